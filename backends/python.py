@@ -1,0 +1,100 @@
+"""Python backend: the loop AST rendered as Python source and executed.
+
+It is the living definition of what a loop AST means, and lets tests check any schedule against
+the user's function without LLVM.  Scalars live in 0-d numpy arrays of their declared dtype.
+"""
+
+from __future__ import annotations
+
+import linecache
+import math
+from dataclasses import dataclass
+from itertools import count
+
+import numpy as np
+
+from polyfuse import ir
+from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, upper_bound
+
+_serial = count()
+
+
+@dataclass(frozen=True)
+class PythonKernel:
+    """A compiled Python-backend kernel; call it with every parameter by name."""
+
+    source: str
+    parameters: tuple[str, ...]
+    function: object
+
+    def __call__(self, values: dict) -> None:
+        self.function(*(values[p] for p in self.parameters))
+
+
+def parameters(program: LoopProgram) -> tuple[str, ...]:
+    """Arguments, then isl parameters that are not arguments (array extents), then locals."""
+    names = [a.name for a in program.arguments]
+    names += [p for p in program.params if p not in names]
+    names += [a.name for a in program.arrays if a.kind == "local"]
+    return tuple(names)
+
+
+def compile_python(program: LoopProgram) -> PythonKernel:
+    params = parameters(program)
+    lines = [f"def {program.name}({', '.join(params)}):"]
+    body: list[str] = []
+    _emit(program.root, program, 1, body)
+    lines += body or ["    pass"]
+    source = "\n".join(lines) + "\n"
+    filename = f"<polyfuse-python-{program.name}-{next(_serial)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"_np": np, "_math": math}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    return PythonKernel(source, params, namespace[program.name])
+
+
+def _emit(node: Node, program: LoopProgram, depth: int, out: list[str]) -> None:
+    _EMITTERS[type(node)](node, program, depth, out)
+
+
+def _emit_block(node: Block, program, depth, out) -> None:
+    for child in node.children:
+        _emit(child, program, depth, out)
+
+
+def _emit_for(node: For, program, depth, out) -> None:
+    pad = "    " * depth
+    ub = upper_bound(node)
+    if ub is not None:
+        step = f", {node.step}" if node.step != 1 else ""
+        out.append(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
+                   f"{ir.to_python(ub)} + 1{step}):")
+        _emit(node.body, program, depth + 1, out)
+        return
+    out.append(f"{pad}{node.iterator} = {ir.to_python(node.init)}")
+    out.append(f"{pad}while {ir.to_python(node.cond)}:")
+    _emit(node.body, program, depth + 1, out)
+    out.append(f"{pad}    {node.iterator} += {node.step}")
+
+
+def _emit_if(node: If, program, depth, out) -> None:
+    pad = "    " * depth
+    out.append(f"{pad}if {ir.to_python(node.cond)}:")
+    _emit(node.then, program, depth + 1, out)
+    if node.otherwise is not None:
+        out.append(f"{pad}else:")
+        _emit(node.otherwise, program, depth + 1, out)
+
+
+def _emit_stmt(node: StmtCall, program, depth, out) -> None:
+    pad = "    " * depth
+    stmt = program.statement(node.statement)
+    from polyfuse.scop import isl_name
+
+    for var, value in zip(stmt.iterators, node.args):
+        out.append(f"{pad}{isl_name(var)} = {ir.to_python(value)}")
+    index = ", ".join(ir.to_python(i) for i in stmt.index) if stmt.index else "()"
+    out.append(f"{pad}{stmt.array}[{index}] = {ir.to_python(stmt.value)}  # {stmt.name}")
+
+
+_EMITTERS = {Block: _emit_block, For: _emit_for, If: _emit_if, StmtCall: _emit_stmt}

@@ -1,0 +1,265 @@
+"""One pass that rejects everything outside the supported subset, before any lifting.
+
+Later stages may assume the tree only holds the constructs allowed here.  Semantic limits that
+need types (affine subscripts, scalars read before assignment) are checked while lifting.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import types
+
+import numpy as np
+
+from polyfuse.ir import MATH_FUNCS
+
+from .source import KernelSource
+
+SUPPORTED_HINT = {
+    "stmt": "kernel bodies may contain for-range loops, affine if/elif/else, assignments to array "
+    "elements or scalar locals, np.empty/np.zeros locals and a final bare return",
+    "expr": "expressions may use + - * / // % **, comparisons inside 'a if c else b', abs/min/max, "
+    "math.* and np.* elementwise functions, numbers, arguments and array elements",
+}
+
+_STMT_NAMES = {
+    ast.While: "while loop",
+    ast.Break: "break",
+    ast.Continue: "continue",
+    ast.With: "with statement",
+    ast.Try: "try statement",
+    ast.Raise: "raise statement",
+    ast.FunctionDef: "nested function",
+    ast.ClassDef: "class definition",
+    ast.Import: "import",
+    ast.ImportFrom: "import",
+    ast.Global: "global statement",
+    ast.Nonlocal: "nonlocal statement",
+    ast.Delete: "del statement",
+    ast.Assert: "assert statement",
+    ast.AnnAssign: "annotated assignment",
+}
+
+_EXPR_NAMES = {
+    ast.List: "list",
+    ast.Tuple: "tuple",
+    ast.Dict: "dict",
+    ast.Set: "set",
+    ast.ListComp: "list comprehension",
+    ast.GeneratorExp: "generator expression",
+    ast.DictComp: "dict comprehension",
+    ast.SetComp: "set comprehension",
+    ast.Lambda: "lambda",
+    ast.Slice: "slice",
+    ast.Starred: "starred expression",
+    ast.JoinedStr: "f-string",
+    ast.NamedExpr: "assignment expression",
+    ast.Await: "await",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yield",
+}
+
+_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+_AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_BUILTINS = ("abs", "min", "max", "float")
+
+
+def module_of(node: ast.AST, globals_: dict) -> str | None:
+    """'math' or 'np' when ``node`` names the math or numpy module in the kernel's globals."""
+    if isinstance(node, ast.Name):
+        obj = globals_.get(node.id)
+        if obj is math:
+            return "math"
+        if obj is np:
+            return "np"
+    return None
+
+
+class SubsetChecker(ast.NodeVisitor):
+    """Raises UnsupportedError at the first construct outside the subset."""
+
+    def __init__(self, source: KernelSource, globals_: dict) -> None:
+        self.source = source
+        self.globals = globals_
+
+    def fail(self, node: ast.AST, construct: str, kind: str = "stmt"):
+        raise self.source.error(
+            node, f"unsupported construct: {construct}; {SUPPORTED_HINT[kind]}", construct
+        )
+
+    def check(self) -> None:
+        fn = self.source.tree
+        args = fn.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            self.fail(fn, "*args, **kwargs, keyword-only or default arguments")
+        body = fn.body
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, ast.Return) and i != len(body) - 1:
+                self.fail(stmt, "return before the end of the kernel")
+            self.visit_stmt(stmt, top=True)
+
+    def visit_stmt(self, node: ast.stmt, top: bool = False) -> None:
+        handler = getattr(self, f"stmt_{type(node).__name__}", None)
+        if handler is None:
+            self.fail(node, _STMT_NAMES.get(type(node), type(node).__name__))
+        handler(node, top)
+
+    def stmt_For(self, node: ast.For, top: bool) -> None:
+        if not isinstance(node.target, ast.Name):
+            self.fail(node.target, "for loop over something other than a single name")
+        it = node.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+            self.fail(it, "for loop over something other than range(...)")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            self.fail(it, "range() with keywords or a wrong number of arguments")
+        if node.orelse:
+            self.fail(node, "for ... else")
+        for arg in it.args:
+            self.visit_expr(arg)
+        for stmt in node.body:
+            self.visit_stmt(stmt)
+
+    def stmt_If(self, node: ast.If, top: bool) -> None:
+        self.visit_expr(node.test)
+        for stmt in node.body + node.orelse:
+            self.visit_stmt(stmt)
+
+    def stmt_Assign(self, node: ast.Assign, top: bool) -> None:
+        if len(node.targets) != 1:
+            self.fail(node, "chained assignment")
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and self._is_allocation(node.value):
+            if not top:
+                self.fail(node, "np.empty/np.zeros inside a loop or if (allocate at the top of the kernel)")
+            self._check_allocation(node.value)
+            return
+        self._check_target(target)
+        self.visit_expr(node.value)
+
+    def stmt_AugAssign(self, node: ast.AugAssign, top: bool) -> None:
+        if not isinstance(node.op, _AUGOPS):
+            self.fail(node, f"augmented assignment {type(node.op).__name__}= (only += -= *= /=)")
+        self._check_target(node.target)
+        self.visit_expr(node.value)
+
+    def stmt_Expr(self, node: ast.Expr, top: bool) -> None:
+        if not (top and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            self.fail(node, "expression statement (a call or value whose result is unused)")
+
+    def stmt_Return(self, node: ast.Return, top: bool) -> None:
+        if node.value is not None and not (
+            isinstance(node.value, ast.Constant) and node.value.value is None
+        ):
+            self.fail(node, "return of a value (kernels write their results into array arguments)")
+
+    def stmt_Pass(self, node: ast.Pass, top: bool) -> None:
+        return None
+
+    def _check_target(self, target: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            return
+        if isinstance(target, ast.Subscript):
+            self.visit_expr(target)
+            return
+        self.fail(target, f"assignment to {_EXPR_NAMES.get(type(target), type(target).__name__)}")
+
+    def _is_allocation(self, value: ast.expr) -> bool:
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and module_of(value.func.value, self.globals) == "np"
+            and value.func.attr in ("empty", "zeros")
+        )
+
+    def _check_allocation(self, call: ast.Call) -> None:
+        if len(call.args) != 1 or any(k.arg != "dtype" for k in call.keywords):
+            self.fail(call, "np.empty/np.zeros with other than (shape, dtype=...) arguments", "expr")
+        shape = call.args[0]
+        dims = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+        for dim in dims:
+            self.visit_expr(dim)
+
+    def visit_expr(self, node: ast.expr) -> None:
+        handler = getattr(self, f"expr_{type(node).__name__}", None)
+        if handler is None:
+            self.fail(node, _EXPR_NAMES.get(type(node), type(node).__name__), "expr")
+        handler(node)
+
+    def expr_Constant(self, node: ast.Constant) -> None:
+        if type(node.value) not in (int, float, bool):
+            self.fail(node, f"{type(node.value).__name__} literal", "expr")
+
+    def expr_Name(self, node: ast.Name) -> None:
+        return None
+
+    def expr_BinOp(self, node: ast.BinOp) -> None:
+        if not isinstance(node.op, _BINOPS):
+            self.fail(node, f"operator {type(node.op).__name__}", "expr")
+        self.visit_expr(node.left)
+        self.visit_expr(node.right)
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> None:
+        if isinstance(node.op, ast.Invert):
+            self.fail(node, "operator ~", "expr")
+        self.visit_expr(node.operand)
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> None:
+        for value in node.values:
+            self.visit_expr(value)
+
+    def expr_Compare(self, node: ast.Compare) -> None:
+        for op in node.ops:
+            if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                self.fail(node, f"comparison with {type(op).__name__}", "expr")
+        self.visit_expr(node.left)
+        for comp in node.comparators:
+            self.visit_expr(comp)
+
+    def expr_IfExp(self, node: ast.IfExp) -> None:
+        self.visit_expr(node.test)
+        self.visit_expr(node.body)
+        self.visit_expr(node.orelse)
+
+    def expr_Call(self, node: ast.Call) -> None:
+        if node.keywords:
+            self.fail(node, "call with keyword arguments", "expr")
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in _BUILTINS:
+            if func.id in ("min", "max") and len(node.args) < 2:
+                self.fail(node, f"{func.id}() of fewer than two values", "expr")
+        elif isinstance(func, ast.Attribute) and module_of(func.value, self.globals):
+            if func.attr not in MATH_FUNCS:
+                self.fail(node, f"call to {module_of(func.value, self.globals)}.{func.attr}", "expr")
+        else:
+            self.fail(node, f"call to {ast.unparse(func)}", "expr")
+        for arg in node.args:
+            self.visit_expr(arg)
+
+    def expr_Subscript(self, node: ast.Subscript) -> None:
+        base = node.value
+        if isinstance(base, ast.Attribute):
+            if base.attr != "shape" or not isinstance(base.value, ast.Name):
+                self.fail(node, f"subscript of {ast.unparse(base)}", "expr")
+            if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
+                self.fail(node, "X.shape[...] with a non-constant axis", "expr")
+            return
+        if not isinstance(base, (ast.Name, ast.Subscript)):
+            self.fail(node, f"subscript of {ast.unparse(base)}", "expr")
+        if isinstance(base, ast.Subscript):
+            self.expr_Subscript(base)
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for item in index:
+            self.visit_expr(item)
+
+    def expr_Attribute(self, node: ast.Attribute) -> None:
+        self.fail(node, f"attribute {ast.unparse(node)} (only X.shape[d] and math./np. calls)", "expr")
+
+
+def check_subset(source: KernelSource, globals_: dict) -> None:
+    """Reject the first construct of ``source`` outside the supported subset."""
+    SubsetChecker(source, globals_).check()
+
+
+def is_module(obj: object) -> bool:
+    return isinstance(obj, types.ModuleType)

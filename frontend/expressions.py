@@ -1,0 +1,215 @@
+"""Typed value expressions of statement bodies: Python AST -> polyfuse IR.
+
+Operands are cast to the result dtype here, so backends see uniformly typed operations.
+Each array element read is also recorded as an isl access (``read_texts``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from polyfuse import ir
+
+from .affine import Affine, isl_name
+from .checker import module_of
+from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
+
+_BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+        ast.Pow: "**"}
+_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+def vtype(expr: ir.Expr) -> VType:
+    return VType(expr.dtype, expr.weak)
+
+
+class ExpressionLifter:
+    def __init__(self, lifter, scope) -> None:
+        self.lifter = lifter
+        self.scope = scope
+        self.read_texts: list[str] = []
+
+    @staticmethod
+    def coerce(expr: ir.Expr, target: VType) -> ir.Expr:
+        """``expr`` converted to ``target``'s dtype (a no-op when it already has it)."""
+        if expr.dtype == target.dtype:
+            return expr if expr.weak == target.weak else _reweak(expr, target.weak)
+        if isinstance(expr, ir.Const) and target.dtype != "bool":
+            value = float(expr.value) if target.dtype.startswith("float") else int(expr.value)
+            return ir.Const(value, target.dtype, target.weak)
+        return ir.Cast(expr, target.dtype, target.weak)
+
+    def convert(self, node: ast.expr) -> ir.Expr:
+        handler = getattr(self, f"_{type(node).__name__}", None)
+        if handler is None:
+            raise self.lifter.error(node, f"unsupported expression {ast.unparse(node)!r}")
+        return handler(node)
+
+    def _Constant(self, node: ast.Constant) -> ir.Expr:
+        value = node.value
+        if isinstance(value, bool):
+            return ir.Const(value, "bool", False)
+        if isinstance(value, int):
+            if not -(2**63) <= value < 2**63:
+                raise self.lifter.error(node, "integer literal does not fit in int64")
+            return ir.Const(value, "int64", True)
+        return ir.Const(float(value), "float64", True)
+
+    def _Name(self, node: ast.Name) -> ir.Expr:
+        name = node.id
+        if name in self.scope.loop_vars:
+            return ir.Var(isl_name(name), "int64", True)
+        arg = self.lifter.arguments.get(name)
+        if arg is not None and arg.kind in ("int", "float"):
+            return ir.Var(name, arg.dtype, True)
+        info = self.lifter.arrays.get(name)
+        if info is not None and info.is_scalar:
+            t = self.lifter.scalar_type(name)
+            self.read_texts.append(f"{isl_name(name)}[]")
+            return ir.Load(name, (), info.dtype, t.weak if t else False)
+        if arg is not None or info is not None:
+            raise self.lifter.error(node, f"whole-array use of {name!r}; index it element by element",
+                                    "whole-array expression")
+        if name in self.lifter.scalar_types:
+            raise self.lifter.error(node, f"local {name!r} is read before it is assigned")
+        raise self.lifter.error(
+            node, f"name {name!r} is not an argument, loop variable or local assigned earlier",
+            "unknown name",
+        )
+
+    def subscript(self, node: ast.Subscript, write: bool = False) -> tuple[str, list[Affine]]:
+        """The array and affine index of ``A[i, j]`` or ``A[i][j]``."""
+        items: list[ast.expr] = []
+        base: ast.expr = node
+        while isinstance(base, ast.Subscript):
+            sl = base.slice
+            items[:0] = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in self.lifter.arrays or \
+                self.lifter.arrays[base.id].is_scalar:
+            raise self.lifter.error(node, f"{ast.unparse(node)!r} does not index an array argument "
+                                    "or local array")
+        info = self.lifter.arrays[base.id]
+        if len(items) != info.rank:
+            raise self.lifter.error(node, f"{base.id!r} has rank {info.rank} but is indexed with "
+                                    f"{len(items)} subscript(s); partial indexing and slices are "
+                                    "not supported")
+        index = [self.lifter.affine(item, self.scope) for item in items]
+        if not write:
+            self.read_texts.append(f"{isl_name(base.id)}[{', '.join(a.text for a in index)}]")
+        return base.id, index
+
+    def _Subscript(self, node: ast.Subscript) -> ir.Expr:
+        if isinstance(node.value, ast.Attribute):  # X.shape[d]
+            return self.lifter.affine(node, self.scope).expr
+        array, index = self.subscript(node)
+        return ir.Load(array, tuple(a.expr for a in index), self.lifter.arrays[array].dtype)
+
+    def _BinOp(self, node: ast.BinOp) -> ir.Expr:
+        return self.binary(node, node.op, self.convert(node.left), self.convert(node.right))
+
+    def binary(self, node: ast.AST, op: ast.operator, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
+        symbol = _BIN[type(op)]
+        if lhs.dtype == "bool" or rhs.dtype == "bool":
+            lhs, rhs = self.coerce(lhs, _unbool(vtype(lhs))), self.coerce(rhs, _unbool(vtype(rhs)))
+        a, b = vtype(lhs), vtype(rhs)
+        if symbol == "/":
+            result = true_divide(a, b)
+        elif symbol == "**" and a.is_int and b.is_int and not _nonnegative_const(rhs):
+            result = promote(promote(a, b), WEAK_FLOAT)
+        else:
+            result = promote(a, b)
+        return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
+                        result.weak)
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> ir.Expr:
+        operand = self.convert(node.operand)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.Not):
+            return ir.Unary("not", self.truth(operand), "bool")
+        if operand.dtype == "bool":
+            operand = self.coerce(operand, WEAK_INT)
+        return ir.Unary("neg", operand, operand.dtype, operand.weak)
+
+    def truth(self, expr: ir.Expr) -> ir.Expr:
+        if expr.dtype == "bool":
+            return expr
+        zero = self.coerce(ir.Const(0, "int64", True), vtype(expr))
+        return ir.Compare("!=", expr, zero)
+
+    def _BoolOp(self, node: ast.BoolOp) -> ir.Expr:
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        return ir.BoolOp(op, tuple(self.truth(self.convert(v)) for v in node.values))
+
+    def _Compare(self, node: ast.Compare) -> ir.Expr:
+        terms = [self.convert(node.left)] + [self.convert(c) for c in node.comparators]
+        parts = []
+        for op, lhs, rhs in zip(node.ops, terms, terms[1:]):
+            common = promote(_unbool(vtype(lhs)), _unbool(vtype(rhs)))
+            parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common)))
+        return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts))
+
+    def _IfExp(self, node: ast.IfExp) -> ir.Expr:
+        cond = self.truth(self.convert(node.test))
+        then, otherwise = self.convert(node.body), self.convert(node.orelse)
+        result = promote(_unbool(vtype(then)), _unbool(vtype(otherwise)))
+        return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
+                         result.dtype, result.weak)
+
+    def _Call(self, node: ast.Call) -> ir.Expr:
+        func = node.func
+        args = [self.convert(a) for a in node.args]
+        if isinstance(func, ast.Name):
+            return self.builtin(node, func.id, args)
+        module = module_of(func.value, self.lifter.globals)
+        return self.math_call(node, module, func.attr, args)
+
+    def builtin(self, node: ast.Call, name: str, args: list[ir.Expr]) -> ir.Expr:
+        if name == "abs":
+            self._arity(node, args, 1)
+            arg = self.coerce(args[0], _unbool(vtype(args[0])))
+            return ir.Unary("abs", arg, arg.dtype, arg.weak)
+        if name == "float":
+            self._arity(node, args, 1)
+            return self.coerce(args[0], WEAK_FLOAT)
+        result = args[0]
+        for arg in args[1:]:
+            common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
+            result = ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common),
+                              common.dtype, common.weak)
+        return result
+
+    def math_call(self, node: ast.Call, module: str, name: str, args: list[ir.Expr]) -> ir.Expr:
+        self._arity(node, args, 2 if name == "pow" else 1)
+        if module == "math":
+            # math.* returns Python numbers: floats (floor/ceil: ints) that promote weakly
+            args = [self.coerce(a, WEAK_FLOAT) for a in args]
+            call = ir.Call(name, tuple(args), "float64", True)
+            return ir.Cast(call, "int64", True) if name in ("floor", "ceil") else call
+        result = float_of(vtype(args[0]))
+        if len(args) == 2:
+            result = float_of(promote(vtype(args[0]), vtype(args[1])))
+        args = [self.coerce(a, result) for a in args]
+        return ir.Call(name, tuple(args), result.dtype, False)
+
+    def _arity(self, node: ast.Call, args: list, n: int) -> None:
+        if len(args) != n:
+            raise self.lifter.error(node, f"{ast.unparse(node.func)}() takes {n} argument(s)")
+
+
+def _unbool(t: VType) -> VType:
+    return WEAK_INT if t.dtype == "bool" else t
+
+
+def _nonnegative_const(expr: ir.Expr) -> bool:
+    return isinstance(expr, ir.Const) and isinstance(expr.value, int) and expr.value >= 0
+
+
+def _reweak(expr: ir.Expr, weak: bool) -> ir.Expr:
+    from dataclasses import replace
+
+    return replace(expr, weak=weak)
+
+
+__all__ = ["ExpressionLifter", "BOOL"]

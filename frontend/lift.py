@@ -1,0 +1,347 @@
+"""Lift a checked kernel into a Scop: domains, accesses, typed statement bodies, original schedule.
+
+One ``visit_<Node>`` per statement kind; expressions in :mod:`frontend.expressions`, affine parts
+in :mod:`frontend.affine`.  The walk context (loop stack, the current domain) lives in ``Scope``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polyfuse import ir
+from polyfuse.scop import ArrayInfo, Argument, Scop, Statement
+
+from .affine import Affine, AffineConverter, isl_name, shape_param
+from .checker import check_subset, module_of
+from .expressions import ExpressionLifter
+from .source import KernelSource, read_source
+from .types import VType
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where the walk is: enclosing loop variables and the set of their values that reach here."""
+
+    loop_vars: tuple[str, ...]
+    domain: isl.Set = field(compare=False)
+
+
+@dataclass
+class LoopNode:
+    var: str
+    step_sign: int
+    children: list
+
+
+@dataclass
+class StmtNode:
+    name: str
+
+
+_DTYPES = {"float64", "float32", "int64", "int32"}
+
+
+class Lifter:
+    """Walks the kernel body once; collects statements, arrays and the schedule skeleton."""
+
+    def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
+                 scalar_types: dict[str, VType]) -> None:
+        self.source = source
+        self.globals = globals_
+        self.arguments = {a.name: a for a in arguments}
+        self.params = self._params(arguments)
+        self.prefix = "[" + ", ".join(self.params) + "]"
+        self.arrays: dict[str, ArrayInfo] = {}
+        for arg in arguments:
+            if arg.kind == "array":
+                names = tuple(shape_param(arg.name, d) for d in range(arg.rank))
+                shape = tuple(ir.Var(n, ir.INT) for n in names)
+                self.arrays[arg.name] = ArrayInfo(arg.name, arg.dtype, shape, "arg", extent_texts=names)
+        self.scalar_types = dict(scalar_types)
+        self.assigned: dict[str, VType] = {}
+        self.statements: list[Statement] = []
+        self.nest = 0
+
+    @staticmethod
+    def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
+        params = [a.name for a in arguments if a.kind == "int"]
+        for a in arguments:
+            if a.kind == "array":
+                params.extend(shape_param(a.name, d) for d in range(a.rank))
+        return tuple(params)
+
+    # ---- helpers -------------------------------------------------------------------------
+    def error(self, node: ast.AST, message: str, construct: str = ""):
+        return self.source.error(node, message, construct)
+
+    def isl_set(self, node: ast.AST, iters: tuple[str, ...], constraint: str) -> isl.Set:
+        text = f"{self.prefix} -> {{ [{', '.join(map(isl_name, iters))}] : {constraint} }}"
+        try:
+            return isl.Set(text)
+        except isl.Error:
+            raise self.error(node, f"cannot express {ast.unparse(node)!r} as an affine constraint") from None
+
+    def affine(self, node: ast.expr, scope: Scope) -> Affine:
+        names = {v: isl_name(v) for v in scope.loop_vars}
+        names.update({a.name: isl_name(a.name) for a in self.arguments.values() if a.kind == "int"})
+        ranks = {a.name: a.rank for a in self.arguments.values() if a.kind == "array"}
+        return AffineConverter(names, ranks, self.error).convert(node)
+
+    def expressions(self, scope: Scope) -> ExpressionLifter:
+        return ExpressionLifter(self, scope)
+
+    # ---- statements ----------------------------------------------------------------------
+    def lift_block(self, stmts: list[ast.stmt], scope: Scope) -> list:
+        nodes: list = []
+        for stmt in stmts:
+            if not scope.loop_vars and not isinstance(stmt, (ast.Expr, ast.Return, ast.Pass)):
+                self.nest += 1
+            visitor = getattr(self, f"visit_{type(stmt).__name__}")
+            nodes.extend(visitor(stmt, scope))
+        return nodes
+
+    def visit_Expr(self, node: ast.Expr, scope: Scope) -> list:
+        return []  # a docstring (the checker allows nothing else)
+
+    visit_Pass = visit_Expr
+    visit_Return = visit_Expr
+
+    def visit_For(self, node: ast.For, scope: Scope) -> list:
+        var = node.target.id
+        if var in scope.loop_vars:
+            raise self.error(node.target, f"loop variable {var!r} reuses the name of an enclosing loop")
+        if var in self.arguments or var in self.arrays or var in self.scalar_types:
+            raise self.error(node.target, f"loop variable {var!r} shadows an argument or local")
+        args = [self.affine(a, scope) for a in node.iter.args]
+        start, stop, step = _range_parts(args)
+        if step.const is None or step.const == 0:
+            raise self.error(node.iter, "range() step must be a non-zero integer constant")
+        inner = scope.loop_vars + (var,)
+        v = isl_name(var)
+        if step.const > 0:
+            cons = f"{start.text} <= {v} < {stop.text}"
+            stride = f"({v} - {start.text}) mod {step.const} = 0"
+        else:
+            cons = f"{stop.text} < {v} <= {start.text}"
+            stride = f"({start.text} - {v}) mod {-step.const} = 0"
+        if abs(step.const) != 1:
+            cons = f"{cons} and {stride}"
+        n = len(scope.loop_vars)
+        domain = scope.domain.insert_dims(isl.dim_type.set, n, 1).set_dim_name(isl.dim_type.set, n, v)
+        domain = domain.intersect(self.isl_set(node.iter, inner, cons))
+        body = self.lift_block(node.body, Scope(inner, domain))
+        return [LoopNode(var, 1 if step.const > 0 else -1, body)] if body else []
+
+    def visit_If(self, node: ast.If, scope: Scope) -> list:
+        cond = self.condition(node.test, scope)
+        then = self.lift_block(node.body, Scope(scope.loop_vars, scope.domain.intersect(cond)))
+        orelse = self.lift_block(node.orelse, Scope(scope.loop_vars, scope.domain.subtract(cond)))
+        return then + orelse
+
+    def condition(self, node: ast.expr, scope: Scope) -> isl.Set:
+        """An affine condition as the set of loop-variable values where it holds."""
+        if isinstance(node, ast.BoolOp):
+            parts = [self.condition(v, scope) for v in node.values]
+            result = parts[0]
+            for part in parts[1:]:
+                result = result.intersect(part) if isinstance(node.op, ast.And) else result.union(part)
+            return result
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            universe = self.isl_set(node, scope.loop_vars, "true")
+            return universe.subtract(self.condition(node.operand, scope))
+        if isinstance(node, ast.Compare):
+            terms = [self.affine(node.left, scope)] + [self.affine(c, scope) for c in node.comparators]
+            texts = []
+            for op, lhs, rhs in zip(node.ops, terms, terms[1:]):
+                texts.append(f"{lhs.text} {_ISL_CMP[type(op)]} {rhs.text}")
+            return self.isl_set(node, scope.loop_vars, " and ".join(texts))
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return self.isl_set(node, scope.loop_vars, "true" if node.value else "false")
+        raise self.error(
+            node,
+            f"if-condition {ast.unparse(node)!r} is not an affine comparison of loop variables and "
+            "integer arguments; use 'a if cond else b' for data-dependent choices",
+            "data-dependent if",
+        )
+
+    def visit_Assign(self, node: ast.Assign, scope: Scope) -> list:
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("empty", "zeros"):
+            self.declare_local_array(target.id, node.value, scope)
+            return []
+        lifter = self.expressions(scope)
+        value = lifter.convert(node.value)
+        return [self.add_statement(node, target, value, scope, lifter)]
+
+    def visit_AugAssign(self, node: ast.AugAssign, scope: Scope) -> list:
+        lifter = self.expressions(scope)
+        current = lifter.convert(node.target)
+        value = lifter.binary(node, node.op, current, lifter.convert(node.value))
+        return [self.add_statement(node, node.target, value, scope, lifter)]
+
+    def declare_local_array(self, name: str, call: ast.Call, scope: Scope) -> None:
+        if name in self.arrays or name in self.arguments or name in self.scalar_types:
+            raise self.error(call, f"{name!r} is already defined; local arrays need a fresh name")
+        shape_node = call.args[0]
+        dims = shape_node.elts if isinstance(shape_node, ast.Tuple) else [shape_node]
+        extents = [self.affine(d, scope) for d in dims]
+        dtype = "float64"
+        for kw in call.keywords:
+            dtype = self._dtype_name(kw.value)
+        self.arrays[name] = ArrayInfo(
+            name, dtype, tuple(e.expr for e in extents), "local", call.func.attr == "zeros",
+            tuple(e.text for e in extents),
+        )
+
+    def _dtype_name(self, node: ast.expr) -> str:
+        if isinstance(node, ast.Attribute) and module_of(node.value, self.globals) == "np" \
+                and node.attr in _DTYPES:
+            return node.attr
+        if isinstance(node, ast.Name) and node.id == "float":
+            return "float64"
+        if isinstance(node, ast.Name) and node.id == "int":
+            return "int64"
+        raise self.error(node, f"dtype {ast.unparse(node)!r}; use np.float64, np.float32, np.int64 or np.int32")
+
+    def add_statement(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
+                      lifter: ExpressionLifter) -> StmtNode:
+        """Record ``target = value``; ``lifter`` converted ``value`` and holds its reads."""
+        name = f"S{len(self.statements)}"
+        if isinstance(target, ast.Name):
+            array, index, dtype = self.assign_scalar(target, value)
+            write_text = f"{isl_name(array)}[]"
+        else:
+            array, index_aff = lifter.subscript(target, write=True)
+            index = tuple(a.expr for a in index_aff)
+            dtype = self.arrays[array].dtype
+            write_text = f"{isl_name(array)}[{', '.join(a.text for a in index_aff)}]"
+        iters = ", ".join(isl_name(v) for v in scope.loop_vars)
+        domain = scope.domain.set_tuple_name(name)
+        writes = self.access_map(node, name, iters, [write_text], domain)
+        reads = self.access_map(node, name, iters, lifter.read_texts, domain)
+        self.statements.append(Statement(
+            name=name, iterators=scope.loop_vars, array=array, index=index,
+            value=ExpressionLifter.coerce(value, VType(dtype, False)), span=self.source.span(node),
+            nest=self.nest, domain=domain, reads=reads, writes=writes,
+        ))
+        return StmtNode(name)
+
+    def assign_scalar(self, target: ast.Name, value: ir.Expr) -> tuple[str, tuple, str]:
+        name = target.id
+        if name in self.arguments:
+            raise self.error(target, f"assignment to argument {name!r}; arguments are read-only "
+                             "(write into array elements instead)")
+        if name in self.arrays and not self.arrays[name].is_scalar:
+            raise self.error(target, f"reassignment of local array {name!r}")
+        vtype = VType(value.dtype, value.weak)
+        previous = self.assigned.get(name)
+        self.assigned[name] = vtype if previous is None else _join(previous, vtype)
+        if name not in self.arrays:
+            current = self.scalar_types.get(name, vtype)
+            self.arrays[name] = ArrayInfo(name, current.dtype, (), "local")
+        return name, (), self.arrays[name].dtype
+
+    def access_map(self, node, stmt: str, iters: str, targets: list[str], domain: isl.Set) -> isl.UnionMap:
+        result = isl.UnionMap.empty(domain.get_space().params())
+        for text in targets:
+            try:
+                access = isl.Map(f"{self.prefix} -> {{ {stmt}[{iters}] -> {text} }}")
+            except isl.Error:
+                raise self.error(node, "cannot express this access as an affine relation") from None
+            result = result.union(isl.UnionMap.from_map(access.intersect_domain(domain)))
+        return result
+
+    def scalar_type(self, name: str) -> VType | None:
+        return self.scalar_types.get(name) or self.assigned.get(name)
+
+    # ---- result --------------------------------------------------------------------------
+    def build_schedule(self, nodes: list, context: isl.Set) -> isl.Schedule:
+        if not nodes:
+            return isl.Schedule.from_domain(isl.UnionSet.empty(context.get_space()))
+        parts = [self.node_schedule(n) for n in nodes]
+        result = parts[0]
+        for part in parts[1:]:
+            result = result.sequence(part)
+        return result
+
+    def node_schedule(self, node) -> isl.Schedule:
+        if isinstance(node, StmtNode):
+            stmt = self.statements[int(node.name[1:])]
+            return isl.Schedule.from_domain(isl.UnionSet.from_set(stmt.domain))
+        inner = self.build_schedule(node.children, None)
+        names = _statements_under(node)
+        sign = "" if node.step_sign > 0 else "-"
+        pieces = []
+        for name in names:
+            stmt = self.statements[int(name[1:])]
+            iters = ", ".join(isl_name(v) for v in stmt.iterators)
+            pieces.append(f"{name}[{iters}] -> [({sign}{isl_name(node.var)})]")
+        mupa = isl.MultiUnionPwAff(f"{self.prefix} -> [{{ {'; '.join(pieces)} }}]")
+        return inner.insert_partial_schedule(mupa)
+
+
+def _statements_under(node) -> list[str]:
+    if isinstance(node, StmtNode):
+        return [node.name]
+    return [name for child in node.children for name in _statements_under(child)]
+
+
+def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
+    one = Affine("1", ir.int_const(1), 1)
+    zero = Affine("0", ir.int_const(0), 0)
+    if len(args) == 1:
+        return zero, args[0], one
+    if len(args) == 2:
+        return args[0], args[1], one
+    return args[0], args[1], args[2]
+
+
+def _join(a: VType, b: VType) -> VType:
+    from .types import promote
+
+    return promote(a, b)
+
+
+_ISL_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=", ast.NotEq: "!="}
+
+
+def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
+    """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order)."""
+    source = read_source(fn)
+    globals_ = dict(fn.__globals__)
+    check_subset(source, globals_)
+    _check_parameters(source, arguments)
+    scalar_types: dict[str, VType] = {}
+    for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+        lifter = Lifter(source, globals_, arguments, scalar_types)
+        context = _context(lifter)
+        nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
+        if lifter.assigned == scalar_types:
+            break
+        scalar_types = dict(lifter.assigned)
+    return Scop(
+        name=fn.__name__,
+        arguments=arguments,
+        params=lifter.params,
+        arrays=tuple(lifter.arrays.values()),
+        statements=tuple(lifter.statements),
+        filename=source.filename,
+        schedule=lifter.build_schedule(nodes, context),
+        context=context,
+    )
+
+
+def _context(lifter: Lifter) -> isl.Set:
+    shapes = [p for p in lifter.params if "__shape" in p]
+    cons = " and ".join(f"{p} >= 0" for p in shapes) or "true"
+    return isl.Set(f"{lifter.prefix} -> {{ : {cons} }}")
+
+
+def _check_parameters(source: KernelSource, arguments: tuple[Argument, ...]) -> None:
+    names = [a.arg for a in source.tree.args.args]
+    if names != [a.name for a in arguments]:
+        raise AssertionError(f"signature {arguments} does not match parameters {names}")

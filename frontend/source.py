@@ -1,0 +1,61 @@
+"""Getting a kernel's source and pointing at pieces of it in error messages."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+from polyfuse.errors import SourceSpan, UnsupportedError
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """The parsed ``def`` of a kernel and enough to locate its nodes in the user's file."""
+
+    tree: ast.FunctionDef
+    filename: str
+    first_line: int  # file line of the source's first line
+    lines: tuple[str, ...]  # the dedented source lines
+    indent: int  # columns removed by dedent
+    text: str
+
+    def span(self, node: ast.AST) -> SourceSpan:
+        lineno = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        end_line = getattr(node, "end_lineno", lineno)
+        end_col = getattr(node, "end_col_offset", col + 1)
+        line = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+        if end_line != lineno:
+            end_col = len(line)
+        return SourceSpan(
+            filename=self.filename,
+            line=self.first_line + lineno - 1,
+            col=col + self.indent,
+            end_col=end_col + self.indent,
+            text=(" " * self.indent + line).rstrip(),
+        )
+
+    def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
+        return UnsupportedError(message, self.span(node), construct)
+
+
+def read_source(fn) -> KernelSource:
+    """Parse the source of ``fn``; works for files and for code registered in ``linecache``."""
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    except (OSError, TypeError) as exc:
+        raise UnsupportedError(
+            f"cannot read the source of {getattr(fn, '__name__', fn)!r}: {exc}; "
+            "polyfuse compiles Python functions defined in a file (or registered in linecache)"
+        ) from None
+    raw = "".join(lines)
+    text = textwrap.dedent(raw)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    module = ast.parse(text)
+    defs = [n for n in module.body if isinstance(n, ast.FunctionDef)]
+    if not defs:
+        raise UnsupportedError(f"{fn.__name__!r} is not a plain 'def' function (lambdas are not supported)")
+    return KernelSource(defs[0], filename, first_line, tuple(text.splitlines()), indent, text)

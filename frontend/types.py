@@ -1,0 +1,61 @@
+"""numpy promotion rules (NEP 50) for the static types of kernel expressions.
+
+Python scalars (literals, loop variables, int/float arguments, math.* results) are *weak*: they
+adopt the dtype of the numpy value they meet, exactly as in the undecorated function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+FLOATS = ("float32", "float64")
+INTS = ("int32", "int64")
+
+
+@dataclass(frozen=True)
+class VType:
+    dtype: str
+    weak: bool
+
+    @property
+    def is_float(self) -> bool:
+        return self.dtype in FLOATS
+
+    @property
+    def is_int(self) -> bool:
+        return self.dtype in INTS or self.dtype == "bool"
+
+
+WEAK_INT = VType("int64", True)
+WEAK_FLOAT = VType("float64", True)
+BOOL = VType("bool", False)
+
+
+def _example(t: VType):
+    if t.weak:
+        return 0.0 if t.is_float else 0
+    return np.dtype(t.dtype)
+
+
+def promote(a: VType, b: VType) -> VType:
+    """The type of ``a <op> b`` for + - * // % ** min max."""
+    if a.dtype == "bool":
+        a = VType("int64", True)
+    if b.dtype == "bool":
+        b = VType("int64", True)
+    if a.weak and b.weak:
+        return WEAK_FLOAT if (a.is_float or b.is_float) else WEAK_INT
+    return VType(np.result_type(_example(a), _example(b)).name, False)
+
+
+def true_divide(a: VType, b: VType) -> VType:
+    """The type of ``a / b``: integers divide into float64."""
+    t = promote(a, b)
+    return t if t.is_float else VType("float64", t.weak)
+
+
+def float_of(t: VType) -> VType:
+    """The type of np.<func>(x): floats keep their width, integers become float64."""
+    return t if t.is_float else VType("float64", False)

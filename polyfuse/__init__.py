@@ -1,0 +1,10 @@
+"""polyfuse: a polyhedral loop-nest optimizer that fuses and tiles for cache."""
+
+from .errors import ArgumentError, InternalError, PolyfuseError, UnsupportedError
+
+__version__ = "0.1.0"
+__all__ = ["ArgumentError", "InternalError", "PolyfuseError", "UnsupportedError", "__version__"]
+
+from .kernel import Kernel, kernel  # noqa: E402
+
+__all__ += ["Kernel", "kernel"]

@@ -1,0 +1,161 @@
+"""isl AST generation and its translation into polyfuse's loop AST.
+
+isl builds the loops (``AstBuild.node_from_schedule``); at each loop we ask the dependences
+whether that loop carries any, which decides the ``parallel`` flag and the private locals.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polyfuse import ir
+from polyfuse.dependences import Dependences
+from polyfuse.errors import InternalError
+from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall
+from polyfuse.scop import Scop
+
+ITERATOR_PREFIX = "_t"
+
+
+def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences) -> LoopProgram:
+    """Generate the loop AST of ``schedule`` with isl and mark parallel loops."""
+    checker = _ParallelChecker(deps, scop.context)
+    build = isl.AstBuild.from_context(scop.context)
+    iterators = isl.IdList.alloc(scop.context.get_ctx(), 16)
+    for i in range(16):
+        iterators = iterators.add(isl.Id(f"{ITERATOR_PREFIX}{i}"))
+    build = build.set_iterators(iterators)
+    build, _handle = build.set_before_each_for(checker.annotate)
+    root = build.node_from_schedule(schedule)
+    if checker.errors:
+        raise InternalError(f"parallelism check failed: {checker.errors[0]!r}") from checker.errors[0]
+    return LoopProgram(
+        name=scop.name, root=_node(root), arguments=scop.arguments, params=scop.params,
+        arrays=scop.arrays, statements=scop.statements,
+    )
+
+
+class _ParallelChecker:
+    """Decides, per generated loop, whether any dependence is carried by it."""
+
+    def __init__(self, deps: Dependences, context: isl.Set) -> None:
+        self.blocking = deps.validity()
+        self.local_false = [(d.array, d.relation) for d in deps.items if d.local and d.kind != "RAW"]
+        self.context = context
+        self.errors: list[Exception] = []
+
+    def annotate(self, build: isl.AstBuild) -> isl.Id:
+        """isl ignores exceptions raised in callbacks, so keep them for the caller to raise."""
+        try:
+            return self._annotation(_flatten_range(build.get_schedule()))
+        except Exception as exc:  # noqa: BLE001 - re-raised by build_loop_program
+            self.errors.append(exc)
+            return isl.Id("serial")
+
+    def _annotation(self, prefix: isl.UnionMap) -> isl.Id:
+        if self._carried(self.blocking, prefix):
+            return isl.Id("serial")
+        private = sorted({a for a, rel in self.local_false if self._carried(rel, prefix)})
+        return isl.Id("parallel:" + ",".join(private))
+
+    def _carried(self, deps: isl.UnionMap, prefix: isl.UnionMap) -> bool:
+        domain = prefix.domain()
+        deps = deps.intersect_domain(domain).intersect_range(domain)
+        if deps.is_empty():
+            return False
+        times = deps.apply_domain(prefix).apply_range(prefix)
+        deltas = times.deltas()
+        found = []
+
+        def check(delta: isl.Set) -> None:
+            depth = delta.dim(isl.dim_type.set) - 1
+            names = [f"d{i}" for i in range(depth + 1)]
+            outer = " and ".join(f"{n} = 0" for n in names[:-1]) or "true"
+            carried = isl.Set(f"{{ [{', '.join(names)}] : {outer} and ({names[-1]} < 0 or {names[-1]} > 0) }}")
+            hit = delta.intersect(carried.align_params(delta.get_space())).intersect_params(
+                self.context.align_params(delta.get_space())
+            )
+            found.append(not hit.is_empty())
+
+        deltas.foreach_set(check)
+        return any(found)
+
+
+def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:
+    result = isl.UnionMap.empty(umap.get_space())
+    parts: list[isl.Map] = []
+    umap.foreach_map(parts.append)
+    for part in parts:
+        result = result.union(isl.UnionMap.from_map(part.flatten_range()))
+    return result
+
+
+def _node(node: isl.AstNode) -> Node:
+    kind = node.get_type()
+    if kind == isl.ast_node_type.for_:
+        return _for(node)
+    if kind == isl.ast_node_type.if_:
+        otherwise = _node(node.if_get_else_node()) if node.if_has_else_node() else None
+        return If(_expr(node.if_get_cond()), _node(node.if_get_then_node()), otherwise)
+    if kind == isl.ast_node_type.block:
+        children = node.block_get_children()
+        return Block(tuple(_node(children.get_at(i)) for i in range(children.n_ast_node())))
+    if kind == isl.ast_node_type.user:
+        call = node.user_get_expr()
+        name = call.get_op_arg(0).get_id().get_name()
+        args = tuple(_expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg()))
+        return StmtCall(name, args)
+    if kind == isl.ast_node_type.mark:
+        return _node(node.mark_get_node())
+    raise InternalError(f"unexpected isl AST node {kind}")
+
+
+def _for(node: isl.AstNode) -> For:
+    annotation = node.get_annotation().get_name()
+    parallel = annotation.startswith("parallel")
+    private = tuple(p for p in annotation.partition(":")[2].split(",") if p) if parallel else ()
+    inc = node.for_get_inc()
+    if inc.get_type() != isl.ast_expr_type.int:
+        raise InternalError("non-constant loop increment from isl")
+    return For(
+        iterator=node.for_get_iterator().get_id().get_name(),
+        init=_expr(node.for_get_init()),
+        cond=_expr(node.for_get_cond()),
+        step=inc.get_val().get_num_si(),
+        body=_node(node.for_get_body()),
+        parallel=parallel,
+        private=private,
+    )
+
+
+_OPS = isl.ast_expr_op_type
+_BINARY = {
+    _OPS.add: "+", _OPS.sub: "-", _OPS.mul: "*", _OPS.div: "//", _OPS.fdiv_q: "//",
+    _OPS.pdiv_q: "//", _OPS.pdiv_r: "%", _OPS.zdiv_r: "%", _OPS.min: "min", _OPS.max: "max",
+}
+_COMPARE = {_OPS.eq: "==", _OPS.le: "<=", _OPS.lt: "<", _OPS.ge: ">=", _OPS.gt: ">"}
+_LOGIC = {_OPS.and_: "and", _OPS.and_then: "and", _OPS.or_: "or", _OPS.or_else: "or"}
+
+
+def _expr(expr: isl.AstExpr) -> ir.Expr:
+    kind = expr.get_type()
+    if kind == isl.ast_expr_type.int:
+        return ir.int_const(int(expr.get_val().to_python()))
+    if kind == isl.ast_expr_type.id:
+        return ir.Var(expr.get_id().get_name(), ir.INT)
+    op = expr.get_op_type()
+    args = [_expr(expr.get_op_arg(i)) for i in range(expr.get_op_n_arg())]
+    if op in _BINARY:
+        result = args[0]
+        for arg in args[1:]:
+            result = ir.BinOp(_BINARY[op], result, arg, ir.INT, True)
+        return result
+    if op in _COMPARE:
+        return ir.Compare(_COMPARE[op], args[0], args[1])
+    if op in _LOGIC:
+        return ir.BoolOp(_LOGIC[op], tuple(args))
+    if op == _OPS.minus:
+        return ir.Unary("neg", args[0], ir.INT, True)
+    if op in (_OPS.cond, _OPS.select):
+        return ir.Select(args[0], args[1], args[2], ir.INT, True)
+    raise InternalError(f"unexpected isl AST expression {op}")

@@ -1,0 +1,99 @@
+"""Call-time safety: every access proven inside its array for the given sizes.
+
+At compile time we derive, per array axis, the set of parameter values (integer arguments and
+array extents) for which some access falls outside the array.  A call only tests whether its
+parameter values lie in those sets, so no per-access checks run inside the kernel.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polyfuse.errors import ArgumentError
+from polyfuse.scop import Scop, isl_name
+
+
+@dataclass(frozen=True)
+class AxisCheck:
+    array: str
+    axis: int
+    extent: str  # isl text of the extent
+    accessed: isl.Set = field(compare=False)  # elements touched, parametric
+    unsafe: isl.Set = field(compare=False)  # parameter values with an out-of-bounds access
+
+
+class BoundsChecker:
+    """Tests parameter values against the unsafe sets; remembers values already proven safe."""
+
+    def __init__(self, scop: Scop) -> None:
+        self.params = scop.params
+        self.prefix = "[" + ", ".join(self.params) + "]"
+        self.checks = _axis_checks(scop, self.prefix)
+        self._safe: OrderedDict[tuple, bool] = OrderedDict()
+
+    def check(self, values: dict[str, int]) -> None:
+        key = tuple(values[p] for p in self.params)
+        if key in self._safe:
+            self._safe.move_to_end(key)
+            return
+        point = self._point(values)
+        for check in self.checks:
+            if not check.unsafe.intersect_params(point).is_empty():
+                raise ArgumentError(self._message(check, point, values))
+        self._safe[key] = True
+        if len(self._safe) > 256:
+            self._safe.popitem(last=False)
+
+    def _point(self, values: dict[str, int]) -> isl.Set:
+        cons = " and ".join(f"{p} = {values[p]}" for p in self.params) or "true"
+        return isl.Set(f"{self.prefix} -> {{ : {cons} }}")
+
+    @staticmethod
+    def _message(check: AxisCheck, point: isl.Set, values: dict[str, int]) -> str:
+        touched = check.accessed.intersect_params(point)
+        low, high = touched.dim_min_val(check.axis), touched.dim_max_val(check.axis)
+        return (
+            f"out-of-bounds access: the kernel touches {check.array}[..., {low}..{high}, ...] along "
+            f"axis {check.axis}, whose extent is {_evaluate(check.extent, point)} "
+            f"for these arguments ({_describe(values)}); pass larger arrays or smaller sizes"
+        )
+
+
+def _evaluate(text: str, point: isl.Set) -> str:
+    prefix = point.get_space().to_str().split("->")[0].strip()
+    value = isl.Set(f"{prefix} -> {{ [v] : v = {text} }}").intersect_params(point)
+    return str(value.dim_min_val(0))
+
+
+def _describe(values: dict[str, int]) -> str:
+    return ", ".join(f"{k.replace('__shape', '.shape[')}{']' if '__shape' in k else ''}={v}"
+                     for k, v in values.items())
+
+
+def _axis_checks(scop: Scop, prefix: str) -> list[AxisCheck]:
+    accesses = scop.reads().union(scop.writes())
+    checks = []
+    for info in scop.arrays:
+        if info.is_scalar:
+            continue
+        name = isl_name(info.name)
+        dims = ", ".join(f"x{d}" for d in range(info.rank))
+        elements = accesses.intersect_range(isl.UnionSet(f"{prefix} -> {{ {name}[{dims}] }}")).range()
+        if elements.is_empty():
+            continue
+        touched = _only_set(elements)
+        for axis, extent in enumerate(info.extent_texts):
+            outside = isl.Set(f"{prefix} -> {{ {name}[{dims}] : x{axis} < 0 or x{axis} >= {extent} }}")
+            unsafe = touched.intersect(outside).params()
+            if not unsafe.is_empty():
+                checks.append(AxisCheck(info.name, axis, extent, touched, unsafe))
+    return checks
+
+
+def _only_set(union: isl.UnionSet) -> isl.Set:
+    sets: list[isl.Set] = []
+    union.foreach_set(sets.append)
+    return sets[0]

@@ -1,0 +1,76 @@
+"""The whole pipeline, one line per stage.
+
+Each stage's output is kept in an ordered ``Stages`` record with its time, so ``explain()`` and
+``inspect_llvm()`` only read from it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from polyfuse.astgen import build_loop_program
+from polyfuse.dependences import check_scalars_defined, compute_dependences
+from polyfuse.errors import VerificationError
+from polyfuse.frontend import lift
+from polyfuse.fusion import decide
+from polyfuse.options import Options
+from polyfuse.scheduler import choose_schedule
+from polyfuse.scop import Argument
+from polyfuse.verify import schedule_violations
+
+
+@dataclass
+class Stages:
+    """Outputs of the pipeline stages, in order, with the seconds each took."""
+
+    outputs: OrderedDict = field(default_factory=OrderedDict)
+    seconds: OrderedDict = field(default_factory=OrderedDict)
+
+    def run(self, name: str, fn, *args, **kwargs) -> Any:
+        start = time.perf_counter()
+        result = fn(*args, **kwargs)
+        self.seconds[name] = time.perf_counter() - start
+        self.outputs[name] = result
+        return result
+
+    def __getitem__(self, name: str) -> Any:
+        return self.outputs[name]
+
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+
+def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:
+    """Python function + signature -> verified, scheduled loop AST (target independent)."""
+    stages = Stages()
+    # the frontend rejects unsupported code, then builds domains, accesses and program order
+    scop = stages.run("lift", lift, fn, arguments)
+    stages.run("check locals", check_scalars_defined, scop)
+    # dependences decide what every later transformation may do
+    deps = stages.run("dependences", compute_dependences, scop)
+    # fusion policy on top of isl's scheduler; results that fail verification are discarded
+    sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse)
+    if options.verify:
+        stages.run("verify", _verify, scop, deps, sched.schedule)
+    # isl generates the loops; dependences mark which of them are parallel
+    program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
+    stages.run("fusion report", _fusion_report, scop, deps, program, options.fuse)
+    return stages
+
+
+def _verify(scop, deps, schedule) -> str:
+    problems = schedule_violations(scop, deps, schedule)
+    if problems:
+        raise VerificationError(f"schedule of {scop.name} is illegal: {'; '.join(problems)}")
+    return "every dependence respected"
+
+
+def _fusion_report(scop, deps, program, fuse: str):
+    max_program = None
+    if fuse == "smart" and len({s.nest for s in scop.statements}) > 1:
+        max_sched = choose_schedule(scop, deps, fuse="max")
+        max_program = build_loop_program(scop, max_sched.schedule, deps)
+    return decide(scop, deps, program, fuse=fuse, max_program=max_program)

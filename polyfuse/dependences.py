@@ -1,0 +1,134 @@
+"""Dependence analysis with isl's dataflow engine (``UnionAccessInfo.compute_flow``).
+
+Dependences are computed per array so that every relation can be reported with the array that
+causes it.  Flow (RAW) dependences are value-based (last writer); anti (WAR) and output (WAW)
+dependences are memory-based with writes as kills, which is enough for validity by transitivity.
+Kernel-local arrays and scalars are kept apart: their false dependences can be relaxed when the
+schedule keeps each live range intact (PPCG's live-range reordering).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polyfuse.errors import UnsupportedError
+from polyfuse.scop import Scop
+
+
+@dataclass(frozen=True)
+class Dependence:
+    """All dependences of one kind on one array, as a relation between statement instances."""
+
+    kind: str  # "RAW" | "WAR" | "WAW"
+    array: str
+    local: bool
+    relation: isl.UnionMap = field(compare=False, repr=False)
+
+    def statement_pairs(self) -> list[tuple[str, str]]:
+        pairs: list[tuple[str, str]] = []
+        self.relation.foreach_map(
+            lambda m: pairs.append((m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)))
+        )
+        return sorted(set(pairs))
+
+
+@dataclass(frozen=True)
+class Dependences:
+    items: tuple[Dependence, ...]
+    empty: isl.UnionMap = field(compare=False, repr=False)
+
+    def union(self, kinds: tuple[str, ...] = ("RAW", "WAR", "WAW"), local: bool | None = None) -> isl.UnionMap:
+        """Union of the relations of the given kinds (and locality, when not None)."""
+        result = self.empty
+        for dep in self.items:
+            if dep.kind in kinds and (local is None or dep.local == local):
+                result = result.union(dep.relation)
+        return result
+
+    def validity(self) -> isl.UnionMap:
+        """What every schedule must respect, with local false dependences left out."""
+        return self.union(("RAW",)).union(self.union(("WAR", "WAW"), local=False))
+
+    def local_false(self) -> isl.UnionMap:
+        return self.union(("WAR", "WAW"), local=True)
+
+    def local_flow(self) -> isl.UnionMap:
+        return self.union(("RAW",), local=True)
+
+    def between(self, first: set[str], second: set[str]) -> list[tuple[Dependence, str, str]]:
+        """Dependences from a statement in ``first`` to one in ``second``."""
+        found = []
+        for dep in self.items:
+            for src, dst in dep.statement_pairs():
+                if src in first and dst in second:
+                    found.append((dep, src, dst))
+        return found
+
+
+def _on_array(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
+    return accesses.intersect_range(isl.UnionSet(f"{{ {array}[{_dims(accesses, array)}] }}"))
+
+
+def _dims(accesses: isl.UnionMap, array: str) -> str:
+    ranks = []
+    accesses.foreach_map(
+        lambda m: ranks.append(m.dim(isl.dim_type.out)) if m.get_tuple_name(isl.dim_type.out) == array else None
+    )
+    return ", ".join(f"x{i}" for i in range(ranks[0] if ranks else 0))
+
+
+def _flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *, may: bool,
+          kill: isl.UnionMap | None = None) -> isl.UnionFlow:
+    info = isl.UnionAccessInfo.from_sink(sink)
+    info = info.set_may_source(source) if may else info.set_must_source(source)
+    if kill is not None:
+        info = info.set_kill(kill)
+    return info.set_schedule(schedule).compute_flow()
+
+
+def compute_dependences(scop: Scop, schedule: isl.Schedule | None = None) -> Dependences:
+    """RAW, WAR and WAW dependences of ``scop`` under ``schedule`` (default: program order)."""
+    schedule = schedule if schedule is not None else scop.schedule
+    reads, writes = scop.reads(), scop.writes()
+    empty = isl.UnionMap.empty(scop.context.get_space())
+    items = []
+    for info in scop.arrays:
+        name = info.name
+        from polyfuse.scop import isl_name
+
+        iname = isl_name(name)
+        r, w = _on_array(reads, iname), _on_array(writes, iname)
+        if w.is_empty():
+            continue
+        local = info.kind == "local"
+        raw = _flow(r, w, schedule, may=False).get_must_dependence()
+        war = _flow(w, r, schedule, may=True, kill=w).get_may_dependence()
+        waw = _flow(w, w, schedule, may=False).get_must_dependence()
+        for kind, rel in (("RAW", raw), ("WAR", war), ("WAW", waw)):
+            if not rel.is_empty():
+                items.append(Dependence(kind, name, local, rel))
+    return Dependences(tuple(items), empty)
+
+
+def check_scalars_defined(scop: Scop) -> None:
+    """A local scalar read on some path before any assignment is an error, as in Python."""
+    reads, writes = scop.reads(), scop.writes()
+    from polyfuse.scop import isl_name
+
+    for info in scop.arrays:
+        if not info.is_scalar:
+            continue
+        iname = isl_name(info.name)
+        r, w = _on_array(reads, iname), _on_array(writes, iname)
+        undefined = _flow(r, w, scop.schedule, may=False).get_must_no_source().intersect_params(scop.context)
+        if undefined.is_empty():
+            continue
+        names = []
+        undefined.foreach_map(lambda m: names.append(m.get_tuple_name(isl.dim_type.in_)))
+        stmt = scop.statement(sorted(names, key=lambda n: int(n[1:]))[0])
+        raise UnsupportedError(
+            f"local {info.name!r} may be read before it is assigned (assign it on every path "
+            "before this statement)", stmt.span, "use of unassigned local",
+        )

@@ -1,0 +1,89 @@
+"""``kernel.explain()``: renders the records the pipeline stages produced; decides nothing."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from polyfuse.loop_ast import For, nodes, render
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Sections of text and data describing one compiled variant."""
+
+    sections: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, variant, options) -> Explanation:
+        stages = variant.stages
+        scop, deps, sched = stages["lift"], stages["dependences"], stages["schedule"]
+        program = stages["loop ast"]
+        return cls((
+            ("options", options.key()),
+            ("statements", [_statement(s) for s in scop.statements]),
+            ("dependences", [_dependence(d) for d in deps.items]),
+            ("fusion", [asdict(d) for d in stages["fusion report"]]),
+            ("schedule", {"source": sched.source, "notes": list(sched.notes),
+                          "tree": sched.schedule.get_root().to_str()}),
+            ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
+            ("loop code", render(program)),
+            ("compile seconds", dict(stages.seconds)),
+        ))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.sections)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.to_dict()[name]
+
+    def fused_loop_nests(self) -> int:
+        """How many top-level loop nests the generated code has."""
+        return sum(1 for line in self["loop code"].splitlines() if line.startswith("for "))
+
+    def __str__(self) -> str:
+        return "\n\n".join(f"== {name} ==\n{_text(value)}" for name, value in self.sections)
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # IPython
+        printer.text(str(self))
+
+
+def _statement(stmt) -> dict[str, Any]:
+    return {
+        "name": stmt.name, "line": stmt.span.line, "source": stmt.source_line,
+        "domain": stmt.domain.to_str(), "reads": stmt.reads.to_str(), "writes": stmt.writes.to_str(),
+    }
+
+
+def _dependence(dep) -> dict[str, Any]:
+    return {"kind": dep.kind, "array": dep.array, "local": dep.local,
+            "pairs": [f"{a} -> {b}" for a, b in dep.statement_pairs()], "relation": dep.relation.to_str()}
+
+
+def _loop(loop: For) -> dict[str, Any]:
+    return {"iterator": loop.iterator, "parallel": loop.parallel, "private": list(loop.private)}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {_text(v) if not isinstance(v, float) else f'{v * 1e3:.1f} ms'}"
+                         for k, v in value.items())
+    if isinstance(value, list):
+        return "\n".join(_item(v) for v in value) or "(none)"
+    return str(value)
+
+
+def _item(value: Any) -> str:
+    if not isinstance(value, dict):
+        return f"- {value}"
+    if "source" in value:
+        return (f"- {value['name']} (line {value['line']}): {value['source']}\n"
+                f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
+    if "kind" in value:
+        return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
+    if "fused" in value:
+        verdict = "fused" if value["fused"] else "not fused"
+        return f"- {', '.join(value['first'])} | {', '.join(value['second'])}: {verdict} -- {value['reason']}"
+    return "- " + ", ".join(f"{k}={v}" for k, v in value.items())

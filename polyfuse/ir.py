@@ -1,0 +1,199 @@
+"""Expression IR shared by statement bodies and the loop AST.
+
+Nodes are small frozen dataclasses.  Every node carries its numpy dtype name (``"float64"``,
+``"int64"``, ``"bool"``, ...) so backends never infer types; ``weak`` marks values that behave like
+Python scalars under numpy's promotion rules (NEP 50): literals, loop variables, int/float arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+INT = "int64"
+BOOL = "bool"
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int | float | bool
+    dtype: str
+    weak: bool = True
+
+
+@dataclass(frozen=True)
+class Var:
+    """A loop iterator, an integer/float argument, or a local scalar (by name)."""
+
+    name: str
+    dtype: str
+    weak: bool = True
+
+
+@dataclass(frozen=True)
+class Load:
+    """Read of ``array[index]``; rank-0 arrays (local scalars) have an empty index."""
+
+    array: str
+    index: tuple["Expr", ...]
+    dtype: str
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """Arithmetic with Python semantics: ``//`` and ``%`` floor, ``/`` is true division."""
+
+    op: str  # + - * / // % ** min max
+    lhs: "Expr"
+    rhs: "Expr"
+    dtype: str
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # neg, not, abs
+    operand: "Expr"
+    dtype: str
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str  # < <= > >= == !=
+    lhs: "Expr"
+    rhs: "Expr"
+    dtype: str = BOOL
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: str  # and, or
+    values: tuple["Expr", ...]
+    dtype: str = BOOL
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class Select:
+    """``then if cond else otherwise``; only the chosen branch is evaluated."""
+
+    cond: "Expr"
+    then: "Expr"
+    otherwise: "Expr"
+    dtype: str
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class Call:
+    """Elementwise math function (sqrt, exp, log, sin, cos, tanh, pow, floor, ceil, fabs)."""
+
+    func: str
+    args: tuple["Expr", ...]
+    dtype: str
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Conversion to ``dtype`` with numpy's rules (float to int truncates)."""
+
+    operand: "Expr"
+    dtype: str
+    weak: bool = False
+
+
+Expr = Union[Const, Var, Load, BinOp, Unary, Compare, BoolOp, Select, Call, Cast]
+
+MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "pow", "floor", "ceil", "fabs")
+
+
+def int_const(value: int) -> Const:
+    return Const(int(value), INT)
+
+
+def children(expr: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of ``expr`` (for generic walks)."""
+    if isinstance(expr, Load):
+        return expr.index
+    if isinstance(expr, (BinOp, Compare)):
+        return (expr.lhs, expr.rhs)
+    if isinstance(expr, (Unary, Cast)):
+        return (expr.operand,)
+    if isinstance(expr, (BoolOp,)):
+        return expr.values
+    if isinstance(expr, Select):
+        return (expr.cond, expr.then, expr.otherwise)
+    if isinstance(expr, Call):
+        return expr.args
+    return ()
+
+
+def walk(expr: Expr):
+    """Yield ``expr`` and all its sub-expressions, parents first."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+def to_python(expr: Expr) -> str:
+    """Render as Python source with the same meaning (used by the Python backend and explain)."""
+    return _PY_RENDER[type(expr)](expr)
+
+
+def _render_const(e: Const) -> str:
+    return repr(e.value)
+
+
+def _render_load(e: Load) -> str:
+    if not e.index:
+        return f"{e.array}[()]"
+    return f"{e.array}[{', '.join(to_python(i) for i in e.index)}]"
+
+
+def _render_binop(e: BinOp) -> str:
+    if e.op in ("min", "max"):
+        return f"{e.op}({to_python(e.lhs)}, {to_python(e.rhs)})"
+    return f"({to_python(e.lhs)} {e.op} {to_python(e.rhs)})"
+
+
+def _render_unary(e: Unary) -> str:
+    if e.op == "neg":
+        return f"(-{to_python(e.operand)})"
+    if e.op == "not":
+        return f"(not {to_python(e.operand)})"
+    return f"abs({to_python(e.operand)})"
+
+
+def _render_call(e: Call) -> str:
+    args = ", ".join(to_python(a) for a in e.args)
+    if e.weak:  # math.* (Python float results)
+        return f"_math.{e.func}({args})"
+    return f"_np.{_NP_NAMES.get(e.func, e.func)}({args})"
+
+
+
+_NP_NAMES = {"pow": "power", "fabs": "fabs"}
+
+
+def _render_cast(e: Cast) -> str:
+    return f"_np.{e.dtype}({to_python(e.operand)})"
+
+
+_PY_RENDER = {
+    Const: _render_const,
+    Var: lambda e: e.name,
+    Load: _render_load,
+    BinOp: _render_binop,
+    Unary: _render_unary,
+    Compare: lambda e: f"({to_python(e.lhs)} {e.op} {to_python(e.rhs)})",
+    BoolOp: lambda e: "(" + f" {e.op} ".join(to_python(v) for v in e.values) + ")",
+    Select: lambda e: f"({to_python(e.then)} if {to_python(e.cond)} else {to_python(e.otherwise)})",
+    Call: _render_call,
+    Cast: _render_cast,
+}

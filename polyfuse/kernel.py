@@ -1,0 +1,104 @@
+"""``@polyfuse.kernel``: lazy, per-signature compilation of a Python loop-nest function."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any
+
+from polyfuse.bounds import BoundsChecker
+from polyfuse.compiler import compile_loop_program
+from polyfuse.errors import ArgumentError
+from polyfuse.explain import Explanation
+from polyfuse.options import Options, default_verify
+from polyfuse.runtime import CompiledVariant
+from polyfuse.scop import Argument
+from polyfuse.signature import argument_of, signature_key
+
+
+class Kernel:
+    """A compiled-on-first-call kernel; ``kernel.py_func`` is the undecorated function."""
+
+    def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
+                 opt_level: int = 3) -> None:
+        self.py_func = fn
+        self.options = Options(target=target, fuse=fuse,
+                               verify=default_verify() if verify is None else verify,
+                               opt_level=opt_level)
+        self._signature = inspect.signature(fn)
+        self._variants: dict[str, CompiledVariant] = {}
+        self._lock = threading.Lock()
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self) -> str:
+        return f"<polyfuse.Kernel {self.py_func.__qualname__} {self.options.key()}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        values = self._bind(args, kwargs)
+        self._variant(values).run(values)
+
+    # ---- introspection -------------------------------------------------------------------
+    def compile(self, *args: Any, **kwargs: Any) -> CompiledVariant:
+        """Compile (or fetch) the variant for these arguments without running it."""
+        return self._variant(self._bind(args, kwargs))
+
+    def explain(self, *args: Any, **kwargs: Any) -> Explanation:
+        """What polyfuse did for this signature: statements, dependences, fusion, loops, times."""
+        return Explanation.of(self.compile(*args, **kwargs), self.options)
+
+    def inspect_llvm(self, *args: Any, **kwargs: Any) -> str:
+        variant = self.compile(*args, **kwargs)
+        if self.options.target != "cpu":
+            raise ArgumentError(f"inspect_llvm() needs target='cpu' (this kernel is {self.options.target!r})")
+        return variant.backend.llvm_ir
+
+    @property
+    def signatures(self) -> list[str]:
+        return list(self._variants)
+
+    # ---- internals -----------------------------------------------------------------------
+    def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ArgumentError(f"{self.py_func.__name__}(): {exc}") from None
+        return dict(bound.arguments)
+
+    def _variant(self, values: dict[str, Any]) -> CompiledVariant:
+        arguments = tuple(argument_of(name, value) for name, value in values.items())
+        key = signature_key(arguments)
+        variant = self._variants.get(key)
+        if variant is None:
+            with self._lock:
+                variant = self._variants.get(key)
+                if variant is None:
+                    variant = self._build(arguments)
+                    self._variants[key] = variant
+        return variant
+
+    def _build(self, arguments: tuple[Argument, ...]) -> CompiledVariant:
+        stages = compile_loop_program(self.py_func, arguments, self.options)
+        program = stages["loop ast"]
+        backend = stages.run("backend", _backend(self.options.target), program, self.options)
+        scop = stages["lift"]
+        bounds = stages.run("bounds", BoundsChecker, scop)
+        written = frozenset(s.array for s in scop.statements)
+        return CompiledVariant(stages, backend, bounds, written)
+
+
+def _backend(target: str):
+    if target == "python":
+        from polyfuse.backends.python import compile_python
+
+        return lambda program, options: compile_python(program)
+    from polyfuse.backends.llvm import compile_llvm
+
+    return compile_llvm
+
+
+def kernel(fn=None, /, **options: Any):
+    """Decorator: ``@kernel`` or ``@kernel(target="cpu", fuse="smart", verify=False)``."""
+    if fn is None:
+        return lambda f: Kernel(f, **options)
+    return Kernel(fn, **options)

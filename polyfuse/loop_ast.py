@@ -1,0 +1,138 @@
+"""The loop AST: the only thing backends see.
+
+Built from isl's AST (``AstBuild``) and immutable.  Loops carry whether they may run in parallel
+and which kernel-local arrays each parallel iteration needs a private copy of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from polyfuse import ir
+from polyfuse.scop import Argument, ArrayInfo, Statement
+
+
+@dataclass(frozen=True)
+class For:
+    """``for iterator = init; cond; iterator += step`` (isl's loop form)."""
+
+    iterator: str
+    init: ir.Expr
+    cond: ir.Expr
+    step: int
+    body: "Node"
+    parallel: bool = False
+    private: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class If:
+    cond: ir.Expr
+    then: "Node"
+    otherwise: "Node | None" = None
+
+
+@dataclass(frozen=True)
+class Block:
+    children: tuple["Node", ...]
+
+
+@dataclass(frozen=True)
+class StmtCall:
+    """Execute statement ``statement`` at the domain point ``args`` (one value per iterator)."""
+
+    statement: str
+    args: tuple[ir.Expr, ...]
+
+
+Node = Union[For, If, Block, StmtCall]
+
+
+@dataclass(frozen=True)
+class LoopProgram:
+    """A scheduled kernel: loop AST plus the statement bodies and arrays it refers to."""
+
+    name: str
+    root: Node
+    arguments: tuple[Argument, ...]
+    params: tuple[str, ...]
+    arrays: tuple[ArrayInfo, ...]
+    statements: tuple[Statement, ...]
+
+    def statement(self, name: str) -> Statement:
+        for stmt in self.statements:
+            if stmt.name == name:
+                return stmt
+        raise KeyError(name)
+
+    def local_arrays(self) -> tuple[ArrayInfo, ...]:
+        return tuple(a for a in self.arrays if a.kind == "local")
+
+
+def nodes(node: Node):
+    """Yield every node of the tree, parents first."""
+    yield node
+    if isinstance(node, For):
+        yield from nodes(node.body)
+    elif isinstance(node, If):
+        yield from nodes(node.then)
+        if node.otherwise is not None:
+            yield from nodes(node.otherwise)
+    elif isinstance(node, Block):
+        for child in node.children:
+            yield from nodes(child)
+
+
+def statements_in(node: Node) -> list[str]:
+    return [n.statement for n in nodes(node) if isinstance(n, StmtCall)]
+
+
+def top_level(node: Node) -> tuple[Node, ...]:
+    return node.children if isinstance(node, Block) else (node,)
+
+
+def upper_bound(loop: For) -> ir.Expr | None:
+    """The inclusive upper bound when ``cond`` is ``iterator <= e`` or ``iterator < e``."""
+    cond = loop.cond
+    if isinstance(cond, ir.Compare) and isinstance(cond.lhs, ir.Var) and cond.lhs.name == loop.iterator:
+        if cond.op == "<=":
+            return cond.rhs
+        if cond.op == "<":
+            return ir.BinOp("-", cond.rhs, ir.int_const(1), ir.INT, True)
+    return None
+
+
+def render(program: LoopProgram) -> str:
+    """Readable pseudo-Python of the loop structure (what ``explain()`` shows)."""
+    lines: list[str] = []
+    _render(program.root, program, 0, lines)
+    return "\n".join(lines)
+
+
+def _render(node: Node, program: LoopProgram, depth: int, out: list[str]) -> None:
+    pad = "    " * depth
+    if isinstance(node, Block):
+        for child in node.children:
+            _render(child, program, depth, out)
+    elif isinstance(node, For):
+        ub = upper_bound(node)
+        tag = "  # parallel" + (f", private {', '.join(node.private)}" if node.private else "") if node.parallel else ""
+        if ub is not None:
+            step = f", {node.step}" if node.step != 1 else ""
+            out.append(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
+                       f"{ir.to_python(ub)} + 1{step}):{tag}")
+        else:
+            out.append(f"{pad}for {node.iterator} from {ir.to_python(node.init)} while "
+                       f"{ir.to_python(node.cond)} step {node.step}:{tag}")
+        _render(node.body, program, depth + 1, out)
+    elif isinstance(node, If):
+        out.append(f"{pad}if {ir.to_python(node.cond)}:")
+        _render(node.then, program, depth + 1, out)
+        if node.otherwise is not None:
+            out.append(f"{pad}else:")
+            _render(node.otherwise, program, depth + 1, out)
+    else:
+        stmt = program.statement(node.statement)
+        args = ", ".join(ir.to_python(a) for a in node.args)
+        out.append(f"{pad}{stmt.name}({args})  # {stmt.source_line}")

@@ -1,0 +1,49 @@
+"""Compilation options and the typed environment knobs (``POLYFUSE_*``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .errors import ArgumentError
+from .scheduler import FUSE_MODES
+
+TARGETS = ("cpu", "python")
+
+
+def env_flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a kernel is compiled with; part of every cache key."""
+
+    target: str = "cpu"
+    fuse: str = "smart"
+    verify: bool = False  # re-check the final schedule against every dependence (tests turn it on)
+    opt_level: int = 3
+
+    def __post_init__(self) -> None:
+        if self.target not in TARGETS:
+            raise ArgumentError(f"target={self.target!r}; choose one of {', '.join(TARGETS)}")
+        if self.fuse not in FUSE_MODES:
+            raise ArgumentError(f"fuse={self.fuse!r}; choose one of {', '.join(FUSE_MODES)}")
+        if not 0 <= self.opt_level <= 3:
+            raise ArgumentError(f"opt_level={self.opt_level!r}; choose 0..3")
+
+    def key(self) -> str:
+        return f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level}"
+
+
+def default_verify() -> bool:
+    """``POLYFUSE_VERIFY=1`` turns the schedule verifier on for every kernel."""
+    return env_flag("POLYFUSE_VERIFY")
+
+
+def debug_errors() -> bool:
+    """``POLYFUSE_DEBUG=1`` re-raises internal exceptions with their full traceback."""
+    return env_flag("POLYFUSE_DEBUG")

@@ -1,0 +1,106 @@
+"""A compiled variant of a kernel for one signature, and the per-call work around it.
+
+Per call: bind parameter values, prove every access in bounds (cached per sizes), refuse
+overlapping arrays that are written, allocate kernel-local arrays, run the backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from polyfuse import ir
+from polyfuse.bounds import BoundsChecker
+from polyfuse.compiler import Stages
+from polyfuse.errors import ArgumentError
+from polyfuse.loop_ast import LoopProgram
+from polyfuse.scop import ArrayInfo, Scop, shape_param
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass
+class CompiledVariant:
+    """Everything compiled for one signature: stages for explain(), the backend kernel, checks."""
+
+    stages: Stages
+    backend: Any  # PythonKernel | LLVMKernel
+    bounds: BoundsChecker
+    written: frozenset[str]
+
+    @property
+    def program(self) -> LoopProgram:
+        return self.stages["loop ast"]
+
+    @property
+    def scop(self) -> Scop:
+        return self.stages["lift"]
+
+    def run(self, values: dict[str, Any]) -> None:
+        env = self.bind(values)
+        self.bounds.check({p: env[p] for p in self.program.params})
+        self.check_overlap(values)
+        for info in self.program.local_arrays():
+            env[info.name] = allocate(info, env)
+        self.backend(env)
+
+    def bind(self, values: dict[str, Any]) -> dict[str, Any]:
+        env: dict[str, Any] = {}
+        for arg in self.program.arguments:
+            value = values[arg.name]
+            if arg.kind == "int":
+                value = int(value)
+                if not INT64_MIN <= value <= INT64_MAX:
+                    raise ArgumentError(f"argument {arg.name!r}={value} does not fit in int64")
+            elif arg.kind == "float":
+                value = float(value)
+            else:
+                for axis, extent in enumerate(value.shape):
+                    env[shape_param(arg.name, axis)] = int(extent)
+            env[arg.name] = value
+        return env
+
+    def check_overlap(self, values: dict[str, Any]) -> None:
+        arrays = [a.name for a in self.program.arguments if a.kind == "array"]
+        for i, first in enumerate(arrays):
+            for second in arrays[i + 1:]:
+                if first not in self.written and second not in self.written:
+                    continue
+                a, b = values[first], values[second]
+                if np.may_share_memory(a, b) and np.shares_memory(a, b):
+                    raise ArgumentError(
+                        f"arguments {first!r} and {second!r} overlap in memory and "
+                        f"{first if first in self.written else second!r} is written by the kernel; "
+                        "pass separate arrays (e.g. a .copy())"
+                    )
+
+
+def allocate(info: ArrayInfo, env: dict[str, Any]) -> np.ndarray:
+    """A kernel-local array (np.zeros or np.empty semantics) sized for this call."""
+    shape = tuple(evaluate_int(e, env) for e in info.shape)
+    if any(extent < 0 for extent in shape):
+        raise ArgumentError(f"local array {info.name!r} would have negative shape {shape} for these arguments")
+    make = np.zeros if info.zero_init or not shape else np.empty
+    return make(shape, dtype=info.dtype)
+
+
+def evaluate_int(expr: ir.Expr, env: dict[str, Any]) -> int:
+    """Value of an integer IR expression (array extents, parameters) with Python semantics."""
+    if isinstance(expr, ir.Const):
+        return int(expr.value)
+    if isinstance(expr, ir.Var):
+        return int(env[expr.name])
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        return -evaluate_int(expr.operand, env)
+    if isinstance(expr, ir.BinOp):
+        a, b = evaluate_int(expr.lhs, env), evaluate_int(expr.rhs, env)
+        return _INT_OPS[expr.op](a, b)
+    raise ArgumentError(f"cannot evaluate {ir.to_python(expr)} at call time")
+
+
+_INT_OPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "min": min, "max": max,
+}

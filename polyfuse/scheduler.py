@@ -1,0 +1,82 @@
+"""Choosing the schedule: fusion policy on top of isl's scheduler.
+
+``fuse="none"`` keeps the program's loop structure.  ``"max"`` asks isl to schedule each
+connected component as a whole (fusing whatever is legal); ``"smart"`` lets isl cluster
+statements and merge clusters only where the merged band keeps as many coincident (parallel)
+outer loops as the parts (isl's maximize-coincidence clustering).  Every isl result is verified;
+one that fails falls back to program order, so an unsure transformation is never applied.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polyfuse.dependences import Dependences
+from polyfuse.scop import Scop
+from polyfuse.verify import schedule_violations
+
+log = logging.getLogger("polyfuse")
+_ISL_OPTIONS_LOCK = threading.Lock()
+FUSE_MODES = ("none", "smart", "max")
+
+
+@dataclass(frozen=True)
+class ScheduleResult:
+    fuse: str
+    source: str  # "program order" | "isl scheduler"
+    notes: tuple[str, ...]
+    schedule: isl.Schedule = field(compare=False, repr=False)
+
+
+def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResult:
+    """The schedule for fusion mode ``fuse``, verified against ``deps``."""
+    if fuse == "none" or not scop.statements:
+        return ScheduleResult(fuse, "program order", (), scop.schedule)
+    notes = []
+    # first let local temporaries' live ranges be reordered; if the result does not verify,
+    # treat their false dependences as hard constraints; if that fails too, keep program order
+    for relax_locals in (True, False) if not deps.local_false().is_empty() else (False,):
+        candidate = isl_schedule(scop, deps, fuse=fuse, relax_locals=relax_locals)
+        if candidate is None:
+            notes.append("isl found no schedule" + (" with relaxed locals" if relax_locals else ""))
+            continue
+        problems = schedule_violations(scop, deps, candidate)
+        if not problems:
+            return ScheduleResult(fuse, "isl scheduler", tuple(notes), candidate)
+        log.info("polyfuse: isl schedule for %s rejected: %s", scop.name, "; ".join(problems))
+        notes.append("isl schedule " + ("with relaxed locals " if relax_locals else "")
+                     + "failed verification (" + "; ".join(problems) + ")")
+    notes.append("kept program order")
+    return ScheduleResult(fuse, "program order", tuple(notes), scop.schedule)
+
+
+def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool) -> isl.Schedule | None:
+    """Run isl's scheduler; with ``relax_locals`` local false dependences are conditional."""
+    validity = deps.validity()
+    if not relax_locals:
+        validity = validity.union(deps.local_false())
+    constraints = (
+        isl.ScheduleConstraints.on_domain(scop.domain())
+        .set_context(scop.context)
+        .set_validity(validity)
+        .set_coincidence(validity.union(deps.local_false()))
+        .set_proximity(deps.union())
+    )
+    if relax_locals:
+        constraints = constraints.set_conditional_validity(deps.local_flow(), deps.local_false())
+    ctx = scop.context.get_ctx()
+    with _ISL_OPTIONS_LOCK:
+        ctx.set_schedule_serialize_sccs(0)
+        ctx.set_schedule_whole_component(1 if fuse == "max" else 0)
+        ctx.set_schedule_maximize_coincidence(1 if fuse == "smart" else 0)
+        ctx.set_schedule_outer_coincidence(0)
+        ctx.set_schedule_max_coefficient(20)
+        try:
+            return constraints.compute_schedule()
+        except isl.Error as exc:
+            log.info("polyfuse: isl scheduler failed for %s: %s", scop.name, exc)
+            return None

@@ -1,0 +1,58 @@
+"""Checks that a transformed schedule computes what the original one does.
+
+The test is semantic, not structural: under the new schedule every read must see the same last
+writer as in program order (isl dataflow, per array), reads of input values must still see no
+writer, and the last write to every user-visible array element must stay last.  Together these
+mean each statement instance computes the same value and the arrays end up the same.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polyfuse.dependences import Dependences, _flow, _on_array
+from polyfuse.scop import isl_name
+from polyfuse.scop import Scop
+
+
+def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> list[str]:
+    """Human-readable descriptions of what ``schedule`` breaks (empty when it is legal)."""
+    problems = []
+    reads, writes = scop.reads(), scop.writes()
+    original, candidate = scop.schedule, schedule
+    for info in scop.arrays:
+        name = isl_name(info.name)
+        r, w = _on_array(reads, name), _on_array(writes, name)
+        if w.is_empty() or r.is_empty():
+            continue
+        before = _flow(r, w, original, may=False)
+        after = _flow(r, w, candidate, may=False)
+        if not before.get_must_dependence().is_equal(after.get_must_dependence()):
+            problems.append(f"a read of {info.name} sees a different writer")
+        if not before.get_must_no_source().is_equal(after.get_must_no_source()):
+            problems.append(f"a read of an input value of {info.name} now follows a write")
+    order = candidate.get_map()
+    for dep in deps.items:
+        if dep.kind == "WAW" and not dep.local and not _respects(dep.relation, order):
+            problems.append(f"the last write to {dep.array} changes")
+    return problems
+
+
+def _respects(relation: isl.UnionMap, order: isl.UnionMap) -> bool:
+    """Is every source scheduled strictly before its sink?"""
+    times = relation.apply_domain(order).apply_range(order)
+    ok = []
+
+    def check(delta: isl.Set) -> None:
+        n = delta.dim(isl.dim_type.set)
+        ok.append(delta.intersect(_lex_nonpositive(n).align_params(delta.get_space())).is_empty())
+
+    times.deltas().foreach_set(check)
+    return all(ok)
+
+
+def _lex_nonpositive(n: int) -> isl.Set:
+    names = [f"d{i}" for i in range(n)]
+    cases = [" and ".join([f"{x} = 0" for x in names[:k]] + [f"{names[k]} < 0"]) for k in range(n)]
+    cases.append(" and ".join(f"{x} = 0" for x in names) or "true")
+    return isl.Set(f"{{ [{', '.join(names)}] : {' or '.join(f'({c})' for c in cases)} }}")
