@@ -1,0 +1,272 @@
+"""Expression rules of the LLVM backend: one emitter per IR node, one table per operator.
+
+The frontend already cast operands to the result dtype, so each rule only dispatches on whether
+that dtype is an integer, a float or a bool.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir as ll
+
+from polyfuse import ir
+from polyfuse.errors import InternalError
+
+_TYPES = {
+    "float64": ll.DoubleType(), "float32": ll.FloatType(), "int64": ll.IntType(64),
+    "int32": ll.IntType(32), "bool": ll.IntType(1),
+}
+
+
+def llvm_type(dtype: str):
+    return _TYPES[dtype]
+
+
+def is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+_INT_CMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
+_FLOAT_INTRINSICS = {"sqrt": "llvm.sqrt", "exp": "llvm.exp", "log": "llvm.log", "sin": "llvm.sin",
+                     "cos": "llvm.cos", "floor": "llvm.floor", "ceil": "llvm.ceil", "fabs": "llvm.fabs",
+                     "pow": "llvm.pow", "tanh": "llvm.tanh"}
+
+
+class ExprEmitter:
+    def __init__(self, codegen) -> None:
+        self.cg = codegen
+        self.b: ll.IRBuilder = codegen.builder
+
+    def emit_with(self, expr: ir.Expr, builder: ll.IRBuilder):
+        saved, self.b = self.b, builder
+        try:
+            return self.emit(expr)
+        finally:
+            self.b = saved
+
+    def emit(self, expr: ir.Expr):
+        return getattr(self, f"_{type(expr).__name__}")(expr)
+
+    # ---- leaves ----------------------------------------------------------------------------
+    def _Const(self, e: ir.Const):
+        value = e.value
+        if e.dtype == "bool":
+            value = int(bool(value))
+        return ll.Constant(llvm_type(e.dtype), value)
+
+    def _Var(self, e: ir.Var):
+        value = self.cg.values.get(e.name)
+        if value is None:
+            raise InternalError(f"unbound name {e.name!r} in generated code")
+        return value
+
+    def _Load(self, e: ir.Load):
+        return self.b.load(self._address(e.array, e.index))
+
+    def _address(self, array: str, index):
+        base, strides = self.cg.arrays[array]
+        if not index:
+            return base
+        offset = None
+        for expr, stride in zip(index, strides):
+            term = self.emit(expr)
+            if not (isinstance(stride, ll.Constant) and stride.constant == 1):
+                term = self.b.mul(term, stride)
+            offset = term if offset is None else self.b.add(offset, term)
+        return self.b.gep(base, [offset], inbounds=True)
+
+    # ---- operators -----------------------------------------------------------------------
+    def _BinOp(self, e: ir.BinOp):
+        lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
+        if is_float(e.dtype):
+            return _FLOAT_BINOPS[e.op](self, lhs, rhs)
+        return _INT_BINOPS[e.op](self, lhs, rhs)
+
+    def _Unary(self, e: ir.Unary):
+        value = self.emit(e.operand)
+        if e.op == "not":
+            return self.b.not_(value)
+        if e.op == "neg":
+            return self.b.fneg(value) if is_float(e.dtype) else self.b.neg(value)
+        if is_float(e.dtype):
+            return self._intrinsic("llvm.fabs", [value])
+        negative = self.b.icmp_signed("<", value, ll.Constant(value.type, 0))
+        return self.b.select(negative, self.b.neg(value), value)
+
+    def _Compare(self, e: ir.Compare):
+        lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
+        if is_float(e.lhs.dtype):
+            # Python: comparisons with NaN are False, except != which is True
+            return self.b.fcmp_unordered("!=", lhs, rhs) if e.op == "!=" else self.b.fcmp_ordered(e.op, lhs, rhs)
+        if e.lhs.dtype == "bool":
+            return self.b.icmp_unsigned(_INT_CMP[e.op], lhs, rhs)
+        return self.b.icmp_signed(_INT_CMP[e.op], lhs, rhs)
+
+    def _BoolOp(self, e: ir.BoolOp):
+        values = [self.emit(v) for v in e.values]
+        result = values[0]
+        for value in values[1:]:
+            result = self.b.and_(result, value) if e.op == "and" else self.b.or_(result, value)
+        return result
+
+    def _Select(self, e: ir.Select):
+        # operands have no side effects and every load was proven in bounds, so eager is safe
+        return self.b.select(self.emit(e.cond), self.emit(e.then), self.emit(e.otherwise))
+
+    def _Call(self, e: ir.Call):
+        args = [self.emit(a) for a in e.args]
+        return self._intrinsic(_FLOAT_INTRINSICS[e.func], args)
+
+    def _Cast(self, e: ir.Cast):
+        value = self.emit(e.operand)
+        src, dst = e.operand.dtype, e.dtype
+        target = llvm_type(dst)
+        if src == dst:
+            return value
+        if dst == "bool":
+            zero = ll.Constant(value.type, 0.0 if is_float(src) else 0)
+            return self.b.fcmp_unordered("!=", value, zero) if is_float(src) else self.b.icmp_signed("!=", value, zero)
+        if is_float(src) and is_float(dst):
+            return self.b.fpext(value, target) if dst == "float64" else self.b.fptrunc(value, target)
+        if is_float(dst):
+            return self.b.uitofp(value, target) if src == "bool" else self.b.sitofp(value, target)
+        if is_float(src):
+            return self.b.fptosi(value, target)
+        if src == "bool":
+            return self.b.zext(value, target)
+        width_src, width_dst = value.type.width, target.width
+        return self.b.sext(value, target) if width_dst > width_src else self.b.trunc(value, target)
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _intrinsic(self, name: str, args: list):
+        module = self.b.module
+        kind = args[0].type
+        suffix = "f64" if isinstance(kind, ll.DoubleType) else "f32"
+        full = f"{name}.{suffix}"
+        fn = module.globals.get(full)
+        if fn is None:
+            fn = ll.Function(module, ll.FunctionType(kind, [kind] * len(args)), name=full)
+        return self.b.call(fn, args)
+
+    def int_floordiv(self, a, b):
+        """Python ``a // b``; division by zero gives 0 as in numpy."""
+        zero, one = ll.Constant(a.type, 0), ll.Constant(a.type, 1)
+        is_zero = self.b.icmp_signed("==", b, zero)
+        safe_b = self.b.select(is_zero, one, b)
+        q = self.b.sdiv(a, safe_b)
+        r = self.b.srem(a, safe_b)
+        adjust = self.b.and_(self.b.icmp_signed("!=", r, zero),
+                             self.b.icmp_signed("!=", self.b.icmp_signed("<", r, zero),
+                                                self.b.icmp_signed("<", safe_b, zero)))
+        q = self.b.select(adjust, self.b.sub(q, one), q)
+        return self.b.select(is_zero, zero, q)
+
+    def int_mod(self, a, b):
+        """Python ``a % b`` (sign of the divisor); modulo by zero gives 0 as in numpy."""
+        zero, one = ll.Constant(a.type, 0), ll.Constant(a.type, 1)
+        is_zero = self.b.icmp_signed("==", b, zero)
+        safe_b = self.b.select(is_zero, one, b)
+        r = self.b.srem(a, safe_b)
+        adjust = self.b.and_(self.b.icmp_signed("!=", r, zero),
+                             self.b.icmp_signed("!=", self.b.icmp_signed("<", r, zero),
+                                                self.b.icmp_signed("<", safe_b, zero)))
+        r = self.b.select(adjust, self.b.add(r, safe_b), r)
+        return self.b.select(is_zero, zero, r)
+
+    def int_pow(self, a, b):
+        """``a ** b`` for integers by repeated squaring (b < 0 gives 0, as numpy would not allow)."""
+        fn = _ipow_function(self.b.module, a.type)
+        return self.b.call(fn, [a, b])
+
+    def float_floordiv(self, a, b):
+        """Python float ``a // b``: floor of the exact quotient, via fmod like CPython."""
+        mod = self.b.frem(a, b)
+        div = self.b.fdiv(self.b.fsub(a, mod), b)
+        zero = ll.Constant(a.type, 0.0)
+        fix = self.b.and_(self.b.fcmp_ordered("!=", mod, zero),
+                          self.b.icmp_unsigned("!=", self.b.fcmp_ordered("<", b, zero),
+                                               self.b.fcmp_ordered("<", mod, zero)))
+        div = self.b.select(fix, self.b.fsub(div, ll.Constant(a.type, 1.0)), div)
+        floored = self._intrinsic("llvm.floor", [div])
+        bump = self.b.fcmp_ordered(">", self.b.fsub(div, floored), ll.Constant(a.type, 0.5))
+        floored = self.b.select(bump, self.b.fadd(floored, ll.Constant(a.type, 1.0)), floored)
+        plain = self.b.fdiv(a, b)  # b == 0 or non-finite operands: follow IEEE like numpy
+        exact = self.b.and_(self.b.fcmp_ordered("!=", b, zero), self.b.fcmp_ordered("!=", div, zero))
+        return self.b.select(exact, floored, self._intrinsic("llvm.floor", [plain]))
+
+    def float_mod(self, a, b):
+        """Python float ``a % b``: result has the sign of ``b``."""
+        mod = self.b.frem(a, b)
+        zero = ll.Constant(a.type, 0.0)
+        fix = self.b.and_(self.b.fcmp_ordered("!=", mod, zero),
+                          self.b.icmp_unsigned("!=", self.b.fcmp_ordered("<", b, zero),
+                                               self.b.fcmp_ordered("<", mod, zero)))
+        return self.b.select(fix, self.b.fadd(mod, b), mod)
+
+    def py_min(self, a, b, is_float_: bool):
+        """Python ``min(a, b)``: ``b if b < a else a`` (keeps Python's NaN behaviour)."""
+        less = self.b.fcmp_ordered("<", b, a) if is_float_ else self.b.icmp_signed("<", b, a)
+        return self.b.select(less, b, a)
+
+    def py_max(self, a, b, is_float_: bool):
+        greater = self.b.fcmp_ordered(">", b, a) if is_float_ else self.b.icmp_signed(">", b, a)
+        return self.b.select(greater, b, a)
+
+
+def _ipow_function(module: ll.Module, kind):
+    name = f"polyfuse.ipow.i{kind.width}"
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    fn = ll.Function(module, ll.FunctionType(kind, [kind, kind]), name=name)
+    fn.linkage = "internal"
+    base, exp = fn.args
+    entry, loop, done = fn.append_basic_block(), fn.append_basic_block(), fn.append_basic_block()
+    b = ll.IRBuilder(entry)
+    zero, one = ll.Constant(kind, 0), ll.Constant(kind, 1)
+    b.cbranch(b.icmp_signed("<", exp, zero), done, loop)
+    b.position_at_end(loop)
+    acc = b.phi(kind)
+    cur = b.phi(kind)
+    e = b.phi(kind)
+    acc.add_incoming(one, entry)
+    cur.add_incoming(base, entry)
+    e.add_incoming(exp, entry)
+    odd = b.trunc(e, ll.IntType(1))
+    new_acc = b.select(odd, b.mul(acc, cur), acc)
+    new_e = b.ashr(e, one)
+    new_cur = b.mul(cur, cur)
+    acc.add_incoming(new_acc, loop)
+    cur.add_incoming(new_cur, loop)
+    e.add_incoming(new_e, loop)
+    b.cbranch(b.icmp_signed("==", new_e, zero), done, loop)
+    b.position_at_end(done)
+    result = b.phi(kind)
+    result.add_incoming(zero, entry)
+    result.add_incoming(new_acc, loop)
+    b.ret(result)
+    return fn
+
+
+_INT_BINOPS = {
+    "+": lambda s, a, b: s.b.add(a, b),
+    "-": lambda s, a, b: s.b.sub(a, b),
+    "*": lambda s, a, b: s.b.mul(a, b),
+    "//": lambda s, a, b: s.int_floordiv(a, b),
+    "%": lambda s, a, b: s.int_mod(a, b),
+    "**": lambda s, a, b: s.int_pow(a, b),
+    "min": lambda s, a, b: s.py_min(a, b, False),
+    "max": lambda s, a, b: s.py_max(a, b, False),
+}
+_FLOAT_BINOPS = {
+    "+": lambda s, a, b: s.b.fadd(a, b),
+    "-": lambda s, a, b: s.b.fsub(a, b),
+    "*": lambda s, a, b: s.b.fmul(a, b),
+    "/": lambda s, a, b: s.b.fdiv(a, b),
+    "//": lambda s, a, b: s.float_floordiv(a, b),
+    "%": lambda s, a, b: s.float_mod(a, b),
+    "**": lambda s, a, b: s._intrinsic("llvm.pow", [a, b]),
+    "min": lambda s, a, b: s.py_min(a, b, True),
+    "max": lambda s, a, b: s.py_max(a, b, True),
+}
