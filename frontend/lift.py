@@ -7,11 +7,13 @@ in :mod:`frontend.affine`.  The walk context (loop stack, the current domain) li
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 
 import islpy as isl
 
 from polyfuse import ir
+from polyfuse.schedule_tree import StmtNode, loop_of
 from polyfuse.scop import ArrayInfo, Argument, Scop, Statement
 
 from .affine import Affine, AffineConverter, isl_name, shape_param
@@ -27,18 +29,6 @@ class Scope:
 
     loop_vars: tuple[str, ...]
     domain: isl.Set = field(compare=False)
-
-
-@dataclass
-class LoopNode:
-    var: str
-    step_sign: int
-    children: list
-
-
-@dataclass
-class StmtNode:
-    name: str
 
 
 _DTYPES = {"float64", "float32", "int64", "int32"}
@@ -133,7 +123,7 @@ class Lifter:
         domain = scope.domain.insert_dims(isl.dim_type.set, n, 1).set_dim_name(isl.dim_type.set, n, v)
         domain = domain.intersect(self.isl_set(node.iter, inner, cons))
         body = self.lift_block(node.body, Scope(inner, domain))
-        return [LoopNode(var, 1 if step.const > 0 else -1, body)] if body else []
+        return [loop_of(v, 1 if step.const > 0 else -1, tuple(body))] if body else []
 
     def visit_If(self, node: ast.If, scope: Scope) -> list:
         cond = self.condition(node.test, scope)
@@ -258,38 +248,6 @@ class Lifter:
     def scalar_type(self, name: str) -> VType | None:
         return self.scalar_types.get(name) or self.assigned.get(name)
 
-    # ---- result --------------------------------------------------------------------------
-    def build_schedule(self, nodes: list, context: isl.Set) -> isl.Schedule:
-        if not nodes:
-            return isl.Schedule.from_domain(isl.UnionSet.empty(context.get_space()))
-        parts = [self.node_schedule(n) for n in nodes]
-        result = parts[0]
-        for part in parts[1:]:
-            result = result.sequence(part)
-        return result
-
-    def node_schedule(self, node) -> isl.Schedule:
-        if isinstance(node, StmtNode):
-            stmt = self.statements[int(node.name[1:])]
-            return isl.Schedule.from_domain(isl.UnionSet.from_set(stmt.domain))
-        inner = self.build_schedule(node.children, None)
-        names = _statements_under(node)
-        sign = "" if node.step_sign > 0 else "-"
-        pieces = []
-        for name in names:
-            stmt = self.statements[int(name[1:])]
-            iters = ", ".join(isl_name(v) for v in stmt.iterators)
-            pieces.append(f"{name}[{iters}] -> [({sign}{isl_name(node.var)})]")
-        mupa = isl.MultiUnionPwAff(f"{self.prefix} -> [{{ {'; '.join(pieces)} }}]")
-        return inner.insert_partial_schedule(mupa)
-
-
-def _statements_under(node) -> list[str]:
-    if isinstance(node, StmtNode):
-        return [node.name]
-    return [name for child in node.children for name in _statements_under(child)]
-
-
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
     one = Affine("1", ir.int_const(1), 1)
     zero = Affine("0", ir.int_const(0), 0)
@@ -323,16 +281,18 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
         if lifter.assigned == scalar_types:
             break
         scalar_types = dict(lifter.assigned)
-    return Scop(
+    scop = Scop(
         name=fn.__name__,
         arguments=arguments,
         params=lifter.params,
         arrays=tuple(lifter.arrays.values()),
         statements=tuple(lifter.statements),
         filename=source.filename,
-        schedule=lifter.build_schedule(nodes, context),
+        body=tuple(nodes),
+        schedule=isl.Schedule.from_domain(isl.UnionSet.empty(context.get_space())),
         context=context,
     )
+    return dataclasses.replace(scop, schedule=scop.schedule_of(scop.body))
 
 
 def _context(lifter: Lifter) -> isl.Set:

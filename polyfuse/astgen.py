@@ -9,7 +9,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polyfuse import ir
-from polyfuse.dependences import Dependences
+from polyfuse.dependences import Dependences, carries
 from polyfuse.errors import InternalError
 from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall
 from polyfuse.scop import Scop
@@ -59,26 +59,7 @@ class _ParallelChecker:
         return isl.Id("parallel:" + ",".join(private))
 
     def _carried(self, deps: isl.UnionMap, prefix: isl.UnionMap) -> bool:
-        domain = prefix.domain()
-        deps = deps.intersect_domain(domain).intersect_range(domain)
-        if deps.is_empty():
-            return False
-        times = deps.apply_domain(prefix).apply_range(prefix)
-        deltas = times.deltas()
-        found = []
-
-        def check(delta: isl.Set) -> None:
-            depth = delta.dim(isl.dim_type.set) - 1
-            names = [f"d{i}" for i in range(depth + 1)]
-            outer = " and ".join(f"{n} = 0" for n in names[:-1]) or "true"
-            carried = isl.Set(f"{{ [{', '.join(names)}] : {outer} and ({names[-1]} < 0 or {names[-1]} > 0) }}")
-            hit = delta.intersect(carried.align_params(delta.get_space())).intersect_params(
-                self.context.align_params(delta.get_space())
-            )
-            found.append(not hit.is_empty())
-
-        deltas.foreach_set(check)
-        return any(found)
+        return carries(deps, prefix, self.context)
 
 
 def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:

@@ -32,7 +32,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -78,7 +78,7 @@ class BenchRow:
     polyfuse_runs: int = 0
     numba_runs: int = 0
     loop_nests: str = ""  # top-level loop nests "before->after" scheduling
-    max_abs_diff: dict[str, float] = field(default_factory=dict)
+    max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # None: shapes differ
     stage_ms: dict[str, float] = field(default_factory=dict)  # compile time per pipeline stage
     error: str = ""
 
@@ -102,7 +102,7 @@ class BenchReport:
         return {
             "schema": SCHEMA,
             "tool": "polyfuse bench",
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "settings": asdict(self.settings),
             "machine": self.machine,
             "seconds": round(self.seconds, 3),
@@ -197,13 +197,14 @@ def output_positions(func: Callable, outputs: Sequence[str]) -> dict[str, int]:
     return {name: params.index(name) for name in outputs}
 
 
-def compare(ours: tuple, reference: tuple, positions: dict[str, int]) -> tuple[bool, dict[str, float]]:
+def compare(ours: tuple, reference: tuple,
+            positions: dict[str, int]) -> tuple[bool, dict[str, float | None]]:
     """Do the output arrays agree (np.allclose, rtol 1e-7)?  Also the largest difference per array."""
     ok, diffs = True, {}
     for name, pos in positions.items():
         a, b = np.asarray(ours[pos]), np.asarray(reference[pos])
         if a.shape != b.shape:
-            ok, diffs[name] = False, math.inf
+            ok, diffs[name] = False, None
             continue
         diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
         finite = diff[np.isfinite(diff)]
@@ -214,11 +215,20 @@ def compare(ours: tuple, reference: tuple, positions: dict[str, int]) -> tuple[b
 
 
 def _loop_nests(variant) -> str:
-    from polyfuse.loop_ast import For, top_level
+    """Top-level loop nests of the kernel body, then outermost loops of the generated code."""
+    from polyfuse.loop_ast import Block, For, If
+
+    def outermost(node) -> int:
+        if isinstance(node, For):
+            return 1
+        if isinstance(node, Block):
+            return sum(outermost(child) for child in node.children)
+        if isinstance(node, If):
+            return outermost(node.then) + (outermost(node.otherwise) if node.otherwise is not None else 0)
+        return 0
 
     before = len({s.nest for s in variant.scop.statements})
-    after = sum(1 for n in top_level(variant.program.root) if isinstance(n, For))
-    return f"{before}->{after}"
+    return f"{before}->{outermost(variant.program.root)}"
 
 
 def bench_kernel(spec, settings: BenchSettings) -> BenchRow:
@@ -273,7 +283,9 @@ def bench_kernel(spec, settings: BenchSettings) -> BenchRow:
         if row.check != "MISMATCH":
             row.check = "ERROR"
         row.error = f"{stage}: {type(exc).__name__}: {exc}".strip()
-        if os.environ.get("POLYFUSE_DEBUG"):
+        from polyfuse.options import debug_errors
+
+        if debug_errors():
             traceback.print_exc()
     return row
 
@@ -287,6 +299,8 @@ WIDTHS = (18, 6, 10, 11, 10, 8, 6, 8)
 def _ms(value: float | None) -> str:
     if value is None:
         return "-"
+    if value < 1:
+        return f"{value:.4f}"
     return f"{value:.3f}" if value < 10 else f"{value:.1f}"
 
 
@@ -311,7 +325,7 @@ def summary(report: BenchReport) -> str:
                  else "geometric mean speedup vs numba: - (no kernel passed its check)")
     for row in report.failed:
         detail = row.error or "outputs differ: max |diff| " + ", ".join(
-            f"{k}={v:.3g}" for k, v in row.max_abs_diff.items())
+            f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.max_abs_diff.items())
         lines.append(f"{row.check} {row.kernel}: {detail}")
     lines.append(f"({report.seconds:.1f} s in all; speedup = numba time / polyfuse time, > 1 means "
                  "polyfuse is faster)")
@@ -367,8 +381,6 @@ def write_json(report: BenchReport, path: str | os.PathLike) -> Path:
 
 
 def _json_default(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
     if isinstance(value, (np.integer, np.floating)):
         return value.item()
     raise TypeError(f"not JSON serializable: {type(value).__name__}")

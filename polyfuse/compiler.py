@@ -15,7 +15,7 @@ from polyfuse.astgen import build_loop_program
 from polyfuse.dependences import check_scalars_defined, compute_dependences
 from polyfuse.errors import VerificationError
 from polyfuse.frontend import lift
-from polyfuse.fusion import decide
+from polyfuse.fusion import report
 from polyfuse.options import Options
 from polyfuse.scheduler import choose_schedule
 from polyfuse.scop import Argument
@@ -57,7 +57,7 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         stages.run("verify", _verify, scop, deps, sched.schedule)
     # isl generates the loops; dependences mark which of them are parallel
     program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
-    stages.run("fusion report", _fusion_report, scop, deps, program, options.fuse)
+    stages.run("fusion report", _fusion_report, scop, deps, program, sched)
     return stages
 
 
@@ -68,9 +68,5 @@ def _verify(scop, deps, schedule) -> str:
     return "every dependence respected"
 
 
-def _fusion_report(scop, deps, program, fuse: str):
-    max_program = None
-    if fuse == "smart" and len({s.nest for s in scop.statements}) > 1:
-        max_sched = choose_schedule(scop, deps, fuse="max")
-        max_program = build_loop_program(scop, max_sched.schedule, deps)
-    return decide(scop, deps, program, fuse=fuse, max_program=max_program)
+def _fusion_report(scop, deps, program, sched):
+    return sched.decisions if sched.fuse == "smart" else report(scop, deps, program, fuse=sched.fuse)

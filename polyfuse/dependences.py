@@ -132,3 +132,25 @@ def check_scalars_defined(scop: Scop) -> None:
             f"local {info.name!r} may be read before it is assigned (assign it on every path "
             "before this statement)", stmt.span, "use of unassigned local",
         )
+
+
+def carries(deps: isl.UnionMap, prefix: isl.UnionMap, context: isl.Set) -> bool:
+    """Does the last dimension of ``prefix`` (statement -> loop values, outermost first) carry
+    any of ``deps``?  That is: do two dependent instances agree on the outer values but not on
+    the last one?  Only instances in ``prefix``'s domain are considered."""
+    domain = prefix.domain()
+    deps = deps.intersect_domain(domain).intersect_range(domain)
+    if deps.is_empty():
+        return False
+    found: list[bool] = []
+
+    def check(delta: isl.Set) -> None:
+        depth = delta.dim(isl.dim_type.set) - 1
+        names = [f"d{i}" for i in range(depth + 1)]
+        outer = " and ".join(f"{n} = 0" for n in names[:-1]) or "true"
+        carried = isl.Set(f"{{ [{', '.join(names)}] : {outer} and ({names[-1]} < 0 or {names[-1]} > 0) }}")
+        hit = delta.intersect(carried.align_params(delta.get_space()))
+        found.append(not hit.intersect_params(context.align_params(delta.get_space())).is_empty())
+
+    deps.apply_domain(prefix).apply_range(prefix).deltas().foreach_set(check)
+    return any(found)

@@ -1,25 +1,157 @@
-"""Fusion decisions as records: which of the kernel's loop nests ended up sharing a loop, and why.
+"""Fusion decisions, as records with reasons.
 
-A *nest* is one top-level construct of the kernel body.  After scheduling we read the generated
-loop AST: two nests are fused when some of their statements run under one outermost loop.
+``smart`` fusion is done here, on the loop-structure tree: adjacent loops that exchange or share
+data are merged (the later one shifted when a dependence needs it), keeping each nest's own loop
+order.  Every merge is checked by the schedule verifier and rejected if it would turn a parallel
+loop sequential.  For ``none`` and ``max`` we only report what the chosen schedule did.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from polyfuse.dependences import Dependences
+import islpy as isl
+
+from polyfuse.dependences import Dependences, carries
 from polyfuse.loop_ast import For, LoopProgram, statements_in, top_level
-from polyfuse.scop import Scop
+from polyfuse.schedule_tree import LoopMember, LoopNode, TreeNode
+from polyfuse.scop import Scop, isl_name
+from polyfuse.verify import schedule_violations
+
+MAX_SHIFT = 16
 
 
 @dataclass(frozen=True)
 class FusionDecision:
-    first: tuple[str, ...]  # statements of the earlier nest
-    second: tuple[str, ...]  # statements of the later nest
+    first: tuple[str, ...]  # statements of the earlier loop (nest)
+    second: tuple[str, ...]  # statements of the later one
     fused: bool
     reason: str
     dependences: tuple[str, ...]  # e.g. "RAW on T1: S0 -> S1"
+    shift: int = 0  # iterations the later loop was shifted by to make fusion legal
+    depth: int = 0  # 0 for outermost loops
+
+
+def linking(deps: Dependences, first, second) -> tuple[str, ...]:
+    return tuple(f"{d.kind} on {d.array}: {s} -> {t}" for d, s, t in deps.between(set(first), set(second)))
+
+
+class SmartFusion:
+    """Greedy, verified merging of adjacent loops, outermost first."""
+
+    def __init__(self, scop: Scop, deps: Dependences) -> None:
+        self.scop = scop
+        self.deps = deps
+        self.blocking = deps.validity()
+        self.decisions: list[FusionDecision] = []
+        self.iterators = {s.name: tuple(isl_name(v) for v in s.iterators) for s in scop.statements}
+        self.reads = {s.name: _arrays(s.reads) for s in scop.statements}
+
+    def run(self) -> tuple[TreeNode, ...]:
+        return self.fuse_body(self.scop.body, lambda body: body, ())
+
+    def fuse_body(self, body: tuple[TreeNode, ...], wrap, ancestors: tuple[LoopNode, ...]):
+        result: list[TreeNode] = [body[0]] if body else []
+        for index in range(1, len(body)):
+            node, rest = body[index], body[index + 1:]
+            merged = self.try_merge(result[-1], node, lambda m: wrap(tuple(result[:-1]) + (m,) + rest),
+                                    wrap(tuple(result) + body[index:]), ancestors)
+            if merged is None:
+                result.append(node)
+            else:
+                result[-1] = merged
+        for k, node in enumerate(result):
+            if isinstance(node, LoopNode) and len(node.body) > 1:
+                head, tail = tuple(result[:k]), tuple(result[k + 1:])
+                inner = self.fuse_body(
+                    node.body, lambda b, n=node, h=head, t=tail: wrap(h + (replace(n, body=b),) + t),
+                    ancestors + (node,),
+                )
+                result[k] = replace(node, body=inner)
+        return tuple(result)
+
+    def try_merge(self, prev: TreeNode, node: TreeNode, with_merged, current, ancestors) -> LoopNode | None:
+        if not (isinstance(prev, LoopNode) and isinstance(node, LoopNode)) or prev.sign != node.sign:
+            return None
+        links = linking(self.deps, prev.statements, node.statements)
+        record = dict(first=prev.statements, second=node.statements, dependences=links, depth=len(ancestors))
+        if not links and not self._share_inputs(prev, node):
+            self.decisions.append(FusionDecision(fused=False, reason="no data exchanged or shared, "
+                                                 "so fusing would not save memory traffic", **record))
+            return None
+        shift = self.required_shift(prev, node)
+        members = tuple(replace(m, shift=m.shift + shift) for m in node.members)
+        merged = LoopNode(prev.members + members, prev.sign, prev.body + node.body)
+        problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(with_merged(merged)))
+        if problems:
+            self.decisions.append(FusionDecision(
+                fused=False, reason="illegal: " + "; ".join(problems), shift=shift, **record))
+            return None
+        was_parallel = not self.carried(prev, ancestors) or not self.carried(node, ancestors)
+        if was_parallel and self.carried(merged, ancestors):
+            self.decisions.append(FusionDecision(
+                fused=False, reason="fusing would lose outer parallelism (the fused loop carries a "
+                "dependence)", shift=shift, **record))
+            return None
+        how = "fused" + (f" after shifting the later loop by {shift}" if shift else "")
+        self.decisions.append(FusionDecision(
+            fused=True, reason=how + (": they exchange data" if links else ": they read the same data"),
+            shift=shift, **record))
+        return merged
+
+    def _share_inputs(self, prev: LoopNode, node: LoopNode) -> bool:
+        a = set().union(*(self.reads[s] for s in prev.statements))
+        b = set().union(*(self.reads[s] for s in node.statements))
+        return bool(a & b)
+
+    def required_shift(self, prev: LoopNode, node: LoopNode) -> int:
+        """Smallest constant shift of ``node`` that makes every dependence from ``prev`` forward."""
+        deps = self.deps.union().intersect_domain(self._domain(prev)).intersect_range(self._domain(node))
+        if deps.is_empty():
+            return 0
+        times = deps.apply_domain(self._values(prev, ())).apply_range(self._values(node, ()))
+        lowest = 0
+        for delta in _sets(times.deltas()):
+            low = delta.intersect_params(self.scop.context.align_params(delta.get_space())).dim_min_val(0)
+            if not low.is_int():
+                return 0  # unbounded or parametric: no constant shift helps; the verifier decides
+            lowest = min(lowest, int(low.to_python()))
+        return -lowest if -lowest <= MAX_SHIFT else 0
+
+    def carried(self, loop: LoopNode, ancestors: tuple[LoopNode, ...]) -> bool:
+        return carries(self.blocking, self._values(loop, ancestors), self.scop.context)
+
+    def _domain(self, loop: LoopNode) -> isl.UnionSet:
+        result = isl.UnionSet.empty(self.scop.context.get_space())
+        for name in loop.statements:
+            result = result.union(isl.UnionSet.from_set(self.scop.statement(name).domain))
+        return result
+
+    def _values(self, loop: LoopNode, ancestors: tuple[LoopNode, ...]) -> isl.UnionMap:
+        """statement -> (ancestor loop values..., this loop's value) for statements under ``loop``."""
+        pieces = []
+        for name in loop.statements:
+            values = ", ".join(_value(a, name) for a in ancestors + (loop,))
+            pieces.append(f"{name}[{', '.join(self.iterators[name])}] -> [{values}]")
+        return isl.UnionMap(f"{self.scop.prefix} -> {{ {'; '.join(pieces)} }}").intersect_domain(self._domain(loop))
+
+
+def _value(loop: LoopNode, stmt: str) -> str:
+    sign = "" if loop.sign > 0 else "-"
+    member = next(m for m in loop.members if stmt in m.statements)
+    return f"({sign}{member.var} + {member.shift})"
+
+
+def _arrays(accesses: isl.UnionMap) -> set[str]:
+    names: set[str] = set()
+    accesses.foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
+    return names
+
+
+def _sets(union: isl.UnionSet) -> list[isl.Set]:
+    parts: list[isl.Set] = []
+    union.foreach_set(parts.append)
+    return parts
 
 
 def nests(scop: Scop) -> list[tuple[str, ...]]:
@@ -34,34 +166,18 @@ def fused_groups(program: LoopProgram) -> list[set[str]]:
     return [set(statements_in(node)) for node in top_level(program.root) if isinstance(node, For)]
 
 
-def decide(scop: Scop, deps: Dependences, program: LoopProgram, *, fuse: str,
-           max_program: LoopProgram | None = None) -> tuple[FusionDecision, ...]:
-    """One record per pair of consecutive nests."""
+def report(scop: Scop, deps: Dependences, program: LoopProgram, *, fuse: str) -> tuple[FusionDecision, ...]:
+    """Records for ``none``/``max``: which consecutive nests share an outer loop in ``program``."""
     groups = fused_groups(program)
-    max_groups = fused_groups(max_program) if max_program is not None else None
-    decisions = []
     all_nests = nests(scop)
+    decisions = []
     for first, second in zip(all_nests, all_nests[1:]):
-        linking = tuple(
-            f"{d.kind} on {d.array}: {src} -> {dst}" for d, src, dst in deps.between(set(first), set(second))
-        )
-        fused = _together(groups, first, second)
-        decisions.append(FusionDecision(first, second, fused, _reason(fused, fuse, linking, max_groups,
-                                                                      first, second), linking))
+        fused = any(g & set(first) and g & set(second) for g in groups)
+        if fused:
+            reason = "fused by isl's scheduler (whole components)"
+        elif fuse == "none":
+            reason = "fuse='none' keeps the original loop structure"
+        else:
+            reason = "isl's scheduler found no legal schedule with a common outer loop"
+        decisions.append(FusionDecision(first, second, fused, reason, linking(deps, first, second)))
     return tuple(decisions)
-
-
-def _together(groups: list[set[str]], first, second) -> bool:
-    return any(g & set(first) and g & set(second) for g in groups)
-
-
-def _reason(fused: bool, fuse: str, linking, max_groups, first, second) -> str:
-    if fused:
-        return "fused: they share an outer loop" + (" and the data they exchange" if linking else "")
-    if fuse == "none":
-        return "fuse='none' keeps the original loop structure"
-    if not linking:
-        return "no dependence links them, so fusing would not reuse any data"
-    if max_groups is not None and _together(max_groups, first, second):
-        return "fusing would lose outer parallelism (fuse='max' fuses them)"
-    return "no legal fused schedule: the dependences between them forbid a common outer loop"

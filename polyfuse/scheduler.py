@@ -1,10 +1,10 @@
 """Choosing the schedule: fusion policy on top of isl's scheduler.
 
-``fuse="none"`` keeps the program's loop structure.  ``"max"`` asks isl to schedule each
-connected component as a whole (fusing whatever is legal); ``"smart"`` lets isl cluster
-statements and merge clusters only where the merged band keeps as many coincident (parallel)
-outer loops as the parts (isl's maximize-coincidence clustering).  Every isl result is verified;
-one that fails falls back to program order, so an unsure transformation is never applied.
+``fuse="none"`` keeps the program's loop structure.  ``"smart"`` merges adjacent loops that
+exchange or share data, keeping each nest's loop order, unless the merge is illegal or loses
+parallelism (polyfuse.fusion).  ``"max"`` asks isl's scheduler to schedule each connected
+component as a whole, fusing whatever is legal, free to permute and skew loops.  Every
+transformed schedule is verified; one that fails is never used.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.dependences import Dependences
+from polyfuse.fusion import SmartFusion
 from polyfuse.scop import Scop
 from polyfuse.verify import schedule_violations
 
@@ -29,13 +30,19 @@ class ScheduleResult:
     fuse: str
     source: str  # "program order" | "isl scheduler"
     notes: tuple[str, ...]
-    schedule: isl.Schedule = field(compare=False, repr=False)
+    decisions: tuple = ()  # FusionDecision records, when the policy made them itself
+    schedule: isl.Schedule = field(default=None, compare=False, repr=False)
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``."""
     if fuse == "none" or not scop.statements:
-        return ScheduleResult(fuse, "program order", (), scop.schedule)
+        return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
+    if fuse == "smart":
+        fusion = SmartFusion(scop, deps)
+        body = fusion.run()
+        return ScheduleResult(fuse, "smart fusion of the program's loops", (), tuple(fusion.decisions),
+                              scop.schedule_of(body))
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order
@@ -46,12 +53,12 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResu
             continue
         problems = schedule_violations(scop, deps, candidate)
         if not problems:
-            return ScheduleResult(fuse, "isl scheduler", tuple(notes), candidate)
+            return ScheduleResult(fuse, "isl scheduler", tuple(notes), schedule=candidate)
         log.info("polyfuse: isl schedule for %s rejected: %s", scop.name, "; ".join(problems))
         notes.append("isl schedule " + ("with relaxed locals " if relax_locals else "")
                      + "failed verification (" + "; ".join(problems) + ")")
     notes.append("kept program order")
-    return ScheduleResult(fuse, "program order", tuple(notes), scop.schedule)
+    return ScheduleResult(fuse, "program order", tuple(notes), schedule=scop.schedule)
 
 
 def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool) -> isl.Schedule | None:
@@ -71,8 +78,8 @@ def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool
     ctx = scop.context.get_ctx()
     with _ISL_OPTIONS_LOCK:
         ctx.set_schedule_serialize_sccs(0)
-        ctx.set_schedule_whole_component(1 if fuse == "max" else 0)
-        ctx.set_schedule_maximize_coincidence(1 if fuse == "smart" else 0)
+        ctx.set_schedule_whole_component(1)
+        ctx.set_schedule_maximize_coincidence(0)
         ctx.set_schedule_outer_coincidence(0)
         ctx.set_schedule_max_coefficient(20)
         try:

@@ -90,6 +90,7 @@ class Scop:
     arrays: tuple[ArrayInfo, ...]
     statements: tuple[Statement, ...]
     filename: str
+    body: tuple  # the loop structure in program order (polyfuse.schedule_tree nodes)
     schedule: isl.Schedule = field(compare=False, repr=False)  # original program order
     context: isl.Set = field(compare=False, repr=False)  # what we know of the parameters
 
@@ -113,6 +114,21 @@ class Scop:
 
     def writes(self) -> isl.UnionMap:
         return _union_map([s.writes for s in self.statements], self.context)
+
+    @property
+    def prefix(self) -> str:
+        """The isl parameter list, ``[n, A__shape0, ...]``."""
+        return "[" + ", ".join(self.params) + "]"
+
+    def schedule_of(self, body: tuple) -> isl.Schedule:
+        """The isl schedule of a loop-structure tree over this Scop's statements."""
+        from polyfuse.schedule_tree import build_schedule
+
+        return build_schedule(
+            body, {s.name: s.domain for s in self.statements},
+            {s.name: tuple(isl_name(v) for v in s.iterators) for s in self.statements},
+            self.prefix, isl.UnionSet.empty(self.context.get_space()),
+        )
 
     def local_arrays(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.arrays if a.kind == "local")

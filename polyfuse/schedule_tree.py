@@ -1,0 +1,80 @@
+"""The kernel's loop structure as a small tree, and its translation into an isl schedule.
+
+The frontend produces the tree in program order; the smart fusion policy edits it (merging
+adjacent loops, with a shift where needed) and isl turns it into a schedule tree.  A loop that
+came from fusion has one *member* per original loop: each member's statements are scheduled
+by ``sign * var + shift`` on the shared dimension.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+import islpy as isl
+
+
+@dataclass(frozen=True)
+class LoopMember:
+    var: str  # the isl name of the original loop variable
+    statements: tuple[str, ...]
+    shift: int = 0
+
+
+@dataclass(frozen=True)
+class LoopNode:
+    members: tuple[LoopMember, ...]
+    sign: int  # +1 for ascending loops, -1 for descending (negative step) ones
+    body: tuple["TreeNode", ...]
+
+    @property
+    def statements(self) -> tuple[str, ...]:
+        return tuple(s for m in self.members for s in m.statements)
+
+
+@dataclass(frozen=True)
+class StmtNode:
+    name: str
+
+    @property
+    def statements(self) -> tuple[str, ...]:
+        return (self.name,)
+
+
+TreeNode = Union[LoopNode, StmtNode]
+
+
+def loop_of(var: str, sign: int, body: tuple[TreeNode, ...]) -> LoopNode:
+    """A loop of the original program over ``body``."""
+    stmts = tuple(s for node in body for s in node.statements)
+    return LoopNode((LoopMember(var, stmts),), sign, body)
+
+
+def build_schedule(body: tuple[TreeNode, ...], domains: dict[str, isl.Set],
+                   iterators: dict[str, tuple[str, ...]], prefix: str, empty: isl.UnionSet) -> isl.Schedule:
+    """isl schedule of ``body``: sequences of bands, one band per loop node."""
+    if not body:
+        return isl.Schedule.from_domain(empty)
+    parts = [_node_schedule(n, domains, iterators, prefix, empty) for n in body]
+    result = parts[0]
+    for part in parts[1:]:
+        result = result.sequence(part)
+    return result
+
+
+def _node_schedule(node: TreeNode, domains, iterators, prefix, empty) -> isl.Schedule:
+    if isinstance(node, StmtNode):
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domains[node.name]))
+    inner = build_schedule(node.body, domains, iterators, prefix, empty)
+    return inner.insert_partial_schedule(isl.MultiUnionPwAff(f"{prefix} -> [{{ {loop_pieces(node, iterators)} }}]"))
+
+
+def loop_pieces(node: LoopNode, iterators: dict[str, tuple[str, ...]]) -> str:
+    """``S1[i, j] -> [(i)]; ...``: the value of this loop's dimension for each statement."""
+    sign = "" if node.sign > 0 else "-"
+    pieces = []
+    for member in node.members:
+        for name in member.statements:
+            iters = ", ".join(iterators[name])
+            pieces.append(f"{name}[{iters}] -> [({sign}{member.var} + {member.shift})]")
+    return "; ".join(pieces)
