@@ -18,7 +18,6 @@ from typing import Any
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
-from polyfuse import ir
 from polyfuse.errors import ArgumentError
 from polyfuse.loop_ast import Block, For, If, LoopProgram, StmtCall
 from polyfuse.scop import ArrayInfo, isl_name

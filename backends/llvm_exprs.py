@@ -6,8 +6,6 @@ that dtype is an integer, a float or a bool.
 
 from __future__ import annotations
 
-from typing import Any
-
 from llvmlite import ir as ll
 
 from polyfuse import ir

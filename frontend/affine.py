@@ -8,11 +8,12 @@ positive constant, and ``min``/``max``.  Anything else raises UnsupportedError a
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from polyfuse import ir
-from polyfuse.scop import isl_name, shape_param
+from polyfuse.scop import shape_param
+
 
 @dataclass(frozen=True)
 class Affine:

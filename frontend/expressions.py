@@ -9,8 +9,9 @@ from __future__ import annotations
 import ast
 
 from polyfuse import ir
+from polyfuse.scop import isl_name
 
-from .affine import Affine, isl_name
+from .affine import Affine
 from .checker import module_of
 from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
 

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse import ir
+from polyfuse.errors import UnsupportedError
 from polyfuse.schedule_tree import StmtNode, loop_of
-from polyfuse.scop import ArrayInfo, Argument, Scop, Statement
+from polyfuse.scop import Argument, ArrayInfo, Scop, Statement, isl_name, shape_param
 
-from .affine import Affine, AffineConverter, isl_name, shape_param
+from .affine import Affine, AffineConverter
 from .checker import check_subset, module_of
 from .expressions import ExpressionLifter
 from .source import KernelSource, read_source
@@ -143,14 +144,20 @@ class Lifter:
             universe = self.isl_set(node, scope.loop_vars, "true")
             return universe.subtract(self.condition(node.operand, scope))
         if isinstance(node, ast.Compare):
-            terms = [self.affine(node.left, scope)] + [self.affine(c, scope) for c in node.comparators]
+            try:
+                terms = [self.affine(node.left, scope)] + [self.affine(c, scope) for c in node.comparators]
+            except UnsupportedError:
+                raise self._data_dependent_if(node) from None
             texts = []
             for op, lhs, rhs in zip(node.ops, terms, terms[1:]):
                 texts.append(f"{lhs.text} {_ISL_CMP[type(op)]} {rhs.text}")
             return self.isl_set(node, scope.loop_vars, " and ".join(texts))
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             return self.isl_set(node, scope.loop_vars, "true" if node.value else "false")
-        raise self.error(
+        raise self._data_dependent_if(node)
+
+    def _data_dependent_if(self, node: ast.expr):
+        return self.error(
             node,
             f"if-condition {ast.unparse(node)!r} is not an affine comparison of loop variables and "
             "integer arguments; use 'a if cond else b' for data-dependent choices",

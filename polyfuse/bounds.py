@@ -55,9 +55,11 @@ class BoundsChecker:
     def _message(check: AxisCheck, point: isl.Set, values: dict[str, int]) -> str:
         touched = check.accessed.intersect_params(point)
         low, high = touched.dim_min_val(check.axis), touched.dim_max_val(check.axis)
+        rank = touched.dim(isl.dim_type.set)
+        index = ", ".join(f"{low}..{high}" if d == check.axis else ":" for d in range(rank))
         return (
-            f"out-of-bounds access: the kernel touches {check.array}[..., {low}..{high}, ...] along "
-            f"axis {check.axis}, whose extent is {_evaluate(check.extent, point)} "
+            f"out-of-bounds access: the kernel touches {check.array}[{index}] but axis {check.axis} "
+            f"of {check.array} has extent {_evaluate(check.extent, point)} "
             f"for these arguments ({_describe(values)}); pass larger arrays or smaller sizes"
         )
 

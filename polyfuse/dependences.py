@@ -125,8 +125,9 @@ def check_scalars_defined(scop: Scop) -> None:
         undefined = _flow(r, w, scop.schedule, may=False).get_must_no_source().intersect_params(scop.context)
         if undefined.is_empty():
             continue
-        names = []
-        undefined.foreach_map(lambda m: names.append(m.get_tuple_name(isl.dim_type.in_)))
+        maps: list[isl.Map] = []
+        undefined.foreach_map(maps.append)
+        names = [m.get_tuple_name(isl.dim_type.in_) for m in maps]
         stmt = scop.statement(sorted(names, key=lambda n: int(n[1:]))[0])
         raise UnsupportedError(
             f"local {info.name!r} may be read before it is assigned (assign it on every path "

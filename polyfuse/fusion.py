@@ -14,7 +14,7 @@ import islpy as isl
 
 from polyfuse.dependences import Dependences, carries
 from polyfuse.loop_ast import For, LoopProgram, statements_in, top_level
-from polyfuse.schedule_tree import LoopMember, LoopNode, TreeNode
+from polyfuse.schedule_tree import LoopNode, TreeNode
 from polyfuse.scop import Scop, isl_name
 from polyfuse.verify import schedule_violations
 
@@ -54,8 +54,9 @@ class SmartFusion:
         result: list[TreeNode] = [body[0]] if body else []
         for index in range(1, len(body)):
             node, rest = body[index], body[index + 1:]
-            merged = self.try_merge(result[-1], node, lambda m: wrap(tuple(result[:-1]) + (m,) + rest),
-                                    wrap(tuple(result) + body[index:]), ancestors)
+            merged = self.try_merge(
+                result[-1], node, lambda m, r=rest: wrap(tuple(result[:-1]) + (m,) + r), ancestors
+            )
             if merged is None:
                 result.append(node)
             else:
@@ -70,33 +71,33 @@ class SmartFusion:
                 result[k] = replace(node, body=inner)
         return tuple(result)
 
-    def try_merge(self, prev: TreeNode, node: TreeNode, with_merged, current, ancestors) -> LoopNode | None:
+    def try_merge(self, prev: TreeNode, node: TreeNode, with_merged, ancestors) -> LoopNode | None:
+        """The merge of ``prev`` and ``node`` if it is legal and worth it (a decision is recorded
+        either way); ``with_merged(m)`` is the whole program with ``m`` in their place."""
         if not (isinstance(prev, LoopNode) and isinstance(node, LoopNode)) or prev.sign != node.sign:
             return None
         links = linking(self.deps, prev.statements, node.statements)
-        record = dict(first=prev.statements, second=node.statements, dependences=links, depth=len(ancestors))
+
+        def record(fused: bool, reason: str, shift: int = 0) -> None:
+            self.decisions.append(FusionDecision(prev.statements, node.statements, fused, reason, links,
+                                                 shift, len(ancestors)))
+
         if not links and not self._share_inputs(prev, node):
-            self.decisions.append(FusionDecision(fused=False, reason="no data exchanged or shared, "
-                                                 "so fusing would not save memory traffic", **record))
+            record(False, "no data exchanged or shared, so fusing would not save memory traffic")
             return None
         shift = self.required_shift(prev, node)
         members = tuple(replace(m, shift=m.shift + shift) for m in node.members)
         merged = LoopNode(prev.members + members, prev.sign, prev.body + node.body)
         problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(with_merged(merged)))
         if problems:
-            self.decisions.append(FusionDecision(
-                fused=False, reason="illegal: " + "; ".join(problems), shift=shift, **record))
+            record(False, "illegal: " + "; ".join(problems), shift)
             return None
         was_parallel = not self.carried(prev, ancestors) or not self.carried(node, ancestors)
         if was_parallel and self.carried(merged, ancestors):
-            self.decisions.append(FusionDecision(
-                fused=False, reason="fusing would lose outer parallelism (the fused loop carries a "
-                "dependence)", shift=shift, **record))
+            record(False, "fusing would lose outer parallelism (the fused loop carries a dependence)", shift)
             return None
         how = "fused" + (f" after shifting the later loop by {shift}" if shift else "")
-        self.decisions.append(FusionDecision(
-            fused=True, reason=how + (": they exchange data" if links else ": they read the same data"),
-            shift=shift, **record))
+        record(True, how + (": they exchange data" if links else ": they read the same data"), shift)
         return merged
 
     def _share_inputs(self, prev: LoopNode, node: LoopNode) -> bool:

@@ -8,7 +8,6 @@ Python scalars under numpy's promotion rules (NEP 50): literals, loop variables,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 INT = "int64"
 BOOL = "bool"
@@ -35,7 +34,7 @@ class Load:
     """Read of ``array[index]``; rank-0 arrays (local scalars) have an empty index."""
 
     array: str
-    index: tuple["Expr", ...]
+    index: tuple[Expr, ...]
     dtype: str
     weak: bool = False
 
@@ -45,8 +44,8 @@ class BinOp:
     """Arithmetic with Python semantics: ``//`` and ``%`` floor, ``/`` is true division."""
 
     op: str  # + - * / // % ** min max
-    lhs: "Expr"
-    rhs: "Expr"
+    lhs: Expr
+    rhs: Expr
     dtype: str
     weak: bool = False
 
@@ -54,7 +53,7 @@ class BinOp:
 @dataclass(frozen=True)
 class Unary:
     op: str  # neg, not, abs
-    operand: "Expr"
+    operand: Expr
     dtype: str
     weak: bool = False
 
@@ -62,8 +61,8 @@ class Unary:
 @dataclass(frozen=True)
 class Compare:
     op: str  # < <= > >= == !=
-    lhs: "Expr"
-    rhs: "Expr"
+    lhs: Expr
+    rhs: Expr
     dtype: str = BOOL
     weak: bool = False
 
@@ -71,7 +70,7 @@ class Compare:
 @dataclass(frozen=True)
 class BoolOp:
     op: str  # and, or
-    values: tuple["Expr", ...]
+    values: tuple[Expr, ...]
     dtype: str = BOOL
     weak: bool = False
 
@@ -80,9 +79,9 @@ class BoolOp:
 class Select:
     """``then if cond else otherwise``; only the chosen branch is evaluated."""
 
-    cond: "Expr"
-    then: "Expr"
-    otherwise: "Expr"
+    cond: Expr
+    then: Expr
+    otherwise: Expr
     dtype: str
     weak: bool = False
 
@@ -92,7 +91,7 @@ class Call:
     """Elementwise math function (sqrt, exp, log, sin, cos, tanh, pow, floor, ceil, fabs)."""
 
     func: str
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
     dtype: str
     weak: bool = False
 
@@ -101,12 +100,12 @@ class Call:
 class Cast:
     """Conversion to ``dtype`` with numpy's rules (float to int truncates)."""
 
-    operand: "Expr"
+    operand: Expr
     dtype: str
     weak: bool = False
 
 
-Expr = Union[Const, Var, Load, BinOp, Unary, Compare, BoolOp, Select, Call, Cast]
+Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast
 
 MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "pow", "floor", "ceil", "fabs")
 

@@ -7,11 +7,13 @@ import inspect
 import threading
 from typing import Any
 
+import numpy as np
+
 from polyfuse.bounds import BoundsChecker
 from polyfuse.compiler import compile_loop_program
-from polyfuse.errors import ArgumentError
+from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
-from polyfuse.options import Options, default_verify
+from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import CompiledVariant
 from polyfuse.scop import Argument
 from polyfuse.signature import argument_of, signature_key
@@ -27,7 +29,9 @@ class Kernel:
                                verify=default_verify() if verify is None else verify,
                                opt_level=opt_level)
         self._signature = inspect.signature(fn)
+        self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}
+        self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -35,8 +39,25 @@ class Kernel:
         return f"<polyfuse.Kernel {self.py_func.__qualname__} {self.options.key()}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        values = self._bind(args, kwargs)
-        self._variant(values).run(values)
+        try:
+            self._call(args, kwargs)
+        except PolyfuseError as exc:
+            if debug_errors():
+                raise
+            raise exc.with_traceback(None) from None  # the user's frame, not ours
+
+    def _call(self, args: tuple, kwargs: dict) -> None:
+        if kwargs or len(args) != len(self._names):
+            values = self._bind(args, kwargs)
+        else:
+            values = dict(zip(self._names, args))
+        key = tuple(map(_dispatch_key, values.values()))
+        variant = self._dispatch.get(key)
+        if variant is None:
+            variant = self._variant(values)
+            if None not in key:
+                self._dispatch[key] = variant
+        variant.run(values)
 
     # ---- introspection -------------------------------------------------------------------
     def compile(self, *args: Any, **kwargs: Any) -> CompiledVariant:
@@ -47,11 +68,12 @@ class Kernel:
         """What polyfuse did for this signature: statements, dependences, fusion, loops, times."""
         return Explanation.of(self.compile(*args, **kwargs), self.options)
 
-    def inspect_llvm(self, *args: Any, **kwargs: Any) -> str:
-        variant = self.compile(*args, **kwargs)
+    def inspect_llvm(self, *args: Any, optimized: bool = True, **kwargs: Any) -> str:
+        """The LLVM IR for these arguments' signature, after (default) or before optimisation."""
         if self.options.target != "cpu":
             raise ArgumentError(f"inspect_llvm() needs target='cpu' (this kernel is {self.options.target!r})")
-        return variant.backend.llvm_ir
+        variant = self.compile(*args, **kwargs)
+        return variant.backend.optimized_ir if optimized else variant.backend.llvm_ir
 
     @property
     def signatures(self) -> list[str]:
@@ -73,9 +95,25 @@ class Kernel:
             with self._lock:
                 variant = self._variants.get(key)
                 if variant is None:
-                    variant = self._build(arguments)
+                    variant = self._build_reporting(arguments)
                     self._variants[key] = variant
         return variant
+
+    def _build_reporting(self, arguments: tuple[Argument, ...]) -> CompiledVariant:
+        """Compile; user errors lose polyfuse's frames and our own bugs become InternalError
+        (``POLYFUSE_DEBUG=1`` re-raises everything untouched)."""
+        if debug_errors():
+            return self._build(arguments)
+        try:
+            return self._build(arguments)
+        except PolyfuseError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - anything else is a polyfuse bug
+            raise InternalError(
+                f"polyfuse failed to compile {self.py_func.__qualname__} ({type(exc).__name__}: {exc}); "
+                "this is a bug in polyfuse: please report it with the kernel, or set POLYFUSE_DEBUG=1 "
+                "for the full traceback"
+            ) from exc
 
     def _build(self, arguments: tuple[Argument, ...]) -> CompiledVariant:
         stages = compile_loop_program(self.py_func, arguments, self.options)
@@ -85,6 +123,16 @@ class Kernel:
         bounds = stages.run("bounds", BoundsChecker, scop)
         written = frozenset(s.array for s in scop.statements)
         return CompiledVariant(stages, backend, bounds, written)
+
+
+def _dispatch_key(value: Any) -> Any:
+    """What selects a variant, computed cheaply; anything unusual falls back to full checks."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return (value.dtype.num, value.ndim, value.flags.c_contiguous)
+    if kind is int or kind is float:
+        return kind
+    return None  # numpy scalars, bools, wrong types: the full path decides
 
 
 def _backend(target: str):

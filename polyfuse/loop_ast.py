@@ -7,7 +7,6 @@ and which kernel-local arrays each parallel iteration needs a private copy of.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from polyfuse import ir
 from polyfuse.scop import Argument, ArrayInfo, Statement
@@ -21,7 +20,7 @@ class For:
     init: ir.Expr
     cond: ir.Expr
     step: int
-    body: "Node"
+    body: Node
     parallel: bool = False
     private: tuple[str, ...] = ()
 
@@ -29,13 +28,13 @@ class For:
 @dataclass(frozen=True)
 class If:
     cond: ir.Expr
-    then: "Node"
-    otherwise: "Node | None" = None
+    then: Node
+    otherwise: Node | None = None
 
 
 @dataclass(frozen=True)
 class Block:
-    children: tuple["Node", ...]
+    children: tuple[Node, ...]
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class StmtCall:
     args: tuple[ir.Expr, ...]
 
 
-Node = Union[For, If, Block, StmtCall]
+Node = For | If | Block | StmtCall
 
 
 @dataclass(frozen=True)

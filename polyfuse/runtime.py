@@ -6,6 +6,7 @@ overlapping arrays that are written, allocate kernel-local arrays, run the backe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +73,7 @@ class CompiledVariant:
                 if np.may_share_memory(a, b) and np.shares_memory(a, b):
                     raise ArgumentError(
                         f"arguments {first!r} and {second!r} overlap in memory and "
-                        f"{first if first in self.written else second!r} is written by the kernel; "
+                        f"{(first if first in self.written else second)!r} is written by the kernel; "
                         "pass separate arrays (e.g. a .copy())"
                     )
 
@@ -100,7 +101,7 @@ def evaluate_int(expr: ir.Expr, env: dict[str, Any]) -> int:
     raise ArgumentError(f"cannot evaluate {ir.to_python(expr)} at call time")
 
 
-_INT_OPS = {
+_INT_OPS: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "//": lambda a, b: a // b, "%": lambda a, b: a % b, "min": min, "max": max,
 }

@@ -9,7 +9,6 @@ by ``sign * var + shift`` on the shared dimension.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 import islpy as isl
 
@@ -25,7 +24,7 @@ class LoopMember:
 class LoopNode:
     members: tuple[LoopMember, ...]
     sign: int  # +1 for ascending loops, -1 for descending (negative step) ones
-    body: tuple["TreeNode", ...]
+    body: tuple[TreeNode, ...]
 
     @property
     def statements(self) -> tuple[str, ...]:
@@ -41,7 +40,7 @@ class StmtNode:
         return (self.name,)
 
 
-TreeNode = Union[LoopNode, StmtNode]
+TreeNode = LoopNode | StmtNode
 
 
 def loop_of(var: str, sign: int, body: tuple[TreeNode, ...]) -> LoopNode:

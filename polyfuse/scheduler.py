@@ -30,8 +30,8 @@ class ScheduleResult:
     fuse: str
     source: str  # "program order" | "isl scheduler"
     notes: tuple[str, ...]
+    schedule: isl.Schedule = field(compare=False, repr=False)
     decisions: tuple = ()  # FusionDecision records, when the policy made them itself
-    schedule: isl.Schedule = field(default=None, compare=False, repr=False)
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResult:
@@ -41,8 +41,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResu
     if fuse == "smart":
         fusion = SmartFusion(scop, deps)
         body = fusion.run()
-        return ScheduleResult(fuse, "smart fusion of the program's loops", (), tuple(fusion.decisions),
-                              scop.schedule_of(body))
+        return ScheduleResult(fuse, "smart fusion of the program's loops", (), scop.schedule_of(body),
+                              tuple(fusion.decisions))
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order

@@ -14,7 +14,6 @@ import islpy as isl
 from polyfuse import ir
 from polyfuse.errors import SourceSpan
 
-
 ISL_RESERVED = {
     "and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty", "true", "false",
     "NaN", "div", "implies", "xor",

@@ -15,9 +15,9 @@ loop nests so that a fusing optimizer has something to do.
 from a size preset (``sizes["test"]``, ``sizes["quick"]``, ``sizes["bench"]``).
 """
 
-from dataclasses import dataclass
-from typing import Callable, Mapping
 import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polyfuse.dependences import Dependences, _flow, _on_array
-from polyfuse.scop import isl_name
-from polyfuse.scop import Scop
+from polyfuse.scop import Scop, isl_name
 
 
 def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> list[str]:
