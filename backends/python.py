@@ -14,7 +14,7 @@ from itertools import count
 import numpy as np
 
 from polyfuse import ir
-from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, upper_bound
+from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 
 _serial = count()
 
@@ -64,11 +64,11 @@ def _emit_block(node: Block, program, depth, out) -> None:
 
 def _emit_for(node: For, program, depth, out) -> None:
     pad = "    " * depth
-    ub = upper_bound(node)
-    if ub is not None:
+    bound = exclusive_bound(node)
+    if bound is not None:
         step = f", {node.step}" if node.step != 1 else ""
         out.append(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
-                   f"{ir.to_python(ub)} + 1{step}):")
+                   f"{ir.to_python(bound)}{step}):")
         _emit(node.body, program, depth + 1, out)
         return
     out.append(f"{pad}{node.iterator} = {ir.to_python(node.init)}")

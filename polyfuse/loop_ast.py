@@ -91,15 +91,26 @@ def top_level(node: Node) -> tuple[Node, ...]:
     return node.children if isinstance(node, Block) else (node,)
 
 
-def upper_bound(loop: For) -> ir.Expr | None:
-    """The inclusive upper bound when ``cond`` is ``iterator <= e`` or ``iterator < e``."""
+def exclusive_bound(loop: For) -> ir.Expr | None:
+    """``e`` such that the loop runs while ``iterator < e`` (simplifying ``(x - 1) + 1``)."""
     cond = loop.cond
-    if isinstance(cond, ir.Compare) and isinstance(cond.lhs, ir.Var) and cond.lhs.name == loop.iterator:
-        if cond.op == "<=":
-            return cond.rhs
-        if cond.op == "<":
-            return ir.BinOp("-", cond.rhs, ir.int_const(1), ir.INT, True)
-    return None
+    if not (isinstance(cond, ir.Compare) and isinstance(cond.lhs, ir.Var) and cond.lhs.name == loop.iterator):
+        return None
+    if cond.op == "<":
+        return cond.rhs
+    if cond.op != "<=":
+        return None
+    rhs = cond.rhs
+    if isinstance(rhs, ir.BinOp) and rhs.op == "-" and rhs.rhs == ir.int_const(1):
+        return rhs.lhs
+    return ir.BinOp("+", rhs, ir.int_const(1), ir.INT, True)
+
+
+def _display(text: str) -> str:
+    """``A__shape0`` -> ``A.shape[0]`` for people."""
+    import re
+
+    return re.sub(r"\b([A-Za-z_][A-Za-z0-9_]*)__shape(\d+)\b", r"\1.shape[\2]", text)
 
 
 def render(program: LoopProgram) -> str:
@@ -115,18 +126,18 @@ def _render(node: Node, program: LoopProgram, depth: int, out: list[str]) -> Non
         for child in node.children:
             _render(child, program, depth, out)
     elif isinstance(node, For):
-        ub = upper_bound(node)
+        bound = exclusive_bound(node)
         tag = "  # parallel" + (f", private {', '.join(node.private)}" if node.private else "") if node.parallel else ""
-        if ub is not None:
+        if bound is not None:
             step = f", {node.step}" if node.step != 1 else ""
-            out.append(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
-                       f"{ir.to_python(ub)} + 1{step}):{tag}")
+            out.append(_display(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
+                                f"{ir.to_python(bound)}{step}):{tag}"))
         else:
-            out.append(f"{pad}for {node.iterator} from {ir.to_python(node.init)} while "
-                       f"{ir.to_python(node.cond)} step {node.step}:{tag}")
+            out.append(_display(f"{pad}for {node.iterator} from {ir.to_python(node.init)} while "
+                                f"{ir.to_python(node.cond)} step {node.step}:{tag}"))
         _render(node.body, program, depth + 1, out)
     elif isinstance(node, If):
-        out.append(f"{pad}if {ir.to_python(node.cond)}:")
+        out.append(_display(f"{pad}if {ir.to_python(node.cond)}:"))
         _render(node.then, program, depth + 1, out)
         if node.otherwise is not None:
             out.append(f"{pad}else:")
@@ -134,4 +145,4 @@ def _render(node: Node, program: LoopProgram, depth: int, out: list[str]) -> Non
     else:
         stmt = program.statement(node.statement)
         args = ", ".join(ir.to_python(a) for a in node.args)
-        out.append(f"{pad}{stmt.name}({args})  # {stmt.source_line}")
+        out.append(_display(f"{pad}{stmt.name}({args})") + f"  # {stmt.source_line}")
