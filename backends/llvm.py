@@ -20,9 +20,11 @@ from llvmlite import ir as ll
 
 from polyfuse.errors import ArgumentError
 from polyfuse.loop_ast import Block, For, If, LoopProgram, StmtCall
+from polyfuse.phases import Phase, plan_phases, shared_scalars
 from polyfuse.scop import ArrayInfo, isl_name
 
 from .llvm_exprs import ExprEmitter, llvm_type
+from .parallel import run_parallel
 
 _INIT_LOCK = threading.Lock()
 _TARGET: dict[str, Any] = {}
@@ -59,17 +61,32 @@ class Param:
 
 
 @dataclass
+class CompiledPhase:
+    """One phase's JIT function; parallel phases take (first, last) iteration indices too."""
+
+    phase: Phase
+    function: Any
+
+
+@dataclass
 class LLVMKernel:
-    """A JIT-compiled kernel; call it with the runtime's value dict."""
+    """JIT-compiled phases; call it with the runtime's value dict."""
 
     params: tuple[Param, ...]
+    phases: tuple[CompiledPhase, ...]
+    locals: dict[str, ArrayInfo]
     llvm_ir: str
     optimized_ir: str
-    function: Any
     engine: Any = field(repr=False)
+    serial_seconds: dict[int, float] = field(default_factory=dict, repr=False)
 
     def __call__(self, values: dict[str, Any]) -> None:
-        self.function(*(self._value(p, values) for p in self.params))
+        args = [self._value(p, values) for p in self.params]
+        for compiled in self.phases:
+            if compiled.phase.parallel:
+                run_parallel(self, compiled, args, values)
+            else:
+                compiled.function(*args)
 
     @staticmethod
     def _value(param: Param, values: dict[str, Any]):
@@ -84,7 +101,7 @@ class LLVMKernel:
         return values[param.name]
 
 
-def signature(program: LoopProgram) -> tuple[Param, ...]:
+def signature(program: LoopProgram, shared: set[str]) -> tuple[Param, ...]:
     params: list[Param] = []
     for arg in program.arguments:
         kind = {"array": "array", "int": "i64", "float": "f64"}[arg.kind]
@@ -94,14 +111,19 @@ def signature(program: LoopProgram) -> tuple[Param, ...]:
             params.extend(Param(f"{arg.name}__stride{d}", "stride", arg.name, d) for d in range(arg.rank))
     taken = {p.name for p in params}
     params.extend(Param(p, "i64") for p in program.params if p not in taken)
-    params.extend(Param(a.name, "array") for a in program.local_arrays() if not a.is_scalar)
+    params.extend(Param(a.name, "array") for a in program.local_arrays()
+                  if not a.is_scalar or a.name in shared)
     return tuple(params)
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
-    """Generate, optimise and JIT-compile ``program`` for the host CPU."""
-    params = signature(program)
-    module = KernelCodegen(program, params).module
+    """Generate, optimise and JIT-compile ``program`` for the host CPU, one function per phase."""
+    phases = plan_phases(program)
+    shared = shared_scalars(program)
+    params = signature(program, shared)
+    module = ll.Module(name=program.name)
+    for phase in phases:
+        KernelCodegen(module, program, params, phase, shared)
     text = str(module)
     triple = _initialize()
     tm = _target_machine(triple)
@@ -117,10 +139,17 @@ def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
         builder.getModulePassManager().run(parsed, builder)
     engine = llvm.create_mcjit_compiler(parsed, tm)
     engine.finalize_object()
-    address = engine.get_function_address(program.name)
-    argtypes = [_CTYPES[p.kind] for p in params]
-    function = ctypes.CFUNCTYPE(None, *argtypes)(address)
-    return LLVMKernel(params, text, str(parsed), function, engine)
+    compiled = []
+    for phase in phases:
+        argtypes = [_CTYPES[p.kind] for p in params] + ([ctypes.c_int64] * 2 if phase.parallel else [])
+        address = engine.get_function_address(phase_name(program, phase))
+        compiled.append(CompiledPhase(phase, ctypes.CFUNCTYPE(None, *argtypes)(address)))
+    local_info = {a.name: a for a in program.local_arrays()}
+    return LLVMKernel(params, tuple(compiled), local_info, text, str(parsed), engine)
+
+
+def phase_name(program: LoopProgram, phase: Phase) -> str:
+    return f"{program.name}.phase{phase.index}"
 
 
 _CTYPES = {"array": ctypes.c_void_p, "stride": ctypes.c_int64, "i64": ctypes.c_int64, "f64": ctypes.c_double}
@@ -128,13 +157,18 @@ _I64 = ll.IntType(64)
 
 
 class KernelCodegen:
-    """Emits one LLVM function for a loop program; one ``emit_<node>`` rule per loop-AST node."""
+    """Emits one phase's LLVM function; one ``emit_<node>`` rule per loop-AST node."""
 
-    def __init__(self, program: LoopProgram, params: tuple[Param, ...]) -> None:
+    def __init__(self, module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
+                 shared: set[str]) -> None:
         self.program = program
-        self.module = ll.Module(name=program.name)
+        self.module = module
+        self.shared = shared
         arg_types = [self._param_type(program, p) for p in params]
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), arg_types), name=program.name)
+        if phase.parallel:
+            arg_types += [_I64, _I64]
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), arg_types), name=phase_name(program, phase))
+        self.chunk = (fn.args[-2], fn.args[-1]) if phase.parallel else None
         self.entry = fn.append_basic_block("entry")
         body = fn.append_basic_block("body")
         self.builder = ll.IRBuilder(body)
@@ -148,7 +182,10 @@ class KernelCodegen:
             self.values[param.name] = arg
         self.exprs = ExprEmitter(self)
         self._bind_arrays(params)
-        self.emit(program.root)
+        if self.chunk is not None:
+            self.emit_chunk(phase.node)
+        else:
+            self.emit(phase.node)
         self.builder.ret_void()
         self.alloca_builder.branch(body)
 
@@ -162,7 +199,7 @@ class KernelCodegen:
     def _bind_arrays(self, params: tuple[Param, ...]) -> None:
         strided = {p.array for p in params if p.kind == "stride"}
         for info in self.program.arrays:
-            if info.is_scalar:
+            if info.is_scalar and info.name not in self.shared:
                 slot = self.alloca_builder.alloca(llvm_type(info.dtype), name=info.name)
                 self.arrays[info.name] = (slot, [])
             elif info.name in strided:
@@ -188,10 +225,19 @@ class KernelCodegen:
         for child in node.children:
             self.emit(child)
 
-    def emit_For(self, node: For) -> None:
+    def emit_chunk(self, node: For) -> None:
+        """The outer loop restricted to iterations ``first <= k < last`` (k counts from 0)."""
+        first, last = self.chunk
+        step = ll.Constant(_I64, node.step)
+        init = self.exprs.emit(node.init)
+        start = self.builder.add(init, self.builder.mul(first, step))
+        end = self.builder.add(init, self.builder.mul(last, step))
+        self.emit_For(node, start=start, end=end)
+
+    def emit_For(self, node: For, start=None, end=None) -> None:
         b = self.builder
         slot = self.alloca_builder.alloca(_I64, name=node.iterator)
-        b.store(self.exprs.emit(node.init), slot)
+        b.store(self.exprs.emit(node.init) if start is None else start, slot)
         header = b.append_basic_block(f"{node.iterator}.header")
         body = b.append_basic_block(f"{node.iterator}.body")
         done = b.append_basic_block(f"{node.iterator}.done")
@@ -199,7 +245,10 @@ class KernelCodegen:
         b.position_at_end(header)
         saved = self.values.get(node.iterator)
         self.values[node.iterator] = b.load(slot)
-        b.cbranch(self.exprs.emit(node.cond), body, done)
+        cond = self.exprs.emit(node.cond)
+        if end is not None:
+            cond = b.and_(cond, b.icmp_signed("<", self.values[node.iterator], end))
+        b.cbranch(cond, body, done)
         b.position_at_end(body)
         self.emit(node.body)
         current = b.load(slot)

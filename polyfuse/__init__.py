@@ -6,5 +6,6 @@ __version__ = "0.1.0"
 __all__ = ["ArgumentError", "InternalError", "PolyfuseError", "UnsupportedError", "__version__"]
 
 from .kernel import Kernel, kernel  # noqa: E402
+from .threads import get_num_threads, set_num_threads  # noqa: E402
 
-__all__ += ["Kernel", "kernel"]
+__all__ += ["Kernel", "kernel", "get_num_threads", "set_num_threads"]
