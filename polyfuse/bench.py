@@ -54,12 +54,15 @@ class BenchSettings:
     repeats: int = 5  # at least this many timed runs per implementation
     min_time: float = 0.05  # ... and keep repeating until this many seconds were timed (cap 1000 runs)
     seed: int = 0
+    threads: int | None = None  # polyfuse threads (None: polyfuse's default); numba is always serial
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise ValueError(f"preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
         if self.repeats < 1:
             raise ValueError("repeats must be at least 1")
+        if self.threads is not None and self.threads < 1:
+            raise ValueError("threads must be at least 1")
 
 
 @dataclass
@@ -157,6 +160,24 @@ def machine_info() -> dict[str, Any]:
         "python": platform.python_version(),
         "versions": {m: package_version(m) for m in ("polyfuse", "numpy", "numba", "llvmlite", "islpy")},
     }
+
+
+def polyfuse_threads() -> int | None:
+    """Threads polyfuse runs parallel loops on (None: this polyfuse has no thread pool)."""
+    try:
+        from polyfuse import threads
+    except ImportError:
+        return None
+    return threads.get_num_threads()
+
+
+def set_polyfuse_threads(count: int) -> None:
+    os.environ["POLYFUSE_NUM_THREADS"] = str(count)
+    try:
+        from polyfuse import threads
+    except ImportError:
+        return
+    threads.set_num_threads(count)
 
 
 # ---- measuring ---------------------------------------------------------------------------------
@@ -355,9 +376,14 @@ def run(settings: BenchSettings, *, out: TextIO | None = None) -> BenchReport:
     """Benchmark the selected kernels, printing the table to ``out`` as rows complete."""
     out = out if out is not None else sys.stdout
     specs = select_kernels(settings.kernels)
+    if settings.threads is not None:
+        set_polyfuse_threads(settings.threads)
     machine = machine_info()
+    threads = polyfuse_threads()
+    machine["polyfuse_threads"] = threads
     print(f"polyfuse bench: {len(specs)} kernel(s), preset {settings.preset!r}, target "
-          f"{settings.target!r}, min of >= {settings.repeats} runs", file=out)
+          f"{settings.target!r}, min of >= {settings.repeats} runs, polyfuse threads: "
+          f"{threads if threads is not None else 1}, numba: 1 thread (njit)", file=out)
     print(f"machine: {machine['cpu']} ({machine['usable_cores']} usable of {machine['cores']} cores); "
           + ", ".join(f"{k} {v}" for k, v in machine["versions"].items()), file=out)
     print(header(), file=out, flush=True)

@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--min-time", type=float, default=0.05, metavar="SECONDS",
                        help="keep repeating a short kernel until this much time was measured "
                        "(at most 1000 runs; default: 0.05)")
+    bench.add_argument("--threads", type=_positive, metavar="N",
+                       help="threads polyfuse may run parallel loops on (sets POLYFUSE_NUM_THREADS; "
+                       "default: polyfuse's own default). numba.njit always runs on one thread")
     bench.add_argument("--seed", type=int, default=0, help="seed of the input generator (default: 0)")
     bench.add_argument("--json", default=str(DEFAULT_JSON), metavar="PATH",
                        help=f"where to write the JSON results (default: {DEFAULT_JSON})")
@@ -68,7 +71,8 @@ def _bench(args: argparse.Namespace) -> int:
     preset = args.preset or ("quick" if args.quick else ("test" if args.target == "python" else "bench"))
     try:
         settings = bench.BenchSettings(preset=preset, target=args.target, kernels=args.kernels,
-                                       repeats=args.repeats, min_time=args.min_time, seed=args.seed)
+                                       repeats=args.repeats, min_time=args.min_time, seed=args.seed,
+                                       threads=args.threads)
         bench.select_kernels(settings.kernels)
     except ValueError as exc:
         print(f"polyfuse bench: {exc}", file=sys.stderr)

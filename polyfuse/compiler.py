@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polyfuse.astgen import build_loop_program
+from polyfuse.contraction import contract
 from polyfuse.dependences import check_scalars_defined, compute_dependences
 from polyfuse.errors import VerificationError
 from polyfuse.frontend import lift
@@ -55,9 +56,14 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse)
     if options.verify:
         stages.run("verify", _verify, scop, deps, sched.schedule)
+    # intermediates that fusion made short-lived shrink (to rows, tiles or registers)
+    if options.contract:
+        scop, _ = stages.run("contraction", contract, scop, deps, sched.schedule)
+        deps = compute_dependences(scop, sched.schedule)  # contracted storage is only valid in the new order
     # isl generates the loops; dependences mark which of them are parallel
     program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
     stages.run("fusion report", _fusion_report, scop, deps, program, sched)
+    stages.outputs["final scop"] = scop  # after contraction: what the runtime allocates and checks
     return stages
 
 

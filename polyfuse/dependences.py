@@ -67,7 +67,7 @@ class Dependences:
         return found
 
 
-def _on_array(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
+def on_array(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
     return accesses.intersect_range(isl.UnionSet(f"{{ {array}[{_dims(accesses, array)}] }}"))
 
 
@@ -79,7 +79,7 @@ def _dims(accesses: isl.UnionMap, array: str) -> str:
     return ", ".join(f"x{i}" for i in range(ranks[0] if ranks else 0))
 
 
-def _flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *, may: bool,
+def flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *, may: bool,
           kill: isl.UnionMap | None = None) -> isl.UnionFlow:
     info = isl.UnionAccessInfo.from_sink(sink)
     info = info.set_may_source(source) if may else info.set_must_source(source)
@@ -99,13 +99,13 @@ def compute_dependences(scop: Scop, schedule: isl.Schedule | None = None) -> Dep
         from polyfuse.scop import isl_name
 
         iname = isl_name(name)
-        r, w = _on_array(reads, iname), _on_array(writes, iname)
+        r, w = on_array(reads, iname), on_array(writes, iname)
         if w.is_empty():
             continue
         local = info.kind == "local"
-        raw = _flow(r, w, schedule, may=False).get_must_dependence()
-        war = _flow(w, r, schedule, may=True, kill=w).get_may_dependence()
-        waw = _flow(w, w, schedule, may=False).get_must_dependence()
+        raw = flow(r, w, schedule, may=False).get_must_dependence()
+        war = flow(w, r, schedule, may=True, kill=w).get_may_dependence()
+        waw = flow(w, w, schedule, may=False).get_must_dependence()
         for kind, rel in (("RAW", raw), ("WAR", war), ("WAW", waw)):
             if not rel.is_empty():
                 items.append(Dependence(kind, name, local, rel))
@@ -121,8 +121,8 @@ def check_scalars_defined(scop: Scop) -> None:
         if not info.is_scalar:
             continue
         iname = isl_name(info.name)
-        r, w = _on_array(reads, iname), _on_array(writes, iname)
-        undefined = _flow(r, w, scop.schedule, may=False).get_must_no_source().intersect_params(scop.context)
+        r, w = on_array(reads, iname), on_array(writes, iname)
+        undefined = flow(r, w, scop.schedule, may=False).get_must_no_source().intersect_params(scop.context)
         if undefined.is_empty():
             continue
         maps: list[isl.Map] = []

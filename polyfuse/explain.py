@@ -24,6 +24,7 @@ class Explanation:
             ("statements", [_statement(s) for s in scop.statements]),
             ("dependences", [_dependence(d) for d in deps.items]),
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
+            ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), ()))[1]]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),
             ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
@@ -60,6 +61,14 @@ def _dependence(dep) -> dict[str, Any]:
             "pairs": [f"{a} -> {b}" for a, b in dep.statement_pairs()], "relation": dep.relation.to_str()}
 
 
+def _contraction(decision) -> dict[str, Any]:
+    def shape(extents) -> str:
+        return "(" + ", ".join(extents) + ("," if len(extents) == 1 else "") + ")"
+
+    return {"array": decision.array, "before": shape(decision.shape_before),
+            "after": shape(decision.shape_after), "itemsize": decision.itemsize, "reason": decision.reason}
+
+
 def _loop(loop: For) -> dict[str, Any]:
     return {"iterator": loop.iterator, "parallel": loop.parallel, "private": list(loop.private)}
 
@@ -83,6 +92,9 @@ def _item(value: Any) -> str:
                 f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
     if "kind" in value:
         return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
+    if "before" in value:
+        return (f"- {value['array']}: {value['before']} -> {value['after']} "
+                f"x {value['itemsize']} bytes; {value['reason']}")
     if "fused" in value:
         verdict = "fused" if value["fused"] else "not fused"
         return f"- {', '.join(value['first'])} | {', '.join(value['second'])}: {verdict} -- {value['reason']}"

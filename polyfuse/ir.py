@@ -196,3 +196,19 @@ _PY_RENDER = {
     Call: _render_call,
     Cast: _render_cast,
 }
+
+
+def map_loads(expr: Expr, fn) -> Expr:
+    """``expr`` with every Load replaced by ``fn(load)`` (bottom-up; other nodes rebuilt)."""
+    from dataclasses import fields, replace
+
+    if isinstance(expr, Load):
+        return fn(replace(expr, index=tuple(map_loads(i, fn) for i in expr.index)))
+    changes = {}
+    for f in fields(expr):
+        value = getattr(expr, f.name)
+        if isinstance(value, tuple) and value and not isinstance(value[0], str):
+            changes[f.name] = tuple(map_loads(v, fn) for v in value)
+        elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise"):
+            changes[f.name] = map_loads(value, fn)
+    return replace(expr, **changes) if changes else expr

@@ -23,11 +23,11 @@ class Kernel:
     """A compiled-on-first-call kernel; ``kernel.py_func`` is the undecorated function."""
 
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
-                 opt_level: int = 3) -> None:
+                 opt_level: int = 3, contract: bool = True) -> None:
         self.py_func = fn
         self.options = Options(target=target, fuse=fuse,
                                verify=default_verify() if verify is None else verify,
-                               opt_level=opt_level)
+                               opt_level=opt_level, contract=contract)
         self._signature = inspect.signature(fn)
         self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}
@@ -119,7 +119,7 @@ class Kernel:
         stages = compile_loop_program(self.py_func, arguments, self.options)
         program = stages["loop ast"]
         backend = stages.run("backend", _backend(self.options.target), program, self.options)
-        scop = stages["lift"]
+        scop = stages["final scop"]
         bounds = stages.run("bounds", BoundsChecker, scop)
         written = frozenset(s.array for s in scop.statements)
         return CompiledVariant(stages, backend, bounds, written)

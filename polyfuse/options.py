@@ -26,6 +26,7 @@ class Options:
     fuse: str = "smart"
     verify: bool = False  # re-check the final schedule against every dependence (tests turn it on)
     opt_level: int = 3
+    contract: bool = True  # shrink kernel-local arrays that fusion made short-lived
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -36,7 +37,8 @@ class Options:
             raise ArgumentError(f"opt_level={self.opt_level!r}; choose 0..3")
 
     def key(self) -> str:
-        return f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level}"
+        return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
+                f"contract={self.contract}")
 
 
 def default_verify() -> bool:

@@ -37,7 +37,7 @@ class CompiledVariant:
 
     @property
     def scop(self) -> Scop:
-        return self.stages["lift"]
+        return self.stages["final scop"]
 
     def run(self, values: dict[str, Any]) -> None:
         env = self.bind(values)

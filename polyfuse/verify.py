@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polyfuse.dependences import Dependences, _flow, _on_array
+from polyfuse.dependences import Dependences, flow, on_array
 from polyfuse.scop import Scop, isl_name
 
 
@@ -21,11 +21,11 @@ def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule) -
     original, candidate = scop.schedule, schedule
     for info in scop.arrays:
         name = isl_name(info.name)
-        r, w = _on_array(reads, name), _on_array(writes, name)
+        r, w = on_array(reads, name), on_array(writes, name)
         if w.is_empty() or r.is_empty():
             continue
-        before = _flow(r, w, original, may=False)
-        after = _flow(r, w, candidate, may=False)
+        before = flow(r, w, original, may=False)
+        after = flow(r, w, candidate, may=False)
         if not before.get_must_dependence().is_equal(after.get_must_dependence()):
             problems.append(f"a read of {info.name} sees a different writer")
         if not before.get_must_no_source().is_equal(after.get_must_no_source()):
