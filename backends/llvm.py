@@ -72,13 +72,23 @@ class CompiledPhase:
 class LLVMKernel:
     """JIT-compiled phases; call it with the runtime's value dict."""
 
-    params: tuple[Param, ...]
+    artifact: LLVMArtifact
     phases: tuple[CompiledPhase, ...]
     locals: dict[str, ArrayInfo]
-    llvm_ir: str
-    optimized_ir: str
     engine: Any = field(repr=False)
     serial_seconds: dict[int, float] = field(default_factory=dict, repr=False)
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return self.artifact.params
+
+    @property
+    def llvm_ir(self) -> str:
+        return self.artifact.llvm_ir
+
+    @property
+    def optimized_ir(self) -> str:
+        return self.artifact.optimized_ir
 
     def __call__(self, values: dict[str, Any]) -> None:
         args = [self._value(p, values) for p in self.params]
@@ -116,8 +126,25 @@ def signature(program: LoopProgram, shared: set[str]) -> tuple[Param, ...]:
     return tuple(params)
 
 
+@dataclass(frozen=True)
+class LLVMArtifact:
+    """Everything needed to JIT a kernel again without polyfuse's earlier stages (disk cache)."""
+
+    name: str
+    params: tuple[Param, ...]
+    phases: tuple[Phase, ...]
+    locals: tuple[ArrayInfo, ...]
+    llvm_ir: str
+    optimized_ir: str
+
+
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
     """Generate, optimise and JIT-compile ``program`` for the host CPU, one function per phase."""
+    return load_artifact(generate(program, options))
+
+
+def generate(program: LoopProgram, options) -> LLVMArtifact:
+    """LLVM IR for ``program``, before and after the O3 pipeline for the host CPU."""
     phases = plan_phases(program)
     shared = shared_scalars(program)
     params = signature(program, shared)
@@ -137,19 +164,25 @@ def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
         pto.slp_vectorization = True
         builder = llvm.create_pass_builder(tm, pto)
         builder.getModulePassManager().run(parsed, builder)
-    engine = llvm.create_mcjit_compiler(parsed, tm)
+    return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed))
+
+
+def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
+    """JIT-compile already optimised IR."""
+    triple = _initialize()
+    parsed = llvm.parse_assembly(artifact.optimized_ir)
+    engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple))
     engine.finalize_object()
     compiled = []
-    for phase in phases:
-        argtypes = [_CTYPES[p.kind] for p in params] + ([ctypes.c_int64] * 2 if phase.parallel else [])
-        address = engine.get_function_address(phase_name(program, phase))
+    for phase in artifact.phases:
+        argtypes = [_CTYPES[p.kind] for p in artifact.params] + ([ctypes.c_int64] * 2 if phase.parallel else [])
+        address = engine.get_function_address(phase_name(artifact.name, phase))
         compiled.append(CompiledPhase(phase, ctypes.CFUNCTYPE(None, *argtypes)(address)))
-    local_info = {a.name: a for a in program.local_arrays()}
-    return LLVMKernel(params, tuple(compiled), local_info, text, str(parsed), engine)
+    return LLVMKernel(artifact, tuple(compiled), {a.name: a for a in artifact.locals}, engine)
 
 
-def phase_name(program: LoopProgram, phase: Phase) -> str:
-    return f"{program.name}.phase{phase.index}"
+def phase_name(kernel: str, phase: Phase) -> str:
+    return f"{kernel}.phase{phase.index}"
 
 
 _CTYPES = {"array": ctypes.c_void_p, "stride": ctypes.c_int64, "i64": ctypes.c_int64, "f64": ctypes.c_double}
@@ -167,7 +200,7 @@ class KernelCodegen:
         arg_types = [self._param_type(program, p) for p in params]
         if phase.parallel:
             arg_types += [_I64, _I64]
-        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), arg_types), name=phase_name(program, phase))
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), arg_types), name=phase_name(program.name, phase))
         self.chunk = (fn.args[-2], fn.args[-1]) if phase.parallel else None
         self.entry = fn.append_basic_block("entry")
         body = fn.append_basic_block("body")

@@ -47,6 +47,16 @@ class BoundsChecker:
         if len(self._safe) > 256:
             self._safe.popitem(last=False)
 
+    def __getstate__(self) -> dict:
+        """isl objects do not pickle: keep their text (for the disk cache)."""
+        checks = [(c.array, c.axis, c.extent, c.accessed.to_str(), c.unsafe.to_str()) for c in self.checks]
+        return {"params": self.params, "prefix": self.prefix, "checks": checks}
+
+    def __setstate__(self, state: dict) -> None:
+        self.params, self.prefix = state["params"], state["prefix"]
+        self.checks = [AxisCheck(a, axis, e, isl.Set(acc), isl.Set(bad)) for a, axis, e, acc, bad in state["checks"]]
+        self._safe = OrderedDict()
+
     def _point(self, values: dict[str, int]) -> isl.Set:
         cons = " and ".join(f"{p} = {values[p]}" for p in self.params) or "true"
         return isl.Set(f"{self.prefix} -> {{ : {cons} }}")

@@ -16,6 +16,13 @@ class Explanation:
 
     @classmethod
     def of(cls, variant, options) -> Explanation:
+        """The explanation of a compiled variant (built once, or stored with a cache entry)."""
+        if variant.explanation is None:
+            variant.explanation = cls._build(variant, options)
+        return variant.explanation
+
+    @classmethod
+    def _build(cls, variant, options) -> Explanation:
         stages = variant.stages
         scop, deps, sched = stages["lift"], stages["dependences"], stages["schedule"]
         program = stages["loop ast"]
@@ -30,7 +37,11 @@ class Explanation:
             ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
             ("loop code", render(program)),
             ("compile seconds", dict(stages.seconds)),
+            ("cache", "compiled in this process"),
         ))
+
+    def replace_section(self, name: str, value: Any) -> Explanation:
+        return Explanation(tuple((n, value if n == name else v) for n, v in self.sections))
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.sections)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import threading
+import types
 from typing import Any
 
 import numpy as np
 
+from polyfuse import cache
 from polyfuse.bounds import BoundsChecker
 from polyfuse.compiler import compile_loop_program
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
+from polyfuse.frontend.source import read_source
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import CompiledVariant
 from polyfuse.scop import Argument
@@ -116,13 +120,54 @@ class Kernel:
             ) from exc
 
     def _build(self, arguments: tuple[Argument, ...]) -> CompiledVariant:
+        key = self._cache_key(arguments) if self.options.target == "cpu" else None
+        if key is not None:
+            entry = cache.load(key)
+            if entry is not None:
+                return _from_cache(entry)
         stages = compile_loop_program(self.py_func, arguments, self.options)
         program = stages["loop ast"]
         backend = stages.run("backend", _backend(self.options.target), program, self.options)
         scop = stages["final scop"]
         bounds = stages.run("bounds", BoundsChecker, scop)
-        written = frozenset(s.array for s in scop.statements)
-        return CompiledVariant(stages, backend, bounds, written)
+        variant = CompiledVariant(
+            arguments=arguments, params=program.params, local_arrays=program.local_arrays(),
+            backend=backend, bounds=bounds, written=frozenset(s.array for s in scop.statements),
+            stages=stages,
+        )
+        if key is not None:
+            cache.store(key, _cache_entry(variant, self.options))
+        return variant
+
+    def _cache_key(self, arguments: tuple[Argument, ...]) -> str | None:
+        if not cache.enabled():
+            return None
+        source = read_source(self.py_func)
+        modules = sorted(
+            f"{node.id}={self.py_func.__globals__[node.id].__name__}"
+            for node in ast.walk(source.tree)
+            if isinstance(node, ast.Name) and isinstance(self.py_func.__globals__.get(node.id), types.ModuleType)
+        )
+        return cache.make_key(source.text, " ".join(modules), signature_key(arguments), self.options.key())
+
+
+def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:
+    return {
+        "artifact": variant.backend.artifact, "arguments": variant.arguments, "params": variant.params,
+        "local_arrays": variant.local_arrays, "bounds": variant.bounds, "written": variant.written,
+        "explanation": Explanation.of(variant, options),
+    }
+
+
+def _from_cache(entry: dict[str, Any]) -> CompiledVariant:
+    from polyfuse.backends.llvm import load_artifact
+
+    return CompiledVariant(
+        arguments=entry["arguments"], params=entry["params"], local_arrays=entry["local_arrays"],
+        backend=load_artifact(entry["artifact"]), bounds=entry["bounds"], written=entry["written"],
+        explanation=entry["explanation"].replace_section("cache", "loaded from the disk cache"),
+        from_cache=True,
+    )
 
 
 def _dispatch_key(value: Any) -> Any:

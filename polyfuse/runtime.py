@@ -16,40 +16,50 @@ from polyfuse import ir
 from polyfuse.bounds import BoundsChecker
 from polyfuse.compiler import Stages
 from polyfuse.errors import ArgumentError
-from polyfuse.loop_ast import LoopProgram
-from polyfuse.scop import ArrayInfo, Scop, shape_param
+from polyfuse.scop import Argument, ArrayInfo, shape_param
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass
 class CompiledVariant:
-    """Everything compiled for one signature: stages for explain(), the backend kernel, checks."""
+    """Everything compiled for one signature: the backend kernel and the per-call checks.
 
-    stages: Stages
+    ``stages`` holds the pipeline's records for explain(); after a disk-cache hit it is None and
+    ``explanation`` holds the rendered sections that were stored with the object code.
+    """
+
+    arguments: tuple[Argument, ...]
+    params: tuple[str, ...]
+    local_arrays: tuple[ArrayInfo, ...]
     backend: Any  # PythonKernel | LLVMKernel
     bounds: BoundsChecker
     written: frozenset[str]
+    stages: Stages | None = None
+    explanation: Any = None  # Explanation, filled in lazily or from the disk cache
+    from_cache: bool = False
 
     @property
-    def program(self) -> LoopProgram:
-        return self.stages["loop ast"]
+    def program(self):
+        """The loop AST (None after a disk-cache hit: use explanation instead)."""
+        return self.stages["loop ast"] if self.stages is not None else None
 
     @property
-    def scop(self) -> Scop:
-        return self.stages["final scop"]
+    def scop(self):
+        """The final Scop (None after a disk-cache hit)."""
+        return self.stages["final scop"] if self.stages is not None else None
 
     def run(self, values: dict[str, Any]) -> None:
         env = self.bind(values)
-        self.bounds.check({p: env[p] for p in self.program.params})
+        self.bounds.check({p: env[p] for p in self.params})
         self.check_overlap(values)
-        for info in self.program.local_arrays():
+        for info in self.local_arrays:
             env[info.name] = allocate(info, env)
         self.backend(env)
 
     def bind(self, values: dict[str, Any]) -> dict[str, Any]:
         env: dict[str, Any] = {}
-        for arg in self.program.arguments:
+        for arg in self.arguments:
             value = values[arg.name]
             if arg.kind == "int":
                 value = int(value)
@@ -64,7 +74,7 @@ class CompiledVariant:
         return env
 
     def check_overlap(self, values: dict[str, Any]) -> None:
-        arrays = [a.name for a in self.program.arguments if a.kind == "array"]
+        arrays = [a.name for a in self.arguments if a.kind == "array"]
         for i, first in enumerate(arrays):
             for second in arrays[i + 1:]:
                 if first not in self.written and second not in self.written:

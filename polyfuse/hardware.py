@@ -1,0 +1,82 @@
+"""What the machine offers: cache sizes, line size, threads.  Read from Linux's sysfs (py-cpuinfo
+misreports caches on some AMD EPYC machines), overridable by environment variables, with
+documented defaults where nothing can be read.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .threads import available_cpus
+
+CACHE_ROOT = Path("/sys/devices/system/cpu/cpu0/cache")
+DEFAULTS = {"l1d": 32 * 1024, "l2": 1024 * 1024, "l3": 32 * 1024 * 1024, "line": 64}
+ENV = {"l1d": "POLYFUSE_L1_BYTES", "l2": "POLYFUSE_L2_BYTES", "l3": "POLYFUSE_L3_BYTES",
+       "line": "POLYFUSE_LINE_BYTES"}
+
+
+@dataclass(frozen=True)
+class CpuInfo:
+    name: str
+    l1d: int  # bytes
+    l2: int
+    l3: int
+    line: int
+    cpus: int
+    sources: tuple[tuple[str, str], ...]  # (field, "sysfs" | "env" | "default")
+
+
+def parse_size(text: str) -> int:
+    """'48K' -> 49152; '1024K', '32M', '65536' also accepted."""
+    text = text.strip().upper()
+    scale = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(text[-1:], 1)
+    return int(text.rstrip("KMG")) * scale
+
+
+def _read_sysfs(root: Path) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for index in sorted(root.glob("index*")):
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip()
+            size = parse_size((index / "size").read_text())
+            line = int((index / "coherency_line_size").read_text())
+        except (OSError, ValueError):
+            continue
+        key = {1: "l1d", 2: "l2", 3: "l3"}.get(level)
+        if key is None or (level == 1 and kind != "Data"):
+            continue
+        found[key] = size
+        found.setdefault("line", line)
+    return found
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+@lru_cache(maxsize=1)
+def cpu_info(root: Path = CACHE_ROOT) -> CpuInfo:
+    sysfs = _read_sysfs(root)
+    values, sources = {}, []
+    for key, default in DEFAULTS.items():
+        env = os.environ.get(ENV[key])
+        if env:
+            values[key], source = parse_size(env), "env"
+        elif key in sysfs:
+            values[key], source = sysfs[key], "sysfs"
+        else:
+            values[key], source = default, "default"
+        sources.append((key, source))
+    return CpuInfo(_cpu_name(), values["l1d"], values["l2"], values["l3"], values["line"],
+                   available_cpus(), tuple(sources))
