@@ -55,6 +55,7 @@ class BenchSettings:
     min_time: float = 0.05  # ... and keep repeating until this many seconds were timed (cap 1000 runs)
     seed: int = 0
     threads: int | None = None  # polyfuse threads (None: polyfuse's default); numba is always serial
+    use_cache: bool = False  # allow polyfuse's disk cache (then "compile" may be a cache load)
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -378,6 +379,8 @@ def run(settings: BenchSettings, *, out: TextIO | None = None) -> BenchReport:
     specs = select_kernels(settings.kernels)
     if settings.threads is not None:
         set_polyfuse_threads(settings.threads)
+    if not settings.use_cache:
+        os.environ["POLYFUSE_DISABLE_CACHE"] = "1"  # compile times must be real compilations
     machine = machine_info()
     threads = polyfuse_threads()
     machine["polyfuse_threads"] = threads

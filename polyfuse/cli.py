@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--threads", type=_positive, metavar="N",
                        help="threads polyfuse may run parallel loops on (sets POLYFUSE_NUM_THREADS; "
                        "default: polyfuse's own default). numba.njit always runs on one thread")
+    bench.add_argument("--use-cache", action="store_true",
+                       help="let polyfuse use its disk cache of compiled kernels (off by default, so the "
+                       "compile column measures real compilations)")
     bench.add_argument("--seed", type=int, default=0, help="seed of the input generator (default: 0)")
     bench.add_argument("--json", default=str(DEFAULT_JSON), metavar="PATH",
                        help=f"where to write the JSON results (default: {DEFAULT_JSON})")
@@ -72,7 +75,7 @@ def _bench(args: argparse.Namespace) -> int:
     try:
         settings = bench.BenchSettings(preset=preset, target=args.target, kernels=args.kernels,
                                        repeats=args.repeats, min_time=args.min_time, seed=args.seed,
-                                       threads=args.threads)
+                                       threads=args.threads, use_cache=args.use_cache)
         bench.select_kernels(settings.kernels)
     except ValueError as exc:
         print(f"polyfuse bench: {exc}", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from polyfuse.loop_ast import For, nodes, render
+from polyfuse.loop_ast import For, display_names, nodes, render
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def _dependence(dep) -> dict[str, Any]:
 
 def _contraction(decision) -> dict[str, Any]:
     def shape(extents) -> str:
-        return "(" + ", ".join(extents) + ("," if len(extents) == 1 else "") + ")"
+        return display_names("(" + ", ".join(extents) + ("," if len(extents) == 1 else "") + ")")
 
     return {"array": decision.array, "before": shape(decision.shape_before),
             "after": shape(decision.shape_after), "itemsize": decision.itemsize, "reason": decision.reason}

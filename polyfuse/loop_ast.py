@@ -6,6 +6,7 @@ and which kernel-local arrays each parallel iteration needs a private copy of.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from polyfuse import ir
@@ -106,10 +107,8 @@ def exclusive_bound(loop: For) -> ir.Expr | None:
     return ir.BinOp("+", rhs, ir.int_const(1), ir.INT, True)
 
 
-def _display(text: str) -> str:
+def display_names(text: str) -> str:
     """``A__shape0`` -> ``A.shape[0]`` for people."""
-    import re
-
     return re.sub(r"\b([A-Za-z_][A-Za-z0-9_]*)__shape(\d+)\b", r"\1.shape[\2]", text)
 
 
@@ -130,14 +129,14 @@ def _render(node: Node, program: LoopProgram, depth: int, out: list[str]) -> Non
         tag = "  # parallel" + (f", private {', '.join(node.private)}" if node.private else "") if node.parallel else ""
         if bound is not None:
             step = f", {node.step}" if node.step != 1 else ""
-            out.append(_display(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
+            out.append(display_names(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
                                 f"{ir.to_python(bound)}{step}):{tag}"))
         else:
-            out.append(_display(f"{pad}for {node.iterator} from {ir.to_python(node.init)} while "
+            out.append(display_names(f"{pad}for {node.iterator} from {ir.to_python(node.init)} while "
                                 f"{ir.to_python(node.cond)} step {node.step}:{tag}"))
         _render(node.body, program, depth + 1, out)
     elif isinstance(node, If):
-        out.append(_display(f"{pad}if {ir.to_python(node.cond)}:"))
+        out.append(display_names(f"{pad}if {ir.to_python(node.cond)}:"))
         _render(node.then, program, depth + 1, out)
         if node.otherwise is not None:
             out.append(f"{pad}else:")
@@ -145,4 +144,4 @@ def _render(node: Node, program: LoopProgram, depth: int, out: list[str]) -> Non
     else:
         stmt = program.statement(node.statement)
         args = ", ".join(ir.to_python(a) for a in node.args)
-        out.append(_display(f"{pad}{stmt.name}({args})") + f"  # {stmt.source_line}")
+        out.append(display_names(f"{pad}{stmt.name}({args})") + f"  # {stmt.source_line}")
