@@ -1,4 +1,4 @@
-"""The ``polyfuse`` command: ``polyfuse bench`` and ``polyfuse version``."""
+"""The ``polyfuse`` command: ``bench``, ``version``, ``sysinfo`` and ``cache info|clear``."""
 
 from __future__ import annotations
 
@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--list", action="store_true", help="list the suite kernels and their sizes, then exit")
 
     commands.add_parser("version", help="print the versions of polyfuse and its dependencies")
+    commands.add_parser("sysinfo", help="versions, CPU, caches and threads polyfuse will plan for")
+    cache = commands.add_parser("cache", help="inspect or clear the disk cache of compiled kernels")
+    cache.add_argument("action", choices=("info", "clear"))
     return parser
 
 
@@ -95,6 +98,45 @@ def _version() -> int:
     return 0
 
 
+def _sysinfo() -> int:
+    import islpy
+    import llvmlite
+    import llvmlite.binding as llvm
+    import numba
+    import numpy
+
+    from polyfuse import cache, hardware, threads
+
+    cpu = hardware.cpu_info()
+    sources = dict(cpu.sources)
+    print(f"polyfuse {__version__}")
+    print(f"islpy {islpy.version.VERSION_TEXT}, llvmlite {llvmlite.__version__} "
+          f"(LLVM {'.'.join(map(str, llvm.llvm_version_info))}), numba {numba.__version__}, "
+          f"numpy {numpy.__version__}")
+    print(f"cpu: {cpu.name} ({llvm.get_host_cpu_name()}), {cpu.cpus} usable cpus, "
+          f"{threads.get_num_threads()} polyfuse threads")
+    for key in ("l1d", "l2", "l3", "line"):
+        print(f"  {key:<4} {getattr(cpu, key):>10} bytes  ({sources[key]})")
+    features = llvm.get_host_cpu_features()
+    wide = [f for f in ("avx2", "avx512f", "fma", "neon", "sve") if features.get(f)]
+    print(f"  vector features: {', '.join(wide) or 'none of avx2/avx512f/fma/neon/sve'}")
+    info = cache.info()
+    print(f"cache: {info['directory']} ({'on' if info['enabled'] else 'off'}, {info['entries']} entries, "
+          f"{info['bytes']} bytes)")
+    return 0
+
+
+def _cache(action: str) -> int:
+    from polyfuse import cache
+
+    if action == "clear":
+        print(f"removed {cache.clear()} entries from {cache.directory()}")
+        return 0
+    for key, value in cache.info().items():
+        print(f"{key}: {value}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -102,6 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _bench(args)
     if args.command == "version":
         return _version()
+    if args.command == "sysinfo":
+        return _sysinfo()
+    if args.command == "cache":
+        return _cache(args.action)
     parser.print_help()
     return 2
 
