@@ -109,8 +109,20 @@ class ExprEmitter:
         return result
 
     def _Select(self, e: ir.Select):
-        # operands have no side effects and every load was proven in bounds, so eager is safe
-        return self.b.select(self.emit(e.cond), self.emit(e.then), self.emit(e.otherwise))
+        if not e.guarded:
+            # no side effects and every load proven in bounds: eager evaluation is safe
+            return self.b.select(self.emit(e.cond), self.emit(e.then), self.emit(e.otherwise))
+        # the bounds proof only covers the branch the condition picks: branch for real
+        cond = self.emit(e.cond)
+        with self.b.if_else(cond) as (then, otherwise):
+            with then:
+                then_value, then_block = self.emit(e.then), self.b.block
+            with otherwise:
+                else_value, else_block = self.emit(e.otherwise), self.b.block
+        phi = self.b.phi(then_value.type)
+        phi.add_incoming(then_value, then_block)
+        phi.add_incoming(else_value, else_block)
+        return phi
 
     def _Call(self, e: ir.Call):
         args = [self.emit(a) for a in e.args]

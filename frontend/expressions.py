@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from polyfuse import ir
+from polyfuse.errors import UnsupportedError
 from polyfuse.scop import isl_name
 
 from .affine import Affine
@@ -28,7 +29,14 @@ class ExpressionLifter:
     def __init__(self, lifter, scope) -> None:
         self.lifter = lifter
         self.scope = scope
-        self.read_texts: list[str] = []
+        self.read_texts: list[tuple[str, object]] = []  # (isl access text, guard set or None)
+        self.guards: list = []  # affine conditions of the enclosing guarded selects
+
+    def record_read(self, text: str) -> None:
+        guard = None
+        for condition in self.guards:
+            guard = condition if guard is None else guard.intersect(condition)
+        self.read_texts.append((text, guard))
 
     @staticmethod
     def coerce(expr: ir.Expr, target: VType) -> ir.Expr:
@@ -66,7 +74,7 @@ class ExpressionLifter:
         info = self.lifter.arrays.get(name)
         if info is not None and info.is_scalar:
             t = self.lifter.scalar_type(name)
-            self.read_texts.append(f"{isl_name(name)}[]")
+            self.record_read(f"{isl_name(name)}[]")
             return ir.Load(name, (), info.dtype, t.weak if t else False)
         if arg is not None or info is not None:
             raise self.lifter.error(node, f"whole-array use of {name!r}; index it element by element",
@@ -97,7 +105,7 @@ class ExpressionLifter:
                                     "not supported")
         index = [self.lifter.affine(item, self.scope) for item in items]
         if not write:
-            self.read_texts.append(f"{isl_name(base.id)}[{', '.join(a.text for a in index)}]")
+            self.record_read(f"{isl_name(base.id)}[{', '.join(a.text for a in index)}]")
         return base.id, index
 
     def _Subscript(self, node: ast.Subscript) -> ir.Expr:
@@ -153,10 +161,32 @@ class ExpressionLifter:
 
     def _IfExp(self, node: ast.IfExp) -> ir.Expr:
         cond = self.truth(self.convert(node.test))
-        then, otherwise = self.convert(node.body), self.convert(node.orelse)
+        holds = self.affine_condition(node.test)
+        then = self.guarded(node.body, holds)
+        otherwise = self.guarded(node.orelse, None if holds is None else self.universe(node).subtract(holds))
         result = promote(_unbool(vtype(then)), _unbool(vtype(otherwise)))
         return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
-                         result.dtype, result.weak)
+                         result.dtype, result.weak, guarded=holds is not None)
+
+    def affine_condition(self, test: ast.expr):
+        """The loop-variable values where ``test`` holds, or None when it is data dependent."""
+        try:
+            return self.lifter.condition(test, self.scope)
+        except UnsupportedError:
+            return None
+
+    def universe(self, node: ast.expr):
+        return self.lifter.isl_set(node, self.scope.loop_vars, "true")
+
+    def guarded(self, node: ast.expr, condition) -> ir.Expr:
+        """Convert a branch whose reads only happen where ``condition`` holds."""
+        if condition is None:
+            return self.convert(node)
+        self.guards.append(condition)
+        try:
+            return self.convert(node)
+        finally:
+            self.guards.pop()
 
     def _Call(self, node: ast.Call) -> ir.Expr:
         func = node.func

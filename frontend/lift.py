@@ -218,7 +218,7 @@ class Lifter:
             write_text = f"{isl_name(array)}[{', '.join(a.text for a in index_aff)}]"
         iters = ", ".join(isl_name(v) for v in scope.loop_vars)
         domain = scope.domain.set_tuple_name(name)
-        writes = self.access_map(node, name, iters, [write_text], domain)
+        writes = self.access_map(node, name, iters, [(write_text, None)], domain)
         reads = self.access_map(node, name, iters, lifter.read_texts, domain)
         self.statements.append(Statement(
             name=name, iterators=scope.loop_vars, array=array, index=index,
@@ -242,14 +242,16 @@ class Lifter:
             self.arrays[name] = ArrayInfo(name, current.dtype, (), "local")
         return name, (), self.arrays[name].dtype
 
-    def access_map(self, node, stmt: str, iters: str, targets: list[str], domain: isl.Set) -> isl.UnionMap:
+    def access_map(self, node, stmt: str, iters: str, targets: list, domain: isl.Set) -> isl.UnionMap:
+        """Accesses ``(text, guard)`` of one statement; a guard limits where the access happens."""
         result = isl.UnionMap.empty(domain.get_space().params())
-        for text in targets:
+        for text, guard in targets:
             try:
                 access = isl.Map(f"{self.prefix} -> {{ {stmt}[{iters}] -> {text} }}")
             except isl.Error:
                 raise self.error(node, "cannot express this access as an affine relation") from None
-            result = result.union(isl.UnionMap.from_map(access.intersect_domain(domain)))
+            where = domain if guard is None else domain.intersect(guard.set_tuple_name(stmt))
+            result = result.union(isl.UnionMap.from_map(access.intersect_domain(where)))
         return result
 
     def scalar_type(self, name: str) -> VType | None:

@@ -71,6 +71,8 @@ class BoundsChecker:
             f"out-of-bounds access: the kernel touches {check.array}[{index}] but axis {check.axis} "
             f"of {check.array} has extent {_evaluate(check.extent, point)} "
             f"for these arguments ({_describe(values)}); pass larger arrays or smaller sizes"
+            + ("; negative indices are not wrapped around as in Python, guard them with "
+               "'... if i > 0 else ...'" if low.is_neg() else "")
         )
 
 

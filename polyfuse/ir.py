@@ -77,13 +77,15 @@ class BoolOp:
 
 @dataclass(frozen=True)
 class Select:
-    """``then if cond else otherwise``; only the chosen branch is evaluated."""
+    """``then if cond else otherwise``.  ``guarded`` selects have an affine condition that the
+    bounds proof relies on (``A[i - 1] if i > 0 else 0.0``): only the chosen branch may run."""
 
     cond: Expr
     then: Expr
     otherwise: Expr
     dtype: str
     weak: bool = False
+    guarded: bool = False
 
 
 @dataclass(frozen=True)

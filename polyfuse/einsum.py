@@ -1,0 +1,739 @@
+"""``polyfuse.einsum``: numpy.einsum compiled into one fused polyfuse loop program.
+
+A call is translated into loop-nest Python source in the supported subset (docs/subset.md):
+
+1. the subscripts are parsed and checked against the operands (errors are
+   :class:`polyfuse.ArgumentError`, a ``ValueError``, pointing at the position in the string);
+2. ellipses become extra labels, size-1 axes that broadcast are indexed with ``0``;
+3. the contraction order comes from ``opt_einsum.contract_path``; every pairwise step becomes one
+   loop nest, intermediates are kernel-local ``np.empty`` arrays, the last step writes ``out``;
+4. the source is wrapped with ``polyfuse.kernel``, so the fusion, both backends and ``explain()``
+   apply unchanged.  Extents are written as ``opK.shape[d]``: one compilation serves all sizes.
+
+Kernels are cached per (subscripts, ranks, dtypes, broadcasting pattern, contraction order,
+target).  Calls whose work (the product of all label sizes, which is what numpy's plain einsum
+loops over) is at most :data:`FALLBACK_WORK` run ``numpy.einsum`` instead: a compiled kernel has a
+fixed per-call cost of tens of microseconds.  Dtypes other than float32/float64/int32/int64 also go
+to numpy.  See docs/einsum.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from polyfuse.einsum_codegen import (
+    SUPPORTED_DTYPES,
+    Caret,
+    Lines,
+    build_kernel,
+    check_target,
+    dtype_source,
+    zero_literal,
+)
+from polyfuse.errors import ArgumentError, PolyfuseError
+
+#: Calls whose naive work (product of all label sizes) is at most this run numpy.einsum.
+FALLBACK_WORK = 1 << 15
+
+_ELLIPSIS = "..."
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_CACHE_LIMIT = 1024
+
+__all__ = ["FALLBACK_WORK", "EinsumPath", "einsum", "einsum_benchmarks", "einsum_path", "explain"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Parsing and checking
+# ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Token:
+    label: str  # a letter or "..."
+    pos: int
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    subscripts: str
+    terms: tuple[tuple[_Token, ...], ...]
+    term_pos: tuple[tuple[int, int], ...]  # (start, end) of each input term
+    output: tuple[_Token, ...] | None  # None: implicit output
+    output_pos: int
+
+
+def _error(subscripts: str, pos: int, width: int, message: str) -> ArgumentError:
+    caret = Caret(subscripts, max(0, min(pos, max(0, len(subscripts) - 1))), width).render()
+    return ArgumentError(f"einsum subscripts {subscripts!r}, position {pos}: {message}\n{caret}")
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(subscripts: str, noperands: int) -> _Parsed:
+    if not isinstance(subscripts, str):
+        raise ArgumentError(f"einsum subscripts must be a string, got {type(subscripts).__name__}")
+    arrow = subscripts.find("->")
+    for pos, ch in enumerate(subscripts):
+        if ch == "-" and subscripts[pos:pos + 2] != "->":
+            raise _error(subscripts, pos, 1, "'-' must be followed by '>' (the output arrow '->')")
+        if ch == ">" and subscripts[pos - 1:pos + 1] != "->":
+            raise _error(subscripts, pos, 1, "'>' must follow '-' (the output arrow '->')")
+    if arrow >= 0 and subscripts.find("->", arrow + 2) >= 0:
+        second = subscripts.find("->", arrow + 2)
+        raise _error(subscripts, second, 2, "subscripts may contain only one '->'")
+    inputs = subscripts if arrow < 0 else subscripts[:arrow]
+    terms: list[tuple[_Token, ...]] = []
+    term_pos: list[tuple[int, int]] = []
+    start = 0
+    for part in inputs.split(","):
+        terms.append(_tokens(subscripts, part, start))
+        term_pos.append((start, start + len(part)))
+        start += len(part) + 1
+    if len(terms) != noperands:
+        if len(terms) > noperands:
+            pos = term_pos[noperands][0]
+            raise _error(subscripts, pos, max(1, term_pos[-1][1] - pos),
+                         f"the subscripts name {len(terms)} operands but {noperands} were given "
+                         "(fewer operands provided to einstein sum function than specified)")
+        raise _error(subscripts, len(inputs), 1,
+                     f"the subscripts name {len(terms)} operands but {noperands} were given "
+                     "(more operands provided to einstein sum function than specified)")
+    output = None
+    if arrow >= 0:
+        if "," in subscripts[arrow:]:
+            pos = subscripts.index(",", arrow)
+            raise _error(subscripts, pos, 1, "',' in the output subscripts")
+        output = _tokens(subscripts, subscripts[arrow + 2:], arrow + 2)
+        seen: dict[str, int] = {}
+        in_inputs = {t.label for term in terms for t in term}
+        for tok in output:
+            if tok.label in seen:
+                raise _error(subscripts, tok.pos, len(tok.label),
+                             f"output subscript '{tok.label}' appears more than once in the output")
+            seen[tok.label] = tok.pos
+            if tok.label != _ELLIPSIS and tok.label not in in_inputs:
+                raise _error(subscripts, tok.pos, 1,
+                             f"output subscript '{tok.label}' never appeared in an input")
+    return _Parsed(subscripts, tuple(terms), tuple(term_pos), output, arrow + 2 if arrow >= 0 else len(subscripts))
+
+
+def _tokens(subscripts: str, part: str, offset: int) -> tuple[_Token, ...]:
+    tokens: list[_Token] = []
+    i = 0
+    while i < len(part):
+        ch = part[i]
+        if ch == " ":
+            i += 1
+            continue
+        if ch == ".":
+            if part[i:i + 3] != _ELLIPSIS:
+                raise _error(subscripts, offset + i, 1, "'.' must be part of an ellipsis '...'")
+            if any(t.label == _ELLIPSIS for t in tokens):
+                raise _error(subscripts, offset + i, 3, "more than one ellipsis '...' in one term")
+            tokens.append(_Token(_ELLIPSIS, offset + i))
+            i += 3
+            continue
+        if ch not in _LETTERS:
+            raise _error(subscripts, offset + i, 1,
+                         f"invalid subscript {ch!r}: subscripts must be letters (a-z, A-Z), '...', ',' or '->'")
+        tokens.append(_Token(ch, offset + i))
+        i += 1
+    return tuple(tokens)
+
+
+def _ellipsis_symbol(p: int) -> str:
+    return chr(0x100 + p)  # outside the letters, accepted by opt_einsum
+
+
+@dataclass(frozen=True)
+class _Structure:
+    """The call's contraction with every ellipsis expanded and broadcasting resolved."""
+
+    accesses: tuple[tuple[str | None, ...], ...]  # per operand axis: label, or None (size 1, broadcast)
+    output: tuple[str, ...]
+    sizes: dict[str, int] = field(compare=False, hash=False)
+    source: dict[str, tuple[int, int]] = field(compare=False, hash=False)  # label -> (operand, axis)
+
+
+def _resolve(parsed: _Parsed, shapes: tuple[tuple[int, ...], ...]) -> _Structure:
+    sub = parsed.subscripts
+    labels_per_op: list[list[str]] = []
+    positions: list[list[tuple[int, int]]] = []
+    n_ellipsis = []
+    for k, (term, shape) in enumerate(zip(parsed.terms, shapes)):
+        letters = [t for t in term if t.label != _ELLIPSIS]
+        has_ellipsis = len(letters) != len(term)
+        start, end = parsed.term_pos[k]
+        if (not has_ellipsis and len(letters) != len(shape)) or len(letters) > len(shape):
+            raise _error(sub, start, max(1, end - start),
+                         f"operand {k} has {len(shape)} dimensions but its subscripts name {len(letters)}"
+                         + ("" if has_ellipsis else " (use '...' to broadcast extra dimensions)"))
+        n_ellipsis.append(len(shape) - len(letters) if has_ellipsis else 0)
+    width = max(n_ellipsis, default=0)
+    for k, term in enumerate(parsed.terms):
+        labels: list[str] = []
+        where: list[tuple[int, int]] = []
+        for tok in term:
+            if tok.label == _ELLIPSIS:
+                for p in range(width - n_ellipsis[k], width):
+                    labels.append(_ellipsis_symbol(p))
+                    where.append((tok.pos, 3))
+            else:
+                labels.append(tok.label)
+                where.append((tok.pos, 1))
+        labels_per_op.append(labels)
+        positions.append(where)
+    ell = [_ellipsis_symbol(p) for p in range(width)]
+    if parsed.output is None:
+        counts: dict[str, int] = {}
+        for labels in labels_per_op:
+            for lab in labels:
+                if lab not in ell:
+                    counts[lab] = counts.get(lab, 0) + 1
+        output = ell + sorted(lab for lab, c in counts.items() if c == 1)
+    else:
+        output = []
+        for tok in parsed.output:
+            output.extend(ell if tok.label == _ELLIPSIS else [tok.label])
+        if width and not any(t.label == _ELLIPSIS for t in parsed.output):
+            raise _error(sub, parsed.output_pos, 1,
+                         "the operands have dimensions matched by '...' but the output has no '...' "
+                         "to broadcast them into")
+    # sizes: equal within one operand; equal or 1 across operands (1 broadcasts)
+    sizes: dict[str, int] = {}
+    first: dict[str, tuple[int, int]] = {}
+    for k, (labels, shape) in enumerate(zip(labels_per_op, shapes)):
+        own: dict[str, int] = {}
+        for axis, (lab, extent) in enumerate(zip(labels, shape)):
+            if lab in own and shape[own[lab]] != extent:
+                pos, w = positions[k][axis]
+                raise _error(sub, pos, w,
+                             f"dimensions in operand {k} for collapsing index '{lab}' don't match "
+                             f"({shape[own[lab]]} != {extent})")
+            own.setdefault(lab, axis)
+            if lab not in sizes or (sizes[lab] == 1 and extent != 1):
+                sizes[lab] = extent
+                first[lab] = (k, axis)
+            elif extent not in (1, sizes[lab]):
+                pos, w = positions[k][axis]
+                k0, a0 = first[lab]
+                name = "the dimension under '...'" if lab in ell else f"label '{lab}'"
+                raise _error(sub, pos, w,
+                             f"operands could not be broadcast together: {name} has size {sizes[lab]} "
+                             f"in operand {k0} (axis {a0}) but {extent} in operand {k} (axis {axis})")
+    accesses = tuple(
+        tuple(None if extent == 1 and sizes[lab] != 1 else lab for lab, extent in zip(labels, shape))
+        for labels, shape in zip(labels_per_op, shapes)
+    )
+    return _Structure(accesses, tuple(output), sizes, first)
+
+
+# ----------------------------------------------------------------------------------------------
+# Contraction order
+# ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Path:
+    steps: tuple[tuple[int, ...], ...]
+    flops: int  # opt_einsum's estimate for the chosen order
+    naive_flops: int
+
+
+def _optimize_key(optimize: Any) -> Any:
+    if isinstance(optimize, (list, tuple)):
+        items = list(optimize)
+        if items and items[0] == "einsum_path":
+            items = items[1:]
+        return ("path", tuple(tuple(int(i) for i in step) for step in items))
+    if optimize is True or optimize is None:
+        return "auto"
+    if optimize is False:
+        return False
+    if isinstance(optimize, str):
+        return optimize
+    raise ArgumentError(f"optimize={optimize!r}; use True, False, an opt_einsum strategy name "
+                        "('greedy', 'optimal', 'auto', ...) or an explicit path")
+
+
+@functools.lru_cache(maxsize=1024)
+def _contract_path(eq: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -> _Path:
+    import opt_einsum
+
+    n = len(shapes)
+    if optimize is False or n == 1:
+        steps: tuple[tuple[int, ...], ...] = (tuple(range(n)),)
+        _, info = opt_einsum.contract_path(eq, *shapes, shapes=True, optimize=[tuple(range(n))])
+        return _Path(steps, int(info.naive_cost), int(info.naive_cost))
+    strategy = list(optimize[1]) if isinstance(optimize, tuple) else optimize
+    try:
+        path, info = opt_einsum.contract_path(eq, *shapes, shapes=True, optimize=strategy)
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        raise ArgumentError(f"einsum optimize={strategy!r}: {exc}") from None
+    return _Path(tuple(tuple(s) for s in path), int(info.opt_cost), int(info.naive_cost))
+
+
+def _equation(structure: _Structure) -> tuple[str, tuple[tuple[int, ...], ...]]:
+    terms = ["".join(lab for lab in acc if lab is not None) for acc in structure.accesses]
+    shapes = tuple(tuple(structure.sizes[lab] for lab in term) for term in terms)
+    return ",".join(terms) + "->" + "".join(structure.output), shapes
+
+
+# ----------------------------------------------------------------------------------------------
+# Code generation
+# ----------------------------------------------------------------------------------------------
+
+@dataclass
+class _Term:
+    name: str
+    labels: list[str]  # axis order; "0" entries mean a broadcast axis indexed with 0
+    dtype: np.dtype
+    scalar: bool = False  # a rank-0 value stored as shape (1,)
+
+    def label_set(self) -> set[str]:
+        return {lab for lab in self.labels if lab != "0"}
+
+
+@dataclass
+class _Step:
+    inputs: list[_Term]
+    out: _Term
+    description: str = ""
+    loops: list[str] = field(default_factory=list)
+    form: str = ""
+
+
+def _var(label: str) -> str:
+    return label if label in _LETTERS else f"ell{ord(label) - 0x100}"
+
+
+def _plan_steps(structure: _Structure, path: _Path, dtypes: tuple[np.dtype, ...],
+                out_dtype: np.dtype) -> list[_Step]:
+    terms = [
+        _Term(f"op{k}", ["0" if lab is None else lab for lab in acc], dtypes[k], scalar=not acc)
+        for k, acc in enumerate(structure.accesses)
+    ]
+    steps: list[_Step] = []
+    for index, positions in enumerate(path.steps):
+        picked = [terms[p] for p in sorted(positions)]
+        for p in sorted(positions, reverse=True):
+            terms.pop(p)
+        keep = set(structure.output)
+        for term in terms:
+            keep |= term.label_set()
+        last = not terms
+        if last:
+            labels = list(structure.output)
+        else:
+            labels = []
+            for term in picked:
+                labels += [lab for lab in term.labels if lab != "0" and lab in keep and lab not in labels]
+        dtype = out_dtype if last else np.result_type(*[t.dtype for t in picked])
+        out = _Term("out" if last else f"t{index}", labels, dtype, scalar=not labels)
+        terms.append(out)
+        steps.append(_Step(picked, out))
+    # loop orders, last step first: an intermediate is laid out in the order its consumer loops
+    producers = {step.out.name: step for step in steps}
+    for step in reversed(steps):
+        step.form, step.loops = _loop_order(step)
+        for term in step.inputs:
+            if term.name in producers:
+                term.labels[:] = [lab for lab in step.loops if lab in term.label_set()]
+    for step in steps:
+        step.form, step.loops = _loop_order(step)
+        ins = ",".join("".join(_show(lab) for lab in t.labels) for t in step.inputs)
+        step.description = f"{ins}->{''.join(_show(lab) for lab in step.out.labels)}"
+    return steps
+
+
+def _show(label: str) -> str:
+    return "." if label not in _LETTERS and label != "0" else ("1" if label == "0" else label)
+
+
+def _loop_order(step: _Step) -> tuple[str, list[str]]:
+    """('elementwise'|'accumulate'|'update', loop labels outermost first)."""
+    out = [lab for lab in step.out.labels]
+    every: list[str] = []
+    for term in step.inputs:
+        every += [lab for lab in term.labels if lab != "0" and lab not in every]
+    summed = [lab for lab in every if lab not in out]
+    if not summed:
+        return "elementwise", out
+
+    def contiguous(label: str) -> bool:  # the last axis of every input that has it
+        return all(t.labels[-1] == label for t in step.inputs if label in t.label_set())
+
+    inner = [lab for lab in summed if contiguous(lab)]
+    if inner:
+        return "accumulate", out + [lab for lab in summed if lab != inner[-1]] + [inner[-1]]
+    if out and contiguous(out[-1]):
+        return "update", out[:-1] + summed + [out[-1]]
+    return "accumulate", out + summed
+
+
+def _generate(structure: _Structure, steps: list[_Step], subscripts: str) -> str:
+    nops = len(structure.accesses)
+    size = {lab: f"op{k}.shape[{axis}]" for lab, (k, axis) in structure.source.items()}
+    params = ", ".join([f"op{k}" for k in range(nops)] + ["out"])
+    src = Lines()
+    src.add(0, f"def einsum_kernel({params}):")
+    src.add(1, f'"""einsum {subscripts.replace(chr(92), "")} (generated by polyfuse.einsum)"""')
+    for step in steps[:-1]:
+        t = step.out
+        extents = [size[lab] for lab in t.labels] or ["1"]
+        shape = f"({', '.join(extents)},)"
+        alloc = "zeros" if step.form == "update" else "empty"
+        src.add(1, f"{t.name} = np.{alloc}({shape}, dtype={dtype_source(t.dtype)})")
+    last = steps[-1]
+    if last.form == "update":  # zero `out` first, so each step's nest sits next to its consumer
+        depth = _loops(src, last.out.labels, 1, size)
+        src.add(depth, f"{_ref(last.out)} = {zero_literal(last.out.dtype)}")
+    for n, step in enumerate(steps):
+        _emit_step(src, n, step, size)
+    return src.text()
+
+
+def _loops(src: Lines, labels: list[str], depth: int, size: dict[str, str]) -> int:
+    for lab in labels:
+        src.add(depth, f"for {_var(lab)} in range({size[lab]}):")
+        depth += 1
+    return depth
+
+
+def _ref(term: _Term) -> str:
+    if term.scalar:
+        return f"{term.name}[0]"
+    return f"{term.name}[{', '.join('0' if lab == '0' else _var(lab) for lab in term.labels)}]"
+
+
+def _emit_step(src: Lines, n: int, step: _Step, size: dict[str, str]) -> None:
+    product = " * ".join(_ref(t) for t in step.inputs)
+    target = _ref(step.out)
+    out_labels = step.out.labels
+    if step.form == "elementwise":
+        src.add(_loops(src, out_labels, 1, size), f"{target} = {product}")
+    elif step.form == "update":  # the target was zeroed already
+        src.add(_loops(src, step.loops, 1, size), f"{target} += {product}")
+    else:
+        acc = f"acc{n}"
+        depth = _loops(src, out_labels, 1, size)
+        src.add(depth, f"{acc} = {zero_literal(step.out.dtype)}")
+        src.add(_loops(src, step.loops[len(out_labels):], depth, size), f"{acc} += {product}")
+        src.add(depth, f"{target} = {acc}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Plans and the call path
+# ----------------------------------------------------------------------------------------------
+
+@dataclass
+class _Plan:
+    """What one (subscripts, shapes, dtypes, options) combination runs."""
+
+    kind: str  # "kernel" | "numpy"
+    reason: str
+    out_shape: tuple[int, ...] = ()
+    out_dtype: np.dtype | None = None
+    kernel: Any = None
+    source: str = ""
+    steps: list[_Step] = field(default_factory=list)
+    path: _Path | None = None
+    structure: _Structure | None = None
+    cast: np.dtype | None = None  # dtype= given: operands are converted first
+
+
+_plans: dict[tuple, _Plan] = {}
+_kernels: dict[tuple, tuple[Any, str, list[_Step]]] = {}
+
+
+def _plan(subscripts: str, operands: tuple[np.ndarray, ...], out: np.ndarray | None, dtype: Any,
+          optimize: Any, target: str, fuse: str, force: bool = False) -> _Plan:
+    check_target(target)
+    parsed = _parse(subscripts, len(operands))
+    structure = _resolve(parsed, tuple(op.shape for op in operands))
+    out_shape = tuple(structure.sizes[lab] for lab in structure.output)
+    if out is not None and out.shape != out_shape:
+        raise ArgumentError(f"einsum {subscripts!r}: out has shape {out.shape}, the result has shape {out_shape}")
+    opt = _optimize_key(optimize)
+    cast = None if dtype is None else np.dtype(dtype)
+    res = cast if cast is not None else np.result_type(*operands)
+    in_dtypes = tuple(op.dtype for op in operands)
+    if cast is not None and not all(np.can_cast(d, cast, "safe") for d in in_dtypes):
+        return _Plan("numpy", "dtype= needs an unsafe cast (numpy decides)", out_shape, res)
+    if out is not None and not np.can_cast(res, out.dtype, "safe"):
+        return _Plan("numpy", "out= needs an unsafe cast (numpy decides)", out_shape, res)
+    dtypes = in_dtypes if cast is None else (cast,) * len(operands)
+    odt = res if out is None else out.dtype
+    if any(d not in SUPPORTED_DTYPES for d in (*dtypes, res, odt)):
+        return _Plan("numpy", "dtype outside float32/float64/int32/int64", out_shape, res)
+    work = math.prod(structure.sizes.values())
+    if not force and work <= FALLBACK_WORK:
+        return _Plan("numpy", f"work {work} (product of all label sizes) <= FALLBACK_WORK={FALLBACK_WORK}: "
+                     "numpy.einsum is faster than a compiled call at this size", out_shape, res)
+    eq, shapes = _equation(structure)
+    path = _contract_path(eq, shapes, opt)
+    key = (structure, dtypes, odt, path.steps, target, fuse)
+    built = _kernels.get(key)
+    if built is None:
+        steps = _plan_steps(structure, path, dtypes, odt)
+        source = _generate(structure, steps, subscripts)
+        kernel = build_kernel(source, "einsum_kernel", "einsum", target=target, fuse=fuse)
+        built = (kernel, source, steps)
+        if len(_kernels) >= _CACHE_LIMIT:
+            _kernels.clear()
+        _kernels[key] = built
+    kernel, source, steps = built
+    reason = f"work {work} > FALLBACK_WORK={FALLBACK_WORK}" if not force else "compiled on request"
+    return _Plan("kernel", reason, out_shape, res, kernel, source, steps, path, structure, cast)
+
+
+def _as_arrays(operands: tuple) -> tuple[np.ndarray, ...]:
+    return tuple(op if type(op) is np.ndarray else np.asarray(op) for op in operands)
+
+
+def einsum(subscripts: str, *operands: Any, out: np.ndarray | None = None, dtype: Any = None,
+           optimize: Any = True, target: str = "cpu", fuse: str = "smart") -> Any:
+    """``numpy.einsum(subscripts, *operands)`` as a compiled, fused polyfuse kernel.
+
+    Same semantics as numpy.einsum: explicit and implicit output, repeated labels (diagonals,
+    traces), ``...`` and size-1 broadcasting, any number of operands, ``out=`` and ``dtype=``.
+    ``optimize``: ``True`` (opt_einsum's ``"auto"``), ``False`` (one loop nest over all labels),
+    an opt_einsum strategy name, or an explicit path such as ``["einsum_path", (0, 1), (0, 1)]``.
+    Small calls (see :data:`FALLBACK_WORK`) and unsupported dtypes run numpy.einsum.
+    """
+    try:
+        ops = _as_arrays(operands)
+        key = (subscripts, _optimize_key(optimize) if not isinstance(optimize, bool) else optimize,
+               target, fuse, None if dtype is None else np.dtype(dtype).num,
+               None if out is None else out.dtype.num,
+               tuple((op.shape, op.dtype.num) for op in ops))
+        plan = _plans.get(key)
+        if plan is None:
+            plan = _plan(subscripts, ops, out, dtype, optimize, target, fuse)
+            if len(_plans) >= _CACHE_LIMIT:
+                _plans.clear()
+            _plans[key] = plan
+        return _run(plan, subscripts, ops, out, dtype, optimize)
+    except PolyfuseError as exc:
+        raise exc.with_traceback(None) from None
+
+
+def _run(plan: _Plan, subscripts: str, ops: tuple[np.ndarray, ...], out: np.ndarray | None, dtype: Any,
+         optimize: Any) -> Any:
+    if plan.kind == "numpy":
+        small = plan.reason.startswith("work")
+        kwargs: dict[str, Any] = {"optimize": False if small else optimize}
+        if dtype is not None:
+            kwargs["dtype"] = dtype
+        if out is not None:
+            kwargs["out"] = out
+        return np.einsum(subscripts, *ops, **kwargs)
+    if out is not None and out.shape != plan.out_shape:
+        raise ArgumentError(f"einsum {subscripts!r}: out has shape {out.shape}, the result has shape "
+                            f"{plan.out_shape}")
+    result = out if out is not None else np.empty(plan.out_shape, dtype=plan.out_dtype)
+    args = []
+    for op in ops:
+        if plan.cast is not None and op.dtype != plan.cast:
+            op = op.astype(plan.cast)
+        if op.ndim == 0:
+            op = op.reshape(1)
+        if out is not None and np.may_share_memory(op, out):
+            op = op.copy()
+        args.append(op)
+    dest = result.reshape(1) if result.ndim == 0 else result
+    plan.kernel(*args, dest)
+    if out is None and result.ndim == 0:
+        return result[()]
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# Introspection
+# ----------------------------------------------------------------------------------------------
+
+@dataclass
+class EinsumPath:
+    """What :func:`einsum` does for one call: order, FLOPs, fusion, fallback."""
+
+    subscripts: str
+    path: list  # numpy style: ["einsum_path", (0, 1), ...]
+    steps: list[str]  # each pairwise step, e.g. "ki,k->ki" ("." marks an ellipsis dimension)
+    forms: list[str]  # elementwise | accumulate | update, per step
+    flops: int
+    naive_flops: int
+    fused: list[dict]  # explain()["fusion"] of the generated kernel
+    generated_nests: int  # top-level loop nests in the generated source
+    loop_nests: int  # top-level loop nests after fusion
+    fallback: str | None  # why calls with these arguments run numpy.einsum, or None
+    source: str  # the generated kernel source
+    loop_code: str
+
+    def __str__(self) -> str:
+        lines = [f"einsum {self.subscripts}",
+                 f"  order:        {self.path[1:]}",
+                 f"  flops:        {self.flops} (naive {self.naive_flops})"]
+        for n, (step, form) in enumerate(zip(self.steps, self.forms)):
+            lines.append(f"  step {n}:       {step}  [{form}]")
+        lines.append(f"  loop nests:   {self.generated_nests} generated -> {self.loop_nests} after fusion")
+        for d in self.fused:
+            verdict = "fused" if d.get("fused") else "not fused"
+            lines.append(f"  fusion:       {', '.join(d['first'])} | {', '.join(d['second'])}: "
+                         f"{verdict} -- {d['reason']}")
+        lines.append(f"  runs:         {'numpy.einsum (' + self.fallback + ')' if self.fallback else 'polyfuse kernel'}")
+        return "\n".join(lines)
+
+
+def _explained(subscripts: str, operands: tuple, out: Any, dtype: Any, optimize: Any, target: str,
+               fuse: str) -> tuple[_Plan, _Plan, Any]:
+    ops = _as_arrays(operands)
+    actual = _plan(subscripts, ops, out, dtype, optimize, target, fuse)
+    compiled = actual if actual.kind == "kernel" else _plan(subscripts, ops, out, dtype, optimize, target,
+                                                           fuse, force=True)
+    if compiled.kind != "kernel":
+        return actual, compiled, None
+    args = []
+    for op in ops:
+        op = op.astype(compiled.cast) if compiled.cast is not None else op
+        args.append(op.reshape(1) if op.ndim == 0 else op)
+    dest = np.empty(compiled.out_shape or (1,), dtype=out.dtype if out is not None else compiled.out_dtype)
+    return actual, compiled, compiled.kernel.explain(*args, dest)
+
+
+def einsum_path(subscripts: str, *operands: Any, out: Any = None, dtype: Any = None, optimize: Any = True,
+                target: str = "cpu", fuse: str = "smart") -> EinsumPath:
+    """The contraction order, its FLOP count and the fusion polyfuse applies, for these operands."""
+    try:
+        actual, compiled, explanation = _explained(subscripts, operands, out, dtype, optimize, target, fuse)
+    except PolyfuseError as exc:
+        raise exc.with_traceback(None) from None
+    fallback = actual.reason if actual.kind == "numpy" else None
+    if explanation is None:
+        return EinsumPath(subscripts, ["einsum_path"], [], [], 0, 0, [], 0, 0, fallback, "", "")
+    path = compiled.path
+    return EinsumPath(
+        subscripts, ["einsum_path", *path.steps], [s.description for s in compiled.steps],
+        [s.form for s in compiled.steps], path.flops, path.naive_flops, list(explanation["fusion"]),
+        sum(line.startswith("    for ") for line in compiled.source.splitlines()),
+        explanation.fused_loop_nests(), fallback, compiled.source, explanation["loop code"],
+    )
+
+
+def explain(subscripts: str, *operands: Any, out: Any = None, dtype: Any = None, optimize: Any = True,
+            target: str = "cpu", fuse: str = "smart"):
+    """``explain()`` of the generated kernel, with an ``einsum`` section and the generated source
+    in front.  The ``einsum`` section says whether calls with these arguments run numpy instead."""
+    from polyfuse.explain import Explanation
+
+    try:
+        actual, compiled, explanation = _explained(subscripts, operands, out, dtype, optimize, target, fuse)
+    except PolyfuseError as exc:
+        raise exc.with_traceback(None) from None
+    runs = "polyfuse kernel" if actual.kind == "kernel" else f"numpy.einsum ({actual.reason})"
+    head: dict[str, Any] = {"subscripts": subscripts, "runs": runs}
+    if compiled.kind == "kernel":
+        head["order"] = str(list(compiled.path.steps))
+        head["flops"] = f"{compiled.path.flops} (naive {compiled.path.naive_flops})"
+        for n, step in enumerate(compiled.steps):
+            head[f"step {n}"] = f"{step.description} [{step.form}] -> {step.out.name}"
+    sections: tuple = (("einsum", head),)
+    if explanation is None:
+        return Explanation(sections)
+    return Explanation(sections + (("generated source", compiled.source),) + explanation.sections)
+
+
+# ----------------------------------------------------------------------------------------------
+# Benchmarks (wired into ``polyfuse bench`` by its owner)
+# ----------------------------------------------------------------------------------------------
+
+def _stepwise(subscripts: str, path: list):
+    def run(*ops):
+        return np.einsum(subscripts, *ops, optimize=path)
+    return run
+
+
+def einsum_benchmarks(preset: str = "quick", seed: int = 0) -> list[tuple]:
+    """``(name, polyfuse_callable, numpy_optimize_callable, numpy_stepwise_callable, args)`` rows.
+
+    ``numpy_optimize`` is ``numpy.einsum(..., optimize=True)``; ``numpy_stepwise`` runs numpy's
+    einsum without BLAS, one pairwise step at a time in polyfuse's contraction order
+    (``optimize=<that path>``; for specs: the statements as separate numpy expressions).
+    ``preset``: "test" (tiny), "quick" or "bench".
+    """
+    from polyfuse.spec import spec
+
+    rng = np.random.default_rng(seed)
+    scale = {"test": 0, "quick": 1, "bench": 2}[preset]
+    n = (8, 96, 256)[scale]
+    b = (2, 16, 32)[scale]
+    r = (3, 12, 24)[scale]
+    rows: list[tuple] = []
+
+    def add(name: str, subscripts: str, *ops: np.ndarray) -> None:
+        path = einsum_path(subscripts, *ops).path
+        rows.append((name, functools.partial(einsum, subscripts),
+                     functools.partial(np.einsum, subscripts, optimize=True),
+                     _stepwise(subscripts, path if len(path) > 1 else False), ops))
+
+    def rand(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape)
+
+    add("einsum batched matmul bij,bjk->bik", "bij,bjk->bik", rand(b, n, n), rand(b, n, n))
+    add("einsum bilinear bi,bij,bj->b", "bi,bij,bj->b", rand(4 * b, n), rand(4 * b, n, n), rand(4 * b, n))
+    add("einsum ki,k,kj,k->ij", "ki,k,kj,k->ij", rand(4 * n, n), rand(4 * n), rand(4 * n, n), rand(4 * n))
+    add("einsum tensor train", "ia,iajb,jbkc,kc->", rand(n // 2, r), rand(n // 2, r, n // 2, r),
+        rand(n // 2, r, n // 2, r), rand(n // 2, r))
+
+    mlp = spec(MLP_SPEC)
+    X, W1, b1, W2 = rand(4 * n, n), rand(n, 2 * n), rand(2 * n), rand(2 * n, n // 2)
+
+    def mlp_np_opt(X, W1, b1, W2):
+        return np.einsum("ij,jl->il", np.maximum(np.einsum("ik,kj->ij", X, W1, optimize=True) + b1, 0), W2,
+                         optimize=True)
+
+    def mlp_np_step(X, W1, b1, W2):
+        return np.einsum("ij,jl->il", np.maximum(np.einsum("ik,kj->ij", X, W1) + b1, 0), W2)
+
+    rows.append(("spec two-layer MLP", lambda X, W1, b1, W2: mlp(X=X, W1=W1, b1=b1, W2=W2),
+                 mlp_np_opt, mlp_np_step, (X, W1, b1, W2)))
+
+    att = spec(ATTENTION_SPEC)
+    Q, K, V = rand(2 * n, 64), rand(2 * n, 64), rand(2 * n, 64)
+
+    def att_np(Q, K, V, optimize):
+        S = np.einsum("id,jd->ij", Q, K, optimize=optimize) * (1.0 / 8.0)
+        P = np.exp(S - S.max(axis=1, keepdims=True))
+        P /= P.sum(axis=1, keepdims=True)
+        return np.einsum("ij,jv->iv", P, V, optimize=optimize)
+
+    rows.append(("spec row-wise attention", lambda Q, K, V: att(Q=Q, K=K, V=V, scale=1.0 / 8.0),
+                 functools.partial(att_np, optimize=True), functools.partial(att_np, optimize=False),
+                 (Q, K, V)))
+    return rows
+
+
+MLP_SPEC = """
+H[i, j] = relu(sum[k](X[i, k] * W1[k, j]) + b1[j])
+Y[i, l] = sum[j](H[i, j] * W2[j, l])
+"""
+
+ATTENTION_SPEC = """
+S[i, j] = sum[d](Q[i, d] * K[j, d]) * scale
+M[i] = max[j](S[i, j])
+E[i, j] = exp(S[i, j] - M[i])
+Z[i] = sum[j](E[i, j])
+O[i, v] = sum[j](E[i, j] * V[j, v]) / Z[i]
+"""
+
+
+def _timeit(fn, *args, repeat: int = 5) -> float:  # pragma: no cover - used by ad-hoc measurements
+    fn(*args)
+    best = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - t0)
+    return best
