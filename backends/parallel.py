@@ -2,7 +2,8 @@
 
 The outer loop's iterations are cut into one contiguous chunk per thread.  Threads get their
 own copies of the locals the phase privatises.  A phase only goes parallel once a serial run
-of it took long enough to pay for the dispatch (timed on its first call).
+of it took long enough to pay for the dispatch: serial runs are timed per outer iteration, and
+the estimate for the current trip count decides.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any]) -> None:
     start, stop = evaluate_int(phase.start, values), evaluate_int(phase.stop, values)
     count = max(0, -(-(stop - start) // phase.step))
     workers = min(threads.get_num_threads(), count)
-    serial_time = kernel.serial_seconds.get(phase.index)
-    if workers <= 1 or serial_time is None or serial_time < MIN_PARALLEL_SECONDS:
+    per_iteration = kernel.serial_seconds.get(phase.index)  # measured seconds per outer iteration
+    if workers <= 1 or per_iteration is None or per_iteration * count < MIN_PARALLEL_SECONDS:
         began = time.perf_counter()
         compiled.function(*args, 0, count)
-        kernel.serial_seconds[phase.index] = time.perf_counter() - began
+        if count:
+            kernel.serial_seconds[phase.index] = (time.perf_counter() - began) / count
         return
     bounds = [count * k // workers for k in range(workers + 1)]
     keep_alive: list = []  # private buffers must outlive the chunks that use them

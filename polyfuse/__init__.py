@@ -9,3 +9,7 @@ from .kernel import Kernel, kernel  # noqa: E402
 from .threads import get_num_threads, set_num_threads  # noqa: E402
 
 __all__ += ["Kernel", "kernel", "get_num_threads", "set_num_threads"]
+from .einsum import einsum, einsum_path  # noqa: E402
+from .spec import Spec, SpecError, spec  # noqa: E402
+
+__all__ += ["einsum", "einsum_path", "spec", "Spec", "SpecError"]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +38,7 @@ from polyfuse.einsum_codegen import (
 from polyfuse.errors import ArgumentError, PolyfuseError
 
 #: Calls whose naive work (product of all label sizes) is at most this run numpy.einsum.
-FALLBACK_WORK = 1 << 15
+FALLBACK_WORK = 1 << 16
 
 _ELLIPSIS = "..."
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -330,7 +329,9 @@ def _plan_steps(structure: _Structure, path: _Path, dtypes: tuple[np.dtype, ...]
         else:
             labels = []
             for term in picked:
-                labels += [lab for lab in term.labels if lab != "0" and lab in keep and lab not in labels]
+                for lab in term.labels:
+                    if lab != "0" and lab in keep and lab not in labels:
+                        labels.append(lab)
         dtype = out_dtype if last else np.result_type(*[t.dtype for t in picked])
         out = _Term("out" if last else f"t{index}", labels, dtype, scalar=not labels)
         terms.append(out)
@@ -358,7 +359,9 @@ def _loop_order(step: _Step) -> tuple[str, list[str]]:
     out = [lab for lab in step.out.labels]
     every: list[str] = []
     for term in step.inputs:
-        every += [lab for lab in term.labels if lab != "0" and lab not in every]
+        for lab in term.labels:
+            if lab != "0" and lab not in every:
+                every.append(lab)
     summed = [lab for lab in every if lab not in out]
     if not summed:
         return "elementwise", out
@@ -658,9 +661,10 @@ def _stepwise(subscripts: str, path: list):
 def einsum_benchmarks(preset: str = "quick", seed: int = 0) -> list[tuple]:
     """``(name, polyfuse_callable, numpy_optimize_callable, numpy_stepwise_callable, args)`` rows.
 
-    ``numpy_optimize`` is ``numpy.einsum(..., optimize=True)``; ``numpy_stepwise`` runs numpy's
-    einsum without BLAS, one pairwise step at a time in polyfuse's contraction order
-    (``optimize=<that path>``; for specs: the statements as separate numpy expressions).
+    ``numpy_optimize`` is ``numpy.einsum(..., optimize=True)``; ``numpy_stepwise`` is
+    ``numpy.einsum`` following polyfuse's contraction order one pairwise step at a time
+    (``optimize=<that path>``; numpy may hand a step to BLAS); for the specs it is the statements
+    as separate numpy expressions with plain (``optimize=False``) einsums.
     ``preset``: "test" (tiny), "quick" or "bench".
     """
     from polyfuse.spec import spec
@@ -728,12 +732,3 @@ Z[i] = sum[j](E[i, j])
 O[i, v] = sum[j](E[i, j] * V[j, v]) / Z[i]
 """
 
-
-def _timeit(fn, *args, repeat: int = 5) -> float:  # pragma: no cover - used by ad-hoc measurements
-    fn(*args)
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - t0)
-    return best

@@ -1,0 +1,272 @@
+"""polyfuse.einsum against numpy.einsum: fixed cases, random subscripts (hypothesis), errors."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polyfuse
+from polyfuse.einsum import einsum, einsum_path
+
+pe = importlib.import_module("polyfuse.einsum")  # the module (polyfuse.einsum may be the function)
+
+TARGETS = ["python", "cpu"]
+
+
+@pytest.fixture
+def always_compile(monkeypatch):
+    """Run the generated kernel even for tiny inputs (no numpy fallback)."""
+    monkeypatch.setattr(pe, "FALLBACK_WORK", -1)
+
+
+def _rand(rng, shape, dtype=np.float64):
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(-3, 4, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _check(result, expected, dtype=np.float64):
+    expected = np.asarray(expected)
+    assert np.shape(result) == expected.shape
+    assert np.asarray(result).dtype == expected.dtype
+    rtol = 1e-4 if np.dtype(dtype) == np.float32 else 1e-9
+    np.testing.assert_allclose(result, expected, rtol=rtol, atol=rtol)
+
+
+CASES = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),
+    ("iij->ji", [(3, 3, 2)]),
+    ("ij->ji", [(2, 3)]),
+    ("bA", [(2, 3)]),
+    ("i,i", [(5,), (5,)]),
+    ("i,j->ij", [(2,), (3,)]),
+    (",i->i", [(), (3,)]),
+    ("", [()]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
+    ("...ij,...jk", [(2, 1, 3, 4), (3, 4, 5)]),
+    ("i...->...", [(3, 2, 2)]),
+    ("ij,ij->ij", [(1, 3), (4, 3)]),
+    ("ij,j->i", [(3, 4), (1,)]),
+    ("ki,k,kj,k->ij", [(6, 3), (6,), (6, 4), (6,)]),
+    ("bi,bij,bj->b", [(2, 3), (2, 3, 4), (2, 4)]),
+    ("ia,iajb,jbkc,kc->", [(3, 2), (3, 2, 3, 2), (3, 2, 3, 2), (3, 2)]),
+    ("ab,bc,cd,de->ae", [(2, 3), (3, 4), (4, 2), (2, 3)]),
+    ("i j -> j i", [(2, 3)]),
+    ("ij,ij,ij->", [(2, 0), (2, 0), (2, 0)]),
+]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("subscripts,shapes", CASES, ids=[c[0] or "empty" for c in CASES])
+def test_cases_match_numpy(always_compile, target, subscripts, shapes):
+    rng = np.random.default_rng(0)
+    ops = [_rand(rng, s) for s in shapes]
+    _check(einsum(subscripts, *ops, target=target), np.einsum(subscripts, *ops))
+
+
+@pytest.mark.parametrize("optimize", [False, True, "greedy", "optimal", ["einsum_path", (0, 1), (0, 1)]])
+def test_optimize_options(always_compile, optimize):
+    rng = np.random.default_rng(1)
+    ops = [_rand(rng, s) for s in [(3, 4), (4, 5), (5, 2)]]
+    _check(einsum("ij,jk,kl->il", *ops, optimize=optimize), np.einsum("ij,jk,kl->il", *ops))
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("int32", "int32"), ("int64", "float32"),
+                                    ("int32", "int64")])
+def test_dtypes_follow_numpy(always_compile, dtypes):
+    rng = np.random.default_rng(2)
+    a, b = _rand(rng, (3, 4), dtypes[0]), _rand(rng, (4, 2), dtypes[1])
+    _check(einsum("ij,jk->ik", a, b), np.einsum("ij,jk->ik", a, b), dtype=np.result_type(a, b))
+
+
+def test_out_and_dtype(always_compile):
+    rng = np.random.default_rng(3)
+    a, b = _rand(rng, (3, 4)), _rand(rng, (4, 5))
+    out = np.empty((3, 5))
+    assert einsum("ij,jk->ik", a, b, out=out) is out
+    _check(out, a @ b)
+    f32 = _rand(rng, (3, 4), np.float32)
+    _check(einsum("ij->j", f32, dtype=np.float64), np.einsum("ij->j", f32, dtype=np.float64))
+    scalar = np.empty(())
+    assert einsum("i,i->", a[0], a[0], out=scalar) is scalar
+    _check(scalar, a[0] @ a[0])
+    with pytest.raises(polyfuse.ArgumentError, match="out has shape"):
+        einsum("ij,jk->ik", a, b, out=np.empty((5, 3)))
+    # unsafe casts are numpy's TypeError, as with numpy.einsum
+    with pytest.raises(TypeError):
+        einsum("ij->i", a, out=np.empty(3, dtype=np.int64))
+
+
+def test_out_aliasing_an_operand(always_compile):
+    a = np.arange(9.0).reshape(3, 3)
+    expected = a.T.copy()
+    einsum("ij->ji", a, out=a)
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_unsupported_dtypes_use_numpy():
+    a = (np.arange(6) + 1j).reshape(2, 3)
+    np.testing.assert_allclose(einsum("ij->j", a), np.einsum("ij->j", a))
+    b = np.ones((2, 3), dtype=bool)
+    np.testing.assert_array_equal(einsum("ij->j", b), np.einsum("ij->j", b))
+
+
+def test_small_inputs_fall_back_and_explain_says_so():
+    a, b = np.ones((2, 2)), np.ones((2, 2))
+    info = einsum_path("ij,jk->ik", a, b)
+    assert info.fallback and "FALLBACK_WORK" in info.fallback
+    text = str(pe.explain("ij,jk->ik", a, b))
+    assert "numpy.einsum" in text and "generated source" in text
+    big = np.ones((64, 64))
+    assert einsum_path("ij,jk->ik", big, big).fallback is None
+    assert "runs: polyfuse kernel" in str(pe.explain("ij,jk->ik", big, big))
+
+
+def test_path_reports_order_flops_and_fusion():
+    rng = np.random.default_rng(4)
+    ops = [_rand(rng, s) for s in [(40, 30), (40,), (40, 20), (40,)]]
+    info = einsum_path("ki,k,kj,k->ij", *ops)
+    assert info.path[0] == "einsum_path" and len(info.path) == 4
+    assert len(info.steps) == 3 and info.flops < info.naive_flops
+    assert any(d["fused"] for d in info.fused)
+    assert info.loop_nests < info.generated_nests
+    assert "fusion:" in str(info)
+    _check(einsum("ki,k,kj,k->ij", *ops), np.einsum("ki,k,kj,k->ij", *ops))
+
+
+def test_one_compilation_serves_all_sizes(always_compile):
+    rng = np.random.default_rng(5)
+    einsum("ij,jk->ik", _rand(rng, (3, 4)), _rand(rng, (4, 5)))
+    before = len(pe._kernels)
+    for n in (2, 6, 9):
+        a, b = _rand(rng, (n, n + 1)), _rand(rng, (n + 1, 3))
+        _check(einsum("ij,jk->ik", a, b), a @ b)
+    assert len(pe._kernels) == before
+
+
+# ---- random valid subscripts -------------------------------------------------------------
+
+@st.composite
+def einsum_problems(draw):
+    pool = "abcdAB"
+    sizes = {c: draw(st.integers(1, 3)) for c in pool}
+    nops = draw(st.integers(1, 4))
+    ell_sizes = draw(st.lists(st.integers(1, 3), min_size=0, max_size=2))
+    use_ellipsis = draw(st.booleans()) and nops <= 3
+    terms, shapes, seen = [], [], []
+    for _ in range(nops):
+        labels = draw(st.lists(st.sampled_from(pool), min_size=0, max_size=3))
+        shape = [sizes[c] for c in labels]
+        term = "".join(labels)
+        if use_ellipsis and draw(st.booleans()):
+            k = draw(st.integers(0, len(ell_sizes)))
+            dims = ell_sizes[len(ell_sizes) - k:]
+            at = draw(st.integers(0, len(labels)))
+            term = term[:at] + "..." + term[at:]
+            shape = shape[:at] + dims + shape[at:]
+        shape = [1 if d > 1 and draw(st.integers(0, 7)) == 0 else d for d in shape]  # size-1 broadcasting
+        terms.append(term)
+        shapes.append(tuple(shape))
+        seen += labels
+    has_ellipsis = any("..." in t for t in terms)
+    dtype = draw(st.sampled_from(["float64", "float32", "int64"]))
+    subscripts = ",".join(terms)
+    if draw(st.booleans()):
+        out = draw(st.permutations(sorted(set(seen))))
+        out = list(out[:draw(st.integers(0, len(out)))])
+        if has_ellipsis:
+            out.insert(draw(st.integers(0, len(out))), "...")
+        subscripts += "->" + "".join(out)
+    return subscripts, shapes, dtype
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@settings(max_examples=30, deadline=None)
+@given(problem=einsum_problems(), seed=st.integers(0, 2**16))
+def test_random_subscripts_match_numpy(target, problem, seed):
+    subscripts, shapes, dtype = problem
+    rng = np.random.default_rng(seed)
+    ops = [_rand(rng, s, dtype) for s in shapes]
+    try:
+        expected = np.einsum(subscripts, *ops)
+    except ValueError:  # e.g. '...' whose broadcast dimensions disagree: we must refuse too
+        with pytest.raises(ValueError):
+            einsum(subscripts, *ops, target=target)
+        return
+    old = pe.FALLBACK_WORK
+    pe.FALLBACK_WORK = -1
+    try:
+        result = einsum(subscripts, *ops, target=target)
+    finally:
+        pe.FALLBACK_WORK = old
+    _check(result, expected, dtype)
+
+
+# ---- errors ------------------------------------------------------------------------------
+
+BAD = [
+    ("ij,jk->ik", [(2, 3)], "operands"),
+    ("ij->ik", [(2, 3)], "never appeared"),
+    ("ij->ii", [(2, 3)], "more than once"),
+    ("i$j", [(2, 3)], "invalid subscript"),
+    ("i-j", [(2, 3)], "'-' must be followed"),
+    ("ij>i", [(2, 3)], "'>' must follow"),
+    ("i..j", [(2, 3)], "ellipsis"),
+    ("...i...", [(2, 3)], "more than one ellipsis"),
+    ("ijk", [(2, 3)], "2 dimensions"),
+    ("ii", [(2, 3)], "don't match"),
+    ("ij,jk", [(2, 3), (4, 5)], "could not be broadcast"),
+    ("...i->i", [(2, 3)], "no '...'"),
+    ("ij->i->j", [(2, 3)], "only one '->'"),
+    ("i,j->i,j", [(2,), (3,)], "',' in the output"),
+]
+
+
+@pytest.mark.parametrize("subscripts,shapes,fragment", BAD)
+def test_bad_subscripts_point_at_the_position(subscripts, shapes, fragment):
+    ops = [np.ones(s) for s in shapes]
+    with pytest.raises(polyfuse.ArgumentError, match="position") as info:
+        einsum(subscripts, *ops)
+    assert fragment in str(info.value)
+    assert "^" in str(info.value)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(ValueError):  # numpy refuses them too
+        np.einsum(subscripts, *ops)
+
+
+@settings(max_examples=60, deadline=None)
+@given(subscripts=st.text(alphabet="ijk.,->$ 1A", max_size=12),
+       ranks=st.lists(st.integers(0, 3), min_size=1, max_size=3))
+def test_random_subscripts_never_crash(subscripts, ranks):
+    ops = [np.ones((2,) * r) for r in ranks]
+    try:
+        result = einsum(subscripts, *ops)
+    except polyfuse.PolyfuseError as exc:
+        assert isinstance(exc, ValueError)
+        with pytest.raises((ValueError, TypeError)):
+            np.einsum(subscripts, *ops)
+        return
+    np.testing.assert_allclose(result, np.einsum(subscripts, *ops))
+
+
+def test_bad_options():
+    with pytest.raises(polyfuse.ArgumentError, match="target"):
+        einsum("i", np.ones(3), target="gpu")
+    with pytest.raises(polyfuse.ArgumentError, match="optimize"):
+        einsum("i", np.ones(3), optimize=3.5)
+    with pytest.raises(polyfuse.ArgumentError, match="string"):
+        einsum(5, np.ones(3))
+
+
+def test_benchmark_rows_agree():
+    for name, pf, np_opt, np_step, args in pe.einsum_benchmarks("test"):
+        expected = np_opt(*args)
+        np.testing.assert_allclose(pf(*args), expected, rtol=1e-8, atol=1e-8, err_msg=name)
+        np.testing.assert_allclose(np_step(*args), expected, rtol=1e-8, atol=1e-8, err_msg=name)
