@@ -234,6 +234,8 @@ class KernelCodegen:
         for info in self.program.arrays:
             if info.is_scalar and info.name not in self.shared:
                 slot = self.alloca_builder.alloca(llvm_type(info.dtype), name=info.name)
+                if info.zero_init:  # an np.zeros array contracted to a scalar still starts at zero
+                    self.alloca_builder.store(ll.Constant(llvm_type(info.dtype), 0), slot)
                 self.arrays[info.name] = (slot, [])
             elif info.name in strided:
                 strides = [self.values[f"{info.name}__stride{d}"] for d in range(info.rank)]

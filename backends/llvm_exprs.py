@@ -212,7 +212,10 @@ class ExprEmitter:
         fix = self.b.and_(self.b.fcmp_ordered("!=", mod, zero),
                           self.b.icmp_unsigned("!=", self.b.fcmp_ordered("<", b, zero),
                                                self.b.fcmp_ordered("<", mod, zero)))
-        return self.b.select(fix, self.b.fadd(mod, b), mod)
+        adjusted = self.b.select(fix, self.b.fadd(mod, b), mod)
+        # a zero result takes the sign of the divisor, as in CPython and numpy
+        signed_zero = self._intrinsic("llvm.copysign", [zero, b])
+        return self.b.select(self.b.fcmp_ordered("==", mod, zero), signed_zero, adjusted)
 
     def py_min(self, a, b, is_float_: bool):
         """Python ``min(a, b)``: ``b if b < a else a`` (keeps Python's NaN behaviour)."""

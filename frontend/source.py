@@ -38,7 +38,8 @@ class KernelSource:
         )
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
-        return UnsupportedError(message, self.span(node), construct)
+        """An UnsupportedError located at ``node``; ``construct`` defaults to the node's text."""
+        return UnsupportedError(message, self.span(node), construct or _describe(node))
 
 
 def read_source(fn) -> KernelSource:
@@ -59,3 +60,9 @@ def read_source(fn) -> KernelSource:
     if not defs:
         raise UnsupportedError(f"{fn.__name__!r} is not a plain 'def' function (lambdas are not supported)")
     return KernelSource(defs[0], filename, first_line, tuple(text.splitlines()), indent, text)
+
+
+def _describe(node: ast.AST) -> str:
+    text = ast.unparse(node) if isinstance(node, (ast.expr, ast.stmt)) else type(node).__name__
+    first = text.splitlines()[0] if text else type(node).__name__
+    return first if len(first) <= 60 else first[:57] + "..."

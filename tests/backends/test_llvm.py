@@ -1,0 +1,97 @@
+"""The LLVM backend (target="cpu"): IR is inspectable and runs like the plain function.
+
+Regression tests for bugs found while writing the suite are named in their docstrings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+from conftest import HAS_CPU, define
+
+pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet")
+
+
+def saxpy(n, a, X, Y):
+    for i in range(n):
+        Y[i] = a * X[i] + Y[i]
+
+
+def test_inspect_llvm_returns_ir():
+    k = polyfuse.kernel(saxpy, target="cpu", verify=True)
+    ir = k.inspect_llvm(4, 2.0, np.ones(4), np.ones(4))
+    assert isinstance(ir, str)
+    assert "define" in ir
+    Y = np.ones(4)
+    k(4, 2.0, np.arange(4.0), Y)
+    assert list(Y) == [1, 3, 5, 7]
+
+
+def test_cpu_and_python_agree_on_a_reduction():
+    def dot(n, A, B, out):
+        for i in range(n):
+            out[0] += A[i] * B[i]
+
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal(100), rng.standard_normal(100)
+    outs = []
+    for target in ("python", "cpu"):
+        out = np.zeros(1)
+        polyfuse.kernel(dot, target=target)(100, A, B, out)
+        outs.append(out[0])
+    expected = np.zeros(1)
+    dot(100, A, B, expected)
+    np.testing.assert_allclose(outs, [expected[0]] * 2, rtol=1e-12)
+
+
+ZEROS_LOCAL_READ_ONLY = '''def kern(n, A):
+    T = np.zeros((n,))
+    for i in range(n):
+        A[i] = T[i] + 1.0
+'''
+
+
+def test_read_of_never_written_zeros_local():
+    """Regression: contraction turned T into an uninitialised register."""
+    fn = define(ZEROS_LOCAL_READ_ONLY, "kern")
+    A = np.full(5, 7.0)
+    polyfuse.kernel(fn, target="cpu")(5, A)
+    assert list(A) == [1.0] * 5
+
+
+def test_read_of_never_written_zeros_local_python_target():
+    fn = define(ZEROS_LOCAL_READ_ONLY, "kern")
+    A = np.full(5, 7.0)
+    polyfuse.kernel(fn, target="python")(5, A)
+    assert list(A) == [1.0] * 5
+
+
+def test_read_of_partly_written_zeros_local():
+    fn = define('''def kern(n, A):
+    T = np.zeros((n,))
+    T[1] = 2.0
+    for i in range(n):
+        A[i] = T[i] + 1.0
+''', "kern")
+    A = np.full(5, 7.0)
+    polyfuse.kernel(fn, target="cpu")(5, A)
+    assert list(A) == [1.0, 3.0, 1.0, 1.0, 1.0]
+
+
+def test_float_modulo_sign_of_zero():
+    """Regression: Python gives 0.0 % -2.5 == -0.0 and -0.0 % 2.5 == 0.0."""
+    def f(n, A, B):
+        for i in range(n):
+            B[i] = A[i] % -2.5
+            B[i + n] = A[i] % 2.5
+
+    A = np.array([0.0, -0.0, 5.0, -5.0])
+    expected = np.zeros(8)
+    f(4, A, expected)
+    actual = np.zeros(8)
+    polyfuse.kernel(f, target="cpu")(4, A, actual)
+    assert np.array_equal(actual, expected)
+    assert np.array_equal(np.signbit(actual), np.signbit(expected))

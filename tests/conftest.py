@@ -1,0 +1,102 @@
+"""Shared fixtures and helpers for the polyfuse test suite."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import linecache
+import math
+import os
+import tempfile
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+# Compile cold in every session: a per-session disk cache, so a cached kernel from an earlier run
+# (or from the user's ~/.cache) never hides a compiler change.  Set before polyfuse is used.
+os.environ.setdefault("POLYFUSE_CACHE_DIR", tempfile.mkdtemp(prefix="polyfuse-test-cache-"))
+
+import polyfuse  # noqa: E402
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("dev", deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def has_cpu_backend() -> bool:
+    """The LLVM backend (target="cpu") is importable."""
+    try:
+        return importlib.util.find_spec("polyfuse.backends.llvm") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+HAS_CPU = has_cpu_backend()
+TARGETS = ["python", pytest.param("cpu", marks=pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet"))]
+FUSES = ["none", "smart", "max"]
+
+
+@pytest.fixture(params=TARGETS)
+def target(request):
+    return request.param
+
+
+@pytest.fixture(params=FUSES)
+def fuse(request):
+    return request.param
+
+
+_serial = itertools.count()
+
+
+def define(src: str, name: str | None = None, namespace: dict | None = None):
+    """exec ``src`` (one or more defs) under a unique fake filename registered in linecache.
+
+    Returns the function called ``name`` (default: the first def), whose source
+    ``inspect.getsource`` can find, so polyfuse can compile it.
+    """
+    filename = f"<polyfuse-test-{next(_serial)}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    ns = {"np": np, "math": math}
+    if namespace:
+        ns.update(namespace)
+    exec(compile(src, filename, "exec"), ns)  # noqa: S102 - test-generated code
+    if name is None:
+        name = src.split("def ", 1)[1].split("(", 1)[0].strip()
+    return ns[name]
+
+
+def copy_args(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def assert_same_arrays(expected, actual, rtol=1e-9, atol=1e-12, names=None):
+    for pos, (e, a) in enumerate(zip(expected, actual)):
+        if not isinstance(e, np.ndarray):
+            continue
+        label = names[pos] if names else f"arg {pos}"
+        assert a.dtype == e.dtype, f"{label}: dtype {a.dtype} != {e.dtype}"
+        if np.issubdtype(e.dtype, np.integer):
+            np.testing.assert_array_equal(a, e, err_msg=label)
+        else:
+            np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=label)
+
+
+def check_against_python(fn, args, *, target="python", fuse="smart", rtol=1e-9, atol=1e-12, kernel=None):
+    """Run ``fn`` plainly and compiled on copies of ``args``; compare every array argument."""
+    k = kernel or polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
+    expected = copy_args(args)
+    fn(*expected)
+    actual = copy_args(args)
+    k(*actual)
+    assert_same_arrays(expected, actual, rtol=rtol, atol=atol)
+    return k

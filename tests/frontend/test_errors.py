@@ -1,0 +1,387 @@
+"""Unsupported constructs raise UnsupportedError pointing at the user's source; bad calls raise
+ArgumentError.  Expected locations are computed from this file's own source with ``inspect``."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import ArgumentError, PolyfuseError, UnsupportedError
+
+# Every kernel below marks its offending line with "# ERR"; SNIPPETS says where on that line the
+# error must point (the caret column is the first character of the snippet).
+
+
+def k_while(n, A):
+    i = 0
+    while i < n:  # ERR
+        A[i] = 1.0
+        i += 1
+
+
+def k_break(n, A):
+    for i in range(n):
+        A[i] = 1.0
+        break  # ERR
+
+
+def k_continue(n, A):
+    for i in range(n):
+        continue  # ERR
+
+
+def k_list(n, A):
+    for i in range(n):
+        xs = [1.0, 2.0]  # ERR
+        A[i] = 1.0
+
+
+def k_tuple_unpack(n, A):
+    for i in range(n):
+        a, b = 1.0, 2.0  # ERR
+        A[i] = a + b
+
+
+def k_slice(n, A, B):
+    for i in range(n):
+        B[i] = A[1:]  # ERR
+
+
+def k_attribute(n, A):
+    for i in range(n):
+        A[i] = A.size  # ERR
+
+
+def k_unknown_call(n, A):
+    for i in range(n):
+        A[i] = helper(A[i])  # ERR
+
+
+def helper(x):
+    return x
+
+
+def k_nonaffine(n, A):
+    for i in range(n):
+        for j in range(n):
+            A[i * j] = 1.0  # ERR
+
+
+def k_indirect(n, A, B):
+    for i in range(n):
+        A[i] = A[B[i]]  # ERR
+
+
+def k_data_if(n, A):
+    for i in range(n):
+        if A[i] > 0:  # ERR
+            A[i] = 0.0
+
+
+def k_assign_arg(n, A):
+    for i in range(n):
+        n = 3  # ERR
+        A[i] = 1.0
+
+
+def k_return_value(n, A):
+    for i in range(n):
+        A[i] = 1.0
+    return A  # ERR
+
+
+def k_lambda(n, A):
+    f = lambda x: x  # ERR  # noqa: E731
+    for i in range(n):
+        A[i] = 1.0
+
+
+def k_fstring(n, A):
+    for i in range(n):
+        A[i] = f"{i}"  # ERR
+
+
+def k_string(n, A):
+    for i in range(n):
+        A[i] = "one"  # ERR
+
+
+def k_empty_in_loop(n, A):
+    for i in range(n):
+        T = np.empty((n,))  # ERR
+        T[i] = 1.0
+        A[i] = T[i]
+
+
+def k_read_before_assign(n, A):
+    for i in range(n):
+        A[i] = t  # ERR
+        t = 1.0
+
+
+def k_maybe_unassigned(n, A):
+    for i in range(n):
+        if i > 2:
+            t = 1.0
+        A[i] = t  # ERR
+
+
+def k_nested_function(n, A):
+    def inner(x):  # ERR
+        return x
+    for i in range(n):
+        A[i] = 1.0
+
+
+def k_step_variable(n, s, A):
+    for i in range(0, n, s):  # ERR
+        A[i] = 1.0
+
+
+def k_bare_call(n, A):
+    for i in range(n):
+        print(i)  # ERR
+
+
+def k_augassign_mod(n, A):
+    for i in range(n):
+        A[i] %= 2.0  # ERR
+
+
+def k_whole_array(n, A, B):
+    for i in range(n):
+        B[i] = A  # ERR
+
+
+def k_partial_index(n, A, B):
+    for i in range(n):
+        B[i] = A[i]  # ERR
+
+
+# name -> (kernel, snippet at the caret, words the message must contain, args)
+V = np.zeros(8)
+M = np.zeros((8, 8))
+IDX = np.zeros(8, dtype=np.int64)
+CASES = {
+    "while": (k_while, "while i < n", ["while"], (4, V)),
+    "break": (k_break, "break", ["break"], (4, V)),
+    "continue": (k_continue, "continue", ["continue"], (4, V)),
+    "list": (k_list, "[1.0, 2.0]", ["list"], (4, V)),
+    "tuple unpack": (k_tuple_unpack, "a, b", ["tuple"], (4, V)),
+    "slice": (k_slice, "1:", ["slice"], (4, V, V.copy())),
+    "attribute": (k_attribute, "A.size", ["attribute", "A.size"], (4, V)),
+    "unknown function": (k_unknown_call, "helper(A[i])", ["helper"], (4, V)),
+    "non-affine subscript": (k_nonaffine, "i * j", ["i * j"], (2, V)),
+    "indirect subscript": (k_indirect, "B[i]", ["B[i]"], (4, V, IDX)),
+    "data-dependent if": (k_data_if, "A[i]", ["A[i]"], (4, V)),
+    "assignment to argument": (k_assign_arg, "n = 3", ["argument", "'n'"], (4, V)),
+    "return value": (k_return_value, "return A", ["return"], (4, V)),
+    "lambda": (k_lambda, "lambda x: x", ["lambda"], (4, V)),
+    "f-string": (k_fstring, 'f"{i}"', ["f-string"], (4, V)),
+    "string literal": (k_string, '"one"', ["str"], (4, V)),
+    "np.empty in loop": (k_empty_in_loop, "T = np.empty", ["np.empty"], (4, V)),
+    "read before assignment": (k_read_before_assign, "t", ["'t'"], (4, V)),
+    "maybe unassigned": (k_maybe_unassigned, "A[i] = t", ["'t'", "assigned"], (4, V)),
+    "nested function": (k_nested_function, "def inner", ["nested function"], (4, V)),
+    "step variable": (k_step_variable, "range(0, n, s)", ["step"], (8, 2, V)),
+    "bare call": (k_bare_call, "print(i)", [], (4, V)),
+    "augassign %=": (k_augassign_mod, "A[i] %= 2.0", ["%="[0]], (4, V)),
+    "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
+    "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
+}
+
+
+def expected_location(fn, snippet: str) -> tuple[str, int, int, str]:
+    lines, first = inspect.getsourcelines(fn)
+    marked = [i for i, line in enumerate(lines) if "# ERR" in line]
+    assert len(marked) == 1, fn.__name__
+    line = lines[marked[0]].rstrip("\n")
+    col = line.split("# ERR")[0].index(snippet) + 1
+    return inspect.getsourcefile(fn), first + marked[0], col, line.rstrip()
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_unsupported_construct_location(case):
+    fn, snippet, words, args = CASES[case]
+    filename, line, col, code = expected_location(fn, snippet)
+    k = polyfuse.kernel(fn, target="python", verify=True)
+    with pytest.raises(UnsupportedError) as info:
+        k(*args)
+    exc = info.value
+    assert isinstance(exc, PolyfuseError) and isinstance(exc, NotImplementedError)
+    message = str(exc)
+    assert message.startswith(f"{filename}:{line}:{col}: "), (message, line, col)
+    assert exc.span is not None
+    assert (exc.span.filename, exc.span.line, exc.span.col + 1) == (filename, line, col)
+    assert exc.span.text.rstrip() == code.rstrip()
+    # the message shows the offending source line and carets under the construct
+    assert code.strip() in message
+    caret_lines = [ln for ln in message.splitlines() if ln.strip() and set(ln.strip()) == {"^"}]
+    assert len(caret_lines) == 1, message
+    caret_col = len(caret_lines[0]) - len(caret_lines[0].lstrip())
+    lines = message.splitlines()
+    shown = lines[lines.index(caret_lines[0]) - 1]
+    assert shown.strip() == code.strip()
+    # caret sits under the first character of the snippet within the shown line
+    assert shown[caret_col:].startswith(snippet), (shown, caret_col, snippet)
+    for word in words:
+        assert word in message, (word, message)
+    # no polyfuse-internal paths or frames leak into the message
+    scrubbed = message.replace(filename, "<user file>")
+    for internal in ("polyfuse/", "frontend/", "backends/", "Traceback", "site-packages"):
+        assert internal not in scrubbed, message
+
+
+@pytest.mark.parametrize("case", ["while", "lambda", "nested function", "break"])
+def test_unsupported_construct_is_named(case):
+    fn, _, _, args = CASES[case]
+    with pytest.raises(UnsupportedError) as info:
+        polyfuse.kernel(fn, target="python")(*args)
+    assert info.value.construct
+    assert info.value.construct in str(info.value)
+
+
+def test_errors_are_raised_at_call_not_decoration():
+    k = polyfuse.kernel(k_while, target="python")  # decorating never compiles
+    with pytest.raises(UnsupportedError):
+        k(4, V)
+    with pytest.raises(UnsupportedError):  # and it is not silently cached as a success
+        k(4, V)
+
+
+def test_lambda_kernel_is_rejected():
+    with pytest.raises(UnsupportedError):
+        polyfuse.kernel(lambda n, A: None, target="python")(3, np.zeros(3))
+
+
+def test_kernel_without_source_is_rejected():
+    ns = {}
+    exec("def f(n, A):\n    pass\n", ns)  # noqa: S102 - no linecache entry: no source
+    with pytest.raises(UnsupportedError):
+        polyfuse.kernel(ns["f"], target="python")(3, np.zeros(3))
+
+
+# ---------------------------------------------------------------------------------------------
+# bad calls
+
+
+def scale(n, A, B):
+    for i in range(n):
+        B[i] = 2.0 * A[i]
+
+
+@pytest.fixture
+def k_scale():
+    return polyfuse.kernel(scale, target="python", verify=True)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.bool_, np.int16, np.uint8, np.float16, object])
+def test_wrong_dtype(k_scale, dtype):
+    A = np.zeros(4, dtype=dtype)
+    with pytest.raises(ArgumentError, match="dtype"):
+        k_scale(4, A, np.zeros(4))
+
+
+def test_zero_d_array(k_scale):
+    with pytest.raises(ArgumentError, match="0-d"):
+        k_scale(np.array(4), np.zeros(4), np.zeros(4))
+    with pytest.raises(ArgumentError, match="0-d"):
+        k_scale(4, np.array(1.0), np.zeros(4))
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+def test_bool_scalar(k_scale, value):
+    with pytest.raises(ArgumentError, match="bool"):
+        k_scale(value, np.zeros(4), np.zeros(4))
+
+
+@pytest.mark.parametrize("value", ["4", None, [1.0, 2.0], (1, 2), 1 + 2j])
+def test_non_numeric_argument(k_scale, value):
+    with pytest.raises(ArgumentError):
+        k_scale(value, np.zeros(4), np.zeros(4))
+
+
+def test_array_too_small(k_scale):
+    with pytest.raises(ArgumentError, match="out-of-bounds"):
+        k_scale(5, np.zeros(4), np.zeros(8))
+    with pytest.raises(ArgumentError, match="out-of-bounds"):
+        k_scale(5, np.zeros(8), np.zeros(4))
+    B = np.zeros(4)
+    k_scale(4, np.ones(4), B)  # exactly fitting is fine
+    assert (B == 2.0).all()
+    k_scale(0, np.zeros(0), np.zeros(0))  # empty iteration space is fine
+
+
+def test_out_of_bounds_below_zero():
+    def shift(n, A, B):
+        for i in range(n):
+            B[i] = A[i - 1]
+
+    with pytest.raises(ArgumentError, match="out-of-bounds"):
+        polyfuse.kernel(shift, target="python")(3, np.zeros(8), np.zeros(8))
+
+
+def test_out_of_bounds_leaves_arrays_untouched(k_scale):
+    B = np.full(4, 7.0)
+    with pytest.raises(ArgumentError):
+        k_scale(6, np.zeros(8), B)
+    assert (B == 7.0).all()
+
+
+def test_overlapping_arrays(k_scale):
+    A = np.arange(8.0)
+    with pytest.raises(ArgumentError, match="overlap"):
+        k_scale(4, A, A)
+    with pytest.raises(ArgumentError, match="overlap"):
+        k_scale(4, A[:6], A[2:])
+    with pytest.raises(ArgumentError, match="overlap"):
+        k_scale(4, A, A[::2])
+    # views that do not share memory are fine, even of the same base
+    k_scale(4, A[:4], A[4:])
+    assert np.array_equal(A, [0, 1, 2, 3, 0, 2, 4, 6])
+    k_scale(4, A[0::2], A[1::2])
+
+
+def test_overlap_of_read_only_arrays_is_allowed():
+    def add(n, A, B, C):
+        for i in range(n):
+            C[i] = A[i] + B[i]
+
+    A = np.arange(4.0)
+    C = np.zeros(4)
+    polyfuse.kernel(add, target="python")(4, A, A, C)
+    assert np.array_equal(C, 2 * A)
+
+
+def test_wrong_argument_count(k_scale):
+    with pytest.raises(ArgumentError):
+        k_scale(4, np.zeros(4))
+    with pytest.raises(ArgumentError):
+        k_scale(4, np.zeros(4), np.zeros(4), np.zeros(4))
+    with pytest.raises(ArgumentError):
+        k_scale(4, np.zeros(4), np.zeros(4), C=1)
+
+
+def test_bad_options():
+    with pytest.raises(ArgumentError):
+        polyfuse.kernel(scale, target="gpu")
+    with pytest.raises(ArgumentError):
+        polyfuse.kernel(scale, fuse="always")
+
+
+def test_inspect_llvm_needs_cpu_target(k_scale):
+    with pytest.raises(ArgumentError, match="cpu"):
+        k_scale.inspect_llvm(4, np.zeros(4), np.zeros(4))
+
+
+def test_wrong_rank(k_scale):
+    with pytest.raises(PolyfuseError):
+        k_scale(4, np.zeros((4, 4)), np.zeros(4))
+
+
+def test_math_is_available():  # keeps the math import meaningful for readers of this module
+    assert math.pi > 3

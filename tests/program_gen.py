@@ -1,0 +1,373 @@
+"""A hypothesis strategy that writes random kernels of polyfuse's supported subset as source text.
+
+Every generated program is a plain Python function ``kern(n, alpha, A, M, ...)`` over arrays whose
+every extent is ``n + PAD``.  Loop variables stay inside ``[base, n + base)`` with ``base`` in
+{0, 2} and subscripts only add offsets in ``[-base, PAD - base]`` (or use ``//``, ``%`` and
+reversal forms that stay in range), so no access is ever out of bounds for any ``n >= 0``.
+
+Scalars are read only after an assignment that is sure to have run (an earlier statement of the
+same block or of an enclosing block), and ``np.empty`` locals are fully initialised by the first
+nest, so the plain function never reads garbage or raises ``UnboundLocalError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from hypothesis import strategies as st
+
+PAD = 4
+EXT = f"n + {PAD}"
+LOOP_VARS = ("i", "j", "k", "l")
+
+
+@dataclass
+class Array:
+    name: str
+    rank: int
+    dtype: str
+    kind: str  # "arg" | "empty" | "zeros"
+
+
+@dataclass
+class Program:
+    source: str
+    mode: str
+    arrays: list[Array]
+    features: set[str] = field(default_factory=set)
+
+    @property
+    def arg_arrays(self) -> list[Array]:
+        return [a for a in self.arrays if a.kind == "arg"]
+
+    def make_args(self, rng: np.random.Generator, n: int, alpha: float = 0.75) -> tuple:
+        args: list = [n, alpha]
+        for a in self.arg_arrays:
+            shape = (n + PAD,) * a.rank
+            if a.dtype.startswith("int"):
+                args.append(rng.integers(-9, 10, size=shape).astype(a.dtype))
+            else:
+                args.append((rng.standard_normal(shape) * 2.0).astype(a.dtype))
+        return tuple(args)
+
+    @property
+    def tolerance(self) -> tuple[float, float]:
+        if any(a.dtype == "float32" for a in self.arrays):
+            return 1e-4, 1e-5
+        return 1e-9, 1e-12
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    base: int  # the variable ranges inside [base, n + base)
+
+
+class Gen:
+    def __init__(self, draw) -> None:
+        self.draw = draw
+        self.mode = draw(st.sampled_from(["f64"] * 6 + ["f32", "mixed", "i64", "i32"]))
+        self.features: set[str] = set()
+        self.budget = draw(st.integers(3, 7))  # statements left to generate (isl time grows fast)
+        self.arrays: list[Array] = []
+        self.arrays.append(Array("A", 1, self.dtype(), "arg"))
+        self.arrays.append(Array("M", 2, self.dtype(), "arg"))
+        if draw(st.booleans()):
+            self.arrays.append(Array("B", 1, self.dtype(), "arg"))
+        if draw(st.booleans()):
+            self.arrays.append(Array("N", 2, self.dtype(), "arg"))
+        if draw(st.booleans()):
+            self.arrays.append(Array("T", 1, self.dtype(), draw(st.sampled_from(["empty", "zeros"]))))
+        if draw(st.integers(0, 3)) == 0:
+            self.arrays.append(Array("U", 2, self.dtype(), draw(st.sampled_from(["empty", "zeros"]))))
+
+    # ---- types -------------------------------------------------------------------------------
+    @property
+    def is_int(self) -> bool:
+        return self.mode in ("i64", "i32")
+
+    def dtype(self) -> str:
+        if self.mode == "mixed":
+            return self.draw(st.sampled_from(["float64", "float32"]))
+        return {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int64"}[self.mode] \
+            if self.mode != "i32" else self.draw(st.sampled_from(["int32", "int64"]))
+
+    def zero(self) -> str:
+        return "0" if self.is_int else "0.0"
+
+    # ---- program -------------------------------------------------------------------------------
+    def program(self) -> Program:
+        args = ["n", "alpha"] + [a.name for a in self.arrays if a.kind == "arg"]
+        lines = [f"def kern({', '.join(args)}):"]
+        for a in self.arrays:
+            if a.kind == "arg":
+                continue
+            shape = f"({EXT},)" if a.rank == 1 else f"({EXT}, {EXT})"
+            dtype = "" if a.dtype == "float64" and self.draw(st.booleans()) else f", dtype=np.{a.dtype}"
+            lines.append(f"    {a.name} = np.{a.kind}({shape}{dtype})")
+            self.features.add(f"local-{a.kind}")
+        body: list[str] = []
+        # np.empty locals: initialise every element first so nothing reads garbage
+        for a in self.arrays:
+            if a.kind == "empty":
+                body += self.init_nest(a)
+        defined: set[str] = set()
+        for _ in range(self.draw(st.integers(2, 4))):
+            if self.budget <= 0:
+                break
+            kind = self.draw(st.sampled_from(["loop", "loop", "loop", "loop", "scalar", "top"]))
+            if kind == "loop":
+                body += self.loop(1, [], self.draw(st.sampled_from([1, 1, 2, 2, 3])), set(defined))
+            elif kind == "scalar":
+                body += self.top_scalar(defined)
+            else:
+                body += self.assign(1, [], defined)
+        lines += body
+        if self.draw(st.integers(0, 4)) == 0:
+            lines.append("    return")
+        return Program("\n".join(lines) + "\n", self.mode, self.arrays, self.features)
+
+    def init_nest(self, a: Array) -> list[str]:
+        value = "float(i)" if not self.is_int else "i"
+        if a.rank == 1:
+            return [f"    for i in range({EXT}):", f"        {a.name}[i] = {value} * 0.5"
+                    if not self.is_int else f"        {a.name}[i] = {value} - 3"]
+        rhs = "i - j" if self.is_int else "float(i) - 0.25 * j"
+        return [f"    for i in range({EXT}):", f"        for j in range({EXT}):",
+                f"            {a.name}[i, j] = {rhs}"]
+
+    def top_scalar(self, defined: set[str]) -> list[str]:
+        """``acc = c`` at top level, a loop accumulating into it, then uses of it."""
+        self.features.add("top-scalar")
+        name = self.draw(st.sampled_from(["acc", "s"]))
+        lines = [f"    {name} = {self.const()}"]
+        defined.add(name)
+        lines += self.loop(1, [], self.draw(st.integers(1, 2)), set(defined), accumulate=name)
+        if self.draw(st.booleans()):
+            lines += self.assign(1, [], defined)
+        return lines
+
+    # ---- loops ---------------------------------------------------------------------------------
+    def loop(self, depth: int, scope: list[Var], max_depth: int, defined: set[str],
+             accumulate: str | None = None) -> list[str]:
+        pad = "    " * depth
+        name = LOOP_VARS[len(scope)]
+        base = self.draw(st.sampled_from([0, 0, 2]))
+        header = self.range_text(name, base, scope)
+        var = Var(name, base)
+        inner = scope + [var]
+        lines = [f"{pad}for {name} in {header}:"]
+        lines += self.body(depth + 1, inner, max_depth, set(defined), accumulate)
+        return lines
+
+    def range_text(self, name: str, base: int, scope: list[Var]) -> str:
+        lo, hi = (str(base), f"n + {base}") if base else ("0", "n")
+        choices = ["plain", "plain", "step", "negstep", "short"]
+        if scope:
+            choices = ["plain", "step", "negstep", "short"] + ["tri_lo", "tri_hi", "min", "max"] * 2
+        form = self.draw(st.sampled_from(choices))
+        self.features.add(f"range-{form}")
+        u = self.draw(st.sampled_from(scope)) if scope else None
+        # u shifted into [base, n + base): u - u.base + base
+        shift = base - u.base if u else 0
+        ushift = (f"{u.name} + {shift}" if shift > 0 else f"{u.name} - {-shift}" if shift < 0
+                  else u.name) if u else ""
+        if form == "plain":
+            return f"range({hi})" if not base else f"range({lo}, {hi})"
+        if form == "step":
+            step = self.draw(st.integers(2, 3))
+            return f"range({lo}, {hi}, {step})"
+        if form == "negstep":
+            step = self.draw(st.integers(1, 3))
+            return f"range({hi} - 1, {base - 1}, {-step})"
+        if form == "short":
+            cut = self.draw(st.integers(1, 3))
+            return f"range({lo}, {hi} - {cut})"
+        if form == "tri_lo":  # for j in range(i)
+            return f"range({lo}, {ushift})" if base or shift else f"range({ushift})"
+        if form == "tri_hi":  # for j in range(i, n)
+            return f"range({ushift}, {hi})"
+        if form == "min":
+            c = self.draw(st.integers(0, 3))
+            return f"range({lo}, min({hi}, {ushift} + {c}))"
+        c = self.draw(st.integers(0, 2))
+        return f"range(max({lo}, {ushift} - {c}), {hi})"
+
+    def body(self, depth: int, scope: list[Var], max_depth: int, defined: set[str],
+             accumulate: str | None = None) -> list[str]:
+        lines: list[str] = []
+        if accumulate is not None:
+            lines += self.accumulate(depth, scope, accumulate, defined)
+        count = self.draw(st.integers(1 if not lines else 0, 2))
+        for _ in range(count):
+            if self.budget <= 0 and lines:
+                break
+            kinds = ["assign", "assign", "if"]
+            if depth - 1 < max_depth:
+                kinds += ["loop", "reduce"]
+            kind = self.draw(st.sampled_from(kinds))
+            if kind == "assign":
+                lines += self.assign(depth, scope, defined)
+            elif kind == "if":
+                lines += self.if_block(depth, scope, defined)
+            elif kind == "loop":
+                lines += self.loop(depth, scope, max_depth, set(defined))
+            else:
+                lines += self.reduction(depth, scope, max_depth, defined)
+        return lines or [f"{'    ' * depth}pass"]
+
+    def accumulate(self, depth: int, scope: list[Var], name: str, defined: set[str]) -> list[str]:
+        pad = "    " * depth
+        op = self.draw(st.sampled_from(["+=", "-=", "max", "min"] + ([] if self.is_int else ["*="])))
+        value = self.expr(scope, defined, 2)
+        if op in ("max", "min"):
+            return [f"{pad}{name} = {op}({name}, {value})"]
+        if op == "*=":
+            return [f"{pad}{name} *= 0.5 + 0.25 * np.tanh({value})"]
+        return [f"{pad}{name} {op} {value}"]
+
+    def reduction(self, depth: int, scope: list[Var], max_depth: int, defined: set[str]) -> list[str]:
+        """``s = init; for ...: s += ...; W[...] = f(s)`` inside a loop."""
+        self.features.add("scalar-reduction")
+        pad = "    " * depth
+        name = self.draw(st.sampled_from(["s", "t"]))
+        lines = [f"{pad}{name} = {self.expr(scope, defined, 1)}"]
+        defined.add(name)
+        lines += self.loop(depth, scope, max_depth, set(defined), accumulate=name)
+        lines += self.assign(depth, scope, defined, must_read=name)
+        return lines
+
+    def if_block(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        self.features.add("if")
+        pad = "    " * depth
+        lines = [f"{pad}if {self.cond(scope)}:"]
+        lines += self.assign(depth + 1, scope, set(defined))
+        tail = self.draw(st.sampled_from(["", "else", "elif", "elif-else"]))
+        if tail.startswith("elif"):
+            lines.append(f"{pad}elif {self.cond(scope)}:")
+            lines += self.assign(depth + 1, scope, set(defined))
+        if tail.endswith("else"):
+            lines.append(f"{pad}else:")
+            lines += self.assign(depth + 1, scope, set(defined))
+        return lines
+
+    def cond(self, scope: list[Var]) -> str:
+        v = self.draw(st.sampled_from(scope))
+        u = self.draw(st.sampled_from(scope))
+        c = self.draw(st.integers(0, 4))
+        forms = [
+            f"{v.name} % 2 == 0",
+            f"{v.name} % 3 != 1",
+            f"{v.name} > {u.name}" if u != v else f"{v.name} > {v.base + c}",
+            f"{v.name} <= n // 2",
+            f"{v.name} + {u.name} < n",
+            f"not ({v.name} == {v.base + 1})",
+            f"{v.name} >= {v.base + 1} and {u.name} < n + {u.base - 1}",
+            f"{v.name} == {v.base} or {v.name} == n + {v.base - 1}",
+            f"{v.name} - {c} >= {u.name} // 2",
+            f"{v.base} < {v.name} < n",
+            "True",
+        ]
+        return self.draw(st.sampled_from(forms))
+
+    # ---- statements ------------------------------------------------------------------------------
+    def assign(self, depth: int, scope: list[Var], defined: set[str], must_read: str | None = None) -> list[str]:
+        pad = "    " * depth
+        self.budget -= 1
+        scalars = sorted(defined)
+        # sometimes assign a scalar that is already defined (keeps the "defined" invariant)
+        if scalars and must_read is None and self.draw(st.integers(0, 5)) == 0:
+            name = self.draw(st.sampled_from(scalars))
+            return [f"{pad}{name} = {self.expr(scope, defined, 2)}"]
+        target = self.draw(st.sampled_from(self.arrays))
+        ref = f"{target.name}[{self.index(target.rank, scope)}]"
+        value = self.expr(scope, defined, 2)
+        if must_read is not None:
+            value = f"{must_read} + {value}" if self.draw(st.booleans()) else must_read
+        ops = ["=", "=", "=", "+=", "-="]
+        if not self.is_int:
+            ops += ["*=", "/="]
+        op = self.draw(st.sampled_from(ops))
+        if op == "*=":
+            value = f"0.5 + 0.25 * np.tanh({value})"
+        elif op == "/=":
+            value = f"(1.5 + abs({value}))"
+        if op != "=":
+            self.features.add(f"aug{op}")
+        return [f"{pad}{ref} {op} {value}"]
+
+    def index(self, rank: int, scope: list[Var]) -> str:
+        if self.draw(st.booleans()) and rank == 2:
+            self.features.add("chained-subscript")
+            return "][".join(self.subscript(scope) for _ in range(rank))
+        return ", ".join(self.subscript(scope) for _ in range(rank))
+
+    def subscript(self, scope: list[Var]) -> str:
+        if not scope or self.draw(st.integers(0, 7)) == 0:
+            return str(self.draw(st.integers(0, PAD - 1)))
+        v = self.draw(st.sampled_from(scope))
+        o = self.draw(st.integers(-v.base, PAD - v.base))
+        plus = "" if o == 0 else f" + {o}" if o > 0 else f" - {-o}"
+        form = self.draw(st.sampled_from(["off"] * 6 + ["rev", "div", "mod"]))
+        self.features.add(f"sub-{form}")
+        if form == "off":
+            return f"{v.name}{plus}"
+        if form == "rev":  # n + base - 1 - v  in [0, n)
+            return f"n + {v.base - 1} - {v.name}"
+        if form == "div":
+            return f"({v.name}{plus}) // {self.draw(st.integers(2, 3))}"
+        return f"({v.name}{plus}) % {self.draw(st.integers(2, PAD))}"
+
+    # ---- expressions -----------------------------------------------------------------------------
+    def const(self) -> str:
+        if self.is_int:
+            return str(self.draw(st.integers(-5, 5)))
+        return self.draw(st.sampled_from(["0.0", "1.0", "-0.5", "0.25", "2.0", "-3.0"]))
+
+    def leaf(self, scope: list[Var], defined: set[str]) -> str:
+        kinds = ["read", "read", "read", "const"]
+        if scope:
+            kinds.append("var")
+        if defined:
+            kinds.append("scalar")
+        kinds.append("param")
+        kind = self.draw(st.sampled_from(kinds))
+        if kind == "read":
+            a = self.draw(st.sampled_from(self.arrays))
+            return f"{a.name}[{self.index(a.rank, scope)}]"
+        if kind == "const":
+            return self.const()
+        if kind == "var":
+            v = self.draw(st.sampled_from(scope)).name
+            return v if self.is_int or self.draw(st.booleans()) else f"float({v})"
+        if kind == "scalar":
+            return self.draw(st.sampled_from(sorted(defined)))
+        if self.is_int:
+            return "n"
+        return self.draw(st.sampled_from(["alpha", "n", "float(n)"]))
+
+    def expr(self, scope: list[Var], defined: set[str], depth: int) -> str:
+        if depth == 0 or self.draw(st.integers(0, 2)) == 0:
+            return self.leaf(scope, defined)
+        a = self.expr(scope, defined, depth - 1)
+        b = self.expr(scope, defined, depth - 1)
+        if self.is_int:
+            forms = [f"({a} + {b})", f"({a} - {b})", f"(2 * {a})", f"(-{a})", f"({a} // 3)",
+                     f"({a} % 4)", f"({a} // -2)", f"({a} % -3)", f"max({a}, {b})", f"min({a}, {b}, 1)",
+                     f"abs({a})", f"({a} if {a} > {b} else {b} - 1)"]
+        else:
+            forms = [f"({a} + {b})", f"({a} - {b})", f"({a} * {b})", f"(-{a})",
+                     f"({a} / (1.0 + abs({b})))", f"max({a}, {b})", f"min({a}, {b}, 0.5)", f"abs({a})",
+                     f"({a} if {a} > {b} else {b})", f"({a} if {a} <= 0.5 and {b} != 1.0 else 0.5)",
+                     f"math.sqrt(abs({a}))", f"np.tanh({a})", f"math.exp(-abs({a}))",
+                     f"np.log(1.0 + abs({a}))", f"math.sin({a})", f"np.cos({a})", f"({a}) ** 2",
+                     f"np.fabs({a})", f"math.floor({a})", f"np.ceil({a})", f"({a} // 1.5)",
+                     f"({a} % 2.5)", f"({a} % -2.0)", f"math.pow(abs({a}), 0.5)", f"float(n) * {a}",
+                     f"alpha * {a}"]
+        return self.draw(st.sampled_from(forms))
+
+
+@st.composite
+def programs(draw) -> Program:
+    return Gen(draw).program()

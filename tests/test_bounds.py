@@ -1,0 +1,113 @@
+"""Call-time bounds proofs (polyfuse.bounds): exact for affine, triangular, strided and min/max code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import ArgumentError
+
+
+def stencil(n, A, B):
+    for i in range(1, n - 1):
+        B[i] = A[i - 1] + A[i + 1]
+
+
+@pytest.mark.parametrize("n, size, ok", [(5, 5, True), (6, 5, False), (2, 0, True), (0, 0, True),
+                                         (3, 3, True), (4, 3, False)])
+def test_stencil_bounds_are_exact(n, size, ok):
+    k = polyfuse.kernel(stencil, target="python")
+    A, B = np.ones(size), np.zeros(size)
+    if ok:
+        k(n, A, B)
+    else:
+        with pytest.raises(ArgumentError, match="out-of-bounds"):
+            k(n, A, B)
+
+
+def test_message_names_array_axis_and_sizes():
+    k = polyfuse.kernel(stencil, target="python")
+    with pytest.raises(ArgumentError) as info:
+        k(7, np.ones(5), np.zeros(10))
+    msg = str(info.value)
+    assert "A[0..6]" in msg and "axis 0" in msg and "5" in msg and "n=7" in msg, msg
+
+
+def triangular(n, A):
+    for i in range(n):
+        for j in range(i + 1, n):
+            A[i, j] = A[j, i]
+
+
+def test_triangular_needs_square():
+    k = polyfuse.kernel(triangular, target="python")
+    k(4, np.ones((4, 4)))
+    with pytest.raises(ArgumentError):
+        k(4, np.ones((4, 3)))
+    with pytest.raises(ArgumentError):
+        k(4, np.ones((3, 4)))
+    k(1, np.ones((1, 1)))  # inner loop empty: nothing touched beyond [0, 0]... nothing at all
+
+
+def strided(n, A, B):
+    for i in range(0, n, 3):
+        B[i // 3] = A[i]
+
+
+def test_strided_and_floordiv_bounds():
+    k = polyfuse.kernel(strided, target="python")
+    A = np.arange(7.0)
+    B = np.zeros(3)
+    k(7, A, B)  # i in {0, 3, 6}: A up to 6, B up to 2
+    assert list(B) == [0.0, 3.0, 6.0]
+    with pytest.raises(ArgumentError):
+        k(7, A, np.zeros(2))
+    k(6, np.arange(4.0), np.zeros(2))  # i in {0, 3}: A[3] is the last element touched
+
+
+def clamped(n, m, A, B):
+    for i in range(n):
+        B[i] = A[min(i, m - 1)]
+
+
+def test_min_in_subscript_bounds():
+    k = polyfuse.kernel(clamped, target="python")
+    B = np.zeros(6)
+    k(6, 3, np.array([1.0, 2.0, 3.0]), B)
+    assert list(B) == [1, 2, 3, 3, 3, 3]
+    with pytest.raises(ArgumentError):
+        k(6, 4, np.array([1.0, 2.0, 3.0]), B)
+
+
+def test_guarded_access_is_only_checked_where_executed():
+    def guarded(n, A, B):
+        for i in range(n):
+            if i < 3:
+                B[i] = A[i]
+
+    k = polyfuse.kernel(guarded, target="python")
+    k(10, np.ones(3), np.zeros(3))
+    with pytest.raises(ArgumentError):
+        k(10, np.ones(2), np.zeros(3))
+
+
+def test_local_array_sized_from_arguments():
+    def local(n, A, B):
+        T = np.zeros((n + 1,))
+        for i in range(n):
+            T[i + 1] = A[i]
+        for i in range(n):
+            B[i] = T[i] + T[i + 1]
+
+    A = np.arange(4.0)
+    B = np.zeros(4)
+    polyfuse.kernel(local, target="python")(4, A, B)
+    assert list(B) == [0, 1, 3, 5]
+
+
+def test_bounds_cached_per_sizes_not_values():
+    k = polyfuse.kernel(stencil, target="python")
+    k(5, np.ones(5), np.zeros(5))
+    with pytest.raises(ArgumentError):  # same signature, new sizes: proven again
+        k(5, np.ones(4), np.zeros(5))

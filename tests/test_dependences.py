@@ -1,0 +1,137 @@
+"""Dependence analysis (polyfuse.dependences) on small programs lifted by the frontend."""
+
+from __future__ import annotations
+
+import islpy as isl
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse.dependences import compute_dependences
+from polyfuse.frontend import lift
+from polyfuse.signature import argument_of
+
+from conftest import define
+
+
+def scop_of(fn, *values):
+    import inspect
+
+    names = list(inspect.signature(fn).parameters)
+    return lift(fn, tuple(argument_of(n, v) for n, v in zip(names, values)))
+
+
+def kinds(deps):
+    return {(d.kind, d.array) for d in deps.items}
+
+
+def producer_consumer(n, A, B, C):
+    for i in range(n):
+        B[i] = A[i] + 1.0
+    for i in range(n):
+        C[i] = B[i] * 2.0
+
+
+def test_raw_between_producer_and_consumer():
+    scop = scop_of(producer_consumer, 4, np.zeros(4), np.zeros(4), np.zeros(4))
+    deps = compute_dependences(scop)
+    assert kinds(deps) == {("RAW", "B")}
+    (dep,) = deps.items
+    assert dep.statement_pairs() == [("S0", "S1")]
+    assert not dep.local
+    # value-based: S0[i] -> S1[i] exactly (compare by meaning, not by text)
+    expected = isl.UnionMap("[n, A__shape0, B__shape0, C__shape0] -> { S0[i] -> S1[i] : 0 <= i < n }")
+    got = dep.relation.intersect_params(scop.context)
+    assert got.is_equal(expected.intersect_params(scop.context))
+
+
+def anti_and_output(n, A, B):
+    for i in range(n):
+        B[i] = A[i + 1]
+    for i in range(n):
+        A[i] = 2.0
+    for i in range(n):
+        A[i] = 3.0
+
+
+def test_war_and_waw():
+    scop = scop_of(anti_and_output, 4, np.zeros(5), np.zeros(4))
+    deps = compute_dependences(scop)
+    found = kinds(deps)
+    assert ("WAR", "A") in found
+    assert ("WAW", "A") in found
+    assert ("RAW", "A") not in found
+    war = next(d for d in deps.items if d.kind == "WAR")
+    assert ("S0", "S1") in war.statement_pairs()
+    # S0 reads A[i+1]; S1 overwrites A[i+1] at iteration i+1
+    rel = war.relation
+    probe = isl.UnionMap("[n, A__shape0, B__shape0] -> { S0[i] -> S1[i + 1] : 0 <= i < n - 1 }")
+    assert probe.intersect_params(scop.context).is_subset(rel)
+    waw = next(d for d in deps.items if d.kind == "WAW")
+    assert ("S1", "S2") in waw.statement_pairs()
+
+
+def test_loop_carried_raw_in_stencil():
+    def prefix(n, A):
+        for i in range(1, n):
+            A[i] = A[i - 1] + A[i]
+
+    scop = scop_of(prefix, 5, np.zeros(5))
+    deps = compute_dependences(scop)
+    raw = next(d for d in deps.items if d.kind == "RAW")
+    expected = isl.UnionMap("[n, A__shape0] -> { S0[i] -> S0[i + 1] : 1 <= i < n - 1 }")
+    assert raw.relation.intersect_params(scop.context).is_equal(expected.intersect_params(scop.context))
+
+
+def test_local_arrays_and_scalars_are_marked_local():
+    def f(n, A, B):
+        T = np.empty((n,))
+        for i in range(n):
+            T[i] = A[i]
+        for i in range(n):
+            s = T[i] * 2.0
+            B[i] = s
+
+    scop = scop_of(f, 4, np.zeros(4), np.zeros(4))
+    deps = compute_dependences(scop)
+    local = {(d.kind, d.array) for d in deps.items if d.local}
+    assert ("RAW", "T") in local
+    assert ("RAW", "s") in local
+    assert ("WAR", "s") in local or ("WAW", "s") in local
+    assert all(d.local == (d.array in ("T", "s")) for d in deps.items)
+    # local false dependences are not hard validity constraints
+    assert deps.local_false().is_subset(deps.union(("WAR", "WAW")))
+    assert not deps.validity().intersect(deps.local_false()).is_equal(deps.local_false()) \
+        or deps.local_false().is_empty()
+
+
+def test_explain_lists_dependences():
+    k = polyfuse.kernel(producer_consumer, target="python", verify=True)
+    e = k.explain(4, np.zeros(4), np.zeros(4), np.zeros(4))
+    deps = e["dependences"]
+    assert [(d["kind"], d["array"], d["pairs"]) for d in deps] == [("RAW", "B", ["S0 -> S1"])]
+    assert "RAW on B" in str(e)
+
+
+def test_no_dependences_between_independent_nests():
+    def f(n, A, B, C, D):
+        for i in range(n):
+            B[i] = A[i]
+        for i in range(n):
+            D[i] = C[i]
+
+    scop = scop_of(f, 3, *(np.zeros(3) for _ in range(4)))
+    assert compute_dependences(scop).items == ()
+
+
+def test_scalar_read_before_write_in_program_order_is_rejected():
+    src = (
+        "def f(n, A):\n"
+        "    for i in range(n):\n"
+        "        if i > 0:\n"
+        "            A[i] = s\n"
+        "        s = A[i]\n"
+    )
+    fn = define(src, "f")
+    with pytest.raises(polyfuse.UnsupportedError, match="'s'"):
+        polyfuse.kernel(fn, target="python")(3, np.zeros(3))

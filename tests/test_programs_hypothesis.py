@@ -1,0 +1,87 @@
+"""Random programs of the supported subset, compiled under every fusion mode and compared with
+the plain Python function (see ``program_gen`` for what is generated and why it stays in bounds)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, note, reject, settings
+from hypothesis import strategies as st
+
+import polyfuse
+
+from conftest import FUSES, HAS_CPU, assert_same_arrays, copy_args, define
+from program_gen import programs
+
+_PLAIN_ERRORS = (ArithmeticError, ValueError)  # math.sin(inf), math.floor(nan), float ** overflow
+
+
+def run_plain(fn, args):
+    out = copy_args(args)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn(*out)
+    return out
+
+
+def differential(prog, target: str, sizes, seed: int) -> None:
+    note(prog.source)
+    fn = define(prog.source, "kern")
+    rng = np.random.default_rng(seed)
+    cases = []
+    for n in sizes:
+        args = prog.make_args(rng, n)
+        try:
+            expected = run_plain(fn, args)
+        except _PLAIN_ERRORS:
+            reject()  # the plain function itself fails on these values; nothing to compare
+        cases.append((n, args, expected))
+    rtol, atol = prog.tolerance
+    for fuse in FUSES:
+        k = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
+        for n, args, expected in cases:
+            actual = copy_args(args)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                k(*actual)
+            note(f"fuse={fuse} n={n}")
+            assert_same_arrays(expected, actual, rtol=rtol, atol=atol,
+                               names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
+
+
+COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                                    HealthCheck.data_too_large])
+
+
+@settings(max_examples=40, **COMMON)
+@given(prog=programs(), n=st.integers(0, 7), seed=st.integers(0, 2**16))
+def test_random_programs_python(prog, n, seed):
+    differential(prog, "python", sorted({n, 5}), seed)
+
+
+@pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet")
+@settings(max_examples=25, **COMMON)
+@given(prog=programs(), n=st.integers(0, 7), seed=st.integers(0, 2**16))
+def test_random_programs_cpu(prog, n, seed):
+    differential(prog, "cpu", sorted({n, 6}), seed)
+
+
+def test_generated_programs_cover_the_subset():
+    """The generator really produces the features the differential tests are meant to exercise."""
+    seen: set[str] = set()
+    modes: set[str] = set()
+
+    @settings(max_examples=300, database=None, **COMMON)
+    @given(prog=programs())
+    def collect(prog):
+        seen.update(prog.features)
+        modes.add(prog.mode)
+
+    collect()
+    wanted = {"range-step", "range-negstep", "range-tri_lo", "range-tri_hi", "range-min", "range-max",
+              "sub-off", "sub-div", "sub-mod", "sub-rev", "if", "scalar-reduction", "top-scalar",
+              "local-empty", "local-zeros", "chained-subscript", "aug+="}
+    assert wanted <= seen, wanted - seen
+    assert {"f64", "i64"} <= modes

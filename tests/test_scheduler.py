@@ -1,0 +1,180 @@
+"""Scheduling: fusion modes, reasons, and the verifier on hand-made illegal schedules."""
+
+from __future__ import annotations
+
+import inspect
+
+import islpy as isl
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse.dependences import compute_dependences
+from polyfuse.frontend import lift
+from polyfuse.scheduler import choose_schedule
+from polyfuse.signature import argument_of
+from polyfuse.verify import schedule_violations
+
+from conftest import check_against_python
+
+
+def scop_of(fn, *values):
+    names = list(inspect.signature(fn).parameters)
+    return lift(fn, tuple(argument_of(n, v) for n, v in zip(names, values)))
+
+
+def two_maps(n, A, B, C):
+    for i in range(n):
+        B[i] = A[i] * 2.0
+    for i in range(n):
+        C[i] = B[i] + 1.0
+
+
+def shifted(n, A, B, C):
+    for i in range(n):
+        B[i] = A[i] * 2.0
+    for i in range(n):
+        C[i] = B[n - 1 - i] + 1.0  # reads in reverse: no common outer loop order fuses both
+
+
+def args3(n=6):
+    return (n, np.arange(float(n)), np.zeros(n), np.zeros(n))
+
+
+@pytest.mark.parametrize("fuse, nests", [("none", 2), ("smart", 1), ("max", 1)])
+def test_fusion_modes_on_producer_consumer(fuse, nests):
+    k = polyfuse.kernel(two_maps, target="python", fuse=fuse, verify=True)
+    e = k.explain(*args3())
+    assert e.fused_loop_nests() == nests
+    (d,) = e["fusion"]
+    assert d["first"] == ["S0"] or tuple(d["first"]) == ("S0",)
+    assert d["fused"] == (nests == 1)
+    assert any("RAW on B" in dep for dep in d["dependences"])
+    check_against_python(two_maps, args3(), fuse=fuse)
+
+
+def test_none_keeps_program_order():
+    scop = scop_of(two_maps, *args3())
+    deps = compute_dependences(scop)
+    result = choose_schedule(scop, deps, fuse="none")
+    assert result.source == "program order"
+    assert result.schedule.get_map().is_equal(scop.schedule.get_map())
+    e = polyfuse.kernel(two_maps, target="python", fuse="none").explain(*args3())
+    assert e["fusion"][0]["reason"] == "fuse='none' keeps the original loop structure"
+    code = e["loop code"]
+    assert code.index("S0") < code.index("S1")
+
+
+@pytest.mark.parametrize("fuse", ["smart", "max"])
+def test_unfusable_pair_names_the_blocking_dependence(fuse):
+    k = polyfuse.kernel(shifted, target="python", fuse=fuse, verify=True)
+    e = k.explain(*args3())
+    (d,) = e["fusion"]
+    if not d["fused"]:
+        assert "RAW on B: S0 -> S1" in d["dependences"]
+        assert "B" in d["reason"] or "parallel" in d["reason"], d["reason"]
+    check_against_python(shifted, args3(), fuse=fuse)
+
+
+def test_independent_nests_reason():
+    def indep(n, A, B, C, D):
+        for i in range(n):
+            B[i] = A[i]
+        for i in range(n):
+            D[i] = C[i]
+
+    k = polyfuse.kernel(indep, target="python", fuse="smart", verify=True)
+    e = k.explain(4, np.ones(4), np.zeros(4), np.ones(4), np.zeros(4))
+    (d,) = e["fusion"]
+    assert d["dependences"] == [] or d["dependences"] == ()
+    if not d["fused"]:
+        assert "no dependence" in d["reason"] or "no data" in d["reason"], d["reason"]
+
+
+def test_explain_sections():
+    k = polyfuse.kernel(two_maps, target="python", fuse="smart", verify=True)
+    e = k.explain(*args3())
+    data = e.to_dict()
+    for section in ("options", "statements", "dependences", "fusion", "schedule", "parallel loops",
+                    "loop code", "compile seconds"):
+        assert section in data
+        assert f"== {section} ==" in str(e)
+    assert all(v >= 0 for v in e["compile seconds"].values())
+    assert all(isinstance(loop["parallel"], bool) for loop in e["parallel loops"])
+    assert any(loop["parallel"] for loop in e["parallel loops"])  # an elementwise loop is parallel
+
+
+def test_reduction_loop_is_not_parallel():
+    def rowsum(n, A, out):
+        for i in range(n):
+            for j in range(n):
+                out[0] += A[i, j]
+
+    e = polyfuse.kernel(rowsum, target="python").explain(3, np.ones((3, 3)), np.zeros(1))
+    assert e["parallel loops"]
+    assert not any(loop["parallel"] for loop in e["parallel loops"])
+
+
+# ---- the verifier ----------------------------------------------------------------------------
+
+
+def prefix_sum(n, A):
+    for i in range(1, n):
+        A[i] = A[i - 1] + A[i]
+
+
+def test_verifier_accepts_program_order():
+    scop = scop_of(prefix_sum, 6, np.zeros(6))
+    deps = compute_dependences(scop)
+    assert schedule_violations(scop, deps, scop.schedule) == []
+
+
+def test_verifier_flags_reversed_loop_with_carried_raw():
+    scop = scop_of(prefix_sum, 6, np.zeros(6))
+    deps = compute_dependences(scop)
+    reversed_ = isl.Schedule.from_domain(scop.domain()).insert_partial_schedule(
+        isl.MultiUnionPwAff("[n, A__shape0] -> [{ S0[i] -> [(-i)] }]"))
+    # the hand-made schedule really is the reversal (compare by meaning)
+    expected = isl.UnionMap("[n, A__shape0] -> { S0[i] -> [-i] }").intersect_domain(scop.domain())
+    assert reversed_.get_map().intersect_domain(scop.domain()).is_equal(expected)
+    problems = schedule_violations(scop, deps, reversed_)
+    assert problems
+    assert any("A" in p for p in problems)
+
+
+def test_verifier_flags_swapped_statements():
+    scop = scop_of(two_maps, *args3())
+    deps = compute_dependences(scop)
+    dom = scop.domain()
+    s0 = dom.intersect(isl.UnionSet("[n, A__shape0, B__shape0, C__shape0] -> { S0[i] }"))
+    s1 = dom.intersect(isl.UnionSet("[n, A__shape0, B__shape0, C__shape0] -> { S1[i] }"))
+    swapped = isl.Schedule.from_domain(s1).sequence(isl.Schedule.from_domain(s0))
+    problems = schedule_violations(scop, deps, swapped)
+    assert problems and any("B" in p for p in problems)
+    # and program order (S0 then S1) is fine
+    ordered = isl.Schedule.from_domain(s0).sequence(isl.Schedule.from_domain(s1))
+    assert schedule_violations(scop, deps, ordered) == []
+
+
+def test_verifier_flags_changed_last_writer():
+    def twice(n, A):
+        for i in range(n):
+            A[i] = 1.0
+        for i in range(n):
+            A[i] = 2.0
+
+    scop = scop_of(twice, 4, np.zeros(4))
+    deps = compute_dependences(scop)
+    dom = scop.domain()
+    s0 = dom.intersect(isl.UnionSet("[n, A__shape0] -> { S0[i] }"))
+    s1 = dom.intersect(isl.UnionSet("[n, A__shape0] -> { S1[i] }"))
+    swapped = isl.Schedule.from_domain(s1).sequence(isl.Schedule.from_domain(s0))
+    assert any("last write" in p for p in schedule_violations(scop, deps, swapped))
+
+
+@pytest.mark.parametrize("fuse", ["none", "smart", "max"])
+def test_chosen_schedules_verify(fuse):
+    for fn, values in ((prefix_sum, (6, np.zeros(6))), (two_maps, args3()), (shifted, args3())):
+        scop = scop_of(fn, *values)
+        deps = compute_dependences(scop)
+        assert schedule_violations(scop, deps, choose_schedule(scop, deps, fuse=fuse).schedule) == []
