@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polyfuse.dependences import Dependences, carries
+from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.loop_ast import For, LoopProgram, statements_in, top_level
 from polyfuse.schedule_tree import LoopNode, TreeNode
 from polyfuse.scop import Scop, isl_name
@@ -85,20 +86,31 @@ class SmartFusion:
         if not links and not self._share_inputs(prev, node):
             record(False, "no data exchanged or shared, so fusing would not save memory traffic")
             return None
+        try:
+            with bounded(self.scop.context.get_ctx()):
+                shift, merged, verdict = self._check_merge(prev, node, with_merged, ancestors)
+        except BudgetExceeded:
+            record(False, "not fused: the legality analysis exceeded isl's operation budget")
+            return None
+        if verdict:
+            record(False, verdict, shift)
+            return None
+        how = "fused" + (f" after shifting the later loop by {shift}" if shift else "")
+        record(True, how + (": they exchange data" if links else ": they read the same data"), shift)
+        return merged
+
+    def _check_merge(self, prev: LoopNode, node: LoopNode, with_merged, ancestors):
+        """(shift, merged loop, reason it must not be used or "")."""
         shift = self.required_shift(prev, node)
         members = tuple(replace(m, shift=m.shift + shift) for m in node.members)
         merged = LoopNode(prev.members + members, prev.sign, prev.body + node.body)
         problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(with_merged(merged)))
         if problems:
-            record(False, "illegal: " + "; ".join(problems), shift)
-            return None
+            return shift, merged, "illegal: " + "; ".join(problems)
         was_parallel = not self.carried(prev, ancestors) or not self.carried(node, ancestors)
         if was_parallel and self.carried(merged, ancestors):
-            record(False, "fusing would lose outer parallelism (the fused loop carries a dependence)", shift)
-            return None
-        how = "fused" + (f" after shifting the later loop by {shift}" if shift else "")
-        record(True, how + (": they exchange data" if links else ": they read the same data"), shift)
-        return merged
+            return shift, merged, "fusing would lose outer parallelism (the fused loop carries a dependence)"
+        return shift, merged, ""
 
     def _share_inputs(self, prev: LoopNode, node: LoopNode) -> bool:
         a = set().union(*(self.reads[s] for s in prev.statements))

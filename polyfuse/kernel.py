@@ -20,7 +20,7 @@ from polyfuse.frontend.source import read_source
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import CompiledVariant
 from polyfuse.scop import Argument
-from polyfuse.signature import argument_of, signature_key
+from polyfuse.signature import argument_of, is_device_array, signature_key
 
 
 class Kernel:
@@ -93,6 +93,13 @@ class Kernel:
 
     def _variant(self, values: dict[str, Any]) -> CompiledVariant:
         arguments = tuple(argument_of(name, value) for name, value in values.items())
+        if self.options.target != "cuda":
+            for name, value in values.items():
+                if not isinstance(value, np.ndarray) and is_device_array(value):
+                    raise ArgumentError(
+                        f"argument {name!r} is a GPU device array but this kernel's target is "
+                        f"{self.options.target!r}; use target='cuda' or copy it to the host first"
+                    )
         key = signature_key(arguments)
         variant = self._variants.get(key)
         if variant is None:
@@ -185,6 +192,10 @@ def _backend(target: str):
         from polyfuse.backends.python import compile_python
 
         return lambda program, options: compile_python(program)
+    if target == "cuda":
+        from polyfuse.backends.cuda import compile_cuda
+
+        return compile_cuda
     from polyfuse.backends.llvm import compile_llvm
 
     return compile_llvm

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .errors import ArgumentError
 from .scheduler import FUSE_MODES
 
-TARGETS = ("cpu", "python")
+TARGETS = ("cpu", "python", "cuda")
 
 
 def env_flag(name: str, default: bool = False) -> bool:

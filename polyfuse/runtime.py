@@ -17,6 +17,7 @@ from polyfuse.bounds import BoundsChecker
 from polyfuse.compiler import Stages
 from polyfuse.errors import ArgumentError
 from polyfuse.scop import Argument, ArrayInfo, shape_param
+from polyfuse.signature import device_span
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -79,13 +80,21 @@ class CompiledVariant:
             for second in arrays[i + 1:]:
                 if first not in self.written and second not in self.written:
                     continue
-                a, b = values[first], values[second]
-                if np.may_share_memory(a, b) and np.shares_memory(a, b):
+                if _overlap(values[first], values[second]):
                     raise ArgumentError(
                         f"arguments {first!r} and {second!r} overlap in memory and "
                         f"{(first if first in self.written else second)!r} is written by the kernel; "
                         "pass separate arrays (e.g. a .copy())"
                     )
+
+
+def _overlap(a, b) -> bool:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return np.may_share_memory(a, b) and np.shares_memory(a, b)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return False  # host and device memory never overlap
+    (low_a, high_a), (low_b, high_b) = device_span(a), device_span(b)
+    return low_a < high_b and low_b < high_a  # conservative: byte ranges, not exact elements
 
 
 def allocate(info: ArrayInfo, env: dict[str, Any]) -> np.ndarray:

@@ -17,6 +17,7 @@ import islpy as isl
 
 from polyfuse.dependences import Dependences
 from polyfuse.fusion import SmartFusion
+from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.scop import Scop
 from polyfuse.verify import schedule_violations
 
@@ -47,11 +48,16 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResu
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order
     for relax_locals in (True, False) if not deps.local_false().is_empty() else (False,):
-        candidate = isl_schedule(scop, deps, fuse=fuse, relax_locals=relax_locals)
+        try:
+            with bounded(scop.context.get_ctx()):
+                candidate = isl_schedule(scop, deps, fuse=fuse, relax_locals=relax_locals)
+                problems = schedule_violations(scop, deps, candidate) if candidate is not None else []
+        except BudgetExceeded:
+            notes.append("isl's scheduler exceeded its operation budget")
+            break
         if candidate is None:
             notes.append("isl found no schedule" + (" with relaxed locals" if relax_locals else ""))
             continue
-        problems = schedule_violations(scop, deps, candidate)
         if not problems:
             return ScheduleResult(fuse, "isl scheduler", tuple(notes), schedule=candidate)
         log.info("polyfuse: isl schedule for %s rejected: %s", scop.name, "; ".join(problems))
@@ -82,8 +88,4 @@ def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool
         ctx.set_schedule_maximize_coincidence(0)
         ctx.set_schedule_outer_coincidence(0)
         ctx.set_schedule_max_coefficient(20)
-        try:
-            return constraints.compute_schedule()
-        except isl.Error as exc:
-            log.info("polyfuse: isl scheduler failed for %s: %s", scop.name, exc)
-            return None
+        return constraints.compute_schedule()

@@ -13,6 +13,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+# numba's CUDA simulator unless a real GPU run is asked for; must precede the first numba import
+if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GPU", "") in ("", "0"):
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+
 # Compile cold in every session: a per-session disk cache, so a cached kernel from an earlier run
 # (or from the user's ~/.cache) never hides a compiler change.  Set before polyfuse is used.
 os.environ.setdefault("POLYFUSE_CACHE_DIR", tempfile.mkdtemp(prefix="polyfuse-test-cache-"))

@@ -5,13 +5,12 @@ from __future__ import annotations
 import islpy as isl
 import numpy as np
 import pytest
+from conftest import define
+from polyfuse.frontend import lift
 
 import polyfuse
 from polyfuse.dependences import compute_dependences
-from polyfuse.frontend import lift
 from polyfuse.signature import argument_of
-
-from conftest import define
 
 
 def scop_of(fn, *values):

@@ -7,13 +7,12 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import FUSES, HAS_CPU, assert_same_arrays, copy_args, define
 from hypothesis import HealthCheck, given, note, reject, settings
 from hypothesis import strategies as st
+from program_gen import programs
 
 import polyfuse
-
-from conftest import FUSES, HAS_CPU, assert_same_arrays, copy_args, define
-from program_gen import programs
 
 _PLAIN_ERRORS = (ArithmeticError, ValueError)  # math.sin(inf), math.floor(nan), float ** overflow
 

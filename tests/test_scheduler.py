@@ -7,15 +7,14 @@ import inspect
 import islpy as isl
 import numpy as np
 import pytest
+from conftest import check_against_python
+from polyfuse.frontend import lift
 
 import polyfuse
 from polyfuse.dependences import compute_dependences
-from polyfuse.frontend import lift
 from polyfuse.scheduler import choose_schedule
 from polyfuse.signature import argument_of
 from polyfuse.verify import schedule_violations
-
-from conftest import check_against_python
 
 
 def scop_of(fn, *values):

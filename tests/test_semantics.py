@@ -7,10 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from conftest import check_against_python, define
 
 import polyfuse
-
-from conftest import check_against_python, copy_args, define
 
 
 def elementwise(n, A, B):

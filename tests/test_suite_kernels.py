@@ -6,11 +6,10 @@ import inspect
 
 import numpy as np
 import pytest
+from conftest import FUSES, TARGETS, assert_same_arrays, copy_args
 
 import polyfuse
 from polyfuse import suite
-
-from conftest import FUSES, TARGETS, assert_same_arrays, copy_args
 
 NAMES = list(suite.KERNELS)
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import HAS_CPU, define
 
 import polyfuse
-
-from conftest import HAS_CPU, define
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet")
 

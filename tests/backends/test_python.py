@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from polyfuse.backends.python import compile_python, parameters
 
 import polyfuse
-from polyfuse.backends.python import compile_python, parameters
 
 
 def saxpy(n, a, X, Y):

@@ -6,9 +6,9 @@ import inspect
 
 import islpy as isl
 import numpy as np
+from polyfuse.frontend import lift
 
 import polyfuse
-from polyfuse.frontend import lift
 from polyfuse.signature import argument_of
 
 
