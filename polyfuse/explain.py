@@ -30,6 +30,7 @@ class Explanation:
             ("options", options.key()),
             ("statements", [_statement(s) for s in scop.statements]),
             ("dependences", [_dependence(d) for d in deps.items]),
+            ("loop order", [asdict(d) for d in sched.locality]),
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
             ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), ()))[1]]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
@@ -103,6 +104,11 @@ def _item(value: Any) -> str:
                 f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
     if "kind" in value:
         return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
+    if "score_before" in value:
+        verdict = "applied" if value["applied"] else "kept"
+        return (f"- loops ({', '.join(value['loops'])}) -> ({', '.join(value['order'])})"
+                f"{' after distribution' if value['distributed'] else ''}: {verdict}, stride score "
+                f"{value['score_before']} -> {value['score_after']} ({value['reason']})")
     if "before" in value:
         return (f"- {value['array']}: {value['before']} -> {value['after']} "
                 f"x {value['itemsize']} bytes; {value['reason']}")

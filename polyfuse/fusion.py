@@ -48,8 +48,9 @@ class SmartFusion:
         self.iterators = {s.name: tuple(isl_name(v) for v in s.iterators) for s in scop.statements}
         self.reads = {s.name: _arrays(s.reads) for s in scop.statements}
 
-    def run(self) -> tuple[TreeNode, ...]:
-        return self.fuse_body(self.scop.body, lambda body: body, ())
+    def run(self, body: tuple[TreeNode, ...] | None = None) -> tuple[TreeNode, ...]:
+        """Fuse ``body`` (default: the program's own loop structure)."""
+        return self.fuse_body(self.scop.body if body is None else body, lambda b: b, ())
 
     def fuse_body(self, body: tuple[TreeNode, ...], wrap, ancestors: tuple[LoopNode, ...]):
         result: list[TreeNode] = [body[0]] if body else []

@@ -18,6 +18,7 @@ import islpy as isl
 from polyfuse.dependences import Dependences
 from polyfuse.fusion import SmartFusion
 from polyfuse.isl_budget import BudgetExceeded, bounded
+from polyfuse.locality import LocalityPass
 from polyfuse.scop import Scop
 from polyfuse.verify import schedule_violations
 
@@ -33,6 +34,7 @@ class ScheduleResult:
     notes: tuple[str, ...]
     schedule: isl.Schedule = field(compare=False, repr=False)
     decisions: tuple = ()  # FusionDecision records, when the policy made them itself
+    locality: tuple = ()  # LocalityDecision records (loop order changes)
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResult:
@@ -40,10 +42,12 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResu
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
+        locality = LocalityPass(scop, deps)
+        ordered = locality.run()
         fusion = SmartFusion(scop, deps)
-        body = fusion.run()
+        body = fusion.run(ordered)
         return ScheduleResult(fuse, "smart fusion of the program's loops", (), scop.schedule_of(body),
-                              tuple(fusion.decisions))
+                              tuple(fusion.decisions), tuple(locality.decisions))
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order

@@ -1,0 +1,207 @@
+"""Loop order for spatial locality: put a stride-1 loop innermost.
+
+Before fusion, ``smart`` looks at each perfect loop nest (a chain of loops with nothing but the
+next loop in between) and, when another loop of the chain would make more accesses walk memory
+with stride 1, moves that loop innermost.  A loop whose body mixes statements and loops is first
+distributed over them, so its inner nest becomes perfect.  Each change is kept only if the
+schedule verifier accepts the whole program and the stride score rises.  This is the part of
+Pluto's intra-tile reordering that matters most for plain loop code (``C += A[i,k] * B[k,j]``
+with ``k`` innermost strides through ``B`` by rows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from polyfuse import ir
+from polyfuse.dependences import Dependences
+from polyfuse.isl_budget import BudgetExceeded, bounded
+from polyfuse.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
+from polyfuse.scop import Scop
+from polyfuse.verify import schedule_violations
+
+UNKNOWN = None  # coefficient of a loop variable that is not a plain linear term
+
+
+@dataclass(frozen=True)
+class LocalityDecision:
+    loops: tuple[str, ...]  # loop variables of the nest, outermost first, before the change
+    order: tuple[str, ...]  # after
+    distributed: bool
+    score_before: int
+    score_after: int
+    applied: bool
+    reason: str
+
+
+class LocalityPass:
+    def __init__(self, scop: Scop, deps: Dependences) -> None:
+        self.scop = scop
+        self.deps = deps
+        self.decisions: list[LocalityDecision] = []
+
+    def run(self) -> tuple[TreeNode, ...]:
+        return self.visit_body(self.scop.body, lambda body: body)
+
+    def visit_body(self, body: tuple[TreeNode, ...], wrap) -> tuple[TreeNode, ...]:
+        result = list(body)
+        for k, node in enumerate(result):
+            if not isinstance(node, LoopNode):
+                continue
+
+            def place(new: tuple[TreeNode, ...], k=k) -> tuple[TreeNode, ...]:
+                return wrap(tuple(result[:k]) + new + tuple(result[k + 1:]))
+
+            replacement = self.improve(node, place)
+            if replacement is not None:
+                result[k:k + 1] = list(replacement)
+                continue
+            inner = self.visit_body(node.body, lambda b, n=node, p=place: p((replace(n, body=b),)))
+            result[k] = replace(node, body=inner)
+        return tuple(result)
+
+    def improve(self, node: LoopNode, place) -> tuple[TreeNode, ...] | None:
+        """A better replacement for ``node`` (possibly several loops), or None."""
+        chain = perfect_chain(node)
+        if len(chain) >= 2:
+            better = self.reorder(chain)
+            if better is not None and self.accept(chain, (better,), place, distributed=False):
+                return (better,)
+            return None
+        inner_loops = [c for c in node.body if isinstance(c, LoopNode)]
+        if len(node.body) < 2 or not inner_loops:
+            return None
+        # distribute the loop over its children; keep it only if some piece can be reordered
+        pieces = tuple(_loop_over(node, (child,)) for child in node.body)
+        improved = []
+        changed = False
+        for piece in pieces:
+            sub = perfect_chain(piece)
+            better = self.reorder(sub) if len(sub) >= 2 else None
+            improved.append(better if better is not None else piece)
+            changed |= better is not None
+        if not changed:
+            return None
+        if self.accept(perfect_chain(node), tuple(improved), place, distributed=True):
+            return tuple(improved)
+        return None
+
+    def reorder(self, chain: list[LoopNode]) -> LoopNode | None:
+        """The chain with its best stride-1 loop moved innermost, or None if already best."""
+        members = [c.members[0] for c in chain]
+        statements = chain[-1].body
+        scores = [self.stride_score(m.var, chain[0].statements) for m in members]
+        best = max(range(len(members)), key=lambda k: (scores[k], k))
+        if best == len(members) - 1 or scores[best] <= scores[-1]:
+            return None
+        order = [k for k in range(len(members)) if k != best] + [best]
+        rebuilt: TreeNode | tuple = statements
+        for k in reversed(order):
+            rebuilt = (LoopNode((members[k],), chain[k].sign, tuple(rebuilt) if isinstance(rebuilt, tuple) else (rebuilt,)),)
+        return rebuilt[0]
+
+    def accept(self, chain: list[LoopNode], replacement: tuple[TreeNode, ...], place, distributed: bool) -> bool:
+        before = tuple(c.members[0].var for c in chain)
+        after = tuple(v for node in replacement for v in _chain_vars(node))
+        score_before, score_after = self.tree_score((chain[0],)), self.tree_score(replacement)
+        if score_after <= score_before:
+            return False
+        try:
+            with bounded(self.scop.context.get_ctx()):
+                problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(place(replacement)))
+        except BudgetExceeded:
+            problems = ["the legality check exceeded isl's operation budget"]
+        applied = not problems
+        reason = "stride-1 loop moved innermost" if applied else "illegal: " + "; ".join(problems)
+        self.decisions.append(LocalityDecision(before, after, distributed, score_before, score_after,
+                                               applied, reason))
+        return applied
+
+    def tree_score(self, nodes: tuple[TreeNode, ...], innermost: str | None = None) -> int:
+        """Stride score of every statement under ``nodes`` for its own innermost loop."""
+        total = 0
+        for node in nodes:
+            if isinstance(node, StmtNode):
+                total += self.stride_score(innermost, (node.name,)) if innermost else 0
+            else:
+                var = node.members[0].var if len(node.members) == 1 else None
+                total += self.tree_score(node.body, var)
+        return total
+
+    def stride_score(self, var: str, statements: tuple[str, ...]) -> int:
+        """How well ``var`` as the innermost loop walks memory, summed over all accesses:
+        +2 stride-1, +1 invariant read (stays in a register), -4 strided by a whole row or worse,
+        and -4 for a write that does not move with ``var`` (a reduction: it cannot vectorize
+        without reassociating, which polyfuse never does on its own)."""
+        score = 0
+        for name in statements:
+            stmt = self.scop.statement(name)
+            if stmt.index and all(coefficient(e, var) == 0 for e in stmt.index) or not stmt.index:
+                score -= 4  # the same element written every iteration: a serial reduction along var
+            else:
+                score += _access_score(stmt.index, var)
+            for index in _reads(stmt):
+                score += _access_score(index, var)
+        return score
+
+
+def _reads(stmt) -> list[tuple[ir.Expr, ...]]:
+    return [e.index for e in ir.walk(stmt.value) if isinstance(e, ir.Load) and e.index]
+
+
+def _access_score(index: tuple[ir.Expr, ...], var: str) -> int:
+    coefficients = [coefficient(e, var) for e in index]
+    if all(c == 0 for c in coefficients):
+        return 1
+    if coefficients[-1] in (1, -1) and all(c == 0 for c in coefficients[:-1]):
+        return 2
+    return -4
+
+
+def coefficient(expr: ir.Expr, var: str) -> int | None:
+    """The coefficient of ``var`` in a linear integer expression (None when not linear)."""
+    if isinstance(expr, ir.Var):
+        return 1 if expr.name == var else 0
+    if isinstance(expr, ir.Const):
+        return 0
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = coefficient(expr.operand, var)
+        return None if inner is None else -inner
+    if isinstance(expr, ir.BinOp) and expr.op in ("+", "-"):
+        a, b = coefficient(expr.lhs, var), coefficient(expr.rhs, var)
+        if a is None or b is None:
+            return None
+        return a + b if expr.op == "+" else a - b
+    if isinstance(expr, ir.BinOp) and expr.op == "*":
+        a, b = coefficient(expr.lhs, var), coefficient(expr.rhs, var)
+        if isinstance(expr.rhs, ir.Const) and a is not None:
+            return a * int(expr.rhs.value)
+        if isinstance(expr.lhs, ir.Const) and b is not None:
+            return b * int(expr.lhs.value)
+    uses = any(isinstance(e, ir.Var) and e.name == var for e in ir.walk(expr))
+    return None if uses else 0
+
+
+def perfect_chain(node: TreeNode) -> list[LoopNode]:
+    """``node`` and the loops directly nested in it while each body is a single loop."""
+    chain: list[LoopNode] = []
+    while isinstance(node, LoopNode) and len(node.members) == 1:
+        chain.append(node)
+        if len(node.body) != 1 or not isinstance(node.body[0], LoopNode):
+            break
+        node = node.body[0]
+    return chain
+
+
+def _loop_over(node: LoopNode, body: tuple[TreeNode, ...]) -> LoopNode:
+    """A copy of single-member loop ``node`` around ``body`` only."""
+    stmts = tuple(s for child in body for s in child.statements)
+    member = node.members[0]
+    return LoopNode((LoopMember(member.var, stmts, member.shift),), node.sign, body)
+
+
+def _chain_vars(node: TreeNode) -> tuple[str, ...]:
+    return tuple(c.members[0].var for c in perfect_chain(node)) if isinstance(node, LoopNode) else ()
+
+
+__all__ = ["LocalityDecision", "LocalityPass", "StmtNode"]

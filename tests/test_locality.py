@@ -1,0 +1,79 @@
+"""The loop-order pass: stride-1 loops move innermost only when legal and better."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import check_against_python, define
+
+import polyfuse
+from polyfuse import ir
+from polyfuse.locality import coefficient
+
+MATMUL_KJ = '''def mm(A, B, C):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            C[i, j] = 0.0
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+'''
+
+
+def _loop_order(explanation) -> list[dict]:
+    return explanation["loop order"]
+
+
+def test_matmul_with_k_innermost_gets_j_innermost():
+    fn = define(MATMUL_KJ, "mm")
+    args = (np.random.rand(5, 7), np.random.rand(7, 6), np.zeros((5, 6)))
+    k = check_against_python(fn, args, target="cpu")
+    decisions = _loop_order(k.explain(*args))
+    assert any(d["applied"] and d["distributed"] and d["score_after"] > d["score_before"] for d in decisions)
+    code = k.explain(*args)["loop code"].splitlines()
+    innermost = [line for line in code if "S1(" in line][0]
+    loop_above = code[code.index(innermost) - 1]
+    assert "B.shape[1]" in loop_above  # the j loop now encloses the update directly
+
+
+def test_fuse_none_keeps_the_programmers_order():
+    fn = define(MATMUL_KJ, "mm")
+    args = (np.random.rand(4, 3), np.random.rand(3, 5), np.zeros((4, 5)))
+    k = polyfuse.kernel(fn, target="python", fuse="none", verify=True)
+    assert _loop_order(k.explain(*args)) == []
+
+
+def test_illegal_interchange_is_not_applied():
+    # A[i, j] depends on A[i - 1, j + 1]: interchanging i and j would read values not yet computed
+    fn = define('''def wave(A, n):
+    for i in range(1, n):
+        for j in range(0, n - 1):
+            A[i, j] = A[i - 1, j + 1] + A[i, j] * A[j, i]
+''', "wave")
+    args = (np.random.rand(6, 6), 6)
+    k = check_against_python(fn, args, target="cpu")
+    for decision in _loop_order(k.explain(*args)):
+        assert not decision["applied"] or decision["loops"] == decision["order"]
+
+
+def test_reduction_is_not_moved_innermost():
+    # C[i, j] += A[i, k] * A[j, k]: k innermost walks A by rows but makes a serial reduction
+    fn = define('''def syrk_like(A, C):
+    for i in range(A.shape[0]):
+        for k in range(A.shape[1]):
+            for j in range(A.shape[0]):
+                C[i, j] += A[i, k] * A[j, k]
+''', "syrk_like")
+    args = (np.random.rand(5, 4), np.zeros((5, 5)))
+    k = check_against_python(fn, args, target="cpu")
+    assert not any(d["applied"] for d in _loop_order(k.explain(*args)))
+
+
+@pytest.mark.parametrize("expr, expected", [
+    (ir.BinOp("+", ir.Var("i", "int64"), ir.Var("j", "int64"), "int64", True), 1),
+    (ir.BinOp("*", ir.Const(3, "int64"), ir.Var("i", "int64"), "int64", True), 3),
+    (ir.Unary("neg", ir.Var("i", "int64"), "int64", True), -1),
+    (ir.Var("j", "int64"), 0),
+    (ir.BinOp("//", ir.Var("i", "int64"), ir.Const(2, "int64"), "int64", True), None),
+])
+def test_coefficient(expr, expected):
+    assert coefficient(expr, "i") == expected
