@@ -16,11 +16,19 @@ For every suite kernel (:mod:`polyfuse.suite`):
 ``speedup`` is numba time / polyfuse time, so > 1 means polyfuse is faster.  The run ends with
 the geometric mean of the speedups, a JSON file with the machine and every row, and a non-zero
 exit status when any check MISMATCHes or any kernel fails to compile or run.
+
+The einsum section (``--section einsum|all``) does the same for the rows of
+``polyfuse.einsum.einsum_benchmarks(preset)``: each polyfuse callable (``polyfuse.einsum`` or a
+``polyfuse.spec``) against ``numpy.einsum(optimize=True)``, numpy following polyfuse's order one
+step at a time, and ``opt_einsum.contract`` where the row is a plain einsum.  Ratios are
+other time / polyfuse time (> 1: polyfuse is faster).
 """
 
 from __future__ import annotations
 
+import functools
 import gc
+import importlib
 import importlib.util
 import inspect
 import json
@@ -39,9 +47,10 @@ from typing import Any, TextIO
 import numpy as np
 
 PRESETS = ("test", "quick", "bench")
+SECTIONS = ("loops", "einsum", "all")
 DEFAULT_JSON = Path("bench-results") / "bench.json"
 RTOL = 1e-7
-SCHEMA = 1
+SCHEMA = 2  # 2: "section", "einsum" and machine["threadpools"] added
 
 
 @dataclass(frozen=True)
@@ -56,14 +65,23 @@ class BenchSettings:
     seed: int = 0
     threads: int | None = None  # polyfuse threads (None: polyfuse's default); numba is always serial
     use_cache: bool = False  # allow polyfuse's disk cache (then "compile" may be a cache load)
+    section: str = "all"  # "loops" (the kernel suite vs numba), "einsum" or "all"
+    blas_threads: int | None = None  # limit BLAS pools with threadpoolctl (None: leave them as they are)
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise ValueError(f"preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
+        if self.section not in SECTIONS:
+            raise ValueError(f"section {self.section!r}; choose one of {', '.join(SECTIONS)}")
         if self.repeats < 1:
             raise ValueError("repeats must be at least 1")
         if self.threads is not None and self.threads < 1:
             raise ValueError("threads must be at least 1")
+        if self.blas_threads is not None:
+            if self.blas_threads < 1:
+                raise ValueError("blas_threads must be at least 1")
+            if importlib.util.find_spec("threadpoolctl") is None:
+                raise ValueError("--blas-threads needs threadpoolctl (pip install threadpoolctl)")
 
 
 @dataclass
@@ -87,23 +105,59 @@ class BenchRow:
     error: str = ""
 
 
+#: The implementations an einsum row is compared with; each ratio is their time / polyfuse time.
+EINSUM_OTHERS = ("numpy_opt", "numpy_step", "opt_einsum")
+
+
+@dataclass
+class EinsumRow:
+    """One row of ``einsum_benchmarks``: polyfuse against numpy and opt_einsum (times in ms)."""
+
+    name: str
+    preset: str
+    shapes: list[list[int]]
+    check: str = "ERROR"  # "ok" | "MISMATCH" | "ERROR"
+    runs: str = ""  # "polyfuse kernel", or why polyfuse.einsum ran numpy.einsum for these operands
+    first_call_ms: float | None = None  # polyfuse's first call: compilation plus one run
+    polyfuse_ms: float | None = None
+    numpy_opt_ms: float | None = None  # numpy.einsum(..., optimize=True)
+    numpy_step_ms: float | None = None  # numpy one step at a time on polyfuse's order
+    opt_einsum_ms: float | None = None  # opt_einsum.contract (plain einsum rows only)
+    ratios: dict[str, float | None] = field(default_factory=dict)  # other ms / polyfuse ms
+    runs_timed: dict[str, int] = field(default_factory=dict)
+    max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # vs numpy_opt; None: shapes differ
+    error: str = ""
+
+
 @dataclass
 class BenchReport:
     settings: BenchSettings
     machine: dict[str, Any]
     rows: list[BenchRow]
     seconds: float = 0.0
+    einsum_rows: list[EinsumRow] = field(default_factory=list)
+    einsum_seconds: float = 0.0
 
     @property
     def geomean_speedup(self) -> float | None:
         return geometric_mean([r.speedup for r in self.rows if r.check == "ok" and r.speedup])
 
     @property
+    def einsum_geomeans(self) -> dict[str, float | None]:
+        """Geometric mean of each ratio over the einsum rows that checked ok."""
+        ok = [r for r in self.einsum_rows if r.check == "ok"]
+        return {other: geometric_mean([r.ratios.get(other) for r in ok]) for other in EINSUM_OTHERS}
+
+    @property
     def failed(self) -> list[BenchRow]:
         return [r for r in self.rows if r.check != "ok"]
 
+    @property
+    def einsum_failed(self) -> list[EinsumRow]:
+        return [r for r in self.einsum_rows if r.check != "ok"]
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "schema": SCHEMA,
             "tool": "polyfuse bench",
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -113,6 +167,13 @@ class BenchReport:
             "geomean_speedup": self.geomean_speedup,
             "rows": [asdict(r) for r in self.rows],
         }
+        if self.settings.section in ("einsum", "all"):
+            data["einsum"] = {
+                "seconds": round(self.einsum_seconds, 3),
+                "geomean_ratios": self.einsum_geomeans,
+                "rows": [asdict(r) for r in self.einsum_rows],
+            }
+        return data
 
 
 # ---- machine -----------------------------------------------------------------------------------
@@ -159,8 +220,25 @@ def machine_info() -> dict[str, Any]:
         "machine": platform.machine(),
         "system": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
-        "versions": {m: package_version(m) for m in ("polyfuse", "numpy", "numba", "llvmlite", "islpy")},
+        "versions": {m: package_version(m) for m in ("polyfuse", "numpy", "numba", "llvmlite", "islpy",
+                                                    "opt_einsum")},
     }
+
+
+def threadpool_info() -> list[dict[str, Any]] | None:
+    """threadpoolctl's view of the BLAS/OpenMP pools loaded now (None: threadpoolctl not installed).
+
+    Only recorded: the bench leaves BLAS threads as they are."""
+    if importlib.util.find_spec("threadpoolctl") is None:
+        return None
+    try:
+        import threadpoolctl
+
+        keep = ("user_api", "internal_api", "prefix", "version", "num_threads", "threading_layer",
+                "architecture")
+        return [{k: v for k, v in pool.items() if k in keep} for pool in threadpoolctl.threadpool_info()]
+    except Exception as exc:  # noqa: BLE001 - informational only
+        return [{"error": f"{type(exc).__name__}: {exc}"}]
 
 
 def polyfuse_threads() -> int | None:
@@ -196,14 +274,16 @@ def fresh(args: tuple) -> tuple:
 
 
 def best_time(fn: Callable[..., Any], args: tuple, repeats: int, min_time: float,
-              max_runs: int = 1000) -> tuple[float, int]:
-    """Minimum seconds of ``fn(*fresh(args))`` over ≥ ``repeats`` runs (copies made untimed)."""
+              max_runs: int = 1000, copy: bool = True) -> tuple[float, int]:
+    """Minimum seconds of ``fn(*fresh(args))`` over ≥ ``repeats`` runs (copies made untimed).
+
+    ``copy=False`` passes ``args`` as they are (functions that do not write their inputs)."""
     best, total, runs = math.inf, 0.0, 0
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         while runs < repeats or (total < min_time and runs < max_runs):
-            call_args = fresh(args)
+            call_args = fresh(args) if copy else args
             start = time.perf_counter()
             fn(*call_args)
             elapsed = time.perf_counter() - start
@@ -312,6 +392,109 @@ def bench_kernel(spec, settings: BenchSettings) -> BenchRow:
     return row
 
 
+# ---- einsum section ----------------------------------------------------------------------------
+
+def einsum_module():
+    """The module ``polyfuse.einsum`` (the attribute ``polyfuse.einsum`` is the function)."""
+    return importlib.import_module("polyfuse.einsum")
+
+
+def _forget_compiled_einsums(module) -> None:
+    """Drop polyfuse.einsum's in-memory kernels, so that each row's first call compiles its kernel.
+
+    ``einsum_benchmarks`` asks ``einsum_path`` for every row's order, which compiles the kernel;
+    without this the first-call column would show a cached kernel for the einsum rows only."""
+    for name in ("_plans", "_kernels"):
+        table = getattr(module, name, None)
+        if isinstance(table, dict):
+            table.clear()
+
+
+def close_enough(ours: Any, reference: Any) -> tuple[bool, float | None]:
+    """``|ours - reference| <= RTOL * (|reference| + max |reference|)`` everywhere (NaNs equal)?
+
+    The extra ``max |reference|`` term allows for sums whose order differs (BLAS, pairwise sums);
+    also the largest absolute difference (None when the shapes differ)."""
+    a, b = np.asarray(ours, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    if a.shape != b.shape:
+        return False, None
+    diff = np.abs(a - b)
+    finite = diff[np.isfinite(diff)]
+    scale = float(np.abs(b[np.isfinite(b)]).max()) if np.isfinite(b).any() else 0.0
+    ok = bool(np.allclose(a, b, rtol=RTOL, atol=RTOL * scale, equal_nan=True))
+    return ok, float(finite.max()) if finite.size else 0.0
+
+
+def _opt_einsum_contract(numpy_opt: Callable) -> Callable | None:
+    """``opt_einsum.contract`` for a row whose numpy callable is ``partial(np.einsum, subscripts, ...)``."""
+    if not (isinstance(numpy_opt, functools.partial) and numpy_opt.func is np.einsum and numpy_opt.args
+            and isinstance(numpy_opt.args[0], str)):
+        return None  # a spec row: several statements, not one einsum
+    try:
+        import opt_einsum
+    except ImportError:
+        return None
+    return functools.partial(opt_einsum.contract, numpy_opt.args[0])
+
+
+def _runs(module, numpy_opt: Callable, args: tuple) -> str:
+    """What polyfuse ran for an einsum row: its kernel, or numpy.einsum and why."""
+    if not (isinstance(numpy_opt, functools.partial) and numpy_opt.func is np.einsum):
+        return "polyfuse kernel"
+    try:
+        fallback = module.einsum_path(numpy_opt.args[0], *args).fallback
+    except Exception:  # noqa: BLE001 - informational only
+        return "?"
+    return f"numpy.einsum ({fallback})" if fallback else "polyfuse kernel"
+
+
+def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, numpy_step: Callable,
+                     args: tuple, settings: BenchSettings, module=None) -> EinsumRow:
+    """Check and time one einsum/spec row; errors end up in the row, never raised."""
+    row = EinsumRow(name, settings.preset, [list(np.shape(a)) for a in args])
+    contenders: dict[str, Callable] = {"polyfuse": polyfuse_fn, "numpy_opt": numpy_opt,
+                                       "numpy_step": numpy_step}
+    oe = _opt_einsum_contract(numpy_opt)
+    if oe is not None:
+        contenders["opt_einsum"] = oe
+    stage = "polyfuse first call"
+    try:
+        start = time.perf_counter()
+        ours = polyfuse_fn(*args)
+        row.first_call_ms = (time.perf_counter() - start) * 1e3
+        stage = "numpy.einsum(optimize=True)"
+        reference = numpy_opt(*args)
+        ok, row.max_abs_diff["polyfuse"] = close_enough(ours, reference)
+        for other in ("numpy_step", "opt_einsum"):
+            if other in contenders:
+                stage = other
+                agree, row.max_abs_diff[other] = close_enough(contenders[other](*args), reference)
+                ok = ok and agree  # a disagreeing reference is reported as well
+        row.check = "ok" if ok else "MISMATCH"
+        times: dict[str, float] = {}
+        for label, fn in contenders.items():
+            stage = f"timing {label}"
+            fn(*args)  # warm-up (numpy's path search, page faults), not timed
+            best, row.runs_timed[label] = best_time(fn, args, settings.repeats, settings.min_time, copy=False)
+            times[label] = best * 1e3
+        row.polyfuse_ms = times["polyfuse"]
+        row.numpy_opt_ms, row.numpy_step_ms = times["numpy_opt"], times["numpy_step"]
+        row.opt_einsum_ms = times.get("opt_einsum")
+        for other in EINSUM_OTHERS:
+            theirs = times.get(other)
+            row.ratios[other] = theirs / row.polyfuse_ms if theirs is not None and row.polyfuse_ms > 0 else None
+        row.runs = _runs(module if module is not None else einsum_module(), numpy_opt, args)
+    except Exception as exc:  # noqa: BLE001 - one row's failure must not stop the section
+        if row.check != "MISMATCH":
+            row.check = "ERROR"
+        row.error = f"{stage}: {type(exc).__name__}: {exc}".strip()
+        from polyfuse.options import debug_errors
+
+        if debug_errors():
+            traceback.print_exc()
+    return row
+
+
 # ---- output ------------------------------------------------------------------------------------
 
 COLUMNS = ("kernel", "preset", "compile ms", "polyfuse ms", "numba ms", "speedup", "nests", "check")
@@ -354,6 +537,49 @@ def summary(report: BenchReport) -> str:
     return "\n".join(lines)
 
 
+EINSUM_COLUMNS = ("einsum / spec", "1st call ms", "polyfuse ms", "np opt ms", "np step ms",
+                  "opt_einsum ms", "vs opt", "vs step", "vs oe", "check")
+EINSUM_WIDTHS = (34, 11, 11, 10, 10, 13, 7, 7, 7, 8)
+_EINSUM_LEFT = (0, 9)
+
+
+def _ratio(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "-"
+
+
+def _einsum_line(cells: Sequence[str]) -> str:
+    return "  ".join(c.ljust(w) if i in _EINSUM_LEFT else c.rjust(w)
+                     for i, (c, w) in enumerate(zip(cells, EINSUM_WIDTHS))).rstrip()
+
+
+def einsum_header() -> str:
+    names = _einsum_line(EINSUM_COLUMNS)
+    return names + "\n" + "-" * len(names)
+
+
+def format_einsum_row(row: EinsumRow) -> str:
+    return _einsum_line((row.name, _ms(row.first_call_ms), _ms(row.polyfuse_ms), _ms(row.numpy_opt_ms),
+                         _ms(row.numpy_step_ms), _ms(row.opt_einsum_ms),
+                         *(_ratio(row.ratios.get(o)) for o in EINSUM_OTHERS), row.check))
+
+
+def einsum_summary(report: BenchReport) -> str:
+    geo = report.einsum_geomeans
+    ok = sum(1 for r in report.einsum_rows if r.check == "ok")
+    lines = ["geometric mean ratio (other time / polyfuse time) over "
+             f"{ok} row(s): " + ", ".join(f"{other} {_ratio(geo[other])}" for other in EINSUM_OTHERS)]
+    for row in report.einsum_rows:
+        if row.runs and row.runs != "polyfuse kernel":
+            lines.append(f"note {row.name}: polyfuse ran {row.runs}")
+    for row in report.einsum_failed:
+        detail = row.error or "results differ from numpy.einsum(optimize=True): max |diff| " + ", ".join(
+            f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.max_abs_diff.items())
+        lines.append(f"{row.check} {row.name}: {detail}")
+    lines.append(f"({report.einsum_seconds:.1f} s; ratio > 1 means polyfuse is faster; 1st call = "
+                 "compilation + one run)")
+    return "\n".join(lines)
+
+
 # ---- driver ------------------------------------------------------------------------------------
 
 def select_kernels(names: Sequence[str]) -> list:
@@ -373,22 +599,10 @@ def backend_available(target: str) -> bool:
     return importlib.util.find_spec("polyfuse.backends.llvm") is not None
 
 
-def run(settings: BenchSettings, *, out: TextIO | None = None) -> BenchReport:
-    """Benchmark the selected kernels, printing the table to ``out`` as rows complete."""
-    out = out if out is not None else sys.stdout
+def run_loops(settings: BenchSettings, out: TextIO) -> tuple[list[BenchRow], float]:
     specs = select_kernels(settings.kernels)
-    if settings.threads is not None:
-        set_polyfuse_threads(settings.threads)
-    if not settings.use_cache:
-        os.environ["POLYFUSE_DISABLE_CACHE"] = "1"  # compile times must be real compilations
-    machine = machine_info()
-    threads = polyfuse_threads()
-    machine["polyfuse_threads"] = threads
-    print(f"polyfuse bench: {len(specs)} kernel(s), preset {settings.preset!r}, target "
-          f"{settings.target!r}, min of >= {settings.repeats} runs, polyfuse threads: "
-          f"{threads if threads is not None else 1}, numba: 1 thread (njit)", file=out)
-    print(f"machine: {machine['cpu']} ({machine['usable_cores']} usable of {machine['cores']} cores); "
-          + ", ".join(f"{k} {v}" for k, v in machine["versions"].items()), file=out)
+    print(f"loops: {len(specs)} suite kernel(s), preset {settings.preset!r}, target {settings.target!r}, "
+          f"polyfuse vs numba.njit (1 thread)", file=out)
     print(header(), file=out, flush=True)
     start = time.perf_counter()
     rows = []
@@ -396,9 +610,73 @@ def run(settings: BenchSettings, *, out: TextIO | None = None) -> BenchReport:
         row = bench_kernel(spec, settings)
         rows.append(row)
         print(format_row(row), file=out, flush=True)
-    report = BenchReport(settings, machine, rows, time.perf_counter() - start)
-    print("", file=out)
-    print(summary(report), file=out, flush=True)
+    return rows, time.perf_counter() - start
+
+
+def run_einsum(settings: BenchSettings, out: TextIO) -> tuple[list[EinsumRow], float]:
+    module = einsum_module()
+    start = time.perf_counter()
+    print(f"einsum: polyfuse.einsum / polyfuse.spec (target 'cpu'), preset {settings.preset!r}, vs "
+          "numpy.einsum(optimize=True), numpy step by step on polyfuse's order, opt_einsum.contract",
+          file=out)
+    try:
+        table = module.einsum_benchmarks(settings.preset, seed=settings.seed)
+    except Exception as exc:  # noqa: BLE001 - reported as one failed row
+        row = EinsumRow("einsum_benchmarks()", settings.preset, [],
+                        error=f"making the rows: {type(exc).__name__}: {exc}")
+        print(f"ERROR {row.error}", file=out, flush=True)
+        return [row], time.perf_counter() - start
+    _forget_compiled_einsums(module)
+    print(einsum_header(), file=out, flush=True)
+    rows = []
+    for name, polyfuse_fn, numpy_opt, numpy_step, args in table:
+        row = bench_einsum_row(name, polyfuse_fn, numpy_opt, numpy_step, tuple(args), settings, module)
+        rows.append(row)
+        print(format_einsum_row(row), file=out, flush=True)
+    return rows, time.perf_counter() - start
+
+
+def run(settings: BenchSettings, *, out: TextIO | None = None) -> BenchReport:
+    """Benchmark the selected section(s), printing each table to ``out`` as rows complete."""
+    out = out if out is not None else sys.stdout
+    if settings.blas_threads is not None:
+        import threadpoolctl
+
+        with threadpoolctl.threadpool_limits(limits=settings.blas_threads, user_api="blas"):
+            return _run(settings, out)
+    return _run(settings, out)
+
+
+def _run(settings: BenchSettings, out: TextIO) -> BenchReport:
+    if settings.section != "einsum":
+        select_kernels(settings.kernels)  # unknown names fail before anything runs
+    if settings.threads is not None:
+        set_polyfuse_threads(settings.threads)
+    if not settings.use_cache:
+        os.environ["POLYFUSE_DISABLE_CACHE"] = "1"  # compile times must be real compilations
+    machine = machine_info()
+    threads = polyfuse_threads()
+    machine["polyfuse_threads"] = threads
+    print(f"polyfuse bench: section {settings.section!r}, preset {settings.preset!r}, min of >= "
+          f"{settings.repeats} runs, polyfuse threads: {threads if threads is not None else 1}, "
+          "numba: 1 thread (njit), BLAS threads: "
+          f"{settings.blas_threads if settings.blas_threads is not None else 'as configured'}", file=out)
+    print(f"machine: {machine['cpu']} ({machine['usable_cores']} usable of {machine['cores']} cores); "
+          + ", ".join(f"{k} {v}" for k, v in machine["versions"].items()), file=out, flush=True)
+    report = BenchReport(settings, machine, [])
+    if settings.section in ("loops", "all"):
+        print("", file=out)
+        report.rows, report.seconds = run_loops(settings, out)
+        print("", file=out)
+        print(summary(report), file=out, flush=True)
+    if settings.section in ("einsum", "all"):
+        print("", file=out)
+        report.einsum_rows, report.einsum_seconds = run_einsum(settings, out)
+        print("", file=out)
+        print(einsum_summary(report), file=out, flush=True)
+    pools = threadpool_info()  # after the runs (inside any --blas-threads limit): the pools as used
+    if pools is not None:
+        machine["threadpools"] = pools
     return report
 
 
@@ -417,14 +695,16 @@ def _json_default(value: Any) -> Any:
 
 def main(settings: BenchSettings, json_path: str | os.PathLike | None = DEFAULT_JSON,
          *, out: TextIO | None = None) -> int:
-    """Run, write the JSON, and return the exit status (0: every kernel checked ok)."""
+    """Run, write the JSON, and return the exit status (0: every kernel and einsum row checked ok)."""
     out = out if out is not None else sys.stdout
-    if not backend_available(settings.target):
-        print(f"polyfuse bench: the {settings.target!r} backend (polyfuse/backends/llvm.py) is not "
-              "available in this installation; try --target python", file=sys.stderr)
+    needed = ({settings.target} if settings.section != "einsum" else set()) | (
+        {"cpu"} if settings.section != "loops" else set())
+    if not all(backend_available(target) for target in needed):
+        print("polyfuse bench: the 'cpu' backend (polyfuse/backends/llvm.py) is not available in this "
+              "installation; try --target python --section loops", file=sys.stderr)
         return 2
     report = run(settings, out=out)
     if json_path is not None:
         written = write_json(report, json_path)
         print(f"results written to {written}", file=out)
-    return 1 if report.failed else 0
+    return 1 if report.failed or report.einsum_failed else 0

@@ -21,7 +21,7 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from polyfuse.bench import DEFAULT_JSON, PRESETS
+    from polyfuse.bench import DEFAULT_JSON, PRESETS, SECTIONS
 
     parser = argparse.ArgumentParser(
         prog="polyfuse", description="polyfuse: a polyhedral loop-nest optimizer (fusion for cache).")
@@ -30,18 +30,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser(
         "bench", help="compile the kernel suite with polyfuse and numba, check and time both",
-        description="Compile every suite kernel with polyfuse and with numba.njit, check that the "
-        "outputs agree (np.allclose, rtol 1e-7) and time both (min of repeated runs on fresh inputs). "
-        "speedup = numba time / polyfuse time. Exits non-zero if any kernel MISMATCHes or fails.")
+        description="Section 'loops': compile every suite kernel with polyfuse and with numba.njit, "
+        "check that the outputs agree (np.allclose, rtol 1e-7) and time both (min of repeated runs on "
+        "fresh inputs); speedup = numba time / polyfuse time. Section 'einsum': polyfuse.einsum and "
+        "polyfuse.spec against numpy.einsum(optimize=True), numpy step by step and opt_einsum.contract; "
+        "ratio = other time / polyfuse time. Exits non-zero if any row MISMATCHes or fails.")
     size = bench.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="use the 'quick' size preset (whole suite in "
-                      "about a minute)")
+    size.add_argument("--quick", action="store_true", help="use the 'quick' size preset (everything in "
+                      "well under two minutes)")
     size.add_argument("--preset", choices=PRESETS, help="size preset (default: 'bench' for --target cpu, "
                       "'test' for --target python)")
+    bench.add_argument("--section", choices=SECTIONS,
+                       help="'loops' (suite kernels vs numba), 'einsum' (einsum and spec rows vs numpy and "
+                       "opt_einsum) or 'all' (default: 'all', or 'loops' with --kernels or --target python)")
     bench.add_argument("--kernels", type=_kernel_list, default=(), metavar="A,B,...",
                        help="only these suite kernels (comma-separated; see --list)")
     bench.add_argument("--target", choices=("cpu", "python"), default="cpu",
-                       help="polyfuse backend to benchmark (default: cpu)")
+                       help="polyfuse backend for the loops section (default: cpu; the einsum section "
+                       "always uses cpu)")
     bench.add_argument("--repeats", type=_positive, default=5,
                        help="time the minimum of at least this many runs (default: 5)")
     bench.add_argument("--min-time", type=float, default=0.05, metavar="SECONDS",
@@ -50,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--threads", type=_positive, metavar="N",
                        help="threads polyfuse may run parallel loops on (sets POLYFUSE_NUM_THREADS; "
                        "default: polyfuse's own default). numba.njit always runs on one thread")
+    bench.add_argument("--blas-threads", type=_positive, metavar="N",
+                       help="limit numpy's BLAS to N threads with threadpoolctl (must be installed; "
+                       "default: leave BLAS as configured). The JSON records the pools either way when "
+                       "threadpoolctl is installed")
     bench.add_argument("--use-cache", action="store_true",
                        help="let polyfuse use its disk cache of compiled kernels (off by default, so the "
                        "compile column measures real compilations)")
@@ -75,10 +85,12 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"{spec.name:<18} {spec.category:<10} {spec.description}  [bench: {sizes}]")
         return 0
     preset = args.preset or ("quick" if args.quick else ("test" if args.target == "python" else "bench"))
+    section = args.section or ("loops" if args.kernels or args.target == "python" else "all")
     try:
         settings = bench.BenchSettings(preset=preset, target=args.target, kernels=args.kernels,
                                        repeats=args.repeats, min_time=args.min_time, seed=args.seed,
-                                       threads=args.threads, use_cache=args.use_cache)
+                                       threads=args.threads, use_cache=args.use_cache, section=section,
+                                       blas_threads=args.blas_threads)
         bench.select_kernels(settings.kernels)
     except ValueError as exc:
         print(f"polyfuse bench: {exc}", file=sys.stderr)

@@ -53,7 +53,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     # dependences decide what every later transformation may do
     deps = stages.run("dependences", compute_dependences, scop)
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
-    sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse)
+    sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
+                       tile_budget=options.tile_budget())
     if options.verify:
         stages.run("verify", _verify, scop, deps, sched.schedule)
     # intermediates that fusion made short-lived shrink (to rows, tiles or registers)

@@ -32,6 +32,7 @@ class Explanation:
             ("dependences", [_dependence(d) for d in deps.items]),
             ("loop order", [asdict(d) for d in sched.locality]),
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
+            ("tiling", [asdict(c) for c in sched.tiling]),
             ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), ()))[1]]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),
@@ -104,6 +105,10 @@ def _item(value: Any) -> str:
                 f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
     if "kind" in value:
         return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
+    if "footprint_bytes" in value:
+        sizes = " x ".join(map(str, value["sizes"])) or "none"
+        return (f"- loops ({', '.join(value['loops'])}): tiles {sizes}, footprint "
+                f"{value['footprint_bytes']} of {value['budget_bytes']} bytes ({value['reason']})")
     if "score_before" in value:
         verdict = "applied" if value["applied"] else "kept"
         return (f"- loops ({', '.join(value['loops'])}) -> ({', '.join(value['order'])})"

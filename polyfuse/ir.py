@@ -214,3 +214,27 @@ def map_loads(expr: Expr, fn) -> Expr:
         elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise"):
             changes[f.name] = map_loads(value, fn)
     return replace(expr, **changes) if changes else expr
+
+
+def linear_coefficient(expr: Expr, var: str) -> int | None:
+    """The coefficient of ``var`` in a linear integer expression (None when not linear)."""
+    if isinstance(expr, Var):
+        return 1 if expr.name == var else 0
+    if isinstance(expr, Const):
+        return 0
+    if isinstance(expr, Unary) and expr.op == "neg":
+        inner = linear_coefficient(expr.operand, var)
+        return None if inner is None else -inner
+    if isinstance(expr, BinOp) and expr.op in ("+", "-"):
+        a, b = linear_coefficient(expr.lhs, var), linear_coefficient(expr.rhs, var)
+        if a is None or b is None:
+            return None
+        return a + b if expr.op == "+" else a - b
+    if isinstance(expr, BinOp) and expr.op == "*":
+        a, b = linear_coefficient(expr.lhs, var), linear_coefficient(expr.rhs, var)
+        if isinstance(expr.rhs, Const) and a is not None:
+            return a * int(expr.rhs.value)
+        if isinstance(expr.lhs, Const) and b is not None:
+            return b * int(expr.lhs.value)
+    uses = any(isinstance(e, Var) and e.name == var for e in walk(expr))
+    return None if uses else 0

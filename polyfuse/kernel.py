@@ -27,11 +27,11 @@ class Kernel:
     """A compiled-on-first-call kernel; ``kernel.py_func`` is the undecorated function."""
 
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
-                 opt_level: int = 3, contract: bool = True) -> None:
+                 opt_level: int = 3, contract: bool = True, tile: bool = False) -> None:
         self.py_func = fn
         self.options = Options(target=target, fuse=fuse,
                                verify=default_verify() if verify is None else verify,
-                               opt_level=opt_level, contract=contract)
+                               opt_level=opt_level, contract=contract, tile=tile)
         self._signature = inspect.signature(fn)
         self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}

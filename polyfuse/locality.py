@@ -15,12 +15,12 @@ from dataclasses import dataclass, replace
 
 from polyfuse import ir
 from polyfuse.dependences import Dependences
+from polyfuse.ir import linear_coefficient as coefficient
 from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
 from polyfuse.scop import Scop
+from polyfuse.tiling import has_reuse
 from polyfuse.verify import schedule_violations
-
-UNKNOWN = None  # coefficient of a loop variable that is not a plain linear term
 
 
 @dataclass(frozen=True)
@@ -35,29 +35,36 @@ class LocalityDecision:
 
 
 class LocalityPass:
-    def __init__(self, scop: Scop, deps: Dependences) -> None:
+    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False) -> None:
         self.scop = scop
         self.deps = deps
+        self.tiling = tiling  # also distribute loops to expose perfect nests worth tiling
         self.decisions: list[LocalityDecision] = []
 
     def run(self) -> tuple[TreeNode, ...]:
         return self.visit_body(self.scop.body, lambda body: body)
 
     def visit_body(self, body: tuple[TreeNode, ...], wrap) -> tuple[TreeNode, ...]:
+        """Improve inner loops first, then the loop around them (which may distribute over them)."""
         result = list(body)
-        for k, node in enumerate(result):
+        k = 0
+        while k < len(result):
+            node = result[k]
             if not isinstance(node, LoopNode):
+                k += 1
                 continue
 
             def place(new: tuple[TreeNode, ...], k=k) -> tuple[TreeNode, ...]:
                 return wrap(tuple(result[:k]) + new + tuple(result[k + 1:]))
 
+            inner = self.visit_body(node.body, lambda b, n=node, p=place: p((replace(n, body=b),)))
+            result[k] = node = replace(node, body=inner)
             replacement = self.improve(node, place)
             if replacement is not None:
                 result[k:k + 1] = list(replacement)
-                continue
-            inner = self.visit_body(node.body, lambda b, n=node, p=place: p((replace(n, body=b),)))
-            result[k] = replace(node, body=inner)
+                k += len(replacement)
+            else:
+                k += 1
         return tuple(result)
 
     def improve(self, node: LoopNode, place) -> tuple[TreeNode, ...] | None:
@@ -79,7 +86,7 @@ class LocalityPass:
             sub = perfect_chain(piece)
             better = self.reorder(sub) if len(sub) >= 2 else None
             improved.append(better if better is not None else piece)
-            changed |= better is not None
+            changed |= better is not None or self.tile_worthy(improved[-1])
         if not changed:
             return None
         if self.accept(perfect_chain(node), tuple(improved), place, distributed=True):
@@ -104,7 +111,8 @@ class LocalityPass:
         before = tuple(c.members[0].var for c in chain)
         after = tuple(v for node in replacement for v in _chain_vars(node))
         score_before, score_after = self.tree_score((chain[0],)), self.tree_score(replacement)
-        if score_after <= score_before:
+        tileable = distributed and any(self.tile_worthy(n) for n in replacement)
+        if score_after <= score_before and not tileable:
             return False
         try:
             with bounded(self.scop.context.get_ctx()):
@@ -112,10 +120,14 @@ class LocalityPass:
         except BudgetExceeded:
             problems = ["the legality check exceeded isl's operation budget"]
         applied = not problems
-        reason = "stride-1 loop moved innermost" if applied else "illegal: " + "; ".join(problems)
+        what = "stride-1 loop moved innermost" if score_after > score_before else "distributed into a tileable nest"
+        reason = what if applied else "illegal: " + "; ".join(problems)
         self.decisions.append(LocalityDecision(before, after, distributed, score_before, score_after,
                                                applied, reason))
         return applied
+
+    def tile_worthy(self, node: TreeNode) -> bool:
+        return self.tiling and tile_worthy(self.scop, node)
 
     def tree_score(self, nodes: tuple[TreeNode, ...], innermost: str | None = None) -> int:
         """Stride score of every statement under ``nodes`` for its own innermost loop."""
@@ -158,28 +170,12 @@ def _access_score(index: tuple[ir.Expr, ...], var: str) -> int:
     return -4
 
 
-def coefficient(expr: ir.Expr, var: str) -> int | None:
-    """The coefficient of ``var`` in a linear integer expression (None when not linear)."""
-    if isinstance(expr, ir.Var):
-        return 1 if expr.name == var else 0
-    if isinstance(expr, ir.Const):
-        return 0
-    if isinstance(expr, ir.Unary) and expr.op == "neg":
-        inner = coefficient(expr.operand, var)
-        return None if inner is None else -inner
-    if isinstance(expr, ir.BinOp) and expr.op in ("+", "-"):
-        a, b = coefficient(expr.lhs, var), coefficient(expr.rhs, var)
-        if a is None or b is None:
-            return None
-        return a + b if expr.op == "+" else a - b
-    if isinstance(expr, ir.BinOp) and expr.op == "*":
-        a, b = coefficient(expr.lhs, var), coefficient(expr.rhs, var)
-        if isinstance(expr.rhs, ir.Const) and a is not None:
-            return a * int(expr.rhs.value)
-        if isinstance(expr.lhs, ir.Const) and b is not None:
-            return b * int(expr.lhs.value)
-    uses = any(isinstance(e, ir.Var) and e.name == var for e in ir.walk(expr))
-    return None if uses else 0
+def tile_worthy(scop, node: TreeNode) -> bool:
+    """A perfect nest of depth >= 3 in which some access is reused across an outer loop."""
+    chain = perfect_chain(node)
+    if len(chain) < 3:
+        return False
+    return has_reuse(scop, tuple(c.members[0].var for c in chain), chain[0].statements)
 
 
 def perfect_chain(node: TreeNode) -> list[LoopNode]:

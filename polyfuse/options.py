@@ -27,6 +27,17 @@ class Options:
     verify: bool = False  # re-check the final schedule against every dependence (tests turn it on)
     opt_level: int = 3
     contract: bool = True  # shrink kernel-local arrays that fusion made short-lived
+    # tile perfect nests with reuse to fit half of the L2 cache; off by default because on our
+    # benchmark machine it did not pay without register blocking (see docs/performance.md)
+    tile: bool = False
+
+    def tile_budget(self) -> int:
+        """Bytes a tile's footprint may use (0: no tiling)."""
+        if not self.tile:
+            return 0
+        from .hardware import cpu_info
+
+        return cpu_info().l2 // 2
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -38,7 +49,7 @@ class Options:
 
     def key(self) -> str:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
-                f"contract={self.contract}")
+                f"contract={self.contract} tile={self.tile}")
 
 
 def default_verify() -> bool:

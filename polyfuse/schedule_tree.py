@@ -25,6 +25,7 @@ class LoopNode:
     members: tuple[LoopMember, ...]
     sign: int  # +1 for ascending loops, -1 for descending (negative step) ones
     body: tuple[TreeNode, ...]
+    tile: tuple[int, ...] = ()  # tile sizes of the perfect nest this loop heads (empty: not tiled)
 
     @property
     def statements(self) -> tuple[str, ...]:
@@ -64,8 +65,27 @@ def build_schedule(body: tuple[TreeNode, ...], domains: dict[str, isl.Set],
 def _node_schedule(node: TreeNode, domains, iterators, prefix, empty) -> isl.Schedule:
     if isinstance(node, StmtNode):
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domains[node.name]))
+    if node.tile:
+        return _tiled_schedule(node, domains, iterators, prefix, empty)
     inner = build_schedule(node.body, domains, iterators, prefix, empty)
     return inner.insert_partial_schedule(isl.MultiUnionPwAff(f"{prefix} -> [{{ {loop_pieces(node, iterators)} }}]"))
+
+
+def _tiled_schedule(node: LoopNode, domains, iterators, prefix, empty) -> isl.Schedule:
+    """One permutable band for the perfect nest ``node`` heads, tiled by isl (``band_tile``)."""
+    chain = [node]
+    while len(chain) < len(node.tile):
+        chain.append(chain[-1].body[0])
+    inner = build_schedule(chain[-1].body, domains, iterators, prefix, empty)
+    members = ", ".join(f"{{ {loop_pieces(loop, iterators)} }}" for loop in chain)
+    band = inner.insert_partial_schedule(isl.MultiUnionPwAff(f"{prefix} -> [{members}]")).get_root().child(0)
+    band = band.band_set_permutable(1)
+    sizes = isl.MultiVal.zero(band.band_get_space())
+    for position, size in enumerate(node.tile):
+        sizes = sizes.set_val(position, isl.Val(size))
+    ctx = band.get_ctx()
+    ctx.set_tile_shift_point_loops(0)  # point loops keep the original coordinates
+    return band.band_tile(sizes).get_schedule()
 
 
 def loop_pieces(node: LoopNode, iterators: dict[str, tuple[str, ...]]) -> str:

@@ -20,6 +20,7 @@ from polyfuse.fusion import SmartFusion
 from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.locality import LocalityPass
 from polyfuse.scop import Scop
+from polyfuse.tiling import TilingPass
 from polyfuse.verify import schedule_violations
 
 log = logging.getLogger("polyfuse")
@@ -35,19 +36,23 @@ class ScheduleResult:
     schedule: isl.Schedule = field(compare=False, repr=False)
     decisions: tuple = ()  # FusionDecision records, when the policy made them itself
     locality: tuple = ()  # LocalityDecision records (loop order changes)
+    tiling: tuple = ()  # TileChoice records
 
 
-def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str) -> ScheduleResult:
+def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
-        locality = LocalityPass(scop, deps)
+        locality = LocalityPass(scop, deps, tiling=bool(tile_budget))
         ordered = locality.run()
-        fusion = SmartFusion(scop, deps)
+        fusion = SmartFusion(scop, deps, tiling=bool(tile_budget))
         body = fusion.run(ordered)
+        tiling = TilingPass(scop, deps, tile_budget)
+        if tile_budget:
+            body = tiling.run(body)
         return ScheduleResult(fuse, "smart fusion of the program's loops", (), scop.schedule_of(body),
-                              tuple(fusion.decisions), tuple(locality.decisions))
+                              tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions))
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order

@@ -1,0 +1,75 @@
+"""Cache-sized tiling (opt-in, tile=True): footprint model and correctness of tiled code."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from conftest import assert_same_arrays, copy_args
+
+import polyfuse
+from polyfuse import suite
+from polyfuse.compiler import compile_loop_program
+from polyfuse.options import Options
+from polyfuse.signature import argument_of
+from polyfuse.tiling import choose_tile_sizes, footprint
+
+TILED = ["gemm", "2mm", "3mm", "trmm", "syrk", "doitgen", "matmul_bias_relu", "attention_rows"]
+
+
+def _stages(name: str, dtype=np.float64, **options):
+    spec = suite.get(name)
+    args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    args = tuple(a.astype(dtype) if isinstance(a, np.ndarray) else a for a in args)
+    params = inspect.signature(spec.func).parameters
+    arguments = tuple(argument_of(n, v) for n, v in zip(params, args))
+    return compile_loop_program(spec.func, arguments, Options(**options))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("name", TILED)
+def test_tiled_kernels_match_the_function(name, target):
+    spec = suite.get(name)
+    args = spec.make_args(np.random.default_rng(3), **spec.sizes["test"])
+    expected = copy_args(args)
+    spec.func(*expected)
+    actual = copy_args(args)
+    polyfuse.kernel(spec.func, target=target, tile=True, verify=True)(*actual)
+    assert_same_arrays(expected, actual)
+
+
+def test_gemm_is_tiled_and_fits_the_budget():
+    stages = _stages("gemm", tile=True)
+    choices = [c for c in stages["schedule"].tiling if c.sizes]
+    assert choices, "gemm's (i, k, j) nest should be tiled"
+    for choice in choices:
+        assert choice.footprint_bytes <= choice.budget_bytes
+        assert choice.sizes[-1] >= 32  # the vector dimension keeps a long tile
+
+
+def test_tiling_is_off_by_default():
+    assert not _stages("gemm")["schedule"].tiling
+
+
+def test_footprint_counts_each_array_once_per_distinct_access():
+    stages = _stages("gemm", tile=True)
+    scop = stages["lift"]
+    update = [s for s in scop.statements if "A[i, k]" in s.source_line][0]
+    size = footprint(scop, ("i", "k", "j"), (update.name,), (4, 8, 16))
+    # C[i, j] (read and written: one access), A[i, k], B[k, j], float64
+    assert size == (4 * 16 + 4 * 8 + 8 * 16) * 8
+
+
+def test_float32_tiles_hold_twice_the_elements():
+    budget = 64 * 1024
+    volumes = {}
+    for dtype in (np.float64, np.float32):
+        scop = _stages("gemm", dtype=dtype, tile=True)["lift"]
+        update = [s for s in scop.statements if "A[i, k]" in s.source_line][0]
+        choice = choose_tile_sizes(scop, ("i", "k", "j"), (update.name,), budget)
+        assert choice is not None and choice.footprint_bytes <= budget
+        volumes[dtype] = int(np.prod(choice.sizes))
+        same_tile = footprint(scop, ("i", "k", "j"), (update.name,), (8, 8, 32))
+        assert same_tile == (8 * 32 + 8 * 8 + 8 * 32) * np.dtype(dtype).itemsize
+    assert volumes[np.float32] >= 2 * volumes[np.float64] * 0.9
