@@ -60,6 +60,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         try:
             with bounded(scop.context.get_ctx()):
                 candidate = isl_schedule(scop, deps, fuse=fuse, relax_locals=relax_locals)
+                if candidate is not None:
+                    candidate = totally_ordered(candidate)
                 problems = schedule_violations(scop, deps, candidate) if candidate is not None else []
         except BudgetExceeded:
             notes.append("isl's scheduler exceeded its operation budget")
@@ -98,3 +100,16 @@ def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool
         ctx.set_schedule_outer_coincidence(0)
         ctx.set_schedule_max_coefficient(20)
         return constraints.compute_schedule()
+
+
+def totally_ordered(schedule: isl.Schedule) -> isl.Schedule:
+    """The same schedule with every ``set`` node's children put in a fixed order.
+
+    isl's scheduler may leave independent parts in a ``set`` node (any order allowed).  Dataflow
+    analysis treats those parts as unordered while code generation picks an order, so a check on
+    the tree could pass while the generated code runs a write before a read it must follow.  One
+    band built from the flattened schedule map fixes the order; we verify and generate from it.
+    """
+    flat = schedule.get_map()
+    band = isl.MultiUnionPwAff.from_union_map(flat)
+    return isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(band)
