@@ -118,6 +118,11 @@ _COMPARE = {_OPS.eq: "==", _OPS.le: "<=", _OPS.lt: "<", _OPS.ge: ">=", _OPS.gt: 
 _LOGIC = {_OPS.and_: "and", _OPS.and_then: "and", _OPS.or_: "or", _OPS.or_else: "or"}
 
 
+def expr_from_isl(expr: isl.AstExpr) -> ir.Expr:
+    """An isl AST expression as polyfuse IR (integer arithmetic, comparisons, selects)."""
+    return _expr(expr)
+
+
 def _expr(expr: isl.AstExpr) -> ir.Expr:
     kind = expr.get_type()
     if kind == isl.ast_expr_type.int:

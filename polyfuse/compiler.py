@@ -55,6 +55,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
     sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
                        tile_budget=options.tile_budget())
+    if sched.scop is not None and sched.scop is not scop:
+        scop = sched.scop  # scalars expanded so loops could be reordered
+        deps = compute_dependences(scop)
     if options.verify:
         stages.run("verify", _verify, scop, deps, sched.schedule)
     # intermediates that fusion made short-lived shrink (to rows, tiles or registers)

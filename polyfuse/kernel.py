@@ -17,6 +17,7 @@ from polyfuse.compiler import compile_loop_program
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
 from polyfuse.frontend.source import read_source
+from polyfuse.isl_budget import budget as isl_budget
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import CompiledVariant
 from polyfuse.scop import Argument
@@ -155,7 +156,9 @@ class Kernel:
             for node in ast.walk(source.tree)
             if isinstance(node, ast.Name) and isinstance(self.py_func.__globals__.get(node.id), types.ModuleType)
         )
-        return cache.make_key(source.text, " ".join(modules), signature_key(arguments), self.options.key())
+        # the hardware model and the isl budget change decisions, so they are part of the key
+        decisions = f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
+        return cache.make_key(source.text, " ".join(modules), signature_key(arguments), decisions)
 
 
 def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:

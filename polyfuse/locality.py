@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from polyfuse import ir
-from polyfuse.dependences import Dependences
+from polyfuse.dependences import Dependences, compute_dependences
+from polyfuse.expansion import expand, scalars_only_in
 from polyfuse.ir import linear_coefficient as coefficient
 from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
@@ -91,6 +92,25 @@ class LocalityPass:
             return None
         if self.accept(perfect_chain(node), tuple(improved), place, distributed=True):
             return tuple(improved)
+        return self.expand_and_retry(node, tuple(improved), place)
+
+    def expand_and_retry(self, node: LoopNode, improved: tuple[TreeNode, ...], place):
+        """Distribution failed: if local scalars live only inside ``node``, give each iteration
+        its own slot (scalar expansion) and try again with the expanded Scop."""
+        names = scalars_only_in(self.scop, node)
+        if not names or not self.decisions or self.decisions[-1].applied:
+            return None
+        expanded = self.scop
+        for name in names:
+            expanded = expand(expanded, name, node)
+            if expanded is None:
+                return None
+        saved = (self.scop, self.deps)
+        self.scop, self.deps = expanded, compute_dependences(expanded)
+        if self.accept(perfect_chain(node), improved, place, distributed=True,
+                       note=f" after expanding {', '.join(names)} along {node.members[0].var}"):
+            return improved
+        self.scop, self.deps = saved
         return None
 
     def reorder(self, chain: list[LoopNode]) -> LoopNode | None:
@@ -107,7 +127,8 @@ class LocalityPass:
             rebuilt = (LoopNode((members[k],), chain[k].sign, tuple(rebuilt) if isinstance(rebuilt, tuple) else (rebuilt,)),)
         return rebuilt[0]
 
-    def accept(self, chain: list[LoopNode], replacement: tuple[TreeNode, ...], place, distributed: bool) -> bool:
+    def accept(self, chain: list[LoopNode], replacement: tuple[TreeNode, ...], place, distributed: bool,
+               note: str = "") -> bool:
         before = tuple(c.members[0].var for c in chain)
         after = tuple(v for node in replacement for v in _chain_vars(node))
         score_before, score_after = self.tree_score((chain[0],)), self.tree_score(replacement)
@@ -121,7 +142,7 @@ class LocalityPass:
             problems = ["the legality check exceeded isl's operation budget"]
         applied = not problems
         what = "stride-1 loop moved innermost" if score_after > score_before else "distributed into a tileable nest"
-        reason = what if applied else "illegal: " + "; ".join(problems)
+        reason = (what + note) if applied else "illegal: " + "; ".join(problems)
         self.decisions.append(LocalityDecision(before, after, distributed, score_before, score_after,
                                                applied, reason))
         return applied

@@ -37,6 +37,7 @@ class ScheduleResult:
     decisions: tuple = ()  # FusionDecision records, when the policy made them itself
     locality: tuple = ()  # LocalityDecision records (loop order changes)
     tiling: tuple = ()  # TileChoice records
+    scop: Scop | None = None  # the Scop the schedule is for, when the policy changed it
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0) -> ScheduleResult:
@@ -46,13 +47,15 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     if fuse == "smart":
         locality = LocalityPass(scop, deps, tiling=bool(tile_budget))
         ordered = locality.run()
+        scop, deps = locality.scop, locality.deps  # scalar expansion may have grown some locals
         fusion = SmartFusion(scop, deps, tiling=bool(tile_budget))
         body = fusion.run(ordered)
         tiling = TilingPass(scop, deps, tile_budget)
         if tile_budget:
             body = tiling.run(body)
         return ScheduleResult(fuse, "smart fusion of the program's loops", (), scop.schedule_of(body),
-                              tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions))
+                              tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions),
+                              scop=scop)
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order

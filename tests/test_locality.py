@@ -8,7 +8,7 @@ from conftest import check_against_python, define
 
 import polyfuse
 from polyfuse import ir
-from polyfuse.locality import coefficient
+from polyfuse.ir import linear_coefficient as coefficient
 
 MATMUL_KJ = '''def mm(A, B, C):
     for i in range(A.shape[0]):

@@ -1,0 +1,52 @@
+"""Scalar expansion: accumulators get one slot per iteration when that lets loops reorder."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import check_against_python, define
+
+from polyfuse import ir
+from polyfuse.expansion import isl_text
+
+MATMUL_ACC = '''def mm(A, B, C):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            acc = 0.0
+            for k in range(A.shape[1]):
+                acc += A[i, k] * B[k, j]
+            C[i, j] = acc
+'''
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_accumulator_is_expanded_and_j_moves_innermost(target):
+    fn = define(MATMUL_ACC, "mm")
+    args = (np.random.rand(5, 7), np.random.rand(7, 6), np.zeros((5, 6)))
+    kernel = check_against_python(fn, args, target=target)
+    decisions = kernel.explain(*args)["loop order"]
+    assert any(d["applied"] and "expanding acc along j" in d["reason"] for d in decisions)
+
+
+def test_scalar_live_after_the_loop_is_not_expanded():
+    # s carries a value out of the j loop: one slot per j would change what C[i] reads
+    fn = define('''def f(A, B, C):
+    for i in range(A.shape[0]):
+        s = 0.0
+        for j in range(B.shape[1]):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += A[i, k] * B[k, j]
+        C[i] = s
+''', "f")
+    args = (np.random.rand(4, 3), np.random.rand(3, 5), np.zeros(4))
+    kernel = check_against_python(fn, args, target="cpu")
+    assert not any("expanding" in d["reason"] for d in kernel.explain(*args)["loop order"])
+
+
+def test_isl_text_of_integer_expressions():
+    n = ir.Var("n", "int64")
+    expr = ir.BinOp("min", ir.BinOp("//", n, ir.int_const(2), "int64", True), ir.int_const(7), "int64", True)
+    assert isl_text(expr) == "min(floor(n/2), (7))"
+    with pytest.raises(ValueError):
+        isl_text(ir.Select(ir.Compare("<", n, ir.int_const(0)), n, n, "int64", True))
