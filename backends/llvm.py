@@ -150,7 +150,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     params = signature(program, shared)
     module = ll.Module(name=program.name)
     for phase in phases:
-        KernelCodegen(module, program, params, phase, shared)
+        KernelCodegen(module, program, params, phase, shared, fastmath=options.fastmath)
     text = str(module)
     triple = _initialize()
     tm = _target_machine(triple)
@@ -193,8 +193,9 @@ class KernelCodegen:
     """Emits one phase's LLVM function; one ``emit_<node>`` rule per loop-AST node."""
 
     def __init__(self, module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
-                 shared: set[str]) -> None:
+                 shared: set[str], *, fastmath: bool = False) -> None:
         self.program = program
+        self.fastmath = fastmath
         self.module = module
         self.shared = shared
         arg_types = [self._param_type(program, p) for p in params]

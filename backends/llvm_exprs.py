@@ -78,7 +78,10 @@ class ExprEmitter:
     def _BinOp(self, e: ir.BinOp):
         lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
         if is_float(e.dtype):
-            return _FLOAT_BINOPS[e.op](self, lhs, rhs)
+            result = _FLOAT_BINOPS[e.op](self, lhs, rhs)
+            if self.cg.fastmath and e.op in ("+", "-", "*", "/"):
+                result.flags.append("fast")  # opt-in: lets LLVM reassociate and vectorize reductions
+            return result
         return _INT_BINOPS[e.op](self, lhs, rhs)
 
     def _Unary(self, e: ir.Unary):

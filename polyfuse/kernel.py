@@ -28,11 +28,12 @@ class Kernel:
     """A compiled-on-first-call kernel; ``kernel.py_func`` is the undecorated function."""
 
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
-                 opt_level: int = 3, contract: bool = True, tile: bool = False) -> None:
+                 opt_level: int = 3, contract: bool = True, tile: bool = False,
+                 fastmath: bool = False) -> None:
         self.py_func = fn
         self.options = Options(target=target, fuse=fuse,
                                verify=default_verify() if verify is None else verify,
-                               opt_level=opt_level, contract=contract, tile=tile)
+                               opt_level=opt_level, contract=contract, tile=tile, fastmath=fastmath)
         self._signature = inspect.signature(fn)
         self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}

@@ -30,6 +30,9 @@ class Options:
     # tile perfect nests with reuse to fit half of the L2 cache; off by default because on our
     # benchmark machine it did not pay without register blocking (see docs/performance.md)
     tile: bool = False
+    # allow LLVM to reassociate float arithmetic (vectorized reductions); results then differ
+    # from the Python function in the last bits, so it is off unless asked for
+    fastmath: bool = False
 
     def tile_budget(self) -> int:
         """Bytes a tile's footprint may use (0: no tiling)."""
@@ -49,7 +52,7 @@ class Options:
 
     def key(self) -> str:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
-                f"contract={self.contract} tile={self.tile}")
+                f"contract={self.contract} tile={self.tile} fastmath={self.fastmath}")
 
 
 def default_verify() -> bool:

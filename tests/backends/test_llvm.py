@@ -94,3 +94,24 @@ def test_float_modulo_sign_of_zero():
     polyfuse.kernel(f, target="cpu")(4, A, actual)
     assert np.array_equal(actual, expected)
     assert np.array_equal(np.signbit(actual), np.signbit(expected))
+
+
+def test_fastmath_is_opt_in_and_reassociates_reductions():
+    def total(A, out):
+        s = 0.0
+        for i in range(A.shape[0]):
+            s += A[i] * A[i]
+        out[0] = s
+
+    A = np.random.default_rng(0).random(1000)
+    strict, fast = np.zeros(1), np.zeros(1)
+    strict_kernel = polyfuse.kernel(total, target="cpu")
+    fast_kernel = polyfuse.kernel(total, target="cpu", fastmath=True)
+    strict_kernel(A, strict)
+    fast_kernel(A, fast)
+    expected = np.zeros(1)
+    total(A, expected)
+    assert strict[0] == expected[0]  # no reassociation by default: bitwise the same sum
+    assert fast[0] == pytest.approx(expected[0], rel=1e-12)
+    assert " fast " not in strict_kernel.inspect_llvm(A, strict, optimized=False)
+    assert "fadd fast" in fast_kernel.inspect_llvm(A, fast, optimized=False)
