@@ -63,6 +63,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         try:
             with bounded(scop.context.get_ctx()):
                 candidate = isl_schedule(scop, deps, fuse=fuse, relax_locals=relax_locals)
+                if candidate is not None and tile_budget:
+                    candidate = tile_permutable_bands(candidate)
                 if candidate is not None:
                     candidate = totally_ordered(candidate)
                 problems = schedule_violations(scop, deps, candidate) if candidate is not None else []
@@ -116,3 +118,28 @@ def totally_ordered(schedule: isl.Schedule) -> isl.Schedule:
     flat = schedule.get_map()
     band = isl.MultiUnionPwAff.from_union_map(flat)
     return isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(band)
+
+
+ISL_BAND_TILE = (16, 64, 256)  # outermost (often time, after skewing), middle, innermost members
+
+
+def tile_permutable_bands(schedule: isl.Schedule) -> isl.Schedule:
+    """Tile every permutable band of two or more members that isl's scheduler produced.
+
+    After skewing, a stencil's time loop and space loops form one permutable band, so this is
+    time tiling: a tile advances several time steps while its data stays in cache."""
+    schedule.get_ctx().set_tile_shift_point_loops(0)
+
+    def tile(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() != isl.schedule_node_type.band or not node.band_get_permutable():
+            return node
+        members = node.band_n_member()
+        if members < 2:
+            return node
+        sizes = isl.MultiVal.zero(node.band_get_space())
+        for position in range(members):
+            which = 0 if position == 0 else (2 if position == members - 1 else 1)
+            sizes = sizes.set_val(position, isl.Val(ISL_BAND_TILE[which]))
+        return node.band_tile(sizes)
+
+    return schedule.map_schedule_node_bottom_up(tile)

@@ -73,3 +73,23 @@ def test_float32_tiles_hold_twice_the_elements():
         same_tile = footprint(scop, ("i", "k", "j"), (update.name,), (8, 8, 32))
         assert same_tile == (8 * 32 + 8 * 8 + 8 * 32) * np.dtype(dtype).itemsize
     assert volumes[np.float32] >= 2 * volumes[np.float64] * 0.9
+
+
+@pytest.mark.parametrize("name", ["jacobi-1d", "jacobi-2d", "heat-3d", "fdtd-2d", "seidel-2d"])
+def test_time_tiled_stencils_match_the_function(name):
+    """fuse='max' + tile=True tiles isl's skewed permutable bands: time tiling."""
+    spec = suite.get(name)
+    args = spec.make_args(np.random.default_rng(4), **spec.sizes["test"])
+    expected = copy_args(args)
+    spec.func(*expected)
+    actual = copy_args(args)
+    kernel = polyfuse.kernel(spec.func, target="cpu", fuse="max", tile=True, verify=True)
+    kernel(*actual)
+    assert_same_arrays(expected, actual)
+
+
+def test_jacobi_2d_gets_a_time_tile_loop():
+    spec = suite.get("jacobi-2d")
+    args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    code = polyfuse.kernel(spec.func, fuse="max", tile=True).explain(*args)["loop code"]
+    assert code.splitlines()[0].startswith("for ") and "range(0, tsteps, 16)" in code.splitlines()[0]
