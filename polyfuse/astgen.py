@@ -11,10 +11,12 @@ import islpy as isl
 from polyfuse import ir
 from polyfuse.dependences import Dependences, carries
 from polyfuse.errors import InternalError
+from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall
 from polyfuse.scop import Scop
 
 ITERATOR_PREFIX = "_t"
+PARALLEL_CHECK_OPERATIONS = 200_000  # per loop; heavily tiled stencils otherwise take seconds
 
 
 def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences) -> LoopProgram:
@@ -59,7 +61,12 @@ class _ParallelChecker:
         return isl.Id("parallel:" + ",".join(private))
 
     def _carried(self, deps: isl.UnionMap, prefix: isl.UnionMap) -> bool:
-        return carries(deps, prefix, self.context)
+        """Unknown counts as carried: a check over its isl budget leaves the loop serial."""
+        try:
+            with bounded(self.context.get_ctx(), PARALLEL_CHECK_OPERATIONS):
+                return carries(deps, prefix, self.context)
+        except BudgetExceeded:
+            return True
 
 
 def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:
