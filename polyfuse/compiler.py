@@ -17,6 +17,7 @@ from polyfuse.dependences import check_scalars_defined, compute_dependences
 from polyfuse.errors import VerificationError
 from polyfuse.frontend import lift
 from polyfuse.fusion import report
+from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.options import Options
 from polyfuse.scheduler import choose_schedule
 from polyfuse.scop import Argument
@@ -62,13 +63,25 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         stages.run("verify", _verify, scop, deps, sched.schedule)
     # intermediates that fusion made short-lived shrink (to rows, tiles or registers)
     if options.contract:
-        scop, _ = stages.run("contraction", contract, scop, deps, sched.schedule)
-        deps = compute_dependences(scop, sched.schedule)  # contracted storage is only valid in the new order
+        scop, deps, _ = stages.run("contraction", _contract, scop, deps, sched.schedule)
     # isl generates the loops; dependences mark which of them are parallel
     program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
     stages.run("fusion report", _fusion_report, scop, deps, program, sched)
     stages.outputs["final scop"] = scop  # after contraction: what the runtime allocates and checks
     return stages
+
+
+def _contract(scop, deps, schedule):
+    """Contracted Scop and its dependences under ``schedule`` (contracted storage is only valid
+    in the new order).  If recomputing them is over isl's budget, nothing is contracted."""
+    contracted, decisions = contract(scop, deps, schedule)
+    if not any(d.dropped_axes for d in decisions):
+        return scop, deps, decisions
+    try:
+        with bounded(scop.context.get_ctx()):
+            return contracted, compute_dependences(contracted, schedule), decisions
+    except BudgetExceeded:
+        return scop, deps, ()
 
 
 def _verify(scop, deps, schedule) -> str:

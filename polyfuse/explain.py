@@ -33,7 +33,7 @@ class Explanation:
             ("loop order", [asdict(d) for d in sched.locality]),
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
             ("tiling", [asdict(c) for c in sched.tiling]),
-            ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), ()))[1]]),
+            ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), (), ()))[2]]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),
             ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
