@@ -162,30 +162,29 @@ class ExprEmitter:
             fn = ll.Function(module, ll.FunctionType(kind, [kind] * len(args)), name=full)
         return self.b.call(fn, args)
 
-    def int_floordiv(self, a, b):
-        """Python ``a // b``; division by zero gives 0 as in numpy."""
+    def _int_division(self, a, b):
+        """(quotient, remainder, divisor-is-zero flag) with Python's floor rounding."""
         zero, one = ll.Constant(a.type, 0), ll.Constant(a.type, 1)
         is_zero = self.b.icmp_signed("==", b, zero)
         safe_b = self.b.select(is_zero, one, b)
-        q = self.b.sdiv(a, safe_b)
-        r = self.b.srem(a, safe_b)
+        q, r = self.b.sdiv(a, safe_b), self.b.srem(a, safe_b)
+        # C rounds toward zero; Python rounds down: fix when the signs of r and b differ
         adjust = self.b.and_(self.b.icmp_signed("!=", r, zero),
                              self.b.icmp_signed("!=", self.b.icmp_signed("<", r, zero),
                                                 self.b.icmp_signed("<", safe_b, zero)))
         q = self.b.select(adjust, self.b.sub(q, one), q)
-        return self.b.select(is_zero, zero, q)
+        r = self.b.select(adjust, self.b.add(r, safe_b), r)
+        return q, r, is_zero
+
+    def int_floordiv(self, a, b):
+        """Python ``a // b``; division by zero gives 0 as in numpy."""
+        q, _, is_zero = self._int_division(a, b)
+        return self.b.select(is_zero, ll.Constant(a.type, 0), q)
 
     def int_mod(self, a, b):
         """Python ``a % b`` (sign of the divisor); modulo by zero gives 0 as in numpy."""
-        zero, one = ll.Constant(a.type, 0), ll.Constant(a.type, 1)
-        is_zero = self.b.icmp_signed("==", b, zero)
-        safe_b = self.b.select(is_zero, one, b)
-        r = self.b.srem(a, safe_b)
-        adjust = self.b.and_(self.b.icmp_signed("!=", r, zero),
-                             self.b.icmp_signed("!=", self.b.icmp_signed("<", r, zero),
-                                                self.b.icmp_signed("<", safe_b, zero)))
-        r = self.b.select(adjust, self.b.add(r, safe_b), r)
-        return self.b.select(is_zero, zero, r)
+        _, r, is_zero = self._int_division(a, b)
+        return self.b.select(is_zero, ll.Constant(a.type, 0), r)
 
     def int_pow(self, a, b):
         """``a ** b`` for integers by repeated squaring (b < 0 gives 0, as numpy would not allow)."""
