@@ -15,6 +15,7 @@ import numpy as np
 
 from polyfuse import ir
 from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.scop import isl_name
 
 _serial = count()
 
@@ -89,8 +90,6 @@ def _emit_if(node: If, program, depth, out) -> None:
 def _emit_stmt(node: StmtCall, program, depth, out) -> None:
     pad = "    " * depth
     stmt = program.statement(node.statement)
-    from polyfuse.scop import isl_name
-
     for var, value in zip(stmt.iterators, node.args):
         out.append(f"{pad}{isl_name(var)} = {ir.to_python(value)}")
     index = ", ".join(ir.to_python(i) for i in stmt.index) if stmt.index else "()"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import math
-import types
 
 import numpy as np
 
@@ -259,7 +258,3 @@ class SubsetChecker(ast.NodeVisitor):
 def check_subset(source: KernelSource, globals_: dict) -> None:
     """Reject the first construct of ``source`` outside the supported subset."""
     SubsetChecker(source, globals_).check()
-
-
-def is_module(obj: object) -> bool:
-    return isinstance(obj, types.ModuleType)

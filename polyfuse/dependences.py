@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.errors import UnsupportedError
-from polyfuse.scop import Scop
+from polyfuse.scop import Scop, isl_name
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,6 @@ def compute_dependences(scop: Scop, schedule: isl.Schedule | None = None) -> Dep
     items = []
     for info in scop.arrays:
         name = info.name
-        from polyfuse.scop import isl_name
-
         iname = isl_name(name)
         r, w = on_array(reads, iname), on_array(writes, iname)
         if w.is_empty():
@@ -115,8 +113,6 @@ def compute_dependences(scop: Scop, schedule: isl.Schedule | None = None) -> Dep
 def check_scalars_defined(scop: Scop) -> None:
     """A local scalar read on some path before any assignment is an error, as in Python."""
     reads, writes = scop.reads(), scop.writes()
-    from polyfuse.scop import isl_name
-
     for info in scop.arrays:
         if not info.is_scalar:
             continue
