@@ -206,7 +206,7 @@ def map_loads(expr: Expr, fn) -> Expr:
 
     if isinstance(expr, Load):
         return fn(replace(expr, index=tuple(map_loads(i, fn) for i in expr.index)))
-    changes = {}
+    changes: dict = {}
     for f in fields(expr):
         value = getattr(expr, f.name)
         if isinstance(value, tuple) and value and not isinstance(value[0], str):

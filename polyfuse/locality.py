@@ -100,11 +100,11 @@ class LocalityPass:
         names = scalars_only_in(self.scop, node)
         if not names or not self.decisions or self.decisions[-1].applied:
             return None
-        expanded = self.scop
+        expanded: Scop | None = self.scop
         for name in names:
-            expanded = expand(expanded, name, node)
-            if expanded is None:
-                return None
+            expanded = expand(expanded, name, node) if expanded is not None else None
+        if expanded is None:
+            return None
         saved = (self.scop, self.deps)
         self.scop, self.deps = expanded, compute_dependences(expanded)
         if self.accept(perfect_chain(node), improved, place, distributed=True,
@@ -122,10 +122,12 @@ class LocalityPass:
         if best == len(members) - 1 or scores[best] <= scores[-1]:
             return None
         order = [k for k in range(len(members)) if k != best] + [best]
-        rebuilt: TreeNode | tuple = statements
+        body: tuple[TreeNode, ...] = tuple(statements)
         for k in reversed(order):
-            rebuilt = (LoopNode((members[k],), chain[k].sign, tuple(rebuilt) if isinstance(rebuilt, tuple) else (rebuilt,)),)
-        return rebuilt[0]
+            body = (LoopNode((members[k],), chain[k].sign, body),)
+        loop = body[0]
+        assert isinstance(loop, LoopNode)
+        return loop
 
     def accept(self, chain: list[LoopNode], replacement: tuple[TreeNode, ...], place, distributed: bool,
                note: str = "") -> bool:

@@ -75,7 +75,9 @@ def _tiled_schedule(node: LoopNode, domains, iterators, prefix, empty) -> isl.Sc
     """One permutable band for the perfect nest ``node`` heads, tiled by isl (``band_tile``)."""
     chain = [node]
     while len(chain) < len(node.tile):
-        chain.append(chain[-1].body[0])
+        inner_loop = chain[-1].body[0]
+        assert isinstance(inner_loop, LoopNode), "tile sizes cover only the perfect nest"
+        chain.append(inner_loop)
     inner = build_schedule(chain[-1].body, domains, iterators, prefix, empty)
     members = ", ".join(f"{{ {loop_pieces(loop, iterators)} }}" for loop in chain)
     band = inner.insert_partial_schedule(isl.MultiUnionPwAff(f"{prefix} -> [{members}]")).get_root().child(0)
