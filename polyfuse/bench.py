@@ -13,9 +13,19 @@ For every suite kernel (:mod:`polyfuse.suite`):
    made outside the timed region (kernels update their arrays in place, stencils with time loops
    must start from the same state every run).
 
-``speedup`` is numba time / polyfuse time, so > 1 means polyfuse is faster.  The run ends with
-the geometric mean of the speedups, a JSON file with the machine and every row, and a non-zero
-exit status when any check MISMATCHes or any kernel fails to compile or run.
+``speedup`` is numba time / polyfuse time, so > 1 means polyfuse is faster.  Kernels with a
+numpy formulation (``SuiteKernel.numpy_func``) also get a numpy column: it is checked against
+numba's outputs and timed the same way (on BLAS as configured and on one BLAS thread, the faster
+counting, unless ``--blas-threads`` is given); ``np/pf`` is numpy time / polyfuse time.  The run
+ends with the geometric means, a JSON file with the machine and every row, and a non-zero exit
+status when any check MISMATCHes or any kernel fails to compile or run.
+
+After the loops table comes the limits section (``--target cpu``): a STREAM triad
+``a[i] = b[i] + s*c[i]`` on arrays far bigger than the last-level cache, compiled by polyfuse and
+by numba (the faster is the reference bandwidth; numpy's ``np.add(b, s*c, out=a)`` is shown too),
+numpy's ``A @ B`` at gemm's sizes as the reference GFLOP/s, and the memory-bound (``STREAMING``)
+and matrix-product (``FLOPS``) suite kernels as GB/s and GFLOP/s against them, from the loops
+table's times.
 
 The einsum section (``--section einsum|all``) does the same for the rows of
 ``polyfuse.einsum.einsum_benchmarks(preset)``: each polyfuse callable (``polyfuse.einsum`` or a
@@ -26,6 +36,7 @@ other time / polyfuse time (> 1: polyfuse is faster).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import importlib
@@ -50,7 +61,7 @@ PRESETS = ("test", "quick", "bench")
 SECTIONS = ("loops", "einsum", "all")
 DEFAULT_JSON = Path("bench-results") / "bench.json"
 RTOL = 1e-7
-SCHEMA = 2  # 2: "section", "einsum" and machine["threadpools"] added
+SCHEMA = 3  # 2: "section", "einsum" and machine["threadpools"]; 3: numpy columns, "limits"
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,14 @@ class BenchRow:
     speedup: float | None = None  # numba_ms / polyfuse_ms
     polyfuse_runs: int = 0
     numba_runs: int = 0
+    array_bytes: int = 0  # bytes of the kernel's array arguments, each counted once (not its locals)
+    numpy_check: str = ""  # the numpy formulation against numba: "ok" | "MISMATCH" | "ERROR"; "": none
+    numpy_ms: float | None = None  # suite.SuiteKernel.numpy_func, timed like the others: best of numpy_ms_by_blas
+    numpy_ms_by_blas: dict[str, float] = field(default_factory=dict)  # BLAS threads -> ms (see blas_plans)
+    numpy_ratio: float | None = None  # numpy_ms / polyfuse_ms
+    numpy_runs: int = 0
+    numpy_max_abs_diff: dict[str, float | None] = field(default_factory=dict)
+    numpy_error: str = ""
     loop_nests: str = ""  # top-level loop nests "before->after" scheduling
     max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # None: shapes differ
     stage_ms: dict[str, float] = field(default_factory=dict)  # compile time per pipeline stage
@@ -125,8 +144,77 @@ class EinsumRow:
     opt_einsum_ms: float | None = None  # opt_einsum.contract (plain einsum rows only)
     ratios: dict[str, float | None] = field(default_factory=dict)  # other ms / polyfuse ms
     runs_timed: dict[str, int] = field(default_factory=dict)
+    ms_by_blas: dict[str, dict[str, float]] = field(default_factory=dict)  # numpy/opt_einsum: BLAS threads -> ms
     max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # vs numpy_opt; None: shapes differ
     error: str = ""
+
+
+@dataclass
+class TriadRun:
+    """One implementation of the STREAM triad ``a[i] = b[i] + s*c[i]``."""
+
+    name: str  # "polyfuse" | "numba" | "numpy"
+    how: str
+    check: str = "ERROR"  # "ok": every a[i] == b[i] + s*c[i]
+    ms: float | None = None
+    gb_s: float | None = None  # 3 arrays x 8 bytes per element / time
+    runs: int = 0
+    error: str = ""
+
+
+@dataclass
+class StreamRow:
+    """A memory-bound suite kernel: its array bytes over each implementation's time."""
+
+    kernel: str
+    preset: str
+    bytes: int  # every array argument once (element size x elements); kernel-local arrays not counted
+    gb_s: dict[str, float | None] = field(default_factory=dict)  # polyfuse, numba, numpy
+    pct_of_triad: dict[str, float | None] = field(default_factory=dict)
+
+
+@dataclass
+class ComputeRow:
+    """A matrix-product suite kernel: its flops over each implementation's time."""
+
+    kernel: str
+    preset: str
+    flops: int  # 2 per multiply-add of every matrix product; elementwise terms not counted
+    gflop_s: dict[str, float | None] = field(default_factory=dict)  # polyfuse, numba, numpy
+    pct_of_matmul: dict[str, float | None] = field(default_factory=dict)  # of numpy's A @ B at gemm's sizes
+
+
+@dataclass
+class MatmulRun:
+    """numpy's ``A @ B`` at gemm's sizes on some number of BLAS threads."""
+
+    how: str
+    blas_threads: int | None = None  # None: as configured (threadpoolctl not installed)
+    ms: float | None = None
+    gflop_s: float | None = None
+    runs: int = 0
+    error: str = ""
+
+
+@dataclass
+class Limits:
+    """The physical limits section: measured triad bandwidth and matmul GFLOP/s, and the suite's
+    memory-bound and compute-bound kernels against them."""
+
+    triad_elements: int
+    triad_bytes: int  # 3 * 8 * triad_elements
+    l3_bytes: int | None
+    triad: list[TriadRun] = field(default_factory=list)
+    triad_gb_s: float | None = None  # the reference: the best compiled triad (polyfuse or numba)
+    triad_reference: str = ""
+    streaming: list[StreamRow] = field(default_factory=list)
+    matmul_shape: list[int] = field(default_factory=list)  # [ni, nk, nj]: A is ni x nk, B nk x nj
+    matmul: list[MatmulRun] = field(default_factory=list)  # BLAS threads as configured, and on 1 thread
+    matmul_gflop_s: float | None = None  # the reference: the best of ``matmul``
+    matmul_reference: str = ""
+    blas_stall: float | None = None  # as-configured time / 1-thread time, when above BLAS_STALL
+    compute: list[ComputeRow] = field(default_factory=list)
+    seconds: float = 0.0
 
 
 @dataclass
@@ -137,6 +225,7 @@ class BenchReport:
     seconds: float = 0.0
     einsum_rows: list[EinsumRow] = field(default_factory=list)
     einsum_seconds: float = 0.0
+    limits: Limits | None = None
 
     @property
     def geomean_speedup(self) -> float | None:
@@ -150,8 +239,13 @@ class BenchReport:
         return {other: geometric_mean([r.ratios.get(other) for r in ok]) for other in EINSUM_OTHERS}
 
     @property
+    def numpy_geomean(self) -> float | None:
+        """Geometric mean of numpy time / polyfuse time over the rows where both checked ok."""
+        return geometric_mean([r.numpy_ratio for r in self.rows if r.check == "ok" and r.numpy_check == "ok"])
+
+    @property
     def failed(self) -> list[BenchRow]:
-        return [r for r in self.rows if r.check != "ok"]
+        return [r for r in self.rows if r.check != "ok" or r.numpy_check not in ("", "ok")]
 
     @property
     def einsum_failed(self) -> list[EinsumRow]:
@@ -166,8 +260,11 @@ class BenchReport:
             "machine": self.machine,
             "seconds": round(self.seconds, 3),
             "geomean_speedup": self.geomean_speedup,
+            "geomean_numpy_ratio": self.numpy_geomean,
             "rows": [asdict(r) for r in self.rows],
         }
+        if self.limits is not None:
+            data["limits"] = asdict(self.limits)
         if self.settings.section in ("einsum", "all"):
             data["einsum"] = {
                 "seconds": round(self.einsum_seconds, 3),
@@ -345,6 +442,7 @@ def bench_kernel(spec, settings: BenchSettings) -> BenchRow:
     stage = "making inputs"
     try:
         inputs = spec.make_args(np.random.default_rng(settings.seed), **sizes)
+        row.array_bytes = sum(a.nbytes for a in inputs if isinstance(a, np.ndarray))
         positions = output_positions(spec.func, spec.outputs)
 
         stage = "polyfuse compile"
@@ -390,7 +488,259 @@ def bench_kernel(spec, settings: BenchSettings) -> BenchRow:
 
         if debug_errors():
             traceback.print_exc()
+        return row
+    if spec.numpy_func is not None:
+        _bench_numpy(spec, row, inputs, reference, positions, settings)
     return row
+
+
+def _bench_numpy(spec, row: BenchRow, inputs: tuple, reference: tuple, positions: dict[str, int],
+                 settings: BenchSettings) -> None:
+    """Check the kernel's numpy formulation against numba's outputs and time it (into ``row``)."""
+    from polyfuse.suite import numpy_outputs
+
+    stage = "numpy run"
+    try:
+        theirs = numpy_outputs(spec, fresh(inputs))
+        stage = "numpy check"
+        ok = True
+        for name, pos in positions.items():
+            agree, row.numpy_max_abs_diff[name] = close_enough(theirs[name], reference[pos])
+            ok = ok and agree
+        row.numpy_check = "ok" if ok else "MISMATCH"
+        stage = "timing numpy"
+        for label, limit in blas_plans(settings):
+            with _blas_limit(limit):
+                best, runs = best_time(spec.numpy_func, inputs, settings.repeats, settings.min_time)
+            row.numpy_ms_by_blas[label] = best * 1e3
+            row.numpy_runs += runs
+        row.numpy_ms = min(row.numpy_ms_by_blas.values())
+        if row.polyfuse_ms:
+            row.numpy_ratio = row.numpy_ms / row.polyfuse_ms
+    except Exception as exc:  # noqa: BLE001 - reported in the row
+        if row.numpy_check != "MISMATCH":
+            row.numpy_check = "ERROR"
+        row.numpy_error = f"{stage}: {type(exc).__name__}: {exc}".strip()
+
+
+# ---- limits section ----------------------------------------------------------------------------
+
+#: Suite kernels that stream their arrays with little reuse: their time is bounded by memory
+#: bandwidth, so the limits section reports their array bytes / time against the triad.
+STREAMING = ("chain3", "softmax", "atax", "bicg", "mvt", "gemver", "gesummv")
+
+#: Flops of the matrix-product kernels (2 per multiply-add; elementwise terms left out), from sizes.
+FLOPS: dict[str, Callable[[dict[str, int]], int]] = {
+    "gemm": lambda s: 2 * s["ni"] * s["nj"] * s["nk"],
+    "2mm": lambda s: 2 * s["ni"] * s["nj"] * (s["nk"] + s["nl"]),
+    "3mm": lambda s: 2 * (s["ni"] * s["nj"] * s["nk"] + s["nj"] * s["nl"] * s["nm"]
+                          + s["ni"] * s["nl"] * s["nj"]),
+    "matmul_bias_relu": lambda s: 2 * s["ni"] * s["nj"] * s["nk"],
+    "attention_rows": lambda s: 2 * s["nq"] * s["nk"] * (s["d"] + s["dv"]),
+}
+
+#: float64 elements per triad array: each array is far bigger than the last-level cache (32 MiB on
+#: the development VM), except at the "test" sizes, which only exercise the code.
+TRIAD_ELEMENTS = {"test": 1 << 12, "quick": 1 << 23, "bench": 1 << 24}
+TRIAD_SCALAR = 3.0
+TRIAD_RUNS = 10  # at least this many timed runs per triad implementation
+
+
+def stream_triad(s, a, b, c):
+    """STREAM triad, compiled by polyfuse and by numba for the limits section."""
+    for i in range(a.shape[0]):
+        a[i] = b[i] + s * c[i]
+
+
+def numpy_triad(s, a, b, c):
+    np.add(b, s * c, out=a)
+
+
+def l3_bytes() -> int | None:
+    try:
+        from polyfuse import hardware
+
+        return int(hardware.cpu_info().l3) or None
+    except Exception:  # noqa: BLE001 - informational only
+        return None
+
+
+def _gb_s(nbytes: int, ms: float | None) -> float | None:
+    return nbytes / (ms * 1e-3) / 1e9 if ms else None
+
+
+def _pct(value: float | None, reference: float | None) -> float | None:
+    return 100.0 * value / reference if value is not None and reference else None
+
+
+def measure_triad(settings: BenchSettings, limits: Limits) -> None:
+    """Time the triad compiled by polyfuse (its threads) and numba (1 thread), and numpy's."""
+    import numba
+
+    import polyfuse
+
+    n = limits.triad_elements
+    a, b, c = np.zeros(n), np.full(n, 1.0), np.full(n, 2.0)
+    expected = 1.0 + TRIAD_SCALAR * 2.0
+    threads = polyfuse_threads()
+    contenders = (
+        ("polyfuse", f"polyfuse, {threads or 1} thread(s)", lambda: polyfuse.kernel(stream_triad, target="cpu")),
+        ("numba", "numba.njit, 1 thread", lambda: numba.njit(stream_triad)),
+        ("numpy", "numpy np.add(b, s*c, out=a)", lambda: numpy_triad),
+    )
+    for name, how, make in contenders:
+        run = TriadRun(name, how)
+        limits.triad.append(run)
+        stage = "compile"
+        try:
+            fn = make()
+            stage = "run"
+            for _ in range(3):  # warm-up: compilation, page faults, polyfuse's serial-then-parallel choice
+                a[:] = 0.0
+                fn(TRIAD_SCALAR, a, b, c)
+            run.check = "ok" if bool(np.all(a == expected)) else "MISMATCH"
+            stage = "timing"
+            best, run.runs = best_time(fn, (TRIAD_SCALAR, a, b, c), max(settings.repeats, TRIAD_RUNS),
+                                       settings.min_time, copy=False)
+            run.ms = best * 1e3
+            run.gb_s = _gb_s(limits.triad_bytes, run.ms)
+        except Exception as exc:  # noqa: BLE001 - reported in the section
+            run.error = f"{stage}: {type(exc).__name__}: {exc}".strip()
+    compiled = [r for r in limits.triad if r.name != "numpy" and r.check == "ok" and r.gb_s]
+    if compiled:
+        best_run = max(compiled, key=lambda r: r.gb_s or 0.0)
+        limits.triad_gb_s, limits.triad_reference = best_run.gb_s, best_run.name
+
+
+#: When numpy's matmul on the configured BLAS threads is this many times slower than on one thread,
+#: the section says BLAS is stalling (see benchmarks/README.md) and suggests --blas-threads 1.
+BLAS_STALL = 1.5
+MATMUL_ROUNDS = 3  # the matmul reference alternates its BLAS thread counts this many times ...
+MATMUL_MIN_TIME = 0.1  # ... each time for at least this many seconds of timed runs
+
+
+def new_limits(settings: BenchSettings) -> Limits:
+    n = TRIAD_ELEMENTS[settings.preset]
+    return Limits(triad_elements=n, triad_bytes=3 * 8 * n, l3_bytes=l3_bytes())
+
+
+def measure_matmul(settings: BenchSettings, limits: Limits, rounds: int = MATMUL_ROUNDS) -> None:
+    """numpy's ``A @ B`` at gemm's sizes: on BLAS threads as configured (or as --blas-threads says)
+    and, when that is more than one and threadpoolctl is installed, on one BLAS thread as well.
+    The reference is the faster: multi-threaded OpenBLAS stalls on a busy small machine.
+
+    Rounds alternate the thread counts, and each count keeps its best time over all the calls for
+    ``limits`` (the bench makes one round before the loops table and the rest after it): a stall
+    comes and goes with the other jobs on the machine, and one round can fall inside it."""
+    from polyfuse import suite
+
+    sizes = suite.KERNELS["gemm"].sizes[settings.preset]
+    ni, nj, nk = sizes["ni"], sizes["nj"], sizes["nk"]
+    limits.matmul_shape = [ni, nk, nj]
+    rng = np.random.default_rng(settings.seed)
+    A, B = rng.random((ni, nk)), rng.random((nk, nj))
+    plans = blas_plans(settings)
+    if not limits.matmul:
+        limits.matmul.extend(MatmulRun(f"BLAS threads: {label}", int(label) if label.isdigit() else None)
+                             for label, _ in plans)
+    runs = limits.matmul
+    for _ in range(rounds):
+        for run, (_, limit) in zip(runs, plans):
+            if run.error:
+                continue
+            try:
+                with _blas_limit(limit):
+                    _time_matmul(run, A, B, settings)
+            except Exception as exc:  # noqa: BLE001 - reported in the section
+                run.error = f"{type(exc).__name__}: {exc}"
+    timed = [r for r in limits.matmul if r.gflop_s]
+    if timed:
+        best = max(timed, key=lambda r: r.gflop_s or 0.0)
+        limits.matmul_gflop_s, limits.matmul_reference = best.gflop_s, best.how
+    limits.blas_stall = None
+    if len(timed) == 2 and timed[0].ms and timed[1].ms and timed[0].ms / timed[1].ms > BLAS_STALL:
+        limits.blas_stall = timed[0].ms / timed[1].ms
+
+
+def _time_matmul(run: MatmulRun, A: np.ndarray, B: np.ndarray, settings: BenchSettings) -> None:
+    """One round: ``run`` keeps the best time over its rounds."""
+    A @ B  # warm-up
+    best, runs = best_time(np.matmul, (A, B), settings.repeats, max(settings.min_time, MATMUL_MIN_TIME),
+                           copy=False)
+    run.runs += runs
+    if run.ms is None or best * 1e3 < run.ms:
+        run.ms = best * 1e3
+        run.gflop_s = 2 * A.shape[0] * A.shape[1] * B.shape[1] / best / 1e9
+
+
+def run_limits(settings: BenchSettings, rows: Sequence[BenchRow], out: TextIO,
+               limits: Limits | None = None) -> Limits:
+    """Measure the triad and numpy's matmul (adding to ``limits``' matmul rounds when given), then
+    put the suite rows against them."""
+    start = time.perf_counter()
+    if limits is None:
+        limits = new_limits(settings)
+        measure_matmul(settings, limits)
+    else:
+        measure_matmul(settings, limits, MATMUL_ROUNDS - 1)
+    measure_triad(settings, limits)
+    times = lambda r: {"polyfuse": r.polyfuse_ms, "numba": r.numba_ms, "numpy": r.numpy_ms}  # noqa: E731
+    for row in rows:
+        if row.check != "ok":
+            continue
+        if row.kernel in STREAMING:
+            stream = StreamRow(row.kernel, row.preset, row.array_bytes)
+            for name, ms in times(row).items():
+                stream.gb_s[name] = _gb_s(row.array_bytes, ms) if name != "numpy" or row.numpy_check == "ok" else None
+                stream.pct_of_triad[name] = _pct(stream.gb_s[name], limits.triad_gb_s)
+            limits.streaming.append(stream)
+        if row.kernel in FLOPS:
+            compute = ComputeRow(row.kernel, row.preset, FLOPS[row.kernel](row.sizes))
+            for name, ms in times(row).items():
+                ok = name != "numpy" or row.numpy_check == "ok"
+                compute.gflop_s[name] = compute.flops / (ms * 1e-3) / 1e9 if ms and ok else None
+                compute.pct_of_matmul[name] = _pct(compute.gflop_s[name], limits.matmul_gflop_s)
+            limits.compute.append(compute)
+    limits.seconds = time.perf_counter() - start
+    print(format_limits(limits, settings), file=out, flush=True)
+    return limits
+
+
+def blas_threads() -> int | None:
+    """Threads of the first BLAS pool threadpoolctl sees (None: unknown)."""
+    for pool in threadpool_info() or ():
+        if pool.get("user_api") == "blas" and isinstance(pool.get("num_threads"), int):
+            return pool["num_threads"]
+    return None
+
+
+def blas_plans(settings: BenchSettings) -> list[tuple[str, int | None]]:
+    """The BLAS thread counts numpy code is timed on, as (label, limit or None for "as they are").
+
+    With ``--blas-threads N``: only N (the whole run is limited already).  Otherwise BLAS as
+    configured and, when that is more than one thread and threadpoolctl is installed, one thread
+    too; the faster counts.  Multi-threaded OpenBLAS stalls on a small machine whose cores other
+    jobs use (benchmarks/README.md), and one BLAS thread is what numpy gets there."""
+    if settings.blas_threads is not None:
+        return [(str(settings.blas_threads), None)]
+    configured = blas_threads()
+    if configured is None:
+        return [("as configured", None)]
+    plans: list[tuple[str, int | None]] = [(str(configured), None)]
+    if configured > 1:
+        plans.append(("1", 1))
+    return plans
+
+
+@contextlib.contextmanager
+def _blas_limit(limit: int | None):
+    if limit is None:
+        yield
+        return
+    import threadpoolctl
+
+    with threadpoolctl.threadpool_limits(limits=limit, user_api="blas"):
+        yield
 
 
 # ---- einsum section ----------------------------------------------------------------------------
@@ -473,11 +823,21 @@ def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, nump
                 ok = ok and agree  # a disagreeing reference is reported as well
         row.check = "ok" if ok else "MISMATCH"
         times: dict[str, float] = {}
+        plans = blas_plans(settings)
         for label, fn in contenders.items():
             stage = f"timing {label}"
             fn(*args)  # warm-up (numpy's path search, page faults), not timed
-            best, row.runs_timed[label] = best_time(fn, args, settings.repeats, settings.min_time, copy=False)
-            times[label] = best * 1e3
+            if label == "polyfuse":
+                best, row.runs_timed[label] = best_time(fn, args, settings.repeats, settings.min_time, copy=False)
+                times[label] = best * 1e3
+                continue
+            by_blas = row.ms_by_blas.setdefault(label, {})
+            for plan, limit in plans:  # the faster BLAS thread count counts, as in the loops section
+                with _blas_limit(limit):
+                    best, runs = best_time(fn, args, settings.repeats, settings.min_time, copy=False)
+                by_blas[plan] = best * 1e3
+                row.runs_timed[label] = row.runs_timed.get(label, 0) + runs
+            times[label] = min(by_blas.values())
         row.polyfuse_ms = times["polyfuse"]
         row.numpy_opt_ms, row.numpy_step_ms = times["numpy_opt"], times["numpy_step"]
         row.opt_einsum_ms = times.get("opt_einsum")
@@ -498,8 +858,10 @@ def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, nump
 
 # ---- output ------------------------------------------------------------------------------------
 
-COLUMNS = ("kernel", "preset", "compile ms", "polyfuse ms", "numba ms", "speedup", "nests", "check")
-WIDTHS = (18, 6, 10, 11, 10, 8, 6, 8)
+COLUMNS = ("kernel", "preset", "compile ms", "polyfuse ms", "numba ms", "speedup", "numpy ms", "np/pf",
+           "nests", "check")
+WIDTHS = (18, 6, 10, 11, 10, 8, 10, 7, 6, 8)
+_LEFT = (0, 1, 8, 9)
 
 
 def _ms(value: float | None) -> str:
@@ -510,15 +872,21 @@ def _ms(value: float | None) -> str:
     return f"{value:.3f}" if value < 10 else f"{value:.1f}"
 
 
+def _check_cell(row: BenchRow) -> str:
+    """The polyfuse-vs-numba check, plus the numpy formulation's when it did not agree."""
+    return row.check if row.numpy_check in ("", "ok") else f"{row.check}, numpy {row.numpy_check}"
+
+
 def format_row(row: BenchRow) -> str:
     cells = (row.kernel, row.preset, _ms(row.compile_ms), _ms(row.polyfuse_ms), _ms(row.numba_ms),
-             f"{row.speedup:.2f}x" if row.speedup else "-", row.loop_nests or "-", row.check)
-    return "  ".join(c.ljust(w) if i in (0, 1, 6, 7) else c.rjust(w)
+             _ratio(row.speedup), _ms(row.numpy_ms), _ratio(row.numpy_ratio), row.loop_nests or "-",
+             _check_cell(row))
+    return "  ".join(c.ljust(w) if i in _LEFT else c.rjust(w)
                      for i, (c, w) in enumerate(zip(cells, WIDTHS))).rstrip()
 
 
 def header() -> str:
-    names = "  ".join(c.ljust(w) if i in (0, 1, 6, 7) else c.rjust(w)
+    names = "  ".join(c.ljust(w) if i in _LEFT else c.rjust(w)
                       for i, (c, w) in enumerate(zip(COLUMNS, WIDTHS))).rstrip()
     return names + "\n" + "-" * len(names)
 
@@ -529,12 +897,23 @@ def summary(report: BenchReport) -> str:
     ok = sum(1 for r in report.rows if r.check == "ok")
     lines.append(f"geometric mean speedup vs numba: {geo:.2f}x over {ok} kernel(s)" if geo
                  else "geometric mean speedup vs numba: - (no kernel passed its check)")
+    numpy_geo = report.numpy_geomean
+    with_numpy = sum(1 for r in report.rows if r.check == "ok" and r.numpy_check == "ok")
+    if any(r.numpy_check for r in report.rows):
+        lines.append(f"geometric mean numpy time / polyfuse time: {numpy_geo:.2f}x over {with_numpy} kernel(s) "
+                     "with a numpy formulation" if numpy_geo else
+                     "geometric mean numpy time / polyfuse time: - (no numpy formulation checked ok)")
     for row in report.failed:
-        detail = row.error or "outputs differ: max |diff| " + ", ".join(
-            f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.max_abs_diff.items())
-        lines.append(f"{row.check} {row.kernel}: {detail}")
-    lines.append(f"({report.seconds:.1f} s in all; speedup = numba time / polyfuse time, > 1 means "
-                 "polyfuse is faster)")
+        if row.check != "ok":
+            detail = row.error or "outputs differ: max |diff| " + ", ".join(
+                f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.max_abs_diff.items())
+            lines.append(f"{row.check} {row.kernel}: {detail}")
+        if row.numpy_check not in ("", "ok"):
+            detail = row.numpy_error or "numpy's outputs differ from numba's: max |diff| " + ", ".join(
+                f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.numpy_max_abs_diff.items())
+            lines.append(f"{row.numpy_check} {row.kernel} (numpy formulation): {detail}")
+    lines.append(f"({report.seconds:.1f} s in all; speedup = numba time / polyfuse time, np/pf = numpy time / "
+                 "polyfuse time; > 1 means polyfuse is faster)")
     return "\n".join(lines)
 
 
@@ -581,6 +960,70 @@ def einsum_summary(report: BenchReport) -> str:
     return "\n".join(lines)
 
 
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / 2**20:.0f} MiB" if nbytes >= 2**20 else f"{nbytes / 2**10:.0f} KiB"
+
+
+def format_limits(limits: Limits, settings: BenchSettings) -> str:
+    n = limits.triad_elements
+    l3 = f"; L3 {_mib(limits.l3_bytes)}" if limits.l3_bytes else ""
+    lines = [f"limits: STREAM triad a[i] = b[i] + s*c[i] on {n} float64 elements (3 arrays of "
+             f"{_mib(8 * n)}{l3}), 3 x 8 bytes counted per element, best of >= "
+             f"{max(settings.repeats, TRIAD_RUNS)} runs"]
+    lines.append(f"  {'triad':<34}{'ms':>9}{'GB/s':>9}  check")
+    for run in limits.triad:
+        lines.append(f"  {run.how:<34}{_ms(run.ms):>9}{_num(run.gb_s):>9}  {run.check}"
+                     + (f"  ({run.error})" if run.error else ""))
+    lines.append(f"  triad bandwidth: {_num(limits.triad_gb_s)} GB/s"
+                 + (f" ({limits.triad_reference}, the best compiled triad; the reference for % triad)"
+                    if limits.triad_reference else " (no compiled triad ran)"))
+    lines.append("")
+    lines.append("streaming kernels: GB/s = bytes / time, bytes = every array argument once (element size "
+                 "x elements), kernel-local arrays not counted")
+    head = (f"{'kernel':<18}{'preset':<8}{'MB':>8}{'polyfuse GB/s':>15}{'% triad':>9}{'numba GB/s':>12}"
+            f"{'% triad':>9}{'numpy GB/s':>12}{'% triad':>9}")
+    lines += [head, "-" * len(head)]
+    for row in limits.streaming:
+        cells = "".join(f"{_num(row.gb_s.get(k)):>{w}}{_num(row.pct_of_triad.get(k), 0):>9}"
+                        for k, w in (("polyfuse", 15), ("numba", 12), ("numpy", 12)))
+        lines.append(f"{row.kernel:<18}{row.preset:<8}{row.bytes / 1e6:>8.1f}{cells}")
+    if not limits.streaming:
+        lines.append("(none of " + ", ".join(STREAMING) + " ran and checked ok)")
+    lines.append("")
+    m = limits.matmul_shape
+    lines.append(f"numpy matmul A @ B at gemm's sizes ({m[0]}x{m[1]} @ {m[1]}x{m[2]}), best of {MATMUL_ROUNDS} "
+                 f"rounds of >= {max(settings.min_time, MATMUL_MIN_TIME):g} s per BLAS thread count (one "
+                 "before the loops table):")
+    for run in limits.matmul:
+        lines.append(f"  {run.how:<34}{_ms(run.ms):>9} ms{_num(run.gflop_s, 2):>9} GFLOP/s"
+                     + (f"  ({run.error})" if run.error else ""))
+    lines.append(f"  matmul reference: {_num(limits.matmul_gflop_s, 2)} GFLOP/s"
+                 + (f" ({limits.matmul_reference}, the faster)" if len(limits.matmul) > 1 else ""))
+    if limits.blas_stall:
+        lines.append(f"  note: BLAS on {limits.matmul[0].blas_threads} threads was {limits.blas_stall:.1f}x "
+                     "slower than on 1 thread (multi-threaded BLAS stalls on this machine); the numpy "
+                     "columns take the faster of the two (the JSON has both)")
+    lines.append("")
+    lines.append("compute kernels: GFLOP/s = 2 x multiply-adds of the matrix products / time; % matmul = "
+                 "of the matmul reference")
+    head = (f"{'kernel':<18}{'preset':<8}{'GFLOP':>8}{'polyfuse GF/s':>15}{'% matmul':>10}{'numba GF/s':>12}"
+            f"{'% matmul':>10}{'numpy GF/s':>12}{'% matmul':>10}")
+    lines += [head, "-" * len(head)]
+    for row in limits.compute:
+        cells = "".join(f"{_num(row.gflop_s.get(k), 2):>{w}}{_num(row.pct_of_matmul.get(k), 0):>10}"
+                        for k, w in (("polyfuse", 15), ("numba", 12), ("numpy", 12)))
+        lines.append(f"{row.kernel:<18}{row.preset:<8}{row.flops / 1e9:>8.3f}{cells}")
+    if not limits.compute:
+        lines.append("(none of " + ", ".join(FLOPS) + " ran and checked ok)")
+    lines.append(f"({limits.seconds:.1f} s; % triad above 100 means the data was partly in cache: the inputs "
+                 "are copied afresh just before each timed run)")
+    return "\n".join(lines)
+
+
 # ---- driver ------------------------------------------------------------------------------------
 
 def select_kernels(names: Sequence[str]) -> list:
@@ -602,8 +1045,11 @@ def backend_available(target: str) -> bool:
 
 def run_loops(settings: BenchSettings, out: TextIO) -> tuple[list[BenchRow], float]:
     specs = select_kernels(settings.kernels)
+    plans = [label for label, _ in blas_plans(settings)]
+    blas = (f"BLAS threads {plans[0]}" if len(plans) == 1
+            else f"the faster of BLAS threads {' and '.join(plans)}")
     print(f"loops: {len(specs)} suite kernel(s), preset {settings.preset!r}, target {settings.target!r}, "
-          f"polyfuse vs numba.njit (1 thread)", file=out)
+          f"polyfuse vs numba.njit (1 thread); numpy formulations on {blas}", file=out)
     print(header(), file=out, flush=True)
     start = time.perf_counter()
     rows = []
@@ -617,9 +1063,11 @@ def run_loops(settings: BenchSettings, out: TextIO) -> tuple[list[BenchRow], flo
 def run_einsum(settings: BenchSettings, out: TextIO) -> tuple[list[EinsumRow], float]:
     module = einsum_module()
     start = time.perf_counter()
+    plans = [label for label, _ in blas_plans(settings)]
+    blas = f"BLAS threads {plans[0]}" if len(plans) == 1 else f"the faster of BLAS threads {' and '.join(plans)}"
     print(f"einsum: polyfuse.einsum / polyfuse.spec (target 'cpu'), preset {settings.preset!r}, vs "
-          "numpy.einsum(optimize=True), numpy step by step on polyfuse's order, opt_einsum.contract",
-          file=out)
+          "numpy.einsum(optimize=True), numpy step by step on polyfuse's order, opt_einsum.contract "
+          f"(on {blas})", file=out)
     try:
         table = module.einsum_benchmarks(settings.preset, seed=settings.seed)
     except Exception as exc:  # noqa: BLE001 - reported as one failed row
@@ -661,15 +1109,27 @@ def _run(settings: BenchSettings, out: TextIO) -> BenchReport:
     print(f"polyfuse bench: section {settings.section!r}, preset {settings.preset!r}, min of >= "
           f"{settings.repeats} runs, polyfuse threads: {threads if threads is not None else 1}, "
           "numba: 1 thread (njit), BLAS threads: "
-          f"{settings.blas_threads if settings.blas_threads is not None else 'as configured'}", file=out)
+          f"{settings.blas_threads if settings.blas_threads is not None else 'as configured'}"
+          f"{' (numpy is timed on those and on 1 thread, the faster counts)' if len(blas_plans(settings)) > 1 else ''}",
+          file=out)
     print(f"machine: {machine['cpu']} ({machine['usable_cores']} usable of {machine['cores']} cores); "
           + ", ".join(f"{k} {v}" for k, v in machine["versions"].items()), file=out, flush=True)
     report = BenchReport(settings, machine, [])
     if settings.section in ("loops", "all"):
         print("", file=out)
+        early = None
+        if settings.target == "cpu":  # one matmul round now, the others after the loops (see measure_matmul)
+            early = new_limits(settings)
+            measure_matmul(settings, early, 1)
         report.rows, report.seconds = run_loops(settings, out)
         print("", file=out)
         print(summary(report), file=out, flush=True)
+        print("", file=out)
+        if settings.target == "cpu":
+            report.limits = run_limits(settings, report.rows, out, early)
+        else:
+            print(f"limits: skipped for --target {settings.target} (its times say nothing about speed)",
+                  file=out, flush=True)
     if settings.section in ("einsum", "all"):
         print("", file=out)
         report.einsum_rows, report.einsum_seconds = run_einsum(settings, out)

@@ -15,6 +15,7 @@ loop nests so that a fusing optimizer has something to do.
 from a size preset (``sizes["test"]``, ``sizes["quick"]``, ``sizes["bench"]``).
 """
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,6 +34,12 @@ class SuiteKernel:
     outputs: tuple[str, ...]
     category: str
     description: str
+    #: Optional natural numpy formulation of the same computation (None: no natural one).  It takes
+    #: the same positional arguments as ``func`` and writes every array named in ``outputs`` in
+    #: place, like ``func``; it may instead return them (a dict by name, a tuple in the order of
+    #: ``outputs``, or the one array when there is one output).  ``polyfuse bench`` times it and
+    #: checks its outputs against numba's; see ``numpy_outputs``.
+    numpy_func: Callable | None = None
 
 
 KERNELS: dict[str, SuiteKernel] = {}
@@ -722,3 +729,98 @@ _register("attention_rows", attention_rows, _attention_rows_args,
           _s(dict(nq=7, nk=9, d=5, dv=6), dict(nq=256, nk=320, d=32, dv=48),
              dict(nq=1024, nk=1100, d=64, dv=72)),
           ("O",), _FU, "scaled dot-product attention: S = QK^T*scale, row softmax, O = PV")
+
+
+# ---------------------------------------------------------------------------
+# numpy formulations (SuiteKernel.numpy_func): the same computation written the way numpy users
+# would, with the outputs written in place.  Attached after registration so that the kernels'
+# definitions and registrations above stay as they are.
+# ---------------------------------------------------------------------------
+
+def _gemm_np(ni, nj, nk, alpha, beta, C, A, B):
+    np.add(alpha * A @ B, beta * C, out=C)
+
+
+def _2mm_np(ni, nj, nk, nl, alpha, beta, tmp, A, B, C, D):
+    np.matmul(alpha * A, B, out=tmp)
+    np.add(tmp @ C, beta * D, out=D)
+
+
+def _3mm_np(ni, nj, nk, nl, nm, E, A, B, F, C, D, G):
+    np.matmul(A, B, out=E)
+    np.matmul(C, D, out=F)
+    np.matmul(E, F, out=G)
+
+
+def _atax_np(m, n, A, x, y, tmp):
+    np.matmul(A, x, out=tmp)
+    np.matmul(tmp, A, out=y)  # y = A^T tmp
+
+
+def _bicg_np(m, n, A, s, q, p, r):
+    np.matmul(r, A, out=s)  # s = A^T r
+    np.matmul(A, p, out=q)
+
+
+def _mvt_np(x1, x2, y1, y2, A):
+    x1 += A @ y1
+    x2 += y2 @ A  # A^T y2
+
+
+def _gemver_np(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
+    A += np.outer(u1, v1) + np.outer(u2, v2)
+    x += beta * (y @ A) + z  # beta * A^T y + z
+    w += alpha * (A @ x)
+
+
+def _gesummv_np(n, alpha, beta, A, B, tmp, x, y):
+    np.matmul(A, x, out=tmp)
+    np.add(alpha * tmp, beta * (B @ x), out=y)
+
+
+def _chain3_np(A, B, out):
+    np.divide(1.0, 1.0 + np.exp(-np.maximum(A + B, 0.0)), out=out)
+
+
+def _matmul_bias_relu_np(A, B, bias, out):
+    np.maximum(A @ B + bias, 0.0, out=out)
+
+
+def _softmax_np(X, out):
+    np.exp(X - X.max(axis=1, keepdims=True), out=out)
+    out /= out.sum(axis=1, keepdims=True)
+
+
+def _attention_rows_np(scale, Q, K, V, O):
+    S = (Q @ K.T) * scale
+    P = np.exp(S - S.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    np.matmul(P, V, out=O)
+
+
+_NUMPY_FUNCS = {
+    "gemm": _gemm_np, "2mm": _2mm_np, "3mm": _3mm_np, "atax": _atax_np, "bicg": _bicg_np,
+    "mvt": _mvt_np, "gemver": _gemver_np, "gesummv": _gesummv_np, "chain3": _chain3_np,
+    "matmul_bias_relu": _matmul_bias_relu_np, "softmax": _softmax_np, "attention_rows": _attention_rows_np,
+}
+for _name, _fn in _NUMPY_FUNCS.items():
+    KERNELS[_name] = dataclasses.replace(KERNELS[_name], numpy_func=_fn)
+del _name, _fn
+
+
+def numpy_outputs(kernel: SuiteKernel, args: tuple) -> dict:
+    """Run ``kernel.numpy_func(*args)`` and return its outputs by name (the arrays of ``args`` it
+    wrote in place, or what it returned); ValueError when the kernel has no numpy formulation."""
+    if kernel.numpy_func is None:
+        raise ValueError(f"suite kernel {kernel.name!r} has no numpy formulation")
+    import inspect
+
+    result = kernel.numpy_func(*args)
+    if result is None:
+        params = list(inspect.signature(kernel.func).parameters)
+        return {name: args[params.index(name)] for name in kernel.outputs}
+    if isinstance(result, Mapping):
+        return {name: result[name] for name in kernel.outputs}
+    if isinstance(result, np.ndarray) and len(kernel.outputs) == 1:
+        return {kernel.outputs[0]: result}
+    return dict(zip(kernel.outputs, result, strict=True))

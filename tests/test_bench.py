@@ -1,0 +1,106 @@
+"""polyfuse bench: the suite's numpy formulations, the numpy column and the limits section."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import inspect
+import io
+import json
+
+import numpy as np
+import pytest
+from conftest import copy_args
+
+from polyfuse import bench, suite
+
+WITH_NUMPY = [name for name, sk in suite.KERNELS.items() if sk.numpy_func is not None]
+
+
+def test_numpy_formulations_listed():
+    assert set(WITH_NUMPY) == {"gemm", "2mm", "3mm", "atax", "bicg", "mvt", "gemver", "gesummv", "chain3",
+                               "matmul_bias_relu", "softmax", "attention_rows"}
+    assert suite.KERNELS["lu"].numpy_func is None
+
+
+@pytest.mark.parametrize("name", WITH_NUMPY)
+def test_numpy_formulation_matches_python(name):
+    sk = suite.KERNELS[name]
+    params = list(inspect.signature(sk.func).parameters)
+    for seed in (0, 1):
+        args = sk.make_args(np.random.default_rng(seed), **sk.sizes["test"])
+        expected = copy_args(args)
+        sk.func(*expected)
+        got = suite.numpy_outputs(sk, copy_args(args))
+        assert set(got) == set(sk.outputs)
+        for out in sk.outputs:
+            ok, diff = bench.close_enough(got[out], expected[params.index(out)])
+            assert ok, (name, out, diff)
+
+
+def test_numpy_outputs_accepts_returned_results():
+    sk = suite.KERNELS["chain3"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+
+    def returning(A, B, out):
+        return 1.0 / (1.0 + np.exp(-np.maximum(A + B, 0.0)))
+
+    for fn in (returning, lambda A, B, out: {"out": returning(A, B, out)},
+               lambda A, B, out: (returning(A, B, out),)):
+        got = suite.numpy_outputs(dataclasses.replace(sk, numpy_func=fn), args)
+        np.testing.assert_allclose(got["out"], returning(*args))
+    with pytest.raises(ValueError, match="no numpy formulation"):
+        suite.numpy_outputs(suite.KERNELS["lu"], ())
+
+
+def test_flops_and_streaming_name_suite_kernels():
+    assert set(bench.STREAMING) <= set(suite.KERNELS)
+    assert set(bench.FLOPS) <= set(suite.KERNELS)
+    assert bench.FLOPS["gemm"](dict(ni=2, nj=3, nk=4)) == 48
+
+
+def test_format_limits_without_rows():
+    limits = bench.Limits(triad_elements=16, triad_bytes=384, l3_bytes=None, matmul_shape=[1, 2, 3])
+    text = bench.format_limits(limits, bench.BenchSettings(preset="test"))
+    assert "triad bandwidth: - GB/s" in text
+    assert "none of chain3" in text
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba") is None or not bench.backend_available("cpu"),
+                    reason="needs numba and the LLVM backend")
+def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")  # the bench sets it; restored after the test
+    settings = bench.BenchSettings(preset="test", kernels=("chain3", "gemm", "atax", "lu"), repeats=1,
+                                   min_time=0.0, section="loops")
+    out = io.StringIO()
+    report = bench.run(settings, out=out)
+    text = out.getvalue()
+    rows = {r.kernel: r for r in report.rows}
+    assert all(r.check == "ok" for r in rows.values()), text
+    assert rows["lu"].numpy_check == "" and rows["lu"].numpy_ms is None
+    for name in ("chain3", "gemm", "atax"):
+        row = rows[name]
+        assert row.numpy_check == "ok" and row.numpy_ms and row.numpy_ratio, (name, row.numpy_error)
+        assert row.numpy_ms == min(row.numpy_ms_by_blas.values())
+    assert rows["chain3"].array_bytes == 3 * 8 * suite.KERNELS["chain3"].sizes["test"]["n"]
+    assert not report.failed and report.numpy_geomean
+
+    limits = report.limits
+    assert limits is not None and limits.triad_elements == bench.TRIAD_ELEMENTS["test"]
+    assert [r.name for r in limits.triad] == ["polyfuse", "numba", "numpy"]
+    assert all(r.check == "ok" and r.gb_s for r in limits.triad), limits.triad
+    assert limits.triad_gb_s and limits.triad_reference in ("polyfuse", "numba")
+    assert [r.kernel for r in limits.streaming] == ["chain3", "atax"]
+    chain3 = limits.streaming[0]
+    assert chain3.bytes == rows["chain3"].array_bytes
+    assert chain3.gb_s["polyfuse"] == pytest.approx(chain3.bytes / (rows["chain3"].polyfuse_ms * 1e-3) / 1e9)
+    assert chain3.pct_of_triad["polyfuse"] == pytest.approx(100 * chain3.gb_s["polyfuse"] / limits.triad_gb_s)
+    [gemm] = limits.compute
+    assert gemm.kernel == "gemm" and gemm.flops == 2 * 7 * 9 * 8
+    assert limits.matmul_gflop_s and gemm.pct_of_matmul["polyfuse"]
+    assert "limits: STREAM triad" in text and "numpy ms" in text and "% matmul" in text
+
+    path = bench.write_json(report, tmp_path / "bench.json")
+    data = json.loads(path.read_text())
+    assert data["schema"] == bench.SCHEMA and data["limits"]["streaming"][0]["kernel"] == "chain3"
+    assert data["rows"][0]["numpy_check"] == "ok"
