@@ -54,6 +54,7 @@ class Lifter:
         self.scalar_types = dict(scalar_types)
         self.assigned: dict[str, VType] = {}
         self.statements: list[Statement] = []
+        self.loop_names: set[str] = set()  # every loop variable seen so far
         self.nest = 0
 
     @staticmethod
@@ -102,6 +103,7 @@ class Lifter:
 
     def visit_For(self, node: ast.For, scope: Scope) -> list:
         var = node.target.id
+        self.loop_names.add(var)
         if var in scope.loop_vars:
             raise self.error(node.target, f"loop variable {var!r} reuses the name of an enclosing loop")
         if var in self.arguments or var in self.arrays or var in self.scalar_types:
@@ -234,6 +236,8 @@ class Lifter:
                              "(write into array elements instead)")
         if name in self.arrays and not self.arrays[name].is_scalar:
             raise self.error(target, f"reassignment of local array {name!r}")
+        if name in self.loop_names:
+            raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
         previous = self.assigned.get(name)
         self.assigned[name] = vtype if previous is None else _join(previous, vtype)

@@ -385,3 +385,16 @@ def test_wrong_rank(k_scale):
 
 def test_math_is_available():  # keeps the math import meaningful for readers of this module
     assert math.pi > 3
+
+
+def test_scalar_reusing_a_loop_variable_name_points_at_the_assignment():
+    def kern(A, B, n):
+        for i in range(n):
+            A[i] = 1.0
+        i = 0.5
+        B[0] = i
+
+    with pytest.raises(polyfuse.UnsupportedError) as info:
+        polyfuse.kernel(kern, target="python")(np.zeros(3), np.zeros(1), 3)
+    line = inspect.getsourcelines(kern)[1] + 3
+    assert f":{line}:" in str(info.value) and "reuses the name of a loop variable" in str(info.value)
