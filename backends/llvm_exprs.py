@@ -129,7 +129,43 @@ class ExprEmitter:
 
     def _Call(self, e: ir.Call):
         args = [self.emit(a) for a in e.args]
+        if e.func == "exp" and self.cg.fastmath:
+            return self.inline_exp(args[0])
         return self._intrinsic(_FLOAT_INTRINSICS[e.func], args)
+
+    def inline_exp(self, x):
+        """exp(x) as straight-line arithmetic that LLVM can vectorize (fastmath only).
+
+        The JIT has no vector math library, so ``llvm.exp`` in a loop stays one libm call per
+        element.  Range reduction x = k ln2 + r, |r| <= ln2/2, then a degree-13 Taylor polynomial
+        (truncation error below 1e-17) and 2**k built from the exponent bits; float32 goes through
+        float64.  Within about 2 ulp of libm's exp, which is why it is tied to fastmath."""
+        b, f64, i64 = self.b, ll.DoubleType(), ll.IntType(64)
+        wide = b.fpext(x, f64) if isinstance(x.type, ll.FloatType) else x
+        clamped = self.py_max(self.py_min(wide, ll.Constant(f64, 709.79), True), ll.Constant(f64, -745.2), True)
+        k = self._intrinsic("llvm.rint", [b.fmul(clamped, ll.Constant(f64, 1.4426950408889634))])
+        r = b.fsub(clamped, b.fmul(k, ll.Constant(f64, 0.6931471803691238)))
+        r = b.fsub(r, b.fmul(k, ll.Constant(f64, 1.9082149292705877e-10)))
+        poly = ll.Constant(f64, 1.0 / 6227020800.0)  # 1/13!
+        for n in range(12, -1, -1):
+            poly = b.fadd(b.fmul(poly, r), ll.Constant(f64, 1.0 / _factorial(n)))
+        # 2**k = 2**(k - k//2) * 2**(k//2): each half stays a normal double for k down to -1075
+        ki = b.fptosi(k, i64)
+        half = b.ashr(ki, ll.Constant(i64, 1))
+        rest = b.sub(ki, half)
+        result = b.fmul(b.fmul(poly, self._pow2(half)), self._pow2(rest))
+        overflow = b.fcmp_ordered(">", wide, ll.Constant(f64, 709.782712893384))
+        result = b.select(overflow, ll.Constant(f64, float("inf")), result)
+        underflow = b.fcmp_ordered("<", wide, ll.Constant(f64, -745.2))
+        result = b.select(underflow, ll.Constant(f64, 0.0), result)
+        result = b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
+        return b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
+
+    def _pow2(self, exponent):
+        """2.0**exponent for an i64 exponent in the normal range, from the bits."""
+        i64 = ll.IntType(64)
+        bits = self.b.shl(self.b.add(exponent, ll.Constant(i64, 1023)), ll.Constant(i64, 52))
+        return self.b.bitcast(bits, ll.DoubleType())
 
     def _Cast(self, e: ir.Cast):
         value = self.emit(e.operand)
@@ -285,3 +321,10 @@ _FLOAT_BINOPS = {
     "min": lambda s, a, b: s.py_min(a, b, True),
     "max": lambda s, a, b: s.py_max(a, b, True),
 }
+
+
+def _factorial(n: int) -> float:
+    result = 1.0
+    for k in range(2, n + 1):
+        result *= k
+    return result

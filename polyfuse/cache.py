@@ -10,6 +10,7 @@ stays in memory only.  ``POLYFUSE_DISABLE_CACHE=1`` turns it off; ``POLYFUSE_CAC
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -45,7 +46,23 @@ def versions() -> str:
 
     from . import __version__
 
-    return f"polyfuse={__version__} islpy={islpy.version.VERSION_TEXT} llvmlite={llvmlite.__version__} numpy={numpy.__version__}"
+    return (f"polyfuse={__version__} source={source_digest()} islpy={islpy.version.VERSION_TEXT} "
+            f"llvmlite={llvmlite.__version__} numpy={numpy.__version__}")
+
+
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """A hash of polyfuse's own code, so a changed compiler never reuses old entries."""
+    import polyfuse
+    import polyfuse.backends
+    import polyfuse.frontend
+
+    digest = hashlib.sha256()
+    for package in (polyfuse, polyfuse.frontend, polyfuse.backends):
+        for path in sorted(Path(package.__file__).parent.glob("*.py")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def cpu_key() -> str:

@@ -5,6 +5,8 @@ Regression tests for bugs found while writing the suite are named in their docst
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from conftest import HAS_CPU, define
@@ -115,3 +117,22 @@ def test_fastmath_is_opt_in_and_reassociates_reductions():
     assert fast[0] == pytest.approx(expected[0], rel=1e-12)
     assert " fast " not in strict_kernel.inspect_llvm(A, strict, optimized=False)
     assert "fadd fast" in fast_kernel.inspect_llvm(A, fast, optimized=False)
+
+
+def test_fastmath_exp_is_vectorizable_and_within_two_ulp():
+    def f(A, B):
+        for i in range(A.shape[0]):
+            B[i] = math.exp(A[i])
+
+    x = np.concatenate([np.linspace(-760.0, 720.0, 50001), np.random.default_rng(0).normal(0, 10, 20000),
+                        [np.nan, np.inf, -np.inf, 0.0, -0.0, 709.78, 709.79, -745.1, -745.2]])
+    out = np.zeros_like(x)
+    kernel = polyfuse.kernel(f, target="cpu", fastmath=True)
+    kernel(x, out)
+    with np.errstate(over="ignore"):
+        ref = np.exp(x)
+    normal = np.isfinite(ref) & (ref >= np.finfo(np.float64).tiny)
+    assert np.all(np.abs(out[normal] - ref[normal]) <= 2 * np.spacing(ref[normal]))
+    special = ~np.isfinite(ref) | np.isnan(x) | (ref == 0)
+    assert np.array_equal(out[special], ref[special], equal_nan=True)
+    assert "llvm.exp" not in kernel.inspect_llvm(x, out, optimized=False)
