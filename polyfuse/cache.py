@@ -59,7 +59,7 @@ def source_digest() -> str:
 
     digest = hashlib.sha256()
     for package in (polyfuse, polyfuse.frontend, polyfuse.backends):
-        for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        for path in sorted(Path(str(package.__file__)).parent.glob("*.py")):
             digest.update(path.name.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
