@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.errors import ArgumentError
+from polyfuse.isl_budget import ISL_LOCK
 from polyfuse.scop import Scop, isl_name
 
 
@@ -39,10 +40,11 @@ class BoundsChecker:
         if key in self._safe:
             self._safe.move_to_end(key)
             return
-        point = self._point(values)
-        for check in self.checks:
-            if not check.unsafe.intersect_params(point).is_empty():
-                raise ArgumentError(self._message(check, point, values))
+        with ISL_LOCK:  # isl is not thread-safe; this runs once per new set of sizes
+            point = self._point(values)
+            for check in self.checks:
+                if not check.unsafe.intersect_params(point).is_empty():
+                    raise ArgumentError(self._message(check, point, values))
         self._safe[key] = True
         if len(self._safe) > 256:
             self._safe.popitem(last=False)

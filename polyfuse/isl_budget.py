@@ -17,6 +17,7 @@ import islpy as isl
 
 DEFAULT_OPERATIONS = 3_000_000
 _lock = threading.RLock()
+ISL_LOCK = threading.RLock()  # polyfuse's isl work shares one context; isl is not thread-safe
 
 
 def budget() -> int:

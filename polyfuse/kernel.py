@@ -17,11 +17,14 @@ from polyfuse.compiler import compile_loop_program
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
 from polyfuse.frontend.source import read_source
+from polyfuse.isl_budget import ISL_LOCK
 from polyfuse.isl_budget import budget as isl_budget
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import CompiledVariant
 from polyfuse.scop import Argument
 from polyfuse.signature import argument_of, is_device_array, signature_key
+
+_COMPILE_LOCK = ISL_LOCK
 
 
 class Kernel:
@@ -134,11 +137,12 @@ class Kernel:
             entry = cache.load(key)
             if entry is not None:
                 return _from_cache(entry)
-        stages = compile_loop_program(self.py_func, arguments, self.options)
-        program = stages["loop ast"]
-        backend = stages.run("backend", _backend(self.options.target), program, self.options)
-        scop = stages["final scop"]
-        bounds = stages.run("bounds", BoundsChecker, scop)
+        with _COMPILE_LOCK:  # one isl context is shared by every kernel, and isl is not thread-safe
+            stages = compile_loop_program(self.py_func, arguments, self.options)
+            program = stages["loop ast"]
+            backend = stages.run("backend", _backend(self.options.target), program, self.options)
+            scop = stages["final scop"]
+            bounds = stages.run("bounds", BoundsChecker, scop)
         variant = CompiledVariant(
             arguments=arguments, params=program.params, local_arrays=program.local_arrays(),
             backend=backend, bounds=bounds, written=frozenset(s.array for s in scop.statements),

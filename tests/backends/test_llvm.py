@@ -136,3 +136,32 @@ def test_fastmath_exp_is_vectorizable_and_within_two_ulp():
     special = ~np.isfinite(ref) | np.isnan(x) | (ref == 0)
     assert np.array_equal(out[special], ref[special], equal_nan=True)
     assert "llvm.exp" not in kernel.inspect_llvm(x, out, optimized=False)
+
+
+def test_kernels_compile_and_run_from_several_threads():
+    """isl is not thread-safe: polyfuse serialises its isl work, calls stay concurrent."""
+    import threading
+
+    from polyfuse import suite
+
+    errors = []
+
+    def work(name):
+        try:
+            spec = suite.get(name)
+            args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+            expected = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+            polyfuse.kernel(spec.func, target="cpu")(*args)
+            spec.func(*expected)
+            for a, e in zip(args, expected):
+                if isinstance(a, np.ndarray):
+                    np.testing.assert_allclose(a, e, rtol=1e-9)
+        except Exception as exc:  # noqa: BLE001 - collected and reported below
+            errors.append((name, repr(exc)))
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in ("gemm", "chain3", "softmax", "atax", "lu")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
