@@ -14,7 +14,9 @@ Kernels are cached per (subscripts, ranks, dtypes, broadcasting pattern, contrac
 target).  Calls whose work (the product of all label sizes, which is what numpy's plain einsum
 loops over) is at most :data:`FALLBACK_WORK` run ``numpy.einsum`` instead: a compiled kernel has a
 fixed per-call cost of tens of microseconds.  Dtypes other than float32/float64/int32/int64 also go
-to numpy.  See docs/einsum.md.
+to numpy.  A call that is one GEMM-shaped pairwise contraction of float32/float64 operands
+(``ij,jk->ik``, ``bij,bjk->bik``, ...) above that size runs ``np.matmul`` (BLAS) on transposed and
+reshaped views instead of a kernel, unless ``blas=False``.  See docs/einsum.md.
 """
 
 from __future__ import annotations
@@ -429,6 +431,81 @@ def _emit_step(src: Lines, n: int, step: _Step, size: dict[str, str]) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+# BLAS dispatch
+# ----------------------------------------------------------------------------------------------
+
+_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@dataclass(frozen=True)
+class _Gemm:
+    """One pairwise contraction as ``np.matmul``: batch labels first, then free-of-A x contracted
+    for A and contracted x free-of-B for B; the free and contracted groups are merged by reshape."""
+
+    perm_a: tuple[int, ...]  # A's axes in the order batch, free of A, contracted
+    perm_b: tuple[int, ...]  # B's axes in the order batch, contracted, free of B
+    a_shape: tuple[int, ...]  # batch sizes + (M, K)
+    b_shape: tuple[int, ...]  # batch sizes + (K, N)
+    mm_shape: tuple[int, ...]  # batch sizes + (M, N): the matmul result
+    split_shape: tuple[int, ...]  # batch sizes + free-of-A sizes + free-of-B sizes
+    out_perm: tuple[int, ...]  # split_shape's axes -> the output's order
+    to_split: tuple[int, ...]  # the output's axes -> split_shape's order (out= views)
+
+    def describe(self) -> str:
+        return f"np.matmul {self.a_shape} @ {self.b_shape} -> {self.mm_shape}"
+
+
+def _gemm(structure: _Structure) -> _Gemm | None:
+    """The matmul form of a two-operand contraction, or None when it is not GEMM-shaped."""
+    if len(structure.accesses) != 2:
+        return None
+    acc_a, acc_b = structure.accesses
+    if None in acc_a or None in acc_b:  # size-1 broadcasting
+        return None
+    if len(set(acc_a)) != len(acc_a) or len(set(acc_b)) != len(acc_b):  # diagonals
+        return None
+    la, lb, lo = set(acc_a), set(acc_b), set(structure.output)
+    if (la | lb) - lo - (la & lb):  # a label summed inside one operand only
+        return None
+    contracted = [lab for lab in acc_a if lab in lb and lab not in lo]
+    if not contracted:
+        return None
+    out = structure.output
+    batch = [lab for lab in out if lab in la and lab in lb]
+    free_a = [lab for lab in out if lab in la and lab not in lb]
+    free_b = [lab for lab in out if lab in lb and lab not in la]
+    size = structure.sizes
+    bshape = tuple(size[lab] for lab in batch)
+    m = math.prod(size[lab] for lab in free_a)
+    n = math.prod(size[lab] for lab in free_b)
+    k = math.prod(size[lab] for lab in contracted)
+    split = batch + free_a + free_b
+    return _Gemm(
+        perm_a=tuple(acc_a.index(lab) for lab in batch + free_a + contracted),
+        perm_b=tuple(acc_b.index(lab) for lab in batch + contracted + free_b),
+        a_shape=bshape + (m, k), b_shape=bshape + (k, n), mm_shape=bshape + (m, n),
+        split_shape=tuple(size[lab] for lab in split),
+        out_perm=tuple(split.index(lab) for lab in out),
+        to_split=tuple(out.index(lab) for lab in split),
+    )
+
+
+def _run_gemm(gemm: _Gemm, a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    a = a.transpose(gemm.perm_a).reshape(gemm.a_shape)  # a view where the layout allows
+    b = b.transpose(gemm.perm_b).reshape(gemm.b_shape)
+    if out is not None:
+        # write straight into out when it can be viewed as the matmul result (a reshape that has
+        # to copy shares no memory with out; numpy>=1.26 has no reshape(copy=False))
+        dest = out.transpose(gemm.to_split).reshape(gemm.mm_shape)
+        if out.size == 0 or np.may_share_memory(dest, out):
+            np.matmul(a, b, out=dest)
+            return out
+        out[...] = np.matmul(a, b).reshape(gemm.split_shape).transpose(gemm.out_perm)
+        return out
+    return np.matmul(a, b).reshape(gemm.split_shape).transpose(gemm.out_perm)
+
+
+# ----------------------------------------------------------------------------------------------
 # Plans and the call path
 # ----------------------------------------------------------------------------------------------
 
@@ -436,7 +513,7 @@ def _emit_step(src: Lines, n: int, step: _Step, size: dict[str, str]) -> None:
 class _Plan:
     """What one (subscripts, shapes, dtypes, options) combination runs."""
 
-    kind: str  # "kernel" | "numpy"
+    kind: str  # "kernel" | "numpy" | "blas"
     reason: str
     out_shape: tuple[int, ...] = ()
     out_dtype: np.dtype | None = None
@@ -446,6 +523,7 @@ class _Plan:
     path: _Path | None = None
     structure: _Structure | None = None
     cast: np.dtype | None = None  # dtype= given: operands are converted first
+    gemm: _Gemm | None = None  # kind == "blas": how the operands become one np.matmul
 
 
 _plans: dict[tuple, _Plan] = {}
@@ -453,7 +531,7 @@ _kernels: dict[tuple, tuple[Any, str, list[_Step]]] = {}
 
 
 def _plan(subscripts: str, operands: tuple[np.ndarray, ...], out: np.ndarray | None, dtype: Any,
-          optimize: Any, target: str, fuse: str, force: bool = False) -> _Plan:
+          optimize: Any, target: str, fuse: str, force: bool = False, blas: bool = True) -> _Plan:
     check_target(target)
     parsed = _parse(subscripts, len(operands))
     structure = _resolve(parsed, tuple(op.shape for op in operands))
@@ -478,6 +556,16 @@ def _plan(subscripts: str, operands: tuple[np.ndarray, ...], out: np.ndarray | N
                      "numpy.einsum is faster than a compiled call at this size", out_shape, res)
     eq, shapes = _equation(structure)
     path = _contract_path(eq, shapes, opt)
+    if blas and not force and odt == res and all(d in _BLAS_DTYPES for d in (*dtypes, res)):
+        gemm = _gemm(structure)
+        if gemm is not None:
+            shown = ",".join("".join(_show(lab) for lab in acc) for acc in structure.accesses)
+            shown += "->" + "".join(_show(lab) for lab in structure.output)
+            reason = (f"dispatched to BLAS matmul: GEMM-shaped contraction {shown} "
+                      f"(work {work} > FALLBACK_WORK={FALLBACK_WORK}), "
+                      f"{gemm.describe()}; blas=False runs the generated loops")
+            return _Plan("blas", reason, out_shape, res, path=path, structure=structure, cast=cast,
+                         gemm=gemm)
     key = (structure, dtypes, odt, path.steps, target, fuse)
     built = _kernels.get(key)
     if built is None:
@@ -498,7 +586,7 @@ def _as_arrays(operands: tuple) -> tuple[np.ndarray, ...]:
 
 
 def einsum(subscripts: str, *operands: Any, out: np.ndarray | None = None, dtype: Any = None,
-           optimize: Any = True, target: str = "cpu", fuse: str = "smart") -> Any:
+           optimize: Any = True, target: str = "cpu", fuse: str = "smart", blas: bool = True) -> Any:
     """``numpy.einsum(subscripts, *operands)`` as a compiled, fused polyfuse kernel.
 
     Same semantics as numpy.einsum: explicit and implicit output, repeated labels (diagonals,
@@ -506,16 +594,19 @@ def einsum(subscripts: str, *operands: Any, out: np.ndarray | None = None, dtype
     ``optimize``: ``True`` (opt_einsum's ``"auto"``), ``False`` (one loop nest over all labels),
     an opt_einsum strategy name, or an explicit path such as ``["einsum_path", (0, 1), (0, 1)]``.
     Small calls (see :data:`FALLBACK_WORK`) and unsupported dtypes run numpy.einsum.
+    ``blas``: a call that is one GEMM-shaped contraction of two float32/float64 operands (every
+    label a batch, contracted or free label) runs ``np.matmul`` (BLAS); ``blas=False`` always runs
+    the generated loops.
     """
     try:
         ops = _as_arrays(operands)
         key = (subscripts, _optimize_key(optimize) if not isinstance(optimize, bool) else optimize,
-               target, fuse, None if dtype is None else np.dtype(dtype).num,
+               target, fuse, bool(blas), None if dtype is None else np.dtype(dtype).num,
                None if out is None else out.dtype.num,
                tuple((op.shape, op.dtype.num) for op in ops))
         plan = _plans.get(key)
         if plan is None:
-            plan = _plan(subscripts, ops, out, dtype, optimize, target, fuse)
+            plan = _plan(subscripts, ops, out, dtype, optimize, target, fuse, blas=bool(blas))
             if len(_plans) >= _CACHE_LIMIT:
                 _plans.clear()
             _plans[key] = plan
@@ -537,6 +628,13 @@ def _run(plan: _Plan, subscripts: str, ops: tuple[np.ndarray, ...], out: np.ndar
     if out is not None and out.shape != plan.out_shape:
         raise ArgumentError(f"einsum {subscripts!r}: out has shape {out.shape}, the result has shape "
                             f"{plan.out_shape}")
+    if plan.kind == "blas":
+        a, b = (op if plan.cast is None or op.dtype == plan.cast else op.astype(plan.cast) for op in ops)
+        if out is not None:
+            a = a.copy() if np.may_share_memory(a, out) else a
+            b = b.copy() if np.may_share_memory(b, out) else b
+        result = _run_gemm(plan.gemm, a, b, out)
+        return result[()] if out is None and result.ndim == 0 else result
     result = out if out is not None else np.empty(plan.out_shape, dtype=plan.out_dtype)
     args = []
     for op in ops:
@@ -574,6 +672,7 @@ class EinsumPath:
     fallback: str | None  # why calls with these arguments run numpy.einsum, or None
     source: str  # the generated kernel source
     loop_code: str
+    dispatch: str | None = None  # "dispatched to BLAS matmul: ..." when calls run np.matmul, or None
 
     def __str__(self) -> str:
         lines = [f"einsum {self.subscripts}",
@@ -586,14 +685,20 @@ class EinsumPath:
             verdict = "fused" if d.get("fused") else "not fused"
             lines.append(f"  fusion:       {', '.join(d['first'])} | {', '.join(d['second'])}: "
                          f"{verdict} -- {d['reason']}")
-        lines.append(f"  runs:         {'numpy.einsum (' + self.fallback + ')' if self.fallback else 'polyfuse kernel'}")
+        if self.fallback:
+            runs = f"numpy.einsum ({self.fallback})"
+        elif self.dispatch:
+            runs = f"BLAS matmul ({self.dispatch})"
+        else:
+            runs = "polyfuse kernel"
+        lines.append(f"  runs:         {runs}")
         return "\n".join(lines)
 
 
 def _explained(subscripts: str, operands: tuple, out: Any, dtype: Any, optimize: Any, target: str,
-               fuse: str) -> tuple[_Plan, _Plan, Any]:
+               fuse: str, blas: bool) -> tuple[_Plan, _Plan, Any]:
     ops = _as_arrays(operands)
-    actual = _plan(subscripts, ops, out, dtype, optimize, target, fuse)
+    actual = _plan(subscripts, ops, out, dtype, optimize, target, fuse, blas=bool(blas))
     compiled = actual if actual.kind == "kernel" else _plan(subscripts, ops, out, dtype, optimize, target,
                                                            fuse, force=True)
     if compiled.kind != "kernel":
@@ -607,35 +712,43 @@ def _explained(subscripts: str, operands: tuple, out: Any, dtype: Any, optimize:
 
 
 def einsum_path(subscripts: str, *operands: Any, out: Any = None, dtype: Any = None, optimize: Any = True,
-                target: str = "cpu", fuse: str = "smart") -> EinsumPath:
-    """The contraction order, its FLOP count and the fusion polyfuse applies, for these operands."""
+                target: str = "cpu", fuse: str = "smart", blas: bool = True) -> EinsumPath:
+    """The contraction order, its FLOP count and the fusion polyfuse applies, for these operands.
+
+    ``dispatch`` says when calls with these arguments run BLAS matmul instead of the loops (which
+    are still compiled and described, as ``blas=False`` would run them)."""
     try:
-        actual, compiled, explanation = _explained(subscripts, operands, out, dtype, optimize, target, fuse)
+        actual, compiled, explanation = _explained(subscripts, operands, out, dtype, optimize, target, fuse,
+                                                   blas)
     except PolyfuseError as exc:
         raise exc.with_traceback(None) from None
     fallback = actual.reason if actual.kind == "numpy" else None
+    dispatch = actual.reason if actual.kind == "blas" else None
     if explanation is None:
-        return EinsumPath(subscripts, ["einsum_path"], [], [], 0, 0, [], 0, 0, fallback, "", "")
+        return EinsumPath(subscripts, ["einsum_path"], [], [], 0, 0, [], 0, 0, fallback, "", "", dispatch)
     path = compiled.path
     return EinsumPath(
         subscripts, ["einsum_path", *path.steps], [s.description for s in compiled.steps],
         [s.form for s in compiled.steps], path.flops, path.naive_flops, list(explanation["fusion"]),
         sum(line.startswith("    for ") for line in compiled.source.splitlines()),
-        explanation.fused_loop_nests(), fallback, compiled.source, explanation["loop code"],
+        explanation.fused_loop_nests(), fallback, compiled.source, explanation["loop code"], dispatch,
     )
 
 
 def explain(subscripts: str, *operands: Any, out: Any = None, dtype: Any = None, optimize: Any = True,
-            target: str = "cpu", fuse: str = "smart"):
+            target: str = "cpu", fuse: str = "smart", blas: bool = True):
     """``explain()`` of the generated kernel, with an ``einsum`` section and the generated source
-    in front.  The ``einsum`` section says whether calls with these arguments run numpy instead."""
+    in front.  The ``einsum`` section says whether calls with these arguments run numpy or BLAS
+    matmul instead."""
     from polyfuse.explain import Explanation
 
     try:
-        actual, compiled, explanation = _explained(subscripts, operands, out, dtype, optimize, target, fuse)
+        actual, compiled, explanation = _explained(subscripts, operands, out, dtype, optimize, target, fuse,
+                                                   blas)
     except PolyfuseError as exc:
         raise exc.with_traceback(None) from None
-    runs = "polyfuse kernel" if actual.kind == "kernel" else f"numpy.einsum ({actual.reason})"
+    runs = {"kernel": "polyfuse kernel", "numpy": f"numpy.einsum ({actual.reason})",
+            "blas": f"BLAS matmul ({actual.reason})"}[actual.kind]
     head: dict[str, Any] = {"subscripts": subscripts, "runs": runs}
     if compiled.kind == "kernel":
         head["order"] = str(list(compiled.path.steps))

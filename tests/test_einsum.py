@@ -63,12 +63,13 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("blas", [True, False])
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("subscripts,shapes", CASES, ids=[c[0] or "empty" for c in CASES])
-def test_cases_match_numpy(always_compile, target, subscripts, shapes):
+def test_cases_match_numpy(always_compile, target, subscripts, shapes, blas):
     rng = np.random.default_rng(0)
     ops = [_rand(rng, s) for s in shapes]
-    _check(einsum(subscripts, *ops, target=target), np.einsum(subscripts, *ops))
+    _check(einsum(subscripts, *ops, target=target, blas=blas), np.einsum(subscripts, *ops))
 
 
 @pytest.mark.parametrize("optimize", [False, True, "greedy", "optimal", ["einsum_path", (0, 1), (0, 1)]])
@@ -126,7 +127,8 @@ def test_small_inputs_fall_back_and_explain_says_so():
     assert "numpy.einsum" in text and "generated source" in text
     big = np.ones((64, 64))
     assert einsum_path("ij,jk->ik", big, big).fallback is None
-    assert "runs: polyfuse kernel" in str(pe.explain("ij,jk->ik", big, big))
+    assert "runs: polyfuse kernel" in str(pe.explain("ij,jk->ik", big, big, blas=False))
+    assert "runs: BLAS matmul" in str(pe.explain("ij,jk->ik", big, big))
 
 
 def test_path_reports_order_flops_and_fusion():
@@ -143,12 +145,114 @@ def test_path_reports_order_flops_and_fusion():
 
 def test_one_compilation_serves_all_sizes(always_compile):
     rng = np.random.default_rng(5)
-    einsum("ij,jk->ik", _rand(rng, (3, 4)), _rand(rng, (4, 5)))
+    einsum("ij,jk->ik", _rand(rng, (3, 4)), _rand(rng, (4, 5)), blas=False)
     before = len(pe._kernels)
     for n in (2, 6, 9):
         a, b = _rand(rng, (n, n + 1)), _rand(rng, (n + 1, 3))
-        _check(einsum("ij,jk->ik", a, b), a @ b)
+        _check(einsum("ij,jk->ik", a, b, blas=False), a @ b)
     assert len(pe._kernels) == before
+
+
+# ---- BLAS dispatch of GEMM-shaped contractions --------------------------------------------
+
+GEMM_CASES = [
+    ("ij,jk->ik", [(70, 60), (60, 50)], "(70, 60) @ (60, 50) -> (70, 50)"),
+    ("bij,bjk->bik", [(4, 30, 20), (4, 20, 40)], "(4, 30, 20) @ (4, 20, 40) -> (4, 30, 40)"),
+    ("ik,jk->ij", [(70, 60), (50, 60)], "(70, 60) @ (60, 50) -> (70, 50)"),
+    ("abc,cbd->dab", [(20, 30, 40), (40, 30, 10)], "(30, 20, 40) @ (30, 40, 10) -> (30, 20, 10)"),
+    ("...ij,...jk", [(3, 40, 30), (3, 30, 20)], "(3, 40, 30) @ (3, 30, 20) -> (3, 40, 20)"),
+    # two free labels of A merged into M; out= cannot be viewed as (M, N): the result is copied in
+    ("ijk,lk->jli", [(10, 12, 30), (20, 30)], "(120, 30) @ (30, 20) -> (120, 20)"),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("subscripts,shapes,matmul", GEMM_CASES, ids=[c[0] for c in GEMM_CASES])
+def test_gemm_shaped_calls_dispatch_to_blas(subscripts, shapes, matmul, dtype):
+    rng = np.random.default_rng(6)
+    ops = [_rand(rng, s, dtype) for s in shapes]
+    expected = np.einsum(subscripts, *ops)
+    info = einsum_path(subscripts, *ops)
+    assert info.fallback is None
+    assert info.dispatch.startswith("dispatched to BLAS matmul: GEMM-shaped contraction")
+    assert f"np.matmul {matmul}" in info.dispatch
+    assert "runs:         BLAS matmul (dispatched to BLAS matmul" in str(info)
+    assert info.steps and info.source  # the loops blas=False would run are still described
+    text = str(pe.explain(subscripts, *ops))
+    assert "runs: BLAS matmul (dispatched to BLAS matmul: GEMM-shaped contraction" in text
+    _check(einsum(subscripts, *ops), expected, dtype)
+    # out=: contiguous, transposed and strided, and an out that aliases an operand
+    for out in (np.empty(expected.shape, dtype), np.empty(expected.shape[::-1], dtype).T,
+                np.zeros(tuple(2 * d for d in expected.shape), dtype)[(slice(None, None, 2),) * expected.ndim]):
+        assert einsum(subscripts, *ops, out=out) is out
+        _check(out, expected, dtype)
+    # blas=False: the generated loops, same result
+    off = einsum_path(subscripts, *ops, blas=False)
+    assert off.dispatch is None and off.fallback is None
+    assert "runs:         polyfuse kernel" in str(off)
+    assert "runs: polyfuse kernel" in str(pe.explain(subscripts, *ops, blas=False))
+    _check(einsum(subscripts, *ops, blas=False), expected, dtype)
+
+
+def test_blas_dispatch_is_recorded_per_call():
+    rng = np.random.default_rng(7)
+    a, b = _rand(rng, (70, 60)), _rand(rng, (60, 50))
+    pe._plans.clear()
+    einsum("ij,jk->ik", a, b)
+    einsum("ij,jk->ik", a, b, blas=False)
+    kinds = sorted(p.kind for p in pe._plans.values())
+    assert kinds == ["blas", "kernel"]
+    square = np.ones((60, 60))
+    einsum("ij,jk->ik", square, square, out=square)  # out aliases both operands
+    np.testing.assert_array_equal(square, np.full((60, 60), 60.0))
+
+
+NOT_GEMM = [
+    ("ij,ij->ij", [(300, 300), (300, 300)]),  # nothing contracted
+    ("ii->i", [(300, 300)]),  # one operand
+    ("ij,jk,kl->il", [(50, 40), (40, 50), (50, 40)]),  # three operands: the fused loops
+    ("iij,jk->ik", [(40, 40, 50), (50, 40)]),  # a repeated label inside an operand
+    ("ij,jk->i", [(70, 60), (60, 50)]),  # k is summed inside one operand only
+    ("bij,bjk->bik", [(1, 30, 20), (4, 20, 40)]),  # b broadcasts from size 1
+]
+
+
+@pytest.mark.parametrize("subscripts,shapes", NOT_GEMM, ids=[c[0] + str(i) for i, c in enumerate(NOT_GEMM)])
+def test_other_contractions_do_not_dispatch(always_compile, subscripts, shapes):
+    rng = np.random.default_rng(8)
+    ops = [_rand(rng, s) for s in shapes]
+    info = einsum_path(subscripts, *ops)
+    assert info.dispatch is None and info.fallback is None
+    assert "BLAS" not in str(pe.explain(subscripts, *ops))
+    _check(einsum(subscripts, *ops), np.einsum(subscripts, *ops))
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("int32", "int32"), ("int64", "float64"),
+                                    ("float32", "float64"), ("float32", "float32")])
+def test_blas_dispatch_needs_float_operands(dtypes):
+    rng = np.random.default_rng(9)
+    a, b = _rand(rng, (70, 60), dtypes[0]), _rand(rng, (60, 50), dtypes[1])
+    info = einsum_path("ij,jk->ik", a, b)
+    if "int" in dtypes[0]:
+        assert info.dispatch is None and info.fallback is None  # BLAS is float only
+    else:
+        assert info.dispatch is not None  # mixed float32/float64 promotes to float64 in np.matmul
+    _check(einsum("ij,jk->ik", a, b), np.einsum("ij,jk->ik", a, b), dtype=np.result_type(a, b))
+    # dtype=float64 converts the operands first (then BLAS applies); an out= of another dtype
+    # than the result's keeps to the loops
+    _check(einsum("ij,jk->ik", a, b, dtype=np.float64), np.einsum("ij,jk->ik", a, b, dtype=np.float64))
+    assert einsum_path("ij,jk->ik", a, b, dtype=np.float64).dispatch is not None
+    if np.result_type(a, b) == np.float32:
+        out = np.empty((70, 50))
+        assert einsum_path("ij,jk->ik", a, b, out=out).dispatch is None
+        einsum("ij,jk->ik", a, b, out=out)
+        _check(out, np.einsum("ij,jk->ik", a, b).astype(np.float64), dtype=np.float32)
+
+
+def test_small_gemm_still_falls_back_to_numpy():
+    a = np.ones((10, 10))
+    info = einsum_path("ij,jk->ik", a, a)
+    assert info.fallback and "FALLBACK_WORK" in info.fallback and info.dispatch is None
 
 
 # ---- random valid subscripts -------------------------------------------------------------
