@@ -121,6 +121,8 @@ class BenchRow:
     loop_nests: str = ""  # top-level loop nests "before->after" scheduling
     max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # None: shapes differ
     stage_ms: dict[str, float] = field(default_factory=dict)  # compile time per pipeline stage
+    local_bytes: dict[str, int] = field(default_factory=dict)  # kernel-local arrays as allocated
+    declared_local_bytes: dict[str, int] = field(default_factory=dict)  # ... as written (before contraction)
     error: str = ""
 
 
@@ -456,6 +458,8 @@ def bench_kernel(spec, settings: BenchSettings) -> BenchRow:
             row.loop_nests = _loop_nests(variant)
         except Exception:  # noqa: BLE001 - informational only
             row.loop_nests = "?"
+        memory = kernel.local_memory(*args)
+        row.local_bytes, row.declared_local_bytes = memory["allocated"], memory["declared"]
 
         stage = "polyfuse run"
         ours = fresh(inputs)
@@ -914,9 +918,21 @@ def summary(report: BenchReport) -> str:
             detail = row.numpy_error or "numpy's outputs differ from numba's: max |diff| " + ", ".join(
                 f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.numpy_max_abs_diff.items())
             lines.append(f"{row.numpy_check} {row.kernel} (numpy formulation): {detail}")
+    for row in report.rows:
+        if row.declared_local_bytes:
+            lines.append(f"local arrays of {row.kernel}: {_bytes(sum(row.declared_local_bytes.values()))} as written, "
+                         f"{_bytes(sum(row.local_bytes.values()))} allocated after contraction "
+                         f"(per thread: {', '.join(f'{k} {_bytes(v)}' for k, v in row.local_bytes.items()) or 'registers only'})")
     lines.append(f"({report.seconds:.1f} s in all; speedup = numba time / polyfuse time, np/pf = numpy time / "
                  "polyfuse time; > 1 means polyfuse is faster)")
     return "\n".join(lines)
+
+
+def _bytes(count: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} B"
 
 
 EINSUM_COLUMNS = ("einsum / spec", "1st call ms", "polyfuse ms", "np opt ms", "np step ms",

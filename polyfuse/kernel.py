@@ -20,7 +20,7 @@ from polyfuse.frontend.source import read_source
 from polyfuse.isl_budget import ISL_LOCK
 from polyfuse.isl_budget import budget as isl_budget
 from polyfuse.options import Options, debug_errors, default_verify
-from polyfuse.runtime import CompiledVariant
+from polyfuse.runtime import CompiledVariant, local_bytes
 from polyfuse.scop import Argument
 from polyfuse.signature import argument_of, is_device_array, signature_key
 
@@ -84,6 +84,18 @@ class Kernel:
         variant = self.compile(*args, **kwargs)
         return variant.backend.optimized_ir if optimized else variant.backend.llvm_ir
 
+    def local_memory(self, *args: Any, **kwargs: Any) -> dict[str, dict[str, int]]:
+        """Bytes of kernel-local arrays for these arguments: ``"allocated"`` per array after
+        contraction (registers count 0), and ``"declared"`` as written in the kernel."""
+        values = self._bind(args, kwargs)
+        variant = self._variant(values)
+        env = variant.bind(values)
+        declared = variant.declared_locals if variant.declared_locals is not None else variant.local_arrays
+        return {
+            "allocated": local_bytes(variant.local_arrays, env),
+            "declared": {name: size for name, size in local_bytes(declared, env).items()},
+        }
+
     @property
     def signatures(self) -> list[str]:
         return list(self._variants)
@@ -146,7 +158,7 @@ class Kernel:
         variant = CompiledVariant(
             arguments=arguments, params=program.params, local_arrays=program.local_arrays(),
             backend=backend, bounds=bounds, written=frozenset(s.array for s in scop.statements),
-            stages=stages,
+            stages=stages, declared_locals=tuple(a for a in stages["lift"].arrays if a.kind == "local"),
         )
         if key is not None:
             cache.store(key, _cache_entry(variant, self.options))
@@ -170,6 +182,7 @@ def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:
     return {
         "artifact": variant.backend.artifact, "arguments": variant.arguments, "params": variant.params,
         "local_arrays": variant.local_arrays, "bounds": variant.bounds, "written": variant.written,
+        "declared_locals": variant.declared_locals,
         "explanation": Explanation.of(variant, options),
     }
 
@@ -180,6 +193,7 @@ def _from_cache(entry: dict[str, Any]) -> CompiledVariant:
     return CompiledVariant(
         arguments=entry["arguments"], params=entry["params"], local_arrays=entry["local_arrays"],
         backend=load_artifact(entry["artifact"]), bounds=entry["bounds"], written=entry["written"],
+        declared_locals=entry.get("declared_locals"),
         explanation=entry["explanation"].replace_section("cache", "loaded from the disk cache"),
         from_cache=True,
     )

@@ -39,6 +39,7 @@ class CompiledVariant:
     stages: Stages | None = None
     explanation: Any = None  # Explanation, filled in lazily or from the disk cache
     from_cache: bool = False
+    declared_locals: tuple[ArrayInfo, ...] | None = None  # local arrays as written, before contraction
 
     @property
     def program(self):
@@ -97,13 +98,29 @@ def _overlap(a, b) -> bool:
     return low_a < high_b and low_b < high_a  # conservative: byte ranges, not exact elements
 
 
-def allocate(info: ArrayInfo, env: dict[str, Any]) -> np.ndarray:
-    """A kernel-local array (np.zeros or np.empty semantics) sized for this call."""
+def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:
+    """The shape a kernel-local array has for this call."""
     shape = tuple(evaluate_int(e, env) for e in info.shape)
     if any(extent < 0 for extent in shape):
         raise ArgumentError(f"local array {info.name!r} would have negative shape {shape} for these arguments")
+    return shape
+
+
+def allocate(info: ArrayInfo, env: dict[str, Any]) -> np.ndarray:
+    """A kernel-local array (np.zeros or np.empty semantics) sized for this call."""
+    shape = local_shape(info, env)
     make = np.zeros if info.zero_init or not shape else np.empty
     return make(shape, dtype=info.dtype)
+
+
+def local_bytes(arrays, env: dict[str, Any]) -> dict[str, int]:
+    """Bytes each kernel-local array takes for this call (scalars kept in registers count 0)."""
+    sizes = {}
+    for info in arrays:
+        if info.kind != "local" or info.is_scalar:
+            continue
+        sizes[info.name] = int(np.prod(local_shape(info, env), dtype=np.int64)) * np.dtype(info.dtype).itemsize
+    return sizes
 
 
 def evaluate_int(expr: ir.Expr, env: dict[str, Any]) -> int:
