@@ -1188,4 +1188,38 @@ def main(settings: BenchSettings, json_path: str | os.PathLike | None = DEFAULT_
     if json_path is not None:
         written = write_json(report, json_path)
         print(f"results written to {written}", file=out)
+        chart = write_chart(report, Path(written).with_suffix(".png"))
+        print(f"chart written to {chart}" if chart else "no chart: pip install matplotlib for a PNG bar chart",
+              file=out)
     return 1 if report.failed or report.einsum_failed else 0
+
+
+def write_chart(report: BenchReport, path: Path) -> Path | None:
+    """A PNG bar chart of the speedups vs numba (and numpy where measured); None without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError:
+        return None
+    rows = [r for r in report.rows if r.check == "ok" and r.speedup]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(max(8.0, 0.45 * len(rows)), 4.5))
+    positions = np.arange(len(rows))
+    ax.bar(positions - 0.2, [r.speedup for r in rows], width=0.4, label="numba time / polyfuse time")
+    ax.bar(positions + 0.2, [r.numpy_ratio or np.nan for r in rows], width=0.4, label="numpy time / polyfuse time")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.set_xticks(positions, [r.kernel for r in rows], rotation=60, ha="right", fontsize=8)
+    ax.set_ylabel("speedup of polyfuse (log scale)")
+    ax.set_title(f"polyfuse bench ({report.rows[0].preset} sizes); above 1: polyfuse is faster")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -104,3 +104,18 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
     data = json.loads(path.read_text())
     assert data["schema"] == bench.SCHEMA and data["limits"]["streaming"][0]["kernel"] == "chain3"
     assert data["rows"][0]["numpy_check"] == "ok"
+
+
+def test_chart_is_written_when_matplotlib_is_there(tmp_path):
+    from polyfuse import bench
+
+    settings = bench.BenchSettings(preset="test", target="cpu", kernels=("chain3",), repeats=1, min_time=0.0,
+                                   seed=0, threads=None, use_cache=False, section="loops")
+    report = bench.run(settings, out=io.StringIO())
+    path = bench.write_chart(report, tmp_path / "bench.png")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert path is None
+    else:
+        assert path is not None and path.stat().st_size > 1000
