@@ -1,0 +1,89 @@
+"""The disk cache of compiled kernels: hits, explain() after a hit, unwritable folders, the CLI."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import cache
+from polyfuse.cli import main as cli_main
+
+
+def axpy(a, X, Y):
+    for i in range(X.shape[0]):
+        Y[i] = a * X[i] + Y[i]
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLYFUSE_CACHE_DIR", str(tmp_path / "kernels"))
+    monkeypatch.delenv("POLYFUSE_DISABLE_CACHE", raising=False)
+    return tmp_path / "kernels"
+
+
+def _run(kernel):
+    X, Y = np.arange(5.0), np.ones(5)
+    kernel(2.0, X, Y)
+    return X, Y
+
+
+def test_a_new_kernel_object_loads_the_compiled_code(cache_dir):
+    first = polyfuse.kernel(axpy)
+    _run(first)
+    assert len(list(cache_dir.glob("*.pkl"))) == 1
+    second = polyfuse.kernel(axpy)
+    X, Y = _run(second)
+    np.testing.assert_array_equal(Y, 2.0 * X + 1.0)
+    variant = second.compile(2.0, X, Y)
+    assert variant.from_cache
+    explanation = second.explain(2.0, X, Y)
+    assert explanation["cache"] == "loaded from the disk cache"
+    assert "for _t0 in range(0, X.shape[0])" in explanation["loop code"]
+    assert "define void" in second.inspect_llvm(2.0, X, Y)
+
+
+def test_options_are_part_of_the_key(cache_dir):
+    _run(polyfuse.kernel(axpy, fuse="smart"))
+    _run(polyfuse.kernel(axpy, fuse="none"))
+    assert len(list(cache_dir.glob("*.pkl"))) == 2
+
+
+def test_disabled_cache_writes_nothing(cache_dir, monkeypatch):
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    _run(polyfuse.kernel(axpy))
+    assert not cache_dir.exists()
+
+
+def test_unwritable_folder_warns_once_and_keeps_working(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("POLYFUSE_CACHE_DIR", str(blocker / "kernels"))
+    monkeypatch.delenv("POLYFUSE_DISABLE_CACHE", raising=False)
+    monkeypatch.setattr(cache, "_warned", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X, Y = _run(polyfuse.kernel(axpy))
+        _run(polyfuse.kernel(axpy, fuse="none"))
+    np.testing.assert_array_equal(Y, 2.0 * X + 1.0)
+    messages = [str(w.message) for w in caught if "cannot write the kernel cache" in str(w.message)]
+    assert len(messages) == 1
+
+
+def test_damaged_entry_is_a_miss(cache_dir):
+    _run(polyfuse.kernel(axpy))
+    for entry in cache_dir.glob("*.pkl"):
+        entry.write_bytes(b"not a pickle")
+    X, Y = _run(polyfuse.kernel(axpy))
+    np.testing.assert_array_equal(Y, 2.0 * X + 1.0)
+
+
+def test_cli_cache_info_and_clear(cache_dir, capsys):
+    _run(polyfuse.kernel(axpy))
+    assert cli_main(["cache", "info"]) == 0
+    assert "entries: 1" in capsys.readouterr().out
+    assert cli_main(["cache", "clear"]) == 0
+    assert "removed 1 entries" in capsys.readouterr().out
+    assert not list(cache_dir.glob("*.pkl"))

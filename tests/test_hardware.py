@@ -1,0 +1,53 @@
+"""The hardware model: sizes from sysfs, environment overrides, defaults; `polyfuse sysinfo`."""
+
+from __future__ import annotations
+
+import pytest
+
+from polyfuse import hardware
+from polyfuse.cli import main as cli_main
+
+
+@pytest.mark.parametrize("text, expected", [("48K", 48 * 1024), ("1024K", 1 << 20), ("32M", 32 << 20),
+                                            ("65536", 65536), (" 2M\n", 2 << 20)])
+def test_parse_size(text, expected):
+    assert hardware.parse_size(text) == expected
+
+
+def _fake_sysfs(root, entries):
+    for index, (level, kind, size, line) in enumerate(entries):
+        folder = root / f"index{index}"
+        folder.mkdir(parents=True)
+        (folder / "level").write_text(f"{level}\n")
+        (folder / "type").write_text(f"{kind}\n")
+        (folder / "size").write_text(f"{size}\n")
+        (folder / "coherency_line_size").write_text(f"{line}\n")
+
+
+def test_reads_data_caches_and_ignores_the_instruction_cache(tmp_path, monkeypatch):
+    for name in hardware.ENV.values():
+        monkeypatch.delenv(name, raising=False)
+    _fake_sysfs(tmp_path, [(1, "Data", "48K", 64), (1, "Instruction", "32K", 64), (2, "Unified", "1024K", 64),
+                           (3, "Unified", "32768K", 64)])
+    hardware.cpu_info.cache_clear()
+    info = hardware.cpu_info(tmp_path)
+    hardware.cpu_info.cache_clear()
+    assert (info.l1d, info.l2, info.l3, info.line) == (48 << 10, 1 << 20, 32 << 20, 64)
+    assert dict(info.sources) == {"l1d": "sysfs", "l2": "sysfs", "l3": "sysfs", "line": "sysfs"}
+
+
+def test_environment_overrides_and_defaults(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLYFUSE_L2_BYTES", "2M")
+    monkeypatch.delenv("POLYFUSE_L1_BYTES", raising=False)
+    hardware.cpu_info.cache_clear()
+    info = hardware.cpu_info(tmp_path / "missing")
+    hardware.cpu_info.cache_clear()
+    assert info.l2 == 2 << 20 and dict(info.sources)["l2"] == "env"
+    assert info.l1d == hardware.DEFAULTS["l1d"] and dict(info.sources)["l1d"] == "default"
+
+
+def test_sysinfo_prints_the_model(capsys):
+    assert cli_main(["sysinfo"]) == 0
+    text = capsys.readouterr().out
+    for word in ("islpy", "llvmlite", "l1d", "l2", "l3", "line", "cache:"):
+        assert word in text
