@@ -21,7 +21,7 @@ from .affine import Affine, AffineConverter
 from .checker import check_subset, module_of
 from .expressions import ExpressionLifter
 from .source import KernelSource, read_source
-from .types import VType
+from .types import VType, promote
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,7 @@ class Lifter:
             raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
         previous = self.assigned.get(name)
-        self.assigned[name] = vtype if previous is None else _join(previous, vtype)
+        self.assigned[name] = vtype if previous is None else promote(previous, vtype)
         if name not in self.arrays:
             current = self.scalar_types.get(name, vtype)
             self.arrays[name] = ArrayInfo(name, current.dtype, (), "local")
@@ -269,12 +269,6 @@ def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
     if len(args) == 2:
         return args[0], args[1], one
     return args[0], args[1], args[2]
-
-
-def _join(a: VType, b: VType) -> VType:
-    from .types import promote
-
-    return promote(a, b)
 
 
 _ISL_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=", ast.NotEq: "!="}

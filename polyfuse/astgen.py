@@ -84,14 +84,14 @@ def _node(node: isl.AstNode) -> Node:
         return _for(node)
     if kind == isl.ast_node_type.if_:
         otherwise = _node(node.if_get_else_node()) if node.if_has_else_node() else None
-        return If(_expr(node.if_get_cond()), _node(node.if_get_then_node()), otherwise)
+        return If(expr_from_isl(node.if_get_cond()), _node(node.if_get_then_node()), otherwise)
     if kind == isl.ast_node_type.block:
         children = node.block_get_children()
         return Block(tuple(_node(children.get_at(i)) for i in range(children.n_ast_node())))
     if kind == isl.ast_node_type.user:
         call = node.user_get_expr()
         name = call.get_op_arg(0).get_id().get_name()
-        args = tuple(_expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg()))
+        args = tuple(expr_from_isl(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg()))
         return StmtCall(name, args)
     if kind == isl.ast_node_type.mark:
         return _node(node.mark_get_node())
@@ -107,8 +107,8 @@ def _for(node: isl.AstNode) -> For:
         raise InternalError("non-constant loop increment from isl")
     return For(
         iterator=node.for_get_iterator().get_id().get_name(),
-        init=_expr(node.for_get_init()),
-        cond=_expr(node.for_get_cond()),
+        init=expr_from_isl(node.for_get_init()),
+        cond=expr_from_isl(node.for_get_cond()),
         step=inc.get_val().get_num_si(),
         body=_node(node.for_get_body()),
         parallel=parallel,
@@ -127,17 +127,13 @@ _LOGIC = {_OPS.and_: "and", _OPS.and_then: "and", _OPS.or_: "or", _OPS.or_else: 
 
 def expr_from_isl(expr: isl.AstExpr) -> ir.Expr:
     """An isl AST expression as polyfuse IR (integer arithmetic, comparisons, selects)."""
-    return _expr(expr)
-
-
-def _expr(expr: isl.AstExpr) -> ir.Expr:
     kind = expr.get_type()
     if kind == isl.ast_expr_type.int:
         return ir.int_const(int(expr.get_val().to_python()))
     if kind == isl.ast_expr_type.id:
         return ir.Var(expr.get_id().get_name(), ir.INT)
     op = expr.get_op_type()
-    args = [_expr(expr.get_op_arg(i)) for i in range(expr.get_op_n_arg())]
+    args = [expr_from_isl(expr.get_op_arg(i)) for i in range(expr.get_op_n_arg())]
     if op in _BINARY:
         result = args[0]
         for arg in args[1:]:

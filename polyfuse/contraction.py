@@ -40,11 +40,11 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
     for info in scop.arrays:
         if info.kind != "local" or info.is_scalar:
             continue
-        reference = _dataflow(scop, info.name, scop.schedule)
+        reference = array_dataflow(scop, info.name, scop.schedule)
         dropped: list[int] = []
         for axis in reversed(range(info.rank)):
             candidate = drop_axis(scop, info.name, axis)
-            if _same(reference, _dataflow(candidate, info.name, schedule)):
+            if same_dataflow(reference, array_dataflow(candidate, info.name, schedule)):
                 scop = candidate
                 dropped.append(axis)
         after = scop.array(info.name)
@@ -57,14 +57,14 @@ def _itemsize(dtype: str) -> int:
     return {"float64": 8, "int64": 8, "float32": 4, "int32": 4}[dtype]
 
 
-def _dataflow(scop: Scop, array: str, schedule: isl.Schedule) -> tuple[isl.UnionMap, isl.UnionMap]:
+def array_dataflow(scop: Scop, array: str, schedule: isl.Schedule) -> tuple[isl.UnionMap, isl.UnionMap]:
     name = isl_name(array)
     reads, writes = on_array(scop.reads(), name), on_array(scop.writes(), name)
     result = flow(reads, writes, schedule, may=False)
     return result.get_must_dependence(), result.get_must_no_source()
 
 
-def _same(a: tuple[isl.UnionMap, isl.UnionMap], b: tuple[isl.UnionMap, isl.UnionMap]) -> bool:
+def same_dataflow(a: tuple[isl.UnionMap, isl.UnionMap], b: tuple[isl.UnionMap, isl.UnionMap]) -> bool:
     """Same writer for every read, and the same reads (by instance) see no writer at all."""
     return a[0].is_equal(b[0]) and a[1].domain().is_equal(b[1].domain())
 

@@ -15,7 +15,7 @@ import islpy as isl
 
 from polyfuse import ir
 from polyfuse.astgen import expr_from_isl
-from polyfuse.contraction import _dataflow, _same
+from polyfuse.contraction import array_dataflow, same_dataflow
 from polyfuse.schedule_tree import LoopNode
 from polyfuse.scop import Scop, isl_name
 
@@ -54,8 +54,8 @@ def expand(scop: Scop, name: str, node: LoopNode) -> Scop | None:
     info = scop.array(name)
     grown = replace(info, shape=(extent,), extent_texts=(extent_text,))
     expanded = replace(scop, statements=statements, arrays=tuple(grown if a.name == name else a for a in scop.arrays))
-    before, after = _dataflow(scop, name, scop.schedule), _dataflow(expanded, name, scop.schedule)
-    return expanded if _same(before, after) else None
+    before, after = array_dataflow(scop, name, scop.schedule), array_dataflow(expanded, name, scop.schedule)
+    return expanded if same_dataflow(before, after) else None
 
 
 def _bounds(scop: Scop, node: LoopNode, var: str) -> tuple[ir.Expr, ir.Expr] | None:

@@ -93,7 +93,7 @@ class Kernel:
         declared = variant.declared_locals if variant.declared_locals is not None else variant.local_arrays
         return {
             "allocated": local_bytes(variant.local_arrays, env),
-            "declared": {name: size for name, size in local_bytes(declared, env).items()},
+            "declared": local_bytes(declared, env),
         }
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from polyfuse import ir
-from polyfuse.loop_ast import For, LoopProgram, Node, exclusive_bound, nodes, statements_in, top_level
+from polyfuse.loop_ast import For, LoopProgram, Node, exclusive_bound, statements_in, top_level
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,3 @@ def shared_scalars(program: LoopProgram) -> set[str]:
             seen[name] = seen.get(name, 0) + 1
     return {name for name, count in seen.items() if count > 1}
 
-
-def private_scalars(node: Node) -> set[str]:
-    return {p for n in nodes(node) if isinstance(n, For) for p in n.private}

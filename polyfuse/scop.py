@@ -130,6 +130,7 @@ class Scop:
         )
 
     def local_arrays(self) -> tuple[str, ...]:
+        """Names of the kernel-local arrays and scalars."""
         return tuple(a.name for a in self.arrays if a.kind == "local")
 
 
