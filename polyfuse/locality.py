@@ -90,15 +90,16 @@ class LocalityPass:
             changed |= better is not None or self.tile_worthy(improved[-1])
         if not changed:
             return None
-        if self.accept(perfect_chain(node), tuple(improved), place, distributed=True):
+        verdict = self.accept(perfect_chain(node), tuple(improved), place, distributed=True)
+        if verdict:
             return tuple(improved)
-        return self.expand_and_retry(node, tuple(improved), place)
+        return self.expand_and_retry(node, tuple(improved), place) if verdict is False else None
 
     def expand_and_retry(self, node: LoopNode, improved: tuple[TreeNode, ...], place):
         """Distribution failed: if local scalars live only inside ``node``, give each iteration
         its own slot (scalar expansion) and try again with the expanded Scop."""
         names = scalars_only_in(self.scop, node)
-        if not names or not self.decisions or self.decisions[-1].applied:
+        if not names:
             return None
         expanded: Scop | None = self.scop
         for name in names:
@@ -130,13 +131,14 @@ class LocalityPass:
         return loop
 
     def accept(self, chain: list[LoopNode], replacement: tuple[TreeNode, ...], place, distributed: bool,
-               note: str = "") -> bool:
+               note: str = "") -> bool | None:
+        """True: applied; False: tried and illegal (recorded); None: no gain, so not tried."""
         before = tuple(c.members[0].var for c in chain)
         after = tuple(v for node in replacement for v in _chain_vars(node))
         score_before, score_after = self.tree_score((chain[0],)), self.tree_score(replacement)
         tileable = distributed and any(self.tile_worthy(n) for n in replacement)
         if score_after <= score_before and not tileable:
-            return False
+            return None
         try:
             with bounded(self.scop.context.get_ctx()):
                 problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(place(replacement)))
