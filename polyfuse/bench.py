@@ -988,6 +988,24 @@ def _mib(nbytes: int) -> str:
     return f"{nbytes / 2**20:.0f} MiB" if nbytes >= 2**20 else f"{nbytes / 2**10:.0f} KiB"
 
 
+def _metric_table(headers: tuple[str, str, str], digits: int, rows: list, expected: Sequence[str]) -> list[str]:
+    """Rows of (kernel, preset, size, {who: value}, {who: % of the reference}) for polyfuse, numba and
+    numpy, under a header; ``headers`` names the size column, the unit and the percentage."""
+    size, unit, pct = headers
+    pct_width = len(pct) + 2
+    whos = (("polyfuse", 15), ("numba", 12), ("numpy", 12))
+    head = f"{'kernel':<18}{'preset':<8}{size:>8}" + "".join(
+        f"{f'{who} {unit}':>{width}}{pct:>{pct_width}}" for who, width in whos)
+    lines = [head, "-" * len(head)]
+    for kernel, preset, size_text, values, pcts in rows:
+        cells = "".join(f"{_num(values.get(who), digits):>{width}}{_num(pcts.get(who), 0):>{pct_width}}"
+                        for who, width in whos)
+        lines.append(f"{kernel:<18}{preset:<8}{size_text:>8}{cells}")
+    if not rows:
+        lines.append("(none of " + ", ".join(expected) + " ran and checked ok)")
+    return lines
+
+
 def format_limits(limits: Limits, settings: BenchSettings) -> str:
     n = limits.triad_elements
     l3 = f"; L3 {_mib(limits.l3_bytes)}" if limits.l3_bytes else ""
@@ -1004,15 +1022,9 @@ def format_limits(limits: Limits, settings: BenchSettings) -> str:
     lines.append("")
     lines.append("streaming kernels: GB/s = bytes / time, bytes = every array argument once (element size "
                  "x elements), kernel-local arrays not counted")
-    head = (f"{'kernel':<18}{'preset':<8}{'MB':>8}{'polyfuse GB/s':>15}{'% triad':>9}{'numba GB/s':>12}"
-            f"{'% triad':>9}{'numpy GB/s':>12}{'% triad':>9}")
-    lines += [head, "-" * len(head)]
-    for row in limits.streaming:
-        cells = "".join(f"{_num(row.gb_s.get(k)):>{w}}{_num(row.pct_of_triad.get(k), 0):>9}"
-                        for k, w in (("polyfuse", 15), ("numba", 12), ("numpy", 12)))
-        lines.append(f"{row.kernel:<18}{row.preset:<8}{row.bytes / 1e6:>8.1f}{cells}")
-    if not limits.streaming:
-        lines.append("(none of " + ", ".join(STREAMING) + " ran and checked ok)")
+    lines += _metric_table(("MB", "GB/s", "% triad"), 1,
+                           [(r.kernel, r.preset, f"{r.bytes / 1e6:.1f}", r.gb_s, r.pct_of_triad)
+                            for r in limits.streaming], STREAMING)
     lines.append("")
     m = limits.matmul_shape
     lines.append(f"numpy matmul A @ B at gemm's sizes ({m[0]}x{m[1]} @ {m[1]}x{m[2]}), best of {MATMUL_ROUNDS} "
@@ -1030,15 +1042,9 @@ def format_limits(limits: Limits, settings: BenchSettings) -> str:
     lines.append("")
     lines.append("compute kernels: GFLOP/s = 2 x multiply-adds of the matrix products / time; % matmul = "
                  "of the matmul reference")
-    head = (f"{'kernel':<18}{'preset':<8}{'GFLOP':>8}{'polyfuse GF/s':>15}{'% matmul':>10}{'numba GF/s':>12}"
-            f"{'% matmul':>10}{'numpy GF/s':>12}{'% matmul':>10}")
-    lines += [head, "-" * len(head)]
-    for row in limits.compute:
-        cells = "".join(f"{_num(row.gflop_s.get(k), 2):>{w}}{_num(row.pct_of_matmul.get(k), 0):>10}"
-                        for k, w in (("polyfuse", 15), ("numba", 12), ("numpy", 12)))
-        lines.append(f"{row.kernel:<18}{row.preset:<8}{row.flops / 1e9:>8.3f}{cells}")
-    if not limits.compute:
-        lines.append("(none of " + ", ".join(FLOPS) + " ran and checked ok)")
+    lines += _metric_table(("GFLOP", "GF/s", "% matmul"), 2,
+                           [(r.kernel, r.preset, f"{r.flops / 1e9:.3f}", r.gflop_s, r.pct_of_matmul)
+                            for r in limits.compute], FLOPS)
     lines.append(f"({limits.seconds:.1f} s; % triad above 100 means the data was partly in cache: the inputs "
                  "are copied afresh just before each timed run)")
     return "\n".join(lines)
