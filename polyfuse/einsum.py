@@ -505,6 +505,19 @@ def _run_gemm(gemm: _Gemm, a: np.ndarray, b: np.ndarray, out: np.ndarray | None)
     return np.matmul(a, b).reshape(gemm.split_shape).transpose(gemm.out_perm)
 
 
+@functools.lru_cache(maxsize=1024)
+def matmul_plan(subscripts: str, shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> _Gemm | None:
+    """The ``np.matmul`` form of a two-operand einsum for these shapes, or None when it is not
+    GEMM-shaped (used by polyfuse.spec's BLAS steps, which skip einsum's per-call checks)."""
+    return _gemm(_resolve(_parse(subscripts, 2), (shape_a, shape_b)))
+
+
+def run_matmul(gemm: _Gemm, a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``gemm`` (from :func:`matmul_plan`) on ``a`` and ``b``, into ``out`` when given; ``out`` must
+    not overlap ``a`` or ``b``."""
+    return _run_gemm(gemm, a, b, out)
+
+
 # ----------------------------------------------------------------------------------------------
 # Plans and the call path
 # ----------------------------------------------------------------------------------------------

@@ -41,11 +41,11 @@ def define_function(src: str, name: str, tag: str):
     return namespace[name]
 
 
-def build_kernel(src: str, name: str, tag: str, *, target: str, fuse: str):
+def build_kernel(src: str, name: str, tag: str, *, target: str, fuse: str, fastmath: bool = False):
     """The generated function wrapped with ``polyfuse.kernel``."""
     from polyfuse.kernel import Kernel
 
-    return Kernel(define_function(src, name, tag), target=target, fuse=fuse)
+    return Kernel(define_function(src, name, tag), target=target, fuse=fuse, fastmath=fastmath)
 
 
 class Lines:

@@ -14,6 +14,7 @@ from the inferred index ranges.  The language is documented in docs/einsum.md.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,6 +126,7 @@ class Reduce:
     vars: tuple[tuple[str, int], ...]  # (name, pos)
     body: Any
     pos: int
+    end: int = -1  # one past the closing parenthesis
 
 
 @dataclass
@@ -344,8 +346,8 @@ class _Parser:
             break
         self.expect("(", f" after {tok.text}[...] (e.g. {tok.text}[k](A[i, k]))")
         body = self.expr()
-        self.expect(")", f" to close {tok.text}[...](...)")
-        return Reduce(tok.text, tuple(names), body, tok.pos)
+        close = self.expect(")", f" to close {tok.text}[...](...)")
+        return Reduce(tok.text, tuple(names), body, tok.pos, close.pos + 1)
 
     def call(self, tok: _Tok) -> Call:
         self.expect("(")
@@ -843,6 +845,252 @@ def _update_form(node: Reduce, order: list[str]) -> list[str] | None:
 
 
 # ----------------------------------------------------------------------------------------------
+# Staged execution: GEMM-shaped sums on BLAS, the rest fused, in row blocks
+# ----------------------------------------------------------------------------------------------
+
+#: A GEMM-shaped sum runs on BLAS when its contracted extent is at least BLAS_MIN_K and its
+#: work (product of all its index extents) at least BLAS_MIN_WORK; otherwise the spec runs as one
+#: fused kernel.  Below these a GEMM cannot block for registers and the fused loops, which keep
+#: intermediates in cache, are as fast.
+BLAS_MIN_K = 16
+BLAS_MIN_WORK = 1 << 16
+#: Row blocks hold the row-sized arrays of one block within this share of the L2 cache ...
+L2_SHARE = 0.5
+#: ... but at least this many rows, so that each GEMM has rows to block over and the per-step
+#: call costs (about 10 µs each) stay small next to the work of a block.
+MIN_BLOCK_ROWS = 64
+
+
+@dataclass(frozen=True)
+class BlasStep:
+    """``target[free] = sum[...](a[...] * b[...])`` as one ``np.matmul`` (polyfuse.einsum's BLAS
+    dispatch on views; ``target`` is the statement's own target when the sum is the whole
+    right-hand side, else a fresh temporary that the statement's epilogue reads)."""
+
+    target: str
+    a: str
+    b: str
+    subscripts: str  # the contraction in einsum notation, e.g. "id,jd->ij"
+    indices: dict[str, tuple[str, int]] = field(compare=False, hash=False)  # index -> (tensor, axis)
+    summed: tuple[str, ...] = ()
+    free: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return f"{self.target} = einsum {self.subscripts!r} of {self.a}, {self.b} on BLAS (np.matmul)"
+
+    def run(self, env: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
+        from polyfuse.einsum import matmul_plan, run_matmul
+
+        a, b = env[self.a], env[self.b]
+        run_matmul(matmul_plan(self.subscripts, a.shape, b.shape), a, b, env[self.target])
+
+
+@dataclass(frozen=True)
+class LoopStep:
+    """Consecutive statements (their BLAS sums replaced by reads of the temporaries) compiled as
+    one fused polyfuse kernel: a sub-spec whose outputs are what later steps read."""
+
+    spec: Spec
+    text: str
+
+    def describe(self) -> str:
+        stmts = "; ".join(line.strip() for line in self.text.splitlines() if line.strip())
+        return f"fused loops -> {', '.join(self.spec.outputs)}: {stmts}"
+
+    def run(self, env: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
+        self.spec._run(env, scalars)
+
+
+@dataclass
+class StagedPlan:
+    """How a spec with GEMM-shaped sums runs: a sequence of BLAS and loop steps."""
+
+    steps: list  # BlasStep | LoopStep, in order
+    temps: tuple[str, ...]  # BLAS results that are not targets of the spec
+    row_inputs: frozenset[str] | None  # inputs sliced by row blocks; None: no row blocking
+
+    @property
+    def produced(self) -> list[str]:
+        """Arrays the steps write and later steps or the caller read (intermediates of one loop
+        step stay kernel-local)."""
+        names: list[str] = []
+        for step in self.steps:
+            names += [step.target] if isinstance(step, BlasStep) else list(step.spec.outputs)
+        return names
+
+
+@dataclass(frozen=True)
+class SpecDecision:
+    """What one call of a spec runs, and why (shown by :meth:`Spec.explain`)."""
+
+    runs: str  # "fused kernel" | "staged"
+    reason: str
+    rows: int = 0  # rows of the row-blocked index (0: not row-blocked)
+    block_rows: int = 0  # rows per block
+
+    def describe(self) -> str:
+        blocks = f"; row blocks of {self.block_rows} of {self.rows} rows" if self.block_rows else ""
+        return f"{self.runs}: {self.reason}{blocks}"
+
+
+def _gemm_sum(node, order: list[str]) -> BlasStep | None:
+    """The BLAS form of a top-level ``sum[k](A[...] * B[...])`` with plain subscripts, or None."""
+    if not (isinstance(node, Reduce) and node.op == "sum" and isinstance(node.body, Bin)
+            and node.body.op == "*" and isinstance(node.body.lhs, Access) and isinstance(node.body.rhs, Access)):
+        return None
+    a, b = node.body.lhs, node.body.rhs
+    ia, ib = [ix.plain for ix in a.index], [ix.plain for ix in b.index]
+    if None in ia or None in ib or len(set(ia)) != len(ia) or len(set(ib)) != len(ib):
+        return None
+    summed = tuple(v for v, _ in node.vars)
+    if not set(summed) <= set(ia) & set(ib):  # an index summed inside one operand only
+        return None
+    free = tuple(v for v in order if v in set(ia) | set(ib))
+    letters = {v: chr(ord("a") + n) for n, v in enumerate(dict.fromkeys(ia + ib))}
+    if len(letters) > 26:
+        return None
+    subscripts = (f"{''.join(letters[v] for v in ia)},{''.join(letters[v] for v in ib)}->"
+                  f"{''.join(letters[v] for v in free)}")
+    indices = {v: (b.tensor, axis) for axis, v in enumerate(ib)}
+    indices.update({v: (a.tensor, axis) for axis, v in enumerate(ia)})
+    return BlasStep("", a.tensor, b.tensor, subscripts, indices, summed, free)
+
+
+def _blas_sums(stmt: Statement) -> list[tuple[Reduce, BlasStep]]:
+    order = [n for n, _ in stmt.indices]
+    found = [(node, _gemm_sum(node, order)) for node in _top_reductions(stmt.expr)]
+    return [(node, step) for node, step in found if step is not None]
+
+
+def _names(analysis: _Analysis) -> set[str]:
+    names = set(analysis.inputs) | set(analysis.scalars) | set(analysis.defined)
+    for stmt in analysis.statements:
+        names |= set(stmt.extents)
+    return names
+
+
+def _rewrite(text: str, stmt: Statement, replaced: list[tuple[Reduce, str]]) -> str:
+    """The statement's source with each BLAS sum replaced by a read of its temporary."""
+    line = text[stmt.pos:stmt.end]
+    for node, ref in sorted(replaced, key=lambda item: -item[0].pos):
+        line = line[:node.pos - stmt.pos] + ref + line[node.end - stmt.pos:]
+    return line
+
+
+def _staged_plan(analysis: _Analysis, text: str, target: str, fuse: str, fastmath: bool) -> StagedPlan | None:
+    """Split the spec into BLAS steps (GEMM-shaped sums) and fused loop steps (everything else);
+    None when no statement has a GEMM-shaped sum."""
+    taken = _names(analysis)
+    temps: list[str] = []
+    raw: list = []  # BlasStep | list of statement texts
+    for stmt in analysis.statements:
+        sums = _blas_sums(stmt)
+        if not sums:
+            _pending(raw).append((stmt.target, text[stmt.pos:stmt.end]))
+            continue
+        order = tuple(n for n, _ in stmt.indices)
+        if len(sums) == 1 and stmt.expr is sums[0][0] and sums[0][1].free == order:
+            raw.append(replace_step(sums[0][1], stmt.target))  # the sum is the statement: no epilogue
+            continue
+        replaced = []
+        for node, step in sums:
+            temp = _fresh(taken)
+            temps.append(temp)
+            raw.append(replace_step(step, temp))
+            replaced.append((node, f"{temp}[{', '.join(step.free)}]" if step.free else f"{temp}[0]"))
+        _pending(raw).append((stmt.target, _rewrite(text, stmt, replaced)))
+    if not temps and not any(isinstance(step, BlasStep) for step in raw):
+        return None
+    steps = [_loop_step(group, raw[n + 1:], analysis, target, fuse, fastmath) if isinstance(group, list)
+             else group
+             for n, group in enumerate(raw)]
+    return StagedPlan([s for s in steps if s is not None], tuple(temps), _row_inputs(analysis, raw))
+
+
+def replace_step(step: BlasStep, target: str) -> BlasStep:
+    from dataclasses import replace
+
+    return replace(step, target=target)
+
+
+def _pending(raw: list) -> list:
+    if not raw or not isinstance(raw[-1], list):
+        raw.append([])
+    return raw[-1]
+
+
+def _fresh(taken: set[str]) -> str:
+    n = 0
+    while f"G{n}" in taken:
+        n += 1
+    taken.add(f"G{n}")
+    return f"G{n}"
+
+
+def _loop_step(group: list[tuple[str, str]], later: list, analysis: _Analysis, target: str,
+               fuse: str, fastmath: bool) -> LoopStep | None:
+    """A fused kernel for consecutive statements; it outputs what later steps (or the caller) read."""
+    read_later: set[str] = set()
+    for step in later:
+        if isinstance(step, BlasStep):
+            read_later |= {step.a, step.b}
+        else:
+            read_later |= {t for _, line in step for t in re.findall(r"([A-Za-z_]\w*)\s*\[", line)}
+    outputs = [t for t, _ in group if t in analysis.outputs or t in read_later]
+    if not outputs:
+        return None  # dead statements (neither returned nor read)
+    text = "\n".join(line for _, line in group)
+    return LoopStep(Spec(text, outputs, target=target, fuse=fuse, blas=False, fastmath=fastmath), text)
+
+
+def _row_inputs(analysis: _Analysis, raw: list) -> frozenset[str] | None:
+    """Inputs to slice when the spec runs in row blocks, or None when it cannot.
+
+    Row blocking needs every statement's first target index (its row) to be the first, plain
+    subscript of every intermediate it reads and of every BLAS temporary, and no other
+    subscript (nor a value) to use the row; inputs are then either sliced by rows (first
+    subscript the row) or read whole (no row in any subscript), consistently."""
+    sliced: dict[str, bool] = {}
+    for stmt in analysis.statements:
+        if not stmt.indices:
+            return None
+        row = stmt.indices[0][0]
+        if any(isinstance(n, Name) and n.name == row for n in _walk(stmt.expr)):
+            return None
+        for acc in (n for n in _walk(stmt.expr) if isinstance(n, Access)):
+            by_row = _row_access(acc, row)
+            if by_row is None or (acc.tensor in analysis.defined and not by_row):
+                return None
+            if acc.tensor not in analysis.defined and sliced.setdefault(acc.tensor, by_row) != by_row:
+                return None
+    for step in raw:
+        if isinstance(step, BlasStep) and step.free[:1] != tuple(
+                n for n, _ in _statement_of(analysis, step, raw).indices[:1]):
+            return None
+    return frozenset(name for name, by_row in sliced.items() if by_row)
+
+
+def _row_access(acc: Access, row: str) -> bool | None:
+    """True: ``row`` is the first, plain subscript only; False: unused; None: used otherwise."""
+    uses = [axis for axis, ix in enumerate(acc.index) if row in dict(ix.coefs)]
+    if not uses:
+        return False
+    return True if uses == [0] and acc.index[0].plain == row else None
+
+
+def _statement_of(analysis: _Analysis, step: BlasStep, raw: list) -> Statement:
+    """The statement a BLAS step belongs to: its target's, or the one reading its temporary."""
+    if step.target in analysis.defined:
+        return analysis.defined[step.target]
+    for group in raw:
+        if isinstance(group, list):
+            for target, line in group:
+                if re.search(rf"\b{step.target}\s*\[", line):
+                    return analysis.defined[target]
+    raise PolyfuseError(f"spec: BLAS temporary {step.target} is never read")  # pragma: no cover
+
+
+# ----------------------------------------------------------------------------------------------
 # The callable
 # ----------------------------------------------------------------------------------------------
 
@@ -855,7 +1103,8 @@ class Spec:
     """
 
     def __init__(self, text: str, outputs: list[str] | None = None, *, dtype: Any = None,
-                 target: str = "cpu", fuse: str = "smart") -> None:
+                 target: str = "cpu", fuse: str = "smart", blas: bool = True,
+                 fastmath: bool = False) -> None:
         check_target(target)
         if not isinstance(text, str):
             raise SpecError(f"spec text must be a string, got {type(text).__name__}")
@@ -863,7 +1112,7 @@ class Spec:
         self.dtype = None if dtype is None else np.dtype(dtype)
         if self.dtype is not None and self.dtype not in SUPPORTED_DTYPES - {np.dtype("int32"), np.dtype("int64")}:
             raise SpecError(f"dtype={self.dtype}; specs compute in float32 or float64")
-        self.target, self.fuse = target, fuse
+        self.target, self.fuse, self.fastmath = target, fuse, fastmath
         self.statements = _Parser(text).program()
         self._analysis = _Analysis(text, self.statements, outputs)
         a = self._analysis
@@ -877,6 +1126,10 @@ class Spec:
         self._shapes = {name: [compile(e, "<spec>", "eval") for e in a.shapes[name]] for name in self.outputs}
         self._kernels: dict[np.dtype, tuple[Any, str]] = {}
         self._validated: dict[tuple, dict[str, tuple[int, ...]]] = {}
+        self._staged = _staged_plan(a, text, target, fuse, fastmath) if blas else None
+        self._target_shapes = {name: [compile(e, "<spec>", "eval") for e in exprs]
+                               for name, exprs in a.shapes.items()}
+        self._decisions: dict[tuple, SpecDecision] = {}
 
     def __repr__(self) -> str:
         return f"<polyfuse.Spec inputs={list(self.inputs)} outputs={list(self.outputs)}>"
@@ -884,8 +1137,12 @@ class Spec:
     # ---- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            kernel, values, results = self._prepare(args, kwargs)
-            kernel(*values)
+            dtype, arrays, scalars, results = self._prepare(args, kwargs)
+            decision = self._decide(arrays, dtype)
+            if decision.runs == "staged":
+                self._run_staged(decision, arrays, scalars, results, dtype)
+            else:
+                self.kernel(dtype)(*arrays.values(), *scalars.values(), *results.values())
         except PolyfuseError as exc:
             raise exc.with_traceback(None) from None
         out = [results[n] if self._rank(n) else results[n][0] for n in self.outputs]
@@ -938,14 +1195,14 @@ class Spec:
         for name, arr in arrays.items():
             if arr.dtype != dtype:
                 arrays[name] = arr.astype(dtype)
-        scalars = []
+        scalars: dict[str, float] = {}
         for name in self.scalars:
             value = values[name]
             if isinstance(value, np.ndarray) and value.ndim == 0:
                 value = value[()]
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise SpecError(f"scalar input {name!r} must be a real number, got {type(value).__name__}")
-            scalars.append(float(value))
+            scalars[name] = float(value)
         shapes = self._validate(arrays)
         results = {}
         for name in self.outputs:
@@ -958,8 +1215,105 @@ class Spec:
             elif not shapes[name]:
                 out = out.reshape(1)
             results[name] = out
-        kernel = self.kernel(dtype)
-        return kernel, [*arrays.values(), *scalars, *results.values()], results
+        return dtype, arrays, scalars, results
+
+    # ---- staged execution (BLAS steps and fused loop steps, in row blocks) ----------------------
+    def decide(self, *args: Any, **kwargs: Any) -> SpecDecision:
+        """What a call with these inputs runs: the fused kernel, or BLAS and loop steps (and the
+        row blocks), and why."""
+        try:
+            dtype, arrays, _, _ = self._prepare(args, kwargs)
+            return self._decide(arrays, dtype)
+        except PolyfuseError as exc:
+            raise exc.with_traceback(None) from None
+
+    def _decide(self, arrays: dict[str, np.ndarray], dtype: np.dtype) -> SpecDecision:
+        key = (dtype.num, *(a.shape for a in arrays.values()))
+        decision = self._decisions.get(key)
+        if decision is None:
+            decision = self._decisions[key] = self._choose(arrays, dtype)
+        return decision
+
+    def _choose(self, arrays: dict[str, np.ndarray], dtype: np.dtype) -> SpecDecision:
+        if self._staged is None:
+            return SpecDecision("fused kernel", "no GEMM-shaped sum (or blas=False)")
+        shapes = self._all_shapes(arrays)
+        for step in (s for s in self._staged.steps if isinstance(s, BlasStep)):
+            extent = {v: shapes[t][axis] for v, (t, axis) in step.indices.items()}
+            k = math.prod(extent[v] for v in step.summed)
+            work = math.prod(extent.values())
+            if k < BLAS_MIN_K or work < BLAS_MIN_WORK:
+                return SpecDecision("fused kernel", f"{step.target} = einsum {step.subscripts!r}: contracted "
+                                    f"extent {k} < BLAS_MIN_K={BLAS_MIN_K} or work {work} < "
+                                    f"BLAS_MIN_WORK={BLAS_MIN_WORK}; the fused loops are as fast")
+        rows, block = self._blocking(shapes, dtype.itemsize)
+        reason = "; ".join(step.describe() for step in self._staged.steps)
+        return SpecDecision("staged", reason, rows, block)
+
+    def _all_shapes(self, arrays: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
+        """The shape of every tensor of the call: inputs, targets and BLAS temporaries."""
+        shapes = {name: a.shape for name, a in arrays.items()}
+        for name, exprs in self._target_shapes.items():
+            shapes[name] = tuple(int(eval(e, {"min": min}, arrays)) for e in exprs)  # noqa: S307
+        for step in self._staged.steps:
+            if isinstance(step, BlasStep) and step.target in self._staged.temps:
+                shapes[step.target] = tuple(shapes[step.indices[v][0]][step.indices[v][1]] for v in step.free)
+        return shapes
+
+    def _blocking(self, shapes: dict[str, tuple[int, ...]], itemsize: int) -> tuple[int, int]:
+        """(rows, rows per block) for row blocking, or (0, 0) when the spec runs unblocked.
+
+        A block's row-sized arrays (targets, temporaries and sliced inputs) should fit in
+        ``L2_SHARE`` of the L2 cache, so that a BLAS step's result is still in cache when the
+        fused loops read it; at least ``MIN_BLOCK_ROWS`` rows."""
+        sliced = self._staged.row_inputs
+        if sliced is None:
+            return 0, 0
+        names = [*self._staged.produced, *sliced]
+        rows = shapes[self.statements[0].target][0]
+        if any(shapes[n][0] != rows for n in names):
+            return 0, 0
+        per_row = itemsize * sum(math.prod(shapes[n][1:]) for n in names)
+        from polyfuse.hardware import cpu_info
+
+        block = max(MIN_BLOCK_ROWS, int(cpu_info().l2 * L2_SHARE) // max(1, per_row))
+        return (rows, 0) if block >= rows else (rows, block)
+
+    def _run_staged(self, decision: SpecDecision, arrays: dict[str, np.ndarray], scalars: dict[str, float],
+                    results: dict[str, np.ndarray], dtype: np.dtype) -> None:
+        plan = self._staged
+        shapes = self._all_shapes(arrays)
+        block = decision.block_rows
+        env: dict[str, np.ndarray] = dict(arrays)
+        buffers = {}
+        for name in plan.produced:
+            if name in results:
+                env[name] = results[name] if shapes[name] else results[name].reshape(())
+            else:
+                shape = (block, *shapes[name][1:]) if block else shapes[name]
+                buffers[name] = env[name] = np.empty(shape, dtype=dtype)
+        if not block:
+            for step in plan.steps:
+                step.run(env, scalars)
+            return
+        for start in range(0, decision.rows, block):
+            stop = min(start + block, decision.rows)
+            rows = slice(start, stop)
+            for name in plan.row_inputs:
+                env[name] = arrays[name][rows]
+            for name in results:
+                env[name] = results[name][rows]
+            for name, buf in buffers.items():
+                env[name] = buf[:stop - start]
+            for step in plan.steps:
+                step.run(env, scalars)
+
+    def _run(self, env: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
+        """Run the fused kernel on arrays (inputs and outputs) taken by name from ``env``."""
+        arrays = {n: env[n] for n in self.arrays}
+        self._validate(arrays)
+        outs = [env[n] if env[n].ndim else env[n].reshape(1) for n in self.outputs]
+        self.kernel(outs[0].dtype)(*arrays.values(), *(scalars[n] for n in self.scalars), *outs)
 
     def _validate(self, arrays: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
         key = tuple(a.shape for a in arrays.values())
@@ -1002,7 +1356,8 @@ class Spec:
         built = self._kernels.get(dtype)
         if built is None:
             src = self.source(dtype)
-            built = (build_kernel(src, "spec_kernel", "spec", target=self.target, fuse=self.fuse), src)
+            built = (build_kernel(src, "spec_kernel", "spec", target=self.target, fuse=self.fuse,
+                                  fastmath=self.fastmath), src)
             self._kernels[dtype] = built
         return built[0]
 
@@ -1012,31 +1367,35 @@ class Spec:
         from polyfuse.explain import Explanation
 
         try:
-            kernel, values, _ = self._prepare(args, kwargs)
-            explanation = kernel.explain(*values)
+            dtype, arrays, scalars, results = self._prepare(args, kwargs)
+            decision = self._decide(arrays, dtype)
+            explanation = self.kernel(dtype).explain(*arrays.values(), *scalars.values(), *results.values())
         except PolyfuseError as exc:
             raise exc.with_traceback(None) from None
         ranges = {f"{s.target} (line {Caret(self.text, s.pos).line_col()[0]})":
                   ", ".join(f"{v} < {e}" for v, e in s.extents.items()) for s in self.statements}
-        head = {"inputs": ", ".join(self.inputs), "outputs": ", ".join(self.outputs), **ranges}
-        return Explanation((("spec", head), ("generated source", self.source(kernel_dtype(values))))
-                           + explanation.sections)
-
-
-def kernel_dtype(values: list) -> np.dtype:
-    arrays = [v for v in values if isinstance(v, np.ndarray)]
-    return arrays[0].dtype if arrays else np.dtype(np.float64)
+        head = {"inputs": ", ".join(self.inputs), "outputs": ", ".join(self.outputs), **ranges,
+                "runs": decision.runs, "why": decision.reason}
+        if decision.runs == "staged":
+            for n, step in enumerate(self._staged.steps):
+                head[f"step {n}"] = step.describe()
+            head["row blocks"] = (f"{decision.block_rows} of {decision.rows} rows per block"
+                                  if decision.block_rows else "none (one block)")
+        return Explanation((("spec", head), ("generated source", self.source(dtype))) + explanation.sections)
 
 
 def spec(text: str, outputs: list[str] | str | None = None, *, dtype: Any = None, target: str = "cpu",
-         fuse: str = "smart") -> Spec:
+         fuse: str = "smart", blas: bool = True, fastmath: bool = False) -> Spec:
     """Compile a multi-statement tensor spec (see docs/einsum.md).
 
     ``outputs``: the targets to return (default: every target no later statement reads).
     ``dtype``: float32 or float64 (default: numpy's promotion of the array inputs with float32).
+    ``blas``: run GEMM-shaped sums on BLAS, their epilogues in fused loops (``False``: always one
+    fused kernel).  ``fastmath``: let LLVM reassociate (vectorized sums, max, exp; results differ
+    in the last bits, as numpy's pairwise sums do).
     """
     try:
-        return Spec(text, outputs, dtype=dtype, target=target, fuse=fuse)
+        return Spec(text, outputs, dtype=dtype, target=target, fuse=fuse, blas=blas, fastmath=fastmath)
     except PolyfuseError as exc:
         raise exc.with_traceback(None) from None
 
