@@ -36,6 +36,8 @@ from polyfuse.scop import isl_name
 
 from .cuda_exprs import NUMBA_TYPES, ExprRenderer, helper_source
 from .cuda_plan import HostFor, Launch, Plan, Unit, make_plan
+from .cuda_promote import Decision, Promotion, promote, promotion_enabled, shared_budget
+from .cuda_tiled import TiledEmitter
 
 log = logging.getLogger("polyfuse.cuda")
 _serial = count()
@@ -104,13 +106,16 @@ def _storage(program: LoopProgram, plan: Plan) -> Storage:
     return Storage(plan.cells, plan.registers, local, frozenset(scratch), buffers)
 
 
-class CudaCodegen:
+class CudaCodegen(TiledEmitter):
     """Emits the kernel module of one program: helpers, then one kernel per launch."""
 
-    def __init__(self, program: LoopProgram, plan: Plan, storage: Storage) -> None:
+    def __init__(self, program: LoopProgram, plan: Plan, storage: Storage,
+                 promotions: dict[int, Promotion] | None = None) -> None:
         self.program = program
         self.plan = plan
         self.storage = storage
+        self.promotions = promotions or {}
+        self.promo = Promotion(-1)
         self.exprs = ExprRenderer(set(storage.cells), set(storage.registers))
         self.arrays = {a.name: a for a in program.arrays}
         names = [a.name for a in program.arguments]
@@ -133,9 +138,11 @@ class CudaCodegen:
 
     def kernel(self, launch: Launch) -> str:
         out: list[str] = ["", ""]
+        self.promo = self.promotions.get(launch.index, Promotion(launch.index))
         if launch.parallel:
             dims = " x ".join(m.iterator for m in launch.mapped)
-            out.append(f"# launch {launch.index}: grid over {dims}, x <- {launch.mapped[launch.x].iterator}")
+            tiles = f", tiles of {' x '.join(map(str, self.promo.block))}" if self.promo.tiled else ""
+            out.append(f"# launch {launch.index}: grid over {dims}, x <- {launch.mapped[launch.x].iterator}{tiles}")
         else:
             out.append(f"# launch {launch.index}: SINGLE THREAD <<<1, 1>>> (slow): {launch.reason}")
         out.append("@_cuda.jit")
@@ -143,6 +150,8 @@ class CudaCodegen:
         used = self._locals_used(launch.node)
         for name in sorted(used & self.storage.registers):
             out.append(f"    {name} = {self.exprs.cast('0', self.arrays[name].dtype)}")
+        for regs in self.promo.registers.values():
+            out += [f"    {r.name} = {self.exprs.cast('0', r.dtype)}  # {r.array} (register)" for r in regs]
         if not launch.parallel:
             self.emit(launch.node, 1, out)
             return "\n".join(out) + "\n"
@@ -152,6 +161,10 @@ class CudaCodegen:
             out += ["    _gx, _gy = _cuda.grid(2)", "    _sx, _sy = _cuda.gridsize(2)",
                     "    _tid = _gy * _sx + _gx"]
         self._private_arrays(launch, out)
+        if self.promo.tiled:
+            self.shared_declarations(out)
+            self.tiled_loops(launch, out)
+            return "\n".join(out) + "\n"
         if len(launch.mapped) == 1:
             loop = launch.mapped[0]
             out.append("    for _k0 in range(_tid, _n0, _nthreads):")
@@ -200,17 +213,7 @@ class CudaCodegen:
             for child in node.children:
                 self.emit(child, depth, out)
         elif isinstance(node, For):
-            bound = exclusive_bound(node)
-            if bound is not None:
-                step = f", {node.step}" if node.step != 1 else ""
-                out.append(f"{pad}for {node.iterator} in range({self.exprs.render(node.init)}, "
-                           f"{self.exprs.render(bound)}{step}):")
-                self.emit(node.body, depth + 1, out)
-            else:
-                out.append(f"{pad}{node.iterator} = {self.exprs.render(node.init)}")
-                out.append(f"{pad}while {self.exprs.render(node.cond)}:")
-                self.emit(node.body, depth + 1, out)
-                out.append(f"{pad}    {node.iterator} += {node.step}")
+            self.with_registers(node, depth, out, "", lambda: self.emit_for(node, depth, out))
         elif isinstance(node, If):
             out.append(f"{pad}if {self.exprs.render(node.cond)}:")
             self.emit(node.then, depth + 1, out)
@@ -221,8 +224,24 @@ class CudaCodegen:
             stmt = self.program.statement(node.statement)
             for var, value in zip(stmt.iterators, node.args):
                 out.append(f"{pad}{isl_name(var)} = {self.exprs.render(value)}")
+            self.exprs.redirect = self.redirects(id(node))
             target = self.exprs.access(stmt.array, stmt.index)
             out.append(f"{pad}{target} = {self.exprs.render(stmt.value)}  # {stmt.name}: {stmt.source_line}")
+            self.exprs.redirect = {}
+
+    def emit_for(self, node: For, depth: int, out: list[str]) -> None:
+        pad = "    " * depth
+        bound = exclusive_bound(node)
+        if bound is not None:
+            step = f", {node.step}" if node.step != 1 else ""
+            out.append(f"{pad}for {node.iterator} in range({self.exprs.render(node.init)}, "
+                       f"{self.exprs.render(bound)}{step}):")
+            self.emit(node.body, depth + 1, out)
+        else:
+            out.append(f"{pad}{node.iterator} = {self.exprs.render(node.init)}")
+            out.append(f"{pad}while {self.exprs.render(node.cond)}:")
+            self.emit(node.body, depth + 1, out)
+            out.append(f"{pad}    {node.iterator} += {node.step}")
 
 
 def _nodes(node: Node):
@@ -253,6 +272,7 @@ class CudaKernel:
     parameters: dict[int, tuple[str, ...]] = field(repr=False)
     written: frozenset[str] = frozenset()
     simulator: bool = False
+    promotions: dict[int, Promotion] = field(default_factory=dict, repr=False)
     last_transfers: Transfers = field(default_factory=Transfers)
     _host_code: dict[int, Any] = field(default_factory=dict, repr=False)
 
@@ -269,7 +289,23 @@ class CudaKernel:
                 lines.append(f"launch {launch.index}: single thread ({launch.reason})")
             if launch.host_vars:
                 lines[-1] += f" inside host loop(s) over {', '.join(launch.host_vars)}"
+            promo = self.promotions.get(launch.index)
+            if promo is not None and promo.tiled:
+                lines[-1] += f", tiles {' x '.join(map(str, promo.block))}, chunk {promo.chunk}"
         return "\n".join(lines)
+
+    def promotion_decisions(self) -> list[Decision]:
+        """Every promotion decision (shared memory, registers, and why not), launch by launch."""
+        return [d for index in sorted(self.promotions) for d in self.promotions[index].decisions]
+
+    def explain_sections(self) -> tuple[tuple[str, Any], ...]:
+        """What ``explain()`` shows for this backend: the GPU mapping and the promotions."""
+        budget = max((p.budget for p in self.promotions.values()), default=0)
+        decisions = [_decision_text(d) for d in self.promotion_decisions()]
+        if not any(p.budget for p in self.promotions.values()):
+            decisions = ["promotion off (POLYFUSE_CUDA_SHARED=0)"]
+        return (("gpu mapping", self.describe()),
+                (f"gpu promotion (shared-memory budget {budget} bytes per block)", decisions))
 
     def __call__(self, env: dict[str, Any]) -> None:
         cuda = cuda_api()
@@ -340,7 +376,9 @@ class CudaKernel:
         if 0 in counts:
             return
         needs_scratch = any(p in self.storage.scratch for p in launch.private)
-        grid, block = launch_config(counts, launch.x, needs_scratch, self.simulator)
+        promo = self.promotions.get(launch.index)
+        tile = promo.block if promo is not None and promo.tiled else None
+        grid, block = launch_config(counts, launch.x, needs_scratch, self.simulator, tile)
         for k, n in enumerate(counts):
             values[f"_n{k}"] = n
         threads = math.prod(grid) * math.prod(block)
@@ -366,9 +404,21 @@ class CudaKernel:
 _HOST_GLOBALS = {"_np": np, "_math": math}
 
 
-def launch_config(counts: list[int], x: int, scratch: bool, simulator: bool) -> tuple[tuple, tuple]:
-    """(grid, block) for 1 or 2 mapped loops with trip ``counts``; ``x`` is the loop on x."""
+def _decision_text(d: Decision) -> str:
+    what = f"{d.array} {d.refs}".strip()
+    where = {"shared": f"shared {d.shape} = {d.bytes} bytes, per chunk of {d.loop}",
+             "register": f"register across {d.loop}",
+             "global": f"stays in global memory (at loop {d.loop})" if d.loop else "stays in global memory"}
+    return f"launch {d.launch}: {what} -> {where[d.storage]}: {d.reason}"
+
+
+def launch_config(counts: list[int], x: int, scratch: bool, simulator: bool,
+                  tile: tuple[int, ...] | None = None) -> tuple[tuple, tuple]:
+    """(grid, block) for 1 or 2 mapped loops with trip ``counts``; ``x`` is the loop on x.
+    ``tile``: the fixed block shape of a promoted launch (in mapped order)."""
     cap = SIM_MAX_THREADS if simulator else (MAX_SCRATCH_THREADS if scratch else None)
+    if tile is not None:
+        return _tiled_config(counts, x, tile, cap)
     if len(counts) == 1:
         n = counts[0]
         block = min(BLOCK_1D, n, cap or n)
@@ -390,6 +440,18 @@ def launch_config(counts: list[int], x: int, scratch: bool, simulator: bool) -> 
     return (gx, gy), (bx, by)
 
 
+def _tiled_config(counts: list[int], x: int, tile: tuple[int, ...], cap: int | None):
+    """Whole tiles: as many blocks as tiles, capped (blocks then take several tiles each)."""
+    block = (tile[x],) if len(tile) == 1 else (tile[x], tile[1 - x])
+    n = (counts[x],) if len(tile) == 1 else (counts[x], counts[1 - x])
+    limits = (MAX_GRID_X, MAX_GRID_Y)
+    grid = [min(-(-n_ // b), lim) for n_, b, lim in zip(n, block, limits)]
+    if cap is not None:
+        budget = max(1, cap // math.prod(block))
+        grid = [max(1, min(g, budget // math.prod(grid[:k]) if k else budget)) for k, g in enumerate(grid)]
+    return tuple(grid), block
+
+
 def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
     """Plan, generate and ``cuda.jit`` the kernels of ``program`` (numba compiles on first launch)."""
     cuda = cuda_api()
@@ -397,7 +459,13 @@ def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
 
     plan = make_plan(program)
     storage = _storage(program, plan)
-    codegen = CudaCodegen(program, plan, storage)
+    # PPCG-style promotion: shared-memory staging and register accumulators, per launch
+    simulator = simulator_enabled()
+    budget = shared_budget(cuda, simulator)
+    kind = "simulator" if simulator else "gpu"
+    promotions = {launch.index: promote(program, launch, kind=kind, budget=budget, enabled=promotion_enabled())
+                  for launch in plan.launches}
+    codegen = CudaCodegen(program, plan, storage, promotions)
     source = codegen.module()
     for launch in plan.launches:
         if not launch.parallel:
@@ -414,5 +482,5 @@ def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
         program, plan, storage, source,
         {launch.index: namespace[codegen.kernel_name(launch)] for launch in plan.launches},
         {launch.index: codegen.parameters(launch) for launch in plan.launches},
-        written, simulator_enabled(),
+        written, simulator, promotions,
     )

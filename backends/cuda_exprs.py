@@ -13,6 +13,7 @@ Names the generated code relies on: ``_cuda`` (numba.cuda), ``_nb`` (numba), ``_
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from polyfuse import ir
 
@@ -115,6 +116,9 @@ class ExprRenderer:
         self.cells = cells
         self.registers = registers
         self.helpers: set[str] = set()
+        # accesses the current statement reads from a promoted copy: (array, index) -> renders
+        # the copy's access from the rendered subscripts (set per statement by the code generator)
+        self.redirect: dict[tuple[str, tuple], Callable[[list[str]], str]] = {}
 
     def render(self, expr: ir.Expr) -> str:
         return getattr(self, f"_{type(expr).__name__}")(expr)
@@ -147,7 +151,11 @@ class ExprRenderer:
     def access(self, array: str, index: tuple[ir.Expr, ...]) -> str:
         if not index:
             return array if array in self.registers else f"{array}[0]"
-        return f"{array}[{', '.join(self.render(i) for i in index)}]"
+        subscripts = [self.render(i) for i in index]
+        promoted = self.redirect.get((array, index))
+        if promoted is not None:
+            return promoted(subscripts)
+        return f"{array}[{', '.join(subscripts)}]"
 
     # ---- operators -------------------------------------------------------------------------
     def _BinOp(self, e: ir.BinOp) -> str:
