@@ -519,6 +519,239 @@ def run_matmul(gemm: _Gemm, a: np.ndarray, b: np.ndarray, out: np.ndarray | None
 
 
 # ----------------------------------------------------------------------------------------------
+# Per-step dispatch: BLAS steps and fused loop stages
+# ----------------------------------------------------------------------------------------------
+
+#: A GEMM-shaped pairwise step of a multi-operand path runs on BLAS when its contracted size K
+#: is at least this, and (unless it is unbatched) also its M and N: below that a GEMM cannot block
+#: for registers and the fused loops, which keep the intermediate in cache, are as fast.
+BLAS_MIN_DIM = 16
+
+
+@dataclass(frozen=True)
+class StepChoice:
+    """The decision for one pairwise step of the path: BLAS or the fused loops, and why."""
+
+    step: int
+    subscripts: str  # the step, e.g. "kj,ik->ij" ("." marks an ellipsis dimension)
+    blas: bool
+    reason: str
+    stage: int = 0  # which stage (BLAS call or fused loop program) runs it
+
+    def describe(self) -> str:
+        where = "BLAS" if self.blas else "fused loops"
+        return f"{self.subscripts}  [{where}, stage {self.stage}] {self.reason}"
+
+
+@dataclass
+class _Stage:
+    """One call of a staged plan: a BLAS matmul (one step) or a fused kernel (a chain of steps)."""
+
+    inputs: tuple[int, ...]  # term ids read (operands 0..n-1, then step n+s's result)
+    output: int  # term id written
+    labels: tuple[str, ...]  # the output's axis order
+    steps: tuple[int, ...]  # the path's pairwise steps it runs
+    gemm: _Gemm | None = None  # a BLAS stage
+    kernel: Any = None  # a loop stage
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """The path simulated on term ids: what each step reads and which labels its result keeps."""
+
+    labels: dict[int, tuple[str | None, ...]]  # operand id -> its access; step result id -> label set
+    reads: tuple[tuple[int, ...], ...]  # per step: the term ids it consumes (in path order)
+
+
+def _simulate(structure: _Structure, path: _Path) -> _Terms:
+    n = len(structure.accesses)
+    labels: dict[int, tuple] = dict(enumerate(structure.accesses))
+    live = list(range(n))
+    reads = []
+    for index, positions in enumerate(path.steps):
+        picked = [live[p] for p in sorted(positions)]
+        for p in sorted(positions, reverse=True):
+            live.pop(p)
+        keep = set(structure.output) | {lab for t in live for lab in labels[t] if lab is not None}
+        found = [lab for t in picked for lab in labels[t] if lab is not None]
+        labels[n + index] = tuple(dict.fromkeys(lab for lab in found if lab in keep))
+        live.append(n + index)
+        reads.append(tuple(picked))
+    return _Terms(labels, tuple(reads))
+
+
+def _step_choice(structure: _Structure, terms: _Terms, index: int) -> tuple[bool, str]:
+    """BLAS or loops for one pairwise step (the cost model of docs/einsum.md)."""
+    reads = terms.reads[index]
+    if len(reads) != 2:
+        return False, f"{len(reads)} operands"
+    la, lb = (terms.labels[t] for t in reads)
+    out = set(terms.labels[len(structure.accesses) + index])
+    if None in la or None in lb or len(set(la)) != len(la) or len(set(lb)) != len(lb):
+        return False, "a diagonal or a broadcast axis"
+    if (set(la) | set(lb)) - out - (set(la) & set(lb)):
+        return False, "a label summed inside one operand"
+    size = structure.sizes
+    k = math.prod(size[lab] for lab in la if lab in lb and lab not in out)
+    m = math.prod(size[lab] for lab in la if lab not in lb)
+    n = math.prod(size[lab] for lab in lb if lab not in la)
+    batch = math.prod(size[lab] for lab in la if lab in lb and lab in out)
+    shape = f"batch {batch}, M {m}, N {n}, K {k}"
+    if not any(lab in lb and lab not in out for lab in la):
+        return False, "elementwise (nothing summed)"
+    if k < BLAS_MIN_DIM or (batch > 1 and min(m, n) < BLAS_MIN_DIM):
+        return False, f"{shape}: below BLAS_MIN_DIM={BLAS_MIN_DIM}"
+    if batch * m * n * k <= FALLBACK_WORK:
+        return False, f"{shape}: work <= FALLBACK_WORK={FALLBACK_WORK}"
+    return True, f"GEMM-shaped, {shape}"
+
+
+def _group(terms: _Terms, blas: list[bool], nops: int) -> list[list[int]]:
+    """Stages as lists of step indices: each BLAS step alone, consecutive loop steps together
+    while each reads the previous one's result (a chain that one fused kernel runs)."""
+    groups: list[list[int]] = []
+    for index, on_blas in enumerate(blas):
+        prev = groups[-1] if groups else None
+        if on_blas or prev is None or blas[prev[-1]] or nops + prev[-1] not in terms.reads[index]:
+            groups.append([index])
+        else:
+            prev.append(index)
+    return groups
+
+
+def _stage_io(terms: _Terms, steps: list[int], nops: int) -> tuple[tuple[int, ...], int]:
+    made = {nops + s for s in steps}
+    inputs = tuple(dict.fromkeys(t for s in steps for t in terms.reads[s] if t not in made))
+    return inputs, nops + steps[-1]
+
+
+def _orders(structure: _Structure, terms: _Terms, stages: list[_Stage], nops: int) -> None:
+    """Choose each stage output's axis order: the final result in the output's order, a BLAS
+    result as (batch, free of A, free of B) (no transpose), and a loop stage's result in the
+    layout its BLAS consumer can view as a matrix without a copy."""
+    order: dict[int, tuple[str, ...]] = {t: tuple(lab for lab in structure.accesses[t] if lab is not None)
+                                         for t in range(nops)}
+    final = stages[-1].output
+    for stage in stages:
+        if stage.gemm is None and stage.output == final:
+            order[final] = structure.output
+        if stage.gemm is None:
+            continue
+        a, b = stage.inputs
+        out = set(terms.labels[stage.output])
+        la, lb = terms.labels[a], terms.labels[b]
+        ref = order.get(a) or order.get(b) or la
+        batch = [lab for lab in ref if lab in la and lab in lb and lab in out]
+        summed = [lab for lab in ref if lab in la and lab in lb and lab not in out]
+        free_a = [lab for lab in order.get(a, la) if lab not in lb]
+        free_b = [lab for lab in order.get(b, lb) if lab not in la]
+        order.setdefault(a, tuple(batch + free_a + summed))
+        order.setdefault(b, tuple(batch + summed + free_b))
+        order[stage.output] = structure.output if stage.output == final else tuple(batch + free_a + free_b)
+    for stage in stages:
+        stage.labels = order.setdefault(stage.output, terms.labels[stage.output])
+    for stage in stages:
+        if stage.gemm is not None:
+            a, b = stage.inputs
+            sub = _Structure((order[a], order[b]), stage.labels, structure.sizes, {})
+            stage.gemm = _gemm(sub)
+
+
+def _sub_structure(structure: _Structure, terms: _Terms, order: dict[int, tuple], stage: _Stage,
+                   nops: int) -> _Structure:
+    """The einsum a loop stage computes: its inputs (operands keep their broadcast axes)."""
+    accesses = tuple(structure.accesses[t] if t < nops else order[t] for t in stage.inputs)
+    source: dict[str, tuple[int, int]] = {}
+    for k, acc in enumerate(accesses):
+        for axis, lab in enumerate(acc):
+            if lab is not None:
+                source.setdefault(lab, (k, axis))
+    return _Structure(accesses, tuple(stage.labels), structure.sizes, source)
+
+
+def _sub_path(terms: _Terms, stage: _Stage, nops: int) -> _Path:
+    live = list(stage.inputs)
+    steps = []
+    for s in stage.steps:
+        positions = tuple(sorted(live.index(t) for t in terms.reads[s]))
+        for p in sorted(positions, reverse=True):
+            live.pop(p)
+        live.append(nops + s)
+        steps.append(positions)
+    return _Path(tuple(steps), 0, 0)
+
+
+def _staged(structure: _Structure, path: _Path, dtype: np.dtype, target: str, fuse: str,
+            subscripts: str) -> tuple[list[_Stage], list[StepChoice]] | None:
+    """A multi-operand path as BLAS calls and fused loop stages, or None when no step is worth
+    BLAS (the fully fused program then runs)."""
+    nops = len(structure.accesses)
+    terms = _simulate(structure, path)
+    decided = [_step_choice(structure, terms, s) for s in range(len(path.steps))]
+    if not any(on_blas for on_blas, _ in decided):
+        return None
+    stages = []
+    for steps in _group(terms, [on_blas for on_blas, _ in decided], nops):
+        inputs, output = _stage_io(terms, steps, nops)
+        on_blas = decided[steps[0]][0]
+        stages.append(_Stage(inputs, output, (), tuple(steps), gemm=_GEMM_PENDING if on_blas else None))
+    _orders(structure, terms, stages, nops)
+    order = {st.output: st.labels for st in stages}
+    for stage in stages:
+        if stage.gemm is None:
+            sub = _sub_structure(structure, terms, order, stage, nops)
+            dtypes = (dtype,) * len(stage.inputs)
+            stage.kernel, stage.source, _ = _compiled(sub, _sub_path(terms, stage, nops), dtypes, dtype,
+                                                      target, fuse, subscripts)
+    choices = [StepChoice(s, _step_text(structure, terms, s), on_blas, why,
+                          next(n for n, st in enumerate(stages) if s in st.steps))
+               for s, (on_blas, why) in enumerate(decided)]
+    return stages, choices
+
+
+def _step_text(structure: _Structure, terms: _Terms, index: int) -> str:
+    ins = ",".join("".join(_show("0" if lab is None else lab) for lab in terms.labels[t])
+                   for t in terms.reads[index])
+    return f"{ins}->{''.join(_show(lab) for lab in terms.labels[len(structure.accesses) + index])}"
+
+
+_GEMM_PENDING = _Gemm((), (), (), (), (), (), (), ())  # replaced by _orders
+
+
+def _compiled(structure: _Structure, path: _Path, dtypes: tuple[np.dtype, ...], odt: np.dtype, target: str,
+              fuse: str, subscripts: str) -> tuple[Any, str, list[_Step]]:
+    """The fused kernel of a (sub-)einsum, from the cache or freshly built."""
+    key = (structure, dtypes, odt, path.steps, target, fuse)
+    built = _kernels.get(key)
+    if built is None:
+        steps = _plan_steps(structure, path, dtypes, odt)
+        source = _generate(structure, steps, subscripts)
+        kernel = build_kernel(source, "einsum_kernel", "einsum", target=target, fuse=fuse)
+        built = (kernel, source, steps)
+        if len(_kernels) >= _CACHE_LIMIT:
+            _kernels.clear()
+        _kernels[key] = built
+    return built
+
+
+def _run_stages(stages: list[_Stage], ops: tuple[np.ndarray, ...], out: np.ndarray | None,
+                dtype: np.dtype, sizes: dict[str, int]) -> np.ndarray:
+    values: dict[int, np.ndarray] = dict(enumerate(ops))
+    for stage in stages:
+        last = stage is stages[-1]
+        args = [values.pop(t) for t in stage.inputs]
+        if stage.gemm is not None:
+            values[stage.output] = _run_gemm(stage.gemm, *args, out if last else None)
+            continue
+        dest = out if last and out is not None else np.empty(tuple(sizes[lab] for lab in stage.labels), dtype)
+        stage.kernel(*(a.reshape(1) if a.ndim == 0 else a for a in args), dest.reshape(1) if dest.ndim == 0
+                     else dest)
+        values[stage.output] = dest
+    return values[stages[-1].output]
+
+
+# ----------------------------------------------------------------------------------------------
 # Plans and the call path
 # ----------------------------------------------------------------------------------------------
 
@@ -537,6 +770,8 @@ class _Plan:
     structure: _Structure | None = None
     cast: np.dtype | None = None  # dtype= given: operands are converted first
     gemm: _Gemm | None = None  # kind == "blas": how the operands become one np.matmul
+    stages: list[_Stage] = field(default_factory=list)  # kind == "staged": BLAS and loop stages
+    choices: list[StepChoice] = field(default_factory=list)  # kind == "staged": per pairwise step
 
 
 _plans: dict[tuple, _Plan] = {}
@@ -579,17 +814,18 @@ def _plan(subscripts: str, operands: tuple[np.ndarray, ...], out: np.ndarray | N
                       f"{gemm.describe()}; blas=False runs the generated loops")
             return _Plan("blas", reason, out_shape, res, path=path, structure=structure, cast=cast,
                          gemm=gemm)
-    key = (structure, dtypes, odt, path.steps, target, fuse)
-    built = _kernels.get(key)
-    if built is None:
-        steps = _plan_steps(structure, path, dtypes, odt)
-        source = _generate(structure, steps, subscripts)
-        kernel = build_kernel(source, "einsum_kernel", "einsum", target=target, fuse=fuse)
-        built = (kernel, source, steps)
-        if len(_kernels) >= _CACHE_LIMIT:
-            _kernels.clear()
-        _kernels[key] = built
-    kernel, source, steps = built
+    if (blas and not force and len(path.steps) > 1 and odt == res and len(set(dtypes)) == 1
+            and res in _BLAS_DTYPES and dtypes[0] == res):
+        staged = _staged(structure, path, res, target, fuse, subscripts)
+        if staged is not None:
+            stages, choices = staged
+            on_blas = sum(c.blas for c in choices)
+            reason = (f"{on_blas} of {len(choices)} pairwise steps on BLAS, the rest in "
+                      f"{sum(st.gemm is None for st in stages)} fused loop stage(s); blas=False runs "
+                      "one fused program")
+            return _Plan("staged", reason, out_shape, res, path=path, structure=structure, cast=cast,
+                         stages=stages, choices=choices)
+    kernel, source, steps = _compiled(structure, path, dtypes, odt, target, fuse, subscripts)
     reason = f"work {work} > FALLBACK_WORK={FALLBACK_WORK}" if not force else "compiled on request"
     return _Plan("kernel", reason, out_shape, res, kernel, source, steps, path, structure, cast)
 
@@ -648,6 +884,12 @@ def _run(plan: _Plan, subscripts: str, ops: tuple[np.ndarray, ...], out: np.ndar
             b = b.copy() if np.may_share_memory(b, out) else b
         result = _run_gemm(plan.gemm, a, b, out)
         return result[()] if out is None and result.ndim == 0 else result
+    if plan.kind == "staged":
+        args = tuple(op if plan.cast is None or op.dtype == plan.cast else op.astype(plan.cast) for op in ops)
+        if out is not None:
+            args = tuple(a.copy() if np.may_share_memory(a, out) else a for a in args)
+        result = _run_stages(plan.stages, args, out, plan.out_dtype, plan.structure.sizes)
+        return result[()] if out is None and result.ndim == 0 else result
     result = out if out is not None else np.empty(plan.out_shape, dtype=plan.out_dtype)
     args = []
     for op in ops:
@@ -686,6 +928,7 @@ class EinsumPath:
     source: str  # the generated kernel source
     loop_code: str
     dispatch: str | None = None  # "dispatched to BLAS matmul: ..." when calls run np.matmul, or None
+    choices: list[str] = field(default_factory=list)  # per pairwise step: BLAS or fused loops, and why
 
     def __str__(self) -> str:
         lines = [f"einsum {self.subscripts}",
@@ -698,8 +941,12 @@ class EinsumPath:
             verdict = "fused" if d.get("fused") else "not fused"
             lines.append(f"  fusion:       {', '.join(d['first'])} | {', '.join(d['second'])}: "
                          f"{verdict} -- {d['reason']}")
+        for n, choice in enumerate(self.choices):
+            lines.append(f"  dispatch {n}:   {choice}")
         if self.fallback:
             runs = f"numpy.einsum ({self.fallback})"
+        elif self.choices:
+            runs = f"BLAS steps + fused loops ({self.dispatch})"
         elif self.dispatch:
             runs = f"BLAS matmul ({self.dispatch})"
         else:
@@ -736,15 +983,18 @@ def einsum_path(subscripts: str, *operands: Any, out: Any = None, dtype: Any = N
     except PolyfuseError as exc:
         raise exc.with_traceback(None) from None
     fallback = actual.reason if actual.kind == "numpy" else None
-    dispatch = actual.reason if actual.kind == "blas" else None
+    dispatch = actual.reason if actual.kind in ("blas", "staged") else None
+    choices = [c.describe() for c in actual.choices]
     if explanation is None:
-        return EinsumPath(subscripts, ["einsum_path"], [], [], 0, 0, [], 0, 0, fallback, "", "", dispatch)
+        return EinsumPath(subscripts, ["einsum_path"], [], [], 0, 0, [], 0, 0, fallback, "", "", dispatch,
+                          choices)
     path = compiled.path
     return EinsumPath(
         subscripts, ["einsum_path", *path.steps], [s.description for s in compiled.steps],
         [s.form for s in compiled.steps], path.flops, path.naive_flops, list(explanation["fusion"]),
         sum(line.startswith("    for ") for line in compiled.source.splitlines()),
         explanation.fused_loop_nests(), fallback, compiled.source, explanation["loop code"], dispatch,
+        choices,
     )
 
 
@@ -761,8 +1011,11 @@ def explain(subscripts: str, *operands: Any, out: Any = None, dtype: Any = None,
     except PolyfuseError as exc:
         raise exc.with_traceback(None) from None
     runs = {"kernel": "polyfuse kernel", "numpy": f"numpy.einsum ({actual.reason})",
-            "blas": f"BLAS matmul ({actual.reason})"}[actual.kind]
+            "blas": f"BLAS matmul ({actual.reason})",
+            "staged": f"BLAS steps + fused loops ({actual.reason})"}[actual.kind]
     head: dict[str, Any] = {"subscripts": subscripts, "runs": runs}
+    for n, choice in enumerate(actual.choices):
+        head[f"dispatch {n}"] = choice.describe()
     if compiled.kind == "kernel":
         head["order"] = str(list(compiled.path.steps))
         head["flops"] = f"{compiled.path.flops} (naive {compiled.path.naive_flops})"

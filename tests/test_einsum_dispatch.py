@@ -1,0 +1,113 @@
+"""Per-step dispatch of multi-operand einsums: GEMM-shaped steps on BLAS, the other steps in
+fused loop stages; results against numpy.einsum, the recorded choices, out=/dtype=, errors."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import polyfuse
+from polyfuse.einsum import einsum, einsum_path
+
+pe = importlib.import_module("polyfuse.einsum")
+
+
+def _close(result, expected, rtol=1e-9):
+    expected = np.asarray(expected)
+    assert np.shape(result) == expected.shape and np.asarray(result).dtype == expected.dtype
+    scale = float(np.abs(expected).max()) if expected.size else 1.0
+    np.testing.assert_allclose(result, expected, rtol=rtol, atol=rtol * scale)
+
+
+def _ops(seed, *shapes, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+
+def test_chain_steps_are_chosen_per_step():
+    ops = _ops(0, (300, 64), (300,), (300, 48), (300,))
+    info = einsum_path("ki,k,kj,k->ij", *ops)
+    assert len(info.choices) == 3
+    assert "[fused loops, stage 0]" in info.choices[0] and "[fused loops, stage 0]" in info.choices[1]
+    assert "[BLAS, stage 1]" in info.choices[2] and "K 300" in info.choices[2]
+    assert "1 of 3 pairwise steps on BLAS" in info.dispatch
+    assert "dispatch 2:" in str(info) and "BLAS steps + fused loops" in str(info)
+    head = pe.explain("ki,k,kj,k->ij", *ops).to_dict()["einsum"]
+    assert "BLAS" in head["dispatch 2"] and head["runs"].startswith("BLAS steps + fused loops")
+    _close(einsum("ki,k,kj,k->ij", *ops), np.einsum("ki,k,kj,k->ij", *ops))
+    off = einsum_path("ki,k,kj,k->ij", *ops, blas=False)
+    assert off.choices == [] and off.dispatch is None
+    _close(einsum("ki,k,kj,k->ij", *ops, blas=False), np.einsum("ki,k,kj,k->ij", *ops))
+
+
+@pytest.mark.parametrize("subscripts,shapes", [
+    ("ab,bc,cd,de->ae", [(60, 70), (70, 30), (30, 50), (50, 20)]),  # every step on BLAS
+    ("ia,iajb,jbkc,kc->", [(20, 4), (20, 4, 20, 4), (20, 4, 20, 4), (20, 4)]),  # GEMVs, a scalar
+    ("bij,bjk,bk->bi", [(4, 40, 30), (4, 30, 20), (4, 20)]),  # a batched GEMM, then loops
+    ("ij,jk,k->i", [(80, 60), (60, 50), (50,)]),
+    ("...ij,jk,kl->...il", [(3, 30, 40), (40, 20), (20, 30)]),
+])
+def test_staged_calls_match_numpy(subscripts, shapes):
+    ops = _ops(1, *shapes)
+    expected = np.einsum(subscripts, *ops, optimize=True)
+    _close(einsum(subscripts, *ops), expected)
+    out = np.empty(np.shape(expected))
+    if out.ndim:
+        assert einsum(subscripts, *ops, out=out) is out
+        _close(out, expected)
+    ops32 = [op.astype(np.float32) for op in ops]
+    _close(einsum(subscripts, *ops32), np.einsum(subscripts, *ops32, optimize=True), rtol=1e-4)
+    _close(einsum(subscripts, *ops32, dtype=np.float64),
+           np.einsum(subscripts, *ops32, dtype=np.float64, optimize=True))
+
+
+def test_staged_out_aliasing_an_operand():
+    a, b, c = _ops(2, (60, 60), (60, 60), (60, 60))
+    expected = np.einsum("ij,jk,kl->il", a, b, c)
+    assert einsum_path("ij,jk,kl->il", a, b, c).choices
+    einsum("ij,jk,kl->il", a, b, c, out=a)
+    _close(a, expected)
+
+
+def test_staged_errors_are_argument_errors():
+    a, b, c = _ops(3, (60, 60), (60, 60), (60, 60))
+    with pytest.raises(polyfuse.ArgumentError, match="out has shape"):
+        einsum("ij,jk,kl->il", a, b, c, out=np.empty((60, 61)))
+    with pytest.raises(polyfuse.ArgumentError, match="position"):
+        einsum("ij,jk,kl->il", a, b, c[:5])
+
+
+@st.composite
+def chains(draw):
+    """Random multi-operand einsums over labels of sizes 3 (loops) and 20-40 (BLAS-worthy)."""
+    labels = "abcdef"
+    sizes = {c: draw(st.sampled_from([3, 20, 33])) for c in labels}
+    nops = draw(st.integers(2, 4))
+    terms = [draw(st.lists(st.sampled_from(labels), min_size=1, max_size=3, unique=True)) for _ in range(nops)]
+    used = sorted({c for t in terms for c in t})
+    output = draw(st.lists(st.sampled_from(used), max_size=3, unique=True))
+    transposed = draw(st.lists(st.booleans(), min_size=nops, max_size=nops))
+    subscripts = ",".join("".join(t) for t in terms) + "->" + "".join(output)
+    return subscripts, [tuple(sizes[c] for c in t) for t in terms], transposed
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=chains(), seed=st.integers(0, 3))
+def test_random_chains_match_numpy(problem, seed):
+    subscripts, shapes, transposed = problem
+    ops = _ops(seed, *shapes)
+    # transposed views: the BLAS steps must accept any layout
+    ops = [np.ascontiguousarray(op.T).T if flip and op.ndim > 1 else op for op, flip in zip(ops, transposed)]
+    expected = np.einsum(subscripts, *ops, optimize=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pe, "FALLBACK_WORK", 1000)  # compile (and dispatch) small steps too
+        _close(einsum(subscripts, *ops), expected)
+        info = einsum_path(subscripts, *ops)
+    event("BLAS steps + fused loops" if info.choices else "one fused program or numpy")
+    if info.choices:
+        assert len(info.choices) == len(info.path) - 1
+        assert any("[BLAS" in c for c in info.choices)
