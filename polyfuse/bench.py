@@ -148,6 +148,9 @@ class EinsumRow:
     runs_timed: dict[str, int] = field(default_factory=dict)
     ms_by_blas: dict[str, dict[str, float]] = field(default_factory=dict)  # numpy/opt_einsum: BLAS threads -> ms
     max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # vs numpy_opt; None: shapes differ
+    # bytes allocated at the peak of one call beyond its result (tracemalloc; numpy reports its
+    # arrays, polyfuse's kernel-local arrays are numpy arrays): polyfuse, numpy_opt, numpy_step
+    peak_extra_bytes: dict[str, int] = field(default_factory=dict)
     error: str = ""
 
 
@@ -802,7 +805,26 @@ def _runs(module, numpy_opt: Callable, args: tuple) -> str:
         return "?"
     if path.fallback:
         return f"numpy.einsum ({path.fallback})"
+    if getattr(path, "choices", None):
+        on_blas = sum("[BLAS" in c for c in path.choices)
+        return f"BLAS steps + fused loops ({on_blas} of {len(path.choices)} steps on BLAS)"
     return "BLAS matmul (GEMM-shaped)" if getattr(path, "dispatch", None) else "polyfuse kernel"
+
+
+def peak_extra_bytes(fn: Callable, args: tuple) -> int:
+    """Peak bytes that one call of ``fn`` allocates beyond its result, measured with tracemalloc
+    (numpy reports its allocations to it; BLAS's own work buffers are not seen)."""
+    import tracemalloc
+
+    fn(*args)  # warm: compilation and caches are not the call's memory
+    tracemalloc.start()
+    try:
+        result = fn(*args)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    results = result if isinstance(result, tuple) else (result,)
+    return max(0, peak - sum(r.nbytes for r in results if isinstance(r, np.ndarray)))
 
 
 def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, numpy_step: Callable,
@@ -851,6 +873,9 @@ def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, nump
             theirs = times.get(other)
             row.ratios[other] = theirs / row.polyfuse_ms if theirs is not None and row.polyfuse_ms > 0 else None
         row.runs = _runs(module if module is not None else einsum_module(), numpy_opt, args)
+        for label in ("polyfuse", "numpy_opt", "numpy_step"):
+            stage = f"peak memory of {label}"
+            row.peak_extra_bytes[label] = peak_extra_bytes(contenders[label], args)
     except Exception as exc:  # noqa: BLE001 - one row's failure must not stop the section
         if row.check != "MISMATCH":
             row.check = "ERROR"
@@ -936,9 +961,9 @@ def _bytes(count: int) -> str:
 
 
 EINSUM_COLUMNS = ("einsum / spec", "1st call ms", "polyfuse ms", "np opt ms", "np step ms",
-                  "opt_einsum ms", "vs opt", "vs step", "vs oe", "check")
-EINSUM_WIDTHS = (34, 11, 11, 10, 10, 13, 7, 7, 7, 8)
-_EINSUM_LEFT = (0, 9)
+                  "opt_einsum ms", "vs opt", "vs step", "vs oe", "pf peak", "opt peak", "step peak", "check")
+EINSUM_WIDTHS = (34, 11, 11, 10, 10, 13, 7, 7, 7, 9, 9, 9, 8)
+_EINSUM_LEFT = (0, 12)
 
 
 def _ratio(value: float | None) -> str:
@@ -958,7 +983,13 @@ def einsum_header() -> str:
 def format_einsum_row(row: EinsumRow) -> str:
     return _einsum_line((row.name, _ms(row.first_call_ms), _ms(row.polyfuse_ms), _ms(row.numpy_opt_ms),
                          _ms(row.numpy_step_ms), _ms(row.opt_einsum_ms),
-                         *(_ratio(row.ratios.get(o)) for o in EINSUM_OTHERS), row.check))
+                         *(_ratio(row.ratios.get(o)) for o in EINSUM_OTHERS),
+                         *(_peak(row.peak_extra_bytes.get(w)) for w in ("polyfuse", "numpy_opt", "numpy_step")),
+                         row.check))
+
+
+def _peak(nbytes: int | None) -> str:
+    return "-" if nbytes is None else _bytes(nbytes).replace(".0 ", " ")
 
 
 def einsum_summary(report: BenchReport) -> str:
@@ -976,7 +1007,7 @@ def einsum_summary(report: BenchReport) -> str:
             f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.max_abs_diff.items())
         lines.append(f"{row.check} {row.name}: {detail}")
     lines.append(f"({report.einsum_seconds:.1f} s; ratio > 1 means polyfuse is faster; 1st call = "
-                 "compilation + one run)")
+                 "compilation + one run; peak = tracemalloc peak of one call beyond its result)")
     return "\n".join(lines)
 
 
