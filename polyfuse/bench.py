@@ -146,7 +146,7 @@ class EinsumRow:
     opt_einsum_ms: float | None = None  # opt_einsum.contract (plain einsum rows only)
     ratios: dict[str, float | None] = field(default_factory=dict)  # other ms / polyfuse ms
     runs_timed: dict[str, int] = field(default_factory=dict)
-    ms_by_blas: dict[str, dict[str, float]] = field(default_factory=dict)  # numpy/opt_einsum: BLAS threads -> ms
+    ms_by_blas: dict[str, dict[str, float]] = field(default_factory=dict)  # each contender: BLAS threads -> ms
     max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # vs numpy_opt; None: shapes differ
     # bytes allocated at the peak of one call beyond its result (tracemalloc; numpy reports its
     # arrays, polyfuse's kernel-local arrays are numpy arrays): polyfuse, numpy_opt, numpy_step
@@ -855,10 +855,8 @@ def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, nump
         for label, fn in contenders.items():
             stage = f"timing {label}"
             fn(*args)  # warm-up (numpy's path search, page faults), not timed
-            if label == "polyfuse":
-                best, row.runs_timed[label] = best_time(fn, args, settings.repeats, settings.min_time, copy=False)
-                times[label] = best * 1e3
-                continue
+            # every contender on each BLAS thread count, the faster counting: polyfuse's BLAS
+            # steps (np.matmul) use the same BLAS as numpy
             by_blas = row.ms_by_blas.setdefault(label, {})
             for plan, limit in plans:  # the faster BLAS thread count counts, as in the loops section
                 with _blas_limit(limit):

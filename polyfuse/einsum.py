@@ -16,7 +16,10 @@ loops over) is at most :data:`FALLBACK_WORK` run ``numpy.einsum`` instead: a com
 fixed per-call cost of tens of microseconds.  Dtypes other than float32/float64/int32/int64 also go
 to numpy.  A call that is one GEMM-shaped pairwise contraction of float32/float64 operands
 (``ij,jk->ik``, ``bij,bjk->bik``, ...) above that size runs ``np.matmul`` (BLAS) on transposed and
-reshaped views instead of a kernel, unless ``blas=False``.  See docs/einsum.md.
+reshaped views instead of a kernel, unless ``blas=False``.  A path of several steps decides per
+pairwise step (:func:`_step_choice`, the cost model): GEMM-shaped steps that are large enough run
+``np.matmul``, chains of the other steps run as fused loop stages (:func:`_staged`).  See
+docs/einsum.md.
 """
 
 from __future__ import annotations
@@ -844,8 +847,9 @@ def einsum(subscripts: str, *operands: Any, out: np.ndarray | None = None, dtype
     an opt_einsum strategy name, or an explicit path such as ``["einsum_path", (0, 1), (0, 1)]``.
     Small calls (see :data:`FALLBACK_WORK`) and unsupported dtypes run numpy.einsum.
     ``blas``: a call that is one GEMM-shaped contraction of two float32/float64 operands (every
-    label a batch, contracted or free label) runs ``np.matmul`` (BLAS); ``blas=False`` always runs
-    the generated loops.
+    label a batch, contracted or free label) runs ``np.matmul`` (BLAS); in a path of several
+    steps, the large GEMM-shaped steps run ``np.matmul`` and the others fused loop stages;
+    ``blas=False`` always runs the single fused loop program.
     """
     try:
         ops = _as_arrays(operands)
