@@ -226,7 +226,10 @@ class CudaCodegen(TiledEmitter):
                 out.append(f"{pad}{isl_name(var)} = {self.exprs.render(value)}")
             self.exprs.redirect = self.redirects(id(node))
             target = self.exprs.access(stmt.array, stmt.index)
-            out.append(f"{pad}{target} = {self.exprs.render(stmt.value)}  # {stmt.name}: {stmt.source_line}")
+            value = self.exprs.render(stmt.value)
+            if self.in_register(id(node), stmt.array, stmt.index):  # keep the array's dtype
+                value = self.exprs.cast(value, self.arrays[stmt.array].dtype)
+            out.append(f"{pad}{target} = {value}  # {stmt.name}: {stmt.source_line}")
             self.exprs.redirect = {}
 
     def emit_for(self, node: For, depth: int, out: list[str]) -> None:
@@ -302,7 +305,7 @@ class CudaKernel:
         """What ``explain()`` shows for this backend: the GPU mapping and the promotions."""
         budget = max((p.budget for p in self.promotions.values()), default=0)
         decisions = [_decision_text(d) for d in self.promotion_decisions()]
-        if not any(p.budget for p in self.promotions.values()):
+        if not all(p.enabled for p in self.promotions.values()):
             decisions = ["promotion off (POLYFUSE_CUDA_SHARED=0)"]
         return (("gpu mapping", self.describe()),
                 (f"gpu promotion (shared-memory budget {budget} bytes per block)", decisions))

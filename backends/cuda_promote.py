@@ -55,6 +55,7 @@ BLOCK_SHAPES = {  # threads per block of promoted launches, along (x, y)
 }
 CHUNKS = {"gpu": 32, "simulator": 8}  # iterations of a strip-mined loop per chunk (at most)
 REGISTER_LIMIT = 16  # register-promoted elements per kernel
+SECTOR_BYTES = 32  # a global-memory transaction: staging for coalescing needs rows this long
 
 
 def promotion_enabled() -> bool:
@@ -123,6 +124,7 @@ class Promotion:
     """The promotion of one launch: what codegen needs, keyed by loop-AST node identity."""
 
     launch: int
+    enabled: bool = True  # False: POLYFUSE_CUDA_SHARED=0
     block: tuple[int, ...] = ()  # threads per block in ``launch.mapped`` order; () = not tiled
     chunk: int = 1
     budget: int = 0
@@ -178,17 +180,18 @@ def _through(form: Linear | None, env: dict[str, Linear | None]) -> Linear | Non
 
 # ---- register promotion ---------------------------------------------------------------------
 
-def register_candidates(program: LoopProgram, root: Node, launch: int, limit: int) -> Promotion:
+def register_candidates(program: LoopProgram, launch: Launch, limit: int) -> Promotion:
     """Kernel variables for thread-private elements reused across a loop (see module doc)."""
-    promo = Promotion(launch)
-    for loop in (n for n in nodes(root) if isinstance(n, For)):
-        if exclusive_bound(loop) is None:
+    promo = Promotion(launch.index)
+    mapped = {id(m) for m in launch.mapped}  # grid loops: one iteration per thread, nothing to keep
+    for loop in (n for n in nodes(launch.node) if isinstance(n, For)):
+        if exclusive_bound(loop) is None or id(loop) in mapped:
             continue
         for array, reg_index, calls, read in _private_elements(program, loop):
             info = next(a for a in program.arrays if a.name == array)
             refs = _ref_text(program, calls, array)
             if sum(len(r) for r in promo.registers.values()) >= limit:
-                promo.decisions.append(Decision(launch, array, refs, "global", loop.iterator, (), 0,
+                promo.decisions.append(Decision(launch.index, array, refs, "global", loop.iterator, (), 0,
                                                 f"register limit of {limit} per kernel reached"))
                 continue
             reg = Register(f"_r{sum(len(r) for r in promo.registers.values())}", array, info.dtype,
@@ -200,7 +203,7 @@ def register_candidates(program: LoopProgram, root: Node, launch: int, limit: in
                     promo.redirect.setdefault(id(call), {})[(array, index)] = ("register", reg)
             why = "read-modify-write" if read else "written"
             promo.decisions.append(Decision(
-                launch, array, refs, "register", loop.iterator, (), 0,
+                launch.index, array, refs, "register", loop.iterator, (), 0,
                 f"{why} by one thread at one element across the loop: kept in {reg.name}, stored once"))
     return promo
 
@@ -396,6 +399,10 @@ class SharedAnalysis:
         x = f"_th{self.launch.x}"
         strided = any(f.coef(x) != 0 for a in group for f in a.forms[:-1]) or any(
             abs(a.forms[-1].coef(x)) > 1 for a in group)
+        row = box[-1].extent * np.dtype(self.dtypes[group[0].array]).itemsize
+        if strided and row < SECTOR_BYTES:
+            return (f"not promoted: access not coalesced, but staged rows of {row} bytes would not "
+                    f"fill a {SECTOR_BYTES}-byte memory sector either")
         if shared_axes:
             axes = ", ".join("xy"[0 if k == self.launch.x else 1] for k in shared_axes)
             return f"reuse across threads (threads along {axes} read the same elements)"
@@ -496,8 +503,8 @@ def _path(body: Node, staged: set[int]) -> set[int]:
 def promote(program: LoopProgram, launch: Launch, *, kind: str, budget: int, enabled: bool) -> Promotion:
     """Registers, then shared buffers, for one launch (see the module doc)."""
     if not enabled:
-        return Promotion(launch.index, budget=budget)
-    promo = register_candidates(program, launch.node, launch.index, REGISTER_LIMIT)
+        return Promotion(launch.index, budget=budget, enabled=False)
+    promo = register_candidates(program, launch, REGISTER_LIMIT)
     promo.budget = budget
     if not launch.parallel:
         return promo

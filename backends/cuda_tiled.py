@@ -135,6 +135,10 @@ class TiledEmitter:
         out.append(f"{pad}if {runs}:")
         out += [f"{pad}    {r.array}[{_subscript(r)}] = {r.name}" for r in regs]
 
+    def in_register(self, call_id: int, array: str, index: tuple) -> bool:
+        target = self.promo.redirect.get(call_id, {}).get((array, index))
+        return target is not None and target[0] == "register"
+
     def redirects(self, call_id: int) -> dict:
         """How the statement ``call_id`` reaches its promoted accesses."""
         out = {}

@@ -1,0 +1,234 @@
+"""Shared-memory and register promotion of the CUDA backend (backends/cuda_promote.py).
+
+Runs on numba's CUDA simulator (set before numba is imported, as in test_cuda.py).  Every kernel
+is compared with the plain Python function with promotion on (the default) and off
+(``POLYFUSE_CUDA_SHARED=0``), at sizes that are not multiples of the block (boundary tiles).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GPU", "") in ("", "0"):
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    if "numba.cuda" not in sys.modules and "numba.core.config" in sys.modules:
+        sys.modules["numba.core.config"].ENABLE_CUDASIM = 1
+
+import numpy as np
+import pytest
+from conftest import assert_same_arrays, copy_args, define
+
+import polyfuse
+from polyfuse import suite
+
+cuda = pytest.importorskip("numba.cuda")
+from numba import config as numba_config  # noqa: E402
+from polyfuse.backends import cuda_promote  # noqa: E402
+from polyfuse.backends.cuda_affine import Linear, interval, linear, variable  # noqa: E402
+
+SIMULATOR = bool(numba_config.ENABLE_CUDASIM)
+if not SIMULATOR and not cuda.is_available():
+    pytest.skip("no CUDA GPU and the simulator is off", allow_module_level=True)
+REAL_GPU = not SIMULATOR
+needs_gpu = pytest.mark.skipif(not REAL_GPU, reason="needs a real CUDA GPU (the simulator is on or no GPU)")
+
+
+def compiled(func, args, fuse="smart"):
+    k = polyfuse.kernel(func, target="cuda", fuse=fuse)
+    return k, k.compile(*args).backend
+
+
+def check(func, args, fuse="smart", rtol=1e-9):
+    """Run with promotion on (default) and compare with the Python function; return the backend."""
+    expected = copy_args(args)
+    func(*expected)
+    actual = copy_args(args)
+    k, backend = compiled(func, args, fuse)
+    k(*actual)
+    assert_same_arrays(expected, actual, rtol=rtol)
+    return backend
+
+
+def staged(backend):
+    return {(d.array, d.loop) for d in backend.promotion_decisions() if d.storage == "shared"}
+
+
+def registers(backend):
+    return {d.array for d in backend.promotion_decisions() if d.storage == "register"}
+
+
+# ---- differential: promotion on and off, boundary sizes ---------------------------------------
+
+CASES = [  # (kernel, fuse, sizes): sizes not multiples of the simulator's 8 x 8 / 32 blocks
+    ("gemm", "smart", dict(ni=17, nj=9, nk=13)),
+    ("2mm", "none", dict(ni=17, nj=11, nk=13, nl=9)),
+    ("matmul_bias_relu", "none", dict(ni=9, nk=17, nj=10)),
+    ("syrk", "none", dict(n=17, m=11)),
+    ("mvt", "smart", dict(n=31)),
+    ("atax", "smart", dict(m=9, n=17)),
+    ("attention_rows", "none", dict(nq=9, nk=11, d=5, dv=7)),
+]
+
+
+@pytest.mark.parametrize("name, fuse, sizes", CASES, ids=[c[0] for c in CASES])
+def test_promoted_kernels_match_python_on_and_off(name, fuse, sizes, monkeypatch):
+    sk = suite.KERNELS[name]
+    args = sk.make_args(np.random.default_rng(0), **sizes)
+    on = check(sk.func, args, fuse)
+    monkeypatch.setenv("POLYFUSE_CUDA_SHARED", "0")
+    off = check(sk.func, args, fuse)
+    assert "_cuda.shared.array" not in off.source and "_cuda.syncthreads" not in off.source
+    assert not off.promotion_decisions()
+    if name != "atax":  # atax's launches have no sequential loop inside a grid: nothing to stage
+        assert staged(on), on.explain_sections()
+
+
+def test_matmul_tiles_stage_both_operands_and_keep_the_accumulator_in_a_register():
+    sk = suite.KERNELS["2mm"]
+    backend = check(sk.func, sk.make_args(np.random.default_rng(0), ni=9, nj=8, nk=17, nl=7), "none")
+    assert {"A", "B", "tmp", "C"} <= {array for array, _ in staged(backend)}
+    assert registers(backend) == {"tmp", "D"}
+    a = next(d for d in backend.promotion_decisions() if d.array == "A" and d.storage == "shared")
+    assert a.shape == (8, 8) and a.bytes == 512 and "reuse across threads" in a.reason
+    # one shared array per source line (the simulator aliases two on one line), barriers around
+    lines = [ln for ln in backend.source.splitlines() if "_cuda.shared.array" in ln]
+    assert len(lines) == 4 and all(ln.count("_cuda.shared.array") == 1 for ln in lines)
+    assert "_cuda.syncthreads()" in backend.source and "if _on:" in backend.source
+
+
+def test_uncoalesced_rows_are_staged_and_broadcast_elements_are_not():
+    sk = suite.KERNELS["mvt"]
+    args = sk.make_args(np.random.default_rng(0), n=12)
+    backend = check(sk.func, args)
+    by_array = {d.array: d for d in backend.promotion_decisions() if d.launch == 0}
+    assert by_array["A"].storage == "shared" and "not coalesced" in by_array["A"].reason
+    assert by_array["x1"].storage == "register"
+    # the transposed product: A[j, i] is coalesced already and y2[j] is one element per launch
+    second = [d for d in backend.promotion_decisions() if d.launch == 1]
+    assert all(d.storage == "global" for d in second)
+
+
+def test_written_arrays_are_never_staged_and_buffers_fit_the_budget():
+    for name, sk in suite.KERNELS.items():
+        for fuse in ("smart", "none"):
+            args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+            _, backend = compiled(sk.func, args, fuse)
+            for promo in backend.promotions.values():
+                launch = backend.plan.launches[promo.launch]
+                written = {backend.program.statement(s).array for s in _statements(launch.node)}
+                assert not {b.array for b in promo.buffers()} & written, (name, fuse)
+                assert sum(b.nbytes for b in promo.buffers()) <= promo.budget
+
+
+def _statements(node):
+    from polyfuse.loop_ast import statements_in
+
+    return statements_in(node)
+
+
+# ---- budget, knobs, explain ----------------------------------------------------------------------
+
+def test_budget_shrinks_the_chunk_then_refuses(monkeypatch):
+    sk = suite.KERNELS["2mm"]
+    args = sk.make_args(np.random.default_rng(0), ni=9, nj=8, nk=11, nl=7)
+    monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "600")  # 2 x 512 bytes at chunk 8 do not fit
+    backend = check(sk.func, args, "none")
+    assert all(p.chunk == 4 for p in backend.promotions.values() if p.tiled)
+    assert any("chunk shrunk from 8 to 4" in d.reason for d in backend.promotion_decisions())
+    monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "100")  # not even one 8 x 1 column pair
+    backend = check(sk.func, args, "none")
+    assert all(sum(b.nbytes for b in p.buffers()) <= 100 for p in backend.promotions.values())
+    refused = [d for d in backend.promotion_decisions() if "over the shared-memory budget" in d.reason]
+    assert refused and all(d.storage == "global" for d in refused)
+    monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "0")
+    backend = check(sk.func, args, "none")
+    assert not staged(backend) and "_cuda.shared.array" not in backend.source
+    assert registers(backend) == {"tmp", "D"}  # registers do not use shared memory
+
+
+def test_explain_shows_the_promotion(monkeypatch):
+    sk = suite.KERNELS["matmul_bias_relu"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    text = str(polyfuse.kernel(sk.func, target="cuda", fuse="none").explain(*args))
+    assert "gpu promotion" in text and "A A[i, k] -> shared (8, 8) = 512 bytes" in text
+    assert "reuse across threads" in text and "gpu mapping" in text
+    monkeypatch.setenv("POLYFUSE_CUDA_SHARED", "0")
+    text = str(polyfuse.kernel(sk.func, target="cuda", fuse="none").explain(*args))
+    assert "promotion off (POLYFUSE_CUDA_SHARED=0)" in text
+
+
+# ---- register promotion: only when nothing else reaches the element -------------------------------
+
+def test_aliased_accumulator_stays_in_memory():
+    src = """
+def acc_alias(A, C):
+    for i in range(A.shape[0]):
+        for k in range(A.shape[1]):
+            C[i, 0] += A[i, k] * C[i, k]
+"""
+    fn = define(src)
+    rng = np.random.default_rng(0)
+    args = (rng.random((9, 5)), rng.random((9, 5)))
+    backend = check(fn, args)
+    assert "C" not in registers(backend)
+
+
+def test_accumulators_and_a_group_with_a_guarded_shifted_read():
+    src = """
+def mm(A, B, C, D):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            C[i, j] = 0.0
+            D[i, j] = 0.0
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+                D[i, j] = D[i, j] + (A[i, k - 1] if k > 0 else 0.0)
+"""
+    fn = define(src)
+    rng = np.random.default_rng(0)
+    args = (rng.random((10, 13)), rng.random((13, 9)), rng.random((10, 9)), rng.random((10, 9)))
+    backend = check(fn, args, "none")
+    assert registers(backend) == {"C", "D"}
+    # A[i, k] and A[i, k - 1] form one group: one chunk plus the column before it (loads of
+    # column -1 are skipped by the bounds guard)
+    (a,) = [d for d in backend.promotion_decisions() if d.array == "A"]
+    assert a.storage == "shared" and a.shape == (8, 9) and "A[i, (k - 1)]" in a.refs
+
+
+# ---- affine footprints ---------------------------------------------------------------------------
+
+def test_affine_forms_and_intervals():
+    from polyfuse import ir
+
+    i, k = ir.Var("i", "int64"), ir.Var("k", "int64")
+    expr = ir.BinOp("-", ir.BinOp("*", ir.int_const(2), i, "int64"), ir.BinOp("+", k, ir.int_const(3), "int64"),
+                    "int64")
+    form = linear(expr)
+    assert form == Linear.of({"i": 2, "k": -1}, -3)
+    assert linear(ir.BinOp("*", i, k, "int64")) is None
+    box = interval(form.substitute({"i": variable("_o") + variable("_th")}), {"_th": 8, "k": 4})
+    assert box.extent == 2 * 7 + 3 + 1 and box.low == Linear.of({"_o": 2}, -3 - 3)
+    assert box.low.render() == "2 * _o - 6"
+
+
+def test_knob_reads():
+    assert cuda_promote.promotion_enabled()
+    assert cuda_promote.shared_budget(cuda, True) == cuda_promote.SIM_SHARED_BYTES
+
+
+# ---- real GPU only -------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("name", ["gemm", "2mm", "matmul_bias_relu", "mvt", "attention_rows", "syrk"])
+def test_real_gpu_promotion_on_and_off_agree(name, monkeypatch):
+    sk = suite.KERNELS[name]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["quick"])
+    expected = copy_args(args)
+    polyfuse.kernel(sk.func, target="cpu", fuse="none")(*expected)
+    for knob in ("1", "0"):
+        monkeypatch.setenv("POLYFUSE_CUDA_SHARED", knob)
+        actual = copy_args(args)
+        polyfuse.kernel(sk.func, target="cuda", fuse="none")(*actual)
+        assert_same_arrays(expected, actual, rtol=1e-9, atol=1e-9)
