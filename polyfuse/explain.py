@@ -38,6 +38,7 @@ class Explanation:
                           "tree": sched.schedule.get_root().to_str()}),
             ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
             ("loop code", render(program)),
+            *_backend_sections(variant.backend),
             ("compile seconds", dict(stages.seconds)),
             ("cache", "compiled in this process"),
         ))
@@ -60,6 +61,12 @@ class Explanation:
 
     def _repr_pretty_(self, printer, cycle) -> None:  # IPython
         printer.text(str(self))
+
+
+def _backend_sections(backend) -> tuple[tuple[str, Any], ...]:
+    """Sections a backend reports about itself (the CUDA backend: GPU mapping and promotion)."""
+    sections = getattr(backend, "explain_sections", None)
+    return tuple(sections()) if sections is not None else ()
 
 
 def _statement(stmt) -> dict[str, Any]:
