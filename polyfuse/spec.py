@@ -883,8 +883,8 @@ class BlasStep:
     def run(self, env: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
         from polyfuse.einsum import matmul_plan, run_matmul
 
-        a, b = env[self.a], env[self.b]
-        run_matmul(matmul_plan(self.subscripts, a.shape, b.shape), a, b, env[self.target])
+        a, b, out = env[self.a], env[self.b], env[self.target]
+        run_matmul(matmul_plan(self.subscripts, a.shape, b.shape), a, b, out if self.free else out.reshape(()))
 
 
 @dataclass(frozen=True)
@@ -1259,7 +1259,7 @@ class Spec:
             shapes[name] = tuple(int(eval(e, {"min": min}, arrays)) for e in exprs)  # noqa: S307
         for step in self._staged.steps:
             if isinstance(step, BlasStep) and step.target in self._staged.temps:
-                shapes[step.target] = tuple(shapes[step.indices[v][0]][step.indices[v][1]] for v in step.free)
+                shapes[step.target] = tuple(shapes[step.indices[v][0]][step.indices[v][1]] for v in step.free) or (1,)
         return shapes
 
     def _blocking(self, shapes: dict[str, tuple[int, ...]], itemsize: int) -> tuple[int, int]:

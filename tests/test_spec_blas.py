@@ -68,9 +68,15 @@ def test_mlp_contraction_on_blas_epilogue_fused(small_blocks, target):
     # not row-blockable (the row index is the second subscript of X): runs unblocked
     ("G[i, j] = sum[n](X[n, i] * X[n, j])",
      lambda r: (r.standard_normal((80, 40)),), lambda X: X.T @ X),
-    # a rank-0 result
+    # a rank-0 result, with and without an epilogue
     ("s = sum[i](x[i] * y[i])",
      lambda r: (r.standard_normal(70000), r.standard_normal(70000)), lambda x, y: x @ y),
+    ("s = sum[i](x[i] * y[i]) * 2.0",
+     lambda r: (r.standard_normal(70000), r.standard_normal(70000)), lambda x, y: 2.0 * (x @ y)),
+    # two sums in one statement, one input read whole and one by rows
+    ("Y[i, j] = sum[k](A[i, k] * B[k, j]) - sum[k](A[i, k] * C[j, k])",
+     lambda r: (r.standard_normal((150, 40)), r.standard_normal((40, 30)), r.standard_normal((30, 40))),
+     lambda A, B, C: A @ B - A @ C.T),
 ])
 def test_other_gemm_shaped_sums(small_blocks, text, make, reference):
     args = make(np.random.default_rng(2))
@@ -117,3 +123,10 @@ def test_attention_peak_memory_is_row_blocked(n, share):
     assert peak - O.nbytes < share * n * n * 8
     assert peak - O.nbytes < 3 * block * n * 8  # the scores and probabilities of one block, and change
     np.testing.assert_allclose(O, _attention_np(Q, K, V, 0.125), rtol=1e-10, atol=1e-12)
+
+
+def test_call_time_errors_still_point_at_the_spec():
+    rng = np.random.default_rng(6)
+    X, W1, b1, W2 = (rng.standard_normal(s) for s in [(200, 64), (65, 64), (64,), (64, 32)])
+    with pytest.raises(ps.SpecError, match="line 2, col"):
+        spec(MLP_SPEC)(X=X, W1=W1, b1=b1, W2=W2)
