@@ -408,11 +408,14 @@ _HOST_GLOBALS = {"_np": np, "_math": math}
 
 
 def _decision_text(d: Decision) -> str:
-    what = f"{d.array} {d.refs}".strip()
-    where = {"shared": f"shared {d.shape} = {d.bytes} bytes, per chunk of {d.loop}",
-             "register": f"register across {d.loop}",
-             "global": f"stays in global memory (at loop {d.loop})" if d.loop else "stays in global memory"}
-    return f"launch {d.launch}: {what} -> {where[d.storage]}: {d.reason}"
+    if d.storage == "register":
+        return f"launch {d.launch}: {d.refs} -> register across loop {d.loop}: {d.reason}"
+    if d.storage == "global":
+        return f"launch {d.launch}: {d.refs or d.array} (at {d.loop}): {d.reason}"
+    if d.array == "*":
+        return f"launch {d.launch}: {d.reason} (all staged groups together: {d.bytes} bytes)"
+    site = "once per tile" if d.loop == "tile" else f"per chunk of loop {d.loop}" if d.loop else ""
+    return f"launch {d.launch}: {d.refs} -> shared {d.shape}, {d.bytes} bytes, {site}: {d.reason}"
 
 
 def launch_config(counts: list[int], x: int, scratch: bool, simulator: bool,

@@ -539,7 +539,7 @@ def _fit(analysis: SharedAnalysis, chunk0: int, budget: int, promo: Promotion):
             if chunk < chunk0 and groups:
                 promo.decisions.append(Decision(
                     promo.launch, "*", "all staged groups", "shared", "", (), total,
-                    f"chunk shrunk from {chunk0} to {chunk} iterations to fit {budget} bytes"))
+                    f"chunk shrunk from {chunk0} to {chunk} iterations to fit the budget of {budget} bytes"))
             return groups, chunk
         largest = max(groups, key=lambda g: g.nbytes)
         excluded.add(largest.key)
@@ -560,8 +560,7 @@ def _record(promo: Promotion, analysis: SharedAnalysis, groups: list[Group], chu
             promo.redirect.setdefault(acc.node, {})[(acc.array, acc.index)] = ("shared", buf)
         promo.decisions.append(Decision(
             promo.launch, group.array, group.refs(), "shared", group.site_name, buf.shape,
-            buf.nbytes, f"{group.why}; " + (f"staged per chunk of {chunk} iterations" if group.loop
-                                            else "staged once per tile")))
+            buf.nbytes, group.why))
     staged = {g.array for g in groups}
     for array, (site, why) in analysis.rejected.items():
         if array not in staged:

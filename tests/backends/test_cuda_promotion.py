@@ -151,7 +151,7 @@ def test_explain_shows_the_promotion(monkeypatch):
     sk = suite.KERNELS["matmul_bias_relu"]
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
     text = str(polyfuse.kernel(sk.func, target="cuda", fuse="none").explain(*args))
-    assert "gpu promotion" in text and "A A[i, k] -> shared (8, 8) = 512 bytes" in text
+    assert "gpu promotion" in text and "A[i, k] -> shared (8, 8), 512 bytes, per chunk of loop _t2" in text
     assert "reuse across threads" in text and "gpu mapping" in text
     monkeypatch.setenv("POLYFUSE_CUDA_SHARED", "0")
     text = str(polyfuse.kernel(sk.func, target="cuda", fuse="none").explain(*args))
