@@ -11,7 +11,10 @@ host work and launches, not PCIe copies; each time is the minimum over ``--repea
 * ``chain3`` (add -> relu -> sigmoid): the fused streaming kernel and the unfused one, in GB/s of
   useful traffic (read A, B, write out) against the device's peak memory bandwidth;
 * ``gemm``, ``matmul_bias_relu``, ``2mm``: GFLOP/s, against CuPy's matmul when CuPy is installed;
-* ``attention_rows``: fused (S and P never leave the thread) against materialized (fuse="none").
+* ``attention_rows``: fused (S and P never leave the thread) against materialized (fuse="none");
+* promotion: each of ``gemm``, ``2mm``, ``matmul_bias_relu``, ``syrk``, ``mvt``, ``attention_rows``
+  compiled with shared-memory/register promotion (the default) and without
+  (``POLYFUSE_CUDA_SHARED=0``), in one row pair per kernel, with the shared bytes per block used.
 
 Every result is checked against polyfuse's CPU backend (or the Python function under --quick).
 """
@@ -39,10 +42,12 @@ def parse(argv):
 
 def run_tests(quick: bool) -> int:
     env = dict(os.environ)
-    args = [sys.executable, "-m", "pytest", str(ROOT / "tests" / "backends" / "test_cuda.py"), "-q", "-x"]
+    tests = ROOT / "tests" / "backends"
+    args = [sys.executable, "-m", "pytest", str(tests / "test_cuda.py"), str(tests / "test_cuda_promotion.py"),
+            "-q", "-x"]
     if quick:
         env.setdefault("NUMBA_ENABLE_CUDASIM", "1")
-        args += ["-k", "chain3 or device or error"]
+        args += ["-k", "chain3 or device or error or budget"]
     else:
         env["NUMBA_ENABLE_CUDASIM"] = "0"
         env["POLYFUSE_TEST_GPU"] = "1"
@@ -58,7 +63,13 @@ SIZES = {  # (real GPU, --quick)
     "matmul_bias_relu": (dict(ni=2048, nk=2048, nj=2048), dict(ni=8, nk=7, nj=9)),
     "2mm": (dict(ni=1024, nj=1024, nk=1024, nl=1024), dict(ni=6, nj=7, nk=8, nl=9)),
     "attention_rows": (dict(nq=4096, nk=4096, d=64, dv=64), dict(nq=8, nk=9, d=4, dv=5)),
+    "syrk": (dict(n=2048, m=2048), dict(n=9, m=7)),
+    "mvt": (dict(n=8192), dict(n=17)),
 }
+PROMOTION_CASES = (  # (kernel, fuse): the fusion mode whose loop nest the promotion works on
+    ("gemm", "smart"), ("2mm", "none"), ("matmul_bias_relu", "none"), ("syrk", "none"),
+    ("mvt", "smart"), ("attention_rows", "none"),
+)
 FLOPS = {
     "gemm": lambda s: 2.0 * s["ni"] * s["nj"] * s["nk"],
     "matmul_bias_relu": lambda s: 2.0 * s["ni"] * s["nj"] * s["nk"],
@@ -120,9 +131,22 @@ class Bench:
             self.polyfuse.kernel(sk.func, target="cpu")(*expected)
         return expected
 
-    def timed(self, sk, args, fuse: str):
-        """(seconds per call, outputs on the host) with the arrays resident on the device."""
+    def timed(self, sk, args, fuse: str, shared: bool = True):
+        """(seconds per call, outputs on the host) with the arrays resident on the device;
+        ``shared=False`` compiles without promotion (POLYFUSE_CUDA_SHARED=0)."""
+        previous = os.environ.get("POLYFUSE_CUDA_SHARED")
+        os.environ["POLYFUSE_CUDA_SHARED"] = "1" if shared else "0"
+        try:
+            return self._timed(sk, args, fuse)
+        finally:
+            if previous is None:
+                del os.environ["POLYFUSE_CUDA_SHARED"]
+            else:
+                os.environ["POLYFUSE_CUDA_SHARED"] = previous
+
+    def _timed(self, sk, args, fuse: str):
         k = self.polyfuse.kernel(sk.func, target="cuda", fuse=fuse)
+        self.last_kernel = k
         device = tuple(self.cuda.to_device(a) if isinstance(a, self.np.ndarray) else a for a in args)
         k(*device)  # compile (numba JITs each kernel on its first launch)
         fresh = tuple(self.cuda.to_device(a) if isinstance(a, self.np.ndarray) else a for a in args)
@@ -201,6 +225,27 @@ class Bench:
             self.add("attention_rows", variant, " ".join(f"{k}={v}" for k, v in sizes.items()), seconds,
                      "", versus, self.check(f"attention fuse={fuse}", sk, expected, out))
 
+    def promotion(self) -> None:
+        """Promotion on against off, kernel by kernel (same fusion mode, same sizes)."""
+        for name, fuse in PROMOTION_CASES:
+            sk, args = self.inputs(name)
+            sizes = self.sizes(name)
+            expected = self.reference(sk, args)
+            size = " ".join(f"{k}={v}" for k, v in sizes.items())
+            on, out_on = self.timed(sk, args, fuse, shared=True)
+            used = self.shared_bytes(self.last_kernel, args)
+            off, out_off = self.timed(sk, args, fuse, shared=False)
+            flops = FLOPS[name](sizes) if name in FLOPS else None
+            self.add(f"{name} (fuse={fuse})", f"promoted, {used} B shared", size, on, _rate(flops, on),
+                     f"{off / on:.2f}x vs global only", self.check(f"{name} promoted", sk, expected, out_on))
+            self.add(f"{name} (fuse={fuse})", "global only", size, off, _rate(flops, off), "",
+                     self.check(f"{name} not promoted", sk, expected, out_off))
+
+    def shared_bytes(self, kernel, args) -> int:
+        """The largest static shared memory of one launch of ``kernel`` (bytes per block)."""
+        backend = kernel.compile(*args).backend
+        return max((sum(b.nbytes for b in p.buffers()) for p in backend.promotions.values()), default=0)
+
     def table(self) -> str:
         head = ("case", "variant", "size", "ms/call", "rate", "versus", "check")
         widths = [max(len(r[i]) for r in [head, *self.rows]) for i in range(len(head))]
@@ -208,6 +253,10 @@ class Bench:
                  "  ".join("-" * w for w in widths)]
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in self.rows]
         return "\n".join(lines)
+
+
+def _rate(flops: float | None, seconds: float) -> str:
+    return f"{flops / seconds / 1e9:.1f} GFLOP/s" if flops else ""
 
 
 def main(argv=None) -> int:
@@ -236,6 +285,7 @@ def main(argv=None) -> int:
     bench.streaming(peak)
     bench.gemm_like()
     bench.attention()
+    bench.promotion()
     print()
     print(bench.table())
     print(f"\n{len(bench.rows)} rows in {time.perf_counter() - began:.1f} s"
