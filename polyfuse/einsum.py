@@ -527,8 +527,11 @@ def run_matmul(gemm: _Gemm, a: np.ndarray, b: np.ndarray, out: np.ndarray | None
 
 #: A GEMM-shaped pairwise step of a multi-operand path runs on BLAS when its contracted size K
 #: is at least this, and (unless it is unbatched) also its M and N: below that a GEMM cannot block
-#: for registers and the fused loops, which keep the intermediate in cache, are as fast.
-BLAS_MIN_DIM = 16
+#: for registers and the fused loops, which keep the intermediate in cache, are as fast ...
+BLAS_MIN_DIM = 8
+#: ... and when its work batch*M*N*K is at least this (a 16x16x16 GEMM, a few microseconds of
+#: BLAS, about what one BLAS call costs on top).
+BLAS_MIN_WORK = 4096
 
 
 @dataclass(frozen=True)
@@ -605,8 +608,8 @@ def _step_choice(structure: _Structure, terms: _Terms, index: int) -> tuple[bool
         return False, "elementwise (nothing summed)"
     if k < BLAS_MIN_DIM or (batch > 1 and min(m, n) < BLAS_MIN_DIM):
         return False, f"{shape}: below BLAS_MIN_DIM={BLAS_MIN_DIM}"
-    if batch * m * n * k <= FALLBACK_WORK:
-        return False, f"{shape}: work <= FALLBACK_WORK={FALLBACK_WORK}"
+    if batch * m * n * k < BLAS_MIN_WORK:
+        return False, f"{shape}: work < BLAS_MIN_WORK={BLAS_MIN_WORK}"
     return True, f"GEMM-shaped, {shape}"
 
 
