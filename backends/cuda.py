@@ -226,10 +226,10 @@ class CudaCodegen(TiledEmitter):
                 out.append(f"{pad}{isl_name(var)} = {self.exprs.render(value)}")
             self.exprs.redirect = self.redirects(id(node))
             target = self.exprs.access(stmt.array, stmt.index)
-            value = self.exprs.render(stmt.value)
+            text = self.exprs.render(stmt.value)
             if self.in_register(id(node), stmt.array, stmt.index):  # keep the array's dtype
-                value = self.exprs.cast(value, self.arrays[stmt.array].dtype)
-            out.append(f"{pad}{target} = {value}  # {stmt.name}: {stmt.source_line}")
+                text = self.exprs.cast(text, self.arrays[stmt.array].dtype)
+            out.append(f"{pad}{target} = {text}  # {stmt.name}: {stmt.source_line}")
             self.exprs.redirect = {}
 
     def emit_for(self, node: For, depth: int, out: list[str]) -> None:
@@ -356,7 +356,7 @@ class CudaKernel:
             elif isinstance(unit, HostFor):
                 loop = unit.loop
                 start = int(self._eval(loop.init, values))
-                stop = int(self._eval(exclusive_bound(loop), values))
+                stop = int(self._eval(_bound(loop), values))
                 for value in range(start, stop, loop.step):
                     values[loop.iterator] = value
                     self._run(unit.body, values, cuda, scratch)
@@ -374,7 +374,7 @@ class CudaKernel:
         counts = []
         for loop in launch.mapped:
             start = int(self._eval(loop.init, values))
-            stop = int(self._eval(exclusive_bound(loop), values))
+            stop = int(self._eval(_bound(loop), values))
             counts.append(max(0, -(-(stop - start) // loop.step)))
         if 0 in counts:
             return
@@ -405,6 +405,13 @@ class CudaKernel:
 
 
 _HOST_GLOBALS = {"_np": np, "_math": math}
+
+
+def _bound(loop: For) -> ir.Expr:
+    """The exclusive bound of a loop the plan put on the host or the grid (it has one)."""
+    bound = exclusive_bound(loop)
+    assert bound is not None, loop.iterator
+    return bound
 
 
 def _decision_text(d: Decision) -> str:

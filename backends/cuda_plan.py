@@ -126,7 +126,7 @@ class _Planner:
         return (Launch(-1, node, host_vars, reason="it has no parallel loop"),)
 
     def parallel_launch(self, loop: For, host_vars: tuple[str, ...]) -> Launch:
-        mapped = (loop,)
+        mapped: tuple[For, ...] = (loop,)
         inner = loop.body
         if isinstance(inner, For) and inner.parallel and inner.step > 0:
             bound = exclusive_bound(inner)

@@ -130,7 +130,7 @@ class Promotion:
     budget: int = 0
     staged: dict[int | str, list[SharedBuffer]] = field(default_factory=dict)  # id(For)/"tile" -> buffers
     registers: dict[int, list[Register]] = field(default_factory=dict)  # id(For) -> registers
-    redirect: dict[int, dict[tuple[str, tuple], tuple[str, object]]] = field(default_factory=dict)
+    redirect: dict[int, dict[tuple[str, tuple], tuple[str, SharedBuffer | Register]]] = field(default_factory=dict)
     path: set[int] = field(default_factory=set)  # ids of nodes enclosing a staged loop
     decisions: list[Decision] = field(default_factory=list)
 
@@ -247,7 +247,7 @@ def _direct_calls(body: Node) -> set[int]:
 
 
 def _guarded_loads(value: ir.Expr) -> set[tuple[str, tuple]]:
-    out = set()
+    out: set[tuple[str, tuple]] = set()
     for e in ir.walk(value):
         if isinstance(e, ir.Select) and e.guarded:
             for branch in (e.then, e.otherwise, e.cond):
@@ -392,13 +392,14 @@ class SharedAnalysis:
 
     def _worth(self, group: list[Access], box: tuple[Interval, ...]) -> str:
         """Why staging pays (reuse across threads, uncoalesced), or why not."""
+        forms = [a.forms for a in group if a.forms is not None]
         if all(i.extent == 1 for i in box):
             return "not promoted: a single element (every thread reads it from the cache as cheaply)"
         shared_axes = [k for k, b in enumerate(self.block) if b > 1 and all(
-            f.coef(f"_th{k}") == 0 for a in group for f in a.forms)]
+            f.coef(f"_th{k}") == 0 for fs in forms for f in fs)]
         x = f"_th{self.launch.x}"
-        strided = any(f.coef(x) != 0 for a in group for f in a.forms[:-1]) or any(
-            abs(a.forms[-1].coef(x)) > 1 for a in group)
+        strided = any(f.coef(x) != 0 for fs in forms for f in fs[:-1]) or any(
+            abs(fs[-1].coef(x)) > 1 for fs in forms)
         row = box[-1].extent * np.dtype(self.dtypes[group[0].array]).itemsize
         if strided and row < SECTOR_BYTES:
             return (f"not promoted: access not coalesced, but staged rows of {row} bytes would not "
@@ -568,7 +569,7 @@ def _record(promo: Promotion, analysis: SharedAnalysis, groups: list[Group], chu
     if groups:
         promo.block = block
         promo.chunk = chunk
-        promo.path = _path(analysis.launch.mapped[-1].body, {k for k in promo.staged if k != "tile"})
+        promo.path = _path(analysis.launch.mapped[-1].body, {k for k in promo.staged if isinstance(k, int)})
 
 
 __all__ = ["Decision", "Promotion", "Register", "SharedBuffer", "constant", "promote",

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 
+from polyfuse import ir
 from polyfuse.loop_ast import Block, For, Node, exclusive_bound
 
-from .cuda_exprs import NUMBA_TYPES
+from .cuda_exprs import NUMBA_TYPES, ExprRenderer
 from .cuda_promote import Promotion, Register, SharedBuffer
 
 
@@ -30,6 +31,13 @@ class TiledEmitter:
     """Mixin of ``CudaCodegen``: the tiled kernel body and the promoted accesses."""
 
     promo: Promotion
+    exprs: ExprRenderer
+
+    def emit(self, node: Node, depth: int, out: list[str]) -> None:  # pragma: no cover - CudaCodegen's
+        raise NotImplementedError
+
+    def _first(self, loop: For) -> str:  # pragma: no cover - CudaCodegen's
+        raise NotImplementedError
 
     def shared_declarations(self, out: list[str]) -> None:
         # one cuda.shared.array per line: the simulator identifies shared arrays by source line
@@ -81,7 +89,7 @@ class TiledEmitter:
 
     def uniform_for(self, loop: For, depth: int, out: list[str]) -> None:
         pad = "    " * depth
-        init, bound = self.exprs.render(loop.init), self.exprs.render(exclusive_bound(loop))
+        init, bound = self.exprs.render(loop.init), self.exprs.render(_bound(loop))
         buffers = self.promo.staged.get(id(loop), [])
         if not buffers:
             out.append(f"{pad}for {loop.iterator} in range({init}, {bound}, {loop.step}):")
@@ -125,7 +133,7 @@ class TiledEmitter:
             emit_loop()
             return
         pad = "    " * depth
-        bound = exclusive_bound(loop)
+        bound = _bound(loop)
         runs = f"{guard}{self.exprs.render(loop.init)} < {self.exprs.render(bound)}"
         loads = [r for r in regs if r.read]
         if loads:
@@ -142,12 +150,19 @@ class TiledEmitter:
     def redirects(self, call_id: int) -> dict:
         """How the statement ``call_id`` reaches its promoted accesses."""
         out = {}
-        for key, (kind, target) in self.promo.redirect.get(call_id, {}).items():
-            if kind == "register":
+        for key, (_, target) in self.promo.redirect.get(call_id, {}).items():
+            if isinstance(target, Register):
                 out[key] = (lambda name: lambda subs: name)(target.name)
             else:
                 out[key] = _shared_access(target)
         return out
+
+
+def _bound(loop: For) -> ir.Expr:
+    """The exclusive bound of a candidate or register loop (both require one)."""
+    bound = exclusive_bound(loop)
+    assert bound is not None, loop.iterator
+    return bound
 
 
 def _subscript(reg: Register) -> str:
