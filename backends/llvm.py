@@ -2,7 +2,11 @@
 
 The generated function takes, in order: each argument (arrays as element pointers, ints as i64,
 floats as double), the strides of arrays passed with any layout, the array extents, and the
-kernel-local arrays.  Local scalars are stack slots, so LLVM keeps them in registers.
+kernel-local arrays.  Local scalars are stack slots, so LLVM keeps them in registers.  A phase
+that runs as a parallel region (``polyfuse.phases``) gets a second function, ``<phase>.region``,
+taking also the thread's number, the thread count and the barrier block; its barrier is a
+function of a separate module (``barrier_module``), so the optimiser of the kernel treats it as
+an opaque call that may read and write every array (their pointers are passed to it).
 Python semantics are kept exactly: floor ``//`` and ``%``, integer division by zero gives 0
 (numpy), no fast-math reassociation.
 """
@@ -19,12 +23,12 @@ import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from polyfuse.errors import ArgumentError
-from polyfuse.loop_ast import Block, For, If, LoopProgram, StmtCall
-from polyfuse.phases import Phase, plan_phases, shared_scalars
+from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.phases import Phase, plan_phases, region_groups, region_level, region_role, shared_scalars
 from polyfuse.scop import ArrayInfo, isl_name
 
 from .llvm_exprs import ExprEmitter, llvm_type
-from .parallel import run_parallel
+from .parallel import BARRIER_ABORT, BARRIER_GENERATION, run_parallel, run_region
 
 _INIT_LOCK = threading.Lock()
 _TARGET: dict[str, Any] = {}
@@ -39,6 +43,8 @@ def _initialize() -> str:
             libm = ctypes.util.find_library("m")
             if libm:
                 llvm.load_library_permanently(libm)
+            libc = ctypes.CDLL(None)
+            llvm.add_symbol("sched_yield", ctypes.cast(libc.sched_yield, ctypes.c_void_p).value)
             _TARGET["triple"] = llvm.get_process_triple()
         return _TARGET["triple"]
 
@@ -62,10 +68,12 @@ class Param:
 
 @dataclass
 class CompiledPhase:
-    """One phase's JIT function; parallel phases take (first, last) iteration indices too."""
+    """One phase's JIT function; parallel phases take (first, last) iteration indices too.
+    ``region``: the parallel-region function, taking (thread, threads, barrier block) too."""
 
     phase: Phase
     function: Any
+    region: Any = None
 
 
 @dataclass
@@ -77,6 +85,13 @@ class LLVMKernel:
     locals: dict[str, ArrayInfo]
     engine: Any = field(repr=False)
     serial_seconds: dict[int, float] = field(default_factory=dict, repr=False)
+    region_verdicts: dict[tuple, bool] = field(default_factory=dict, repr=False)  # (phase, sizes) -> parallel?
+    region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on several threads
+
+    @property
+    def int_positions(self) -> tuple[int, ...]:
+        """Positions of the integer parameters (sizes) in the argument list."""
+        return tuple(k for k, p in enumerate(self.params) if p.kind == "i64")
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -95,6 +110,8 @@ class LLVMKernel:
         for compiled in self.phases:
             if compiled.phase.parallel:
                 run_parallel(self, compiled, args, values)
+            elif compiled.region is not None:
+                run_region(self, compiled, args)
             else:
                 compiled.function(*args)
 
@@ -151,6 +168,8 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     module = ll.Module(name=program.name)
     for phase in phases:
         KernelCodegen(module, program, params, phase, shared, fastmath=options.fastmath)
+        if phase.is_region:
+            KernelCodegen(module, program, params, phase, shared, fastmath=options.fastmath, region=True)
     text = str(module)
     triple = _initialize()
     tm = _target_machine(triple)
@@ -172,17 +191,81 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
     triple = _initialize()
     parsed = llvm.parse_assembly(artifact.optimized_ir)
     engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple))
+    if any(phase.is_region for phase in artifact.phases):
+        engine.add_module(llvm.parse_assembly(barrier_module(triple)))
     engine.finalize_object()
     compiled = []
+    params = [_CTYPES[p.kind] for p in artifact.params]
     for phase in artifact.phases:
-        argtypes = [_CTYPES[p.kind] for p in artifact.params] + ([ctypes.c_int64] * 2 if phase.parallel else [])
+        argtypes = params + ([ctypes.c_int64] * 2 if phase.parallel else [])
         address = engine.get_function_address(phase_name(artifact.name, phase))
-        compiled.append(CompiledPhase(phase, ctypes.CFUNCTYPE(None, *argtypes)(address)))
+        function = ctypes.CFUNCTYPE(None, *argtypes)(address)
+        region = None
+        if phase.is_region:
+            address = engine.get_function_address(phase_name(artifact.name, phase, region=True))
+            region = ctypes.CFUNCTYPE(None, *params, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)(address)
+        compiled.append(CompiledPhase(phase, function, region))
     return LLVMKernel(artifact, tuple(compiled), {a.name: a for a in artifact.locals}, engine)
 
 
-def phase_name(kernel: str, phase: Phase) -> str:
-    return f"{kernel}.phase{phase.index}"
+def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:
+    return f"{kernel}.phase{phase.index}" + (".region" if region else "")
+
+
+# ---- the barrier of parallel regions -----------------------------------------------------------
+
+BARRIER = "polyfuse.barrier"
+SPIN_POLLS = 4000  # polls (each with the CPU's pause hint) before every further poll yields the core
+_I8PP = ll.IntType(8).as_pointer().as_pointer()
+_BARRIER_TYPE = ll.FunctionType(ll.IntType(32), [ll.IntType(64).as_pointer(), ll.IntType(64), _I8PP])
+
+
+def barrier_module(triple: str) -> str:
+    """``i32 polyfuse.barrier(i64* block, i64 threads, i8** arrays)``: a generation-counter barrier.
+
+    block[0] counts the threads that arrived, block[1] is the generation (how many barriers have
+    completed), block[2] is set by the runtime to abort.  The last thread to arrive resets the
+    count and bumps the generation (release); the others poll the generation (acquire), with the
+    pause hint for ``SPIN_POLLS`` polls and with ``sched_yield`` after that, because the machine's
+    cores may be shared with other jobs and a spinning thread would keep a descheduled one out.
+    Returns 1 when aborted.  ``arrays`` is unused: it tells the kernel's optimiser that the call
+    may touch every array, which is what the other threads do while this one waits.
+    """
+    i32, i64 = ll.IntType(32), ll.IntType(64)
+    module = ll.Module(name=BARRIER)
+    fn = ll.Function(module, _BARRIER_TYPE, name=BARRIER)
+    block, count, _arrays = fn.args
+    sched_yield = ll.Function(module, ll.FunctionType(i32, []), name="sched_yield")
+    is_x86 = triple.split("-")[0] in ("x86_64", "i386", "i686")
+    pause = ll.Function(module, ll.FunctionType(ll.VoidType(), []), name="llvm.x86.sse2.pause") if is_x86 else None
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    polls = b.alloca(i64, name="polls")
+    b.store(ll.Constant(i64, 0), polls)
+    generation_at = b.gep(block, [ll.Constant(i64, BARRIER_GENERATION)])
+    abort_at = b.gep(block, [ll.Constant(i64, BARRIER_ABORT)])
+    generation = b.load_atomic(generation_at, "acquire", 8)
+    arrived = b.atomic_rmw("add", block, ll.Constant(i64, 1), "acq_rel")
+    with b.if_then(b.icmp_signed("==", arrived, b.sub(count, ll.Constant(i64, 1)))):
+        b.store_atomic(ll.Constant(i64, 0), block, "monotonic", 8)
+        b.store_atomic(b.add(generation, ll.Constant(i64, 1)), generation_at, "release", 8)
+        b.ret(ll.Constant(i32, 0))
+    poll = b.append_basic_block("poll")
+    b.branch(poll)
+    b.position_at_end(poll)
+    with b.if_then(b.icmp_signed("!=", b.load_atomic(generation_at, "acquire", 8), generation)):
+        b.ret(ll.Constant(i32, 0))
+    with b.if_then(b.icmp_signed("!=", b.load_atomic(abort_at, "monotonic", 8), ll.Constant(i64, 0))):
+        b.ret(ll.Constant(i32, 1))
+    done = b.load(polls)
+    b.store(b.add(done, ll.Constant(i64, 1)), polls)
+    with b.if_else(b.icmp_signed("<", done, ll.Constant(i64, SPIN_POLLS))) as (spin, give_way):
+        with spin:
+            if pause is not None:
+                b.call(pause, [])
+        with give_way:
+            b.call(sched_yield, [])
+    b.branch(poll)
+    return str(module)
 
 
 _CTYPES = {"array": ctypes.c_void_p, "stride": ctypes.c_int64, "i64": ctypes.c_int64, "f64": ctypes.c_double}
@@ -193,16 +276,20 @@ class KernelCodegen:
     """Emits one phase's LLVM function; one ``emit_<node>`` rule per loop-AST node."""
 
     def __init__(self, module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
-                 shared: set[str], *, fastmath: bool = False) -> None:
+                 shared: set[str], *, fastmath: bool = False, region: bool = False) -> None:
         self.program = program
         self.fastmath = fastmath
         self.module = module
         self.shared = shared
         arg_types = [self._param_type(program, p) for p in params]
-        if phase.parallel:
+        if phase.parallel and not region:
             arg_types += [_I64, _I64]
-        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), arg_types), name=phase_name(program.name, phase))
-        self.chunk = (fn.args[-2], fn.args[-1]) if phase.parallel else None
+        if region:
+            arg_types += [_I64, _I64, _I64.as_pointer()]
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), arg_types),
+                         name=phase_name(program.name, phase, region=region))
+        self.function = fn
+        self.chunk = (fn.args[-2], fn.args[-1]) if phase.parallel and not region else None
         self.entry = fn.append_basic_block("entry")
         body = fn.append_basic_block("body")
         self.builder = ll.IRBuilder(body)
@@ -216,8 +303,12 @@ class KernelCodegen:
             self.values[param.name] = arg
         self.exprs = ExprEmitter(self)
         self._bind_arrays(params)
-        if self.chunk is not None:
-            self.emit_chunk(phase.node)
+        if region:
+            arrays = [arg for p, arg in zip(params, fn.args) if p.kind == "array"]
+            self.team = Team(self, fn.args[-3], fn.args[-2], fn.args[-1], arrays, region_level(phase.node))
+            self.emit_region(phase.node)
+        elif self.chunk is not None:
+            self.emit_chunk(phase.node, *self.chunk)
         else:
             self.emit(phase.node)
         self.builder.ret_void()
@@ -261,21 +352,20 @@ class KernelCodegen:
         for child in node.children:
             self.emit(child)
 
-    def emit_chunk(self, node: For) -> None:
-        """The outer loop restricted to iterations ``first <= k < last`` (k counts from 0)."""
-        first, last = self.chunk
+    def emit_chunk(self, node: For, first, last) -> None:
+        """The loop restricted to iterations ``first <= k < last`` (k counts from 0)."""
         step = ll.Constant(_I64, node.step)
         init = self.exprs.emit(node.init)
         start = self.builder.add(init, self.builder.mul(first, step))
         end = self.builder.add(init, self.builder.mul(last, step))
         self.emit_For(node, start=start, end=end)
 
-    def emit_For(self, node: For, start=None, end=None) -> None:
+    def emit_For(self, node: For, start=None, end=None, body=None) -> None:
         b = self.builder
         slot = self.alloca_builder.alloca(_I64, name=node.iterator)
         b.store(self.exprs.emit(node.init) if start is None else start, slot)
         header = b.append_basic_block(f"{node.iterator}.header")
-        body = b.append_basic_block(f"{node.iterator}.body")
+        loop_body = b.append_basic_block(f"{node.iterator}.body")
         done = b.append_basic_block(f"{node.iterator}.done")
         b.branch(header)
         b.position_at_end(header)
@@ -284,26 +374,48 @@ class KernelCodegen:
         cond = self.exprs.emit(node.cond)
         if end is not None:
             cond = b.and_(cond, b.icmp_signed("<", self.values[node.iterator], end))
-        b.cbranch(cond, body, done)
-        b.position_at_end(body)
-        self.emit(node.body)
+        b.cbranch(cond, loop_body, done)
+        b.position_at_end(loop_body)
+        (self.emit if body is None else body)(node.body)
         current = b.load(slot)
         b.store(b.add(current, ll.Constant(_I64, node.step), flags=["nsw"]), slot)
         b.branch(header)
         b.position_at_end(done)
         self._restore(node.iterator, saved)
 
-    def emit_If(self, node: If) -> None:
+    def emit_If(self, node: If, branch=None) -> None:
+        emit = self.emit if branch is None else branch
         cond = self.exprs.emit(node.cond)
         if node.otherwise is None:
             with self.builder.if_then(cond):
-                self.emit(node.then)
+                emit(node.then)
             return
         with self.builder.if_else(cond) as (then, otherwise):
             with then:
-                self.emit(node.then)
+                emit(node.then)
             with otherwise:
-                self.emit(node.otherwise)
+                emit(node.otherwise)
+
+    # ---- parallel regions: the same rules, run by every thread of a team -------------------
+    def emit_region(self, node: Node, depth: int = 0) -> None:
+        """Every thread runs the control; parallel loops are cut, serial sections run on thread 0
+        (``depth``: sequential loops around ``node``; see ``polyfuse.phases.region_role``)."""
+        role = region_role(node, depth, self.team.level)
+        if role == "parallel":
+            assert isinstance(node, For)
+            self.team.chunk(node)
+        elif role == "serial":
+            self.team.serial((node,))
+        elif isinstance(node, For):
+            self.emit_For(node, body=lambda body: self.emit_region(body, depth + 1))
+        elif isinstance(node, If):
+            self.emit_If(node, branch=lambda branch: self.emit_region(branch, depth))
+        elif isinstance(node, Block):
+            for group in region_groups(node.children, depth, self.team.level):
+                if len(group) == 1:
+                    self.emit_region(group[0], depth)
+                else:
+                    self.team.serial(group)
 
     def emit_StmtCall(self, node: StmtCall) -> None:
         stmt = self.program.statement(node.statement)
@@ -321,3 +433,49 @@ class KernelCodegen:
             self.values.pop(name, None)
         else:
             self.values[name] = old
+
+
+class Team:
+    """What a region function adds to the loop rules: this thread's chunk, thread 0, barriers."""
+
+    def __init__(self, cg: KernelCodegen, thread, count, block, arrays: list, level: int) -> None:
+        self.cg, self.thread, self.count, self.block, self.level = cg, thread, count, block, level
+        self.barrier = cg.module.globals.get(BARRIER) or ll.Function(cg.module, _BARRIER_TYPE, name=BARRIER)
+        a = cg.alloca_builder
+        self.arrays = a.alloca(_I8PP.pointee, size=max(1, len(arrays)), name="team.arrays")
+        for k, array in enumerate(arrays):  # the barrier "may touch" every array (see barrier_module)
+            a.store(a.bitcast(array, _I8PP.pointee), a.gep(self.arrays, [ll.Constant(_I64, k)]))
+        self.aborted = None
+
+    def chunk(self, node: For) -> None:
+        """This thread's static chunk of ``node``'s iterations (as the parallel phases cut them), then a barrier."""
+        b, exprs = self.cg.builder, self.cg.exprs
+        bound = exclusive_bound(node)
+        assert bound is not None  # plan_region refuses loops without one
+        step = ll.Constant(_I64, node.step)
+        span = b.sub(exprs.emit(bound), exprs.emit(node.init))
+        span = b.select(b.icmp_signed("<", span, ll.Constant(_I64, 0)), ll.Constant(_I64, 0), span)
+        trips = b.sdiv(b.add(span, ll.Constant(_I64, node.step - 1)), step)
+        first = b.sdiv(b.mul(trips, self.thread), self.count)
+        last = b.sdiv(b.mul(trips, b.add(self.thread, ll.Constant(_I64, 1))), self.count)
+        self.cg.emit_chunk(node, first, last)
+        self.wait()
+
+    def serial(self, group: tuple[Node, ...]) -> None:
+        """Statements outside parallel loops: thread 0 runs them, then a barrier."""
+        b = self.cg.builder
+        with b.if_then(b.icmp_signed("==", self.thread, ll.Constant(_I64, 0))):
+            for node in group:
+                self.cg.emit(node)
+        self.wait()
+
+    def wait(self) -> None:
+        """The barrier; when the runtime aborted the region, return from the function."""
+        b = self.cg.builder
+        status = b.call(self.barrier, [self.block, self.count, self.arrays])
+        if self.aborted is None:
+            self.aborted = self.cg.function.append_basic_block("aborted")
+            ll.IRBuilder(self.aborted).ret_void()
+        go_on = b.append_basic_block("barrier.done")
+        b.cbranch(b.icmp_signed("!=", status, ll.Constant(ll.IntType(32), 0)), self.aborted, go_on)
+        b.position_at_end(go_on)

@@ -1,9 +1,16 @@
-"""Running a parallel phase on the thread pool.
+"""Running a parallel phase or a parallel region on the thread pool.
 
-The outer loop's iterations are cut into one contiguous chunk per thread.  Threads get their
-own copies of the locals the phase privatises.  A phase only goes parallel once a serial run
-of it took long enough to pay for the dispatch: serial runs are timed per outer iteration, and
-the estimate for the current trip count decides.
+Parallel phase: the outer loop's iterations are cut into one contiguous chunk per thread.
+Threads get their own copies of the locals the phase privatises.  A phase only goes parallel
+once a serial run of it took long enough to pay for the dispatch: serial runs are timed per
+outer iteration, and the estimate for the current trip count decides.
+
+Parallel region (``polyfuse.phases``): one call of the region function per thread, all at once
+(``threads.run_team``), synchronised by barriers in the generated code on a small block of
+memory allocated here per call.  The first call at given sizes runs the region function on one
+thread, which is the serial schedule, and counts its barriers; the region goes parallel at those
+sizes when that run measured enough work per barrier.  On one thread nothing changes: the
+phase's ordinary serial function runs.
 """
 
 from __future__ import annotations
@@ -11,7 +18,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import numpy as np
+
 from polyfuse import threads
+from polyfuse.phases import REGION_MIN_SECONDS_PER_BARRIER
 from polyfuse.runtime import allocate, evaluate_int
 
 MIN_PARALLEL_SECONDS = 2e-4  # a phase faster than this serially is not worth waking threads for
@@ -51,3 +61,50 @@ def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], kee
             keep_alive.append(buffer)
             copied[position] = buffer.ctypes.data
     return copied
+
+
+#: Words of the barrier block passed to a region function (see ``backends.llvm.barrier_module``).
+BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT = 8, 1, 2
+MAX_REGION_VERDICTS = 256  # sizes remembered per kernel before the verdicts are measured afresh
+
+
+def run_region(kernel, compiled, args: list) -> None:
+    workers = threads.get_num_threads()
+    if workers <= 1:
+        compiled.function(*args)  # one thread: exactly the serial phase
+        return
+    key = (compiled.phase.index, *(args[k] for k in kernel.int_positions))  # the sizes decide the work
+    verdict = kernel.region_verdicts.get(key)
+    if verdict is None:
+        if len(kernel.region_verdicts) >= MAX_REGION_VERDICTS:
+            kernel.region_verdicts.clear()
+        kernel.region_verdicts[key] = _measure(compiled, args)
+    elif not verdict:
+        compiled.function(*args)
+    else:
+        _run_team(compiled, args, workers)
+        kernel.region_runs[compiled.phase.index] = kernel.region_runs.get(compiled.phase.index, 0) + 1
+
+
+def _measure(compiled, args: list) -> bool:
+    """Run the region on one thread (the serial schedule) and say whether it is worth threads."""
+    state = np.zeros(BARRIER_WORDS, dtype=np.int64)
+    began = time.perf_counter()
+    compiled.region(*args, 0, 1, state.ctypes.data)
+    seconds = time.perf_counter() - began
+    barriers = int(state[BARRIER_GENERATION])
+    return (barriers > 0 and seconds >= MIN_PARALLEL_SECONDS
+            and seconds / barriers >= REGION_MIN_SECONDS_PER_BARRIER)
+
+
+def _run_team(compiled, args: list, workers: int) -> None:
+    state = np.zeros(BARRIER_WORDS, dtype=np.int64)
+    address = state.ctypes.data
+
+    def work(k: int) -> None:
+        compiled.region(*args, k, workers, address)
+
+    def abort() -> None:
+        state[BARRIER_ABORT] = 1  # members waiting at a barrier return from the region
+
+    threads.run_team(work, workers, abort)
