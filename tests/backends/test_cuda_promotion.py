@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GPU", "") in ("", "0"):
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -18,6 +19,9 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GP
 import numpy as np
 import pytest
 from conftest import assert_same_arrays, copy_args, define
+from hypothesis import HealthCheck, given, note, reject, settings
+from hypothesis import strategies as st
+from program_gen import programs
 
 import polyfuse
 from polyfuse import suite
@@ -232,3 +236,106 @@ def test_real_gpu_promotion_on_and_off_agree(name, monkeypatch):
         actual = copy_args(args)
         polyfuse.kernel(sk.func, target="cuda", fuse="none")(*actual)
         assert_same_arrays(expected, actual, rtol=1e-9, atol=1e-9)
+
+
+# ---- random programs across block boundaries; GPU-sized decisions --------------------------------
+
+@settings(max_examples=12, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@given(prog=programs(), n=st.sampled_from([5, 9]), fuse=st.sampled_from(["smart", "none"]),
+       seed=st.integers(0, 2**16))
+def test_random_programs_with_promotion_match_the_python_backend(prog, n, fuse, seed):
+    note(prog.source)
+    fn = define(prog.source, "kern")
+    args = prog.make_args(np.random.default_rng(seed), n)
+    expected, actual = copy_args(args), copy_args(args)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        polyfuse.kernel(fn, target="python", fuse=fuse)(*expected)
+        try:
+            polyfuse.kernel(fn, target="cuda", fuse=fuse)(*actual)
+        except (ArithmeticError, ValueError):
+            if not SIMULATOR:
+                raise
+            reject()  # the simulator evaluates math.* on Python floats: math.sqrt(-1) raises
+    rtol, atol = prog.tolerance
+    assert_same_arrays(expected, actual, rtol=rtol, atol=atol,
+                       names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
+
+
+@pytest.mark.parametrize("name, fuse", [("2mm", "none"), ("mvt", "smart"), ("attention_rows", "none"),
+                                        ("conv_bn_relu", "smart"), ("gemm", "smart")])
+def test_gpu_sized_decisions_fit_48k(name, fuse):
+    """The decisions a real GPU would get (256 or 32 x 8 threads, chunks of 32), made here."""
+    sk = suite.KERNELS[name]
+    _, backend = compiled(sk.func, sk.make_args(np.random.default_rng(0), **sk.sizes["test"]), fuse)
+    for launch in backend.plan.launches:
+        promo = cuda_promote.promote(backend.program, launch, kind="gpu", budget=48 * 1024, enabled=True)
+        assert sum(b.nbytes for b in promo.buffers()) <= 48 * 1024
+        if promo.tiled:
+            assert promo.block in ((256,), (32, 8), (8, 32)) and promo.chunk in (32, 16, 8)
+    if name == "mvt":  # A's 256 x 32 doubles (64 KiB) do not fit: chunk 16
+        promo = cuda_promote.promote(backend.program, backend.plan.launches[0], kind="gpu",
+                                     budget=48 * 1024, enabled=True)
+        assert promo.chunk == 16 and promo.buffers()[0].shape == (256, 16)
+
+
+def test_device_budget_and_override(monkeypatch):
+    class Device:
+        MAX_SHARED_MEMORY_PER_BLOCK = 12345
+
+    class FakeCuda:
+        @staticmethod
+        def get_current_device():
+            return Device()
+
+    assert cuda_promote.shared_budget(FakeCuda, simulator=False) == 12345
+    monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "4096")
+    assert cuda_promote.shared_budget(FakeCuda, simulator=False) == 4096
+
+
+@given(coefs=st.lists(st.integers(-3, 3), min_size=1, max_size=3), const=st.integers(-5, 5),
+       extents=st.lists(st.integers(1, 5), min_size=3, max_size=3))
+def test_interval_holds_every_value_and_is_tight(coefs, const, extents):
+    import itertools
+
+    names = [f"u{k}" for k in range(len(coefs))]
+    form = Linear.of(dict(zip(names, coefs)), const)
+    ext = dict(zip(names, extents))
+    box = interval(form, ext)
+    values = [const + sum(c * v for c, v in zip(coefs, point))
+              for point in itertools.product(*(range(ext[n]) for n in names))]
+    assert box.low.const == min(values) and box.low.const + box.extent - 1 == max(values)
+
+
+SUBSCRIPTS = ("i", "j", "k", "k + 1", "i + k", "2 * k", "j + k", "n - 1 - k", "0")
+
+
+@st.composite
+def contractions(draw):
+    """``C[i, j] += A[..] * B[..]`` nests in any loop order, subscripts drawn from affine forms
+    of the loops (shifts, diagonals, strides, reversals, broadcasts), some with a second group."""
+    order = draw(st.permutations(["i", "j", "k"]))
+    sub = [draw(st.sampled_from(SUBSCRIPTS)) for _ in range(5)]
+    shifted = draw(st.booleans())
+    extra = f" + A[{sub[0]}, {sub[4]}]" if shifted else ""
+    lines = ["def kern(n, A, B, C):"]
+    for depth, var in enumerate(order):
+        lines.append(f"{'    ' * (depth + 1)}for {var} in range(n):")
+    lines.append(f"{'    ' * 4}C[i, j] += A[{sub[0]}, {sub[1]}] * B[{sub[2]}, {sub[3]}]{extra}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=15, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(src=contractions(), n=st.sampled_from([5, 9, 13]), fuse=st.sampled_from(["smart", "none"]))
+def test_random_contractions_with_staged_groups_match_python(src, n, fuse):
+    note(src)
+    fn = define(src, "kern")
+    rng = np.random.default_rng(n)
+    ext = 3 * n + 2
+    args = (n, rng.random((ext, ext)), rng.random((ext, ext)), rng.random((n, n)))
+    expected, actual = copy_args(args), copy_args(args)
+    fn(*expected)
+    polyfuse.kernel(fn, target="cuda", fuse=fuse)(*actual)
+    assert_same_arrays(expected, actual, rtol=1e-9, names=["n", "A", "B", "C"])
