@@ -827,6 +827,27 @@ def peak_extra_bytes(fn: Callable, args: tuple) -> int:
     return max(0, peak - sum(r.nbytes for r in results if isinstance(r, np.ndarray)))
 
 
+#: Rounds in which every einsum contender is timed in turn (the best of all rounds counts), so
+#: that a change of load on a shared machine hits all of them alike.
+EINSUM_ROUNDS = 3
+
+
+def _time_einsum_contenders(contenders: dict[str, Callable], args: tuple, settings: BenchSettings,
+                            row: EinsumRow) -> dict[str, float]:
+    """Best ms of each contender: on each BLAS thread count, the faster counting (polyfuse's BLAS
+    steps use the same BLAS as numpy), over interleaved rounds."""
+    plans = blas_plans(settings)
+    for _ in range(EINSUM_ROUNDS):
+        for label, fn in contenders.items():
+            by_blas = row.ms_by_blas.setdefault(label, {})
+            for plan, limit in plans:
+                with _blas_limit(limit):
+                    best, runs = best_time(fn, args, settings.repeats, settings.min_time, copy=False)
+                by_blas[plan] = min(by_blas.get(plan, math.inf), best * 1e3)
+                row.runs_timed[label] = row.runs_timed.get(label, 0) + runs
+    return {label: min(by_blas.values()) for label, by_blas in row.ms_by_blas.items()}
+
+
 def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, numpy_step: Callable,
                      args: tuple, settings: BenchSettings, module=None) -> EinsumRow:
     """Check and time one einsum/spec row; errors end up in the row, never raised."""
@@ -850,20 +871,10 @@ def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, nump
                 agree, row.max_abs_diff[other] = close_enough(contenders[other](*args), reference)
                 ok = ok and agree  # a disagreeing reference is reported as well
         row.check = "ok" if ok else "MISMATCH"
-        times: dict[str, float] = {}
-        plans = blas_plans(settings)
         for label, fn in contenders.items():
-            stage = f"timing {label}"
+            stage = f"warming up {label}"
             fn(*args)  # warm-up (numpy's path search, page faults), not timed
-            # every contender on each BLAS thread count, the faster counting: polyfuse's BLAS
-            # steps (np.matmul) use the same BLAS as numpy
-            by_blas = row.ms_by_blas.setdefault(label, {})
-            for plan, limit in plans:  # the faster BLAS thread count counts, as in the loops section
-                with _blas_limit(limit):
-                    best, runs = best_time(fn, args, settings.repeats, settings.min_time, copy=False)
-                by_blas[plan] = best * 1e3
-                row.runs_timed[label] = row.runs_timed.get(label, 0) + runs
-            times[label] = min(by_blas.values())
+        times = _time_einsum_contenders(contenders, args, settings, row)
         row.polyfuse_ms = times["polyfuse"]
         row.numpy_opt_ms, row.numpy_step_ms = times["numpy_opt"], times["numpy_step"]
         row.opt_einsum_ms = times.get("opt_einsum")

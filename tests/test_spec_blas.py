@@ -130,3 +130,17 @@ def test_call_time_errors_still_point_at_the_spec():
     X, W1, b1, W2 = (rng.standard_normal(s) for s in [(200, 64), (65, 64), (64,), (64, 32)])
     with pytest.raises(ps.SpecError, match="line 2, col"):
         spec(MLP_SPEC)(X=X, W1=W1, b1=b1, W2=W2)
+
+
+def test_bench_reports_peak_memory_beyond_the_result():
+    from polyfuse.bench import peak_extra_bytes
+
+    n = 512
+    rng = np.random.default_rng(7)
+    Q, K, V = (rng.standard_normal((n, 64)) for _ in range(3))
+    att = spec(ATTENTION_SPEC)
+    ours = peak_extra_bytes(lambda Q, K, V: att(Q=Q, K=K, V=V, scale=0.125), (Q, K, V))
+    theirs = peak_extra_bytes(lambda Q, K, V: _attention_np(Q, K, V, 0.125), (Q, K, V))
+    assert theirs >= 2 * n * n * 8  # numpy holds the scores and the probabilities
+    assert ours < theirs / 3
+    assert peak_extra_bytes(lambda x: x + 1.0, (np.ones(1000),)) < 1000  # the result is not counted
