@@ -1009,6 +1009,16 @@ def _staged_plan(analysis: _Analysis, text: str, target: str, fuse: str, fastmat
     return StagedPlan([s for s in steps if s is not None], tuple(temps), _row_inputs(analysis, raw))
 
 
+def _try_staged_plan(analysis: _Analysis, text: str, target: str, fuse: str,
+                     fastmath: bool) -> StagedPlan | None:
+    """:func:`_staged_plan`, or None (the single fused kernel) when a rewritten loop step is not
+    a valid spec; the spec itself was checked already, so this is never the user's error."""
+    try:
+        return _staged_plan(analysis, text, target, fuse, fastmath)
+    except SpecError:
+        return None
+
+
 def replace_step(step: BlasStep, target: str) -> BlasStep:
     from dataclasses import replace
 
@@ -1128,7 +1138,7 @@ class Spec:
         self._shapes = {name: [compile(e, "<spec>", "eval") for e in a.shapes[name]] for name in self.outputs}
         self._kernels: dict[np.dtype, tuple[Any, str]] = {}
         self._validated: dict[tuple, dict[str, tuple[int, ...]]] = {}
-        self._staged = _staged_plan(a, text, target, fuse, fastmath) if blas else None
+        self._staged = _try_staged_plan(a, text, target, fuse, fastmath) if blas else None
         self._target_shapes = {name: [compile(e, "<spec>", "eval") for e in exprs]
                                for name, exprs in a.shapes.items()}
         self._decisions: dict[tuple, SpecDecision] = {}

@@ -8,6 +8,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polyfuse.einsum import ATTENTION_SPEC, MLP_SPEC
 from polyfuse.spec import spec
@@ -144,3 +146,50 @@ def test_bench_reports_peak_memory_beyond_the_result():
     assert theirs >= 2 * n * n * 8  # numpy holds the scores and the probabilities
     assert ours < theirs / 3
     assert peak_extra_bytes(lambda x: x + 1.0, (np.ones(1000),)) < 1000  # the result is not counted
+
+
+@st.composite
+def contraction_specs(draw):
+    """``T[...] = epilogue(sum[k](A[...] * B[...]))`` with random axis orders, an optional batch
+    index and an optional second contraction reading T; returns (text, shapes, numpy reference)."""
+    batch = draw(st.booleans())
+    a_axes = draw(st.permutations(["i", "k"] + (["b"] if batch else [])))
+    b_axes = draw(st.permutations(["k", "j"] + (["b"] if batch else [])))
+    target = (["b"] if batch else []) + ["i", "j"]
+    epilogue = draw(st.sampled_from(["{}", "relu({} + c[j])", "tanh({}) * 2.0", "{} - c[j]"]))
+    second = draw(st.booleans())
+    sizes = {"b": 3, "i": draw(st.sampled_from([20, 37])), "k": draw(st.sampled_from([16, 40])), "j": 24,
+             "l": 30}
+    ref = lambda s: ",".join(s)  # noqa: E731
+    body = f"sum[k](A[{ref(a_axes)}] * B[{ref(b_axes)}])"
+    text = f"T[{ref(target)}] = {epilogue.format(body)}"
+    if second:
+        text += f"\nU[{ref(target[:-1] + ['l'])}] = sum[j](T[{ref(target)}] * D[j, l])"
+    shapes = {"A": a_axes, "B": b_axes, "c": ["j"], "D": ["j", "l"]}
+
+    def reference(arrays):
+        t = np.einsum(f"{''.join(a_axes)},{''.join(b_axes)}->{''.join(target)}", arrays["A"], arrays["B"])
+        c = arrays.get("c")
+        t = {"{}": t, "relu({} + c[j])": np.maximum(t + (c if c is not None else 0), 0),
+             "tanh({}) * 2.0": np.tanh(t) * 2.0, "{} - c[j]": t - (c if c is not None else 0)}[epilogue]
+        return np.einsum("...j,jl->...l", t, arrays["D"]) if second else t
+
+    return text, {n: tuple(sizes[v] for v in axes) for n, axes in shapes.items()}, reference
+
+
+@settings(max_examples=25, deadline=None)
+@given(problem=contraction_specs(), seed=st.integers(0, 3), blocks=st.booleans())
+def test_random_contraction_specs_match_numpy(problem, seed, blocks):
+    text, shapes, reference = problem
+    s = spec(text)
+    rng = np.random.default_rng(seed)
+    arrays = {name: rng.standard_normal(shapes[name]) for name in s.arrays}
+    with pytest.MonkeyPatch.context() as mp:
+        if blocks:
+            mp.setattr(ps, "L2_SHARE", 1e-9)
+            mp.setattr(ps, "MIN_BLOCK_ROWS", 16)
+        mp.setattr(ps, "BLAS_MIN_WORK", 1000)
+        decision = s.decide(**arrays)
+        result = s(**arrays)
+    assert decision.runs == "staged"
+    np.testing.assert_allclose(result, reference(arrays), rtol=1e-9, atol=1e-9)
