@@ -139,12 +139,7 @@ class CudaCodegen(TiledEmitter):
     def kernel(self, launch: Launch) -> str:
         out: list[str] = ["", ""]
         self.promo = self.promotions.get(launch.index, Promotion(launch.index))
-        if launch.parallel:
-            dims = " x ".join(m.iterator for m in launch.mapped)
-            tiles = f", tiles of {' x '.join(map(str, self.promo.block))}" if self.promo.tiled else ""
-            out.append(f"# launch {launch.index}: grid over {dims}, x <- {launch.mapped[launch.x].iterator}{tiles}")
-        else:
-            out.append(f"# launch {launch.index}: SINGLE THREAD <<<1, 1>>> (slow): {launch.reason}")
+        out.append(self._header(launch))
         out.append("@_cuda.jit")
         out.append(f"def {self.kernel_name(launch)}({', '.join(self.parameters(launch))}):")
         used = self._locals_used(launch.node)
@@ -164,21 +159,32 @@ class CudaCodegen(TiledEmitter):
         if self.promo.tiled:
             self.shared_declarations(out)
             self.tiled_loops(launch, out)
-            return "\n".join(out) + "\n"
+        else:
+            self._grid_stride_loops(launch, out)
+        return "\n".join(out) + "\n"
+
+    def _header(self, launch: Launch) -> str:
+        if not launch.parallel:
+            return f"# launch {launch.index}: SINGLE THREAD <<<1, 1>>> (slow): {launch.reason}"
+        dims = " x ".join(m.iterator for m in launch.mapped)
+        tiles = f", tiles of {' x '.join(map(str, self.promo.block))}" if self.promo.tiled else ""
+        return f"# launch {launch.index}: grid over {dims}, x <- {launch.mapped[launch.x].iterator}{tiles}"
+
+    def _grid_stride_loops(self, launch: Launch, out: list[str]) -> None:
+        """One iteration of the mapped loops per thread and step (no block-wide agreement)."""
         if len(launch.mapped) == 1:
             loop = launch.mapped[0]
             out.append("    for _k0 in range(_tid, _n0, _nthreads):")
             out.append(f"        {loop.iterator} = {self._first(loop)} + _k0 * {loop.step}")
             self.emit(loop.body, 2, out)
-        else:
-            x = launch.x
-            y = 1 - x
-            out.append(f"    for _k{y} in range(_gy, _n{y}, _sy):")
-            out.append(f"        for _k{x} in range(_gx, _n{x}, _sx):")
-            for k, loop in enumerate(launch.mapped):
-                out.append(f"            {loop.iterator} = {self._first(loop)} + _k{k} * {loop.step}")
-            self.emit(launch.mapped[1].body, 3, out)
-        return "\n".join(out) + "\n"
+            return
+        x = launch.x
+        y = 1 - x
+        out.append(f"    for _k{y} in range(_gy, _n{y}, _sy):")
+        out.append(f"        for _k{x} in range(_gx, _n{x}, _sx):")
+        for k, loop in enumerate(launch.mapped):
+            out.append(f"            {loop.iterator} = {self._first(loop)} + _k{k} * {loop.step}")
+        self.emit(launch.mapped[1].body, 3, out)
 
     def _first(self, loop: For) -> str:
         return self.exprs.render(loop.init)

@@ -45,7 +45,7 @@ from polyfuse import ir
 from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound, nodes
 from polyfuse.scop import isl_name
 
-from .cuda_affine import Interval, Linear, constant, interval, linear, variable
+from .cuda_affine import Interval, Linear, interval, linear, variable
 from .cuda_plan import Launch, free_vars
 
 SIM_SHARED_BYTES = 48 * 1024  # shared memory per block assumed under the simulator (no device)
@@ -571,6 +571,3 @@ def _record(promo: Promotion, analysis: SharedAnalysis, groups: list[Group], chu
         promo.chunk = chunk
         promo.path = _path(analysis.launch.mapped[-1].body, {k for k in promo.staged if isinstance(k, int)})
 
-
-__all__ = ["Decision", "Promotion", "Register", "SharedBuffer", "constant", "promote",
-           "promotion_enabled", "shared_budget"]
