@@ -310,11 +310,11 @@ class CudaKernel:
     def explain_sections(self) -> tuple[tuple[str, Any], ...]:
         """What ``explain()`` shows for this backend: the GPU mapping and the promotions."""
         budget = max((p.budget for p in self.promotions.values()), default=0)
-        decisions = [_decision_text(d) for d in self.promotion_decisions()]
+        lines = [f"shared-memory budget: {budget} bytes per block"]
+        lines += [_decision_text(d) for d in self.promotion_decisions()]
         if not all(p.enabled for p in self.promotions.values()):
-            decisions = ["promotion off (POLYFUSE_CUDA_SHARED=0)"]
-        return (("gpu mapping", self.describe()),
-                (f"gpu promotion (shared-memory budget {budget} bytes per block)", decisions))
+            lines = ["promotion off (POLYFUSE_CUDA_SHARED=0)"]
+        return (("gpu mapping", self.describe()), ("gpu promotion", lines))
 
     def __call__(self, env: dict[str, Any]) -> None:
         cuda = cuda_api()

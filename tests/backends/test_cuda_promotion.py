@@ -154,8 +154,10 @@ def test_budget_shrinks_the_chunk_then_refuses(monkeypatch):
 def test_explain_shows_the_promotion(monkeypatch):
     sk = suite.KERNELS["matmul_bias_relu"]
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
-    text = str(polyfuse.kernel(sk.func, target="cuda", fuse="none").explain(*args))
-    assert "gpu promotion" in text and "A[i, k] -> shared (8, 8), 512 bytes, per chunk of loop _t2" in text
+    explanation = polyfuse.kernel(sk.func, target="cuda", fuse="none").explain(*args)
+    assert explanation["gpu promotion"][0] == "shared-memory budget: 49152 bytes per block"
+    text = str(explanation)
+    assert "== gpu promotion ==" in text and "A[i, k] -> shared (8, 8), 512 bytes, per chunk of loop _t2" in text
     assert "reuse across threads" in text and "gpu mapping" in text
     monkeypatch.setenv("POLYFUSE_CUDA_SHARED", "0")
     text = str(polyfuse.kernel(sk.func, target="cuda", fuse="none").explain(*args))
@@ -214,6 +216,25 @@ def test_affine_forms_and_intervals():
     box = interval(form.substitute({"i": variable("_o") + variable("_th")}), {"_th": 8, "k": 4})
     assert box.extent == 2 * 7 + 3 + 1 and box.low == Linear.of({"_o": 2}, -3 - 3)
     assert box.low.render() == "2 * _o - 6"
+
+
+def test_register_limit_is_a_hard_limit(monkeypatch):
+    src = """
+def two_acc(A, B, C, D):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            C[i, j] = 0.0
+            D[i, j] = 0.0
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+                D[i, j] += A[i, k]
+"""
+    monkeypatch.setattr(cuda_promote, "REGISTER_LIMIT", 1)
+    rng = np.random.default_rng(0)
+    args = (rng.random((5, 4)), rng.random((4, 3)), np.zeros((5, 3)), np.zeros((5, 3)))
+    backend = check(define(src), args, "none")
+    assert len(registers(backend)) == 1
+    assert any("register limit of 1" in d.reason for d in backend.promotion_decisions())
 
 
 def test_knob_reads():
