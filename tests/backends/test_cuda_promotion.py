@@ -88,6 +88,22 @@ def test_promoted_kernels_match_python_on_and_off(name, fuse, sizes, monkeypatch
         assert staged(on), on.explain_sections()
 
 
+@pytest.mark.parametrize("name, fuse, sizes", [("2mm", "none", dict(ni=17, nj=9, nk=10, nl=23)),
+                                               ("syrk", "none", dict(n=40, m=9))])
+def test_several_blocks_and_tiles_per_block(name, fuse, sizes, monkeypatch):
+    """More threads than the simulator's default 64: several blocks, each taking several tiles."""
+    from polyfuse.backends import cuda as backend_module
+
+    monkeypatch.setattr(backend_module, "SIM_MAX_THREADS", 256)
+    sk = suite.KERNELS[name]
+    grids = []
+    original = backend_module._tiled_config
+    monkeypatch.setattr(backend_module, "_tiled_config",
+                        lambda *a: grids.append(original(*a)) or grids[-1])
+    check(sk.func, sk.make_args(np.random.default_rng(0), **sizes), fuse)
+    assert grids and all(g[0] > 1 for g, _ in grids), grids  # several blocks along x
+
+
 def test_matmul_tiles_stage_both_operands_and_keep_the_accumulator_in_a_register():
     sk = suite.KERNELS["2mm"]
     backend = check(sk.func, sk.make_args(np.random.default_rng(0), ni=9, nj=8, nk=17, nl=7), "none")
