@@ -1243,6 +1243,8 @@ class Spec:
         key = (dtype.num, *(a.shape for a in arrays.values()))
         decision = self._decisions.get(key)
         if decision is None:
+            if len(self._decisions) > 256:
+                self._decisions.clear()
             decision = self._decisions[key] = self._choose(arrays, dtype)
         return decision
 
