@@ -28,7 +28,7 @@ from polyfuse.phases import Phase, plan_phases, region_groups, region_level, reg
 from polyfuse.scop import ArrayInfo, isl_name
 
 from .llvm_exprs import ExprEmitter, llvm_type
-from .parallel import BARRIER_ABORT, BARRIER_GENERATION, run_parallel, run_region
+from .parallel import BARRIER_ABORT, BARRIER_GENERATION, CHUNK_COUNTER, run_parallel, run_region
 
 _INIT_LOCK = threading.Lock()
 _TARGET: dict[str, Any] = {}
@@ -85,7 +85,7 @@ class LLVMKernel:
     locals: dict[str, ArrayInfo]
     engine: Any = field(repr=False)
     serial_seconds: dict[int, float] = field(default_factory=dict, repr=False)
-    region_verdicts: dict[tuple, bool] = field(default_factory=dict, repr=False)  # (phase, sizes) -> parallel?
+    region_times: dict[tuple, Any] = field(default_factory=dict, repr=False)  # (phase, threads, sizes) -> RegionTimes
     region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on several threads
 
     @property
@@ -215,6 +215,7 @@ def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:
 # ---- the barrier of parallel regions -----------------------------------------------------------
 
 BARRIER = "polyfuse.barrier"
+CHUNKS_PER_THREAD = 4  # chunks each thread takes of a region's parallel loop on average (0: one static chunk)
 SPIN_POLLS = 4000  # polls (each with the CPU's pause hint) before every further poll yields the core
 _I8PP = ll.IntType(8).as_pointer().as_pointer()
 _BARRIER_TYPE = ll.FunctionType(ll.IntType(32), [ll.IntType(64).as_pointer(), ll.IntType(64), _I8PP])
@@ -224,7 +225,8 @@ def barrier_module(triple: str) -> str:
     """``i32 polyfuse.barrier(i64* block, i64 threads, i8** arrays)``: a generation-counter barrier.
 
     block[0] counts the threads that arrived, block[1] is the generation (how many barriers have
-    completed), block[2] is set by the runtime to abort.  The last thread to arrive resets the
+    completed), block[2] is set by the runtime to abort, block[3] is the chunk counter of the
+    parallel loop before the barrier, reset here.  The last thread to arrive resets the
     count and bumps the generation (release); the others poll the generation (acquire), with the
     pause hint for ``SPIN_POLLS`` polls and with ``sched_yield`` after that, because the machine's
     cores may be shared with other jobs and a spinning thread would keep a descheduled one out.
@@ -247,6 +249,7 @@ def barrier_module(triple: str) -> str:
     arrived = b.atomic_rmw("add", block, ll.Constant(i64, 1), "acq_rel")
     with b.if_then(b.icmp_signed("==", arrived, b.sub(count, ll.Constant(i64, 1)))):
         b.store_atomic(ll.Constant(i64, 0), block, "monotonic", 8)
+        b.store_atomic(ll.Constant(i64, 0), b.gep(block, [ll.Constant(i64, CHUNK_COUNTER)]), "monotonic", 8)
         b.store_atomic(b.add(generation, ll.Constant(i64, 1)), generation_at, "release", 8)
         b.ret(ll.Constant(i32, 0))
     poll = b.append_basic_block("poll")
@@ -270,6 +273,10 @@ def barrier_module(triple: str) -> str:
 
 _CTYPES = {"array": ctypes.c_void_p, "stride": ctypes.c_int64, "i64": ctypes.c_int64, "f64": ctypes.c_double}
 _I64 = ll.IntType(64)
+
+
+def _i64(value: int) -> ll.Constant:
+    return ll.Constant(_I64, value)
 
 
 class KernelCodegen:
@@ -448,17 +455,41 @@ class Team:
         self.aborted = None
 
     def chunk(self, node: For) -> None:
-        """This thread's static chunk of ``node``'s iterations (as the parallel phases cut them), then a barrier."""
+        """This thread's share of ``node``'s iterations, then a barrier.
+
+        With ``CHUNKS_PER_THREAD`` > 0 the threads take chunks of about trips / (threads x that)
+        iterations from a shared counter (``block[CHUNK_COUNTER]``, reset by each barrier), so a
+        thread slowed down by another job on its core does less of the loop; with 0 each takes
+        one static chunk.  Which thread runs an iteration never changes its result."""
         b, exprs = self.cg.builder, self.cg.exprs
         bound = exclusive_bound(node)
         assert bound is not None  # plan_region refuses loops without one
-        step = ll.Constant(_I64, node.step)
         span = b.sub(exprs.emit(bound), exprs.emit(node.init))
-        span = b.select(b.icmp_signed("<", span, ll.Constant(_I64, 0)), ll.Constant(_I64, 0), span)
-        trips = b.sdiv(b.add(span, ll.Constant(_I64, node.step - 1)), step)
-        first = b.sdiv(b.mul(trips, self.thread), self.count)
-        last = b.sdiv(b.mul(trips, b.add(self.thread, ll.Constant(_I64, 1))), self.count)
+        span = b.select(b.icmp_signed("<", span, _i64(0)), _i64(0), span)
+        trips = b.sdiv(b.add(span, _i64(node.step - 1)), _i64(node.step))
+        if CHUNKS_PER_THREAD <= 0:
+            first = b.sdiv(b.mul(trips, self.thread), self.count)
+            last = b.sdiv(b.mul(trips, b.add(self.thread, _i64(1))), self.count)
+            self.cg.emit_chunk(node, first, last)
+            self.wait()
+            return
+        pieces = b.mul(self.count, _i64(CHUNKS_PER_THREAD))
+        grain = b.sdiv(b.add(trips, b.sub(pieces, _i64(1))), pieces)
+        grain = b.select(b.icmp_signed("<", grain, _i64(1)), _i64(1), grain)
+        counter = b.gep(self.block, [_i64(CHUNK_COUNTER)])
+        take = b.append_basic_block(f"{node.iterator}.take")
+        done = b.append_basic_block(f"{node.iterator}.taken")
+        b.branch(take)
+        b.position_at_end(take)
+        first = b.atomic_rmw("add", counter, grain, "monotonic")
+        work = b.append_basic_block(f"{node.iterator}.chunk")
+        b.cbranch(b.icmp_signed("<", first, trips), work, done)
+        b.position_at_end(work)
+        last = b.add(first, grain)
+        last = b.select(b.icmp_signed("<", last, trips), last, trips)
         self.cg.emit_chunk(node, first, last)
+        b.branch(take)
+        b.position_at_end(done)
         self.wait()
 
     def serial(self, group: tuple[Node, ...]) -> None:

@@ -9,13 +9,15 @@ Parallel region (``polyfuse.phases``): one call of the region function per threa
 (``threads.run_team``), synchronised by barriers in the generated code on a small block of
 memory allocated here per call.  The first call at given sizes runs the region function on one
 thread, which is the serial schedule, and counts its barriers; the region goes parallel at those
-sizes when that run measured enough work per barrier.  On one thread nothing changes: the
-phase's ordinary serial function runs.
+sizes when that run measured enough work per barrier, and stays parallel while the team's runs
+are faster than the serial ones (``RegionTimes``: on a machine shared with other jobs they may
+not be).  On one thread nothing changes: the phase's ordinary serial function runs.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,8 +66,29 @@ def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], kee
 
 
 #: Words of the barrier block passed to a region function (see ``backends.llvm.barrier_module``).
-BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT = 8, 1, 2
-MAX_REGION_VERDICTS = 256  # sizes remembered per kernel before the verdicts are measured afresh
+BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT, CHUNK_COUNTER = 8, 1, 2, 3
+MAX_REGION_SIZES = 256  # sizes remembered per kernel before everything is measured afresh
+RECHECK_EVERY = 8  # calls between runs of the mode that looked slower, so a change of load is seen
+
+
+@dataclass
+class RegionTimes:
+    """What was measured for one region at one set of sizes and thread count."""
+
+    worth_threads: bool  # the serial run found enough work per barrier
+    serial: float  # seconds of the latest serial run
+    parallel: float | None = None  # seconds of the latest run on the team (None: not run yet)
+    calls: int = 0
+
+    def use_team(self) -> bool:
+        """The team while it is the faster (on a shared machine it may not be), and the other mode
+        once every ``RECHECK_EVERY`` calls."""
+        if not self.worth_threads:
+            return False
+        self.calls += 1
+        if self.parallel is None:
+            return True
+        return (self.parallel < self.serial) != (self.calls % RECHECK_EVERY == 0)
 
 
 def run_region(kernel, compiled, args: list) -> None:
@@ -73,28 +96,34 @@ def run_region(kernel, compiled, args: list) -> None:
     if workers <= 1:
         compiled.function(*args)  # one thread: exactly the serial phase
         return
-    key = (compiled.phase.index, *(args[k] for k in kernel.int_positions))  # the sizes decide the work
-    verdict = kernel.region_verdicts.get(key)
-    if verdict is None:
-        if len(kernel.region_verdicts) >= MAX_REGION_VERDICTS:
-            kernel.region_verdicts.clear()
-        kernel.region_verdicts[key] = _measure(compiled, args)
-    elif not verdict:
-        compiled.function(*args)
-    else:
+    key = (compiled.phase.index, workers, *(args[k] for k in kernel.int_positions))  # sizes decide the work
+    times = kernel.region_times.get(key)
+    if times is None:
+        if len(kernel.region_times) >= MAX_REGION_SIZES:
+            kernel.region_times.clear()
+        kernel.region_times[key] = _measure(compiled, args)
+        return
+    team = times.use_team()
+    began = time.perf_counter()
+    if team:
         _run_team(compiled, args, workers)
+        times.parallel = time.perf_counter() - began
         kernel.region_runs[compiled.phase.index] = kernel.region_runs.get(compiled.phase.index, 0) + 1
+    else:
+        compiled.function(*args)
+        times.serial = time.perf_counter() - began
 
 
-def _measure(compiled, args: list) -> bool:
-    """Run the region on one thread (the serial schedule) and say whether it is worth threads."""
+def _measure(compiled, args: list) -> RegionTimes:
+    """Run the region on one thread (the serial schedule), counting its barriers."""
     state = np.zeros(BARRIER_WORDS, dtype=np.int64)
     began = time.perf_counter()
     compiled.region(*args, 0, 1, state.ctypes.data)
     seconds = time.perf_counter() - began
     barriers = int(state[BARRIER_GENERATION])
-    return (barriers > 0 and seconds >= MIN_PARALLEL_SECONDS
-            and seconds / barriers >= REGION_MIN_SECONDS_PER_BARRIER)
+    worth = (barriers > 0 and seconds >= MIN_PARALLEL_SECONDS
+             and seconds / barriers >= REGION_MIN_SECONDS_PER_BARRIER)
+    return RegionTimes(worth, seconds)
 
 
 def _run_team(compiled, args: list, workers: int) -> None:

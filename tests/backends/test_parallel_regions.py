@@ -24,11 +24,13 @@ SERIAL_KERNELS = ["cholesky", "floyd-warshall", "seidel-2d"]  # no parallel loop
 
 @pytest.fixture
 def forced(monkeypatch):
-    """Every region goes parallel once measured, whatever its size; thread count restored after."""
+    """Every region runs on the team once measured, whatever its size and however fast the team
+    turns out; thread count restored after."""
     from polyfuse.backends import parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "REGION_MIN_SECONDS_PER_BARRIER", 0.0)
+    monkeypatch.setattr(parallel.RegionTimes, "use_team", lambda times: times.worth_threads)
     saved = threads._num_threads
     yield parallel
     threads._num_threads = saved
@@ -111,9 +113,22 @@ def test_small_work_per_barrier_stays_serial():
         for _ in range(3):
             k(*copy_args(args))
         b = backend(k, args)
-        assert list(b.region_verdicts.values()) == [False] and b.region_runs == {}
+        assert [t.worth_threads for t in b.region_times.values()] == [False] and b.region_runs == {}
     finally:
         threads._num_threads = saved
+
+
+def test_team_runs_only_while_faster():
+    from polyfuse.backends.parallel import RECHECK_EVERY, RegionTimes
+
+    times = RegionTimes(worth_threads=True, serial=1.0)
+    assert times.use_team()  # not run on the team yet
+    times.parallel = 2.0  # slower than serial (e.g. another job holds a core)
+    choices = [times.use_team() for _ in range(2 * RECHECK_EVERY)]
+    assert choices.count(True) == 2  # rechecked once every RECHECK_EVERY calls
+    times.parallel = 0.5
+    assert sum(times.use_team() for _ in range(RECHECK_EVERY)) == RECHECK_EVERY - 1
+    assert not RegionTimes(worth_threads=False, serial=1.0).use_team()
 
 
 def smooth(A, B, tsteps):
