@@ -633,28 +633,28 @@ def _stage_io(terms: _Terms, steps: list[int], nops: int) -> tuple[tuple[int, ..
 
 
 def _orders(structure: _Structure, terms: _Terms, stages: list[_Stage], nops: int) -> None:
-    """Choose each stage output's axis order: the final result in the output's order, a BLAS
-    result as (batch, free of A, free of B) (no transpose), and a loop stage's result in the
-    layout its BLAS consumer can view as a matrix without a copy."""
+    """Choose each stage output's axis order, and which operand of a BLAS step is A: the final
+    result in the output's order, a BLAS result as (batch, free of A, free of B) (no transpose)
+    with A and B picked so that the next BLAS step can view it as a matrix, and a loop stage's
+    result in the layout its BLAS consumer can view without a copy."""
     order: dict[int, tuple[str, ...]] = {t: tuple(lab for lab in structure.accesses[t] if lab is not None)
                                          for t in range(nops)}
     final = stages[-1].output
+    readers = {t: st for st in stages for t in st.inputs}
     for stage in stages:
-        if stage.gemm is None and stage.output == final:
-            order[final] = structure.output
         if stage.gemm is None:
+            if stage.output == final:
+                order[final] = structure.output
             continue
         a, b = stage.inputs
-        out = set(terms.labels[stage.output])
-        la, lb = terms.labels[a], terms.labels[b]
-        ref = order.get(a) or order.get(b) or la
-        batch = [lab for lab in ref if lab in la and lab in lb and lab in out]
-        summed = [lab for lab in ref if lab in la and lab in lb and lab not in out]
-        free_a = [lab for lab in order.get(a, la) if lab not in lb]
-        free_b = [lab for lab in order.get(b, lb) if lab not in la]
-        order.setdefault(a, tuple(batch + free_a + summed))
-        order.setdefault(b, tuple(batch + summed + free_b))
-        order[stage.output] = structure.output if stage.output == final else tuple(batch + free_a + free_b)
+        options = [_gemm_orders(terms, order, x, y, stage.output) for x, y in ((a, b), (b, a))]
+        fits = [_fits(structure, terms, readers.get(stage.output), opt[2], stage.output == final)
+                for opt in options]
+        (x, y), (ox, oy, out) = ((a, b), options[0]) if fits[0] >= fits[1] else ((b, a), options[1])
+        stage.inputs = (x, y)
+        order.setdefault(x, ox)
+        order.setdefault(y, oy)
+        order[stage.output] = structure.output if stage.output == final else out
     for stage in stages:
         stage.labels = order.setdefault(stage.output, terms.labels[stage.output])
     for stage in stages:
@@ -662,6 +662,41 @@ def _orders(structure: _Structure, terms: _Terms, stages: list[_Stage], nops: in
             a, b = stage.inputs
             sub = _Structure((order[a], order[b]), stage.labels, structure.sizes, {})
             stage.gemm = _gemm(sub)
+
+
+def _gemm_orders(terms: _Terms, order: dict[int, tuple[str, ...]], a: int, b: int,
+                 result: int) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(A's, B's, the result's) axis orders for ``A @ B`` that need no copy: the operands keep
+    the order they have (a loop stage's result gets (batch, free, summed) or (batch, summed,
+    free)), the result is (batch, free of A, free of B)."""
+    out = set(terms.labels[result])
+    la, lb = terms.labels[a], terms.labels[b]
+    ref = order.get(a) or order.get(b) or la
+    batch = [lab for lab in ref if lab in la and lab in lb and lab in out]
+    summed = [lab for lab in ref if lab in la and lab in lb and lab not in out]
+    free_a = [lab for lab in order.get(a, la) if lab not in lb]
+    free_b = [lab for lab in order.get(b, lb) if lab not in la]
+    return (order.get(a, tuple(batch + free_a + summed)), order.get(b, tuple(batch + summed + free_b)),
+            tuple(batch + free_a + free_b))
+
+
+def _fits(structure: _Structure, terms: _Terms, reader: _Stage | None, labels: tuple[str, ...],
+          final: bool) -> bool:
+    """Whether a BLAS result laid out as ``labels`` needs no transpose: it is the final result in
+    the output's order, or its reader is a BLAS step that can view it as a matrix (the labels it
+    sums form one block after the batch labels, first or last)."""
+    if final:
+        return labels == structure.output
+    if reader is None or reader.gemm is None:
+        return False
+    x, y = reader.inputs
+    shared = set(terms.labels[x]) & set(terms.labels[y])
+    kept = set(terms.labels[reader.output])
+    batch = shared & kept
+    summed = shared - kept
+    head, rest = labels[:len(batch)], labels[len(batch):]
+    mine = [lab for lab in rest if lab in summed]
+    return set(head) == batch and (set(rest[:len(mine)]) == summed or set(rest[len(rest) - len(mine):]) == summed)
 
 
 def _sub_structure(structure: _Structure, terms: _Terms, order: dict[int, tuple], stage: _Stage,

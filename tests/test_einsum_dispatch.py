@@ -111,3 +111,14 @@ def test_random_chains_match_numpy(problem, seed):
     if info.choices:
         assert len(info.choices) == len(info.path) - 1
         assert any("[BLAS" in c for c in info.choices)
+
+
+def test_blas_results_are_laid_out_for_their_reader():
+    """Each BLAS step picks which operand is A so that the next step views its result as a
+    matrix: the tensor contraction below needs no transpose and returns C-contiguous."""
+    ops = _ops(4, (12, 12), (12, 12), (12, 12, 12, 12), (12, 12), (12, 12))
+    info = einsum_path("ea,fb,abcd,gc,hd->efgh", *ops)
+    assert [c.split("[")[1].split(",")[0] for c in info.choices] == ["BLAS"] * 4
+    result = einsum("ea,fb,abcd,gc,hd->efgh", *ops)
+    assert result.flags.c_contiguous
+    _close(result, np.einsum("ea,fb,abcd,gc,hd->efgh", *ops, optimize=True))
