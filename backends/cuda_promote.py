@@ -95,17 +95,22 @@ class Decision:
 
 @dataclass(frozen=True)
 class SharedBuffer:
-    """``name`` (a cuda.shared.array of ``shape``) holds ``array[low + e]`` for each chunk."""
+    """``name`` (a cuda.shared.array) holds ``array[low + e]`` for ``e`` in the box ``shape``."""
 
     name: str
     array: str
     dtype: str
-    shape: tuple[int, ...]
+    shape: tuple[int, ...]  # the staged box
     low: tuple[Linear, ...]  # first staged index per dimension (uniform at the chunk)
+    pad: int = 0  # extra elements per row against bank conflicts (see Group.pad)
+
+    @property
+    def allocated(self) -> tuple[int, ...]:
+        return self.shape[:-1] + (self.shape[-1] + self.pad,)
 
     @property
     def nbytes(self) -> int:
-        return math.prod(self.shape) * np.dtype(self.dtype).itemsize
+        return math.prod(self.allocated) * np.dtype(self.dtype).itemsize
 
 
 @dataclass(frozen=True)
@@ -293,10 +298,15 @@ class Group:
     box: tuple[Interval, ...]
     uniform: tuple = ()  # the uniform part of each subscript (what the group's accesses share)
     why: str = ""
+    # threadIdx.x moves a subscript other than the last: neighbouring threads read one row apart
+    # in shared memory; one padding element per row spreads them over the banks
+    pad: int = 0
 
     @property
     def nbytes(self) -> int:
-        return math.prod(i.extent for i in self.box) * np.dtype(self.dtype).itemsize
+        extents = [i.extent for i in self.box]
+        extents[-1] += self.pad
+        return math.prod(extents) * np.dtype(self.dtype).itemsize
 
     @property
     def key(self) -> tuple:
@@ -387,7 +397,8 @@ class SharedAnalysis:
             if why.startswith("not promoted"):
                 self.rejected[array] = (site, why)
                 continue
-            out.append(Group(loop, array, self.dtypes[array], tuple(group), box, uniform, why))
+            pad = int(any(f.coef(f"_th{self.launch.x}") for a in group for f in a.forms[:-1]))  # type: ignore[index]
+            out.append(Group(loop, array, self.dtypes[array], tuple(group), box, uniform, why, pad))
         return out
 
     def _worth(self, group: list[Access], box: tuple[Interval, ...]) -> str:
@@ -555,13 +566,13 @@ def _record(promo: Promotion, analysis: SharedAnalysis, groups: list[Group], chu
             block: tuple[int, ...]) -> None:
     for n, group in enumerate(groups):
         buf = SharedBuffer(f"_sh{n}", group.array, group.dtype, tuple(i.extent for i in group.box),
-                           tuple(i.low for i in group.box))
+                           tuple(i.low for i in group.box), group.pad)
         promo.staged.setdefault(group.site, []).append(buf)
         for acc in group.accesses:
             promo.redirect.setdefault(acc.node, {})[(acc.array, acc.index)] = ("shared", buf)
         promo.decisions.append(Decision(
             promo.launch, group.array, group.refs(), "shared", group.site_name, buf.shape,
-            buf.nbytes, group.why))
+            buf.nbytes, group.why + ("; rows padded by one element against bank conflicts" if buf.pad else "")))
     staged = {g.array for g in groups}
     for array, (site, why) in analysis.rejected.items():
         if array not in staged:

@@ -43,8 +43,9 @@ class TiledEmitter:
         # one cuda.shared.array per line: the simulator identifies shared arrays by source line
         for loop_buffers in self.promo.staged.values():
             for buf in loop_buffers:
-                out.append(f"    {buf.name} = _cuda.shared.array({buf.shape!r}, "
-                           f"{NUMBA_TYPES[buf.dtype]})  # {buf.array}: {buf.nbytes} bytes")
+                padded = f", rows padded by {buf.pad}" if buf.pad else ""
+                out.append(f"    {buf.name} = _cuda.shared.array({buf.allocated!r}, "
+                           f"{NUMBA_TYPES[buf.dtype]})  # {buf.array}: {buf.nbytes} bytes{padded}")
 
     def tiled_loops(self, launch, out: list[str]) -> None:
         """Tile loops over the mapped loops, then the body (uniform where it must be)."""
