@@ -648,9 +648,10 @@ def _orders(structure: _Structure, terms: _Terms, stages: list[_Stage], nops: in
             continue
         a, b = stage.inputs
         options = [_gemm_orders(terms, order, x, y, stage.output) for x, y in ((a, b), (b, a))]
-        fits = [_fits(structure, terms, readers.get(stage.output), opt[2], stage.output == final)
-                for opt in options]
-        (x, y), (ox, oy, out) = ((a, b), options[0]) if fits[0] >= fits[1] else ((b, a), options[1])
+        scores = [_layout_score(structure, terms, order, readers.get(stage.output), pair, opt,
+                                stage.output == final)
+                  for pair, opt in zip(((a, b), (b, a)), options)]
+        (x, y), (ox, oy, out) = ((a, b), options[0]) if scores[0] >= scores[1] else ((b, a), options[1])
         stage.inputs = (x, y)
         order.setdefault(x, ox)
         order.setdefault(y, oy)
@@ -678,6 +679,17 @@ def _gemm_orders(terms: _Terms, order: dict[int, tuple[str, ...]], a: int, b: in
     free_b = [lab for lab in order.get(b, lb) if lab not in la]
     return (order.get(a, tuple(batch + free_a + summed)), order.get(b, tuple(batch + summed + free_b)),
             tuple(batch + free_a + free_b))
+
+
+def _layout_score(structure: _Structure, terms: _Terms, order: dict[int, tuple[str, ...]],
+                  reader: _Stage | None, pair: tuple[int, int], orders: tuple, final: bool) -> float:
+    """How good one choice of A and B is: +1 for each loop-stage operand that keeps the order of
+    its inputs (a transposed layout would make its loops stride), +1 when the result needs no
+    copy for the next BLAS step, +0.5 when the last result is in the output's order (else it is
+    returned as a transposed view, which costs nothing without out=)."""
+    kept = sum(1 for t, o in zip(pair, orders[:2]) if t not in order and o == terms.labels[t])
+    fit = _fits(structure, terms, reader, orders[2], final)
+    return kept + (0.5 if final else 1.0) * fit
 
 
 def _fits(structure: _Structure, terms: _Terms, reader: _Stage | None, labels: tuple[str, ...],

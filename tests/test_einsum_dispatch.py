@@ -39,6 +39,8 @@ def test_chain_steps_are_chosen_per_step():
     head = pe.explain("ki,k,kj,k->ij", *ops).to_dict()["einsum"]
     assert "BLAS" in head["dispatch 2"] and head["runs"].startswith("BLAS steps + fused loops")
     _close(einsum("ki,k,kj,k->ij", *ops), np.einsum("ki,k,kj,k->ij", *ops))
+    plan = pe._plan("ki,k,kj,k->ij", tuple(ops), None, None, True, "cpu", "smart")
+    assert plan.stages[0].labels == ("k", "i")  # the loop stage writes in its inputs' order
     off = einsum_path("ki,k,kj,k->ij", *ops, blas=False)
     assert off.choices == [] and off.dispatch is None
     _close(einsum("ki,k,kj,k->ij", *ops, blas=False), np.einsum("ki,k,kj,k->ij", *ops))
