@@ -4,6 +4,7 @@
     python benchmarks/gpu.py                 # real GPU: tests (pytest -m gpu + the rest), benchmark
     python benchmarks/gpu.py --no-tests      # only the benchmark
     python benchmarks/gpu.py --quick         # numba's CUDA simulator, tiny sizes (checks the script)
+    python benchmarks/gpu.py --promotion     # only the promotion tests and the promotion on/off rows
 
 Rows of the table (arrays stay on the device: the times are the kernels plus polyfuse's per-call
 host work and launches, not PCIe copies; each time is the minimum over ``--repeats`` calls):
@@ -36,15 +37,17 @@ def parse(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="numba's CUDA simulator and tiny sizes")
     p.add_argument("--no-tests", action="store_true", help="skip the pytest run")
+    p.add_argument("--promotion", action="store_true",
+                   help="only the promotion tests and the promotion on/off rows (a short GPU session)")
     p.add_argument("--repeats", type=int, default=None, help="timed calls per row (default 10, 1 with --quick)")
     return p.parse_args(argv)
 
 
-def run_tests(quick: bool) -> int:
+def run_tests(quick: bool, promotion_only: bool = False) -> int:
     env = dict(os.environ)
     tests = ROOT / "tests" / "backends"
-    args = [sys.executable, "-m", "pytest", str(tests / "test_cuda.py"), str(tests / "test_cuda_promotion.py"),
-            "-q", "-x"]
+    files = [] if promotion_only else [str(tests / "test_cuda.py")]
+    args = [sys.executable, "-m", "pytest", *files, str(tests / "test_cuda_promotion.py"), "-q", "-x"]
     if quick:
         env.setdefault("NUMBA_ENABLE_CUDASIM", "1")
         args += ["-k", "chain3 or device or error or budget"]
@@ -265,7 +268,7 @@ def main(argv=None) -> int:
         os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
     status = 0
     if not opts.no_tests:
-        status = run_tests(opts.quick)
+        status = run_tests(opts.quick, opts.promotion)
         if status:
             print(f"tests failed (exit {status}); benchmarking anyway", flush=True)
     from numba import config
@@ -282,9 +285,10 @@ def main(argv=None) -> int:
     print(f"device: {device_name(bench.cuda, simulator)}"
           + (f", peak memory bandwidth {peak / 1e9:.0f} GB/s" if peak else ""), flush=True)
     began = time.perf_counter()
-    bench.streaming(peak)
-    bench.gemm_like()
-    bench.attention()
+    if not opts.promotion:
+        bench.streaming(peak)
+        bench.gemm_like()
+        bench.attention()
     bench.promotion()
     print()
     print(bench.table())
