@@ -7,20 +7,22 @@ Decided per launch, from the loop AST alone (no isl), with exact affine interval
   step of a block covers one rectangular tile of the mapped loops.  Every thread of the block runs
   the same tile loop, so threads outside the iteration domain (boundary tiles) still reach every
   barrier; they skip the statements (``_on`` is false).
-* **Where to stage.** A *candidate* loop is a loop of the kernel body whose bounds are the same
-  for every thread of the block (parameters, host loops, enclosing candidates only), reached
-  through candidates and blocks only (no guard in between).  A candidate is strip-mined into
-  chunks of ``chunk`` iterations (order unchanged: strip-mining alone never reorders), and before
-  each chunk the block loads the footprint of a reference group into a ``cuda.shared.array``.
-* **Reference groups.** The accesses to one array inside the candidate's body whose subscripts
+* **Where to stage.** Once per tile (before the whole body), or per chunk of a *candidate*: an
+  outermost loop of the body (reached through blocks only) whose bounds are the same for every
+  thread of the block (parameters and host loops only).  A candidate is strip-mined into chunks of
+  ``chunk`` iterations (order unchanged: strip-mining alone never reorders), and before each chunk
+  the block loads the footprint of a reference group into a ``cuda.shared.array``.  As in PPCG,
+  one depth only: staging at inner loops would put a barrier pair around each of their chunks.
+* **Reference groups.** The accesses to one array below the staging point whose subscripts
   differ only by constants (the same uniform part); the footprint is the box of their intervals
   over the tile's threads, the chunk and the inner loops (inner loops need constant trip counts).
 * **Which groups.** Only arrays no statement of the launch writes (so nothing changes while
   staged), only boxes of compile-time size, and only groups with *reuse across threads* (some
   thread axis does not appear in the subscripts: those threads read the same elements) or whose
   access is *not coalesced* (threadIdx.x moves a subscript other than the last, or by more than
-  one).  The outermost candidate where a group qualifies wins: the data is loaded once for the
-  most work.
+  one) and whose staged rows fill a memory sector; never a single element.  The outermost site
+  where a group qualifies wins: the data is loaded once for the most work.  Rows that
+  threadIdx.x walks across get one padding element (shared-memory banks).
 * **Budget.** The static shared arrays of one kernel together must fit ``budget`` bytes (the
   device's shared memory per block; 48 KiB documented default under the simulator): the chunk is
   halved until they fit; at chunk 1 the largest group is dropped, and the reason recorded.
