@@ -234,6 +234,24 @@ def test_affine_forms_and_intervals():
     assert box.low.render() == "2 * _o - 6"
 
 
+@pytest.mark.parametrize("dtype, out_dtype", [(np.float32, np.float32), (np.int32, np.int64)])
+def test_staged_and_register_dtypes(dtype, out_dtype):
+    src = """
+def masked_mm(A, B, M, C):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            C[i, j] = 0
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j] if M[k, j] > 0 else A[i, k]
+"""
+    rng = np.random.default_rng(0)
+    args = ((rng.random((9, 10)) * 10).astype(dtype), (rng.random((10, 11)) * 10).astype(dtype),
+            (rng.random((10, 11)) > 0.5).astype(np.int32), np.zeros((9, 11), out_dtype))
+    backend = check(define(src), args, "none", rtol=1e-6)
+    assert {"A", "B", "M"} <= {a for a, _ in staged(backend)} and registers(backend) == {"C"}
+    assert f"_nb.{np.dtype(dtype).name})  # A" in backend.source
+
+
 def test_register_limit_is_a_hard_limit(monkeypatch):
     src = """
 def two_acc(A, B, C, D):
