@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from polyfuse.loop_ast import For, display_names, nodes, render
+from polyfuse.phases import plan_phases
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Explanation:
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),
             ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
+            ("parallel regions", [asdict(p.region) for p in plan_phases(program) if p.region is not None]),
             ("loop code", render(program)),
             *_backend_sections(variant.backend),
             ("compile seconds", dict(stages.seconds)),

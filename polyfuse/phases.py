@@ -7,8 +7,8 @@ live across phases are kept in memory shared by the phases; the others become re
 
 A phase whose outer loop is sequential but which contains parallel loops (a time-stepped stencil,
 a k-outer factorisation) can run as one *parallel region* (OpenMP's SPMD style): every thread runs
-the whole phase, computes the sequential loop control itself, takes its static chunk of each
-outermost parallel loop and waits at a barrier after it; statements outside the parallel loops
+the whole phase, computes the sequential loop control itself, takes its share of the iterations
+of each outermost parallel loop and waits at a barrier after it; statements outside the parallel loops
 ("serial sections") run on thread 0 only, followed by a barrier.  ``RegionDecision`` records
 whether a phase may run so and why; whether it does, for given sizes, is measured at run time
 (``REGION_MIN_SECONDS_PER_BARRIER``).
@@ -204,9 +204,10 @@ def plan_region(program: LoopProgram, index: int, node: Node, shared: set[str]) 
     where = f"sequential loop {node.iterator}" if isinstance(node, For) else "a sequential phase"
     serial_text = f"; thread 0 runs {len(serial)} serial section(s), each followed by a barrier" if serial else ""
     return decision(True, (
-        f"{len(loops)} parallel loop(s) inside {where}: each thread runs its static chunk of each, "
-        f"then a barrier{serial_text}; on more than one thread only when a serial run measured at "
-        f">= {REGION_MIN_SECONDS_PER_BARRIER * 1e6:.0f} us of work per barrier"))
+        f"{len(loops)} parallel loop(s) inside {where}: the threads share out each one's iterations, "
+        f"then wait at a barrier{serial_text}; on more than one thread only when a serial run measured "
+        f">= {REGION_MIN_SECONDS_PER_BARRIER * 1e6:.0f} us of work per barrier, and while the team is "
+        "measured faster than one thread"))
 
 
 def _region_problem(program: LoopProgram, loops: list[For], serial: list[tuple[Node, ...]],

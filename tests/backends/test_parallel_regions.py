@@ -84,6 +84,13 @@ def test_region_decisions_are_records():
     assert phases[1].is_region and phases[1].region.serial_sections == 2 and phases[1].region.barriers == 4
 
 
+def test_explain_shows_the_regions():
+    sk = suite.KERNELS["jacobi-2d"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    (region,) = polyfuse.kernel(sk.func, target="cpu").explain(*args)["parallel regions"]
+    assert region["region"] and region["barriers"] == 2 and "barrier" in region["reason"]
+
+
 def sweep(A, B, tsteps):
     for t in range(tsteps):
         for i in range(A.shape[0]):
