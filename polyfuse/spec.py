@@ -14,6 +14,7 @@ from the inferred index ranges.  The language is documented in docs/einsum.md.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -992,16 +993,16 @@ def _staged_plan(analysis: _Analysis, text: str, target: str, fuse: str, fastmat
             continue
         order = tuple(n for n, _ in stmt.indices)
         if len(sums) == 1 and stmt.expr is sums[0][0] and sums[0][1].free == order:
-            raw.append(replace_step(sums[0][1], stmt.target))  # the sum is the statement: no epilogue
+            raw.append(_retarget(sums[0][1], stmt.target))  # the sum is the statement: no epilogue
             continue
         replaced = []
         for node, step in sums:
             temp = _fresh(taken)
             temps.append(temp)
-            raw.append(replace_step(step, temp))
+            raw.append(_retarget(step, temp))
             replaced.append((node, f"{temp}[{', '.join(step.free)}]" if step.free else f"{temp}[0]"))
         _pending(raw).append((stmt.target, _rewrite(text, stmt, replaced)))
-    if not temps and not any(isinstance(step, BlasStep) for step in raw):
+    if not any(isinstance(step, BlasStep) for step in raw):
         return None
     steps = [_loop_step(group, raw[n + 1:], analysis, target, fuse, fastmath) if isinstance(group, list)
              else group
@@ -1019,10 +1020,8 @@ def _try_staged_plan(analysis: _Analysis, text: str, target: str, fuse: str,
         return None
 
 
-def replace_step(step: BlasStep, target: str) -> BlasStep:
-    from dataclasses import replace
-
-    return replace(step, target=target)
+def _retarget(step: BlasStep, target: str) -> BlasStep:
+    return dataclasses.replace(step, target=target)
 
 
 def _pending(raw: list) -> list:
