@@ -6,13 +6,16 @@ whether that loop carries any, which decides the ``parallel`` flag and the priva
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 
 from polyfuse import ir
 from polyfuse.dependences import Dependences, carries
 from polyfuse.errors import InternalError
 from polyfuse.isl_budget import BudgetExceeded, bounded
-from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall
+from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.schedule_tree import isolate_register_tiles
 from polyfuse.scop import Scop
 
 ITERATOR_PREFIX = "_t"
@@ -28,13 +31,35 @@ def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences) ->
         iterators = iterators.add(isl.Id(f"{ITERATOR_PREFIX}{i}"))
     build = build.set_iterators(iterators)
     build, _handle = build.set_before_each_for(checker.annotate)
-    root = build.node_from_schedule(schedule)
+    root = build.node_from_schedule(isolate_register_tiles(schedule))
     if checker.errors:
         raise InternalError(f"parallelism check failed: {checker.errors[0]!r}") from checker.errors[0]
     return LoopProgram(
-        name=scop.name, root=_node(root), arguments=scop.arguments, params=scop.params,
+        name=scop.name, root=Block(top_level_loops(_node(root))), arguments=scop.arguments, params=scop.params,
         arrays=scop.arrays, statements=scop.statements,
     )
+
+
+def top_level_loops(root: Node) -> tuple[Node, ...]:
+    """The top-level nodes with nested blocks flattened and guards pushed into loop bounds.
+
+    isl wraps code in ``if (n >= 16)`` when a part (full register tiles, say) exists only for
+    some sizes.  At the top level such a guard depends on parameters alone, so the loop inside
+    can carry it in its bound (``range(a, b if guard else a)``) and stay a phase that runs in
+    parallel chunks (polyfuse.phases cuts only top-level loops)."""
+    if isinstance(root, Block):
+        return tuple(n for child in root.children for n in top_level_loops(child))
+    if isinstance(root, If) and root.otherwise is None:
+        return tuple(_guarded(n, root.cond) for n in top_level_loops(root.then))
+    return (root,)
+
+
+def _guarded(node: Node, guard: ir.Expr) -> Node:
+    bound = exclusive_bound(node) if isinstance(node, For) and node.step > 0 else None
+    if not isinstance(node, For) or bound is None:
+        return If(guard, node)
+    stop = ir.Select(guard, bound, node.init, ir.INT, True)
+    return replace(node, cond=ir.Compare("<", ir.Var(node.iterator, ir.INT), stop))
 
 
 class _ParallelChecker:

@@ -19,8 +19,10 @@ from polyfuse.frontend import lift
 from polyfuse.fusion import report
 from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.options import Options
+from polyfuse.registers import promote_register_tiles
 from polyfuse.scheduler import choose_schedule
 from polyfuse.scop import Argument
+from polyfuse.tiling import REGISTER_TILE_VECTORS
 from polyfuse.verify import schedule_violations
 
 
@@ -55,7 +57,7 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     deps = stages.run("dependences", compute_dependences, scop)
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
     sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
-                       tile_budget=options.tile_budget())
+                       tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes())
     if sched.scop is not None and sched.scop is not scop:
         scop = sched.scop  # scalars expanded so loops could be reordered
         deps = compute_dependences(scop)
@@ -66,6 +68,11 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         scop, deps, _ = stages.run("contraction", _contract, scop, deps, sched.schedule)
     # isl generates the loops; dependences mark which of them are parallel
     program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
+    # register tiles keep their outputs in a small local array across the reduction loop
+    if options.register_tile_bytes():
+        program, _ = stages.run("register promotion", promote_register_tiles, program,
+                                max_bytes=REGISTER_TILE_VECTORS * options.register_tile_bytes())
+        stages.outputs["loop ast"] = program
     stages.run("fusion report", _fusion_report, scop, deps, program, sched)
     stages.outputs["final scop"] = scop  # after contraction: what the runtime allocates and checks
     return stages

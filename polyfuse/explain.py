@@ -34,6 +34,8 @@ class Explanation:
             ("loop order", [asdict(d) for d in sched.locality]),
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
             ("tiling", [asdict(c) for c in sched.tiling]),
+            ("register tiles", [asdict(c) for c in sched.register_tiles]
+             + [asdict(p) for p in stages.outputs.get("register promotion", (None, ()))[1]]),
             ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), (), ()))[2]]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),
@@ -118,6 +120,14 @@ def _item(value: Any) -> str:
         sizes = " x ".join(map(str, value["sizes"])) or "none"
         return (f"- loops ({', '.join(value['loops'])}): tiles {sizes}, footprint "
                 f"{value['footprint_bytes']} of {value['budget_bytes']} bytes ({value['reason']})")
+    if "reductions" in value:
+        sizes = " x ".join(map(str, value["sizes"])) or "none"
+        return (f"- loops ({', '.join(value['loops'])}): register tile {sizes} around "
+                f"({', '.join(value['reductions'])}) -- {value['reason']}")
+    if "local" in value and "shape" in value:
+        shape = " x ".join(map(str, value["shape"]))
+        return (f"- {value['array']}: a {shape} tile kept in {value['local']} (registers) across loop "
+                f"{value['loop']} ({', '.join(value['statements'])})")
     if "score_before" in value:
         verdict = "applied" if value["applied"] else "kept"
         return (f"- loops ({', '.join(value['loops'])}) -> ({', '.join(value['order'])})"

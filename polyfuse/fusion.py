@@ -14,7 +14,7 @@ import islpy as isl
 
 from polyfuse.dependences import Dependences, carries
 from polyfuse.isl_budget import BudgetExceeded, bounded
-from polyfuse.locality import tile_worthy
+from polyfuse.locality import worth_tiling
 from polyfuse.loop_ast import For, LoopProgram, statements_in, top_level
 from polyfuse.schedule_tree import LoopNode, TreeNode
 from polyfuse.scop import Scop, isl_name
@@ -41,10 +41,11 @@ def linking(deps: Dependences, first, second) -> tuple[str, ...]:
 class SmartFusion:
     """Greedy, verified merging of adjacent loops, outermost first."""
 
-    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False) -> None:
+    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0) -> None:
         self.scop = scop
         self.deps = deps
         self.tiling = tiling  # keep tile-worthy perfect nests apart unless fusion shrinks a local
+        self.vector_bytes = vector_bytes  # ... and register-tileable ones (0: no register tiles)
         self.blocking = deps.validity()
         self.decisions: list[FusionDecision] = []
         self.iterators = {s.name: tuple(isl_name(v) for v in s.iterators) for s in scop.statements}
@@ -91,7 +92,8 @@ class SmartFusion:
             return None
         exchanged_locally = any(self.scop.array(d.array).kind == "local"
                                 for d, _, _ in self.deps.between(set(prev.statements), set(node.statements)))
-        if self.tiling and not exchanged_locally and (tile_worthy(self.scop, prev) or tile_worthy(self.scop, node)):
+        if not exchanged_locally and any(worth_tiling(self.scop, n, cache=self.tiling, vector_bytes=self.vector_bytes)
+                                         for n in (prev, node)):
             record(False, "kept apart: tiling the perfect nest for cache reuse saves more than fusing "
                    "(no kernel-local intermediate would shrink)")
             return None

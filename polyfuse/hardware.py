@@ -80,3 +80,22 @@ def cpu_info(root: Path = CACHE_ROOT) -> CpuInfo:
         sources.append((key, source))
     return CpuInfo(_cpu_name(), values["l1d"], values["l2"], values["l3"], values["line"],
                    available_cpus(), tuple(sources))
+
+
+@lru_cache(maxsize=1)
+def vector_bytes() -> int:
+    """Width of the widest SIMD registers: 64 with AVX-512, 32 with AVX, else 16.
+
+    Read from the ``flags`` line of /proc/cpuinfo; ``POLYFUSE_VECTOR_BYTES`` overrides it.
+    Register tiles are sized from it (polyfuse.tiling)."""
+    env = os.environ.get("POLYFUSE_VECTOR_BYTES")
+    if env:
+        return int(env)
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                return 64 if "avx512f" in flags else 32 if "avx" in flags else 16
+    except OSError:
+        pass
+    return 16

@@ -32,11 +32,12 @@ class Kernel:
 
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
                  opt_level: int = 3, contract: bool = True, tile: bool = False,
-                 fastmath: bool = False) -> None:
+                 registers: bool = True, fastmath: bool = False) -> None:
         self.py_func = fn
         self.options = Options(target=target, fuse=fuse,
                                verify=default_verify() if verify is None else verify,
-                               opt_level=opt_level, contract=contract, tile=tile, fastmath=fastmath)
+                               opt_level=opt_level, contract=contract, tile=tile, registers=registers,
+                               fastmath=fastmath)
         self._signature = inspect.signature(fn)
         self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}
@@ -86,14 +87,17 @@ class Kernel:
 
     def local_memory(self, *args: Any, **kwargs: Any) -> dict[str, dict[str, int]]:
         """Bytes of kernel-local arrays for these arguments: ``"allocated"`` per array after
-        contraction (registers count 0), and ``"declared"`` as written in the kernel."""
+        contraction (registers count 0), and ``"declared"`` as written in the kernel.  Register
+        tiles (polyfuse.registers) are not the kernel's arrays: ``"register tiles"`` lists them."""
         values = self._bind(args, kwargs)
         variant = self._variant(values)
         env = variant.bind(values)
         declared = variant.declared_locals if variant.declared_locals is not None else variant.local_arrays
+        kernel_arrays = [a for a in variant.local_arrays if not a.register_tile]
         return {
-            "allocated": local_bytes(variant.local_arrays, env),
+            "allocated": local_bytes(kernel_arrays, env),
             "declared": local_bytes(declared, env),
+            "register tiles": local_bytes([a for a in variant.local_arrays if a.register_tile], env),
         }
 
     @property

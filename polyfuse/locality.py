@@ -20,7 +20,7 @@ from polyfuse.ir import linear_coefficient as coefficient
 from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
 from polyfuse.scop import Scop
-from polyfuse.tiling import has_reuse
+from polyfuse.tiling import has_reuse, register_tileable
 from polyfuse.verify import schedule_violations
 
 
@@ -36,10 +36,11 @@ class LocalityDecision:
 
 
 class LocalityPass:
-    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False) -> None:
+    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0) -> None:
         self.scop = scop
         self.deps = deps
         self.tiling = tiling  # also distribute loops to expose perfect nests worth tiling
+        self.vector_bytes = vector_bytes  # ... or worth register tiling (0: no register tiles)
         self.decisions: list[LocalityDecision] = []
 
     def run(self) -> tuple[TreeNode, ...]:
@@ -152,7 +153,7 @@ class LocalityPass:
         return applied
 
     def tile_worthy(self, node: TreeNode) -> bool:
-        return self.tiling and tile_worthy(self.scop, node)
+        return worth_tiling(self.scop, node, cache=self.tiling, vector_bytes=self.vector_bytes)
 
     def tree_score(self, nodes: tuple[TreeNode, ...], innermost: str | None = None) -> int:
         """Stride score of every statement under ``nodes`` for its own innermost loop."""
@@ -201,6 +202,13 @@ def tile_worthy(scop, node: TreeNode) -> bool:
     if len(chain) < 3:
         return False
     return has_reuse(scop, tuple(c.members[0].var for c in chain), chain[0].statements)
+
+
+def worth_tiling(scop, node: TreeNode, *, cache: bool, vector_bytes: int) -> bool:
+    """Whether keeping ``node`` a perfect nest pays: for cache tiles or for register tiles."""
+    if cache and tile_worthy(scop, node):
+        return True
+    return bool(vector_bytes) and register_tileable(scop, node, vector_bytes)
 
 
 def perfect_chain(node: TreeNode) -> list[LoopNode]:

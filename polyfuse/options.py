@@ -30,6 +30,9 @@ class Options:
     # tile perfect nests with reuse to fit half of the L2 cache; off by default because on our
     # benchmark machine it did not pay without register blocking (see docs/performance.md)
     tile: bool = False
+    # register tiles: a matrix product's outputs stay in vector registers across its reduction
+    # loop (polyfuse.registers); POLYFUSE_REGISTER_TILES=0 turns them off everywhere
+    registers: bool = True
     # allow LLVM to reassociate float arithmetic (vectorized reductions); results then differ
     # from the Python function in the last bits, so it is off unless asked for
     fastmath: bool = False
@@ -42,6 +45,14 @@ class Options:
 
         return cpu_info().l2 // 2
 
+    def register_tile_bytes(self) -> int:
+        """SIMD register width the register tiles are sized for (0: no register tiles)."""
+        if not self.registers or self.target == "cuda" or not env_flag("POLYFUSE_REGISTER_TILES", True):
+            return 0
+        from .hardware import vector_bytes
+
+        return vector_bytes()
+
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise ArgumentError(f"target={self.target!r}; choose one of {', '.join(TARGETS)}")
@@ -52,7 +63,8 @@ class Options:
 
     def key(self) -> str:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
-                f"contract={self.contract} tile={self.tile} fastmath={self.fastmath}")
+                f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} "
+                f"registers={self.register_tile_bytes()}")
 
 
 def default_verify() -> bool:

@@ -134,7 +134,21 @@ def evaluate_int(expr: ir.Expr, env: dict[str, Any]) -> int:
     if isinstance(expr, ir.BinOp):
         a, b = evaluate_int(expr.lhs, env), evaluate_int(expr.rhs, env)
         return _INT_OPS[expr.op](a, b)
+    if isinstance(expr, ir.Select):  # loop bounds that carry a guard (polyfuse.astgen)
+        chosen = expr.then if evaluate_int(expr.cond, env) else expr.otherwise
+        return evaluate_int(chosen, env)
+    if isinstance(expr, ir.Compare):
+        return int(_COMPARISONS[expr.op](evaluate_int(expr.lhs, env), evaluate_int(expr.rhs, env)))
+    if isinstance(expr, ir.BoolOp):
+        values = (evaluate_int(v, env) for v in expr.values)
+        return int(all(values) if expr.op == "and" else any(values))
     raise ArgumentError(f"cannot evaluate {ir.to_python(expr)} at call time")
+
+
+_COMPARISONS: dict[str, Callable[[int, int], bool]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
 
 
 _INT_OPS: dict[str, Callable[[int, int], int]] = {

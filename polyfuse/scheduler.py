@@ -37,25 +37,26 @@ class ScheduleResult:
     decisions: tuple = ()  # FusionDecision records, when the policy made them itself
     locality: tuple = ()  # LocalityDecision records (loop order changes)
     tiling: tuple = ()  # TileChoice records
+    register_tiles: tuple = ()  # RegisterTileChoice records
     scop: Scop | None = None  # the Scop the schedule is for, when the policy changed it
 
 
-def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0) -> ScheduleResult:
+def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
+                    vector_bytes: int = 0) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
-        locality = LocalityPass(scop, deps, tiling=bool(tile_budget))
+        locality = LocalityPass(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes)
         ordered = locality.run()
         scop, deps = locality.scop, locality.deps  # scalar expansion may have grown some locals
-        fusion = SmartFusion(scop, deps, tiling=bool(tile_budget))
+        fusion = SmartFusion(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes)
         body = fusion.run(ordered)
-        tiling = TilingPass(scop, deps, tile_budget)
-        if tile_budget:
-            body = tiling.run(body)
+        tiling = TilingPass(scop, deps, tile_budget, vector_bytes)
+        body = tiling.run(body)
         return ScheduleResult(fuse, "smart fusion of the program's loops", (), scop.schedule_of(body),
                               tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions),
-                              scop=scop)
+                              scop=scop, register_tiles=tuple(tiling.register_decisions))
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order

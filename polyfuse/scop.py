@@ -51,6 +51,7 @@ class ArrayInfo:
     kind: str  # "arg" | "local"
     zero_init: bool = False
     extent_texts: tuple[str, ...] = ()  # each extent in isl syntax (for bounds proofs)
+    register_tile: bool = False  # made by polyfuse.registers: its values live in registers
 
     @property
     def rank(self) -> int:
