@@ -9,15 +9,15 @@ Parallel region (``polyfuse.phases``): one call of the region function per threa
 (``threads.run_team``), synchronised by barriers in the generated code on a small block of
 memory allocated here per call.  The first call at given sizes runs the region function on one
 thread, which is the serial schedule, and counts its barriers; the region goes parallel at those
-sizes when that run measured enough work per barrier, and stays parallel while the team's runs
-are faster than the serial ones (``RegionTimes``: on a machine shared with other jobs they may
-not be).  On one thread nothing changes: the phase's ordinary serial function runs.
+sizes when that run measured enough work per barrier, and stays parallel while the team's recent
+runs are faster than the serial ones (``RegionTimes``: on a machine shared with other jobs they
+may not be).  On one thread nothing changes: the phase's ordinary serial function runs.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -69,6 +69,7 @@ def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], kee
 BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT, CHUNK_COUNTER = 8, 1, 2, 3
 MAX_REGION_SIZES = 256  # sizes remembered per kernel before everything is measured afresh
 RECHECK_EVERY = 8  # calls between runs of the mode that looked slower, so a change of load is seen
+WINDOW = 3  # each mode is judged by the best of its latest runs: interference only ever adds time
 
 
 @dataclass
@@ -76,19 +77,25 @@ class RegionTimes:
     """What was measured for one region at one set of sizes and thread count."""
 
     worth_threads: bool  # the serial run found enough work per barrier
-    serial: float  # seconds of the latest serial run
-    parallel: float | None = None  # seconds of the latest run on the team (None: not run yet)
+    serial: list[float]  # seconds of the latest serial runs (at most WINDOW)
+    team: list[float] = field(default_factory=list)  # seconds of the latest runs on the team
     calls: int = 0
 
     def use_team(self) -> bool:
-        """The team while it is the faster (on a shared machine it may not be), and the other mode
-        once every ``RECHECK_EVERY`` calls."""
+        """The team for its first ``WINDOW`` runs, then while its best recent run beats the
+        serial one's (on a shared machine it may not), and the other mode once every
+        ``RECHECK_EVERY`` calls."""
         if not self.worth_threads:
             return False
         self.calls += 1
-        if self.parallel is None:
+        if len(self.team) < WINDOW:
             return True
-        return (self.parallel < self.serial) != (self.calls % RECHECK_EVERY == 0)
+        return (min(self.team) < min(self.serial)) != (self.calls % RECHECK_EVERY == 0)
+
+    def record(self, team: bool, seconds: float) -> None:
+        times = self.team if team else self.serial
+        times.append(seconds)
+        del times[:-WINDOW]
 
 
 def run_region(kernel, compiled, args: list) -> None:
@@ -107,11 +114,10 @@ def run_region(kernel, compiled, args: list) -> None:
     began = time.perf_counter()
     if team:
         _run_team(compiled, args, workers)
-        times.parallel = time.perf_counter() - began
         kernel.region_runs[compiled.phase.index] = kernel.region_runs.get(compiled.phase.index, 0) + 1
     else:
         compiled.function(*args)
-        times.serial = time.perf_counter() - began
+    times.record(team, time.perf_counter() - began)
 
 
 def _measure(compiled, args: list) -> RegionTimes:
@@ -123,7 +129,7 @@ def _measure(compiled, args: list) -> RegionTimes:
     barriers = int(state[BARRIER_GENERATION])
     worth = (barriers > 0 and seconds >= MIN_PARALLEL_SECONDS
              and seconds / barriers >= REGION_MIN_SECONDS_PER_BARRIER)
-    return RegionTimes(worth, seconds)
+    return RegionTimes(worth, [seconds])
 
 
 def _run_team(compiled, args: list, workers: int) -> None:

@@ -126,16 +126,18 @@ def test_small_work_per_barrier_stays_serial():
 
 
 def test_team_runs_only_while_faster():
-    from polyfuse.backends.parallel import RECHECK_EVERY, RegionTimes
+    from polyfuse.backends.parallel import RECHECK_EVERY, WINDOW, RegionTimes
 
-    times = RegionTimes(worth_threads=True, serial=1.0)
-    assert times.use_team()  # not run on the team yet
-    times.parallel = 2.0  # slower than serial (e.g. another job holds a core)
+    times = RegionTimes(worth_threads=True, serial=[1.0])
+    for _ in range(WINDOW):  # the team gets WINDOW runs before it is judged
+        assert times.use_team()
+        times.record(True, 2.0)  # slower than serial (e.g. another job holds a core)
     choices = [times.use_team() for _ in range(2 * RECHECK_EVERY)]
     assert choices.count(True) == 2  # rechecked once every RECHECK_EVERY calls
-    times.parallel = 0.5
+    times.record(True, 0.5)  # one fast run is enough: interference only adds time
     assert sum(times.use_team() for _ in range(RECHECK_EVERY)) == RECHECK_EVERY - 1
-    assert not RegionTimes(worth_threads=False, serial=1.0).use_team()
+    assert times.team == [2.0, 2.0, 0.5] and len(times.serial) == 1
+    assert not RegionTimes(worth_threads=False, serial=[1.0]).use_team()
 
 
 def smooth(A, B, tsteps):
