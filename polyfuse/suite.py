@@ -17,8 +17,9 @@ from a size preset (``sizes["test"]``, ``sizes["quick"]``, ``sizes["bench"]``).
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,9 @@ class SuiteKernel:
 KERNELS: dict[str, SuiteKernel] = {}
 
 
-def _register(name, func, make_args, sizes, outputs, category, description):
+def _register(name: str, func: Callable, make_args: Callable[..., tuple],
+              sizes: Mapping[str, Mapping[str, int]], outputs: Sequence[str], category: str,
+              description: str) -> None:
     KERNELS[name] = SuiteKernel(
         name=name,
         func=func,
@@ -633,7 +636,7 @@ def _attention_rows_args(rng, nq, nk, d, dv):
 # Registry (stable order: PolyBench in PolyBench's own grouping, then fusion)
 # ---------------------------------------------------------------------------
 
-def _s(test, quick, bench):
+def _s(test: dict[str, int], quick: dict[str, int], bench: dict[str, int]) -> dict[str, dict[str, int]]:
     return {"test": test, "quick": quick, "bench": bench}
 
 
@@ -798,7 +801,7 @@ def _attention_rows_np(scale, Q, K, V, O):
     np.matmul(P, V, out=O)
 
 
-_NUMPY_FUNCS = {
+_NUMPY_FUNCS: dict[str, Callable[..., Any]] = {
     "gemm": _gemm_np, "2mm": _2mm_np, "3mm": _3mm_np, "atax": _atax_np, "bicg": _bicg_np,
     "mvt": _mvt_np, "gemver": _gemver_np, "gesummv": _gesummv_np, "chain3": _chain3_np,
     "matmul_bias_relu": _matmul_bias_relu_np, "softmax": _softmax_np, "attention_rows": _attention_rows_np,
@@ -808,7 +811,7 @@ for _name, _fn in _NUMPY_FUNCS.items():
 del _name, _fn
 
 
-def numpy_outputs(kernel: SuiteKernel, args: tuple) -> dict:
+def numpy_outputs(kernel: SuiteKernel, args: tuple) -> dict[str, Any]:
     """Run ``kernel.numpy_func(*args)`` and return its outputs by name (the arrays of ``args`` it
     wrote in place, or what it returned); ValueError when the kernel has no numpy formulation."""
     if kernel.numpy_func is None:
