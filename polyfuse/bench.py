@@ -49,13 +49,17 @@ import platform
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from polyfuse.suite import SuiteKernel
 
 PRESETS = ("test", "quick", "bench")
 SECTIONS = ("loops", "einsum", "all")
@@ -312,6 +316,7 @@ def package_version(module: str) -> str:
 
 
 def machine_info() -> dict[str, Any]:
+    usable: int | None
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -405,7 +410,8 @@ def output_positions(func: Callable, outputs: Sequence[str]) -> dict[str, int]:
 def compare(ours: tuple, reference: tuple,
             positions: dict[str, int]) -> tuple[bool, dict[str, float | None]]:
     """Do the output arrays agree (np.allclose, rtol 1e-7)?  Also the largest difference per array."""
-    ok, diffs = True, {}
+    ok = True
+    diffs: dict[str, float | None] = {}
     for name, pos in positions.items():
         a, b = np.asarray(ours[pos]), np.asarray(reference[pos])
         if a.shape != b.shape:
@@ -436,7 +442,7 @@ def _loop_nests(variant) -> str:
     return f"{before}->{outermost(variant.program.root)}"
 
 
-def bench_kernel(spec, settings: BenchSettings) -> BenchRow:
+def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
     """Compile, check and time one suite kernel; errors end up in the row, never raised."""
     import numba
 
@@ -501,11 +507,13 @@ def bench_kernel(spec, settings: BenchSettings) -> BenchRow:
     return row
 
 
-def _bench_numpy(spec, row: BenchRow, inputs: tuple, reference: tuple, positions: dict[str, int],
-                 settings: BenchSettings) -> None:
+def _bench_numpy(spec: SuiteKernel, row: BenchRow, inputs: tuple, reference: tuple,
+                 positions: dict[str, int], settings: BenchSettings) -> None:
     """Check the kernel's numpy formulation against numba's outputs and time it (into ``row``)."""
     from polyfuse.suite import numpy_outputs
 
+    numpy_func = spec.numpy_func
+    assert numpy_func is not None, "bench_kernel times numpy only where the kernel has a formulation"
     stage = "numpy run"
     try:
         theirs = numpy_outputs(spec, fresh(inputs))
@@ -518,7 +526,7 @@ def _bench_numpy(spec, row: BenchRow, inputs: tuple, reference: tuple, positions
         stage = "timing numpy"
         for label, limit in blas_plans(settings):
             with _blas_limit(limit):
-                best, runs = best_time(spec.numpy_func, inputs, settings.repeats, settings.min_time)
+                best, runs = best_time(numpy_func, inputs, settings.repeats, settings.min_time)
             row.numpy_ms_by_blas[label] = best * 1e3
             row.numpy_runs += runs
         row.numpy_ms = min(row.numpy_ms_by_blas.values())
@@ -740,7 +748,7 @@ def blas_plans(settings: BenchSettings) -> list[tuple[str, int | None]]:
 
 
 @contextlib.contextmanager
-def _blas_limit(limit: int | None):
+def _blas_limit(limit: int | None) -> Iterator[None]:
     if limit is None:
         yield
         return
@@ -752,12 +760,12 @@ def _blas_limit(limit: int | None):
 
 # ---- einsum section ----------------------------------------------------------------------------
 
-def einsum_module():
+def einsum_module() -> ModuleType:
     """The module ``polyfuse.einsum`` (the attribute ``polyfuse.einsum`` is the function)."""
     return importlib.import_module("polyfuse.einsum")
 
 
-def _forget_compiled_einsums(module) -> None:
+def _forget_compiled_einsums(module: ModuleType) -> None:
     """Drop polyfuse.einsum's in-memory kernels, so that each row's first call compiles its kernel.
 
     ``einsum_benchmarks`` asks ``einsum_path`` for every row's order, which compiles the kernel;
@@ -795,7 +803,7 @@ def _opt_einsum_contract(numpy_opt: Callable) -> Callable | None:
     return functools.partial(opt_einsum.contract, numpy_opt.args[0])
 
 
-def _runs(module, numpy_opt: Callable, args: tuple) -> str:
+def _runs(module: ModuleType, numpy_opt: Callable, args: tuple) -> str:
     """What polyfuse ran for an einsum row: its kernel, a BLAS matmul, or numpy.einsum and why."""
     if not (isinstance(numpy_opt, functools.partial) and numpy_opt.func is np.einsum):
         return "polyfuse kernel"
@@ -849,7 +857,7 @@ def _time_einsum_contenders(contenders: dict[str, Callable], args: tuple, settin
 
 
 def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, numpy_step: Callable,
-                     args: tuple, settings: BenchSettings, module=None) -> EinsumRow:
+                     args: tuple, settings: BenchSettings, module: ModuleType | None = None) -> EinsumRow:
     """Check and time one einsum/spec row; errors end up in the row, never raised."""
     row = EinsumRow(name, settings.preset, [list(np.shape(a)) for a in args])
     contenders: dict[str, Callable] = {"polyfuse": polyfuse_fn, "numpy_opt": numpy_opt,
@@ -1028,7 +1036,8 @@ def _mib(nbytes: int) -> str:
     return f"{nbytes / 2**20:.0f} MiB" if nbytes >= 2**20 else f"{nbytes / 2**10:.0f} KiB"
 
 
-def _metric_table(headers: tuple[str, str, str], digits: int, rows: list, expected: Sequence[str]) -> list[str]:
+def _metric_table(headers: tuple[str, str, str], digits: int, rows: list,
+                  expected: Iterable[str]) -> list[str]:
     """Rows of (kernel, preset, size, {who: value}, {who: % of the reference}) for polyfuse, numba and
     numpy, under a header; ``headers`` names the size column, the unit and the percentage."""
     size, unit, pct = headers
@@ -1070,9 +1079,9 @@ def format_limits(limits: Limits, settings: BenchSettings) -> str:
     lines.append(f"numpy matmul A @ B at gemm's sizes ({m[0]}x{m[1]} @ {m[1]}x{m[2]}), best of {MATMUL_ROUNDS} "
                  f"rounds of >= {max(settings.min_time, MATMUL_MIN_TIME):g} s per BLAS thread count (one "
                  "before the loops table):")
-    for run in limits.matmul:
-        lines.append(f"  {run.how:<34}{_ms(run.ms):>9} ms{_num(run.gflop_s, 2):>9} GFLOP/s"
-                     + (f"  ({run.error})" if run.error else ""))
+    for mm in limits.matmul:
+        lines.append(f"  {mm.how:<34}{_ms(mm.ms):>9} ms{_num(mm.gflop_s, 2):>9} GFLOP/s"
+                     + (f"  ({mm.error})" if mm.error else ""))
     lines.append(f"  matmul reference: {_num(limits.matmul_gflop_s, 2)} GFLOP/s"
                  + (f" ({limits.matmul_reference}, the faster)" if len(limits.matmul) > 1 else ""))
     if limits.blas_stall:
@@ -1255,7 +1264,8 @@ def write_chart(report: BenchReport, path: Path) -> Path | None:
         return None
     fig, ax = plt.subplots(figsize=(max(8.0, 0.45 * len(rows)), 4.5))
     positions = np.arange(len(rows))
-    ax.bar(positions - 0.2, [r.speedup for r in rows], width=0.4, label="numba time / polyfuse time")
+    ax.bar(positions - 0.2, [r.speedup or np.nan for r in rows], width=0.4,  # rows all have a speedup
+           label="numba time / polyfuse time")
     ax.bar(positions + 0.2, [r.numpy_ratio or np.nan for r in rows], width=0.4, label="numpy time / polyfuse time")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
