@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -41,6 +42,10 @@ from polyfuse.einsum_codegen import (
     zero_literal,
 )
 from polyfuse.errors import ArgumentError, PolyfuseError
+
+if TYPE_CHECKING:
+    from polyfuse.explain import Explanation
+    from polyfuse.kernel import Kernel
 
 #: Calls whose naive work (product of all label sizes) is at most this run numpy.einsum.
 FALLBACK_WORK = 1 << 16
@@ -355,8 +360,18 @@ def _plan_steps(structure: _Structure, path: _Path, dtypes: tuple[np.dtype, ...]
     return steps
 
 
-def _show(label: str) -> str:
-    return "." if label not in _LETTERS and label != "0" else ("1" if label == "0" else label)
+def _show(label: str | None) -> str:
+    """A label as a step's subscripts show it: "1" for a broadcast axis (None, or "0" in a
+    :class:`_Term`), "." for an ellipsis dimension."""
+    if label is None or label == "0":
+        return "1"
+    return label if label in _LETTERS else "."
+
+
+def _plain(access: tuple[str | None, ...]) -> tuple[str, ...] | None:
+    """An access's labels, or None when one of its axes is a size-1 broadcast (None)."""
+    labels = tuple(lab for lab in access if lab is not None)
+    return labels if len(labels) == len(access) else None
 
 
 def _loop_order(step: _Step) -> tuple[str, list[str]]:
@@ -462,8 +477,8 @@ def _gemm(structure: _Structure) -> _Gemm | None:
     """The matmul form of a two-operand contraction, or None when it is not GEMM-shaped."""
     if len(structure.accesses) != 2:
         return None
-    acc_a, acc_b = structure.accesses
-    if None in acc_a or None in acc_b:  # size-1 broadcasting
+    acc_a, acc_b = (_plain(acc) for acc in structure.accesses)
+    if acc_a is None or acc_b is None:  # size-1 broadcasting
         return None
     if len(set(acc_a)) != len(acc_a) or len(set(acc_b)) != len(acc_b):  # diagonals
         return None
@@ -558,7 +573,7 @@ class _Stage:
     labels: tuple[str, ...]  # the output's axis order
     steps: tuple[int, ...]  # the path's pairwise steps it runs
     gemm: _Gemm | None = None  # a BLAS stage
-    kernel: Any = None  # a loop stage
+    kernel: Kernel | None = None  # a loop stage
     source: str = ""
 
 
@@ -569,12 +584,19 @@ class _Terms:
     labels: dict[int, tuple[str | None, ...]]  # operand id -> its access; step result id -> label set
     reads: tuple[tuple[int, ...], ...]  # per step: the term ids it consumes (in path order)
 
+    def plain(self, term: int) -> tuple[str, ...]:
+        """The labels of a term that has no broadcast axis: a step's result, or an operand of a
+        GEMM-shaped step (:func:`_step_choice` checked it)."""
+        labels = _plain(self.labels[term])
+        assert labels is not None, f"term {term} has a size-1 broadcast axis"
+        return labels
+
 
 def _simulate(structure: _Structure, path: _Path) -> _Terms:
     n = len(structure.accesses)
-    labels: dict[int, tuple] = dict(enumerate(structure.accesses))
+    labels: dict[int, tuple[str | None, ...]] = dict(enumerate(structure.accesses))
     live = list(range(n))
-    reads = []
+    reads: list[tuple[int, ...]] = []
     for index, positions in enumerate(path.steps):
         picked = [live[p] for p in sorted(positions)]
         for p in sorted(positions, reverse=True):
@@ -592,9 +614,9 @@ def _step_choice(structure: _Structure, terms: _Terms, index: int) -> tuple[bool
     reads = terms.reads[index]
     if len(reads) != 2:
         return False, f"{len(reads)} operands"
-    la, lb = (terms.labels[t] for t in reads)
-    out = set(terms.labels[len(structure.accesses) + index])
-    if None in la or None in lb or len(set(la)) != len(la) or len(set(lb)) != len(lb):
+    la, lb = (_plain(terms.labels[t]) for t in reads)
+    out = set(terms.plain(len(structure.accesses) + index))
+    if la is None or lb is None or len(set(la)) != len(la) or len(set(lb)) != len(lb):
         return False, "a diagonal or a broadcast axis"
     if (set(la) | set(lb)) - out - (set(la) & set(lb)):
         return False, "a label summed inside one operand"
@@ -657,7 +679,7 @@ def _orders(structure: _Structure, terms: _Terms, stages: list[_Stage], nops: in
         order.setdefault(y, oy)
         order[stage.output] = structure.output if stage.output == final else out
     for stage in stages:
-        stage.labels = order.setdefault(stage.output, terms.labels[stage.output])
+        stage.labels = order.setdefault(stage.output, terms.plain(stage.output))
     for stage in stages:
         if stage.gemm is not None:
             a, b = stage.inputs
@@ -670,8 +692,8 @@ def _gemm_orders(terms: _Terms, order: dict[int, tuple[str, ...]], a: int, b: in
     """(A's, B's, the result's) axis orders for ``A @ B`` that need no copy: the operands keep
     the order they have (a loop stage's result gets (batch, free, summed) or (batch, summed,
     free)), the result is (batch, free of A, free of B)."""
-    out = set(terms.labels[result])
-    la, lb = terms.labels[a], terms.labels[b]
+    out = set(terms.plain(result))
+    la, lb = terms.plain(a), terms.plain(b)
     ref = order.get(a) or order.get(b) or la
     batch = [lab for lab in ref if lab in la and lab in lb and lab in out]
     summed = [lab for lab in ref if lab in la and lab in lb and lab not in out]
@@ -725,7 +747,7 @@ def _sub_structure(structure: _Structure, terms: _Terms, order: dict[int, tuple]
 
 def _sub_path(terms: _Terms, stage: _Stage, nops: int) -> _Path:
     live = list(stage.inputs)
-    steps = []
+    steps: list[tuple[int, ...]] = []
     for s in stage.steps:
         positions = tuple(sorted(live.index(t) for t in terms.reads[s]))
         for p in sorted(positions, reverse=True):
@@ -744,7 +766,7 @@ def _staged(structure: _Structure, path: _Path, dtype: np.dtype, target: str, fu
     decided = [_step_choice(structure, terms, s) for s in range(len(path.steps))]
     if not any(on_blas for on_blas, _ in decided):
         return None
-    stages = []
+    stages: list[_Stage] = []
     for steps in _group(terms, [on_blas for on_blas, _ in decided], nops):
         inputs, output = _stage_io(terms, steps, nops)
         on_blas = decided[steps[0]][0]
@@ -764,7 +786,7 @@ def _staged(structure: _Structure, path: _Path, dtype: np.dtype, target: str, fu
 
 
 def _step_text(structure: _Structure, terms: _Terms, index: int) -> str:
-    ins = ",".join("".join(_show("0" if lab is None else lab) for lab in terms.labels[t])
+    ins = ",".join("".join(_show(lab) for lab in terms.labels[t])
                    for t in terms.reads[index])
     return f"{ins}->{''.join(_show(lab) for lab in terms.labels[len(structure.accesses) + index])}"
 
@@ -773,7 +795,7 @@ _GEMM_PENDING = _Gemm((), (), (), (), (), (), (), ())  # replaced by _orders
 
 
 def _compiled(structure: _Structure, path: _Path, dtypes: tuple[np.dtype, ...], odt: np.dtype, target: str,
-              fuse: str, subscripts: str) -> tuple[Any, str, list[_Step]]:
+              fuse: str, subscripts: str) -> tuple[Kernel, str, list[_Step]]:
     """The fused kernel of a (sub-)einsum, from the cache or freshly built."""
     key = (structure, dtypes, odt, path.steps, target, fuse)
     built = _kernels.get(key)
@@ -795,8 +817,10 @@ def _run_stages(stages: list[_Stage], ops: tuple[np.ndarray, ...], out: np.ndarr
         last = stage is stages[-1]
         args = [values.pop(t) for t in stage.inputs]
         if stage.gemm is not None:
-            values[stage.output] = _run_gemm(stage.gemm, *args, out if last else None)
+            a, b = args
+            values[stage.output] = _run_gemm(stage.gemm, a, b, out if last else None)
             continue
+        assert stage.kernel is not None, "a loop stage has its kernel (_staged compiles it)"
         dest = out if last and out is not None else np.empty(tuple(sizes[lab] for lab in stage.labels), dtype)
         stage.kernel(*(a.reshape(1) if a.ndim == 0 else a for a in args), dest.reshape(1) if dest.ndim == 0
                      else dest)
@@ -812,11 +836,11 @@ def _run_stages(stages: list[_Stage], ops: tuple[np.ndarray, ...], out: np.ndarr
 class _Plan:
     """What one (subscripts, shapes, dtypes, options) combination runs."""
 
-    kind: str  # "kernel" | "numpy" | "blas"
+    kind: Literal["kernel", "numpy", "blas", "staged"]
     reason: str
-    out_shape: tuple[int, ...] = ()
-    out_dtype: np.dtype | None = None
-    kernel: Any = None
+    out_shape: tuple[int, ...]
+    out_dtype: np.dtype
+    kernel: Kernel | None = None
     source: str = ""
     steps: list[_Step] = field(default_factory=list)
     path: _Path | None = None
@@ -828,7 +852,7 @@ class _Plan:
 
 
 _plans: dict[tuple, _Plan] = {}
-_kernels: dict[tuple, tuple[Any, str, list[_Step]]] = {}
+_kernels: dict[tuple, tuple[Kernel, str, list[_Step]]] = {}
 
 
 def _plan(subscripts: str, operands: tuple[np.ndarray, ...], out: np.ndarray | None, dtype: Any,
@@ -932,6 +956,7 @@ def _run(plan: _Plan, subscripts: str, ops: tuple[np.ndarray, ...], out: np.ndar
         raise ArgumentError(f"einsum {subscripts!r}: out has shape {out.shape}, the result has shape "
                             f"{plan.out_shape}")
     if plan.kind == "blas":
+        assert plan.gemm is not None, "a BLAS plan has its matmul form"
         a, b = (op if plan.cast is None or op.dtype == plan.cast else op.astype(plan.cast) for op in ops)
         if out is not None:
             a = a.copy() if np.may_share_memory(a, out) else a
@@ -939,13 +964,15 @@ def _run(plan: _Plan, subscripts: str, ops: tuple[np.ndarray, ...], out: np.ndar
         result = _run_gemm(plan.gemm, a, b, out)
         return result[()] if out is None and result.ndim == 0 else result
     if plan.kind == "staged":
+        assert plan.structure is not None, "a staged plan keeps its structure"
         args = tuple(op if plan.cast is None or op.dtype == plan.cast else op.astype(plan.cast) for op in ops)
         if out is not None:
             args = tuple(a.copy() if np.may_share_memory(a, out) else a for a in args)
         result = _run_stages(plan.stages, args, out, plan.out_dtype, plan.structure.sizes)
         return result[()] if out is None and result.ndim == 0 else result
+    assert plan.kernel is not None, "a kernel plan has its kernel"
     result = out if out is not None else np.empty(plan.out_shape, dtype=plan.out_dtype)
-    args = []
+    kernel_args = []
     for op in ops:
         if plan.cast is not None and op.dtype != plan.cast:
             op = op.astype(plan.cast)
@@ -953,9 +980,9 @@ def _run(plan: _Plan, subscripts: str, ops: tuple[np.ndarray, ...], out: np.ndar
             op = op.reshape(1)
         if out is not None and np.may_share_memory(op, out):
             op = op.copy()
-        args.append(op)
+        kernel_args.append(op)
     dest = result.reshape(1) if result.ndim == 0 else result
-    plan.kernel(*args, dest)
+    plan.kernel(*kernel_args, dest)
     if out is None and result.ndim == 0:
         return result[()]
     return result
@@ -970,12 +997,12 @@ class EinsumPath:
     """What :func:`einsum` does for one call: order, FLOPs, fusion, fallback."""
 
     subscripts: str
-    path: list  # numpy style: ["einsum_path", (0, 1), ...]
+    path: list[str | tuple[int, ...]]  # numpy style: ["einsum_path", (0, 1), ...]
     steps: list[str]  # each pairwise step, e.g. "ki,k->ki" ("." marks an ellipsis dimension)
     forms: list[str]  # elementwise | accumulate | update, per step
     flops: int
     naive_flops: int
-    fused: list[dict]  # explain()["fusion"] of the generated kernel
+    fused: list[dict[str, Any]]  # explain()["fusion"] of the generated kernel
     generated_nests: int  # top-level loop nests in the generated source
     loop_nests: int  # top-level loop nests after fusion
     fallback: str | None  # why calls with these arguments run numpy.einsum, or None
@@ -1010,13 +1037,14 @@ class EinsumPath:
 
 
 def _explained(subscripts: str, operands: tuple, out: Any, dtype: Any, optimize: Any, target: str,
-               fuse: str, blas: bool) -> tuple[_Plan, _Plan, Any]:
+               fuse: str, blas: bool) -> tuple[_Plan, _Plan, Explanation | None]:
     ops = _as_arrays(operands)
     actual = _plan(subscripts, ops, out, dtype, optimize, target, fuse, blas=bool(blas))
     compiled = actual if actual.kind == "kernel" else _plan(subscripts, ops, out, dtype, optimize, target,
                                                            fuse, force=True)
     if compiled.kind != "kernel":
         return actual, compiled, None
+    assert compiled.kernel is not None, "a kernel plan has its kernel"
     args = []
     for op in ops:
         op = op.astype(compiled.cast) if compiled.cast is not None else op
@@ -1043,6 +1071,7 @@ def einsum_path(subscripts: str, *operands: Any, out: Any = None, dtype: Any = N
         return EinsumPath(subscripts, ["einsum_path"], [], [], 0, 0, [], 0, 0, fallback, "", "", dispatch,
                           choices)
     path = compiled.path
+    assert path is not None, "a kernel plan has its contraction path"
     return EinsumPath(
         subscripts, ["einsum_path", *path.steps], [s.description for s in compiled.steps],
         [s.form for s in compiled.steps], path.flops, path.naive_flops, list(explanation["fusion"]),
@@ -1053,7 +1082,7 @@ def einsum_path(subscripts: str, *operands: Any, out: Any = None, dtype: Any = N
 
 
 def explain(subscripts: str, *operands: Any, out: Any = None, dtype: Any = None, optimize: Any = True,
-            target: str = "cpu", fuse: str = "smart", blas: bool = True):
+            target: str = "cpu", fuse: str = "smart", blas: bool = True) -> Explanation:
     """``explain()`` of the generated kernel, with an ``einsum`` section and the generated source
     in front.  The ``einsum`` section says whether calls with these arguments run numpy or BLAS
     matmul instead."""
@@ -1071,6 +1100,7 @@ def explain(subscripts: str, *operands: Any, out: Any = None, dtype: Any = None,
     for n, choice in enumerate(actual.choices):
         head[f"dispatch {n}"] = choice.describe()
     if compiled.kind == "kernel":
+        assert compiled.path is not None, "a kernel plan has its contraction path"
         head["order"] = str(list(compiled.path.steps))
         head["flops"] = f"{compiled.path.flops} (naive {compiled.path.naive_flops})"
         for n, step in enumerate(compiled.steps):
@@ -1085,8 +1115,8 @@ def explain(subscripts: str, *operands: Any, out: Any = None, dtype: Any = None,
 # Benchmarks (wired into ``polyfuse bench`` by its owner)
 # ----------------------------------------------------------------------------------------------
 
-def _stepwise(subscripts: str, path: list):
-    def run(*ops):
+def _stepwise(subscripts: str, path: list[str | tuple[int, ...]] | Literal[False]) -> Callable[..., Any]:
+    def run(*ops: np.ndarray) -> Any:
         return np.einsum(subscripts, *ops, optimize=path)
     return run
 

@@ -11,11 +11,16 @@ from __future__ import annotations
 import itertools
 import linecache
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from polyfuse.errors import ArgumentError
+
+if TYPE_CHECKING:
+    from polyfuse.kernel import Kernel
 
 _serial = itertools.count()
 
@@ -32,16 +37,16 @@ def zero_literal(dtype: np.dtype) -> str:
     return "0" if np.issubdtype(dtype, np.integer) else "0.0"
 
 
-def define_function(src: str, name: str, tag: str):
+def define_function(src: str, name: str, tag: str) -> Callable[..., Any]:
     """``exec`` generated source under a fake, ``linecache``-registered filename; return ``name``."""
     filename = f"<polyfuse-{tag}-{next(_serial)}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    namespace = {"np": np, "math": math}
+    namespace: dict[str, Any] = {"np": np, "math": math}
     exec(compile(src, filename, "exec"), namespace)  # noqa: S102 - polyfuse-generated source
     return namespace[name]
 
 
-def build_kernel(src: str, name: str, tag: str, *, target: str, fuse: str, fastmath: bool = False):
+def build_kernel(src: str, name: str, tag: str, *, target: str, fuse: str, fastmath: bool = False) -> Kernel:
     """The generated function wrapped with ``polyfuse.kernel``."""
     from polyfuse.kernel import Kernel
 
