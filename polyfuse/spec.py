@@ -17,8 +17,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -31,6 +32,10 @@ from polyfuse.einsum_codegen import (
     dtype_source,
 )
 from polyfuse.errors import ArgumentError, PolyfuseError
+
+if TYPE_CHECKING:
+    from polyfuse.explain import Explanation
+    from polyfuse.kernel import Kernel
 
 __all__ = ["Spec", "SpecError", "spec"]
 
@@ -103,21 +108,21 @@ class Access:
 @dataclass(frozen=True)
 class Bin:
     op: str
-    lhs: Any
-    rhs: Any
+    lhs: Expr
+    rhs: Expr
     pos: int
 
 
 @dataclass(frozen=True)
 class Neg:
-    operand: Any
+    operand: Expr
     pos: int
 
 
 @dataclass(frozen=True)
 class Call:
     func: str
-    args: tuple
+    args: tuple[Expr, ...]
     pos: int
 
 
@@ -125,16 +130,33 @@ class Call:
 class Reduce:
     op: str
     vars: tuple[tuple[str, int], ...]  # (name, pos)
-    body: Any
+    body: Expr
     pos: int
     end: int = -1  # one past the closing parenthesis
+
+
+#: A node of a statement's right-hand side.
+Expr: TypeAlias = Num | Name | Access | Bin | Neg | Call | Reduce
+
+
+def _children(node: Expr) -> tuple[Expr, ...]:
+    """The operands of ``node``, in source order (a reduction's is its body)."""
+    if isinstance(node, Bin):
+        return node.lhs, node.rhs
+    if isinstance(node, Neg):
+        return (node.operand,)
+    if isinstance(node, Call):
+        return node.args
+    if isinstance(node, Reduce):
+        return (node.body,)
+    return ()
 
 
 @dataclass
 class Statement:
     target: str
     indices: tuple[tuple[str, int], ...]
-    expr: Any
+    expr: Expr
     pos: int
     end: int
     extents: dict[str, str] = field(default_factory=dict)  # index -> extent source (in input shapes)
@@ -169,6 +191,7 @@ def _tokenize(text: str) -> list[_Tok]:
         if m is None:
             raise SpecError(f"unexpected character {text[pos]!r}", text, pos)
         kind = m.lastgroup
+        assert kind is not None, "every alternative of _TOKEN is a named group"
         if kind == "nl":
             if depth == 0:
                 tokens.append(_Tok("nl", m.group(), pos))
@@ -230,7 +253,7 @@ class _Parser:
 
     # grammar
     def program(self) -> list[Statement]:
-        statements = []
+        statements: list[Statement] = []
         while True:
             while self.tok.kind == "nl":
                 self.i += 1
@@ -270,7 +293,7 @@ class _Parser:
         end = self.toks[self.i - 1]
         return Statement(target.text, tuple(indices), expr, start.pos, end.pos + len(end.text))
 
-    def expr(self):
+    def expr(self) -> Expr:
         node = self.term()
         while self.tok.text in ("+", "-") and self.tok.kind == "op":
             op = self.tok
@@ -278,7 +301,7 @@ class _Parser:
             node = Bin(op.text, node, self.term(), op.pos)
         return node
 
-    def term(self):
+    def term(self) -> Expr:
         node = self.unary()
         while self.tok.text in ("*", "/") and self.tok.kind == "op":
             op = self.tok
@@ -286,7 +309,7 @@ class _Parser:
             node = Bin(op.text, node, self.unary(), op.pos)
         return node
 
-    def unary(self):
+    def unary(self) -> Expr:
         if self.tok.text == "-" and self.tok.kind == "op":
             tok = self.tok
             self.i += 1
@@ -301,7 +324,7 @@ class _Parser:
             return Bin("**", node, self.unary(), op.pos)
         return node
 
-    def atom(self):
+    def atom(self) -> Expr:
         tok = self.tok
         if tok.kind == "num":
             self.i += 1
@@ -438,18 +461,10 @@ class _Check:
     involved: tuple[str, ...] = ()  # extents that must be non-zero for the access to happen
 
 
-def _walk(node):
+def _walk(node: Expr) -> Iterator[Expr]:
     yield node
-    if isinstance(node, Bin):
-        yield from _walk(node.lhs)
-        yield from _walk(node.rhs)
-    elif isinstance(node, Neg):
-        yield from _walk(node.operand)
-    elif isinstance(node, Call):
-        for arg in node.args:
-            yield from _walk(arg)
-    elif isinstance(node, Reduce):
-        yield from _walk(node.body)
+    for child in _children(node):
+        yield from _walk(child)
 
 
 def _paren(expr: str) -> str:
@@ -457,7 +472,7 @@ def _paren(expr: str) -> str:
 
 
 class _Analysis:
-    def __init__(self, text: str, statements: list[Statement], outputs: list[str] | None) -> None:
+    def __init__(self, text: str, statements: list[Statement], outputs: list[str] | str | None) -> None:
         self.text = text
         self.statements = statements
         self.inputs: list[str] = []  # array inputs, first appearance order
@@ -501,7 +516,7 @@ class _Analysis:
                 raise self.error(f"index {name!r} of the target does not appear on the right-hand side, "
                                  "so its range cannot be inferred", pos, len(name))
 
-    def scope_check(self, node, scope: set[str], stmt: Statement) -> None:
+    def scope_check(self, node: Expr, scope: set[str], stmt: Statement) -> None:
         if isinstance(node, Reduce):
             inner = set(scope)
             for var, pos in node.vars:
@@ -558,8 +573,7 @@ class _Analysis:
             if node.name not in self.scalars:
                 self.scalars.append(node.name)
             return
-        for child in (node.lhs, node.rhs) if isinstance(node, Bin) else \
-                (node.operand,) if isinstance(node, Neg) else node.args if isinstance(node, Call) else ():
+        for child in _children(node):
             self.scope_check(child, scope, stmt)
 
     def dim(self, tensor: str, axis: int) -> str:
@@ -635,7 +649,9 @@ class _Analysis:
         cand = " ".join(parts)
         return cand if coef == 1 else f"({cand} - 1) // {coef} + 1"
 
-    def add_checks(self, accesses, pending, solved, plain, source, extents) -> None:
+    def add_checks(self, accesses: list[Access], pending: list[tuple[Access, int, Index]], solved: set[int],
+                   plain: dict[str, str], source: dict[str, tuple[Access, int]],
+                   extents: dict[str, str]) -> None:
         """Call-time checks: plain uses agree with the defining axis, the rest stay in bounds."""
         for acc in accesses:
             for axis, ix in enumerate(acc.index):
@@ -664,15 +680,14 @@ class _Analysis:
                 f"{acc.tensor} has extent {{rhs}}", ix.pos, ix.end - ix.pos,
                 tuple(extents[v] for v, _ in ix.coefs)))
 
-
-    def pick_outputs(self, outputs: list[str] | None) -> list[str]:
+    def pick_outputs(self, outputs: list[str] | str | None) -> list[str]:
         targets = [s.target for s in self.statements]
         if outputs is None:
             used = {n.tensor for s in self.statements for n in _walk(s.expr) if isinstance(n, Access)}
             return [t for t in targets if t not in used]
         if isinstance(outputs, str):
             outputs = [outputs]
-        result = []
+        result: list[str] = []
         for name in outputs:
             if name not in targets:
                 raise SpecError(f"outputs: {name!r} is not a target of the spec (targets: {', '.join(targets)})")
@@ -722,7 +737,7 @@ class _Generator:
         return self.src.text()
 
     def statement(self, stmt: Statement) -> None:
-        self.hoisted: dict[int, tuple[str, list[str]]] = {}
+        self.hoisted = {}
         order = [n for n, _ in stmt.indices]
         for node in _top_reductions(stmt.expr):
             free = _update_form(node, order)
@@ -751,7 +766,7 @@ class _Generator:
         index = ", ".join(env[n] for n, _ in stmt.indices) or "0"
         self.src.add(depth, f"{stmt.target}[{index}] = {value}")
 
-    def expr(self, node, env: dict[str, str], depth: int, stmt: Statement) -> str:
+    def expr(self, node: Expr, env: dict[str, str], depth: int, stmt: Statement) -> str:
         if isinstance(node, Num):
             return repr(float(node.value)) if isinstance(node.value, float) else str(node.value)
         if isinstance(node, Name):
@@ -809,14 +824,12 @@ class _Generator:
         return acc
 
 
-def _top_reductions(node):
+def _top_reductions(node: Expr) -> Iterator[Reduce]:
     """Reductions not nested inside another reduction."""
     if isinstance(node, Reduce):
         yield node
         return
-    children = (node.lhs, node.rhs) if isinstance(node, Bin) else (node.operand,) if isinstance(node, Neg) \
-        else node.args if isinstance(node, Call) else ()
-    for child in children:
+    for child in _children(node):
         yield from _top_reductions(child)
 
 
@@ -885,7 +898,9 @@ class BlasStep:
         from polyfuse.einsum import matmul_plan, run_matmul
 
         a, b, out = env[self.a], env[self.b], env[self.target]
-        run_matmul(matmul_plan(self.subscripts, a.shape, b.shape), a, b, out if self.free else out.reshape(()))
+        gemm = matmul_plan(self.subscripts, a.shape, b.shape)
+        assert gemm is not None, "_gemm_sum made a GEMM-shaped contraction"
+        run_matmul(gemm, a, b, out if self.free else out.reshape(()))
 
 
 @dataclass(frozen=True)
@@ -908,7 +923,7 @@ class LoopStep:
 class StagedPlan:
     """How a spec with GEMM-shaped sums runs: a sequence of BLAS and loop steps."""
 
-    steps: list  # BlasStep | LoopStep, in order
+    steps: list[BlasStep | LoopStep]  # in order
     temps: tuple[str, ...]  # BLAS results that are not targets of the spec
     row_inputs: frozenset[str] | None  # inputs sliced by row blocks; None: no row blocking
 
@@ -936,14 +951,14 @@ class SpecDecision:
         return f"{self.runs}: {self.reason}{blocks}"
 
 
-def _gemm_sum(node, order: list[str]) -> BlasStep | None:
+def _gemm_sum(node: Expr, order: list[str]) -> BlasStep | None:
     """The BLAS form of a top-level ``sum[k](A[...] * B[...])`` with plain subscripts, or None."""
     if not (isinstance(node, Reduce) and node.op == "sum" and isinstance(node.body, Bin)
             and node.body.op == "*" and isinstance(node.body.lhs, Access) and isinstance(node.body.rhs, Access)):
         return None
     a, b = node.body.lhs, node.body.rhs
-    ia, ib = [ix.plain for ix in a.index], [ix.plain for ix in b.index]
-    if None in ia or None in ib or len(set(ia)) != len(ia) or len(set(ib)) != len(ib):
+    ia, ib = _plain_subscripts(a), _plain_subscripts(b)
+    if ia is None or ib is None or len(set(ia)) != len(ia) or len(set(ib)) != len(ib):
         return None
     summed = tuple(v for v, _ in node.vars)
     if not set(summed) <= set(ia) & set(ib):  # an index summed inside one operand only
@@ -957,6 +972,13 @@ def _gemm_sum(node, order: list[str]) -> BlasStep | None:
     indices = {v: (b.tensor, axis) for axis, v in enumerate(ib)}
     indices.update({v: (a.tensor, axis) for axis, v in enumerate(ia)})
     return BlasStep("", a.tensor, b.tensor, subscripts, indices, summed, free)
+
+
+def _plain_subscripts(acc: Access) -> list[str] | None:
+    """The index of each axis of ``acc``, or None when a subscript is not a plain index."""
+    names = [ix.plain for ix in acc.index]
+    plain = [name for name in names if name is not None]
+    return plain if len(plain) == len(names) else None
 
 
 def _blas_sums(stmt: Statement) -> list[tuple[Reduce, BlasStep]]:
@@ -980,12 +1002,16 @@ def _rewrite(text: str, stmt: Statement, replaced: list[tuple[Reduce, str]]) -> 
     return line
 
 
+#: One entry of a spec's split into steps: a BLAS step, or consecutive statements as (target, text).
+_Raw: TypeAlias = BlasStep | list[tuple[str, str]]
+
+
 def _staged_plan(analysis: _Analysis, text: str, target: str, fuse: str, fastmath: bool) -> StagedPlan | None:
     """Split the spec into BLAS steps (GEMM-shaped sums) and fused loop steps (everything else);
     None when no statement has a GEMM-shaped sum."""
     taken = _names(analysis)
     temps: list[str] = []
-    raw: list = []  # BlasStep | list of statement texts
+    raw: list[_Raw] = []
     for stmt in analysis.statements:
         sums = _blas_sums(stmt)
         if not sums:
@@ -995,7 +1021,7 @@ def _staged_plan(analysis: _Analysis, text: str, target: str, fuse: str, fastmat
         if len(sums) == 1 and stmt.expr is sums[0][0] and sums[0][1].free == order:
             raw.append(_retarget(sums[0][1], stmt.target))  # the sum is the statement: no epilogue
             continue
-        replaced = []
+        replaced: list[tuple[Reduce, str]] = []
         for node, step in sums:
             temp = _fresh(taken)
             temps.append(temp)
@@ -1004,9 +1030,9 @@ def _staged_plan(analysis: _Analysis, text: str, target: str, fuse: str, fastmat
         _pending(raw).append((stmt.target, _rewrite(text, stmt, replaced)))
     if not any(isinstance(step, BlasStep) for step in raw):
         return None
-    steps = [_loop_step(group, raw[n + 1:], analysis, target, fuse, fastmath) if isinstance(group, list)
-             else group
-             for n, group in enumerate(raw)]
+    steps: list[BlasStep | LoopStep | None] = [
+        _loop_step(group, raw[n + 1:], analysis, target, fuse, fastmath) if isinstance(group, list) else group
+        for n, group in enumerate(raw)]
     return StagedPlan([s for s in steps if s is not None], tuple(temps), _row_inputs(analysis, raw))
 
 
@@ -1024,10 +1050,12 @@ def _retarget(step: BlasStep, target: str) -> BlasStep:
     return dataclasses.replace(step, target=target)
 
 
-def _pending(raw: list) -> list:
-    if not raw or not isinstance(raw[-1], list):
-        raw.append([])
-    return raw[-1]
+def _pending(raw: list[_Raw]) -> list[tuple[str, str]]:
+    last = raw[-1] if raw else None
+    if not isinstance(last, list):
+        last = []
+        raw.append(last)
+    return last
 
 
 def _fresh(taken: set[str]) -> str:
@@ -1038,7 +1066,7 @@ def _fresh(taken: set[str]) -> str:
     return f"G{n}"
 
 
-def _loop_step(group: list[tuple[str, str]], later: list, analysis: _Analysis, target: str,
+def _loop_step(group: list[tuple[str, str]], later: list[_Raw], analysis: _Analysis, target: str,
                fuse: str, fastmath: bool) -> LoopStep | None:
     """A fused kernel for consecutive statements; it outputs what later steps (or the caller) read."""
     read_later: set[str] = set()
@@ -1054,7 +1082,7 @@ def _loop_step(group: list[tuple[str, str]], later: list, analysis: _Analysis, t
     return LoopStep(Spec(text, outputs, target=target, fuse=fuse, blas=False, fastmath=fastmath), text)
 
 
-def _row_inputs(analysis: _Analysis, raw: list) -> frozenset[str] | None:
+def _row_inputs(analysis: _Analysis, raw: list[_Raw]) -> frozenset[str] | None:
     """Inputs to slice when the spec runs in row blocks, or None when it cannot.
 
     Row blocking needs every statement's first target index (its row) to be the first, plain
@@ -1089,7 +1117,7 @@ def _row_access(acc: Access, row: str) -> bool | None:
     return True if uses == [0] and acc.index[0].plain == row else None
 
 
-def _statement_of(analysis: _Analysis, step: BlasStep, raw: list) -> Statement:
+def _statement_of(analysis: _Analysis, step: BlasStep, raw: list[_Raw]) -> Statement:
     """The statement a BLAS step belongs to: its target's, or the one reading its temporary."""
     if step.target in analysis.defined:
         return analysis.defined[step.target]
@@ -1113,7 +1141,7 @@ class Spec:
     Passing an array under an output's name writes the result into it.
     """
 
-    def __init__(self, text: str, outputs: list[str] | None = None, *, dtype: Any = None,
+    def __init__(self, text: str, outputs: list[str] | str | None = None, *, dtype: Any = None,
                  target: str = "cpu", fuse: str = "smart", blas: bool = True,
                  fastmath: bool = False) -> None:
         check_target(target)
@@ -1135,7 +1163,7 @@ class Spec:
                          [compile(e, "<spec>", "eval") for e in c.involved], c) for c in a.checks]
         self._nonempty = [(compile(e, "<spec>", "eval"), what, pos, w) for e, what, pos, w in a.nonempty]
         self._shapes = {name: [compile(e, "<spec>", "eval") for e in a.shapes[name]] for name in self.outputs}
-        self._kernels: dict[np.dtype, tuple[Any, str]] = {}
+        self._kernels: dict[np.dtype, tuple[Kernel, str]] = {}
         self._validated: dict[tuple, dict[str, tuple[int, ...]]] = {}
         self._staged = _try_staged_plan(a, text, target, fuse, fastmath) if blas else None
         self._target_shapes = {name: [compile(e, "<spec>", "eval") for e in exprs]
@@ -1162,7 +1190,7 @@ class Spec:
     def _rank(self, name: str) -> int:
         return len(self._analysis.shapes[name])
 
-    def _bind(self, args: tuple, kwargs: dict) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _bind(self, args: tuple, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         if len(args) > len(self.inputs):
             raise SpecError(f"spec takes {len(self.inputs)} inputs ({', '.join(self.inputs)}), got {len(args)}")
         values = dict(zip(self.inputs, args))
@@ -1188,7 +1216,8 @@ class Spec:
         dt = np.result_type(np.float32, *[a.dtype for a in arrays.values()])
         return dt if dt in SUPPORTED_DTYPES else np.dtype(np.float64)
 
-    def _prepare(self, args: tuple, kwargs: dict):
+    def _prepare(self, args: tuple, kwargs: dict[str, Any]) -> tuple[
+            np.dtype, dict[str, np.ndarray], dict[str, float], dict[str, np.ndarray]]:
         values, given_out = self._bind(args, kwargs)
         arrays: dict[str, np.ndarray] = {}
         for name in self.arrays:
@@ -1215,7 +1244,7 @@ class Spec:
                 raise SpecError(f"scalar input {name!r} must be a real number, got {type(value).__name__}")
             scalars[name] = float(value)
         shapes = self._validate(arrays)
-        results = {}
+        results: dict[str, np.ndarray] = {}
         for name in self.outputs:
             shape = shapes[name] or (1,)
             out = given_out.get(name)
@@ -1248,10 +1277,11 @@ class Spec:
         return decision
 
     def _choose(self, arrays: dict[str, np.ndarray], dtype: np.dtype) -> SpecDecision:
-        if self._staged is None:
+        plan = self._staged
+        if plan is None:
             return SpecDecision("fused kernel", "no GEMM-shaped sum (or blas=False)")
-        shapes = self._all_shapes(arrays)
-        for step in (s for s in self._staged.steps if isinstance(s, BlasStep)):
+        shapes = self._all_shapes(plan, arrays)
+        for step in (s for s in plan.steps if isinstance(s, BlasStep)):
             extent = {v: shapes[t][axis] for v, (t, axis) in step.indices.items()}
             k = math.prod(extent[v] for v in step.summed)
             work = math.prod(extent.values())
@@ -1259,30 +1289,31 @@ class Spec:
                 return SpecDecision("fused kernel", f"{step.target} = einsum {step.subscripts!r}: contracted "
                                     f"extent {k} < BLAS_MIN_K={BLAS_MIN_K} or work {work} < "
                                     f"BLAS_MIN_WORK={BLAS_MIN_WORK}; the fused loops are as fast")
-        rows, block = self._blocking(shapes, dtype.itemsize)
-        reason = "; ".join(step.describe() for step in self._staged.steps)
+        rows, block = self._blocking(plan, shapes, dtype.itemsize)
+        reason = "; ".join(step.describe() for step in plan.steps)
         return SpecDecision("staged", reason, rows, block)
 
-    def _all_shapes(self, arrays: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
+    def _all_shapes(self, plan: StagedPlan, arrays: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
         """The shape of every tensor of the call: inputs, targets and BLAS temporaries."""
         shapes = {name: a.shape for name, a in arrays.items()}
         for name, exprs in self._target_shapes.items():
             shapes[name] = tuple(int(eval(e, {"min": min}, arrays)) for e in exprs)  # noqa: S307
-        for step in self._staged.steps:
-            if isinstance(step, BlasStep) and step.target in self._staged.temps:
+        for step in plan.steps:
+            if isinstance(step, BlasStep) and step.target in plan.temps:
                 shapes[step.target] = tuple(shapes[step.indices[v][0]][step.indices[v][1]] for v in step.free) or (1,)
         return shapes
 
-    def _blocking(self, shapes: dict[str, tuple[int, ...]], itemsize: int) -> tuple[int, int]:
+    def _blocking(self, plan: StagedPlan, shapes: dict[str, tuple[int, ...]],
+                  itemsize: int) -> tuple[int, int]:
         """(rows, rows per block) for row blocking, or (0, 0) when the spec runs unblocked.
 
         A block's row-sized arrays (targets, temporaries and sliced inputs) should fit in
         ``L2_SHARE`` of the L2 cache, so that a BLAS step's result is still in cache when the
         fused loops read it; at least ``MIN_BLOCK_ROWS`` rows."""
-        sliced = self._staged.row_inputs
+        sliced = plan.row_inputs
         if sliced is None:
             return 0, 0
-        names = [*self._staged.produced, *sliced]
+        names = [*plan.produced, *sliced]
         rows = shapes[self.statements[0].target][0]
         if any(shapes[n][0] != rows for n in names):
             return 0, 0
@@ -1295,10 +1326,11 @@ class Spec:
     def _run_staged(self, decision: SpecDecision, arrays: dict[str, np.ndarray], scalars: dict[str, float],
                     results: dict[str, np.ndarray], dtype: np.dtype) -> None:
         plan = self._staged
-        shapes = self._all_shapes(arrays)
+        assert plan is not None, "a staged decision comes from the staged plan"
+        shapes = self._all_shapes(plan, arrays)
         block = decision.block_rows
         env: dict[str, np.ndarray] = dict(arrays)
-        buffers = {}
+        buffers: dict[str, np.ndarray] = {}
         for name in plan.produced:
             if name in results:
                 env[name] = results[name] if shapes[name] else results[name].reshape(())
@@ -1309,10 +1341,12 @@ class Spec:
             for step in plan.steps:
                 step.run(env, scalars)
             return
+        row_inputs = plan.row_inputs
+        assert row_inputs is not None, "row blocks only where _row_inputs allowed them"
         for start in range(0, decision.rows, block):
             stop = min(start + block, decision.rows)
             rows = slice(start, stop)
-            for name in plan.row_inputs:
+            for name in row_inputs:
                 env[name] = arrays[name][rows]
             for name in results:
                 env[name] = results[name][rows]
@@ -1334,7 +1368,7 @@ class Spec:
         if known is not None:
             return known
         ns = dict(arrays)
-        env = {"min": min}
+        env: dict[str, Any] = {"min": min}
         for lhs, rhs, involved, check in self._checks:
             if any(int(eval(e, env, ns)) <= 0 for e in involved):  # noqa: S307
                 continue  # an empty range: the access never happens
@@ -1364,7 +1398,7 @@ class Spec:
         """The generated kernel source (for float64 unless ``dtype`` says otherwise)."""
         return _Generator(self._analysis, np.dtype(self.dtype or dtype)).generate()
 
-    def kernel(self, dtype: Any = np.float64):
+    def kernel(self, dtype: Any = np.float64) -> Kernel:
         dtype = np.dtype(self.dtype or dtype)
         built = self._kernels.get(dtype)
         if built is None:
@@ -1374,7 +1408,7 @@ class Spec:
             self._kernels[dtype] = built
         return built[0]
 
-    def explain(self, *args: Any, **kwargs: Any):
+    def explain(self, *args: Any, **kwargs: Any) -> Explanation:
         """``explain()`` of the generated kernel for these inputs, with the spec's index ranges and
         the generated source in front."""
         from polyfuse.explain import Explanation
@@ -1390,6 +1424,7 @@ class Spec:
         head = {"inputs": ", ".join(self.inputs), "outputs": ", ".join(self.outputs), **ranges,
                 "runs": decision.runs, "why": decision.reason}
         if decision.runs == "staged":
+            assert self._staged is not None, "a staged decision comes from the staged plan"
             for n, step in enumerate(self._staged.steps):
                 head[f"step {n}"] = step.describe()
             head["row blocks"] = (f"{decision.block_rows} of {decision.rows} rows per block"
