@@ -508,7 +508,9 @@ def _gemm(structure: _Structure) -> _Gemm | None:
     )
 
 
-def _run_gemm(gemm: _Gemm, a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+def run_matmul(gemm: _Gemm, a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``gemm`` (from :func:`_gemm` or :func:`matmul_plan`) on ``a`` and ``b``, into ``out`` when
+    given; ``out`` must not overlap ``a`` or ``b``."""
     a = a.transpose(gemm.perm_a).reshape(gemm.a_shape)  # a view where the layout allows
     b = b.transpose(gemm.perm_b).reshape(gemm.b_shape)
     if out is not None:
@@ -528,12 +530,6 @@ def matmul_plan(subscripts: str, shape_a: tuple[int, ...], shape_b: tuple[int, .
     """The ``np.matmul`` form of a two-operand einsum for these shapes, or None when it is not
     GEMM-shaped (used by polyfuse.spec's BLAS steps, which skip einsum's per-call checks)."""
     return _gemm(_resolve(_parse(subscripts, 2), (shape_a, shape_b)))
-
-
-def run_matmul(gemm: _Gemm, a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``gemm`` (from :func:`matmul_plan`) on ``a`` and ``b``, into ``out`` when given; ``out`` must
-    not overlap ``a`` or ``b``."""
-    return _run_gemm(gemm, a, b, out)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -818,7 +814,7 @@ def _run_stages(stages: list[_Stage], ops: tuple[np.ndarray, ...], out: np.ndarr
         args = [values.pop(t) for t in stage.inputs]
         if stage.gemm is not None:
             a, b = args
-            values[stage.output] = _run_gemm(stage.gemm, a, b, out if last else None)
+            values[stage.output] = run_matmul(stage.gemm, a, b, out if last else None)
             continue
         assert stage.kernel is not None, "a loop stage has its kernel (_staged compiles it)"
         dest = out if last and out is not None else np.empty(tuple(sizes[lab] for lab in stage.labels), dtype)
@@ -961,7 +957,7 @@ def _run(plan: _Plan, subscripts: str, ops: tuple[np.ndarray, ...], out: np.ndar
         if out is not None:
             a = a.copy() if np.may_share_memory(a, out) else a
             b = b.copy() if np.may_share_memory(b, out) else b
-        result = _run_gemm(plan.gemm, a, b, out)
+        result = run_matmul(plan.gemm, a, b, out)
         return result[()] if out is None and result.ndim == 0 else result
     if plan.kind == "staged":
         assert plan.structure is not None, "a staged plan keeps its structure"

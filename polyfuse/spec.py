@@ -218,9 +218,6 @@ class _Parser:
     def tok(self) -> _Tok:
         return self.toks[self.i]
 
-    def peek(self, n: int = 1) -> _Tok:
-        return self.toks[min(self.i + n, len(self.toks) - 1)]
-
     def error(self, message: str, tok: _Tok | None = None, width: int | None = None) -> SpecError:
         tok = tok or self.tok
         return SpecError(message, self.text, tok.pos, width or max(1, len(tok.text)))
