@@ -59,6 +59,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 if TYPE_CHECKING:
+    from polyfuse.loop_ast import Node
+    from polyfuse.runtime import CompiledVariant
     from polyfuse.suite import SuiteKernel
 
 PRESETS = ("test", "quick", "bench")
@@ -425,11 +427,11 @@ def compare(ours: tuple, reference: tuple,
     return ok, diffs
 
 
-def _loop_nests(variant) -> str:
+def _loop_nests(variant: CompiledVariant) -> str:
     """Top-level loop nests of the kernel body, then outermost loops of the generated code."""
     from polyfuse.loop_ast import Block, For, If
 
-    def outermost(node) -> int:
+    def outermost(node: Node) -> int:
         if isinstance(node, For):
             return 1
         if isinstance(node, Block):

@@ -1153,11 +1153,11 @@ def einsum_benchmarks(preset: str = "quick", seed: int = 0) -> list[tuple]:
     mlp = spec(MLP_SPEC)
     X, W1, b1, W2 = rand(4 * n, n), rand(n, 2 * n), rand(2 * n), rand(2 * n, n // 2)
 
-    def mlp_np_opt(X, W1, b1, W2):
+    def mlp_np_opt(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray) -> np.ndarray:
         return np.einsum("ij,jl->il", np.maximum(np.einsum("ik,kj->ij", X, W1, optimize=True) + b1, 0), W2,
                          optimize=True)
 
-    def mlp_np_step(X, W1, b1, W2):
+    def mlp_np_step(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray) -> np.ndarray:
         return np.einsum("ij,jl->il", np.maximum(np.einsum("ik,kj->ij", X, W1) + b1, 0), W2)
 
     rows.append(("spec two-layer MLP", lambda X, W1, b1, W2: mlp(X=X, W1=W1, b1=b1, W2=W2),
@@ -1166,7 +1166,7 @@ def einsum_benchmarks(preset: str = "quick", seed: int = 0) -> list[tuple]:
     att = spec(ATTENTION_SPEC)
     Q, K, V = rand(2 * n, 64), rand(2 * n, 64), rand(2 * n, 64)
 
-    def att_np(Q, K, V, optimize):
+    def att_np(Q: np.ndarray, K: np.ndarray, V: np.ndarray, optimize: bool) -> np.ndarray:
         S = np.einsum("id,jd->ij", Q, K, optimize=optimize) * (1.0 / 8.0)
         P = np.exp(S - S.max(axis=1, keepdims=True))
         P /= P.sum(axis=1, keepdims=True)
