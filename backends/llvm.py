@@ -455,42 +455,43 @@ class Team:
         self.aborted = None
 
     def chunk(self, node: For) -> None:
-        """This thread's share of ``node``'s iterations, then a barrier.
-
-        With ``CHUNKS_PER_THREAD`` > 0 the threads take chunks of about trips / (threads x that)
-        iterations from a shared counter (``block[CHUNK_COUNTER]``, reset by each barrier), so a
-        thread slowed down by another job on its core does less of the loop; with 0 each takes
-        one static chunk.  Which thread runs an iteration never changes its result."""
+        """This thread's share of ``node``'s iterations, then a barrier.  Which thread runs an
+        iteration never changes its result."""
         b, exprs = self.cg.builder, self.cg.exprs
         bound = exclusive_bound(node)
         assert bound is not None  # plan_region refuses loops without one
         span = b.sub(exprs.emit(bound), exprs.emit(node.init))
         span = b.select(b.icmp_signed("<", span, _i64(0)), _i64(0), span)
         trips = b.sdiv(b.add(span, _i64(node.step - 1)), _i64(node.step))
-        if CHUNKS_PER_THREAD <= 0:
+        if CHUNKS_PER_THREAD > 0:
+            self._shared_chunks(node, trips)
+        else:
             first = b.sdiv(b.mul(trips, self.thread), self.count)
             last = b.sdiv(b.mul(trips, b.add(self.thread, _i64(1))), self.count)
             self.cg.emit_chunk(node, first, last)
-            self.wait()
-            return
+        self.wait()
+
+    def _shared_chunks(self, node: For, trips) -> None:
+        """Chunks of about trips / (threads x ``CHUNKS_PER_THREAD``) iterations taken from a shared
+        counter (``block[CHUNK_COUNTER]``, reset by each barrier): a thread slowed down by another
+        job on its core does less of the loop than with one static chunk each."""
+        b = self.cg.builder
         pieces = b.mul(self.count, _i64(CHUNKS_PER_THREAD))
         grain = b.sdiv(b.add(trips, b.sub(pieces, _i64(1))), pieces)
         grain = b.select(b.icmp_signed("<", grain, _i64(1)), _i64(1), grain)
         counter = b.gep(self.block, [_i64(CHUNK_COUNTER)])
         take = b.append_basic_block(f"{node.iterator}.take")
+        work = b.append_basic_block(f"{node.iterator}.chunk")
         done = b.append_basic_block(f"{node.iterator}.taken")
         b.branch(take)
         b.position_at_end(take)
         first = b.atomic_rmw("add", counter, grain, "monotonic")
-        work = b.append_basic_block(f"{node.iterator}.chunk")
         b.cbranch(b.icmp_signed("<", first, trips), work, done)
         b.position_at_end(work)
         last = b.add(first, grain)
-        last = b.select(b.icmp_signed("<", last, trips), last, trips)
-        self.cg.emit_chunk(node, first, last)
+        self.cg.emit_chunk(node, first, b.select(b.icmp_signed("<", last, trips), last, trips))
         b.branch(take)
         b.position_at_end(done)
-        self.wait()
 
     def serial(self, group: tuple[Node, ...]) -> None:
         """Statements outside parallel loops: thread 0 runs them, then a barrier."""
