@@ -34,6 +34,7 @@ class Explanation:
             ("loop order", [asdict(d) for d in sched.locality]),
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
             ("tiling", [asdict(c) for c in sched.tiling]),
+            ("time tiling", [asdict(d) for d in getattr(sched, "time_tiling", ())]),
             ("register tiles", [asdict(c) for c in sched.register_tiles]
              + [asdict(p) for p in stages.outputs.get("register promotion", (None, ()))[1]]),
             ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), (), ()))[2]]),
@@ -46,6 +47,27 @@ class Explanation:
             ("compile seconds", dict(stages.seconds)),
             ("cache", "compiled in this process"),
         ))
+
+    def at_sizes(self, sizes: dict[str, Any]) -> Explanation:
+        """The fusion records with their traffic estimates evaluated at these sizes (a call's
+        arrays and integers) and the footprint set against the cache sizes."""
+        from polyfuse.hardware import cpu_info
+        from polyfuse.traffic import evaluate
+
+        cpu = cpu_info()
+        records = []
+        for record in self.to_dict().get("fusion", []):
+            traffic = record.get("traffic")
+            if traffic:
+                saved = evaluate(traffic["saved_bytes"], sizes)
+                footprint = evaluate(traffic["footprint_bytes"], sizes)
+                level = None if footprint is None else next(
+                    (name for name, size in (("L1", cpu.l1d), ("L2", cpu.l2), ("L3", cpu.l3)) if footprint <= size),
+                    "memory")
+                record = {**record, "at_these_sizes": {"saved_bytes": saved, "footprint_bytes": footprint,
+                                                       "footprint_fits": level}}
+            records.append(record)
+        return self.replace_section("fusion", records)
 
     def replace_section(self, name: str, value: Any) -> Explanation:
         return Explanation(tuple((n, value if n == name else v) for n, v in self.sections))
@@ -97,6 +119,31 @@ def _loop(loop: For) -> dict[str, Any]:
     return {"iterator": loop.iterator, "parallel": loop.parallel, "private": list(loop.private)}
 
 
+def _traffic(traffic: dict | None, here: dict | None) -> str:
+    """The traffic estimate of a fusion record: formulas, and bytes at a call's sizes if known."""
+    if not traffic:
+        return ""
+    shared = ", ".join(traffic["shared"]) or "none"
+    if here and here["saved_bytes"] is not None:
+        footprint = ("unknown" if here["footprint_bytes"] is None
+                     else f"{here['footprint_bytes']} bytes, fits {here['footprint_fits']}")
+        return (f"\n    traffic: saves {here['saved_bytes']} bytes (one pass over {shared}); one fused "
+                f"iteration touches {footprint}")
+    footprint = display_names(traffic["footprint_bytes"] or "unknown")
+    return (f"\n    traffic: saves {display_names(traffic['saved_bytes'])} bytes (one pass over {shared}); "
+            f"one fused iteration touches {footprint} bytes")
+
+
+def _time_tiles(value: dict[str, Any]) -> str:
+    """A TimeTileDecision record."""
+    where = f"- time loop {value['loop']} ({', '.join(value['statements'])})"
+    if not value["applied"]:
+        return f"{where}: not time tiled -- {value['reason']}"
+    return (f"{where}: time tiles {' x '.join(map(str, value['sizes']))} of the skewed band "
+            f"{value['band']}; {value['wavefront']}; footprint {value['footprint_bytes']} of "
+            f"{value['budget_bytes']} bytes ({value['reason']})")
+
+
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -116,6 +163,8 @@ def _item(value: Any) -> str:
                 f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
     if "kind" in value:
         return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
+    if "wavefront" in value:
+        return _time_tiles(value)
     if "footprint_bytes" in value:
         sizes = " x ".join(map(str, value["sizes"])) or "none"
         return (f"- loops ({', '.join(value['loops'])}): tiles {sizes}, footprint "
@@ -138,5 +187,6 @@ def _item(value: Any) -> str:
                 f"x {value['itemsize']} bytes; {value['reason']}")
     if "fused" in value:
         verdict = "fused" if value["fused"] else "not fused"
-        return f"- {', '.join(value['first'])} | {', '.join(value['second'])}: {verdict} -- {value['reason']}"
+        text = f"- {', '.join(value['first'])} | {', '.join(value['second'])}: {verdict} -- {value['reason']}"
+        return text + _traffic(value.get("traffic"), value.get("at_these_sizes"))
     return "- " + ", ".join(f"{k}={v}" for k, v in value.items())

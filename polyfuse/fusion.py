@@ -18,6 +18,7 @@ from polyfuse.locality import worth_tiling
 from polyfuse.loop_ast import For, LoopProgram, statements_in, top_level
 from polyfuse.schedule_tree import LoopNode, TreeNode
 from polyfuse.scop import Scop, isl_name
+from polyfuse.traffic import Traffic, fusion_traffic
 from polyfuse.verify import schedule_violations
 
 MAX_SHIFT = 16
@@ -32,6 +33,7 @@ class FusionDecision:
     dependences: tuple[str, ...]  # e.g. "RAW on T1: S0 -> S1"
     shift: int = 0  # iterations the later loop was shifted by to make fusion legal
     depth: int = 0  # 0 for outermost loops
+    traffic: Traffic | None = None  # bytes a merge saves and one fused iteration's footprint
 
 
 def linking(deps: Dependences, first, second) -> tuple[str, ...]:
@@ -82,20 +84,25 @@ class SmartFusion:
         if not (isinstance(prev, LoopNode) and isinstance(node, LoopNode)) or prev.sign != node.sign:
             return None
         links = linking(self.deps, prev.statements, node.statements)
+        traffic = None
+        if links or self._share_inputs(prev, node):
+            together = LoopNode(prev.members + node.members, prev.sign, prev.body + node.body)
+            traffic = fusion_traffic(self.scop, prev.statements, node.statements,
+                                     self._values(together, ancestors))
 
         def record(fused: bool, reason: str, shift: int = 0) -> None:
             self.decisions.append(FusionDecision(prev.statements, node.statements, fused, reason, links,
-                                                 shift, len(ancestors)))
+                                                 shift, len(ancestors), traffic))
 
-        if not links and not self._share_inputs(prev, node):
+        if traffic is None:
             record(False, "no data exchanged or shared, so fusing would not save memory traffic")
             return None
         exchanged_locally = any(self.scop.array(d.array).kind == "local"
                                 for d, _, _ in self.deps.between(set(prev.statements), set(node.statements)))
         if not exchanged_locally and any(worth_tiling(self.scop, n, cache=self.tiling, vector_bytes=self.vector_bytes)
                                          for n in (prev, node)):
-            record(False, "kept apart: tiling the perfect nest for cache reuse saves more than fusing "
-                   "(no kernel-local intermediate would shrink)")
+            record(False, "kept apart: a perfect nest worth tiling (for cache or registers) saves more "
+                   "than fusing when no kernel-local intermediate would shrink")
             return None
         try:
             with bounded(self.scop.context.get_ctx()):

@@ -75,8 +75,11 @@ class Kernel:
         return self._variant(self._bind(args, kwargs))
 
     def explain(self, *args: Any, **kwargs: Any) -> Explanation:
-        """What polyfuse did for this signature: statements, dependences, fusion, loops, times."""
-        return Explanation.of(self.compile(*args, **kwargs), self.options)
+        """What polyfuse did for this signature: statements, dependences, fusion, loops, times;
+        the fusion records' traffic estimates evaluated at these arguments' sizes."""
+        values = self._bind(args, kwargs)
+        variant = self._variant(values)
+        return Explanation.of(variant, self.options).at_sizes(variant.bind(values))
 
     def inspect_llvm(self, *args: Any, optimized: bool = True, **kwargs: Any) -> str:
         """The LLVM IR for these arguments' signature, after (default) or before optimisation."""
