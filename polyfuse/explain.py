@@ -35,7 +35,6 @@ class Explanation:
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
             ("tiling", [asdict(c) for c in sched.tiling]),
             ("time tiling", [asdict(d) for d in getattr(sched, "time_tiling", ())]),
-            ("time tiling", [asdict(d) for d in getattr(sched, "time_tiling", ())]),
             ("register tiles", [asdict(c) for c in sched.register_tiles]
              + [asdict(p) for p in stages.outputs.get("register promotion", (None, ()))[1]]),
             ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), (), ()))[2]]),
@@ -145,16 +144,6 @@ def _time_tiles(value: dict[str, Any]) -> str:
             f"{value['budget_bytes']} bytes ({value['reason']})")
 
 
-def _time_tiles(value: dict[str, Any]) -> str:
-    """A TimeTileDecision record."""
-    where = f"- time loop {value['loop']} ({', '.join(value['statements'])})"
-    if not value["applied"]:
-        return f"{where}: not time tiled -- {value['reason']}"
-    return (f"{where}: time tiles {' x '.join(map(str, value['sizes']))} of the skewed band "
-            f"{value['band']}; {value['wavefront']}; footprint {value['footprint_bytes']} of "
-            f"{value['budget_bytes']} bytes ({value['reason']})")
-
-
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -174,8 +163,6 @@ def _item(value: Any) -> str:
                 f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
     if "kind" in value:
         return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
-    if "wavefront" in value:
-        return _time_tiles(value)
     if "wavefront" in value:
         return _time_tiles(value)
     if "footprint_bytes" in value:
