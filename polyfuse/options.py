@@ -45,6 +45,14 @@ class Options:
 
         return cpu_info().l2 // 2
 
+    def time_tiling_enabled(self) -> bool:
+        """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""
+        return self.target != "cuda" and env_flag("POLYFUSE_TIME_TILING", True)
+
+    def _time_tiling_key(self) -> str:
+        # POLYFUSE_TIME_TILE_SIZES (fixed sizes for experiments) changes the code too
+        return (os.environ.get("POLYFUSE_TIME_TILE_SIZES") or "model") if self.time_tiling_enabled() else "off"
+
     def register_tile_bytes(self) -> int:
         """SIMD register width the register tiles are sized for (0: no register tiles)."""
         if not self.registers or self.target == "cuda" or not env_flag("POLYFUSE_REGISTER_TILES", True):
@@ -64,7 +72,7 @@ class Options:
     def key(self) -> str:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
                 f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} "
-                f"registers={self.register_tile_bytes()}")
+                f"registers={self.register_tile_bytes()} time_tiling={self._time_tiling_key()}")
 
 
 def default_verify() -> bool:

@@ -11,21 +11,23 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
 from polyfuse.dependences import Dependences
 from polyfuse.fusion import SmartFusion
-from polyfuse.isl_budget import BudgetExceeded, bounded
+from polyfuse.isl_budget import BudgetExceeded, bounded, budget
 from polyfuse.locality import LocalityPass
 from polyfuse.scop import Scop
 from polyfuse.tiling import TilingPass
+from polyfuse.time_tiling import not_applied, time_tile, time_tiling_env
 from polyfuse.verify import schedule_violations
 
 log = logging.getLogger("polyfuse")
 _ISL_OPTIONS_LOCK = threading.Lock()
 FUSE_MODES = ("none", "smart", "max")
+TIME_TILING_BUDGET_SCALE = 10
 
 
 @dataclass(frozen=True)
@@ -38,12 +40,16 @@ class ScheduleResult:
     locality: tuple = ()  # LocalityDecision records (loop order changes)
     tiling: tuple = ()  # TileChoice records
     register_tiles: tuple = ()  # RegisterTileChoice records
+    time_tiling: tuple = ()  # TimeTileDecision records
     scop: Scop | None = None  # the Scop the schedule is for, when the policy changed it
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
-                    vector_bytes: int = 0) -> ScheduleResult:
-    """The schedule for fusion mode ``fuse``, verified against ``deps``."""
+                    vector_bytes: int = 0, time_tiling: bool | None = None) -> ScheduleResult:
+    """The schedule for fusion mode ``fuse``, verified against ``deps``.
+
+    ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests.
+    None infers it from ``vector_bytes`` (set only for CPU targets) until every caller passes it."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
@@ -54,9 +60,13 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         body = fusion.run(ordered)
         tiling = TilingPass(scop, deps, tile_budget, vector_bytes)
         body = tiling.run(body)
-        return ScheduleResult(fuse, "smart fusion of the program's loops", (), scop.schedule_of(body),
+        # time-stepped stencils: skewed, wavefront-parallel time tiles (verified, else dropped)
+        enabled = vector_bytes > 0 if time_tiling is None else time_tiling
+        schedule, time_tiles = smart_time_tiling(scop, deps, body) if enabled else (scop.schedule_of(body), ())
+        return ScheduleResult(fuse, "smart fusion of the program's loops", (), schedule,
                               tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions),
-                              scop=scop, register_tiles=tuple(tiling.register_decisions))
+                              scop=scop, register_tiles=tuple(tiling.register_decisions),
+                              time_tiling=time_tiles)
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order
@@ -82,6 +92,32 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                      + "failed verification (" + "; ".join(problems) + ")")
     notes.append("kept program order")
     return ScheduleResult(fuse, "program order", tuple(notes), schedule=scop.schedule)
+
+
+def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple) -> tuple[isl.Schedule, tuple]:
+    """The smart schedule of ``body``, with its stencil nests time tiled where that verifies.
+
+    Verifying a tiled schedule (floors in the schedule) costs isl several times what a fusion
+    check does, so this step gets ``TIME_TILING_BUDGET_SCALE`` times the usual budget."""
+    plain = scop.schedule_of(body)
+    if not time_tiling_env():
+        return plain, ()
+    from polyfuse.hardware import cpu_info
+
+    limit = budget() * TIME_TILING_BUDGET_SCALE
+    try:
+        with bounded(scop.context.get_ctx(), limit):
+            tiled, decisions = time_tile(scop, deps, body, budget=cpu_info().l2 // 2)
+            problems = schedule_violations(scop, deps, tiled) if tiled is not None else []
+    except BudgetExceeded:
+        return plain, (not_applied(body, f"over the isl operation budget ({limit})"))
+    if tiled is None:
+        return plain, decisions
+    if problems:
+        log.info("polyfuse: time tiling of %s rejected: %s", scop.name, "; ".join(problems))
+        reason = "failed verification (" + "; ".join(problems) + ")"
+        return plain, tuple(replace(d, applied=False, reason=reason) if d.applied else d for d in decisions)
+    return tiled, decisions
 
 
 def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool) -> isl.Schedule | None:

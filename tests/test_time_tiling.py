@@ -1,0 +1,108 @@
+"""Time tiling of time-stepped stencils (polyfuse.time_tiling): bitwise results, records, knob.
+
+Small tile sizes (``POLYFUSE_TIME_TILE_SIZES``) make full tiles, partial tiles and wavefronts all
+occur at the small, odd sizes used here; one compiled variant per kernel runs every size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import copy_args
+
+import polyfuse
+from polyfuse import suite
+from polyfuse.scheduler import choose_schedule
+from polyfuse.time_tiling import tile_sizes
+
+SMALL_TILES = {"jacobi-1d": "3,8", "jacobi-2d": "3,4,8", "heat-3d": "2,3,3,8", "fdtd-2d": "3,4,8"}
+SIZES = {  # odd sizes, not multiples of the tiles; time steps 0, 1 and odd
+    "jacobi-1d": [dict(tsteps=0, n=9), dict(tsteps=1, n=5), dict(tsteps=7, n=37), dict(tsteps=13, n=3)],
+    "jacobi-2d": [dict(tsteps=0, n=7), dict(tsteps=1, n=11), dict(tsteps=7, n=19), dict(tsteps=5, n=3)],
+    "heat-3d": [dict(tsteps=0, n=5), dict(tsteps=1, n=7), dict(tsteps=5, n=11)],
+    "fdtd-2d": [dict(tmax=0, nx=5, ny=7), dict(tmax=1, nx=9, ny=4), dict(tmax=7, nx=17, ny=13)],
+}
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """No disk cache: the tile sizes and the knob are set per test."""
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    return monkeypatch
+
+
+def _decisions(kernel, args):
+    return kernel.compile(*args).stages["schedule"].time_tiling
+
+
+def _run_both(sk, kernel, sizes, seed=0):
+    args = sk.make_args(np.random.default_rng(seed), **sizes)
+    expected, actual = copy_args(args), copy_args(args)
+    sk.func(*expected)
+    kernel(*actual)
+    for name, a, b in zip(sk.func.__code__.co_varnames, expected, actual):
+        if isinstance(a, np.ndarray):
+            assert np.array_equal(a, b), f"{sk.name} {sizes}: {name} differs"
+
+
+@pytest.mark.parametrize("name", list(SMALL_TILES))
+def test_stencils_bitwise_equal_at_odd_sizes(fresh, name):
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES[name])
+    sk = suite.KERNELS[name]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    for k, sizes in enumerate(SIZES[name]):
+        _run_both(sk, kernel, sizes, seed=k)
+    (decision,) = _decisions(kernel, sk.make_args(np.random.default_rng(0), **SIZES[name][-1]))
+    assert decision.applied and decision.sizes == tuple(int(v) for v in SMALL_TILES[name].split(","))
+    assert "wavefront" in decision.wavefront
+
+
+def test_default_sizes_and_explain(fresh):
+    sk = suite.KERNELS["jacobi-2d"]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    _run_both(sk, kernel, dict(tsteps=11, n=150))  # a few full 8 x 128 x 128 tiles
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    (decision,) = _decisions(kernel, args)
+    assert decision.applied and decision.band == "S0: (t, 2t + i, 2t + j)"
+    assert decision.footprint_bytes <= decision.budget_bytes
+    explanation = kernel.explain(*args)
+    assert any(r["applied"] for r in explanation["time tiling"])
+    assert "time tiles" in str(explanation)
+    # the wavefront's second tile loop is the parallel loop of a parallel region
+    assert explanation["parallel regions"] and explanation["parallel regions"][0]["region"]
+
+
+def test_knob_off_keeps_the_smart_schedule(fresh):
+    sk = suite.KERNELS["jacobi-2d"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    fresh.setenv("POLYFUSE_TIME_TILING", "0")
+    off = polyfuse.kernel(sk.func, verify=True)
+    stages = off.compile(*args).stages
+    assert stages["schedule"].time_tiling == ()
+    plain = choose_schedule(stages["lift"], stages["dependences"], fuse="smart", time_tiling=False)
+    assert stages["schedule"].schedule.get_map().is_equal(plain.schedule.get_map())
+    assert "time tiles" not in off.explain(*args)["loop code"]
+    _run_both(sk, off, dict(tsteps=3, n=9))
+
+
+def test_in_place_sweep_is_left_alone(fresh):
+    sk = suite.KERNELS["seidel-2d"]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    (decision,) = _decisions(kernel, args)
+    assert not decision.applied and "not parallel within a time step" in decision.reason
+
+
+def test_non_stencils_get_no_decision(fresh):
+    sk = suite.KERNELS["gemm"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    decisions = _decisions(polyfuse.kernel(sk.func, verify=True), args)
+    assert all(not d.applied for d in decisions)
+
+
+def test_tile_size_model_fits_the_budget():
+    sizes, footprint = tile_sizes((2, 2), 16, 512 * 1024)
+    assert footprint <= 512 * 1024 and sizes[0] >= 2 and sizes[-1] >= 64
+    sizes3, footprint3 = tile_sizes((2, 2, 2), 16, 512 * 1024)
+    assert len(sizes3) == 4 and footprint3 <= 512 * 1024
+    assert tile_sizes((2,), 16, 16) == ((), 0)  # nothing fits: no tiling
