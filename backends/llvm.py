@@ -167,9 +167,10 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     params = signature(program, shared)
     module = ll.Module(name=program.name)
     for phase in phases:
-        KernelCodegen(module, program, params, phase, shared, fastmath=options.fastmath)
+        math = {"fastmath": options.fastmath, "vector_math": options.fastmath or options.vector_math}
+        KernelCodegen(module, program, params, phase, shared, **math)
         if phase.is_region:
-            KernelCodegen(module, program, params, phase, shared, fastmath=options.fastmath, region=True)
+            KernelCodegen(module, program, params, phase, shared, **math, region=True)
     text = str(module)
     triple = _initialize()
     tm = _target_machine(triple)
@@ -283,9 +284,12 @@ class KernelCodegen:
     """Emits one phase's LLVM function; one ``emit_<node>`` rule per loop-AST node."""
 
     def __init__(self, module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
-                 shared: set[str], *, fastmath: bool = False, region: bool = False) -> None:
+                 shared: set[str], *, fastmath: bool = False, vector_math: bool = False,
+                 region: bool = False) -> None:
         self.program = program
         self.fastmath = fastmath
+        self.vector_math = vector_math  # exp/log inline (llvm_exprs), without fastmath's flags
+        self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
         self.module = module
         self.shared = shared
         arg_types = [self._param_type(program, p) for p in params]
@@ -383,7 +387,9 @@ class KernelCodegen:
             cond = b.and_(cond, b.icmp_signed("<", self.values[node.iterator], end))
         b.cbranch(cond, loop_body, done)
         b.position_at_end(loop_body)
+        outer_parallel, self.in_parallel_loop = self.in_parallel_loop, node.parallel
         (self.emit if body is None else body)(node.body)
+        self.in_parallel_loop = outer_parallel
         current = b.load(slot)
         b.store(b.add(current, ll.Constant(_I64, node.step), flags=["nsw"]), slot)
         b.branch(header)

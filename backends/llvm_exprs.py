@@ -129,17 +129,26 @@ class ExprEmitter:
 
     def _Call(self, e: ir.Call):
         args = [self.emit(a) for a in e.args]
-        if e.func == "exp" and self.cg.fastmath:
-            return self.inline_exp(args[0])
+        if self._vectorizable_math():
+            if e.func == "exp":
+                return self.inline_exp(args[0])
+            if e.func == "log":
+                return self.inline_log(args[0])
         return self._intrinsic(_FLOAT_INTRINSICS[e.func], args)
 
+    def _vectorizable_math(self) -> bool:
+        """Inline exp/log pay only where LLVM vectorizes them: in a loop without carried
+        dependences (a parallel one), or anywhere under fastmath (reductions vectorize too).
+        Scalar, the polynomial's dependent steps are slower than a libm call."""
+        return self.cg.fastmath or (self.cg.vector_math and self.cg.in_parallel_loop)
+
     def inline_exp(self, x):
-        """exp(x) as straight-line arithmetic that LLVM can vectorize (fastmath only).
+        """exp(x) as straight-line arithmetic that LLVM can vectorize (``vector_math``).
 
         The JIT has no vector math library, so ``llvm.exp`` in a loop stays one libm call per
         element.  Range reduction x = k ln2 + r, |r| <= ln2/2, then a degree-13 Taylor polynomial
         (truncation error below 1e-17) and 2**k built from the exponent bits; float32 goes through
-        float64.  Within about 2 ulp of libm's exp, which is why it is tied to fastmath."""
+        float64.  Within 2 ulp of libm's exp (tests/backends/test_vector_math.py)."""
         b, f64, i64 = self.b, ll.DoubleType(), ll.IntType(64)
         wide = b.fpext(x, f64) if isinstance(x.type, ll.FloatType) else x
         clamped = self.py_max(self.py_min(wide, ll.Constant(f64, 709.79), True), ll.Constant(f64, -745.2), True)
@@ -158,6 +167,43 @@ class ExprEmitter:
         result = b.select(overflow, ll.Constant(f64, float("inf")), result)
         underflow = b.fcmp_ordered("<", wide, ll.Constant(f64, -745.2))
         result = b.select(underflow, ll.Constant(f64, 0.0), result)
+        result = b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
+        return b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
+
+    def inline_log(self, x):
+        """log(x) as straight-line arithmetic that LLVM can vectorize (``vector_math``).
+
+        x = 2**e * m with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2**54 first), then
+        log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, as an odd series to s**23
+        (truncation below 1e-18), plus e ln2 in two parts.  Negative x gives NaN, 0 gives -inf,
+        like libm.  Within 2 ulp of libm's log (tests/backends/test_vector_math.py)."""
+        b, f64, i64 = self.b, ll.DoubleType(), ll.IntType(64)
+        wide = b.fpext(x, f64) if isinstance(x.type, ll.FloatType) else x
+        tiny = b.fcmp_ordered("<", wide, ll.Constant(f64, 2.2250738585072014e-308))
+        scaled = b.select(tiny, b.fmul(wide, ll.Constant(f64, 2.0 ** 54)), wide)
+        bits = b.bitcast(scaled, i64)
+        exponent = b.sub(b.lshr(bits, ll.Constant(i64, 52)), ll.Constant(i64, 1023))
+        exponent = b.select(tiny, b.sub(exponent, ll.Constant(i64, 54)), exponent)
+        mantissa_bits = b.or_(b.and_(bits, ll.Constant(i64, (1 << 52) - 1)), ll.Constant(i64, 1023 << 52))
+        m = b.bitcast(mantissa_bits, f64)  # in [1, 2)
+        big = b.fcmp_ordered(">", m, ll.Constant(f64, 1.4142135623730951))
+        m = b.select(big, b.fmul(m, ll.Constant(f64, 0.5)), m)
+        exponent = b.select(big, b.add(exponent, ll.Constant(i64, 1)), exponent)
+        f = b.fsub(m, ll.Constant(f64, 1.0))
+        s = b.fdiv(f, b.fadd(f, ll.Constant(f64, 2.0)))
+        z = b.fmul(s, s)
+        tail = ll.Constant(f64, 1.0 / 23.0)  # (atanh(s) / s - 1) / z = 1/3 + z/5 + ... + z**10/23
+        for n in range(21, 1, -2):
+            tail = b.fadd(b.fmul(tail, z), ll.Constant(f64, 1.0 / n))
+        # log(m) = 2s (1 + z tail) = f - s (f - 2 z tail), since 2s = f - s f: f is exact and the
+        # correction is at most a fifth of it, so its rounding barely shows
+        log_m = b.fsub(f, b.fmul(s, b.fsub(f, b.fmul(ll.Constant(f64, 2.0), b.fmul(z, tail)))))
+        e = b.sitofp(exponent, f64)
+        result = b.fadd(b.fmul(e, ll.Constant(f64, 0.6931471803691238)),
+                        b.fadd(log_m, b.fmul(e, ll.Constant(f64, 1.9082149292705877e-10))))
+        result = b.select(b.fcmp_ordered("==", wide, ll.Constant(f64, 0.0)), ll.Constant(f64, float("-inf")), result)
+        result = b.select(b.fcmp_ordered("<", wide, ll.Constant(f64, 0.0)), ll.Constant(f64, float("nan")), result)
+        result = b.select(b.fcmp_ordered("==", wide, ll.Constant(f64, float("inf"))), wide, result)
         result = b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
         return b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
 

@@ -36,6 +36,9 @@ class Options:
     # allow LLVM to reassociate float arithmetic (vectorized reductions); results then differ
     # from the Python function in the last bits, so it is off unless asked for
     fastmath: bool = False
+    # exp and log as inline polynomials LLVM can vectorize (within 2 ulp of libm, no
+    # reassociation) instead of one libm call per element; False: exactly Python's math results
+    vector_math: bool = True
 
     def tile_budget(self) -> int:
         """Bytes a tile's footprint may use (0: no tiling)."""
@@ -71,7 +74,7 @@ class Options:
 
     def key(self) -> str:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
-                f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} "
+                f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} vector_math={self.vector_math} "
                 f"registers={self.register_tile_bytes()} time_tiling={self._time_tiling_key()}")
 
 
