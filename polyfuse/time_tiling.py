@@ -10,8 +10,8 @@ while it stays in L2:
 2. the band is tiled (``band_tile``) with sizes from a footprint model: the data one tile touches
    over its time steps fits in half of L2;
 3. the tile loops are *wavefronted*: the outer tile loop becomes the sum of the first two tile
-   coordinates, so tiles of one wavefront are independent and the second tile loop runs in
-   parallel (a parallel region inside the sequential wavefront loop);
+   coordinates (Pluto/PPCG), so tiles of one wavefront are independent and the second tile loop
+   runs in parallel (a parallel region inside the sequential wavefront loop);
 4. full tiles are isolated (isl's ``isolate`` AST option) so their point loops have no guards.
 
 The caller verifies the whole program's schedule; a failed check means no time tiling.
@@ -30,10 +30,11 @@ from polyfuse.dependences import Dependences, carries
 from polyfuse.schedule_tree import LoopNode, TreeNode
 from polyfuse.scop import Scop, isl_name
 
-#: time steps per tile.  heat-3d at n=120 (ms, 1 thread, against the untiled 60): T=2 42, T=4 47,
-#: T=8 34; jacobi-2d at n=1300: T=4..16 all within noise.  8 leaves tsteps=20 three time tiles, so
-#: a wavefront (time tile + first space tile) still holds tiles for two threads.
-TIME_TILE = 8
+#: time steps per tile.  Bench sizes, 1 thread, ms (interleaved, min of 6, load ~4.5): jacobi-2d
+#: T=4 21.9, T=8 25.8 (untiled 47.3); heat-3d T=4 31.5, T=8 28.3 (46.3); fdtd-2d 18.3 / 17.5 (29.5);
+#: jacobi-1d 10.0 / 9.6 (15.2).  4 leaves tsteps=20 five time tiles, so each wavefront (time tile +
+#: first space tile) holds up to five tiles for the threads instead of three.
+TIME_TILE = 4
 SPACE_TILES = (8, 16, 32, 64, 128, 256)  # candidate sizes of the outer space tiles
 INNER_TILES = (64, 128, 256, 512, 1024, 2048)  # the innermost (stride-1) member gets a long tile
 _LOCK = threading.Lock()
@@ -253,8 +254,8 @@ def tile_sizes(skew: tuple[int, ...], arrays_bytes: int, budget: int) -> tuple[t
 def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...]) -> isl.Schedule:
     """The outer band tiled by ``sizes`` and wavefronted, full tiles isolated.
 
-    Tile loops count tiles (``floor(x / S)``); the first becomes the sum of the first two, so the
-    second runs in parallel within a wavefront.  Point loops keep the skewed coordinates: the time
+    Tile loops count tiles (``floor(x / S)``); the first becomes the sum of the first
+    ``wavefront_members`` of them, so the others of those run in parallel within a wavefront.  Point loops keep the skewed coordinates: the time
     point loop outermost, then each statement's own space loops (``band_sink``), so each sweep's
     innermost loop stays a separate, vectorizable loop as in the untiled code."""
     band = schedule.get_root().child(0)
@@ -272,7 +273,10 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...]) -> isl.Sched
             ctx.set_tile_scale_tile_loops(scale)
             ctx.set_tile_shift_point_loops(shift)
     partial = tiles.band_get_partial_schedule()
-    partial = partial.set_at(0, partial.get_at(0).add(partial.get_at(1)))
+    wave = partial.get_at(0)
+    for k in range(1, wavefront_members(len(sizes))):
+        wave = wave.add(partial.get_at(k))
+    partial = partial.set_at(0, wave)
     tiles = tiles.delete().insert_partial_schedule(partial).band_set_permutable(1)
     point = tiles.child(0)
     full = _full_tiles(point, sizes)
@@ -335,11 +339,19 @@ def _full_tiles(band: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.Set | Non
     return isl.Set.from_basic_set(full.simple_hull()) if full.n_basic_set() > 1 else full
 
 
+def wavefront_members(members: int) -> int:
+    """How many tile coordinates the wavefront sums: the first two (Pluto/PPCG), so the second
+    tile loop runs in parallel within a wavefront.  Summing three (jacobi-2d: tt + ti + tj, up to
+    ~30 tiles per wavefront instead of the number of time tiles) would feed more threads, but
+    verifying that schedule took isl over 10 s and ran out of its budget on jacobi-2d and fdtd-2d."""
+    return min(2, members)
+
+
 def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
     """``[x0, x1, ...] -> [x0/S0 + x1/S1, x1/S1, x2/S2, ...]`` (floors): a point's wavefront tile."""
     xs = [f"x{k}" for k in range(len(sizes))]
     tiles = [f"floor(x{k}/{size})" for k, size in enumerate(sizes)]
-    out = [f"{tiles[0]} + {tiles[1]}", *tiles[1:]]
+    out = [" + ".join(tiles[:wavefront_members(len(sizes))]), *tiles[1:]]
     return isl.Map.read_from_str(ctx, f"{{ [{', '.join(xs)}] -> [{', '.join(out)}] }}")
 
 
@@ -395,7 +407,7 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode,
                                       reason="no tile fits the cache budget")
     tiled = tiled_wavefront(band, sizes)
     return tiled, TimeTileDecision(
-        var, stmts, True, text, sizes, "wavefront = tile0 + tile1 (sequential); tile1 parallel",
+        var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
         footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
         f"skew {skew} makes time and space permutable; tiles fit the budget")
 
@@ -411,6 +423,13 @@ def _sizes_override(members: int) -> tuple[int, ...]:
     text = os.environ.get("POLYFUSE_TIME_TILE_SIZES", "")
     sizes = tuple(int(v) for v in text.split(",") if v.strip())
     return sizes if len(sizes) == members and all(v > 0 for v in sizes) else ()
+
+
+def _wavefront_text(members: int) -> str:
+    summed = wavefront_members(members)
+    inner = ", ".join(f"tile{k}" for k in range(1, summed))
+    return (f"wavefront = {' + '.join(f'tile{k}' for k in range(summed))} (sequential); "
+            f"{inner} parallel within it")
 
 
 def _var(scop: Scop, node: LoopNode) -> str:

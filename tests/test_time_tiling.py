@@ -60,7 +60,7 @@ def test_stencils_bitwise_equal_at_odd_sizes(fresh, name):
 def test_default_sizes_and_explain(fresh):
     sk = suite.KERNELS["jacobi-2d"]
     kernel = polyfuse.kernel(sk.func, verify=True)
-    _run_both(sk, kernel, dict(tsteps=11, n=150))  # a few full 8 x 128 x 128 tiles
+    _run_both(sk, kernel, dict(tsteps=5, n=270))  # full 4 x 128 x 128 tiles (skewed) occur
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
     (decision,) = _decisions(kernel, args)
     assert decision.applied and decision.band == "S0: (t, 2t + i, 2t + j)"
@@ -68,6 +68,7 @@ def test_default_sizes_and_explain(fresh):
     explanation = kernel.explain(*args)
     assert any(r["applied"] for r in explanation["time tiling"])
     assert "time tiles" in str(explanation)
+    assert "isolate" in explanation["schedule"]["tree"]  # full tiles get guard-free point loops
     # the wavefront's second tile loop is the parallel loop of a parallel region
     assert explanation["parallel regions"] and explanation["parallel regions"][0]["region"]
 
