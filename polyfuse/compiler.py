@@ -57,7 +57,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     deps = stages.run("dependences", compute_dependences, scop)
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
     sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
-                       tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes())
+                       tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),
+                       vector_math=options.target == "cpu" and (options.vector_math or options.fastmath))
     if sched.scop is not None and sched.scop is not scop:
         scop = sched.scop  # scalars expanded so loops could be reordered
         deps = compute_dependences(scop)

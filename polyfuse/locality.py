@@ -36,9 +36,11 @@ class LocalityDecision:
 
 
 class LocalityPass:
-    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0) -> None:
+    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0,
+                 vector_math: bool = False) -> None:
         self.scop = scop
         self.deps = deps
+        self.vector_math = vector_math  # split exp/log out of reduction loops so they vectorize
         self.tiling = tiling  # also distribute loops to expose perfect nests worth tiling
         self.vector_bytes = vector_bytes  # ... or worth register tiling (0: no register tiles)
         self.decisions: list[LocalityDecision] = []
@@ -78,6 +80,8 @@ class LocalityPass:
                 return (better,)
             return None
         inner_loops = [c for c in node.body if isinstance(c, LoopNode)]
+        if len(node.body) >= 2 and not inner_loops and self.vector_math:
+            return self.split_vector_math(node, place)
         if len(node.body) < 2 or not inner_loops:
             return None
         # distribute the loop over its children; keep it only if some piece can be reordered
@@ -96,7 +100,25 @@ class LocalityPass:
             return tuple(improved)
         return self.expand_and_retry(node, tuple(improved), place) if verdict is False else None
 
-    def expand_and_retry(self, node: LoopNode, improved: tuple[TreeNode, ...], place):
+    def split_vector_math(self, node: LoopNode, place) -> tuple[TreeNode, ...] | None:
+        """Distribute an innermost loop that mixes ``exp``/``log`` with a reduction into one
+        loop per statement (fusion merges the parallel ones back), so the math runs in a
+        parallel loop, where it vectorizes (``backends/llvm_exprs.py``).  softmax's
+        ``e = exp(x[j] - m); out[j] = e; s += e`` becomes ``e[j] = exp(...); out[j] = e[j]``
+        then ``s += e[j]``."""
+        statements = [self.scop.statement(n) for n in node.statements]
+        if not any(_calls_vector_math(s.value) for s in statements):
+            return None
+        if not any(_is_reduction(s) and not _calls_vector_math(s.value) for s in statements):
+            return None
+        pieces = tuple(_loop_over(node, (child,)) for child in node.body)
+        why = "distributed so that exp/log run in a parallel loop (they vectorize there)"
+        verdict = self.accept(perfect_chain(node), pieces, place, distributed=True, wanted=why)
+        if verdict:
+            return pieces
+        return self.expand_and_retry(node, pieces, place, wanted=why) if verdict is False else None
+
+    def expand_and_retry(self, node: LoopNode, improved: tuple[TreeNode, ...], place, wanted: str = ""):
         """Distribution failed: if local scalars live only inside ``node``, give each iteration
         its own slot (scalar expansion) and try again with the expanded Scop."""
         names = scalars_only_in(self.scop, node)
@@ -109,7 +131,7 @@ class LocalityPass:
             return None
         saved = (self.scop, self.deps)
         self.scop, self.deps = expanded, compute_dependences(expanded)
-        if self.accept(perfect_chain(node), improved, place, distributed=True,
+        if self.accept(perfect_chain(node), improved, place, distributed=True, wanted=wanted,
                        note=f" after expanding {', '.join(names)} along {node.members[0].var}"):
             return improved
         self.scop, self.deps = saved
@@ -132,13 +154,14 @@ class LocalityPass:
         return loop
 
     def accept(self, chain: list[LoopNode], replacement: tuple[TreeNode, ...], place, distributed: bool,
-               note: str = "") -> bool | None:
-        """True: applied; False: tried and illegal (recorded); None: no gain, so not tried."""
+               note: str = "", wanted: str = "") -> bool | None:
+        """True: applied; False: tried and illegal (recorded); None: no gain, so not tried.
+        ``wanted`` names a gain the stride score does not see (then the change is tried)."""
         before = tuple(c.members[0].var for c in chain)
         after = tuple(v for node in replacement for v in _chain_vars(node))
         score_before, score_after = self.tree_score((chain[0],)), self.tree_score(replacement)
         tileable = distributed and any(self.tile_worthy(n) for n in replacement)
-        if score_after <= score_before and not tileable:
+        if score_after <= score_before and not tileable and not wanted:
             return None
         try:
             with bounded(self.scop.context.get_ctx()):
@@ -146,7 +169,8 @@ class LocalityPass:
         except BudgetExceeded:
             problems = ["the legality check exceeded isl's operation budget"]
         applied = not problems
-        what = "stride-1 loop moved innermost" if score_after > score_before else "distributed into a tileable nest"
+        what = ("stride-1 loop moved innermost" if score_after > score_before
+                else "distributed into a tileable nest" if tileable else wanted)
         reason = (what + note) if applied else "illegal: " + "; ".join(problems)
         self.decisions.append(LocalityDecision(before, after, distributed, score_before, score_after,
                                                applied, reason))
@@ -202,6 +226,16 @@ def tile_worthy(scop, node: TreeNode) -> bool:
     if len(chain) < 3:
         return False
     return has_reuse(scop, tuple(c.members[0].var for c in chain), chain[0].statements)
+
+
+def _calls_vector_math(expr: ir.Expr) -> bool:
+    return any(isinstance(e, ir.Call) and e.func in ("exp", "log") for e in ir.walk(expr))
+
+
+def _is_reduction(stmt) -> bool:
+    """``x op= ...``: the statement reads the element it writes."""
+    return any(isinstance(e, ir.Load) and e.array == stmt.array and e.index == stmt.index
+               for e in ir.walk(stmt.value))
 
 
 def worth_tiling(scop, node: TreeNode, *, cache: bool, vector_bytes: int) -> bool:

@@ -45,7 +45,8 @@ class ScheduleResult:
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
-                    vector_bytes: int = 0, time_tiling: bool | None = None) -> ScheduleResult:
+                    vector_bytes: int = 0, time_tiling: bool | None = None,
+                    vector_math: bool = False) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests.
@@ -53,7 +54,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
-        locality = LocalityPass(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes)
+        locality = LocalityPass(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes,
+                                vector_math=vector_math)
         ordered = locality.run()
         scop, deps = locality.scop, locality.deps  # scalar expansion may have grown some locals
         fusion = SmartFusion(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes)
