@@ -11,7 +11,7 @@ import pytest
 from conftest import copy_args
 
 import polyfuse
-from polyfuse import suite
+from polyfuse import suite, time_tiling
 from polyfuse.scheduler import choose_schedule
 from polyfuse.time_tiling import tile_sizes
 
@@ -57,6 +57,18 @@ def test_stencils_bitwise_equal_at_odd_sizes(fresh, name):
     assert "wavefront" in decision.wavefront
 
 
+@pytest.mark.parametrize("name", ["jacobi-2d", "fdtd-2d"])
+def test_isolated_full_tiles_bitwise_equal(fresh, name):
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES[name])
+    fresh.setattr(time_tiling, "ISOLATE_FULL_TILES", True)
+    sk = suite.KERNELS[name]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    for k, sizes in enumerate(SIZES[name][1:]):
+        _run_both(sk, kernel, sizes, seed=k)
+    args = sk.make_args(np.random.default_rng(0), **SIZES[name][-1])
+    assert "isolate" in kernel.explain(*args)["schedule"]["tree"]
+
+
 def test_default_sizes_and_explain(fresh):
     sk = suite.KERNELS["jacobi-2d"]
     kernel = polyfuse.kernel(sk.func, verify=True)
@@ -68,7 +80,6 @@ def test_default_sizes_and_explain(fresh):
     explanation = kernel.explain(*args)
     assert any(r["applied"] for r in explanation["time tiling"])
     assert "time tiles" in str(explanation)
-    assert "isolate" in explanation["schedule"]["tree"]  # full tiles get guard-free point loops
     # the wavefront's second tile loop is the parallel loop of a parallel region
     assert explanation["parallel regions"] and explanation["parallel regions"][0]["region"]
 
