@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import copy_args
+from conftest import copy_args, define
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 
 import polyfuse
 from polyfuse import suite, time_tiling
@@ -118,3 +120,46 @@ def test_tile_size_model_fits_the_budget():
     sizes3, footprint3 = tile_sizes((2, 2, 2), 16, 512 * 1024)
     assert len(sizes3) == 4 and footprint3 <= 512 * 1024
     assert tile_sizes((2,), 16, 16) == ((), 0)  # nothing fits: no tiling
+
+
+COEFFICIENTS = ("0.25", "0.5", "0.2", "1.5", "0.125")
+
+
+@st.composite
+def stencil_programs(draw):
+    """A random time-stepped stencil: 1-3 sweeps over 1-D or 2-D grids, each writing one array
+    from neighbours (offsets -1..1) of the others, so every sweep is parallel within a step."""
+    rank = draw(st.sampled_from([1, 2]))
+    names = ["A", "B", "C"][: draw(st.integers(2, 3))]
+    loops = ["i", "j"][:rank]
+    lines = [f"def kern(tsteps, n, {', '.join(names)}):", "    for t in range(tsteps):"]
+    for _ in range(draw(st.integers(1, 3))):
+        target = draw(st.sampled_from(names))
+        sources = [a for a in names if a != target]
+        terms = []
+        for _ in range(draw(st.integers(1, 4))):
+            source = draw(st.sampled_from(sources))
+            offsets = [draw(st.integers(-1, 1)) for _ in loops]
+            index = ", ".join(f"{v} + {o}" if o else v for v, o in zip(loops, offsets))
+            terms.append(f"{draw(st.sampled_from(COEFFICIENTS))} * {source}[{index}]")
+        indent = "        "
+        for depth, v in enumerate(loops):
+            lines.append(indent + "    " * depth + f"for {v} in range(1, n - 1):")
+        lines.append(indent + "    " * rank + f"{target}[{', '.join(loops)}] = {' + '.join(terms)}")
+    return "\n".join(lines) + "\n", rank, len(names)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(program=stencil_programs(), tsteps=st.integers(0, 7), n=st.integers(3, 13), seed=st.integers(0, 99))
+def test_random_stencils_bitwise_equal(fresh, program, tsteps, n, seed):
+    source, rank, arrays = program
+    note(source)
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", "3,4" if rank == 1 else "3,4,8")
+    fn = define(source, "kern")
+    rng = np.random.default_rng(seed)
+    args = (tsteps, n, *(rng.random((n,) * rank) for _ in range(arrays)))
+    expected, actual = copy_args(args), copy_args(args)
+    fn(*expected)
+    polyfuse.kernel(fn, verify=True)(*actual)
+    for e, a in zip(expected[2:], actual[2:]):
+        assert np.array_equal(e, a)
