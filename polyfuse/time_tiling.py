@@ -7,8 +7,8 @@ while it stays in L2:
 
 1. isl's scheduler, on just that nest's statements, skews the space loops by the time loop so
    that time and space form one permutable band (jacobi-2d: ``(t, 2t + i, 2t + j)``);
-2. the band is tiled (``band_tile``) with sizes from a footprint model: the data one tile touches
-   over its time steps fits in half of L2;
+2. the band is tiled (``band_tile``) with sizes from a footprint model: what one time step of a
+   tile leaves in cache for the next (its box plus the skew's slide) fits in half of L2;
 3. the tile loops are *wavefronted*: the outer tile loop becomes the sum of the first two tile
    coordinates (Pluto/PPCG), so tiles of one wavefront are independent and the second tile loop
    runs in parallel (a parallel region inside the sequential wavefront loop);
@@ -45,7 +45,7 @@ _LOCK = threading.Lock()
 #: 17.7 / 18.8; heat-3d 34.9 / 35.9, 32.7 / 32.0; fdtd-2d 20.6 / 19.6; jacobi-1d 12.9 / 10.5.
 #: First-call compile time, s: jacobi-2d 4.7 / 0.9, heat-3d 10.4 / 3.0, fdtd-2d 11.2 / 2.2.
 ISOLATE_FULL_TILES = False
-ATOMIC_OPTION = "{ atomic[0] }"  # partial tiles: one loop per time step, not one per case
+ATOMIC_OPTION = "{ atomic[0] }"  # the time point loop: one loop, not one copy per case
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class TimeTileDecision:
     band: str = ""  # the skewed band isl found, e.g. "(t, 2t + i, 2t + j)" for one statement
     sizes: tuple[int, ...] = ()  # tile size per band member, time first
     wavefront: str = ""  # which tile loop is the wavefront and which one runs in parallel
-    footprint_bytes: int = 0  # data one tile touches over its time steps
+    footprint_bytes: int = 0  # one time step's box plus the skew's slide, every array the nest touches
     budget_bytes: int = 0
     reason: str = ""
 
