@@ -31,11 +31,12 @@ from polyfuse.dependences import Dependences, carries
 from polyfuse.schedule_tree import LoopNode, TreeNode
 from polyfuse.scop import Scop, isl_name
 
-#: time steps per tile.  Bench sizes, 1 thread, ms (interleaved, min of 6, load ~4.5): jacobi-2d
-#: T=4 21.9, T=8 25.8 (untiled 47.3); heat-3d T=4 31.5, T=8 28.3 (46.3); fdtd-2d 18.3 / 17.5 (29.5);
-#: jacobi-1d 10.0 / 9.6 (15.2).  4 leaves tsteps=20 five time tiles, so each wavefront (time tile +
-#: first space tile) holds up to five tiles for the threads instead of three.
-TIME_TILE = 4
+#: time steps per tile.  Quiet machine (load 0.8), bench sizes, interleaved, min of 6, ms, T=4 / T=8
+#: (untiled): 1 thread jacobi-2d 18.1 / 17.6 (35.4), heat-3d 34.4 / 32.0 (51.1), fdtd-2d 20.7 / 19.3
+#: (34.4), jacobi-1d 10.6 / 10.2 (14.9); 2 threads 10.6 / 10.4 (16.3), 18.3 / 19.5 (22.6), 13.8 /
+#: 13.6 (16.0), 6.6 / 6.0 (9.2).  8 won on one thread and tied on two (a wavefront then holds at
+#: most 3 tiles at tsteps=20, enough for two threads).
+TIME_TILE = 8
 SPACE_TILES = (8, 16, 32, 64, 128, 256)  # candidate sizes of the outer space tiles
 INNER_TILES = (64, 128, 256, 512, 1024, 2048)  # the innermost (stride-1) member gets a long tile
 _LOCK = threading.Lock()

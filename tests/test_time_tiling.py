@@ -74,7 +74,7 @@ def test_isolated_full_tiles_bitwise_equal(fresh, name):
 def test_default_sizes_and_explain(fresh):
     sk = suite.KERNELS["jacobi-2d"]
     kernel = polyfuse.kernel(sk.func, verify=True)
-    _run_both(sk, kernel, dict(tsteps=5, n=270))  # full 4 x 128 x 128 tiles (skewed) occur
+    _run_both(sk, kernel, dict(tsteps=11, n=270))  # two time tiles, several space tiles
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
     (decision,) = _decisions(kernel, args)
     assert decision.applied and decision.band == "S0: (t, 2t + i, 2t + j)"
