@@ -69,6 +69,7 @@ def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], kee
 BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT, CHUNK_COUNTER = 8, 1, 2, 3
 MAX_REGION_SIZES = 256  # sizes remembered per kernel before everything is measured afresh
 RECHECK_EVERY = 8  # calls between runs of the mode that looked slower, so a change of load is seen
+MAX_RECHECK = 128  # ... doubling up to this while the team keeps losing (each such run costs)
 WINDOW = 3  # each mode is judged by the best of its latest runs: interference only ever adds time
 
 
@@ -80,17 +81,27 @@ class RegionTimes:
     serial: list[float]  # seconds of the latest serial runs (at most WINDOW)
     team: list[float] = field(default_factory=list)  # seconds of the latest runs on the team
     calls: int = 0
+    interval: int = RECHECK_EVERY  # calls between runs of the slower-looking mode
+    next_check: int = RECHECK_EVERY
 
     def use_team(self) -> bool:
-        """The team for its first ``WINDOW`` runs, then while its best recent run beats the
-        serial one's (on a shared machine it may not), and the other mode once every
-        ``RECHECK_EVERY`` calls."""
+        """The team for its first ``WINDOW`` runs (fewer if one took over twice the serial time),
+        then while its best recent run beats the serial one's (on a shared machine it may not);
+        the other mode once every ``interval`` calls, which doubles while the team keeps losing."""
         if not self.worth_threads:
             return False
         self.calls += 1
-        if len(self.team) < WINDOW:
+        if len(self.team) < WINDOW and not (self.team and min(self.team) > 2 * min(self.serial)):
             return True
-        return (min(self.team) < min(self.serial)) != (self.calls % RECHECK_EVERY == 0)
+        faster = min(self.team) < min(self.serial)
+        if faster:
+            self.interval = RECHECK_EVERY
+        if self.calls < self.next_check:
+            return faster
+        self.next_check = self.calls + self.interval
+        if not faster:
+            self.interval = min(2 * self.interval, MAX_RECHECK)
+        return not faster
 
     def record(self, team: bool, seconds: float) -> None:
         times = self.team if team else self.serial
