@@ -80,7 +80,19 @@ def _dims(accesses: isl.UnionMap, array: str) -> str:
 
 
 def flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *, may: bool,
-          kill: isl.UnionMap | None = None) -> isl.UnionFlow:
+         kill: isl.UnionMap | None = None) -> isl.UnionFlow:
+    try:
+        return _flow(sink, source, schedule, may, kill)
+    except isl.Error:
+        if kill is None:
+            raise
+        # isl fails on kills over some strided loops with modulo subscripts ("affine expression
+        # involves some of the domain dimensions", isl_domain_factor_templ.c).  Without kills
+        # the WAR dependences are memory-based: a superset, so every later decision stays safe.
+        return _flow(sink, source, schedule, may, None)
+
+
+def _flow(sink, source, schedule, may: bool, kill) -> isl.UnionFlow:
     info = isl.UnionAccessInfo.from_sink(sink)
     info = info.set_may_source(source) if may else info.set_must_source(source)
     if kill is not None:

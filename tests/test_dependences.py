@@ -5,7 +5,7 @@ from __future__ import annotations
 import islpy as isl
 import numpy as np
 import pytest
-from conftest import define
+from conftest import check_against_python, define
 from polyfuse.frontend import lift
 
 import polyfuse
@@ -134,3 +134,32 @@ def test_scalar_read_before_write_in_program_order_is_rejected():
     fn = define(src, "f")
     with pytest.raises(polyfuse.UnsupportedError, match="'s'"):
         polyfuse.kernel(fn, target="python")(3, np.zeros(3))
+
+
+STRIDED_KILLS = '''def kern(n, alpha, A, M, B):
+    for rep in range(2):
+        for i in range(0, n, 3):
+            s = M[0][(i + 4) // 2]
+            for j in range(n):
+                s = min(s, B[n + -1 - j])
+            B[i] /= (1.5 + abs(s))
+        for i in range(n + 2 - 1, 1, -3):
+            M[n + 1 - i][i + 2] *= 0.5 + 0.25 * np.tanh(np.ceil((2.0 if 2.0 <= 0.5 and A[i] != 1.0 else 0.5)))
+            for j in range(max(0, i - 2 - 2), n):
+                A[3] -= M[j + 1, i + 1]
+                M[2][2] -= np.cos(math.floor(0.25))
+        for i in range(n):
+            B[n + -1 - i] = (float(i) - min(M[i + 3, i], B[n + -1 - i], 0.5))
+            for j in range(n - 1, -1, -2):
+                B[(j + 2) % 3] += max(math.sin(n), M[(j + 4) % 3, i + 4])
+'''
+
+
+@pytest.mark.parametrize("fuse", ["none", "smart", "max"])
+def test_war_kills_that_isl_cannot_compute_fall_back_to_memory_based_war(fuse):
+    """isl's compute_flow fails on this program's kills of A (found by the random-program
+    generator); the WAR dependences are then computed without kills (a safe superset)."""
+    fn = define("import math\nimport numpy as np\n" + STRIDED_KILLS, "kern")
+    rng = np.random.default_rng(0)
+    args = (5, 0.75, rng.random(9), rng.random((9, 9)), rng.random(9))
+    check_against_python(fn, args, fuse=fuse)
