@@ -112,7 +112,7 @@ def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple) -> tuple[isl.S
             tiled, decisions = time_tile(scop, deps, body, budget=cpu_info().l2 // 2)
             problems = schedule_violations(scop, deps, tiled) if tiled is not None else []
     except BudgetExceeded:
-        return plain, (not_applied(body, f"over the isl operation budget ({limit})"))
+        return plain, not_applied(scop, body, f"over the isl operation budget ({limit})")
     if tiled is None:
         return plain, decisions
     if problems:

@@ -68,19 +68,23 @@ class TimeTileDecision:
 # detection
 
 
-def stencil_problem(scop: Scop, deps: Dependences, node: TreeNode) -> str | None:
-    """Why ``node`` is not a time-stepped stencil nest (None: it is one)."""
-    if not isinstance(node, LoopNode):
-        return "not a loop"
+def time_loop_shape(scop: Scop, node: TreeNode) -> bool:
+    """Does ``node`` look like a time loop: an ascending, untransformed loop whose body is a
+    sequence of loop nests (sweeps), every statement inside it and at least one space loop?"""
+    if not isinstance(node, LoopNode) or not node.body:
+        return False
     if len(node.members) != 1 or node.sign < 0 or node.tile or node.register_tile:
-        return "the loop was fused, tiled or runs backwards"
-    if not node.body or not all(isinstance(child, LoopNode) for child in node.body):
-        return "its body is not a sequence of loop nests (sweeps)"
+        return False
+    if not all(isinstance(child, LoopNode) for child in node.body):
+        return False
     var = node.members[0].var
+    return all(scop.statement(s).iterators[:1] == (var,) and len(scop.statement(s).iterators) >= 2
+               for s in node.statements)
+
+
+def stencil_problem(scop: Scop, deps: Dependences, node: LoopNode) -> str | None:
+    """Why the time-loop-shaped ``node`` is not a time-stepped stencil nest (None: it is one)."""
     stmts = node.statements
-    if any(scop.statement(s).iterators[:1] != (var,) or len(scop.statement(s).iterators) < 2
-           for s in stmts):
-        return "not every statement sits in the time loop and a space loop"
     within = _restricted(deps.validity(), scop, stmts)
     time = isl.UnionMap(f"{scop.prefix} -> {{ {_first_dims(scop, stmts)} }}")
     if not carries(within, time, scop.context):
@@ -406,13 +410,15 @@ def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *,
 
 def _nest(scop: Scop, deps: Dependences, node: TreeNode,
           budget: int) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
-    """The time-tiled schedule of one top-level node, or None and why not."""
-    problem = stencil_problem(scop, deps, node)
-    if problem is not None:
-        return None, None if not isinstance(node, LoopNode) or not node.body else TimeTileDecision(
-            _var(scop, node), node.statements, False, reason=problem)
+    """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
+    that do not even look like a time loop)."""
+    if not time_loop_shape(scop, node):
+        return None, None
     assert isinstance(node, LoopNode)
     stmts, var = node.statements, _var(scop, node)
+    problem = stencil_problem(scop, deps, node)
+    if problem is not None:
+        return None, TimeTileDecision(var, stmts, False, reason=problem)
     band = skewed_band(scop, deps, stmts)
     problem = band_problem(band, scop, stmts)
     if problem is not None or band is None:
@@ -431,10 +437,10 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode,
         f"skew {skew} makes time and space permutable; tiles fit the budget")
 
 
-def not_applied(body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:
-    """A not-applied decision for every top-level loop of ``body`` (the pass gave up as a whole)."""
-    return tuple(TimeTileDecision(n.members[0].var, n.statements, False, reason=reason)
-                 for n in body if isinstance(n, LoopNode) and n.body)
+def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:
+    """A not-applied decision for every time-loop-shaped node of ``body`` (the pass gave up)."""
+    return tuple(TimeTileDecision(_var(scop, n), n.statements, False, reason=reason)
+                 for n in body if isinstance(n, LoopNode) and time_loop_shape(scop, n))
 
 
 def _sizes_override(members: int) -> tuple[int, ...]:
