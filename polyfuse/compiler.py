@@ -58,7 +58,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
     sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
                        tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),
-                       vector_math=options.target == "cpu" and (options.vector_math or options.fastmath))
+                       vector_math=options.target == "cpu" and (options.vector_math or options.fastmath),
+                       time_tiling=options.time_tiling_enabled())
     if sched.scop is not None and sched.scop is not scop:
         scop = sched.scop  # scalars expanded so loops could be reordered
         deps = compute_dependences(scop)

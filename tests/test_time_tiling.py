@@ -166,3 +166,10 @@ def test_random_stencils_bitwise_equal(fresh, program, tsteps, n, seed):
     polyfuse.kernel(fn, verify=True)(*actual)
     for e, a in zip(expected[2:], actual[2:]):
         assert np.array_equal(e, a)
+
+
+def test_time_tiling_does_not_depend_on_register_tiles(fresh):
+    sk = suite.KERNELS["jacobi-2d"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    kernel = polyfuse.kernel(sk.func, registers=False)
+    assert any(d.applied for d in _decisions(kernel, args))
