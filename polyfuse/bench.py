@@ -496,13 +496,7 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
         if row.polyfuse_ms > 0:
             row.speedup = row.numba_ms / row.polyfuse_ms
     except Exception as exc:  # noqa: BLE001 - one kernel's failure must not stop the suite
-        if row.check != "MISMATCH":
-            row.check = "ERROR"
-        row.error = f"{stage}: {type(exc).__name__}: {exc}".strip()
-        from polyfuse.options import debug_errors
-
-        if debug_errors():
-            traceback.print_exc()
+        _record_failure(row, stage, exc)
         return row
     if spec.numpy_func is not None:
         _bench_numpy(spec, row, inputs, reference, positions, settings)
@@ -896,14 +890,20 @@ def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, nump
             stage = f"peak memory of {label}"
             row.peak_extra_bytes[label] = peak_extra_bytes(contenders[label], args)
     except Exception as exc:  # noqa: BLE001 - one row's failure must not stop the section
-        if row.check != "MISMATCH":
-            row.check = "ERROR"
-        row.error = f"{stage}: {type(exc).__name__}: {exc}".strip()
-        from polyfuse.options import debug_errors
-
-        if debug_errors():
-            traceback.print_exc()
+        _record_failure(row, stage, exc)
     return row
+
+
+def _record_failure(row: Any, stage: str, exc: Exception) -> None:
+    """A row that failed in ``stage``: ERROR (a MISMATCH found earlier stays), and the reason;
+    POLYFUSE_DEBUG=1 also prints the traceback."""
+    if row.check != "MISMATCH":
+        row.check = "ERROR"
+    row.error = f"{stage}: {type(exc).__name__}: {exc}".strip()
+    from polyfuse.options import debug_errors
+
+    if debug_errors():
+        traceback.print_exc()
 
 
 # ---- output ------------------------------------------------------------------------------------

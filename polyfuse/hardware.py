@@ -55,14 +55,19 @@ def _read_sysfs(root: Path) -> dict[str, int]:
     return found
 
 
-def _cpu_name() -> str:
+def _cpuinfo(field: str) -> str | None:
+    """The value of the first ``field`` line of /proc/cpuinfo (None where there is none)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+            if line.startswith(field):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    return None
+
+
+def _cpu_name() -> str:
+    return _cpuinfo("model name") or platform.processor() or platform.machine()
 
 
 @lru_cache(maxsize=1)
@@ -91,11 +96,5 @@ def vector_bytes() -> int:
     env = os.environ.get("POLYFUSE_VECTOR_BYTES")
     if env:
         return int(env)
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                return 64 if "avx512f" in flags else 32 if "avx" in flags else 16
-    except OSError:
-        pass
-    return 16
+    flags = set((_cpuinfo("flags") or "").split())
+    return 64 if "avx512f" in flags else 32 if "avx" in flags else 16

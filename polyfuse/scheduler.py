@@ -136,7 +136,13 @@ def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool
     )
     if relax_locals:
         constraints = constraints.set_conditional_validity(deps.local_flow(), deps.local_false())
-    ctx = scop.context.get_ctx()
+    return compute_whole_components(constraints)
+
+
+def compute_whole_components(constraints: isl.ScheduleConstraints) -> isl.Schedule | None:
+    """isl's scheduler with polyfuse's options: each connected component scheduled as a whole
+    (fusing what is legal), coefficients at most 20 (as Polly) to keep the ILP fast."""
+    ctx = constraints.get_ctx()
     with _ISL_OPTIONS_LOCK:
         ctx.set_schedule_serialize_sccs(0)
         ctx.set_schedule_whole_component(1)

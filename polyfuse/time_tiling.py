@@ -135,7 +135,7 @@ def _first_dims(scop: Scop, stmts: tuple[str, ...]) -> str:
 
 def skewed_band(scop: Scop, deps: Dependences, stmts: tuple[str, ...]) -> isl.Schedule | None:
     """isl's schedule of the nest alone: one outer permutable band, statements in program order."""
-    from polyfuse.scheduler import _ISL_OPTIONS_LOCK
+    from polyfuse.scheduler import compute_whole_components
 
     validity = _restricted(deps.validity().union(deps.local_false()), scop, stmts)
     constraints = (
@@ -145,14 +145,7 @@ def skewed_band(scop: Scop, deps: Dependences, stmts: tuple[str, ...]) -> isl.Sc
         .set_coincidence(validity)
         .set_proximity(_restricted(deps.union(), scop, stmts))
     )
-    ctx = scop.context.get_ctx()
-    with _ISL_OPTIONS_LOCK:
-        ctx.set_schedule_serialize_sccs(0)
-        ctx.set_schedule_whole_component(1)
-        ctx.set_schedule_maximize_coincidence(0)
-        ctx.set_schedule_outer_coincidence(0)
-        ctx.set_schedule_max_coefficient(20)
-        schedule = constraints.compute_schedule()
+    schedule = compute_whole_components(constraints)
     if schedule is None:
         return None
     return _in_program_order(schedule, scop, stmts)

@@ -86,7 +86,7 @@ def _iteration_footprint(scop, statements: tuple[str, ...], values: isl.UnionMap
         accesses = accesses.union(stmt.reads).union(stmt.writes)
     per_iteration = values.reverse().apply_range(accesses)
     build = isl.AstBuild.from_context(scop.context)
-    total: ir.Expr = ir.int_const(0)
+    parts: list[ir.Expr] = []
     maps: list[isl.Map] = []
     per_iteration.foreach_map(maps.append)
     for access in maps:
@@ -98,8 +98,8 @@ def _iteration_footprint(scop, statements: tuple[str, ...], values: isl.UnionMap
             extent = access.dim_max(axis).sub(access.dim_min(axis)).add_constant_val(isl.Val(1))
             largest = isl.Map.from_pw_aff(extent).range().dim_max(0).coalesce()
             elements = ir.BinOp("*", elements, _expr(build, largest), ir.INT, True)
-        total = ir.BinOp("+", total, elements, ir.INT, True)
-    return total
+        parts.append(elements)
+    return _sum(parts)
 
 
 def _expr(build: isl.AstBuild, value: isl.PwAff) -> ir.Expr:

@@ -9,6 +9,7 @@ from conftest import check_against_python, define
 import polyfuse
 from polyfuse import ir
 from polyfuse.ir import linear_coefficient as coefficient
+from polyfuse.suite import softmax
 
 MATMUL_KJ = '''def mm(A, B, C):
     for i in range(A.shape[0]):
@@ -79,31 +80,15 @@ def test_coefficient(expr, expected):
     assert coefficient(expr, "i") == expected
 
 
-SOFTMAX_ROWS = '''def softmax(X, out):
-    for i in range(X.shape[0]):
-        m = X[i, 0]
-        for j in range(1, X.shape[1]):
-            m = max(m, X[i, j])
-        s = 0.0
-        for j in range(X.shape[1]):
-            e = math.exp(X[i, j] - m)
-            out[i, j] = e
-            s += e
-        for j in range(X.shape[1]):
-            out[i, j] = out[i, j] / s
-'''
-
-
 def _exp_loop_parallel(kernel, args) -> bool:
-    code = kernel.explain(*args)["loop code"]
-    return any("math.exp" in line for line in code.splitlines()) and any(
-        "# parallel" in prev and "math.exp" in line
-        for prev, line in zip(code.splitlines(), code.splitlines()[1:]))
+    """Some line computing math.exp sits right under a loop marked parallel."""
+    lines = kernel.explain(*args)["loop code"].splitlines()
+    return any("# parallel" in prev and "math.exp" in line for prev, line in zip(lines, lines[1:]))
 
 
 @pytest.mark.parametrize("vector_math", [True, False])
 def test_exp_is_split_from_the_reduction_so_it_vectorizes(vector_math):
-    fn = define("import math\n" + SOFTMAX_ROWS, "softmax")
+    fn = softmax  # polyfuse.suite's: e = exp(x - m); out = e; s += e
     args = (np.random.default_rng(0).standard_normal((6, 37)), np.zeros((6, 37)))
     kernel = polyfuse.kernel(fn, target="cpu", vector_math=vector_math, verify=True)
     k = check_against_python(fn, args, kernel=kernel, rtol=1e-12)
