@@ -40,13 +40,16 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
     for info in scop.arrays:
         if info.kind != "local" or info.is_scalar:
             continue
-        reference = array_dataflow(scop, info.name, scop.schedule)
         dropped: list[int] = []
-        for axis in reversed(range(info.rank)):
-            candidate = drop_axis(scop, info.name, axis)
-            if same_dataflow(reference, array_dataflow(candidate, info.name, schedule)):
-                scop = candidate
-                dropped.append(axis)
+        try:
+            reference = array_dataflow(scop, info.name, scop.schedule)
+            for axis in reversed(range(info.rank)):
+                candidate = drop_axis(scop, info.name, axis)
+                if same_dataflow(reference, array_dataflow(candidate, info.name, schedule)):
+                    scop = candidate
+                    dropped.append(axis)
+        except isl.Error:
+            pass  # isl could not compute this array's dataflow: not sure, so keep what we have
         after = scop.array(info.name)
         decisions.append(ContractionDecision(info.name, info.extent_texts, after.extent_texts,
                                              tuple(sorted(dropped)), _itemsize(info.dtype)))

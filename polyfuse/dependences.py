@@ -81,23 +81,26 @@ def _dims(accesses: isl.UnionMap, array: str) -> str:
 
 def flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *, may: bool,
          kill: isl.UnionMap | None = None) -> isl.UnionFlow:
-    try:
-        return _flow(sink, source, schedule, may, kill)
-    except isl.Error:
-        if kill is None:
-            raise
-        # isl fails on kills over some strided loops with modulo subscripts ("affine expression
-        # involves some of the domain dimensions", isl_domain_factor_templ.c).  Without kills
-        # the WAR dependences are memory-based: a superset, so every later decision stays safe.
-        return _flow(sink, source, schedule, may, None)
-
-
-def _flow(sink, source, schedule, may: bool, kill) -> isl.UnionFlow:
     info = isl.UnionAccessInfo.from_sink(sink)
     info = info.set_may_source(source) if may else info.set_must_source(source)
     if kill is not None:
         info = info.set_kill(kill)
     return info.set_schedule(schedule).compute_flow()
+
+
+def _relation(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *, must: bool,
+              kill: isl.UnionMap | None = None) -> isl.UnionMap:
+    """Dependences from ``source`` to ``sink``: value-based (``must``) or killed by ``kill``.
+
+    isl fails on some programs of strided loops with modulo subscripts ("affine expression
+    involves some of the domain dimensions", isl_domain_factor_templ.c) in the must-source and
+    kill analysis.  Then every earlier access of the same element counts (memory-based
+    dependences): a superset, so every decision made from them stays safe."""
+    try:
+        result = flow(sink, source, schedule, may=not must, kill=kill)
+        return result.get_must_dependence() if must else result.get_may_dependence()
+    except isl.Error:
+        return flow(sink, source, schedule, may=True).get_may_dependence()
 
 
 def compute_dependences(scop: Scop, schedule: isl.Schedule | None = None) -> Dependences:
@@ -113,9 +116,9 @@ def compute_dependences(scop: Scop, schedule: isl.Schedule | None = None) -> Dep
         if w.is_empty():
             continue
         local = info.kind == "local"
-        raw = flow(r, w, schedule, may=False).get_must_dependence()
-        war = flow(w, r, schedule, may=True, kill=w).get_may_dependence()
-        waw = flow(w, w, schedule, may=False).get_must_dependence()
+        raw = _relation(r, w, schedule, must=True)
+        war = _relation(w, r, schedule, must=False, kill=w)
+        waw = _relation(w, w, schedule, must=True)
         for kind, rel in (("RAW", raw), ("WAR", war), ("WAW", waw)):
             if not rel.is_empty():
                 items.append(Dependence(kind, name, local, rel))

@@ -155,11 +155,31 @@ STRIDED_KILLS = '''def kern(n, alpha, A, M, B):
 '''
 
 
+STRIDED_OVERWRITES = '''def kern(n, alpha, A, M):
+    for i in range(0, n - 1):
+        M[i, i + 4] *= 0.5 + 0.25 * np.tanh((M[i][i] % -2.0))
+    for i in range(0, n, 2):
+        for j in range(0, min(n, i + 2)):
+            t = i
+            for k in range(i, n):
+                t *= 0.5 + 0.25 * np.tanh(float(k))
+                t = (np.ceil(t) * min(M[k][i], 2.0, 0.5))
+            A[n + -1 - j] = t
+            for k in range(2, i + 2):
+                A[(j + 4) % 4] = np.log(1.0 + abs(np.fabs(i)))
+                M[j, k + 2] = ((float(n) / (1.0 + abs(A[i + 1]))) if (float(n) / (1.0 + abs(A[i + 1]))) > (M[(i + 2) // 3][i] // 1.5) else (M[(i + 2) // 3][i] // 1.5))
+'''
+
+
+@pytest.mark.parametrize("source, args", [
+    (STRIDED_KILLS, (5, 0.75, np.random.default_rng(0).random(9), np.random.default_rng(1).random((9, 9)),
+                     np.random.default_rng(2).random(9))),
+    (STRIDED_OVERWRITES, (9, 0.75, np.random.default_rng(0).random(20), np.random.default_rng(1).random((20, 20)))),
+], ids=["kills of A (WAR)", "overwrites of A (WAW)"])
 @pytest.mark.parametrize("fuse", ["none", "smart", "max"])
-def test_war_kills_that_isl_cannot_compute_fall_back_to_memory_based_war(fuse):
-    """isl's compute_flow fails on this program's kills of A (found by the random-program
-    generator); the WAR dependences are then computed without kills (a safe superset)."""
-    fn = define("import math\nimport numpy as np\n" + STRIDED_KILLS, "kern")
-    rng = np.random.default_rng(0)
-    args = (5, 0.75, rng.random(9), rng.random((9, 9)), rng.random(9))
+def test_dependences_isl_cannot_compute_fall_back_to_memory_based_ones(source, args, fuse):
+    """isl's compute_flow fails on these programs (found by the random-program generator): on
+    the kills of A in the first, on the must-sources of A's writes in the second.  Those
+    dependences are then memory-based (a safe superset) instead of failing the compile."""
+    fn = define("import math\nimport numpy as np\n" + source, "kern")
     check_against_python(fn, args, fuse=fuse)
