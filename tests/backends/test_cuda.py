@@ -87,6 +87,11 @@ def test_core_kernels_are_in_the_suite():
 @given(prog=programs(), n=st.integers(0, 6), fuse=st.sampled_from(["smart", "none", "max"]),
        seed=st.integers(0, 2**16))
 def test_random_programs_match_the_python_backend(prog, n, fuse, seed):
+    cuda_matches_python_backend(prog, n, fuse, seed, verify=True)
+
+
+def cuda_matches_python_backend(prog, n: int, fuse: str, seed: int, **options) -> None:
+    """Run a generated program on target="cuda" (with ``options``) and on target="python"."""
     note(prog.source)
     fn = define(prog.source, "kern")
     args = prog.make_args(np.random.default_rng(seed), n)
@@ -95,7 +100,7 @@ def test_random_programs_match_the_python_backend(prog, n, fuse, seed):
         warnings.simplefilter("ignore")
         polyfuse.kernel(fn, target="python", fuse=fuse)(*expected)
         try:
-            polyfuse.kernel(fn, target="cuda", fuse=fuse, verify=True)(*actual)
+            polyfuse.kernel(fn, target="cuda", fuse=fuse, **options)(*actual)
         except (ArithmeticError, ValueError):
             if not SIMULATOR:
                 raise

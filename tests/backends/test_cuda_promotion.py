@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GPU", "") in ("", "0"):
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -19,7 +18,7 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GP
 import numpy as np
 import pytest
 from conftest import assert_same_arrays, copy_args, define
-from hypothesis import HealthCheck, given, note, reject, settings
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from program_gen import programs
 
@@ -30,6 +29,7 @@ cuda = pytest.importorskip("numba.cuda")
 from numba import config as numba_config  # noqa: E402
 from polyfuse.backends import cuda_promote  # noqa: E402
 from polyfuse.backends.cuda_affine import Linear, interval, linear, variable  # noqa: E402
+from test_cuda import cuda_matches_python_backend  # noqa: E402
 
 SIMULATOR = bool(numba_config.ENABLE_CUDASIM)
 if not SIMULATOR and not cuda.is_available():
@@ -300,22 +300,7 @@ def test_real_gpu_promotion_on_and_off_agree(name, monkeypatch):
 @given(prog=programs(), n=st.sampled_from([5, 9]), fuse=st.sampled_from(["smart", "none"]),
        seed=st.integers(0, 2**16))
 def test_random_programs_with_promotion_match_the_python_backend(prog, n, fuse, seed):
-    note(prog.source)
-    fn = define(prog.source, "kern")
-    args = prog.make_args(np.random.default_rng(seed), n)
-    expected, actual = copy_args(args), copy_args(args)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        polyfuse.kernel(fn, target="python", fuse=fuse)(*expected)
-        try:
-            polyfuse.kernel(fn, target="cuda", fuse=fuse)(*actual)
-        except (ArithmeticError, ValueError):
-            if not SIMULATOR:
-                raise
-            reject()  # the simulator evaluates math.* on Python floats: math.sqrt(-1) raises
-    rtol, atol = prog.tolerance
-    assert_same_arrays(expected, actual, rtol=rtol, atol=atol,
-                       names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
+    cuda_matches_python_backend(prog, n, fuse, seed)
 
 
 @pytest.mark.parametrize("name, fuse", [("2mm", "none"), ("mvt", "smart"), ("attention_rows", "none"),
