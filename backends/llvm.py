@@ -15,20 +15,24 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import llvmlite.binding as llvm
+import numpy as np
 from llvmlite import ir as ll
 
 from polyfuse.errors import ArgumentError
 from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.phases import Phase, plan_phases, region_groups, region_level, region_role, shared_scalars
+from polyfuse.runtime import address
 from polyfuse.scop import ArrayInfo, isl_name
 
 from .llvm_exprs import ExprEmitter, llvm_type
-from .parallel import BARRIER_ABORT, BARRIER_GENERATION, CHUNK_COUNTER, run_parallel, run_region
+from .parallel import BARRIER_ABORT, BARRIER_GENERATION, CHUNK_COUNTER, run_parallel, run_region, trip_count
 
 _INIT_LOCK = threading.Lock()
 _TARGET: dict[str, Any] = {}
@@ -87,8 +91,9 @@ class LLVMKernel:
     serial_seconds: dict[int, float] = field(default_factory=dict, repr=False)
     region_times: dict[tuple, Any] = field(default_factory=dict, repr=False)  # (phase, threads, sizes) -> RegionTimes
     region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on several threads
+    region_serial: set[tuple] = field(default_factory=set, repr=False)  # (phase, sizes) measured not worth a team
 
-    @property
+    @functools.cached_property
     def int_positions(self) -> tuple[int, ...]:
         """Positions of the integer parameters (sizes) in the argument list."""
         return tuple(k for k, p in enumerate(self.params) if p.kind == "i64")
@@ -115,10 +120,39 @@ class LLVMKernel:
             else:
                 compiled.function(*args)
 
+    def prepare(self, values: dict[str, Any], arguments: tuple[str, ...]) -> Launch | None:
+        """What every call with these sizes shares (``values``: a call's that passed the runtime's
+        checks): the parameters after the call's own ``arguments`` (strides, extents; local
+        arrays left to the caller) and the phase steps with their trip counts.  None when the
+        parameters do not start with the arguments (the runtime then keeps the full path)."""
+        if tuple(p.name for p in self.params[:len(arguments)]) != arguments:
+            return None
+        tail, slots = [], []
+        for param in self.params[len(arguments):]:
+            if param.kind == "array":
+                slots.append((len(tail), param.name))
+                tail.append(0)
+            else:
+                tail.append(self._value(param, values))
+        sizes = {name: value for name, value in values.items() if type(value) is int}
+        return Launch(self, tuple(tail), tuple(slots), tuple(self._step(c, sizes) for c in self.phases))
+
+    def _step(self, compiled: CompiledPhase, sizes: dict[str, int]) -> Callable[[list], None]:
+        """How one phase runs at these sizes, given the argument list."""
+        phase = compiled.phase
+        if phase.parallel:
+            return functools.partial(run_parallel, self, compiled, values=sizes, count=trip_count(phase, sizes))
+        if compiled.region is not None:
+            key = tuple(sizes[self.params[k].name] for k in self.int_positions)
+            return functools.partial(run_region, self, compiled, sizes=key)
+        function = compiled.function
+        return lambda args: function(*args)
+
     @staticmethod
     def _value(param: Param, values: dict[str, Any]):
         if param.kind == "array":
-            return values[param.name].ctypes.data
+            array = values[param.name]
+            return address(array) if type(array) is np.ndarray else array.ctypes.data
         if param.kind == "stride":
             arr = values[param.array]
             stride, rem = divmod(arr.strides[param.axis], arr.itemsize)
@@ -126,6 +160,22 @@ class LLVMKernel:
                 raise ArgumentError(f"array {param.array!r} has a stride that is not a whole number of elements")
             return stride
         return values[param.name]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """An LLVM kernel's calls at one set of sizes (``LLVMKernel.prepare``): called with the full
+    argument list, the call's own arguments followed by ``tail`` with the local arrays' addresses
+    put at ``local_slots``."""
+
+    kernel: LLVMKernel
+    tail: tuple  # ctypes values after the call's arguments: strides, extents; 0 where a local goes
+    local_slots: tuple[tuple[int, str], ...]  # (position in tail, local array)
+    steps: tuple[Callable[[list], None], ...]  # one per phase
+
+    def __call__(self, args: list) -> None:
+        for step in self.steps:
+            step(args)
 
 
 def signature(program: LoopProgram, shared: set[str]) -> tuple[Param, ...]:

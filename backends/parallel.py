@@ -29,17 +29,27 @@ from polyfuse.runtime import allocate, evaluate_int
 MIN_PARALLEL_SECONDS = 2e-4  # a phase faster than this serially is not worth waking threads for
 
 
-def run_parallel(kernel, compiled, args: list, values: dict[str, Any]) -> None:
-    phase = compiled.phase
+def trip_count(phase, values: dict[str, Any]) -> int:
+    """Iterations of a parallel phase's outer loop for these sizes."""
     start, stop = evaluate_int(phase.start, values), evaluate_int(phase.stop, values)
-    count = max(0, -(-(stop - start) // phase.step))
-    workers = min(threads.get_num_threads(), count)
+    return max(0, -(-(stop - start) // phase.step))
+
+
+def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: int | None = None) -> None:
+    """Run a parallel phase: serially (timed) until the serial time measured per iteration says
+    the ``count`` iterations take over ``MIN_PARALLEL_SECONDS``, then in one chunk per thread.
+    ``count``: the trip count when the caller knows it (``values`` then only needs the sizes)."""
+    phase = compiled.phase
+    if count is None:
+        count = trip_count(phase, values)
     per_iteration = kernel.serial_seconds.get(phase.index)  # measured seconds per outer iteration
-    if workers <= 1 or per_iteration is None or per_iteration * count < MIN_PARALLEL_SECONDS:
-        began = time.perf_counter()
-        compiled.function(*args, 0, count)
-        if count:
-            kernel.serial_seconds[phase.index] = (time.perf_counter() - began) / count
+    # the thread count is asked last: reading it costs more than a small phase's whole run
+    if count <= 1 or per_iteration is None or per_iteration * count < MIN_PARALLEL_SECONDS:
+        _run_serial(kernel, compiled, args, count)
+        return
+    workers = min(threads.get_num_threads(), count)
+    if workers <= 1:
+        _run_serial(kernel, compiled, args, count)
         return
     bounds = [count * k // workers for k in range(workers + 1)]
     keep_alive: list = []  # private buffers must outlive the chunks that use them
@@ -50,6 +60,13 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any]) -> None:
         futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))
     for future in futures:
         future.result()
+
+
+def _run_serial(kernel, compiled, args: list, count: int) -> None:
+    began = time.perf_counter()
+    compiled.function(*args, 0, count)
+    if count:
+        kernel.serial_seconds[compiled.phase.index] = (time.perf_counter() - began) / count
 
 
 def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], keep_alive: list) -> list:
@@ -109,17 +126,27 @@ class RegionTimes:
         del times[:-WINDOW]
 
 
-def run_region(kernel, compiled, args: list) -> None:
+def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None:
+    """Run a parallel region: serially until measured worth a team at these sizes (``sizes``:
+    the integer arguments, when the caller knows them)."""
+    if sizes is None:
+        sizes = tuple(args[k] for k in kernel.int_positions)  # sizes decide the work
+    if (compiled.phase.index, sizes) in kernel.region_serial:
+        compiled.function(*args)  # measured: too little work for a team, whatever the thread count
+        return
     workers = threads.get_num_threads()
     if workers <= 1:
         compiled.function(*args)  # one thread: exactly the serial phase
         return
-    key = (compiled.phase.index, workers, *(args[k] for k in kernel.int_positions))  # sizes decide the work
+    key = (compiled.phase.index, workers, *sizes)
     times = kernel.region_times.get(key)
     if times is None:
         if len(kernel.region_times) >= MAX_REGION_SIZES:
             kernel.region_times.clear()
-        kernel.region_times[key] = _measure(compiled, args)
+            kernel.region_serial.clear()
+        times = kernel.region_times[key] = _measure(compiled, args)
+        if not times.worth_threads:
+            kernel.region_serial.add((compiled.phase.index, sizes))
         return
     team = times.use_team()
     began = time.perf_counter()

@@ -20,11 +20,12 @@ from polyfuse.frontend.source import read_source
 from polyfuse.isl_budget import ISL_LOCK
 from polyfuse.isl_budget import budget as isl_budget
 from polyfuse.options import Options, debug_errors, default_verify
-from polyfuse.runtime import CompiledVariant, local_bytes
+from polyfuse.runtime import CallPlan, CompiledVariant, call_key, local_bytes
 from polyfuse.scop import Argument
 from polyfuse.signature import argument_of, is_device_array, signature_key
 
 _COMPILE_LOCK = ISL_LOCK
+MAX_PLANS = 64  # call plans (sets of sizes) kept per kernel; the oldest goes first
 
 
 class Kernel:
@@ -42,6 +43,7 @@ class Kernel:
         self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
+        self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -57,17 +59,33 @@ class Kernel:
             raise exc.with_traceback(None) from None  # the user's frame, not ours
 
     def _call(self, args: tuple, kwargs: dict) -> None:
+        key = None
         if kwargs or len(args) != len(self._names):
             values = self._bind(args, kwargs)
         else:
+            key = tuple(map(call_key, args))
+            plan = self._plans.get(key)
+            if plan is not None:
+                plan.run(args)  # a call with these dtypes, shapes, strides and ints passed every check
+                return
             values = dict(zip(self._names, args))
-        key = tuple(map(_dispatch_key, values.values()))
-        variant = self._dispatch.get(key)
+        dispatch = tuple(map(_dispatch_key, values.values()))
+        variant = self._dispatch.get(dispatch)
         if variant is None:
             variant = self._variant(values)
-            if None not in key:
-                self._dispatch[key] = variant
+            if None not in dispatch:
+                self._dispatch[dispatch] = variant
         variant.run(values)
+        if key is not None and None not in key:
+            self._remember(key, variant, values)
+
+    def _remember(self, key: tuple, variant: CompiledVariant, values: dict[str, Any]) -> None:
+        plan = variant.plan(values)
+        if plan is None:
+            return
+        if len(self._plans) >= MAX_PLANS:
+            self._plans.pop(next(iter(self._plans)), None)  # the oldest
+        self._plans[key] = plan
 
     # ---- introspection -------------------------------------------------------------------
     def compile(self, *args: Any, **kwargs: Any) -> CompiledVariant:

@@ -1,0 +1,188 @@
+"""The short call path (``polyfuse.runtime.CallPlan``): calls at sizes already checked reuse that
+work, and every check still runs on every call where its inputs differ."""
+
+import threading
+
+import numpy as np
+import pytest
+from numpy.lib.stride_tricks import as_strided
+
+import polyfuse
+from polyfuse.errors import ArgumentError
+from polyfuse.runtime import CallPlan, address, byte_span
+
+
+def add(a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] + b[i]
+
+
+def scaled_sum(X, scale, n, out):
+    for i in range(n):
+        out[i] = X[i] * scale + n
+
+
+def column_sums(X, out):
+    T = np.zeros((X.shape[1],))
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            T[j] += X[i, j]
+    for j in range(X.shape[1]):
+        out[j] = T[j] * 2.0
+
+
+def shifted(X, out):
+    S = np.empty((X.shape[0],))
+    for i in range(X.shape[0]):
+        S[i] = X[i] * 2.0
+    for i in range(X.shape[0]):
+        out[i] = S[i] + 1.0
+
+
+@pytest.fixture
+def k_add():
+    return polyfuse.kernel(add)
+
+
+def plans(kernel) -> list[CallPlan]:
+    return list(kernel._plans.values())
+
+
+def test_a_second_call_at_the_same_sizes_takes_the_plan(k_add, monkeypatch):
+    a, b, out = np.arange(8.0), np.ones(8), np.empty(8)
+    k_add(a, b, out)
+    assert len(plans(k_add)) == 1
+    variant = k_add.compile(a, b, out)
+    monkeypatch.setattr(variant.bounds, "check", lambda values: pytest.fail("bounds checked again"))
+    k_add(a + 1, b, out)
+    np.testing.assert_array_equal(out, a + 2)
+
+
+def test_new_sizes_are_checked_again(k_add):
+    k_add(np.zeros(8), np.zeros(8), np.empty(8))
+    with pytest.raises(ArgumentError, match="out-of-bounds access"):
+        k_add(np.zeros(4), np.zeros(8), np.empty(8))
+    k_add(np.zeros(8), np.zeros(8), np.empty(8))  # the plan still works
+    with pytest.raises(ArgumentError, match="out-of-bounds access"):
+        k_add(np.zeros(4), np.zeros(8), np.empty(8))
+
+
+def test_overlap_is_refused_on_every_call_with_the_same_message(k_add):
+    buf = np.zeros(16)
+    k_add(buf[:8], np.ones(8), buf[8:])  # separate halves: fine, and a plan for these sizes
+    assert len(plans(k_add)) == 1
+    for _ in range(2):
+        with pytest.raises(ArgumentError) as info:
+            k_add(buf[:8], np.ones(8), buf[4:12])
+        assert str(info.value) == (
+            "arguments 'a' and 'out' overlap in memory and 'out' is written by the kernel; "
+            "pass separate arrays (e.g. a .copy())"
+        )
+
+
+def test_overlap_is_exact_for_interleaved_views():
+    k = polyfuse.kernel(add)
+    buf = np.zeros(16)
+    evens, odds = buf[::2], buf[1::2]  # byte ranges meet, elements do not
+    for _ in range(3):
+        k(evens, np.ones(8), odds)
+    np.testing.assert_array_equal(odds, np.ones(8))
+    with pytest.raises(ArgumentError, match="overlap in memory"):
+        k(evens, np.ones(8), buf[2::2])
+
+
+def test_reads_of_the_same_array_are_not_refused(k_add):
+    a, out = np.arange(8.0), np.empty(8)
+    for _ in range(2):
+        k_add(a, a, out)
+    np.testing.assert_array_equal(out, 2 * a)
+
+
+def test_float_values_change_and_ints_are_part_of_the_plan():
+    k = polyfuse.kernel(scaled_sum)
+    X, out = np.arange(8.0), np.zeros(8)
+    k(X, 2.0, 8, out)
+    np.testing.assert_array_equal(out, X * 2.0 + 8)
+    k(X, 3.0, 8, out)
+    np.testing.assert_array_equal(out, X * 3.0 + 8)
+    k(X, 3.0, 4, out)
+    np.testing.assert_array_equal(out[:4], X[:4] * 3.0 + 4)
+    with pytest.raises(ArgumentError, match="out-of-bounds access"):
+        k(X, 3.0, 9, out)
+    with pytest.raises(ArgumentError, match="does not fit in int64"):
+        k(X, 3.0, 2**63, out)
+    k(X, 1, 8, out)  # an int where a float was: another variant, another plan
+    np.testing.assert_array_equal(out, X + 8)
+    assert len(plans(k)) == 3
+
+
+def test_zero_initialised_locals_are_zeroed_on_every_call():
+    k = polyfuse.kernel(column_sums)
+    X, out = np.arange(12.0).reshape(3, 4), np.empty(4)
+    for _ in range(3):
+        k(X, out)
+        np.testing.assert_array_equal(out, 2 * X.sum(axis=0))
+
+
+def test_locals_of_concurrent_calls_are_separate():
+    k = polyfuse.kernel(shifted)
+    X = np.arange(64.0)
+    k(X, np.empty(64))
+    errors: list = []
+
+    def work(seed: int) -> None:
+        data = X * seed
+        out = np.empty(64)
+        for _ in range(300):
+            k(data, out)
+            if not np.array_equal(out, data * 2.0 + 1.0):
+                errors.append(seed)
+                return
+
+    workers = [threading.Thread(target=work, args=(s,)) for s in range(1, 5)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert errors == []
+
+
+def test_strides_that_are_not_whole_elements_are_refused_on_every_call(k_add):
+    raw = np.zeros(8 * 12, dtype=np.uint8)
+    odd = as_strided(raw.view(np.float64)[:1], shape=(8,), strides=(12,))  # 12-byte steps
+    wide = np.zeros((8, 2))
+    for _ in range(2):
+        k_add(wide[:, 0], wide[:, 1], np.empty(8))
+        with pytest.raises(ArgumentError, match="stride that is not a whole number of elements"):
+            k_add(odd, wide[:, 1], np.empty(8))
+
+
+def test_keyword_and_numpy_scalar_calls_take_the_full_path():
+    k = polyfuse.kernel(scaled_sum)
+    X, out = np.arange(8.0), np.zeros(8)
+    k(X, np.float64(2.0), np.int64(8), out)
+    k(X=X, scale=2.0, n=8, out=out)
+    assert plans(k) == []
+    np.testing.assert_array_equal(out, X * 2.0 + 8)
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(6.0), np.arange(6.0)[1:], np.zeros((3, 4), dtype=np.int32)[:, 1::2], np.empty(0),
+    np.arange(10.0)[::-2],
+])
+def test_address_is_the_data_pointer(array):
+    assert address(array) == array.ctypes.data
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(6.0), np.arange(24.0).reshape(4, 6)[1:3, ::2], np.arange(10.0)[::-3], np.zeros((3, 0)),
+    np.zeros((5, 1))[:, :1],
+])
+def test_byte_span_covers_exactly_the_elements(array):
+    low, high = byte_span(array.shape, array.strides, array.itemsize)
+    if array.size == 0:
+        assert (low, high) == (0, 0)
+        return
+    base = array.__array_interface__["data"][0]
+    first, last = np.lib.array_utils.byte_bounds(array) if hasattr(np.lib, "array_utils") else np.byte_bounds(array)
+    assert (base + low, base + high) == (first, last)
