@@ -17,6 +17,7 @@ from polyfuse.dependences import check_scalars_defined, compute_dependences
 from polyfuse.errors import VerificationError
 from polyfuse.frontend import lift
 from polyfuse.fusion import report
+from polyfuse.interleave import interleave_reductions
 from polyfuse.isl_budget import BudgetExceeded, bounded
 from polyfuse.options import Options
 from polyfuse.registers import promote_register_tiles
@@ -74,6 +75,10 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     if options.register_tile_bytes():
         program, _ = stages.run("register promotion", promote_register_tiles, program,
                                 max_bytes=REGISTER_TILE_VECTORS * options.register_tile_bytes())
+        stages.outputs["loop ast"] = program
+    # several iterations of a parallel loop side by side: float reductions overlap their latency
+    if options.interleave_copies():
+        program, _ = stages.run("interleave", interleave_reductions, program, copies=options.interleave_copies())
         stages.outputs["loop ast"] = program
     stages.run("fusion report", _fusion_report, scop, deps, program, sched)
     stages.outputs["final scop"] = scop  # after contraction: what the runtime allocates and checks

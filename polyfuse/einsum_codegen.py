@@ -46,11 +46,13 @@ def define_function(src: str, name: str, tag: str) -> Callable[..., Any]:
     return namespace[name]
 
 
-def build_kernel(src: str, name: str, tag: str, *, target: str, fuse: str, fastmath: bool = False) -> Kernel:
+def build_kernel(src: str, name: str, tag: str, *, target: str, fuse: str, fastmath: bool = False,
+                 interleave: bool = False) -> Kernel:
     """The generated function wrapped with ``polyfuse.kernel``."""
     from polyfuse.kernel import Kernel
 
-    return Kernel(define_function(src, name, tag), target=target, fuse=fuse, fastmath=fastmath)
+    return Kernel(define_function(src, name, tag), target=target, fuse=fuse, fastmath=fastmath,
+                  interleave=interleave)
 
 
 class Lines:

@@ -33,12 +33,13 @@ class Kernel:
 
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
                  opt_level: int = 3, contract: bool = True, tile: bool = False,
-                 registers: bool = True, fastmath: bool = False, vector_math: bool = True) -> None:
+                 registers: bool = True, fastmath: bool = False, vector_math: bool = True,
+                 interleave: bool = False) -> None:
         self.py_func = fn
         self.options = Options(target=target, fuse=fuse,
                                verify=default_verify() if verify is None else verify,
                                opt_level=opt_level, contract=contract, tile=tile, registers=registers,
-                               fastmath=fastmath, vector_math=vector_math)
+                               fastmath=fastmath, vector_math=vector_math, interleave=interleave)
         self._signature = inspect.signature(fn)
         self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}

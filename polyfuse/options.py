@@ -33,6 +33,10 @@ class Options:
     # register tiles: a matrix product's outputs stay in vector registers across its reduction
     # loop (polyfuse.registers); POLYFUSE_REGISTER_TILES=0 turns them off everywhere
     registers: bool = True
+    # interleave a few iterations of a parallel loop around float reductions so that their add
+    # chains overlap (polyfuse.interleave); off by default: it pays when the rows are in cache
+    # (polyfuse.spec turns it on for its row-blocked loop steps) and loses on streaming loops
+    interleave: bool = False
     # allow LLVM to reassociate float arithmetic (vectorized reductions); results then differ
     # from the Python function in the last bits, so it is off unless asked for
     fastmath: bool = False
@@ -64,6 +68,14 @@ class Options:
 
         return vector_bytes()
 
+    def interleave_copies(self) -> int:
+        """Iterations interleaved around float reductions (0: none; GPUs map the loop to threads)."""
+        if not self.interleave or self.target == "cuda" or not env_flag("POLYFUSE_INTERLEAVE", True):
+            return 0
+        from .interleave import INTERLEAVE
+
+        return INTERLEAVE
+
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise ArgumentError(f"target={self.target!r}; choose one of {', '.join(TARGETS)}")
@@ -75,7 +87,8 @@ class Options:
     def key(self) -> str:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
                 f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} vector_math={self.vector_math} "
-                f"registers={self.register_tile_bytes()} time_tiling={self._time_tiling_key()}")
+                f"registers={self.register_tile_bytes()} interleave={self.interleave_copies()} "
+                f"time_tiling={self._time_tiling_key()}")
 
 
 def default_verify() -> bool:
