@@ -88,10 +88,14 @@ class LLVMKernel:
     phases: tuple[CompiledPhase, ...]
     locals: dict[str, ArrayInfo]
     engine: Any = field(repr=False)
-    serial_seconds: dict[int, float] = field(default_factory=dict, repr=False)
-    region_times: dict[tuple, Any] = field(default_factory=dict, repr=False)  # (phase, threads, sizes) -> RegionTimes
-    region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on several threads
-    region_serial: set[tuple] = field(default_factory=set, repr=False)  # (phase, sizes) measured not worth a team
+    # what backends/parallel.py measured: (phase, threads, sizes) -> RegionTimes, for parallel
+    # phases (sizes: the trip count) and regions (sizes: the integer arguments); serial_sizes:
+    # (phase, sizes) measured not worth threads (cleared, never replaced: Launch steps hold it)
+    phase_times: dict[tuple, Any] = field(default_factory=dict, repr=False)
+    region_times: dict[tuple, Any] = field(default_factory=dict, repr=False)
+    serial_sizes: set[tuple] = field(default_factory=set, repr=False)
+    phase_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run in chunks on threads
+    region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on a team
 
     @functools.cached_property
     def int_positions(self) -> tuple[int, ...]:
@@ -138,14 +142,32 @@ class LLVMKernel:
         return Launch(self, tuple(tail), tuple(slots), tuple(self._step(c, sizes) for c in self.phases))
 
     def _step(self, compiled: CompiledPhase, sizes: dict[str, int]) -> Callable[[list], None]:
-        """How one phase runs at these sizes, given the argument list."""
-        phase = compiled.phase
+        """How one phase runs at these sizes, given the argument list: once measured too small
+        for threads (``serial_sizes``), straight to its serial function."""
+        phase, function = compiled.phase, compiled.function
+        serial_sizes = self.serial_sizes
         if phase.parallel:
-            return functools.partial(run_parallel, self, compiled, values=sizes, count=trip_count(phase, sizes))
+            count = trip_count(phase, sizes)
+            serial = (phase.index, count)
+
+            def chunks(args: list) -> None:
+                if serial in serial_sizes:
+                    function(*args, 0, count)
+                else:
+                    run_parallel(self, compiled, args, sizes, count)
+
+            return chunks
         if compiled.region is not None:
             key = tuple(sizes[self.params[k].name] for k in self.int_positions)
-            return functools.partial(run_region, self, compiled, sizes=key)
-        function = compiled.function
+            serial = (phase.index, key)
+
+            def region(args: list) -> None:
+                if serial in serial_sizes:
+                    function(*args)
+                else:
+                    run_region(self, compiled, args, key)
+
+            return region
         return lambda args: function(*args)
 
     @staticmethod

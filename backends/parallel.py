@@ -1,22 +1,27 @@
 """Running a parallel phase or a parallel region on the thread pool.
 
 Parallel phase: the outer loop's iterations are cut into one contiguous chunk per thread.
-Threads get their own copies of the locals the phase privatises.  A phase only goes parallel
-once a serial run of it took long enough to pay for the dispatch: serial runs are timed per
-outer iteration, and the estimate for the current trip count decides.
+Threads get their own copies of the locals the phase privatises.
 
 Parallel region (``polyfuse.phases``): one call of the region function per thread, all at once
 (``threads.run_team``), synchronised by barriers in the generated code on a small block of
-memory allocated here per call.  The first call at given sizes runs the region function on one
-thread, which is the serial schedule, and counts its barriers; the region goes parallel at those
-sizes when that run measured enough work per barrier, and stays parallel while the team's recent
-runs are faster than the serial ones (``RegionTimes``: on a machine shared with other jobs they
-may not be).  On one thread nothing changes: the phase's ordinary serial function runs.
+memory allocated here per call.
+
+Both decide the same way.  The first call at given sizes runs serially and is timed (a region's
+serial run also counts its barriers); the phase goes parallel at those sizes when that run took
+at least ``MIN_PARALLEL_SECONDS`` (a region: also enough work per barrier), and stays parallel
+while the team's recent runs are faster than the serial ones (``RegionTimes``: on a machine
+shared with other jobs they may not be, and a serial run slowed down by another job only makes
+the team look better until the next serial run).  Sizes measured too small for threads run the
+serial function at once, without asking for the thread count (reading it costs about a
+microsecond, more than such a phase's whole run).  On one thread nothing changes: the phase's
+ordinary serial function runs.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +31,11 @@ from polyfuse import threads
 from polyfuse.phases import REGION_MIN_SECONDS_PER_BARRIER
 from polyfuse.runtime import allocate, evaluate_int
 
-MIN_PARALLEL_SECONDS = 2e-4  # a phase faster than this serially is not worth waking threads for
+# A phase faster than this serially is not worth waking threads for.  Waking the pool for a
+# two-chunk phase costs about 30 us on a 2-core VM shared with other jobs (35 us per call of a
+# 64-element add forced onto 2 threads, against 4 us serially; benchmarks/call_overhead.py prints
+# it): with the work halved at best, threads pay from about 60 us; the margin is for the noise.
+MIN_PARALLEL_SECONDS = 2e-4
 
 
 def trip_count(phase, values: dict[str, Any]) -> int:
@@ -36,37 +45,45 @@ def trip_count(phase, values: dict[str, Any]) -> int:
 
 
 def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: int | None = None) -> None:
-    """Run a parallel phase: serially (timed) until the serial time measured per iteration says
-    the ``count`` iterations take over ``MIN_PARALLEL_SECONDS``, then in one chunk per thread.
-    ``count``: the trip count when the caller knows it (``values`` then only needs the sizes)."""
+    """Run a parallel phase (``count``: its trip count when the caller knows it, ``values`` then
+    only needs the sizes) serially or in one chunk per thread, as measured at this trip count."""
     phase = compiled.phase
     if count is None:
         count = trip_count(phase, values)
-    per_iteration = kernel.serial_seconds.get(phase.index)  # measured seconds per outer iteration
-    # the thread count is asked last: reading it costs more than a small phase's whole run
-    if count <= 1 or per_iteration is None or per_iteration * count < MIN_PARALLEL_SECONDS:
-        _run_serial(kernel, compiled, args, count)
+    if count <= 1 or (phase.index, count) in kernel.serial_sizes:
+        compiled.function(*args, 0, count)
         return
     workers = min(threads.get_num_threads(), count)
     if workers <= 1:
-        _run_serial(kernel, compiled, args, count)
+        compiled.function(*args, 0, count)
         return
+    key = (phase.index, workers, count)
+    times = kernel.phase_times.get(key)
+    if times is None:
+        _remember(kernel, kernel.phase_times, key, (phase.index, count), _measure_chunks(compiled, args, count))
+        return
+    if _timed(times, lambda: _run_chunks(kernel, compiled, args, values, count, workers),
+              lambda: compiled.function(*args, 0, count)):
+        kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
+
+
+def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
+    began = time.perf_counter()
+    compiled.function(*args, 0, count)
+    seconds = time.perf_counter() - began
+    return RegionTimes(seconds >= MIN_PARALLEL_SECONDS, [seconds])
+
+
+def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> None:
     bounds = [count * k // workers for k in range(workers + 1)]
     keep_alive: list = []  # private buffers must outlive the chunks that use them
     pool = threads.pool()
     futures = []
     for k in range(workers):
-        chunk_args = args if k == 0 else _with_private_buffers(kernel, phase, args, values, keep_alive)
+        chunk_args = args if k == 0 else _with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
         futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))
     for future in futures:
         future.result()
-
-
-def _run_serial(kernel, compiled, args: list, count: int) -> None:
-    began = time.perf_counter()
-    compiled.function(*args, 0, count)
-    if count:
-        kernel.serial_seconds[compiled.phase.index] = (time.perf_counter() - began) / count
 
 
 def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], keep_alive: list) -> list:
@@ -82,6 +99,25 @@ def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], kee
     return copied
 
 
+def _remember(kernel, table: dict, key: tuple, sizes: tuple, times: RegionTimes) -> None:
+    """Keep a first measurement; sizes too small for threads also go to ``kernel.serial_sizes``."""
+    if len(table) >= MAX_REGION_SIZES:
+        table.clear()
+        kernel.serial_sizes.clear()
+    table[key] = times
+    if not times.worth_threads:
+        kernel.serial_sizes.add(sizes)
+
+
+def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None]) -> bool:
+    """Run on the team or serially as ``times`` chooses, and record how long it took; True: the team."""
+    on_team = times.use_team()
+    began = time.perf_counter()
+    (team if on_team else serial)()
+    times.record(on_team, time.perf_counter() - began)
+    return on_team
+
+
 #: Words of the barrier block passed to a region function (see ``backends.llvm.barrier_module``).
 BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT, CHUNK_COUNTER = 8, 1, 2, 3
 MAX_REGION_SIZES = 256  # sizes remembered per kernel before everything is measured afresh
@@ -92,9 +128,9 @@ WINDOW = 3  # each mode is judged by the best of its latest runs: interference o
 
 @dataclass
 class RegionTimes:
-    """What was measured for one region at one set of sizes and thread count."""
+    """What was measured for one parallel phase or region at one set of sizes and thread count."""
 
-    worth_threads: bool  # the serial run found enough work per barrier
+    worth_threads: bool  # the serial run found enough work (per barrier, for a region)
     serial: list[float]  # seconds of the latest serial runs (at most WINDOW)
     team: list[float] = field(default_factory=list)  # seconds of the latest runs on the team
     calls: int = 0
@@ -127,35 +163,25 @@ class RegionTimes:
 
 
 def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None:
-    """Run a parallel region: serially until measured worth a team at these sizes (``sizes``:
+    """Run a parallel region serially or on the team, as measured at these sizes (``sizes``:
     the integer arguments, when the caller knows them)."""
     if sizes is None:
         sizes = tuple(args[k] for k in kernel.int_positions)  # sizes decide the work
-    if (compiled.phase.index, sizes) in kernel.region_serial:
-        compiled.function(*args)  # measured: too little work for a team, whatever the thread count
+    index = compiled.phase.index
+    if (index, sizes) in kernel.serial_sizes:
+        compiled.function(*args)
         return
     workers = threads.get_num_threads()
     if workers <= 1:
         compiled.function(*args)  # one thread: exactly the serial phase
         return
-    key = (compiled.phase.index, workers, *sizes)
+    key = (index, workers, *sizes)
     times = kernel.region_times.get(key)
     if times is None:
-        if len(kernel.region_times) >= MAX_REGION_SIZES:
-            kernel.region_times.clear()
-            kernel.region_serial.clear()
-        times = kernel.region_times[key] = _measure(compiled, args)
-        if not times.worth_threads:
-            kernel.region_serial.add((compiled.phase.index, sizes))
+        _remember(kernel, kernel.region_times, key, (index, sizes), _measure(compiled, args))
         return
-    team = times.use_team()
-    began = time.perf_counter()
-    if team:
-        _run_team(compiled, args, workers)
-        kernel.region_runs[compiled.phase.index] = kernel.region_runs.get(compiled.phase.index, 0) + 1
-    else:
-        compiled.function(*args)
-    times.record(team, time.perf_counter() - began)
+    if _timed(times, lambda: _run_team(compiled, args, workers), lambda: compiled.function(*args)):
+        kernel.region_runs[index] = kernel.region_runs.get(index, 0) + 1
 
 
 def _measure(compiled, args: list) -> RegionTimes:

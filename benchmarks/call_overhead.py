@@ -129,6 +129,21 @@ def measure(number: int, repeat: int) -> list[dict]:
     return rows
 
 
+def pool_wakeup_us(number: int, repeat: int) -> float:
+    """What sending two chunks with nothing to do to the thread pool and waiting for them costs:
+    the price a parallel phase pays on threads (``backends/parallel.MIN_PARALLEL_SECONDS``)."""
+    from polyfuse import threads
+
+    pool = threads.pool(2)
+
+    def wake() -> None:
+        for future in [pool.submit(int) for _ in range(2)]:
+            future.result()
+
+    wake()
+    return best_us(wake, max(1, number // 10), repeat)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--number", type=int, default=2000, help="calls per round")
@@ -136,12 +151,17 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     options = parser.parse_args()
     rows = measure(options.number, options.repeat)
+    wakeup = pool_wakeup_us(options.number, options.repeat)
     if options.json:
-        print(json.dumps(rows))
+        print(json.dumps({"rows": rows, "pool_wakeup_us": wakeup}))
         return
     print(f"{'case':32s} {'call us':>9s} {'machine code us':>16s} {'overhead us':>12s}")
     for row in rows:
         print(f"{row['case']:32s} {row['call_us']:9.2f} {row['machine_code_us']:16.2f} {row['overhead_us']:12.2f}")
+    from polyfuse.backends.parallel import MIN_PARALLEL_SECONDS
+
+    print(f"\nwaking the thread pool for 2 empty chunks: {wakeup:.1f} us "
+          f"(parallel phases need {MIN_PARALLEL_SECONDS * 1e6:.0f} us of serial work)")
 
 
 if __name__ == "__main__":

@@ -186,3 +186,42 @@ def test_byte_span_covers_exactly_the_elements(array):
     base = array.__array_interface__["data"][0]
     first, last = np.lib.array_utils.byte_bounds(array) if hasattr(np.lib, "array_utils") else np.byte_bounds(array)
     assert (base + low, base + high) == (first, last)
+
+
+@pytest.fixture
+def two_threads():
+    from polyfuse import threads
+
+    saved = threads._num_threads
+    threads.set_num_threads(2)
+    yield
+    threads._num_threads = saved
+
+
+def test_a_small_parallel_phase_runs_serially_without_asking_for_the_thread_count(two_threads, monkeypatch):
+    from polyfuse import threads
+
+    k = polyfuse.kernel(add)
+    a, b, out = np.arange(64.0), np.ones(64), np.empty(64)
+    k(a, b, out)  # measured: far below MIN_PARALLEL_SECONDS
+    monkeypatch.setattr(threads, "get_num_threads", lambda: pytest.fail("asked for the thread count"))
+    for _ in range(3):
+        k(a + 1, b, out)
+    np.testing.assert_array_equal(out, a + 2)
+    assert k.compile(a, b, out).backend.phase_runs == {}
+
+
+def test_a_slow_first_measurement_does_not_keep_a_small_phase_on_threads(two_threads, monkeypatch):
+    """A serial run slowed down by another job makes the team look faster only until the next
+    serial run (before, one such run sent the phase to threads for good)."""
+    from polyfuse.backends import parallel
+
+    monkeypatch.setattr(parallel, "_measure_chunks", lambda compiled, args, count: (
+        compiled.function(*args, 0, count), parallel.RegionTimes(True, [1.0]))[1])
+    k = polyfuse.kernel(add)
+    a, b, out = np.arange(64.0), np.ones(64), np.empty(64)
+    for _ in range(100):
+        k(a, b, out)
+        np.testing.assert_array_equal(out, a + 1)
+    (runs,) = k.compile(a, b, out).backend.phase_runs.values()
+    assert 1 <= runs <= 2 * parallel.RECHECK_EVERY  # not 99
