@@ -27,16 +27,19 @@ class AxisCheck:
 
 
 class BoundsChecker:
-    """Tests parameter values against the unsafe sets; remembers values already proven safe."""
+    """Tests parameter values against the unsafe sets; remembers values already proven safe,
+    keyed on the parameters the unsafe sets involve (an int argument that only enters the
+    kernel's arithmetic does not make every new value a new proof)."""
 
     def __init__(self, scop: Scop) -> None:
         self.params = scop.params
         self.prefix = "[" + ", ".join(self.params) + "]"
         self.checks = _axis_checks(scop, self.prefix)
+        self.deciding = _involved(self.checks, self.params)
         self._safe: OrderedDict[tuple, bool] = OrderedDict()
 
     def check(self, values: dict[str, int]) -> None:
-        key = tuple(values[p] for p in self.params)
+        key = tuple([values[p] for p in self.deciding])
         if key in self._safe:
             self._safe.move_to_end(key)
             return
@@ -52,10 +55,10 @@ class BoundsChecker:
     def __getstate__(self) -> dict:
         """isl objects do not pickle: keep their text (for the disk cache)."""
         checks = [(c.array, c.axis, c.extent, c.accessed.to_str(), c.unsafe.to_str()) for c in self.checks]
-        return {"params": self.params, "prefix": self.prefix, "checks": checks}
+        return {"params": self.params, "prefix": self.prefix, "checks": checks, "deciding": self.deciding}
 
     def __setstate__(self, state: dict) -> None:
-        self.params, self.prefix = state["params"], state["prefix"]
+        self.params, self.prefix, self.deciding = state["params"], state["prefix"], state["deciding"]
         self.checks = [AxisCheck(a, axis, e, isl.Set(acc), isl.Set(bad)) for a, axis, e, acc, bad in state["checks"]]
         self._safe = OrderedDict()
 
@@ -107,6 +110,19 @@ def _axis_checks(scop: Scop, prefix: str) -> list[AxisCheck]:
             if not unsafe.is_empty():
                 checks.append(AxisCheck(info.name, axis, extent, touched, unsafe))
     return checks
+
+
+def _involved(checks: list[AxisCheck], params: tuple[str, ...]) -> tuple[str, ...]:
+    """The parameters some unsafe set constrains: whether a call is safe depends on these only
+    (all of them if a set names a parameter we do not know)."""
+    involved = set()
+    for check in checks:
+        for position in range(check.unsafe.dim(isl.dim_type.param)):
+            if check.unsafe.involves_dims(isl.dim_type.param, position, 1):
+                involved.add(check.unsafe.get_dim_name(isl.dim_type.param, position))
+    if not involved <= set(params):
+        return params
+    return tuple(p for p in params if p in involved)
 
 
 def _only_set(union: isl.UnionSet) -> isl.Set:

@@ -45,6 +45,7 @@ class Kernel:
         self._variants: dict[str, CompiledVariant] = {}
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
+        self._seen: set[tuple] = set()  # keys called once: a plan is made on the second call
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -81,6 +82,13 @@ class Kernel:
             self._remember(key, variant, values)
 
     def _remember(self, key: tuple, variant: CompiledVariant, values: dict[str, Any]) -> None:
+        """A plan for ``key`` the second time it is seen: a kernel called with a new int each time
+        (an offset, a time step) does not pay for plans it never reuses."""
+        if key not in self._seen:
+            if len(self._seen) >= 4 * MAX_PLANS:
+                self._seen.clear()
+            self._seen.add(key)
+            return
         plan = variant.plan(values)
         if plan is None:
             return

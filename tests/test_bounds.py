@@ -111,3 +111,29 @@ def test_bounds_cached_per_sizes_not_values():
     k(5, np.ones(5), np.zeros(5))
     with pytest.raises(ArgumentError):  # same signature, new sizes: proven again
         k(5, np.ones(4), np.zeros(5))
+
+
+def offset(X, k, out):
+    for i in range(out.shape[0]):
+        out[i] = X[i] + k
+
+
+def window(X, k, out):
+    for i in range(out.shape[0]):
+        out[i] = X[i + k]
+
+
+def test_proofs_are_keyed_on_the_parameters_that_decide_them():
+    X, out = np.arange(8.0), np.zeros(4)
+    k = polyfuse.kernel(offset, target="python")
+    k(X, 1, out)
+    assert k.compile(X, 1, out).bounds.deciding == ("X__shape0", "out__shape0")
+    k(X, 2, out)  # another k: no new proof needed, none made
+    assert len(k.compile(X, 1, out).bounds._safe) == 1
+    w = polyfuse.kernel(window, target="python")
+    w(X, 4, out)
+    assert "k" in w.compile(X, 4, out).bounds.deciding
+    with pytest.raises(ArgumentError, match="out-of-bounds access"):
+        w(X, 5, out)  # X[5 + 3] is past the end
+    with pytest.raises(ArgumentError, match="out-of-bounds access"):
+        w(X, -1, out)
