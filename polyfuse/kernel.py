@@ -54,7 +54,12 @@ class Kernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         try:
-            self._call(args, kwargs)
+            # a call with these dtypes, shapes, strides and ints passed every check before: the plan
+            plan = None if kwargs else self._plans.get(tuple(map(call_key, args)))
+            if plan is not None:
+                plan.run(args)
+            else:
+                self._call(args, kwargs)
         except PolyfuseError as exc:
             if debug_errors():
                 raise
@@ -66,10 +71,6 @@ class Kernel:
             values = self._bind(args, kwargs)
         else:
             key = tuple(map(call_key, args))
-            plan = self._plans.get(key)
-            if plan is not None:
-                plan.run(args)  # a call with these dtypes, shapes, strides and ints passed every check
-                return
             values = dict(zip(self._names, args))
         dispatch = tuple(map(_dispatch_key, values.values()))
         variant = self._dispatch.get(dispatch)
