@@ -18,15 +18,19 @@ to numpy.  A call that is one GEMM-shaped pairwise contraction of float32/float6
 (``ij,jk->ik``, ``bij,bjk->bik``, ...) above that size runs ``np.matmul`` (BLAS) on transposed and
 reshaped views instead of a kernel, unless ``blas=False``.  A path of several steps decides per
 pairwise step (:func:`_step_choice`, the cost model): GEMM-shaped steps that are large enough run
-``np.matmul``, chains of the other steps run as fused loop stages (:func:`_staged`).  See
-docs/einsum.md.
+``np.matmul``, chains of the other steps run as fused loop stages (:func:`_staged`); their
+intermediates live in a :class:`Workspace` and are reused by the next call.  See docs/einsum.md.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -54,7 +58,8 @@ _ELLIPSIS = "..."
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CACHE_LIMIT = 1024
 
-__all__ = ["FALLBACK_WORK", "EinsumPath", "einsum", "einsum_benchmarks", "einsum_path", "explain"]
+__all__ = ["FALLBACK_WORK", "EinsumPath", "Workspace", "clear_workspaces", "einsum", "einsum_benchmarks",
+           "einsum_path", "explain", "workspace_bytes"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -533,6 +538,95 @@ def matmul_plan(subscripts: str, shape_a: tuple[int, ...], shape_b: tuple[int, .
 
 
 # ----------------------------------------------------------------------------------------------
+# Workspaces: intermediate buffers kept across calls
+# ----------------------------------------------------------------------------------------------
+
+#: A workspace keeps buffer sets for at most this many recent layouts (shape keys) ...
+WORKSPACE_KEYS = 8
+#: ... and at most this many sets of one layout (calls running at the same time each take one) ...
+WORKSPACE_SETS = 2
+#: ... and at most this many bytes in all; a set larger than this is allocated per call.
+WORKSPACE_BYTES = 64 << 20
+
+#: The buffers of one call: (shape, dtype) of each, in order.
+Layout = tuple[tuple[tuple[int, ...], np.dtype], ...]
+
+_workspaces: weakref.WeakSet[Workspace] = weakref.WeakSet()
+
+
+class Workspace:
+    """Scratch buffers for a call's intermediates, kept for the next call of the same layout.
+
+    Why: a fresh multi-MiB ``np.empty`` costs its page faults on every call (the MLP spec at the
+    bench sizes: 6.2 ms per call with two fresh 4 MiB intermediates, 4.35 ms when they are
+    reused).  :meth:`take` hands a buffer set to one call at a time: it comes out of the pool or
+    is allocated, and goes back when the call ends, so two threads calling at once get two sets.
+    The pool is bounded by :data:`WORKSPACE_KEYS`, :data:`WORKSPACE_SETS` and
+    :data:`WORKSPACE_BYTES` (least recently returned sets go first).  Buffers never leave the
+    call: results are fresh arrays or the caller's ``out=``.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._free: OrderedDict[Layout, list[list[np.ndarray]]] = OrderedDict()
+        _workspaces.add(self)
+
+    @contextmanager
+    def take(self, layout: Layout) -> Iterator[list[np.ndarray]]:
+        """A buffer set of ``layout`` for the duration of the ``with`` block (contents undefined)."""
+        with self._lock:
+            sets = self._free.get(layout)
+            buffers = sets.pop() if sets else None
+        if buffers is None:
+            buffers = [np.empty(shape, dtype) for shape, dtype in layout]
+        try:
+            yield buffers
+        finally:
+            self._give_back(layout, buffers)
+
+    def _give_back(self, layout: Layout, buffers: list[np.ndarray]) -> None:
+        with self._lock:
+            sets = self._free.setdefault(layout, [])
+            self._free.move_to_end(layout)
+            if len(sets) < WORKSPACE_SETS:
+                sets.append(buffers)
+            while self._free and (len(self._free) > WORKSPACE_KEYS or self._held() > WORKSPACE_BYTES):
+                oldest, kept = next(iter(self._free.items()))
+                if kept:
+                    kept.pop(0)
+                if not kept:
+                    del self._free[oldest]
+
+    def _held(self) -> int:
+        return sum(b.nbytes for sets in self._free.values() for bufs in sets for b in bufs)
+
+    def nbytes(self) -> int:
+        """Bytes of the buffers this workspace keeps between calls (not those lent out now)."""
+        with self._lock:
+            return self._held()
+
+    def clear(self) -> None:
+        """Drop the kept buffers (lent ones come back and are kept again)."""
+        with self._lock:
+            self._free.clear()
+
+
+def workspace_bytes() -> int:
+    """Bytes that polyfuse keeps in workspaces between calls: every spec's and polyfuse.einsum's."""
+    return sum(ws.nbytes() for ws in list(_workspaces))
+
+
+def clear_workspaces() -> None:
+    """Drop every kept workspace buffer (specs' and polyfuse.einsum's); later calls allocate afresh."""
+    for ws in list(_workspaces):
+        ws.clear()
+
+
+#: polyfuse.einsum's intermediates (staged calls), shared by all cached plans.
+_workspace = Workspace()
+
+
+# ----------------------------------------------------------------------------------------------
 # Per-step dispatch: BLAS steps and fused loop stages
 # ----------------------------------------------------------------------------------------------
 
@@ -806,22 +900,28 @@ def _compiled(structure: _Structure, path: _Path, dtypes: tuple[np.dtype, ...], 
     return built
 
 
+def _stage_layout(stages: list[_Stage], dtype: np.dtype, sizes: dict[str, int]) -> Layout:
+    """The workspace buffers of a staged call: every stage's result but the last one's."""
+    return tuple((tuple(sizes[lab] for lab in stage.labels), dtype) for stage in stages[:-1])
+
+
 def _run_stages(stages: list[_Stage], ops: tuple[np.ndarray, ...], out: np.ndarray | None,
-                dtype: np.dtype, sizes: dict[str, int]) -> np.ndarray:
-    values: dict[int, np.ndarray] = dict(enumerate(ops))
-    for stage in stages:
-        last = stage is stages[-1]
-        args = [values.pop(t) for t in stage.inputs]
-        if stage.gemm is not None:
-            a, b = args
-            values[stage.output] = run_matmul(stage.gemm, a, b, out if last else None)
-            continue
-        assert stage.kernel is not None, "a loop stage has its kernel (_staged compiles it)"
-        dest = out if last and out is not None else np.empty(tuple(sizes[lab] for lab in stage.labels), dtype)
-        stage.kernel(*(a.reshape(1) if a.ndim == 0 else a for a in args), dest.reshape(1) if dest.ndim == 0
-                     else dest)
-        values[stage.output] = dest
-    return values[stages[-1].output]
+                dtype: np.dtype, sizes: dict[str, int], layout: Layout) -> np.ndarray:
+    """Run the stages; intermediates live in workspace buffers, the result is fresh or ``out``."""
+    with _workspace.take(layout) as buffers:
+        values: dict[int, np.ndarray] = dict(enumerate(ops))
+        for stage, buffer in zip(stages, [*buffers, out]):
+            args = [values.pop(t) for t in stage.inputs]
+            if stage.gemm is not None:
+                a, b = args
+                values[stage.output] = run_matmul(stage.gemm, a, b, buffer)
+                continue
+            assert stage.kernel is not None, "a loop stage has its kernel (_staged compiles it)"
+            dest = buffer if buffer is not None else np.empty(tuple(sizes[lab] for lab in stage.labels), dtype)
+            stage.kernel(*(a.reshape(1) if a.ndim == 0 else a for a in args), dest.reshape(1) if dest.ndim == 0
+                         else dest)
+            values[stage.output] = dest
+        return values[stages[-1].output]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -844,6 +944,7 @@ class _Plan:
     cast: np.dtype | None = None  # dtype= given: operands are converted first
     gemm: _Gemm | None = None  # kind == "blas": how the operands become one np.matmul
     stages: list[_Stage] = field(default_factory=list)  # kind == "staged": BLAS and loop stages
+    layout: Layout = ()  # kind == "staged": the workspace buffers of the intermediates
     choices: list[StepChoice] = field(default_factory=list)  # kind == "staged": per pairwise step
 
 
@@ -897,7 +998,7 @@ def _plan(subscripts: str, operands: tuple[np.ndarray, ...], out: np.ndarray | N
                       f"{sum(st.gemm is None for st in stages)} fused loop stage(s); blas=False runs "
                       "one fused program")
             return _Plan("staged", reason, out_shape, res, path=path, structure=structure, cast=cast,
-                         stages=stages, choices=choices)
+                         stages=stages, choices=choices, layout=_stage_layout(stages, res, structure.sizes))
     kernel, source, steps = _compiled(structure, path, dtypes, odt, target, fuse, subscripts)
     reason = f"work {work} > FALLBACK_WORK={FALLBACK_WORK}" if not force else "compiled on request"
     return _Plan("kernel", reason, out_shape, res, kernel, source, steps, path, structure, cast)
@@ -964,7 +1065,7 @@ def _run(plan: _Plan, subscripts: str, ops: tuple[np.ndarray, ...], out: np.ndar
         args = tuple(op if plan.cast is None or op.dtype == plan.cast else op.astype(plan.cast) for op in ops)
         if out is not None:
             args = tuple(a.copy() if np.may_share_memory(a, out) else a for a in args)
-        result = _run_stages(plan.stages, args, out, plan.out_dtype, plan.structure.sizes)
+        result = _run_stages(plan.stages, args, out, plan.out_dtype, plan.structure.sizes, plan.layout)
         return result[()] if out is None and result.ndim == 0 else result
     assert plan.kernel is not None, "a kernel plan has its kernel"
     result = out if out is not None else np.empty(plan.out_shape, dtype=plan.out_dtype)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
+from polyfuse.einsum import Workspace
 from polyfuse.einsum_codegen import (
     SUPPORTED_DTYPES,
     Caret,
@@ -942,10 +943,17 @@ class SpecDecision:
     reason: str
     rows: int = 0  # rows of the row-blocked index (0: not row-blocked)
     block_rows: int = 0  # rows per block
+    #: staged: the intermediates (temporaries and targets the caller does not get) and their
+    #: shapes (a block's rows when row-blocked); they live in the spec's workspace
+    buffers: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     def describe(self) -> str:
         blocks = f"; row blocks of {self.block_rows} of {self.rows} rows" if self.block_rows else ""
         return f"{self.runs}: {self.reason}{blocks}"
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / (1 << 20):.2f} MiB"
 
 
 def _gemm_sum(node: Expr, order: list[str]) -> BlasStep | None:
@@ -1166,6 +1174,7 @@ class Spec:
         self._target_shapes = {name: [compile(e, "<spec>", "eval") for e in exprs]
                                for name, exprs in a.shapes.items()}
         self._decisions: dict[tuple, SpecDecision] = {}
+        self._workspace = Workspace()  # the staged steps' intermediates, kept between calls
 
     def __repr__(self) -> str:
         return f"<polyfuse.Spec inputs={list(self.inputs)} outputs={list(self.outputs)}>"
@@ -1183,6 +1192,14 @@ class Spec:
             raise exc.with_traceback(None) from None
         out = [results[n] if self._rank(n) else results[n][0] for n in self.outputs]
         return out[0] if len(out) == 1 else tuple(out)
+
+    def workspace_bytes(self) -> int:
+        """Bytes of intermediate buffers this spec keeps between calls (see docs/einsum.md)."""
+        return self._workspace.nbytes()
+
+    def clear_workspace(self) -> None:
+        """Drop the kept intermediate buffers; the next call allocates them again."""
+        self._workspace.clear()
 
     def _rank(self, name: str) -> int:
         return len(self._analysis.shapes[name])
@@ -1288,7 +1305,9 @@ class Spec:
                                     f"BLAS_MIN_WORK={BLAS_MIN_WORK}; the fused loops are as fast")
         rows, block = self._blocking(plan, shapes, dtype.itemsize)
         reason = "; ".join(step.describe() for step in plan.steps)
-        return SpecDecision("staged", reason, rows, block)
+        buffers = tuple((name, (block, *shapes[name][1:]) if block else shapes[name])
+                        for name in plan.produced if name not in self.outputs)
+        return SpecDecision("staged", reason, rows, block, buffers)
 
     def _all_shapes(self, plan: StagedPlan, arrays: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
         """The shape of every tensor of the call: inputs, targets and BLAS temporaries."""
@@ -1322,24 +1341,29 @@ class Spec:
 
     def _run_staged(self, decision: SpecDecision, arrays: dict[str, np.ndarray], scalars: dict[str, float],
                     results: dict[str, np.ndarray], dtype: np.dtype) -> None:
+        """Run the BLAS and loop steps, the intermediates in buffers from the spec's workspace."""
         plan = self._staged
         assert plan is not None, "a staged decision comes from the staged plan"
-        shapes = self._all_shapes(plan, arrays)
-        block = decision.block_rows
-        env: dict[str, np.ndarray] = dict(arrays)
-        buffers: dict[str, np.ndarray] = {}
-        for name in plan.produced:
-            if name in results:
-                env[name] = results[name] if shapes[name] else results[name].reshape(())
+        layout = tuple((shape, dtype) for _, shape in decision.buffers)
+        with self._workspace.take(layout) as taken:
+            buffers = dict(zip((name for name, _ in decision.buffers), taken))
+            env: dict[str, np.ndarray] = {**arrays, **buffers}
+            for name, out in results.items():
+                env[name] = out if self._rank(name) else out.reshape(())
+            if decision.block_rows:
+                self._run_blocks(plan, decision, arrays, scalars, results, buffers, env)
             else:
-                shape = (block, *shapes[name][1:]) if block else shapes[name]
-                buffers[name] = env[name] = np.empty(shape, dtype=dtype)
-        if not block:
-            for step in plan.steps:
-                step.run(env, scalars)
-            return
+                for step in plan.steps:
+                    step.run(env, scalars)
+
+    @staticmethod
+    def _run_blocks(plan: StagedPlan, decision: SpecDecision, arrays: dict[str, np.ndarray],
+                    scalars: dict[str, float], results: dict[str, np.ndarray], buffers: dict[str, np.ndarray],
+                    env: dict[str, np.ndarray]) -> None:
+        """The steps once per block of rows: row inputs and results sliced, buffers cut to the block."""
         row_inputs = plan.row_inputs
         assert row_inputs is not None, "row blocks only where _row_inputs allowed them"
+        block = decision.block_rows
         for start in range(0, decision.rows, block):
             stop = min(start + block, decision.rows)
             rows = slice(start, stop)
@@ -1426,6 +1450,8 @@ class Spec:
                 head[f"step {n}"] = step.describe()
             head["row blocks"] = (f"{decision.block_rows} of {decision.rows} rows per block"
                                   if decision.block_rows else "none (one block)")
+            kept = sum(math.prod(shape) for _, shape in decision.buffers) * dtype.itemsize
+            head["workspace"] = f"{_mib(kept)} of intermediates, kept between calls"
         return Explanation((("spec", head), ("generated source", self.source(dtype))) + explanation.sections)
 
 

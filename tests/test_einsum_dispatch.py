@@ -124,3 +124,21 @@ def test_blas_results_are_laid_out_for_their_reader():
     result = einsum("ea,fb,abcd,gc,hd->efgh", *ops)
     assert result.flags.c_contiguous
     _close(result, np.einsum("ea,fb,abcd,gc,hd->efgh", *ops, optimize=True))
+
+
+def test_staged_intermediates_are_reused_and_never_returned():
+    ops = _ops(5, (300, 64), (300,), (300, 48), (300,))
+    plan = pe._plan("ki,k,kj,k->ij", tuple(ops), None, None, True, "cpu", "smart")
+    assert plan.kind == "staged" and plan.layout == (((300, 64), np.dtype(np.float64)),)
+    pe.clear_workspaces()
+    first = einsum("ki,k,kj,k->ij", *ops)
+    kept = pe._workspace._free[plan.layout][0][0]
+    second = einsum("ki,k,kj,k->ij", *ops)
+    [[again]] = pe._workspace._free[plan.layout]
+    assert again is kept  # the same buffer, taken and given back
+    assert pe.workspace_bytes() >= kept.nbytes
+    for result in (first, second):
+        assert not np.shares_memory(result, kept)
+    _close(second, np.einsum("ki,k,kj,k->ij", *ops))
+    pe.clear_workspaces()
+    assert pe._workspace.nbytes() == 0

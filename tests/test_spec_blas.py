@@ -122,8 +122,10 @@ def test_attention_peak_memory_is_row_blocked(n, share):
         tracemalloc.stop()
     block = att.decide(Q=Q, K=K, V=V, scale=0.125).block_rows
     assert 0 < block < n
-    assert peak - O.nbytes < share * n * n * 8
-    assert peak - O.nbytes < 3 * block * n * 8  # the scores and probabilities of one block, and change
+    kept = att.workspace_bytes()  # the intermediates, reused from the first call: the call's memory too
+    assert kept >= 2 * block * n * 8  # the scores and probabilities of one block
+    assert peak - O.nbytes + kept < share * n * n * 8
+    assert peak - O.nbytes + kept < 3 * block * n * 8  # the scores and probabilities of one block, and change
     np.testing.assert_allclose(O, _attention_np(Q, K, V, 0.125), rtol=1e-10, atol=1e-12)
 
 
@@ -193,3 +195,86 @@ def test_random_contraction_specs_match_numpy(problem, seed, blocks):
         result = s(**arrays)
     assert decision.runs == "staged"
     np.testing.assert_allclose(result, reference(arrays), rtol=1e-9, atol=1e-9)
+
+
+def _kept_buffers(workspace):
+    return [buf for sets in workspace._free.values() for bufs in sets for buf in bufs]
+
+
+def test_intermediates_are_reused_and_never_returned():
+    """The second call takes the first call's buffers; results are always fresh arrays (or out=)."""
+    rng = np.random.default_rng(8)
+    X, W1, b1, W2 = (rng.standard_normal(s) for s in [(300, 64), (64, 96), (96,), (96, 40)])
+    mlp = spec(MLP_SPEC, outputs=["H", "Y"])
+    assert mlp.workspace_bytes() == 0
+    H1, Y1 = mlp(X, W1, b1, W2)
+    kept = _kept_buffers(mlp._workspace)
+    assert [b.shape for b in kept] == [(300, 96)] and mlp.workspace_bytes() == 300 * 96 * 8  # G0 only
+    H2, Y2 = mlp(X, W1, b1, W2)
+    assert _kept_buffers(mlp._workspace)[0] is kept[0]  # reused, not reallocated
+    for result in (H1, Y1, H2, Y2):
+        assert not any(np.shares_memory(result, buf) for buf in kept)
+    assert not np.shares_memory(H1, H2) and not np.shares_memory(Y1, Y2)
+    np.testing.assert_allclose(Y2, np.maximum(X @ W1 + b1, 0) @ W2, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(Y1, Y2)
+    mlp.clear_workspace()
+    assert mlp.workspace_bytes() == 0
+
+
+def test_workspace_is_bounded(monkeypatch):
+    pe = importlib.import_module("polyfuse.einsum")
+    monkeypatch.setattr(pe, "WORKSPACE_KEYS", 2)
+    rng = np.random.default_rng(9)
+    mlp = spec(MLP_SPEC)
+    for rows in (100, 120, 140):  # three shape keys: the oldest is dropped
+        X, W1, b1, W2 = (rng.standard_normal(s) for s in [(rows, 64), (64, 96), (96,), (96, 40)])
+        mlp(X, W1, b1, W2)
+    assert sorted(b.shape[0] for b in _kept_buffers(mlp._workspace)) == [120, 120, 140, 140]  # G0, H
+    monkeypatch.setattr(pe, "WORKSPACE_BYTES", 2 * 140 * 96 * 8)  # room for one set
+    mlp(X, W1, b1, W2)
+    assert [b.shape[0] for b in _kept_buffers(mlp._workspace)] == [140, 140]
+    monkeypatch.setattr(pe, "WORKSPACE_BYTES", 100)  # a set larger than the cap is never kept
+    mlp(X, W1, b1, W2)
+    assert mlp.workspace_bytes() == 0 and pe.workspace_bytes() >= 0
+
+
+def test_concurrent_calls_get_separate_buffers(small_blocks):
+    """Two threads calling one spec at once: each call takes its own buffer set."""
+    import threading
+
+    rng = np.random.default_rng(10)
+    att = spec(ATTENTION_SPEC)
+    problems = [tuple(rng.standard_normal(s) for s in [(70, 32), (90, 32), (90, 24)]) for _ in range(2)]
+    expected = [_attention_np(Q, K, V, 0.3) for Q, K, V in problems]
+    att(*problems[0], scale=0.3)
+    errors: list[str] = []
+    start = threading.Barrier(2)
+
+    def work(k):
+        start.wait()
+        for _ in range(30):
+            got = att(*problems[k], scale=0.3)
+            if not np.allclose(got, expected[k], rtol=1e-10, atol=1e-12):
+                errors.append(f"thread {k}: wrong result")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(att._workspace._free) == 1 and len(next(iter(att._workspace._free.values()))) <= 2
+
+
+def test_workspace_take_gives_each_taker_its_own_set():
+    pe = importlib.import_module("polyfuse.einsum")
+    ws = pe.Workspace()
+    layout = (((4, 5), np.dtype(np.float64)),)
+    with ws.take(layout) as first, ws.take(layout) as second:
+        assert first[0] is not second[0] and first[0].shape == (4, 5)
+    assert ws.nbytes() == 2 * 4 * 5 * 8
+    with ws.take(layout) as again:
+        assert again[0] is first[0] or again[0] is second[0]
+    with pytest.raises(KeyError), ws.take(layout):
+        raise KeyError("a failing call gives its buffers back")
+    assert ws.nbytes() == 2 * 4 * 5 * 8
