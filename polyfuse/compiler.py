@@ -19,6 +19,7 @@ from polyfuse.frontend import lift
 from polyfuse.fusion import report
 from polyfuse.interleave import interleave_reductions
 from polyfuse.isl_budget import BudgetExceeded, bounded
+from polyfuse.lanes import split_minmax_reductions
 from polyfuse.options import Options
 from polyfuse.registers import promote_register_tiles
 from polyfuse.scheduler import choose_schedule
@@ -75,6 +76,11 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     if options.register_tile_bytes():
         program, _ = stages.run("register promotion", promote_register_tiles, program,
                                 max_bytes=REGISTER_TILE_VECTORS * options.register_tile_bytes())
+        stages.outputs["loop ast"] = program
+    # max/min reductions run in SIMD lanes (exact: a zero result reruns the loop in order)
+    if options.minmax_lane_bytes():
+        program, _ = stages.run("minmax lanes", split_minmax_reductions, program,
+                                vector_bytes=options.minmax_lane_bytes())
         stages.outputs["loop ast"] = program
     # several iterations of a parallel loop side by side: float reductions overlap their latency
     if options.interleave_copies():

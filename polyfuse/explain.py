@@ -37,6 +37,7 @@ class Explanation:
             ("time tiling", [asdict(d) for d in getattr(sched, "time_tiling", ())]),
             ("register tiles", [asdict(c) for c in sched.register_tiles]
              + [asdict(p) for p in stages.outputs.get("register promotion", (None, ()))[1]]),
+            ("minmax lanes", [asdict(d) for d in stages.outputs.get("minmax lanes", (None, ()))[1]]),
             ("interleaved loops", [asdict(d) for d in stages.outputs.get("interleave", (None, ()))[1]]),
             ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), (), ()))[2]]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),

@@ -35,7 +35,7 @@ copies read neighbouring elements of ``B``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 from polyfuse import ir
 from polyfuse.loop_ast import (
@@ -134,8 +134,6 @@ class _Interleaver:
         calls = statements_in(loop.body)
         if len(calls) * self.copies > MAX_STATEMENT_COPIES:
             return None
-        if any(self.infos[a].register_tile for a in self.arrays_in(loop.body) if a in self.infos):
-            return None  # already a register tile: its rows are unrolled
         renamed = tuple(sorted(a for a in loop.private if a in self.written(loop.body)))
         names = [{a: a for a in renamed}] + [{a: self.copy_array(a, k) for a in renamed}
                                                for k in range(1, self.copies)]
@@ -211,7 +209,7 @@ class _Interleaver:
             stmt = self.program.statement(node.statement)
             if any(names.get(a, a) != a for a in {stmt.array} | self.arrays_in(node)):
                 stmt = self.renamed_statement(stmt, names, k)
-            return StmtCall(stmt.name, tuple(_substitute(a, {iterator: value}) for a in node.args))
+            return StmtCall(stmt.name, tuple(ir.substitute(a, {iterator: value}) for a in node.args))
         if isinstance(node, For):
             return replace(node, body=self.retarget(node.body, iterator, value, names, k))
         if isinstance(node, If):
@@ -261,7 +259,7 @@ def _jam(versions: list[Node]) -> Node:
 
 def _rename_iterator(node: Node, iterator: str, value: ir.Expr) -> Node:
     if isinstance(node, StmtCall):
-        return StmtCall(node.statement, tuple(_substitute(a, {iterator: value}) for a in node.args))
+        return StmtCall(node.statement, tuple(ir.substitute(a, {iterator: value}) for a in node.args))
     if isinstance(node, For):
         return replace(node, body=_rename_iterator(node.body, iterator, value))
     if isinstance(node, If):
@@ -271,29 +269,13 @@ def _rename_iterator(node: Node, iterator: str, value: ir.Expr) -> Node:
     return Block(tuple(_rename_iterator(c, iterator, value) for c in node.children))
 
 
-def _substitute(expr: ir.Expr, values: dict[str, ir.Expr]) -> ir.Expr:
-    """``expr`` with the variables named in ``values`` replaced (all at once)."""
-    if isinstance(expr, ir.Var):
-        return values.get(expr.name, expr)
-    if not ir.children(expr):
-        return expr
-    changes: dict = {}
-    for f in fields(expr):
-        value = getattr(expr, f.name)
-        if isinstance(value, tuple) and value and not isinstance(value[0], str):
-            changes[f.name] = tuple(_substitute(v, values) for v in value)
-        elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise"):
-            changes[f.name] = _substitute(value, values)
-    return replace(expr, **changes)
-
-
 def _bind(expr: ir.Expr, stmt: Statement, call: StmtCall) -> ir.Expr:
     """A statement's subscript in terms of the loop AST's iterators."""
     from polyfuse.scop import isl_name
 
     values = {isl_name(v): a for v, a in zip(stmt.iterators, call.args)}
     values.update(zip(stmt.iterators, call.args))
-    return _substitute(expr, values)
+    return ir.substitute(expr, values)
 
 
 def _uses(expr: ir.Expr, name: str) -> bool:

@@ -216,6 +216,24 @@ def map_loads(expr: Expr, fn) -> Expr:
     return replace(expr, **changes) if changes else expr
 
 
+def substitute(expr: Expr, values: dict[str, Expr]) -> Expr:
+    """``expr`` with the variables named in ``values`` replaced (all at once)."""
+    from dataclasses import fields, replace
+
+    if isinstance(expr, Var):
+        return values.get(expr.name, expr)
+    if not children(expr):
+        return expr
+    changes: dict = {}
+    for f in fields(expr):
+        value = getattr(expr, f.name)
+        if isinstance(value, tuple) and value and not isinstance(value[0], str):
+            changes[f.name] = tuple(substitute(v, values) for v in value)
+        elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise"):
+            changes[f.name] = substitute(value, values)
+    return replace(expr, **changes)
+
+
 def linear_coefficient(expr: Expr, var: str) -> int | None:
     """The coefficient of ``var`` in a linear integer expression (None when not linear)."""
     if isinstance(expr, Var):

@@ -68,6 +68,15 @@ class Options:
 
         return vector_bytes()
 
+    def minmax_lane_bytes(self) -> int:
+        """SIMD width max/min reductions are split into lanes for (polyfuse.lanes; 0: not split).
+        Exact, so always on for CPU targets unless POLYFUSE_MINMAX_LANES=0."""
+        if self.target == "cuda" or not env_flag("POLYFUSE_MINMAX_LANES", True):
+            return 0
+        from .hardware import vector_bytes
+
+        return vector_bytes()
+
     def interleave_copies(self) -> int:
         """Iterations interleaved around float reductions (0: none; GPUs map the loop to threads)."""
         if not self.interleave or self.target == "cuda" or not env_flag("POLYFUSE_INTERLEAVE", True):
@@ -87,7 +96,8 @@ class Options:
     def key(self) -> str:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
                 f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} vector_math={self.vector_math} "
-                f"registers={self.register_tile_bytes()} interleave={self.interleave_copies()} "
+                f"registers={self.register_tile_bytes()} lanes={self.minmax_lane_bytes()} "
+                f"interleave={self.interleave_copies()} "
                 f"time_tiling={self._time_tiling_key()}")
 
 

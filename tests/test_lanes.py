@@ -1,0 +1,133 @@
+"""polyfuse.lanes: max/min reductions in SIMD lanes, with exactly Python's result.
+
+Python's ``max(m, x)`` keeps ``m`` unless ``x > m``: NaN handling and the sign of a zero result
+depend on the order, so the tests feed NaN, infinities and both zeros and compare bit for bit
+(sign of zero included) with the plain function, on both backends."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import HAS_CPU
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polyfuse
+
+TARGETS = ["python"] + (["cpu"] if HAS_CPU else [])
+SPECIAL = [0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0, 2.5, -2.5]
+
+
+def row_max(X, M):
+    for i in range(X.shape[0]):
+        m = X[i, 0]
+        for j in range(X.shape[1]):
+            m = max(m, X[i, j])
+        M[i] = m
+
+
+def row_min_of_shifted(X, M):
+    for i in range(X.shape[0]):
+        m = 1e30
+        for j in range(1, X.shape[1]):
+            m = min(m, X[i, j] - X[i, 0])
+        M[i] = m
+
+
+def max_first_argument_is_element(X, M):
+    for i in range(X.shape[0]):
+        m = X[i, 0]
+        for j in range(X.shape[1]):
+            m = max(X[i, j], m)  # keeps X[i, j] unless m > X[i, j]: other ties, other NaNs
+        M[i] = m
+
+
+def max_and_sum(X, M):
+    for i in range(X.shape[0]):
+        m = X[i, 0]
+        s = 0.0
+        for j in range(X.shape[1]):
+            m = max(m, X[i, j])
+            s += X[i, j]
+        M[i] = m + s
+
+
+def int_max(X, M):
+    for i in range(X.shape[0]):
+        m = X[i, 0]
+        for j in range(X.shape[1]):
+            m = max(m, X[i, j])
+        M[i] = m
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal values, NaN where NaN, and the same sign on every zero (a NaN's sign means nothing)."""
+    numbers = ~np.isnan(a)
+    return bool(np.array_equal(a, b, equal_nan=True)
+                and np.array_equal(np.signbit(a[numbers]), np.signbit(b[numbers])))
+
+
+def run_both(fn, X, target, out_dtype=None):
+    k = polyfuse.kernel(fn, target=target, verify=True)
+    expected, actual = np.empty(X.shape[0], out_dtype or X.dtype), np.empty(X.shape[0], out_dtype or X.dtype)
+    with np.errstate(all="ignore"):
+        fn(X, expected)
+    k(X, actual)
+    return k, expected, actual
+
+
+def splits(k, X, out) -> list[dict]:
+    return k.explain(X, out)["minmax lanes"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn, op", [(row_max, "max"), (row_min_of_shifted, "min")])
+def test_split_and_exact_on_random_rows(target, fn, op):
+    X = np.random.default_rng(0).standard_normal((7, 53))
+    k, expected, actual = run_both(fn, X, target)
+    assert same_bits(expected, actual)
+    (record,) = splits(k, X, actual)
+    assert record["op"] == op and record["accumulator"] == "m" and record["lanes"] >= 2
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 4), cols=st.integers(1, 45), data=st.data(),
+       dtype=st.sampled_from([np.float64, np.float32]))
+def test_special_values_bit_for_bit(target, rows, cols, data, dtype):
+    values = data.draw(st.lists(st.sampled_from(SPECIAL), min_size=rows * cols, max_size=rows * cols))
+    X = np.array(values, dtype=dtype).reshape(rows, cols)
+    for fn in (row_max, row_min_of_shifted):
+        _, expected, actual = run_both(fn, X, target)
+        assert same_bits(expected, actual), (fn.__name__, X, expected, actual)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_zero_maximum_keeps_the_sign_python_gives(target):
+    # -0.0 first in order but in a later lane than +0.0: the lanes alone would answer +0.0
+    X = np.full((1, 40), -1.0)
+    X[0, 17], X[0, 32] = -0.0, 0.0
+    _, expected, actual = run_both(row_max, X, target)
+    assert np.signbit(expected[0]) and same_bits(expected, actual)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn", [max_first_argument_is_element, max_and_sum])
+def test_left_alone_when_not_the_exact_pattern(target, fn):
+    X = np.random.default_rng(1).choice(SPECIAL, size=(3, 37))
+    k, expected, actual = run_both(fn, X, target)
+    assert same_bits(expected, actual)
+    assert splits(k, X, actual) == []
+
+
+def test_integer_max_left_to_llvm():
+    X = np.arange(60, dtype=np.int64).reshape(3, 20)
+    k, expected, actual = run_both(int_max, X, TARGETS[-1])
+    assert np.array_equal(expected, actual) and splits(k, X, actual) == []
+
+
+def test_off_by_environment(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_MINMAX_LANES", "0")
+    X = np.ones((2, 20))
+    k, _, actual = run_both(row_max, X, TARGETS[-1])
+    assert splits(k, X, actual) == []
