@@ -866,12 +866,19 @@ def _update_form(node: Reduce, order: list[str]) -> list[str] | None:
 #: intermediates in cache, are as fast.
 BLAS_MIN_K = 16
 BLAS_MIN_WORK = 1 << 16
-#: Row blocks hold the row-sized arrays of one block within this share of the L2 cache ...
-L2_SHARE = 1.0
-#: ... but at least this many rows, so that each GEMM has rows to block over and the per-step
-#: call costs (10-20 µs per BLAS call and loop kernel) stay small next to the work of a block
-#: (measured on attention and the MLP: 64-row blocks lost 20-25% against unblocked runs, 128-row
-#: blocks were within noise of them).
+#: A staged spec runs in row blocks when its intermediates (unblocked) would take more than this
+#: many times the bytes of the call's own inputs and outputs; the blocks are then as few as keep
+#: a block's intermediates within that budget.  Blocks are for memory, not for speed; measured
+#: with reused buffers, 2 BLAS threads (min of 30 calls; 1 thread: the same order):
+#: attention N=512, d=64 in 1, 2, 3, 4 blocks: 0.99, 1.15, 1.33, 1.49 ms (numpy 1.13 ms), each
+#: extra block paying every step's call cost again (the softmax loop kernel ~75 µs, a BLAS call
+#: 25-40 µs); at N=1024 in 1, 2, 3, 5 blocks: 4.14, 3.89, 4.26, 4.51 ms; the bench MLP in 1
+#: block 3.8 ms, in 128-row blocks 4.6 ms.  Attention at N=512 has 4.25 MiB of intermediates
+#: against 1 MiB of Q, K, V and O: 3 blocks of 171 rows (the fewest that keep its peak extra
+#: memory below 0.75 N^2 doubles), 1.4 MiB; the MLP has 8 MiB against 4.5 MiB: one block.
+BLOCK_BUDGET = 2.0
+#: Blocks have at least this many rows, so that each GEMM has rows to block over and the per-step
+#: call costs (10-20 µs per BLAS call and loop kernel) stay small next to the work of a block.
 MIN_BLOCK_ROWS = 128
 
 
@@ -946,6 +953,7 @@ class SpecDecision:
     #: staged: the intermediates (temporaries and targets the caller does not get) and their
     #: shapes (a block's rows when row-blocked); they live in the spec's workspace
     buffers: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    blocking: str = ""  # why these row blocks (the sizes that decided)
 
     def describe(self) -> str:
         blocks = f"; row blocks of {self.block_rows} of {self.rows} rows" if self.block_rows else ""
@@ -1303,11 +1311,11 @@ class Spec:
                 return SpecDecision("fused kernel", f"{step.target} = einsum {step.subscripts!r}: contracted "
                                     f"extent {k} < BLAS_MIN_K={BLAS_MIN_K} or work {work} < "
                                     f"BLAS_MIN_WORK={BLAS_MIN_WORK}; the fused loops are as fast")
-        rows, block = self._blocking(plan, shapes, dtype.itemsize)
+        rows, block, why = self._blocking(plan, shapes, dtype.itemsize)
         reason = "; ".join(step.describe() for step in plan.steps)
         buffers = tuple((name, (block, *shapes[name][1:]) if block else shapes[name])
                         for name in plan.produced if name not in self.outputs)
-        return SpecDecision("staged", reason, rows, block, buffers)
+        return SpecDecision("staged", reason, rows, block, buffers, why)
 
     def _all_shapes(self, plan: StagedPlan, arrays: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
         """The shape of every tensor of the call: inputs, targets and BLAS temporaries."""
@@ -1320,24 +1328,35 @@ class Spec:
         return shapes
 
     def _blocking(self, plan: StagedPlan, shapes: dict[str, tuple[int, ...]],
-                  itemsize: int) -> tuple[int, int]:
-        """(rows, rows per block) for row blocking, or (0, 0) when the spec runs unblocked.
+                  itemsize: int) -> tuple[int, int, str]:
+        """(rows, rows per block, why) for row blocking; rows per block 0: one block (rows 0: the
+        spec cannot be row-blocked).
 
-        A block's row-sized arrays (targets, temporaries and sliced inputs) should fit in
-        ``L2_SHARE`` of the L2 cache, so that a BLAS step's result is still in cache when the
-        fused loops read it; at least ``MIN_BLOCK_ROWS`` rows."""
+        Blocks are for memory: unblocked, the intermediates (BLAS temporaries and targets the
+        caller does not get) take ``T`` bytes; when ``T`` is more than ``BLOCK_BUDGET`` times the
+        bytes of the call's own inputs and outputs (attention's N x N scores against its N x d
+        operands), the rows are cut into as few equal blocks as keep a block's intermediates
+        within that budget, and at least ``MIN_BLOCK_ROWS`` rows each.  Otherwise (the MLP:
+        8 MiB of intermediates against 4.5 MiB of operands) one block runs: with the
+        intermediates reused between calls, cache-sized blocks bought nothing and each block
+        pays every step's call cost (the numbers are at :data:`BLOCK_BUDGET`)."""
         sliced = plan.row_inputs
         if sliced is None:
-            return 0, 0
-        names = [*plan.produced, *sliced]
+            return 0, 0, "not row-blockable"
         rows = shapes[self.statements[0].target][0]
-        if any(shapes[n][0] != rows for n in names):
-            return 0, 0
-        per_row = itemsize * sum(math.prod(shapes[n][1:]) for n in names)
-        from polyfuse.hardware import cpu_info
-
-        block = max(MIN_BLOCK_ROWS, int(cpu_info().l2 * L2_SHARE) // max(1, per_row))
-        return (rows, 0) if block >= rows else (rows, block)
+        if any(shapes[n][0] != rows for n in [*plan.produced, *sliced]):
+            return 0, 0, "not row-blockable"
+        temps = itemsize * sum(math.prod(shapes[n]) for n in plan.produced if n not in self.outputs)
+        own = itemsize * sum(math.prod(shapes[n]) for n in [*self.arrays, *self.outputs])
+        budget = BLOCK_BUDGET * own
+        sizes = f"intermediates {_mib(temps)}, inputs and outputs {_mib(own)}"
+        if temps <= budget:
+            return rows, 0, f"{sizes}: within BLOCK_BUDGET={BLOCK_BUDGET} x"
+        blocks = math.ceil(temps / max(budget, 1))
+        block = max(MIN_BLOCK_ROWS, -(-rows // blocks))
+        if block >= rows:
+            return rows, 0, f"{sizes}: one block of at least MIN_BLOCK_ROWS={MIN_BLOCK_ROWS} rows"
+        return rows, block, f"{sizes}: over BLOCK_BUDGET={BLOCK_BUDGET} x, {-(-rows // block)} blocks"
 
     def _run_staged(self, decision: SpecDecision, arrays: dict[str, np.ndarray], scalars: dict[str, float],
                     results: dict[str, np.ndarray], dtype: np.dtype) -> None:
@@ -1448,8 +1467,9 @@ class Spec:
             assert self._staged is not None, "a staged decision comes from the staged plan"
             for n, step in enumerate(self._staged.steps):
                 head[f"step {n}"] = step.describe()
-            head["row blocks"] = (f"{decision.block_rows} of {decision.rows} rows per block"
-                                  if decision.block_rows else "none (one block)")
+            blocks = (f"{decision.block_rows} of {decision.rows} rows per block" if decision.block_rows
+                      else "none (one block)")
+            head["row blocks"] = f"{blocks}; {decision.blocking}"
             kept = sum(math.prod(shape) for _, shape in decision.buffers) * dtype.itemsize
             head["workspace"] = f"{_mib(kept)} of intermediates, kept between calls"
         return Explanation((("spec", head), ("generated source", self.source(dtype))) + explanation.sections)

@@ -4,6 +4,7 @@ blocks; results against numpy, the recorded decisions, and the peak memory of at
 from __future__ import annotations
 
 import importlib
+import math
 import tracemalloc
 
 import numpy as np
@@ -26,7 +27,7 @@ def _attention_np(Q, K, V, scale):
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Row blocks of 16 rows, so that several blocks and a partial last block run."""
-    monkeypatch.setattr(ps, "L2_SHARE", 1e-9)
+    monkeypatch.setattr(ps, "BLOCK_BUDGET", 1e-9)
     monkeypatch.setattr(ps, "MIN_BLOCK_ROWS", 16)
 
 
@@ -129,6 +130,24 @@ def test_attention_peak_memory_is_row_blocked(n, share):
     np.testing.assert_allclose(O, _attention_np(Q, K, V, 0.125), rtol=1e-10, atol=1e-12)
 
 
+def test_blocks_only_where_memory_demands_them():
+    """One block unless the intermediates outgrow BLOCK_BUDGET x the call's inputs and outputs;
+    then as few equal blocks as fit the budget."""
+    rng = np.random.default_rng(11)
+    att = spec(ATTENTION_SPEC)
+    for n, blocks, rows in [(512, 3, 171), (1024, 5, 205)]:
+        Q, K, V = (rng.standard_normal((n, 64)) for _ in range(3))
+        decision = att.decide(Q=Q, K=K, V=V, scale=0.125)
+        assert (decision.rows, decision.block_rows) == (n, rows)
+        assert f"{blocks} blocks" in decision.blocking and "BLOCK_BUDGET" in decision.blocking
+        kept = 8 * sum(math.prod(shape) for _, shape in decision.buffers)
+        assert kept <= ps.BLOCK_BUDGET * 4 * n * 64 * 8  # within the budget: Q, K, V and O
+    X, W1, b1, W2 = (rng.standard_normal(s) for s in [(1024, 256), (256, 512), (512,), (512, 128)])
+    decision = spec(MLP_SPEC).decide(X, W1, b1, W2)  # 8 MiB of intermediates, 4.5 MiB of operands
+    assert (decision.rows, decision.block_rows) == (1024, 0) and "within BLOCK_BUDGET" in decision.blocking
+    assert [name for name, _ in decision.buffers] == ["G0", "H"]
+
+
 def test_call_time_errors_still_point_at_the_spec():
     rng = np.random.default_rng(6)
     X, W1, b1, W2 = (rng.standard_normal(s) for s in [(200, 64), (65, 64), (64,), (64, 32)])
@@ -188,7 +207,7 @@ def test_random_contraction_specs_match_numpy(problem, seed, blocks):
     arrays = {name: rng.standard_normal(shapes[name]) for name in s.arrays}
     with pytest.MonkeyPatch.context() as mp:
         if blocks:
-            mp.setattr(ps, "L2_SHARE", 1e-9)
+            mp.setattr(ps, "BLOCK_BUDGET", 1e-9)
             mp.setattr(ps, "MIN_BLOCK_ROWS", 16)
         mp.setattr(ps, "BLAS_MIN_WORK", 1000)
         decision = s.decide(**arrays)
