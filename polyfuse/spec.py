@@ -1250,7 +1250,7 @@ class Spec:
                 raise SpecError(f"input {name!r} has {arr.ndim} dimensions (shape {arr.shape}) but the spec "
                                 f"indexes it with {self._analysis.ranks[name]}", self.text, use.pos,
                                 use.end - use.pos)
-            if not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+            if arr.dtype.kind not in "iuf":  # numbers, not complex (np.issubdtype costs ~0.5 µs)
                 raise SpecError(f"input {name!r} has dtype {arr.dtype}; specs take real numbers")
             arrays[name] = arr
         dtype = self._dtype_of(arrays)
@@ -1403,7 +1403,7 @@ class Spec:
         self.kernel(outs[0].dtype)(*arrays.values(), *(scalars[n] for n in self.scalars), *outs)
 
     def _validate(self, arrays: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
-        key = tuple(a.shape for a in arrays.values())
+        key = tuple([a.shape for a in arrays.values()])
         known = self._validated.get(key)
         if known is not None:
             return known
