@@ -867,18 +867,26 @@ def _update_form(node: Reduce, order: list[str]) -> list[str] | None:
 BLAS_MIN_K = 16
 BLAS_MIN_WORK = 1 << 16
 #: A staged spec runs in row blocks when its intermediates (unblocked) would take more than this
-#: many times the bytes of the call's own inputs and outputs; the blocks are then as few as keep
-#: a block's intermediates within that budget.  Blocks are for memory, not for speed; measured
-#: with reused buffers, 2 BLAS threads (min of 30 calls; 1 thread: the same order):
-#: attention N=512, d=64 in 1, 2, 3, 4 blocks: 0.99, 1.15, 1.33, 1.49 ms (numpy 1.13 ms), each
-#: extra block paying every step's call cost again (the softmax loop kernel ~75 µs, a BLAS call
-#: 25-40 µs); at N=1024 in 1, 2, 3, 5 blocks: 4.14, 3.89, 4.26, 4.51 ms; the bench MLP in 1
-#: block 3.8 ms, in 128-row blocks 4.6 ms.  Attention at N=512 has 4.25 MiB of intermediates
-#: against 1 MiB of Q, K, V and O: 3 blocks of 171 rows (the fewest that keep its peak extra
-#: memory below 0.75 N^2 doubles), 1.4 MiB; the MLP has 8 MiB against 4.5 MiB: one block.
-BLOCK_BUDGET = 2.0
+#: many times the bytes of the call's own inputs and outputs, in as few blocks as keep a block's
+#: intermediates within that budget.  Blocks are for memory first: 1.5 keeps attention's peak
+#: extra memory below 0.75 N^2 doubles at N=512 (N x d operands, d=64).  Measured with reused
+#: buffers (2 BLAS threads, min of 30 calls, interleaved; 1 thread: the same order), the block
+#: count matters less than the block's rows: attention N=512 in blocks of 64, 103, 112, 120,
+#: 128, 136, 144, 171, 256 rows and unblocked: 1.18, 1.15-1.20, 1.17, 1.18, 1.04-1.09, 1.14,
+#: 1.15, 1.07-1.11, 0.99-1.01, 0.87-0.95 ms (numpy 1.07-1.13 ms); the bench MLP unblocked
+#: 3.6-3.9 ms, in 2 blocks of 512 rows 3.6-3.8 ms, in 128-row blocks 4.0-4.1 ms.  So attention
+#: at N=512 (4.25 MiB of intermediates, 1 MiB of Q, K, V, O) runs 4 blocks of 128 rows; the
+#: MLP (8 MiB, 4.5 MiB) 2 blocks of 512 rows, with half numpy's temporaries; N=1024 attention
+#: 7 blocks of 160 rows (128, 160 and 205 rows measured alike there).
+BLOCK_BUDGET = 1.5
+#: Intermediates up to this size never make a spec run in blocks: blocking them saves little and
+#: costs 5-20% (attention at N=192 and 256, d=64: 1.13 MiB of intermediates at N=256).
+BLOCK_MIN_BYTES = 2 << 20
+#: Block rows are a multiple of this: the E @ V GEMM of attention blocks took 0.35 ms in blocks
+#: of 128 or 160 rows, 0.38-0.42 ms in blocks of 120, 136 or 171 rows (OpenBLAS, 2 threads).
+BLOCK_ALIGN = 32
 #: Blocks have at least this many rows, so that each GEMM has rows to block over and the per-step
-#: call costs (10-20 µs per BLAS call and loop kernel) stay small next to the work of a block.
+#: call costs stay small next to the work of a block (64-row blocks: +10-15% on attention).
 MIN_BLOCK_ROWS = 128
 
 
@@ -958,6 +966,10 @@ class SpecDecision:
     def describe(self) -> str:
         blocks = f"; row blocks of {self.block_rows} of {self.rows} rows" if self.block_rows else ""
         return f"{self.runs}: {self.reason}{blocks}"
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
 
 
 def _mib(nbytes: int) -> str:
@@ -1335,11 +1347,10 @@ class Spec:
         Blocks are for memory: unblocked, the intermediates (BLAS temporaries and targets the
         caller does not get) take ``T`` bytes; when ``T`` is more than ``BLOCK_BUDGET`` times the
         bytes of the call's own inputs and outputs (attention's N x N scores against its N x d
-        operands), the rows are cut into as few equal blocks as keep a block's intermediates
-        within that budget, and at least ``MIN_BLOCK_ROWS`` rows each.  Otherwise (the MLP:
-        8 MiB of intermediates against 4.5 MiB of operands) one block runs: with the
-        intermediates reused between calls, cache-sized blocks bought nothing and each block
-        pays every step's call cost (the numbers are at :data:`BLOCK_BUDGET`)."""
+        operands, the MLP's hidden layer), the rows are cut into as few blocks as keep a block's
+        intermediates within that budget, each a multiple of ``BLOCK_ALIGN`` rows and at least
+        ``MIN_BLOCK_ROWS``; otherwise, and when ``T`` is at most ``BLOCK_MIN_BYTES``, one block
+        runs.  The numbers behind it are at :data:`BLOCK_BUDGET`."""
         sliced = plan.row_inputs
         if sliced is None:
             return 0, 0, "not row-blockable"
@@ -1350,10 +1361,14 @@ class Spec:
         own = itemsize * sum(math.prod(shapes[n]) for n in [*self.arrays, *self.outputs])
         budget = BLOCK_BUDGET * own
         sizes = f"intermediates {_mib(temps)}, inputs and outputs {_mib(own)}"
-        if temps <= budget:
+        if temps <= BLOCK_MIN_BYTES:
+            return rows, 0, f"{sizes}: intermediates within BLOCK_MIN_BYTES={_mib(BLOCK_MIN_BYTES)}"
+        if temps <= budget or rows <= MIN_BLOCK_ROWS:
             return rows, 0, f"{sizes}: within BLOCK_BUDGET={BLOCK_BUDGET} x"
-        blocks = math.ceil(temps / max(budget, 1))
-        block = max(MIN_BLOCK_ROWS, -(-rows // blocks))
+        fit = int(budget * rows // max(temps, 1))  # rows whose intermediates fit the budget
+        block = max(MIN_BLOCK_ROWS, fit // BLOCK_ALIGN * BLOCK_ALIGN)
+        blocks = -(-rows // block)
+        block = min(block, _round_up(-(-rows // blocks), BLOCK_ALIGN))  # the same blocks, evened out
         if block >= rows:
             return rows, 0, f"{sizes}: one block of at least MIN_BLOCK_ROWS={MIN_BLOCK_ROWS} rows"
         return rows, block, f"{sizes}: over BLOCK_BUDGET={BLOCK_BUDGET} x, {-(-rows // block)} blocks"

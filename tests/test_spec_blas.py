@@ -28,6 +28,7 @@ def _attention_np(Q, K, V, scale):
 def small_blocks(monkeypatch):
     """Row blocks of 16 rows, so that several blocks and a partial last block run."""
     monkeypatch.setattr(ps, "BLOCK_BUDGET", 1e-9)
+    monkeypatch.setattr(ps, "BLOCK_MIN_BYTES", 0)
     monkeypatch.setattr(ps, "MIN_BLOCK_ROWS", 16)
 
 
@@ -131,21 +132,27 @@ def test_attention_peak_memory_is_row_blocked(n, share):
 
 
 def test_blocks_only_where_memory_demands_them():
-    """One block unless the intermediates outgrow BLOCK_BUDGET x the call's inputs and outputs;
-    then as few equal blocks as fit the budget."""
+    """One block unless the intermediates outgrow BLOCK_BUDGET x the call's inputs and outputs
+    (and BLOCK_MIN_BYTES); then as few blocks of BLOCK_ALIGN-multiple rows as fit the budget."""
     rng = np.random.default_rng(11)
     att = spec(ATTENTION_SPEC)
-    for n, blocks, rows in [(512, 3, 171), (1024, 5, 205)]:
+    for n, blocks, rows in [(256, 1, 0), (512, 4, 128), (1024, 7, 160)]:
         Q, K, V = (rng.standard_normal((n, 64)) for _ in range(3))
         decision = att.decide(Q=Q, K=K, V=V, scale=0.125)
         assert (decision.rows, decision.block_rows) == (n, rows)
-        assert f"{blocks} blocks" in decision.blocking and "BLOCK_BUDGET" in decision.blocking
         kept = 8 * sum(math.prod(shape) for _, shape in decision.buffers)
-        assert kept <= ps.BLOCK_BUDGET * 4 * n * 64 * 8  # within the budget: Q, K, V and O
+        if blocks > 1:
+            assert f"{blocks} blocks" in decision.blocking and "BLOCK_BUDGET" in decision.blocking
+            assert kept <= ps.BLOCK_BUDGET * 4 * n * 64 * 8  # within the budget: Q, K, V and O
+        else:
+            assert "BLOCK_MIN_BYTES" in decision.blocking and kept <= ps.BLOCK_MIN_BYTES
     X, W1, b1, W2 = (rng.standard_normal(s) for s in [(1024, 256), (256, 512), (512,), (512, 128)])
     decision = spec(MLP_SPEC).decide(X, W1, b1, W2)  # 8 MiB of intermediates, 4.5 MiB of operands
-    assert (decision.rows, decision.block_rows) == (1024, 0) and "within BLOCK_BUDGET" in decision.blocking
-    assert [name for name, _ in decision.buffers] == ["G0", "H"]
+    assert (decision.rows, decision.block_rows) == (1024, 512) and "2 blocks" in decision.blocking
+    assert decision.buffers == (("G0", (512, 512)), ("H", (512, 512)))
+    X = X[:300]  # 2.3 MiB of intermediates, 3 MiB of operands: one block
+    decision = spec(MLP_SPEC).decide(X, W1, b1, W2)
+    assert (decision.rows, decision.block_rows) == (300, 0) and "within BLOCK_BUDGET" in decision.blocking
 
 
 def test_call_time_errors_still_point_at_the_spec():
@@ -210,6 +217,7 @@ def test_random_contraction_specs_match_numpy(problem, seed, blocks):
     with pytest.MonkeyPatch.context() as mp:
         if blocks:
             mp.setattr(ps, "BLOCK_BUDGET", 1e-9)
+            mp.setattr(ps, "BLOCK_MIN_BYTES", 0)
             mp.setattr(ps, "MIN_BLOCK_ROWS", 16)
         mp.setattr(ps, "BLAS_MIN_WORK", 1000)
         decision = s.decide(**arrays)
