@@ -142,3 +142,19 @@ def test_staged_intermediates_are_reused_and_never_returned():
     _close(second, np.einsum("ki,k,kj,k->ij", *ops))
     pe.clear_workspaces()
     assert pe._workspace.nbytes() == 0
+
+
+def test_matrix_vector_steps_prefer_row_wise_orders():
+    """A chain of matrix-vector BLAS steps is ordered so that each sums the matrix's last axes
+    (same FLOPs as opt_einsum's order); an explicit path is kept as given."""
+    ops = _ops(6, (20, 4), (20, 4, 20, 4), (20, 4, 20, 4), (20, 4))
+    info = einsum_path("ia,iajb,jbkc,kc->", *ops)
+    assert [c.split("  ")[0] for c in info.choices] == ["jbkc,kc->jb", "iajb,jb->ia", "ia,ia->"]
+    _close(einsum("ia,iajb,jbkc,kc->", *ops), np.einsum("ia,iajb,jbkc,kc->", *ops))
+    given = ["einsum_path", (0, 1), (0, 1), (0, 1)]
+    kept = einsum_path("ia,iajb,jbkc,kc->", *ops, optimize=given)
+    assert kept.choices[0].startswith("ia,iajb->jb")
+    _close(einsum("ia,iajb,jbkc,kc->", *ops, optimize=given), np.einsum("ia,iajb,jbkc,kc->", *ops))
+    plan = pe._plan("ia,iajb,jbkc,kc->", tuple(ops), None, None, True, "cpu", "smart")
+    reference = pe._plan("ia,iajb,jbkc,kc->", tuple(ops), None, None, True, "cpu", "smart", blas=False)
+    assert plan.path.flops <= reference.path.flops
