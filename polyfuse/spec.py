@@ -886,7 +886,7 @@ BLOCK_MIN_BYTES = 2 << 20
 #: of 128 or 160 rows, 0.38-0.42 ms in blocks of 120, 136 or 171 rows (OpenBLAS, 2 threads).
 BLOCK_ALIGN = 32
 #: Blocks have at least this many rows, so that each GEMM has rows to block over and the per-step
-#: call costs stay small next to the work of a block (64-row blocks: +10-15% on attention).
+#: call costs stay small next to the work of a block (64-row blocks: +8-13% on attention).
 MIN_BLOCK_ROWS = 128
 
 
@@ -966,6 +966,14 @@ class SpecDecision:
     def describe(self) -> str:
         blocks = f"; row blocks of {self.block_rows} of {self.rows} rows" if self.block_rows else ""
         return f"{self.runs}: {self.reason}{blocks}"
+
+
+def _block_rows(rows: int, fit: int) -> int:
+    """Rows per block when ``fit`` rows fit the budget: as few blocks as that allows, evened
+    out, each a multiple of BLOCK_ALIGN rows (never more than ``fit`` unless MIN_BLOCK_ROWS is)."""
+    block = max(MIN_BLOCK_ROWS, fit // BLOCK_ALIGN * BLOCK_ALIGN)
+    blocks = -(-rows // block)
+    return min(block, _round_up(-(-rows // blocks), BLOCK_ALIGN))
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -1363,12 +1371,9 @@ class Spec:
         sizes = f"intermediates {_mib(temps)}, inputs and outputs {_mib(own)}"
         if temps <= BLOCK_MIN_BYTES:
             return rows, 0, f"{sizes}: intermediates within BLOCK_MIN_BYTES={_mib(BLOCK_MIN_BYTES)}"
-        if temps <= budget or rows <= MIN_BLOCK_ROWS:
+        if temps <= budget:
             return rows, 0, f"{sizes}: within BLOCK_BUDGET={BLOCK_BUDGET} x"
-        fit = int(budget * rows // max(temps, 1))  # rows whose intermediates fit the budget
-        block = max(MIN_BLOCK_ROWS, fit // BLOCK_ALIGN * BLOCK_ALIGN)
-        blocks = -(-rows // block)
-        block = min(block, _round_up(-(-rows // blocks), BLOCK_ALIGN))  # the same blocks, evened out
+        block = _block_rows(rows, int(budget * rows // temps))
         if block >= rows:
             return rows, 0, f"{sizes}: one block of at least MIN_BLOCK_ROWS={MIN_BLOCK_ROWS} rows"
         return rows, block, f"{sizes}: over BLOCK_BUDGET={BLOCK_BUDGET} x, {-(-rows // block)} blocks"
