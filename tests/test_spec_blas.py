@@ -307,3 +307,22 @@ def test_workspace_take_gives_each_taker_its_own_set():
     with pytest.raises(KeyError), ws.take(layout):
         raise KeyError("a failing call gives its buffers back")
     assert ws.nbytes() == 2 * 4 * 5 * 8
+
+
+def test_staged_loop_steps_interleave_their_row_reductions():
+    """The softmax step reads rows a BLAS step just wrote: its row sums are interleaved
+    (polyfuse.interleave) and its row max runs in lanes (polyfuse.lanes); results stay numpy's."""
+    rng = np.random.default_rng(3)
+    Q, K, V = (rng.standard_normal((96, 16)) for _ in range(3))
+    att = spec(ATTENTION_SPEC)
+    out = att(Q=Q, K=K, V=V, scale=0.25)
+    S = Q @ K.T * 0.25
+    P = np.exp(S - S.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, (P / P.sum(axis=1, keepdims=True)) @ V, rtol=1e-12, atol=1e-12)
+    assert att._staged is not None
+    (softmax_step,) = [s for s in att._staged.steps if hasattr(s, "spec") and "max[" in s.text]
+    kernel = softmax_step.spec.kernel(np.float64)
+    explanation = kernel.explain(S, 0.25, np.empty_like(S), np.empty(96)).to_dict()
+    assert [r["reductions"] for r in explanation["interleaved loops"]] != []
+    assert [r["op"] for r in explanation["minmax lanes"]] == ["max"]
+    assert not spec(ATTENTION_SPEC, blas=False).interleave  # plain fused kernels: off, as @kernel
