@@ -1112,11 +1112,11 @@ def _loop_step(group: list[tuple[str, str]], later: list[_Raw], analysis: _Analy
     if not outputs:
         return None  # dead statements (neither returned nor read)
     text = "\n".join(line for _, line in group)
-    step = Spec(text, outputs, target=target, fuse=fuse, blas=False, fastmath=fastmath)
+    fused = Spec(text, outputs, target=target, fuse=fuse, blas=False, fastmath=fastmath)
     # its rows come straight from a BLAS step (in cache): interleaving rows overlaps the add chains
     # of row-wise sums (the attention softmax step 1.38x on 128 rows; docs/performance.md)
-    step.interleave = True
-    return LoopStep(step, text)
+    fused.interleave = True
+    return LoopStep(fused, text)
 
 
 def _row_inputs(analysis: _Analysis, raw: list[_Raw]) -> frozenset[str] | None:
