@@ -45,7 +45,8 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
             reference = array_dataflow(scop, info.name, scop.schedule)
             for axis in reversed(range(info.rank)):
                 candidate = drop_axis(scop, info.name, axis)
-                if same_dataflow(reference, array_dataflow(candidate, info.name, schedule)):
+                if (same_dataflow(reference, array_dataflow(candidate, info.name, schedule))
+                        and ordered_conflicts(candidate, info.name, schedule)):
                     scop = candidate
                     dropped.append(axis)
         except isl.Error:
@@ -65,6 +66,25 @@ def array_dataflow(scop: Scop, array: str, schedule: isl.Schedule) -> tuple[isl.
     reads, writes = on_array(scop.reads(), name), on_array(scop.writes(), name)
     result = flow(reads, writes, schedule, may=False)
     return result.get_must_dependence(), result.get_must_no_source()
+
+
+def ordered_conflicts(scop: Scop, array: str, schedule: isl.Schedule) -> bool:
+    """Every two instances that touch one element of ``array`` (one of them writing) run at
+    different times of ``schedule``.
+
+    isl's dataflow ignores instances that share a schedule time (neither is before the other),
+    but the AST generator still puts them in some order.  A schedule may leave a producer and a
+    consumer unordered when they touch different elements, and contracting the array would make
+    them touch the same slot: the dataflow check alone would pass, the generated loops would read
+    the wrong value (found by random programs under fuse="max")."""
+    name = isl_name(array)
+    writes = on_array(scop.writes(), name)
+    touches = writes.union(on_array(scop.reads(), name))
+    conflicts = writes.apply_range(touches.reverse())
+    timed = schedule.get_map()
+    same_time = timed.apply_range(timed.reverse())
+    identity = scop.domain().identity()
+    return conflicts.intersect(same_time).subtract(identity).is_empty()
 
 
 def same_dataflow(a: tuple[isl.UnionMap, isl.UnionMap], b: tuple[isl.UnionMap, isl.UnionMap]) -> bool:

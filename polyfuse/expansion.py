@@ -45,6 +45,8 @@ def expand(scop: Scop, name: str, node: LoopNode) -> Scop | None:
         return None
     low, high = bounds  # IR expressions in the parameters
     extent = ir.BinOp("+", ir.BinOp("-", high, low, ir.INT, True), ir.int_const(1), ir.INT, True)
+    # an empty loop (high < low) gives a negative extent: no element is used then, and the shape is 0
+    extent = ir.BinOp("max", extent, ir.int_const(0), ir.INT, True)
     try:
         low_text, extent_text = isl_text(low), isl_text(extent)
     except ValueError:

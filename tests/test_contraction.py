@@ -47,3 +47,37 @@ def test_contract_false_keeps_full_arrays():
     spec, args = _args("chain3")
     memory = polyfuse.kernel(spec.func, contract=False).local_memory(*args)
     assert memory["allocated"] == memory["declared"]
+
+
+UNORDERED_CONSUMER = '''
+def kern(n, A, M, B):
+    U = np.empty((n + 4, n + 4), dtype=np.float64)
+    for i in range(n + 4):
+        for j in range(n + 4):
+            U[i, j] = float(i) - 0.25 * j
+    for i in range(n):
+        B[0] = 0.0
+        if i % 2 == 0:
+            M[0, 0] = A[0]
+    for i in range(n):
+        A[1] = A[0]
+    for i in range(n):
+        A[2] = (A[0] + U[i, 0])
+    for i in range(0, n, 2):
+        M[i, 0] = A[i]
+'''
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_no_contraction_when_the_schedule_leaves_producer_and_consumer_unordered(target):
+    """fuse="max" puts U[i + 1, 0]'s write and the read of U[i, 0] at one schedule time (they touched
+    different elements); contracted to a scalar they would touch one slot and isl's dataflow, which
+    ignores same-time instances, did not see it: A[2] came out one too large (found by random
+    programs)."""
+    from conftest import check_against_python, define
+
+    fn = define(UNORDERED_CONSUMER, "kern")
+    for n in (0, 1, 5, 17):
+        rng = np.random.default_rng(n)
+        args = (n, rng.standard_normal(n + 4), rng.standard_normal((n + 4, n + 4)), rng.standard_normal(n + 4))
+        check_against_python(fn, args, target=target, fuse="max")

@@ -50,3 +50,22 @@ def test_isl_text_of_integer_expressions():
     assert isl_text(expr) == "min(floor(n/2), (7))"
     with pytest.raises(ValueError):
         isl_text(ir.Select(ir.Compare("<", n, ir.int_const(0)), n, n, "int64", True))
+
+
+EMPTY_STRIDED_LOOP = '''
+def kern(n, A):
+    for i in range(0, n, 2):
+        s = 0.0
+        for j in range(n):
+            s += A[i]
+        A[0] = s
+'''
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_expanded_scalar_of_an_empty_loop_has_shape_zero(target):
+    """``s`` expanded along ``i`` has extent ``last i + 1``, which is -1 when the loop is empty
+    (n = 0): the call used to fail with "negative shape" (found by random programs)."""
+    fn = define(EMPTY_STRIDED_LOOP, "kern")
+    for n in (0, 1, 2, 7):
+        check_against_python(fn, (n, np.arange(n + 4, dtype=np.float64)), target=target)
