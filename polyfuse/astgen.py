@@ -14,6 +14,7 @@ from polyfuse import ir
 from polyfuse.dependences import Dependences, carries
 from polyfuse.errors import InternalError
 from polyfuse.isl_budget import BudgetExceeded, bounded
+from polyfuse.isl_parts import maps_of
 from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.schedule_tree import isolate_register_tiles
 from polyfuse.scop import Scop
@@ -96,9 +97,7 @@ class _ParallelChecker:
 
 def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:
     result = isl.UnionMap.empty(umap.get_space())
-    parts: list[isl.Map] = []
-    umap.foreach_map(parts.append)
-    for part in parts:
+    for part in maps_of(umap):
         result = result.union(isl.UnionMap.from_map(part.flatten_range()))
     return result
 

@@ -14,6 +14,7 @@ import islpy as isl
 
 from polyfuse.errors import ArgumentError
 from polyfuse.isl_budget import ISL_LOCK
+from polyfuse.isl_parts import sets_of
 from polyfuse.scop import Scop, isl_name
 
 
@@ -126,6 +127,4 @@ def _involved(checks: list[AxisCheck], params: tuple[str, ...]) -> tuple[str, ..
 
 
 def _only_set(union: isl.UnionSet) -> isl.Set:
-    sets: list[isl.Set] = []
-    union.foreach_set(sets.append)
-    return sets[0]
+    return sets_of(union)[0]

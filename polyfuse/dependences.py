@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.errors import UnsupportedError
+from polyfuse.isl_parts import maps_of
 from polyfuse.scop import Scop, isl_name
 
 
@@ -136,9 +137,7 @@ def check_scalars_defined(scop: Scop) -> None:
         undefined = flow(r, w, scop.schedule, may=False).get_must_no_source().intersect_params(scop.context)
         if undefined.is_empty():
             continue
-        maps: list[isl.Map] = []
-        undefined.foreach_map(maps.append)
-        names = [m.get_tuple_name(isl.dim_type.in_) for m in maps]
+        names = [m.get_tuple_name(isl.dim_type.in_) for m in maps_of(undefined)]
         stmt = scop.statement(sorted(names, key=lambda n: int(n[1:]))[0])
         raise UnsupportedError(
             f"local {info.name!r} may be read before it is assigned (assign it on every path "

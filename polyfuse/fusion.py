@@ -14,6 +14,7 @@ import islpy as isl
 
 from polyfuse.dependences import Dependences, carries
 from polyfuse.isl_budget import BudgetExceeded, bounded
+from polyfuse.isl_parts import sets_of
 from polyfuse.locality import worth_tiling
 from polyfuse.loop_ast import For, LoopProgram, statements_in, top_level
 from polyfuse.schedule_tree import LoopNode, TreeNode
@@ -142,7 +143,7 @@ class SmartFusion:
             return 0
         times = deps.apply_domain(self._values(prev, ())).apply_range(self._values(node, ()))
         lowest = 0
-        for delta in _sets(times.deltas()):
+        for delta in sets_of(times.deltas()):
             low = delta.intersect_params(self.scop.context.align_params(delta.get_space())).dim_min_val(0)
             if not low.is_int():
                 return 0  # unbounded or parametric: no constant shift helps; the verifier decides
@@ -177,12 +178,6 @@ def _arrays(accesses: isl.UnionMap) -> set[str]:
     names: set[str] = set()
     accesses.foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
     return names
-
-
-def _sets(union: isl.UnionSet) -> list[isl.Set]:
-    parts: list[isl.Set] = []
-    union.foreach_set(parts.append)
-    return parts
 
 
 def nests(scop: Scop) -> list[tuple[str, ...]]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polyfuse.isl_parts import maps_of
+
 
 @dataclass(frozen=True)
 class LoopMember:
@@ -171,7 +173,7 @@ def _with_full_tiles_isolated(band: isl.ScheduleNode, reg: RegisterTile) -> isl.
     outer = band.get_prefix_schedule_union_map().flat_range_product(band.band_get_partial_schedule_union_map())
     images = outer.intersect_domain(domain).reverse().apply_range(
         point.band_get_partial_schedule_union_map().intersect_domain(domain))
-    if images.is_empty() or len(_maps(images)) != 1:
+    if images.is_empty() or len(maps_of(images)) != 1:
         return band
     image = isl.Map.from_union_map(images)
     n_outer = image.dim(isl.dim_type.in_)
@@ -192,12 +194,6 @@ def _with_full_tiles_isolated(band: isl.ScheduleNode, reg: RegisterTile) -> isl.
     isolate = isl.Map.from_range(full).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, n_prefix)
     option = isolate.wrap().set_tuple_name("isolate")
     return band.band_set_ast_build_options(isl.UnionSet.from_set(option))
-
-
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    found: list[isl.Map] = []
-    umap.foreach_map(found.append)
-    return found
 
 
 def _within_tile(space: isl.Space, origin: int, point: int, size: int) -> list[isl.Constraint]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polyfuse.dependences import Dependences, carries
+from polyfuse.isl_parts import maps_of
 from polyfuse.schedule_tree import LoopNode, TreeNode
 from polyfuse.scop import Scop, isl_name
 
@@ -185,9 +186,7 @@ def band_problem(schedule: isl.Schedule | None, scop: Scop, stmts: tuple[str, ..
 
 def _first_member(partial: isl.UnionMap) -> isl.UnionMap:
     result = isl.UnionMap.empty(partial.get_space())
-    maps: list[isl.Map] = []
-    partial.foreach_map(maps.append)
-    for piece in maps:
+    for piece in maps_of(partial):
         n = piece.dim(isl.dim_type.out)
         result = result.union(isl.UnionMap.from_map(piece.project_out(isl.dim_type.out, 1, n - 1)))
     return result
@@ -199,8 +198,7 @@ def band_text(schedule: isl.Schedule, scop: Scop, stmts: tuple[str, ...]) -> str
     partial = band.band_get_partial_schedule_union_map()
     name = stmts[0]
     piece = partial.intersect_domain(isl.UnionSet.from_set(scop.statement(name).domain))
-    maps: list[isl.Map] = []
-    piece.foreach_map(maps.append)
+    maps = maps_of(piece)
     text = maps[0].remove_divs().to_str() if maps else ""
     start, end = text.find("-> ["), text.rfind("]")
     return f"{name}: ({text[start + 4:end]})" if start >= 0 else text
@@ -336,10 +334,8 @@ def _full_tiles(band: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.Set | Non
     prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
     point = band.band_get_partial_schedule_union_map().intersect_domain(domain)
     tile = _tile_of_point(sizes, band.get_ctx())
-    maps: list[isl.Map] = []
-    point.foreach_map(maps.append)
     touched, partial = None, None
-    for piece in maps:
+    for piece in maps_of(point):
         image = piece.range()
         aligned = tile.align_params(image.get_space())
         image = image.align_params(aligned.get_space())
@@ -463,7 +459,5 @@ def _element_bytes(scop: Scop, stmts: tuple[str, ...]) -> int:
     for name in stmts:
         stmt = scop.statement(name)
         for umap in (stmt.reads, stmt.writes):
-            maps: list[isl.Map] = []
-            umap.foreach_map(maps.append)
-            names.update(m.get_tuple_name(isl.dim_type.out) for m in maps)
+            names.update(m.get_tuple_name(isl.dim_type.out) for m in maps_of(umap))
     return sum(np.dtype(a.dtype).itemsize for a in scop.arrays if isl_name(a.name) in names) or 8

@@ -24,6 +24,7 @@ import numpy as np
 
 from polyfuse import ir
 from polyfuse.isl_budget import BudgetExceeded, bounded
+from polyfuse.isl_parts import maps_of
 
 
 @dataclass(frozen=True)
@@ -87,9 +88,7 @@ def _iteration_footprint(scop, statements: tuple[str, ...], values: isl.UnionMap
     per_iteration = values.reverse().apply_range(accesses)
     build = isl.AstBuild.from_context(scop.context)
     parts: list[ir.Expr] = []
-    maps: list[isl.Map] = []
-    per_iteration.foreach_map(maps.append)
-    for access in maps:
+    for access in maps_of(per_iteration):
         array = access.get_tuple_name(isl.dim_type.out)
         if array is None or access.dim(isl.dim_type.out) == 0:
             continue
