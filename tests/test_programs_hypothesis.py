@@ -64,7 +64,9 @@ def test_random_programs_python(prog, n, seed):
 @settings(max_examples=25, **COMMON)
 @given(prog=programs(), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_programs_cpu(prog, n, seed):
-    differential(prog, "cpu", sorted({n, 6}), seed)
+    # 17 as well: longer loops reach schedules the small sizes do not (fuse="max" contracted an
+    # array its schedule left unordered, 5cd7bdd, failed only from n = 17 on)
+    differential(prog, "cpu", sorted({n, 6, 17}), seed)
 
 
 def test_generated_programs_cover_the_subset():
