@@ -77,9 +77,12 @@ class Caret:
     width: int = 1
 
     def line_col(self) -> tuple[int, int]:
-        before = self.text[: self.offset]
+        """1-based line, 0-based column; the end of a text that ends in newlines is the end of its
+        last line (an error "at the end of the spec" points there, not past it)."""
+        offset = min(self.offset, len(self.text.rstrip("\n")))
+        before = self.text[:offset]
         line = before.count("\n") + 1
-        col = self.offset - (before.rfind("\n") + 1)
+        col = offset - (before.rfind("\n") + 1)
         return line, col
 
     def render(self) -> str:

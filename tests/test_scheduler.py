@@ -141,6 +141,28 @@ def test_verifier_flags_reversed_loop_with_carried_raw():
     assert any("A" in p for p in problems)
 
 
+def test_verifier_falls_back_to_memory_order_when_isl_dataflow_fails(monkeypatch):
+    """isl's exact dataflow fails on some strided programs (found by random programs under
+    verify=True, where it became an InternalError): the verifier then requires every two accesses
+    of one element to keep their order, which program order does and the reversal does not."""
+    import polyfuse.verify as verify
+
+    exact = verify.flow
+
+    def failing(sink, source, schedule, *, may, kill=None):
+        if not may:
+            raise isl.Error("affine expression involves some of the domain dimensions")
+        return exact(sink, source, schedule, may=may, kill=kill)
+
+    scop = scop_of(prefix_sum, 6, np.zeros(6))
+    deps = compute_dependences(scop)
+    monkeypatch.setattr(verify, "flow", failing)
+    assert schedule_violations(scop, deps, scop.schedule) == []
+    reversed_ = isl.Schedule.from_domain(scop.domain()).insert_partial_schedule(
+        isl.MultiUnionPwAff("[n, A__shape0] -> [{ S0[i] -> [(-i)] }]"))
+    assert any("cannot compute the dataflow of A" in p for p in schedule_violations(scop, deps, reversed_))
+
+
 def test_verifier_flags_swapped_statements():
     scop = scop_of(two_maps, *args3())
     deps = compute_dependences(scop)

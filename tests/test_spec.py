@@ -209,3 +209,13 @@ def test_mutated_valid_specs_never_crash(data):
         spec(mutated, target="python")
     except SpecError as exc:
         assert exc.line is None or exc.line >= 1
+
+
+def test_error_at_the_end_of_a_spec_points_at_its_last_line():
+    """An error found at the end of input (after the final newline) points at the end of the
+    last line; it used to crash the error message itself (IndexError, found by mutation)."""
+    text = "\nY[i] = X[i\n"
+    with pytest.raises(SpecError) as info:
+        spec(text)
+    assert info.value.line == 2 and info.value.col == len("Y[i] = X[i") + 1
+    assert str(info.value).rstrip().endswith("^")
