@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polyfuse import ir
-from polyfuse.dependences import Dependences, flow, on_array
+from polyfuse.dependences import Dependences, exact_flow, on_array
 from polyfuse.scop import ArrayInfo, Scop, Statement, isl_name
 
 
@@ -42,7 +42,7 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
             continue
         dropped: list[int] = []
         try:
-            reference = array_dataflow(scop, info.name, scop.schedule)
+            reference = array_dataflow(scop, info.name, scop.schedule, checked=True)
             for axis in reversed(range(info.rank)):
                 candidate = drop_axis(scop, info.name, axis)
                 if (same_dataflow(reference, array_dataflow(candidate, info.name, schedule))
@@ -61,11 +61,14 @@ def _itemsize(dtype: str) -> int:
     return {"float64": 8, "int64": 8, "float32": 4, "int32": 4}[dtype]
 
 
-def array_dataflow(scop: Scop, array: str, schedule: isl.Schedule) -> tuple[isl.UnionMap, isl.UnionMap]:
+def array_dataflow(scop: Scop, array: str, schedule: isl.Schedule, *,
+                   checked: bool = False) -> tuple[isl.UnionMap, isl.UnionMap]:
+    """``array``'s last writer per read and its reads of input values under ``schedule``
+    (``checked``: against the memory-based dataflow too, for program order; see exact_flow)."""
     name = isl_name(array)
     reads, writes = on_array(scop.reads(), name), on_array(scop.writes(), name)
-    result = flow(reads, writes, schedule, may=False)
-    return result.get_must_dependence(), result.get_must_no_source()
+    result = exact_flow(reads, writes, schedule, checked=checked)
+    return result.must, result.no_source
 
 
 def ordered_conflicts(scop: Scop, array: str, schedule: isl.Schedule) -> bool:

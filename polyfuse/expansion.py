@@ -57,7 +57,8 @@ def expand(scop: Scop, name: str, node: LoopNode) -> Scop | None:
     grown = replace(info, shape=(extent,), extent_texts=(extent_text,))
     expanded = replace(scop, statements=statements, arrays=tuple(grown if a.name == name else a for a in scop.arrays))
     try:
-        before, after = array_dataflow(scop, name, scop.schedule), array_dataflow(expanded, name, scop.schedule)
+        before = array_dataflow(scop, name, scop.schedule, checked=True)
+        after = array_dataflow(expanded, name, scop.schedule)
     except isl.Error:
         return None  # isl could not compute the dataflow: not sure, so no expansion
     return expanded if same_dataflow(before, after) else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polyfuse.dependences import Dependences, flow, on_array
+from polyfuse.dependences import Dependences, ExactFlow, exact_flow, flow, on_array, runs_before
 from polyfuse.scop import Scop, isl_name
 
 
@@ -26,21 +26,38 @@ def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule) -
         if w.is_empty() or r.is_empty():
             continue
         try:
-            before = flow(r, w, original, may=False)
-            after = flow(r, w, candidate, may=False)
+            before = _original_flow(scop, info.name, r, w)
+            after = exact_flow(r, w, candidate, checked=False)
         except isl.Error:
             if not _memory_order_kept(r, w, original, order):
                 problems.append(f"isl cannot compute the dataflow of {info.name}, and two accesses of one of "
                                 "its elements change order")
             continue
-        if not before.get_must_dependence().is_equal(after.get_must_dependence()):
+        if not before.must.is_equal(after.must):
             problems.append(f"a read of {info.name} sees a different writer")
-        if not before.get_must_no_source().is_equal(after.get_must_no_source()):
+        if not before.no_source.is_equal(after.no_source):
             problems.append(f"a read of an input value of {info.name} now follows a write")
     for dep in deps.items:
-        if dep.kind == "WAW" and not dep.local and not _respects(dep.relation, order):
+        if dep.kind == "WAW" and not dep.local and not runs_before(dep.relation, order):
             problems.append(f"the last write to {dep.array} changes")
     return problems
+
+
+#: The program-order dataflow of (scop, array), which every verification of a candidate schedule
+#: of that scop compares with (the smart scheduler verifies dozens of candidates per kernel).
+_ORIGINAL: dict[tuple[int, str], tuple[Scop, ExactFlow]] = {}
+
+
+def _original_flow(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap) -> ExactFlow:
+    key = (id(scop), array)
+    known = _ORIGINAL.get(key)
+    if known is not None and known[0] is scop:  # the Scop is kept alive with it: its id is not reused
+        return known[1]
+    if len(_ORIGINAL) > 256:
+        _ORIGINAL.clear()
+    result = exact_flow(reads, writes, scop.schedule)
+    _ORIGINAL[key] = (scop, result)
+    return result
 
 
 def _memory_order_kept(reads: isl.UnionMap, writes: isl.UnionMap, original: isl.Schedule,
@@ -51,24 +68,4 @@ def _memory_order_kept(reads: isl.UnionMap, writes: isl.UnionMap, original: isl.
     pairs = (flow(reads, writes, original, may=True).get_may_dependence()
              .union(flow(writes, reads, original, may=True).get_may_dependence())
              .union(flow(writes, writes, original, may=True).get_may_dependence()))
-    return _respects(pairs, order)
-
-
-def _respects(relation: isl.UnionMap, order: isl.UnionMap) -> bool:
-    """Is every source scheduled strictly before its sink?"""
-    times = relation.apply_domain(order).apply_range(order)
-    ok = []
-
-    def check(delta: isl.Set) -> None:
-        n = delta.dim(isl.dim_type.set)
-        ok.append(delta.intersect(_lex_nonpositive(n).align_params(delta.get_space())).is_empty())
-
-    times.deltas().foreach_set(check)
-    return all(ok)
-
-
-def _lex_nonpositive(n: int) -> isl.Set:
-    names = [f"d{i}" for i in range(n)]
-    cases = [" and ".join([f"{x} = 0" for x in names[:k]] + [f"{names[k]} < 0"]) for k in range(n)]
-    cases.append(" and ".join(f"{x} = 0" for x in names) or "true")
-    return isl.Set(f"{{ [{', '.join(names)}] : {' or '.join(f'({c})' for c in cases)} }}")
+    return runs_before(pairs, order)

@@ -183,3 +183,44 @@ def test_dependences_isl_cannot_compute_fall_back_to_memory_based_ones(source, a
     dependences are then memory-based (a safe superset) instead of failing the compile."""
     fn = define("import math\nimport numpy as np\n" + source, "kern")
     check_against_python(fn, args, fuse=fuse)
+
+
+MODULO_LAST_WRITER = '''def kern(n, alpha, A, M, B):
+    T = np.empty((n + 4,), dtype=np.float64)
+    for i in range(n + 4):
+        T[i] = float(i) * 0.5
+    for i in range(n):
+        s = (T[i + 4] + A[i])
+        for j in range(n + 2 - 1, 1, -2):
+            s += alpha * 0.0
+            s = alpha * A[i]
+            B[i + 2] = ((T[j + 1] + 0.25) + (0.0 + A[i]))
+        M[0][i] = s
+    for i in range(n):
+        A[i] = A[i]
+    acc = 0.0
+    for i in range(n - 1, -1, -3):
+        acc += (0.0 + 0.0)
+        if i % 3 != 1:
+            A[0] = 0.0
+        elif i + i < n:
+            T[(i) % 4] -= -0.5
+    B[1] /= (1.5 + abs(T[3]))
+'''
+
+
+@pytest.mark.parametrize("fuse", ["none", "smart", "max"])
+def test_wrong_exact_dataflow_is_caught(fuse):
+    """isl's must-source analysis names ``T[i] = ...`` (i = 3) as the last writer of ``T[3]`` for the
+    final statement, missing ``T[i % 4] -= ...`` at i = 7 (n = 17): fuse="max" then moved the final
+    statement before the loop and both the scheduler and the verifier accepted it (found by a
+    randomized hypothesis run).  exact_flow checks isl's answer against the memory-based one."""
+    from polyfuse.dependences import exact_flow, on_array
+
+    fn = define("import numpy as np\n" + MODULO_LAST_WRITER, "kern")
+    rng = np.random.default_rng(1663)
+    args = (17, 0.5, rng.standard_normal(21), rng.standard_normal((21, 21)), rng.standard_normal(21))
+    check_against_python(fn, args, fuse=fuse)
+    scop = scop_of(fn, *args)
+    with pytest.raises(isl.Error, match="not the last"):
+        exact_flow(on_array(scop.reads(), "T"), on_array(scop.writes(), "T"), scop.schedule)
