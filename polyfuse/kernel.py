@@ -238,7 +238,7 @@ def _dispatch_key(value: Any) -> Any:
     """What selects a variant, computed cheaply; anything unusual falls back to full checks."""
     kind = type(value)
     if kind is np.ndarray:
-        return (value.dtype.num, value.ndim, value.flags.c_contiguous)
+        return (value.dtype, value.ndim, value.flags.c_contiguous)  # the dtype: byte order too
     if kind is int or kind is float:
         return kind
     return None  # numpy scalars, bools, wrong types: the full path decides

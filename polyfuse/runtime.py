@@ -197,7 +197,7 @@ def call_key(value: Any) -> Any:
     None for anything else (numpy scalars, subclasses, device arrays: the full path)."""
     kind = type(value)
     if kind is np.ndarray:
-        return (value.dtype.num, value.shape, value.strides)
+        return (value.dtype, value.shape, value.strides)  # the dtype, not .num: byte order too
     if kind is int:
         return value
     if kind is float:

@@ -38,6 +38,9 @@ def _array_argument(name: str, dtype: np.dtype, ndim: int, c_contiguous: bool) -
         )
     if ndim == 0:
         raise ArgumentError(f"argument {name!r} is a 0-d array; pass a Python number instead")
+    if not dtype.isnative:
+        raise ArgumentError(f"argument {name!r} has dtype {dtype.str} (non-native byte order); compiled code reads "
+                            f"native numbers: pass {name}.astype({name}.dtype.newbyteorder('='))")
     return Argument(name, "array", dtype.name, ndim, "C" if c_contiguous else "A")
 
 

@@ -229,3 +229,20 @@ def test_a_slow_first_measurement_does_not_keep_a_small_phase_on_threads(two_thr
         np.testing.assert_array_equal(out, a + 1)
     (runs,) = k.compile(a, b, out).backend.phase_runs.values()
     assert 1 <= runs <= 2 * parallel.RECHECK_EVERY  # not 99
+
+
+def test_non_native_byte_order_is_refused_even_after_a_plan_exists():
+    """A big-endian float64 has the same dtype number as a native one: the variant and plan keys
+    used to match it and the machine code read its bytes as native numbers (a silent wrong answer)."""
+    def double(A, B):
+        for i in range(A.shape[0]):
+            B[i] = A[i] * 2.0
+
+    k = polyfuse.kernel(double)
+    a, b = np.arange(4.0), np.zeros(4)
+    k(a, b)
+    k(a, b)  # the second call at these sizes makes the plan
+    with pytest.raises(ArgumentError, match="byte order"):
+        k(a.astype(">f8"), b)
+    with pytest.raises(ArgumentError, match="byte order"):
+        polyfuse.kernel(double)(a.astype(">f8"), b)
