@@ -79,6 +79,9 @@ class CompiledVariant:
             elif arg.kind == "float":
                 value = float(value)
             else:
+                if arg.name in self.written and isinstance(value, np.ndarray) and not value.flags.writeable:
+                    raise ArgumentError(f"argument {arg.name!r} is read-only and the kernel writes it; pass a "
+                                        "writeable array (e.g. a .copy())")
                 for axis, extent in enumerate(value.shape):
                     env[shape_param(arg.name, axis)] = int(extent)
             env[arg.name] = value
@@ -197,7 +200,8 @@ def call_key(value: Any) -> Any:
     None for anything else (numpy scalars, subclasses, device arrays: the full path)."""
     kind = type(value)
     if kind is np.ndarray:
-        return (value.dtype, value.shape, value.strides)  # the dtype, not .num: byte order too
+        # the dtype, not .num: byte order too; writeable: a read-only output must take the full path
+        return (value.dtype, value.shape, value.strides, value.flags.writeable)
     if kind is int:
         return value
     if kind is float:

@@ -246,3 +246,21 @@ def test_non_native_byte_order_is_refused_even_after_a_plan_exists():
         k(a.astype(">f8"), b)
     with pytest.raises(ArgumentError, match="byte order"):
         polyfuse.kernel(double)(a.astype(">f8"), b)
+
+
+def test_read_only_outputs_are_refused_even_after_a_plan_exists():
+    """The machine code writes through the raw pointer: a read-only array (np.broadcast_to, a
+    buffer of bytes, setflags(write=False)) would be changed behind numpy's back."""
+    k = polyfuse.kernel(add)
+    a, b, out = np.ones(8), np.ones(8), np.zeros(8)
+    k(a, b, out)
+    k(a, b, out)  # the plan for these sizes
+    frozen = np.zeros(8)
+    frozen.setflags(write=False)
+    with pytest.raises(ArgumentError, match="read-only"):
+        k(a, b, frozen)
+    assert not frozen.any()
+    ro_in = np.ones(8)
+    ro_in.setflags(write=False)
+    k(ro_in, b, out)  # read-only inputs are fine
+    np.testing.assert_array_equal(out, 2.0)
