@@ -79,9 +79,8 @@ class CompiledVariant:
             elif arg.kind == "float":
                 value = float(value)
             else:
-                if arg.name in self.written and isinstance(value, np.ndarray) and not value.flags.writeable:
-                    raise ArgumentError(f"argument {arg.name!r} is read-only and the kernel writes it; pass a "
-                                        "writeable array (e.g. a .copy())")
+                if arg.name in self.written and isinstance(value, np.ndarray):
+                    _check_writable(arg.name, value)
                 for axis, extent in enumerate(value.shape):
                     env[shape_param(arg.name, axis)] = int(extent)
             env[arg.name] = value
@@ -110,6 +109,18 @@ class CompiledVariant:
         env = self.bind(values)
         launch = prepare(env, tuple(a.name for a in self.arguments))
         return None if launch is None else CallPlan(self, values, env, launch)
+
+
+def _check_writable(name: str, array: np.ndarray) -> None:
+    """A written array must be writeable and give every element its own memory (a zero stride
+    over a longer axis, as ``as_strided`` makes, would let the kernel's writes overwrite each other)."""
+    if not array.flags.writeable:
+        raise ArgumentError(f"argument {name!r} is read-only and the kernel writes it; pass a writeable array "
+                            "(e.g. a .copy())")
+    for axis, (extent, stride) in enumerate(zip(array.shape, array.strides)):
+        if stride == 0 and extent > 1 and array.size:  # numpy gives empty arrays zero strides too
+            raise ArgumentError(f"argument {name!r} has stride 0 on axis {axis}, so its elements share memory, "
+                                "and the kernel writes it; pass an array with its own memory (e.g. a .copy())")
 
 
 def overlap_error(first: str, second: str, written: frozenset[str]) -> ArgumentError:

@@ -264,3 +264,24 @@ def test_read_only_outputs_are_refused_even_after_a_plan_exists():
     ro_in.setflags(write=False)
     k(ro_in, b, out)  # read-only inputs are fine
     np.testing.assert_array_equal(out, 2.0)
+
+
+def test_written_arrays_with_a_zero_stride_are_refused():
+    k = polyfuse.kernel(add)
+    a, b = np.ones(8), np.ones(8)
+    shared = as_strided(np.zeros(1), shape=(8,), strides=(0,))  # writeable, one element for all eight
+    with pytest.raises(ArgumentError, match="stride 0"):
+        k(a, b, shared)
+    k(as_strided(np.ones(1), shape=(8,), strides=(0,)), b, np.zeros(8))  # read through a zero stride: fine
+
+
+def fill(X):
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            X[i, j] = 1.0
+
+
+def test_written_empty_arrays_keep_working():
+    empty = np.zeros((0, 3))
+    assert empty.strides == (0, 0)  # numpy's own empty arrays have zero strides
+    polyfuse.kernel(fill)(empty)
