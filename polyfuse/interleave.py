@@ -44,12 +44,13 @@ from polyfuse.loop_ast import (
     If,
     LoopProgram,
     Node,
+    ProgramEdit,
     StmtCall,
     exclusive_bound,
     nodes,
     statements_in,
 )
-from polyfuse.scop import ArrayInfo, Statement
+from polyfuse.scop import Statement
 
 #: Iterations interleaved: enough independent chains to cover a float add's latency (3-4 cycles)
 #: on the two add units of current x86 cores.
@@ -79,21 +80,14 @@ def interleave_reductions(program: LoopProgram, *, copies: int = INTERLEAVE,
     root, _ = rewriter.visit(program.root)
     if not rewriter.decisions:
         return program, ()
-    new = replace(program, root=root, arrays=program.arrays + tuple(rewriter.arrays),
-                  statements=program.statements + tuple(rewriter.statements))
-    return new, tuple(rewriter.decisions)
+    return rewriter.program_with(root), tuple(rewriter.decisions)
 
 
-class _Interleaver:
+class _Interleaver(ProgramEdit):
     def __init__(self, program: LoopProgram, copies: int) -> None:
-        self.program = program
+        super().__init__(program)
         self.copies = copies
-        self.infos = {a.name: a for a in program.arrays}
-        self.arrays: list[ArrayInfo] = []
-        self.statements: list[Statement] = []
         self.decisions: list[Interleaving] = []
-        self.taken = {a.name for a in program.arrays} | {s.name for s in program.statements}
-        self.taken |= {n.iterator for n in nodes(program.root) if isinstance(n, For)}
 
     def visit(self, node: Node) -> tuple[Node, dict[str, tuple[str, ...]]]:
         """The rewritten node and, for each private local copied below it, its copies (an
@@ -188,19 +182,8 @@ class _Interleaver:
     def written(self, node: Node) -> set[str]:
         return {self.program.statement(name).array for name in statements_in(node)}
 
-    def fresh(self, stem: str) -> str:
-        name, n = stem, 0
-        while name in self.taken:
-            n += 1
-            name = f"{stem}{n}"
-        self.taken.add(name)
-        return name
-
     def copy_array(self, name: str, k: int) -> str:
-        copy = replace(self.infos[name], name=self.fresh(f"{name}_il{k}"))
-        self.arrays.append(copy)
-        self.infos[copy.name] = copy
-        return copy.name
+        return self.add_array(replace(self.infos[name], name=self.fresh(f"{name}_il{k}"))).name
 
     def retarget(self, node: Node, iterator: str, value: ir.Expr, names: dict[str, str], k: int) -> Node:
         """``node`` for one interleaved iteration: ``iterator`` replaced by ``value`` and the
@@ -219,11 +202,9 @@ class _Interleaver:
         return Block(tuple(self.retarget(c, iterator, value, names, k) for c in node.children))
 
     def renamed_statement(self, stmt: Statement, names: dict[str, str], k: int) -> Statement:
-        new = replace(stmt, name=self.fresh(f"{stmt.name}_il{k}"), array=names.get(stmt.array, stmt.array),
-                      value=ir.map_loads(stmt.value, lambda load: replace(load, array=names.get(load.array,
-                                                                                                  load.array))))
-        self.statements.append(new)
-        return new
+        return self.add_statement(replace(
+            stmt, name=self.fresh(f"{stmt.name}_il{k}"), array=names.get(stmt.array, stmt.array),
+            value=ir.map_loads(stmt.value, lambda load: replace(load, array=names.get(load.array, load.array)))))
 
 
 def _calls_with_innermost_loop(node: Node, loop: For | None):

@@ -200,38 +200,34 @@ _PY_RENDER = {
 }
 
 
-def map_loads(expr: Expr, fn) -> Expr:
-    """``expr`` with every Load replaced by ``fn(load)`` (bottom-up; other nodes rebuilt)."""
+def map_children(expr: Expr, fn) -> Expr:
+    """``expr`` rebuilt with ``fn(child)`` in place of each direct sub-expression."""
     from dataclasses import fields, replace
 
-    if isinstance(expr, Load):
-        return fn(replace(expr, index=tuple(map_loads(i, fn) for i in expr.index)))
     changes: dict = {}
     for f in fields(expr):
         value = getattr(expr, f.name)
         if isinstance(value, tuple) and value and not isinstance(value[0], str):
-            changes[f.name] = tuple(map_loads(v, fn) for v in value)
+            changes[f.name] = tuple(fn(v) for v in value)
         elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise"):
-            changes[f.name] = map_loads(value, fn)
+            changes[f.name] = fn(value)
     return replace(expr, **changes) if changes else expr
+
+
+def map_loads(expr: Expr, fn) -> Expr:
+    """``expr`` with every Load replaced by ``fn(load)`` (bottom-up; other nodes rebuilt)."""
+    if isinstance(expr, Load):
+        from dataclasses import replace
+
+        return fn(replace(expr, index=tuple(map_loads(i, fn) for i in expr.index)))
+    return map_children(expr, lambda child: map_loads(child, fn))
 
 
 def substitute(expr: Expr, values: dict[str, Expr]) -> Expr:
     """``expr`` with the variables named in ``values`` replaced (all at once)."""
-    from dataclasses import fields, replace
-
     if isinstance(expr, Var):
         return values.get(expr.name, expr)
-    if not children(expr):
-        return expr
-    changes: dict = {}
-    for f in fields(expr):
-        value = getattr(expr, f.name)
-        if isinstance(value, tuple) and value and not isinstance(value[0], str):
-            changes[f.name] = tuple(substitute(v, values) for v in value)
-        elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise"):
-            changes[f.name] = substitute(value, values)
-    return replace(expr, **changes)
+    return map_children(expr, lambda child: substitute(child, values))
 
 
 def linear_coefficient(expr: Expr, var: str) -> int | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from polyfuse import ir
-from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound, nodes
+from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, ProgramEdit, StmtCall, exclusive_bound
 from polyfuse.scop import ArrayInfo, Statement
 
 _FLOATS = ("float32", "float64")
@@ -54,21 +54,14 @@ def split_minmax_reductions(program: LoopProgram, *, vector_bytes: int,
     root = splitter.visit(program.root)
     if not splitter.decisions:
         return program, ()
-    new = replace(program, root=root, arrays=program.arrays + tuple(splitter.arrays),
-                  statements=program.statements + tuple(splitter.statements))
-    return new, tuple(splitter.decisions)
+    return splitter.program_with(root), tuple(splitter.decisions)
 
 
-class _Splitter:
+class _Splitter(ProgramEdit):
     def __init__(self, program: LoopProgram, vector_bytes: int) -> None:
-        self.program = program
+        super().__init__(program)
         self.vector_bytes = vector_bytes
-        self.infos = {a.name: a for a in program.arrays}
-        self.arrays: list[ArrayInfo] = []
-        self.statements: list[Statement] = []
         self.decisions: list[LaneSplit] = []
-        self.taken = {a.name for a in program.arrays} | {s.name for s in program.statements}
-        self.taken |= {n.iterator for n in nodes(program.root) if isinstance(n, For)}
 
     def visit(self, node: Node) -> Node:
         """Rewrite below ``node``; a parallel loop privatises the lanes made inside it."""
@@ -113,10 +106,9 @@ class _Splitter:
         def new(name: str, iterators: tuple[str, ...], array: str, index: tuple[ir.Expr, ...],
                 value: ir.Expr) -> str:
             text = f"{array}[{', '.join(ir.to_python(i) for i in index)}] = {ir.to_python(value)}"
-            made = replace(stmt, name=self.fresh(f"{stmt.name}_{name}"), iterators=iterators, array=array,
-                           index=index, value=value, span=replace(stmt.span, text=text))
-            self.statements.append(made)
-            return made.name
+            return self.add_statement(replace(stmt, name=self.fresh(f"{stmt.name}_{name}"), iterators=iterators,
+                                              array=array, index=index, value=value,
+                                              span=replace(stmt.span, text=text))).name
 
         def loop_over(iterator: str, start: ir.Expr, stop: ir.Expr, body: Node, step: int = 1) -> For:
             return For(iterator, start, ir.Compare("<", ir.Var(iterator, ir.INT), stop), step, body)
@@ -171,17 +163,7 @@ class _Splitter:
         return call, stmt, value.op, value.rhs
 
     def local(self, stem: str, dtype: str, shape: tuple[ir.Expr, ...]) -> ArrayInfo:
-        info = ArrayInfo(self.fresh(stem), dtype, shape, "local", register_tile=bool(shape))
-        self.arrays.append(info)
-        return info
-
-    def fresh(self, stem: str) -> str:
-        name, n = stem, 0
-        while name in self.taken:
-            n += 1
-            name = f"{stem}{n}"
-        self.taken.add(name)
-        return name
+        return self.add_array(ArrayInfo(self.fresh(stem), dtype, shape, "local", register_tile=bool(shape)))
 
 
 __all__ = ["LaneSplit", "split_minmax_reductions"]

@@ -7,7 +7,7 @@ and which kernel-local arrays each parallel iteration needs a private copy of.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polyfuse import ir
 from polyfuse.scop import Argument, ArrayInfo, Statement
@@ -68,6 +68,41 @@ class LoopProgram:
 
     def local_arrays(self) -> tuple[ArrayInfo, ...]:
         return tuple(a for a in self.arrays if a.kind == "local")
+
+
+class ProgramEdit:
+    """What a loop-AST pass adds to a program: local arrays and statements, under names no array,
+    statement or loop iterator of the program uses yet."""
+
+    def __init__(self, program: LoopProgram) -> None:
+        self.program = program
+        self.infos = {a.name: a for a in program.arrays}
+        self.arrays: list[ArrayInfo] = []
+        self.statements: list[Statement] = []
+        self.taken = {a.name for a in program.arrays} | {s.name for s in program.statements}
+        self.taken |= {n.iterator for n in nodes(program.root) if isinstance(n, For)}
+
+    def fresh(self, stem: str) -> str:
+        name, n = stem, 0
+        while name in self.taken:
+            n += 1
+            name = f"{stem}{n}"
+        self.taken.add(name)
+        return name
+
+    def add_array(self, info: ArrayInfo) -> ArrayInfo:
+        self.arrays.append(info)
+        self.infos[info.name] = info
+        return info
+
+    def add_statement(self, statement: Statement) -> Statement:
+        self.statements.append(statement)
+        return statement
+
+    def program_with(self, root: Node) -> LoopProgram:
+        """The program with ``root`` and everything added."""
+        return replace(self.program, root=root, arrays=self.program.arrays + tuple(self.arrays),
+                       statements=self.program.statements + tuple(self.statements))
 
 
 def nodes(node: Node):
