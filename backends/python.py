@@ -13,9 +13,9 @@ from itertools import count
 
 import numpy as np
 
-from polyfuse import ir
-from polyfuse.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
-from polyfuse.scop import isl_name
+from polyfuse.model import ir
+from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.model.scop import isl_name
 
 _serial = count()
 

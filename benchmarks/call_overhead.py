@@ -83,7 +83,7 @@ def machine_code(kernel: polyfuse.Kernel, args: tuple) -> Callable[[], None]:
     calls = []
     for compiled in backend.phases:
         if compiled.phase.parallel:
-            from polyfuse.runtime import evaluate_int
+            from polyfuse.runtime.variant import evaluate_int
 
             start, stop = evaluate_int(compiled.phase.start, env), evaluate_int(compiled.phase.stop, env)
             calls.append((compiled.function, (*values, 0, max(0, -(-(stop - start) // compiled.phase.step)))))
@@ -98,7 +98,7 @@ def machine_code(kernel: polyfuse.Kernel, args: tuple) -> Callable[[], None]:
 
 
 def _shape(info, env) -> tuple[int, ...]:
-    from polyfuse.runtime import evaluate_int
+    from polyfuse.runtime.variant import evaluate_int
 
     return tuple(evaluate_int(e, env) for e in info.shape)
 
@@ -132,7 +132,7 @@ def measure(number: int, repeat: int) -> list[dict]:
 def pool_wakeup_us(number: int, repeat: int) -> float:
     """What sending two chunks with nothing to do to the thread pool and waiting for them costs:
     the price a parallel phase pays on threads (``backends/parallel.MIN_PARALLEL_SECONDS``)."""
-    from polyfuse import threads
+    from polyfuse.runtime import threads
 
     pool = threads.pool(2)
 
@@ -158,7 +158,7 @@ def main() -> None:
     print(f"{'case':32s} {'call us':>9s} {'machine code us':>16s} {'overhead us':>12s}")
     for row in rows:
         print(f"{row['case']:32s} {row['call_us']:9.2f} {row['machine_code_us']:16.2f} {row['overhead_us']:12.2f}")
-    from polyfuse.backends.parallel import MIN_PARALLEL_SECONDS
+    from polyfuse.backends.cpu.parallel import MIN_PARALLEL_SECONDS
 
     print(f"\nwaking the thread pool for 2 empty chunks: {wakeup:.1f} us "
           f"(parallel phases need {MIN_PARALLEL_SECONDS * 1e6:.0f} us of serial work)")

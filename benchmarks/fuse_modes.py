@@ -15,7 +15,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 import polyfuse  # noqa: E402
-from polyfuse import suite  # noqa: E402
+from polyfuse.bench import suite  # noqa: E402
 
 
 def best_of(fn, spec, preset: str, repeats: int = 3) -> float:

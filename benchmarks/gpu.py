@@ -112,7 +112,7 @@ class Bench:
         from numba import cuda
 
         import polyfuse
-        from polyfuse import suite
+        from polyfuse.bench import suite
 
         self.np, self.cuda, self.polyfuse, self.suite = np, cuda, polyfuse, suite
         self.quick, self.repeats = quick, repeats
@@ -278,7 +278,7 @@ def main(argv=None) -> int:
         print("the CUDA simulator is on (NUMBA_ENABLE_CUDASIM): use --quick, or unset it on a GPU machine")
         return 2
     bench = Bench(opts.quick, opts.repeats or (1 if opts.quick else 10))
-    from polyfuse.backends.cuda import cuda_api
+    from polyfuse.backends.cuda.codegen import cuda_api
 
     cuda_api("benchmarks/gpu.py")  # a clear error without a GPU
     peak = None if simulator else peak_bandwidth(bench.cuda)

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 import polyfuse
-from polyfuse import suite
+from polyfuse.bench import suite
 
 DEFAULT = "mvt,gemver,gesummv,softmax,attention_rows"
 

@@ -14,8 +14,8 @@ os.environ.setdefault("POLYFUSE_DISABLE_CACHE", "1")
 import numpy as np  # noqa: E402
 
 import polyfuse  # noqa: E402
-import polyfuse.tiling as tiling  # noqa: E402
-from polyfuse import suite  # noqa: E402
+import polyfuse.schedule.tiling as tiling  # noqa: E402
+from polyfuse.bench import suite  # noqa: E402
 
 SIZES = [None, (128, 128, 128), (32, 128, 256), (16, 64, 512), (64, 64, 256), (32, 32, 1024)]
 

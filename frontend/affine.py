@@ -11,8 +11,8 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from polyfuse import ir
-from polyfuse.scop import shape_param
+from polyfuse.model import ir
+from polyfuse.model.scop import shape_param
 
 
 @dataclass(frozen=True)

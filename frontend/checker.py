@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from polyfuse.ir import MATH_FUNCS
+from polyfuse.model.ir import MATH_FUNCS
 
 from .source import KernelSource
 

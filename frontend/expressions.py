@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 
-from polyfuse import ir
 from polyfuse.errors import UnsupportedError
-from polyfuse.scop import isl_name
+from polyfuse.model import ir
+from polyfuse.model.scop import isl_name
 
 from .affine import Affine
 from .checker import module_of

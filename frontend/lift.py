@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polyfuse import ir
 from polyfuse.errors import UnsupportedError
-from polyfuse.schedule_tree import StmtNode, loop_of
-from polyfuse.scop import Argument, ArrayInfo, Scop, Statement, isl_name, shape_param
+from polyfuse.model import ir
+from polyfuse.model.schedule_tree import StmtNode, loop_of
+from polyfuse.model.scop import Argument, ArrayInfo, Scop, Statement, isl_name, shape_param
 
 from .affine import Affine, AffineConverter
 from .checker import check_subset, module_of

@@ -21,7 +21,7 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from polyfuse.bench import DEFAULT_JSON, PRESETS, SECTIONS
+    from polyfuse.bench.harness import DEFAULT_JSON, PRESETS, SECTIONS
 
     parser = argparse.ArgumentParser(
         prog="polyfuse", description="polyfuse: a polyhedral loop-nest optimizer (fusion for cache).")
@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from polyfuse import bench, suite
+    from polyfuse.bench import harness as bench
+    from polyfuse.bench import suite
 
     if args.list:
         for spec in suite.KERNELS.values():
@@ -99,7 +100,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _version() -> int:
-    from polyfuse.bench import machine_info
+    from polyfuse.bench.harness import machine_info
 
     info = machine_info()
     print(f"polyfuse {__version__}")
@@ -117,7 +118,8 @@ def _sysinfo() -> int:
     import numba
     import numpy
 
-    from polyfuse import cache, hardware, threads
+    from polyfuse import hardware
+    from polyfuse.runtime import cache, threads
 
     cpu = hardware.cpu_info()
     sources = dict(cpu.sources)
@@ -139,7 +141,7 @@ def _sysinfo() -> int:
 
 
 def _cache(action: str) -> int:
-    from polyfuse import cache
+    from polyfuse.runtime import cache
 
     if action == "clear":
         print(f"removed {cache.clear()} entries from {cache.directory()}")

@@ -11,21 +11,21 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from polyfuse.astgen import build_loop_program
-from polyfuse.contraction import contract
-from polyfuse.dependences import check_scalars_defined, compute_dependences
+from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
+from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import VerificationError
 from polyfuse.frontend import lift
-from polyfuse.fusion import report
-from polyfuse.interleave import interleave_reductions
-from polyfuse.isl_budget import BudgetExceeded, bounded
-from polyfuse.lanes import split_minmax_reductions
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
+from polyfuse.model.scop import Argument
 from polyfuse.options import Options
-from polyfuse.registers import promote_register_tiles
-from polyfuse.scheduler import choose_schedule
-from polyfuse.scop import Argument
-from polyfuse.tiling import REGISTER_TILE_VECTORS
-from polyfuse.verify import schedule_violations
+from polyfuse.passes.astgen import build_loop_program
+from polyfuse.passes.interleave import interleave_reductions
+from polyfuse.passes.lanes import split_minmax_reductions
+from polyfuse.passes.registers import promote_register_tiles
+from polyfuse.schedule.contraction import contract
+from polyfuse.schedule.fusion import report
+from polyfuse.schedule.scheduler import choose_schedule
+from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
 
 
 @dataclass

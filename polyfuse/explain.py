@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from polyfuse.loop_ast import For, display_names, nodes, render
-from polyfuse.phases import plan_phases
+from polyfuse.backends.cpu.phases import plan_phases
+from polyfuse.model.loop_ast import For, display_names, nodes, render
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,8 @@ class Explanation:
     def at_sizes(self, sizes: dict[str, Any]) -> Explanation:
         """The fusion records with their traffic estimates evaluated at these sizes (a call's
         arrays and integers) and the footprint set against the cache sizes."""
+        from polyfuse.analysis.traffic import evaluate
         from polyfuse.hardware import cpu_info
-        from polyfuse.traffic import evaluate
 
         cpu = cpu_info()
         records = []

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .threads import available_cpus
+from polyfuse.runtime.threads import available_cpus
 
 CACHE_ROOT = Path("/sys/devices/system/cpu/cpu0/cache")
 DEFAULTS = {"l1d": 32 * 1024, "l2": 1024 * 1024, "l3": 32 * 1024 * 1024, "line": 64}

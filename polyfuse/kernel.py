@@ -11,18 +11,18 @@ from typing import Any
 
 import numpy as np
 
-from polyfuse import cache
-from polyfuse.bounds import BoundsChecker
+from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.compiler import compile_loop_program
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
 from polyfuse.frontend.source import read_source
-from polyfuse.isl_budget import ISL_LOCK
-from polyfuse.isl_budget import budget as isl_budget
+from polyfuse.model.isl_budget import ISL_LOCK
+from polyfuse.model.isl_budget import budget as isl_budget
+from polyfuse.model.scop import Argument
 from polyfuse.options import Options, debug_errors, default_verify
-from polyfuse.runtime import CallPlan, CompiledVariant, call_key, local_bytes
-from polyfuse.scop import Argument
-from polyfuse.signature import argument_of, is_device_array, signature_key
+from polyfuse.runtime import cache
+from polyfuse.runtime.signature import argument_of, is_device_array, signature_key
+from polyfuse.runtime.variant import CallPlan, CompiledVariant, call_key, local_bytes
 
 _COMPILE_LOCK = ISL_LOCK
 MAX_PLANS = 64  # call plans (sets of sizes) kept per kernel; the oldest goes first
@@ -223,7 +223,7 @@ def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:
 
 
 def _from_cache(entry: dict[str, Any]) -> CompiledVariant:
-    from polyfuse.backends.llvm import load_artifact
+    from polyfuse.backends.cpu.llvm import load_artifact
 
     return CompiledVariant(
         arguments=entry["arguments"], params=entry["params"], local_arrays=entry["local_arrays"],
@@ -250,10 +250,10 @@ def _backend(target: str):
 
         return lambda program, options: compile_python(program)
     if target == "cuda":
-        from polyfuse.backends.cuda import compile_cuda
+        from polyfuse.backends.cuda.codegen import compile_cuda
 
         return compile_cuda
-    from polyfuse.backends.llvm import compile_llvm
+    from polyfuse.backends.cpu.llvm import compile_llvm
 
     return compile_llvm
 

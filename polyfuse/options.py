@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from polyfuse.schedule.scheduler import FUSE_MODES
+
 from .errors import ArgumentError
-from .scheduler import FUSE_MODES
 
 TARGETS = ("cpu", "python", "cuda")
 
@@ -81,7 +82,7 @@ class Options:
         """Iterations interleaved around float reductions (0: none; GPUs map the loop to threads)."""
         if not self.interleave or self.target == "cuda" or not env_flag("POLYFUSE_INTERLEAVE", True):
             return 0
-        from .interleave import INTERLEAVE
+        from polyfuse.passes.interleave import INTERLEAVE
 
         return INTERLEAVE
 

@@ -39,7 +39,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def has_cpu_backend() -> bool:
     """The LLVM backend (target="cpu") is importable."""
     try:
-        return importlib.util.find_spec("polyfuse.backends.llvm") is not None
+        return importlib.util.find_spec("polyfuse.backends.cpu.llvm") is not None
     except (ImportError, ValueError):
         return False
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from conftest import copy_args
 
-from polyfuse import bench, suite
+from polyfuse.bench import harness as bench
+from polyfuse.bench import suite
 
 WITH_NUMPY = [name for name, sk in suite.KERNELS.items() if sk.numpy_func is not None]
 
@@ -107,7 +108,7 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
 
 
 def test_chart_is_written_when_matplotlib_is_there(tmp_path):
-    from polyfuse import bench
+    from polyfuse.bench import harness as bench
 
     settings = bench.BenchSettings(preset="test", target="cpu", kernels=("chain3",), repeats=1, min_time=0.0,
                                    seed=0, threads=None, use_cache=False, section="loops")

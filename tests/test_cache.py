@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import polyfuse
-from polyfuse import cache
 from polyfuse.cli import main as cli_main
+from polyfuse.runtime import cache
 
 
 def axpy(a, X, Y):

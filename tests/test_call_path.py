@@ -9,7 +9,7 @@ from numpy.lib.stride_tricks import as_strided
 
 import polyfuse
 from polyfuse.errors import ArgumentError
-from polyfuse.runtime import CallPlan, address, byte_span
+from polyfuse.runtime.variant import CallPlan, address, byte_span
 
 
 def add(a, b, out):
@@ -194,7 +194,7 @@ def test_byte_span_covers_exactly_the_elements(array):
 
 @pytest.fixture
 def two_threads():
-    from polyfuse import threads
+    from polyfuse.runtime import threads
 
     saved = threads._num_threads
     threads.set_num_threads(2)
@@ -203,7 +203,7 @@ def two_threads():
 
 
 def test_a_small_parallel_phase_runs_serially_without_asking_for_the_thread_count(two_threads, monkeypatch):
-    from polyfuse import threads
+    from polyfuse.runtime import threads
 
     k = polyfuse.kernel(add)
     a, b, out = np.arange(64.0), np.ones(64), np.empty(64)
@@ -218,7 +218,7 @@ def test_a_small_parallel_phase_runs_serially_without_asking_for_the_thread_coun
 def test_a_slow_first_measurement_does_not_keep_a_small_phase_on_threads(two_threads, monkeypatch):
     """A serial run slowed down by another job makes the team look faster only until the next
     serial run (before, one such run sent the phase to threads for good)."""
-    from polyfuse.backends import parallel
+    from polyfuse.backends.cpu import parallel
 
     monkeypatch.setattr(parallel, "_measure_chunks", lambda compiled, args, count: (
         compiled.function(*args, 0, count), parallel.RegionTimes(True, [1.0]))[1])

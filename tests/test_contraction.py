@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import polyfuse
-from polyfuse import suite
+from polyfuse.bench import suite
 
 
 def _args(name: str, preset: str = "test"):

@@ -9,8 +9,8 @@ from conftest import check_against_python, define
 from polyfuse.frontend import lift
 
 import polyfuse
-from polyfuse.dependences import compute_dependences
-from polyfuse.signature import argument_of
+from polyfuse.analysis.dependences import compute_dependences
+from polyfuse.runtime.signature import argument_of
 
 
 def scop_of(fn, *values):
@@ -215,7 +215,7 @@ def test_wrong_exact_dataflow_is_caught(fuse):
     final statement, missing ``T[i % 4] -= ...`` at i = 7 (n = 17): fuse="max" then moved the final
     statement before the loop and both the scheduler and the verifier accepted it (found by a
     randomized hypothesis run).  exact_flow checks isl's answer against the memory-based one."""
-    from polyfuse.dependences import exact_flow, on_array
+    from polyfuse.analysis.dependences import exact_flow, on_array
 
     fn = define("import numpy as np\n" + MODULO_LAST_WRITER, "kern")
     rng = np.random.default_rng(1663)

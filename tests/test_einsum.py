@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polyfuse
-from polyfuse.einsum import einsum, einsum_path
+from polyfuse.tensor.einsum import einsum, einsum_path
 
-pe = importlib.import_module("polyfuse.einsum")  # the module (polyfuse.einsum may be the function)
+pe = importlib.import_module("polyfuse.tensor.einsum")  # the module (polyfuse.einsum may be the function)
 
 TARGETS = ["python", "cpu"]
 

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import polyfuse
-from polyfuse.einsum import einsum, einsum_path
+from polyfuse.tensor.einsum import einsum, einsum_path
 
-pe = importlib.import_module("polyfuse.einsum")
+pe = importlib.import_module("polyfuse.tensor.einsum")
 
 
 def _close(result, expected, rtol=1e-9):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from conftest import check_against_python, define
 
-from polyfuse import ir
-from polyfuse.expansion import isl_text
+from polyfuse.model import ir
+from polyfuse.schedule.expansion import isl_text
 
 MATMUL_ACC = '''def mm(A, B, C):
     for i in range(A.shape[0]):

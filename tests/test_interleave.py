@@ -15,8 +15,8 @@ from program_gen import programs
 from test_programs_hypothesis import COMMON, run_plain
 
 import polyfuse
-from polyfuse import suite
-from polyfuse.interleave import INTERLEAVE
+from polyfuse.bench import suite
+from polyfuse.passes.interleave import INTERLEAVE
 
 TARGETS = ["python"] + (["cpu"] if HAS_CPU else [])
 

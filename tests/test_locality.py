@@ -7,9 +7,9 @@ import pytest
 from conftest import check_against_python, define
 
 import polyfuse
-from polyfuse import ir
-from polyfuse.ir import linear_coefficient as coefficient
-from polyfuse.suite import softmax
+from polyfuse.bench.suite import softmax
+from polyfuse.model import ir
+from polyfuse.model.ir import linear_coefficient as coefficient
 
 MATMUL_KJ = '''def mm(A, B, C):
     for i in range(A.shape[0]):

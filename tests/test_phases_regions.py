@@ -3,10 +3,11 @@ decisions are tested whatever the scheduler makes of real kernels)."""
 
 from __future__ import annotations
 
-from polyfuse import ir
-from polyfuse.loop_ast import Block, For, LoopProgram, StmtCall
-from polyfuse.phases import plan_phases
-from polyfuse.scop import ArrayInfo, Statement
+from polyfuse.backends.cpu.phases import plan_phases
+
+from polyfuse.model import ir
+from polyfuse.model.loop_ast import Block, For, LoopProgram, StmtCall
+from polyfuse.model.scop import ArrayInfo, Statement
 
 N = ir.Var("n", ir.INT)
 

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polyfuse
-from polyfuse import ir
-from polyfuse.astgen import top_level_loops
-from polyfuse.loop_ast import Block, For, If, StmtCall, exclusive_bound
-from polyfuse.runtime import evaluate_int
+from polyfuse.model import ir
+from polyfuse.model.loop_ast import Block, For, If, StmtCall, exclusive_bound
+from polyfuse.passes.astgen import top_level_loops
+from polyfuse.runtime.variant import evaluate_int
 
 
 def matmul(C, A, B):

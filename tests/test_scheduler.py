@@ -11,10 +11,10 @@ from conftest import check_against_python
 from polyfuse.frontend import lift
 
 import polyfuse
-from polyfuse.dependences import compute_dependences
-from polyfuse.scheduler import choose_schedule
-from polyfuse.signature import argument_of
-from polyfuse.verify import schedule_violations
+from polyfuse.analysis.dependences import compute_dependences
+from polyfuse.analysis.verify import schedule_violations
+from polyfuse.runtime.signature import argument_of
+from polyfuse.schedule.scheduler import choose_schedule
 
 
 def scop_of(fn, *values):
@@ -145,7 +145,7 @@ def test_verifier_falls_back_to_memory_order_when_isl_dataflow_fails(monkeypatch
     """isl's exact dataflow fails on some strided programs (found by random programs under
     verify=True, where it became an InternalError): the verifier then requires every two accesses
     of one element to keep their order, which program order does and the reversal does not."""
-    import polyfuse.verify as verify
+    import polyfuse.analysis.verify as verify
 
     def failing(sink, source, schedule):
         raise isl.Error("affine expression involves some of the domain dimensions")

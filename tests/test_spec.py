@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polyfuse
-from polyfuse.einsum import ATTENTION_SPEC, MLP_SPEC
-from polyfuse.spec import SpecError, spec
+from polyfuse.tensor.einsum import ATTENTION_SPEC, MLP_SPEC
+from polyfuse.tensor.spec import SpecError, spec
 
 TARGETS = ["python", "cpu"]
 

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polyfuse.einsum import ATTENTION_SPEC, MLP_SPEC
-from polyfuse.spec import spec
+from polyfuse.tensor.einsum import ATTENTION_SPEC, MLP_SPEC
+from polyfuse.tensor.spec import spec
 
-ps = importlib.import_module("polyfuse.spec")
+ps = importlib.import_module("polyfuse.tensor.spec")
 
 
 def _attention_np(Q, K, V, scale):
@@ -163,7 +163,7 @@ def test_call_time_errors_still_point_at_the_spec():
 
 
 def test_bench_reports_peak_memory_beyond_the_result():
-    from polyfuse.bench import peak_extra_bytes
+    from polyfuse.bench.harness import peak_extra_bytes
 
     n = 512
     rng = np.random.default_rng(7)
@@ -251,7 +251,7 @@ def test_intermediates_are_reused_and_never_returned():
 
 
 def test_workspace_is_bounded(monkeypatch):
-    pe = importlib.import_module("polyfuse.einsum")
+    pe = importlib.import_module("polyfuse.tensor.einsum")
     monkeypatch.setattr(pe, "WORKSPACE_KEYS", 2)
     rng = np.random.default_rng(9)
     mlp = spec(MLP_SPEC)
@@ -296,7 +296,7 @@ def test_concurrent_calls_get_separate_buffers(small_blocks):
 
 
 def test_workspace_take_gives_each_taker_its_own_set():
-    pe = importlib.import_module("polyfuse.einsum")
+    pe = importlib.import_module("polyfuse.tensor.einsum")
     ws = pe.Workspace()
     layout = (((4, 5), np.dtype(np.float64)),)
     with ws.take(layout) as first, ws.take(layout) as second:

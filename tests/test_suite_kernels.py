@@ -9,7 +9,7 @@ import pytest
 from conftest import FUSES, TARGETS, assert_same_arrays, copy_args
 
 import polyfuse
-from polyfuse import suite
+from polyfuse.bench import suite
 
 NAMES = list(suite.KERNELS)
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from polyfuse import threads
+from polyfuse.runtime import threads
 
 
 def test_members_run_at_the_same_time():

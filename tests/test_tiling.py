@@ -9,11 +9,11 @@ import pytest
 from conftest import assert_same_arrays, copy_args
 
 import polyfuse
-from polyfuse import suite
+from polyfuse.bench import suite
 from polyfuse.compiler import compile_loop_program
 from polyfuse.options import Options
-from polyfuse.signature import argument_of
-from polyfuse.tiling import choose_tile_sizes, footprint
+from polyfuse.runtime.signature import argument_of
+from polyfuse.schedule.tiling import choose_tile_sizes, footprint
 
 TILED = ["gemm", "2mm", "3mm", "trmm", "syrk", "doitgen", "matmul_bias_relu", "attention_rows"]
 

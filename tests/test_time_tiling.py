@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 import polyfuse
-from polyfuse import suite, time_tiling
-from polyfuse.scheduler import choose_schedule
-from polyfuse.time_tiling import tile_sizes
+from polyfuse.bench import suite
+from polyfuse.schedule import time_tiling
+from polyfuse.schedule.scheduler import choose_schedule
+from polyfuse.schedule.time_tiling import tile_sizes
 
 SMALL_TILES = {"jacobi-1d": "3,8", "jacobi-2d": "3,4,8", "heat-3d": "2,3,3,8", "fdtd-2d": "3,4,8"}
 SIZES = {  # odd sizes, not multiples of the tiles; time steps 0, 1 and odd

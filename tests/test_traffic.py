@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 import polyfuse
-from polyfuse.suite import chain3
-from polyfuse.traffic import evaluate
+from polyfuse.analysis.traffic import evaluate
+from polyfuse.bench.suite import chain3
 
 
 def scale_then_add(A, T, out):

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from program_gen import programs
 
 import polyfuse
-from polyfuse import suite
+from polyfuse.bench import suite
 
 cuda = pytest.importorskip("numba.cuda")
 from numba import config as numba_config  # noqa: E402
@@ -146,13 +146,13 @@ def transpose_add(A, B, C):
 
 
 def _stmt_calls(node):
-    from polyfuse.loop_ast import StmtCall, nodes
+    from polyfuse.model.loop_ast import StmtCall, nodes
 
     return [n for n in nodes(node) if isinstance(n, StmtCall)]
 
 
 def _vars(expr):
-    from polyfuse import ir
+    from polyfuse.model import ir
 
     return [e for e in ir.walk(expr) if isinstance(e, ir.Var)]
 
@@ -289,7 +289,7 @@ def test_device_arrays_are_used_in_place_without_copies():
 
 
 def test_device_array_signature():
-    from polyfuse.signature import argument_of
+    from polyfuse.runtime.signature import argument_of
 
     arg = argument_of("A", cuda.to_device(np.zeros((3, 4), np.float32)))
     assert (arg.kind, arg.dtype, arg.rank, arg.layout) == ("array", "float32", 2, "C")
@@ -318,7 +318,7 @@ def test_empty_iteration_space_launches_nothing():
 # ---- errors ------------------------------------------------------------------------------------
 
 def test_clear_error_without_gpu_or_simulator(monkeypatch):
-    from polyfuse.backends import cuda as backend
+    from polyfuse.backends.cuda import codegen as backend
 
     monkeypatch.setattr(numba_config, "ENABLE_CUDASIM", 0)
     monkeypatch.setattr(cuda, "is_available", lambda: False)

@@ -23,12 +23,12 @@ from hypothesis import strategies as st
 from program_gen import programs
 
 import polyfuse
-from polyfuse import suite
+from polyfuse.bench import suite
 
 cuda = pytest.importorskip("numba.cuda")
 from numba import config as numba_config  # noqa: E402
-from polyfuse.backends import cuda_promote  # noqa: E402
-from polyfuse.backends.cuda_affine import Linear, interval, linear, variable  # noqa: E402
+from polyfuse.backends.cuda import promote as cuda_promote  # noqa: E402
+from polyfuse.backends.cuda.affine import Linear, interval, linear, variable  # noqa: E402
 from test_cuda import cuda_matches_python_backend  # noqa: E402
 
 SIMULATOR = bool(numba_config.ENABLE_CUDASIM)
@@ -92,7 +92,7 @@ def test_promoted_kernels_match_python_on_and_off(name, fuse, sizes, monkeypatch
                                                ("syrk", "none", dict(n=40, m=9))])
 def test_several_blocks_and_tiles_per_block(name, fuse, sizes, monkeypatch):
     """More threads than the simulator's default 64: several blocks, each taking several tiles."""
-    from polyfuse.backends import cuda as backend_module
+    from polyfuse.backends.cuda import codegen as backend_module
 
     monkeypatch.setattr(backend_module, "SIM_MAX_THREADS", 256)
     sk = suite.KERNELS[name]
@@ -142,7 +142,7 @@ def test_written_arrays_are_never_staged_and_buffers_fit_the_budget():
 
 
 def _statements(node):
-    from polyfuse.loop_ast import statements_in
+    from polyfuse.model.loop_ast import statements_in
 
     return statements_in(node)
 
@@ -221,7 +221,7 @@ def mm(A, B, C, D):
 # ---- affine footprints ---------------------------------------------------------------------------
 
 def test_affine_forms_and_intervals():
-    from polyfuse import ir
+    from polyfuse.model import ir
 
     i, k = ir.Var("i", "int64"), ir.Var("k", "int64")
     expr = ir.BinOp("-", ir.BinOp("*", ir.int_const(2), i, "int64"), ir.BinOp("+", k, ir.int_const(3), "int64"),

@@ -142,7 +142,7 @@ def test_kernels_compile_and_run_from_several_threads():
     """isl is not thread-safe: polyfuse serialises its isl work, calls stay concurrent."""
     import threading
 
-    from polyfuse import suite
+    from polyfuse.bench import suite
 
     errors = []
 

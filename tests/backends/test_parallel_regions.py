@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from program_gen import programs
 
 import polyfuse
-from polyfuse import suite, threads
+from polyfuse.bench import suite
+from polyfuse.runtime import threads
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
 
@@ -25,7 +26,7 @@ KERNELS = ["jacobi-1d", "jacobi-2d", "heat-3d", "fdtd-2d", "lu", "cholesky", "fl
 def forced(monkeypatch):
     """Every region runs on the team once measured, whatever its size and however fast the team
     turns out; thread count restored after."""
-    from polyfuse.backends import parallel
+    from polyfuse.backends.cpu import parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "REGION_MIN_SECONDS_PER_BARRIER", 0.0)
@@ -120,7 +121,7 @@ def test_small_work_per_barrier_stays_serial():
 
 
 def test_team_runs_only_while_faster():
-    from polyfuse.backends.parallel import MAX_RECHECK, RECHECK_EVERY, WINDOW, RegionTimes
+    from polyfuse.backends.cpu.parallel import MAX_RECHECK, RECHECK_EVERY, WINDOW, RegionTimes
 
     times = RegionTimes(worth_threads=True, serial=[1.0])
     for _ in range(WINDOW):  # the team gets WINDOW runs before it is judged

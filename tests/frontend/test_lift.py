@@ -9,7 +9,7 @@ import numpy as np
 from polyfuse.frontend import lift
 
 import polyfuse
-from polyfuse.signature import argument_of
+from polyfuse.runtime.signature import argument_of
 
 
 def scop_of(fn, *values):

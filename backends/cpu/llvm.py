@@ -1,0 +1,604 @@
+"""LLVM backend: loop AST + statement bodies -> LLVM IR (llvmlite) -> O3 for the host -> JIT.
+
+The generated function takes, in order: each argument (arrays as element pointers, ints as i64,
+floats as double), the strides of arrays passed with any layout, the array extents, and the
+kernel-local arrays.  Local scalars are stack slots, so LLVM keeps them in registers.  A phase
+that runs as a parallel region (``polyfuse.phases``) gets a second function, ``<phase>.region``,
+taking also the thread's number, the thread count and the barrier block; its barrier is a
+function of a separate module (``barrier_module``), so the optimiser of the kernel treats it as
+an opaque call that may read and write every array (their pointers are passed to it).
+Python semantics are kept exactly: floor ``//`` and ``%``, integer division by zero gives 0
+(numpy), no fast-math reassociation.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import llvmlite.binding as llvm
+import numpy as np
+from llvmlite import ir as ll
+from polyfuse.backends.cpu.llvm_exprs import ExprEmitter, llvm_type
+from polyfuse.backends.cpu.parallel import (
+    BARRIER_ABORT,
+    BARRIER_GENERATION,
+    CHUNK_COUNTER,
+    run_parallel,
+    run_region,
+    trip_count,
+)
+from polyfuse.backends.cpu.phases import (
+    Phase,
+    plan_phases,
+    region_groups,
+    region_level,
+    region_role,
+    shared_scalars,
+)
+
+from polyfuse.errors import ArgumentError
+from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.model.scop import ArrayInfo, isl_name
+from polyfuse.runtime.variant import address
+
+_INIT_LOCK = threading.Lock()
+_TARGET: dict[str, Any] = {}
+
+
+def _initialize() -> str:
+    """Initialise LLVM once per process; returns the host triple."""
+    with _INIT_LOCK:
+        if not _TARGET:
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+            libm = ctypes.util.find_library("m")
+            if libm:
+                llvm.load_library_permanently(libm)
+            libc = ctypes.CDLL(None)
+            llvm.add_symbol("sched_yield", ctypes.cast(libc.sched_yield, ctypes.c_void_p).value)
+            _TARGET["triple"] = llvm.get_process_triple()
+        return _TARGET["triple"]
+
+
+def _target_machine(triple: str):
+    """A fresh host target machine: the JIT engine takes ownership of the one it is given."""
+    return llvm.Target.from_triple(triple).create_target_machine(
+        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3, jit=True,
+    )
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of the generated function and where its value comes from."""
+
+    name: str
+    kind: str  # "array" | "stride" | "i64" | "f64"
+    array: str = ""
+    axis: int = 0
+
+
+@dataclass
+class CompiledPhase:
+    """One phase's JIT function; parallel phases take (first, last) iteration indices too.
+    ``region``: the parallel-region function, taking (thread, threads, barrier block) too."""
+
+    phase: Phase
+    function: Any
+    region: Any = None
+
+
+@dataclass
+class LLVMKernel:
+    """JIT-compiled phases; call it with the runtime's value dict."""
+
+    artifact: LLVMArtifact
+    phases: tuple[CompiledPhase, ...]
+    locals: dict[str, ArrayInfo]
+    engine: Any = field(repr=False)
+    # what backends/parallel.py measured: (phase, threads, sizes) -> RegionTimes, for parallel
+    # phases (sizes: the trip count) and regions (sizes: the integer arguments); serial_sizes:
+    # (phase, sizes) measured not worth threads (cleared, never replaced: Launch steps hold it)
+    phase_times: dict[tuple, Any] = field(default_factory=dict, repr=False)
+    region_times: dict[tuple, Any] = field(default_factory=dict, repr=False)
+    serial_sizes: set[tuple] = field(default_factory=set, repr=False)
+    phase_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run in chunks on threads
+    region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on a team
+
+    @functools.cached_property
+    def int_positions(self) -> tuple[int, ...]:
+        """Positions of the integer parameters (sizes) in the argument list."""
+        return tuple(k for k, p in enumerate(self.params) if p.kind == "i64")
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return self.artifact.params
+
+    @property
+    def llvm_ir(self) -> str:
+        return self.artifact.llvm_ir
+
+    @property
+    def optimized_ir(self) -> str:
+        return self.artifact.optimized_ir
+
+    def __call__(self, values: dict[str, Any]) -> None:
+        args = [self._value(p, values) for p in self.params]
+        for compiled in self.phases:
+            if compiled.phase.parallel:
+                run_parallel(self, compiled, args, values)
+            elif compiled.region is not None:
+                run_region(self, compiled, args)
+            else:
+                compiled.function(*args)
+
+    def prepare(self, values: dict[str, Any], arguments: tuple[str, ...]) -> Launch | None:
+        """What every call with these sizes shares (``values``: a call's that passed the runtime's
+        checks): the parameters after the call's own ``arguments`` (strides, extents; local
+        arrays left to the caller) and the phase steps with their trip counts.  None when the
+        parameters do not start with the arguments (the runtime then keeps the full path)."""
+        if tuple(p.name for p in self.params[:len(arguments)]) != arguments:
+            return None
+        tail, slots = [], []
+        for param in self.params[len(arguments):]:
+            if param.kind == "array":
+                slots.append((len(tail), param.name))
+                tail.append(0)
+            else:
+                tail.append(self._value(param, values))
+        sizes = {name: value for name, value in values.items() if type(value) is int}
+        return Launch(self, tuple(tail), tuple(slots), tuple(self._step(c, sizes) for c in self.phases))
+
+    def _step(self, compiled: CompiledPhase, sizes: dict[str, int]) -> Callable[[list], None]:
+        """How one phase runs at these sizes, given the argument list: once measured too small
+        for threads (``serial_sizes``), straight to its serial function."""
+        phase, function = compiled.phase, compiled.function
+        serial_sizes = self.serial_sizes
+        if phase.parallel:
+            count = trip_count(phase, sizes)
+            serial = (phase.index, count)
+
+            def chunks(args: list) -> None:
+                if serial in serial_sizes:
+                    function(*args, 0, count)
+                else:
+                    run_parallel(self, compiled, args, sizes, count)
+
+            return chunks
+        if compiled.region is not None:
+            key = tuple(sizes[self.params[k].name] for k in self.int_positions)
+            serial = (phase.index, key)
+
+            def region(args: list) -> None:
+                if serial in serial_sizes:
+                    function(*args)
+                else:
+                    run_region(self, compiled, args, key)
+
+            return region
+        return lambda args: function(*args)
+
+    @staticmethod
+    def _value(param: Param, values: dict[str, Any]):
+        if param.kind == "array":
+            array = values[param.name]
+            return address(array) if type(array) is np.ndarray else array.ctypes.data
+        if param.kind == "stride":
+            arr = values[param.array]
+            stride, rem = divmod(arr.strides[param.axis], arr.itemsize)
+            if rem:
+                raise ArgumentError(f"array {param.array!r} has a stride that is not a whole number of elements")
+            return stride
+        return values[param.name]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """An LLVM kernel's calls at one set of sizes (``LLVMKernel.prepare``): called with the full
+    argument list, the call's own arguments followed by ``tail`` with the local arrays' addresses
+    put at ``local_slots``."""
+
+    kernel: LLVMKernel
+    tail: tuple  # ctypes values after the call's arguments: strides, extents; 0 where a local goes
+    local_slots: tuple[tuple[int, str], ...]  # (position in tail, local array)
+    steps: tuple[Callable[[list], None], ...]  # one per phase
+
+    def __call__(self, args: list) -> None:
+        for step in self.steps:
+            step(args)
+
+
+def signature(program: LoopProgram, shared: set[str]) -> tuple[Param, ...]:
+    params: list[Param] = []
+    for arg in program.arguments:
+        kind = {"array": "array", "int": "i64", "float": "f64"}[arg.kind]
+        params.append(Param(arg.name, kind))
+    for arg in program.arguments:
+        if arg.kind == "array" and arg.layout != "C":
+            params.extend(Param(f"{arg.name}__stride{d}", "stride", arg.name, d) for d in range(arg.rank))
+    taken = {p.name for p in params}
+    params.extend(Param(p, "i64") for p in program.params if p not in taken)
+    params.extend(Param(a.name, "array") for a in program.local_arrays()
+                  if not a.is_scalar or a.name in shared)
+    return tuple(params)
+
+
+@dataclass(frozen=True)
+class LLVMArtifact:
+    """Everything needed to JIT a kernel again without polyfuse's earlier stages (disk cache)."""
+
+    name: str
+    params: tuple[Param, ...]
+    phases: tuple[Phase, ...]
+    locals: tuple[ArrayInfo, ...]
+    llvm_ir: str
+    optimized_ir: str
+
+
+def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
+    """Generate, optimise and JIT-compile ``program`` for the host CPU, one function per phase."""
+    return load_artifact(generate(program, options))
+
+
+def generate(program: LoopProgram, options) -> LLVMArtifact:
+    """LLVM IR for ``program``, before and after the O3 pipeline for the host CPU."""
+    phases = plan_phases(program)
+    shared = shared_scalars(program)
+    params = signature(program, shared)
+    module = ll.Module(name=program.name)
+    for phase in phases:
+        math = {"fastmath": options.fastmath, "vector_math": options.fastmath or options.vector_math}
+        KernelCodegen(module, program, params, phase, shared, **math)
+        if phase.is_region:
+            KernelCodegen(module, program, params, phase, shared, **math, region=True)
+    text = str(module)
+    triple = _initialize()
+    tm = _target_machine(triple)
+    parsed = llvm.parse_assembly(text)
+    parsed.triple = triple
+    parsed.data_layout = str(tm.target_data)
+    parsed.verify()
+    if options.opt_level > 0:
+        pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
+        pto.loop_vectorization = True
+        pto.slp_vectorization = True
+        builder = llvm.create_pass_builder(tm, pto)
+        builder.getModulePassManager().run(parsed, builder)
+    return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed))
+
+
+def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
+    """JIT-compile already optimised IR."""
+    triple = _initialize()
+    parsed = llvm.parse_assembly(artifact.optimized_ir)
+    engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple))
+    if any(phase.is_region for phase in artifact.phases):
+        engine.add_module(llvm.parse_assembly(barrier_module(triple)))
+    engine.finalize_object()
+    compiled = []
+    params = [_CTYPES[p.kind] for p in artifact.params]
+    for phase in artifact.phases:
+        argtypes = params + ([ctypes.c_int64] * 2 if phase.parallel else [])
+        address = engine.get_function_address(phase_name(artifact.name, phase))
+        function = ctypes.CFUNCTYPE(None, *argtypes)(address)
+        region = None
+        if phase.is_region:
+            address = engine.get_function_address(phase_name(artifact.name, phase, region=True))
+            region = ctypes.CFUNCTYPE(None, *params, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)(address)
+        compiled.append(CompiledPhase(phase, function, region))
+    return LLVMKernel(artifact, tuple(compiled), {a.name: a for a in artifact.locals}, engine)
+
+
+def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:
+    return f"{kernel}.phase{phase.index}" + (".region" if region else "")
+
+
+# ---- the barrier of parallel regions -----------------------------------------------------------
+
+BARRIER = "polyfuse.barrier"
+CHUNKS_PER_THREAD = 4  # chunks each thread takes of a region's parallel loop on average (0: one static chunk)
+SPIN_POLLS = 4000  # polls (each with the CPU's pause hint) before every further poll yields the core
+_I8PP = ll.IntType(8).as_pointer().as_pointer()
+_BARRIER_TYPE = ll.FunctionType(ll.IntType(32), [ll.IntType(64).as_pointer(), ll.IntType(64), _I8PP])
+
+
+def barrier_module(triple: str) -> str:
+    """``i32 polyfuse.barrier(i64* block, i64 threads, i8** arrays)``: a generation-counter barrier.
+
+    block[0] counts the threads that arrived, block[1] is the generation (how many barriers have
+    completed), block[2] is set by the runtime to abort, block[3] is the chunk counter of the
+    parallel loop before the barrier, reset here.  The last thread to arrive resets the
+    count and bumps the generation (release); the others poll the generation (acquire), with the
+    pause hint for ``SPIN_POLLS`` polls and with ``sched_yield`` after that, because the machine's
+    cores may be shared with other jobs and a spinning thread would keep a descheduled one out.
+    Returns 1 when aborted.  ``arrays`` is unused: it tells the kernel's optimiser that the call
+    may touch every array, which is what the other threads do while this one waits.
+    """
+    i32, i64 = ll.IntType(32), ll.IntType(64)
+    module = ll.Module(name=BARRIER)
+    fn = ll.Function(module, _BARRIER_TYPE, name=BARRIER)
+    block, count, _arrays = fn.args
+    sched_yield = ll.Function(module, ll.FunctionType(i32, []), name="sched_yield")
+    is_x86 = triple.split("-")[0] in ("x86_64", "i386", "i686")
+    pause = ll.Function(module, ll.FunctionType(ll.VoidType(), []), name="llvm.x86.sse2.pause") if is_x86 else None
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    polls = b.alloca(i64, name="polls")
+    b.store(ll.Constant(i64, 0), polls)
+    generation_at = b.gep(block, [ll.Constant(i64, BARRIER_GENERATION)])
+    abort_at = b.gep(block, [ll.Constant(i64, BARRIER_ABORT)])
+    generation = b.load_atomic(generation_at, "acquire", 8)
+    arrived = b.atomic_rmw("add", block, ll.Constant(i64, 1), "acq_rel")
+    with b.if_then(b.icmp_signed("==", arrived, b.sub(count, ll.Constant(i64, 1)))):
+        b.store_atomic(ll.Constant(i64, 0), block, "monotonic", 8)
+        b.store_atomic(ll.Constant(i64, 0), b.gep(block, [ll.Constant(i64, CHUNK_COUNTER)]), "monotonic", 8)
+        b.store_atomic(b.add(generation, ll.Constant(i64, 1)), generation_at, "release", 8)
+        b.ret(ll.Constant(i32, 0))
+    poll = b.append_basic_block("poll")
+    b.branch(poll)
+    b.position_at_end(poll)
+    with b.if_then(b.icmp_signed("!=", b.load_atomic(generation_at, "acquire", 8), generation)):
+        b.ret(ll.Constant(i32, 0))
+    with b.if_then(b.icmp_signed("!=", b.load_atomic(abort_at, "monotonic", 8), ll.Constant(i64, 0))):
+        b.ret(ll.Constant(i32, 1))
+    done = b.load(polls)
+    b.store(b.add(done, ll.Constant(i64, 1)), polls)
+    with b.if_else(b.icmp_signed("<", done, ll.Constant(i64, SPIN_POLLS))) as (spin, give_way):
+        with spin:
+            if pause is not None:
+                b.call(pause, [])
+        with give_way:
+            b.call(sched_yield, [])
+    b.branch(poll)
+    return str(module)
+
+
+_CTYPES = {"array": ctypes.c_void_p, "stride": ctypes.c_int64, "i64": ctypes.c_int64, "f64": ctypes.c_double}
+_I64 = ll.IntType(64)
+
+
+def _i64(value: int) -> ll.Constant:
+    return ll.Constant(_I64, value)
+
+
+class KernelCodegen:
+    """Emits one phase's LLVM function; one ``emit_<node>`` rule per loop-AST node."""
+
+    def __init__(self, module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
+                 shared: set[str], *, fastmath: bool = False, vector_math: bool = False,
+                 region: bool = False) -> None:
+        self.program = program
+        self.fastmath = fastmath
+        self.vector_math = vector_math  # exp/log inline (llvm_exprs), without fastmath's flags
+        self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
+        self.module = module
+        self.shared = shared
+        arg_types = [self._param_type(program, p) for p in params]
+        if phase.parallel and not region:
+            arg_types += [_I64, _I64]
+        if region:
+            arg_types += [_I64, _I64, _I64.as_pointer()]
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), arg_types),
+                         name=phase_name(program.name, phase, region=region))
+        self.function = fn
+        self.chunk = (fn.args[-2], fn.args[-1]) if phase.parallel and not region else None
+        self.entry = fn.append_basic_block("entry")
+        body = fn.append_basic_block("body")
+        self.builder = ll.IRBuilder(body)
+        self.alloca_builder = ll.IRBuilder(self.entry)
+        self.values: dict[str, Any] = {}
+        self.arrays: dict[str, tuple[Any, list[Any]]] = {}
+        for param, arg in zip(params, fn.args):
+            arg.name = param.name
+            if param.kind == "array":
+                arg.add_attribute("noalias")
+            self.values[param.name] = arg
+        self.exprs = ExprEmitter(self)
+        self._bind_arrays(params)
+        if region:
+            arrays = [arg for p, arg in zip(params, fn.args) if p.kind == "array"]
+            self.team = Team(self, fn.args[-3], fn.args[-2], fn.args[-1], arrays, region_level(phase.node))
+            self.emit_region(phase.node)
+        elif self.chunk is not None:
+            self.emit_chunk(phase.node, *self.chunk)
+        else:
+            self.emit(phase.node)
+        self.builder.ret_void()
+        self.alloca_builder.branch(body)
+
+    @staticmethod
+    def _param_type(program: LoopProgram, param: Param):
+        if param.kind == "array":
+            info = next(a for a in program.arrays if a.name == param.name)
+            return llvm_type(info.dtype).as_pointer()
+        return ll.DoubleType() if param.kind == "f64" else _I64
+
+    def _bind_arrays(self, params: tuple[Param, ...]) -> None:
+        strided = {p.array for p in params if p.kind == "stride"}
+        for info in self.program.arrays:
+            if info.is_scalar and info.name not in self.shared:
+                slot = self.alloca_builder.alloca(llvm_type(info.dtype), name=info.name)
+                if info.zero_init:  # an np.zeros array contracted to a scalar still starts at zero
+                    self.alloca_builder.store(ll.Constant(llvm_type(info.dtype), 0), slot)
+                self.arrays[info.name] = (slot, [])
+            elif info.name in strided:
+                strides = [self.values[f"{info.name}__stride{d}"] for d in range(info.rank)]
+                self.arrays[info.name] = (self.values[info.name], strides)
+            else:
+                self.arrays[info.name] = (self.values[info.name], self._c_strides(info))
+
+    def _c_strides(self, info: ArrayInfo) -> list[Any]:
+        """Row-major strides in elements, computed once at function entry."""
+        b = self.alloca_builder
+        extents = [self.exprs.emit_with(e, b) for e in info.shape]
+        strides = [ll.Constant(_I64, 1)]
+        for extent in reversed(extents[1:]):
+            strides.insert(0, b.mul(strides[0], extent))
+        return strides
+
+    # ---- loop AST rules ------------------------------------------------------------------
+    def emit(self, node) -> None:
+        getattr(self, f"emit_{type(node).__name__}")(node)
+
+    def emit_Block(self, node: Block) -> None:
+        for child in node.children:
+            self.emit(child)
+
+    def emit_chunk(self, node: For, first, last) -> None:
+        """The loop restricted to iterations ``first <= k < last`` (k counts from 0)."""
+        step = ll.Constant(_I64, node.step)
+        init = self.exprs.emit(node.init)
+        start = self.builder.add(init, self.builder.mul(first, step))
+        end = self.builder.add(init, self.builder.mul(last, step))
+        self.emit_For(node, start=start, end=end)
+
+    def emit_For(self, node: For, start=None, end=None, body=None) -> None:
+        b = self.builder
+        slot = self.alloca_builder.alloca(_I64, name=node.iterator)
+        b.store(self.exprs.emit(node.init) if start is None else start, slot)
+        header = b.append_basic_block(f"{node.iterator}.header")
+        loop_body = b.append_basic_block(f"{node.iterator}.body")
+        done = b.append_basic_block(f"{node.iterator}.done")
+        b.branch(header)
+        b.position_at_end(header)
+        saved = self.values.get(node.iterator)
+        self.values[node.iterator] = b.load(slot)
+        cond = self.exprs.emit(node.cond)
+        if end is not None:
+            cond = b.and_(cond, b.icmp_signed("<", self.values[node.iterator], end))
+        b.cbranch(cond, loop_body, done)
+        b.position_at_end(loop_body)
+        outer_parallel, self.in_parallel_loop = self.in_parallel_loop, node.parallel
+        (self.emit if body is None else body)(node.body)
+        self.in_parallel_loop = outer_parallel
+        current = b.load(slot)
+        b.store(b.add(current, ll.Constant(_I64, node.step), flags=["nsw"]), slot)
+        b.branch(header)
+        b.position_at_end(done)
+        self._restore(node.iterator, saved)
+
+    def emit_If(self, node: If, branch=None) -> None:
+        emit = self.emit if branch is None else branch
+        cond = self.exprs.emit(node.cond)
+        if node.otherwise is None:
+            with self.builder.if_then(cond):
+                emit(node.then)
+            return
+        with self.builder.if_else(cond) as (then, otherwise):
+            with then:
+                emit(node.then)
+            with otherwise:
+                emit(node.otherwise)
+
+    # ---- parallel regions: the same rules, run by every thread of a team -------------------
+    def emit_region(self, node: Node, depth: int = 0) -> None:
+        """Every thread runs the control; parallel loops are cut, serial sections run on thread 0
+        (``depth``: sequential loops around ``node``; see ``polyfuse.phases.region_role``)."""
+        role = region_role(node, depth, self.team.level)
+        if role == "parallel":
+            assert isinstance(node, For)
+            self.team.chunk(node)
+        elif role == "serial":
+            self.team.serial((node,))
+        elif isinstance(node, For):
+            self.emit_For(node, body=lambda body: self.emit_region(body, depth + 1))
+        elif isinstance(node, If):
+            self.emit_If(node, branch=lambda branch: self.emit_region(branch, depth))
+        elif isinstance(node, Block):
+            for group in region_groups(node.children, depth, self.team.level):
+                if len(group) == 1:
+                    self.emit_region(group[0], depth)
+                else:
+                    self.team.serial(group)
+
+    def emit_StmtCall(self, node: StmtCall) -> None:
+        stmt = self.program.statement(node.statement)
+        names = [isl_name(v) for v in stmt.iterators]
+        saved = {n: self.values.get(n) for n in names}
+        for name, arg in zip(names, node.args):
+            self.values[name] = self.exprs.emit(arg)
+        value = self.exprs.emit(stmt.value)
+        self.builder.store(value, self.exprs._address(stmt.array, stmt.index))
+        for name, old in saved.items():
+            self._restore(name, old)
+
+    def _restore(self, name: str, old) -> None:
+        if old is None:
+            self.values.pop(name, None)
+        else:
+            self.values[name] = old
+
+
+class Team:
+    """What a region function adds to the loop rules: this thread's chunk, thread 0, barriers."""
+
+    def __init__(self, cg: KernelCodegen, thread, count, block, arrays: list, level: int) -> None:
+        self.cg, self.thread, self.count, self.block, self.level = cg, thread, count, block, level
+        self.barrier = cg.module.globals.get(BARRIER) or ll.Function(cg.module, _BARRIER_TYPE, name=BARRIER)
+        a = cg.alloca_builder
+        self.arrays = a.alloca(_I8PP.pointee, size=max(1, len(arrays)), name="team.arrays")
+        for k, array in enumerate(arrays):  # the barrier "may touch" every array (see barrier_module)
+            a.store(a.bitcast(array, _I8PP.pointee), a.gep(self.arrays, [ll.Constant(_I64, k)]))
+        self.aborted = None
+
+    def chunk(self, node: For) -> None:
+        """This thread's share of ``node``'s iterations, then a barrier.  Which thread runs an
+        iteration never changes its result."""
+        b, exprs = self.cg.builder, self.cg.exprs
+        bound = exclusive_bound(node)
+        assert bound is not None  # plan_region refuses loops without one
+        span = b.sub(exprs.emit(bound), exprs.emit(node.init))
+        span = b.select(b.icmp_signed("<", span, _i64(0)), _i64(0), span)
+        trips = b.sdiv(b.add(span, _i64(node.step - 1)), _i64(node.step))
+        if CHUNKS_PER_THREAD > 0:
+            self._shared_chunks(node, trips)
+        else:
+            first = b.sdiv(b.mul(trips, self.thread), self.count)
+            last = b.sdiv(b.mul(trips, b.add(self.thread, _i64(1))), self.count)
+            self.cg.emit_chunk(node, first, last)
+        self.wait()
+
+    def _shared_chunks(self, node: For, trips) -> None:
+        """Chunks of about trips / (threads x ``CHUNKS_PER_THREAD``) iterations taken from a shared
+        counter (``block[CHUNK_COUNTER]``, reset by each barrier): a thread slowed down by another
+        job on its core does less of the loop than with one static chunk each."""
+        b = self.cg.builder
+        pieces = b.mul(self.count, _i64(CHUNKS_PER_THREAD))
+        grain = b.sdiv(b.add(trips, b.sub(pieces, _i64(1))), pieces)
+        grain = b.select(b.icmp_signed("<", grain, _i64(1)), _i64(1), grain)
+        counter = b.gep(self.block, [_i64(CHUNK_COUNTER)])
+        take = b.append_basic_block(f"{node.iterator}.take")
+        work = b.append_basic_block(f"{node.iterator}.chunk")
+        done = b.append_basic_block(f"{node.iterator}.taken")
+        b.branch(take)
+        b.position_at_end(take)
+        first = b.atomic_rmw("add", counter, grain, "monotonic")
+        b.cbranch(b.icmp_signed("<", first, trips), work, done)
+        b.position_at_end(work)
+        last = b.add(first, grain)
+        self.cg.emit_chunk(node, first, b.select(b.icmp_signed("<", last, trips), last, trips))
+        b.branch(take)
+        b.position_at_end(done)
+
+    def serial(self, group: tuple[Node, ...]) -> None:
+        """Statements outside parallel loops: thread 0 runs them, then a barrier."""
+        b = self.cg.builder
+        with b.if_then(b.icmp_signed("==", self.thread, ll.Constant(_I64, 0))):
+            for node in group:
+                self.cg.emit(node)
+        self.wait()
+
+    def wait(self) -> None:
+        """The barrier; when the runtime aborted the region, return from the function."""
+        b = self.cg.builder
+        status = b.call(self.barrier, [self.block, self.count, self.arrays])
+        if self.aborted is None:
+            self.aborted = self.cg.function.append_basic_block("aborted")
+            ll.IRBuilder(self.aborted).ret_void()
+        go_on = b.append_basic_block("barrier.done")
+        b.cbranch(b.icmp_signed("!=", status, ll.Constant(ll.IntType(32), 0)), self.aborted, go_on)
+        b.position_at_end(go_on)

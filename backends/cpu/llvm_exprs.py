@@ -1,0 +1,382 @@
+"""Expression rules of the LLVM backend: one emitter per IR node, one table per operator.
+
+The frontend already cast operands to the result dtype, so each rule only dispatches on whether
+that dtype is an integer, a float or a bool.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from polyfuse.errors import InternalError
+from polyfuse.model import ir
+
+_TYPES = {
+    "float64": ll.DoubleType(), "float32": ll.FloatType(), "int64": ll.IntType(64),
+    "int32": ll.IntType(32), "bool": ll.IntType(1),
+}
+
+
+def llvm_type(dtype: str):
+    return _TYPES[dtype]
+
+
+def is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+_INT_CMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
+_FLOAT_INTRINSICS = {"sqrt": "llvm.sqrt", "exp": "llvm.exp", "log": "llvm.log", "sin": "llvm.sin",
+                     "cos": "llvm.cos", "floor": "llvm.floor", "ceil": "llvm.ceil", "fabs": "llvm.fabs",
+                     "pow": "llvm.pow", "tanh": "llvm.tanh"}
+
+
+class ExprEmitter:
+    def __init__(self, codegen) -> None:
+        self.cg = codegen
+        self.b: ll.IRBuilder = codegen.builder
+
+    def emit_with(self, expr: ir.Expr, builder: ll.IRBuilder):
+        saved, self.b = self.b, builder
+        try:
+            return self.emit(expr)
+        finally:
+            self.b = saved
+
+    def emit(self, expr: ir.Expr):
+        return getattr(self, f"_{type(expr).__name__}")(expr)
+
+    # ---- leaves ----------------------------------------------------------------------------
+    def _Const(self, e: ir.Const):
+        value = e.value
+        if e.dtype == "bool":
+            value = int(bool(value))
+        return ll.Constant(llvm_type(e.dtype), value)
+
+    def _Var(self, e: ir.Var):
+        value = self.cg.values.get(e.name)
+        if value is None:
+            raise InternalError(f"unbound name {e.name!r} in generated code")
+        return value
+
+    def _Load(self, e: ir.Load):
+        return self.b.load(self._address(e.array, e.index))
+
+    def _address(self, array: str, index):
+        base, strides = self.cg.arrays[array]
+        if not index:
+            return base
+        offset = None
+        for expr, stride in zip(index, strides):
+            term = self.emit(expr)
+            if not (isinstance(stride, ll.Constant) and stride.constant == 1):
+                term = self.b.mul(term, stride)
+            offset = term if offset is None else self.b.add(offset, term)
+        return self.b.gep(base, [offset], inbounds=True)
+
+    # ---- operators -----------------------------------------------------------------------
+    def _BinOp(self, e: ir.BinOp):
+        lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
+        if is_float(e.dtype):
+            result = _FLOAT_BINOPS[e.op](self, lhs, rhs)
+            if self.cg.fastmath and e.op in ("+", "-", "*", "/"):
+                result.flags.append("fast")  # opt-in: lets LLVM reassociate and vectorize reductions
+            return result
+        return _INT_BINOPS[e.op](self, lhs, rhs)
+
+    def _Unary(self, e: ir.Unary):
+        value = self.emit(e.operand)
+        if e.op == "not":
+            return self.b.not_(value)
+        if e.op == "neg":
+            return self.b.fneg(value) if is_float(e.dtype) else self.b.neg(value)
+        if is_float(e.dtype):
+            return self._intrinsic("llvm.fabs", [value])
+        negative = self.b.icmp_signed("<", value, ll.Constant(value.type, 0))
+        return self.b.select(negative, self.b.neg(value), value)
+
+    def _Compare(self, e: ir.Compare):
+        lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
+        if is_float(e.lhs.dtype):
+            # Python: comparisons with NaN are False, except != which is True
+            return self.b.fcmp_unordered("!=", lhs, rhs) if e.op == "!=" else self.b.fcmp_ordered(e.op, lhs, rhs)
+        if e.lhs.dtype == "bool":
+            return self.b.icmp_unsigned(_INT_CMP[e.op], lhs, rhs)
+        return self.b.icmp_signed(_INT_CMP[e.op], lhs, rhs)
+
+    def _BoolOp(self, e: ir.BoolOp):
+        values = [self.emit(v) for v in e.values]
+        result = values[0]
+        for value in values[1:]:
+            result = self.b.and_(result, value) if e.op == "and" else self.b.or_(result, value)
+        return result
+
+    def _Select(self, e: ir.Select):
+        if not e.guarded:
+            # no side effects and every load proven in bounds: eager evaluation is safe
+            return self.b.select(self.emit(e.cond), self.emit(e.then), self.emit(e.otherwise))
+        # the bounds proof only covers the branch the condition picks: branch for real
+        cond = self.emit(e.cond)
+        with self.b.if_else(cond) as (then, otherwise):
+            with then:
+                then_value, then_block = self.emit(e.then), self.b.block
+            with otherwise:
+                else_value, else_block = self.emit(e.otherwise), self.b.block
+        phi = self.b.phi(then_value.type)
+        phi.add_incoming(then_value, then_block)
+        phi.add_incoming(else_value, else_block)
+        return phi
+
+    def _Call(self, e: ir.Call):
+        args = [self.emit(a) for a in e.args]
+        if self._vectorizable_math():
+            if e.func == "exp":
+                return self.inline_exp(args[0])
+            if e.func == "log":
+                return self.inline_log(args[0])
+        return self._intrinsic(_FLOAT_INTRINSICS[e.func], args)
+
+    def _vectorizable_math(self) -> bool:
+        """Inline exp/log pay only where LLVM vectorizes them: in a loop without carried
+        dependences (a parallel one), or anywhere under fastmath (reductions vectorize too).
+        Scalar, the polynomial's dependent steps are slower than a libm call."""
+        return self.cg.fastmath or (self.cg.vector_math and self.cg.in_parallel_loop)
+
+    def inline_exp(self, x):
+        """exp(x) as straight-line arithmetic that LLVM can vectorize (``vector_math``).
+
+        The JIT has no vector math library, so ``llvm.exp`` in a loop stays one libm call per
+        element.  Range reduction x = k ln2 + r, |r| <= ln2/2, then a degree-13 Taylor polynomial
+        (truncation error below 1e-17) and 2**k built from the exponent bits; float32 goes through
+        float64.  Within 2 ulp of libm's exp (tests/backends/test_vector_math.py)."""
+        b, f64, i64 = self.b, ll.DoubleType(), ll.IntType(64)
+        wide = b.fpext(x, f64) if isinstance(x.type, ll.FloatType) else x
+        clamped = self.py_max(self.py_min(wide, ll.Constant(f64, 709.79), True), ll.Constant(f64, -745.2), True)
+        k = self._intrinsic("llvm.rint", [b.fmul(clamped, ll.Constant(f64, 1.4426950408889634))])
+        r = b.fsub(clamped, b.fmul(k, ll.Constant(f64, 0.6931471803691238)))
+        r = b.fsub(r, b.fmul(k, ll.Constant(f64, 1.9082149292705877e-10)))
+        poly = ll.Constant(f64, 1.0 / 6227020800.0)  # 1/13!
+        for n in range(12, -1, -1):
+            poly = self._muladd(poly, r, ll.Constant(f64, 1.0 / _factorial(n)))
+        # 2**k = 2**(k - k//2) * 2**(k//2): each half stays a normal double for k down to -1075
+        ki = b.fptosi(k, i64)
+        half = b.ashr(ki, ll.Constant(i64, 1))
+        rest = b.sub(ki, half)
+        result = b.fmul(b.fmul(poly, self._pow2(half)), self._pow2(rest))
+        overflow = b.fcmp_ordered(">", wide, ll.Constant(f64, 709.782712893384))
+        result = b.select(overflow, ll.Constant(f64, float("inf")), result)
+        underflow = b.fcmp_ordered("<", wide, ll.Constant(f64, -745.2))
+        result = b.select(underflow, ll.Constant(f64, 0.0), result)
+        result = b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
+        return b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
+
+    def inline_log(self, x):
+        """log(x) as straight-line arithmetic that LLVM can vectorize (``vector_math``).
+
+        x = 2**e * m with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2**54 first), then
+        log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, as an odd series to s**23
+        (truncation below 1e-18), plus e ln2 in two parts.  Negative x gives NaN, 0 gives -inf,
+        like libm.  Within 2 ulp of libm's log (tests/backends/test_vector_math.py)."""
+        b, f64, i64 = self.b, ll.DoubleType(), ll.IntType(64)
+        wide = b.fpext(x, f64) if isinstance(x.type, ll.FloatType) else x
+        tiny = b.fcmp_ordered("<", wide, ll.Constant(f64, 2.2250738585072014e-308))
+        scaled = b.select(tiny, b.fmul(wide, ll.Constant(f64, 2.0 ** 54)), wide)
+        bits = b.bitcast(scaled, i64)
+        exponent = b.sub(b.lshr(bits, ll.Constant(i64, 52)), ll.Constant(i64, 1023))
+        exponent = b.select(tiny, b.sub(exponent, ll.Constant(i64, 54)), exponent)
+        mantissa_bits = b.or_(b.and_(bits, ll.Constant(i64, (1 << 52) - 1)), ll.Constant(i64, 1023 << 52))
+        m = b.bitcast(mantissa_bits, f64)  # in [1, 2)
+        big = b.fcmp_ordered(">", m, ll.Constant(f64, 1.4142135623730951))
+        m = b.select(big, b.fmul(m, ll.Constant(f64, 0.5)), m)
+        exponent = b.select(big, b.add(exponent, ll.Constant(i64, 1)), exponent)
+        f = b.fsub(m, ll.Constant(f64, 1.0))
+        s = b.fdiv(f, b.fadd(f, ll.Constant(f64, 2.0)))
+        z = b.fmul(s, s)
+        tail = ll.Constant(f64, 1.0 / 23.0)  # (atanh(s) / s - 1) / z = 1/3 + z/5 + ... + z**10/23
+        for n in range(21, 1, -2):
+            tail = self._muladd(tail, z, ll.Constant(f64, 1.0 / n))
+        # log(m) = 2s (1 + z tail) = f - s (f - 2 z tail), since 2s = f - s f: f is exact and the
+        # correction is at most a fifth of it, so its rounding barely shows
+        log_m = b.fsub(f, b.fmul(s, b.fsub(f, b.fmul(ll.Constant(f64, 2.0), b.fmul(z, tail)))))
+        e = b.sitofp(exponent, f64)
+        result = b.fadd(b.fmul(e, ll.Constant(f64, 0.6931471803691238)),
+                        b.fadd(log_m, b.fmul(e, ll.Constant(f64, 1.9082149292705877e-10))))
+        result = b.select(b.fcmp_ordered("==", wide, ll.Constant(f64, 0.0)), ll.Constant(f64, float("-inf")), result)
+        result = b.select(b.fcmp_ordered("<", wide, ll.Constant(f64, 0.0)), ll.Constant(f64, float("nan")), result)
+        result = b.select(b.fcmp_ordered("==", wide, ll.Constant(f64, float("inf"))), wide, result)
+        result = b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
+        return b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
+
+    def _pow2(self, exponent):
+        """2.0**exponent for an i64 exponent in the normal range, from the bits."""
+        i64 = ll.IntType(64)
+        bits = self.b.shl(self.b.add(exponent, ll.Constant(i64, 1023)), ll.Constant(i64, 52))
+        return self.b.bitcast(bits, ll.DoubleType())
+
+    def _Cast(self, e: ir.Cast):
+        value = self.emit(e.operand)
+        src, dst = e.operand.dtype, e.dtype
+        target = llvm_type(dst)
+        if src == dst:
+            return value
+        if dst == "bool":
+            zero = ll.Constant(value.type, 0.0 if is_float(src) else 0)
+            return self.b.fcmp_unordered("!=", value, zero) if is_float(src) else self.b.icmp_signed("!=", value, zero)
+        if is_float(src) and is_float(dst):
+            return self.b.fpext(value, target) if dst == "float64" else self.b.fptrunc(value, target)
+        if is_float(dst):
+            return self.b.uitofp(value, target) if src == "bool" else self.b.sitofp(value, target)
+        if is_float(src):
+            return self.b.fptosi(value, target)
+        if src == "bool":
+            return self.b.zext(value, target)
+        width_src, width_dst = value.type.width, target.width
+        return self.b.sext(value, target) if width_dst > width_src else self.b.trunc(value, target)
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _muladd(self, a, b, c):
+        """a * b + c inside our own polynomials: ``llvm.fmuladd`` lets LLVM use one FMA where the
+        CPU has it (half the instructions; the polynomial is as accurate either way).  User
+        arithmetic never goes through here: it keeps separate, Python-exact roundings."""
+        return self._intrinsic("llvm.fmuladd", [a, b, c])
+
+    def _intrinsic(self, name: str, args: list):
+        module = self.b.module
+        kind = args[0].type
+        suffix = "f64" if isinstance(kind, ll.DoubleType) else "f32"
+        full = f"{name}.{suffix}"
+        fn = module.globals.get(full)
+        if fn is None:
+            fn = ll.Function(module, ll.FunctionType(kind, [kind] * len(args)), name=full)
+        return self.b.call(fn, args)
+
+    def _int_division(self, a, b):
+        """(quotient, remainder, divisor-is-zero flag) with Python's floor rounding."""
+        zero, one = ll.Constant(a.type, 0), ll.Constant(a.type, 1)
+        is_zero = self.b.icmp_signed("==", b, zero)
+        safe_b = self.b.select(is_zero, one, b)
+        q, r = self.b.sdiv(a, safe_b), self.b.srem(a, safe_b)
+        # C rounds toward zero; Python rounds down: fix when the signs of r and b differ
+        adjust = self.b.and_(self.b.icmp_signed("!=", r, zero),
+                             self.b.icmp_signed("!=", self.b.icmp_signed("<", r, zero),
+                                                self.b.icmp_signed("<", safe_b, zero)))
+        q = self.b.select(adjust, self.b.sub(q, one), q)
+        r = self.b.select(adjust, self.b.add(r, safe_b), r)
+        return q, r, is_zero
+
+    def int_floordiv(self, a, b):
+        """Python ``a // b``; division by zero gives 0 as in numpy."""
+        q, _, is_zero = self._int_division(a, b)
+        return self.b.select(is_zero, ll.Constant(a.type, 0), q)
+
+    def int_mod(self, a, b):
+        """Python ``a % b`` (sign of the divisor); modulo by zero gives 0 as in numpy."""
+        _, r, is_zero = self._int_division(a, b)
+        return self.b.select(is_zero, ll.Constant(a.type, 0), r)
+
+    def int_pow(self, a, b):
+        """``a ** b`` for integers by repeated squaring (b < 0 gives 0, as numpy would not allow)."""
+        fn = _ipow_function(self.b.module, a.type)
+        return self.b.call(fn, [a, b])
+
+    def float_floordiv(self, a, b):
+        """Python float ``a // b``: floor of the exact quotient, via fmod like CPython."""
+        mod = self.b.frem(a, b)
+        div = self.b.fdiv(self.b.fsub(a, mod), b)
+        zero = ll.Constant(a.type, 0.0)
+        fix = self.b.and_(self.b.fcmp_ordered("!=", mod, zero),
+                          self.b.icmp_unsigned("!=", self.b.fcmp_ordered("<", b, zero),
+                                               self.b.fcmp_ordered("<", mod, zero)))
+        div = self.b.select(fix, self.b.fsub(div, ll.Constant(a.type, 1.0)), div)
+        floored = self._intrinsic("llvm.floor", [div])
+        bump = self.b.fcmp_ordered(">", self.b.fsub(div, floored), ll.Constant(a.type, 0.5))
+        floored = self.b.select(bump, self.b.fadd(floored, ll.Constant(a.type, 1.0)), floored)
+        plain = self.b.fdiv(a, b)  # b == 0 or non-finite operands: follow IEEE like numpy
+        exact = self.b.and_(self.b.fcmp_ordered("!=", b, zero), self.b.fcmp_ordered("!=", div, zero))
+        return self.b.select(exact, floored, self._intrinsic("llvm.floor", [plain]))
+
+    def float_mod(self, a, b):
+        """Python float ``a % b``: result has the sign of ``b``."""
+        mod = self.b.frem(a, b)
+        zero = ll.Constant(a.type, 0.0)
+        fix = self.b.and_(self.b.fcmp_ordered("!=", mod, zero),
+                          self.b.icmp_unsigned("!=", self.b.fcmp_ordered("<", b, zero),
+                                               self.b.fcmp_ordered("<", mod, zero)))
+        adjusted = self.b.select(fix, self.b.fadd(mod, b), mod)
+        # a zero result takes the sign of the divisor, as in CPython and numpy
+        signed_zero = self._intrinsic("llvm.copysign", [zero, b])
+        return self.b.select(self.b.fcmp_ordered("==", mod, zero), signed_zero, adjusted)
+
+    def py_min(self, a, b, is_float_: bool):
+        """Python ``min(a, b)``: ``b if b < a else a`` (keeps Python's NaN behaviour)."""
+        less = self.b.fcmp_ordered("<", b, a) if is_float_ else self.b.icmp_signed("<", b, a)
+        return self.b.select(less, b, a)
+
+    def py_max(self, a, b, is_float_: bool):
+        greater = self.b.fcmp_ordered(">", b, a) if is_float_ else self.b.icmp_signed(">", b, a)
+        return self.b.select(greater, b, a)
+
+
+def _ipow_function(module: ll.Module, kind):
+    name = f"polyfuse.ipow.i{kind.width}"
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    fn = ll.Function(module, ll.FunctionType(kind, [kind, kind]), name=name)
+    fn.linkage = "internal"
+    base, exp = fn.args
+    entry, loop, done = fn.append_basic_block(), fn.append_basic_block(), fn.append_basic_block()
+    b = ll.IRBuilder(entry)
+    zero, one = ll.Constant(kind, 0), ll.Constant(kind, 1)
+    b.cbranch(b.icmp_signed("<", exp, zero), done, loop)
+    b.position_at_end(loop)
+    acc = b.phi(kind)
+    cur = b.phi(kind)
+    e = b.phi(kind)
+    acc.add_incoming(one, entry)
+    cur.add_incoming(base, entry)
+    e.add_incoming(exp, entry)
+    odd = b.trunc(e, ll.IntType(1))
+    new_acc = b.select(odd, b.mul(acc, cur), acc)
+    new_e = b.ashr(e, one)
+    new_cur = b.mul(cur, cur)
+    acc.add_incoming(new_acc, loop)
+    cur.add_incoming(new_cur, loop)
+    e.add_incoming(new_e, loop)
+    b.cbranch(b.icmp_signed("==", new_e, zero), done, loop)
+    b.position_at_end(done)
+    result = b.phi(kind)
+    result.add_incoming(zero, entry)
+    result.add_incoming(new_acc, loop)
+    b.ret(result)
+    return fn
+
+
+_INT_BINOPS = {
+    "+": lambda s, a, b: s.b.add(a, b),
+    "-": lambda s, a, b: s.b.sub(a, b),
+    "*": lambda s, a, b: s.b.mul(a, b),
+    "//": lambda s, a, b: s.int_floordiv(a, b),
+    "%": lambda s, a, b: s.int_mod(a, b),
+    "**": lambda s, a, b: s.int_pow(a, b),
+    "min": lambda s, a, b: s.py_min(a, b, False),
+    "max": lambda s, a, b: s.py_max(a, b, False),
+}
+_FLOAT_BINOPS = {
+    "+": lambda s, a, b: s.b.fadd(a, b),
+    "-": lambda s, a, b: s.b.fsub(a, b),
+    "*": lambda s, a, b: s.b.fmul(a, b),
+    "/": lambda s, a, b: s.b.fdiv(a, b),
+    "//": lambda s, a, b: s.float_floordiv(a, b),
+    "%": lambda s, a, b: s.float_mod(a, b),
+    "**": lambda s, a, b: s._intrinsic("llvm.pow", [a, b]),
+    "min": lambda s, a, b: s.py_min(a, b, True),
+    "max": lambda s, a, b: s.py_max(a, b, True),
+}
+
+
+def _factorial(n: int) -> float:
+    result = 1.0
+    for k in range(2, n + 1):
+        result *= k
+    return result

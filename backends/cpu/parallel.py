@@ -1,0 +1,209 @@
+"""Running a parallel phase or a parallel region on the thread pool.
+
+Parallel phase: the outer loop's iterations are cut into one contiguous chunk per thread.
+Threads get their own copies of the locals the phase privatises.
+
+Parallel region (``polyfuse.phases``): one call of the region function per thread, all at once
+(``threads.run_team``), synchronised by barriers in the generated code on a small block of
+memory allocated here per call.
+
+Both decide the same way.  The first call at given sizes runs serially and is timed (a region's
+serial run also counts its barriers); the phase goes parallel at those sizes when that run took
+at least ``MIN_PARALLEL_SECONDS`` (a region: also enough work per barrier), and stays parallel
+while the team's recent runs are faster than the serial ones (``RegionTimes``: on a machine
+shared with other jobs they may not be, and a serial run slowed down by another job only makes
+the team look better until the next serial run).  Sizes measured too small for threads run the
+serial function at once, without asking for the thread count (reading it costs about a
+microsecond, more than such a phase's whole run).  On one thread nothing changes: the phase's
+ordinary serial function runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
+
+from polyfuse.runtime import threads
+from polyfuse.runtime.variant import allocate, evaluate_int
+
+# A phase faster than this serially is not worth waking threads for.  Waking the pool for a
+# two-chunk phase costs about 30 us on a 2-core VM shared with other jobs (35 us per call of a
+# 64-element add forced onto 2 threads, against 4 us serially; benchmarks/call_overhead.py prints
+# it): with the work halved at best, threads pay from about 60 us; the margin is for the noise.
+MIN_PARALLEL_SECONDS = 2e-4
+
+
+def trip_count(phase, values: dict[str, Any]) -> int:
+    """Iterations of a parallel phase's outer loop for these sizes."""
+    start, stop = evaluate_int(phase.start, values), evaluate_int(phase.stop, values)
+    return max(0, -(-(stop - start) // phase.step))
+
+
+def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: int | None = None) -> None:
+    """Run a parallel phase (``count``: its trip count when the caller knows it, ``values`` then
+    only needs the sizes) serially or in one chunk per thread, as measured at this trip count."""
+    phase = compiled.phase
+    if count is None:
+        count = trip_count(phase, values)
+    if count <= 1 or (phase.index, count) in kernel.serial_sizes:
+        compiled.function(*args, 0, count)
+        return
+    workers = min(threads.get_num_threads(), count)
+    if workers <= 1:
+        compiled.function(*args, 0, count)
+        return
+    key = (phase.index, workers, count)
+    times = kernel.phase_times.get(key)
+    if times is None:
+        _remember(kernel, kernel.phase_times, key, (phase.index, count), _measure_chunks(compiled, args, count))
+        return
+    if _timed(times, lambda: _run_chunks(kernel, compiled, args, values, count, workers),
+              lambda: compiled.function(*args, 0, count)):
+        kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
+
+
+def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
+    began = time.perf_counter()
+    compiled.function(*args, 0, count)
+    seconds = time.perf_counter() - began
+    return RegionTimes(seconds >= MIN_PARALLEL_SECONDS, [seconds])
+
+
+def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> None:
+    bounds = [count * k // workers for k in range(workers + 1)]
+    keep_alive: list = []  # private buffers must outlive the chunks that use them
+    pool = threads.pool()
+    futures = []
+    for k in range(workers):
+        chunk_args = args if k == 0 else _with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
+        futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))
+    for future in futures:
+        future.result()
+
+
+def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], keep_alive: list) -> list:
+    """``args`` with fresh buffers for the locals the phase privatises."""
+    if not phase.private:
+        return args
+    copied = list(args)
+    for position, param in enumerate(kernel.params):
+        if param.name in phase.private:
+            buffer = allocate(kernel.locals[param.name], values)
+            keep_alive.append(buffer)
+            copied[position] = buffer.ctypes.data
+    return copied
+
+
+def _remember(kernel, table: dict, key: tuple, sizes: tuple, times: RegionTimes) -> None:
+    """Keep a first measurement; sizes too small for threads also go to ``kernel.serial_sizes``."""
+    if len(table) >= MAX_REGION_SIZES:
+        table.clear()
+        kernel.serial_sizes.clear()
+    table[key] = times
+    if not times.worth_threads:
+        kernel.serial_sizes.add(sizes)
+
+
+def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None]) -> bool:
+    """Run on the team or serially as ``times`` chooses, and record how long it took; True: the team."""
+    on_team = times.use_team()
+    began = time.perf_counter()
+    (team if on_team else serial)()
+    times.record(on_team, time.perf_counter() - began)
+    return on_team
+
+
+#: Words of the barrier block passed to a region function (see ``backends.llvm.barrier_module``).
+BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT, CHUNK_COUNTER = 8, 1, 2, 3
+MAX_REGION_SIZES = 256  # sizes remembered per kernel before everything is measured afresh
+RECHECK_EVERY = 8  # calls between runs of the mode that looked slower, so a change of load is seen
+MAX_RECHECK = 128  # ... doubling up to this while the team keeps losing (each such run costs)
+WINDOW = 3  # each mode is judged by the best of its latest runs: interference only ever adds time
+
+
+@dataclass
+class RegionTimes:
+    """What was measured for one parallel phase or region at one set of sizes and thread count."""
+
+    worth_threads: bool  # the serial run found enough work (per barrier, for a region)
+    serial: list[float]  # seconds of the latest serial runs (at most WINDOW)
+    team: list[float] = field(default_factory=list)  # seconds of the latest runs on the team
+    calls: int = 0
+    interval: int = RECHECK_EVERY  # calls between runs of the slower-looking mode
+    next_check: int = RECHECK_EVERY
+
+    def use_team(self) -> bool:
+        """The team for its first ``WINDOW`` runs (fewer if one took over twice the serial time),
+        then while its best recent run beats the serial one's (on a shared machine it may not);
+        the other mode once every ``interval`` calls, which doubles while the team keeps losing."""
+        if not self.worth_threads:
+            return False
+        self.calls += 1
+        if len(self.team) < WINDOW and not (self.team and min(self.team) > 2 * min(self.serial)):
+            return True
+        faster = min(self.team) < min(self.serial)
+        if faster:
+            self.interval = RECHECK_EVERY
+        if self.calls < self.next_check:
+            return faster
+        self.next_check = self.calls + self.interval
+        if not faster:
+            self.interval = min(2 * self.interval, MAX_RECHECK)
+        return not faster
+
+    def record(self, team: bool, seconds: float) -> None:
+        times = self.team if team else self.serial
+        times.append(seconds)
+        del times[:-WINDOW]
+
+
+def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None:
+    """Run a parallel region serially or on the team, as measured at these sizes (``sizes``:
+    the integer arguments, when the caller knows them)."""
+    if sizes is None:
+        sizes = tuple(args[k] for k in kernel.int_positions)  # sizes decide the work
+    index = compiled.phase.index
+    if (index, sizes) in kernel.serial_sizes:
+        compiled.function(*args)
+        return
+    workers = threads.get_num_threads()
+    if workers <= 1:
+        compiled.function(*args)  # one thread: exactly the serial phase
+        return
+    key = (index, workers, *sizes)
+    times = kernel.region_times.get(key)
+    if times is None:
+        _remember(kernel, kernel.region_times, key, (index, sizes), _measure(compiled, args))
+        return
+    if _timed(times, lambda: _run_team(compiled, args, workers), lambda: compiled.function(*args)):
+        kernel.region_runs[index] = kernel.region_runs.get(index, 0) + 1
+
+
+def _measure(compiled, args: list) -> RegionTimes:
+    """Run the region on one thread (the serial schedule), counting its barriers."""
+    state = np.zeros(BARRIER_WORDS, dtype=np.int64)
+    began = time.perf_counter()
+    compiled.region(*args, 0, 1, state.ctypes.data)
+    seconds = time.perf_counter() - began
+    barriers = int(state[BARRIER_GENERATION])
+    worth = (barriers > 0 and seconds >= MIN_PARALLEL_SECONDS
+             and seconds / barriers >= REGION_MIN_SECONDS_PER_BARRIER)
+    return RegionTimes(worth, [seconds])
+
+
+def _run_team(compiled, args: list, workers: int) -> None:
+    state = np.zeros(BARRIER_WORDS, dtype=np.int64)
+    address = state.ctypes.data
+
+    def work(k: int) -> None:
+        compiled.region(*args, k, workers, address)
+
+    def abort() -> None:
+        state[BARRIER_ABORT] = 1  # members waiting at a barrier return from the region
+
+    threads.run_team(work, workers, abort)

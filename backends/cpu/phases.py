@@ -1,0 +1,261 @@
+"""Splitting a loop program into phases that a runtime can run one after another.
+
+Each top-level node of the loop AST is a phase.  A phase whose outer loop is parallel can be
+cut into chunks of iterations run on several threads, provided every local it must privatise
+is used by no other phase (so no value has to flow out of a private copy).  Local scalars that
+live across phases are kept in memory shared by the phases; the others become registers.
+
+A phase whose outer loop is sequential but which contains parallel loops (a time-stepped stencil,
+a k-outer factorisation) can run as one *parallel region* (OpenMP's SPMD style): every thread runs
+the whole phase, computes the sequential loop control itself, takes its share of the iterations
+of each outermost parallel loop and waits at a barrier after it; statements outside the parallel loops
+("serial sections") run on thread 0 only, followed by a barrier.  ``RegionDecision`` records
+whether a phase may run so and why; whether it does, for given sizes, is measured at run time
+(``REGION_MIN_SECONDS_PER_BARRIER``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polyfuse.model import ir
+from polyfuse.model.loop_ast import (
+    Block,
+    For,
+    If,
+    LoopProgram,
+    Node,
+    StmtCall,
+    exclusive_bound,
+    nodes,
+    statements_in,
+    top_level,
+)
+
+#: A region runs on several threads only once a serial run of it, at the same sizes, measured at
+#: least this much work per barrier.  A barrier costs ~0.1-1 us when every thread has a core and
+#: several us when a thread has to be woken after sched_yield (a shared machine), so 20 us keeps
+#: the synchronisation under a few per cent of the work.  lu at n=900 (one barrier per row update,
+#: ~0.2 us of work) stays serial; jacobi-2d at n=1300 (~1 ms per barrier) goes parallel.
+REGION_MIN_SECONDS_PER_BARRIER = 2e-5
+
+
+@dataclass(frozen=True)
+class RegionDecision:
+    """Whether a phase with a sequential outer loop may run as one parallel region, and why."""
+
+    phase: int
+    region: bool
+    parallel_loops: tuple[str, ...]  # outermost parallel loop on each path: "_t1 (depth 1)"
+    serial_sections: int  # groups of statements outside parallel loops, run by thread 0
+    barriers: int  # barriers in the code: one after each parallel loop and serial section
+    reason: str
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One top-level node; ``parallel`` phases run their outer loop in chunks."""
+
+    index: int
+    node: Node
+    parallel: bool
+    private: tuple[str, ...] = ()  # local arrays each thread needs its own copy of
+    start: ir.Expr | None = None  # first value of the outer iterator
+    stop: ir.Expr | None = None  # exclusive bound of the outer iterator
+    step: int = 1
+    region: RegionDecision | None = None  # set when the phase contains parallel loops below a sequential one
+
+    @property
+    def is_region(self) -> bool:
+        return self.region is not None and self.region.region
+
+
+def arrays_used(program: LoopProgram, node: Node) -> set[str]:
+    used: set[str] = set()
+    for name in statements_in(node):
+        stmt = program.statement(name)
+        used.add(stmt.array)
+        used.update(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load))
+    return used
+
+
+def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:
+    parts = top_level(program.root)
+    used = [arrays_used(program, node) for node in parts]
+    shared = shared_scalars(program)
+    phases = []
+    for index, node in enumerate(parts):
+        others = set().union(*(u for k, u in enumerate(used) if k != index))
+        phase = _phase(index, node, others)
+        if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
+            phase = Phase(index, node, False, region=plan_region(program, index, node, shared))
+        phases.append(phase)
+    return tuple(phases)
+
+
+def _phase(index: int, node: Node, used_elsewhere: set[str]) -> Phase:
+    if not (isinstance(node, For) and node.parallel):
+        return Phase(index, node, False)
+    stop = exclusive_bound(node)
+    if stop is None or used_elsewhere & set(node.private) or not _params_only(node.init, stop):
+        return Phase(index, node, False)
+    return Phase(index, node, True, node.private, node.init, stop, node.step)
+
+
+def _params_only(*exprs: ir.Expr) -> bool:
+    return all(not (isinstance(e, ir.Var) and e.name.startswith("_t")) for x in exprs for e in ir.walk(x))
+
+
+def shared_scalars(program: LoopProgram) -> set[str]:
+    """Local scalars used by more than one phase: they must live in memory, not registers."""
+    scalars = {a.name for a in program.arrays if a.is_scalar}
+    seen: dict[str, int] = {}
+    for node in top_level(program.root):
+        for name in arrays_used(program, node) & scalars:
+            seen[name] = seen.get(name, 0) + 1
+    return {name for name, count in seen.items() if count > 1}
+
+
+# ---- parallel regions --------------------------------------------------------------------------
+
+def has_parallel_loop(node: Node) -> bool:
+    return any(isinstance(n, For) and n.parallel for n in nodes(node))
+
+
+def region_level(node: Node) -> int:
+    """The fewest sequential loops around any outermost parallel loop of the phase.
+
+    Only parallel loops at this level are cut among the threads; a sequential loop at it runs
+    whole on thread 0 (a serial section), because the parallel loops inside it would need a
+    barrier per iteration of it (lu's tiled edge loops: one per k, ~16 operations each)."""
+
+    def levels(n: Node, depth: int):
+        if isinstance(n, For):
+            yield from [depth] if n.parallel else levels(n.body, depth + 1)
+        elif isinstance(n, If):
+            yield from levels(n.then, depth)
+            if n.otherwise is not None:
+                yield from levels(n.otherwise, depth)
+        elif isinstance(n, Block):
+            for child in n.children:
+                yield from levels(child, depth)
+
+    return min(levels(node, 0), default=0)
+
+
+def region_role(node: Node, depth: int, level: int) -> str:
+    """How a region runs ``node`` (``depth`` sequential loops around it): "parallel" (cut among the
+    threads, then a barrier), "serial" (thread 0, then a barrier) or "control" (every thread)."""
+    if isinstance(node, For) and node.parallel:
+        return "parallel"
+    if not has_parallel_loop(node) or (isinstance(node, For) and depth >= level):
+        return "serial"
+    return "control"
+
+
+def region_groups(children: tuple[Node, ...], depth: int, level: int) -> list[tuple[Node, ...]]:
+    """Children of a block as the region runs them: consecutive serial children together (one
+    serial section, one barrier), every other child alone."""
+    groups: list[tuple[Node, ...]] = []
+    for child in children:
+        serial = region_role(child, depth, level) == "serial"
+        if serial and groups and region_role(groups[-1][0], depth, level) == "serial":
+            groups[-1] += (child,)
+        else:
+            groups.append((child,))
+    return groups
+
+
+def region_parts(node: Node, depth: int, level: int):
+    """Yield ``("parallel", loop, depth)`` for each loop cut among the threads and
+    ``("serial", nodes, depth)`` for each serial section, in program order."""
+    role = region_role(node, depth, level)
+    if role == "parallel":
+        yield "parallel", node, depth
+    elif role == "serial":
+        yield "serial", (node,), depth
+    elif isinstance(node, For):
+        yield from region_parts(node.body, depth + 1, level)
+    elif isinstance(node, If):
+        yield from region_parts(node.then, depth, level)
+        if node.otherwise is not None:
+            yield from region_parts(node.otherwise, depth, level)
+    elif isinstance(node, Block):
+        for group in region_groups(node.children, depth, level):
+            if len(group) == 1:
+                yield from region_parts(group[0], depth, level)
+            else:
+                yield "serial", group, depth
+
+
+def plan_region(program: LoopProgram, index: int, node: Node, shared: set[str]) -> RegionDecision:
+    """Decide whether phase ``node`` may run as a parallel region (see the module docstring)."""
+    parts = list(region_parts(node, 0, region_level(node)))
+    loops = [part for kind, part, _ in parts if kind == "parallel"]
+    serial = [part for kind, part, _ in parts if kind == "serial"]
+    names = tuple(f"{part.iterator} (depth {depth})" for kind, part, depth in parts if kind == "parallel")
+
+    def decision(region: bool, reason: str) -> RegionDecision:
+        return RegionDecision(index, region, names, len(serial), len(parts), reason)
+
+    problem = _region_problem(program, loops, serial, shared)
+    if problem:
+        return decision(False, problem)
+    where = f"sequential loop {node.iterator}" if isinstance(node, For) else "a sequential phase"
+    serial_text = f"; thread 0 runs {len(serial)} serial section(s), each followed by a barrier" if serial else ""
+    return decision(True, (
+        f"{len(loops)} parallel loop(s) inside {where}: the threads share out each one's iterations, "
+        f"then wait at a barrier{serial_text}; on more than one thread only when a serial run measured "
+        f">= {REGION_MIN_SECONDS_PER_BARRIER * 1e6:.0f} us of work per barrier, and while the team is "
+        "measured faster than one thread"))
+
+
+def _region_problem(program: LoopProgram, loops: list[For], serial: list[tuple[Node, ...]],
+                    shared: set[str]) -> str | None:
+    """Why the region could give other results than the serial code (None: it cannot)."""
+    for loop in loops:
+        if exclusive_bound(loop) is None:
+            return f"loop {loop.iterator} has no simple upper bound to cut into chunks"
+    infos = {a.name: a for a in program.arrays}
+    for loop in loops:
+        for name in loop.private:
+            if not infos[name].is_scalar or name in shared:
+                return (f"loop {loop.iterator} privatises {name!r}, which lives in memory; per-thread copies "
+                        "would need a proof that no value flows into them from an earlier sequential iteration")
+    registers = {a.name for a in program.arrays if a.is_scalar and a.name not in shared}
+    units: dict[str, set[int]] = {}  # local scalar in a register -> parts using it (-1: serial sections)
+    for unit, part in [(k, (loop,)) for k, loop in enumerate(loops)] + [(-1, group) for group in serial]:
+        for child in part:
+            for name in arrays_used(program, child) & registers:
+                units.setdefault(name, set()).add(unit)
+    for name, used_by in sorted(units.items()):
+        if len(used_by) > 1:
+            return f"local scalar {name!r} is used by more than one part of the region (each thread has its own)"
+        (unit,) = used_by
+        if unit >= 0 and _writes(program, loops[unit], name) and not (
+                name in loops[unit].private and _written_before_read(program, loops[unit].body, name, False)):
+            return (f"local scalar {name!r} in loop {loops[unit].iterator} may carry a value from an earlier "
+                    "iteration of an enclosing sequential loop into another thread")
+    return None
+
+
+def _writes(program: LoopProgram, node: Node, name: str) -> bool:
+    return any(program.statement(s).array == name for s in statements_in(node))
+
+
+def _written_before_read(program: LoopProgram, node: Node, name: str, defined: bool) -> bool:
+    """Every read of scalar ``name`` in ``node`` follows a write of it by an earlier statement of
+    the same block or of an enclosing block (within one iteration of the parallel loop)."""
+    if isinstance(node, StmtCall):
+        stmt = program.statement(node.statement)
+        return defined or not any(isinstance(e, ir.Load) and e.array == name for e in ir.walk(stmt.value))
+    if isinstance(node, For):
+        return _written_before_read(program, node.body, name, defined)
+    if isinstance(node, If):
+        branches = (node.then,) if node.otherwise is None else (node.then, node.otherwise)
+        return all(_written_before_read(program, b, name, defined) for b in branches)
+    for child in node.children:
+        if not _written_before_read(program, child, name, defined):
+            return False
+        defined = defined or (isinstance(child, StmtCall) and program.statement(child.statement).array == name)
+    return True

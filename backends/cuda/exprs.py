@@ -1,0 +1,217 @@
+"""Expression rules of the CUDA backend: IR -> numba.cuda kernel source (Python text).
+
+Like ``ir.to_python`` but for code that ``numba.cuda.jit`` compiles: ``math.*`` instead of numpy,
+explicit ``numba`` casts wherever numba's typing would differ from numpy's (float32, int32: numba
+widens small ints to int64), and device helper functions for the operators whose Python meaning
+numba does not give on its own (``//``/``%`` by zero give 0 as in numpy, float ``floor``/``ceil``
+stay floats, Python's ``min``/``max`` NaN behaviour, integer ``**`` with a negative exponent).
+
+Names the generated code relies on: ``_cuda`` (numba.cuda), ``_nb`` (numba), ``_math`` (math),
+``_INF``/``_NAN``; helper functions are emitted once per module from ``HELPERS``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from polyfuse.model import ir
+
+NUMBA_TYPES = {"float64": "_nb.float64", "float32": "_nb.float32", "int64": "_nb.int64",
+               "int32": "_nb.int32", "bool": "_nb.boolean"}
+
+HELPERS = {
+    "_ifloordiv": '''
+@_cuda.jit(device=True)
+def _ifloordiv(a, b):
+    """Python int ``a // b``; by zero gives 0 (numpy)."""
+    if b == 0:
+        return a - a
+    return a // b
+''',
+    "_imod": '''
+@_cuda.jit(device=True)
+def _imod(a, b):
+    """Python int ``a % b`` (sign of b); by zero gives 0 (numpy)."""
+    if b == 0:
+        return a - a
+    return a % b
+''',
+    "_ipow": '''
+@_cuda.jit(device=True)
+def _ipow(a, b):
+    """Integer ``a ** b`` by repeated squaring; a negative exponent gives 0 (as the CPU backend)."""
+    result = a - a + 1
+    if b < 0:
+        return result - 1
+    while b > 0:
+        if b & 1:
+            result = result * a
+        a = a * a
+        b = b >> 1
+    return result
+''',
+    "_ffloordiv": '''
+@_cuda.jit(device=True)
+def _ffloordiv(a, b):
+    """Python float ``a // b`` (floor of the quotient)."""
+    return _ffloor(a / b)
+''',
+    "_fmod": '''
+@_cuda.jit(device=True)
+def _fmod(a, b):
+    """Python float ``a % b``: the result has the sign of b."""
+    m = _math.fmod(a, b)
+    if m != 0 and ((m < 0) != (b < 0)):
+        m = m + b
+    return m
+''',
+    "_ffloor": '''
+@_cuda.jit(device=True)
+def _ffloor(x):
+    """``floor`` that stays a float (numba's math.floor returns an int); NaN and inf pass through."""
+    if abs(x) < 4503599627370496.0:
+        return x - x + _math.floor(x)
+    return x
+''',
+    "_fceil": '''
+@_cuda.jit(device=True)
+def _fceil(x):
+    if abs(x) < 4503599627370496.0:
+        return x - x + _math.ceil(x)
+    return x
+''',
+    "_pmin": '''
+@_cuda.jit(device=True)
+def _pmin(a, b):
+    """Python ``min(a, b)``: ``b if b < a else a`` (NaN handling as in Python)."""
+    return b if b < a else a
+''',
+    "_pmax": '''
+@_cuda.jit(device=True)
+def _pmax(a, b):
+    return b if b > a else a
+''',
+}
+_HELPER_DEPS = {"_ffloordiv": ("_ffloor",)}
+
+
+def helper_source(names: set[str]) -> str:
+    """Source of the helpers ``names`` (and what they call), in a stable order."""
+    wanted = set(names)
+    for name in list(names):
+        wanted.update(_HELPER_DEPS.get(name, ()))
+    return "".join(HELPERS[n] for n in HELPERS if n in wanted)
+
+
+def is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+class ExprRenderer:
+    """Renders IR expressions; ``cells`` are local scalars kept in 1-element device arrays,
+    ``registers`` local scalars kept in kernel variables (one per thread)."""
+
+    def __init__(self, cells: set[str], registers: set[str]) -> None:
+        self.cells = cells
+        self.registers = registers
+        self.helpers: set[str] = set()
+        # accesses the current statement reads from a promoted copy: (array, index) -> renders
+        # the copy's access from the rendered subscripts (set per statement by the code generator)
+        self.redirect: dict[tuple[str, tuple], Callable[[list[str]], str]] = {}
+
+    def render(self, expr: ir.Expr) -> str:
+        return getattr(self, f"_{type(expr).__name__}")(expr)
+
+    def cast(self, text: str, dtype: str) -> str:
+        return f"{NUMBA_TYPES[dtype]}({text})"
+
+    def _narrow(self, text: str, dtype: str) -> str:
+        """Keep float32/int32 results at their width (numba would widen some of them)."""
+        return self.cast(text, dtype) if dtype in ("float32", "int32") else text
+
+    # ---- leaves ----------------------------------------------------------------------------
+    def _Const(self, e: ir.Const) -> str:
+        if e.dtype == "bool":
+            return "True" if e.value else "False"
+        if is_float(e.dtype):
+            value = float(e.value)
+            text = "_NAN" if math.isnan(value) else ("_INF" if value == math.inf else
+                                                     "(-_INF)" if value == -math.inf else repr(value))
+        else:
+            text = repr(int(e.value))
+        return self.cast(text, e.dtype) if e.dtype in ("float32", "int32") else text
+
+    def _Var(self, e: ir.Var) -> str:
+        return f"{e.name}[0]" if e.name in self.cells else e.name
+
+    def _Load(self, e: ir.Load) -> str:
+        return self.access(e.array, e.index)
+
+    def access(self, array: str, index: tuple[ir.Expr, ...]) -> str:
+        if not index:
+            return array if array in self.registers else f"{array}[0]"
+        subscripts = [self.render(i) for i in index]
+        promoted = self.redirect.get((array, index))
+        if promoted is not None:
+            return promoted(subscripts)
+        return f"{array}[{', '.join(subscripts)}]"
+
+    # ---- operators -------------------------------------------------------------------------
+    def _BinOp(self, e: ir.BinOp) -> str:
+        a, b = self.render(e.lhs), self.render(e.rhs)
+        floating = is_float(e.dtype)
+        if e.op in ("+", "-", "*", "/"):
+            text = f"({a} {e.op} {b})"
+        elif e.op == "**":
+            if floating:
+                text = f"_math.pow({a}, {b})"
+            else:
+                text = self._helper("_ipow", a, b)
+        elif e.op == "//":
+            text = self._helper("_ffloordiv" if floating else "_ifloordiv", a, b)
+        elif e.op == "%":
+            text = self._helper("_fmod" if floating else "_imod", a, b)
+        elif e.op in ("min", "max"):
+            text = self._helper(f"_p{e.op}", a, b)
+        else:  # pragma: no cover - the frontend has no other operators
+            raise NotImplementedError(e.op)
+        return self._narrow(text, e.dtype)
+
+    def _helper(self, name: str, *args: str) -> str:
+        self.helpers.add(name)
+        return f"{name}({', '.join(args)})"
+
+    def _Unary(self, e: ir.Unary) -> str:
+        value = self.render(e.operand)
+        if e.op == "not":
+            return f"(not {value})"
+        text = f"(-{value})" if e.op == "neg" else f"abs({value})"
+        return self._narrow(text, e.dtype)
+
+    def _Compare(self, e: ir.Compare) -> str:
+        return f"({self.render(e.lhs)} {e.op} {self.render(e.rhs)})"
+
+    def _BoolOp(self, e: ir.BoolOp) -> str:
+        return "(" + f" {e.op} ".join(self.render(v) for v in e.values) + ")"
+
+    def _Select(self, e: ir.Select) -> str:
+        return f"({self.render(e.then)} if {self.render(e.cond)} else {self.render(e.otherwise)})"
+
+    def _Call(self, e: ir.Call) -> str:
+        args = [self.render(a) for a in e.args]
+        if e.func == "floor":
+            text = self._helper("_ffloor", *args)
+        elif e.func == "ceil":
+            text = self._helper("_fceil", *args)
+        else:
+            text = f"_math.{e.func}({', '.join(args)})"
+        return self._narrow(text, e.dtype)
+
+    def _Cast(self, e: ir.Cast) -> str:
+        value = self.render(e.operand)
+        if e.operand.dtype == e.dtype:
+            return value
+        if e.dtype == "bool":
+            return f"({value} != 0)"
+        return self.cast(value, e.dtype)

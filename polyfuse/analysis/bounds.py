@@ -1,0 +1,130 @@
+"""Call-time safety: every access proven inside its array for the given sizes.
+
+At compile time we derive, per array axis, the set of parameter values (integer arguments and
+array extents) for which some access falls outside the array.  A call only tests whether its
+parameter values lie in those sets, so no per-access checks run inside the kernel.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polyfuse.errors import ArgumentError
+from polyfuse.model.isl_budget import ISL_LOCK
+from polyfuse.model.isl_parts import sets_of
+from polyfuse.model.scop import Scop, isl_name
+
+
+@dataclass(frozen=True)
+class AxisCheck:
+    array: str
+    axis: int
+    extent: str  # isl text of the extent
+    accessed: isl.Set = field(compare=False)  # elements touched, parametric
+    unsafe: isl.Set = field(compare=False)  # parameter values with an out-of-bounds access
+
+
+class BoundsChecker:
+    """Tests parameter values against the unsafe sets; remembers values already proven safe,
+    keyed on the parameters the unsafe sets involve (an int argument that only enters the
+    kernel's arithmetic does not make every new value a new proof)."""
+
+    def __init__(self, scop: Scop) -> None:
+        self.params = scop.params
+        self.prefix = "[" + ", ".join(self.params) + "]"
+        self.checks = _axis_checks(scop, self.prefix)
+        self.deciding = _involved(self.checks, self.params)
+        self._safe: OrderedDict[tuple, bool] = OrderedDict()
+
+    def check(self, values: dict[str, int]) -> None:
+        key = tuple([values[p] for p in self.deciding])
+        if key in self._safe:
+            self._safe.move_to_end(key)
+            return
+        with ISL_LOCK:  # isl is not thread-safe; this runs once per new set of sizes
+            point = self._point(values)
+            for check in self.checks:
+                if not check.unsafe.intersect_params(point).is_empty():
+                    raise ArgumentError(self._message(check, point, values))
+        self._safe[key] = True
+        if len(self._safe) > 256:
+            self._safe.popitem(last=False)
+
+    def __getstate__(self) -> dict:
+        """isl objects do not pickle: keep their text (for the disk cache)."""
+        checks = [(c.array, c.axis, c.extent, c.accessed.to_str(), c.unsafe.to_str()) for c in self.checks]
+        return {"params": self.params, "prefix": self.prefix, "checks": checks, "deciding": self.deciding}
+
+    def __setstate__(self, state: dict) -> None:
+        self.params, self.prefix, self.deciding = state["params"], state["prefix"], state["deciding"]
+        self.checks = [AxisCheck(a, axis, e, isl.Set(acc), isl.Set(bad)) for a, axis, e, acc, bad in state["checks"]]
+        self._safe = OrderedDict()
+
+    def _point(self, values: dict[str, int]) -> isl.Set:
+        cons = " and ".join(f"{p} = {values[p]}" for p in self.params) or "true"
+        return isl.Set(f"{self.prefix} -> {{ : {cons} }}")
+
+    @staticmethod
+    def _message(check: AxisCheck, point: isl.Set, values: dict[str, int]) -> str:
+        touched = check.accessed.intersect_params(point)
+        low, high = touched.dim_min_val(check.axis), touched.dim_max_val(check.axis)
+        rank = touched.dim(isl.dim_type.set)
+        index = ", ".join(f"{low}..{high}" if d == check.axis else ":" for d in range(rank))
+        return (
+            f"out-of-bounds access: the kernel touches {check.array}[{index}] but axis {check.axis} "
+            f"of {check.array} has extent {_evaluate(check.extent, point)} "
+            f"for these arguments ({_describe(values)}); pass larger arrays or smaller sizes"
+            + ("; negative indices are not wrapped around as in Python, guard them with "
+               "'... if i > 0 else ...'" if low.is_neg() else "")
+        )
+
+
+def _evaluate(text: str, point: isl.Set) -> str:
+    prefix = point.get_space().to_str().split("->")[0].strip()
+    value = isl.Set(f"{prefix} -> {{ [v] : v = {text} }}").intersect_params(point)
+    return str(value.dim_min_val(0))
+
+
+def _describe(values: dict[str, int]) -> str:
+    return ", ".join(f"{k.replace('__shape', '.shape[')}{']' if '__shape' in k else ''}={v}"
+                     for k, v in values.items())
+
+
+def _axis_checks(scop: Scop, prefix: str) -> list[AxisCheck]:
+    accesses = scop.reads().union(scop.writes())
+    checks = []
+    for info in scop.arrays:
+        if info.is_scalar:
+            continue
+        name = isl_name(info.name)
+        dims = ", ".join(f"x{d}" for d in range(info.rank))
+        elements = accesses.intersect_range(isl.UnionSet(f"{prefix} -> {{ {name}[{dims}] }}")).range()
+        if elements.is_empty():
+            continue
+        touched = _only_set(elements)
+        for axis, extent in enumerate(info.extent_texts):
+            outside = isl.Set(f"{prefix} -> {{ {name}[{dims}] : x{axis} < 0 or x{axis} >= {extent} }}")
+            unsafe = touched.intersect(outside).params()
+            if not unsafe.is_empty():
+                checks.append(AxisCheck(info.name, axis, extent, touched, unsafe))
+    return checks
+
+
+def _involved(checks: list[AxisCheck], params: tuple[str, ...]) -> tuple[str, ...]:
+    """The parameters some unsafe set constrains: whether a call is safe depends on these only
+    (all of them if a set names a parameter we do not know)."""
+    involved = set()
+    for check in checks:
+        for position in range(check.unsafe.dim(isl.dim_type.param)):
+            if check.unsafe.involves_dims(isl.dim_type.param, position, 1):
+                involved.add(check.unsafe.get_dim_name(isl.dim_type.param, position))
+    if not involved <= set(params):
+        return params
+    return tuple(p for p in params if p in involved)
+
+
+def _only_set(union: isl.UnionSet) -> isl.Set:
+    return sets_of(union)[0]

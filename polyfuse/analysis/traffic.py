@@ -1,0 +1,114 @@
+"""Memory traffic of a fusion candidate, as numbers for the fusion decisions.
+
+Two estimates per candidate pair of loops, in bytes, as expressions of the kernel's sizes (a
+kernel is compiled once per signature, for every size):
+
+- ``saved``: one pass over memory for each array both loops touch.  Apart, the second loop
+  reads again what the first one read or wrote; fused, it finds those elements in cache, as
+  long as one iteration's data stays there.
+- ``footprint``: the data one iteration of the fused loop touches: per array, the bounding box
+  of its elements (the largest over the loop's iterations), which must fit in cache for the
+  saving to happen.
+
+``kernel.explain(*args)`` evaluates both at the call's sizes and sets the footprint against the
+cache sizes of ``polyfuse.hardware``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import islpy as isl
+import numpy as np
+
+from polyfuse.model import ir
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
+from polyfuse.model.isl_parts import maps_of
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """Byte estimates of one fusion candidate, as Python expressions of the kernel's sizes."""
+
+    shared: tuple[str, ...]  # arrays both loops touch
+    saved_bytes: str  # one pass over each shared array
+    footprint_bytes: str | None  # one iteration of the fused loop (None: isl could not bound it)
+
+
+def fusion_traffic(scop, first: tuple[str, ...], second: tuple[str, ...], values: isl.UnionMap) -> Traffic:
+    """Traffic estimates for fusing the loops of statements ``first`` and ``second``; ``values``
+    maps each statement to the fused loop's (and its enclosing loops') values."""
+    shared = tuple(sorted(_arrays(scop, first) & _arrays(scop, second)))
+    saved = _sum(_array_bytes(scop, name) for name in shared)
+    try:
+        with bounded(scop.context.get_ctx()):
+            footprint = _iteration_footprint(scop, first + second, values)
+    except BudgetExceeded:
+        footprint = None
+    return Traffic(shared, ir.to_python(saved), None if footprint is None else ir.to_python(footprint))
+
+
+def evaluate(text: str | None, sizes: dict[str, Any]) -> int | None:
+    """Bytes of an estimate at these sizes (None when it cannot be evaluated)."""
+    if text is None:
+        return None
+    names = {k: int(v) for k, v in sizes.items() if isinstance(v, (int, np.integer))}
+    try:
+        # our own integer expressions (ir.to_python of sizes): names, + - * // %, min, max
+        return int(eval(text, {"__builtins__": {}, "min": min, "max": max}, names))  # noqa: S307
+    except (NameError, TypeError, ZeroDivisionError, ValueError):
+        return None
+
+
+def _arrays(scop, statements: tuple[str, ...]) -> set[str]:
+    found: set[str] = set()
+    for name in statements:
+        stmt = scop.statement(name)
+        if stmt.index:
+            found.add(stmt.array)
+        found.update(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load) and e.index)
+    return found
+
+
+def _array_bytes(scop, name: str) -> ir.Expr:
+    info = scop.array(name)
+    result: ir.Expr = ir.int_const(np.dtype(info.dtype).itemsize)
+    for extent in info.shape:
+        result = ir.BinOp("*", result, extent, ir.INT, True)
+    return result
+
+
+def _iteration_footprint(scop, statements: tuple[str, ...], values: isl.UnionMap) -> ir.Expr | None:
+    """Bytes one value of ``values`` touches: per array the bounding box of its elements."""
+    accesses = isl.UnionMap.empty(scop.context.get_space())
+    for name in statements:
+        stmt = scop.statement(name)
+        accesses = accesses.union(stmt.reads).union(stmt.writes)
+    per_iteration = values.reverse().apply_range(accesses)
+    build = isl.AstBuild.from_context(scop.context)
+    parts: list[ir.Expr] = []
+    for access in maps_of(per_iteration):
+        array = access.get_tuple_name(isl.dim_type.out)
+        if array is None or access.dim(isl.dim_type.out) == 0:
+            continue
+        elements: ir.Expr = ir.int_const(np.dtype(scop.array(array).dtype).itemsize)
+        for axis in range(access.dim(isl.dim_type.out)):
+            extent = access.dim_max(axis).sub(access.dim_min(axis)).add_constant_val(isl.Val(1))
+            largest = isl.Map.from_pw_aff(extent).range().dim_max(0).coalesce()
+            elements = ir.BinOp("*", elements, _expr(build, largest), ir.INT, True)
+        parts.append(elements)
+    return _sum(parts)
+
+
+def _expr(build: isl.AstBuild, value: isl.PwAff) -> ir.Expr:
+    from polyfuse.passes.astgen import expr_from_isl
+
+    return expr_from_isl(build.expr_from_pw_aff(value))
+
+
+def _sum(parts) -> ir.Expr:
+    total: ir.Expr = ir.int_const(0)
+    for part in parts:
+        total = part if total == ir.int_const(0) else ir.BinOp("+", total, part, ir.INT, True)
+    return total

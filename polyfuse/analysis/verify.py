@@ -1,0 +1,71 @@
+"""Checks that a transformed schedule computes what the original one does.
+
+The test is semantic, not structural: under the new schedule every read must see the same last
+writer as in program order (isl dataflow, per array), reads of input values must still see no
+writer, and the last write to every user-visible array element must stay last.  Together these
+mean each statement instance computes the same value and the arrays end up the same.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences, ExactFlow, exact_flow, flow, on_array, runs_before
+from polyfuse.model.scop import Scop, isl_name
+
+
+def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> list[str]:
+    """Human-readable descriptions of what ``schedule`` breaks (empty when it is legal)."""
+    problems = []
+    reads, writes = scop.reads(), scop.writes()
+    original, candidate = scop.schedule, schedule
+    order = candidate.get_map()
+    for info in scop.arrays:
+        name = isl_name(info.name)
+        r, w = on_array(reads, name), on_array(writes, name)
+        if w.is_empty() or r.is_empty():
+            continue
+        try:
+            before = _original_flow(scop, info.name, r, w)
+            after = exact_flow(r, w, candidate, checked=False)
+        except isl.Error:
+            if not _memory_order_kept(r, w, original, order):
+                problems.append(f"isl cannot compute the dataflow of {info.name}, and two accesses of one of "
+                                "its elements change order")
+            continue
+        if not before.must.is_equal(after.must):
+            problems.append(f"a read of {info.name} sees a different writer")
+        if not before.no_source.is_equal(after.no_source):
+            problems.append(f"a read of an input value of {info.name} now follows a write")
+    for dep in deps.items:
+        if dep.kind == "WAW" and not dep.local and not runs_before(dep.relation, order):
+            problems.append(f"the last write to {dep.array} changes")
+    return problems
+
+
+#: The program-order dataflow of (scop, array), which every verification of a candidate schedule
+#: of that scop compares with (the smart scheduler verifies dozens of candidates per kernel).
+_ORIGINAL: dict[tuple[int, str], tuple[Scop, ExactFlow]] = {}
+
+
+def _original_flow(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap) -> ExactFlow:
+    key = (id(scop), array)
+    known = _ORIGINAL.get(key)
+    if known is not None and known[0] is scop:  # the Scop is kept alive with it: its id is not reused
+        return known[1]
+    if len(_ORIGINAL) > 256:
+        _ORIGINAL.clear()
+    result = exact_flow(reads, writes, scop.schedule)
+    _ORIGINAL[key] = (scop, result)
+    return result
+
+
+def _memory_order_kept(reads: isl.UnionMap, writes: isl.UnionMap, original: isl.Schedule,
+                       order: isl.UnionMap) -> bool:
+    """Every pair of accesses to one element (one a write) keeps its order: enough for legality,
+    not necessary.  The fallback when isl's exact dataflow fails on an array (strided loops with
+    modulo subscripts: "affine expression involves some of the domain dimensions")."""
+    pairs = (flow(reads, writes, original, may=True).get_may_dependence()
+             .union(flow(writes, reads, original, may=True).get_may_dependence())
+             .union(flow(writes, writes, original, may=True).get_may_dependence()))
+    return runs_before(pairs, order)

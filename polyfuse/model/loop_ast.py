@@ -1,0 +1,182 @@
+"""The loop AST: the only thing backends see.
+
+Built from isl's AST (``AstBuild``) and immutable.  Loops carry whether they may run in parallel
+and which kernel-local arrays each parallel iteration needs a private copy of.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from polyfuse.model import ir
+from polyfuse.model.scop import Argument, ArrayInfo, Statement
+
+
+@dataclass(frozen=True)
+class For:
+    """``for iterator = init; cond; iterator += step`` (isl's loop form)."""
+
+    iterator: str
+    init: ir.Expr
+    cond: ir.Expr
+    step: int
+    body: Node
+    parallel: bool = False
+    private: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class If:
+    cond: ir.Expr
+    then: Node
+    otherwise: Node | None = None
+
+
+@dataclass(frozen=True)
+class Block:
+    children: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class StmtCall:
+    """Execute statement ``statement`` at the domain point ``args`` (one value per iterator)."""
+
+    statement: str
+    args: tuple[ir.Expr, ...]
+
+
+Node = For | If | Block | StmtCall
+
+
+@dataclass(frozen=True)
+class LoopProgram:
+    """A scheduled kernel: loop AST plus the statement bodies and arrays it refers to."""
+
+    name: str
+    root: Node
+    arguments: tuple[Argument, ...]
+    params: tuple[str, ...]
+    arrays: tuple[ArrayInfo, ...]
+    statements: tuple[Statement, ...]
+
+    def statement(self, name: str) -> Statement:
+        for stmt in self.statements:
+            if stmt.name == name:
+                return stmt
+        raise KeyError(name)
+
+    def local_arrays(self) -> tuple[ArrayInfo, ...]:
+        return tuple(a for a in self.arrays if a.kind == "local")
+
+
+class ProgramEdit:
+    """What a loop-AST pass adds to a program: local arrays and statements, under names no array,
+    statement or loop iterator of the program uses yet."""
+
+    def __init__(self, program: LoopProgram) -> None:
+        self.program = program
+        self.infos = {a.name: a for a in program.arrays}
+        self.arrays: list[ArrayInfo] = []
+        self.statements: list[Statement] = []
+        self.taken = {a.name for a in program.arrays} | {s.name for s in program.statements}
+        self.taken |= {n.iterator for n in nodes(program.root) if isinstance(n, For)}
+
+    def fresh(self, stem: str) -> str:
+        name, n = stem, 0
+        while name in self.taken:
+            n += 1
+            name = f"{stem}{n}"
+        self.taken.add(name)
+        return name
+
+    def add_array(self, info: ArrayInfo) -> ArrayInfo:
+        self.arrays.append(info)
+        self.infos[info.name] = info
+        return info
+
+    def add_statement(self, statement: Statement) -> Statement:
+        self.statements.append(statement)
+        return statement
+
+    def program_with(self, root: Node) -> LoopProgram:
+        """The program with ``root`` and everything added."""
+        return replace(self.program, root=root, arrays=self.program.arrays + tuple(self.arrays),
+                       statements=self.program.statements + tuple(self.statements))
+
+
+def nodes(node: Node):
+    """Yield every node of the tree, parents first."""
+    yield node
+    if isinstance(node, For):
+        yield from nodes(node.body)
+    elif isinstance(node, If):
+        yield from nodes(node.then)
+        if node.otherwise is not None:
+            yield from nodes(node.otherwise)
+    elif isinstance(node, Block):
+        for child in node.children:
+            yield from nodes(child)
+
+
+def statements_in(node: Node) -> list[str]:
+    return [n.statement for n in nodes(node) if isinstance(n, StmtCall)]
+
+
+def top_level(node: Node) -> tuple[Node, ...]:
+    return node.children if isinstance(node, Block) else (node,)
+
+
+def exclusive_bound(loop: For) -> ir.Expr | None:
+    """``e`` such that the loop runs while ``iterator < e`` (simplifying ``(x - 1) + 1``)."""
+    cond = loop.cond
+    if not (isinstance(cond, ir.Compare) and isinstance(cond.lhs, ir.Var) and cond.lhs.name == loop.iterator):
+        return None
+    if cond.op == "<":
+        return cond.rhs
+    if cond.op != "<=":
+        return None
+    rhs = cond.rhs
+    if isinstance(rhs, ir.BinOp) and rhs.op == "-" and rhs.rhs == ir.int_const(1):
+        return rhs.lhs
+    return ir.BinOp("+", rhs, ir.int_const(1), ir.INT, True)
+
+
+def display_names(text: str) -> str:
+    """``A__shape0`` -> ``A.shape[0]`` for people."""
+    return re.sub(r"\b([A-Za-z_][A-Za-z0-9_]*)__shape(\d+)\b", r"\1.shape[\2]", text)
+
+
+def render(program: LoopProgram) -> str:
+    """Readable pseudo-Python of the loop structure (what ``explain()`` shows)."""
+    lines: list[str] = []
+    _render(program.root, program, 0, lines)
+    return "\n".join(lines)
+
+
+def _render(node: Node, program: LoopProgram, depth: int, out: list[str]) -> None:
+    pad = "    " * depth
+    if isinstance(node, Block):
+        for child in node.children:
+            _render(child, program, depth, out)
+    elif isinstance(node, For):
+        bound = exclusive_bound(node)
+        tag = "  # parallel" + (f", private {', '.join(node.private)}" if node.private else "") if node.parallel else ""
+        if bound is not None:
+            step = f", {node.step}" if node.step != 1 else ""
+            out.append(display_names(f"{pad}for {node.iterator} in range({ir.to_python(node.init)}, "
+                                f"{ir.to_python(bound)}{step}):{tag}"))
+        else:
+            out.append(display_names(f"{pad}for {node.iterator} from {ir.to_python(node.init)} while "
+                                f"{ir.to_python(node.cond)} step {node.step}:{tag}"))
+        _render(node.body, program, depth + 1, out)
+    elif isinstance(node, If):
+        out.append(display_names(f"{pad}if {ir.to_python(node.cond)}:"))
+        _render(node.then, program, depth + 1, out)
+        if node.otherwise is not None:
+            out.append(f"{pad}else:")
+            _render(node.otherwise, program, depth + 1, out)
+    else:
+        stmt = program.statement(node.statement)
+        args = ", ".join(ir.to_python(a) for a in node.args)
+        out.append(display_names(f"{pad}{stmt.name}({args})") + f"  # {stmt.source_line}")

@@ -1,0 +1,149 @@
+"""The static control part (Scop): polyfuse's polyhedral model of one kernel.
+
+Statements carry isl iteration domains and access relations; the Scop carries the original
+schedule as an isl schedule tree.  isl objects are excluded from equality and hashing (islpy's
+``==`` compares meaning while ``hash`` follows internal form), so caches key on text we build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polyfuse.errors import SourceSpan
+from polyfuse.model import ir
+
+ISL_RESERVED = {
+    "and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty", "true", "false",
+    "NaN", "div", "implies", "xor",
+}
+
+
+def isl_name(name: str) -> str:
+    """A Python identifier made safe as an isl identifier."""
+    return name + "_" if name in ISL_RESERVED else name
+
+
+def shape_param(array: str, axis: int) -> str:
+    """The isl parameter standing for ``array.shape[axis]``."""
+    return f"{array}__shape{axis}"
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One kernel parameter as seen in a call signature."""
+
+    name: str
+    kind: str  # "array" | "int" | "float"
+    dtype: str  # element dtype for arrays, int64/float64 for scalars
+    rank: int = 0
+    layout: str = "C"  # "C" contiguous or "A" any strides
+
+
+@dataclass(frozen=True)
+class ArrayInfo:
+    """An array argument or a kernel-local array; local scalars are rank-0 local arrays."""
+
+    name: str
+    dtype: str
+    shape: tuple[ir.Expr, ...]
+    kind: str  # "arg" | "local"
+    zero_init: bool = False
+    extent_texts: tuple[str, ...] = ()  # each extent in isl syntax (for bounds proofs)
+    register_tile: bool = False  # made by polyfuse.registers: its values live in registers
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.kind == "local" and not self.shape
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One assignment ``array[index] = value`` executed once per point of ``domain``."""
+
+    name: str
+    iterators: tuple[str, ...]
+    array: str
+    index: tuple[ir.Expr, ...]
+    value: ir.Expr
+    span: SourceSpan
+    nest: int  # which top-level construct of the kernel body it came from
+    domain: isl.Set = field(compare=False, repr=False)
+    reads: isl.UnionMap = field(compare=False, repr=False)
+    writes: isl.UnionMap = field(compare=False, repr=False)
+
+    @property
+    def source_line(self) -> str:
+        return self.span.text.strip()
+
+
+@dataclass(frozen=True)
+class Scop:
+    name: str
+    arguments: tuple[Argument, ...]
+    params: tuple[str, ...]  # isl parameters: integer arguments and array extents
+    arrays: tuple[ArrayInfo, ...]
+    statements: tuple[Statement, ...]
+    filename: str
+    body: tuple  # the loop structure in program order (polyfuse.schedule_tree nodes)
+    schedule: isl.Schedule = field(compare=False, repr=False)  # original program order
+    context: isl.Set = field(compare=False, repr=False)  # what we know of the parameters
+
+    def array(self, name: str) -> ArrayInfo:
+        for info in self.arrays:
+            if info.name == name:
+                return info
+        raise KeyError(name)
+
+    def statement(self, name: str) -> Statement:
+        for stmt in self.statements:
+            if stmt.name == name:
+                return stmt
+        raise KeyError(name)
+
+    def domain(self) -> isl.UnionSet:
+        return _union_set([isl.UnionSet.from_set(s.domain) for s in self.statements], self.context)
+
+    def reads(self) -> isl.UnionMap:
+        return _union_map([s.reads for s in self.statements], self.context)
+
+    def writes(self) -> isl.UnionMap:
+        return _union_map([s.writes for s in self.statements], self.context)
+
+    @property
+    def prefix(self) -> str:
+        """The isl parameter list, ``[n, A__shape0, ...]``."""
+        return "[" + ", ".join(self.params) + "]"
+
+    def schedule_of(self, body: tuple) -> isl.Schedule:
+        """The isl schedule of a loop-structure tree over this Scop's statements."""
+        from polyfuse.model.schedule_tree import build_schedule
+
+        return build_schedule(
+            body, {s.name: s.domain for s in self.statements},
+            {s.name: tuple(isl_name(v) for v in s.iterators) for s in self.statements},
+            self.prefix, isl.UnionSet.empty(self.context.get_space()),
+        )
+
+    def local_arrays(self) -> tuple[str, ...]:
+        """Names of the kernel-local arrays and scalars."""
+        return tuple(a.name for a in self.arrays if a.kind == "local")
+
+
+def _union_set(parts: list[isl.UnionSet], context: isl.Set) -> isl.UnionSet:
+    result = isl.UnionSet.empty(context.get_space())
+    for part in parts:
+        result = result.union(part)
+    return result
+
+
+def _union_map(parts: list[isl.UnionMap], context: isl.Set) -> isl.UnionMap:
+    result = isl.UnionMap.empty(context.get_space())
+    for part in parts:
+        result = result.union(part)
+    return result

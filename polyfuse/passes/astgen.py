@@ -1,0 +1,174 @@
+"""isl AST generation and its translation into polyfuse's loop AST.
+
+isl builds the loops (``AstBuild.node_from_schedule``); at each loop we ask the dependences
+whether that loop carries any, which decides the ``parallel`` flag and the private locals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences, carries
+from polyfuse.errors import InternalError
+from polyfuse.model import ir
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
+from polyfuse.model.isl_parts import maps_of
+from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.model.schedule_tree import isolate_register_tiles
+from polyfuse.model.scop import Scop
+
+ITERATOR_PREFIX = "_t"
+PARALLEL_CHECK_OPERATIONS = 200_000  # per loop; heavily tiled stencils otherwise take seconds
+
+
+def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences) -> LoopProgram:
+    """Generate the loop AST of ``schedule`` with isl and mark parallel loops."""
+    checker = _ParallelChecker(deps, scop.context)
+    build = isl.AstBuild.from_context(scop.context)
+    iterators = isl.IdList.alloc(scop.context.get_ctx(), 16)
+    for i in range(16):
+        iterators = iterators.add(isl.Id(f"{ITERATOR_PREFIX}{i}"))
+    build = build.set_iterators(iterators)
+    build, _handle = build.set_before_each_for(checker.annotate)
+    root = build.node_from_schedule(isolate_register_tiles(schedule))
+    if checker.errors:
+        raise InternalError(f"parallelism check failed: {checker.errors[0]!r}") from checker.errors[0]
+    return LoopProgram(
+        name=scop.name, root=Block(top_level_loops(_node(root))), arguments=scop.arguments, params=scop.params,
+        arrays=scop.arrays, statements=scop.statements,
+    )
+
+
+def top_level_loops(root: Node) -> tuple[Node, ...]:
+    """The top-level nodes with nested blocks flattened and guards pushed into loop bounds.
+
+    isl wraps code in ``if (n >= 16)`` when a part (full register tiles, say) exists only for
+    some sizes.  At the top level such a guard depends on parameters alone, so the loop inside
+    can carry it in its bound (``range(a, b if guard else a)``) and stay a phase that runs in
+    parallel chunks (polyfuse.phases cuts only top-level loops)."""
+    if isinstance(root, Block):
+        return tuple(n for child in root.children for n in top_level_loops(child))
+    if isinstance(root, If) and root.otherwise is None:
+        return tuple(_guarded(n, root.cond) for n in top_level_loops(root.then))
+    return (root,)
+
+
+def _guarded(node: Node, guard: ir.Expr) -> Node:
+    bound = exclusive_bound(node) if isinstance(node, For) and node.step > 0 else None
+    if not isinstance(node, For) or bound is None:
+        return If(guard, node)
+    stop = ir.Select(guard, bound, node.init, ir.INT, True)
+    return replace(node, cond=ir.Compare("<", ir.Var(node.iterator, ir.INT), stop))
+
+
+class _ParallelChecker:
+    """Decides, per generated loop, whether any dependence is carried by it."""
+
+    def __init__(self, deps: Dependences, context: isl.Set) -> None:
+        self.blocking = deps.validity()
+        self.local_false = [(d.array, d.relation) for d in deps.items if d.local and d.kind != "RAW"]
+        self.context = context
+        self.errors: list[Exception] = []
+
+    def annotate(self, build: isl.AstBuild) -> isl.Id:
+        """isl ignores exceptions raised in callbacks, so keep them for the caller to raise."""
+        try:
+            return self._annotation(_flatten_range(build.get_schedule()))
+        except Exception as exc:  # noqa: BLE001 - re-raised by build_loop_program
+            self.errors.append(exc)
+            return isl.Id("serial")
+
+    def _annotation(self, prefix: isl.UnionMap) -> isl.Id:
+        if self._carried(self.blocking, prefix):
+            return isl.Id("serial")
+        private = sorted({a for a, rel in self.local_false if self._carried(rel, prefix)})
+        return isl.Id("parallel:" + ",".join(private))
+
+    def _carried(self, deps: isl.UnionMap, prefix: isl.UnionMap) -> bool:
+        """Unknown counts as carried: a check over its isl budget leaves the loop serial."""
+        try:
+            with bounded(self.context.get_ctx(), PARALLEL_CHECK_OPERATIONS):
+                return carries(deps, prefix, self.context)
+        except BudgetExceeded:
+            return True
+
+
+def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:
+    result = isl.UnionMap.empty(umap.get_space())
+    for part in maps_of(umap):
+        result = result.union(isl.UnionMap.from_map(part.flatten_range()))
+    return result
+
+
+def _node(node: isl.AstNode) -> Node:
+    kind = node.get_type()
+    if kind == isl.ast_node_type.for_:
+        return _for(node)
+    if kind == isl.ast_node_type.if_:
+        otherwise = _node(node.if_get_else_node()) if node.if_has_else_node() else None
+        return If(expr_from_isl(node.if_get_cond()), _node(node.if_get_then_node()), otherwise)
+    if kind == isl.ast_node_type.block:
+        children = node.block_get_children()
+        return Block(tuple(_node(children.get_at(i)) for i in range(children.n_ast_node())))
+    if kind == isl.ast_node_type.user:
+        call = node.user_get_expr()
+        name = call.get_op_arg(0).get_id().get_name()
+        args = tuple(expr_from_isl(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg()))
+        return StmtCall(name, args)
+    if kind == isl.ast_node_type.mark:
+        return _node(node.mark_get_node())
+    raise InternalError(f"unexpected isl AST node {kind}")
+
+
+def _for(node: isl.AstNode) -> For:
+    annotation = node.get_annotation().get_name()
+    parallel = annotation.startswith("parallel")
+    private = tuple(p for p in annotation.partition(":")[2].split(",") if p) if parallel else ()
+    inc = node.for_get_inc()
+    if inc.get_type() != isl.ast_expr_type.int:
+        raise InternalError("non-constant loop increment from isl")
+    return For(
+        iterator=node.for_get_iterator().get_id().get_name(),
+        init=expr_from_isl(node.for_get_init()),
+        cond=expr_from_isl(node.for_get_cond()),
+        step=inc.get_val().get_num_si(),
+        body=_node(node.for_get_body()),
+        parallel=parallel,
+        private=private,
+    )
+
+
+_OPS = isl.ast_expr_op_type
+_BINARY = {
+    _OPS.add: "+", _OPS.sub: "-", _OPS.mul: "*", _OPS.div: "//", _OPS.fdiv_q: "//",
+    _OPS.pdiv_q: "//", _OPS.pdiv_r: "%", _OPS.zdiv_r: "%", _OPS.min: "min", _OPS.max: "max",
+}
+_COMPARE = {_OPS.eq: "==", _OPS.le: "<=", _OPS.lt: "<", _OPS.ge: ">=", _OPS.gt: ">"}
+_LOGIC = {_OPS.and_: "and", _OPS.and_then: "and", _OPS.or_: "or", _OPS.or_else: "or"}
+
+
+def expr_from_isl(expr: isl.AstExpr) -> ir.Expr:
+    """An isl AST expression as polyfuse IR (integer arithmetic, comparisons, selects)."""
+    kind = expr.get_type()
+    if kind == isl.ast_expr_type.int:
+        return ir.int_const(int(expr.get_val().to_python()))
+    if kind == isl.ast_expr_type.id:
+        return ir.Var(expr.get_id().get_name(), ir.INT)
+    op = expr.get_op_type()
+    args = [expr_from_isl(expr.get_op_arg(i)) for i in range(expr.get_op_n_arg())]
+    if op in _BINARY:
+        result = args[0]
+        for arg in args[1:]:
+            result = ir.BinOp(_BINARY[op], result, arg, ir.INT, True)
+        return result
+    if op in _COMPARE:
+        return ir.Compare(_COMPARE[op], args[0], args[1])
+    if op in _LOGIC:
+        return ir.BoolOp(_LOGIC[op], tuple(args))
+    if op == _OPS.minus:
+        return ir.Unary("neg", args[0], ir.INT, True)
+    if op in (_OPS.cond, _OPS.select):
+        return ir.Select(args[0], args[1], args[2], ir.INT, True)
+    raise InternalError(f"unexpected isl AST expression {op}")

@@ -1,0 +1,266 @@
+"""Interleaving iterations of a parallel loop around latency-bound reductions (unroll-and-jam).
+
+A floating-point reduction in an inner loop is one chain of dependent operations per iteration of
+the loop around it::
+
+    for i in range(lo, hi):            # parallel
+        acc = 0.0
+        for j in range(m):
+            acc += A[i, j]             # each add waits for the previous one (3-4 cycles)
+        Z[i] = acc
+
+LLVM may not reorder float adds (results would change), and it does not vectorize ``max``
+reductions written as compare-and-select, so such loops run at one element per add latency.
+Interleaving ``U`` iterations of the parallel loop gives ``U`` independent chains::
+
+    for i in range(lo, hi, U):         # still parallel
+        if i + U <= hi:
+            acc_0 = 0.0; ...; acc_3 = 0.0
+            for j in range(m):
+                acc_0 += A[i, j]; acc_1 += A[i + 1, j]; ...; acc_3 += A[i + 3, j]
+            Z[i] = acc_0; ...; Z[i + 3] = acc_3
+        else:
+            for i2 in range(i, hi): (the original body)
+
+It is legal because the loop is parallel: no dependence joins two of its iterations once each has
+its own copy of the locals it privatises, so any interleaving of whole iterations' statements is
+allowed, and each iteration's own statements keep their order.  Every value is computed by the same
+operations in the same order, so results are bitwise unchanged.
+
+Only loops whose body is the same for every iteration are interleaved: inner loop bounds and ``if``
+conditions may not depend on the interleaved iterator.  The innermost parallel loop around a
+reduction is chosen (for ``C[i, j] += A[i, k] * B[k, j]`` with ``j`` parallel that is ``j``, whose
+copies read neighbouring elements of ``B``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from polyfuse.model import ir
+from polyfuse.model.loop_ast import (
+    Block,
+    For,
+    If,
+    LoopProgram,
+    Node,
+    ProgramEdit,
+    StmtCall,
+    exclusive_bound,
+    nodes,
+    statements_in,
+)
+from polyfuse.model.scop import Statement
+
+#: Iterations interleaved: enough independent chains to cover a float add's latency (3-4 cycles)
+#: on the two add units of current x86 cores.
+INTERLEAVE = 4
+#: The interleaved body holds at most this many statement copies (compile time, code size).
+MAX_STATEMENT_COPIES = 96
+_FLOATS = ("float32", "float64")
+
+
+@dataclass(frozen=True)
+class Interleaving:
+    """One interleaved loop, for ``explain()``."""
+
+    loop: str  # iterator of the parallel loop
+    copies: int
+    reductions: tuple[str, ...]  # the reduction statements whose chains now run side by side
+    renamed: tuple[str, ...]  # private locals that got a copy per interleaved iteration
+
+
+def interleave_reductions(program: LoopProgram, *, copies: int = INTERLEAVE,
+                          ) -> tuple[LoopProgram, tuple[Interleaving, ...]]:
+    """``program`` with the innermost parallel loop around each float reduction interleaved
+    ``copies`` times (see the module docstring); unchanged when nothing qualifies."""
+    if copies < 2:
+        return program, ()
+    rewriter = _Interleaver(program, copies)
+    root, _ = rewriter.visit(program.root)
+    if not rewriter.decisions:
+        return program, ()
+    return rewriter.program_with(root), tuple(rewriter.decisions)
+
+
+class _Interleaver(ProgramEdit):
+    def __init__(self, program: LoopProgram, copies: int) -> None:
+        super().__init__(program)
+        self.copies = copies
+        self.decisions: list[Interleaving] = []
+
+    def visit(self, node: Node) -> tuple[Node, dict[str, tuple[str, ...]]]:
+        """The rewritten node and, for each private local copied below it, its copies (an
+        enclosing parallel loop that privatises the original must privatise the copies too)."""
+        if isinstance(node, Block):
+            children, copied = [], {}
+            for child in node.children:
+                new, more = self.visit(child)
+                children.append(new)
+                copied.update(more)
+            return Block(tuple(children)), copied
+        if isinstance(node, If):
+            then, copied = self.visit(node.then)
+            otherwise = None
+            if node.otherwise is not None:
+                otherwise, more = self.visit(node.otherwise)
+                copied.update(more)
+            return replace(node, then=then, otherwise=otherwise), copied
+        if not isinstance(node, For):
+            return node, {}
+        before = len(self.decisions)
+        body, copied = self.visit(node.body)
+        if len(self.decisions) == before and node.parallel:  # only the innermost parallel loop
+            jammed = self.interleave(node)
+            if jammed is not None:
+                return jammed
+        extra = tuple(c for name in node.private for c in copied.get(name, ()))
+        return replace(node, body=body, private=node.private + extra), copied
+
+    # ---- the transformation ------------------------------------------------------------------
+    def interleave(self, loop: For) -> tuple[Node, dict[str, tuple[str, ...]]] | None:
+        bound = exclusive_bound(loop)
+        if bound is None or loop.step != 1:
+            return None
+        reductions = self.reductions(loop)
+        if not reductions or not self.uniform(loop.body, loop.iterator):
+            return None
+        calls = statements_in(loop.body)
+        if len(calls) * self.copies > MAX_STATEMENT_COPIES:
+            return None
+        renamed = tuple(sorted(a for a in loop.private if a in self.written(loop.body)))
+        names = [{a: a for a in renamed}] + [{a: self.copy_array(a, k) for a in renamed}
+                                               for k in range(1, self.copies)]
+        var = ir.Var(loop.iterator, ir.INT)
+        shifted = [ir.BinOp("+", var, ir.int_const(k), ir.INT, True) if k else var for k in range(self.copies)]
+        versions = [self.retarget(loop.body, loop.iterator, shifted[k], names[k], k) for k in range(self.copies)]
+        rest_var = self.fresh(f"{loop.iterator}_rest")
+        rest = For(rest_var, var, ir.Compare("<", ir.Var(rest_var, ir.INT), bound), 1,
+                   _rename_iterator(loop.body, loop.iterator, ir.Var(rest_var, ir.INT)))
+        full = ir.Compare("<=", ir.BinOp("+", var, ir.int_const(self.copies), ir.INT, True), bound)
+        body = If(full, _jam(versions), rest)
+        copied = {a: tuple(n[a] for n in names[1:]) for a in renamed}
+        private = loop.private + tuple(c for a in renamed for c in copied[a])
+        self.decisions.append(Interleaving(loop.iterator, self.copies, tuple(reductions), renamed))
+        return replace(loop, step=self.copies, body=body, private=private), copied
+
+    def reductions(self, loop: For) -> list[str]:
+        """Float statements whose innermost loop (inside ``loop``) updates the element they read,
+        at an index that loop does not change: one dependence chain per iteration of ``loop``.
+        (``acc[j] += ...`` inside its own ``j`` loop is not one: LLVM vectorizes that along ``j``.)"""
+        found: list[str] = []
+        for call, inner in _calls_with_innermost_loop(loop.body, None):
+            stmt = self.program.statement(call.statement)
+            info = self.infos.get(stmt.array)
+            if inner is None or info is None or info.dtype not in _FLOATS or stmt.name in found:
+                continue
+            index = tuple(_bind(e, stmt, call) for e in stmt.index)
+            reads_itself = any(isinstance(e, ir.Load) and e.array == stmt.array
+                               and tuple(_bind(i, stmt, call) for i in e.index) == index
+                               for e in ir.walk(stmt.value))
+            if reads_itself and not any(_uses(e, inner.iterator) for e in index):
+                found.append(stmt.name)
+        return found
+
+    def uniform(self, node: Node, iterator: str) -> bool:
+        """Loop bounds and conditions below ``node`` do not depend on ``iterator``."""
+        for n in nodes(node):
+            if isinstance(n, For) and (_uses(n.init, iterator) or _uses(n.cond, iterator)):
+                return False
+            if isinstance(n, If) and _uses(n.cond, iterator):
+                return False
+        return True
+
+    def arrays_in(self, node: Node) -> set[str]:
+        used: set[str] = set()
+        for name in statements_in(node):
+            stmt = self.program.statement(name)
+            used.add(stmt.array)
+            used.update(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load))
+        return used
+
+    def written(self, node: Node) -> set[str]:
+        return {self.program.statement(name).array for name in statements_in(node)}
+
+    def copy_array(self, name: str, k: int) -> str:
+        return self.add_array(replace(self.infos[name], name=self.fresh(f"{name}_il{k}"))).name
+
+    def retarget(self, node: Node, iterator: str, value: ir.Expr, names: dict[str, str], k: int) -> Node:
+        """``node`` for one interleaved iteration: ``iterator`` replaced by ``value`` and the
+        private locals by this iteration's copies."""
+        if isinstance(node, StmtCall):
+            stmt = self.program.statement(node.statement)
+            if any(names.get(a, a) != a for a in {stmt.array} | self.arrays_in(node)):
+                stmt = self.renamed_statement(stmt, names, k)
+            return StmtCall(stmt.name, tuple(ir.substitute(a, {iterator: value}) for a in node.args))
+        if isinstance(node, For):
+            return replace(node, body=self.retarget(node.body, iterator, value, names, k))
+        if isinstance(node, If):
+            otherwise = None if node.otherwise is None else self.retarget(node.otherwise, iterator, value, names, k)
+            return replace(node, then=self.retarget(node.then, iterator, value, names, k), otherwise=otherwise)
+        assert isinstance(node, Block)
+        return Block(tuple(self.retarget(c, iterator, value, names, k) for c in node.children))
+
+    def renamed_statement(self, stmt: Statement, names: dict[str, str], k: int) -> Statement:
+        return self.add_statement(replace(
+            stmt, name=self.fresh(f"{stmt.name}_il{k}"), array=names.get(stmt.array, stmt.array),
+            value=ir.map_loads(stmt.value, lambda load: replace(load, array=names.get(load.array, load.array)))))
+
+
+def _calls_with_innermost_loop(node: Node, loop: For | None):
+    """Each statement call below ``node`` with the innermost loop around it (``loop`` if none)."""
+    if isinstance(node, StmtCall):
+        yield node, loop
+    elif isinstance(node, For):
+        yield from _calls_with_innermost_loop(node.body, node)
+    elif isinstance(node, If):
+        yield from _calls_with_innermost_loop(node.then, loop)
+        if node.otherwise is not None:
+            yield from _calls_with_innermost_loop(node.otherwise, loop)
+    else:
+        for child in node.children:
+            yield from _calls_with_innermost_loop(child, loop)
+
+
+def _jam(versions: list[Node]) -> Node:
+    """One node running the same-shaped ``versions`` side by side: loops merged level by level,
+    the versions' statements next to each other inside the innermost ones."""
+    first = versions[0]
+    if isinstance(first, StmtCall):
+        return Block(tuple(versions))
+    if isinstance(first, For):
+        return replace(first, body=_jam([v.body for v in versions]))  # type: ignore[union-attr]
+    if isinstance(first, If):
+        otherwise = None if first.otherwise is None else _jam([v.otherwise for v in versions])  # type: ignore
+        return replace(first, then=_jam([v.then for v in versions]), otherwise=otherwise)  # type: ignore
+    assert isinstance(first, Block)
+    return Block(tuple(_jam([v.children[k] for v in versions])  # type: ignore[union-attr]
+                       for k in range(len(first.children))))
+
+
+def _rename_iterator(node: Node, iterator: str, value: ir.Expr) -> Node:
+    if isinstance(node, StmtCall):
+        return StmtCall(node.statement, tuple(ir.substitute(a, {iterator: value}) for a in node.args))
+    if isinstance(node, For):
+        return replace(node, body=_rename_iterator(node.body, iterator, value))
+    if isinstance(node, If):
+        otherwise = None if node.otherwise is None else _rename_iterator(node.otherwise, iterator, value)
+        return replace(node, then=_rename_iterator(node.then, iterator, value), otherwise=otherwise)
+    assert isinstance(node, Block)
+    return Block(tuple(_rename_iterator(c, iterator, value) for c in node.children))
+
+
+def _bind(expr: ir.Expr, stmt: Statement, call: StmtCall) -> ir.Expr:
+    """A statement's subscript in terms of the loop AST's iterators."""
+    from polyfuse.model.scop import isl_name
+
+    values = {isl_name(v): a for v, a in zip(stmt.iterators, call.args)}
+    values.update(zip(stmt.iterators, call.args))
+    return ir.substitute(expr, values)
+
+
+def _uses(expr: ir.Expr, name: str) -> bool:
+    return any(isinstance(e, ir.Var) and e.name == name for e in ir.walk(expr))
+
+
+__all__ = ["INTERLEAVE", "Interleaving", "interleave_reductions"]

@@ -1,0 +1,124 @@
+"""Disk cache of compiled kernels.
+
+The key is content, not file times: the kernel's normalized source and the modules it reads,
+the call signature, the options, the versions of polyfuse and of the tools that generate code,
+and the CPU.  An entry holds the optimized LLVM IR (JIT-compiled again on load, skipping isl and
+the optimizer), the runtime's checks and the rendered explain() sections, so explain() and
+inspect_llvm() still work after a hit.  An unwritable cache directory warns once and the cache
+stays in memory only.  ``POLYFUSE_DISABLE_CACHE=1`` turns it off; ``POLYFUSE_CACHE_DIR`` moves it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import pickle
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+from polyfuse.options import env_flag
+
+log = logging.getLogger("polyfuse")
+FORMAT = 1
+_warned = False
+
+
+def enabled() -> bool:
+    return not env_flag("POLYFUSE_DISABLE_CACHE")
+
+
+def directory() -> Path:
+    configured = os.environ.get("POLYFUSE_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "polyfuse"
+
+
+def versions() -> str:
+    import islpy
+    import llvmlite
+    import numpy
+
+    from polyfuse import __version__
+
+    return (f"polyfuse={__version__} source={source_digest()} islpy={islpy.version.VERSION_TEXT} "
+            f"llvmlite={llvmlite.__version__} numpy={numpy.__version__}")
+
+
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """A hash of polyfuse's own code, so a changed compiler never reuses old entries."""
+    import polyfuse
+    import polyfuse.backends
+    import polyfuse.frontend
+
+    digest = hashlib.sha256()
+    for package in (polyfuse, polyfuse.frontend, polyfuse.backends):
+        for path in sorted(Path(str(package.__file__)).parent.glob("*.py")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cpu_key() -> str:
+    import llvmlite.binding as llvm
+
+    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()}"
+
+
+def make_key(source: str, modules: str, signature: str, options: str) -> str:
+    text = "\n".join([f"format={FORMAT}", versions(), cpu_key(), options, signature, modules, source])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load(key: str) -> Any | None:
+    if not enabled():
+        return None
+    path = directory() / f"{key}.pkl"
+    try:
+        with path.open("rb") as handle:
+            return pickle.load(handle)  # noqa: S301 - our own cache directory
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - a damaged entry is a miss, not an error
+        log.info("polyfuse: ignoring unreadable cache entry %s: %s", path, exc)
+        return None
+
+
+def store(key: str, entry: Any) -> None:
+    global _warned
+    if not enabled():
+        return
+    folder = directory()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=folder, delete=False, suffix=".tmp") as handle:
+            pickle.dump(entry, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(handle.name, folder / f"{key}.pkl")
+    except OSError as exc:
+        if not _warned:
+            _warned = True
+            warnings.warn(f"polyfuse: cannot write the kernel cache at {folder} ({exc}); "
+                          "compiled kernels are kept in memory only", RuntimeWarning, stacklevel=3)
+
+
+def info() -> dict[str, Any]:
+    folder = directory()
+    entries = list(folder.glob("*.pkl")) if folder.is_dir() else []
+    return {"directory": str(folder), "enabled": enabled(), "entries": len(entries),
+            "bytes": sum(p.stat().st_size for p in entries)}
+
+
+def clear() -> int:
+    folder = directory()
+    removed = 0
+    if folder.is_dir():
+        for path in folder.glob("*.pkl"):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed

@@ -1,0 +1,93 @@
+"""Call signatures: what a compiled kernel is specialized on (dtype, rank, layout, scalar kind)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from polyfuse.errors import ArgumentError
+from polyfuse.model.scop import Argument
+
+SUPPORTED_DTYPES = ("float32", "float64", "int32", "int64")
+
+
+def argument_of(name: str, value: object) -> Argument:
+    """The signature entry of one call argument; raises ArgumentError for unsupported values."""
+    if isinstance(value, np.ndarray):
+        return _array_argument(name, value.dtype, value.ndim, value.flags.c_contiguous)
+    if is_device_array(value):
+        dtype, shape, strides = _device_layout(value)
+        return _array_argument(name, dtype, len(shape), _c_contiguous(shape, strides, dtype.itemsize))
+    if isinstance(value, (bool, np.bool_)):
+        raise ArgumentError(f"argument {name!r} is a bool; pass an int or a float")
+    if isinstance(value, numbers.Integral):
+        return Argument(name, "int", "int64")
+    if isinstance(value, numbers.Real):
+        return Argument(name, "float", "float64")
+    raise ArgumentError(
+        f"argument {name!r} has type {type(value).__name__}; kernels take numpy arrays "
+        f"({', '.join(SUPPORTED_DTYPES)}), ints and floats"
+    )
+
+
+def _array_argument(name: str, dtype: np.dtype, ndim: int, c_contiguous: bool) -> Argument:
+    if dtype.name not in SUPPORTED_DTYPES:
+        raise ArgumentError(
+            f"argument {name!r} has dtype {dtype}; supported array dtypes are {', '.join(SUPPORTED_DTYPES)}"
+        )
+    if ndim == 0:
+        raise ArgumentError(f"argument {name!r} is a 0-d array; pass a Python number instead")
+    if not dtype.isnative:
+        raise ArgumentError(f"argument {name!r} has dtype {dtype.str} (non-native byte order); compiled code reads "
+                            f"native numbers: pass {name}.astype({name}.dtype.newbyteorder('='))")
+    return Argument(name, "array", dtype.name, ndim, "C" if c_contiguous else "A")
+
+
+def is_device_array(value: object) -> bool:
+    """A GPU array: ``__cuda_array_interface__`` (numba, CuPy, ...) or numba's CUDA simulator arrays."""
+    return getattr(value, "__cuda_array_interface__", None) is not None or bool(getattr(value, "__cuda_ndarray__", False))
+
+
+def _device_layout(value) -> tuple[np.dtype, tuple[int, ...], tuple[int, ...] | None]:
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        strides = interface.get("strides")
+        return np.dtype(interface["typestr"]), tuple(interface["shape"]), None if strides is None else tuple(strides)
+    return np.dtype(value.dtype), tuple(value.shape), tuple(value.strides)
+
+
+def _c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...] | None, itemsize: int) -> bool:
+    if strides is None:
+        return True
+    expected = itemsize
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent > 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
+
+
+def signature_key(arguments: tuple[Argument, ...]) -> str:
+    """Stable text naming a signature, e.g. ``A:float64[2,C] n:int``."""
+    parts = []
+    for a in arguments:
+        parts.append(f"{a.name}:{a.dtype}[{a.rank},{a.layout}]" if a.kind == "array" else f"{a.name}:{a.kind}")
+    return " ".join(parts)
+
+
+def device_span(value) -> tuple[int, int]:
+    """[first byte, last byte + 1) a device array may touch (for overlap checks without copies)."""
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is None:  # the simulator's arrays wrap host memory
+        host = np.asarray(value)
+        low, high = np.byte_bounds(host) if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds(host)
+        return low, high
+    start = interface["data"][0]
+    dtype, shape, strides = _device_layout(value)
+    if not shape or 0 in shape:
+        return start, start
+    strides = strides or tuple(int(np.prod(shape[d + 1:])) * dtype.itemsize for d in range(len(shape)))
+    low = start + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
+    high = start + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides)) + dtype.itemsize
+    return low, high

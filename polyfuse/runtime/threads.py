@@ -1,0 +1,107 @@
+"""The thread pool that runs parallel phases; sized by ``set_num_threads`` or
+``POLYFUSE_NUM_THREADS`` (default: the CPUs this process may use).
+
+JIT-compiled code is called through ctypes, which releases the GIL, so plain Python threads
+run chunks of a parallel loop truly in parallel.  ``run_team`` starts a group of members that
+wait for each other at barriers (a parallel region), so they must all run at once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from polyfuse.errors import ArgumentError
+
+_lock = threading.Lock()
+_team_lock = threading.Lock()  # a team's tasks enter the pool's queue together
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_num_threads: int | None = None
+
+
+def available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _from_env() -> int | None:
+    value = os.environ.get("POLYFUSE_NUM_THREADS")
+    if not value:
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        raise ArgumentError(f"POLYFUSE_NUM_THREADS={value!r} is not an integer") from None
+    if count < 1:
+        raise ArgumentError(f"POLYFUSE_NUM_THREADS={value!r} must be at least 1")
+    return count
+
+
+def get_num_threads() -> int:
+    if _num_threads is not None:
+        return _num_threads
+    return _from_env() or available_cpus()
+
+
+def set_num_threads(count: int) -> None:
+    """Use ``count`` threads for parallel loops from now on (1 runs everything serially)."""
+    global _num_threads
+    if not isinstance(count, int) or count < 1:
+        raise ArgumentError(f"set_num_threads({count!r}): need an integer >= 1")
+    _num_threads = count
+
+
+def pool(at_least: int = 0) -> ThreadPoolExecutor:
+    """The shared executor, grown to the current thread count (or ``at_least``) when needed."""
+    global _pool, _pool_size
+    wanted = max(get_num_threads(), at_least)
+    with _lock:
+        if _pool is None or _pool_size < wanted:
+            old = _pool
+            _pool = ThreadPoolExecutor(max_workers=wanted, thread_name_prefix="polyfuse")
+            _pool_size = wanted
+            if old is not None:
+                old.shutdown(wait=False)
+        return _pool
+
+
+def run_team(work: Callable[[int], None], count: int, abort: Callable[[], None]) -> None:
+    """Run ``work(0)``, ..., ``work(count - 1)`` at the same time: member 0 on the calling thread,
+    the others on the pool.
+
+    Members may wait for each other, so none may sit in the pool's queue behind a member that
+    waits: the pool has at least ``count`` workers, its queue is first-in first-out and a team's
+    tasks enter it together, so teams started at once from several Python threads run one after
+    another.  If a member raises, ``abort()`` is called (it must make members waiting at a
+    barrier return) and the first error is raised once every member has stopped.
+    """
+    futures: list[Future] = []
+    failed: BaseException | None = None
+    try:
+        with _team_lock:
+            executor = pool(count)
+            futures = [executor.submit(_member, work, k, abort) for k in range(1, count)]
+        work(0)
+    except BaseException as exc:  # noqa: BLE001 - re-raised below, after the members stopped
+        failed = exc
+        abort()
+    for future in futures:
+        try:
+            future.result()
+        except BaseException as exc:  # noqa: BLE001
+            failed = failed or exc
+    if failed is not None:
+        raise failed
+
+
+def _member(work: Callable[[int], None], k: int, abort: Callable[[], None]) -> None:
+    try:
+        work(k)
+    except BaseException:
+        abort()
+        raise

@@ -1,0 +1,343 @@
+"""A compiled variant of a kernel for one signature, and the per-call work around it.
+
+Per call: bind parameter values, prove every access in bounds (cached per sizes), refuse
+overlapping arrays that are written, allocate kernel-local arrays, run the backend.
+
+A call whose arguments are plain numpy arrays, ints and floats takes a shorter path once a call
+at the same sizes passed every check (``CallPlan``): what depends only on the arguments' dtypes,
+shapes, strides and integer values (the bounds proof, the parameter values, the local arrays'
+shapes, the backend's size arguments) is looked up, and only what depends on the arrays'
+addresses (the overlap check, the pointers passed to the machine code) is done again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from polyfuse.analysis.bounds import BoundsChecker
+from polyfuse.compiler import Stages
+from polyfuse.errors import ArgumentError
+from polyfuse.model import ir
+from polyfuse.model.scop import Argument, ArrayInfo, shape_param
+from polyfuse.runtime.signature import device_span
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass
+class CompiledVariant:
+    """Everything compiled for one signature: the backend kernel and the per-call checks.
+
+    ``stages`` holds the pipeline's records for explain(); after a disk-cache hit it is None and
+    ``explanation`` holds the rendered sections that were stored with the object code.
+    """
+
+    arguments: tuple[Argument, ...]
+    params: tuple[str, ...]
+    local_arrays: tuple[ArrayInfo, ...]
+    backend: Any  # PythonKernel | LLVMKernel
+    bounds: BoundsChecker
+    written: frozenset[str]
+    stages: Stages | None = None
+    explanation: Any = None  # Explanation, filled in lazily or from the disk cache
+    from_cache: bool = False
+    declared_locals: tuple[ArrayInfo, ...] | None = None  # local arrays as written, before contraction
+    _pairs: tuple[tuple[str, str], ...] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def program(self):
+        """The loop AST (None after a disk-cache hit: use explanation instead)."""
+        return self.stages["loop ast"] if self.stages is not None else None
+
+    @property
+    def scop(self):
+        """The final Scop (None after a disk-cache hit)."""
+        return self.stages["final scop"] if self.stages is not None else None
+
+    def run(self, values: dict[str, Any]) -> None:
+        env = self.bind(values)
+        self.bounds.check({p: env[p] for p in self.params})
+        self.check_overlap(values)
+        for info in self.local_arrays:
+            env[info.name] = allocate(info, env)
+        self.backend(env)
+
+    def bind(self, values: dict[str, Any]) -> dict[str, Any]:
+        env: dict[str, Any] = {}
+        for arg in self.arguments:
+            value = values[arg.name]
+            if arg.kind == "int":
+                value = int(value)
+                if not INT64_MIN <= value <= INT64_MAX:
+                    raise ArgumentError(f"argument {arg.name!r}={value} does not fit in int64")
+            elif arg.kind == "float":
+                value = float(value)
+            else:
+                if arg.name in self.written and isinstance(value, np.ndarray):
+                    _check_writable(arg.name, value)
+                for axis, extent in enumerate(value.shape):
+                    env[shape_param(arg.name, axis)] = int(extent)
+            env[arg.name] = value
+        return env
+
+    def check_overlap(self, values: dict[str, Any]) -> None:
+        for first, second in self.overlap_pairs:
+            if _overlap(values[first], values[second]):
+                raise overlap_error(first, second, self.written)
+
+    @property
+    def overlap_pairs(self) -> tuple[tuple[str, str], ...]:
+        """The pairs of array arguments that must not overlap: those where one of them is written."""
+        if self._pairs is None:
+            arrays = [a.name for a in self.arguments if a.kind == "array"]
+            self._pairs = tuple((first, second) for i, first in enumerate(arrays) for second in arrays[i + 1:]
+                                if first in self.written or second in self.written)
+        return self._pairs
+
+    def plan(self, values: dict[str, Any]) -> CallPlan | None:
+        """What later calls at these arguments' sizes can reuse (after ``run(values)`` succeeded);
+        None for a backend without a ``prepare`` step."""
+        prepare = getattr(self.backend, "prepare", None)
+        if prepare is None:
+            return None
+        env = self.bind(values)
+        launch = prepare(env, tuple(a.name for a in self.arguments))
+        return None if launch is None else CallPlan(self, values, env, launch)
+
+
+def _check_writable(name: str, array: np.ndarray) -> None:
+    """A written array must be writeable and give every element its own memory (a zero stride
+    over a longer axis, as ``as_strided`` makes, would let the kernel's writes overwrite each other)."""
+    if not array.flags.writeable:
+        raise ArgumentError(f"argument {name!r} is read-only and the kernel writes it; pass a writeable array "
+                            "(e.g. a .copy())")
+    for axis, (extent, stride) in enumerate(zip(array.shape, array.strides)):
+        if stride == 0 and extent > 1 and array.size:  # numpy gives empty arrays zero strides too
+            raise ArgumentError(f"argument {name!r} has stride 0 on axis {axis}, so its elements share memory, "
+                                "and the kernel writes it; pass an array with its own memory (e.g. a .copy())")
+
+
+def overlap_error(first: str, second: str, written: frozenset[str]) -> ArgumentError:
+    return ArgumentError(
+        f"arguments {first!r} and {second!r} overlap in memory and "
+        f"{(first if first in written else second)!r} is written by the kernel; "
+        "pass separate arrays (e.g. a .copy())"
+    )
+
+
+def _overlap(a, b) -> bool:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return np.may_share_memory(a, b) and np.shares_memory(a, b)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return False  # host and device memory never overlap
+    (low_a, high_a), (low_b, high_b) = device_span(a), device_span(b)
+    return low_a < high_b and low_b < high_a  # conservative: byte ranges, not exact elements
+
+
+def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:
+    """The shape a kernel-local array has for this call."""
+    shape = tuple(evaluate_int(e, env) for e in info.shape)
+    if any(extent < 0 for extent in shape):
+        raise ArgumentError(f"local array {info.name!r} would have negative shape {shape} for these arguments")
+    return shape
+
+
+def allocate(info: ArrayInfo, env: dict[str, Any]) -> np.ndarray:
+    """A kernel-local array (np.zeros or np.empty semantics) sized for this call."""
+    shape = local_shape(info, env)
+    make = np.zeros if info.zero_init or not shape else np.empty
+    return make(shape, dtype=info.dtype)
+
+
+def local_bytes(arrays, env: dict[str, Any]) -> dict[str, int]:
+    """Bytes each kernel-local array takes for this call (scalars kept in registers count 0)."""
+    sizes = {}
+    for info in arrays:
+        if info.kind != "local" or info.is_scalar:
+            continue
+        sizes[info.name] = int(np.prod(local_shape(info, env), dtype=np.int64)) * np.dtype(info.dtype).itemsize
+    return sizes
+
+
+def evaluate_int(expr: ir.Expr, env: dict[str, Any]) -> int:
+    """Value of an integer IR expression (array extents, parameters) with Python semantics."""
+    if isinstance(expr, ir.Const):
+        return int(expr.value)
+    if isinstance(expr, ir.Var):
+        return int(env[expr.name])
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        return -evaluate_int(expr.operand, env)
+    if isinstance(expr, ir.BinOp):
+        a, b = evaluate_int(expr.lhs, env), evaluate_int(expr.rhs, env)
+        return _INT_OPS[expr.op](a, b)
+    if isinstance(expr, ir.Select):  # loop bounds that carry a guard (polyfuse.astgen)
+        chosen = expr.then if evaluate_int(expr.cond, env) else expr.otherwise
+        return evaluate_int(chosen, env)
+    if isinstance(expr, ir.Compare):
+        return int(_COMPARISONS[expr.op](evaluate_int(expr.lhs, env), evaluate_int(expr.rhs, env)))
+    if isinstance(expr, ir.BoolOp):
+        values = (evaluate_int(v, env) for v in expr.values)
+        return int(all(values) if expr.op == "and" else any(values))
+    raise ArgumentError(f"cannot evaluate {ir.to_python(expr)} at call time")
+
+
+_COMPARISONS: dict[str, Callable[[int, int], bool]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+
+_INT_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "min": min, "max": max,
+}
+
+
+# ---- the short path: per-call work reused across calls at the same sizes --------------------------
+
+POOL_BYTES = 1 << 18  # kernel-local arrays are reused across calls up to this many bytes per call ...
+POOL_SETS = 4  # ... and this many sets kept per sizes (one per call running at the same time)
+
+
+def call_key(value: Any) -> Any:
+    """What a call's plan depends on in one argument: an array's dtype, shape and strides (they
+    fix the variant, its bounds proof and its size arguments), an int's value, a float's type;
+    None for anything else (numpy scalars, subclasses, device arrays: the full path)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        # the dtype, not .num: byte order too; writeable: a read-only output must take the full path
+        return (value.dtype, value.shape, value.strides, value.flags.writeable)
+    if kind is int:
+        return value
+    if kind is float:
+        return float
+    return None
+
+
+def _pointer_reader() -> Callable[[np.ndarray], int]:
+    """The fastest way to read an ndarray's data pointer: in CPython ``id()`` is the object's
+    address and numpy's public ABI puts ``data`` right after the object header (what the C API's
+    ``PyArray_DATA`` reads), which takes a fifth of the time of ``a.ctypes.data``.  Checked
+    against ``a.ctypes.data`` once; elsewhere ``a.ctypes.data`` is used."""
+    offset = object.__basicsize__
+
+    def read(array: np.ndarray) -> int:
+        return ctypes.c_size_t.from_address(id(array) + offset).value
+
+    probes = (np.arange(6.0)[1:], np.zeros((3, 4), dtype=np.int32)[:, 1::2], np.empty(0))
+    if (platform.python_implementation() == "CPython" and ctypes.sizeof(ctypes.c_size_t) == ctypes.sizeof(ctypes.c_void_p)
+            and all(read(p) == p.ctypes.data for p in probes)):
+        return read
+    return lambda array: array.ctypes.data
+
+
+address: Callable[[np.ndarray], int] = _pointer_reader()
+
+
+def _span(array: np.ndarray) -> tuple[int, int]:
+    return byte_span(array.shape, array.strides, array.itemsize)
+
+
+def byte_span(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, int]:
+    """[first, last + 1) bytes an array touches, relative to its data pointer; (0, 0) when empty."""
+    if 0 in shape:
+        return (0, 0)
+    low = sum(stride * (extent - 1) for extent, stride in zip(shape, strides) if stride < 0)
+    high = sum(stride * (extent - 1) for extent, stride in zip(shape, strides) if stride > 0)
+    return (low, high + itemsize)
+
+
+class CallPlan:
+    """One variant's calls at one set of sizes (``call_key`` of every argument): made after a call
+    at these sizes passed every check, it keeps what those checks and the backend's size arguments
+    found, and no reference to the caller's arrays.  ``run`` still checks overlap on every call,
+    exactly: byte ranges first (cached per shape and strides), ``np.shares_memory`` when they meet."""
+
+    def __init__(self, variant: CompiledVariant, values: dict[str, Any], env: dict[str, Any], launch) -> None:
+        arguments = variant.arguments
+        self.launch = launch  # the backend's part: size arguments and phase steps (LLVMKernel.prepare)
+        self.arrays = tuple(k for k, a in enumerate(arguments) if a.kind == "array")  # argument positions
+        self.spans = tuple(_span(values[arguments[k].name]) for k in self.arrays)
+        index = {arguments[k].name: n for n, k in enumerate(self.arrays)}  # name -> position in self.arrays
+        self.pairs = tuple((index[first], index[second], str(overlap_error(first, second, variant.written)))
+                           for first, second in variant.overlap_pairs)
+        infos = [(launch.kernel.locals[name], slot) for slot, name in launch.local_slots]
+        self.locals = LocalArrays(infos, env, launch.tail) if infos else None
+        self.tail = list(launch.tail)
+
+    def run(self, args: tuple) -> None:
+        head = list(args)
+        for k in self.arrays:
+            head[k] = address(args[k])
+        if self.pairs:
+            self._check_overlap(args, head)
+        if self.locals is None:
+            self.launch(head + self.tail)
+            return
+        taken = self.locals.take()
+        try:
+            self.launch(head + taken.tail)
+        finally:
+            self.locals.give_back(taken)
+
+    def _check_overlap(self, args: tuple, head: list) -> None:
+        arrays, spans = self.arrays, self.spans
+        for i, j, message in self.pairs:
+            first, second = head[arrays[i]], head[arrays[j]]
+            if (first + spans[i][0] < second + spans[j][1] and second + spans[j][0] < first + spans[i][1]
+                    and np.shares_memory(args[arrays[i]], args[arrays[j]])):
+                raise ArgumentError(message)
+
+
+@dataclass
+class LocalSet:
+    """One call's kernel-local arrays and the backend's trailing arguments pointing at them."""
+
+    arrays: list[np.ndarray]
+    zeroed: list[np.ndarray]  # zero_init arrays and scalars (np.zeros in ``allocate``)
+    tail: list
+
+
+class LocalArrays:
+    """The kernel-local arrays of one set of sizes, reused from call to call: a call takes a set
+    (a fresh one while every kept set is in use by another thread) and gives it back when done.
+    Arrays that ``allocate`` would make with np.zeros are zeroed on every call, as before."""
+
+    def __init__(self, infos: list[tuple[ArrayInfo, int]], env: dict[str, Any], tail: tuple) -> None:
+        self.infos = [(info, local_shape(info, env), slot) for info, slot in infos]
+        self.tail = tail
+        size = sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(info.dtype).itemsize
+                   for info, shape, _ in self.infos)
+        self.keep = POOL_SETS if size <= POOL_BYTES else 0
+        self._free: list[LocalSet] = []  # list.pop and list.append are atomic: no lock needed
+
+    def take(self) -> LocalSet:
+        try:
+            taken = self._free.pop()
+        except IndexError:
+            return self._new()
+        for array in taken.zeroed:
+            array.fill(0)
+        return taken
+
+    def give_back(self, taken: LocalSet) -> None:
+        if len(self._free) < self.keep:
+            self._free.append(taken)
+
+    def _new(self) -> LocalSet:
+        tail = list(self.tail)
+        arrays, zeroed = [], []
+        for info, shape, slot in self.infos:
+            zero = info.zero_init or not shape
+            array = (np.zeros if zero else np.empty)(shape, dtype=info.dtype)
+            arrays.append(array)
+            if zero:
+                zeroed.append(array)
+            tail[slot] = address(array)
+        return LocalSet(arrays, zeroed, tail)

@@ -1,0 +1,139 @@
+"""Contraction of kernel-local arrays: fused intermediates shrink to rows, tiles or scalars.
+
+A dimension of a local array can be dropped when, under the final schedule, every read still
+sees the same writer as in the original program: then no value lives across that dimension's
+iterations and one slot serves them all.  This is checked exactly with isl's dataflow analysis
+on the contracted accesses, one dimension at a time; a fully contracted array becomes a scalar,
+which the backends keep in a register.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences, exact_flow, on_array
+from polyfuse.model import ir
+from polyfuse.model.scop import ArrayInfo, Scop, Statement, isl_name
+
+
+@dataclass(frozen=True)
+class ContractionDecision:
+    array: str
+    shape_before: tuple[str, ...]  # extents as isl text
+    shape_after: tuple[str, ...]
+    dropped_axes: tuple[int, ...]
+    itemsize: int
+
+    @property
+    def reason(self) -> str:
+        if not self.dropped_axes:
+            return "kept: values live across iterations of every axis"
+        return (f"axes {list(self.dropped_axes)} dropped: each value is consumed in the iteration "
+                "that produced it")
+
+
+def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Scop, tuple[ContractionDecision, ...]]:
+    """``scop`` with every local array shrunk as far as ``schedule`` allows."""
+    decisions = []
+    for info in scop.arrays:
+        if info.kind != "local" or info.is_scalar:
+            continue
+        dropped: list[int] = []
+        try:
+            reference = array_dataflow(scop, info.name, scop.schedule, checked=True)
+            for axis in reversed(range(info.rank)):
+                candidate = drop_axis(scop, info.name, axis)
+                if (same_dataflow(reference, array_dataflow(candidate, info.name, schedule))
+                        and ordered_conflicts(candidate, info.name, schedule)):
+                    scop = candidate
+                    dropped.append(axis)
+        except isl.Error:
+            pass  # isl could not compute this array's dataflow: not sure, so keep what we have
+        after = scop.array(info.name)
+        decisions.append(ContractionDecision(info.name, info.extent_texts, after.extent_texts,
+                                             tuple(sorted(dropped)), _itemsize(info.dtype)))
+    return scop, tuple(decisions)
+
+
+def _itemsize(dtype: str) -> int:
+    return {"float64": 8, "int64": 8, "float32": 4, "int32": 4}[dtype]
+
+
+def array_dataflow(scop: Scop, array: str, schedule: isl.Schedule, *,
+                   checked: bool = False) -> tuple[isl.UnionMap, isl.UnionMap]:
+    """``array``'s last writer per read and its reads of input values under ``schedule``
+    (``checked``: against the memory-based dataflow too, for program order; see exact_flow)."""
+    name = isl_name(array)
+    reads, writes = on_array(scop.reads(), name), on_array(scop.writes(), name)
+    result = exact_flow(reads, writes, schedule, checked=checked)
+    return result.must, result.no_source
+
+
+def ordered_conflicts(scop: Scop, array: str, schedule: isl.Schedule) -> bool:
+    """Every two instances that touch one element of ``array`` (one of them writing) run at
+    different times of ``schedule``.
+
+    isl's dataflow ignores instances that share a schedule time (neither is before the other),
+    but the AST generator still puts them in some order.  A schedule may leave a producer and a
+    consumer unordered when they touch different elements, and contracting the array would make
+    them touch the same slot: the dataflow check alone would pass, the generated loops would read
+    the wrong value (found by random programs under fuse="max")."""
+    name = isl_name(array)
+    writes = on_array(scop.writes(), name)
+    touches = writes.union(on_array(scop.reads(), name))
+    conflicts = writes.apply_range(touches.reverse())
+    timed = schedule.get_map()
+    same_time = timed.apply_range(timed.reverse())
+    identity = scop.domain().identity()
+    return conflicts.intersect(same_time).subtract(identity).is_empty()
+
+
+def same_dataflow(a: tuple[isl.UnionMap, isl.UnionMap], b: tuple[isl.UnionMap, isl.UnionMap]) -> bool:
+    """Same writer for every read, and the same reads (by instance) see no writer at all."""
+    return a[0].is_equal(b[0]) and a[1].domain().is_equal(b[1].domain())
+
+
+def drop_axis(scop: Scop, array: str, axis: int) -> Scop:
+    """``scop`` with axis ``axis`` of local ``array`` removed from its shape and every access."""
+    info = scop.array(array)
+    projection = _projection(scop, info, axis)
+    statements = tuple(_drop_in_statement(s, array, axis, projection) for s in scop.statements)
+    shrunk = replace(
+        info,
+        shape=info.shape[:axis] + info.shape[axis + 1:],
+        extent_texts=info.extent_texts[:axis] + info.extent_texts[axis + 1:],
+    )
+    arrays = tuple(shrunk if a.name == array else a for a in scop.arrays)
+    return replace(scop, statements=statements, arrays=arrays)
+
+
+def _projection(scop: Scop, info: ArrayInfo, axis: int) -> isl.UnionMap:
+    name = isl_name(info.name)
+    dims = [f"x{d}" for d in range(info.rank)]
+    kept = dims[:axis] + dims[axis + 1:]
+    return isl.UnionMap(f"{scop.prefix} -> {{ {name}[{', '.join(dims)}] -> {name}[{', '.join(kept)}] }}")
+
+
+def _drop_in_statement(stmt: Statement, array: str, axis: int, projection: isl.UnionMap) -> Statement:
+    def shrink(load: ir.Load) -> ir.Expr:
+        if load.array != array:
+            return load
+        return replace(load, index=load.index[:axis] + load.index[axis + 1:])
+
+    index = stmt.index[:axis] + stmt.index[axis + 1:] if stmt.array == array else stmt.index
+    return replace(
+        stmt,
+        index=index,
+        value=ir.map_loads(stmt.value, shrink),
+        reads=_apply(stmt.reads, array, projection),
+        writes=_apply(stmt.writes, array, projection),
+    )
+
+
+def _apply(accesses: isl.UnionMap, array: str, projection: isl.UnionMap) -> isl.UnionMap:
+    """Accesses with those to ``array`` sent through ``projection``, the others untouched."""
+    name = isl_name(array)
+    touched = on_array(accesses, name)
+    return accesses.subtract(touched).union(touched.apply_range(projection))

@@ -1,0 +1,209 @@
+"""Fusion decisions, as records with reasons.
+
+``smart`` fusion is done here, on the loop-structure tree: adjacent loops that exchange or share
+data are merged (the later one shifted when a dependence needs it), keeping each nest's own loop
+order.  Every merge is checked by the schedule verifier and rejected if it would turn a parallel
+loop sequential.  For ``none`` and ``max`` we only report what the chosen schedule did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences, carries
+from polyfuse.analysis.traffic import Traffic, fusion_traffic
+from polyfuse.analysis.verify import schedule_violations
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
+from polyfuse.model.isl_parts import sets_of
+from polyfuse.model.loop_ast import For, LoopProgram, statements_in, top_level
+from polyfuse.model.schedule_tree import LoopNode, TreeNode
+from polyfuse.model.scop import Scop, isl_name
+from polyfuse.schedule.locality import worth_tiling
+
+MAX_SHIFT = 16
+
+
+@dataclass(frozen=True)
+class FusionDecision:
+    first: tuple[str, ...]  # statements of the earlier loop (nest)
+    second: tuple[str, ...]  # statements of the later one
+    fused: bool
+    reason: str
+    dependences: tuple[str, ...]  # e.g. "RAW on T1: S0 -> S1"
+    shift: int = 0  # iterations the later loop was shifted by to make fusion legal
+    depth: int = 0  # 0 for outermost loops
+    traffic: Traffic | None = None  # bytes a merge saves and one fused iteration's footprint
+
+
+def linking(deps: Dependences, first, second) -> tuple[str, ...]:
+    return tuple(f"{d.kind} on {d.array}: {s} -> {t}" for d, s, t in deps.between(set(first), set(second)))
+
+
+class SmartFusion:
+    """Greedy, verified merging of adjacent loops, outermost first."""
+
+    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0) -> None:
+        self.scop = scop
+        self.deps = deps
+        self.tiling = tiling  # keep tile-worthy perfect nests apart unless fusion shrinks a local
+        self.vector_bytes = vector_bytes  # ... and register-tileable ones (0: no register tiles)
+        self.blocking = deps.validity()
+        self.decisions: list[FusionDecision] = []
+        self.iterators = {s.name: tuple(isl_name(v) for v in s.iterators) for s in scop.statements}
+        self.reads = {s.name: _arrays(s.reads) for s in scop.statements}
+
+    def run(self, body: tuple[TreeNode, ...] | None = None) -> tuple[TreeNode, ...]:
+        """Fuse ``body`` (default: the program's own loop structure)."""
+        return self.fuse_body(self.scop.body if body is None else body, lambda b: b, ())
+
+    def fuse_body(self, body: tuple[TreeNode, ...], wrap, ancestors: tuple[LoopNode, ...]):
+        result: list[TreeNode] = [body[0]] if body else []
+        for index in range(1, len(body)):
+            node, rest = body[index], body[index + 1:]
+            merged = self.try_merge(
+                result[-1], node, lambda m, r=rest: wrap(tuple(result[:-1]) + (m,) + r), ancestors
+            )
+            if merged is None:
+                result.append(node)
+            else:
+                result[-1] = merged
+        for k, node in enumerate(result):
+            if isinstance(node, LoopNode) and len(node.body) > 1:
+                head, tail = tuple(result[:k]), tuple(result[k + 1:])
+                inner = self.fuse_body(
+                    node.body, lambda b, n=node, h=head, t=tail: wrap(h + (replace(n, body=b),) + t),
+                    ancestors + (node,),
+                )
+                result[k] = replace(node, body=inner)
+        return tuple(result)
+
+    def try_merge(self, prev: TreeNode, node: TreeNode, with_merged, ancestors) -> LoopNode | None:
+        """The merge of ``prev`` and ``node`` if it is legal and worth it (a decision is recorded
+        either way); ``with_merged(m)`` is the whole program with ``m`` in their place."""
+        if not (isinstance(prev, LoopNode) and isinstance(node, LoopNode)) or prev.sign != node.sign:
+            return None
+        links = linking(self.deps, prev.statements, node.statements)
+        traffic = None
+        if links or self._share_inputs(prev, node):
+            together = LoopNode(prev.members + node.members, prev.sign, prev.body + node.body)
+            traffic = fusion_traffic(self.scop, prev.statements, node.statements,
+                                     self._values(together, ancestors))
+
+        def record(fused: bool, reason: str, shift: int = 0) -> None:
+            self.decisions.append(FusionDecision(prev.statements, node.statements, fused, reason, links,
+                                                 shift, len(ancestors), traffic))
+
+        if traffic is None:
+            record(False, "no data exchanged or shared, so fusing would not save memory traffic")
+            return None
+        exchanged_locally = any(self.scop.array(d.array).kind == "local"
+                                for d, _, _ in self.deps.between(set(prev.statements), set(node.statements)))
+        if not exchanged_locally and any(worth_tiling(self.scop, n, cache=self.tiling, vector_bytes=self.vector_bytes)
+                                         for n in (prev, node)):
+            record(False, "kept apart: a perfect nest worth tiling (for cache or registers) saves more "
+                   "than fusing when no kernel-local intermediate would shrink")
+            return None
+        try:
+            with bounded(self.scop.context.get_ctx()):
+                shift, merged, verdict = self._check_merge(prev, node, with_merged, ancestors)
+        except BudgetExceeded:
+            record(False, "not fused: the legality analysis exceeded isl's operation budget")
+            return None
+        if verdict:
+            record(False, verdict, shift)
+            return None
+        how = "fused" + (f" after shifting the later loop by {shift}" if shift else "")
+        record(True, how + (": they exchange data" if links else ": they read the same data"), shift)
+        return merged
+
+    def _check_merge(self, prev: LoopNode, node: LoopNode, with_merged, ancestors):
+        """(shift, merged loop, reason it must not be used or "")."""
+        shift = self.required_shift(prev, node)
+        members = tuple(replace(m, shift=m.shift + shift) for m in node.members)
+        merged = LoopNode(prev.members + members, prev.sign, prev.body + node.body)
+        problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(with_merged(merged)))
+        if problems:
+            return shift, merged, "illegal: " + "; ".join(problems)
+        was_parallel = not self.carried(prev, ancestors) or not self.carried(node, ancestors)
+        if was_parallel and self.carried(merged, ancestors):
+            return shift, merged, "fusing would lose outer parallelism (the fused loop carries a dependence)"
+        return shift, merged, ""
+
+    def _share_inputs(self, prev: LoopNode, node: LoopNode) -> bool:
+        a = set().union(*(self.reads[s] for s in prev.statements))
+        b = set().union(*(self.reads[s] for s in node.statements))
+        return bool(a & b)
+
+    def required_shift(self, prev: LoopNode, node: LoopNode) -> int:
+        """Smallest constant shift of ``node`` that makes every dependence from ``prev`` forward."""
+        deps = self.deps.union().intersect_domain(self._domain(prev)).intersect_range(self._domain(node))
+        if deps.is_empty():
+            return 0
+        times = deps.apply_domain(self._values(prev, ())).apply_range(self._values(node, ()))
+        lowest = 0
+        for delta in sets_of(times.deltas()):
+            low = delta.intersect_params(self.scop.context.align_params(delta.get_space())).dim_min_val(0)
+            if not low.is_int():
+                return 0  # unbounded or parametric: no constant shift helps; the verifier decides
+            lowest = min(lowest, int(low.to_python()))
+        return -lowest if -lowest <= MAX_SHIFT else 0
+
+    def carried(self, loop: LoopNode, ancestors: tuple[LoopNode, ...]) -> bool:
+        return carries(self.blocking, self._values(loop, ancestors), self.scop.context)
+
+    def _domain(self, loop: LoopNode) -> isl.UnionSet:
+        result = isl.UnionSet.empty(self.scop.context.get_space())
+        for name in loop.statements:
+            result = result.union(isl.UnionSet.from_set(self.scop.statement(name).domain))
+        return result
+
+    def _values(self, loop: LoopNode, ancestors: tuple[LoopNode, ...]) -> isl.UnionMap:
+        """statement -> (ancestor loop values..., this loop's value) for statements under ``loop``."""
+        pieces = []
+        for name in loop.statements:
+            values = ", ".join(_value(a, name) for a in ancestors + (loop,))
+            pieces.append(f"{name}[{', '.join(self.iterators[name])}] -> [{values}]")
+        return isl.UnionMap(f"{self.scop.prefix} -> {{ {'; '.join(pieces)} }}").intersect_domain(self._domain(loop))
+
+
+def _value(loop: LoopNode, stmt: str) -> str:
+    sign = "" if loop.sign > 0 else "-"
+    member = next(m for m in loop.members if stmt in m.statements)
+    return f"({sign}{member.var} + {member.shift})"
+
+
+def _arrays(accesses: isl.UnionMap) -> set[str]:
+    names: set[str] = set()
+    accesses.foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
+    return names
+
+
+def nests(scop: Scop) -> list[tuple[str, ...]]:
+    groups: dict[int, list[str]] = {}
+    for stmt in scop.statements:
+        groups.setdefault(stmt.nest, []).append(stmt.name)
+    return [tuple(v) for _, v in sorted(groups.items())]
+
+
+def fused_groups(program: LoopProgram) -> list[set[str]]:
+    """Statements sharing an outermost loop of the generated code."""
+    return [set(statements_in(node)) for node in top_level(program.root) if isinstance(node, For)]
+
+
+def report(scop: Scop, deps: Dependences, program: LoopProgram, *, fuse: str) -> tuple[FusionDecision, ...]:
+    """Records for ``none``/``max``: which consecutive nests share an outer loop in ``program``."""
+    groups = fused_groups(program)
+    all_nests = nests(scop)
+    decisions = []
+    for first, second in zip(all_nests, all_nests[1:]):
+        fused = any(g & set(first) and g & set(second) for g in groups)
+        if fused:
+            reason = "fused by isl's scheduler (whole components)"
+        elif fuse == "none":
+            reason = "fuse='none' keeps the original loop structure"
+        else:
+            reason = "isl's scheduler found no legal schedule with a common outer loop"
+        decisions.append(FusionDecision(first, second, fused, reason, linking(deps, first, second)))
+    return tuple(decisions)

@@ -1,0 +1,281 @@
+"""Cache-sized tile sizes from a footprint model.
+
+For a perfect loop nest and candidate tile sizes, the footprint of a tile is the data its
+accesses touch, counted from their affine subscripts (an axis indexed by ``a*i + b*j`` spans
+``|a|(Ti - 1) + |b|(Tj - 1) + 1`` elements) and the element sizes of the actual dtypes.  We pick
+the sizes with the most iterations per byte of footprint that fit the cache budget, keeping the
+innermost tile long enough for vector code.  Nests without reuse are not worth tiling.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from polyfuse.model import ir
+from polyfuse.model.ir import linear_coefficient as coefficient
+
+CANDIDATES = (8, 16, 32, 64, 128, 256)
+MIN_INNER = 32
+
+
+def itemsize(scop, array: str) -> int:
+    """Bytes per element of ``array`` (any numpy dtype the frontend accepts)."""
+    return np.dtype(scop.array(array).dtype).itemsize
+
+
+@dataclass(frozen=True)
+class TileChoice:
+    loops: tuple[str, ...]
+    sizes: tuple[int, ...]
+    footprint_bytes: int
+    budget_bytes: int
+    reason: str
+
+
+def accesses(scop, statements) -> list[tuple[str, tuple[ir.Expr, ...]]]:
+    """Distinct (array, index) pairs of the statements, writes and reads."""
+    found: dict[tuple, tuple[str, tuple[ir.Expr, ...]]] = {}
+    for name in statements:
+        stmt = scop.statement(name)
+        items = [(stmt.array, stmt.index)]
+        items += [(e.array, e.index) for e in ir.walk(stmt.value) if isinstance(e, ir.Load)]
+        for array, index in items:
+            if index:
+                found.setdefault((array, index), (array, index))
+    return list(found.values())
+
+
+def has_reuse(scop, loops: tuple[str, ...], statements) -> bool:
+    """Some access ignores one of the outer loops: a tile would reuse it across that loop."""
+    for _, index in accesses(scop, statements):
+        for var in loops[:-1]:
+            if all(coefficient(e, var) == 0 for e in index):
+                return True
+    return False
+
+
+def footprint(scop, loops: tuple[str, ...], statements, sizes: tuple[int, ...]) -> int:
+    total = 0
+    tile = dict(zip(loops, sizes))
+    for array, index in accesses(scop, statements):
+        elements = 1
+        for expr in index:
+            span = 1
+            for var, size in tile.items():
+                c = coefficient(expr, var)
+                span += (size - 1) * (abs(c) if c is not None else 1)
+            elements *= span
+        total += elements * itemsize(scop, array)
+    return total
+
+
+def choose_tile_sizes(scop, loops: tuple[str, ...], statements, budget_bytes: int) -> TileChoice | None:
+    best = None
+    for sizes in itertools.product(CANDIDATES, repeat=len(loops)):
+        if sizes[-1] < MIN_INNER:
+            continue
+        used = footprint(scop, loops, statements, sizes)
+        if used > budget_bytes:
+            continue
+        volume = 1
+        for size in sizes:
+            volume *= size
+        key = (volume / used, sizes[-1], volume)
+        if best is None or key > best[0]:
+            best = (key, sizes, used)
+    if best is None:
+        return None
+    return TileChoice(loops, best[1], best[2], budget_bytes,
+                      f"{best[0][0]:.1f} iterations per byte of footprint within half of L2")
+
+
+@dataclass(frozen=True)
+class RegisterTileChoice:
+    """A register tile for a perfect nest: ``sizes`` per loop around the ``reductions``."""
+
+    loops: tuple[str, ...]
+    sizes: tuple[int, ...]
+    reductions: tuple[str, ...]
+    reason: str
+
+
+REGISTER_TILE_VECTORS = 8  # accumulator registers a tile may hold (of 16 AVX2 / 32 AVX-512)
+UNROLL = 4  # rows of a register tile (the loop next to the vector loop)
+
+
+def choose_register_tile(scop, loops: tuple[str, ...], statements, vector_bytes: int) -> RegisterTileChoice | None:
+    """Outputs of the nest tiled in registers around its reduction loops, or None.
+
+    The innermost loop must index the last subscript of every write with stride 1 (the vector
+    loop); the reduction loops are those no write depends on.  The tile is two vectors wide and
+    ``UNROLL`` rows high (the next output loop), so each input value loaded is used several
+    times: one-row tiles only save an L1 load and store and lose the row-wise streaming order.
+    The tile must be promotable to registers (polyfuse.registers): each written array is read
+    only at the written element, and the tile's extent does not depend on the reduction loops.
+    """
+    stmts = [scop.statement(name) for name in statements]
+    writes = [(s.array, s.index) for s in stmts]
+    if len(loops) < 3 or not writes or any(not index for _, index in writes):
+        return None
+    coefficients = {v: [coefficient(e, v) for _, index in writes for e in index] for v in loops}
+    if any(None in c for c in coefficients.values()):
+        return None
+    reductions = tuple(v for v in loops if not any(coefficients[v]))
+    vector = loops[-1]
+    outputs = [v for v in loops if v not in reductions]
+    if not reductions or vector in reductions or len(outputs) < 2:
+        return None
+    for _, index in writes:
+        *others, last = (coefficient(e, vector) for e in index)
+        if last not in (1, -1) or any(others):
+            return None
+    if not _reads_only_written_elements(stmts) or _coupled(stmts, reductions, (outputs[-2], vector)):
+        return None
+    widest = max(itemsize(scop, array) for array, _ in writes)
+    lanes = max(1, vector_bytes // widest)
+    sizes = {vector: 2 * lanes, outputs[-2]: max(1, min(UNROLL, REGISTER_TILE_VECTORS // 2))}
+    chosen = tuple(sizes.get(v, 1) for v in loops)
+    return RegisterTileChoice(loops, chosen, reductions,
+                              f"outputs kept in {REGISTER_TILE_VECTORS} vector registers across "
+                              f"{', '.join(reductions)}")
+
+
+def _reads_only_written_elements(stmts) -> bool:
+    written = {s.array: s.index for s in stmts}
+    for stmt in stmts:
+        for load in (e for e in ir.walk(stmt.value) if isinstance(e, ir.Load)):
+            if load.array in written and load.index != written[load.array]:
+                return False
+    return True
+
+
+def _coupled(stmts, reductions, tiled) -> bool:
+    """Some domain constraint ties a reduction loop to a tiled one (``k > i`` in trmm)."""
+    import islpy as isl
+
+    for stmt in stmts:
+        names = [stmt.domain.get_dim_name(isl.dim_type.set, d) for d in range(stmt.domain.dim(isl.dim_type.set))]
+        red = [d for d, n in enumerate(names) if n in reductions]
+        til = [d for d, n in enumerate(names) if n in tiled]
+        for basic in stmt.domain.get_basic_sets():
+            for constraint in basic.get_constraints():
+                used = {d for d in red + til if not constraint.get_coefficient_val(isl.dim_type.set, d).is_zero()}
+                if used & set(red) and used & set(til):
+                    return True
+    return False
+
+
+def register_tile_of(choice: RegisterTileChoice):
+    from polyfuse.model.schedule_tree import RegisterTile
+
+    return RegisterTile(choice.sizes, tuple(choice.loops.index(v) for v in choice.reductions))
+
+
+def register_tileable(scop, node, vector_bytes: int) -> bool:
+    """Whether ``node`` heads a perfect nest with a register tile that is worth keeping apart.
+
+    A nest that shares a kernel-local array with the rest of the program is not: fusing it
+    shrinks the intermediate (polyfuse.contraction), which saves more than the register tile."""
+    from polyfuse.model.schedule_tree import LoopNode
+    from polyfuse.schedule.locality import perfect_chain
+
+    if not isinstance(node, LoopNode) or _shares_locals(scop, set(node.statements)):
+        return False
+    chain = perfect_chain(node)
+    loops = tuple(c.members[0].var for c in chain)
+    return choose_register_tile(scop, loops, node.statements, vector_bytes) is not None
+
+
+def _shares_locals(scop, inside: set[str]) -> bool:
+    """Some kernel-local array is accessed both by ``inside`` statements and by others."""
+    def arrays(stmt) -> set[str]:
+        return {stmt.array} | {e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load)}
+
+    local = set(scop.local_arrays())
+    used_inside = set().union(*(arrays(s) for s in scop.statements if s.name in inside)) & local
+    return any(arrays(s) & used_inside for s in scop.statements if s.name not in inside)
+
+
+class TilingPass:
+    """Marks every loop heading a tile-worthy perfect nest with cache-sized tile sizes and,
+    with ``vector_bytes``, a register tile."""
+
+    def __init__(self, scop, deps, budget_bytes: int, vector_bytes: int = 0) -> None:
+        self.scop = scop
+        self.deps = deps
+        self.budget = budget_bytes
+        self.vector_bytes = vector_bytes
+        self.decisions: list[TileChoice] = []
+        self.register_decisions: list[RegisterTileChoice] = []
+
+    def run(self, body: tuple) -> tuple:
+        if self.budget:
+            body = self.visit(body, lambda b: b, self.cache_tile)
+        if self.vector_bytes:
+            body = self.visit(body, lambda b: b, self.register_tile)
+        return body
+
+    def cache_tile(self, node):
+        """(tiled node, decision) for a tile-worthy nest, else None."""
+        from dataclasses import replace
+
+        from polyfuse.schedule.locality import perfect_chain, tile_worthy
+
+        if not tile_worthy(self.scop, node):
+            return None
+        loops = tuple(c.members[0].var for c in perfect_chain(node))
+        choice = choose_tile_sizes(self.scop, loops, node.statements, self.budget)
+        if choice is None:
+            return None
+        return replace(node, tile=choice.sizes), choice, self.decisions
+
+    def register_tile(self, node):
+        from dataclasses import replace
+
+        from polyfuse.schedule.locality import perfect_chain
+
+        chain = perfect_chain(node)
+        if node.tile and len(chain) != len(node.tile):
+            return None
+        loops = tuple(c.members[0].var for c in chain)
+        choice = choose_register_tile(self.scop, loops, node.statements, self.vector_bytes)
+        if choice is None:
+            return None
+        if node.tile:  # register tiles must nest inside cache tiles
+            tile = tuple(-(-c // r) * r for c, r in zip(node.tile, choice.sizes))
+            node = replace(node, tile=tile)
+        return replace(node, register_tile=register_tile_of(choice)), choice, self.register_decisions
+
+    def visit(self, body: tuple, wrap, choose) -> tuple:
+        """Apply ``choose`` to every loop, outermost first, keeping only verified changes."""
+        from dataclasses import replace
+
+        from polyfuse.analysis.verify import schedule_violations
+        from polyfuse.model.isl_budget import BudgetExceeded, bounded
+        from polyfuse.model.schedule_tree import LoopNode
+
+        result = list(body)
+        for k, node in enumerate(result):
+            if not isinstance(node, LoopNode):
+                continue
+            proposal = choose(node)
+            if proposal is not None:
+                tiled, choice, records = proposal
+                candidate = wrap(tuple(result[:k]) + (tiled,) + tuple(result[k + 1:]))
+                try:
+                    with bounded(self.scop.context.get_ctx()):
+                        problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(candidate))
+                except BudgetExceeded:
+                    problems = ["legality check over isl's operation budget"]
+                if not problems:
+                    result[k] = tiled
+                    records.append(choice)
+                    continue
+                records.append(replace(choice, sizes=(), reason="not tiled: " + "; ".join(problems)))
+            inner = self.visit(node.body, lambda b, n=node, k=k: wrap(
+                tuple(result[:k]) + (replace(n, body=b),) + tuple(result[k + 1:])), choose)
+            result[k] = replace(node, body=inner)
+        return tuple(result)

@@ -1,0 +1,463 @@
+"""Time tiling of time-stepped stencils, on top of the smart schedule.
+
+A time-stepped stencil is an outer sequential loop whose body sweeps arrays that the next time
+step reads again (jacobi, heat, fdtd, seidel).  The smart schedule streams the whole grid from
+L3 or memory once per time step.  Time tiling runs several time steps over one block of the grid
+while it stays in L2:
+
+1. isl's scheduler, on just that nest's statements, skews the space loops by the time loop so
+   that time and space form one permutable band (jacobi-2d: ``(t, 2t + i, 2t + j)``);
+2. the band is tiled (``band_tile``) with sizes from a footprint model: what one time step of a
+   tile leaves in cache for the next (its box plus the skew's slide) fits in half of L2;
+3. the tile loops are *wavefronted*: the outer tile loop becomes the sum of the first two tile
+   coordinates (Pluto/PPCG), so tiles of one wavefront are independent and the second tile loop
+   runs in parallel (a parallel region inside the sequential wavefront loop);
+4. partial tiles are ``atomic`` (one loop nest with min/max bounds per statement); isolating full
+   tiles (``ISOLATE_FULL_TILES``) is implemented but off: it did not pay for its compile time.
+
+The caller verifies the whole program's schedule; a failed check means no time tiling.
+``POLYFUSE_TIME_TILING=0`` turns the pass off.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences, carries
+from polyfuse.model.isl_parts import maps_of
+from polyfuse.model.schedule_tree import LoopNode, TreeNode
+from polyfuse.model.scop import Scop, isl_name
+
+#: time steps per tile.  Quiet machine (load 0.8), bench sizes, interleaved, min of 6, ms, T=4 / T=8
+#: (untiled): 1 thread jacobi-2d 18.1 / 17.6 (35.4), heat-3d 34.4 / 32.0 (51.1), fdtd-2d 20.7 / 19.3
+#: (34.4), jacobi-1d 10.6 / 10.2 (14.9); 2 threads 10.6 / 10.4 (16.3), 18.3 / 19.5 (22.6), 13.8 /
+#: 13.6 (16.0), 6.6 / 6.0 (9.2).  8 won on one thread and tied on two (a wavefront then holds at
+#: most 3 tiles at tsteps=20, enough for two threads).
+TIME_TILE = 8
+SPACE_TILES = (8, 16, 32, 64, 128, 256)  # candidate sizes of the outer space tiles
+INNER_TILES = (64, 128, 256, 512, 1024, 2048)  # the innermost (stride-1) member gets a long tile
+_LOCK = threading.Lock()
+#: Emit full tiles apart (isl ``isolate``: constant-trip, guard-free point loops).  Off: each
+#: statement already has its own point loops with min/max bounds, which vectorize as well.  Bench
+#: sizes, 1 thread, ms, isolated vs not (min of 6-9, same process): jacobi-2d 17.4 / 18.1,
+#: 17.7 / 18.8; heat-3d 34.9 / 35.9, 32.7 / 32.0; fdtd-2d 20.6 / 19.6; jacobi-1d 12.9 / 10.5.
+#: First-call compile time, s: jacobi-2d 4.7 / 0.9, heat-3d 10.4 / 3.0, fdtd-2d 11.2 / 2.2.
+ISOLATE_FULL_TILES = False
+ATOMIC_OPTION = "{ atomic[0] }"  # the time point loop: one loop, not one copy per case
+
+
+@dataclass(frozen=True)
+class TimeTileDecision:
+    """What time tiling did with one top-level loop nest, and why."""
+
+    loop: str  # the time loop's variable
+    statements: tuple[str, ...]
+    applied: bool
+    band: str = ""  # the skewed band isl found, e.g. "(t, 2t + i, 2t + j)" for one statement
+    sizes: tuple[int, ...] = ()  # tile size per band member, time first
+    wavefront: str = ""  # which tile loop is the wavefront and which one runs in parallel
+    footprint_bytes: int = 0  # one time step's box plus the skew's slide, every array the nest touches
+    budget_bytes: int = 0
+    reason: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# detection
+
+
+def time_loop_shape(scop: Scop, node: TreeNode) -> bool:
+    """Does ``node`` look like a time loop: an ascending, untransformed loop whose body is a
+    sequence of loop nests (sweeps), every statement inside it and at least one space loop?"""
+    if not isinstance(node, LoopNode) or not node.body:
+        return False
+    if len(node.members) != 1 or node.sign < 0 or node.tile or node.register_tile:
+        return False
+    if not all(isinstance(child, LoopNode) for child in node.body):
+        return False
+    var = node.members[0].var
+    return all(scop.statement(s).iterators[:1] == (var,) and len(scop.statement(s).iterators) >= 2
+               for s in node.statements)
+
+
+def stencil_problem(scop: Scop, deps: Dependences, node: LoopNode) -> str | None:
+    """Why the time-loop-shaped ``node`` is not a time-stepped stencil nest (None: it is one)."""
+    stmts = node.statements
+    within = _restricted(deps.validity(), scop, stmts)
+    time = isl.UnionMap(f"{scop.prefix} -> {{ {_first_dims(scop, stmts)} }}")
+    if not carries(within, time, scop.context):
+        return "the outer loop carries no dependence (no reuse across time steps)"
+    for sweep in node.body:
+        assert isinstance(sweep, LoopNode)
+        if carries(_restricted(within, scop, sweep.statements), _sweep_prefix(scop, sweep), scop.context):
+            return (f"the sweep over {sweep.members[0].var} is not parallel within a time step "
+                    "(an in-place update: its skewed tiles would run serially and lose vectorization)")
+    return None
+
+
+def _sweep_prefix(scop: Scop, sweep: LoopNode) -> isl.UnionMap:
+    """statement -> [time, the sweep's outer loop] for the statements of ``sweep``."""
+    iterators = {s.name: tuple(isl_name(v) for v in s.iterators) for s in scop.statements}
+    pieces = []
+    for member in sweep.members:
+        for name in member.statements:
+            iters = iterators[name]
+            sign = "" if sweep.sign > 0 else "-"
+            pieces.append(f"{name}[{', '.join(iters)}] -> [{iters[0]}, {sign}{member.var} + {member.shift}]")
+    return isl.UnionMap(f"{scop.prefix} -> {{ {'; '.join(pieces)} }}")
+
+
+def _restricted(umap: isl.UnionMap, scop: Scop, stmts: tuple[str, ...]) -> isl.UnionMap:
+    domain = _domain(scop, stmts)
+    return umap.intersect_domain(domain).intersect_range(domain)
+
+
+def _domain(scop: Scop, stmts: tuple[str, ...]) -> isl.UnionSet:
+    result = isl.UnionSet.empty(scop.context.get_space())
+    for name in stmts:
+        result = result.union(isl.UnionSet.from_set(scop.statement(name).domain))
+    return result
+
+
+def _first_dims(scop: Scop, stmts: tuple[str, ...]) -> str:
+    parts = []
+    for name in stmts:
+        iters = [isl_name(v) for v in scop.statement(name).iterators]
+        parts.append(f"{name}[{', '.join(iters)}] -> [{iters[0]}]")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# the skewed band
+
+
+def skewed_band(scop: Scop, deps: Dependences, stmts: tuple[str, ...]) -> isl.Schedule | None:
+    """isl's schedule of the nest alone: one outer permutable band, statements in program order."""
+    from polyfuse.schedule.scheduler import compute_whole_components
+
+    validity = _restricted(deps.validity().union(deps.local_false()), scop, stmts)
+    constraints = (
+        isl.ScheduleConstraints.on_domain(_domain(scop, stmts))
+        .set_context(scop.context)
+        .set_validity(validity)
+        .set_coincidence(validity)
+        .set_proximity(_restricted(deps.union(), scop, stmts))
+    )
+    schedule = compute_whole_components(constraints)
+    if schedule is None:
+        return None
+    return _in_program_order(schedule, scop, stmts)
+
+
+def _in_program_order(schedule: isl.Schedule, scop: Scop, stmts: tuple[str, ...]) -> isl.Schedule:
+    """Below the outer band, a leaf gets a sequence of the statements in program order (isl may
+    map two statements to the same point of the band and leave their order open)."""
+    band = schedule.get_root().child(0)
+    if band.get_type() != isl.schedule_node_type.band or len(stmts) < 2:
+        return schedule
+    if band.child(0).get_type() != isl.schedule_node_type.leaf:
+        return schedule
+    order = [s.name for s in scop.statements if s.name in stmts]
+    filters = isl.UnionSetList.alloc(schedule.get_ctx(), len(order))
+    for name in order:
+        filters = filters.add(isl.UnionSet.from_set(scop.statement(name).domain))
+    return band.child(0).insert_sequence(filters).get_schedule()
+
+
+def band_problem(schedule: isl.Schedule | None, scop: Scop, stmts: tuple[str, ...]) -> str | None:
+    """Why isl's schedule of the nest cannot be time tiled (None: its outer band can)."""
+    if schedule is None:
+        return "isl's scheduler found no schedule for the nest"
+    band = schedule.get_root().child(0)
+    if band.get_type() != isl.schedule_node_type.band or not band.band_get_permutable():
+        return "isl found no permutable outer band"
+    if band.band_n_member() < 2:
+        return "isl's outer band has a single member (no skew makes time and space permutable)"
+    first = band.band_get_partial_schedule_union_map()
+    time = isl.UnionMap(f"{scop.prefix} -> {{ {_first_dims(scop, stmts)} }}")
+    domain = _domain(scop, stmts)
+    if not _first_member(first).intersect_domain(domain).is_equal(time.intersect_domain(domain)):
+        return "the outer band does not start with the time loop"
+    return None
+
+
+def _first_member(partial: isl.UnionMap) -> isl.UnionMap:
+    result = isl.UnionMap.empty(partial.get_space())
+    for piece in maps_of(partial):
+        n = piece.dim(isl.dim_type.out)
+        result = result.union(isl.UnionMap.from_map(piece.project_out(isl.dim_type.out, 1, n - 1)))
+    return result
+
+
+def band_text(schedule: isl.Schedule, scop: Scop, stmts: tuple[str, ...]) -> str:
+    """The band for the first statement, ``(t, 2t + i, 2t + j)``."""
+    band = schedule.get_root().child(0)
+    partial = band.band_get_partial_schedule_union_map()
+    name = stmts[0]
+    piece = partial.intersect_domain(isl.UnionSet.from_set(scop.statement(name).domain))
+    maps = maps_of(piece)
+    text = maps[0].remove_divs().to_str() if maps else ""
+    start, end = text.find("-> ["), text.rfind("]")
+    return f"{name}: ({text[start + 4:end]})" if start >= 0 else text
+
+
+def skews(schedule: isl.Schedule) -> tuple[int, ...]:
+    """The largest time coefficient of each space member of the outer band (its skew)."""
+    band = schedule.get_root().child(0)
+    partial = band.band_get_partial_schedule()
+    return tuple(_time_coefficient(partial.get_at(k)) for k in range(1, band.band_n_member()))
+
+
+def _time_coefficient(upa: isl.UnionPwAff) -> int:
+    pieces: list[isl.PwAff] = []
+    upa.foreach_pw_aff(pieces.append)
+    affs: list[isl.Aff] = []
+    for pwa in pieces:
+        pwa.foreach_piece(lambda _set, aff: affs.append(aff))
+    return max((abs(int(a.get_coefficient_val(isl.dim_type.in_, 0).to_python())) for a in affs), default=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# tile sizes
+
+
+def tile_sizes(skew: tuple[int, ...], arrays_bytes: int, budget: int) -> tuple[tuple[int, ...], int]:
+    """(sizes, footprint): the time tile ``TIME_TILE`` and the largest space tile that fits.
+
+    Footprint model: a tile's time steps reuse what the previous step left in L2, so what must
+    stay there is one step's box plus the slide to the next step, ``prod(S_k + skew_k)`` elements
+    of every array the nest touches (``arrays_bytes``: their element sizes summed).  Among the
+    space tiles that fit ``budget`` the one with most points wins (ties: the least halo); the
+    innermost member's tile stays long (the vectorized loop), the others are equal."""
+    best: tuple[int, float, tuple[int, ...], int] = (0, 0.0, (), 0)
+    spaces = len(skew)
+    for inner in INNER_TILES:
+        for outer in SPACE_TILES if spaces > 1 else (0,):
+            sizes = tuple([outer] * (spaces - 1) + [inner])
+            footprint = arrays_bytes
+            volume = 1
+            for size, s in zip(sizes, skew):
+                footprint *= size + s
+                volume *= size
+            if footprint > budget:
+                continue
+            candidate = (volume, volume / footprint, (TIME_TILE, *sizes), footprint)
+            if candidate[:2] > best[:2]:
+                best = candidate
+    return best[2], best[3]
+
+
+# ---------------------------------------------------------------------------------------------
+# tiling, wavefront, isolation
+
+
+def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
+                    isolate: bool | None = None) -> isl.Schedule:
+    """The outer band tiled by ``sizes`` and wavefronted.
+
+    Tile loops count tiles (``floor(x / S)``); the first becomes the sum of the first
+    ``wavefront_members`` of them, so the others of those run in parallel within a wavefront.
+    Point loops keep the skewed coordinates: the time point loop outermost, then each statement's
+    own space loops (``band_sink``), so each sweep's innermost loop stays a separate, vectorizable
+    loop as in the untiled code.  ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart."""
+    tiles = _wavefronted(_tiled(schedule.get_root().child(0), sizes), sizes)
+    point = tiles.child(0)
+    isolate = ISOLATE_FULL_TILES if isolate is None else isolate
+    full = _full_tiles(point, sizes) if isolate else None
+    time = point.band_split(1)
+    if time.child(0).child(0).get_type() == isl.schedule_node_type.sequence:
+        time = _atomic_children(time.child(0).band_sink()).parent()
+    else:
+        time = _atomic(time.child(0)).parent()
+    options = isl.UnionSet(ATOMIC_OPTION)
+    if full is not None:
+        option = isl.Map.from_domain_and_range(full, _universe(full, 1)).wrap().set_tuple_name("isolate")
+        options = options.union(isl.UnionSet.from_set(option))
+    return time.band_set_ast_build_options(options).get_schedule()
+
+
+def _tiled(band: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.ScheduleNode:
+    """``band_tile`` with tile loops counting tiles and point loops in the band's coordinates."""
+    ctx = band.get_ctx()
+    mv = isl.MultiVal.zero(band.band_get_space())
+    for k, size in enumerate(sizes):
+        mv = mv.set_val(k, isl.Val(size))
+    with _LOCK:
+        scale, shift = ctx.get_tile_scale_tile_loops(), ctx.get_tile_shift_point_loops()
+        ctx.set_tile_scale_tile_loops(0)
+        ctx.set_tile_shift_point_loops(0)
+        try:
+            return band.band_tile(mv)
+        finally:
+            ctx.set_tile_scale_tile_loops(scale)
+            ctx.set_tile_shift_point_loops(shift)
+
+
+def _wavefronted(tiles: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.ScheduleNode:
+    """The tile band with its first member replaced by the wavefront (a sum of tile loops)."""
+    partial = tiles.band_get_partial_schedule()
+    wave = partial.get_at(0)
+    for k in range(1, wavefront_members(len(sizes))):
+        wave = wave.add(partial.get_at(k))
+    partial = partial.set_at(0, wave)
+    return tiles.delete().insert_partial_schedule(partial).band_set_permutable(1)
+
+
+def _atomic(band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """``band`` with isl's ``atomic`` option on every member: partial tiles get one loop nest with
+    min/max bounds instead of one copy per case (code size and compile time)."""
+    if band.get_type() != isl.schedule_node_type.band:
+        return band
+    members = "; ".join(f"atomic[{k}]" for k in range(band.band_n_member()))
+    return band.band_set_ast_build_options(isl.UnionSet(f"{{ {members} }}"))
+
+
+def _atomic_children(sequence: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Each filter's band below ``sequence`` made atomic."""
+    for k in range(sequence.n_children()):
+        sequence = _atomic(sequence.child(k).child(0)).parent().parent()
+    return sequence
+
+
+def _universe(like: isl.Set, dims: int) -> isl.Set:
+    space = isl.Space.set_alloc(like.get_ctx(), 0, dims).align_params(like.get_space())
+    return isl.Set.universe(space)
+
+
+def _full_tiles(band: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.Set | None:
+    """Tiles (values of the tile loops above ``band``) in which every statement either fills the
+    whole tile or does not occur: there the point loops need no guards."""
+    domain = band.get_domain()
+    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    point = band.band_get_partial_schedule_union_map().intersect_domain(domain)
+    tile = _tile_of_point(sizes, band.get_ctx())
+    touched, partial = None, None
+    for piece in maps_of(point):
+        image = piece.range()
+        aligned = tile.align_params(image.get_space())
+        image = image.align_params(aligned.get_space())
+        here = aligned.intersect_domain(image).range()
+        bad = here.intersect(aligned.intersect_domain(image.complement()).range())
+        touched = here if touched is None else touched.union(here)
+        partial = bad if partial is None else partial.union(bad)
+    if touched is None or partial is None or prefix.is_empty():
+        return None
+    full = touched.subtract(partial).coalesce()
+    if full.is_empty() or isl.Set.from_union_set(prefix.range()).dim(isl.dim_type.set) != len(sizes):
+        return None
+    return isl.Set.from_basic_set(full.simple_hull()) if full.n_basic_set() > 1 else full
+
+
+def wavefront_members(members: int) -> int:
+    """How many tile coordinates the wavefront sums: the first two (Pluto/PPCG), so the second
+    tile loop runs in parallel within a wavefront.  Summing three (jacobi-2d: tt + ti + tj, up to
+    ~30 tiles per wavefront instead of the number of time tiles) would feed more threads, but
+    verifying that schedule took isl over 10 s and ran out of its budget on jacobi-2d and fdtd-2d."""
+    return min(2, members)
+
+
+def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
+    """``[x0, x1, ...] -> [x0/S0 + x1/S1, x1/S1, x2/S2, ...]`` (floors): a point's wavefront tile."""
+    xs = [f"x{k}" for k in range(len(sizes))]
+    tiles = [f"floor(x{k}/{size})" for k, size in enumerate(sizes)]
+    out = [" + ".join(tiles[:wavefront_members(len(sizes))]), *tiles[1:]]
+    return isl.Map.read_from_str(ctx, f"{{ [{', '.join(xs)}] -> [{', '.join(out)}] }}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the pass
+
+
+def time_tiling_env() -> bool:
+    """``POLYFUSE_TIME_TILING=0`` turns time tiling off (it is part of ``Options.key()``)."""
+    from polyfuse.options import env_flag
+
+    return env_flag("POLYFUSE_TIME_TILING", True)
+
+
+def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *,
+              budget: int) -> tuple[isl.Schedule | None, tuple[TimeTileDecision, ...]]:
+    """The schedule of ``body`` with every time-stepped stencil nest time tiled (None when no nest
+    was), and one decision per top-level loop that looked like a stencil nest."""
+    parts: list[isl.Schedule] = []
+    decisions: list[TimeTileDecision] = []
+    for node in body:
+        schedule, decision = _nest(scop, deps, node, budget)
+        parts.append(schedule if schedule is not None else scop.schedule_of((node,)))
+        if decision is not None:
+            decisions.append(decision)
+    if not any(d.applied for d in decisions):
+        return None, tuple(decisions)
+    result = parts[0]
+    for part in parts[1:]:
+        result = result.sequence(part)
+    return result, tuple(decisions)
+
+
+def _nest(scop: Scop, deps: Dependences, node: TreeNode,
+          budget: int) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
+    """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
+    that do not even look like a time loop)."""
+    if not time_loop_shape(scop, node):
+        return None, None
+    assert isinstance(node, LoopNode)
+    stmts, var = node.statements, _var(scop, node)
+    problem = stencil_problem(scop, deps, node)
+    if problem is not None:
+        return None, TimeTileDecision(var, stmts, False, reason=problem)
+    band = skewed_band(scop, deps, stmts)
+    problem = band_problem(band, scop, stmts)
+    if problem is not None or band is None:
+        return None, TimeTileDecision(var, stmts, False, reason=problem or "")
+    skew = skews(band)
+    sizes, footprint = tile_sizes(skew, _element_bytes(scop, stmts), budget)
+    sizes = _sizes_override(len(skew) + 1) or sizes
+    text = band_text(band, scop, stmts)
+    if not sizes:
+        return None, TimeTileDecision(var, stmts, False, text, budget_bytes=budget,
+                                      reason="no tile fits the cache budget")
+    tiled = tiled_wavefront(band, sizes)
+    return tiled, TimeTileDecision(
+        var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
+        footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
+        f"skew {skew} makes time and space permutable; tiles fit the budget")
+
+
+def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:
+    """A not-applied decision for every time-loop-shaped node of ``body`` (the pass gave up)."""
+    return tuple(TimeTileDecision(_var(scop, n), n.statements, False, reason=reason)
+                 for n in body if isinstance(n, LoopNode) and time_loop_shape(scop, n))
+
+
+def _sizes_override(members: int) -> tuple[int, ...]:
+    """``POLYFUSE_TIME_TILE_SIZES=8,64,256``: fixed sizes (time first) for experiments."""
+    text = os.environ.get("POLYFUSE_TIME_TILE_SIZES", "")
+    sizes = tuple(int(v) for v in text.split(",") if v.strip())
+    return sizes if len(sizes) == members and all(v > 0 for v in sizes) else ()
+
+
+def _wavefront_text(members: int) -> str:
+    summed = wavefront_members(members)
+    inner = ", ".join(f"tile{k}" for k in range(1, summed))
+    return (f"wavefront = {' + '.join(f'tile{k}' for k in range(summed))} (sequential); "
+            f"{inner} parallel within it")
+
+
+def _var(scop: Scop, node: LoopNode) -> str:
+    first = scop.statement(node.statements[0]) if node.statements else None
+    return first.iterators[0] if first is not None else node.members[0].var
+
+
+def _element_bytes(scop: Scop, stmts: tuple[str, ...]) -> int:
+    """Element sizes of the arrays the nest accesses, summed."""
+    import numpy as np
+
+    names: set[str] = set()
+    for name in stmts:
+        stmt = scop.statement(name)
+        for umap in (stmt.reads, stmt.writes):
+            names.update(m.get_tuple_name(isl.dim_type.out) for m in maps_of(umap))
+    return sum(np.dtype(a.dtype).itemsize for a in scop.arrays if isl_name(a.name) in names) or 8
