@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import linecache
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import count
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +28,7 @@ class PythonKernel:
 
     source: str
     parameters: tuple[str, ...]
-    function: object
+    function: Callable[..., None]
 
     def __call__(self, values: dict) -> None:
         self.function(*(values[p] for p in self.parameters))
@@ -96,4 +98,4 @@ def _emit_stmt(node: StmtCall, program, depth, out) -> None:
     out.append(f"{pad}{stmt.array}[{index}] = {ir.to_python(stmt.value)}  # {stmt.name}")
 
 
-_EMITTERS = {Block: _emit_block, For: _emit_for, If: _emit_if, StmtCall: _emit_stmt}
+_EMITTERS: dict[type, Callable[[Any, LoopProgram, int, list[str]], None]] = {Block: _emit_block, For: _emit_for, If: _emit_if, StmtCall: _emit_stmt}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from polyfuse.model import ir
 from polyfuse.model.scop import shape_param
@@ -55,7 +56,7 @@ class AffineConverter:
         base = node.value
         if isinstance(base, ast.Attribute) and base.attr == "shape" and isinstance(base.value, ast.Name):
             array = base.value.id
-            axis = node.slice.value  # checked constant by the subset checker
+            axis = cast(int, node.slice.value)  # type: ignore[attr-defined]  # checked constant by the subset checker
             if array not in self.arrays or not 0 <= axis < self.arrays[array]:
                 raise self.error(node, f"{ast.unparse(node)} is not an axis of an array argument")
             name = shape_param(array, axis)

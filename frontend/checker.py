@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import math
+from typing import NoReturn, TypeGuard
 
 import numpy as np
 
@@ -82,7 +83,7 @@ class SubsetChecker(ast.NodeVisitor):
         self.source = source
         self.globals = globals_
 
-    def fail(self, node: ast.AST, construct: str, kind: str = "stmt"):
+    def fail(self, node: ast.AST, construct: str, kind: str = "stmt") -> NoReturn:
         raise self.source.error(
             node, f"unsupported construct: {construct}; {SUPPORTED_HINT[kind]}", construct
         )
@@ -163,7 +164,7 @@ class SubsetChecker(ast.NodeVisitor):
             return
         self.fail(target, f"assignment to {_EXPR_NAMES.get(type(target), type(target).__name__)}")
 
-    def _is_allocation(self, value: ast.expr) -> bool:
+    def _is_allocation(self, value: ast.expr) -> TypeGuard[ast.Call]:
         return (
             isinstance(value, ast.Call)
             and isinstance(value.func, ast.Attribute)

@@ -62,7 +62,8 @@ class ExpressionLifter:
             if not -(2**63) <= value < 2**63:
                 raise self.lifter.error(node, "integer literal does not fit in int64")
             return ir.Const(value, "int64", True)
-        return ir.Const(float(value), "float64", True)
+        assert isinstance(value, float), "the subset checker admits bool, int and float literals only"
+        return ir.Const(value, "float64", True)
 
     def _Name(self, node: ast.Name) -> ir.Expr:
         name = node.id
@@ -193,7 +194,9 @@ class ExpressionLifter:
         args = [self.convert(a) for a in node.args]
         if isinstance(func, ast.Name):
             return self.builtin(node, func.id, args)
+        assert isinstance(func, ast.Attribute), "the subset checker admits f(...) and module.f(...) only"
         module = module_of(func.value, self.lifter.globals)
+        assert module is not None, "the subset checker admits calls of known modules only"
         return self.math_call(node, module, func.attr, args)
 
     def builtin(self, node: ast.Call, name: str, args: list[ir.Expr]) -> ir.Expr:

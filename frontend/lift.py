@@ -102,6 +102,7 @@ class Lifter:
     visit_Return = visit_Expr
 
     def visit_For(self, node: ast.For, scope: Scope) -> list:
+        assert isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call), "checked by the subset checker"
         var = node.target.id
         self.loop_names.add(var)
         if var in scope.loop_vars:
@@ -185,6 +186,7 @@ class Lifter:
     def declare_local_array(self, name: str, call: ast.Call, scope: Scope) -> None:
         if name in self.arrays or name in self.arguments or name in self.scalar_types:
             raise self.error(call, f"{name!r} is already defined; local arrays need a fresh name")
+        assert isinstance(call.func, ast.Attribute), "np.empty/np.zeros, checked by the subset checker"
         shape_node = call.args[0]
         dims = shape_node.elts if isinstance(shape_node, ast.Tuple) else [shape_node]
         extents = [self.affine(d, scope) for d in dims]
@@ -214,6 +216,7 @@ class Lifter:
             array, index, dtype = self.assign_scalar(target, value)
             write_text = f"{isl_name(array)}[]"
         else:
+            assert isinstance(target, ast.Subscript), "checked by the subset checker"
             array, index_aff = lifter.subscript(target, write=True)
             index = tuple(a.expr for a in index_aff)
             dtype = self.arrays[array].dtype

@@ -1,8 +1,8 @@
 """polyfuse: a polyhedral loop-nest optimizer that fuses and tiles for cache."""
 
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError, UnsupportedError
+from polyfuse.version import __version__  # noqa: E402
 
-__version__ = "0.1.0"
 __all__ = ["ArgumentError", "InternalError", "PolyfuseError", "UnsupportedError", "__version__"]
 
 from polyfuse.kernel import Kernel, kernel  # noqa: E402

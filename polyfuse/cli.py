@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from polyfuse import __version__
+from polyfuse.version import __version__
 
 
 def _kernel_list(text: str) -> tuple[str, ...]:
@@ -118,10 +118,10 @@ def _sysinfo() -> int:
     import numba
     import numpy
 
-    from polyfuse import hardware
+    from polyfuse import options
     from polyfuse.runtime import cache, threads
 
-    cpu = hardware.cpu_info()
+    cpu = options.machine()
     sources = dict(cpu.sources)
     print(f"polyfuse {__version__}")
     print(f"islpy {islpy.version.VERSION_TEXT}, llvmlite {llvmlite.__version__} "

@@ -1,52 +1,42 @@
-"""The whole pipeline, one line per stage.
+"""The whole pipeline, one line per stage: the only place that knows the pass order.
 
-Each stage's output is kept in an ordered ``Stages`` record with its time, so ``explain()`` and
-``inspect_llvm()`` only read from it.
+Each stage's output is kept in an ordered ``Stages`` record (polyfuse.model.stages) with its
+time, so ``explain()``, ``inspect_llvm()`` and the runtime only read from it.  Options reach the
+passes as arguments from here; no pass reads the environment.
 """
 
 from __future__ import annotations
 
-import time
-from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Any
-
+from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import VerificationError
 from polyfuse.frontend import lift
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import Argument
-from polyfuse.options import Options
+from polyfuse.model.stages import Stages
+from polyfuse.options import Options, time_tile_sizes
 from polyfuse.passes.astgen import build_loop_program
+from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
 from polyfuse.passes.registers import promote_register_tiles
 from polyfuse.schedule.contraction import contract
-from polyfuse.schedule.fusion import report
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
 
+__all__ = ["Stages", "compile_kernel", "compile_loop_program"]
 
-@dataclass
-class Stages:
-    """Outputs of the pipeline stages, in order, with the seconds each took."""
 
-    outputs: OrderedDict = field(default_factory=OrderedDict)
-    seconds: OrderedDict = field(default_factory=OrderedDict)
-
-    def run(self, name: str, fn, *args, **kwargs) -> Any:
-        start = time.perf_counter()
-        result = fn(*args, **kwargs)
-        self.seconds[name] = time.perf_counter() - start
-        self.outputs[name] = result
-        return result
-
-    def __getitem__(self, name: str) -> Any:
-        return self.outputs[name]
-
-    def total_seconds(self) -> float:
-        return sum(self.seconds.values())
+def compile_kernel(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:
+    """Python function + signature -> every stage, down to the backend's runnable kernel and the
+    call-time bounds proof (``stages["backend"]``, ``stages["bounds"]``)."""
+    stages = compile_loop_program(fn, arguments, options)
+    # the loop AST becomes code for the target (backends never see isl)
+    stages.run("backend", backend_for(options.target), stages["loop ast"], options)
+    # per axis, the parameter values for which every access stays inside its array
+    stages.run("bounds", BoundsChecker, stages["final scop"])
+    return stages
 
 
 def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:
@@ -61,7 +51,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
                        tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),
                        vector_math=options.target == "cpu" and (options.vector_math or options.fastmath),
-                       time_tiling=options.time_tiling_enabled())
+                       time_tiling=options.time_tiling_enabled(), time_tile_budget=options.time_tile_budget(),
+                       time_tile_sizes=time_tile_sizes())
     if sched.scop is not None and sched.scop is not scop:
         scop = sched.scop  # scalars expanded so loops could be reordered
         deps = compute_dependences(scop)
@@ -69,39 +60,55 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         stages.run("verify", _verify, scop, deps, sched.schedule)
     # intermediates that fusion made short-lived shrink (to rows, tiles or registers)
     if options.contract:
-        scop, deps, _ = stages.run("contraction", _contract, scop, deps, sched.schedule)
+        scop, deps = stages.run("contraction", _contract, stages, scop, deps, sched.schedule)
     # isl generates the loops; dependences mark which of them are parallel
     program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
     # register tiles keep their outputs in a small local array across the reduction loop
     if options.register_tile_bytes():
-        program, _ = stages.run("register promotion", promote_register_tiles, program,
-                                max_bytes=REGISTER_TILE_VECTORS * options.register_tile_bytes())
-        stages.outputs["loop ast"] = program
+        program = stages.run_loop_pass("register promotion", promote_register_tiles, program,
+                                       max_bytes=REGISTER_TILE_VECTORS * options.register_tile_bytes())
     # max/min reductions run in SIMD lanes (exact: a zero result reruns the loop in order)
     if options.minmax_lane_bytes():
-        program, _ = stages.run("minmax lanes", split_minmax_reductions, program,
-                                vector_bytes=options.minmax_lane_bytes())
-        stages.outputs["loop ast"] = program
+        program = stages.run_loop_pass("minmax lanes", split_minmax_reductions, program,
+                                       vector_bytes=options.minmax_lane_bytes())
     # several iterations of a parallel loop side by side: float reductions overlap their latency
     if options.interleave_copies():
-        program, _ = stages.run("interleave", interleave_reductions, program, copies=options.interleave_copies())
-        stages.outputs["loop ast"] = program
+        program = stages.run_loop_pass("interleave", interleave_reductions, program,
+                                       copies=options.interleave_copies())
     stages.run("fusion report", _fusion_report, scop, deps, program, sched)
     stages.outputs["final scop"] = scop  # after contraction: what the runtime allocates and checks
     return stages
 
 
-def _contract(scop, deps, schedule):
+def backend_for(target: str):
+    """``(loop program, options) -> runnable kernel`` for ``target`` (imported on first use:
+    the CUDA backend needs numba.cuda)."""
+    if target == "python":
+        from polyfuse.backends.python import compile_python
+
+        return lambda program, options: compile_python(program)
+    if target == "cuda":
+        from polyfuse.backends.cuda.codegen import compile_cuda
+
+        return compile_cuda
+    from polyfuse.backends.cpu.llvm import compile_llvm
+
+    return compile_llvm
+
+
+def _contract(stages: Stages, scop, deps, schedule):
     """Contracted Scop and its dependences under ``schedule`` (contracted storage is only valid
     in the new order).  If recomputing them is over isl's budget, nothing is contracted."""
     contracted, decisions = contract(scop, deps, schedule)
+    stages.records["contraction"] = tuple(decisions)
     if not any(d.dropped_axes for d in decisions):
-        return scop, deps, decisions
+        return scop, deps
     try:
         with bounded(scop.context.get_ctx()):
-            return contracted, compute_dependences(contracted, schedule), decisions
+            return contracted, compute_dependences(contracted, schedule)
     except BudgetExceeded:
-        return scop, deps, ()
+        stages.records["contraction"] = ()
+        return scop, deps
 
 
 def _verify(scop, deps, schedule) -> str:

@@ -36,10 +36,10 @@ class Explanation:
             ("tiling", [asdict(c) for c in sched.tiling]),
             ("time tiling", [asdict(d) for d in getattr(sched, "time_tiling", ())]),
             ("register tiles", [asdict(c) for c in sched.register_tiles]
-             + [asdict(p) for p in stages.outputs.get("register promotion", (None, ()))[1]]),
-            ("minmax lanes", [asdict(d) for d in stages.outputs.get("minmax lanes", (None, ()))[1]]),
-            ("interleaved loops", [asdict(d) for d in stages.outputs.get("interleave", (None, ()))[1]]),
-            ("contraction", [_contraction(d) for d in stages.outputs.get("contraction", ((), (), ()))[2]]),
+             + [asdict(p) for p in stages.decisions("register promotion")]),
+            ("minmax lanes", [asdict(d) for d in stages.decisions("minmax lanes")]),
+            ("interleaved loops", [asdict(d) for d in stages.decisions("interleave")]),
+            ("contraction", [_contraction(d) for d in stages.decisions("contraction")]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),
             ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
@@ -54,9 +54,9 @@ class Explanation:
         """The fusion records with their traffic estimates evaluated at these sizes (a call's
         arrays and integers) and the footprint set against the cache sizes."""
         from polyfuse.analysis.traffic import evaluate
-        from polyfuse.hardware import cpu_info
+        from polyfuse.options import machine
 
-        cpu = cpu_info()
+        cpu = machine()
         records = []
         for record in self.to_dict().get("fusion", []):
             traffic = record.get("traffic")

@@ -1,22 +1,20 @@
-"""What the machine offers: cache sizes, line size, threads.  Read from Linux's sysfs (py-cpuinfo
-misreports caches on some AMD EPYC machines), overridable by environment variables, with
-documented defaults where nothing can be read.
+"""What the machine offers: cache sizes, line size, SIMD width, CPUs.  Read from Linux's sysfs
+(py-cpuinfo misreports caches on some AMD EPYC machines), with documented defaults where nothing
+can be read.  Overrides are passed in: the ``POLYFUSE_*`` variables that set them are read in
+polyfuse.options (``machine()``, ``vector_bytes()``), the one place that reads the environment.
 """
 
 from __future__ import annotations
 
 import os
 import platform
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from polyfuse.runtime.threads import available_cpus
-
 CACHE_ROOT = Path("/sys/devices/system/cpu/cpu0/cache")
 DEFAULTS = {"l1d": 32 * 1024, "l2": 1024 * 1024, "l3": 32 * 1024 * 1024, "line": 64}
-ENV = {"l1d": "POLYFUSE_L1_BYTES", "l2": "POLYFUSE_L2_BYTES", "l3": "POLYFUSE_L3_BYTES",
-       "line": "POLYFUSE_LINE_BYTES"}
 
 
 @dataclass(frozen=True)
@@ -28,6 +26,14 @@ class CpuInfo:
     line: int
     cpus: int
     sources: tuple[tuple[str, str], ...]  # (field, "sysfs" | "env" | "default")
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def parse_size(text: str) -> int:
@@ -70,14 +76,20 @@ def _cpu_name() -> str:
     return _cpuinfo("model name") or platform.processor() or platform.machine()
 
 
-@lru_cache(maxsize=1)
-def cpu_info(root: Path = CACHE_ROOT) -> CpuInfo:
+def cpu_info(root: Path = CACHE_ROOT, overrides: Mapping[str, int] | None = None) -> CpuInfo:
+    """Cache sizes from sysfs under ``root``; ``overrides`` (field -> bytes, from the environment)
+    win, documented defaults fill what neither gives."""
+    return _cpu_info(root, tuple(sorted((overrides or {}).items())))
+
+
+@lru_cache(maxsize=4)
+def _cpu_info(root: Path, overrides: tuple[tuple[str, int], ...]) -> CpuInfo:
     sysfs = _read_sysfs(root)
+    given = dict(overrides)
     values, sources = {}, []
     for key, default in DEFAULTS.items():
-        env = os.environ.get(ENV[key])
-        if env:
-            values[key], source = parse_size(env), "env"
+        if key in given:
+            values[key], source = given[key], "env"
         elif key in sysfs:
             values[key], source = sysfs[key], "sysfs"
         else:
@@ -88,13 +100,8 @@ def cpu_info(root: Path = CACHE_ROOT) -> CpuInfo:
 
 
 @lru_cache(maxsize=1)
-def vector_bytes() -> int:
-    """Width of the widest SIMD registers: 64 with AVX-512, 32 with AVX, else 16.
-
-    Read from the ``flags`` line of /proc/cpuinfo; ``POLYFUSE_VECTOR_BYTES`` overrides it.
-    Register tiles are sized from it (polyfuse.tiling)."""
-    env = os.environ.get("POLYFUSE_VECTOR_BYTES")
-    if env:
-        return int(env)
+def simd_bytes() -> int:
+    """Width of the widest SIMD registers: 64 with AVX-512, 32 with AVX, else 16 (from the
+    ``flags`` line of /proc/cpuinfo).  Register tiles are sized from it (polyfuse.schedule.tiling)."""
     flags = set((_cpuinfo("flags") or "").split())
     return 64 if "avx512f" in flags else 32 if "avx" in flags else 16

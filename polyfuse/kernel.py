@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from polyfuse.analysis.bounds import BoundsChecker
-from polyfuse.compiler import compile_loop_program
+from polyfuse.compiler import compile_kernel
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
 from polyfuse.frontend.source import read_source
@@ -185,14 +184,11 @@ class Kernel:
             if entry is not None:
                 return _from_cache(entry)
         with _COMPILE_LOCK:  # one isl context is shared by every kernel, and isl is not thread-safe
-            stages = compile_loop_program(self.py_func, arguments, self.options)
-            program = stages["loop ast"]
-            backend = stages.run("backend", _backend(self.options.target), program, self.options)
-            scop = stages["final scop"]
-            bounds = stages.run("bounds", BoundsChecker, scop)
+            stages = compile_kernel(self.py_func, arguments, self.options)
+            program, scop = stages["loop ast"], stages["final scop"]
         variant = CompiledVariant(
             arguments=arguments, params=program.params, local_arrays=program.local_arrays(),
-            backend=backend, bounds=bounds, written=frozenset(s.array for s in scop.statements),
+            backend=stages["backend"], bounds=stages["bounds"], written=frozenset(s.array for s in scop.statements),
             stages=stages, declared_locals=tuple(a for a in stages["lift"].arrays if a.kind == "local"),
         )
         if key is not None:
@@ -242,20 +238,6 @@ def _dispatch_key(value: Any) -> Any:
     if kind is int or kind is float:
         return kind
     return None  # numpy scalars, bools, wrong types: the full path decides
-
-
-def _backend(target: str):
-    if target == "python":
-        from polyfuse.backends.python import compile_python
-
-        return lambda program, options: compile_python(program)
-    if target == "cuda":
-        from polyfuse.backends.cuda.codegen import compile_cuda
-
-        return compile_cuda
-    from polyfuse.backends.cpu.llvm import compile_llvm
-
-    return compile_llvm
 
 
 def kernel(fn=None, /, **options: Any):

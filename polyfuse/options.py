@@ -1,15 +1,23 @@
-"""Compilation options and the typed environment knobs (``POLYFUSE_*``)."""
+"""Compilation options, and every ``POLYFUSE_*`` environment knob, typed.
+
+This is the one module that reads the environment: passes take what they need as arguments
+(the compiler passes them from ``Options``), so a pass's output depends only on its inputs.
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 
-from polyfuse.schedule.scheduler import FUSE_MODES
-
-from .errors import ArgumentError
+from polyfuse import hardware
+from polyfuse.errors import ArgumentError
 
 TARGETS = ("cpu", "python", "cuda")
+FUSE_MODES = ("none", "smart", "max")
+INTERLEAVE_COPIES = 4  # iterations side by side around a float reduction (polyfuse.passes.interleave)
+CACHE_SIZE_KNOBS = {"l1d": "POLYFUSE_L1_BYTES", "l2": "POLYFUSE_L2_BYTES", "l3": "POLYFUSE_L3_BYTES",
+                    "line": "POLYFUSE_LINE_BYTES"}
+DEFAULT_ISL_OPERATIONS = 3_000_000
 
 
 def env_flag(name: str, default: bool = False) -> bool:
@@ -17,6 +25,92 @@ def env_flag(name: str, default: bool = False) -> bool:
     if value is None:
         return default
     return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def env_text(name: str) -> str:
+    """The variable's text, "" when unset."""
+    return os.environ.get(name, "")
+
+
+# ---- the machine, as detected and as overridden ----------------------------------------------
+
+def machine(root=hardware.CACHE_ROOT) -> hardware.CpuInfo:
+    """Cache sizes and CPUs: sysfs, overridden by ``POLYFUSE_L1_BYTES`` / ``_L2_`` / ``_L3_`` /
+    ``POLYFUSE_LINE_BYTES`` (e.g. ``2M``)."""
+    overrides = {key: hardware.parse_size(os.environ[name])
+                 for key, name in CACHE_SIZE_KNOBS.items() if os.environ.get(name)}
+    return hardware.cpu_info(root, overrides)
+
+
+def vector_bytes() -> int:
+    """SIMD register width: ``POLYFUSE_VECTOR_BYTES``, else the CPU's (hardware.simd_bytes)."""
+    text = os.environ.get("POLYFUSE_VECTOR_BYTES")
+    return int(text) if text else hardware.simd_bytes()
+
+
+# ---- run-time knobs ----------------------------------------------------------------------------
+
+def num_threads() -> int | None:
+    """``POLYFUSE_NUM_THREADS`` (None when unset); a bad value is an ArgumentError."""
+    value = os.environ.get("POLYFUSE_NUM_THREADS")
+    if not value:
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        raise ArgumentError(f"POLYFUSE_NUM_THREADS={value!r} is not an integer") from None
+    if count < 1:
+        raise ArgumentError(f"POLYFUSE_NUM_THREADS={value!r} must be at least 1")
+    return count
+
+
+def isl_operations() -> int:
+    """isl operations one optional transformation may spend: ``POLYFUSE_ISL_BUDGET`` (0: unlimited)."""
+    value = os.environ.get("POLYFUSE_ISL_BUDGET")
+    return int(value) if value else DEFAULT_ISL_OPERATIONS
+
+
+def cache_enabled() -> bool:
+    """The disk cache, unless ``POLYFUSE_DISABLE_CACHE=1``."""
+    return not env_flag("POLYFUSE_DISABLE_CACHE")
+
+
+def cache_directory_setting() -> tuple[str, str]:
+    """(``POLYFUSE_CACHE_DIR``, ``XDG_CACHE_HOME``), each "" when unset."""
+    return env_text("POLYFUSE_CACHE_DIR"), env_text("XDG_CACHE_HOME")
+
+
+def cuda_promotion() -> bool:
+    """Shared-memory and register promotion on GPUs, unless ``POLYFUSE_CUDA_SHARED=0``."""
+    return env_flag("POLYFUSE_CUDA_SHARED", True)
+
+
+def cuda_shared_bytes() -> int | None:
+    """``POLYFUSE_CUDA_SHARED_BYTES``: the shared-memory budget per block (None: the device's)."""
+    text = os.environ.get("POLYFUSE_CUDA_SHARED_BYTES")
+    return int(text) if text else None
+
+
+def cuda_show_source() -> bool:
+    """``POLYFUSE_CUDA_SHOW=1`` prints each generated CUDA module."""
+    return bool(os.environ.get("POLYFUSE_CUDA_SHOW"))
+
+
+def time_tile_sizes() -> tuple[int, ...]:
+    """``POLYFUSE_TIME_TILE_SIZES=8,64,256``: fixed time-tile sizes (time first) for experiments;
+    () when unset."""
+    text = os.environ.get("POLYFUSE_TIME_TILE_SIZES", "")
+    return tuple(int(v) for v in text.split(",") if v.strip())
+
+
+def default_verify() -> bool:
+    """``POLYFUSE_VERIFY=1`` turns the schedule verifier on for every kernel."""
+    return env_flag("POLYFUSE_VERIFY")
+
+
+def debug_errors() -> bool:
+    """``POLYFUSE_DEBUG=1`` re-raises internal exceptions with their full traceback."""
+    return env_flag("POLYFUSE_DEBUG")
 
 
 @dataclass(frozen=True)
@@ -49,9 +143,11 @@ class Options:
         """Bytes a tile's footprint may use (0: no tiling)."""
         if not self.tile:
             return 0
-        from .hardware import cpu_info
+        return machine().l2 // 2
 
-        return cpu_info().l2 // 2
+    def time_tile_budget(self) -> int:
+        """Bytes a time tile's footprint may use: half the L2 cache."""
+        return machine().l2 // 2
 
     def time_tiling_enabled(self) -> bool:
         """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""
@@ -59,14 +155,12 @@ class Options:
 
     def _time_tiling_key(self) -> str:
         # POLYFUSE_TIME_TILE_SIZES (fixed sizes for experiments) changes the code too
-        return (os.environ.get("POLYFUSE_TIME_TILE_SIZES") or "model") if self.time_tiling_enabled() else "off"
+        return (env_text("POLYFUSE_TIME_TILE_SIZES") or "model") if self.time_tiling_enabled() else "off"
 
     def register_tile_bytes(self) -> int:
         """SIMD register width the register tiles are sized for (0: no register tiles)."""
         if not self.registers or self.target == "cuda" or not env_flag("POLYFUSE_REGISTER_TILES", True):
             return 0
-        from .hardware import vector_bytes
-
         return vector_bytes()
 
     def minmax_lane_bytes(self) -> int:
@@ -74,17 +168,13 @@ class Options:
         Exact, so always on for CPU targets unless POLYFUSE_MINMAX_LANES=0."""
         if self.target == "cuda" or not env_flag("POLYFUSE_MINMAX_LANES", True):
             return 0
-        from .hardware import vector_bytes
-
         return vector_bytes()
 
     def interleave_copies(self) -> int:
         """Iterations interleaved around float reductions (0: none; GPUs map the loop to threads)."""
         if not self.interleave or self.target == "cuda" or not env_flag("POLYFUSE_INTERLEAVE", True):
             return 0
-        from polyfuse.passes.interleave import INTERLEAVE
-
-        return INTERLEAVE
+        return INTERLEAVE_COPIES
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -101,12 +191,3 @@ class Options:
                 f"interleave={self.interleave_copies()} "
                 f"time_tiling={self._time_tiling_key()}")
 
-
-def default_verify() -> bool:
-    """``POLYFUSE_VERIFY=1`` turns the schedule verifier on for every kernel."""
-    return env_flag("POLYFUSE_VERIFY")
-
-
-def debug_errors() -> bool:
-    """``POLYFUSE_DEBUG=1`` re-raises internal exceptions with their full traceback."""
-    return env_flag("POLYFUSE_DEBUG")

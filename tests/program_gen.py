@@ -12,9 +12,12 @@ nest, so the plain function never reads garbage or raises ``UnboundLocalError``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from conftest import copy_args
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
 PAD = 4
@@ -371,3 +374,16 @@ class Gen:
 @st.composite
 def programs(draw) -> Program:
     return Gen(draw).program()
+
+
+COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                                    HealthCheck.data_too_large])
+
+
+def run_plain(fn, args):
+    """The undecorated function on copies of ``args`` (numpy's warnings silenced): the expected outputs."""
+    out = copy_args(args)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn(*out)
+    return out

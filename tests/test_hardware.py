@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from polyfuse import hardware
+from polyfuse import hardware, options
 from polyfuse.cli import main as cli_main
 
 
@@ -25,13 +25,11 @@ def _fake_sysfs(root, entries):
 
 
 def test_reads_data_caches_and_ignores_the_instruction_cache(tmp_path, monkeypatch):
-    for name in hardware.ENV.values():
+    for name in options.CACHE_SIZE_KNOBS.values():
         monkeypatch.delenv(name, raising=False)
     _fake_sysfs(tmp_path, [(1, "Data", "48K", 64), (1, "Instruction", "32K", 64), (2, "Unified", "1024K", 64),
                            (3, "Unified", "32768K", 64)])
-    hardware.cpu_info.cache_clear()
-    info = hardware.cpu_info(tmp_path)
-    hardware.cpu_info.cache_clear()
+    info = options.machine(tmp_path)
     assert (info.l1d, info.l2, info.l3, info.line) == (48 << 10, 1 << 20, 32 << 20, 64)
     assert dict(info.sources) == {"l1d": "sysfs", "l2": "sysfs", "l3": "sysfs", "line": "sysfs"}
 
@@ -39,9 +37,7 @@ def test_reads_data_caches_and_ignores_the_instruction_cache(tmp_path, monkeypat
 def test_environment_overrides_and_defaults(tmp_path, monkeypatch):
     monkeypatch.setenv("POLYFUSE_L2_BYTES", "2M")
     monkeypatch.delenv("POLYFUSE_L1_BYTES", raising=False)
-    hardware.cpu_info.cache_clear()
-    info = hardware.cpu_info(tmp_path / "missing")
-    hardware.cpu_info.cache_clear()
+    info = options.machine(tmp_path / "missing")
     assert info.l2 == 2 << 20 and dict(info.sources)["l2"] == "env"
     assert info.l1d == hardware.DEFAULTS["l1d"] and dict(info.sources)["l1d"] == "default"
 

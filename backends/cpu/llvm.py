@@ -144,7 +144,8 @@ class LLVMKernel:
         parameters do not start with the arguments (the runtime then keeps the full path)."""
         if tuple(p.name for p in self.params[:len(arguments)]) != arguments:
             return None
-        tail, slots = [], []
+        tail: list[Any] = []
+        slots: list[Any] = []
         for param in self.params[len(arguments):]:
             if param.kind == "array":
                 slots.append((len(tail), param.name))

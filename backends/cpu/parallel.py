@@ -81,7 +81,7 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
     futures = []
     for k in range(workers):
         chunk_args = args if k == 0 else _with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
-        futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))
+        futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))  # type: ignore[call-arg]
     for future in futures:
         future.result()
 

@@ -26,6 +26,7 @@ from polyfuse.model.loop_ast import (
     LoopProgram,
     Node,
     StmtCall,
+    arrays_used,
     exclusive_bound,
     nodes,
     statements_in,
@@ -68,15 +69,6 @@ class Phase:
     @property
     def is_region(self) -> bool:
         return self.region is not None and self.region.region
-
-
-def arrays_used(program: LoopProgram, node: Node) -> set[str]:
-    used: set[str] = set()
-    for name in statements_in(node):
-        stmt = program.statement(name)
-        used.add(stmt.array)
-        used.update(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load))
-    return used
 
 
 def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import linecache
 import logging
 import math
-import os
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
@@ -37,6 +36,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import isl_name
+from polyfuse.options import cuda_show_source
 
 log = logging.getLogger("polyfuse.cuda")
 _serial = count()
@@ -493,7 +493,7 @@ def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
     namespace: dict[str, Any] = {"_cuda": cuda, "_nb": numba, "_math": math, "_INF": math.inf,
                                  "_NAN": math.nan, "__name__": f"polyfuse_cuda_{program.name}"}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
-    if os.environ.get("POLYFUSE_CUDA_SHOW"):
+    if cuda_show_source():
         print(source)
     written = frozenset(s.array for s in program.statements)
     return CudaKernel(

@@ -22,10 +22,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from polyfuse.backends.cpu.phases import arrays_used
-
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound, nodes
+from polyfuse.model.loop_ast import (
+    Block,
+    For,
+    If,
+    LoopProgram,
+    Node,
+    StmtCall,
+    arrays_used,
+    exclusive_bound,
+    nodes,
+)
 from polyfuse.model.scop import isl_name
 
 

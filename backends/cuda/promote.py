@@ -38,7 +38,6 @@ Decisions are records (``Decision``); ``explain()`` renders them.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +47,7 @@ from polyfuse.backends.cuda.plan import Launch, free_vars
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound, nodes
 from polyfuse.model.scop import isl_name
+from polyfuse.options import cuda_promotion, cuda_shared_bytes
 
 SIM_SHARED_BYTES = 48 * 1024  # shared memory per block assumed under the simulator (no device)
 BLOCK_SHAPES = {  # threads per block of promoted launches, along (x, y)
@@ -61,15 +61,15 @@ SECTOR_BYTES = 32  # a global-memory transaction: staging for coalescing needs r
 
 def promotion_enabled() -> bool:
     """``POLYFUSE_CUDA_SHARED=0`` turns shared-memory and register promotion off."""
-    return os.environ.get("POLYFUSE_CUDA_SHARED", "1").strip().lower() not in ("0", "false", "no", "off")
+    return cuda_promotion()
 
 
 def shared_budget(cuda, simulator: bool) -> int:
     """Shared-memory bytes per block: ``POLYFUSE_CUDA_SHARED_BYTES``, else the device's, else
     ``SIM_SHARED_BYTES`` (the simulator has no device attributes)."""
-    override = os.environ.get("POLYFUSE_CUDA_SHARED_BYTES")
-    if override:
-        return int(override)
+    override = cuda_shared_bytes()
+    if override is not None:
+        return override
     if not simulator:
         try:
             return int(cuda.get_current_device().MAX_SHARED_MEMORY_PER_BLOCK)

@@ -102,7 +102,7 @@ def _iteration_footprint(scop, statements: tuple[str, ...], values: isl.UnionMap
 
 
 def _expr(build: isl.AstBuild, value: isl.PwAff) -> ir.Expr:
-    from polyfuse.passes.astgen import expr_from_isl
+    from polyfuse.model.isl_expr import expr_from_isl
 
     return expr_from_isl(build.expr_from_pw_aff(value))
 

@@ -8,21 +8,21 @@ the bound (0 = unlimited).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import islpy as isl
 
-DEFAULT_OPERATIONS = 3_000_000
+from polyfuse import options
+
 _lock = threading.RLock()
 ISL_LOCK = threading.RLock()  # polyfuse's isl work shares one context; isl is not thread-safe
 
 
 def budget() -> int:
-    value = os.environ.get("POLYFUSE_ISL_BUDGET")
-    return int(value) if value else DEFAULT_OPERATIONS
+    """Operations one optional transformation may spend (``options.isl_operations``)."""
+    return options.isl_operations()
 
 
 class BudgetExceeded(Exception):

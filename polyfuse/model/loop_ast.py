@@ -180,3 +180,13 @@ def _render(node: Node, program: LoopProgram, depth: int, out: list[str]) -> Non
         stmt = program.statement(node.statement)
         args = ", ".join(ir.to_python(a) for a in node.args)
         out.append(display_names(f"{pad}{stmt.name}({args})") + f"  # {stmt.source_line}")
+
+
+def arrays_used(program: LoopProgram, node: Node) -> set[str]:
+    """The arrays (and scalars) the statements under ``node`` write or read."""
+    used: set[str] = set()
+    for name in statements_in(node):
+        stmt = program.statement(name)
+        used.add(stmt.array)
+        used.update(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load))
+    return used

@@ -149,6 +149,17 @@ def isolate_register_tiles(schedule: isl.Schedule) -> isl.Schedule:
     return schedule.map_schedule_node_bottom_up(visit)
 
 
+def perfect_chain(node: TreeNode) -> list[LoopNode]:
+    """``node`` and the loops directly nested in it while each body is a single loop."""
+    chain: list[LoopNode] = []
+    while isinstance(node, LoopNode) and len(node.members) == 1:
+        chain.append(node)
+        if len(node.body) != 1 or not isinstance(node.body[0], LoopNode):
+            break
+        node = node.body[0]
+    return chain
+
+
 def perfect_chain_of(node: LoopNode, depth: int) -> list[LoopNode]:
     """``node`` and the ``depth - 1`` loops perfectly nested in it."""
     chain = [node]

@@ -51,10 +51,11 @@ from polyfuse.model.loop_ast import (
     statements_in,
 )
 from polyfuse.model.scop import Statement
+from polyfuse.options import INTERLEAVE_COPIES
 
 #: Iterations interleaved: enough independent chains to cover a float add's latency (3-4 cycles)
 #: on the two add units of current x86 cores.
-INTERLEAVE = 4
+INTERLEAVE = INTERLEAVE_COPIES  # the default number of copies, set in polyfuse.options
 #: The interleaved body holds at most this many statement copies (compile time, code size).
 MAX_STATEMENT_COPIES = 96
 _FLOATS = ("float32", "float64")

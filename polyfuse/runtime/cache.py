@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import logging
 import os
 import pickle
@@ -20,7 +21,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from polyfuse.options import env_flag
+from polyfuse import options
 
 log = logging.getLogger("polyfuse")
 FORMAT = 1
@@ -28,14 +29,14 @@ _warned = False
 
 
 def enabled() -> bool:
-    return not env_flag("POLYFUSE_DISABLE_CACHE")
+    return options.cache_enabled()
 
 
 def directory() -> Path:
-    configured = os.environ.get("POLYFUSE_CACHE_DIR")
+    configured, xdg = options.cache_directory_setting()
     if configured:
         return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = xdg or str(Path.home() / ".cache")
     return Path(base) / "polyfuse"
 
 
@@ -44,23 +45,38 @@ def versions() -> str:
     import llvmlite
     import numpy
 
-    from polyfuse import __version__
+    from polyfuse.version import __version__
 
     return (f"polyfuse={__version__} source={source_digest()} islpy={islpy.version.VERSION_TEXT} "
             f"llvmlite={llvmlite.__version__} numpy={numpy.__version__}")
 
 
+CODE_PACKAGES = ("polyfuse", "polyfuse.frontend", "polyfuse.backends")
+
+
 @functools.lru_cache(maxsize=1)
 def source_digest() -> str:
-    """A hash of polyfuse's own code, so a changed compiler never reuses old entries."""
-    import polyfuse
-    import polyfuse.backends
-    import polyfuse.frontend
+    """A hash of polyfuse's own code (every module, subpackages included), so a changed compiler
+    never reuses old entries."""
+    return digest_of(code_folders())
 
+
+def code_folders() -> list[Path]:
+    """The folders of polyfuse's code packages (found without importing them)."""
+    folders: list[Path] = []
+    for name in CODE_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None:
+            folders.extend(Path(p) for p in spec.submodule_search_locations or [])
+    return folders
+
+
+def digest_of(folders: list[Path]) -> str:
+    """A hash of every ``*.py`` file under ``folders``, at any depth, with its relative path."""
     digest = hashlib.sha256()
-    for package in (polyfuse, polyfuse.frontend, polyfuse.backends):
-        for path in sorted(Path(str(package.__file__)).parent.glob("*.py")):
-            digest.update(path.name.encode())
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(str(path.relative_to(folder)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

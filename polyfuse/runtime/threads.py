@@ -8,12 +8,13 @@ wait for each other at barriers (a parallel region), so they must all run at onc
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from polyfuse import options
 from polyfuse.errors import ArgumentError
+from polyfuse.hardware import available_cpus
 
 _lock = threading.Lock()
 _team_lock = threading.Lock()  # a team's tasks enter the pool's queue together
@@ -22,30 +23,10 @@ _pool_size = 0
 _num_threads: int | None = None
 
 
-def available_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _from_env() -> int | None:
-    value = os.environ.get("POLYFUSE_NUM_THREADS")
-    if not value:
-        return None
-    try:
-        count = int(value)
-    except ValueError:
-        raise ArgumentError(f"POLYFUSE_NUM_THREADS={value!r} is not an integer") from None
-    if count < 1:
-        raise ArgumentError(f"POLYFUSE_NUM_THREADS={value!r} must be at least 1")
-    return count
-
-
 def get_num_threads() -> int:
     if _num_threads is not None:
         return _num_threads
-    return _from_env() or available_cpus()
+    return options.num_threads() or available_cpus()
 
 
 def set_num_threads(count: int) -> None:

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from polyfuse.analysis.bounds import BoundsChecker
-from polyfuse.compiler import Stages
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
 from polyfuse.model.scop import Argument, ArrayInfo, shape_param
+from polyfuse.model.stages import Stages
 from polyfuse.runtime.signature import device_span
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

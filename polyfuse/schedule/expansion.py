@@ -14,9 +14,9 @@ from dataclasses import replace
 import islpy as isl
 
 from polyfuse.model import ir
+from polyfuse.model.isl_expr import expr_from_isl
 from polyfuse.model.schedule_tree import LoopNode
 from polyfuse.model.scop import Scop, isl_name
-from polyfuse.passes.astgen import expr_from_isl
 from polyfuse.schedule.contraction import array_dataflow, same_dataflow
 
 

@@ -3,7 +3,8 @@
 ``smart`` fusion is done here, on the loop-structure tree: adjacent loops that exchange or share
 data are merged (the later one shifted when a dependence needs it), keeping each nest's own loop
 order.  Every merge is checked by the schedule verifier and rejected if it would turn a parallel
-loop sequential.  For ``none`` and ``max`` we only report what the chosen schedule did.
+loop sequential.  For ``none`` and ``max``
+polyfuse.passes.fusion_report reports what the chosen schedule did, with the same records.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from polyfuse.analysis.traffic import Traffic, fusion_traffic
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_parts import sets_of
-from polyfuse.model.loop_ast import For, LoopProgram, statements_in, top_level
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
 from polyfuse.model.scop import Scop, isl_name
-from polyfuse.schedule.locality import worth_tiling
+from polyfuse.schedule.tiling import worth_tiling
 
 MAX_SHIFT = 16
 
@@ -178,32 +178,3 @@ def _arrays(accesses: isl.UnionMap) -> set[str]:
     names: set[str] = set()
     accesses.foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
     return names
-
-
-def nests(scop: Scop) -> list[tuple[str, ...]]:
-    groups: dict[int, list[str]] = {}
-    for stmt in scop.statements:
-        groups.setdefault(stmt.nest, []).append(stmt.name)
-    return [tuple(v) for _, v in sorted(groups.items())]
-
-
-def fused_groups(program: LoopProgram) -> list[set[str]]:
-    """Statements sharing an outermost loop of the generated code."""
-    return [set(statements_in(node)) for node in top_level(program.root) if isinstance(node, For)]
-
-
-def report(scop: Scop, deps: Dependences, program: LoopProgram, *, fuse: str) -> tuple[FusionDecision, ...]:
-    """Records for ``none``/``max``: which consecutive nests share an outer loop in ``program``."""
-    groups = fused_groups(program)
-    all_nests = nests(scop)
-    decisions = []
-    for first, second in zip(all_nests, all_nests[1:]):
-        fused = any(g & set(first) and g & set(second) for g in groups)
-        if fused:
-            reason = "fused by isl's scheduler (whole components)"
-        elif fuse == "none":
-            reason = "fuse='none' keeps the original loop structure"
-        else:
-            reason = "isl's scheduler found no legal schedule with a common outer loop"
-        decisions.append(FusionDecision(first, second, fused, reason, linking(deps, first, second)))
-    return tuple(decisions)

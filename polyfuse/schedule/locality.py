@@ -14,14 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
-from polyfuse.analysis.verify import schedule_violations
 from polyfuse.model import ir
 from polyfuse.model.ir import linear_coefficient as coefficient
-from polyfuse.model.isl_budget import BudgetExceeded, bounded
-from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
+from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode, perfect_chain
 from polyfuse.model.scop import Scop
 from polyfuse.schedule.expansion import expand, scalars_only_in
-from polyfuse.schedule.tiling import has_reuse, register_tileable
+from polyfuse.schedule.legality import violations
+from polyfuse.schedule.tiling import worth_tiling
 
 
 @dataclass(frozen=True)
@@ -163,11 +162,7 @@ class LocalityPass:
         tileable = distributed and any(self.tile_worthy(n) for n in replacement)
         if score_after <= score_before and not tileable and not wanted:
             return None
-        try:
-            with bounded(self.scop.context.get_ctx()):
-                problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(place(replacement)))
-        except BudgetExceeded:
-            problems = ["the legality check exceeded isl's operation budget"]
+        problems = violations(self.scop, self.deps, self.scop.schedule_of(place(replacement)))
         applied = not problems
         what = ("stride-1 loop moved innermost" if score_after > score_before
                 else "distributed into a tileable nest" if tileable else wanted)
@@ -220,14 +215,6 @@ def _access_score(index: tuple[ir.Expr, ...], var: str) -> int:
     return -4
 
 
-def tile_worthy(scop, node: TreeNode) -> bool:
-    """A perfect nest of depth >= 3 in which some access is reused across an outer loop."""
-    chain = perfect_chain(node)
-    if len(chain) < 3:
-        return False
-    return has_reuse(scop, tuple(c.members[0].var for c in chain), chain[0].statements)
-
-
 def _calls_vector_math(expr: ir.Expr) -> bool:
     return any(isinstance(e, ir.Call) and e.func in ("exp", "log") for e in ir.walk(expr))
 
@@ -236,24 +223,6 @@ def _is_reduction(stmt) -> bool:
     """``x op= ...``: the statement reads the element it writes."""
     return any(isinstance(e, ir.Load) and e.array == stmt.array and e.index == stmt.index
                for e in ir.walk(stmt.value))
-
-
-def worth_tiling(scop, node: TreeNode, *, cache: bool, vector_bytes: int) -> bool:
-    """Whether keeping ``node`` a perfect nest pays: for cache tiles or for register tiles."""
-    if cache and tile_worthy(scop, node):
-        return True
-    return bool(vector_bytes) and register_tileable(scop, node, vector_bytes)
-
-
-def perfect_chain(node: TreeNode) -> list[LoopNode]:
-    """``node`` and the loops directly nested in it while each body is a single loop."""
-    chain: list[LoopNode] = []
-    while isinstance(node, LoopNode) and len(node.members) == 1:
-        chain.append(node)
-        if len(node.body) != 1 or not isinstance(node.body[0], LoopNode):
-            break
-        node = node.body[0]
-    return chain
 
 
 def _loop_over(node: LoopNode, body: tuple[TreeNode, ...]) -> LoopNode:

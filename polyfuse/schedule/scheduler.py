@@ -10,23 +10,22 @@ transformed schedule is verified; one that fails is never used.
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences
 from polyfuse.analysis.verify import schedule_violations
-from polyfuse.model.isl_budget import BudgetExceeded, bounded, budget
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
+from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Scop
 from polyfuse.schedule.fusion import SmartFusion
+from polyfuse.schedule.isl_scheduler import isl_schedule, tile_permutable_bands, totally_ordered
 from polyfuse.schedule.locality import LocalityPass
 from polyfuse.schedule.tiling import TilingPass
-from polyfuse.schedule.time_tiling import not_applied, time_tile, time_tiling_env
+from polyfuse.schedule.time_tiling import not_applied, time_tile
 
 log = logging.getLogger("polyfuse")
-_ISL_OPTIONS_LOCK = threading.Lock()
-FUSE_MODES = ("none", "smart", "max")
 TIME_TILING_BUDGET_SCALE = 10
 
 
@@ -45,11 +44,12 @@ class ScheduleResult:
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
-                    vector_bytes: int = 0, time_tiling: bool | None = None,
-                    vector_math: bool = False) -> ScheduleResult:
+                    vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
+                    time_tile_sizes: tuple[int, ...] = (), vector_math: bool = False) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
-    ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests.
+    ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
+    tiles whose footprint fits ``time_tile_budget`` bytes (or ``time_tile_sizes`` where given).
     None infers it from ``vector_bytes`` (set only for CPU targets) until every caller passes it."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
@@ -64,7 +64,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         body = tiling.run(body)
         # time-stepped stencils: skewed, wavefront-parallel time tiles (verified, else dropped)
         enabled = vector_bytes > 0 if time_tiling is None else time_tiling
-        schedule, time_tiles = smart_time_tiling(scop, deps, body) if enabled else (scop.schedule_of(body), ())
+        schedule, time_tiles = (smart_time_tiling(scop, deps, body, budget=time_tile_budget, sizes=time_tile_sizes)
+                                if enabled else (scop.schedule_of(body), ()))
         return ScheduleResult(fuse, "smart fusion of the program's loops", (), schedule,
                               tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions),
                               scop=scop, register_tiles=tuple(tiling.register_decisions),
@@ -96,20 +97,17 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     return ScheduleResult(fuse, "program order", tuple(notes), schedule=scop.schedule)
 
 
-def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple) -> tuple[isl.Schedule, tuple]:
+def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int,
+                      sizes: tuple[int, ...] = ()) -> tuple[isl.Schedule, tuple]:
     """The smart schedule of ``body``, with its stencil nests time tiled where that verifies.
 
     Verifying a tiled schedule (floors in the schedule) costs isl several times what a fusion
     check does, so this step gets ``TIME_TILING_BUDGET_SCALE`` times the usual budget."""
     plain = scop.schedule_of(body)
-    if not time_tiling_env():
-        return plain, ()
-    from polyfuse.hardware import cpu_info
-
-    limit = budget() * TIME_TILING_BUDGET_SCALE
+    limit = isl_budget() * TIME_TILING_BUDGET_SCALE
     try:
         with bounded(scop.context.get_ctx(), limit):
-            tiled, decisions = time_tile(scop, deps, body, budget=cpu_info().l2 // 2)
+            tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes)
             problems = schedule_violations(scop, deps, tiled) if tiled is not None else []
     except BudgetExceeded:
         return plain, not_applied(scop, body, f"over the isl operation budget ({limit})")
@@ -120,71 +118,3 @@ def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple) -> tuple[isl.S
         reason = "failed verification (" + "; ".join(problems) + ")"
         return plain, tuple(replace(d, applied=False, reason=reason) if d.applied else d for d in decisions)
     return tiled, decisions
-
-
-def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool) -> isl.Schedule | None:
-    """Run isl's scheduler; with ``relax_locals`` local false dependences are conditional."""
-    validity = deps.validity()
-    if not relax_locals:
-        validity = validity.union(deps.local_false())
-    constraints = (
-        isl.ScheduleConstraints.on_domain(scop.domain())
-        .set_context(scop.context)
-        .set_validity(validity)
-        .set_coincidence(validity.union(deps.local_false()))
-        .set_proximity(deps.union())
-    )
-    if relax_locals:
-        constraints = constraints.set_conditional_validity(deps.local_flow(), deps.local_false())
-    return compute_whole_components(constraints)
-
-
-def compute_whole_components(constraints: isl.ScheduleConstraints) -> isl.Schedule | None:
-    """isl's scheduler with polyfuse's options: each connected component scheduled as a whole
-    (fusing what is legal), coefficients at most 20 (as Polly) to keep the ILP fast."""
-    ctx = constraints.get_ctx()
-    with _ISL_OPTIONS_LOCK:
-        ctx.set_schedule_serialize_sccs(0)
-        ctx.set_schedule_whole_component(1)
-        ctx.set_schedule_maximize_coincidence(0)
-        ctx.set_schedule_outer_coincidence(0)
-        ctx.set_schedule_max_coefficient(20)
-        return constraints.compute_schedule()
-
-
-def totally_ordered(schedule: isl.Schedule) -> isl.Schedule:
-    """The same schedule with every ``set`` node's children put in a fixed order.
-
-    isl's scheduler may leave independent parts in a ``set`` node (any order allowed).  Dataflow
-    analysis treats those parts as unordered while code generation picks an order, so a check on
-    the tree could pass while the generated code runs a write before a read it must follow.  One
-    band built from the flattened schedule map fixes the order; we verify and generate from it.
-    """
-    flat = schedule.get_map()
-    band = isl.MultiUnionPwAff.from_union_map(flat)
-    return isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(band)
-
-
-ISL_BAND_TILE = (16, 64, 256)  # outermost (often time, after skewing), middle, innermost members
-
-
-def tile_permutable_bands(schedule: isl.Schedule) -> isl.Schedule:
-    """Tile every permutable band of two or more members that isl's scheduler produced.
-
-    After skewing, a stencil's time loop and space loops form one permutable band, so this is
-    time tiling: a tile advances several time steps while its data stays in cache."""
-    schedule.get_ctx().set_tile_shift_point_loops(0)
-
-    def tile(node: isl.ScheduleNode) -> isl.ScheduleNode:
-        if node.get_type() != isl.schedule_node_type.band or not node.band_get_permutable():
-            return node
-        members = node.band_n_member()
-        if members < 2:
-            return node
-        sizes = isl.MultiVal.zero(node.band_get_space())
-        for position in range(members):
-            which = 0 if position == 0 else (2 if position == members - 1 else 1)
-            sizes = sizes.set_val(position, isl.Val(ISL_BAND_TILE[which]))
-        return node.band_tile(sizes)
-
-    return schedule.map_schedule_node_bottom_up(tile)

@@ -10,12 +10,14 @@ innermost tile long enough for vector code.  Nests without reuse are not worth t
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from polyfuse.model import ir
 from polyfuse.model.ir import linear_coefficient as coefficient
+from polyfuse.model.schedule_tree import LoopNode, RegisterTile, TreeNode, perfect_chain
+from polyfuse.schedule.legality import violations
 
 CANDIDATES = (8, 16, 32, 64, 128, 256)
 MIN_INNER = 32
@@ -169,8 +171,6 @@ def _coupled(stmts, reductions, tiled) -> bool:
 
 
 def register_tile_of(choice: RegisterTileChoice):
-    from polyfuse.model.schedule_tree import RegisterTile
-
     return RegisterTile(choice.sizes, tuple(choice.loops.index(v) for v in choice.reductions))
 
 
@@ -179,9 +179,6 @@ def register_tileable(scop, node, vector_bytes: int) -> bool:
 
     A nest that shares a kernel-local array with the rest of the program is not: fusing it
     shrinks the intermediate (polyfuse.contraction), which saves more than the register tile."""
-    from polyfuse.model.schedule_tree import LoopNode
-    from polyfuse.schedule.locality import perfect_chain
-
     if not isinstance(node, LoopNode) or _shares_locals(scop, set(node.statements)):
         return False
     chain = perfect_chain(node)
@@ -197,6 +194,21 @@ def _shares_locals(scop, inside: set[str]) -> bool:
     local = set(scop.local_arrays())
     used_inside = set().union(*(arrays(s) for s in scop.statements if s.name in inside)) & local
     return any(arrays(s) & used_inside for s in scop.statements if s.name not in inside)
+
+
+def tile_worthy(scop, node: TreeNode) -> bool:
+    """A perfect nest of depth >= 3 in which some access is reused across an outer loop."""
+    chain = perfect_chain(node)
+    if len(chain) < 3:
+        return False
+    return has_reuse(scop, tuple(c.members[0].var for c in chain), chain[0].statements)
+
+
+def worth_tiling(scop, node: TreeNode, *, cache: bool, vector_bytes: int) -> bool:
+    """Whether keeping ``node`` a perfect nest pays: for cache tiles or for register tiles."""
+    if cache and tile_worthy(scop, node):
+        return True
+    return bool(vector_bytes) and register_tileable(scop, node, vector_bytes)
 
 
 class TilingPass:
@@ -220,10 +232,6 @@ class TilingPass:
 
     def cache_tile(self, node):
         """(tiled node, decision) for a tile-worthy nest, else None."""
-        from dataclasses import replace
-
-        from polyfuse.schedule.locality import perfect_chain, tile_worthy
-
         if not tile_worthy(self.scop, node):
             return None
         loops = tuple(c.members[0].var for c in perfect_chain(node))
@@ -233,10 +241,6 @@ class TilingPass:
         return replace(node, tile=choice.sizes), choice, self.decisions
 
     def register_tile(self, node):
-        from dataclasses import replace
-
-        from polyfuse.schedule.locality import perfect_chain
-
         chain = perfect_chain(node)
         if node.tile and len(chain) != len(node.tile):
             return None
@@ -251,12 +255,6 @@ class TilingPass:
 
     def visit(self, body: tuple, wrap, choose) -> tuple:
         """Apply ``choose`` to every loop, outermost first, keeping only verified changes."""
-        from dataclasses import replace
-
-        from polyfuse.analysis.verify import schedule_violations
-        from polyfuse.model.isl_budget import BudgetExceeded, bounded
-        from polyfuse.model.schedule_tree import LoopNode
-
         result = list(body)
         for k, node in enumerate(result):
             if not isinstance(node, LoopNode):
@@ -265,11 +263,8 @@ class TilingPass:
             if proposal is not None:
                 tiled, choice, records = proposal
                 candidate = wrap(tuple(result[:k]) + (tiled,) + tuple(result[k + 1:]))
-                try:
-                    with bounded(self.scop.context.get_ctx()):
-                        problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(candidate))
-                except BudgetExceeded:
-                    problems = ["legality check over isl's operation budget"]
+                problems = violations(self.scop, self.deps, self.scop.schedule_of(candidate),
+                                      over_budget="legality check over isl's operation budget")
                 if not problems:
                     result[k] = tiled
                     records.append(choice)

@@ -21,7 +21,6 @@ The caller verifies the whole program's schedule; a failed check means no time t
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 
@@ -31,6 +30,7 @@ from polyfuse.analysis.dependences import Dependences, carries
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
 from polyfuse.model.scop import Scop, isl_name
+from polyfuse.schedule.isl_scheduler import compute_whole_components
 
 #: time steps per tile.  Quiet machine (load 0.8), bench sizes, interleaved, min of 6, ms, T=4 / T=8
 #: (untiled): 1 thread jacobi-2d 18.1 / 17.6 (35.4), heat-3d 34.4 / 32.0 (51.1), fdtd-2d 20.7 / 19.3
@@ -136,8 +136,6 @@ def _first_dims(scop: Scop, stmts: tuple[str, ...]) -> str:
 
 def skewed_band(scop: Scop, deps: Dependences, stmts: tuple[str, ...]) -> isl.Schedule | None:
     """isl's schedule of the nest alone: one outer permutable band, statements in program order."""
-    from polyfuse.schedule.scheduler import compute_whole_components
-
     validity = _restricted(deps.validity().union(deps.local_false()), scop, stmts)
     constraints = (
         isl.ScheduleConstraints.on_domain(_domain(scop, stmts))
@@ -371,21 +369,14 @@ def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
 # the pass
 
 
-def time_tiling_env() -> bool:
-    """``POLYFUSE_TIME_TILING=0`` turns time tiling off (it is part of ``Options.key()``)."""
-    from polyfuse.options import env_flag
-
-    return env_flag("POLYFUSE_TIME_TILING", True)
-
-
-def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *,
-              budget: int) -> tuple[isl.Schedule | None, tuple[TimeTileDecision, ...]]:
+def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budget: int,
+              fixed_sizes: tuple[int, ...] = ()) -> tuple[isl.Schedule | None, tuple[TimeTileDecision, ...]]:
     """The schedule of ``body`` with every time-stepped stencil nest time tiled (None when no nest
     was), and one decision per top-level loop that looked like a stencil nest."""
     parts: list[isl.Schedule] = []
     decisions: list[TimeTileDecision] = []
     for node in body:
-        schedule, decision = _nest(scop, deps, node, budget)
+        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes)
         parts.append(schedule if schedule is not None else scop.schedule_of((node,)))
         if decision is not None:
             decisions.append(decision)
@@ -397,8 +388,8 @@ def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *,
     return result, tuple(decisions)
 
 
-def _nest(scop: Scop, deps: Dependences, node: TreeNode,
-          budget: int) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
+def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
+          fixed_sizes: tuple[int, ...]) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
     """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
     that do not even look like a time loop)."""
     if not time_loop_shape(scop, node):
@@ -414,7 +405,7 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode,
         return None, TimeTileDecision(var, stmts, False, reason=problem or "")
     skew = skews(band)
     sizes, footprint = tile_sizes(skew, _element_bytes(scop, stmts), budget)
-    sizes = _sizes_override(len(skew) + 1) or sizes
+    sizes = _fixed_sizes(fixed_sizes, len(skew) + 1) or sizes
     text = band_text(band, scop, stmts)
     if not sizes:
         return None, TimeTileDecision(var, stmts, False, text, budget_bytes=budget,
@@ -432,10 +423,8 @@ def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[Ti
                  for n in body if isinstance(n, LoopNode) and time_loop_shape(scop, n))
 
 
-def _sizes_override(members: int) -> tuple[int, ...]:
-    """``POLYFUSE_TIME_TILE_SIZES=8,64,256``: fixed sizes (time first) for experiments."""
-    text = os.environ.get("POLYFUSE_TIME_TILE_SIZES", "")
-    sizes = tuple(int(v) for v in text.split(",") if v.strip())
+def _fixed_sizes(sizes: tuple[int, ...], members: int) -> tuple[int, ...]:
+    """Fixed sizes for experiments (``POLYFUSE_TIME_TILE_SIZES``, time first), if they fit the band."""
     return sizes if len(sizes) == members and all(v > 0 for v in sizes) else ()
 
 

@@ -77,7 +77,7 @@ def test_register_tiles_are_reported_apart_from_the_kernels_own_arrays():
     C, A, B = _operands(rng, 8, 5, 32)
     memory = polyfuse.kernel(matmul).local_memory(C, A, B)
     assert memory["allocated"] == {} and memory["declared"] == {}
-    assert sorted(memory["register tiles"].values()) == [4 * 2 * (polyfuse.hardware.vector_bytes() // 8) * 8]
+    assert sorted(memory["register tiles"].values()) == [4 * 2 * (polyfuse.options.vector_bytes() // 8) * 8]
 
 
 @pytest.mark.parametrize("registers", [True, False])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -87,3 +88,25 @@ def test_cli_cache_info_and_clear(cache_dir, capsys):
     assert cli_main(["cache", "clear"]) == 0
     assert "removed 1 entries" in capsys.readouterr().out
     assert not list(cache_dir.glob("*.pkl"))
+
+
+def test_the_source_digest_covers_modules_in_subpackages(tmp_path):
+    """Editing a module deep inside a stage folder changes the key: stale kernels are never reused."""
+    stage = tmp_path / "polyfuse" / "schedule"
+    stage.mkdir(parents=True)
+    (tmp_path / "polyfuse" / "__init__.py").write_text("")
+    (stage / "tiling.py").write_text("TILE = 32\n")
+    before = cache.digest_of([tmp_path / "polyfuse"])
+    (stage / "tiling.py").write_text("TILE = 64\n")
+    assert cache.digest_of([tmp_path / "polyfuse"]) != before
+
+
+def test_the_source_digest_reads_every_stage_folder():
+    folders = cache.code_folders()
+    hashed = {p.resolve() for folder in folders for p in folder.rglob("*.py")}
+    import polyfuse.backends.cuda.plan
+
+    import polyfuse.schedule.tiling
+
+    for module in (polyfuse.schedule.tiling, polyfuse.backends.cuda.plan):
+        assert Path(module.__file__).resolve() in hashed

@@ -72,7 +72,7 @@ def test_suite_kernels_bitwise_equal_on_1_2_3_threads(name, forced):
 
 
 def test_region_decisions_are_records():
-    """(The decisions themselves are tested on hand-built loop ASTs in tests/test_phases_regions.py.)"""
+    """(The decisions themselves are tested on hand-built loop ASTs in tests/backends/cpu/test_phases_regions.py.)"""
     sk = suite.KERNELS["jacobi-2d"]
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
     regions = [p.region for p in backend(polyfuse.kernel(sk.func, target="cpu"), args).artifact.phases

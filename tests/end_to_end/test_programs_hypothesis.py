@@ -8,21 +8,13 @@ import warnings
 import numpy as np
 import pytest
 from conftest import FUSES, HAS_CPU, assert_same_arrays, copy_args, define
-from hypothesis import HealthCheck, given, note, reject, settings
+from hypothesis import given, note, reject, settings
 from hypothesis import strategies as st
-from program_gen import programs
+from program_gen import COMMON, programs, run_plain
 
 import polyfuse
 
 _PLAIN_ERRORS = (ArithmeticError, ValueError)  # math.sin(inf), math.floor(nan), float ** overflow
-
-
-def run_plain(fn, args):
-    out = copy_args(args)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fn(*out)
-    return out
 
 
 def differential(prog, target: str, sizes, seed: int) -> None:
@@ -48,10 +40,6 @@ def differential(prog, target: str, sizes, seed: int) -> None:
             note(f"fuse={fuse} n={n}")
             assert_same_arrays(expected, actual, rtol=rtol, atol=atol,
                                names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
-
-
-COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                                    HealthCheck.data_too_large])
 
 
 @settings(max_examples=40, **COMMON)

@@ -11,8 +11,7 @@ import pytest
 from conftest import HAS_CPU, assert_same_arrays, copy_args, define
 from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
-from program_gen import programs
-from test_programs_hypothesis import COMMON, run_plain
+from program_gen import COMMON, programs, run_plain
 
 import polyfuse
 from polyfuse.bench import suite

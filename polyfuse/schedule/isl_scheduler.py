@@ -1,0 +1,85 @@
+"""polyfuse's wrapper around isl's scheduler (``ScheduleConstraints.compute_schedule``) and the
+schedule-tree edits made on its result: fixed order of ``set`` children, tiling of permutable bands.
+
+Used by ``fuse="max"`` (polyfuse.schedule.scheduler) and by time tiling's skewed bands.  isl's
+scheduler options live on the shared context, so they are set under one lock per call.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences
+from polyfuse.model.scop import Scop
+
+_ISL_OPTIONS_LOCK = threading.Lock()
+
+
+def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool) -> isl.Schedule | None:
+    """Run isl's scheduler; with ``relax_locals`` local false dependences are conditional."""
+    validity = deps.validity()
+    if not relax_locals:
+        validity = validity.union(deps.local_false())
+    constraints = (
+        isl.ScheduleConstraints.on_domain(scop.domain())
+        .set_context(scop.context)
+        .set_validity(validity)
+        .set_coincidence(validity.union(deps.local_false()))
+        .set_proximity(deps.union())
+    )
+    if relax_locals:
+        constraints = constraints.set_conditional_validity(deps.local_flow(), deps.local_false())
+    return compute_whole_components(constraints)
+
+
+def compute_whole_components(constraints: isl.ScheduleConstraints) -> isl.Schedule | None:
+    """isl's scheduler with polyfuse's options: each connected component scheduled as a whole
+    (fusing what is legal), coefficients at most 20 (as Polly) to keep the ILP fast."""
+    ctx = constraints.get_ctx()
+    with _ISL_OPTIONS_LOCK:
+        ctx.set_schedule_serialize_sccs(0)
+        ctx.set_schedule_whole_component(1)
+        ctx.set_schedule_maximize_coincidence(0)
+        ctx.set_schedule_outer_coincidence(0)
+        ctx.set_schedule_max_coefficient(20)
+        return constraints.compute_schedule()
+
+
+def totally_ordered(schedule: isl.Schedule) -> isl.Schedule:
+    """The same schedule with every ``set`` node's children put in a fixed order.
+
+    isl's scheduler may leave independent parts in a ``set`` node (any order allowed).  Dataflow
+    analysis treats those parts as unordered while code generation picks an order, so a check on
+    the tree could pass while the generated code runs a write before a read it must follow.  One
+    band built from the flattened schedule map fixes the order; we verify and generate from it.
+    """
+    flat = schedule.get_map()
+    band = isl.MultiUnionPwAff.from_union_map(flat)
+    return isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(band)
+
+
+ISL_BAND_TILE = (16, 64, 256)  # outermost (often time, after skewing), middle, innermost members
+
+
+def tile_permutable_bands(schedule: isl.Schedule) -> isl.Schedule:
+    """Tile every permutable band of two or more members that isl's scheduler produced.
+
+    After skewing, a stencil's time loop and space loops form one permutable band, so this is
+    time tiling: a tile advances several time steps while its data stays in cache."""
+    schedule.get_ctx().set_tile_shift_point_loops(0)
+
+    def tile(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() != isl.schedule_node_type.band or not node.band_get_permutable():
+            return node
+        members = node.band_n_member()
+        if members < 2:
+            return node
+        sizes = isl.MultiVal.zero(node.band_get_space())
+        for position in range(members):
+            which = 0 if position == 0 else (2 if position == members - 1 else 1)
+            sizes = sizes.set_val(position, isl.Val(ISL_BAND_TILE[which]))
+        return node.band_tile(sizes)
+
+    return schedule.map_schedule_node_bottom_up(tile)

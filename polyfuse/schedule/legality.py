@@ -1,0 +1,26 @@
+"""The one question every schedule edit asks before it is kept: is this candidate legal?
+
+``violations`` runs the semantic check (polyfuse.analysis.verify) under isl's operation budget;
+a check that runs out of budget counts as a violation, so an unproven candidate is never used.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences
+from polyfuse.analysis.verify import schedule_violations
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
+from polyfuse.model.scop import Scop
+
+OVER_BUDGET = "the legality check exceeded isl's operation budget"
+
+
+def violations(scop: Scop, deps: Dependences, schedule: isl.Schedule, *,
+               over_budget: str = OVER_BUDGET) -> list[str]:
+    """What ``schedule`` breaks of ``deps`` ([] when legal); ``[over_budget]`` when isl gave up."""
+    try:
+        with bounded(scop.context.get_ctx()):
+            return schedule_violations(scop, deps, schedule)
+    except BudgetExceeded:
+        return [over_budget]
