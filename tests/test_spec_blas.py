@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polyfuse.tensor.einsum import ATTENTION_SPEC, MLP_SPEC
+from polyfuse.bench.einsum_suite import ATTENTION_SPEC, MLP_SPEC
 from polyfuse.tensor.spec import spec
 
 ps = importlib.import_module("polyfuse.tensor.spec")
@@ -251,20 +251,20 @@ def test_intermediates_are_reused_and_never_returned():
 
 
 def test_workspace_is_bounded(monkeypatch):
-    pe = importlib.import_module("polyfuse.tensor.einsum")
-    monkeypatch.setattr(pe, "WORKSPACE_KEYS", 2)
+    workspace = importlib.import_module("polyfuse.tensor.workspace")
+    monkeypatch.setattr(workspace, "WORKSPACE_KEYS", 2)
     rng = np.random.default_rng(9)
     mlp = spec(MLP_SPEC)
     for rows in (100, 120, 140):  # three shape keys: the oldest is dropped
         X, W1, b1, W2 = (rng.standard_normal(s) for s in [(rows, 64), (64, 96), (96,), (96, 40)])
         mlp(X, W1, b1, W2)
     assert sorted(b.shape[0] for b in _kept_buffers(mlp._workspace)) == [120, 120, 140, 140]  # G0, H
-    monkeypatch.setattr(pe, "WORKSPACE_BYTES", 2 * 140 * 96 * 8)  # room for one set
+    monkeypatch.setattr(workspace, "WORKSPACE_BYTES", 2 * 140 * 96 * 8)  # room for one set
     mlp(X, W1, b1, W2)
     assert [b.shape[0] for b in _kept_buffers(mlp._workspace)] == [140, 140]
-    monkeypatch.setattr(pe, "WORKSPACE_BYTES", 100)  # a set larger than the cap is never kept
+    monkeypatch.setattr(workspace, "WORKSPACE_BYTES", 100)  # a set larger than the cap is never kept
     mlp(X, W1, b1, W2)
-    assert mlp.workspace_bytes() == 0 and pe.workspace_bytes() >= 0
+    assert mlp.workspace_bytes() == 0 and workspace.workspace_bytes() >= 0
 
 
 def test_concurrent_calls_get_separate_buffers(small_blocks):
@@ -296,8 +296,9 @@ def test_concurrent_calls_get_separate_buffers(small_blocks):
 
 
 def test_workspace_take_gives_each_taker_its_own_set():
-    pe = importlib.import_module("polyfuse.tensor.einsum")
-    ws = pe.Workspace()
+    from polyfuse.tensor.workspace import Workspace
+
+    ws = Workspace()
     layout = (((4, 5), np.dtype(np.float64)),)
     with ws.take(layout) as first, ws.take(layout) as second:
         assert first[0] is not second[0] and first[0].shape == (4, 5)

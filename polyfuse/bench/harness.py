@@ -28,7 +28,7 @@ and matrix-product (``FLOPS``) suite kernels as GB/s and GFLOP/s against them, f
 table's times.
 
 The einsum section (``--section einsum|all``) does the same for the rows of
-``polyfuse.einsum.einsum_benchmarks(preset)``: each polyfuse callable (``polyfuse.einsum`` or a
+``polyfuse.bench.einsum_suite.einsum_benchmarks(preset)``: each polyfuse callable (``polyfuse.einsum`` or a
 ``polyfuse.spec``) against ``numpy.einsum(optimize=True)``, numpy following polyfuse's order one
 step at a time, and ``opt_einsum.contract`` where the row is a plain einsum.  Ratios are
 other time / polyfuse time (> 1: polyfuse is faster).
@@ -766,10 +766,7 @@ def _forget_compiled_einsums(module: ModuleType) -> None:
 
     ``einsum_benchmarks`` asks ``einsum_path`` for every row's order, which compiles the kernel;
     without this the first-call column would show a cached kernel for the einsum rows only."""
-    for name in ("_plans", "_kernels"):
-        table = getattr(module, name, None)
-        if isinstance(table, dict):
-            table.clear()
+    module.clear_caches()
 
 
 def close_enough(ours: Any, reference: Any) -> tuple[bool, float | None]:
@@ -1142,6 +1139,8 @@ def run_loops(settings: BenchSettings, out: TextIO) -> tuple[list[BenchRow], flo
 
 
 def run_einsum(settings: BenchSettings, out: TextIO) -> tuple[list[EinsumRow], float]:
+    from polyfuse.bench import einsum_suite
+
     module = einsum_module()
     start = time.perf_counter()
     plans = [label for label, _ in blas_plans(settings)]
@@ -1150,7 +1149,7 @@ def run_einsum(settings: BenchSettings, out: TextIO) -> tuple[list[EinsumRow], f
           "numpy.einsum(optimize=True), numpy step by step on polyfuse's order, opt_einsum.contract "
           f"(on {blas})", file=out)
     try:
-        table = module.einsum_benchmarks(settings.preset, seed=settings.seed)
+        table = einsum_suite.einsum_benchmarks(settings.preset, seed=settings.seed)
     except Exception as exc:  # noqa: BLE001 - reported as one failed row
         row = EinsumRow("einsum_benchmarks()", settings.preset, [],
                         error=f"making the rows: {type(exc).__name__}: {exc}")

@@ -25,7 +25,7 @@ import numpy as np
 
 from polyfuse.errors import ArgumentError, PolyfuseError
 from polyfuse.tensor.codegen import SUPPORTED_DTYPES, Caret, Lines, build_kernel, check_target, dtype_source
-from polyfuse.tensor.einsum import Workspace
+from polyfuse.tensor.workspace import Workspace
 
 if TYPE_CHECKING:
     from polyfuse.explain import Explanation
@@ -901,7 +901,7 @@ class BlasStep:
         return f"{self.target} = einsum {self.subscripts!r} of {self.a}, {self.b} on BLAS (np.matmul)"
 
     def run(self, env: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
-        from polyfuse.tensor.einsum import matmul_plan, run_matmul
+        from polyfuse.tensor.blas import matmul_plan, run_matmul
 
         a, b, out = env[self.a], env[self.b], env[self.target]
         gemm = matmul_plan(self.subscripts, a.shape, b.shape)
