@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from polyfuse.errors import PolyfuseError
+from polyfuse.tensor.einsum_gen import top_level_loops
 from polyfuse.tensor.einsum_plan import _as_arrays, _Plan, _plan
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ class EinsumPath:
     flops: int
     naive_flops: int
     fused: list[dict[str, Any]]  # explain()["fusion"] of the generated kernel
-    generated_nests: int  # top-level loop nests in the generated source
+    generated_nests: int  # top-level loop nests in the generated source (before fusion)
     loop_nests: int  # top-level loop nests after fusion
     fallback: str | None  # why calls with these arguments run numpy.einsum, or None
     source: str  # the generated kernel source
@@ -104,7 +105,7 @@ def einsum_path(subscripts: str, *operands: Any, out: Any = None, dtype: Any = N
     return EinsumPath(
         subscripts, ["einsum_path", *path.steps], [s.description for s in compiled.steps],
         [s.form for s in compiled.steps], path.flops, path.naive_flops, list(explanation["fusion"]),
-        sum(line.startswith("    for ") for line in compiled.source.splitlines()),
+        top_level_loops(compiled.source),
         explanation.fused_loop_nests(), fallback, compiled.source, explanation["loop code"], dispatch,
         choices,
     )

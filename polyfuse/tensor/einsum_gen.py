@@ -11,6 +11,7 @@ gets.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -165,6 +166,14 @@ def _emit_step(src: Lines, n: int, step: _Step, size: dict[str, str]) -> None:
         src.add(depth, f"{acc} = {zero_literal(step.out.dtype)}")
         src.add(_loops(src, step.loops[len(out_labels):], depth, size), f"{acc} += {product}")
         src.add(depth, f"{target} = {acc}")
+
+
+def top_level_loops(source: str) -> int:
+    """How many loop nests the generated kernel ``source`` has before fusion: the ``for``
+    statements at the top of ``einsum_kernel``'s body (allocations and docstring not counted)."""
+    [function] = ast.parse(source).body
+    assert isinstance(function, ast.FunctionDef), "the generated source is one function"
+    return sum(isinstance(statement, ast.For) for statement in function.body)
 
 
 _kernels: dict[tuple, tuple[Kernel, str, list[_Step]]] = {}

@@ -922,7 +922,7 @@ class LoopStep:
         return f"fused loops -> {', '.join(self.spec.outputs)}: {stmts}"
 
     def run(self, env: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
-        self.spec._run(env, scalars)
+        self.spec.run_named(env, scalars)
 
 
 @dataclass
@@ -1413,8 +1413,11 @@ class Spec:
             for step in plan.steps:
                 step.run(env, scalars)
 
-    def _run(self, env: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
-        """Run the fused kernel on arrays (inputs and outputs) taken by name from ``env``."""
+    def run_named(self, env: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
+        """Run the fused kernel on arrays taken by name from ``env``: the inputs, and the outputs
+        it writes (shapes checked; a rank-0 output may be given as shape ``()``).  ``scalars`` holds
+        the scalar inputs by name.  This is how a staged spec runs one of its loop steps on row
+        blocks and workspace buffers; a plain call goes through ``__call__``."""
         arrays = {n: env[n] for n in self.arrays}
         self._validate(arrays)
         outs = [env[n] if env[n].ndim else env[n].reshape(1) for n in self.outputs]
