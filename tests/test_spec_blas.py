@@ -16,6 +16,7 @@ from polyfuse.bench.einsum_suite import ATTENTION_SPEC, MLP_SPEC
 from polyfuse.tensor.spec import spec
 
 ps = importlib.import_module("polyfuse.tensor.spec")
+spec_staging = importlib.import_module("polyfuse.tensor.spec_staging")  # the tunables are read there
 
 
 def _attention_np(Q, K, V, scale):
@@ -27,9 +28,9 @@ def _attention_np(Q, K, V, scale):
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Row blocks of 16 rows, so that several blocks and a partial last block run."""
-    monkeypatch.setattr(ps, "BLOCK_BUDGET", 1e-9)
-    monkeypatch.setattr(ps, "BLOCK_MIN_BYTES", 0)
-    monkeypatch.setattr(ps, "MIN_BLOCK_ROWS", 16)
+    monkeypatch.setattr(spec_staging, "BLOCK_BUDGET", 1e-9)
+    monkeypatch.setattr(spec_staging, "BLOCK_MIN_BYTES", 0)
+    monkeypatch.setattr(spec_staging, "MIN_BLOCK_ROWS", 16)
 
 
 @pytest.mark.parametrize("blocks", [False, True])
@@ -143,9 +144,9 @@ def test_blocks_only_where_memory_demands_them():
         kept = 8 * sum(math.prod(shape) for _, shape in decision.buffers)
         if blocks > 1:
             assert f"{blocks} blocks" in decision.blocking and "BLOCK_BUDGET" in decision.blocking
-            assert kept <= ps.BLOCK_BUDGET * 4 * n * 64 * 8  # within the budget: Q, K, V and O
+            assert kept <= spec_staging.BLOCK_BUDGET * 4 * n * 64 * 8  # within the budget: Q, K, V and O
         else:
-            assert "BLOCK_MIN_BYTES" in decision.blocking and kept <= ps.BLOCK_MIN_BYTES
+            assert "BLOCK_MIN_BYTES" in decision.blocking and kept <= spec_staging.BLOCK_MIN_BYTES
     X, W1, b1, W2 = (rng.standard_normal(s) for s in [(1024, 256), (256, 512), (512,), (512, 128)])
     decision = spec(MLP_SPEC).decide(X, W1, b1, W2)  # 8 MiB of intermediates, 4.5 MiB of operands
     assert (decision.rows, decision.block_rows) == (1024, 512) and "2 blocks" in decision.blocking
@@ -216,10 +217,10 @@ def test_random_contraction_specs_match_numpy(problem, seed, blocks):
     arrays = {name: rng.standard_normal(shapes[name]) for name in s.arrays}
     with pytest.MonkeyPatch.context() as mp:
         if blocks:
-            mp.setattr(ps, "BLOCK_BUDGET", 1e-9)
-            mp.setattr(ps, "BLOCK_MIN_BYTES", 0)
-            mp.setattr(ps, "MIN_BLOCK_ROWS", 16)
-        mp.setattr(ps, "BLAS_MIN_WORK", 1000)
+            mp.setattr(spec_staging, "BLOCK_BUDGET", 1e-9)
+            mp.setattr(spec_staging, "BLOCK_MIN_BYTES", 0)
+            mp.setattr(spec_staging, "MIN_BLOCK_ROWS", 16)
+        mp.setattr(spec_staging, "BLAS_MIN_WORK", 1000)
         decision = s.decide(**arrays)
         result = s(**arrays)
     assert decision.runs == "staged"
