@@ -164,7 +164,7 @@ def test_call_time_errors_still_point_at_the_spec():
 
 
 def test_bench_reports_peak_memory_beyond_the_result():
-    from polyfuse.bench.harness import peak_extra_bytes
+    from polyfuse.bench.einsum_rows import peak_extra_bytes
 
     n = 512
     rng = np.random.default_rng(7)
