@@ -97,7 +97,7 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
     """Compile, check and time one suite kernel; errors end up in the row, never raised."""
     import numba
 
-    import polyfuse
+    from polyfuse.kernel import kernel as polyfuse_kernel
 
     sizes = dict(spec.sizes[settings.preset])
     row = BenchRow(spec.name, spec.category, settings.preset, sizes)
@@ -108,7 +108,7 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
         positions = output_positions(spec.func, spec.outputs)
 
         stage = "polyfuse compile"
-        kernel = polyfuse.kernel(spec.func, target=settings.target)
+        kernel = polyfuse_kernel(spec.func, target=settings.target)
         args = fresh(inputs)
         start = time.perf_counter()
         variant = kernel.compile(*args)
