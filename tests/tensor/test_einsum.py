@@ -369,12 +369,3 @@ def test_bad_options():
         einsum("i", np.ones(3), optimize=3.5)
     with pytest.raises(polyfuse.ArgumentError, match="string"):
         einsum(5, np.ones(3))
-
-
-def test_benchmark_rows_agree():
-    from polyfuse.bench.einsum_suite import einsum_benchmarks
-
-    for name, pf, np_opt, np_step, args in einsum_benchmarks("test"):
-        expected = np_opt(*args)
-        np.testing.assert_allclose(pf(*args), expected, rtol=1e-8, atol=1e-8, err_msg=name)
-        np.testing.assert_allclose(np_step(*args), expected, rtol=1e-8, atol=1e-8, err_msg=name)
