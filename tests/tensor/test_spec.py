@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polyfuse
-from polyfuse.tensor.einsum import ATTENTION_SPEC, MLP_SPEC
+from polyfuse.bench.einsum_suite import ATTENTION_SPEC, MLP_SPEC
 from polyfuse.tensor.spec import SpecError, spec
 
 TARGETS = ["python", "cpu"]

@@ -13,7 +13,8 @@ import pytest
 from conftest import copy_args
 
 from polyfuse.bench import harness as bench
-from polyfuse.bench import suite
+from polyfuse.bench import limits as bench_limits
+from polyfuse.bench import measure, records, suite
 
 WITH_NUMPY = [name for name, sk in suite.KERNELS.items() if sk.numpy_func is not None]
 
@@ -35,7 +36,7 @@ def test_numpy_formulation_matches_python(name):
         got = suite.numpy_outputs(sk, copy_args(args))
         assert set(got) == set(sk.outputs)
         for out in sk.outputs:
-            ok, diff = bench.close_enough(got[out], expected[params.index(out)])
+            ok, diff = measure.close_enough(got[out], expected[params.index(out)])
             assert ok, (name, out, diff)
 
 
@@ -55,14 +56,14 @@ def test_numpy_outputs_accepts_returned_results():
 
 
 def test_flops_and_streaming_name_suite_kernels():
-    assert set(bench.STREAMING) <= set(suite.KERNELS)
-    assert set(bench.FLOPS) <= set(suite.KERNELS)
-    assert bench.FLOPS["gemm"](dict(ni=2, nj=3, nk=4)) == 48
+    assert set(bench_limits.STREAMING) <= set(suite.KERNELS)
+    assert set(bench_limits.FLOPS) <= set(suite.KERNELS)
+    assert bench_limits.FLOPS["gemm"](dict(ni=2, nj=3, nk=4)) == 48
 
 
 def test_format_limits_without_rows():
-    limits = bench.Limits(triad_elements=16, triad_bytes=384, l3_bytes=None, matmul_shape=[1, 2, 3])
-    text = bench.format_limits(limits, bench.BenchSettings(preset="test"))
+    limits = records.Limits(triad_elements=16, triad_bytes=384, l3_bytes=None, matmul_shape=[1, 2, 3])
+    text = bench_limits.format_limits(limits, bench.BenchSettings(preset="test"))
     assert "triad bandwidth: - GB/s" in text
     assert "none of chain3" in text
 
@@ -87,7 +88,7 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
     assert not report.failed and report.numpy_geomean
 
     limits = report.limits
-    assert limits is not None and limits.triad_elements == bench.TRIAD_ELEMENTS["test"]
+    assert limits is not None and limits.triad_elements == bench_limits.TRIAD_ELEMENTS["test"]
     assert [r.name for r in limits.triad] == ["polyfuse", "numba", "numpy"]
     assert all(r.check == "ok" and r.gb_s for r in limits.triad), limits.triad
     assert limits.triad_gb_s and limits.triad_reference in ("polyfuse", "numba")
@@ -103,7 +104,7 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
 
     path = bench.write_json(report, tmp_path / "bench.json")
     data = json.loads(path.read_text())
-    assert data["schema"] == bench.SCHEMA and data["limits"]["streaming"][0]["kernel"] == "chain3"
+    assert data["schema"] == records.SCHEMA and data["limits"]["streaming"][0]["kernel"] == "chain3"
     assert data["rows"][0]["numpy_check"] == "ok"
 
 

@@ -14,6 +14,8 @@ import polyfuse
 from polyfuse.tensor.einsum import einsum, einsum_path
 
 pe = importlib.import_module("polyfuse.tensor.einsum")
+einsum_plan = importlib.import_module("polyfuse.tensor.einsum_plan")
+einsum_staging = importlib.import_module("polyfuse.tensor.einsum_staging")
 
 
 def _close(result, expected, rtol=1e-9):
@@ -39,7 +41,7 @@ def test_chain_steps_are_chosen_per_step():
     head = pe.explain("ki,k,kj,k->ij", *ops).to_dict()["einsum"]
     assert "BLAS" in head["dispatch 2"] and head["runs"].startswith("BLAS steps + fused loops")
     _close(einsum("ki,k,kj,k->ij", *ops), np.einsum("ki,k,kj,k->ij", *ops))
-    plan = pe._plan("ki,k,kj,k->ij", tuple(ops), None, None, True, "cpu", "smart")
+    plan = einsum_plan._plan("ki,k,kj,k->ij", tuple(ops), None, None, True, "cpu", "smart")
     assert plan.stages[0].labels == ("k", "i")  # the loop stage writes in its inputs' order
     off = einsum_path("ki,k,kj,k->ij", *ops, blas=False)
     assert off.choices == [] and off.dispatch is None
@@ -106,7 +108,7 @@ def test_random_chains_match_numpy(problem, seed):
     ops = [np.ascontiguousarray(op.T).T if flip and op.ndim > 1 else op for op, flip in zip(ops, transposed)]
     expected = np.einsum(subscripts, *ops, optimize=True)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pe, "FALLBACK_WORK", 1000)  # compile (and dispatch) small steps too
+        mp.setattr(einsum_plan, "FALLBACK_WORK", 1000)  # compile (and dispatch) small steps too
         _close(einsum(subscripts, *ops), expected)
         info = einsum_path(subscripts, *ops)
     event("BLAS steps + fused loops" if info.choices else "one fused program or numpy")
@@ -128,20 +130,20 @@ def test_blas_results_are_laid_out_for_their_reader():
 
 def test_staged_intermediates_are_reused_and_never_returned():
     ops = _ops(5, (300, 64), (300,), (300, 48), (300,))
-    plan = pe._plan("ki,k,kj,k->ij", tuple(ops), None, None, True, "cpu", "smart")
+    plan = einsum_plan._plan("ki,k,kj,k->ij", tuple(ops), None, None, True, "cpu", "smart")
     assert plan.kind == "staged" and plan.layout == (((300, 64), np.dtype(np.float64)),)
     pe.clear_workspaces()
     first = einsum("ki,k,kj,k->ij", *ops)
-    kept = pe._workspace._free[plan.layout][0][0]
+    kept = einsum_staging._workspace._free[plan.layout][0][0]
     second = einsum("ki,k,kj,k->ij", *ops)
-    [[again]] = pe._workspace._free[plan.layout]
+    [[again]] = einsum_staging._workspace._free[plan.layout]
     assert again is kept  # the same buffer, taken and given back
     assert pe.workspace_bytes() >= kept.nbytes
     for result in (first, second):
         assert not np.shares_memory(result, kept)
     _close(second, np.einsum("ki,k,kj,k->ij", *ops))
     pe.clear_workspaces()
-    assert pe._workspace.nbytes() == 0
+    assert einsum_staging._workspace.nbytes() == 0
 
 
 def test_matrix_vector_steps_prefer_row_wise_orders():
@@ -155,6 +157,6 @@ def test_matrix_vector_steps_prefer_row_wise_orders():
     kept = einsum_path("ia,iajb,jbkc,kc->", *ops, optimize=given)
     assert kept.choices[0].startswith("ia,iajb->jb")
     _close(einsum("ia,iajb,jbkc,kc->", *ops, optimize=given), np.einsum("ia,iajb,jbkc,kc->", *ops))
-    plan = pe._plan("ia,iajb,jbkc,kc->", tuple(ops), None, None, True, "cpu", "smart")
-    reference = pe._plan("ia,iajb,jbkc,kc->", tuple(ops), None, None, True, "cpu", "smart", blas=False)
+    plan = einsum_plan._plan("ia,iajb,jbkc,kc->", tuple(ops), None, None, True, "cpu", "smart")
+    reference = einsum_plan._plan("ia,iajb,jbkc,kc->", tuple(ops), None, None, True, "cpu", "smart", blas=False)
     assert plan.path.flops <= reference.path.flops

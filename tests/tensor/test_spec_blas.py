@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polyfuse.tensor.einsum import ATTENTION_SPEC, MLP_SPEC
+from polyfuse.bench.einsum_suite import ATTENTION_SPEC, MLP_SPEC
 from polyfuse.tensor.spec import spec
 
 ps = importlib.import_module("polyfuse.tensor.spec")
+spec_staging = importlib.import_module("polyfuse.tensor.spec_staging")  # the tunables are read there
 
 
 def _attention_np(Q, K, V, scale):
@@ -27,9 +28,9 @@ def _attention_np(Q, K, V, scale):
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Row blocks of 16 rows, so that several blocks and a partial last block run."""
-    monkeypatch.setattr(ps, "BLOCK_BUDGET", 1e-9)
-    monkeypatch.setattr(ps, "BLOCK_MIN_BYTES", 0)
-    monkeypatch.setattr(ps, "MIN_BLOCK_ROWS", 16)
+    monkeypatch.setattr(spec_staging, "BLOCK_BUDGET", 1e-9)
+    monkeypatch.setattr(spec_staging, "BLOCK_MIN_BYTES", 0)
+    monkeypatch.setattr(spec_staging, "MIN_BLOCK_ROWS", 16)
 
 
 @pytest.mark.parametrize("blocks", [False, True])
@@ -143,9 +144,9 @@ def test_blocks_only_where_memory_demands_them():
         kept = 8 * sum(math.prod(shape) for _, shape in decision.buffers)
         if blocks > 1:
             assert f"{blocks} blocks" in decision.blocking and "BLOCK_BUDGET" in decision.blocking
-            assert kept <= ps.BLOCK_BUDGET * 4 * n * 64 * 8  # within the budget: Q, K, V and O
+            assert kept <= spec_staging.BLOCK_BUDGET * 4 * n * 64 * 8  # within the budget: Q, K, V and O
         else:
-            assert "BLOCK_MIN_BYTES" in decision.blocking and kept <= ps.BLOCK_MIN_BYTES
+            assert "BLOCK_MIN_BYTES" in decision.blocking and kept <= spec_staging.BLOCK_MIN_BYTES
     X, W1, b1, W2 = (rng.standard_normal(s) for s in [(1024, 256), (256, 512), (512,), (512, 128)])
     decision = spec(MLP_SPEC).decide(X, W1, b1, W2)  # 8 MiB of intermediates, 4.5 MiB of operands
     assert (decision.rows, decision.block_rows) == (1024, 512) and "2 blocks" in decision.blocking
@@ -163,7 +164,7 @@ def test_call_time_errors_still_point_at_the_spec():
 
 
 def test_bench_reports_peak_memory_beyond_the_result():
-    from polyfuse.bench.harness import peak_extra_bytes
+    from polyfuse.bench.einsum_rows import peak_extra_bytes
 
     n = 512
     rng = np.random.default_rng(7)
@@ -216,10 +217,10 @@ def test_random_contraction_specs_match_numpy(problem, seed, blocks):
     arrays = {name: rng.standard_normal(shapes[name]) for name in s.arrays}
     with pytest.MonkeyPatch.context() as mp:
         if blocks:
-            mp.setattr(ps, "BLOCK_BUDGET", 1e-9)
-            mp.setattr(ps, "BLOCK_MIN_BYTES", 0)
-            mp.setattr(ps, "MIN_BLOCK_ROWS", 16)
-        mp.setattr(ps, "BLAS_MIN_WORK", 1000)
+            mp.setattr(spec_staging, "BLOCK_BUDGET", 1e-9)
+            mp.setattr(spec_staging, "BLOCK_MIN_BYTES", 0)
+            mp.setattr(spec_staging, "MIN_BLOCK_ROWS", 16)
+        mp.setattr(spec_staging, "BLAS_MIN_WORK", 1000)
         decision = s.decide(**arrays)
         result = s(**arrays)
     assert decision.runs == "staged"
@@ -251,20 +252,20 @@ def test_intermediates_are_reused_and_never_returned():
 
 
 def test_workspace_is_bounded(monkeypatch):
-    pe = importlib.import_module("polyfuse.tensor.einsum")
-    monkeypatch.setattr(pe, "WORKSPACE_KEYS", 2)
+    workspace = importlib.import_module("polyfuse.tensor.workspace")
+    monkeypatch.setattr(workspace, "WORKSPACE_KEYS", 2)
     rng = np.random.default_rng(9)
     mlp = spec(MLP_SPEC)
     for rows in (100, 120, 140):  # three shape keys: the oldest is dropped
         X, W1, b1, W2 = (rng.standard_normal(s) for s in [(rows, 64), (64, 96), (96,), (96, 40)])
         mlp(X, W1, b1, W2)
     assert sorted(b.shape[0] for b in _kept_buffers(mlp._workspace)) == [120, 120, 140, 140]  # G0, H
-    monkeypatch.setattr(pe, "WORKSPACE_BYTES", 2 * 140 * 96 * 8)  # room for one set
+    monkeypatch.setattr(workspace, "WORKSPACE_BYTES", 2 * 140 * 96 * 8)  # room for one set
     mlp(X, W1, b1, W2)
     assert [b.shape[0] for b in _kept_buffers(mlp._workspace)] == [140, 140]
-    monkeypatch.setattr(pe, "WORKSPACE_BYTES", 100)  # a set larger than the cap is never kept
+    monkeypatch.setattr(workspace, "WORKSPACE_BYTES", 100)  # a set larger than the cap is never kept
     mlp(X, W1, b1, W2)
-    assert mlp.workspace_bytes() == 0 and pe.workspace_bytes() >= 0
+    assert mlp.workspace_bytes() == 0 and workspace.workspace_bytes() >= 0
 
 
 def test_concurrent_calls_get_separate_buffers(small_blocks):
@@ -296,8 +297,9 @@ def test_concurrent_calls_get_separate_buffers(small_blocks):
 
 
 def test_workspace_take_gives_each_taker_its_own_set():
-    pe = importlib.import_module("polyfuse.tensor.einsum")
-    ws = pe.Workspace()
+    from polyfuse.tensor.workspace import Workspace
+
+    ws = Workspace()
     layout = (((4, 5), np.dtype(np.float64)),)
     with ws.take(layout) as first, ws.take(layout) as second:
         assert first[0] is not second[0] and first[0].shape == (4, 5)

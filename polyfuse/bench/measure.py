@@ -1,0 +1,210 @@
+"""Measuring: best-of-N timing on fresh inputs, output checks, and one suite kernel's row.
+
+:func:`best_time` is the one timer every section uses; :func:`compare` and :func:`close_enough`
+are the checks; :func:`bench_kernel` compiles, checks and times one suite kernel with polyfuse,
+numba and (where it has one) its numpy formulation.  A failure ends up in the row
+(:func:`_record_failure`), never raised.
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import math
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from polyfuse.bench.machine import _blas_limit, blas_plans
+from polyfuse.bench.records import RTOL, BenchRow, BenchSettings
+
+if TYPE_CHECKING:
+    from polyfuse.bench.suite import SuiteKernel
+    from polyfuse.model.loop_ast import Node
+    from polyfuse.runtime.variant import CompiledVariant
+
+
+def fresh(args: tuple) -> tuple:
+    """A copy of the inputs that a run may mutate (arrays copied, scalars shared)."""
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def best_time(fn: Callable[..., Any], args: tuple, repeats: int, min_time: float,
+              max_runs: int = 1000, copy: bool = True) -> tuple[float, int]:
+    """Minimum seconds of ``fn(*fresh(args))`` over ≥ ``repeats`` runs (copies made untimed).
+
+    ``copy=False`` passes ``args`` as they are (functions that do not write their inputs)."""
+    best, total, runs = math.inf, 0.0, 0
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        while runs < repeats or (total < min_time and runs < max_runs):
+            call_args = fresh(args) if copy else args
+            start = time.perf_counter()
+            fn(*call_args)
+            elapsed = time.perf_counter() - start
+            best, total, runs = min(best, elapsed), total + elapsed, runs + 1
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return best, runs
+
+
+def output_positions(func: Callable, outputs: Sequence[str]) -> dict[str, int]:
+    params = list(inspect.signature(func).parameters)
+    return {name: params.index(name) for name in outputs}
+
+
+def compare(ours: tuple, reference: tuple,
+            positions: dict[str, int]) -> tuple[bool, dict[str, float | None]]:
+    """Do the output arrays agree (np.allclose, rtol 1e-7)?  Also the largest difference per array."""
+    ok = True
+    diffs: dict[str, float | None] = {}
+    for name, pos in positions.items():
+        a, b = np.asarray(ours[pos]), np.asarray(reference[pos])
+        if a.shape != b.shape:
+            ok, diffs[name] = False, None
+            continue
+        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+        finite = diff[np.isfinite(diff)]
+        diffs[name] = float(finite.max()) if finite.size else 0.0
+        if not np.allclose(a, b, rtol=RTOL, equal_nan=True):
+            ok = False
+    return ok, diffs
+
+
+def _loop_nests(variant: CompiledVariant) -> str:
+    """Top-level loop nests of the kernel body, then outermost loops of the generated code."""
+    from polyfuse.model.loop_ast import Block, For, If
+
+    def outermost(node: Node) -> int:
+        if isinstance(node, For):
+            return 1
+        if isinstance(node, Block):
+            return sum(outermost(child) for child in node.children)
+        if isinstance(node, If):
+            return outermost(node.then) + (outermost(node.otherwise) if node.otherwise is not None else 0)
+        return 0
+
+    before = len({s.nest for s in variant.scop.statements})
+    return f"{before}->{outermost(variant.program.root)}"
+
+
+def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
+    """Compile, check and time one suite kernel; errors end up in the row, never raised."""
+    import numba
+
+    from polyfuse.kernel import kernel as polyfuse_kernel
+
+    sizes = dict(spec.sizes[settings.preset])
+    row = BenchRow(spec.name, spec.category, settings.preset, sizes)
+    stage = "making inputs"
+    try:
+        inputs = spec.make_args(np.random.default_rng(settings.seed), **sizes)
+        row.array_bytes = sum(a.nbytes for a in inputs if isinstance(a, np.ndarray))
+        positions = output_positions(spec.func, spec.outputs)
+
+        stage = "polyfuse compile"
+        kernel = polyfuse_kernel(spec.func, target=settings.target)
+        args = fresh(inputs)
+        start = time.perf_counter()
+        variant = kernel.compile(*args)
+        row.compile_ms = (time.perf_counter() - start) * 1e3
+        row.stage_ms = {k: round(v * 1e3, 3) for k, v in variant.stages.seconds.items()}
+        try:
+            row.loop_nests = _loop_nests(variant)
+        except Exception:  # noqa: BLE001 - informational only
+            row.loop_nests = "?"
+        memory = kernel.local_memory(*args)
+        row.local_bytes, row.declared_local_bytes = memory["allocated"], memory["declared"]
+
+        stage = "polyfuse run"
+        ours = fresh(inputs)
+        kernel(*ours)
+
+        stage = "numba compile"
+        reference_fn = numba.njit(spec.func)
+        reference_fn(*fresh(inputs))  # warm-up: compiles, not timed
+        stage = "numba run"
+        reference = fresh(inputs)
+        reference_fn(*reference)
+
+        stage = "check"
+        ok, row.max_abs_diff = compare(ours, reference, positions)
+        row.check = "ok" if ok else "MISMATCH"
+
+        stage = "timing polyfuse"
+        best, row.polyfuse_runs = best_time(kernel, inputs, settings.repeats, settings.min_time)
+        row.polyfuse_ms = best * 1e3
+        stage = "timing numba"
+        best, row.numba_runs = best_time(reference_fn, inputs, settings.repeats, settings.min_time)
+        row.numba_ms = best * 1e3
+        if row.polyfuse_ms > 0:
+            row.speedup = row.numba_ms / row.polyfuse_ms
+    except Exception as exc:  # noqa: BLE001 - one kernel's failure must not stop the suite
+        _record_failure(row, stage, exc)
+        return row
+    if spec.numpy_func is not None:
+        _bench_numpy(spec, row, inputs, reference, positions, settings)
+    return row
+
+
+def _bench_numpy(spec: SuiteKernel, row: BenchRow, inputs: tuple, reference: tuple,
+                 positions: dict[str, int], settings: BenchSettings) -> None:
+    """Check the kernel's numpy formulation against numba's outputs and time it (into ``row``)."""
+    from polyfuse.bench.suite import numpy_outputs
+
+    numpy_func = spec.numpy_func
+    assert numpy_func is not None, "bench_kernel times numpy only where the kernel has a formulation"
+    stage = "numpy run"
+    try:
+        theirs = numpy_outputs(spec, fresh(inputs))
+        stage = "numpy check"
+        ok = True
+        for name, pos in positions.items():
+            agree, row.numpy_max_abs_diff[name] = close_enough(theirs[name], reference[pos])
+            ok = ok and agree
+        row.numpy_check = "ok" if ok else "MISMATCH"
+        stage = "timing numpy"
+        for label, limit in blas_plans(settings):
+            with _blas_limit(limit):
+                best, runs = best_time(numpy_func, inputs, settings.repeats, settings.min_time)
+            row.numpy_ms_by_blas[label] = best * 1e3
+            row.numpy_runs += runs
+        row.numpy_ms = min(row.numpy_ms_by_blas.values())
+        if row.polyfuse_ms:
+            row.numpy_ratio = row.numpy_ms / row.polyfuse_ms
+    except Exception as exc:  # noqa: BLE001 - reported in the row
+        if row.numpy_check != "MISMATCH":
+            row.numpy_check = "ERROR"
+        row.numpy_error = f"{stage}: {type(exc).__name__}: {exc}".strip()
+
+
+def close_enough(ours: Any, reference: Any) -> tuple[bool, float | None]:
+    """``|ours - reference| <= RTOL * (|reference| + max |reference|)`` everywhere (NaNs equal)?
+
+    The extra ``max |reference|`` term allows for sums whose order differs (BLAS, pairwise sums);
+    also the largest absolute difference (None when the shapes differ)."""
+    a, b = np.asarray(ours, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    if a.shape != b.shape:
+        return False, None
+    diff = np.abs(a - b)
+    finite = diff[np.isfinite(diff)]
+    scale = float(np.abs(b[np.isfinite(b)]).max()) if np.isfinite(b).any() else 0.0
+    ok = bool(np.allclose(a, b, rtol=RTOL, atol=RTOL * scale, equal_nan=True))
+    return ok, float(finite.max()) if finite.size else 0.0
+
+
+def _record_failure(row: Any, stage: str, exc: Exception) -> None:
+    """A row that failed in ``stage``: ERROR (a MISMATCH found earlier stays), and the reason;
+    POLYFUSE_DEBUG=1 also prints the traceback."""
+    if row.check != "MISMATCH":
+        row.check = "ERROR"
+    row.error = f"{stage}: {type(exc).__name__}: {exc}".strip()
+    from polyfuse.options import debug_errors
+
+    if debug_errors():
+        traceback.print_exc()

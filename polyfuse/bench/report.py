@@ -1,0 +1,136 @@
+"""Output: the loops table and the einsum table, row by row, and their summaries.
+
+Renders records (polyfuse.bench.records) as text; decides and measures nothing.  The limits
+section renders itself (polyfuse.bench.limits.format_limits) with the cell formats here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from polyfuse.bench.records import EINSUM_OTHERS, BenchReport, BenchRow, EinsumRow
+
+COLUMNS = ("kernel", "preset", "compile ms", "polyfuse ms", "numba ms", "speedup", "numpy ms", "np/pf",
+           "nests", "check")
+WIDTHS = (18, 6, 10, 11, 10, 8, 10, 7, 6, 8)
+_LEFT = (0, 1, 8, 9)
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value < 1:
+        return f"{value:.4f}"
+    return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+
+
+def _check_cell(row: BenchRow) -> str:
+    """The polyfuse-vs-numba check, plus the numpy formulation's when it did not agree."""
+    return row.check if row.numpy_check in ("", "ok") else f"{row.check}, numpy {row.numpy_check}"
+
+
+def format_row(row: BenchRow) -> str:
+    cells = (row.kernel, row.preset, _ms(row.compile_ms), _ms(row.polyfuse_ms), _ms(row.numba_ms),
+             _ratio(row.speedup), _ms(row.numpy_ms), _ratio(row.numpy_ratio), row.loop_nests or "-",
+             _check_cell(row))
+    return "  ".join(c.ljust(w) if i in _LEFT else c.rjust(w)
+                     for i, (c, w) in enumerate(zip(cells, WIDTHS))).rstrip()
+
+
+def header() -> str:
+    names = "  ".join(c.ljust(w) if i in _LEFT else c.rjust(w)
+                      for i, (c, w) in enumerate(zip(COLUMNS, WIDTHS))).rstrip()
+    return names + "\n" + "-" * len(names)
+
+
+def summary(report: BenchReport) -> str:
+    lines = []
+    geo = report.geomean_speedup
+    ok = sum(1 for r in report.rows if r.check == "ok")
+    lines.append(f"geometric mean speedup vs numba: {geo:.2f}x over {ok} kernel(s)" if geo
+                 else "geometric mean speedup vs numba: - (no kernel passed its check)")
+    numpy_geo = report.numpy_geomean
+    with_numpy = sum(1 for r in report.rows if r.check == "ok" and r.numpy_check == "ok")
+    if any(r.numpy_check for r in report.rows):
+        lines.append(f"geometric mean numpy time / polyfuse time: {numpy_geo:.2f}x over {with_numpy} kernel(s) "
+                     "with a numpy formulation" if numpy_geo else
+                     "geometric mean numpy time / polyfuse time: - (no numpy formulation checked ok)")
+    for row in report.failed:
+        if row.check != "ok":
+            detail = row.error or "outputs differ: max |diff| " + ", ".join(
+                f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.max_abs_diff.items())
+            lines.append(f"{row.check} {row.kernel}: {detail}")
+        if row.numpy_check not in ("", "ok"):
+            detail = row.numpy_error or "numpy's outputs differ from numba's: max |diff| " + ", ".join(
+                f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.numpy_max_abs_diff.items())
+            lines.append(f"{row.numpy_check} {row.kernel} (numpy formulation): {detail}")
+    for row in report.rows:
+        if row.declared_local_bytes:
+            lines.append(f"local arrays of {row.kernel}: {_bytes(sum(row.declared_local_bytes.values()))} as written, "
+                         f"{_bytes(sum(row.local_bytes.values()))} allocated after contraction "
+                         f"(per thread: {', '.join(f'{k} {_bytes(v)}' for k, v in row.local_bytes.items()) or 'registers only'})")
+    lines.append(f"({report.seconds:.1f} s in all; speedup = numba time / polyfuse time, np/pf = numpy time / "
+                 "polyfuse time; > 1 means polyfuse is faster)")
+    return "\n".join(lines)
+
+
+def _bytes(count: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} B"
+
+
+EINSUM_COLUMNS = ("einsum / spec", "1st call ms", "polyfuse ms", "np opt ms", "np step ms",
+                  "opt_einsum ms", "vs opt", "vs step", "vs oe", "pf peak", "opt peak", "step peak", "check")
+EINSUM_WIDTHS = (34, 11, 11, 10, 10, 13, 7, 7, 7, 9, 9, 9, 8)
+_EINSUM_LEFT = (0, 12)
+
+
+def _ratio(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "-"
+
+
+def _einsum_line(cells: Sequence[str]) -> str:
+    return "  ".join(c.ljust(w) if i in _EINSUM_LEFT else c.rjust(w)
+                     for i, (c, w) in enumerate(zip(cells, EINSUM_WIDTHS))).rstrip()
+
+
+def einsum_header() -> str:
+    names = _einsum_line(EINSUM_COLUMNS)
+    return names + "\n" + "-" * len(names)
+
+
+def format_einsum_row(row: EinsumRow) -> str:
+    return _einsum_line((row.name, _ms(row.first_call_ms), _ms(row.polyfuse_ms), _ms(row.numpy_opt_ms),
+                         _ms(row.numpy_step_ms), _ms(row.opt_einsum_ms),
+                         *(_ratio(row.ratios.get(o)) for o in EINSUM_OTHERS),
+                         *(_peak(row.peak_extra_bytes.get(w)) for w in ("polyfuse", "numpy_opt", "numpy_step")),
+                         row.check))
+
+
+def _peak(nbytes: int | None) -> str:
+    return "-" if nbytes is None else _bytes(nbytes).replace(".0 ", " ")
+
+
+def einsum_summary(report: BenchReport) -> str:
+    geo = report.einsum_geomeans
+    ok = sum(1 for r in report.einsum_rows if r.check == "ok" and not r.runs.startswith("numpy.einsum"))
+    lines = ["geometric mean ratio (other time / polyfuse time) over "
+             f"{ok} row(s): " + ", ".join(f"{other} {_ratio(geo[other])}" for other in EINSUM_OTHERS)]
+    for row in report.einsum_rows:
+        if row.runs.startswith("numpy.einsum"):
+            lines.append(f"note {row.name}: polyfuse ran {row.runs}; not in the geometric means")
+        elif row.runs and row.runs != "polyfuse kernel":
+            lines.append(f"note {row.name}: polyfuse ran {row.runs}")
+    for row in report.einsum_failed:
+        detail = row.error or "results differ from numpy.einsum(optimize=True): max |diff| " + ", ".join(
+            f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.max_abs_diff.items())
+        lines.append(f"{row.check} {row.name}: {detail}")
+    lines.append(f"({report.einsum_seconds:.1f} s; ratio > 1 means polyfuse is faster; 1st call = "
+                 "compilation + one run; peak = tracemalloc peak of one call beyond its result)")
+    return "\n".join(lines)
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"

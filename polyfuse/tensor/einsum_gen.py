@@ -1,0 +1,200 @@
+"""Code generation: an einsum's pairwise steps as loop-nest Python source, compiled by @kernel.
+
+Takes the resolved structure (einsum_parse) and its contraction order (einsum_order); gives the
+source of ``einsum_kernel(op0, ..., out)``: one loop nest per pairwise step, intermediates as
+kernel-local ``np.empty`` arrays laid out in the order their consumer loops, the last step
+writing ``out``.  :func:`_compiled` wraps the source with ``polyfuse.kernel`` and caches the
+kernel, so fusion, both backends and ``explain()`` apply unchanged.  Separate because it is
+the one place that writes loop source; BLAS dispatch and staging only decide which steps it
+gets.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from polyfuse.tensor.codegen import Lines, build_kernel, dtype_source, zero_literal
+from polyfuse.tensor.einsum_order import _Path
+from polyfuse.tensor.einsum_parse import _LETTERS, _show, _Structure
+
+if TYPE_CHECKING:
+    from polyfuse.kernel import Kernel
+
+#: At most this many compiled kernels (and, in polyfuse.tensor.einsum, call plans) are cached;
+#: a full cache is cleared.
+_CACHE_LIMIT = 1024
+
+
+@dataclass
+class _Term:
+    name: str
+    labels: list[str]  # axis order; "0" entries mean a broadcast axis indexed with 0
+    dtype: np.dtype
+    scalar: bool = False  # a rank-0 value stored as shape (1,)
+
+    def label_set(self) -> set[str]:
+        return {lab for lab in self.labels if lab != "0"}
+
+
+@dataclass
+class _Step:
+    inputs: list[_Term]
+    out: _Term
+    description: str = ""
+    loops: list[str] = field(default_factory=list)
+    form: str = ""
+
+
+def _var(label: str) -> str:
+    return label if label in _LETTERS else f"ell{ord(label) - 0x100}"
+
+
+def _plan_steps(structure: _Structure, path: _Path, dtypes: tuple[np.dtype, ...],
+                out_dtype: np.dtype) -> list[_Step]:
+    terms = [
+        _Term(f"op{k}", ["0" if lab is None else lab for lab in acc], dtypes[k], scalar=not acc)
+        for k, acc in enumerate(structure.accesses)
+    ]
+    steps: list[_Step] = []
+    for index, positions in enumerate(path.steps):
+        picked = [terms[p] for p in sorted(positions)]
+        for p in sorted(positions, reverse=True):
+            terms.pop(p)
+        keep = set(structure.output)
+        for term in terms:
+            keep |= term.label_set()
+        last = not terms
+        if last:
+            labels = list(structure.output)
+        else:
+            labels = []
+            for term in picked:
+                for lab in term.labels:
+                    if lab != "0" and lab in keep and lab not in labels:
+                        labels.append(lab)
+        dtype = out_dtype if last else np.result_type(*[t.dtype for t in picked])
+        out = _Term("out" if last else f"t{index}", labels, dtype, scalar=not labels)
+        terms.append(out)
+        steps.append(_Step(picked, out))
+    # loop orders, last step first: an intermediate is laid out in the order its consumer loops
+    producers = {step.out.name: step for step in steps}
+    for step in reversed(steps):
+        step.form, step.loops = _loop_order(step)
+        for term in step.inputs:
+            if term.name in producers:
+                term.labels[:] = [lab for lab in step.loops if lab in term.label_set()]
+    for step in steps:
+        step.form, step.loops = _loop_order(step)
+        ins = ",".join("".join(_show(lab) for lab in t.labels) for t in step.inputs)
+        step.description = f"{ins}->{''.join(_show(lab) for lab in step.out.labels)}"
+    return steps
+
+
+def _loop_order(step: _Step) -> tuple[str, list[str]]:
+    """('elementwise'|'accumulate'|'update', loop labels outermost first)."""
+    out = [lab for lab in step.out.labels]
+    every: list[str] = []
+    for term in step.inputs:
+        for lab in term.labels:
+            if lab != "0" and lab not in every:
+                every.append(lab)
+    summed = [lab for lab in every if lab not in out]
+    if not summed:
+        return "elementwise", out
+
+    def contiguous(label: str) -> bool:  # the last axis of every input that has it
+        return all(t.labels[-1] == label for t in step.inputs if label in t.label_set())
+
+    inner = [lab for lab in summed if contiguous(lab)]
+    if inner:
+        return "accumulate", out + [lab for lab in summed if lab != inner[-1]] + [inner[-1]]
+    if out and contiguous(out[-1]):
+        return "update", out[:-1] + summed + [out[-1]]
+    return "accumulate", out + summed
+
+
+def _generate(structure: _Structure, steps: list[_Step], subscripts: str) -> str:
+    nops = len(structure.accesses)
+    size = {lab: f"op{k}.shape[{axis}]" for lab, (k, axis) in structure.source.items()}
+    params = ", ".join([f"op{k}" for k in range(nops)] + ["out"])
+    src = Lines()
+    src.add(0, f"def einsum_kernel({params}):")
+    src.add(1, f'"""einsum {subscripts.replace(chr(92), "")} (generated by polyfuse.einsum)"""')
+    for step in steps[:-1]:
+        t = step.out
+        extents = [size[lab] for lab in t.labels] or ["1"]
+        shape = f"({', '.join(extents)},)"
+        alloc = "zeros" if step.form == "update" else "empty"
+        src.add(1, f"{t.name} = np.{alloc}({shape}, dtype={dtype_source(t.dtype)})")
+    last = steps[-1]
+    if last.form == "update":  # zero `out` first, so each step's nest sits next to its consumer
+        depth = _loops(src, last.out.labels, 1, size)
+        src.add(depth, f"{_ref(last.out)} = {zero_literal(last.out.dtype)}")
+    for n, step in enumerate(steps):
+        _emit_step(src, n, step, size)
+    return src.text()
+
+
+def _loops(src: Lines, labels: list[str], depth: int, size: dict[str, str]) -> int:
+    for lab in labels:
+        src.add(depth, f"for {_var(lab)} in range({size[lab]}):")
+        depth += 1
+    return depth
+
+
+def _ref(term: _Term) -> str:
+    if term.scalar:
+        return f"{term.name}[0]"
+    return f"{term.name}[{', '.join('0' if lab == '0' else _var(lab) for lab in term.labels)}]"
+
+
+def _emit_step(src: Lines, n: int, step: _Step, size: dict[str, str]) -> None:
+    product = " * ".join(_ref(t) for t in step.inputs)
+    target = _ref(step.out)
+    out_labels = step.out.labels
+    if step.form == "elementwise":
+        src.add(_loops(src, out_labels, 1, size), f"{target} = {product}")
+    elif step.form == "update":  # the target was zeroed already
+        src.add(_loops(src, step.loops, 1, size), f"{target} += {product}")
+    else:
+        acc = f"acc{n}"
+        depth = _loops(src, out_labels, 1, size)
+        src.add(depth, f"{acc} = {zero_literal(step.out.dtype)}")
+        src.add(_loops(src, step.loops[len(out_labels):], depth, size), f"{acc} += {product}")
+        src.add(depth, f"{target} = {acc}")
+
+
+def top_level_loops(source: str) -> int:
+    """How many loop nests the generated kernel ``source`` has before fusion: the ``for``
+    statements at the top of ``einsum_kernel``'s body (allocations and docstring not counted)."""
+    [function] = ast.parse(source).body
+    assert isinstance(function, ast.FunctionDef), "the generated source is one function"
+    return sum(isinstance(statement, ast.For) for statement in function.body)
+
+
+_kernels: dict[tuple, tuple[Kernel, str, list[_Step]]] = {}
+
+
+def _compiled(structure: _Structure, path: _Path, dtypes: tuple[np.dtype, ...], odt: np.dtype, target: str,
+              fuse: str, subscripts: str) -> tuple[Kernel, str, list[_Step]]:
+    """The fused kernel of a (sub-)einsum, from the cache or freshly built."""
+    key = (structure, dtypes, odt, path.steps, target, fuse)
+    built = _kernels.get(key)
+    if built is None:
+        steps = _plan_steps(structure, path, dtypes, odt)
+        source = _generate(structure, steps, subscripts)
+        kernel = build_kernel(source, "einsum_kernel", "einsum", target=target, fuse=fuse)
+        built = (kernel, source, steps)
+        if len(_kernels) >= _CACHE_LIMIT:
+            _kernels.clear()
+        _kernels[key] = built
+    return built
+
+
+def clear_kernels() -> None:
+    """Forget the compiled kernels; the next call of each einsum compiles (or loads) it again."""
+    _kernels.clear()
