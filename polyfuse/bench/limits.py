@@ -52,9 +52,9 @@ def numpy_triad(s, a, b, c):
 
 def l3_bytes() -> int | None:
     try:
-        from polyfuse import hardware
+        from polyfuse.options import machine
 
-        return int(hardware.cpu_info().l3) or None
+        return int(machine().l3) or None
     except Exception:  # noqa: BLE001 - informational only
         return None
 
