@@ -1,0 +1,51 @@
+"""Hashes of the code polyfuse generates for every suite kernel, to show a refactor changed none.
+
+For each kernel of the embedded suite (test sizes): the LLVM IR before and after O3 (default
+options, target="cpu") and the loop code under fuse="none" and fuse="max" (target="python").
+Run before and after a change and compare the two JSON files:
+
+    POLYFUSE_DISABLE_CACHE=1 python benchmarks/codegen_hashes.py before.json
+    POLYFUSE_DISABLE_CACHE=1 python benchmarks/codegen_hashes.py after.json
+    python benchmarks/codegen_hashes.py --compare before.json after.json
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import numpy as np
+
+import polyfuse
+from polyfuse.bench import suite
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def hashes() -> dict[str, dict[str, str]]:
+    out = {}
+    for name, sk in suite.KERNELS.items():
+        args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+        k = polyfuse.kernel(sk.func)
+        row = {"ir": digest(k.inspect_llvm(*args, optimized=False)), "opt": digest(k.inspect_llvm(*args))}
+        for fuse in ("none", "max"):
+            row[fuse] = digest(polyfuse.kernel(sk.func, target="python", fuse=fuse).explain(*args)["loop code"])
+        out[name] = row
+        print(name, row, flush=True)
+    return out
+
+
+def compare(before: str, after: str) -> int:
+    a, b = (json.load(open(path)) for path in (before, after))
+    differences = [(k, f) for k in a for f in a[k] if a[k][f] != b.get(k, {}).get(f)]
+    print(f"{len(a)} kernels; {len(differences)} differences" + (f": {differences}" if differences else ""))
+    return 1 if differences else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--compare":
+        sys.exit(compare(sys.argv[2], sys.argv[3]))
+    json.dump(hashes(), open(sys.argv[1], "w"), indent=1)
