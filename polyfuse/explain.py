@@ -118,7 +118,10 @@ def _contraction(decision) -> dict[str, Any]:
 
 
 def _loop(loop: For) -> dict[str, Any]:
-    return {"iterator": loop.iterator, "parallel": loop.parallel, "private": list(loop.private)}
+    record = {"iterator": loop.iterator, "parallel": loop.parallel, "private": list(loop.private)}
+    if loop.why_parallel:
+        record["why"] = loop.why_parallel
+    return record
 
 
 def _traffic(traffic: dict | None, here: dict | None) -> str:

@@ -91,6 +91,13 @@ def cuda_shared_bytes() -> int | None:
     return int(text) if text else None
 
 
+def cuda_device_launches() -> bool:
+    """``POLYFUSE_CUDA_LAUNCH=device``: on numba's CUDA simulator, launch with the block shapes
+    and grids a real GPU gets (256 threads, 32 x 8 blocks) instead of small simulator grids; slow
+    (every thread is a Python thread), for tests of the real launch configuration."""
+    return env_text("POLYFUSE_CUDA_LAUNCH").strip().lower() == "device"
+
+
 def cuda_show_source() -> bool:
     """``POLYFUSE_CUDA_SHOW=1`` prints each generated CUDA module."""
     return bool(os.environ.get("POLYFUSE_CUDA_SHOW"))

@@ -36,7 +36,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import isl_name
-from polyfuse.options import cuda_show_source
+from polyfuse.options import cuda_device_launches, cuda_show_source
 
 log = logging.getLogger("polyfuse.cuda")
 _serial = count()
@@ -281,25 +281,30 @@ class CudaKernel:
     written: frozenset[str] = frozenset()
     simulator: bool = False
     promotions: dict[int, Promotion] = field(default_factory=dict, repr=False)
+    launch_kind: str = "gpu"  # "gpu": a real device's block shapes; "simulator": small grids
     last_transfers: Transfers = field(default_factory=Transfers)
-    _host_code: dict[int, Any] = field(default_factory=dict, repr=False)
+    _host_code: dict[ir.Expr, Any] = field(default_factory=dict, repr=False)
 
     def describe(self) -> str:
-        """One line per launch: how it maps to the GPU."""
+        """How each launch maps to the GPU, and for each mapped loop the dependence check that
+        allowed running its iterations on different threads."""
         lines = []
         for launch in self.plan.launches:
             if launch.parallel:
                 axes = ", ".join(f"{'xy'[0 if k == launch.x else 1]} <- {m.iterator}"
                                  for k, m in enumerate(launch.mapped))
                 extra = f", private {', '.join(launch.private)}" if launch.private else ""
-                lines.append(f"launch {launch.index}: grid ({axes}){extra}")
+                line = f"launch {launch.index}: grid ({axes}){extra}"
             else:
-                lines.append(f"launch {launch.index}: single thread ({launch.reason})")
+                line = f"launch {launch.index}: single thread ({launch.reason})"
             if launch.host_vars:
-                lines[-1] += f" inside host loop(s) over {', '.join(launch.host_vars)}"
+                line += f" inside host loop(s) over {', '.join(launch.host_vars)}"
             promo = self.promotions.get(launch.index)
             if promo is not None and promo.tiled:
-                lines[-1] += f", tiles {' x '.join(map(str, promo.block))}, chunk {promo.chunk}"
+                line += f", tiles {' x '.join(map(str, promo.block))}, chunk {promo.chunk}"
+            lines.append(line)
+            lines += [f"    {m.iterator} parallel: {m.why_parallel or 'marked parallel in the loop AST'}"
+                      for m in (launch.mapped if launch.parallel else ())]
         return "\n".join(lines)
 
     def promotion_decisions(self) -> list[Decision]:
@@ -347,11 +352,16 @@ class CudaKernel:
 
     # ---- host program ----------------------------------------------------------------------
     def _eval(self, expr: ir.Expr, values: dict[str, Any]):
-        key = id(expr)
-        code = self._host_code.get(key)
+        """Evaluate a host-side integer expression (a loop bound, a guard).
+
+        The compiled code is cached per expression *value* (IR nodes are frozen dataclasses), never
+        per ``id()``: bounds such as ``exclusive_bound``'s ``e + 1`` are fresh temporaries, and a
+        freed temporary's id is soon reused by a different expression, which would then run the
+        first one's code (wrong trip counts and NameErrors that looked like races)."""
+        code = self._host_code.get(expr)
         if code is None:
             code = compile(ir.to_python(expr), "<polyfuse-cuda-host>", "eval")
-            self._host_code[key] = code
+            self._host_code[expr] = code
         return eval(code, _HOST_GLOBALS, values)  # noqa: S307 - our own integer expressions
 
     def _run(self, units: tuple[Unit, ...], values: dict[str, Any], cuda, scratch: dict) -> None:
@@ -386,7 +396,7 @@ class CudaKernel:
         needs_scratch = any(p in self.storage.scratch for p in launch.private)
         promo = self.promotions.get(launch.index)
         tile = promo.block if promo is not None and promo.tiled else None
-        grid, block = launch_config(counts, launch.x, needs_scratch, self.simulator, tile)
+        grid, block = launch_config(counts, launch.x, needs_scratch, self.launch_kind == "simulator", tile)
         for k, n in enumerate(counts):
             values[f"_n{k}"] = n
         threads = math.prod(grid) * math.prod(block)
@@ -480,7 +490,9 @@ def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
     # PPCG-style promotion: shared-memory staging and register accumulators, per launch
     simulator = simulator_enabled()
     budget = shared_budget(cuda, simulator)
-    kind = "simulator" if simulator else "gpu"
+    # the simulator runs every thread as a Python thread, so it launches small grids unless the
+    # tests ask for a real device's launch configuration (POLYFUSE_CUDA_LAUNCH=device)
+    kind = "simulator" if simulator and not cuda_device_launches() else "gpu"
     promotions = {launch.index: promote(program, launch, kind=kind, budget=budget, enabled=promotion_enabled())
                   for launch in plan.launches}
     codegen = CudaCodegen(program, plan, storage, promotions)
@@ -500,5 +512,5 @@ def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
         program, plan, storage, source,
         {launch.index: namespace[codegen.kernel_name(launch)] for launch in plan.launches},
         {launch.index: codegen.parameters(launch) for launch in plan.launches},
-        written, simulator, promotions,
+        written, simulator, promotions, launch_kind=kind,
     )

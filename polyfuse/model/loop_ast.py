@@ -7,7 +7,7 @@ and which kernel-local arrays each parallel iteration needs a private copy of.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from polyfuse.model import ir
 from polyfuse.model.scop import Argument, ArrayInfo, Statement
@@ -24,6 +24,8 @@ class For:
     body: Node
     parallel: bool = False
     private: tuple[str, ...] = ()
+    # the dependence check that allowed ``parallel`` (explain() shows it; code never depends on it)
+    why_parallel: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)

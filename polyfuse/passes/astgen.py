@@ -37,7 +37,8 @@ def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences) ->
     if checker.errors:
         raise InternalError(f"parallelism check failed: {checker.errors[0]!r}") from checker.errors[0]
     return LoopProgram(
-        name=scop.name, root=Block(top_level_loops(_node(root))), arguments=scop.arguments, params=scop.params,
+        name=scop.name, root=Block(top_level_loops(_node(root, checker.reasons))), arguments=scop.arguments,
+        params=scop.params,
         arrays=scop.arrays, statements=scop.statements,
     )
 
@@ -69,9 +70,11 @@ class _ParallelChecker:
 
     def __init__(self, deps: Dependences, context: isl.Set) -> None:
         self.blocking = deps.validity()
+        self.checked = [d for d in deps.items if d.kind == "RAW" or not d.local]  # what validity() holds
         self.local_false = [(d.array, d.relation) for d in deps.items if d.local and d.kind != "RAW"]
         self.context = context
         self.errors: list[Exception] = []
+        self.reasons: list[str] = []  # why each parallel loop is parallel, indexed from its annotation
 
     def annotate(self, build: isl.AstBuild) -> isl.Id:
         """isl ignores exceptions raised in callbacks, so keep them for the caller to raise."""
@@ -85,7 +88,21 @@ class _ParallelChecker:
         if self._carried(self.blocking, prefix):
             return isl.Id("serial")
         private = sorted({a for a, rel in self.local_false if self._carried(rel, prefix)})
-        return isl.Id("parallel:" + ",".join(private))
+        self.reasons.append(self._reason(prefix, private))
+        return isl.Id(f"parallel#{len(self.reasons) - 1}:" + ",".join(private))
+
+    def _reason(self, prefix: isl.UnionMap, private: list[str]) -> str:
+        """The dependence check that allowed a parallel loop, in words: the dependences among the
+        loop's statement instances, none of which this loop carries."""
+        domain = prefix.domain()
+        inside = sorted({f"{d.kind} on {d.array}" for d in self.checked
+                         if not d.relation.intersect_domain(domain).intersect_range(domain).is_empty()})
+        text = (f"carries none of its statements' dependences ({', '.join(inside)}): each is carried by an "
+                "outer loop or stays within one iteration" if inside
+                else "its statements have no dependences")
+        if private:
+            text += f"; false dependences on {', '.join(private)} removed by a private copy per iteration"
+        return text
 
     def _carried(self, deps: isl.UnionMap, prefix: isl.UnionMap) -> bool:
         """Unknown counts as carried: a check over its isl budget leaves the loop serial."""
@@ -103,30 +120,31 @@ def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:
     return result
 
 
-def _node(node: isl.AstNode) -> Node:
+def _node(node: isl.AstNode, reasons: list[str]) -> Node:
     kind = node.get_type()
     if kind == isl.ast_node_type.for_:
-        return _for(node)
+        return _for(node, reasons)
     if kind == isl.ast_node_type.if_:
-        otherwise = _node(node.if_get_else_node()) if node.if_has_else_node() else None
-        return If(expr_from_isl(node.if_get_cond()), _node(node.if_get_then_node()), otherwise)
+        otherwise = _node(node.if_get_else_node(), reasons) if node.if_has_else_node() else None
+        return If(expr_from_isl(node.if_get_cond()), _node(node.if_get_then_node(), reasons), otherwise)
     if kind == isl.ast_node_type.block:
         children = node.block_get_children()
-        return Block(tuple(_node(children.get_at(i)) for i in range(children.n_ast_node())))
+        return Block(tuple(_node(children.get_at(i), reasons) for i in range(children.n_ast_node())))
     if kind == isl.ast_node_type.user:
         call = node.user_get_expr()
         name = call.get_op_arg(0).get_id().get_name()
         args = tuple(expr_from_isl(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg()))
         return StmtCall(name, args)
     if kind == isl.ast_node_type.mark:
-        return _node(node.mark_get_node())
+        return _node(node.mark_get_node(), reasons)
     raise InternalError(f"unexpected isl AST node {kind}")
 
 
-def _for(node: isl.AstNode) -> For:
+def _for(node: isl.AstNode, reasons: list[str]) -> For:
     annotation = node.get_annotation().get_name()
     parallel = annotation.startswith("parallel")
     private = tuple(p for p in annotation.partition(":")[2].split(",") if p) if parallel else ()
+    why = reasons[int(annotation.partition(":")[0].partition("#")[2])] if parallel else ""
     inc = node.for_get_inc()
     if inc.get_type() != isl.ast_expr_type.int:
         raise InternalError("non-constant loop increment from isl")
@@ -135,7 +153,8 @@ def _for(node: isl.AstNode) -> For:
         init=expr_from_isl(node.for_get_init()),
         cond=expr_from_isl(node.for_get_cond()),
         step=inc.get_val().get_num_si(),
-        body=_node(node.for_get_body()),
+        body=_node(node.for_get_body(), reasons),
         parallel=parallel,
         private=private,
+        why_parallel=why,
     )

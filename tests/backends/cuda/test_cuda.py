@@ -30,6 +30,7 @@ from conftest import assert_same_arrays, copy_args, define
 from hypothesis import HealthCheck, given, note, reject, settings
 from hypothesis import strategies as st
 from program_gen import programs
+from simulator_order import device_launches, shuffled_simulator
 
 import polyfuse
 from polyfuse.bench import suite
@@ -80,34 +81,72 @@ def test_core_kernels_are_in_the_suite():
     assert set(CORE) <= set(KERNELS)
 
 
-# ---- differential: random programs against the Python backend --------------------------------
+# ---- differential: random programs against the Python function --------------------------------
+# Each program runs with the small test launch configuration and, with ``shuffled=True``, again
+# with the configuration a real GPU gets (POLYFUSE_CUDA_LAUNCH=device) while the simulator runs
+# blocks and threads in a shuffled order (simulator_order): an order-dependent (racy) kernel
+# then differs from the plain function.
 
-@settings(max_examples=25, deadline=None, database=None, derandomize=True,
+@settings(max_examples=30, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 @given(prog=programs(), n=st.integers(0, 6), fuse=st.sampled_from(["smart", "none", "max"]),
        seed=st.integers(0, 2**16))
-def test_random_programs_match_the_python_backend(prog, n, fuse, seed):
-    cuda_matches_python_backend(prog, n, fuse, seed, verify=True)
+def test_random_programs_match_the_python_function(prog, n, fuse, seed):
+    cuda_matches_python_function(prog, n, fuse, seed, shuffled=True, verify=True)
 
 
-def cuda_matches_python_backend(prog, n: int, fuse: str, seed: int, **options) -> None:
-    """Run a generated program on target="cuda" (with ``options``) and on target="python"."""
+def cuda_matches_python_function(prog, n: int, fuse: str, seed: int, *, shuffled: bool = False,
+                                 **options) -> None:
+    """Run a generated program on target="cuda" (with ``options``) and as plain Python."""
     note(prog.source)
     fn = define(prog.source, "kern")
     args = prog.make_args(np.random.default_rng(seed), n)
-    expected, actual = copy_args(args), copy_args(args)
+    expected = copy_args(args)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        polyfuse.kernel(fn, target="python", fuse=fuse)(*expected)
         try:
-            polyfuse.kernel(fn, target="cuda", fuse=fuse, **options)(*actual)
+            fn(*expected)
         except (ArithmeticError, ValueError):
-            if not SIMULATOR:
-                raise
-            reject()  # the simulator evaluates math.* on Python floats: math.sqrt(-1) raises
+            reject()  # the function itself fails on these values: nothing to compare
     rtol, atol = prog.tolerance
-    assert_same_arrays(expected, actual, rtol=rtol, atol=atol,
-                       names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
+    names = ["n", "alpha"] + [a.name for a in prog.arg_arrays]
+    for device_order in (False, True) if shuffled else (False,):
+        actual = copy_args(args)
+        note(f"fuse={fuse} n={n} " + ("device launches, shuffled order" if device_order else "test launches"))
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                if device_order:
+                    with device_launches():
+                        kernel = polyfuse.kernel(fn, target="cuda", fuse=fuse, **options)
+                        kernel.compile(*actual)
+                    with shuffled_simulator(seed):
+                        kernel(*actual)
+                else:
+                    polyfuse.kernel(fn, target="cuda", fuse=fuse, **options)(*actual)
+            except (ArithmeticError, ValueError):
+                if not SIMULATOR:
+                    raise
+                reject()  # the simulator evaluates math.* on Python floats: math.sqrt(-1) raises
+        assert_same_arrays(expected, actual, rtol=rtol, atol=atol, names=names)
+
+
+def test_host_bounds_are_cached_by_value_not_by_identity():
+    """Regression (outside runs: wrong trip counts and NameErrors that looked like races): the host
+    driver cached compiled bound expressions by id(); a freed temporary bound's id was reused by
+    another expression, which then ran the first one's code.  Two fresh, different temporaries in
+    a row must each give their own value."""
+    from polyfuse.backends.cuda.codegen import CudaKernel
+
+    from polyfuse.model import ir
+
+    host = CudaKernel.__new__(CudaKernel)
+    host._host_code = {}
+    n = ir.Var("n", ir.INT)
+    for k in range(300):
+        first = host._eval(ir.BinOp("+", n, ir.int_const(1), ir.INT, True), {"n": k})
+        second = host._eval(ir.BinOp("*", n, ir.int_const(3), ir.INT, True), {"n": k})
+        assert (first, second) == (k + 1, 3 * k)
 
 
 # ---- how loops map to the GPU ------------------------------------------------------------------

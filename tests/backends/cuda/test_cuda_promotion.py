@@ -29,7 +29,7 @@ cuda = pytest.importorskip("numba.cuda")
 from numba import config as numba_config  # noqa: E402
 from polyfuse.backends.cuda import promote as cuda_promote  # noqa: E402
 from polyfuse.backends.cuda.affine import Linear, interval, linear, variable  # noqa: E402
-from test_cuda import cuda_matches_python_backend  # noqa: E402
+from test_cuda import cuda_matches_python_function  # noqa: E402
 
 SIMULATOR = bool(numba_config.ENABLE_CUDASIM)
 if not SIMULATOR and not cuda.is_available():
@@ -299,8 +299,8 @@ def test_real_gpu_promotion_on_and_off_agree(name, monkeypatch):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 @given(prog=programs(), n=st.sampled_from([5, 9]), fuse=st.sampled_from(["smart", "none"]),
        seed=st.integers(0, 2**16))
-def test_random_programs_with_promotion_match_the_python_backend(prog, n, fuse, seed):
-    cuda_matches_python_backend(prog, n, fuse, seed)
+def test_random_programs_with_promotion_match_the_python_function(prog, n, fuse, seed):
+    cuda_matches_python_function(prog, n, fuse, seed)
 
 
 @pytest.mark.parametrize("name, fuse", [("2mm", "none"), ("mvt", "smart"), ("attention_rows", "none"),
