@@ -20,6 +20,7 @@ from polyfuse.model.scop import Argument, ArrayInfo, Scop, Statement, isl_name, 
 from .affine import Affine, AffineConverter
 from .checker import check_subset, module_of
 from .expressions import ExpressionLifter
+from .rewrite import rewrite
 from .source import KernelSource, read_source
 from .types import VType, promote
 
@@ -281,6 +282,7 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
     """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order)."""
     source = read_source(fn)
     globals_ = dict(fn.__globals__)
+    source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
