@@ -21,6 +21,7 @@ from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
 from polyfuse.passes.registers import promote_register_tiles
+from polyfuse.passes.serial import serial_loops
 from polyfuse.schedule.contraction import contract
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
@@ -75,6 +76,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     if options.interleave_copies():
         program = stages.run_loop_pass("interleave", interleave_reductions, program,
                                        copies=options.interleave_copies())
+    # parallel=False (numba's option): the same loops, all on the calling thread
+    if not options.parallel and options.target != "cuda":
+        program = stages.run_loop_pass("serial", serial_loops, program)
     stages.run("fusion report", _fusion_report, scop, deps, program, sched)
     stages.outputs["final scop"] = scop  # after contraction: what the runtime allocates and checks
     return stages
