@@ -157,7 +157,7 @@ class Inliner(ast.NodeTransformer):
             return self.generic_visit(node)
         self.generic_visit(call)
         helper = Helper(self, fn, call)
-        if helper.returns is not None:
+        if helper.has_value:
             raise self.rw.error(call, f"the value of helper {fn.__name__}() is unused; assign it or call a "
                                 "helper that writes its array arguments", "unused helper result")
         return helper.statements()
@@ -168,7 +168,7 @@ class Inliner(ast.NodeTransformer):
         if fn is None:
             return node
         helper = Helper(self, fn, node)
-        if helper.returns is None:
+        if not helper.has_value:
             raise self.rw.error(node, f"helper {fn.__name__}() returns no value; call it as a statement",
                                 "helper without a value")
         return helper.expression()
@@ -205,11 +205,10 @@ class Helper:
             self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), call))
         body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),)).block(body)
         self._globals_used(body, stored)
-        last = body[-1] if body else None
-        self.returns: ast.expr | None = last.value if isinstance(last, ast.Return) else None
-        if isinstance(self.returns, ast.Constant) and self.returns.value is None:
-            self.returns = None
-        self.body = body[:-1] if body and isinstance(body[-1], ast.Return) else body
+        self.body = body
+        self.has_value = any(isinstance(n, ast.Return) and n.value is not None
+                             and not (isinstance(n.value, ast.Constant) and n.value.value is None)
+                             for s in body for n in ast.walk(s))
 
     def _bind(self, args: ast.arguments) -> dict[str, ast.expr]:
         """Parameter -> the caller's argument expression (defaults: constants)."""
@@ -255,19 +254,23 @@ class Helper:
         return _Substitute(self.rw, values, self.names).visit(self.rw.copy(node))
 
     def statements(self) -> list[ast.stmt]:
-        for stmt in self.body:
+        body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
+        for stmt in body:
             for sub in ast.walk(stmt):
                 if isinstance(sub, ast.Return):
                     raise self.rw.error(sub, f"return inside helper {self.fn.__name__}() before its end",
                                         "early return in a helper")
-        indexed = {n.value.id for s in self.body for n in ast.walk(s)
+        indexed = {n.value.id for s in body for n in ast.walk(s)
                    if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
         for param, value in list(self.values.items()):  # the helper may write what the value reads
             if param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(value)):
                 self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
-        return self.prologue + [self.substitute(s, self.values) for s in self.body]
+        block = self.prologue + [Normalizer(self.rw).visit(self.substitute(s, self.values)) for s in body]
+        stored = _stored(block)
+        outside = {n.id for s in block for n in ast.walk(s) if isinstance(n, ast.Name)} - stored
+        return substitute_sizes(self.rw, block, self.rw.ints | outside)  # the helper's own sizes
 
     def expression(self) -> ast.expr:
         """``return expr`` after simple ``local = expr`` lines: the expression, locals substituted."""
@@ -276,16 +279,28 @@ class Helper:
             assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
             original = next(k for k, v in self.names.items() if v == stmt.targets[0].id)
             values[original] = stmt.value
-        for stmt in self.body:
+        return self._value_of(self.body, values)
+
+    def _value_of(self, stmts: list[ast.stmt], values: dict[str, ast.expr]) -> ast.expr:
+        """Straight-line local assignments, ifs whose branches return, and a final return."""
+        for k, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.Return) and stmt.value is not None:
+                return self.substitute(stmt.value, values)
+            if isinstance(stmt, ast.If) and _returns(stmt.body):
+                then = self._value_of(stmt.body, dict(values))
+                other = self._value_of(stmt.orelse + stmts[k + 1:], dict(values))
+                choice = ast.copy_location(ast.IfExp(self.substitute(stmt.test, values), then, other), stmt)
+                self.rw.mark_one(choice, self.rw.origin(stmt))
+                return choice
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
                 raise self.rw.error(stmt, f"helper {self.fn.__name__}() returns a value, so its body may only "
-                                    "assign locals before 'return expr' (loops and ifs need a helper that "
-                                    "writes an array argument)", "statement in a value helper")
+                                    "assign locals, and return from ifs, before 'return expr' (loops need a "
+                                    "helper that writes an array argument)", "statement in a value helper")
             target = stmt.targets[0].id
             original = next((k for k, v in self.names.items() if v == target), target)
             values[original] = self.substitute(stmt.value, values)  # straight-line: in order
-        assert self.returns is not None
-        return self.substitute(self.returns, values)
+        raise self.rw.error(self.call, f"helper {self.fn.__name__}() may end without returning a value",
+                            "helper without a value")
 
 
 _MISSING = object()
@@ -305,6 +320,18 @@ class _Substitute(ast.NodeTransformer):
         return node
 
 
+def _returns(stmts: list[ast.stmt]) -> bool:
+    """Whether a block always ends in a return."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, ast.If):
+        return _returns(last.body) and _returns(last.orelse)
+    return isinstance(last, ast.Return)
+
+
+def _stored(stmts: list[ast.stmt]) -> set[str]:
+    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 def _key(fn) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
@@ -316,50 +343,68 @@ def _is_docstring(stmt: ast.stmt) -> bool:
 # ---- 2. len, negative axes, size, ndim ----------------------------------------------------------
 
 class Normalizer(ast.NodeTransformer):
-    """``len(a)``, ``a.shape[-k]``, ``a.size`` and ``a.ndim`` of array arguments in ``X.shape[d]`` form."""
+    """``len(a)``, ``a.shape[-k]``, ``a.size`` and ``a.ndim`` in ``X.shape[d]`` form, where ``a`` is
+    an array argument ``X`` or a partial index of it (``X[i]``: its rows' extents)."""
 
     def __init__(self, rw: Rewriter) -> None:
         self.rw = rw
 
     def shape(self, array: str, axis: int, like: ast.AST) -> ast.expr:
-        attr = ast.Attribute(ast.Name(array, ast.Load()), "shape", ast.Load())
-        return self.rw.placed(ast.Subscript(attr, ast.Constant(axis), ast.Load()), like)
+        return _shape_at(self.rw, array, axis, like)
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id == "len" and "len" not in self.rw.globals \
-                and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
-                and node.args[0].id in self.rw.ranks:
-            return self.shape(node.args[0].id, 0, node)
+                and len(node.args) == 1 and not node.keywords:
+            view = _view(node.args[0], self.rw.ranks)
+            if view is not None and view[1] < self.rw.ranks[view[0]]:
+                return self.shape(view[0], view[1], node)
         return node
 
     def visit_Subscript(self, node: ast.Subscript):
         self.generic_visit(node)
-        array = _shape_of(node.value, self.rw.ranks)
+        view = _shape_of(node.value, self.rw.ranks)
         axis = _constant(node.slice)
-        if array is not None and axis is not None and -self.rw.ranks[array] <= axis < 0:
-            return self.shape(array, axis + self.rw.ranks[array], node)
+        if view is None or axis is None or (view[1] == 0 and axis >= 0):
+            return node  # X.shape[d] is already the subset's form
+        array, depth = view
+        left = self.rw.ranks[array] - depth
+        if -left <= axis < left:
+            return self.shape(array, depth + axis % left, node)
         return node
 
     def visit_Attribute(self, node: ast.Attribute):
         self.generic_visit(node)
-        if not (isinstance(node.value, ast.Name) and node.value.id in self.rw.ranks):
+        view = _view(node.value, self.rw.ranks) if node.attr in ("ndim", "size") else None
+        if view is None:
             return node
-        rank = self.rw.ranks[node.value.id]
+        array, depth = view
         if node.attr == "ndim":
-            return self.rw.placed(ast.Constant(rank), node)
-        if node.attr != "size":
-            return node
-        product = self.shape(node.value.id, 0, node)
-        for axis in range(1, rank):
-            product = self.rw.placed(ast.BinOp(product, ast.Mult(), self.shape(node.value.id, axis, node)), node)
+            return self.rw.placed(ast.Constant(self.rw.ranks[array] - depth), node)
+        product = self.shape(array, depth, node)
+        for axis in range(depth + 1, self.rw.ranks[array]):
+            product = self.rw.placed(ast.BinOp(product, ast.Mult(), self.shape(array, axis, node)), node)
         return product
 
 
-def _shape_of(node: ast.expr, ranks: dict[str, int]) -> str | None:
-    if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name) \
-            and node.value.id in ranks:
-        return node.value.id
+def _view(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
+    """``(X, k)`` when ``node`` is array argument ``X`` indexed by ``k`` integers (no slices)."""
+    depth = 0
+    while isinstance(node, ast.Subscript):
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if any(isinstance(i, (ast.Slice, ast.Starred)) for i in index):
+            return None
+        depth += len(index)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id in ranks and depth <= ranks[node.id]:
+        return node.id, depth
+    return None
+
+
+def _shape_of(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
+    """The view whose ``.shape`` ``node`` is."""
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return _view(node.value, ranks)
     return None
 
 
@@ -386,16 +431,18 @@ _FOLD: dict[type, Callable[[int, int], int]] = {
 
 # ---- 3. integer locals that are sizes -----------------------------------------------------------
 
-def substitute_sizes(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
-    """Drop top-level ``n = <affine in sizes>`` definitions and put the expression at each use."""
+def substitute_sizes(rw: Rewriter, body: list[ast.stmt], ints: set[str] | None = None) -> list[ast.stmt]:
+    """Drop top-level ``n = <affine in sizes>`` definitions and put the expression at each use;
+    ``ints``: the names that do not change in ``body`` (default: the integer arguments)."""
+    ints = rw.ints if ints is None else ints
     stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     sizes: dict[str, ast.expr] = {}
     loaded: set[str] = set()
     out: list[ast.stmt] = []
     for stmt in body:
         pairs = _definitions(stmt, rw)
-        if pairs and all(stores[n.id] == 1 and n.id not in loaded and n.id not in rw.ranks and n.id not in rw.ints
-                         and _is_size(v, rw, sizes) for n, v in pairs):
+        if pairs and all(stores[n.id] == 1 and n.id not in loaded and n.id not in rw.ranks and n.id not in ints
+                         and _is_size(v, rw, ints, sizes) for n, v in pairs):
             for name, value in pairs:
                 sizes[name.id] = _SizeUses(rw, sizes).visit(rw.copy(value))
             continue
@@ -416,12 +463,13 @@ def _definitions(stmt: ast.stmt, rw: Rewriter) -> list[tuple[ast.Name, ast.expr]
     if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)):
         return []
     names = [t for t in target.elts if isinstance(t, ast.Name)]
-    array = _shape_of(value, rw.ranks)
-    if array is not None:
-        if len(names) != rw.ranks[array]:
-            raise rw.error(stmt, f"{len(names)} names unpack {array}.shape, but {array} has rank "
-                           f"{rw.ranks[array]}", "shape unpacking")
-        return [(n, _shape_at(rw, array, d, value)) for d, n in enumerate(names)]
+    view = _shape_of(value, rw.ranks)
+    if view is not None:
+        array, depth = view
+        if len(names) != rw.ranks[array] - depth:
+            raise rw.error(stmt, f"{len(names)} names unpack {ast.unparse(value)}, but it has "
+                           f"{rw.ranks[array] - depth} axes", "shape unpacking")
+        return [(n, _shape_at(rw, array, depth + d, value)) for d, n in enumerate(names)]
     if isinstance(value, ast.Tuple) and len(value.elts) == len(names):
         return list(zip(names, value.elts))
     return []
@@ -432,19 +480,19 @@ def _shape_at(rw: Rewriter, array: str, axis: int, like: ast.AST) -> ast.expr:
     return rw.placed(ast.Subscript(attr, ast.Constant(axis), ast.Load()), like)
 
 
-def _is_size(node: ast.expr, rw: Rewriter, sizes: dict[str, ast.expr]) -> bool:
-    """Whether ``node`` is affine in integer arguments, extents and earlier sizes."""
+def _is_size(node: ast.expr, rw: Rewriter, ints: set[str], sizes: dict[str, ast.expr]) -> bool:
+    """Whether ``node`` is affine in ``ints``, extents and earlier sizes."""
     if _constant(node) is not None:
         return True
     if isinstance(node, ast.Name):
-        return node.id in rw.ints or node.id in sizes
+        return node.id in ints or node.id in sizes
     if isinstance(node, ast.Subscript):
-        array, axis = _shape_of(node.value, rw.ranks), _constant(node.slice)
-        return array is not None and axis is not None and 0 <= axis < rw.ranks[array]
+        view, axis = _shape_of(node.value, rw.ranks), _constant(node.slice)
+        return view is not None and view[1] == 0 and axis is not None and 0 <= axis < rw.ranks[view[0]]
     if isinstance(node, ast.UnaryOp):
-        return isinstance(node.op, (ast.USub, ast.UAdd)) and _is_size(node.operand, rw, sizes)
+        return isinstance(node.op, (ast.USub, ast.UAdd)) and _is_size(node.operand, rw, ints, sizes)
     if isinstance(node, ast.BinOp):
-        sides = _is_size(node.left, rw, sizes) and _is_size(node.right, rw, sizes)
+        sides = _is_size(node.left, rw, ints, sizes) and _is_size(node.right, rw, ints, sizes)
         if isinstance(node.op, (ast.Add, ast.Sub)):
             return sides
         if isinstance(node.op, ast.Mult):
@@ -455,7 +503,7 @@ def _is_size(node: ast.expr, rw: Rewriter, sizes: dict[str, ast.expr]) -> bool:
         return False
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max") \
             and node.func.id not in rw.globals and len(node.args) >= 2 and not node.keywords:
-        return all(_is_size(a, rw, sizes) for a in node.args)
+        return all(_is_size(a, rw, ints, sizes) for a in node.args)
     return False
 
 

@@ -118,7 +118,7 @@ def k_bad_unpack(A, B):
 
 def test_unpacking_a_shape_into_the_wrong_number_of_names():
     err = error_of(k_bad_unpack, M, M)
-    assert "3 names unpack A.shape, but A has rank 2" in str(err)
+    assert "3 names unpack A.shape, but it has 2 axes" in str(err)
     assert err.span.line == line_of(k_bad_unpack, "n, m, p")
 
 
@@ -196,6 +196,32 @@ def test_statement_helpers_rename_their_names_and_read_arguments_once():
     assert "for fill_i in range(x.shape[0]):" in text  # the helper's i does not capture the caller's
     assert "fill_v = x[3]" in text  # evaluated once, as the call does, before fill writes y
     same_as_python(k_statement_helper, V, V.copy())
+
+
+def leaky(v, slope=0.01):
+    if v > 0.0:
+        return v
+    t = slope * v
+    return t
+
+
+def scale_row(row, s):
+    n = len(row)
+    for j in range(n):
+        row[j] = row[j] * s
+
+
+def k_branches_and_rows(X, y):
+    for i in prange(X.shape[0]):
+        y[i] = leaky(X[i, 0]) + leaky(X[i, 1], slope=0.5)
+        scale_row(X[i], y[i] + 1.0)
+
+
+def test_value_helpers_with_ifs_and_row_helpers_with_sizes():
+    text = rewritten(k_branches_and_rows, M, V)
+    assert "y[i] = (X[i, 0] if X[i, 0] > 0.0 else 0.01 * X[i, 0]) + " in text
+    assert "for scale_row_j in range(X.shape[1]):" in text  # the helper's n = len(row), a size
+    same_as_python(k_branches_and_rows, M - 5.0, np.zeros(3))
 
 
 def bad_helper(v):
