@@ -39,7 +39,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     """``source`` with helpers inlined, sizes substituted and prange loops made ``range`` loops;
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy.deepcopy(source.tree)
-    rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign)), globals_, arguments)
+    rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), pranges={}), globals_,
+                  arguments)
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
     tree.body = substitute_sizes(rw, tree.body)
@@ -546,3 +547,4 @@ def prange_to_range(rw: Rewriter, stmt: ast.stmt) -> None:
             call = node.iter
             assert isinstance(call, ast.Call)
             call.func = rw.placed(ast.Name("range", ast.Load()), call.func)
+            rw.source.pranges[id(node)] = node

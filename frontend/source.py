@@ -24,6 +24,8 @@ class KernelSource:
     # source), so their errors point at the helper's own lines; the node is kept alive here
     foreign: dict[int, tuple[ast.AST, KernelSource]] = field(
         default_factory=dict, compare=False, hash=False, repr=False)
+    # for loops written with prange (frontend.rewrite made them range loops): id(node) -> node
+    pranges: dict[int, ast.AST] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def span(self, node: ast.AST) -> SourceSpan:
         origin = self.foreign.get(id(node))

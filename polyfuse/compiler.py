@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
+from polyfuse.analysis.prange import prange_claims
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import VerificationError
 from polyfuse.frontend import lift
@@ -48,6 +49,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     stages.run("check locals", check_scalars_defined, scop)
     # dependences decide what every later transformation may do
     deps = stages.run("dependences", compute_dependences, scop)
+    if scop.prange_loops:  # whether each loop written with prange has independent iterations
+        stages.run("prange claims", prange_claims, scop, deps)
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
     sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
                        tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),

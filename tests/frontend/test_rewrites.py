@@ -287,3 +287,20 @@ def test_numba_options_are_accepted():
 def test_unknown_options_are_named():
     with pytest.raises(ArgumentError, match=r"unknown option 'paralel'.*valid options: .*parallel"):
         polyfuse.kernel(paralel=True)(k_add)
+
+
+def k_prange_claims(X, out, Y):
+    for i in prange(X.shape[0]):  # a reduction over i: the claim does not hold
+        for j in range(X.shape[1]):
+            out[j] += X[i, j]
+    for i in prange(X.shape[0]):
+        for j in prange(X.shape[1]):
+            Y[i, j] = X[i, j] * 2.0
+
+
+def test_explain_checks_each_prange_claim():
+    claims = polyfuse.kernel(k_prange_claims).explain(M, np.zeros(4), np.zeros_like(M))["prange claims"]
+    first = line_of(k_prange_claims, "the claim does not hold")
+    assert [(c["line"], c["parallel"]) for c in claims] == [(first, False), (first + 3, True), (first + 4, True)]
+    assert "RAW on out" in claims[0]["claim"]
+    assert "prange claims" not in polyfuse.kernel(k_plain).explain(4, V, V.copy()).to_dict()
