@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import sys
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -304,3 +306,20 @@ def test_explain_checks_each_prange_claim():
     assert [(c["line"], c["parallel"]) for c in claims] == [(first, False), (first + 3, True), (first + 4, True)]
     assert "RAW on out" in claims[0]["claim"]
     assert "prange claims" not in polyfuse.kernel(k_plain).explain(4, V, V.copy()).to_dict()
+
+
+sys.path.insert(0, str(Path(__file__).parent))
+import rewrite_helpers  # noqa: E402
+
+
+def k_other_module(X, y):
+    for i in range(len(y)):
+        y[i] = rewrite_helpers.softplus(X[i, 0])
+    rewrite_helpers.double_rows(X)
+
+
+def test_helpers_from_another_module_keep_their_modules():
+    text = rewritten(k_other_module, M, V)
+    assert "_m.log(1.0 + _m.exp(X[i, 0])) + _xp.sqrt(abs(X[i, 0]))" in text
+    assert "for double_rows_i in range(X.shape[0]):" in text
+    same_as_python(k_other_module, M.copy(), np.zeros(3), vector_math=False)
