@@ -77,6 +77,7 @@ class Rewriter:
         self.globals = globals_
         self.ranks = {a.name: a.rank for a in arguments if a.kind == "array"}
         self.ints = {a.name for a in arguments if a.kind == "int"}
+        self.args = {a.name for a in arguments}
         self.taken = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)}
         self.taken.update(a.name for a in arguments)
 
@@ -442,7 +443,7 @@ def substitute_sizes(rw: Rewriter, body: list[ast.stmt], ints: set[str] | None =
     out: list[ast.stmt] = []
     for stmt in body:
         pairs = _definitions(stmt, rw)
-        if pairs and all(stores[n.id] == 1 and n.id not in loaded and n.id not in rw.ranks and n.id not in ints
+        if pairs and all(stores[n.id] == 1 and n.id not in loaded and n.id not in rw.args and n.id not in ints
                          and _is_size(v, rw, ints, sizes) for n, v in pairs):
             for name, value in pairs:
                 sizes[name.id] = _SizeUses(rw, sizes).visit(rw.copy(value))

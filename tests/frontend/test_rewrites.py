@@ -323,3 +323,25 @@ def test_helpers_from_another_module_keep_their_modules():
     assert "_m.log(1.0 + _m.exp(X[i, 0])) + _xp.sqrt(abs(X[i, 0]))" in text
     assert "for double_rows_i in range(X.shape[0]):" in text
     same_as_python(k_other_module, M.copy(), np.zeros(3), vector_math=False)
+
+
+def k_size_misused(A, B):
+    n, m = A.shape
+    for i in range(n):
+        B[i, 0] = A[i * m, 0]  # ERR
+
+
+def test_errors_at_a_substituted_size_point_at_the_use():
+    err = error_of(k_size_misused, M, M.copy())
+    assert err.span.line == line_of(k_size_misused, "# ERR")
+    assert "not affine" in str(err)
+
+
+def k_assigns_argument(k, A):
+    k = A.shape[0]
+    for i in range(k):
+        A[i] = 1.0
+
+
+def test_arguments_are_never_size_locals():
+    assert "assignment to argument 'k'" in str(error_of(k_assigns_argument, 3, V.copy()))
