@@ -2,17 +2,18 @@
 
 Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code already in the subset:
 
-1. ``inline_helpers``: calls to module-level Python functions (or ``numba.njit`` dispatchers) are
+1. ``Inliner``: calls to module-level Python functions (or ``numba.njit`` dispatchers) are
    inlined, ``y[i] = relu(x[i])`` -> ``y[i] = max(x[i], 0.0)``, and ``fill(A, n)`` as a statement
    -> the helper's body with its parameters replaced by the caller's arguments.  Subset
    expressions have no side effects, so substituting an argument at each use is exact.
-2. ``normalize``: ``len(a)`` -> ``a.shape[0]``, ``a.shape[-1]`` -> ``a.shape[rank - 1]``,
+2. ``Normalizer``: ``len(a)`` -> ``a.shape[0]``, ``a.shape[-1]`` -> ``a.shape[rank - 1]``,
    ``a.size`` -> the product of its extents, ``a.ndim`` -> the rank (``a`` an array argument).
 3. ``substitute_sizes``: an integer local assigned once at the top level from sizes
    (``n, m = A.shape``, ``h = (n + 1) // 2``) is replaced by its defining expression at every
    use, so it is affine.  A local assigned twice or in a loop stays an ordinary scalar.
 4. ``prange_to_range``: ``numba.prange`` and ``polyfuse.prange`` loops become ``range`` loops
-   (dependences still decide which loops run in parallel).
+   (dependences still decide which loops run in parallel; ``KernelSource.pranges`` remembers
+   them so that explain() can say whether each one's iterations are independent).
 
 Rewritten nodes keep the location of the node they replace; nodes inlined from a helper are
 listed in ``KernelSource.foreign`` so that errors point at the helper's own line.
