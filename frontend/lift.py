@@ -15,11 +15,12 @@ import islpy as isl
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.schedule_tree import StmtNode, loop_of
-from polyfuse.model.scop import Argument, ArrayInfo, Scop, Statement, isl_name, shape_param
+from polyfuse.model.scop import Argument, ArrayInfo, PrangeLoop, Scop, Statement, isl_name, shape_param
 
 from .affine import Affine, AffineConverter
 from .checker import check_subset, module_of
 from .expressions import ExpressionLifter
+from .rewrite import rewrite
 from .source import KernelSource, read_source
 from .types import VType, promote
 
@@ -55,6 +56,7 @@ class Lifter:
         self.assigned: dict[str, VType] = {}
         self.statements: list[Statement] = []
         self.loop_names: set[str] = set()  # every loop variable seen so far
+        self.pranges: list[PrangeLoop] = []
         self.nest = 0
 
     @staticmethod
@@ -126,7 +128,11 @@ class Lifter:
         n = len(scope.loop_vars)
         domain = scope.domain.insert_dims(isl.dim_type.set, n, 1).set_dim_name(isl.dim_type.set, n, v)
         domain = domain.intersect(self.isl_set(node.iter, inner, cons))
+        first, slot = len(self.statements), len(self.pranges)
         body = self.lift_block(node.body, Scope(inner, domain))
+        if id(node) in self.source.pranges:  # written with prange: explain() checks the claim
+            inside = tuple(s.name for s in self.statements[first:])
+            self.pranges.insert(slot, PrangeLoop(self.source.span(node).line, var, n, inside))
         return [loop_of(v, 1 if step.const > 0 else -1, tuple(body))] if body else []
 
     def visit_If(self, node: ast.If, scope: Scope) -> list:
@@ -281,6 +287,7 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
     """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order)."""
     source = read_source(fn)
     globals_ = dict(fn.__globals__)
+    source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
@@ -301,6 +308,7 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
         body=tuple(nodes),
         schedule=isl.Schedule.from_domain(isl.UnionSet.empty(context.get_space())),
         context=context,
+        prange_loops=tuple(lifter.pranges),
     )
     return dataclasses.replace(scop, schedule=scop.schedule_of(scop.body))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from polyfuse.errors import SourceSpan, UnsupportedError
 
@@ -20,8 +20,17 @@ class KernelSource:
     lines: tuple[str, ...]  # the dedented source lines
     indent: int  # columns removed by dedent
     text: str
+    # nodes inlined from helper functions (frontend.rewrite): id(node) -> (node, the helper's
+    # source), so their errors point at the helper's own lines; the node is kept alive here
+    foreign: dict[int, tuple[ast.AST, KernelSource]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False)
+    # for loops written with prange (frontend.rewrite made them range loops): id(node) -> node
+    pranges: dict[int, ast.AST] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def span(self, node: ast.AST) -> SourceSpan:
+        origin = self.foreign.get(id(node))
+        if origin is not None and origin[0] is node:
+            return origin[1].span(node)
         lineno = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0)
         end_line = getattr(node, "end_lineno", lineno)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
+from polyfuse.analysis.prange import prange_claims
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import VerificationError
 from polyfuse.frontend import lift
@@ -21,6 +22,7 @@ from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
 from polyfuse.passes.registers import promote_register_tiles
+from polyfuse.passes.serial import serial_loops
 from polyfuse.schedule.contraction import contract
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
@@ -47,6 +49,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     stages.run("check locals", check_scalars_defined, scop)
     # dependences decide what every later transformation may do
     deps = stages.run("dependences", compute_dependences, scop)
+    if scop.prange_loops:  # whether each loop written with prange has independent iterations
+        stages.run("prange claims", prange_claims, scop, deps)
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
     sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
                        tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),
@@ -75,6 +79,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     if options.interleave_copies():
         program = stages.run_loop_pass("interleave", interleave_reductions, program,
                                        copies=options.interleave_copies())
+    # parallel=False (numba's option): the same loops, all on the calling thread
+    if not options.parallel and options.target != "cuda":
+        program = stages.run_loop_pass("serial", serial_loops, program)
     stages.run("fusion report", _fusion_report, scop, deps, program, sched)
     stages.outputs["final scop"] = scop  # after contraction: what the runtime allocates and checks
     return stages

@@ -43,6 +43,8 @@ class Explanation:
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),
             ("parallel loops", [_loop(n) for n in nodes(program.root) if isinstance(n, For)]),
+            *((("prange claims", [asdict(c) for c in stages.get("prange claims")]),)
+              if stages.get("prange claims") else ()),
             ("parallel regions", [asdict(p.region) for p in plan_phases(program) if p.region is not None]),
             ("loop code", render(program)),
             *_backend_sections(variant.backend),
@@ -168,6 +170,8 @@ def _item(value: Any) -> str:
                 f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
     if "kind" in value:
         return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
+    if "claim" in value:
+        return f"- line {value['line']}: prange({value['iterator']}) {value['claim']}"
     if "wavefront" in value:
         return _time_tiles(value)
     if "footprint_bytes" in value:

@@ -14,6 +14,7 @@ import numpy as np
 from polyfuse.compiler import compile_kernel
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
+from polyfuse.frontend.rewrite import helper_texts
 from polyfuse.frontend.source import read_source
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_budget import budget as isl_budget
@@ -24,6 +25,8 @@ from polyfuse.runtime.signature import argument_of, is_device_array, signature_k
 from polyfuse.runtime.variant import CallPlan, CompiledVariant, call_key, local_bytes
 
 _COMPILE_LOCK = ISL_LOCK
+KERNEL_OPTIONS = ("target", "fuse", "verify", "opt_level", "contract", "tile", "registers", "fastmath",
+                  "vector_math", "interleave", "parallel", "cache", "boundscheck", "nopython", "nogil")
 MAX_PLANS = 64  # call plans (sets of sizes) kept per kernel; the oldest goes first
 
 
@@ -33,12 +36,20 @@ class Kernel:
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
                  opt_level: int = 3, contract: bool = True, tile: bool = False,
                  registers: bool = True, fastmath: bool = False, vector_math: bool = True,
-                 interleave: bool = False) -> None:
+                 interleave: bool = False, parallel: bool = True, cache: bool = True,
+                 boundscheck: bool | None = None, nopython: bool = True, nogil: bool = True,
+                 **unknown: Any) -> None:
+        # numba's boundscheck, nopython and nogil are accepted: polyfuse always proves bounds,
+        # compiles the whole kernel or refuses it, and runs compiled code without the GIL
+        if unknown:
+            raise ArgumentError(f"unknown option {next(iter(unknown))!r} for polyfuse.kernel; valid "
+                                f"options: {', '.join(KERNEL_OPTIONS)}")
         self.py_func = fn
         self.options = Options(target=target, fuse=fuse,
                                verify=default_verify() if verify is None else verify,
                                opt_level=opt_level, contract=contract, tile=tile, registers=registers,
-                               fastmath=fastmath, vector_math=vector_math, interleave=interleave)
+                               fastmath=fastmath, vector_math=vector_math, interleave=interleave,
+                               parallel=bool(parallel), cache=bool(cache))
         self._signature = inspect.signature(fn)
         self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}
@@ -196,7 +207,7 @@ class Kernel:
         return variant
 
     def _cache_key(self, arguments: tuple[Argument, ...]) -> str | None:
-        if not cache.enabled():
+        if not cache.enabled() or not self.options.cache:
             return None
         source = read_source(self.py_func)
         modules = sorted(
@@ -206,7 +217,8 @@ class Kernel:
         )
         # the hardware model and the isl budget change decisions, so they are part of the key
         decisions = f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
-        return cache.make_key(source.text, " ".join(modules), signature_key(arguments), decisions)
+        text = source.text + helper_texts(self.py_func)  # inlined helpers are part of the kernel
+        return cache.make_key(text, " ".join(modules), signature_key(arguments), decisions)
 
 
 def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:

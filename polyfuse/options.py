@@ -145,6 +145,11 @@ class Options:
     # exp and log as inline polynomials LLVM can vectorize (within 2 ulp of libm, no
     # reassociation) instead of one libm call per element; False: exactly Python's math results
     vector_math: bool = True
+    # numba's parallel=False: every loop runs on the calling thread (CPU targets; a GPU kernel
+    # needs its parallel loops)
+    parallel: bool = True
+    # numba's cache=: False keeps this kernel out of the disk cache (it decides nothing in the code)
+    cache: bool = True
 
     def tile_budget(self) -> int:
         """Bytes a tile's footprint may use (0: no tiling)."""
@@ -196,5 +201,5 @@ class Options:
                 f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} vector_math={self.vector_math} "
                 f"registers={self.register_tile_bytes()} lanes={self.minmax_lane_bytes()} "
                 f"interleave={self.interleave_copies()} "
-                f"time_tiling={self._time_tiling_key()}")
+                f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False"))
 

@@ -83,6 +83,17 @@ class Statement:
 
 
 @dataclass(frozen=True)
+class PrangeLoop:
+    """A loop the user wrote with ``prange``: its line, its depth in the nest (0: outermost) and
+    the statements inside it, so the claim can be checked against the dependences."""
+
+    line: int
+    iterator: str
+    depth: int
+    statements: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Scop:
     name: str
     arguments: tuple[Argument, ...]
@@ -93,6 +104,7 @@ class Scop:
     body: tuple  # the loop structure in program order (polyfuse.schedule_tree nodes)
     schedule: isl.Schedule = field(compare=False, repr=False)  # original program order
     context: isl.Set = field(compare=False, repr=False)  # what we know of the parameters
+    prange_loops: tuple[PrangeLoop, ...] = ()  # loops written with numba's prange
 
     def array(self, name: str) -> ArrayInfo:
         for info in self.arrays:

@@ -53,7 +53,7 @@ def k_slice(n, A, B):
 
 def k_attribute(n, A):
     for i in range(n):
-        A[i] = A.size  # ERR
+        A[i] = A.itemsize  # ERR
 
 
 def k_unknown_call(n, A):
@@ -61,8 +61,7 @@ def k_unknown_call(n, A):
         A[i] = helper(A[i])  # ERR
 
 
-def helper(x):
-    return x
+helper = round  # not a Python function, so it is not inlined (plain helpers are: test_rewrites)
 
 
 def k_nonaffine(n, A):
@@ -173,7 +172,7 @@ CASES = {
     "list": (k_list, "[1.0, 2.0]", ["list"], (4, V)),
     "tuple unpack": (k_tuple_unpack, "a, b", ["tuple"], (4, V)),
     "slice": (k_slice, "1:", ["slice"], (4, V, V.copy())),
-    "attribute": (k_attribute, "A.size", ["attribute", "A.size"], (4, V)),
+    "attribute": (k_attribute, "A.itemsize", ["attribute", "A.itemsize"], (4, V)),
     "unknown function": (k_unknown_call, "helper(A[i])", ["helper"], (4, V)),
     "non-affine subscript": (k_nonaffine, "i * j", ["i * j"], (2, V)),
     "indirect subscript": (k_indirect, "B[i]", ["B[i]"], (4, V, IDX)),

@@ -1,0 +1,552 @@
+"""Rewrites that turn numba-style kernels into the plain subset before the checker sees them.
+
+Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code already in the subset:
+
+1. ``Inliner``: calls to module-level Python functions (or ``numba.njit`` dispatchers) are
+   inlined, ``y[i] = relu(x[i])`` -> ``y[i] = max(x[i], 0.0)``, and ``fill(A, n)`` as a statement
+   -> the helper's body with its parameters replaced by the caller's arguments.  Subset
+   expressions have no side effects, so substituting an argument at each use is exact.
+2. ``Normalizer``: ``len(a)`` -> ``a.shape[0]``, ``a.shape[-1]`` -> ``a.shape[rank - 1]``,
+   ``a.size`` -> the product of its extents, ``a.ndim`` -> the rank (``a`` an array argument).
+3. ``substitute_sizes``: an integer local assigned once at the top level from sizes
+   (``n, m = A.shape``, ``h = (n + 1) // 2``) is replaced by its defining expression at every
+   use, so it is affine.  A local assigned twice or in a loop stays an ordinary scalar.
+4. ``prange_to_range``: ``numba.prange`` and ``polyfuse.prange`` loops become ``range`` loops
+   (dependences still decide which loops run in parallel; ``KernelSource.pranges`` remembers
+   them so that explain() can say whether each one's iterations are independent).
+
+Rewritten nodes keep the location of the node they replace; nodes inlined from a helper are
+listed in ``KernelSource.foreign`` so that errors point at the helper's own line.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import types
+from collections import Counter
+from collections.abc import Callable
+
+from polyfuse.errors import UnsupportedError
+from polyfuse.model.scop import Argument
+
+from .source import KernelSource, read_source
+
+MAX_INLINE_DEPTH = 16
+
+
+def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...], fn=None) -> KernelSource:
+    """``source`` with helpers inlined, sizes substituted and prange loops made ``range`` loops;
+    ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
+    tree = copy.deepcopy(source.tree)
+    rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), pranges={}), globals_,
+                  arguments)
+    tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
+    tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
+    tree.body = substitute_sizes(rw, tree.body)
+    for stmt in tree.body:
+        prange_to_range(rw, stmt)
+    return rw.source
+
+
+def helper_texts(fn) -> str:
+    """The source of every helper ``fn`` calls, transitively (for the disk cache's key)."""
+    seen: dict[str, str] = {}
+    todo = [fn]
+    while todo:
+        func = todo.pop()
+        try:
+            tree = read_source(func).tree
+        except UnsupportedError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                helper = _helper_function(node.func, func.__globals__)
+                key = f"{getattr(helper, '__module__', '')}.{getattr(helper, '__qualname__', '')}"
+                if helper is not None and key not in seen:
+                    seen[key] = read_source(helper).text
+                    todo.append(helper)
+    return "".join(seen[k] for k in sorted(seen))
+
+
+class Rewriter:
+    """The shared state of one rewrite: the new source (and its foreign nodes), names in use."""
+
+    def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...]) -> None:
+        self.source = source
+        self.globals = globals_
+        self.ranks = {a.name: a.rank for a in arguments if a.kind == "array"}
+        self.ints = {a.name for a in arguments if a.kind == "int"}
+        self.args = {a.name for a in arguments}
+        self.taken = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)}
+        self.taken.update(a.name for a in arguments)
+
+    def fresh(self, name: str) -> str:
+        candidate, k = name, 2
+        while candidate in self.taken or candidate in self.globals:
+            candidate, k = f"{name}_{k}", k + 1
+        self.taken.add(candidate)
+        return candidate
+
+    def origin(self, node: ast.AST) -> KernelSource | None:
+        found = self.source.foreign.get(id(node))
+        return found[1] if found is not None and found[0] is node else None
+
+    def mark(self, node: ast.AST, origin: KernelSource | None) -> None:
+        for sub in ast.walk(node):
+            if origin is None:
+                self.source.foreign.pop(id(sub), None)
+            else:
+                self.source.foreign[id(sub)] = (sub, origin)
+
+    def copy(self, node: ast.expr) -> ast.expr:
+        """A deep copy whose nodes come from where the originals came from."""
+        new = copy.deepcopy(node)
+        for old, sub in zip(ast.walk(node), ast.walk(new)):
+            self.mark_one(sub, self.origin(old))
+        return new
+
+    def mark_one(self, node: ast.AST, origin: KernelSource | None) -> None:
+        if origin is not None:
+            self.source.foreign[id(node)] = (node, origin)
+
+    def placed(self, new: ast.expr, like: ast.AST) -> ast.expr:
+        """``new`` (every node of it) at the location and origin of ``like``."""
+        for sub in ast.walk(new):
+            if "lineno" in sub._attributes:
+                ast.copy_location(sub, like)
+        self.mark(new, self.origin(like))
+        return new
+
+    def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
+        return self.source.error(node, message, construct)
+
+
+# ---- 1. helper functions ------------------------------------------------------------------------
+
+def _helper_function(func: ast.expr, globals_: dict) -> types.FunctionType | None:
+    """The plain Python function a call's ``func`` names (a numba dispatcher: its ``py_func``)."""
+    obj = None
+    if isinstance(func, ast.Name):
+        obj = globals_.get(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        module = globals_.get(func.value.id)
+        if isinstance(module, types.ModuleType) and module.__name__.split(".")[0] not in ("numpy", "math"):
+            obj = getattr(module, func.attr, None)
+    obj = getattr(obj, "py_func", obj)
+    return obj if isinstance(obj, types.FunctionType) else None
+
+
+class Inliner(ast.NodeTransformer):
+    """Inlines the helper calls of one function body; ``stack`` names the functions being inlined."""
+
+    def __init__(self, rw: Rewriter, globals_: dict, stack: tuple[str, ...]) -> None:
+        self.rw = rw
+        self.globals = globals_
+        self.stack = stack
+
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+    def visit_Expr(self, node: ast.Expr):
+        call = node.value
+        fn = _helper_function(call.func, self.globals) if isinstance(call, ast.Call) else None
+        if fn is None or not isinstance(call, ast.Call):
+            return self.generic_visit(node)
+        self.generic_visit(call)
+        helper = Helper(self, fn, call)
+        if helper.has_value:
+            raise self.rw.error(call, f"the value of helper {fn.__name__}() is unused; assign it or call a "
+                                "helper that writes its array arguments", "unused helper result")
+        return helper.statements()
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        fn = _helper_function(node.func, self.globals)
+        if fn is None:
+            return node
+        helper = Helper(self, fn, node)
+        if not helper.has_value:
+            raise self.rw.error(node, f"helper {fn.__name__}() returns no value; call it as a statement",
+                                "helper without a value")
+        return helper.expression()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        return node  # nested defs are refused by the checker
+
+
+class Helper:
+    """One call of a helper: its parsed body, renamed, with parameters bound to the arguments."""
+
+    def __init__(self, caller: Inliner, fn: types.FunctionType, call: ast.Call) -> None:
+        rw = self.rw = caller.rw
+        name = fn.__name__
+        if _key(fn) in caller.stack:
+            chain = " -> ".join(k.rpartition(".")[2] for k in caller.stack + (_key(fn),))
+            raise rw.error(call, f"recursive call of helper {name}() ({chain}); helpers are inlined, "
+                           "so they cannot recurse", "recursive helper")
+        if len(caller.stack) > MAX_INLINE_DEPTH:
+            raise rw.error(call, f"helpers nested more than {MAX_INLINE_DEPTH} deep", "deep helper nesting")
+        if fn.__closure__:
+            raise rw.error(call, f"helper {name}() is a closure; define helpers at module level", "closure")
+        self.fn, self.call = fn, call
+        self.source = read_source(fn)
+        tree = self.source.tree
+        rw.mark(tree, self.source)
+        self.values = self._bind(tree.args)
+        body = [s for s in tree.body if not _is_docstring(s)]
+        stored = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.names = {v: rw.fresh(f"{name}_{v}") for v in sorted(stored)}
+        self.prologue: list[ast.stmt] = []
+        for param in sorted(stored & set(self.values)):  # a parameter the helper assigns: a local
+            target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
+            self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), call))
+        body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),)).block(body)
+        self._globals_used(body, stored)
+        self.body = body
+        self.has_value = any(isinstance(n, ast.Return) and n.value is not None
+                             and not (isinstance(n.value, ast.Constant) and n.value.value is None)
+                             for s in body for n in ast.walk(s))
+
+    def _bind(self, args: ast.arguments) -> dict[str, ast.expr]:
+        """Parameter -> the caller's argument expression (defaults: constants)."""
+        call, name = self.call, self.fn.__name__
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            raise self.rw.error(call, f"helper {name}() has *args, **kwargs or keyword-only parameters")
+        params = [a.arg for a in args.args]
+        if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+            raise self.rw.error(call, f"helper {name}() takes {len(params)} arguments")
+        values = dict(zip(params, call.args))
+        for kw in call.keywords:
+            if kw.arg not in params or kw.arg in values:
+                raise self.rw.error(kw.value, f"helper {name}() has no parameter {kw.arg!r} left to bind")
+            values[kw.arg] = kw.value
+        defaults = dict(zip(params[len(params) - len(self.fn.__defaults__ or ()):], self.fn.__defaults__ or ()))
+        for param in params:
+            if param in values:
+                continue
+            value = defaults.get(param, _MISSING)
+            if type(value) not in (int, float, bool):
+                raise self.rw.error(call, f"helper {name}() needs argument {param!r} (defaults must be numbers)")
+            values[param] = self.rw.placed(ast.Constant(value), call)
+        return values
+
+    def _globals_used(self, body: list[ast.stmt], stored: set[str]) -> None:
+        """Modules (and prange) the helper names: aliased in the kernel's globals when needed."""
+        aliases: dict[str, str] = {}
+        for stmt in body:
+            for node in ast.walk(stmt):
+                if not isinstance(node, ast.Name) or node.id in stored or node.id in self.values:
+                    continue
+                obj = self.fn.__globals__.get(node.id)
+                if obj is None or not (isinstance(obj, types.ModuleType) or _is_prange(obj)):
+                    continue
+                if self.rw.globals.get(node.id) is obj:
+                    continue
+                alias = aliases.get(node.id) or self.rw.fresh(f"_{node.id}")
+                aliases[node.id] = alias
+                self.rw.globals[alias] = obj
+                node.id = alias
+
+    def substitute(self, node, values: dict[str, ast.expr]):
+        return _Substitute(self.rw, values, self.names).visit(self.rw.copy(node))
+
+    def statements(self) -> list[ast.stmt]:
+        body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
+        for stmt in body:
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Return):
+                    raise self.rw.error(sub, f"return inside helper {self.fn.__name__}() before its end",
+                                        "early return in a helper")
+        indexed = {n.value.id for s in body for n in ast.walk(s)
+                   if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
+        for param, value in list(self.values.items()):  # the helper may write what the value reads
+            if param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(value)):
+                self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")
+                target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
+                self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
+        block = self.prologue + [Normalizer(self.rw).visit(self.substitute(s, self.values)) for s in body]
+        stored = _stored(block)
+        outside = {n.id for s in block for n in ast.walk(s) if isinstance(n, ast.Name)} - stored
+        return substitute_sizes(self.rw, block, self.rw.ints | outside)  # the helper's own sizes
+
+    def expression(self) -> ast.expr:
+        """``return expr`` after simple ``local = expr`` lines: the expression, locals substituted."""
+        values = dict(self.values)
+        for stmt in self.prologue:  # parameters the helper reassigns start as the arguments
+            assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
+            original = next(k for k, v in self.names.items() if v == stmt.targets[0].id)
+            values[original] = stmt.value
+        return self._value_of(self.body, values)
+
+    def _value_of(self, stmts: list[ast.stmt], values: dict[str, ast.expr]) -> ast.expr:
+        """Straight-line local assignments, ifs whose branches return, and a final return."""
+        for k, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.Return) and stmt.value is not None:
+                return self.substitute(stmt.value, values)
+            if isinstance(stmt, ast.If) and _returns(stmt.body):
+                then = self._value_of(stmt.body, dict(values))
+                other = self._value_of(stmt.orelse + stmts[k + 1:], dict(values))
+                choice = ast.copy_location(ast.IfExp(self.substitute(stmt.test, values), then, other), stmt)
+                self.rw.mark_one(choice, self.rw.origin(stmt))
+                return choice
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                raise self.rw.error(stmt, f"helper {self.fn.__name__}() returns a value, so its body may only "
+                                    "assign locals, and return from ifs, before 'return expr' (loops need a "
+                                    "helper that writes an array argument)", "statement in a value helper")
+            target = stmt.targets[0].id
+            original = next((k for k, v in self.names.items() if v == target), target)
+            values[original] = self.substitute(stmt.value, values)  # straight-line: in order
+        raise self.rw.error(self.call, f"helper {self.fn.__name__}() may end without returning a value",
+                            "helper without a value")
+
+
+_MISSING = object()
+
+
+class _Substitute(ast.NodeTransformer):
+    """Parameters and locals read -> their values (copies); names written -> fresh names."""
+
+    def __init__(self, rw: Rewriter, values: dict[str, ast.expr], names: dict[str, str]) -> None:
+        self.rw, self.values, self.names = rw, values, names
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.values:
+            return self.rw.copy(self.values[node.id])
+        if node.id in self.names:
+            node.id = self.names[node.id]
+        return node
+
+
+def _returns(stmts: list[ast.stmt]) -> bool:
+    """Whether a block always ends in a return."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, ast.If):
+        return _returns(last.body) and _returns(last.orelse)
+    return isinstance(last, ast.Return)
+
+
+def _stored(stmts: list[ast.stmt]) -> set[str]:
+    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _key(fn) -> str:
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+# ---- 2. len, negative axes, size, ndim ----------------------------------------------------------
+
+class Normalizer(ast.NodeTransformer):
+    """``len(a)``, ``a.shape[-k]``, ``a.size`` and ``a.ndim`` in ``X.shape[d]`` form, where ``a`` is
+    an array argument ``X`` or a partial index of it (``X[i]``: its rows' extents)."""
+
+    def __init__(self, rw: Rewriter) -> None:
+        self.rw = rw
+
+    def shape(self, array: str, axis: int, like: ast.AST) -> ast.expr:
+        return _shape_at(self.rw, array, axis, like)
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and "len" not in self.rw.globals \
+                and len(node.args) == 1 and not node.keywords:
+            view = _view(node.args[0], self.rw.ranks)
+            if view is not None and view[1] < self.rw.ranks[view[0]]:
+                return self.shape(view[0], view[1], node)
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript):
+        self.generic_visit(node)
+        view = _shape_of(node.value, self.rw.ranks)
+        axis = _constant(node.slice)
+        if view is None or axis is None or (view[1] == 0 and axis >= 0):
+            return node  # X.shape[d] is already the subset's form
+        array, depth = view
+        left = self.rw.ranks[array] - depth
+        if -left <= axis < left:
+            return self.shape(array, depth + axis % left, node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute):
+        self.generic_visit(node)
+        view = _view(node.value, self.rw.ranks) if node.attr in ("ndim", "size") else None
+        if view is None:
+            return node
+        array, depth = view
+        if node.attr == "ndim":
+            return self.rw.placed(ast.Constant(self.rw.ranks[array] - depth), node)
+        product = self.shape(array, depth, node)
+        for axis in range(depth + 1, self.rw.ranks[array]):
+            product = self.rw.placed(ast.BinOp(product, ast.Mult(), self.shape(array, axis, node)), node)
+        return product
+
+
+def _view(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
+    """``(X, k)`` when ``node`` is array argument ``X`` indexed by ``k`` integers (no slices)."""
+    depth = 0
+    while isinstance(node, ast.Subscript):
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if any(isinstance(i, (ast.Slice, ast.Starred)) for i in index):
+            return None
+        depth += len(index)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id in ranks and depth <= ranks[node.id]:
+        return node.id, depth
+    return None
+
+
+def _shape_of(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
+    """The view whose ``.shape`` ``node`` is."""
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return _view(node.value, ranks)
+    return None
+
+
+def _constant(node: ast.expr) -> int | None:
+    """The value of an integer constant expression (+ - * // % of int literals), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _constant(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, tuple(_FOLD)):
+        a, b = _constant(node.left), _constant(node.right)
+        if a is None or b is None or (isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b == 0):
+            return None
+        return _FOLD[type(node.op)](a, b)
+    return None
+
+
+_FOLD: dict[type, Callable[[int, int], int]] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+}
+
+
+# ---- 3. integer locals that are sizes -----------------------------------------------------------
+
+def substitute_sizes(rw: Rewriter, body: list[ast.stmt], ints: set[str] | None = None) -> list[ast.stmt]:
+    """Drop top-level ``n = <affine in sizes>`` definitions and put the expression at each use;
+    ``ints``: the names that do not change in ``body`` (default: the integer arguments)."""
+    ints = rw.ints if ints is None else ints
+    stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    sizes: dict[str, ast.expr] = {}
+    loaded: set[str] = set()
+    out: list[ast.stmt] = []
+    for stmt in body:
+        pairs = _definitions(stmt, rw)
+        if pairs and all(stores[n.id] == 1 and n.id not in loaded and n.id not in rw.args and n.id not in ints
+                         and _is_size(v, rw, ints, sizes) for n, v in pairs):
+            for name, value in pairs:
+                sizes[name.id] = _SizeUses(rw, sizes).visit(rw.copy(value))
+            continue
+        if sizes:
+            stmt = _SizeUses(rw, sizes).visit(stmt)
+        loaded.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        out.append(stmt)
+    return out
+
+
+def _definitions(stmt: ast.stmt, rw: Rewriter) -> list[tuple[ast.Name, ast.expr]]:
+    """``(name, value)`` pairs a top-level assignment defines; [] when it is not of that form."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return []
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name):
+        return [(target, value)]
+    if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)):
+        return []
+    names = [t for t in target.elts if isinstance(t, ast.Name)]
+    view = _shape_of(value, rw.ranks)
+    if view is not None:
+        array, depth = view
+        if len(names) != rw.ranks[array] - depth:
+            raise rw.error(stmt, f"{len(names)} names unpack {ast.unparse(value)}, but it has "
+                           f"{rw.ranks[array] - depth} axes", "shape unpacking")
+        return [(n, _shape_at(rw, array, depth + d, value)) for d, n in enumerate(names)]
+    if isinstance(value, ast.Tuple) and len(value.elts) == len(names):
+        return list(zip(names, value.elts))
+    return []
+
+
+def _shape_at(rw: Rewriter, array: str, axis: int, like: ast.AST) -> ast.expr:
+    attr = ast.Attribute(ast.Name(array, ast.Load()), "shape", ast.Load())
+    return rw.placed(ast.Subscript(attr, ast.Constant(axis), ast.Load()), like)
+
+
+def _is_size(node: ast.expr, rw: Rewriter, ints: set[str], sizes: dict[str, ast.expr]) -> bool:
+    """Whether ``node`` is affine in ``ints``, extents and earlier sizes."""
+    if _constant(node) is not None:
+        return True
+    if isinstance(node, ast.Name):
+        return node.id in ints or node.id in sizes
+    if isinstance(node, ast.Subscript):
+        view, axis = _shape_of(node.value, rw.ranks), _constant(node.slice)
+        return view is not None and view[1] == 0 and axis is not None and 0 <= axis < rw.ranks[view[0]]
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, (ast.USub, ast.UAdd)) and _is_size(node.operand, rw, ints, sizes)
+    if isinstance(node, ast.BinOp):
+        sides = _is_size(node.left, rw, ints, sizes) and _is_size(node.right, rw, ints, sizes)
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            return sides
+        if isinstance(node.op, ast.Mult):
+            return sides and (_constant(node.left) is not None or _constant(node.right) is not None)
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+            divisor = _constant(node.right)
+            return sides and divisor is not None and divisor > 0
+        return False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max") \
+            and node.func.id not in rw.globals and len(node.args) >= 2 and not node.keywords:
+        return all(_is_size(a, rw, ints, sizes) for a in node.args)
+    return False
+
+
+class _SizeUses(ast.NodeTransformer):
+    """Each read of a size local -> its defining expression, at the place of the read."""
+
+    def __init__(self, rw: Rewriter, sizes: dict[str, ast.expr]) -> None:
+        self.rw, self.sizes = rw, sizes
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.sizes:
+            return self.rw.placed(copy.deepcopy(self.sizes[node.id]), node)
+        return node
+
+
+# ---- 4. prange ----------------------------------------------------------------------------------
+
+def _is_prange(obj) -> bool:
+    """numba.prange, or polyfuse.prange (which is ``range``)."""
+    return obj is range or (getattr(obj, "__name__", "") == "prange"
+                            and str(getattr(obj, "__module__", "")).startswith("numba"))
+
+
+def _is_prange_call(node: ast.expr, globals_: dict) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id in globals_ and _is_prange(globals_[func.id])
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr == "prange":
+        module = globals_.get(func.value.id)
+        return isinstance(module, types.ModuleType) and _is_prange(getattr(module, "prange", None))
+    return False
+
+
+def prange_to_range(rw: Rewriter, stmt: ast.stmt) -> None:
+    """``for i in prange(...)`` -> ``for i in range(...)`` (in place)."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.For) and _is_prange_call(node.iter, rw.globals):
+            call = node.iter
+            assert isinstance(call, ast.Call)
+            call.func = rw.placed(ast.Name("range", ast.Load()), call.func)
+            rw.source.pranges[id(node)] = node

@@ -1,0 +1,347 @@
+"""frontend/rewrite.py: numba-style code -> the subset, shown before/after in Python syntax."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from numba import njit, prange
+from polyfuse.frontend.rewrite import rewrite
+from polyfuse.frontend.source import read_source
+
+import polyfuse
+from polyfuse import ArgumentError, UnsupportedError
+from polyfuse.runtime.signature import argument_of
+
+V = np.arange(8.0)
+M = np.arange(12.0).reshape(3, 4)
+
+
+def rewritten(fn, *args) -> str:
+    """The kernel's body after the rewrites, for these arguments."""
+    names = list(inspect.signature(fn).parameters)
+    arguments = tuple(argument_of(n, a) for n, a in zip(names, args))
+    source = rewrite(read_source(fn), dict(fn.__globals__), arguments, fn)
+    return "\n".join(ast.unparse(s) for s in source.tree.body)
+
+
+def same_as_python(fn, *args, **options):
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    fn(*expected)
+    polyfuse.kernel(fn, verify=True, **options)(*actual)
+    for e, a in zip(expected, actual):
+        if isinstance(e, np.ndarray):
+            np.testing.assert_array_equal(a, e)
+
+
+def error_of(fn, *args) -> UnsupportedError:
+    with pytest.raises(UnsupportedError) as info:
+        polyfuse.kernel(fn, target="python")(*args)
+    return info.value
+
+
+def line_of(fn, text: str) -> int:
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+# ---- sizes -----------------------------------------------------------------------------------
+
+def k_unpack(A, B):
+    n, m = A.shape
+    h = (n + 1) // 2
+    for i in range(h):
+        for j in range(m - 1):
+            B[i, j] = A[i, j + 1]
+
+
+def test_shape_unpacking_and_integer_locals_become_extents():
+    assert rewritten(k_unpack, M, M) == (
+        "for i in range((A.shape[0] + 1) // 2):\n"
+        "    for j in range(A.shape[1] - 1):\n"
+        "        B[i, j] = A[i, j + 1]"
+    )
+    same_as_python(k_unpack, M, np.zeros_like(M))
+
+
+def k_len_size(x, k, y):
+    n = len(x)
+    m = n - 2 * k
+    for i in range(m):
+        y[i] = x[i + k] + x.shape[-1] + x.size + x.ndim
+
+
+def test_len_negative_axis_size_and_ndim():
+    assert rewritten(k_len_size, V, 2, V) == (
+        "for i in range(x.shape[0] - 2 * k):\n    y[i] = x[i + k] + x.shape[0] + x.shape[0] + 1"
+    )
+    same_as_python(k_len_size, V, 2, np.zeros(8))
+
+
+def k_size_2d(A, B):
+    total = A.size
+    for i in range(A.shape[0]):
+        for j in range(A.shape[-1]):
+            B[i, j] = A[i, j] / total
+
+
+def test_size_of_a_matrix_is_the_product_of_its_extents():
+    assert "total = A.shape[0] * A.shape[1]" in rewritten(k_size_2d, M, M)
+    same_as_python(k_size_2d, M, np.zeros_like(M))
+
+
+def k_changing(x, y):
+    n = x.shape[0]
+    s = 0
+    for i in range(n):
+        s += 1
+        y[i] = s
+    n = n + 1
+    y[0] = n
+
+
+def test_integer_locals_that_change_stay_scalars():
+    text = rewritten(k_changing, V, V)
+    assert text.startswith("n = x.shape[0]\ns = 0")
+    assert "n = n + 1" in text
+
+
+def k_bad_unpack(A, B):
+    n, m, p = A.shape
+    B[0, 0] = n
+
+
+def test_unpacking_a_shape_into_the_wrong_number_of_names():
+    err = error_of(k_bad_unpack, M, M)
+    assert "3 names unpack A.shape, but it has 2 axes" in str(err)
+    assert err.span.line == line_of(k_bad_unpack, "n, m, p")
+
+
+def k_plain(n, A, B):
+    for i in range(n):
+        if i > 0:
+            B[i] = A[i] + A[i - 1] if i < 3 else 0.0
+
+
+def test_rewrites_do_nothing_to_subset_code():
+    before = ast.dump(read_source(k_plain).tree)
+    arguments = (argument_of("n", 4), argument_of("A", V), argument_of("B", V))
+    after = rewrite(read_source(k_plain), dict(k_plain.__globals__), arguments, k_plain)
+    assert ast.dump(after.tree) == before and not after.foreign
+
+
+# ---- prange --------------------------------------------------------------------------------------
+
+def k_pranges(A, B):
+    for i in prange(A.shape[0]):
+        for j in numba.prange(A.shape[1]):
+            B[i, j] = A[i, j]
+    for i in polyfuse.prange(A.shape[0]):
+        B[i, 0] += 1.0
+
+
+def test_prange_loops_are_range_loops():
+    assert rewritten(k_pranges, M, M).count("in range(") == 3
+    same_as_python(k_pranges, M, np.zeros_like(M))
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+def relu(v):
+    return max(v, 0.0)
+
+
+@njit
+def sigmoid(v):
+    e = math.exp(-v)
+    return 1.0 / (1.0 + e)
+
+
+@njit
+def swish(v):
+    return v * sigmoid(v)
+
+
+def k_helpers(x, y):
+    for i in range(len(x)):
+        y[i] = relu(x[i]) + swish(x[i])
+
+
+def test_value_helpers_become_expressions():
+    assert rewritten(k_helpers, V, V) == (
+        "for i in range(x.shape[0]):\n"
+        "    y[i] = max(x[i], 0.0) + x[i] * (1.0 / (1.0 + math.exp(-x[i])))"
+    )
+    same_as_python(k_helpers, V - 4.0, np.zeros(8))
+
+
+def fill(A, v):
+    for i in range(len(A)):
+        A[i] = v * i
+
+
+def k_statement_helper(x, y):
+    for i in range(2):
+        fill(x, i + 1.0)
+    fill(y, x[3])
+
+
+def test_statement_helpers_rename_their_names_and_read_arguments_once():
+    text = rewritten(k_statement_helper, V, V)
+    assert "for fill_i in range(x.shape[0]):" in text  # the helper's i does not capture the caller's
+    assert "fill_v = x[3]" in text  # evaluated once, as the call does, before fill writes y
+    same_as_python(k_statement_helper, V, V.copy())
+
+
+def leaky(v, slope=0.01):
+    if v > 0.0:
+        return v
+    t = slope * v
+    return t
+
+
+def scale_row(row, s):
+    n = len(row)
+    for j in range(n):
+        row[j] = row[j] * s
+
+
+def k_branches_and_rows(X, y):
+    for i in prange(X.shape[0]):
+        y[i] = leaky(X[i, 0]) + leaky(X[i, 1], slope=0.5)
+        scale_row(X[i], y[i] + 1.0)
+
+
+def test_value_helpers_with_ifs_and_row_helpers_with_sizes():
+    text = rewritten(k_branches_and_rows, M, V)
+    assert "y[i] = (X[i, 0] if X[i, 0] > 0.0 else 0.01 * X[i, 0]) + " in text
+    assert "for scale_row_j in range(X.shape[1]):" in text  # the helper's n = len(row), a size
+    same_as_python(k_branches_and_rows, M - 5.0, np.zeros(3))
+
+
+def bad_helper(v):
+    return [v]
+
+
+def k_bad_helper(x):
+    for i in range(len(x)):
+        x[i] = bad_helper(x[i])
+
+
+def test_errors_inside_a_helper_point_at_the_helper():
+    err = error_of(k_bad_helper, V.copy())
+    assert err.span.line == line_of(bad_helper, "return [v]")
+    assert err.span.filename == __file__
+    assert "list" in str(err)
+
+
+def countdown(v):
+    return countdown(v - 1.0)
+
+
+def k_recursive(x):
+    x[0] = countdown(x[0])
+
+
+def test_recursive_helpers_are_refused():
+    err = error_of(k_recursive, V.copy())
+    assert "recursive call of helper countdown()" in str(err)
+    assert err.span.line == line_of(countdown, "return countdown")
+
+
+def k_value_unused(x):
+    relu(x[0])
+
+
+def k_no_value(x):
+    x[0] = fill(x, 1.0)
+
+
+def test_helper_calls_that_do_not_match_their_kind():
+    assert "value of helper relu() is unused" in str(error_of(k_value_unused, V.copy()))
+    assert "fill() returns no value" in str(error_of(k_no_value, V.copy()))
+
+
+# ---- decorator options ---------------------------------------------------------------------------
+
+def k_add(x, y):
+    for i in prange(len(x)):
+        y[i] = x[i] + 1.0
+
+
+def test_numba_options_are_accepted():
+    serial = polyfuse.kernel(parallel=False, cache=False, boundscheck=True, nopython=True, nogil=True)(k_add)
+    x, y = np.arange(4.0), np.zeros(4)
+    serial(x, y)
+    np.testing.assert_array_equal(y, x + 1.0)
+    assert "parallel=True" not in str(serial.explain(x, y))
+    assert serial._cache_key(serial.compile(x, y).arguments) is None
+    assert "parallel=True" in str(polyfuse.kernel(k_add).explain(x, y))
+
+
+def test_unknown_options_are_named():
+    with pytest.raises(ArgumentError, match=r"unknown option 'paralel'.*valid options: .*parallel"):
+        polyfuse.kernel(paralel=True)(k_add)
+
+
+def k_prange_claims(X, out, Y):
+    for i in prange(X.shape[0]):  # a reduction over i: the claim does not hold
+        for j in range(X.shape[1]):
+            out[j] += X[i, j]
+    for i in prange(X.shape[0]):
+        for j in prange(X.shape[1]):
+            Y[i, j] = X[i, j] * 2.0
+
+
+def test_explain_checks_each_prange_claim():
+    claims = polyfuse.kernel(k_prange_claims).explain(M, np.zeros(4), np.zeros_like(M))["prange claims"]
+    first = line_of(k_prange_claims, "the claim does not hold")
+    assert [(c["line"], c["parallel"]) for c in claims] == [(first, False), (first + 3, True), (first + 4, True)]
+    assert "RAW on out" in claims[0]["claim"]
+    assert "prange claims" not in polyfuse.kernel(k_plain).explain(4, V, V.copy()).to_dict()
+
+
+sys.path.insert(0, str(Path(__file__).parent))
+import rewrite_helpers  # noqa: E402
+
+
+def k_other_module(X, y):
+    for i in range(len(y)):
+        y[i] = rewrite_helpers.softplus(X[i, 0])
+    rewrite_helpers.double_rows(X)
+
+
+def test_helpers_from_another_module_keep_their_modules():
+    text = rewritten(k_other_module, M, V)
+    assert "_m.log(1.0 + _m.exp(X[i, 0])) + _xp.sqrt(abs(X[i, 0]))" in text
+    assert "for double_rows_i in range(X.shape[0]):" in text
+    same_as_python(k_other_module, M.copy(), np.zeros(3), vector_math=False)
+
+
+def k_size_misused(A, B):
+    n, m = A.shape
+    for i in range(n):
+        B[i, 0] = A[i * m, 0]  # ERR
+
+
+def test_errors_at_a_substituted_size_point_at_the_use():
+    err = error_of(k_size_misused, M, M.copy())
+    assert err.span.line == line_of(k_size_misused, "# ERR")
+    assert "not affine" in str(err)
+
+
+def k_assigns_argument(k, A):
+    k = A.shape[0]
+    for i in range(k):
+        A[i] = 1.0
+
+
+def test_arguments_are_never_size_locals():
+    assert "assignment to argument 'k'" in str(error_of(k_assigns_argument, 3, V.copy()))
