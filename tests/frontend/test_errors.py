@@ -78,8 +78,9 @@ def k_indirect(n, A, B):
 
 def k_data_if(n, A):
     for i in range(n):
-        if A[i] > 0:  # ERR
-            A[i] = 0.0
+        if A[i] > 0:
+            t = A[i]  # ERR
+        A[i] = t
 
 
 def k_assign_arg(n, A):
@@ -177,7 +178,7 @@ CASES = {
     "unknown function": (k_unknown_call, "helper(A[i])", ["helper"], (4, V)),
     "non-affine subscript": (k_nonaffine, "i * j", ["i * j"], (2, V)),
     "indirect subscript": (k_indirect, "B[i]", ["B[i]"], (4, V, IDX)),
-    "data-dependent if": (k_data_if, "A[i]", ["A[i]"], (4, V)),
+    "local set only in a data-dependent if": (k_data_if, "t = A[i]", ["'t'", "before that if"], (4, V)),
     "assignment to argument": (k_assign_arg, "n = 3", ["argument", "'n'"], (4, V)),
     "return value": (k_return_value, "return A", ["return"], (4, V)),
     "lambda": (k_lambda, "lambda x: x", ["lambda"], (4, V)),
