@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from polyfuse.model import ir
 
+from .affine import Affine
 from .types import VType
 
 COND_PREFIX = "_pf_cond"
@@ -79,14 +80,20 @@ def lift_data_if(lifter, node: ast.If, scope) -> list:
 
 
 def store_condition(lifter, test: ast.expr, name: str, scope) -> list:
-    """``name = int(test)``, unguarded: the fresh local is written wherever the ``if`` runs."""
+    """``name = int(outer guards and test)``, unguarded: the fresh local is written wherever the
+    ``if`` runs, and ``test`` is evaluated only where Python evaluates it (a run-time subscript in
+    it may be out of range elsewhere).  With the outer guards also on the body, ``not name``
+    still means ``not test`` there."""
     target = ast.copy_location(ast.Name(id=name, ctx=ast.Store()), test)
     statement = ast.copy_location(ast.Assign(targets=[target], value=test), test)
     ast.fix_missing_locations(statement)
     saved, lifter.guards = lifter.guards, []
     try:
         exprs = lifter.expressions(scope)
-        value = exprs.coerce(exprs.truth(exprs.convert(test)), VType("int64", True))
+        value = exprs.truth(exprs.convert(test))
+        if saved:
+            value = ir.BoolOp("and", (guard_expr(saved, exprs), value))
+        value = exprs.coerce(value, VType("int64", True))
         return [lifter.add_statement(statement, target, value, scope, exprs)]
     finally:
         lifter.guards = saved
@@ -110,3 +117,32 @@ def guarded_value(value: ir.Expr, guard: ir.Expr, old: ir.Expr, dtype: str) -> i
     """``value if guard else old``: the old value is written back unchanged where ``guard`` fails."""
     return ir.Select(guard, value, old, dtype, False)
 
+
+
+# ---- subscripts that are not affine --------------------------------------------------------
+RUNTIME_AXIS = "_pf_any"  # the isl name of an axis indexed by a subscript computed at run time
+
+
+def runtime_subscript(exprs, node: ast.expr, info, axis: int) -> Affine:
+    """``x[idx[i]]``: the subscript as a value computed at run time (wrapped and checked there);
+    its isl text is a free variable, so the access covers the whole axis."""
+    value = exprs.convert(node)
+    if value.dtype not in ("int32", "int64"):
+        raise exprs.lifter.error(node, f"subscript {ast.unparse(node)!r} is a {value.dtype} value; "
+                                 "only integers index arrays")
+    value = exprs.coerce(value, VType("int64", True))
+    index = ir.Index(value, info.shape[axis], info.name, axis)
+    return Affine(f"{RUNTIME_AXIS}{axis}", index)
+
+
+def access_text(array: str, info, index: list[Affine]) -> str:
+    """``x[i, _pf_any1] : 0 <= _pf_any1 < extent``: the access in isl syntax, each run-time
+    subscript free inside its axis (any element may be read or written)."""
+    texts = ", ".join(a.text for a in index)
+    free = [f"0 <= {a.text} < {info.extent_texts[axis]}" for axis, a in enumerate(index)
+            if isinstance(a.expr, ir.Index)]
+    return f"{array}[{texts}]" + (f" : {' and '.join(free)}" if free else "")
+
+
+def has_runtime_index(index) -> bool:
+    return any(isinstance(e, ir.Index) for i in index for e in ir.walk(i))

@@ -19,7 +19,7 @@ from polyfuse.model.scop import Argument, ArrayInfo, Scop, Statement, isl_name, 
 
 from .affine import Affine, AffineConverter
 from .checker import check_subset, module_of
-from .control import Guard, guard_expr, guarded_value, lift_data_if
+from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
 from .expressions import ExpressionLifter
 from .source import KernelSource, read_source
 from .types import VType, promote
@@ -226,7 +226,9 @@ class Lifter:
             array, index_aff = lifter.subscript(target, write=True)
             index = tuple(a.expr for a in index_aff)
             dtype = self.arrays[array].dtype
-            write_text = f"{isl_name(array)}[{', '.join(a.text for a in index_aff)}]"
+            write_text = access_text(isl_name(array), self.arrays[array], index_aff)
+            if has_runtime_index(index):  # may write any element: modelled as reading them all
+                lifter.read_texts.append((write_text, None))  # and writing back the others
         value = ExpressionLifter.coerce(value, VType(dtype, False))
         if self.guards:  # inside a data-dependent if: write the old value back where it fails
             old = ir.Load(array, index, dtype, False)

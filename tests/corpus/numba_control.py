@@ -3,6 +3,8 @@ index, counts, clamps and piecewise functions (frontend/control.py lifts them by
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from corpus_case import Case
 
@@ -147,4 +149,68 @@ CASES = [
     Case("running_max", running_max, _vec(27)),
     Case("nested_mask", nested_mask,
          lambda rng: (rng.standard_normal((5, 6)), rng.standard_normal((5, 6)), np.full((5, 6), np.nan))),
+]
+
+
+# ---- indirect and non-affine subscripts ------------------------------------------------------
+def gather(x, idx, out):
+    for i in range(idx.shape[0]):
+        out[i] = x[idx[i]]
+
+
+def scatter_add(x, idx, out):
+    for i in range(x.shape[0]):
+        out[idx[i]] += x[i]
+
+
+def histogram(x, nbins, hist):
+    for i in range(x.shape[0]):
+        b = math.floor(x[i] * nbins)
+        hist[b] += 1
+
+
+def embedding(E, tokens, out):
+    for t in range(tokens.shape[0]):
+        for j in range(E.shape[1]):
+            out[t, j] = E[tokens[t], j]
+
+
+def triangle_index(A, out):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[0]):
+            out[i, j] = A[(i * j) % A.shape[0]]
+
+
+def cyclic_shift(x, k, out):
+    for i in range(x.shape[0]):
+        out[i] = x[(i + k) % x.shape[0]]
+
+
+def guarded_gather(x, idx, out):
+    for i in range(idx.shape[0]):
+        if idx[i] >= 0 and idx[i] < x.shape[0]:
+            out[i] = x[idx[i]]
+        else:
+            out[i] = 0.0
+
+
+def _gather_args(rng):
+    x = rng.standard_normal(17)
+    return x, rng.integers(-17, 17, 23), np.zeros(23)
+
+
+CASES += [
+    Case("gather_negative_indices", gather, _gather_args),
+    Case("scatter_add", scatter_add,
+         lambda rng: (rng.standard_normal(30), rng.integers(-8, 8, 30), np.zeros(8))),
+    Case("histogram_floor_bins", histogram,
+         lambda rng: (rng.random(50), 7, np.zeros(7, np.int64))),
+    Case("embedding_rows", embedding,
+         lambda rng: (rng.standard_normal((9, 4)), rng.integers(0, 9, 6), np.zeros((6, 4)))),
+    Case("product_subscript", triangle_index,
+         lambda rng: (rng.standard_normal(8), np.zeros((8, 8)))),
+    Case("cyclic_shift_runtime_k", cyclic_shift,
+         lambda rng: (rng.standard_normal(13), int(rng.integers(-20, 20)), np.zeros(13))),
+    Case("guarded_gather", guarded_gather,
+         lambda rng: (rng.standard_normal(10), rng.integers(-15, 15, 20), np.zeros(20))),
 ]

@@ -135,3 +135,114 @@ def test_local_assigned_before_the_if_carries_over(target):
     x = np.array([-1.0, 2.0, -3.0, 4.0, -5.0])
     expected, actual = run_both(assigned_before, x, np.zeros(5), target=target)
     np.testing.assert_array_equal(expected[1], actual[1])
+
+
+# ---- subscripts computed at run time ---------------------------------------------------------
+def gather(x, idx, y):
+    for i in range(y.shape[0]):
+        y[i] = x[idx[i]]
+
+
+def scatter(x, idx, y):
+    for i in range(idx.shape[0]):
+        y[idx[i]] = x[i]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_gather_wraps_negative_indices_once_like_numpy(target):
+    x = np.arange(10.0)
+    idx = np.array([3, -1, 0, 9, -10, 2])
+    expected, actual = run_both(gather, x, idx, np.zeros(6), target=target)
+    np.testing.assert_array_equal(expected[2], actual[2])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn", (gather, scatter))
+@pytest.mark.parametrize("bad", (10, -11))
+def test_out_of_range_subscript_raises_index_error(target, fn, bad):
+    kernel = polyfuse.kernel(fn, target=target)
+    with pytest.raises(IndexError, match=f"index {bad} is out of bounds for axis 0 of "):
+        kernel(np.arange(10.0), np.array([1, bad, 2]), np.zeros(10) if fn is scatter else np.zeros(3))
+    y = np.zeros(3)
+    kernel(np.arange(10.0), np.array([1, 2, 3]), np.zeros(10) if fn is scatter else y)  # usable after
+
+
+def histogram_then_normalize(b, hist, freq):
+    for i in range(b.shape[0]):
+        hist[b[i]] += 1
+    for k in range(hist.shape[0]):
+        freq[k] = hist[k] / b.shape[0]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fuse", ("none", "smart", "max"))
+def test_indirect_writes_keep_every_dependence(target, fuse):
+    b = np.random.default_rng(5).integers(-6, 6, 40)
+    expected, actual = run_both(histogram_then_normalize, b, np.zeros(6, np.int64), np.zeros(6),
+                                target=target, fuse=fuse)
+    np.testing.assert_array_equal(expected[1], actual[1])
+    np.testing.assert_array_equal(expected[2], actual[2])
+
+
+def guarded_lookup(x, idx, y, m):
+    for i in range(idx.shape[0]):
+        if idx[i] >= 0 and x[idx[i]] > 0.0:  # x[idx[i]] only where idx[i] >= 0, as in Python
+            y[i] = x[idx[i]]
+        if idx[i] >= 0:
+            if x[idx[i]] > m[0]:  # the body writes m: stored, still only where Python looks
+                m[0] = x[idx[i]]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_guarded_run_time_subscripts_are_only_computed_where_python_computes_them(target):
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    idx = np.array([-5, 2, 1, -9, 3, 0])
+    expected, actual = run_both(guarded_lookup, x, idx, np.zeros(6),
+                                np.zeros(1), target=target)
+    np.testing.assert_array_equal(expected[2], actual[2])
+    np.testing.assert_array_equal(expected[3], actual[3])
+
+
+def float_subscript(x, y):
+    for i in range(y.shape[0]):
+        y[i] = x[x[i]]
+
+
+def test_float_subscript_is_refused():
+    with pytest.raises(UnsupportedError, match="only integers index arrays"):
+        polyfuse.kernel(float_subscript, target="python")(np.zeros(3), np.zeros(3))
+
+
+def test_cuda_refuses_run_time_subscripts_with_a_located_message():
+    with pytest.raises(UnsupportedError, match="computed at run time .* target='cuda'") as info:
+        polyfuse.kernel(gather, target="cuda")(np.ones(3), np.zeros(3, np.int64), np.ones(3))
+    assert "y[i] = x[idx[i]]" in str(info.value)
+
+
+def csr_matvec(indptr, indices, data, x, y):
+    for i in range(y.shape[0]):
+        for k in range(indptr[i], indptr[i + 1]):
+            y[i] += data[k] * x[indices[k]]
+
+
+def test_loop_bounds_read_from_arrays_are_refused():
+    with pytest.raises(UnsupportedError, match="indptr"):
+        polyfuse.kernel(csr_matvec, target="python")(
+            np.array([0, 1, 2]), np.array([0, 1]), np.ones(2), np.ones(2), np.zeros(2))
+
+
+def local_histogram(x, b, out):
+    T = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        T[b[i]] += x[i]
+    for i in range(x.shape[0]):
+        out[i] = T[i] * 2.0 + T[b[i]]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fuse", ("none", "smart", "max"))
+def test_local_array_with_run_time_subscripts_is_not_contracted(target, fuse):
+    rng = np.random.default_rng(6)
+    expected, actual = run_both(local_histogram, rng.random(9), rng.integers(-9, 9, 9), np.zeros(9),
+                                target=target, fuse=fuse)
+    np.testing.assert_array_equal(expected[2], actual[2])
