@@ -246,3 +246,13 @@ def test_local_array_with_run_time_subscripts_is_not_contracted(target, fuse):
     expected, actual = run_both(local_histogram, rng.random(9), rng.integers(-9, 9, 9), np.zeros(9),
                                 target=target, fuse=fuse)
     np.testing.assert_array_equal(expected[2], actual[2])
+
+
+def test_data_dependent_ifs_on_cuda():
+    """numba's simulator unless a GPU run is asked for (tests/conftest.py)."""
+    x = np.array([1.0, -1.0, 2.0, -3.0, 0.0, 5.0])
+    expected, actual = run_both(keep_positive, x, np.full(6, np.nan), target="cuda")
+    np.testing.assert_array_equal(expected[1], actual[1])
+    A = np.random.default_rng(3).standard_normal((12, 4))
+    expected, actual = run_both(nested, A, np.zeros(12), target="cuda")
+    np.testing.assert_array_equal(expected[1], actual[1])
