@@ -51,9 +51,23 @@ def compile_python(program: LoopProgram) -> PythonKernel:
     source = "\n".join(lines) + "\n"
     filename = f"<polyfuse-python-{program.name}-{next(_serial)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict = {"_np": np, "_math": math}
+    namespace: dict = {"_np": np, "_math": math, "_index": index_at_run_time}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     return PythonKernel(source, params, namespace[program.name])
+
+
+def index_at_run_time(value, extent: int, array: str, axis: int) -> int:
+    """A subscript computed at run time (ir.Index), wrapped and checked as numpy does."""
+    value = int(value)
+    wrapped = value + extent if value < 0 else value
+    if not 0 <= wrapped < extent:
+        raise IndexError(index_message(value, extent, array, axis))
+    return wrapped
+
+
+def index_message(value: int, extent: int | None, array: str, axis: int) -> str:
+    size = "" if extent is None else f" with size {extent}"
+    return f"index {value} is out of bounds for axis {axis} of {array!r}{size}"
 
 
 def _emit(node: Node, program: LoopProgram, depth: int, out: list[str]) -> None:

@@ -17,7 +17,7 @@ from polyfuse.model.ir import MATH_FUNCS
 from .source import KernelSource
 
 SUPPORTED_HINT = {
-    "stmt": "kernel bodies may contain for-range loops, affine if/elif/else, assignments to array "
+    "stmt": "kernel bodies may contain for-range loops, if/elif/else, assignments to array "
     "elements or scalar locals, np.empty/np.zeros locals and a final bare return",
     "expr": "expressions may use + - * / // % **, comparisons inside 'a if c else b', abs/min/max, "
     "math.* and np.* elementwise functions, numbers, arguments and array elements",

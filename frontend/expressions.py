@@ -14,6 +14,7 @@ from polyfuse.model.scop import isl_name
 
 from .affine import Affine
 from .checker import module_of
+from .control import access_text, runtime_subscript
 from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
 
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
@@ -104,10 +105,17 @@ class ExpressionLifter:
             raise self.lifter.error(node, f"{base.id!r} has rank {info.rank} but is indexed with "
                                     f"{len(items)} subscript(s); partial indexing and slices are "
                                     "not supported")
-        index = [self.lifter.affine(item, self.scope) for item in items]
+        index = [self.index_item(item, info, axis) for axis, item in enumerate(items)]
         if not write:
-            self.record_read(f"{isl_name(base.id)}[{', '.join(a.text for a in index)}]")
+            self.record_read(access_text(isl_name(base.id), info, index))
         return base.id, index
+
+    def index_item(self, item: ast.expr, info, axis: int) -> Affine:
+        """An affine subscript, else one computed at run time (frontend.control)."""
+        try:
+            return self.lifter.affine(item, self.scope)
+        except UnsupportedError:
+            return runtime_subscript(self, item, info, axis)
 
     def _Subscript(self, node: ast.Subscript) -> ir.Expr:
         if isinstance(node.value, ast.Attribute):  # X.shape[d]

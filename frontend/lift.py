@@ -19,6 +19,7 @@ from polyfuse.model.scop import Argument, ArrayInfo, PrangeLoop, Scop, Statement
 
 from .affine import Affine, AffineConverter
 from .checker import check_subset, module_of
+from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
 from .expressions import ExpressionLifter
 from .rewrite import rewrite
 from .source import KernelSource, read_source
@@ -58,6 +59,8 @@ class Lifter:
         self.loop_names: set[str] = set()  # every loop variable seen so far
         self.pranges: list[PrangeLoop] = []
         self.nest = 0
+        self.guards: list[Guard] = []  # enclosing data-dependent if conditions (frontend.control)
+        self.cond_count = 0
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -136,7 +139,10 @@ class Lifter:
         return [loop_of(v, 1 if step.const > 0 else -1, tuple(body))] if body else []
 
     def visit_If(self, node: ast.If, scope: Scope) -> list:
-        cond = self.condition(node.test, scope)
+        try:
+            cond = self.condition(node.test, scope)
+        except UnsupportedError:
+            return lift_data_if(self, node, scope)
         then = self.lift_block(node.body, Scope(scope.loop_vars, scope.domain.intersect(cond)))
         orelse = self.lift_block(node.orelse, Scope(scope.loop_vars, scope.domain.subtract(cond)))
         return then + orelse
@@ -226,14 +232,21 @@ class Lifter:
             array, index_aff = lifter.subscript(target, write=True)
             index = tuple(a.expr for a in index_aff)
             dtype = self.arrays[array].dtype
-            write_text = f"{isl_name(array)}[{', '.join(a.text for a in index_aff)}]"
+            write_text = access_text(isl_name(array), self.arrays[array], index_aff)
+            if has_runtime_index(index):  # may write any element: modelled as reading them all
+                lifter.read_texts.append((write_text, None))  # and writing back the others
+        value = ExpressionLifter.coerce(value, VType(dtype, False))
+        if self.guards:  # inside a data-dependent if: write the old value back where it fails
+            old = ir.Load(array, index, dtype, False)
+            lifter.read_texts.append((write_text, None))
+            value = guarded_value(value, guard_expr(self.guards, lifter), old, dtype)
         iters = ", ".join(isl_name(v) for v in scope.loop_vars)
         domain = scope.domain.set_tuple_name(name)
         writes = self.access_map(node, name, iters, [(write_text, None)], domain)
         reads = self.access_map(node, name, iters, lifter.read_texts, domain)
         self.statements.append(Statement(
             name=name, iterators=scope.loop_vars, array=array, index=index,
-            value=ExpressionLifter.coerce(value, VType(dtype, False)), span=self.source.span(node),
+            value=value, span=self.source.span(node),
             nest=self.nest, domain=domain, reads=reads, writes=writes,
         ))
         return StmtNode(name)

@@ -24,7 +24,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir as ll
-from polyfuse.backends.cpu.llvm_exprs import ExprEmitter, llvm_type
+from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
 from polyfuse.backends.cpu.parallel import (
     BARRIER_ABORT,
     BARRIER_GENERATION,
@@ -109,6 +109,7 @@ class LLVMKernel:
     serial_sizes: set[tuple] = field(default_factory=set, repr=False)
     phase_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run in chunks on threads
     region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on a team
+    index_flags: Any = field(default=None, repr=False)  # (error, value) ctypes views, run-time subscripts
 
     @functools.cached_property
     def int_positions(self) -> tuple[int, ...]:
@@ -136,6 +137,17 @@ class LLVMKernel:
                 run_region(self, compiled, args)
             else:
                 compiled.function(*args)
+            self.raise_index_error()
+
+    def raise_index_error(self) -> None:
+        """IndexError for a run-time subscript outside its axis, recorded by the phase just run
+        (which skipped that access).  Not thread-safe across concurrent calls of one kernel."""
+        if self.index_flags is None or not self.index_flags[0].value:
+            return
+        error, value = self.index_flags
+        code, error.value = error.value - 1, 0
+        array, axis = self.artifact.arrays[code // 64], code % 64
+        raise IndexError(f"index {value.value} is out of bounds for axis {axis} of {array!r}")
 
     def prepare(self, values: dict[str, Any], arguments: tuple[str, ...]) -> Launch | None:
         """What every call with these sizes shares (``values``: a call's that passed the runtime's
@@ -212,6 +224,7 @@ class Launch:
     def __call__(self, args: list) -> None:
         for step in self.steps:
             step(args)
+            self.kernel.raise_index_error()
 
 
 def signature(program: LoopProgram, shared: set[str]) -> tuple[Param, ...]:
@@ -239,6 +252,7 @@ class LLVMArtifact:
     locals: tuple[ArrayInfo, ...]
     llvm_ir: str
     optimized_ir: str
+    arrays: tuple[str, ...] = ()  # every array's name, to name a run-time subscript's array
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -270,7 +284,8 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         pto.slp_vectorization = True
         builder = llvm.create_pass_builder(tm, pto)
         builder.getModulePassManager().run(parsed, builder)
-    return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed))
+    return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
+                        tuple(a.name for a in program.arrays))
 
 
 def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
@@ -292,7 +307,11 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
             address = engine.get_function_address(phase_name(artifact.name, phase, region=True))
             region = ctypes.CFUNCTYPE(None, *params, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)(address)
         compiled.append(CompiledPhase(phase, function, region))
-    return LLVMKernel(artifact, tuple(compiled), {a.name: a for a in artifact.locals}, engine)
+    kernel = LLVMKernel(artifact, tuple(compiled), {a.name: a for a in artifact.locals}, engine)
+    if INDEX_ERROR in artifact.optimized_ir:
+        kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
+                                   for name in (INDEX_ERROR, INDEX_VALUE))
+    return kernel
 
 
 def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:
@@ -378,6 +397,7 @@ class KernelCodegen:
         self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
         self.module = module
         self.shared = shared
+        self.program_arrays = [a.name for a in program.arrays]
         arg_types = [self._param_type(program, p) for p in params]
         if phase.parallel and not region:
             arg_types += [_I64, _I64]
@@ -410,6 +430,13 @@ class KernelCodegen:
             self.emit(phase.node)
         self.builder.ret_void()
         self.alloca_builder.branch(body)
+
+    def error_global(self, name: str):
+        """A module-wide i64 that the runtime reads after each call (run-time index errors)."""
+        if name not in self.module.globals:
+            var = ll.GlobalVariable(self.module, _I64, name=name)
+            var.initializer = ll.Constant(_I64, 0)
+        return self.module.globals[name]
 
     @staticmethod
     def _param_type(program: LoopProgram, param: Param):
@@ -523,7 +550,12 @@ class KernelCodegen:
         for name, arg in zip(names, node.args):
             self.values[name] = self.exprs.emit(arg)
         value = self.exprs.emit(stmt.value)
-        self.builder.store(value, self.exprs._address(stmt.array, stmt.index))
+        if has_index(stmt.index):
+            address, ok = self.exprs.checked_address(stmt.array, stmt.index)
+            with self.builder.if_then(ok):
+                self.builder.store(value, address)
+        else:
+            self.builder.store(value, self.exprs._address(stmt.array, stmt.index))
         for name, old in saved.items():
             self._restore(name, old)
 

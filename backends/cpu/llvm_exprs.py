@@ -31,10 +31,20 @@ _FLOAT_INTRINSICS = {"sqrt": "llvm.sqrt", "exp": "llvm.exp", "log": "llvm.log", 
                      "pow": "llvm.pow", "tanh": "llvm.tanh"}
 
 
+INDEX_ERROR = "polyfuse_index_error"  # 1 + 64 * array position + axis of a bad run-time subscript
+INDEX_VALUE = "polyfuse_index_value"  # the subscript's value
+
+
+def has_index(index) -> bool:
+    """Does a subscript hold a value computed at run time (checked in the generated code)?"""
+    return any(isinstance(node, ir.Index) for expr in index for node in ir.walk(expr))
+
+
 class ExprEmitter:
     def __init__(self, codegen) -> None:
         self.cg = codegen
         self.b: ll.IRBuilder = codegen.builder
+        self.checks: list | None = None  # the run-time subscript checks of the address being built
 
     def emit_with(self, expr: ir.Expr, builder: ll.IRBuilder):
         saved, self.b = self.b, builder
@@ -60,7 +70,46 @@ class ExprEmitter:
         return value
 
     def _Load(self, e: ir.Load):
-        return self.b.load(self._address(e.array, e.index))
+        if not has_index(e.index):
+            return self.b.load(self._address(e.array, e.index))
+        address, ok = self.checked_address(e.array, e.index)
+        with self.b.if_else(ok) as (then, otherwise):  # never touch memory outside the array
+            with then:
+                value, then_block = self.b.load(address), self.b.block
+            with otherwise:
+                else_block = self.b.block
+        phi = self.b.phi(value.type)
+        phi.add_incoming(value, then_block)
+        phi.add_incoming(ll.Constant(value.type, 0), else_block)
+        return phi
+
+    def checked_address(self, array: str, index):
+        """The address of ``array[index]`` with run-time subscripts (ir.Index), and whether they
+        all are inside their axes (the address is then safe to use)."""
+        saved, self.checks = self.checks, []
+        try:
+            address = self._address(array, index)
+            ok = self.checks[0]
+            for check in self.checks[1:]:
+                ok = self.b.and_(ok, check)
+            return address, ok
+        finally:
+            self.checks = saved
+
+    def _Index(self, e: ir.Index):
+        """Wrap a negative subscript once, as numpy does; outside the axis record the error
+        (backends/cpu/llvm.py raises IndexError after the call) and use 0."""
+        value, extent = self.emit(e.operand), self.emit(e.extent)
+        negative = self.b.icmp_signed("<", value, ll.Constant(value.type, 0))
+        wrapped = self.b.select(negative, self.b.add(value, extent), value)
+        ok = self.b.icmp_unsigned("<", wrapped, extent)
+        with self.b.if_then(self.b.not_(ok), likely=False):
+            code = 1 + self.cg.program_arrays.index(e.array) * 64 + e.axis
+            self.b.store(ll.Constant(ll.IntType(64), code), self.cg.error_global(INDEX_ERROR))
+            self.b.store(value, self.cg.error_global(INDEX_VALUE))
+        if self.checks is not None:
+            self.checks.append(ok)
+        return self.b.select(ok, wrapped, ll.Constant(value.type, 0))
 
     def _address(self, array: str, index):
         base, strides = self.cg.arrays[array]
@@ -105,14 +154,31 @@ class ExprEmitter:
         return self.b.icmp_signed(_INT_CMP[e.op], lhs, rhs)
 
     def _BoolOp(self, e: ir.BoolOp):
+        if has_index(e.values[1:]):
+            return self._short_circuit(e)
         values = [self.emit(v) for v in e.values]
         result = values[0]
         for value in values[1:]:
             result = self.b.and_(result, value) if e.op == "and" else self.b.or_(result, value)
         return result
 
+    def _short_circuit(self, e: ir.BoolOp):
+        """``a and b`` as Python evaluates it: ``b`` (which checks a run-time subscript) only when
+        it decides the result, so a subscript that Python never computes raises nothing."""
+        result = self.emit(e.values[0])
+        for value in e.values[1:]:
+            before = self.b.block
+            decides = result if e.op == "and" else self.b.not_(result)
+            with self.b.if_then(decides):
+                emitted, inner = self.emit(value), self.b.block
+            phi = self.b.phi(result.type)
+            phi.add_incoming(ll.Constant(result.type, 0 if e.op == "and" else 1), before)
+            phi.add_incoming(emitted, inner)
+            result = phi
+        return result
+
     def _Select(self, e: ir.Select):
-        if not e.guarded:
+        if not e.guarded and not has_index((e.then, e.otherwise)):
             # no side effects and every load proven in bounds: eager evaluation is safe
             return self.b.select(self.emit(e.cond), self.emit(e.then), self.emit(e.otherwise))
         # the bounds proof only covers the branch the condition picks: branch for real

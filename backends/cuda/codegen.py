@@ -480,8 +480,22 @@ def _tiled_config(counts: list[int], x: int, tile: tuple[int, ...], cap: int | N
     return tuple(grid), block
 
 
+def _refuse_runtime_subscripts(program: LoopProgram) -> None:
+    """Subscripts computed at run time (``x[idx[i]]``) need an IndexError path on the device,
+    which this backend does not have yet."""
+    for stmt in program.statements:
+        for root in (stmt.value, *stmt.index):
+            for node in ir.walk(root):
+                if isinstance(node, ir.Index):
+                    raise UnsupportedError(
+                        f"subscript of {node.array!r} computed at run time (not affine) is not "
+                        "supported by target='cuda' yet; use target='cpu' or 'python'",
+                        stmt.span, "run-time subscript")
+
+
 def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
     """Plan, generate and ``cuda.jit`` the kernels of ``program`` (numba compiles on first launch)."""
+    _refuse_runtime_subscripts(program)
     cuda = cuda_api()
     import numba
 

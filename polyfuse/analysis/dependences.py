@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.errors import UnsupportedError
+from polyfuse.model import ir
 from polyfuse.model.isl_parts import maps_of, sets_of
 from polyfuse.model.scop import Scop, isl_name
 
@@ -205,10 +206,21 @@ def check_scalars_defined(scop: Scop) -> None:
             continue
         names = [m.get_tuple_name(isl.dim_type.in_) for m in maps_of(undefined)]
         stmt = scop.statement(sorted(names, key=lambda n: int(n[1:]))[0])
+        hint = ""
+        if _keeps_old_value(stmt, info.name):
+            hint = ("; inside an if whose condition reads data it keeps its previous value where "
+                    "the condition is false, so assign it before that if")
         raise UnsupportedError(
             f"local {info.name!r} may be read before it is assigned (assign it on every path "
-            "before this statement)", stmt.span, "use of unassigned local",
+            f"before this statement){hint}", stmt.span, "use of unassigned local",
         )
+
+
+def _keeps_old_value(stmt, name: str) -> bool:
+    """Is ``stmt`` a guarded write of a data-dependent if (``name = v if c else name``)?"""
+    value = stmt.value
+    return (stmt.array == name and isinstance(value, ir.Select)
+            and isinstance(value.otherwise, ir.Load) and value.otherwise.array == name)
 
 
 def carries(deps: isl.UnionMap, prefix: isl.UnionMap, context: isl.Set) -> bool:

@@ -107,7 +107,21 @@ class Cast:
     weak: bool = False
 
 
-Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast
+@dataclass(frozen=True)
+class Index:
+    """A subscript that is not affine (``x[idx[i]]``), computed at run time: a negative value
+    wraps once as in numpy (``x[-1]`` is the last element) and anything outside ``extent`` after
+    that raises IndexError.  The access relations over-approximate it by the whole axis."""
+
+    operand: Expr  # the int64 value of the subscript
+    extent: Expr  # the extent of ``axis`` of ``array``
+    array: str
+    axis: int
+    dtype: str = INT
+    weak: bool = True
+
+
+Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast | Index
 
 MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "pow", "floor", "ceil", "fabs")
 
@@ -124,6 +138,8 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return (expr.lhs, expr.rhs)
     if isinstance(expr, (Unary, Cast)):
         return (expr.operand,)
+    if isinstance(expr, Index):
+        return (expr.operand, expr.extent)
     if isinstance(expr, (BoolOp,)):
         return expr.values
     if isinstance(expr, Select):
@@ -197,6 +213,7 @@ _PY_RENDER = {
     Select: lambda e: f"({to_python(e.then)} if {to_python(e.cond)} else {to_python(e.otherwise)})",
     Call: _render_call,
     Cast: _render_cast,
+    Index: lambda e: f"_index({to_python(e.operand)}, {to_python(e.extent)}, {e.array!r}, {e.axis})",
 }
 
 
@@ -209,7 +226,7 @@ def map_children(expr: Expr, fn) -> Expr:
         value = getattr(expr, f.name)
         if isinstance(value, tuple) and value and not isinstance(value[0], str):
             changes[f.name] = tuple(fn(v) for v in value)
-        elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise"):
+        elif f.name in ("lhs", "rhs", "operand", "cond", "then", "otherwise", "extent"):
             changes[f.name] = fn(value)
     return replace(expr, **changes) if changes else expr
 

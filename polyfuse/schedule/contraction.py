@@ -41,6 +41,10 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
         if info.kind != "local" or info.is_scalar:
             continue
         dropped: list[int] = []
+        if _indexed_at_run_time(scop, info.name):
+            decisions.append(ContractionDecision(info.name, info.extent_texts, info.extent_texts, (),
+                                                 _itemsize(info.dtype)))
+            continue
         try:
             reference = array_dataflow(scop, info.name, scop.schedule, checked=True)
             for axis in reversed(range(info.rank)):
@@ -55,6 +59,18 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
         decisions.append(ContractionDecision(info.name, info.extent_texts, after.extent_texts,
                                              tuple(sorted(dropped)), _itemsize(info.dtype)))
     return scop, tuple(decisions)
+
+
+def _indexed_at_run_time(scop: Scop, array: str) -> bool:
+    """Is ``array`` accessed with a subscript computed at run time (ir.Index)?  Its access
+    relations then cover whole axes, which says nothing about which element each instance
+    touches, so its storage is kept."""
+    for stmt in scop.statements:
+        for root in (stmt.value, *stmt.index):
+            for node in ir.walk(root):
+                if isinstance(node, ir.Index) and node.array == array:
+                    return True
+    return False
 
 
 def _itemsize(dtype: str) -> int:

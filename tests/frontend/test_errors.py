@@ -67,18 +67,20 @@ helper = round  # not a Python function, so it is not inlined (plain helpers are
 def k_nonaffine(n, A):
     for i in range(n):
         for j in range(n):
-            A[i * j] = 1.0  # ERR
+            A[i / 2] = 1.0  # ERR
 
 
 def k_indirect(n, A, B):
     for i in range(n):
-        A[i] = A[B[i]]  # ERR
+        for j in range(B[i]):  # ERR
+            A[i] = A[j]
 
 
 def k_data_if(n, A):
     for i in range(n):
-        if A[i] > 0:  # ERR
-            A[i] = 0.0
+        if A[i] > 0:
+            t = A[i]  # ERR
+        A[i] = t
 
 
 def k_assign_arg(n, A):
@@ -174,9 +176,9 @@ CASES = {
     "slice": (k_slice, "1:", ["slice"], (4, V, V.copy())),
     "attribute": (k_attribute, "A.itemsize", ["attribute", "A.itemsize"], (4, V)),
     "unknown function": (k_unknown_call, "helper(A[i])", ["helper"], (4, V)),
-    "non-affine subscript": (k_nonaffine, "i * j", ["i * j"], (2, V)),
-    "indirect subscript": (k_indirect, "B[i]", ["B[i]"], (4, V, IDX)),
-    "data-dependent if": (k_data_if, "A[i]", ["A[i]"], (4, V)),
+    "float subscript": (k_nonaffine, "i / 2", ["i / 2", "only integers"], (2, V)),
+    "loop bound read from an array": (k_indirect, "B[i]", ["B[i]"], (4, V, IDX)),
+    "local set only in a data-dependent if": (k_data_if, "t = A[i]", ["'t'", "before that if"], (4, V)),
     "assignment to argument": (k_assign_arg, "n = 3", ["argument", "'n'"], (4, V)),
     "return value": (k_return_value, "return A", ["return"], (4, V)),
     "lambda": (k_lambda, "lambda x: x", ["lambda"], (4, V)),

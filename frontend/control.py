@@ -1,0 +1,148 @@
+"""Data-dependent ``if`` statements by if-conversion: every assignment in the body becomes a guarded
+select that writes the old value back where the condition does not hold.
+
+``if x[i] > 0.5: y[i] = x[i]`` lifts as ``y[i] = x[i] if x[i] > 0.5 else y[i]``.  The statement
+reads and writes ``y[i]`` on every iteration, and where the condition is false it stores the value
+it read, bit for bit (NaN payloads and -0.0 included).  So the write is a plain must-write and
+the dependences stay exact, while the loop structure stays affine (loops inside the ``if`` keep
+their bounds; the guard applies to each statement inside).
+
+The condition is re-evaluated in each guarded statement when nothing in the body writes a name it
+reads.  Otherwise (``if v > m: m = v; k = i``) it is first stored in a fresh local
+(``_pf_cond0 = v > m``), so later writes in the body cannot change it.  Nested conditions and the
+negated condition of ``else``/``elif`` combine with ``and``.  Both sides of that ``and`` may be
+evaluated: value expressions cannot raise (a math domain error gives NaN, as with selects), so the
+result is the same as Python's short-circuit evaluation.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from polyfuse.model import ir
+
+from .affine import Affine
+from .types import VType
+
+COND_PREFIX = "_pf_cond"
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One term of the guard of a statement: ``test`` (or its negation), or a stored condition."""
+
+    test: ast.expr | None = None  # re-evaluated in each guarded statement
+    local: str | None = None  # the condition stored in this local (int64, 0 or 1)
+    negate: bool = False
+
+
+def written_names(stmts: list[ast.stmt]) -> set[str]:
+    """Names of the scalars and arrays assigned anywhere in ``stmts``."""
+    names = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    while isinstance(target, ast.Subscript):
+                        target = target.value
+                    if isinstance(target, ast.Name):
+                        names.add(target.id)
+    return names
+
+
+def read_names(node: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def lift_data_if(lifter, node: ast.If, scope) -> list:
+    """Both branches of a data-dependent ``if``, their statements guarded (``lifter.guards``)."""
+    body_writes = written_names(node.body + node.orelse)
+    if read_names(node.test) & body_writes:
+        name = f"{COND_PREFIX}{lifter.cond_count}"
+        lifter.cond_count += 1
+        stored = store_condition(lifter, node.test, name, scope)
+        then, otherwise = Guard(local=name), Guard(local=name, negate=True)
+    else:
+        stored = []
+        then, otherwise = Guard(test=node.test), Guard(test=node.test, negate=True)
+    nodes = stored
+    for guard, block in ((then, node.body), (otherwise, node.orelse)):
+        if not block:
+            continue
+        lifter.guards.append(guard)
+        try:
+            nodes = nodes + lifter.lift_block(block, scope)
+        finally:
+            lifter.guards.pop()
+    return nodes
+
+
+def store_condition(lifter, test: ast.expr, name: str, scope) -> list:
+    """``name = int(outer guards and test)``, unguarded: the fresh local is written wherever the
+    ``if`` runs, and ``test`` is evaluated only where Python evaluates it (a run-time subscript in
+    it may be out of range elsewhere).  With the outer guards also on the body, ``not name``
+    still means ``not test`` there."""
+    target = ast.copy_location(ast.Name(id=name, ctx=ast.Store()), test)
+    statement = ast.copy_location(ast.Assign(targets=[target], value=test), test)
+    ast.fix_missing_locations(statement)
+    saved, lifter.guards = lifter.guards, []
+    try:
+        exprs = lifter.expressions(scope)
+        value = exprs.truth(exprs.convert(test))
+        if saved:
+            value = ir.BoolOp("and", (guard_expr(saved, exprs), value))
+        value = exprs.coerce(value, VType("int64", True))
+        return [lifter.add_statement(statement, target, value, scope, exprs)]
+    finally:
+        lifter.guards = saved
+
+
+def guard_expr(guards: list[Guard], exprs) -> ir.Expr:
+    """The conjunction of ``guards`` as a bool expression; its reads are recorded in ``exprs``."""
+    terms = []
+    for guard in guards:
+        if guard.local is not None:
+            stored = exprs.convert(ast.Name(id=guard.local, ctx=ast.Load()))
+            term: ir.Expr = ir.Compare("!=", stored, ir.Const(0, "int64", True))
+        else:
+            assert guard.test is not None
+            term = exprs.truth(exprs.convert(guard.test))
+        terms.append(ir.Unary("not", term, "bool") if guard.negate else term)
+    return terms[0] if len(terms) == 1 else ir.BoolOp("and", tuple(terms))
+
+
+def guarded_value(value: ir.Expr, guard: ir.Expr, old: ir.Expr, dtype: str) -> ir.Expr:
+    """``value if guard else old``: the old value is written back unchanged where ``guard`` fails."""
+    return ir.Select(guard, value, old, dtype, False)
+
+
+
+# ---- subscripts that are not affine --------------------------------------------------------
+RUNTIME_AXIS = "_pf_any"  # the isl name of an axis indexed by a subscript computed at run time
+
+
+def runtime_subscript(exprs, node: ast.expr, info, axis: int) -> Affine:
+    """``x[idx[i]]``: the subscript as a value computed at run time (wrapped and checked there);
+    its isl text is a free variable, so the access covers the whole axis."""
+    value = exprs.convert(node)
+    if value.dtype not in ("int32", "int64"):
+        raise exprs.lifter.error(node, f"subscript {ast.unparse(node)!r} is a {value.dtype} value; "
+                                 "only integers index arrays")
+    value = exprs.coerce(value, VType("int64", True))
+    index = ir.Index(value, info.shape[axis], info.name, axis)
+    return Affine(f"{RUNTIME_AXIS}{axis}", index)
+
+
+def access_text(array: str, info, index: list[Affine]) -> str:
+    """``x[i, _pf_any1] : 0 <= _pf_any1 < extent``: the access in isl syntax, each run-time
+    subscript free inside its axis (any element may be read or written)."""
+    texts = ", ".join(a.text for a in index)
+    free = [f"0 <= {a.text} < {info.extent_texts[axis]}" for axis, a in enumerate(index)
+            if isinstance(a.expr, ir.Index)]
+    return f"{array}[{texts}]" + (f" : {' and '.join(free)}" if free else "")
+
+
+def has_runtime_index(index) -> bool:
+    return any(isinstance(e, ir.Index) for i in index for e in ir.walk(i))

@@ -1,0 +1,112 @@
+"""A fresh-seed random-program campaign for target="cuda" on numba's CUDA simulator.
+
+Not part of CI (it runs for minutes): run it whenever the CUDA backend or the middle end changes.
+
+    python tests/long/cuda_campaign.py --programs 200 --seed 12345
+
+Each program (tests/program_gen.py) is compiled under the default options and under
+``fuse="max"``; each compiled kernel runs with the simulator's small grids and again with a real
+GPU's launch configuration in a shuffled block/thread order (tests/backends/cuda/simulator_order),
+and every run is compared with the undecorated Python function.  Prints one line per failure and
+a summary; exits non-zero if any program gave a wrong result or crashed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "backends" / "cuda")]
+
+import numpy as np  # noqa: E402
+from conftest import assert_same_arrays, copy_args, define  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import seed as hypothesis_seed  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from program_gen import programs  # noqa: E402
+from simulator_order import device_launches, shuffled_simulator  # noqa: E402
+
+import polyfuse  # noqa: E402
+
+OPTION_SETS = {"default": {}, "fuse=max": {"fuse": "max"}}
+
+
+def _quiet(fn, args):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+def check(prog, n: int, seed: int, options: dict) -> str:
+    """'' when every run matches the plain function, else what went wrong."""
+    fn = define(prog.source, "kern")
+    args = prog.make_args(np.random.default_rng(seed), n)
+    expected = copy_args(args)
+    try:
+        _quiet(fn, expected)
+    except (ArithmeticError, ValueError):
+        return ""  # the function itself fails on these values
+    rtol, atol = prog.tolerance
+    for device in (False, True):
+        actual = copy_args(args)
+        try:
+            if device:
+                with device_launches():
+                    kernel = polyfuse.kernel(fn, target="cuda", **options)
+                    kernel.compile(*actual)
+                with shuffled_simulator(seed):
+                    _quiet(kernel, actual)
+            else:
+                _quiet(polyfuse.kernel(fn, target="cuda", **options), actual)
+        except (ArithmeticError, ValueError) as exc:
+            if "math domain" in str(exc) or isinstance(exc, ArithmeticError):
+                return ""  # the simulator evaluates math.* on Python floats
+            return f"crash ({'device' if device else 'test'} launches): {type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - a crash is a finding
+            return (f"crash ({'device' if device else 'test'} launches): {type(exc).__name__}: {exc}\n"
+                    + traceback.format_exc(limit=3))
+        try:
+            assert_same_arrays(expected, actual, rtol=rtol, atol=atol)
+        except AssertionError as exc:
+            return f"wrong ({'device' if device else 'test'} launches): {str(exc).splitlines()[0]}"
+    return ""
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--programs", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    args = parser.parse_args(argv)
+    failures: list[str] = []
+    counts = {"programs": 0, "runs": 0}
+
+    @hypothesis_seed(args.seed)
+    @settings(max_examples=args.programs, deadline=None, database=None, derandomize=False,
+              suppress_health_check=list(HealthCheck))
+    @given(prog=programs(), n=st.integers(0, 6), seed=st.integers(0, 2**16))
+    def campaign(prog, n, seed):
+        counts["programs"] += 1
+        for label, options in OPTION_SETS.items():
+            counts["runs"] += 1
+            problem = check(prog, n, seed, options)
+            if problem:
+                failures.append(f"--- {label}, n={n}, seed={seed}: {problem}\n{prog.source}")
+                print(failures[-1], flush=True)
+
+    start = time.perf_counter()
+    campaign()
+    print(f"seed {args.seed}: {counts['programs']} programs, {counts['runs']} compiled variants "
+          f"(each run with test and device launches), {len(failures)} failures, "
+          f"{time.perf_counter() - start:.0f} s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
