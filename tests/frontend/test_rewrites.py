@@ -327,8 +327,8 @@ def test_helpers_from_another_module_keep_their_modules():
 
 def k_size_misused(A, B):
     n, m = A.shape
-    for i in range(n):
-        B[i, 0] = A[i * m, 0]  # ERR
+    for i in range(n * m):  # ERR
+        B[0, 0] = A[0, 0]
 
 
 def test_errors_at_a_substituted_size_point_at_the_use():
