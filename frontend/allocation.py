@@ -56,10 +56,17 @@ def read_allocation(lifter, name: str, call: ast.Call, scope) -> Allocation:
         shape, texts = tuple(e.expr for e in extents), tuple(e.text for e in extents)
         dtype = "float64" if fill is None or kind == "ones" else _fill_dtype(lifter, call, fill, scope)
     if dtype_node is not None:
-        dtype = lifter._dtype_name(dtype_node)
+        dtype = _dtype_of(lifter, dtype_node)
     if not shape:
         raise lifter.error(call, f"0-d array from np.{kind}; use a scalar local instead", f"np.{kind}")
     return Allocation(ArrayInfo(name, dtype, shape, "local", kind.startswith("zeros"), texts), fill)
+
+
+def _dtype_of(lifter, node: ast.expr) -> str:
+    """``dtype=``: a numpy dtype or float/int (lift.py), or ``X.dtype`` of an array."""
+    if isinstance(node, ast.Attribute) and node.attr == "dtype" and isinstance(node.value, ast.Name):
+        return _like_source(lifter, node.value).dtype
+    return lifter._dtype_name(node)
 
 
 def _fill_value(kind: str, call: ast.Call) -> ast.expr | None:
