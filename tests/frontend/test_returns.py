@@ -188,6 +188,22 @@ def k_full_like(x):
     return y
 
 
+def k_positional_dtype(x):
+    y = np.zeros(x.shape[0], np.int32)
+    z = np.full_like(x, 7, np.int64)
+    for i in range(x.shape[0]):
+        y[i] = z[i] + 1
+    return y, z
+
+
+def k_dtype_of(x):
+    y = np.empty((2, x.shape[0]), dtype=x.dtype)
+    for i in range(x.shape[0]):
+        y[0, i] = x[i]
+        y[1, i] = 2 * x[i]
+    return y
+
+
 def k_like_local(x):
     t = np.zeros((x.shape[0], 2))
     y = np.full_like(t, -1.0)
@@ -208,6 +224,8 @@ def k_like_local(x):
     (k_ones_like, (np.arange(5, dtype=np.int64),)),
     (k_full_like, (np.arange(5.0, dtype=np.float32),)),
     (k_like_local, (np.arange(5.0),)),
+    (k_positional_dtype, (np.arange(5.0),)),
+    (k_dtype_of, (np.arange(5, dtype=np.int32),)),
 ], ids=lambda v: getattr(v, "__name__", "args"))
 def test_new_array_of_each_allocator(fn, args, target):
     results, expected = run_both(fn, *args, target=target)
@@ -341,7 +359,20 @@ def full_bool(x):
     return y
 
 
+def full_without_value(x):
+    y = np.full(x.shape[0])
+    return y
+
+
+def like_of_scalar(x):
+    s = 0.0
+    y = np.zeros_like(s)
+    return y
+
+
 @pytest.mark.parametrize("fn, args, words", [
+    (full_without_value, (np.zeros(3),), "np.full with other than (shape, value, dtype) arguments"),
+    (like_of_scalar, (np.zeros(3),), "is not an array argument or local array"),
     (early_return, (np.zeros(3),), "return inside a loop or if"),
     (return_in_if, (3, np.zeros(3)), "return inside a loop or if"),
     (returns_bool, (np.zeros(3),), "return of a bool"),
