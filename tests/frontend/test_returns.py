@@ -387,6 +387,13 @@ def test_refused_with_a_located_error(fn, args, words):
     assert f"{__file__}:" in str(info.value)
 
 
+def test_cuda_runs_ones_and_full_locals():
+    pytest.importorskip("numba")
+    x, out = np.arange(4.0), np.zeros(4)
+    polyfuse.kernel(ones_as_local, target="cuda")(x, out)
+    np.testing.assert_array_equal(out, x + 1)
+
+
 def test_cuda_refuses_returns():
     pytest.importorskip("numba")
     with pytest.raises(UnsupportedError, match="target='cuda' kernels cannot return values"):
