@@ -38,7 +38,7 @@ def parameters(program: LoopProgram) -> tuple[str, ...]:
     """Arguments, then isl parameters that are not arguments (array extents), then locals."""
     names = [a.name for a in program.arguments]
     names += [p for p in program.params if p not in names]
-    names += [a.name for a in program.arrays if a.kind == "local"]
+    names += [a.name for a in program.local_arrays()]
     return tuple(names)
 
 

@@ -14,11 +14,12 @@ import numpy as np
 
 from polyfuse.model.ir import MATH_FUNCS
 
+from .allocation import ALLOCATORS
 from .source import KernelSource
 
 SUPPORTED_HINT = {
     "stmt": "kernel bodies may contain for-range loops, if/elif/else, assignments to array "
-    "elements or scalar locals, np.empty/np.zeros locals and a final bare return",
+    "elements or scalar locals, np.empty/zeros/ones/full(_like) locals and a final return",
     "expr": "expressions may use + - * / // % **, comparisons inside 'a if c else b', abs/min/max, "
     "math.* and np.* elementwise functions, numbers, arguments and array elements",
 }
@@ -131,7 +132,7 @@ class SubsetChecker(ast.NodeVisitor):
         target = node.targets[0]
         if isinstance(target, ast.Name) and self._is_allocation(node.value):
             if not top:
-                self.fail(node, "np.empty/np.zeros inside a loop or if (allocate at the top of the kernel)")
+                self.fail(node, f"{ast.unparse(node.value.func)} inside a loop or if (allocate at the top of the kernel)")
             self._check_allocation(node.value)
             return
         self._check_target(target)
@@ -148,10 +149,18 @@ class SubsetChecker(ast.NodeVisitor):
             self.fail(node, "expression statement (a call or value whose result is unused)")
 
     def stmt_Return(self, node: ast.Return, top: bool) -> None:
-        if node.value is not None and not (
-            isinstance(node.value, ast.Constant) and node.value.value is None
-        ):
-            self.fail(node, "return of a value (kernels write their results into array arguments)")
+        if not top:
+            self.fail(node, "return inside a loop or if (only a final return at the end of the kernel)")
+        if node.value is not None:
+            self._check_returned(node.value)
+
+    def _check_returned(self, value: ast.expr) -> None:
+        """A returned value: a tuple of values, or a scalar expression or array name."""
+        if isinstance(value, ast.Tuple):
+            for item in value.elts:
+                self._check_returned(item)
+        elif not (isinstance(value, ast.Constant) and value.value is None):
+            self.visit_expr(value)
 
     def stmt_Pass(self, node: ast.Pass, top: bool) -> None:
         return None
@@ -169,12 +178,24 @@ class SubsetChecker(ast.NodeVisitor):
             isinstance(value, ast.Call)
             and isinstance(value.func, ast.Attribute)
             and module_of(value.func.value, self.globals) == "np"
-            and value.func.attr in ("empty", "zeros")
+            and value.func.attr in ALLOCATORS
         )
 
     def _check_allocation(self, call: ast.Call) -> None:
-        if len(call.args) != 1 or any(k.arg != "dtype" for k in call.keywords):
-            self.fail(call, "np.empty/np.zeros with other than (shape, dtype=...) arguments", "expr")
+        assert isinstance(call.func, ast.Attribute)
+        name = call.func.attr
+        count, like = ALLOCATORS[name]
+        dtypes = sum(1 for k in call.keywords if k.arg == "dtype") + max(0, len(call.args) - count)
+        if len(call.args) < count or dtypes > 1 or any(k.arg != "dtype" for k in call.keywords):
+            first = "a" if like else "shape"
+            self.fail(call, f"np.{name} with other than ({first}{', value' if count == 2 else ''}"
+                      ", dtype) arguments", "expr")
+        if count == 2:
+            self.visit_expr(call.args[1])
+        if like:
+            if not isinstance(call.args[0], ast.Name):
+                self.fail(call.args[0], f"np.{name} of something other than an array's name", "expr")
+            return
         shape = call.args[0]
         dims = shape.elts if isinstance(shape, ast.Tuple) else [shape]
         for dim in dims:

@@ -12,15 +12,26 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polyfuse.errors import UnsupportedError
+from polyfuse.errors import SourceSpan, UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.schedule_tree import StmtNode, loop_of
-from polyfuse.model.scop import Argument, ArrayInfo, PrangeLoop, Scop, Statement, isl_name, shape_param
+from polyfuse.model.scop import (
+    Argument,
+    ArrayInfo,
+    PrangeLoop,
+    ReturnValue,
+    Scop,
+    Statement,
+    isl_name,
+    shape_param,
+)
 
 from .affine import Affine, AffineConverter
+from .allocation import allocator_of, fill_nest, read_allocation
 from .checker import check_subset, module_of
 from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
 from .expressions import ExpressionLifter
+from .returns import lift_return
 from .rewrite import rewrite
 from .source import KernelSource, read_source
 from .types import VType, promote
@@ -61,6 +72,8 @@ class Lifter:
         self.nest = 0
         self.guards: list[Guard] = []  # enclosing data-dependent if conditions (frontend.control)
         self.cond_count = 0
+        self.returns: ReturnValue | None = None  # what the final return gives back (frontend.returns)
+        self.returns_span: SourceSpan | None = None
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -104,7 +117,18 @@ class Lifter:
         return []  # a docstring (the checker allows nothing else)
 
     visit_Pass = visit_Expr
-    visit_Return = visit_Expr
+
+    def visit_Return(self, node: ast.Return, scope: Scope) -> list:
+        self.returns, nodes = lift_return(self, node, scope)
+        self.returns_span = self.source.span(node) if self.returns is not None else None
+        return nodes
+
+    def extend_scope(self, node: ast.AST, scope: Scope, var: str, constraint: str) -> Scope:
+        """``scope`` inside one more loop over ``var`` where ``constraint`` holds."""
+        inner = scope.loop_vars + (var,)
+        n = len(scope.loop_vars)
+        domain = scope.domain.insert_dims(isl.dim_type.set, n, 1).set_dim_name(isl.dim_type.set, n, isl_name(var))
+        return Scope(inner, domain.intersect(self.isl_set(node, inner, constraint)))
 
     def visit_For(self, node: ast.For, scope: Scope) -> list:
         assert isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call), "checked by the subset checker"
@@ -181,10 +205,9 @@ class Lifter:
 
     def visit_Assign(self, node: ast.Assign, scope: Scope) -> list:
         target = node.targets[0]
-        if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and \
-                isinstance(node.value.func, ast.Attribute) and node.value.func.attr in ("empty", "zeros"):
-            self.declare_local_array(target.id, node.value, scope)
-            return []
+        if isinstance(target, ast.Name) and allocator_of(node.value):
+            assert isinstance(node.value, ast.Call)
+            return self.declare_local_array(node, target.id, node.value, scope)
         lifter = self.expressions(scope)
         value = lifter.convert(node.value)
         return [self.add_statement(node, target, value, scope, lifter)]
@@ -195,20 +218,13 @@ class Lifter:
         value = lifter.binary(node, node.op, current, lifter.convert(node.value))
         return [self.add_statement(node, node.target, value, scope, lifter)]
 
-    def declare_local_array(self, name: str, call: ast.Call, scope: Scope) -> None:
+    def declare_local_array(self, node: ast.stmt, name: str, call: ast.Call, scope: Scope) -> list:
+        """A kernel-local array (frontend.allocation); np.ones/np.full add their fill loop nest."""
         if name in self.arrays or name in self.arguments or name in self.scalar_types:
             raise self.error(call, f"{name!r} is already defined; local arrays need a fresh name")
-        assert isinstance(call.func, ast.Attribute), "np.empty/np.zeros, checked by the subset checker"
-        shape_node = call.args[0]
-        dims = shape_node.elts if isinstance(shape_node, ast.Tuple) else [shape_node]
-        extents = [self.affine(d, scope) for d in dims]
-        dtype = "float64"
-        for kw in call.keywords:
-            dtype = self._dtype_name(kw.value)
-        self.arrays[name] = ArrayInfo(
-            name, dtype, tuple(e.expr for e in extents), "local", call.func.attr == "zeros",
-            tuple(e.text for e in extents),
-        )
+        allocation = read_allocation(self, name, call, scope)
+        self.arrays[name] = allocation.info
+        return [] if allocation.fill is None else fill_nest(self, node, allocation, scope)
 
     def _dtype_name(self, node: ast.expr) -> str:
         if isinstance(node, ast.Attribute) and module_of(node.value, self.globals) == "np" \
@@ -322,6 +338,8 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
         schedule=isl.Schedule.from_domain(isl.UnionSet.empty(context.get_space())),
         context=context,
         prange_loops=tuple(lifter.pranges),
+        returns=lifter.returns,
+        returns_span=lifter.returns_span,
     )
     return dataclasses.replace(scop, schedule=scop.schedule_of(scop.body))
 

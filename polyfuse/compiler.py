@@ -11,7 +11,7 @@ from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
 from polyfuse.analysis.prange import prange_claims
 from polyfuse.analysis.verify import schedule_violations
-from polyfuse.errors import VerificationError
+from polyfuse.errors import UnsupportedError, VerificationError
 from polyfuse.frontend import lift
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import Argument
@@ -46,6 +46,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     stages = Stages()
     # the frontend rejects unsupported code, then builds domains, accesses and program order
     scop = stages.run("lift", lift, fn, arguments)
+    if options.target == "cuda" and scop.returns is not None:
+        raise UnsupportedError("target='cuda' kernels cannot return values yet; write the results into "
+                               "array arguments (or use target='cpu')", scop.returns_span, "return of a value")
     stages.run("check locals", check_scalars_defined, scop)
     # dependences decide what every later transformation may do
     deps = stages.run("dependences", compute_dependences, scop)

@@ -62,20 +62,19 @@ class Kernel:
     def __repr__(self) -> str:
         return f"<polyfuse.Kernel {self.py_func.__qualname__} {self.options.key()}>"
 
-    def __call__(self, *args: Any, **kwargs: Any) -> None:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             # a call with these dtypes, shapes, strides and ints passed every check before: the plan
             plan = None if kwargs else self._plans.get(tuple(map(call_key, args)))
             if plan is not None:
-                plan.run(args)
-            else:
-                self._call(args, kwargs)
+                return plan.run(args)
+            return self._call(args, kwargs)
         except PolyfuseError as exc:
             if debug_errors():
                 raise
             raise exc.with_traceback(None) from None  # the user's frame, not ours
 
-    def _call(self, args: tuple, kwargs: dict) -> None:
+    def _call(self, args: tuple, kwargs: dict) -> Any:
         key = None
         if kwargs or len(args) != len(self._names):
             values = self._bind(args, kwargs)
@@ -88,9 +87,10 @@ class Kernel:
             variant = self._variant(values)
             if None not in dispatch:
                 self._dispatch[dispatch] = variant
-        variant.run(values)
+        result = variant.run(values)
         if key is not None and None not in key:
             self._remember(key, variant, values)
+        return result
 
     def _remember(self, key: tuple, variant: CompiledVariant, values: dict[str, Any]) -> None:
         """A plan for ``key`` the second time it is seen: a kernel called with a new int each time
@@ -201,6 +201,7 @@ class Kernel:
             arguments=arguments, params=program.params, local_arrays=program.local_arrays(),
             backend=stages["backend"], bounds=stages["bounds"], written=frozenset(s.array for s in scop.statements),
             stages=stages, declared_locals=tuple(a for a in stages["lift"].arrays if a.kind == "local"),
+            returns=scop.returns,
         )
         if key is not None:
             cache.store(key, _cache_entry(variant, self.options))
@@ -225,7 +226,7 @@ def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:
     return {
         "artifact": variant.backend.artifact, "arguments": variant.arguments, "params": variant.params,
         "local_arrays": variant.local_arrays, "bounds": variant.bounds, "written": variant.written,
-        "declared_locals": variant.declared_locals,
+        "declared_locals": variant.declared_locals, "returns": variant.returns,
         "explanation": Explanation.of(variant, options),
     }
 
@@ -236,7 +237,7 @@ def _from_cache(entry: dict[str, Any]) -> CompiledVariant:
     return CompiledVariant(
         arguments=entry["arguments"], params=entry["params"], local_arrays=entry["local_arrays"],
         backend=load_artifact(entry["artifact"]), bounds=entry["bounds"], written=entry["written"],
-        declared_locals=entry.get("declared_locals"),
+        declared_locals=entry.get("declared_locals"), returns=entry.get("returns"),
         explanation=entry["explanation"].replace_section("cache", "loaded from the disk cache"),
         from_cache=True,
     )

@@ -69,7 +69,8 @@ class LoopProgram:
         raise KeyError(name)
 
     def local_arrays(self) -> tuple[ArrayInfo, ...]:
-        return tuple(a for a in self.arrays if a.kind == "local")
+        """The arrays the runtime allocates per call: kernel-local ones and returned results."""
+        return tuple(a for a in self.arrays if a.kind in ("local", "result"))
 
 
 class ProgramEdit:

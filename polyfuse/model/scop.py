@@ -48,7 +48,7 @@ class ArrayInfo:
     name: str
     dtype: str
     shape: tuple[ir.Expr, ...]
-    kind: str  # "arg" | "local"
+    kind: str  # "arg" | "local" | "result" (allocated by the kernel and returned: it escapes)
     zero_init: bool = False
     extent_texts: tuple[str, ...] = ()  # each extent in isl syntax (for bounds proofs)
     register_tile: bool = False  # made by polyfuse.registers: its values live in registers
@@ -60,6 +60,21 @@ class ArrayInfo:
     @property
     def is_scalar(self) -> bool:
         return self.kind == "local" and not self.shape
+
+
+@dataclass(frozen=True)
+class Returned:
+    """One value the kernel returns: the caller's argument ``name`` itself (``"arg"``), the
+    fresh array ``name`` of kind "result" (``"array"``), or the element of the 0-d result
+    ``name`` as ``pytype`` (``"scalar"``: ``float``/``int`` for a weak value, else a numpy dtype
+    name), so the value has exactly the Python type the undecorated function returns."""
+
+    how: str  # "arg" | "array" | "scalar"
+    name: str
+    pytype: str = ""
+
+
+ReturnValue = Returned | tuple  # a tuple holds ReturnValues
 
 
 @dataclass(frozen=True)
@@ -105,6 +120,8 @@ class Scop:
     schedule: isl.Schedule = field(compare=False, repr=False)  # original program order
     context: isl.Set = field(compare=False, repr=False)  # what we know of the parameters
     prange_loops: tuple[PrangeLoop, ...] = ()  # loops written with numba's prange
+    returns: ReturnValue | None = None  # what the kernel returns (None: nothing)
+    returns_span: SourceSpan | None = None  # the final ``return`` (for target errors)
 
     def array(self, name: str) -> ArrayInfo:
         for info in self.arrays:

@@ -23,7 +23,7 @@ import numpy as np
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
-from polyfuse.model.scop import Argument, ArrayInfo, shape_param
+from polyfuse.model.scop import Argument, ArrayInfo, Returned, ReturnValue, shape_param
 from polyfuse.model.stages import Stages
 from polyfuse.runtime.signature import device_span
 
@@ -48,6 +48,7 @@ class CompiledVariant:
     explanation: Any = None  # Explanation, filled in lazily or from the disk cache
     from_cache: bool = False
     declared_locals: tuple[ArrayInfo, ...] | None = None  # local arrays as written, before contraction
+    returns: ReturnValue | None = None  # what a call returns (frontend.returns); None: nothing
     _pairs: tuple[tuple[str, str], ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -60,13 +61,16 @@ class CompiledVariant:
         """The final Scop (None after a disk-cache hit)."""
         return self.stages["final scop"] if self.stages is not None else None
 
-    def run(self, values: dict[str, Any]) -> None:
+    def run(self, values: dict[str, Any]) -> Any:
         env = self.bind(values)
         self.bounds.check({p: env[p] for p in self.params})
         self.check_overlap(values)
         for info in self.local_arrays:
             env[info.name] = allocate(info, env)
         self.backend(env)
+        if self.returns is None:
+            return None
+        return returned(self.returns, {**env, **values})  # an argument returned is the caller's own object
 
     def bind(self, values: dict[str, Any]) -> dict[str, Any]:
         env: dict[str, Any] = {}
@@ -138,6 +142,21 @@ def _overlap(a, b) -> bool:
         return False  # host and device memory never overlap
     (low_a, high_a), (low_b, high_b) = device_span(a), device_span(b)
     return low_a < high_b and low_b < high_a  # conservative: byte ranges, not exact elements
+
+
+def returned(spec: ReturnValue, values: dict[str, Any]) -> Any:
+    """The value described by ``spec`` (frontend.returns) after a run that left ``values``."""
+    if isinstance(spec, tuple):
+        return tuple(returned(item, values) for item in spec)
+    assert isinstance(spec, Returned)
+    value = values[spec.name]
+    if spec.how != "scalar":
+        return value
+    element = value[()]  # a numpy scalar of the result's dtype: a strong value's exact type
+    return _PYTHON_SCALARS[spec.pytype](element) if spec.pytype in _PYTHON_SCALARS else element
+
+
+_PYTHON_SCALARS: dict[str, Callable[[Any], Any]] = {"float": float, "int": int}
 
 
 def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:
@@ -268,8 +287,16 @@ class CallPlan:
         self.pairs = tuple((index[first], index[second], str(overlap_error(first, second, variant.written)))
                            for first, second in variant.overlap_pairs)
         infos = [(launch.kernel.locals[name], slot) for slot, name in launch.local_slots]
-        self.locals = LocalArrays(infos, env, launch.tail) if infos else None
+        pooled = [(info, slot) for info, slot in infos if info.kind != "result"]
+        self.locals = LocalArrays(pooled, env, launch.tail) if pooled else None
         self.tail = list(launch.tail)
+        if variant.returns is not None:
+            # results escape to the caller: fresh arrays on every call, never from the pool
+            self.results = tuple((info, local_shape(info, env), slot) for info, slot in infos
+                                 if info.kind == "result")
+            self.returns = variant.returns
+            self.positions = {a.name: k for k, a in enumerate(arguments)}
+            self.run = self._run_returning  # type: ignore[method-assign]
 
     def run(self, args: tuple) -> None:
         head = list(args)
@@ -285,6 +312,28 @@ class CallPlan:
             self.launch(head + taken.tail)
         finally:
             self.locals.give_back(taken)
+
+    def _run_returning(self, args: tuple) -> Any:
+        """``run`` for a kernel that returns a value: fresh result arrays, then the value."""
+        head = list(args)
+        for k in self.arrays:
+            head[k] = address(args[k])
+        if self.pairs:
+            self._check_overlap(args, head)
+        fresh = {info.name: (np.zeros if info.zero_init or not shape else np.empty)(shape, dtype=info.dtype)
+                 for info, shape, _ in self.results}
+        taken = self.locals.take() if self.locals is not None else None
+        tail = list(taken.tail if taken is not None else self.tail)
+        for info, _, slot in self.results:
+            tail[slot] = address(fresh[info.name])
+        try:
+            self.launch(head + tail)
+        finally:
+            if taken is not None and self.locals is not None:
+                self.locals.give_back(taken)
+        for name, k in self.positions.items():
+            fresh.setdefault(name, args[k])
+        return returned(self.returns, fresh)
 
     def _check_overlap(self, args: tuple, head: list) -> None:
         arrays, spans = self.arrays, self.spans

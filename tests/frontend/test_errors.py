@@ -89,10 +89,10 @@ def k_assign_arg(n, A):
         A[i] = 1.0
 
 
-def k_return_value(n, A):
+def k_return_in_loop(n, A):
     for i in range(n):
         A[i] = 1.0
-    return A  # ERR
+        return A  # ERR
 
 
 def k_lambda(n, A):
@@ -180,7 +180,7 @@ CASES = {
     "loop bound read from an array": (k_indirect, "B[i]", ["B[i]"], (4, V, IDX)),
     "local set only in a data-dependent if": (k_data_if, "t = A[i]", ["'t'", "before that if"], (4, V)),
     "assignment to argument": (k_assign_arg, "n = 3", ["argument", "'n'"], (4, V)),
-    "return value": (k_return_value, "return A", ["return"], (4, V)),
+    "return in loop": (k_return_in_loop, "return A", ["return inside a loop"], (4, V)),
     "lambda": (k_lambda, "lambda x: x", ["lambda"], (4, V)),
     "f-string": (k_fstring, 'f"{i}"', ["f-string"], (4, V)),
     "string literal": (k_string, '"one"', ["str"], (4, V)),

@@ -1,0 +1,401 @@
+"""Kernels return what the undecorated function returns: the same values with the same Python
+types, the caller's own array when an argument is returned, a fresh array per call when the
+kernel allocates it; and the allocators np.empty/zeros/ones/full and their _like forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import UnsupportedError
+
+TARGETS = ("python", "cpu")
+
+
+def run_both(fn, *args, target="cpu", fuse="smart", calls=3):
+    """The kernel's results over ``calls`` calls (the third takes the planned path) and py_func's."""
+    kernel = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
+    results = [kernel(*[a.copy() if isinstance(a, np.ndarray) else a for a in args]) for _ in range(calls)]
+    expected = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    return results, expected
+
+
+def same(actual, expected):
+    if isinstance(expected, tuple):
+        assert isinstance(actual, tuple) and len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            same(a, e)
+        return
+    assert type(actual) is type(expected), (type(actual), type(expected))
+    if isinstance(expected, np.ndarray):
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    np.testing.assert_allclose(np.asarray(actual), np.asarray(expected), rtol=1e-12)
+
+
+# ---- scalars -----------------------------------------------------------------------------------
+
+def total(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
+def count(n):
+    c = 0
+    for i in range(n):
+        c += i
+    return c
+
+
+def weak_float(n):
+    s = 0.0
+    for i in range(n):
+        s += 0.5 * i
+    return s
+
+
+def int_sum(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
+def mean(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s / x.shape[0]
+
+
+def first(x):
+    return x[0]
+
+
+def scaled(n, a):
+    return a * n + 1
+
+
+def root(n):
+    return math.sqrt(n)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn, args", [
+    (total, (np.arange(6.0),)),
+    (total, (np.arange(6.0, dtype=np.float32),)),
+    (count, (7,)),
+    (weak_float, (5,)),
+    (int_sum, (np.arange(6, dtype=np.int32),)),
+    (int_sum, (np.arange(6, dtype=np.int64),)),
+    (mean, (np.arange(6.0),)),
+    (first, (np.arange(3, dtype=np.int32),)),
+    (scaled, (4, 2.5)),
+    (root, (9,)),
+], ids=lambda v: getattr(v, "__name__", "args"))
+def test_scalar_return_has_the_python_type_and_value(fn, args, target):
+    results, expected = run_both(fn, *args, target=target)
+    for result in results:
+        same(result, expected)
+
+
+def test_expected_python_types():
+    assert type(total(np.arange(3.0))) is np.float64
+    assert type(weak_float(3)) is float and type(count(3)) is int
+    assert type(int_sum(np.arange(3, dtype=np.int32))) is np.int32
+
+
+# ---- arrays ------------------------------------------------------------------------------------
+
+def returns_argument(x, y):
+    for i in range(x.shape[0]):
+        y[i] = 2.0 * x[i]
+    return y
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_returned_argument_is_the_callers_object(target):
+    kernel = polyfuse.kernel(returns_argument, target=target)
+    x = np.arange(4.0)
+    for _ in range(3):
+        y = np.zeros(4)
+        assert kernel(x, y) is y
+        np.testing.assert_array_equal(y, 2.0 * x)
+
+
+def k_empty(x):
+    y = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = x[i] + 1
+    return y
+
+
+def k_zeros(x):
+    y = np.zeros((x.shape[0], 2), dtype=np.int32)
+    for i in range(x.shape[0]):
+        y[i, 0] = x[i]
+    return y
+
+
+def k_ones(x):
+    y = np.ones(x.shape[0], np.float32)
+    for i in range(1, x.shape[0]):
+        y[i] = y[i] * x[i]
+    return y
+
+
+def k_full(x):
+    y = np.full((x.shape[0], 3), 2)
+    for i in range(x.shape[0]):
+        y[i, 1] += x[i]
+    return y
+
+
+def k_full_float(x, v):
+    y = np.full(x.shape[0], v, dtype=np.float32)
+    return y
+
+
+def k_empty_like(x):
+    y = np.empty_like(x)
+    for i in range(x.shape[0]):
+        y[i] = -x[i]
+    return y
+
+
+def k_zeros_like(x):
+    y = np.zeros_like(x, dtype=np.float64)
+    for i in range(0, x.shape[0], 2):
+        y[i] = x[i] / 2
+    return y
+
+
+def k_ones_like(x):
+    y = np.ones_like(x)
+    for i in range(x.shape[0] - 1):
+        y[i + 1] += y[i]
+    return y
+
+
+def k_full_like(x):
+    y = np.full_like(x, 3.5)
+    for i in range(x.shape[0]):
+        y[i] -= x[i]
+    return y
+
+
+def k_positional_dtype(x):
+    y = np.zeros(x.shape[0], np.int32)
+    z = np.full_like(x, 7, np.int64)
+    for i in range(x.shape[0]):
+        y[i] = z[i] + 1
+    return y, z
+
+
+def k_dtype_of(x):
+    y = np.empty((2, x.shape[0]), dtype=x.dtype)
+    for i in range(x.shape[0]):
+        y[0, i] = x[i]
+        y[1, i] = 2 * x[i]
+    return y
+
+
+def k_like_local(x):
+    t = np.zeros((x.shape[0], 2))
+    y = np.full_like(t, -1.0)
+    for i in range(x.shape[0]):
+        y[i, 1] = t[i, 0] + x[i]
+    return y
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn, args", [
+    (k_empty, (np.arange(5.0),)),
+    (k_zeros, (np.arange(5, dtype=np.int64),)),
+    (k_ones, (np.arange(5.0),)),
+    (k_full, (np.arange(5, dtype=np.int32),)),
+    (k_full_float, (np.arange(5.0), 1.25)),
+    (k_empty_like, (np.arange(5, dtype=np.int32),)),
+    (k_zeros_like, (np.arange(5, dtype=np.int32),)),
+    (k_ones_like, (np.arange(5, dtype=np.int64),)),
+    (k_full_like, (np.arange(5.0, dtype=np.float32),)),
+    (k_like_local, (np.arange(5.0),)),
+    (k_positional_dtype, (np.arange(5.0),)),
+    (k_dtype_of, (np.arange(5, dtype=np.int32),)),
+], ids=lambda v: getattr(v, "__name__", "args"))
+def test_new_array_of_each_allocator(fn, args, target):
+    results, expected = run_both(fn, *args, target=target)
+    for result in results:
+        same(result, expected)
+
+
+def ones_as_local(x, out):
+    w = np.ones((x.shape[0], 2))
+    for i in range(x.shape[0]):
+        w[i, 1] = x[i]
+    for i in range(x.shape[0]):
+        out[i] = w[i, 0] + w[i, 1]
+
+
+@pytest.mark.parametrize("fuse", ["none", "max"])
+def test_ones_as_an_ordinary_local(fuse):
+    x, out = np.arange(4.0), np.zeros(4)
+    polyfuse.kernel(ones_as_local, fuse=fuse, verify=True)(x, out)
+    np.testing.assert_array_equal(out, x + 1)
+
+
+# ---- tuples ------------------------------------------------------------------------------------
+
+def mean_var(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    m = s / x.shape[0]
+    v = 0.0
+    for i in range(x.shape[0]):
+        v += (x[i] - m) ** 2
+    return m, v / x.shape[0]
+
+
+def scalar_and_array(x, y):
+    s = 0
+    z = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        y[i] = x[i]
+        z[i] = 2 * x[i]
+        s += 1
+    return s, (y, z)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tuples(target):
+    for fn, args in ((mean_var, (np.arange(7.0),)), (scalar_and_array, (np.arange(3.0), np.zeros(3)))):
+        results, expected = run_both(fn, *args, target=target)
+        for result in results:
+            same(result, expected)
+
+
+# ---- escaping results: never contracted, fresh per call ----------------------------------------
+
+def temporary_returned(x, out):
+    t = np.empty_like(x)
+    for i in range(x.shape[0]):
+        t[i] = x[i] * 2.0
+    for i in range(x.shape[0]):
+        out[i] = t[i] + 1.0
+    return t
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_returned_temporary_is_not_contracted_under_fuse_max(target):
+    kernel = polyfuse.kernel(temporary_returned, target=target, fuse="max", verify=True)
+    x = np.arange(6.0)
+    out = np.zeros(6)
+    t = kernel(x, out)
+    np.testing.assert_array_equal(t, 2.0 * x)
+    np.testing.assert_array_equal(out, 2.0 * x + 1.0)
+    stages = kernel.compile(x, out).stages
+    assert all(d.array != "t" for d in stages.records.get("contraction", ()))
+    assert stages["final scop"].array("t").shape == stages["lift"].array("t").shape
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_call_returns_a_fresh_array(target):
+    kernel = polyfuse.kernel(k_ones, target=target)
+    x = np.arange(4.0)
+    results = [kernel(x) for _ in range(4)]  # the later calls take the planned path on cpu
+    for k, first_result in enumerate(results):
+        for second in results[k + 1:]:
+            assert first_result is not second and not np.shares_memory(first_result, second)
+    results[0][:] = 99.0
+    np.testing.assert_array_equal(results[-1], k_ones(x))
+
+
+def no_return(x):
+    for i in range(x.shape[0]):
+        x[i] = 1.0
+
+
+def test_a_kernel_without_return_still_returns_none():
+    kernel = polyfuse.kernel(no_return)
+    assert all(kernel(np.zeros(3)) is None for _ in range(3))
+
+
+# ---- what is refused ---------------------------------------------------------------------------
+
+def early_return(x):
+    for i in range(x.shape[0]):
+        x[i] = 1.0
+        return x
+
+
+def return_in_if(n, x):
+    if n > 2:
+        return x
+    x[0] = 1.0
+
+
+def returns_bool(x):
+    return x[0] > 1.0
+
+
+def zero_d(x):
+    t = np.zeros(())
+    return t
+
+
+def alloc_in_loop(x):
+    for i in range(x.shape[0]):
+        t = np.ones(3)
+        x[i] = t[0]
+
+
+def full_bool(x):
+    y = np.full(x.shape[0], True)
+    return y
+
+
+def full_without_value(x):
+    y = np.full(x.shape[0])
+    return y
+
+
+def like_of_scalar(x):
+    s = 0.0
+    y = np.zeros_like(s)
+    return y
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (full_without_value, (np.zeros(3),), "np.full with other than (shape, value, dtype) arguments"),
+    (like_of_scalar, (np.zeros(3),), "is not an array argument or local array"),
+    (early_return, (np.zeros(3),), "return inside a loop or if"),
+    (return_in_if, (3, np.zeros(3)), "return inside a loop or if"),
+    (returns_bool, (np.zeros(3),), "return of a bool"),
+    (zero_d, (np.zeros(3),), "0-d array"),
+    (alloc_in_loop, (np.zeros(3),), "inside a loop or if"),
+    (full_bool, (np.zeros(3),), "bool"),
+])
+def test_refused_with_a_located_error(fn, args, words):
+    with pytest.raises(UnsupportedError) as info:
+        polyfuse.kernel(fn, target="python")(*args)
+    assert words in str(info.value)
+    assert f"{__file__}:" in str(info.value)
+
+
+def test_cuda_runs_ones_and_full_locals():
+    pytest.importorskip("numba")
+    x, out = np.arange(4.0), np.zeros(4)
+    polyfuse.kernel(ones_as_local, target="cuda")(x, out)
+    np.testing.assert_array_equal(out, x + 1)
+
+
+def test_cuda_refuses_returns():
+    pytest.importorskip("numba")
+    with pytest.raises(UnsupportedError, match="target='cuda' kernels cannot return values"):
+        polyfuse.kernel(total, target="cuda").compile(np.arange(3.0))
+
