@@ -18,6 +18,7 @@ from polyfuse.model.schedule_tree import StmtNode, loop_of
 from polyfuse.model.scop import Argument, ArrayInfo, Scop, Statement, isl_name, shape_param
 
 from .affine import Affine, AffineConverter
+from .arrays import lower_arrays
 from .checker import check_subset, module_of
 from .expressions import ExpressionLifter
 from .source import KernelSource, read_source
@@ -281,6 +282,7 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
     """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order)."""
     source = read_source(fn)
     globals_ = dict(fn.__globals__)
+    source = lower_arrays(source, globals_, arguments)  # NumPy array statements -> element loops
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
