@@ -11,8 +11,8 @@ Array temporaries (``T = A * 2.0``) and axis reductions become kernel-local arra
 the top of the kernel; full reductions become scalar locals.  NumPy evaluates a right-hand side
 completely before writing, so a statement that reads its target at another index goes through
 a temporary.  Extents that NumPy requires to match but that are different symbols
-(``A.shape[0]`` and ``B.shape[0]``) get a statement that writes out of bounds exactly when they
-differ, so the call-time bounds proof refuses such calls.  Statements without array values are
+(``A.shape[0]`` and ``B.shape[0]``) get a statement that reads an array argument out of bounds
+exactly when they differ, so the call-time bounds proof refuses such calls.  Statements without array values are
 returned untouched.
 """
 
@@ -35,7 +35,7 @@ from .source import KernelSource
 from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
 
 NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kernel's globals)
-GUARD = "pf_shape_mismatch"  # a one-element array written out of bounds when extents differ
+GUARD = "pf_shape_mismatch"  # a local given an out-of-bounds element where extents differ
 UNKNOWN = VType("unknown", True)
 _DTYPES = ("float64", "float32", "int64", "int32")
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
@@ -46,8 +46,8 @@ _MATMUL_HINT = "matrix products (@, np.dot, np.matmul) are planned; write the lo
 # ---- symbolic integers ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Sym:
-    """An integer expression: a linear form over atoms (texts of names, ``X.shape[d]``), or an
-    opaque text when it has min/max or division.  Equal texts mean equal values."""
+    """An integer expression: a linear form over atoms (texts of names, ``X.shape[d]``, and of
+    min/max/division parts).  Equal texts mean equal values."""
 
     terms: tuple[tuple[str, int], ...] = ()
     const: int = 0
@@ -57,15 +57,17 @@ class Sym:
     def text(self) -> str:
         if self.opaque is not None:
             return self.opaque
-        parts = []
-        for atom, coeff in self.terms:
-            sign = "-" if coeff < 0 else "+"
-            body = atom if abs(coeff) == 1 else f"{abs(coeff)} * {atom}"
-            parts.append(f"{sign} {body}")
-        if self.const or not parts:
-            parts.append(f"{'-' if self.const < 0 else '+'} {abs(self.const)}")
-        text = " ".join(parts)
-        return text[2:] if text.startswith("+ ") else "-" + text[2:]
+        # positive terms first and no negative literals: isl does not parse "(-3) * i"
+        items = [(c, a if abs(c) == 1 else f"{abs(c)} * {a}") for a, c in self.terms]
+        if self.const:
+            items.append((self.const, str(abs(self.const))))
+        items.sort(key=lambda item: item[0] < 0)
+        if not items or items[0][0] < 0:
+            items.insert(0, (0, "0"))
+        text = items[0][1]
+        for coeff, body in items[1:]:
+            text += f" {'-' if coeff < 0 else '+'} {body}"
+        return text
 
     @property
     def node(self) -> ast.expr:
@@ -95,7 +97,7 @@ class Sym:
             return self
         if self.is_const():
             return const(self.const // divisor)
-        return Sym(opaque=f"({self.text}) // {divisor}")
+        return atom(f"(({self.text}) // {divisor})")
 
 
 def const(value: int) -> Sym:
@@ -109,13 +111,13 @@ def atom(text: str) -> Sym:
 def smin(a: Sym, b: Sym) -> Sym:
     if a.is_const() and b.is_const():
         return const(min(a.const, b.const))
-    return Sym(opaque=f"min({a.text}, {b.text})")
+    return atom(f"min({a.text}, {b.text})")
 
 
 def smax(a: Sym, b: Sym) -> Sym:
     if a.is_const() and b.is_const():
         return const(max(a.const, b.const))
-    return Sym(opaque=f"max({a.text}, {b.text})")
+    return atom(f"max({a.text}, {b.text})")
 
 
 def sym_of(node: ast.expr) -> Sym:
@@ -135,7 +137,7 @@ def sym_of(node: ast.expr) -> Sym:
             return lhs.scale(rhs.const)
     if isinstance(node, (ast.Name, ast.Subscript)):
         return atom(ast.unparse(node))
-    return Sym(opaque=f"({ast.unparse(node)})")
+    return atom(f"({ast.unparse(node)})")
 
 
 # ---- array values --------------------------------------------------------------------------
@@ -201,6 +203,8 @@ class Lowering:
             else:
                 self.scalars[arg.name] = WEAK_INT if arg.kind == "int" else WEAK_FLOAT
         self.args = {a.name for a in arguments}
+        first = next((self.names[a.name] for a in arguments if a.kind == "array"), None)
+        self.probe = (first.array, first.extents) if first else None
         self.used = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)} | self.args
         self.counter = 0
         self.loop_vars: set[str] = set()
@@ -210,7 +214,6 @@ class Lowering:
         self.allocations: list[ast.stmt] = []
         self.changed = False
         self.any_changed = False
-        self.guarded = False
         self.checked: set[tuple[str, ...]] = set()
         self.guards: list[ast.stmt] = []  # extent checks, at the top (extents are loop invariant)
 
@@ -386,17 +389,17 @@ class Lowering:
     # ---- broadcasting ----------------------------------------------------------------------
     def mismatch(self, a: Sym, b: Sym) -> None:
         """Refuse, at call time, the sizes where ``a != b`` (an out-of-bounds write there)."""
-        if not self.guarded:
-            self.guarded = True
-            self.allocations.append(ast.Assign([ast.Name(GUARD, ast.Store())], ast.Call(
-                ast.Attribute(ast.Name(NP_NAME, ast.Load()), "empty", ast.Load()), [ast.Constant(1)], [])))
         key = tuple(sorted((a.text, b.text)))
         if key in self.checked:
             return
         self.checked.add(key)
+        if self.probe is None:
+            raise self.error(self.source.tree, f"extents {a.text} and {b.text} must be equal, and a kernel "
+                             "without array arguments cannot check that", "broadcast")
         test = ast.Compare(a.node, [ast.NotEq()], [b.node])
-        write = ast.Assign([_store(subscript(GUARD, (const(1),)))], ast.Constant(0.0))
-        self.guards.append(ast.If(test, [write], []))
+        array, extents = self.probe  # read one past its end: never in bounds
+        outside = subscript(array, (extents[0],) + tuple(const(0) for _ in extents[1:]))
+        self.guards.append(ast.If(test, [ast.Assign([ast.Name(GUARD, ast.Store())], outside)], []))
 
     def unify(self, a: Sym, b: Sym) -> Sym:
         if a.is_const(1):
@@ -435,6 +438,8 @@ class Lowering:
         if entry is not None and not entry.live:
             raise self.error(node, f"array {node.id!r} is read outside the loop or branch that binds it",
                              "array temporary")
+        if entry is not None and entry.array != node.id:
+            self.changed = True  # a rebound name: the statement must read the renamed array
         return entry
 
     def value(self, node: ast.expr, store: bool = False) -> View:
@@ -633,10 +638,12 @@ class Lowering:
             if module == "np" and name in MATH_FUNCS and name != "pow":
                 return self.elementwise(lambda *xs: ast.Call(func, list(xs), []), args,
                                         float_of(args[0].vtype) if args[0].vtype is not UNKNOWN else UNKNOWN)
-            if module is None and isinstance(func, ast.Name) and func.id == "abs" and len(args) == 1:
-                return self.elementwise(lambda a: ast.Call(func, [a], []), args, args[0].vtype)
+            if len(args) == 1 and ((module is None and isinstance(func, ast.Name) and func.id == "abs")
+                                   or (module == "np" and name in ("abs", "absolute"))):
+                return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args,
+                                        args[0].vtype)
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
-                             "comparisons, np.maximum/np.minimum/np.where and the np.* functions "
+                             "comparisons, abs, np.abs, np.maximum/np.minimum/np.where and the np.* functions "
                              f"{', '.join(f for f in MATH_FUNCS if f != 'pow')}", "array call")
         return scalar(node, UNKNOWN)
 
