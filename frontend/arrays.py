@@ -11,8 +11,8 @@ Array temporaries (``T = A * 2.0``) and axis reductions become kernel-local arra
 the top of the kernel; full reductions become scalar locals.  NumPy evaluates a right-hand side
 completely before writing, so a statement that reads its target at another index goes through
 a temporary.  Extents that NumPy requires to match but that are different symbols
-(``A.shape[0]`` and ``B.shape[0]``) get a statement that reads an array argument out of bounds
-exactly when they differ, so the call-time bounds proof refuses such calls.  Statements without array values are
+(``A.shape[0]`` and ``B.shape[0]``) are assumed equal in the Scop's context (isl then knows it),
+and the call-time checks refuse sizes where they differ.  Statements without array values are
 returned untouched.
 """
 
@@ -35,7 +35,6 @@ from .source import KernelSource
 from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
 
 NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kernel's globals)
-GUARD = "pf_shape_mismatch"  # a local given an out-of-bounds element where extents differ
 UNKNOWN = VType("unknown", True)
 _DTYPES = ("float64", "float32", "int64", "int32")
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
@@ -203,8 +202,6 @@ class Lowering:
             else:
                 self.scalars[arg.name] = WEAK_INT if arg.kind == "int" else WEAK_FLOAT
         self.args = {a.name for a in arguments}
-        first = next((self.names[a.name] for a in arguments if a.kind == "array"), None)
-        self.probe = (first.array, first.extents) if first else None
         self.used = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)} | self.args
         self.counter = 0
         self.loop_vars: set[str] = set()
@@ -215,7 +212,7 @@ class Lowering:
         self.changed = False
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
-        self.guards: list[ast.stmt] = []  # extent checks, at the top (extents are loop invariant)
+        self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
@@ -388,18 +385,11 @@ class Lowering:
 
     # ---- broadcasting ----------------------------------------------------------------------
     def mismatch(self, a: Sym, b: Sym) -> None:
-        """Refuse, at call time, the sizes where ``a != b`` (an out-of-bounds write there)."""
+        """Assume ``a == b`` (the lifted context; calls where they differ are refused)."""
         key = tuple(sorted((a.text, b.text)))
-        if key in self.checked:
-            return
-        self.checked.add(key)
-        if self.probe is None:
-            raise self.error(self.source.tree, f"extents {a.text} and {b.text} must be equal, and a kernel "
-                             "without array arguments cannot check that", "broadcast")
-        test = ast.Compare(a.node, [ast.NotEq()], [b.node])
-        array, extents = self.probe  # read one past its end: never in bounds
-        outside = subscript(array, (extents[0],) + tuple(const(0) for _ in extents[1:]))
-        self.guards.append(ast.If(test, [ast.Assign([ast.Name(GUARD, ast.Store())], outside)], []))
+        if key not in self.checked:
+            self.checked.add(key)
+            self.assumed.append(ast.Compare(a.node, [ast.Eq()], [b.node]))
 
     def unify(self, a: Sym, b: Sym) -> Sym:
         if a.is_const(1):
@@ -845,9 +835,12 @@ def _locate(tree: ast.AST, origin: ast.stmt) -> None:
             node.end_lineno, node.end_col_offset = origin.end_lineno, origin.end_col_offset
 
 
-def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...]) -> KernelSource:
-    """``source`` with its array statements lowered to element loops (itself when it has none).
-    Adds numpy to ``globals_`` under NP_NAME for the allocations it makes."""
+def lower_arrays(source: KernelSource, globals_: dict,
+                 arguments: tuple[Argument, ...]) -> tuple[KernelSource, tuple[ast.expr, ...]]:
+    """``source`` with its array statements lowered to element loops (itself when it has none),
+    and the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
+    to the Scop's context and the call-time checks refuse sizes outside it.  Adds numpy to
+    ``globals_`` under NP_NAME for the allocations it makes."""
     scalar_types: dict[str, VType] = {}
     for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
         lowering = Lowering(source, globals_, arguments, scalar_types, final=False)
@@ -858,10 +851,11 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     lowering = Lowering(source, globals_, arguments, scalar_types)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
-        return source
+        return source, ()
     globals_[NP_NAME] = np
-    top = lowering.allocations + lowering.guards
-    for node in top:
+    for node in lowering.allocations:
         _locate(node, source.tree)
-    tree = _replace(source.tree, body=top + body)
-    return dataclasses.replace(source, tree=tree)
+    tree = _replace(source.tree, body=lowering.allocations + body)
+    for equal in lowering.assumed:
+        _locate(equal, source.tree)
+    return dataclasses.replace(source, tree=tree), tuple(lowering.assumed)

@@ -282,13 +282,15 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
     """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order)."""
     source = read_source(fn)
     globals_ = dict(fn.__globals__)
-    source = lower_arrays(source, globals_, arguments)  # NumPy array statements -> element loops
+    source, assumed = lower_arrays(source, globals_, arguments)  # NumPy array statements -> loops
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
     for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types)
         context = _context(lifter)
+        for equal in assumed:  # extents NumPy broadcasting requires equal; checked at call time
+            context = context.intersect(lifter.condition(equal, Scope((), context)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         if lifter.assigned == scalar_types:
             break

@@ -129,8 +129,10 @@ def test_mismatched_extents_are_refused_at_call_time():
     B = np.zeros(4)
     kernel(np.ones(4), B)
     assert (B == 2.0).all()
-    with pytest.raises(ArgumentError):
+    with pytest.raises(ArgumentError, match="need to be equal differ"):
         kernel(np.ones(5), np.zeros(4))
+    with pytest.raises(ArgumentError, match="size 1 at run time is not broadcast"):
+        kernel(np.ones(1), np.zeros(4))
 
 
 # ---- temporaries ---------------------------------------------------------------------------
