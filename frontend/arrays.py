@@ -560,15 +560,24 @@ class Lowering:
         if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs):
             raise self.error(node, "an integer array raised to a power other than a non-negative integer "
                              "constant", "integer power")
-        return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs))
+        return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs), node)
 
-    def elementwise(self, make: Callable, views: list[View], vtype: VType) -> View:
+    def elementwise(self, make: Callable, views: list[View], vtype: VType, node: ast.AST | None = None) -> View:
+        """An elementwise result; an array is a strong numpy value even when every element is a
+        Python number (np.where(c, 1.0, 0.0)), so where that changes the computation, refuse."""
         self.changed = True
         extents, indexers = self.broadcast(views)
+        if node is not None and len(views) > 1:
+            as_elements = _fold([_unbool(v.vtype) for v in views])
+            as_arrays = _fold([_unbool(VType(v.vtype.dtype, False) if v.rank else v.vtype) for v in views])
+            if as_elements.dtype != as_arrays.dtype:
+                raise self.error(node, f"an array of Python numbers here meets a {as_elements.dtype} value: "
+                                 f"NumPy computes in {as_arrays.dtype}, element by element it would be "
+                                 f"{as_elements.dtype}; convert one side", "weak array")
 
         def element(idx: tuple[Sym, ...]) -> ast.expr:
             return make(*[v.element(f(idx)) for v, f in zip(views, indexers)])
-        return View(extents, vtype, element)
+        return View(extents, vtype, element)  # the elements' type: what the lifter will compute
 
     def _UnaryOp(self, node: ast.UnaryOp) -> View:
         inner = self.value(node.operand)
@@ -588,7 +597,7 @@ class Lowering:
         if len(node.ops) != 1:
             raise self.error(node, "a chained comparison of arrays (its truth value is ambiguous)",
                              "array truth value")
-        return self.elementwise(lambda a, b: ast.Compare(a, node.ops, [b]), terms, BOOL)
+        return self.elementwise(lambda a, b: ast.Compare(a, node.ops, [b]), terms, BOOL, node)
 
     def _BoolOp(self, node: ast.BoolOp) -> View:
         values = [self.value(v) for v in node.values]
@@ -641,7 +650,7 @@ class Lowering:
         self.changed = True
         if all(a.rank == 0 for a in args):
             return scalar_op(make, args, vtype)
-        return self.elementwise(make, args, vtype)
+        return self.elementwise(make, args, vtype, node)
 
     # ---- reductions ------------------------------------------------------------------------
     def reduction(self, node: ast.Call, kind: str, x: View, extra: list[ast.expr]) -> View:
@@ -742,6 +751,13 @@ def _extreme(maximum: bool, a: ast.expr, b: ast.expr) -> ast.expr:
     test = ast.BoolOp(ast.Or(), [ast.Compare(a, [op], [b]),
                                  ast.Compare(copy.deepcopy(a), [ast.NotEq()], [copy.deepcopy(a)])])
     return ast.IfExp(test, copy.deepcopy(a), copy.deepcopy(b))
+
+
+def _fold(types: list[VType]) -> VType:
+    result = types[0]
+    for t in types[1:]:
+        result = promote_any(result, t)
+    return result
 
 
 def promote_any(a: VType, b: VType) -> VType:

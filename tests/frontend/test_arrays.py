@@ -114,6 +114,13 @@ def test_elementwise_functions():
     _same(k, RNG.random(8) - 0.5, RNG.random(8) - 0.5, np.zeros(8))
 
 
+def test_where_of_python_numbers_is_a_float64_array():
+    def k(a, out):
+        out[:] = np.where(a > 0.5, 1.0, 0.0) * a + np.where(a > 0.2, a, 0.0)
+
+    _same(k, V, np.zeros(10))
+
+
 def test_maximum_propagates_nan_like_numpy():
     def k(x, y, out):
         out[:] = np.maximum(x, y) + np.minimum(y, x)
@@ -296,7 +303,12 @@ def k_inplace_float_into_int(a):
     a[:] += 0.5
 
 
+def k_weak_array(a32, out):
+    out[:] = a32 * np.where(a32 > 0.5, 1.0, 0.0)
+
+
 REFUSALS = {
+    "array of Python numbers meets float32": (k_weak_array, (V.astype(np.float32), np.zeros(10)), "float64"),
     "fancy indexing": (k_fancy, (V, np.arange(3), np.zeros(3)), "fancy indexing"),
     "boolean mask": (k_mask, (V, np.zeros(3)), "boolean mask"),
     "matmul": (k_matmul, (M, M.T.copy(), np.zeros((6, 6))), "planned"),
