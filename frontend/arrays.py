@@ -587,7 +587,9 @@ class Lowering:
         if isinstance(node.op, ast.Not):
             raise self.error(node, "'not' of an array (its truth value is ambiguous); use a comparison",
                              "array truth value")
-        vt = WEAK_INT if inner.vtype.dtype == "bool" and isinstance(node.op, ast.USub) else inner.vtype
+        if inner.vtype.dtype == "bool" and isinstance(node.op, ast.USub):
+            raise self.error(node, "'-' of a boolean array (NumPy refuses it)", "bool array")
+        vt = inner.vtype
         return self.elementwise(lambda a: ast.UnaryOp(node.op, a), [inner], vt)
 
     def _Compare(self, node: ast.Compare) -> View:
@@ -664,6 +666,9 @@ class Lowering:
             raise self.error(node, f"np.{kind}() with arguments other than axis= and keepdims=", "reduction")
         if x.rank == 0:
             raise self.error(node, f"np.{kind}() of a scalar", "reduction")
+        if x.vtype.weak:
+            raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
+                             "float64/int64 array there); multiply by an array or write the loop", "reduction")
         if x.vtype.dtype == "bool" or (x.vtype.dtype == "int32" and kind in ("sum", "prod")):
             raise self.error(node, f"np.{kind}() of a {x.vtype.dtype} array (NumPy widens it to int64); "
                              "convert first or write the loop", "reduction")
