@@ -28,6 +28,7 @@ from polyfuse.model.scop import (
 
 from .affine import Affine, AffineConverter
 from .allocation import allocator_of, fill_nest, read_allocation
+from .arrays import lower_arrays
 from .checker import check_subset, module_of
 from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
 from .expressions import ExpressionLifter
@@ -317,12 +318,15 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
     source = read_source(fn)
     globals_ = dict(fn.__globals__)
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
+    source, assumed = lower_arrays(source, globals_, arguments)  # NumPy array statements -> loops
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
     for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types)
         context = _context(lifter)
+        for equal in assumed:  # extents NumPy broadcasting requires equal; checked at call time
+            context = context.intersect(lifter.condition(equal, Scope((), context)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         if lifter.assigned == scalar_types:
             break

@@ -36,7 +36,9 @@ class BoundsChecker:
         self.params = scop.params
         self.prefix = "[" + ", ".join(self.params) + "]"
         self.checks = _axis_checks(scop, self.prefix)
-        self.deciding = _involved(self.checks, self.params)
+        # sizes outside the lifted assumptions (extents NumPy broadcasting requires to be equal)
+        self.unassumed = isl.Set.universe(scop.context.get_space()).subtract(scop.context)
+        self.deciding = _involved(self.checks, self.params, self.unassumed)
         self._safe: OrderedDict[tuple, bool] = OrderedDict()
 
     def check(self, values: dict[str, int]) -> None:
@@ -46,6 +48,11 @@ class BoundsChecker:
             return
         with ISL_LOCK:  # isl is not thread-safe; this runs once per new set of sizes
             point = self._point(values)
+            if not self.unassumed.intersect_params(point).is_empty():
+                raise ArgumentError(
+                    f"array extents that the kernel's NumPy statements need to be equal differ for these "
+                    f"arguments ({_describe(values)}); NumPy would not broadcast them either "
+                    "(an axis of size 1 at run time is not broadcast: use None or keepdims=True)")
             for check in self.checks:
                 if not check.unsafe.intersect_params(point).is_empty():
                     raise ArgumentError(self._message(check, point, values))
@@ -56,11 +63,13 @@ class BoundsChecker:
     def __getstate__(self) -> dict:
         """isl objects do not pickle: keep their text (for the disk cache)."""
         checks = [(c.array, c.axis, c.extent, c.accessed.to_str(), c.unsafe.to_str()) for c in self.checks]
-        return {"params": self.params, "prefix": self.prefix, "checks": checks, "deciding": self.deciding}
+        return {"params": self.params, "prefix": self.prefix, "checks": checks, "deciding": self.deciding,
+                "unassumed": self.unassumed.to_str()}
 
     def __setstate__(self, state: dict) -> None:
         self.params, self.prefix, self.deciding = state["params"], state["prefix"], state["deciding"]
         self.checks = [AxisCheck(a, axis, e, isl.Set(acc), isl.Set(bad)) for a, axis, e, acc, bad in state["checks"]]
+        self.unassumed = isl.Set(state["unassumed"])
         self._safe = OrderedDict()
 
     def _point(self, values: dict[str, int]) -> isl.Set:
@@ -113,14 +122,14 @@ def _axis_checks(scop: Scop, prefix: str) -> list[AxisCheck]:
     return checks
 
 
-def _involved(checks: list[AxisCheck], params: tuple[str, ...]) -> tuple[str, ...]:
+def _involved(checks: list[AxisCheck], params: tuple[str, ...], unassumed: isl.Set) -> tuple[str, ...]:
     """The parameters some unsafe set constrains: whether a call is safe depends on these only
     (all of them if a set names a parameter we do not know)."""
     involved = set()
-    for check in checks:
-        for position in range(check.unsafe.dim(isl.dim_type.param)):
-            if check.unsafe.involves_dims(isl.dim_type.param, position, 1):
-                involved.add(check.unsafe.get_dim_name(isl.dim_type.param, position))
+    for unsafe in [check.unsafe for check in checks] + [unassumed]:
+        for position in range(unsafe.dim(isl.dim_type.param)):
+            if unsafe.involves_dims(isl.dim_type.param, position, 1):
+                involved.add(unsafe.get_dim_name(isl.dim_type.param, position))
     if not involved <= set(params):
         return params
     return tuple(p for p in params if p in involved)

@@ -1,0 +1,882 @@
+"""Lower NumPy array statements to element loops, before the subset checker.
+
+``B[1:-1] = 0.5 * (A[2:] + A[:-2])`` means one assignment per element of the slice's index set,
+so it becomes a loop nest over the (broadcast) shape writing element by element, in the subset
+the checker already accepts.  Fusion, contraction and tiling then apply unchanged::
+
+    B[1:-1] = 0.5 * (A[2:] + A[:-2])      ->   for pf_i0 in range(B.shape[0] - 2):
+                                                   B[pf_i0 + 1] = 0.5 * (A[pf_i0 + 2] + A[pf_i0])
+
+Array temporaries (``T = A * 2.0``) and axis reductions become kernel-local arrays allocated at
+the top of the kernel; full reductions become scalar locals.  NumPy evaluates a right-hand side
+completely before writing, so a statement that reads its target at another index goes through
+a temporary.  Extents that NumPy requires to match but that are different symbols
+(``A.shape[0]`` and ``B.shape[0]``) are assumed equal in the Scop's context (isl then knows it),
+and the call-time checks refuse sizes where they differ.  Statements without array values are
+returned untouched.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from polyfuse.errors import UnsupportedError
+from polyfuse.model.ir import MATH_FUNCS
+from polyfuse.model.scop import Argument
+
+from .checker import module_of
+from .source import KernelSource
+from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
+
+NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kernel's globals)
+UNKNOWN = VType("unknown", True)
+_DTYPES = ("float64", "float32", "int64", "int32")
+_REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
+               "mean": "mean"}
+_MATMUL_HINT = "matrix products (@, np.dot, np.matmul) are planned; write the loops for now"
+
+
+# ---- symbolic integers ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sym:
+    """An integer expression: a linear form over atoms (texts of names, ``X.shape[d]``, and of
+    min/max/division parts).  Equal texts mean equal values."""
+
+    terms: tuple[tuple[str, int], ...] = ()
+    const: int = 0
+    opaque: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self.opaque is not None:
+            return self.opaque
+        # positive terms first and no negative literals: isl does not parse "(-3) * i"
+        items = [(c, a if abs(c) == 1 else f"{abs(c)} * {a}") for a, c in self.terms]
+        if self.const:
+            items.append((self.const, str(abs(self.const))))
+        items.sort(key=lambda item: item[0] < 0)
+        if not items or items[0][0] < 0:
+            items.insert(0, (0, "0"))
+        text = items[0][1]
+        for coeff, body in items[1:]:
+            text += f" {'-' if coeff < 0 else '+'} {body}"
+        return text
+
+    @property
+    def node(self) -> ast.expr:
+        return ast.parse(self.text, mode="eval").body
+
+    def is_const(self, value: int | None = None) -> bool:
+        return self.opaque is None and not self.terms and (value is None or self.const == value)
+
+    def __add__(self, other: Sym) -> Sym:
+        if self.opaque is None and other.opaque is None:
+            terms = dict(self.terms)
+            for atom, coeff in other.terms:
+                terms[atom] = terms.get(atom, 0) + coeff
+            return Sym(tuple(sorted((a, c) for a, c in terms.items() if c)), self.const + other.const)
+        return Sym(opaque=f"({self.text}) + ({other.text})")
+
+    def __sub__(self, other: Sym) -> Sym:
+        return self + other.scale(-1)
+
+    def scale(self, factor: int) -> Sym:
+        if self.opaque is None:
+            return Sym(tuple((a, c * factor) for a, c in self.terms if c * factor), self.const * factor)
+        return Sym(opaque=f"{factor} * ({self.text})")
+
+    def floordiv(self, divisor: int) -> Sym:
+        if divisor == 1:
+            return self
+        if self.is_const():
+            return const(self.const // divisor)
+        return atom(f"(({self.text}) // {divisor})")
+
+
+def const(value: int) -> Sym:
+    return Sym((), value)
+
+
+def atom(text: str) -> Sym:
+    return Sym(((text, 1),), 0)
+
+
+def smin(a: Sym, b: Sym) -> Sym:
+    if a.is_const() and b.is_const():
+        return const(min(a.const, b.const))
+    return atom(f"min({a.text}, {b.text})")
+
+
+def smax(a: Sym, b: Sym) -> Sym:
+    if a.is_const() and b.is_const():
+        return const(max(a.const, b.const))
+    return atom(f"max({a.text}, {b.text})")
+
+
+def sym_of(node: ast.expr) -> Sym:
+    """An integer AST as a Sym (linear where it can be)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return const(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return sym_of(node.operand).scale(-1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        lhs, rhs = sym_of(node.left), sym_of(node.right)
+        return lhs + rhs if isinstance(node.op, ast.Add) else lhs - rhs
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        lhs, rhs = sym_of(node.left), sym_of(node.right)
+        if lhs.is_const():
+            return rhs.scale(lhs.const)
+        if rhs.is_const():
+            return lhs.scale(rhs.const)
+    if isinstance(node, (ast.Name, ast.Subscript)):
+        return atom(ast.unparse(node))
+    return atom(f"({ast.unparse(node)})")
+
+
+# ---- array values --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class View:
+    """An array-valued (or, with no extents, scalar) expression: its extents, its NEP 50 type,
+    and the AST of its element at an index (one Sym per extent)."""
+
+    extents: tuple[Sym, ...]
+    vtype: VType
+    element: Callable[[tuple[Sym, ...]], ast.expr]
+    base: str | None = None  # the array a view of an array reads
+
+    @property
+    def rank(self) -> int:
+        return len(self.extents)
+
+
+def scalar(node: ast.expr, vtype: VType) -> View:
+    return View((), vtype, lambda idx: node)
+
+
+def leaf(name: str, extents: tuple[Sym, ...], dtype: str) -> View:
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        return subscript(name, idx)
+    return View(extents, VType(dtype, False), element, name)
+
+
+def subscript(name: str, idx: tuple[Sym, ...], ctx: ast.expr_context | None = None) -> ast.Subscript:
+    items = [i.node for i in idx]
+    index = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+    return ast.Subscript(ast.Name(name, ast.Load()), index, ctx or ast.Load())
+
+
+@dataclass
+class ArrayName:
+    """A name bound to an array in the kernel: an argument, a declared local or a temporary."""
+
+    array: str  # the kernel array the name means now (temporaries are renamed on rebinding)
+    extents: tuple[Sym, ...]
+    dtype: str
+    kind: str  # "arg" | "local" | "temp"
+    block: tuple[int, ...] = ()  # where a temporary was bound
+    live: bool = True
+
+
+class Lowering:
+    """One walk over the kernel body; ``pre`` collects statements a statement needs before it
+    (reductions, mismatch guards), ``allocations`` the arrays allocated at the top."""
+
+    def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
+                 scalar_types: dict[str, VType], final: bool = True) -> None:
+        self.source = source
+        self.final = final
+        self.globals = globals_
+        self.names: dict[str, ArrayName] = {}
+        self.scalars: dict[str, VType] = dict(scalar_types)  # seen this pass: name -> type
+        self.assigned: dict[str, VType] = {}
+        for arg in arguments:
+            if arg.kind == "array":
+                extents = tuple(atom(f"{arg.name}.shape[{d}]") for d in range(arg.rank))
+                self.names[arg.name] = ArrayName(arg.name, extents, arg.dtype, "arg")
+            else:
+                self.scalars[arg.name] = WEAK_INT if arg.kind == "int" else WEAK_FLOAT
+        self.args = {a.name for a in arguments}
+        self.used = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)} | self.args
+        self.counter = 0
+        self.loop_vars: set[str] = set()
+        self.block: tuple[int, ...] = ()
+        self.blocks = 0
+        self.pre: list[ast.stmt] = []
+        self.allocations: list[ast.stmt] = []
+        self.changed = False
+        self.any_changed = False
+        self.checked: set[tuple[str, ...]] = set()
+        self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
+
+    def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
+        return self.source.error(node, message, construct)
+
+    def fresh(self, stem: str) -> str:
+        while True:
+            self.counter += 1
+            name = f"pf_{stem}{self.counter}"
+            if name not in self.used:
+                self.used.add(name)
+                return name
+
+    # ---- statements ------------------------------------------------------------------------
+    def lower_block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        outer = self.block
+        self.blocks += 1
+        self.block = outer + (self.blocks,)
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            out.extend(self.lower_stmt(stmt))
+        for entry in self.names.values():
+            if entry.kind == "temp" and entry.block == self.block:
+                entry.live = False
+        self.block = outer
+        return out
+
+    def lower_stmt(self, stmt: ast.stmt) -> list[ast.stmt]:
+        if isinstance(stmt, ast.For):
+            if isinstance(stmt.target, ast.Name):
+                self.loop_vars.add(stmt.target.id)
+            return [_replace(stmt, body=self.lower_block(stmt.body))]
+        if isinstance(stmt, ast.If):
+            return [_replace(stmt, body=self.lower_block(stmt.body), orelse=self.lower_block(stmt.orelse))]
+        if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+            self.pre, self.changed = [], False
+            out = self.lower_assign(stmt)
+            if not self.changed:
+                return [stmt]
+            self.any_changed = True
+            out = [copy.deepcopy(node) for node in self.pre + out]
+            for node in out:
+                _locate(node, stmt)
+            return out
+        return [stmt]
+
+    def lower_assign(self, stmt: ast.Assign | ast.AugAssign) -> list[ast.stmt]:
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+        if len(getattr(stmt, "targets", [target])) != 1:
+            return [stmt]
+        if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
+            if isinstance(stmt.value, ast.Call) and _is_allocation(stmt.value, self.globals):
+                self.declare_local(target.id, stmt.value)
+                return [stmt]
+            return self.bind_name(stmt, target.id)
+        if isinstance(target, ast.Name):
+            entry = self.lookup(target)
+            if entry is None:  # a scalar local
+                assert isinstance(stmt, ast.AugAssign), "name = value went to bind_name"
+                value = self.value(stmt.value)
+                self.note_scalar(target.id, promote_any(self.scalars.get(target.id, value.vtype), value.vtype))
+                if value.rank:
+                    raise self.error(stmt, f"in-place operation on scalar {target.id!r} with an array",
+                                     "broadcast")
+                return [ast.AugAssign(ast.Name(target.id, ast.Store()), stmt.op, value.element(()))]
+            target = ast.Subscript(target, ast.Constant(Ellipsis), ast.Store())
+            self.changed = True
+        if not isinstance(target, ast.Subscript):
+            return [stmt]
+        view = self.value(target, store=True)
+        value = self.value(stmt.value)
+        if isinstance(stmt, ast.AugAssign):
+            assert isinstance(stmt, ast.AugAssign)
+            value = self.binop(stmt, stmt.op, view, value)
+            if view.vtype.is_int and value.vtype.is_float:
+                raise self.error(stmt, f"in-place {ast.unparse(stmt.op)}= of a float value into integer "
+                                 f"array {view.base!r}; NumPy refuses this cast", "in-place cast")
+        if view.rank == 0 and value.rank == 0:
+            if not self.changed:
+                return [stmt]
+            return [ast.Assign([_store(view.element(()))], value.element(()))]
+        return self.store(stmt, view, value)
+
+    def declare_local(self, name: str, call: ast.Call) -> None:
+        shape = call.args[0] if call.args else ast.Constant(0)
+        dims = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+        dtype = "float64"
+        for kw in call.keywords:
+            dtype = _dtype_of(kw.value, self.globals) or dtype
+        self.names[name] = ArrayName(name, tuple(sym_of(d) for d in dims), dtype, "local")
+
+    def bind_name(self, stmt: ast.Assign, name: str) -> list[ast.stmt]:
+        """``name = expr``: a scalar local, or a new array temporary when ``expr`` is an array."""
+        value = self.value(stmt.value)
+        entry = self.names.get(name)
+        if value.rank == 0:
+            if entry is not None:
+                raise self.error(stmt, f"{name!r} is an array; assigning a scalar to it rebinds the name "
+                                 "(use a new name)", "array name rebound")
+            self.note_scalar(name, promote_any(self.scalars.get(name, value.vtype), value.vtype))
+            return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
+        self.changed = True
+        if entry is not None and entry.kind != "temp":
+            what = "argument" if entry.kind == "arg" else "local array"
+            raise self.error(stmt, f"rebinding {what} {name!r} to a new array; write into it with "
+                             f"{name}[...] = ... or use a new name", "array name rebound")
+        if entry is not None and entry.block != self.block:
+            raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
+                             "it was first bound; use a new name", "array name rebound")
+        if name in self.scalars:
+            raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
+                             "array name rebound")
+        array = name if entry is None and name not in self.args else self.fresh(f"{name}_")
+        dtype = self.temp_dtype(stmt, value)
+        self.allocate(array, value.extents, dtype)
+        self.names[name] = ArrayName(array, value.extents, dtype, "temp", self.block)
+        view = leaf(array, value.extents, dtype)
+        return self.nest(view.extents, lambda k: [ast.Assign([_store(view.element(k))], value.element(k))])
+
+    def temp_dtype(self, node: ast.AST, value: View) -> str:
+        dtype = value.vtype.dtype
+        if dtype == "unknown" and not self.final:
+            return "float64"  # an early pass; the final one knows the local's type or refuses
+        if dtype == "unknown":
+            raise self.error(node, "cannot tell the dtype of this array expression (it reads a local "
+                             "whose type is not known here)", "array temporary")
+        if dtype not in _DTYPES:
+            raise self.error(node, f"array temporaries of dtype {dtype} are not supported (a boolean "
+                             "mask: use the comparison inline or np.where)", "array temporary")
+        return dtype
+
+    def allocate(self, array: str, extents: tuple[Sym, ...], dtype: str) -> None:
+        dims = [e.node if _nonnegative_sym(e) else smax(const(0), e).node for e in extents]
+        shape = ast.Tuple(dims, ast.Load())
+        call = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "empty", ast.Load()), [shape],
+                        [ast.keyword("dtype", ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()))])
+        self.allocations.append(ast.Assign([ast.Name(array, ast.Store())], call))
+
+    def note_scalar(self, name: str, vtype: VType) -> None:
+        self.assigned[name] = promote_any(self.assigned.get(name, vtype), vtype)
+        self.scalars[name] = promote_any(self.scalars.get(name, vtype), vtype)
+
+    def store(self, stmt: ast.stmt, view: View, value: View) -> list[ast.stmt]:
+        """``view[...] = value`` element by element, through a temporary when it must be."""
+        self.changed = True
+        index = self.broadcast_to(getattr(stmt, "value", stmt), view.extents, value)
+        k0 = tuple(atom(f"pf_probe{d}") for d in range(view.rank))
+        written = ast.dump(_slice_of(view.element(k0)))
+        reads = [n for n in ast.walk(value.element(index(k0))) if isinstance(n, ast.Subscript)
+                 and isinstance(n.value, ast.Name) and n.value.id == view.base]
+        if all(ast.dump(n.slice) == written for n in reads):
+            return self.nest(view.extents, lambda k: [
+                ast.Assign([_store(view.element(k))], value.element(index(k)))])
+        tmp = self.fresh("t")
+        dtype = view.vtype.dtype
+        self.allocate(tmp, view.extents, dtype)
+        staged = leaf(tmp, view.extents, dtype)
+        first = self.nest(view.extents, lambda k: [
+            ast.Assign([_store(staged.element(k))], value.element(index(k)))])
+        return first + self.nest(view.extents, lambda k: [
+            ast.Assign([_store(view.element(k))], staged.element(k))])
+
+    def nest(self, extents: tuple[Sym, ...], body: Callable[[tuple[Sym, ...]], list[ast.stmt]]) -> list[ast.stmt]:
+        names = [self.fresh("i") for _ in extents]
+        stmts = body(tuple(atom(n) for n in names))
+        for name, extent in reversed(list(zip(names, extents))):
+            loop = ast.For(ast.Name(name, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [extent.node], []),
+                           stmts, [])
+            stmts = [loop]
+        return stmts
+
+    # ---- broadcasting ----------------------------------------------------------------------
+    def mismatch(self, a: Sym, b: Sym) -> None:
+        """Assume ``a == b`` (the lifted context; calls where they differ are refused)."""
+        key = tuple(sorted((a.text, b.text)))
+        if key not in self.checked:
+            self.checked.add(key)
+            self.assumed.append(ast.Compare(a.node, [ast.Eq()], [b.node]))
+
+    def unify(self, a: Sym, b: Sym) -> Sym:
+        if a.is_const(1):
+            return b
+        if b.is_const(1) or a.text == b.text:
+            return a
+        self.mismatch(a, b)
+        return a
+
+    def broadcast(self, views: list[View]) -> tuple[tuple[Sym, ...], list[Callable]]:
+        rank = max(v.rank for v in views)
+        extents: list[Sym] = []
+        for d in range(rank):
+            axis = [v.extents[d - rank + v.rank] for v in views if d - rank + v.rank >= 0]
+            result = axis[0]
+            for e in axis[1:]:
+                result = self.unify(result, e)
+            extents.append(result)
+        return tuple(extents), [_indexer(v, rank) for v in views]
+
+    def broadcast_to(self, node: ast.AST, extents: tuple[Sym, ...], value: View) -> Callable:
+        if value.rank > len(extents):
+            lead = value.extents[: value.rank - len(extents)]
+            if not all(e.is_const(1) for e in lead):
+                raise self.error(node, f"cannot assign {ast.unparse(node)!r}, a whole-array value of rank "
+                                 f"{value.rank}, to a target of rank {len(extents)}", "broadcast")
+        for d, e in enumerate(extents):
+            v = d - len(extents) + value.rank
+            if v >= 0 and not value.extents[v].is_const(1) and value.extents[v].text != e.text:
+                self.mismatch(e, value.extents[v])
+        return _indexer(value, len(extents))
+
+    # ---- value expressions -----------------------------------------------------------------
+    def lookup(self, node: ast.Name) -> ArrayName | None:
+        entry = self.names.get(node.id)
+        if entry is not None and not entry.live:
+            raise self.error(node, f"array {node.id!r} is read outside the loop or branch that binds it",
+                             "array temporary")
+        if entry is not None and entry.array != node.id:
+            self.changed = True  # a rebound name: the statement must read the renamed array
+        return entry
+
+    def value(self, node: ast.expr, store: bool = False) -> View:
+        handler = getattr(self, f"_{type(node).__name__}", None)
+        if handler is None:
+            return scalar(node, UNKNOWN)
+        if store and not isinstance(node, ast.Subscript):
+            return scalar(node, UNKNOWN)
+        return handler(node)
+
+    def _Constant(self, node: ast.Constant) -> View:
+        v = node.value
+        return scalar(node, BOOL if isinstance(v, bool) else WEAK_INT if isinstance(v, int)
+                      else WEAK_FLOAT if isinstance(v, float) else UNKNOWN)
+
+    def _Name(self, node: ast.Name) -> View:
+        entry = self.lookup(node)
+        if entry is not None:
+            self.changed = True
+            return leaf(entry.array, entry.extents, entry.dtype)
+        if node.id in self.loop_vars:
+            return scalar(node, WEAK_INT)
+        return scalar(node, self.scalars.get(node.id, UNKNOWN))
+
+    def _Attribute(self, node: ast.Attribute) -> View:
+        if node.attr == "T":
+            inner = self.value(node.value)
+            if inner.rank > 0:
+                self.changed = True
+                return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
+        return scalar(node, UNKNOWN)
+
+    def _Subscript(self, node: ast.Subscript) -> View:
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            return scalar(node, WEAK_INT)
+        entry = self.lookup(node.value) if isinstance(node.value, ast.Name) else None
+        base = leaf(entry.array, entry.extents, entry.dtype) if entry else self.value(node.value)
+        if base.rank == 0:
+            return scalar(node, UNKNOWN)
+        items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return self.index(node, base, items)
+
+    def index(self, node: ast.Subscript, base: View, items: list[ast.expr]) -> View:
+        """``base[items]``: slices, integer indices, None and ``...``."""
+        consumed = sum(1 for i in items if not _is_newaxis(i, self.globals) and not _is_ellipsis(i))
+        if sum(1 for i in items if _is_ellipsis(i)) > 1:
+            raise self.error(node, "more than one '...' in an index", "indexing")
+        if consumed > base.rank:
+            raise self.error(node, f"too many indices ({consumed}) for rank {base.rank}", "indexing")
+        fill: list[ast.expr] = [ast.Slice() for _ in range(base.rank - consumed)]
+        if any(_is_ellipsis(i) for i in items):
+            at = next(k for k, i in enumerate(items) if _is_ellipsis(i))
+            items = items[:at] + fill + items[at + 1:]
+        else:
+            items = items + fill
+        pieces: list[tuple[str, Sym, int]] = []  # ("new"|"slice"|"int", start or index, step)
+        extents: list[Sym] = []
+        axis = 0
+        for item in items:
+            if _is_newaxis(item, self.globals):
+                pieces.append(("new", const(0), 0))
+                extents.append(const(1))
+                self.changed = True
+                continue
+            n = base.extents[axis]
+            axis += 1
+            if isinstance(item, ast.Slice):
+                start, length, step = self.slice(item, n)
+                pieces.append(("slice", start, step))
+                extents.append(length)
+                self.changed = True
+                continue
+            where = self.value(item)
+            if where.rank > 0:
+                what = "boolean mask" if where.vtype.dtype == "bool" else "fancy indexing with an array index"
+                raise self.error(item, f"{what} is not supported; index with slices, integers, None and '...' "
+                                 "(or use np.where for masks)", what)
+            index = sym_of(item)
+            if index.is_const() and index.const < 0:
+                index = n + index
+                self.changed = True
+            pieces.append(("int", index, 0))
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            it = iter(idx)
+            base_idx: list[Sym] = []
+            for kind, start, step in pieces:
+                if kind == "new":
+                    next(it)
+                elif kind == "slice":
+                    base_idx.append(start + next(it).scale(step))
+                else:
+                    base_idx.append(start)
+            return base.element(tuple(base_idx))
+        return View(tuple(extents), base.vtype, element, base.base)
+
+    def slice(self, item: ast.Slice, n: Sym) -> tuple[Sym, Sym, int]:
+        """(first index, length, step) of ``item`` on an axis of extent ``n``, clamped as NumPy
+        clamps; the length may come out negative where NumPy's is 0 (an empty range either way)."""
+        bounds = []
+        for part in (item.lower, item.upper, item.step):
+            if part is not None and _int_const(part) is None:
+                raise self.error(part, f"slice bound {ast.unparse(part)!r}; slice bounds and steps must be "
+                                 "integer constants (negative allowed) or omitted", "slice bound")
+            bounds.append(None if part is None else _int_const(part))
+        lo, hi, step = bounds
+        step = 1 if step is None else step
+        if step == 0:
+            raise self.error(item, "slice step cannot be zero", "slice step")
+        if step > 0:
+            start = const(0) if lo is None else const(lo) if lo >= 0 else smax(const(0), n + const(lo))
+            stop = n if hi is None else smin(const(hi), n) if hi >= 0 else n + const(hi)
+            return start, (stop - start + const(step - 1)).floordiv(step), step
+        start = n - const(1) if lo is None else smin(const(lo), n - const(1)) if lo >= 0 else n + const(lo)
+        stop = const(-1) if hi is None else const(hi) if hi >= 0 else smax(const(-1), n + const(hi))
+        return start, (start - stop + const(-step - 1)).floordiv(-step), step
+
+    def _BinOp(self, node: ast.BinOp) -> View:
+        if isinstance(node.op, ast.MatMult):
+            raise self.error(node, _MATMUL_HINT, "matrix product")
+        return self.binop(node, node.op, self.value(node.left), self.value(node.right))
+
+    def binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
+        if lhs.rank == 0 and rhs.rank == 0:
+            return scalar_op(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs))
+        if lhs.vtype.dtype == "bool" and rhs.vtype.dtype == "bool":
+            raise self.error(node, "arithmetic on two boolean arrays (NumPy gives booleans there)", "bool array")
+        if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs):
+            raise self.error(node, "an integer array raised to a power other than a non-negative integer "
+                             "constant", "integer power")
+        return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs), node)
+
+    def elementwise(self, make: Callable, views: list[View], vtype: VType, node: ast.AST | None = None) -> View:
+        """An elementwise result; an array is a strong numpy value even when every element is a
+        Python number (np.where(c, 1.0, 0.0)), so where that changes the computation, refuse."""
+        self.changed = True
+        extents, indexers = self.broadcast(views)
+        if node is not None and len(views) > 1:
+            as_elements = _fold([_unbool(v.vtype) for v in views])
+            as_arrays = _fold([_unbool(VType(v.vtype.dtype, False) if v.rank else v.vtype) for v in views])
+            if as_elements.dtype != as_arrays.dtype:
+                raise self.error(node, f"an array of Python numbers here meets a {as_elements.dtype} value: "
+                                 f"NumPy computes in {as_arrays.dtype}, element by element it would be "
+                                 f"{as_elements.dtype}; convert one side", "weak array")
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            return make(*[v.element(f(idx)) for v, f in zip(views, indexers)])
+        return View(extents, vtype, element)  # the elements' type: what the lifter will compute
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> View:
+        inner = self.value(node.operand)
+        if inner.rank == 0:
+            vt = BOOL if isinstance(node.op, ast.Not) else inner.vtype
+            return scalar_op(lambda a: ast.UnaryOp(node.op, a), [inner], vt)
+        if isinstance(node.op, ast.Not):
+            raise self.error(node, "'not' of an array (its truth value is ambiguous); use a comparison",
+                             "array truth value")
+        if inner.vtype.dtype == "bool" and isinstance(node.op, ast.USub):
+            raise self.error(node, "'-' of a boolean array (NumPy refuses it)", "bool array")
+        vt = inner.vtype
+        return self.elementwise(lambda a: ast.UnaryOp(node.op, a), [inner], vt)
+
+    def _Compare(self, node: ast.Compare) -> View:
+        terms = [self.value(node.left)] + [self.value(c) for c in node.comparators]
+        if all(t.rank == 0 for t in terms):
+            return scalar_op(lambda *xs: ast.Compare(xs[0], node.ops, list(xs[1:])), terms, BOOL)
+        if len(node.ops) != 1:
+            raise self.error(node, "a chained comparison of arrays (its truth value is ambiguous)",
+                             "array truth value")
+        return self.elementwise(lambda a, b: ast.Compare(a, node.ops, [b]), terms, BOOL, node)
+
+    def _BoolOp(self, node: ast.BoolOp) -> View:
+        values = [self.value(v) for v in node.values]
+        if any(v.rank for v in values):
+            raise self.error(node, "'and'/'or' of arrays (their truth value is ambiguous)", "array truth value")
+        return scalar_op(lambda *xs: ast.BoolOp(node.op, list(xs)), values, BOOL)
+
+    def _IfExp(self, node: ast.IfExp) -> View:
+        parts = [self.value(node.test), self.value(node.body), self.value(node.orelse)]
+        if any(p.rank for p in parts):
+            raise self.error(node, "'a if c else b' with arrays; use np.where(c, a, b)", "array truth value")
+        return scalar_op(lambda c, a, b: ast.IfExp(c, a, b), parts,
+                         promote_any(_unbool(parts[1].vtype), _unbool(parts[2].vtype)))
+
+    def _Call(self, node: ast.Call) -> View:
+        func = node.func
+        module = module_of(func.value, self.globals) if isinstance(func, ast.Attribute) else None
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name in ("dot", "matmul", "vdot", "inner", "outer", "einsum") and (module == "np" or module is None):
+            raise self.error(node, _MATMUL_HINT, "matrix product")
+        if module == "np" and name in _REDUCTIONS and node.args:
+            return self.reduction(node, _REDUCTIONS[name], self.value(node.args[0]), node.args[1:])
+        if module is None and isinstance(func, ast.Attribute) and name in _REDUCTIONS:
+            inner = self.value(func.value)
+            if inner.rank > 0:
+                return self.reduction(node, _REDUCTIONS[name], inner, node.args)
+        if node.keywords:
+            return scalar(node, UNKNOWN)
+        args = [self.value(a) for a in node.args]
+        if module == "np" and name in ("maximum", "minimum") and len(args) == 2:
+            return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b),
+                                promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype)))
+        if module == "np" and name == "where" and len(args) == 3:
+            return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
+                                promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
+        if any(a.rank for a in args):
+            if module == "np" and name in MATH_FUNCS and name != "pow":
+                return self.elementwise(lambda *xs: ast.Call(func, list(xs), []), args,
+                                        float_of(args[0].vtype) if args[0].vtype is not UNKNOWN else UNKNOWN)
+            if len(args) == 1 and ((module is None and isinstance(func, ast.Name) and func.id == "abs")
+                                   or (module == "np" and name in ("abs", "absolute"))):
+                return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args,
+                                        args[0].vtype)
+            raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
+                             "comparisons, abs, np.abs, np.maximum/np.minimum/np.where and the np.* functions "
+                             f"{', '.join(f for f in MATH_FUNCS if f != 'pow')}", "array call")
+        return scalar(node, UNKNOWN)
+
+    def combine(self, node: ast.Call, args: list[View], make: Callable, vtype: VType) -> View:
+        self.changed = True
+        if all(a.rank == 0 for a in args):
+            return scalar_op(make, args, vtype)
+        return self.elementwise(make, args, vtype, node)
+
+    # ---- reductions ------------------------------------------------------------------------
+    def reduction(self, node: ast.Call, kind: str, x: View, extra: list[ast.expr]) -> View:
+        """np.sum/prod/max/min/mean over all axes (a scalar local) or one axis (a local array)."""
+        self.changed = True
+        options = {kw.arg: kw.value for kw in node.keywords}
+        if extra:
+            options.setdefault("axis", extra[0])
+        unknown = set(options) - {"axis", "keepdims"}
+        if unknown or len(extra) > 1:
+            raise self.error(node, f"np.{kind}() with arguments other than axis= and keepdims=", "reduction")
+        if x.rank == 0:
+            raise self.error(node, f"np.{kind}() of a scalar", "reduction")
+        if x.vtype.weak:
+            raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
+                             "float64/int64 array there); multiply by an array or write the loop", "reduction")
+        if x.vtype.dtype == "bool" or (x.vtype.dtype == "int32" and kind in ("sum", "prod")):
+            raise self.error(node, f"np.{kind}() of a {x.vtype.dtype} array (NumPy widens it to int64); "
+                             "convert first or write the loop", "reduction")
+        keepdims = _bool_const(options.get("keepdims"))
+        if keepdims is None:
+            raise self.error(node, "keepdims= must be True or False", "reduction")
+        axis_node = options.get("axis")
+        if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
+            if keepdims:
+                raise self.error(node, "keepdims=True without axis=; give the axis", "reduction")
+            return self.full_reduction(kind, x)
+        found = _int_const(axis_node)
+        if found is None or not -x.rank <= found < x.rank:
+            raise self.error(axis_node, f"axis= must be an integer constant in [-{x.rank}, {x.rank})", "reduction")
+        return self.axis_reduction(node, kind, x, found % x.rank, keepdims)
+
+    def accumulate(self, kind: str, acc: ast.expr, value: ast.expr) -> ast.expr:
+        if kind in ("max", "min"):
+            return _extreme(kind == "max", acc, value)
+        return ast.BinOp(acc, ast.Mult() if kind == "prod" else ast.Add(), value)
+
+    def full_reduction(self, kind: str, x: View) -> View:
+        acc = self.fresh("r")
+        zeros = tuple(const(0) for _ in x.extents)
+        init = x.element(zeros) if kind in ("max", "min") else ast.Constant(
+            1 if kind == "prod" else 0.0 if kind == "mean" else 0)
+        self.pre.append(ast.Assign([ast.Name(acc, ast.Store())], init))
+        self.pre.extend(self.nest(x.extents, lambda k: [ast.Assign(
+            [ast.Name(acc, ast.Store())], self.accumulate(kind, ast.Name(acc, ast.Load()), x.element(k)))]))
+        vtype = x.vtype if kind != "mean" or x.vtype.is_float else VType("float64", False)
+        if kind == "mean":
+            count = ast.parse(" * ".join(f"({e.text})" for e in x.extents), mode="eval").body
+            self.pre.append(ast.Assign([ast.Name(acc, ast.Store())],
+                                       ast.BinOp(ast.Name(acc, ast.Load()), ast.Div(), count)))
+        self.note_scalar(acc, vtype)
+        return scalar(ast.Name(acc, ast.Load()), vtype)
+
+    def axis_reduction(self, node: ast.AST, kind: str, x: View, axis: int, keepdims: bool) -> View:
+        if x.rank == 1 and not keepdims:
+            return self.full_reduction(kind, x)
+        extents = tuple(const(1) if d == axis else e for d, e in enumerate(x.extents) if d != axis or keepdims)
+        dtype = x.vtype.dtype if kind != "mean" or x.vtype.is_float else "float64"
+        dtype = self.temp_dtype(node, View(extents, VType(dtype, False), x.element))
+        array = self.fresh("r")
+        self.allocate(array, extents, dtype)
+        out = leaf(array, extents, dtype)
+
+        def out_index(k: tuple[Sym, ...]) -> tuple[Sym, ...]:  # x's index -> the result's
+            return tuple(const(0) if d == axis else s for d, s in enumerate(k) if d != axis or keepdims)
+
+        def x_index(k: tuple[Sym, ...]) -> tuple[Sym, ...]:  # the result's index -> x's first
+            k = k if keepdims else k[:axis] + (const(0),) + k[axis:]
+            return tuple(const(0) if d == axis else s for d, s in enumerate(k))
+
+        init = (lambda k: x.element(x_index(k))) if kind in ("max", "min") else (
+            lambda k: ast.Constant(1 if kind == "prod" else 0))
+        self.pre.extend(self.nest(extents, lambda k: [ast.Assign([_store(out.element(k))], init(k))]))
+        self.pre.extend(self.nest(x.extents, lambda k: [ast.Assign(
+            [_store(out.element(out_index(k)))], self.accumulate(kind, out.element(out_index(k)), x.element(k)))]))
+        if kind == "mean":
+            count = x.extents[axis].node
+            self.pre.extend(self.nest(extents, lambda k: [ast.Assign(
+                [_store(out.element(k))], ast.BinOp(out.element(k), ast.Div(), count))]))
+        return out
+
+
+# ---- helpers -------------------------------------------------------------------------------
+def _indexer(view: View, rank: int) -> Callable[[tuple[Sym, ...]], tuple[Sym, ...]]:
+    """Maps a result index of ``rank`` axes to ``view``'s index (trailing axes aligned)."""
+    ones = [e.is_const(1) for e in view.extents]
+
+    def index(idx: tuple[Sym, ...]) -> tuple[Sym, ...]:
+        mine = idx[rank - view.rank:] if view.rank else ()
+        return tuple(const(0) if one else s for one, s in zip(ones, mine))
+    return index
+
+
+def scalar_op(make: Callable, views: list[View], vtype: VType) -> View:
+    return View((), vtype, lambda idx: make(*[v.element(()) for v in views]))
+
+
+def _extreme(maximum: bool, a: ast.expr, b: ast.expr) -> ast.expr:
+    """np.maximum/np.minimum of two elements: ``a`` when it wins or is NaN, else ``b``."""
+    op = ast.GtE() if maximum else ast.LtE()
+    test = ast.BoolOp(ast.Or(), [ast.Compare(a, [op], [b]),
+                                 ast.Compare(copy.deepcopy(a), [ast.NotEq()], [copy.deepcopy(a)])])
+    return ast.IfExp(test, copy.deepcopy(a), copy.deepcopy(b))
+
+
+def _fold(types: list[VType]) -> VType:
+    result = types[0]
+    for t in types[1:]:
+        result = promote_any(result, t)
+    return result
+
+
+def promote_any(a: VType, b: VType) -> VType:
+    if a.dtype == "unknown" or b.dtype == "unknown":
+        return UNKNOWN
+    return promote(a, b)
+
+
+def _unbool(t: VType) -> VType:
+    return WEAK_INT if t.dtype == "bool" else t
+
+
+def binop_type(op: ast.operator, lhs: View, rhs: View) -> VType:
+    a, b = _unbool(lhs.vtype), _unbool(rhs.vtype)
+    if a.dtype == "unknown" or b.dtype == "unknown":
+        return UNKNOWN
+    if isinstance(op, ast.Div):
+        return true_divide(a, b)
+    if isinstance(op, ast.Pow) and a.is_int and b.is_int and not _nonnegative(rhs):
+        return promote(promote(a, b), WEAK_FLOAT)
+    return promote(a, b)
+
+
+def _nonnegative_sym(e: Sym) -> bool:
+    return e.opaque is None and e.const >= 0 and all(c > 0 for _, c in e.terms)
+
+
+def _nonnegative(view: View) -> bool:
+    if view.rank:
+        return False
+    node = view.element(())
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0
+
+
+def _int_const(node: ast.expr) -> int | None:
+    s = sym_of(node)
+    return s.const if s.is_const() else None
+
+
+def _bool_const(node: ast.expr | None) -> bool | None:
+    if node is None:
+        return False
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _is_newaxis(node: ast.expr, globals_: dict) -> bool:
+    if isinstance(node, ast.Constant) and node.value is None:
+        return True
+    return isinstance(node, ast.Attribute) and node.attr == "newaxis" and module_of(node.value, globals_) == "np"
+
+
+def _is_ellipsis(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _is_allocation(value: ast.expr, globals_: dict) -> bool:
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+        module_of(value.func.value, globals_) == "np" and value.func.attr in ("empty", "zeros")
+
+
+def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
+    if isinstance(node, ast.Attribute) and module_of(node.value, globals_) == "np" and node.attr in _DTYPES:
+        return node.attr
+    if isinstance(node, ast.Name) and node.id in ("float", "int"):
+        return "float64" if node.id == "float" else "int64"
+    return None
+
+
+def _slice_of(node: ast.expr) -> ast.expr:
+    assert isinstance(node, ast.Subscript), "element stores are array elements"
+    return node.slice
+
+
+def _store(node: ast.expr) -> ast.expr:
+    assert isinstance(node, ast.Subscript), "element stores are array elements"
+    return ast.Subscript(node.value, node.slice, ast.Store())
+
+
+def _replace(stmt, **fields):
+    new = type(stmt)(**{**{f: getattr(stmt, f) for f in stmt._fields}, **fields})
+    return ast.copy_location(new, stmt)
+
+
+def _locate(tree: ast.AST, origin: ast.stmt) -> None:
+    """Every generated node points at the statement it came from (for error messages)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.expr, ast.stmt)):
+            node.lineno, node.col_offset = origin.lineno, origin.col_offset
+            node.end_lineno, node.end_col_offset = origin.end_lineno, origin.end_col_offset
+
+
+def lower_arrays(source: KernelSource, globals_: dict,
+                 arguments: tuple[Argument, ...]) -> tuple[KernelSource, tuple[ast.expr, ...]]:
+    """``source`` with its array statements lowered to element loops (itself when it has none),
+    and the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
+    to the Scop's context and the call-time checks refuse sizes outside it.  Adds numpy to
+    ``globals_`` under NP_NAME for the allocations it makes."""
+    scalar_types: dict[str, VType] = {}
+    for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
+        lowering = Lowering(source, globals_, arguments, scalar_types, final=False)
+        lowering.lower_block(source.tree.body)
+        if lowering.assigned == scalar_types:
+            break
+        scalar_types = dict(lowering.assigned)
+    lowering = Lowering(source, globals_, arguments, scalar_types)
+    body = lowering.lower_block(source.tree.body)
+    if not lowering.any_changed:
+        return source, ()
+    globals_[NP_NAME] = np
+    for node in lowering.allocations:
+        _locate(node, source.tree)
+    tree = _replace(source.tree, body=lowering.allocations + body)
+    for equal in lowering.assumed:
+        _locate(equal, source.tree)
+    return dataclasses.replace(source, tree=tree), tuple(lowering.assumed)
