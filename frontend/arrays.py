@@ -30,6 +30,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model.ir import MATH_FUNCS
 from polyfuse.model.scop import Argument
 
+from .allocation import ALLOCATORS
 from .checker import module_of
 from .source import KernelSource
 from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
@@ -296,12 +297,33 @@ class Lowering:
         return self.store(stmt, view, value)
 
     def declare_local(self, name: str, call: ast.Call) -> None:
-        shape = call.args[0] if call.args else ast.Constant(0)
-        dims = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+        """Record the shape and dtype of ``name = np.<allocator>(...)`` (frontend.allocation reads
+        the same call again while lifting and reports anything wrong with it)."""
+        assert isinstance(call.func, ast.Attribute)
+        count, like = ALLOCATORS[call.func.attr]
         dtype = "float64"
+        if like:
+            source = self.lookup(call.args[0]) if call.args and isinstance(call.args[0], ast.Name) else None
+            if source is None:
+                return  # not an array: the lifter refuses it at its location
+            extents, dtype = source.extents, source.dtype
+        else:
+            shape = call.args[0] if call.args else ast.Constant(0)
+            dims = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+            extents = tuple(sym_of(d) for d in dims)
+            if call.func.attr == "full" and len(call.args) > 1:
+                dtype = self.temp_dtype(call, self.value(call.args[1]))
+        given = call.args[count] if len(call.args) > count else None
         for kw in call.keywords:
-            dtype = _dtype_of(kw.value, self.globals) or dtype
-        self.names[name] = ArrayName(name, tuple(sym_of(d) for d in dims), dtype, "local")
+            if kw.arg == "dtype":
+                given = kw.value
+        if given is not None:
+            if (isinstance(given, ast.Attribute) and given.attr == "dtype" and isinstance(given.value, ast.Name)
+                    and self.lookup(given.value) is not None):
+                dtype = self.lookup(given.value).dtype  # type: ignore[union-attr]
+            else:
+                dtype = _dtype_of(given, self.globals) or dtype
+        self.names[name] = ArrayName(name, extents, dtype, "local")
 
     def bind_name(self, stmt: ast.Assign, name: str) -> list[ast.stmt]:
         """``name = expr``: a scalar local, or a new array temporary when ``expr`` is an array."""
@@ -822,7 +844,7 @@ def _is_ellipsis(node: ast.expr) -> bool:
 
 def _is_allocation(value: ast.expr, globals_: dict) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
-        module_of(value.func.value, globals_) == "np" and value.func.attr in ("empty", "zeros")
+        module_of(value.func.value, globals_) == "np" and value.func.attr in ALLOCATORS
 
 
 def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
