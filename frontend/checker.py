@@ -12,8 +12,7 @@ from typing import NoReturn, TypeGuard
 
 import numpy as np
 
-from polyfuse.model.ir import MATH_FUNCS
-
+from . import scalars
 from .source import KernelSource
 
 SUPPORTED_HINT = {
@@ -62,7 +61,7 @@ _EXPR_NAMES = {
 
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 _AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
-_BUILTINS = ("abs", "min", "max", "float")
+_BUILTINS = ("abs", "min", "max", "float", "int", "bool")
 
 
 def module_of(node: ast.AST, globals_: dict) -> str | None:
@@ -229,7 +228,7 @@ class SubsetChecker(ast.NodeVisitor):
             if func.id in ("min", "max") and len(node.args) < 2:
                 self.fail(node, f"{func.id}() of fewer than two values", "expr")
         elif isinstance(func, ast.Attribute) and module_of(func.value, self.globals):
-            if func.attr not in MATH_FUNCS:
+            if not scalars.is_supported(module_of(func.value, self.globals) or "", func.attr):
                 self.fail(node, f"call to {module_of(func.value, self.globals)}.{func.attr}", "expr")
         else:
             self.fail(node, f"call to {ast.unparse(func)}", "expr")

@@ -14,7 +14,9 @@ from polyfuse.model.scop import isl_name
 
 from .affine import Affine
 from .checker import module_of
-from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
+from .scalars import ScalarCalls
+from .scalars import arity as scalar_arity
+from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
 
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
         ast.Pow: "**"}
@@ -204,9 +206,10 @@ class ExpressionLifter:
             self._arity(node, args, 1)
             arg = self.coerce(args[0], _unbool(vtype(args[0])))
             return ir.Unary("abs", arg, arg.dtype, arg.weak)
-        if name == "float":
+        if name in ("float", "int", "bool"):
             self._arity(node, args, 1)
-            return self.coerce(args[0], WEAK_FLOAT)
+            target = {"float": WEAK_FLOAT, "int": WEAK_INT, "bool": BOOL}[name]
+            return ScalarCalls(self, node).cast(args[0], target)
         result = args[0]
         for arg in args[1:]:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
@@ -215,17 +218,9 @@ class ExpressionLifter:
         return result
 
     def math_call(self, node: ast.Call, module: str, name: str, args: list[ir.Expr]) -> ir.Expr:
-        self._arity(node, args, 2 if name == "pow" else 1)
-        if module == "math":
-            # math.* returns Python numbers: floats (floor/ceil: ints) that promote weakly
-            args = [self.coerce(a, WEAK_FLOAT) for a in args]
-            call = ir.Call(name, tuple(args), "float64", True)
-            return ir.Cast(call, "int64", True) if name in ("floor", "ceil") else call
-        result = float_of(vtype(args[0]))
-        if len(args) == 2:
-            result = float_of(promote(vtype(args[0]), vtype(args[1])))
-        args = [self.coerce(a, result) for a in args]
-        return ir.Call(name, tuple(args), result.dtype, False)
+        self._arity(node, args, scalar_arity(module, name))
+        calls = ScalarCalls(self, node)
+        return calls.math_call(name, args) if module == "math" else calls.np_call(name, args)
 
     def _arity(self, node: ast.Call, args: list, n: int) -> None:
         if len(args) != n:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 FLOATS = ("float32", "float64")
-INTS = ("int32", "int64")
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ import numpy as np
 from polyfuse.errors import ArgumentError
 from polyfuse.model.scop import Argument
 
-SUPPORTED_DTYPES = ("float32", "float64", "int32", "int64")
+SUPPORTED_DTYPES = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                    "uint64", "bool")
 
 
 def argument_of(name: str, value: object) -> Argument:
@@ -35,6 +36,7 @@ def _array_argument(name: str, dtype: np.dtype, ndim: int, c_contiguous: bool) -
     if dtype.name not in SUPPORTED_DTYPES:
         raise ArgumentError(
             f"argument {name!r} has dtype {dtype}; supported array dtypes are {', '.join(SUPPORTED_DTYPES)}"
+            + (" (complex numbers are not supported)" if dtype.kind == "c" else "")
         )
     if ndim == 0:
         raise ArgumentError(f"argument {name!r} is a 0-d array; pass a Python number instead")
