@@ -4,7 +4,7 @@ Result dtypes are not tabulated: numpy itself is asked, on example values of the
 (Python numbers for weak values, numpy scalars for strong ones), so a kernel types every call
 exactly as the undecorated function does under NEP 50.  ``math.*`` converts its arguments to
 Python floats and returns Python numbers (weak).  Compositions (``np.square``, ``np.where``,
-``np.deg2rad``, ``np.logaddexp``, ...) are lowered to existing IR nodes here, so backends only
+``np.deg2rad``, ...) are lowered to existing IR nodes here, so backends only
 see ``ir.Call`` for the functions of ``polyfuse/model/funcs.py``.
 """
 
@@ -23,8 +23,7 @@ from .types import FLOATS, INTS, WEAK_FLOAT, WEAK_INT, VType
 SUPPORTED = FLOATS + INTS + ("bool",)
 # numpy functions lowered to other IR nodes here (not ir.Call)
 _NP_COMPOSED = {"where": 3, "abs": 1, "absolute": 1, "negative": 1, "positive": 1, "square": 1,
-                "reciprocal": 1, "deg2rad": 1, "rad2deg": 1, "radians": 1, "degrees": 1,
-                "logaddexp": 2}
+                "reciprocal": 1, "deg2rad": 1, "rad2deg": 1, "radians": 1, "degrees": 1}
 _MATH_COMPOSED = {"degrees": 1, "radians": 1}
 
 
@@ -160,24 +159,6 @@ class ScalarCalls:
 
     np_radians = np_deg2rad
     np_degrees = np_rad2deg
-
-    def np_logaddexp(self, args: list[ir.Expr]) -> ir.Expr:
-        """numpy's npy_logaddexp: x == y gives x + ln 2, else max + log1p(exp(-|x - y|))."""
-        result = self.numpy_result(np.logaddexp, args)
-        x, y = (self.ex.coerce(a, result) for a in args)
-        t, f = result.dtype, False
-
-        def call(func, arg):
-            return ir.Call(func, (arg,), t, f, "np")
-
-        tmp = ir.BinOp("-", x, y, t, f)
-        zero = ir.Const(0.0, t, f)
-        right = ir.BinOp("+", x, call("log1p", call("exp", ir.Unary("neg", tmp, t, f))), t, f)
-        left = ir.BinOp("+", y, call("log1p", call("exp", tmp)), t, f)
-        ln2 = float(np.float32(math.log(2.0))) if t == "float32" else math.log(2.0)
-        value = ir.Select(ir.Compare(">", tmp, zero), right,
-                          ir.Select(ir.Compare("<=", tmp, zero), left, tmp, t, f), t, f)
-        return ir.Select(ir.Compare("==", x, y), ir.BinOp("+", x, ir.Const(ln2, t, f), t, f), value, t, f)
 
     # ---- math --------------------------------------------------------------------------------
     def math_call(self, name: str, args: list[ir.Expr]) -> ir.Expr:

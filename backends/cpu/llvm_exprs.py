@@ -6,6 +6,8 @@ that dtype is an integer, a float or a bool.
 
 from __future__ import annotations
 
+import math
+
 from llvmlite import ir as ll
 
 from polyfuse.errors import InternalError
@@ -147,6 +149,8 @@ class ExprEmitter:
             if e.func == "log":
                 return self.inline_log(args[0])
         kind = e.args[0].dtype
+        if e.func == "pow" and e.lib == "np":
+            return self.np_power(args)
         if e.func in _SCALAR_RULES:
             return _SCALAR_RULES[e.func](self, args, kind)
         if e.func in _FLOAT_INTRINSICS:
@@ -162,6 +166,26 @@ class ExprEmitter:
         if fn is None:
             fn = ll.Function(self.b.module, ll.FunctionType(kind, [kind] * len(args)), name=full)
         return self.b.call(fn, args)
+
+    def np_power(self, args):
+        """numpy ``power``: libm's pow, except that an exponent of 0.5 takes numpy's fast path
+        through sqrt (so ``np.power(-inf, 0.5)`` is NaN where C's pow gives inf)."""
+        x, y = args
+        half = self.b.fcmp_ordered("==", y, ll.Constant(y.type, 0.5))
+        return self.b.select(half, self._intrinsic("llvm.sqrt", [x]), self._intrinsic("llvm.pow", args))
+
+    def np_logaddexp(self, args, kind):
+        """numpy's npy_logaddexp: x == y gives x + ln 2 (also for infinities), otherwise the larger
+        plus log1p(exp(-|x - y|)); NaN propagates."""
+        x, y = args
+        b, zero = self.b, ll.Constant(x.type, 0.0)
+        tmp = b.fsub(x, y)
+        right = b.fadd(x, self.libm("log1p", [self._intrinsic("llvm.exp", [b.fneg(tmp)])]))
+        left = b.fadd(y, self.libm("log1p", [self._intrinsic("llvm.exp", [tmp])]))
+        value = b.select(b.fcmp_ordered(">", tmp, zero), right,
+                         b.select(b.fcmp_ordered("<=", tmp, zero), left, tmp))
+        ln2 = ll.Constant(x.type, math.log(2.0))
+        return b.select(b.fcmp_ordered("==", x, y), b.fadd(x, ln2), value)
 
     def np_maximum(self, args, kind):
         """numpy ``maximum``: NaN propagates; otherwise ``a if a > b else b`` (numpy's AVX-512
@@ -519,6 +543,7 @@ _SCALAR_RULES = {
     "maximum": ExprEmitter.np_maximum, "minimum": ExprEmitter.np_minimum, "fmax": ExprEmitter.np_fmax,
     "fmin": ExprEmitter.np_fmin, "sign": ExprEmitter.np_sign, "isnan": ExprEmitter.np_isnan,
     "isinf": ExprEmitter.np_isinf, "isfinite": ExprEmitter.np_isfinite, "fmod": ExprEmitter.np_fmod,
+    "logaddexp": ExprEmitter.np_logaddexp,
 }
 
 

@@ -20,7 +20,7 @@ NP_NAMES = {
     "asin": "asin", "acos": "acos", "atan": "atan", "asinh": "asinh", "acosh": "acosh",
     "atanh": "atanh", "arctan2": "atan2", "atan2": "atan2", "hypot": "hypot", "copysign": "copysign",
     "fmod": "fmod", "cbrt": "cbrt", "maximum": "maximum", "minimum": "minimum", "fmax": "fmax",
-    "fmin": "fmin", "sign": "sign", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
+    "fmin": "fmin", "sign": "sign", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "logaddexp": "logaddexp",
 }
 
 # math spelling -> canonical name
@@ -34,7 +34,8 @@ MATH_NAMES = {
     "lgamma": "lgamma", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
 }
 
-BINARY = frozenset({"pow", "atan2", "hypot", "copysign", "fmod", "maximum", "minimum", "fmax", "fmin"})
+BINARY = frozenset({"pow", "atan2", "hypot", "copysign", "fmod", "maximum", "minimum", "fmax", "fmin",
+                    "logaddexp"})
 PREDICATES = frozenset({"isnan", "isinf", "isfinite"})
 
 # canonical names the C library provides (the LLVM backend calls these, or an LLVM intrinsic)
