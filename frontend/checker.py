@@ -252,6 +252,9 @@ class SubsetChecker(ast.NodeVisitor):
             self.visit_expr(item)
 
     def expr_Attribute(self, node: ast.Attribute) -> None:
+        module = module_of(node.value, self.globals)
+        if module is not None and scalars.module_constant(module, node.attr) is not None:
+            return
         self.fail(node, f"attribute {ast.unparse(node)} (only X.shape[d] and math./np. calls)", "expr")
 
 

@@ -14,7 +14,7 @@ from polyfuse.model.scop import isl_name
 
 from .affine import Affine
 from .checker import module_of
-from .scalars import ScalarCalls
+from .scalars import ScalarCalls, module_constant
 from .scalars import arity as scalar_arity
 from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
 
@@ -116,6 +116,13 @@ class ExpressionLifter:
             return self.lifter.affine(node, self.scope).expr
         array, index = self.subscript(node)
         return ir.Load(array, tuple(a.expr for a in index), self.lifter.arrays[array].dtype)
+
+    def _Attribute(self, node: ast.Attribute) -> ir.Expr:
+        module = module_of(node.value, self.lifter.globals)
+        value = None if module is None else module_constant(module, node.attr)
+        if value is None:
+            raise self.lifter.error(node, f"unsupported expression {ast.unparse(node)!r}")
+        return ir.Const(value, "float64", True)
 
     def _BinOp(self, node: ast.BinOp) -> ir.Expr:
         return self.binary(node, node.op, self.convert(node.left), self.convert(node.right))

@@ -43,6 +43,12 @@ def is_supported(module: str, name: str) -> bool:
     return name in funcs.NP_NAMES or name in _NP_COMPOSED or np_scalar_type(name) is not None
 
 
+def module_constant(module: str, name: str) -> float | None:
+    """``math.pi``, ``np.inf``, ``np.nan``, ...: float constants of math and numpy (weak floats)."""
+    value = getattr(math if module == "math" else np, name, None)
+    return value if type(value) is float else None
+
+
 def arity(module: str, name: str) -> int:
     if module == "np" and name in _NP_COMPOSED:
         return _NP_COMPOSED[name]

@@ -152,6 +152,8 @@ def to_python(expr: Expr) -> str:
 
 
 def _render_const(e: Const) -> str:
+    if isinstance(e.value, float) and e.value != e.value or e.value in (float("inf"), float("-inf")):
+        return f"float({str(e.value)!r})"  # inf and nan have no literal
     return repr(e.value)
 
 

@@ -294,3 +294,16 @@ def test_unsupported_array_dtypes_name_the_dtype(dtype):
     k = polyfuse.kernel(make_kernel("B[i] = A[i]"), target="python")
     with pytest.raises(ArgumentError, match=np.dtype(dtype).name):
         k(np.ones(4, dtype), np.zeros(4))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_module_constants(target):
+    k = make_kernel("B[i] = np.minimum(A[i] * np.pi, np.inf) if A[i] > -math.inf else np.nan + math.e")
+    A = values("float64")
+    expected, actual = run_both(k, target, (A, np.zeros_like(A)))
+    assert_close(expected, actual, exact=True)
+
+
+def test_module_attribute_that_is_not_a_float_constant_is_refused():
+    message = _error("B[i] = np.newaxis", (np.ones(4), np.zeros(4)))
+    assert "np.newaxis" in message
