@@ -129,6 +129,8 @@ class ExpressionLifter:
 
     def binary(self, node: ast.AST, op: ast.operator, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
         symbol = _BIN[type(op)]
+        if lhs.dtype == rhs.dtype == "bool" and not (lhs.weak and rhs.weak):
+            return self.bool_arithmetic(node, symbol, lhs, rhs)
         if lhs.dtype == "bool" or rhs.dtype == "bool":
             lhs, rhs = self.coerce(lhs, _unbool(vtype(lhs))), self.coerce(rhs, _unbool(vtype(rhs)))
         a, b = vtype(lhs), vtype(rhs)
@@ -141,12 +143,20 @@ class ExpressionLifter:
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
 
+    def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
+        """numpy bools (array elements, comparisons of numpy values): ``+`` is ``or`` and ``*``
+        is ``and``, not integer arithmetic as for Python's ``True + True``."""
+        if symbol in ("+", "*"):
+            return ir.BoolOp("or" if symbol == "+" else "and", (lhs, rhs))
+        raise self.lifter.error(node, f"operator {symbol!r} on two numpy bools is an error or gives "
+                                "int8 in numpy; convert one side with int(...) first", "bool arithmetic")
+
     def _UnaryOp(self, node: ast.UnaryOp) -> ir.Expr:
         operand = self.convert(node.operand)
         if isinstance(node.op, ast.UAdd):
             return operand
         if isinstance(node.op, ast.Not):
-            return ir.Unary("not", self.truth(operand), "bool")
+            return ir.Unary("not", self.truth(operand), "bool", True)  # a Python bool
         if operand.dtype == "bool":
             operand = self.coerce(operand, WEAK_INT)
         return ir.Unary("neg", operand, operand.dtype, operand.weak)
@@ -155,19 +165,22 @@ class ExpressionLifter:
         if expr.dtype == "bool":
             return expr
         zero = self.coerce(ir.Const(0, "int64", True), vtype(expr))
-        return ir.Compare("!=", expr, zero)
+        return ir.Compare("!=", expr, zero, weak=expr.weak)
 
     def _BoolOp(self, node: ast.BoolOp) -> ir.Expr:
         op = "and" if isinstance(node.op, ast.And) else "or"
-        return ir.BoolOp(op, tuple(self.truth(self.convert(v)) for v in node.values))
+        values = tuple(self.truth(self.convert(v)) for v in node.values)
+        return ir.BoolOp(op, values, weak=all(v.weak for v in values))
 
     def _Compare(self, node: ast.Compare) -> ir.Expr:
         terms = [self.convert(node.left)] + [self.convert(c) for c in node.comparators]
         parts = []
         for op, lhs, rhs in zip(node.ops, terms, terms[1:]):
             common = promote(_unbool(vtype(lhs)), _unbool(vtype(rhs)))
-            parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common)))
-        return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts))
+            # numpy values compare to numpy bools (strong), Python numbers to Python bools (weak)
+            parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
+                                    weak=common.weak))
+        return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts), weak=all(p.weak for p in parts))
 
     def _IfExp(self, node: ast.IfExp) -> ir.Expr:
         cond = self.truth(self.convert(node.test))
@@ -215,7 +228,7 @@ class ExpressionLifter:
             return ir.Unary("abs", arg, arg.dtype, arg.weak)
         if name in ("float", "int", "bool"):
             self._arity(node, args, 1)
-            target = {"float": WEAK_FLOAT, "int": WEAK_INT, "bool": BOOL}[name]
+            target = {"float": WEAK_FLOAT, "int": WEAK_INT, "bool": VType("bool", True)}[name]
             return ScalarCalls(self, node).cast(args[0], target)
         result = args[0]
         for arg in args[1:]:
@@ -235,7 +248,8 @@ class ExpressionLifter:
 
 
 def _unbool(t: VType) -> VType:
-    return WEAK_INT if t.dtype == "bool" else t
+    """Python bools are weak ints; numpy bools stay bools for numpy's promotion."""
+    return WEAK_INT if t.dtype == "bool" and t.weak else t
 
 
 def _nonnegative_const(expr: ir.Expr) -> bool:

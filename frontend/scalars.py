@@ -177,7 +177,7 @@ class ScalarCalls:
             return ir.BinOp("*", floats[0], ir.Const(math.pi / 180.0, "float64", True), "float64", True)
         canonical = funcs.MATH_NAMES[name]
         if canonical in funcs.PREDICATES:
-            return ir.Call(canonical, floats, "bool", False, "math")
+            return ir.Call(canonical, floats, "bool", True, "math")  # Python bools
         call = ir.Call(canonical, floats, "float64", True, "math")
         if canonical in ("floor", "ceil", "trunc"):  # Python ints
             return ir.Cast(call, "int64", True)
@@ -188,7 +188,7 @@ class ScalarCalls:
         """``int(x)``, ``bool(x)``, ``float(x)``, ``np.float32(x)``, ``np.uint8(x)``, ...: C-style
         conversion (floats truncate toward zero, integers wrap), as numpy casts."""
         if target.dtype == "bool":
-            return self.ex.truth(arg)
+            return self.ex.coerce(self.ex.truth(arg), target)
         if arg.dtype == "bool":
             arg = self.ex.coerce(arg, WEAK_INT)
         return self.ex.coerce(arg, target)

@@ -307,3 +307,22 @@ def test_module_constants(target):
 def test_module_attribute_that_is_not_a_float_constant_is_refused():
     message = _error("B[i] = np.newaxis", (np.ones(4), np.zeros(4)))
     assert "np.newaxis" in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_numpy_bools_add_as_or_python_bools_as_ints(target):
+    """np.bool_ + np.bool_ is logical or (numpy), True + True is 2 (Python); np.bool_ + 1 is int64."""
+    k = make_kernel("B[i] = (A[i] > 0) + (A[i] > 1) + 0.5\n        C[i] = M[i] * M[i] + M[i]\n"
+                    "        D[i] = (i > 2) + (i > 3) + (M[i] + 1) * E[i]", "A, M, B, C, D, E")
+    A = np.linspace(-1, 3, 9)
+    M = np.arange(9) % 2 == 0
+    E = np.full(9, 100, np.int8)
+    args = (A, M, np.zeros(9), np.zeros(9, bool), np.zeros(9), E)
+    for index in (2, 3, 4):
+        expected, actual = run_both(k, target, args, out_index=index)
+        np.testing.assert_array_equal(actual, expected)
+
+
+def test_numpy_bool_subtraction_is_refused():
+    message = _error("B[i] = (A[i] > 0) - (A[i] > 1)", (np.ones(4), np.zeros(4)))
+    assert "numpy bools" in message
