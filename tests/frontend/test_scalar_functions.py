@@ -326,3 +326,20 @@ def test_numpy_bools_add_as_or_python_bools_as_ints(target):
 def test_numpy_bool_subtraction_is_refused():
     message = _error("B[i] = (A[i] > 0) - (A[i] > 1)", (np.ones(4), np.zeros(4)))
     assert "numpy bools" in message
+
+
+def test_cuda_renders_the_scalar_functions():
+    """target="cuda" (numba's simulator here; a real GPU with POLYFUSE_TEST_GPU=1): the helpers
+    for the numpy rules, small unsigned dtypes and casts.  GPU math is compared to 1e-13."""
+    k = make_kernel("B[i] = np.maximum(A[i], 0.25) + np.fmin(A[i], 1.0) + np.sign(A[i]) + np.rint(A[i] * 3)"
+                    " + np.trunc(A[i] * 2.5) + np.power(np.abs(A[i]), 0.5) + np.logaddexp(A[i], 1.0)"
+                    " + np.cbrt(A[i]) + np.exp2(A[i]) + np.arctan2(A[i], 2.0) + math.log1p(abs(A[i]))"
+                    "\n        C[i] = np.uint8(D[i] * 3) + np.fmod(D[i], np.uint8(7)) + np.int8(A[i] * 10)"
+                    "\n        E[i] = np.isfinite(A[i]) and not np.isnan(A[i])", "A, B, C, D, E")
+    A = np.array([0.5, -1.25, 2.5, 0.0, -0.0, 3.75, -2.5, 1.5])
+    D = np.arange(8, dtype=np.uint8) * 40
+    args = (A, np.zeros(8), np.zeros(8, np.uint8), D, np.zeros(8, bool))
+    for index in (1, 2, 4):
+        expected, actual = run_both(k, "cuda", args, out_index=index)
+        assert actual.dtype == expected.dtype
+        np.testing.assert_allclose(actual, expected, rtol=1e-13)
