@@ -14,7 +14,7 @@ from polyfuse.model.scop import isl_name
 
 from .affine import Affine
 from .checker import module_of
-from .scalars import ScalarCalls, module_constant
+from .scalars import ScalarCalls, check_int_literals, comparison_type, module_constant
 from .scalars import arity as scalar_arity
 from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
 
@@ -73,7 +73,8 @@ class ExpressionLifter:
             return ir.Var(isl_name(name), "int64", True)
         arg = self.lifter.arguments.get(name)
         if arg is not None and arg.kind in ("int", "float"):
-            return ir.Var(name, arg.dtype, True)
+            var = ir.Var(name, arg.dtype, True)
+            return self.coerce(var, VType(arg.numpy_scalar, False)) if arg.numpy_scalar else var
         info = self.lifter.arrays.get(name)
         if info is not None and info.is_scalar:
             t = self.lifter.scalar_type(name)
@@ -140,6 +141,7 @@ class ExpressionLifter:
             result = promote(promote(a, b), WEAK_FLOAT)
         else:
             result = promote(a, b)
+        check_int_literals(self.lifter, node, (lhs, rhs), result)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
 
@@ -176,7 +178,7 @@ class ExpressionLifter:
         terms = [self.convert(node.left)] + [self.convert(c) for c in node.comparators]
         parts = []
         for op, lhs, rhs in zip(node.ops, terms, terms[1:]):
-            common = promote(_unbool(vtype(lhs)), _unbool(vtype(rhs)))
+            common = comparison_type(lhs, rhs, promote(_unbool(vtype(lhs)), _unbool(vtype(rhs))))
             # numpy values compare to numpy bools (strong), Python numbers to Python bools (weak)
             parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
                                     weak=common.weak))

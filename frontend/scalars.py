@@ -208,3 +208,26 @@ def _unweak(expr: ir.Expr) -> VType:
 
 _F32_DEG2RAD = float(np.float32(np.float32(math.pi) / np.float32(180.0)))
 _F32_RAD2DEG = float(np.float32(np.float32(180.0) / np.float32(math.pi)))
+
+
+def comparison_type(lhs: ir.Expr, rhs: ir.Expr, common: VType) -> VType:
+    """numpy 2 compares a Python int with a small integer dtype by value (``uint8 < 300`` is True,
+    ``uint8 > -1`` too): compare in int64, which holds both, instead of wrapping the int."""
+    weak_int = any(e.weak and e.dtype == "int64" for e in (lhs, rhs))
+    if weak_int and not common.weak and common.dtype in INTS and common.dtype not in ("int64", "uint64"):
+        return VType("int64", False)
+    return common
+
+
+def check_int_literals(lifter, node: ast.AST, operands: tuple[ir.Expr, ...], result: VType) -> None:
+    """A Python int literal outside the range of the integer dtype it meets: numpy 2 raises
+    OverflowError (``A_uint8[i] + 300``, ``A_uint8[i] - -1``), so refuse it rather than wrap."""
+    if result.weak or result.dtype not in INTS:
+        return
+    info = np.iinfo(result.dtype)
+    for operand in operands:
+        if isinstance(operand, ir.Const) and operand.weak and operand.dtype == "int64":
+            if not info.min <= int(operand.value) <= info.max:
+                raise lifter.error(node, f"Python integer {operand.value} is out of bounds for {result.dtype} "
+                                   "(numpy raises OverflowError); convert explicitly, e.g. np.int16(x)",
+                                   "integer literal out of range")

@@ -343,3 +343,48 @@ def test_cuda_renders_the_scalar_functions():
         expected, actual = run_both(k, "cuda", args, out_index=index)
         assert actual.dtype == expected.dtype
         np.testing.assert_allclose(actual, expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("scalar", [0.1, np.float32(0.1), np.float64(0.1), 3, np.int8(3), np.int64(3), np.uint16(3)])
+def test_numpy_scalar_arguments_keep_their_dtype(scalar, target):
+    """np.float64(0.1) * float32 is float64 but 0.1 * float32 is float32 (NEP 50); the same for ints."""
+    k = make_kernel("B[i] = A[i] * s + A[i]\n        C[i] = D[i] * s * 100", "A, s, B, C, D")
+    A = np.linspace(-1, 1, 7, dtype=np.float32)
+    D = np.arange(7, dtype=np.int8) * 3 - 9
+    args = (A, scalar, np.zeros(7), np.zeros(7), D)
+    expected, actual = [list(args), list(args)]
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with np.errstate(all="ignore"):
+        k(*expected)
+        polyfuse.kernel(k, target=target)(*actual)
+    for index in (2, 3):
+        np.testing.assert_array_equal(actual[index], expected[index])
+
+
+def test_unsupported_numpy_scalar_argument():
+    k = polyfuse.kernel(make_kernel("B[i] = A[i] * s", "A, s, B"), target="python")
+    with pytest.raises(ArgumentError, match="float16"):
+        k(np.ones(3), np.float16(1), np.zeros(3))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_small_ints_compare_with_python_ints_by_value(target):
+    k = make_kernel("B[i] = (A[i] < n) + 2 * (A[i] > -1) + 4 * (A[i] == 300) + 8 * (A[i] >= m)", "A, n, m, B")
+    A = np.array([0, 1, 44, 200, 255], np.uint8)
+    expected, actual = run_both_scalars(k, target, (A, 300, -5, np.zeros(5, np.int64)), 3)
+    np.testing.assert_array_equal(actual, expected)
+
+
+def run_both_scalars(func, target, args, index):
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    func(*expected)
+    polyfuse.kernel(func, target=target)(*actual)
+    return expected[index], actual[index]
+
+
+def test_out_of_range_int_literal_is_refused():
+    message = _error("B[i] = A[i] + 300", (np.ones(4, np.uint8), np.zeros(4)))
+    assert "300" in message and "uint8" in message and "OverflowError" in message
