@@ -191,7 +191,18 @@ class ScalarCalls:
             return self.ex.coerce(self.ex.truth(arg), target)
         if arg.dtype == "bool":
             arg = self.ex.coerce(arg, WEAK_INT)
+        if isinstance(arg, ir.Const) and target.dtype in INTS:
+            return self.const_to_int(arg, target)
         return self.ex.coerce(arg, target)
+
+    def const_to_int(self, arg: ir.Const, target: VType) -> ir.Expr:
+        """``np.uint8(300)`` raises in numpy 2; ``np.int8(3.7)`` truncates: fold it as numpy does."""
+        info = np.iinfo(target.dtype)
+        value = math.trunc(arg.value) if isinstance(arg.value, float) and math.isfinite(arg.value) else arg.value
+        if not isinstance(value, int) or not info.min <= value <= info.max:
+            raise self.error(f"{value} is out of bounds for {target.dtype} (numpy raises OverflowError "
+                             "or gives an undefined value)")
+        return ir.Const(value, target.dtype, target.weak)
 
 
 def _example(t: VType):

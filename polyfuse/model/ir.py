@@ -154,6 +154,8 @@ def to_python(expr: Expr) -> str:
 def _render_const(e: Const) -> str:
     if isinstance(e.value, float) and e.value != e.value or e.value in (float("inf"), float("-inf")):
         return f"float({str(e.value)!r})"  # inf and nan have no literal
+    if not e.weak and e.dtype not in ("float64", "int64", "bool"):
+        return f"_np.{e.dtype}({e.value!r})"  # a Python number would compute in float64/int
     return repr(e.value)
 
 

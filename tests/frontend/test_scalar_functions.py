@@ -388,3 +388,18 @@ def run_both_scalars(func, target, args, index):
 def test_out_of_range_int_literal_is_refused():
     message = _error("B[i] = A[i] + 300", (np.ones(4, np.uint8), np.zeros(4)))
     assert "300" in message and "uint8" in message and "OverflowError" in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_casts_of_constants_compute_in_the_cast_dtype(target):
+    k = make_kernel("B[i] = np.uint8(200) + 100 + A[i] * 0\n        C[i] = np.float32(0.1) * 3.0 + np.int8(-3.7)",
+                    "A, B, C")
+    args = (np.ones(3), np.zeros(3), np.zeros(3))
+    for index in (1, 2):
+        expected, actual = run_both(k, target, args, out_index=index)
+        np.testing.assert_array_equal(actual, expected)
+
+
+def test_cast_of_an_out_of_range_literal_is_refused():
+    message = _error("B[i] = np.uint8(300) + A[i]", (np.ones(4), np.zeros(4)))
+    assert "300 is out of bounds for uint8" in message
