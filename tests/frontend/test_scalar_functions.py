@@ -138,12 +138,15 @@ def test_np_where_on_scalars_evaluates_both_values(target):
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
 @pytest.mark.parametrize("name", ["sqrt", "exp", "log", "sin", "tanh", "floor", "ceil", "trunc", "log1p",
-                                  "expm1", "log2", "log10", "sinh", "cosh", "atan", "asinh", "erf", "erfc",
+                                  "expm1", "log2", "log10", "sinh", "cosh", "atan", "asinh", "erf", "erfc", "gamma", "lgamma",
+                                  "tan", "cbrt", "exp2",
                                   "fabs", "degrees", "radians", "isnan", "isinf", "isfinite"])
 def test_math_unary_on_its_domain(name, target):
     """math.* raises in Python outside its domain (math.log(-1)), so only valid inputs here."""
     k = make_kernel(f"B[i] = math.{name}(A[i])")
     A = np.array([0.25, 0.5, 1.5, 3.0, 7.25, 20.0, 1e-300, 5e-324])
+    if name == "gamma":
+        A = A[:6]  # gamma(1e-300) overflows: OverflowError in Python
     expected, actual = run_both(k, target, (A, np.zeros_like(A)))
     assert_close(expected, actual, exact=target == "python" or name in ("sqrt", "floor", "ceil", "trunc"))
 
