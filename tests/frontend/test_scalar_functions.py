@@ -406,3 +406,17 @@ def test_casts_of_constants_compute_in_the_cast_dtype(target):
 def test_cast_of_an_out_of_range_literal_is_refused():
     message = _error("B[i] = np.uint8(300) + A[i]", (np.ones(4), np.zeros(4)))
     assert "300 is out of bounds for uint8" in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_small_dtype_local_arrays(target):
+    source = ("def k_local(A, B):\n    T = np.zeros(A.shape[0], dtype=np.uint8)\n    M = np.empty(A.shape[0], dtype=np.bool)\n"
+              "    for i in range(A.shape[0]):\n        T[i] = A[i] * 3\n        M[i] = A[i] > 100\n"
+              "    for i in range(A.shape[0]):\n        B[i] = T[i] + M[i]\n")
+    filename = "<scalars-k_local>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    A = np.array([0, 50, 90, 101, 255], np.uint8)
+    expected, actual = run_both(namespace["k_local"], target, (A, np.zeros(5, np.int16)))
+    np.testing.assert_array_equal(actual, expected)
