@@ -159,6 +159,9 @@ class ExpressionLifter:
             return operand
         if isinstance(node.op, ast.Not):
             return ir.Unary("not", self.truth(operand), "bool", True)  # a Python bool
+        if operand.dtype == "bool" and not operand.weak:
+            raise self.lifter.error(node, "unary '-' of a numpy bool is an error in numpy; use "
+                                    "-int(x) or 'not x'", "bool arithmetic")
         if operand.dtype == "bool":
             operand = self.coerce(operand, WEAK_INT)
         return ir.Unary("neg", operand, operand.dtype, operand.weak)

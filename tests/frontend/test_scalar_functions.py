@@ -420,3 +420,8 @@ def test_small_dtype_local_arrays(target):
     A = np.array([0, 50, 90, 101, 255], np.uint8)
     expected, actual = run_both(namespace["k_local"], target, (A, np.zeros(5, np.int16)))
     np.testing.assert_array_equal(actual, expected)
+
+
+def test_negating_a_numpy_bool_is_refused():
+    message = _error("B[i] = -(A[i] > 0)", (np.ones(4), np.zeros(4)))
+    assert "numpy bool" in message and "-(A[i] > 0)" in message
