@@ -12,8 +12,7 @@ from typing import NoReturn, TypeGuard
 
 import numpy as np
 
-from polyfuse.model.ir import MATH_FUNCS
-
+from . import scalars
 from .allocation import ALLOCATORS
 from .source import KernelSource
 
@@ -63,7 +62,7 @@ _EXPR_NAMES = {
 
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 _AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
-_BUILTINS = ("abs", "min", "max", "float")
+_BUILTINS = ("abs", "min", "max", "float", "int", "bool")
 
 
 def module_of(node: ast.AST, globals_: dict) -> str | None:
@@ -250,7 +249,7 @@ class SubsetChecker(ast.NodeVisitor):
             if func.id in ("min", "max") and len(node.args) < 2:
                 self.fail(node, f"{func.id}() of fewer than two values", "expr")
         elif isinstance(func, ast.Attribute) and module_of(func.value, self.globals):
-            if func.attr not in MATH_FUNCS:
+            if not scalars.is_supported(module_of(func.value, self.globals) or "", func.attr):
                 self.fail(node, f"call to {module_of(func.value, self.globals)}.{func.attr}", "expr")
         else:
             self.fail(node, f"call to {ast.unparse(func)}", "expr")
@@ -274,6 +273,9 @@ class SubsetChecker(ast.NodeVisitor):
             self.visit_expr(item)
 
     def expr_Attribute(self, node: ast.Attribute) -> None:
+        module = module_of(node.value, self.globals)
+        if module is not None and scalars.module_constant(module, node.attr) is not None:
+            return
         self.fail(node, f"attribute {ast.unparse(node)} (only X.shape[d] and math./np. calls)", "expr")
 
 

@@ -15,7 +15,9 @@ from polyfuse.model.scop import isl_name
 from .affine import Affine
 from .checker import module_of
 from .control import access_text, runtime_subscript
-from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
+from .scalars import ScalarCalls, check_int_literals, comparison_type, module_constant
+from .scalars import arity as scalar_arity
+from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
 
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
         ast.Pow: "**"}
@@ -72,7 +74,8 @@ class ExpressionLifter:
             return ir.Var(isl_name(name), "int64", True)
         arg = self.lifter.arguments.get(name)
         if arg is not None and arg.kind in ("int", "float"):
-            return ir.Var(name, arg.dtype, True)
+            var = ir.Var(name, arg.dtype, True)
+            return self.coerce(var, VType(arg.numpy_scalar, False)) if arg.numpy_scalar else var
         info = self.lifter.arrays.get(name)
         if info is not None and info.is_scalar:
             t = self.lifter.scalar_type(name)
@@ -123,11 +126,20 @@ class ExpressionLifter:
         array, index = self.subscript(node)
         return ir.Load(array, tuple(a.expr for a in index), self.lifter.arrays[array].dtype)
 
+    def _Attribute(self, node: ast.Attribute) -> ir.Expr:
+        module = module_of(node.value, self.lifter.globals)
+        value = None if module is None else module_constant(module, node.attr)
+        if value is None:
+            raise self.lifter.error(node, f"unsupported expression {ast.unparse(node)!r}")
+        return ir.Const(value, "float64", True)
+
     def _BinOp(self, node: ast.BinOp) -> ir.Expr:
         return self.binary(node, node.op, self.convert(node.left), self.convert(node.right))
 
     def binary(self, node: ast.AST, op: ast.operator, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
         symbol = _BIN[type(op)]
+        if lhs.dtype == rhs.dtype == "bool" and not (lhs.weak and rhs.weak):
+            return self.bool_arithmetic(node, symbol, lhs, rhs)
         if lhs.dtype == "bool" or rhs.dtype == "bool":
             lhs, rhs = self.coerce(lhs, _unbool(vtype(lhs))), self.coerce(rhs, _unbool(vtype(rhs)))
         a, b = vtype(lhs), vtype(rhs)
@@ -137,15 +149,27 @@ class ExpressionLifter:
             result = promote(promote(a, b), WEAK_FLOAT)
         else:
             result = promote(a, b)
+        check_int_literals(self.lifter, node, (lhs, rhs), result)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
+
+    def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
+        """numpy bools (array elements, comparisons of numpy values): ``+`` is ``or`` and ``*``
+        is ``and``, not integer arithmetic as for Python's ``True + True``."""
+        if symbol in ("+", "*"):
+            return ir.BoolOp("or" if symbol == "+" else "and", (lhs, rhs))
+        raise self.lifter.error(node, f"operator {symbol!r} on two numpy bools is an error or gives "
+                                "int8 in numpy; convert one side with int(...) first", "bool arithmetic")
 
     def _UnaryOp(self, node: ast.UnaryOp) -> ir.Expr:
         operand = self.convert(node.operand)
         if isinstance(node.op, ast.UAdd):
             return operand
         if isinstance(node.op, ast.Not):
-            return ir.Unary("not", self.truth(operand), "bool")
+            return ir.Unary("not", self.truth(operand), "bool", True)  # a Python bool
+        if operand.dtype == "bool" and not operand.weak:
+            raise self.lifter.error(node, "unary '-' of a numpy bool is an error in numpy; use "
+                                    "-int(x) or 'not x'", "bool arithmetic")
         if operand.dtype == "bool":
             operand = self.coerce(operand, WEAK_INT)
         return ir.Unary("neg", operand, operand.dtype, operand.weak)
@@ -154,19 +178,22 @@ class ExpressionLifter:
         if expr.dtype == "bool":
             return expr
         zero = self.coerce(ir.Const(0, "int64", True), vtype(expr))
-        return ir.Compare("!=", expr, zero)
+        return ir.Compare("!=", expr, zero, weak=expr.weak)
 
     def _BoolOp(self, node: ast.BoolOp) -> ir.Expr:
         op = "and" if isinstance(node.op, ast.And) else "or"
-        return ir.BoolOp(op, tuple(self.truth(self.convert(v)) for v in node.values))
+        values = tuple(self.truth(self.convert(v)) for v in node.values)
+        return ir.BoolOp(op, values, weak=all(v.weak for v in values))
 
     def _Compare(self, node: ast.Compare) -> ir.Expr:
         terms = [self.convert(node.left)] + [self.convert(c) for c in node.comparators]
         parts = []
         for op, lhs, rhs in zip(node.ops, terms, terms[1:]):
-            common = promote(_unbool(vtype(lhs)), _unbool(vtype(rhs)))
-            parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common)))
-        return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts))
+            common = comparison_type(lhs, rhs, promote(_unbool(vtype(lhs)), _unbool(vtype(rhs))))
+            # numpy values compare to numpy bools (strong), Python numbers to Python bools (weak)
+            parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
+                                    weak=common.weak))
+        return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts), weak=all(p.weak for p in parts))
 
     def _IfExp(self, node: ast.IfExp) -> ir.Expr:
         cond = self.truth(self.convert(node.test))
@@ -212,9 +239,10 @@ class ExpressionLifter:
             self._arity(node, args, 1)
             arg = self.coerce(args[0], _unbool(vtype(args[0])))
             return ir.Unary("abs", arg, arg.dtype, arg.weak)
-        if name == "float":
+        if name in ("float", "int", "bool"):
             self._arity(node, args, 1)
-            return self.coerce(args[0], WEAK_FLOAT)
+            target = {"float": WEAK_FLOAT, "int": WEAK_INT, "bool": VType("bool", True)}[name]
+            return ScalarCalls(self, node).cast(args[0], target)
         result = args[0]
         for arg in args[1:]:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
@@ -223,17 +251,9 @@ class ExpressionLifter:
         return result
 
     def math_call(self, node: ast.Call, module: str, name: str, args: list[ir.Expr]) -> ir.Expr:
-        self._arity(node, args, 2 if name == "pow" else 1)
-        if module == "math":
-            # math.* returns Python numbers: floats (floor/ceil: ints) that promote weakly
-            args = [self.coerce(a, WEAK_FLOAT) for a in args]
-            call = ir.Call(name, tuple(args), "float64", True)
-            return ir.Cast(call, "int64", True) if name in ("floor", "ceil") else call
-        result = float_of(vtype(args[0]))
-        if len(args) == 2:
-            result = float_of(promote(vtype(args[0]), vtype(args[1])))
-        args = [self.coerce(a, result) for a in args]
-        return ir.Call(name, tuple(args), result.dtype, False)
+        self._arity(node, args, scalar_arity(module, name))
+        calls = ScalarCalls(self, node)
+        return calls.math_call(name, args) if module == "math" else calls.np_call(name, args)
 
     def _arity(self, node: ast.Call, args: list, n: int) -> None:
         if len(args) != n:
@@ -241,7 +261,8 @@ class ExpressionLifter:
 
 
 def _unbool(t: VType) -> VType:
-    return WEAK_INT if t.dtype == "bool" else t
+    """Python bools are weak ints; numpy bools stay bools for numpy's promotion."""
+    return WEAK_INT if t.dtype == "bool" and t.weak else t
 
 
 def _nonnegative_const(expr: ir.Expr) -> bool:

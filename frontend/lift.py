@@ -46,7 +46,8 @@ class Scope:
     domain: isl.Set = field(compare=False)
 
 
-_DTYPES = {"float64", "float32", "int64", "int32"}
+_DTYPES = {"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
+           "bool"}
 
 
 class Lifter:
@@ -235,7 +236,8 @@ class Lifter:
             return "float64"
         if isinstance(node, ast.Name) and node.id == "int":
             return "int64"
-        raise self.error(node, f"dtype {ast.unparse(node)!r}; use np.float64, np.float32, np.int64 or np.int32")
+        raise self.error(node, f"dtype {ast.unparse(node)!r}; use np.float64, np.float32, np.int8 ... np.int64, "
+                         "np.uint8 ... np.uint64 or np.bool")
 
     def add_statement(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
                       lifter: ExpressionLifter) -> StmtNode:

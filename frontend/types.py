@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 FLOATS = ("float32", "float64")
-INTS = ("int32", "int64")
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,10 @@ def _example(t: VType):
 
 def promote(a: VType, b: VType) -> VType:
     """The type of ``a <op> b`` for + - * // % ** min max."""
-    if a.dtype == "bool":
-        a = VType("int64", True)
-    if b.dtype == "bool":
-        b = VType("int64", True)
+    if a.dtype == "bool" and a.weak:  # a Python bool is a weak int; a numpy bool is strong
+        a = WEAK_INT
+    if b.dtype == "bool" and b.weak:
+        b = WEAK_INT
     if a.weak and b.weak:
         return WEAK_FLOAT if (a.is_float or b.is_float) else WEAK_INT
     return VType(np.result_type(_example(a), _example(b)).name, False)

@@ -6,6 +6,8 @@ that dtype is an integer, a float or a bool.
 
 from __future__ import annotations
 
+import math
+
 from llvmlite import ir as ll
 
 from polyfuse.errors import InternalError
@@ -13,7 +15,8 @@ from polyfuse.model import ir
 
 _TYPES = {
     "float64": ll.DoubleType(), "float32": ll.FloatType(), "int64": ll.IntType(64),
-    "int32": ll.IntType(32), "bool": ll.IntType(1),
+    "int32": ll.IntType(32), "int16": ll.IntType(16), "int8": ll.IntType(8), "uint64": ll.IntType(64),
+    "uint32": ll.IntType(32), "uint16": ll.IntType(16), "uint8": ll.IntType(8), "bool": ll.IntType(1),
 }
 
 
@@ -25,10 +28,17 @@ def is_float(dtype: str) -> bool:
     return dtype.startswith("float")
 
 
+def is_unsigned(dtype: str) -> bool:
+    """LLVM integers have no sign: unsigned dtypes pick udiv/urem/icmp u*/uitofp/zext."""
+    return dtype.startswith("uint") or dtype == "bool"
+
+
 _INT_CMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
 _FLOAT_INTRINSICS = {"sqrt": "llvm.sqrt", "exp": "llvm.exp", "log": "llvm.log", "sin": "llvm.sin",
                      "cos": "llvm.cos", "floor": "llvm.floor", "ceil": "llvm.ceil", "fabs": "llvm.fabs",
-                     "pow": "llvm.pow", "tanh": "llvm.tanh"}
+                     "pow": "llvm.pow", "tanh": "llvm.tanh", "trunc": "llvm.trunc", "rint": "llvm.rint",
+                     "copysign": "llvm.copysign", "exp2": "llvm.exp2", "log2": "llvm.log2",
+                     "log10": "llvm.log10"}
 
 
 INDEX_ERROR = "polyfuse_index_error"  # 1 + 64 * array position + axis of a bad run-time subscript
@@ -131,6 +141,8 @@ class ExprEmitter:
             if self.cg.fastmath and e.op in ("+", "-", "*", "/"):
                 result.flags.append("fast")  # opt-in: lets LLVM reassociate and vectorize reductions
             return result
+        if is_unsigned(e.dtype) and e.op in _UINT_BINOPS:
+            return _UINT_BINOPS[e.op](self, lhs, rhs)
         return _INT_BINOPS[e.op](self, lhs, rhs)
 
     def _Unary(self, e: ir.Unary):
@@ -141,6 +153,8 @@ class ExprEmitter:
             return self.b.fneg(value) if is_float(e.dtype) else self.b.neg(value)
         if is_float(e.dtype):
             return self._intrinsic("llvm.fabs", [value])
+        if is_unsigned(e.dtype):
+            return value
         negative = self.b.icmp_signed("<", value, ll.Constant(value.type, 0))
         return self.b.select(negative, self.b.neg(value), value)
 
@@ -149,7 +163,7 @@ class ExprEmitter:
         if is_float(e.lhs.dtype):
             # Python: comparisons with NaN are False, except != which is True
             return self.b.fcmp_unordered("!=", lhs, rhs) if e.op == "!=" else self.b.fcmp_ordered(e.op, lhs, rhs)
-        if e.lhs.dtype == "bool":
+        if is_unsigned(e.lhs.dtype):
             return self.b.icmp_unsigned(_INT_CMP[e.op], lhs, rhs)
         return self.b.icmp_signed(_INT_CMP[e.op], lhs, rhs)
 
@@ -200,7 +214,124 @@ class ExprEmitter:
                 return self.inline_exp(args[0])
             if e.func == "log":
                 return self.inline_log(args[0])
-        return self._intrinsic(_FLOAT_INTRINSICS[e.func], args)
+        kind = e.args[0].dtype
+        if e.func == "pow" and e.lib == "np":
+            return self.np_power(args)
+        if e.func in _SCALAR_RULES:
+            return _SCALAR_RULES[e.func](self, args, kind)
+        if e.func in _FLOAT_INTRINSICS:
+            return self._intrinsic(_FLOAT_INTRINSICS[e.func], args)
+        return self.libm(e.func, args)
+
+    def libm(self, name: str, args: list):
+        """A call of the C library's ``name`` (``namef`` for float32): what numpy's npy_math calls
+        where it has no SIMD loop of its own."""
+        kind = args[0].type
+        full = name + ("f" if isinstance(kind, ll.FloatType) else "")
+        fn = self.b.module.globals.get(full)
+        if fn is None:
+            fn = ll.Function(self.b.module, ll.FunctionType(kind, [kind] * len(args)), name=full)
+        return self.b.call(fn, args)
+
+    def np_power(self, args):
+        """numpy ``power``: libm's pow, except that an exponent of 0.5 takes numpy's fast path
+        through sqrt (so ``np.power(-inf, 0.5)`` is NaN where C's pow gives inf)."""
+        x, y = args
+        half = self.b.fcmp_ordered("==", y, ll.Constant(y.type, 0.5))
+        return self.b.select(half, self._intrinsic("llvm.sqrt", [x]), self._intrinsic("llvm.pow", args))
+
+    def np_logaddexp(self, args, kind):
+        """numpy's npy_logaddexp: x == y gives x + ln 2 (also for infinities), otherwise the larger
+        plus log1p(exp(-|x - y|)); NaN propagates."""
+        x, y = args
+        b, zero = self.b, ll.Constant(x.type, 0.0)
+        tmp = b.fsub(x, y)
+        right = b.fadd(x, self.libm("log1p", [self._intrinsic("llvm.exp", [b.fneg(tmp)])]))
+        left = b.fadd(y, self.libm("log1p", [self._intrinsic("llvm.exp", [tmp])]))
+        value = b.select(b.fcmp_ordered(">", tmp, zero), right,
+                         b.select(b.fcmp_ordered("<=", tmp, zero), left, tmp))
+        ln2 = ll.Constant(x.type, math.log(2.0))
+        return b.select(b.fcmp_ordered("==", x, y), b.fadd(x, ln2), value)
+
+    def np_maximum(self, args, kind):
+        """numpy ``maximum``: NaN propagates; otherwise ``a if a > b else b`` (numpy's AVX-512
+        loop, as measured: ties, e.g. 0.0 and -0.0, give the second value)."""
+        a, b = args
+        if not is_float(kind):
+            return self.b.select(self._icmp(kind, ">", a, b), a, b)
+        return self.b.select(self.b.fcmp_unordered("uno", a, a), a,
+                             self.b.select(self.b.fcmp_ordered(">", a, b), a, b))
+
+    def np_minimum(self, args, kind):
+        a, b = args
+        if not is_float(kind):
+            return self.b.select(self._icmp(kind, "<", a, b), a, b)
+        return self.b.select(self.b.fcmp_unordered("uno", a, a), a,
+                             self.b.select(self.b.fcmp_ordered("<", a, b), a, b))
+
+    def np_fmax(self, args, kind):
+        """numpy ``fmax``: NaN ignored unless both are NaN; ties give the first value."""
+        a, b = args
+        if not is_float(kind):
+            return self.b.select(self._icmp(kind, ">=", a, b), a, b)
+        keep = self.b.or_(self.b.fcmp_ordered(">=", a, b), self.b.fcmp_unordered("uno", b, b))
+        return self.b.select(keep, a, b)
+
+    def np_fmin(self, args, kind):
+        a, b = args
+        if not is_float(kind):
+            return self.b.select(self._icmp(kind, "<=", a, b), a, b)
+        keep = self.b.or_(self.b.fcmp_ordered("<=", a, b), self.b.fcmp_unordered("uno", b, b))
+        return self.b.select(keep, a, b)
+
+    def np_sign(self, args, kind):
+        """numpy ``sign``: -1, 0 (also for -0.0) or 1; NaN stays NaN."""
+        (x,) = args
+        one, zero = (ll.Constant(x.type, 1.0), ll.Constant(x.type, 0.0)) if is_float(kind) else \
+            (ll.Constant(x.type, 1), ll.Constant(x.type, 0))
+        if not is_float(kind):
+            positive = self.b.select(self._icmp(kind, ">", x, zero), one, zero)
+            if is_unsigned(kind):
+                return positive
+            return self.b.select(self._icmp(kind, "<", x, zero), ll.Constant(x.type, -1), positive)
+        value = self.b.select(self.b.fcmp_ordered("==", x, zero), zero, x)  # NaN stays
+        value = self.b.select(self.b.fcmp_ordered("<", x, zero), ll.Constant(x.type, -1.0), value)
+        return self.b.select(self.b.fcmp_ordered(">", x, zero), one, value)
+
+    def np_isnan(self, args, kind):
+        if not is_float(kind):
+            return ll.Constant(ll.IntType(1), 0)
+        return self.b.fcmp_unordered("uno", args[0], args[0])
+
+    def np_isinf(self, args, kind):
+        if not is_float(kind):
+            return ll.Constant(ll.IntType(1), 0)
+        magnitude = self._intrinsic("llvm.fabs", [args[0]])
+        return self.b.fcmp_ordered("==", magnitude, ll.Constant(args[0].type, float("inf")))
+
+    def np_isfinite(self, args, kind):
+        if not is_float(kind):
+            return ll.Constant(ll.IntType(1), 1)
+        magnitude = self._intrinsic("llvm.fabs", [args[0]])
+        return self.b.fcmp_ordered("<", magnitude, ll.Constant(args[0].type, float("inf")))
+
+    def np_fmod(self, args, kind):
+        """C ``fmod`` (sign of the dividend); integers truncate, by zero gives 0 (numpy)."""
+        a, b = args
+        if is_float(kind):
+            return self.b.frem(a, b)
+        zero = ll.Constant(a.type, 0)
+        is_zero = self.b.icmp_signed("==", b, zero)
+        safe_b = self.b.select(is_zero, ll.Constant(a.type, 1), b)
+        if is_unsigned(kind):
+            return self.b.select(is_zero, zero, self.b.urem(a, safe_b))
+        # INT_MIN % -1 overflows in LLVM: use divisor 1 there too (the remainder is 0 either way)
+        minus_one = self.b.icmp_signed("==", safe_b, ll.Constant(a.type, -1))
+        safe_b = self.b.select(minus_one, ll.Constant(a.type, 1), safe_b)
+        return self.b.select(is_zero, zero, self.b.srem(a, safe_b))
+
+    def _icmp(self, kind: str, op: str, a, b):
+        return self.b.icmp_unsigned(op, a, b) if is_unsigned(kind) else self.b.icmp_signed(op, a, b)
 
     def _vectorizable_math(self) -> bool:
         """Inline exp/log pay only where LLVM vectorizes them: in a loop without carried
@@ -291,13 +422,28 @@ class ExprEmitter:
         if is_float(src) and is_float(dst):
             return self.b.fpext(value, target) if dst == "float64" else self.b.fptrunc(value, target)
         if is_float(dst):
-            return self.b.uitofp(value, target) if src == "bool" else self.b.sitofp(value, target)
+            return self.b.uitofp(value, target) if is_unsigned(src) else self.b.sitofp(value, target)
         if is_float(src):
-            return self.b.fptosi(value, target)
-        if src == "bool":
-            return self.b.zext(value, target)
+            return self.float_to_int(value, dst)
         width_src, width_dst = value.type.width, target.width
-        return self.b.sext(value, target) if width_dst > width_src else self.b.trunc(value, target)
+        if width_dst == width_src:
+            return value
+        if width_dst < width_src:
+            return self.b.trunc(value, target)
+        return self.b.zext(value, target) if is_unsigned(src) else self.b.sext(value, target)
+
+    def float_to_int(self, value, dst: str):
+        """Truncation toward zero.  In range it is exact; out of range C (and so numpy) leaves it
+        undefined: narrow types go through i32 and unsigned 32 through i64, as C compilers on
+        x86-64 do, so small negative floats wrap to unsigned like numpy's casts there."""
+        target = llvm_type(dst)
+        if dst == "uint64":
+            return self.b.fptoui(value, target)
+        if target.width < 32:
+            return self.b.trunc(self.b.fptosi(value, ll.IntType(32)), target)
+        if dst == "uint32":
+            return self.b.trunc(self.b.fptosi(value, ll.IntType(64)), target)
+        return self.b.fptosi(value, target)
 
     # ---- helpers -------------------------------------------------------------------------
     def _muladd(self, a, b, c):
@@ -320,8 +466,12 @@ class ExprEmitter:
         """(quotient, remainder, divisor-is-zero flag) with Python's floor rounding."""
         zero, one = ll.Constant(a.type, 0), ll.Constant(a.type, 1)
         is_zero = self.b.icmp_signed("==", b, zero)
-        safe_b = self.b.select(is_zero, one, b)
+        # MIN // -1 overflows (a trap on x86): divide by 1 and negate instead, wrapping like numpy
+        minus_one = self.b.icmp_signed("==", b, ll.Constant(a.type, -1))
+        safe_b = self.b.select(self.b.or_(is_zero, minus_one), one, b)
         q, r = self.b.sdiv(a, safe_b), self.b.srem(a, safe_b)
+        q = self.b.select(minus_one, self.b.neg(a), q)
+        safe_b = self.b.select(minus_one, b, safe_b)
         # C rounds toward zero; Python rounds down: fix when the signs of r and b differ
         adjust = self.b.and_(self.b.icmp_signed("!=", r, zero),
                              self.b.icmp_signed("!=", self.b.icmp_signed("<", r, zero),
@@ -339,6 +489,14 @@ class ExprEmitter:
         """Python ``a % b`` (sign of the divisor); modulo by zero gives 0 as in numpy."""
         _, r, is_zero = self._int_division(a, b)
         return self.b.select(is_zero, ll.Constant(a.type, 0), r)
+
+    def uint_division(self, a, b, op: str):
+        """Unsigned ``a // b`` or ``a % b``: no rounding fix needed; by zero gives 0 (numpy)."""
+        zero = ll.Constant(a.type, 0)
+        is_zero = self.b.icmp_unsigned("==", b, zero)
+        safe_b = self.b.select(is_zero, ll.Constant(a.type, 1), b)
+        result = self.b.udiv(a, safe_b) if op == "udiv" else self.b.urem(a, safe_b)
+        return self.b.select(is_zero, zero, result)
 
     def int_pow(self, a, b):
         """``a ** b`` for integers by repeated squaring (b < 0 gives 0, as numpy would not allow)."""
@@ -438,6 +596,20 @@ _FLOAT_BINOPS = {
     "**": lambda s, a, b: s._intrinsic("llvm.pow", [a, b]),
     "min": lambda s, a, b: s.py_min(a, b, True),
     "max": lambda s, a, b: s.py_max(a, b, True),
+}
+
+
+_UINT_BINOPS = {
+    "//": lambda s, a, b: s.uint_division(a, b, "udiv"),
+    "%": lambda s, a, b: s.uint_division(a, b, "urem"),
+    "min": lambda s, a, b: s.b.select(s.b.icmp_unsigned("<", b, a), b, a),
+    "max": lambda s, a, b: s.b.select(s.b.icmp_unsigned(">", b, a), b, a),
+}
+_SCALAR_RULES = {
+    "maximum": ExprEmitter.np_maximum, "minimum": ExprEmitter.np_minimum, "fmax": ExprEmitter.np_fmax,
+    "fmin": ExprEmitter.np_fmin, "sign": ExprEmitter.np_sign, "isnan": ExprEmitter.np_isnan,
+    "isinf": ExprEmitter.np_isinf, "isfinite": ExprEmitter.np_isfinite, "fmod": ExprEmitter.np_fmod,
+    "logaddexp": ExprEmitter.np_logaddexp,
 }
 
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from polyfuse.model import ir
+from polyfuse.model import funcs, ir
 
 NUMBA_TYPES = {"float64": "_nb.float64", "float32": "_nb.float32", "int64": "_nb.int64",
-               "int32": "_nb.int32", "bool": "_nb.boolean"}
+               "int32": "_nb.int32", "int16": "_nb.int16", "int8": "_nb.int8", "uint64": "_nb.uint64",
+               "uint32": "_nb.uint32", "uint16": "_nb.uint16", "uint8": "_nb.uint8", "bool": "_nb.boolean"}
+_WIDE = ("float64", "int64", "bool")  # numba's own result types; every other dtype is cast back
 
 HELPERS = {
     "_ifloordiv": '''
@@ -93,7 +95,121 @@ def _pmax(a, b):
     return b if b > a else a
 ''',
 }
-_HELPER_DEPS = {"_ffloordiv": ("_ffloor",)}
+HELPERS.update({
+    "_ftrunc": '''
+@_cuda.jit(device=True)
+def _ftrunc(x):
+    """C ``trunc`` that stays a float with the sign of x (numba's math.trunc returns an int)."""
+    if abs(x) < 4503599627370496.0:
+        return _math.copysign(x - x + _math.trunc(x), x)
+    return x
+''',
+    "_frint": '''
+@_cuda.jit(device=True)
+def _frint(x):
+    """Round half to even, as C ``rint`` and ``np.rint``."""
+    if not abs(x) < 4503599627370496.0:
+        return x
+    r = _ffloor(x)
+    d = x - r
+    if d > 0.5 or (d == 0.5 and _math.fmod(r, 2.0) != 0):
+        r = r + 1
+    return _math.copysign(r, x)
+''',
+    "_exp2": '''
+@_cuda.jit(device=True)
+def _exp2(x):
+    return _math.pow(2.0 + x - x, x)
+''',
+    "_cbrt": '''
+@_cuda.jit(device=True)
+def _cbrt(x):
+    """Cube root: pow of |x| and one Newton step (within a few ulp; NaN, inf and zeros exact)."""
+    if x == 0 or not abs(x) < _INF:
+        return x
+    y = _math.pow(abs(x), 1.0 / 3.0)
+    y = y - (y * y * y - abs(x)) / (3 * y * y)
+    return _math.copysign(y, x)
+''',
+    "_npmaximum": '''
+@_cuda.jit(device=True)
+def _npmaximum(a, b):
+    """``np.maximum``: NaN propagates."""
+    if a != a or a > b:
+        return a
+    return b
+''',
+    "_npminimum": '''
+@_cuda.jit(device=True)
+def _npminimum(a, b):
+    if a != a or a < b:
+        return a
+    return b
+''',
+    "_npfmax": '''
+@_cuda.jit(device=True)
+def _npfmax(a, b):
+    """``np.fmax``: a NaN loses unless both are NaN."""
+    if a >= b or b != b:
+        return a
+    return b
+''',
+    "_npfmin": '''
+@_cuda.jit(device=True)
+def _npfmin(a, b):
+    if a <= b or b != b:
+        return a
+    return b
+''',
+    "_npsign": '''
+@_cuda.jit(device=True)
+def _npsign(x):
+    """``np.sign``: -1, 0 or 1 in x's type; NaN stays NaN."""
+    if x > 0:
+        return x - x + 1
+    if x < 0:
+        return x - x - 1
+    if x == 0:
+        return x - x
+    return x
+''',
+    "_ifmod": '''
+@_cuda.jit(device=True)
+def _ifmod(a, b):
+    """Integer C ``fmod`` (sign of a); by zero gives 0 (numpy)."""
+    if b == 0:
+        return a - a
+    r = a % b
+    if r != 0 and ((r < 0) != (a < 0)):
+        r = r - b
+    return r
+''',
+    "_nppower": '''
+@_cuda.jit(device=True)
+def _nppower(x, y):
+    """``np.power``: an exponent of 0.5 takes numpy's sqrt fast path."""
+    if y == 0.5:
+        return _math.sqrt(x) if x >= 0 else _NAN
+    return _math.pow(x, y)
+''',
+    "_logaddexp": '''
+@_cuda.jit(device=True)
+def _logaddexp(x, y):
+    """numpy's npy_logaddexp."""
+    if x == y:
+        return x + 0.6931471805599453
+    t = x - y
+    if t > 0:
+        return x + _math.log1p(_math.exp(-t))
+    if t <= 0:
+        return y + _math.log1p(_math.exp(t))
+    return t
+''',
+})
+_HELPER_DEPS = {"_ffloordiv": ("_ffloor",), "_frint": ("_ffloor",)}
+_CALL_HELPERS = {"floor": "_ffloor", "ceil": "_fceil", "trunc": "_ftrunc", "rint": "_frint", "exp2": "_exp2",
+                 "cbrt": "_cbrt", "maximum": "_npmaximum", "minimum": "_npminimum", "fmax": "_npfmax",
+                 "fmin": "_npfmin", "sign": "_npsign", "logaddexp": "_logaddexp"}
 
 
 def helper_source(names: set[str]) -> str:
@@ -128,7 +244,7 @@ class ExprRenderer:
 
     def _narrow(self, text: str, dtype: str) -> str:
         """Keep float32/int32 results at their width (numba would widen some of them)."""
-        return self.cast(text, dtype) if dtype in ("float32", "int32") else text
+        return text if dtype in _WIDE else self.cast(text, dtype)
 
     # ---- leaves ----------------------------------------------------------------------------
     def _Const(self, e: ir.Const) -> str:
@@ -140,7 +256,7 @@ class ExprRenderer:
                                                      "(-_INF)" if value == -math.inf else repr(value))
         else:
             text = repr(int(e.value))
-        return self.cast(text, e.dtype) if e.dtype in ("float32", "int32") else text
+        return text if e.dtype in _WIDE else self.cast(text, e.dtype)
 
     def _Var(self, e: ir.Var) -> str:
         return f"{e.name}[0]" if e.name in self.cells else e.name
@@ -200,12 +316,15 @@ class ExprRenderer:
 
     def _Call(self, e: ir.Call) -> str:
         args = [self.render(a) for a in e.args]
-        if e.func == "floor":
-            text = self._helper("_ffloor", *args)
-        elif e.func == "ceil":
-            text = self._helper("_fceil", *args)
+        kind = e.args[0].dtype
+        if e.func == "pow" and e.lib == "np":
+            text = self._helper("_nppower", *args)
+        elif e.func == "fmod" and not is_float(kind):
+            text = self._helper("_ifmod", *args)
+        elif e.func in _CALL_HELPERS:
+            text = self._helper(_CALL_HELPERS[e.func], *args)
         else:
-            text = f"_math.{e.func}({', '.join(args)})"
+            text = f"_math.{funcs.math_name(e.func)}({', '.join(args)})"
         return self._narrow(text, e.dtype)
 
     def _Cast(self, e: ir.Cast) -> str:

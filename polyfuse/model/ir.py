@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from polyfuse.model import funcs
+
 INT = "int64"
 BOOL = "bool"
 
@@ -90,12 +92,14 @@ class Select:
 
 @dataclass(frozen=True)
 class Call:
-    """Elementwise math function (sqrt, exp, log, sin, cos, tanh, pow, floor, ceil, fabs)."""
+    """Elementwise function by canonical name (``model/funcs.py``); ``lib`` is ``"np"`` or
+    ``"math"``, whose semantics (and, in the Python backend, whose function) apply."""
 
     func: str
     args: tuple[Expr, ...]
     dtype: str
     weak: bool = False
+    lib: str = "np"
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,7 @@ class Index:
 
 Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast | Index
 
-MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "pow", "floor", "ceil", "fabs")
+MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "pow", "floor", "ceil", "fabs")  # the first set
 
 
 def int_const(value: int) -> Const:
@@ -164,6 +168,10 @@ def to_python(expr: Expr) -> str:
 
 
 def _render_const(e: Const) -> str:
+    if isinstance(e.value, float) and e.value != e.value or e.value in (float("inf"), float("-inf")):
+        return f"float({str(e.value)!r})"  # inf and nan have no literal
+    if not e.weak and e.dtype not in ("float64", "int64", "bool"):
+        return f"_np.{e.dtype}({e.value!r})"  # a Python number would compute in float64/int
     return repr(e.value)
 
 
@@ -189,13 +197,9 @@ def _render_unary(e: Unary) -> str:
 
 def _render_call(e: Call) -> str:
     args = ", ".join(to_python(a) for a in e.args)
-    if e.weak:  # math.* (Python float results)
-        return f"_math.{e.func}({args})"
-    return f"_np.{_NP_NAMES.get(e.func, e.func)}({args})"
-
-
-
-_NP_NAMES = {"pow": "power", "fabs": "fabs"}
+    if e.lib == "math":  # Python float results
+        return f"_math.{funcs.math_name(e.func)}({args})"
+    return f"_np.{funcs.np_name(e.func)}({args})"
 
 
 def _render_cast(e: Cast) -> str:

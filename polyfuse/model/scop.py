@@ -39,6 +39,7 @@ class Argument:
     dtype: str  # element dtype for arrays, int64/float64 for scalars
     rank: int = 0
     layout: str = "C"  # "C" contiguous or "A" any strides
+    numpy_scalar: str = ""  # the dtype of a numpy scalar argument (strong under NEP 50); "" for int/float
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ import numpy as np
 from polyfuse.errors import ArgumentError
 from polyfuse.model.scop import Argument
 
-SUPPORTED_DTYPES = ("float32", "float64", "int32", "int64")
+SUPPORTED_DTYPES = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                    "uint64", "bool")
 
 
 def argument_of(name: str, value: object) -> Argument:
@@ -21,6 +22,8 @@ def argument_of(name: str, value: object) -> Argument:
         return _array_argument(name, dtype, len(shape), _c_contiguous(shape, strides, dtype.itemsize))
     if isinstance(value, (bool, np.bool_)):
         raise ArgumentError(f"argument {name!r} is a bool; pass an int or a float")
+    if isinstance(value, np.generic):
+        return _numpy_scalar_argument(name, value)
     if isinstance(value, numbers.Integral):
         return Argument(name, "int", "int64")
     if isinstance(value, numbers.Real):
@@ -31,10 +34,23 @@ def argument_of(name: str, value: object) -> Argument:
     )
 
 
+def _numpy_scalar_argument(name: str, value: np.generic) -> Argument:
+    """np.float32(0.5), np.int8(3), ...: numpy scalars keep their dtype in arithmetic (NEP 50),
+    so the signature records it; the value itself travels as an int64 or a float64."""
+    dtype = value.dtype
+    if dtype.kind in "iu" and dtype.name in SUPPORTED_DTYPES:
+        return Argument(name, "int", "int64", numpy_scalar=dtype.name)
+    if dtype.kind == "f" and dtype.name in SUPPORTED_DTYPES:
+        return Argument(name, "float", "float64", numpy_scalar=dtype.name)
+    raise ArgumentError(f"argument {name!r} is a numpy {dtype} scalar; scalar arguments may be ints, floats "
+                        "and numpy scalars of the integer and float32/float64 dtypes")
+
+
 def _array_argument(name: str, dtype: np.dtype, ndim: int, c_contiguous: bool) -> Argument:
     if dtype.name not in SUPPORTED_DTYPES:
         raise ArgumentError(
             f"argument {name!r} has dtype {dtype}; supported array dtypes are {', '.join(SUPPORTED_DTYPES)}"
+            + (" (complex numbers are not supported)" if dtype.kind == "c" else "")
         )
     if ndim == 0:
         raise ArgumentError(f"argument {name!r} is a 0-d array; pass a Python number instead")
@@ -72,7 +88,7 @@ def signature_key(arguments: tuple[Argument, ...]) -> str:
     """Stable text naming a signature, e.g. ``A:float64[2,C] n:int``."""
     parts = []
     for a in arguments:
-        parts.append(f"{a.name}:{a.dtype}[{a.rank},{a.layout}]" if a.kind == "array" else f"{a.name}:{a.kind}")
+        parts.append(f"{a.name}:{a.dtype}[{a.rank},{a.layout}]" if a.kind == "array" else f"{a.name}:{a.numpy_scalar or a.kind}")
     return " ".join(parts)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import islpy as isl
+import numpy as np
 
 from polyfuse.analysis.dependences import Dependences, exact_flow, on_array
 from polyfuse.model import ir
@@ -74,7 +75,7 @@ def _indexed_at_run_time(scop: Scop, array: str) -> bool:
 
 
 def _itemsize(dtype: str) -> int:
-    return {"float64": 8, "int64": 8, "float32": 4, "int32": 4}[dtype]
+    return np.dtype(dtype).itemsize
 
 
 def array_dataflow(scop: Scop, array: str, schedule: isl.Schedule, *,

@@ -1,0 +1,244 @@
+"""Scalar calls in value expressions: ``np.*`` ufuncs, ``math.*`` functions and casts.
+
+Result dtypes are not tabulated: numpy itself is asked, on example values of the argument types
+(Python numbers for weak values, numpy scalars for strong ones), so a kernel types every call
+exactly as the undecorated function does under NEP 50.  ``math.*`` converts its arguments to
+Python floats and returns Python numbers (weak).  Compositions (``np.square``, ``np.where``,
+``np.deg2rad``, ...) are lowered to existing IR nodes here, so backends only
+see ``ir.Call`` for the functions of ``polyfuse/model/funcs.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import warnings
+
+import numpy as np
+
+from polyfuse.model import funcs, ir
+
+from .types import FLOATS, INTS, WEAK_FLOAT, WEAK_INT, VType
+
+SUPPORTED = FLOATS + INTS + ("bool",)
+# numpy functions lowered to other IR nodes here (not ir.Call)
+_NP_COMPOSED = {"where": 3, "abs": 1, "absolute": 1, "negative": 1, "positive": 1, "square": 1,
+                "reciprocal": 1, "deg2rad": 1, "rad2deg": 1, "radians": 1, "degrees": 1}
+_MATH_COMPOSED = {"degrees": 1, "radians": 1}
+
+
+def np_scalar_type(name: str) -> str | None:
+    """The dtype name of ``np.<name>`` when it is a supported numpy scalar type (a cast)."""
+    obj = getattr(np, name, None)
+    if isinstance(obj, type) and issubclass(obj, np.generic):
+        dtype = np.dtype(obj).name
+        return dtype if dtype in SUPPORTED else None
+    return None
+
+
+def is_supported(module: str, name: str) -> bool:
+    """Whether ``module.name(...)`` may appear in a value expression (for the subset checker)."""
+    if module == "math":
+        return name in funcs.MATH_NAMES or name in _MATH_COMPOSED
+    return name in funcs.NP_NAMES or name in _NP_COMPOSED or np_scalar_type(name) is not None
+
+
+def module_constant(module: str, name: str) -> float | None:
+    """``math.pi``, ``np.inf``, ``np.nan``, ...: float constants of math and numpy (weak floats)."""
+    value = getattr(math if module == "math" else np, name, None)
+    return value if type(value) is float else None
+
+
+def arity(module: str, name: str) -> int:
+    if module == "np" and name in _NP_COMPOSED:
+        return _NP_COMPOSED[name]
+    if module == "math" and name in _MATH_COMPOSED:
+        return 1
+    if module == "np" and np_scalar_type(name) is not None:
+        return 1
+    table = funcs.MATH_NAMES if module == "math" else funcs.NP_NAMES
+    return funcs.arity(table[name])
+
+
+def vtype(expr: ir.Expr) -> VType:
+    return VType(expr.dtype, expr.weak)
+
+
+class ScalarCalls:
+    """Lowers one call; ``ex`` is the ExpressionLifter (coerce, truth and located errors)."""
+
+    def __init__(self, ex, node: ast.Call) -> None:
+        self.ex = ex
+        self.node = node
+        self.spelled = ast.unparse(node.func)
+
+    def error(self, message: str) -> Exception:
+        return self.ex.lifter.error(self.node, message, f"call to {self.spelled}")
+
+    # ---- typing ------------------------------------------------------------------------------
+    def numpy_result(self, np_func, args: list[ir.Expr]) -> VType:
+        """The dtype numpy gives ``np_func(*args)`` for these argument types (always strong)."""
+        examples = [_example(vtype(a)) for a in args]
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                dtype = np.asarray(np_func(*examples)).dtype.name
+        except (TypeError, ValueError) as exc:
+            kinds = ", ".join(a.dtype for a in args)
+            raise self.error(f"{self.spelled}() is not defined by numpy for ({kinds}): {exc}") from None
+        if dtype not in SUPPORTED:
+            kinds = ", ".join(a.dtype for a in args)
+            raise self.error(f"{self.spelled}() of ({kinds}) gives {dtype}, which polyfuse does not "
+                             "support; convert the argument first (for example with np.float32(x))")
+        return VType(dtype, False)
+
+    # ---- numpy -------------------------------------------------------------------------------
+    def np_call(self, name: str, args: list[ir.Expr]) -> ir.Expr:
+        cast = np_scalar_type(name)
+        if cast is not None:
+            return self.cast(args[0], VType(cast, False))
+        if name in _NP_COMPOSED:
+            return getattr(self, f"np_{name}")(args)
+        canonical = funcs.NP_NAMES[name]
+        result = self.numpy_result(getattr(np, name), args)
+        if canonical in funcs.PREDICATES:
+            return ir.Call(canonical, (self.ex.coerce(args[0], _unweak(args[0])),), "bool", False, "np")
+        if canonical == "pow" and not result.is_float:
+            base, exponent = (self.ex.coerce(a, result) for a in args)
+            return ir.BinOp("**", base, exponent, result.dtype, False)
+        if canonical in ("floor", "ceil", "trunc", "rint") and not result.is_float:
+            return self.ex.coerce(args[0], result)  # numpy 2 keeps integers as they are
+        if not result.is_float and canonical not in ("maximum", "minimum", "fmax", "fmin", "sign", "fmod"):
+            raise self.error(f"{self.spelled}() of {args[0].dtype} gives {result.dtype}, not a float")
+        return ir.Call(canonical, tuple(self.ex.coerce(a, result) for a in args), result.dtype, False, "np")
+
+    def np_where(self, args: list[ir.Expr]) -> ir.Expr:
+        # both values are computed before np.where runs: every read must be in bounds (unguarded)
+        result = self.numpy_result(np.where, args)
+        cond = self.ex.truth(args[0])
+        return ir.Select(cond, self.ex.coerce(args[1], result), self.ex.coerce(args[2], result),
+                         result.dtype, False, guarded=False)
+
+    def np_abs(self, args: list[ir.Expr]) -> ir.Expr:
+        result = self.numpy_result(np.absolute, args)
+        arg = self.ex.coerce(args[0], result)
+        return arg if result.dtype == "bool" else ir.Unary("abs", arg, result.dtype, False)
+
+    np_absolute = np_abs
+
+    def np_negative(self, args: list[ir.Expr]) -> ir.Expr:
+        result = self.numpy_result(np.negative, args)
+        return ir.Unary("neg", self.ex.coerce(args[0], result), result.dtype, False)
+
+    def np_positive(self, args: list[ir.Expr]) -> ir.Expr:
+        return self.ex.coerce(args[0], self.numpy_result(np.positive, args))
+
+    def np_square(self, args: list[ir.Expr]) -> ir.Expr:
+        result = self.numpy_result(np.square, args)
+        arg = self.ex.coerce(args[0], result)
+        if result.dtype == "bool":
+            return arg
+        return ir.BinOp("*", arg, arg, result.dtype, False)
+
+    def np_reciprocal(self, args: list[ir.Expr]) -> ir.Expr:
+        result = self.numpy_result(np.reciprocal, args)
+        if not result.is_float:
+            raise self.error(f"np.reciprocal of {args[0].dtype} is integer division in numpy; "
+                             "write 1.0 / x for a float result")
+        one = ir.Const(1.0, result.dtype, False)
+        return ir.BinOp("/", one, self.ex.coerce(args[0], result), result.dtype, False)
+
+    def _scaled(self, args: list[ir.Expr], np_func, factors: tuple[float, float]) -> ir.Expr:
+        """x * factor, the factor computed in the result's width (npy_deg2rad, npy_rad2deg)."""
+        result = self.numpy_result(np_func, args)
+        if not result.is_float:
+            raise self.error(f"{self.spelled}() of {args[0].dtype} gives {result.dtype}")
+        factor = factors[0] if result.dtype == "float64" else factors[1]
+        arg = self.ex.coerce(args[0], result)
+        return ir.BinOp("*", arg, ir.Const(factor, result.dtype, False), result.dtype, False)
+
+    def np_deg2rad(self, args):
+        return self._scaled(args, np.deg2rad, (math.pi / 180.0, _F32_DEG2RAD))
+
+    def np_rad2deg(self, args):
+        return self._scaled(args, np.rad2deg, (180.0 / math.pi, _F32_RAD2DEG))
+
+    np_radians = np_deg2rad
+    np_degrees = np_rad2deg
+
+    # ---- math --------------------------------------------------------------------------------
+    def math_call(self, name: str, args: list[ir.Expr]) -> ir.Expr:
+        if name in ("floor", "ceil", "trunc") and all(a.dtype in INTS or a.dtype == "bool" for a in args):
+            return self.ex.coerce(args[0], WEAK_INT)  # math.floor(int) is the int itself
+        floats = tuple(self.ex.coerce(a, WEAK_FLOAT) for a in args)
+        if name == "degrees":  # CPython: x / (pi / 180)
+            return ir.BinOp("/", floats[0], ir.Const(math.pi / 180.0, "float64", True), "float64", True)
+        if name == "radians":  # CPython: x * (pi / 180)
+            return ir.BinOp("*", floats[0], ir.Const(math.pi / 180.0, "float64", True), "float64", True)
+        canonical = funcs.MATH_NAMES[name]
+        if canonical in funcs.PREDICATES:
+            return ir.Call(canonical, floats, "bool", True, "math")  # Python bools
+        call = ir.Call(canonical, floats, "float64", True, "math")
+        if canonical in ("floor", "ceil", "trunc"):  # Python ints
+            return ir.Cast(call, "int64", True)
+        return call
+
+    # ---- casts -------------------------------------------------------------------------------
+    def cast(self, arg: ir.Expr, target: VType) -> ir.Expr:
+        """``int(x)``, ``bool(x)``, ``float(x)``, ``np.float32(x)``, ``np.uint8(x)``, ...: C-style
+        conversion (floats truncate toward zero, integers wrap), as numpy casts."""
+        if target.dtype == "bool":
+            return self.ex.coerce(self.ex.truth(arg), target)
+        if arg.dtype == "bool":
+            arg = self.ex.coerce(arg, WEAK_INT)
+        if isinstance(arg, ir.Const) and target.dtype in INTS:
+            return self.const_to_int(arg, target)
+        return self.ex.coerce(arg, target)
+
+    def const_to_int(self, arg: ir.Const, target: VType) -> ir.Expr:
+        """``np.uint8(300)`` raises in numpy 2; ``np.int8(3.7)`` truncates: fold it as numpy does."""
+        info = np.iinfo(target.dtype)
+        value = math.trunc(arg.value) if isinstance(arg.value, float) and math.isfinite(arg.value) else arg.value
+        if not isinstance(value, int) or not info.min <= value <= info.max:
+            raise self.error(f"{value} is out of bounds for {target.dtype} (numpy raises OverflowError "
+                             "or gives an undefined value)")
+        return ir.Const(value, target.dtype, target.weak)
+
+
+def _example(t: VType):
+    if t.dtype == "bool":
+        return np.bool_(True)
+    if t.weak:
+        return 1.0 if t.is_float else 1
+    return np.ones((), t.dtype)[()]
+
+
+def _unweak(expr: ir.Expr) -> VType:
+    return VType(expr.dtype, expr.weak)
+
+
+_F32_DEG2RAD = float(np.float32(np.float32(math.pi) / np.float32(180.0)))
+_F32_RAD2DEG = float(np.float32(np.float32(180.0) / np.float32(math.pi)))
+
+
+def comparison_type(lhs: ir.Expr, rhs: ir.Expr, common: VType) -> VType:
+    """numpy 2 compares a Python int with a small integer dtype by value (``uint8 < 300`` is True,
+    ``uint8 > -1`` too): compare in int64, which holds both, instead of wrapping the int."""
+    weak_int = any(e.weak and e.dtype == "int64" for e in (lhs, rhs))
+    if weak_int and not common.weak and common.dtype in INTS and common.dtype not in ("int64", "uint64"):
+        return VType("int64", False)
+    return common
+
+
+def check_int_literals(lifter, node: ast.AST, operands: tuple[ir.Expr, ...], result: VType) -> None:
+    """A Python int literal outside the range of the integer dtype it meets: numpy 2 raises
+    OverflowError (``A_uint8[i] + 300``, ``A_uint8[i] - -1``), so refuse it rather than wrap."""
+    if result.weak or result.dtype not in INTS:
+        return
+    info = np.iinfo(result.dtype)
+    for operand in operands:
+        if isinstance(operand, ir.Const) and operand.weak and operand.dtype == "int64":
+            if not info.min <= int(operand.value) <= info.max:
+                raise lifter.error(node, f"Python integer {operand.value} is out of bounds for {result.dtype} "
+                                   "(numpy raises OverflowError); convert explicitly, e.g. np.int16(x)",
+                                   "integer literal out of range")

@@ -1,0 +1,427 @@
+"""np.* / math.* scalar functions, casts and the integer dtypes, against the undecorated function.
+
+Inputs include NaN, +-inf, +-0 and subnormals.  The python target must agree bitwise (it runs the
+same numpy calls).  The cpu target calls libm where numpy does and LLVM instructions for the
+exact operations (+ - * /, sqrt, floor, comparisons, max/min rules, casts), which are bitwise
+equal; numpy's own AVX-512 loops for the transcendental functions (exp, log, sin, cos, tanh,
+arcsin, ..., float32 and float64) may differ from libm in the last place, so those are checked to
+within ``ULPS`` units in the last place (special values, NaN positions and signs exactly).
+"""
+
+from __future__ import annotations
+
+import linecache
+import math
+from itertools import count
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import ArgumentError, UnsupportedError
+
+ULPS = 2
+_serial = count()
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -2.2e-308, 1e-300, 0.5, -0.5, 1.0, -1.0, 2.0,
+           -3.75, 0.999, 1.001, 10.0, -10.0, 100.0, 700.0, -745.0, 1e300]
+
+
+def make_kernel(body: str, params: str = "A, B"):
+    """A kernel from source text, registered in linecache so polyfuse can read it."""
+    name = f"k{next(_serial)}"
+    source = f"def {name}({params}):\n    for i in range(A.shape[0]):\n        {body}\n"
+    filename = f"<scalars-{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np, "math": math}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def values(dtype) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    mixed = np.concatenate([SPECIAL, rng.standard_normal(24) * 4, rng.uniform(-1, 1, 8)])
+    with np.errstate(all="ignore"):
+        return mixed.astype(dtype)
+
+
+def run_both(func, target, args, out_index=1):
+    expected = [a.copy() for a in args]
+    actual = [a.copy() for a in args]
+    with np.errstate(all="ignore"):
+        func(*expected)
+        polyfuse.kernel(func, target=target, verify=True)(*actual)
+    return expected[out_index], actual[out_index]
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ints = {4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    ia, ib = a.view(ints).astype(np.float64), b.view(ints).astype(np.float64)
+    # map the sign-magnitude bit patterns onto a monotonic integer line
+    ia = np.where(ia < 0, -(ia - np.iinfo(ints).min), ia)
+    ib = np.where(ib < 0, -(ib - np.iinfo(ints).min), ib)
+    return np.abs(ia - ib)
+
+
+def assert_close(expected: np.ndarray, actual: np.ndarray, exact: bool, any_zero_sign=None) -> None:
+    """``any_zero_sign`` marks results whose zero sign numpy leaves open (see below)."""
+    assert actual.dtype == expected.dtype
+    if any_zero_sign is not None:
+        actual = np.where(any_zero_sign & (actual == 0), expected, actual)
+    nan = np.isnan(expected)
+    np.testing.assert_array_equal(np.isnan(actual), nan)
+    e, a = expected[~nan], actual[~nan]
+    if exact or e.dtype.kind != "f":
+        np.testing.assert_array_equal(a, e)
+        if e.dtype.kind == "f":
+            np.testing.assert_array_equal(np.signbit(a), np.signbit(e))
+        return
+    special = ~np.isfinite(e) | (e == 0)
+    np.testing.assert_array_equal(a[special], e[special])
+    assert ulp_distance(e[~special], a[~special]).max(initial=0) <= ULPS
+
+
+# functions that numpy computes with its own SIMD code on this kind of machine (not libm)
+SIMD = {"exp", "log", "sin", "cos", "tan", "tanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+        "arctanh", "sinh", "cosh", "log1p", "expm1", "log2", "log10", "exp2", "cbrt", "arctan2",
+        "power", "logaddexp", "hypot"}
+UNARY = ["sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "fabs", "trunc", "rint",
+         "log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "arcsin", "arccos", "arctan",
+         "arcsinh", "arccosh", "arctanh", "cbrt", "sign", "abs", "absolute", "negative", "square",
+         "reciprocal", "deg2rad", "rad2deg", "radians", "degrees", "positive"]
+BINARY = ["maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "power", "copysign", "fmod",
+          "logaddexp"]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", UNARY)
+def test_np_unary(name, dtype, target):
+    k = make_kernel(f"B[i] = np.{name}(A[i])")
+    A = values(dtype)
+    expected, actual = run_both(k, target, (A, np.zeros_like(A)))
+    assert_close(expected, actual, exact=target == "python" or name not in SIMD)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", BINARY)
+def test_np_binary_on_every_pair(name, dtype, target):
+    k = make_kernel(f"C[i] = np.{name}(A[i], B[i])", "A, B, C")
+    pool = values(dtype)[:24]
+    A, B = (np.ascontiguousarray(g.ravel()) for g in np.meshgrid(pool, pool))
+    expected, actual = run_both(k, target, (A, B, np.zeros_like(A)), out_index=2)
+    # max/min of 0.0 and -0.0: numpy's scalar and array loops disagree on the sign (float32 fmax
+    # gives -0.0 for scalars, 0.0 for arrays); IEEE allows either, and so does polyfuse
+    zeros = (A == 0) & (B == 0) if name in ("maximum", "minimum", "fmax", "fmin") else None
+    assert_close(expected, actual, exact=target == "python" or name not in SIMD, any_zero_sign=zeros)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+def test_np_predicates_into_bool_and_float_arrays(name, target):
+    k = make_kernel(f"B[i] = np.{name}(A[i])\n        C[i] = np.{name}(A[i]) + 0.5", "A, B, C")
+    A = values("float64")
+    expected, actual = run_both(k, target, (A, np.zeros(A.size, bool), np.zeros(A.size)))
+    np.testing.assert_array_equal(actual, expected)
+    expected, actual = run_both(k, target, (A, np.zeros(A.size, bool), np.zeros(A.size)), out_index=2)
+    np.testing.assert_array_equal(actual, expected)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_np_where_on_scalars_evaluates_both_values(target):
+    k = make_kernel("B[i] = np.where(A[i] > 0, A[i], 0.1 * A[i])")
+    A = values("float32")
+    expected, actual = run_both(k, target, (A, np.zeros_like(A)))
+    assert_close(expected, actual, exact=True)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("name", ["sqrt", "exp", "log", "sin", "tanh", "floor", "ceil", "trunc", "log1p",
+                                  "expm1", "log2", "log10", "sinh", "cosh", "atan", "asinh", "erf", "erfc", "gamma", "lgamma",
+                                  "tan", "cbrt", "exp2",
+                                  "fabs", "degrees", "radians", "isnan", "isinf", "isfinite"])
+def test_math_unary_on_its_domain(name, target):
+    """math.* raises in Python outside its domain (math.log(-1)), so only valid inputs here."""
+    k = make_kernel(f"B[i] = math.{name}(A[i])")
+    A = np.array([0.25, 0.5, 1.5, 3.0, 7.25, 20.0, 1e-300, 5e-324])
+    if name == "gamma":
+        A = A[:6]  # gamma(1e-300) overflows: OverflowError in Python
+    expected, actual = run_both(k, target, (A, np.zeros_like(A)))
+    assert_close(expected, actual, exact=target == "python" or name in ("sqrt", "floor", "ceil", "trunc"))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("name", ["atan2", "hypot", "copysign", "fmod", "pow"])
+def test_math_binary(name, target):
+    k = make_kernel(f"C[i] = math.{name}(A[i], B[i])", "A, B, C")
+    A = np.array([0.5, -1.5, 3.0, 0.0, -0.0, 2.0, 1e-310])
+    B = np.array([2.0, 3.0, -0.5, 1.0, 2.0, 0.5, 4.0])
+    expected, actual = run_both(k, target, (A, B, np.zeros_like(A)), out_index=2)
+    assert_close(expected, actual, exact=target == "python" or name in ("copysign", "fmod"))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_math_floor_gives_a_python_int(target):
+    """math.floor/ceil/trunc return Python ints: with an int8 array they stay int8 (weak)."""
+    k = make_kernel("C[i] = B[i] + math.floor(A[i]) * 3 + math.trunc(A[i]) - math.ceil(A[i])", "A, B, C")
+    A = np.array([0.5, -1.5, 30.25, -7.75, 41.0])
+    B = np.array([100, -100, 120, 5, 127], np.int8)
+    expected, actual = run_both(k, target, (A, B, np.zeros(5, np.int64)), out_index=2)
+    np.testing.assert_array_equal(actual, expected)
+
+
+CASTS = ["int", "bool", "float", "np.float32", "np.float64", "np.int8", "np.int16", "np.int32",
+         "np.int64", "np.uint8", "np.uint16", "np.uint32", "np.uint64", "np.bool_"]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("cast", CASTS)
+def test_casts_of_floats_truncate_toward_zero(cast, target):
+    k = make_kernel(f"B[i] = {cast}(A[i]) + 0.25")
+    A = np.array([0.0, -0.0, 0.75, -0.75, 1.5, -1.5, 100.9, -100.9, 127.0, 3.0e5 if "8" not in cast else 9.0])
+    if "uint" in cast:
+        A = np.abs(A)
+    expected, actual = run_both(k, target, (A, np.zeros_like(A)))
+    np.testing.assert_array_equal(actual, expected)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("cast", [c for c in CASTS if c.startswith("np.")])
+def test_casts_of_int64_wrap(cast, target):
+    k = make_kernel(f"B[i] = {cast}(A[i]) * 1.0")
+    A = np.array([0, -1, 127, 128, 255, 256, -129, 70000, -70000, 2**33 + 5, -(2**40)], np.int64)
+    expected, actual = run_both(k, target, (A, np.zeros(A.size)))
+    np.testing.assert_array_equal(actual, expected)
+
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def int_values(dtype, rng_seed=0):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(rng_seed)
+    picks = [info.min, info.max, 0, 1, 2, 3, 7, info.max - 1, info.min + 1]
+    if info.min < 0:
+        picks += [-1, -2, -3, -7]
+    return np.concatenate([np.array(picks, dtype=object).astype(dtype),
+                           rng.integers(info.min, info.max, 20, dtype=dtype, endpoint=True)])
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_integer_dtypes_arithmetic_wraps_like_numpy(dtype, target):
+    """Every operator in the array's own dtype (numpy wraps on overflow; // and % floor, by 0 give 0)."""
+    k = make_kernel("C[i] = A[i] + B[i]\n        D[i] = A[i] * B[i] - A[i]\n"
+                    "        E[i] = A[i] // B[i]\n        F[i] = A[i] % B[i]\n"
+                    "        G[i] = (A[i] < B[i]) + 2 * (A[i] == B[i]) + 4 * (A[i] >= 1)\n"
+                    "        H[i] = np.maximum(A[i], B[i]) - np.minimum(A[i], B[i]) + abs(A[i]) + np.sign(A[i])\n"
+                    "        J[i] = A[i] / B[i] + A[i] * 0.5\n        K[i] = -A[i] + 3",
+                    "A, B, C, D, E, F, G, H, J, K")
+    A, B = int_values(dtype, 0), int_values(dtype, 1)[::-1].copy()
+    outs = [np.zeros_like(A) for _ in range(4)] + [np.zeros(A.size, np.int64), np.zeros_like(A),
+                                                  np.zeros(A.size), np.zeros_like(A)]
+    for index in range(2, 10):
+        expected, actual = run_both(k, target, (A, B, *outs), out_index=index)
+        np.testing.assert_array_equal(actual, expected, err_msg=f"output {index}")
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_mixed_dtypes_promote_as_numpy(target):
+    """int8 * uint8 -> int16, int32 + uint32 -> int64, uint64 + int64 -> float64, float32 + int16 -> float32."""
+    k = make_kernel("R[i] = A[i] * B[i] + C[i] * 0\n        S[i] = (C[i] + D[i]) * 1.0\n"
+                    "        T[i] = E[i] + F[i]\n        U[i] = G[i] + A[i] * A[i]",
+                    "A, B, C, D, E, F, G, R, S, T, U")
+    n = 6
+    A = np.array([100, -100, 127, -128, 5, 0], np.int8)
+    B = np.array([200, 255, 3, 7, 9, 0], np.uint8)
+    C = np.array([2**31 - 1, -(2**31), 5, -1, 0, 7], np.int32)
+    D = np.array([2**32 - 1, 5, 7, 0, 1, 2], np.uint32)
+    E = np.array([2**63 + 1, 5, 7, 0, 1, 2], np.uint64)
+    F = np.array([-5, 5, -(2**62), 0, 1, 2], np.int64)
+    G = np.array([0.5, 1.5, -2.5, 1e7, 3.0, 0.0], np.float32)
+    args = (A, B, C, D, E, F, G, np.zeros(n, np.int64), np.zeros(n), np.zeros(n), np.zeros(n, np.float32))
+    for index in (7, 8, 9, 10):
+        expected, actual = run_both(k, target, args, out_index=index)
+        np.testing.assert_array_equal(actual, expected, err_msg=f"output {index}")
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_bool_arrays_in_and_out(target):
+    k = make_kernel("B[i] = A[i] > 0.5 or M[i]\n        C[i] = M[i] * 2.0 + (not M[i])", "A, M, B, C")
+    A = np.linspace(0, 1, 11)
+    M = np.arange(11) % 3 == 0
+    for index in (2, 3):
+        expected, actual = run_both(k, target, (A, M, np.zeros(11, bool), np.zeros(11)), out_index=index)
+        np.testing.assert_array_equal(actual, expected)
+
+
+def test_float32_constants_stay_float32():
+    k = make_kernel("B[i] = A[i] * np.float32(0.1) + np.float32(1e-3)")
+    A = np.linspace(-1, 1, 9, dtype=np.float32)
+    expected, actual = run_both(k, "cpu", (A, np.zeros_like(A)))
+    assert_close(expected, actual, exact=True)
+
+
+# ---- what is refused --------------------------------------------------------------------------
+
+def _error(body: str, args, exc=UnsupportedError) -> str:
+    k = polyfuse.kernel(make_kernel(body), target="python")
+    with pytest.raises(exc) as info:
+        k(*args)
+    return str(info.value)
+
+
+def test_function_giving_float16_is_refused():
+    message = _error("B[i] = np.sqrt(A[i])", (np.arange(4, dtype=np.int8), np.zeros(4)))
+    assert "float16" in message and "np.sqrt" in message and "k" in message
+
+
+def test_integer_reciprocal_is_refused():
+    message = _error("B[i] = np.reciprocal(A[i])", (np.arange(4), np.zeros(4)))
+    assert "1.0 / x" in message
+
+
+def test_unknown_numpy_function_is_refused_with_its_name():
+    message = _error("B[i] = np.frexp(A[i])", (np.ones(4), np.zeros(4)))
+    assert "np.frexp" in message
+
+
+def test_wrong_number_of_arguments():
+    message = _error("B[i] = np.arctan2(A[i])", (np.ones(4), np.zeros(4)))
+    assert "2 argument" in message
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float16])
+def test_unsupported_array_dtypes_name_the_dtype(dtype):
+    k = polyfuse.kernel(make_kernel("B[i] = A[i]"), target="python")
+    with pytest.raises(ArgumentError, match=np.dtype(dtype).name):
+        k(np.ones(4, dtype), np.zeros(4))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_module_constants(target):
+    k = make_kernel("B[i] = np.minimum(A[i] * np.pi, np.inf) if A[i] > -math.inf else np.nan + math.e")
+    A = values("float64")
+    expected, actual = run_both(k, target, (A, np.zeros_like(A)))
+    assert_close(expected, actual, exact=True)
+
+
+def test_module_attribute_that_is_not_a_float_constant_is_refused():
+    message = _error("B[i] = np.newaxis", (np.ones(4), np.zeros(4)))
+    assert "np.newaxis" in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_numpy_bools_add_as_or_python_bools_as_ints(target):
+    """np.bool_ + np.bool_ is logical or (numpy), True + True is 2 (Python); np.bool_ + 1 is int64."""
+    k = make_kernel("B[i] = (A[i] > 0) + (A[i] > 1) + 0.5\n        C[i] = M[i] * M[i] + M[i]\n"
+                    "        D[i] = (i > 2) + (i > 3) + (M[i] + 1) * E[i]", "A, M, B, C, D, E")
+    A = np.linspace(-1, 3, 9)
+    M = np.arange(9) % 2 == 0
+    E = np.full(9, 100, np.int8)
+    args = (A, M, np.zeros(9), np.zeros(9, bool), np.zeros(9), E)
+    for index in (2, 3, 4):
+        expected, actual = run_both(k, target, args, out_index=index)
+        np.testing.assert_array_equal(actual, expected)
+
+
+def test_numpy_bool_subtraction_is_refused():
+    message = _error("B[i] = (A[i] > 0) - (A[i] > 1)", (np.ones(4), np.zeros(4)))
+    assert "numpy bools" in message
+
+
+def test_cuda_renders_the_scalar_functions():
+    """target="cuda" (numba's simulator here; a real GPU with POLYFUSE_TEST_GPU=1): the helpers
+    for the numpy rules, small unsigned dtypes and casts.  GPU math is compared to 1e-13."""
+    k = make_kernel("B[i] = np.maximum(A[i], 0.25) + np.fmin(A[i], 1.0) + np.sign(A[i]) + np.rint(A[i] * 3)"
+                    " + np.trunc(A[i] * 2.5) + np.power(np.abs(A[i]), 0.5) + np.logaddexp(A[i], 1.0)"
+                    " + np.cbrt(A[i]) + np.exp2(A[i]) + np.arctan2(A[i], 2.0) + math.log1p(abs(A[i]))"
+                    "\n        C[i] = np.uint8(D[i] * 3) + np.fmod(D[i], np.uint8(7)) + np.int8(A[i] * 10)"
+                    "\n        E[i] = np.isfinite(A[i]) and not np.isnan(A[i])", "A, B, C, D, E")
+    A = np.array([0.5, -1.25, 2.5, 0.0, -0.0, 3.75, -2.5, 1.5])
+    D = np.arange(8, dtype=np.uint8) * 40
+    args = (A, np.zeros(8), np.zeros(8, np.uint8), D, np.zeros(8, bool))
+    for index in (1, 2, 4):
+        expected, actual = run_both(k, "cuda", args, out_index=index)
+        assert actual.dtype == expected.dtype
+        np.testing.assert_allclose(actual, expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("scalar", [0.1, np.float32(0.1), np.float64(0.1), 3, np.int8(3), np.int64(3), np.uint16(3)])
+def test_numpy_scalar_arguments_keep_their_dtype(scalar, target):
+    """np.float64(0.1) * float32 is float64 but 0.1 * float32 is float32 (NEP 50); the same for ints."""
+    k = make_kernel("B[i] = A[i] * s + A[i]\n        C[i] = D[i] * s * 100", "A, s, B, C, D")
+    A = np.linspace(-1, 1, 7, dtype=np.float32)
+    D = np.arange(7, dtype=np.int8) * 3 - 9
+    args = (A, scalar, np.zeros(7), np.zeros(7), D)
+    expected, actual = [list(args), list(args)]
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with np.errstate(all="ignore"):
+        k(*expected)
+        polyfuse.kernel(k, target=target)(*actual)
+    for index in (2, 3):
+        np.testing.assert_array_equal(actual[index], expected[index])
+
+
+def test_unsupported_numpy_scalar_argument():
+    k = polyfuse.kernel(make_kernel("B[i] = A[i] * s", "A, s, B"), target="python")
+    with pytest.raises(ArgumentError, match="float16"):
+        k(np.ones(3), np.float16(1), np.zeros(3))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_small_ints_compare_with_python_ints_by_value(target):
+    k = make_kernel("B[i] = (A[i] < n) + 2 * (A[i] > -1) + 4 * (A[i] == 300) + 8 * (A[i] >= m)", "A, n, m, B")
+    A = np.array([0, 1, 44, 200, 255], np.uint8)
+    expected, actual = run_both_scalars(k, target, (A, 300, -5, np.zeros(5, np.int64)), 3)
+    np.testing.assert_array_equal(actual, expected)
+
+
+def run_both_scalars(func, target, args, index):
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    func(*expected)
+    polyfuse.kernel(func, target=target)(*actual)
+    return expected[index], actual[index]
+
+
+def test_out_of_range_int_literal_is_refused():
+    message = _error("B[i] = A[i] + 300", (np.ones(4, np.uint8), np.zeros(4)))
+    assert "300" in message and "uint8" in message and "OverflowError" in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_casts_of_constants_compute_in_the_cast_dtype(target):
+    k = make_kernel("B[i] = np.uint8(200) + 100 + A[i] * 0\n        C[i] = np.float32(0.1) * 3.0 + np.int8(-3.7)",
+                    "A, B, C")
+    args = (np.ones(3), np.zeros(3), np.zeros(3))
+    for index in (1, 2):
+        expected, actual = run_both(k, target, args, out_index=index)
+        np.testing.assert_array_equal(actual, expected)
+
+
+def test_cast_of_an_out_of_range_literal_is_refused():
+    message = _error("B[i] = np.uint8(300) + A[i]", (np.ones(4), np.zeros(4)))
+    assert "300 is out of bounds for uint8" in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_small_dtype_local_arrays(target):
+    source = ("def k_local(A, B):\n    T = np.zeros(A.shape[0], dtype=np.uint8)\n    M = np.empty(A.shape[0], dtype=np.bool)\n"
+              "    for i in range(A.shape[0]):\n        T[i] = A[i] * 3\n        M[i] = A[i] > 100\n"
+              "    for i in range(A.shape[0]):\n        B[i] = T[i] + M[i]\n")
+    filename = "<scalars-k_local>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    A = np.array([0, 50, 90, 101, 255], np.uint8)
+    expected, actual = run_both(namespace["k_local"], target, (A, np.zeros(5, np.int16)))
+    np.testing.assert_array_equal(actual, expected)
+
+
+def test_negating_a_numpy_bool_is_refused():
+    message = _error("B[i] = -(A[i] > 0)", (np.ones(4), np.zeros(4)))
+    assert "numpy bool" in message and "-(A[i] > 0)" in message
