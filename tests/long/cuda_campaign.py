@@ -93,6 +93,8 @@ def main(argv=None) -> int:
     @given(prog=programs(), n=st.integers(0, 6), seed=st.integers(0, 2**16))
     def campaign(prog, n, seed):
         counts["programs"] += 1
+        if counts["programs"] % 10 == 0:
+            print(f"... {counts['programs']} programs, {len(failures)} failures", flush=True)
         for label, options in OPTION_SETS.items():
             counts["runs"] += 1
             problem = check(prog, n, seed, options)
