@@ -247,6 +247,8 @@ class Lowering:
             return [_replace(stmt, body=self.lower_block(stmt.body))]
         if isinstance(stmt, ast.If):
             return [_replace(stmt, body=self.lower_block(stmt.body), orelse=self.lower_block(stmt.orelse))]
+        if isinstance(stmt, ast.Return) and stmt.value is not None:
+            return self.lower_return(stmt)
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed = [], False
             out = self.lower_assign(stmt)
@@ -258,6 +260,31 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def lower_return(self, stmt: ast.Return) -> list[ast.stmt]:
+        """``return e / e.sum(axis=-1, keepdims=True)``: each returned array expression (or
+        reduction) is bound to a fresh name first, which frontend.returns then returns."""
+        assert stmt.value is not None
+        elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+        before: list[ast.stmt] = []
+        values: list[ast.expr] = []
+        for elt in elts:
+            if isinstance(elt, ast.Name):
+                values.append(elt)
+                continue
+            name = self.fresh("ret")
+            assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
+            lowered = self.lower_stmt(assign)
+            if len(lowered) == 1 and lowered[0] is assign:  # no NumPy in it: return it as written
+                values.append(elt)
+                continue
+            before.extend(lowered)
+            values.append(ast.copy_location(ast.Name(name, ast.Load()), elt))
+        if not before:
+            return [stmt]
+        value = ast.copy_location(ast.Tuple(values, ast.Load()), stmt.value) if len(elts) > 1 or \
+            isinstance(stmt.value, ast.Tuple) else values[0]
+        return before + [ast.copy_location(ast.Return(value), stmt)]
 
     def lower_assign(self, stmt: ast.Assign | ast.AugAssign) -> list[ast.stmt]:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
@@ -668,7 +695,8 @@ class Lowering:
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
                              "comparisons, abs, np.abs, np.maximum/np.minimum/np.where and the np.* functions "
                              f"{', '.join(f for f in MATH_FUNCS if f != 'pow')}", "array call")
-        return scalar(node, UNKNOWN)
+        # a scalar call: its arguments may still hold reductions that were lowered (np.sqrt(x.sum()))
+        return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, UNKNOWN)
 
     def combine(self, node: ast.Call, args: list[View], make: Callable, vtype: VType) -> View:
         self.changed = True
