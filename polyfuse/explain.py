@@ -108,7 +108,8 @@ def _statement(stmt) -> dict[str, Any]:
 
 def _dependence(dep) -> dict[str, Any]:
     return {"kind": dep.kind, "array": dep.array, "local": dep.local,
-            "pairs": [f"{a} -> {b}" for a, b in dep.statement_pairs()], "relation": dep.relation.to_str()}
+            "pairs": [f"{a} -> {b}" for a, b in dep.statement_pairs()], "relation": dep.relation.to_str(),
+            "basis": dep.approximation or "exact"}
 
 
 def _contraction(decision) -> dict[str, Any]:

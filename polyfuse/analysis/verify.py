@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polyfuse.analysis.dependences import Dependences, ExactFlow, exact_flow, flow, on_array, runs_before
+from polyfuse.analysis.dependences import (
+    Dependences,
+    ExactFlow,
+    exact_flow,
+    memory_based,
+    on_array,
+    runs_before,
+    strict_order,
+)
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import Scop, isl_name
 
 
@@ -18,7 +27,7 @@ def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule) -
     """Human-readable descriptions of what ``schedule`` breaks (empty when it is legal)."""
     problems = []
     reads, writes = scop.reads(), scop.writes()
-    original, candidate = scop.schedule, schedule
+    candidate = schedule
     order = candidate.get_map()
     for info in scop.arrays:
         name = isl_name(info.name)
@@ -26,17 +35,20 @@ def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule) -
         if w.is_empty() or r.is_empty():
             continue
         try:
-            before = _original_flow(scop, info.name, r, w)
-            after = exact_flow(r, w, candidate, checked=False)
-            if not (before.must.is_equal(after.must) and before.no_source.is_equal(after.no_source)):
-                # a difference is only believed once isl's answer for the candidate passes the
-                # same per-element check as the original's (isl's must-dataflow can be wrong with
-                # modulo subscripts: it once rejected the program's own order)
-                after = exact_flow(r, w, candidate, checked=True)
-        except isl.Error:
-            if not _memory_order_kept(r, w, original, order):
-                problems.append(f"isl cannot compute the dataflow of {info.name}, and two accesses of one of "
-                                "its elements change order")
+            if deps.approximated(info.name):
+                raise BudgetExceeded("the dependence analysis gave up on this array's exact dataflow")
+            with bounded(scop.context.get_ctx()):
+                before = _original_flow(scop, info.name, r, w)
+                after = exact_flow(r, w, candidate, checked=False)
+                if not (before.must.is_equal(after.must) and before.no_source.is_equal(after.no_source)):
+                    # a difference is only believed once isl's answer for the candidate passes the
+                    # same per-element check as the original's (isl's must-dataflow can be wrong
+                    # with modulo subscripts: it once rejected the program's own order)
+                    after = exact_flow(r, w, candidate, checked=True)
+        except BudgetExceeded:  # isl failed or ran out of budget: the stricter memory order
+            if not _memory_order_kept(scop, info.name, r, w, order):
+                problems.append(f"isl cannot compute the dataflow of {info.name} within its budget, and two "
+                                "accesses of one of its elements change order")
             continue
         if not before.must.is_equal(after.must):
             problems.append(f"a read of {info.name} sees a different writer")
@@ -65,12 +77,28 @@ def _original_flow(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.Unio
     return result
 
 
-def _memory_order_kept(reads: isl.UnionMap, writes: isl.UnionMap, original: isl.Schedule,
+def _memory_order_kept(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap,
                        order: isl.UnionMap) -> bool:
     """Every pair of accesses to one element (one a write) keeps its order: enough for legality,
     not necessary.  The fallback when isl's exact dataflow fails on an array (strided loops with
     modulo subscripts: "affine expression involves some of the domain dimensions")."""
-    pairs = (flow(reads, writes, original, may=True).get_may_dependence()
-             .union(flow(writes, reads, original, may=True).get_may_dependence())
-             .union(flow(writes, writes, original, may=True).get_may_dependence()))
-    return runs_before(pairs, order)
+    return runs_before(_memory_pairs(scop, array, reads, writes), order)
+
+
+#: The program-order memory-based pairs of (scop, array), for candidates checked in memory order.
+_MEMORY: dict[tuple[int, str], tuple[Scop, isl.UnionMap]] = {}
+
+
+def _memory_pairs(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap) -> isl.UnionMap:
+    key = (id(scop), array)
+    known = _MEMORY.get(key)
+    if known is not None and known[0] is scop:  # the Scop is kept alive with it: its id is not reused
+        return known[1]
+    if len(_MEMORY) > 256:
+        _MEMORY.clear()
+    original = scop.schedule
+    order = strict_order(original)
+    pairs = (memory_based(reads, writes, original, order).union(memory_based(writes, reads, original, order))
+             .union(memory_based(writes, writes, original, order)))
+    _MEMORY[key] = (scop, pairs)
+    return pairs

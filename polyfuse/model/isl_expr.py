@@ -33,9 +33,25 @@ def expr_from_isl(expr: isl.AstExpr) -> ir.Expr:
     if op in _COMPARE:
         return ir.Compare(_COMPARE[op], args[0], args[1])
     if op in _LOGIC:
-        return ir.BoolOp(_LOGIC[op], tuple(args))
+        return ir.BoolOp(_LOGIC[op], tuple(_truth(arg) for arg in args))
     if op == _OPS.minus:
         return ir.Unary("neg", args[0], ir.INT, True)
     if op in (_OPS.cond, _OPS.select):
-        return ir.Select(args[0], args[1], args[2], ir.INT, True)
+        return ir.Select(_truth(args[0]), args[1], args[2], ir.INT, True)
     raise InternalError(f"unexpected isl AST expression {op}")
+
+
+def condition_from_isl(expr: isl.AstExpr) -> ir.Expr:
+    """An isl AST condition (an ``if`` guard, a ``for`` test) as a bool-typed IR expression."""
+    return _truth(expr_from_isl(expr))
+
+
+def _truth(expr: ir.Expr) -> ir.Expr:
+    """``expr`` as a bool: isl's AST follows C, where a condition may be an integer (isl writes a
+    disjunct that always holds as the literal ``1``, e.g. ``c0 >= 3 || 1``).  The IR types every
+    condition as bool, so the backends see no integer operand in an ``and``/``or``/``if``."""
+    if expr.dtype == ir.BOOL:
+        return expr
+    if isinstance(expr, ir.Const):
+        return ir.Const(bool(expr.value), ir.BOOL)
+    return ir.Compare("!=", expr, ir.int_const(0))

@@ -14,7 +14,7 @@ from polyfuse.analysis.dependences import Dependences, carries
 from polyfuse.errors import InternalError
 from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
-from polyfuse.model.isl_expr import expr_from_isl
+from polyfuse.model.isl_expr import condition_from_isl, expr_from_isl
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.schedule_tree import isolate_register_tiles
@@ -126,7 +126,7 @@ def _node(node: isl.AstNode, reasons: list[str]) -> Node:
         return _for(node, reasons)
     if kind == isl.ast_node_type.if_:
         otherwise = _node(node.if_get_else_node(), reasons) if node.if_has_else_node() else None
-        return If(expr_from_isl(node.if_get_cond()), _node(node.if_get_then_node(), reasons), otherwise)
+        return If(condition_from_isl(node.if_get_cond()), _node(node.if_get_then_node(), reasons), otherwise)
     if kind == isl.ast_node_type.block:
         children = node.block_get_children()
         return Block(tuple(_node(children.get_at(i), reasons) for i in range(children.n_ast_node())))
@@ -151,7 +151,7 @@ def _for(node: isl.AstNode, reasons: list[str]) -> For:
     return For(
         iterator=node.for_get_iterator().get_id().get_name(),
         init=expr_from_isl(node.for_get_init()),
-        cond=expr_from_isl(node.for_get_cond()),
+        cond=condition_from_isl(node.for_get_cond()),
         step=inc.get_val().get_num_si(),
         body=_node(node.for_get_body(), reasons),
         parallel=parallel,

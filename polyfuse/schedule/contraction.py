@@ -16,6 +16,7 @@ import numpy as np
 
 from polyfuse.analysis.dependences import Dependences, exact_flow, on_array
 from polyfuse.model import ir
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.scop import ArrayInfo, Scop, Statement, isl_name
 
 
@@ -47,15 +48,16 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
                                                  _itemsize(info.dtype)))
             continue
         try:
-            reference = array_dataflow(scop, info.name, scop.schedule, checked=True)
-            for axis in reversed(range(info.rank)):
-                candidate = drop_axis(scop, info.name, axis)
-                if (same_dataflow(reference, array_dataflow(candidate, info.name, schedule))
-                        and ordered_conflicts(candidate, info.name, schedule)):
-                    scop = candidate
-                    dropped.append(axis)
-        except isl.Error:
-            pass  # isl could not compute this array's dataflow: not sure, so keep what we have
+            with bounded(scop.context.get_ctx()):
+                reference = array_dataflow(scop, info.name, scop.schedule, checked=True)
+                for axis in reversed(range(info.rank)):
+                    candidate = drop_axis(scop, info.name, axis)
+                    if (same_dataflow(reference, array_dataflow(candidate, info.name, schedule))
+                            and ordered_conflicts(candidate, info.name, schedule)):
+                        scop = candidate
+                        dropped.append(axis)
+        except BudgetExceeded:
+            pass  # isl could not compute this array's dataflow (in budget): keep what we have
         after = scop.array(info.name)
         decisions.append(ContractionDecision(info.name, info.extent_texts, after.extent_texts,
                                              tuple(sorted(dropped)), _itemsize(info.dtype)))

@@ -16,6 +16,27 @@ from polyfuse.model.scop import Scop
 
 _ISL_OPTIONS_LOCK = threading.Lock()
 
+#: isl's scheduler is not tried on more dependence pieces (basic maps) than this: its ILP
+#: (Farkas multipliers per piece) hardly counts against isl's operation budget, and ran for
+#: minutes on 200 pieces (regression c_compile_time_fuse_max); the suite's kernels have < 50.
+MAX_DEPENDENCE_PIECES = 128
+
+
+def dependence_pieces(deps: Dependences) -> int:
+    """How many basic maps all of ``deps`` together are made of (what isl's scheduler works on)."""
+    return pieces(deps.union())
+
+
+def pieces(relation: isl.UnionMap) -> int:
+    count = 0
+
+    def add(part: isl.Map) -> None:
+        nonlocal count
+        count += part.n_basic_map()
+
+    relation.foreach_map(add)
+    return count
+
 
 def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool) -> isl.Schedule | None:
     """Run isl's scheduler; with ``relax_locals`` local false dependences are conditional."""
@@ -36,7 +57,10 @@ def isl_schedule(scop: Scop, deps: Dependences, *, fuse: str, relax_locals: bool
 
 def compute_whole_components(constraints: isl.ScheduleConstraints) -> isl.Schedule | None:
     """isl's scheduler with polyfuse's options: each connected component scheduled as a whole
-    (fusing what is legal), coefficients at most 20 (as Polly) to keep the ILP fast."""
+    (fusing what is legal), coefficients at most 20 (as Polly) to keep the ILP fast.  None when
+    isl finds no schedule or the dependences have too many pieces to try."""
+    if pieces(constraints.get_proximity()) > MAX_DEPENDENCE_PIECES:
+        return None  # see MAX_DEPENDENCE_PIECES: callers keep what they had
     ctx = constraints.get_ctx()
     with _ISL_OPTIONS_LOCK:
         ctx.set_schedule_serialize_sccs(0)

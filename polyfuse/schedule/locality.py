@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.model import ir
 from polyfuse.model.ir import linear_coefficient as coefficient
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode, perfect_chain
 from polyfuse.model.scop import Scop
 from polyfuse.schedule.expansion import expand, scalars_only_in
@@ -39,6 +40,7 @@ class LocalityPass:
                  vector_math: bool = False) -> None:
         self.scop = scop
         self.deps = deps
+        self.expansion_over_budget = False  # an expanded program's dependences ran out of budget
         self.vector_math = vector_math  # split exp/log out of reduction loops so they vectorize
         self.tiling = tiling  # also distribute loops to expose perfect nests worth tiling
         self.vector_bytes = vector_bytes  # ... or worth register tiling (0: no register tiles)
@@ -128,8 +130,16 @@ class LocalityPass:
             expanded = expand(expanded, name, node) if expanded is not None else None
         if expanded is None:
             return None
+        if self.expansion_over_budget:
+            return None
         saved = (self.scop, self.deps)
-        self.scop, self.deps = expanded, compute_dependences(expanded)
+        try:  # optional: the expanded program's dependences within isl's budget, or no expansion
+            with bounded(expanded.context.get_ctx()):
+                self.scop, self.deps = expanded, compute_dependences(expanded)
+        except BudgetExceeded:
+            # later expansions of this program would spend the same budget to give up the same way
+            self.expansion_over_budget = True
+            return None
         if self.accept(perfect_chain(node), improved, place, distributed=True, wanted=wanted,
                        note=f" after expanding {', '.join(names)} along {node.members[0].var}"):
             return improved

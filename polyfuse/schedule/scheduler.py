@@ -20,7 +20,13 @@ from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Scop
 from polyfuse.schedule.fusion import SmartFusion
-from polyfuse.schedule.isl_scheduler import isl_schedule, tile_permutable_bands, totally_ordered
+from polyfuse.schedule.isl_scheduler import (
+    MAX_DEPENDENCE_PIECES,
+    dependence_pieces,
+    isl_schedule,
+    tile_permutable_bands,
+    totally_ordered,
+)
 from polyfuse.schedule.locality import LocalityPass
 from polyfuse.schedule.tiling import TilingPass
 from polyfuse.schedule.time_tiling import not_applied, time_tile
@@ -70,6 +76,11 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                               tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions),
                               scop=scop, register_tiles=tuple(tiling.register_decisions),
                               time_tiling=time_tiles)
+    pieces = dependence_pieces(deps)
+    if pieces > MAX_DEPENDENCE_PIECES:
+        note = (f"isl's scheduler not tried: {pieces} dependence pieces (more than {MAX_DEPENDENCE_PIECES}, "
+                "where it runs past the operation budget); kept program order")
+        return ScheduleResult(fuse, "program order", (note,), schedule=scop.schedule)
     notes = []
     # first let local temporaries' live ranges be reordered; if the result does not verify,
     # treat their false dependences as hard constraints; if that fails too, keep program order
