@@ -167,7 +167,10 @@ class Options:
 
     def _time_tiling_key(self) -> str:
         # POLYFUSE_TIME_TILE_SIZES (fixed sizes for experiments) changes the code too
-        return (env_text("POLYFUSE_TIME_TILE_SIZES") or "model") if self.time_tiling_enabled() else "off"
+        # and the model's budget follows the L2 size (POLYFUSE_L2_BYTES or sysfs)
+        if not self.time_tiling_enabled():
+            return "off"
+        return env_text("POLYFUSE_TIME_TILE_SIZES") or f"model:{self.time_tile_budget()}"
 
     def register_tile_bytes(self) -> int:
         """SIMD register width the register tiles are sized for (0: no register tiles)."""
@@ -201,5 +204,12 @@ class Options:
                 f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} vector_math={self.vector_math} "
                 f"registers={self.register_tile_bytes()} lanes={self.minmax_lane_bytes()} "
                 f"interleave={self.interleave_copies()} "
-                f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False"))
+                f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
+                + self._cuda_key())
+
+    def _cuda_key(self) -> str:
+        # shared-memory promotion and its byte budget change the generated CUDA code
+        if self.target != "cuda":
+            return ""
+        return f" promote={cuda_promotion()} shared={cuda_shared_bytes()}"
 

@@ -10,6 +10,7 @@ import pytest
 
 import polyfuse
 from polyfuse.cli import main as cli_main
+from polyfuse.options import Options
 from polyfuse.runtime import cache
 
 
@@ -50,6 +51,24 @@ def test_options_are_part_of_the_key(cache_dir):
     _run(polyfuse.kernel(axpy, fuse="smart"))
     _run(polyfuse.kernel(axpy, fuse="none"))
     assert len(list(cache_dir.glob("*.pkl"))) == 2
+
+
+def test_the_cache_sizes_time_tiling_reads_are_part_of_the_key(cache_dir, monkeypatch):
+    """Time tiling sizes its tiles from the L2 size: another L2 must not load the other's code."""
+    monkeypatch.delenv("POLYFUSE_TIME_TILE_SIZES", raising=False)
+    monkeypatch.setenv("POLYFUSE_L2_BYTES", "256K")
+    _run(polyfuse.kernel(axpy))
+    monkeypatch.setenv("POLYFUSE_L2_BYTES", "4M")
+    _run(polyfuse.kernel(axpy))
+    assert len(list(cache_dir.glob("*.pkl"))) == 2
+
+
+def test_cuda_promotion_settings_are_part_of_the_options_key(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "16384")
+    small = Options(target="cuda").key()
+    monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "32768")
+    assert Options(target="cuda").key() != small
+    assert "shared=" not in Options(target="cpu").key()
 
 
 def test_disabled_cache_writes_nothing(cache_dir, monkeypatch):
