@@ -117,7 +117,8 @@ class Kernel:
         the fusion records' traffic estimates evaluated at these arguments' sizes."""
         values = self._bind(args, kwargs)
         variant = self._variant(values)
-        return Explanation.of(variant, self.options).at_sizes(variant.bind(values))
+        with _COMPILE_LOCK:  # the explanation prints and evaluates isl objects of the compile
+            return Explanation.of(variant, self.options).at_sizes(variant.bind(values))
 
     def inspect_llvm(self, *args: Any, optimized: bool = True, **kwargs: Any) -> str:
         """The LLVM IR for these arguments' signature, after (default) or before optimisation."""
@@ -191,9 +192,10 @@ class Kernel:
     def _build(self, arguments: tuple[Argument, ...]) -> CompiledVariant:
         key = self._cache_key(arguments) if self.options.target == "cpu" else None
         if key is not None:
-            entry = cache.load(key)
-            if entry is not None:
-                return _from_cache(entry)
+            with _COMPILE_LOCK:  # unpickling the bounds checks parses isl sets
+                entry = cache.load(key)
+                if entry is not None:
+                    return _from_cache(entry)
         with _COMPILE_LOCK:  # one isl context is shared by every kernel, and isl is not thread-safe
             stages = compile_kernel(self.py_func, arguments, self.options)
             program, scop = stages["loop ast"], stages["final scop"]
