@@ -89,16 +89,18 @@ EINSUM_ROUNDS = 3
 
 
 def _time_einsum_contenders(contenders: dict[str, Callable], args: tuple, settings: BenchSettings,
-                            row: EinsumRow) -> dict[str, float]:
+                            row: EinsumRow, last: list | None = None) -> dict[str, float]:
     """Best ms of each contender: on each BLAS thread count, the faster counting (polyfuse's BLAS
-    steps use the same BLAS as numpy), over interleaved rounds."""
+    steps use the same BLAS as numpy), over interleaved rounds.  ``last`` receives polyfuse's last
+    timed call (arguments, result)."""
     plans = blas_plans(settings)
     for _ in range(EINSUM_ROUNDS):
         for label, fn in contenders.items():
             by_blas = row.ms_by_blas.setdefault(label, {})
             for plan, limit in plans:
                 with _blas_limit(limit):
-                    best, runs = best_time(fn, args, settings.repeats, settings.min_time, copy=False)
+                    best, runs = best_time(fn, args, settings.repeats, settings.min_time, copy=False,
+                                           last=last if label == "polyfuse" else None)
                 by_blas[plan] = min(by_blas.get(plan, math.inf), best * 1e3)
                 row.runs_timed[label] = row.runs_timed.get(label, 0) + runs
     return {label: min(by_blas.values()) for label, by_blas in row.ms_by_blas.items()}
@@ -130,7 +132,13 @@ def bench_einsum_row(name: str, polyfuse_fn: Callable, numpy_opt: Callable, nump
         for label, fn in contenders.items():
             stage = f"warming up {label}"
             fn(*args)  # warm-up (numpy's path search, page faults), not timed
-        times = _time_einsum_contenders(contenders, args, settings, row)
+        timed: list = []
+        times = _time_einsum_contenders(contenders, args, settings, row, last=timed)
+        stage = "check of polyfuse's last timed call"
+        agree, timed_diff = close_enough(timed[1], reference)
+        if not agree:
+            row.check, row.max_abs_diff["polyfuse"] = "MISMATCH", timed_diff
+            row.error = "polyfuse's last timed call disagrees with numpy (its first call agreed)"
         row.polyfuse_ms = times["polyfuse"]
         row.numpy_opt_ms, row.numpy_step_ms = times["numpy_opt"], times["numpy_step"]
         row.opt_einsum_ms = times.get("opt_einsum")

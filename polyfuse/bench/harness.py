@@ -11,7 +11,9 @@ For every suite kernel (:mod:`polyfuse.suite`):
    (``np.allclose``, rtol 1e-7): "ok", else "MISMATCH";
 5. both are timed: the minimum over at least ``repeats`` runs, each on a fresh copy of the inputs
    made outside the timed region (kernels update their arrays in place, stencils with time loops
-   must start from the same state every run).
+   must start from the same state every run);
+6. the outputs of polyfuse's last timed call are checked again (the first call runs before threads
+   are tried; the timed calls run on them): a disagreement is a MISMATCH too.
 
 ``speedup`` is numba time / polyfuse time, so > 1 means polyfuse is faster.  Kernels with a
 numpy formulation (``SuiteKernel.numpy_func``) also get a numpy column: it is checked against

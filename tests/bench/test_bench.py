@@ -121,3 +121,36 @@ def test_chart_is_written_when_matplotlib_is_there(tmp_path):
         assert path is None
     else:
         assert path is not None and path.stat().st_size > 1000
+
+
+class _WrongAfterFirstCall:
+    """A compiled kernel whose first call is right and whose later (timed) calls are not: the
+    serial-first rule means a check of the first call alone would pass it."""
+
+    def __init__(self, real):
+        self.real, self.calls = real, 0
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def __call__(self, *args):
+        result = self.real(*args)
+        self.calls += 1
+        if self.calls > 1:
+            for a in args:
+                if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+                    a.flat[0] += 1.0
+        return result
+
+
+def test_a_kernel_wrong_only_in_its_timed_calls_is_a_mismatch_and_fails_the_run(tmp_path, monkeypatch):
+    kernel_module = importlib.import_module("polyfuse.kernel")  # the package's `kernel` is the decorator
+    real_kernel = kernel_module.kernel
+    monkeypatch.setattr(kernel_module, "kernel", lambda fn, **kw: _WrongAfterFirstCall(real_kernel(fn, **kw)))
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    settings = bench.BenchSettings(preset="test", kernels=("chain3",), repeats=2, min_time=0.0, section="loops")
+    out = io.StringIO()
+    status = bench.main(settings, json_path=tmp_path / "bench.json", out=out)
+    [row] = json.loads((tmp_path / "bench.json").read_text())["rows"]
+    assert row["check"] == "MISMATCH" and "timed call" in row["error"], row
+    assert status != 0 and "MISMATCH" in out.getvalue()
