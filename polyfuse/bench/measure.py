@@ -104,6 +104,7 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
     import numba
 
     from polyfuse.kernel import kernel as polyfuse_kernel
+    from polyfuse.runtime import threads
 
     sizes = dict(spec.sizes[settings.preset])
     row = BenchRow(spec.name, spec.category, settings.preset, sizes)
@@ -156,6 +157,17 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
         row.numba_ms = best * 1e3
         if row.polyfuse_ms > 0:
             row.speedup = row.numba_ms / row.polyfuse_ms
+        if threads.get_num_threads() > 1:
+            stage = "timing polyfuse on one thread"
+            with threads.limited_to(1):
+                best, _ = best_time(kernel, inputs, settings.repeats, settings.min_time, last=timed)
+            row.polyfuse_1t_ms = best * 1e3
+            stage = "check of the last one-thread call"
+            if not compare(timed[0], reference, positions)[0]:
+                row.check = "MISMATCH"
+                row.error = "the last one-thread timed call disagrees with numba"
+            if row.polyfuse_1t_ms > 0:
+                row.speedup_1t = row.numba_ms / row.polyfuse_1t_ms
     except Exception as exc:  # noqa: BLE001 - one kernel's failure must not stop the suite
         _record_failure(row, stage, exc)
         return row

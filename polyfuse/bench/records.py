@@ -68,6 +68,8 @@ class BenchRow:
     polyfuse_ms: float | None = None
     numba_ms: float | None = None
     speedup: float | None = None  # numba_ms / polyfuse_ms
+    polyfuse_1t_ms: float | None = None  # polyfuse on one thread (None: it ran on one anyway)
+    speedup_1t: float | None = None  # numba_ms / polyfuse_1t_ms: numba njit runs on one thread
     polyfuse_runs: int = 0
     numba_runs: int = 0
     array_bytes: int = 0  # bytes of the kernel's array arguments, each counted once (not its locals)
@@ -197,6 +199,12 @@ class BenchReport:
         return geometric_mean([r.speedup for r in self.rows if r.check == "ok" and r.speedup])
 
     @property
+    def geomean_speedup_1t(self) -> float | None:
+        """The same geometric mean with polyfuse on one thread, as numba's njit runs (rows that
+        ran on one thread anyway count with their only time)."""
+        return geometric_mean([r.speedup_1t or r.speedup for r in self.rows if r.check == "ok" and r.speedup])
+
+    @property
     def einsum_geomeans(self) -> dict[str, float | None]:
         """Geometric mean of each ratio over the einsum rows that checked ok and ran polyfuse's own
         choice (its kernel or its BLAS dispatch; not the numpy.einsum fallback of small calls)."""
@@ -225,6 +233,7 @@ class BenchReport:
             "machine": self.machine,
             "seconds": round(self.seconds, 3),
             "geomean_speedup": self.geomean_speedup,
+            "geomean_speedup_1_thread": self.geomean_speedup_1t,
             "geomean_numpy_ratio": self.numpy_geomean,
             "rows": [asdict(r) for r in self.rows],
         }

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 from polyfuse.bench.records import EINSUM_OTHERS, BenchReport, BenchRow, EinsumRow
 
-COLUMNS = ("kernel", "preset", "compile ms", "polyfuse ms", "numba ms", "speedup", "numpy ms", "np/pf",
-           "nests", "check")
-WIDTHS = (18, 6, 10, 11, 10, 8, 10, 7, 6, 8)
-_LEFT = (0, 1, 8, 9)
+COLUMNS = ("kernel", "preset", "compile ms", "polyfuse ms", "pf 1T ms", "numba ms", "speedup", "1T spd",
+           "numpy ms", "np/pf", "nests", "check")
+WIDTHS = (18, 6, 10, 11, 9, 10, 8, 7, 10, 7, 6, 8)
+_LEFT = (0, 1, 10, 11)
 
 
 def _ms(value: float | None) -> str:
@@ -30,9 +30,9 @@ def _check_cell(row: BenchRow) -> str:
 
 
 def format_row(row: BenchRow) -> str:
-    cells = (row.kernel, row.preset, _ms(row.compile_ms), _ms(row.polyfuse_ms), _ms(row.numba_ms),
-             _ratio(row.speedup), _ms(row.numpy_ms), _ratio(row.numpy_ratio), row.loop_nests or "-",
-             _check_cell(row))
+    cells = (row.kernel, row.preset, _ms(row.compile_ms), _ms(row.polyfuse_ms), _ms(row.polyfuse_1t_ms),
+             _ms(row.numba_ms), _ratio(row.speedup), _ratio(row.speedup_1t), _ms(row.numpy_ms),
+             _ratio(row.numpy_ratio), row.loop_nests or "-", _check_cell(row))
     return "  ".join(c.ljust(w) if i in _LEFT else c.rjust(w)
                      for i, (c, w) in enumerate(zip(cells, WIDTHS))).rstrip()
 
@@ -49,6 +49,9 @@ def summary(report: BenchReport) -> str:
     ok = sum(1 for r in report.rows if r.check == "ok")
     lines.append(f"geometric mean speedup vs numba: {geo:.2f}x over {ok} kernel(s)" if geo
                  else "geometric mean speedup vs numba: - (no kernel passed its check)")
+    if geo and any(r.polyfuse_1t_ms for r in report.rows):
+        lines.append(f"geometric mean speedup vs numba with polyfuse on 1 thread, as numba's njit: "
+                     f"{report.geomean_speedup_1t:.2f}x")
     numpy_geo = report.numpy_geomean
     with_numpy = sum(1 for r in report.rows if r.check == "ok" and r.numpy_check == "ok")
     if any(r.numpy_check for r in report.rows):

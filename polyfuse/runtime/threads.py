@@ -9,8 +9,9 @@ wait for each other at barriers (a parallel region), so they must all run at onc
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 
 from polyfuse import options
 from polyfuse.errors import ArgumentError
@@ -35,6 +36,18 @@ def set_num_threads(count: int) -> None:
     if not isinstance(count, int) or count < 1:
         raise ArgumentError(f"set_num_threads({count!r}): need an integer >= 1")
     _num_threads = count
+
+
+@contextmanager
+def limited_to(count: int) -> Iterator[None]:
+    """Run parallel loops on ``count`` threads inside the block (the bench's one-thread column)."""
+    global _num_threads
+    before = _num_threads
+    set_num_threads(count)
+    try:
+        yield
+    finally:
+        _num_threads = before
 
 
 def pool(at_least: int = 0) -> ThreadPoolExecutor:

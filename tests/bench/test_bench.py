@@ -15,6 +15,7 @@ from conftest import copy_args
 from polyfuse.bench import harness as bench
 from polyfuse.bench import limits as bench_limits
 from polyfuse.bench import measure, records, suite
+from polyfuse.runtime import threads
 
 WITH_NUMPY = [name for name, sk in suite.KERNELS.items() if sk.numpy_func is not None]
 
@@ -75,10 +76,13 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
     settings = bench.BenchSettings(preset="test", kernels=("chain3", "gemm", "atax", "lu"), repeats=1,
                                    min_time=0.0, section="loops")
     out = io.StringIO()
-    report = bench.run(settings, out=out)
+    with threads.limited_to(2):  # the one-thread column is measured when polyfuse has more
+        report = bench.run(settings, out=out)
     text = out.getvalue()
     rows = {r.kernel: r for r in report.rows}
     assert all(r.check == "ok" for r in rows.values()), text
+    assert all(r.polyfuse_1t_ms and r.speedup_1t for r in rows.values()), text
+    assert report.geomean_speedup_1t and "pf 1T ms" in text and "on 1 thread" in text
     assert rows["lu"].numpy_check == "" and rows["lu"].numpy_ms is None
     for name in ("chain3", "gemm", "atax"):
         row = rows[name]
