@@ -13,10 +13,10 @@ from polyfuse.analysis.prange import prange_claims
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import UnsupportedError, VerificationError
 from polyfuse.frontend import lift
-from polyfuse.model.isl_budget import BudgetExceeded, bounded
+from polyfuse.model.isl_budget import BudgetExceeded, Deadline, bounded
 from polyfuse.model.scop import Argument
 from polyfuse.model.stages import Stages
-from polyfuse.options import Options, time_tile_sizes
+from polyfuse.options import Options, compile_seconds, time_tile_sizes
 from polyfuse.passes.astgen import build_loop_program
 from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
@@ -50,26 +50,32 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         raise UnsupportedError("target='cuda' kernels cannot return values yet; write the results into "
                                "array arguments (or use target='cpu')", scop.returns_span, "return of a value")
     stages.run("check locals", check_scalars_defined, scop)
+    # optional isl work (exact dependences, every transformation's checks) starts only within the
+    # compile's deadline; past it each keeps its legal fallback (the verifier is not optional)
+    deadline = stages.outputs["deadline"] = Deadline(compile_seconds())
     # dependences decide what every later transformation may do
-    deps = stages.run("dependences", compute_dependences, scop)
+    with deadline.active():
+        deps = stages.run("dependences", compute_dependences, scop)
     if scop.prange_loops:  # whether each loop written with prange has independent iterations
         stages.run("prange claims", prange_claims, scop, deps)
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
-    sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
-                       tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),
-                       vector_math=options.target == "cpu" and (options.vector_math or options.fastmath),
-                       time_tiling=options.time_tiling_enabled(), time_tile_budget=options.time_tile_budget(),
-                       time_tile_sizes=time_tile_sizes())
-    if sched.scop is not None and sched.scop is not scop:
-        scop = sched.scop  # scalars expanded so loops could be reordered
-        deps = compute_dependences(scop)
+    with deadline.active():
+        sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
+                           tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),
+                           vector_math=options.target == "cpu" and (options.vector_math or options.fastmath),
+                           time_tiling=options.time_tiling_enabled(), time_tile_budget=options.time_tile_budget(),
+                           time_tile_sizes=time_tile_sizes())
+        if sched.scop is not None and sched.scop is not scop:
+            scop = sched.scop  # scalars expanded so loops could be reordered
+            deps = compute_dependences(scop)
     if options.verify:
         stages.run("verify", _verify, scop, deps, sched.schedule)
-    # intermediates that fusion made short-lived shrink (to rows, tiles or registers)
-    if options.contract:
-        scop, deps = stages.run("contraction", _contract, stages, scop, deps, sched.schedule)
-    # isl generates the loops; dependences mark which of them are parallel
-    program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
+    with deadline.active():
+        # intermediates that fusion made short-lived shrink (to rows, tiles or registers)
+        if options.contract:
+            scop, deps = stages.run("contraction", _contract, stages, scop, deps, sched.schedule)
+        # isl generates the loops; dependences mark which of them are parallel
+        program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
     # register tiles keep their outputs in a small local array across the reduction loop
     if options.register_tile_bytes():
         program = stages.run_loop_pass("register promotion", promote_register_tiles, program,

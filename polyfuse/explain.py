@@ -49,6 +49,8 @@ class Explanation:
             ("loop code", render(program)),
             *_backend_sections(variant.backend),
             ("compile seconds", dict(stages.seconds)),
+            *((("compile deadline", deadline.note()),) if (deadline := stages.get("deadline")) and deadline.skipped
+              else ()),
             ("cache", "compiled in this process"),
         ))
 

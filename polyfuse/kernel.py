@@ -205,7 +205,9 @@ class Kernel:
             stages=stages, declared_locals=tuple(a for a in stages["lift"].arrays if a.kind == "local"),
             returns=scop.returns,
         )
-        if key is not None:
+        deadline = stages.get("deadline")
+        if key is not None and not (deadline is not None and deadline.skipped):
+            # (a compile that ran past its deadline depends on this machine's load: not kept)
             cache.store(key, _cache_entry(variant, self.options))
         return variant
 

@@ -18,6 +18,7 @@ INTERLEAVE_COPIES = 4  # iterations side by side around a float reduction (polyf
 CACHE_SIZE_KNOBS = {"l1d": "POLYFUSE_L1_BYTES", "l2": "POLYFUSE_L2_BYTES", "l3": "POLYFUSE_L3_BYTES",
                     "line": "POLYFUSE_LINE_BYTES"}
 DEFAULT_ISL_OPERATIONS = 3_000_000
+DEFAULT_COMPILE_SECONDS = 5.0
 
 
 def env_flag(name: str, default: bool = False) -> bool:
@@ -68,6 +69,15 @@ def isl_operations() -> int:
     """isl operations one optional transformation may spend: ``POLYFUSE_ISL_BUDGET`` (0: unlimited)."""
     value = os.environ.get("POLYFUSE_ISL_BUDGET")
     return int(value) if value else DEFAULT_ISL_OPERATIONS
+
+
+def compile_seconds() -> float | None:
+    """``POLYFUSE_COMPILE_SECONDS``: after this many seconds a compile starts no more optional isl
+    work (fusion, loop-order and tiling checks, exact dependences): each keeps its legal choice.
+    Default 5; 0 means no limit."""
+    text = os.environ.get("POLYFUSE_COMPILE_SECONDS")
+    value = float(text) if text else DEFAULT_COMPILE_SECONDS
+    return value if value > 0 else None
 
 
 def cache_enabled() -> bool:

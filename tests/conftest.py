@@ -21,6 +21,12 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GP
 # (or from the user's ~/.cache) never hides a compiler change.  Set before polyfuse is used.
 os.environ.setdefault("POLYFUSE_CACHE_DIR", tempfile.mkdtemp(prefix="polyfuse-test-cache-"))
 
+# The compile deadline (POLYFUSE_COMPILE_SECONDS) makes what a compile decides depend on the
+# machine's load; tests compare schedules and code, so they get a far one.  The tests of the
+# deadline itself (tests/end_to_end/test_regressions.py and test_compile_deadline.py) set
+# the default back.
+os.environ.setdefault("POLYFUSE_COMPILE_SECONDS", "120")
+
 import polyfuse  # noqa: E402
 
 settings.register_profile(

@@ -9,8 +9,10 @@ the bound (0 = unlimited).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import islpy as isl
 
@@ -30,6 +32,47 @@ class BudgetExceeded(Exception):
     """isl gave up (its operation budget ran out): the caller keeps its untransformed choice."""
 
 
+@dataclass
+class Deadline:
+    """The time one compile's optional isl work may start in (None: no limit).
+
+    isl's operation counter bounds each optional transformation, but not the number of them, and
+    some isl work (the scheduler's ILP, footprints) hardly counts: a program whose domains split
+    into hundreds of pieces could spend minutes in checks that each stay within budget.  Inside
+    ``active()``, a ``bounded`` block or a ``Meter.exact`` block that starts after ``seconds``
+    raises ``BudgetExceeded`` at once, so the transformation is skipped (always legal) and the
+    compile finishes with what it has.  ``skipped`` counts those refusals: a compile that had any
+    depends on the machine's speed and load, so it is not written to the disk cache."""
+
+    seconds: float | None
+    started: float = field(default_factory=time.perf_counter)
+    skipped: int = 0
+
+    def passed(self) -> bool:
+        return self.seconds is not None and time.perf_counter() - self.started > self.seconds
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        previous = getattr(_active, "deadline", None)
+        _active.deadline = self
+        try:
+            yield
+        finally:
+            _active.deadline = previous
+
+    def note(self) -> str:
+        return (f"the compile passed its {self.seconds:g} s deadline for optional work "
+                f"(POLYFUSE_COMPILE_SECONDS): {self.skipped} optional analyses or transformations "
+                "were skipped, each keeping the legal choice it had") if self.skipped else ""
+
+
+def _refuse_past_deadline() -> None:
+    deadline = getattr(_active, "deadline", None)
+    if deadline is not None and deadline.passed():
+        deadline.skipped += 1
+        raise BudgetExceeded(f"past the compile deadline of {deadline.seconds:g} s")
+
+
 @contextmanager
 def bounded(ctx: isl.Context, operations: int | None = None) -> Iterator[None]:
     """Run the isl calls of one optional transformation with at most ``operations`` operations.
@@ -41,6 +84,7 @@ def bounded(ctx: isl.Context, operations: int | None = None) -> Iterator[None]:
     the outer block's budget: isl has one operation counter per context, and resetting it would
     lift the outer bound."""
     limit = budget() if operations is None else operations
+    _refuse_past_deadline()
     with _lock:
         outermost = not getattr(_active, "depth", 0)
         if outermost:
@@ -82,6 +126,7 @@ class Meter:
     @contextmanager
     def exact(self) -> Iterator[None]:
         """isl calls that may give up (``BudgetExceeded``) when the shared budget is spent."""
+        _refuse_past_deadline()
         try:
             yield
         except isl.Error as exc:
