@@ -19,7 +19,11 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GP
 
 # Compile cold in every session: a per-session disk cache, so a cached kernel from an earlier run
 # (or from the user's ~/.cache) never hides a compiler change.  Set before polyfuse is used.
-os.environ.setdefault("POLYFUSE_CACHE_DIR", tempfile.mkdtemp(prefix="polyfuse-test-cache-"))
+# Each test process (pytest-xdist worker) gets its own, so that no test finds a kernel another
+# process compiled; a folder the user set is kept.
+if "POLYFUSE_CACHE_DIR" not in os.environ or os.environ.get("_POLYFUSE_TEST_CACHE_DIR") == "1":
+    os.environ["POLYFUSE_CACHE_DIR"] = tempfile.mkdtemp(prefix="polyfuse-test-cache-")
+    os.environ["_POLYFUSE_TEST_CACHE_DIR"] = "1"
 
 # The compile deadline (POLYFUSE_COMPILE_SECONDS) makes what a compile decides depend on the
 # machine's load; tests compare schedules and code, so they get a far one.  The tests of the
