@@ -8,6 +8,14 @@ reversal forms that stay in range), so no access is ever out of bounds for any `
 Scalars are read only after an assignment that is sure to have run (an earlier statement of the
 same block or of an enclosing block), and ``np.empty`` locals are fully initialised by the first
 nest, so the plain function never reads garbage or raises ``UnboundLocalError``.
+
+``programs(numba_style=True)`` also writes what numba users write beyond the subset (issue
+"Real kernels in"): sizes taken from shapes (``rows, cols = M.shape``, ``len(A)``, integer locals
+such as ``sz = A.shape[0] - 4`` and ``h = n // 2``), calls of module-level helper functions,
+``if`` statements whose condition reads arrays, and subscripts computed at run time
+(``A[B[i] % (n + 4)]``, always in bounds by Python's ``%``).  Those programs run on the python
+and cpu targets only (CUDA refuses run-time subscripts).  Without it, the strategy draws exactly
+what it drew before, so the derandomized tests keep their programs.
 """
 
 from __future__ import annotations
@@ -67,9 +75,37 @@ class Var:
     base: int  # the variable ranges inside [base, n + base)
 
 
+HELPERS = {
+    "float": """
+def soft_step(a, b):
+    if a > b:
+        return 0.5 * (a - b)
+    return b - 0.25 * a
+
+
+def blend(x, w):
+    t = min(max(w, 0.0), 1.0)
+    return t * x + (1.0 - t) * abs(x)
+""",
+    "int": """
+def soft_step(a, b):
+    if a > b:
+        return (a - b) // 2
+    return b - a % 3
+
+
+def blend(x, w):
+    return max(x, w) - min(x, 1)
+""",
+}
+
+
 class Gen:
-    def __init__(self, draw) -> None:
+    def __init__(self, draw, numba_style: bool = False) -> None:
         self.draw = draw
+        self.numba_style = numba_style
+        self.n_text = "n"  # how loop bounds spell n (numba style: from shapes and size locals)
+        self.indirect = False  # inside a run-time subscript (no nesting)
         self.mode = draw(st.sampled_from(["f64"] * 6 + ["f32", "mixed", "i64", "i32"]))
         self.features: set[str] = set()
         self.budget = draw(st.integers(3, 7))  # statements left to generate (isl time grows fast)
@@ -103,6 +139,9 @@ class Gen:
     def program(self) -> Program:
         args = ["n", "alpha"] + [a.name for a in self.arrays if a.kind == "arg"]
         lines = [f"def kern({', '.join(args)}):"]
+        if self.numba_style:
+            lines = HELPERS["int" if self.is_int else "float"].strip("\n").splitlines() + ["", ""] + lines
+            lines += self.size_lines()
         for a in self.arrays:
             if a.kind == "arg":
                 continue
@@ -130,6 +169,24 @@ class Gen:
         if self.draw(st.integers(0, 4)) == 0:
             lines.append("    return")
         return Program("\n".join(lines) + "\n", self.mode, self.arrays, self.features)
+
+    def size_lines(self) -> list[str]:
+        """How this program gets n back from the shapes, as numba users write sizes."""
+        form = self.draw(st.sampled_from(["n", "unpack", "len", "local", "half"]))
+        self.features.add(f"size-{form}")
+        if form == "unpack":
+            self.n_text = "rows - 4"
+            return ["    rows, cols = M.shape"]
+        if form == "len":
+            self.n_text = "len(A) - 4"
+            return []
+        if form == "local":
+            self.n_text = "sz"
+            return ["    sz = A.shape[0] - 4"]
+        if form == "half":  # h + h + r == n
+            self.n_text = "(h + h + r)"
+            return ["    h = n // 2", "    r = n % 2"]
+        return []
 
     def init_nest(self, a: Array) -> list[str]:
         value = "float(i)" if not self.is_int else "i"
@@ -165,7 +222,8 @@ class Gen:
         return lines
 
     def range_text(self, name: str, base: int, scope: list[Var]) -> str:
-        lo, hi = (str(base), f"n + {base}") if base else ("0", "n")
+        n = self.n_text
+        lo, hi = (str(base), f"{n} + {base}") if base else ("0", n)
         choices = ["plain", "plain", "step", "negstep", "short"]
         if scope:
             choices = ["plain", "step", "negstep", "short"] + ["tri_lo", "tri_hi", "min", "max"] * 2
@@ -209,11 +267,15 @@ class Gen:
             kinds = ["assign", "assign", "if"]
             if depth - 1 < max_depth:
                 kinds += ["loop", "reduce"]
+            if self.numba_style:
+                kinds.append("data-if")
             kind = self.draw(st.sampled_from(kinds))
             if kind == "assign":
                 lines += self.assign(depth, scope, defined)
             elif kind == "if":
                 lines += self.if_block(depth, scope, defined)
+            elif kind == "data-if":
+                lines += self.data_if(depth, scope, defined)
             elif kind == "loop":
                 lines += self.loop(depth, scope, max_depth, set(defined))
             else:
@@ -251,6 +313,19 @@ class Gen:
             lines.append(f"{pad}elif {self.cond(scope)}:")
             lines += self.assign(depth + 1, scope, set(defined))
         if tail.endswith("else"):
+            lines.append(f"{pad}else:")
+            lines += self.assign(depth + 1, scope, set(defined))
+        return lines
+
+    def data_if(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        """An ``if`` whose condition reads an array (numba style): if-converted by polyfuse."""
+        self.features.add("data-if")
+        pad = "    " * depth
+        a = self.draw(st.sampled_from(self.arrays))
+        op = self.draw(st.sampled_from([">", "<=", "!=", "=="]))
+        lines = [f"{pad}if {a.name}[{self.index(a.rank, scope)}] {op} {self.const()}:"]
+        lines += self.assign(depth + 1, scope, set(defined))
+        if self.draw(st.booleans()):
             lines.append(f"{pad}else:")
             lines += self.assign(depth + 1, scope, set(defined))
         return lines
@@ -307,6 +382,8 @@ class Gen:
         return ", ".join(self.subscript(scope) for _ in range(rank))
 
     def subscript(self, scope: list[Var]) -> str:
+        if self.numba_style and not self.indirect and scope and self.draw(st.integers(0, 9)) == 0:
+            return self.runtime_subscript(scope)
         if not scope or self.draw(st.integers(0, 7)) == 0:
             return str(self.draw(st.integers(0, PAD - 1)))
         v = self.draw(st.sampled_from(scope))
@@ -321,6 +398,18 @@ class Gen:
         if form == "div":
             return f"({v.name}{plus}) // {self.draw(st.integers(2, 3))}"
         return f"({v.name}{plus}) % {self.draw(st.integers(2, PAD))}"
+
+    def runtime_subscript(self, scope: list[Var]) -> str:
+        """A subscript read from an array: Python's ``%`` by the extent keeps it in bounds."""
+        self.features.add("sub-runtime")
+        self.indirect = True
+        try:
+            a = self.draw(st.sampled_from(self.arrays))
+            read = f"{a.name}[{self.index(a.rank, scope)}]"
+        finally:
+            self.indirect = False
+        value = read if a.dtype.startswith("int") else f"int({read} * 3.0)"
+        return f"({value}) % ({EXT})"
 
     # ---- expressions -----------------------------------------------------------------------------
     def const(self) -> str:
@@ -368,12 +457,17 @@ class Gen:
                      f"np.fabs({a})", f"math.floor({a})", f"np.ceil({a})", f"({a} // 1.5)",
                      f"({a} % 2.5)", f"({a} % -2.0)", f"math.pow(abs({a}), 0.5)", f"float(n) * {a}",
                      f"alpha * {a}"]
-        return self.draw(st.sampled_from(forms))
+        if self.numba_style:
+            forms += [f"soft_step({a}, {b})", f"blend({a}, {b})"]
+        chosen = self.draw(st.sampled_from(forms))
+        if chosen.startswith(("soft_step", "blend")):
+            self.features.add("helper-call")
+        return chosen
 
 
 @st.composite
-def programs(draw) -> Program:
-    return Gen(draw).program()
+def programs(draw, numba_style: bool = False) -> Program:
+    return Gen(draw, numba_style).program()
 
 
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,

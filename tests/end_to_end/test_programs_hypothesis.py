@@ -57,6 +57,33 @@ def test_random_programs_cpu(prog, n, seed):
     differential(prog, "cpu", sorted({n, 6, 17}), seed)
 
 
+@settings(max_examples=12, **COMMON)
+@given(prog=programs(numba_style=True), n=st.integers(0, 7), seed=st.integers(0, 2**16))
+def test_random_numba_style_programs_python(prog, n, seed):
+    """Sizes from shapes, helper calls, data-dependent ifs and run-time subscripts."""
+    differential(prog, "python", sorted({n, 5}), seed)
+
+
+@pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet")
+@settings(max_examples=10, **COMMON)
+@given(prog=programs(numba_style=True), n=st.integers(0, 7), seed=st.integers(0, 2**16))
+def test_random_numba_style_programs_cpu(prog, n, seed):
+    differential(prog, "cpu", sorted({n, 6, 17}), seed)
+
+
+def test_generated_numba_style_programs_cover_their_forms():
+    seen: set[str] = set()
+
+    @settings(max_examples=200, database=None, **COMMON)
+    @given(prog=programs(numba_style=True))
+    def collect(prog):
+        seen.update(prog.features)
+
+    collect()
+    wanted = {"size-unpack", "size-len", "size-local", "size-half", "data-if", "sub-runtime", "helper-call"}
+    assert wanted <= seen, wanted - seen
+
+
 def test_generated_programs_cover_the_subset():
     """The generator really produces the features the differential tests are meant to exercise."""
     seen: set[str] = set()
