@@ -139,7 +139,7 @@ class SubsetChecker(ast.NodeVisitor):
 
     def stmt_AugAssign(self, node: ast.AugAssign, top: bool) -> None:
         if not isinstance(node.op, _AUGOPS):
-            self.fail(node, f"augmented assignment {type(node.op).__name__}= (only += -= *= /=)")
+            self.fail(node, f"augmented assignment {type(node.op).__name__}= (+= -= *= /= //= %= **= and the bitwise ones are supported)")
         self._check_target(node.target)
         self.visit_expr(node.value)
 

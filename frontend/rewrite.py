@@ -11,7 +11,10 @@ Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code alre
 3. ``substitute_sizes``: an integer local assigned once at the top level from sizes
    (``n, m = A.shape``, ``h = (n + 1) // 2``) is replaced by its defining expression at every
    use, so it is affine.  A local assigned twice or in a loop stays an ordinary scalar.
-4. ``prange_to_range``: ``numba.prange`` and ``polyfuse.prange`` loops become ``range`` loops
+4. ``Desugar`` (frontend/desugar.py): tuple assignments, ``//=`` and the other augmented
+   operators, ``for v in x`` / ``enumerate`` / ``zip`` over arrays; before all of these,
+   ``Constants`` puts global number constants in place (kernel and helpers alike).
+5. ``prange_to_range``: ``numba.prange`` and ``polyfuse.prange`` loops become ``range`` loops
    (dependences still decide which loops run in parallel; ``KernelSource.pranges`` remembers
    them so that explain() can say whether each one's iterations are independent).
 
@@ -28,9 +31,12 @@ import types
 from collections import Counter
 from collections.abc import Callable
 
+import numpy as np
+
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument
 
+from .desugar import Constants, Desugar, constant_texts, function_locals, local_extents
 from .source import KernelSource, read_source
 
 MAX_INLINE_DEPTH = 16
@@ -42,17 +48,22 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree = copy.deepcopy(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), pranges={}), globals_,
                   arguments)
+    tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
+    rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
     tree.body = substitute_sizes(rw, tree.body)
+    tree.body = Desugar(rw, Normalizer(rw).visit).block(tree.body)  # tuple assignments, //= and friends, loops over arrays
     for stmt in tree.body:
         prange_to_range(rw, stmt)
     return rw.source
 
 
 def helper_texts(fn) -> str:
-    """The source of every helper ``fn`` calls, transitively (for the disk cache's key)."""
+    """The source of every helper ``fn`` calls, transitively, and the values of the global
+    constants they and ``fn`` read (for the disk cache's key)."""
     seen: dict[str, str] = {}
+    functions = []
     todo = [fn]
     while todo:
         func = todo.pop()
@@ -67,7 +78,8 @@ def helper_texts(fn) -> str:
                 if helper is not None and key not in seen:
                     seen[key] = read_source(helper).text
                     todo.append(helper)
-    return "".join(seen[k] for k in sorted(seen))
+                    functions.append(helper)
+    return "".join(seen[k] for k in sorted(seen)) + constant_texts(fn, functions)
 
 
 class Rewriter:
@@ -81,6 +93,7 @@ class Rewriter:
         self.args = {a.name for a in arguments}
         self.taken = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)}
         self.taken.update(a.name for a in arguments)
+        self.local_extents: dict[str, list[ast.expr]] = {}  # kernel-local array -> allocated extents
 
     def fresh(self, name: str) -> str:
         candidate, k = name, 2
@@ -88,6 +101,14 @@ class Rewriter:
             candidate, k = f"{name}_{k}", k + 1
         self.taken.add(candidate)
         return candidate
+
+    def numpy_alias(self) -> str:
+        """A name bound to numpy in the kernel's globals (for constants of NumPy types)."""
+        alias = "_pf_numpy"
+        if self.globals.get(alias) is not np:
+            self.globals[alias] = np
+            self.taken.add(alias)
+        return alias
 
     def origin(self, node: ast.AST) -> KernelSource | None:
         found = self.source.foreign.get(id(node))
@@ -206,6 +227,7 @@ class Helper:
         for param in sorted(stored & set(self.values)):  # a parameter the helper assigns: a local
             target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
             self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), call))
+        body = [Constants(rw, fn.__globals__, function_locals(tree)).visit(s) for s in body]
         body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),)).block(body)
         self._globals_used(body, stored)
         self.body = body
@@ -355,6 +377,13 @@ class Normalizer(ast.NodeTransformer):
     def shape(self, array: str, axis: int, like: ast.AST) -> ast.expr:
         return _shape_at(self.rw, array, axis, like)
 
+    def local(self, node: ast.expr) -> list[ast.expr] | None:
+        """The allocated extents of a kernel-local array named by ``node``."""
+        return self.rw.local_extents.get(node.id) if isinstance(node, ast.Name) else None
+
+    def extent(self, extents: list[ast.expr], axis: int, like: ast.AST) -> ast.expr:
+        return self.rw.placed(self.rw.copy(extents[axis]), like)
+
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id == "len" and "len" not in self.rw.globals \
@@ -362,12 +391,19 @@ class Normalizer(ast.NodeTransformer):
             view = _view(node.args[0], self.rw.ranks)
             if view is not None and view[1] < self.rw.ranks[view[0]]:
                 return self.shape(view[0], view[1], node)
+            extents = self.local(node.args[0])
+            if extents:
+                return self.extent(extents, 0, node)
         return node
 
     def visit_Subscript(self, node: ast.Subscript):
         self.generic_visit(node)
-        view = _shape_of(node.value, self.rw.ranks)
+        extents = self.local(node.value.value) if isinstance(node.value, ast.Attribute) \
+            and node.value.attr == "shape" else None
         axis = _constant(node.slice)
+        if extents is not None and axis is not None and -len(extents) <= axis < len(extents):
+            return self.extent(extents, axis % len(extents), node)
+        view = _shape_of(node.value, self.rw.ranks)
         if view is None or axis is None or (view[1] == 0 and axis >= 0):
             return node  # X.shape[d] is already the subset's form
         array, depth = view

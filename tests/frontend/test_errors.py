@@ -42,7 +42,7 @@ def k_list(n, A):
 
 def k_tuple_unpack(n, A):
     for i in range(n):
-        a, b = 1.0, 2.0  # ERR
+        a, b = divmod(A[i], 2.0)  # ERR: not a tuple display
         A[i] = a + b
 
 
@@ -148,9 +148,9 @@ def k_bare_call(n, A):
         print(i)  # ERR
 
 
-def k_augassign_mod(n, A):
+def k_augassign_matmul(n, A):
     for i in range(n):
-        A[i] %= 2.0  # ERR
+        A[i] @= 2.0  # ERR
 
 
 def k_whole_array(n, A, B):
@@ -190,7 +190,7 @@ CASES = {
     "nested function": (k_nested_function, "def inner", ["nested function"], (4, V)),
     "step variable": (k_step_variable, "range(0, n, s)", ["step"], (8, 2, V)),
     "bare call": (k_bare_call, "print(i)", [], (4, V)),
-    "augassign %=": (k_augassign_mod, "A[i] %= 2.0", ["%="[0]], (4, V)),
+    "augassign @=": (k_augassign_matmul, "A[i] @= 2.0", ["MatMult="], (4, V)),
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
 }

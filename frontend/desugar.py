@@ -1,0 +1,267 @@
+"""Python spellings numba users write, turned into the subset's (part of ``frontend.rewrite``).
+
+Each is a no-op on code already in the subset, and each keeps Python's meaning exactly:
+
+- **Global constants.** A name the function reads but never assigns, bound in its module to a
+  Python ``int``/``float``/``bool`` or a NumPy number, is that constant (numba freezes globals at
+  compile time the same way).  NumPy numbers keep their dtype (``np.float32(0.5)``).  Their values
+  are part of the disk-cache key (:func:`constant_texts`).
+- **Tuple assignment.** ``s, t = 0.0, 1.0`` and ``a[i], b[i] = b[i], a[i]``: every value is
+  computed before any target is written, as Python does (through fresh locals when a target may
+  be read by a value), then each target is assigned in order.
+- **Augmented operators** other than ``+= -= *= /=``: ``x[i] //= 2`` is ``x[i] = x[i] // 2``
+  (subscripts have no side effects in the subset, so evaluating them twice is exact).
+- **Loops over arrays.** ``for v in x``, ``for i, v in enumerate(x)`` and ``for a, b in zip(x, y)``
+  over array arguments become ``range`` loops.  A rank-1 element is read into ``v`` at the start
+  of each iteration (a copy, as iteration yields it); a row of a higher-rank array is a view, so
+  ``v`` is replaced by ``x[i]`` at each use, which sees later writes as the view would (the loop
+  must not assign ``v``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .source import read_source
+
+if TYPE_CHECKING:
+    from .rewrite import Rewriter
+
+_AUG_EXTRA = (ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+# ---- global constants ------------------------------------------------------------------------
+
+def constant_value(obj) -> bool:
+    """Whether a global is a constant the kernel may read (numbers only; not modules, functions)."""
+    return type(obj) in (int, float, bool) or isinstance(obj, (np.number, np.bool_))
+
+
+def function_locals(tree: ast.FunctionDef) -> set[str]:
+    """Parameters and every name the function assigns (Python makes those local everywhere)."""
+    names = {a.arg for a in tree.args.args}
+    names.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return names
+
+
+class Constants(ast.NodeTransformer):
+    """Reads of global number constants -> the constants (see the module docstring)."""
+
+    def __init__(self, rw: Rewriter, globals_: dict, local: set[str]) -> None:
+        self.rw, self.globals, self.local = rw, globals_, local
+
+    def visit_Name(self, node: ast.Name):
+        if not isinstance(node.ctx, ast.Load) or node.id in self.local or node.id not in self.globals:
+            return node
+        value = self.globals[node.id]
+        if not constant_value(value):
+            return node
+        if type(value) in (int, float, bool):
+            return self.rw.placed(ast.Constant(value), node)
+        alias = self.rw.numpy_alias()
+        call = ast.Call(ast.Attribute(ast.Name(alias, ast.Load()), type(value).__name__, ast.Load()),
+                        [ast.Constant(value.item())], [])
+        return self.rw.placed(call, node)
+
+
+def constant_texts(fn, helpers: list) -> str:
+    """``name=type:value`` of every global constant ``fn`` and its helpers read (cache key)."""
+    parts: list[str] = []
+    for func in [fn, *helpers]:
+        try:
+            tree = read_source(func).tree
+        except Exception:  # noqa: BLE001 - a helper without source is refused when compiled
+            continue
+        local = function_locals(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id not in local:
+                value = func.__globals__.get(node.id)
+                if constant_value(value):
+                    parts.append(f"{func.__qualname__}.{node.id}={type(value).__name__}:{value!r}")
+    return "\n".join(sorted(set(parts)))
+
+
+# ---- extents of kernel-local arrays --------------------------------------------------------------
+
+_ALLOCATORS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like")
+
+
+def local_extents(rw: Rewriter, body: list[ast.stmt]) -> dict[str, list[ast.expr]]:
+    """``T -> [extent expressions]`` for arrays allocated once at the top level whose extents
+    read only arguments and names assigned once at the top level before (sizes), so that
+    ``len(T)`` and ``T.shape[d]`` can be those expressions wherever they are read."""
+    stores: dict[str, int] = {}
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                stores[node.id] = stores.get(node.id, 0) + 1
+    known = set(rw.args)
+    extents: dict[str, list[ast.expr]] = {}
+    for stmt in body:
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        call = stmt.value if isinstance(stmt, ast.Assign) else None
+        if isinstance(target, ast.Name) and stores.get(target.id) == 1 and isinstance(call, ast.Call)                 and isinstance(call.func, ast.Attribute) and call.func.attr in _ALLOCATORS and call.args:
+            dims = _allocated_extents(rw, call, extents)
+            if dims is not None and all({n.id for d in dims for n in ast.walk(d) if isinstance(n, ast.Name)}
+                                        <= known for d in dims):
+                extents[target.id] = dims
+        if isinstance(stmt, ast.Assign):
+            known.update(n.id for t in stmt.targets for n in ast.walk(t)
+                         if isinstance(n, ast.Name) and stores.get(n.id) == 1)
+    return extents
+
+
+def _allocated_extents(rw: Rewriter, call: ast.Call, extents: dict[str, list[ast.expr]]) -> list[ast.expr] | None:
+    first = call.args[0]
+    if isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_like"):
+        if isinstance(first, ast.Name) and first.id in rw.ranks:
+            return [_shape(first.id, d) for d in range(rw.ranks[first.id])]
+        if isinstance(first, ast.Name) and first.id in extents:
+            return extents[first.id]
+        return None
+    dims = first.elts if isinstance(first, ast.Tuple) else [first]
+    if any(isinstance(d, ast.Starred) for d in dims):
+        return None
+    return list(dims)
+
+
+def _shape(array: str, axis: int) -> ast.expr:
+    return ast.Subscript(ast.Attribute(ast.Name(array, ast.Load()), "shape", ast.Load()), ast.Constant(axis),
+                         ast.Load())
+
+
+# ---- tuples, augmented operators, loops over arrays ---------------------------------------------
+
+class Desugar(ast.NodeTransformer):
+    """Tuple assignments, the other augmented operators and loops over arrays (statement level)."""
+
+    def __init__(self, rw: Rewriter, normalize: Callable[[ast.stmt], ast.stmt]) -> None:
+        self.rw = rw
+        self.normalize = normalize  # len(row), row.shape[d] of a substituted row -> the array's extents
+
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+    def visit_For(self, node: ast.For):
+        node.body = self.block(node.body)
+        node.orelse = self.block(node.orelse)
+        return self.array_loop(node) or node
+
+    def visit_If(self, node: ast.If):
+        node.body = self.block(node.body)
+        node.orelse = self.block(node.orelse)
+        return node
+
+    def visit_While(self, node: ast.While):
+        node.body = self.block(node.body)
+        node.orelse = self.block(node.orelse)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        if not isinstance(node.op, _AUG_EXTRA) or not isinstance(node.target, (ast.Name, ast.Subscript)):
+            return node
+        load = self.rw.copy(node.target)
+        for sub in ast.walk(load):
+            if isinstance(sub, (ast.Name, ast.Subscript)) and isinstance(sub.ctx, ast.Store):
+                sub.ctx = ast.Load()
+        value = self.rw.placed(ast.BinOp(load, node.op, node.value), node)
+        return ast.copy_location(ast.Assign([node.target], value), node)
+
+    def visit_Assign(self, node: ast.Assign):
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Tuple) \
+                or not isinstance(node.value, ast.Tuple):
+            return node
+        targets, values = node.targets[0].elts, node.value.elts
+        if len(targets) != len(values) or any(isinstance(t, ast.Starred) for t in targets) \
+                or not all(isinstance(t, (ast.Name, ast.Subscript)) for t in targets):
+            return node
+        written = {t.id for t in targets if isinstance(t, ast.Name)}
+        read = {n.id for v in values for n in ast.walk(v) if isinstance(n, ast.Name)}
+        direct = not (written & read) and not any(isinstance(t, ast.Subscript) for t in targets) \
+            and len(written) == len(targets)
+        out: list[ast.stmt] = []
+        if direct:
+            for target, value in zip(targets, values):
+                out.append(ast.copy_location(ast.Assign([target], value), node))
+            return out
+        temps = []
+        for value in values:  # every value first, as Python evaluates the right-hand tuple
+            temp = self.rw.fresh("_pf_tuple")
+            temps.append(temp)
+            out.append(ast.copy_location(ast.Assign([self.rw.placed(ast.Name(temp, ast.Store()), value)], value),
+                                         node))
+        for target, temp in zip(targets, temps):
+            out.append(ast.copy_location(ast.Assign([target], self.rw.placed(ast.Name(temp, ast.Load()), target)),
+                                         node))
+        return out
+
+    # loops over arrays
+    def array_loop(self, node: ast.For) -> ast.For | None:
+        it = node.iter
+        if node.orelse:
+            return None
+        if isinstance(it, ast.Name) and it.id in self.rw.ranks and isinstance(node.target, ast.Name):
+            return self.over(node, self._index(node.target), [(node.target.id, it.id)])
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and not it.keywords
+                and it.func.id not in self.rw.globals and isinstance(node.target, ast.Tuple)):
+            return None
+        names = [n for n in node.target.elts if isinstance(n, ast.Name)]
+        if len(names) != len(node.target.elts):
+            return None
+        arrays = [a.id for a in it.args if isinstance(a, ast.Name) and a.id in self.rw.ranks]
+        if it.func.id == "enumerate" and len(it.args) == 1 and len(arrays) == 1 and len(names) == 2:
+            return self.over(node, names[0], [(names[1].id, arrays[0])])
+        if it.func.id == "zip" and len(arrays) == len(it.args) == len(names) >= 1:
+            return self.over(node, self._index(node.target), [(n.id, a) for n, a in zip(names, arrays)])
+        return None
+
+    def _index(self, like: ast.AST) -> ast.Name:
+        index = ast.Name(self.rw.fresh("_pf_item"), ast.Store())
+        self.rw.placed(index, like)
+        return index
+
+    def over(self, node: ast.For, index: ast.Name, pairs: list[tuple[str, str]]) -> ast.For | None:
+        """``for index in range(min(extents))`` binding each ``(name, array)`` pair per iteration."""
+        stored = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if any(self.rw.ranks[array] > 1 and name in stored for name, array in pairs):
+            return None  # a row bound to a name the loop reassigns: left for the checker to refuse
+        extents = [self._extent(array, node) for _, array in pairs]
+        stop = extents[0] if len(extents) == 1 else self.rw.placed(
+            ast.Call(ast.Name("min", ast.Load()), extents, []), node.iter)
+        rng = self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [stop], []), node.iter)
+        prologue: list[ast.stmt] = []
+        rows: dict[str, ast.expr] = {}
+        for name, array in pairs:
+            element = self.rw.placed(ast.Subscript(ast.Name(array, ast.Load()), ast.Name(index.id, ast.Load()),
+                                                   ast.Load()), node.target)
+            if self.rw.ranks[array] == 1:
+                target = self.rw.placed(ast.Name(name, ast.Store()), node.target)
+                prologue.append(ast.copy_location(ast.Assign([target], element), node))
+            else:
+                rows[name] = element
+        body = [self.normalize(_Rows(self.rw, rows).visit(s)) for s in node.body] if rows else node.body
+        return ast.copy_location(ast.For(index, rng, prologue + body, [], None), node)
+
+    def _extent(self, array: str, like: ast.AST) -> ast.expr:
+        attr = ast.Attribute(ast.Name(array, ast.Load()), "shape", ast.Load())
+        return self.rw.placed(ast.Subscript(attr, ast.Constant(0), ast.Load()), like)
+
+
+class _Rows(ast.NodeTransformer):
+    """Reads of a loop's row name -> the row (``A[i]``), at the place of the read."""
+
+    def __init__(self, rw: Rewriter, rows: dict[str, ast.expr]) -> None:
+        self.rw, self.rows = rw, rows
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.rows:
+            return self.rw.placed(self.rw.copy(self.rows[node.id]), node)
+        return node

@@ -1,0 +1,164 @@
+"""Python spellings numba users write (frontend/desugar.py), each against the undecorated function:
+global constants, tuple assignments, the other augmented operators, loops over arrays, sizes of
+kernel-local arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+from frontend.rewrite import helper_texts
+
+SCALE = 2.5
+EPS = np.float32(1e-3)
+STEPS = 3
+FLAG = True
+
+
+def scaled(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i] * SCALE + 1.0 if FLAG else 0.0
+
+
+def float32_constant(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i] + EPS  # float32 + np.float32: stays float32, as in NumPy
+
+
+def time_steps(x):
+    for _ in range(STEPS):
+        for i in range(1, x.shape[0] - 1):
+            x[i] = 0.5 * (x[i - 1] + x[i + 1])
+
+
+def _half(v):
+    return v * HALF
+
+
+HALF = 0.5
+
+
+def helper_reads_a_constant(x, y):
+    for i in range(x.shape[0]):
+        y[i] = _half(x[i])
+
+
+def running_pair(x, y):
+    s, t = 0.0, 1.0
+    for i in range(x.shape[0]):
+        s, t = s + x[i], t * 0.5 + s  # both values from the old s and t
+    y[0] = s
+    y[1] = t
+
+
+def swap_rows(a, b):
+    for i in range(a.shape[0]):
+        a[i], b[i] = b[i], a[i]
+
+
+def rotate(a):
+    for i in range(a.shape[0] - 2):
+        a[i], a[i + 1], a[i + 2] = a[i + 2], a[i], a[i + 1]
+
+
+def more_operators(x, k):
+    for i in range(x.shape[0]):
+        x[i] //= 3
+        x[i] %= 7
+        x[i] **= 2
+        k[i] //= 2.5
+
+
+def iterate_elements(x):
+    total = 0.0
+    for v in x:
+        total += v * v
+    return total
+
+
+def iterate_rows(A, out):
+    k = 0
+    for row in A:
+        s = 0.0
+        for j in range(row.shape[0]):
+            s += row[j]
+        out[k] = s
+        k += 1
+
+
+def enumerate_and_write(x, y):
+    for i, v in enumerate(x):
+        x[i] = 2.0 * v  # v was read before this write
+        y[i] = v + x[i]
+
+
+def zip_pairs(x, y, out):
+    for i, (a) in enumerate(x):
+        out[i] = a
+    for a, b in zip(x, y):
+        out[0] += a * b
+
+
+def local_sizes(x, out):
+    tmp = np.empty_like(x)
+    pad = np.zeros(x.shape[0] + 2)
+    for i in range(len(tmp)):
+        tmp[i] = x[i] + 1.0
+    for i in range(1, pad.shape[0] - 1):
+        pad[i] = tmp[i - 1]
+    for i in range(pad.shape[-1] - 2):
+        out[i] = pad[i] + pad[i + 2]
+
+
+def _vec(rng, n=11, dtype=np.float64):
+    return rng.standard_normal(n).astype(dtype)
+
+
+CASES = [
+    (scaled, lambda r: (_vec(r), np.zeros(11))),
+    (float32_constant, lambda r: (_vec(r, dtype=np.float32), np.zeros(11, np.float32))),
+    (time_steps, lambda r: (_vec(r),)),
+    (helper_reads_a_constant, lambda r: (_vec(r), np.zeros(11))),
+    (running_pair, lambda r: (_vec(r), np.zeros(2))),
+    (swap_rows, lambda r: (_vec(r), _vec(r))),
+    (rotate, lambda r: (_vec(r),)),
+    (more_operators, lambda r: (r.integers(-50, 50, 9), _vec(r, 9))),
+    (iterate_elements, lambda r: (_vec(r),)),
+    (iterate_rows, lambda r: (r.standard_normal((5, 4)), np.zeros(5))),
+    (enumerate_and_write, lambda r: (_vec(r), np.zeros(11))),
+    (zip_pairs, lambda r: (_vec(r, 7), _vec(r, 5), np.zeros(7))),
+    (local_sizes, lambda r: (_vec(r), np.zeros(11))),
+]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("func, make", CASES, ids=[c[0].__name__ for c in CASES])
+def test_matches_the_undecorated_function(func, make, target):
+    args = make(np.random.default_rng(1))
+    expected = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    want = func(*expected)
+    got = polyfuse.kernel(func, target=target, verify=True)(*args)
+    if want is not None:
+        assert type(got) is type(want) and np.isclose(got, want, rtol=1e-12)
+    for e, a in zip(expected, args):
+        assert a.dtype == e.dtype
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
+
+
+def test_global_constant_values_are_part_of_the_cache_key(monkeypatch):
+    before = helper_texts(helper_reads_a_constant)
+    assert "HALF=float:0.5" in before
+    monkeypatch.setitem(globals(), "HALF", 0.25)
+    assert helper_texts(helper_reads_a_constant) != before
+
+
+def row_reassigned(A, out):
+    for row in A:
+        row = A[0]
+        out[0] = row[0]
+
+
+def test_a_row_name_the_loop_reassigns_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="for loop over something other than range"):
+        polyfuse.kernel(row_reassigned)(np.ones((3, 2)), np.zeros(3))
