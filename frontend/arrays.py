@@ -651,6 +651,9 @@ class Lowering:
             raise self.error(item, "slice step cannot be zero", "slice step")
         lo, hi = (None if part is None else self.bound(part) for part in (item.lower, item.upper))
         last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
+        if step > 0 and lo is not None and hi is not None and lo.is_const() and hi.is_const() \
+                and 0 <= lo.const == hi.const - 1 and self.require(f"{n.text} >= {hi.const}"):
+            return lo, const(1), step  # x[:, k:k + 1] has size 1 (it broadcasts) where the axis reaches k
         if step > 0:
             start = const(0) if lo is None else smax(const(0), n + lo) if lo.is_const() and lo.const < 0 else lo
             stop = n if hi is None else n + hi if hi.is_const() and hi.const < 0 else self.clamp(hi, last)
