@@ -196,6 +196,10 @@ class ArrayName:
     live: bool = True
     view: View | None = None  # for "view": the slice/transpose of an array the name aliases
 
+    @property
+    def rank(self) -> int:
+        return len(self.extents)
+
     def read(self) -> View:
         return self.view if self.view is not None else leaf(self.array, self.extents, self.dtype)
 
@@ -572,9 +576,21 @@ class Lowering:
                 return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
         return scalar(node, UNKNOWN)
 
+    def view_extent(self, node: ast.expr) -> Sym | None:
+        """The extent ``v.shape[d]`` means when ``v`` names a view (no kernel array has it)."""
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "shape" and isinstance(node.value.value, ast.Name):
+            entry = self.names.get(node.value.value.id)
+            d = _int_const(node.slice)
+            if entry is not None and entry.kind == "view" and d is not None and -entry.rank <= d < entry.rank:
+                self.changed = True
+                return entry.extents[d]
+        return None
+
     def _Subscript(self, node: ast.Subscript) -> View:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-            return scalar(node, WEAK_INT)
+            extent = self.view_extent(node)
+            return scalar(node if extent is None else extent.node, WEAK_INT)
         entry = self.lookup(node.value) if isinstance(node.value, ast.Name) else None
         base = entry.read() if entry else self.value(node.value)
         if base.rank == 0:
@@ -651,9 +667,10 @@ class Lowering:
             raise self.error(item, "slice step cannot be zero", "slice step")
         lo, hi = (None if part is None else self.bound(part) for part in (item.lower, item.upper))
         last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
-        if step > 0 and lo is not None and hi is not None and lo.is_const() and hi.is_const() \
-                and 0 <= lo.const == hi.const - 1 and self.require(f"{n.text} >= {hi.const}"):
-            return lo, const(1), step  # x[:, k:k + 1] has size 1 (it broadcasts) where the axis reaches k
+        first = const(0) if lo is None else lo
+        if step > 0 and hi is not None and first.is_const() and hi.is_const() \
+                and 0 <= first.const == hi.const - 1 and self.require(f"{n.text} >= {hi.const}"):
+            return first, const(1), step  # x[:, k:k + 1] has size 1 (it broadcasts) where the axis reaches k
         if step > 0:
             start = const(0) if lo is None else smax(const(0), n + lo) if lo.is_const() and lo.const < 0 else lo
             stop = n if hi is None else n + hi if hi.is_const() and hi.const < 0 else self.clamp(hi, last)
@@ -664,7 +681,7 @@ class Lowering:
 
     def bound(self, part: ast.expr) -> Sym:
         """A slice bound as a Sym: a constant, or a non-negative affine expression."""
-        b = sym_of(part)
+        b = sym_of(_ViewShapes(self).visit(copy.deepcopy(part)))
         if b.is_const():
             return b
         if not self.require(f"{b.text} >= 0"):
@@ -1086,6 +1103,17 @@ class Lowering:
 
 
 # ---- helpers -------------------------------------------------------------------------------
+class _ViewShapes(ast.NodeTransformer):
+    """Replaces ``v.shape[d]`` of views ``v`` by their extents (in slice bounds)."""
+
+    def __init__(self, lowering: Lowering) -> None:
+        self.lowering = lowering
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        extent = self.lowering.view_extent(node)
+        return extent.node if extent is not None else self.generic_visit(node)
+
+
 def _loop_range(var: str, it: ast.expr) -> LoopRange:
     """``for var in range(...)`` as a LoopRange (step 0 where the range is not plain)."""
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \

@@ -128,7 +128,8 @@ def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> 
         if bad.is_empty():
             return Verdict(True)
         good = sizes.subtract(bad).coalesce()
-        if good.is_empty():
+        runs = isl.Set(f"{space} -> {{ {iters} : {' and '.join(domain + shapes) or 'true'} }}").params()
+        if good.intersect(runs).is_empty():  # it holds only where the loops do not run: useless
             return Verdict(False)
         return Verdict(False, _condition(good, {v: t for t, v in names.isl.items()}))
 
