@@ -681,7 +681,7 @@ class Lowering:
 
     def bound(self, part: ast.expr) -> Sym:
         """A slice bound as a Sym: a constant, or a non-negative affine expression."""
-        b = sym_of(_ViewShapes(self).visit(copy.deepcopy(part)))
+        b = sym_of(_ViewShapes(self).visit(copy.deepcopy(part)))  # type: ignore[arg-type]
         if b.is_const():
             return b
         if not self.require(f"{b.text} >= 0"):
@@ -1109,7 +1109,7 @@ class _ViewShapes(ast.NodeTransformer):
     def __init__(self, lowering: Lowering) -> None:
         self.lowering = lowering
 
-    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         extent = self.lowering.view_extent(node)
         return extent.node if extent is not None else self.generic_visit(node)
 
