@@ -681,7 +681,9 @@ class Lowering:
 
     def bound(self, part: ast.expr) -> Sym:
         """A slice bound as a Sym: a constant, or a non-negative affine expression."""
-        b = sym_of(_ViewShapes(self).visit(copy.deepcopy(part)))  # type: ignore[arg-type]
+        written = _ViewShapes(self).visit(copy.deepcopy(part))
+        assert isinstance(written, ast.expr), "a slice bound stays an expression"
+        b = sym_of(written)
         if b.is_const():
             return b
         if not self.require(f"{b.text} >= 0"):
