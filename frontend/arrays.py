@@ -228,6 +228,7 @@ class Lowering:
         self.loop_vars: set[str] = set()
         self.loops: list[LoopRange] = []  # the enclosing range loops (for symbolic slice bounds)
         self.int_args = frozenset(a.name for a in arguments if a.kind == "int")
+        self.params = self.int_args | {a.name for a in arguments if a.kind == "array"}  # for extent claims
         self.block: tuple[int, ...] = ()
         self.blocks = 0
         self.pre: list[ast.stmt] = []
@@ -493,7 +494,7 @@ class Lowering:
     def require(self, claim: str) -> bool:
         """Whether ``claim`` holds at every iteration, proven or assumed of the sizes (then
         added to the assumptions the call-time checks enforce)."""
-        verdict = decide(claim, tuple(self.loops), self.int_args)
+        verdict = decide(claim, tuple(self.loops), self.params)
         if verdict.proven:
             return True
         if verdict.assume is None:
@@ -503,7 +504,7 @@ class Lowering:
         return True
 
     def proven(self, claim: str) -> bool:
-        return decide(claim, tuple(self.loops), self.int_args).proven
+        return decide(claim, tuple(self.loops), self.params).proven
 
     def unify(self, a: Sym, b: Sym) -> Sym:
         if a.is_const(1):
@@ -577,12 +578,13 @@ class Lowering:
         return scalar(node, UNKNOWN)
 
     def view_extent(self, node: ast.expr) -> Sym | None:
-        """The extent ``v.shape[d]`` means when ``v`` names a view (no kernel array has it)."""
+        """The extent ``v.shape[d]`` means when ``v`` names a view, a temporary or a local array
+        (the extents the lowering knows; a view has no kernel array at all)."""
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
                 and node.value.attr == "shape" and isinstance(node.value.value, ast.Name):
             entry = self.names.get(node.value.value.id)
             d = _int_const(node.slice)
-            if entry is not None and entry.kind == "view" and d is not None and -entry.rank <= d < entry.rank:
+            if entry is not None and entry.kind != "arg" and d is not None and -entry.rank <= d < entry.rank:
                 self.changed = True
                 return entry.extents[d]
         return None
@@ -1106,7 +1108,7 @@ class Lowering:
 
 # ---- helpers -------------------------------------------------------------------------------
 class _ViewShapes(ast.NodeTransformer):
-    """Replaces ``v.shape[d]`` of views ``v`` by their extents (in slice bounds)."""
+    """Replaces ``v.shape[d]`` of views and local arrays ``v`` by their extents (in slice bounds)."""
 
     def __init__(self, lowering: Lowering) -> None:
         self.lowering = lowering

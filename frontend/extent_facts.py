@@ -55,7 +55,7 @@ class _Names:
         self.isl: dict[str, str] = {}
 
     def var(self, text: str) -> str | None:
-        if ".shape[" not in text and text not in self.allowed:
+        if text.split(".shape[")[0] not in self.allowed:
             return None
         if text not in self.isl:
             self.isl[text] = f"v{len(self.isl)}"
@@ -97,8 +97,8 @@ def _isl_expr(node: ast.expr, names: _Names) -> str | None:
 
 def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> Verdict:
     """Whether ``claim`` (one comparison) holds at every point of ``loops``; see the module.
-    ``params`` are the integer arguments (the other names a claim may use, besides loop
-    variables and ``X.shape[d]``)."""
+    ``params`` are the integer and array arguments (the other names a claim may use, besides
+    loop variables, as ``n`` and ``X.shape[d]``)."""
     tree = ast.parse(claim, mode="eval").body
     assert isinstance(tree, ast.Compare) and len(tree.ops) == 1, claim
     names = _Names({loop.var for loop in loops}, params)

@@ -153,6 +153,14 @@ def test_views_bound_to_names_alias_their_array():
     _same(k, V, np.zeros(10))
 
 
+def test_shape_of_a_temporary_in_a_slice_bound():
+    def k(x, y):
+        T = x * 2.0
+        y[:T.shape[0] - 1] = T[1:]
+
+    _same(k, V, np.zeros(10))
+
+
 def test_returned_view_is_a_copy_with_the_values():
     def k(x):
         v = x[::-1]
