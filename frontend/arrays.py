@@ -292,27 +292,35 @@ class Lowering:
 
     def lower_return(self, stmt: ast.Return) -> list[ast.stmt]:
         """``return e / e.sum(axis=-1, keepdims=True)``: each returned array expression (or
-        reduction) is bound to a fresh name first, which frontend.returns then returns."""
+        reduction) is bound to a fresh name first, which frontend.returns then returns.  A
+        temporary is returned as the array its name means now; a view (``return x.T``) as a
+        copy of its values (NumPy returns the view itself)."""
         assert stmt.value is not None
         elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
         before: list[ast.stmt] = []
         values: list[ast.expr] = []
+        changed = False
         for elt in elts:
-            entry = self.names.get(elt.id) if isinstance(elt, ast.Name) else None
-            if isinstance(elt, ast.Name) and (entry is None or entry.kind != "view"):
-                values.append(elt)
-                continue
-            if entry is not None:  # a view: NumPy returns the view, polyfuse a copy of it
-                elt = ast.copy_location(ast.Call(ast.Attribute(elt, "copy", ast.Load()), [], []), elt)
-            name = self.fresh("ret")
-            assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
-            lowered = self.lower_stmt(assign)
-            if len(lowered) == 1 and lowered[0] is assign:  # no NumPy in it: return it as written
-                values.append(elt)
-                continue
-            before.extend(lowered)
+            name = elt.id if isinstance(elt, ast.Name) else self.fresh("ret")
+            if not isinstance(elt, ast.Name):
+                assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
+                lowered = self.lower_stmt(assign)
+                if len(lowered) == 1 and lowered[0] is assign:  # no NumPy in it: return it as written
+                    values.append(elt)
+                    continue
+                before.extend(lowered)
+                changed = True
+            entry = self.names.get(name)
+            if entry is not None and entry.kind == "view":
+                copied = self.fresh("ret")
+                call = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
+                before.extend(self.lower_stmt(ast.copy_location(ast.Assign([ast.Name(copied, ast.Store())], call),
+                                                                elt)))
+                name, entry, changed = copied, self.names.get(copied), True
+            if entry is not None and entry.array != name:
+                name, changed = entry.array, True  # a rebound temporary: its latest array
             values.append(ast.copy_location(ast.Name(name, ast.Load()), elt))
-        if not before:
+        if not changed:
             return [stmt]
         value = ast.copy_location(ast.Tuple(values, ast.Load()), stmt.value) if len(elts) > 1 or \
             isinstance(stmt.value, ast.Tuple) else values[0]

@@ -170,6 +170,30 @@ def test_returned_view_is_a_copy_with_the_values():
     np.testing.assert_array_equal(out, V[::-1])
 
 
+def _rebound(x):
+    T = x * 2.0
+    T = T + 1.0
+    return T
+
+
+def _transposed(x):
+    return x.T
+
+
+def _pair(x):
+    return np.clip(x, 0.2, 0.5), x[1:], x.max(axis=(0, 1), keepdims=True)
+
+
+@pytest.mark.parametrize("fn", [_rebound, _transposed, _pair])
+def test_returned_arrays_are_the_values_numpy_returns(fn):
+    for target in ("python", "cpu"):
+        want = fn(M.copy())
+        got = polyfuse.kernel(fn, target=target, verify=True)(M.copy())
+        for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+
+
 def k_bad_axes(x, y):
     y[...] = np.transpose(x, (0, 0))
 
