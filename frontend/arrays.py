@@ -827,7 +827,19 @@ class Lowering:
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
         # a scalar call: its arguments may still hold reductions that were lowered (np.sqrt(x.sum()))
-        return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, UNKNOWN)
+        return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, self.scalar_call_type(node, module, name, args))
+
+    def scalar_call_type(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> VType:
+        """``np.sign(0.5)``, ``np.float32(s)``: numpy scalars (strong), typed as numpy types them,
+        so array temporaries that meet them get NumPy's dtype; other calls are not known here."""
+        if module != "np" or any(a.vtype is UNKNOWN for a in args):
+            return UNKNOWN
+        cast = np_scalar_type(name)
+        if cast is not None:
+            return VType(cast, False)
+        if name in ("maximum", "minimum", "where") or not is_supported("np", name) or len(args) != arity("np", name):
+            return UNKNOWN
+        return self.numpy_type(node, getattr(np, name), args)
 
     def combine(self, node: ast.Call, args: list[View], make: Callable, vtype: VType) -> View:
         self.changed = True
@@ -855,7 +867,7 @@ class Lowering:
             return getattr(self, f"call_{_METHODS[name]}")(node, inner, node.args)
         if module == "np" and name in _METHODS and node.args and name not in ("astype",):
             inner = self.value(node.args[0])
-            if inner.rank == 0:
+            if inner.rank == 0 and name != "clip":  # np.clip of scalars is a (strong) numpy scalar
                 return None
             return getattr(self, f"call_{_METHODS[name]}")(node, inner, node.args[1:])
         if module == "np" and name not in ("maximum", "minimum", "where") and is_supported("np", name) \
@@ -978,6 +990,10 @@ class Lowering:
             for maximum, b in zip(kinds, bs):
                 a = _extreme(maximum, a, b)
             return a
+        if all(p.rank == 0 for p in parts) and vtype is not UNKNOWN:
+            self.changed = True
+            cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), vtype.dtype, ast.Load())
+            return scalar_op(lambda *xs: ast.Call(cast, [make(*xs)], []), parts, vtype)
         return self.elementwise(make, parts, vtype, node)
 
     def ufunc_reduce(self, node: ast.Call, ufunc: str) -> View:

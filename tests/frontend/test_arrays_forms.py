@@ -75,6 +75,10 @@ FORMS = {
     "bool & | ~ ^": ("y[...] = np.where(((x > 0.2) & (x < 0.7)) | ~(x > 0.1) ^ (x > 0.9), x, -1.0)", M,
                      np.zeros((6, 7))),
     "comparison into bool array": ("y[...] = x > 0.5", M, np.zeros((6, 7), bool)),
+    "np.clip of scalars is a numpy float64": ("y[...] = x.astype(np.float32) * np.clip(0.5, 0.2, 0.4)", M,
+                                              np.zeros((6, 7))),
+    "numpy scalar call in a temporary": ("t = np.where(x > 0.5, np.sign(0.5) + x, x)\ny[...] = t", M,
+                                         np.zeros((6, 7))),
     "bool temporary": ("m = x > 0.5\ny[...] = np.where(m, x, 0.0) + m", V, np.zeros(10)),
     # reductions
     "axis tuple": ("y[...] = x.sum(axis=(0, 2))", T3, np.zeros(4)),
