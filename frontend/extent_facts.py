@@ -81,9 +81,10 @@ def _isl_expr(node: ast.expr, names: _Names) -> str | None:
             return None
         if isinstance(node.op, (ast.Add, ast.Sub)):
             return f"({lhs}) {'+' if isinstance(node.op, ast.Add) else '-'} ({rhs})"
-        constant = isinstance(node.left, ast.Constant) or isinstance(node.right, ast.Constant)
-        if isinstance(node.op, ast.Mult) and constant:
-            return f"({lhs}) * ({rhs})"
+        if isinstance(node.op, ast.Mult) and isinstance(node.left, ast.Constant):
+            return f"{lhs} * ({rhs})"  # isl reads "2 * (x)" but not "(2) * (x)"
+        if isinstance(node.op, ast.Mult) and isinstance(node.right, ast.Constant):
+            return f"({lhs}) * {rhs}"
         divisor = node.right.value if isinstance(node.right, ast.Constant) else None
         if isinstance(node.op, ast.FloorDiv) and type(divisor) is int and divisor > 0:
             return f"floor(({lhs}) / {rhs})"

@@ -48,6 +48,8 @@ FORMS = {
                               np.zeros((6, 7))),
     "size bound A[:, :n-1]": ("y[:, :x.shape[1] - 1] = x[:, 1:]", M, np.zeros((6, 7))),
     "shifted window x[p:p+h]": ("for p in range(3):\n    y[...] += x[p:p + y.shape[0]]", V, np.zeros(8)),
+    "scaled loop bound": ("for i in range(1, x.shape[0]):\n    y[i, :2 * i] = x[i - 1, 1:2 * i + 1]", M,
+                          np.zeros((6, 7))),
     "loop bound, negative step": ("for i in range(x.shape[0]):\n    y[i, i::-1] = x[i, :i + 1]", SQ,
                                   np.zeros((5, 5))),
     "k:k+1 broadcasts": ("y[...] = x - x[:, 2:3]", M, np.zeros((6, 7))),
