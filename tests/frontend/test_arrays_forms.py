@@ -48,7 +48,7 @@ FORMS = {
                               np.zeros((6, 7))),
     "size bound A[:, :n-1]": ("y[:, :x.shape[1] - 1] = x[:, 1:]", M, np.zeros((6, 7))),
     "shifted window x[p:p+h]": ("for p in range(3):\n    y[...] += x[p:p + y.shape[0]]", V, np.zeros(8)),
-    "scaled loop bound": ("for i in range(1, x.shape[0]):\n    y[i, :2 * i] = x[i - 1, 1:2 * i + 1]", M,
+    "scaled loop bound": ("for i in range(1, x.shape[0]):\n    y[i, i:2 * i] = x[i - 1, i:2 * i] + 1.0", M,
                           np.zeros((6, 7))),
     "loop bound, negative step": ("for i in range(x.shape[0]):\n    y[i, i::-1] = x[i, :i + 1]", SQ,
                                   np.zeros((5, 5))),
