@@ -461,14 +461,31 @@ class Lowering:
         if all(ast.dump(n.slice) == written for n in reads):
             return self.nest(view.extents, lambda k: [
                 ast.Assign([_store(view.element(k))], value.element(index(k)))])
-        tmp = self.fresh("t")
-        dtype = view.vtype.dtype
-        self.allocate(tmp, view.extents, dtype)
-        staged = leaf(tmp, view.extents, dtype)
+        staged = self.staging(self.fresh("t"), view)
         first = self.nest(view.extents, lambda k: [
             ast.Assign([_store(staged.element(k))], value.element(index(k)))])
         return first + self.nest(view.extents, lambda k: [
             ast.Assign([_store(view.element(k))], staged.element(k))])
+
+    def staging(self, tmp: str, view: View) -> View:
+        """Where ``view``'s new values wait until the right-hand side is complete: an array of
+        the view's shape, or, where that shape changes with a loop variable (``A[i, :i]``), one
+        of the shape of the array the view is of, written at the same elements."""
+        dtype = view.vtype.dtype
+        if not any(self.in_loop(e) for e in view.extents):
+            self.allocate(tmp, view.extents, dtype)
+            return leaf(tmp, view.extents, dtype)
+        base = next((e for e in self.names.values() if e.array == view.base and e.kind != "view"), None)
+        if base is None:
+            raise self.error(self.here, "a statement that reads what it writes, with a shape that changes with "
+                             "a loop variable, into an array polyfuse made", "evaluation order")
+        self.allocate(tmp, base.extents, dtype)
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            target = view.element(idx)
+            assert isinstance(target, ast.Subscript), "a stored view is an array element"
+            return ast.Subscript(ast.Name(tmp, ast.Load()), target.slice, ast.Load())
+        return View(view.extents, view.vtype, element, tmp)
 
     def nest(self, extents: tuple[Sym, ...], body: Callable[[tuple[Sym, ...]], list[ast.stmt]]) -> list[ast.stmt]:
         names = [self.fresh("i") for _ in extents]

@@ -50,6 +50,11 @@ FORMS = {
     "shifted window x[p:p+h]": ("for p in range(3):\n    y[...] += x[p:p + y.shape[0]]", V, np.zeros(8)),
     "scaled loop bound": ("for i in range(1, x.shape[0]):\n    y[i, i:2 * i] = x[i - 1, i:2 * i] + 1.0", M,
                           np.zeros((6, 7))),
+    "row sweep reading the row before (Pascal)": (
+        "for i in range(1, x.shape[0]):\n    x[i, 1:i] = x[i - 1, 0:i - 1] + x[i - 1, 1:i]\ny[...] = x", SQ,
+        np.zeros((5, 5))),
+    "loop-variable slice overlapping itself": ("for i in range(x.shape[0]):\n    x[i, 1:i + 1] = x[i, 0:i] * 2.0\n"
+                                               "y[...] = x", M, np.zeros((6, 7))),
     "loop bound, negative step": ("for i in range(x.shape[0]):\n    y[i, i::-1] = x[i, :i + 1]", SQ,
                                   np.zeros((5, 5))),
     "k:k+1 broadcasts": ("y[...] = x - x[:, 2:3]", M, np.zeros((6, 7))),
