@@ -65,6 +65,8 @@ def _two_d(draw) -> tuple[tuple[int, ...], list[str]]:
         ((r, r), ["v = A.T", f"v {op} A"]),
         ((r, c), ["for i in range(1, A.shape[0]):", f"    A[i, :] {op} A[i - 1, ::-1]"]),
         ((r, c), [f"A[{s}:, :] {op} A[:-{s}, :].sum(axis=0) + A[:, 0:1][{s}:]"]),
+        ((r, r), ["for i in range(1, A.shape[0]):", f"    A[i, 1:i] {op} A[i - 1, :i - 1] + A[i - 1, 1:i]"]),
+        ((r, r), ["for i in range(A.shape[0]):", f"    A[i, 1:i + 1] {op} A[i, :i] * B[i, :i]"]),
     ]
     return draw(st.sampled_from(forms))
 
