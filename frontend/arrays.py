@@ -27,19 +27,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from polyfuse.errors import UnsupportedError
-from polyfuse.model.ir import MATH_FUNCS
 from polyfuse.model.scop import Argument
 
 from .allocation import ALLOCATORS
 from .checker import module_of
+from .extent_facts import LoopRange, decide
+from .scalars import arity, is_supported, np_scalar_type
 from .source import KernelSource
-from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, float_of, promote, true_divide
+from .types import BOOL, FLOATS, INTS, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
 
 NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kernel's globals)
 UNKNOWN = VType("unknown", True)
-_DTYPES = ("float64", "float32", "int64", "int32")
+_DTYPES = FLOATS + INTS + ("bool",)  # dtypes of kernel arrays
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
                "mean": "mean"}
+_SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
+_REFUSED = {
+    **dict.fromkeys(("argmax", "argmin", "argsort", "cumsum", "cumprod", "sort"),
+                    "its result is an index or a running value; write the loop"),
+    **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
+                    "its result has a data-dependent shape"),
+    **dict.fromkeys(("reshape", "ravel", "flatten", "squeeze", "resize", "concatenate", "stack", "hstack",
+                     "vstack", "arange", "linspace", "tile", "repeat"), _SHAPES),
+}
+_OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+_METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip": "clip"}
 _MATMUL_HINT = "matrix products (@, np.dot, np.matmul) are planned; write the loops for now"
 
 
@@ -179,9 +191,17 @@ class ArrayName:
     array: str  # the kernel array the name means now (temporaries are renamed on rebinding)
     extents: tuple[Sym, ...]
     dtype: str
-    kind: str  # "arg" | "local" | "temp"
-    block: tuple[int, ...] = ()  # where a temporary was bound
+    kind: str  # "arg" | "local" | "temp" | "view"
+    block: tuple[int, ...] = ()  # where a temporary or view was bound
     live: bool = True
+    view: View | None = None  # for "view": the slice/transpose of an array the name aliases
+
+    @property
+    def rank(self) -> int:
+        return len(self.extents)
+
+    def read(self) -> View:
+        return self.view if self.view is not None else leaf(self.array, self.extents, self.dtype)
 
 
 class Lowering:
@@ -206,9 +226,13 @@ class Lowering:
         self.used = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)} | self.args
         self.counter = 0
         self.loop_vars: set[str] = set()
+        self.loops: list[LoopRange] = []  # the enclosing range loops (for symbolic slice bounds)
+        self.int_args = frozenset(a.name for a in arguments if a.kind == "int")
+        self.params = self.int_args | {a.name for a in arguments if a.kind == "array"}  # for extent claims
         self.block: tuple[int, ...] = ()
         self.blocks = 0
         self.pre: list[ast.stmt] = []
+        self.here: ast.AST = source.tree  # the statement being lowered (where errors point)
         self.allocations: list[ast.stmt] = []
         self.changed = False
         self.any_changed = False
@@ -235,22 +259,27 @@ class Lowering:
         for stmt in stmts:
             out.extend(self.lower_stmt(stmt))
         for entry in self.names.values():
-            if entry.kind == "temp" and entry.block == self.block:
+            if entry.kind in ("temp", "view") and entry.block == self.block:
                 entry.live = False
         self.block = outer
         return out
 
     def lower_stmt(self, stmt: ast.stmt) -> list[ast.stmt]:
         if isinstance(stmt, ast.For):
-            if isinstance(stmt.target, ast.Name):
-                self.loop_vars.add(stmt.target.id)
-            return [_replace(stmt, body=self.lower_block(stmt.body))]
+            if not isinstance(stmt.target, ast.Name):
+                return [_replace(stmt, body=self.lower_block(stmt.body))]
+            self.loop_vars.add(stmt.target.id)
+            self.loops.append(_loop_range(stmt.target.id, stmt.iter))
+            try:
+                return [_replace(stmt, body=self.lower_block(stmt.body))]
+            finally:
+                self.loops.pop()
         if isinstance(stmt, ast.If):
             return [_replace(stmt, body=self.lower_block(stmt.body), orelse=self.lower_block(stmt.orelse))]
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             return self.lower_return(stmt)
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
-            self.pre, self.changed = [], False
+            self.pre, self.changed, self.here = [], False, stmt
             out = self.lower_assign(stmt)
             if not self.changed:
                 return [stmt]
@@ -263,24 +292,35 @@ class Lowering:
 
     def lower_return(self, stmt: ast.Return) -> list[ast.stmt]:
         """``return e / e.sum(axis=-1, keepdims=True)``: each returned array expression (or
-        reduction) is bound to a fresh name first, which frontend.returns then returns."""
+        reduction) is bound to a fresh name first, which frontend.returns then returns.  A
+        temporary is returned as the array its name means now; a view (``return x.T``) as a
+        copy of its values (NumPy returns the view itself)."""
         assert stmt.value is not None
         elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
         before: list[ast.stmt] = []
         values: list[ast.expr] = []
+        changed = False
         for elt in elts:
-            if isinstance(elt, ast.Name):
-                values.append(elt)
-                continue
-            name = self.fresh("ret")
-            assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
-            lowered = self.lower_stmt(assign)
-            if len(lowered) == 1 and lowered[0] is assign:  # no NumPy in it: return it as written
-                values.append(elt)
-                continue
-            before.extend(lowered)
+            name = elt.id if isinstance(elt, ast.Name) else self.fresh("ret")
+            if not isinstance(elt, ast.Name):
+                assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
+                lowered = self.lower_stmt(assign)
+                if len(lowered) == 1 and lowered[0] is assign:  # no NumPy in it: return it as written
+                    values.append(elt)
+                    continue
+                before.extend(lowered)
+                changed = True
+            entry = self.names.get(name)
+            if entry is not None and entry.kind == "view":
+                copied = self.fresh("ret")
+                call = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
+                before.extend(self.lower_stmt(ast.copy_location(ast.Assign([ast.Name(copied, ast.Store())], call),
+                                                                elt)))
+                name, entry, changed = copied, self.names.get(copied), True
+            if entry is not None and entry.array != name:
+                name, changed = entry.array, True  # a rebound temporary: its latest array
             values.append(ast.copy_location(ast.Name(name, ast.Load()), elt))
-        if not before:
+        if not changed:
             return [stmt]
         value = ast.copy_location(ast.Tuple(values, ast.Load()), stmt.value) if len(elts) > 1 or \
             isinstance(stmt.value, ast.Tuple) else values[0]
@@ -363,7 +403,7 @@ class Lowering:
             self.note_scalar(name, promote_any(self.scalars.get(name, value.vtype), value.vtype))
             return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
         self.changed = True
-        if entry is not None and entry.kind != "temp":
+        if entry is not None and entry.kind not in ("temp", "view"):
             what = "argument" if entry.kind == "arg" else "local array"
             raise self.error(stmt, f"rebinding {what} {name!r} to a new array; write into it with "
                              f"{name}[...] = ... or use a new name", "array name rebound")
@@ -373,6 +413,10 @@ class Lowering:
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
+        if value.base is not None:  # a slice or transpose of an array: NumPy binds a view, no copy
+            self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "view", self.block,
+                                         view=value)
+            return []
         array = name if entry is None and name not in self.args else self.fresh(f"{name}_")
         dtype = self.temp_dtype(stmt, value)
         self.allocate(array, value.extents, dtype)
@@ -388,11 +432,14 @@ class Lowering:
             raise self.error(node, "cannot tell the dtype of this array expression (it reads a local "
                              "whose type is not known here)", "array temporary")
         if dtype not in _DTYPES:
-            raise self.error(node, f"array temporaries of dtype {dtype} are not supported (a boolean "
-                             "mask: use the comparison inline or np.where)", "array temporary")
+            raise self.error(node, f"array temporaries of dtype {dtype} are not supported", "array temporary")
         return dtype
 
     def allocate(self, array: str, extents: tuple[Sym, ...], dtype: str) -> None:
+        for e in extents:
+            if self.in_loop(e):
+                raise self.error(self.here, f"an array temporary of extent {e.text!r}, which changes with a loop "
+                                 "variable; write into an array of fixed shape instead", "array temporary")
         dims = [e.node if _nonnegative_sym(e) else smax(const(0), e).node for e in extents]
         shape = ast.Tuple(dims, ast.Load())
         call = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "empty", ast.Load()), [shape],
@@ -414,14 +461,31 @@ class Lowering:
         if all(ast.dump(n.slice) == written for n in reads):
             return self.nest(view.extents, lambda k: [
                 ast.Assign([_store(view.element(k))], value.element(index(k)))])
-        tmp = self.fresh("t")
-        dtype = view.vtype.dtype
-        self.allocate(tmp, view.extents, dtype)
-        staged = leaf(tmp, view.extents, dtype)
+        staged = self.staging(self.fresh("t"), view)
         first = self.nest(view.extents, lambda k: [
             ast.Assign([_store(staged.element(k))], value.element(index(k)))])
         return first + self.nest(view.extents, lambda k: [
             ast.Assign([_store(view.element(k))], staged.element(k))])
+
+    def staging(self, tmp: str, view: View) -> View:
+        """Where ``view``'s new values wait until the right-hand side is complete: an array of
+        the view's shape, or, where that shape changes with a loop variable (``A[i, :i]``), one
+        of the shape of the array the view is of, written at the same elements."""
+        dtype = view.vtype.dtype
+        if not any(self.in_loop(e) for e in view.extents):
+            self.allocate(tmp, view.extents, dtype)
+            return leaf(tmp, view.extents, dtype)
+        base = next((e for e in self.names.values() if e.array == view.base and e.kind != "view"), None)
+        if base is None:
+            raise self.error(self.here, "a statement that reads what it writes, with a shape that changes with "
+                             "a loop variable, into an array polyfuse made", "evaluation order")
+        self.allocate(tmp, base.extents, dtype)
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            target = view.element(idx)
+            assert isinstance(target, ast.Subscript), "a stored view is an array element"
+            return ast.Subscript(ast.Name(tmp, ast.Load()), target.slice, ast.Load())
+        return View(view.extents, view.vtype, element, tmp)
 
     def nest(self, extents: tuple[Sym, ...], body: Callable[[tuple[Sym, ...]], list[ast.stmt]]) -> list[ast.stmt]:
         names = [self.fresh("i") for _ in extents]
@@ -433,12 +497,39 @@ class Lowering:
         return stmts
 
     # ---- broadcasting ----------------------------------------------------------------------
-    def mismatch(self, a: Sym, b: Sym) -> None:
-        """Assume ``a == b`` (the lifted context; calls where they differ are refused)."""
+    def mismatch(self, a: Sym, b: Sym, node: ast.AST | None = None) -> None:
+        """Assume ``a == b`` (the lifted context; calls where they differ are refused).  Extents
+        that change with a loop variable are decided over the enclosing loops first."""
         key = tuple(sorted((a.text, b.text)))
-        if key not in self.checked:
-            self.checked.add(key)
+        if key in self.checked:
+            return
+        self.checked.add(key)
+        if not (self.in_loop(a) or self.in_loop(b)):
             self.assumed.append(ast.Compare(a.node, [ast.Eq()], [b.node]))
+            return
+        if not self.require(f"{a.text} == {b.text}"):
+            raise self.error(node or self.here, f"cannot tell that the extents {a.text!r} and {b.text!r} "
+                             "agree at every iteration (NumPy requires them equal to broadcast)", "broadcast")
+
+    def in_loop(self, e: Sym) -> bool:
+        """Whether ``e`` changes with an enclosing loop variable."""
+        names = {n.id for n in ast.walk(e.node) if isinstance(n, ast.Name)}
+        return any(loop.var in names for loop in self.loops)
+
+    def require(self, claim: str) -> bool:
+        """Whether ``claim`` holds at every iteration, proven or assumed of the sizes (then
+        added to the assumptions the call-time checks enforce)."""
+        verdict = decide(claim, tuple(self.loops), self.params)
+        if verdict.proven:
+            return True
+        if verdict.assume is None:
+            return False
+        if ast.dump(verdict.assume) not in {ast.dump(a) for a in self.assumed}:
+            self.assumed.append(verdict.assume)
+        return True
+
+    def proven(self, claim: str) -> bool:
+        return decide(claim, tuple(self.loops), self.params).proven
 
     def unify(self, a: Sym, b: Sym) -> Sym:
         if a.is_const(1):
@@ -498,7 +589,7 @@ class Lowering:
         entry = self.lookup(node)
         if entry is not None:
             self.changed = True
-            return leaf(entry.array, entry.extents, entry.dtype)
+            return entry.read()
         if node.id in self.loop_vars:
             return scalar(node, WEAK_INT)
         return scalar(node, self.scalars.get(node.id, UNKNOWN))
@@ -511,11 +602,24 @@ class Lowering:
                 return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
         return scalar(node, UNKNOWN)
 
+    def view_extent(self, node: ast.expr) -> Sym | None:
+        """The extent ``v.shape[d]`` means when ``v`` names a view, a temporary or a local array
+        (the extents the lowering knows; a view has no kernel array at all)."""
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "shape" and isinstance(node.value.value, ast.Name):
+            entry = self.names.get(node.value.value.id)
+            d = _int_const(node.slice)
+            if entry is not None and entry.kind != "arg" and d is not None and -entry.rank <= d < entry.rank:
+                self.changed = True
+                return entry.extents[d]
+        return None
+
     def _Subscript(self, node: ast.Subscript) -> View:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-            return scalar(node, WEAK_INT)
+            extent = self.view_extent(node)
+            return scalar(node if extent is None else extent.node, WEAK_INT)
         entry = self.lookup(node.value) if isinstance(node.value, ast.Name) else None
-        base = leaf(entry.array, entry.extents, entry.dtype) if entry else self.value(node.value)
+        base = entry.read() if entry else self.value(node.value)
         if base.rank == 0:
             return scalar(node, UNKNOWN)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -577,24 +681,49 @@ class Lowering:
 
     def slice(self, item: ast.Slice, n: Sym) -> tuple[Sym, Sym, int]:
         """(first index, length, step) of ``item`` on an axis of extent ``n``, clamped as NumPy
-        clamps; the length may come out negative where NumPy's is 0 (an empty range either way)."""
-        bounds = []
-        for part in (item.lower, item.upper, item.step):
-            if part is not None and _int_const(part) is None:
-                raise self.error(part, f"slice bound {ast.unparse(part)!r}; slice bounds and steps must be "
-                                 "integer constants (negative allowed) or omitted", "slice bound")
-            bounds.append(None if part is None else _int_const(part))
-        lo, hi, step = bounds
-        step = 1 if step is None else step
+        clamps; the length may come out negative where NumPy's is 0 (an empty range either way).
+        A bound that is not a constant (``i``, ``j + 1``, ``n - 1``) must be non-negative at
+        every iteration (NumPy would count a negative one from the end): proven over the
+        enclosing loops, or assumed of the sizes and checked per call."""
+        if item.step is not None and _int_const(item.step) is None:
+            raise self.error(item.step, f"slice step {ast.unparse(item.step)!r}; steps must be integer "
+                             "constants", "slice step")
+        step = 1 if item.step is None else _int_const(item.step)
+        assert step is not None
         if step == 0:
             raise self.error(item, "slice step cannot be zero", "slice step")
+        lo, hi = (None if part is None else self.bound(part) for part in (item.lower, item.upper))
+        last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
+        first = const(0) if lo is None else lo
+        if step > 0 and hi is not None and first.is_const() and hi.is_const() \
+                and 0 <= first.const == hi.const - 1 and self.require(f"{n.text} >= {hi.const}"):
+            return first, const(1), step  # x[:, k:k + 1] has size 1 (it broadcasts) where the axis reaches k
         if step > 0:
-            start = const(0) if lo is None else const(lo) if lo >= 0 else smax(const(0), n + const(lo))
-            stop = n if hi is None else smin(const(hi), n) if hi >= 0 else n + const(hi)
+            start = const(0) if lo is None else smax(const(0), n + lo) if lo.is_const() and lo.const < 0 else lo
+            stop = n if hi is None else n + hi if hi.is_const() and hi.const < 0 else self.clamp(hi, last)
             return start, (stop - start + const(step - 1)).floordiv(step), step
-        start = n - const(1) if lo is None else smin(const(lo), n - const(1)) if lo >= 0 else n + const(lo)
-        stop = const(-1) if hi is None else const(hi) if hi >= 0 else smax(const(-1), n + const(hi))
+        start = last if lo is None else n + lo if lo.is_const() and lo.const < 0 else self.clamp(lo, last)
+        stop = const(-1) if hi is None else smax(const(-1), n + hi) if hi.is_const() and hi.const < 0 else hi
         return start, (start - stop + const(-step - 1)).floordiv(-step), step
+
+    def bound(self, part: ast.expr) -> Sym:
+        """A slice bound as a Sym: a constant, or a non-negative affine expression."""
+        written = _ViewShapes(self).visit(copy.deepcopy(part))
+        assert isinstance(written, ast.expr), "a slice bound stays an expression"
+        b = sym_of(written)
+        if b.is_const():
+            return b
+        if not self.require(f"{b.text} >= 0"):
+            raise self.error(part, f"slice bound {ast.unparse(part)!r} may be negative here, where NumPy counts "
+                             "it from the end; bounds that are not constants must be affine in loop variables, "
+                             "integer arguments and sizes, and never negative", "slice bound")
+        return b
+
+    def clamp(self, b: Sym, last: Sym) -> Sym:
+        """``min(b, last)`` for a non-negative bound, or ``b`` where it never exceeds ``last``."""
+        if b.is_const() and last.is_const():
+            return const(min(b.const, last.const))
+        return b if self.proven(f"{b.text} <= {last.text}") else smin(b, last)
 
     def _BinOp(self, node: ast.BinOp) -> View:
         if isinstance(node.op, ast.MatMult):
@@ -604,12 +733,25 @@ class Lowering:
     def binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
         if lhs.rank == 0 and rhs.rank == 0:
             return scalar_op(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs))
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return self.logical(node, op, lhs, rhs)
         if lhs.vtype.dtype == "bool" and rhs.vtype.dtype == "bool":
             raise self.error(node, "arithmetic on two boolean arrays (NumPy gives booleans there)", "bool array")
         if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs):
             raise self.error(node, "an integer array raised to a power other than a non-negative integer "
                              "constant", "integer power")
         return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs), node)
+
+    def logical(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
+        """``&``, ``|``, ``^`` of boolean arrays: ``and``, ``or``, ``!=`` of their elements (the
+        integer forms are bitwise operations, which kernels do not have)."""
+        if lhs.vtype.dtype != "bool" or rhs.vtype.dtype != "bool":
+            raise self.error(node, f"{_OP_TEXT[type(op)]} of {lhs.vtype.dtype} and {rhs.vtype.dtype} values; only "
+                             "boolean arrays (comparisons) may be combined with & | ^ here", "bitwise operator")
+        if isinstance(op, ast.BitXor):
+            return self.elementwise(lambda a, b: ast.Compare(a, [ast.NotEq()], [b]), [lhs, rhs], BOOL)
+        bool_op = ast.And() if isinstance(op, ast.BitAnd) else ast.Or()
+        return self.elementwise(lambda a, b: ast.BoolOp(bool_op, [a, b]), [lhs, rhs], BOOL)
 
     def elementwise(self, make: Callable, views: list[View], vtype: VType, node: ast.AST | None = None) -> View:
         """An elementwise result; an array is a strong numpy value even when every element is a
@@ -634,8 +776,13 @@ class Lowering:
             vt = BOOL if isinstance(node.op, ast.Not) else inner.vtype
             return scalar_op(lambda a: ast.UnaryOp(node.op, a), [inner], vt)
         if isinstance(node.op, ast.Not):
-            raise self.error(node, "'not' of an array (its truth value is ambiguous); use a comparison",
+            raise self.error(node, "'not' of an array (its truth value is ambiguous); use ~ or a comparison",
                              "array truth value")
+        if isinstance(node.op, ast.Invert):
+            if inner.vtype.dtype != "bool":
+                raise self.error(node, f"~ of a {inner.vtype.dtype} array (a bitwise operation); only boolean "
+                                 "arrays may be inverted here", "bitwise operator")
+            return self.elementwise(lambda a: ast.UnaryOp(ast.Not(), a), [inner], BOOL)
         if inner.vtype.dtype == "bool" and isinstance(node.op, ast.USub):
             raise self.error(node, "'-' of a boolean array (NumPy refuses it)", "bool array")
         vt = inner.vtype
@@ -669,6 +816,10 @@ class Lowering:
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if name in ("dot", "matmul", "vdot", "inner", "outer", "einsum") and (module == "np" or module is None):
             raise self.error(node, _MATMUL_HINT, "matrix product")
+
+        special = self.array_call(node, module, name)
+        if special is not None:
+            return special
         if module == "np" and name in _REDUCTIONS and node.args:
             return self.reduction(node, _REDUCTIONS[name], self.value(node.args[0]), node.args[1:])
         if module is None and isinstance(func, ast.Attribute) and name in _REDUCTIONS:
@@ -685,18 +836,27 @@ class Lowering:
             return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
                                 promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
         if any(a.rank for a in args):
-            if module == "np" and name in MATH_FUNCS and name != "pow":
-                return self.elementwise(lambda *xs: ast.Call(func, list(xs), []), args,
-                                        float_of(args[0].vtype) if args[0].vtype is not UNKNOWN else UNKNOWN)
             if len(args) == 1 and ((module is None and isinstance(func, ast.Name) and func.id == "abs")
                                    or (module == "np" and name in ("abs", "absolute"))):
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args,
                                         args[0].vtype)
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
-                             "comparisons, abs, np.abs, np.maximum/np.minimum/np.where and the np.* functions "
-                             f"{', '.join(f for f in MATH_FUNCS if f != 'pow')}", "array call")
+                             "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
+                             "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
         # a scalar call: its arguments may still hold reductions that were lowered (np.sqrt(x.sum()))
-        return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, UNKNOWN)
+        return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, self.scalar_call_type(node, module, name, args))
+
+    def scalar_call_type(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> VType:
+        """``np.sign(0.5)``, ``np.float32(s)``: numpy scalars (strong), typed as numpy types them,
+        so array temporaries that meet them get NumPy's dtype; other calls are not known here."""
+        if module != "np" or any(a.vtype is UNKNOWN for a in args):
+            return UNKNOWN
+        cast = np_scalar_type(name)
+        if cast is not None:
+            return VType(cast, False)
+        if name in ("maximum", "minimum", "where") or not is_supported("np", name) or len(args) != arity("np", name):
+            return UNKNOWN
+        return self.numpy_type(node, getattr(np, name), args)
 
     def combine(self, node: ast.Call, args: list[View], make: Callable, vtype: VType) -> View:
         self.changed = True
@@ -704,51 +864,255 @@ class Lowering:
             return scalar_op(make, args, vtype)
         return self.elementwise(make, args, vtype, node)
 
-    # ---- reductions ------------------------------------------------------------------------
-    def reduction(self, node: ast.Call, kind: str, x: View, extra: list[ast.expr]) -> View:
-        """np.sum/prod/max/min/mean over all axes (a scalar local) or one axis (a local array)."""
+    # ---- array calls: methods, np.transpose/clip/copy, ufuncs, ufunc.reduce -------------------
+    def array_call(self, node: ast.Call, module: str | None, name: str) -> View | None:
+        """The calls whose meaning on arrays differs from the scalar one (None: not one)."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and name == "reduce" and isinstance(func.value, ast.Attribute) \
+                and module_of(func.value.value, self.globals) == "np":
+            return self.ufunc_reduce(node, func.value.attr)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
+                and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np":
+            raise self.error(node, f"np.linalg.{name}() is not supported; write the loops, or call it outside "
+                             "the kernel", "np.linalg")
+        if name in _REFUSED and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
+            raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
+        if module is None and isinstance(func, ast.Attribute) and name in _METHODS:
+            inner = self.value(func.value)
+            if inner.rank == 0:
+                return None
+            return getattr(self, f"call_{_METHODS[name]}")(node, inner, node.args)
+        if module == "np" and name in _METHODS and node.args and name not in ("astype",):
+            inner = self.value(node.args[0])
+            if inner.rank == 0 and name != "clip":  # np.clip of scalars is a (strong) numpy scalar
+                return None
+            return getattr(self, f"call_{_METHODS[name]}")(node, inner, node.args[1:])
+        if module == "np" and name not in ("maximum", "minimum", "where") and is_supported("np", name) \
+                and np_scalar_type(name) is None and not node.keywords:
+            args = [self.value(a) for a in node.args]
+            if any(a.rank for a in args):
+                return self.ufunc(node, name, args)
+        return None
+
+    def keywords(self, node: ast.Call, allowed: tuple[str, ...]) -> dict[str, ast.expr]:
+        options = _keywords(self, node)
+        unknown = set(options) - set(allowed)
+        if unknown:
+            raise self.error(node, f"{ast.unparse(node.func)}() with keyword {sorted(unknown)[0]!r}; "
+                             f"it takes {', '.join(allowed) or 'no keywords'}", "array call")
+        return options
+
+    def ufunc(self, node: ast.Call, name: str, args: list[View]) -> View:
+        """``np.tanh(x)``, ``np.arctan2(y, x)``, ...: the scalar function on each element, with the
+        dtype numpy gives the arrays (as ``np.tanh`` of a ``float32`` array is ``float32``)."""
+        if len(args) != arity("np", name):
+            raise self.error(node, f"np.{name}() takes {arity('np', name)} arguments here", "array call")
+        if any(a.vtype is UNKNOWN for a in args):
+            vtype = UNKNOWN
+        else:
+            vtype = self.numpy_type(node, getattr(np, name), args)
+        func = ast.Attribute(ast.Name(NP_NAME, ast.Load()), name, ast.Load())
+        return self.elementwise(lambda *xs: ast.Call(func, list(xs), []), args, vtype, node)
+
+    def numpy_type(self, node: ast.AST, np_func: Callable, args: list[View]) -> VType:
+        """The dtype numpy gives ``np_func`` on arrays of these types (Python numbers stay weak)."""
+        examples = [(0.5 if a.vtype.is_float else 1) if a.vtype.weak and not a.rank
+                    else np.ones(1, dtype=a.vtype.dtype) for a in args]
+        try:
+            with np.errstate(all="ignore"):
+                dtype = np.asarray(np_func(*examples)).dtype.name
+        except (TypeError, ValueError) as exc:
+            raise self.error(node, f"{ast.unparse(node)} is refused by NumPy for these dtypes: {exc}",
+                             "array call") from None
+        if dtype not in _DTYPES:
+            raise self.error(node, f"{ast.unparse(node)} gives {dtype} arrays, which polyfuse does not support; "
+                             "convert first (for example with .astype(np.float32))", "array call")
+        return VType(dtype, False)
+
+    def call_transpose(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
+        """``x.transpose()``, ``x.transpose(1, 0, 2)``, ``np.transpose(x, axes)``: a view whose
+        axis k is ``x``'s axis ``axes[k]``."""
+        axes_node = self.keywords(node, ("axes",)).get("axes")
+        items = list(args)
+        if axes_node is not None:
+            items.append(axes_node)
+        if len(items) == 1 and isinstance(items[0], (ast.Tuple, ast.List)):
+            items = list(items[0].elts)
+        if len(items) == 1 and isinstance(items[0], ast.Constant) and items[0].value is None:
+            items = []
+        if not items:
+            axes = tuple(range(x.rank))[::-1]
+        else:
+            found = [_int_const(i) for i in items]
+            if None in found or sorted(a % x.rank for a in found if a is not None and -x.rank <= a < x.rank) \
+                    != list(range(x.rank)) or len(found) != x.rank:
+                raise self.error(node, f"transpose axes must be a permutation of 0..{x.rank - 1} written as "
+                                 "integer constants", "transpose")
+            axes = tuple(a % x.rank for a in found if a is not None)
         self.changed = True
-        options = {kw.arg: kw.value for kw in node.keywords}
+        inverse = [axes.index(d) for d in range(x.rank)]
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            return x.element(tuple(idx[inverse[d]] for d in range(x.rank)))
+        return View(tuple(x.extents[a] for a in axes), x.vtype, element, x.base)
+
+    def call_copy(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
+        """``x.copy()`` / ``np.copy(x)``: the same elements as a new array (not a view of ``x``)."""
+        self.keywords(node, ())
+        if args:
+            raise self.error(node, "copy() with an order argument", "array call")
+        self.changed = True
+        return View(x.extents, x.vtype, x.element)
+
+    def call_astype(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
+        """``x.astype(np.float32)``: each element converted as numpy converts (a numpy scalar cast)."""
+        options = self.keywords(node, ("dtype", "copy"))
+        given = args[0] if args else options.get("dtype")
+        if given is None or len(args) > 1:
+            raise self.error(node, "astype() needs exactly one dtype", "astype")
+        dtype = self.dtype_given(given)
+        if dtype is None:
+            raise self.error(given, f"dtype {ast.unparse(given)!r}; use np.float64, np.float32, np.int8 ... "
+                             "np.int64, np.uint8 ... np.uint64, np.bool, float, int, bool or X.dtype", "astype")
+        self.changed = True
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if dtype == "bool" else dtype, ast.Load())
+        return View(x.extents, VType(dtype, False), lambda idx: ast.Call(cast, [x.element(idx)], []))
+
+    def dtype_given(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Attribute) and node.attr == "dtype":
+            source = self.value(node.value)
+            return source.vtype.dtype if source.rank and source.vtype.dtype in _DTYPES else None
+        return _dtype_of(node, self.globals)
+
+    def call_clip(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
+        """``np.clip(x, lo, hi)`` / ``x.clip(lo, hi)``: numpy's ``minimum(maximum(x, lo), hi)``
+        (NaN anywhere gives NaN); either bound may be None, scalars or arrays."""
+        options = self.keywords(node, ("min", "max", "a_min", "a_max"))
+        bounds = list(args) + [None] * (2 - len(args))
+        lo = options.get("min", options.get("a_min", bounds[0]))
+        hi = options.get("max", options.get("a_max", bounds[1]))
+        if len(args) > 2:
+            raise self.error(node, "clip() with more than two bounds", "clip")
+        given = [(maximum, b) for maximum, b in ((True, lo), (False, hi)) if b is not None and not _is_none(b)]
+        if not given:
+            raise self.error(node, "clip() needs a lower or an upper bound", "clip")
+        parts = [x] + [self.value(b) for _, b in given]
+        kinds = [maximum for maximum, _ in given]
+
+        def clip(a, *bs):  # numpy's own clip, for the dtype
+            return np.clip(a, *(bs if len(bs) == 2 else (bs[0], None) if kinds[0] else (None, bs[0])))
+        vtype = UNKNOWN if any(p.vtype is UNKNOWN for p in parts) else self.numpy_type(node, clip, parts)
+
+        def make(a: ast.expr, *bs: ast.expr) -> ast.expr:
+            for maximum, b in zip(kinds, bs):
+                a = _extreme(maximum, a, b)
+            return a
+        if all(p.rank == 0 for p in parts) and vtype is not UNKNOWN:
+            self.changed = True
+            cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), vtype.dtype, ast.Load())
+            return scalar_op(lambda *xs: ast.Call(cast, [make(*xs)], []), parts, vtype)
+        return self.elementwise(make, parts, vtype, node)
+
+    def ufunc_reduce(self, node: ast.Call, ufunc: str) -> View:
+        """``np.add.reduce(x, axis=0)`` and the maximum/minimum/multiply forms: the reductions,
+        with the ufunc's default axis 0."""
+        kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}.get(ufunc)
+        if kind is None or not node.args:
+            raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum "
+                             "or np.minimum", "reduction")
+        x = self.value(node.args[0])
+        options = _keywords(self, node)
+        if len(node.args) < 2 and "axis" not in options:
+            options["axis"] = ast.Constant(0)
+        return self.reduction(node, kind, x, list(node.args[1:]), options)
+
+    # ---- reductions ------------------------------------------------------------------------
+    def reduction(self, node: ast.Call, kind: str, x: View, extra: list[ast.expr],
+                  options: dict[str, ast.expr] | None = None) -> View:
+        """np.sum/prod/max/min/mean over all axes (a scalar local, or with keepdims=True a view
+        of it with every extent 1) or over some axes (a local array)."""
+        self.changed = True
+        options = dict(options if options is not None else _keywords(self, node))
         if extra:
             options.setdefault("axis", extra[0])
-        unknown = set(options) - {"axis", "keepdims"}
+        allowed = {"axis", "keepdims"} | ({"initial"} if kind != "mean" else set())
+        unknown = set(options) - allowed
         if unknown or len(extra) > 1:
-            raise self.error(node, f"np.{kind}() with arguments other than axis= and keepdims=", "reduction")
+            raise self.error(node, f"np.{kind}() with arguments other than {', '.join(sorted(allowed))}",
+                             "reduction")
         if x.rank == 0:
             raise self.error(node, f"np.{kind}() of a scalar", "reduction")
         if x.vtype.weak:
             raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
                              "float64/int64 array there); multiply by an array or write the loop", "reduction")
-        if x.vtype.dtype == "bool" or (x.vtype.dtype == "int32" and kind in ("sum", "prod")):
-            raise self.error(node, f"np.{kind}() of a {x.vtype.dtype} array (NumPy widens it to int64); "
-                             "convert first or write the loop", "reduction")
+        if x.vtype.dtype == "bool" and kind in ("max", "min"):
+            raise self.error(node, f"np.{kind}() of a boolean array; use np.any/np.all semantics with a loop",
+                             "reduction")
         keepdims = _bool_const(options.get("keepdims"))
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
-        axis_node = options.get("axis")
-        if axis_node is None or (isinstance(axis_node, ast.Constant) and axis_node.value is None):
-            if keepdims:
-                raise self.error(node, "keepdims=True without axis=; give the axis", "reduction")
-            return self.full_reduction(kind, x)
-        found = _int_const(axis_node)
-        if found is None or not -x.rank <= found < x.rank:
-            raise self.error(axis_node, f"axis= must be an integer constant in [-{x.rank}, {x.rank})", "reduction")
-        return self.axis_reduction(node, kind, x, found % x.rank, keepdims)
+        axes = self.reduced_axes(options.get("axis"), x.rank)
+        dtype = self.reduced_dtype(node, kind, x, options.get("initial"))
+        initial = options.get("initial")
+        if set(axes) != set(range(x.rank)):
+            return self.axis_reduction(node, kind, x, axes, keepdims, dtype, initial)
+        total = self.full_reduction(kind, x, dtype, initial)
+        if not keepdims:
+            return total
+        return View(tuple(const(1) for _ in x.extents), total.vtype, total.element)
+
+    def reduced_axes(self, axis_node: ast.expr | None, rank: int) -> tuple[int, ...]:
+        """``axis=``: None (all), an integer or a tuple of integers, negative ones from the end."""
+        if _is_none(axis_node):
+            return tuple(range(rank))
+        assert axis_node is not None
+        items = axis_node.elts if isinstance(axis_node, ast.Tuple) else [axis_node]
+        found = [_int_const(i) for i in items]
+        if None in found or not all(-rank <= a < rank for a in found if a is not None):
+            raise self.error(axis_node, f"axis= must be an integer constant or a tuple of them in [-{rank}, {rank})",
+                             "reduction")
+        axes = tuple(sorted(a % rank for a in found if a is not None))
+        if len(set(axes)) != len(axes):
+            raise self.error(axis_node, "an axis repeated in axis= (NumPy refuses it)", "reduction")
+        return axes
+
+    def reduced_dtype(self, node: ast.Call, kind: str, x: View, initial: ast.expr | None) -> str:
+        """numpy's result dtype: small integers and booleans sum into int64 (uint64), means of
+        integers are float64; ``initial=`` is converted to it."""
+        dtype = np.asarray(getattr(np, kind)(np.ones(1, dtype=x.vtype.dtype))).dtype.name
+        if initial is not None:
+            value = self.value(initial)
+            if value.rank or value.vtype is UNKNOWN or (value.vtype.is_float and not VType(dtype, False).is_float):
+                raise self.error(initial, "initial= must be a number of the array's kind (NumPy would convert "
+                                 "a float initial= into an integer result)", "reduction")
+        if dtype not in _DTYPES:
+            raise self.error(node, f"np.{kind}() of {x.vtype.dtype} gives {dtype}", "reduction")
+        return dtype
 
     def accumulate(self, kind: str, acc: ast.expr, value: ast.expr) -> ast.expr:
         if kind in ("max", "min"):
             return _extreme(kind == "max", acc, value)
         return ast.BinOp(acc, ast.Mult() if kind == "prod" else ast.Add(), value)
 
-    def full_reduction(self, kind: str, x: View) -> View:
+    def start_value(self, kind: str, dtype: str, first: ast.expr, initial: ast.expr | None) -> ast.expr:
+        """What the accumulator holds before the first element (``first`` for max/min)."""
+        if initial is not None:
+            value = initial
+        elif kind in ("max", "min"):
+            return first
+        else:
+            value = ast.Constant(1 if kind == "prod" else 0.0 if kind == "mean" else 0)
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+        return ast.Call(cast, [value], [])  # numpy converts initial= to the result dtype first
+
+    def full_reduction(self, kind: str, x: View, dtype: str, initial: ast.expr | None = None) -> View:
         acc = self.fresh("r")
         zeros = tuple(const(0) for _ in x.extents)
-        init = x.element(zeros) if kind in ("max", "min") else ast.Constant(
-            1 if kind == "prod" else 0.0 if kind == "mean" else 0)
-        self.pre.append(ast.Assign([ast.Name(acc, ast.Store())], init))
+        self.pre.append(ast.Assign([ast.Name(acc, ast.Store())],
+                                   self.start_value(kind, dtype, x.element(zeros), initial)))
         self.pre.extend(self.nest(x.extents, lambda k: [ast.Assign(
             [ast.Name(acc, ast.Store())], self.accumulate(kind, ast.Name(acc, ast.Load()), x.element(k)))]))
-        vtype = x.vtype if kind != "mean" or x.vtype.is_float else VType("float64", False)
+        vtype = VType(dtype, False)
         if kind == "mean":
             count = ast.parse(" * ".join(f"({e.text})" for e in x.extents), mode="eval").body
             self.pre.append(ast.Assign([ast.Name(acc, ast.Store())],
@@ -756,36 +1120,57 @@ class Lowering:
         self.note_scalar(acc, vtype)
         return scalar(ast.Name(acc, ast.Load()), vtype)
 
-    def axis_reduction(self, node: ast.AST, kind: str, x: View, axis: int, keepdims: bool) -> View:
-        if x.rank == 1 and not keepdims:
-            return self.full_reduction(kind, x)
-        extents = tuple(const(1) if d == axis else e for d, e in enumerate(x.extents) if d != axis or keepdims)
-        dtype = x.vtype.dtype if kind != "mean" or x.vtype.is_float else "float64"
+    def axis_reduction(self, node: ast.AST, kind: str, x: View, axes: tuple[int, ...], keepdims: bool,
+                       dtype: str, initial: ast.expr | None) -> View:
+        extents = tuple(const(1) if d in axes else e for d, e in enumerate(x.extents) if d not in axes or keepdims)
         dtype = self.temp_dtype(node, View(extents, VType(dtype, False), x.element))
         array = self.fresh("r")
         self.allocate(array, extents, dtype)
         out = leaf(array, extents, dtype)
 
         def out_index(k: tuple[Sym, ...]) -> tuple[Sym, ...]:  # x's index -> the result's
-            return tuple(const(0) if d == axis else s for d, s in enumerate(k) if d != axis or keepdims)
+            return tuple(const(0) if d in axes else s for d, s in enumerate(k) if d not in axes or keepdims)
 
         def x_index(k: tuple[Sym, ...]) -> tuple[Sym, ...]:  # the result's index -> x's first
-            k = k if keepdims else k[:axis] + (const(0),) + k[axis:]
-            return tuple(const(0) if d == axis else s for d, s in enumerate(k))
+            kept = iter(k)
+            full = [next(kept) if keepdims or d not in axes else const(0) for d in range(x.rank)]
+            return tuple(const(0) if d in axes else s for d, s in enumerate(full))
 
-        init = (lambda k: x.element(x_index(k))) if kind in ("max", "min") else (
-            lambda k: ast.Constant(1 if kind == "prod" else 0))
-        self.pre.extend(self.nest(extents, lambda k: [ast.Assign([_store(out.element(k))], init(k))]))
+        self.pre.extend(self.nest(extents, lambda k: [ast.Assign(
+            [_store(out.element(k))], self.start_value(kind, dtype, x.element(x_index(k)), initial))]))
         self.pre.extend(self.nest(x.extents, lambda k: [ast.Assign(
             [_store(out.element(out_index(k)))], self.accumulate(kind, out.element(out_index(k)), x.element(k)))]))
         if kind == "mean":
-            count = x.extents[axis].node
+            count = ast.parse(" * ".join(f"({x.extents[d].text})" for d in axes), mode="eval").body
             self.pre.extend(self.nest(extents, lambda k: [ast.Assign(
                 [_store(out.element(k))], ast.BinOp(out.element(k), ast.Div(), count))]))
         return out
 
 
 # ---- helpers -------------------------------------------------------------------------------
+class _ViewShapes(ast.NodeTransformer):
+    """Replaces ``v.shape[d]`` of views and local arrays ``v`` by their extents (in slice bounds)."""
+
+    def __init__(self, lowering: Lowering) -> None:
+        self.lowering = lowering
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        extent = self.lowering.view_extent(node)
+        return extent.node if extent is not None else self.generic_visit(node)
+
+
+def _loop_range(var: str, it: ast.expr) -> LoopRange:
+    """``for var in range(...)`` as a LoopRange (step 0 where the range is not plain)."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+            and 1 <= len(it.args) <= 3 and not it.keywords:
+        args = list(it.args)
+        step = _int_const(args[2]) if len(args) == 3 else 1
+        start, stop = (ast.Constant(0), args[0]) if len(args) == 1 else (args[0], args[1])
+        if step:
+            return LoopRange(var, sym_of(start).text, sym_of(stop).text, step)
+    return LoopRange(var, "0", "0", 0)
+
+
 def _indexer(view: View, rank: int) -> Callable[[tuple[Sym, ...]], tuple[Sym, ...]]:
     """Maps a result index of ``rank`` axes to ``view``'s index (trailing axes aligned)."""
     ones = [e.is_const(1) for e in view.extents]
@@ -866,6 +1251,17 @@ def _is_newaxis(node: ast.expr, globals_: dict) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "newaxis" and module_of(node.value, globals_) == "np"
 
 
+def _keywords(lowering: Lowering, node: ast.Call) -> dict[str, ast.expr]:
+    """The keyword arguments of a call (``**kwargs`` refused)."""
+    if any(kw.arg is None for kw in node.keywords):
+        raise lowering.error(node, "a call with **kwargs", "array call")
+    return {str(kw.arg): kw.value for kw in node.keywords}
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return node is None or (isinstance(node, ast.Constant) and node.value is None)
+
+
 def _is_ellipsis(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
 
@@ -876,10 +1272,18 @@ def _is_allocation(value: ast.expr, globals_: dict) -> bool:
 
 
 def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
-    if isinstance(node, ast.Attribute) and module_of(node.value, globals_) == "np" and node.attr in _DTYPES:
-        return node.attr
-    if isinstance(node, ast.Name) and node.id in ("float", "int"):
-        return "float64" if node.id == "float" else "int64"
+    """A dtype written as ``np.float32`` (any numpy scalar type polyfuse has), ``float``,
+    ``int``, ``bool`` or a string such as ``"float32"``."""
+    if isinstance(node, ast.Attribute) and module_of(node.value, globals_) == "np":
+        return np_scalar_type(node.attr) or ("bool" if node.attr == "bool" else None)
+    if isinstance(node, ast.Name) and node.id in ("float", "int", "bool"):
+        return {"float": "float64", "int": "int64", "bool": "bool"}[node.id]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            name = np.dtype(node.value).name
+        except TypeError:
+            return None
+        return name if name in _DTYPES else None
     return None
 
 

@@ -48,7 +48,7 @@ def k_tuple_unpack(n, A):
 
 def k_slice(n, A, B):
     for i in range(n):
-        B[i:] = A[i:]  # ERR
+        B[i - 1:] = A[i - 1:]  # ERR
 
 
 def k_attribute(n, A):
@@ -173,7 +173,7 @@ CASES = {
     "continue": (k_continue, "continue", ["continue"], (4, V)),
     "list": (k_list, "[1.0, 2.0]", ["list"], (4, V)),
     "tuple unpack": (k_tuple_unpack, "a, b", ["tuple"], (4, V)),
-    "slice": (k_slice, "i:]", ["slice bound"], (4, V, V.copy())),
+    "slice": (k_slice, "i - 1:]", ["slice bound", "may be negative"], (4, V, V.copy())),
     "attribute": (k_attribute, "A.itemsize", ["attribute", "A.itemsize"], (4, V)),
     "unknown function": (k_unknown_call, "helper(A[i])", ["helper"], (4, V)),
     "float subscript": (k_nonaffine, "i / 2", ["i / 2", "only integers"], (2, V)),

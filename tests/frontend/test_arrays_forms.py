@@ -1,0 +1,264 @@
+"""More NumPy forms inside kernels (frontend/arrays.py, frontend/extent_facts.py), against NumPy:
+slice bounds in loop variables and sizes, transposes with axes, clip/astype/copy, the scalar
+ufuncs on arrays, boolean-array logic, reductions with axis tuples, initial= and ufunc.reduce."""
+
+from __future__ import annotations
+
+import linecache
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import ArgumentError, UnsupportedError
+
+RNG = np.random.default_rng(1)
+V = RNG.random(10)
+M = RNG.random((6, 7))
+T3 = RNG.random((3, 4, 5))
+SQ = RNG.random((5, 5))
+
+
+def _kernel_from(source: str):
+    filename = f"<array-forms-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["k"]
+
+
+def _same(fn, *args, rtol=1e-12):
+    """``fn`` compiled for both targets writes and returns what ``fn`` does, dtypes included."""
+    for target in ("python", "cpu"):
+        expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        with np.errstate(all="ignore"):
+            want = fn(*expected)
+            got = polyfuse.kernel(fn, target=target, verify=True)(*actual)
+        for e, a in zip(expected + [want], actual + [got]):
+            if isinstance(e, np.ndarray):
+                assert a.dtype == e.dtype, target
+                np.testing.assert_allclose(a, e, rtol=rtol, atol=1e-14, equal_nan=True, err_msg=target)
+
+
+FORMS = {
+    # slice bounds affine in loop variables and sizes
+    "row prefix A[i, :i]": ("for i in range(x.shape[0]):\n    y[i, :i] = x[i, :i] * 2.0", M, np.zeros((6, 7))),
+    "row suffix A[i, i+1:]": ("for i in range(x.shape[0]):\n    y[i, i + 1:] = x[i, i + 1:] + 1.0", M,
+                              np.zeros((6, 7))),
+    "size bound A[:, :n-1]": ("y[:, :x.shape[1] - 1] = x[:, 1:]", M, np.zeros((6, 7))),
+    "shifted window x[p:p+h]": ("for p in range(3):\n    y[...] += x[p:p + y.shape[0]]", V, np.zeros(8)),
+    "scaled loop bound": ("for i in range(1, x.shape[0]):\n    y[i, i:2 * i] = x[i - 1, i:2 * i] + 1.0", M,
+                          np.zeros((6, 7))),
+    "row sweep reading the row before (Pascal)": (
+        "for i in range(1, x.shape[0]):\n    x[i, 1:i] = x[i - 1, 0:i - 1] + x[i - 1, 1:i]\ny[...] = x", SQ,
+        np.zeros((5, 5))),
+    "loop-variable slice overlapping itself": ("for i in range(x.shape[0]):\n    x[i, 1:i + 1] = x[i, 0:i] * 2.0\n"
+                                               "y[...] = x", M, np.zeros((6, 7))),
+    "loop bound, negative step": ("for i in range(x.shape[0]):\n    y[i, i::-1] = x[i, :i + 1]", SQ,
+                                  np.zeros((5, 5))),
+    "k:k+1 broadcasts": ("y[...] = x - x[:, 2:3]", M, np.zeros((6, 7))),
+    # transposes and views
+    "np.transpose": ("y[...] = np.transpose(x)", M, np.zeros((7, 6))),
+    "x.transpose()": ("y[...] = x.transpose() * 2.0", M, np.zeros((7, 6))),
+    "np.transpose axes": ("y[...] = np.transpose(x, (2, 0, 1))", T3, np.zeros((5, 3, 4))),
+    "x.transpose(axes), negative": ("y[...] = x.transpose(1, -1, 0)", T3, np.zeros((4, 5, 3))),
+    ".T of rank 3": ("y[...] = x.T", T3, np.zeros((5, 4, 3))),
+    # elementwise
+    "np.clip scalars": ("y[...] = np.clip(x, 0.2, 0.7)", M, np.zeros((6, 7))),
+    "clip method, one side": ("y[...] = x.clip(min=0.3) + np.clip(x, None, 0.5)", M, np.zeros((6, 7))),
+    "clip array bounds": ("y[...] = np.clip(x, x[0], x[:, :1] + 0.1)", M, np.zeros((6, 7))),
+    "clip float32": ("y[...] = np.clip(x.astype(np.float32), 0.25, 0.75)", M, np.zeros((6, 7), np.float32)),
+    "astype int": ("y[...] = (x * 10).astype(np.int32) + 1", M, np.zeros((6, 7), np.int32)),
+    "astype str and .dtype": ("y[...] = x.astype('float32') + x.astype(y.dtype)", M, np.zeros((6, 7), np.float32)),
+    "astype bool": ("y[...] = (x - 0.5).astype(bool)", M, np.zeros((6, 7), bool)),
+    "copy is not a view": ("t = x.copy()\nx[...] = 0.0\ny[...] = t + np.copy(x)", M, np.zeros((6, 7))),
+    "ufuncs": ("y[...] = np.tanh(x) + np.log1p(x) + np.arctan2(x, 0.5) + np.hypot(x, x.T.T) + np.cbrt(x)",
+               M, np.zeros((6, 7))),
+    "sign square negative abs": ("y[...] = np.sign(x - 0.5) + np.square(x) + np.negative(x) + np.abs(x - 0.5)",
+                                 M, np.zeros((6, 7))),
+    "ufunc of int array": ("y[...] = np.sqrt((x * 10).astype(np.int32))", M, np.zeros((6, 7))),
+    "isnan": ("y[...] = np.where(np.isnan(x), 0.0, x)", M, np.zeros((6, 7))),
+    "bool & | ~ ^": ("y[...] = np.where(((x > 0.2) & (x < 0.7)) | ~(x > 0.1) ^ (x > 0.9), x, -1.0)", M,
+                     np.zeros((6, 7))),
+    "comparison into bool array": ("y[...] = x > 0.5", M, np.zeros((6, 7), bool)),
+    "np.clip of scalars is a numpy float64": ("y[...] = x.astype(np.float32) * np.clip(0.5, 0.2, 0.4)", M,
+                                              np.zeros((6, 7))),
+    "numpy scalar call in a temporary": ("t = np.where(x > 0.5, np.sign(0.5) + x, x)\ny[...] = t", M,
+                                         np.zeros((6, 7))),
+    "bool temporary": ("m = x > 0.5\ny[...] = np.where(m, x, 0.0) + m", V, np.zeros(10)),
+    # reductions
+    "axis tuple": ("y[...] = x.sum(axis=(0, 2))", T3, np.zeros(4)),
+    "negative axis tuple": ("y[...] = np.max(x, axis=(-1, 0))", T3, np.zeros(4)),
+    "keepdims without axis": ("y[...] = x - x.mean(keepdims=True)", M, np.zeros((6, 7))),
+    "keepdims axis tuple": ("y[...] = x - x.max(axis=(0, 1), keepdims=True)", M, np.zeros((6, 7))),
+    "np.add.reduce": ("y[...] = np.add.reduce(x, axis=1)", M, np.zeros(6)),
+    "np.maximum.reduce default axis 0": ("y[...] = np.maximum.reduce(x)", M, np.zeros(7)),
+    "np.minimum.reduce axis None": ("y[...] = np.minimum.reduce(x, axis=None)", M, np.zeros(7)),
+    "np.multiply.reduce initial": ("y[...] = np.multiply.reduce(x, axis=1, initial=2.0)", M, np.zeros(6)),
+    "sum and min initial": ("y[...] = np.sum(x, axis=0, initial=2.0) + np.min(x, axis=0, initial=0.3)", M,
+                            np.zeros(7)),
+    "prod and mean method": ("y[...] = np.prod(x, axis=0) + x.mean(axis=0)", M, np.zeros(7)),
+    "sum of a mask": ("y[0] = np.sum(x > 0.5)\ny[1] = (x > 0.2).sum()", V, np.zeros(10)),
+    "sum of int8 widens": ("y[...] = (x * 10).astype(np.int8).sum(axis=0)", M, np.zeros(7, np.int64)),
+    "sum of int32 widens": ("y[0] = np.sum((x * 10).astype(np.int32))", V, np.zeros(10, np.int64)),
+}
+
+
+@pytest.mark.parametrize("case", list(FORMS))
+def test_form_matches_numpy(case):
+    body, x, y = FORMS[case]
+    k = _kernel_from("def k(x, y):\n" + "".join(f"    {line}\n" for line in body.splitlines()))
+    _same(k, x, y)
+
+
+def test_float32_ufuncs_keep_float32_within_numpys_simd_ulps():
+    def k(x, y):
+        y[...] = np.exp(x.astype(np.float32)) * np.fmax(x, 0.5).astype(np.float32)
+
+    _same(k, M, np.zeros((6, 7), np.float32), rtol=1e-6)
+
+
+def test_clip_propagates_nan_like_numpy():
+    def k(x, lo, out):
+        out[:] = np.clip(x, lo, 1.0)
+
+    _same(k, np.array([np.nan, 0.5, 2.0, -1.0]), np.array([0.0, np.nan, 0.0, 0.0]), np.zeros(4))
+
+
+def test_slice_bound_of_an_int_argument_is_clamped_as_numpy_clamps():
+    def k(x, y, n):
+        y[:n] = x[:n] * 2.0
+
+    for n in (0, 3, 10, 25):
+        _same(k, V, np.zeros(10), n)
+
+
+def test_negative_bound_at_run_time_is_refused_not_wrapped():
+    def k(x, y, n):
+        y[:n] = x[:n]
+
+    with pytest.raises(ArgumentError, match="slice bound that is not a constant is negative"):
+        polyfuse.kernel(k, target="python")(V, np.zeros(10), -2)
+
+
+def test_a_window_past_the_end_is_refused_at_call_time():
+    def k(x, w, out):
+        for p in range(w.shape[0]):
+            out += w[p] * x[p:p + out.shape[0]]
+
+    kernel = polyfuse.kernel(k, target="python")
+    _same(k, V, RNG.random(3), np.zeros(8))
+    with pytest.raises(ArgumentError, match="runs past the slice"):
+        kernel(V, RNG.random(4), np.zeros(8))  # NumPy's x[3:11] has 7 elements: it raises too
+
+
+def test_views_bound_to_names_alias_their_array():
+    def k(x, y):
+        v = x[1:]
+        v += x[:-1]
+        t = x[::2]
+        x[0] = 9.0
+        y[: t.shape[0]] = t
+
+    _same(k, V, np.zeros(10))
+
+
+def test_shape_of_a_temporary_in_a_slice_bound():
+    def k(x, y):
+        T = x * 2.0
+        y[:T.shape[0] - 1] = T[1:]
+
+    _same(k, V, np.zeros(10))
+
+
+def test_returned_view_is_a_copy_with_the_values():
+    def k(x):
+        v = x[::-1]
+        return v
+
+    out = polyfuse.kernel(k, target="python")(V.copy())
+    np.testing.assert_array_equal(out, V[::-1])
+
+
+def _rebound(x):
+    T = x * 2.0
+    T = T + 1.0
+    return T
+
+
+def _transposed(x):
+    return x.T
+
+
+def _pair(x):
+    return np.clip(x, 0.2, 0.5), x[1:], x.max(axis=(0, 1), keepdims=True)
+
+
+@pytest.mark.parametrize("fn", [_rebound, _transposed, _pair])
+def test_returned_arrays_are_the_values_numpy_returns(fn):
+    for target in ("python", "cpu"):
+        want = fn(M.copy())
+        got = polyfuse.kernel(fn, target=target, verify=True)(M.copy())
+        for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+
+
+def k_bad_axes(x, y):
+    y[...] = np.transpose(x, (0, 0))
+
+
+def k_bad_dtype(x, y):
+    y[...] = x.astype(np.complex128)
+
+
+def k_float_initial(x, y):
+    y[0] = np.sum(x, initial=0.5)
+
+
+def k_bound_may_be_negative(x, y):
+    for i in range(x.shape[0]):
+        y[i - 1:] = x[i - 1:]
+
+
+def k_temporary_changes_shape(x, y):
+    for i in range(x.shape[0]):
+        t = x[:i] * 2.0
+        y[:i] = t
+
+
+def k_max_of_mask(x, y):
+    y[0] = np.max(x > 0.5)
+
+
+def k_repeated_axis(x, y):
+    y[...] = x.sum(axis=(1, -1))
+
+
+def k_nonzero(x, y):
+    y[...] = x[np.nonzero(x)]
+
+
+REFUSALS = {
+    "transpose axes not a permutation": (k_bad_axes, (M, np.zeros((6, 7))), "permutation"),
+    "astype to an unsupported dtype": (k_bad_dtype, (M, np.zeros((6, 7))), "dtype 'np.complex128'"),
+    "float initial= into an integer sum": (k_float_initial, (np.arange(4), np.zeros(1, np.int64)), "initial="),
+    "slice bound that may be negative": (k_bound_may_be_negative, (V, np.zeros(10)), "may be negative"),
+    "temporary whose shape changes in a loop": (k_temporary_changes_shape, (V, np.zeros(10)),
+                                                "changes with a loop variable"),
+    "max of a boolean array": (k_max_of_mask, (V, np.zeros(1, bool)), "boolean array"),
+    "repeated axis": (k_repeated_axis, (M, np.zeros(6)), "repeated"),
+    "data-dependent shape": (k_nonzero, (V, np.zeros(10)), "data-dependent shape"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_refusals_name_the_construct_and_its_line(case):
+    fn, args, words = REFUSALS[case]
+    with pytest.raises(UnsupportedError) as info:
+        polyfuse.kernel(fn, target="python")(*args)
+    message = str(info.value)
+    assert words in message, message
+    assert info.value.span is not None and info.value.span.filename == __file__
+    assert "frontend/arrays.py" not in message
