@@ -40,7 +40,6 @@ UNKNOWN = VType("unknown", True)
 _DTYPES = ("float64", "float32", "int64", "int32")
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
                "mean": "mean"}
-_MATMUL_HINT = "matrix products (@, np.dot, np.matmul) are planned; write the loops for now"
 
 
 # ---- symbolic integers ---------------------------------------------------------------------
@@ -184,13 +183,17 @@ class ArrayName:
     live: bool = True
 
 
+Products = Callable[["Lowering", ast.expr], "View | None"]  # frontend.array_linalg.lower_product
+
+
 class Lowering:
     """One walk over the kernel body; ``pre`` collects statements a statement needs before it
     (reductions, mismatch guards), ``allocations`` the arrays allocated at the top."""
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 scalar_types: dict[str, VType], final: bool = True) -> None:
+                 scalar_types: dict[str, VType], products: Products, final: bool = True) -> None:
         self.source = source
+        self.products = products
         self.final = final
         self.globals = globals_
         self.names: dict[str, ArrayName] = {}
@@ -597,8 +600,9 @@ class Lowering:
         return start, (start - stop + const(-step - 1)).floordiv(-step), step
 
     def _BinOp(self, node: ast.BinOp) -> View:
-        if isinstance(node.op, ast.MatMult):
-            raise self.error(node, _MATMUL_HINT, "matrix product")
+        product = self.products(self, node) if isinstance(node.op, ast.MatMult) else None
+        if product is not None:  # frontend/array_linalg.py
+            return product
         return self.binop(node, node.op, self.value(node.left), self.value(node.right))
 
     def binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
@@ -667,8 +671,9 @@ class Lowering:
         func = node.func
         module = module_of(func.value, self.globals) if isinstance(func, ast.Attribute) else None
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name in ("dot", "matmul", "vdot", "inner", "outer", "einsum") and (module == "np" or module is None):
-            raise self.error(node, _MATMUL_HINT, "matrix product")
+        product = self.products(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
+        if product is not None:
+            return product
         if module == "np" and name in _REDUCTIONS and node.args:
             return self.reduction(node, _REDUCTIONS[name], self.value(node.args[0]), node.args[1:])
         if module is None and isinstance(func, ast.Attribute) and name in _REDUCTIONS:
@@ -906,20 +911,21 @@ def _locate(tree: ast.AST, origin: ast.stmt) -> None:
             node.end_lineno, node.end_col_offset = origin.end_lineno, origin.end_col_offset
 
 
-def lower_arrays(source: KernelSource, globals_: dict,
-                 arguments: tuple[Argument, ...]) -> tuple[KernelSource, tuple[ast.expr, ...]]:
+def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
+                 products: Products) -> tuple[KernelSource, tuple[ast.expr, ...]]:
     """``source`` with its array statements lowered to element loops (itself when it has none),
     and the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
     to the Scop's context and the call-time checks refuse sizes outside it.  Adds numpy to
-    ``globals_`` under NP_NAME for the allocations it makes."""
+    ``globals_`` under NP_NAME for the allocations it makes.  ``products`` lowers matrix
+    products (frontend.array_linalg, which builds on this module)."""
     scalar_types: dict[str, VType] = {}
     for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
-        lowering = Lowering(source, globals_, arguments, scalar_types, final=False)
+        lowering = Lowering(source, globals_, arguments, scalar_types, products, final=False)
         lowering.lower_block(source.tree.body)
         if lowering.assigned == scalar_types:
             break
         scalar_types = dict(lowering.assigned)
-    lowering = Lowering(source, globals_, arguments, scalar_types)
+    lowering = Lowering(source, globals_, arguments, scalar_types, products)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return source, ()

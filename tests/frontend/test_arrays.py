@@ -267,14 +267,6 @@ def k_mask(A, out):
     out[:] = A[A > 0.5]
 
 
-def k_matmul(A, B, out):
-    out[:, :] = A @ B
-
-
-def k_dot(A, B, out):
-    out[:, :] = np.dot(A, B)
-
-
 def k_variable_bound(A, out, n):
     out[:n] = A[:n]
 
@@ -311,8 +303,6 @@ REFUSALS = {
     "array of Python numbers meets float32": (k_weak_array, (V.astype(np.float32), np.zeros(10)), "float64"),
     "fancy indexing": (k_fancy, (V, np.arange(3), np.zeros(3)), "fancy indexing"),
     "boolean mask": (k_mask, (V, np.zeros(3)), "boolean mask"),
-    "matmul": (k_matmul, (M, M.T.copy(), np.zeros((6, 6))), "planned"),
-    "np.dot": (k_dot, (M, M.T.copy(), np.zeros((6, 6))), "planned"),
     "variable slice bound": (k_variable_bound, (V, np.zeros(10), 3), "slice bound"),
     "int32 sum": (k_int32_sum, (np.arange(3, dtype=np.int32), np.zeros(1, np.int32)), "int64"),
     "rebinding an argument": (k_rebind_argument, (V, np.zeros(10)), "rebinding argument 'A'"),
