@@ -323,11 +323,12 @@ def _extents(lw: Lowering, node: ast.AST, c: Contraction, what: str) -> dict[str
     constants), size 1 broadcasting only for labels in ``c.broadcast``."""
     found: dict[str, Sym] = {}
     for view, labs in zip(c.operands, c.labels):
+        own: dict[str, Sym] = {}
         for extent, lab in zip(view.extents, labs):
-            if lab not in found:
-                found[lab] = extent
-            else:
-                found[lab] = _join(lw, node, found[lab], extent, lab in c.broadcast, what)
+            if lab in own:  # a diagonal: equal within the operand, never broadcast
+                _join(lw, node, own[lab], extent, False, what)
+            own.setdefault(lab, extent)
+            found[lab] = _join(lw, node, found[lab], extent, lab in c.broadcast, what) if lab in found else extent
     return found
 
 
