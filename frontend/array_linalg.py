@@ -1,7 +1,8 @@
 """Matrix products in NumPy array statements: ``@``, np.matmul, np.dot, np.inner, np.outer, np.einsum.
 
-Called by :class:`frontend.arrays.Lowering` for those operators and calls (frontend.lift hands
-:func:`lower_product` to it, so that this module can build on arrays.py without a circle).  Each product is
+Called by :class:`frontend.arrays.Lowering` for those operators and calls, and for assignments
+of them (frontend.lift hands it :data:`PRODUCT_RULES`, so this module builds on arrays.py
+without an import circle).  Each product is
 first written as a :class:`Contraction`: every operand axis gets a label, the result keeps some
 labels and sums over the others (``A @ B`` is ``ik,kj->ij``).  A contraction with labels to sum
 becomes a reduction in ``pre``, the pattern of the axis reductions::
@@ -15,7 +16,9 @@ becomes a reduction in ``pre``, the pattern of the axis reductions::
                                   y[pf_i4] = pf_mm3[pf_i4] + b[pf_i4]
 
 so the scheduler sees the product as ordinary statements to fuse with its producers and
-consumers, reorder and tile.  A product with nothing to sum (np.outer, ``ij->ji``) is an
+consumers, reorder and tile.  ``C[...] = A @ B`` sums into ``C`` itself when NumPy's result is
+the same (same dtype, no broadcast, operands that do not read ``C``): no temporary then shares the
+nest, so a whole-array product gets the register tiles of a hand-written one.  A product with nothing to sum (np.outer, ``ij->ji``) is an
 element-wise value, computed where it is used.  A product to a scalar (``x @ y`` of two vectors)
 accumulates into a scalar local.  The sum runs in index order, not in BLAS's blocked order, so
 float results differ from NumPy's in the last bits.  Shapes follow NumPy's rules; extents that
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arrays import NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const, leaf, scalar
+from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
 from .checker import module_of
 from .types import VType, promote
 
@@ -48,30 +51,47 @@ class Contraction:
     operands: tuple[View, ...]
     labels: tuple[tuple[str, ...], ...]
     output: tuple[str, ...]
+    what: str  # the NumPy function, for messages
     broadcast: frozenset[str] = frozenset()
 
 
-# ---- entry point ------------------------------------------------------------------------------
+# ---- entry points -----------------------------------------------------------------------------
 def lower_product(lw: Lowering, node: ast.expr) -> View | None:
     """The value of ``a @ b`` or of a product call (np.dot(...) and friends, ``a.dot(b)``,
     ``dot(...)`` imported from numpy); None for any other node."""
+    found = product_of(lw, node)
+    return contract(lw, node, found) if isinstance(found, Contraction) else found
+
+
+def store_product(lw: Lowering, stmt: ast.Assign, target: View) -> list[ast.stmt] | None:
+    """``target = <product>`` (None when the value is not a product): summed into the target in
+    place when the sum alone decides the result (same dtype, no broadcast, the operands do not
+    read the target), so no temporary shares the nest and register tiles apply; else through
+    the product's value and ``lw.store``."""
+    if target.rank == 0 or not _names_a_product(lw, stmt.value):
+        return None
+    found = product_of(lw, stmt.value)
+    assert found is not None, "_names_a_product said it is one"
+    if isinstance(found, Contraction):
+        in_place = _accumulate(lw, stmt.value, found, target)
+        if in_place is not None:
+            return in_place
+    value = contract(lw, stmt.value, found) if isinstance(found, Contraction) else found
+    return lw.store(stmt, target, value)
+
+
+def product_of(lw: Lowering, node: ast.expr) -> Contraction | View | None:
+    """The contraction a product node means (a View where NumPy's rule is a plain ``*``)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
         lw.changed = True
         return matmul(lw, node, lw.value(node.left), lw.value(node.right))
-    if not isinstance(node, ast.Call):
+    if not _names_a_product(lw, node):
         return None
+    assert isinstance(node, ast.Call)
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    if name not in PRODUCTS:
-        return None
-    numpy_module = isinstance(func, ast.Attribute) and _is_numpy(func.value, lw)
-    if isinstance(func, ast.Name):
-        if lw.globals.get(func.id) is not getattr(np, name):
-            return None
-    elif not numpy_module and name != "dot":
-        return None
     lw.changed = True
-    method = isinstance(func, ast.Attribute) and not numpy_module
+    method = isinstance(func, ast.Attribute) and not _is_numpy(func.value, lw)
     exprs = ([func.value] if isinstance(func, ast.Attribute) and method else []) + list(node.args)
     allowed = {"optimize"} if name == "einsum" else set()
     for kw in node.keywords:
@@ -86,12 +106,26 @@ def lower_product(lw: Lowering, node: ast.expr) -> View | None:
     return {"dot": dot, "matmul": matmul, "vdot": vdot, "inner": inner, "outer": outer}[name](lw, node, a, b)
 
 
+def _names_a_product(lw: Lowering, node: ast.expr) -> bool:
+    """``a @ b``, ``np.<product>(...)``, ``<product>(...)`` imported from numpy, ``a.dot(b)``."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.MatMult)
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id in PRODUCTS and lw.globals.get(func.id) is getattr(np, func.id)
+    if isinstance(func, ast.Attribute) and func.attr in PRODUCTS:
+        return _is_numpy(func.value, lw) or func.attr == "dot"
+    return False
+
+
 def _is_numpy(node: ast.expr, lw: Lowering) -> bool:
     return module_of(node, lw.globals) == "np"
 
 
 # ---- NumPy's shape rules, as contractions -----------------------------------------------------
-def matmul(lw: Lowering, node: ast.AST, a: View, b: View) -> View:
+def matmul(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction:
     """np.matmul: vectors are promoted to matrices and the added axis dropped again; axes before
     the last two are batch axes that broadcast."""
     if a.rank == 0 or b.rank == 0:
@@ -103,10 +137,10 @@ def matmul(lw: Lowering, node: ast.AST, a: View, b: View) -> View:
     la = names[batch - max(a.rank - 2, 0):] + left
     lb = names[batch - max(b.rank - 2, 0):] + right
     out = names + (("i",) if a.rank >= 2 else ()) + (("j",) if b.rank >= 2 else ())
-    return contract(lw, node, Contraction((a, b), (la, lb), out, frozenset(names)), "np.matmul")
+    return Contraction((a, b), (la, lb), out, "np.matmul", frozenset(names))
 
 
-def dot(lw: Lowering, node: ast.AST, a: View, b: View) -> View:
+def dot(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
     """np.dot: a product with a scalar is ``*``; otherwise a sum over the last axis of ``a`` and
     the second-to-last of ``b`` (its only one when ``b`` is a vector); no broadcasting."""
     if a.rank == 0 or b.rank == 0:
@@ -115,19 +149,19 @@ def dot(lw: Lowering, node: ast.AST, a: View, b: View) -> View:
     lb = tuple(f"c{d}" for d in range(b.rank))
     lb = lb[:-2] + ("k",) + lb[-1:] if b.rank >= 2 else ("k",)
     out = la[:-1] + tuple(lab for lab in lb if lab != "k")
-    return contract(lw, node, Contraction((a, b), (la, lb), out), "np.dot")
+    return Contraction((a, b), (la, lb), out, "np.dot")
 
 
-def inner(lw: Lowering, node: ast.AST, a: View, b: View) -> View:
+def inner(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
     """np.inner: a sum over the last axes of both; a product with a scalar is ``*``."""
     if a.rank == 0 or b.rank == 0:
         return lw.binop(node, ast.Mult(), a, b)
     la = tuple(f"a{d}" for d in range(a.rank - 1)) + ("k",)
     lb = tuple(f"c{d}" for d in range(b.rank - 1)) + ("k",)
-    return contract(lw, node, Contraction((a, b), (la, lb), la[:-1] + lb[:-1]), "np.inner")
+    return Contraction((a, b), (la, lb), la[:-1] + lb[:-1], "np.inner")
 
 
-def vdot(lw: Lowering, node: ast.AST, a: View, b: View) -> View:
+def vdot(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
     """np.vdot of two vectors (real: their inner product); NumPy flattens other ranks first."""
     if a.rank != 1 or b.rank != 1:
         raise lw.error(node, "np.vdot() of other than two vectors (NumPy flattens them; polyfuse does not "
@@ -135,15 +169,15 @@ def vdot(lw: Lowering, node: ast.AST, a: View, b: View) -> View:
     return inner(lw, node, a, b)
 
 
-def outer(lw: Lowering, node: ast.AST, a: View, b: View) -> View:
+def outer(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction:
     """np.outer of vectors (and scalars, which NumPy flattens to one element): ``a[:, None] * b``."""
     if a.rank > 1 or b.rank > 1:
         raise lw.error(node, "np.outer() of an array of rank > 1 (NumPy flattens it; polyfuse does not "
                        "reshape); index the vectors or use np.einsum", _CONSTRUCT)
-    _check_operands(lw, node, (a, b), "np.outer")
+    _check_operands(lw, node, (a, b), "np.outer")  # before the views are made strong
     column = View((_first(a),), _strong(a.vtype), lambda idx: a.element(idx[:a.rank]), a.base)
     row = View((_first(b),), _strong(b.vtype), lambda idx: b.element(idx[:b.rank]), b.base)
-    return contract(lw, node, Contraction((column, row), (("i",), ("j",)), ("i", "j")), "np.outer")
+    return Contraction((column, row), (("i",), ("j",)), ("i", "j"), "np.outer")
 
 
 def _first(v: View) -> Sym:
@@ -155,7 +189,7 @@ def _strong(t: VType) -> VType:
 
 
 # ---- einsum -----------------------------------------------------------------------------------
-def einsum(lw: Lowering, node: ast.Call, exprs: list[ast.expr]) -> View:
+def einsum(lw: Lowering, node: ast.Call, exprs: list[ast.expr]) -> Contraction:
     """np.einsum with a literal subscripts string: explicit or implicit output, repeated labels
     within an operand (diagonals, traces), '...' and size-1 broadcasting as NumPy has them."""
     if not exprs or not (isinstance(exprs[0], ast.Constant) and isinstance(exprs[0].value, str)):
@@ -181,7 +215,7 @@ def einsum(lw: Lowering, node: ast.Call, exprs: list[ast.expr]) -> View:
                            "output has no '...' (NumPy raises ValueError)", "einsum")
         out = tuple(lab for tok in output for lab in (ellipsis if tok == "..." else (tok,)))
     every = frozenset(lab for labs in labels for lab in labs)
-    return contract(lw, node, Contraction(views, labels, out, every), "np.einsum")
+    return Contraction(views, labels, out, "np.einsum", every)
 
 
 def _parse(lw: Lowering, spec: ast.Constant, count: int) -> tuple[list[list[str]], list[str] | None]:
@@ -249,39 +283,81 @@ def _ell_labels(extra: int) -> list[str]:
 
 
 # ---- lowering a contraction -------------------------------------------------------------------
-def contract(lw: Lowering, node: ast.AST, c: Contraction, what: str) -> View:
-    """The value of ``c``: element-wise when nothing is summed, else a reduction into a fresh
-    scalar local or array (filled in ``lw.pre``)."""
-    vtype = _check_operands(lw, node, c.operands, what)
-    extents = _extents(lw, node, c, what)
-    summed = tuple(dict.fromkeys(lab for labs in c.labels for lab in labs if lab not in c.output))
-    out_extents = tuple(extents[lab] for lab in c.output)
+@dataclass(frozen=True)
+class _Sum:
+    """A contraction with its labels' extents resolved and its result type."""
 
-    def term(at: dict[str, Sym]) -> ast.expr:
-        parts = [v.element(tuple(_at(v.extents[d], extents[lab], at[lab]) for d, lab in enumerate(labs)))
-                 for v, labs in zip(c.operands, c.labels)]
+    c: Contraction
+    vtype: VType
+    extents: dict[str, Sym]
+    summed: tuple[str, ...]  # the labels not in the output, in order of first appearance
+
+    @property
+    def out_extents(self) -> tuple[Sym, ...]:
+        return tuple(self.extents[lab] for lab in self.c.output)
+
+    def term(self, at: dict[str, Sym]) -> ast.expr:
+        """The product of the operands' elements at the labels' indices ``at``."""
+        parts = [v.element(tuple(_at(v.extents[d], self.extents[lab], at[lab]) for d, lab in enumerate(labs)))
+                 for v, labs in zip(self.c.operands, self.c.labels)]
         value = parts[0]
         for part in parts[1:]:
             value = ast.BinOp(value, ast.Mult(), part)
         return value
 
-    if not summed:
-        return View(out_extents, vtype, lambda idx: term(dict(zip(c.output, idx))))
-    dtype = lw.temp_dtype(node, View(out_extents, vtype, lambda idx: ast.Constant(0)))
-    sums = tuple(extents[lab] for lab in summed)
-    if not c.output:
-        return _scalar_sum(lw, dtype, sums, lambda k: term(dict(zip(summed, k))))
-    array = lw.fresh("mm")
-    lw.allocate(array, out_extents, dtype)
-    result = leaf(array, out_extents, dtype)
-    lw.pre.extend(lw.nest(out_extents, lambda k: [ast.Assign([_store(result.element(k))], ast.Constant(0))]))
 
-    def accumulate(k: tuple[Sym, ...]) -> list[ast.stmt]:
-        at = dict(zip(c.output + summed, k))
-        target = result.element(k[:len(c.output)])
-        return [ast.Assign([_store(target)], ast.BinOp(result.element(k[:len(c.output)]), ast.Add(), term(at)))]
-    lw.pre.extend(lw.nest(out_extents + sums, accumulate))
+def _resolve(lw: Lowering, node: ast.AST, c: Contraction) -> _Sum:
+    vtype = _check_operands(lw, node, c.operands, c.what)
+    summed = tuple(dict.fromkeys(lab for labs in c.labels for lab in labs if lab not in c.output))
+    return _Sum(c, vtype, _extents(lw, node, c), summed)
+
+
+def contract(lw: Lowering, node: ast.AST, c: Contraction) -> View:
+    """The value of ``c``: element-wise when nothing is summed, else a reduction into a fresh
+    scalar local or array (filled in ``lw.pre``)."""
+    s = _resolve(lw, node, c)
+    if not s.summed:
+        return View(s.out_extents, s.vtype, lambda idx: s.term(dict(zip(c.output, idx))))
+    dtype = lw.temp_dtype(node, View(s.out_extents, s.vtype, lambda idx: ast.Constant(0)))
+    if not c.output:
+        return _scalar_sum(lw, dtype, tuple(s.extents[lab] for lab in s.summed),
+                           lambda k: s.term(dict(zip(s.summed, k))))
+    array = lw.fresh("mm")
+    lw.allocate(array, s.out_extents, dtype)
+    result = leaf(array, s.out_extents, dtype)
+    lw.pre.extend(_sum_into(lw, s, result))
     return result
+
+
+def _sum_into(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt]:
+    """``target[...] = 0`` and one nest over the output and summed labels that adds each term."""
+    init = lw.nest(target.extents, lambda k: [ast.Assign([_store(target.element(k))], ast.Constant(0))])
+    rank = target.rank
+
+    def add(k: tuple[Sym, ...]) -> list[ast.stmt]:
+        at = dict(zip(s.c.output + s.summed, k))
+        total = ast.BinOp(target.element(k[:rank]), ast.Add(), s.term(at))
+        return [ast.Assign([_store(target.element(k[:rank]))], total)]
+    return init + lw.nest(target.extents + tuple(s.extents[lab] for lab in s.summed), add)
+
+
+def _accumulate(lw: Lowering, node: ast.expr, c: Contraction, target: View) -> list[ast.stmt] | None:
+    """``target = c`` summed into the target itself, or None when NumPy's result could differ:
+    another dtype (NumPy rounds once, at the store), a result that broadcasts into the target,
+    operands that read the target (NumPy reads them before the write)."""
+    s = _resolve(lw, node, c)
+    if not s.summed or target.rank != len(c.output) or target.base is None or s.vtype != target.vtype:
+        return None
+    for mine, theirs in zip(target.extents, s.out_extents):
+        if mine.text != theirs.text and (mine.is_const(1) or theirs.is_const(1)):
+            return None
+    probe = {lab: atom(f"pf_probe_{k}") for k, lab in enumerate(c.output + s.summed)}
+    if any(isinstance(n, ast.Name) and n.id == target.base for n in ast.walk(s.term(probe))):
+        return None
+    for mine, theirs in zip(target.extents, s.out_extents):
+        if mine.text != theirs.text:
+            lw.mismatch(mine, theirs)
+    return _sum_into(lw, s, target)
 
 
 def _scalar_sum(lw: Lowering, dtype: str, sums: tuple[Sym, ...], term) -> View:
@@ -318,7 +394,7 @@ def _check_operands(lw: Lowering, node: ast.AST, views: tuple[View, ...], what: 
     return result
 
 
-def _extents(lw: Lowering, node: ast.AST, c: Contraction, what: str) -> dict[str, Sym]:
+def _extents(lw: Lowering, node: ast.AST, c: Contraction) -> dict[str, Sym]:
     """Each label's extent; equal extents assumed (or a compile-time error when both are
     constants), size 1 broadcasting only for labels in ``c.broadcast``."""
     found: dict[str, Sym] = {}
@@ -326,9 +402,9 @@ def _extents(lw: Lowering, node: ast.AST, c: Contraction, what: str) -> dict[str
         own: dict[str, Sym] = {}
         for extent, lab in zip(view.extents, labs):
             if lab in own:  # a diagonal: equal within the operand, never broadcast
-                _join(lw, node, own[lab], extent, False, what)
+                _join(lw, node, own[lab], extent, False, c.what)
             own.setdefault(lab, extent)
-            found[lab] = _join(lw, node, found[lab], extent, lab in c.broadcast, what) if lab in found else extent
+            found[lab] = _join(lw, node, found[lab], extent, lab in c.broadcast, c.what) if lab in found else extent
     return found
 
 
@@ -346,4 +422,6 @@ def _join(lw: Lowering, node: ast.AST, a: Sym, b: Sym, broadcast: bool, what: st
     return a
 
 
-__all__ = ["Contraction", "contract", "lower_product"]
+PRODUCT_RULES = ProductRules(lower_product, store_product)
+
+__all__ = ["PRODUCT_RULES", "Contraction", "contract", "lower_product", "store_product"]

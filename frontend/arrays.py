@@ -183,7 +183,13 @@ class ArrayName:
     live: bool = True
 
 
-Products = Callable[["Lowering", ast.expr], "View | None"]  # frontend.array_linalg.lower_product
+@dataclass(frozen=True)
+class ProductRules:
+    """How matrix products lower: frontend/array_linalg.py, which builds on this module (so
+    frontend.lift hands it in rather than this module importing it)."""
+
+    value: Callable[[Lowering, ast.expr], View | None]  # a @ b, np.dot(...), ...; None for other nodes
+    store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = product, in place
 
 
 class Lowering:
@@ -191,7 +197,7 @@ class Lowering:
     (reductions, mismatch guards), ``allocations`` the arrays allocated at the top."""
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 scalar_types: dict[str, VType], products: Products, final: bool = True) -> None:
+                 scalar_types: dict[str, VType], products: ProductRules, final: bool = True) -> None:
         self.source = source
         self.products = products
         self.final = final
@@ -313,6 +319,9 @@ class Lowering:
         if not isinstance(target, ast.Subscript):
             return [stmt]
         view = self.value(target, store=True)
+        into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
+        if into is not None:  # C[:] = A @ B sums into C
+            return into
         value = self.value(stmt.value)
         if isinstance(stmt, ast.AugAssign):
             assert isinstance(stmt, ast.AugAssign)
@@ -600,7 +609,7 @@ class Lowering:
         return start, (start - stop + const(-step - 1)).floordiv(-step), step
 
     def _BinOp(self, node: ast.BinOp) -> View:
-        product = self.products(self, node) if isinstance(node.op, ast.MatMult) else None
+        product = self.products.value(self, node) if isinstance(node.op, ast.MatMult) else None
         if product is not None:  # frontend/array_linalg.py
             return product
         return self.binop(node, node.op, self.value(node.left), self.value(node.right))
@@ -671,7 +680,7 @@ class Lowering:
         func = node.func
         module = module_of(func.value, self.globals) if isinstance(func, ast.Attribute) else None
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        product = self.products(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
+        product = self.products.value(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
         if product is not None:
             return product
         if module == "np" and name in _REDUCTIONS and node.args:
@@ -912,7 +921,7 @@ def _locate(tree: ast.AST, origin: ast.stmt) -> None:
 
 
 def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 products: Products) -> tuple[KernelSource, tuple[ast.expr, ...]]:
+                 products: ProductRules) -> tuple[KernelSource, tuple[ast.expr, ...]]:
     """``source`` with its array statements lowered to element loops (itself when it has none),
     and the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
     to the Scop's context and the call-time checks refuse sizes outside it.  Adds numpy to

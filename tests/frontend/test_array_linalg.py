@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import re
 
 import numpy as np
 import pytest
@@ -192,6 +193,35 @@ def test_the_right_hand_side_is_evaluated_before_the_write():
         x[1:] += np.dot(B[1:, :3], x)
 
     _same(k, _r(3, 3), _r(3, 3), _r(3))
+
+
+def _written(fn, *args):
+    """The arrays each statement of the lowered kernel writes."""
+    kernel = polyfuse.kernel(fn, target="python")
+    kernel(*_copy(args))
+    return [set(re.findall(r"-> (\w+)\[", s["writes"])) for s in kernel.explain(*_copy(args))["statements"]]
+
+
+def test_a_product_is_summed_into_its_target_only_where_numpy_would_agree():
+    def direct(A, B, C):
+        C[1:, :] = A[1:, :] @ B
+
+    def aliased(A, B, C):
+        A[:] = A @ B
+
+    def narrower(A, B, C):
+        C[:] = A @ B
+
+    def broadcast(A, B, C):
+        C[:, :] = A[None, 0] @ B
+
+    A, B = _r(4, 4), _r(4, 4)
+    assert _written(direct, A, B, np.zeros((4, 4))) == [{"C"}, {"C"}]  # zero, then sum in place
+    for fn, C in ((aliased, None), (narrower, np.zeros((4, 4), np.float32)), (broadcast, np.zeros((4, 4)))):
+        args = (A, B, np.zeros((4, 4)) if C is None else C)
+        assert len(_written(fn, *args)) == 3, fn.__name__  # zero, sum into a temporary, store
+        _same(fn, *args, rtol=1e-6)
+    _same(direct, A, B, np.zeros((4, 4)))
 
 
 def test_matrix_vector_loop_and_cholesky_with_row_dots():
