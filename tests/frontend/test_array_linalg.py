@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import polyfuse
 from polyfuse import ArgumentError, UnsupportedError
@@ -126,6 +128,30 @@ def test_einsum_matches_numpy(case):
     args = "a" if sb is None else "a, b"
     k = _kernel_from(f"def k(a, b):\n    return np.einsum({spec!r}, {args})\n")
     _same(k, _r(*sa), _r(*(sb or (1,))), targets=("python",))
+
+
+@st.composite
+def _einsum_calls(draw):
+    """A random einsum over 1-3 operands of rank 1-3 (arguments have rank >= 1) on labels i, j,
+    k, l, with the operands' shapes; explicit or implicit output."""
+    sizes = {lab: draw(st.integers(1, 3)) for lab in "ijkl"}
+    terms = [draw(st.lists(st.sampled_from("ijkl"), min_size=1, max_size=3)) for _ in range(draw(st.integers(1, 3)))]
+    used = sorted({lab for t in terms for lab in t})
+    spec = ",".join("".join(t) for t in terms)
+    if draw(st.booleans()):
+        spec += "->" + "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))])
+    shapes = [tuple(sizes[lab] for lab in t) for t in terms]
+    return spec, shapes
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(_einsum_calls())
+def test_random_einsums_match_numpy(call):
+    spec, shapes = call
+    names = ", ".join(f"x{n}" for n in range(len(shapes)))
+    k = _kernel_from(f"def k({names}):\n    return np.einsum({spec!r}, {names})\n")
+    rng = np.random.default_rng(len(spec))
+    _same(k, *[rng.random(shape) for shape in shapes], targets=("python",))
 
 
 def test_einsum_broadcasts_an_axis_of_size_one():
