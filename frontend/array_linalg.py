@@ -2,10 +2,10 @@
 
 Called by :class:`frontend.arrays.Lowering` for those operators and calls, and for assignments
 of them (frontend.lift hands it :data:`PRODUCT_RULES`, so this module builds on arrays.py
-without an import circle).  Each product is
-first written as a :class:`Contraction`: every operand axis gets a label, the result keeps some
-labels and sums over the others (``A @ B`` is ``ik,kj->ij``).  A contraction with labels to sum
-becomes a reduction in ``pre``, the pattern of the axis reductions::
+without an import circle).  Each product is first written as a :class:`Contraction`: every
+operand axis gets a label, the result keeps some labels and sums over the others (``A @ B`` is
+``ik,kj->ij``).  A contraction with labels to sum becomes a reduction in ``pre``, the pattern of
+the axis reductions::
 
     y[:] = A @ x + b     ->   for pf_i1 in range(A.shape[0]):
                                   pf_mm3[pf_i1] = 0
@@ -17,13 +17,14 @@ becomes a reduction in ``pre``, the pattern of the axis reductions::
 
 so the scheduler sees the product as ordinary statements to fuse with its producers and
 consumers, reorder and tile.  ``C[...] = A @ B`` sums into ``C`` itself when NumPy's result is
-the same (same dtype, no broadcast, operands that do not read ``C``): no temporary then shares the
-nest, so a whole-array product gets the register tiles of a hand-written one.  A product with nothing to sum (np.outer, ``ij->ji``) is an
-element-wise value, computed where it is used.  A product to a scalar (``x @ y`` of two vectors)
-accumulates into a scalar local.  The sum runs in index order, not in BLAS's blocked order, so
-float results differ from NumPy's in the last bits.  Shapes follow NumPy's rules; extents that
-must be equal are checked at compile time where they are constants and otherwise assumed in
-the Scop's context and checked per call (``Lowering.mismatch``).
+the same (same dtype, no broadcast, operands that do not read ``C``): no temporary then shares
+the nest, so a whole-array product gets the register tiles of a hand-written one.  A product
+with nothing to sum (np.outer, ``ij->ji``) is an element-wise value, computed where it is used.
+A product to a scalar (``x @ y`` of two vectors) accumulates into a scalar local.  The sum runs
+in index order, not in BLAS's blocked order, so float results differ from NumPy's in the last
+bits.  Shapes follow NumPy's rules; extents that must be equal are checked at compile time where
+they are constants and otherwise assumed in the Scop's context and checked per call
+(``Lowering.mismatch``).
 """
 
 from __future__ import annotations
@@ -141,10 +142,11 @@ def matmul(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction:
 
 
 def dot(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
-    """np.dot: a product with a scalar is ``*``; otherwise a sum over the last axis of ``a`` and
+    """np.dot: a product with a scalar is ``*`` (a Python number made a float64/int64 array
+    first, as np.dot does, unlike ``*``'s NEP 50 rule); otherwise a sum over the last axis of ``a`` and
     the second-to-last of ``b`` (its only one when ``b`` is a vector); no broadcasting."""
     if a.rank == 0 or b.rank == 0:
-        return lw.binop(node, ast.Mult(), a, b)
+        return lw.binop(node, ast.Mult(), _as_array(a), _as_array(b))
     la = tuple(f"a{d}" for d in range(a.rank - 1)) + ("k",)
     lb = tuple(f"c{d}" for d in range(b.rank))
     lb = lb[:-2] + ("k",) + lb[-1:] if b.rank >= 2 else ("k",)
@@ -155,7 +157,7 @@ def dot(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
 def inner(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
     """np.inner: a sum over the last axes of both; a product with a scalar is ``*``."""
     if a.rank == 0 or b.rank == 0:
-        return lw.binop(node, ast.Mult(), a, b)
+        return lw.binop(node, ast.Mult(), _as_array(a), _as_array(b))
     la = tuple(f"a{d}" for d in range(a.rank - 1)) + ("k",)
     lb = tuple(f"c{d}" for d in range(b.rank - 1)) + ("k",)
     return Contraction((a, b), (la, lb), la[:-1] + lb[:-1], "np.inner")
@@ -174,9 +176,9 @@ def outer(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction:
     if a.rank > 1 or b.rank > 1:
         raise lw.error(node, "np.outer() of an array of rank > 1 (NumPy flattens it; polyfuse does not "
                        "reshape); index the vectors or use np.einsum", _CONSTRUCT)
-    _check_operands(lw, node, (a, b), "np.outer")  # before the views are made strong
-    column = View((_first(a),), _strong(a.vtype), lambda idx: a.element(idx[:a.rank]), a.base)
-    row = View((_first(b),), _strong(b.vtype), lambda idx: b.element(idx[:b.rank]), b.base)
+    a, b = _as_array(a), _as_array(b)
+    column = View((_first(a),), a.vtype, lambda idx: a.element(idx[:a.rank]), a.base)
+    row = View((_first(b),), b.vtype, lambda idx: b.element(idx[:b.rank]), b.base)
     return Contraction((column, row), (("i",), ("j",)), ("i", "j"), "np.outer")
 
 
@@ -184,8 +186,14 @@ def _first(v: View) -> Sym:
     return v.extents[0] if v.rank else const(1)
 
 
-def _strong(t: VType) -> VType:
-    return t if t is UNKNOWN else VType(t.dtype, False)
+def _as_array(v: View) -> View:
+    """A Python number as the products convert it (np.asarray: float64 or int64), a numpy
+    scalar of that dtype; anything else as it is."""
+    if v.rank or not v.vtype.weak or v.vtype.dtype not in ("float64", "int64"):
+        return v
+    element = v.element(())
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), v.vtype.dtype, ast.Load())
+    return scalar(ast.Call(cast, [element], []), VType(v.vtype.dtype, False))
 
 
 # ---- einsum -----------------------------------------------------------------------------------

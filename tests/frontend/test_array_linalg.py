@@ -192,6 +192,13 @@ def test_result_dtype_is_numpys(da, db):
     _same(k, _r(3, 4, dtype=da), _r(4, 2, dtype=db), _r(4, dtype=db), rtol=rtol)
 
 
+def test_a_python_number_in_a_product_is_a_float64_or_int64_array():
+    def k(a32, i32):
+        return np.dot(a32, 2.0), np.inner(3, a32), np.outer(a32, 0.5), np.dot(i32, 2), np.dot(a32, a32[0])
+
+    _same(k, _r(3, dtype=np.float32), _r(3, dtype=np.int32), rtol=1e-6)
+
+
 def test_scalar_result_is_a_numpy_scalar():
     def k(x, y):
         return x @ y
