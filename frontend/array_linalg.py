@@ -30,6 +30,7 @@ they are constants and otherwise assumed in the Scop's context and checked per c
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -369,10 +370,13 @@ def _accumulate(lw: Lowering, node: ast.expr, c: Contraction, target: View) -> l
 
 
 def _scalar_sum(lw: Lowering, dtype: str, sums: tuple[Sym, ...], term) -> View:
-    """``acc = <dtype>(0); for ...: acc = acc + term``: a scalar local of the result's dtype."""
+    """``acc = <dtype>(0); for ...: acc = acc + term``: a scalar local of the result's dtype.
+    It is also set at the top of the kernel, so that it is assigned on every path when the sum
+    sits inside an if whose condition reads data (which keeps a local's old value where false)."""
     acc = lw.fresh("mm")
     zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
-    lw.pre.append(ast.Assign([ast.Name(acc, ast.Store())], zero))
+    lw.allocations.append(ast.Assign([ast.Name(acc, ast.Store())], zero))
+    lw.pre.append(ast.Assign([ast.Name(acc, ast.Store())], copy.deepcopy(zero)))
     lw.pre.extend(lw.nest(sums, lambda k: [ast.Assign(
         [ast.Name(acc, ast.Store())], ast.BinOp(ast.Name(acc, ast.Load()), ast.Add(), term(k)))]))
     vtype = VType(dtype, False)

@@ -274,6 +274,16 @@ def test_matrix_vector_loop_and_cholesky_with_row_dots():
     _same(k, spd, _r(5), np.zeros(5), np.zeros((5, 5)))
 
 
+def test_products_inside_an_if_that_reads_data():
+    def k(A, x, y, Y):
+        for i in range(A.shape[0]):
+            if x[i] > 0.5:
+                y[i] = A[i, :] @ x
+                Y[i, :] = A @ x
+
+    _same(k, _r(5, 5), _r(5), np.zeros(5), np.zeros((5, 5)))
+
+
 def test_temporary_product_fuses_with_its_epilogue():
     def k(x, W, b, out):
         out[:, :] = np.maximum(x @ W + b, 0.0)
