@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,12 +75,11 @@ def store_product(lw: Lowering, stmt: ast.Assign, target: View) -> list[ast.stmt
         return None
     found = product_of(lw, stmt.value)
     assert found is not None, "_names_a_product said it is one"
-    if isinstance(found, Contraction):
-        in_place = _accumulate(lw, stmt.value, found, target)
-        if in_place is not None:
-            return in_place
-    value = contract(lw, stmt.value, found) if isinstance(found, Contraction) else found
-    return lw.store(stmt, target, value)
+    if not isinstance(found, Contraction):
+        return lw.store(stmt, target, found)
+    s = _resolve(lw, stmt.value, found)
+    in_place = _accumulate(lw, s, target)
+    return in_place if in_place is not None else lw.store(stmt, target, _value(lw, stmt.value, s))
 
 
 def product_of(lw: Lowering, node: ast.expr) -> Contraction | View | None:
@@ -318,13 +318,40 @@ class _Sum:
 def _resolve(lw: Lowering, node: ast.AST, c: Contraction) -> _Sum:
     vtype = _check_operands(lw, node, c.operands, c.what)
     summed = tuple(dict.fromkeys(lab for labs in c.labels for lab in labs if lab not in c.output))
-    return _Sum(c, vtype, _extents(lw, node, c), summed)
+    extents = _extents(lw, node, c)
+    if summed:
+        c = dataclasses.replace(c, operands=tuple(_stored_once(lw, node, v, labs, c) for v, labs in
+                                                  zip(c.operands, c.labels)))
+    return _Sum(c, vtype, extents, summed)
+
+
+def _stored_once(lw: Lowering, node: ast.AST, v: View, labels: tuple[str, ...], c: Contraction) -> View:
+    """An operand that computes its elements with more than ``+ - *`` (``np.maximum(h, 0)``,
+    ``S / total``) stored in a local array first, as NumPy evaluates it: inside the product's
+    nest it would be computed again for every value of the labels it lacks.  Reads and cheap
+    arithmetic (``alpha * A``) stay inline, where they keep whole-array products register-tiled."""
+    element = v.element(tuple(atom(f"pf_probe{d}") for d in range(v.rank)))
+    every = set(c.output).union(*c.labels)
+    if _cheap(element) or set(labels) == every:
+        return v
+    if v.vtype.dtype not in ("float64", "float32", "int64", "int32", "unknown"):
+        return v
+    dtype = lw.temp_dtype(node, v)
+    array = lw.fresh("mo")
+    lw.allocate(array, v.extents, dtype)
+    stored = leaf(array, v.extents, dtype)
+    lw.pre.extend(lw.nest(v.extents, lambda k: [ast.Assign([_store(stored.element(k))], v.element(k))]))
+    return stored
 
 
 def contract(lw: Lowering, node: ast.AST, c: Contraction) -> View:
     """The value of ``c``: element-wise when nothing is summed, else a reduction into a fresh
     scalar local or array (filled in ``lw.pre``)."""
-    s = _resolve(lw, node, c)
+    return _value(lw, node, _resolve(lw, node, c))
+
+
+def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
+    c = s.c
     if not s.summed:
         return View(s.out_extents, s.vtype, lambda idx: s.term(dict(zip(c.output, idx))))
     dtype = lw.temp_dtype(node, View(s.out_extents, s.vtype, lambda idx: ast.Constant(0)))
@@ -350,11 +377,20 @@ def _sum_into(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt]:
     return init + lw.nest(target.extents + tuple(s.extents[lab] for lab in s.summed), add)
 
 
-def _accumulate(lw: Lowering, node: ast.expr, c: Contraction, target: View) -> list[ast.stmt] | None:
-    """``target = c`` summed into the target itself, or None when NumPy's result could differ:
+def _cheap(node: ast.expr) -> bool:
+    """Reads, numbers and ``+ - *`` of them (the index arithmetic of a read does not count)."""
+    if isinstance(node, (ast.Subscript, ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        return _cheap(node.left) and _cheap(node.right)
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and _cheap(node.operand)
+
+
+def _accumulate(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt] | None:
+    """``target = s`` summed into the target itself, or None when NumPy's result could differ:
     another dtype (NumPy rounds once, at the store), a result that broadcasts into the target,
     operands that read the target (NumPy reads them before the write)."""
-    s = _resolve(lw, node, c)
+    c = s.c
     if not s.summed or target.rank != len(c.output) or target.base is None or s.vtype != target.vtype:
         return None
     for mine, theirs in zip(target.extents, s.out_extents):

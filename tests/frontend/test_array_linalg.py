@@ -257,6 +257,21 @@ def test_a_product_is_summed_into_its_target_only_where_numpy_would_agree():
     _same(direct, A, B, np.zeros((4, 4)))
 
 
+def test_an_operand_that_computes_more_than_sums_and_products_is_stored_once():
+    def computed(A, B, C):
+        C[:, :] = np.maximum(A, 0.5) @ B
+
+    def cheap(A, B, C):
+        C[:, :] = (2.0 * A - B) @ B
+
+    A, B, C = _r(4, 4), _r(4, 4), np.zeros((4, 4))
+    written = _written(computed, A, B, C)
+    assert len(written) == 3 and written[0] != {"C"} and written[1:] == [{"C"}, {"C"}]
+    assert _written(cheap, A, B, C) == [{"C"}, {"C"}]
+    _same(computed, A, B, C)
+    _same(cheap, A, B, C)
+
+
 def test_matrix_vector_loop_and_cholesky_with_row_dots():
     def k(A, x, y, L):
         for i in range(A.shape[0]):
