@@ -52,7 +52,6 @@ _REFUSED = {
 }
 _OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 _METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip": "clip"}
-_MATMUL_HINT = "matrix products (@, np.dot, np.matmul) are planned; write the loops for now"
 
 
 # ---- symbolic integers ---------------------------------------------------------------------
@@ -204,13 +203,23 @@ class ArrayName:
         return self.view if self.view is not None else leaf(self.array, self.extents, self.dtype)
 
 
+@dataclass(frozen=True)
+class ProductRules:
+    """How matrix products lower: frontend/array_linalg.py, which builds on this module (so
+    frontend.lift hands it in rather than this module importing it)."""
+
+    value: Callable[[Lowering, ast.expr], View | None]  # a @ b, np.dot(...), ...; None for other nodes
+    store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = product, in place
+
+
 class Lowering:
     """One walk over the kernel body; ``pre`` collects statements a statement needs before it
     (reductions, mismatch guards), ``allocations`` the arrays allocated at the top."""
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 scalar_types: dict[str, VType], final: bool = True) -> None:
+                 scalar_types: dict[str, VType], products: ProductRules, final: bool = True) -> None:
         self.source = source
+        self.products = products
         self.final = final
         self.globals = globals_
         self.names: dict[str, ArrayName] = {}
@@ -350,6 +359,9 @@ class Lowering:
         if not isinstance(target, ast.Subscript):
             return [stmt]
         view = self.value(target, store=True)
+        into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
+        if into is not None:  # C[:] = A @ B sums into C
+            return into
         value = self.value(stmt.value)
         if isinstance(stmt, ast.AugAssign):
             assert isinstance(stmt, ast.AugAssign)
@@ -726,8 +738,9 @@ class Lowering:
         return b if self.proven(f"{b.text} <= {last.text}") else smin(b, last)
 
     def _BinOp(self, node: ast.BinOp) -> View:
-        if isinstance(node.op, ast.MatMult):
-            raise self.error(node, _MATMUL_HINT, "matrix product")
+        product = self.products.value(self, node) if isinstance(node.op, ast.MatMult) else None
+        if product is not None:  # frontend/array_linalg.py
+            return product
         return self.binop(node, node.op, self.value(node.left), self.value(node.right))
 
     def binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
@@ -814,9 +827,9 @@ class Lowering:
         func = node.func
         module = module_of(func.value, self.globals) if isinstance(func, ast.Attribute) else None
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name in ("dot", "matmul", "vdot", "inner", "outer", "einsum") and (module == "np" or module is None):
-            raise self.error(node, _MATMUL_HINT, "matrix product")
-
+        product = self.products.value(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
+        if product is not None:
+            return product
         special = self.array_call(node, module, name)
         if special is not None:
             return special
@@ -1310,20 +1323,21 @@ def _locate(tree: ast.AST, origin: ast.stmt) -> None:
             node.end_lineno, node.end_col_offset = origin.end_lineno, origin.end_col_offset
 
 
-def lower_arrays(source: KernelSource, globals_: dict,
-                 arguments: tuple[Argument, ...]) -> tuple[KernelSource, tuple[ast.expr, ...]]:
+def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
+                 products: ProductRules) -> tuple[KernelSource, tuple[ast.expr, ...]]:
     """``source`` with its array statements lowered to element loops (itself when it has none),
     and the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
     to the Scop's context and the call-time checks refuse sizes outside it.  Adds numpy to
-    ``globals_`` under NP_NAME for the allocations it makes."""
+    ``globals_`` under NP_NAME for the allocations it makes.  ``products`` lowers matrix
+    products (frontend.array_linalg, which builds on this module)."""
     scalar_types: dict[str, VType] = {}
     for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
-        lowering = Lowering(source, globals_, arguments, scalar_types, final=False)
+        lowering = Lowering(source, globals_, arguments, scalar_types, products, final=False)
         lowering.lower_block(source.tree.body)
         if lowering.assigned == scalar_types:
             break
         scalar_types = dict(lowering.assigned)
-    lowering = Lowering(source, globals_, arguments, scalar_types)
+    lowering = Lowering(source, globals_, arguments, scalar_types, products)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return source, ()

@@ -22,14 +22,24 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from .source import read_source
 
-if TYPE_CHECKING:
-    from .rewrite import Rewriter
+
+class Rewriter(Protocol):
+    """What these rewrites use of ``frontend.rewrite.Rewriter`` (which imports this module)."""
+
+    ranks: dict[str, int]
+    args: set[str]
+    globals: dict
+
+    def fresh(self, name: str) -> str: ...
+    def copy(self, node: ast.expr) -> ast.expr: ...
+    def placed(self, new: ast.expr, like: ast.AST) -> ast.expr: ...
+    def numpy_alias(self) -> str: ...
 
 _AUG_EXTRA = (ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 

@@ -28,6 +28,7 @@ from polyfuse.model.scop import (
 
 from .affine import Affine, AffineConverter
 from .allocation import allocator_of, fill_nest, read_allocation
+from .array_linalg import PRODUCT_RULES
 from .arrays import lower_arrays
 from .checker import check_subset, module_of
 from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
@@ -320,7 +321,7 @@ def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
     source = read_source(fn)
     globals_ = dict(fn.__globals__)
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
-    source, assumed = lower_arrays(source, globals_, arguments)  # NumPy array statements -> loops
+    source, assumed = lower_arrays(source, globals_, arguments, PRODUCT_RULES)  # NumPy array statements -> loops
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}

@@ -267,14 +267,6 @@ def k_mask(A, out):
     out[:] = A[A > 0.5]
 
 
-def k_matmul(A, B, out):
-    out[:, :] = A @ B
-
-
-def k_dot(A, B, out):
-    out[:, :] = np.dot(A, B)
-
-
 def k_negative_bound(A, out):
     for i in range(3):
         out[:i - 1] = A[:i - 1]
@@ -319,8 +311,6 @@ REFUSALS = {
     "array of Python numbers meets float32": (k_weak_array, (V.astype(np.float32), np.zeros(10)), "float64"),
     "fancy indexing": (k_fancy, (V, np.arange(3), np.zeros(3)), "fancy indexing"),
     "boolean mask": (k_mask, (V, np.zeros(3)), "boolean mask"),
-    "matmul": (k_matmul, (M, M.T.copy(), np.zeros((6, 6))), "planned"),
-    "np.dot": (k_dot, (M, M.T.copy(), np.zeros((6, 6))), "planned"),
     "slice bound that may be negative": (k_negative_bound, (V, np.zeros(10)), "may be negative"),
     "argmax": (k_argmax, (V, np.zeros(1, np.int64)), "argmax() is not supported"),
     "reshape": (k_reshape, (M, np.zeros(42)), "reshape() is not supported"),

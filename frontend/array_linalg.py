@@ -1,0 +1,475 @@
+"""Matrix products in NumPy array statements: ``@``, np.matmul, np.dot, np.inner, np.outer, np.einsum.
+
+Called by :class:`frontend.arrays.Lowering` for those operators and calls, and for assignments
+of them (frontend.lift hands it :data:`PRODUCT_RULES`, so this module builds on arrays.py
+without an import circle).  Each product is first written as a :class:`Contraction`: every
+operand axis gets a label, the result keeps some labels and sums over the others (``A @ B`` is
+``ik,kj->ij``).  A contraction with labels to sum becomes a reduction in ``pre``, the pattern of
+the axis reductions::
+
+    y[:] = A @ x + b     ->   for pf_i1 in range(A.shape[0]):
+                                  pf_mm3[pf_i1] = 0
+                              for pf_i1 in range(A.shape[0]):
+                                  for pf_i2 in range(A.shape[1]):
+                                      pf_mm3[pf_i1] = pf_mm3[pf_i1] + A[pf_i1, pf_i2] * x[pf_i2]
+                              for pf_i4 in range(y.shape[0]):
+                                  y[pf_i4] = pf_mm3[pf_i4] + b[pf_i4]
+
+so the scheduler sees the product as ordinary statements to fuse with its producers and
+consumers, reorder and tile.  ``C[...] = A @ B`` sums into ``C`` itself when NumPy's result is
+the same (same dtype, no broadcast, operands that do not read ``C``): no temporary then shares
+the nest, so a whole-array product gets the register tiles of a hand-written one.  A product
+with nothing to sum (np.outer, ``ij->ji``) is an element-wise value, computed where it is used.
+A product to a scalar (``x @ y`` of two vectors) accumulates into a scalar local.  The sum runs
+in index order, not in BLAS's blocked order, so float results differ from NumPy's in the last
+bits.  Shapes follow NumPy's rules; extents that must be equal are checked at compile time where
+they are constants and otherwise assumed in the Scop's context and checked per call
+(``Lowering.mismatch``).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
+from .checker import module_of
+from .types import VType, promote
+
+PRODUCTS = ("dot", "matmul", "vdot", "inner", "outer", "einsum")
+_CONSTRUCT = "matrix product"
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class Contraction:
+    """``output = sum over the other labels of the product of the operands``: ``labels[k]``
+    names each axis of ``operands[k]``; a label in ``broadcast`` may have size 1 on one operand
+    and n on another (matmul's batch axes, every einsum label), the others must be equal."""
+
+    operands: tuple[View, ...]
+    labels: tuple[tuple[str, ...], ...]
+    output: tuple[str, ...]
+    what: str  # the NumPy function, for messages
+    broadcast: frozenset[str] = frozenset()
+
+
+# ---- entry points -----------------------------------------------------------------------------
+def lower_product(lw: Lowering, node: ast.expr) -> View | None:
+    """The value of ``a @ b`` or of a product call (np.dot(...) and friends, ``a.dot(b)``,
+    ``dot(...)`` imported from numpy); None for any other node."""
+    found = product_of(lw, node)
+    return contract(lw, node, found) if isinstance(found, Contraction) else found
+
+
+def store_product(lw: Lowering, stmt: ast.Assign, target: View) -> list[ast.stmt] | None:
+    """``target = <product>`` (None when the value is not a product): summed into the target in
+    place when the sum alone decides the result (same dtype, no broadcast, the operands do not
+    read the target), so no temporary shares the nest and register tiles apply; else through
+    the product's value and ``lw.store``."""
+    if target.rank == 0 or not _names_a_product(lw, stmt.value):
+        return None
+    found = product_of(lw, stmt.value)
+    assert found is not None, "_names_a_product said it is one"
+    if not isinstance(found, Contraction):
+        return lw.store(stmt, target, found)
+    s = _resolve(lw, stmt.value, found)
+    in_place = _accumulate(lw, s, target)
+    return in_place if in_place is not None else lw.store(stmt, target, _value(lw, stmt.value, s))
+
+
+def product_of(lw: Lowering, node: ast.expr) -> Contraction | View | None:
+    """The contraction a product node means (a View where NumPy's rule is a plain ``*``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        lw.changed = True
+        return matmul(lw, node, lw.value(node.left), lw.value(node.right))
+    if not _names_a_product(lw, node):
+        return None
+    assert isinstance(node, ast.Call)
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    lw.changed = True
+    method = isinstance(func, ast.Attribute) and not _is_numpy(func.value, lw)
+    exprs = ([func.value] if isinstance(func, ast.Attribute) and method else []) + list(node.args)
+    allowed = {"optimize"} if name == "einsum" else set()
+    for kw in node.keywords:
+        if kw.arg not in allowed:
+            raise lw.error(kw.value, f"np.{name}() with keyword {kw.arg}=; write the result into an array "
+                           "with an assignment instead", _CONSTRUCT)
+    if name == "einsum":
+        return einsum(lw, node, exprs)
+    if any(isinstance(e, ast.Starred) for e in exprs) or len(exprs) != 2:
+        raise lw.error(node, f"np.{name}() takes two arrays", _CONSTRUCT)
+    a, b = lw.value(exprs[0]), lw.value(exprs[1])
+    return {"dot": dot, "matmul": matmul, "vdot": vdot, "inner": inner, "outer": outer}[name](lw, node, a, b)
+
+
+def _names_a_product(lw: Lowering, node: ast.expr) -> bool:
+    """``a @ b``, ``np.<product>(...)``, ``<product>(...)`` imported from numpy, ``a.dot(b)``."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.MatMult)
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id in PRODUCTS and lw.globals.get(func.id) is getattr(np, func.id)
+    if isinstance(func, ast.Attribute) and func.attr in PRODUCTS:
+        return _is_numpy(func.value, lw) or func.attr == "dot"
+    return False
+
+
+def _is_numpy(node: ast.expr, lw: Lowering) -> bool:
+    return module_of(node, lw.globals) == "np"
+
+
+# ---- NumPy's shape rules, as contractions -----------------------------------------------------
+def matmul(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction:
+    """np.matmul: vectors are promoted to matrices and the added axis dropped again; axes before
+    the last two are batch axes that broadcast."""
+    if a.rank == 0 or b.rank == 0:
+        raise lw.error(node, "matrix product of a scalar (NumPy's matmul raises ValueError); use *", _CONSTRUCT)
+    left = ("i", "k") if a.rank >= 2 else ("k",)
+    right = ("k", "j") if b.rank >= 2 else ("k",)
+    batch = max(a.rank - 2, b.rank - 2, 0)
+    names = tuple(f"b{d}" for d in range(batch))
+    la = names[batch - max(a.rank - 2, 0):] + left
+    lb = names[batch - max(b.rank - 2, 0):] + right
+    out = names + (("i",) if a.rank >= 2 else ()) + (("j",) if b.rank >= 2 else ())
+    return Contraction((a, b), (la, lb), out, "np.matmul", frozenset(names))
+
+
+def dot(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
+    """np.dot: a product with a scalar is ``*`` (a Python number made a float64/int64 array
+    first, as np.dot does, unlike ``*``'s NEP 50 rule); otherwise a sum over the last axis of ``a`` and
+    the second-to-last of ``b`` (its only one when ``b`` is a vector); no broadcasting."""
+    if a.rank == 0 or b.rank == 0:
+        return lw.binop(node, ast.Mult(), _as_array(a), _as_array(b))
+    la = tuple(f"a{d}" for d in range(a.rank - 1)) + ("k",)
+    lb = tuple(f"c{d}" for d in range(b.rank))
+    lb = lb[:-2] + ("k",) + lb[-1:] if b.rank >= 2 else ("k",)
+    out = la[:-1] + tuple(lab for lab in lb if lab != "k")
+    return Contraction((a, b), (la, lb), out, "np.dot")
+
+
+def inner(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
+    """np.inner: a sum over the last axes of both; a product with a scalar is ``*``."""
+    if a.rank == 0 or b.rank == 0:
+        return lw.binop(node, ast.Mult(), _as_array(a), _as_array(b))
+    la = tuple(f"a{d}" for d in range(a.rank - 1)) + ("k",)
+    lb = tuple(f"c{d}" for d in range(b.rank - 1)) + ("k",)
+    return Contraction((a, b), (la, lb), la[:-1] + lb[:-1], "np.inner")
+
+
+def vdot(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
+    """np.vdot of two vectors (real: their inner product); NumPy flattens other ranks first."""
+    if a.rank != 1 or b.rank != 1:
+        raise lw.error(node, "np.vdot() of other than two vectors (NumPy flattens them; polyfuse does not "
+                       "reshape); use np.dot or np.einsum", _CONSTRUCT)
+    return inner(lw, node, a, b)
+
+
+def outer(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction:
+    """np.outer of vectors (and scalars, which NumPy flattens to one element): ``a[:, None] * b``."""
+    if a.rank > 1 or b.rank > 1:
+        raise lw.error(node, "np.outer() of an array of rank > 1 (NumPy flattens it; polyfuse does not "
+                       "reshape); index the vectors or use np.einsum", _CONSTRUCT)
+    a, b = _as_array(a), _as_array(b)
+    column = View((_first(a),), a.vtype, lambda idx: a.element(idx[:a.rank]), a.base)
+    row = View((_first(b),), b.vtype, lambda idx: b.element(idx[:b.rank]), b.base)
+    return Contraction((column, row), (("i",), ("j",)), ("i", "j"), "np.outer")
+
+
+def _first(v: View) -> Sym:
+    return v.extents[0] if v.rank else const(1)
+
+
+def _as_array(v: View) -> View:
+    """A Python number as the products convert it (np.asarray: float64 or int64), a numpy
+    scalar of that dtype; anything else as it is."""
+    if v.rank or not v.vtype.weak or v.vtype.dtype not in ("float64", "int64"):
+        return v
+    element = v.element(())
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), v.vtype.dtype, ast.Load())
+    return scalar(ast.Call(cast, [element], []), VType(v.vtype.dtype, False))
+
+
+# ---- einsum -----------------------------------------------------------------------------------
+def einsum(lw: Lowering, node: ast.Call, exprs: list[ast.expr]) -> Contraction:
+    """np.einsum with a literal subscripts string: explicit or implicit output, repeated labels
+    within an operand (diagonals, traces), '...' and size-1 broadcasting as NumPy has them."""
+    if not exprs or not (isinstance(exprs[0], ast.Constant) and isinstance(exprs[0].value, str)):
+        raise lw.error(node, "np.einsum() needs its subscripts as a string literal first (the "
+                       "operand-and-axis-list form is not supported)", "einsum")
+    if any(isinstance(e, ast.Starred) for e in exprs):
+        raise lw.error(node, "np.einsum() with *operands", "einsum")
+    spec = exprs[0]
+    views = tuple(lw.value(e) for e in exprs[1:])
+    terms, output = _parse(lw, spec, len(views))
+    labels = tuple(_expand(lw, spec, term, view.rank, k) for k, (term, view) in enumerate(zip(terms, views)))
+    width = max((v.rank - len(t) + 1 for t, v in zip(terms, views) if "..." in t), default=0)
+    ellipsis = tuple(_ell_labels(width))
+    if output is None:
+        counts: dict[str, int] = {}
+        for labs in labels:
+            for lab in labs:
+                counts[lab] = counts.get(lab, 0) + 1
+        out = ellipsis + tuple(sorted(lab for lab, c in counts.items() if c == 1 and lab not in ellipsis))
+    else:
+        if width and "..." not in output:
+            raise lw.error(spec, f"einsum subscripts {spec.value!r}: the operands have axes under '...' but the "
+                           "output has no '...' (NumPy raises ValueError)", "einsum")
+        out = tuple(lab for tok in output for lab in (ellipsis if tok == "..." else (tok,)))
+    every = frozenset(lab for labs in labels for lab in labs)
+    return Contraction(views, labels, out, "np.einsum", every)
+
+
+def _parse(lw: Lowering, spec: ast.Constant, count: int) -> tuple[list[list[str]], list[str] | None]:
+    """The tokens (letters and '...') of each input term and of the output (None: implicit)."""
+    text = str(spec.value)
+
+    def fail(message: str) -> Exception:
+        return lw.error(spec, f"einsum subscripts {text!r}: {message}", "einsum")
+
+    inputs, arrow, rest = text.partition("->")
+    if "->" in rest or "-" in inputs.replace("->", "") or ">" in inputs:
+        raise fail("'-' and '>' only as one output arrow '->'")
+    terms = [_tokens(part, fail) for part in inputs.split(",")]
+    if len(terms) != count:
+        raise fail(f"it names {len(terms)} operands but {count} are given")
+    if not arrow:
+        return terms, None
+    if "," in rest:
+        raise fail("',' in the output")
+    output = _tokens(rest, fail)
+    known = {t for term in terms for t in term}
+    for k, tok in enumerate(output):
+        if tok in output[:k]:
+            raise fail(f"output label {tok!r} appears more than once")
+        if tok != "..." and tok not in known:
+            raise fail(f"output label {tok!r} is in no input")
+    return terms, output
+
+
+def _tokens(part: str, fail) -> list[str]:
+    tokens: list[str] = []
+    rest = part.replace(" ", "")
+    while rest:
+        if rest.startswith("..."):
+            if "..." in tokens:
+                raise fail("more than one '...' in a term")
+            tokens.append("...")
+            rest = rest[3:]
+            continue
+        if rest[0] not in _LETTERS:
+            raise fail(f"invalid label {rest[0]!r} (labels are letters, '...', ',' and '->')")
+        tokens.append(rest[0])
+        rest = rest[1:]
+    return tokens
+
+
+def _expand(lw: Lowering, spec: ast.Constant, term: list[str], rank: int, k: int) -> tuple[str, ...]:
+    """One label per axis of operand ``k``; '...' covers the axes the letters leave, right-aligned
+    with the other operands' (see _ell_labels)."""
+    letters = [t for t in term if t != "..."]
+    if len(letters) > rank or ("..." not in term and len(letters) != rank):
+        raise lw.error(spec, f"einsum subscripts {spec.value!r}: operand {k} has {rank} axes but its term names "
+                       f"{len(letters)}", "einsum")
+    labels: list[str] = []
+    extra = rank - len(letters)
+    for tok in term:
+        labels.extend(_ell_labels(extra) if tok == "..." else [tok])
+    return tuple(labels)
+
+
+def _ell_labels(extra: int) -> list[str]:
+    """Labels of ``extra`` axes under '...', numbered from the right (".-1" is the last), so that
+    operands line up as NumPy aligns them without knowing the widest."""
+    return [f".{p - extra}" for p in range(extra)]
+
+
+# ---- lowering a contraction -------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Sum:
+    """A contraction with its labels' extents resolved and its result type."""
+
+    c: Contraction
+    vtype: VType
+    extents: dict[str, Sym]
+    summed: tuple[str, ...]  # the labels not in the output, in order of first appearance
+
+    @property
+    def out_extents(self) -> tuple[Sym, ...]:
+        return tuple(self.extents[lab] for lab in self.c.output)
+
+    def term(self, at: dict[str, Sym]) -> ast.expr:
+        """The product of the operands' elements at the labels' indices ``at``."""
+        parts = [v.element(tuple(_at(v.extents[d], self.extents[lab], at[lab]) for d, lab in enumerate(labs)))
+                 for v, labs in zip(self.c.operands, self.c.labels)]
+        value = parts[0]
+        for part in parts[1:]:
+            value = ast.BinOp(value, ast.Mult(), part)
+        return value
+
+
+def _resolve(lw: Lowering, node: ast.AST, c: Contraction) -> _Sum:
+    vtype = _check_operands(lw, node, c.operands, c.what)
+    summed = tuple(dict.fromkeys(lab for labs in c.labels for lab in labs if lab not in c.output))
+    extents = _extents(lw, node, c)
+    if summed:
+        c = dataclasses.replace(c, operands=tuple(_stored_once(lw, node, v, labs, c) for v, labs in
+                                                  zip(c.operands, c.labels)))
+    return _Sum(c, vtype, extents, summed)
+
+
+def _stored_once(lw: Lowering, node: ast.AST, v: View, labels: tuple[str, ...], c: Contraction) -> View:
+    """An operand that computes its elements with more than ``+ - *`` (``np.maximum(h, 0)``,
+    ``S / total``) stored in a local array first, as NumPy evaluates it: inside the product's
+    nest it would be computed again for every value of the labels it lacks.  Reads and cheap
+    arithmetic (``alpha * A``) stay inline, where they keep whole-array products register-tiled."""
+    element = v.element(tuple(atom(f"pf_probe{d}") for d in range(v.rank)))
+    every = set(c.output).union(*c.labels)
+    if _cheap(element) or set(labels) == every:
+        return v
+    if v.vtype.dtype not in ("float64", "float32", "int64", "int32", "unknown"):
+        return v
+    dtype = lw.temp_dtype(node, v)
+    array = lw.fresh("mo")
+    lw.allocate(array, v.extents, dtype)
+    stored = leaf(array, v.extents, dtype)
+    lw.pre.extend(lw.nest(v.extents, lambda k: [ast.Assign([_store(stored.element(k))], v.element(k))]))
+    return stored
+
+
+def contract(lw: Lowering, node: ast.AST, c: Contraction) -> View:
+    """The value of ``c``: element-wise when nothing is summed, else a reduction into a fresh
+    scalar local or array (filled in ``lw.pre``)."""
+    return _value(lw, node, _resolve(lw, node, c))
+
+
+def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
+    c = s.c
+    if not s.summed:
+        return View(s.out_extents, s.vtype, lambda idx: s.term(dict(zip(c.output, idx))))
+    dtype = lw.temp_dtype(node, View(s.out_extents, s.vtype, lambda idx: ast.Constant(0)))
+    if not c.output:
+        return _scalar_sum(lw, dtype, tuple(s.extents[lab] for lab in s.summed),
+                           lambda k: s.term(dict(zip(s.summed, k))))
+    array = lw.fresh("mm")
+    lw.allocate(array, s.out_extents, dtype)
+    result = leaf(array, s.out_extents, dtype)
+    lw.pre.extend(_sum_into(lw, s, result))
+    return result
+
+
+def _sum_into(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt]:
+    """``target[...] = 0`` and one nest over the output and summed labels that adds each term."""
+    init = lw.nest(target.extents, lambda k: [ast.Assign([_store(target.element(k))], ast.Constant(0))])
+    rank = target.rank
+
+    def add(k: tuple[Sym, ...]) -> list[ast.stmt]:
+        at = dict(zip(s.c.output + s.summed, k))
+        total = ast.BinOp(target.element(k[:rank]), ast.Add(), s.term(at))
+        return [ast.Assign([_store(target.element(k[:rank]))], total)]
+    return init + lw.nest(target.extents + tuple(s.extents[lab] for lab in s.summed), add)
+
+
+def _cheap(node: ast.expr) -> bool:
+    """Reads, numbers and ``+ - *`` of them (the index arithmetic of a read does not count)."""
+    if isinstance(node, (ast.Subscript, ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        return _cheap(node.left) and _cheap(node.right)
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and _cheap(node.operand)
+
+
+def _accumulate(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt] | None:
+    """``target = s`` summed into the target itself, or None when NumPy's result could differ:
+    another dtype (NumPy rounds once, at the store), a result that broadcasts into the target,
+    operands that read the target (NumPy reads them before the write)."""
+    c = s.c
+    if not s.summed or target.rank != len(c.output) or target.base is None or s.vtype != target.vtype:
+        return None
+    for mine, theirs in zip(target.extents, s.out_extents):
+        if mine.text != theirs.text and (mine.is_const(1) or theirs.is_const(1)):
+            return None
+    probe = {lab: atom(f"pf_probe_{k}") for k, lab in enumerate(c.output + s.summed)}
+    if any(isinstance(n, ast.Name) and n.id == target.base for n in ast.walk(s.term(probe))):
+        return None
+    for mine, theirs in zip(target.extents, s.out_extents):
+        if mine.text != theirs.text:
+            lw.mismatch(mine, theirs)
+    return _sum_into(lw, s, target)
+
+
+def _scalar_sum(lw: Lowering, dtype: str, sums: tuple[Sym, ...], term) -> View:
+    """``acc = <dtype>(0); for ...: acc = acc + term``: a scalar local of the result's dtype.
+    It is also set at the top of the kernel, so that it is assigned on every path when the sum
+    sits inside an if whose condition reads data (which keeps a local's old value where false)."""
+    acc = lw.fresh("mm")
+    zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
+    lw.allocations.append(ast.Assign([ast.Name(acc, ast.Store())], zero))
+    lw.pre.append(ast.Assign([ast.Name(acc, ast.Store())], copy.deepcopy(zero)))
+    lw.pre.extend(lw.nest(sums, lambda k: [ast.Assign(
+        [ast.Name(acc, ast.Store())], ast.BinOp(ast.Name(acc, ast.Load()), ast.Add(), term(k)))]))
+    vtype = VType(dtype, False)
+    lw.note_scalar(acc, vtype)
+    return scalar(ast.Name(acc, ast.Load()), vtype)
+
+
+def _at(own: Sym, extent: Sym, index: Sym) -> Sym:
+    """An operand's index on an axis: 0 where its size-1 axis broadcasts."""
+    return const(0) if own.is_const(1) and not extent.is_const(1) else index
+
+
+def _check_operands(lw: Lowering, node: ast.AST, views: tuple[View, ...], what: str) -> VType:
+    """NumPy's result dtype of the product; refuses what would compute in another type."""
+    for v in views:
+        if v.vtype.weak and v.rank:
+            raise lw.error(node, f"{what}() of an array of Python numbers (NumPy makes it a strong "
+                           f"{v.vtype.dtype} array); multiply by an array or write the loop", _CONSTRUCT)
+    if any(v.vtype is UNKNOWN or v.vtype.dtype == "unknown" for v in views):
+        return UNKNOWN
+    result = VType(views[0].vtype.dtype, False)
+    for v in views[1:]:
+        result = promote(result, VType(v.vtype.dtype, False))
+    if result.dtype == "bool":
+        raise lw.error(node, f"{what}() of boolean arrays only (NumPy gives a boolean: an 'or' of 'and's); "
+                       "convert one operand to a number type first", _CONSTRUCT)
+    return result
+
+
+def _extents(lw: Lowering, node: ast.AST, c: Contraction) -> dict[str, Sym]:
+    """Each label's extent; equal extents assumed (or a compile-time error when both are
+    constants), size 1 broadcasting only for labels in ``c.broadcast``."""
+    found: dict[str, Sym] = {}
+    for view, labs in zip(c.operands, c.labels):
+        own: dict[str, Sym] = {}
+        for extent, lab in zip(view.extents, labs):
+            if lab in own:  # a diagonal: equal within the operand, never broadcast
+                _join(lw, node, own[lab], extent, False, c.what)
+            own.setdefault(lab, extent)
+            found[lab] = _join(lw, node, found[lab], extent, lab in c.broadcast, c.what) if lab in found else extent
+    return found
+
+
+def _join(lw: Lowering, node: ast.AST, a: Sym, b: Sym, broadcast: bool, what: str) -> Sym:
+    if a.text == b.text:
+        return a
+    if broadcast and a.is_const(1):
+        return b
+    if broadcast and b.is_const(1):
+        return a
+    if a.is_const() and b.is_const():
+        raise lw.error(node, f"{what}(): the operands' shapes do not match (an axis of size {a.const} meets one "
+                       f"of size {b.const}; NumPy raises ValueError)", _CONSTRUCT)
+    lw.mismatch(a, b)
+    return a
+
+
+PRODUCT_RULES = ProductRules(lower_product, store_product)
+
+__all__ = ["PRODUCT_RULES", "Contraction", "contract", "lower_product", "store_product"]

@@ -1,0 +1,449 @@
+"""Matrix products in NumPy array statements (frontend/array_linalg.py), against NumPy itself.
+
+A product sums in index order where BLAS blocks the sum, so float results are compared at
+rtol 1e-9 (float64) and 1e-4 (float32); integer results are exact.
+"""
+
+from __future__ import annotations
+
+import inspect
+import linecache
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polyfuse
+from polyfuse import ArgumentError, UnsupportedError
+
+RNG = np.random.default_rng(0)
+
+
+def _kernel_from(source: str, name: str = "k"):
+    """A kernel compiled from text (registered in linecache so polyfuse can read it)."""
+    filename = f"<array-linalg-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def _copy(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _same(fn, *args, targets=("python", "cpu"), rtol=1e-9):
+    """The kernel returns and writes what ``fn`` does, with the same types and dtypes."""
+    for target in targets:
+        expected_args, actual_args = _copy(args), _copy(args)
+        expected = fn(*expected_args)
+        actual = polyfuse.kernel(fn, target=target, verify=True)(*actual_args)
+        pairs = list(zip(expected, actual)) if isinstance(expected, tuple) else [(expected, actual)]
+        pairs += [(e, a) for e, a in zip(expected_args, actual_args) if isinstance(e, np.ndarray)]
+        for e, a in pairs:
+            if e is None:
+                assert a is None
+                continue
+            assert type(a) is type(e), (target, type(a), type(e))
+            assert np.asarray(a).dtype == np.asarray(e).dtype, target
+            assert np.shape(a) == np.shape(e), target
+            if np.asarray(e).dtype.kind in "biu":
+                np.testing.assert_array_equal(a, e)
+            else:
+                np.testing.assert_allclose(a, e, rtol=rtol, atol=1e-12)
+
+
+def _r(*shape, dtype=np.float64):
+    if np.dtype(dtype).kind in "iu":
+        return RNG.integers(-5, 6, shape).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return RNG.random(shape) > 0.5
+    return RNG.random(shape).astype(dtype)
+
+
+# ---- NumPy's shape rules ---------------------------------------------------------------------
+SHAPES = {
+    "vector @ vector": ("a @ b", (5,), (5,)),
+    "matrix @ vector": ("a @ b", (4, 5), (5,)),
+    "vector @ matrix": ("a @ b", (4,), (4, 3)),
+    "matrix @ matrix": ("a @ b", (4, 5), (5, 3)),
+    "batch @ matrix": ("a @ b", (2, 3, 4), (4, 5)),
+    "batch @ batch": ("a @ b", (2, 3, 4), (2, 4, 5)),
+    "batch broadcast of size 1": ("a[None, 0] @ b", (2, 3, 4), (2, 4, 5)),
+    "matrix @ batch": ("a @ b", (3, 4), (2, 4, 5)),
+    "vector @ batch": ("a @ b", (4,), (2, 4, 5)),
+    "batch @ vector": ("a @ b", (2, 3, 4), (4,)),
+    "np.matmul": ("np.matmul(a, b)", (4, 5), (5, 3)),
+    "np.dot 1-D": ("np.dot(a, b)", (5,), (5,)),
+    "np.dot 2-D": ("np.dot(a, b)", (4, 5), (5, 3)),
+    "np.dot N-D and 1-D": ("np.dot(a, b)", (2, 3, 4), (4,)),
+    "np.dot 1-D and N-D": ("np.dot(a, b)", (4,), (2, 4, 3)),
+    "np.dot N-D and M-D": ("np.dot(a, b)", (2, 3, 4), (5, 4, 2)),
+    "np.dot with a scalar": ("np.dot(a, 2.5) + np.dot(3, a)", (3, 4), ()),
+    "method dot": ("a.dot(b)", (4, 5), (5,)),
+    "np.inner": ("np.inner(a, b)", (2, 3), (4, 3)),
+    "np.inner 1-D": ("np.inner(a, b)", (3,), (3,)),
+    "np.vdot": ("np.vdot(a, b)", (6,), (6,)),
+    "np.outer": ("np.outer(a, b)", (4,), (3,)),
+    "np.outer of a scalar": ("np.outer(a, 2.0 * b[0])", (4,), (3,)),
+    "transpose": ("a.T @ b", (5, 4), (5, 3)),
+    "views": ("a[1:, ::2] @ b[::-1, 1]", (4, 6), (3, 2)),
+    "expressions": ("np.maximum(a @ b.T + 1.0, 0.5) @ b", (3, 4), (5, 4)),
+    "chain": ("a @ b @ b.T @ a.T", (3, 4), (4, 4)),
+}
+
+
+@pytest.mark.parametrize("case", list(SHAPES))
+def test_product_shapes_match_numpy(case):
+    expr, sa, sb = SHAPES[case]
+    k = _kernel_from(f"def k(a, b):\n    return {expr}\n")
+    _same(k, _r(*sa), _r(*sb) if sb else _r(1), targets=("python",))
+
+
+EINSUMS = {
+    "matrix product": ("ij,jk->ik", (3, 4), (4, 5)),
+    "implicit output": ("ij,jk", (3, 4), (4, 5)),
+    "implicit output is sorted": ("jk,ij", (4, 5), (3, 4)),
+    "transpose only": ("ij->ji", (3, 4), None),
+    "trace": ("ii", (4, 4), None),
+    "diagonal": ("ii->i", (4, 4), None),
+    "row sums": ("ij->i", (3, 4), None),
+    "full sum": ("ij->", (3, 4), None),
+    "inner product": ("i,i", (5,), (5,)),
+    "outer product": ("i,j->ij", (3,), (4,)),
+    "elementwise product": ("ij,ij->ij", (3, 4), (3, 4)),
+    "Frobenius product": ("ij,ij->", (3, 4), (3, 4)),
+    "batched": ("bij,bjk->bik", (2, 3, 4), (2, 4, 5)),
+    "ellipsis": ("...ij,...jk->...ik", (2, 3, 4), (4, 5)),
+    "implicit ellipsis": ("...ij,jk", (2, 3, 4), (4, 5)),
+    "spaces": (" ij , jk -> ik ", (3, 4), (4, 5)),
+}
+
+
+@pytest.mark.parametrize("case", list(EINSUMS))
+def test_einsum_matches_numpy(case):
+    spec, sa, sb = EINSUMS[case]
+    args = "a" if sb is None else "a, b"
+    k = _kernel_from(f"def k(a, b):\n    return np.einsum({spec!r}, {args})\n")
+    _same(k, _r(*sa), _r(*(sb or (1,))), targets=("python",))
+
+
+@st.composite
+def _einsum_calls(draw):
+    """A random einsum over 1-3 operands of rank 1-3 (arguments have rank >= 1) on labels i, j,
+    k, l, with the operands' shapes; explicit or implicit output."""
+    sizes = {lab: draw(st.integers(1, 3)) for lab in "ijkl"}
+    terms = [draw(st.lists(st.sampled_from("ijkl"), min_size=1, max_size=3)) for _ in range(draw(st.integers(1, 3)))]
+    used = sorted({lab for t in terms for lab in t})
+    spec = ",".join("".join(t) for t in terms)
+    if draw(st.booleans()):
+        spec += "->" + "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))])
+    shapes = [tuple(sizes[lab] for lab in t) for t in terms]
+    return spec, shapes
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(_einsum_calls())
+def test_random_einsums_match_numpy(call):
+    spec, shapes = call
+    names = ", ".join(f"x{n}" for n in range(len(shapes)))
+    k = _kernel_from(f"def k({names}):\n    return np.einsum({spec!r}, {names})\n")
+    rng = np.random.default_rng(len(spec))
+    _same(k, *[rng.random(shape) for shape in shapes], targets=("python",))
+
+
+def test_einsum_broadcasts_an_axis_of_size_one():
+    def k(a, b):
+        return np.einsum("ij,ij->i", a[:, 0, None], b)
+
+    _same(k, _r(3, 2), _r(3, 4), targets=("python",))
+
+
+def test_einsum_of_three_operands_and_optimize():
+    def k(A, B, C):
+        return np.einsum("ij,jk,kl->il", A, B, C, optimize=True)
+
+    _same(k, _r(3, 4), _r(4, 5), _r(5, 2))
+
+
+def test_products_on_the_cpu_target():
+    def k(A, B, x, out):
+        out[:, :] = A @ B
+        return A @ x, x @ x, np.outer(x, x), np.einsum("ij,j->i", B.T, A[0, :])
+
+    _same(k, _r(3, 4), _r(4, 5), _r(4), np.zeros((3, 5)))
+
+
+# ---- dtypes ----------------------------------------------------------------------------------
+DTYPES = [
+    (np.int64, np.int64), (np.int32, np.int32), (np.float32, np.float32), (np.float32, np.float64),
+    (np.int32, np.float32), (np.int64, np.float64), (np.bool_, np.float64), (np.bool_, np.int64),
+]
+
+
+@pytest.mark.parametrize("da, db", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_result_dtype_is_numpys(da, db):
+    def k(A, B, x):
+        return A @ B, A @ x, x @ x
+
+    rtol = 1e-4 if np.float32 in (da, db) else 1e-9
+    _same(k, _r(3, 4, dtype=da), _r(4, 2, dtype=db), _r(4, dtype=db), rtol=rtol)
+
+
+def test_a_python_number_in_a_product_is_a_float64_or_int64_array():
+    def k(a32, i32):
+        return np.dot(a32, 2.0), np.inner(3, a32), np.outer(a32, 0.5), np.dot(i32, 2), np.dot(a32, a32[0])
+
+    _same(k, _r(3, dtype=np.float32), _r(3, dtype=np.int32), rtol=1e-6)
+
+
+def test_scalar_result_is_a_numpy_scalar():
+    def k(x, y):
+        return x @ y
+
+    _same(k, _r(4, dtype=np.float32), _r(4, dtype=np.float32), rtol=1e-5)
+    _same(k, _r(4, dtype=np.int64), _r(4, dtype=np.int64))
+
+
+# ---- statements: in place, in loops, aliasing -------------------------------------------------
+def test_in_place_forms():
+    def k(A, B, C, D, W, X, out):
+        C[:] = A @ B
+        D += A @ B
+        for i in range(X.shape[0]):
+            out[i, :] = W @ X[i, :]
+
+    _same(k, _r(3, 4), _r(4, 5), np.zeros((3, 5)), _r(3, 5), _r(2, 3), _r(6, 3), np.zeros((6, 2)))
+
+
+def test_the_right_hand_side_is_evaluated_before_the_write():
+    def k(A, B, x):
+        A[:] = A @ B
+        B[1:, :] = B[:-1, :] @ B
+        x[:] = B[:, :3] @ x
+        x[1:] += np.dot(B[1:, :3], x)
+
+    _same(k, _r(3, 3), _r(3, 3), _r(3))
+
+
+def _written(fn, *args):
+    """The arrays each statement of the lowered kernel writes."""
+    kernel = polyfuse.kernel(fn, target="python")
+    kernel(*_copy(args))
+    return [set(re.findall(r"-> (\w+)\[", s["writes"])) for s in kernel.explain(*_copy(args))["statements"]]
+
+
+def test_a_product_is_summed_into_its_target_only_where_numpy_would_agree():
+    def direct(A, B, C):
+        C[1:, :] = A[1:, :] @ B
+
+    def aliased(A, B, C):
+        A[:] = A @ B
+
+    def narrower(A, B, C):
+        C[:] = A @ B
+
+    def broadcast(A, B, C):
+        C[:, :] = A[None, 0] @ B
+
+    A, B = _r(4, 4), _r(4, 4)
+    assert _written(direct, A, B, np.zeros((4, 4))) == [{"C"}, {"C"}]  # zero, then sum in place
+    for fn, C in ((aliased, None), (narrower, np.zeros((4, 4), np.float32)), (broadcast, np.zeros((4, 4)))):
+        args = (A, B, np.zeros((4, 4)) if C is None else C)
+        assert len(_written(fn, *args)) == 3, fn.__name__  # zero, sum into a temporary, store
+        _same(fn, *args, rtol=1e-6)
+    _same(direct, A, B, np.zeros((4, 4)))
+
+
+def test_an_operand_that_computes_more_than_sums_and_products_is_stored_once():
+    def computed(A, B, C):
+        C[:, :] = np.maximum(A, 0.5) @ B
+
+    def cheap(A, B, C):
+        C[:, :] = (2.0 * A - B) @ B
+
+    A, B, C = _r(4, 4), _r(4, 4), np.zeros((4, 4))
+    written = _written(computed, A, B, C)
+    assert len(written) == 3 and written[0] != {"C"} and written[1:] == [{"C"}, {"C"}]
+    assert _written(cheap, A, B, C) == [{"C"}, {"C"}]
+    _same(computed, A, B, C)
+    _same(cheap, A, B, C)
+
+
+def test_matrix_vector_loop_and_cholesky_with_row_dots():
+    def k(A, x, y, L):
+        for i in range(A.shape[0]):
+            y[i] = A[i, :] @ x
+        for i in range(A.shape[0]):
+            for j in range(i + 1):
+                s = np.dot(L[i, :], L[j, :])  # L is zero right of the part computed so far
+                if i == j:
+                    L[i, i] = np.sqrt(A[i, i] - s)
+                else:
+                    L[i, j] = (A[i, j] - s) / L[j, j]
+
+    M = _r(5, 5)
+    spd = M @ M.T + 5 * np.eye(5)
+    _same(k, spd, _r(5), np.zeros(5), np.zeros((5, 5)))
+
+
+def test_products_inside_an_if_that_reads_data():
+    def k(A, x, y, Y):
+        for i in range(A.shape[0]):
+            if x[i] > 0.5:
+                y[i] = A[i, :] @ x
+                Y[i, :] = A @ x
+
+    _same(k, _r(5, 5), _r(5), np.zeros(5), np.zeros((5, 5)))
+
+
+def test_temporary_product_fuses_with_its_epilogue():
+    def k(x, W, b, out):
+        out[:, :] = np.maximum(x @ W + b, 0.0)
+
+    args = (_r(4, 3), _r(3, 5), _r(5), np.zeros((4, 5)))
+    _same(k, *args)
+    report = polyfuse.kernel(k, target="python").explain(*args)
+    assert any(d["fused"] for d in report["fusion"]), report["fusion"]
+
+
+# ---- shapes that do not match -----------------------------------------------------------------
+def test_mismatched_symbolic_extents_are_refused_at_call_time():
+    def k(A, x, y):
+        y[:] = A @ x
+
+    kernel = polyfuse.kernel(k, target="python")
+    kernel(_r(3, 4), _r(4), np.zeros(3))
+    with pytest.raises(ArgumentError, match="need to be equal differ"):
+        kernel(_r(3, 4), _r(5), np.zeros(3))
+    with pytest.raises(ArgumentError, match="need to be equal differ"):
+        kernel(_r(3, 4), _r(4), np.zeros(2))
+
+
+def test_a_trace_of_a_non_square_argument_is_refused_at_call_time():
+    def k(A):
+        return np.einsum("ii", A)
+
+    kernel = polyfuse.kernel(k, target="python")
+    assert kernel(np.eye(3)) == 3.0
+    with pytest.raises(ArgumentError, match="need to be equal differ"):
+        kernel(np.ones((3, 4)))
+
+
+# ---- refusals ---------------------------------------------------------------------------------
+def k_constant_mismatch(a):
+    x = np.ones(3)
+    y = np.ones(4)
+    return x @ y + a[0]
+
+
+def k_scalar_matmul(a):
+    return a @ 2.0
+
+
+def k_bool_matmul(a, b):
+    return a @ b
+
+
+def k_weak_array(a, b):
+    return np.where(a > 0.5, 1.0, 0.0) @ b
+
+
+def k_outer_of_a_matrix(a, b):
+    return np.outer(a, b)
+
+
+def k_vdot_of_matrices(a, b):
+    return np.vdot(a, b)
+
+
+def k_out_keyword(a, b, c):
+    return np.dot(a, b, out=c)
+
+
+def k_einsum_variable_spec(a, spec):
+    return np.einsum(spec, a)
+
+
+def k_einsum_operand_lists(a, b):
+    return np.einsum(a, [0, 1], b, [1, 2])
+
+
+def k_einsum_bad_label(a):
+    return np.einsum("i1->i", a)
+
+
+def k_einsum_count(a):
+    return np.einsum("ij,jk->ik", a)
+
+
+def k_einsum_unknown_output(a):
+    return np.einsum("ij->k", a)
+
+
+def k_einsum_repeated_output(a):
+    return np.einsum("ij->ii", a)
+
+
+def k_einsum_rank(a):
+    return np.einsum("ijk->i", a)
+
+
+def k_einsum_ellipsis_without_output(a):
+    return np.einsum("...i->i", a)
+
+
+def k_einsum_diagonal_mismatch(a):
+    x = np.ones((2, 3))
+    return np.einsum("ii", x) + a[0, 0]
+
+
+def k_int8_product(a, b):
+    return a @ b
+
+
+M34, M43, V4 = _r(3, 4), _r(4, 3), _r(4)
+REFUSALS = {
+    "constant extents that differ": (k_constant_mismatch, (V4,), "size 3 meets one of size 4"),
+    "matmul of a scalar": (k_scalar_matmul, (M34,), "matrix product of a scalar"),
+    "bool @ bool": (k_bool_matmul, (M34 > 0.5, M43 > 0.5), "boolean arrays only"),
+    "array of Python numbers": (k_weak_array, (M34, M43), "array of Python numbers"),
+    "np.outer of a matrix": (k_outer_of_a_matrix, (M34, V4), "rank > 1"),
+    "np.vdot of matrices": (k_vdot_of_matrices, (M34, M34), "other than two vectors"),
+    "out= keyword": (k_out_keyword, (M34, M43, np.zeros((3, 3))), "keyword out="),
+    "einsum spec not a literal": (k_einsum_variable_spec, (M34, 2), "string literal"),
+    "einsum operand lists": (k_einsum_operand_lists, (M34, M43), "string literal"),
+    "einsum bad label": (k_einsum_bad_label, (V4,), "invalid label '1'"),
+    "einsum operand count": (k_einsum_count, (M34,), "names 2 operands but 1 are given"),
+    "einsum output label in no input": (k_einsum_unknown_output, (M34,), "output label 'k' is in no input"),
+    "einsum repeated output label": (k_einsum_repeated_output, (M34,), "appears more than once"),
+    "einsum rank": (k_einsum_rank, (M34,), "operand 0 has 2 axes but its term names 3"),
+    "einsum ellipsis dropped": (k_einsum_ellipsis_without_output, (M34,), "the output has no '...'"),
+    "einsum diagonal of a non-square view": (k_einsum_diagonal_mismatch, (M34,), "size 2 meets one of size 3"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_refusals_name_the_construct_and_its_line(case):
+    fn, args, words = REFUSALS[case]
+    with pytest.raises(UnsupportedError) as info:
+        polyfuse.kernel(fn, target="python")(*args)
+    message = str(info.value)
+    assert words in message, message
+    span = info.value.span
+    assert span is not None and span.filename == __file__
+    assert span.text.strip() == inspect.getsourcelines(fn)[0][-1].strip(), message  # the product's line
+    assert "frontend/array_linalg.py" not in message
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_narrow_integer_products_wrap_as_numpy_does(target):
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(-128, 128, shape).astype(np.int8) for shape in ((3, 4), (4, 5)))
+    with np.errstate(over="ignore"):
+        got = polyfuse.kernel(k_int8_product, target=target)(a, b)
+    want = k_int8_product(a, b)
+    assert got.dtype == want.dtype == np.int8
+    np.testing.assert_array_equal(got, want)
