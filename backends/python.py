@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from polyfuse.model import ir
-from polyfuse.model.region import render as render_region
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.model.region import render as render_region
 from polyfuse.model.scop import isl_name
 
 _serial = count()

@@ -28,6 +28,7 @@ from polyfuse.model.scop import isl_name
 from .control import access_text, guard_expr, written_names
 from .types import VType
 
+
 def region_var(name: str) -> str:
     """The generated name of a loop variable inside a region (never an isl iterator's ``c0``)."""
     return f"_pf_{name}"
@@ -57,12 +58,12 @@ def bound_reason(args: list[ast.expr]) -> str:
 def lift_region(lifter, node: ast.For | ast.While, scope, reason: str) -> list:
     """``node`` as one opaque statement of ``lifter``'s Scop (returns its schedule-tree node)."""
     written = written_names([node])
-    private = _private_scalars(lifter, node, written)
+    candidates = _private_scalars(lifter, node, written)
     builder = _RegionBuilder(lifter, scope)
     body = builder.block([node])
     if lifter.guards:  # inside a data-dependent if: the region runs where its condition holds
         body = (rg.IfElse(guard_expr(lifter.guards, builder.exprs), body),)
-    private = tuple(sorted(p for p in private if p in lifter.arrays and lifter.arrays[p].is_scalar))
+    private = tuple(sorted(p for p in candidates if p in lifter.arrays and lifter.arrays[p].is_scalar))
     reads = [(text, guard) for text, guard in builder.exprs.read_texts
              if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
     reads += [(text, None) for text in builder.write_texts

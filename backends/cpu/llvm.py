@@ -33,7 +33,6 @@ from polyfuse.backends.cpu.parallel import (
     run_region,
     trip_count,
 )
-from polyfuse.backends.cpu.region import RegionEmitter
 from polyfuse.backends.cpu.phases import (
     Phase,
     plan_phases,
@@ -42,6 +41,7 @@ from polyfuse.backends.cpu.phases import (
     region_role,
     shared_scalars,
 )
+from polyfuse.backends.cpu.region import RegionEmitter
 
 from polyfuse.errors import ArgumentError
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound

@@ -11,8 +11,8 @@ any statement.
 from __future__ import annotations
 
 from llvmlite import ir as ll
-
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, has_index
+
 from polyfuse.model import region as rg
 
 _I64 = ll.IntType(64)
