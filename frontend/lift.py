@@ -33,7 +33,7 @@ from .arrays import lower_arrays
 from .checker import check_subset, module_of
 from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
 from .expressions import ExpressionLifter
-from .opaque import bound_reason, lift_region, own_jump
+from .opaque import bound_reason, kept_inside, lift_region, own_jump
 from .returns import lift_return
 from .rewrite import rewrite
 from .source import KernelSource, read_source
@@ -180,6 +180,9 @@ class Lifter:
         try:
             cond = self.condition(node.test, scope)
         except UnsupportedError:
+            reason = kept_inside(self, node)
+            if reason:  # it holds a loop kept as written: so is the whole if (frontend.opaque)
+                return lift_region(self, node, scope, reason)
             return lift_data_if(self, node, scope)
         then = self.lift_block(node.body, Scope(scope.loop_vars, scope.domain.intersect(cond)))
         orelse = self.lift_block(node.orelse, Scope(scope.loop_vars, scope.domain.subtract(cond)))

@@ -46,6 +46,22 @@ def own_jump(loop: ast.For | ast.While) -> ast.stmt | None:
     return None
 
 
+def kept_inside(lifter, node: ast.If) -> str:
+    """Why a data-dependent ``if`` is kept as written whole ("" when it is if-converted): it
+    holds a loop that is kept as written, whose assignments then stay real branches."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.While):
+            return "while loop inside a data-dependent if"
+        if isinstance(inner, (ast.Break, ast.Continue)):
+            return f"{'break' if isinstance(inner, ast.Break) else 'continue'} inside a data-dependent if"
+        if isinstance(inner, ast.For) and isinstance(inner.iter, ast.Call):
+            for name in (n for a in inner.iter.args for n in ast.walk(a)):
+                local = isinstance(name, ast.Name) and name.id in lifter.arrays and lifter.arrays[name.id].is_scalar
+                if local or isinstance(name, ast.Subscript) and isinstance(name.value, ast.Name):
+                    return bound_reason(inner.iter.args) + " inside a data-dependent if"
+    return ""
+
+
 def bound_reason(args: list[ast.expr]) -> str:
     """Why a ``range(...)`` is not affine, for explain()."""
     arrays = sorted({ast.unparse(n.value) for a in args for n in ast.walk(a)
@@ -55,7 +71,7 @@ def bound_reason(args: list[ast.expr]) -> str:
     return f"loop bound {', '.join(ast.unparse(a) for a in args)} is not affine"
 
 
-def lift_region(lifter, node: ast.For | ast.While, scope, reason: str) -> list:
+def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) -> list:
     """``node`` as one opaque statement of ``lifter``'s Scop (returns its schedule-tree node)."""
     written = written_names([node])
     candidates = _private_scalars(lifter, node, written)

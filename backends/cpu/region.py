@@ -13,6 +13,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, has_index
 
+from polyfuse.model import ir
 from polyfuse.model import region as rg
 
 _I64 = ll.IntType(64)
@@ -59,11 +60,30 @@ class RegionEmitter:
         self.b.position_at_end(done)
 
     def emit_ForRange(self, op: rg.ForRange) -> None:
-        """``range(start, stop, step)``: bounds evaluated once, as Python does."""
-        fn, exprs = self.cg.function, self.cg.exprs
+        """``range(start, stop, step)``: bounds evaluated once, as Python does.  Subscripts that
+        are the loop variable itself (``data[k]`` in a CSR row) are checked once, before the
+        loop: when ``0 <= start`` and ``stop <= extent`` of each such axis, a copy of the loop
+        without their per-iteration checks runs (numba-speed CSR rows), else the checked one."""
+        exprs = self.cg.exprs
+        stop, start = exprs.emit(op.stop), exprs.emit(op.start)
+        extents = _own_extents(op)
+        if not extents:
+            self.range_loop(op, start, stop)
+            return
+        inside = self.b.icmp_signed(">=", start, ll.Constant(_I64, 0))
+        for extent in extents:
+            inside = self.b.and_(inside, self.b.icmp_signed("<=", stop, exprs.emit(extent)))
+        with self.b.if_else(inside) as (fast, checked):
+            with fast:
+                self.range_loop(rg.ForRange(op.var, op.start, op.stop, op.step, _unchecked(op.body, op.var)),
+                                start, stop)
+            with checked:
+                self.range_loop(op, start, stop)
+
+    def range_loop(self, op: rg.ForRange, start, stop) -> None:
+        fn = self.cg.function
         counter = self.cg.alloca_builder.alloca(_I64, name=op.var)
-        stop = exprs.emit(op.stop)
-        self.b.store(exprs.emit(op.start), counter)
+        self.b.store(start, counter)
         header, body, latch, done = (fn.append_basic_block(f"{op.var}.{part}")
                                      for part in ("header", "body", "next", "done"))
         self.b.branch(header)
@@ -112,3 +132,37 @@ class RegionEmitter:
 
     def emit_Continue(self, op: rg.Continue) -> None:
         self.jump(self.loops[-1][0], "continue")
+
+
+def _own_extents(op: rg.ForRange) -> list:
+    """The extents of the axes ``op``'s body indexes with its variable alone (ascending loops)."""
+    if op.step <= 0:
+        return []
+    found: list = []
+    for expr in rg.expressions(op.body):
+        for node in ir.walk(expr):
+            if isinstance(node, ir.Index) and node.operand == ir.Var(op.var, ir.INT) and node.extent not in found:
+                found.append(node.extent)
+    return found
+
+
+def _unchecked(body: tuple[rg.Op, ...], var: str) -> tuple[rg.Op, ...]:
+    """``body`` with each subscript that is ``var`` alone used directly (checked before the loop)."""
+
+    def expr(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Index) and e.operand == ir.Var(var, ir.INT):
+            return e.operand
+        return ir.map_children(e, expr)
+
+    def op(o: rg.Op) -> rg.Op:
+        if isinstance(o, rg.Assign):
+            return rg.Assign(o.array, tuple(expr(i) for i in o.index), expr(o.value))
+        if isinstance(o, rg.While):
+            return rg.While(expr(o.cond), _unchecked(o.body, var))
+        if isinstance(o, rg.ForRange):
+            return rg.ForRange(o.var, expr(o.start), expr(o.stop), o.step, _unchecked(o.body, var))
+        if isinstance(o, rg.IfElse):
+            return rg.IfElse(expr(o.cond), _unchecked(o.then, var), _unchecked(o.otherwise, var))
+        return o
+
+    return tuple(op(o) for o in body)
