@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import HAS_CPU
 
 import polyfuse
-from conftest import HAS_CPU
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="the LLVM backend is not available")
 
