@@ -197,53 +197,42 @@ class _RegionBuilder:
 
 # ---- scalars private to a region ------------------------------------------------------------
 def _private_scalars(lifter, node: ast.stmt, written: set[str]) -> set[str]:
-    """Scalars ``node`` writes before it reads them and that no other code reads."""
+    """Scalars ``node`` writes before it reads them, and that no read elsewhere may see from it:
+    every read outside ``node`` follows an assignment in its own straight-line code."""
     exposed: set[str] = set()
     _exposed([node], set(), written, exposed)
-    outside = _reads_outside(lifter.source.tree, node)
-    return {name for name in written if name not in exposed and name not in outside}
+    _exposed(lifter.source.tree.body, set(), written, exposed, skip=node)
+    return written - exposed
 
 
 def _names(node: ast.AST | None) -> set[str]:
     return set() if node is None else {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: set[str]) -> set[str]:
-    """Add to ``out`` the ``watched`` names some read of ``stmts`` may see from before them;
-    returns the names surely assigned after ``stmts`` (given ``defined`` before)."""
+def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: set[str],
+             skip: ast.stmt | None = None) -> set[str]:
+    """Add to ``out`` the ``watched`` names some read of ``stmts`` may see from before them
+    (``skip`` and what is inside it not counted); returns the names surely assigned after
+    ``stmts`` (given ``defined`` before).  Loops may run no iteration: they define nothing."""
     defined = set(defined)
     for stmt in stmts:
+        if stmt is skip:
+            continue
         if isinstance(stmt, ast.Assign):
             target = stmt.targets[0]
             read = _names(stmt.value) | (set() if isinstance(target, ast.Name) else _names(target))
             out.update((read & watched) - defined)
             if isinstance(target, ast.Name):
                 defined.add(target.id)
-        elif isinstance(stmt, ast.AugAssign):
-            out.update(((_names(stmt.value) | _names(stmt.target)) & watched) - defined)
         elif isinstance(stmt, ast.If):
             out.update((_names(stmt.test) & watched) - defined)
-            then = _exposed(stmt.body, defined, watched, out)
-            otherwise = _exposed(stmt.orelse, defined, watched, out)
+            then = _exposed(stmt.body, defined, watched, out, skip)
+            otherwise = _exposed(stmt.orelse, defined, watched, out, skip)
             defined |= then & otherwise
         elif isinstance(stmt, (ast.While, ast.For)):
             head = stmt.test if isinstance(stmt, ast.While) else stmt.iter
             out.update((_names(head) & watched) - defined)
-            _exposed(stmt.body, defined, watched, out)  # may run no iteration: defines nothing
+            _exposed(stmt.body, defined, watched, out, skip)
+        else:  # augmented assignments, returns, jumps: every name they mention is read
+            out.update((_names(stmt) & watched) - defined)
     return defined
-
-
-def _reads_outside(tree: ast.AST, region: ast.AST) -> set[str]:
-    """Names read anywhere in ``tree`` except inside ``region``."""
-    found: set[str] = set()
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if node is region:
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            found.add(node.id)
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            found.add(node.target.id)
-        stack.extend(ast.iter_child_nodes(node))
-    return found

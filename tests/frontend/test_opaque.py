@@ -193,3 +193,24 @@ def test_cuda_refuses_a_region_naming_the_construct_and_line():
         polyfuse.kernel(bisection, target="cuda")(np.ones(3), np.zeros(3), 1e-6)
     assert "while hi - lo > tol:" in str(info.value)
     assert f"line {bisection.__code__.co_firstlineno + 4}" in str(info.value)
+
+
+def two_loops_one_temporary(x, out):
+    for i in range(x.shape[0]):
+        n = 0
+        while n < 3:
+            t = x[i] * n
+            out[i] += t
+            n += 1
+        m = 0
+        while m < 2:
+            t = x[i] + m
+            out[i] -= t
+            m += 1
+
+
+def test_a_temporary_each_loop_assigns_before_reading_is_private_to_each():
+    args = (np.arange(4.0), np.zeros(4))
+    kernel = run_both(two_loops_one_temporary, *args, target="cpu")
+    regions = kernel.explain(*args)["kept as written"]
+    assert [r["private"] for r in regions] == [["t"], ["t"]]
