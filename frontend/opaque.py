@@ -82,13 +82,13 @@ def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) 
     private = tuple(sorted(p for p in candidates if p in lifter.arrays and lifter.arrays[p].is_scalar))
     reads = [(text, guard) for text, guard in builder.exprs.read_texts
              if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
-    reads += [(text, None) for text in builder.write_texts
+    reads += [(text, guard) for text, guard in builder.write_texts
               if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
     region = rg.Region(
         body=body, reason=reason, line=lifter.source.span(node).line,
         reads=tuple(sorted(builder.read_names)), writes=tuple(sorted(builder.written)), private=private,
     )
-    return [lifter.add_region(node, region, scope, reads, [(t, None) for t in builder.write_texts])]
+    return [lifter.add_region(node, region, scope, reads, builder.write_texts)]
 
 
 class _RegionBuilder:
@@ -98,7 +98,7 @@ class _RegionBuilder:
         self.lifter = lifter
         self.scope = scope
         self.exprs = lifter.expressions(scope)
-        self.write_texts: list[str] = []
+        self.write_texts: list[tuple[str, object]] = []  # (isl access text, guard set or None)
         self.written: set[str] = set()
 
     @property
@@ -133,7 +133,29 @@ class _RegionBuilder:
         return [rg.While(self.condition(node.test), self.block(node.body))]
 
     def _If(self, node: ast.If) -> list:
-        return [rg.IfElse(self.condition(node.test), self.block(node.body), self.block(node.orelse))]
+        """A real branch; where its condition is affine in the enclosing loops' variables
+        (``if i > 0:``), the accesses of each branch are recorded only where it is taken."""
+        cond = self.condition(node.test)
+        holds = self.exprs.affine_condition(node.test)
+        if holds is None:
+            return [rg.IfElse(cond, self.block(node.body), self.block(node.orelse))]
+        then = self.guarded(node.body, holds)
+        otherwise = self.guarded(node.orelse, self.exprs.universe(node.test).subtract(holds))
+        return [rg.IfElse(cond, then, otherwise)]
+
+    def guarded(self, stmts: list[ast.stmt], where) -> tuple[rg.Op, ...]:
+        self.exprs.guards.append(where)
+        try:
+            return self.block(stmts)
+        finally:
+            self.exprs.guards.pop()
+
+    def guard(self):
+        """The affine conditions around the current operation (None: everywhere)."""
+        result = None
+        for condition in self.exprs.guards:
+            result = condition if result is None else result.intersect(condition)
+        return result
 
     def _For(self, node: ast.For) -> list:
         assert isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call), "checked by the subset checker"
@@ -184,13 +206,13 @@ class _RegionBuilder:
             if target.id in lifter.region_vars:
                 raise lifter.error(target, f"assignment to loop variable {target.id!r}")
             array, index, dtype = lifter.assign_scalar(target, value)
-            self.write_texts.append(f"{isl_name(array)}[]")
+            self.write_texts.append((f"{isl_name(array)}[]", self.guard()))
         else:
             assert isinstance(target, ast.Subscript), "checked by the subset checker"
             array, index_aff = self.exprs.subscript(target, write=True)
             index = tuple(a.expr for a in index_aff)
             dtype = lifter.arrays[array].dtype
-            self.write_texts.append(access_text(isl_name(array), lifter.arrays[array], index_aff))
+            self.write_texts.append((access_text(isl_name(array), lifter.arrays[array], index_aff), self.guard()))
         self.written.add(array)
         return rg.Assign(array, index, self.exprs.coerce(value, VType(dtype, False)))
 

@@ -214,3 +214,19 @@ def test_a_temporary_each_loop_assigns_before_reading_is_private_to_each():
     kernel = run_both(two_loops_one_temporary, *args, target="cpu")
     regions = kernel.explain(*args)["kept as written"]
     assert [r["private"] for r in regions] == [["t"], ["t"]]
+
+
+def guarded_neighbour(x, y):
+    for i in range(x.shape[0]):
+        k = 0
+        while k < 2:
+            if i > 0:
+                y[i] += x[i - 1]
+            else:
+                y[i] -= 1.0
+            k += 1
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_accesses_under_an_affine_if_inside_a_region_are_proven_only_where_it_holds(target):
+    run_both(guarded_neighbour, np.arange(1.0, 6.0), np.zeros(5), target=target)
