@@ -17,6 +17,7 @@ import numpy as np
 
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.model.region import render as render_region
 from polyfuse.model.scop import isl_name
 
 _serial = count()
@@ -108,6 +109,10 @@ def _emit_stmt(node: StmtCall, program, depth, out) -> None:
     stmt = program.statement(node.statement)
     for var, value in zip(stmt.iterators, node.args):
         out.append(f"{pad}{isl_name(var)} = {ir.to_python(value)}")
+    if stmt.region is not None:  # a loop kept as written (model/region.py)
+        out.append(f"{pad}# {stmt.name}: {stmt.region.reason}, line {stmt.region.line}")
+        out.extend(render_region(stmt.region.body, depth))
+        return
     index = ", ".join(ir.to_python(i) for i in stmt.index) if stmt.index else "()"
     out.append(f"{pad}{stmt.array}[{index}] = {ir.to_python(stmt.value)}  # {stmt.name}")
 

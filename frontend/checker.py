@@ -17,16 +17,13 @@ from .allocation import ALLOCATORS
 from .source import KernelSource
 
 SUPPORTED_HINT = {
-    "stmt": "kernel bodies may contain for-range loops, if/elif/else, assignments to array "
+    "stmt": "kernel bodies may contain for-range and while loops (with break/continue), if/elif/else, assignments to array "
     "elements or scalar locals, np.empty/zeros/ones/full(_like) locals and a final return",
     "expr": "expressions may use + - * / // % **, comparisons inside 'a if c else b', abs/min/max, "
     "math.* and np.* elementwise functions, numbers, arguments and array elements",
 }
 
 _STMT_NAMES = {
-    ast.While: "while loop",
-    ast.Break: "break",
-    ast.Continue: "continue",
     ast.With: "with statement",
     ast.Try: "try statement",
     ast.Raise: "raise statement",
@@ -119,6 +116,18 @@ class SubsetChecker(ast.NodeVisitor):
             self.visit_expr(arg)
         for stmt in node.body:
             self.visit_stmt(stmt)
+
+    def stmt_While(self, node: ast.While, top: bool) -> None:
+        if node.orelse:
+            self.fail(node, "while ... else")
+        self.visit_expr(node.test)
+        for stmt in node.body:
+            self.visit_stmt(stmt)
+
+    def stmt_Break(self, node: ast.Break, top: bool) -> None:
+        return None  # Python's own compiler rejects break and continue outside loops
+
+    stmt_Continue = stmt_Break
 
     def stmt_If(self, node: ast.If, top: bool) -> None:
         self.visit_expr(node.test)

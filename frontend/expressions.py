@@ -70,6 +70,8 @@ class ExpressionLifter:
 
     def _Name(self, node: ast.Name) -> ir.Expr:
         name = node.id
+        if name in self.lifter.region_vars:  # a loop variable inside a loop kept as written
+            return ir.Var(f"_pf_{name}", "int64", True)  # frontend.opaque.region_var
         if name in self.scope.loop_vars:
             return ir.Var(isl_name(name), "int64", True)
         arg = self.lifter.arguments.get(name)

@@ -14,6 +14,7 @@ import islpy as isl
 
 from polyfuse.errors import SourceSpan, UnsupportedError
 from polyfuse.model import ir
+from polyfuse.model.region import Region
 from polyfuse.model.schedule_tree import StmtNode, loop_of
 from polyfuse.model.scop import (
     Argument,
@@ -33,6 +34,7 @@ from .arrays import lower_arrays
 from .checker import check_subset, module_of
 from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
 from .expressions import ExpressionLifter
+from .opaque import bound_reason, kept_inside, lift_region, own_jump
 from .returns import lift_return
 from .rewrite import rewrite
 from .source import KernelSource, read_source
@@ -77,6 +79,7 @@ class Lifter:
         self.cond_count = 0
         self.returns: ReturnValue | None = None  # what the final return gives back (frontend.returns)
         self.returns_span: SourceSpan | None = None
+        self.region_vars: set[str] = set()  # loop variables inside the region being lifted (frontend.opaque)
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -141,7 +144,13 @@ class Lifter:
             raise self.error(node.target, f"loop variable {var!r} reuses the name of an enclosing loop")
         if var in self.arguments or var in self.arrays or var in self.scalar_types:
             raise self.error(node.target, f"loop variable {var!r} shadows an argument or local")
-        args = [self.affine(a, scope) for a in node.iter.args]
+        jump = own_jump(node)
+        if jump is not None:  # kept as written (frontend.opaque)
+            return lift_region(self, node, scope, "break" if isinstance(jump, ast.Break) else "continue")
+        try:
+            args = [self.affine(a, scope) for a in node.iter.args]
+        except UnsupportedError:
+            return lift_region(self, node, scope, bound_reason(node.iter.args))
         start, stop, step = _range_parts(args)
         if step.const is None or step.const == 0:
             raise self.error(node.iter, "range() step must be a non-zero integer constant")
@@ -165,10 +174,16 @@ class Lifter:
             self.pranges.insert(slot, PrangeLoop(self.source.span(node).line, var, n, inside))
         return [loop_of(v, 1 if step.const > 0 else -1, tuple(body))] if body else []
 
+    def visit_While(self, node: ast.While, scope: Scope) -> list:
+        return lift_region(self, node, scope, "while loop")
+
     def visit_If(self, node: ast.If, scope: Scope) -> list:
         try:
             cond = self.condition(node.test, scope)
         except UnsupportedError:
+            reason = kept_inside(self, node)
+            if reason:  # it holds a loop kept as written: so is the whole if (frontend.opaque)
+                return lift_region(self, node, scope, reason)
             return lift_data_if(self, node, scope)
         then = self.lift_block(node.body, Scope(scope.loop_vars, scope.domain.intersect(cond)))
         orelse = self.lift_block(node.orelse, Scope(scope.loop_vars, scope.domain.subtract(cond)))
@@ -268,6 +283,19 @@ class Lifter:
             name=name, iterators=scope.loop_vars, array=array, index=index,
             value=value, span=self.source.span(node),
             nest=self.nest, domain=domain, reads=reads, writes=writes,
+        ))
+        return StmtNode(name)
+
+    def add_region(self, node: ast.stmt, region: Region, scope: Scope, reads: list, writes: list) -> StmtNode:
+        """Record a loop kept as written (frontend.opaque) with its over-approximated accesses."""
+        name = f"S{len(self.statements)}"
+        iters = ", ".join(isl_name(v) for v in scope.loop_vars)
+        domain = scope.domain.set_tuple_name(name)
+        self.statements.append(Statement(
+            name=name, iterators=scope.loop_vars, array="", index=(), value=ir.int_const(0),
+            span=self.source.span(node), nest=self.nest, domain=domain,
+            reads=self.access_map(node, name, iters, reads, domain),
+            writes=self.access_map(node, name, iters, writes, domain), region=region,
         ))
         return StmtNode(name)
 

@@ -30,6 +30,8 @@ class Explanation:
         return cls((
             ("options", options.key()),
             ("statements", [_statement(s) for s in scop.statements]),
+            *((("kept as written", [_region(s) for s in scop.statements if s.region is not None]),)
+              if any(s.region is not None for s in scop.statements) else ()),
             ("dependences", [_dependence(d) for d in deps.items]),
             ("loop order", [asdict(d) for d in sched.locality]),
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
@@ -106,6 +108,13 @@ def _statement(stmt) -> dict[str, Any]:
         "name": stmt.name, "line": stmt.span.line, "source": stmt.source_line,
         "domain": stmt.domain.to_str(), "reads": stmt.reads.to_str(), "writes": stmt.writes.to_str(),
     }
+
+
+def _region(stmt) -> dict[str, Any]:
+    """A loop kept as written (model/region.py): where, why, and what it may touch."""
+    region = stmt.region
+    return {"statement": stmt.name, "line": region.line, "source": stmt.source_line, "why": region.reason,
+            "may read": list(region.reads), "may write": list(region.writes), "private": list(region.private)}
 
 
 def _dependence(dep) -> dict[str, Any]:

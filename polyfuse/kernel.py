@@ -201,7 +201,7 @@ class Kernel:
             program, scop = stages["loop ast"], stages["final scop"]
         variant = CompiledVariant(
             arguments=arguments, params=program.params, local_arrays=program.local_arrays(),
-            backend=stages["backend"], bounds=stages["bounds"], written=frozenset(s.array for s in scop.statements),
+            backend=stages["backend"], bounds=stages["bounds"], written=frozenset(a for s in scop.statements for a in s.targets),
             stages=stages, declared_locals=tuple(a for a in stages["lift"].arrays if a.kind == "local"),
             returns=scop.returns,
         )

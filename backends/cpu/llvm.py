@@ -41,6 +41,7 @@ from polyfuse.backends.cpu.phases import (
     region_role,
     shared_scalars,
 )
+from polyfuse.backends.cpu.region import RegionEmitter
 
 from polyfuse.errors import ArgumentError
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
@@ -549,6 +550,11 @@ class KernelCodegen:
         saved = {n: self.values.get(n) for n in names}
         for name, arg in zip(names, node.args):
             self.values[name] = self.exprs.emit(arg)
+        if stmt.region is not None:  # a loop kept as written
+            RegionEmitter(self).emit(stmt.region.body)
+            for name, old in saved.items():
+                self._restore(name, old)
+            return
         value = self.exprs.emit(stmt.value)
         if has_index(stmt.index):
             address, ok = self.exprs.checked_address(stmt.array, stmt.index)

@@ -232,7 +232,7 @@ def _region_problem(program: LoopProgram, loops: list[For], serial: list[tuple[N
 
 
 def _writes(program: LoopProgram, node: Node, name: str) -> bool:
-    return any(program.statement(s).array == name for s in statements_in(node))
+    return any(name in program.statement(s).targets for s in statements_in(node))
 
 
 def _written_before_read(program: LoopProgram, node: Node, name: str, defined: bool) -> bool:
@@ -240,6 +240,8 @@ def _written_before_read(program: LoopProgram, node: Node, name: str, defined: b
     the same block or of an enclosing block (within one iteration of the parallel loop)."""
     if isinstance(node, StmtCall):
         stmt = program.statement(node.statement)
+        if stmt.region is not None:  # a loop kept as written: reads what it may write, unless private
+            return defined or name not in stmt.sources()
         return defined or not any(isinstance(e, ir.Load) and e.array == name for e in ir.walk(stmt.value))
     if isinstance(node, For):
         return _written_before_read(program, node.body, name, defined)
@@ -249,5 +251,6 @@ def _written_before_read(program: LoopProgram, node: Node, name: str, defined: b
     for child in node.children:
         if not _written_before_read(program, child, name, defined):
             return False
-        defined = defined or (isinstance(child, StmtCall) and program.statement(child.statement).array == name)
+        defined = defined or (isinstance(child, StmtCall) and program.statement(child.statement).array == name
+                              and program.statement(child.statement).region is None)
     return True

@@ -482,8 +482,12 @@ def _tiled_config(counts: list[int], x: int, tile: tuple[int, ...], cap: int | N
 
 def _refuse_runtime_subscripts(program: LoopProgram) -> None:
     """Subscripts computed at run time (``x[idx[i]]``) need an IndexError path on the device,
-    which this backend does not have yet."""
+    which this backend does not have yet; nor does it run loops kept as written (model/region.py)."""
     for stmt in program.statements:
+        if stmt.region is not None:
+            raise UnsupportedError(
+                f"{stmt.region.reason} (line {stmt.region.line}) is kept as written, which target='cuda' "
+                "does not run yet; use target='cpu' or 'python'", stmt.span, stmt.region.reason)
         for root in (stmt.value, *stmt.index):
             for node in ir.walk(root):
                 if isinstance(node, ir.Index):

@@ -65,6 +65,9 @@ def _arrays(scop, statements: tuple[str, ...]) -> set[str]:
     found: set[str] = set()
     for name in statements:
         stmt = scop.statement(name)
+        if stmt.region is not None:  # a loop kept as written: every array it may touch
+            found.update(a for a in set(stmt.targets) | stmt.sources() if scop.array(a).rank)
+            continue
         if stmt.index:
             found.add(stmt.array)
         found.update(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load) and e.index)

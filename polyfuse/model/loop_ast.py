@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from polyfuse.model import ir
+from polyfuse.model.region import render as render_region
 from polyfuse.model.scop import Argument, ArrayInfo, Statement
 
 
@@ -182,6 +183,10 @@ def _render(node: Node, program: LoopProgram, depth: int, out: list[str]) -> Non
     else:
         stmt = program.statement(node.statement)
         args = ", ".join(ir.to_python(a) for a in node.args)
+        if stmt.region is not None:  # the loop kept as written, below its call
+            out.append(display_names(f"{pad}{stmt.name}({args})") + f"  # kept as written: {stmt.region.reason}")
+            out.extend(display_names(line) for line in render_region(stmt.region.body, depth + 1))
+            return
         out.append(display_names(f"{pad}{stmt.name}({args})") + f"  # {stmt.source_line}")
 
 
@@ -190,6 +195,6 @@ def arrays_used(program: LoopProgram, node: Node) -> set[str]:
     used: set[str] = set()
     for name in statements_in(node):
         stmt = program.statement(name)
-        used.add(stmt.array)
-        used.update(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load))
+        used.update(stmt.targets)
+        used.update(stmt.sources())
     return used

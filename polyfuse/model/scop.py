@@ -13,6 +13,7 @@ import islpy as isl
 
 from polyfuse.errors import SourceSpan
 from polyfuse.model import ir
+from polyfuse.model.region import Region
 
 ISL_RESERVED = {
     "and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty", "true", "false",
@@ -92,10 +93,24 @@ class Statement:
     domain: isl.Set = field(compare=False, repr=False)
     reads: isl.UnionMap = field(compare=False, repr=False)
     writes: isl.UnionMap = field(compare=False, repr=False)
+    # an opaque region (model/region.py): ``body`` runs as written; array/index/value are unused
+    region: Region | None = None
 
     @property
     def source_line(self) -> str:
         return self.span.text.strip()
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The arrays and scalars this statement (may) write."""
+        return self.region.writes if self.region is not None else (self.array,)
+
+    def sources(self) -> set[str]:
+        """The arrays and scalars whose values this statement (may) read."""
+        if self.region is not None:
+            return set(self.region.uses())
+        return {e.array for e in ir.walk(self.value) if isinstance(e, ir.Load)} | {
+            e.array for i in self.index for e in ir.walk(i) if isinstance(e, ir.Load)}
 
 
 @dataclass(frozen=True)

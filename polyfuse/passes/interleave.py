@@ -129,6 +129,8 @@ class _Interleaver(ProgramEdit):
         calls = statements_in(loop.body)
         if len(calls) * self.copies > MAX_STATEMENT_COPIES:
             return None
+        if any(self.program.statement(name).region is not None for name in calls):
+            return None  # a loop kept as written is not rewritten
         renamed = tuple(sorted(a for a in loop.private if a in self.written(loop.body)))
         names = [{a: a for a in renamed}] + [{a: self.copy_array(a, k) for a in renamed}
                                                for k in range(1, self.copies)]

@@ -110,6 +110,8 @@ class _Rewriter:
             elements *= point.trip
         if not calls or elements < 2:
             return None
+        if any(self.program.statement(c.statement).region is not None for c in calls):
+            return None  # a loop kept as written is not rewritten
         changing = {loop.iterator} | {p.iterator for p in points}
         if any(_uses(p.init, changing) for p in points):
             return None

@@ -67,8 +67,10 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
 def _indexed_at_run_time(scop: Scop, array: str) -> bool:
     """Is ``array`` accessed with a subscript computed at run time (ir.Index)?  Its access
     relations then cover whole axes, which says nothing about which element each instance
-    touches, so its storage is kept."""
+    touches, so its storage is kept.  So is that of an array a loop kept as written uses."""
     for stmt in scop.statements:
+        if stmt.region is not None and (array in stmt.region.uses() or array in stmt.region.writes):
+            return True
         for root in (stmt.value, *stmt.index):
             for node in ir.walk(root):
                 if isinstance(node, ir.Index) and node.array == array:

@@ -34,11 +34,13 @@ def scalars_only_in(scop: Scop, node: LoopNode) -> list[str]:
 
 
 def _touches(stmt, name: str) -> bool:
-    return stmt.array == name or any(isinstance(e, ir.Load) and e.array == name for e in ir.walk(stmt.value))
+    return name in stmt.targets or name in stmt.sources()
 
 
 def expand(scop: Scop, name: str, node: LoopNode) -> Scop | None:
     """``scop`` with scalar ``name`` indexed by ``node``'s loop, or None when not possible."""
+    if any(s.region is not None and _touches(s, name) for s in scop.statements):
+        return None  # a loop kept as written is not rewritten
     var = node.members[0].var
     bounds = _bounds(scop, node, var)
     if bounds is None:

@@ -189,6 +189,8 @@ def register_tileable(scop, node, vector_bytes: int) -> bool:
 def _shares_locals(scop, inside: set[str]) -> bool:
     """Some kernel-local array is accessed both by ``inside`` statements and by others."""
     def arrays(stmt) -> set[str]:
+        if stmt.region is not None:
+            return set(stmt.targets) | stmt.sources()
         return {stmt.array} | {e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load)}
 
     local = set(scop.local_arrays())

@@ -219,18 +219,6 @@ def test_cuda_refuses_run_time_subscripts_with_a_located_message():
     assert "y[i] = x[idx[i]]" in str(info.value)
 
 
-def csr_matvec(indptr, indices, data, x, y):
-    for i in range(y.shape[0]):
-        for k in range(indptr[i], indptr[i + 1]):
-            y[i] += data[k] * x[indices[k]]
-
-
-def test_loop_bounds_read_from_arrays_are_refused():
-    with pytest.raises(UnsupportedError, match="indptr"):
-        polyfuse.kernel(csr_matvec, target="python")(
-            np.array([0, 1, 2]), np.array([0, 1]), np.ones(2), np.ones(2), np.zeros(2))
-
-
 def local_histogram(x, b, out):
     T = np.zeros(x.shape[0])
     for i in range(x.shape[0]):

@@ -16,22 +16,26 @@ from polyfuse import ArgumentError, PolyfuseError, UnsupportedError
 # error must point (the caret column is the first character of the snippet).
 
 
-def k_while(n, A):
+def k_while_else(n, A):
     i = 0
     while i < n:  # ERR
         A[i] = 1.0
         i += 1
+    else:
+        A[0] = 2.0
 
 
-def k_break(n, A):
+def k_float_bound(n, A):
     for i in range(n):
-        A[i] = 1.0
-        break  # ERR
+        for j in range(A[i]):  # ERR
+            A[j] = 1.0
 
 
-def k_continue(n, A):
+def k_assign_region_loop_var(n, A, B):
     for i in range(n):
-        continue  # ERR
+        for j in range(B[i]):
+            j = 2  # ERR
+            A[j] = 1.0
 
 
 def k_list(n, A):
@@ -68,12 +72,6 @@ def k_nonaffine(n, A):
     for i in range(n):
         for j in range(n):
             A[i / 2] = 1.0  # ERR
-
-
-def k_indirect(n, A, B):
-    for i in range(n):
-        for j in range(B[i]):  # ERR
-            A[i] = A[j]
 
 
 def k_data_if(n, A):
@@ -168,16 +166,16 @@ V = np.zeros(8)
 M = np.zeros((8, 8))
 IDX = np.zeros(8, dtype=np.int64)
 CASES = {
-    "while": (k_while, "while i < n", ["while"], (4, V)),
-    "break": (k_break, "break", ["break"], (4, V)),
-    "continue": (k_continue, "continue", ["continue"], (4, V)),
+    "while else": (k_while_else, "while i < n", ["while ... else"], (4, V)),
+    "float range bound": (k_float_bound, "A[i]", ["range() bound", "float64"], (4, V)),
+    "assignment to a loop variable kept as written": (k_assign_region_loop_var, "j", ["loop variable 'j'"],
+                                                      (4, V, IDX)),
     "list": (k_list, "[1.0, 2.0]", ["list"], (4, V)),
     "tuple unpack": (k_tuple_unpack, "a, b", ["tuple"], (4, V)),
     "slice": (k_slice, "i - 1:]", ["slice bound", "may be negative"], (4, V, V.copy())),
     "attribute": (k_attribute, "A.itemsize", ["attribute", "A.itemsize"], (4, V)),
     "unknown function": (k_unknown_call, "helper(A[i])", ["helper"], (4, V)),
     "float subscript": (k_nonaffine, "i / 2", ["i / 2", "only integers"], (2, V)),
-    "loop bound read from an array": (k_indirect, "B[i]", ["B[i]"], (4, V, IDX)),
     "local set only in a data-dependent if": (k_data_if, "t = A[i]", ["'t'", "before that if"], (4, V)),
     "assignment to argument": (k_assign_arg, "n = 3", ["argument", "'n'"], (4, V)),
     "return in loop": (k_return_in_loop, "return A", ["return inside a loop"], (4, V)),
@@ -237,7 +235,7 @@ def test_unsupported_construct_location(case):
         assert internal not in scrubbed, message
 
 
-@pytest.mark.parametrize("case", ["while", "lambda", "nested function", "break"])
+@pytest.mark.parametrize("case", ["while else", "lambda", "nested function", "float range bound"])
 def test_unsupported_construct_is_named(case):
     fn, _, _, args = CASES[case]
     with pytest.raises(UnsupportedError) as info:
@@ -247,7 +245,7 @@ def test_unsupported_construct_is_named(case):
 
 
 def test_errors_are_raised_at_call_not_decoration():
-    k = polyfuse.kernel(k_while, target="python")  # decorating never compiles
+    k = polyfuse.kernel(k_while_else, target="python")  # decorating never compiles
     with pytest.raises(UnsupportedError):
         k(4, V)
     with pytest.raises(UnsupportedError):  # and it is not silently cached as a success

@@ -327,14 +327,26 @@ def test_helpers_from_another_module_keep_their_modules():
 
 def k_size_misused(A, B):
     n, m = A.shape
-    for i in range(n * m):  # ERR
+    for i in range(n / m):  # ERR
         B[0, 0] = A[0, 0]
 
 
 def test_errors_at_a_substituted_size_point_at_the_use():
     err = error_of(k_size_misused, M, M.copy())
     assert err.span.line == line_of(k_size_misused, "# ERR")
-    assert "not affine" in str(err)
+    assert "range() bound" in str(err) and "float64" in str(err)
+
+
+def k_size_product(A, B):
+    n, m = A.shape
+    for i in range(n * m):  # a bound that is not affine: the loop is kept as written
+        B[0, 0] += A[i % n, 0]
+
+
+def test_a_product_of_sizes_as_a_bound_keeps_the_loop_as_written():
+    same_as_python(k_size_product, M.copy(), np.zeros_like(M))
+    (region,) = polyfuse.kernel(k_size_product).explain(M, np.zeros_like(M))["kept as written"]
+    assert region["why"].startswith("loop bound") and region["why"].endswith("is not affine")
 
 
 def k_assigns_argument(k, A):

@@ -1,0 +1,260 @@
+"""Loops that are not affine, kept as written: one opaque statement each (model/region.py).
+
+A ``while`` loop, a ``for`` loop whose bounds are not affine (``range(indptr[i], indptr[i+1])``)
+and a loop holding its own ``break``/``continue`` become one statement of the Scop.  Its domain
+is the enclosing affine loops' iterations; its body is lifted to region operations in order,
+with every subscript that is affine in the enclosing loop variables kept exact and every other
+one (it uses a variable of the region) computed and checked at run time (``ir.Index``).
+
+Accesses are over-approximated so that the model stays sound:
+
+* everything the body may read is read by the statement;
+* every element it may write is read *and* written: where the body does not write it, the
+  statement "writes back" the value it found, so the write is a must-write that never hides an
+  earlier writer from the dataflow (the if-conversion argument of ``frontend.control``);
+* a scalar the body writes before any read of it, and that nobody outside reads, is
+  ``private``: written only (its old value never matters, and parallel loops privatise it).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from polyfuse.errors import UnsupportedError
+from polyfuse.model import ir
+from polyfuse.model import region as rg
+from polyfuse.model.scop import isl_name
+
+from .control import access_text, guard_expr, written_names
+from .types import VType
+
+
+def region_var(name: str) -> str:
+    """The generated name of a loop variable inside a region (never an isl iterator's ``c0``)."""
+    return f"_pf_{name}"
+
+
+def own_jump(loop: ast.For | ast.While) -> ast.stmt | None:
+    """The first ``break``/``continue`` that belongs to ``loop`` (not to a loop inside it)."""
+    stack: list[ast.stmt] = list(loop.body)
+    while stack:
+        stmt = stack.pop(0)
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            return stmt
+        if isinstance(stmt, ast.If):
+            stack[:0] = stmt.body + stmt.orelse
+    return None
+
+
+def kept_inside(lifter, node: ast.If) -> str:
+    """Why a data-dependent ``if`` is kept as written whole ("" when it is if-converted): it
+    holds a loop that is kept as written, whose assignments then stay real branches."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.While):
+            return "while loop inside a data-dependent if"
+        if isinstance(inner, (ast.Break, ast.Continue)):
+            return f"{'break' if isinstance(inner, ast.Break) else 'continue'} inside a data-dependent if"
+        if isinstance(inner, ast.For) and isinstance(inner.iter, ast.Call):
+            for name in (n for a in inner.iter.args for n in ast.walk(a)):
+                local = isinstance(name, ast.Name) and name.id in lifter.arrays and lifter.arrays[name.id].is_scalar
+                if local or isinstance(name, ast.Subscript) and isinstance(name.value, ast.Name):
+                    return bound_reason(inner.iter.args) + " inside a data-dependent if"
+    return ""
+
+
+def bound_reason(args: list[ast.expr]) -> str:
+    """Why a ``range(...)`` is not affine, for explain()."""
+    arrays = sorted({ast.unparse(n.value) for a in args for n in ast.walk(a)
+                     if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)})
+    if arrays:
+        return f"loop bound reads array {', '.join(arrays)}"
+    return f"loop bound {', '.join(ast.unparse(a) for a in args)} is not affine"
+
+
+def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) -> list:
+    """``node`` as one opaque statement of ``lifter``'s Scop (returns its schedule-tree node)."""
+    written = written_names([node])
+    candidates = _private_scalars(lifter, node, written)
+    builder = _RegionBuilder(lifter, scope)
+    body = builder.block([node])
+    if lifter.guards:  # inside a data-dependent if: the region runs where its condition holds
+        body = (rg.IfElse(guard_expr(lifter.guards, builder.exprs), body),)
+    private = tuple(sorted(p for p in candidates if p in lifter.arrays and lifter.arrays[p].is_scalar))
+    reads = [(text, guard) for text, guard in builder.exprs.read_texts
+             if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
+    reads += [(text, guard) for text, guard in builder.write_texts
+              if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
+    region = rg.Region(
+        body=body, reason=reason, line=lifter.source.span(node).line,
+        reads=tuple(sorted(builder.read_names)), writes=tuple(sorted(builder.written)), private=private,
+    )
+    return [lifter.add_region(node, region, scope, reads, builder.write_texts)]
+
+
+class _RegionBuilder:
+    """Lifts the statements of one region to region operations, collecting its accesses."""
+
+    def __init__(self, lifter, scope) -> None:
+        self.lifter = lifter
+        self.scope = scope
+        self.exprs = lifter.expressions(scope)
+        self.write_texts: list[tuple[str, object]] = []  # (isl access text, guard set or None)
+        self.written: set[str] = set()
+
+    @property
+    def read_names(self) -> set[str]:
+        names = {isl_name(a): a for a in self.lifter.arrays}
+        heads = {text.split("[", 1)[0] for text, _ in self.exprs.read_texts}
+        return {names.get(head, head) for head in heads}
+
+    def block(self, stmts: list[ast.stmt]) -> tuple[rg.Op, ...]:
+        ops: list[rg.Op] = []
+        for stmt in stmts:
+            handler = getattr(self, f"_{type(stmt).__name__}", None)
+            if handler is None:
+                raise self.lifter.error(stmt, f"{type(stmt).__name__} inside a loop kept as written",
+                                        type(stmt).__name__)
+            ops.extend(handler(stmt))
+        return tuple(ops)
+
+    def _Pass(self, node: ast.Pass) -> list:
+        return []
+
+    def _Break(self, node: ast.Break) -> list:
+        return [rg.Break()]
+
+    def _Continue(self, node: ast.Continue) -> list:
+        return [rg.Continue()]
+
+    def condition(self, test: ast.expr) -> ir.Expr:
+        return self.exprs.truth(self.exprs.convert(test))
+
+    def _While(self, node: ast.While) -> list:
+        return [rg.While(self.condition(node.test), self.block(node.body))]
+
+    def _If(self, node: ast.If) -> list:
+        """A real branch; where its condition is affine in the enclosing loops' variables
+        (``if i > 0:``), the accesses of each branch are recorded only where it is taken."""
+        cond = self.condition(node.test)
+        holds = self.exprs.affine_condition(node.test)
+        if holds is None:
+            return [rg.IfElse(cond, self.block(node.body), self.block(node.orelse))]
+        then = self.guarded(node.body, holds)
+        otherwise = self.guarded(node.orelse, self.exprs.universe(node.test).subtract(holds))
+        return [rg.IfElse(cond, then, otherwise)]
+
+    def guarded(self, stmts: list[ast.stmt], where) -> tuple[rg.Op, ...]:
+        self.exprs.guards.append(where)
+        try:
+            return self.block(stmts)
+        finally:
+            self.exprs.guards.pop()
+
+    def guard(self):
+        """The affine conditions around the current operation (None: everywhere)."""
+        result = None
+        for condition in self.exprs.guards:
+            result = condition if result is None else result.intersect(condition)
+        return result
+
+    def _For(self, node: ast.For) -> list:
+        assert isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call), "checked by the subset checker"
+        var = node.target.id
+        lifter = self.lifter
+        if var in self.scope.loop_vars or var in lifter.region_vars:
+            raise lifter.error(node.target, f"loop variable {var!r} reuses the name of an enclosing loop")
+        if var in lifter.arguments or var in lifter.arrays or var in lifter.scalar_types:
+            raise lifter.error(node.target, f"loop variable {var!r} shadows an argument or local")
+        args = list(node.iter.args)
+        step = 1
+        if len(args) == 3:
+            try:
+                step_aff = lifter.affine(args[2], self.scope)
+            except UnsupportedError:
+                step_aff = None
+            if step_aff is None or not step_aff.const:
+                raise lifter.error(node.iter, "range() step must be a non-zero integer constant")
+            step = step_aff.const
+        bounds = [self.bound(a) for a in args[:2]]
+        start, stop = (ir.int_const(0), bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+        lifter.loop_names.add(var)
+        lifter.region_vars.add(var)
+        try:
+            body = self.block(node.body)
+        finally:
+            lifter.region_vars.discard(var)
+        return [rg.ForRange(region_var(var), start, stop, step, body)]
+
+    def bound(self, node: ast.expr) -> ir.Expr:
+        value = self.exprs.convert(node)
+        if value.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "bool"):
+            raise self.lifter.error(node, f"non-integer loop bound: range() bound {ast.unparse(node)!r} is a "
+                                    f"{value.dtype} value; range() takes integers", "non-integer loop bound")
+        return self.exprs.coerce(value, VType("int64", True))
+
+    def _Assign(self, node: ast.Assign) -> list:
+        return [self.assign(node, node.targets[0], self.exprs.convert(node.value))]
+
+    def _AugAssign(self, node: ast.AugAssign) -> list:
+        current = self.exprs.convert(node.target)
+        value = self.exprs.binary(node, node.op, current, self.exprs.convert(node.value))
+        return [self.assign(node, node.target, value)]
+
+    def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> rg.Assign:
+        lifter = self.lifter
+        if isinstance(target, ast.Name):
+            if target.id in lifter.region_vars:
+                raise lifter.error(target, f"assignment to loop variable {target.id!r}")
+            array, index, dtype = lifter.assign_scalar(target, value)
+            self.write_texts.append((f"{isl_name(array)}[]", self.guard()))
+        else:
+            assert isinstance(target, ast.Subscript), "checked by the subset checker"
+            array, index_aff = self.exprs.subscript(target, write=True)
+            index = tuple(a.expr for a in index_aff)
+            dtype = lifter.arrays[array].dtype
+            self.write_texts.append((access_text(isl_name(array), lifter.arrays[array], index_aff), self.guard()))
+        self.written.add(array)
+        return rg.Assign(array, index, self.exprs.coerce(value, VType(dtype, False)))
+
+
+# ---- scalars private to a region ------------------------------------------------------------
+def _private_scalars(lifter, node: ast.stmt, written: set[str]) -> set[str]:
+    """Scalars ``node`` writes before it reads them, and that no read elsewhere may see from it:
+    every read outside ``node`` follows an assignment in its own straight-line code."""
+    exposed: set[str] = set()
+    _exposed([node], set(), written, exposed)
+    _exposed(lifter.source.tree.body, set(), written, exposed, skip=node)
+    return written - exposed
+
+
+def _names(node: ast.AST | None) -> set[str]:
+    return set() if node is None else {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: set[str],
+             skip: ast.stmt | None = None) -> set[str]:
+    """Add to ``out`` the ``watched`` names some read of ``stmts`` may see from before them
+    (``skip`` and what is inside it not counted); returns the names surely assigned after
+    ``stmts`` (given ``defined`` before).  Loops may run no iteration: they define nothing."""
+    defined = set(defined)
+    for stmt in stmts:
+        if stmt is skip:
+            continue
+        if isinstance(stmt, ast.Assign):
+            target = stmt.targets[0]
+            read = _names(stmt.value) | (set() if isinstance(target, ast.Name) else _names(target))
+            out.update((read & watched) - defined)
+            if isinstance(target, ast.Name):
+                defined.add(target.id)
+        elif isinstance(stmt, ast.If):
+            out.update((_names(stmt.test) & watched) - defined)
+            then = _exposed(stmt.body, defined, watched, out, skip)
+            otherwise = _exposed(stmt.orelse, defined, watched, out, skip)
+            defined |= then & otherwise
+        elif isinstance(stmt, (ast.While, ast.For)):
+            head = stmt.test if isinstance(stmt, ast.While) else stmt.iter
+            out.update((_names(head) & watched) - defined)
+            _exposed(stmt.body, defined, watched, out, skip)
+        else:  # augmented assignments, returns, jumps: every name they mention is read
+            out.update((_names(stmt) & watched) - defined)
+    return defined

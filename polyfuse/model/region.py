@@ -1,0 +1,133 @@
+"""Opaque regions: code kept as written, one statement of the polyhedral model.
+
+A ``while`` loop, a ``for`` loop whose bounds are not affine (``range(indptr[i], indptr[i + 1])``)
+or a loop holding ``break``/``continue`` cannot be described by isl sets.  The frontend keeps the
+smallest such loop as one statement whose body is a ``Region``: structured operations executed
+in order, with expressions of :mod:`polyfuse.model.ir` (run-time subscripts are ``ir.Index``,
+checked as everywhere).  The model sees only its accesses: what it may read and write, each
+element it may write modelled as read and written back (so a may-write never hides an earlier
+write from the dataflow).  Backends run the body as written; nothing inside it is transformed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polyfuse.model import ir
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``array[index] = value``; local scalars have an empty index."""
+
+    array: str
+    index: tuple[ir.Expr, ...]
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
+class While:
+    cond: ir.Expr
+    body: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class ForRange:
+    """``for var in range(start, stop, step)`` with bounds computed at run time (int64) and a
+    constant non-zero step.  ``var`` exists only inside the loop."""
+
+    var: str
+    start: ir.Expr
+    stop: ir.Expr
+    step: int
+    body: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class IfElse:
+    cond: ir.Expr
+    then: tuple[Op, ...]
+    otherwise: tuple[Op, ...] = ()
+
+
+@dataclass(frozen=True)
+class Break:
+    pass
+
+
+@dataclass(frozen=True)
+class Continue:
+    pass
+
+
+Op = Assign | While | ForRange | IfElse | Break | Continue
+
+
+@dataclass(frozen=True)
+class Region:
+    """The body of an opaque statement, and what ``explain()`` says about it.
+
+    ``reads``/``writes`` name the arrays and scalars it may read or write; ``private`` are the
+    scalars it writes before reading them and nobody reads outside it (modelled as written only).
+    """
+
+    body: tuple[Op, ...]
+    reason: str  # "while loop", "break", "loop bound reads array indptr", ...
+    line: int
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    private: tuple[str, ...] = ()
+
+    def uses(self) -> tuple[str, ...]:
+        """Every array or scalar whose value the region may depend on (may-writes included)."""
+        return tuple(sorted((set(self.reads) | set(self.writes)) - set(self.private)))
+
+
+def ops(body: tuple[Op, ...]):
+    """Yield every operation of ``body``, nested ones included, parents first."""
+    for op in body:
+        yield op
+        if isinstance(op, (While, ForRange)):
+            yield from ops(op.body)
+        elif isinstance(op, IfElse):
+            yield from ops(op.then)
+            yield from ops(op.otherwise)
+
+
+def expressions(body: tuple[Op, ...]):
+    """Yield every top-level expression of ``body`` (conditions, bounds, indices, values)."""
+    for op in ops(body):
+        if isinstance(op, Assign):
+            yield from op.index
+            yield op.value
+        elif isinstance(op, (While, IfElse)):
+            yield op.cond
+        elif isinstance(op, ForRange):
+            yield op.start
+            yield op.stop
+
+
+def render(body: tuple[Op, ...], depth: int = 0) -> list[str]:
+    """The body as Python lines (``explain()`` and the Python backend)."""
+    pad = "    " * depth
+    out: list[str] = []
+    for op in body:
+        if isinstance(op, Assign):
+            index = ", ".join(ir.to_python(i) for i in op.index) if op.index else "()"
+            out.append(f"{pad}{op.array}[{index}] = {ir.to_python(op.value)}")
+        elif isinstance(op, While):
+            out.append(f"{pad}while {ir.to_python(op.cond)}:")
+            out += render(op.body, depth + 1) or [f"{pad}    pass"]
+        elif isinstance(op, ForRange):
+            out.append(f"{pad}for {op.var} in range({ir.to_python(op.start)}, {ir.to_python(op.stop)}, "
+                       f"{op.step}):")
+            out += render(op.body, depth + 1) or [f"{pad}    pass"]
+        elif isinstance(op, IfElse):
+            out.append(f"{pad}if {ir.to_python(op.cond)}:")
+            out += render(op.then, depth + 1) or [f"{pad}    pass"]
+            if op.otherwise:
+                out.append(f"{pad}else:")
+                out += render(op.otherwise, depth + 1)
+        else:
+            out.append(pad + ("break" if isinstance(op, Break) else "continue"))
+    return out
