@@ -339,7 +339,7 @@ PENDING: dict[str, NumpyProgram] = _registry(
     NumpyProgram("attention", attention, _attention_args,
                  _p(dict(nq=6, nk=7, d=4), dict(nq=256, nk=320, d=32), dict(nq=1024, nk=1100, d=64),
                     dict(nq=2048, nk=2048, d=128)),
-                 "softmax(Q @ K.T / sqrt(d)) @ V", needs="@, .T"),
+                 "softmax(Q @ K.T / sqrt(d)) @ V", needs="@, .T, math.sqrt in an array expression"),
     NumpyProgram("atax", atax, _atax_args,
                  _p(dict(m=7, n=9), dict(m=380, n=420), dict(m=2800, n=3200), dict(m=1900, n=2100)),
                  "A.T @ (A @ x)", needs="@, .T"),
