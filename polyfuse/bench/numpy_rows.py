@@ -3,17 +3,21 @@
 :func:`bench_numpy_row` runs one program: polyfuse's compilation (timed), one run of NumPy,
 polyfuse and (where it applies) ``jax.jit`` on copies of the same inputs, the check of every
 result and every array argument against NumPy's, and interleaved timing rounds of the three on
-each BLAS thread count (the faster counts, as in the other sections).  A program the frontend
-refuses with ``UnsupportedError`` is "pending" when it is on numpy_suite's PENDING list and an
-ERROR otherwise.
+each BLAS thread count (the faster counts, as in the other sections).  polyfuse is timed on its
+threads and, when it has more than one, on one thread as NumPy's ufuncs run; the last timed
+call of each is checked again (the first call runs serially, before polyfuse tries threads).  A
+program the frontend refuses with ``UnsupportedError`` is "pending" when it is on numpy_suite's
+PENDING list and an ERROR otherwise.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -92,20 +96,80 @@ def _jax_contender(program: NumpyProgram, args: tuple, jax: ModuleType,
     return (run, jax_args) if row.jax == "ok" else None
 
 
-def _time_contenders(contenders: dict[str, tuple[Callable[..., Any], tuple, bool]],
-                     settings: BenchSettings, row: NumpyRow) -> dict[str, float]:
-    """Best ms of each contender (function, arguments, whether each run needs fresh copies) over
-    interleaved rounds, on each BLAS thread count; the faster counts."""
+@dataclass(frozen=True)
+class Contender:
+    """One way to run a program, as the timer calls it."""
+
+    fn: Callable[..., Any]
+    args: tuple
+    copy: bool  # every run on fresh copies (the program writes its inputs)
+    threads: int | None = None  # polyfuse's thread count while timed (None: as set)
+
+
+@contextlib.contextmanager
+def _polyfuse_threads(count: int | None) -> Iterator[None]:
+    if count is None:
+        yield
+        return
+    from polyfuse.runtime import threads
+
+    with threads.limited_to(count):
+        yield
+
+
+def _time_contenders(contenders: dict[str, Contender], settings: BenchSettings, row: NumpyRow,
+                     last: dict[str, list]) -> dict[str, float]:
+    """Best ms of each contender over interleaved rounds, on each BLAS thread count (the faster
+    counts); ``last`` receives each polyfuse contender's last timed call (arguments, result)."""
     plans = blas_plans(settings)
     for _ in range(NUMPY_ROUNDS):
-        for label, (fn, args, copy) in contenders.items():
+        for label, c in contenders.items():
             by_blas = row.ms_by_blas.setdefault(label, {})
             for plan, limit in plans:
-                with _blas_limit(limit):
-                    best, runs = best_time(fn, args, settings.repeats, settings.min_time, copy=copy)
+                with _blas_limit(limit), _polyfuse_threads(c.threads):
+                    best, runs = best_time(c.fn, c.args, settings.repeats, settings.min_time, copy=c.copy,
+                                           last=last.setdefault(label, []) if label in POLYFUSE else None)
                 by_blas[plan] = min(by_blas.get(plan, math.inf), best * 1e3)
                 row.runs_timed[label] = row.runs_timed.get(label, 0) + runs
     return {label: min(by_blas.values()) for label, by_blas in row.ms_by_blas.items()}
+
+
+#: The polyfuse contenders: on its threads, and on one thread (only when it has more than one).
+POLYFUSE = ("polyfuse", "polyfuse_1t")
+
+
+def _check_timed_calls(last: dict[str, list], reference: list[Any], row: NumpyRow) -> None:
+    """MISMATCH when a polyfuse contender's last timed call disagrees with NumPy: the code that
+    was timed (threads on, plans cached) is the code that is checked."""
+    for label, (call_args, returned) in last.items():
+        ok, diff = compare(results(returned, call_args), reference)
+        if not ok and row.check == "ok":
+            row.check, row.max_abs_diff[label] = "MISMATCH", diff
+            size = "a shape or the number of results differs" if diff is None else f"max |diff| {diff:.3g}"
+            row.error = f"the last timed call of {label} disagrees with numpy ({size}); the first call agreed"
+
+
+def _contenders(program: NumpyProgram, compiled: Callable[..., Any], inputs: tuple) -> dict[str, Contender]:
+    """NumPy and polyfuse (on one thread too when it has more): programs that write their inputs
+    get fresh copies for every run."""
+    from polyfuse.runtime import threads
+
+    in_place = bool(jax_blocker(program.func))
+    contenders = {"numpy": Contender(program.func, inputs, in_place),
+                  "polyfuse": Contender(compiled, inputs, in_place)}
+    if threads.get_num_threads() > 1:
+        contenders["polyfuse_1t"] = Contender(compiled, inputs, in_place, threads=1)
+    return contenders
+
+
+def _fill_times(row: NumpyRow, times: dict[str, float]) -> None:
+    row.polyfuse_ms, row.numpy_ms = times["polyfuse"], times["numpy"]
+    row.polyfuse_1t_ms, row.jax_ms = times.get("polyfuse_1t"), times.get("jax")
+    for other in NUMPY_OTHERS:
+        theirs = times.get(other)
+        row.ratios[other] = theirs / row.polyfuse_ms if theirs is not None and row.polyfuse_ms > 0 else None
+    if row.polyfuse_1t_ms:
+        row.ratios["numpy_1t"] = row.numpy_ms / row.polyfuse_1t_ms
 
 
 def bench_numpy_row(program: NumpyProgram, settings: BenchSettings, *, pending: bool = False,
@@ -143,23 +207,22 @@ def bench_numpy_row(program: NumpyProgram, settings: BenchSettings, *, pending: 
         stage = "check"
         ok, row.max_abs_diff["polyfuse"] = compare(ours, reference)
         row.check = "ok" if ok else "MISMATCH"
-        in_place = bool(jax_blocker(program.func))  # writes its inputs: every timed run gets copies
-        contenders: dict[str, tuple[Callable[..., Any], tuple, bool]] = {
-            "numpy": (program.func, inputs, in_place), "polyfuse": (compiled, inputs, in_place)}
+        contenders = _contenders(program, compiled, inputs)
         if jax is not None:
             stage = "jax"
             jitted = _jax_contender(program, inputs, jax, row, returned)
             if jitted is not None:
-                contenders["jax"] = (*jitted, False)
-        for label, (fn, args, copy) in contenders.items():
+                contenders["jax"] = Contender(*jitted, copy=False)
+        for label, c in contenders.items():
             stage = f"warming up {label}"
-            fn(*(fresh(args) if copy else args))  # page faults, lazy plans: not timed
+            with _polyfuse_threads(c.threads):
+                c.fn(*(fresh(c.args) if c.copy else c.args))  # page faults, lazy plans: not timed
         stage = "timing"
-        times = _time_contenders(contenders, settings, row)
-        row.polyfuse_ms, row.numpy_ms, row.jax_ms = times["polyfuse"], times["numpy"], times.get("jax")
-        for other in NUMPY_OTHERS:
-            theirs = times.get(other)
-            row.ratios[other] = theirs / row.polyfuse_ms if theirs is not None and row.polyfuse_ms > 0 else None
+        last: dict[str, list] = {}
+        times = _time_contenders(contenders, settings, row, last)
+        stage = "check of the timed calls"
+        _check_timed_calls(last, reference, row)
+        _fill_times(row, times)
     except Exception as exc:  # noqa: BLE001 - one program's failure must not stop the section
         _record_failure(row, stage, exc)
     return row

@@ -135,11 +135,13 @@ class NumpyRow:
     compile_ms: float | None = None  # polyfuse's compilation (kernel.compile)
     numpy_ms: float | None = None
     polyfuse_ms: float | None = None
+    polyfuse_1t_ms: float | None = None  # polyfuse on one thread (None: it has one anyway)
     jax: str = ""  # "ok" | "MISMATCH" | "ERROR" | "n/a" (cannot run unchanged) | "": JAX not installed
     jax_note: str = ""  # why "n/a", or the error
     jax_ms: float | None = None
     jax_first_call_ms: float | None = None  # jax.jit's tracing and compilation plus one run
-    ratios: dict[str, float | None] = field(default_factory=dict)  # NUMPY_OTHERS: their ms / polyfuse ms
+    # NUMPY_OTHERS: their ms / polyfuse ms; "numpy_1t": numpy ms / polyfuse_1t_ms
+    ratios: dict[str, float | None] = field(default_factory=dict)
     runs_timed: dict[str, int] = field(default_factory=dict)
     ms_by_blas: dict[str, dict[str, float]] = field(default_factory=dict)  # each contender: BLAS threads -> ms
     max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # vs numpy; None: shapes differ
@@ -256,9 +258,12 @@ class BenchReport:
     @property
     def numpy_geomeans(self) -> dict[str, float | None]:
         """Geometric mean of numpy time / polyfuse time over the numpy-section rows that checked
-        ok, and of jax time / polyfuse time over those where JAX ran and agreed too."""
+        ok (``numpy_1t``: polyfuse on one thread, as NumPy's ufuncs; rows that ran on one thread
+        anyway count with their only time), and of jax time / polyfuse time over those where JAX
+        ran and agreed too."""
         ok = [r for r in self.numpy_rows if r.check == "ok"]
         return {"numpy": geometric_mean([r.ratios.get("numpy") for r in ok]),
+                "numpy_1t": geometric_mean([r.ratios.get("numpy_1t") or r.ratios.get("numpy") for r in ok]),
                 "jax": geometric_mean([r.ratios.get("jax") for r in ok if r.jax == "ok"])}
 
     @property

@@ -140,9 +140,10 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-NUMPY_COLUMNS = ("numpy program", "compile ms", "numpy ms", "polyfuse ms", "jax ms", "np/pf", "jax/pf", "check")
-NUMPY_WIDTHS = (18, 10, 10, 11, 10, 7, 7, 8)
-_NUMPY_LEFT = (0, 7)
+NUMPY_COLUMNS = ("numpy program", "compile ms", "numpy ms", "polyfuse ms", "pf 1T ms", "jax ms", "np/pf",
+                 "np/pf1T", "jax/pf", "check")
+NUMPY_WIDTHS = (18, 10, 10, 11, 9, 10, 7, 7, 7, 8)
+_NUMPY_LEFT = (0, 9)
 
 
 def _numpy_line(cells: Sequence[str]) -> str:
@@ -165,8 +166,9 @@ def format_numpy_row(row: NumpyRow) -> str:
     if row.check == "pending":
         return f"{row.name.ljust(NUMPY_WIDTHS[0])}  {row.pending}"
     check = row.check if row.jax in ("", "ok", "n/a") else f"{row.check}, jax {row.jax}"
-    return _numpy_line((row.name, _ms(row.compile_ms), _ms(row.numpy_ms), _ms(row.polyfuse_ms), _jax_cell(row),
-                        _ratio(row.ratios.get("numpy")), _ratio(row.ratios.get("jax")), check))
+    return _numpy_line((row.name, _ms(row.compile_ms), _ms(row.numpy_ms), _ms(row.polyfuse_ms),
+                        _ms(row.polyfuse_1t_ms), _jax_cell(row), _ratio(row.ratios.get("numpy")),
+                        _ratio(row.ratios.get("numpy_1t")), _ratio(row.ratios.get("jax")), check))
 
 
 def numpy_summary(report: BenchReport) -> str:
@@ -175,6 +177,9 @@ def numpy_summary(report: BenchReport) -> str:
     ok = [r for r in rows if r.check == "ok"]
     with_jax = [r for r in ok if r.jax == "ok"]
     lines = [f"geometric mean numpy time / polyfuse time: {_ratio(geo['numpy'])} over {len(ok)} program(s)"]
+    if any(r.polyfuse_1t_ms for r in rows):
+        lines.append(f"geometric mean numpy time / polyfuse time with polyfuse on 1 thread, as NumPy's ufuncs: "
+                     f"{_ratio(geo['numpy_1t'])}")
     if any(r.jax for r in rows):
         lines.append(f"geometric mean jax.jit time / polyfuse time: {_ratio(geo['jax'])} over {len(with_jax)} "
                      "program(s)")
@@ -196,8 +201,9 @@ def numpy_summary(report: BenchReport) -> str:
             lines.append(f"{row.check} {row.name}: {row.error or _diffs(row, 'polyfuse')}")
         if row.jax in ("MISMATCH", "ERROR"):
             lines.append(f"{row.jax} {row.name} (jax): {row.jax_note or _diffs(row, 'jax')}")
-    lines.append(f"({report.numpy_seconds:.1f} s; np/pf = numpy time / polyfuse time, jax/pf = jax.jit time / "
-                 "polyfuse time: > 1 means polyfuse is faster; compile = polyfuse's compilation)")
+    lines.append(f"({report.numpy_seconds:.1f} s; np/pf = numpy time / polyfuse time, np/pf1T the same with "
+                 "polyfuse on 1 thread, jax/pf = jax.jit time / polyfuse time: > 1 means polyfuse is faster; "
+                 "compile = polyfuse's compilation)")
     return "\n".join(lines)
 
 

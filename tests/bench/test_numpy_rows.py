@@ -14,6 +14,7 @@ from polyfuse import cli
 from polyfuse.bench import harness as bench
 from polyfuse.bench import numpy_rows, numpy_suite, records, report
 from polyfuse.bench.numpy_suite import NumpyProgram
+from polyfuse.runtime import threads
 
 needs_cpu = pytest.mark.skipif(not HAS_CPU, reason="needs the LLVM backend")
 
@@ -46,6 +47,8 @@ def test_section_end_to_end_at_the_quick_preset(tmp_path, monkeypatch):
         assert row.numpy_ms and row.polyfuse_ms and row.compile_ms and row.ratios["numpy"], name
         assert row.shapes and row.runs_timed["numpy"] >= 1
         assert row.jax in ("", "ok", "n/a"), (name, row.jax_note)
+        if threads.get_num_threads() > 1:  # timed on one thread too, as NumPy's ufuncs run
+            assert row.polyfuse_1t_ms and row.ratios["numpy_1t"] and row.runs_timed["polyfuse_1t"] >= 1, name
     for name in numpy_suite.PENDING:
         row = rows[name]
         assert row.check in ("ok", "pending"), (name, row.error)
@@ -108,6 +111,30 @@ def test_a_wrong_result_is_a_mismatch_and_fails_the_run(monkeypatch):
     assert "MISMATCH" in report.format_numpy_row(row)
 
 
+def test_a_kernel_wrong_only_in_its_timed_calls_is_a_mismatch(monkeypatch):
+    class RightOnce:
+        """A stand-in for polyfuse.kernel that is right on its first call only."""
+
+        def __init__(self, fn, **options):
+            self.fn, self.calls = fn, 0
+
+        def compile(self, *args):
+            return None
+
+        def __call__(self, *args):
+            self.calls += 1
+            return self.fn(*args) + (0.0 if self.calls == 1 else 0.5)
+
+    monkeypatch.setattr(sys.modules["polyfuse.kernel"], "kernel", RightOnce)
+    monkeypatch.setattr(numpy_rows, "NUMPY_ROUNDS", 1)
+    settings = bench.BenchSettings(preset="test", section="numpy", target="python", repeats=1, min_time=0.0)
+    row = numpy_rows.bench_numpy_row(numpy_suite.PROGRAMS["gelu_tanh"], settings)
+    assert row.check == "MISMATCH" and row.failed
+    assert row.error == ("the last timed call of polyfuse disagrees with numpy (max |diff| 0.5); "
+                         "the first call agreed")
+    assert row.max_abs_diff["polyfuse"] == pytest.approx(0.5)
+
+
 def test_jax_cells_and_summary_lines():
     ok = records.NumpyRow("a", "test", [[3]], check="ok", compile_ms=1.0, numpy_ms=2.0, polyfuse_ms=1.0,
                           jax="ok", jax_ms=4.0, ratios={"numpy": 2.0, "jax": 4.0})
@@ -119,14 +146,20 @@ def test_jax_cells_and_summary_lines():
     assert " n/a " in report.format_numpy_row(slow)
     assert report.format_numpy_row(bad_jax).endswith("ok, jax MISMATCH") and bad_jax.failed
     settings = bench.BenchSettings(preset="test", section="numpy")
+    no_jax = records.NumpyRow("d", "test", [], check="ok", numpy_ms=1.0, polyfuse_ms=1.0, ratios={"numpy": 1.0})
+    assert "jax: not installed" in report.numpy_summary(records.BenchReport(settings, {}, [], numpy_rows=[no_jax]))
     text = report.numpy_summary(records.BenchReport(settings, {}, [], numpy_rows=[ok, slow, bad_jax]))
     assert "numpy time / polyfuse time: 1.00x over 3 program(s)" in text
+    assert "as NumPy's ufuncs" not in text  # no row was timed on one thread
     assert "jax.jit time / polyfuse time: 4.00x over 1 program(s)" in text
     assert "slowest against numpy: b (0.50x)" in text
     assert "jax n/a for b:" in text
     assert "MISMATCH c (jax): results differ from numpy's: max |diff| 0.5" in text
-    no_jax = records.NumpyRow("d", "test", [], check="ok", numpy_ms=1.0, polyfuse_ms=1.0, ratios={"numpy": 1.0})
-    assert "jax: not installed" in report.numpy_summary(records.BenchReport(settings, {}, [], numpy_rows=[no_jax]))
+    one_thread = records.NumpyRow("e", "test", [], check="ok", numpy_ms=1.0, polyfuse_ms=0.5, polyfuse_1t_ms=1.0,
+                                  ratios={"numpy": 2.0, "numpy_1t": 1.0})
+    text = report.numpy_summary(records.BenchReport(settings, {}, [], numpy_rows=[one_thread, no_jax]))
+    assert "with polyfuse on 1 thread, as NumPy's ufuncs: 1.00x" in text
+    assert "numpy time / polyfuse time: 1.41x over 2 program(s)" in text
 
 
 def test_settings_and_names():
