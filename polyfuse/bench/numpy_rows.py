@@ -172,6 +172,14 @@ def _fill_times(row: NumpyRow, times: dict[str, float]) -> None:
         row.ratios["numpy_1t"] = row.numpy_ms / row.polyfuse_1t_ms
 
 
+def not_yet_compiled(exc: Exception) -> str:
+    """A pending program's row text: the frontend's reason and where, the file named without its
+    folder (the table is wide enough already)."""
+    span = getattr(exc, "span", None)
+    where = "" if span is None else f"{os.path.basename(span.filename)}:{span.line}:{span.col + 1}: "
+    return f"not yet compiled: {where}{getattr(exc, 'reason', exc)}"
+
+
 def bench_numpy_row(program: NumpyProgram, settings: BenchSettings, *, pending: bool = False,
                     jax: ModuleType | None = None) -> NumpyRow:
     """Check and time one program; errors end up in the row, never raised.  ``pending``: a
@@ -193,8 +201,7 @@ def bench_numpy_row(program: NumpyProgram, settings: BenchSettings, *, pending: 
         except UnsupportedError as exc:
             if not pending:
                 raise
-            where = "" if exc.span is None else f"{os.path.basename(exc.span.filename)}:{exc.span.line}:{exc.span.col + 1}: "
-            row.check, row.pending = "pending", f"not yet compiled: {where}{exc.reason}"
+            row.check, row.pending = "pending", not_yet_compiled(exc)
             return row
         row.compile_ms = (time.perf_counter() - start) * 1e3
         stage = "numpy run"
