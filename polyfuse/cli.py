@@ -34,17 +34,21 @@ def build_parser() -> argparse.ArgumentParser:
         "check that the outputs agree (np.allclose, rtol 1e-7) and time both (min of repeated runs on "
         "fresh inputs); speedup = numba time / polyfuse time. Section 'einsum': polyfuse.einsum and "
         "polyfuse.spec against numpy.einsum(optimize=True), numpy step by step and opt_einsum.contract; "
-        "ratio = other time / polyfuse time. Exits non-zero if any row MISMATCHes or fails.")
+        "ratio = other time / polyfuse time. Section 'numpy': NumPy programs (slices, ufuncs, reductions, "
+        "stencil time loops, NN layers) as written vs under @polyfuse.kernel vs jax.jit where JAX is "
+        "installed; np/pf = numpy time / polyfuse time. Exits non-zero if any row MISMATCHes or fails.")
     size = bench.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="use the 'quick' size preset (everything in "
                       "well under two minutes)")
     size.add_argument("--preset", choices=PRESETS, help="size preset (default: 'bench' for --target cpu, "
-                      "'test' for --target python)")
+                      "'test' for --target python; 'large', PolyBench-LARGE-like, for --section numpy only)")
     bench.add_argument("--section", choices=SECTIONS,
                        help="'loops' (suite kernels vs numba), 'einsum' (einsum and spec rows vs numpy and "
-                       "opt_einsum) or 'all' (default: 'all', or 'loops' with --kernels or --target python)")
+                       "opt_einsum), 'numpy' (NumPy programs vs polyfuse.kernel and jax.jit) or 'all' "
+                       "(default: 'all', or 'loops' with --kernels or --target python)")
     bench.add_argument("--kernels", type=_kernel_list, default=(), metavar="A,B,...",
-                       help="only these suite kernels (comma-separated; see --list)")
+                       help="only these suite kernels, or with --section numpy these NumPy programs "
+                       "(comma-separated; see --list)")
     bench.add_argument("--target", choices=("cpu", "python"), default="cpu",
                        help="polyfuse backend for the loops section (default: cpu; the einsum section "
                        "always uses cpu)")
@@ -78,12 +82,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _bench(args: argparse.Namespace) -> int:
     from polyfuse.bench import harness as bench
-    from polyfuse.bench import suite
+    from polyfuse.bench import numpy_suite, suite
 
     if args.list:
         for spec in suite.KERNELS.values():
             sizes = " ".join(f"{k}={v}" for k, v in spec.sizes["bench"].items())
             print(f"{spec.name:<18} {spec.category:<10} {spec.description}  [bench: {sizes}]")
+        for program in numpy_suite.all_programs().values():
+            sizes = " ".join(f"{k}={v}" for k, v in program.sizes["bench"].items())
+            kind = "numpy" if program.name in numpy_suite.PROGRAMS else "numpy*"
+            print(f"{program.name:<18} {kind:<10} {program.description}  [bench: {sizes}]")
+        print("(numpy: --section numpy; numpy*: waits for the frontend to accept "
+              + ", ".join(sorted({n for p in numpy_suite.PENDING.values() for n in p.needs.split(", ")})) + ")")
         return 0
     preset = args.preset or ("quick" if args.quick else ("test" if args.target == "python" else "bench"))
     section = args.section or ("loops" if args.kernels or args.target == "python" else "all")
@@ -92,7 +102,7 @@ def _bench(args: argparse.Namespace) -> int:
                                        repeats=args.repeats, min_time=args.min_time, seed=args.seed,
                                        threads=args.threads, use_cache=args.use_cache, section=section,
                                        blas_threads=args.blas_threads)
-        bench.select_kernels(settings.kernels)
+        bench.check_names(settings)
     except ValueError as exc:
         print(f"polyfuse bench: {exc}", file=sys.stderr)
         return 2

@@ -35,10 +35,17 @@ The einsum section (``--section einsum|all``) does the same for the rows of
 step at a time, and ``opt_einsum.contract`` where the row is a plain einsum.  Ratios are
 other time / polyfuse time (> 1: polyfuse is faster).
 
+The numpy section (``--section numpy|all``) runs the NumPy programs of
+``polyfuse.bench.numpy_suite`` (slices, ufuncs, reductions, in-place updates, stencil time loops,
+NN layers) as written, under ``polyfuse.kernel`` (the same function, only the decorator differs)
+and under ``jax.jit`` with ``np`` bound to ``jax.numpy`` where JAX is installed; every result is
+checked against NumPy's before timing.  Programs waiting for a frontend construct (``@``, ``.T``,
+``np.clip``, ...) show "not yet compiled: <the error>" until it lands.
+
 The modules, in the order a run meets them: records (settings, rows, report), machine (CPU,
 versions, thread pools), measure (timing, checks, one suite kernel), limits (the limits
-section), einsum_rows (the einsum section, over einsum_suite's rows), report (the tables and
-summaries).  This module is the driver: it runs the sections in order, prints as rows
+section), einsum_rows (the einsum section, over einsum_suite's rows), numpy_rows (the numpy
+section, over numpy_suite's programs), report (the tables and summaries).  This module is the driver: it runs the sections in order, prints as rows
 complete, and writes the JSON and the chart.  ``polyfuse.cli`` imports it.
 """
 
@@ -66,6 +73,8 @@ from polyfuse.bench.machine import (
     threadpool_info,
 )
 from polyfuse.bench.measure import bench_kernel
+from polyfuse.bench.numpy_rows import NUMPY_ROUNDS, bench_numpy_row, load_jax
+from polyfuse.bench.numpy_suite import NumpyProgram
 from polyfuse.bench.records import (
     DEFAULT_JSON,
     PRESETS,
@@ -74,18 +83,22 @@ from polyfuse.bench.records import (
     BenchRow,
     BenchSettings,
     EinsumRow,
+    NumpyRow,
 )
 from polyfuse.bench.report import (
     einsum_header,
     einsum_summary,
     format_einsum_row,
+    format_numpy_row,
     format_row,
     header,
+    numpy_header,
+    numpy_summary,
     summary,
 )
 
-__all__ = ["DEFAULT_JSON", "PRESETS", "SECTIONS", "BenchSettings", "backend_available", "machine_info", "main",
-           "run", "select_kernels", "write_chart", "write_json"]
+__all__ = ["DEFAULT_JSON", "PRESETS", "SECTIONS", "BenchSettings", "backend_available", "check_names",
+           "machine_info", "main", "run", "select_kernels", "select_programs", "write_chart", "write_json"]
 
 
 def select_kernels(names: Sequence[str]) -> list:
@@ -99,6 +112,36 @@ def select_kernels(names: Sequence[str]) -> list:
     return [suite.KERNELS[n] for n in names]
 
 
+def select_programs(names: Sequence[str], *, strict: bool = True) -> list[tuple[NumpyProgram, bool]]:
+    """The numpy section's programs as ``(program, pending)``: all of them, or those named
+    (``strict``: an unknown name is a ValueError; otherwise names of other sections are skipped)."""
+    from polyfuse.bench import numpy_suite
+
+    programs = [(p, False) for p in numpy_suite.PROGRAMS.values()] + [
+        (p, True) for p in numpy_suite.PENDING.values()]
+    if not names:
+        return programs
+    known = numpy_suite.all_programs()
+    unknown = [n for n in names if n not in known]
+    if unknown and strict:
+        raise ValueError(f"unknown numpy program(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return [(p, pending) for p, pending in programs if p.name in names]
+
+
+def check_names(settings: BenchSettings) -> None:
+    """ValueError for a ``--kernels`` name that no section of this run knows."""
+    if settings.section == "numpy":
+        select_programs(settings.kernels)
+    elif settings.section == "all" and settings.kernels:
+        from polyfuse.bench import numpy_suite, suite
+
+        unknown = [n for n in settings.kernels if n not in suite.KERNELS and n not in numpy_suite.all_programs()]
+        if unknown:
+            raise ValueError(f"unknown kernel(s) {', '.join(unknown)}; see polyfuse bench --list")
+    elif settings.section != "einsum":
+        select_kernels(settings.kernels)
+
+
 def backend_available(target: str) -> bool:
     if target != "cpu":
         return True
@@ -106,7 +149,10 @@ def backend_available(target: str) -> bool:
 
 
 def run_loops(settings: BenchSettings, out: TextIO) -> tuple[list[BenchRow], float]:
-    specs = select_kernels(settings.kernels)
+    if settings.section == "all" and settings.kernels:  # names of numpy programs are the numpy section's
+        specs = [s for s in select_kernels(()) if s.name in settings.kernels]
+    else:
+        specs = select_kernels(settings.kernels)
     plans = [label for label, _ in blas_plans(settings)]
     blas = (f"BLAS threads {plans[0]}" if len(plans) == 1
             else f"the faster of BLAS threads {' and '.join(plans)}")
@@ -119,6 +165,27 @@ def run_loops(settings: BenchSettings, out: TextIO) -> tuple[list[BenchRow], flo
         row = bench_kernel(spec, settings)
         rows.append(row)
         print(format_row(row), file=out, flush=True)
+    return rows, time.perf_counter() - start
+
+
+def run_numpy(settings: BenchSettings, out: TextIO) -> tuple[list[NumpyRow], float]:
+    """The numpy section: every selected program checked and timed, printed as it completes."""
+    programs = select_programs(settings.kernels, strict=settings.section == "numpy")
+    jax = load_jax()
+    start = time.perf_counter()
+    plans = [label for label, _ in blas_plans(settings)]
+    blas = f"BLAS threads {plans[0]}" if len(plans) == 1 else f"the faster of BLAS threads {' and '.join(plans)}"
+    jax_text = (f"jax.jit {jax.__version__} (float64, XLA's CPU threads)" if jax is not None
+                else "no jax (not installed)")
+    print(f"numpy: {len(programs)} NumPy program(s), preset {settings.preset!r}: numpy as written vs "
+          f"polyfuse.kernel (target {settings.target!r}) vs {jax_text}; best of {NUMPY_ROUNDS} interleaved "
+          f"rounds on {blas}", file=out)
+    print(numpy_header(), file=out, flush=True)
+    rows = []
+    for program, pending in programs:
+        row = bench_numpy_row(program, settings, pending=pending, jax=jax)
+        rows.append(row)
+        print(format_numpy_row(row), file=out, flush=True)
     return rows, time.perf_counter() - start
 
 
@@ -161,8 +228,7 @@ def run(settings: BenchSettings, *, out: TextIO | None = None) -> BenchReport:
 
 
 def _run(settings: BenchSettings, out: TextIO) -> BenchReport:
-    if settings.section != "einsum":
-        select_kernels(settings.kernels)  # unknown names fail before anything runs
+    check_names(settings)  # unknown names fail before anything runs
     if settings.threads is not None:
         set_polyfuse_threads(settings.threads)
     if not settings.use_cache:
@@ -199,6 +265,11 @@ def _run(settings: BenchSettings, out: TextIO) -> BenchReport:
         report.einsum_rows, report.einsum_seconds = run_einsum(settings, out)
         print("", file=out)
         print(einsum_summary(report), file=out, flush=True)
+    if settings.section in ("numpy", "all"):
+        print("", file=out)
+        report.numpy_rows, report.numpy_seconds = run_numpy(settings, out)
+        print("", file=out)
+        print(numpy_summary(report), file=out, flush=True)
     pools = threadpool_info()  # after the runs (inside any --blas-threads limit): the pools as used
     if pools is not None:
         machine["threadpools"] = pools
@@ -220,10 +291,11 @@ def _json_default(value: Any) -> Any:
 
 def main(settings: BenchSettings, json_path: str | os.PathLike | None = DEFAULT_JSON,
          *, out: TextIO | None = None) -> int:
-    """Run, write the JSON, and return the exit status (0: every kernel and einsum row checked ok)."""
+    """Run, write the JSON, and return the exit status (0: every kernel, einsum row and numpy
+    program checked ok; a numpy program that is not compiled yet does not count)."""
     out = out if out is not None else sys.stdout
     needed = ({settings.target} if settings.section != "einsum" else set()) | (
-        {"cpu"} if settings.section != "loops" else set())
+        {"cpu"} if settings.section in ("einsum", "all") else set())
     if not all(backend_available(target) for target in needed):
         print("polyfuse bench: the 'cpu' backend (polyfuse/backends/llvm.py) is not available in this "
               "installation; try --target python --section loops", file=sys.stderr)
@@ -235,7 +307,7 @@ def main(settings: BenchSettings, json_path: str | os.PathLike | None = DEFAULT_
         chart = write_chart(report, Path(written).with_suffix(".png"))
         print(f"chart written to {chart}" if chart else "no chart: pip install matplotlib for a PNG bar chart",
               file=out)
-    return 1 if report.failed or report.einsum_failed else 0
+    return 1 if report.failed or report.einsum_failed or report.numpy_failed else 0
 
 
 def write_chart(report: BenchReport, path: Path) -> Path | None:

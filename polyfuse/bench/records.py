@@ -1,9 +1,9 @@
 """What one ``polyfuse bench`` run measures and reports: its settings, its rows, the report.
 
-Plain dataclasses (:class:`BenchSettings`, :class:`BenchRow`, :class:`EinsumRow`, the limits
-records, :class:`BenchReport`) and the report's JSON form; every other bench module fills or
-reads them.  Separate so that measuring, the limits section, the einsum section and the output
-share one vocabulary without importing each other.
+Plain dataclasses (:class:`BenchSettings`, :class:`BenchRow`, :class:`EinsumRow`,
+:class:`NumpyRow`, the limits records, :class:`BenchReport`) and the report's JSON form; every
+other bench module fills or reads them.  Separate so that measuring, the limits section, the
+einsum and numpy sections and the output share one vocabulary without importing each other.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PRESETS = ("test", "quick", "bench")
-SECTIONS = ("loops", "einsum", "all")
+PRESETS = ("test", "quick", "bench", "large")  # "large": the numpy section's programs only
+SECTIONS = ("loops", "einsum", "numpy", "all")
 DEFAULT_JSON = Path("bench-results") / "bench.json"
 RTOL = 1e-7
-SCHEMA = 3  # 2: "section", "einsum" and machine["threadpools"]; 3: numpy columns, "limits"
+SCHEMA = 4  # 2: "section", "einsum" and machine["threadpools"]; 3: numpy columns, "limits"; 4: "numpy"
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class BenchSettings:
     seed: int = 0
     threads: int | None = None  # polyfuse threads (None: polyfuse's default); numba is always serial
     use_cache: bool = False  # allow polyfuse's disk cache (then "compile" may be a cache load)
-    section: str = "all"  # "loops" (the kernel suite vs numba), "einsum" or "all"
+    section: str = "all"  # "loops" (the kernel suite vs numba), "einsum", "numpy" or "all"
     blas_threads: int | None = None  # limit BLAS pools with threadpoolctl (None: leave them as they are)
 
     def __post_init__(self) -> None:
@@ -44,6 +44,8 @@ class BenchSettings:
             raise ValueError(f"preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
         if self.section not in SECTIONS:
             raise ValueError(f"section {self.section!r}; choose one of {', '.join(SECTIONS)}")
+        if self.preset == "large" and self.section != "numpy":
+            raise ValueError("preset 'large' is defined for the numpy section only (--section numpy)")
         if self.repeats < 1:
             raise ValueError("repeats must be at least 1")
         if self.threads is not None and self.threads < 1:
@@ -114,6 +116,41 @@ class EinsumRow:
     # arrays, polyfuse's kernel-local arrays are numpy arrays): polyfuse, numpy_opt, numpy_step
     peak_extra_bytes: dict[str, int] = field(default_factory=dict)
     error: str = ""
+
+
+#: What a numpy-section row is compared with; each ratio is their time / polyfuse time.
+NUMPY_OTHERS = ("numpy", "jax")
+
+
+@dataclass
+class NumpyRow:
+    """One NumPy program of polyfuse.bench.numpy_suite: as written, under ``polyfuse.kernel`` and
+    under ``jax.jit`` (times in ms; None where not measured)."""
+
+    name: str
+    preset: str
+    shapes: list[list[int]]  # each argument's shape; [] for a scalar
+    check: str = "ERROR"  # polyfuse vs numpy: "ok" | "MISMATCH" | "ERROR" | "pending" (not compiled yet)
+    pending: str = ""  # "not yet compiled: <file:line:col: the UnsupportedError's reason>"
+    compile_ms: float | None = None  # polyfuse's compilation (kernel.compile)
+    numpy_ms: float | None = None
+    polyfuse_ms: float | None = None
+    polyfuse_1t_ms: float | None = None  # polyfuse on one thread (None: it has one anyway)
+    jax: str = ""  # "ok" | "MISMATCH" | "ERROR" | "n/a" (cannot run unchanged) | "": JAX not installed
+    jax_note: str = ""  # why "n/a", or the error
+    jax_ms: float | None = None
+    jax_first_call_ms: float | None = None  # jax.jit's tracing and compilation plus one run
+    # NUMPY_OTHERS: their ms / polyfuse ms; "numpy_1t": numpy ms / polyfuse_1t_ms
+    ratios: dict[str, float | None] = field(default_factory=dict)
+    runs_timed: dict[str, int] = field(default_factory=dict)
+    ms_by_blas: dict[str, dict[str, float]] = field(default_factory=dict)  # each contender: BLAS threads -> ms
+    max_abs_diff: dict[str, float | None] = field(default_factory=dict)  # vs numpy; None: shapes differ
+    error: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """A wrong result or an error anywhere (a pending program is not a failure)."""
+        return self.check in ("MISMATCH", "ERROR") or self.jax in ("MISMATCH", "ERROR")
 
 
 @dataclass
@@ -193,6 +230,8 @@ class BenchReport:
     einsum_rows: list[EinsumRow] = field(default_factory=list)
     einsum_seconds: float = 0.0
     limits: Limits | None = None
+    numpy_rows: list[NumpyRow] = field(default_factory=list)
+    numpy_seconds: float = 0.0
 
     @property
     def geomean_speedup(self) -> float | None:
@@ -215,6 +254,21 @@ class BenchReport:
     def numpy_geomean(self) -> float | None:
         """Geometric mean of numpy time / polyfuse time over the rows where both checked ok."""
         return geometric_mean([r.numpy_ratio for r in self.rows if r.check == "ok" and r.numpy_check == "ok"])
+
+    @property
+    def numpy_geomeans(self) -> dict[str, float | None]:
+        """Geometric mean of numpy time / polyfuse time over the numpy-section rows that checked
+        ok (``numpy_1t``: polyfuse on one thread, as NumPy's ufuncs; rows that ran on one thread
+        anyway count with their only time), and of jax time / polyfuse time over those where JAX
+        ran and agreed too."""
+        ok = [r for r in self.numpy_rows if r.check == "ok"]
+        return {"numpy": geometric_mean([r.ratios.get("numpy") for r in ok]),
+                "numpy_1t": geometric_mean([r.ratios.get("numpy_1t") or r.ratios.get("numpy") for r in ok]),
+                "jax": geometric_mean([r.ratios.get("jax") for r in ok if r.jax == "ok"])}
+
+    @property
+    def numpy_failed(self) -> list[NumpyRow]:
+        return [r for r in self.numpy_rows if r.failed]
 
     @property
     def failed(self) -> list[BenchRow]:
@@ -244,6 +298,12 @@ class BenchReport:
                 "seconds": round(self.einsum_seconds, 3),
                 "geomean_ratios": self.einsum_geomeans,
                 "rows": [asdict(r) for r in self.einsum_rows],
+            }
+        if self.settings.section in ("numpy", "all"):
+            data["numpy"] = {
+                "seconds": round(self.numpy_seconds, 3),
+                "geomean_ratios": self.numpy_geomeans,
+                "rows": [asdict(r) for r in self.numpy_rows],
             }
         return data
 

@@ -1,4 +1,4 @@
-"""Output: the loops table and the einsum table, row by row, and their summaries.
+"""Output: the loops, einsum and numpy tables, row by row, and their summaries.
 
 Renders records (polyfuse.bench.records) as text; decides and measures nothing.  The limits
 section renders itself (polyfuse.bench.limits.format_limits) with the cell formats here.
@@ -6,9 +6,10 @@ section renders itself (polyfuse.bench.limits.format_limits) with the cell forma
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from polyfuse.bench.records import EINSUM_OTHERS, BenchReport, BenchRow, EinsumRow
+from polyfuse.bench.records import EINSUM_OTHERS, BenchReport, BenchRow, EinsumRow, NumpyRow
 
 COLUMNS = ("kernel", "preset", "compile ms", "polyfuse ms", "pf 1T ms", "numba ms", "speedup", "1T spd",
            "numpy ms", "np/pf", "nests", "check")
@@ -137,3 +138,76 @@ def einsum_summary(report: BenchReport) -> str:
 
 def _num(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+NUMPY_COLUMNS = ("numpy program", "compile ms", "numpy ms", "polyfuse ms", "pf 1T ms", "jax ms", "np/pf",
+                 "np/pf1T", "jax/pf", "check")
+NUMPY_WIDTHS = (18, 10, 10, 11, 9, 10, 7, 7, 7, 8)
+_NUMPY_LEFT = (0, 9)
+
+
+def _numpy_line(cells: Sequence[str]) -> str:
+    return "  ".join(c.ljust(w) if i in _NUMPY_LEFT else c.rjust(w)
+                     for i, (c, w) in enumerate(zip(cells, NUMPY_WIDTHS))).rstrip()
+
+
+def numpy_header() -> str:
+    names = _numpy_line(NUMPY_COLUMNS)
+    return names + "\n" + "-" * len(names)
+
+
+def _jax_cell(row: NumpyRow) -> str:
+    if row.jax == "ok":
+        return _ms(row.jax_ms)
+    return {"": "-", "n/a": "n/a"}.get(row.jax, row.jax)
+
+
+def format_numpy_row(row: NumpyRow) -> str:
+    if row.check == "pending":
+        return f"{row.name.ljust(NUMPY_WIDTHS[0])}  {row.pending}"
+    check = row.check if row.jax in ("", "ok", "n/a") else f"{row.check}, jax {row.jax}"
+    return _numpy_line((row.name, _ms(row.compile_ms), _ms(row.numpy_ms), _ms(row.polyfuse_ms),
+                        _ms(row.polyfuse_1t_ms), _jax_cell(row), _ratio(row.ratios.get("numpy")),
+                        _ratio(row.ratios.get("numpy_1t")), _ratio(row.ratios.get("jax")), check))
+
+
+def numpy_summary(report: BenchReport) -> str:
+    rows = report.numpy_rows
+    geo = report.numpy_geomeans
+    ok = [r for r in rows if r.check == "ok"]
+    with_jax = [r for r in ok if r.jax == "ok"]
+    lines = [f"geometric mean numpy time / polyfuse time: {_ratio(geo['numpy'])} over {len(ok)} program(s)"]
+    if any(r.polyfuse_1t_ms for r in rows):
+        lines.append(f"geometric mean numpy time / polyfuse time with polyfuse on 1 thread, as NumPy's ufuncs: "
+                     f"{_ratio(geo['numpy_1t'])}")
+    if any(r.jax for r in rows):
+        lines.append(f"geometric mean jax.jit time / polyfuse time: {_ratio(geo['jax'])} over {len(with_jax)} "
+                     "program(s)")
+    else:
+        lines.append("jax: not installed, no jax column (pip install jax to add it)")
+    timed = [r for r in ok if r.ratios.get("numpy")]
+    if timed:
+        slowest = min(timed, key=lambda r: r.ratios["numpy"] or math.inf)
+        lines.append(f"slowest against numpy: {slowest.name} ({_ratio(slowest.ratios['numpy'])})")
+    not_jax = [r.name for r in rows if r.jax == "n/a"]
+    if not_jax:
+        lines.append(f"jax n/a for {', '.join(not_jax)}: they write arrays in place, and JAX arrays are immutable")
+    pending = [r.name for r in rows if r.check == "pending"]
+    if pending:
+        lines.append(f"not yet compiled: {', '.join(pending)} (the frontend refuses them today; each is "
+                     "timed once it compiles)")
+    for row in report.numpy_failed:
+        if row.check != "ok":
+            lines.append(f"{row.check} {row.name}: {row.error or _diffs(row, 'polyfuse')}")
+        if row.jax in ("MISMATCH", "ERROR"):
+            lines.append(f"{row.jax} {row.name} (jax): {row.jax_note or _diffs(row, 'jax')}")
+    lines.append(f"({report.numpy_seconds:.1f} s; np/pf = numpy time / polyfuse time, np/pf1T the same with "
+                 "polyfuse on 1 thread, jax/pf = jax.jit time / polyfuse time: > 1 means polyfuse is faster; "
+                 "compile = polyfuse's compilation)")
+    return "\n".join(lines)
+
+
+def _diffs(row: NumpyRow, who: str) -> str:
+    diff = row.max_abs_diff.get(who)
+    return ("results differ from numpy's: "
+            + ("a shape or the number of results differs" if diff is None else f"max |diff| {diff:.3g}"))
