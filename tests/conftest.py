@@ -129,6 +129,31 @@ def assert_regions_ran(backend, runs: int) -> None:
     assert bool(backend.region_runs) == bool(regions), backend.region_runs
 
 
+@contextlib.contextmanager
+def einsum_compiled(fallback_work: int = -1):
+    """polyfuse.einsum runs its own code (BLAS, staged steps or the generated kernel) for every
+    call inside, however small (``FALLBACK_WORK``), with plans made before set aside; yields the
+    list of the plan kinds the calls ran ("kernel", "blas", "staged", or "numpy"), so that a test
+    can assert that what it compared with numpy was not numpy itself."""
+    import importlib
+
+    einsum = importlib.import_module("polyfuse.tensor.einsum")
+    einsum_plan = importlib.import_module("polyfuse.tensor.einsum_plan")
+    saved = (einsum_plan.FALLBACK_WORK, einsum._plans, einsum._run)
+    ran: list[str] = []
+
+    def run(plan, *args, **kwargs):
+        result = saved[2](plan, *args, **kwargs)
+        ran.append(plan.kind)  # after the call: a call that raised ran nothing to compare
+        return result
+
+    einsum_plan.FALLBACK_WORK, einsum._plans, einsum._run = fallback_work, {}, run
+    try:
+        yield ran
+    finally:
+        einsum_plan.FALLBACK_WORK, einsum._plans, einsum._run = saved
+
+
 def copy_args(args):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
