@@ -11,7 +11,7 @@ import pytest
 from conftest import HAS_CPU, assert_regions_ran, assert_same_arrays, copy_args, define
 from hypothesis import HealthCheck, given, note, reject, settings
 from hypothesis import strategies as st
-from program_gen import programs
+from program_gen import in_a_time_loop, programs
 
 import polyfuse
 from polyfuse.bench import suite
@@ -287,17 +287,6 @@ def test_concurrent_calls_from_several_python_threads(forced):
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                                     HealthCheck.data_too_large,
                                                     HealthCheck.function_scoped_fixture])
-
-
-def in_a_time_loop(source: str) -> str:
-    """The generated kernel with its body (allocations aside) run twice by a sequential loop, so
-    that its parallel loops sit inside a sequential one: most such programs become regions."""
-    lines = source.splitlines()
-    allocations = [line for line in lines[1:] if line.startswith("    ") and not line.startswith("     ")
-                   and ("np.empty" in line or "np.zeros" in line)]
-    # the final bare return stays out of the loop (a return inside a loop is refused)
-    rest = [line for line in lines[1:] if line not in allocations and line != "    return"]
-    return "\n".join([lines[0], *allocations, "    for rep in range(2):", *("    " + line for line in rest)])
 
 
 @settings(max_examples=30, **COMMON)
