@@ -91,7 +91,7 @@ def test_promoted_kernels_match_python_on_and_off(name, fuse, sizes, monkeypatch
 
 DEVICE_CASES = [  # the device's tiles (256, or 8 x 32 with 32 along x), two chunks of k or more
     ("gemm", "smart", dict(ni=9, nj=20, nk=37), "tiles 256, chunk 16"),
-    ("2mm", "none", dict(ni=10, nj=11, nk=37, nl=33), "tiles 8 x 32, chunk 32"),  # x: 33 = 32 + 1
+    ("2mm", "none", dict(ni=8, nj=11, nk=37, nl=33), "tiles 8 x 32, chunk 32"),  # x: 33 = 32 + 1
 ]
 
 
