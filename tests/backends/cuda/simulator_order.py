@@ -74,3 +74,28 @@ def device_launches() -> Iterator[None]:
             os.environ.pop("POLYFUSE_CUDA_LAUNCH", None)
         else:
             os.environ["POLYFUSE_CUDA_LAUNCH"] = previous
+
+
+class _Recorder:
+    """A compiled CUDA kernel whose launch configurations (``kernel[grid, block]``) are recorded."""
+
+    def __init__(self, kernel, index: int, log: list) -> None:
+        self._kernel, self._index, self._log = kernel, index, log
+
+    def __getitem__(self, config):
+        grid, block = config
+        self._log.append((self._index, tuple(np.atleast_1d(grid)), tuple(np.atleast_1d(block))))
+        return self._kernel[config]
+
+
+@contextlib.contextmanager
+def recorded_launches(backend) -> Iterator[list]:
+    """Within the block, each launch of a compiled CUDA backend's kernels is recorded in the
+    yielded list as (launch index, grid, block): what ran, not what was planned."""
+    kernels = dict(backend.kernels)
+    log: list = []
+    backend.kernels.update({index: _Recorder(k, index, log) for index, k in kernels.items()})
+    try:
+        yield log
+    finally:
+        backend.kernels.update(kernels)

@@ -30,7 +30,7 @@ from conftest import assert_same_arrays, copy_args, define
 from hypothesis import HealthCheck, given, note, reject, settings
 from hypothesis import strategies as st
 from program_gen import programs
-from simulator_order import device_launches, shuffled_simulator
+from simulator_order import device_launches, recorded_launches, shuffled_simulator
 
 import polyfuse
 from polyfuse.bench import suite
@@ -79,6 +79,32 @@ def test_suite_kernel_matches_python(name, fuse):
 
 def test_core_kernels_are_in_the_suite():
     assert set(CORE) <= set(KERNELS)
+
+
+#: Sizes at which the device's launch configuration differs from the simulator's small grids
+#: (at most SIM_MAX_THREADS threads): 256-thread blocks (promoted tiles: gemm, matmul_bias_relu,
+#: softmax; a 1-D grid of two blocks: atax, chain3) and 32 x 8 blocks (jacobi-2d).
+DEVICE_SIZES = {"gemm": None, "atax": dict(m=9, n=300), "jacobi-2d": dict(tsteps=1, n=34),
+                "chain3": dict(n=300), "matmul_bias_relu": None, "softmax": None}
+
+
+@pytest.mark.skipif(not SIMULATOR, reason="on a real GPU every test runs the device's configuration")
+@pytest.mark.parametrize("name", CORE)
+def test_core_kernels_with_the_device_launch_configuration(name):
+    """What a real GPU runs (POLYFUSE_CUDA_LAUNCH=device: 256 or 32 x 8 threads per block, the
+    device's promoted tiles) on the simulator, blocks and threads in a shuffled order, against the
+    Python function; the recorded launches show the device's block shapes really ran."""
+    sk = suite.KERNELS[name]
+    args = sk.make_args(np.random.default_rng(3), **(DEVICE_SIZES[name] or sk.sizes["test"]))
+    with device_launches():
+        k = polyfuse.kernel(sk.func, target="cuda", verify=True)
+        backend = backend_of(k, *args)
+    assert backend.launch_kind == "gpu"
+    with recorded_launches(backend) as launches, shuffled_simulator(3):
+        run_both(sk.func, args, kernel=k)
+    blocks = {block for _, _, block in launches}
+    assert max(math.prod(b) for b in blocks) == 256, launches  # above the simulator's 64
+    assert blocks <= {(1,), (256,), (32, 8), (8, 32)}, blocks
 
 
 # ---- differential: random programs against the Python function --------------------------------
@@ -351,7 +377,16 @@ def test_non_contiguous_numpy_arguments_are_copied_and_written_back():
 def test_empty_iteration_space_launches_nothing():
     sk = suite.KERNELS["chain3"]
     A, B, out = (np.zeros(0), np.zeros(0), np.zeros(0))
-    polyfuse.kernel(sk.func, target="cuda")(A, B, out)
+    k = polyfuse.kernel(sk.func, target="cuda")
+    backend = backend_of(k, A, B, out)
+    with recorded_launches(backend) as launches:
+        assert k(A, B, out) is None
+    assert launches == [] and out.shape == (0,)
+    # the same compiled kernel at a non-empty size does launch (the record sees launches)
+    args = sk.make_args(np.random.default_rng(0), n=5)
+    with recorded_launches(backend) as launches:
+        run_both(sk.func, args, kernel=k)
+    assert len(launches) == 1
 
 
 # ---- errors ------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from conftest import assert_same_arrays, copy_args, define
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from program_gen import programs
+from simulator_order import device_launches, recorded_launches, shuffled_simulator
 
 import polyfuse
 from polyfuse.bench import suite
@@ -86,6 +87,31 @@ def test_promoted_kernels_match_python_on_and_off(name, fuse, sizes, monkeypatch
     assert not off.promotion_decisions()
     if name != "atax":  # atax's launches have no sequential loop inside a grid: nothing to stage
         assert staged(on), on.explain_sections()
+
+
+DEVICE_CASES = [  # the device's tiles (256, or 8 x 32 with 32 along x), two chunks of k or more
+    ("gemm", "smart", dict(ni=9, nj=20, nk=37), "tiles 256, chunk 16"),
+    ("2mm", "none", dict(ni=8, nj=11, nk=37, nl=33), "tiles 8 x 32, chunk 32"),  # x: 33 = 32 + 1
+]
+
+
+@pytest.mark.skipif(not SIMULATOR, reason="on a real GPU every test runs the device's configuration")
+@pytest.mark.parametrize("name, fuse, sizes, tiles", DEVICE_CASES, ids=[c[0] for c in DEVICE_CASES])
+def test_promoted_kernels_with_the_device_tiles(name, fuse, sizes, tiles):
+    """The promoted tiles, chunks and staging a real GPU gets (POLYFUSE_CUDA_LAUNCH=device), run
+    on the simulator with blocks and threads in a shuffled order, against the Python function."""
+    sk = suite.KERNELS[name]
+    args = sk.make_args(np.random.default_rng(1), **sizes)
+    with device_launches():
+        k, backend = compiled(sk.func, args, fuse)
+    assert backend.launch_kind == "gpu" and tiles in backend.describe() and staged(backend)
+    expected = copy_args(args)
+    sk.func(*expected)
+    actual = copy_args(args)
+    with recorded_launches(backend) as launches, shuffled_simulator(1):
+        k(*actual)
+    assert_same_arrays(expected, actual, rtol=1e-9)
+    assert {block for _, _, block in launches} == {(256,) if "256" in tiles else (32, 8)}, launches
 
 
 @pytest.mark.parametrize("name, fuse, sizes", [("2mm", "none", dict(ni=17, nj=9, nk=10, nl=23)),
