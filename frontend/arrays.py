@@ -861,8 +861,17 @@ class Lowering:
 
     def scalar_call_type(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> VType:
         """``np.sign(0.5)``, ``np.float32(s)``: numpy scalars (strong), typed as numpy types them,
-        so array temporaries that meet them get NumPy's dtype; other calls are not known here."""
-        if module != "np" or any(a.vtype is UNKNOWN for a in args):
+        so array temporaries that meet them get NumPy's dtype.  ``math.*`` functions and the
+        ``float()``/``int()`` casts give Python numbers (weak, NEP 50); other calls are not known here."""
+        if any(a.vtype is UNKNOWN for a in args):
+            return UNKNOWN
+        if module == "math" and is_supported("math", name):
+            if name in ("floor", "ceil", "trunc"):
+                return WEAK_INT
+            return BOOL if name in ("isnan", "isinf", "isfinite") else WEAK_FLOAT
+        if module is None and name in ("float", "int") and len(args) == 1:
+            return WEAK_FLOAT if name == "float" else WEAK_INT
+        if module != "np":
             return UNKNOWN
         cast = np_scalar_type(name)
         if cast is not None:

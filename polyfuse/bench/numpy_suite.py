@@ -7,10 +7,9 @@ JAX is installed, the function rebuilt with ``np`` bound to ``jax.numpy``
 (:func:`with_numpy_namespace`).  Programs that write array elements in place cannot run on JAX,
 whose arrays are immutable; :func:`jax_blocker` says so, and the section shows "n/a".
 
-:data:`PROGRAMS` compile today.  :data:`PENDING` need constructs the frontend is gaining (``@``,
-``np.dot``, ``.T`` on expressions, ``np.clip``, ``.astype``, axis tuples): the section compiles
-them too and, where the frontend refuses one, shows "not yet compiled: <the error>", so each turns
-into a timed row the day its construct lands.
+:data:`PROGRAMS` compile today.  :data:`PENDING` need constructs the frontend is gaining: the
+section compiles them too and, where the frontend refuses one, shows "not yet compiled: <the
+error>", so each turns into a timed row the day its construct lands.
 
 Sizes come per preset as in polyfuse.bench.suite ("test" tiny for the tests, "quick", "bench")
 plus "large": PolyBench's LARGE grid sizes for the stencils (with fewer time steps than
@@ -325,34 +324,33 @@ PROGRAMS: dict[str, NumpyProgram] = _registry(
                     dict(nx=1000, ny=1200, tmax=100)),
                  "2-D FDTD: in-place slice updates in a time loop"),
     NumpyProgram("adam_step", adam_step, _adam_args, _VEC, "Adam optimizer step: in-place updates"),
-)
-
-PENDING: dict[str, NumpyProgram] = _registry(
     NumpyProgram("gemm", gemm, _gemm_args,
                  _p(dict(ni=7, nj=9, nk=8), dict(ni=200, nj=220, nk=240), dict(ni=800, nj=900, nk=1000),
                     dict(ni=1000, nj=1100, nk=1200)),
-                 "alpha * A @ B + beta * C", needs="@"),
+                 "alpha * A @ B + beta * C"),
     NumpyProgram("mlp", mlp, _mlp_args,
                  _p(dict(n=6, d=5, h=7, o=3), dict(n=256, d=128, h=256, o=64),
                     dict(n=1024, d=512, h=1024, o=256), dict(n=4096, d=1024, h=2048, o=512)),
-                 "two-layer MLP: relu(x @ W1 + b1) @ W2", needs="@"),
-    NumpyProgram("attention", attention, _attention_args,
-                 _p(dict(nq=6, nk=7, d=4), dict(nq=256, nk=320, d=32), dict(nq=1024, nk=1100, d=64),
-                    dict(nq=2048, nk=2048, d=128)),
-                 "softmax(Q @ K.T / sqrt(d)) @ V", needs="@, .T, math.sqrt in an array expression"),
+                 "two-layer MLP: relu(x @ W1 + b1) @ W2"),
     NumpyProgram("atax", atax, _atax_args,
                  _p(dict(m=7, n=9), dict(m=380, n=420), dict(m=2800, n=3200), dict(m=1900, n=2100)),
-                 "A.T @ (A @ x)", needs="@, .T"),
+                 "A.T @ (A @ x)"),
     NumpyProgram("gesummv", gesummv, _gesummv_args,
                  _p(dict(n=11), dict(n=300), dict(n=1900), dict(n=2800)),
-                 "alpha * A.x + beta * B.x with np.dot", needs="np.dot"),
-    NumpyProgram("clip_grad", clip_grad, _clip_args, _VEC, "SGD step with a clipped gradient", needs="np.clip"),
-    NumpyProgram("quantize_int8", quantize_int8, _quantize_args, _VEC, "scale, round, clip, cast to int8",
-                 needs="np.clip, .astype"),
+                 "alpha * A.x + beta * B.x with np.dot"),
+    NumpyProgram("clip_grad", clip_grad, _clip_args, _VEC, "SGD step with a clipped gradient"),
+    NumpyProgram("quantize_int8", quantize_int8, _quantize_args, _VEC, "scale, round, clip, cast to int8"),
     NumpyProgram("instance_norm", instance_norm, _instance_norm_args,
                  _p(dict(c=3, h=5, w=6), dict(c=16, h=64, w=64), dict(c=64, h=128, w=128),
                     dict(c=128, h=256, w=256)),
-                 "instance norm: mean and variance over axis=(1, 2)", needs="axis tuples"),
+                 "instance norm: mean and variance over axis=(1, 2)"),
+    NumpyProgram("attention", attention, _attention_args,
+                 _p(dict(nq=6, nk=7, d=4), dict(nq=256, nk=320, d=32), dict(nq=1024, nk=1100, d=64),
+                    dict(nq=2048, nk=2048, d=128)),
+                 "softmax(Q @ K.T / sqrt(d)) @ V"),
+)
+
+PENDING: dict[str, NumpyProgram] = _registry(
 )
 
 

@@ -5,6 +5,7 @@ ufuncs on arrays, boolean-array logic, reductions with axis tuples, initial= and
 from __future__ import annotations
 
 import linecache
+import math
 
 import numpy as np
 import pytest
@@ -262,3 +263,24 @@ def test_refusals_name_the_construct_and_its_line(case):
     assert words in message, message
     assert info.value.span is not None and info.value.span.filename == __file__
     assert "frontend/arrays.py" not in message
+
+
+def k_math_scale(x32, y):
+    y[...] = x32 * math.sqrt(2.0) + math.floor(2.7) * float(3)
+
+
+def k_attention_scale(Q, K):
+    return Q @ K.T * (1.0 / math.sqrt(Q.shape[1]))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_python_number_calls_in_array_expressions_are_weak_scalars(target):
+    """math.* and float()/int() give Python numbers: a float32 array times one stays float32."""
+    x = np.linspace(-1, 1, 10, dtype=np.float32)
+    want, got = np.zeros(10, np.float32), np.zeros(10, np.float32)
+    k_math_scale(x, want)
+    polyfuse.kernel(k_math_scale, target=target)(x, got)
+    np.testing.assert_array_equal(got, want)
+    Q, K = np.random.default_rng(0).random((5, 4)), np.random.default_rng(1).random((6, 4))
+    np.testing.assert_allclose(polyfuse.kernel(k_attention_scale, target=target)(Q, K), k_attention_scale(Q, K),
+                               rtol=1e-12)
