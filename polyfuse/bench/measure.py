@@ -171,9 +171,37 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
     except Exception as exc:  # noqa: BLE001 - one kernel's failure must not stop the suite
         _record_failure(row, stage, exc)
         return row
+    _bench_numba_parallel(spec, row, inputs, reference, positions, settings)
     if spec.numpy_func is not None:
         _bench_numpy(spec, row, inputs, reference, positions, settings)
     return row
+
+
+def _bench_numba_parallel(spec: SuiteKernel, row: BenchRow, inputs: tuple, reference: tuple,
+                          positions: dict[str, int], settings: BenchSettings) -> None:
+    """numba.njit(parallel=True) with prange where polyfuse proves a loop independent: checked
+    against serial numba's outputs and timed (into ``row``); nothing when no loop qualifies."""
+    from polyfuse.bench.numba_parallel import numba_parallel
+
+    stage = "choosing prange loops"
+    try:
+        found = numba_parallel(spec.func, fresh(inputs))
+        if found is None:
+            return
+        fn, row.numba_par_loops = found
+        stage = "numba parallel compile"
+        fn(*fresh(inputs))
+        stage = "numba parallel check"
+        timed: list = []
+        best, _ = best_time(fn, inputs, settings.repeats, settings.min_time, last=timed)
+        ok, _ = compare(timed[0], reference, positions)
+        row.numba_par_check = "ok" if ok else "MISMATCH"
+        row.numba_par_ms = best * 1e3
+        if row.polyfuse_ms:
+            row.speedup_par = row.numba_par_ms / row.polyfuse_ms
+    except Exception as exc:  # noqa: BLE001 - reported in the row
+        row.numba_par_check = "ERROR"
+        row.numba_par_error = f"{stage}: {type(exc).__name__}: {exc}".strip()
 
 
 def _bench_numpy(spec: SuiteKernel, row: BenchRow, inputs: tuple, reference: tuple,

@@ -72,6 +72,12 @@ class BenchRow:
     speedup: float | None = None  # numba_ms / polyfuse_ms
     polyfuse_1t_ms: float | None = None  # polyfuse on one thread (None: it ran on one anyway)
     speedup_1t: float | None = None  # numba_ms / polyfuse_1t_ms: numba njit runs on one thread
+    # numba.njit(parallel=True) with prange on the loops polyfuse proves independent (bench.numba_parallel)
+    numba_par_ms: float | None = None
+    numba_par_check: str = ""  # "ok" | "MISMATCH" | "ERROR"; "": no loop qualifies
+    numba_par_loops: list[int] = field(default_factory=list)  # source lines given prange
+    speedup_par: float | None = None  # numba_par_ms / polyfuse_ms
+    numba_par_error: str = ""
     polyfuse_runs: int = 0
     numba_runs: int = 0
     array_bytes: int = 0  # bytes of the kernel's array arguments, each counted once (not its locals)
@@ -244,6 +250,11 @@ class BenchReport:
         return geometric_mean([r.speedup_1t or r.speedup for r in self.rows if r.check == "ok" and r.speedup])
 
     @property
+    def geomean_speedup_par(self) -> float | None:
+        """Against numba with prange on threads, over the rows that have such a version."""
+        return geometric_mean([r.speedup_par for r in self.rows if r.check == "ok" and r.numba_par_check == "ok"])
+
+    @property
     def einsum_geomeans(self) -> dict[str, float | None]:
         """Geometric mean of each ratio over the einsum rows that checked ok and ran polyfuse's own
         choice (its kernel or its BLAS dispatch; not the numpy.einsum fallback of small calls)."""
@@ -272,7 +283,8 @@ class BenchReport:
 
     @property
     def failed(self) -> list[BenchRow]:
-        return [r for r in self.rows if r.check != "ok" or r.numpy_check not in ("", "ok")]
+        return [r for r in self.rows if r.check != "ok" or r.numpy_check not in ("", "ok")
+                or r.numba_par_check not in ("", "ok")]
 
     @property
     def einsum_failed(self) -> list[EinsumRow]:
@@ -288,6 +300,7 @@ class BenchReport:
             "seconds": round(self.seconds, 3),
             "geomean_speedup": self.geomean_speedup,
             "geomean_speedup_1_thread": self.geomean_speedup_1t,
+            "geomean_speedup_vs_numba_parallel": self.geomean_speedup_par,
             "geomean_numpy_ratio": self.numpy_geomean,
             "rows": [asdict(r) for r in self.rows],
         }

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from polyfuse.bench.records import EINSUM_OTHERS, BenchReport, BenchRow, EinsumRow, NumpyRow
 
 COLUMNS = ("kernel", "preset", "compile ms", "polyfuse ms", "pf 1T ms", "numba ms", "speedup", "1T spd",
-           "numpy ms", "np/pf", "nests", "check")
-WIDTHS = (18, 6, 10, 11, 9, 10, 8, 7, 10, 7, 6, 8)
-_LEFT = (0, 1, 10, 11)
+           "nb par ms", "vs par", "numpy ms", "np/pf", "nests", "check")
+WIDTHS = (18, 6, 10, 11, 9, 10, 8, 7, 10, 7, 10, 7, 6, 8)
+_LEFT = (0, 1, 12, 13)
 
 
 def _ms(value: float | None) -> str:
@@ -26,14 +26,17 @@ def _ms(value: float | None) -> str:
 
 
 def _check_cell(row: BenchRow) -> str:
-    """The polyfuse-vs-numba check, plus the numpy formulation's when it did not agree."""
-    return row.check if row.numpy_check in ("", "ok") else f"{row.check}, numpy {row.numpy_check}"
+    """The polyfuse-vs-numba check, plus the numpy formulation's and numba parallel's when they did
+    not agree."""
+    cell = row.check if row.numpy_check in ("", "ok") else f"{row.check}, numpy {row.numpy_check}"
+    return cell if row.numba_par_check in ("", "ok") else f"{cell}, numba par {row.numba_par_check}"
 
 
 def format_row(row: BenchRow) -> str:
     cells = (row.kernel, row.preset, _ms(row.compile_ms), _ms(row.polyfuse_ms), _ms(row.polyfuse_1t_ms),
-             _ms(row.numba_ms), _ratio(row.speedup), _ratio(row.speedup_1t), _ms(row.numpy_ms),
-             _ratio(row.numpy_ratio), row.loop_nests or "-", _check_cell(row))
+             _ms(row.numba_ms), _ratio(row.speedup), _ratio(row.speedup_1t), _ms(row.numba_par_ms),
+             _ratio(row.speedup_par), _ms(row.numpy_ms), _ratio(row.numpy_ratio), row.loop_nests or "-",
+             _check_cell(row))
     return "  ".join(c.ljust(w) if i in _LEFT else c.rjust(w)
                      for i, (c, w) in enumerate(zip(cells, WIDTHS))).rstrip()
 
@@ -53,6 +56,11 @@ def summary(report: BenchReport) -> str:
     if geo and any(r.polyfuse_1t_ms for r in report.rows):
         lines.append(f"geometric mean speedup vs numba with polyfuse on 1 thread, as numba's njit: "
                      f"{report.geomean_speedup_1t:.2f}x")
+    par = report.geomean_speedup_par
+    with_par = sum(1 for r in report.rows if r.check == "ok" and r.numba_par_check == "ok")
+    if par:
+        lines.append(f"geometric mean speedup vs numba parallel=True with prange on the loops polyfuse proves "
+                     f"independent: {par:.2f}x over {with_par} kernel(s) that have such a loop")
     numpy_geo = report.numpy_geomean
     with_numpy = sum(1 for r in report.rows if r.check == "ok" and r.numpy_check == "ok")
     if any(r.numpy_check for r in report.rows):
@@ -64,6 +72,9 @@ def summary(report: BenchReport) -> str:
             detail = row.error or "outputs differ: max |diff| " + ", ".join(
                 f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.max_abs_diff.items())
             lines.append(f"{row.check} {row.kernel}: {detail}")
+        if row.numba_par_check not in ("", "ok"):
+            lines.append(f"{row.numba_par_check} {row.kernel} (numba parallel=True, prange on lines "
+                         f"{row.numba_par_loops}): {row.numba_par_error or 'outputs differ from serial numba'}")
         if row.numpy_check not in ("", "ok"):
             detail = row.numpy_error or "numpy's outputs differ from numba's: max |diff| " + ", ".join(
                 f"{k}={'shape differs' if v is None else f'{v:.3g}'}" for k, v in row.numpy_max_abs_diff.items())

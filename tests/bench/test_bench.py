@@ -83,6 +83,8 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
     assert all(r.check == "ok" for r in rows.values()), text
     assert all(r.polyfuse_1t_ms and r.speedup_1t for r in rows.values()), text
     assert report.geomean_speedup_1t and "pf 1T ms" in text and "on 1 thread" in text
+    assert rows["gemm"].numba_par_check == "ok" and rows["gemm"].numba_par_loops and rows["gemm"].speedup_par
+    assert report.geomean_speedup_par and "nb par ms" in text
     assert rows["lu"].numpy_check == "" and rows["lu"].numpy_ms is None
     for name in ("chain3", "gemm", "atax"):
         row = rows[name]
