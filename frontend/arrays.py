@@ -1158,12 +1158,30 @@ class Lowering:
             full = [next(kept) if keepdims or d not in axes else const(0) for d in range(x.rank)]
             return tuple(const(0) if d in axes else s for d, s in enumerate(full))
 
+        count = ast.parse(" * ".join(f"({x.extents[d].text})" for d in axes), mode="eval").body
+        kept = x.rank - len(axes)
+        if axes == tuple(range(kept, x.rank)):
+            # trailing axes (x.sum(axis=-1)): one nest, each result element started, accumulated and
+            # finished inside the loops over the kept axes, in x's own order; the reduction is then
+            # one loop nest that fuses with its producer and consumer like a hand-written row loop
+            def row(k: tuple[Sym, ...]) -> list[ast.stmt]:
+                target = out_index(k + tuple(const(0) for _ in axes))
+                stmts: list[ast.stmt] = [ast.Assign([_store(out.element(target))], self.start_value(
+                    kind, dtype, x.element(k + tuple(const(0) for _ in axes)), initial))]
+                stmts += self.nest(x.extents[kept:], lambda r: [ast.Assign(
+                    [_store(out.element(target))], self.accumulate(kind, out.element(target), x.element(k + r)))])
+                if kind == "mean":
+                    stmts.append(ast.Assign([_store(out.element(target))],
+                                            ast.BinOp(out.element(target), ast.Div(), copy.deepcopy(count))))
+                return stmts
+
+            self.pre.extend(self.nest(x.extents[:kept], row))
+            return out
         self.pre.extend(self.nest(extents, lambda k: [ast.Assign(
             [_store(out.element(k))], self.start_value(kind, dtype, x.element(x_index(k)), initial))]))
         self.pre.extend(self.nest(x.extents, lambda k: [ast.Assign(
             [_store(out.element(out_index(k)))], self.accumulate(kind, out.element(out_index(k)), x.element(k)))]))
         if kind == "mean":
-            count = ast.parse(" * ".join(f"({x.extents[d].text})" for d in axes), mode="eval").body
             self.pre.extend(self.nest(extents, lambda k: [ast.Assign(
                 [_store(out.element(k))], ast.BinOp(out.element(k), ast.Div(), count))]))
         return out

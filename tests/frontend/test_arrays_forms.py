@@ -284,3 +284,27 @@ def test_python_number_calls_in_array_expressions_are_weak_scalars(target):
     Q, K = np.random.default_rng(0).random((5, 4)), np.random.default_rng(1).random((6, 4))
     np.testing.assert_allclose(polyfuse.kernel(k_attention_scale, target=target)(Q, K), k_attention_scale(Q, K),
                                rtol=1e-12)
+
+
+def k_softmax(x):
+    m = x.max(axis=-1, keepdims=True)
+    e = np.exp(x - m)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def k_row_mean_centered(x, out):
+    out[...] = x - x.mean(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("fn, args", [(k_softmax, (M,)), (k_row_mean_centered, (M, np.zeros_like(M)))])
+def test_reductions_over_trailing_axes_fuse_into_one_row_loop(fn, args):
+    """Each result element is started, accumulated and finished inside the loop over the kept
+    axes, so the reductions fuse with what produces and consumes them (one nest, rows private)."""
+    kernel = polyfuse.kernel(fn, target="cpu")
+    expected = [a.copy() for a in args]
+    want = fn(*expected)
+    got = kernel(*args)
+    if want is not None:
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(args[-1], expected[-1], rtol=1e-12)
+    assert kernel.explain(*args).fused_loop_nests() == 1
