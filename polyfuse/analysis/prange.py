@@ -3,8 +3,11 @@
 numba trusts ``prange``; polyfuse decides parallelism from dependences, as for every loop, so a
 ``prange`` loop that carries a dependence (a reduction into ``out[j]``) runs serially and gives
 Python's result.  This records, per ``prange`` loop, whether the kernel as written carries a
-dependence across its iterations (flow dependences, and false ones on arrays that are not
-kernel-local: the ones no private copy removes), and which.
+dependence across its iterations, and which, judged as numba runs ``prange``: flow dependences,
+and false ones on every array, kernel-local arrays included (numba shares an array allocated
+outside the loop among its threads; polyfuse gives each thread its own copy, but the claim is
+about the code as written).  False dependences on scalar locals do not count: numba makes a
+scalar assigned in the loop body private to each iteration.
 """
 
 from __future__ import annotations
@@ -26,12 +29,13 @@ class PrangeClaim:
 
 
 def prange_claims(scop: Scop, deps: Dependences) -> tuple[PrangeClaim, ...]:
-    return tuple(_claim(loop, deps) for loop in scop.prange_loops)
+    scalars = {a.name for a in scop.arrays if a.kind == "local" and a.rank == 0}
+    return tuple(_claim(loop, deps, scalars) for loop in scop.prange_loops)
 
 
-def _claim(loop: PrangeLoop, deps: Dependences) -> PrangeClaim:
+def _claim(loop: PrangeLoop, deps: Dependences, scalars: set[str]) -> PrangeClaim:
     carried = sorted({f"{d.kind} on {d.array}" for d in deps.items
-                      if (d.kind == "RAW" or not d.local) and _carries(loop, d.relation)})
+                      if (d.kind == "RAW" or d.array not in scalars) and _carries(loop, d.relation)})
     if not carried:
         return PrangeClaim(loop.line, loop.iterator, True, "holds: no dependence crosses its iterations")
     return PrangeClaim(loop.line, loop.iterator, False,

@@ -308,6 +308,31 @@ def test_explain_checks_each_prange_claim():
     assert "prange claims" not in polyfuse.kernel(k_plain).explain(4, V, V.copy()).to_dict()
 
 
+def k_prange_shared_buffer(A, C4, out):
+    acc = np.zeros(A.shape[1])
+    for r in prange(A.shape[0]):  # every iteration writes the one acc: numba's threads would race
+        for p in range(A.shape[1]):
+            acc[p] = 0.0
+            for s in range(A.shape[1]):
+                acc[p] += A[r, s] * C4[s, p]
+        for p in range(A.shape[1]):
+            t = acc[p] * 2.0  # a scalar assigned in the body: numba makes it private
+            out[r, p] = t
+
+
+def test_a_prange_claim_counts_a_kernel_local_array_shared_by_its_iterations():
+    """polyfuse runs the loop in parallel with a private acc per thread, but the claim is about the
+    code as written, which numba runs with one acc for all threads (a doitgen-style race)."""
+    A = np.random.default_rng(0).random((5, 4))
+    kernel = polyfuse.kernel(k_prange_shared_buffer)
+    (claim,) = kernel.explain(A, A[:4].copy(), np.zeros((5, 4)))["prange claims"]
+    assert not claim["parallel"] and "on acc" in claim["claim"] and "on t" not in claim["claim"]
+    out, want = np.zeros((5, 4)), np.zeros((5, 4))
+    kernel(A, A[:4].copy(), out)
+    k_prange_shared_buffer(A, A[:4].copy(), want)  # numba's prange is range in plain Python
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+
+
 sys.path.insert(0, str(Path(__file__).parent))
 import rewrite_helpers  # noqa: E402
 
