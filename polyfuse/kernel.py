@@ -223,7 +223,10 @@ class Kernel:
         # the hardware model and the isl budget change decisions, so they are part of the key
         decisions = f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
         text = source.text + helper_texts(self.py_func)  # inlined helpers are part of the kernel
-        return cache.make_key(text, " ".join(modules), signature_key(arguments), decisions)
+        # where the source is: errors, bounds messages and explain() name its file and lines, so
+        # the same text in another file (or moved) must not load this entry's locations
+        where = f"{source.filename}:{source.first_line}"
+        return cache.make_key(where + "\n" + text, " ".join(modules), signature_key(arguments), decisions)
 
 
 def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:

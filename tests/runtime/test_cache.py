@@ -129,3 +129,18 @@ def test_the_source_digest_reads_every_stage_folder():
 
     for module in (polyfuse.schedule.tiling, polyfuse.backends.cuda.plan):
         assert Path(module.__file__).resolve() in hashed
+
+
+def test_the_same_source_in_another_file_does_not_load_its_locations(cache_dir):
+    """explain(), errors and bounds messages carry file and line: identical text elsewhere is
+    another entry (a corpus kernel and a test kernel with the same body once shared one)."""
+    from conftest import define
+
+    text = "def twin(X, Y):\n    for i in range(X.shape[0]):\n        Y[i] = 2.0 * X[i]\n"
+    first, second = define(text, "twin"), define("\n\n" + text, "twin")  # two fake files, other lines
+    X, Y = np.arange(5.0), np.ones(5)
+    polyfuse.kernel(first)(X, Y)
+    kernel = polyfuse.kernel(second)
+    kernel(X, Y)
+    assert not kernel.compile(X, Y).from_cache
+    assert len(list(cache_dir.glob("*.pkl"))) == 2
