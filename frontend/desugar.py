@@ -146,12 +146,8 @@ def _shape(array: str, axis: int) -> ast.expr:
 
 # ---- tuples, augmented operators, loops over arrays ---------------------------------------------
 
-class Desugar(ast.NodeTransformer):
-    """Tuple assignments, the other augmented operators and loops over arrays (statement level)."""
-
-    def __init__(self, rw: Rewriter, normalize: Callable[[ast.stmt], ast.stmt]) -> None:
-        self.rw = rw
-        self.normalize = normalize  # len(row), row.shape[d] of a substituted row -> the array's extents
+class StatementTransformer(ast.NodeTransformer):
+    """A transformer whose statement visitors may return several statements for one."""
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -159,6 +155,14 @@ class Desugar(ast.NodeTransformer):
             new = self.visit(stmt)
             out.extend(new if isinstance(new, list) else [new])
         return out
+
+
+class Desugar(StatementTransformer):
+    """Tuple assignments, the other augmented operators and loops over arrays (statement level)."""
+
+    def __init__(self, rw: Rewriter, normalize: Callable[[ast.stmt], ast.stmt]) -> None:
+        self.rw = rw
+        self.normalize = normalize  # len(row), row.shape[d] of a substituted row -> the array's extents
 
     def visit_For(self, node: ast.For):
         node.body = self.block(node.body)

@@ -36,7 +36,7 @@ import numpy as np
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument
 
-from .desugar import Constants, Desugar, constant_texts, function_locals, local_extents
+from .desugar import Constants, Desugar, StatementTransformer, constant_texts, function_locals, local_extents
 from .source import KernelSource, read_source
 
 MAX_INLINE_DEPTH = 16
@@ -159,20 +159,13 @@ def _helper_function(func: ast.expr, globals_: dict) -> types.FunctionType | Non
     return obj if isinstance(obj, types.FunctionType) else None
 
 
-class Inliner(ast.NodeTransformer):
+class Inliner(StatementTransformer):
     """Inlines the helper calls of one function body; ``stack`` names the functions being inlined."""
 
     def __init__(self, rw: Rewriter, globals_: dict, stack: tuple[str, ...]) -> None:
         self.rw = rw
         self.globals = globals_
         self.stack = stack
-
-    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
-        out: list[ast.stmt] = []
-        for stmt in stmts:
-            new = self.visit(stmt)
-            out.extend(new if isinstance(new, list) else [new])
-        return out
 
     def visit_Expr(self, node: ast.Expr):
         call = node.value
