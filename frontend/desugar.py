@@ -21,12 +21,13 @@ Each is a no-op on code already in the subset, and each keeps Python's meaning e
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
 
-from .source import read_source
+from .allocation import ALLOCATORS
 
 
 class Rewriter(Protocol):
@@ -78,14 +79,11 @@ class Constants(ast.NodeTransformer):
         return self.rw.placed(call, node)
 
 
-def constant_texts(fn, helpers: list) -> str:
-    """``name=type:value`` of every global constant ``fn`` and its helpers read (cache key)."""
+def constant_texts(functions: list[tuple[Callable, ast.FunctionDef]]) -> str:
+    """``name=type:value`` of every global constant the ``(function, its parsed source)`` pairs
+    read (for the disk cache's key)."""
     parts: list[str] = []
-    for func in [fn, *helpers]:
-        try:
-            tree = read_source(func).tree
-        except Exception:  # noqa: BLE001 - a helper without source is refused when compiled
-            continue
+    for func, tree in functions:
         local = function_locals(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and node.id not in local:
@@ -97,24 +95,18 @@ def constant_texts(fn, helpers: list) -> str:
 
 # ---- extents of kernel-local arrays --------------------------------------------------------------
 
-_ALLOCATORS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like")
-
-
 def local_extents(rw: Rewriter, body: list[ast.stmt]) -> dict[str, list[ast.expr]]:
     """``T -> [extent expressions]`` for arrays allocated once at the top level whose extents
     read only arguments and names assigned once at the top level before (sizes), so that
     ``len(T)`` and ``T.shape[d]`` can be those expressions wherever they are read."""
-    stores: dict[str, int] = {}
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                stores[node.id] = stores.get(node.id, 0) + 1
+    stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     known = set(rw.args)
     extents: dict[str, list[ast.expr]] = {}
     for stmt in body:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
         call = stmt.value if isinstance(stmt, ast.Assign) else None
-        if isinstance(target, ast.Name) and stores.get(target.id) == 1 and isinstance(call, ast.Call)                 and isinstance(call.func, ast.Attribute) and call.func.attr in _ALLOCATORS and call.args:
+        if isinstance(target, ast.Name) and stores.get(target.id) == 1 and isinstance(call, ast.Call) \
+                and isinstance(call.func, ast.Attribute) and call.func.attr in ALLOCATORS and call.args:
             dims = _allocated_extents(rw, call, extents)
             if dims is not None and all({n.id for d in dims for n in ast.walk(d) if isinstance(n, ast.Name)}
                                         <= known for d in dims):
@@ -129,7 +121,7 @@ def _allocated_extents(rw: Rewriter, call: ast.Call, extents: dict[str, list[ast
     first = call.args[0]
     if isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_like"):
         if isinstance(first, ast.Name) and first.id in rw.ranks:
-            return [_shape(first.id, d) for d in range(rw.ranks[first.id])]
+            return [shape_node(first.id, d) for d in range(rw.ranks[first.id])]
         if isinstance(first, ast.Name) and first.id in extents:
             return extents[first.id]
         return None
@@ -139,7 +131,8 @@ def _allocated_extents(rw: Rewriter, call: ast.Call, extents: dict[str, list[ast
     return list(dims)
 
 
-def _shape(array: str, axis: int) -> ast.expr:
+def shape_node(array: str, axis: int) -> ast.expr:
+    """``array.shape[axis]``."""
     return ast.Subscript(ast.Attribute(ast.Name(array, ast.Load()), "shape", ast.Load()), ast.Constant(axis),
                          ast.Load())
 
@@ -265,8 +258,7 @@ class Desugar(StatementTransformer):
         return ast.copy_location(ast.For(index, rng, prologue + body, [], None), node)
 
     def _extent(self, array: str, like: ast.AST) -> ast.expr:
-        attr = ast.Attribute(ast.Name(array, ast.Load()), "shape", ast.Load())
-        return self.rw.placed(ast.Subscript(attr, ast.Constant(0), ast.Load()), like)
+        return self.rw.placed(shape_node(array, 0), like)
 
 
 class _Rows(ast.NodeTransformer):

@@ -36,7 +36,15 @@ import numpy as np
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument
 
-from .desugar import Constants, Desugar, StatementTransformer, constant_texts, function_locals, local_extents
+from .desugar import (
+    Constants,
+    Desugar,
+    StatementTransformer,
+    constant_texts,
+    function_locals,
+    local_extents,
+    shape_node,
+)
 from .source import KernelSource, read_source
 
 MAX_INLINE_DEPTH = 16
@@ -63,23 +71,25 @@ def helper_texts(fn) -> str:
     """The source of every helper ``fn`` calls, transitively, and the values of the global
     constants they and ``fn`` read (for the disk cache's key)."""
     seen: dict[str, str] = {}
-    functions = []
-    todo = [fn]
+    functions: list[tuple[Callable, ast.FunctionDef]] = []  # each read once: (function, parsed source)
+    todo: list[tuple[Callable, KernelSource | None]] = [(fn, None)]
     while todo:
-        func = todo.pop()
-        try:
-            tree = read_source(func).tree
-        except UnsupportedError:
-            continue
-        for node in ast.walk(tree):
+        func, source = todo.pop()
+        if source is None:
+            try:
+                source = read_source(func)
+            except UnsupportedError:
+                continue
+        functions.append((func, source.tree))
+        for node in ast.walk(source.tree):
             if isinstance(node, ast.Call):
                 helper = _helper_function(node.func, func.__globals__)
                 key = f"{getattr(helper, '__module__', '')}.{getattr(helper, '__qualname__', '')}"
                 if helper is not None and key not in seen:
-                    seen[key] = read_source(helper).text
-                    todo.append(helper)
-                    functions.append(helper)
-    return "".join(seen[k] for k in sorted(seen)) + constant_texts(fn, functions)
+                    helper_source = read_source(helper)
+                    seen[key] = helper_source.text
+                    todo.append((helper, helper_source))
+    return "".join(seen[k] for k in sorted(seen)) + constant_texts(functions)
 
 
 class Rewriter:
@@ -508,8 +518,7 @@ def _definitions(stmt: ast.stmt, rw: Rewriter) -> list[tuple[ast.Name, ast.expr]
 
 
 def _shape_at(rw: Rewriter, array: str, axis: int, like: ast.AST) -> ast.expr:
-    attr = ast.Attribute(ast.Name(array, ast.Load()), "shape", ast.Load())
-    return rw.placed(ast.Subscript(attr, ast.Constant(axis), ast.Load()), like)
+    return rw.placed(shape_node(array, axis), like)
 
 
 def _is_size(node: ast.expr, rw: Rewriter, ints: set[str], sizes: dict[str, ast.expr]) -> bool:

@@ -148,10 +148,8 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
         best, row.polyfuse_runs = best_time(kernel, inputs, settings.repeats, settings.min_time, last=timed)
         row.polyfuse_ms = best * 1e3
         stage = "check of the last timed call"
-        ok, timed_diffs = compare(timed[0], reference, positions)
-        if not ok:  # the first call ran before threads were tried; the timed ones run on them
-            row.check, row.max_abs_diff = "MISMATCH", timed_diffs
-            row.error = "the last timed call disagrees with numba (the first call agreed)"
+        # the first call ran before threads were tried; the timed ones run on them
+        _check_timed(row, timed[0], reference, positions, "the last timed call")
         stage = "timing numba"
         best, row.numba_runs = best_time(reference_fn, inputs, settings.repeats, settings.min_time)
         row.numba_ms = best * 1e3
@@ -163,9 +161,7 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
                 best, _ = best_time(kernel, inputs, settings.repeats, settings.min_time, last=timed)
             row.polyfuse_1t_ms = best * 1e3
             stage = "check of the last one-thread call"
-            if not compare(timed[0], reference, positions)[0]:
-                row.check = "MISMATCH"
-                row.error = "the last one-thread timed call disagrees with numba"
+            _check_timed(row, timed[0], reference, positions, "the last one-thread timed call")
             if row.polyfuse_1t_ms > 0:
                 row.speedup_1t = row.numba_ms / row.polyfuse_1t_ms
     except Exception as exc:  # noqa: BLE001 - one kernel's failure must not stop the suite
@@ -175,6 +171,14 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
     if spec.numpy_func is not None:
         _bench_numpy(spec, row, inputs, reference, positions, settings)
     return row
+
+
+def _check_timed(row: BenchRow, outputs: tuple, reference: tuple, positions: dict[str, int], which: str) -> None:
+    """A timed call's outputs against numba's: a disagreement makes the row a MISMATCH."""
+    ok, diffs = compare(outputs, reference, positions)
+    if not ok:
+        row.check, row.max_abs_diff = "MISMATCH", diffs
+        row.error = f"{which} disagrees with numba (the first call agreed)"
 
 
 def _bench_numba_parallel(spec: SuiteKernel, row: BenchRow, inputs: tuple, reference: tuple,

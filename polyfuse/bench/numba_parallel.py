@@ -55,12 +55,12 @@ def _define(func: Callable, text: str) -> Callable:
     return namespace[func.__name__]
 
 
-def parallel_loops(func: Callable, args: tuple) -> list[int]:
-    """Lines (in :func:`_every_loop_prange`'s text) of the outermost loops whose iterations are
-    independent, as polyfuse's dependence analysis of the function as written decides."""
+def parallel_loops(func: Callable, args: tuple, text: str | None = None) -> list[int]:
+    """Lines (in ``text``, default :func:`_every_loop_prange`'s) of the outermost loops whose
+    iterations are independent, as polyfuse's dependence analysis of the function as written decides."""
     from polyfuse.kernel import kernel
 
-    text = _every_loop_prange(func)
+    text = _every_loop_prange(func) if text is None else text
     every = _define(func, text)
     claims = kernel(every, target="python", cache=False).explain(*args).to_dict().get("prange claims", [])
     holds = {c["line"] for c in claims if c["parallel"]}
@@ -89,8 +89,9 @@ def numba_parallel(func: Callable, args: tuple) -> tuple[Callable, list[int]] | 
     loops, and their lines; None when no loop qualifies."""
     import numba
 
-    lines = parallel_loops(func, args)
+    every = _every_loop_prange(func)
+    lines = parallel_loops(func, args, every)
     if not lines:
         return None
-    text = _retag(_every_loop_prange(func), lambda loop: loop.lineno in lines)
+    text = _retag(every, lambda loop: loop.lineno in lines)
     return numba.njit(parallel=True)(_define(func, text)), lines
