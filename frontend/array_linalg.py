@@ -32,9 +32,12 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
 
 from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
 from .checker import module_of
@@ -78,7 +81,7 @@ def store_product(lw: Lowering, stmt: ast.Assign, target: View) -> list[ast.stmt
     if not isinstance(found, Contraction):
         return lw.store(stmt, target, found)
     s = _resolve(lw, stmt.value, found)
-    in_place = _accumulate(lw, s, target)
+    in_place = _accumulate(lw, stmt.value, s, target)
     return in_place if in_place is not None else lw.store(stmt, target, _value(lw, stmt.value, s))
 
 
@@ -336,12 +339,7 @@ def _stored_once(lw: Lowering, node: ast.AST, v: View, labels: tuple[str, ...], 
         return v
     if v.vtype.dtype not in ("float64", "float32", "int64", "int32", "unknown"):
         return v
-    dtype = lw.temp_dtype(node, v)
-    array = lw.fresh("mo")
-    lw.allocate(array, v.extents, dtype)
-    stored = leaf(array, v.extents, dtype)
-    lw.pre.extend(lw.nest(v.extents, lambda k: [ast.Assign([_store(stored.element(k))], v.element(k))]))
-    return stored
+    return _stored(lw, v, lw.temp_dtype(node, v))
 
 
 def contract(lw: Lowering, node: ast.AST, c: Contraction) -> View:
@@ -361,7 +359,8 @@ def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
     array = lw.fresh("mm")
     lw.allocate(array, s.out_extents, dtype)
     result = leaf(array, s.out_extents, dtype)
-    lw.pre.extend(_sum_into(lw, s, result))
+    blas = _blas_shape(lw, s)
+    lw.pre.extend(_sum_into(lw, s, result) if blas is None else _blas_into(lw, node, s, blas, result))
     return result
 
 
@@ -386,7 +385,7 @@ def _cheap(node: ast.expr) -> bool:
     return isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and _cheap(node.operand)
 
 
-def _accumulate(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt] | None:
+def _accumulate(lw: Lowering, node: ast.AST, s: _Sum, target: View) -> list[ast.stmt] | None:
     """``target = s`` summed into the target itself, or None when NumPy's result could differ:
     another dtype (NumPy rounds once, at the store), a result that broadcasts into the target,
     operands that read the target (NumPy reads them before the write)."""
@@ -402,7 +401,85 @@ def _accumulate(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt] | None:
     for mine, theirs in zip(target.extents, s.out_extents):
         if mine.text != theirs.text:
             lw.mismatch(mine, theirs)
+    blas = _blas_shape(lw, s)
+    if blas is not None and _plain(target):
+        return _blas_into(lw, node, s, blas, target)
     return _sum_into(lw, s, target)
+
+
+# ---- products kept whole for BLAS ------------------------------------------------------------
+@dataclass(frozen=True)
+class _BlasShape:
+    """A product ``out[row, col] = sum over k of a[row, k] * b[k, col]``: the labels of its
+    row (of ``a``) and column (of ``b``); None where that operand is a vector."""
+
+    row: str | None
+    col: str | None
+    k: str
+
+
+def _blas_shape(lw: Lowering, s: _Sum) -> _BlasShape | None:
+    """The matrix-product form of ``s`` when it can run as one BLAS gemm (and BLAS is on): two
+    float operands of the result's dtype, one summed label, at most one free label each, no
+    broadcasting, a matrix or vector result, and not known to be too small to pay."""
+    c = s.c
+    if not lw.products.blas or len(c.operands) != 2 or len(s.summed) != 1 or not c.output:
+        return None
+    if s.vtype.dtype not in ("float32", "float64"):
+        return None
+    (k,) = s.summed
+    free = []
+    for view, labels in zip(c.operands, c.labels):
+        if view.vtype.dtype != s.vtype.dtype or view.vtype.weak or len(set(labels)) != len(labels):
+            return None
+        if k not in labels or len(labels) > 2:
+            return None
+        if any(extent.is_const(1) and not s.extents[lab].is_const(1) for extent, lab in zip(view.extents, labels)):
+            return None  # an axis of size 1 that broadcasts (other extents are equal, checked per call)
+        free.append(next((lab for lab in labels if lab != k), None))
+    row, col = free
+    if row in c.labels[1] or col in c.labels[0] or set(c.output) != {lab for lab in free if lab is not None}:
+        return None  # a label of both operands kept in the output: a batch, not a matrix product
+    sizes = [s.extents[lab] for lab in (row, col, k) if lab is not None]
+    if all(size.is_const() for size in sizes) and math.prod(size.const for size in sizes) < BLAS_MIN_WORK:
+        return None  # small enough that the loops, fused with their neighbours, win
+    return _BlasShape(row, col, k)
+
+
+def _plain(view: View) -> bool:
+    """Whether ``view``'s elements are reads of its base array (no arithmetic, no cast)."""
+    probe = view.element(tuple(atom(f"pf_probe{d}") for d in range(view.rank)))
+    return (view.base is not None and isinstance(probe, ast.Subscript) and isinstance(probe.value, ast.Name)
+            and probe.value.id == view.base
+            and not any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(probe.slice)))
+
+
+def _blas_into(lw: Lowering, node: ast.AST, s: _Sum, shape: _BlasShape, target: View) -> list[ast.stmt]:
+    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's')`` statement (lifted by
+    frontend.lift as a model/region.py ``Matmul``); an operand that computes its elements
+    (``alpha * A``, ``np.maximum(h, 0)``) is stored in a local array first, as NumPy does."""
+    roles = (shape.row, shape.col, shape.k)
+    names = [lw.fresh(stem) for stem in ("mr", "mc", "mk")]
+    at = {lab: atom(name) for lab, name in zip(roles, names) if lab is not None}
+    operands = []
+    for view, labels in zip(s.c.operands, s.c.labels):
+        if not _plain(view):
+            view = _stored(lw, view, s.vtype.dtype)
+        operands.append(view.element(tuple(at[lab] for lab in labels)))
+    out = target.element(tuple(at[lab] for lab in s.c.output))
+    extents = [s.extents[lab].node if lab is not None else ast.Constant(1) for lab in roles]
+    call = ast.Call(ast.Name(MATMUL_CALL, ast.Load()),
+                    [out, *operands, *extents, *(ast.Constant(name) for name in names)], [])
+    return [ast.Expr(call)]
+
+
+def _stored(lw: Lowering, view: View, dtype: str) -> View:
+    """``view``'s values in a fresh local array (filled in ``lw.pre``)."""
+    array = lw.fresh("mo")
+    lw.allocate(array, view.extents, dtype)
+    stored = leaf(array, view.extents, dtype)
+    lw.pre.extend(lw.nest(view.extents, lambda k: [ast.Assign([_store(stored.element(k))], view.element(k))]))
+    return stored
 
 
 def _scalar_sum(lw: Lowering, dtype: str, sums: tuple[Sym, ...], term) -> View:
@@ -471,5 +548,6 @@ def _join(lw: Lowering, node: ast.AST, a: Sym, b: Sym, broadcast: bool, what: st
 
 
 PRODUCT_RULES = ProductRules(lower_product, store_product)
+PRODUCT_RULES_BLAS = ProductRules(lower_product, store_product, blas=True)
 
-__all__ = ["PRODUCT_RULES", "Contraction", "contract", "lower_product", "store_product"]
+__all__ = ["PRODUCT_RULES", "PRODUCT_RULES_BLAS", "Contraction", "contract", "lower_product", "store_product"]

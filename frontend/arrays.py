@@ -210,6 +210,7 @@ class ProductRules:
 
     value: Callable[[Lowering, ast.expr], View | None]  # a @ b, np.dot(...), ...; None for other nodes
     store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = product, in place
+    blas: bool = False  # matrix products kept whole (model/region.py Matmul) rather than lowered to loops
 
 
 class Lowering:
@@ -243,6 +244,7 @@ class Lowering:
         self.pre: list[ast.stmt] = []
         self.here: ast.AST = source.tree  # the statement being lowered (where errors point)
         self.allocations: list[ast.stmt] = []
+        self.temporaries: dict[str, tuple[Sym, ...]] = {}  # arrays allocated here -> their extents
         self.changed = False
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
@@ -320,6 +322,8 @@ class Lowering:
                 before.extend(lowered)
                 changed = True
             entry = self.names.get(name)
+            if entry is not None and entry.kind == "view" and self.whole_temporary(entry.view):
+                name, entry, changed = entry.array, None, True  # a product's result, say: no copy needed
             if entry is not None and entry.kind == "view":
                 copied = self.fresh("ret")
                 call = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
@@ -436,6 +440,18 @@ class Lowering:
         view = leaf(array, value.extents, dtype)
         return self.nest(view.extents, lambda k: [ast.Assign([_store(view.element(k))], value.element(k))])
 
+    def whole_temporary(self, view: View | None) -> bool:
+        """Whether ``view`` is all of an array temporary this lowering allocated, in order."""
+        if view is None or view.base not in self.temporaries:
+            return False
+        probes = tuple(atom(f"pf_probe{d}") for d in range(view.rank))
+        element = view.element(probes)
+        if not (isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name)):
+            return False
+        items = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+        return ([ast.unparse(i) for i in items] == [p.text for p in probes]
+                and [e.text for e in view.extents] == [e.text for e in self.temporaries[view.base]])
+
     def temp_dtype(self, node: ast.AST, value: View) -> str:
         dtype = value.vtype.dtype
         if dtype == "unknown" and not self.final:
@@ -452,6 +468,7 @@ class Lowering:
             if self.in_loop(e):
                 raise self.error(self.here, f"an array temporary of extent {e.text!r}, which changes with a loop "
                                  "variable; write into an array of fixed shape instead", "array temporary")
+        self.temporaries[array] = extents
         dims = [e.node if _nonnegative_sym(e) else smax(const(0), e).node for e in extents]
         shape = ast.Tuple(dims, ast.Load())
         call = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "empty", ast.Load()), [shape],
@@ -899,6 +916,8 @@ class Lowering:
                              "the kernel", "np.linalg")
         if name in _REFUSED and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
+        if module == "np" and name in ALLOCATORS:
+            return self.filled(node, name)
         if module is None and isinstance(func, ast.Attribute) and name in _METHODS:
             inner = self.value(func.value)
             if inner.rank == 0:
@@ -915,6 +934,57 @@ class Lowering:
             if any(a.rank for a in args):
                 return self.ufunc(node, name, args)
         return None
+
+    def shape_of(self, shape: ast.expr) -> tuple[Sym, ...]:
+        """The extents a shape argument names: ``(n, 3)``, ``n``, ``x.shape``."""
+        if isinstance(shape, ast.Attribute) and shape.attr == "shape":
+            source = self.value(shape.value)
+            if source.rank:
+                return source.extents
+        return tuple(sym_of(d) for d in (shape.elts if isinstance(shape, ast.Tuple) else [shape]))
+
+    def filled(self, node: ast.Call, name: str) -> View:
+        """``np.zeros(shape)``, ``np.ones_like(x)``, ``np.full(shape, v, dtype)`` used as a value
+        (``x + np.ones(3)``): every element the same number, of the array's dtype, as NumPy
+        makes it.  ``np.empty`` as a value has no defined elements: refused."""
+        count, like = ALLOCATORS[name]
+        if name.startswith("empty"):
+            raise self.error(node, f"np.{name}() inside an expression (its elements are undefined); assign it to a "
+                             "name first and fill it", "array call")
+        known = {"dtype", "shape"} if like else {"dtype"}
+        for kw in node.keywords:
+            if kw.arg not in known:
+                raise self.error(kw.value, f"np.{name}() with keyword {kw.arg}=", "array call")
+        if len(node.args) < count or len(node.args) > count + 1:
+            raise self.error(node, f"np.{name}() takes {count} positional argument(s) and a dtype", "array call")
+        if like:
+            source = self.value(node.args[0])
+            if source.rank == 0:
+                raise self.error(node.args[0], f"np.{name}() of a scalar; pass an array", "array call")
+            extents, dtype = source.extents, source.vtype.dtype
+        else:
+            extents = self.shape_of(node.args[0])
+            dtype = "float64"
+        fill: View = scalar(ast.Constant(0 if name.startswith("zeros") else 1), WEAK_INT)
+        if name.startswith("full"):
+            fill = self.value(node.args[1])
+            if fill.rank:
+                raise self.error(node.args[1], f"np.{name}() with an array fill value", "array call")
+            if not like:  # NumPy: the fill value's own dtype (a Python float: float64, an int: int64)
+                dtype = fill.vtype.dtype if not fill.vtype.weak else "float64" if fill.vtype.is_float else \
+                    "bool" if fill.vtype.dtype == "bool" else "int64"
+        given = node.args[count] if len(node.args) > count else next(
+            (kw.value for kw in node.keywords if kw.arg == "dtype"), None)
+        if given is not None:
+            dtype = _dtype_of(given, self.globals) or ""
+            if not dtype:
+                raise self.error(given, f"np.{name}() with dtype {ast.unparse(given)!r}", "array call")
+        if dtype not in _DTYPES:
+            raise self.error(node, f"np.{name}() of dtype {dtype}", "array call")
+        self.changed = True
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+        element = ast.Call(cast, [fill.element(())], [])
+        return View(extents, VType(dtype, False), lambda idx: copy.deepcopy(element))
 
     def keywords(self, node: ast.Call, allowed: tuple[str, ...]) -> dict[str, ast.expr]:
         options = _keywords(self, node)

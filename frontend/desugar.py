@@ -125,6 +125,17 @@ def _allocated_extents(rw: Rewriter, call: ast.Call, extents: dict[str, list[ast
         if isinstance(first, ast.Name) and first.id in extents:
             return extents[first.id]
         return None
+    if isinstance(first, ast.Attribute) and first.attr == "shape":  # np.zeros(X.shape), np.ones(X[i].shape)
+        node, depth = first.value, 0
+        while isinstance(node, ast.Subscript):
+            index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if any(isinstance(i, (ast.Slice, ast.Starred)) for i in index):
+                return None
+            depth, node = depth + len(index), node.value
+        name = node.id if isinstance(node, ast.Name) else None
+        if name in rw.ranks and depth <= rw.ranks[name]:
+            return [shape_node(name, d) for d in range(depth, rw.ranks[name])]
+        return extents.get(name) if name is not None and depth == 0 else None
     dims = first.elts if isinstance(first, ast.Tuple) else [first]
     if any(isinstance(d, ast.Starred) for d in dims):
         return None

@@ -14,7 +14,7 @@ import islpy as isl
 
 from polyfuse.errors import SourceSpan, UnsupportedError
 from polyfuse.model import ir
-from polyfuse.model.region import Region
+from polyfuse.model.region import MATMUL_CALL, Region
 from polyfuse.model.schedule_tree import StmtNode, loop_of
 from polyfuse.model.scop import (
     Argument,
@@ -29,12 +29,12 @@ from polyfuse.model.scop import (
 
 from .affine import Affine, AffineConverter
 from .allocation import allocator_of, fill_nest, read_allocation
-from .array_linalg import PRODUCT_RULES
+from .array_linalg import PRODUCT_RULES, PRODUCT_RULES_BLAS
 from .arrays import lower_arrays
-from .checker import check_subset, module_of
+from .checker import check_subset, is_matmul_call, module_of
 from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
 from .expressions import ExpressionLifter
-from .opaque import bound_reason, kept_inside, lift_region, own_jump
+from .opaque import bound_reason, kept_inside, lift_matmul, lift_region, own_jump
 from .returns import lift_return
 from .rewrite import rewrite
 from .source import KernelSource, read_source
@@ -120,6 +120,11 @@ class Lifter:
         return nodes
 
     def visit_Expr(self, node: ast.Expr, scope: Scope) -> list:
+        if is_matmul_call(node):  # a matrix product frontend.array_linalg kept whole
+            call = node.value
+            assert isinstance(call, ast.Call)
+            names = tuple(str(arg.value) for arg in call.args[6:] if isinstance(arg, ast.Constant))
+            return lift_matmul(self, node, scope, Scope(scope.loop_vars + names, scope.domain))
         return []  # a docstring (the checker allows nothing else)
 
     visit_Pass = visit_Expr
@@ -344,12 +349,16 @@ def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
 _ISL_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=", ast.NotEq: "!="}
 
 
-def lift(fn, arguments: tuple[Argument, ...]) -> Scop:
-    """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order)."""
+def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
+    """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order).
+    ``blas``: NumPy matrix products that BLAS can run are kept whole (model/region.py Matmul)."""
     source = read_source(fn)
+    if any(isinstance(n, ast.Name) and n.id == MATMUL_CALL for n in ast.walk(source.tree)):
+        raise source.error(source.tree, f"the name {MATMUL_CALL} is reserved for polyfuse's generated code")
     globals_ = dict(fn.__globals__)
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
-    source, assumed = lower_arrays(source, globals_, arguments, PRODUCT_RULES)  # NumPy array statements -> loops
+    rules = PRODUCT_RULES_BLAS if blas else PRODUCT_RULES
+    source, assumed = lower_arrays(source, globals_, arguments, rules)  # NumPy array statements -> loops
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}

@@ -258,3 +258,46 @@ def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: s
         else:  # augmented assignments, returns, jumps: every name they mention is read
             out.update((_names(stmt) & watched) - defined)
     return defined
+
+
+# ---- matrix products kept whole (model/region.py Matmul) -------------------------------------
+def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
+    """The product as one statement whose body is a ``Matmul``.  Its accesses are exact: the
+    rectangle of each operand the sums touch (``inner_scope``: ``scope`` with the product's three
+    variables as loop variables, for the subscripts).  Inside a data-dependent if, the output is
+    a may-write, so it is read too (as for any region)."""
+    call = node.value
+    assert isinstance(call, ast.Call)
+    out, a, b, *extent_nodes = call.args[:6]
+    variables = tuple(str(arg.value) for arg in call.args[6:] if isinstance(arg, ast.Constant))
+    r, c, s = variables
+    rows, cols, depth = (lifter.affine(e, scope) for e in extent_nodes)
+    extents = [rows, cols, depth]
+    bounds = {v: f"0 <= {isl_name(v)} < {e.text}" for v, e in zip(variables, extents)}
+
+    def operand(sub: ast.expr, over: tuple[str, ...]) -> tuple[rg.Operand, str]:
+        assert isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name), "written by array_linalg"
+        array = sub.value.id
+        items = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+        index = [lifter.affine(item, inner_scope) for item in items]
+        dims = [f"pf_o{d}" for d in range(len(index))]
+        where = [f"{d} = {a.text}" for d, a in zip(dims, index)] + [bounds[v] for v in over]
+        text = (f"{isl_name(array)}[{', '.join(dims)}] : exists ({', '.join(isl_name(v) for v in over)} : "
+                f"{' and '.join(where)})")
+        return rg.Operand(array, tuple(a.expr for a in index)), text
+
+    out_op, out_text = operand(out, (r, c))
+    a_op, a_text = operand(a, (r, s))
+    b_op, b_text = operand(b, (s, c))
+    dtype = lifter.arrays[out_op.array].dtype
+    product = rg.Matmul(out_op, a_op, b_op, rows.expr, cols.expr, depth.expr, (r, c, s), dtype)
+    body: tuple[rg.Op, ...] = (product,)
+    reads = [(a_text, None), (b_text, None)]
+    if lifter.guards:  # inside a data-dependent if: runs where its condition holds
+        body = (rg.IfElse(guard_expr(lifter.guards, lifter.expressions(scope)), body),)
+        reads.append((out_text, None))
+    region = rg.Region(body=body, reason="matrix product (BLAS where the layout allows)",
+                       line=lifter.source.span(node).line,
+                       reads=tuple(sorted({a_op.array, b_op.array} | ({out_op.array} if lifter.guards else set()))),
+                       writes=(out_op.array,))
+    return [lifter.add_region(node, region, scope, reads, [(out_text, None)])]

@@ -36,6 +36,7 @@ import numpy as np
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument
 
+from .allocation import ALLOCATORS
 from .desugar import (
     Constants,
     Desugar,
@@ -389,6 +390,10 @@ class Normalizer(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ALLOCATORS and node.args:
+            dims = self.shape_tuple(node.args[0])
+            if dims is not None:  # np.zeros(X.shape): the tuple of X's extents
+                node.args[0] = self.rw.placed(ast.Tuple(dims, ast.Load()), node.args[0])
         if isinstance(node.func, ast.Name) and node.func.id == "len" and "len" not in self.rw.globals \
                 and len(node.args) == 1 and not node.keywords:
             view = _view(node.args[0], self.rw.ranks)
@@ -398,6 +403,18 @@ class Normalizer(ast.NodeTransformer):
             if extents:
                 return self.extent(extents, 0, node)
         return node
+
+    def shape_tuple(self, node: ast.expr) -> list[ast.expr] | None:
+        """The extents ``a.shape`` names, one expression each, for an array argument (or a
+        partial index of one) or a kernel-local array of known extents; None otherwise."""
+        if not (isinstance(node, ast.Attribute) and node.attr == "shape"):
+            return None
+        view = _view(node.value, self.rw.ranks)
+        if view is not None:
+            array, depth = view
+            return [self.shape(array, axis, node) for axis in range(depth, self.rw.ranks[array])]
+        extents = self.local(node.value)
+        return None if extents is None else [self.extent(extents, axis, node) for axis in range(len(extents))]
 
     def visit_Subscript(self, node: ast.Subscript):
         self.generic_visit(node)

@@ -45,7 +45,7 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     """Python function + signature -> verified, scheduled loop AST (target independent)."""
     stages = Stages()
     # the frontend rejects unsupported code, then builds domains, accesses and program order
-    scop = stages.run("lift", lift, fn, arguments)
+    scop = stages.run("lift", lift, fn, arguments, blas=options.blas_products())
     if options.target == "cuda" and scop.returns is not None:
         raise UnsupportedError("target='cuda' kernels cannot return values yet; write the results into "
                                "array arguments (or use target='cpu')", scop.returns_span, "return of a value")

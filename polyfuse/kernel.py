@@ -26,7 +26,7 @@ from polyfuse.runtime.variant import CallPlan, CompiledVariant, call_key, local_
 
 _COMPILE_LOCK = ISL_LOCK
 KERNEL_OPTIONS = ("target", "fuse", "verify", "opt_level", "contract", "tile", "registers", "fastmath",
-                  "vector_math", "interleave", "parallel", "cache", "boundscheck", "nopython", "nogil")
+                  "vector_math", "interleave", "parallel", "cache", "blas", "boundscheck", "nopython", "nogil")
 MAX_PLANS = 64  # call plans (sets of sizes) kept per kernel; the oldest goes first
 
 
@@ -36,7 +36,7 @@ class Kernel:
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
                  opt_level: int = 3, contract: bool = True, tile: bool = False,
                  registers: bool = True, fastmath: bool = False, vector_math: bool = True,
-                 interleave: bool = False, parallel: bool = True, cache: bool = True,
+                 interleave: bool = False, parallel: bool = True, cache: bool = True, blas: bool = True,
                  boundscheck: bool | None = None, nopython: bool = True, nogil: bool = True,
                  **unknown: Any) -> None:
         # numba's boundscheck, nopython and nogil are accepted: polyfuse always proves bounds,
@@ -49,7 +49,7 @@ class Kernel:
                                verify=default_verify() if verify is None else verify,
                                opt_level=opt_level, contract=contract, tile=tile, registers=registers,
                                fastmath=fastmath, vector_math=vector_math, interleave=interleave,
-                               parallel=bool(parallel), cache=bool(cache))
+                               parallel=bool(parallel), cache=bool(cache), blas=bool(blas))
         self._signature = inspect.signature(fn)
         self._names = tuple(self._signature.parameters)
         self._variants: dict[str, CompiledVariant] = {}

@@ -160,6 +160,14 @@ class Options:
     parallel: bool = True
     # numba's cache=: False keeps this kernel out of the disk cache (it decides nothing in the code)
     cache: bool = True
+    # NumPy matrix products (``x @ W``, np.dot, GEMM-shaped einsum) kept whole and run on BLAS
+    # where the layout allows (CPU targets; the Python target runs the same statement as loops).
+    # False lowers them to loops the scheduler fuses with their neighbours (faster for small ones)
+    blas: bool = True
+
+    def blas_products(self) -> bool:
+        """Whether the frontend keeps matrix products whole: not for CUDA (no BLAS in a kernel)."""
+        return self.blas and self.target != "cuda"
 
     def tile_budget(self) -> int:
         """Bytes a tile's footprint may use (0: no tiling)."""
@@ -215,6 +223,7 @@ class Options:
                 f"registers={self.register_tile_bytes()} lanes={self.minmax_lane_bytes()} "
                 f"interleave={self.interleave_copies()} "
                 f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
+                + ("" if self.blas_products() else " blas=False")
                 + self._cuda_key())
 
     def _cuda_key(self) -> str:

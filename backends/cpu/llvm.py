@@ -24,6 +24,8 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir as ll
+from polyfuse.backends.cpu.blas import PREFIX as BLAS_PREFIX
+from polyfuse.backends.cpu.blas import register_symbols as register_blas
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
 from polyfuse.backends.cpu.parallel import (
     BARRIER_ABORT,
@@ -292,6 +294,8 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
 def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
     """JIT-compile already optimised IR."""
     triple = _initialize()
+    if BLAS_PREFIX in artifact.optimized_ir:
+        register_blas(llvm)
     parsed = llvm.parse_assembly(artifact.optimized_ir)
     engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple))
     if any(phase.is_region for phase in artifact.phases):

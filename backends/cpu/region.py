@@ -11,6 +11,7 @@ any statement.
 from __future__ import annotations
 
 from llvmlite import ir as ll
+from polyfuse.backends.cpu.blas import MatmulEmitter
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, has_index
 
 from polyfuse.model import ir
@@ -107,6 +108,9 @@ class RegionEmitter:
         self.loops.pop()
         if not self.b.block.is_terminated:
             self.b.branch(next_)
+
+    def emit_Matmul(self, op: rg.Matmul) -> None:
+        MatmulEmitter(self).emit(op)
 
     def emit_IfElse(self, op: rg.IfElse) -> None:
         fn = self.cg.function

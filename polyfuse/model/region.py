@@ -60,7 +60,63 @@ class Continue:
     pass
 
 
-Op = Assign | While | ForRange | IfElse | Break | Continue
+#: The call the NumPy frontend writes for a product kept whole (frontend.array_linalg; a name no
+#: kernel can use, frontend.lift turns it into a ``Matmul``): ``MATMUL_CALL(out[r, c], a[r, s],
+#: b[s, c], rows, cols, depth, "r", "c", "s")``.
+MATMUL_CALL = "_polyfuse_matmul"
+
+#: Below this many multiply-adds (rows x cols x depth) a product is not worth a BLAS call: about
+#: 1 us of dispatch and packing, what 32 x 32 x 32 multiply-adds take as loops.  Products known to
+#: be smaller stay loops the scheduler can fuse; backends test it again per call.
+BLAS_MIN_WORK = 32 * 32 * 32
+
+
+@dataclass(frozen=True)
+class Operand:
+    """``array[index]`` with each subscript affine in a Matmul's variables (integer coefficients)."""
+
+    array: str
+    index: tuple[ir.Expr, ...]
+
+
+@dataclass(frozen=True)
+class Matmul:
+    """``out[r, c] = sum(a[r, s] * b[s, c] for s < depth)`` for every ``r < rows``, ``c < cols``: a matrix
+    product NumPy code wrote (``x @ W``, ``np.dot(A, v)``), kept whole so that it can run on BLAS.
+
+    ``variables`` name r, c and s inside the operands' subscripts; a vector operand simply does not
+    use r or c (its extent is 1).  The element each (r, c, s) touches is exact, so the model's
+    accesses are exact rectangles.  :meth:`loops` is the meaning (and the backends' fallback where
+    BLAS cannot run: other layouts, small sizes, no BLAS): the sum in index order.
+    """
+
+    out: Operand
+    a: Operand
+    b: Operand
+    rows: ir.Expr
+    cols: ir.Expr
+    depth: ir.Expr
+    variables: tuple[str, str, str]
+    dtype: str
+
+    def loops(self) -> tuple[Op, ...]:
+        r, c, s = self.variables
+        out = ir.Load(self.out.array, self.out.index, self.dtype)
+        term = ir.BinOp("*", ir.Load(self.a.array, self.a.index, self.dtype),
+                        ir.Load(self.b.array, self.b.index, self.dtype), self.dtype)
+        total = ForRange(s, ir.int_const(0), self.depth, 1,
+                         (Assign(out.array, out.index, ir.BinOp("+", out, term, self.dtype)),))
+        zero = Assign(out.array, out.index, ir.Const(0.0, self.dtype, False))
+        inner = ForRange(c, ir.int_const(0), self.cols, 1, (zero, total))
+        return (ForRange(r, ir.int_const(0), self.rows, 1, (inner,)),)
+
+    def describe(self) -> str:
+        return (f"{self.out.array} = {self.a.array} @ {self.b.array} "
+                f"({ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
+                f"{ir.to_python(self.cols)})")
+
+
+Op = Assign | While | ForRange | IfElse | Break | Continue | Matmul
 
 
 @dataclass(frozen=True)
@@ -92,6 +148,8 @@ def ops(body: tuple[Op, ...]):
         elif isinstance(op, IfElse):
             yield from ops(op.then)
             yield from ops(op.otherwise)
+        elif isinstance(op, Matmul):
+            yield from ops(op.loops())
 
 
 def expressions(body: tuple[Op, ...]):
@@ -122,6 +180,9 @@ def render(body: tuple[Op, ...], depth: int = 0) -> list[str]:
             out.append(f"{pad}for {op.var} in range({ir.to_python(op.start)}, {ir.to_python(op.stop)}, "
                        f"{op.step}):")
             out += render(op.body, depth + 1) or [f"{pad}    pass"]
+        elif isinstance(op, Matmul):
+            out.append(f"{pad}# matrix product {op.describe()}, on BLAS where the layout allows")
+            out += render(op.loops(), depth)
         elif isinstance(op, IfElse):
             out.append(f"{pad}if {ir.to_python(op.cond)}:")
             out += render(op.then, depth + 1) or [f"{pad}    pass"]

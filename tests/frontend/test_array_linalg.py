@@ -229,8 +229,9 @@ def test_the_right_hand_side_is_evaluated_before_the_write():
 
 
 def _written(fn, *args):
-    """The arrays each statement of the lowered kernel writes."""
-    kernel = polyfuse.kernel(fn, target="python")
+    """The arrays each statement of the loop-lowered kernel writes (blas=False: products as loops;
+    tests/frontend/test_blas_products.py has the products kept whole)."""
+    kernel = polyfuse.kernel(fn, target="python", blas=False)
     kernel(*_copy(args))
     return [set(re.findall(r"-> (\w+)\[", s["writes"])) for s in kernel.explain(*_copy(args))["statements"]]
 
@@ -305,7 +306,7 @@ def test_temporary_product_fuses_with_its_epilogue():
 
     args = (_r(4, 3), _r(3, 5), _r(5), np.zeros((4, 5)))
     _same(k, *args)
-    report = polyfuse.kernel(k, target="python").explain(*args)
+    report = polyfuse.kernel(k, target="python", blas=False).explain(*args)
     assert any(d["fused"] for d in report["fusion"]), report["fusion"]
 
 

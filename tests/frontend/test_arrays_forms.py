@@ -308,3 +308,32 @@ def test_reductions_over_trailing_axes_fuse_into_one_row_loop(fn, args):
         np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(args[-1], expected[-1], rtol=1e-12)
     assert kernel.explain(*args).fused_loop_nests() == 1
+
+
+# ---- np.zeros / np.ones / np.full (and _like) used as values ----------------------------------
+@pytest.mark.parametrize("expr", [
+    "x + np.ones(x.shape[0])", "np.where(x > 0.5, x, np.zeros_like(x))", "np.maximum(x, np.full(x.shape, 0.25))",
+    "x * np.full_like(x, 2, dtype=np.float32)", "np.ones((2, x.shape[0]), dtype=np.int32) + np.zeros(x.shape[0], np.int8)",
+    "np.full(x.shape[0], 3) * x", "np.full(x.shape[0], True) & (x > 0.3)", "np.ones_like(x, np.int16) - 1",
+])
+def test_filled_arrays_as_values(expr):
+    _same(_kernel_from(f"def k(x):\n    return {expr}\n"), V)
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("x + np.empty(3)", "undefined"), ("np.zeros(3, order='F') + x", "keyword order"),
+    ("np.full(3, x) + x", "array fill value"), ("np.ones(3, 'complex64') + x", "dtype"),
+])
+def test_filled_arrays_as_values_refused(expr, message):
+    fn = _kernel_from(f"def k(x):\n    return {expr}\n")
+    with pytest.raises(UnsupportedError, match=message):
+        polyfuse.kernel(fn, target="python")(V[:3])
+
+
+def test_allocations_shaped_like_another_array():
+    """``np.zeros(x.shape)``, ``np.ones(A[0].shape)``, ``np.full(A.shape, v)``: the extents of an
+    argument, a row of one, or a local array; ``len()`` of the result works too."""
+    source = ("def k(x, A):\n    y = np.empty_like(x)\n    z = np.zeros(y.shape, dtype=np.float32)\n"
+              "    w = np.ones(A[0].shape)\n    for i in range(len(y)):\n"
+              "        y[i] = x[i] + len(z) + w[i % len(w)]\n    return y, z, np.full(A.shape, 2.0) + A\n")
+    _same(_kernel_from(source), V, M)

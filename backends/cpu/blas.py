@@ -1,0 +1,243 @@
+"""Matrix products (model/region.py ``Matmul``) as one BLAS ``?gemm`` call from the JIT.
+
+BLAS comes from SciPy's ``scipy.linalg.cython_blas`` (the Fortran interface numba's ``np.dot``
+uses too): its function pointers are registered with LLVM under the names declared here, so the
+optimised IR in the disk cache holds no address.  Fortran BLAS is column-major, numbers are
+passed by pointer, sizes are 32-bit.  Whether a product can run there is decided per call from
+the operands' strides: each of ``op(A)``, ``op(B)`` must be a matrix with one unit-stride axis
+(either one: the other is its leading dimension, ``op`` transposes where needed), and ``C``
+one with unit stride down its columns, or along its rows (then BLAS computes ``C^T = B^T A^T``).
+Anything else (a strided slice, a reversed view, sizes over 2^31), and products too small for
+a library call to pay, run :meth:`Matmul.loops` instead, compiled in place.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from llvmlite import ir as ll
+
+from polyfuse.model import ir
+from polyfuse.model import region as rg
+from polyfuse.model.region import BLAS_MIN_WORK
+
+_I64 = ll.IntType(64)
+_I32 = ll.IntType(32)
+_I8 = ll.IntType(8)
+_INT_MAX = 2**31 - 1
+_REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
+_KINDS = ("gemm", "gemv")
+
+PREFIX = "polyfuse.blas."
+
+
+def symbol(dtype: str, kind: str) -> str:
+    return PREFIX + _REALS[dtype][0] + kind
+
+
+@functools.cache
+def blas_pointers() -> dict[str, int]:
+    """``{symbol: address}`` of the gemm routines, or {} when SciPy is not installed."""
+    try:
+        from scipy.linalg import cython_blas
+    except ImportError:
+        return {}
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    found = {}
+    for dtype, (letter, _) in _REALS.items():
+        for kind in _KINDS:
+            capsule = cython_blas.__pyx_capi__[letter + kind]
+            found[symbol(dtype, kind)] = get_pointer(capsule, get_name(capsule))
+    return found
+
+
+def available() -> bool:
+    return bool(blas_pointers())
+
+
+def register_symbols(llvm) -> None:
+    """Make the gemm routines known to the JIT linker (before a module using them is finalised)."""
+    for name, address in blas_pointers().items():
+        llvm.add_symbol(name, address)
+
+
+class MatmulEmitter:
+    """``emit(op)``: the per-call layout test, the BLAS call where it passes, the loops elsewhere."""
+
+    def __init__(self, regions) -> None:
+        self.regions = regions  # backends/cpu/region.RegionEmitter
+        self.cg = regions.cg
+
+    @property
+    def b(self) -> ll.IRBuilder:
+        return self.cg.builder
+
+    def emit(self, op: rg.Matmul) -> None:
+        if not available():
+            self.regions.emit(op.loops())
+            return
+        exprs = self.cg.exprs
+        rows, cols, depth = (exprs.emit(e) for e in (op.rows, op.cols, op.depth))
+        r, c, s = op.variables
+        out, a, b = (self.operand(x, op.variables) for x in (op.out, op.a, op.b))
+        o_r, o_c = out.stride(r), out.stride(c)
+        a_r, a_s = a.stride(r), a.stride(s)
+        b_s, b_c = b.stride(s), b.stride(c)
+        work = self.b.mul(self.b.mul(rows, cols), depth)
+        worth = self.b.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
+        for extent in (rows, cols, depth):
+            inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
+                                 self.b.icmp_signed("<=", extent, ll.Constant(_I64, _INT_MAX)))
+            worth = self.b.and_(worth, inside)
+        if _is_one(op.cols):  # out[r] = sum a[r, s] * b[s]: a matrix times a vector
+            ways = [(self.gemv_form(rows, a_r, depth, a_s, b_s, o_r), (a.base, b.base, out.base), "gemv")]
+        elif _is_one(op.rows):  # out[c] = sum a[s] * b[s, c]: B^T times a vector
+            ways = [(self.gemv_form(cols, b_c, depth, b_s, a_s, o_c), (b.base, a.base, out.base), "gemv")]
+        else:  # C column-major: C = op(A) op(B); C row-major: C^T = op(B^T) op(A^T)
+            direct = [(rows, cols, depth), self.plain(rows, o_r, cols, o_c), self.matrix(rows, a_r, depth, a_s),
+                      self.matrix(depth, b_s, cols, b_c)]
+            swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
+                       self.matrix(depth, a_s, rows, a_r)]
+            ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), "gemm")]
+        self.first_way(op, worth, ways)
+
+    def first_way(self, op: rg.Matmul, worth, ways: list) -> None:
+        """The first of ``ways`` whose layout test passes, else the loops."""
+        if not ways:
+            self.regions.emit(op.loops())
+            return
+        (form, pointers, kind), rest = ways[0], ways[1:]
+        ok = self.b.and_(worth, self.all_ok(form[1:]))
+        with self.b.if_else(ok) as (then, otherwise):
+            with then:
+                (self.gemm if kind == "gemm" else self.gemv)(op.dtype, form, pointers)
+            with otherwise:
+                self.first_way(op, worth, rest)
+
+    # ---- layouts -------------------------------------------------------------------------
+    def operand(self, x: rg.Operand, variables: tuple[str, ...]) -> _Operand:
+        """The address of ``x`` at r = c = s = 0 and its stride along each of them, in elements
+        (enclosing loop variables keep their values)."""
+        base, strides = self.cg.arrays[x.array]
+        zero: dict[str, ir.Expr] = {name: ir.int_const(0) for name in variables}
+        offset = ll.Constant(_I64, 0)
+        per_var: dict[str, Any] = {}
+        for expr, stride in zip(x.index, strides):
+            offset = self.b.add(offset, self.b.mul(self.cg.exprs.emit(ir.substitute(expr, zero)), stride))
+            for name in variables:
+                coefficient = ir.linear_coefficient(expr, name)
+                assert coefficient is not None, "the frontend builds affine operands"
+                if coefficient:
+                    term = self.b.mul(ll.Constant(_I64, coefficient), stride)
+                    per_var[name] = self.b.add(per_var[name], term) if name in per_var else term
+        return _Operand(self.b.gep(base, [offset]), per_var)
+
+    def matrix(self, rows, row_stride, cols, col_stride) -> tuple:
+        """(ok, transposed, leading dimension) of the column-major ``rows x cols`` matrix whose
+        element (i, j) is at ``i * row_stride + j * col_stride``: as stored (unit row stride), or
+        as the transpose of a stored ``cols x rows`` matrix (unit column stride).  An axis of
+        extent 1 takes any stride; a leading dimension must be at least the stored rows."""
+        plain_ok, plain_ld = self.plain(rows, row_stride, cols, col_stride)[0::2]
+        trans_ok, trans_ld = self.plain(cols, col_stride, rows, row_stride)[0::2]
+        ld = self.b.select(plain_ok, plain_ld, trans_ld)
+        return self.b.or_(plain_ok, trans_ok), self.b.not_(plain_ok), ld
+
+    def plain(self, rows, row_stride, cols, col_stride) -> tuple:
+        """(ok, False, leading dimension) for a column-major ``rows x cols`` matrix as stored."""
+        one = ll.Constant(_I64, 1)
+        at_least = self.b.select(self.b.icmp_signed(">", rows, one), rows, one)
+        unit_rows = self.b.or_(self.b.icmp_signed("==", row_stride, one), self.b.icmp_signed("<=", rows, one))
+        single_col = self.b.icmp_signed("<=", cols, one)
+        ld_ok = self.b.and_(self.b.icmp_signed(">=", col_stride, at_least),
+                            self.b.icmp_signed("<=", col_stride, ll.Constant(_I64, _INT_MAX)))
+        ok = self.b.and_(unit_rows, self.b.or_(single_col, ld_ok))
+        ld = self.b.select(single_col, at_least, col_stride)
+        return ok, ll.Constant(ll.IntType(1), 0), ld
+
+    def vector(self, extent, stride) -> tuple:
+        """(ok, False, increment) of a vector: a positive stride (any when it has one element)."""
+        one = ll.Constant(_I64, 1)
+        single = self.b.icmp_signed("<=", extent, one)
+        positive = self.b.and_(self.b.icmp_signed(">=", stride, one),
+                               self.b.icmp_signed("<=", stride, ll.Constant(_I64, _INT_MAX)))
+        return self.b.or_(single, positive), ll.Constant(ll.IntType(1), 0), self.b.select(single, one, stride)
+
+    def gemv_form(self, rows, row_stride, depth, depth_stride, x_stride, y_stride) -> list:
+        """[(rows, depth), M, x, y] for ``y[i] = sum M[i, s] * x[s]``."""
+        return [(rows, depth), self.matrix(rows, row_stride, depth, depth_stride),
+                self.vector(depth, x_stride), self.vector(rows, y_stride)]
+
+    def all_ok(self, parts) -> object:
+        ok = parts[0][0]
+        for part in parts[1:]:
+            ok = self.b.and_(ok, part[0])
+        return ok
+
+    # ---- the call ------------------------------------------------------------------------
+    def gemm(self, dtype: str, form: list, pointers: tuple) -> None:
+        """``?gemm(transa, transb, m, n, k, 1, A, lda, B, ldb, 0, C, ldc)``; ``form`` is
+        [(m, n, k), C, op(A), op(B)] and ``pointers`` (C, A, B)."""
+        real = _REALS[dtype][1]
+        (m, n, k), (_, _, ldc), (_, trans_a, lda), (_, trans_b, ldb) = form
+        c_ptr, a_ptr, b_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        args = [self.char(trans_a), self.char(trans_b), *(self.int32(v) for v in (m, n, k)),
+                self.slot(real, ll.Constant(real, 1.0)), a_ptr, self.int32(lda), b_ptr, self.int32(ldb),
+                self.slot(real, ll.Constant(real, 0.0)), c_ptr, self.int32(ldc)]
+        self.b.call(self.declare(dtype, "gemm"), args)
+
+    def gemv(self, dtype: str, form: list, pointers: tuple) -> None:
+        """``?gemv(trans, m, n, 1, M, ld, x, incx, 0, y, incy)`` for ``y = M x``; ``form`` is
+        [(rows, depth), M, x, y] and ``pointers`` (M, x, y).  A transposed M is stored depth x rows."""
+        real = _REALS[dtype][1]
+        (rows, depth), (_, trans, ld), (_, _, incx), (_, _, incy) = form
+        m_ptr, x_ptr, y_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        m, n = self.b.select(trans, depth, rows), self.b.select(trans, rows, depth)
+        args = [self.char(trans), self.int32(m), self.int32(n), self.slot(real, ll.Constant(real, 1.0)),
+                m_ptr, self.int32(ld), x_ptr, self.int32(incx), self.slot(real, ll.Constant(real, 0.0)),
+                y_ptr, self.int32(incy)]
+        self.b.call(self.declare(dtype, "gemv"), args)
+
+    def declare(self, dtype: str, kind: str):
+        name = symbol(dtype, kind)
+        module = self.cg.module
+        if name in module.globals:
+            return module.globals[name]
+        ptr = _REALS[dtype][1].as_pointer()
+        i32p, i8p = _I32.as_pointer(), _I8.as_pointer()
+        params = ([i8p, i8p, i32p, i32p, i32p, ptr, ptr, i32p, ptr, i32p, ptr, ptr, i32p] if kind == "gemm"
+                  else [i8p, i32p, i32p, ptr, ptr, i32p, ptr, i32p, ptr, ptr, i32p])
+        return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
+
+    def slot(self, kind, value):
+        """A stack slot holding ``value`` (Fortran passes every number by reference)."""
+        slot = self.cg.alloca_builder.alloca(kind)
+        self.b.store(value, slot)
+        return slot
+
+    def int32(self, value):
+        return self.slot(_I32, self.b.trunc(value, _I32))
+
+    def char(self, transposed):
+        letter = self.b.select(transposed, ll.Constant(_I8, ord("T")), ll.Constant(_I8, ord("N")))
+        return self.slot(_I8, letter)
+
+
+def _is_one(expr: ir.Expr) -> bool:
+    return isinstance(expr, ir.Const) and expr.value == 1
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """An operand's address at r = c = s = 0 and its stride per variable (absent: 0, a vector)."""
+
+    base: Any
+    steps: dict[str, Any]
+
+    def stride(self, name: str):
+        return self.steps.get(name, ll.Constant(_I64, 0))

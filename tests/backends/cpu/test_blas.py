@@ -1,0 +1,140 @@
+"""Matrix products kept whole (model/region.py Matmul) on the LLVM backend: BLAS where the
+layout allows, the loops elsewhere, against NumPy on the same inputs.
+
+Sizes are above ``BLAS_MIN_WORK`` so the BLAS branch is the one that runs where the layout test
+passes; slices with steps, transposes, reversed views, Fortran-ordered and sliced arguments
+cover both branches.  BLAS blocks the sum differently from the loops and from NumPy's own
+call, so float64 results are compared at rtol 1e-10 and float32 at 1e-4.
+"""
+
+from __future__ import annotations
+
+import linecache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polyfuse.backends.cpu import blas
+
+import polyfuse
+from polyfuse.model.region import BLAS_MIN_WORK
+
+pytestmark = pytest.mark.skipif(not blas.available(), reason="SciPy's BLAS is not installed")
+
+RNG = np.random.default_rng(7)
+N = 48  # 48**3 multiply-adds > BLAS_MIN_WORK
+
+
+def _kernel(source: str, name: str = "k", **options):
+    filename = f"<test-blas-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name], polyfuse.kernel(namespace[name], **options)
+
+
+def _check(source: str, *args, rtol: float = 1e-10, **options) -> None:
+    fn, kernel = _kernel(source, **options)
+    want_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got_args = [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in args]
+    want, got = fn(*want_args), kernel(*got_args)
+    if want is not None:
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+    for w, g in zip(want_args, got_args):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+
+
+def _m(*shape, dtype=np.float64):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def test_the_sizes_here_are_above_the_blas_threshold():
+    assert N ** 3 >= BLAS_MIN_WORK
+
+
+@pytest.mark.parametrize("expr", [
+    "A @ B", "A.T @ B", "A @ B.T", "A.T @ B.T",                 # transposes: BLAS's trans flags
+    "A[::2] @ B", "A[1:-1, 2:] @ B[2:, ::1]",                   # row steps, offsets: leading dimensions
+    "A[:, ::2] @ B[::2]",                                       # no unit-stride axis: the loops
+    "A[::-1] @ B", "A @ B[:, ::-1]",                            # reversed: the loops
+    "np.dot(A, B)", "np.matmul(A.T, B)", "np.einsum('ik,jk->ij', A, B)", "np.inner(A, B)",
+    "(2.0 * A) @ np.maximum(B, 0.0)",                           # computed operands stored first
+])
+def test_matrix_products_match_numpy(expr):
+    _check(f"def k(A, B):\n    return {expr}\n", _m(N, N), _m(N, N))
+
+
+@pytest.mark.parametrize("expr", ["A @ x", "x @ A", "A.T @ x", "A[:, 3] @ A", "A @ A[5]",
+                                  "A[::2, ::3] @ x[::3]", "x[::-1] @ A", "A.T @ (A @ x)"])
+def test_matrix_vector_products_match_numpy(expr):
+    _check(f"def k(A, x):\n    return {expr}\n", _m(N * 2, N * 2), _m(N * 2))
+
+
+@pytest.mark.parametrize("target", ["C[:, :]", "C[1:-1, :]", "C.T[:, :]", "C[:, ::2]", "C[::-1, :]"])
+def test_products_stored_into_views_of_an_argument(target):
+    A, B, C = _m(N, N), _m(N, N), np.zeros((N, N))
+    rows, cols = eval(target, {"C": C}).shape  # noqa: S307 - the test's own parameter
+    _check(f"def k(A, B, C):\n    {target} = A[:{rows}, :] @ B[:, :{cols}]\n", A, B, C)
+
+
+def test_arguments_with_any_layout():
+    A = np.asfortranarray(_m(N, N))
+    B = _m(N * 2, N * 3)[::2, ::3]  # strided argument: no unit-stride axis
+    C = _m(N, N * 2)[:, ::2]  # unit-stride rows only after the step: the loops or a leading dimension
+    _check("def k(A, B):\n    return A @ B\n", A, B)
+    _check("def k(A, B):\n    return A @ B\n", A, C)
+    _check("def k(A, B):\n    return A @ B\n", C.T, A)
+
+
+def test_float32_products_and_mixed_dtypes():
+    _check("def k(A, B):\n    return A @ B\n", _m(N, N, dtype=np.float32), _m(N, N, dtype=np.float32), rtol=1e-4)
+    _check("def k(A, B):\n    return A @ B\n", _m(N, N, dtype=np.float32), _m(N, N))  # promoted: loops
+
+
+def test_products_inside_loops_branches_and_parallel_loops():
+    recurrent = ("def k(W, H):\n    for t in range(H.shape[0] - 1):\n"
+                 "        H[t + 1, :] = np.tanh(W @ H[t, :])\n")
+    _check(recurrent, _m(N * 2, N * 2) / N, _m(5, N * 2))
+    batched = ("def k(X, W, out):\n    for b in range(X.shape[0]):\n"
+               "        out[b, :, :] = X[b] @ W\n")
+    _check(batched, _m(4, N, N), _m(N, N), np.zeros((4, N, N)))
+    guarded = "def k(A, B, C, s):\n    if s > 0.0:\n        C[:, :] = A @ B\n"
+    for s in (1.0, -1.0):
+        _check(guarded, _m(N, N), _m(N, N), np.zeros((N, N)), s)
+
+
+def test_an_mlp_and_attention_chain():
+    mlp = "def k(x, W1, b1, W2):\n    return np.maximum(x @ W1 + b1, 0.0) @ W2\n"
+    _check(mlp, _m(N * 2, N), _m(N, N * 2), _m(N * 2), _m(N * 2, N))
+    attention = ("def k(Q, K, V):\n    S = Q @ K.T / np.sqrt(Q.shape[1])\n"
+                 "    P = np.exp(S - S.max(axis=1, keepdims=True))\n"
+                 "    return (P / P.sum(axis=1, keepdims=True)) @ V\n")
+    _check(attention, _m(N, N), _m(N, N), _m(N, N))
+
+
+def test_the_call_is_in_the_code_and_blas_false_keeps_loops():
+    src = "def k(A, B):\n    return A @ B\n"
+    A = _m(N, N)
+    _, with_blas = _kernel(src)
+    _, without = _kernel(src, blas=False)
+    assert "polyfuse.blas.dgemm" in with_blas.inspect_llvm(A, A)
+    assert "polyfuse.blas" not in without.inspect_llvm(A, A)
+    np.testing.assert_allclose(with_blas(A, A), without(A, A), rtol=1e-10)
+
+
+_SLICES = st.sampled_from([":", "::2", "1:", ":-1", "::-1", "2:-3:3"])
+
+
+@settings(max_examples=12, deadline=None)
+@given(rows=_SLICES, depth=_SLICES, cols=_SLICES, ta=st.booleans(), tb=st.booleans(),
+       dtype=st.sampled_from([np.float64, np.float32]))
+def test_random_views_of_both_operands(rows, depth, cols, ta, tb, dtype):
+    """A[rows, depth] @ B[depth, cols] with either operand stored transposed; the depth slice
+    is the same on both sides so the shapes agree."""
+    a = f"A.T[{rows}, {depth}]" if ta else f"A[{rows}, {depth}]"
+    b = f"B.T[{depth}, {cols}]" if tb else f"B[{depth}, {cols}]"
+    _check(f"def k(A, B):\n    return {a} @ {b}\n", _m(N, N, dtype=dtype), _m(N, N, dtype=dtype),
+           rtol=1e-4 if dtype == np.float32 else 1e-10)

@@ -1,0 +1,89 @@
+"""NumPy matrix products kept whole for BLAS (frontend/array_linalg.py -> model/region.py Matmul):
+which products are kept, how they are lifted, and that the Python target (which runs the
+statement as its loops) agrees with NumPy.  The LLVM backend's BLAS calls are tested in
+tests/backends/cpu/test_blas.py."""
+
+from __future__ import annotations
+
+import linecache
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse.model.region import MATMUL_CALL
+from polyfuse.options import Options
+
+RNG = np.random.default_rng(3)
+
+
+def _kernel(source: str, **options):
+    filename = f"<test-blas-products-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["k"], polyfuse.kernel(namespace["k"], **options)
+
+
+def _matmuls(kernel, *args) -> list[dict]:
+    """explain()'s records of the products kept whole."""
+    report = kernel.explain(*args)
+    kept = report.to_dict().get("kept as written", [])
+    return [r for r in kept if r["why"].startswith("matrix product")]
+
+
+def test_a_whole_array_product_is_one_statement():
+    fn, kernel = _kernel("def k(A, B):\n    return A @ B\n", target="python")
+    A = RNG.random((5, 4))
+    (product,) = _matmuls(kernel, A, A.T.copy())
+    assert product["may read"] == ["A", "B"] and len(product["may write"]) == 1
+    _, loops = _kernel("def k(A, B):\n    return A @ B\n", target="python", blas=False)
+    assert _matmuls(loops, A, A.T.copy()) == []
+
+
+@pytest.mark.parametrize("expr, kept", [
+    ("A @ B", True), ("np.dot(A, x)", True), ("x @ A", True), ("np.einsum('ij,kj->ik', A, B)", True),
+    ("x @ x", False),                      # a scalar: a reduction the scheduler fuses
+    ("np.outer(x, x)", False),              # nothing summed
+    ("np.einsum('ij,ij->i', A, A)", False),  # a label in both operands and the output
+    ("Z @ Z", False),                       # known to be too small for a library call
+])
+def test_which_products_are_kept_whole(expr, kept):
+    _, kernel = _kernel(f"def k(A, B, x):\n    Z = np.ones((4, 4))\n    return {expr}\n", target="python")
+    A, B, x = RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6)
+    assert bool(_matmuls(kernel, A, B, x)) == kept
+
+
+def test_products_match_numpy_on_the_python_target():
+    sources = [
+        "def k(A, B, x):\n    return A @ B + 1.0, A.T @ x\n",
+        "def k(A, B, x):\n    C = np.zeros_like(A)\n    C[1:, ::2] = A[1:, :] @ B[:, ::2]\n    return C\n",
+        "def k(A, B, x):\n    for t in range(3):\n        x[:] = np.tanh(A @ x)\n    return x\n",
+        "def k(A, B, x):\n    s = x[0]\n    if s > 0.5:\n        B[:, :] = A @ A\n    return B\n",
+    ]
+    for source in sources:
+        fn, kernel = _kernel(source, target="python")
+        args = [RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6)]
+        want = fn(*[a.copy() for a in args])
+        got = kernel(*[a.copy() for a in args])
+        for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_accesses_are_exact_rectangles():
+    """The statement reads only the slices it multiplies, so a write to the rest of A before
+    it is no dependence of the product's result, and bounds are proven per call."""
+    fn, kernel = _kernel("def k(A, B, x):\n    return A[2:, 1:] @ B[1:, :3]\n", target="python")
+    A, B = RNG.random((7, 6)), RNG.random((6, 6))
+    report = kernel.explain(A, B, RNG.random(3))
+    (statement,) = [s for s in report["statements"] if "A[" in s["reads"]]
+    assert "2 <= " in statement["reads"] or "o0 >= 2" in statement["reads"] or ">= 2" in statement["reads"]
+    np.testing.assert_allclose(kernel(A, B, RNG.random(3)), fn(A, B, None))
+
+
+def test_cuda_keeps_products_as_loops_and_the_name_is_reserved():
+    assert Options(target="cpu").blas_products() and Options(target="python").blas_products()
+    assert not Options(target="cuda").blas_products() and not Options(blas=False).blas_products()
+    _, kernel = _kernel(f"def k(A, B, x):\n    {MATMUL_CALL} = 1\n    return A\n")
+    with pytest.raises(polyfuse.UnsupportedError, match="reserved"):
+        kernel(RNG.random((2, 2)), RNG.random((2, 2)), RNG.random(2))
