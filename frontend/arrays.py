@@ -43,12 +43,12 @@ _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax":
                "mean": "mean"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
 _REFUSED = {
-    **dict.fromkeys(("argmax", "argmin", "argsort", "cumsum", "cumprod", "sort"),
-                    "its result is an index or a running value; write the loop"),
+    **dict.fromkeys(("argmax", "argmin", "argsort", "sort"),
+                    "its result is an index or a sorted order; write the loop"),
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     **dict.fromkeys(("reshape", "ravel", "flatten", "squeeze", "resize", "concatenate", "stack", "hstack",
-                     "vstack", "arange", "linspace", "tile", "repeat"), _SHAPES),
+                     "vstack", "linspace", "tile", "repeat"), _SHAPES),
 }
 _OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 _METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip": "clip"}
@@ -918,6 +918,12 @@ class Lowering:
             raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
         if module == "np" and name in ALLOCATORS:
             return self.filled(node, name)
+        if module == "np" and name == "arange":
+            return self.arange(node)
+        if name in ("cumsum", "cumprod") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
+            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            rest = node.args[1:] if module == "np" else node.args
+            return self.running(node, name[3:], x, rest) if x.rank or module == "np" else None
         if module is None and isinstance(func, ast.Attribute) and name in _METHODS:
             inner = self.value(func.value)
             if inner.rank == 0:
@@ -942,6 +948,68 @@ class Lowering:
             if source.rank:
                 return source.extents
         return tuple(sym_of(d) for d in (shape.elts if isinstance(shape, ast.Tuple) else [shape]))
+
+    def arange(self, node: ast.Call) -> View:
+        """``np.arange(stop)``, ``(start, stop)``, ``(start, stop, step)`` of integers (a constant
+        step): int64 elements ``start + i * step``.  Float arguments (whose length NumPy computes
+        with rounding) are refused."""
+        if node.keywords or not 1 <= len(node.args) <= 3:
+            raise self.error(node, "np.arange() takes 1 to 3 positional integers (no keywords)", "np.arange")
+        values = [self.value(a) for a in node.args]
+        if any(v.rank or not v.vtype.is_int or v.vtype.dtype == "bool" for v in values):
+            raise self.error(node, "np.arange() of other than integer scalars (float ranges round their "
+                             "length); use integers, or np.empty and a loop", "np.arange")
+        nodes = [v.element(()) for v in values]
+        start, stop = (ast.Constant(0), nodes[0]) if len(nodes) == 1 else (nodes[0], nodes[1])
+        step = _int_const(node.args[2]) if len(node.args) == 3 else 1
+        if not step:
+            raise self.error(node, "np.arange() step must be a non-zero integer constant", "np.arange")
+        span = sym_of(stop) - sym_of(start) if step > 0 else sym_of(start) - sym_of(stop)
+        size = abs(step)  # the length is ceil(span / |step|), by a positive divisor
+        length = span if size == 1 else sym_of(ast.BinOp((span + const(size - 1)).node, ast.FloorDiv(),
+                                                         ast.Constant(size)))
+        self.changed = True
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load())
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            offset = idx[0] if step == 1 else idx[0].scale(step)
+            return ast.Call(copy.deepcopy(cast), [ast.BinOp(copy.deepcopy(start), ast.Add(), offset.node)], [])
+
+        return View((smax(const(0), length),), VType("int64", False), element)
+
+    def running(self, node: ast.Call, kind: str, x: View, rest: list[ast.expr]) -> View:
+        """``np.cumsum(x, axis)`` / ``np.cumprod``: a local array whose first element along the
+        axis is ``x``'s (in the result dtype, numpy's sum/prod one) and each next one the previous
+        plus (times) ``x``'s: a recurrence along that axis, in order."""
+        options = dict(_keywords(self, node))
+        if rest:
+            options.setdefault("axis", rest[0])
+        if set(options) - {"axis"} or len(rest) > 1:
+            raise self.error(node, f"np.cum{kind}() with arguments other than axis=", "running sum")
+        if x.rank == 0 or x.vtype.weak:
+            raise self.error(node, f"np.cum{kind}() of a scalar or of Python numbers", "running sum")
+        if _is_none(options.get("axis")) and x.rank > 1:
+            raise self.error(node, f"np.cum{kind}() of a {x.rank}-d array without axis= (NumPy flattens it; "
+                             "polyfuse does not reshape)", "running sum")
+        (axis,) = (0,) if _is_none(options.get("axis")) else self.reduced_axes(options["axis"], x.rank)
+        dtype = self.temp_dtype(node, View(x.extents, VType(self.reduced_dtype(node, kind, x, None), False),
+                                           x.element))
+        array = self.fresh("cum")
+        self.allocate(array, x.extents, dtype)
+        out = leaf(array, x.extents, dtype)
+        self.changed = True
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+        first = tuple(smin(const(1), e) if d == axis else e for d, e in enumerate(x.extents))
+        self.pre.extend(self.nest(first, lambda k: [ast.Assign(
+            [_store(out.element(k))], ast.Call(copy.deepcopy(cast), [x.element(k)], []))]))
+        later = tuple(e - const(1) if d == axis else e for d, e in enumerate(x.extents))
+
+        def step(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            here = tuple(s + const(1) if d == axis else s for d, s in enumerate(k))
+            return [ast.Assign([_store(out.element(here))], self.accumulate(kind, out.element(k), x.element(here)))]
+
+        self.pre.extend(self.nest(later, step))
+        return out
 
     def filled(self, node: ast.Call, name: str) -> View:
         """``np.zeros(shape)``, ``np.ones_like(x)``, ``np.full(shape, v, dtype)`` used as a value

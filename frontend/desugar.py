@@ -226,6 +226,9 @@ class Desugar(StatementTransformer):
         it = node.iter
         if node.orelse:
             return None
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "ndindex" \
+                and isinstance(it.func.value, ast.Name) and self.rw.globals.get(it.func.value.id) is np:
+            return self.ndindex(node, it)
         if isinstance(it, ast.Name) and it.id in self.rw.ranks and isinstance(node.target, ast.Name):
             return self.over(node, self._index(node.target), [(node.target.id, it.id)])
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and not it.keywords
@@ -240,6 +243,51 @@ class Desugar(StatementTransformer):
         if it.func.id == "zip" and len(arrays) == len(it.args) == len(names) >= 1:
             return self.over(node, self._index(node.target), [(n.id, a) for n, a in zip(names, arrays)])
         return None
+
+    def ndindex(self, node: ast.For, it: ast.Call) -> ast.For | None:
+        """``for idx in np.ndindex(A.shape)`` (or ``(n, m)``, ``n, m``; or ``for i, j in ...``):
+        one range loop per axis, ``idx`` in subscripts (``B[idx]``) and ``idx[d]`` replaced by the
+        loop variables.  None (refused by the checker) for other uses of ``idx``."""
+        dims = self.shape_dims(it)
+        if not dims or it.keywords:
+            return None
+        target = node.target
+        if isinstance(target, ast.Tuple):
+            if len(target.elts) != len(dims) or not all(isinstance(t, ast.Name) for t in target.elts):
+                return None
+            names = [t.id for t in target.elts if isinstance(t, ast.Name)]
+            body = node.body
+        elif isinstance(target, ast.Name):
+            names = [self.rw.fresh(f"_pf_{target.id}{d}") for d in range(len(dims))]
+            swap = _IndexTuple(self.rw, target.id, names)
+            body = [swap.visit(s) for s in node.body]
+            if swap.other_use:
+                return None
+        else:
+            return None
+        for name, extent in reversed(list(zip(names, dims))):
+            rng = self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [extent], []), it)
+            body = [ast.copy_location(ast.For(self.rw.placed(ast.Name(name, ast.Store()), target), rng, body, [],
+                                              None), node)]
+        return body[0]  # type: ignore[return-value]
+
+    def shape_dims(self, it: ast.Call) -> list[ast.expr] | None:
+        """The extents of ``np.ndindex(...)``: a tuple, ``X.shape`` of an argument or of a local
+        array of known extents, or several integers."""
+        if len(it.args) != 1:
+            return list(it.args) or None
+        (shape,) = it.args
+        if isinstance(shape, ast.Tuple):
+            return list(shape.elts) or None
+        if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name):
+            array = shape.value.id
+            if array in self.rw.ranks:
+                return [self.rw.placed(shape_node(array, d), shape) for d in range(self.rw.ranks[array])]
+            local: dict[str, list[ast.expr]] = getattr(self.rw, "local_extents", {})
+            if array in local:
+                return [self.rw.placed(self.rw.copy(e), shape) for e in local[array]]
+            return None
+        return [shape]
 
     def _index(self, like: ast.AST) -> ast.Name:
         index = ast.Name(self.rw.fresh("_pf_item"), ast.Store())
@@ -270,6 +318,41 @@ class Desugar(StatementTransformer):
 
     def _extent(self, array: str, like: ast.AST) -> ast.expr:
         return self.rw.placed(shape_node(array, 0), like)
+
+
+def _int_literal(node: ast.expr) -> int | None:
+    """``3`` or ``-1``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_literal(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+class _IndexTuple(ast.NodeTransformer):
+    """``B[idx]`` -> ``B[i0, i1]`` and ``idx[d]`` -> ``id`` for an ndindex loop's tuple ``idx``;
+    ``other_use`` records any other read of it."""
+
+    def __init__(self, rw: Rewriter, name: str, names: list[str]) -> None:
+        self.rw, self.name, self.names = rw, name, names
+        self.other_use = False
+
+    def visit_Subscript(self, node: ast.Subscript):
+        if isinstance(node.slice, ast.Name) and node.slice.id == self.name:
+            node.value = self.visit(node.value)
+            elts: list[ast.expr] = [self.rw.placed(ast.Name(n, ast.Load()), node.slice) for n in self.names]
+            node.slice = self.rw.placed(ast.Tuple(elts, ast.Load()), node.slice)
+            return node
+        axis = _int_literal(node.slice)
+        if isinstance(node.value, ast.Name) and node.value.id == self.name and axis is not None \
+                and -len(self.names) <= axis < len(self.names):
+            return self.rw.placed(ast.Name(self.names[axis], ast.Load()), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name):
+        if node.id == self.name:
+            self.other_use = True
+        return node
 
 
 class _Rows(ast.NodeTransformer):

@@ -337,3 +337,32 @@ def test_allocations_shaped_like_another_array():
               "    w = np.ones(A[0].shape)\n    for i in range(len(y)):\n"
               "        y[i] = x[i] + len(z) + w[i % len(w)]\n    return y, z, np.full(A.shape, 2.0) + A\n")
     _same(_kernel_from(source), V, M)
+
+
+# ---- running sums and integer ranges ----------------------------------------------------------
+I32 = RNG.integers(-5, 6, (6, 7)).astype(np.int32)
+
+
+@pytest.mark.parametrize("expr, arg", [
+    ("np.cumsum(x)", V), ("x.cumsum()", V), ("np.cumprod(x * 0.5 + 0.75)", V), ("np.cumsum(x > 0.5)", V),
+    ("np.cumsum(x, axis=1)", M), ("x.cumsum(axis=-2) - x", M), ("np.cumprod(x, 0)", I32),
+    ("np.cumsum(x.astype(np.float32), axis=1)", M), ("np.cumsum(x[:0])", V), ("np.cumsum(x, axis=1)", I32),
+])
+def test_running_sums(expr, arg):
+    _same(_kernel_from(f"def k(x):\n    return {expr}\n"), arg)
+
+
+@pytest.mark.parametrize("expr", [
+    "np.arange(x.shape[0]) * x", "np.arange(2, x.shape[0] + 2) + x", "x[::-1] * np.arange(x.shape[0] - 1, -1, -1)",
+    "np.arange(1, 2 * x.shape[0], 2) * 0.5 + x", "np.arange(n) + 0", "np.arange(n, 0, -3) + 0", "np.arange(5, n) + 0",
+])
+def test_integer_ranges(expr):
+    for n in (0, 7, 10):
+        _same(_kernel_from(f"def k(x, n):\n    return {expr}\n"), V, n)
+
+
+def test_float_ranges_and_flattening_running_sums_are_refused():
+    for expr, message in (("np.arange(0.5, 3.0)", "integer scalars"), ("np.cumsum(x)", "without axis"),
+                          ("np.cumsum(x, dtype=np.float32)", "other than axis")):
+        with pytest.raises(UnsupportedError, match=message):
+            polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(M)

@@ -111,6 +111,17 @@ def local_sizes(x, out):
         out[i] = pad[i] + pad[i + 2]
 
 
+def ndindex_loops(A, out):
+    """np.ndindex over an argument's shape, with the index tuple in subscripts and indexed."""
+    for idx in np.ndindex(A.shape):
+        out[idx] = A[idx] * 2.0 + idx[0] - idx[-1]
+    tmp = np.zeros((A.shape[0], 2))
+    for i, j in np.ndindex(tmp.shape):
+        tmp[i, j] = A[i, j]
+    for i, j in np.ndindex(A.shape[0], 2):
+        out[i, j] += tmp[i, j]
+
+
 def _vec(rng, n=11, dtype=np.float64):
     return rng.standard_normal(n).astype(dtype)
 
@@ -129,6 +140,7 @@ CASES = [
     (enumerate_and_write, lambda r: (_vec(r), np.zeros(11))),
     (zip_pairs, lambda r: (_vec(r, 7), _vec(r, 5), np.zeros(7))),
     (local_sizes, lambda r: (_vec(r), np.zeros(11))),
+    (ndindex_loops, lambda r: (r.standard_normal((5, 4)), np.zeros((5, 4)))),
 ]
 
 
