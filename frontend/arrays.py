@@ -51,6 +51,10 @@ _REFUSED = {
                      "vstack", "linspace", "tile", "repeat"), _SHAPES),
 }
 _OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+_BINARY_UFUNCS: dict[str, type[ast.operator]] = {
+    "add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div, "true_divide": ast.Div,
+    "floor_divide": ast.FloorDiv, "power": ast.Pow, "mod": ast.Mod, "remainder": ast.Mod,
+}
 _METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip": "clip"}
 
 
@@ -362,6 +366,9 @@ class Lowering:
             self.changed = True
         if not isinstance(target, ast.Subscript):
             return [stmt]
+        masked = self.masked_store(stmt, target)
+        if masked is not None:
+            return masked
         view = self.value(target, store=True)
         into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
         if into is not None:  # C[:] = A @ B sums into C
@@ -440,6 +447,32 @@ class Lowering:
         view = leaf(array, value.extents, dtype)
         return self.nest(view.extents, lambda k: [ast.Assign([_store(view.element(k))], value.element(k))])
 
+    def masked_store(self, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript) -> list[ast.stmt] | None:
+        """``x[mask] = v`` / ``x[mask] += v`` with a boolean array ``mask`` of ``x``'s shape and a
+        scalar ``v``: ``x[...] = np.where(mask, v, x)`` (``x + v`` for ``+=``), every element
+        decided before any is written, as NumPy does.  None when the index is not such a mask."""
+        if isinstance(target.slice, (ast.Tuple, ast.Slice)):
+            return None
+        mask = self.value(target.slice)
+        if mask.rank == 0 or mask.vtype.dtype != "bool":
+            return None
+        base = self.value(target.value)
+        value = self.value(stmt.value)
+        if base.rank != mask.rank or value.rank:
+            raise self.error(stmt, "a boolean mask store of other than a scalar into an array of the mask's shape "
+                             "(NumPy's count of selected elements decides the shape); use np.where", "boolean mask")
+        for mine, theirs in zip(base.extents, mask.extents):
+            if mine.text != theirs.text:
+                if mine.is_const(1) or theirs.is_const(1):
+                    raise self.error(target.slice, "a boolean mask whose shape differs from the array's (NumPy "
+                                     "raises IndexError)", "boolean mask")
+                self.mismatch(mine, theirs)
+        new = value if isinstance(stmt, ast.Assign) else self.binop(stmt, stmt.op, base, value)
+        whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
+        chosen = self.combine(stmt, [mask, new, base], lambda c, a, b: ast.IfExp(c, a, b),
+                              promote_any(_unbool(new.vtype), _unbool(base.vtype)))
+        return self.store(stmt, whole, chosen)
+
     def whole_temporary(self, view: View | None) -> bool:
         """Whether ``view`` is all of an array temporary this lowering allocated, in order."""
         if view is None or view.base not in self.temporaries:
@@ -464,10 +497,18 @@ class Lowering:
         return dtype
 
     def allocate(self, array: str, extents: tuple[Sym, ...], dtype: str) -> None:
+        """A local array for a temporary of ``extents``; an extent that changes with enclosing
+        loops (``data[:, i:M] @ ...`` in a loop over ``i``) is allocated at its largest value
+        over those loops, and each iteration uses its first elements."""
+        largest = []
         for e in extents:
-            if self.in_loop(e):
+            bound = self.largest_over_loops(e) if self.in_loop(e) else e
+            if bound is None:
                 raise self.error(self.here, f"an array temporary of extent {e.text!r}, which changes with a loop "
-                                 "variable; write into an array of fixed shape instead", "array temporary")
+                                 "variable in a way polyfuse cannot bound; write into an array of fixed shape "
+                                 "instead", "array temporary")
+            largest.append(bound)
+        extents = tuple(largest)
         self.temporaries[array] = extents
         dims = [e.node if _nonnegative_sym(e) else smax(const(0), e).node for e in extents]
         shape = ast.Tuple(dims, ast.Load())
@@ -539,6 +580,28 @@ class Lowering:
         if not self.require(f"{a.text} == {b.text}"):
             raise self.error(node or self.here, f"cannot tell that the extents {a.text!r} and {b.text!r} "
                              "agree at every iteration (NumPy requires them equal to broadcast)", "broadcast")
+
+    def largest_over_loops(self, e: Sym) -> Sym | None:
+        """An upper bound of ``e`` over the enclosing loops' iterations, free of their variables:
+        ``e`` is linear in each variable, so its largest value is at an end of that loop's range
+        (innermost loop first, whose bounds may name outer variables).  None when a variable
+        occurs other than linearly or a loop's range is unknown."""
+        for loop in reversed(self.loops):
+            if loop.var in (e.opaque or "") or any(loop.var in _names_in(text) for text, _ in e.terms
+                                                    if text != loop.var):
+                return None
+            coeff = dict(e.terms).get(loop.var, 0)
+            if not coeff:
+                continue
+            if not loop.step:
+                return None
+            increasing = (coeff > 0) == (loop.step > 0)  # e grows along the loop's own order
+            if loop.step > 0:
+                end = f"({loop.stop}) - 1" if increasing else loop.start
+            else:
+                end = loop.start if increasing else f"({loop.stop}) + 1"
+            e = e - atom(loop.var).scale(coeff) + sym_of(ast.parse(end, mode="eval").body).scale(coeff)
+        return None if self.in_loop(e) else e
 
     def in_loop(self, e: Sym) -> bool:
         """Whether ``e`` changes with an enclosing loop variable."""
@@ -897,7 +960,7 @@ class Lowering:
             return UNKNOWN
         return self.numpy_type(node, getattr(np, name), args)
 
-    def combine(self, node: ast.Call, args: list[View], make: Callable, vtype: VType) -> View:
+    def combine(self, node: ast.AST, args: list[View], make: Callable, vtype: VType) -> View:
         self.changed = True
         if all(a.rank == 0 for a in args):
             return scalar_op(make, args, vtype)
@@ -910,10 +973,28 @@ class Lowering:
         if isinstance(func, ast.Attribute) and name == "reduce" and isinstance(func.value, ast.Attribute) \
                 and module_of(func.value.value, self.globals) == "np":
             return self.ufunc_reduce(node, func.value.attr)
+        if isinstance(func, ast.Attribute) and name == "outer" and isinstance(func.value, ast.Attribute) \
+                and module_of(func.value.value, self.globals) == "np":
+            return self.ufunc_outer(node, func.value.attr)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
                 and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np":
+            if name == "norm":
+                return self.norm(node)
             raise self.error(node, f"np.linalg.{name}() is not supported; write the loops, or call it outside "
                              "the kernel", "np.linalg")
+        if module == "np" and name in _BINARY_UFUNCS and len(node.args) == 2 and not node.keywords:
+            a, b = self.value(node.args[0]), self.value(node.args[1])
+            if a.rank or b.rank:  # np.add(x, y) is x + y on arrays
+                self.changed = True
+                return self.binop(node, _BINARY_UFUNCS[name](), a, b)
+        if module == "np" and name in ("flip", "flipud", "fliplr"):
+            return self.flip(node, name)
+        if module == "np" and name in ("eye", "identity"):
+            return self.eye(node, name)
+        if name in ("var", "std") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
+            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            if x.rank:
+                return self.spread(node, name, x, node.args[1:] if module == "np" else node.args)
         if name in _REFUSED and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
         if module == "np" and name in ALLOCATORS:
@@ -948,6 +1029,114 @@ class Lowering:
             if source.rank:
                 return source.extents
         return tuple(sym_of(d) for d in (shape.elts if isinstance(shape, ast.Tuple) else [shape]))
+
+    def ufunc_outer(self, node: ast.Call, ufunc: str) -> View:
+        """``np.add.outer(a, b)`` and the other binary ufuncs: ``a[..., None, ...] op b``, the
+        result's axes those of ``a`` then those of ``b``."""
+        op = _BINARY_UFUNCS.get(ufunc)
+        extreme = ufunc in ("maximum", "minimum")
+        if (op is None and not extreme) or len(node.args) != 2 or node.keywords:
+            raise self.error(node, f"np.{ufunc}.outer() is not supported; use add, subtract, multiply, divide, "
+                             "power, maximum or minimum with two arguments", "array call")
+        a, b = self.value(node.args[0]), self.value(node.args[1])
+        ra, rb = a.rank, b.rank
+        left = View(a.extents + tuple(const(1) for _ in range(rb)), a.vtype, lambda idx: a.element(idx[:ra]), a.base)
+        right = View(tuple(const(1) for _ in range(ra)) + b.extents, b.vtype, lambda idx: b.element(idx[ra:]), b.base)
+        self.changed = True
+        if extreme:
+            return self.combine(node, [left, right], lambda x, y: _extreme(ufunc == "maximum", x, y),
+                                promote_any(_unbool(a.vtype), _unbool(b.vtype)))
+        assert op is not None
+        return self.binop(node, op(), left, right)
+
+    def flip(self, node: ast.Call, name: str) -> View:
+        """``np.flip(x, axis)``, ``np.flipud``, ``np.fliplr``: a view with those axes reversed."""
+        options = self.keywords(node, ("axis",) if name == "flip" else ())
+        if not node.args or len(node.args) > (2 if name == "flip" else 1):
+            raise self.error(node, f"np.{name}() takes an array{' and an axis' if name == 'flip' else ''}",
+                             "array call")
+        x = self.value(node.args[0])
+        if x.rank == 0 or (name == "fliplr" and x.rank < 2):
+            raise self.error(node, f"np.{name}() of a scalar or of too few axes", "array call")
+        axis = node.args[1] if len(node.args) > 1 else options.get("axis")
+        axes = (0,) if name == "flipud" else (1,) if name == "fliplr" else self.reduced_axes(axis, x.rank)
+        self.changed = True
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            return x.element(tuple(x.extents[d] - const(1) - i if d in axes else i for d, i in enumerate(idx)))
+
+        return View(x.extents, x.vtype, element, x.base)
+
+    def eye(self, node: ast.Call, name: str) -> View:
+        """``np.eye(n, m=None, k=0, dtype=float)`` / ``np.identity(n, dtype)``: ones where the
+        column minus the row is ``k``."""
+        fields = ("N", "M", "k", "dtype") if name == "eye" else ("n", "dtype")
+        options = self.keywords(node, fields[1:])
+        given = dict(zip(fields, node.args))
+        if len(node.args) > len(fields) or not node.args or set(given) & set(options):
+            raise self.error(node, f"np.{name}() arguments", "array call")
+        given.update(options)
+        rows = sym_of(node.args[0])
+        cols = rows if _is_none(given.get("M")) else sym_of(given["M"])
+        k = _int_const(given["k"]) if "k" in given else 0
+        if k is None:
+            raise self.error(given["k"], f"np.{name}() k= must be an integer constant", "array call")
+        dtype = self.dtype_given(given["dtype"]) if "dtype" in given else "float64"
+        if dtype is None or dtype not in _DTYPES:
+            raise self.error(node, f"np.{name}() dtype", "array call")
+        self.changed = True
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            test = ast.Compare((idx[1] - idx[0]).node, [ast.Eq()], [ast.Constant(k)])
+            return ast.Call(copy.deepcopy(cast), [ast.IfExp(test, ast.Constant(1), ast.Constant(0))], [])
+
+        return View((rows, cols), VType(dtype, False), element)
+
+    def norm(self, node: ast.Call) -> View:
+        """``np.linalg.norm(x)`` (and ``axis=``, ``keepdims=``): the 2-norm of a vector, the
+        Frobenius norm of a matrix, ``sqrt(sum(x * x))`` in the float dtype NumPy gives."""
+        options = self.keywords(node, ("axis", "keepdims"))
+        if len(node.args) != 1:
+            raise self.error(node, "np.linalg.norm() with ord= (only the default 2-norm / Frobenius norm)",
+                             "np.linalg")
+        x = self.value(node.args[0])
+        if x.rank == 0 or x.vtype.weak:
+            raise self.error(node, "np.linalg.norm() of a scalar", "np.linalg")
+        if not x.vtype.is_float:  # NumPy converts to float64 first
+            inner = x
+            x = View(x.extents, VType("float64", False), lambda idx: ast.Call(
+                ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load()), [inner.element(idx)], []))
+        if "axis" in options and _int_const(options["axis"]) is None:
+            raise self.error(options["axis"], "np.linalg.norm() axis= must be one integer", "np.linalg")
+        squares = self.binop(node, ast.Mult(), x, x)
+        total = self.reduction(node, "sum", squares, [], options)
+        return self.sqrt(node, total)
+
+    def sqrt(self, node: ast.Call, v: View) -> View:
+        root = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "sqrt", ast.Load())
+        if v.rank == 0:
+            return scalar_op(lambda a: ast.Call(copy.deepcopy(root), [a], []), [v], v.vtype)
+        return self.ufunc(node, "sqrt", [v])
+
+    def spread(self, node: ast.Call, name: str, x: View, rest: list[ast.expr]) -> View:
+        """``np.var(x, axis, ddof=, keepdims=)`` / ``np.std``: NumPy's two passes, the mean (kept
+        dims) then the mean square deviation ``sum((x - mean)**2) / max(N - ddof, 0)``."""
+        options = dict(_keywords(self, node))
+        if rest:
+            options.setdefault("axis", rest[0])
+        if set(options) - {"axis", "keepdims", "ddof"} or len(rest) > 1:
+            raise self.error(node, f"np.{name}() with arguments other than axis=, ddof= and keepdims=", "reduction")
+        ddof = _int_const(options.pop("ddof")) if "ddof" in options else 0
+        if ddof is None:
+            raise self.error(node, f"np.{name}() ddof= must be an integer constant", "reduction")
+        axes = self.reduced_axes(options.get("axis"), x.rank)
+        mean = self.reduction(node, "mean", x, [], {**options, "keepdims": ast.Constant(True)})
+        deviation = self.binop(node, ast.Sub(), x, mean)
+        total = self.reduction(node, "sum", self.binop(node, ast.Mult(), deviation, deviation), [], options)
+        count = ast.parse(f"max({' * '.join(f'({x.extents[d].text})' for d in axes)} - {ddof}, 0)", mode="eval").body
+        variance = self.binop(node, ast.Div(), total, scalar(count, WEAK_INT))
+        return self.sqrt(node, variance) if name == "std" else variance
 
     def arange(self, node: ast.Call) -> View:
         """``np.arange(stop)``, ``(start, stop)``, ``(start, stop, step)`` of integers (a constant
@@ -1044,7 +1233,7 @@ class Lowering:
         given = node.args[count] if len(node.args) > count else next(
             (kw.value for kw in node.keywords if kw.arg == "dtype"), None)
         if given is not None:
-            dtype = _dtype_of(given, self.globals) or ""
+            dtype = self.dtype_given(given) or ""
             if not dtype:
                 raise self.error(given, f"np.{name}() with dtype {ast.unparse(given)!r}", "array call")
         if dtype not in _DTYPES:
@@ -1442,6 +1631,13 @@ def _is_none(node: ast.expr | None) -> bool:
 
 def _is_ellipsis(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _names_in(text: str) -> set[str]:
+    try:
+        return {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+    except SyntaxError:
+        return set()
 
 
 def _is_allocation(value: ast.expr, globals_: dict) -> bool:

@@ -194,6 +194,15 @@ class Desugar(StatementTransformer):
         return ast.copy_location(ast.Assign([node.target], value), node)
 
     def visit_Assign(self, node: ast.Assign):
+        if len(node.targets) > 1 and not any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) for t in node.targets):
+            # a = b = value: the value once, then each target from left to right, as Python does
+            temp = self.rw.fresh("_pf_chain")
+            chain = [ast.copy_location(ast.Assign([self.rw.placed(ast.Name(temp, ast.Store()), node)], node.value),
+                                       node)]
+            for target in node.targets:
+                value = self.rw.placed(ast.Name(temp, ast.Load()), target)
+                chain.append(ast.copy_location(ast.Assign([target], value), node))
+            return chain
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Tuple) \
                 or not isinstance(node.value, ast.Tuple):
             return node

@@ -366,3 +366,43 @@ def test_float_ranges_and_flattening_running_sums_are_refused():
                           ("np.cumsum(x, dtype=np.float32)", "other than axis")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(M)
+
+
+# ---- npbench-style forms: ufunc functions and outer, flips, eye, norms, var/std, mask stores ----
+@pytest.mark.parametrize("expr, args", [
+    ("np.add(x, x) * np.multiply(x, 2.0) - np.subtract(1, x) / np.divide(x, 4)", (M,)),
+    ("np.power(x, 2) + np.true_divide(x, 3) + np.floor_divide(x, 0.25) + np.mod(x, 0.3)", (M,)),
+    ("np.add.outer(x[:, 0], x[0, :])", (M,)), ("np.minimum(x, np.add.outer(x[:, 0], x[0, :]))", (SQ,)),
+    ("np.multiply.outer(x[0], x[1]) + np.maximum.outer(x[2], x[3])", (M,)),
+    ("np.flip(x) + np.flip(x, axis=1) * 2 + np.flipud(x) * 3 + np.fliplr(x) * 4", (M,)),
+    ("np.flip(x[0, :]) @ x[1, :]", (M,)),
+    ("np.eye(x.shape[0]) + x", (SQ,)), ("np.eye(x.shape[0], x.shape[1], k=2, dtype=np.int32) + x", (M,)),
+    ("np.identity(x.shape[0], dtype=x.dtype) - x", (SQ,)), ("np.eye(x.shape[0], k=-1) * 3.0 + x", (SQ,)),
+    ("np.linalg.norm(x)", (M,)), ("x / np.linalg.norm(x, axis=1, keepdims=True)", (M,)),
+    ("np.linalg.norm(x[0, :].astype(np.float32))", (M,)),
+    ("np.var(x), np.std(x, axis=0), x.var(axis=1, ddof=1), x.std(axis=-1, keepdims=True)", (M,)),
+    ("np.std(x.astype(np.float32), axis=0)", (M,)),
+])
+def test_npbench_forms(expr, args):
+    _same(_kernel_from(f"def k(x):\n    return {expr}\n"), *args, rtol=1e-6 if "float32" in expr else 1e-10)
+
+
+def test_boolean_mask_stores_and_chained_assignments():
+    source = ("def k(x, y):\n    x[x <= 0.3] = 1.0\n    y[x > 0.5] += 2.0\n    x[y < 0.2] *= -1.0\n"
+              "    a = b = x[0, 0] * 2\n    x[1:3, 0] = y[1:3, 1] = a + b\n    return x, y\n")
+    _same(_kernel_from(source), M, M * 0.5)
+
+
+def test_temporaries_whose_extent_changes_with_the_loop():
+    """``data[:, i] @ data[:, i:M]`` in a loop over i: the temporary is allocated at its largest."""
+    source = ("def k(x):\n    n = x.shape[1]\n    cov = np.zeros((n, n))\n    for i in range(n):\n"
+              "        cov[i:n, i] = cov[i, i:n] = x[:, i] @ x[:, i:n] / 3.0\n"
+              "        cov[i, :i] += np.exp(x[0, :i]) * 2.0\n    return cov\n")
+    _same(_kernel_from(source), M)
+
+
+def test_mask_stores_refused_where_numpy_would_differ():
+    for source, message in (("def k(x):\n    x[x > 0.5] = x[:3, :3]\n", "scalar"),
+                            ("def k(x):\n    x[x[:1] > 0.5] = 0.0\n", "mask whose shape")):
+        with pytest.raises(UnsupportedError, match=message):
+            polyfuse.kernel(_kernel_from(source), target="python")(M.copy())
