@@ -1,12 +1,16 @@
 """Expression IR shared by statement bodies and the loop AST.
 
 Nodes are small frozen dataclasses.  Every node carries its numpy dtype name (``"float64"``,
-``"int64"``, ``"bool"``, ...) so backends never infer types; ``weak`` marks values that behave like
-Python scalars under numpy's promotion rules (NEP 50): literals, loop variables, int/float arguments.
+``"int64"``, ``"bool"``, ``"complex128"``, ...) so backends never infer types; ``weak`` marks values
+that behave like Python scalars under numpy's promotion rules (NEP 50): literals, loop variables,
+int/float/complex arguments.  Complex values are single values of the IR (the LLVM backend keeps
+them as ``{double, double}`` structs); ``Call`` ``real``/``imag``/``conj``/``complex`` take them apart
+and build them.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from polyfuse.model import funcs
@@ -17,7 +21,7 @@ BOOL = "bool"
 
 @dataclass(frozen=True)
 class Const:
-    value: int | float | bool
+    value: int | float | bool | complex
     dtype: str
     weak: bool = True
 
@@ -168,11 +172,18 @@ def to_python(expr: Expr) -> str:
 
 
 def _render_const(e: Const) -> str:
+    if isinstance(e.value, complex):
+        text = f"complex({_render_float(e.value.real)}, {_render_float(e.value.imag)})"
+        return text if e.weak or e.dtype == "complex128" else f"_np.{e.dtype}({text})"
     if isinstance(e.value, float) and e.value != e.value or e.value in (float("inf"), float("-inf")):
         return f"float({str(e.value)!r})"  # inf and nan have no literal
     if not e.weak and e.dtype not in ("float64", "int64", "bool"):
         return f"_np.{e.dtype}({e.value!r})"  # a Python number would compute in float64/int
     return repr(e.value)
+
+
+def _render_float(value: float) -> str:
+    return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
 
 
 def _render_load(e: Load) -> str:
@@ -197,8 +208,12 @@ def _render_unary(e: Unary) -> str:
 
 def _render_call(e: Call) -> str:
     args = ", ".join(to_python(a) for a in e.args)
+    if e.func == "complex":  # complex(re, im), in numpy's width when strong
+        return f"complex({args})" if e.weak else f"_np.{e.dtype}(complex({args}))"
     if e.lib == "math":  # Python float results
         return f"_math.{funcs.math_name(e.func)}({args})"
+    if e.lib == "cmath":  # Python complex results
+        return f"_cmath.{e.func}({args})"
     return f"_np.{funcs.np_name(e.func)}({args})"
 
 
