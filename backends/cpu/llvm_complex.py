@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from llvmlite import ir as ll
 
 COMPONENT = {"complex64": ll.FloatType(), "complex128": ll.DoubleType()}
@@ -187,14 +188,32 @@ class ComplexRules:
         return getattr(self, f"c{func}")(args[0])
 
     def cexp(self, z):
-        """exp(x) * (cos y, sin y); y == 0 keeps y (so exp of a real stays real, -0 too)."""
+        """glibc's cexp (what numpy calls): exp(x) * (cos y, sin y), with x above t = 709 (88 for
+        float32) brought down by t once or twice and exp(t) folded into cos/sin first, so large
+        x with small y stays finite; y == 0 keeps y; -inf + i(inf|nan) is 0 and +inf + i(inf|nan)
+        is inf + i nan."""
         x, y = self.parts(z)
-        b, zero = self.b, ll.Constant(x.type, 0.0)
-        scale = self.ex._intrinsic("llvm.exp", [x])
-        re = b.fmul(scale, self.ex._intrinsic("llvm.cos", [y]))
-        im = b.fmul(scale, self.ex._intrinsic("llvm.sin", [y]))
+        b, kind, exp = self.b, x.type, lambda v: self.ex._intrinsic("llvm.exp", [v])  # noqa: E731
+        double = isinstance(kind, ll.DoubleType)
+        t = ll.Constant(kind, 709.0 if double else 88.0)
+        huge = ll.Constant(kind, float(np.finfo(np.float64 if double else np.float32).max))
+        zero, inf = ll.Constant(kind, 0.0), ll.Constant(kind, math.inf)
+        cos, sin = self.ex._intrinsic("llvm.cos", [y]), self.ex._intrinsic("llvm.sin", [y])
+        for _ in range(2):  # cos, sin times exp(t) while x > t
+            big = b.fcmp_ordered(">", x, t)
+            scale = exp(t)
+            cos, sin = b.select(big, b.fmul(cos, scale), cos), b.select(big, b.fmul(sin, scale), sin)
+            x = b.select(big, b.fsub(x, t), x)
+        factor = b.select(b.fcmp_ordered(">", x, t), huge, exp(x))
+        re, im = b.fmul(factor, cos), b.fmul(factor, sin)
+        x0 = self.b.extract_value(z, 0)
         real_only = b.fcmp_ordered("==", y, zero)
-        return self.pack(b.select(real_only, scale, re), b.select(real_only, y, im))
+        value = self.pack(b.select(real_only, exp(x0), re), b.select(real_only, y, im))
+        y_finite = b.fcmp_ordered("<", self.ex._intrinsic("llvm.fabs", [y]), inf)
+        minus_inf = b.and_(b.fcmp_ordered("==", x0, ll.Constant(kind, -math.inf)), b.not_(y_finite))
+        plus_inf = b.and_(b.fcmp_ordered("==", x0, inf), b.not_(y_finite))
+        value = b.select(minus_inf, self.pack(zero, self.ex._intrinsic("llvm.copysign", [zero, y])), value)
+        return b.select(plus_inf, self.pack(inf, ll.Constant(kind, math.nan)), value)
 
     def clog(self, z):
         """(log |z|, atan2(y, x)): log(0) is -inf with the angle of the signed zeros."""
@@ -202,19 +221,39 @@ class ComplexRules:
         return self.pack(self.ex._intrinsic("llvm.log", [self.magnitude(z)]), self.ex.libm("atan2", [y, x]))
 
     def csqrt(self, z):
-        """Kahan's csqrt: t = sqrt((|x| + |z|) / 2); x >= 0 gives (t, y / 2t), x < 0 gives
-        (|y| / 2t, copysign(t, y)); sqrt(±0 + yi) with y == 0 is (+0, y); an infinite y gives
-        (inf, y) whatever x is."""
+        """glibc's csqrt (what numpy calls).  With d = |z| from scaled parts (by 1/4 near overflow,
+        by 2**(2k) for two subnormal-sized parts): x > 0 gives r = sqrt((d + x) / 2), s = y / 2r;
+        x < 0 gives s = sqrt((d - x) / 2), r = |y / 2s|; the result is (r, copysign(s, y)) scaled
+        back.  x == 0 gives (r, copysign(r, y)) with r = sqrt(|y| / 2); y == ±inf gives (inf, y)."""
         x, y = self.parts(z)
-        b = self.b
-        kind = x.type
-        zero, half, two, inf = (ll.Constant(kind, v) for v in (0.0, 0.5, 2.0, math.inf))
+        b, kind = self.b, x.type
+        double = isinstance(kind, ll.DoubleType)
+        info = np.finfo(np.float64 if double else np.float32)
+        c = lambda v: ll.Constant(kind, v)  # noqa: E731
         fabs = lambda v: self.ex._intrinsic("llvm.fabs", [v])  # noqa: E731
-        t = self.ex._intrinsic("llvm.sqrt", [b.fmul(b.fadd(fabs(x), self.magnitude(z)), half)])
-        twice = b.fmul(two, t)
-        positive = self.pack(t, b.fdiv(y, twice))
-        negative = self.pack(b.fdiv(fabs(y), twice), self.ex._intrinsic("llvm.copysign", [t, y]))
-        value = b.select(b.fcmp_ordered(">=", x, zero), positive, negative)
-        is_zero = b.and_(b.fcmp_ordered("==", x, zero), b.fcmp_ordered("==", y, zero))
-        value = b.select(is_zero, self.pack(zero, y), value)
-        return b.select(b.fcmp_ordered("==", fabs(y), inf), self.pack(inf, y), value)
+        sqrt = lambda v: self.ex._intrinsic("llvm.sqrt", [v])  # noqa: E731
+        k = (info.nmant + 2) // 2  # glibc: (MANT_DIG + 1) / 2
+        large = b.or_(b.fcmp_ordered(">", fabs(x), c(float(info.max) / 4)),
+                      b.fcmp_ordered(">", fabs(y), c(float(info.max) / 4)))
+        tiny = b.and_(b.fcmp_ordered("<", fabs(x), c(2 * float(info.tiny))),
+                      b.fcmp_ordered("<", fabs(y), c(2 * float(info.tiny))))
+        down = b.select(large, c(0.25), b.select(tiny, c(2.0 ** (2 * k)), c(1.0)))
+        up = b.select(large, c(2.0), b.select(tiny, c(2.0 ** -k), c(1.0)))
+        xs, ys = b.fmul(x, down), b.fmul(y, down)
+        d = self.ex.libm("hypot", [xs, ys])
+        half = c(0.5)
+        r_pos = sqrt(b.fmul(half, b.fadd(d, xs)))
+        s_pos = b.fmul(half, b.fdiv(ys, r_pos))
+        s_neg = sqrt(b.fmul(half, b.fsub(d, xs)))
+        r_neg = fabs(b.fmul(half, b.fdiv(ys, s_neg)))
+        positive = b.fcmp_ordered(">", x, c(0.0))
+        r = b.fmul(b.select(positive, r_pos, r_neg), up)
+        s = b.fmul(b.select(positive, s_pos, s_neg), up)
+        value = self.pack(r, self.ex._intrinsic("llvm.copysign", [s, y]))
+        small_y = b.fcmp_ordered("<", fabs(y), c(2 * float(info.tiny)))
+        r0 = b.select(small_y, b.fmul(half, sqrt(b.fmul(c(2.0), fabs(y)))), sqrt(b.fmul(half, fabs(y))))
+        on_axis = b.and_(b.fcmp_ordered("==", x, c(0.0)), b.fcmp_ordered("!=", y, c(0.0)))
+        value = b.select(on_axis, self.pack(r0, self.ex._intrinsic("llvm.copysign", [r0, y])), value)
+        is_zero = b.and_(b.fcmp_ordered("==", x, c(0.0)), b.fcmp_ordered("==", y, c(0.0)))
+        value = b.select(is_zero, self.pack(c(0.0), y), value)
+        return b.select(b.fcmp_ordered("==", fabs(y), c(math.inf)), self.pack(c(math.inf), y), value)
