@@ -272,7 +272,7 @@ class Lifter:
             write_text = access_text(isl_name(array), self.arrays[array], index_aff)
             if has_runtime_index(index):  # may write any element: modelled as reading them all
                 lifter.read_texts.append((write_text, None))  # and writing back the others
-        if value.dtype.startswith("complex") and not dtype.startswith("complex"):
+        if value.dtype.startswith("complex") and not dtype.startswith("complex") and index:
             raise self.error(node, f"storing a complex value into {array!r} of dtype {dtype} (numpy drops the "
                              "imaginary part with a ComplexWarning); store z.real or abs(z) explicitly",
                              "complex to real store")
