@@ -34,7 +34,18 @@ from .checker import module_of
 from .extent_facts import LoopRange, decide
 from .scalars import arity, is_supported, np_scalar_type
 from .source import KernelSource
-from .types import BOOL, COMPLEX, FLOATS, INTS, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
+from .types import (
+    BOOL,
+    COMPLEX,
+    FLOATS,
+    INTS,
+    WEAK_COMPLEX,
+    WEAK_FLOAT,
+    WEAK_INT,
+    VType,
+    promote,
+    true_divide,
+)
 
 NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kernel's globals)
 UNKNOWN = VType("unknown", True)

@@ -46,9 +46,10 @@ class ExpressionLifter:
         """``expr`` converted to ``target``'s dtype (a no-op when it already has it)."""
         if expr.dtype == target.dtype:
             return expr if expr.weak == target.weak else _reweak(expr, target.weak)
-        if isinstance(expr, ir.Const) and target.dtype != "bool" and not isinstance(expr.value, complex):
-            value = complex(expr.value) if target.is_complex else \
-                float(expr.value) if target.dtype.startswith("float") else int(expr.value)
+        if isinstance(expr, ir.Const) and target.is_complex:
+            return ir.complex_const(complex(expr.value), target.dtype, target.weak)
+        if isinstance(expr, ir.Const) and target.dtype != "bool":
+            value = float(expr.value) if target.dtype.startswith("float") else int(expr.value)
             return ir.Const(value, target.dtype, target.weak)
         return ir.Cast(expr, target.dtype, target.weak)
 
@@ -67,7 +68,7 @@ class ExpressionLifter:
                 raise self.lifter.error(node, "integer literal does not fit in int64")
             return ir.Const(value, "int64", True)
         if isinstance(value, complex):
-            return ir.Const(value, "complex128", True)
+            return ir.complex_const(value)
         assert isinstance(value, float), "the subset checker admits bool, int, float and complex literals only"
         return ir.Const(value, "float64", True)
 
@@ -138,7 +139,7 @@ class ExpressionLifter:
         value = None if module is None else module_constant(module, node.attr)
         if value is None:
             raise self.lifter.error(node, f"unsupported expression {ast.unparse(node)!r}")
-        return ir.Const(value, "complex128" if isinstance(value, complex) else "float64", True)
+        return ir.complex_const(value) if isinstance(value, complex) else ir.Const(value, "float64", True)
 
     def _BinOp(self, node: ast.BinOp) -> ir.Expr:
         return self.binary(node, node.op, self.convert(node.left), self.convert(node.right))
@@ -174,7 +175,7 @@ class ExpressionLifter:
                 raise self.lifter.error(node, "'**' of complex values is supported for a complex base and a "
                                         f"constant integer exponent in [-{MAX_POWER}, {MAX_POWER}] only",
                                         "complex power")
-            rhs = ir.Const(complex(int_power(rhs) or 0), result.dtype, result.weak)  # folded: backends read it
+            rhs = ir.complex_const(int_power(rhs) or 0, result.dtype, result.weak)  # folded: backends read it
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
 
     def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
@@ -321,10 +322,12 @@ def int_power(expr: ir.Expr) -> int | None:
     if isinstance(expr, ir.Unary) and expr.op == "neg":
         inner = int_power(expr.operand)
         return None if inner is None else -inner
-    if not isinstance(expr, ir.Const) or isinstance(expr.value, bool):
-        return None
-    value = expr.value.real if isinstance(expr.value, complex) and expr.value.imag == 0 else expr.value
-    if isinstance(value, complex) or not float(value).is_integer() or abs(value) > MAX_POWER:
+    value: complex | float | None = ir.complex_value(expr)
+    if isinstance(value, complex):
+        value = value.real if value.imag == 0 else None
+    elif isinstance(expr, ir.Const) and not isinstance(expr.value, bool):
+        value = expr.value
+    if value is None or not float(value).is_integer() or abs(value) > MAX_POWER:
         return None
     return int(value)
 

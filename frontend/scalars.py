@@ -289,7 +289,7 @@ def _example(t: VType):
 
 def component(dtype: str) -> str:
     """The dtype of a complex dtype's real and imaginary parts."""
-    return {"complex64": "float32", "complex128": "float64"}[dtype]
+    return ir.COMPONENT[dtype]
 
 
 def _unweak(expr: ir.Expr) -> VType:

@@ -33,11 +33,6 @@ def zero(kind) -> ll.Constant:
     return ll.Constant(kind, None if isinstance(kind, ll.LiteralStructType) else 0)
 
 
-def const(dtype: str, value: complex) -> ll.Constant:
-    kind = COMPONENT[dtype]
-    return ll.Constant(TYPES[dtype], [ll.Constant(kind, value.real), ll.Constant(kind, value.imag)])
-
-
 class ComplexRules:
     """The complex rules of one ``ExprEmitter`` (``ex``: its builder, intrinsics and libm calls)."""
 

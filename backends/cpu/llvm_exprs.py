@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from llvmlite import ir as ll
-
 from polyfuse.backends.cpu import llvm_complex as cx
+
 from polyfuse.errors import InternalError
 from polyfuse.model import ir
 
@@ -71,8 +71,6 @@ class ExprEmitter:
 
     # ---- leaves ----------------------------------------------------------------------------
     def _Const(self, e: ir.Const):
-        if cx.is_complex(e.dtype):
-            return cx.const(e.dtype, complex(e.value))
         value = e.value
         if e.dtype == "bool":
             value = int(bool(value))
@@ -142,8 +140,7 @@ class ExprEmitter:
     def _BinOp(self, e: ir.BinOp):
         lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
         if cx.is_complex(e.dtype):  # scalar code, no fast-math flags: numpy's exact roundings
-            exponent = e.rhs.value if isinstance(e.rhs, ir.Const) else None
-            return self.complex.binop(e.op, lhs, rhs, exponent)
+            return self.complex.binop(e.op, lhs, rhs, ir.complex_value(e.rhs))
         if is_float(e.dtype):
             result = _FLOAT_BINOPS[e.op](self, lhs, rhs)
             if self.cg.fastmath and e.op in ("+", "-", "*", "/"):

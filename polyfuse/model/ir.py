@@ -5,12 +5,11 @@ Nodes are small frozen dataclasses.  Every node carries its numpy dtype name (``
 that behave like Python scalars under numpy's promotion rules (NEP 50): literals, loop variables,
 int/float/complex arguments.  Complex values are single values of the IR (the LLVM backend keeps
 them as ``{double, double}`` structs); ``Call`` ``real``/``imag``/``conj``/``complex`` take them apart
-and build them.
+and build them, and a complex constant is ``complex`` of two float constants (``complex_const``).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from polyfuse.model import funcs
@@ -21,7 +20,7 @@ BOOL = "bool"
 
 @dataclass(frozen=True)
 class Const:
-    value: int | float | bool | complex
+    value: int | float | bool
     dtype: str
     weak: bool = True
 
@@ -138,6 +137,23 @@ def int_const(value: int) -> Const:
     return Const(int(value), INT)
 
 
+COMPONENT = {"complex64": "float32", "complex128": "float64"}  # the dtype of a complex's parts
+
+
+def complex_const(value: complex, dtype: str = "complex128", weak: bool = True) -> Call:
+    """A complex constant: ``complex(re, im)`` of two float constants of the component dtype."""
+    parts = (Const(float(value.real), COMPONENT[dtype], weak), Const(float(value.imag), COMPONENT[dtype], weak))
+    return Call("complex", parts, dtype, weak, "py")
+
+
+def complex_value(expr: Expr) -> complex | None:
+    """The value of a complex constant made by ``complex_const`` (None for anything else)."""
+    if isinstance(expr, Call) and expr.func == "complex" and all(isinstance(a, Const) for a in expr.args):
+        re, im = (a.value for a in expr.args if isinstance(a, Const))
+        return complex(re, im)
+    return None
+
+
 def children(expr: Expr) -> tuple[Expr, ...]:
     """The direct sub-expressions of ``expr`` (for generic walks)."""
     if isinstance(expr, Load):
@@ -172,18 +188,11 @@ def to_python(expr: Expr) -> str:
 
 
 def _render_const(e: Const) -> str:
-    if isinstance(e.value, complex):
-        text = f"complex({_render_float(e.value.real)}, {_render_float(e.value.imag)})"
-        return text if e.weak or e.dtype == "complex128" else f"_np.{e.dtype}({text})"
     if isinstance(e.value, float) and e.value != e.value or e.value in (float("inf"), float("-inf")):
         return f"float({str(e.value)!r})"  # inf and nan have no literal
     if not e.weak and e.dtype not in ("float64", "int64", "bool"):
         return f"_np.{e.dtype}({e.value!r})"  # a Python number would compute in float64/int
     return repr(e.value)
-
-
-def _render_float(value: float) -> str:
-    return repr(value) if math.isfinite(value) else f"float({str(value)!r})"
 
 
 def _render_load(e: Load) -> str:
