@@ -6,6 +6,7 @@ the user's function without LLVM.  Scalars live in 0-d numpy arrays of their dec
 
 from __future__ import annotations
 
+import cmath
 import linecache
 import math
 from collections.abc import Callable
@@ -52,7 +53,7 @@ def compile_python(program: LoopProgram) -> PythonKernel:
     source = "\n".join(lines) + "\n"
     filename = f"<polyfuse-python-{program.name}-{next(_serial)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict = {"_np": np, "_math": math, "_index": index_at_run_time}
+    namespace: dict = {"_np": np, "_math": math, "_cmath": cmath, "_index": index_at_run_time}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     return PythonKernel(source, params, namespace[program.name])
 

@@ -168,10 +168,15 @@ def inner(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
 
 
 def vdot(lw: Lowering, node: ast.AST, a: View, b: View) -> Contraction | View:
-    """np.vdot of two vectors (real: their inner product); NumPy flattens other ranks first."""
+    """np.vdot of two vectors: the inner product with ``a`` conjugated (complex); NumPy flattens
+    other ranks first."""
     if a.rank != 1 or b.rank != 1:
         raise lw.error(node, "np.vdot() of other than two vectors (NumPy flattens them; polyfuse does not "
                        "reshape); use np.dot or np.einsum", _CONSTRUCT)
+    if a.vtype.is_complex:
+        conj = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "conj", ast.Load())
+        plain = a
+        a = View(a.extents, a.vtype, lambda idx: ast.Call(conj, [plain.element(idx)], []), a.base)
     return inner(lw, node, a, b)
 
 

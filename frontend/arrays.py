@@ -34,11 +34,22 @@ from .checker import module_of
 from .extent_facts import LoopRange, decide
 from .scalars import arity, is_supported, np_scalar_type
 from .source import KernelSource
-from .types import BOOL, FLOATS, INTS, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
+from .types import (
+    BOOL,
+    COMPLEX,
+    FLOATS,
+    INTS,
+    WEAK_COMPLEX,
+    WEAK_FLOAT,
+    WEAK_INT,
+    VType,
+    promote,
+    true_divide,
+)
 
 NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kernel's globals)
 UNKNOWN = VType("unknown", True)
-_DTYPES = FLOATS + INTS + ("bool",)  # dtypes of kernel arrays
+_DTYPES = FLOATS + INTS + ("bool",) + COMPLEX  # dtypes of kernel arrays
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
                "mean": "mean"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
@@ -55,7 +66,8 @@ _BINARY_UFUNCS: dict[str, type[ast.operator]] = {
     "add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div, "true_divide": ast.Div,
     "floor_divide": ast.FloorDiv, "power": ast.Pow, "mod": ast.Mod, "remainder": ast.Mod,
 }
-_METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip": "clip"}
+_METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip": "clip", "conj": "conj",
+            "conjugate": "conj"}
 
 
 # ---- symbolic integers ---------------------------------------------------------------------
@@ -235,7 +247,7 @@ class Lowering:
                 extents = tuple(atom(f"{arg.name}.shape[{d}]") for d in range(arg.rank))
                 self.names[arg.name] = ArrayName(arg.name, extents, arg.dtype, "arg")
             else:
-                self.scalars[arg.name] = WEAK_INT if arg.kind == "int" else WEAK_FLOAT
+                self.scalars[arg.name] = {"int": WEAK_INT, "complex": WEAK_COMPLEX}.get(arg.kind, WEAK_FLOAT)
         self.args = {a.name for a in arguments}
         self.used = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)} | self.args
         self.counter = 0
@@ -675,7 +687,8 @@ class Lowering:
     def _Constant(self, node: ast.Constant) -> View:
         v = node.value
         return scalar(node, BOOL if isinstance(v, bool) else WEAK_INT if isinstance(v, int)
-                      else WEAK_FLOAT if isinstance(v, float) else UNKNOWN)
+                      else WEAK_FLOAT if isinstance(v, float) else WEAK_COMPLEX if isinstance(v, complex)
+                      else UNKNOWN)
 
     def _Name(self, node: ast.Name) -> View:
         entry = self.lookup(node)
@@ -692,7 +705,20 @@ class Lowering:
             if inner.rank > 0:
                 self.changed = True
                 return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
+        if node.attr in ("real", "imag") and module_of(node.value, self.globals) is None:
+            return self.part(node, self.value(node.value))
         return scalar(node, UNKNOWN)
+
+    def part(self, node: ast.Attribute, inner: View) -> View:
+        """``z.real``, ``z.imag`` of a complex array or number: each element's part (a new array,
+        not a view to write through: kernels write whole complex elements)."""
+        vtype = inner.vtype
+        if vtype.is_complex:
+            vtype = VType("float32" if vtype.dtype == "complex64" else "float64", vtype.weak)
+        if inner.rank == 0:
+            return scalar_op(lambda z: ast.Attribute(z, node.attr, ast.Load()), [inner], vtype)
+        self.changed = True
+        return View(inner.extents, vtype, lambda idx: ast.Attribute(inner.element(idx), node.attr, ast.Load()))
 
     def view_extent(self, node: ast.expr) -> Sym | None:
         """The extent ``v.shape[d]`` means when ``v`` names a view, a temporary or a local array
@@ -951,6 +977,12 @@ class Lowering:
             return BOOL if name in ("isnan", "isinf", "isfinite") else WEAK_FLOAT
         if module is None and name in ("float", "int") and len(args) == 1:
             return WEAK_FLOAT if name == "float" else WEAK_INT
+        if module is None and name == "complex" and len(args) in (1, 2):
+            return WEAK_COMPLEX
+        if module is None and name in ("conj", "conjugate") and not args:
+            return self.value(node.func.value).vtype  # type: ignore[attr-defined]
+        if module == "cmath" and is_supported("cmath", name):
+            return WEAK_FLOAT if name == "phase" else WEAK_COMPLEX
         if module != "np":
             return UNKNOWN
         cast = np_scalar_type(name)
@@ -1265,7 +1297,7 @@ class Lowering:
 
     def numpy_type(self, node: ast.AST, np_func: Callable, args: list[View]) -> VType:
         """The dtype numpy gives ``np_func`` on arrays of these types (Python numbers stay weak)."""
-        examples = [(0.5 if a.vtype.is_float else 1) if a.vtype.weak and not a.rank
+        examples = [(1j if a.vtype.is_complex else 0.5 if a.vtype.is_float else 1) if a.vtype.weak and not a.rank
                     else np.ones(1, dtype=a.vtype.dtype) for a in args]
         try:
             with np.errstate(all="ignore"):
@@ -1304,6 +1336,14 @@ class Lowering:
         def element(idx: tuple[Sym, ...]) -> ast.expr:
             return x.element(tuple(idx[inverse[d]] for d in range(x.rank)))
         return View(tuple(x.extents[a] for a in axes), x.vtype, element, x.base)
+
+    def call_conj(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
+        """``z.conj()`` / ``np.conj(z)`` of an array: each element's conjugate."""
+        self.keywords(node, ())
+        if args:
+            raise self.error(node, "conj() takes no arguments", "array call")
+        func = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "conj", ast.Load())
+        return self.elementwise(lambda a: ast.Call(func, [a], []), [x], x.vtype, node)
 
     def call_copy(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
         """``x.copy()`` / ``np.copy(x)``: the same elements as a new array (not a view of ``x``)."""

@@ -7,6 +7,7 @@ need types (affine subscripts, scalars read before assignment) are checked while
 from __future__ import annotations
 
 import ast
+import cmath
 import math
 from typing import NoReturn, TypeGuard
 
@@ -61,15 +62,18 @@ _EXPR_NAMES = {
 
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 _AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
-_BUILTINS = ("abs", "min", "max", "float", "int", "bool")
+_BUILTINS = ("abs", "min", "max", "float", "int", "bool", "complex")
+_PARTS = ("real", "imag")  # z.real, z.imag; z.conjugate() is the one method call
 
 
 def module_of(node: ast.AST, globals_: dict) -> str | None:
-    """'math' or 'np' when ``node`` names the math or numpy module in the kernel's globals."""
+    """'math', 'cmath' or 'np' when ``node`` names that module in the kernel's globals."""
     if isinstance(node, ast.Name):
         obj = globals_.get(node.id)
         if obj is math:
             return "math"
+        if obj is cmath:
+            return "cmath"
         if obj is np:
             return "np"
     return None
@@ -220,7 +224,7 @@ class SubsetChecker(ast.NodeVisitor):
         handler(node)
 
     def expr_Constant(self, node: ast.Constant) -> None:
-        if type(node.value) not in (int, float, bool):
+        if type(node.value) not in (int, float, bool, complex):
             self.fail(node, f"{type(node.value).__name__} literal", "expr")
 
     def expr_Name(self, node: ast.Name) -> None:
@@ -264,6 +268,8 @@ class SubsetChecker(ast.NodeVisitor):
         elif isinstance(func, ast.Attribute) and module_of(func.value, self.globals):
             if not scalars.is_supported(module_of(func.value, self.globals) or "", func.attr):
                 self.fail(node, f"call to {module_of(func.value, self.globals)}.{func.attr}", "expr")
+        elif isinstance(func, ast.Attribute) and func.attr in ("conj", "conjugate") and not node.args:
+            self.visit_expr(func.value)
         else:
             self.fail(node, f"call to {ast.unparse(func)}", "expr")
         for arg in node.args:
@@ -289,7 +295,11 @@ class SubsetChecker(ast.NodeVisitor):
         module = module_of(node.value, self.globals)
         if module is not None and scalars.module_constant(module, node.attr) is not None:
             return
-        self.fail(node, f"attribute {ast.unparse(node)} (only X.shape[d] and math./np. calls)", "expr")
+        if module is None and node.attr in _PARTS:
+            self.visit_expr(node.value)
+            return
+        self.fail(node, f"attribute {ast.unparse(node)} (only X.shape[d], z.real, z.imag and math./np. calls)",
+                  "expr")
 
 
 def check_subset(source: KernelSource, globals_: dict) -> None:

@@ -15,9 +15,9 @@ from polyfuse.model.scop import isl_name
 from .affine import Affine
 from .checker import module_of
 from .control import access_text, runtime_subscript
-from .scalars import ScalarCalls, check_int_literals, comparison_type, module_constant
+from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
-from .types import BOOL, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
+from .types import BOOL, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
 
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
         ast.Pow: "**"}
@@ -46,6 +46,8 @@ class ExpressionLifter:
         """``expr`` converted to ``target``'s dtype (a no-op when it already has it)."""
         if expr.dtype == target.dtype:
             return expr if expr.weak == target.weak else _reweak(expr, target.weak)
+        if isinstance(expr, ir.Const) and target.is_complex:
+            return ir.complex_const(complex(expr.value), target.dtype, target.weak)
         if isinstance(expr, ir.Const) and target.dtype != "bool":
             value = float(expr.value) if target.dtype.startswith("float") else int(expr.value)
             return ir.Const(value, target.dtype, target.weak)
@@ -65,7 +67,9 @@ class ExpressionLifter:
             if not -(2**63) <= value < 2**63:
                 raise self.lifter.error(node, "integer literal does not fit in int64")
             return ir.Const(value, "int64", True)
-        assert isinstance(value, float), "the subset checker admits bool, int and float literals only"
+        if isinstance(value, complex):
+            return ir.complex_const(value)
+        assert isinstance(value, float), "the subset checker admits bool, int, float and complex literals only"
         return ir.Const(value, "float64", True)
 
     def _Name(self, node: ast.Name) -> ir.Expr:
@@ -75,7 +79,7 @@ class ExpressionLifter:
         if name in self.scope.loop_vars:
             return ir.Var(isl_name(name), "int64", True)
         arg = self.lifter.arguments.get(name)
-        if arg is not None and arg.kind in ("int", "float"):
+        if arg is not None and arg.kind in ("int", "float", "complex"):
             var = ir.Var(name, arg.dtype, True)
             return self.coerce(var, VType(arg.numpy_scalar, False)) if arg.numpy_scalar else var
         info = self.lifter.arrays.get(name)
@@ -130,10 +134,12 @@ class ExpressionLifter:
 
     def _Attribute(self, node: ast.Attribute) -> ir.Expr:
         module = module_of(node.value, self.lifter.globals)
+        if module is None and node.attr in ("real", "imag"):  # z.real, z.imag
+            return ScalarCalls(self, node).part(self.convert(node.value), node.attr)
         value = None if module is None else module_constant(module, node.attr)
         if value is None:
             raise self.lifter.error(node, f"unsupported expression {ast.unparse(node)!r}")
-        return ir.Const(value, "float64", True)
+        return ir.complex_const(value) if isinstance(value, complex) else ir.Const(value, "float64", True)
 
     def _BinOp(self, node: ast.BinOp) -> ir.Expr:
         return self.binary(node, node.op, self.convert(node.left), self.convert(node.right))
@@ -145,6 +151,8 @@ class ExpressionLifter:
         if lhs.dtype == "bool" or rhs.dtype == "bool":
             lhs, rhs = self.coerce(lhs, _unbool(vtype(lhs))), self.coerce(rhs, _unbool(vtype(rhs)))
         a, b = vtype(lhs), vtype(rhs)
+        if a.is_complex or b.is_complex:
+            return self.complex_binary(node, symbol, lhs, rhs)
         if symbol == "/":
             result = true_divide(a, b)
         elif symbol == "**" and a.is_int and b.is_int and not _nonnegative_const(rhs):
@@ -154,6 +162,21 @@ class ExpressionLifter:
         check_int_literals(self.lifter, node, (lhs, rhs), result)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
+
+    def complex_binary(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
+        """+ - * / of complex values; ``**`` only to a constant integer power (numpy multiplies
+        those out, as the backends do); ``//`` and ``%`` are TypeErrors in Python and numpy."""
+        result = promote(vtype(lhs), vtype(rhs))
+        if symbol in ("//", "%"):
+            raise self.lifter.error(node, f"operator {symbol!r} of complex values is a TypeError in "
+                                    "Python and numpy", "complex arithmetic")
+        if symbol == "**":
+            if not vtype(lhs).is_complex or int_power(rhs) is None:
+                raise self.lifter.error(node, "'**' of complex values is supported for a complex base and a "
+                                        f"constant integer exponent in [-{MAX_POWER}, {MAX_POWER}] only",
+                                        "complex power")
+            rhs = ir.complex_const(int_power(rhs) or 0, result.dtype, result.weak)  # folded: backends read it
+        return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
 
     def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
         """numpy bools (array elements, comparisons of numpy values): ``+`` is ``or`` and ``*``
@@ -191,6 +214,9 @@ class ExpressionLifter:
         terms = [self.convert(node.left)] + [self.convert(c) for c in node.comparators]
         parts = []
         for op, lhs, rhs in zip(node.ops, terms, terms[1:]):
+            if (vtype(lhs).is_complex or vtype(rhs).is_complex) and not isinstance(op, (ast.Eq, ast.NotEq)):
+                raise self.lifter.error(node, "ordering comparison of complex values (a TypeError in Python "
+                                        "and numba); compare abs(z) or z.real instead", "complex comparison")
             common = comparison_type(lhs, rhs, promote(_unbool(vtype(lhs)), _unbool(vtype(rhs))))
             # numpy values compare to numpy bools (strong), Python numbers to Python bools (weak)
             parts.append(ir.Compare(_CMP[type(op)], self.coerce(lhs, common), self.coerce(rhs, common),
@@ -233,6 +259,8 @@ class ExpressionLifter:
             return self.builtin(node, func.id, args)
         assert isinstance(func, ast.Attribute), "the subset checker admits f(...) and module.f(...) only"
         module = module_of(func.value, self.lifter.globals)
+        if module is None:  # z.conjugate(), the one method the subset checker admits
+            return ScalarCalls(self, node).np_conj([self.convert(func.value)])
         assert module is not None, "the subset checker admits calls of known modules only"
         return self.math_call(node, module, func.attr, args)
 
@@ -240,11 +268,17 @@ class ExpressionLifter:
         if name == "abs":
             self._arity(node, args, 1)
             arg = self.coerce(args[0], _unbool(vtype(args[0])))
+            if vtype(arg).is_complex:  # the magnitude, hypot(re, im)
+                return ir.Unary("abs", arg, component(arg.dtype), arg.weak)
             return ir.Unary("abs", arg, arg.dtype, arg.weak)
+        if name == "complex":
+            return self.complex_of(node, args)
         if name in ("float", "int", "bool"):
             self._arity(node, args, 1)
             target = {"float": WEAK_FLOAT, "int": WEAK_INT, "bool": VType("bool", True)}[name]
             return ScalarCalls(self, node).cast(args[0], target)
+        if any(vtype(a).is_complex for a in args):
+            raise self.lifter.error(node, f"{name}() of complex values (a TypeError in Python)", f"{name}()")
         result = args[0]
         for arg in args[1:]:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
@@ -252,9 +286,22 @@ class ExpressionLifter:
                               common.dtype, common.weak)
         return result
 
+    def complex_of(self, node: ast.Call, args: list[ir.Expr]) -> ir.Expr:
+        """``complex(x)`` and ``complex(re, im)`` of real numbers: a Python complex (weak)."""
+        if not 1 <= len(args) <= 2:
+            raise self.lifter.error(node, "complex() takes one or two arguments")
+        if len(args) == 1:
+            return ScalarCalls(self, node).cast(args[0], WEAK_COMPLEX)
+        if any(vtype(a).is_complex for a in args):
+            raise self.lifter.error(node, "complex(re, im) of complex values; write re + im * 1j", "complex()")
+        parts = tuple(self.coerce(self.coerce(a, _unbool(vtype(a))), WEAK_FLOAT) for a in args)
+        return ir.Call("complex", parts, "complex128", True, "py")
+
     def math_call(self, node: ast.Call, module: str, name: str, args: list[ir.Expr]) -> ir.Expr:
         self._arity(node, args, scalar_arity(module, name))
         calls = ScalarCalls(self, node)
+        if module == "cmath":
+            return calls.cmath_call(name, args)
         return calls.math_call(name, args) if module == "math" else calls.np_call(name, args)
 
     def _arity(self, node: ast.Call, args: list, n: int) -> None:
@@ -265,6 +312,24 @@ class ExpressionLifter:
 def _unbool(t: VType) -> VType:
     """Python bools are weak ints; numpy bools stay bools for numpy's promotion."""
     return WEAK_INT if t.dtype == "bool" and t.weak else t
+
+
+MAX_POWER = 99  # numpy multiplies out integer powers below 100 (npy_cpow)
+
+
+def int_power(expr: ir.Expr) -> int | None:
+    """The value of a constant integer exponent (``2``, ``-3``, ``2.0``), or None."""
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = int_power(expr.operand)
+        return None if inner is None else -inner
+    value: complex | float | None = ir.complex_value(expr)
+    if isinstance(value, complex):
+        value = value.real if value.imag == 0 else None
+    elif isinstance(expr, ir.Const) and not isinstance(expr.value, bool):
+        value = expr.value
+    if value is None or not float(value).is_integer() or abs(value) > MAX_POWER:
+        return None
+    return int(value)
 
 
 def _nonnegative_const(expr: ir.Expr) -> bool:

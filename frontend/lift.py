@@ -50,7 +50,7 @@ class Scope:
 
 
 _DTYPES = {"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
-           "bool"}
+           "bool", "complex64", "complex128"}
 
 
 class Lifter:
@@ -257,6 +257,8 @@ class Lifter:
             return "float64"
         if isinstance(node, ast.Name) and node.id == "int":
             return "int64"
+        if isinstance(node, ast.Name) and node.id == "complex":
+            return "complex128"
         raise self.error(node, f"dtype {ast.unparse(node)!r}; use np.float64, np.float32, np.int8 ... np.int64, "
                          "np.uint8 ... np.uint64 or np.bool")
 
@@ -275,6 +277,10 @@ class Lifter:
             write_text = access_text(isl_name(array), self.arrays[array], index_aff)
             if has_runtime_index(index):  # may write any element: modelled as reading them all
                 lifter.read_texts.append((write_text, None))  # and writing back the others
+        if value.dtype.startswith("complex") and not dtype.startswith("complex") and index:
+            raise self.error(node, f"storing a complex value into {array!r} of dtype {dtype} (numpy drops the "
+                             "imaginary part with a ComplexWarning); store z.real or abs(z) explicitly",
+                             "complex to real store")
         value = ExpressionLifter.coerce(value, VType(dtype, False))
         if self.guards:  # inside a data-dependent if: write the old value back where it fails
             old = ir.Load(array, index, dtype, False)

@@ -60,7 +60,8 @@ def _lift_scalar(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) 
         ast.copy_location(sub, value)
     nodes.append(lifter.add_statement(node, target, converted, scope, expressions))
     if converted.weak:
-        pytype = "float" if converted.dtype.startswith("float") else "int"
+        pytype = "complex" if converted.dtype.startswith("complex") else \
+            "float" if converted.dtype.startswith("float") else "int"
     else:
         pytype = converted.dtype
     return Returned("scalar", name, pytype)

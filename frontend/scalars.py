@@ -11,6 +11,7 @@ see ``ir.Call`` for the functions of ``polyfuse/model/funcs.py``.
 from __future__ import annotations
 
 import ast
+import cmath
 import math
 import warnings
 
@@ -18,13 +19,17 @@ import numpy as np
 
 from polyfuse.model import funcs, ir
 
-from .types import FLOATS, INTS, WEAK_FLOAT, WEAK_INT, VType
+from .types import COMPLEX, FLOATS, INTS, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType
 
-SUPPORTED = FLOATS + INTS + ("bool",)
+SUPPORTED = FLOATS + INTS + ("bool",) + COMPLEX
 # numpy functions lowered to other IR nodes here (not ir.Call)
 _NP_COMPOSED = {"where": 3, "abs": 1, "absolute": 1, "negative": 1, "positive": 1, "square": 1,
-                "reciprocal": 1, "deg2rad": 1, "rad2deg": 1, "radians": 1, "degrees": 1}
+                "reciprocal": 1, "deg2rad": 1, "rad2deg": 1, "radians": 1, "degrees": 1,
+                "real": 1, "imag": 1, "conj": 1, "conjugate": 1, "angle": 1}
 _MATH_COMPOSED = {"degrees": 1, "radians": 1}
+# the functions of complex values the backends compute (np.* and cmath.*); others are refused
+COMPLEX_FUNCS = ("exp", "log", "sqrt")
+_CMATH = COMPLEX_FUNCS + ("phase",)
 
 
 def np_scalar_type(name: str) -> str | None:
@@ -40,19 +45,22 @@ def is_supported(module: str, name: str) -> bool:
     """Whether ``module.name(...)`` may appear in a value expression (for the subset checker)."""
     if module == "math":
         return name in funcs.MATH_NAMES or name in _MATH_COMPOSED
+    if module == "cmath":
+        return name in _CMATH
     return name in funcs.NP_NAMES or name in _NP_COMPOSED or np_scalar_type(name) is not None
 
 
-def module_constant(module: str, name: str) -> float | None:
-    """``math.pi``, ``np.inf``, ``np.nan``, ...: float constants of math and numpy (weak floats)."""
-    value = getattr(math if module == "math" else np, name, None)
-    return value if type(value) is float else None
+def module_constant(module: str, name: str) -> float | complex | None:
+    """``math.pi``, ``np.inf``, ``cmath.infj``, ...: float and complex constants of math, cmath and
+    numpy (weak, Python numbers)."""
+    value = getattr({"math": math, "cmath": cmath}.get(module, np), name, None)
+    return value if type(value) in (float, complex) else None
 
 
 def arity(module: str, name: str) -> int:
     if module == "np" and name in _NP_COMPOSED:
         return _NP_COMPOSED[name]
-    if module == "math" and name in _MATH_COMPOSED:
+    if module == "math" and name in _MATH_COMPOSED or module == "cmath":
         return 1
     if module == "np" and np_scalar_type(name) is not None:
         return 1
@@ -67,10 +75,10 @@ def vtype(expr: ir.Expr) -> VType:
 class ScalarCalls:
     """Lowers one call; ``ex`` is the ExpressionLifter (coerce, truth and located errors)."""
 
-    def __init__(self, ex, node: ast.Call) -> None:
+    def __init__(self, ex, node: ast.Call | ast.Attribute) -> None:
         self.ex = ex
         self.node = node
-        self.spelled = ast.unparse(node.func)
+        self.spelled = ast.unparse(node.func if isinstance(node, ast.Call) else node)
 
     def error(self, message: str) -> Exception:
         return self.ex.lifter.error(self.node, message, f"call to {self.spelled}")
@@ -101,6 +109,8 @@ class ScalarCalls:
             return getattr(self, f"np_{name}")(args)
         canonical = funcs.NP_NAMES[name]
         result = self.numpy_result(getattr(np, name), args)
+        if result.is_complex or any(vtype(a).is_complex for a in args):
+            return self.complex_call(canonical, args, result, "np")
         if canonical in funcs.PREDICATES:
             return ir.Call(canonical, (self.ex.coerce(args[0], _unweak(args[0])),), "bool", False, "np")
         if canonical == "pow" and not result.is_float:
@@ -112,6 +122,62 @@ class ScalarCalls:
             raise self.error(f"{self.spelled}() of {args[0].dtype} gives {result.dtype}, not a float")
         return ir.Call(canonical, tuple(self.ex.coerce(a, result) for a in args), result.dtype, False, "np")
 
+    def complex_call(self, canonical: str, args: list[ir.Expr], result: VType, lib: str) -> ir.Expr:
+        """np.exp/log/sqrt and cmath.exp/log/sqrt of complex values; numpy's other ufuncs of
+        complex values (np.sin, np.power, ...) are refused rather than computed differently."""
+        if canonical not in COMPLEX_FUNCS or not result.is_complex:
+            kinds = ", ".join(a.dtype for a in args)
+            raise self.error(f"{self.spelled}() of ({kinds}) is not supported for complex values; "
+                             f"complex functions are np.exp, np.log, np.sqrt (also cmath's), np.abs, "
+                             "np.angle, np.real, np.imag and np.conj")
+        return ir.Call(canonical, (self.ex.coerce(args[0], result),), result.dtype, result.weak, lib)
+
+    def part(self, arg: ir.Expr, which: str) -> ir.Expr:
+        """``z.real``, ``z.imag``, ``np.real(z)``: a float of the component width (weak for a
+        Python complex); of a real number, the number itself (``.real``) or a zero (``.imag``)."""
+        t = vtype(arg)
+        if not t.is_complex:
+            if which == "real":
+                return arg
+            return self.ex.coerce(ir.Const(0, "int64", True), VType(arg.dtype, t.weak)) \
+                if arg.dtype != "bool" else ir.Const(False, "bool", t.weak)
+        return ir.Call(which, (arg,), component(arg.dtype), t.weak)
+
+    def np_real(self, args: list[ir.Expr]) -> ir.Expr:  # np.real(v) is v.real
+        return self.part(args[0], "real")
+
+    def np_imag(self, args: list[ir.Expr]) -> ir.Expr:
+        return self.part(args[0], "imag")
+
+    def np_conj(self, args: list[ir.Expr]) -> ir.Expr:
+        result = self.numpy_result(np.conj, args)
+        arg = self.ex.coerce(args[0], result)
+        return ir.Call("conj", (arg,), result.dtype, False) if result.is_complex else arg
+
+    np_conjugate = np_conj
+
+    def np_angle(self, args: list[ir.Expr]) -> ir.Expr:
+        """numpy's angle: ``arctan2(z.imag, z.real)`` (a real argument is a complex with imag 0)."""
+        result = self.numpy_result(np.angle, args)
+        if not vtype(args[0]).is_complex:
+            arg = self.ex.coerce(args[0], result)
+            zero = ir.Const(0.0, result.dtype, False)
+            return ir.Call("atan2", (zero, arg), result.dtype, False, "np")
+        real = self.ex.coerce(self.part(args[0], "real"), result)
+        imag = self.ex.coerce(self.part(args[0], "imag"), result)
+        return ir.Call("atan2", (imag, real), result.dtype, False, "np")
+
+    def cmath_call(self, name: str, args: list[ir.Expr]) -> ir.Expr:
+        """cmath converts its argument to a Python complex and returns one (weak); phase is
+        ``math.atan2(z.imag, z.real)``."""
+        if args[0].dtype == "bool":
+            args = [self.ex.coerce(args[0], WEAK_INT)]
+        z = self.ex.coerce(args[0], WEAK_COMPLEX)
+        if name == "phase":
+            parts = tuple(self.part(z, which) for which in ("imag", "real"))
+            return ir.Call("atan2", parts, "float64", True, "math")
+        return ir.Call(name, (z,), "complex128", True, "cmath")
+
     def np_where(self, args: list[ir.Expr]) -> ir.Expr:
         # both values are computed before np.where runs: every read must be in bounds (unguarded)
         result = self.numpy_result(np.where, args)
@@ -121,6 +187,8 @@ class ScalarCalls:
 
     def np_abs(self, args: list[ir.Expr]) -> ir.Expr:
         result = self.numpy_result(np.absolute, args)
+        if vtype(args[0]).is_complex:  # the magnitude, hypot(re, im) as numpy computes it
+            return ir.Unary("abs", args[0], result.dtype, False)
         arg = self.ex.coerce(args[0], result)
         return arg if result.dtype == "bool" else ir.Unary("abs", arg, result.dtype, False)
 
@@ -142,7 +210,7 @@ class ScalarCalls:
 
     def np_reciprocal(self, args: list[ir.Expr]) -> ir.Expr:
         result = self.numpy_result(np.reciprocal, args)
-        if not result.is_float:
+        if not (result.is_float or result.is_complex):
             raise self.error(f"np.reciprocal of {args[0].dtype} is integer division in numpy; "
                              "write 1.0 / x for a float result")
         one = ir.Const(1.0, result.dtype, False)
@@ -168,6 +236,9 @@ class ScalarCalls:
 
     # ---- math --------------------------------------------------------------------------------
     def math_call(self, name: str, args: list[ir.Expr]) -> ir.Expr:
+        if any(vtype(a).is_complex for a in args):
+            raise self.error(f"{self.spelled}() of a complex value raises TypeError in Python; "
+                             "use cmath or np functions")
         if name in ("floor", "ceil", "trunc") and all(a.dtype in INTS or a.dtype == "bool" for a in args):
             return self.ex.coerce(args[0], WEAK_INT)  # math.floor(int) is the int itself
         floats = tuple(self.ex.coerce(a, WEAK_FLOAT) for a in args)
@@ -189,6 +260,9 @@ class ScalarCalls:
         conversion (floats truncate toward zero, integers wrap), as numpy casts."""
         if target.dtype == "bool":
             return self.ex.coerce(self.ex.truth(arg), target)
+        if vtype(arg).is_complex and not target.is_complex:
+            raise self.error(f"{self.spelled}() of a complex value (a TypeError in Python, the imaginary "
+                             "part dropped with a warning in numpy); take .real or abs() first")
         if arg.dtype == "bool":
             arg = self.ex.coerce(arg, WEAK_INT)
         if isinstance(arg, ir.Const) and target.dtype in INTS:
@@ -209,8 +283,13 @@ def _example(t: VType):
     if t.dtype == "bool":
         return np.bool_(True)
     if t.weak:
-        return 1.0 if t.is_float else 1
+        return 1j if t.is_complex else 1.0 if t.is_float else 1
     return np.ones((), t.dtype)[()]
+
+
+def component(dtype: str) -> str:
+    """The dtype of a complex dtype's real and imaginary parts."""
+    return ir.COMPONENT[dtype]
 
 
 def _unweak(expr: ir.Expr) -> VType:

@@ -12,6 +12,7 @@ import numpy as np
 
 FLOATS = ("float32", "float64")
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+COMPLEX = ("complex64", "complex128")
 
 
 @dataclass(frozen=True)
@@ -24,18 +25,23 @@ class VType:
         return self.dtype in FLOATS
 
     @property
+    def is_complex(self) -> bool:
+        return self.dtype in COMPLEX
+
+    @property
     def is_int(self) -> bool:
         return self.dtype in INTS or self.dtype == "bool"
 
 
 WEAK_INT = VType("int64", True)
 WEAK_FLOAT = VType("float64", True)
+WEAK_COMPLEX = VType("complex128", True)
 BOOL = VType("bool", False)
 
 
 def _example(t: VType):
     if t.weak:
-        return 0.0 if t.is_float else 0
+        return 0j if t.is_complex else 0.0 if t.is_float else 0
     return np.dtype(t.dtype)
 
 
@@ -46,16 +52,18 @@ def promote(a: VType, b: VType) -> VType:
     if b.dtype == "bool" and b.weak:
         b = WEAK_INT
     if a.weak and b.weak:
+        if a.is_complex or b.is_complex:
+            return WEAK_COMPLEX
         return WEAK_FLOAT if (a.is_float or b.is_float) else WEAK_INT
     return VType(np.result_type(_example(a), _example(b)).name, False)
 
 
 def true_divide(a: VType, b: VType) -> VType:
-    """The type of ``a / b``: integers divide into float64."""
+    """The type of ``a / b``: integers divide into float64 (complex stays complex)."""
     t = promote(a, b)
-    return t if t.is_float else VType("float64", t.weak)
+    return t if t.is_float or t.is_complex else VType("float64", t.weak)
 
 
 def float_of(t: VType) -> VType:
-    """The type of np.<func>(x): floats keep their width, integers become float64."""
-    return t if t.is_float else VType("float64", False)
+    """The type of np.<func>(x): floats (and complex) keep their width, integers become float64."""
+    return t if t.is_float or t.is_complex else VType("float64", False)

@@ -24,6 +24,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir as ll
+from polyfuse.backends.cpu import llvm_complex as cx
 from polyfuse.backends.cpu.blas import PREFIX as BLAS_PREFIX
 from polyfuse.backends.cpu.blas import register_symbols as register_blas
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
@@ -81,7 +82,7 @@ class Param:
     """One parameter of the generated function and where its value comes from."""
 
     name: str
-    kind: str  # "array" | "stride" | "i64" | "f64"
+    kind: str  # "array" | "stride" | "i64" | "f64" | "re" | "im" (a complex argument's parts)
     array: str = ""
     axis: int = 0
 
@@ -204,6 +205,8 @@ class LLVMKernel:
         if param.kind == "array":
             array = values[param.name]
             return address(array) if type(array) is np.ndarray else array.ctypes.data
+        if param.kind in ("re", "im"):
+            return getattr(values[param.array], "real" if param.kind == "re" else "imag")
         if param.kind == "stride":
             arr = values[param.array]
             stride, rem = divmod(arr.strides[param.axis], arr.itemsize)
@@ -233,6 +236,9 @@ class Launch:
 def signature(program: LoopProgram, shared: set[str]) -> tuple[Param, ...]:
     params: list[Param] = []
     for arg in program.arguments:
+        if arg.kind == "complex":  # two doubles: a struct by value would depend on the C ABI
+            params.extend(Param(f"{arg.name}__{part}", part, arg.name) for part in ("re", "im"))
+            continue
         kind = {"array": "array", "int": "i64", "float": "f64"}[arg.kind]
         params.append(Param(arg.name, kind))
     for arg in program.arguments:
@@ -382,7 +388,8 @@ def barrier_module(triple: str) -> str:
     return str(module)
 
 
-_CTYPES = {"array": ctypes.c_void_p, "stride": ctypes.c_int64, "i64": ctypes.c_int64, "f64": ctypes.c_double}
+_CTYPES = {"array": ctypes.c_void_p, "stride": ctypes.c_int64, "i64": ctypes.c_int64, "f64": ctypes.c_double,
+           "re": ctypes.c_double, "im": ctypes.c_double}
 _I64 = ll.IntType(64)
 
 
@@ -424,6 +431,10 @@ class KernelCodegen:
                 arg.add_attribute("noalias")
             self.values[param.name] = arg
         self.exprs = ExprEmitter(self)
+        for param in params:  # a complex argument: its value packed from the two doubles
+            if param.kind == "im":
+                parts = (self.values[f"{param.array}__re"], self.values[param.name])
+                self.values[param.array] = self.exprs.complex.pack(*parts, builder=self.alloca_builder)
         self._bind_arrays(params)
         if region:
             arrays = [arg for p, arg in zip(params, fn.args) if p.kind == "array"]
@@ -448,7 +459,7 @@ class KernelCodegen:
         if param.kind == "array":
             info = next(a for a in program.arrays if a.name == param.name)
             return llvm_type(info.dtype).as_pointer()
-        return ll.DoubleType() if param.kind == "f64" else _I64
+        return ll.DoubleType() if param.kind in ("f64", "re", "im") else _I64
 
     def _bind_arrays(self, params: tuple[Param, ...]) -> None:
         strided = {p.array for p in params if p.kind == "stride"}
@@ -456,7 +467,7 @@ class KernelCodegen:
             if info.is_scalar and info.name not in self.shared:
                 slot = self.alloca_builder.alloca(llvm_type(info.dtype), name=info.name)
                 if info.zero_init:  # an np.zeros array contracted to a scalar still starts at zero
-                    self.alloca_builder.store(ll.Constant(llvm_type(info.dtype), 0), slot)
+                    self.alloca_builder.store(cx.zero(llvm_type(info.dtype)), slot)
                 self.arrays[info.name] = (slot, [])
             elif info.name in strided:
                 strides = [self.values[f"{info.name}__stride{d}"] for d in range(info.rank)]

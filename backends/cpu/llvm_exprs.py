@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from llvmlite import ir as ll
+from polyfuse.backends.cpu import llvm_complex as cx
 
 from polyfuse.errors import InternalError
 from polyfuse.model import ir
@@ -17,6 +18,7 @@ _TYPES = {
     "float64": ll.DoubleType(), "float32": ll.FloatType(), "int64": ll.IntType(64),
     "int32": ll.IntType(32), "int16": ll.IntType(16), "int8": ll.IntType(8), "uint64": ll.IntType(64),
     "uint32": ll.IntType(32), "uint16": ll.IntType(16), "uint8": ll.IntType(8), "bool": ll.IntType(1),
+    **cx.TYPES,
 }
 
 
@@ -55,6 +57,7 @@ class ExprEmitter:
         self.cg = codegen
         self.b: ll.IRBuilder = codegen.builder
         self.checks: list | None = None  # the run-time subscript checks of the address being built
+        self.complex = cx.ComplexRules(self)
 
     def emit_with(self, expr: ir.Expr, builder: ll.IRBuilder):
         saved, self.b = self.b, builder
@@ -90,7 +93,7 @@ class ExprEmitter:
                 else_block = self.b.block
         phi = self.b.phi(value.type)
         phi.add_incoming(value, then_block)
-        phi.add_incoming(ll.Constant(value.type, 0), else_block)
+        phi.add_incoming(cx.zero(value.type), else_block)
         return phi
 
     def checked_address(self, array: str, index):
@@ -136,6 +139,8 @@ class ExprEmitter:
     # ---- operators -----------------------------------------------------------------------
     def _BinOp(self, e: ir.BinOp):
         lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
+        if cx.is_complex(e.dtype):  # scalar code, no fast-math flags: numpy's exact roundings
+            return self.complex.binop(e.op, lhs, rhs, ir.complex_value(e.rhs))
         if is_float(e.dtype):
             result = _FLOAT_BINOPS[e.op](self, lhs, rhs)
             if self.cg.fastmath and e.op in ("+", "-", "*", "/"):
@@ -149,6 +154,8 @@ class ExprEmitter:
         value = self.emit(e.operand)
         if e.op == "not":
             return self.b.not_(value)
+        if cx.is_complex(e.operand.dtype):
+            return self.complex.negate(value) if e.op == "neg" else self.complex.magnitude(value)
         if e.op == "neg":
             return self.b.fneg(value) if is_float(e.dtype) else self.b.neg(value)
         if is_float(e.dtype):
@@ -160,6 +167,8 @@ class ExprEmitter:
 
     def _Compare(self, e: ir.Compare):
         lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
+        if cx.is_complex(e.lhs.dtype):
+            return self.complex.equal(e.op, lhs, rhs)
         if is_float(e.lhs.dtype):
             # Python: comparisons with NaN are False, except != which is True
             return self.b.fcmp_unordered("!=", lhs, rhs) if e.op == "!=" else self.b.fcmp_ordered(e.op, lhs, rhs)
@@ -209,6 +218,8 @@ class ExprEmitter:
 
     def _Call(self, e: ir.Call):
         args = [self.emit(a) for a in e.args]
+        if any(cx.is_complex(a.dtype) for a in e.args) or cx.is_complex(e.dtype):
+            return self.complex.call(e.func, args)
         if self._vectorizable_math():
             if e.func == "exp":
                 return self.inline_exp(args[0])
@@ -416,6 +427,11 @@ class ExprEmitter:
         target = llvm_type(dst)
         if src == dst:
             return value
+        if cx.is_complex(src):
+            assert dst == "bool" or cx.is_complex(dst), "the frontend refuses complex to real casts"
+            return self.complex.truth(value) if dst == "bool" else self.complex.convert(value, dst)
+        if cx.is_complex(dst):
+            return self.complex.from_real(value, is_float(src), is_unsigned(src), dst)
         if dst == "bool":
             zero = ll.Constant(value.type, 0.0 if is_float(src) else 0)
             return self.b.fcmp_unordered("!=", value, zero) if is_float(src) else self.b.icmp_signed("!=", value, zero)

@@ -497,9 +497,23 @@ def _refuse_runtime_subscripts(program: LoopProgram) -> None:
                         stmt.span, "run-time subscript")
 
 
+def _refuse_complex(program: LoopProgram) -> None:
+    """complex64/complex128 values are computed by the CPU targets only (docs/cuda.md)."""
+    dtypes = {a.name: a.dtype for a in program.arrays}
+    for stmt in program.statements:
+        found = [n.dtype for root in (stmt.value, *stmt.index) for n in ir.walk(root)
+                 if n.dtype.startswith("complex")] + [dtypes.get(stmt.array, "")]
+        dtype = next((d for d in found if d.startswith("complex")), None)
+        if dtype is not None:
+            raise UnsupportedError(
+                f"{dtype} values are not supported by target='cuda'; use target='cpu' or 'python'",
+                stmt.span, f"{dtype} on cuda")
+
+
 def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
     """Plan, generate and ``cuda.jit`` the kernels of ``program`` (numba compiles on first launch)."""
     _refuse_runtime_subscripts(program)
+    _refuse_complex(program)
     cuda = cuda_api()
     import numba
 

@@ -1,8 +1,11 @@
 """Expression IR shared by statement bodies and the loop AST.
 
 Nodes are small frozen dataclasses.  Every node carries its numpy dtype name (``"float64"``,
-``"int64"``, ``"bool"``, ...) so backends never infer types; ``weak`` marks values that behave like
-Python scalars under numpy's promotion rules (NEP 50): literals, loop variables, int/float arguments.
+``"int64"``, ``"bool"``, ``"complex128"``, ...) so backends never infer types; ``weak`` marks values
+that behave like Python scalars under numpy's promotion rules (NEP 50): literals, loop variables,
+int/float/complex arguments.  Complex values are single values of the IR (the LLVM backend keeps
+them as ``{double, double}`` structs); ``Call`` ``real``/``imag``/``conj``/``complex`` take them apart
+and build them, and a complex constant is ``complex`` of two float constants (``complex_const``).
 """
 
 from __future__ import annotations
@@ -134,6 +137,23 @@ def int_const(value: int) -> Const:
     return Const(int(value), INT)
 
 
+COMPONENT = {"complex64": "float32", "complex128": "float64"}  # the dtype of a complex's parts
+
+
+def complex_const(value: complex, dtype: str = "complex128", weak: bool = True) -> Call:
+    """A complex constant: ``complex(re, im)`` of two float constants of the component dtype."""
+    parts = (Const(float(value.real), COMPONENT[dtype], weak), Const(float(value.imag), COMPONENT[dtype], weak))
+    return Call("complex", parts, dtype, weak, "py")
+
+
+def complex_value(expr: Expr) -> complex | None:
+    """The value of a complex constant made by ``complex_const`` (None for anything else)."""
+    if isinstance(expr, Call) and expr.func == "complex" and all(isinstance(a, Const) for a in expr.args):
+        re, im = (a.value for a in expr.args if isinstance(a, Const))
+        return complex(re, im)
+    return None
+
+
 def children(expr: Expr) -> tuple[Expr, ...]:
     """The direct sub-expressions of ``expr`` (for generic walks)."""
     if isinstance(expr, Load):
@@ -197,8 +217,12 @@ def _render_unary(e: Unary) -> str:
 
 def _render_call(e: Call) -> str:
     args = ", ".join(to_python(a) for a in e.args)
+    if e.func == "complex":  # complex(re, im), in numpy's width when strong
+        return f"complex({args})" if e.weak else f"_np.{e.dtype}(complex({args}))"
     if e.lib == "math":  # Python float results
         return f"_math.{funcs.math_name(e.func)}({args})"
+    if e.lib == "cmath":  # Python complex results
+        return f"_cmath.{e.func}({args})"
     return f"_np.{funcs.np_name(e.func)}({args})"
 
 

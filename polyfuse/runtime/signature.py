@@ -10,7 +10,7 @@ from polyfuse.errors import ArgumentError
 from polyfuse.model.scop import Argument
 
 SUPPORTED_DTYPES = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                    "uint64", "bool")
+                    "uint64", "bool", "complex64", "complex128")
 
 
 def argument_of(name: str, value: object) -> Argument:
@@ -28,9 +28,11 @@ def argument_of(name: str, value: object) -> Argument:
         return Argument(name, "int", "int64")
     if isinstance(value, numbers.Real):
         return Argument(name, "float", "float64")
+    if isinstance(value, numbers.Complex):
+        return Argument(name, "complex", "complex128")
     raise ArgumentError(
         f"argument {name!r} has type {type(value).__name__}; kernels take numpy arrays "
-        f"({', '.join(SUPPORTED_DTYPES)}), ints and floats"
+        f"({', '.join(SUPPORTED_DTYPES)}), ints, floats and complex numbers"
     )
 
 
@@ -42,15 +44,17 @@ def _numpy_scalar_argument(name: str, value: np.generic) -> Argument:
         return Argument(name, "int", "int64", numpy_scalar=dtype.name)
     if dtype.kind == "f" and dtype.name in SUPPORTED_DTYPES:
         return Argument(name, "float", "float64", numpy_scalar=dtype.name)
-    raise ArgumentError(f"argument {name!r} is a numpy {dtype} scalar; scalar arguments may be ints, floats "
-                        "and numpy scalars of the integer and float32/float64 dtypes")
+    if dtype.kind == "c" and dtype.name in SUPPORTED_DTYPES:
+        return Argument(name, "complex", "complex128", numpy_scalar=dtype.name)
+    raise ArgumentError(f"argument {name!r} is a numpy {dtype} scalar; scalar arguments may be ints, floats, "
+                        "complex numbers and numpy scalars of the integer, float32/float64 and "
+                        "complex64/complex128 dtypes")
 
 
 def _array_argument(name: str, dtype: np.dtype, ndim: int, c_contiguous: bool) -> Argument:
     if dtype.name not in SUPPORTED_DTYPES:
         raise ArgumentError(
             f"argument {name!r} has dtype {dtype}; supported array dtypes are {', '.join(SUPPORTED_DTYPES)}"
-            + (" (complex numbers are not supported)" if dtype.kind == "c" else "")
         )
     if ndim == 0:
         raise ArgumentError(f"argument {name!r} is a 0-d array; pass a Python number instead")

@@ -82,6 +82,8 @@ class CompiledVariant:
                     raise ArgumentError(f"argument {arg.name!r}={value} does not fit in int64")
             elif arg.kind == "float":
                 value = float(value)
+            elif arg.kind == "complex":
+                value = complex(value)
             else:
                 if arg.name in self.written and isinstance(value, np.ndarray):
                     _check_writable(arg.name, value)
@@ -156,7 +158,7 @@ def returned(spec: ReturnValue, values: dict[str, Any]) -> Any:
     return _PYTHON_SCALARS[spec.pytype](element) if spec.pytype in _PYTHON_SCALARS else element
 
 
-_PYTHON_SCALARS: dict[str, Callable[[Any], Any]] = {"float": float, "int": int}
+_PYTHON_SCALARS: dict[str, Callable[[Any], Any]] = {"float": float, "int": int, "complex": complex}
 
 
 def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:

@@ -226,7 +226,9 @@ def _access_score(index: tuple[ir.Expr, ...], var: str) -> int:
 
 
 def _calls_vector_math(expr: ir.Expr) -> bool:
-    return any(isinstance(e, ir.Call) and e.func in ("exp", "log") for e in ir.walk(expr))
+    """exp/log of floats (complex ones are scalar code: distributing them gains nothing)."""
+    return any(isinstance(e, ir.Call) and e.func in ("exp", "log") and not e.dtype.startswith("complex")
+               for e in ir.walk(expr))
 
 
 def _is_reduction(stmt) -> bool:

@@ -278,7 +278,7 @@ def k_scale():
     return polyfuse.kernel(scale, target="python", verify=True)
 
 
-@pytest.mark.parametrize("dtype", [np.complex128, np.complex64, np.float16, np.longdouble, object])
+@pytest.mark.parametrize("dtype", [np.float16, np.longdouble, object])
 def test_wrong_dtype(k_scale, dtype):
     A = np.zeros(4, dtype=dtype)
     with pytest.raises(ArgumentError, match="dtype"):
@@ -298,7 +298,7 @@ def test_bool_scalar(k_scale, value):
         k_scale(value, np.zeros(4), np.zeros(4))
 
 
-@pytest.mark.parametrize("value", ["4", None, [1.0, 2.0], (1, 2), 1 + 2j])
+@pytest.mark.parametrize("value", ["4", None, [1.0, 2.0], (1, 2), object()])
 def test_non_numeric_argument(k_scale, value):
     with pytest.raises(ArgumentError):
         k_scale(value, np.zeros(4), np.zeros(4))
