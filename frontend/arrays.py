@@ -730,6 +730,13 @@ class Lowering:
             if entry is not None and entry.kind != "arg" and d is not None and -entry.rank <= d < entry.rank:
                 self.changed = True
                 return entry.extents[d]
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "shape" and isinstance(node.value.value, ast.Subscript):
+            view = self.value(node.value.value)  # x[1:].shape[0]: a slice's extent (a helper's argument)
+            d = _int_const(node.slice)
+            if view.rank and d is not None and -view.rank <= d < view.rank:
+                self.changed = True
+                return view.extents[d]
         return None
 
     def _Subscript(self, node: ast.Subscript) -> View:

@@ -177,6 +177,56 @@ class Inliner(StatementTransformer):
         self.rw = rw
         self.globals = globals_
         self.stack = stack
+        self.pending: list[ast.stmt] = []  # a value helper's statements, run before the current statement
+        self.conditional = 0  # > 0 inside an expression Python may not evaluate (a if c else b, and/or)
+
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            saved, self.pending = self.pending, []
+            new = self.visit(stmt)
+            out.extend(self.pending)
+            out.extend(new if isinstance(new, list) else [new])
+            self.pending = saved
+        return out
+
+    def visit_For(self, node: ast.For):
+        node.iter = self.visit(node.iter)
+        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        return node
+
+    def visit_While(self, node: ast.While):
+        self.conditional += 1  # the test runs again each iteration: nothing can be hoisted from it
+        try:
+            node.test = self.visit(node.test)
+        finally:
+            self.conditional -= 1
+        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        return node
+
+    def visit_If(self, node: ast.If):
+        node.test = self.visit(node.test)
+        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp):
+        node.test = self.visit(node.test)
+        self.conditional += 1
+        try:
+            node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
+        finally:
+            self.conditional -= 1
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp):
+        first, rest = node.values[0], node.values[1:]
+        self.conditional += 1
+        try:
+            rest = [self.visit(v) for v in rest]
+        finally:
+            self.conditional -= 1
+        node.values = [self.visit(first)] + rest
+        return node
 
     def visit_Expr(self, node: ast.Expr):
         call = node.value
@@ -199,7 +249,11 @@ class Inliner(StatementTransformer):
         if not helper.has_value:
             raise self.rw.error(node, f"helper {fn.__name__}() returns no value; call it as a statement",
                                 "helper without a value")
-        return helper.expression()
+        if helper.straight_line() or self.conditional or not helper.pure():
+            return helper.expression()
+        statements, value = helper.hoisted()  # loops first, before the statement that uses the value
+        self.pending.extend(statements)
+        return value
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
         return node  # nested defs are refused by the checker
@@ -300,6 +354,47 @@ class Helper:
         stored = _stored(block)
         outside = {n.id for s in block for n in ast.walk(s) if isinstance(n, ast.Name)} - stored
         return substitute_sizes(self.rw, block, self.rw.ints | outside)  # the helper's own sizes
+
+    def straight_line(self) -> bool:
+        """Whether the body is local assignments, ifs that return, and a final return (inlined
+        as one expression)."""
+        def plain(stmts: list[ast.stmt]) -> bool:
+            for stmt in stmts:
+                if isinstance(stmt, ast.If) and _returns(stmt.body):
+                    if not (plain(stmt.body) and plain(stmt.orelse)):
+                        return False
+                elif not (isinstance(stmt, ast.Return) or (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                                                           and isinstance(stmt.targets[0], ast.Name))):
+                    return False
+            return True
+        return plain(self.body)
+
+    def pure(self) -> bool:
+        """Whether the helper writes only its own names (then running it before the statement that
+        calls it cannot change what the statement reads), and ends with its only return."""
+        code = self.fn.__code__
+        params = set(code.co_varnames[:code.co_argcount])
+        for stmt in self.body:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+                    root = node.value
+                    while isinstance(root, ast.Subscript):
+                        root = root.value
+                    if not isinstance(root, ast.Name) or root.id in params:
+                        return False
+                if isinstance(node, (ast.AugAssign,)) and isinstance(node.target, ast.Name) \
+                        and node.target.id in params:
+                    return False
+        returns = [n for s in self.body for n in ast.walk(s) if isinstance(n, ast.Return)]
+        return bool(self.body) and len(returns) == 1 and returns[0] is self.body[-1]
+
+    def hoisted(self) -> tuple[list[ast.stmt], ast.expr]:
+        """The body's statements (locals renamed, arguments bound) and its returned expression."""
+        final = self.body[-1]
+        assert isinstance(final, ast.Return) and final.value is not None, "pure() checked it"
+        statements = self.statements()  # drops the final return
+        value = Normalizer(self.rw).visit(self.substitute(final.value, self.values))
+        return statements, value
 
     def expression(self) -> ast.expr:
         """``return expr`` after simple ``local = expr`` lines: the expression, locals substituted."""

@@ -281,7 +281,7 @@ def k_reshape(A, out):
 
 
 def k_linalg(A, out):
-    out[0] = np.linalg.norm(A)
+    out[0] = np.linalg.det(A)
 
 
 def k_integer_bitwise(a, out):
@@ -314,7 +314,7 @@ REFUSALS = {
     "slice bound that may be negative": (k_negative_bound, (V, np.zeros(10)), "may be negative"),
     "argmax": (k_argmax, (V, np.zeros(1, np.int64)), "argmax() is not supported"),
     "reshape": (k_reshape, (M, np.zeros(42)), "reshape() is not supported"),
-    "np.linalg": (k_linalg, (M, np.zeros(1)), "np.linalg.norm() is not supported"),
+    "np.linalg": (k_linalg, (M, np.zeros(1)), "np.linalg.det() is not supported"),
     "integer bitwise": (k_integer_bitwise, (np.arange(4), np.zeros(4, np.int64)), "only boolean arrays"),
     "rebinding an argument": (k_rebind_argument, (V, np.zeros(10)), "rebinding argument 'A'"),
     "temporary escapes its loop": (k_temporary_escapes_its_loop, (V, np.zeros(10)), "outside the loop"),

@@ -269,6 +269,43 @@ def test_helper_calls_that_do_not_match_their_kind():
     assert "fill() returns no value" in str(error_of(k_no_value, V.copy()))
 
 
+def box_sums(x, w):
+    """A value helper with loops (npbench's conv2d style): hoisted before the calling statement."""
+    out = np.empty(x.shape[0] - w + 1)
+    for i in range(out.shape[0]):
+        out[i] = x[i:i + w].sum()
+    return out
+
+
+def scaled_in_place(x):
+    for i in range(x.shape[0]):
+        x[i] = 2.0 * x[i]
+    return x[0]
+
+
+def k_loop_value_helper(x, y):
+    y[:x.shape[0] - 2] = box_sums(x, 3) + box_sums(x, 3) * 0.5
+    return box_sums(y, 2)
+
+
+def k_impure_value_helper(x, y):
+    y[0] = x[0] + scaled_in_place(x)
+
+
+def k_conditional_value_helper(x, y):
+    y[0] = x[0] if x[1] > 0.5 else box_sums(x, 2)[0]
+
+
+def test_value_helpers_with_loops_run_before_the_statement():
+    x, y = V.copy(), np.zeros(V.shape[0])
+    got = polyfuse.kernel(k_loop_value_helper, verify=True)(x, y.copy())
+    np.testing.assert_allclose(got, k_loop_value_helper(x, y), rtol=1e-12)
+    same_as_python(k_loop_value_helper, x, np.zeros(V.shape[0]))
+    # writing an argument, or evaluated only on one side of an if: not moved, refused as before
+    assert "returns a value, so its body may only" in str(error_of(k_impure_value_helper, V.copy(), y))
+    assert "returns a value, so its body may only" in str(error_of(k_conditional_value_helper, V.copy(), y))
+
+
 # ---- decorator options ---------------------------------------------------------------------------
 
 def k_add(x, y):
