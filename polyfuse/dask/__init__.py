@@ -1,0 +1,58 @@
+"""polyfuse kernels on Dask arrays: ``kernel(A, B)`` with dask array arguments builds a graph.
+
+Calling a compiled kernel with ``dask.array`` arguments returns dask arrays (the new values of
+the arrays it writes) instead of computing.  ``polyfuse.dask.call`` does the same with the
+knobs a call cannot take (``steps_per_exchange``); ``polyfuse.dask.explain`` returns the plan:
+split axes, ghost depths per array and side, chunks, time steps per exchange.  See docs/dask.md.
+
+The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .halo, .steps) ->
+graph (dask's overlap + map_blocks: polyfuse.dask.graph) -> workers run the compiled kernel
+per block (compiled once per worker process, from the kernel's source: runtime/shipping.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from polyfuse.dask.plan import DaskPlan, bound_values, is_dask_array, make_plan
+from polyfuse.model.isl_budget import ISL_LOCK
+
+__all__ = ["DaskPlan", "call", "explain", "is_dask_array"]
+
+
+def call(kernel, *args: Any, steps_per_exchange: int | None = None, **kwargs: Any) -> Any:
+    """Build the graph of ``kernel(*args, **kwargs)`` on dask arrays.
+
+    Returns the new value of the one array the kernel writes (or returns), or a tuple of the
+    written arrays in argument order when it writes several."""
+    return call_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange)
+
+
+def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None) -> Any:
+    """``call`` with the arguments already bound to the kernel's parameter names."""
+    from polyfuse.dask.graph import build
+
+    plan = _plan(kernel, values, steps_per_exchange)
+    outputs = build(kernel, values, plan)
+    returns = _analysis_returns(kernel, values)
+    if returns is not None:
+        return outputs[returns]
+    result = tuple(outputs[name] for name in plan.written)
+    return result[0] if len(result) == 1 else result
+
+
+def explain(kernel, *args: Any, steps_per_exchange: int | None = None, **kwargs: Any) -> DaskPlan:
+    """The plan ``call`` would build for these arguments (``print`` it for the report)."""
+    return _plan(kernel, bound_values(kernel, args, kwargs), steps_per_exchange)
+
+
+def _plan(kernel, values: dict[str, Any], steps_per_exchange: int | None) -> DaskPlan:
+    with ISL_LOCK:  # polyfuse's isl work shares one context
+        return make_plan(kernel, values, steps_per_exchange=steps_per_exchange)
+
+
+def _analysis_returns(kernel, values: dict[str, Any]) -> str | None:
+    from polyfuse.dask.plan import analysis
+
+    returns = analysis(kernel, values).scop.returns
+    return getattr(returns, "name", None) if returns is not None else None
