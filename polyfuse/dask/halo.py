@@ -348,8 +348,8 @@ def _block(bounds: list[tuple[int, int]], index: int, left: int, right: int) -> 
     """The block of chunk ``index`` with its ghost zones (none past the array's ends, as
     dask's ``overlap(boundary="none")``): its start and length."""
     lo, hi = bounds[index]
-    start = lo - (left if index > 0 else 0)
-    end = hi + (right if index < len(bounds) - 1 else 0)
+    start = max(0, lo - left)
+    end = min(bounds[-1][1], hi + right)
     return start, end - start
 
 

@@ -1,0 +1,194 @@
+"""polyfuse kernels on dask arrays: every result against the undecorated function on the whole
+numpy arrays, on the threaded scheduler and on a LocalCluster of two worker processes."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+import polyfuse  # noqa: E402
+import polyfuse.dask as pfd  # noqa: E402
+
+
+def blur(A, B):
+    n = A.shape[0]
+    for i in range(1, n - 2):
+        B[i] = A[i - 1] + 2.0 * A[i] + A[i + 2]
+
+
+def skew(A, B):
+    n, m = A.shape
+    for i in range(2, n):
+        for j in range(0, m - 1):
+            B[i, j] = A[i - 2, j] + 0.5 * A[i, j + 1]
+
+
+def chain(A, B):
+    n = A.shape[0]
+    T = np.empty(n)
+    for i in range(1, n - 1):
+        T[i] = A[i - 1] + A[i + 1]
+    for i in range(2, n - 2):
+        B[i] = T[i - 1] * T[i + 1] + A[i]
+
+
+def heat(A, B, steps):
+    n, m = A.shape
+    for t in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                A[i, j] = B[i, j]
+
+
+def prefix(A):
+    for i in range(1, A.shape[0]):
+        A[i] = A[i] + A[i - 1]
+
+
+def ramp(A, B):
+    for i in range(A.shape[0]):
+        B[i] = A[i] * i
+
+
+def fixed_window(A, B):
+    for i in range(3, 10):
+        B[i] = A[i] + 1.0
+
+
+KERNELS = {f.__name__: polyfuse.kernel(f) for f in (blur, skew, chain, heat, prefix, ramp, fixed_window)}
+
+
+@pytest.fixture(scope="session")
+def client():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, memory_limit="1GiB",
+                           dashboard_address=None)
+    with Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _reference(fn, *args):
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    fn(*copies)
+    return copies
+
+
+def _dask(arrays, chunks):
+    return [da.from_array(a, chunks=chunks) for a in arrays]
+
+
+def _compute(result, scheduler):
+    results = result if isinstance(result, tuple) else (result,)
+    if scheduler == "threads":
+        return [r.compute(scheduler="threads") for r in results]
+    return scheduler.gather(scheduler.compute(list(results)))
+
+
+@pytest.fixture(params=["threads", "cluster"])
+def scheduler(request):
+    return "threads" if request.param == "threads" else request.getfixturevalue("client")
+
+
+@pytest.mark.parametrize("chunks", [(13, 7, 20, 10), (50,)], ids=["uneven", "one-chunk"])
+def test_asymmetric_1d_stencil(chunks, scheduler):
+    rng = np.random.default_rng(0)
+    A, B = rng.random(50), rng.random(50)
+    out = KERNELS["blur"](*_dask([A, B], chunks))
+    got, = _compute(out, scheduler)
+    np.testing.assert_array_equal(got, _reference(blur, A, B)[1])  # B[0], B[-2:] untouched
+
+
+def test_halo_depths_are_per_array_and_side():
+    A, B = np.zeros((30, 20)), np.zeros((30, 20))
+    plan = pfd.explain(KERNELS["skew"], *_dask([A, B], (11, 7)))
+    halos = {h.axis: h for h in plan.exchanges[0].axes}
+    assert (halos[0].left, halos[0].right, halos[1].left, halos[1].right) == (2, 0, 0, 1)
+    assert [(n.array, n.left, n.right) for n in halos[0].needs] == [("A", 2, 0)]  # B is only written
+    assert "ghost depth left 2, right 0" in plan.render()
+
+
+def test_2d_asymmetric_stencil_on_cluster(client):
+    rng = np.random.default_rng(1)
+    A, B = rng.random((30, 20)), rng.random((30, 20))
+    got, = _compute(KERNELS["skew"](*_dask([A, B], (11, 7))), client)
+    np.testing.assert_array_equal(got, _reference(skew, A, B)[1])
+    # each worker process rebuilt the kernel from its source and compiled it there
+    rebuilt = client.run(_rebuilt_kernels)
+    assert all("skew" in names for names in rebuilt.values())
+
+
+def _rebuilt_kernels() -> list[str]:
+    from polyfuse.runtime import shipping
+
+    return [k.py_func.__name__ for k in shipping._KERNELS.values() if k.signatures]
+
+
+def test_fused_chain_with_local_temporary(scheduler):
+    rng = np.random.default_rng(2)
+    A, B = rng.random(40), rng.random(40)
+    plan = pfd.explain(KERNELS["chain"], *_dask([A, B], 9))
+    assert (plan.exchanges[0].axes[0].left, plan.exchanges[0].axes[0].right) == (2, 2)
+    got, = _compute(KERNELS["chain"](*_dask([A, B], 9)), scheduler)
+    np.testing.assert_array_equal(got, _reference(chain, A, B)[1])
+
+
+def test_chunks_thinner_than_the_halo_are_merged():
+    rng = np.random.default_rng(3)
+    A, B = rng.random(24), rng.random(24)
+    plan = pfd.explain(KERNELS["blur"], *_dask([A, B], 1))
+    assert plan.rechunked == (0,) and min(plan.chunks[0]) >= 2
+    got, = _compute(KERNELS["blur"](*_dask([A, B], 1)), "threads")
+    np.testing.assert_array_equal(got, _reference(blur, A, B)[1])
+
+
+@pytest.mark.parametrize("steps_per_exchange", [1, 2, None])
+def test_time_steps(steps_per_exchange, client):
+    rng = np.random.default_rng(4)
+    A, B = rng.random((24, 18)), rng.random((24, 18))
+    args = (*_dask([A, B], (10, 9)), 5)
+    plan = pfd.explain(KERNELS["heat"], *args, steps_per_exchange=steps_per_exchange)
+    k = plan.steps.steps
+    assert [e.steps for e in plan.exchanges] == [k] * (5 // k) + ([5 % k] if 5 % k else [])
+    assert plan.exchanges[0].axes[0].left == k  # radius 1, k steps between exchanges
+    new_a, new_b = _compute(pfd.call(KERNELS["heat"], *args, steps_per_exchange=steps_per_exchange), client)
+    ref_a, ref_b, _ = _reference(heat, A, B, 5)
+    np.testing.assert_array_equal(new_a, ref_a)
+    np.testing.assert_array_equal(new_b, ref_b)
+
+
+def test_carried_dependence_is_refused_and_named():
+    A = da.from_array(np.ones(30), chunks=10)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"RAW on A: S0 -> S0.*rechunk\(\{0: -1\}\)"):
+        KERNELS["prefix"](A)
+    got, = _compute(KERNELS["prefix"](A.rechunk(-1)), "threads")  # one chunk: fine
+    np.testing.assert_array_equal(got, np.arange(1, 31))
+
+
+@pytest.mark.parametrize("name, why", [("ramp", "uses the loop index"), ("fixed_window", "do not move")])
+def test_kernels_that_are_not_the_same_on_every_chunk_are_refused(name, why):
+    A, B = np.ones(30), np.ones(30)
+    with pytest.raises(polyfuse.UnsupportedError, match=why) as info:
+        KERNELS[name](*_dask([A, B], 10))
+    assert "test_dask.py:" in str(info.value)  # the kernel's line
+
+
+def test_kernel_pickles_without_compiled_code():
+    kernel = polyfuse.kernel(blur)
+    A, B = np.ones(10), np.ones(10)
+    kernel(A, B)
+    assert kernel.signatures
+    clone = pickle.loads(pickle.dumps(kernel))
+    assert clone is not kernel and not clone.signatures  # rebuilt from source, compiles on use
+    assert pickle.loads(pickle.dumps(kernel)) is clone  # one kernel per process
+    clone(A, B)
+    np.testing.assert_array_equal(B, _reference(blur, np.ones(10), np.ones(10))[1])
