@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from polyfuse.dask.plan import DaskPlan, Exchange, is_dask_array
+from polyfuse.dask.plan import DaskPlan, Exchange
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,3 @@ def build(kernel, values: dict[str, Any], plan: DaskPlan) -> dict[str, Any]:
     for exchange in plan.exchanges:
         current.update(run_exchange(kernel, current, plan, exchange))
     return {name: current[name] for name in plan.written}
-
-
-def any_dask(values: dict[str, Any]) -> bool:
-    return any(is_dask_array(v) for v in values.values())

@@ -90,11 +90,18 @@ def fixed(obj, values: dict[str, int]):
     return obj.intersect_params(isl.Set.read_from_str(obj.get_ctx(), f"[{names}] -> {{ : {cond} }}"))
 
 
-def _shift_map(ctx: isl.Context, name: str, rank: int, pos: int | None, by: int) -> isl.UnionMap:
+def shift_map(ctx: isl.Context, name: str, rank: int, pos: int | None, by: int) -> isl.UnionMap:
     """``{ name[x] -> name[x + by e_pos] }`` (identity when ``pos`` is None)."""
     xs = [f"x{i}" for i in range(rank)]
     ys = [f"x{i} + {by}" if i == pos else f"x{i}" for i in range(rank)]
     return isl.UnionMap.read_from_str(ctx, f"{{ {name}[{', '.join(xs)}] -> {name}[{', '.join(ys)}] }}")
+
+
+def pairs_where(ctx: isl.Context, n_in: int, n_out: int, condition: str) -> isl.Map:
+    """``{ [x0, ...] -> [y0, ...] : condition }`` (unnamed tuples)."""
+    xs = ", ".join(f"x{i}" for i in range(n_in))
+    ys = ", ".join(f"y{i}" for i in range(n_out))
+    return isl.Map.read_from_str(ctx, f"{{ [{xs}] -> [{ys}] : {condition} }}")
 
 
 def _coordinate_range(points: isl.Set, pos: int) -> tuple[int, int] | None:
@@ -164,10 +171,10 @@ def _is_covariant(ctx, stmt: Statement, accesses: isl.UnionMap, arrays: dict[str
                   moving: tuple[str, ...], axis: int, pos: int) -> bool:
     """Moving iterator ``pos`` by one moves each access to a ``moving`` array by one along
     ``axis`` and leaves the others: compared where both the access and its move are defined."""
-    domain_shift = _shift_map(ctx, stmt.name, len(stmt.iterators), pos, 1)
+    domain_shift = shift_map(ctx, stmt.name, len(stmt.iterators), pos, 1)
     range_shift = isl.UnionMap.empty(accesses.get_space())
     for array, rank in arrays.items():
-        range_shift = range_shift.union(_shift_map(ctx, array, rank, axis if array in moving else None, 1))
+        range_shift = range_shift.union(shift_map(ctx, array, rank, axis if array in moving else None, 1))
     moved = accesses.apply_domain(domain_shift).apply_range(range_shift)
     return accesses.intersect_domain(moved.domain()).is_equal(moved.intersect_domain(accesses.domain()))
 
@@ -264,7 +271,7 @@ def local_instances(problem: Problem, axis: int, alignment: dict[str, int | None
     result = isl.UnionSet.empty(problem.scop.context.get_space())
     for stmt in problem.scop.statements:
         runs = isl.UnionSet.from_set(fixed(stmt.domain, local))
-        shift = _shift_map(ctx, stmt.name, len(stmt.iterators), alignment[stmt.name], start)
+        shift = shift_map(ctx, stmt.name, len(stmt.iterators), alignment[stmt.name], start)
         result = result.union(runs.apply(shift))
     return result
 
@@ -330,10 +337,9 @@ def halo_for_axis(problem: Problem, axis: int, chunks: tuple[int, ...]) -> AxisH
     else:
         raise UnsupportedError(f"cannot find a ghost depth for axis {axis}: the blocks never run "
                                "every instance the chunk needs")
-    needs = _most(per_chunk)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
                       if (p := alignment[s.name]) is not None)
-    return AxisHalo(axis, left, right, needs, iterators, flow_closure(problem)[1])
+    return AxisHalo(axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1])
 
 
 def _chunk_bounds(chunks: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -407,9 +413,7 @@ def _moves(relation: isl.UnionMap, src: str, dst: str, alignment: dict[str, int 
     relation.foreach_map(lambda m: pairs.append(m) if (
         m.get_tuple_name(isl.dim_type.in_) == src and m.get_tuple_name(isl.dim_type.out) == dst) else None)
     for m in pairs:
-        n_in, n_out = m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out)
-        same = isl.Map.read_from_str(m.get_ctx(), "{ [%s] -> [%s] : x%d = y%d }" % (
-            ", ".join(f"x{i}" for i in range(n_in)), ", ".join(f"y{i}" for i in range(n_out)), p, q))
+        same = pairs_where(m.get_ctx(), m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out), f"x{p} = y{q}")
         plain = m.reset_tuple_id(isl.dim_type.in_).reset_tuple_id(isl.dim_type.out)
         if not plain.subtract(same.align_params(plain.get_space())).is_empty():
             return True

@@ -16,7 +16,7 @@ import numpy as np
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, halo_for_axis
-from polyfuse.dask.steps import StepChoice, StepOption, TimeLoop, candidate_steps, estimate, time_loop
+from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
 from polyfuse.frontend import lift
 from polyfuse.model.isl_budget import ISL_LOCK

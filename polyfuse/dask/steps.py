@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences
-from polyfuse.dask.halo import _shift_map, free_names
+from polyfuse.dask.halo import free_names, pairs_where, shift_map
 from polyfuse.model.schedule_tree import LoopNode
 from polyfuse.model.scop import Scop, Statement, isl_name
 
@@ -85,7 +85,7 @@ def _steps_over(scop: Scop, stmt: Statement, param: str) -> bool:
         return False
     ctx = scop.context.get_ctx()
     accesses = stmt.reads.union(stmt.writes)
-    moved = accesses.apply_domain(_shift_map(ctx, stmt.name, len(stmt.iterators), 0, 1))
+    moved = accesses.apply_domain(shift_map(ctx, stmt.name, len(stmt.iterators), 0, 1))
     if not accesses.intersect_domain(moved.domain()).is_equal(moved.intersect_domain(accesses.domain())):
         return False
     domain = stmt.domain
@@ -115,9 +115,7 @@ def _local_carried(scop: Scop, deps: Dependences) -> bool:
         if dep.kind != "RAW" or not dep.local:
             continue
         for m in _maps(dep.relation):
-            n_in, n_out = m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out)
-            later = isl.Map.read_from_str(ctx, "{ [%s] -> [%s] : y0 > x0 }" % (
-                ", ".join(f"x{i}" for i in range(n_in)), ", ".join(f"y{i}" for i in range(n_out))))
+            later = pairs_where(ctx, m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out), "y0 > x0")
             plain = m.reset_tuple_id(isl.dim_type.in_).reset_tuple_id(isl.dim_type.out)
             if not plain.intersect(later.align_params(plain.get_space())).is_empty():
                 return True
