@@ -50,6 +50,7 @@ class Kernel:
                                  tile=tile, registers=registers, fastmath=fastmath, vector_math=vector_math,
                                  interleave=interleave, parallel=parallel, cache=cache)
         self._dask_analyses: dict[tuple, Any] = {}  # signature -> Scop and dependences (polyfuse.dask)
+        self._dask_plans: dict[tuple, Any] = {}  # sizes and chunks -> polyfuse.dask's plan
         self.options = Options(target=target, fuse=fuse,
                                verify=default_verify() if verify is None else verify,
                                opt_level=opt_level, contract=contract, tile=tile, registers=registers,

@@ -47,8 +47,28 @@ def explain(kernel, *args: Any, steps_per_exchange: int | None = None, **kwargs:
 
 
 def _plan(kernel, values: dict[str, Any], steps_per_exchange: int | None) -> DaskPlan:
-    with ISL_LOCK:  # polyfuse's isl work shares one context
-        return make_plan(kernel, values, steps_per_exchange=steps_per_exchange)
+    """The plan for these sizes and chunks, made once (the isl work takes a fraction of a
+    second; a loop that builds a graph per iteration pays it once)."""
+    key = (tuple(_plan_key(v) for v in values.values()), steps_per_exchange)
+    plans = kernel._dask_plans
+    plan = plans.get(key)
+    if plan is None:
+        with ISL_LOCK:  # polyfuse's isl work shares one context
+            plan = make_plan(kernel, values, steps_per_exchange=steps_per_exchange)
+        if len(plans) >= 64:
+            plans.pop(next(iter(plans)))  # the oldest
+        plans[key] = plan
+    return plan
+
+
+def _plan_key(value: Any) -> Any:
+    if is_dask_array(value):
+        return ("dask", value.shape, value.chunks, str(value.dtype))
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return ("array", value.shape, str(value.dtype))
+    if isinstance(value, int):
+        return ("int", value)
+    return (type(value).__name__,)
 
 
 def _analysis_returns(kernel, values: dict[str, Any]) -> str | None:
