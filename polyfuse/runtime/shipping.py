@@ -38,6 +38,8 @@ class KernelRecipe:
 def recipe_of(kernel) -> KernelRecipe:
     fn = kernel.py_func
     filename = fn.__code__.co_filename
+    if os.path.exists(filename):
+        filename = os.path.abspath(filename)  # the receiving process may run elsewhere
     return KernelRecipe(fn, filename, tuple(linecache.getlines(filename)), tuple(sorted(kernel.init_options.items())))
 
 
@@ -49,8 +51,12 @@ def rebuild(recipe: KernelRecipe):
     with _LOCK:
         found = _KERNELS.get(key)
         if found is None:
+            fn = recipe.fn
+            if fn.__code__.co_filename != recipe.filename:
+                # cloudpickle renames the code of functions it pickles by value (``__main__``)
+                fn.__code__ = fn.__code__.replace(co_filename=recipe.filename)
             if recipe.lines and not os.path.exists(recipe.filename):
                 text_size = sum(len(line) for line in recipe.lines)
                 linecache.cache[recipe.filename] = (text_size, None, list(recipe.lines), recipe.filename)
-            found = _KERNELS[key] = Kernel(recipe.fn, **dict(recipe.options))
+            found = _KERNELS[key] = Kernel(fn, **dict(recipe.options))
     return found

@@ -192,3 +192,28 @@ def test_kernel_pickles_without_compiled_code():
     assert pickle.loads(pickle.dumps(kernel)) is clone  # one kernel per process
     clone(A, B)
     np.testing.assert_array_equal(B, _reference(blur, np.ones(10), np.ones(10))[1])
+
+
+def test_kernel_from_a_file_that_is_gone_ships_its_source(tmp_path, monkeypatch):
+    """Pickled by value (as cloudpickle does for ``__main__``), then unpickled where its file
+    cannot be read: the source that travelled with it is compiled."""
+    import importlib
+    import linecache
+
+    cloudpickle = pytest.importorskip("cloudpickle")
+    (tmp_path / "shipped_kernel.py").write_text(
+        "import polyfuse\n\n@polyfuse.kernel\ndef twice(A, B):\n"
+        "    for i in range(A.shape[0]):\n        B[i] = 2.0 * A[i]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("shipped_kernel")
+    cloudpickle.register_pickle_by_value(module)
+    try:
+        payload = cloudpickle.dumps(module.twice)
+    finally:
+        cloudpickle.unregister_pickle_by_value(module)
+    (tmp_path / "shipped_kernel.py").unlink()
+    linecache.clearcache()
+    clone = pickle.loads(payload)
+    A, B = np.arange(5.0), np.zeros(5)
+    clone(A, B)
+    np.testing.assert_array_equal(B, 2.0 * A)
