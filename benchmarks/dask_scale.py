@@ -37,7 +37,7 @@ import polyfuse.dask as pfd
 
 def heat(A, B, steps):
     n, m = A.shape
-    for t in range(steps):
+    for _t in range(steps):
         for i in range(1, n - 1):
             for j in range(1, m - 1):
                 B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])

@@ -20,19 +20,25 @@ from polyfuse.model.isl_budget import ISL_LOCK
 __all__ = ["DaskPlan", "call", "explain", "is_dask_array"]
 
 
-def call(kernel, *args: Any, steps_per_exchange: int | None = None, **kwargs: Any) -> Any:
+def call(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate: bool = False,
+         **kwargs: Any) -> Any:
     """Build the graph of ``kernel(*args, **kwargs)`` on dask arrays.
 
     Returns the new value of the one array the kernel writes (or returns), or a tuple of the
-    written arrays in argument order when it writes several."""
-    return call_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange)
+    written arrays in argument order when it writes several; a 0-d dask array for a returned
+    reduction.  ``reassociate=True`` lets a float sum or product be split into chunks."""
+    return call_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange,
+                       reassociate=reassociate)
 
 
-def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None) -> Any:
+def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None,
+                reassociate: bool = False) -> Any:
     """``call`` with the arguments already bound to the kernel's parameter names."""
-    from polyfuse.dask.graph import build
+    from polyfuse.dask.graph import build, build_reduction
 
-    plan = _plan(kernel, values, steps_per_exchange)
+    plan = _plan(kernel, values, steps_per_exchange, reassociate)
+    if plan.reduction is not None:
+        return build_reduction(kernel, values, plan)
     outputs = build(kernel, values, plan)
     returns = _analysis_returns(kernel, values)
     if returns is not None:
@@ -41,20 +47,21 @@ def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | Non
     return result[0] if len(result) == 1 else result
 
 
-def explain(kernel, *args: Any, steps_per_exchange: int | None = None, **kwargs: Any) -> DaskPlan:
+def explain(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate: bool = False,
+            **kwargs: Any) -> DaskPlan:
     """The plan ``call`` would build for these arguments (``print`` it for the report)."""
-    return _plan(kernel, bound_values(kernel, args, kwargs), steps_per_exchange)
+    return _plan(kernel, bound_values(kernel, args, kwargs), steps_per_exchange, reassociate)
 
 
-def _plan(kernel, values: dict[str, Any], steps_per_exchange: int | None) -> DaskPlan:
+def _plan(kernel, values: dict[str, Any], steps_per_exchange: int | None, reassociate: bool = False) -> DaskPlan:
     """The plan for these sizes and chunks, made once (the isl work takes a fraction of a
     second; a loop that builds a graph per iteration pays it once)."""
-    key = (tuple(_plan_key(v) for v in values.values()), steps_per_exchange)
+    key = (tuple(_plan_key(v) for v in values.values()), steps_per_exchange, reassociate)
     plans = kernel._dask_plans
     plan = plans.get(key)
     if plan is None:
         with ISL_LOCK:  # polyfuse's isl work shares one context
-            plan = make_plan(kernel, values, steps_per_exchange=steps_per_exchange)
+            plan = make_plan(kernel, values, steps_per_exchange=steps_per_exchange, reassociate=reassociate)
         if len(plans) >= 64:
             plans.pop(next(iter(plans)))  # the oldest
         plans[key] = plan

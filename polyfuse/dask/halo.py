@@ -69,6 +69,7 @@ class Problem:
     chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
     written: tuple[str, ...]  # chunked arguments the kernel writes
     rank: int  # the chunked arrays' rank
+    reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -199,7 +200,15 @@ def free_names(expr: ir.Expr) -> Iterable[str]:
 
 def align(problem: Problem, axis: int) -> dict[str, int | None]:
     """Per statement, the iterator position that moves with ``axis`` (see covariant_iterator);
-    statements that touch only non-moving arrays take the most common position when it fits."""
+    statements that touch only non-moving arrays take the most common position when it fits.
+    Cached per problem and axis."""
+    key = ("align", axis)
+    if key not in problem._cache:
+        problem._cache[key] = _align(problem, axis)
+    return problem._cache[key]
+
+
+def _align(problem: Problem, axis: int) -> dict[str, int | None]:
     moving = problem.chunked + chunked_locals(problem, axis)
     found: dict[str, int | None] = {}
     for stmt in problem.scop.statements:
@@ -229,26 +238,26 @@ class ChunkNeeds:
 
 
 def flow_closure(problem: Problem) -> tuple[isl.UnionMap, bool]:
-    """The transitive flow dependences at the call's sizes (cached per problem)."""
+    """The transitive flow dependences at the call's sizes (cached per problem); a reduction's
+    accumulator is left out (the partials and their combination stand for it)."""
     if "closure" not in problem._cache:
-        raw = fixed(problem.deps.union(("RAW",)), problem.env)
+        raw = isl.UnionMap.empty(problem.scop.context.get_space())
+        skip = problem.scop.statement(problem.reduction).array if problem.reduction else None
+        for dep in problem.deps.items:
+            if dep.kind == "RAW" and dep.array != skip:  # the accumulator's chain: partials replace it
+                raw = raw.union(dep.relation)
+        raw = fixed(raw, problem.env)
         closure, exact = raw.transitive_closure() if not raw.is_empty() else (raw, True)
         problem._cache["closure"] = (closure, bool(exact))
     return problem._cache["closure"]
 
 
 def chunk_needs(problem: Problem, axis: int, lo: int, hi: int) -> ChunkNeeds:
-    """The instances whose values reach the chunk ``[lo, hi)`` of the written arrays, and the
-    elements of each chunked array they read (in global coordinates)."""
+    """The instances whose values reach the chunk ``[lo, hi)`` of the written arrays (or, for
+    a reduction, the chunk's own updates), and the elements of each chunked array they read
+    (in global coordinates)."""
     env = problem.env
-    ctx = problem.ctx()
-    owned = isl.UnionSet.empty(problem.scop.context.get_space())
-    for name in problem.written:
-        xs = [f"a{i}" for i in range(problem.rank)]
-        owned = owned.union(isl.UnionSet.read_from_str(
-            ctx, f"{{ {name}[{', '.join(xs)}] : {lo} <= a{axis} < {hi} }}"))
-    writes = fixed(problem.scop.writes(), env)
-    direct = writes.intersect_range(owned).domain()
+    direct = owned_updates(problem, axis, lo, hi) if problem.reduction else _writers(problem, axis, lo, hi)
     closure, _ = flow_closure(problem)
     needed = direct.union(closure.intersect_range(direct).domain())
     reads = fixed(problem.scop.reads(), env).intersect_domain(needed).range()
@@ -259,6 +268,29 @@ def chunk_needs(problem: Problem, axis: int, lo: int, hi: int) -> ChunkNeeds:
         if span is not None:
             arrays.append(ArrayNeed(name, max(0, lo - span[0]), max(0, span[1] - (hi - 1))))
     return ChunkNeeds(lo, hi, tuple(arrays), needed)
+
+
+def _writers(problem: Problem, axis: int, lo: int, hi: int) -> isl.UnionSet:
+    """The instances that write the chunk's elements of the written arrays."""
+    owned = isl.UnionSet.empty(problem.scop.context.get_space())
+    for name in problem.written:
+        xs = [f"a{i}" for i in range(problem.rank)]
+        owned = owned.union(isl.UnionSet.read_from_str(
+            problem.ctx(), f"{{ {name}[{', '.join(xs)}] : {lo} <= a{axis} < {hi} }}"))
+    return fixed(problem.scop.writes(), problem.env).intersect_range(owned).domain()
+
+
+def owned_updates(problem: Problem, axis: int, lo: int, hi: int) -> isl.UnionSet:
+    """A reduction's updates whose moving loop lies in ``[lo, hi)``: each chunk owns its own,
+    so the chunks' partial results cover every update once."""
+    assert problem.reduction is not None
+    stmt = problem.scop.statement(problem.reduction)
+    pos = align(problem, axis)[stmt.name]
+    if pos is None:
+        raise _refuse(stmt, axis, "the reduction's update does not move with the axis")
+    xs = ", ".join(f"x{i}" for i in range(len(stmt.iterators)))
+    box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos} < {hi} }}")
+    return isl.UnionSet.from_set(fixed(stmt.domain, problem.env).intersect(box.align_params(stmt.domain.get_space())))
 
 
 def local_instances(problem: Problem, axis: int, alignment: dict[str, int | None],
@@ -337,9 +369,29 @@ def halo_for_axis(problem: Problem, axis: int, chunks: tuple[int, ...]) -> AxisH
     else:
         raise UnsupportedError(f"cannot find a ghost depth for axis {axis}: the blocks never run "
                                "every instance the chunk needs")
+    if problem.reduction is not None:
+        _check_partials(problem, axis, alignment, bounds, per_chunk, left, right)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
                       if (p := alignment[s.name]) is not None)
     return AxisHalo(axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1])
+
+
+def _check_partials(problem: Problem, axis: int, alignment: dict[str, int | None], bounds, per_chunk,
+                    left: int, right: int) -> None:
+    """Each block runs exactly its chunk's updates of the reduction: no update counted twice
+    (in a ghost zone) or never."""
+    name = problem.reduction
+    assert name is not None
+    for index, needs in enumerate(per_chunk):
+        start, length = _block(bounds, index, left, right)
+        local = _plain(local_instances(problem, axis, alignment, start, length))
+        runs = _sets_by_name(local).get(name)
+        owned = _sets_by_name(_plain(owned_updates(problem, axis, needs.lo, needs.hi))).get(name)
+        same = owned is None if runs is None else owned is not None and runs.is_equal(owned)
+        if not same:
+            raise _refuse(problem.scop.statement(name), axis,
+                          "a block would run updates of the reduction that belong to its neighbours "
+                          "(its loop bounds and its reads' ghost zone disagree)")
 
 
 def _chunk_bounds(chunks: tuple[int, ...]) -> list[tuple[int, int]]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, halo_for_axis
+from polyfuse.dask.reduce import Reduction, reduction_of
 from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
 from polyfuse.frontend import lift
@@ -44,6 +45,7 @@ class DaskPlan:
     rechunked: tuple[int, ...]  # axes whose chunks were merged to hold their ghost zone
     exchanges: tuple[Exchange, ...]
     steps: StepChoice | None
+    reduction: Reduction | None = None  # a returned reduction: per-block partials, then a tree
 
     def render(self) -> str:
         lines = [f"== dask plan: {self.kernel} ==",
@@ -60,6 +62,10 @@ class DaskPlan:
                 lines.append(f"    {need.array}: reads need left {need.left}, right {need.right}")
             lines.append("    loops moving with the axis: "
                          + ", ".join(f"{s}:{it}" for s, it in halo.iterators))
+        if self.reduction is not None:
+            r = self.reduction
+            lines.append(f"reduction: {r.variable} {r.op}= ... in {r.statement}: per-block partials, "
+                         "combined by dask.array.reduction (a tree)")
         if self.steps is not None:
             s = self.steps
             lines.append(f"time loop: {s.loop.iterator} over {s.loop.param}={s.total}; {s.steps} step(s) per "
@@ -103,7 +109,8 @@ def _standin(value: Any) -> Any:
     return value
 
 
-def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None) -> DaskPlan:
+def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None,
+              reassociate: bool = False) -> DaskPlan:
     """Decide chunks, ghost depths and time steps for this call (see the module docstring)."""
     found = analysis(kernel, values)
     scop, deps = found.scop, found.deps
@@ -118,12 +125,15 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
         if name not in chunked:
             raise ArgumentError(f"{kernel.py_func.__name__} writes {name!r}: on dask arrays every array "
                                 "it writes must be a dask array (its new value is returned)")
+    reduction = None
     if scop.returns is not None and not _returns_argument(scop.returns):
-        raise UnsupportedError(f"{kernel.py_func.__name__} returns a value: on dask arrays only kernels "
-                               "that write their array arguments (or return one of them) run so far")
+        if written:
+            raise UnsupportedError(f"{kernel.py_func.__name__} writes {', '.join(written)} and returns a value: "
+                                   "on dask arrays a kernel does one or the other so far")
+        reduction = reduction_of(scop, reassociate=reassociate)
     chunks = values[chunked[0]].chunks
     ints = tuple(name for name, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
-    loop = time_loop(scop, deps, ints)
+    loop = time_loop(scop, deps, ints) if reduction is None else None
     env = _param_values(scop, values, chunked)
     rank = values[chunked[0]].ndim
 
@@ -131,7 +141,8 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
         sizes = dict(env)
         if loop is not None and step_count is not None:
             sizes[loop.param] = step_count
-        return Problem(scop, deps, tuple(sizes.items()), chunked, written, rank)
+        return Problem(scop, deps, tuple(sizes.items()), chunked, written, rank,
+                       reduction.statement if reduction is not None else None)
 
     choice = None
     if loop is not None:
@@ -151,7 +162,7 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
         exchanges.append((count, axes))
     by_count = dict(exchanges)
     return DaskPlan(kernel.py_func.__name__, chunked, written, chunks, rechunked,
-                    tuple(Exchange(c, by_count[c]) for c in counts), choice)
+                    tuple(Exchange(c, by_count[c]) for c in counts), choice, reduction)
 
 
 def _returns_argument(returns) -> bool:

@@ -39,7 +39,7 @@ def chain(A, B):
 
 def heat(A, B, steps):
     n, m = A.shape
-    for t in range(steps):
+    for _t in range(steps):
         for i in range(1, n - 1):
             for j in range(1, m - 1):
                 B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
@@ -63,7 +63,31 @@ def fixed_window(A, B):
         B[i] = A[i] + 1.0
 
 
-KERNELS = {f.__name__: polyfuse.kernel(f) for f in (blur, skew, chain, heat, prefix, ramp, fixed_window)}
+def dot_shifted(A):
+    s = 0.0
+    for i in range(A.shape[0] - 1):
+        s += A[i + 1] * A[i]
+    return s
+
+
+def biggest(A):
+    m = -1.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            m = max(m, A[i, j])
+    return m
+
+
+def int_total(A):
+    s = 0
+    for i in range(A.shape[0]):
+        for j in range(1, A.shape[1]):
+            s += A[i, j] - A[i, j - 1]
+    return s
+
+
+KERNELS = {f.__name__: polyfuse.kernel(f) for f in (blur, skew, chain, heat, prefix, ramp, fixed_window,
+                                                    dot_shifted, biggest, int_total)}
 
 
 @pytest.fixture(scope="session")
@@ -217,3 +241,29 @@ def test_kernel_from_a_file_that_is_gone_ships_its_source(tmp_path, monkeypatch)
     A, B = np.arange(5.0), np.zeros(5)
     clone(A, B)
     np.testing.assert_array_equal(B, 2.0 * A)
+
+
+def test_reduction_max_is_exact_on_cluster(client):
+    rng = np.random.default_rng(5)
+    A = rng.random((30, 20))
+    A[3, 4] = np.nan  # Python's max(m, nan) keeps m: so do the partials and their combination
+    result = KERNELS["biggest"](da.from_array(A, chunks=(7, 6)))
+    assert result.ndim == 0
+    assert client.compute(result).result() == biggest(A)
+
+
+def test_reduction_with_ghost_zone_int_exact():
+    A = np.random.default_rng(6).integers(-1000, 1000, size=(12, 40))
+    Ad = da.from_array(A, chunks=(5, 9))
+    plan = pfd.explain(KERNELS["int_total"], Ad)
+    assert [(h.axis, h.left, h.right) for h in plan.exchanges[0].axes] == [(0, 0, 0), (1, 1, 0)]
+    assert KERNELS["int_total"](Ad).compute(scheduler="threads") == int_total(A)
+
+
+def test_float_sum_needs_reassociate():
+    A = np.random.default_rng(7).random(50)
+    Ad = da.from_array(A, chunks=(13, 7, 20, 10))
+    with pytest.raises(polyfuse.UnsupportedError, match="reassociate=True"):
+        KERNELS["dot_shifted"](Ad)
+    got = pfd.call(KERNELS["dot_shifted"], Ad, reassociate=True).compute(scheduler="threads")
+    np.testing.assert_allclose(got, dot_shifted(A), rtol=1e-13)
