@@ -267,3 +267,23 @@ def test_float_sum_needs_reassociate():
         KERNELS["dot_shifted"](Ad)
     got = pfd.call(KERNELS["dot_shifted"], Ad, reassociate=True).compute(scheduler="threads")
     np.testing.assert_allclose(got, dot_shifted(A), rtol=1e-13)
+
+
+@pytest.mark.parametrize("subscripts", ["ij,jk->ik", "ij,jk,kl->il", "ij,j", "ij->"])
+def test_einsum_on_dask_operands(subscripts, scheduler):
+    rng = np.random.default_rng(8)
+    arrays = {"ij": rng.random((30, 40)), "jk": rng.random((40, 25)), "kl": rng.random((25, 12)), "j": rng.random(40)}
+    chunks = {"ij": (11, 13), "jk": (13, 10), "kl": (10, 5), "j": 13}
+    names = subscripts.split("->")[0].split(",")
+    operands = [da.from_array(arrays[n], chunks=chunks[n]) for n in names]
+    result = polyfuse.einsum(subscripts, *operands)
+    got, = _compute(result, scheduler)
+    np.testing.assert_allclose(got, np.einsum(subscripts, *(arrays[n] for n in names)), rtol=1e-12)
+
+
+def test_einsum_refuses_what_it_cannot_split():
+    A = da.ones((4, 4), chunks=2)
+    with pytest.raises(polyfuse.ArgumentError, match="diagonal"):
+        polyfuse.einsum("ii->i", A)
+    with pytest.raises(polyfuse.ArgumentError, match="out="):
+        polyfuse.einsum("ij->ji", A, out=np.empty((4, 4)))
