@@ -143,20 +143,31 @@ def workloads(n: int, chunk: int, steps: int, persist):
     }
 
 
-def run(n: int, chunk: int, steps: int, repeat: int, compute, persist) -> list[dict]:
+VERSIONS = ("polyfuse", "dask.array", "map_overlap+numba")
+
+
+def run(n: int, chunk: int, steps: int, repeat: int, compute, persist, versions=VERSIONS) -> list[dict]:
     rows = []
-    for name, versions in workloads(n, chunk, steps, persist):
+    for name, makers in workloads(n, chunk, steps, persist):
         times, results = {}, {}
-        for version, make in versions.items():
-            times[version], results[version] = _best(make, compute, repeat)
+        for version in versions:
+            times[version], results[version] = _best(makers[version], compute, repeat)
         reference = results["polyfuse"]
         same = {v: bool(np.array_equal(r, reference)) for v, r in results.items()}
         close = {v: bool(np.allclose(r, reference, rtol=1e-12, atol=0)) for v, r in results.items()}
         rows.append({"workload": name, "n": n, "chunk": chunk, "steps": steps if name == "heat" else None,
                      "seconds": times, "identical": same, "close": close,
-                     "speedup_vs_dask_array": times["dask.array"] / times["polyfuse"],
-                     "speedup_vs_numba": times["map_overlap+numba"] / times["polyfuse"]})
+                     "speedup_vs_dask_array": _ratio(times, "dask.array"),
+                     "speedup_vs_numba": _ratio(times, "map_overlap+numba")})
     return rows
+
+
+def _ratio(times: dict, other: str) -> float | None:
+    return times[other] / times["polyfuse"] if other in times else None
+
+
+def _cell(value: float | None, width: int, digits: int) -> str:
+    return f"{value:{width}.{digits}f}" if value is not None else f"{'-':>{width}}"
 
 
 def table(rows: list[dict], label: str) -> str:
@@ -164,9 +175,10 @@ def table(rows: list[dict], label: str) -> str:
              f"{'map_ov+numba':>13} {'x dask':>7} {'x numba':>8}  same"]
     for r in rows:
         s = r["seconds"]
-        lines.append(f"{r['workload']:8} {r['n']:6d} {r['chunk']:6d} {s['polyfuse']:10.3f} {s['dask.array']:11.3f} "
-                     f"{s['map_overlap+numba']:13.3f} {r['speedup_vs_dask_array']:7.2f} {r['speedup_vs_numba']:8.2f}"
-                     f"  {'exact' if all(r['identical'].values()) else 'close' if all(r['close'].values()) else 'DIFFER'}")
+        same = "exact" if all(r["identical"].values()) else "close" if all(r["close"].values()) else "DIFFER"
+        lines.append(f"{r['workload']:8} {r['n']:6d} {r['chunk']:6d} {s['polyfuse']:10.3f} "
+                     f"{_cell(s.get('dask.array'), 11, 3)} {_cell(s.get('map_overlap+numba'), 13, 3)} "
+                     f"{_cell(r['speedup_vs_dask_array'], 7, 2)} {_cell(r['speedup_vs_numba'], 8, 2)}  {same}")
     return "\n".join(lines)
 
 
@@ -179,15 +191,18 @@ def main() -> None:
     parser.add_argument("--scheduler", choices=["threads", "cluster"], default="threads")
     parser.add_argument("--workers", default="2", help="cluster sizes, e.g. 1,2 (weak scaling: n grows with them)")
     parser.add_argument("--memory", default="2GiB", help="memory limit per cluster worker")
+    parser.add_argument("--versions", default=",".join(VERSIONS),
+                        help="which versions to time (polyfuse always), e.g. polyfuse,map_overlap+numba")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     polyfuse.set_num_threads(1)
+    versions = tuple(dict.fromkeys(["polyfuse", *args.versions.split(",")]))
     report = {"plan": str(pfd.explain(HEAT, da.zeros((args.n, args.n), chunks=args.chunk),
                                       da.zeros((args.n, args.n), chunks=args.chunk), args.steps)), "runs": []}
     if args.scheduler == "threads":
         with dask.config.set(scheduler="threads", num_workers=2):
             rows = run(args.n, args.chunk, args.steps, args.repeat, lambda x: x.compute(),
-                       lambda xs: dask.persist(*xs))
+                       lambda xs: dask.persist(*xs), versions)
         report["runs"].append({"scheduler": "threads x2", "rows": rows})
     else:
         from distributed import Client, LocalCluster
@@ -200,7 +215,7 @@ def main() -> None:
                               memory_limit=args.memory, dashboard_address=None) as cluster, Client(cluster) as client:
                 client.run(polyfuse.set_num_threads, 1)
                 rows = run(n, args.chunk, args.steps, args.repeat, lambda x: client.compute(x).result(),
-                           client.persist)
+                           client.persist, versions)
             report["runs"].append({"scheduler": f"LocalCluster {workers} worker(s)", "rows": rows})
     if args.json:
         print(json.dumps(report, indent=1))

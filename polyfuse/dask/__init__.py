@@ -1,9 +1,11 @@
 """polyfuse kernels on Dask arrays: ``kernel(A, B)`` with dask array arguments builds a graph.
 
 Calling a compiled kernel with ``dask.array`` arguments returns dask arrays (the new values of
-the arrays it writes) instead of computing.  ``polyfuse.dask.call`` does the same with the
-knobs a call cannot take (``steps_per_exchange``); ``polyfuse.dask.explain`` returns the plan:
-split axes, ghost depths per array and side, chunks, time steps per exchange.  See docs/dask.md.
+the arrays it writes, or a 0-d array for a returned reduction) instead of computing.
+``polyfuse.dask.call`` does the same with the knobs a call cannot take (``steps_per_exchange``,
+``reassociate``); ``polyfuse.dask.explain`` returns the plan: split axes, ghost depths per array
+and side, chunks, time steps per exchange.  ``polyfuse.einsum`` with dask operands builds a
+blockwise graph (polyfuse.dask.einsum).  See docs/dask.md.
 
 The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .halo, .steps) ->
 graph (dask's overlap + map_blocks: polyfuse.dask.graph) -> workers run the compiled kernel

@@ -138,8 +138,7 @@ def chunked_locals(problem: Problem, axis: int) -> tuple[str, ...]:
     return tuple(found)
 
 
-def covariant_iterator(problem: Problem, stmt: Statement, axis: int, moving: tuple[str, ...],
-                       prefer: int | None) -> int | None:
+def covariant_iterator(problem: Problem, stmt: Statement, axis: int, moving: tuple[str, ...]) -> int | None:
     """The position of ``stmt``'s iterator that moves with ``axis``, or None when the
     statement touches no array that moves (it runs the same in every block).
 
@@ -150,12 +149,8 @@ def covariant_iterator(problem: Problem, stmt: Statement, axis: int, moving: tup
     arrays = _accessed(accesses)
     if not any(a in moving for a in arrays):
         return None
-    order = list(range(len(stmt.iterators)))
-    if prefer is not None and prefer in order:
-        order.remove(prefer)
-        order.insert(0, prefer)
     ctx = problem.ctx()
-    for pos in order:
+    for pos in range(len(stmt.iterators)):
         if _is_covariant(ctx, stmt, accesses, arrays, moving, axis, pos) and not _uses(stmt, pos, problem, axis):
             return pos
     raise _refuse(stmt, axis, "no loop of the statement moves its accesses along the axis by the "
@@ -214,7 +209,7 @@ def _align(problem: Problem, axis: int) -> dict[str, int | None]:
     for stmt in problem.scop.statements:
         touches = any(a in moving for a in _accessed(stmt.reads.union(stmt.writes)))
         if touches:
-            found[stmt.name] = covariant_iterator(problem, stmt, axis, moving, None)
+            found[stmt.name] = covariant_iterator(problem, stmt, axis, moving)
     positions = [p for p in found.values() if p is not None]
     common = max(set(positions), key=positions.count) if positions else None
     for stmt in problem.scop.statements:
