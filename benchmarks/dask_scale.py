@@ -3,8 +3,9 @@
     python benchmarks/dask_scale.py                     # n=4096, 16 time steps, threaded scheduler
     python benchmarks/dask_scale.py --n 2048 --steps 8 --json
     python benchmarks/dask_scale.py --scheduler cluster --workers 1,2   # LocalCluster, weak scaling
+                                            # (n x n per worker: n x 2n on two workers)
 
-Two workloads on float64 arrays of n x n cut into chunks x chunks blocks:
+Two workloads on float64 arrays of n x n cut into chunk x chunk blocks:
 
 - ``heat``: a 2-D Jacobi stencil over ``steps`` time steps (the kernel holds the time loop;
   polyfuse.dask picks the steps per halo exchange with its cost model);
@@ -126,11 +127,11 @@ def _best(make, compute, repeat: int) -> tuple[float, np.ndarray]:
     return best, result
 
 
-def workloads(n: int, chunk: int, steps: int, persist):
+def workloads(shape: tuple[int, int], chunk: int, steps: int, persist):
     """The versions of each workload, on inputs made by Dask and persisted (on the workers of a
     cluster) before any timing: the graphs carry no data, and no version pays for making it."""
     rng = da.random.default_rng(0)
-    A, B, out = persist([rng.random((n, n), chunks=chunk) for _ in range(3)])
+    A, B, out = persist([rng.random(shape, chunks=chunk) for _ in range(3)])
     yield "heat", {
         "polyfuse": lambda: pfd.call(HEAT, A, A, steps)[0],  # B starts as a copy of A
         "dask.array": lambda: heat_dask(A, steps),
@@ -146,16 +147,17 @@ def workloads(n: int, chunk: int, steps: int, persist):
 VERSIONS = ("polyfuse", "dask.array", "map_overlap+numba")
 
 
-def run(n: int, chunk: int, steps: int, repeat: int, compute, persist, versions=VERSIONS) -> list[dict]:
+def run(shape: tuple[int, int], chunk: int, steps: int, repeat: int, compute, persist,
+        versions=VERSIONS) -> list[dict]:
     rows = []
-    for name, makers in workloads(n, chunk, steps, persist):
+    for name, makers in workloads(shape, chunk, steps, persist):
         times, results = {}, {}
         for version in versions:
             times[version], results[version] = _best(makers[version], compute, repeat)
         reference = results["polyfuse"]
         same = {v: bool(np.array_equal(r, reference)) for v, r in results.items()}
         close = {v: bool(np.allclose(r, reference, rtol=1e-12, atol=0)) for v, r in results.items()}
-        rows.append({"workload": name, "n": n, "chunk": chunk, "steps": steps if name == "heat" else None,
+        rows.append({"workload": name, "shape": list(shape), "chunk": chunk, "steps": steps if name == "heat" else None,
                      "seconds": times, "identical": same, "close": close,
                      "speedup_vs_dask_array": _ratio(times, "dask.array"),
                      "speedup_vs_numba": _ratio(times, "map_overlap+numba")})
@@ -171,12 +173,13 @@ def _cell(value: float | None, width: int, digits: int) -> str:
 
 
 def table(rows: list[dict], label: str) -> str:
-    lines = [f"{label}", f"{'workload':8} {'n':>6} {'chunk':>6} {'polyfuse':>10} {'dask.array':>11} "
+    lines = [f"{label}", f"{'workload':8} {'shape':>11} {'chunk':>6} {'polyfuse':>10} {'dask.array':>11} "
              f"{'map_ov+numba':>13} {'x dask':>7} {'x numba':>8}  same"]
     for r in rows:
         s = r["seconds"]
         same = "exact" if all(r["identical"].values()) else "close" if all(r["close"].values()) else "DIFFER"
-        lines.append(f"{r['workload']:8} {r['n']:6d} {r['chunk']:6d} {s['polyfuse']:10.3f} "
+        shape = "x".join(map(str, r["shape"]))
+        lines.append(f"{r['workload']:8} {shape:>11} {r['chunk']:6d} {s['polyfuse']:10.3f} "
                      f"{_cell(s.get('dask.array'), 11, 3)} {_cell(s.get('map_overlap+numba'), 13, 3)} "
                      f"{_cell(r['speedup_vs_dask_array'], 7, 2)} {_cell(r['speedup_vs_numba'], 8, 2)}  {same}")
     return "\n".join(lines)
@@ -189,7 +192,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=16)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--scheduler", choices=["threads", "cluster"], default="threads")
-    parser.add_argument("--workers", default="2", help="cluster sizes, e.g. 1,2 (weak scaling: n grows with them)")
+    parser.add_argument("--workers", default="2", help="cluster sizes, e.g. 1,2 (weak scaling: axis 1 grows with them)")
     parser.add_argument("--memory", default="2GiB", help="memory limit per cluster worker")
     parser.add_argument("--versions", default=",".join(VERSIONS),
                         help="which versions to time (polyfuse always), e.g. polyfuse,map_overlap+numba")
@@ -201,7 +204,7 @@ def main() -> None:
                                       da.zeros((args.n, args.n), chunks=args.chunk), args.steps)), "runs": []}
     if args.scheduler == "threads":
         with dask.config.set(scheduler="threads", num_workers=2):
-            rows = run(args.n, args.chunk, args.steps, args.repeat, lambda x: x.compute(),
+            rows = run((args.n, args.n), args.chunk, args.steps, args.repeat, lambda x: x.compute(),
                        lambda xs: dask.persist(*xs), versions)
         report["runs"].append({"scheduler": "threads x2", "rows": rows})
     else:
@@ -210,11 +213,11 @@ def main() -> None:
         base = None
         for workers in (int(w) for w in args.workers.split(",")):
             base = base or workers
-            n = int(round(args.n * math.sqrt(workers / base)))  # weak scaling: the same area per worker
+            shape = (args.n, args.n * workers // base)  # weak scaling: the same blocks per worker
             with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
                               memory_limit=args.memory, dashboard_address=None) as cluster, Client(cluster) as client:
                 client.run(polyfuse.set_num_threads, 1)
-                rows = run(n, args.chunk, args.steps, args.repeat, lambda x: client.compute(x).result(),
+                rows = run(shape, args.chunk, args.steps, args.repeat, lambda x: client.compute(x).result(),
                            client.persist, versions)
             report["runs"].append({"scheduler": f"LocalCluster {workers} worker(s)", "rows": rows})
     if args.json:
