@@ -86,8 +86,25 @@ def int_total(A):
     return s
 
 
+def weighted(A, w, scale, B):
+    n = A.shape[0]
+    for i in range(2, n - 2):
+        acc = 0.0
+        for k in range(5):
+            acc += w[k] * A[i + k - 2]
+        B[i] = scale * acc
+
+
+def smooth3d(A, B):
+    n, m, p = A.shape
+    for i in range(1, n):
+        for j in range(m - 1):
+            for k in range(1, p - 1):
+                B[i, j, k] = A[i - 1, j, k] + A[i, j + 1, k] - A[i, j, k - 1] * A[i, j, k + 1]
+
+
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (blur, skew, chain, heat, prefix, ramp, fixed_window,
-                                                    dot_shifted, biggest, int_total)}
+                                                    dot_shifted, biggest, int_total, weighted, smooth3d)}
 
 
 @pytest.fixture(scope="session")
@@ -287,3 +304,22 @@ def test_einsum_refuses_what_it_cannot_split():
         polyfuse.einsum("ii->i", A)
     with pytest.raises(polyfuse.ArgumentError, match="out="):
         polyfuse.einsum("ij->ji", A, out=np.empty((4, 4)))
+
+
+def test_numpy_weights_and_scalars_reach_every_block():
+    rng = np.random.default_rng(9)
+    A, w, B = rng.random(40), rng.random(5), rng.random(40)
+    plan = pfd.explain(KERNELS["weighted"], da.from_array(A, chunks=9), w, 0.5, da.from_array(B, chunks=9))
+    assert (plan.exchanges[0].axes[0].left, plan.exchanges[0].axes[0].right) == (2, 2)
+    got = KERNELS["weighted"](da.from_array(A, chunks=9), w, 0.5, da.from_array(B, chunks=9))
+    np.testing.assert_array_equal(got.compute(scheduler="threads"), _reference(weighted, A, w, 0.5, B)[3])
+
+
+def test_3d_stencil_split_along_every_axis():
+    rng = np.random.default_rng(10)
+    A, B = rng.random((9, 8, 10)), rng.random((9, 8, 10))
+    Ad, Bd = _dask([A, B], (4, 3, 4))
+    halos = {h.axis: (h.left, h.right) for h in pfd.explain(KERNELS["smooth3d"], Ad, Bd).exchanges[0].axes}
+    assert halos == {0: (1, 0), 1: (0, 1), 2: (1, 1)}
+    got = KERNELS["smooth3d"](Ad, Bd).compute(scheduler="threads")
+    np.testing.assert_array_equal(got, _reference(smooth3d, A, B)[1])
