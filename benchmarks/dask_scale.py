@@ -215,7 +215,7 @@ def main() -> None:
             base = base or workers
             shape = (args.n, args.n * workers // base)  # weak scaling: the same blocks per worker
             with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
-                              memory_limit=args.memory, dashboard_address=None) as cluster, Client(cluster) as client:
+                              memory_limit=args.memory, dashboard_address=":0") as cluster, Client(cluster) as client:
                 client.run(polyfuse.set_num_threads, 1)
                 rows = run(shape, args.chunk, args.steps, args.repeat, lambda x: client.compute(x).result(),
                            client.persist, versions)

@@ -112,7 +112,7 @@ def client():
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, memory_limit="1GiB",
-                           dashboard_address=None)
+                           dashboard_address=":0")
     with Client(cluster) as c:
         yield c
     cluster.close()
@@ -192,8 +192,9 @@ def test_chunks_thinner_than_the_halo_are_merged():
     np.testing.assert_array_equal(got, _reference(blur, A, B)[1])
 
 
-@pytest.mark.parametrize("steps_per_exchange", [1, 2, None])
-def test_time_steps(steps_per_exchange, client):
+@pytest.mark.parametrize("steps_per_exchange, where", [(1, "threads"), (2, "cluster"), (None, "threads")])
+def test_time_steps(steps_per_exchange, where, request):
+    scheduler = request.getfixturevalue("client") if where == "cluster" else "threads"
     rng = np.random.default_rng(4)
     A, B = rng.random((24, 18)), rng.random((24, 18))
     args = (*_dask([A, B], (10, 9)), 5)
@@ -201,7 +202,7 @@ def test_time_steps(steps_per_exchange, client):
     k = plan.steps.steps
     assert [e.steps for e in plan.exchanges] == [k] * (5 // k) + ([5 % k] if 5 % k else [])
     assert plan.exchanges[0].axes[0].left == k  # radius 1, k steps between exchanges
-    new_a, new_b = _compute(pfd.call(KERNELS["heat"], *args, steps_per_exchange=steps_per_exchange), client)
+    new_a, new_b = _compute(pfd.call(KERNELS["heat"], *args, steps_per_exchange=steps_per_exchange), scheduler)
     ref_a, ref_b, _ = _reference(heat, A, B, 5)
     np.testing.assert_array_equal(new_a, ref_a)
     np.testing.assert_array_equal(new_b, ref_b)
@@ -286,8 +287,10 @@ def test_float_sum_needs_reassociate():
     np.testing.assert_allclose(got, dot_shifted(A), rtol=1e-13)
 
 
-@pytest.mark.parametrize("subscripts", ["ij,jk->ik", "ij,jk,kl->il", "ij,j", "ij->"])
-def test_einsum_on_dask_operands(subscripts, scheduler):
+@pytest.mark.parametrize("subscripts, where", [("ij,jk->ik", "threads"), ("ij,jk,kl->il", "cluster"),
+                                               ("ij,j", "threads"), ("ij->", "threads")])
+def test_einsum_on_dask_operands(subscripts, where, request):
+    scheduler = request.getfixturevalue("client") if where == "cluster" else "threads"
     rng = np.random.default_rng(8)
     arrays = {"ij": rng.random((30, 40)), "jk": rng.random((40, 25)), "kl": rng.random((25, 12)), "j": rng.random(40)}
     chunks = {"ij": (11, 13), "jk": (13, 10), "kl": (10, 5), "j": 13}
