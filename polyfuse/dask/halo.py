@@ -345,11 +345,11 @@ def halo_for_axis(problem: Problem, axis: int, chunks: tuple[int, ...]) -> AxisH
     """The ghost depth of ``axis`` for these chunk sizes (see the module docstring)."""
     alignment = align(problem, axis)
     whole = whole_instances(problem)
+    _refuse_carried(problem, axis, alignment)
     bounds = _chunk_bounds(chunks)
     per_chunk = [chunk_needs(problem, axis, lo, hi) for lo, hi in bounds]
     left = max((a.left for c in per_chunk for a in c.arrays), default=0)
     right = max((a.right for c in per_chunk for a in c.arrays), default=0)
-    _refuse_unbounded(problem, axis, per_chunk, alignment)
     for _ in range(64):  # the loop bounds may need a deeper block than the reads
         grow_left = grow_right = 0
         for index, needs in enumerate(per_chunk):
@@ -415,30 +415,45 @@ def _most(per_chunk: list[ChunkNeeds]) -> tuple[ArrayNeed, ...]:
     return tuple(ArrayNeed(name, lr[0], lr[1]) for name, lr in sorted(most.items()))
 
 
-def _refuse_unbounded(problem: Problem, axis: int, per_chunk: list[ChunkNeeds],
-                      alignment: dict[str, int | None]) -> None:
-    """A chunk whose needs reach back (or ahead) to the array's end, further for chunks further
-    away, depends on a dependence carried along the axis: chunking would serialize it."""
-    lefts = [c.arrays and max(a.left for a in c.arrays) or 0 for c in per_chunk]
-    rights = [c.arrays and max(a.right for a in c.arrays) or 0 for c in per_chunk]
-    grows_left = len(per_chunk) > 2 and all(
-        lefts[i] >= per_chunk[i].lo > 0 for i in range(1, len(per_chunk))) and len(set(lefts[1:])) > 1
-    n = per_chunk[-1].hi if per_chunk else 0
-    grows_right = len(per_chunk) > 2 and all(
-        rights[i] >= n - per_chunk[i].hi > 0 for i in range(len(per_chunk) - 1)) and len(set(rights[:-1])) > 1
-    if not (grows_left or grows_right):
+def _refuse_carried(problem: Problem, axis: int, alignment: dict[str, int | None]) -> None:
+    """A statement whose value depends (through any chain of flow dependences, at these sizes)
+    on an earlier iteration of the loop that moves with the axis, in the same iteration of every
+    loop around it, makes that loop a recurrence: each chunk would need every chunk before it.
+    A loop around it (a time loop) carrying the chain is fine: the ghost zone covers it."""
+    closure, _ = flow_closure(problem)
+    cyclic = []
+    for m in _maps_of(closure):
+        name = m.get_tuple_name(isl.dim_type.in_)
+        pos = alignment.get(name)
+        if name != m.get_tuple_name(isl.dim_type.out) or pos is None:
+            continue
+        outer = " and ".join([f"x{i} = y{i}" for i in range(pos)] + ["true"])
+        plain = m.reset_tuple_id(isl.dim_type.in_).reset_tuple_id(isl.dim_type.out)
+        for step in (f"x{pos} < y{pos}", f"x{pos} > y{pos}"):
+            pairs = pairs_where(m.get_ctx(), m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out), f"{outer} and {step}")
+            if not plain.intersect(pairs.align_params(plain.get_space())).is_empty():
+                cyclic.append(name)
+                break
+    if not cyclic:
         return
-    carried = carried_dependences(problem, alignment)
-    named = "; ".join(carried) if carried else "a flow dependence"
+    carried = [text for text, src, dst in carried_dependences(problem, alignment) if {src, dst} & set(cyclic)]
+    named = "; ".join(carried) if carried else f"a chain of flow dependences through {', '.join(cyclic)}"
     raise UnsupportedError(
         f"cannot split axis {axis} into chunks: {named} is carried along it, so every chunk "
-        f"needs the chunks {'before' if grows_left else 'after'} it (the ghost zone would grow "
-        f"to the array's end); keep axis {axis} in one chunk, e.g. x.rechunk({{{axis}: -1}})"
+        f"needs the chunks before it (the ghost zone would grow to the array's end); keep axis "
+        f"{axis} in one chunk, e.g. x.rechunk({{{axis}: -1}})"
     )
 
 
-def carried_dependences(problem: Problem, alignment: dict[str, int | None]) -> list[str]:
-    """The flow dependences whose source and sink differ along the aligned iterators."""
+def _maps_of(union: isl.UnionMap) -> list[isl.Map]:
+    found: list[isl.Map] = []
+    union.foreach_map(found.append)
+    return found
+
+
+def carried_dependences(problem: Problem, alignment: dict[str, int | None]) -> list[tuple[str, str, str]]:
+    """The flow dependences whose source and sink differ along the aligned iterators: their
+    description, source and sink."""
     found = []
     for dep in problem.deps.items:
         if dep.kind != "RAW":
@@ -446,9 +461,9 @@ def carried_dependences(problem: Problem, alignment: dict[str, int | None]) -> l
         for src, dst in dep.statement_pairs():
             if _moves(dep.relation, src, dst, alignment):
                 first, second = problem.scop.statement(src), problem.scop.statement(dst)
-                found.append(f"the flow dependence RAW on {dep.array}: {src} -> {dst} "
-                             f"({first.source_line!r} line {first.span.line} -> "
-                             f"{second.source_line!r} line {second.span.line})")
+                found.append((f"the flow dependence RAW on {dep.array}: {src} -> {dst} "
+                              f"({first.source_line!r} line {first.span.line} -> "
+                              f"{second.source_line!r} line {second.span.line})", src, dst))
     return found
 
 

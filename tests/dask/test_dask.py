@@ -208,8 +208,9 @@ def test_time_steps(steps_per_exchange, where, request):
     np.testing.assert_array_equal(new_b, ref_b)
 
 
-def test_carried_dependence_is_refused_and_named():
-    A = da.from_array(np.ones(30), chunks=10)
+@pytest.mark.parametrize("chunks", [10, 15])
+def test_carried_dependence_is_refused_and_named(chunks):
+    A = da.from_array(np.ones(30), chunks=chunks)
     with pytest.raises(polyfuse.UnsupportedError, match=r"RAW on A: S0 -> S0.*rechunk\(\{0: -1\}\)"):
         KERNELS["prefix"](A)
     got, = _compute(KERNELS["prefix"](A.rechunk(-1)), "threads")  # one chunk: fine
