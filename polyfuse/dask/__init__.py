@@ -52,7 +52,14 @@ def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | Non
 def explain(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate: bool = False,
             **kwargs: Any) -> DaskPlan:
     """The plan ``call`` would build for these arguments (``print`` it for the report)."""
-    return _plan(kernel, bound_values(kernel, args, kwargs), steps_per_exchange, reassociate)
+    return explain_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange,
+                          reassociate=reassociate)
+
+
+def explain_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None,
+                   reassociate: bool = False) -> DaskPlan:
+    """``explain`` with the arguments already bound (``kernel.explain`` on dask arrays)."""
+    return _plan(kernel, values, steps_per_exchange, reassociate)
 
 
 def _plan(kernel, values: dict[str, Any], steps_per_exchange: int | None, reassociate: bool = False) -> DaskPlan:
