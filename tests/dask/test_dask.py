@@ -103,8 +103,16 @@ def smooth3d(A, B):
                 B[i, j, k] = A[i - 1, j, k] + A[i, j + 1, k] - A[i, j, k - 1] * A[i, j, k + 1]
 
 
+def shift_and_double(A, B, C):
+    for i in range(1, A.shape[0]):
+        B[i] = A[i - 1]
+        C[i] = A[i] * 2.0
+    return C
+
+
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (blur, skew, chain, heat, prefix, ramp, fixed_window,
-                                                    dot_shifted, biggest, int_total, weighted, smooth3d)}
+                                                    dot_shifted, biggest, int_total, weighted, smooth3d,
+                                                    shift_and_double)}
 
 
 @pytest.fixture(scope="session")
@@ -327,3 +335,13 @@ def test_3d_stencil_split_along_every_axis():
     assert halos == {0: (1, 0), 1: (0, 1), 2: (1, 1)}
     got = KERNELS["smooth3d"](Ad, Bd).compute(scheduler="threads")
     np.testing.assert_array_equal(got, _reference(smooth3d, A, B)[1])
+
+
+def test_several_outputs_or_the_returned_argument():
+    rng = np.random.default_rng(11)
+    A, B, C = rng.random(20), rng.random(20), rng.random(20)
+    ref = _reference(shift_and_double, A, B, C)
+    returned = KERNELS["shift_and_double"](*_dask([A, B, C], 6))  # returns C: its new value
+    np.testing.assert_array_equal(returned.compute(scheduler="threads"), ref[2])
+    plan = pfd.explain(KERNELS["shift_and_double"], *_dask([A, B, C], 6))
+    assert plan.written == ("B", "C")
