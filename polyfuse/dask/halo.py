@@ -15,7 +15,14 @@ chunk when, checked here with isl:
    flow dependences: isl's exact dataflow) all run in the block's kernel, and the block's
    kernel runs nothing the whole-array kernel does not (``check_chunk``);
 3. every element those instances read lies in the block: this fixes the ghost depth, per
-   array and side (``chunk_needs``).
+   array and side (``chunk_needs``);
+4. no statement depends, through the flow closure, on an earlier iteration of its moving loop
+   within one iteration of the loops around it: that recurrence would make each chunk need all
+   the chunks before it (``_refuse_carried`` names the dependence).
+
+A returned reduction (polyfuse.dask.reduce) starts from its chunk's own updates instead of the
+written elements, leaves the accumulator's chain out of the closure, and checks that each
+block runs exactly its own updates (``_check_partials``).
 
 Everything is evaluated at the call's sizes, chunk by chunk, so boundary chunks follow the
 kernel's own bounds and uneven chunks are exact.
