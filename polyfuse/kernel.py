@@ -21,7 +21,7 @@ from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import cache
-from polyfuse.runtime.signature import argument_of, is_device_array, signature_key
+from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key
 from polyfuse.runtime.variant import CallPlan, CompiledVariant, call_key, local_bytes
 
 _COMPILE_LOCK = ISL_LOCK
@@ -45,6 +45,12 @@ class Kernel:
             raise ArgumentError(f"unknown option {next(iter(unknown))!r} for polyfuse.kernel; valid "
                                 f"options: {', '.join(KERNEL_OPTIONS)}")
         self.py_func = fn
+        # the decorator's options as given: a pickled kernel is rebuilt from them (runtime/shipping.py)
+        self.init_options = dict(target=target, fuse=fuse, verify=verify, opt_level=opt_level, contract=contract,
+                                 tile=tile, registers=registers, fastmath=fastmath, vector_math=vector_math,
+                                 interleave=interleave, parallel=parallel, cache=cache)
+        self._dask_analyses: dict[tuple, Any] = {}  # signature -> Scop and dependences (polyfuse.dask)
+        self._dask_plans: dict[tuple, Any] = {}  # sizes and chunks -> polyfuse.dask's plan
         self.options = Options(target=target, fuse=fuse,
                                verify=default_verify() if verify is None else verify,
                                opt_level=opt_level, contract=contract, tile=tile, registers=registers,
@@ -61,6 +67,13 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<polyfuse.Kernel {self.py_func.__qualname__} {self.options.key()}>"
+
+    def __reduce__(self):
+        """Pickled as function, source and options; the receiving process compiles (or loads
+        from the disk cache) on first use: no compiled object crosses the network."""
+        from polyfuse.runtime.shipping import rebuild, recipe_of
+
+        return (rebuild, (recipe_of(self),))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -82,6 +95,10 @@ class Kernel:
             key = tuple(map(call_key, args))
             values = dict(zip(self._names, args))
         dispatch = tuple(map(_dispatch_key, values.values()))
+        if None in dispatch and any(map(is_dask_array, values.values())):
+            from polyfuse.dask import call_values
+
+            return call_values(self, values)  # a Dask graph instead of a computation
         variant = self._dispatch.get(dispatch)
         if variant is None:
             variant = self._variant(values)

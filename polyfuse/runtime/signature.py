@@ -64,6 +64,11 @@ def _array_argument(name: str, dtype: np.dtype, ndim: int, c_contiguous: bool) -
     return Argument(name, "array", dtype.name, ndim, "C" if c_contiguous else "A")
 
 
+def is_dask_array(value: object) -> bool:
+    """A dask array, recognised without importing dask."""
+    return type(value).__module__.startswith("dask.array") and hasattr(value, "chunks")
+
+
 def is_device_array(value: object) -> bool:
     """A GPU array: ``__cuda_array_interface__`` (numba, CuPy, ...) or numba's CUDA simulator arrays."""
     return getattr(value, "__cuda_array_interface__", None) is not None or bool(getattr(value, "__cuda_ndarray__", False))

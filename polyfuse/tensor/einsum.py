@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from polyfuse.errors import ArgumentError, PolyfuseError
+from polyfuse.runtime.signature import is_dask_array
 from polyfuse.tensor.blas import run_matmul
 from polyfuse.tensor.einsum_explain import EinsumPath, einsum_path, explain
 from polyfuse.tensor.einsum_gen import _CACHE_LIMIT, clear_kernels
@@ -71,6 +72,13 @@ def einsum(subscripts: str, *operands: Any, out: np.ndarray | None = None, dtype
     steps, the large GEMM-shaped steps run ``np.matmul`` and the others fused loop stages;
     ``blas=False`` always runs the single fused loop program.
     """
+    if any(map(is_dask_array, operands)):
+        if out is not None:
+            raise ArgumentError("einsum: out= cannot be given with dask operands (the result is a dask array)")
+        from polyfuse.dask.einsum import einsum as dask_einsum
+
+        return dask_einsum(subscripts, *operands, dtype=dtype, optimize=optimize, target=target, fuse=fuse,
+                           blas=blas)
     try:
         ops = _as_arrays(operands)
         key = (subscripts, _optimize_key(optimize) if not isinstance(optimize, bool) else optimize,

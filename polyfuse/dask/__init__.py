@@ -1,0 +1,94 @@
+"""polyfuse kernels on Dask arrays: ``kernel(A, B)`` with dask array arguments builds a graph.
+
+Calling a compiled kernel with ``dask.array`` arguments returns dask arrays (the new values of
+the arrays it writes, or a 0-d array for a returned reduction) instead of computing.
+``polyfuse.dask.call`` does the same with the knobs a call cannot take (``steps_per_exchange``,
+``reassociate``); ``polyfuse.dask.explain`` returns the plan: split axes, ghost depths per array
+and side, chunks, time steps per exchange.  ``polyfuse.einsum`` with dask operands builds a
+blockwise graph (polyfuse.dask.einsum).  See docs/dask.md.
+
+The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .halo, .steps) ->
+graph (dask's overlap + map_blocks: polyfuse.dask.graph) -> workers run the compiled kernel
+per block (compiled once per worker process, from the kernel's source: runtime/shipping.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from polyfuse.dask.plan import DaskPlan, bound_values, is_dask_array, make_plan
+from polyfuse.model.isl_budget import ISL_LOCK
+
+__all__ = ["DaskPlan", "call", "explain", "is_dask_array"]
+
+
+def call(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate: bool = False,
+         **kwargs: Any) -> Any:
+    """Build the graph of ``kernel(*args, **kwargs)`` on dask arrays.
+
+    Returns the new value of the one array the kernel writes (or returns), or a tuple of the
+    written arrays in argument order when it writes several; a 0-d dask array for a returned
+    reduction.  ``reassociate=True`` lets a float sum or product be split into chunks."""
+    return call_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange,
+                       reassociate=reassociate)
+
+
+def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None,
+                reassociate: bool = False) -> Any:
+    """``call`` with the arguments already bound to the kernel's parameter names."""
+    from polyfuse.dask.graph import build, build_reduction
+
+    plan = _plan(kernel, values, steps_per_exchange, reassociate)
+    if plan.reduction is not None:
+        return build_reduction(kernel, values, plan)
+    outputs = build(kernel, values, plan)
+    returns = _analysis_returns(kernel, values)
+    if returns is not None:
+        return outputs[returns]
+    result = tuple(outputs[name] for name in plan.written)
+    return result[0] if len(result) == 1 else result
+
+
+def explain(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate: bool = False,
+            **kwargs: Any) -> DaskPlan:
+    """The plan ``call`` would build for these arguments (``print`` it for the report)."""
+    return explain_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange,
+                          reassociate=reassociate)
+
+
+def explain_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None,
+                   reassociate: bool = False) -> DaskPlan:
+    """``explain`` with the arguments already bound (``kernel.explain`` on dask arrays)."""
+    return _plan(kernel, values, steps_per_exchange, reassociate)
+
+
+def _plan(kernel, values: dict[str, Any], steps_per_exchange: int | None, reassociate: bool = False) -> DaskPlan:
+    """The plan for these sizes and chunks, made once (the isl work takes a fraction of a
+    second; a loop that builds a graph per iteration pays it once)."""
+    key = (tuple(_plan_key(v) for v in values.values()), steps_per_exchange, reassociate)
+    plans = kernel._dask_plans
+    plan = plans.get(key)
+    if plan is None:
+        with ISL_LOCK:  # polyfuse's isl work shares one context
+            plan = make_plan(kernel, values, steps_per_exchange=steps_per_exchange, reassociate=reassociate)
+        if len(plans) >= 64:
+            plans.pop(next(iter(plans)))  # the oldest
+        plans[key] = plan
+    return plan
+
+
+def _plan_key(value: Any) -> Any:
+    if is_dask_array(value):
+        return ("dask", value.shape, value.chunks, str(value.dtype))
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return ("array", value.shape, str(value.dtype))
+    if isinstance(value, int):
+        return ("int", value)
+    return (type(value).__name__,)
+
+
+def _analysis_returns(kernel, values: dict[str, Any]) -> str | None:
+    from polyfuse.dask.plan import analysis
+
+    returns = analysis(kernel, values).scop.returns
+    return getattr(returns, "name", None) if returns is not None else None

@@ -1,0 +1,494 @@
+"""Halos from the access relations: how deep each chunk's ghost zone must be, per side.
+
+Takes the lifted Scop, its dependences (polyfuse.analysis.dependences), the call's sizes and
+the chunk boundaries of one split array axis; returns an ``AxisHalo`` record, or raises
+UnsupportedError naming the statement or the dependence that forbids the chunking.
+
+A chunk runs the compiled kernel on its block plus a ghost zone, in the block's own coordinates
+(the kernel sees smaller arrays).  That gives exactly the whole-array kernel's values on the
+chunk when, checked here with isl:
+
+1. every statement is *shift covariant* along the axis: one of its loop iterators moves every
+   access to a chunked array along the axis with it and leaves every other access alone, and
+   its value uses neither that iterator nor the axis's extent (``covariant_iterator``);
+2. the statement instances the chunk's values depend on (its writes and, transitively, their
+   flow dependences: isl's exact dataflow) all run in the block's kernel, and the block's
+   kernel runs nothing the whole-array kernel does not (``check_chunk``);
+3. every element those instances read lies in the block: this fixes the ghost depth, per
+   array and side (``chunk_needs``);
+4. no statement depends, through the flow closure, on an earlier iteration of its moving loop
+   within one iteration of the loops around it: that recurrence would make each chunk need all
+   the chunks before it (``_refuse_carried`` names the dependence).
+
+A returned reduction (polyfuse.dask.reduce) starts from its chunk's own updates instead of the
+written elements, leaves the accumulator's chain out of the closure, and checks that each
+block runs exactly its own updates (``_check_partials``).
+
+Everything is evaluated at the call's sizes, chunk by chunk, so boundary chunks follow the
+kernel's own bounds and uneven chunks are exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences
+from polyfuse.errors import UnsupportedError
+from polyfuse.model import ir
+from polyfuse.model.scop import Scop, Statement, isl_name, shape_param
+
+
+@dataclass(frozen=True)
+class ArrayNeed:
+    """The ghost depth one array's reads need on each side (the most over all chunks)."""
+
+    array: str
+    left: int
+    right: int
+
+
+@dataclass(frozen=True)
+class AxisHalo:
+    """The decision for one split axis: the exchanged depth on each side and why.
+
+    ``left``/``right`` are the most any chunk needs, from the reads (``needs``) or from the
+    kernel's loop bounds (a loop that starts later than its reads reach needs a deeper block).
+    """
+
+    axis: int
+    left: int
+    right: int
+    needs: tuple[ArrayNeed, ...]
+    iterators: tuple[tuple[str, str], ...]  # (statement, loop iterator that moves with the axis)
+    closure_exact: bool = True  # isl's transitive closure of the flow was exact (else a superset)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The kernel at one call's sizes: what every check of one split axis reads."""
+
+    scop: Scop
+    deps: Dependences
+    values: tuple[tuple[str, int], ...]  # isl parameter -> value (sizes and int arguments)
+    chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
+    written: tuple[str, ...]  # chunked arguments the kernel writes
+    rank: int  # the chunked arrays' rank
+    reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def env(self) -> dict[str, int]:
+        return dict(self.values)
+
+    def ctx(self) -> isl.Context:
+        return self.scop.context.get_ctx()
+
+
+# ---- small isl helpers -----------------------------------------------------------------------
+
+def fixed(obj, values: dict[str, int]):
+    """``obj`` with its parameters fixed to ``values`` (the call's sizes)."""
+    if not values:
+        return obj
+    names = ", ".join(values)
+    cond = " and ".join(f"{n} = {v}" for n, v in values.items())
+    return obj.intersect_params(isl.Set.read_from_str(obj.get_ctx(), f"[{names}] -> {{ : {cond} }}"))
+
+
+def shift_map(ctx: isl.Context, name: str, rank: int, pos: int | None, by: int) -> isl.UnionMap:
+    """``{ name[x] -> name[x + by e_pos] }`` (identity when ``pos`` is None)."""
+    xs = [f"x{i}" for i in range(rank)]
+    ys = [f"x{i} + {by}" if i == pos else f"x{i}" for i in range(rank)]
+    return isl.UnionMap.read_from_str(ctx, f"{{ {name}[{', '.join(xs)}] -> {name}[{', '.join(ys)}] }}")
+
+
+def pairs_where(ctx: isl.Context, n_in: int, n_out: int, condition: str) -> isl.Map:
+    """``{ [x0, ...] -> [y0, ...] : condition }`` (unnamed tuples)."""
+    xs = ", ".join(f"x{i}" for i in range(n_in))
+    ys = ", ".join(f"y{i}" for i in range(n_out))
+    return isl.Map.read_from_str(ctx, f"{{ [{xs}] -> [{ys}] : {condition} }}")
+
+
+def _coordinate_range(points: isl.Set, pos: int) -> tuple[int, int] | None:
+    """The least and greatest value of coordinate ``pos`` over ``points`` (None: empty)."""
+    if points.is_empty():
+        return None
+    n = points.dim(isl.dim_type.set)
+    line = points.project_out(isl.dim_type.set, pos + 1, n - pos - 1).project_out(isl.dim_type.set, 0, pos)
+    line = line.project_out(isl.dim_type.param, 0, line.dim(isl.dim_type.param))
+    low, high = line.lexmin().sample_point(), line.lexmax().sample_point()
+    return (low.get_coordinate_val(isl.dim_type.set, 0).to_python(),
+            high.get_coordinate_val(isl.dim_type.set, 0).to_python())
+
+
+def _sets_by_name(union: isl.UnionSet) -> dict[str, isl.Set]:
+    found: dict[str, isl.Set] = {}
+    union.foreach_set(lambda s: found.__setitem__(s.get_tuple_name(), s))
+    return found
+
+
+# ---- 1. which iterator moves with the axis ---------------------------------------------------
+
+def chunked_locals(problem: Problem, axis: int) -> tuple[str, ...]:
+    """Kernel-local arrays as long as the chunked arrays along ``axis`` (``np.empty_like(A)``):
+    they are cut with the block, so they move with the axis too."""
+    params = {shape_param(a, axis) for a in problem.chunked}
+    found = []
+    for info in problem.scop.arrays:
+        if info.kind == "arg" or info.rank != problem.rank:
+            continue
+        if any(isinstance(e, ir.Var) and e.name in params for e in ir.walk(info.shape[axis])):
+            found.append(info.name)
+    return tuple(found)
+
+
+def covariant_iterator(problem: Problem, stmt: Statement, axis: int, moving: tuple[str, ...]) -> int | None:
+    """The position of ``stmt``'s iterator that moves with ``axis``, or None when the
+    statement touches no array that moves (it runs the same in every block).
+
+    Raises UnsupportedError when no iterator keeps every access covariant."""
+    if stmt.region is not None:
+        raise _refuse(stmt, axis, "opaque statements (calls, while loops) cannot be cut into chunks yet")
+    accesses = stmt.reads.union(stmt.writes)
+    arrays = _accessed(accesses)
+    if not any(a in moving for a in arrays):
+        return None
+    ctx = problem.ctx()
+    for pos in range(len(stmt.iterators)):
+        if _is_covariant(ctx, stmt, accesses, arrays, moving, axis, pos) and not _uses(stmt, pos, problem, axis):
+            return pos
+    raise _refuse(stmt, axis, "no loop of the statement moves its accesses along the axis by the "
+                  "same amount (or its value uses the loop index or the axis's extent)")
+
+
+def _accessed(accesses: isl.UnionMap) -> dict[str, int]:
+    found: dict[str, int] = {}
+    accesses.foreach_map(lambda m: found.__setitem__(m.get_tuple_name(isl.dim_type.out), m.dim(isl.dim_type.out)))
+    return found
+
+
+def _is_covariant(ctx, stmt: Statement, accesses: isl.UnionMap, arrays: dict[str, int],
+                  moving: tuple[str, ...], axis: int, pos: int) -> bool:
+    """Moving iterator ``pos`` by one moves each access to a ``moving`` array by one along
+    ``axis`` and leaves the others: compared where both the access and its move are defined."""
+    domain_shift = shift_map(ctx, stmt.name, len(stmt.iterators), pos, 1)
+    range_shift = isl.UnionMap.empty(accesses.get_space())
+    for array, rank in arrays.items():
+        range_shift = range_shift.union(shift_map(ctx, array, rank, axis if array in moving else None, 1))
+    moved = accesses.apply_domain(domain_shift).apply_range(range_shift)
+    return accesses.intersect_domain(moved.domain()).is_equal(moved.intersect_domain(accesses.domain()))
+
+
+def _uses(stmt: Statement, pos: int, problem: Problem, axis: int) -> bool:
+    """Does the value use the iterator itself, or the axis's extent, outside a subscript?"""
+    banned = {isl_name(stmt.iterators[pos]), stmt.iterators[pos]}
+    banned |= {shape_param(a, axis) for a in problem.chunked}
+    return bool(banned & set(free_names(stmt.value)))
+
+
+def free_names(expr: ir.Expr) -> Iterable[str]:
+    """Names of the variables ``expr`` uses outside array subscripts."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Var):
+            yield node.name
+        elif not isinstance(node, ir.Load):
+            stack.extend(ir.children(node))
+
+
+def align(problem: Problem, axis: int) -> dict[str, int | None]:
+    """Per statement, the iterator position that moves with ``axis`` (see covariant_iterator);
+    statements that touch only non-moving arrays take the most common position when it fits.
+    Cached per problem and axis."""
+    key = ("align", axis)
+    if key not in problem._cache:
+        problem._cache[key] = _align(problem, axis)
+    return problem._cache[key]
+
+
+def _align(problem: Problem, axis: int) -> dict[str, int | None]:
+    moving = problem.chunked + chunked_locals(problem, axis)
+    found: dict[str, int | None] = {}
+    for stmt in problem.scop.statements:
+        touches = any(a in moving for a in _accessed(stmt.reads.union(stmt.writes)))
+        if touches:
+            found[stmt.name] = covariant_iterator(problem, stmt, axis, moving)
+    positions = [p for p in found.values() if p is not None]
+    common = max(set(positions), key=positions.count) if positions else None
+    for stmt in problem.scop.statements:
+        if stmt.name not in found:
+            # scalar temporaries inside the chunked loop follow it (checked by check_chunk)
+            fits = common is not None and common < len(stmt.iterators) and not _uses(stmt, common, problem, axis)
+            found[stmt.name] = common if fits else None
+    return found
+
+
+# ---- 2./3. one chunk: what it needs, and that its block computes it --------------------------
+
+@dataclass(frozen=True)
+class ChunkNeeds:
+    """What the chunk ``[lo, hi)`` needs: depth per array and side, and its needed instances."""
+
+    lo: int
+    hi: int
+    arrays: tuple[ArrayNeed, ...]
+    instances: isl.UnionSet = field(compare=False, repr=False)
+
+
+def flow_closure(problem: Problem) -> tuple[isl.UnionMap, bool]:
+    """The transitive flow dependences at the call's sizes (cached per problem); a reduction's
+    accumulator is left out (the partials and their combination stand for it)."""
+    if "closure" not in problem._cache:
+        raw = isl.UnionMap.empty(problem.scop.context.get_space())
+        skip = problem.scop.statement(problem.reduction).array if problem.reduction else None
+        for dep in problem.deps.items:
+            if dep.kind == "RAW" and dep.array != skip:  # the accumulator's chain: partials replace it
+                raw = raw.union(dep.relation)
+        raw = fixed(raw, problem.env)
+        closure, exact = raw.transitive_closure() if not raw.is_empty() else (raw, True)
+        problem._cache["closure"] = (closure, bool(exact))
+    return problem._cache["closure"]
+
+
+def chunk_needs(problem: Problem, axis: int, lo: int, hi: int) -> ChunkNeeds:
+    """The instances whose values reach the chunk ``[lo, hi)`` of the written arrays (or, for
+    a reduction, the chunk's own updates), and the elements of each chunked array they read
+    (in global coordinates)."""
+    env = problem.env
+    direct = owned_updates(problem, axis, lo, hi) if problem.reduction else _writers(problem, axis, lo, hi)
+    closure, _ = flow_closure(problem)
+    needed = direct.union(closure.intersect_range(direct).domain())
+    reads = fixed(problem.scop.reads(), env).intersect_domain(needed).range()
+    by_name = _sets_by_name(reads)
+    arrays = []
+    for name in problem.chunked:
+        span = _coordinate_range(by_name[name], axis) if name in by_name else None
+        if span is not None:
+            arrays.append(ArrayNeed(name, max(0, lo - span[0]), max(0, span[1] - (hi - 1))))
+    return ChunkNeeds(lo, hi, tuple(arrays), needed)
+
+
+def _writers(problem: Problem, axis: int, lo: int, hi: int) -> isl.UnionSet:
+    """The instances that write the chunk's elements of the written arrays."""
+    owned = isl.UnionSet.empty(problem.scop.context.get_space())
+    for name in problem.written:
+        xs = [f"a{i}" for i in range(problem.rank)]
+        owned = owned.union(isl.UnionSet.read_from_str(
+            problem.ctx(), f"{{ {name}[{', '.join(xs)}] : {lo} <= a{axis} < {hi} }}"))
+    return fixed(problem.scop.writes(), problem.env).intersect_range(owned).domain()
+
+
+def owned_updates(problem: Problem, axis: int, lo: int, hi: int) -> isl.UnionSet:
+    """A reduction's updates whose moving loop lies in ``[lo, hi)``: each chunk owns its own,
+    so the chunks' partial results cover every update once."""
+    assert problem.reduction is not None
+    stmt = problem.scop.statement(problem.reduction)
+    pos = align(problem, axis)[stmt.name]
+    if pos is None:
+        raise _refuse(stmt, axis, "the reduction's update does not move with the axis")
+    xs = ", ".join(f"x{i}" for i in range(len(stmt.iterators)))
+    box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos} < {hi} }}")
+    return isl.UnionSet.from_set(fixed(stmt.domain, problem.env).intersect(box.align_params(stmt.domain.get_space())))
+
+
+def local_instances(problem: Problem, axis: int, alignment: dict[str, int | None],
+                    start: int, length: int) -> isl.UnionSet:
+    """What the kernel runs on the block ``[start, start + length)``, in global coordinates."""
+    local = problem.env
+    for name in problem.chunked:
+        local[shape_param(name, axis)] = length
+    ctx = problem.ctx()
+    result = isl.UnionSet.empty(problem.scop.context.get_space())
+    for stmt in problem.scop.statements:
+        runs = isl.UnionSet.from_set(fixed(stmt.domain, local))
+        shift = shift_map(ctx, stmt.name, len(stmt.iterators), alignment[stmt.name], start)
+        result = result.union(runs.apply(shift))
+    return result
+
+
+def whole_instances(problem: Problem) -> isl.UnionSet:
+    return fixed(problem.scop.domain(), problem.env)
+
+
+def missing_sides(problem: Problem, alignment: dict[str, int | None], missing: isl.UnionSet,
+                  lo: int, hi: int) -> tuple[int, int]:
+    """How much further each side of the block must reach to run the ``missing`` instances."""
+    left = right = 0
+    for name, points in _sets_by_name(missing).items():
+        pos = alignment[name]
+        span = _coordinate_range(points, pos) if pos is not None else None
+        if span is None:
+            continue
+        left = max(left, lo - span[0])
+        right = max(right, span[1] - (hi - 1))
+    return left, right
+
+
+def _plain(points: isl.UnionSet) -> isl.UnionSet:
+    """Parameters dropped (they are fixed): sets from different parameter spaces compare."""
+    return points.project_out_all_params()
+
+
+def check_chunk(problem: Problem, axis: int, alignment: dict[str, int | None], needs: ChunkNeeds,
+                start: int, length: int, whole: isl.UnionSet) -> isl.UnionSet:
+    """The needed instances the block's kernel would not run (empty: the block computes the
+    chunk).  Raises UnsupportedError when the block's kernel runs something the whole-array
+    kernel does not: its bounds are not the same relative to every block."""
+    local = _plain(local_instances(problem, axis, alignment, start, length))
+    extra = local.subtract(_plain(whole))
+    if not extra.is_empty():
+        name = next(iter(_sets_by_name(extra)))
+        raise _refuse(problem.scop.statement(name), axis,
+                      "its loop bounds do not move with the chunk (a block would run iterations "
+                      "the whole-array kernel does not)")
+    return _plain(needs.instances).subtract(local)
+
+
+def halo_for_axis(problem: Problem, axis: int, chunks: tuple[int, ...]) -> AxisHalo:
+    """The ghost depth of ``axis`` for these chunk sizes (see the module docstring)."""
+    alignment = align(problem, axis)
+    whole = whole_instances(problem)
+    _refuse_carried(problem, axis, alignment)
+    bounds = _chunk_bounds(chunks)
+    per_chunk = [chunk_needs(problem, axis, lo, hi) for lo, hi in bounds]
+    left = max((a.left for c in per_chunk for a in c.arrays), default=0)
+    right = max((a.right for c in per_chunk for a in c.arrays), default=0)
+    for _ in range(64):  # the loop bounds may need a deeper block than the reads
+        grow_left = grow_right = 0
+        for index, needs in enumerate(per_chunk):
+            start, length = _block(bounds, index, left, right)
+            missing = check_chunk(problem, axis, alignment, needs, start, length, whole)
+            if not missing.is_empty():
+                more = missing_sides(problem, alignment, missing, start, start + length)
+                grow_left, grow_right = max(grow_left, more[0]), max(grow_right, more[1])
+        if not grow_left and not grow_right:
+            break
+        left, right = left + grow_left, right + grow_right
+    else:
+        raise UnsupportedError(f"cannot find a ghost depth for axis {axis}: the blocks never run "
+                               "every instance the chunk needs")
+    if problem.reduction is not None:
+        _check_partials(problem, axis, alignment, bounds, per_chunk, left, right)
+    iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
+                      if (p := alignment[s.name]) is not None)
+    return AxisHalo(axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1])
+
+
+def _check_partials(problem: Problem, axis: int, alignment: dict[str, int | None], bounds, per_chunk,
+                    left: int, right: int) -> None:
+    """Each block runs exactly its chunk's updates of the reduction: no update counted twice
+    (in a ghost zone) or never."""
+    name = problem.reduction
+    assert name is not None
+    for index, needs in enumerate(per_chunk):
+        start, length = _block(bounds, index, left, right)
+        local = _plain(local_instances(problem, axis, alignment, start, length))
+        runs = _sets_by_name(local).get(name)
+        owned = _sets_by_name(_plain(owned_updates(problem, axis, needs.lo, needs.hi))).get(name)
+        same = owned is None if runs is None else owned is not None and runs.is_equal(owned)
+        if not same:
+            raise _refuse(problem.scop.statement(name), axis,
+                          "a block would run updates of the reduction that belong to its neighbours "
+                          "(its loop bounds and its reads' ghost zone disagree)")
+
+
+def _chunk_bounds(chunks: tuple[int, ...]) -> list[tuple[int, int]]:
+    bounds, lo = [], 0
+    for size in chunks:
+        bounds.append((lo, lo + size))
+        lo += size
+    return bounds
+
+
+def _block(bounds: list[tuple[int, int]], index: int, left: int, right: int) -> tuple[int, int]:
+    """The block of chunk ``index`` with its ghost zones (none past the array's ends, as
+    dask's ``overlap(boundary="none")``): its start and length."""
+    lo, hi = bounds[index]
+    start = max(0, lo - left)
+    end = min(bounds[-1][1], hi + right)
+    return start, end - start
+
+
+def _most(per_chunk: list[ChunkNeeds]) -> tuple[ArrayNeed, ...]:
+    most: dict[str, tuple[int, int]] = {}
+    for chunk in per_chunk:
+        for need in chunk.arrays:
+            old = most.get(need.array, (0, 0))
+            most[need.array] = (max(old[0], need.left), max(old[1], need.right))
+    return tuple(ArrayNeed(name, lr[0], lr[1]) for name, lr in sorted(most.items()))
+
+
+def _refuse_carried(problem: Problem, axis: int, alignment: dict[str, int | None]) -> None:
+    """A statement whose value depends (through any chain of flow dependences, at these sizes)
+    on an earlier iteration of the loop that moves with the axis, in the same iteration of every
+    loop around it, makes that loop a recurrence: each chunk would need every chunk before it.
+    A loop around it (a time loop) carrying the chain is fine: the ghost zone covers it."""
+    closure, _ = flow_closure(problem)
+    cyclic = []
+    for m in _maps_of(closure):
+        name = m.get_tuple_name(isl.dim_type.in_)
+        pos = alignment.get(name)
+        if name != m.get_tuple_name(isl.dim_type.out) or pos is None:
+            continue
+        outer = " and ".join([f"x{i} = y{i}" for i in range(pos)] + ["true"])
+        plain = m.reset_tuple_id(isl.dim_type.in_).reset_tuple_id(isl.dim_type.out)
+        for step in (f"x{pos} < y{pos}", f"x{pos} > y{pos}"):
+            pairs = pairs_where(m.get_ctx(), m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out), f"{outer} and {step}")
+            if not plain.intersect(pairs.align_params(plain.get_space())).is_empty():
+                cyclic.append(name)
+                break
+    if not cyclic:
+        return
+    carried = [text for text, src, dst in carried_dependences(problem, alignment) if {src, dst} & set(cyclic)]
+    named = "; ".join(carried) if carried else f"a chain of flow dependences through {', '.join(cyclic)}"
+    raise UnsupportedError(
+        f"cannot split axis {axis} into chunks: {named} is carried along it, so every chunk "
+        f"needs the chunks before it (the ghost zone would grow to the array's end); keep axis "
+        f"{axis} in one chunk, e.g. x.rechunk({{{axis}: -1}})"
+    )
+
+
+def _maps_of(union: isl.UnionMap) -> list[isl.Map]:
+    found: list[isl.Map] = []
+    union.foreach_map(found.append)
+    return found
+
+
+def carried_dependences(problem: Problem, alignment: dict[str, int | None]) -> list[tuple[str, str, str]]:
+    """The flow dependences whose source and sink differ along the aligned iterators: their
+    description, source and sink."""
+    found = []
+    for dep in problem.deps.items:
+        if dep.kind != "RAW":
+            continue
+        for src, dst in dep.statement_pairs():
+            if _moves(dep.relation, src, dst, alignment):
+                first, second = problem.scop.statement(src), problem.scop.statement(dst)
+                found.append((f"the flow dependence RAW on {dep.array}: {src} -> {dst} "
+                              f"({first.source_line!r} line {first.span.line} -> "
+                              f"{second.source_line!r} line {second.span.line})", src, dst))
+    return found
+
+
+def _moves(relation: isl.UnionMap, src: str, dst: str, alignment: dict[str, int | None]) -> bool:
+    p, q = alignment.get(src), alignment.get(dst)
+    if p is None or q is None:
+        return False
+    pairs: list[isl.Map] = []
+    relation.foreach_map(lambda m: pairs.append(m) if (
+        m.get_tuple_name(isl.dim_type.in_) == src and m.get_tuple_name(isl.dim_type.out) == dst) else None)
+    for m in pairs:
+        same = pairs_where(m.get_ctx(), m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out), f"x{p} = y{q}")
+        plain = m.reset_tuple_id(isl.dim_type.in_).reset_tuple_id(isl.dim_type.out)
+        if not plain.subtract(same.align_params(plain.get_space())).is_empty():
+            return True
+    return False
+
+
+def _refuse(stmt: Statement, axis: int, why: str) -> UnsupportedError:
+    return UnsupportedError(f"cannot split axis {axis} into chunks: {why}; keep axis {axis} in one chunk "
+                            f"(x.rechunk({{{axis}: -1}}))", stmt.span, stmt.source_line)

@@ -1,0 +1,118 @@
+"""Reductions returned by a kernel: per-chunk partial results and Dask's tree reduction.
+
+A kernel such as ``s = 0.0; for i ...: s += f(A, i); return s`` runs on every block (with the
+ghost zone its reads need) and returns the block's partial result; the partials are combined
+with the kernel's own operation by ``dask.array.reduction`` (a tree).  Exact where the
+operation is associative on the values: integer ``+``/``*`` (wrapping as int64 does), ``max``
+and ``min`` (with Python's ``max(m, x)``, which skips NaN as the loop does).  Float ``+`` and
+``*`` change the order of the additions, so they run only with ``reassociate=True``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from polyfuse.errors import UnsupportedError
+from polyfuse.model import ir
+from polyfuse.model.scop import Returned, Scop, Statement
+
+OPS = ("+", "*", "max", "min")
+IDENTITY = {"+": 0, "*": 1}
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """The returned reduction: its update statement, accumulator and operation."""
+
+    statement: str
+    variable: str
+    op: str
+    dtype: str
+
+
+def reduction_of(scop: Scop, *, reassociate: bool) -> Reduction:
+    """The kernel's returned reduction, or UnsupportedError saying what does not fit."""
+    returns = scop.returns
+    if not isinstance(returns, Returned) or returns.how != "scalar":
+        raise UnsupportedError("on dask arrays a kernel may return one of its array arguments or one "
+                               "scalar reduction (a tuple or a new array is not supported yet)",
+                               scop.returns_span, "return")
+    result = next(s for s in scop.statements if s.array == returns.name)
+    if not (isinstance(result.value, ir.Load) and not result.value.index):
+        raise UnsupportedError("the returned value must be the accumulator itself (return s)",
+                               result.span, result.source_line)
+    variable = result.value.array
+    writers = [s for s in scop.statements if variable in s.targets]
+    updates = [s for s in writers if s.iterators]
+    inits = [s for s in writers if not s.iterators]
+    if len(updates) != 1 or len(inits) != 1:
+        raise UnsupportedError(f"{variable!r} must be set once before its loop and updated in one "
+                               "statement to be reduced chunk by chunk", writers[0].span, writers[0].source_line)
+    update, init = updates[0], inits[0]
+    op = _operation(update, variable)
+    start = _constant(init.value)
+    if start is None or (op in IDENTITY and start != IDENTITY[op]):
+        raise UnsupportedError(f"the accumulator's start must be {IDENTITY.get(op, 'a constant')} for a "
+                               f"{op!r} reduction split into chunks (each chunk starts from it)",
+                               init.span, init.source_line)
+    if op in IDENTITY and update.value.dtype.startswith("float") and not reassociate:
+        raise UnsupportedError(f"a float {op!r} reduction split into chunks adds in another order than the "
+                               "loop (results differ in the last bits); pass reassociate=True to "
+                               "polyfuse.dask.call to accept that", update.span, update.source_line)
+    return Reduction(update.name, variable, op, update.value.dtype)
+
+
+def _operation(update: Statement, variable: str) -> str:
+    value = update.value
+    if isinstance(value, ir.BinOp) and value.op in OPS:
+        for mine, other in ((value.lhs, value.rhs), (value.rhs, value.lhs)):
+            if (isinstance(mine, ir.Load) and mine.array == variable and not mine.index
+                    and not any(isinstance(e, ir.Load) and e.array == variable for e in ir.walk(other))):
+                return value.op
+    raise UnsupportedError(f"the update of {variable!r} must be {variable} = {variable} op value with op "
+                           "one of +, *, max, min", update.span, update.source_line)
+
+
+def _constant(expr: ir.Expr) -> float | None:
+    if isinstance(expr, ir.Const) and not isinstance(expr.value, bool):
+        return expr.value
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = _constant(expr.operand)
+        return None if inner is None else -inner
+    if isinstance(expr, ir.Cast):
+        return _constant(expr.operand)
+    return None
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Combines partial results in order with the kernel's operation (dask's combine and
+    aggregate steps)."""
+
+    op: str
+    dtype: str
+
+    def __call__(self, x, axis=None, keepdims=False, **_):
+        values = np.asarray(x).ravel()
+        total = values[0] if values.size else np.asarray(IDENTITY.get(self.op, 0), dtype=self.dtype)
+        for value in values[1:]:
+            total = _apply(self.op, total, value)
+        result = np.asarray(total, dtype=self.dtype)
+        return result.reshape((1,) * np.ndim(x)) if keepdims else result
+
+
+def _apply(op: str, a, b):
+    if op == "+":
+        return a + b
+    if op == "*":
+        return a * b
+    if op == "max":
+        return b if b > a else a  # Python's max(a, b)
+    return b if b < a else a
+
+
+def keep(x, axis=None, keepdims=False, **_):
+    """dask's per-chunk step: a block's partial is already one value."""
+    return x if keepdims else np.asarray(x).reshape(())
