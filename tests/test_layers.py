@@ -33,6 +33,7 @@ LAYERS = {
     "polyfuse.backends": 8,
     "polyfuse.explain": 9,
     "polyfuse.compiler": 10,
+    "polyfuse.dask": 10.5,  # kernels on Dask arrays: the Scop and dependences, below the Kernel that calls it
     "polyfuse.kernel": 11,
     "polyfuse.tensor": 12,
     "polyfuse.bench": 13,

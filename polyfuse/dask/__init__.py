@@ -9,7 +9,7 @@ blockwise graph (polyfuse.dask.einsum).  See docs/dask.md.
 
 The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .halo, .steps) ->
 graph (dask's overlap + map_blocks: polyfuse.dask.graph) -> workers run the compiled kernel
-per block (compiled once per worker process, from the kernel's source: runtime/shipping.py).
+per block (compiled once per worker process, from the kernel's source: polyfuse/kernel.py, KernelRecipe).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ with Dask's tree reduction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,16 +20,17 @@ from polyfuse.errors import ArgumentError
 
 @dataclass(frozen=True)
 class EinsumBlock:
-    """One block: polyfuse.einsum on the operands' blocks, summed labels kept as size-1 axes."""
+    """One block: polyfuse.einsum on the operands' blocks, summed labels kept as size-1 axes.
+    ``run`` is polyfuse.einsum itself (handed in by it: this layer sits below polyfuse.tensor;
+    a function pickles by name, so workers import it)."""
 
+    run: Callable[..., Any]
     subscripts: str
     summed: int  # how many summed labels follow the output's
     options: tuple[tuple[str, Any], ...]
 
     def __call__(self, *blocks: np.ndarray) -> np.ndarray:
-        from polyfuse.tensor.einsum import einsum
-
-        result = np.asarray(einsum(self.subscripts, *blocks, **dict(self.options)))
+        result = np.asarray(self.run(self.subscripts, *blocks, **dict(self.options)))
         return result.reshape(result.shape + (1,) * self.summed)
 
 
@@ -51,8 +53,9 @@ def labels(subscripts: str, count: int) -> tuple[list[str], str]:
     return inputs, output
 
 
-def einsum(subscripts: str, *operands: Any, dtype: Any = None, **options: Any):
-    """The dask array of ``polyfuse.einsum(subscripts, *operands)`` (see the module docstring)."""
+def einsum(run: Callable[..., Any], subscripts: str, *operands: Any, dtype: Any = None, **options: Any):
+    """The dask array of ``run(subscripts, *operands)``, ``run`` being polyfuse.einsum (see the
+    module docstring)."""
     import dask.array as da
 
     inputs, output = labels(subscripts, len(operands))
@@ -61,7 +64,7 @@ def einsum(subscripts: str, *operands: Any, dtype: Any = None, **options: Any):
     result_dtype = np.dtype(dtype) if dtype is not None else np.result_type(*(a.dtype for a in arrays))
     if dtype is not None:
         options["dtype"] = dtype
-    block = EinsumBlock(f"{','.join(inputs)}->{output}", len(summed), tuple(sorted(options.items())))
+    block = EinsumBlock(run, f"{','.join(inputs)}->{output}", len(summed), tuple(sorted(options.items())))
     pairs = [x for array, part in zip(arrays, inputs) for x in (array, part)]
     rank = len(output) + len(summed)
     blocks = da.blockwise(block, output + summed, *pairs, adjust_chunks={c: 1 for c in summed},

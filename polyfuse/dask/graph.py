@@ -6,7 +6,7 @@ apply there), ``map_blocks`` runs ``BlockRun`` on each block (the compiled kerne
 of the blocks, then the ghost zones cut off) and one ``map_blocks`` per output picks it out of
 the block's results.  The exchanges of a time loop chain: each one's outputs are the next
 one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and options
-(polyfuse.runtime.shipping): no compiled code crosses the network.
+(polyfuse.kernel.KernelRecipe): no compiled code crosses the network.
 """
 
 from __future__ import annotations

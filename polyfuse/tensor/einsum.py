@@ -77,7 +77,7 @@ def einsum(subscripts: str, *operands: Any, out: np.ndarray | None = None, dtype
             raise ArgumentError("einsum: out= cannot be given with dask operands (the result is a dask array)")
         from polyfuse.dask.einsum import einsum as dask_einsum
 
-        return dask_einsum(subscripts, *operands, dtype=dtype, optimize=optimize, target=target, fuse=fuse,
+        return dask_einsum(einsum, subscripts, *operands, dtype=dtype, optimize=optimize, target=target, fuse=fuse,
                            blas=blas)
     try:
         ops = _as_arrays(operands)

@@ -177,7 +177,7 @@ def test_2d_asymmetric_stencil_on_cluster(client):
 
 
 def _rebuilt_kernels() -> list[str]:
-    from polyfuse.runtime import shipping
+    from polyfuse import kernel as shipping
 
     return [k.py_func.__name__ for k in shipping._KERNELS.values() if k.signatures]
 
