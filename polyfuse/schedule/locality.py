@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.model import ir
+from polyfuse.model.funcs import VECTOR_MATH
 from polyfuse.model.ir import linear_coefficient as coefficient
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode, perfect_chain
@@ -226,7 +227,7 @@ def _access_score(index: tuple[ir.Expr, ...], var: str) -> int:
 
 
 def _calls_vector_math(expr: ir.Expr) -> bool:
-    return any(isinstance(e, ir.Call) and e.func in ("exp", "log") for e in ir.walk(expr))
+    return any(isinstance(e, ir.Call) and e.func in VECTOR_MATH for e in ir.walk(expr))
 
 
 def _is_reduction(stmt) -> bool:
