@@ -143,11 +143,12 @@ class VectorMath:
         t = self._vm_expm1(b.fmul(ax, _c(2.0)))
         d = b.fadd(t, _c(2.0))
         d_error = b.fadd(b.fsub(_c(2.0), d), t)  # exact while t < 2: t + 2 = d + d_error
-        q = b.fdiv(t, d)
+        inverse = b.fdiv(_c(1.0), d)  # the one division (three cost more than the polynomials)
+        q = b.fmul(t, inverse)
         # t / (d + d_error) = q + (t - q d - q d_error) / d, t - q d exact by fma
         remainder = b.fsub(self._intrinsic("llvm.fma", [b.fneg(q), d, t]), b.fmul(q, d_error))
-        inner = b.fadd(q, b.fdiv(remainder, d))
-        outer = b.fsub(_c(1.0), b.fdiv(_c(2.0), b.fadd(t, _c(2.0))))
+        inner = self._muladd(remainder, inverse, q)
+        outer = b.fsub(_c(1.0), b.fmul(_c(2.0), inverse))
         result = b.select(large, outer, inner)
         result = b.select(b.fcmp_ordered(">", ax, _c(22.0)), _c(1.0), result)
         result = self._intrinsic("llvm.copysign", [result, wide])
