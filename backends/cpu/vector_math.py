@@ -16,6 +16,8 @@ pays the libm call.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 from llvmlite import ir as ll
 
@@ -48,6 +50,7 @@ class VectorMath:
     ``_muladd``, ``py_min``/``py_max``).  Each public rule takes and returns the argument's type."""
 
     b: ll.IRBuilder
+    _intrinsic: Callable[[str, list], Any]
 
     def inline_math(self, name: str, x):
         wide = self.b.fpext(x, F64) if isinstance(x.type, ll.FloatType) else x
