@@ -10,7 +10,7 @@ bound against libm (tests/backends/cpu/test_vector_math*.py, docs/performance.md
 element calls libm.  That call sits in a small helper (``fallback_module``) that LLVM sees as a
 pure function with vector variants (the ``vector-function-abi-variant`` attribute), so the loop
 still vectorizes: a vector of arguments checks its lanes once and only a lane outside the domain
-pays the libm call.
+pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too (``inline_power``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ FALLBACK = "polyfuse.vm.fallback."  # + libm name: the helper that calls libm ou
 VECTOR_WIDTHS = (2, 4, 8, 16)
 
 
-
 def _c(value: float):
     return ll.Constant(F64, value)
 
@@ -53,17 +52,15 @@ class VectorMath:
     _intrinsic: Callable[[str, list], Any]
 
     def inline_math(self, name: str, x):
+        """``name``(x) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
         wide = self.b.fpext(x, F64) if isinstance(x.type, ll.FloatType) else x
         result = getattr(self, f"_vm_{name}")(wide)
         return self.b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
 
     # ---- exp family ----------------------------------------------------------------------
-    def inline_exp(self, x):
+    def _vm_exp(self, wide):
         """exp(x): x = k ln2 + r, |r| <= ln2/2, a degree-13 Taylor polynomial (truncation below
         1e-17) and 2**k from the exponent bits.  Within 1 ulp of libm."""
-        return self.inline_math("exp", x)
-
-    def _vm_exp(self, wide):
         b = self.b
         clamped = self.py_max(self.py_min(wide, _c(709.79), True), _c(-745.2), True)
         k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
@@ -145,7 +142,8 @@ class VectorMath:
         large = b.fcmp_ordered(">=", ax, _c(1.0))
         t = self._vm_expm1(b.fmul(ax, _c(2.0)))
         d = b.fadd(t, _c(2.0))
-        d_error = b.fadd(b.fsub(_c(2.0), d), t)  # exact while t < 2: t + 2 = d + d_error
+        two_part = b.fsub(d, t)  # Knuth's two-sum: t + 2 = d + d_error exactly, for any t
+        d_error = b.fadd(b.fsub(t, b.fsub(d, two_part)), b.fsub(_c(2.0), two_part))
         inverse = b.fdiv(_c(1.0), d)  # the one division (three cost more than the polynomials)
         q = b.fmul(t, inverse)
         # t / (d + d_error) = q + (t - q d - q d_error) / d, t - q d exact by fma
@@ -158,12 +156,9 @@ class VectorMath:
         return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
 
     # ---- log family ----------------------------------------------------------------------
-    def inline_log(self, x):
+    def _vm_log(self, wide):
         """log(x): x = 2**e * m with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s) as an odd
         series, plus e ln2 in two parts.  Within 1 ulp of libm."""
-        return self.inline_math("log", x)
-
-    def _vm_log(self, wide):
         b = self.b
         exponent, f, correction = self._log_parts(wide)
         log_m = b.fsub(f, correction)
