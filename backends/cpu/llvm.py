@@ -45,6 +45,7 @@ from polyfuse.backends.cpu.phases import (
     shared_scalars,
 )
 from polyfuse.backends.cpu.region import RegionEmitter
+from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 
 from polyfuse.errors import ArgumentError
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
@@ -286,6 +287,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     parsed = llvm.parse_assembly(text)
     parsed.triple = triple
     parsed.data_layout = str(tm.target_data)
+    link_fallbacks(parsed, module, triple)
     parsed.verify()
     if options.opt_level > 0:
         pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
@@ -295,6 +297,19 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         builder.getModulePassManager().run(parsed, builder)
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
                         tuple(a.name for a in program.arrays))
+
+
+def link_fallbacks(parsed, module: ll.Module, triple: str) -> None:
+    """Link in the libm fallbacks that inline sin/cos call (vector_math.fallback_module), before
+    the optimiser runs so that the loop vectorizer sees their vector variants."""
+    names = [name[len(FALLBACK):] for name in module.globals if name.startswith(FALLBACK)]
+    if not names:
+        return
+    helpers = llvm.parse_assembly(fallback_module(names, triple))
+    helpers.data_layout = parsed.data_layout
+    parsed.link_in(helpers)
+    for name in names:
+        parsed.get_function(FALLBACK + name).linkage = "internal"
 
 
 def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:

@@ -10,9 +10,11 @@ import math
 
 from llvmlite import ir as ll
 from polyfuse.backends.cpu import llvm_complex as cx
+from polyfuse.backends.cpu.vector_math import VectorMath
 
 from polyfuse.errors import InternalError
 from polyfuse.model import ir
+from polyfuse.model.funcs import VECTOR_MATH
 
 _TYPES = {
     "float64": ll.DoubleType(), "float32": ll.FloatType(), "int64": ll.IntType(64),
@@ -52,7 +54,7 @@ def has_index(index) -> bool:
     return any(isinstance(node, ir.Index) for expr in index for node in ir.walk(expr))
 
 
-class ExprEmitter:
+class ExprEmitter(VectorMath):
     def __init__(self, codegen) -> None:
         self.cg = codegen
         self.b: ll.IRBuilder = codegen.builder
@@ -141,6 +143,8 @@ class ExprEmitter:
         lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
         if cx.is_complex(e.dtype):  # scalar code, no fast-math flags: numpy's exact roundings
             return self.complex.binop(e.op, lhs, rhs, ir.complex_value(e.rhs))
+        if e.op == "**" and is_float(e.dtype) and self._inline_power(e.rhs):
+            return self.inline_power(lhs, self._inline_power(e.rhs))
         if is_float(e.dtype):
             result = _FLOAT_BINOPS[e.op](self, lhs, rhs)
             if self.cg.fastmath and e.op in ("+", "-", "*", "/"):
@@ -220,11 +224,10 @@ class ExprEmitter:
         args = [self.emit(a) for a in e.args]
         if any(cx.is_complex(a.dtype) for a in e.args) or cx.is_complex(e.dtype):
             return self.complex.call(e.func, args)
-        if self._vectorizable_math():
-            if e.func == "exp":
-                return self.inline_exp(args[0])
-            if e.func == "log":
-                return self.inline_log(args[0])
+        if e.func in VECTOR_MATH and self._vectorizable_math():
+            return self.inline_math(e.func, args[0])
+        if e.func == "pow" and is_float(e.dtype) and self._inline_power(e.args[1]):
+            return self.inline_power(args[0], self._inline_power(e.args[1]))
         kind = e.args[0].dtype
         if e.func == "pow" and e.lib == "np":
             return self.np_power(args)
@@ -344,82 +347,21 @@ class ExprEmitter:
     def _icmp(self, kind: str, op: str, a, b):
         return self.b.icmp_unsigned(op, a, b) if is_unsigned(kind) else self.b.icmp_signed(op, a, b)
 
+    def _inline_power(self, exponent: ir.Expr) -> int:
+        """The exponent 2, 3 or 4 of ``x ** n`` when it is a constant and inline math pays
+        (``VectorMath.inline_power``); 0 otherwise (libm's pow)."""
+        while isinstance(exponent, ir.Cast):
+            exponent = exponent.operand
+        if not (isinstance(exponent, ir.Const) and exponent.value in (2, 3, 4)
+                and not isinstance(exponent.value, bool)):
+            return 0
+        return int(exponent.value) if self._vectorizable_math() else 0
+
     def _vectorizable_math(self) -> bool:
-        """Inline exp/log pay only where LLVM vectorizes them: in a loop without carried
+        """Inline math (vector_math.py) pays only where LLVM vectorizes them: in a loop without carried
         dependences (a parallel one), or anywhere under fastmath (reductions vectorize too).
         Scalar, the polynomial's dependent steps are slower than a libm call."""
         return self.cg.fastmath or (self.cg.vector_math and self.cg.in_parallel_loop)
-
-    def inline_exp(self, x):
-        """exp(x) as straight-line arithmetic that LLVM can vectorize (``vector_math``).
-
-        The JIT has no vector math library, so ``llvm.exp`` in a loop stays one libm call per
-        element.  Range reduction x = k ln2 + r, |r| <= ln2/2, then a degree-13 Taylor polynomial
-        (truncation error below 1e-17) and 2**k built from the exponent bits; float32 goes through
-        float64.  Within 2 ulp of libm's exp (tests/backends/test_vector_math.py)."""
-        b, f64, i64 = self.b, ll.DoubleType(), ll.IntType(64)
-        wide = b.fpext(x, f64) if isinstance(x.type, ll.FloatType) else x
-        clamped = self.py_max(self.py_min(wide, ll.Constant(f64, 709.79), True), ll.Constant(f64, -745.2), True)
-        k = self._intrinsic("llvm.rint", [b.fmul(clamped, ll.Constant(f64, 1.4426950408889634))])
-        r = b.fsub(clamped, b.fmul(k, ll.Constant(f64, 0.6931471803691238)))
-        r = b.fsub(r, b.fmul(k, ll.Constant(f64, 1.9082149292705877e-10)))
-        poly = ll.Constant(f64, 1.0 / 6227020800.0)  # 1/13!
-        for n in range(12, -1, -1):
-            poly = self._muladd(poly, r, ll.Constant(f64, 1.0 / _factorial(n)))
-        # 2**k = 2**(k - k//2) * 2**(k//2): each half stays a normal double for k down to -1075
-        ki = b.fptosi(k, i64)
-        half = b.ashr(ki, ll.Constant(i64, 1))
-        rest = b.sub(ki, half)
-        result = b.fmul(b.fmul(poly, self._pow2(half)), self._pow2(rest))
-        overflow = b.fcmp_ordered(">", wide, ll.Constant(f64, 709.782712893384))
-        result = b.select(overflow, ll.Constant(f64, float("inf")), result)
-        underflow = b.fcmp_ordered("<", wide, ll.Constant(f64, -745.2))
-        result = b.select(underflow, ll.Constant(f64, 0.0), result)
-        result = b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
-        return b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
-
-    def inline_log(self, x):
-        """log(x) as straight-line arithmetic that LLVM can vectorize (``vector_math``).
-
-        x = 2**e * m with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2**54 first), then
-        log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, as an odd series to s**23
-        (truncation below 1e-18), plus e ln2 in two parts.  Negative x gives NaN, 0 gives -inf,
-        like libm.  Within 2 ulp of libm's log (tests/backends/test_vector_math.py)."""
-        b, f64, i64 = self.b, ll.DoubleType(), ll.IntType(64)
-        wide = b.fpext(x, f64) if isinstance(x.type, ll.FloatType) else x
-        tiny = b.fcmp_ordered("<", wide, ll.Constant(f64, 2.2250738585072014e-308))
-        scaled = b.select(tiny, b.fmul(wide, ll.Constant(f64, 2.0 ** 54)), wide)
-        bits = b.bitcast(scaled, i64)
-        exponent = b.sub(b.lshr(bits, ll.Constant(i64, 52)), ll.Constant(i64, 1023))
-        exponent = b.select(tiny, b.sub(exponent, ll.Constant(i64, 54)), exponent)
-        mantissa_bits = b.or_(b.and_(bits, ll.Constant(i64, (1 << 52) - 1)), ll.Constant(i64, 1023 << 52))
-        m = b.bitcast(mantissa_bits, f64)  # in [1, 2)
-        big = b.fcmp_ordered(">", m, ll.Constant(f64, 1.4142135623730951))
-        m = b.select(big, b.fmul(m, ll.Constant(f64, 0.5)), m)
-        exponent = b.select(big, b.add(exponent, ll.Constant(i64, 1)), exponent)
-        f = b.fsub(m, ll.Constant(f64, 1.0))
-        s = b.fdiv(f, b.fadd(f, ll.Constant(f64, 2.0)))
-        z = b.fmul(s, s)
-        tail = ll.Constant(f64, 1.0 / 23.0)  # (atanh(s) / s - 1) / z = 1/3 + z/5 + ... + z**10/23
-        for n in range(21, 1, -2):
-            tail = self._muladd(tail, z, ll.Constant(f64, 1.0 / n))
-        # log(m) = 2s (1 + z tail) = f - s (f - 2 z tail), since 2s = f - s f: f is exact and the
-        # correction is at most a fifth of it, so its rounding barely shows
-        log_m = b.fsub(f, b.fmul(s, b.fsub(f, b.fmul(ll.Constant(f64, 2.0), b.fmul(z, tail)))))
-        e = b.sitofp(exponent, f64)
-        result = b.fadd(b.fmul(e, ll.Constant(f64, 0.6931471803691238)),
-                        b.fadd(log_m, b.fmul(e, ll.Constant(f64, 1.9082149292705877e-10))))
-        result = b.select(b.fcmp_ordered("==", wide, ll.Constant(f64, 0.0)), ll.Constant(f64, float("-inf")), result)
-        result = b.select(b.fcmp_ordered("<", wide, ll.Constant(f64, 0.0)), ll.Constant(f64, float("nan")), result)
-        result = b.select(b.fcmp_ordered("==", wide, ll.Constant(f64, float("inf"))), wide, result)
-        result = b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
-        return b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
-
-    def _pow2(self, exponent):
-        """2.0**exponent for an i64 exponent in the normal range, from the bits."""
-        i64 = ll.IntType(64)
-        bits = self.b.shl(self.b.add(exponent, ll.Constant(i64, 1023)), ll.Constant(i64, 52))
-        return self.b.bitcast(bits, ll.DoubleType())
 
     def _Cast(self, e: ir.Cast):
         value = self.emit(e.operand)
@@ -627,10 +569,3 @@ _SCALAR_RULES = {
     "isinf": ExprEmitter.np_isinf, "isfinite": ExprEmitter.np_isfinite, "fmod": ExprEmitter.np_fmod,
     "logaddexp": ExprEmitter.np_logaddexp,
 }
-
-
-def _factorial(n: int) -> float:
-    result = 1.0
-    for k in range(2, n + 1):
-        result *= k
-    return result

@@ -45,6 +45,10 @@ LIBM = frozenset({
     "acosh", "atanh", "atan2", "hypot", "copysign", "fmod", "cbrt", "erf", "erfc", "tgamma", "lgamma",
 })
 
+# the one-argument functions the LLVM backend inlines as vectorizable arithmetic under vector_math
+# (backends/cpu/vector_math.py); the loop-order pass splits them out of reduction loops
+VECTOR_MATH = frozenset({"exp", "log", "tanh", "expm1", "log1p", "exp2", "log2", "log10", "sin", "cos"})
+
 _NP_SPELLING = {"pow": "power", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
                 "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2"}
 _MATH_SPELLING = {"tgamma": "gamma"}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.model import ir
+from polyfuse.model.funcs import VECTOR_MATH
 from polyfuse.model.ir import linear_coefficient as coefficient
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode, perfect_chain
@@ -226,8 +227,8 @@ def _access_score(index: tuple[ir.Expr, ...], var: str) -> int:
 
 
 def _calls_vector_math(expr: ir.Expr) -> bool:
-    """exp/log of floats (complex ones are scalar code: distributing them gains nothing)."""
-    return any(isinstance(e, ir.Call) and e.func in ("exp", "log") and not e.dtype.startswith("complex")
+    """Inline vector math of floats (complex functions are scalar code: distributing them gains nothing)."""
+    return any(isinstance(e, ir.Call) and e.func in VECTOR_MATH and not e.dtype.startswith("complex")
                for e in ir.walk(expr))
 
 

@@ -1,0 +1,402 @@
+"""Inline transcendentals that LLVM's loop vectorizer turns into SIMD (``vector_math``).
+
+The JIT has no vector math library: ``llvm.tanh`` or ``llvm.sin`` in a loop stays one libm call
+per element and the loop does not vectorize.  These rules emit the same functions as
+straight-line arithmetic (range reduction, a polynomial, the exponent from the bits, ``select``
+for the special values), computed in float64 also for float32 arguments.  Each has a measured
+bound against libm (tests/backends/cpu/test_vector_math*.py, docs/performance.md).
+
+``sin``/``cos`` reduce exactly only for |x| <= ``TRIG_DOMAIN``; outside it (and for inf/NaN) the
+element calls libm.  That call sits in a small helper (``fallback_module``) that LLVM sees as a
+pure function with vector variants (the ``vector-function-abi-variant`` attribute), so the loop
+still vectorizes: a vector of arguments checks its lanes once and only a lane outside the domain
+pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too (``inline_power``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from llvmlite import ir as ll
+
+F64, I64 = ll.DoubleType(), ll.IntType(64)
+LN2_HI, LN2_LO = 0.6931471803691238, 1.9082149292705877e-10  # ln 2 = HI + LO, HI with 32 bits
+TRIG_DOMAIN = 1.0e6  # |x| * 2/pi < 2**20: k * PIO2[0] stays exact (fdlibm's medium reduction)
+#: pi/2 in 33-bit pieces and their tails (fdlibm's __ieee754_rem_pio2)
+PIO2 = ((1.57079632673412561417e+00, 6.07710050650619224932e-11),
+        (6.07710050630396597660e-11, 2.02226624879595063154e-21),
+        (2.02226624871116645580e-21, 8.47842766036889956997e-32))
+SIN = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,
+       2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10)
+COS = (4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05,
+       -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11)
+FALLBACK = "polyfuse.vm.fallback."  # + libm name: the helper that calls libm outside the domain
+VECTOR_WIDTHS = (2, 4, 8, 16)
+
+
+def _c(value: float):
+    return ll.Constant(F64, value)
+
+
+def _factorial(n: int) -> float:
+    return float(math.factorial(n))
+
+
+class VectorMath:
+    """The inline rules, mixed into ``ExprEmitter`` (uses its builder ``b``, ``_intrinsic``,
+    ``_muladd``, ``py_min``/``py_max``).  Each public rule takes and returns the argument's type."""
+
+    b: ll.IRBuilder
+    _intrinsic: Callable[[str, list], Any]
+
+    def inline_math(self, name: str, x):
+        """``name``(x) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
+        wide = self.b.fpext(x, F64) if isinstance(x.type, ll.FloatType) else x
+        result = getattr(self, f"_vm_{name}")(wide)
+        return self.b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
+
+    # ---- exp family ----------------------------------------------------------------------
+    def _vm_exp(self, wide):
+        """exp(x): x = k ln2 + r, |r| <= ln2/2, a degree-13 Taylor polynomial (truncation below
+        1e-17) and 2**k from the exponent bits.  Within 1 ulp of libm."""
+        b = self.b
+        clamped = self.py_max(self.py_min(wide, _c(709.79), True), _c(-745.2), True)
+        k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
+        r = b.fsub(clamped, b.fmul(k, _c(LN2_HI)))
+        r = b.fsub(r, b.fmul(k, _c(LN2_LO)))
+        return self._exp_finish(wide, k, r, 709.782712893384, -745.2)
+
+    def _vm_exp2(self, wide):
+        """2**x: k = rint(x) and r = (x - k) ln2 (x - k is exact), then exp's polynomial."""
+        b = self.b
+        clamped = self.py_max(self.py_min(wide, _c(1024.5), True), _c(-1075.5), True)
+        k = self._intrinsic("llvm.rint", [clamped])
+        t = b.fsub(clamped, k)
+        r = self._muladd(t, _c(LN2_HI), b.fmul(t, _c(LN2_LO)))
+        return self._exp_finish(wide, k, r, 1024.0, -1075.0, inclusive=True)
+
+    def _exp_finish(self, wide, k, r, overflow_at: float, underflow_at: float, inclusive=False):
+        """exp(r) * 2**k, inf above ``overflow_at`` (at it too if ``inclusive``), 0 below
+        ``underflow_at``, NaN stays NaN."""
+        b = self.b
+        poly = self._exp_poly(r)
+        # 2**k = 2**(k - k//2) * 2**(k//2): each half stays a normal double for k down to -1075
+        ki = b.fptosi(k, I64)
+        half = b.ashr(ki, ll.Constant(I64, 1))
+        rest = b.sub(ki, half)
+        result = b.fmul(b.fmul(poly, self._pow2(half)), self._pow2(rest))
+        overflow = b.fcmp_ordered(">=" if inclusive else ">", wide, _c(overflow_at))
+        result = b.select(overflow, _c(float("inf")), result)
+        underflow = b.fcmp_ordered("<", wide, _c(underflow_at))
+        result = b.select(underflow, _c(0.0), result)
+        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
+
+    def _exp_poly(self, r):
+        poly = _c(1.0 / 6227020800.0)  # 1/13!
+        for n in range(12, -1, -1):
+            poly = self._muladd(poly, r, _c(1.0 / _factorial(n)))
+        return poly
+
+    def _vm_expm1(self, wide):
+        """exp(x) - 1 without cancellation.  |x| < 1: x + x**2 Q(x), Taylor to x**18/18!.
+        Otherwise x = k ln2 + r (+ c, the rounding of r), expm1(r) = r + r**2 P(r) to r**14/14!,
+        then 2**k (expm1(r) + (1 - 2**-k)), well conditioned for |k| >= 1 once |x| >= 1.  -1 below
+        -45, inf above exp's overflow."""
+        b = self.b
+        clamped = self.py_max(self.py_min(wide, _c(709.79), True), _c(-45.0), True)
+        k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
+        hi = b.fsub(clamped, b.fmul(k, _c(LN2_HI)))  # exact
+        lo = b.fmul(k, _c(LN2_LO))
+        r = b.fsub(hi, lo)
+        c = b.fsub(b.fsub(hi, r), lo)  # what rounding r lost: x = k ln2 + r + c
+        poly = _c(1.0 / _factorial(14))
+        for n in range(13, 1, -1):
+            poly = self._muladd(poly, r, _c(1.0 / _factorial(n)))
+        small = self._muladd(b.fmul(r, r), poly, r)  # expm1(r)
+        small = b.fadd(small, self._muladd(c, small, c))  # expm1(r + c) to first order in c
+        # |x| < 1: the Taylor series of x itself; 2**k (...) would cancel for k = 1 and x < 0.5
+        direct = _c(1.0 / _factorial(18))
+        for n in range(17, 1, -1):
+            direct = self._muladd(direct, wide, _c(1.0 / _factorial(n)))
+        direct = self._muladd(b.fmul(wide, wide), direct, wide)
+        ki = b.fptosi(k, I64)
+        minus_k = self._int_max(b.neg(ki), -1000)  # 2**-k below 2**-1000 does not change 1 - 2**-k
+        shifted = b.fadd(small, b.fsub(_c(1.0), self._pow2(minus_k)))
+        half = b.ashr(ki, ll.Constant(I64, 1))
+        result = b.fmul(b.fmul(shifted, self._pow2(half)), self._pow2(b.sub(ki, half)))
+        result = b.select(b.fcmp_ordered("<", self._intrinsic("llvm.fabs", [wide]), _c(1.0)), direct, result)
+        result = b.select(b.fcmp_ordered(">", wide, _c(709.782712893384)), _c(float("inf")), result)
+        result = b.select(b.fcmp_ordered("<", wide, _c(-45.0)), _c(-1.0), result)
+        result = b.select(b.fcmp_ordered("==", wide, _c(0.0)), wide, result)  # keeps -0.0
+        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
+
+    def _vm_tanh(self, wide):
+        """tanh on top of expm1: with t = expm1(2|x|), t / (t + 2) below |x| = 1 (t's error
+        shrinks by 2 / (t + 2) < 1 there; fdlibm's -t / (t + 2) of t = expm1(-2|x|) would grow
+        it), the sum and the quotient corrected for their rounding; 1 - 2 / (t + 2) above; 1 from
+        22 on; the sign of x (so -0.0 stays)."""
+        b = self.b
+        ax = self._intrinsic("llvm.fabs", [wide])
+        large = b.fcmp_ordered(">=", ax, _c(1.0))
+        t = self._vm_expm1(b.fmul(ax, _c(2.0)))
+        d = b.fadd(t, _c(2.0))
+        two_part = b.fsub(d, t)  # Knuth's two-sum: t + 2 = d + d_error exactly, for any t
+        d_error = b.fadd(b.fsub(t, b.fsub(d, two_part)), b.fsub(_c(2.0), two_part))
+        inverse = b.fdiv(_c(1.0), d)  # the one division (three cost more than the polynomials)
+        q = b.fmul(t, inverse)
+        # t / (d + d_error) = q + (t - q d - q d_error) / d, t - q d exact by fma
+        remainder = b.fsub(self._intrinsic("llvm.fma", [b.fneg(q), d, t]), b.fmul(q, d_error))
+        inner = self._muladd(remainder, inverse, q)
+        outer = b.fsub(_c(1.0), b.fmul(_c(2.0), inverse))
+        result = b.select(large, outer, inner)
+        result = b.select(b.fcmp_ordered(">", ax, _c(22.0)), _c(1.0), result)
+        result = self._intrinsic("llvm.copysign", [result, wide])
+        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
+
+    # ---- log family ----------------------------------------------------------------------
+    def _vm_log(self, wide):
+        """log(x): x = 2**e * m with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s) as an odd
+        series, plus e ln2 in two parts.  Within 1 ulp of libm."""
+        b = self.b
+        exponent, f, correction = self._log_parts(wide)
+        log_m = b.fsub(f, correction)
+        e = b.sitofp(exponent, F64)
+        result = b.fadd(b.fmul(e, _c(LN2_HI)), b.fadd(log_m, b.fmul(e, _c(LN2_LO))))
+        return self._log_specials(wide, result)
+
+    def _vm_log2(self, wide):
+        """e + log(m) / ln2: exact for powers of two."""
+        b = self.b
+        exponent, f, correction = self._log_parts(wide)
+        hi, lo = self._scaled_log_m(f, correction, 1.4426950408889634, 2.0355273740931033e-17)  # 1/ln2
+        e = b.sitofp(exponent, F64)
+        head = b.fadd(e, hi)
+        tail = b.fadd(b.fsub(e, head), hi)  # exact: what head lost (|e| >= |hi| or e == 0)
+        return self._log_specials(wide, b.fadd(head, b.fadd(tail, lo)))
+
+    def _vm_log10(self, wide):
+        """e log10(2) + log(m) / ln10, log10(2) in two parts (HI with 32 bits: e HI is exact)."""
+        b = self.b
+        exponent, f, correction = self._log_parts(wide)
+        hi, lo = self._scaled_log_m(f, correction, 0.4342944819032518, 1.098319650216765e-17)  # 1/ln10
+        e = b.sitofp(exponent, F64)
+        e_hi = b.fmul(e, _c(0.30102999566361177))
+        head = b.fadd(e_hi, hi)
+        big = b.fcmp_ordered(">=", self._intrinsic("llvm.fabs", [e_hi]), self._intrinsic("llvm.fabs", [hi]))
+        tail = b.select(big, b.fadd(b.fsub(e_hi, head), hi), b.fadd(b.fsub(hi, head), e_hi))
+        lo = b.fadd(lo, b.fmul(e, _c(3.6942390771589308e-13)))
+        return self._log_specials(wide, b.fadd(head, b.fadd(tail, lo)))
+
+    def _scaled_log_m(self, f, correction, inv_hi: float, inv_lo: float):
+        """(f - correction) * (inv_hi + inv_lo) as hi + lo (``llvm.fma`` gives the exact error
+        of f * inv_hi), far more precise than rounding log(m) first."""
+        b = self.b
+        hi = b.fmul(f, _c(inv_hi))
+        error = self._intrinsic("llvm.fma", [f, _c(inv_hi), b.fneg(hi)])
+        rest = b.fsub(b.fmul(f, _c(inv_lo)), b.fmul(correction, _c(inv_hi)))
+        return hi, b.fadd(error, rest)
+
+    def _vm_log1p(self, wide):
+        """log(u) + ((x - (u - 1)) / u) with u = 1 + x: the quotient puts back what rounding
+        1 + x lost; x itself where u == 1 (|x| below half an ulp of 1, -0.0 too)."""
+        b = self.b
+        u = b.fadd(wide, _c(1.0))
+        log_u = self._vm_log(u)
+        correction = b.fdiv(b.fsub(wide, b.fsub(u, _c(1.0))), u)
+        result = b.fadd(log_u, correction)
+        result = b.select(b.fcmp_ordered("==", u, _c(1.0)), wide, result)
+        result = b.select(b.fcmp_ordered("==", wide, _c(-1.0)), _c(float("-inf")), result)
+        result = b.select(b.fcmp_ordered("<", wide, _c(-1.0)), _c(float("nan")), result)
+        result = b.select(b.fcmp_ordered("==", wide, _c(float("inf"))), wide, result)
+        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
+
+    def _log_parts(self, wide):
+        """(e, f, c) with wide = 2**e * m and log(m) = f - c, m in [sqrt(1/2), sqrt(2)) (subnormals scaled by
+        2**54 first); log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, as an odd series
+        to s**23 (truncation below 1e-18)."""
+        b = self.b
+        tiny = b.fcmp_ordered("<", wide, _c(2.2250738585072014e-308))
+        scaled = b.select(tiny, b.fmul(wide, _c(2.0 ** 54)), wide)
+        bits = b.bitcast(scaled, I64)
+        exponent = b.sub(b.lshr(bits, ll.Constant(I64, 52)), ll.Constant(I64, 1023))
+        exponent = b.select(tiny, b.sub(exponent, ll.Constant(I64, 54)), exponent)
+        mantissa_bits = b.or_(b.and_(bits, ll.Constant(I64, (1 << 52) - 1)), ll.Constant(I64, 1023 << 52))
+        m = b.bitcast(mantissa_bits, F64)  # in [1, 2)
+        big = b.fcmp_ordered(">", m, _c(1.4142135623730951))
+        m = b.select(big, b.fmul(m, _c(0.5)), m)
+        exponent = b.select(big, b.add(exponent, ll.Constant(I64, 1)), exponent)
+        f = b.fsub(m, _c(1.0))
+        s = b.fdiv(f, b.fadd(f, _c(2.0)))
+        z = b.fmul(s, s)
+        tail = _c(1.0 / 23.0)  # (atanh(s) / s - 1) / z = 1/3 + z/5 + ... + z**10/23
+        for n in range(21, 1, -2):
+            tail = self._muladd(tail, z, _c(1.0 / n))
+        # log(m) = 2s (1 + z tail) = f - s (f - 2 z tail), since 2s = f - s f: f is exact and the
+        # correction is at most a fifth of it, so its rounding barely shows
+        return exponent, f, b.fmul(s, b.fsub(f, b.fmul(_c(2.0), b.fmul(z, tail))))
+
+    def _log_specials(self, wide, result):
+        """libm's log at 0 (-inf), below 0 (NaN), inf and NaN."""
+        b = self.b
+        result = b.select(b.fcmp_ordered("==", wide, _c(0.0)), _c(float("-inf")), result)
+        result = b.select(b.fcmp_ordered("<", wide, _c(0.0)), _c(float("nan")), result)
+        result = b.select(b.fcmp_ordered("==", wide, _c(float("inf"))), wide, result)
+        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
+
+    # ---- sin and cos ---------------------------------------------------------------------
+    def _vm_sin(self, wide):
+        return self._trig(wide, "sin")
+
+    def _vm_cos(self, wide):
+        return self._trig(wide, "cos")
+
+    def _trig(self, wide, name: str):
+        """fdlibm's medium reduction x = n pi/2 + (y0 + y1) with pi/2 in three 33-bit pieces
+        (all three always: no branch), its sin and cos kernels on [-pi/4, pi/4], the quadrant
+        n mod 4 choosing between them.  Outside |x| <= TRIG_DOMAIN the element calls libm."""
+        b = self.b
+        outside = b.fcmp_unordered(">", self._intrinsic("llvm.fabs", [wide]), _c(TRIG_DOMAIN))
+        x = b.select(outside, _c(0.0), wide)  # keeps the reduction finite; the value is replaced
+        y0, y1, n = self._reduce_pio2(x)
+        sin_r, cos_r = self._sin_kernel(y0, y1), self._cos_kernel(y0, y1)
+        quadrant = b.and_(b.fptosi(n, I64), ll.Constant(I64, 3))
+        if name == "cos":
+            quadrant = b.add(quadrant, ll.Constant(I64, 1))  # cos(x) = sin(x + pi/2)
+        odd = b.trunc(quadrant, ll.IntType(1))
+        negative = b.trunc(b.lshr(quadrant, ll.Constant(I64, 1)), ll.IntType(1))
+        value = b.select(odd, cos_r, sin_r)
+        value = b.select(negative, b.fneg(value), value)
+        if name == "sin":
+            value = b.select(b.fcmp_ordered("==", wide, _c(0.0)), wide, value)  # keeps -0.0
+        return self._fallback(name, wide, value)
+
+    def _reduce_pio2(self, x):
+        b = self.b
+        n = self._intrinsic("llvm.rint", [b.fmul(x, _c(6.36619772367581382433e-01))])
+        r = b.fsub(x, b.fmul(n, _c(PIO2[0][0])))  # exact: n < 2**20, PIO2[0][0] has 33 bits
+        w = b.fmul(n, _c(PIO2[0][1]))
+        for piece, tail in PIO2[1:]:
+            t = r
+            w = b.fmul(n, _c(piece))
+            r = b.fsub(t, w)
+            w = b.fsub(b.fmul(n, _c(tail)), b.fsub(b.fsub(t, r), w))
+        y0 = b.fsub(r, w)
+        y1 = b.fsub(b.fsub(r, y0), w)
+        return y0, y1, n
+
+    def _sin_kernel(self, x, y):
+        """fdlibm __kernel_sin(x, y, 1): sin(x + y) for |x + y| <= pi/4."""
+        b = self.b
+        z = b.fmul(x, x)
+        w = b.fmul(z, z)
+        r = b.fadd(self._muladd(z, self._muladd(z, _c(SIN[3]), _c(SIN[2])), _c(SIN[1])),
+                   b.fmul(b.fmul(z, w), self._muladd(z, _c(SIN[5]), _c(SIN[4]))))
+        v = b.fmul(z, x)
+        inner = b.fsub(b.fmul(z, b.fsub(b.fmul(_c(0.5), y), b.fmul(v, r))), y)
+        return b.fsub(x, b.fsub(inner, b.fmul(v, _c(SIN[0]))))
+
+    def _cos_kernel(self, x, y):
+        """fdlibm __kernel_cos(x, y): cos(x + y) for |x + y| <= pi/4."""
+        b = self.b
+        z = b.fmul(x, x)
+        w = b.fmul(z, z)
+        r = b.fadd(b.fmul(z, self._muladd(z, self._muladd(z, _c(COS[2]), _c(COS[1])), _c(COS[0]))),
+                   b.fmul(b.fmul(w, w), self._muladd(z, self._muladd(z, _c(COS[5]), _c(COS[4])), _c(COS[3]))))
+        hz = b.fmul(_c(0.5), z)
+        w = b.fsub(_c(1.0), hz)
+        return b.fadd(w, b.fadd(b.fsub(b.fsub(_c(1.0), w), hz), b.fsub(b.fmul(z, r), b.fmul(x, y))))
+
+    def _fallback(self, name: str, wide, value):
+        """``value``, or libm's ``name``(wide) where |wide| > TRIG_DOMAIN or NaN (see the module
+        docstring: a call LLVM can vectorize)."""
+        fn = self.b.module.globals.get(FALLBACK + name)
+        if fn is None:
+            fn = ll.Function(self.b.module, ll.FunctionType(F64, [F64, F64]), name=FALLBACK + name)
+        return self.b.call(fn, [wide, value])
+
+    # ---- pow with a small integer exponent -----------------------------------------------
+    def inline_power(self, x, n: int):
+        """x**n for n in 2..4 from x*x split into a rounded product and its exact error
+        (``llvm.fma``), so the result is rounded once or twice instead of n - 1 times."""
+        b = self.b
+        h = b.fmul(x, x)
+        if n == 2:
+            return h
+        low = self._intrinsic("llvm.fma", [x, x, b.fneg(h)])
+        if n == 3:
+            exact = self._intrinsic("llvm.fma", [h, x, b.fmul(low, x)])
+            plain = b.fmul(h, x)
+        else:
+            exact = self._intrinsic("llvm.fma", [h, h, b.fmul(b.fmul(h, low), ll.Constant(x.type, 2.0))])
+            plain = b.fmul(h, h)
+        # where the power overflows (or x is not finite) the error terms may be inf or NaN: there
+        # the plain product is right
+        finite = b.fcmp_ordered("<", self._intrinsic("llvm.fabs", [plain]), ll.Constant(x.type, float("inf")))
+        return b.select(finite, exact, plain)
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _pow2(self, exponent):
+        """2.0**exponent for an i64 exponent in the normal range, from the bits."""
+        bits = self.b.shl(self.b.add(exponent, ll.Constant(I64, 1023)), ll.Constant(I64, 52))
+        return self.b.bitcast(bits, F64)
+
+    def _int_max(self, value, floor: int):
+        bound = ll.Constant(I64, floor)
+        return self.b.select(self.b.icmp_signed("<", value, bound), bound, value)
+
+
+def fallback_module(names, triple: str) -> str:
+    """The libm fallbacks that ``_fallback`` calls, as IR text to link into the kernel's module:
+    per name a scalar helper (``libm(x) if |x| > TRIG_DOMAIN or x is NaN else r``, never
+    inlined) and vector variants for 2..16 lanes that test all lanes at once and call libm lane by lane only
+    when one of them is outside the domain."""
+    parts = [f'target triple = "{triple}"', "declare double @llvm.fabs.f64(double)",
+             '!0 = !{!"branch_weights", i32 1, i32 1000}']
+    used = []
+    for group, name in enumerate(sorted(names), start=1):
+        helper = f'@"{FALLBACK}{name}"'
+        variants = ",".join(f"_ZGV_LLVM_N{n}vv_{FALLBACK}{name}({FALLBACK}{name}.v{n})"
+                            for n in VECTOR_WIDTHS)
+        parts.append(f"declare double @{name}(double)")
+        parts.append(f"define double {helper}(double %x, double %r) #{group} {{\n"
+                     "  %a = call double @llvm.fabs.f64(double %x)\n"
+                     f"  %bad = fcmp ugt double %a, {TRIG_DOMAIN:e}\n"
+                     "  br i1 %bad, label %slow, label %fast, !prof !0\n"
+                     "fast:\n  ret double %r\n"
+                     f"slow:\n  %s = call double @{name}(double %x)\n  ret double %s\n}}")
+        parts.append(f"attributes #{group} = {{ noinline nounwind willreturn memory(none) "
+                     f'"vector-function-abi-variant"="{variants}" }}')
+        for n in VECTOR_WIDTHS:
+            parts.append(_vector_variant(name, n))
+            used.append(f'ptr @"{FALLBACK}{name}.v{n}"')
+    for n in VECTOR_WIDTHS:
+        parts.append(f"declare <{n} x double> @llvm.fabs.v{n}f64(<{n} x double>)")
+    parts.append(f"@llvm.compiler.used = appending global [{len(used)} x ptr] [{', '.join(used)}], "
+                 'section "llvm.metadata"')
+    return "\n".join(parts) + "\n"
+
+
+def _vector_variant(name: str, n: int) -> str:
+    vec = f"<{n} x double>"
+    lanes = []
+    previous = "%r"
+    for i in range(n):
+        # libm itself, not the scalar helper: the optimiser would map that call back onto this
+        # variant (its vector-function-abi-variant) and recurse
+        lanes.append(f"  %x{i} = extractelement {vec} %x, i32 {i}\n"
+                     f"  %r{i} = extractelement {vec} %r, i32 {i}\n"
+                     f"  %b{i} = extractelement <{n} x i1> %bad, i32 {i}\n"
+                     f"  %s{i} = call double @{name}(double %x{i})\n"
+                     f"  %v{i} = select i1 %b{i}, double %s{i}, double %r{i}\n"
+                     f"  %o{i} = insertelement {vec} {previous}, double %v{i}, i32 {i}\n")
+        previous = f"%o{i}"
+    return (f'define internal {vec} @"{FALLBACK}{name}.v{n}"({vec} %x, {vec} %r) {{\n'
+            f"  %a = call {vec} @llvm.fabs.v{n}f64({vec} %x)\n"
+            f"  %bad = fcmp ugt {vec} %a, splat (double {TRIG_DOMAIN:e})\n"
+            f"  %mask = bitcast <{n} x i1> %bad to i{n}\n"
+            f"  %any = icmp ne i{n} %mask, 0\n"
+            f"  br i1 %any, label %slow, label %fast, !prof !0\n"
+            f"fast:\n  ret {vec} %r\n"
+            f"slow:\n{''.join(lanes)}  ret {vec} {previous}\n}}")
