@@ -177,9 +177,9 @@ def test_2d_asymmetric_stencil_on_cluster(client):
 
 
 def _rebuilt_kernels() -> list[str]:
-    from polyfuse import kernel as shipping
+    from polyfuse.kernel import _KERNELS  # the process's rebuilt (unpickled) kernels
 
-    return [k.py_func.__name__ for k in shipping._KERNELS.values() if k.signatures]
+    return [k.py_func.__name__ for k in _KERNELS.values() if k.signatures]
 
 
 def test_fused_chain_with_local_temporary(scheduler):
