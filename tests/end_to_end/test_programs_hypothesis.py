@@ -42,14 +42,14 @@ def differential(prog, target: str, sizes, seed: int) -> None:
                                names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
 
 
-@settings(max_examples=30, **COMMON)
+@settings(max_examples=22, **COMMON)
 @given(prog=programs(), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_programs_python(prog, n, seed):
     differential(prog, "python", sorted({n, 5}), seed)
 
 
 @pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet")
-@settings(max_examples=18, **COMMON)
+@settings(max_examples=14, **COMMON)
 @given(prog=programs(), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_programs_cpu(prog, n, seed):
     # 17 as well: longer loops reach schedules the small sizes do not (fuse="max" contracted an

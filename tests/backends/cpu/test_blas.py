@@ -128,7 +128,7 @@ def test_the_call_is_in_the_code_and_blas_false_keeps_loops():
 _SLICES = st.sampled_from([":", "::2", "1:", ":-1", "::-1", "2:-3:3"])
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(rows=_SLICES, depth=_SLICES, cols=_SLICES, ta=st.booleans(), tb=st.booleans(),
        dtype=st.sampled_from([np.float64, np.float32]))
 def test_random_views_of_both_operands(rows, depth, cols, ta, tb, dtype):
