@@ -365,7 +365,7 @@ def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
     lw.allocate(array, s.out_extents, dtype)
     result = leaf(array, s.out_extents, dtype)
     blas = _blas_shape(lw, s)
-    lw.pre.extend(_sum_into(lw, s, result) if blas is None else _blas_into(lw, node, s, blas, result))
+    lw.pre.extend(_sum_into(lw, s, result) if blas is None else _blas_into(lw, s, blas, result))
     return result
 
 
@@ -408,7 +408,7 @@ def _accumulate(lw: Lowering, node: ast.AST, s: _Sum, target: View) -> list[ast.
             lw.mismatch(mine, theirs)
     blas = _blas_shape(lw, s)
     if blas is not None and _plain(target):
-        return _blas_into(lw, node, s, blas, target)
+        return _blas_into(lw, s, blas, target)
     return _sum_into(lw, s, target)
 
 
@@ -459,7 +459,7 @@ def _plain(view: View) -> bool:
             and not any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(probe.slice)))
 
 
-def _blas_into(lw: Lowering, node: ast.AST, s: _Sum, shape: _BlasShape, target: View) -> list[ast.stmt]:
+def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View) -> list[ast.stmt]:
     """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's')`` statement (lifted by
     frontend.lift as a model/region.py ``Matmul``); an operand that computes its elements
     (``alpha * A``, ``np.maximum(h, 0)``) is stored in a local array first, as NumPy does."""

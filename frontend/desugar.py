@@ -329,12 +329,26 @@ class Desugar(StatementTransformer):
         return self.rw.placed(shape_node(array, 0), like)
 
 
-def _int_literal(node: ast.expr) -> int | None:
-    """``3`` or ``-1``."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _int_literal(node.operand)
-        return None if inner is None else -inner
-    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+def int_constant(node: ast.expr) -> int | None:
+    """The value of an integer constant expression (+ - * // % of int literals), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = int_constant(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, tuple(_FOLD)):
+        a, b = int_constant(node.left), int_constant(node.right)
+        if a is None or b is None or (isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b == 0):
+            return None
+        return _FOLD[type(node.op)](a, b)
+    return None
+
+
+_FOLD: dict[type, Callable[[int, int], int]] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+}
+
 
 
 class _IndexTuple(ast.NodeTransformer):
@@ -351,7 +365,7 @@ class _IndexTuple(ast.NodeTransformer):
             elts: list[ast.expr] = [self.rw.placed(ast.Name(n, ast.Load()), node.slice) for n in self.names]
             node.slice = self.rw.placed(ast.Tuple(elts, ast.Load()), node.slice)
             return node
-        axis = _int_literal(node.slice)
+        axis = int_constant(node.slice)
         if isinstance(node.value, ast.Name) and node.value.id == self.name and axis is not None \
                 and -len(self.names) <= axis < len(self.names):
             return self.rw.placed(ast.Name(self.names[axis], ast.Load()), node)

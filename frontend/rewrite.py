@@ -25,6 +25,7 @@ listed in ``KernelSource.foreign`` so that errors point at the helper's own line
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import dataclasses
 import types
@@ -43,6 +44,7 @@ from .desugar import (
     StatementTransformer,
     constant_texts,
     function_locals,
+    int_constant,
     local_extents,
     shape_node,
 )
@@ -195,12 +197,18 @@ class Inliner(StatementTransformer):
         node.body, node.orelse = self.block(node.body), self.block(node.orelse)
         return node
 
-    def visit_While(self, node: ast.While):
-        self.conditional += 1  # the test runs again each iteration: nothing can be hoisted from it
+    @contextlib.contextmanager
+    def maybe_unevaluated(self):
+        """Inside: an expression Python may not evaluate, or evaluates again (nothing hoisted)."""
+        self.conditional += 1
         try:
-            node.test = self.visit(node.test)
+            yield
         finally:
             self.conditional -= 1
+
+    def visit_While(self, node: ast.While):
+        with self.maybe_unevaluated():  # the test runs again each iteration
+            node.test = self.visit(node.test)
         node.body, node.orelse = self.block(node.body), self.block(node.orelse)
         return node
 
@@ -211,20 +219,14 @@ class Inliner(StatementTransformer):
 
     def visit_IfExp(self, node: ast.IfExp):
         node.test = self.visit(node.test)
-        self.conditional += 1
-        try:
+        with self.maybe_unevaluated():
             node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
-        finally:
-            self.conditional -= 1
         return node
 
     def visit_BoolOp(self, node: ast.BoolOp):
         first, rest = node.values[0], node.values[1:]
-        self.conditional += 1
-        try:
+        with self.maybe_unevaluated():
             rest = [self.visit(v) for v in rest]
-        finally:
-            self.conditional -= 1
         node.values = [self.visit(first)] + rest
         return node
 
@@ -515,7 +517,7 @@ class Normalizer(ast.NodeTransformer):
         self.generic_visit(node)
         extents = self.local(node.value.value) if isinstance(node.value, ast.Attribute) \
             and node.value.attr == "shape" else None
-        axis = _constant(node.slice)
+        axis = int_constant(node.slice)
         if extents is not None and axis is not None and -len(extents) <= axis < len(extents):
             return self.extent(extents, axis % len(extents), node)
         view = _shape_of(node.value, self.rw.ranks)
@@ -560,27 +562,6 @@ def _shape_of(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
     if isinstance(node, ast.Attribute) and node.attr == "shape":
         return _view(node.value, ranks)
     return None
-
-
-def _constant(node: ast.expr) -> int | None:
-    """The value of an integer constant expression (+ - * // % of int literals), else None."""
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        inner = _constant(node.operand)
-        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, tuple(_FOLD)):
-        a, b = _constant(node.left), _constant(node.right)
-        if a is None or b is None or (isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b == 0):
-            return None
-        return _FOLD[type(node.op)](a, b)
-    return None
-
-
-_FOLD: dict[type, Callable[[int, int], int]] = {
-    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
-}
 
 
 # ---- 3. integer locals that are sizes -----------------------------------------------------------
@@ -635,12 +616,12 @@ def _shape_at(rw: Rewriter, array: str, axis: int, like: ast.AST) -> ast.expr:
 
 def _is_size(node: ast.expr, rw: Rewriter, ints: set[str], sizes: dict[str, ast.expr]) -> bool:
     """Whether ``node`` is affine in ``ints``, extents and earlier sizes."""
-    if _constant(node) is not None:
+    if int_constant(node) is not None:
         return True
     if isinstance(node, ast.Name):
         return node.id in ints or node.id in sizes
     if isinstance(node, ast.Subscript):
-        view, axis = _shape_of(node.value, rw.ranks), _constant(node.slice)
+        view, axis = _shape_of(node.value, rw.ranks), int_constant(node.slice)
         return view is not None and view[1] == 0 and axis is not None and 0 <= axis < rw.ranks[view[0]]
     if isinstance(node, ast.UnaryOp):
         return isinstance(node.op, (ast.USub, ast.UAdd)) and _is_size(node.operand, rw, ints, sizes)
@@ -649,9 +630,9 @@ def _is_size(node: ast.expr, rw: Rewriter, ints: set[str], sizes: dict[str, ast.
         if isinstance(node.op, (ast.Add, ast.Sub)):
             return sides
         if isinstance(node.op, ast.Mult):
-            return sides and (_constant(node.left) is not None or _constant(node.right) is not None)
+            return sides and (int_constant(node.left) is not None or int_constant(node.right) is not None)
         if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
-            divisor = _constant(node.right)
+            divisor = int_constant(node.right)
             return sides and divisor is not None and divisor > 0
         return False
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max") \
