@@ -42,7 +42,7 @@ def differential(prog, target: str, sizes, seed: int) -> None:
                                names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
 
 
-@settings(max_examples=22, **COMMON)
+@settings(max_examples=16, **COMMON)
 @given(prog=programs(), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_programs_python(prog, n, seed):
     differential(prog, "python", sorted({n, 5}), seed)
@@ -65,7 +65,7 @@ def test_random_numba_style_programs_python(prog, n, seed):
 
 
 @pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet")
-@settings(max_examples=10, **COMMON)
+@settings(max_examples=8, **COMMON)
 @given(prog=programs(numba_style=True), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_numba_style_programs_cpu(prog, n, seed):
     differential(prog, "cpu", sorted({n, 6, 17}), seed)

@@ -118,7 +118,8 @@ def test_stencils_bitwise_equal_at_odd_sizes_on_1_2_3_threads(fresh, forced, nam
     assert_regions_ran(backend, 2 * len(sizes_with_barriers))
 
 
-@pytest.mark.parametrize("name", ["jacobi-2d", "fdtd-2d"])
+# off by default (ISOLATE_FULL_TILES): one stencil keeps it working; fdtd-2d took 40-120 s of CI
+@pytest.mark.parametrize("name", ["jacobi-2d"])
 def test_isolated_full_tiles_bitwise_equal(fresh, forced, name):
     fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES[name])
     fresh.setattr(time_tiling, "ISOLATE_FULL_TILES", True)
@@ -211,7 +212,7 @@ def stencil_programs(draw):
     return "\n".join(lines) + "\n", rank, len(names)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=9, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(program=stencil_programs(), tsteps=st.integers(0, 7), n=st.integers(3, 13), seed=st.integers(0, 99))
 def test_random_stencils_bitwise_equal(fresh, forced, program, tsteps, n, seed):
     """On one thread, then (after the measuring call) on a forced team of two."""

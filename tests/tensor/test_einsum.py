@@ -298,7 +298,7 @@ def einsum_problems(draw):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(problem=einsum_problems(), seed=st.integers(0, 2**16))
 def test_random_subscripts_match_numpy(target, problem, seed):
     subscripts, shapes, dtype = problem
