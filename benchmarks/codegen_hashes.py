@@ -11,6 +11,7 @@ Run before and after a change and compare the two JSON files:
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import sys
@@ -45,7 +46,19 @@ def compare(before: str, after: str) -> int:
     return 1 if differences else 0
 
 
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", nargs="?", help="JSON file to write the hashes into")
+    parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two hash files")
+    args = parser.parse_args(argv)
+    if args.compare:
+        return compare(*args.compare)
+    if args.output is None:
+        parser.error("give an output file, or --compare BEFORE AFTER")
+    with open(args.output, "w") as f:
+        json.dump(hashes(), f, indent=1)
+    return 0
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--compare":
-        sys.exit(compare(sys.argv[2], sys.argv[3]))
-    json.dump(hashes(), open(sys.argv[1], "w"), indent=1)
+    sys.exit(main(sys.argv[1:]))
