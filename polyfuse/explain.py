@@ -177,6 +177,11 @@ def _text(value: Any) -> str:
 def _item(value: Any) -> str:
     if not isinstance(value, dict):
         return f"- {value}"
+    if "may read" in value:  # a loop kept as written (a while loop, a BLAS product, ...)
+        private = f"; private {', '.join(value['private'])}" if value["private"] else ""
+        return (f"- {value['statement']} (line {value['line']}): {value['source']}\n    kept as written: "
+                f"{value['why']}; may read {', '.join(value['may read']) or 'nothing'}; may write "
+                f"{', '.join(value['may write']) or 'nothing'}{private}")
     if "source" in value:
         return (f"- {value['name']} (line {value['line']}): {value['source']}\n"
                 f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")

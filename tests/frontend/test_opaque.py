@@ -49,6 +49,23 @@ def test_loop_bounds_read_from_arrays_are_kept_as_written(target):
     assert region["may write"] == ["y"]
 
 
+def test_explain_renders_kept_loops_as_text():
+    """str(explain()) renders every section; a kept loop has no domain or accesses of its own."""
+    text = str(polyfuse.kernel(csr_matvec).explain(*csr_args()))
+    assert "kept as written: loop bound reads array indptr" in text
+    assert "may write y" in text
+
+
+def matmul(A, B):
+    return A @ B
+
+
+def test_explain_renders_a_blas_product_as_text():
+    A = np.ones((64, 64))
+    text = str(polyfuse.kernel(matmul).explain(A, A))
+    assert "kept as written: " in text and "A @ B" in text
+
+
 def bisection(a, out, tol):
     for i in range(a.shape[0]):
         lo = 0.0
