@@ -59,9 +59,15 @@ _REFUSED = {
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     **dict.fromkeys(("reshape", "ravel", "flatten", "squeeze", "resize", "concatenate", "stack", "hstack",
-                     "vstack", "linspace", "tile", "repeat"), _SHAPES),
+                     "vstack", "tile", "repeat"), _SHAPES),
 }
 _OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+_COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
+    "less": ast.Lt, "less_equal": ast.LtE, "greater": ast.Gt, "greater_equal": ast.GtE, "equal": ast.Eq,
+    "not_equal": ast.NotEq,
+}
+_LOGICAL_UFUNCS: dict[str, type[ast.operator]] = {"logical_and": ast.BitAnd, "logical_or": ast.BitOr,
+                                                  "logical_xor": ast.BitXor}
 _BINARY_UFUNCS: dict[str, type[ast.operator]] = {
     "add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div, "true_divide": ast.Div,
     "floor_divide": ast.FloorDiv, "power": ast.Pow, "mod": ast.Mod, "remainder": ast.Mod,
@@ -296,13 +302,15 @@ class Lowering:
             if not isinstance(stmt.target, ast.Name):
                 return [_replace(stmt, body=self.lower_block(stmt.body))]
             self.loop_vars.add(stmt.target.id)
-            self.loops.append(_loop_range(stmt.target.id, stmt.iter))
+            bounds = self.known_extents(stmt.iter)
+            self.loops.append(_loop_range(stmt.target.id, bounds))
             try:
-                return [_replace(stmt, body=self.lower_block(stmt.body))]
+                return [_replace(stmt, iter=bounds, body=self.lower_block(stmt.body))]
             finally:
                 self.loops.pop()
         if isinstance(stmt, ast.If):
-            return [_replace(stmt, body=self.lower_block(stmt.body), orelse=self.lower_block(stmt.orelse))]
+            return [_replace(stmt, test=self.known_extents(stmt.test), body=self.lower_block(stmt.body),
+                             orelse=self.lower_block(stmt.orelse))]
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             return self.lower_return(stmt)
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
@@ -361,8 +369,9 @@ class Lowering:
             return [stmt]
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if isinstance(stmt.value, ast.Call) and _is_allocation(stmt.value, self.globals):
-                self.declare_local(target.id, stmt.value)
-                return [stmt]
+                call = self.known_shapes(stmt.value)
+                self.declare_local(target.id, call)
+                return [ast.Assign([target], call)]
             return self.bind_name(stmt, target.id)
         if isinstance(target, ast.Name):
             entry = self.lookup(target)
@@ -398,6 +407,29 @@ class Lowering:
             return [ast.Assign([_store(view.element(()))], value.element(()))]
         return self.store(stmt, view, value)
 
+    def known_extents(self, node: ast.expr) -> ast.expr:
+        """``node`` (a loop's range, an if's test) with ``v.shape[d]`` of the temporaries, views
+        and local arrays replaced by their extents; ``node`` itself when it has none."""
+        self.changed = False
+        replaced = _ViewShapes(self).visit(copy.deepcopy(node))
+        if not self.changed:
+            return node
+        self.any_changed = True
+        _locate(replaced, node)
+        return replaced
+
+    def known_shapes(self, call: ast.Call) -> ast.Call:
+        """An allocation with ``v.shape[d]`` and ``v.shape`` of the temporaries, views and local
+        arrays this lowering knows replaced by their extents (the lifter knows only arguments')."""
+        call = _ViewShapes(self).visit(copy.deepcopy(call))
+        shape = call.args[0] if call.args else None
+        if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name):
+            entry = self.names.get(shape.value.id)
+            if entry is not None and entry.kind != "arg":
+                self.changed = True
+                call.args[0] = ast.Tuple([e.node for e in entry.extents], ast.Load())
+        return call
+
     def declare_local(self, name: str, call: ast.Call) -> None:
         """Record the shape and dtype of ``name = np.<allocator>(...)`` (frontend.allocation reads
         the same call again while lifting and reports anything wrong with it)."""
@@ -431,6 +463,9 @@ class Lowering:
         """``name = expr``: a scalar local, or a new array temporary when ``expr`` is an array."""
         value = self.value(stmt.value)
         entry = self.names.get(name)
+        if entry is not None and not entry.live:  # the loop or branch of the earlier binding has ended:
+            del self.names[name]  # this binds a new name, as in Python
+            entry = None
         if value.rank == 0:
             if entry is not None:
                 raise self.error(stmt, f"{name!r} is an array; assigning a scalar to it rebinds the name "
@@ -440,8 +475,9 @@ class Lowering:
         self.changed = True
         if entry is not None and entry.kind not in ("temp", "view"):
             what = "argument" if entry.kind == "arg" else "local array"
-            raise self.error(stmt, f"rebinding {what} {name!r} to a new array; write into it with "
-                             f"{name}[...] = ... or use a new name", "array name rebound")
+            raise self.error(stmt, f"rebinding {what} {name!r} to a new array inside a loop or branch (only "
+                             f"the top level of the body may bind it again); write into it with {name}[...] = "
+                             "... or use a new name", "array name rebound")
         if entry is not None and entry.block != self.block:
             raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
                              "it was first bound; use a new name", "array name rebound")
@@ -452,7 +488,8 @@ class Lowering:
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "view", self.block,
                                          view=value)
             return []
-        array = name if entry is None and name not in self.args else self.fresh(f"{name}_")
+        array = name if entry is None and name not in self.args and name not in self.temporaries \
+            else self.fresh(f"{name}_")
         dtype = self.temp_dtype(stmt, value)
         self.allocate(array, value.extents, dtype)
         self.names[name] = ArrayName(array, value.extents, dtype, "temp", self.block)
@@ -469,21 +506,65 @@ class Lowering:
         if mask.rank == 0 or mask.vtype.dtype != "bool":
             return None
         base = self.value(target.value)
-        value = self.value(stmt.value)
-        if base.rank != mask.rank or value.rank:
+        unmasked = self.unmasked(stmt.value, target.slice, mask)
+        value = self.value(unmasked)
+        if base.rank != mask.rank or (value.rank and unmasked is stmt.value):
             raise self.error(stmt, "a boolean mask store of other than a scalar into an array of the mask's shape "
                              "(NumPy's count of selected elements decides the shape); use np.where", "boolean mask")
-        for mine, theirs in zip(base.extents, mask.extents):
-            if mine.text != theirs.text:
-                if mine.is_const(1) or theirs.is_const(1):
-                    raise self.error(target.slice, "a boolean mask whose shape differs from the array's (NumPy "
-                                     "raises IndexError)", "boolean mask")
-                self.mismatch(mine, theirs)
+        self.same_shape_as_mask(target.slice, base, mask)
         new = value if isinstance(stmt, ast.Assign) else self.binop(stmt, stmt.op, base, value)
         whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
         chosen = self.combine(stmt, [mask, new, base], lambda c, a, b: ast.IfExp(c, a, b),
                               promote_any(_unbool(new.vtype), _unbool(base.vtype)))
         return self.store(stmt, whole, chosen)
+
+    def same_shape_as_mask(self, node: ast.expr, array: View, mask: View) -> None:
+        for mine, theirs in zip(array.extents, mask.extents):
+            if mine.text != theirs.text:
+                if mine.is_const(1) or theirs.is_const(1):
+                    raise self.error(node, "a boolean mask whose shape differs from the array's (NumPy "
+                                     "raises IndexError)", "boolean mask")
+                self.mismatch(mine, theirs)
+
+    def unmasked(self, value: ast.expr, mask_node: ast.expr, mask: View) -> ast.expr:
+        """The value of ``x[mask] = value`` with each read ``a[mask]`` of the same mask replaced by
+        ``a``: NumPy pairs the selected elements in order, so element by element that is the value
+        where the mask holds (``Z[I] = Z[I] ** 2 + C[I]``).  Any other array in ``value`` has the
+        count's shape in NumPy, and is refused."""
+        key = ast.dump(mask_node)
+        reads: list[ast.Subscript] = []
+
+        class Unmask(ast.NodeTransformer):
+            def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+                if ast.dump(node.slice) == key:
+                    reads.append(node)
+                    return node.value
+                return self.generic_visit(node)
+
+        replaced = Unmask().visit(copy.deepcopy(value))
+        if not reads:
+            return value
+        originals = [n for n in ast.walk(value) if isinstance(n, ast.Subscript) and ast.dump(n.slice) == key]
+        for read in originals:
+            self.same_shape_as_mask(read, self.value(read.value), mask)
+        # expressions only: ast.Load() is one object shared by every node
+        self.only_masked_arrays(value, {id(n) for read in originals for n in ast.walk(read) if isinstance(n, ast.expr)})
+        return replaced
+
+    def only_masked_arrays(self, node: ast.expr, masked: set[int]) -> None:
+        """Refuse any array in ``node`` outside the masked reads (ids in ``masked``): in NumPy it
+        meets the selected elements, a 1-d array of data-dependent length."""
+        if id(node) in masked:
+            return
+        inner = [n for n in ast.iter_child_nodes(node) if isinstance(n, ast.expr)]
+        if any(id(n) in masked for n in ast.walk(node)) and isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call,
+                                                                               ast.Compare, ast.IfExp)):
+            for child in inner:
+                self.only_masked_arrays(child, masked)
+        elif not isinstance(node, ast.Constant) and self.value(copy.deepcopy(node)).rank:
+            raise self.error(node, f"array {ast.unparse(node)!r} in the value of a boolean mask store, not "
+                             "indexed by the mask (NumPy's count of selected elements decides the shape)",
+                             "boolean mask")
 
     def whole_temporary(self, view: View | None) -> bool:
         """Whether ``view`` is all of an array temporary this lowering allocated, in order."""
@@ -1026,6 +1107,17 @@ class Lowering:
             if a.rank or b.rank:  # np.add(x, y) is x + y on arrays
                 self.changed = True
                 return self.binop(node, _BINARY_UFUNCS[name](), a, b)
+        if module == "np" and name in _COMPARE_UFUNCS and len(node.args) == 2 and not node.keywords:
+            a, b = self.value(node.args[0]), self.value(node.args[1])
+            if a.rank or b.rank:  # np.less(x, y) is x < y on arrays
+                op = _COMPARE_UFUNCS[name]()
+                return self.elementwise(lambda u, v: ast.Compare(u, [op], [v]), [a, b], BOOL, node)
+        if module == "np" and (name in _LOGICAL_UFUNCS or name == "logical_not") and not node.keywords:
+            args = [self.value(a) for a in node.args]
+            if len(args) == (1 if name == "logical_not" else 2) and any(a.rank for a in args):
+                return self.logical_ufunc(node, name, args)
+        if module == "np" and name == "linspace":
+            return self.linspace(node)
         if module == "np" and name in ("flip", "flipud", "fliplr"):
             return self.flip(node, name)
         if module == "np" and name in ("eye", "identity"):
@@ -1204,6 +1296,61 @@ class Lowering:
             return ast.Call(copy.deepcopy(cast), [ast.BinOp(copy.deepcopy(start), ast.Add(), offset.node)], [])
 
         return View((smax(const(0), length),), VType("int64", False), element)
+
+    def logical_ufunc(self, node: ast.Call, name: str, args: list[View]) -> View:
+        """``np.logical_and/or/xor/not`` of arrays: the operands' truth values (``x != 0``; NaN is
+        true, as in NumPy) combined as ``& | ^ ~`` combine boolean arrays."""
+        truths = [a if a.vtype.dtype == "bool" else scalar_op(lambda v: ast.Compare(v, [ast.NotEq()], [
+            ast.Constant(0)]), [a], BOOL) if a.rank == 0 else self.elementwise(
+            lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [a], BOOL) for a in args]
+        if name == "logical_not":
+            return self.elementwise(lambda v: ast.UnaryOp(ast.Not(), v), truths, BOOL)
+        return self.logical(node, _LOGICAL_UFUNCS[name](), truths[0], truths[1])
+
+    def linspace(self, node: ast.Call) -> View:
+        """``np.linspace(start, stop, num, endpoint=True)`` of real scalars into float64, with
+        NumPy's own arithmetic: element ``i`` is ``i * step + start`` (``i / div * delta + start``
+        where the step underflows to 0, ``i * delta + start`` when ``div = 0``), the last one
+        ``stop`` exactly when ``endpoint``."""
+        given = dict(zip(("start", "stop", "num", "endpoint"), node.args))
+        for kw in node.keywords:
+            if kw.arg not in ("start", "stop", "num", "endpoint", "dtype") or kw.arg in given:
+                raise self.error(node, f"np.linspace() with {kw.arg}= is not supported", "np.linspace")
+            given[kw.arg] = kw.value
+        if len(node.args) > 4 or "start" not in given or "stop" not in given:
+            raise self.error(node, "np.linspace(start, stop, num=50, endpoint=True) takes at most 4 positional "
+                             "arguments", "np.linspace")
+        if "dtype" in given and _dtype_of(given["dtype"], self.globals) != "float64":
+            raise self.error(node, "np.linspace() with a dtype other than float64", "np.linspace")
+        ends = [self.value(given["start"]), self.value(given["stop"])]
+        if any(v.rank or v.vtype.is_complex or v.vtype.dtype == "bool" or not (v.vtype.weak or v.vtype.dtype
+               in ("float64", "int64")) for v in ends):
+            raise self.error(node, "np.linspace() of other than real scalars that give float64 (array or "
+                             "complex ends, float32 values)", "np.linspace")
+        endpoint = _bool_const(given.get("endpoint", ast.Constant(True)))
+        if endpoint is None:
+            raise self.error(node, "np.linspace() endpoint= must be True or False", "np.linspace")
+        num = sym_of(given.get("num", ast.Constant(50)))
+        div = num - const(1) if endpoint else num
+        f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())
+        start, stop, delta, step = (self.fresh(stem) for stem in ("lin_start", "lin_stop", "lin_delta", "lin_step"))
+        for name, value in ((start, ast.Call(f64, [ends[0].element(())], [])),
+                            (stop, ast.Call(copy.deepcopy(f64), [ends[1].element(())], [])),
+                            (delta, ast.parse(f"{stop} - {start}", mode="eval").body),
+                            (step, ast.parse(f"{delta} / max({div.text}, 1)", mode="eval").body)):
+            self.pre.append(ast.Assign([ast.Name(name, ast.Store())], value))
+            self.note_scalar(name, VType("float64", False))
+        self.changed = True
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            i, d = idx[0].text, div.text
+            ramp = f"(({i}) * {step} if {step} != 0 else ({i}) / ({d}) * {delta}) if {d} > 0 else ({i}) * {delta}"
+            value = f"({ramp}) + {start}"
+            if endpoint:
+                value = f"({stop} if ({i}) == ({num.text}) - 1 and ({num.text}) > 1 else {value})"
+            return ast.parse(value, mode="eval").body
+
+        return View((smax(const(0), num),), VType("float64", False), element)
 
     def running(self, node: ast.Call, kind: str, x: View, rest: list[ast.expr]) -> View:
         """``np.cumsum(x, axis)`` / ``np.cumprod``: a local array whose first element along the
@@ -1723,7 +1870,7 @@ def _replace(stmt, **fields):
     return ast.copy_location(new, stmt)
 
 
-def _locate(tree: ast.AST, origin: ast.stmt) -> None:
+def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
     """Every generated node points at the statement it came from (for error messages)."""
     for node in ast.walk(tree):
         if isinstance(node, (ast.expr, ast.stmt)):

@@ -2,6 +2,9 @@
 
 Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code already in the subset:
 
+0. ``rename_rebound``: an argument or a local array that the body binds again at its top level
+   (``image = image.astype(np.float32)``, ``dx = dx / 2``) gets a fresh name from there on
+   (``image_2``), as Python's new binding is a new object: the argument stays what the caller passed.
 1. ``Inliner``: calls to module-level Python functions (or ``numba.njit`` dispatchers) are
    inlined, ``y[i] = relu(x[i])`` -> ``y[i] = max(x[i], 0.0)``, and ``fill(A, n)`` as a statement
    -> the helper's body with its parameters replaced by the caller's arguments.  Subset
@@ -59,6 +62,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree = copy.deepcopy(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), pranges={}), globals_,
                   arguments)
+    tree.body = rename_rebound(rw, tree.body)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
     rw.local_extents = local_extents(rw, tree.body)
@@ -155,6 +159,57 @@ class Rewriter:
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
+
+
+# ---- 0. names bound again -------------------------------------------------------------------------
+
+def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """Each top-level ``name = value`` (``name op= value`` for a scalar argument) that binds an
+    argument, or a local array allocated at the top level, again becomes ``fresh = value``, and
+    every later use of ``name`` reads ``fresh``.  The statement runs unconditionally, so from there
+    on the name means the new value on every path, exactly as in Python.  Bindings inside loops and
+    branches are left alone (the lowering refuses those of arrays)."""
+    renames: dict[str, str] = {}
+    allocated: set[str] = set()
+    scalar_args = rw.args - set(rw.ranks)
+    out: list[ast.stmt] = []
+    for stmt in body:
+        target = _rebinding_target(stmt, scalar_args)
+        if target is not None and (target.id in rw.args or target.id in allocated or target.id in renames):
+            assert isinstance(stmt, (ast.Assign, ast.AugAssign))
+            value: ast.expr = stmt.value if isinstance(stmt, ast.Assign) else \
+                ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), stmt.op, stmt.value), stmt)
+            value = _Renamed(renames).visit(value)
+            renames[target.id] = rw.fresh(target.id)
+            out.append(ast.copy_location(ast.Assign([ast.copy_location(
+                ast.Name(renames[target.id], ast.Store()), target)], value), stmt))
+            continue
+        if isinstance(stmt, ast.Assign) and target is not None and isinstance(stmt.value, ast.Call) \
+                and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ALLOCATORS:
+            allocated.add(target.id)
+        out.append(_Renamed(renames).visit(stmt) if renames else stmt)
+    return out
+
+
+def _rebinding_target(stmt: ast.stmt, scalar_args: set[str]) -> ast.Name | None:
+    """The name a top-level statement binds as a whole: ``name = v``, or ``name op= v`` of a scalar
+    argument (for an array, ``op=`` writes in place)."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0]
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in scalar_args:
+        return stmt.target
+    return None
+
+
+class _Renamed(ast.NodeTransformer):
+    """Every name in ``renames`` (loads and stores) -> its new name, in place."""
+
+    def __init__(self, renames: dict[str, str]) -> None:
+        self.renames = renames
+
+    def visit_Name(self, node: ast.Name):
+        node.id = self.renames.get(node.id, node.id)
+        return node
 
 
 # ---- 1. helper functions ------------------------------------------------------------------------
@@ -499,6 +554,11 @@ class Normalizer(ast.NodeTransformer):
             extents = self.local(node.args[0])
             if extents:
                 return self.extent(extents, 0, node)
+            if isinstance(node.args[0], ast.Name) and node.args[0].id not in self.rw.args:
+                # another local (an array temporary, a view): len(a) is a.shape[0], which the
+                # NumPy lowering knows; of anything else the lifter reports the .shape
+                shape = ast.Attribute(self.rw.copy(node.args[0]), "shape", ast.Load())
+                return self.rw.placed(ast.Subscript(shape, ast.Constant(0), ast.Load()), node)
         return node
 
     def shape_tuple(self, node: ast.expr) -> list[ast.expr] | None:

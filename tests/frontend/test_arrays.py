@@ -289,7 +289,8 @@ def k_integer_bitwise(a, out):
 
 
 def k_rebind_argument(A, out):
-    A = A * 2.0
+    for i in range(2):
+        A = A * 2.0  # at the top level this is a new name (tests/frontend/test_rebinding.py)
     out[:] = A
 
 

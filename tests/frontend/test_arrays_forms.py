@@ -407,3 +407,70 @@ def test_mask_stores_refused_where_numpy_would_differ():
                             ("def k(x):\n    x[x[:1] > 0.5] = 0.0\n", "mask whose shape")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(source), target="python")(M.copy())
+
+
+# ---- third-party forms: logical and comparison ufuncs, linspace, masked reads in mask stores ----
+@pytest.mark.parametrize("expr", [
+    "np.logical_and(x > 0.2, y < 0.7)", "np.logical_or(x, y > 0.5)", "np.logical_xor(x > 0.5, y)",
+    "np.logical_not(x > 0.5)", "np.logical_not(x)", "np.where(np.logical_and(x, True), x, y)",
+    "np.less(x, y)", "np.greater_equal(x, 0.5) & np.not_equal(y, x)", "np.equal(x, 0.0) | np.less_equal(y, 0.1)",
+])
+def test_logical_and_comparison_ufuncs_of_arrays(expr):
+    x = M.copy()
+    x[0, :3] = (0.0, np.nan, -0.0)  # zeros are false, NaN is true, as in NumPy
+    _same(_kernel_from(f"def k(x, y):\n    return {expr}\n"), x, M[::-1].copy())
+
+
+@pytest.mark.parametrize("expr", [
+    "np.linspace(a, b, n)", "np.linspace(a, b, n, endpoint=False)", "np.linspace(0, 1, num=n) * 2 + a",
+    "np.linspace(b, a, n + 3)[1:]", "np.linspace(a, a, n)", "np.linspace(-1e-320, 1e-320, n)",
+])
+def test_linspace_is_numpys_arithmetic(expr):
+    for n in (0, 1, 2, 5, 12):
+        for a, b in ((0.5, 3.25), (-2.0, 1.0)):
+            # bit for bit: the same ramp i * step + start, the end exactly stop
+            fn = _kernel_from(f"def k(a, b, n):\n    return {expr}\n")
+            for target in ("python", "cpu"):
+                np.testing.assert_array_equal(polyfuse.kernel(fn, target=target)(a, b, n), fn(a, b, n))
+
+
+def test_linspace_refusals():
+    for expr, message in (("np.linspace(x, 1.0, 5)", "real scalars"), ("np.linspace(0, 1, 5, retstep=True)",
+                                                                          "retstep"),
+                          ("np.linspace(0, 1, 5, dtype=np.float32)", "dtype")):
+        with pytest.raises(UnsupportedError, match=message):
+            polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(V)
+
+
+def mandelbrot(xmin, xmax, ymin, ymax, xn, yn, maxiter):
+    X = np.linspace(xmin, xmax, xn)
+    Y = np.linspace(ymin, ymax, yn)
+    C = X + Y[:, None] * 1j
+    N = np.zeros(C.shape, dtype=np.int64)
+    Z = np.zeros(C.shape, dtype=np.complex128)
+    for n in range(maxiter):
+        inside = np.less(abs(Z), 2.0)
+        N[inside] = n
+        Z[inside] = Z[inside] ** 2 + C[inside]  # the selected elements, pair by pair
+    N[N == maxiter - 1] = 0
+    return Z, N
+
+
+def reciprocal_where_positive(x, y):
+    x[x > 0.3] = x[x > 0.3] ** -1.5
+    y[x < 2.0] = np.exp(y[x < 2.0]) * 2 + x[x < 2.0]
+    return x, y
+
+
+def test_mask_stores_of_masked_reads():
+    # NumPy's array z * z rounds like its SIMD loop (1 ulp from the scalar formula): a tolerance
+    _same(mandelbrot, -2.0, 1.0, -1.0, 1.0, 9, 7, 12, rtol=1e-13)
+    _same(reciprocal_where_positive, np.linspace(0.0, 1.0, 11), np.arange(11.0), rtol=1e-14)
+
+
+def test_mask_stores_of_arrays_not_indexed_by_the_mask_are_refused():
+    for source, message in (("def k(x, w):\n    x[x > 0.5] = x[x > 0.5] + w\n", "array 'w'"),
+                            ("def k(x, w):\n    x[x > 0.5] = x[x > 0.5] * np.ones(10)\n", "np.ones"),
+                            ("def k(x, w):\n    x[x > 0.5] = x[x < 0.5]\n", "boolean mask is not supported")):
+        with pytest.raises(UnsupportedError, match=message):
+            polyfuse.kernel(_kernel_from(source), target="python")(V.copy(), V.copy())

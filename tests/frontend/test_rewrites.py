@@ -412,10 +412,17 @@ def test_a_product_of_sizes_as_a_bound_keeps_the_loop_as_written():
 
 
 def k_assigns_argument(k, A):
-    k = A.shape[0]
+    k = A.shape[0]  # top level: a new name from here on (frontend/rewrite.py rename_rebound), a size
     for i in range(k):
         A[i] = 1.0
 
 
-def test_arguments_are_never_size_locals():
-    assert "assignment to argument 'k'" in str(error_of(k_assigns_argument, 3, V.copy()))
+def k_assigns_argument_in_a_loop(k, A):
+    for i in range(A.shape[0]):
+        k = i
+        A[i] = k
+
+
+def test_an_argument_bound_again_is_a_new_size_local_and_never_changes_in_a_loop():
+    same_as_python(k_assigns_argument, 3, V.copy())
+    assert "assignment to argument 'k'" in str(error_of(k_assigns_argument_in_a_loop, 3, V.copy()))
