@@ -58,7 +58,7 @@ _REFUSED = {
                     "its result is an index or a sorted order; write the loop"),
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
-    **dict.fromkeys(("reshape", "ravel", "flatten", "squeeze", "resize", "concatenate", "stack", "hstack",
+    **dict.fromkeys(("ravel", "flatten", "resize", "concatenate", "stack", "hstack",
                      "vstack", "tile", "repeat"), _SHAPES),
 }
 _OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
@@ -73,7 +73,7 @@ _BINARY_UFUNCS: dict[str, type[ast.operator]] = {
     "floor_divide": ast.FloorDiv, "power": ast.Pow, "mod": ast.Mod, "remainder": ast.Mod,
 }
 _METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip": "clip", "conj": "conj",
-            "conjugate": "conj"}
+            "conjugate": "conj", "reshape": "reshape", "squeeze": "squeeze"}
 
 
 # ---- symbolic integers ---------------------------------------------------------------------
@@ -1116,6 +1116,10 @@ class Lowering:
             args = [self.value(a) for a in node.args]
             if len(args) == (1 if name == "logical_not" else 2) and any(a.rank for a in args):
                 return self.logical_ufunc(node, name, args)
+        if module == "np" and name == "expand_dims" and len(node.args) + len(node.keywords) == 2:
+            x = self.value(node.args[0])
+            if x.rank:
+                return self.expand_dims(node, x)
         if module == "np" and name == "linspace":
             return self.linspace(node)
         if module == "np" and name in ("flip", "flipud", "fliplr"):
@@ -1490,6 +1494,72 @@ class Lowering:
         def element(idx: tuple[Sym, ...]) -> ast.expr:
             return x.element(tuple(idx[inverse[d]] for d in range(x.rank)))
         return View(tuple(x.extents[a] for a in axes), x.vtype, element, x.base)
+
+    def call_reshape(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
+        """``x.reshape(shape)``, ``np.reshape(x, shape)``: a view, where the new shape is the old
+        one with axes of extent 1 added or removed (one extent may be -1), which NumPy reshapes
+        without a copy whatever the strides.  Extents paired this way that are not proven equal
+        are assumed equal and checked per call (another regrouping of the same number of
+        elements is then refused with ArgumentError); any other reshape is refused here."""
+        given = self.keywords(node, ("newshape", "shape", "order"))
+        order = given.pop("order", None)
+        if order is not None and not (isinstance(order, ast.Constant) and order.value in ("C", "A")):
+            raise self.error(node, "reshape() with an order other than 'C'", "reshape")
+        items = list(args) + list(given.values())
+        if len(items) == 1 and isinstance(items[0], (ast.Tuple, ast.List)):
+            items = list(items[0].elts)
+        if len(items) == 1 and isinstance(items[0], ast.Attribute) and items[0].attr == "shape":
+            wanted: list[Sym | None] = list(self.shape_of(items[0]))
+        else:
+            wanted = [None if _int_const(i) == -1 else sym_of(self.value(i).element(())) for i in items]
+        kept = [d for d, e in enumerate(x.extents) if not e.is_const(1)]
+        placed = [k for k, e in enumerate(wanted) if e is None or not e.is_const(1)]
+        texts = [x.extents[d].text for d in kept], [wanted[k].text for k in placed if wanted[k] is not None]
+        if texts[0] != texts[1] and sorted(texts[0]) == sorted(texts[1]):
+            raise self.error(node, "reshape() to a permutation of the extents regroups the elements in NumPy; "
+                             f"{_SHAPES}", "reshape")
+        if len(kept) != len(placed) or sum(e is None for e in wanted) > 1 or not all(
+                wanted[k] is None or wanted[k].text == x.extents[d].text  # type: ignore[union-attr]
+                or self.require(f"{wanted[k].text} == {x.extents[d].text}")  # type: ignore[union-attr]
+                for d, k in zip(kept, placed)):
+            raise self.error(node, f"reshape() is not supported here: {_SHAPES} (only axes of extent 1 may be "
+                             "added or removed)", "reshape")
+        return self.regrouped(x, kept, placed, tuple(x.extents[kept[placed.index(k)]] if k in placed else const(1)
+                                                     for k in range(len(wanted))))
+
+    def regrouped(self, x: View, kept: list[int], placed: list[int], extents: tuple[Sym, ...]) -> View:
+        """A view of ``x`` with extents ``extents``: its axis ``placed[j]`` is ``x``'s axis
+        ``kept[j]``, its other axes have extent 1, and ``x``'s other axes are 0."""
+        self.changed = True
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            full = [const(0)] * x.rank
+            for d, k in zip(kept, placed):
+                full[d] = idx[k]
+            return x.element(tuple(full))
+        return View(extents, x.vtype, element, x.base)
+
+    def call_squeeze(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
+        """``x.squeeze()``, ``np.squeeze(x, axis)``: the axes of extent 1 removed (those named by
+        ``axis``, which must have extent 1, or all whose extent is the constant 1)."""
+        axis = self.keywords(node, ("axis",)).get("axis", args[0] if args else None)
+        if axis is None or _is_none(axis):
+            dropped = {d for d, e in enumerate(x.extents) if e.is_const(1)}
+        else:
+            dropped = {a % x.rank for a in self.reduced_axes(axis, x.rank)}
+            if not all(x.extents[d].is_const(1) for d in dropped):
+                raise self.error(node, "squeeze() of an axis whose extent is not the constant 1", "squeeze")
+        kept = [d for d in range(x.rank) if d not in dropped]
+        return self.regrouped(x, kept, list(range(len(kept))), tuple(x.extents[d] for d in kept))
+
+    def expand_dims(self, node: ast.Call, x: View) -> View:
+        """``np.expand_dims(x, axis)``: axes of extent 1 inserted where ``axis`` says."""
+        axis = node.args[1] if len(node.args) > 1 else self.keywords(node, ("axis",))["axis"]
+        rank = x.rank + (len(axis.elts) if isinstance(axis, ast.Tuple) else 1)
+        new = {a % rank for a in self.reduced_axes(axis, rank)}
+        placed = [k for k in range(rank) if k not in new]
+        return self.regrouped(x, list(range(x.rank)), placed,
+                              tuple(x.extents[placed.index(k)] if k in placed else const(1) for k in range(rank)))
 
     def call_conj(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
         """``z.conj()`` / ``np.conj(z)`` of an array: each element's conjugate."""

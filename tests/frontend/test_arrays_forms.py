@@ -474,3 +474,34 @@ def test_mask_stores_of_arrays_not_indexed_by_the_mask_are_refused():
                             ("def k(x, w):\n    x[x > 0.5] = x[x < 0.5]\n", "boolean mask is not supported")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(source), target="python")(V.copy(), V.copy())
+
+
+# ---- reshapes that add or remove axes of extent 1 (NumPy's views whatever the strides) --------
+@pytest.mark.parametrize("expr, args", [
+    ("np.reshape(x, (x.shape[0], 1, x.shape[1])) * 2", (M,)), ("x.reshape(1, x.shape[0], x.shape[1], 1) + 1", (M,)),
+    ("x.reshape(-1, 1, x.shape[1])", (M,)), ("x.reshape(x.shape) - x", (M,)), ("np.reshape(x, shape=(1, -1)) + 0", (V,)),
+    ("np.reshape(x[:, 0:1], (x.shape[0],)) * 3", (M,)), ("x[:, 2:3].squeeze() + np.squeeze(x[1:2, :5], axis=0)", (SQ,)),
+    ("np.expand_dims(x, 1) * 2", (M,)), ("np.expand_dims(x[0], axis=(0, 2)) + 1", (M,)),
+    ("np.sum(np.reshape(x, (x.shape[0], x.shape[1], 1)) * np.reshape(x[0], (1, 1, x.shape[1])), axis=1)", (M,)),
+])
+def test_reshapes_of_unit_axes(expr, args):
+    _same(_kernel_from(f"def k(x):\n    return {expr}\n"), *args, rtol=1e-10)
+
+
+def doitgen(NR, NQ, NP, A, C4):
+    A[:] = np.reshape(np.reshape(A, (NR, NQ, 1, NP)) @ C4, (NR, NQ, NP))
+
+
+def test_reshape_extents_paired_with_integer_arguments_are_checked_per_call():
+    A = RNG.random((3, 4, 5))
+    _same(doitgen, 3, 4, 5, A, RNG.random((5, 5)), rtol=1e-10)
+    with pytest.raises(ArgumentError, match="assume"):
+        polyfuse.kernel(doitgen, target="python")(4, 3, 5, A.copy(), RNG.random((5, 5)))
+
+
+def test_reshapes_that_regroup_elements_are_refused():
+    for expr, message in (("x.reshape(-1)", "only axes of extent 1"), ("x.reshape(x.shape[1], x.shape[0])",
+                                                                        "permutation"),
+                          ("x.reshape(x.shape, order='F')", "order"), ("x.squeeze(axis=0)", "constant 1")):
+        with pytest.raises(UnsupportedError, match=message):
+            polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(M)
