@@ -1514,7 +1514,7 @@ class Lowering:
             wanted = [None if _int_const(i) == -1 else sym_of(self.value(i).element(())) for i in items]
         kept = [d for d, e in enumerate(x.extents) if not e.is_const(1)]
         placed = [k for k, e in enumerate(wanted) if e is None or not e.is_const(1)]
-        texts = [x.extents[d].text for d in kept], [wanted[k].text for k in placed if wanted[k] is not None]
+        texts = [x.extents[d].text for d in kept], [e.text for e in wanted if e is not None and not e.is_const(1)]
         if texts[0] != texts[1] and sorted(texts[0]) == sorted(texts[1]):
             raise self.error(node, "reshape() to a permutation of the extents regroups the elements in NumPy; "
                              f"{_SHAPES}", "reshape")
