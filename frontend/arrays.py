@@ -1122,6 +1122,8 @@ class Lowering:
                 return self.expand_dims(node, x)
         if module == "np" and name == "linspace":
             return self.linspace(node)
+        if module == "np" and name in ("array", "asarray") and node.args:
+            return self.array_literal(node, name)
         if module == "np" and name in ("flip", "flipud", "fliplr"):
             return self.flip(node, name)
         if module == "np" and name in ("eye", "identity"):
@@ -1310,6 +1312,42 @@ class Lowering:
         if name == "logical_not":
             return self.elementwise(lambda v: ast.UnaryOp(ast.Not(), v), truths, BOOL)
         return self.logical(node, _LOGICAL_UFUNCS[name](), truths[0], truths[1])
+
+    def array_literal(self, node: ast.Call, name: str) -> View:
+        """``np.array([a, b, c])`` (a list or tuple of scalars; ``dtype=`` allowed): element ``i``
+        is the ``i``-th value, converted to the dtype NumPy's array construction gives the values
+        (Python numbers count as int64, float64, complex128: not weak).  ``np.asarray(x)`` / ``np.array(x)`` of an array is ``x`` (a copy for
+        ``np.array``, as in NumPy)."""
+        given = self.keywords(node, ("dtype",))
+        items = node.args[0]
+        if len(node.args) > 1:
+            raise self.error(node, f"np.{name}() with more than one positional argument", "np.array")
+        if not isinstance(items, (ast.List, ast.Tuple)):
+            x = self.value(items)
+            if not x.rank or "dtype" in given:
+                raise self.error(node, f"np.{name}() of other than a list of scalars or an array (no dtype=)",
+                                 "np.array")
+            return self.call_copy(node, x, []) if name == "array" else x
+        values = [self.value(e) for e in items.elts]
+        if not values or any(v.rank for v in values):
+            raise self.error(node, f"np.{name}() of other than a non-empty list of scalars (nested lists, "
+                             "arrays)", "np.array")
+        dtype = _dtype_of(given["dtype"], self.globals) if "dtype" in given else None
+        if dtype is None and "dtype" in given:
+            raise self.error(given["dtype"], "dtype= must name a numpy dtype", "np.array")
+        if dtype is None:  # array construction takes a Python int as int64, a float as float64 (not weak)
+            dtype = str(np.result_type(*[np.dtype(v.vtype.dtype) for v in values]))
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+        self.changed = True
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            chosen = ast.Call(copy.deepcopy(cast), [values[-1].element(())], [])
+            for k in range(len(values) - 2, -1, -1):
+                test = ast.Compare(idx[0].node, [ast.Eq()], [ast.Constant(k)])
+                chosen = ast.IfExp(test, ast.Call(copy.deepcopy(cast), [values[k].element(())], []), chosen)
+            return chosen
+
+        return View((const(len(values)),), VType(dtype, False), element)
 
     def linspace(self, node: ast.Call) -> View:
         """``np.linspace(start, stop, num, endpoint=True)`` of real scalars into float64, with

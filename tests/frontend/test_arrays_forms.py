@@ -505,3 +505,20 @@ def test_reshapes_that_regroup_elements_are_refused():
                           ("x.reshape(x.shape, order='F')", "order"), ("x.squeeze(axis=0)", "constant 1")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(M)
+
+
+# ---- small arrays written as lists -------------------------------------------------------------
+@pytest.mark.parametrize("expr", [
+    "np.array([1.0, 2.0, 1.0]) / 4.0 * x[:3]", "np.array([1.0, 2.0, 1.0], dtype=np.float32) * 2",
+    "np.array([1, 2, 3]) + 0", "np.array((x[0], x[1] * 2, n)) + 0", "np.array([x[0], 1]) @ x[:2]",
+    "np.asarray(x) + np.array(x)", "np.array([n, 2 * n], dtype=np.int32) + 0",
+    "np.array([np.float32(1.5), np.float32(x[0])]) * 2", "np.array([np.float32(1.5), 2]) + 0",
+])
+def test_array_literals(expr):
+    _same(_kernel_from(f"def k(x, n):\n    return {expr}\n"), V, 3)
+
+
+def test_array_literals_refused():
+    for expr, message in (("np.array([x[:2], x[2:4]])", "arrays"), ("np.array(x, dtype=np.float32)", "no dtype=")):
+        with pytest.raises(UnsupportedError, match=message):
+            polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(V)
