@@ -1341,7 +1341,7 @@ class Lowering:
         self.changed = True
 
         def element(idx: tuple[Sym, ...]) -> ast.expr:
-            chosen = ast.Call(copy.deepcopy(cast), [values[-1].element(())], [])
+            chosen: ast.expr = ast.Call(copy.deepcopy(cast), [values[-1].element(())], [])
             for k in range(len(values) - 2, -1, -1):
                 test = ast.Compare(idx[0].node, [ast.Eq()], [ast.Constant(k)])
                 chosen = ast.IfExp(test, ast.Call(copy.deepcopy(cast), [values[k].element(())], []), chosen)
