@@ -236,6 +236,7 @@ class Inliner(StatementTransformer):
         self.stack = stack
         self.pending: list[ast.stmt] = []  # a value helper's statements, run before the current statement
         self.conditional = 0  # > 0 inside an expression Python may not evaluate (a if c else b, and/or)
+        self.nested = 0  # > 0 inside a loop or branch of the body
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -249,8 +250,18 @@ class Inliner(StatementTransformer):
 
     def visit_For(self, node: ast.For):
         node.iter = self.visit(node.iter)
-        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        with self.inside():
+            node.body, node.orelse = self.block(node.body), self.block(node.orelse)
         return node
+
+    @contextlib.contextmanager
+    def inside(self):
+        """Inside: the statements of a loop or a branch."""
+        self.nested += 1
+        try:
+            yield
+        finally:
+            self.nested -= 1
 
     @contextlib.contextmanager
     def maybe_unevaluated(self):
@@ -264,12 +275,14 @@ class Inliner(StatementTransformer):
     def visit_While(self, node: ast.While):
         with self.maybe_unevaluated():  # the test runs again each iteration
             node.test = self.visit(node.test)
-        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        with self.inside():
+            node.body, node.orelse = self.block(node.body), self.block(node.orelse)
         return node
 
     def visit_If(self, node: ast.If):
         node.test = self.visit(node.test)
-        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        with self.inside():
+            node.body, node.orelse = self.block(node.body), self.block(node.orelse)
         return node
 
     def visit_IfExp(self, node: ast.IfExp):
@@ -306,8 +319,11 @@ class Inliner(StatementTransformer):
         if not helper.has_value:
             raise self.rw.error(node, f"helper {fn.__name__}() returns no value; call it as a statement",
                                 "helper without a value")
-        if helper.straight_line() or self.conditional or not helper.pure():
+        if self.conditional or not helper.pure() or (helper.straight_line() and (self.nested
+                                                                               or not helper.repeats_work())):
             return helper.expression()
+        # at the top level a helper whose expression would repeat work (softmax(x @ w + b) reads
+        # its argument four times) runs as statements, each value computed once
         statements, value = helper.hoisted()  # loops first, before the statement that uses the value
         self.pending.extend(statements)
         return value
@@ -393,6 +409,14 @@ class Helper:
     def substitute(self, node, values: dict[str, ast.expr]):
         return _Substitute(self.rw, values, self.names).visit(self.rw.copy(node))
 
+    def repeats_work(self) -> bool:
+        """Whether the one-expression form would compute something twice: the helper has locals,
+        or reads a parameter bound to more than a name or a number at two places."""
+        if len(self.body) > 1:
+            return True
+        uses = Counter(n.id for s in self.body for n in ast.walk(s) if isinstance(n, ast.Name))
+        return any(uses[p] > 1 and not isinstance(v, (ast.Name, ast.Constant)) for p, v in self.values.items())
+
     def statements(self) -> list[ast.stmt]:
         body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
         for stmt in body:
@@ -402,8 +426,10 @@ class Helper:
                                         "early return in a helper")
         indexed = {n.value.id for s in body for n in ast.walk(s)
                    if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
+        computed = self.pure()  # a pure helper's argument that is more than a name: computed once
         for param, value in list(self.values.items()):  # the helper may write what the value reads
-            if param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(value)):
+            if (param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(value))) \
+                    or (computed and not isinstance(value, (ast.Name, ast.Constant))):
                 self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
