@@ -420,8 +420,15 @@ class Lowering:
 
     def known_shapes(self, call: ast.Call) -> ast.Call:
         """An allocation with ``v.shape[d]`` and ``v.shape`` of the temporaries, views and local
-        arrays this lowering knows replaced by their extents (the lifter knows only arguments')."""
+        arrays this lowering knows replaced by their extents (the lifter knows only arguments'),
+        and a dtype named by a global (``np_float = np.float64``) as ``np.float64``."""
         call = _ViewShapes(self).visit(copy.deepcopy(call))
+        count = ALLOCATORS[call.func.attr][0] if isinstance(call.func, ast.Attribute) else 1
+        if len(call.args) > count:
+            call.args[count] = self.dtype_named(call.args[count])
+        for kw in call.keywords:
+            if kw.arg == "dtype":
+                kw.value = self.dtype_named(kw.value)
         shape = call.args[0] if call.args else None
         if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name):
             entry = self.names.get(shape.value.id)
@@ -429,6 +436,15 @@ class Lowering:
                 self.changed = True
                 call.args[0] = ast.Tuple([e.node for e in entry.extents], ast.Load())
         return call
+
+    def dtype_named(self, node: ast.expr) -> ast.expr:
+        """``np.<dtype>`` for a global name bound to a dtype (``np_float = np.float64``), which
+        the lifter reads only in that form; ``node`` otherwise."""
+        dtype = _dtype_of(node, self.globals) if isinstance(node, ast.Name) and node.id in self.globals else None
+        if dtype is None:
+            return node
+        self.changed = True
+        return ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
 
     def declare_local(self, name: str, call: ast.Call) -> None:
         """Record the shape and dtype of ``name = np.<allocator>(...)`` (frontend.allocation reads
@@ -1952,8 +1968,12 @@ def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
     ``int``, ``bool`` or a string such as ``"float32"``."""
     if isinstance(node, ast.Attribute) and module_of(node.value, globals_) == "np":
         return np_scalar_type(node.attr) or ("bool" if node.attr == "bool" else None)
-    if isinstance(node, ast.Name) and node.id in ("float", "int", "bool"):
+    if isinstance(node, ast.Name) and node.id in ("float", "int", "bool") and node.id not in globals_:
         return {"float": "float64", "int": "int64", "bool": "bool"}[node.id]
+    value = globals_.get(node.id) if isinstance(node, ast.Name) else None
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        name = np.dtype(value).name  # a global naming a dtype (np_float = np.float64)
+        return name if name in _DTYPES else None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
             name = np.dtype(node.value).name

@@ -90,6 +90,8 @@ def constant_texts(functions: list[tuple[Callable, ast.FunctionDef]]) -> str:
                 value = func.__globals__.get(node.id)
                 if constant_value(value):
                     parts.append(f"{func.__qualname__}.{node.id}={type(value).__name__}:{value!r}")
+                elif isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+                    parts.append(f"{func.__qualname__}.{node.id}=dtype:{np.dtype(value).name}")  # dtype=np_float
     return "\n".join(sorted(set(parts)))
 
 

@@ -522,3 +522,16 @@ def test_array_literals_refused():
     for expr, message in (("np.array([x[:2], x[2:4]])", "arrays"), ("np.array(x, dtype=np.float32)", "no dtype=")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(V)
+
+
+F32, C128 = np.float32, np.dtype("complex128")  # dtypes named by globals (npbench's np_float, np_complex)
+
+
+def dtypes_named_by_globals(x, n):
+    z = np.zeros(x.shape, dtype=C128)
+    z[:] = x * 1j
+    return np.linspace(0.0, 1.0, n, dtype=np.float64) + 0, x.astype(F32), np.ones(n, F32), z
+
+
+def test_dtypes_named_by_globals():
+    _same(dtypes_named_by_globals, V, 4)
