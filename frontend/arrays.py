@@ -54,8 +54,7 @@ _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax":
                "mean": "mean"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
 _REFUSED = {
-    **dict.fromkeys(("argmax", "argmin", "argsort", "sort"),
-                    "its result is an index or a sorted order; write the loop"),
+    **dict.fromkeys(("argsort", "sort"), "its result is a sorted order; write the loop"),
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     **dict.fromkeys(("ravel", "flatten", "resize", "concatenate", "stack", "hstack",
@@ -1061,8 +1060,10 @@ class Lowering:
         if any(a.rank for a in args):
             if len(args) == 1 and ((module is None and isinstance(func, ast.Name) and func.id == "abs")
                                    or (module == "np" and name in ("abs", "absolute"))):
-                return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args,
-                                        args[0].vtype)
+                vtype = args[0].vtype  # abs of a complex array is its real magnitude (it was typed complex)
+                if vtype.is_complex:
+                    vtype = VType("float32" if vtype.dtype == "complex64" else "float64", vtype.weak)
+                return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
@@ -1136,6 +1137,12 @@ class Lowering:
             x = self.value(node.args[0])
             if x.rank:
                 return self.expand_dims(node, x)
+        if name in ("argmin", "argmax") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
+            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            if x.rank:
+                return self.arg_extreme(node, name == "argmax", x, node.args[1:] if module == "np" else node.args)
+        if module == "np" and name == "average" and node.args:
+            return self.average(node)
         if module == "np" and name == "linspace":
             return self.linspace(node)
         if module == "np" and name in ("array", "asarray") and node.args:
@@ -1328,6 +1335,60 @@ class Lowering:
         if name == "logical_not":
             return self.elementwise(lambda v: ast.UnaryOp(ast.Not(), v), truths, BOOL)
         return self.logical(node, _LOGICAL_UFUNCS[name](), truths[0], truths[1])
+
+    def arg_extreme(self, node: ast.Call, maximum: bool, x: View, rest: list[ast.expr]) -> View:
+        """``np.argmin(x)`` / ``np.argmax(x)`` over the whole array: the flat (C order) index of
+        the first smallest / largest element, or of the first NaN, as NumPy returns (an int64).
+        ``axis=`` is refused; an empty array gives 0 where NumPy raises ValueError."""
+        what = "argmax" if maximum else "argmin"
+        if rest or any(kw.arg != "axis" or not _is_none(kw.value) for kw in node.keywords):
+            raise self.error(node, f"np.{what}() with axis= (only the flat index of the whole array)", what)
+        if x.vtype.is_complex:
+            raise self.error(node, f"np.{what}() of a complex array", what)
+        best, position = self.fresh("best"), self.fresh("at")
+        zeros = tuple(const(0) for _ in x.extents)
+        self.pre.append(ast.Assign([ast.Name(best, ast.Store())], x.element(zeros)))
+        self.pre.append(ast.Assign([ast.Name(position, ast.Store())], ast.parse("np.int64(0)".replace(
+            "np", NP_NAME), mode="eval").body))
+
+        def body(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            flat = " + ".join(f"({s.text})" + "".join(f" * ({e.text})" for e in x.extents[d + 1:])
+                              for d, s in enumerate(k))
+            v = ast.unparse(x.element(k))
+            better = f"({v}) {'>' if maximum else '<'} {best} or (({v}) != ({v}) and {best} == {best})"
+            return [ast.parse(f"if {better}:\n    {best} = {v}\n    {position} = {NP_NAME}.int64({flat})").body[0]]
+
+        self.pre.extend(self.nest(x.extents, body))
+        self.note_scalar(best, VType(x.vtype.dtype, False))
+        self.note_scalar(position, VType("int64", False))
+        return scalar(ast.Name(position, ast.Load()), VType("int64", False))
+
+    def average(self, node: ast.Call) -> View:
+        """``np.average(a, axis=None, weights=None, keepdims=False)``: ``np.mean`` without
+        weights (as NumPy computes it); with float weights of ``a``'s shape and dtype, NumPy's
+        ``np.sum(a * w, axis) / np.sum(w, axis)`` (all-zero weights give NaN or inf, where NumPy
+        raises ZeroDivisionError)."""
+        given = dict(zip(("a", "axis", "weights"), node.args))
+        for kw in node.keywords:
+            if kw.arg not in ("axis", "weights", "keepdims") or kw.arg in given:
+                raise self.error(node, f"np.average() with {kw.arg}= is not supported", "np.average")
+            given[kw.arg] = kw.value
+        options: dict[str, ast.expr] = {k: given[k] for k in ("axis", "keepdims") if k in given}
+        x = self.value(given["a"])
+        weights = given.get("weights")
+        if weights is None or _is_none(weights):
+            return self.reduction(node, "mean", x, [], options)
+        w = self.value(weights)
+        if not (x.vtype.is_float and w.vtype.dtype == x.vtype.dtype and w.rank == x.rank):
+            raise self.error(node, "np.average() with weights other than a float array of the values' shape "
+                             "and dtype", "np.average")
+        for mine, theirs in zip(x.extents, w.extents):
+            if mine.text != theirs.text:
+                if mine.is_const(1) or theirs.is_const(1):
+                    raise self.error(node, "np.average() weights of another shape (NumPy raises)", "np.average")
+                self.mismatch(mine, theirs)
+        total = self.reduction(node, "sum", self.binop(node, ast.Mult(), x, w), [], options)
+        return self.binop(node, ast.Div(), total, self.reduction(node, "sum", w, [], options))
 
     def array_literal(self, node: ast.Call, name: str) -> View:
         """``np.array([a, b, c])`` (a list or tuple of scalars; ``dtype=`` allowed): element ``i``

@@ -535,3 +535,28 @@ def dtypes_named_by_globals(x, n):
 
 def test_dtypes_named_by_globals():
     _same(dtypes_named_by_globals, V, 4)
+
+
+@pytest.mark.parametrize("expr", [
+    "np.average(x)", "np.average(x, axis=0)", "np.average(x, 1, keepdims=True)", "np.average(x, weights=x * 2)",
+    "np.average(x, axis=-1, weights=np.exp(x))", "np.average(x.astype(np.int32))",
+])
+def test_average(expr):
+    _same(_kernel_from(f"def k(x):\n    return {expr}\n"), M)
+
+
+@pytest.mark.parametrize("expr", [
+    "np.argmin(x)", "np.argmax(x)", "x.argmax()", "np.argmin(abs(x[1] - 0.5) ** 2)", "np.argmax(x > 0.5)",
+    "np.argmin(x.astype(np.int32) * 0 + 3)", "x[0].argmin() + x[2].argmax()",
+])
+def test_argmin_argmax(expr):
+    x = M.copy()
+    _same(_kernel_from(f"def k(x):\n    return {expr}\n"), x)
+    x[2, 3] = x[4, 1] = np.nan  # the first NaN wins, as in NumPy
+    _same(_kernel_from(f"def k(x):\n    return {expr}\n"), x)
+
+
+def test_abs_of_a_complex_array_is_real():
+    """abs(z) of a complex array: float64 magnitudes (it was typed complex128, values + 0j)."""
+    z = RNG.random(6) + 1j * RNG.random(6) - 0.5
+    _same(_kernel_from("def k(z):\n    return abs(z), abs(z.astype(np.complex64)) ** 2, np.argmin(abs(z - z[2]))\n"), z)
