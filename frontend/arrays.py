@@ -429,11 +429,18 @@ class Lowering:
             if kw.arg == "dtype":
                 kw.value = self.dtype_named(kw.value)
         shape = call.args[0] if call.args else None
+        part = None  # x.shape[a:b]: some of the extents
+        if isinstance(shape, ast.Subscript) and isinstance(shape.slice, ast.Slice) and shape.slice.step is None:
+            part = (_int_const(shape.slice.lower) if shape.slice.lower is not None else 0,
+                    _int_const(shape.slice.upper) if shape.slice.upper is not None else None)
+            shape = shape.value if part[0] is not None and (shape.slice.upper is None or part[1] is not None) \
+                else None
         if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name):
             entry = self.names.get(shape.value.id)
-            if entry is not None and entry.kind != "arg":
+            if entry is not None and (entry.kind != "arg" or part is not None):
                 self.changed = True
-                call.args[0] = ast.Tuple([e.node for e in entry.extents], ast.Load())
+                extents = entry.extents if part is None else entry.extents[part[0]:part[1]]
+                call.args[0] = ast.Tuple([e.node for e in extents], ast.Load())
         return call
 
     def dtype_named(self, node: ast.expr) -> ast.expr:

@@ -560,3 +560,16 @@ def test_abs_of_a_complex_array_is_real():
     """abs(z) of a complex array: float64 magnitudes (it was typed complex128, values + 0j)."""
     z = RNG.random(6) + 1j * RNG.random(6) - 0.5
     _same(_kernel_from("def k(z):\n    return abs(z), abs(z.astype(np.complex64)) ** 2, np.argmin(abs(z - z[2]))\n"), z)
+
+
+def shapes_sliced(image, x):
+    image = image.astype(np.float32)
+    gray = np.empty(image.shape[:2], dtype=np.float32)  # npbench's hist: a temporary's first extents
+    gray[:, :] = 0.299 * image[:, :, 0] + 0.587 * image[:, :, 1] + 0.114 * image[:, :, 2]
+    t = np.zeros(x.shape[1:])
+    t[:] = x[0] + x[-1]
+    return gray, t, np.ones(x.shape[-1:]) + 0
+
+
+def test_allocations_shaped_by_a_slice_of_a_shape():
+    _same(shapes_sliced, (RNG.random((4, 5, 3)) * 255).astype(np.uint8), M)
