@@ -428,19 +428,12 @@ class Lowering:
         for kw in call.keywords:
             if kw.arg == "dtype":
                 kw.value = self.dtype_named(kw.value)
-        shape = call.args[0] if call.args else None
-        part = None  # x.shape[a:b]: some of the extents
-        if isinstance(shape, ast.Subscript) and isinstance(shape.slice, ast.Slice) and shape.slice.step is None:
-            part = (_int_const(shape.slice.lower) if shape.slice.lower is not None else 0,
-                    _int_const(shape.slice.upper) if shape.slice.upper is not None else None)
-            shape = shape.value if part[0] is not None and (shape.slice.upper is None or part[1] is not None) \
-                else None
+        shape, part = _shape_part(call.args[0]) if call.args else (None, slice(None))
         if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name):
             entry = self.names.get(shape.value.id)
-            if entry is not None and (entry.kind != "arg" or part is not None):
+            if entry is not None and (entry.kind != "arg" or part != slice(None)):
                 self.changed = True
-                extents = entry.extents if part is None else entry.extents[part[0]:part[1]]
-                call.args[0] = ast.Tuple([e.node for e in extents], ast.Load())
+                call.args[0] = ast.Tuple([e.node for e in entry.extents[part]], ast.Load())
         return call
 
     def dtype_named(self, node: ast.expr) -> ast.expr:
@@ -1190,11 +1183,12 @@ class Lowering:
         return None
 
     def shape_of(self, shape: ast.expr) -> tuple[Sym, ...]:
-        """The extents a shape argument names: ``(n, 3)``, ``n``, ``x.shape``."""
-        if isinstance(shape, ast.Attribute) and shape.attr == "shape":
-            source = self.value(shape.value)
+        """The extents a shape argument names: ``(n, 3)``, ``n``, ``x.shape``, ``x.shape[1:]``."""
+        whole, part = _shape_part(shape)
+        if isinstance(whole, ast.Attribute) and whole.attr == "shape":
+            source = self.value(whole.value)
             if source.rank:
-                return source.extents
+                return source.extents[part]
         return tuple(sym_of(d) for d in (shape.elts if isinstance(shape, ast.Tuple) else [shape]))
 
     def ufunc_outer(self, node: ast.Call, ufunc: str) -> View:
@@ -2049,6 +2043,15 @@ def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
             return None
         return name if name in _DTYPES else None
     return None
+
+
+def _shape_part(node: ast.expr) -> tuple[ast.expr, slice]:
+    """``x.shape[a:b]`` (constant bounds) as ``(x.shape, slice(a, b))``; anything else whole."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None:
+        bounds = [None if b is None else _int_const(b) for b in (node.slice.lower, node.slice.upper)]
+        if all(b is not None or given is None for b, given in zip(bounds, (node.slice.lower, node.slice.upper))):
+            return node.value, slice(bounds[0], bounds[1])
+    return node, slice(None)
 
 
 def _slice_of(node: ast.expr) -> ast.expr:
