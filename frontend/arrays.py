@@ -269,6 +269,7 @@ class Lowering:
         self.changed = False
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
+        self.viewed = _viewed_names(source.tree)  # names some binding makes a view of (p = x, v = x[1:])
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
@@ -488,6 +489,9 @@ class Lowering:
             self.note_scalar(name, promote_any(self.scalars.get(name, value.vtype), value.vtype))
             return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
         self.changed = True
+        if entry is not None and entry.kind in ("temp", "local") and entry.block != self.block \
+                and value.base is None:
+            return self.rebind_in_place(stmt, name, entry, value)
         if entry is not None and entry.kind not in ("temp", "view"):
             what = "argument" if entry.kind == "arg" else "local array"
             raise self.error(stmt, f"rebinding {what} {name!r} to a new array inside a loop or branch (only "
@@ -510,6 +514,24 @@ class Lowering:
         self.names[name] = ArrayName(array, value.extents, dtype, "temp", self.block)
         view = leaf(array, value.extents, dtype)
         return self.nest(view.extents, lambda k: [ast.Assign([_store(view.element(k))], value.element(k))])
+
+    def rebind_in_place(self, stmt: ast.Assign, name: str, entry: ArrayName, value: View) -> list[ast.stmt]:
+        """``x = x + alpha * p`` in a loop, ``x`` bound before it: each iteration's new array
+        replaces the old one, which nothing else can see when no name was ever bound to a view of
+        ``x`` (``p = x``, ``v = x[1:]``); so the new values go into ``x``'s own array, the
+        right-hand side evaluated in full first, when they have its shape and dtype."""
+        why = None
+        if name in self.viewed:
+            why = "another name is bound to a view of it somewhere (it would see the new values)"
+        elif value.rank != entry.rank or any(a.text != b.text and not self.proven(f"{a.text} == {b.text}")
+                                             for a, b in zip(value.extents, entry.extents)):
+            why = "the new array's shape may differ"
+        elif self.temp_dtype(stmt, value) != entry.dtype:
+            why = f"the new array is {self.temp_dtype(stmt, value)}, not {entry.dtype}"
+        if why is not None:
+            raise self.error(stmt, f"array {name!r} is bound again inside a loop or branch, and {why}; use a "
+                             f"new name or write into it with {name}[...] = ...", "array name rebound")
+        return self.store(stmt, entry.read(), value)
 
     def masked_store(self, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript) -> list[ast.stmt] | None:
         """``x[mask] = v`` / ``x[mask] += v`` with a boolean array ``mask`` of ``x``'s shape and a
@@ -2043,6 +2065,30 @@ def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
             return None
         return name if name in _DTYPES else None
     return None
+
+
+_VIEW_CALLS = frozenset(("transpose", "reshape", "squeeze", "expand_dims", "flip", "flipud", "fliplr", "asarray"))
+
+
+def _viewed_names(tree: ast.AST) -> set[str]:
+    """The array names whose values some ``name = value`` binds as a view: ``value`` is the name
+    itself, an index or slice of it, ``.T``, ``.real``/``.imag`` or a view-making call of it."""
+    viewed: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets):
+            root: ast.expr | None = node.value
+            while root is not None and not isinstance(root, ast.Name):
+                if isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                elif isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) \
+                        and root.func.attr in _VIEW_CALLS:
+                    root = root.args[0] if root.args and isinstance(root.func.value, ast.Name) \
+                        and root.func.value.id in ("np", "numpy") else root.func.value
+                else:
+                    root = None
+            if root is not None:
+                viewed.add(root.id)
+    return viewed
 
 
 def _shape_part(node: ast.expr) -> tuple[ast.expr, slice]:

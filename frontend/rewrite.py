@@ -172,6 +172,7 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     renames: dict[str, str] = {}
     allocated: set[str] = set()
     scalar_args = rw.args - set(rw.ranks)
+    written = _written_in_place(body) - scalar_args
     out: list[ast.stmt] = []
     for stmt in body:
         target = _rebinding_target(stmt, scalar_args)
@@ -187,8 +188,56 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
         if isinstance(stmt, ast.Assign) and target is not None and isinstance(stmt.value, ast.Call) \
                 and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ALLOCATORS:
             allocated.add(target.id)
+        entering = dict(renames)
+        for name in _bound_inside(stmt, rw, scalar_args, written) - set(renames):
+            # an argument bound again inside this loop or branch (x = x + alpha * p): a copy of it
+            # from here on, which each binding replaces (the caller's array stays as it was)
+            renames[name] = rw.fresh(name)
+            value = ast.Name(name, ast.Load()) if name in scalar_args else \
+                ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
+            out.append(ast.fix_missing_locations(ast.copy_location(
+                ast.Assign([ast.Name(renames[name], ast.Store())], value), stmt)))
+        if isinstance(stmt, ast.For) and renames != entering:  # range() is evaluated once, before
+            stmt.iter = _Renamed(entering).visit(stmt.iter)
+            stmt.body, stmt.orelse = ([_Renamed(renames).visit(s) for s in b] for b in (stmt.body, stmt.orelse))
+            stmt.target = _Renamed(renames).visit(stmt.target)
+            out.append(stmt)
+            continue
         out.append(_Renamed(renames).visit(stmt) if renames else stmt)
     return out
+
+
+def _bound_inside(stmt: ast.stmt, rw: Rewriter, scalar_args: set[str], written: set[str]) -> set[str]:
+    """Arguments a compound statement binds as a whole somewhere inside, and never writes in place."""
+    if not isinstance(stmt, (ast.For, ast.While, ast.If)):
+        return set()
+    found = set()
+    for node in ast.walk(stmt):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, ast.AugAssign) and getattr(node.target, "id", None) in scalar_args else []
+        found |= {t.id for t in targets if isinstance(t, ast.Name) and t.id in rw.args}
+    return found - written
+
+
+def _written_in_place(body: list[ast.stmt]) -> set[str]:
+    """Names some element store or ``op=`` writes through (``x[i] = v``, ``a[i], b[i] = ...``,
+    ``x += v``); binding a whole name is not a write."""
+    written = set()
+    for node in (n for s in body for n in ast.walk(s)):
+        targets: list[ast.expr]
+        if isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Assign):
+            targets = [e for t in node.targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])
+                       if isinstance(e, ast.Subscript)]
+        else:
+            continue
+        for root in targets:
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if isinstance(root, ast.Name):
+                written.add(root.id)
+    return written
 
 
 def _rebinding_target(stmt: ast.stmt, scalar_args: set[str]) -> ast.Name | None:

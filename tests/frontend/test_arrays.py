@@ -290,7 +290,8 @@ def k_integer_bitwise(a, out):
 
 def k_rebind_argument(A, out):
     for i in range(2):
-        A = A * 2.0  # at the top level this is a new name (tests/frontend/test_rebinding.py)
+        A[0] = 0.0
+        A = A * 2.0  # without the write above a copy of A (tests/frontend/test_rebinding.py)
     out[:] = A
 
 

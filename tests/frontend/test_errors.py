@@ -81,12 +81,6 @@ def k_data_if(n, A):
         A[i] = t
 
 
-def k_assign_arg(n, A):
-    for i in range(n):
-        n = 3  # ERR
-        A[i] = 1.0
-
-
 def k_return_in_loop(n, A):
     for i in range(n):
         A[i] = 1.0
@@ -177,7 +171,6 @@ CASES = {
     "unknown function": (k_unknown_call, "helper(A[i])", ["helper"], (4, V)),
     "float subscript": (k_nonaffine, "i / 2", ["i / 2", "only integers"], (2, V)),
     "local set only in a data-dependent if": (k_data_if, "t = A[i]", ["'t'", "before that if"], (4, V)),
-    "assignment to argument": (k_assign_arg, "n = 3", ["argument", "'n'"], (4, V)),
     "return in loop": (k_return_in_loop, "return A", ["return inside a loop"], (4, V)),
     "lambda": (k_lambda, "lambda x: x", ["lambda"], (4, V)),
     "f-string": (k_fstring, 'f"{i}"', ["f-string"], (4, V)),

@@ -80,6 +80,43 @@ def length_of_temporary(x):
     return out
 
 
+def conjugate_gradient(A, b, x, iters):
+    r = b - A @ x
+    p = r + 0.0
+    rs = r @ r
+    for i in range(iters):
+        Ap = A @ p
+        alpha = rs / (p @ Ap)
+        x = x + alpha * p  # the argument once, then each iteration's new x
+        r = r - alpha * Ap
+        rsnew = r @ r
+        p = r + (rsnew / rs) * p
+        rs = rsnew
+    return x
+
+
+def copies_per_step(u, steps):
+    un = np.empty_like(u)
+    for n in range(steps):
+        un = u.copy()  # npbench's cavity_flow: a fresh copy each step
+        u[1:-1] = un[1:-1] + 0.1 * (un[2:] - 2 * un[1:-1] + un[:-2])
+    return u
+
+
+def reversed_each_step(x, steps):
+    y = x * 1.0
+    for t in range(steps):
+        y = y[::-1] * 0.5 + y  # the whole right-hand side before any write
+    return y
+
+
+def size_bound_again_in_its_loop(n, A):
+    for i in range(n):  # range(n) is computed once, from the argument
+        n = 3
+        A[i] = n + i
+    return n
+
+
 def _inputs(rng):
     return {
         blur: ((rng.random((6, 7)) * 300).astype(np.uint8), np.zeros((6, 5), np.uint8)),
@@ -90,6 +127,9 @@ def _inputs(rng):
         size_taken_before: (rng.random(6),),
         temporaries_per_loop: (rng.random((4, 3)),),
         length_of_temporary: (rng.random(5),),
+        copies_per_step: (rng.random(10), 4),
+        size_bound_again_in_its_loop: (4, rng.random(6)),
+        reversed_each_step: (rng.random(7), 3),
     }
 
 
@@ -113,12 +153,61 @@ def test_bound_again_matches_python(fn, target):
 
 def rebound_in_a_loop(A, out):
     for i in range(2):
+        A = A * 2.0  # the argument, then the new arrays: the caller's A stays as it was
+    out[:] = A
+
+
+def test_an_argument_bound_again_inside_a_loop_is_a_copy_from_there_on():
+    for target in TARGETS:
+        A, out = np.arange(3.0), np.zeros(3)
+        polyfuse.kernel(rebound_in_a_loop, target=target)(A, out)
+        np.testing.assert_array_equal(out, np.arange(3.0) * 4)
+        np.testing.assert_array_equal(A, np.arange(3.0))
+
+
+def rebound_and_written_in_a_loop(A, out):
+    for i in range(2):
+        A[0] = 1.0  # the first iteration writes the caller's array, later ones a new one
         A = A * 2.0
     out[:] = A
 
 
-def test_binding_an_argument_again_inside_a_loop_is_refused_where_it_is():
+def test_an_argument_written_in_place_and_bound_again_in_a_loop_is_refused_where_it_is():
     with pytest.raises(UnsupportedError) as info:
-        polyfuse.kernel(rebound_in_a_loop, target="python")(np.ones(3), np.zeros(3))
+        polyfuse.kernel(rebound_and_written_in_a_loop, target="python")(np.ones(3), np.zeros(3))
     assert "inside a loop or branch" in str(info.value)
-    assert info.value.span.line == rebound_in_a_loop.__code__.co_firstlineno + 2
+    assert info.value.span.line == rebound_and_written_in_a_loop.__code__.co_firstlineno + 3
+
+
+def test_a_solver_binding_its_vectors_again_in_the_loop():
+    rng = np.random.default_rng(2)
+    m = rng.random((6, 6))
+    A, b = m @ m.T + 6 * np.eye(6), rng.random(6)
+    for target in TARGETS:
+        np.testing.assert_allclose(polyfuse.kernel(conjugate_gradient, target=target)(A, b, np.zeros(6), 5),
+                                   conjugate_gradient(A, b, np.zeros(6), 5), rtol=1e-10)
+
+
+def aliased_then_bound_again(x, steps):
+    y = x * 1.0
+    for t in range(steps):
+        z = y  # z keeps the old array in Python
+        y = y + 1.0
+    return y, z
+
+
+def dtype_changes_in_the_loop(x, steps):
+    y = x * 2
+    for t in range(steps):
+        y = y * 0.5
+    return y
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (aliased_then_bound_again, (np.arange(3.0), 2), "view of it"),
+    (dtype_changes_in_the_loop, (np.arange(3), 2), "is float64, not int64"),
+], ids=["aliased", "dtype"])
+def test_binding_again_in_a_loop_is_refused_where_writing_in_place_would_differ(fn, args, words):
+    with pytest.raises(UnsupportedError) as info:
+        polyfuse.kernel(fn, target="python")(*args)
+    assert words in str(info.value)
