@@ -40,7 +40,7 @@ import numpy as np
 from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
 
 from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
-from .checker import module_of
+from .checker import module_of, reassociable
 from .types import VType, promote
 
 PRODUCTS = ("dot", "matmul", "vdot", "inner", "outer", "einsum")
@@ -376,7 +376,7 @@ def _sum_into(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt]:
 
     def add(k: tuple[Sym, ...]) -> list[ast.stmt]:
         at = dict(zip(s.c.output + s.summed, k))
-        total = ast.BinOp(target.element(k[:rank]), ast.Add(), s.term(at))
+        total = reassociable(ast.BinOp(target.element(k[:rank]), ast.Add(), s.term(at)))
         return [ast.Assign([_store(target.element(k[:rank]))], total)]
     return init + lw.nest(target.extents + tuple(s.extents[lab] for lab in s.summed), add)
 
@@ -496,7 +496,7 @@ def _scalar_sum(lw: Lowering, dtype: str, sums: tuple[Sym, ...], term) -> View:
     lw.allocations.append(ast.Assign([ast.Name(acc, ast.Store())], zero))
     lw.pre.append(ast.Assign([ast.Name(acc, ast.Store())], copy.deepcopy(zero)))
     lw.pre.extend(lw.nest(sums, lambda k: [ast.Assign(
-        [ast.Name(acc, ast.Store())], ast.BinOp(ast.Name(acc, ast.Load()), ast.Add(), term(k)))]))
+        [ast.Name(acc, ast.Store())], reassociable(ast.BinOp(ast.Name(acc, ast.Load()), ast.Add(), term(k))))]))
     vtype = VType(dtype, False)
     lw.note_scalar(acc, vtype)
     return scalar(ast.Name(acc, ast.Load()), vtype)

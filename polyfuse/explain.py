@@ -107,6 +107,7 @@ def _statement(stmt) -> dict[str, Any]:
     return {
         "name": stmt.name, "line": stmt.span.line, "source": stmt.source_line,
         "domain": stmt.domain.to_str(), "reads": stmt.reads.to_str(), "writes": stmt.writes.to_str(),
+        "reassociable": stmt.reassociable,
     }
 
 
@@ -178,8 +179,10 @@ def _item(value: Any) -> str:
     if not isinstance(value, dict):
         return f"- {value}"
     if "source" in value:
+        order = ("\n    order:  a NumPy reduction: the cpu target may sum it in vector partial sums, not in index order"
+                 if value.get("reassociable") else "")
         return (f"- {value['name']} (line {value['line']}): {value['source']}\n"
-                f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
+                f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}{order}")
     if "kind" in value:
         return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
     if "claim" in value:
