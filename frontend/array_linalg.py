@@ -20,9 +20,10 @@ consumers, reorder and tile.  ``C[...] = A @ B`` sums into ``C`` itself when Num
 the same (same dtype, no broadcast, operands that do not read ``C``): no temporary then shares
 the nest, so a whole-array product gets the register tiles of a hand-written one.  A product
 with nothing to sum (np.outer, ``ij->ji``) is an element-wise value, computed where it is used.
-A product to a scalar (``x @ y`` of two vectors) accumulates into a scalar local.  The sum runs
-in index order, not in BLAS's blocked order, so float results differ from NumPy's in the last
-bits.  Shapes follow NumPy's rules; extents that must be equal are checked at compile time where
+A product to a scalar (``x @ y`` of two vectors) accumulates into a scalar local.  Each update
+``acc + term`` is marked reassociable (``checker.reassociable``), as NumPy's reductions are: the
+CPU backend may keep partial sums in vector lanes, neither in index order nor in BLAS's blocked
+order, so float results differ from NumPy's in the last bits.  Shapes follow NumPy's rules; extents that must be equal are checked at compile time where
 they are constants and otherwise assumed in the Scop's context and checked per call
 (``Lowering.mismatch``).
 """
