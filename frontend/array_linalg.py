@@ -20,9 +20,10 @@ consumers, reorder and tile.  ``C[...] = A @ B`` sums into ``C`` itself when Num
 the same (same dtype, no broadcast, operands that do not read ``C``): no temporary then shares
 the nest, so a whole-array product gets the register tiles of a hand-written one.  A product
 with nothing to sum (np.outer, ``ij->ji``) is an element-wise value, computed where it is used.
-A product to a scalar (``x @ y`` of two vectors) accumulates into a scalar local.  The sum runs
-in index order, not in BLAS's blocked order, so float results differ from NumPy's in the last
-bits.  Shapes follow NumPy's rules; extents that must be equal are checked at compile time where
+A product to a scalar (``x @ y`` of two vectors) accumulates into a scalar local.  Each update
+``acc + term`` is marked reassociable (``checker.reassociable``), as NumPy's reductions are: the
+CPU backend may keep partial sums in vector lanes, neither in index order nor in BLAS's blocked
+order, so float results differ from NumPy's in the last bits.  Shapes follow NumPy's rules; extents that must be equal are checked at compile time where
 they are constants and otherwise assumed in the Scop's context and checked per call
 (``Lowering.mismatch``).
 """
@@ -40,7 +41,7 @@ import numpy as np
 from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
 
 from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
-from .checker import module_of
+from .checker import module_of, reassociable
 from .types import VType, promote
 
 PRODUCTS = ("dot", "matmul", "vdot", "inner", "outer", "einsum")
@@ -376,7 +377,7 @@ def _sum_into(lw: Lowering, s: _Sum, target: View) -> list[ast.stmt]:
 
     def add(k: tuple[Sym, ...]) -> list[ast.stmt]:
         at = dict(zip(s.c.output + s.summed, k))
-        total = ast.BinOp(target.element(k[:rank]), ast.Add(), s.term(at))
+        total = reassociable(ast.BinOp(target.element(k[:rank]), ast.Add(), s.term(at)))
         return [ast.Assign([_store(target.element(k[:rank]))], total)]
     return init + lw.nest(target.extents + tuple(s.extents[lab] for lab in s.summed), add)
 
@@ -496,7 +497,7 @@ def _scalar_sum(lw: Lowering, dtype: str, sums: tuple[Sym, ...], term) -> View:
     lw.allocations.append(ast.Assign([ast.Name(acc, ast.Store())], zero))
     lw.pre.append(ast.Assign([ast.Name(acc, ast.Store())], copy.deepcopy(zero)))
     lw.pre.extend(lw.nest(sums, lambda k: [ast.Assign(
-        [ast.Name(acc, ast.Store())], ast.BinOp(ast.Name(acc, ast.Load()), ast.Add(), term(k)))]))
+        [ast.Name(acc, ast.Store())], reassociable(ast.BinOp(ast.Name(acc, ast.Load()), ast.Add(), term(k))))]))
     vtype = VType(dtype, False)
     lw.note_scalar(acc, vtype)
     return scalar(ast.Name(acc, ast.Load()), vtype)

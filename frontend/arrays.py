@@ -30,7 +30,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument
 
 from .allocation import ALLOCATORS
-from .checker import module_of
+from .checker import module_of, reassociable
 from .extent_facts import LoopRange, decide
 from .scalars import arity, is_supported, np_scalar_type
 from .source import KernelSource
@@ -1840,10 +1840,13 @@ class Lowering:
             raise self.error(node, f"np.{kind}() of {x.vtype.dtype} gives {dtype}", "reduction")
         return dtype
 
-    def accumulate(self, kind: str, acc: ast.expr, value: ast.expr) -> ast.expr:
+    def accumulate(self, kind: str, acc: ast.expr, value: ast.expr, reassoc: bool = False) -> ast.expr:
+        """``acc`` updated with ``value``; ``reassoc``: a reduction's sum or product, whose order
+        NumPy does not promise (it sums pairwise), so the backend may regroup it (checker.reassociable)."""
         if kind in ("max", "min"):
             return _extreme(kind == "max", acc, value)
-        return ast.BinOp(acc, ast.Mult() if kind == "prod" else ast.Add(), value)
+        update = ast.BinOp(acc, ast.Mult() if kind == "prod" else ast.Add(), value)
+        return reassociable(update) if reassoc else update
 
     def start_value(self, kind: str, dtype: str, first: ast.expr, initial: ast.expr | None) -> ast.expr:
         """What the accumulator holds before the first element (``first`` for max/min)."""
@@ -1862,7 +1865,7 @@ class Lowering:
         self.pre.append(ast.Assign([ast.Name(acc, ast.Store())],
                                    self.start_value(kind, dtype, x.element(zeros), initial)))
         self.pre.extend(self.nest(x.extents, lambda k: [ast.Assign(
-            [ast.Name(acc, ast.Store())], self.accumulate(kind, ast.Name(acc, ast.Load()), x.element(k)))]))
+            [ast.Name(acc, ast.Store())], self.accumulate(kind, ast.Name(acc, ast.Load()), x.element(k), True))]))
         vtype = VType(dtype, False)
         if kind == "mean":
             count = ast.parse(" * ".join(f"({e.text})" for e in x.extents), mode="eval").body
@@ -1898,7 +1901,8 @@ class Lowering:
                 stmts: list[ast.stmt] = [ast.Assign([_store(out.element(target))], self.start_value(
                     kind, dtype, x.element(k + tuple(const(0) for _ in axes)), initial))]
                 stmts += self.nest(x.extents[kept:], lambda r: [ast.Assign(
-                    [_store(out.element(target))], self.accumulate(kind, out.element(target), x.element(k + r)))])
+                    [_store(out.element(target))], self.accumulate(kind, out.element(target), x.element(k + r),
+                                                                   True))])
                 if kind == "mean":
                     stmts.append(ast.Assign([_store(out.element(target))],
                                             ast.BinOp(out.element(target), ast.Div(), copy.deepcopy(count))))
@@ -1909,7 +1913,8 @@ class Lowering:
         self.pre.extend(self.nest(extents, lambda k: [ast.Assign(
             [_store(out.element(k))], self.start_value(kind, dtype, x.element(x_index(k)), initial))]))
         self.pre.extend(self.nest(x.extents, lambda k: [ast.Assign(
-            [_store(out.element(out_index(k)))], self.accumulate(kind, out.element(out_index(k)), x.element(k)))]))
+            [_store(out.element(out_index(k)))],
+            self.accumulate(kind, out.element(out_index(k)), x.element(k), True))]))
         if kind == "mean":
             self.pre.extend(self.nest(extents, lambda k: [ast.Assign(
                 [_store(out.element(k))], ast.BinOp(out.element(k), ast.Div(), count))]))

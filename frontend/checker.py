@@ -65,6 +65,12 @@ _AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _BUILTINS = ("abs", "min", "max", "float", "int", "bool", "complex")
 _PARTS = ("real", "imag")  # z.real, z.imag; z.conjugate() is the one method call
 
+#: ``REASSOC_CALL(acc + term)`` (or ``acc * term``): the update of a reduction's accumulator that
+#: frontend.arrays lowered from NumPy code, whose float ``+``/``*`` may be regrouped with the
+#: accumulator's other updates (frontend.expressions sets ``ir.BinOp.reassoc``).  Only generated
+#: code holds it: frontend.lift refuses the name in the user's source.
+REASSOC_CALL = "_polyfuse_reassoc"
+
 
 def module_of(node: ast.AST, globals_: dict) -> str | None:
     """'math', 'cmath' or 'np' when ``node`` names that module in the kernel's globals."""
@@ -262,6 +268,8 @@ class SubsetChecker(ast.NodeVisitor):
         if node.keywords:
             self.fail(node, "call with keyword arguments", "expr")
         func = node.func
+        if is_reassoc_call(node):
+            return self.visit_expr(node.args[0])
         if isinstance(func, ast.Name) and func.id in _BUILTINS:
             if func.id in ("min", "max") and len(node.args) < 2:
                 self.fail(node, f"{func.id}() of fewer than two values", "expr")
@@ -311,3 +319,16 @@ def is_matmul_call(node: ast.stmt) -> bool:
     """``MATMUL_CALL(...)``: a product frontend.array_linalg kept whole for BLAS."""
     return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
             and isinstance(node.value.func, ast.Name) and node.value.func.id == MATMUL_CALL)
+
+
+def reassociable(update: ast.BinOp) -> ast.Call:
+    """``update`` (``acc + term`` or ``acc * term``) marked as a NumPy reduction's accumulation."""
+    assert isinstance(update.op, (ast.Add, ast.Mult)), "only sums and products are reassociated"
+    return ast.Call(ast.Name(REASSOC_CALL, ast.Load()), [update], [])
+
+
+def is_reassoc_call(node: ast.AST) -> TypeGuard[ast.Call]:
+    """``REASSOC_CALL(acc + term)``, written by frontend.arrays and frontend.array_linalg."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == REASSOC_CALL
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.BinOp)
+            and isinstance(node.args[0].op, (ast.Add, ast.Mult)))

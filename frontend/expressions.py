@@ -7,13 +7,14 @@ Each array element read is also recorded as an isl access (``read_texts``).
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.scop import isl_name
 
 from .affine import Affine
-from .checker import module_of
+from .checker import is_reassoc_call, module_of
 from .control import access_text, runtime_subscript
 from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
@@ -254,6 +255,8 @@ class ExpressionLifter:
 
     def _Call(self, node: ast.Call) -> ir.Expr:
         func = node.func
+        if is_reassoc_call(node):
+            return reassociated(self.convert(node.args[0]))
         args = [self.convert(a) for a in node.args]
         if isinstance(func, ast.Name):
             return self.builtin(node, func.id, args)
@@ -309,6 +312,15 @@ class ExpressionLifter:
             raise self.lifter.error(node, f"{ast.unparse(node.func)}() takes {n} argument(s)")
 
 
+def reassociated(update: ir.Expr) -> ir.Expr:
+    """A NumPy reduction's float ``acc + term`` / ``acc * term`` with ``reassoc`` set (integer
+    and complex updates stay as they are: integers are exact in any order, and complex
+    arithmetic is emitted as scalar code with numpy's roundings)."""
+    if isinstance(update, ir.BinOp) and update.op in ("+", "*") and update.dtype.startswith("float"):
+        return replace(update, reassoc=True)
+    return update
+
+
 def _unbool(t: VType) -> VType:
     """Python bools are weak ints; numpy bools stay bools for numpy's promotion."""
     return WEAK_INT if t.dtype == "bool" and t.weak else t
@@ -337,8 +349,6 @@ def _nonnegative_const(expr: ir.Expr) -> bool:
 
 
 def _reweak(expr: ir.Expr, weak: bool) -> ir.Expr:
-    from dataclasses import replace
-
     return replace(expr, weak=weak)
 
 

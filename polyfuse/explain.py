@@ -107,6 +107,7 @@ def _statement(stmt) -> dict[str, Any]:
     return {
         "name": stmt.name, "line": stmt.span.line, "source": stmt.source_line,
         "domain": stmt.domain.to_str(), "reads": stmt.reads.to_str(), "writes": stmt.writes.to_str(),
+        "reassociable": stmt.reassociable,
     }
 
 
@@ -183,8 +184,10 @@ def _item(value: Any) -> str:
                 f"{value['why']}; may read {', '.join(value['may read']) or 'nothing'}; may write "
                 f"{', '.join(value['may write']) or 'nothing'}{private}")
     if "source" in value:
+        order = ("\n    order:  a NumPy reduction: the cpu target may sum it in vector partial sums, not in index order"
+                 if value.get("reassociable") else "")
         return (f"- {value['name']} (line {value['line']}): {value['source']}\n"
-                f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}")
+                f"    domain: {value['domain']}\n    reads:  {value['reads']}\n    writes: {value['writes']}{order}")
     if "kind" in value:
         return f"- {value['kind']} on {value['array']}: {', '.join(value['pairs'])}"
     if "claim" in value:

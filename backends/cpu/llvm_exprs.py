@@ -149,6 +149,10 @@ class ExprEmitter(VectorMath):
             result = _FLOAT_BINOPS[e.op](self, lhs, rhs)
             if self.cg.fastmath and e.op in ("+", "-", "*", "/"):
                 result.flags.append("fast")  # opt-in: lets LLVM reassociate and vectorize reductions
+            elif e.reassoc:
+                # a NumPy reduction's accumulation (ir.BinOp.reassoc): the loop vectorizer may keep
+                # partial sums in vector lanes; no nnan/ninf/nsz, so NaN, inf and -0.0 stay exact
+                result.flags.append("reassoc")
             return result
         if is_unsigned(e.dtype) and e.op in _UINT_BINOPS:
             return _UINT_BINOPS[e.op](self, lhs, rhs)

@@ -46,13 +46,21 @@ class Load:
 
 @dataclass(frozen=True)
 class BinOp:
-    """Arithmetic with Python semantics: ``//`` and ``%`` floor, ``/`` is true division."""
+    """Arithmetic with Python semantics: ``//`` and ``%`` floor, ``/`` is true division.
+
+    ``reassoc`` marks the float ``+`` or ``*`` that accumulates a reduction polyfuse lowered
+    from NumPy array code (``np.sum``, ``x.mean(axis=1)``, ``a @ b`` as loops; the ``lhs`` is
+    the accumulator): NumPy promises no summation order there, so a backend may regroup it
+    with the other updates of the same accumulator (the LLVM backend: the ``reassoc`` flag,
+    which vectorizes the loop into partial sums).  Loops the user wrote never carry it, and
+    the Python backend (the reference) ignores it."""
 
     op: str  # + - * / // % ** min max
     lhs: Expr
     rhs: Expr
     dtype: str
     weak: bool = False
+    reassoc: bool = False
 
 
 @dataclass(frozen=True)
@@ -266,6 +274,14 @@ def map_loads(expr: Expr, fn) -> Expr:
 
         return fn(replace(expr, index=tuple(map_loads(i, fn) for i in expr.index)))
     return map_children(expr, lambda child: map_loads(child, fn))
+
+
+def in_order(expr: Expr) -> Expr:
+    """``expr`` with every ``BinOp.reassoc`` mark cleared (evaluated as written)."""
+    from dataclasses import replace
+
+    cleared = map_children(expr, in_order)
+    return replace(cleared, reassoc=False) if isinstance(cleared, BinOp) and cleared.reassoc else cleared
 
 
 def substitute(expr: Expr, values: dict[str, Expr]) -> Expr:

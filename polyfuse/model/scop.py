@@ -101,6 +101,12 @@ class Statement:
         return self.span.text.strip()
 
     @property
+    def reassociable(self) -> bool:
+        """A NumPy reduction's ``acc = acc + term`` (or ``*``) that the backend may regroup with
+        the accumulator's other updates (``ir.BinOp.reassoc``, set by frontend.expressions)."""
+        return isinstance(self.value, ir.BinOp) and self.value.reassoc
+
+    @property
     def targets(self) -> tuple[str, ...]:
         """The arrays and scalars this statement (may) write."""
         return self.region.writes if self.region is not None else (self.array,)

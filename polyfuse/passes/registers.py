@@ -182,8 +182,12 @@ class _Rewriter:
                 return replace(load, array=locals_[load.array].name, index=slot_index)
             return load
 
+        # in order (no reassoc marks): the tile's sums already run side by side in registers; with
+        # the marks LLVM vectorized the reduction loop itself into partial sums of every tile
+        # element (NumPy C[:] = A @ B, blas=False, n = 512: 5.7 -> 19 ms)
+        value = ir.in_order(ir.map_loads(stmt.value, to_local))
         new = replace(stmt, name=self._fresh(f"{stmt.name}_reg"), iterators=stmt.iterators + slots,
-                      array=locals_[stmt.array].name, index=slot_index, value=ir.map_loads(stmt.value, to_local))
+                      array=locals_[stmt.array].name, index=slot_index, value=value)
         self.statements.append(new)
         return StmtCall(new.name, call.args + tuple(relative))
 

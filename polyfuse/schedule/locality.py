@@ -200,12 +200,14 @@ class LocalityPass:
         """How well ``var`` as the innermost loop walks memory, summed over all accesses:
         +2 stride-1, +1 invariant read (stays in a register), -4 strided by a whole row or worse,
         and -4 for a write that does not move with ``var`` (a reduction: it cannot vectorize
-        without reassociating, which polyfuse never does on its own)."""
+        without reassociating, which polyfuse never does on its own), +1 where it may
+        (a NumPy reduction's accumulation, ``ir.BinOp.reassoc``: it vectorizes into partial sums)."""
         score = 0
         for name in statements:
             stmt = self.scop.statement(name)
             if stmt.index and all(coefficient(e, var) == 0 for e in stmt.index) or not stmt.index:
-                score -= 4  # the same element written every iteration: a serial reduction along var
+                # the same element written every iteration: a reduction along var, serial unless reassociable
+                score += 1 if stmt.reassociable else -4
             else:
                 score += _access_score(stmt.index, var)
             for index in _reads(stmt):

@@ -69,6 +69,24 @@ def test_reduction_is_not_moved_innermost():
     assert not any(d["applied"] for d in _loop_order(k.explain(*args)))
 
 
+def test_a_numpy_row_sum_keeps_its_reduction_innermost_where_a_user_loop_does_not():
+    """x.sum(axis=-1) may reassociate (ir.BinOp.reassoc): with its reduction loop innermost it
+    streams rows and vectorizes into partial sums.  The same sum as a user loop would be a
+    serial chain there, so the pass moves the row loop innermost instead (exact, strided)."""
+    numpy_form = define("def rows(x):\n    return x.sum(axis=-1)\n")
+    loop_form = define('''def rows_loop(x, out):
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i] = out[i] + x[i, j]
+''')
+    x = np.random.rand(6, 9)
+    explained = polyfuse.kernel(numpy_form, verify=True).explain(x)
+    assert not any(d["applied"] for d in _loop_order(explained))
+    assert [s["reassociable"] for s in explained["statements"]] == [False, True]
+    k = check_against_python(loop_form, (x, np.zeros(6)), target="cpu")
+    assert any(d["applied"] and d["order"][-1] == "i" for d in _loop_order(k.explain(x, np.zeros(6))))
+
+
 @pytest.mark.parametrize("expr, expected", [
     (ir.BinOp("+", ir.Var("i", "int64"), ir.Var("j", "int64"), "int64", True), 1),
     (ir.BinOp("*", ir.Const(3, "int64"), ir.Var("i", "int64"), "int64", True), 3),
