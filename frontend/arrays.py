@@ -43,6 +43,7 @@ from .types import (
     WEAK_FLOAT,
     WEAK_INT,
     VType,
+    argument_type,
     promote,
     true_divide,
 )
@@ -247,7 +248,7 @@ class Lowering:
                 extents = tuple(atom(f"{arg.name}.shape[{d}]") for d in range(arg.rank))
                 self.names[arg.name] = ArrayName(arg.name, extents, arg.dtype, "arg")
             else:
-                self.scalars[arg.name] = {"int": WEAK_INT, "complex": WEAK_COMPLEX}.get(arg.kind, WEAK_FLOAT)
+                self.scalars[arg.name] = argument_type(arg)
         self.args = {a.name for a in arguments}
         self.used = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)} | self.args
         self.counter = 0

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from polyfuse.model.scop import Argument
+
 FLOATS = ("float32", "float64")
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 COMPLEX = ("complex64", "complex128")
@@ -37,6 +39,13 @@ WEAK_INT = VType("int64", True)
 WEAK_FLOAT = VType("float64", True)
 WEAK_COMPLEX = VType("complex128", True)
 BOOL = VType("bool", False)
+
+
+def argument_type(arg: Argument) -> VType:
+    """The type of a scalar argument: a Python number or bool is weak, a numpy scalar strong."""
+    if arg.numpy_scalar:
+        return VType(arg.numpy_scalar, False)
+    return {"int": WEAK_INT, "float": WEAK_FLOAT, "complex": WEAK_COMPLEX, "bool": VType("bool", True)}[arg.kind]
 
 
 def _example(t: VType):
