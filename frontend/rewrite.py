@@ -237,10 +237,9 @@ class Inliner(StatementTransformer):
             return self.generic_visit(node)
         self.generic_visit(call)
         helper = Helper(self, fn, call)
-        if helper.has_value:
-            raise self.rw.error(call, f"the value of helper {fn.__name__}() is unused; assign it or call a "
-                                "helper that writes its array arguments", "unused helper result")
-        return helper.statements()
+        if helper.has_value and helper.straight_line():
+            return []  # locals and a value only: nothing to run (subset expressions have no side effects)
+        return helper.statements()  # the body, its value (if any) discarded as Python does
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)

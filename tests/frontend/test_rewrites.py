@@ -256,17 +256,48 @@ def test_recursive_helpers_are_refused():
     assert err.span.line == line_of(countdown, "return countdown")
 
 
-def k_value_unused(x):
-    relu(x[0])
-
-
 def k_no_value(x):
     x[0] = fill(x, 1.0)
 
 
 def test_helper_calls_that_do_not_match_their_kind():
-    assert "value of helper relu() is unused" in str(error_of(k_value_unused, V.copy()))
     assert "fill() returns no value" in str(error_of(k_no_value, V.copy()))
+
+
+def build_up(b, u, dx):
+    """npbench cavity_flow's build_up_b: writes b, returns a tuple nobody reads."""
+    b[1:-1] = (u[2:] - u[:-2]) / (2 * dx)
+    return (b, u, dx)
+
+
+def first_positive(b):
+    for i in range(b.shape[0]):
+        b[i] = 1.0
+        if i > 2:
+            return b  # ERR
+    return b
+
+
+def k_value_unused(b, u):
+    for step in range(3):
+        build_up(b, u, 0.5)
+        relu(u[0])  # only a value: nothing to run
+        leaky(u[1], slope=2.0)
+        u[:] = u + 0.1 * b
+
+
+def k_early_return_unused(b):
+    first_positive(b)
+
+
+def test_helper_values_unused_run_the_body_and_drop_the_value():
+    text = rewritten(k_value_unused, V, V)
+    assert "relu" not in text and "leaky" not in text and "return" not in text
+    assert "b[1:-1] = (u[2:] - u[:-2]) / (2 * 0.5)" in text
+    same_as_python(k_value_unused, np.zeros(8), V.copy())
+    err = error_of(k_early_return_unused, V.copy())
+    assert "return inside helper first_positive() before its end" in str(err)
+    assert err.span.line == line_of(first_positive, "# ERR")
 
 
 def box_sums(x, w):
