@@ -48,6 +48,18 @@ def argument_type(arg: Argument) -> VType:
     return {"int": WEAK_INT, "float": WEAK_FLOAT, "complex": WEAK_COMPLEX, "bool": VType("bool", True)}[arg.kind]
 
 
+def casts(src: VType, dst: str, casting: str) -> bool:
+    """Whether numpy's ``casting`` rule stores a ``src`` value into a ``dst`` array (np.copyto): a
+    Python number (weak) goes by value into its kind and the kinds above it (an int into any
+    integer, float or complex dtype; nothing but a bool into bool), a numpy value by np.can_cast."""
+    if casting == "unsafe":
+        return True
+    if src.weak:
+        kinds = {"bool": "biufc", "int64": "iufc", "float64": "fc", "complex128": "c"}[src.dtype]
+        return np.dtype(dst).kind in kinds
+    return bool(np.can_cast(np.dtype(src.dtype), np.dtype(dst), casting))
+
+
 def _example(t: VType):
     if t.weak:
         return 0j if t.is_complex else 0.0 if t.is_float else 0

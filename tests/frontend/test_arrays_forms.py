@@ -4,6 +4,7 @@ ufuncs on arrays, boolean-array logic, reductions with axis tuples, initial= and
 
 from __future__ import annotations
 
+import inspect
 import linecache
 import math
 
@@ -103,6 +104,13 @@ FORMS = {
     "sum of a mask": ("y[0] = np.sum(x > 0.5)\ny[1] = (x > 0.2).sum()", V, np.zeros(10)),
     "sum of int8 widens": ("y[...] = (x * 10).astype(np.int8).sum(axis=0)", M, np.zeros(7, np.int64)),
     "sum of int32 widens": ("y[0] = np.sum((x * 10).astype(np.int32))", V, np.zeros(10, np.int64)),
+    # np.copyto(dst, src): dst[...] = src with NumPy's broadcasting and casting='same_kind'
+    "copyto broadcast row": ("np.copyto(y, x[0, :] * 2.0)", M, np.zeros((6, 7))),
+    "copyto into a slice, reading it": ("np.copyto(y[1:, :], y[:-1, :] + x[1:, :])", M, np.ones((6, 7))),
+    "copyto a scalar, float into float32": ("np.copyto(y[2:], 1.5)\nnp.copyto(y[:2], x[:2])", V,
+                                            np.zeros(10, np.float32)),
+    "copyto ints into floats and unsafe": ("np.copyto(y, 3)\nnp.copyto(y[1:], x[1:] * 3.7, casting='unsafe')", V,
+                                           np.zeros(10, np.int16)),
 }
 
 
@@ -407,3 +415,45 @@ def test_mask_stores_refused_where_numpy_would_differ():
                             ("def k(x):\n    x[x[:1] > 0.5] = 0.0\n", "mask whose shape")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(source), target="python")(M.copy())
+
+
+def k_copyto_float_into_int(x, y):
+    np.copyto(y, x)  # ERR
+
+
+def k_copyto_signed_into_unsigned(x, y):
+    np.copyto(y, x.astype(np.int8))  # ERR
+
+
+def k_copyto_int_into_bool(x, y):
+    np.copyto(y, 1)  # ERR
+
+
+def k_copyto_where(x, y):
+    np.copyto(y, x, where=x > 0.5)  # ERR
+
+
+def k_copyto_element(x, y):
+    np.copyto(y[0], x[0])  # ERR
+
+
+def k_copyto_out_of_range(x, y):
+    np.copyto(y, 1000)  # ERR
+
+
+@pytest.mark.parametrize("fn, y, words", [
+    (k_copyto_float_into_int, np.zeros(10, np.int64), "np.copyto from float64 into int64"),
+    (k_copyto_signed_into_unsigned, np.zeros(10, np.uint8), "np.copyto from int8 into uint8"),
+    (k_copyto_int_into_bool, np.zeros(10, bool), "np.copyto from int64 into bool"),
+    (k_copyto_where, np.zeros(10), "keyword 'where'"),  # the one NumPy runs: not supported here
+    (k_copyto_element, np.zeros(10), "not an array"),
+    (k_copyto_out_of_range, np.zeros(10, np.int8), "1000 is out of bounds for int8"),
+])
+def test_copyto_refused_where_numpy_refuses(fn, y, words):
+    if fn is not k_copyto_where:
+        with pytest.raises((TypeError, OverflowError)):
+            fn(V.copy(), y.copy())
+    with pytest.raises(UnsupportedError, match=words) as info:
+        polyfuse.kernel(fn, target="python")(V.copy(), y.copy())
+    lines, first = inspect.getsourcelines(fn)
+    assert info.value.span.line == first + 1 and info.value.span.filename == __file__
