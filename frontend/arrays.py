@@ -376,7 +376,7 @@ class Lowering:
         weak = src.vtype if src.rank == 0 else VType(src.vtype.dtype, False)  # an array is a numpy value
         if weak.dtype == "unknown" and self.final:
             raise self.error(given["src"], "cannot tell the dtype of np.copyto's source here", "np.copyto")
-        if weak.dtype != "unknown" and not casts(weak, dst.vtype.dtype, str(rule)):
+        if weak.dtype != "unknown" and not casts(weak, dst.vtype.dtype, "unsafe" if rule == "unsafe" else "same_kind"):
             raise self.error(call, f"np.copyto from {weak.dtype} into {dst.vtype.dtype}: NumPy refuses this cast "
                              f"under casting={rule!r}", "np.copyto cast")
         assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], given["src"])

@@ -6,6 +6,9 @@ Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code alre
    inlined, ``y[i] = relu(x[i])`` -> ``y[i] = max(x[i], 0.0)``, and ``fill(A, n)`` as a statement
    -> the helper's body with its parameters replaced by the caller's arguments.  Subset
    expressions have no side effects, so substituting an argument at each use is exact.
+   Then ``substitute_tuples`` (frontend/tuples.py) writes tuple locals out at their uses
+   (``idx = i, j``; ``x[idx]`` -> ``x[i, j]``), makes list shapes tuples and ``np.ndarray``
+   allocations ``np.empty``.
 2. ``Normalizer``: ``len(a)`` -> ``a.shape[0]``, ``a.shape[-1]`` -> ``a.shape[rank - 1]``,
    ``a.size`` -> the product of its extents, ``a.ndim`` -> the rank (``a`` an array argument).
 3. ``substitute_sizes``: an integer local assigned once at the top level from sizes
@@ -49,6 +52,7 @@ from .desugar import (
     shape_node,
 )
 from .source import KernelSource, read_source
+from .tuples import substitute_tuples
 
 MAX_INLINE_DEPTH = 16
 
@@ -61,6 +65,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
                   arguments)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
+    tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
     tree.body = substitute_sizes(rw, tree.body)

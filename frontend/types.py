@@ -7,6 +7,7 @@ adopt the dtype of the numpy value they meet, exactly as in the undecorated func
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -48,7 +49,7 @@ def argument_type(arg: Argument) -> VType:
     return {"int": WEAK_INT, "float": WEAK_FLOAT, "complex": WEAK_COMPLEX, "bool": VType("bool", True)}[arg.kind]
 
 
-def casts(src: VType, dst: str, casting: str) -> bool:
+def casts(src: VType, dst: str, casting: Literal["same_kind", "unsafe"]) -> bool:
     """Whether numpy's ``casting`` rule stores a ``src`` value into a ``dst`` array (np.copyto): a
     Python number (weak) goes by value into its kind and the kinds above it (an int into any
     integer, float or complex dtype; nothing but a bool into bool), a numpy value by np.can_cast."""

@@ -450,3 +450,102 @@ def k_assigns_argument(k, A):
 
 def test_arguments_are_never_size_locals():
     assert "assignment to argument 'k'" in str(error_of(k_assigns_argument, 3, V.copy()))
+
+
+# ---- tuples held in locals, list shapes, np.ndarray ---------------------------------------------
+
+def k_softmax_rows(x):
+    """npbench softmax/mlp: a shape tuple held in a local."""
+    new_shape = (x.shape[0], 1)
+    m = np.empty(new_shape, dtype=x.dtype)
+    m[:, 0] = np.max(x, axis=-1)
+    e = np.exp(x - m)
+    s = np.ndarray(new_shape, dtype=x.dtype)  # vadv: np.ndarray(shape, dtype) allocates
+    s[:, 0] = np.sum(e, axis=-1)
+    return e / s
+
+
+def k_index_tuples(x, w):
+    """numpy-benchmarks conv: an index tuple held in a local, per iteration."""
+    shape = [x.shape[0] - 2, x.shape[1] - 2]
+    out = np.zeros(shape)
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            idx = i + 1, j + 1
+            out[idx[0] - 1, j] = x[idx] * w[len(idx)] + x[idx[-1], 0]
+    return out
+
+
+def test_tuple_locals_are_written_out_at_each_use():
+    assert rewritten(k_index_tuples, M, V).splitlines()[1:] == [  # after the docstring
+        "out = np.zeros((x.shape[0] - 2, x.shape[1] - 2))",
+        "for i in range(x.shape[0] - 2):",  # the list shape, written out, gives out's extents
+        "    for j in range(x.shape[1] - 2):",
+        "        out[i + 1 - 1, j] = x[i + 1, j + 1] * w[2] + x[j + 1, 0]",
+        "return out",
+    ]
+    for target in ("python", "cpu"):
+        np.testing.assert_array_equal(polyfuse.kernel(k_index_tuples, target=target, verify=True)(M, V),
+                                      k_index_tuples(M, V))
+        got = polyfuse.kernel(k_softmax_rows, target=target, verify=True)(M)
+        np.testing.assert_allclose(got, k_softmax_rows(M), rtol=1e-13)
+        assert got.shape == (3, 4)
+
+
+def k_tuple_twice(x):
+    s = (x.shape[0],)  # ERR
+    s = (2,)
+    return np.zeros(s)
+
+
+def k_tuple_read_before(x, y):
+    for i in range(x.shape[0]):
+        if i > 0:
+            y[i] = x[p]  # ERR  # noqa: F821 - the previous iteration's p, in Python
+        p = (i,)  # noqa: F841
+
+
+def k_tuple_outside_its_loop(x):
+    for i in range(x.shape[0]):
+        p = (i, 0)
+    x[p] = 1.0  # ERR
+
+
+def k_tuple_of_an_element(x, y):
+    for i in range(x.shape[0]):
+        p = (int(x[i, 0]), 0)  # ERR
+        y[i] = x[p]
+
+
+def k_tuple_of_a_changing_local(x, y):
+    k = 0
+    for i in range(x.shape[0]):
+        p = (k, 0)  # ERR
+        k = k + 1
+        y[i] = x[p]
+
+
+def k_list_changed(x):
+    s = [x.shape[0], 2]
+    s[0] = 3  # ERR
+    return np.zeros(s)
+
+
+def k_ndarray_view(x):
+    a = np.ndarray((2,), buffer=x)  # ERR
+    return a
+
+
+@pytest.mark.parametrize("fn, words", [
+    (k_tuple_twice, "tuple local 's' is assigned more than once"),
+    (k_tuple_read_before, "tuple local 'p' is read before it is assigned or outside the block"),
+    (k_tuple_outside_its_loop, "tuple local 'p' is read before it is assigned or outside the block"),
+    (k_tuple_of_an_element, "reads 'x[i, 0]', an array element, which may change"),
+    (k_tuple_of_a_changing_local, "reads 'k', which may change"),
+    (k_list_changed, "assignment into tuple local 's'"),
+    (k_ndarray_view, "np.ndarray with other than (shape, dtype) arguments"),
+])
+def test_tuple_locals_that_cannot_be_written_out_are_refused_where_they_break_the_rule(fn, words):
+    err = error_of(fn, *((M.copy(),) if fn.__code__.co_argcount == 1 else (M.copy(), V.copy())))
+    assert words in str(err)
+    assert err.span.line == line_of(fn, "# ERR") and err.construct in ("tuple local", "np.ndarray")
