@@ -363,10 +363,13 @@ class Lowering:
     def copyto(self, stmt: ast.Expr, call: ast.Call) -> ast.Assign:
         """``np.copyto(dst, src)`` is ``dst[...] = src`` (``src`` broadcast) where NumPy's
         ``casting`` rule, 'same_kind' unless 'unsafe' is given, admits the store."""
-        given = dict(zip(("dst", "src", "casting"), call.args)) | self.keywords(call, ("dst", "src", "casting"))
+        positional = dict(zip(("dst", "src", "casting"), call.args))
+        named = self.keywords(call, ("dst", "src", "casting"))
+        given = positional | named
         casting = given.get("casting", ast.Constant("same_kind"))
         rule = casting.value if isinstance(casting, ast.Constant) else None
-        if len(call.args) > 3 or "dst" not in given or "src" not in given or rule not in ("same_kind", "unsafe"):
+        if len(call.args) > 3 or positional.keys() & named.keys() or not {"dst", "src"} <= given.keys() \
+                or rule not in ("same_kind", "unsafe"):
             raise self.error(call, "np.copyto other than (dst, src) with casting='same_kind' (the default) or "
                              "'unsafe'", "np.copyto")
         dst, src = self.value(given["dst"]), self.value(given["src"])

@@ -39,9 +39,9 @@ def k_assign_region_loop_var(n, A, B):
 
 
 def k_list(n, A):
+    xs = [1.0, 2.0]  # a list local is written out at its use (frontend/tuples.py)
     for i in range(n):
-        xs = [1.0, 2.0]  # ERR
-        A[i] = 1.0
+        A[i] = xs  # ERR
 
 
 def k_tuple_unpack(n, A):
@@ -175,7 +175,7 @@ CASES = {
     "float range bound": (k_float_bound, "A[i]", ["range() bound", "float64"], (4, V)),
     "assignment to a loop variable kept as written": (k_assign_region_loop_var, "j", ["loop variable 'j'"],
                                                       (4, V, IDX)),
-    "list": (k_list, "[1.0, 2.0]", ["list"], (4, V)),
+    "list": (k_list, "xs", ["list"], (4, V)),
     "tuple unpack": (k_tuple_unpack, "a, b", ["tuple"], (4, V)),
     "slice": (k_slice, "i - 1:]", ["slice bound", "may be negative"], (4, V, V.copy())),
     "attribute": (k_attribute, "A.itemsize", ["attribute", "A.itemsize"], (4, V)),
