@@ -412,9 +412,14 @@ def run_both_scalars(func, target, args, index):
     return expected[index], actual[index]
 
 
-def test_out_of_range_int_literal_is_refused():
-    message = _error("B[i] = A[i] + 300", (np.ones(4, np.uint8), np.zeros(4)))
-    assert "300" in message and "uint8" in message and "OverflowError" in message
+@pytest.mark.parametrize("body, value", [("B[i] = A[i] + 300", 300), ("B[i] = A[i] - -1", -1),
+                                         ("A[i] = 1000", 1000), ("A[i] = -1", -1)])
+def test_out_of_range_int_literal_is_refused(body, value):
+    args = (np.ones(4, np.uint8), np.zeros(4))
+    with pytest.raises(OverflowError):  # what numpy does with them
+        make_kernel(body)(*args)
+    message = _error(body, args)
+    assert f"Python integer {value} is out of bounds for uint8" in message and "OverflowError" in message
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
