@@ -23,6 +23,7 @@ import copy
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 
@@ -43,6 +44,8 @@ from .types import (
     WEAK_FLOAT,
     WEAK_INT,
     VType,
+    argument_type,
+    casts,
     promote,
     true_divide,
 )
@@ -252,7 +255,7 @@ class Lowering:
                 extents = tuple(atom(f"{arg.name}.shape[{d}]") for d in range(arg.rank))
                 self.names[arg.name] = ArrayName(arg.name, extents, arg.dtype, "arg")
             else:
-                self.scalars[arg.name] = {"int": WEAK_INT, "complex": WEAK_COMPLEX}.get(arg.kind, WEAK_FLOAT)
+                self.scalars[arg.name] = argument_type(arg)
         self.args = {a.name for a in arguments}
         self.used = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)} | self.args
         self.counter = 0
@@ -313,6 +316,8 @@ class Lowering:
                              orelse=self.lower_block(stmt.orelse))]
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             return self.lower_return(stmt)
+        if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
+            return self.lower_stmt(self.copyto(stmt, stmt.value))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed, self.here = [], False, stmt
             out = self.lower_assign(stmt)
@@ -362,6 +367,32 @@ class Lowering:
         value = ast.copy_location(ast.Tuple(values, ast.Load()), stmt.value) if len(elts) > 1 or \
             isinstance(stmt.value, ast.Tuple) else values[0]
         return before + [ast.copy_location(ast.Return(value), stmt)]
+
+    def copyto(self, stmt: ast.Expr, call: ast.Call) -> ast.Assign:
+        """``np.copyto(dst, src)`` is ``dst[...] = src`` (``src`` broadcast) where NumPy's
+        ``casting`` rule, 'same_kind' unless 'unsafe' is given, admits the store."""
+        positional = dict(zip(("dst", "src", "casting"), call.args))
+        named = self.keywords(call, ("dst", "src", "casting"))
+        given = positional | named
+        casting = given.get("casting", ast.Constant("same_kind"))
+        rule = casting.value if isinstance(casting, ast.Constant) else None
+        if len(call.args) > 3 or positional.keys() & named.keys() or not {"dst", "src"} <= given.keys() \
+                or rule not in ("same_kind", "unsafe"):
+            raise self.error(call, "np.copyto other than (dst, src) with casting='same_kind' (the default) or "
+                             "'unsafe'", "np.copyto")
+        dst, src = self.value(given["dst"]), self.value(given["src"])
+        if dst.rank == 0:
+            raise self.error(given["dst"], f"np.copyto into {ast.unparse(given['dst'])!r}, which is not an array "
+                             "(a TypeError in NumPy)", "np.copyto")
+        weak = src.vtype if src.rank == 0 else VType(src.vtype.dtype, False)  # an array is a numpy value
+        if weak.dtype == "unknown" and self.final:
+            raise self.error(given["src"], "cannot tell the dtype of np.copyto's source here", "np.copyto")
+        if weak.dtype != "unknown" and not casts(weak, dst.vtype.dtype, "unsafe" if rule == "unsafe" else "same_kind"):
+            raise self.error(call, f"np.copyto from {weak.dtype} into {dst.vtype.dtype}: NumPy refuses this cast "
+                             f"under casting={rule!r}", "np.copyto cast")
+        assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], given["src"])
+        _locate(assign, stmt)
+        return assign
 
     def lower_assign(self, stmt: ast.Assign | ast.AugAssign) -> list[ast.stmt]:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
@@ -2045,6 +2076,11 @@ def _names_in(text: str) -> set[str]:
         return {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
     except SyntaxError:
         return set()
+
+
+def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.Call]:
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == name \
+        and module_of(value.func.value, globals_) == "np"
 
 
 def _is_allocation(value: ast.expr, globals_: dict) -> bool:

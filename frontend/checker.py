@@ -13,6 +13,7 @@ from typing import NoReturn, TypeGuard
 
 import numpy as np
 
+from polyfuse.errors import UnsupportedError
 from polyfuse.model.region import MATMUL_CALL
 
 from . import scalars
@@ -100,8 +101,8 @@ class SubsetChecker(ast.NodeVisitor):
     def check(self) -> None:
         fn = self.source.tree
         args = fn.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
-            self.fail(fn, "*args, **kwargs, keyword-only or default arguments")
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            self.fail(fn, "*args, **kwargs, keyword-only or positional-only arguments")
         body = fn.body
         for i, stmt in enumerate(body):
             if isinstance(stmt, ast.Return) and i != len(body) - 1:
@@ -313,6 +314,22 @@ class SubsetChecker(ast.NodeVisitor):
 def check_subset(source: KernelSource, globals_: dict) -> None:
     """Reject the first construct of ``source`` outside the supported subset."""
     SubsetChecker(source, globals_).check()
+
+
+def is_number(value: object) -> bool:
+    """Whether a default argument value is a number a kernel can take (numpy's too)."""
+    return type(value) in (int, float, bool, complex) or isinstance(value, (np.number, np.bool_))
+
+
+def default_error(source: KernelSource, name: str, value: object) -> UnsupportedError:
+    """The error for a call that leaves parameter ``name`` to its default ``value``, which is
+    not a number: located at the default in the ``def`` line."""
+    args = source.tree.args
+    params = [a.arg for a in args.args]
+    node = args.defaults[params.index(name) - (len(params) - len(args.defaults))]
+    return source.error(node, f"the default value {value!r} of parameter {name!r} is not a number; kernels "
+                        "take number defaults (int, float, bool, complex, numpy scalars): pass "
+                        f"{name!r} in the call", "default argument")
 
 
 def is_matmul_call(node: ast.stmt) -> bool:

@@ -18,7 +18,7 @@ from .checker import is_reassoc_call, module_of
 from .control import access_text, runtime_subscript
 from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
-from .types import BOOL, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType, promote, true_divide
+from .types import BOOL, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType, argument_type, promote, true_divide
 
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
         ast.Pow: "**"}
@@ -80,9 +80,8 @@ class ExpressionLifter:
         if name in self.scope.loop_vars:
             return ir.Var(isl_name(name), "int64", True)
         arg = self.lifter.arguments.get(name)
-        if arg is not None and arg.kind in ("int", "float", "complex"):
-            var = ir.Var(name, arg.dtype, True)
-            return self.coerce(var, VType(arg.numpy_scalar, False)) if arg.numpy_scalar else var
+        if arg is not None and arg.kind != "array":  # travels as an int64, float64 or complex128
+            return self.coerce(ir.Var(name, arg.dtype, True), argument_type(arg))
         info = self.lifter.arrays.get(name)
         if info is not None and info.is_scalar:
             t = self.lifter.scalar_type(name)

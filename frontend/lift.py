@@ -37,6 +37,7 @@ from .expressions import ExpressionLifter
 from .opaque import bound_reason, kept_inside, lift_matmul, lift_region, own_jump
 from .returns import lift_return
 from .rewrite import rewrite
+from .scalars import check_int_literals
 from .source import KernelSource, read_source
 from .types import VType, promote
 
@@ -274,6 +275,7 @@ class Lifter:
             array, index_aff = lifter.subscript(target, write=True)
             index = tuple(a.expr for a in index_aff)
             dtype = self.arrays[array].dtype
+            check_int_literals(self, node, (value,), VType(dtype, False))  # x_int8[i] = 1000: OverflowError
             write_text = access_text(isl_name(array), self.arrays[array], index_aff)
             if has_runtime_index(index):  # may write any element: modelled as reading them all
                 lifter.read_texts.append((write_text, None))  # and writing back the others

@@ -187,9 +187,11 @@ class _RegionBuilder:
 
     def bound(self, node: ast.expr) -> ir.Expr:
         value = self.exprs.convert(node)
-        if value.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "bool"):
+        python_bool = value.dtype == "bool" and value.weak  # range(True) is range(1); a numpy bool raises
+        if value.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32") and not python_bool:
+            kind = "numpy bool" if value.dtype == "bool" else f"{value.dtype} value"
             raise self.lifter.error(node, f"non-integer loop bound: range() bound {ast.unparse(node)!r} is a "
-                                    f"{value.dtype} value; range() takes integers", "non-integer loop bound")
+                                    f"{kind}; range() takes integers", "non-integer loop bound")
         return self.exprs.coerce(value, VType("int64", True))
 
     def _Assign(self, node: ast.Assign) -> list:

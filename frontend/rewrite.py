@@ -9,6 +9,9 @@ Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code alre
    inlined, ``y[i] = relu(x[i])`` -> ``y[i] = max(x[i], 0.0)``, and ``fill(A, n)`` as a statement
    -> the helper's body with its parameters replaced by the caller's arguments.  Subset
    expressions have no side effects, so substituting an argument at each use is exact.
+   Then ``substitute_tuples`` (frontend/tuples.py) writes tuple locals out at their uses
+   (``idx = i, j``; ``x[idx]`` -> ``x[i, j]``), makes list shapes tuples and ``np.ndarray``
+   allocations ``np.empty``.
 2. ``Normalizer``: ``len(a)`` -> ``a.shape[0]``, ``a.shape[-1]`` -> ``a.shape[rank - 1]``,
    ``a.size`` -> the product of its extents, ``a.ndim`` -> the rank (``a`` an array argument).
 3. ``substitute_sizes``: an integer local assigned once at the top level from sizes
@@ -52,6 +55,7 @@ from .desugar import (
     shape_node,
 )
 from .source import KernelSource, read_source
+from .tuples import substitute_tuples
 
 MAX_INLINE_DEPTH = 16
 
@@ -65,6 +69,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = rename_rebound(rw, tree.body)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
+    tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
     tree.body = substitute_sizes(rw, tree.body)
@@ -354,10 +359,9 @@ class Inliner(StatementTransformer):
             return self.generic_visit(node)
         self.generic_visit(call)
         helper = Helper(self, fn, call)
-        if helper.has_value:
-            raise self.rw.error(call, f"the value of helper {fn.__name__}() is unused; assign it or call a "
-                                "helper that writes its array arguments", "unused helper result")
-        return helper.statements()
+        if helper.has_value and helper.straight_line():
+            return []  # locals and a value only: nothing to run (subset expressions have no side effects)
+        return helper.statements()  # the body, its value (if any) discarded as Python does
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)

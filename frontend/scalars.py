@@ -316,8 +316,18 @@ def check_int_literals(lifter, node: ast.AST, operands: tuple[ir.Expr, ...], res
         return
     info = np.iinfo(result.dtype)
     for operand in operands:
-        if isinstance(operand, ir.Const) and operand.weak and operand.dtype == "int64":
-            if not info.min <= int(operand.value) <= info.max:
-                raise lifter.error(node, f"Python integer {operand.value} is out of bounds for {result.dtype} "
-                                   "(numpy raises OverflowError); convert explicitly, e.g. np.int16(x)",
-                                   "integer literal out of range")
+        value = _int_literal(operand)
+        if value is not None and not info.min <= value <= info.max:
+            raise lifter.error(node, f"Python integer {value} is out of bounds for {result.dtype} "
+                               "(numpy raises OverflowError); convert explicitly, e.g. np.int16(x)",
+                               "integer literal out of range")
+
+
+def _int_literal(expr: ir.Expr) -> int | None:
+    """The value of a Python int literal, ``-1`` too (Python negates it before numpy sees it)."""
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = _int_literal(expr.operand)
+        return None if inner is None else -inner
+    if isinstance(expr, ir.Const) and expr.weak and expr.dtype == "int64":
+        return int(expr.value)
+    return None

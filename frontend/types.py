@@ -7,8 +7,11 @@ adopt the dtype of the numpy value they meet, exactly as in the undecorated func
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+
+from polyfuse.model.scop import Argument
 
 FLOATS = ("float32", "float64")
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
@@ -37,6 +40,25 @@ WEAK_INT = VType("int64", True)
 WEAK_FLOAT = VType("float64", True)
 WEAK_COMPLEX = VType("complex128", True)
 BOOL = VType("bool", False)
+
+
+def argument_type(arg: Argument) -> VType:
+    """The type of a scalar argument: a Python number or bool is weak, a numpy scalar strong."""
+    if arg.numpy_scalar:
+        return VType(arg.numpy_scalar, False)
+    return {"int": WEAK_INT, "float": WEAK_FLOAT, "complex": WEAK_COMPLEX, "bool": VType("bool", True)}[arg.kind]
+
+
+def casts(src: VType, dst: str, casting: Literal["same_kind", "unsafe"]) -> bool:
+    """Whether numpy's ``casting`` rule stores a ``src`` value into a ``dst`` array (np.copyto): a
+    Python number (weak) goes by value into its kind and the kinds above it (an int into any
+    integer, float or complex dtype; nothing but a bool into bool), a numpy value by np.can_cast."""
+    if casting == "unsafe":
+        return True
+    if src.weak:
+        kinds = {"bool": "biufc", "int64": "iufc", "float64": "fc", "complex128": "c"}[src.dtype]
+        return np.dtype(dst).kind in kinds
+    return bool(np.can_cast(np.dtype(src.dtype), np.dtype(dst), casting))
 
 
 def _example(t: VType):

@@ -17,6 +17,7 @@ import numpy as np
 from polyfuse.compiler import compile_kernel
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
+from polyfuse.frontend.checker import default_error, is_number
 from polyfuse.frontend.rewrite import helper_texts
 from polyfuse.frontend.source import read_source
 from polyfuse.model.isl_budget import ISL_LOCK
@@ -61,6 +62,8 @@ class Kernel:
                                parallel=bool(parallel), cache=bool(cache), blas=bool(blas))
         self._signature = inspect.signature(fn)
         self._names = tuple(self._signature.parameters)
+        self._defaults = {name: p.default for name, p in self._signature.parameters.items()
+                          if p.default is not inspect.Parameter.empty}
         self._variants: dict[str, CompiledVariant] = {}
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
@@ -78,6 +81,8 @@ class Kernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
+            if len(args) < len(self._names) and not kwargs:
+                args = self._with_defaults(args)
             # a call with these dtypes, shapes, strides and ints passed every check before: the plan
             plan = None if kwargs else self._plans.get(tuple(map(call_key, args)))
             if plan is not None:
@@ -165,11 +170,25 @@ class Kernel:
         return list(self._variants)
 
     # ---- internals -----------------------------------------------------------------------
+    def _with_defaults(self, args: tuple) -> tuple:
+        """A positional call that omits trailing parameters with number defaults, completed with
+        them as Python binds them (so it takes the fast path); otherwise ``args`` unchanged."""
+        missing = self._names[len(args):]
+        if all(name in self._defaults and is_number(self._defaults[name]) for name in missing):
+            return args + tuple(self._defaults[name] for name in missing)
+        return args
+
     def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        """Parameter -> value as Python binds the call; an omitted parameter takes its default,
+        which must be a number (a located UnsupportedError otherwise)."""
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
             raise ArgumentError(f"{self.py_func.__name__}(): {exc}") from None
+        for name in self._names:
+            if name not in bound.arguments and not is_number(self._defaults[name]):
+                raise default_error(read_source(self.py_func), name, self._defaults[name])
+        bound.apply_defaults()
         return dict(bound.arguments)
 
     def _variant(self, values: dict[str, Any]) -> CompiledVariant:

@@ -240,7 +240,7 @@ def signature(program: LoopProgram, shared: set[str]) -> tuple[Param, ...]:
         if arg.kind == "complex":  # two doubles: a struct by value would depend on the C ABI
             params.extend(Param(f"{arg.name}__{part}", part, arg.name) for part in ("re", "im"))
             continue
-        kind = {"array": "array", "int": "i64", "float": "f64"}[arg.kind]
+        kind = {"array": "array", "int": "i64", "bool": "i64", "float": "f64"}[arg.kind]
         params.append(Param(arg.name, kind))
     for arg in program.arguments:
         if arg.kind == "array" and arg.layout != "C":

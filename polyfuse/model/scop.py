@@ -36,8 +36,8 @@ class Argument:
     """One kernel parameter as seen in a call signature."""
 
     name: str
-    kind: str  # "array" | "int" | "float" | "complex"
-    dtype: str  # element dtype for arrays, int64/float64/complex128 for scalars
+    kind: str  # "array" | "int" | "float" | "complex" | "bool" (a value, never an isl parameter)
+    dtype: str  # element dtype for arrays, int64/float64/complex128 for scalars (int64 for a bool: 0/1)
     rank: int = 0
     layout: str = "C"  # "C" contiguous or "A" any strides
     numpy_scalar: str = ""  # the dtype of a numpy scalar argument (strong under NEP 50); "" for int/float

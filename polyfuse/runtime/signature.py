@@ -20,8 +20,8 @@ def argument_of(name: str, value: object) -> Argument:
     if is_device_array(value):
         dtype, shape, strides = _device_layout(value)
         return _array_argument(name, dtype, len(shape), _c_contiguous(shape, strides, dtype.itemsize))
-    if isinstance(value, (bool, np.bool_)):
-        raise ArgumentError(f"argument {name!r} is a bool; pass an int or a float")
+    if isinstance(value, bool):  # a weak bool under NEP 50; before int, which it subclasses
+        return Argument(name, "bool", "int64")
     if isinstance(value, np.generic):
         return _numpy_scalar_argument(name, value)
     if isinstance(value, numbers.Integral):
@@ -32,7 +32,7 @@ def argument_of(name: str, value: object) -> Argument:
         return Argument(name, "complex", "complex128")
     raise ArgumentError(
         f"argument {name!r} has type {type(value).__name__}; kernels take numpy arrays "
-        f"({', '.join(SUPPORTED_DTYPES)}), ints, floats and complex numbers"
+        f"({', '.join(SUPPORTED_DTYPES)}), ints, floats, complex numbers and bools"
     )
 
 
@@ -40,6 +40,8 @@ def _numpy_scalar_argument(name: str, value: np.generic) -> Argument:
     """np.float32(0.5), np.int8(3), ...: numpy scalars keep their dtype in arithmetic (NEP 50),
     so the signature records it; the value itself travels as an int64 or a float64."""
     dtype = value.dtype
+    if dtype.kind == "b":
+        return Argument(name, "bool", "int64", numpy_scalar="bool")
     if dtype.kind in "iu" and dtype.name in SUPPORTED_DTYPES:
         return Argument(name, "int", "int64", numpy_scalar=dtype.name)
     if dtype.kind == "f" and dtype.name in SUPPORTED_DTYPES:
@@ -47,7 +49,7 @@ def _numpy_scalar_argument(name: str, value: np.generic) -> Argument:
     if dtype.kind == "c" and dtype.name in SUPPORTED_DTYPES:
         return Argument(name, "complex", "complex128", numpy_scalar=dtype.name)
     raise ArgumentError(f"argument {name!r} is a numpy {dtype} scalar; scalar arguments may be ints, floats, "
-                        "complex numbers and numpy scalars of the integer, float32/float64 and "
+                        "complex numbers, bools and numpy scalars of the bool, integer, float32/float64 and "
                         "complex64/complex128 dtypes")
 
 
@@ -97,8 +99,13 @@ def signature_key(arguments: tuple[Argument, ...]) -> str:
     """Stable text naming a signature, e.g. ``A:float64[2,C] n:int``."""
     parts = []
     for a in arguments:
-        parts.append(f"{a.name}:{a.dtype}[{a.rank},{a.layout}]" if a.kind == "array" else f"{a.name}:{a.numpy_scalar or a.kind}")
+        parts.append(f"{a.name}:{a.dtype}[{a.rank},{a.layout}]" if a.kind == "array" else f"{a.name}:{_scalar_key(a)}")
     return " ".join(parts)
+
+
+def _scalar_key(a: Argument) -> str:
+    """``int``, ``float``, ``complex``, ``bool`` for Python scalars; ``np.<dtype>`` for numpy's."""
+    return f"np.{a.numpy_scalar}" if a.numpy_scalar else a.kind
 
 
 def device_span(value) -> tuple[int, int]:

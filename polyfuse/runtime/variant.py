@@ -76,7 +76,7 @@ class CompiledVariant:
         env: dict[str, Any] = {}
         for arg in self.arguments:
             value = values[arg.name]
-            if arg.kind == "int":
+            if arg.kind in ("int", "bool"):
                 value = int(value)
                 if not INT64_MIN <= value <= INT64_MAX:
                     raise ArgumentError(f"argument {arg.name!r}={value} does not fit in int64")

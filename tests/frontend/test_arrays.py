@@ -99,6 +99,20 @@ def test_dtypes_follow_nep50():
     _same(k, a, RNG.random(5), np.zeros(5, np.float32), np.zeros(5))
 
 
+@pytest.mark.parametrize("s", [2.5, np.float64(2.5), np.float32(2.5), True, np.True_, np.int16(3)])
+def test_temporaries_of_scalar_arguments_take_their_nep50_dtype(s):
+    """A numpy scalar is strong (float32 array * np.float64 is float64), a Python number weak."""
+    def k(a, s):
+        t = a * s
+        return t
+
+    a = RNG.random(5).astype(np.float32)
+    for target in ("python", "cpu"):
+        got = polyfuse.kernel(k, target=target)(a, s)
+        assert got.dtype == k(a, s).dtype
+        np.testing.assert_array_equal(got, k(a, s))
+
+
 def test_integer_arrays_and_comparisons():
     def k(a, b, out):
         out[:] = (a > b) * a + a // 3 - b % 4 + a ** 2

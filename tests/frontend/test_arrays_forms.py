@@ -4,8 +4,10 @@ ufuncs on arrays, boolean-array logic, reductions with axis tuples, initial= and
 
 from __future__ import annotations
 
+import inspect
 import linecache
 import math
+import re
 
 import numpy as np
 import pytest
@@ -103,6 +105,13 @@ FORMS = {
     "sum of a mask": ("y[0] = np.sum(x > 0.5)\ny[1] = (x > 0.2).sum()", V, np.zeros(10)),
     "sum of int8 widens": ("y[...] = (x * 10).astype(np.int8).sum(axis=0)", M, np.zeros(7, np.int64)),
     "sum of int32 widens": ("y[0] = np.sum((x * 10).astype(np.int32))", V, np.zeros(10, np.int64)),
+    # np.copyto(dst, src): dst[...] = src with NumPy's broadcasting and casting='same_kind'
+    "copyto broadcast row": ("np.copyto(y, x[0, :] * 2.0)", M, np.zeros((6, 7))),
+    "copyto into a slice, reading it": ("np.copyto(y[1:, :], y[:-1, :] + x[1:, :])", M, np.ones((6, 7))),
+    "copyto a scalar, float into float32": ("np.copyto(y[2:], 1.5)\nnp.copyto(y[:2], x[:2])", V,
+                                            np.zeros(10, np.float32)),
+    "copyto ints into floats and unsafe": ("np.copyto(y, 3)\nnp.copyto(y[1:], x[1:] * 3.7, casting='unsafe')", V,
+                                           np.zeros(10, np.int16)),
 }
 
 
@@ -573,3 +582,50 @@ def shapes_sliced(image, x):
 
 def test_allocations_shaped_by_a_slice_of_a_shape():
     _same(shapes_sliced, (RNG.random((4, 5, 3)) * 255).astype(np.uint8), M)
+
+
+def k_copyto_float_into_int(x, y):
+    np.copyto(y, x)  # ERR
+
+
+def k_copyto_signed_into_unsigned(x, y):
+    np.copyto(y, x.astype(np.int8))  # ERR
+
+
+def k_copyto_int_into_bool(x, y):
+    np.copyto(y, 1)  # ERR
+
+
+def k_copyto_where(x, y):
+    np.copyto(y, x, where=x > 0.5)  # ERR
+
+
+def k_copyto_element(x, y):
+    np.copyto(y[0], x[0])  # ERR
+
+
+def k_copyto_out_of_range(x, y):
+    np.copyto(y, 1000)  # ERR
+
+
+def k_copyto_src_twice(x, y):
+    np.copyto(y, x, src=x)  # ERR
+
+
+@pytest.mark.parametrize("fn, y, words", [
+    (k_copyto_float_into_int, np.zeros(10, np.int64), "np.copyto from float64 into int64"),
+    (k_copyto_signed_into_unsigned, np.zeros(10, np.uint8), "np.copyto from int8 into uint8"),
+    (k_copyto_int_into_bool, np.zeros(10, bool), "np.copyto from int64 into bool"),
+    (k_copyto_where, np.zeros(10), "keyword 'where'"),  # the one NumPy runs: not supported here
+    (k_copyto_element, np.zeros(10), "not an array"),
+    (k_copyto_out_of_range, np.zeros(10, np.int8), "1000 is out of bounds for int8"),
+    (k_copyto_src_twice, np.zeros(10), "np.copyto other than (dst, src)"),
+])
+def test_copyto_refused_where_numpy_refuses(fn, y, words):
+    if fn is not k_copyto_where:
+        with pytest.raises((TypeError, OverflowError)):
+            fn(V.copy(), y.copy())
+    with pytest.raises(UnsupportedError, match=re.escape(words)) as info:
+        polyfuse.kernel(fn, target="python")(V.copy(), y.copy())
+    lines, first = inspect.getsourcelines(fn)
+    assert info.value.span.line == first + 1 and info.value.span.filename == __file__

@@ -244,3 +244,25 @@ def test_data_dependent_ifs_on_cuda():
     A = np.random.default_rng(3).standard_normal((12, 4))
     expected, actual = run_both(nested, A, np.zeros(12), target="cuda")
     np.testing.assert_array_equal(expected[1], actual[1])
+
+
+def periodic_dist(x, y, L, periodic_x, periodic_y):
+    """numpy-benchmarks' periodic_dist, one final return: bool flags as conditions."""
+    dx = x[:, None] - x[None, :]
+    dy = y[:, None] - y[None, :]
+    if periodic_x:
+        dx[dx > L / 2] -= L
+        dx[dx < -L / 2] += L
+    if periodic_y:
+        dy[dy > L / 2] -= L
+        dy[dy < -L / 2] += L
+    return np.sqrt(dx ** 2 + dy ** 2)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("flags", [(True, True), (True, False), (np.False_, np.True_)])
+def test_bool_arguments_as_conditions(target, flags):
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(0, 10, 9), rng.uniform(0, 10, 9)
+    got = polyfuse.kernel(periodic_dist, target=target, verify=True)(x, y, 10.0, *flags)
+    np.testing.assert_allclose(got, periodic_dist(x, y, 10.0, *flags), rtol=1e-12)

@@ -39,9 +39,9 @@ def k_assign_region_loop_var(n, A, B):
 
 
 def k_list(n, A):
+    xs = [1.0, 2.0]  # a list local is written out at its use (frontend/tuples.py)
     for i in range(n):
-        xs = [1.0, 2.0]  # ERR
-        A[i] = 1.0
+        A[i] = xs  # ERR
 
 
 def k_tuple_unpack(n, A):
@@ -140,6 +140,11 @@ def k_bare_call(n, A):
         print(i)  # ERR
 
 
+def k_default_none(n, A, out=None):  # ERR
+    for i in range(n):
+        A[i] = 1.0
+
+
 def k_augassign_matmul(n, A):
     for i in range(n):
         A[i] @= 2.0  # ERR
@@ -164,7 +169,7 @@ CASES = {
     "float range bound": (k_float_bound, "A[i]", ["range() bound", "float64"], (4, V)),
     "assignment to a loop variable kept as written": (k_assign_region_loop_var, "j", ["loop variable 'j'"],
                                                       (4, V, IDX)),
-    "list": (k_list, "[1.0, 2.0]", ["list"], (4, V)),
+    "list": (k_list, "xs", ["list"], (4, V)),
     "tuple unpack": (k_tuple_unpack, "a, b", ["tuple"], (4, V)),
     "slice": (k_slice, "i - 1:]", ["slice bound", "may be negative"], (4, V, V.copy())),
     "attribute": (k_attribute, "A.itemsize", ["attribute", "A.itemsize"], (4, V)),
@@ -181,6 +186,7 @@ CASES = {
     "nested function": (k_nested_function, "def inner", ["nested function"], (4, V)),
     "step variable": (k_step_variable, "range(0, n, s)", ["step"], (8, 2, V)),
     "bare call": (k_bare_call, "print(i)", [], (4, V)),
+    "default None": (k_default_none, "None", ["default value None of parameter 'out'", "pass 'out'"], (4, V)),
     "augassign @=": (k_augassign_matmul, "A[i] @= 2.0", ["MatMult="], (4, V)),
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
@@ -285,10 +291,19 @@ def test_zero_d_array(k_scale):
         k_scale(4, np.array(1.0), np.zeros(4))
 
 
-@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
-def test_bool_scalar(k_scale, value):
-    with pytest.raises(ArgumentError, match="bool"):
-        k_scale(value, np.zeros(4), np.zeros(4))
+@pytest.mark.parametrize("value", [True, False])
+def test_bool_scalar_is_a_number_as_in_python(k_scale, value):
+    A, B, expected = np.arange(1.0, 5.0), np.zeros(4), np.zeros(4)
+    k_scale(value, A, B)
+    scale(value, A, expected)  # range(True) is range(1)
+    np.testing.assert_array_equal(B, expected)
+
+
+def test_numpy_bool_loop_bound_is_refused_as_python_refuses_it(k_scale):
+    with pytest.raises(TypeError):
+        scale(np.True_, np.zeros(4), np.zeros(4))
+    with pytest.raises(UnsupportedError, match="range\\(\\) bound 'n' is a numpy bool"):
+        k_scale(np.True_, np.zeros(4), np.zeros(4))
 
 
 @pytest.mark.parametrize("value", ["4", None, [1.0, 2.0], (1, 2), object()])

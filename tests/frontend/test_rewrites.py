@@ -256,17 +256,48 @@ def test_recursive_helpers_are_refused():
     assert err.span.line == line_of(countdown, "return countdown")
 
 
-def k_value_unused(x):
-    relu(x[0])
-
-
 def k_no_value(x):
     x[0] = fill(x, 1.0)
 
 
 def test_helper_calls_that_do_not_match_their_kind():
-    assert "value of helper relu() is unused" in str(error_of(k_value_unused, V.copy()))
     assert "fill() returns no value" in str(error_of(k_no_value, V.copy()))
+
+
+def build_up(b, u, dx):
+    """npbench cavity_flow's build_up_b: writes b, returns a tuple nobody reads."""
+    b[1:-1] = (u[2:] - u[:-2]) / (2 * dx)
+    return (b, u, dx)
+
+
+def first_positive(b):
+    for i in range(b.shape[0]):
+        b[i] = 1.0
+        if i > 2:
+            return b  # ERR
+    return b
+
+
+def k_value_unused(b, u):
+    for step in range(3):
+        build_up(b, u, 0.5)
+        relu(u[0])  # only a value: nothing to run
+        leaky(u[1], slope=2.0)
+        u[:] = u + 0.1 * b
+
+
+def k_early_return_unused(b):
+    first_positive(b)
+
+
+def test_helper_values_unused_run_the_body_and_drop_the_value():
+    text = rewritten(k_value_unused, V, V)
+    assert "relu" not in text and "leaky" not in text and "return" not in text
+    assert "b[1:-1] = (u[2:] - u[:-2]) / (2 * 0.5)" in text
+    same_as_python(k_value_unused, np.zeros(8), V.copy())
+    err = error_of(k_early_return_unused, V.copy())
+    assert "return inside helper first_positive() before its end" in str(err)
+    assert err.span.line == line_of(first_positive, "# ERR")
 
 
 def box_sums(x, w):
@@ -453,3 +484,102 @@ def test_a_helper_at_the_top_level_computes_its_argument_once():
     np.testing.assert_allclose(actual, expected, rtol=1e-12)  # exp and the row sums: last bits
     kept = polyfuse.kernel(k_layer).explain(*args)["kept as written"]
     assert [r["why"] for r in kept].count("matrix product (BLAS where the layout allows)") == 2, kept
+
+
+# ---- tuples held in locals, list shapes, np.ndarray ---------------------------------------------
+
+def k_softmax_rows(x):
+    """npbench softmax/mlp: a shape tuple held in a local."""
+    new_shape = (x.shape[0], 1)
+    m = np.empty(new_shape, dtype=x.dtype)
+    m[:, 0] = np.max(x, axis=-1)
+    e = np.exp(x - m)
+    s = np.ndarray(new_shape, dtype=x.dtype)  # vadv: np.ndarray(shape, dtype) allocates
+    s[:, 0] = np.sum(e, axis=-1)
+    return e / s
+
+
+def k_index_tuples(x, w):
+    """numpy-benchmarks conv: an index tuple held in a local, per iteration."""
+    shape = [x.shape[0] - 2, x.shape[1] - 2]
+    out = np.zeros(shape)
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            idx = i + 1, j + 1
+            out[idx[0] - 1, j] = x[idx] * w[len(idx)] + x[idx[-1], 0]
+    return out
+
+
+def test_tuple_locals_are_written_out_at_each_use():
+    assert rewritten(k_index_tuples, M, V).splitlines()[1:] == [  # after the docstring
+        "out = np.zeros((x.shape[0] - 2, x.shape[1] - 2))",
+        "for i in range(x.shape[0] - 2):",  # the list shape, written out, gives out's extents
+        "    for j in range(x.shape[1] - 2):",
+        "        out[i + 1 - 1, j] = x[i + 1, j + 1] * w[2] + x[j + 1, 0]",
+        "return out",
+    ]
+    for target in ("python", "cpu"):
+        np.testing.assert_array_equal(polyfuse.kernel(k_index_tuples, target=target, verify=True)(M, V),
+                                      k_index_tuples(M, V))
+        got = polyfuse.kernel(k_softmax_rows, target=target, verify=True)(M)
+        np.testing.assert_allclose(got, k_softmax_rows(M), rtol=1e-13)
+        assert got.shape == (3, 4)
+
+
+def k_tuple_twice(x):
+    s = (x.shape[0],)  # ERR
+    s = (2,)
+    return np.zeros(s)
+
+
+def k_tuple_read_before(x, y):
+    for i in range(x.shape[0]):
+        if i > 0:
+            y[i] = x[p]  # ERR  # noqa: F821 - the previous iteration's p, in Python
+        p = (i,)  # noqa: F841
+
+
+def k_tuple_outside_its_loop(x):
+    for i in range(x.shape[0]):
+        p = (i, 0)
+    x[p] = 1.0  # ERR
+
+
+def k_tuple_of_an_element(x, y):
+    for i in range(x.shape[0]):
+        p = (int(x[i, 0]), 0)  # ERR
+        y[i] = x[p]
+
+
+def k_tuple_of_a_changing_local(x, y):
+    k = 0
+    for i in range(x.shape[0]):
+        p = (k, 0)  # ERR
+        k = k + 1
+        y[i] = x[p]
+
+
+def k_list_changed(x):
+    s = [x.shape[0], 2]
+    s[0] = 3  # ERR
+    return np.zeros(s)
+
+
+def k_ndarray_view(x):
+    a = np.ndarray((2,), buffer=x)  # ERR
+    return a
+
+
+@pytest.mark.parametrize("fn, words", [
+    (k_tuple_twice, "tuple local 's' is assigned more than once"),
+    (k_tuple_read_before, "tuple local 'p' is read before it is assigned or outside the block"),
+    (k_tuple_outside_its_loop, "tuple local 'p' is read before it is assigned or outside the block"),
+    (k_tuple_of_an_element, "reads 'x[i, 0]', an array element, which may change"),
+    (k_tuple_of_a_changing_local, "reads 'k', which may change"),
+    (k_list_changed, "assignment into tuple local 's'"),
+    (k_ndarray_view, "np.ndarray with other than (shape, dtype) arguments"),
+])
+def test_tuple_locals_that_cannot_be_written_out_are_refused_where_they_break_the_rule(fn, words):
+    err = error_of(fn, *((M.copy(),) if fn.__code__.co_argcount == 1 else (M.copy(), V.copy())))
+    assert words in str(err)
+    assert err.span.line == line_of(fn, "# ERR") and err.construct in ("tuple local", "np.ndarray")

@@ -366,6 +366,30 @@ def test_numpy_scalar_arguments_keep_their_dtype(scalar, target):
         np.testing.assert_array_equal(actual[index], expected[index])
 
 
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("flag", [True, False, np.True_, np.False_])
+def test_bool_arguments_are_typed_as_numpy_types_them(flag, target):
+    """A Python bool is weak (``True + True`` is 2, ``float32 * True`` float32); a numpy bool is
+    strong (``b[i] + np.True_`` is an or, ``np.True_ + 1`` an int64); both as conditions."""
+    body = ("B[i] = A[i] * f + (f + f) + (not f) * 10.0 + (A[i] if f else -A[i])"
+            "\n        C[i] = b[i] + f"
+            "\n        D[i] = (f + 1) * 100 + f * i")
+    k = make_kernel(body, "A, b, f, B, C, D")
+    A = np.linspace(-1, 1, 6, dtype=np.float32)
+    b = np.array([True, False, True, False, False, True])
+    for index in (3, 4, 5):
+        args = (A, b, flag, np.zeros(6, np.float32), np.zeros(6, np.int64), np.zeros(6))
+        expected, actual = run_both_scalars(k, target, args, index)
+        np.testing.assert_array_equal(actual, expected)
+
+
+def test_bool_arguments_do_not_index_or_meet_numpy_bools_where_numpy_refuses():
+    for body, words in [("B[i] = A[f]", "'f' is a bool value; only integers index arrays"),  # x[True]: a new axis
+                        ("B[i] = (A[i] > 0) - f", "operator '-'")]:  # numpy's boolean subtract: a TypeError
+        with pytest.raises(UnsupportedError, match=words):
+            polyfuse.kernel(make_kernel(body, "A, B, f"), target="python")(np.ones(4), np.zeros(4), np.True_)
+
+
 def test_unsupported_numpy_scalar_argument():
     k = polyfuse.kernel(make_kernel("B[i] = A[i] * s", "A, s, B"), target="python")
     with pytest.raises(ArgumentError, match="float16"):
@@ -388,9 +412,14 @@ def run_both_scalars(func, target, args, index):
     return expected[index], actual[index]
 
 
-def test_out_of_range_int_literal_is_refused():
-    message = _error("B[i] = A[i] + 300", (np.ones(4, np.uint8), np.zeros(4)))
-    assert "300" in message and "uint8" in message and "OverflowError" in message
+@pytest.mark.parametrize("body, value", [("B[i] = A[i] + 300", 300), ("B[i] = A[i] - -1", -1),
+                                         ("A[i] = 1000", 1000), ("A[i] = -1", -1)])
+def test_out_of_range_int_literal_is_refused(body, value):
+    args = (np.ones(4, np.uint8), np.zeros(4))
+    with pytest.raises(OverflowError):  # what numpy does with them
+        make_kernel(body)(*args)
+    message = _error(body, args)
+    assert f"Python integer {value} is out of bounds for uint8" in message and "OverflowError" in message
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])

@@ -285,3 +285,44 @@ def test_written_empty_arrays_keep_working():
     empty = np.zeros((0, 3))
     assert empty.strides == (0, 0)  # numpy's own empty arrays have zero strides
     polyfuse.kernel(fill)(empty)
+
+
+# ---- default argument values -----------------------------------------------------------------------
+
+HALF = np.float32(0.5)
+
+
+def damped(x, out, k=2, eps=1e-3, flag=True, scale=HALF):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * k * scale + eps if flag else x[i]
+
+
+@pytest.mark.parametrize("call", [
+    lambda f, x, out: f(x, out),
+    lambda f, x, out: f(x, out, 3),
+    lambda f, x, out: f(x, out, eps=0.5),
+    lambda f, x, out: f(x, out, 3, flag=False),
+    lambda f, x, out: f(x=x, out=out, scale=np.float32(2.0), k=1.5),
+], ids=["omitted", "positional", "keyword", "positional and keyword", "keywords only"])
+def test_omitted_arguments_take_their_defaults_as_python_binds_them(call):
+    k = polyfuse.kernel(damped, verify=True)
+    x = np.arange(6, dtype=np.float32)
+    expected, actual = np.zeros(6, dtype=np.float32), np.zeros(6, dtype=np.float32)
+    call(damped, x, expected)
+    call(k, x, actual)
+    np.testing.assert_array_equal(actual, expected)
+
+
+def offset(x, out, k=2, eps=1e-3):
+    for i in range(out.shape[0]):
+        out[i] = x[i + k] + eps
+
+
+def test_calls_that_omit_int_and_float_defaults_take_the_plan():
+    k = polyfuse.kernel(offset)
+    x, out, expected = np.arange(8.0), np.zeros(6), np.zeros(6)
+    for _ in range(3):
+        k(x, out)
+    assert len(plans(k)) == 1
+    offset(x, expected)
+    np.testing.assert_array_equal(out, expected)

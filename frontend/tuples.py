@@ -1,0 +1,225 @@
+"""Tuples and lists held in locals, list shapes and ``np.ndarray`` (part of ``frontend.rewrite``).
+
+Run after helper inlining and before the sizes and extents of kernel-local arrays are read, so
+that those see shapes written out:
+
+- **Tuple locals.** ``new_shape = (x.shape[0], 1)`` then ``np.empty(new_shape)``, or
+  ``idx = i, j`` then ``x[idx]``: a local assigned a tuple (or list) display once is replaced by
+  the display at each use, ``idx[0]`` by its element and ``len(idx)`` by its length; the
+  assignment goes.  That is exact when nothing the elements read can change between the
+  assignment and a use, so the elements may read only names never assigned, loop variables of
+  the loops around the assignment and names assigned once before it (no array elements), and
+  the uses must follow the assignment inside the block that holds it.  Any other tuple local is
+  refused where it breaks a rule.
+- **List shapes.** ``np.empty([n, m])`` (and ``np.zeros``, ``np.ones``, ``np.full``) is
+  ``np.empty((n, m))``.
+- **np.ndarray.** ``np.ndarray(shape, dtype)`` allocates like ``np.empty(shape, dtype)``; the
+  forms that view existing memory (``buffer=``, ``offset=``, ``strides=``, ``order=``) are refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from typing import Protocol
+
+from polyfuse.errors import UnsupportedError
+
+from .checker import module_of
+from .desugar import Rewriter as DesugarRewriter
+from .desugar import int_constant
+from .source import KernelSource
+
+_SHAPED = ("empty", "zeros", "ones", "full")  # allocators whose first argument is a shape
+_RULE = ("a tuple (or list) local is written out at each use: assign it once, from loop variables, "
+         "arguments, sizes and locals assigned once before, and use it after that in the same block")
+
+
+class Rewriter(DesugarRewriter, Protocol):
+    """What this pass uses of ``frontend.rewrite.Rewriter`` (which imports this module)."""
+
+    def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError: ...
+    def origin(self, node: ast.AST) -> KernelSource | None: ...
+    def mark_one(self, node: ast.AST, origin: KernelSource | None) -> None: ...
+
+
+def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with its tuple locals written out, list shapes made tuples and ``np.ndarray``
+    allocations made ``np.empty`` (see the module docstring)."""
+    stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    defs = [s for top in body for s in ast.walk(top) if _defined(s) is not None]
+    for stmt in defs:
+        name = str(_defined(stmt))
+        if stores[name] != 1:
+            raise rw.error(stmt, f"tuple local {name!r} is assigned more than once; {_RULE}", "tuple local")
+    if defs:
+        body = _TupleLocals(rw, {str(_defined(s)) for s in defs}, stores, body).block(body, frozenset())
+    return [_Allocations(rw).visit(s) for s in body]
+
+
+def _defined(stmt: ast.AST) -> str | None:
+    """The name ``stmt`` assigns a tuple or list display to, if that is what it does."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+            and isinstance(stmt.value, (ast.Tuple, ast.List)):
+        return stmt.targets[0].id
+    return None
+
+
+def _stored(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+class _TupleLocals:
+    """One walk in program order: ``active`` holds the tuple locals whose assignment encloses the
+    current point, ``seen`` the names some statement before it assigns."""
+
+    def __init__(self, rw: Rewriter, names: set[str], stores: Counter, body: list[ast.stmt]) -> None:
+        self.rw, self.names, self.stores = rw, names, stores
+        self.loop_targets = {n for s in body for f in ast.walk(s) if isinstance(f, ast.For) for n in _stored(f.target)}
+        self.active: dict[str, ast.expr] = {}
+        self.seen: set[str] = set()
+
+    def block(self, stmts: list[ast.stmt], loops: frozenset[str]) -> list[ast.stmt]:
+        """``stmts`` (inside the loops over ``loops``) with their tuple locals written out."""
+        out: list[ast.stmt] = []
+        mine: list[str] = []
+        for stmt in stmts:
+            name = _defined(stmt)
+            if name is not None:
+                assert isinstance(stmt, ast.Assign)
+                value = self.uses(stmt.value)
+                self.check_stable(name, value, loops)
+                self.active[name] = value
+                mine.append(name)
+            else:
+                out.append(self.statement(stmt, loops))
+            self.seen.update(_stored(stmt))
+        for name in mine:
+            del self.active[name]
+        return out
+
+    def statement(self, stmt: ast.stmt, loops: frozenset[str]) -> ast.stmt:
+        if isinstance(stmt, ast.For):
+            stmt.iter = self.uses(stmt.iter)
+            stmt.body = self.block(stmt.body, loops | _stored(stmt.target))
+            stmt.orelse = self.block(stmt.orelse, loops)
+        elif isinstance(stmt, (ast.If, ast.While)):
+            stmt.test = self.uses(stmt.test)
+            stmt.body, stmt.orelse = self.block(stmt.body, loops), self.block(stmt.orelse, loops)
+        elif not any(isinstance(getattr(stmt, f, None), list) for f in ("body", "handlers")):
+            stmt = self.uses(stmt)  # (with, try, nested defs: left for the checker to refuse)
+        return stmt
+
+    def uses(self, node):
+        return _Uses(self).visit(node)
+
+    def check_stable(self, name: str, value: ast.expr, loops: frozenset[str]) -> None:
+        """Refuse a tuple whose elements may change between its assignment and a use."""
+        for node in ast.walk(value):
+            if isinstance(node, ast.Subscript) and not (isinstance(node.value, ast.Attribute)
+                                                        and node.value.attr == "shape"):
+                raise self.unstable(name, node, ", an array element")
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not self.stable(node.id, loops):
+                raise self.unstable(name, node, "")
+
+    def stable(self, name: str, loops: frozenset[str]) -> bool:
+        """Whether ``name`` holds the same value from here to the end of the current block."""
+        count = self.stores[name]
+        return count == 0 or name in loops or (count == 1 and name in self.seen and name not in self.loop_targets)
+
+    def unstable(self, name: str, node: ast.AST, what: str) -> UnsupportedError:
+        return self.rw.error(node, f"tuple local {name!r} reads {ast.unparse(node)!r}{what}, which may change before "
+                             f"the tuple is used; {_RULE}", "tuple local")
+
+
+class _Uses(ast.NodeTransformer):
+    """Reads of active tuple locals -> their displays (``t[k]`` -> the element, ``len(t)`` -> the
+    length), at the place of the read; any other use of a tuple local is refused."""
+
+    def __init__(self, walk: _TupleLocals) -> None:
+        self.walk = walk
+
+    def display(self, node: ast.expr) -> ast.Tuple | ast.List | None:
+        if isinstance(node, ast.Name) and node.id in self.walk.names:
+            if node.id not in self.walk.active:
+                raise self.walk.rw.error(node, f"tuple local {node.id!r} is read before it is assigned or outside "
+                                         f"the block that assigns it; {_RULE}", "tuple local")
+            found = self.walk.active[node.id]
+            assert isinstance(found, (ast.Tuple, ast.List))
+            return found
+        return None
+
+    def visit_Name(self, node: ast.Name):
+        found = self.display(node)
+        return node if found is None else self.walk.rw.placed(self.walk.rw.copy(found), node)
+
+    def visit_Subscript(self, node: ast.Subscript):
+        found = self.display(node.value)
+        if found is not None and not isinstance(node.ctx, ast.Load):
+            raise self.walk.rw.error(node, f"assignment into tuple local {ast.unparse(node.value)!r}; {_RULE}",
+                                     "tuple local")
+        axis = int_constant(node.slice)
+        if found is not None and axis is not None and -len(found.elts) <= axis < len(found.elts):
+            return self.walk.rw.placed(self.walk.rw.copy(found.elts[axis]), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute):
+        if self.display(node.value) is not None:
+            raise self.walk.rw.error(node, f"{ast.unparse(node)} of tuple local {ast.unparse(node.value)!r}; "
+                                     f"{_RULE}", "tuple local")
+        self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node: ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and "len" not in self.walk.rw.globals \
+                and len(node.args) == 1 and not node.keywords:
+            found = self.display(node.args[0])
+            if found is not None:
+                return self.walk.rw.placed(ast.Constant(len(found.elts)), node)
+        self.generic_visit(node)
+        return node
+
+
+class _Allocations(ast.NodeTransformer):
+    """``np.empty([n, m])`` -> ``np.empty((n, m))``; ``np.ndarray(shape, dtype)`` -> ``np.empty``."""
+
+    def __init__(self, rw: Rewriter) -> None:
+        self.rw = rw
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and module_of(func.value, self.rw.globals) == "np"):
+            return node
+        if func.attr == "ndarray":
+            return self.ndarray(node)
+        if func.attr in _SHAPED and node.args and isinstance(node.args[0], ast.List):
+            node.args[0] = self.shape(node.args[0])
+        return node
+
+    def shape(self, node: ast.List) -> ast.Tuple:
+        shape = ast.copy_location(ast.Tuple(node.elts, ast.Load()), node)
+        self.rw.mark_one(shape, self.rw.origin(node))
+        return shape
+
+    def ndarray(self, call: ast.Call) -> ast.Call:
+        """``np.ndarray(shape, dtype=float)``: an uninitialized array, as ``np.empty`` makes."""
+        given = dict(zip(("shape", "dtype"), call.args))
+        extra = len(call.args) > 2
+        for kw in call.keywords:
+            extra = extra or kw.arg not in ("shape", "dtype") or kw.arg in given
+            given[str(kw.arg)] = kw.value
+        if extra or "shape" not in given:
+            raise self.rw.error(call, "np.ndarray with other than (shape, dtype) arguments (buffer=, offset=, "
+                                "strides= and order= view existing memory); allocate with np.empty(shape, dtype)",
+                                "np.ndarray")
+        assert isinstance(call.func, ast.Attribute)
+        func = ast.copy_location(ast.Attribute(call.func.value, "empty", ast.Load()), call.func)
+        dtype = [ast.keyword("dtype", given["dtype"])] if "dtype" in given else []
+        shape = given["shape"]
+        new = ast.copy_location(ast.Call(func, [self.shape(shape) if isinstance(shape, ast.List) else shape], dtype),
+                                call)
+        for node in (func, new):
+            self.rw.mark_one(node, self.rw.origin(call))
+        return new
