@@ -273,6 +273,8 @@ class Lowering:
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
         self.viewed = _viewed_names(source.tree)  # names some binding makes a view of (p = x, v = x[1:])
+        self.assignments = 0  # assignments lowered so far
+        self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
@@ -320,6 +322,7 @@ class Lowering:
             return self.lower_stmt(self.copyto(stmt, stmt.value))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed, self.here = [], False, stmt
+            self.assignments += 1
             out = self.lower_assign(stmt)
             if not self.changed:
                 return [stmt]
@@ -508,6 +511,11 @@ class Lowering:
 
     def bind_name(self, stmt: ast.Assign, name: str) -> list[ast.stmt]:
         """``name = expr``: a scalar local, or a new array temporary when ``expr`` is an array."""
+        if self.masked_read(stmt.value) is not None and name not in self.names and name not in self.scalars:
+            self.selections[name] = (stmt.value, self.assignments, self.block)  # type: ignore[assignment]
+            self.changed = True
+            return []
+        self.selections.pop(name, None)
         value = self.value(stmt.value)
         entry = self.names.get(name)
         if entry is not None and not entry.live:  # the loop or branch of the earlier binding has ended:
@@ -840,6 +848,9 @@ class Lowering:
                       else UNKNOWN)
 
     def _Name(self, node: ast.Name) -> View:
+        if node.id in self.selections:
+            raise self.error(node, f"{node.id!r} holds a boolean-mask selection (its length depends on the data), "
+                             "usable only in np.sum/np.prod/np.mean in the statement right after it", "boolean mask")
         entry = self.lookup(node)
         if entry is not None:
             self.changed = True
@@ -1095,6 +1106,13 @@ class Lowering:
         special = self.array_call(node, module, name)
         if special is not None:
             return special
+        operand = node.args[0] if module == "np" and node.args else func.value if isinstance(func, ast.Attribute) \
+            and module is None else None
+        if name in _REDUCTIONS and operand is not None and (module == "np" or name in ("sum", "prod", "mean")):
+            masked = self.masked_read(operand)
+            if masked is not None:
+                return self.masked_reduction(node, _REDUCTIONS[name], *masked,
+                                             node.args[1:] if module == "np" else node.args)
         if module == "np" and name in _REDUCTIONS and node.args:
             return self.reduction(node, _REDUCTIONS[name], self.value(node.args[0]), node.args[1:])
         if module is None and isinstance(func, ast.Attribute) and name in _REDUCTIONS:
@@ -1416,6 +1434,54 @@ class Lowering:
         self.note_scalar(best, VType(x.vtype.dtype, False))
         self.note_scalar(position, VType("int64", False))
         return scalar(ast.Name(position, ast.Load()), VType("int64", False))
+
+    def masked_read(self, node: ast.expr) -> tuple[View, View] | None:
+        """``(x, mask)`` when ``node`` is ``x[mask]`` with a boolean array ``mask`` of ``x``'s shape
+        (whose value, NumPy's selected elements, has a data-dependent length), or a name bound to
+        one by the assignment just before (``v = data[m]`` then ``res[i] = v.mean()``: nothing
+        was assigned in between, so the read still means what it meant)."""
+        if isinstance(node, ast.Name) and node.id in self.selections:
+            read, when, block = self.selections[node.id]
+            if when != self.assignments - 1 or block != self.block:
+                raise self.error(node, f"{node.id!r} holds a boolean-mask selection, usable only in a reduction "
+                                 "in the statement right after it", "boolean mask")
+            node = read
+        if not isinstance(node, ast.Subscript) or isinstance(node.slice, (ast.Tuple, ast.Slice)):
+            return None
+        mask = self.value(node.slice)
+        if mask.rank == 0 or mask.vtype.dtype != "bool":
+            return None
+        base = self.value(node.value)
+        if base.rank != mask.rank:
+            return None
+        self.same_shape_as_mask(node.slice, base, mask)
+        return base, mask
+
+    def masked_reduction(self, node: ast.Call, kind: str, x: View, mask: View, rest: list[ast.expr]) -> View:
+        """``np.sum(x[mask])``, ``x[mask].mean()``, ``np.prod``: the reduction of the selected
+        elements, as the reduction of ``np.where(mask, x, identity)`` (the mean divides by the
+        count of ``mask``; none selected gives NaN, as NumPy's 0/0).  The selected elements form a
+        1-d array, so ``axis=`` may only be None, 0 or -1."""
+        options = dict(_keywords(self, node))
+        axis = options.pop("axis", rest[0] if rest else None)
+        if kind not in ("sum", "prod", "mean") or len(rest) > 1 or set(options) - {"initial"} \
+                or not (axis is None or _is_none(axis) or _int_const(axis) in (0, -1)):
+            raise self.error(node, f"np.{kind}() of a boolean-mask selection with other than axis=None/0 (and "
+                             "initial= for sum/prod); max/min of a selection that may be empty raise in NumPy",
+                             "boolean mask")
+        if x.vtype.is_complex and kind == "mean":
+            raise self.error(node, "np.mean() of a complex boolean-mask selection", "boolean mask")
+        if kind == "mean" and (x.vtype.is_int or x.vtype.dtype == "bool"):
+            x = self.elementwise(lambda v: ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64",
+                                                                  ast.Load()), [v], []), [x], VType("float64", False))
+        identity = scalar(ast.Constant(1 if kind == "prod" else 0), WEAK_INT)
+        chosen = self.combine(node, [mask, x, identity], lambda c, a, b: ast.IfExp(c, a, b), _unbool(x.vtype))
+        total = self.reduction(node, "prod" if kind == "prod" else "sum", chosen, [], options)
+        if kind != "mean":
+            return total
+        count = self.reduction(node, "sum", mask, [], {})
+        weak_count = scalar(ast.Call(ast.Name("int", ast.Load()), [count.element(())], []), WEAK_INT)
+        return self.binop(node, ast.Div(), total, weak_count)
 
     def average(self, node: ast.Call) -> View:
         """``np.average(a, axis=None, weights=None, keepdims=False)``: ``np.mean`` without
