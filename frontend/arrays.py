@@ -923,8 +923,9 @@ class Lowering:
             items = items[:at] + fill + items[at + 1:]
         else:
             items = items + fill
-        pieces: list[tuple[str, Sym, int]] = []  # ("new"|"slice"|"int", start or index, step)
+        pieces: list[tuple[str, Sym, int]] = []  # ("new"|"slice"|"int"|"gather", start or index, step)
         extents: list[Sym] = []
+        gathers: list[View] = []  # the integer index array of a gather (x[idx]: element k is x[idx[k]])
         axis = 0
         for item in items:
             if _is_newaxis(item, self.globals):
@@ -941,10 +942,18 @@ class Lowering:
                 self.changed = True
                 continue
             where = self.value(item)
+            if where.rank > 0 and where.vtype.is_int and where.vtype.dtype != "bool" \
+                    and isinstance(node.ctx, ast.Load) and not gathers:
+                gathers.append(where)  # x[idx]: one integer array among slices and integers
+                pieces.append(("gather", const(0), len(gathers) - 1))
+                extents.extend(where.extents)
+                self.changed = True
+                continue
             if where.rank > 0:
                 what = "boolean mask" if where.vtype.dtype == "bool" else "fancy indexing with an array index"
-                raise self.error(item, f"{what} is not supported; index with slices, integers, None and '...' "
-                                 "(or use np.where for masks)", what)
+                detail = " other than one integer array read" if what != "boolean mask" else ""
+                raise self.error(item, f"{what}{detail} is not supported; index with slices, integers, None and "
+                                 "'...' (or use np.where for masks)", what)
             index = sym_of(item)
             if index.is_const() and index.const < 0:
                 index = n + index
@@ -959,10 +968,15 @@ class Lowering:
                     next(it)
                 elif kind == "slice":
                     base_idx.append(start + next(it).scale(step))
+                elif kind == "gather":  # a subscript computed at run time: NumPy's wrap and IndexError
+                    where = gathers[step]
+                    at = where.element(tuple(next(it) for _ in range(where.rank)))
+                    base_idx.append(atom(f"({ast.unparse(at)})"))
                 else:
                     base_idx.append(start)
             return base.element(tuple(base_idx))
-        return View(tuple(extents), base.vtype, element, base.base)
+        # a gather copies (NumPy's advanced indexing), a slice is a view of the base
+        return View(tuple(extents), base.vtype, element, None if gathers else base.base)
 
     def slice(self, item: ast.Slice, n: Sym) -> tuple[Sym, Sym, int]:
         """(first index, length, step) of ``item`` on an axis of extent ``n``, clamped as NumPy

@@ -274,7 +274,7 @@ def test_overlapping_assignments_match_numpy(program):
 
 # ---- refusals ------------------------------------------------------------------------------
 def k_fancy(A, idx, out):
-    out[:] = A[idx]
+    out[idx] = A[:3]  # a read A[idx] is a gather (test_arrays_forms.py); a store is refused
 
 
 def k_mask(A, out):

@@ -662,3 +662,24 @@ def test_selections_used_otherwise_are_refused():
                             ("def k(x, y):\n    return np.sum(x[x > 0.5], axis=1)\n", "axis")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(source), target="python")(M, M)
+
+
+# ---- gathers: one integer index array (NumPy's advanced indexing, a copy) -----------------------
+IDX = np.array([3, 1, 1, 5, -1, 0])
+
+
+@pytest.mark.parametrize("expr", [
+    "x[0, idx] * 2", "x[idx[:3], 1:] + 1", "x[idx[::-1], 2] + 0", "x[1, idx] @ x[2, idx]",
+    "np.sum(x[:, idx], axis=1)", "x[idx.astype(np.int32)[1:4]][:, 0] + 0",
+])
+def test_gathers(expr):
+    _same(_kernel_from(f"def k(x, idx):\n    return {expr}\n"), M, IDX)
+
+
+def test_a_gather_out_of_bounds_raises_index_error_and_stores_are_refused():
+    with pytest.raises(IndexError):
+        polyfuse.kernel(_kernel_from("def k(x, idx):\n    return x[0, idx] + 0\n"))(M, np.array([1, 9]))
+    with pytest.raises(UnsupportedError, match="other than one integer array read"):
+        polyfuse.kernel(_kernel_from("def k(x, idx):\n    x[0, idx] = 1.0\n"), target="python")(M.copy(), IDX)
+    with pytest.raises(UnsupportedError, match="fancy indexing"):
+        polyfuse.kernel(_kernel_from("def k(x, idx):\n    return x[idx, idx] + 0\n"), target="python")(M, IDX)
