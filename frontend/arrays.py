@@ -31,7 +31,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument
 
 from .allocation import ALLOCATORS
-from .checker import module_of, reassociable
+from .checker import is_allocation, module_of, reassociable
 from .extent_facts import LoopRange, decide
 from .scalars import arity, is_supported, np_scalar_type
 from .source import KernelSource
@@ -402,7 +402,7 @@ class Lowering:
         if len(getattr(stmt, "targets", [target])) != 1:
             return [stmt]
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
-            if isinstance(stmt.value, ast.Call) and _is_allocation(stmt.value, self.globals):
+            if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
                 self.declare_local(target.id, call)
                 return [ast.Assign([target], call)]
@@ -595,11 +595,16 @@ class Lowering:
         return self.store(stmt, whole, chosen)
 
     def same_shape_as_mask(self, node: ast.expr, array: View, mask: View) -> None:
-        for mine, theirs in zip(array.extents, mask.extents):
+        self.same_shape(node, array, mask, "a boolean mask whose shape differs from the array's (NumPy raises "
+                        "IndexError)", "boolean mask")
+
+    def same_shape(self, node: ast.AST, a: View, b: View, message: str, construct: str) -> None:
+        """``a`` and ``b`` of one shape, as NumPy requires (no broadcasting): extents that differ
+        are assumed equal and checked per call, a constant 1 against another is refused."""
+        for mine, theirs in zip(a.extents, b.extents):
             if mine.text != theirs.text:
                 if mine.is_const(1) or theirs.is_const(1):
-                    raise self.error(node, "a boolean mask whose shape differs from the array's (NumPy "
-                                     "raises IndexError)", "boolean mask")
+                    raise self.error(node, message, construct)
                 self.mismatch(mine, theirs)
 
     def unmasked(self, value: ast.expr, mask_node: ast.expr, mask: View) -> ast.expr:
@@ -1516,11 +1521,7 @@ class Lowering:
         if not (x.vtype.is_float and w.vtype.dtype == x.vtype.dtype and w.rank == x.rank):
             raise self.error(node, "np.average() with weights other than a float array of the values' shape "
                              "and dtype", "np.average")
-        for mine, theirs in zip(x.extents, w.extents):
-            if mine.text != theirs.text:
-                if mine.is_const(1) or theirs.is_const(1):
-                    raise self.error(node, "np.average() weights of another shape (NumPy raises)", "np.average")
-                self.mismatch(mine, theirs)
+        self.same_shape(node, x, w, "np.average() weights of another shape (NumPy raises)", "np.average")
         total = self.reduction(node, "sum", self.binop(node, ast.Mult(), x, w), [], options)
         return self.binop(node, ast.Div(), total, self.reduction(node, "sum", w, [], options))
 
@@ -2161,11 +2162,6 @@ def _names_in(text: str) -> set[str]:
 def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.Call]:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == name \
         and module_of(value.func.value, globals_) == "np"
-
-
-def _is_allocation(value: ast.expr, globals_: dict) -> bool:
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
-        module_of(value.func.value, globals_) == "np" and value.func.attr in ALLOCATORS
 
 
 def _dtype_of(node: ast.expr, globals_: dict) -> str | None:

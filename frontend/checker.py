@@ -197,12 +197,7 @@ class SubsetChecker(ast.NodeVisitor):
         self.fail(target, f"assignment to {_EXPR_NAMES.get(type(target), type(target).__name__)}")
 
     def _is_allocation(self, value: ast.expr) -> TypeGuard[ast.Call]:
-        return (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Attribute)
-            and module_of(value.func.value, self.globals) == "np"
-            and value.func.attr in ALLOCATORS
-        )
+        return is_allocation(value, self.globals)
 
     def _check_allocation(self, call: ast.Call) -> None:
         assert isinstance(call.func, ast.Attribute)
@@ -349,3 +344,13 @@ def is_reassoc_call(node: ast.AST) -> TypeGuard[ast.Call]:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == REASSOC_CALL
             and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.BinOp)
             and isinstance(node.args[0].op, (ast.Add, ast.Mult)))
+
+
+def is_allocation(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
+    """Whether ``value`` is ``np.<allocator>(...)`` (np.empty, np.zeros_like, ...)."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and module_of(value.func.value, globals_) == "np"
+        and value.func.attr in ALLOCATORS
+    )

@@ -44,6 +44,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument
 
 from .allocation import ALLOCATORS
+from .checker import is_allocation
 from .desugar import (
     Constants,
     Desugar,
@@ -190,8 +191,7 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
             out.append(ast.copy_location(ast.Assign([ast.copy_location(
                 ast.Name(renames[target.id], ast.Store()), target)], value), stmt))
             continue
-        if isinstance(stmt, ast.Assign) and target is not None and isinstance(stmt.value, ast.Call) \
-                and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ALLOCATORS:
+        if isinstance(stmt, ast.Assign) and target is not None and is_allocation(stmt.value, rw.globals):
             allocated.add(target.id)
         entering = dict(renames)
         for name in _bound_inside(stmt, rw, scalar_args, written) - set(renames):
