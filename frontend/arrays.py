@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeGuard
@@ -32,7 +33,7 @@ from polyfuse.model.scop import Argument
 
 from .allocation import ALLOCATORS
 from .checker import is_allocation, module_of, reassociable
-from .extent_facts import LoopRange, decide
+from .extent_facts import LoopRange, decide, is_affine
 from .scalars import arity, is_supported, np_scalar_type
 from .source import KernelSource
 from .types import (
@@ -228,6 +229,16 @@ class ArrayName:
 
 
 @dataclass(frozen=True)
+class Assertion:
+    """A top-level ``assert test, message``: ``test`` affine in the sizes and integer arguments,
+    which do not change in the kernel, so the call-time checks decide it before the kernel runs."""
+
+    test: ast.expr
+    message: str | None
+    node: ast.Assert
+
+
+@dataclass(frozen=True)
 class ProductRules:
     """How matrix products lower: frontend/array_linalg.py, which builds on this module (so
     frontend.lift hands it in rather than this module importing it)."""
@@ -276,6 +287,10 @@ class Lowering:
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
+        self.stores = Counter(n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)
+                              and isinstance(n.ctx, ast.Store))
+        self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
+        self.assertions: list[Assertion] = []
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
@@ -302,6 +317,11 @@ class Lowering:
         self.block = outer
         return out
 
+    @property
+    def at_top(self) -> bool:
+        """Whether the statement being lowered is at the top level of the body."""
+        return len(self.block) == 1
+
     def lower_stmt(self, stmt: ast.stmt) -> list[ast.stmt]:
         if isinstance(stmt, ast.For):
             if not isinstance(stmt.target, ast.Name):
@@ -313,11 +333,13 @@ class Lowering:
                 return [_replace(stmt, iter=bounds, body=self.lower_block(stmt.body))]
             finally:
                 self.loops.pop()
-        if isinstance(stmt, ast.If):
+        if isinstance(stmt, (ast.If, ast.While)):
             return [_replace(stmt, test=self.known_extents(stmt.test), body=self.lower_block(stmt.body),
                              orelse=self.lower_block(stmt.orelse))]
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             return self.lower_return(stmt)
+        if isinstance(stmt, ast.Assert):
+            return self.lower_assert(stmt)
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
@@ -332,6 +354,57 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def lower_assert(self, stmt: ast.Assert) -> list[ast.stmt]:
+        """``assert A.shape[0] == B.shape[1], "..."`` at the top level: taken out of the body and
+        checked per call (AssertionError, before the kernel runs; isl also knows it holds after).
+        ``np.shares_memory(x, y)`` in the test is decided here when either array is one the
+        kernel allocated.  Asserts of array values, or inside loops and branches, are refused."""
+        if not self.at_top:
+            raise self.error(stmt, "assert inside a loop or branch (only top-level asserts of sizes and integer "
+                             "arguments, checked when the kernel is called)", "assert statement")
+        message = None
+        if stmt.msg is not None:
+            if not (isinstance(stmt.msg, ast.Constant) and isinstance(stmt.msg.value, str)):
+                raise self.error(stmt.msg, "assert with a message other than a string literal", "assert statement")
+            message = stmt.msg.value
+        test = _SharedMemory(self).visit(_ViewShapes(self).visit(copy.deepcopy(stmt.test)))
+        if not self.affine_test(test):
+            raise self.error(stmt, f"assert {ast.unparse(stmt.test)!r}: asserts may test only sizes and integer "
+                             "arguments (affine comparisons, and/or/not), which polyfuse checks when the kernel "
+                             "is called; check array values outside the kernel", "assert statement")
+        self.assertions.append(Assertion(test, message, stmt))
+        self.changed = self.any_changed = True
+        return []
+
+    def affine_test(self, node: ast.expr) -> bool:
+        """Whether ``node`` is and/or/not of affine comparisons of sizes and integer arguments."""
+        if isinstance(node, ast.BoolOp):
+            return all(self.affine_test(v) for v in node.values)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self.affine_test(node.operand)
+        if isinstance(node, ast.Compare):
+            return all(is_affine(side, self.params) for side in [node.left, *node.comparators]) and \
+                not any(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in node.ops)
+        return isinstance(node, ast.Constant) and isinstance(node.value, bool)
+
+    def shared_memory(self, node: ast.Call) -> bool:
+        """``np.shares_memory(x, y)`` / ``np.may_share_memory``: False when either is an array the
+        kernel allocated (or a view of one) and the other is not a view of the same array."""
+        bases = []
+        for arg in node.args:
+            entry = self.lookup(arg) if isinstance(arg, ast.Name) else None
+            if entry is None:
+                raise self.error(arg, f"{ast.unparse(node.func)}() of other than array names", "assert statement")
+            bases.append((entry.read().base or entry.array, entry.kind == "arg"
+                          or (entry.kind == "view" and entry.view is not None and entry.view.base in self.args)))
+        (a, a_arg), (b, b_arg) = bases
+        if a == b:
+            return True
+        if a_arg and b_arg:
+            raise self.error(node, f"{ast.unparse(node)}: whether two arguments share memory is known only at "
+                             "the call (polyfuse checks the aliasing it cannot handle itself)", "assert statement")
+        return False
 
     def lower_return(self, stmt: ast.Return) -> list[ast.stmt]:
         """``return e / e.sum(axis=-1, keepdims=True)``: each returned array expression (or
@@ -404,6 +477,8 @@ class Lowering:
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
+                if not self.at_top:
+                    return self.bind_allocation(stmt, target.id, call)
                 self.declare_local(target.id, call)
                 return [ast.Assign([target], call)]
             return self.bind_name(stmt, target.id)
@@ -472,9 +547,12 @@ class Lowering:
         return call
 
     def dtype_named(self, node: ast.expr) -> ast.expr:
-        """``np.<dtype>`` for a global name bound to a dtype (``np_float = np.float64``), which
-        the lifter reads only in that form; ``node`` otherwise."""
+        """``np.<dtype>`` for a global name bound to a dtype (``np_float = np.float64``) or for
+        ``x.dtype`` of a temporary, which the lifter reads only in that form; ``node`` otherwise."""
         dtype = _dtype_of(node, self.globals) if isinstance(node, ast.Name) and node.id in self.globals else None
+        if isinstance(node, ast.Attribute) and node.attr == "dtype" and isinstance(node.value, ast.Name):
+            entry = self.lookup(node.value)  # x.dtype of a temporary or view (the lifter knows arguments')
+            dtype = entry.dtype if entry is not None and entry.kind != "arg" else None
         if dtype is None:
             return node
         self.changed = True
@@ -509,14 +587,31 @@ class Lowering:
                 dtype = _dtype_of(given, self.globals) or dtype
         self.names[name] = ArrayName(name, extents, dtype, "local")
 
-    def bind_name(self, stmt: ast.Assign, name: str) -> list[ast.stmt]:
-        """``name = expr``: a scalar local, or a new array temporary when ``expr`` is an array."""
-        if self.masked_read(stmt.value) is not None and name not in self.names and name not in self.scalars:
+    def bind_allocation(self, stmt: ast.Assign, name: str, call: ast.Call) -> list[ast.stmt]:
+        """``b = np.zeros_like(u)`` inside a loop or branch: Python makes a new array each time;
+        here one array, allocated at the top, is filled where the call was (``np.empty``: left
+        as it is).  No earlier iteration's array can be seen again: a view bound in the loop
+        ends with its block, and rebinding a name bound before the loop reuses its array only
+        when nothing views it (``rebind_in_place``)."""
+        assert isinstance(call.func, ast.Attribute)
+        kind = call.func.attr
+        if not kind.startswith("empty"):
+            return self.bind_name(ast.Assign([ast.Name(name, ast.Store())], call), name)
+        as_zeros = _replace(call, func=_replace(call.func, attr=kind.replace("empty", "zeros")))
+        return self.bind_name(stmt, name, self.filled(as_zeros, as_zeros.func.attr), fill=False)
+
+    def bind_name(self, stmt: ast.Assign, name: str, value: View | None = None,
+                  fill: bool = True) -> list[ast.stmt]:
+        """``name = expr``: a scalar local, or a new array temporary when ``expr`` is an array
+        (``value``, when given, is what ``expr`` means; ``fill=False`` binds the array without
+        writing it, for ``np.empty``)."""
+        if value is None and self.masked_read(stmt.value) is not None and name not in self.names \
+                and name not in self.scalars:
             self.selections[name] = (stmt.value, self.assignments, self.block)  # type: ignore[assignment]
             self.changed = True
             return []
         self.selections.pop(name, None)
-        value = self.value(stmt.value)
+        value = self.value(stmt.value) if value is None else value
         entry = self.names.get(name)
         if entry is not None and not entry.live:  # the loop or branch of the earlier binding has ended:
             del self.names[name]  # this binds a new name, as in Python
@@ -526,11 +621,12 @@ class Lowering:
                 raise self.error(stmt, f"{name!r} is an array; assigning a scalar to it rebinds the name "
                                  "(use a new name)", "array name rebound")
             self.note_scalar(name, promote_any(self.scalars.get(name, value.vtype), value.vtype))
+            self.note_size(stmt, name)
             return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
         self.changed = True
         if entry is not None and entry.kind in ("temp", "local") and entry.block != self.block \
                 and value.base is None:
-            return self.rebind_in_place(stmt, name, entry, value)
+            return self.rebind_in_place(stmt, name, entry, value, fill)
         if entry is not None and entry.kind not in ("temp", "view"):
             what = "argument" if entry.kind == "arg" else "local array"
             raise self.error(stmt, f"rebinding {what} {name!r} to a new array inside a loop or branch (only "
@@ -552,9 +648,22 @@ class Lowering:
         self.allocate(array, value.extents, dtype)
         self.names[name] = ArrayName(array, value.extents, dtype, "temp", self.block)
         view = leaf(array, value.extents, dtype)
+        if not fill:
+            return []
         return self.nest(view.extents, lambda k: [ast.Assign([_store(view.element(k))], value.element(k))])
 
-    def rebind_in_place(self, stmt: ast.Assign, name: str, entry: ArrayName, value: View) -> list[ast.stmt]:
+    def note_size(self, stmt: ast.Assign, name: str) -> None:
+        """``H_out = x.shape[1] - K + 1`` at the top level, ``x`` a temporary (frontend.rewrite
+        substitutes such sizes of arguments only): assigned once, so its value is the affine
+        expression of argument sizes wherever loop ranges, slice bounds and shapes use it."""
+        if not self.at_top or self.stores[name] != 1 or name in self.args:
+            return
+        written = _ViewShapes(self).visit(copy.deepcopy(stmt.value))
+        if is_affine(written, self.params):
+            self.sizes[name] = written
+
+    def rebind_in_place(self, stmt: ast.Assign, name: str, entry: ArrayName, value: View,
+                        fill: bool = True) -> list[ast.stmt]:
         """``x = x + alpha * p`` in a loop, ``x`` bound before it: each iteration's new array
         replaces the old one, which nothing else can see when no name was ever bound to a view of
         ``x`` (``p = x``, ``v = x[1:]``); so the new values go into ``x``'s own array, the
@@ -570,7 +679,7 @@ class Lowering:
         if why is not None:
             raise self.error(stmt, f"array {name!r} is bound again inside a loop or branch, and {why}; use a "
                              f"new name or write into it with {name}[...] = ...", "array name rebound")
-        return self.store(stmt, entry.read(), value)
+        return self.store(stmt, entry.read(), value) if fill else []
 
     def masked_store(self, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript) -> list[ast.stmt] | None:
         """``x[mask] = v`` / ``x[mask] += v`` with a boolean array ``mask`` of ``x``'s shape and a
@@ -1547,6 +1656,8 @@ class Lowering:
         dtype = _dtype_of(given["dtype"], self.globals) if "dtype" in given else None
         if dtype is None and "dtype" in given:
             raise self.error(given["dtype"], "dtype= must name a numpy dtype", "np.array")
+        if dtype is None and any(v.vtype.dtype == "unknown" for v in values):
+            dtype = self.temp_dtype(node, next(v for v in values if v.vtype.dtype == "unknown"))
         if dtype is None:  # array construction takes a Python int as int64, a float as float64 (not weak)
             dtype = str(np.result_type(*[np.dtype(v.vtype.dtype) for v in values]))
         cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
@@ -2044,6 +2155,27 @@ class _ViewShapes(ast.NodeTransformer):
         extent = self.lowering.view_extent(node)
         return extent.node if extent is not None else self.generic_visit(node)
 
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        size = self.lowering.sizes.get(node.id)
+        if size is None or not isinstance(node.ctx, ast.Load):
+            return node
+        self.lowering.changed = True
+        return copy.deepcopy(size)
+
+
+class _SharedMemory(ast.NodeTransformer):
+    """``np.shares_memory(x, y)`` in an assert, as the constant ``Lowering.shared_memory`` decides."""
+
+    def __init__(self, lowering: Lowering) -> None:
+        self.lowering = lowering
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("shares_memory", "may_share_memory") \
+                and module_of(node.func.value, self.lowering.globals) == "np" and len(node.args) == 2 \
+                and not node.keywords:
+            return ast.Constant(self.lowering.shared_memory(node))
+        return self.generic_visit(node)
+
 
 def _loop_range(var: str, it: ast.expr) -> LoopRange:
     """``for var in range(...)`` as a LoopRange (step 0 where the range is not plain)."""
@@ -2167,7 +2299,8 @@ def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.
 def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
     """A dtype written as ``np.float32`` (any numpy scalar type polyfuse has), ``float``,
     ``int``, ``bool`` or a string such as ``"float32"``."""
-    if isinstance(node, ast.Attribute) and module_of(node.value, globals_) == "np":
+    if isinstance(node, ast.Attribute) and (module_of(node.value, globals_) == "np" or (
+            isinstance(node.value, ast.Name) and node.value.id == NP_NAME)):
         return np_scalar_type(node.attr) or ("bool" if node.attr == "bool" else None)
     if isinstance(node, ast.Name) and node.id in ("float", "int", "bool") and node.id not in globals_:
         return {"float": "float64", "int": "int64", "bool": "bool"}[node.id]
@@ -2241,10 +2374,11 @@ def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
 
 
 def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 products: ProductRules) -> tuple[KernelSource, tuple[ast.expr, ...]]:
+                 products: ProductRules) -> tuple[KernelSource, tuple[ast.expr, ...], tuple[Assertion, ...]]:
     """``source`` with its array statements lowered to element loops (itself when it has none),
-    and the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
-    to the Scop's context and the call-time checks refuse sizes outside it.  Adds numpy to
+    the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
+    to the Scop's context and the call-time checks refuse sizes outside it; and the top-level
+    ``assert`` statements, taken out of the body for the call-time checks.  Adds numpy to
     ``globals_`` under NP_NAME for the allocations it makes.  ``products`` lowers matrix
     products (frontend.array_linalg, which builds on this module)."""
     scalar_types: dict[str, VType] = {}
@@ -2257,11 +2391,11 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     lowering = Lowering(source, globals_, arguments, scalar_types, products)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
-        return source, ()
+        return source, (), ()
     globals_[NP_NAME] = np
     for node in lowering.allocations:
         _locate(node, source.tree)
     tree = _replace(source.tree, body=lowering.allocations + body)
     for equal in lowering.assumed:
         _locate(equal, source.tree)
-    return dataclasses.replace(source, tree=tree), tuple(lowering.assumed)
+    return dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions)

@@ -96,6 +96,12 @@ def _isl_expr(node: ast.expr, names: _Names) -> str | None:
     return None
 
 
+def is_affine(node: ast.expr, params: frozenset[str]) -> bool:
+    """Whether ``node`` is affine in ``params`` (integer arguments, ``X.shape[d]`` of array
+    arguments) in the forms claims may use."""
+    return _isl_expr(node, _Names(set(), params)) is not None
+
+
 def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> Verdict:
     """Whether ``claim`` (one comparison) holds at every point of ``loops``; see the module.
     ``params`` are the integer and array arguments (the other names a claim may use, besides

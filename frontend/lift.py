@@ -367,13 +367,20 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     globals_ = dict(fn.__globals__)
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
     rules = PRODUCT_RULES_BLAS if blas else PRODUCT_RULES
-    source, assumed = lower_arrays(source, globals_, arguments, rules)  # NumPy array statements -> loops
+    source, assumed, assertions = lower_arrays(source, globals_, arguments, rules)  # NumPy array statements -> loops
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
     for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types)
         context = _context(lifter)
+        failing = []
+        for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
+            holds = lifter.condition(assertion.test, Scope((), context)).params()
+            bad = context.subtract(holds)
+            if not bad.is_empty():
+                failing.append((bad.coalesce().to_str(), assertion.message))
+            context = context.intersect(holds)
         for equal in assumed:  # extents NumPy broadcasting requires equal; checked at call time
             context = context.intersect(lifter.condition(equal, Scope((), context)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
@@ -393,6 +400,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         prange_loops=tuple(lifter.pranges),
         returns=lifter.returns,
         returns_span=lifter.returns_span,
+        assertions=tuple(failing),
     )
     return dataclasses.replace(scop, schedule=scop.schedule_of(scop.body))
 

@@ -38,6 +38,7 @@ class BoundsChecker:
         self.checks = _axis_checks(scop, self.prefix)
         # sizes outside the lifted assumptions (extents NumPy broadcasting requires to be equal)
         self.unassumed = isl.Set.universe(scop.context.get_space()).subtract(scop.context)
+        self.assertions = [(isl.Set(text), message) for text, message in scop.assertions]
         self.deciding = _involved(self.checks, self.params, self.unassumed)
         self._safe: OrderedDict[tuple, bool] = OrderedDict()
 
@@ -48,6 +49,9 @@ class BoundsChecker:
             return
         with ISL_LOCK:  # isl is not thread-safe; this runs once per new set of sizes
             point = self._point(values)
+            for failing, message in self.assertions:  # the kernel's own asserts, in order, first
+                if not failing.intersect_params(point).is_empty():
+                    raise AssertionError(*(() if message is None else (message,)))
             if not self.unassumed.intersect_params(point).is_empty():
                 raise ArgumentError(
                     f"these arguments ({_describe(values)}) break what the kernel's NumPy statements assume: "
@@ -65,12 +69,14 @@ class BoundsChecker:
         """isl objects do not pickle: keep their text (for the disk cache)."""
         checks = [(c.array, c.axis, c.extent, c.accessed.to_str(), c.unsafe.to_str()) for c in self.checks]
         return {"params": self.params, "prefix": self.prefix, "checks": checks, "deciding": self.deciding,
-                "unassumed": self.unassumed.to_str()}
+                "unassumed": self.unassumed.to_str(),
+                "assertions": [(failing.to_str(), message) for failing, message in self.assertions]}
 
     def __setstate__(self, state: dict) -> None:
         self.params, self.prefix, self.deciding = state["params"], state["prefix"], state["deciding"]
         self.checks = [AxisCheck(a, axis, e, isl.Set(acc), isl.Set(bad)) for a, axis, e, acc, bad in state["checks"]]
         self.unassumed = isl.Set(state["unassumed"])
+        self.assertions = [(isl.Set(text), message) for text, message in state["assertions"]]
         self._safe = OrderedDict()
 
     def _point(self, values: dict[str, int]) -> isl.Set:

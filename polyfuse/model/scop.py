@@ -144,6 +144,8 @@ class Scop:
     prange_loops: tuple[PrangeLoop, ...] = ()  # loops written with numba's prange
     returns: ReturnValue | None = None  # what the kernel returns (None: nothing)
     returns_span: SourceSpan | None = None  # the final ``return`` (for target errors)
+    # the user's asserts: (isl text of the parameter values where one fails, its message or None)
+    assertions: tuple[tuple[str, str | None], ...] = ()
 
     def array(self, name: str) -> ArrayInfo:
         for info in self.arrays:

@@ -103,13 +103,6 @@ def k_string(n, A):
         A[i] = "one"  # ERR
 
 
-def k_empty_in_loop(n, A):
-    for i in range(n):
-        T = np.empty((n,))  # ERR
-        T[i] = 1.0
-        A[i] = T[i]
-
-
 def k_read_before_assign(n, A):
     for i in range(n):
         A[i] = t  # ERR
@@ -180,7 +173,6 @@ CASES = {
     "lambda": (k_lambda, "lambda x: x", ["lambda"], (4, V)),
     "f-string": (k_fstring, 'f"{i}"', ["f-string"], (4, V)),
     "string literal": (k_string, '"one"', ["str"], (4, V)),
-    "np.empty in loop": (k_empty_in_loop, "T = np.empty", ["np.empty"], (4, V)),
     "read before assignment": (k_read_before_assign, "t", ["'t'"], (4, V)),
     "maybe unassigned": (k_maybe_unassigned, "A[i] = t", ["'t'", "assigned"], (4, V)),
     "nested function": (k_nested_function, "def inner", ["nested function"], (4, V)),

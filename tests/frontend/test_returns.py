@@ -348,12 +348,6 @@ def zero_d(x):
     return t
 
 
-def alloc_in_loop(x):
-    for i in range(x.shape[0]):
-        t = np.ones(3)
-        x[i] = t[0]
-
-
 def full_bool(x):
     y = np.full(x.shape[0], True)
     return y
@@ -377,7 +371,6 @@ def like_of_scalar(x):
     (return_in_if, (3, np.zeros(3)), "return inside a loop or if"),
     (returns_bool, (np.zeros(3),), "return of a bool"),
     (zero_d, (np.zeros(3),), "0-d array"),
-    (alloc_in_loop, (np.zeros(3),), "inside a loop or if"),
     (full_bool, (np.zeros(3),), "bool"),
 ])
 def test_refused_with_a_located_error(fn, args, words):
