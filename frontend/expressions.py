@@ -86,7 +86,9 @@ class ExpressionLifter:
         if info is not None and info.is_scalar:
             t = self.lifter.scalar_type(name)
             self.record_read(f"{isl_name(name)}[]")
-            return ir.Load(name, (), info.dtype, t.weak if t else False)
+            # the type found so far, while the fixpoint runs (the local is stored in its first one
+            # until then): s = 0; s += x_uint64[i]; s = s * 3 reads a uint64, not a strong int64
+            return ir.Load(name, (), t.dtype if t else info.dtype, t.weak if t else False)
         if arg is not None or info is not None:
             raise self.lifter.error(node, f"whole-array use of {name!r}; index it element by element",
                                     "whole-array expression")
