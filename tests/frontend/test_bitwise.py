@@ -212,6 +212,24 @@ def test_numpy_scalars_shifted_by_loop_variables(target):
     run_both(shift_numpy_scalars, 70, np.zeros((70, 3), np.int64), target=target)
 
 
+def shift_python_ints(n, out):
+    out[0] = 1 << n
+    out[1] = -7 >> n
+
+
+@pytest.mark.parametrize("n", [-1, 64, 70])
+def test_python_int_shifts_outside_int64_give_numpys_result_where_python_raises(n):
+    """Python raises ValueError for a negative count and grows past 64 bits (which the store
+    then refuses); target="python" runs Python's operator on Python ints, compiled code numpy's."""
+    with pytest.raises((ValueError, OverflowError)):
+        shift_python_ints(n, np.zeros(2, np.int64))
+    with pytest.raises((ValueError, OverflowError)):
+        polyfuse.kernel(shift_python_ints, target="python")(n, np.zeros(2, np.int64))
+    out = np.zeros(2, np.int64)
+    polyfuse.kernel(shift_python_ints)(n, out)
+    assert list(out) == [np.left_shift(1, n), np.right_shift(-7, n)] == [0, -1]
+
+
 # ---- augmented assignment --------------------------------------------------------------------
 def aug_scalars(x):
     s, t = 0, np.uint16(0xFFFF)
