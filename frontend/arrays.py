@@ -33,10 +33,12 @@ from polyfuse.model.scop import Argument
 
 from .allocation import ALLOCATORS
 from .checker import is_allocation, module_of, reassociable
+from .expressions import BITWISE
 from .extent_facts import LoopRange, decide, is_affine
 from .scalars import arity, is_supported, np_scalar_type
 from .source import KernelSource
 from .types import (
+    BITWISE_UFUNCS,
     BOOL,
     COMPLEX,
     FLOATS,
@@ -50,6 +52,7 @@ from .types import (
     promote,
     true_divide,
 )
+from .types import bitwise as bitwise_type
 
 NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kernel's globals)
 UNKNOWN = VType("unknown", True)
@@ -64,7 +67,6 @@ _REFUSED = {
     **dict.fromkeys(("ravel", "flatten", "resize", "concatenate", "stack", "hstack",
                      "vstack", "tile", "repeat"), _SHAPES),
 }
-_OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
     "less": ast.Lt, "less_equal": ast.LtE, "greater": ast.Gt, "greater_equal": ast.GtE, "equal": ast.Eq,
     "not_equal": ast.NotEq,
@@ -510,6 +512,11 @@ class Lowering:
             if view.vtype.is_int and value.vtype.is_float:
                 raise self.error(stmt, f"in-place {ast.unparse(stmt.op)}= of a float value into integer "
                                  f"array {view.base!r}; NumPy refuses this cast", "in-place cast")
+            if type(stmt.op) in BITWISE and view.rank and UNKNOWN not in (view.vtype, value.vtype) \
+                    and not np.can_cast(value.vtype.dtype, view.vtype.dtype, "same_kind"):
+                raise self.error(stmt, f"in-place {BITWISE[type(stmt.op)]}= gives {value.vtype.dtype}, which NumPy "
+                                 f"refuses to cast into {view.vtype.dtype} array {view.base!r} (same_kind)",
+                                 "in-place cast")
         if view.rank == 0 and value.rank == 0:
             if not self.changed:
                 return [stmt]
@@ -1147,8 +1154,10 @@ class Lowering:
     def binop(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
         if lhs.rank == 0 and rhs.rank == 0:
             return scalar_op(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs))
-        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and lhs.vtype.dtype == rhs.vtype.dtype == "bool":
             return self.logical(node, op, lhs, rhs)
+        if type(op) in BITWISE:
+            return self.bitwise(node, op, lhs, rhs)
         if lhs.vtype.dtype == "bool" and rhs.vtype.dtype == "bool":
             raise self.error(node, "arithmetic on two boolean arrays (NumPy gives booleans there)", "bool array")
         if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs):
@@ -1157,15 +1166,30 @@ class Lowering:
         return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs), node)
 
     def logical(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
-        """``&``, ``|``, ``^`` of boolean arrays: ``and``, ``or``, ``!=`` of their elements (the
-        integer forms are bitwise operations, which kernels do not have)."""
-        if lhs.vtype.dtype != "bool" or rhs.vtype.dtype != "bool":
-            raise self.error(node, f"{_OP_TEXT[type(op)]} of {lhs.vtype.dtype} and {rhs.vtype.dtype} values; only "
-                             "boolean arrays (comparisons) may be combined with & | ^ here", "bitwise operator")
+        """``&``, ``|``, ``^`` of boolean arrays: ``and``, ``or``, ``!=`` of their elements."""
         if isinstance(op, ast.BitXor):
             return self.elementwise(lambda a, b: ast.Compare(a, [ast.NotEq()], [b]), [lhs, rhs], BOOL)
         bool_op = ast.And() if isinstance(op, ast.BitAnd) else ast.Or()
         return self.elementwise(lambda a, b: ast.BoolOp(bool_op, [a, b]), [lhs, rhs], BOOL)
+
+    def bitwise(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
+        """``& | ^ << >>`` of integer arrays (and of a boolean one with integers): the operator on
+        each element, in the dtype numpy's ufunc gives (a TypeError of floats, refused here)."""
+        operands = [lhs, rhs]
+        if any(v.vtype is UNKNOWN for v in operands):
+            vtype = UNKNOWN
+        else:
+            vtype = self.numpy_type(node, BITWISE_UFUNCS[BITWISE[type(op)]], operands)
+        return self.elementwise(lambda a, b: ast.BinOp(a, op, b), operands, vtype, node)
+
+    def invert(self, node: ast.AST, inner: View) -> View:
+        """``~x`` of an array: ``not`` of each element of a boolean array, else all bits flipped."""
+        if inner.vtype.dtype == "bool":
+            return self.elementwise(lambda a: ast.UnaryOp(ast.Not(), a), [inner], BOOL)
+        if inner.vtype is not UNKNOWN and not inner.vtype.is_int:
+            raise self.error(node, f"~ of a {inner.vtype.dtype} array is a TypeError in NumPy; bitwise operators "
+                             "take integer and boolean arrays", "bitwise operator")
+        return self.elementwise(lambda a: ast.UnaryOp(ast.Invert(), a), [inner], inner.vtype)
 
     def elementwise(self, make: Callable, views: list[View], vtype: VType, node: ast.AST | None = None) -> View:
         """An elementwise result; an array is a strong numpy value even when every element is a
@@ -1193,10 +1217,7 @@ class Lowering:
             raise self.error(node, "'not' of an array (its truth value is ambiguous); use ~ or a comparison",
                              "array truth value")
         if isinstance(node.op, ast.Invert):
-            if inner.vtype.dtype != "bool":
-                raise self.error(node, f"~ of a {inner.vtype.dtype} array (a bitwise operation); only boolean "
-                                 "arrays may be inverted here", "bitwise operator")
-            return self.elementwise(lambda a: ast.UnaryOp(ast.Not(), a), [inner], BOOL)
+            return self.invert(node, inner)
         if inner.vtype.dtype == "bool" and isinstance(node.op, ast.USub):
             raise self.error(node, "'-' of a boolean array (NumPy refuses it)", "bool array")
         vt = inner.vtype
@@ -2229,6 +2250,11 @@ def _unbool(t: VType) -> VType:
 
 
 def binop_type(op: ast.operator, lhs: View, rhs: View) -> VType:
+    if type(op) in BITWISE and UNKNOWN not in (lhs.vtype, rhs.vtype):
+        try:
+            return bitwise_type(BITWISE[type(op)], lhs.vtype, rhs.vtype)
+        except TypeError:
+            return UNKNOWN  # refused where the lifter types the element (frontend.expressions)
     a, b = _unbool(lhs.vtype), _unbool(rhs.vtype)
     if a.dtype == "unknown" or b.dtype == "unknown":
         return UNKNOWN

@@ -23,7 +23,7 @@ from .source import KernelSource
 SUPPORTED_HINT = {
     "stmt": "kernel bodies may contain for-range and while loops (with break/continue), if/elif/else, assignments to array "
     "elements or scalar locals, np.empty/zeros/ones/full(_like) locals and a final return",
-    "expr": "expressions may use + - * / // % **, comparisons inside 'a if c else b', abs/min/max, "
+    "expr": "expressions may use + - * / // % **, & | ^ << >> ~ of integers, comparisons inside 'a if c else b', abs/min/max, "
     "math.* and np.* elementwise functions, numbers, arguments and array elements",
 }
 
@@ -61,8 +61,9 @@ _EXPR_NAMES = {
     ast.YieldFrom: "yield",
 }
 
-_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
-_AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow) + _BITWISE
+_AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div) + _BITWISE  # //= %= **= are written out by frontend.desugar
 _BUILTINS = ("abs", "min", "max", "float", "int", "bool", "complex")
 _PARTS = ("real", "imag")  # z.real, z.imag; z.conjugate() is the one method call
 
@@ -239,8 +240,6 @@ class SubsetChecker(ast.NodeVisitor):
         self.visit_expr(node.right)
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> None:
-        if isinstance(node.op, ast.Invert):
-            self.fail(node, "operator ~", "expr")
         self.visit_expr(node.operand)
 
     def expr_BoolOp(self, node: ast.BoolOp) -> None:

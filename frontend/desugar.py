@@ -9,7 +9,7 @@ Each is a no-op on code already in the subset, and each keeps Python's meaning e
 - **Tuple assignment.** ``s, t = 0.0, 1.0`` and ``a[i], b[i] = b[i], a[i]``: every value is
   computed before any target is written, as Python does (through fresh locals when a target may
   be read by a value), then each target is assigned in order.
-- **Augmented operators** other than ``+= -= *= /=``: ``x[i] //= 2`` is ``x[i] = x[i] // 2``
+- **Augmented operators** ``//= %= **=``: ``x[i] //= 2`` is ``x[i] = x[i] // 2``
   (subscripts have no side effects in the subset, so evaluating them twice is exact).
 - **Loops over arrays.** ``for v in x``, ``for i, v in enumerate(x)`` and ``for a, b in zip(x, y)``
   over array arguments become ``range`` loops.  A rank-1 element is read into ``v`` at the start
@@ -42,7 +42,9 @@ class Rewriter(Protocol):
     def placed(self, new: ast.expr, like: ast.AST) -> ast.expr: ...
     def numpy_alias(self) -> str: ...
 
-_AUG_EXTRA = (ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+# ``&= |= ^= <<= >>=`` stay augmented, as ``+=`` does: on a whole array they write in place
+# (frontend.arrays), which ``x = x & v`` would not
+_AUG_EXTRA = (ast.FloorDiv, ast.Mod, ast.Pow)
 
 
 # ---- global constants ------------------------------------------------------------------------

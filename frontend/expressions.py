@@ -19,9 +19,11 @@ from .control import access_text, runtime_subscript
 from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
 from .types import BOOL, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType, argument_type, promote, true_divide
+from .types import bitwise as bitwise_type
 
+BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-        ast.Pow: "**"}
+        ast.Pow: "**", **BITWISE}
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
@@ -86,7 +88,9 @@ class ExpressionLifter:
         if info is not None and info.is_scalar:
             t = self.lifter.scalar_type(name)
             self.record_read(f"{isl_name(name)}[]")
-            return ir.Load(name, (), info.dtype, t.weak if t else False)
+            # the type found so far, while the fixpoint runs (the local is stored in its first one
+            # until then): s = 0; s += x_uint64[i]; s = s * 3 reads a uint64, not a strong int64
+            return ir.Load(name, (), t.dtype if t else info.dtype, t.weak if t else False)
         if arg is not None or info is not None:
             raise self.lifter.error(node, f"whole-array use of {name!r}; index it element by element",
                                     "whole-array expression")
@@ -146,6 +150,8 @@ class ExpressionLifter:
 
     def binary(self, node: ast.AST, op: ast.operator, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
         symbol = _BIN[type(op)]
+        if type(op) in BITWISE:
+            return self.bitwise(node, symbol, lhs, rhs)
         if lhs.dtype == rhs.dtype == "bool" and not (lhs.weak and rhs.weak):
             return self.bool_arithmetic(node, symbol, lhs, rhs)
         if lhs.dtype == "bool" or rhs.dtype == "bool":
@@ -178,6 +184,16 @@ class ExpressionLifter:
             rhs = ir.complex_const(int_power(rhs) or 0, result.dtype, result.weak)  # folded: backends read it
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
 
+    def bitwise(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
+        """``& | ^ << >>`` of integers and bools, typed as numpy types them (two Python values: as
+        Python does); of floats and complex values they are a TypeError in Python and numpy."""
+        try:
+            result = bitwise_type(symbol, vtype(lhs), vtype(rhs))
+        except TypeError:
+            raise self.lifter.error(node, _bitwise_refusal(symbol, lhs.dtype, rhs.dtype), "bitwise operator") from None
+        check_int_literals(self.lifter, node, (lhs, rhs), result)
+        return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
+
     def bool_arithmetic(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
         """numpy bools (array elements, comparisons of numpy values): ``+`` is ``or`` and ``*``
         is ``and``, not integer arithmetic as for Python's ``True + True``."""
@@ -192,12 +208,27 @@ class ExpressionLifter:
             return operand
         if isinstance(node.op, ast.Not):
             return ir.Unary("not", self.truth(operand), "bool", True)  # a Python bool
+        if isinstance(node.op, ast.Invert):
+            return self.invert(node, operand)
         if operand.dtype == "bool" and not operand.weak:
             raise self.lifter.error(node, "unary '-' of a numpy bool is an error in numpy; use "
                                     "-int(x) or 'not x'", "bool arithmetic")
         if operand.dtype == "bool":
             operand = self.coerce(operand, WEAK_INT)
         return ir.Unary("neg", operand, operand.dtype, operand.weak)
+
+    def invert(self, node: ast.UnaryOp, operand: ir.Expr) -> ir.Expr:
+        """``~x``: all bits flipped (``-x - 1``) of an integer; of a numpy bool its ``not``, as numpy
+        inverts bools.  Python's ``~True`` is the int -2 (deprecated), so a Python bool is refused."""
+        if operand.dtype == "bool" and (operand.weak or isinstance(node.operand, ast.Constant)):
+            raise self.lifter.error(node, "'~' of a Python bool is the int -2 or -1 in Python (deprecated); "
+                                    "write 'not x' for the logical negation", "bitwise operator")
+        if operand.dtype == "bool":
+            return ir.Unary("not", operand, "bool", False)
+        if not vtype(operand).is_int:
+            raise self.lifter.error(node, f"'~' of a {operand.dtype} value is a TypeError in Python and numpy; "
+                                    "bitwise operators take integers and bools", "bitwise operator")
+        return ir.Unary("invert", operand, operand.dtype, operand.weak)
 
     def truth(self, expr: ir.Expr) -> ir.Expr:
         if expr.dtype == "bool":
@@ -341,6 +372,15 @@ def int_power(expr: ir.Expr) -> int | None:
     if value is None or not float(value).is_integer() or abs(value) > MAX_POWER:
         return None
     return int(value)
+
+
+def _bitwise_refusal(symbol: str, a: str, b: str) -> str:
+    """Why ``a <symbol> b`` is refused (where numpy and Python raise TypeError)."""
+    if any(t.startswith(("float", "complex")) for t in (a, b)):
+        return (f"operator {symbol!r} of {a} and {b} values is a TypeError in Python and numpy; bitwise "
+                "operators take integers and bools (convert with int(x) or x.astype(...) first)")
+    return (f"operator {symbol!r} of {a} and {b} values: numpy has no integer type holding both (their "
+            "common type is float64) and raises TypeError; convert one side first")
 
 
 def _nonnegative_const(expr: ir.Expr) -> bool:

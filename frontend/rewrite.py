@@ -17,9 +17,10 @@ Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code alre
 3. ``substitute_sizes``: an integer local assigned once at the top level from sizes
    (``n, m = A.shape``, ``h = (n + 1) // 2``) is replaced by its defining expression at every
    use, so it is affine.  A local assigned twice or in a loop stays an ordinary scalar.
-4. ``Desugar`` (frontend/desugar.py): tuple assignments, ``//=`` and the other augmented
-   operators, ``for v in x`` / ``enumerate`` / ``zip`` over arrays; before all of these,
-   ``Constants`` puts global number constants in place (kernel and helpers alike).
+4. ``Desugar`` (frontend/desugar.py): tuple assignments, ``//=``, ``%=`` and ``**=`` (``&=``
+   and the other bitwise ones stay augmented, like ``+=``), ``for v in x`` / ``enumerate`` /
+   ``zip`` over arrays; before all of these, ``Constants`` puts global number constants in place
+   (kernel and helpers alike).
 5. ``prange_to_range``: ``numba.prange`` and ``polyfuse.prange`` loops become ``range`` loops
    (dependences still decide which loops run in parallel; ``KernelSource.pranges`` remembers
    them so that explain() can say whether each one's iterations are independent).

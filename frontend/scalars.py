@@ -26,6 +26,12 @@ SUPPORTED = FLOATS + INTS + ("bool",) + COMPLEX
 _NP_COMPOSED = {"where": 3, "abs": 1, "absolute": 1, "negative": 1, "positive": 1, "square": 1,
                 "reciprocal": 1, "deg2rad": 1, "rad2deg": 1, "radians": 1, "degrees": 1,
                 "real": 1, "imag": 1, "conj": 1, "conjugate": 1, "angle": 1}
+# numpy's bitwise ufuncs, lowered to the operators' IR (the bitwise_*shift/invert names: numpy 2 aliases)
+_NP_BITWISE = {name: symbol for name, symbol in (
+    ("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^"), ("left_shift", "<<"), ("right_shift", ">>"),
+    ("bitwise_left_shift", "<<"), ("bitwise_right_shift", ">>")) if hasattr(np, name)}
+_NP_INVERT = tuple(name for name in ("invert", "bitwise_not", "bitwise_invert") if hasattr(np, name))
+_NP_COMPOSED.update({**dict.fromkeys(_NP_BITWISE, 2), **dict.fromkeys(_NP_INVERT, 1)})
 _MATH_COMPOSED = {"degrees": 1, "radians": 1}
 # the functions of complex values the backends compute (np.* and cmath.*); others are refused
 COMPLEX_FUNCS = ("exp", "log", "sqrt")
@@ -105,6 +111,10 @@ class ScalarCalls:
         cast = np_scalar_type(name)
         if cast is not None:
             return self.cast(args[0], VType(cast, False))
+        if name in _NP_BITWISE:
+            return self.np_bitwise(getattr(np, name), _NP_BITWISE[name], args)
+        if name in _NP_INVERT:
+            return self.np_invert(args)
         if name in _NP_COMPOSED:
             return getattr(self, f"np_{name}")(args)
         canonical = funcs.NP_NAMES[name]
@@ -216,6 +226,20 @@ class ScalarCalls:
         one = ir.Const(1.0, result.dtype, False)
         return ir.BinOp("/", one, self.ex.coerce(args[0], result), result.dtype, False)
 
+    def np_bitwise(self, ufunc, symbol: str, args: list[ir.Expr]) -> ir.Expr:
+        """``np.bitwise_and(a, b)``, ``np.left_shift(a, b)``, ...: the operator, in the dtype numpy
+        gives (a numpy value even of two Python ints)."""
+        result = self.numpy_result(ufunc, args)
+        check_int_literals(self.ex.lifter, self.node, tuple(args), result)
+        lhs, rhs = (self.ex.coerce(a, result) for a in args)
+        return ir.BinOp(symbol, lhs, rhs, result.dtype, False)
+
+    def np_invert(self, args: list[ir.Expr]) -> ir.Expr:
+        """``np.invert(x)`` (``np.bitwise_not``): all bits flipped; of a bool (Python's too), ``not``."""
+        result = self.numpy_result(np.invert, args)
+        arg = self.ex.coerce(args[0], result)
+        return ir.Unary("not" if result.dtype == "bool" else "invert", arg, result.dtype, False)
+
     def _scaled(self, args: list[ir.Expr], np_func, factors: tuple[float, float]) -> ir.Expr:
         """x * factor, the factor computed in the result's width (npy_deg2rad, npy_rad2deg)."""
         result = self.numpy_result(np_func, args)
@@ -324,10 +348,11 @@ def check_int_literals(lifter, node: ast.AST, operands: tuple[ir.Expr, ...], res
 
 
 def _int_literal(expr: ir.Expr) -> int | None:
-    """The value of a Python int literal, ``-1`` too (Python negates it before numpy sees it)."""
-    if isinstance(expr, ir.Unary) and expr.op == "neg":
+    """The value of a Python int literal, ``-1`` and ``~0`` too (Python computes them before numpy
+    sees them)."""
+    if isinstance(expr, ir.Unary) and expr.op in ("neg", "invert"):
         inner = _int_literal(expr.operand)
-        return None if inner is None else -inner
+        return None if inner is None else -inner if expr.op == "neg" else ~inner
     if isinstance(expr, ir.Const) and expr.weak and expr.dtype == "int64":
         return int(expr.value)
     return None

@@ -89,3 +89,29 @@ def true_divide(a: VType, b: VType) -> VType:
 def float_of(t: VType) -> VType:
     """The type of np.<func>(x): floats (and complex) keep their width, integers become float64."""
     return t if t.is_float or t.is_complex else VType("float64", False)
+
+
+#: numpy's ufunc for each bitwise operator (what ``a & b`` calls when either side is a numpy value)
+BITWISE_UFUNCS = {"&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift,
+                  ">>": np.right_shift}
+
+
+def bitwise(symbol: str, a: VType, b: VType) -> VType:
+    """The type of ``a <symbol> b`` for ``& | ^ << >>`` of integers and bools.
+
+    Two Python values follow Python: bool ``& | ^`` bool is a bool, anything else an int (weak).
+    Otherwise numpy's ufunc is asked on example values (a Python bool stays a bool there: numpy
+    gives ``np.True_ << True`` int8 and ``x_int8 & True`` int8).  Raises TypeError where numpy
+    does (floats, ``int64 & uint64``, whose common type is float64)."""
+    if a.is_float or a.is_complex or b.is_float or b.is_complex:
+        raise TypeError(f"unsupported operand types for {symbol}: {a.dtype} and {b.dtype}")
+    if a.weak and b.weak:
+        both_bool = a.dtype == b.dtype == "bool" and symbol in ("&", "|", "^")
+        return VType("bool", True) if both_bool else WEAK_INT
+    return VType(BITWISE_UFUNCS[symbol](_bitwise_example(a), _bitwise_example(b)).dtype.name, False)
+
+
+def _bitwise_example(t: VType):
+    if t.weak:
+        return True if t.dtype == "bool" else 1
+    return np.ones((), t.dtype)[()]

@@ -156,11 +156,13 @@ class ExprEmitter(VectorMath):
             return result
         if is_unsigned(e.dtype) and e.op in _UINT_BINOPS:
             return _UINT_BINOPS[e.op](self, lhs, rhs)
+        if e.op not in _INT_BINOPS:
+            raise InternalError(f"operator {e.op!r} of {e.dtype} values has no LLVM rule")
         return _INT_BINOPS[e.op](self, lhs, rhs)
 
     def _Unary(self, e: ir.Unary):
         value = self.emit(e.operand)
-        if e.op == "not":
+        if e.op in ("not", "invert"):  # xor with all ones: a bool's not, an integer's ~
             return self.b.not_(value)
         if cx.is_complex(e.operand.dtype):
             return self.complex.negate(value) if e.op == "neg" else self.complex.magnitude(value)
@@ -493,6 +495,21 @@ class ExprEmitter(VectorMath):
         signed_zero = self._intrinsic("llvm.copysign", [zero, b])
         return self.b.select(self.b.fcmp_ordered("==", mod, zero), signed_zero, adjusted)
 
+    def shift_left(self, a, count):
+        """numpy's ``a << count``: the count read as unsigned, and 0 from the width on (LLVM's shl
+        is poison there)."""
+        inside = self.b.icmp_unsigned("<", count, ll.Constant(a.type, a.type.width))
+        return self.b.select(inside, self.b.shl(a, count), ll.Constant(a.type, 0))
+
+    def shift_right(self, a, count, signed: bool):
+        """numpy's ``a >> count``: arithmetic for signed dtypes, logical for unsigned; from the width
+        on (negative counts too, read as unsigned) the sign fill, -1 or 0."""
+        inside = self.b.icmp_unsigned("<", count, ll.Constant(a.type, a.type.width))
+        last = ll.Constant(a.type, a.type.width - 1)
+        if signed:
+            return self.b.ashr(a, self.b.select(inside, count, last))
+        return self.b.select(inside, self.b.lshr(a, count), ll.Constant(a.type, 0))
+
     def py_min(self, a, b, is_float_: bool):
         """Python ``min(a, b)``: ``b if b < a else a`` (keeps Python's NaN behaviour)."""
         less = self.b.fcmp_ordered("<", b, a) if is_float_ else self.b.icmp_signed("<", b, a)
@@ -547,6 +564,11 @@ _INT_BINOPS = {
     "**": lambda s, a, b: s.int_pow(a, b),
     "min": lambda s, a, b: s.py_min(a, b, False),
     "max": lambda s, a, b: s.py_max(a, b, False),
+    "&": lambda s, a, b: s.b.and_(a, b),  # bools too: i1 and/or/xor are the logical operations
+    "|": lambda s, a, b: s.b.or_(a, b),
+    "^": lambda s, a, b: s.b.xor(a, b),
+    "<<": lambda s, a, b: s.shift_left(a, b),
+    ">>": lambda s, a, b: s.shift_right(a, b, signed=True),
 }
 _FLOAT_BINOPS = {
     "+": lambda s, a, b: s.b.fadd(a, b),
@@ -566,6 +588,7 @@ _UINT_BINOPS = {
     "%": lambda s, a, b: s.uint_division(a, b, "urem"),
     "min": lambda s, a, b: s.b.select(s.b.icmp_unsigned("<", b, a), b, a),
     "max": lambda s, a, b: s.b.select(s.b.icmp_unsigned(">", b, a), b, a),
+    ">>": lambda s, a, b: s.shift_right(a, b, signed=False),
 }
 _SCALAR_RULES = {
     "maximum": ExprEmitter.np_maximum, "minimum": ExprEmitter.np_minimum, "fmax": ExprEmitter.np_fmax,

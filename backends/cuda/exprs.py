@@ -4,7 +4,8 @@ Like ``ir.to_python`` but for code that ``numba.cuda.jit`` compiles: ``math.*`` 
 explicit ``numba`` casts wherever numba's typing would differ from numpy's (float32, int32: numba
 widens small ints to int64), and device helper functions for the operators whose Python meaning
 numba does not give on its own (``//``/``%`` by zero give 0 as in numpy, float ``floor``/``ceil``
-stay floats, Python's ``min``/``max`` NaN behaviour, integer ``**`` with a negative exponent).
+stay floats, Python's ``min``/``max`` NaN behaviour, integer ``**`` with a negative exponent,
+shifts by counts outside the dtype's width).
 
 Names the generated code relies on: ``_cuda`` (numba.cuda), ``_nb`` (numba), ``_math`` (math),
 ``_INF``/``_NAN``; helper functions are emitted once per module from ``HELPERS``.
@@ -21,6 +22,7 @@ NUMBA_TYPES = {"float64": "_nb.float64", "float32": "_nb.float32", "int64": "_nb
                "int32": "_nb.int32", "int16": "_nb.int16", "int8": "_nb.int8", "uint64": "_nb.uint64",
                "uint32": "_nb.uint32", "uint16": "_nb.uint16", "uint8": "_nb.uint8", "bool": "_nb.boolean"}
 _WIDE = ("float64", "int64", "bool")  # numba's own result types; every other dtype is cast back
+_BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "int32": 32, "uint32": 32, "int64": 64, "uint64": 64}
 
 HELPERS = {
     "_ifloordiv": '''
@@ -93,6 +95,25 @@ def _pmin(a, b):
 @_cuda.jit(device=True)
 def _pmax(a, b):
     return b if b > a else a
+''',
+    "_shl": '''
+@_cuda.jit(device=True)
+def _shl(a, b, width):
+    """numpy's ``a << b`` for a ``width``-bit dtype: 0 for counts outside [0, width) (LLVM's shl,
+    which numba emits, is poison there).  Every return has the type of ``a << b``: a literal
+    such as ``a - a - 1`` would unify uint64 with int64 into float64."""
+    if b >= 0 and b < width:
+        return a << b
+    shifted = a << 1
+    return shifted ^ shifted
+''',
+    "_shr": '''
+@_cuda.jit(device=True)
+def _shr(a, b, width):
+    """numpy's ``a >> b``: the sign fill (-1 or 0; unsigned 0) for counts outside [0, width)."""
+    if b >= 0 and b < width:
+        return a >> b
+    return (a >> (width - 1)) >> 1
 ''',
 }
 HELPERS.update({
@@ -290,6 +311,10 @@ class ExprRenderer:
             text = self._helper("_fmod" if floating else "_imod", a, b)
         elif e.op in ("min", "max"):
             text = self._helper(f"_p{e.op}", a, b)
+        elif e.op in ("&", "|", "^"):
+            text = f"({a} {e.op} {b})"
+        elif e.op in ("<<", ">>"):
+            text = self._helper("_shl" if e.op == "<<" else "_shr", a, b, str(_BITS[e.dtype]))
         else:  # pragma: no cover - the frontend has no other operators
             raise NotImplementedError(e.op)
         return self._narrow(text, e.dtype)
@@ -302,7 +327,7 @@ class ExprRenderer:
         value = self.render(e.operand)
         if e.op == "not":
             return f"(not {value})"
-        text = f"(-{value})" if e.op == "neg" else f"abs({value})"
+        text = {"neg": f"(-{value})", "invert": f"(~{value})"}.get(e.op, f"abs({value})")
         return self._narrow(text, e.dtype)
 
     def _Compare(self, e: ir.Compare) -> str:

@@ -48,6 +48,11 @@ class Load:
 class BinOp:
     """Arithmetic with Python semantics: ``//`` and ``%`` floor, ``/`` is true division.
 
+    ``& | ^ << >>`` are numpy's bitwise ufuncs on integers (``>>`` arithmetic for signed dtypes,
+    logical for unsigned; a shift count is read as unsigned, and one of at least the dtype's
+    width, a negative one included, gives 0, or -1 for ``>>`` of a negative value, as numpy's
+    ``npy_lshift``/``npy_rshift``); ``& | ^`` of two bools are the logical operations.
+
     ``reassoc`` marks the float ``+`` or ``*`` that accumulates a reduction polyfuse lowered
     from NumPy array code (``np.sum``, ``x.mean(axis=1)``, ``a @ b`` as loops; the ``lhs`` is
     the accumulator): NumPy promises no summation order there, so a backend may regroup it
@@ -55,7 +60,7 @@ class BinOp:
     which vectorizes the loop into partial sums).  Loops the user wrote never carry it, and
     the Python backend (the reference) ignores it."""
 
-    op: str  # + - * / // % ** min max
+    op: str  # + - * / // % ** min max & | ^ << >>
     lhs: Expr
     rhs: Expr
     dtype: str
@@ -65,7 +70,7 @@ class BinOp:
 
 @dataclass(frozen=True)
 class Unary:
-    op: str  # neg, not, abs
+    op: str  # neg, not, abs, invert (``~`` of an integer: all bits flipped, -x - 1)
     operand: Expr
     dtype: str
     weak: bool = False
@@ -220,6 +225,8 @@ def _render_unary(e: Unary) -> str:
         return f"(-{to_python(e.operand)})"
     if e.op == "not":
         return f"(not {to_python(e.operand)})"
+    if e.op == "invert":
+        return f"(~{to_python(e.operand)})"
     return f"abs({to_python(e.operand)})"
 
 

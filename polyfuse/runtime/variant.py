@@ -194,7 +194,7 @@ def evaluate_int(expr: ir.Expr, env: dict[str, Any]) -> int:
         return int(env[expr.name])
     if isinstance(expr, ir.Unary) and expr.op == "neg":
         return -evaluate_int(expr.operand, env)
-    if isinstance(expr, ir.BinOp):
+    if isinstance(expr, ir.BinOp) and expr.op in _INT_OPS:
         a, b = evaluate_int(expr.lhs, env), evaluate_int(expr.rhs, env)
         return _INT_OPS[expr.op](a, b)
     if isinstance(expr, ir.Select):  # loop bounds that carry a guard (polyfuse.astgen)

@@ -298,7 +298,7 @@ def k_linalg(A, out):
     out[0] = np.linalg.det(A)
 
 
-def k_integer_bitwise(a, out):
+def k_float_bitwise(a, out):
     out[:] = a & 3
 
 
@@ -331,7 +331,7 @@ REFUSALS = {
     "argsort": (k_argmax, (V, np.zeros(1, np.int64)), "argsort() is not supported"),
     "reshape": (k_reshape, (M, np.zeros(42)), "reshape() is not supported"),
     "np.linalg": (k_linalg, (M, np.zeros(1)), "np.linalg.det() is not supported"),
-    "integer bitwise": (k_integer_bitwise, (np.arange(4), np.zeros(4, np.int64)), "only boolean arrays"),
+    "bitwise of floats": (k_float_bitwise, (V, np.zeros(10)), "refused by NumPy"),
     "rebinding an argument": (k_rebind_argument, (V, np.zeros(10)), "rebinding argument 'A'"),
     "temporary escapes its loop": (k_temporary_escapes_its_loop, (V, np.zeros(10)), "outside the loop"),
     "in-place float into int": (k_inplace_float_into_int, (np.arange(3),), "integer array"),

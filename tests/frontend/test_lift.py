@@ -126,6 +126,23 @@ def test_scalar_type_widens_to_float():
     assert list(A) == [0.5] * 3
 
 
+def test_scalar_type_fixpoint_reads_the_type_found_so_far():
+    # the first pass stores s as the weak int it starts as; a read after s += x[i] is already a
+    # uint64 there (it was read as a strong int64, and uint64 with int64 widened s to float64)
+    def f(x):
+        s = 0
+        for i in range(x.shape[0]):
+            s += x[i]
+            s = s * 3
+        return s
+
+    x = np.arange(5, dtype=np.uint64)
+    assert scop_of(f, x).array("s").dtype == "uint64"
+    for target in ("python", "cpu"):
+        result = polyfuse.kernel(f, target=target)(x)
+        assert type(result) is np.uint64 and result == f(x)
+
+
 def test_shape_parameters():
     def f(A, B):
         for i in range(A.shape[0]):
