@@ -60,9 +60,9 @@ _REFUSED = {
     **dict.fromkeys(("argsort", "sort"), "its result is a sorted order; write the loop"),
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
-    **dict.fromkeys(("ravel", "flatten", "resize", "concatenate", "stack", "hstack",
-                     "vstack", "tile", "repeat"), _SHAPES),
+    **dict.fromkeys(("ravel", "flatten", "resize", "tile", "repeat"), _SHAPES),
 }
+_JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"))  # frontend/array_joins.py
 _OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
     "less": ast.Lt, "less_equal": ast.LtE, "greater": ast.Gt, "greater_equal": ast.GtE, "equal": ast.Eq,
@@ -426,7 +426,11 @@ class Lowering:
             return masked
         view = self.value(target, store=True)
         into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
-        if into is not None:  # C[:] = A @ B sums into C
+        if into is None and isinstance(stmt, ast.Assign):
+            from .array_joins import store_join  # it builds on this module, as array_linalg does
+
+            into = store_join(self, stmt, view)
+        if into is not None:  # C[:] = A @ B sums into C, out[:] = np.concatenate(...) is stored piece by piece
             return into
         value = self.value(stmt.value)
         if isinstance(stmt, ast.AugAssign):
@@ -1237,6 +1241,10 @@ class Lowering:
             return self.linspace(node)
         if module == "np" and name in ("array", "asarray") and node.args:
             return self.array_literal(node, name)
+        if module == "np" and name in _JOINS:
+            from .array_joins import join_value  # it builds on this module, as array_linalg does
+
+            return join_value(self, node, name)
         if module == "np" and name in ("flip", "flipud", "fliplr"):
             return self.flip(node, name)
         if module == "np" and name in ("eye", "identity"):
@@ -1540,13 +1548,25 @@ class Lowering:
                 raise self.error(node, f"np.{name}() of other than a list of scalars or an array (no dtype=)",
                                  "np.array")
             return self.call_copy(node, x, []) if name == "array" else x
-        values = [self.value(e) for e in items.elts]
-        if not values or any(v.rank for v in values):
-            raise self.error(node, f"np.{name}() of other than a non-empty list of scalars (nested lists, "
-                             "arrays)", "np.array")
         dtype = _dtype_of(given["dtype"], self.globals) if "dtype" in given else None
         if dtype is None and "dtype" in given:
             raise self.error(given["dtype"], "dtype= must name a numpy dtype", "np.array")
+        return self.listed(items, dtype, f"np.{name}() of")
+
+    def listed(self, items: ast.List | ast.Tuple, dtype: str | None, what: str) -> View:
+        """A list or tuple of scalars as the 1-d array NumPy makes of it (``np.array([a, b])``, a
+        piece ``[True]`` of np.concatenate): element ``i`` is the ``i``-th value in ``dtype``, by
+        default the one array construction gives (Python numbers count as int64, float64,
+        complex128: not weak).  ``what`` opens the refusal of anything else."""
+        values = [self.value(e) for e in items.elts]
+        if not values or any(v.rank or isinstance(e, (ast.List, ast.Tuple)) for v, e in zip(values, items.elts)):
+            raise self.error(items, f"{what} other than a non-empty list of scalars (nested lists, arrays)",
+                             "np.array")
+        if dtype is None and any(v.vtype is UNKNOWN for v in values):
+            if self.final:
+                raise self.error(items, f"cannot tell the dtype of {ast.unparse(items)} here (it reads a local "
+                                 "whose type is not known)", "np.array")
+            dtype = "float64"  # an early pass; the final one knows the locals' types or refuses
         if dtype is None:  # array construction takes a Python int as int64, a float as float64 (not weak)
             dtype = str(np.result_type(*[np.dtype(v.vtype.dtype) for v in values]))
         cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
