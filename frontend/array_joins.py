@@ -27,6 +27,8 @@ gives arrays of the pieces' dtypes (``dtype=``/``casting=`` as NumPy takes them)
 from __future__ import annotations
 
 import ast
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,25 +37,26 @@ from .arrays import NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const, leaf, 
 from .checker import module_of
 from .types import VType
 
-JOINS = ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack")
+JOINS = ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile")
+_MOST_COPIES = 64  # np.tile makes one loop nest per copy; more copies than this are refused
 _OPTIONS = {"concatenate": ("axis", "dtype", "casting"), "stack": ("axis", "dtype", "casting"),
             "hstack": ("dtype", "casting"), "vstack": ("dtype", "casting"), "dstack": (), "column_stack": ()}
 
 
 @dataclass(frozen=True)
 class Join:
-    """``pieces`` (each of the result's rank) laid end to end along ``axis``: piece ``j`` is the
-    result at ``offsets[j] + k`` along it.  ``extents`` and ``vtype`` are the result's."""
+    """``pieces`` (each of the result's rank) placed side by side: piece ``j``'s element ``k``
+    is the result's element ``offsets[j] + k`` (one offset per axis; a concatenation moves the
+    pieces along one axis, np.tile along several).  ``extents`` and ``vtype`` are the result's."""
 
     pieces: tuple[View, ...]
-    axis: int
-    offsets: tuple[Sym, ...]
+    offsets: tuple[tuple[Sym, ...], ...]
     extents: tuple[Sym, ...]
     vtype: VType
 
     def at(self, j: int, idx: tuple[Sym, ...]) -> tuple[Sym, ...]:
         """The result's index of piece ``j``'s element ``idx``."""
-        return tuple(i + self.offsets[j] if d == self.axis else i for d, i in enumerate(idx))
+        return tuple(i + o for i, o in zip(idx, self.offsets[j]))
 
 
 # ---- entry points -----------------------------------------------------------------------------
@@ -109,6 +112,8 @@ def piece_stores(lw: Lowering, j: Join, target: View, dtype: str) -> list[ast.st
 # ---- the join a call means --------------------------------------------------------------------
 def join_of(lw: Lowering, node: ast.Call, name: str) -> Join:
     """``np.<name>(pieces, ...)`` as a Join, its arguments checked as NumPy checks them."""
+    if name == "tile":
+        return tile_of(lw, node)
     what = f"np.{name}"
     options = lw.keywords(node, ("axis", "out") + _OPTIONS[name])
     positional = ("arrays", "axis") if "axis" in _OPTIONS[name] else ("arrays",)
@@ -128,12 +133,73 @@ def join_of(lw: Lowering, node: ast.Call, name: str) -> Join:
     axis_node = node.args[1] if len(node.args) > 1 else options.get("axis", ast.Constant(0))
     pieces, axis = _shaped(lw, node, name, views, axis_node)
     extents = _extents(lw, node, what, pieces, axis)
-    offsets = [const(0)]
-    for piece in pieces[:-1]:
-        offsets.append(offsets[-1] + _length(lw, piece.extents[axis]))
-    extents[axis] = offsets[-1] + _length(lw, pieces[-1].extents[axis])
+    starts = [const(0)]
+    for piece in pieces:
+        starts.append(starts[-1] + _length(lw, piece.extents[axis]))
+    extents[axis] = starts[-1]
+    offsets = tuple(tuple(start if d == axis else const(0) for d in range(len(extents))) for start in starts[:-1])
     vtype = _dtype(lw, node, name, pieces, options)
-    return Join(tuple(pieces), axis, tuple(offsets), tuple(extents), vtype)
+    return Join(tuple(pieces), offsets, tuple(extents), vtype)
+
+
+def tile_of(lw: Lowering, node: ast.Call) -> Join:
+    """``np.tile(A, reps)`` with constant ``reps``: ``A`` with axes of extent 1 put in front up
+    to ``len(reps)`` axes (``reps`` padded with 1s in front up to ``A``'s), one copy of it per
+    block of the result (at most ``_MOST_COPIES``)."""
+    lw.keywords(node, ())
+    if len(node.args) != 2:
+        raise lw.error(node, "np.tile() takes an array and the repetitions", "np.tile")
+    given, reps_node = node.args
+    a = lw.listed(given, None, "np.tile() of a list") if isinstance(given, (ast.List, ast.Tuple)) else lw.value(given)
+    items = reps_node.elts if isinstance(reps_node, (ast.Tuple, ast.List)) else [reps_node]
+    counts = [_int(i) for i in items]
+    if not counts or any(c is None or c < 0 for c in counts):
+        raise lw.error(reps_node, "np.tile() repetitions must be non-negative integer constants (or a tuple of "
+                       "them)", "np.tile")
+    reps = [1] * (a.rank - len(counts)) + [c for c in counts if c is not None]
+    rank = len(reps)
+    x = _placed(lw, a, rank, list(range(rank - a.rank, rank)))
+    if np.prod(reps) > _MOST_COPIES:
+        raise lw.error(reps_node, f"np.tile() of {np.prod(reps)} copies (each is a loop nest; at most "
+                       f"{_MOST_COPIES}); write a loop over the copies, or index with %", "np.tile")
+    lengths = [_length(lw, e) for e in x.extents]
+    offsets = tuple(tuple(n.scale(b) for n, b in zip(lengths, block))
+                    for block in itertools.product(*(range(r) for r in reps)))
+    extents = tuple(e if r == 1 else n.scale(r) for e, n, r in zip(x.extents, lengths, reps))
+    vtype = _numpy_type(lw, node, lambda x: np.tile(x, reps), [x])
+    return Join((x,) * len(offsets), offsets, extents, vtype)
+
+
+def repeat_value(lw: Lowering, node: ast.Call, a: View, rest: list[ast.expr]) -> View:
+    """``np.repeat(a, repeats, axis=None)`` / ``a.repeat(repeats, axis)`` with a constant count:
+    element ``k`` along the axis is ``a``'s element ``k // repeats`` (a copy; ``axis=None``, which
+    flattens, only of a vector or a scalar)."""
+    given = dict(zip(("repeats", "axis"), rest))
+    for kw, value in lw.keywords(node, ("repeats", "axis")).items():
+        if kw in given:
+            raise lw.error(node, f"np.repeat() given {kw} twice", "np.repeat")
+        given[kw] = value
+    if "repeats" not in given or len(rest) > 2:
+        raise lw.error(node, "np.repeat() takes an array, the repetitions and an axis", "np.repeat")
+    count = _int(given["repeats"])
+    if count is None or count < 0:
+        raise lw.error(given["repeats"], "np.repeat() repetitions must be one non-negative integer constant (an "
+                       "array of counts gives a data-dependent shape)", "np.repeat")
+    axis_node = given.get("axis", ast.Constant(None))
+    if isinstance(axis_node, ast.Constant) and axis_node.value is None:
+        if a.rank > 1:
+            raise lw.error(node, f"np.repeat() of a {a.rank}-d array without axis= (NumPy flattens it first; "
+                           "polyfuse does not reshape)", "np.repeat")
+        a, axis = _placed(lw, a, 1, []) if a.rank == 0 else a, 0
+    else:
+        axis = _axis(lw, axis_node, "np.repeat", a.rank)
+    extents = tuple(_length(lw, e).scale(count) if d == axis else e for d, e in enumerate(a.extents))
+    lw.changed = True
+
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        return a.element(tuple(i.floordiv(count) if d == axis and count > 1 else i for d, i in enumerate(idx)))
+
+    return View(extents, VType(a.vtype.dtype, False), element)
 
 
 def _shaped(lw: Lowering, node: ast.Call, name: str, views: list[View],
@@ -215,8 +281,6 @@ def _length(lw: Lowering, e: Sym) -> Sym:
 def _dtype(lw: Lowering, node: ast.Call, name: str, pieces: list[View], options: dict[str, ast.expr]) -> VType:
     """What NumPy's own function gives for arrays of the pieces' dtypes (a list piece counts as
     the array NumPy makes of it), under ``dtype=``/``casting=``."""
-    if any(p.vtype is UNKNOWN or p.vtype.dtype == "unknown" for p in pieces):
-        return UNKNOWN
     keywords: dict[str, object] = {}
     if "dtype" in options:
         dtype = lw.dtype_given(options["dtype"])
@@ -229,9 +293,15 @@ def _dtype(lw: Lowering, node: ast.Call, name: str, pieces: list[View], options:
                                                                         "unsafe")):
             raise lw.error(casting, f"np.{name}() casting= must be a string constant NumPy knows", f"np.{name}")
         keywords["casting"] = casting.value
-    strong = [View(p.extents, VType(p.vtype.dtype, False), p.element) for p in pieces]  # arrays, all of them
     function = getattr(np, name)
-    return lw.numpy_type(node, lambda *xs: function(xs, **keywords), strong)
+    return _numpy_type(lw, node, lambda *xs: function(xs, **keywords), pieces)
+
+
+def _numpy_type(lw: Lowering, node: ast.Call, function: Callable, pieces: list[View]) -> VType:
+    """``lw.numpy_type`` with every piece an array (a Python number has become one already)."""
+    if any(p.vtype.dtype == "unknown" for p in pieces):
+        return UNKNOWN
+    return lw.numpy_type(node, function, [View(p.extents, VType(p.vtype.dtype, False), p.element) for p in pieces])
 
 
 def _cast(piece: View, dtype: str, idx: tuple[Sym, ...]) -> ast.expr:

@@ -60,9 +60,9 @@ _REFUSED = {
     **dict.fromkeys(("argsort", "sort"), "its result is a sorted order; write the loop"),
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
-    **dict.fromkeys(("ravel", "flatten", "resize", "tile", "repeat"), _SHAPES),
+    **dict.fromkeys(("ravel", "flatten", "resize"), _SHAPES),
 }
-_JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"))  # frontend/array_joins.py
+_JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
 _OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
     "less": ast.Lt, "less_equal": ast.LtE, "greater": ast.Gt, "greater_equal": ast.GtE, "equal": ast.Eq,
@@ -1253,6 +1253,12 @@ class Lowering:
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             if x.rank:
                 return self.spread(node, name, x, node.args[1:] if module == "np" else node.args)
+        if name == "repeat" and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
+            from .array_joins import repeat_value
+
+            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            if x.rank or module == "np":
+                return repeat_value(self, node, x, node.args[1:] if module == "np" else node.args)
         if name in _REFUSED and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
         if module == "np" and name in ALLOCATORS:
