@@ -1,8 +1,8 @@
 """Joins in NumPy array statements: np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
 np.column_stack, np.tile; and np.repeat.
 
-Called by :class:`frontend.arrays.Lowering` for those calls (this module builds on arrays.py,
-as array_linalg.py does).  Each function first becomes one :class:`Join`: its pieces, each
+Called by :class:`frontend.arrays.Lowering` for those calls through :data:`JOIN_RULES`
+(frontend.lift hands it in: this module builds on arrays.py, as array_linalg.py does).  Each function first becomes one :class:`Join`: its pieces, each
 brought to the result's rank the way NumPy brings them (``atleast_2d`` for vstack, a new axis for
 stack, ...), laid end to end along one axis.  Piece ``j`` fills the result's indices
 ``offset_j <= k < offset_{j+1}`` along that axis, so the join is one plain affine store per
@@ -44,11 +44,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arrays import NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const, leaf, smax
+from .arrays import JOINS, NP_NAME, UNKNOWN, JoinRules, Lowering, Sym, View, _store, const, leaf, smax
 from .checker import module_of
 from .types import VType
 
-JOINS = ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile")
 _MOST_COPIES = 64  # np.tile makes one loop nest per copy; more copies than this are refused
 _OPTIONS = {"concatenate": ("axis", "dtype", "casting"), "stack": ("axis", "dtype", "casting"),
             "hstack": ("dtype", "casting"), "vstack": ("dtype", "casting"), "dstack": (), "column_stack": ()}
@@ -336,3 +335,7 @@ def _int(node: ast.expr) -> int | None:
         return None if inner is None else -inner
     return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
 
+
+JOIN_RULES = JoinRules(join_value, store_join, repeat_value)
+
+__all__ = ["JOIN_RULES", "Join", "join_of", "join_value", "repeat_value", "store_join"]

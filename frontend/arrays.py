@@ -62,7 +62,7 @@ _REFUSED = {
                     "its result has a data-dependent shape"),
     **dict.fromkeys(("ravel", "flatten", "resize"), _SHAPES),
 }
-_JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
+JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
 _OP_TEXT = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
     "less": ast.Lt, "less_equal": ast.LtE, "greater": ast.Gt, "greater_equal": ast.GtE, "equal": ast.Eq,
@@ -237,14 +237,26 @@ class ProductRules:
     blas: bool = False  # matrix products kept whole (model/region.py Matmul) rather than lowered to loops
 
 
+@dataclass(frozen=True)
+class JoinRules:
+    """How joins lower: frontend/array_joins.py, which builds on this module (handed in by
+    frontend.lift, as ProductRules is)."""
+
+    value: Callable[[Lowering, ast.Call, str], View]  # np.<name>(...) for a name in JOINS
+    store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = join; None for other values
+    repeat: Callable[[Lowering, ast.Call, View, list[ast.expr]], View]  # np.repeat(a, ...), a.repeat(...)
+
+
 class Lowering:
     """One walk over the kernel body; ``pre`` collects statements a statement needs before it
     (reductions, mismatch guards), ``allocations`` the arrays allocated at the top."""
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 scalar_types: dict[str, VType], products: ProductRules, final: bool = True) -> None:
+                 scalar_types: dict[str, VType], products: ProductRules, joins: JoinRules,
+                 final: bool = True) -> None:
         self.source = source
         self.products = products
+        self.joins = joins
         self.final = final
         self.globals = globals_
         self.names: dict[str, ArrayName] = {}
@@ -427,9 +439,7 @@ class Lowering:
         view = self.value(target, store=True)
         into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
         if into is None and isinstance(stmt, ast.Assign):
-            from .array_joins import store_join  # it builds on this module, as array_linalg does
-
-            into = store_join(self, stmt, view)
+            into = self.joins.store(self, stmt, view)
         if into is not None:  # C[:] = A @ B sums into C, out[:] = np.concatenate(...) is stored piece by piece
             return into
         value = self.value(stmt.value)
@@ -1241,10 +1251,8 @@ class Lowering:
             return self.linspace(node)
         if module == "np" and name in ("array", "asarray") and node.args:
             return self.array_literal(node, name)
-        if module == "np" and name in _JOINS:
-            from .array_joins import join_value  # it builds on this module, as array_linalg does
-
-            return join_value(self, node, name)
+        if module == "np" and name in JOINS:
+            return self.joins.value(self, node, name)
         if module == "np" and name in ("flip", "flipud", "fliplr"):
             return self.flip(node, name)
         if module == "np" and name in ("eye", "identity"):
@@ -1254,11 +1262,9 @@ class Lowering:
             if x.rank:
                 return self.spread(node, name, x, node.args[1:] if module == "np" else node.args)
         if name == "repeat" and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
-            from .array_joins import repeat_value
-
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             if x.rank or module == "np":
-                return repeat_value(self, node, x, node.args[1:] if module == "np" else node.args)
+                return self.joins.repeat(self, node, x, node.args[1:] if module == "np" else node.args)
         if name in _REFUSED and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
         if module == "np" and name in ALLOCATORS:
@@ -2267,20 +2273,21 @@ def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
 
 
 def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 products: ProductRules) -> tuple[KernelSource, tuple[ast.expr, ...]]:
+                 products: ProductRules, joins: JoinRules) -> tuple[KernelSource, tuple[ast.expr, ...]]:
     """``source`` with its array statements lowered to element loops (itself when it has none),
     and the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
     to the Scop's context and the call-time checks refuse sizes outside it.  Adds numpy to
     ``globals_`` under NP_NAME for the allocations it makes.  ``products`` lowers matrix
-    products (frontend.array_linalg, which builds on this module)."""
+    products (frontend.array_linalg), ``joins`` np.concatenate and friends (frontend.array_joins);
+    both build on this module."""
     scalar_types: dict[str, VType] = {}
     for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
-        lowering = Lowering(source, globals_, arguments, scalar_types, products, final=False)
+        lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, final=False)
         lowering.lower_block(source.tree.body)
         if lowering.assigned == scalar_types:
             break
         scalar_types = dict(lowering.assigned)
-    lowering = Lowering(source, globals_, arguments, scalar_types, products)
+    lowering = Lowering(source, globals_, arguments, scalar_types, products, joins)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return source, ()
