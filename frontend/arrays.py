@@ -64,9 +64,9 @@ _REFUSED = {
     **dict.fromkeys(("argsort", "sort"), "its result is a sorted order; write the loop"),
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
-    **dict.fromkeys(("ravel", "flatten", "resize", "concatenate", "stack", "hstack",
-                     "vstack", "tile", "repeat"), _SHAPES),
+    **dict.fromkeys(("ravel", "flatten", "resize"), _SHAPES),
 }
+JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
     "less": ast.Lt, "less_equal": ast.LtE, "greater": ast.Gt, "greater_equal": ast.GtE, "equal": ast.Eq,
     "not_equal": ast.NotEq,
@@ -250,14 +250,26 @@ class ProductRules:
     blas: bool = False  # matrix products kept whole (model/region.py Matmul) rather than lowered to loops
 
 
+@dataclass(frozen=True)
+class JoinRules:
+    """How joins lower: frontend/array_joins.py, which builds on this module (handed in by
+    frontend.lift, as ProductRules is)."""
+
+    value: Callable[[Lowering, ast.Call, str], View]  # np.<name>(...) for a name in JOINS
+    store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = join; None for other values
+    repeat: Callable[[Lowering, ast.Call, View, list[ast.expr]], View]  # np.repeat(a, ...), a.repeat(...)
+
+
 class Lowering:
     """One walk over the kernel body; ``pre`` collects statements a statement needs before it
     (reductions, mismatch guards), ``allocations`` the arrays allocated at the top."""
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 scalar_types: dict[str, VType], products: ProductRules, final: bool = True) -> None:
+                 scalar_types: dict[str, VType], products: ProductRules, joins: JoinRules,
+                 final: bool = True) -> None:
         self.source = source
         self.products = products
+        self.joins = joins
         self.final = final
         self.globals = globals_
         self.names: dict[str, ArrayName] = {}
@@ -503,7 +515,9 @@ class Lowering:
             return masked
         view = self.value(target, store=True)
         into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
-        if into is not None:  # C[:] = A @ B sums into C
+        if into is None and isinstance(stmt, ast.Assign):
+            into = self.joins.store(self, stmt, view)
+        if into is not None:  # C[:] = A @ B sums into C, out[:] = np.concatenate(...) is stored piece by piece
             return into
         value = self.value(stmt.value)
         if isinstance(stmt, ast.AugAssign):
@@ -1367,6 +1381,8 @@ class Lowering:
             return self.linspace(node)
         if module == "np" and name in ("array", "asarray") and node.args:
             return self.array_literal(node, name)
+        if module == "np" and name in JOINS:
+            return self.joins.value(self, node, name)
         if module == "np" and name in ("flip", "flipud", "fliplr"):
             return self.flip(node, name)
         if module == "np" and name in ("eye", "identity"):
@@ -1375,6 +1391,10 @@ class Lowering:
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             if x.rank:
                 return self.spread(node, name, x, node.args[1:] if module == "np" else node.args)
+        if name == "repeat" and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
+            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            if x.rank or module == "np":
+                return self.joins.repeat(self, node, x, node.args[1:] if module == "np" else node.args)
         if name in _REFUSED and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
         if module == "np" and name in ALLOCATORS:
@@ -1670,15 +1690,25 @@ class Lowering:
                 raise self.error(node, f"np.{name}() of other than a list of scalars or an array (no dtype=)",
                                  "np.array")
             return self.call_copy(node, x, []) if name == "array" else x
-        values = [self.value(e) for e in items.elts]
-        if not values or any(v.rank for v in values):
-            raise self.error(node, f"np.{name}() of other than a non-empty list of scalars (nested lists, "
-                             "arrays)", "np.array")
         dtype = _dtype_of(given["dtype"], self.globals) if "dtype" in given else None
         if dtype is None and "dtype" in given:
             raise self.error(given["dtype"], "dtype= must name a numpy dtype", "np.array")
-        if dtype is None and any(v.vtype.dtype == "unknown" for v in values):
-            dtype = self.temp_dtype(node, next(v for v in values if v.vtype.dtype == "unknown"))
+        return self.listed(items, dtype, f"np.{name}() of")
+
+    def listed(self, items: ast.List | ast.Tuple, dtype: str | None, what: str) -> View:
+        """A list or tuple of scalars as the 1-d array NumPy makes of it (``np.array([a, b])``, a
+        piece ``[True]`` of np.concatenate): element ``i`` is the ``i``-th value in ``dtype``, by
+        default the one array construction gives (Python numbers count as int64, float64,
+        complex128: not weak).  ``what`` opens the refusal of anything else."""
+        values = [self.value(e) for e in items.elts]
+        if not values or any(v.rank or isinstance(e, (ast.List, ast.Tuple)) for v, e in zip(values, items.elts)):
+            raise self.error(items, f"{what} other than a non-empty list of scalars (nested lists, arrays)",
+                             "np.array")
+        if dtype is None and any(v.vtype is UNKNOWN for v in values):
+            if self.final:
+                raise self.error(items, f"cannot tell the dtype of {ast.unparse(items)} here (it reads a local "
+                                 "whose type is not known)", "np.array")
+            dtype = "float64"  # an early pass; the final one knows the locals' types or refuses
         if dtype is None:  # array construction takes a Python int as int64, a float as float64 (not weak)
             dtype = str(np.result_type(*[np.dtype(v.vtype.dtype) for v in values]))
         cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
@@ -2400,21 +2430,23 @@ def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
 
 
 def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 products: ProductRules) -> tuple[KernelSource, tuple[ast.expr, ...], tuple[Assertion, ...]]:
+                 products: ProductRules, joins: JoinRules
+                 ) -> tuple[KernelSource, tuple[ast.expr, ...], tuple[Assertion, ...]]:
     """``source`` with its array statements lowered to element loops (itself when it has none),
     the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
     to the Scop's context and the call-time checks refuse sizes outside it; and the top-level
     ``assert`` statements, taken out of the body for the call-time checks.  Adds numpy to
     ``globals_`` under NP_NAME for the allocations it makes.  ``products`` lowers matrix
-    products (frontend.array_linalg, which builds on this module)."""
+    products (frontend.array_linalg), ``joins`` np.concatenate and friends (frontend.array_joins);
+    both build on this module."""
     scalar_types: dict[str, VType] = {}
     for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
-        lowering = Lowering(source, globals_, arguments, scalar_types, products, final=False)
+        lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, final=False)
         lowering.lower_block(source.tree.body)
         if lowering.assigned == scalar_types:
             break
         scalar_types = dict(lowering.assigned)
-    lowering = Lowering(source, globals_, arguments, scalar_types, products)
+    lowering = Lowering(source, globals_, arguments, scalar_types, products, joins)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return source, (), ()

@@ -29,6 +29,7 @@ from polyfuse.model.scop import (
 
 from .affine import Affine, AffineConverter
 from .allocation import allocator_of, fill_nest, read_allocation
+from .array_joins import JOIN_RULES
 from .array_linalg import PRODUCT_RULES, PRODUCT_RULES_BLAS
 from .arrays import lower_arrays
 from .checker import REASSOC_CALL, check_subset, is_matmul_call, module_of
@@ -367,7 +368,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     globals_ = dict(fn.__globals__)
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
     rules = PRODUCT_RULES_BLAS if blas else PRODUCT_RULES
-    source, assumed, assertions = lower_arrays(source, globals_, arguments, rules)  # NumPy array statements -> loops
+    source, assumed, assertions = lower_arrays(source, globals_, arguments, rules, JOIN_RULES)  # NumPy array statements -> loops
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
