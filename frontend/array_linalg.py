@@ -427,7 +427,11 @@ class _BlasShape:
 def _blas_shape(lw: Lowering, s: _Sum) -> _BlasShape | None:
     """The matrix-product form of ``s`` when it can run as one BLAS gemm (and BLAS is on): two
     float operands of the result's dtype, one summed label, at most one free label each, no
-    broadcasting, a matrix or vector result, and not known to be too small to pay."""
+    broadcasting, a matrix or vector result, and not known to be too small to pay.  A
+    matrix-vector product whose matrix computes its elements (``alpha * A @ x``,
+    ``(dx * inv_r3) @ mass``) stays loops: memory bounds it, and fused with the matrix's
+    producer it reads the inputs once, where BLAS needs the matrix stored first (one more
+    pass to write it and one to read it: benchmarks/gemv.py)."""
     c = s.c
     if not lw.products.blas or len(c.operands) != 2 or len(s.summed) != 1 or not c.output:
         return None
@@ -444,6 +448,9 @@ def _blas_shape(lw: Lowering, s: _Sum) -> _BlasShape | None:
             return None  # an axis of size 1 that broadcasts (other extents are equal, checked per call)
         free.append(next((lab for lab in labels if lab != k), None))
     row, col = free
+    vector = row is None or col is None or s.extents[row].is_const(1) or s.extents[col].is_const(1)
+    if vector and not all(_plain(view) for view, labels in zip(c.operands, c.labels) if len(labels) == 2):
+        return None  # a matrix-vector product of a computed matrix: fused loops read its inputs once
     if row in c.labels[1] or col in c.labels[0] or set(c.output) != {lab for lab in free if lab is not None}:
         return None  # a label of both operands kept in the output: a batch, not a matrix product
     sizes = [s.extents[lab] for lab in (row, col, k) if lab is not None]

@@ -43,6 +43,9 @@ def test_a_whole_array_product_is_one_statement():
 
 @pytest.mark.parametrize("expr, kept", [
     ("A @ B", True), ("np.dot(A, x)", True), ("x @ A", True), ("np.einsum('ij,kj->ik', A, B)", True),
+    ("2.0 * A @ x", False), ("x @ (A * B)", False),  # a computed matrix times a vector: fused loops
+    ("2.0 * A @ x[:, None]", False),        # a matrix with one column is a vector
+    ("2.0 * A @ B", True),                  # a matrix product: BLAS, the scaled copy stored first
     ("x @ x", False),                      # a scalar: a reduction the scheduler fuses
     ("np.outer(x, x)", False),              # nothing summed
     ("np.einsum('ij,ij->i', A, A)", False),  # a label in both operands and the output
