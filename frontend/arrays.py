@@ -1401,6 +1401,8 @@ class Lowering:
             return self.filled(node, name)
         if module == "np" and name == "arange":
             return self.arange(node)
+        if module == "np" and name in ("convolve", "correlate"):
+            return self.convolve(node, name)
         if name in ("cumsum", "cumprod") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             rest = node.args[1:] if module == "np" else node.args
@@ -1800,6 +1802,62 @@ class Lowering:
             return [ast.Assign([_store(out.element(here))], self.accumulate(kind, out.element(k), x.element(here)))]
 
         self.pre.extend(self.nest(later, step))
+        return out
+
+    def convolve(self, node: ast.Call, name: str) -> View:
+        """``np.convolve(a, v, mode)`` / ``np.correlate(a, v, mode)`` of 1-d real arrays: a local
+        array, each element a sum over the window of ``v`` (a reduction, reassociable as NumPy's
+        sums are).  ``a`` must be at least as long as ``v`` (NumPy then swaps them; a call where
+        it is shorter is refused when the extents are not constants); the 'full' and 'same' ends
+        read ``a`` under a guard (zero outside it)."""
+        options = self.keywords(node, ("mode",))
+        if len(node.args) == 3 and "mode" not in options:
+            options["mode"] = node.args[2]
+        if len(node.args) not in (2, 3):
+            raise self.error(node, f"np.{name}() takes two arrays and a mode", "array call")
+        mode_node = options.get("mode")
+        mode = "full" if name == "convolve" else "valid"
+        if mode_node is not None:
+            if not (isinstance(mode_node, ast.Constant) and mode_node.value in ("full", "same", "valid")):
+                raise self.error(mode_node, f"np.{name}() mode must be 'full', 'same' or 'valid' (a constant)",
+                                 "array call")
+            mode = mode_node.value
+        a, v = self.value(node.args[0]), self.value(node.args[1])
+        if a.rank != 1 or v.rank != 1:
+            raise self.error(node, f"np.{name}() of other than two 1-d arrays", "array call")
+        if a.vtype.is_complex or v.vtype.is_complex or a.vtype.dtype == "bool" or v.vtype.dtype == "bool":
+            raise self.error(node, f"np.{name}() of complex or bool arrays", "array call")
+        n, m = a.extents[0], v.extents[0]
+        if name == "convolve" and n.is_const() and m.is_const() and n.const < m.const:
+            a, v, n, m = v, a, m, n  # NumPy convolves the longer one with the shorter
+        if not self.require(f"{m.text} >= 1") or not self.require(f"{n.text} >= {m.text}"):
+            raise self.error(node, f"np.{name}() whose second array may be empty or longer than the first",
+                             "array call")
+        dtype = self.numpy_type(node, getattr(np, name), [a, v]).dtype
+        extent = {"full": n + m - const(1), "same": n, "valid": n - m + const(1)}[mode]
+        # output k reads a[k + shift - j] * v[j] (convolve) or a[k + shift + j] * v[j] (correlate)
+        if name == "convolve":
+            shift = {"full": const(0), "same": (m - const(1)).floordiv(2), "valid": m - const(1)}[mode]
+        else:
+            shift = {"full": const(1) - m, "same": const(0) - m.floordiv(2), "valid": const(0)}[mode]
+        array = self.fresh(name[:4])
+        self.allocate(array, (extent,), dtype)
+        out = leaf(array, (extent,), dtype)
+        self.changed = True
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+        self.pre.extend(self.nest((extent,), lambda k: [ast.Assign(
+            [_store(out.element(k))], ast.Call(copy.deepcopy(cast), [ast.Constant(0)], []))]))
+        guarded = mode != "valid"
+
+        def term(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            at = k[0] + shift - k[1] if name == "convolve" else k[0] + shift + k[1]
+            product: ast.expr = ast.BinOp(a.element((at,)), ast.Mult(), v.element((k[1],)))
+            if guarded:
+                inside = ast.Compare(ast.Constant(0), [ast.LtE(), ast.Lt()], [at.node, n.node])
+                product = ast.IfExp(inside, product, ast.Call(copy.deepcopy(cast), [ast.Constant(0)], []))
+            return [ast.Assign([_store(out.element(k[:1]))], self.accumulate("sum", out.element(k[:1]), product, True))]
+
+        self.pre.extend(self.nest((extent, m), term))
         return out
 
     def filled(self, node: ast.Call, name: str) -> View:
