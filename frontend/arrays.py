@@ -347,7 +347,15 @@ class Lowering:
                 return [_replace(stmt, iter=bounds, body=self.lower_block(stmt.body))]
             finally:
                 self.loops.pop()
-        if isinstance(stmt, (ast.If, ast.While)):
+        if isinstance(stmt, ast.If):
+            test = self.known_extents(stmt.test)
+            body_block = self.block + (self.blocks + 1,)
+            body = self.lower_block(stmt.body)
+            bound = {n: e for n, e in self.names.items() if e.block == body_block and e.kind == "temp"}
+            else_block = self.block + (self.blocks + 1,)
+            orelse = self.lower_block(stmt.orelse)
+            return [_replace(stmt, test=test, body=body, orelse=self.merge_branches(bound, else_block, orelse))]
+        if isinstance(stmt, ast.While):
             return [_replace(stmt, test=self.known_extents(stmt.test), body=self.lower_block(stmt.body),
                              orelse=self.lower_block(stmt.orelse))]
         if isinstance(stmt, ast.Return) and stmt.value is not None:
@@ -368,6 +376,28 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def merge_branches(self, bound: dict[str, ArrayName], else_block: tuple[int, ...],
+                       orelse: list[ast.stmt]) -> list[ast.stmt]:
+        """``if c: w = a * 2`` / ``else: w = b + 1``, then ``w`` read after the if: a temporary
+        bound in both branches with one shape and dtype is one array (the else branch's renamed
+        to the if branch's), live after the if; ``orelse`` with that renaming done."""
+        renames: dict[str, str] = {}
+        for name, mine in bound.items():
+            theirs = self.names.get(name)
+            if theirs is None or theirs.kind != "temp" or theirs.block != else_block or theirs.dtype != mine.dtype \
+                    or [e.text for e in theirs.extents] != [e.text for e in mine.extents]:
+                continue
+            if theirs.array != mine.array:
+                renames[theirs.array] = mine.array
+                self.temporaries.pop(theirs.array, None)
+            self.names[name] = dataclasses.replace(mine, block=self.block, live=True)
+        if not renames:
+            return orelse
+        self.allocations = [a for a in self.allocations
+                            if not (isinstance(a, ast.Assign) and isinstance(a.targets[0], ast.Name)
+                                    and a.targets[0].id in renames)]
+        return [_Renamed(renames).visit(stmt) for stmt in orelse]
 
     def lower_assert(self, stmt: ast.Assert) -> list[ast.stmt]:
         """``assert A.shape[0] == B.shape[1], "..."`` at the top level: taken out of the body and
@@ -440,7 +470,7 @@ class Lowering:
                     continue
                 before.extend(lowered)
                 changed = True
-            entry = self.names.get(name)
+            entry = self.lookup(elt) if isinstance(elt, ast.Name) else self.names.get(name)  # refuses a dead one
             if entry is not None and entry.kind == "view" and self.whole_temporary(entry.view):
                 name, entry, changed = entry.array, None, True  # a product's result, say: no copy needed
             if entry is not None and entry.kind == "view":
@@ -561,7 +591,7 @@ class Lowering:
                 kw.value = self.dtype_named(kw.value)
         shape, part = _shape_part(call.args[0]) if call.args else (None, slice(None))
         if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name):
-            entry = self.names.get(shape.value.id)
+            entry = self.lookup(shape.value)
             if entry is not None and (entry.kind != "arg" or part != slice(None)):
                 self.changed = True
                 call.args[0] = ast.Tuple([e.node for e in entry.extents[part]], ast.Load())
@@ -1020,7 +1050,7 @@ class Lowering:
         (the extents the lowering knows; a view has no kernel array at all)."""
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
                 and node.value.attr == "shape" and isinstance(node.value.value, ast.Name):
-            entry = self.names.get(node.value.value.id)
+            entry = self.lookup(node.value.value)  # refuses a temporary whose loop or branch has ended
             d = _int_const(node.slice)
             if entry is not None and entry.kind != "arg" and d is not None and -entry.rank <= d < entry.rank:
                 self.changed = True
@@ -2270,6 +2300,17 @@ class _ViewShapes(ast.NodeTransformer):
             return node
         self.lowering.changed = True
         return copy.deepcopy(size)
+
+
+class _Renamed(ast.NodeTransformer):
+    """Names replaced by others (``renames``: old -> new)."""
+
+    def __init__(self, renames: dict[str, str]) -> None:
+        self.renames = renames
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        new = self.renames.get(node.id)
+        return node if new is None else ast.copy_location(ast.Name(new, node.ctx), node)
 
 
 class _SharedMemory(ast.NodeTransformer):

@@ -255,3 +255,78 @@ def test_asserts_polyfuse_cannot_check_are_refused_where_they_are(fn, words):
     with pytest.raises(UnsupportedError, match=words) as e:
         polyfuse.kernel(fn)(np.ones(3), np.ones(3)) if fn is assert_arguments_share else polyfuse.kernel(fn)(np.ones(3))
     assert e.value.span is not None and e.value.span.line > 0
+
+
+# ---- a temporary bound in both branches of an if ------------------------------------------------
+def bound_in_both_branches(x, k):
+    if k > 0:
+        y = x * 2.0
+    elif k == 0:
+        y = x + 1.0
+    else:
+        y = -x
+    return y.sum() + y[0], y
+
+
+def bound_in_both_branches_in_a_loop(u, steps):
+    acc = np.zeros_like(u)
+    for n in range(steps):
+        if n % 2 == 0:
+            w = np.full(u.shape, 2.0)
+        else:
+            w = np.ones(u.shape[0])
+        acc += w * u
+    return acc
+
+
+def chosen_by_data(x):
+    if x[0] > 0.5:
+        y = np.exp(x)
+    else:
+        y = np.sin(x)
+    return y * 2
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn, args", [
+    (bound_in_both_branches, (np.arange(4.0), 1)), (bound_in_both_branches, (np.arange(4.0), 0)),
+    (bound_in_both_branches, (np.arange(4.0), -3)), (bound_in_both_branches_in_a_loop, (np.arange(5.0), 3)),
+    (chosen_by_data, (np.array([0.9, 0.1]),)), (chosen_by_data, (np.array([0.1, 0.9]),)),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_a_temporary_bound_in_both_branches_is_one_array(fn, args, target):
+    expected, actual = fn(*args), polyfuse.kernel(fn, target=target)(*args)
+    for e, a in zip(expected if isinstance(expected, tuple) else (expected,),
+                    actual if isinstance(actual, tuple) else (actual,)):
+        np.testing.assert_allclose(a, e, rtol=1e-12)
+
+
+def shapes_differ_then_returned(x, k):
+    if k > 0:
+        y = x[1:] * 2.0
+    else:
+        y = x * 1.0
+    return y
+
+
+def shapes_differ_then_measured(x, k):
+    if k > 0:
+        y = x[1:] * 2.0
+    else:
+        y = x * 1.0
+    return y.shape[0]
+
+
+def shapes_differ_then_allocated(x, k):
+    if k > 0:
+        y = x[1:] * 2.0
+    else:
+        y = x * 1.0
+    return np.zeros(y.shape)
+
+
+@pytest.mark.parametrize("fn", [shapes_differ_then_returned, shapes_differ_then_measured,
+                                shapes_differ_then_allocated])
+def test_a_temporary_whose_shape_depends_on_the_branch_is_refused_after_it(fn):
+    # each of these once returned the else branch's array or extent whatever branch ran
+    with pytest.raises(UnsupportedError, match="outside the loop or branch that binds it"):
+        polyfuse.kernel(fn)(np.arange(4.0), 1)
