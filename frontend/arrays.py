@@ -29,7 +29,7 @@ from typing import TypeGuard
 import numpy as np
 
 from polyfuse.errors import UnsupportedError
-from polyfuse.model.scop import Argument
+from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .checker import is_allocation, module_of, reassociable
@@ -241,6 +241,18 @@ class Assertion:
 
 
 @dataclass(frozen=True)
+class LoweredArrays:
+    """What :func:`lower_arrays` hands the lifter: the lowered source, the extent equalities
+    it assumes, the top-level asserts, and the returned views of arguments (by position in the
+    final return's tuple, 0 for a single value)."""
+
+    source: KernelSource
+    assumed: tuple[ast.expr, ...] = ()
+    assertions: tuple[Assertion, ...] = ()
+    returned_views: tuple[tuple[int, Returned], ...] = ()
+
+
+@dataclass(frozen=True)
 class ProductRules:
     """How matrix products lower: frontend/array_linalg.py, which builds on this module (so
     frontend.lift hands it in rather than this module importing it)."""
@@ -305,6 +317,7 @@ class Lowering:
                               and isinstance(n.ctx, ast.Store))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
         self.assertions: list[Assertion] = []
+        self.returned_views: dict[int, Returned] = {}  # position in the final return -> the view
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
@@ -453,8 +466,8 @@ class Lowering:
     def lower_return(self, stmt: ast.Return) -> list[ast.stmt]:
         """``return e / e.sum(axis=-1, keepdims=True)``: each returned array expression (or
         reduction) is bound to a fresh name first, which frontend.returns then returns.  A
-        temporary is returned as the array its name means now; a view (``return x.T``) as a
-        copy of its values (NumPy returns the view itself)."""
+        temporary is returned as the array its name means now; a view of an argument (``return
+        x.T``) as that view, made per call (``argument_view``); any other view as a copy."""
         assert stmt.value is not None
         elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
         before: list[ast.stmt] = []
@@ -471,6 +484,12 @@ class Lowering:
                 before.extend(lowered)
                 changed = True
             entry = self.lookup(elt) if isinstance(elt, ast.Name) else self.names.get(name)  # refuses a dead one
+            view = self.argument_view(entry.view) if entry is not None and entry.kind == "view" else None
+            if view is not None:  # a view of an argument: returned as the view itself, as NumPy does
+                self.returned_views[len(values)] = view
+                values.append(ast.copy_location(ast.Name(view.name, ast.Load()), elt))
+                changed = True
+                continue
             if entry is not None and entry.kind == "view" and self.whole_temporary(entry.view):
                 name, entry, changed = entry.array, None, True  # a product's result, say: no copy needed
             if entry is not None and entry.kind == "view":
@@ -487,6 +506,33 @@ class Lowering:
         value = ast.copy_location(ast.Tuple(values, ast.Load()), stmt.value) if len(elts) > 1 or \
             isinstance(stmt.value, ast.Tuple) else values[0]
         return before + [ast.copy_location(ast.Return(value), stmt)]
+
+    def argument_view(self, view: View | None) -> Returned | None:
+        """``view`` as a view of an argument made at call time (frontend.returns' "view"): each
+        argument subscript of its element linear in the view's index with integer steps; None
+        for anything else (a view of a temporary, a cast, a gather), which is returned copied."""
+        if view is None or view.base not in self.args:
+            return None
+        probes = tuple(atom(f"pf_probe{d}") for d in range(view.rank))
+        element = view.element(probes)
+        if not (isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name)
+                and element.value.id == view.base):
+            return None
+        items = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+        starts, steps = [], [[0] * len(items) for _ in probes]
+        for d, item in enumerate(items):
+            index = sym_of(item)
+            if index.opaque is not None:
+                return None
+            rest = Sym(tuple((a, c) for a, c in index.terms if not a.startswith("pf_probe")), index.const)
+            if "pf_probe" in rest.text:
+                return None
+            for a, c in index.terms:
+                if a.startswith("pf_probe"):
+                    steps[int(a[len("pf_probe"):])][d] = c
+            starts.append(rest.text)
+        return Returned("view", view.base, shape=tuple(e.text for e in view.extents), start=tuple(starts),
+                        steps=tuple(tuple(s) for s in steps))
 
     def copyto(self, stmt: ast.Expr, call: ast.Call) -> ast.Assign:
         """``np.copyto(dst, src)`` is ``dst[...] = src`` (``src`` broadcast) where NumPy's
@@ -2530,11 +2576,12 @@ def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
 
 def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
                  products: ProductRules, joins: JoinRules
-                 ) -> tuple[KernelSource, tuple[ast.expr, ...], tuple[Assertion, ...]]:
+                 ) -> LoweredArrays:
     """``source`` with its array statements lowered to element loops (itself when it has none),
-    the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds them
-    to the Scop's context and the call-time checks refuse sizes outside it; and the top-level
-    ``assert`` statements, taken out of the body for the call-time checks.  Adds numpy to
+    with the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds
+    them to the Scop's context and the call-time checks refuse sizes outside it; the top-level
+    ``assert`` statements, taken out of the body for the call-time checks; and the views of
+    arguments the final return hands back.  Adds numpy to
     ``globals_`` under NP_NAME for the allocations it makes.  ``products`` lowers matrix
     products (frontend.array_linalg), ``joins`` np.concatenate and friends (frontend.array_joins);
     both build on this module."""
@@ -2548,11 +2595,12 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     lowering = Lowering(source, globals_, arguments, scalar_types, products, joins)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
-        return source, (), ()
+        return LoweredArrays(source)
     globals_[NP_NAME] = np
     for node in lowering.allocations:
         _locate(node, source.tree)
     tree = _replace(source.tree, body=lowering.allocations + body)
     for equal in lowering.assumed:
         _locate(equal, source.tree)
-    return dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions)
+    return LoweredArrays(dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions),
+                         tuple(sorted(lowering.returned_views.items())))

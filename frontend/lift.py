@@ -20,6 +20,7 @@ from polyfuse.model.scop import (
     Argument,
     ArrayInfo,
     PrangeLoop,
+    Returned,
     ReturnValue,
     Scop,
     Statement,
@@ -368,7 +369,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     globals_ = dict(fn.__globals__)
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
     rules = PRODUCT_RULES_BLAS if blas else PRODUCT_RULES
-    source, assumed, assertions = lower_arrays(source, globals_, arguments, rules, JOIN_RULES)  # NumPy array statements -> loops
+    lowered = lower_arrays(source, globals_, arguments, rules, JOIN_RULES)  # NumPy array statements -> loops
+    source, assumed, assertions = lowered.source, lowered.assumed, lowered.assertions
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
@@ -399,11 +401,22 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         schedule=isl.Schedule.from_domain(isl.UnionSet.empty(context.get_space())),
         context=context,
         prange_loops=tuple(lifter.pranges),
-        returns=lifter.returns,
+        returns=_with_views(lifter.returns, lowered.returned_views),
         returns_span=lifter.returns_span,
         assertions=tuple(failing),
     )
     return dataclasses.replace(scop, schedule=scop.schedule_of(scop.body))
+
+
+def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], ...]) -> ReturnValue | None:
+    """The lifted return with the returned views of arguments (the lowering returned each as
+    its argument's name) in their places."""
+    if not views or returns is None:
+        return returns
+    chosen = dict(views)
+    if isinstance(returns, tuple):
+        return tuple(chosen.get(k, item) for k, item in enumerate(returns))
+    return chosen.get(0, returns)
 
 
 def _context(lifter: Lifter) -> isl.Set:

@@ -66,14 +66,21 @@ class ArrayInfo:
 
 @dataclass(frozen=True)
 class Returned:
-    """One value the kernel returns: the caller's argument ``name`` itself (``"arg"``), the
-    fresh array ``name`` of kind "result" (``"array"``), or the element of the 0-d result
-    ``name`` as ``pytype`` (``"scalar"``: ``float``/``int`` for a weak value, else a numpy dtype
-    name), so the value has exactly the Python type the undecorated function returns."""
+    """One value the kernel returns: the caller's argument ``name`` itself (``"arg"``), a view
+    of it (``"view"``, as NumPy returns one), the fresh array ``name`` of kind "result"
+    (``"array"``), or the element of the 0-d result ``name`` as ``pytype`` (``"scalar"``:
+    ``float``/``int`` for a weak value, else a numpy dtype name), so the value has exactly the
+    Python type the undecorated function returns."""
 
-    how: str  # "arg" | "array" | "scalar"
+    how: str  # "arg" | "array" | "scalar" | "view"
     name: str
     pytype: str = ""
+    # "view": a view of the argument ``name`` (``return A.T``, ``return x[1:]``), made per call:
+    # its extents, the argument index of its first element (Python texts of sizes and integer
+    # arguments), and per view axis the steps it takes along each argument axis
+    shape: tuple[str, ...] = ()
+    start: tuple[str, ...] = ()
+    steps: tuple[tuple[int, ...], ...] = ()
 
 
 ReturnValue = Returned | tuple  # a tuple holds ReturnValues

@@ -152,6 +152,8 @@ def returned(spec: ReturnValue, values: dict[str, Any]) -> Any:
         return tuple(returned(item, values) for item in spec)
     assert isinstance(spec, Returned)
     value = values[spec.name]
+    if spec.how == "view":
+        return _view_of(value, spec, values)
     if spec.how != "scalar":
         return value
     element = value[()]  # a numpy scalar of the result's dtype: a strong value's exact type
@@ -159,6 +161,28 @@ def returned(spec: ReturnValue, values: dict[str, Any]) -> Any:
 
 
 _PYTHON_SCALARS: dict[str, Callable[[Any], Any]] = {"float": float, "int": int, "complex": complex}
+_SIZE_TEXTS: dict[str, Any] = {}  # compiled size texts of returned views
+
+
+def _size(text: str, values: dict[str, Any]) -> int:
+    """A size text (``A.shape[0] - 1``, ``max(0, n - k)``) for these arguments."""
+    code = _SIZE_TEXTS.get(text)
+    if code is None:
+        code = _SIZE_TEXTS[text] = compile(text, "<polyfuse view size>", "eval")
+    return int(eval(code, {"__builtins__": {}, "min": min, "max": max}, values))
+
+
+def _view_of(base: np.ndarray, spec: Returned, values: dict[str, Any]) -> np.ndarray:
+    """The view ``spec`` describes of the argument ``base``: its memory, NumPy's strides."""
+    if not isinstance(base, np.ndarray):
+        raise ArgumentError(f"the kernel returns a view of {spec.name!r}, which is a device array here; views "
+                            "are made of numpy arrays only (return a copy, or pass a numpy array)")
+    shape = tuple(max(0, _size(t, values)) for t in spec.shape)
+    strides = tuple(sum(step * stride for step, stride in zip(steps, base.strides)) for steps in spec.steps)
+    if 0 in shape:
+        return np.lib.stride_tricks.as_strided(base, shape, strides)
+    origin = base[tuple(slice(_size(t, values), None) for t in spec.start)]
+    return np.lib.stride_tricks.as_strided(origin, shape, strides)
 
 
 def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:

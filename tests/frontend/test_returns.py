@@ -392,3 +392,40 @@ def test_cuda_refuses_returns():
     with pytest.raises(UnsupportedError, match="target='cuda' kernels cannot return values"):
         polyfuse.kernel(total, target="cuda").compile(np.arange(3.0))
 
+
+
+def transposed_argument(A):  # npbench permute_inplace_3d
+    A = np.transpose(A, (2, 1, 0))
+    return A
+
+
+def slices_of_an_argument(x, k):
+    return x[k:], x[::-1], x[1:-1:2], x[None, 2:]
+
+
+def view_written_then_returned(A):
+    B = A.T
+    B[0] += 1.0
+    return B, A[1]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, make", [
+    (transposed_argument, lambda: (np.arange(24.0).reshape(2, 3, 4),)),
+    (slices_of_an_argument, lambda: (np.arange(10.0), 3)),
+    (slices_of_an_argument, lambda: (np.arange(10.0), 12)),  # clamped: an empty view
+    (view_written_then_returned, lambda: (np.arange(12.0).reshape(3, 4),)),
+], ids=["transpose", "slices", "empty slice", "written view"])
+def test_a_returned_view_of_an_argument_is_numpys_view(fn, make, target):
+    expected_args, actual_args = make(), make()
+    expected, actual = fn(*expected_args), polyfuse.kernel(fn, target=target)(*actual_args)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    actual = actual if isinstance(actual, tuple) else (actual,)
+    for e, a in zip(expected, actual):
+        np.testing.assert_array_equal(a, e)
+        assert a.shape == e.shape and (a.size == 0 or a.strides == e.strides)
+        assert a.size == 0 or np.shares_memory(a, actual_args[0])  # the caller's memory, as NumPy returns it
+    for a in actual:
+        if a.size:
+            a.flat[0] = -7.0  # writes through to the argument
+            assert -7.0 in actual_args[0]
