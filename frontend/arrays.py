@@ -1903,27 +1903,29 @@ class Lowering:
         dtype = x.vtype.dtype
         if dtype == "unknown" and not self.final:
             dtype = "float64"  # an early pass; the final one knows the local's type or refuses
-        if x.rank == 0 or dtype not in ("float64",) + INTS:
-            raise self.error(given["a"], f"np.histogram() of {'a scalar' if x.rank == 0 else dtype + ' data'}: "
-                             "polyfuse takes arrays of float64 or integers (float32 data has float32 edges in "
-                             "NumPy)", "np.histogram")
         bins_node = given.get("bins", ast.Constant(10))
         bins = self.value(bins_node)
-        if bins.rank or not (isinstance(bins_node, ast.Constant) and type(bins_node.value) is int
-                             or bins.vtype.dtype in INTS and not isinstance(bins_node, ast.Constant)):
-            raise self.error(bins_node, "np.histogram() bins other than a number of bins (an integer constant or "
-                             "argument); bin edges given as an array, and the estimator names ('auto', ...), are "
-                             "not supported", "np.histogram")
-        n = sym_of(bins_node)
-        if not self.require(f"{n.text} >= 1"):
-            raise self.error(bins_node, "np.histogram() bins must be a positive integer (NumPy raises ValueError)",
-                             "np.histogram")
-        limits = None if _is_none(given.get("range")) else self.histogram_range(given["range"])
         density = _bool_const(given.get("density", ast.Constant(False)))
         if _is_none(given.get("density")):
             density = False
         if density is None:
             raise self.error(given["density"], "np.histogram() density= must be True or False", "np.histogram")
+        if x.rank and bins.rank == 1 and dtype in FLOATS + INTS:
+            return self.histogram_edges(node, x, bins, given, density, part)
+        if x.rank == 0 or dtype not in ("float64",) + INTS:
+            raise self.error(given["a"], f"np.histogram() of {'a scalar' if x.rank == 0 else dtype + ' data'}: "
+                             "polyfuse takes arrays of float64 or integers (float32 data has float32 edges in "
+                             "NumPy)", "np.histogram")
+        if bins.rank or not (isinstance(bins_node, ast.Constant) and type(bins_node.value) is int
+                             or bins.vtype.dtype in INTS and not isinstance(bins_node, ast.Constant)):
+            raise self.error(bins_node, "np.histogram() bins other than a number of bins (an integer constant or "
+                             "argument) or a 1-d array of edges; the estimator names ('auto', ...) and edges of "
+                             "other ranks are not supported", "np.histogram")
+        n = sym_of(bins_node)
+        if not self.require(f"{n.text} >= 1"):
+            raise self.error(bins_node, "np.histogram() bins must be a positive integer (NumPy raises ValueError)",
+                             "np.histogram")
+        limits = None if _is_none(given.get("range")) else self.histogram_range(given["range"])
         weights = None if _is_none(given.get("weights")) else self.value(given["weights"])
         wtype = "" if weights is None else weights.vtype.dtype
         if weights is not None:
@@ -2022,6 +2024,71 @@ class Lowering:
                           ast.BinOp(edges.element((k[0] + const(1),)), ast.Sub(), edges.element(k))),
                 ast.Div(), copy.deepcopy(total)))])
             result = out
+        return result, edges
+
+    def histogram_edges(self, node: ast.Call, x: View, edges: View, given: dict[str, ast.expr], density: bool,
+                        part: int | None) -> tuple[View | None, View]:
+        """``np.histogram(a, bins=edges)``, ``edges`` a 1-d real array of at least two edges (NumPy
+        requires them nondecreasing): each value ``v`` of ``a`` goes to bin ``j - 1``, ``j`` the
+        number of edges ``<= v`` (a binary search), counted when ``edges[0] <= v < edges[-1]``
+        or ``v == edges[-1]`` (the last bin is closed): the counts NumPy's searchsorted gives."""
+        if edges.vtype.is_complex or edges.vtype.dtype == "bool":
+            raise self.error(given["bins"], "np.histogram() bins as an array of complex or bool edges",
+                             "np.histogram")
+        if not _is_none(given.get("range")) or not _is_none(given.get("weights")):
+            raise self.error(node, "np.histogram() with bin edges as an array and range= or weights= (NumPy sums "
+                             "the weights of edges given as an array in sorted order); pass a number of bins",
+                             "np.histogram")
+        m = edges.extents[0]
+        if not self.require(f"{m.text} >= 2"):
+            raise self.error(given["bins"], "np.histogram() bins of fewer than two edges", "np.histogram")
+        if part == 1:
+            return None, edges
+        self.changed = True
+        n = m - const(1)
+        acc = self.fresh("hist")
+        self.allocate(acc, (n,), "int64")
+        counts = leaf(acc, (n,), "int64")
+        self.pre += self.nest((n,), lambda k: [ast.Assign(
+            [_store(counts.element(k))], ast.parse(f"{NP_NAME}.int64(0)", mode="eval").body)])
+        # ceil(log2(m + 1)) halvings find the count of edges <= v among m; 64 where m is not a constant
+        steps = m.const.bit_length() if m.is_const() else 64
+        v, lo, hi, act, mid, le, keep = (self.fresh(f"hist_{s}") for s in ("v", "lo", "hi", "act", "mid", "le", "keep"))
+        int64 = VType("int64", False)
+
+        def assign(name: str, value: str, vtype: VType) -> ast.Assign:
+            self.note_scalar(name, vtype)
+            return ast.Assign([ast.Name(name, ast.Store())], ast.parse(value, mode="eval").body)
+
+        def search(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            at_mid = ast.unparse(edges.element((atom(mid),)))
+            last = ast.unparse(edges.element((m - const(1),)))
+            halving: list[ast.stmt] = [assign(act, f"{lo} < {hi}", BOOL), assign(mid, f"({lo} + {hi}) // 2", int64),
+                       assign(le, f"{act} and ({at_mid}) <= {v}", BOOL),
+                       assign(hi, f"{mid} if {act} and not {le} else {hi}", int64),
+                       assign(lo, f"{mid} + 1 if {le} else {lo}", int64)]
+            self.note_scalar(v, x.vtype)
+            stmts: list[ast.stmt] = [ast.Assign([ast.Name(v, ast.Store())], x.element(k)),
+                                     assign(lo, "0", int64), assign(hi, m.text, int64)]
+            stmts += self.nest((const(steps),), lambda _: halving)
+            stmts += [assign(keep, f"{lo} >= 1 and ({lo} < ({m.text}) or {v} == ({last}))", BOOL),
+                      ast.If(ast.Name(keep, ast.Load()), [ast.AugAssign(
+                          subscript(acc, (smin(atom(lo), m - const(1)) - const(1),), ast.Store()), ast.Add(),
+                          ast.Constant(1))], [])]
+            return stmts
+
+        self.pre += self.nest(x.extents, search)
+        result = counts
+        if density:  # n / np.diff(edges) / n.sum()
+            total = self.full_reduction("sum", counts, "int64").element(())
+            dens = self.fresh("hist_density")
+            self.allocate(dens, (n,), "float64")
+            result = leaf(dens, (n,), "float64")
+            f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())
+            self.pre += self.nest((n,), lambda k: [ast.Assign([_store(result.element(k))], ast.BinOp(
+                ast.BinOp(ast.Call(f64, [counts.element(k)], []), ast.Div(), ast.Call(copy.deepcopy(f64), [
+                    ast.BinOp(edges.element((k[0] + const(1),)), ast.Sub(), edges.element(k))], [])),
+                ast.Div(), copy.deepcopy(total)))])
         return result, edges
 
     def histogram_range(self, node: ast.expr) -> tuple[float, float]:

@@ -180,11 +180,51 @@ def test_npbench_azimint_hist():
 def test_bins_below_one_are_refused_per_call():
     with pytest.raises(ArgumentError):
         polyfuse.kernel(counts)(np.ones(4), 0)
+    with pytest.raises(ArgumentError):
+        polyfuse.kernel(edges_given)(np.ones(4), np.ones(1))
 
 
-def edges_given(binned_gray):  # hist.py's form: the edges as an array
+def hist_py(binned_gray):  # hist.py's form: the edges as an array
     hist, bins = np.histogram(binned_gray, bins=np.arange(257), density=True)
-    return hist
+    return hist, bins
+
+
+def edges_given(x, e):
+    return np.histogram(x, e)
+
+
+def edges_density(x, e):
+    return np.histogram(x, bins=e, density=True)[0]
+
+
+def test_hist_py_with_edges_as_an_array():
+    gray = (np.random.default_rng(2).random((30, 20)) * 256).astype(np.uint8)
+    _same(hist_py, gray)
+
+
+edge_values = st.lists(st.sampled_from([-2.0, -1.0, -0.5, 0.0, 0.25, 1.0, 3.0]), min_size=2, max_size=8)
+
+
+@settings(max_examples=20, deadline=None)
+@given(x=st.lists(st.one_of(values, st.just(float("nan"))), min_size=0, max_size=30), e=edge_values,
+       dtype=st.sampled_from(["float64", "float32", "int64"]))
+def test_edges_as_an_array_match_numpy(x, e, dtype):
+    """Repeated edges, values on the edges and outside them, NaN (dropped, as NumPy's sort puts it last)."""
+    a = np.array(x, dtype=np.float64)
+    a = np.nan_to_num(a).astype(dtype) if dtype == "int64" else a.astype(dtype)
+    edges = np.array(sorted(e))
+    _same(edges_given, a, edges)
+    _same(edges_given, a, edges.astype(np.int64))
+    if len(set(e)) == len(e):  # repeated edges: NumPy divides by a zero width
+        _same(edges_density, a, edges, rtol=1e-12)
+
+
+def two_d_edges(x):
+    return np.histogram(x, np.ones((2, 2)))[0]
+
+
+def edges_and_weights(x, w):
+    return np.histogram(x, np.arange(4.0), weights=w)[0]
 
 
 def float32_data(x):
@@ -213,7 +253,7 @@ def third_part(x):
 
 
 @pytest.mark.parametrize("fn, args", [
-    (edges_given, (np.zeros(8, np.uint8),)), (float32_data, (np.ones(3),)), (computed_range, (np.ones(3), 0.0)),
+    (two_d_edges, (np.ones(3),)), (edges_and_weights, (np.ones(3), np.ones(3))), (float32_data, (np.ones(3),)), (computed_range, (np.ones(3), 0.0)),
     (backwards_range, (np.ones(3),)), (whole_tuple, (np.ones(3),)), (estimator, (np.ones(3),)),
     (third_part, (np.ones(3),))])
 def test_other_forms_are_refused_where_they_are(fn, args):
