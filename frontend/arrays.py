@@ -1917,7 +1917,8 @@ class Lowering:
                              "polyfuse takes arrays of float64 or integers (float32 data has float32 edges in "
                              "NumPy)", "np.histogram")
         if bins.rank or not (isinstance(bins_node, ast.Constant) and type(bins_node.value) is int
-                             or bins.vtype.dtype in INTS and not isinstance(bins_node, ast.Constant)):
+                             or (bins.vtype.dtype in INTS or bins.vtype.dtype == "unknown" and not self.final)
+                             and not isinstance(bins_node, ast.Constant)):
             raise self.error(bins_node, "np.histogram() bins other than a number of bins (an integer constant or "
                              "argument) or a 1-d array of edges; the estimator names ('auto', ...) and edges of "
                              "other ranks are not supported", "np.histogram")

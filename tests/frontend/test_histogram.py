@@ -1,7 +1,8 @@
 """np.histogram inside kernels (frontend/arrays.py ``Lowering.histogram``): a number of bins, with
-range=, weights= and density=, against the undecorated function on the same inputs (NumPy's own
-bin arithmetic, so counts, edges and weighted sums are bit for bit NumPy's); npbench's
-azimint_hist as written; what is refused, and where."""
+range=, weights= and density=, and bin edges as an array (``Lowering.histogram_edges``), against
+the undecorated function on the same inputs (NumPy's own bin arithmetic, so counts, edges and
+weighted sums are bit for bit NumPy's); npbench's azimint_hist and hist.py as written; what is
+refused, and where."""
 
 from __future__ import annotations
 
@@ -59,6 +60,11 @@ def weighted_density(x, w, n):
 
 def in_an_expression(x, n):
     return np.histogram(x, n)[0] * 2 + 1
+
+
+def bins_from_a_size(x):
+    nb = x.shape[0] // 3 + 1
+    return np.histogram(x, nb)[0]
 
 
 def in_a_loop(rows, n):
@@ -151,6 +157,7 @@ def test_the_forms_of_the_call():
     _same(returned, x, 8)
     _same(default_bins, x)
     _same(in_an_expression, x, 9)
+    _same(bins_from_a_size, x)
     _same(in_a_loop, rng.random((4, 30)), 6)
 
 
