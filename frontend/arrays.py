@@ -1987,14 +1987,17 @@ class Lowering:
         counts = leaf(acc, (n,), acc_dtype)
         self.pre += self.nest((n,), lambda k: [ast.Assign(
             [_store(counts.element(k))], ast.parse(f"{NP_NAME}.{acc_dtype}(0)", mode="eval").body)])
-        width = self.fresh("hist_width")
-        self.pre.append(assign(width, f"{hi} - {lo}"))
-        v, keep, b = self.fresh("hist_v"), self.fresh("hist_keep"), self.fresh("hist_bin")
+        width, step = self.fresh("hist_width"), self.fresh("hist_step")
         nb = n.text
+        # edges[i] for the corrections: np.linspace's i * step + start (its other forms, for a step
+        # that underflows to 0, give edges that do not increase, where NumPy raises ValueError); an
+        # edge tested is never the last one (stop), which needs b == n after the first correction
+        self.pre += [assign(width, f"{hi} - {lo}"), assign(step, f"{width} / ({nb})")]
+        v, keep, b = self.fresh("hist_v"), self.fresh("hist_keep"), self.fresh("hist_bin")
 
         def count(k: tuple[Sym, ...]) -> list[ast.stmt]:
-            below = ast.unparse(edges.element((atom(b),)))
-            above = ast.unparse(edges.element((atom(b) + const(1),)))
+            below = f"{b} * {step} + {lo}"
+            above = f"({b} + 1) * {step} + {lo}"
             added = ast.Constant(1) if weights is None else ast.Call(copy.deepcopy(f64), [weights.element(k)], [])
             return [assign(v, ast.Call(copy.deepcopy(f64), [x.element(k)], [])),
                     assign(keep, f"{v} >= {lo} and {v} <= {hi} and {width} <= 1.7976931348623157e308", BOOL),
@@ -2002,7 +2005,7 @@ class Lowering:
                            VType("int64", False)),
                     assign(b, f"{b} - 1 if {b} == ({nb}) else {b}", VType("int64", False)),
                     assign(b, f"{b} - 1 if {v} < ({below}) else {b}", VType("int64", False)),
-                    assign(b, f"{b} + 1 if {v} >= ({above}) and {b} != ({nb}) - 1 else {b}", VType("int64", False)),
+                    assign(b, f"{b} + 1 if {b} != ({nb}) - 1 and {v} >= ({above}) else {b}", VType("int64", False)),
                     ast.If(ast.Name(keep, ast.Load()),
                            [ast.AugAssign(subscript(acc, (atom(b),), ast.Store()), ast.Add(), added)], [])]
 

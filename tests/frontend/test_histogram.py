@@ -267,3 +267,13 @@ def test_other_forms_are_refused_where_they_are(fn, args):
     with pytest.raises(UnsupportedError, match="histogram") as e:
         polyfuse.kernel(fn)(*args)
     assert e.value.span is not None
+
+
+@pytest.mark.parametrize("lo, hi, n", [(0.1, 0.7, 7), (-3.3, 1e3, 13), (1.0, 1.0 + 2e-15, 3), (-1e-300, 1e-300, 5)])
+def test_values_on_and_next_to_the_edges(lo, hi, n):
+    """Where the first bin guess is off by one, NumPy's corrections against the edges decide."""
+    edges = np.linspace(lo, hi, n + 1)
+    x = np.concatenate([edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+    x = x[(x >= lo) & (x <= hi)]
+    _same(unpacked, x, n)
+    _same(counts, np.concatenate([x, [lo, hi]]), n)
