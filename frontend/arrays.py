@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -469,6 +470,14 @@ class Lowering:
         temporary is returned as the array its name means now; a view of an argument (``return
         x.T``) as that view, made per call (``argument_view``); any other view as a copy."""
         assert stmt.value is not None
+        if _is_numpy_call(stmt.value, "histogram", self.globals):  # return np.histogram(...): both arrays
+            names = [self.fresh("ret"), self.fresh("ret")]
+            unpack = ast.copy_location(ast.Assign([ast.copy_location(ast.Tuple(
+                [ast.copy_location(ast.Name(n, ast.Store()), stmt) for n in names], ast.Store()), stmt)],
+                stmt.value), stmt)
+            both = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
+            _locate(both, stmt)
+            return self.lower_stmt(unpack) + self.lower_stmt(both)
         elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
         before: list[ast.stmt] = []
         values: list[ast.expr] = []
@@ -564,6 +573,9 @@ class Lowering:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
         if len(getattr(stmt, "targets", [target])) != 1:
             return [stmt]
+        if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
+                and _is_numpy_call(stmt.value, "histogram", self.globals):
+            return self.unpack_histogram(stmt, target)
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
@@ -1111,6 +1123,13 @@ class Lowering:
         return None
 
     def _Subscript(self, node: ast.Subscript) -> View:
+        if _is_numpy_call(node.value, "histogram", self.globals):
+            part = _int_const(node.slice)
+            if part not in (0, 1, -1, -2):
+                raise self.error(node, "np.histogram(...) indexed other than [0] (hist) or [1] (bin_edges)",
+                                 "np.histogram")
+            assert part is not None
+            return self.histogram(node.value, part % 2)[part % 2] or scalar(node, UNKNOWN)
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             extent = self.view_extent(node)
             return scalar(node if extent is None else extent.node, WEAK_INT)
@@ -1479,6 +1498,9 @@ class Lowering:
             return self.arange(node)
         if module == "np" and name in ("convolve", "correlate"):
             return self.convolve(node, name)
+        if module == "np" and name == "histogram":
+            raise self.error(node, "np.histogram() returns two arrays (hist, bin_edges): index it "
+                             "(np.histogram(...)[0]) or unpack it (hist, edges = np.histogram(...))", "np.histogram")
         if name in ("cumsum", "cumprod") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             rest = node.args[1:] if module == "np" else node.args
@@ -1934,6 +1956,251 @@ class Lowering:
             return [ast.Assign([_store(out.element(k[:1]))], self.accumulate("sum", out.element(k[:1]), product, True))]
 
         self.pre.extend(self.nest((extent, m), term))
+        return out
+
+    def histogram(self, node: ast.Call, part: int | None) -> tuple[View | None, View]:
+        """``np.histogram(a, bins, range=, density=, weights=)`` with ``bins`` a number: the counts
+        (``part`` 0 or None) and the edges (always).  NumPy's uniform-bins algorithm exactly: the
+        outer edges are ``range`` or ``a``'s min and max (0 and 1 when ``a`` is empty; widened by
+        0.5 each way when equal), the edges ``np.linspace`` of them, and each element of ``a``
+        (flattened, C order) inside them lands in bin ``int((v - lo) / (hi - lo) * bins)``,
+        corrected by one against the edges as NumPy corrects it; a run-time subscripted ``+=``."""
+        fields = ("a", "bins", "range", "density", "weights")
+        given = dict(zip(fields, node.args))
+        for kw in node.keywords:
+            if kw.arg not in fields or kw.arg in given:
+                raise self.error(node, f"np.histogram() with {kw.arg}=; it takes a, bins, range, density, weights",
+                                 "np.histogram")
+            given[kw.arg] = kw.value
+        if len(node.args) > len(fields) or "a" not in given:
+            raise self.error(node, "np.histogram(a, bins=10, range=None, density=None, weights=None) arguments",
+                             "np.histogram")
+        x = self.value(given["a"])
+        dtype = x.vtype.dtype
+        if dtype == "unknown" and not self.final:
+            dtype = "float64"  # an early pass; the final one knows the local's type or refuses
+        bins_node = given.get("bins", ast.Constant(10))
+        bins = self.value(bins_node)
+        density = _bool_const(given.get("density", ast.Constant(False)))
+        if _is_none(given.get("density")):
+            density = False
+        if density is None:
+            raise self.error(given["density"], "np.histogram() density= must be True or False", "np.histogram")
+        if x.rank and bins.rank == 1 and dtype in FLOATS + INTS:
+            return self.histogram_edges(node, x, bins, given, density, part)
+        if x.rank == 0 or dtype not in ("float64",) + INTS:
+            raise self.error(given["a"], f"np.histogram() of {'a scalar' if x.rank == 0 else dtype + ' data'}: "
+                             "polyfuse takes arrays of float64 or integers (float32 data has float32 edges in "
+                             "NumPy)", "np.histogram")
+        if bins.rank or not (isinstance(bins_node, ast.Constant) and type(bins_node.value) is int
+                             or (bins.vtype.dtype in INTS or bins.vtype.dtype == "unknown" and not self.final)
+                             and not isinstance(bins_node, ast.Constant)):
+            raise self.error(bins_node, "np.histogram() bins other than a number of bins (an integer constant or "
+                             "argument) or a 1-d array of edges; the estimator names ('auto', ...) and edges of "
+                             "other ranks are not supported", "np.histogram")
+        n = sym_of(bins_node)
+        if not self.require(f"{n.text} >= 1"):
+            raise self.error(bins_node, "np.histogram() bins must be a positive integer (NumPy raises ValueError)",
+                             "np.histogram")
+        limits = None if _is_none(given.get("range")) else self.histogram_range(given["range"])
+        weights = None if _is_none(given.get("weights")) else self.value(given["weights"])
+        wtype = "" if weights is None else weights.vtype.dtype
+        if weights is not None:
+            if wtype == "unknown" and not self.final:
+                wtype = "float64"
+            if weights.rank != x.rank or wtype not in FLOATS + INTS:
+                raise self.error(given["weights"], "np.histogram() weights other than an array of a's shape of "
+                                 "floats or integers (bool and complex weights are not supported)", "np.histogram")
+            for ex, ew in zip(x.extents, weights.extents):
+                if ex.text != ew.text:
+                    self.mismatch(ex, ew, given["weights"])
+        self.changed = True
+        f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())
+        float64 = VType("float64", False)
+
+        def assign(name: str, value: ast.expr | str, vtype: VType = float64) -> ast.Assign:
+            self.note_scalar(name, vtype)
+            expr = ast.parse(value, mode="eval").body if isinstance(value, str) else value
+            return ast.Assign([ast.Name(name, ast.Store())], expr)
+
+        lo, hi = self.fresh("hist_lo"), self.fresh("hist_hi")
+        if limits is not None:
+            first, last = limits
+            if first == last:
+                first, last = first - 0.5, last + 0.5
+            self.pre += [assign(lo, ast.Call(f64, [ast.Constant(float(first))], [])),
+                         assign(hi, ast.Call(copy.deepcopy(f64), [ast.Constant(float(last))], []))]
+        else:
+            found_lo, found_hi = self.fresh("hist_lo"), self.fresh("hist_hi")
+            self.pre += [assign(found_lo, ast.Call(f64, [ast.Constant(0.0)], [])),  # empty: NumPy's range (0, 1)
+                         assign(found_hi, ast.Call(copy.deepcopy(f64), [ast.Constant(1.0)], []))]
+            if not any(e.is_const(0) for e in x.extents):
+                mn, mx = self.fresh("hist_min"), self.fresh("hist_max")
+                zeros = tuple(const(0) for _ in x.extents)
+                scan: list[ast.stmt] = [assign(mn, x.element(zeros), VType(dtype, False)),
+                                        assign(mx, x.element(zeros), VType(dtype, False))]
+                scan += self.nest(x.extents, lambda k: [
+                    ast.Assign([ast.Name(mn, ast.Store())], _extreme(False, ast.Name(mn, ast.Load()), x.element(k))),
+                    ast.Assign([ast.Name(mx, ast.Store())], _extreme(True, ast.Name(mx, ast.Load()), x.element(k)))])
+                scan += [assign(found_lo, f"{NP_NAME}.float64({mn})"), assign(found_hi, f"{NP_NAME}.float64({mx})")]
+                tests: list[ast.expr] = [ast.Compare(e.node, [ast.Gt()], [ast.Constant(0)]) for e in x.extents
+                                         if not e.is_const()]
+                if tests:
+                    test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
+                    self.pre.append(ast.If(test, scan, []))
+                else:
+                    self.pre += scan
+            self.pre += [assign(lo, f"{found_lo} - 0.5 if {found_lo} == {found_hi} else {found_lo}"),
+                         assign(hi, f"{found_hi} + 0.5 if {found_lo} == {found_hi} else {found_hi}")]
+        edges = self.linspace(ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "linspace", ast.Load()),
+                                       [ast.Name(lo, ast.Load()), ast.Name(hi, ast.Load()), (n + const(1)).node], []))
+        if part == 1:
+            return None, edges
+        # the counts (int64) or the weights' sums (in float64, as np.bincount sums them)
+        acc = self.fresh("hist")
+        acc_dtype = "int64" if weights is None else "float64"
+        self.allocate(acc, (n,), acc_dtype)
+        counts = leaf(acc, (n,), acc_dtype)
+        self.pre += self.nest((n,), lambda k: [ast.Assign(
+            [_store(counts.element(k))], ast.parse(f"{NP_NAME}.{acc_dtype}(0)", mode="eval").body)])
+        width, step = self.fresh("hist_width"), self.fresh("hist_step")
+        nb = n.text
+        # edges[i] for the corrections: np.linspace's i * step + start (its other forms, for a step
+        # that underflows to 0, give edges that do not increase, where NumPy raises ValueError); an
+        # edge tested is never the last one (stop), which needs b == n after the first correction
+        self.pre += [assign(width, f"{hi} - {lo}"), assign(step, f"{width} / ({nb})")]
+        v, keep, b = self.fresh("hist_v"), self.fresh("hist_keep"), self.fresh("hist_bin")
+
+        def count(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            below = f"{b} * {step} + {lo}"
+            above = f"({b} + 1) * {step} + {lo}"
+            added = ast.Constant(1) if weights is None else ast.Call(copy.deepcopy(f64), [weights.element(k)], [])
+            return [assign(v, ast.Call(copy.deepcopy(f64), [x.element(k)], [])),
+                    assign(keep, f"{v} >= {lo} and {v} <= {hi} and {width} <= 1.7976931348623157e308", BOOL),
+                    assign(b, f"{NP_NAME}.int64(({v} - {lo}) / {width} * ({nb}) if {keep} else 0.0)",
+                           VType("int64", False)),
+                    assign(b, f"{b} - 1 if {b} == ({nb}) else {b}", VType("int64", False)),
+                    assign(b, f"{b} - 1 if {v} < ({below}) else {b}", VType("int64", False)),
+                    assign(b, f"{b} + 1 if {b} != ({nb}) - 1 and {v} >= ({above}) else {b}", VType("int64", False)),
+                    ast.If(ast.Name(keep, ast.Load()),
+                           [ast.AugAssign(subscript(acc, (atom(b),), ast.Store()), ast.Add(), added)], [])]
+
+        self.pre += self.nest(x.extents, count)
+        result = counts
+        if weights is not None and wtype != "float64":  # NumPy: np.bincount's float64 sums .astype(weights.dtype)
+            cast = self.fresh("hist")
+            self.allocate(cast, (n,), wtype)
+            result = leaf(cast, (n,), wtype)
+            self.pre += self.nest((n,), lambda k: [ast.Assign(
+                [_store(result.element(k))], ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), wtype, ast.Load()),
+                                                      [counts.element(k)], []))])
+        if density:  # n / np.diff(edges) / n.sum()
+            total = self.full_reduction("sum", result, result.vtype.dtype).element(())
+            dens = self.fresh("hist_density")
+            self.allocate(dens, (n,), "float64")
+            out = leaf(dens, (n,), "float64")
+            self.pre += self.nest((n,), lambda k: [ast.Assign([_store(out.element(k))], ast.BinOp(
+                ast.BinOp(ast.Call(copy.deepcopy(f64), [result.element(k)], []), ast.Div(),
+                          ast.BinOp(edges.element((k[0] + const(1),)), ast.Sub(), edges.element(k))),
+                ast.Div(), copy.deepcopy(total)))])
+            result = out
+        return result, edges
+
+    def histogram_edges(self, node: ast.Call, x: View, edges: View, given: dict[str, ast.expr], density: bool,
+                        part: int | None) -> tuple[View | None, View]:
+        """``np.histogram(a, bins=edges)``, ``edges`` a 1-d real array of at least two edges (NumPy
+        requires them nondecreasing): each value ``v`` of ``a`` goes to bin ``j - 1``, ``j`` the
+        number of edges ``<= v`` (a binary search), counted when ``edges[0] <= v < edges[-1]``
+        or ``v == edges[-1]`` (the last bin is closed): the counts NumPy's searchsorted gives."""
+        if edges.vtype.is_complex or edges.vtype.dtype == "bool":
+            raise self.error(given["bins"], "np.histogram() bins as an array of complex or bool edges",
+                             "np.histogram")
+        if not _is_none(given.get("range")) or not _is_none(given.get("weights")):
+            raise self.error(node, "np.histogram() with bin edges as an array and range= or weights= (NumPy sums "
+                             "the weights of edges given as an array in sorted order); pass a number of bins",
+                             "np.histogram")
+        m = edges.extents[0]
+        if not self.require(f"{m.text} >= 2"):
+            raise self.error(given["bins"], "np.histogram() bins of fewer than two edges", "np.histogram")
+        if part == 1:
+            return None, edges
+        self.changed = True
+        n = m - const(1)
+        acc = self.fresh("hist")
+        self.allocate(acc, (n,), "int64")
+        counts = leaf(acc, (n,), "int64")
+        self.pre += self.nest((n,), lambda k: [ast.Assign(
+            [_store(counts.element(k))], ast.parse(f"{NP_NAME}.int64(0)", mode="eval").body)])
+        # ceil(log2(m + 1)) halvings find the count of edges <= v among m; 64 where m is not a constant
+        steps = m.const.bit_length() if m.is_const() else 64
+        v, lo, hi, act, mid, le, keep = (self.fresh(f"hist_{s}") for s in ("v", "lo", "hi", "act", "mid", "le", "keep"))
+        int64 = VType("int64", False)
+
+        def assign(name: str, value: str, vtype: VType) -> ast.Assign:
+            self.note_scalar(name, vtype)
+            return ast.Assign([ast.Name(name, ast.Store())], ast.parse(value, mode="eval").body)
+
+        def search(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            at_mid = ast.unparse(edges.element((atom(mid),)))
+            last = ast.unparse(edges.element((m - const(1),)))
+            halving: list[ast.stmt] = [assign(act, f"{lo} < {hi}", BOOL), assign(mid, f"({lo} + {hi}) // 2", int64),
+                       assign(le, f"{act} and ({at_mid}) <= {v}", BOOL),
+                       assign(hi, f"{mid} if {act} and not {le} else {hi}", int64),
+                       assign(lo, f"{mid} + 1 if {le} else {lo}", int64)]
+            self.note_scalar(v, x.vtype)
+            stmts: list[ast.stmt] = [ast.Assign([ast.Name(v, ast.Store())], x.element(k)),
+                                     assign(lo, "0", int64), assign(hi, m.text, int64)]
+            stmts += self.nest((const(steps),), lambda _: halving)
+            stmts += [assign(keep, f"{lo} >= 1 and ({lo} < ({m.text}) or {v} == ({last}))", BOOL),
+                      ast.If(ast.Name(keep, ast.Load()), [ast.AugAssign(
+                          subscript(acc, (smin(atom(lo), m - const(1)) - const(1),), ast.Store()), ast.Add(),
+                          ast.Constant(1))], [])]
+            return stmts
+
+        self.pre += self.nest(x.extents, search)
+        result = counts
+        if density:  # n / np.diff(edges) / n.sum()
+            total = self.full_reduction("sum", counts, "int64").element(())
+            dens = self.fresh("hist_density")
+            self.allocate(dens, (n,), "float64")
+            result = leaf(dens, (n,), "float64")
+            f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())
+            self.pre += self.nest((n,), lambda k: [ast.Assign([_store(result.element(k))], ast.BinOp(
+                ast.BinOp(ast.Call(f64, [counts.element(k)], []), ast.Div(), ast.Call(copy.deepcopy(f64), [
+                    ast.BinOp(edges.element((k[0] + const(1),)), ast.Sub(), edges.element(k))], [])),
+                ast.Div(), copy.deepcopy(total)))])
+        return result, edges
+
+    def histogram_range(self, node: ast.expr) -> tuple[float, float]:
+        """``range=(lo, hi)``: two real constants, ``lo <= hi``, both finite (NumPy's ValueError
+        otherwise is refused here, where it is written)."""
+        try:
+            value = ast.literal_eval(node)
+        except ValueError:
+            value = None
+        if not (isinstance(value, (tuple, list)) and len(value) == 2
+                and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in value)):
+            raise self.error(node, "np.histogram() range= other than a constant pair (lo, hi) of real numbers",
+                             "np.histogram")
+        first, last = value
+        if not (math.isfinite(first) and math.isfinite(last)) or first > last:
+            raise self.error(node, f"np.histogram() range={value!r}: NumPy raises ValueError (the range must be "
+                             "finite with lo <= hi)", "np.histogram")
+        return first, last
+
+    def unpack_histogram(self, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt]:
+        """``hist, edges = np.histogram(...)``: both computed once, each bound like ``name = value``."""
+        if len(target.elts) != 2 or not all(isinstance(t, ast.Name) for t in target.elts):
+            raise self.error(stmt, "np.histogram() returns two arrays (hist, bin_edges): unpack it into two names",
+                             "np.histogram")
+        assert isinstance(stmt.value, ast.Call)
+        hist, edges = self.histogram(stmt.value, None)
+        assert hist is not None
+        out: list[ast.stmt] = []
+        for name, view in zip(target.elts, (hist, edges)):
+            assert isinstance(name, ast.Name)
+            part = ast.copy_location(ast.Assign([ast.Name(name.id, ast.Store())], stmt.value), stmt)
+            out += self.bind_name(part, name.id, view)
         return out
 
     def filled(self, node: ast.Call, name: str) -> View:
