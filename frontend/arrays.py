@@ -1480,6 +1480,8 @@ class Lowering:
             return self.joins.value(self, node, name)
         if module == "np" and name in ("flip", "flipud", "fliplr"):
             return self.flip(node, name)
+        if module == "np" and name in ("triu", "tril"):
+            return self.triangle(node, name)
         if module == "np" and name in ("eye", "identity"):
             return self.eye(node, name)
         if name in ("var", "std") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
@@ -1567,6 +1569,31 @@ class Lowering:
             return x.element(tuple(x.extents[d] - const(1) - i if d in axes else i for d, i in enumerate(idx)))
 
         return View(x.extents, x.vtype, element, x.base)
+
+    def triangle(self, node: ast.Call, name: str) -> View:
+        """``np.triu(x, k)`` / ``np.tril(x, k)``: ``x``'s elements on and above (below) the
+        ``k``-th diagonal of its last two axes, zero elsewhere (an affine guard per element)."""
+        options = self.keywords(node, ("k",))
+        if not node.args or len(node.args) > 2 or (len(node.args) == 2 and "k" in options):
+            raise self.error(node, f"np.{name}() takes an array and k", "array call")
+        x = self.value(node.args[0])
+        if x.rank < 2:
+            raise self.error(node, f"np.{name}() of fewer than two axes (NumPy broadcasts a vector to a matrix "
+                             "first: write np.outer or index it)", "array call")
+        k_node = node.args[1] if len(node.args) == 2 else options.get("k", ast.Constant(0))
+        k = _int_const(k_node)
+        if k is None:
+            raise self.error(k_node, f"np.{name}() with k other than an integer constant", "array call")
+        self.changed = True
+        zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), x.vtype.dtype, ast.Load()), [ast.Constant(0)], [])
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            row, col = idx[-2], idx[-1]
+            kept = (col - row if name == "triu" else row - col).node
+            test = ast.Compare(kept, [ast.GtE()], [ast.Constant(k if name == "triu" else -k)])
+            return ast.IfExp(test, x.element(idx), copy.deepcopy(zero))
+
+        return View(x.extents, VType(x.vtype.dtype, False), element)
 
     def eye(self, node: ast.Call, name: str) -> View:
         """``np.eye(n, m=None, k=0, dtype=float)`` / ``np.identity(n, dtype)``: ones where the

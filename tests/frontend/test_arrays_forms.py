@@ -392,6 +392,8 @@ def test_float_ranges_and_flattening_running_sums_are_refused():
     ("np.linalg.norm(x[0, :].astype(np.float32))", (M,)),
     ("np.var(x), np.std(x, axis=0), x.var(axis=1, ddof=1), x.std(axis=-1, keepdims=True)", (M,)),
     ("np.std(x.astype(np.float32), axis=0)", (M,)),
+    ("np.triu(x), np.triu(x, 1), np.tril(x, k=-1), np.tril(x, 2)", (M,)),
+    ("np.sum(np.triu(x * 2.0, 1))", (SQ,)),  # npbench nbody's potential energy
 ])
 def test_npbench_forms(expr, args):
     _same(_kernel_from(f"def k(x):\n    return {expr}\n"), *args, rtol=1e-6 if "float32" in expr else 1e-10)
