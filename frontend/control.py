@@ -127,9 +127,9 @@ def runtime_subscript(exprs, node: ast.expr, info, axis: int) -> Affine:
     """``x[idx[i]]``: the subscript as a value computed at run time (wrapped and checked there);
     its isl text is a free variable, so the access covers the whole axis."""
     value = exprs.convert(node)
-    if value.dtype not in ("int32", "int64"):
+    if value.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"):
         raise exprs.lifter.error(node, f"subscript {ast.unparse(node)!r} is a {value.dtype} value; "
-                                 "only integers index arrays")
+                                 "only integers (not uint64, whose large values int64 cannot hold) index arrays")
     value = exprs.coerce(value, VType("int64", True))
     index = ir.Index(value, info.shape[axis], info.name, axis)
     return Affine(f"{RUNTIME_AXIS}{axis}", index)

@@ -384,7 +384,7 @@ def test_bool_arguments_are_typed_as_numpy_types_them(flag, target):
 
 
 def test_bool_arguments_do_not_index_or_meet_numpy_bools_where_numpy_refuses():
-    for body, words in [("B[i] = A[f]", "'f' is a bool value; only integers index arrays"),  # x[True]: a new axis
+    for body, words in [("B[i] = A[f]", "'f' is a bool value; only integers"),  # x[True]: a new axis
                         ("B[i] = (A[i] > 0) - f", "operator '-'")]:  # numpy's boolean subtract: a TypeError
         with pytest.raises(UnsupportedError, match=words):
             polyfuse.kernel(make_kernel(body, "A, B, f"), target="python")(np.ones(4), np.zeros(4), np.True_)
