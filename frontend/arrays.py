@@ -281,6 +281,7 @@ class Lowering:
                  scalar_types: dict[str, VType], products: ProductRules, joins: JoinRules,
                  final: bool = True) -> None:
         self.source = source
+        globals_.setdefault(NP_NAME, np)  # the lowered code's numpy, readable while lowering too (np.cov)
         self.products = products
         self.joins = joins
         self.final = final
@@ -1482,6 +1483,8 @@ class Lowering:
             return self.flip(node, name)
         if module == "np" and name in ("triu", "tril"):
             return self.triangle(node, name)
+        if module == "np" and name == "cov":
+            return self.cov(node)
         if module == "np" and name in ("eye", "identity"):
             return self.eye(node, name)
         if name in ("var", "std") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
@@ -1569,6 +1572,51 @@ class Lowering:
             return x.element(tuple(x.extents[d] - const(1) - i if d in axes else i for d, i in enumerate(idx)))
 
         return View(x.extents, x.vtype, element, x.base)
+
+    def cov(self, node: ast.Call) -> View:
+        """``np.cov(m, rowvar=True, bias=False, ddof=None)`` of a real 1-d or 2-d array, as NumPy
+        computes it: the observations in float64, each variable's mean subtracted, ``D @ D.T``
+        times ``1 / (observations - ddof)``.  A 2-d result of one variable (NumPy squeezes it to
+        a scalar) is refused per call unless the number of variables is a constant."""
+        options = self.keywords(node, ("rowvar", "bias", "ddof"))
+        if len(node.args) != 1:
+            raise self.error(node, "np.cov() of other than one array (y=, fweights=, aweights= are not supported)",
+                             "array call")
+        flags = {key: _bool_const(options[key]) if key in options else default
+                 for key, default in (("rowvar", True), ("bias", False))}
+        if any(flags[key] is None for key in flags):
+            raise self.error(node, "np.cov() with rowvar= or bias= other than True or False", "array call")
+        ddof_node = options.get("ddof")
+        ddof = None if ddof_node is None or _is_none(ddof_node) else _int_const(ddof_node)
+        if ddof_node is not None and not _is_none(ddof_node) and ddof is None:
+            raise self.error(ddof_node, "np.cov() with ddof= other than an integer constant", "array call")
+        ddof = ddof if ddof is not None else 0 if flags["bias"] else 1
+        m = self.value(node.args[0])
+        if m.rank not in (1, 2) or m.vtype.is_complex or m.vtype.dtype == "bool":
+            raise self.error(node, "np.cov() of other than a 1-d or 2-d real array", "array call")
+        np_name = ast.Name(NP_NAME, ast.Load())
+        data: ast.expr = ast.Call(ast.Attribute(copy.deepcopy(node.args[0]), "astype", ast.Load()),
+                                  [ast.Attribute(np_name, "float64", ast.Load())], [])
+        if m.rank == 1:
+            data = ast.Subscript(data, ast.Tuple([ast.Constant(None), ast.Slice()], ast.Load()), ast.Load())
+        elif flags["rowvar"] is False:
+            data = ast.Attribute(data, "T", ast.Load())
+        rows, observations = ((const(1), m.extents[0]) if m.rank == 1 else
+                              (m.extents[0], m.extents[1]) if flags["rowvar"] is not False else
+                              (m.extents[1], m.extents[0]))
+        if m.rank == 2 and not (rows.is_const() and rows.const != 1) and not self.require(f"{rows.text} >= 2"):
+            raise self.error(node, "np.cov() of a number of variables that may be 1 (NumPy returns a scalar then)",
+                             "array call")
+        mean = ast.Call(ast.Attribute(np_name, "mean", ast.Load()), [copy.deepcopy(data)],
+                        [ast.keyword("axis", ast.Constant(1)), ast.keyword("keepdims", ast.Constant(True))])
+        centred = ast.BinOp(copy.deepcopy(data), ast.Sub(), mean)
+        product = ast.BinOp(centred, ast.MatMult(), ast.Attribute(copy.deepcopy(centred), "T", ast.Load()))
+        factor = ast.BinOp(ast.Constant(1.0), ast.Div(), (observations - const(ddof)).node)
+        value: ast.expr = ast.BinOp(product, ast.Mult(), factor)
+        if m.rank == 1 or (rows.is_const(1)):
+            value = ast.Subscript(value, ast.Tuple([ast.Constant(0), ast.Constant(0)], ast.Load()), ast.Load())
+        _locate(value, node)
+        return self.value(value)
 
     def triangle(self, node: ast.Call, name: str) -> View:
         """``np.triu(x, k)`` / ``np.tril(x, k)``: ``x``'s elements on and above (below) the

@@ -394,6 +394,9 @@ def test_float_ranges_and_flattening_running_sums_are_refused():
     ("np.std(x.astype(np.float32), axis=0)", (M,)),
     ("np.triu(x), np.triu(x, 1), np.tril(x, k=-1), np.tril(x, 2)", (M,)),
     ("np.sum(np.triu(x * 2.0, 1))", (SQ,)),  # npbench nbody's potential energy
+    ("np.cov(np.transpose(x))", (M,)),  # npbench covariance2
+    ("np.cov(x, rowvar=False), np.cov(x, bias=True), np.cov(x, ddof=0), np.cov(x.astype(np.float32))", (M,)),
+    ("np.cov(x[0]) + 1.0", (M,)),
 ])
 def test_npbench_forms(expr, args):
     _same(_kernel_from(f"def k(x):\n    return {expr}\n"), *args, rtol=1e-6 if "float32" in expr else 1e-10)
