@@ -291,7 +291,8 @@ class Lowering:
         self.assigned: dict[str, VType] = {}
         for arg in arguments:
             if arg.kind == "array":
-                extents = tuple(atom(f"{arg.name}.shape[{d}]") for d in range(arg.rank))
+                extents = tuple(const(1) if d in arg.unit_axes else atom(f"{arg.name}.shape[{d}]")
+                                for d in range(arg.rank))  # an axis of extent 1 in this signature broadcasts
                 self.names[arg.name] = ArrayName(arg.name, extents, arg.dtype, "arg")
             else:
                 self.scalars[arg.name] = argument_type(arg)
@@ -317,6 +318,8 @@ class Lowering:
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
         self.stores = Counter(n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)
                               and isinstance(n.ctx, ast.Store))
+        self.loads = Counter(n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)
+                             and isinstance(n.ctx, ast.Load))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
         self.assertions: list[Assertion] = []
         self.returned_views: dict[int, Returned] = {}  # position in the final return -> the view
@@ -735,8 +738,15 @@ class Lowering:
             return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
         self.changed = True
         if entry is not None and entry.kind in ("temp", "local") and entry.block != self.block \
-                and value.base is None:
+                and (value.base is None or (self.whole_temporary(value) and value.base != entry.array)):
             return self.rebind_in_place(stmt, name, entry, value, fill)
+        source = stmt.value.id if isinstance(stmt.value, ast.Name) else ""
+        handed = self.names.get(source)
+        if entry is None and handed is not None and handed.kind in ("temp", "view") and handed.live \
+                and self.loads[source] == 1 and self.whole_temporary(value) and value.base is not None:
+            # acc = a, the only read of a (a helper's result) and all of a temporary: acc takes it over
+            self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "temp", self.block)
+            return []
         if entry is not None and entry.kind not in ("temp", "view"):
             what = "argument" if entry.kind == "arg" else "local array"
             raise self.error(stmt, f"rebinding {what} {name!r} to a new array inside a loop or branch (only "

@@ -421,7 +421,8 @@ def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], 
 
 def _context(lifter: Lifter) -> isl.Set:
     shapes = [p for p in lifter.params if "__shape" in p]
-    cons = " and ".join(f"{p} >= 0" for p in shapes) or "true"
+    units = {shape_param(isl_name(a.name), d) for a in lifter.arguments.values() for d in a.unit_axes}
+    cons = " and ".join(f"{p} = 1" if p in units else f"{p} >= 0" for p in shapes) or "true"
     return isl.Set(f"{lifter.prefix} -> {{ : {cons} }}")
 
 

@@ -25,7 +25,7 @@ from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import cache
-from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key
+from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
 from polyfuse.runtime.variant import CallPlan, CompiledVariant, call_key, local_bytes
 
 _COMPILE_LOCK = ISL_LOCK
@@ -291,7 +291,8 @@ def _dispatch_key(value: Any) -> Any:
     """What selects a variant, computed cheaply; anything unusual falls back to full checks."""
     kind = type(value)
     if kind is np.ndarray:
-        return (value.dtype, value.ndim, value.flags.c_contiguous)  # the dtype: byte order too
+        # the dtype (byte order too), and the axes of extent 1, which NumPy broadcasts
+        return (value.dtype, value.ndim, value.flags.c_contiguous, unit_axes(value.shape))
     if kind is int or kind is float:
         return kind
     return None  # numpy scalars, bools, wrong types: the full path decides

@@ -56,8 +56,9 @@ class BoundsChecker:
                 raise ArgumentError(
                     f"these arguments ({_describe(values)}) break what the kernel's NumPy statements assume: "
                     "array extents they need to be equal differ (NumPy would not broadcast them either; an "
-                    "axis of size 1 at run time is not broadcast: use None or keepdims=True), or a slice "
-                    "bound that is not a constant is negative or runs past the slice it must match")
+                    "extent the kernel computes that is 1 only at run time is not broadcast: use None or "
+                    "keepdims=True), or a slice bound that is not a constant is negative or runs past the "
+                    "slice it must match")
             for check in self.checks:
                 if not check.unsafe.intersect_params(point).is_empty():
                     raise ArgumentError(self._message(check, point, values))

@@ -41,6 +41,9 @@ class Argument:
     rank: int = 0
     layout: str = "C"  # "C" contiguous or "A" any strides
     numpy_scalar: str = ""  # the dtype of a numpy scalar argument (strong under NEP 50); "" for int/float
+    # an array's axes of extent 1 in this call: NumPy broadcasts them, so they are part of the
+    # signature (a variant knows them as constants, another variant serves other extents)
+    unit_axes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ SUPPORTED_DTYPES = ("float32", "float64", "int8", "int16", "int32", "int64", "ui
 def argument_of(name: str, value: object) -> Argument:
     """The signature entry of one call argument; raises ArgumentError for unsupported values."""
     if isinstance(value, np.ndarray):
-        return _array_argument(name, value.dtype, value.ndim, value.flags.c_contiguous)
+        return _array_argument(name, value.dtype, value.shape, value.flags.c_contiguous)
     if is_device_array(value):
         dtype, shape, strides = _device_layout(value)
-        return _array_argument(name, dtype, len(shape), _c_contiguous(shape, strides, dtype.itemsize))
+        return _array_argument(name, dtype, shape, _c_contiguous(shape, strides, dtype.itemsize))
     if isinstance(value, bool):  # a weak bool under NEP 50; before int, which it subclasses
         return Argument(name, "bool", "int64")
     if isinstance(value, np.generic):
@@ -53,7 +53,8 @@ def _numpy_scalar_argument(name: str, value: np.generic) -> Argument:
                         "complex64/complex128 dtypes")
 
 
-def _array_argument(name: str, dtype: np.dtype, ndim: int, c_contiguous: bool) -> Argument:
+def _array_argument(name: str, dtype: np.dtype, shape: tuple[int, ...], c_contiguous: bool) -> Argument:
+    ndim = len(shape)
     if dtype.name not in SUPPORTED_DTYPES:
         raise ArgumentError(
             f"argument {name!r} has dtype {dtype}; supported array dtypes are {', '.join(SUPPORTED_DTYPES)}"
@@ -63,7 +64,12 @@ def _array_argument(name: str, dtype: np.dtype, ndim: int, c_contiguous: bool) -
     if not dtype.isnative:
         raise ArgumentError(f"argument {name!r} has dtype {dtype.str} (non-native byte order); compiled code reads "
                             f"native numbers: pass {name}.astype({name}.dtype.newbyteorder('='))")
-    return Argument(name, "array", dtype.name, ndim, "C" if c_contiguous else "A")
+    return Argument(name, "array", dtype.name, ndim, "C" if c_contiguous else "A", unit_axes=unit_axes(shape))
+
+
+def unit_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of extent 1 (NumPy broadcasts them)."""
+    return tuple(d for d, extent in enumerate(shape) if extent == 1) if 1 in shape else ()
 
 
 def is_dask_array(value: object) -> bool:
@@ -99,7 +105,9 @@ def signature_key(arguments: tuple[Argument, ...]) -> str:
     """Stable text naming a signature, e.g. ``A:float64[2,C] n:int``."""
     parts = []
     for a in arguments:
-        parts.append(f"{a.name}:{a.dtype}[{a.rank},{a.layout}]" if a.kind == "array" else f"{a.name}:{_scalar_key(a)}")
+        units = f",1@{'.'.join(map(str, a.unit_axes))}" if a.unit_axes else ""
+        parts.append(f"{a.name}:{a.dtype}[{a.rank},{a.layout}{units}]" if a.kind == "array"
+                     else f"{a.name}:{_scalar_key(a)}")
     return " ".join(parts)
 
 

@@ -330,3 +330,26 @@ def test_a_temporary_whose_shape_depends_on_the_branch_is_refused_after_it(fn):
     # each of these once returned the else branch's array or extent whatever branch ran
     with pytest.raises(UnsupportedError, match="outside the loop or branch that binds it"):
         polyfuse.kernel(fn)(np.arange(4.0), 1)
+
+
+# ---- a helper's result bound once, then again in a loop (npbench nbody's acc = getAcc(...)) --------
+def accelerations(x):
+    a = np.hstack((x[:, :1] * 2.0, x[:, 1:] - 1.0))
+    return a
+
+
+def leapfrog(x, v, steps):
+    acc = accelerations(x)
+    for i in range(steps):
+        v += acc * 0.5
+        x += v * 0.1
+        acc = accelerations(x)
+        v += acc * 0.5
+    return acc
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_helpers_result_bound_again_in_a_loop(target):
+    rng = np.random.default_rng(6)
+    x, v = rng.random((5, 3)), rng.random((5, 3))
+    _compare(leapfrog, (x, v, 3), target)
