@@ -51,10 +51,12 @@ def test_scalars_are_typed_zero_d_arrays():
 
 def test_each_signature_compiles_once():
     k = polyfuse.kernel(saxpy, target="python")
-    for n in (1, 2, 3):
+    for n in (2, 3, 4):
         k(n, 1.0, np.ones(n), np.ones(n))
     k(2, 1.0, np.ones(2, np.float32), np.ones(2, np.float32))
     assert len(k.signatures) == 2
+    k(1, 1.0, np.ones(1), np.ones(1))  # axes of extent 1 broadcast in NumPy: a signature of their own
+    assert len(k.signatures) == 3
 
 
 def test_decorator_forms():

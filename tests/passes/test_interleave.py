@@ -79,6 +79,9 @@ def test_row_reductions_interleaved_exactly(target, rows):
     rng = np.random.default_rng(rows)
     args = (rng.standard_normal((rows, 13)), np.zeros(rows))
     records = check_exact(row_sums, args, target=target)
+    if rows == 1:  # an axis of extent 1 is a constant in its signature: one row, nothing to interleave
+        assert records == []
+        return
     assert [(r["copies"], r["reductions"]) for r in records] == [(INTERLEAVE, ("S1",))]
     assert records[0]["renamed"] == ("s",)  # each interleaved row has its own accumulator
 
