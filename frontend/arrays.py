@@ -238,7 +238,6 @@ class Assertion:
 
     test: ast.expr
     message: str | None
-    node: ast.Assert
 
 
 @dataclass(frozen=True)
@@ -281,7 +280,7 @@ class Lowering:
                  scalar_types: dict[str, VType], products: ProductRules, joins: JoinRules,
                  final: bool = True) -> None:
         self.source = source
-        globals_.setdefault(NP_NAME, np)  # the lowered code's numpy, readable while lowering too (np.cov)
+        globals_[NP_NAME] = np  # the lowered code's numpy (module_of reads it while lowering too: np.cov)
         self.products = products
         self.joins = joins
         self.final = final
@@ -297,7 +296,8 @@ class Lowering:
             else:
                 self.scalars[arg.name] = argument_type(arg)
         self.args = {a.name for a in arguments}
-        self.used = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)} | self.args
+        names = [n for n in ast.walk(source.tree) if isinstance(n, ast.Name)]
+        self.used = {n.id for n in names} | self.args
         self.counter = 0
         self.loop_vars: set[str] = set()
         self.loops: list[LoopRange] = []  # the enclosing range loops (for symbolic slice bounds)
@@ -316,10 +316,8 @@ class Lowering:
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
-        self.stores = Counter(n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)
-                              and isinstance(n.ctx, ast.Store))
-        self.loads = Counter(n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)
-                             and isinstance(n.ctx, ast.Load))
+        self.stores = Counter(n.id for n in names if isinstance(n.ctx, ast.Store))
+        self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
         self.assertions: list[Assertion] = []
         self.returned_views: dict[int, Returned] = {}  # position in the final return -> the view
@@ -435,7 +433,7 @@ class Lowering:
             raise self.error(stmt, f"assert {ast.unparse(stmt.test)!r}: asserts may test only sizes and integer "
                              "arguments (affine comparisons, and/or/not), which polyfuse checks when the kernel "
                              "is called; check array values outside the kernel", "assert statement")
-        self.assertions.append(Assertion(test, message, stmt))
+        self.assertions.append(Assertion(test, message))
         self.changed = self.any_changed = True
         return []
 
@@ -709,7 +707,7 @@ class Lowering:
         assert isinstance(call.func, ast.Attribute)
         kind = call.func.attr
         if not kind.startswith("empty"):
-            return self.bind_name(ast.Assign([ast.Name(name, ast.Store())], call), name)
+            return self.bind_name(_replace(stmt, value=call), name)
         as_zeros = _replace(call, func=_replace(call.func, attr=kind.replace("empty", "zeros")))
         return self.bind_name(stmt, name, self.filled(as_zeros, as_zeros.func.attr), fill=False)
 
@@ -918,6 +916,12 @@ class Lowering:
         call = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "empty", ast.Load()), [shape],
                         [ast.keyword("dtype", ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()))])
         self.allocations.append(ast.Assign([ast.Name(array, ast.Store())], call))
+
+    def scalar_assign(self, name: str, value: ast.expr | str, vtype: VType) -> ast.Assign:
+        """``name = value`` (Python text or an AST) for a scalar local of ``vtype`` the lowering adds."""
+        self.note_scalar(name, vtype)
+        expr = ast.parse(value, mode="eval").body if isinstance(value, str) else value
+        return ast.Assign([ast.Name(name, ast.Store())], expr)
 
     def note_scalar(self, name: str, vtype: VType) -> None:
         self.assigned[name] = promote_any(self.assigned.get(name, vtype), vtype)
@@ -1609,10 +1613,10 @@ class Lowering:
                                   [ast.Attribute(np_name, "float64", ast.Load())], [])
         if m.rank == 1:
             data = ast.Subscript(data, ast.Tuple([ast.Constant(None), ast.Slice()], ast.Load()), ast.Load())
-        elif flags["rowvar"] is False:
+        elif not flags["rowvar"]:
             data = ast.Attribute(data, "T", ast.Load())
         rows, observations = ((const(1), m.extents[0]) if m.rank == 1 else
-                              (m.extents[0], m.extents[1]) if flags["rowvar"] is not False else
+                              (m.extents[0], m.extents[1]) if flags["rowvar"] else
                               (m.extents[1], m.extents[0]))
         if m.rank == 2 and not (rows.is_const() and rows.const != 1) and not self.require(f"{rows.text} >= 2"):
             raise self.error(node, "np.cov() of a number of variables that may be 1 (NumPy returns a scalar then)",
@@ -1623,7 +1627,7 @@ class Lowering:
         product = ast.BinOp(centred, ast.MatMult(), ast.Attribute(copy.deepcopy(centred), "T", ast.Load()))
         factor = ast.BinOp(ast.Constant(1.0), ast.Div(), (observations - const(ddof)).node)
         value: ast.expr = ast.BinOp(product, ast.Mult(), factor)
-        if m.rank == 1 or (rows.is_const(1)):
+        if m.rank == 1 or rows.is_const(1):
             value = ast.Subscript(value, ast.Tuple([ast.Constant(0), ast.Constant(0)], ast.Load()), ast.Load())
         _locate(value, node)
         return self.value(value)
@@ -2104,9 +2108,7 @@ class Lowering:
         float64 = VType("float64", False)
 
         def assign(name: str, value: ast.expr | str, vtype: VType = float64) -> ast.Assign:
-            self.note_scalar(name, vtype)
-            expr = ast.parse(value, mode="eval").body if isinstance(value, str) else value
-            return ast.Assign([ast.Name(name, ast.Store())], expr)
+            return self.scalar_assign(name, value, vtype)
 
         lo, hi = self.fresh("hist_lo"), self.fresh("hist_hi")
         if limits is not None:
@@ -2221,9 +2223,7 @@ class Lowering:
         v, lo, hi, act, mid, le, keep = (self.fresh(f"hist_{s}") for s in ("v", "lo", "hi", "act", "mid", "le", "keep"))
         int64 = VType("int64", False)
 
-        def assign(name: str, value: str, vtype: VType) -> ast.Assign:
-            self.note_scalar(name, vtype)
-            return ast.Assign([ast.Name(name, ast.Store())], ast.parse(value, mode="eval").body)
+        assign = self.scalar_assign
 
         def search(k: tuple[Sym, ...]) -> list[ast.stmt]:
             at_mid = ast.unparse(edges.element((atom(mid),)))
@@ -2852,8 +2852,7 @@ def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.
 def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
     """A dtype written as ``np.float32`` (any numpy scalar type polyfuse has), ``float``,
     ``int``, ``bool`` or a string such as ``"float32"``."""
-    if isinstance(node, ast.Attribute) and (module_of(node.value, globals_) == "np" or (
-            isinstance(node.value, ast.Name) and node.value.id == NP_NAME)):
+    if isinstance(node, ast.Attribute) and module_of(node.value, globals_) == "np":
         return np_scalar_type(node.attr) or ("bool" if node.attr == "bool" else None)
     if isinstance(node, ast.Name) and node.id in ("float", "int", "bool") and node.id not in globals_:
         return {"float": "float64", "int": "int64", "bool": "bool"}[node.id]
@@ -2934,7 +2933,7 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     them to the Scop's context and the call-time checks refuse sizes outside it; the top-level
     ``assert`` statements, taken out of the body for the call-time checks; and the views of
     arguments the final return hands back.  Adds numpy to
-    ``globals_`` under NP_NAME for the allocations it makes.  ``products`` lowers matrix
+    ``globals_`` under NP_NAME for the code it writes.  ``products`` lowers matrix
     products (frontend.array_linalg), ``joins`` np.concatenate and friends (frontend.array_joins);
     both build on this module."""
     scalar_types: dict[str, VType] = {}
@@ -2948,7 +2947,6 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return LoweredArrays(source)
-    globals_[NP_NAME] = np
     for node in lowering.allocations:
         _locate(node, source.tree)
     tree = _replace(source.tree, body=lowering.allocations + body)
