@@ -2601,12 +2601,14 @@ class Lowering:
         return dtype
 
     def accumulate(self, kind: str, acc: ast.expr, value: ast.expr, reassoc: bool = False) -> ast.expr:
-        """``acc`` updated with ``value``; ``reassoc``: a reduction's sum or product, whose order
-        NumPy does not promise (it sums pairwise), so the backend may regroup it (checker.reassociable)."""
+        """``acc`` updated with ``value``; ``reassoc``: a reduction's sum, whose order NumPy does
+        not promise (it sums pairwise), so the backend may regroup it (checker.reassociable).
+        Products keep index order, as NumPy's multiply.reduce does: regrouped into vector lanes,
+        a product can overflow or underflow where NumPy's does not (2.0, 0.5, 2.0, ... gave inf)."""
         if kind in ("max", "min"):
             return _extreme(kind == "max", acc, value)
         update = ast.BinOp(acc, ast.Mult() if kind == "prod" else ast.Add(), value)
-        return reassociable(update) if reassoc else update
+        return reassociable(update) if reassoc and kind != "prod" else update
 
     def start_value(self, kind: str, dtype: str, first: ast.expr, initial: ast.expr | None) -> ast.expr:
         """What the accumulator holds before the first element (``first`` for max/min)."""
