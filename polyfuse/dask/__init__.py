@@ -7,8 +7,8 @@ the arrays it writes, or a 0-d array for a returned reduction) instead of comput
 and side, chunks, time steps per exchange.  ``polyfuse.einsum`` with dask operands builds a
 blockwise graph (polyfuse.dask.einsum).  See docs/dask.md.
 
-The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .halo, .steps) ->
-graph (dask's overlap + map_blocks: polyfuse.dask.graph) -> workers run the compiled kernel
+The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .cuts, .halo, .steps) ->
+graph (dask's overlap + blockwise: polyfuse.dask.graph) -> workers run the compiled kernel
 per block (compiled once per worker process, from the kernel's source: polyfuse/kernel.py, KernelRecipe).
 """
 
