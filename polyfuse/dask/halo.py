@@ -212,8 +212,8 @@ def free_names(expr: ir.Expr) -> Iterable[str]:
 
 def align(problem: Problem, cut: Cut) -> dict[str, int | None]:
     """Per statement, the iterator position that moves with the cut (see covariant_iterator);
-    statements that touch only non-moving arrays take the cut's loop around them, else the
-    most common position when it fits.  Cached per problem and cut."""
+    statements that touch only non-moving arrays take the cut's loop around them, if any.
+    Cached per problem and cut."""
     key = ("align", cut.members)
     if key not in problem._cache:
         problem._cache[key] = _align(problem, cut)
@@ -227,13 +227,11 @@ def _align(problem: Problem, cut: Cut) -> dict[str, int | None]:
         touches = any(a in moving for a in _accessed(stmt.reads.union(stmt.writes)))
         if touches:
             found[stmt.name] = covariant_iterator(problem, stmt, cut, moving)
-    positions = [p for p in found.values() if p is not None]
-    common = max(set(positions), key=positions.count) if positions else None
     for stmt in problem.scop.statements:
         if stmt.name not in found:
-            # scalar temporaries inside the chunked loop follow it (checked by check_chunk)
+            # scalar temporaries inside the chunked loop follow it (checked by check_chunk);
+            # a statement outside the cut's loops runs the same in every block
             pos = cut.position(stmt.name)
-            pos = pos if pos is not None else common
             fits = pos is not None and pos < len(stmt.iterators) and not _uses(stmt, pos, problem, cut)
             found[stmt.name] = pos if fits else None
     return found

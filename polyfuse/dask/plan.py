@@ -207,10 +207,11 @@ class Layout:
 
 def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written: tuple[str, ...]) -> Layout:
     """Split a cut where its arrays have several chunks along it, and, for a kernel that
-    writes arrays, where it moves them: a loop that indexes no written array (``j`` in
-    ``y[i] += A[i, j] * x[j]``) cannot be split, each block would write the same elements, so
-    its axes are merged into one chunk.  A split cut must move every written array, and all
-    its arrays must have the same extent along it; anything else is refused, named."""
+    writes arrays, where it moves every one of them: along a loop that indexes no written array
+    (``j`` in ``y[i] += A[i, j] * x[j]``), or not all of them, every block would write the same
+    elements, so the cut's axes are merged into one chunk (reported).  All the arrays of a split
+    cut must have the same extent along it, and no array axis may move with two split cuts;
+    anything else is refused, named."""
     from dask.array.core import common_blockdim
 
     split: list[Cut] = []
@@ -223,15 +224,13 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
         several = any(len(c) > 1 for c in chunks)
         if not several:
             continue
-        if written and not any(cut.axis_of(w) is not None for w in written):
-            merged.extend((a, x, f"loop {', '.join(cut.loops) or '-'} indexes no written array")
-                          for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
+        left_out = [w for w in written if cut.axis_of(w) is None]
+        if left_out:
+            loop = ", ".join(cut.loops) or "-"
+            why = (f"loop {loop} indexes no written array" if len(left_out) == len(written) else
+                   f"{', '.join(left_out)} {'is' if len(left_out) == 1 else 'are'} written but not indexed by loop {loop}")
+            merged.extend((a, x, why) for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
             continue
-        for w in written:
-            if cut.axis_of(w) is None:
-                raise UnsupportedError(f"{name}: cannot split {cut.label} into chunks: {w} is written but not "
-                                       f"indexed by loop {', '.join(cut.loops) or '-'}, so every block would "
-                                       f"write all of it; keep axis {cut.axis} of {cut.array} in one chunk")
         extents = {(a, x): values[a].shape[x] for a, x in members}
         if len(set(extents.values())) > 1:
             listed = ", ".join(f"{a} axis {x} has {n}" for (a, x), n in extents.items())
