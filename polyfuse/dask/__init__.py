@@ -5,7 +5,8 @@ the arrays it writes, or a 0-d array for a returned reduction) instead of comput
 ``polyfuse.dask.call`` does the same with the knobs a call cannot take (``steps_per_exchange``,
 ``reassociate``); ``polyfuse.dask.explain`` returns the plan: split axes, ghost depths per array
 and side, chunks, time steps per exchange.  ``polyfuse.einsum`` with dask operands builds a
-blockwise graph (polyfuse.dask.einsum).  See docs/dask.md.
+blockwise graph (polyfuse.dask.einsum); ``polyfuse.spec`` with dask inputs runs the spec on
+each block of its loop kernel's plan (polyfuse.dask.spec).  See docs/dask.md.
 
 The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .cuts, .halo, .steps) ->
 graph (dask's overlap + blockwise: polyfuse.dask.graph) -> workers run the compiled kernel
@@ -34,14 +35,15 @@ def call(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate:
 
 
 def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None,
-                reassociate: bool = False) -> Any:
-    """``call`` with the arguments already bound to the kernel's parameter names."""
+                reassociate: bool = False, runner: Any = None) -> Any:
+    """``call`` with the arguments already bound to the kernel's parameter names; ``runner``
+    (called like the kernel) runs each block instead of it (polyfuse.dask.spec)."""
     from polyfuse.dask.graph import build, build_reduction
 
     plan = _plan(kernel, values, steps_per_exchange, reassociate)
     if plan.reduction is not None:
-        return build_reduction(kernel, values, plan)
-    outputs = build(kernel, values, plan)
+        return build_reduction(runner or kernel, values, plan)
+    outputs = build(runner or kernel, values, plan)
     returns = _analysis_returns(kernel, values)
     if returns is not None:
         return outputs[returns]

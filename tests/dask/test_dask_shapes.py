@@ -212,3 +212,59 @@ def test_an_access_that_moves_two_axes_is_refused_at_its_line():
         KERNELS["diagonal"](da.eye(6, chunks=3), da.zeros(6, chunks=3))
     assert "test_dask_shapes.py:" in str(info.value) and "B[i] = A[i, i]" in str(info.value)
 
+
+# ---- polyfuse.spec on dask inputs (polyfuse.dask.spec) ------------------------------------------
+
+MLP = """
+H[i, j] = relu(sum[k](X[i, k] * W1[k, j]) + b1[j])
+Y[i, l] = sum[j](H[i, j] * W2[j, l])
+"""
+
+
+def _mlp_numpy(X, W1, b1, W2):
+    return np.maximum(X @ W1 + b1, 0.0) @ W2
+
+
+def _mlp_inputs(seed):
+    rng = np.random.default_rng(seed)
+    return rng.random((50, 16)), rng.random((16, 24)), rng.random(24), rng.random((24, 8))
+
+
+@pytest.mark.parametrize("blas", [True, False])
+def test_spec_on_dask_inputs_runs_per_block(blas):
+    X, W1, b1, W2 = _mlp_inputs(9)
+    mlp = polyfuse.spec(MLP, blas=blas)
+    got = mlp(X=da.from_array(X, chunks=(13, 5)), W1=W1, b1=b1, W2=da.from_array(W2, chunks=(10, 3)))
+    assert got.chunks == ((13, 13, 13, 11), (3, 3, 2))  # rows of X, columns of W2; k and j whole
+    value = got.compute(scheduler="threads")
+    np.testing.assert_allclose(value, _mlp_numpy(X, W1, b1, W2), rtol=1e-12)
+    if not blas:  # the fused kernel sums every element in one block, in the loop's order
+        np.testing.assert_array_equal(value, mlp(X=X, W1=W1, b1=b1, W2=W2))
+
+
+def test_spec_on_dask_inputs_on_cluster(client):
+    X, W1, b1, W2 = _mlp_inputs(10)
+    mlp = polyfuse.spec(MLP)
+    got = mlp(da.from_array(X, chunks=(20, 16)), da.from_array(W1, chunks=(16, 12)), b1, W2)
+    value, = client.gather(client.compute([got]))
+    np.testing.assert_allclose(value, mlp(X, W1, b1, W2), rtol=1e-12)
+    np.testing.assert_allclose(value, _mlp_numpy(X, W1, b1, W2), rtol=1e-12)
+
+
+def test_spec_with_two_outputs_a_scalar_and_a_rank_0_result():
+    rng = np.random.default_rng(11)
+    A, B = rng.random((20, 9)), rng.random((20, 9))
+    two = polyfuse.spec("S[i, j] = A[i, j] * s + B[i, j]\nT[i] = sum[j](S[i, j])", outputs=["S", "T"])
+    S, T = two(da.from_array(A, chunks=(6, 4)), da.from_array(B, chunks=7), 2.0)
+    assert S.chunks[1] == (9,)  # T is not indexed by j: j stays whole
+    ref_S, ref_T = two(A, B, 2.0)
+    np.testing.assert_array_equal(S.compute(scheduler="threads"), ref_S)
+    np.testing.assert_array_equal(T.compute(scheduler="threads"), ref_T)
+    np.testing.assert_allclose(ref_T, (A * 2.0 + B).sum(axis=1), rtol=1e-13)
+    total = polyfuse.spec("t = sum[i](x[i])")(da.arange(10.0, chunks=3))
+    assert total.ndim == 0 and total.compute(scheduler="threads") == 45.0
+
+
+def test_spec_refuses_outputs_given_with_dask_inputs():
+    with pytest.raises(polyfuse.ArgumentError, match="cannot be given with dask inputs"):
+        polyfuse.spec("y[i] = 2 * x[i]")(da.ones(4, chunks=2), y=np.empty(4))
