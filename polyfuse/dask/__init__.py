@@ -27,9 +27,9 @@ def call(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate:
          **kwargs: Any) -> Any:
     """Build the graph of ``kernel(*args, **kwargs)`` on dask arrays.
 
-    Returns the new value of the one array the kernel writes (or returns), or a tuple of the
-    written arrays in argument order when it writes several; a 0-d dask array for a returned
-    reduction.  ``reassociate=True`` lets a float sum or product be split into chunks."""
+    A kernel without ``return`` gives the new value of the one array it writes, or a tuple of
+    the written arrays in argument order; otherwise what it returns, on dask arrays: an
+    argument's new value, a new array, a 0-d dask array for a reduction, or a tuple of them.  ``reassociate=True`` lets a float sum or product be split into chunks."""
     return call_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange,
                        reassociate=reassociate)
 
@@ -38,17 +38,27 @@ def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | Non
                 reassociate: bool = False, runner: Any = None) -> Any:
     """``call`` with the arguments already bound to the kernel's parameter names; ``runner``
     (called like the kernel) runs each block instead of it (polyfuse.dask.spec)."""
-    from polyfuse.dask.graph import build, build_reduction
+    from polyfuse.dask.graph import build
+    from polyfuse.dask.plan import analysis, returned_values
 
     plan = _plan(kernel, values, steps_per_exchange, reassociate)
-    if plan.reduction is not None:
-        return build_reduction(runner or kernel, values, plan)
-    outputs = build(runner or kernel, values, plan)
-    returns = _analysis_returns(kernel, values)
-    if returns is not None:
-        return outputs[returns]
-    result = tuple(outputs[name] for name in plan.written)
-    return result[0] if len(result) == 1 else result
+    scop = analysis(kernel, values).scop
+    names = tuple(r.name for r in returned_values(scop))
+    outputs, total = build(runner or kernel, values, plan, names)
+    if scop.returns is None:
+        result = tuple(outputs[name] for name in plan.written)
+        return result[0] if len(result) == 1 else result
+    return _assemble(scop.returns, outputs, values, total)
+
+
+def _assemble(returns, outputs: dict[str, Any], values: dict[str, Any], total: Any) -> Any:
+    """The kernel's return value on dask arrays: an argument's new value (or the argument, if
+    the kernel does not write it), a new array, the reduction, or a tuple of them."""
+    if isinstance(returns, tuple):
+        return tuple(_assemble(item, outputs, values, total) for item in returns)
+    if returns.how == "scalar":
+        return total
+    return outputs[returns.name] if returns.name in outputs else values[returns.name]
 
 
 def explain(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate: bool = False,
@@ -87,10 +97,3 @@ def _plan_key(value: Any) -> Any:
     if isinstance(value, int):
         return ("int", value)
     return (type(value).__name__,)
-
-
-def _analysis_returns(kernel, values: dict[str, Any]) -> str | None:
-    from polyfuse.dask.plan import analysis
-
-    returns = analysis(kernel, values).scop.returns
-    return getattr(returns, "name", None) if returns is not None else None

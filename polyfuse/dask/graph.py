@@ -32,7 +32,9 @@ class BlockRun:
     """Runs the kernel on one block of every chunked array and trims the ghost zones.
 
     Called with the blocks of ``chunked`` and then, per split cut, a one-element array holding
-    the block's position along it (dask's blockwise has no ``block_id``)."""
+    the block's position along it (dask's blockwise has no ``block_id``).  Returns the blocks
+    of the written arguments, then of the new arrays the kernel returns, then (for a returned
+    reduction) the block's partial result as a ``(1, ..., 1)`` array."""
 
     kernel: Any
     names: tuple[str, ...]  # the kernel's parameters, in order
@@ -42,6 +44,9 @@ class BlockRun:
     lefts: tuple[int, ...]  # each split's left ghost depth
     chunks: tuple[tuple[int, ...], ...]  # each split's chunks
     partial: str | None = None  # a returned reduction's dtype: the block returns its partial
+    results: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # new arrays returned, as ``written``
+    returned: tuple[str, ...] = ()  # the names of the kernel's return value, flattened
+    scalar: str = ""  # the returned reduction's name among them
 
     def __call__(self, *parts: np.ndarray) -> Any:
         blocks, positions = parts[:len(self.chunked)], parts[len(self.chunked):]
@@ -52,10 +57,12 @@ class BlockRun:
             # blocks may be views of other tasks' data: the kernel writes only its own copies
             values[name] = np.array(block, order="C", copy=True) if name in outputs else (
                 np.ascontiguousarray(block))
-        result = self.kernel(*(values[n] for n in self.names))
+        returned = dict(zip(self.returned, _flat(self.kernel(*(values[n] for n in self.names)), len(self.returned))))
+        found = [values[name][self._keep(axes, where)] for name, axes in self.written]
+        found += [np.asarray(returned[name])[self._keep(axes, where)] for name, axes in self.results]
         if self.partial is not None:
-            return np.full((1,) * len(where), result, dtype=self.partial)
-        return tuple(values[name][self._keep(axes, where)] for name, axes in self.written)
+            found.append(np.full((1,) * len(where), returned[self.scalar], dtype=self.partial))
+        return tuple(found)
 
     def _keep(self, axes: tuple[int | None, ...], where: list[int]) -> tuple[slice, ...]:
         keep = []
@@ -66,6 +73,16 @@ class BlockRun:
             start = self.lefts[split] if where[split] > 0 else 0
             keep.append(slice(start, start + self.chunks[split][where[split]]))
         return tuple(keep)
+
+
+def _flat(value: Any, count: int) -> list[Any]:
+    """The kernel's return value as a flat list (``count`` names: 1 is the value itself)."""
+    if count == 1 and not isinstance(value, tuple):
+        return [value]
+    found: list[Any] = []
+    for item in value if isinstance(value, tuple) else (value,):
+        found.extend(_flat(item, 2) if isinstance(item, tuple) else [item])
+    return found
 
 
 def _axes(plan: DaskPlan, name: str, ndim: int) -> tuple[int | None, ...]:
@@ -126,52 +143,65 @@ def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange:
                         meta=np.empty((0,) * len(out), dtype=dtype), token=f"polyfuse-{plan.kernel}")
 
 
-def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Exchange) -> dict[str, Any]:
-    """One graph step: the written arrays' new dask arrays."""
+def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Exchange,
+                 returned: tuple[str, ...] = ()) -> tuple[dict[str, Any], Any]:
+    """One graph step: the new dask arrays of the written arguments and of the new arrays the
+    kernel returns, and the dask array of the blocks' partials of a returned reduction (None
+    without one)."""
     import dask.array as da
 
     call = dict(values)
     if exchange.steps is not None and plan.steps is not None:
         call[plan.steps.loop.argument] = exchange.steps
     statics = tuple((n, v) for n, v in call.items() if n not in plan.chunked)
-    written = tuple((n, _axes(plan, n, values[n].ndim)) for n in plan.written)
-    run = BlockRun(kernel, tuple(call), statics, plan.chunked, written,
-                   tuple(h.left for h in exchange.axes), tuple(s.chunks for s in plan.splits))
-    results = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
+    shapes = {n: tuple(values[n].shape) for n in plan.written} | dict(plan.results)
+    written = tuple((n, _axes(plan, n, len(shapes[n]))) for n in plan.written)
+    results = tuple((n, _axes(plan, n, len(shape))) for n, shape in plan.results)
+    reduction = plan.reduction
+    run = BlockRun(kernel, tuple(call), statics, plan.chunked, written, tuple(h.left for h in exchange.axes),
+                   tuple(s.chunks for s in plan.splits), reduction.dtype if reduction else None, results,
+                   returned, reduction.result if reduction else "")
+    blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
     split_letters = LETTERS[:len(plan.splits)]
-    index = _indices(values, plan)
     outputs = {}
-    for position, (name, axes) in enumerate(written):
-        dtype = values[name].dtype
-        own = {letter: int(values[name].shape[axis]) for axis, letter in enumerate(index[name]) if axes[axis] is None}
-        outputs[name] = da.blockwise(operator.getitem, index[name], results, split_letters, position, None,
-                                     new_axes=own, dtype=dtype, meta=np.empty((0,) * values[name].ndim, dtype=dtype),
+    for position, (name, axes) in enumerate(written + results):
+        dtype = values[name].dtype if name in values else np.dtype(plan.result_dtypes[name])
+        letters = iter(LETTERS[len(plan.splits):])
+        index = "".join(LETTERS[s] if s is not None else next(letters) for s in axes)
+        own = {letter: shapes[name][axis] for axis, letter in enumerate(index) if axes[axis] is None}
+        outputs[name] = da.blockwise(operator.getitem, index, blocks, split_letters, position, None,
+                                     new_axes=own, dtype=dtype, meta=np.empty((0,) * len(axes), dtype=dtype),
                                      token=f"polyfuse-{plan.kernel}-{name}")
-    return outputs
+    partials = None
+    if reduction is not None:
+        partials = da.blockwise(operator.getitem, split_letters, blocks, split_letters, len(written + results),
+                                None, adjust_chunks={LETTERS[k]: (1,) * len(s.chunks) for k, s in enumerate(plan.splits)},
+                                dtype=reduction.dtype, meta=np.empty((0,) * len(plan.splits), dtype=reduction.dtype),
+                                token=f"polyfuse-{plan.kernel}-partials")
+    return outputs, partials
 
 
-def build(kernel, values: dict[str, Any], plan: DaskPlan) -> dict[str, Any]:
-    """Every exchange in turn; returns the written arrays' final dask arrays."""
+def build(kernel, values: dict[str, Any], plan: DaskPlan, returned: tuple[str, ...] = ()):
+    """Every exchange in turn; returns the final dask arrays of the written arguments and the
+    new arrays the kernel returns, and its returned reduction (a 0-d dask array, or None)."""
     current = dict(values)
+    partials = None
     for exchange in plan.exchanges:
-        current.update(run_exchange(kernel, current, plan, exchange))
-    return {name: current[name] for name in plan.written}
+        outputs, partials = run_exchange(kernel, current, plan, exchange, returned)
+        current.update(outputs)
+    names = plan.written + tuple(n for n, _ in plan.results)
+    return {name: current[name] for name in names}, (_combine(plan, partials) if partials is not None else None)
 
 
-def build_reduction(kernel, values: dict[str, Any], plan: DaskPlan):
-    """A returned reduction: each block's partial result, combined in order by Dask's tree
-    reduction with the kernel's own operation (polyfuse.dask.reduce)."""
+def _combine(plan: DaskPlan, partials):
+    """The blocks' partial results combined in order by Dask's tree reduction with the
+    kernel's own operation (polyfuse.dask.reduce)."""
     import dask.array as da
 
     from polyfuse.dask.reduce import Fold, keep
 
     reduction = plan.reduction
     assert reduction is not None
-    exchange = plan.exchanges[0]
-    statics = tuple((n, v) for n, v in values.items() if n not in plan.chunked)
-    run = BlockRun(kernel, tuple(values), statics, plan.chunked, (), tuple(h.left for h in exchange.axes),
-                   tuple(s.chunks for s in plan.splits), reduction.dtype)
-    partials = _run_blocks(run, values, plan, exchange, reduction.dtype, lambda s: (1,) * len(s.chunks))
     if not plan.splits:
         return partials  # one block: its partial is the result
     fold = Fold(reduction.op, reduction.dtype)

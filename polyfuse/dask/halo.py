@@ -80,7 +80,7 @@ class Problem:
     deps: Dependences
     values: tuple[tuple[str, int], ...]  # isl parameter -> value (sizes and int arguments)
     chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
-    written: tuple[str, ...]  # chunked arguments the kernel writes
+    written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
     reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -269,7 +269,9 @@ def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int) -> ChunkNeeds:
     a reduction, the chunk's own updates), and the elements of each chunked array they read
     (in global coordinates)."""
     env = problem.env
-    direct = owned_updates(problem, cut, lo, hi) if problem.reduction else _writers(problem, cut, lo, hi)
+    direct = _writers(problem, cut, lo, hi)
+    if problem.reduction:
+        direct = direct.union(owned_updates(problem, cut, lo, hi))
     closure, _ = flow_closure(problem)
     needed = direct.union(closure.intersect_range(direct).domain())
     reads = fixed(problem.scop.reads(), env).intersect_domain(needed).range()

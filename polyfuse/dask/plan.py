@@ -12,17 +12,18 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+import islpy as isl
 import numpy as np
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.dask.cuts import Cut, find_cuts
-from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, halo_for_axis
+from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, fixed, halo_for_axis
 from polyfuse.dask.reduce import Reduction, reduction_of
 from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
 from polyfuse.frontend import lift
 from polyfuse.model.isl_budget import ISL_LOCK
-from polyfuse.model.scop import Scop, isl_name, shape_param
+from polyfuse.model.scop import Returned, Scop, isl_name, shape_param
 from polyfuse.runtime.signature import argument_of, is_dask_array
 
 
@@ -50,6 +51,12 @@ class DaskPlan:
     splits: tuple[Split, ...] = ()  # the loop dimensions cut into chunks, in the order of exchanges' axes
     merged: tuple[tuple[str, int, str], ...] = ()  # (array, axis, why) put into one chunk: loop not split
     whole: tuple[str, ...] = ()  # arrays no split loop indexes: every block gets all of each
+    results: tuple[tuple[str, tuple[int, ...]], ...] = ()  # new arrays the kernel returns, and their shapes
+    result_types: tuple[tuple[str, str], ...] = ()  # and their dtypes
+
+    @property
+    def result_dtypes(self) -> dict[str, str]:
+        return dict(self.result_types)
 
     def chunks_of(self, name: str, shape: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         """The chunks array ``name`` (of this ``shape``) is cut into before its ghost zones."""
@@ -57,7 +64,8 @@ class DaskPlan:
 
     def render(self) -> str:
         lines = [f"== dask plan: {self.kernel} ==",
-                 f"chunked arrays: {', '.join(self.chunked)}; outputs: {', '.join(self.written)}",
+                 f"chunked arrays: {', '.join(self.chunked)}; outputs: "
+                 f"{', '.join(self.written + tuple(n for n, _ in self.results))}",
                  f"chunks: {self.chunks}" + (f" (rechunked axes {list(self.rechunked)}: a chunk was "
                                              "thinner than its ghost zone)" if self.rechunked else "")]
         first = self.exchanges[0]
@@ -136,26 +144,30 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
         if array not in dasks:
             raise ArgumentError(f"{name} writes {array!r}: on dask arrays every array "
                                 "it writes must be a dask array (its new value is returned)")
-    reduction = None
-    if scop.returns is not None and not _returns_argument(scop.returns):
-        if written:
-            raise UnsupportedError(f"{name} writes {', '.join(written)} and returns a value: "
-                                   "on dask arrays a kernel does one or the other so far")
-        reduction = reduction_of(scop, reassociate=reassociate)
+    returned = returned_values(scop)
+    scalars = [r for r in returned if r.how == "scalar"]
+    if len(scalars) > 1:
+        raise UnsupportedError(f"{name} returns {len(scalars)} scalars: on dask arrays a kernel returns at "
+                               "most one reduction so far", scop.returns_span, "return")
+    reduction = reduction_of(scop, scalars[0], reassociate=reassociate) if scalars else None
+    results = tuple(r.name for r in returned if r.how == "array")
+    outputs = written + results  # the arrays each block hands back
     seeds = [(n, axis) for n in written + tuple(d for d in dasks if d not in written)
              for axis in range(values[n].ndim)]
-    layout = split_cuts(name, find_cuts(scop, seeds), values, written)
+    env = _param_values(scop, values, dasks)
+    new_shapes = result_shapes(scop, env, results)
+    layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes)
     chunked = dasks + tuple(n for n in layout.promoted if n not in dasks)
     ints = tuple(n for n, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
-    loop = time_loop(scop, deps, ints) if reduction is None else None
-    env = _param_values(scop, values, chunked)
+    # a returned reduction or new array holds the last exchange's value only: one exchange
+    loop = time_loop(scop, deps, ints) if reduction is None and not results else None
     reference = written[0] if written else dasks[0]
 
     def problem(step_count: int | None) -> Problem:
         sizes = dict(env)
         if loop is not None and step_count is not None:
             sizes[loop.param] = step_count
-        return Problem(scop, deps, tuple(sizes.items()), chunked, written,
+        return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
                        reduction.statement if reduction is not None else None)
 
     cut_chunks = layout.chunks
@@ -177,12 +189,55 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
         axes = tuple(halo_for_axis(problem(count), s.cut, s.chunks) for s in splits)
         exchanges.append((count, axes))
     by_count = dict(exchanges)
-    chunks = _chunks_of(reference, values[reference].shape, splits)
+    shapes = {n: values[n].shape for n in chunked} | new_shapes
+    chunks = _chunks_of(reference, shapes[reference], splits)
     rechunked = tuple(a for s in thin if (a := s.axis_of(reference)) is not None)
     whole = tuple(n for n in chunked if not any(s.cut.axis_of(n) is not None for s in splits))
     return DaskPlan(name, chunked, written, chunks, rechunked,
                     tuple(Exchange(c, by_count[c]) for c in counts), choice, reduction, splits,
-                    layout.merged, whole)
+                    layout.merged, whole, tuple((n, shapes[n]) for n in results),
+                    tuple((n, scop.array(n).dtype) for n in results))
+
+
+def returned_values(scop: Scop) -> list[Returned]:
+    """What the kernel returns, flattened (a tuple's items in order); a view is refused."""
+    found: list[Returned] = []
+
+    def walk(value) -> None:
+        if isinstance(value, tuple):
+            for item in value:
+                walk(item)
+        elif value is not None:
+            if value.how == "view":
+                raise UnsupportedError("on dask arrays a kernel cannot return a view of an argument yet "
+                                       "(return the argument, or a new array)", scop.returns_span, "return")
+            found.append(value)
+
+    walk(scop.returns)
+    return found
+
+
+def result_shapes(scop: Scop, env: dict[str, int], results: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
+    """The shapes of the new arrays the kernel returns, at this call's sizes (isl evaluates
+    their extents; an extent that is not affine in the sizes is refused)."""
+    shapes = {}
+    for name in results:
+        info = scop.array(name)
+        if len(info.extent_texts) != info.rank:
+            raise UnsupportedError(f"on dask arrays the extents of the returned array {name!r} must be affine "
+                                   "in the arguments' sizes", scop.returns_span, "return")
+        shapes[name] = tuple(_evaluate(scop, text, env) for text in info.extent_texts)
+    return shapes
+
+
+def _evaluate(scop: Scop, text: str, env: dict[str, int]) -> int:
+    params = ", ".join(env)
+    point = isl.Set.read_from_str(scop.context.get_ctx(), f"[{params}] -> {{ [x] : x = {text} }}")
+    point = fixed(point, env)
+    if not point.is_singleton():
+        raise UnsupportedError(f"on dask arrays the extent {text} of a returned array must be fixed by the "
+                               "arguments' sizes", scop.returns_span, "return")
+    return point.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
 
 
 @dataclass(frozen=True)
@@ -205,7 +260,8 @@ class Layout:
     promoted: tuple[str, ...]
 
 
-def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written: tuple[str, ...]) -> Layout:
+def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written: tuple[str, ...],
+               new_shapes: dict[str, tuple[int, ...]]) -> Layout:
     """Split a cut where its arrays have several chunks along it, and, for a kernel that
     writes arrays, where it moves every one of them: along a loop that indexes no written array
     (``j`` in ``y[i] += A[i, j] * x[j]``), or not all of them, every block would write the same
@@ -232,6 +288,7 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
             merged.extend((a, x, why) for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
             continue
         extents = {(a, x): values[a].shape[x] for a, x in members}
+        extents |= {(a, x): new_shapes[a][x] for a, x in cut.members if a in new_shapes}  # returned new arrays
         if len(set(extents.values())) > 1:
             listed = ", ".join(f"{a} axis {x} has {n}" for (a, x), n in extents.items())
             raise UnsupportedError(f"{name}: cannot cut {cut.label} consistently: {listed} elements; the "
@@ -256,10 +313,6 @@ def _chunks_of(name: str, shape: tuple[int, ...], splits: tuple[Split, ...]) -> 
         if axis is not None:
             chunks[axis] = s.chunks
     return tuple(chunks)
-
-
-def _returns_argument(returns) -> bool:
-    return getattr(returns, "how", "") == "arg"
 
 
 def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) -> dict[str, int]:
