@@ -302,6 +302,8 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
         split.append(cut)
         sizes.append(tuple(common_blockdim(chunks)))
         promoted.extend(a for a, _ in members if not is_dask_array(values[a]))
+    cut_along = {member for c in split for member in c.members}
+    merged = [(a, x, why) for a, x, why in merged if (a, x) not in cut_along]  # another loop cuts it
     return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)))
 
 

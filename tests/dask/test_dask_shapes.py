@@ -268,3 +268,28 @@ def test_spec_with_two_outputs_a_scalar_and_a_rank_0_result():
 def test_spec_refuses_outputs_given_with_dask_inputs():
     with pytest.raises(polyfuse.ArgumentError, match="cannot be given with dask inputs"):
         polyfuse.spec("y[i] = 2 * x[i]")(da.ones(4, chunks=2), y=np.empty(4))
+
+
+def test_window_loop_over_a_dask_weight_vector_leaves_the_split_alone():
+    """``acc += w[k] * A[i + k - 2]``: ``k`` moves ``w`` and ``A``, ``i`` moves ``A`` and ``B``;
+    ``k`` indexes no output, so ``w`` comes whole and ``A`` is cut along ``i`` only."""
+    def weighted(A, w, B):
+        for i in range(2, A.shape[0] - 2):
+            acc = 0.0
+            for k in range(5):
+                acc += w[k] * A[i + k - 2]
+            B[i] = acc
+
+    kernel = polyfuse.kernel(weighted)
+    rng = np.random.default_rng(12)
+    A, w, B = rng.random(40), rng.random(5), rng.random(40)
+    args = (da.from_array(A, chunks=9), da.from_array(w, chunks=2), da.from_array(B, chunks=9))
+    plan = pfd.explain(kernel, *args)
+    assert plan.merged == (("w", 0, "loop k indexes no written array"),) and plan.whole == ("w",)
+    assert (plan.exchanges[0].axes[0].left, plan.exchanges[0].axes[0].right) == (2, 2)
+    whole, plain = B.copy(), B.copy()
+    kernel(A, w, whole)
+    weighted(A, w, plain)
+    got = kernel(*args).compute(scheduler="threads")
+    np.testing.assert_array_equal(got, whole)
+    np.testing.assert_array_equal(got, plain)
