@@ -138,19 +138,7 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     scop, deps = found.scop, found.deps
     name = kernel.py_func.__name__
     dasks = tuple(n for n, v in values.items() if is_dask_array(v))
-    written_all = {a for s in scop.statements for a in s.targets}
-    written = tuple(n for n in values if n in written_all)
-    for array in written:
-        if array not in dasks:
-            raise ArgumentError(f"{name} writes {array!r}: on dask arrays every array "
-                                "it writes must be a dask array (its new value is returned)")
-    returned = returned_values(scop)
-    scalars = [r for r in returned if r.how == "scalar"]
-    if len(scalars) > 1:
-        raise UnsupportedError(f"{name} returns {len(scalars)} scalars: on dask arrays a kernel returns at "
-                               "most one reduction so far", scop.returns_span, "return")
-    reduction = reduction_of(scop, scalars[0], reassociate=reassociate) if scalars else None
-    results = tuple(r.name for r in returned if r.how == "array")
+    written, reduction, results = _outputs(name, scop, values, dasks, reassociate)
     outputs = written + results  # the arrays each block hands back
     seeds = [(n, axis) for n in written + tuple(d for d in dasks if d not in written)
              for axis in range(values[n].ndim)]
@@ -197,6 +185,24 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
                     tuple(Exchange(c, by_count[c]) for c in counts), choice, reduction, splits,
                     layout.merged, whole, tuple((n, shapes[n]) for n in results),
                     tuple((n, scop.array(n).dtype) for n in results))
+
+
+def _outputs(name: str, scop: Scop, values: dict[str, Any], dasks: tuple[str, ...], reassociate: bool):
+    """What each block hands back: the arguments the kernel writes (all dask arrays), its
+    returned reduction (at most one) and the new arrays it returns."""
+    written_all = {a for s in scop.statements for a in s.targets}
+    written = tuple(n for n in values if n in written_all)
+    for array in written:
+        if array not in dasks:
+            raise ArgumentError(f"{name} writes {array!r}: on dask arrays every array "
+                                "it writes must be a dask array (its new value is returned)")
+    returned = returned_values(scop)
+    scalars = [r for r in returned if r.how == "scalar"]
+    if len(scalars) > 1:
+        raise UnsupportedError(f"{name} returns {len(scalars)} scalars: on dask arrays a kernel returns at "
+                               "most one reduction so far", scop.returns_span, "return")
+    reduction = reduction_of(scop, scalars[0], reassociate=reassociate) if scalars else None
+    return written, reduction, tuple(r.name for r in returned if r.how == "array")
 
 
 def returned_values(scop: Scop) -> list[Returned]:
