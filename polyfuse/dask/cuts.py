@@ -20,10 +20,16 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polyfuse.dask.halo import shift_map
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
 from polyfuse.model.scop import Scop, Statement
+
+
+def shift_map(ctx: isl.Context, name: str, rank: int, pos: int | None, by: int) -> isl.UnionMap:
+    """``{ name[x] -> name[x + by e_pos] }`` (identity when ``pos`` is None)."""
+    xs = [f"x{i}" for i in range(rank)]
+    ys = [f"x{i} + {by}" if i == pos else f"x{i}" for i in range(rank)]
+    return isl.UnionMap.read_from_str(ctx, f"{{ {name}[{', '.join(xs)}] -> {name}[{', '.join(ys)}] }}")
 
 
 @dataclass(frozen=True)

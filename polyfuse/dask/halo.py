@@ -33,17 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences
+from polyfuse.dask.cuts import Cut, shift_map
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.scop import Scop, Statement, isl_name, shape_param
-
-if TYPE_CHECKING:
-    from polyfuse.dask.cuts import Cut
 
 
 @dataclass(frozen=True)
@@ -101,13 +98,6 @@ def fixed(obj, values: dict[str, int]):
     names = ", ".join(values)
     cond = " and ".join(f"{n} = {v}" for n, v in values.items())
     return obj.intersect_params(isl.Set.read_from_str(obj.get_ctx(), f"[{names}] -> {{ : {cond} }}"))
-
-
-def shift_map(ctx: isl.Context, name: str, rank: int, pos: int | None, by: int) -> isl.UnionMap:
-    """``{ name[x] -> name[x + by e_pos] }`` (identity when ``pos`` is None)."""
-    xs = [f"x{i}" for i in range(rank)]
-    ys = [f"x{i} + {by}" if i == pos else f"x{i}" for i in range(rank)]
-    return isl.UnionMap.read_from_str(ctx, f"{{ {name}[{', '.join(xs)}] -> {name}[{', '.join(ys)}] }}")
 
 
 def pairs_where(ctx: isl.Context, n_in: int, n_out: int, condition: str) -> isl.Map:

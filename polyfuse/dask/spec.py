@@ -15,6 +15,7 @@ a numpy call sums it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,12 +31,15 @@ _LOCK = threading.Lock()
 class SpecBlock:
     """Runs the spec on one block, called like its loop kernel (arrays, scalars, outputs).
 
-    Pickles as the spec's text and options (``recipe``); a worker process builds the spec once."""
+    Pickles as the spec's text and options (``recipe``) and ``build``, the ``Spec`` class
+    (handed in by polyfuse.tensor.spec: this layer sits below it; a class pickles by name);
+    a worker process builds the spec once."""
 
+    build: Callable[..., Any]
     recipe: tuple[tuple[str, Any], ...]  # polyfuse.spec's arguments
 
     def __call__(self, *values: Any) -> None:
-        spec = spec_of(self.recipe)
+        spec = spec_of(self.build, self.recipe)
         given = len(spec.inputs)
         outputs = {name: out if spec._rank(name) else out.reshape(())  # a view: the kernel's (1,) buffer
                    for name, out in zip(spec.outputs, values[given:])}
@@ -52,15 +56,13 @@ def recipe_of(spec) -> tuple[tuple[str, Any], ...]:
     return options
 
 
-def spec_of(recipe: tuple[tuple[str, Any], ...]):
+def spec_of(build: Callable[..., Any], recipe: tuple[tuple[str, Any], ...]):
     """This process's spec for ``recipe`` (the caller's own in the process that made it)."""
     with _LOCK:
         found = _SPECS.get(recipe)
     if found is None:
-        from polyfuse.tensor.spec import Spec
-
         options = dict(recipe)
-        built = Spec(options.pop("text"), list(options.pop("outputs")), **options)
+        built = build(options.pop("text"), list(options.pop("outputs")), **options)
         with _LOCK:
             found = _SPECS.setdefault(recipe, built)
     return found
@@ -89,7 +91,7 @@ def call(spec, args: tuple, kwargs: dict[str, Any]):
     outputs = {name: da.zeros(shapes[name] or (1,), dtype=dtype, chunks=-1) for name in spec.outputs}
     kernel = spec.kernel(dtype)
     call_args = {**arrays, **scalars, **outputs}
-    result = call_values(kernel, call_args, runner=SpecBlock(recipe_of(spec)))
+    result = call_values(kernel, call_args, runner=SpecBlock(type(spec), recipe_of(spec)))
     results = result if isinstance(result, tuple) else (result,)
     out = [r if shapes[name] else r[0] for name, r in zip(spec.outputs, results)]
     return out[0] if len(out) == 1 else tuple(out)
