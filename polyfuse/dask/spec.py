@@ -71,9 +71,29 @@ def spec_of(build: Callable[..., Any], recipe: tuple[tuple[str, Any], ...]):
 def call(spec, args: tuple, kwargs: dict[str, Any]):
     """``spec(*args, **kwargs)`` with dask inputs: dask arrays of the outputs (a 0-d one for a
     rank-0 output), one or a tuple in ``spec.outputs`` order."""
-    import dask.array as da
-
     from polyfuse.dask import call_values
+
+    kernel, call_args, shapes = _as_kernel_call(spec, args, kwargs)
+    result = call_values(kernel, call_args, runner=SpecBlock(type(spec), recipe_of(spec)))
+    results = result if isinstance(result, tuple) else (result,)
+    out = [r if shapes[name] else r[0] for name, r in zip(spec.outputs, results)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def explain(spec, *args: Any, **kwargs: Any):
+    """The plan (``polyfuse.dask.DaskPlan``) a call of ``spec`` with these dask inputs builds:
+    the cuts of its loop kernel, their chunks, the arrays every block gets whole."""
+    from polyfuse.dask import explain_values
+
+    kernel, call_args, _ = _as_kernel_call(spec, args, kwargs)
+    return explain_values(kernel, call_args)
+
+
+def _as_kernel_call(spec, args: tuple, kwargs: dict[str, Any]):
+    """The spec's loop kernel and its arguments for this call: the inputs (cast to the spec's
+    dtype), the scalars, and the outputs as single-chunk ``da.zeros`` (the plan cuts them);
+    and the outputs' shapes."""
+    import dask.array as da
 
     values, given_out = spec._bind(args, kwargs)
     if given_out:
@@ -89,12 +109,7 @@ def call(spec, args: tuple, kwargs: dict[str, Any]):
     scalars = {name: float(values[name]) for name in spec.scalars}
     shapes = spec._validate(arrays)
     outputs = {name: da.zeros(shapes[name] or (1,), dtype=dtype, chunks=-1) for name in spec.outputs}
-    kernel = spec.kernel(dtype)
-    call_args = {**arrays, **scalars, **outputs}
-    result = call_values(kernel, call_args, runner=SpecBlock(type(spec), recipe_of(spec)))
-    results = result if isinstance(result, tuple) else (result,)
-    out = [r if shapes[name] else r[0] for name, r in zip(spec.outputs, results)]
-    return out[0] if len(out) == 1 else tuple(out)
+    return spec.kernel(dtype), {**arrays, **scalars, **outputs}, shapes
 
 
 def _as_array(value: Any) -> Any:

@@ -293,3 +293,18 @@ def test_window_loop_over_a_dask_weight_vector_leaves_the_split_alone():
     got = kernel(*args).compute(scheduler="threads")
     np.testing.assert_array_equal(got, whole)
     np.testing.assert_array_equal(got, plain)
+
+
+def test_spec_plan_and_float32_inputs():
+    from polyfuse.dask.spec import explain
+
+    X, W1, b1, W2 = (a.astype(np.float32) for a in _mlp_inputs(13))
+    mlp = polyfuse.spec(MLP, blas=False)
+    dX = da.from_array(X, chunks=(13, 5))
+    plan = explain(mlp, dX, W1, b1, W2)
+    assert [s.cut.array for s in plan.splits] == ["Y"] and plan.splits[0].chunks == (13, 13, 13, 11)
+    assert ("X", 1) in {(a, x) for a, x, _ in plan.merged}  # k is summed: whole in every block
+    assert not {"W1", "b1", "W2"} & set(plan.chunked)  # numpy weights reach every block as they are
+    got = mlp(dX, W1, b1, W2)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.compute(scheduler="threads"), mlp(X, W1, b1, W2))
