@@ -15,6 +15,7 @@ from polyfuse.errors import ArgumentError
 TARGETS = ("cpu", "python", "cuda")
 FUSE_MODES = ("none", "smart", "max")
 INTERLEAVE_COPIES = 4  # iterations side by side around a float reduction (polyfuse.passes.interleave)
+SUM_BLOCK = 2048  # terms per innermost chunk of a NumPy float sum (polyfuse.passes.blocked_sums)
 CACHE_SIZE_KNOBS = {"l1d": "POLYFUSE_L1_BYTES", "l2": "POLYFUSE_L2_BYTES", "l3": "POLYFUSE_L3_BYTES",
                     "line": "POLYFUSE_LINE_BYTES"}
 DEFAULT_ISL_OPERATIONS = 3_000_000
@@ -209,9 +210,7 @@ class Options:
         keep their own sums.  POLYFUSE_BLOCKED_SUMS=0 turns it off."""
         if self.target != "cpu" or not env_flag("POLYFUSE_BLOCKED_SUMS", True):
             return 0
-        from polyfuse.passes.blocked_sums import BLOCK
-
-        return BLOCK
+        return SUM_BLOCK
 
     def interleave_copies(self) -> int:
         """Iterations interleaved around float reductions (0: none; GPUs map the loop to threads)."""

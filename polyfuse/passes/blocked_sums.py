@@ -29,11 +29,12 @@ from dataclasses import dataclass, replace
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, ProgramEdit, StmtCall, exclusive_bound
 from polyfuse.model.scop import ArrayInfo, Statement, isl_name
+from polyfuse.options import SUM_BLOCK
 
 #: Terms per block: each of ~32 lanes then adds ~64 in sequence, and a million terms are ~500
 #: block sums.  The per-block cost (folding the lanes, one add) is a few nanoseconds against the
 #: ~1 microsecond of streaming 2048 float64 values.
-BLOCK = 2048
+BLOCK = SUM_BLOCK
 #: Chunks of each level summed by the next: with three levels a partial adds at most 32 values
 #: in sequence up to 2048 * 32 * 32 = 2M terms, a tree of fan-in 32 (NumPy's pairwise: fan-in 2).
 FAN_IN = 32
