@@ -23,7 +23,15 @@ import numpy as np
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
-from polyfuse.model.scop import Argument, ArrayInfo, Returned, ReturnValue, shape_param
+from polyfuse.model.scop import (
+    Argument,
+    ArrayInfo,
+    ElementCount,
+    Returned,
+    ReturnValue,
+    SizeProduct,
+    shape_param,
+)
 from polyfuse.model.stages import Stages
 from polyfuse.runtime.signature import device_span
 
@@ -49,6 +57,8 @@ class CompiledVariant:
     from_cache: bool = False
     declared_locals: tuple[ArrayInfo, ...] | None = None  # local arrays as written, before contraction
     returns: ReturnValue | None = None  # what a call returns (frontend.returns); None: nothing
+    sizes: tuple[SizeProduct, ...] = ()  # parameters computed from the arguments' (reshapes)
+    counts: tuple[ElementCount, ...] = ()  # reshapes' element counts, checked before the bounds
     _pairs: tuple[tuple[str, str], ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -63,6 +73,7 @@ class CompiledVariant:
 
     def run(self, values: dict[str, Any]) -> Any:
         env = self.bind(values)
+        check_counts(self.counts, env)
         self.bounds.check({p: env[p] for p in self.params})
         self.check_overlap(values)
         for info in self.local_arrays:
@@ -90,6 +101,8 @@ class CompiledVariant:
                 for axis, extent in enumerate(value.shape):
                     env[shape_param(arg.name, axis)] = int(extent)
             env[arg.name] = value
+        for size in self.sizes:  # each from parameters bound above (or earlier sizes)
+            env[size.name] = size_value(size, env)
         return env
 
     def check_overlap(self, values: dict[str, Any]) -> None:
@@ -191,6 +204,25 @@ def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:
     if any(extent < 0 for extent in shape):
         raise ArgumentError(f"local array {info.name!r} would have negative shape {shape} for these arguments")
     return shape
+
+
+def size_value(size: SizeProduct, env: dict[str, Any]) -> int:
+    """A computed size for this call (0 where a divisor is 0: NumPy's ValueError then follows
+    from ``check_counts``)."""
+    product = int(np.prod([evaluate_int(f, env) for f in size.factors], dtype=np.int64))
+    divisor = int(np.prod([evaluate_int(d, env) for d in size.divisors], dtype=np.int64))
+    return product // divisor if divisor else 0
+
+
+def check_counts(counts: tuple[ElementCount, ...], env: dict[str, Any]) -> None:
+    """NumPy's ValueError for a reshape whose new shape holds a different number of elements."""
+    for count in counts:
+        source = [evaluate_int(e, env) for e in count.source]
+        shape = tuple(evaluate_int(e, env) for e in count.shape)
+        if int(np.prod(source, dtype=np.int64)) != int(np.prod(shape, dtype=np.int64)):
+            texts = ["newaxis" if d == count.missing else str(n) for d, n in enumerate(shape)]
+            raise ValueError(f"cannot reshape array of size {int(np.prod(source, dtype=np.int64))} into shape "
+                             f"({','.join(texts)}{',' if len(texts) == 1 else ''})")
 
 
 def allocate(info: ArrayInfo, env: dict[str, Any]) -> np.ndarray:
