@@ -337,6 +337,7 @@ class Lowering:
         self.returned_views: dict[int, Returned] = {}  # position in the final return -> the view
         self.reshapes: list[SizeMatch] = []  # element counts the call-time checks compare
         self.written: tuple[ast.stmt, str] | None = None  # the array the assignment being lowered stores into
+        self.reshaped: set[str] = set()  # the arrays reshape copies made
         self.copied: dict[str, str] = {}  # array a reshape copied into -> the array it copied (NumPy: a view)
         # (factors, divisors) -> a size the call computes: its name, the factors and divisors
         self.size_products: dict[tuple, tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]]] = {}
@@ -784,6 +785,9 @@ class Lowering:
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
+        if value.base in self.reshaped and self.whole_temporary(value):  # a reshape's copy: the name's own array
+            self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "temp", self.block)
+            return []
         if value.base is not None:  # a slice or transpose of an array: NumPy binds a view, no copy
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "view", self.block,
                                          view=value)
@@ -825,7 +829,7 @@ class Lowering:
         if why is not None:
             raise self.error(stmt, f"array {name!r} is bound again inside a loop or branch, and {why}; use a "
                              f"new name or write into it with {name}[...] = ...", "array name rebound")
-        self.writing(stmt, entry.array)
+        self.writing(stmt, entry.array, rebinding=True)
         return self.store(stmt, entry.read(), value) if fill else []
 
     def masked_store(self, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript) -> list[ast.stmt] | None:
@@ -903,19 +907,23 @@ class Lowering:
                              "indexed by the mask (NumPy's count of selected elements decides the shape)",
                              "boolean mask")
 
-    def writing(self, node: ast.AST, array: str) -> None:
+    def writing(self, node: ast.AST, array: str, rebinding: bool = False) -> None:
         """Before a store into kernel array ``array``.  A reshape that regroups elements is a copy
         here (``reshape_copy``) where NumPy often binds a view, so the two may not drift apart: a
         write into the copy while its source is still reachable is refused, and a write into the
         source makes a name bound to the copy in the same block unreadable from here on (one bound
-        in an enclosing block could be read again by a later iteration: the write is refused)."""
-        source = self.copied.get(array)
+        in an enclosing block could be read again by a later iteration: the write is refused).
+        ``rebinding``: the name's new array reuses ``array`` (``rebind_in_place``), which NumPy
+        does not write through; a copy no longer holds its source's elements then."""
+        source = None if rebinding else self.copied.get(array)
+        if rebinding:
+            self.copied.pop(array, None)
         if source is not None and (source in self.args or any(e.live and e.array == source
                                                               for e in self.names.values())):
-            raise self.error(node, f"a write into the result of reshape() of {self.user_name(source)!r}, which "
-                             "NumPy may make a view of it: polyfuse copies the elements, so the write would not "
-                             f"reach {self.user_name(source)!r}; write into {self.user_name(source)!r} itself, or "
-                             "reshape a .copy() of it", "reshape")
+            what = self.user_name(source)
+            raise self.error(node, f"a write into the result of reshape() of {what!r}, which in NumPy may be a view "
+                             f"of {what!r}: polyfuse copies the elements, so the write would not reach {what!r}; "
+                             f"write into {what!r} itself, or reshape a .copy() of it", "reshape")
         for name, entry in self.names.items():
             if not (entry.live and self.copied.get(entry.array) == array and not entry.stale):
                 continue
@@ -928,7 +936,8 @@ class Lowering:
 
     def user_name(self, array: str) -> str:
         """The kernel's own name for kernel array ``array`` (temporaries are renamed)."""
-        return next((n for n, e in self.names.items() if e.array == array and e.kind != "view"), array)
+        names = sorted(self.names.items(), key=lambda item: item[1].kind == "view")  # arrays' own names first
+        return next((n for n, e in names if e.array == array and e.live), array)
 
     def whole_temporary(self, view: View | None) -> bool:
         """Whether ``view`` is all of an array temporary this lowering allocated, in order."""
@@ -2546,6 +2555,7 @@ class Lowering:
         array = self.fresh("reshape")
         self.allocate(array, extents, dtype)
         out = leaf(array, extents, dtype)
+        self.reshaped.add(array)
         if x.base is not None:
             self.copied[array] = x.base
         self.changed = True

@@ -160,6 +160,29 @@ def test_reshape_in_a_time_loop(n):
     _same(time_loop_rebound, RNG.random((n, 4)), 3)
 
 
+def bound_in_both_branches(x, c: int):
+    t = x * 2.0
+    if c > 0:
+        y = t.reshape(-1)
+    else:
+        y = (t + 1.0).reshape(-1)
+    return y
+
+
+def rebound_in_a_loop(x):  # the loop's copies reuse y's array; t is never written
+    t = x * 2.0
+    y = t.reshape(-1)
+    for i in range(3):
+        y = (t + i).reshape(-1) + y
+    return y + t[0, 0]
+
+
+def test_reshapes_bound_in_branches_and_rebound_in_loops():
+    for c in (0, 1):
+        _same(bound_in_both_branches, RNG.random((3, 4)), c)
+    _same(rebound_in_a_loop, RNG.random((3, 4)))
+
+
 # ---- writes that a copy would not share with NumPy's view ---------------------------------------
 def writes_through_the_reshape(x):
     t = x * 2.0
