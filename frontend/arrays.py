@@ -2551,6 +2551,8 @@ class Lowering:
                 math.prod(e.const for e in extents if e.is_const()):
             self.reshapes.append(SizeMatch(tuple(e.node for e in x.extents), tuple(e.node for e in extents),
                                            wanted.index(None) if None in wanted else -1))
+        if not extents:  # x.reshape(()) of an array of one element: that element
+            return scalar(x.element(tuple(const(0) for _ in x.extents)), VType(x.vtype.dtype, False))
         dtype = self.temp_dtype(node, x)
         array = self.fresh("reshape")
         self.allocate(array, extents, dtype)

@@ -177,6 +177,16 @@ def rebound_in_a_loop(x):  # the loop's copies reuse y's array; t is never writt
     return y + t[0, 0]
 
 
+def to_zero_d(x):
+    return x.reshape(()) + x[:1].reshape(()) * 2.0
+
+
+def test_reshape_to_zero_dimensions():
+    _same(to_zero_d, RNG.random((1, 1, 1)))
+    with pytest.raises(ValueError, match=r"cannot reshape array of size 3 into shape \(\)"):
+        polyfuse.kernel(to_zero_d, target="cpu")(RNG.random((3, 1, 1)))
+
+
 def test_reshapes_bound_in_branches_and_rebound_in_loops():
     for c in (0, 1):
         _same(bound_in_both_branches, RNG.random((3, 4)), c)
