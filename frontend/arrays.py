@@ -2578,8 +2578,9 @@ class Lowering:
         return out
 
     def missing_extent(self, node: ast.Call, source: tuple[Sym, ...], given: list[Sym]) -> Sym:
-        """The -1 extent of a reshape: ``source``'s element count over ``given``'s, where that is
-        affine (one size left, times a constant); NumPy's ValueError where it does not divide."""
+        """The -1 extent of a reshape: ``source``'s element count over ``given``'s (the factors
+        they share cancelled; a size the call computes where what is left is not affine).  Where
+        it does not divide, the element counts differ: NumPy's ValueError at the call."""
         left = Counter(e.text for e in source if not e.is_const())
         divisors = []
         for e in given:
@@ -2593,9 +2594,9 @@ class Lowering:
         if not denominator:
             return const(0)  # NumPy's ValueError at the call (SizeMatch), as a 0-sized array cannot be split
         by_text = {e.text: e for e in source}
-        if rest and numerator % denominator:
+        if rest and numerator % denominator:  # (n * 3).reshape(2, -1): divided at the call too
             divisors.append(const(denominator))
-            numerator, denominator = numerator, 1
+            denominator = 1
         return self.size_product([const(numerator // denominator), *(by_text[t] for t in rest)], divisors)
 
     def size_extent(self, node: ast.Call, extent: Sym) -> Sym:
