@@ -913,11 +913,13 @@ class Lowering:
         write into the copy while its source is still reachable is refused, and a write into the
         source makes a name bound to the copy in the same block unreadable from here on (one bound
         in an enclosing block could be read again by a later iteration: the write is refused).
-        ``rebinding``: the name's new array reuses ``array`` (``rebind_in_place``), which NumPy
-        does not write through; a copy no longer holds its source's elements then."""
-        source = None if rebinding else self.copied.get(array)
+        ``rebinding``: the name's new array reuses ``array`` (``rebind_in_place``), where NumPy
+        makes a new one and writes nothing it held, so nothing drifts apart; from here on
+        ``array`` is neither a reshape's copy nor the source of one."""
         if rebinding:
-            self.copied.pop(array, None)
+            self.copied = {copied: source for copied, source in self.copied.items() if array not in (copied, source)}
+            return
+        source = self.copied.get(array)
         if source is not None and (source in self.args or any(e.live and e.array == source
                                                               for e in self.names.values())):
             what = self.user_name(source)

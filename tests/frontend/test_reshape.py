@@ -187,10 +187,21 @@ def test_reshape_to_zero_dimensions():
         polyfuse.kernel(to_zero_d, target="cpu")(RNG.random((3, 1, 1)))
 
 
+def source_rebound_in_a_loop(u0, steps: int):  # NumPy's flat views the old u, which u = ... does not write
+    u = u0 * 1.0
+    total = 0.0
+    for _ in range(steps):
+        flat = u.ravel()
+        u = u * 0.5 + flat[0]
+        total += flat.sum()
+    return u + total
+
+
 def test_reshapes_bound_in_branches_and_rebound_in_loops():
     for c in (0, 1):
         _same(bound_in_both_branches, RNG.random((3, 4)), c)
     _same(rebound_in_a_loop, RNG.random((3, 4)))
+    _same(source_rebound_in_a_loop, RNG.random((3, 4)), 3)
 
 
 # ---- writes that a copy would not share with NumPy's view ---------------------------------------
