@@ -633,6 +633,7 @@ class Lowering:
         if masked is not None:
             return masked
         view = self.value(target, store=True)
+        self.not_into_a_copy(target, view)
         into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
         if into is None and isinstance(stmt, ast.Assign):
             into = self.joins.store(self, stmt, view)
@@ -850,6 +851,7 @@ class Lowering:
         self.same_shape_as_mask(target.slice, base, mask)
         new = value if isinstance(stmt, ast.Assign) else self.binop(stmt, stmt.op, base, value)
         whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
+        self.not_into_a_copy(target, whole)
         chosen = self.combine(stmt, [mask, new, base], lambda c, a, b: ast.IfExp(c, a, b),
                               promote_any(_unbool(new.vtype), _unbool(base.vtype)))
         return self.store(stmt, whole, chosen)
@@ -935,6 +937,17 @@ class Lowering:
                                  f"reshape after the last write", "reshape")
             entry.stale = (f"a write into {self.user_name(array)!r}, which it is a reshape of (a view in NumPy, "
                            "a copy here, which does not see the write); reshape again after the write")
+
+    def not_into_a_copy(self, target: ast.Subscript, view: View) -> None:
+        """Refuse ``x.reshape(-1)[0] = v`` where the reshape is a copy: NumPy's view would change
+        ``x`` (a name bound to the copy is checked by ``writing``)."""
+        root: ast.expr = target
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        if view.base in self.reshaped and not isinstance(root, ast.Name):
+            raise self.error(target, "a store into the result of reshape() or ravel() that regroups the elements: "
+                             "in NumPy it may be a view (the store changes the array), here it is a copy; write "
+                             "into the array itself", "reshape")
 
     def user_name(self, array: str) -> str:
         """The kernel's own name for kernel array ``array`` (temporaries are renamed)."""

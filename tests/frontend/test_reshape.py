@@ -240,8 +240,22 @@ def writes_the_source_after_the_last_read(x):
     return t
 
 
+def stores_into_a_reshape_call(x):
+    t = x * 2.0
+    t.reshape(-1)[0] = 5.0
+    return t
+
+
+def stores_through_a_unit_axis_reshape(x):  # a view whatever the strides, as in NumPy
+    t = x * 2.0
+    t.reshape(1, t.shape[0], t.shape[1])[0, 1] = 5.0
+    np.reshape(x, (x.shape[0], 1, x.shape[1]))[0, 0, :2] = -1.0
+    return t
+
+
 @pytest.mark.parametrize("fn, words", [
     (writes_through_the_reshape, "a write into the result of reshape() of 't'"),
+    (stores_into_a_reshape_call, "a store into the result of reshape() or ravel() that regroups"),
     (writes_the_source_then_reads, "'y' is read after a write into 't'"),
     (writes_the_source_in_a_loop, "inside a loop or branch while 'y'"),
     (writes_through_a_reshaped_argument, "a write into the result of reshape() of 'x'"),
@@ -255,6 +269,7 @@ def test_writes_that_would_drift_from_numpys_view_are_refused(fn, words):
 
 def test_a_source_written_after_the_last_read_is_fine():
     _same(writes_the_source_after_the_last_read, RNG.random((3, 4)))
+    _same(stores_through_a_unit_axis_reshape, RNG.random((3, 4)))
 
 
 def shape_in_a_loop(x):
