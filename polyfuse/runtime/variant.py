@@ -206,22 +206,29 @@ def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:
     return shape
 
 
+def _extent(expr: ir.Expr, env: dict[str, Any]) -> int:
+    """An extent as NumPy has it: a slice's length written ``n - 2`` is 0 where ``n < 2``."""
+    return max(0, evaluate_int(expr, env))
+
+
+def _count(extents: tuple[ir.Expr, ...], env: dict[str, Any]) -> int:
+    return int(np.prod([_extent(e, env) for e in extents], dtype=np.int64))
+
+
 def size_value(size: SizeProduct, env: dict[str, Any]) -> int:
     """A computed size for this call (0 where a divisor is 0: NumPy's ValueError then follows
     from ``check_counts``)."""
-    product = int(np.prod([evaluate_int(f, env) for f in size.factors], dtype=np.int64))
-    divisor = int(np.prod([evaluate_int(d, env) for d in size.divisors], dtype=np.int64))
-    return product // divisor if divisor else 0
+    divisor = _count(size.divisors, env)
+    return _count(size.factors, env) // divisor if divisor else 0
 
 
 def check_counts(counts: tuple[ElementCount, ...], env: dict[str, Any]) -> None:
     """NumPy's ValueError for a reshape whose new shape holds a different number of elements."""
     for count in counts:
-        source = [evaluate_int(e, env) for e in count.source]
-        shape = tuple(evaluate_int(e, env) for e in count.shape)
-        if int(np.prod(source, dtype=np.int64)) != int(np.prod(shape, dtype=np.int64)):
-            texts = ["newaxis" if d == count.missing else str(n) for d, n in enumerate(shape)]
-            raise ValueError(f"cannot reshape array of size {int(np.prod(source, dtype=np.int64))} into shape "
+        size = _count(count.source, env)
+        if size != _count(count.shape, env):
+            texts = ["newaxis" if d == count.missing else str(_extent(e, env)) for d, e in enumerate(count.shape)]
+            raise ValueError(f"cannot reshape array of size {size} into shape "
                              f"({','.join(texts)}{',' if len(texts) == 1 else ''})")
 
 

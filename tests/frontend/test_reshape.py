@@ -58,12 +58,17 @@ def test_flatten_after_a_temporary_then_a_matrix_product(shape):
     _same(flatten_then_product, x, RNG.random((c, 6)), shape[0], c, rtol=1e-10)
 
 
+def sliced_then_raveled(x):  # x[2:] has x.shape[0] - 2 rows, 0 where NumPy's slice is empty
+    return x[2:].ravel() * 2.0
+
+
 @pytest.mark.parametrize("shape", [(4, 3, 5), (1, 2, 3), (6, 1, 7)])
 def test_minus_one_ravel_and_product_extents(shape):
     x = RNG.random(shape)
     _same(flatten_minus_one_then_sum, x)
     _same(product_extents, x)
     _same(ravel_forms, RNG.random(shape[:2]))
+    _same(sliced_then_raveled, RNG.random(shape[:2]))
 
 
 def back_and_forth(x, n: int, m: int):
