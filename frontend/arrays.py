@@ -338,7 +338,7 @@ class Lowering:
         self.reshapes: list[SizeMatch] = []  # element counts the call-time checks compare
         self.written: tuple[ast.stmt, str] | None = None  # the array the assignment being lowered stores into
         self.reshaped: set[str] = set()  # the arrays reshape copies made
-        self.copied: dict[str, str] = {}  # array a reshape copied into -> the array it copied (NumPy: a view)
+        self.reshape_sources: dict[str, str] = {}  # array a reshape copied into -> the array it copied (NumPy: a view)
         # (factors, divisors) -> a size the call computes: its name, the factors and divisors
         self.size_products: dict[tuple, tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]]] = {}
 
@@ -919,9 +919,10 @@ class Lowering:
         makes a new one and writes nothing it held, so nothing drifts apart; from here on
         ``array`` is neither a reshape's copy nor the source of one."""
         if rebinding:
-            self.copied = {copied: source for copied, source in self.copied.items() if array not in (copied, source)}
+            self.reshape_sources = {copy: source for copy, source in self.reshape_sources.items()
+                                    if array not in (copy, source)}
             return
-        source = self.copied.get(array)
+        source = self.reshape_sources.get(array)
         if source is not None and (source in self.args or any(e.live and e.array == source
                                                               for e in self.names.values())):
             what = self.user_name(source)
@@ -929,7 +930,7 @@ class Lowering:
                              f"of {what!r}: polyfuse copies the elements, so the write would not reach {what!r}; "
                              f"write into {what!r} itself, or reshape a .copy() of it", "reshape")
         for name, entry in self.names.items():
-            if not (entry.live and self.copied.get(entry.array) == array and not entry.stale):
+            if not (entry.live and self.reshape_sources.get(entry.array) == array and not entry.stale):
                 continue
             if entry.block != self.block:
                 raise self.error(node, f"a write into {self.user_name(array)!r} inside a loop or branch while "
@@ -2574,7 +2575,7 @@ class Lowering:
         out = leaf(array, extents, dtype)
         self.reshaped.add(array)
         if x.base is not None:
-            self.copied[array] = x.base
+            self.reshape_sources[array] = x.base
         self.changed = True
 
         def body(k: tuple[Sym, ...]) -> list[ast.stmt]:
