@@ -919,8 +919,8 @@ class Lowering:
         makes a new one and writes nothing it held, so nothing drifts apart; from here on
         ``array`` is neither a reshape's copy nor the source of one."""
         if rebinding:
-            self.reshape_sources = {copy: source for copy, source in self.reshape_sources.items()
-                                    if array not in (copy, source)}
+            self.reshape_sources = {made: source for made, source in self.reshape_sources.items()
+                                    if array not in (made, source)}
             return
         source = self.reshape_sources.get(array)
         if source is not None and (source in self.args or any(e.live and e.array == source
