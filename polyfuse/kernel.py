@@ -102,6 +102,8 @@ class Kernel:
             key = tuple(map(call_key, args))  # a sparse matrix's is None: no plan, every call unpacks it
             values = unpack_sparse(dict(zip(self._names, args)))
         dispatch = tuple(map(_dispatch_key, values.values()))
+        if len(values) != len(self._names):  # sparse matrices unpacked: their parts' names say the format
+            dispatch += tuple(values)
         if None in dispatch and any(map(is_dask_array, values.values())):
             from polyfuse.dask import call_values
 
