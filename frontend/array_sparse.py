@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 from dataclasses import dataclass
 
 from polyfuse.model.scop import SPARSE_FORMATS, sparse_part
 
-from .arrays import Lowering, Sym, View, _store, atom, const, leaf
-from .types import VType, promote
+from .arrays import NP_NAME, Lowering, Sym, View, _store, atom, const, leaf, promote_any
+from .types import VType
 
 _CONSTRUCT = "sparse matrix product"
 
@@ -40,11 +41,25 @@ class SparseOperand:
 
     name: str
     fmt: str
-    dtype: str
+    dtype: str  # of its stored data
     transposed: bool  # ``.T`` of it
+    scale: View | None = None  # ``alpha * A``: scipy's data * alpha, a sparse matrix of that dtype
 
     def part(self, part: str) -> str:
         return sparse_part(self.name, self.fmt, part)
+
+    @property
+    def vtype(self) -> VType:
+        """The dtype of the matrix the product sees (the scaled data's, NEP 50)."""
+        stored = VType(self.dtype, False)
+        return stored if self.scale is None else promote_any(stored, self.scale.vtype)
+
+    def value(self, k: str) -> ast.expr:
+        """The stored entry ``k`` (times the scale, data first, as scipy's ``data * alpha``)."""
+        data = ast.parse(f"{self.part('data')}[{k}]", mode="eval").body
+        if self.scale is None:
+            return data
+        return ast.BinOp(data, ast.Mult(), copy.deepcopy(self.scale.element(())))
 
     @property
     def scatter(self) -> bool:
@@ -66,7 +81,33 @@ class SparseOperand:
 
 
 def sparse_operand(lw: Lowering, node: ast.expr) -> SparseOperand | None:
-    """``A`` or ``A.T`` where ``A`` is a sparse matrix parameter; None for anything else."""
+    """``A``, ``A.T``, or either times a scalar (``alpha * A``), where ``A`` is a sparse matrix
+    parameter; None for anything else (the scale is lowered only when the matrix is sparse)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for matrix, other in ((node.left, node.right), (node.right, node.left)):
+            found = _stored_operand(lw, matrix)
+            if found is None:
+                continue
+            if _stored_operand(lw, other) is not None:
+                raise lw.error(node, "an elementwise product of two sparse matrices", _CONSTRUCT)
+            scale = lw.value(other)
+            if scale.rank:
+                raise lw.error(node, "a sparse matrix times an array (elementwise for csr_array, a matrix product "
+                               "for csr_matrix); use '@' with a dense operand", _CONSTRUCT)
+            return dataclasses.replace(found, scale=scale)
+        return None
+    return _stored_operand(lw, node)
+
+
+def _names_sparse(lw: Lowering, node: ast.expr) -> bool:
+    """Whether ``sparse_operand`` would find a sparse matrix in ``node`` (nothing lowered)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _stored_operand(lw, node.left) is not None or _stored_operand(lw, node.right) is not None
+    return _stored_operand(lw, node) is not None
+
+
+def _stored_operand(lw: Lowering, node: ast.expr) -> SparseOperand | None:
+    """``A`` or ``A.T`` of a sparse matrix parameter ``A``."""
     transposed = isinstance(node, ast.Attribute) and node.attr == "T"
     if transposed:
         assert isinstance(node, ast.Attribute)
@@ -82,10 +123,13 @@ def sparse_operand(lw: Lowering, node: ast.expr) -> SparseOperand | None:
 
 def sparse_product(lw: Lowering, node: ast.expr) -> View | None:
     """The value of ``A @ x``, ``x @ A`` or ``A.dot(x)`` with ``A`` sparse; None for other nodes."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return _sparse_sum(lw, node)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
         left, right = sparse_operand(lw, node.left), sparse_operand(lw, node.right)
         if left is not None and right is not None:
-            raise lw.error(node, "a product of two sparse matrices (scipy's result is sparse)", _CONSTRUCT)
+            raise lw.error(node, "a product of two sparse matrices whose sparse result is used other than plus or "
+                           "minus a dense array stored into an array (C[:] = A @ B + D)", _CONSTRUCT)
         if left is not None:
             return _times_dense(lw, node, left, lw.value(node.right))
         if right is not None:
@@ -140,12 +184,17 @@ def _result_type(lw: Lowering, node: ast.AST, m: SparseOperand, x: View) -> VTyp
     if x.vtype.weak:
         raise lw.error(node, "a product of a sparse matrix and an array of Python numbers; make it a NumPy "
                        "array of a dtype", _CONSTRUCT)
-    if "bool" in (m.dtype, x.vtype.dtype):
-        raise lw.error(node, "a product with a boolean sparse matrix or array (scipy computes it in booleans); "
-                       "convert it to a number dtype first", _CONSTRUCT)
-    if x.vtype.dtype == "unknown":
-        return x.vtype
-    return promote(VType(m.dtype, False), VType(x.vtype.dtype, False))
+    _not_bool(lw, node, m)
+    if x.vtype.dtype == "bool":
+        raise lw.error(node, "a product with a boolean array (scipy computes it in booleans); convert it to a "
+                       "number dtype first", _CONSTRUCT)
+    return promote_any(m.vtype, VType(x.vtype.dtype, False))
+
+
+def _not_bool(lw: Lowering, node: ast.AST, m: SparseOperand) -> None:
+    if m.vtype.dtype == "bool":
+        raise lw.error(node, "a product with a boolean sparse matrix (scipy computes it in booleans); convert it "
+                       "to a number dtype first", _CONSTRUCT)
 
 
 def _readable(lw: Lowering, node: ast.AST, x: View) -> View:
@@ -178,17 +227,98 @@ def _entries(lw: Lowering, m: SparseOperand, at, rest: tuple[Sym, ...]) -> list[
     then over the dense operand's other axis ``rest``; ``at(row, col, rest)`` gives the output
     element and the dense element the entry at (row, col) of the product's view meets."""
     major, k = lw.fresh("i"), lw.fresh("k")
-    indptr, index = m.part("indptr"), atom(f"{m.part('indices')}[{k}]")
+    index = atom(f"{m.part('indices')}[{k}]")
     row, col = (index, atom(major)) if m.scatter else (atom(major), index)
-    data = ast.parse(f"{m.part('data')}[{k}]", mode="eval").body
 
     def update(idx: tuple[Sym, ...]) -> list[ast.stmt]:
         out, dense = at(row, col, idx)
-        term = ast.BinOp(copy.deepcopy(data), ast.Mult(), dense)
-        return [ast.Assign([_store(out)], ast.BinOp(copy.deepcopy(out), ast.Add(), term))]
+        return [_add_into(out, ast.BinOp(m.value(k), ast.Mult(), dense))]
 
-    bounds = [ast.parse(f"{indptr}[{major}]", mode="eval").body, ast.parse(f"{indptr}[{major} + 1]", mode="eval").body]
-    inner = ast.For(ast.Name(k, ast.Store()), ast.Call(ast.Name("range", ast.Load()), bounds, []),
-                    lw.nest(rest, update), [])
-    return [ast.For(ast.Name(major, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [m.major.node], []),
-                    [inner], [])]
+    inner = _row_loop(k, m, major, lw.nest(rest, update))
+    return [_loop(major, m.major.node, [inner])]
+
+
+def _sparse_sum(lw: Lowering, node: ast.BinOp) -> View | None:
+    """``A @ B + D``, ``D + A @ B``, ``A @ B - D``, ``D - A @ B`` (``A``, ``B`` CSR, ``D`` dense)
+    stored into an array, as scipy computes them: ``S + D`` is D (in the result dtype) plus each
+    stored entry of S, and scipy stores only the nonzero sums, so the element is ``D + T`` where
+    the dense sum ``T`` is not zero and ``D`` where it is; ``S - D`` is ``S.todense() - D``.
+    None when neither side is a product of two sparse matrices."""
+    left, right = _sparse_pair(lw, node.left), _sparse_pair(lw, node.right)
+    if not (left or right):
+        return None
+    if left and right:
+        raise lw.error(node, "a sum of two sparse matrix products (scipy's result is sparse)", _CONSTRUCT)
+    stmt = lw.here
+    if not (isinstance(stmt, ast.Assign) and stmt.value is node and isinstance(stmt.targets[0], ast.Subscript)):
+        raise lw.error(node, "a sparse product plus or minus a dense array other than as the whole value stored "
+                       "into an array (C[:] = A @ B + D): scipy's result is an np.matrix for a csr_matrix",
+                       _CONSTRUCT)
+    product, dense = (node.left, node.right) if left else (node.right, node.left)
+    assert isinstance(product, ast.BinOp)
+    a, b = sparse_operand(lw, product.left), sparse_operand(lw, product.right)
+    assert a is not None and b is not None
+    total = _sparse_times_sparse(lw, product, a, b)
+    d = lw.value(dense)
+    if d.rank == 0 or d.rank > 2 or d.vtype.weak or d.vtype.dtype == "bool":
+        raise lw.error(dense, "a sparse product plus or minus other than a 1-d or 2-d array of a number dtype "
+                       "(scipy refuses scalars)", _CONSTRUCT)
+    index = lw.broadcast_to(dense, total.extents, d)  # scipy: np.broadcast_to(D, S.shape)
+    vtype = promote_any(total.vtype, d.vtype)
+    sub = isinstance(node.op, ast.Sub)
+
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        t, x = total.element(idx), _cast(d.element(index(idx)), d.vtype, vtype)
+        if sub:
+            return ast.BinOp(t, ast.Sub(), x) if left else ast.BinOp(x, ast.Sub(), t)
+        stored = ast.Compare(copy.deepcopy(t), [ast.NotEq()], [ast.Constant(0)])
+        return ast.IfExp(stored, ast.BinOp(x, ast.Add(), t), copy.deepcopy(x))
+    return View(total.extents, vtype, element)
+
+
+def _sparse_pair(lw: Lowering, node: ast.expr) -> bool:
+    """``A @ B`` with both operands sparse (nothing lowered)."""
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)
+            and _names_sparse(lw, node.left) and _names_sparse(lw, node.right))
+
+
+def _sparse_times_sparse(lw: Lowering, node: ast.AST, a: SparseOperand, b: SparseOperand) -> View:
+    """The dense values of ``a @ b`` (two CSR matrices) as scipy's ``csr_matmat`` sums them: per row
+    of ``a``, its entries in storage order, and for each the matching row of ``b`` in storage order."""
+    if a.scatter or b.scatter:
+        raise lw.error(node, "a product of sparse matrices other than CSR @ CSR (scipy converts the formats "
+                       "first, which changes the order of the sums)", _CONSTRUCT)
+    _not_bool(lw, node, a)
+    _not_bool(lw, node, b)
+    rows, inner = a.shape
+    lw.mismatch(inner, b.shape[0], node)  # scipy: ValueError('dimension mismatch')
+    result = _zeros(lw, node, (rows, b.shape[1]), promote_any(a.vtype, b.vtype))
+    i, jj, kk = lw.fresh("i"), lw.fresh("k"), lw.fresh("k")
+    out = result.element((atom(i), atom(f"{b.part('indices')}[{kk}]")))
+    update = _add_into(out, ast.BinOp(a.value(jj), ast.Mult(), b.value(kk)))
+    across = _row_loop(kk, b, f"{a.part('indices')}[{jj}]", [update])
+    lw.pre.append(_loop(i, a.major.node, [_row_loop(jj, a, i, [across])]))
+    return result
+
+
+def _add_into(out: ast.expr, term: ast.expr) -> ast.Assign:
+    """``out = out + term`` (not reassociable: scipy's order is kept)."""
+    return ast.Assign([_store(out)], ast.BinOp(copy.deepcopy(out), ast.Add(), term))
+
+
+def _row_loop(var: str, m: SparseOperand, row: str, body: list[ast.stmt]) -> ast.For:
+    """``for var in range(indptr[row], indptr[row + 1])``: the stored entries of one row."""
+    indptr = m.part("indptr")
+    bounds = [ast.parse(f"{indptr}[{row}]", mode="eval").body, ast.parse(f"{indptr}[{row} + 1]", mode="eval").body]
+    return ast.For(ast.Name(var, ast.Store()), ast.Call(ast.Name("range", ast.Load()), bounds, []), body, [])
+
+
+def _loop(var: str, extent: ast.expr, body: list[ast.stmt]) -> ast.For:
+    return ast.For(ast.Name(var, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [extent], []), body, [])
+
+
+def _cast(element: ast.expr, have: VType, want: VType) -> ast.expr:
+    """``element`` converted to ``want`` where its dtype differs (scipy copies D in the result dtype)."""
+    if have.dtype == want.dtype or want.dtype == "unknown":
+        return element
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), want.dtype, ast.Load()), [element], [])

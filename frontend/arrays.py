@@ -1270,7 +1270,8 @@ class Lowering:
         return b if self.proven(f"{b.text} <= {last.text}") else smin(b, last)
 
     def _BinOp(self, node: ast.BinOp) -> View:
-        product = self.products.value(self, node) if isinstance(node.op, ast.MatMult) else None
+        # a product, or a sum with a product of sparse matrices (frontend/array_sparse.py)
+        product = self.products.value(self, node) if isinstance(node.op, (ast.MatMult, ast.Add, ast.Sub)) else None
         if product is not None:  # frontend/array_linalg.py
             return product
         return self.binop(node, node.op, self.value(node.left), self.value(node.right))

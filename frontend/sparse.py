@@ -8,8 +8,9 @@ parameters in ``A``'s place and writes out what the matrix's attributes mean in 
     m = A.nnz           ->   m = int(A__csr_indptr[A__csr_indptr.shape[0] - 1])
 
 so sizes stay affine.  :func:`check_uses` runs after the rewrites (helpers are inlined by then):
-the matrix may only be an operand of a product with a dense array (``A @ x``, ``A.dot(x)``,
-``A.T @ x``, ``x @ A``), which frontend/array_sparse.py lowers to loops; anything else is an
+the matrix (or ``A.T``, or either times a scalar) may only be an operand of a product
+(``A @ x``, ``A.dot(x)``, ``x @ A``, ``A @ B``), which frontend/array_sparse.py lowers to loops or
+refuses there; anything else is an
 UnsupportedError at its location, as scipy's other operations (elementwise arithmetic,
 indexing, ``.toarray()``) are not compiled.
 """
@@ -26,7 +27,8 @@ from polyfuse.model.scop import SPARSE_FORMATS, SPARSE_PARTS, Argument, sparse_p
 
 from .source import KernelSource
 
-SUPPORTED = ("A @ x, x @ A, A.dot(x) and A.T (of a dense 1-D or 2-D x), A.shape, A.nnz, A.ndim and A.dtype")
+SUPPORTED = ("A @ x, x @ A, A.dot(x) (of a dense 1-D or 2-D x), A.T and alpha * A in them, C[...] = A @ B + D "
+             "(A, B CSR), A.shape, A.nnz, A.ndim and A.dtype")
 
 
 @dataclass(frozen=True)
@@ -141,9 +143,11 @@ def check_uses(source: KernelSource, arguments: tuple[Argument, ...]) -> None:
     allowed: set[int] = set()
     for node in ast.walk(source.tree):
         for operand in _product_operands(node):
-            allowed.add(id(operand))
-            if isinstance(operand, ast.Attribute) and operand.attr == "T":
-                allowed.add(id(operand.value))
+            scaled = isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Mult)
+            for part in [operand.left, operand.right] if isinstance(operand, ast.BinOp) and scaled else [operand]:
+                allowed.add(id(part))
+                if isinstance(part, ast.Attribute) and part.attr == "T":
+                    allowed.add(id(part.value))
     for node in ast.walk(source.tree):
         if isinstance(node, ast.Name) and node.id in names and id(node) not in allowed:
             raise _refusal(source, node)

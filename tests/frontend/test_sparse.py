@@ -148,6 +148,64 @@ def test_attributes():
     _same(attributes, A, rng.random(4).astype(np.float32))
 
 
+def scaled(alpha, A, x):
+    return alpha * A @ x, (A * 0.5).dot(x), 3 * A.T @ (A @ x)
+
+
+def test_scaled_matrices():
+    rng = np.random.default_rng(11)
+    for dtype in (np.float32, np.float64):
+        A = _random_csr(rng, (9, 6), 0.4, dtype, np.int32, messy=True)
+        x = rng.random(6).astype(dtype)
+        _same(scaled, 1.5, A, x)
+        _same(scaled, np.float64(1.5), A, x)
+
+
+def spmm(alpha, beta, C, A, B):
+    C[:] = alpha * A @ B + beta * C
+
+
+def spmm_forms(C, D, A, B):
+    C[:] = D + A @ B
+    D[:] = A @ B - 2.0 * D
+    C[:] = 2 * C - A @ (0.5 * B)
+    return C, D
+
+
+@pytest.mark.parametrize("shapes", [((8, 6), (6, 7)), ((5, 1), (1, 4)), ((6, 6), (6, 6))])
+@pytest.mark.parametrize("array", [False, True])
+def test_sparse_times_sparse_plus_dense_is_scipy_bit_for_bit(shapes, array):
+    """npbench spmm: C[:] = alpha * A @ B + beta * C.  scipy adds only the nonzero sums to the
+    dense matrix (so a -0.0 in it stays where the product has no entry); the tests check signs."""
+    rng = np.random.default_rng(12)
+    (n, k), (_, m) = shapes
+    for density in (0.0, 0.3, 0.8):
+        A = _random_csr(rng, (n, k), density, np.float64, np.int32, messy=True, array=array)
+        B = _random_csr(rng, (k, m), density, np.float64, np.int64, messy=True, array=array)
+        C = rng.random((n, m)) - 0.5
+        C[0, 0] = -0.0
+        for target in TARGETS:
+            for alpha, beta in ((0.8, 0.3), (np.float32(2.0), np.float32(-1.0))):
+                expected, actual = C.copy(), C.copy()
+                spmm(alpha, beta, expected, A, B)
+                polyfuse.kernel(spmm, target=target, verify=True)(alpha, beta, actual, A, B)
+                np.testing.assert_array_equal(actual, expected)
+                assert (np.signbit(actual) == np.signbit(expected)).all()
+
+
+def test_sparse_times_sparse_forms():
+    rng = np.random.default_rng(13)
+    A = _random_csr(rng, (7, 5), 0.4, np.float32, np.int32)
+    B = _random_csr(rng, (5, 6), 0.4, np.float64, np.int32)
+    for target in TARGETS:
+        C, D = rng.random((7, 6)).astype(np.float32), rng.random((7, 6))
+        expected = spmm_forms(C.copy(), D.copy(), A, B)
+        actual = polyfuse.kernel(spmm_forms, target=target, verify=True)(C.copy(), D.copy(), A, B)
+        for e, a in zip(expected, actual):
+            assert e.dtype == a.dtype
+            np.testing.assert_array_equal(a, e)
+
+
 def power_iteration(A, x, steps):
     v = x.copy()
     for _ in range(steps):
@@ -217,7 +275,22 @@ def test_malformed_parts_are_an_argument_error():
 
 
 def elementwise(A, x):
-    return A * 2.0 @ x
+    return (A + A) @ x
+
+
+def times_array(A, x):
+    return (A * x) @ x
+
+
+def bound_sum(A, x):
+    S = A @ A + np.ones((4, 4))
+    return S @ x
+
+
+def transposed_pair(A, x):
+    C = np.zeros((4, 4))
+    C[:] = A.T @ A + C
+    return C @ x
 
 
 def indexed(A, x):
@@ -236,8 +309,10 @@ def times_scalar(A, x):
     return A @ 2.0
 
 
-@pytest.mark.parametrize("fn, construct", [(elementwise, "A * 2.0"), (indexed, "A[0]"), (densified, "A.toarray"),
-                                           (sparse_times_sparse, "A @ A"), (times_scalar, "A @ 2.0")])
+@pytest.mark.parametrize("fn, construct", [(elementwise, "A + A"), (indexed, "A[0]"), (densified, "A.toarray"),
+                                           (sparse_times_sparse, "A @ A"), (times_scalar, "A @ 2.0"),
+                                           (times_array, "A * x"), (bound_sum, "A @ A + np.ones"),
+                                           (transposed_pair, "A.T @ A")])
 def test_other_uses_are_refused_at_their_location(fn, construct):
     A = sp.random(4, 4, density=0.5, format="csr", random_state=0)
     with pytest.raises(UnsupportedError) as info:
