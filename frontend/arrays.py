@@ -22,6 +22,7 @@ import ast
 import copy
 import dataclasses
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -903,6 +904,10 @@ class Lowering:
         over those loops, and each iteration uses its first elements."""
         largest = []
         for e in extents:
+            if _reads_data(e):
+                raise self.error(self.here, "an array temporary whose extent depends on array values (a slice with "
+                                 "bounds read from an array); use the slice directly in a reduction or a product, "
+                                 "or write the loop", "array temporary")
             bound = self.largest_over_loops(e) if self.in_loop(e) else e
             if bound is None:
                 raise self.error(self.here, f"an array temporary of extent {e.text!r}, which changes with a loop "
@@ -981,6 +986,13 @@ class Lowering:
         if key in self.checked:
             return
         self.checked.add(key)
+        if _reads_data(a) or _reads_data(b):  # extents of slices with bounds read from arrays (runtime_slice)
+            pairs = _same_but_sizes(a.text, b.text)
+            if pairs is None:
+                raise self.error(node or self.here, f"cannot tell that the extents {a.text!r} and {b.text!r} agree "
+                                 "(they depend on array values; NumPy requires them equal to broadcast)", "broadcast")
+            self.assumed.extend(ast.parse(f"{x} == {y}", mode="eval").body for x, y in pairs)
+            return
         if not (self.in_loop(a) or self.in_loop(b)):
             self.assumed.append(ast.Compare(a.node, [ast.Eq()], [b.node]))
             return
@@ -1236,6 +1248,8 @@ class Lowering:
         assert step is not None
         if step == 0:
             raise self.error(item, "slice step cannot be zero", "slice step")
+        if step > 0 and any(part is not None and self.read_bound(part) for part in (item.lower, item.upper)):
+            return self.runtime_slice(item, n, step)
         lo, hi = (None if part is None else self.bound(part) for part in (item.lower, item.upper))
         last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
         first = const(0) if lo is None else lo
@@ -1249,6 +1263,28 @@ class Lowering:
         start = last if lo is None else n + lo if lo.is_const() and lo.const < 0 else self.clamp(lo, last)
         stop = const(-1) if hi is None else smax(const(-1), n + hi) if hi.is_const() and hi.const < 0 else hi
         return start, (start - stop + const(-step - 1)).floordiv(-step), step
+
+    def read_bound(self, part: ast.expr) -> bool:
+        """Whether a slice bound reads an element of an integer array (``A_row[i]``): known only
+        at run time, where NumPy's rules for it are applied (``runtime_slice``)."""
+        return any(isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names
+                   and self.names[node.value.id].dtype in INTS and self.names[node.value.id].dtype != "uint64"
+                   for node in ast.walk(part))
+
+    def runtime_slice(self, item: ast.Slice, n: Sym, step: int) -> tuple[Sym, Sym, int]:
+        """(first index, length, step) of a slice with a positive step and a bound read from an
+        array, as NumPy computes them when the statement runs (CPython's PySlice_AdjustIndices):
+        a negative bound counts from the end and is then clipped at 0, a bound past the end is
+        the end, the length is never negative (npbench spmv: ``A_col[A_row[i]:A_row[i + 1]]``)."""
+        def adjusted(part: ast.expr | None, default: Sym) -> Sym:
+            if part is None:
+                return default
+            written = _ViewShapes(self).visit(copy.deepcopy(part))
+            assert isinstance(written, ast.expr), "a slice bound stays an expression"
+            b = f"int({ast.unparse(written)})"
+            return atom(f"(max({b} + {n.text}, 0) if {b} < 0 else min({b}, {n.text}))")
+        start, stop = adjusted(item.lower, const(0)), adjusted(item.upper, n)
+        return start, smax(const(0), (stop - start + const(step - 1)).floordiv(step)), step
 
     def bound(self, part: ast.expr) -> Sym:
         """A slice bound as a Sym: a constant, or a non-negative affine expression."""
@@ -2765,6 +2801,23 @@ def _fold(types: list[VType]) -> VType:
     for t in types[1:]:
         result = promote_any(result, t)
     return result
+
+
+def _reads_data(e: Sym) -> bool:
+    """Whether an extent reads array elements (a slice bound read from an array)."""
+    return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) for n in ast.walk(e.node))
+
+
+_SIZE = re.compile(r"\b[A-Za-z_]\w*\.shape\[\d+\]")
+
+
+def _same_but_sizes(a: str, b: str) -> list[tuple[str, str]] | None:
+    """The pairs of array sizes whose equality makes the texts ``a`` and ``b`` the same
+    expression (``A_val.shape[0]`` and ``A_col.shape[0]`` in two slices of the same bounds:
+    assumed equal, checked per call, a condition stricter than NumPy's), or None."""
+    if _SIZE.split(a) != _SIZE.split(b):
+        return None
+    return sorted({(x, y) for x, y in zip(_SIZE.findall(a), _SIZE.findall(b)) if x != y})
 
 
 def promote_any(a: VType, b: VType) -> VType:
