@@ -7,7 +7,8 @@ parameters in ``A``'s place and writes out what the matrix's attributes mean in 
     n = A.shape[0]      ->   n = A__csr_indptr.shape[0] - 1
     m = A.nnz           ->   m = int(A__csr_indptr[A__csr_indptr.shape[0] - 1])
 
-so sizes stay affine.  :func:`check_uses` runs after the rewrites (helpers are inlined by then):
+so sizes stay affine.  :func:`check_uses` runs after the rewrites (helpers are inlined by then;
+the attributes they brought in are written out there too):
 the matrix (or ``A.T``, or either times a scalar) may only be an operand of a product
 (``A @ x``, ``A.dot(x)``, ``x @ A``, ``A @ B``), which frontend/array_sparse.py lowers to loops or
 refuses there; anything else is an
@@ -136,10 +137,16 @@ def _axis(node: ast.expr) -> int | None:
 
 
 def check_uses(source: KernelSource, arguments: tuple[Argument, ...]) -> None:
-    """Refuse every use of a sparse matrix that is not an operand of a product with it."""
-    names = {part_owner(a.name) for a in arguments} - {None}
-    if not names:
+    """Refuse every use of a sparse matrix that is not an operand of a product with it, after
+    writing out the attributes that inlined helpers brought in (``M.shape`` of a helper's
+    parameter ``M``, now ``A.shape``)."""
+    given = {a.name for a in arguments}
+    params = {name: SparseParam(name, fmt) for name in {part_owner(n) for n in given} if name is not None
+              for fmt in SPARSE_FORMATS if sparse_part(name, fmt, "data") in given}
+    if not params:
         return
+    names = set(params)
+    source.tree.body = [_Attributes(source, params).visit(stmt) for stmt in source.tree.body]
     allowed: set[int] = set()
     for node in ast.walk(source.tree):
         for operand in _product_operands(node):

@@ -206,6 +206,24 @@ def test_sparse_times_sparse_forms():
             np.testing.assert_array_equal(a, e)
 
 
+def _rows_of(M):
+    return M.shape[0]
+
+
+def _residual(M, v, b):
+    return b[:_rows_of(M)] - M @ v
+
+
+def through_helpers(A, x, b):
+    return _residual(A, x, b)
+
+
+def test_helpers_taking_the_matrix_are_inlined():
+    rng = np.random.default_rng(14)
+    A = _random_csr(rng, (6, 5), 0.5, np.float64, np.int32)
+    _same(through_helpers, A, rng.random(5), rng.random(8))
+
+
 def power_iteration(A, x, steps):
     v = x.copy()
     for _ in range(steps):
