@@ -313,7 +313,9 @@ class Lowering:
         self.changed = False
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
-        self.viewed = _viewed_names(source.tree)  # names some binding makes a view of (p = x, v = x[1:])
+        # plain aliases (p = r) of arrays nothing writes in place: a copy is indistinguishable
+        self.copied = _copyable_aliases(source.tree)
+        self.viewed = _viewed_names(source.tree) - self.copied  # names some binding makes a view of (p = x, v = x[1:])
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
@@ -364,6 +366,10 @@ class Lowering:
                 return [_replace(stmt, iter=bounds, body=self.lower_block(stmt.body))]
             finally:
                 self.loops.pop()
+        if isinstance(stmt, ast.If) and not isinstance(stmt.test, ast.Name):
+            hoisted = self.hoist_test(stmt)
+            if hoisted is not None:
+                return hoisted
         if isinstance(stmt, ast.If):
             test = self.known_extents(stmt.test)
             body_block = self.block + (self.blocks + 1,)
@@ -393,6 +399,28 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def hoist_test(self, stmt: ast.If) -> list[ast.stmt] | None:
+        """``if np.linalg.norm(r) < tol:`` (a test that reduces arrays): the test assigned to a
+        fresh scalar local just before the ``if``, which Python evaluates once there too, then
+        ``if pf_c:``; None when the test has no array values.  Tests with ``and``/``or``/``if``
+        are left alone (Python may skip the part that reads arrays)."""
+        if any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in ast.walk(stmt.test)) \
+                or self.masked_read(stmt.test) is not None:
+            return None
+        name = self.fresh("c")
+        assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], stmt.test), stmt.test)
+        saved = (self.assignments, dict(self.scalars), dict(self.assigned), dict(self.sizes), self.counter)
+        lowered = self.lower_stmt(assign)
+        if lowered == [assign]:  # no array values: the test stays as written
+            self.assignments, self.scalars, self.assigned, self.sizes, self.counter = saved
+            self.used.discard(name)
+            return None
+        if name in self.names:
+            raise self.error(stmt.test, "an array as an if test (NumPy raises ValueError: the truth value of an "
+                             "array is ambiguous); reduce it to one value first", "if test")
+        test = ast.copy_location(ast.Name(name, ast.Load()), stmt.test)
+        return lowered + self.lower_stmt(_replace(stmt, test=test))
 
     def merge_branches(self, bound: dict[str, ArrayName], else_block: tuple[int, ...],
                        orelse: list[ast.stmt]) -> list[ast.stmt]:
@@ -757,7 +785,7 @@ class Lowering:
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
-        if value.base is not None:  # a slice or transpose of an array: NumPy binds a view, no copy
+        if value.base is not None and not self.copies(stmt, name):  # a slice or transpose: NumPy binds a view
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "view", self.block,
                                          view=value)
             return []
@@ -770,6 +798,22 @@ class Lowering:
         if not fill:
             return []
         return self.nest(view.extents, lambda k: [ast.Assign([_store(view.element(k))], value.element(k))])
+
+    def equal_extents(self, a: Sym, b: Sym) -> bool:
+        """Whether two extents are equal in every call the kernel runs: the same text, proven, or
+        an equality an earlier statement required (``mismatch``: checked per call)."""
+        return a.text == b.text or tuple(sorted((a.text, b.text))) in self.checked \
+            or self.proven(f"{a.text} == {b.text}")
+
+    def copies(self, stmt: ast.Assign, name: str) -> bool:
+        """Whether ``name = other`` binds a copy of the kernel-local array ``other`` rather than a
+        view: both are in an alias group nothing in the kernel writes in place
+        (``_copyable_aliases``), so no statement can tell a copy from the same array, and each
+        may then be bound again in a loop with its new values written into its own array
+        (npbench sp_cg: ``p = r`` before a loop that rebinds ``r`` and ``p``)."""
+        source = stmt.value.id if isinstance(stmt.value, ast.Name) else None
+        entry = self.names.get(source) if source is not None else None
+        return name in self.copied and entry is not None and entry.kind in ("temp", "local")
 
     def note_size(self, stmt: ast.Assign, name: str) -> None:
         """``H_out = x.shape[1] - K + 1`` at the top level, ``x`` a temporary (frontend.rewrite
@@ -790,8 +834,7 @@ class Lowering:
         why = None
         if name in self.viewed:
             why = "another name is bound to a view of it somewhere (it would see the new values)"
-        elif value.rank != entry.rank or any(a.text != b.text and not self.proven(f"{a.text} == {b.text}")
-                                             for a, b in zip(value.extents, entry.extents)):
+        elif value.rank != entry.rank or any(not self.equal_extents(a, b) for a, b in zip(value.extents, entry.extents)):
             why = "the new array's shape may differ"
         elif self.temp_dtype(stmt, value) != entry.dtype:
             why = f"the new array is {self.temp_dtype(stmt, value)}, not {entry.dtype}"
@@ -2926,9 +2969,59 @@ def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
 _VIEW_CALLS = frozenset(("transpose", "reshape", "squeeze", "expand_dims", "flip", "flipud", "fliplr", "asarray"))
 
 
-def _viewed_names(tree: ast.AST) -> set[str]:
+_MUTATING_METHODS = frozenset(("fill", "sort", "put", "itemset", "resize", "setfield", "partition", "byteswap"))
+
+
+def _copyable_aliases(tree: ast.AST) -> set[str]:
+    """The names in groups joined by plain aliases (``p = r``) that nothing writes in place:
+    no element or slice store, augmented assignment, ``np.copyto``, mutating method or other
+    view of any of them.  Within such a group a copy cannot be told from the same array."""
+    parent: dict[str, str] = {}
+
+    def find(n: str) -> str:
+        while parent.setdefault(n, n) != n:
+            n = parent[n]
+        return n
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    parent[find(target.id)] = find(node.value.id)
+    if not parent:
+        return set()
+    touched = _written_in_place(tree) | (_viewed_names(tree, plain=False))
+    bad = {find(n) for n in touched if n in parent}
+    return {n for n in parent if find(n) not in bad}
+
+
+def _written_in_place(tree: ast.AST) -> set[str]:
+    """Names whose arrays a statement may change in place."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            names.add(_root_name(node))
+        elif isinstance(node, ast.AugAssign):
+            names.add(_root_name(node.target))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _MUTATING_METHODS:
+                names.add(_root_name(node.func.value))
+            if node.func.attr == "copyto" and node.args:
+                names.add(_root_name(node.args[0]))
+        if isinstance(node, ast.Call):
+            names.update(_root_name(kw.value) for kw in node.keywords if kw.arg == "out")
+    return names - {""}
+
+
+def _root_name(node: ast.expr) -> str:
+    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _viewed_names(tree: ast.AST, plain: bool = True) -> set[str]:
     """The array names whose values some ``name = value`` binds as a view: ``value`` is the name
-    itself, an index or slice of it, ``.T``, ``.real``/``.imag`` or a view-making call of it."""
+    itself (unless not ``plain``), an index or slice of it, ``.T``, ``.real``/``.imag`` or a
+    view-making call of it."""
     viewed: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets):
@@ -2942,7 +3035,7 @@ def _viewed_names(tree: ast.AST) -> set[str]:
                         and root.func.value.id in ("np", "numpy") else root.func.value
                 else:
                     root = None
-            if root is not None:
+            if root is not None and (plain or root is not node.value):
                 viewed.add(root.id)
     return viewed
 
