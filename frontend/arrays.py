@@ -66,7 +66,7 @@ _REFUSED = {
     **dict.fromkeys(("argsort", "sort"), "its result is a sorted order; write the loop"),
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
-    **dict.fromkeys(("ravel", "flatten", "resize"), _SHAPES),
+    "resize": _SHAPES,
 }
 JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
@@ -80,7 +80,7 @@ _BINARY_UFUNCS: dict[str, type[ast.operator]] = {
     "floor_divide": ast.FloorDiv, "power": ast.Pow, "mod": ast.Mod, "remainder": ast.Mod,
 }
 _METHODS = {"transpose": "transpose", "copy": "copy", "astype": "astype", "clip": "clip", "conj": "conj",
-            "conjugate": "conj", "reshape": "reshape", "squeeze": "squeeze"}
+            "conjugate": "conj", "reshape": "reshape", "squeeze": "squeeze", "ravel": "ravel", "flatten": "ravel"}
 
 
 # ---- symbolic integers ---------------------------------------------------------------------
@@ -223,6 +223,7 @@ class ArrayName:
     block: tuple[int, ...] = ()  # where a temporary or view was bound
     live: bool = True
     view: View | None = None  # for "view": the slice/transpose of an array the name aliases
+    stale: str = ""  # why reading it now would differ from NumPy (a reshape copy whose source was written)
 
     @property
     def rank(self) -> int:
@@ -242,6 +243,17 @@ class Assertion:
 
 
 @dataclass(frozen=True)
+class SizeMatch:
+    """A reshape's sizes, which NumPy requires to hold equally many elements: the extents of
+    the array reshaped and of the new shape (ASTs affine in sizes and integer arguments).  Their
+    products are not affine, so the call-time checks multiply them (ValueError, as NumPy)."""
+
+    source: tuple[ast.expr, ...]
+    shape: tuple[ast.expr, ...]
+    missing: int = -1  # the axis given as -1 (NumPy's message names it "newaxis"), -1 for none
+
+
+@dataclass(frozen=True)
 class LoweredArrays:
     """What :func:`lower_arrays` hands the lifter: the lowered source, the extent equalities
     it assumes, the top-level asserts, and the returned views of arguments (by position in the
@@ -251,6 +263,8 @@ class LoweredArrays:
     assumed: tuple[ast.expr, ...] = ()
     assertions: tuple[Assertion, ...] = ()
     returned_views: tuple[tuple[int, Returned], ...] = ()
+    reshapes: tuple[SizeMatch, ...] = ()
+    sizes: tuple[tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]], ...] = ()  # computed: name, factors, divisors
 
 
 @dataclass(frozen=True)
@@ -324,6 +338,12 @@ class Lowering:
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
         self.assertions: list[Assertion] = []
         self.returned_views: dict[int, Returned] = {}  # position in the final return -> the view
+        self.reshapes: list[SizeMatch] = []  # element counts the call-time checks compare
+        self.written: tuple[ast.stmt, str] | None = None  # the array the assignment being lowered stores into
+        self.reshaped: set[str] = set()  # the arrays reshape copies made
+        self.reshape_sources: dict[str, str] = {}  # array a reshape copied into -> the array it copied (NumPy: a view)
+        # (factors, divisors) -> a size the call computes: its name, the factors and divisors
+        self.size_products: dict[tuple, tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]]] = {}
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
@@ -390,7 +410,10 @@ class Lowering:
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed, self.here = [], False, stmt
             self.assignments += 1
+            self.written = None
             out = self.lower_assign(stmt)
+            if self.written is not None:
+                self.writing(*self.written)
             if not self.changed:
                 return [stmt]
             self.any_changed = True
@@ -629,10 +652,17 @@ class Lowering:
             self.changed = True
         if not isinstance(target, ast.Subscript):
             return [stmt]
+        root: ast.expr = target
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        written = self.names.get(root.id) if isinstance(root, ast.Name) else None
+        if written is not None:  # after the value is read (lower_stmt): NumPy reads it all first
+            self.written = (stmt, written.array)
         masked = self.masked_store(stmt, target)
         if masked is not None:
             return masked
         view = self.value(target, store=True)
+        self.not_into_a_copy(target, view)
         into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
         if into is None and isinstance(stmt, ast.Assign):
             into = self.joins.store(self, stmt, view)
@@ -785,6 +815,9 @@ class Lowering:
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
+        if value.base in self.reshaped and self.whole_temporary(value):  # a reshape's copy: the name's own array
+            self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "temp", self.block)
+            return []
         if value.base is not None and not self.copies(stmt, name):  # a slice or transpose: NumPy binds a view
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "view", self.block,
                                          view=value)
@@ -841,6 +874,7 @@ class Lowering:
         if why is not None:
             raise self.error(stmt, f"array {name!r} is bound again inside a loop or branch, and {why}; use a "
                              f"new name or write into it with {name}[...] = ...", "array name rebound")
+        self.writing(stmt, entry.array, rebinding=True)
         return self.store(stmt, entry.read(), value) if fill else []
 
     def masked_store(self, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript) -> list[ast.stmt] | None:
@@ -861,6 +895,7 @@ class Lowering:
         self.same_shape_as_mask(target.slice, base, mask)
         new = value if isinstance(stmt, ast.Assign) else self.binop(stmt, stmt.op, base, value)
         whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
+        self.not_into_a_copy(target, whole)
         chosen = self.combine(stmt, [mask, new, base], lambda c, a, b: ast.IfExp(c, a, b),
                               promote_any(_unbool(new.vtype), _unbool(base.vtype)))
         return self.store(stmt, whole, chosen)
@@ -917,6 +952,52 @@ class Lowering:
             raise self.error(node, f"array {ast.unparse(node)!r} in the value of a boolean mask store, not "
                              "indexed by the mask (NumPy's count of selected elements decides the shape)",
                              "boolean mask")
+
+    def writing(self, node: ast.AST, array: str, rebinding: bool = False) -> None:
+        """Before a store into kernel array ``array``.  A reshape that regroups elements is a copy
+        here (``reshape_copy``) where NumPy often binds a view, so the two may not drift apart: a
+        write into the copy while its source is still reachable is refused, and a write into the
+        source makes a name bound to the copy in the same block unreadable from here on (one bound
+        in an enclosing block could be read again by a later iteration: the write is refused).
+        ``rebinding``: the name's new array reuses ``array`` (``rebind_in_place``), where NumPy
+        makes a new one and writes nothing it held, so nothing drifts apart; from here on
+        ``array`` is neither a reshape's copy nor the source of one."""
+        if rebinding:
+            self.reshape_sources = {made: source for made, source in self.reshape_sources.items()
+                                    if array not in (made, source)}
+            return
+        source = self.reshape_sources.get(array)
+        if source is not None and (source in self.args or any(e.live and e.array == source
+                                                              for e in self.names.values())):
+            what = self.user_name(source)
+            raise self.error(node, f"a write into the result of reshape() of {what!r}, which in NumPy may be a view "
+                             f"of {what!r}: polyfuse copies the elements, so the write would not reach {what!r}; "
+                             f"write into {what!r} itself, or reshape a .copy() of it", "reshape")
+        for name, entry in self.names.items():
+            if not (entry.live and self.reshape_sources.get(entry.array) == array and not entry.stale):
+                continue
+            if entry.block != self.block:
+                raise self.error(node, f"a write into {self.user_name(array)!r} inside a loop or branch while "
+                                 f"{name!r}, its reshape (a view in NumPy, a copy here), is bound outside it; "
+                                 f"reshape after the last write", "reshape")
+            entry.stale = (f"a write into {self.user_name(array)!r}, which it is a reshape of (a view in NumPy, "
+                           "a copy here, which does not see the write); reshape again after the write")
+
+    def not_into_a_copy(self, target: ast.Subscript, view: View) -> None:
+        """Refuse ``x.reshape(-1)[0] = v`` where the reshape is a copy: NumPy's view would change
+        ``x`` (a name bound to the copy is checked by ``writing``)."""
+        root: ast.expr = target
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        if view.base in self.reshaped and not isinstance(root, ast.Name):
+            raise self.error(target, "a store into the result of reshape() or ravel() that regroups the elements: "
+                             "in NumPy it may be a view (the store changes the array), here it is a copy; write "
+                             "into the array itself", "reshape")
+
+    def user_name(self, array: str) -> str:
+        """The kernel's own name for kernel array ``array`` (temporaries are renamed)."""
+        names = sorted(self.names.items(), key=lambda item: item[1].kind == "view")  # arrays' own names first
+        return next((n for n, e in names if e.array == array and e.live), array)
 
     def whole_temporary(self, view: View | None) -> bool:
         """Whether ``view`` is all of an array temporary this lowering allocated, in order."""
@@ -1082,6 +1163,11 @@ class Lowering:
             self.assumed.append(verdict.assume)
         return True
 
+    def assumable(self, claim: str) -> bool:
+        """Whether ``require(claim)`` holds, without adding to the assumptions."""
+        verdict = decide(claim, tuple(self.loops), self.params)
+        return verdict.proven or verdict.assume is not None
+
     def proven(self, claim: str) -> bool:
         return decide(claim, tuple(self.loops), self.params).proven
 
@@ -1122,6 +1208,8 @@ class Lowering:
         if entry is not None and not entry.live:
             raise self.error(node, f"array {node.id!r} is read outside the loop or branch that binds it",
                              "array temporary")
+        if entry is not None and entry.stale:
+            raise self.error(node, f"array {node.id!r} is read after {entry.stale}", "reshape")
         if entry is not None and entry.array != node.id:
             self.changed = True  # a rebound name: the statement must read the renamed array
         return entry
@@ -2479,9 +2567,11 @@ class Lowering:
     def call_reshape(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
         """``x.reshape(shape)``, ``np.reshape(x, shape)``: a view, where the new shape is the old
         one with axes of extent 1 added or removed (one extent may be -1), which NumPy reshapes
-        without a copy whatever the strides.  Extents paired this way that are not proven equal
-        are assumed equal and checked per call (another regrouping of the same number of
-        elements is then refused with ArgumentError); any other reshape is refused here."""
+        without a copy whatever the strides.  Where every new extent is given and those paired
+        this way that are not proven equal are integer arguments, they are assumed equal and
+        checked per call (doitgen's ``np.reshape(A, (NR, NQ, 1, NP))``: another regrouping of the
+        same number of elements is then refused with ArgumentError, ``x.ravel().reshape(n, m)``
+        copies); any other reshape may regroup the elements and is a copy (``reshape_copy``)."""
         given = self.keywords(node, ("newshape", "shape", "order"))
         order = given.pop("order", None)
         if order is not None and not (isinstance(order, ast.Constant) and order.value in ("C", "A")):
@@ -2492,21 +2582,147 @@ class Lowering:
         if len(items) == 1 and isinstance(items[0], ast.Attribute) and items[0].attr == "shape":
             wanted: list[Sym | None] = list(self.shape_of(items[0]))
         else:
-            wanted = [None if _int_const(i) == -1 else sym_of(self.value(i).element(())) for i in items]
+            wanted = [None if _int_const(i) == -1 else self.unit_sized(sym_of(self.value(i).element(())))
+                      for i in items]
+        if sum(e is None for e in wanted) > 1:
+            raise self.error(node, "reshape() with more than one -1 extent (a ValueError in NumPy)", "reshape")
         kept = [d for d, e in enumerate(x.extents) if not e.is_const(1)]
         placed = [k for k, e in enumerate(wanted) if e is None or not e.is_const(1)]
         texts = [x.extents[d].text for d in kept], [e.text for e in wanted if e is not None and not e.is_const(1)]
-        if texts[0] != texts[1] and sorted(texts[0]) == sorted(texts[1]):
-            raise self.error(node, "reshape() to a permutation of the extents regroups the elements in NumPy; "
-                             f"{_SHAPES}", "reshape")
-        if len(kept) != len(placed) or sum(e is None for e in wanted) > 1 or not all(
-                wanted[k] is None or wanted[k].text == x.extents[d].text  # type: ignore[union-attr]
-                or self.require(f"{wanted[k].text} == {x.extents[d].text}")  # type: ignore[union-attr]
-                for d, k in zip(kept, placed)):
-            raise self.error(node, f"reshape() is not supported here: {_SHAPES} (only axes of extent 1 may be "
-                             "added or removed)", "reshape")
+        claims = [f"{wanted[k].text} == {x.extents[d].text}" for d, k in zip(kept, placed)  # type: ignore[union-attr]
+                  if wanted[k] is not None and wanted[k].text != x.extents[d].text]  # type: ignore[union-attr]
+        paired = len(kept) == len(placed) and not (texts[0] != texts[1] and sorted(texts[0]) == sorted(texts[1]))
+        if not paired or not all(self.proven(claim) or (None not in wanted and self.assumable(claim)
+                                                        and claim.split(" == ")[0] in self.int_args)
+                                 for claim in claims):
+            if order is not None and order.value != "C":  # type: ignore[attr-defined]
+                raise self.error(node, "reshape() with order='A' that regroups the elements (NumPy's order then "
+                                 "depends on the array's layout); use order='C'", "reshape")
+            return self.reshape_copy(node, x, wanted, (kept, placed, claims) if paired else None)
+        for claim in claims:  # paired with an integer argument, not proven equal: assumed, checked per call
+            self.require(claim)
         return self.regrouped(x, kept, placed, tuple(x.extents[kept[placed.index(k)]] if k in placed else const(1)
                                                      for k in range(len(wanted))))
+
+    def unit_sized(self, e: Sym) -> Sym:
+        """``e``, or 1 where it is ``A.shape[d]`` of an argument axis of extent 1 in this signature."""
+        entry = self.names.get(e.text.split(".shape[")[0]) if e.text.endswith("]") else None
+        if entry is not None and entry.kind == "arg":
+            d = _int_const(ast.parse(e.text, mode="eval").body.slice)  # type: ignore[attr-defined]
+            if d is not None and 0 <= d < entry.rank and entry.extents[d].is_const(1):
+                return const(1)
+        return e
+
+    def call_ravel(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
+        """``x.ravel()``, ``x.flatten()``, ``np.ravel(x)``: the reshape to one axis."""
+        order = self.keywords(node, ("order",)).get("order", args[0] if args else None)
+        if len(args) > 1 or (order is not None and not (isinstance(order, ast.Constant) and order.value == "C")):
+            raise self.error(node, f"{ast.unparse(node.func)}() with an order other than 'C'", "reshape")
+        return self.reshape_copy(node, x, [None])
+
+    def reshape_copy(self, node: ast.Call, x: View, wanted: list[Sym | None],
+                     pairing: tuple[list[int], list[int], list[str]] | None = None) -> View:
+        """A reshape that regroups the elements (``x.reshape(n, -1)``, ``np.ravel(x)``): a new
+        temporary of the new shape, element ``k`` of it (C order) element ``k`` of ``x`` (C order,
+        whatever ``x``'s strides).  The copy's reads of ``x`` are subscripts computed at run time
+        (``flat // stride % extent``), which the model reads as the whole of each axis, so every
+        write of ``x`` before it is seen; its writes are the whole new array, exactly.  The new
+        extents must be affine in sizes and integer arguments (-1 where what is left of the element
+        count is); the element counts agree or the call raises NumPy's ValueError
+        (``SizeMatch``).  NumPy may return a view where this copies: ``writing`` keeps them
+        from drifting apart.  ``pairing`` (axes of ``x`` and of the result paired one to one, and
+        the equalities of their extents, affine each) adds a copy without run-time subscripts
+        for the calls where they hold (doitgen's ``np.reshape(A, (NR, NQ, 1, NP))``)."""
+        for e in x.extents:
+            if not (e.is_const() or is_affine(e.node, self.params)):
+                raise self.error(node, f"reshape() of an array of extent {e.text!r}, which changes in a loop or is "
+                                 "not affine in the sizes and integer arguments", "reshape")
+        sizes = [None if e is None else self.size_extent(node, e) for e in wanted]
+        if None in sizes:
+            sizes[sizes.index(None)] = self.missing_extent(node, x.extents, [e for e in sizes if e is not None])
+        extents = tuple(e for e in sizes if e is not None)
+        if sorted(e.text for e in x.extents if not e.is_const(1)) != sorted(e.text for e in extents
+                                                                            if not e.is_const(1)) \
+                or math.prod(e.const for e in x.extents if e.is_const()) != \
+                math.prod(e.const for e in extents if e.is_const()):
+            self.reshapes.append(SizeMatch(tuple(e.node for e in x.extents), tuple(e.node for e in extents),
+                                           wanted.index(None) if None in wanted else -1))
+        if not extents:  # x.reshape(()) of an array of one element: that element
+            return scalar(x.element(tuple(const(0) for _ in x.extents)), VType(x.vtype.dtype, False))
+        dtype = self.temp_dtype(node, x)
+        array = self.fresh("reshape")
+        self.allocate(array, extents, dtype)
+        out = leaf(array, extents, dtype)
+        self.reshaped.add(array)
+        if x.base is not None:
+            self.reshape_sources[array] = x.base
+        self.changed = True
+
+        def body(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            flat = _flat_index(k, extents)
+            source = tuple(atom(f"({ast.unparse(i)})") for i in _unflattened(flat, x.extents))
+            return [ast.Assign([_store(out.element(k))], x.element(source))]
+        copy_loops = self.nest(extents, body)
+        if pairing is not None and all(is_affine(side, self.params) for claim in pairing[2]
+                                       for side in _sides(claim)):
+            kept, placed, claims = pairing
+            direct = self.regrouped(x, kept, placed, extents)
+            test = ast.parse(" and ".join(claims), mode="eval").body
+            copy_loops = [ast.If(test, self.nest(extents, lambda k: [
+                ast.Assign([_store(out.element(k))], direct.element(k))]), copy_loops)]
+        self.pre.extend(copy_loops)
+        return out
+
+    def missing_extent(self, node: ast.Call, source: tuple[Sym, ...], given: list[Sym]) -> Sym:
+        """The -1 extent of a reshape: ``source``'s element count over ``given``'s (the factors
+        they share cancelled; a size the call computes where what is left is not affine).  Where
+        it does not divide, the element counts differ: NumPy's ValueError at the call."""
+        left = Counter(e.text for e in source if not e.is_const())
+        divisors = []
+        for e in given:
+            if left[e.text]:
+                left[e.text] -= 1
+            elif not e.is_const():
+                divisors.append(e)  # not a factor of the count as written: divided at the call
+        rest = [t for t, n in left.items() for _ in range(n)]
+        numerator = math.prod(e.const for e in source if e.is_const())
+        denominator = math.prod(e.const for e in given if e.is_const())
+        if not denominator:
+            return const(0)  # NumPy's ValueError at the call (SizeMatch), as a 0-sized array cannot be split
+        by_text = {e.text: e for e in source}
+        if rest and numerator % denominator:  # (n * 3).reshape(2, -1): divided at the call too
+            divisors.append(const(denominator))
+            denominator = 1
+        return self.size_product([const(numerator // denominator), *(by_text[t] for t in rest)], divisors)
+
+    def size_extent(self, node: ast.Call, extent: Sym) -> Sym:
+        """A reshape's new extent as isl can use it: itself where affine in the sizes and integer
+        arguments, a product of such factors (``c * h * w``) as a size the call computes."""
+        extent = sym_of(_ViewShapes(self).visit(extent.node))
+        if extent.is_const() or is_affine(extent.node, self.params):
+            return extent
+        factors = [sym_of(f) for f in _factors(extent.node)]
+        if len(factors) < 2 or not all(f.is_const() or is_affine(f.node, self.params) for f in factors):
+            raise self.error(node, f"reshape() with extent {extent.text!r}: new extents must be products of "
+                             "sizes and integer arguments (affine each) that do not change in a loop", "reshape")
+        return self.size_product(factors)
+
+    def size_product(self, factors: list[Sym], divisors: list[Sym] | None = None) -> Sym:
+        """The product of ``factors`` (affine each) over that of ``divisors`` (floor division):
+        a Sym where that is affine, else a new size parameter (``pf_size``) that the call computes
+        (scop.SizeProduct)."""
+        number = math.prod(f.const for f in factors if f.is_const())
+        rest = sorted((f for f in factors if not f.is_const()), key=lambda f: f.text)
+        if len(rest) <= 1 and not divisors:
+            return rest[0].scale(number) if rest else const(number)
+        if number != 1:
+            rest.append(const(number))
+        key = (tuple(f.text for f in rest), tuple(d.text for d in divisors or ()))
+        if key not in self.size_products:
+            name = self.fresh("size")
+            self.size_products[key] = (name, tuple(f.node for f in rest), tuple(d.node for d in divisors or ()))
+            self.params = self.params | {name}
+        return atom(self.size_products[key][0])
 
     def regrouped(self, x: View, kept: list[int], placed: list[int], extents: tuple[Sym, ...]) -> View:
         """A view of ``x`` with extents ``extents``: its axis ``placed[j]`` is ``x``'s axis
@@ -3059,6 +3275,51 @@ def _slice_of(node: ast.expr) -> ast.expr:
     return node.slice
 
 
+def _sides(claim: str) -> list[ast.expr]:
+    """Both sides of a claim ``a == b`` (Python text) as ASTs."""
+    tree = ast.parse(claim, mode="eval").body
+    assert isinstance(tree, ast.Compare), claim
+    return [tree.left, *tree.comparators]
+
+
+def _factors(node: ast.expr) -> list[ast.expr]:
+    """The factors of a product ``a * b * c`` (``[node]`` for anything else)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _factors(node.left) + _factors(node.right)
+    return [node]
+
+
+def _product(factors: tuple[Sym, ...]) -> ast.expr:
+    """The product of ``factors`` as an integer AST (the constants folded into one)."""
+    number = math.prod(f.const for f in factors if f.is_const())
+    result: ast.expr = ast.Constant(number)
+    for f in factors:
+        if not f.is_const():
+            result = f.node if number == 1 and isinstance(result, ast.Constant) else ast.BinOp(result, ast.Mult(), f.node)
+    return result
+
+
+def _flat_index(index: tuple[Sym, ...], extents: tuple[Sym, ...]) -> ast.expr:
+    """The C-order position of element ``index`` of an array of ``extents``."""
+    flat: ast.expr = ast.Constant(0)
+    for d, i in enumerate(index):
+        stride = _product(extents[d + 1:])
+        term = i.node if isinstance(stride, ast.Constant) and stride.value == 1 else ast.BinOp(i.node, ast.Mult(), stride)
+        flat = term if isinstance(flat, ast.Constant) and flat.value == 0 else ast.BinOp(flat, ast.Add(), term)
+    return flat
+
+
+def _unflattened(flat: ast.expr, extents: tuple[Sym, ...]) -> list[ast.expr]:
+    """The index of the element at C-order position ``flat`` of an array of ``extents``:
+    ``flat // stride % extent`` per axis (no ``%`` on the first axis, no ``//`` on the last)."""
+    index = []
+    for d, extent in enumerate(extents):
+        stride = _product(extents[d + 1:])
+        part = flat if isinstance(stride, ast.Constant) and stride.value == 1 else ast.BinOp(flat, ast.FloorDiv(), stride)
+        index.append(part if d == 0 else ast.BinOp(part, ast.Mod(), extent.node))
+    return index
+
+
 def _store(node: ast.expr) -> ast.expr:
     assert isinstance(node, ast.Subscript), "element stores are array elements"
     return ast.Subscript(node.value, node.slice, ast.Store())
@@ -3105,4 +3366,5 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     for equal in lowering.assumed:
         _locate(equal, source.tree)
     return LoweredArrays(dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions),
-                         tuple(sorted(lowering.returned_views.items())))
+                         tuple(sorted(lowering.returned_views.items())), tuple(lowering.reshapes),
+                         tuple(lowering.size_products.values()))

@@ -81,6 +81,8 @@ class ExpressionLifter:
             return ir.Var(f"_pf_{name}", "int64", True)  # frontend.opaque.region_var
         if name in self.scope.loop_vars:
             return ir.Var(isl_name(name), "int64", True)
+        if name in self.lifter.sizes:  # a size the call computes (frontend.arrays reshape_copy)
+            return ir.Var(name, "int64", True)
         arg = self.lifter.arguments.get(name)
         if arg is not None and arg.kind != "array":  # travels as an int64, float64 or complex128
             return self.coerce(ir.Var(name, arg.dtype, True), argument_type(arg))

@@ -19,10 +19,12 @@ from polyfuse.model.schedule_tree import StmtNode, loop_of
 from polyfuse.model.scop import (
     Argument,
     ArrayInfo,
+    ElementCount,
     PrangeLoop,
     Returned,
     ReturnValue,
     Scop,
+    SizeProduct,
     Statement,
     isl_name,
     shape_param,
@@ -61,11 +63,12 @@ class Lifter:
     """Walks the kernel body once; collects statements, arrays and the schedule skeleton."""
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 scalar_types: dict[str, VType]) -> None:
+                 scalar_types: dict[str, VType], sizes: tuple[str, ...] = ()) -> None:
         self.source = source
         self.globals = globals_
         self.arguments = {a.name: a for a in arguments}
-        self.params = self._params(arguments)
+        self.sizes = sizes  # the sizes the call computes (scop.SizeProduct): int64 parameters
+        self.params = self._params(arguments) + sizes
         self.prefix = "[" + ", ".join(self.params) + "]"
         self.arrays: dict[str, ArrayInfo] = {}
         for arg in arguments:
@@ -107,6 +110,7 @@ class Lifter:
     def affine(self, node: ast.expr, scope: Scope) -> Affine:
         names = {v: isl_name(v) for v in scope.loop_vars}
         names.update({a.name: isl_name(a.name) for a in self.arguments.values() if a.kind == "int"})
+        names.update({n: n for n in self.sizes})
         ranks = {a.name: a.rank for a in self.arguments.values() if a.kind == "array"}
         return AffineConverter(names, ranks, self.error).convert(node)
 
@@ -378,7 +382,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
     for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
-        lifter = Lifter(source, globals_, arguments, scalar_types)
+        lifter = Lifter(source, globals_, arguments, scalar_types, tuple(size[0] for size in lowered.sizes))
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
@@ -393,6 +397,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         if lifter.assigned == scalar_types:
             break
         scalar_types = dict(lifter.assigned)
+    top = Scope((), isl.Set.from_params(context))
     scop = Scop(
         name=fn.__name__,
         arguments=arguments,
@@ -407,8 +412,17 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         returns=_with_views(lifter.returns, lowered.returned_views),
         returns_span=lifter.returns_span,
         assertions=tuple(failing),
+        sizes=tuple(SizeProduct(name, _extents(lifter, factors, top), _extents(lifter, divisors, top))
+                    for name, factors, divisors in lowered.sizes),
+        counts=tuple(ElementCount(_extents(lifter, m.source, top), _extents(lifter, m.shape, top), m.missing)
+                     for m in lowered.reshapes),
     )
     return dataclasses.replace(scop, schedule=scop.schedule_of(scop.body))
+
+
+def _extents(lifter: Lifter, nodes: tuple[ast.expr, ...], scope: Scope) -> tuple[ir.Expr, ...]:
+    """Sizes (ASTs affine in the parameters) as integer IR the call evaluates."""
+    return tuple(lifter.affine(node, scope).expr for node in nodes)
 
 
 def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], ...]) -> ReturnValue | None:
@@ -423,7 +437,7 @@ def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], 
 
 
 def _context(lifter: Lifter) -> isl.Set:
-    shapes = [p for p in lifter.params if "__shape" in p]
+    shapes = [p for p in lifter.params if "__shape" in p] + list(lifter.sizes)
     units = {shape_param(isl_name(a.name), d) for a in lifter.arguments.values() for d in a.unit_axes}
     cons = " and ".join(f"{p} = 1" if p in units else f"{p} >= 0" for p in shapes) or "true"
     return isl.Set(f"{lifter.prefix} -> {{ : {cons} }}")

@@ -244,7 +244,7 @@ class Kernel:
             arguments=arguments, params=program.params, local_arrays=program.local_arrays(),
             backend=stages["backend"], bounds=stages["bounds"], written=frozenset(a for s in scop.statements for a in s.targets),
             stages=stages, declared_locals=tuple(a for a in stages["lift"].arrays if a.kind == "local"),
-            returns=scop.returns,
+            returns=scop.returns, sizes=scop.sizes, counts=scop.counts,
         )
         deadline = stages.get("deadline")
         if key is not None and not (deadline is not None and deadline.skipped):
@@ -274,7 +274,8 @@ def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:
     return {
         "artifact": variant.backend.artifact, "arguments": variant.arguments, "params": variant.params,
         "local_arrays": variant.local_arrays, "bounds": variant.bounds, "written": variant.written,
-        "declared_locals": variant.declared_locals, "returns": variant.returns,
+        "declared_locals": variant.declared_locals, "returns": variant.returns, "sizes": variant.sizes,
+        "counts": variant.counts,
         "explanation": Explanation.of(variant, options),
     }
 
@@ -285,7 +286,8 @@ def _from_cache(entry: dict[str, Any]) -> CompiledVariant:
     return CompiledVariant(
         arguments=entry["arguments"], params=entry["params"], local_arrays=entry["local_arrays"],
         backend=load_artifact(entry["artifact"]), bounds=entry["bounds"], written=entry["written"],
-        declared_locals=entry.get("declared_locals"), returns=entry.get("returns"),
+        declared_locals=entry.get("declared_locals"), returns=entry.get("returns"), sizes=entry.get("sizes", ()),
+        counts=entry.get("counts", ()),
         explanation=entry["explanation"].replace_section("cache", "loaded from the disk cache"),
         from_cache=True,
     )

@@ -136,6 +136,9 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     """Decide cuts, chunks, ghost depths and time steps for this call (see the module docstring)."""
     found = analysis(kernel, values)
     scop, deps = found.scop, found.deps
+    if scop.sizes or scop.counts:  # a chunk's elements in C order are not the array's
+        raise UnsupportedError(f"{kernel.py_func.__name__} reshapes an array so that its elements regroup: on dask "
+                               "arrays that needs the whole array (run it on numpy arrays)")
     name = kernel.py_func.__name__
     dasks = tuple(n for n, v in values.items() if is_dask_array(v))
     written, reduction, results = _outputs(name, scop, values, dasks, reassociate)

@@ -155,6 +155,28 @@ class PrangeLoop:
 
 
 @dataclass(frozen=True)
+class SizeProduct:
+    """A size the call computes, an isl parameter like the extents: ``name`` is the product of
+    ``factors`` over that of ``divisors`` (floor division; integer IR over the other parameters),
+    which isl cannot state (a reshape's ``x.reshape(n, -1)`` of an ``(m, h, w)`` array has extent
+    ``m * h * w // n``)."""
+
+    name: str
+    factors: tuple[ir.Expr, ...]
+    divisors: tuple[ir.Expr, ...] = ()
+
+
+@dataclass(frozen=True)
+class ElementCount:
+    """A reshape's sizes, which must hold equally many elements (integer IR extents over the
+    parameters): the call raises NumPy's ValueError before anything runs where they do not."""
+
+    source: tuple[ir.Expr, ...]
+    shape: tuple[ir.Expr, ...]
+    missing: int = -1  # the axis written -1 (NumPy's message says "newaxis"); -1 for none
+
+
+@dataclass(frozen=True)
 class Scop:
     name: str
     arguments: tuple[Argument, ...]
@@ -170,6 +192,8 @@ class Scop:
     returns_span: SourceSpan | None = None  # the final ``return`` (for target errors)
     # the user's asserts: (isl text of the parameter values where one fails, its message or None)
     assertions: tuple[tuple[str, str | None], ...] = ()
+    sizes: tuple[SizeProduct, ...] = ()  # parameters the call computes (after the arguments' own)
+    counts: tuple[ElementCount, ...] = ()  # reshapes' element counts, checked per call
 
     def array(self, name: str) -> ArrayInfo:
         for info in self.arrays:

@@ -23,7 +23,15 @@ import numpy as np
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
-from polyfuse.model.scop import Argument, ArrayInfo, Returned, ReturnValue, shape_param
+from polyfuse.model.scop import (
+    Argument,
+    ArrayInfo,
+    ElementCount,
+    Returned,
+    ReturnValue,
+    SizeProduct,
+    shape_param,
+)
 from polyfuse.model.stages import Stages
 from polyfuse.runtime.signature import device_span
 
@@ -49,6 +57,8 @@ class CompiledVariant:
     from_cache: bool = False
     declared_locals: tuple[ArrayInfo, ...] | None = None  # local arrays as written, before contraction
     returns: ReturnValue | None = None  # what a call returns (frontend.returns); None: nothing
+    sizes: tuple[SizeProduct, ...] = ()  # parameters computed from the arguments' (reshapes)
+    counts: tuple[ElementCount, ...] = ()  # reshapes' element counts, checked before the bounds
     _pairs: tuple[tuple[str, str], ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -63,6 +73,7 @@ class CompiledVariant:
 
     def run(self, values: dict[str, Any]) -> Any:
         env = self.bind(values)
+        check_counts(self.counts, env)
         self.bounds.check({p: env[p] for p in self.params})
         self.check_overlap(values)
         for info in self.local_arrays:
@@ -90,6 +101,8 @@ class CompiledVariant:
                 for axis, extent in enumerate(value.shape):
                     env[shape_param(arg.name, axis)] = int(extent)
             env[arg.name] = value
+        for size in self.sizes:  # each from parameters bound above (or earlier sizes)
+            env[size.name] = size_value(size, env)
         return env
 
     def check_overlap(self, values: dict[str, Any]) -> None:
@@ -191,6 +204,32 @@ def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:
     if any(extent < 0 for extent in shape):
         raise ArgumentError(f"local array {info.name!r} would have negative shape {shape} for these arguments")
     return shape
+
+
+def _extent(expr: ir.Expr, env: dict[str, Any]) -> int:
+    """An extent as NumPy has it: a slice's length written ``n - 2`` is 0 where ``n < 2``."""
+    return max(0, evaluate_int(expr, env))
+
+
+def _count(extents: tuple[ir.Expr, ...], env: dict[str, Any]) -> int:
+    return int(np.prod([_extent(e, env) for e in extents], dtype=np.int64))
+
+
+def size_value(size: SizeProduct, env: dict[str, Any]) -> int:
+    """A computed size for this call (0 where a divisor is 0: NumPy's ValueError then follows
+    from ``check_counts``)."""
+    divisor = _count(size.divisors, env)
+    return _count(size.factors, env) // divisor if divisor else 0
+
+
+def check_counts(counts: tuple[ElementCount, ...], env: dict[str, Any]) -> None:
+    """NumPy's ValueError for a reshape whose new shape holds a different number of elements."""
+    for count in counts:
+        size = _count(count.source, env)
+        if size != _count(count.shape, env):
+            texts = ["newaxis" if d == count.missing else str(_extent(e, env)) for d, e in enumerate(count.shape)]
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"({','.join(texts)}{',' if len(texts) == 1 else ''})")
 
 
 def allocate(info: ArrayInfo, env: dict[str, Any]) -> np.ndarray:

@@ -334,3 +334,18 @@ def test_several_outputs_or_the_returned_argument():
     np.testing.assert_array_equal(returned.compute(scheduler="threads"), ref[2])
     plan = pfd.explain(KERNELS["shift_and_double"], *_dask([A, B, C], 6))
     assert plan.written == ("B", "C")
+
+
+def regrouped(A, B):
+    B[:] = A.reshape(A.shape[0] // 2, -1).sum(axis=1)[0] + A
+
+
+def test_reshapes_that_regroup_elements_are_refused():
+    """A chunk's elements in C order are not the array's: such a reshape needs the whole array."""
+    A, B = np.arange(30.0), np.zeros(30)
+    with pytest.raises(polyfuse.UnsupportedError, match="regroup"):
+        polyfuse.kernel(regrouped)(*_dask([A, B], 10))
+    expected = _reference(regrouped, A, B)
+    got = [B.copy()]
+    polyfuse.kernel(regrouped)(A, got[0])
+    np.testing.assert_allclose(got[0], expected[1])

@@ -292,7 +292,7 @@ def k_argmax(a, out):
 
 
 def k_reshape(A, out):
-    out[:] = A.reshape(-1)
+    out[:] = A.reshape(-1, order="F")
 
 
 def k_linalg(A, out):
@@ -330,7 +330,7 @@ REFUSALS = {
     "boolean mask": (k_mask, (V, np.zeros(3)), "boolean mask"),
     "slice bound that may be negative": (k_negative_bound, (V, np.zeros(10)), "may be negative"),
     "argsort": (k_argmax, (V, np.zeros(1, np.int64)), "argsort() is not supported"),
-    "reshape": (k_reshape, (M, np.zeros(42)), "reshape() is not supported"),
+    "reshape": (k_reshape, (M, np.zeros(42)), "order other than 'C'"),
     "np.linalg": (k_linalg, (M, np.zeros(1)), "np.linalg.det() is not supported"),
     "bitwise of floats": (k_float_bitwise, (V, np.zeros(10)), "refused by NumPy"),
     "rebinding an argument": (k_rebind_argument, (V, np.zeros(10)), "rebinding argument 'A'"),
