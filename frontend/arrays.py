@@ -33,6 +33,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
+from .array_loops import range_loop
 from .checker import is_allocation, module_of, reassociable
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decide, is_affine
@@ -354,6 +355,10 @@ class Lowering:
 
     def lower_stmt(self, stmt: ast.stmt) -> list[ast.stmt]:
         if isinstance(stmt, ast.For):
+            ranged = range_loop(self, stmt)  # for i, v in enumerate(T): a range loop (array_loops.py)
+            if ranged is not None:
+                self.any_changed = True
+                return [s for r in ranged for s in self.lower_stmt(r)]
             if not isinstance(stmt.target, ast.Name):
                 return [_replace(stmt, body=self.lower_block(stmt.body))]
             self.loop_vars.add(stmt.target.id)

@@ -118,7 +118,8 @@ class SubsetChecker(ast.NodeVisitor):
 
     def stmt_For(self, node: ast.For, top: bool) -> None:
         if not isinstance(node.target, ast.Name):
-            self.fail(node.target, "for loop over something other than a single name")
+            self.fail(node.target, "for loop binding a tuple other than enumerate(...) and zip(...) of arrays "
+                      "(or np.ndindex) with one name per item")
         it = node.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
             self.fail(it, "for loop over something other than range(...)")

@@ -122,6 +122,26 @@ def ndindex_loops(A, out):
         out[i, j] += tmp[i, j]
 
 
+def loops_over_temporaries(x, A, out):
+    """Loops over arrays the NumPy lowering made (frontend/array_loops.py): a 1-D temporary's
+    elements are copies, a 2-D one's rows are views, enumerate(start=), enumerate(zip())."""
+    grid = np.linspace(-1.5, 1.5, x.shape[0])
+    for i, g in enumerate(grid):
+        grid[min(i + 1, x.shape[0] - 1)] = 0.0  # the next element changes: the next copy sees it
+        out[i, 0] = g * x[i]
+    T = A * 2.0
+    for k, row in enumerate(T, 1):
+        row[0] = float(k)  # a view: the write lands in T, and the row sees it
+        for j in range(len(row)):
+            out[k - 1, 1] += row[j] + row.shape[0]
+    for k, (r, y) in enumerate(zip(T, x), start=-2):
+        out[k + 2, 2] = r[1] * y + k
+    for a, b in zip(T[1], grid):
+        out[0, 3] += a * b
+    for v in A[1:, 2]:
+        out[1, 3] += v
+
+
 def _vec(rng, n=11, dtype=np.float64):
     return rng.standard_normal(n).astype(dtype)
 
@@ -141,6 +161,7 @@ CASES = [
     (zip_pairs, lambda r: (_vec(r, 7), _vec(r, 5), np.zeros(7))),
     (local_sizes, lambda r: (_vec(r), np.zeros(11))),
     (ndindex_loops, lambda r: (r.standard_normal((5, 4)), np.zeros((5, 4)))),
+    (loops_over_temporaries, lambda r: (_vec(r, 6), r.standard_normal((5, 4)), np.zeros((6, 4)))),
 ]
 
 
@@ -174,3 +195,15 @@ def row_reassigned(A, out):
 def test_a_row_name_the_loop_reassigns_is_refused():
     with pytest.raises(polyfuse.UnsupportedError, match="for loop over something other than range"):
         polyfuse.kernel(row_reassigned)(np.ones((3, 2)), np.zeros(3))
+
+
+def temporary_rebound_in_its_loop(x, out):
+    t = x * 2.0
+    for i, v in enumerate(t):
+        t = t + 1.0  # Python goes on iterating the old array: refused, not read from the new one
+        out[i] = v
+
+
+def test_a_temporary_the_loop_binds_again_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="for loop binding a tuple"):
+        polyfuse.kernel(temporary_rebound_in_its_loop)(np.ones(3), np.zeros(3))
