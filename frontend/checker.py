@@ -33,8 +33,10 @@ _STMT_NAMES = {
     ast.Raise: "raise statement",
     ast.FunctionDef: "nested function",
     ast.ClassDef: "class definition",
-    ast.Import: "import",
-    ast.ImportFrom: "import",
+    ast.Import: "import (only of numpy, math and cmath, and their functions, at the top of the body "
+                "before the names are used)",
+    ast.ImportFrom: "import (only of numpy, math and cmath, and their functions, at the top of the body "
+                    "before the names are used)",
     ast.Global: "global statement",
     ast.Nonlocal: "nonlocal statement",
     ast.Delete: "del statement",

@@ -4,6 +4,8 @@ kernel-local arrays."""
 
 from __future__ import annotations
 
+from math import sqrt
+
 import numpy as np
 import pytest
 
@@ -142,6 +144,22 @@ def loops_over_temporaries(x, A, out):
         out[1, 3] += v
 
 
+def imports_in_the_body(x, out):
+    """Imports of numpy, math and their functions in the body bind what globals would; module
+    functions by name (here and in a helper) are the module's."""
+    import math as m
+
+    import numpy
+    from numpy import float32, maximum
+    for i in range(x.shape[0]):
+        out[i] = m.floor(x[i]) + float32(x[i]) + maximum(x[i], 0.5) + _root_twice(abs(x[i]))
+    out[0] = numpy.sum(x)
+
+
+def _root_twice(v):
+    return sqrt(v) * 2.0
+
+
 def _vec(rng, n=11, dtype=np.float64):
     return rng.standard_normal(n).astype(dtype)
 
@@ -161,6 +179,7 @@ CASES = [
     (zip_pairs, lambda r: (_vec(r, 7), _vec(r, 5), np.zeros(7))),
     (local_sizes, lambda r: (_vec(r), np.zeros(11))),
     (ndindex_loops, lambda r: (r.standard_normal((5, 4)), np.zeros((5, 4)))),
+    (imports_in_the_body, lambda r: (_vec(r), np.zeros(11))),
     (loops_over_temporaries, lambda r: (_vec(r, 6), r.standard_normal((5, 4)), np.zeros((6, 4)))),
 ]
 
