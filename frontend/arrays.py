@@ -424,23 +424,20 @@ class Lowering:
         """``assert A.shape[0] == B.shape[1], "..."`` at the top level: taken out of the body and
         checked per call (AssertionError, before the kernel runs; isl also knows it holds after).
         ``np.shares_memory(x, y)`` in the test is decided here when either array is one the
-        kernel allocated.  Asserts of array values, or inside loops and branches, are refused."""
-        if not self.at_top:
-            raise self.error(stmt, "assert inside a loop or branch (only top-level asserts of sizes and integer "
-                             "arguments, checked when the kernel is called)", "assert statement")
+        kernel allocated.  Any other assert (of array values, inside a loop or branch) stays, to
+        be checked where it runs (frontend.control.lift_assert)."""
         message = None
         if stmt.msg is not None:
             if not (isinstance(stmt.msg, ast.Constant) and isinstance(stmt.msg.value, str)):
                 raise self.error(stmt.msg, "assert with a message other than a string literal", "assert statement")
             message = stmt.msg.value
-        test = _SharedMemory(self).visit(_ViewShapes(self).visit(copy.deepcopy(stmt.test)))
-        if not self.affine_test(test):
-            raise self.error(stmt, f"assert {ast.unparse(stmt.test)!r}: asserts may test only sizes and integer "
-                             "arguments (affine comparisons, and/or/not), which polyfuse checks when the kernel "
-                             "is called; check array values outside the kernel", "assert statement")
-        self.assertions.append(Assertion(test, message))
-        self.changed = self.any_changed = True
-        return []
+        if self.at_top:
+            test = _SharedMemory(self).visit(_ViewShapes(self).visit(copy.deepcopy(stmt.test)))
+            if self.affine_test(test):
+                self.assertions.append(Assertion(test, message))
+                self.changed = self.any_changed = True
+                return []
+        return [_replace(stmt, test=self.known_extents(stmt.test))]
 
     def affine_test(self, node: ast.expr) -> bool:
         """Whether ``node`` is and/or/not of affine comparisons of sizes and integer arguments."""
@@ -2135,6 +2132,9 @@ class Lowering:
                     ast.Assign([ast.Name(mn, ast.Store())], _extreme(False, ast.Name(mn, ast.Load()), x.element(k))),
                     ast.Assign([ast.Name(mx, ast.Store())], _extreme(True, ast.Name(mx, ast.Load()), x.element(k)))])
                 scan += [assign(found_lo, f"{NP_NAME}.float64({mn})"), assign(found_hi, f"{NP_NAME}.float64({mx})")]
+                if dtype in FLOATS:  # NaN or infinite data: NumPy's ValueError, where the scan ends
+                    scan.append(value_error(f"{NP_NAME}.isfinite({mn}) and {NP_NAME}.isfinite({mx})",
+                                            "autodetected range of the data is not finite"))
                 tests: list[ast.expr] = [ast.Compare(e.node, [ast.Gt()], [ast.Constant(0)]) for e in x.extents
                                          if not e.is_const()]
                 if tests:
@@ -2146,6 +2146,10 @@ class Lowering:
                          assign(hi, f"{found_hi} + 0.5 if {found_lo} == {found_hi} else {found_hi}")]
         edges = self.linspace(ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "linspace", ast.Load()),
                                        [ast.Name(lo, ast.Load()), ast.Name(hi, ast.Load()), (n + const(1)).node], []))
+        count_text = str(n.const) if n.is_const() else "the"
+        self.pre += self.nest((n,), lambda k: [value_error(
+            f"not ({ast.unparse(edges.element(k))}) >= ({ast.unparse(edges.element((k[0] + const(1),)))})",
+            f"Too many bins for data range. Cannot create {count_text} finite-sized bins.")])
         if part == 1:
             return None, edges
         # the counts (int64) or the weights' sums (in float64, as np.bincount sums them)
@@ -2214,9 +2218,12 @@ class Lowering:
         m = edges.extents[0]
         if not self.require(f"{m.text} >= 2"):
             raise self.error(given["bins"], "np.histogram() bins of fewer than two edges", "np.histogram")
+        self.changed = True
+        self.pre += self.nest((m - const(1),), lambda k: [value_error(  # NumPy checks the edges first
+            f"not ({ast.unparse(edges.element(k))}) > ({ast.unparse(edges.element((k[0] + const(1),)))})",
+            "`bins` must increase monotonically, when an array")])
         if part == 1:
             return None, edges
-        self.changed = True
         n = m - const(1)
         acc = self.fresh("hist")
         self.allocate(acc, (n,), "int64")
@@ -2915,6 +2922,14 @@ def _slice_of(node: ast.expr) -> ast.expr:
 def _store(node: ast.expr) -> ast.expr:
     assert isinstance(node, ast.Subscript), "element stores are array elements"
     return ast.Subscript(node.value, node.slice, ast.Store())
+
+
+def value_error(test: str, message: str) -> ast.Assert:
+    """``assert test`` raising ValueError(message) where it fails (the internal message form
+    ``("ValueError", message)``, which frontend.control.lift_assert reads; user asserts take
+    string messages only)."""
+    return ast.Assert(ast.parse(test, mode="eval").body,
+                      ast.Tuple([ast.Constant("ValueError"), ast.Constant(message)], ast.Load()))
 
 
 def _replace(stmt, **fields):

@@ -89,6 +89,21 @@ def module_of(node: ast.AST, globals_: dict) -> str | None:
     return None
 
 
+def assert_message(msg: ast.expr | None) -> tuple[str, str | None] | None:
+    """The exception and message of an assert's ``msg``: a string literal (AssertionError), or
+    ``("ValueError", "...")``, which only the NumPy lowering writes (frontend.arrays checks the
+    user's messages first); None for anything else."""
+    if msg is None:
+        return "AssertionError", None
+    if isinstance(msg, ast.Constant) and isinstance(msg.value, str):
+        return "AssertionError", msg.value
+    if isinstance(msg, ast.Tuple) and len(msg.elts) == 2 and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in msg.elts):
+        error, text = (str(e.value) for e in msg.elts if isinstance(e, ast.Constant))
+        return (error, text) if error == "ValueError" else None
+    return None
+
+
 class SubsetChecker(ast.NodeVisitor):
     """Raises UnsupportedError at the first construct outside the subset."""
 
@@ -174,6 +189,12 @@ class SubsetChecker(ast.NodeVisitor):
             return
         if not (top and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
             self.fail(node, "expression statement (a call or value whose result is unused)")
+
+    def stmt_Assert(self, node: ast.Assert, top: bool) -> None:
+        """An assert checked where it runs (frontend.control.lift_assert); the message a string."""
+        if node.msg is not None and assert_message(node.msg) is None:
+            self.fail(node.msg, "assert with a message other than a string literal")
+        self.visit_expr(node.test)
 
     def stmt_Return(self, node: ast.Return, top: bool) -> None:
         if not top:
