@@ -1404,6 +1404,9 @@ class Lowering:
             return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
                                 promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
         if any(a.rank for a in args):
+            scalar_type = getattr(np, name, None) if module == "np" else None
+            if len(args) == 1 and isinstance(scalar_type, type) and issubclass(scalar_type, np.generic):
+                return self.call_astype(node, args[0], [func])  # np.float64(x) of an array: x.astype
             if len(args) == 1 and ((module is None and isinstance(func, ast.Name) and func.id == "abs")
                                    or (module == "np" and name in ("abs", "absolute"))):
                 vtype = args[0].vtype  # abs of a complex array is its real magnitude (it was typed complex)

@@ -486,7 +486,15 @@ class Helper:
         if len(self.body) > 1:
             return True
         uses = Counter(n.id for s in self.body for n in ast.walk(s) if isinstance(n, ast.Name))
-        return any(uses[p] > 1 and not isinstance(v, (ast.Name, ast.Constant)) for p, v in self.values.items())
+        return any(uses[p] > 1 and not self.plain_value(v) for p, v in self.values.items())
+
+    def plain_value(self, value: ast.expr) -> bool:
+        """A name, a number or a module's attribute (``np.float64`` as ``dtype=``): substituted
+        at each use, never computed into a local first (nothing to compute; a dtype cannot be
+        a local's value)."""
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+            return isinstance(self.rw.globals.get(value.value.id), types.ModuleType)
+        return isinstance(value, (ast.Name, ast.Constant))
 
     def statements(self) -> list[ast.stmt]:
         body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
@@ -500,7 +508,7 @@ class Helper:
         computed = self.pure()  # a pure helper's argument that is more than a name: computed once
         for param, value in list(self.values.items()):  # the helper may write what the value reads
             if (param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(value))) \
-                    or (computed and not isinstance(value, (ast.Name, ast.Constant))):
+                    or (computed and not self.plain_value(value)):
                 self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
