@@ -100,7 +100,7 @@ data = st.lists(values, min_size=1, max_size=40)
 
 
 @settings(max_examples=25, deadline=None)
-@given(x=data, n=st.integers(1, 12), dtype=st.sampled_from(["float64", "int64", "int32", "uint8"]))
+@given(x=data, n=st.integers(1, 12), dtype=st.sampled_from(["float64", "float32", "int64", "int32", "uint8"]))
 def test_counts_and_edges_match_numpy(x, n, dtype):
     a = np.abs(np.array(x)) if dtype == "uint8" else np.array(x)
     a = a.astype(dtype)
@@ -255,7 +255,7 @@ def edges_and_weights(x, w):
 
 
 def float32_data(x):
-    return np.histogram(x.astype(np.float32), 4)[0]
+    return np.histogram(x.astype(np.float32), 4, range=(0.0, 1.0))[0]
 
 
 def computed_range(x, lo):
@@ -307,3 +307,20 @@ def test_edges_that_decrease_raise_value_error(target):
     with pytest.raises(ValueError) as got:
         polyfuse.kernel(edges_given, target=target)(x, edges)
     assert got.value.args == want.value.args
+
+
+@pytest.mark.parametrize("lo, hi, n", [(0.1, 0.7, 7), (-3.3, 1e3, 13), (1.0, 1.0 + 1e-5, 3), (-1e-30, 1e-30, 5)])
+def test_float32_data_has_float32_edges_as_in_numpy(lo, hi, n):
+    """float32 data without range=: edges, bin arithmetic and corrections in float32, NumPy's
+    own; values on the edges and one float32 ulp either side of them; empty data (NumPy's
+    float64 linspace of 0 and 1, cast)."""
+    edges = np.linspace(np.float32(lo), np.float32(hi), n + 1, dtype=np.float32)
+    x = np.concatenate([edges, np.nextafter(edges, np.float32(np.inf)), np.nextafter(edges, np.float32(-np.inf))])
+    _same(unpacked, x, n)
+    _same(unpacked, x[(x >= edges[0]) & (x <= edges[-1])], n)
+    _same(density, x, n)
+    _same(unpacked, x[:0], n)
+
+
+def test_all_equal_float32_values_widen_the_range_by_half_in_float32():
+    _same(unpacked, np.full(5, np.float32(3.3)), 4)
