@@ -160,6 +160,23 @@ def _root_twice(v):
     return sqrt(v) * 2.0
 
 
+def _clamp(i, offset, maxval):
+    return min(max(0, i + offset), maxval)
+
+
+def shape_held_in_a_local(x, w, out):
+    """numpy-benchmarks' conv: shapes held in locals (tuple locals written out), read in a
+    tuple of subscripts."""
+    sx = x.shape
+    sw = w.shape
+    for i in range(sx[0]):
+        for j in range(sx[1]):
+            for ii in range(sw[0]):
+                for jj in range(sw[-1]):
+                    idx = _clamp(i, ii - sw[0] // 2, sw[0]), _clamp(j, jj - sw[0] // 2, sw[0])
+                    out[i, j] += x[idx] * w[ii, jj]
+
+
 def _vec(rng, n=11, dtype=np.float64):
     return rng.standard_normal(n).astype(dtype)
 
@@ -179,6 +196,7 @@ CASES = [
     (zip_pairs, lambda r: (_vec(r, 7), _vec(r, 5), np.zeros(7))),
     (local_sizes, lambda r: (_vec(r), np.zeros(11))),
     (ndindex_loops, lambda r: (r.standard_normal((5, 4)), np.zeros((5, 4)))),
+    (shape_held_in_a_local, lambda r: (r.standard_normal((7, 6)), r.standard_normal((3, 3)), np.zeros((7, 6)))),
     (imports_in_the_body, lambda r: (_vec(r), np.zeros(11))),
     (loops_over_temporaries, lambda r: (_vec(r, 6), r.standard_normal((5, 4)), np.zeros((6, 4)))),
 ]
