@@ -358,3 +358,13 @@ def assert_with_a_computed_message(x):
 def test_an_assert_message_other_than_a_string_literal_is_refused():
     with pytest.raises(UnsupportedError, match="message other than a string literal"):
         polyfuse.kernel(assert_with_a_computed_message)(np.ones(3))
+
+
+def test_an_assert_message_survives_the_disk_cache():
+    """A second kernel object of the same function loads the cached LLVM artifact: the assert's
+    message comes from the artifact, not from the compile."""
+    x = np.array([0.1, 0.7, 2.0, 0.9])
+    for _ in range(2):
+        with pytest.raises(AssertionError) as e:
+            polyfuse.kernel(checked_steps, target="cpu")(x, np.zeros(4), 3.0)
+        assert e.value.args == ("above the limit",)
