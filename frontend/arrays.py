@@ -437,7 +437,13 @@ class Lowering:
                 self.assertions.append(Assertion(test, message))
                 self.changed = self.any_changed = True
                 return []
-        return [_replace(stmt, test=self.known_extents(stmt.test))]
+        test = self.known_extents(stmt.test)
+        ok = self.fresh("assert_ok")  # an array value in the test (np.all(x > 0)): lowered as a local's value
+        assign = ast.copy_location(ast.Assign([ast.Name(ok, ast.Store())], test), stmt)
+        lowered = self.lower_stmt(assign)
+        if lowered == [assign]:
+            return [_replace(stmt, test=test)]
+        return lowered + [_replace(stmt, test=ast.copy_location(ast.Name(ok, ast.Load()), stmt.test))]
 
     def affine_test(self, node: ast.expr) -> bool:
         """Whether ``node`` is and/or/not of affine comparisons of sizes and integer arguments."""

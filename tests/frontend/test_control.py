@@ -309,6 +309,13 @@ def checked_in_a_kept_loop(x, out):
         out[i] = r
 
 
+def checked_reductions(x, y):
+    for _ in range(3):
+        y[:] = y + x
+        assert y.max() < 5.0, "overflowed"  # an array value in the test: lowered first
+        assert y.sum() >= 0
+
+
 def _outcome(fn, args):
     try:
         fn(*args)
@@ -324,6 +331,9 @@ ASSERT_CASES = [
     (checked_steps, lambda: (np.array([-20.0, 0.1]), np.zeros(2), 3.0)),  # after the loop
     (checked_steps, lambda: (np.array([0.9]), np.zeros(1), 1.0)),
     (checked_in_a_kept_loop, lambda: (np.array([2.0, 9.0]), np.zeros(2))),
+    (checked_reductions, lambda: (np.ones(4), np.zeros(4))),
+    (checked_reductions, lambda: (np.full(4, 2.0), np.zeros(4))),
+    (checked_reductions, lambda: (-np.ones(4), np.zeros(4))),
     (checked_in_a_kept_loop, lambda: (np.array([2.0, -9.0]), np.zeros(2))),
 ]
 
