@@ -345,9 +345,11 @@ def default_error(source: KernelSource, name: str, value: object) -> Unsupported
     args = source.tree.args
     params = [a.arg for a in args.args]
     node = args.defaults[params.index(name) - (len(params) - len(args.defaults))]
+    hint = " (a list or tuple is not an argument either: pass a NumPy array)" if isinstance(value, (list, tuple)) \
+        else ""
     return source.error(node, f"the default value {value!r} of parameter {name!r} is not a number; kernels "
                         "take number defaults (int, float, bool, complex, numpy scalars): pass "
-                        f"{name!r} in the call", "default argument")
+                        f"{name!r} in the call{hint}", "default argument")
 
 
 def is_matmul_call(node: ast.stmt) -> bool:

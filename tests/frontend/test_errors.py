@@ -148,6 +148,11 @@ def k_default_none(n, A, out=None):  # ERR
         A[i] = 1.0
 
 
+def k_default_list(n, A, mask=(1, 0, 1)):  # ERR: numpy-benchmarks' check_mask has [1, 0, 1]
+    for i in range(n):
+        A[i] = 1.0
+
+
 def k_augassign_matmul(n, A):
     for i in range(n):
         A[i] @= 2.0  # ERR
@@ -191,6 +196,7 @@ CASES = {
     "import other module": (k_import_other, "import os", ["numpy, math and cmath"], (4, V)),
     "import after use": (k_import_after_use, "import math", ["before the names are used"], (4, V)),
     "default None": (k_default_none, "None", ["default value None of parameter 'out'", "pass 'out'"], (4, V)),
+    "default list": (k_default_list, "(1, 0, 1)", ["pass 'mask'", "pass a NumPy array"], (4, V)),
     "augassign @=": (k_augassign_matmul, "A[i] @= 2.0", ["MatMult="], (4, V)),
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
