@@ -34,7 +34,7 @@ from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
-from .checker import is_allocation, module_of, reassociable
+from .checker import is_allocation, module_of, numpy_abs, reassociable
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decide, is_affine
 from .scalars import arity, is_supported, np_scalar_type
@@ -1416,8 +1416,9 @@ class Lowering:
             if len(args) == 1 and ((module is None and isinstance(func, ast.Name) and func.id == "abs")
                                    or (module == "np" and name in ("abs", "absolute"))):
                 vtype = args[0].vtype  # abs of a complex array is its real magnitude (it was typed complex)
-                if vtype.is_complex:
+                if vtype.is_complex:  # NumPy's vector loop's magnitude, not a scalar's hypot
                     vtype = VType("float32" if vtype.dtype == "complex64" else "float64", vtype.weak)
+                    return self.elementwise(numpy_abs, args, vtype)
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
@@ -2386,6 +2387,8 @@ class Lowering:
             vtype = UNKNOWN
         else:
             vtype = self.numpy_type(node, getattr(np, name), args)
+        if name in ("abs", "absolute") and args[0].vtype.is_complex:  # NumPy's vector loop's magnitude
+            return self.elementwise(numpy_abs, args, vtype, node)
         func = ast.Attribute(ast.Name(NP_NAME, ast.Load()), name, ast.Load())
         return self.elementwise(lambda *xs: ast.Call(func, list(xs), []), args, vtype, node)
 
@@ -2639,12 +2642,14 @@ class Lowering:
         return dtype
 
     def accumulate(self, kind: str, acc: ast.expr, value: ast.expr, reassoc: bool = False) -> ast.expr:
-        """``acc`` updated with ``value``; ``reassoc``: a reduction's sum or product, whose order
-        NumPy does not promise (it sums pairwise), so the backend may regroup it (checker.reassociable)."""
+        """``acc`` updated with ``value``; ``reassoc``: a reduction's sum, whose order NumPy does
+        not promise (it sums pairwise), so the backend may regroup it (checker.reassociable).
+        Products keep index order, as NumPy's multiply.reduce does: regrouped into vector lanes,
+        a product can overflow or underflow where NumPy's does not (2.0, 0.5, 2.0, ... gave inf)."""
         if kind in ("max", "min"):
             return _extreme(kind == "max", acc, value)
         update = ast.BinOp(acc, ast.Mult() if kind == "prod" else ast.Add(), value)
-        return reassociable(update) if reassoc else update
+        return reassociable(update) if reassoc and kind != "prod" else update
 
     def start_value(self, kind: str, dtype: str, first: ast.expr, initial: ast.expr | None) -> ast.expr:
         """What the accumulator holds before the first element (``first`` for max/min)."""

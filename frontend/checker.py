@@ -74,6 +74,10 @@ _PARTS = ("real", "imag")  # z.real, z.imag; z.conjugate() is the one method cal
 #: accumulator's other updates (frontend.expressions sets ``ir.BinOp.reassoc``).  Only generated
 #: code holds it: frontend.lift refuses the name in the user's source.
 REASSOC_CALL = "_polyfuse_reassoc"
+#: ``NUMPY_ABS_CALL(z)``: the magnitude of a complex array's element as NumPy's vector loop
+#: computes it (frontend.expressions: ``ir.Unary("numpy_abs")``), where a scalar's ``abs`` is
+#: ``hypot``.  Generated code only, like REASSOC_CALL.
+NUMPY_ABS_CALL = "_polyfuse_numpy_abs"
 
 
 def module_of(node: ast.AST, globals_: dict) -> str | None:
@@ -287,7 +291,7 @@ class SubsetChecker(ast.NodeVisitor):
         if node.keywords:
             self.fail(node, "call with keyword arguments", "expr")
         func = node.func
-        if is_reassoc_call(node):
+        if is_reassoc_call(node) or is_numpy_abs_call(node):
             return self.visit_expr(node.args[0])
         if isinstance(func, ast.Name) and func.id in _BUILTINS:
             if func.id in ("min", "max") and len(node.args) < 2:
@@ -369,6 +373,16 @@ def is_reassoc_call(node: ast.AST) -> TypeGuard[ast.Call]:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == REASSOC_CALL
             and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.BinOp)
             and isinstance(node.args[0].op, (ast.Add, ast.Mult)))
+
+
+def numpy_abs(value: ast.expr) -> ast.Call:
+    """``abs(value)`` of a complex array's element, as NumPy's array loop computes it."""
+    return ast.Call(ast.Name(NUMPY_ABS_CALL, ast.Load()), [value], [])
+
+
+def is_numpy_abs_call(node: ast.AST) -> TypeGuard[ast.Call]:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == NUMPY_ABS_CALL
+            and len(node.args) == 1 and not node.keywords)
 
 
 def is_allocation(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:

@@ -14,7 +14,7 @@ from polyfuse.model import ir
 from polyfuse.model.scop import isl_name
 
 from .affine import Affine
-from .checker import is_reassoc_call, module_of
+from .checker import is_numpy_abs_call, is_reassoc_call, module_of
 from .control import access_text, runtime_subscript
 from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
@@ -287,6 +287,10 @@ class ExpressionLifter:
         func = node.func
         if is_reassoc_call(node):
             return reassociated(self.convert(node.args[0]))
+        if is_numpy_abs_call(node):
+            z = self.convert(node.args[0])
+            assert vtype(z).is_complex, "frontend.arrays marks complex magnitudes only"
+            return ir.Unary("numpy_abs", z, component(z.dtype), False)
         args = [self.convert(a) for a in node.args]
         if isinstance(func, ast.Name):
             return self.builtin(node, func.id, args)

@@ -33,7 +33,7 @@ from .allocation import allocator_of, fill_nest, read_allocation
 from .array_joins import JOIN_RULES
 from .array_linalg import PRODUCT_RULES, PRODUCT_RULES_BLAS
 from .arrays import lower_arrays
-from .checker import REASSOC_CALL, check_subset, is_matmul_call, module_of
+from .checker import NUMPY_ABS_CALL, REASSOC_CALL, check_subset, is_matmul_call, module_of
 from .control import (
     Guard,
     access_text,
@@ -376,7 +376,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     ``blas``: NumPy matrix products that BLAS can run are kept whole (model/region.py Matmul)."""
     source = read_source(fn)
     for node in ast.walk(source.tree):
-        if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, REASSOC_CALL):
+        if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
             raise source.error(node, f"the name {node.id} is reserved for polyfuse's generated code")
     globals_ = dict(fn.__globals__)
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset

@@ -18,6 +18,7 @@ from polyfuse.model.scop import Argument
 from polyfuse.model.stages import Stages
 from polyfuse.options import Options, compile_seconds, time_tile_sizes
 from polyfuse.passes.astgen import build_loop_program
+from polyfuse.passes.blocked_sums import block_reductions
 from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
@@ -88,6 +89,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     if options.interleave_copies():
         program = stages.run_loop_pass("interleave", interleave_reductions, program,
                                        copies=options.interleave_copies())
+    # NumPy float sums in blocks: each block's vector lanes, then the block sums (accuracy)
+    if options.reduction_block():
+        program = stages.run_loop_pass("blocked sums", block_reductions, program, block=options.reduction_block())
     # parallel=False (numba's option): the same loops, all on the calling thread
     if not options.parallel and options.target != "cuda":
         program = stages.run_loop_pass("serial", serial_loops, program)

@@ -41,6 +41,7 @@ class Explanation:
              + [asdict(p) for p in stages.decisions("register promotion")]),
             ("minmax lanes", [asdict(d) for d in stages.decisions("minmax lanes")]),
             ("interleaved loops", [asdict(d) for d in stages.decisions("interleave")]),
+            ("blocked sums", [asdict(d) for d in stages.decisions("blocked sums")]),
             ("contraction", [_contraction(d) for d in stages.decisions("contraction")]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),

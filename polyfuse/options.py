@@ -15,6 +15,7 @@ from polyfuse.errors import ArgumentError
 TARGETS = ("cpu", "python", "cuda")
 FUSE_MODES = ("none", "smart", "max")
 INTERLEAVE_COPIES = 4  # iterations side by side around a float reduction (polyfuse.passes.interleave)
+SUM_BLOCK = 2048  # terms per innermost chunk of a NumPy float sum (polyfuse.passes.blocked_sums)
 CACHE_SIZE_KNOBS = {"l1d": "POLYFUSE_L1_BYTES", "l2": "POLYFUSE_L2_BYTES", "l3": "POLYFUSE_L3_BYTES",
                     "line": "POLYFUSE_LINE_BYTES"}
 DEFAULT_ISL_OPERATIONS = 3_000_000
@@ -203,6 +204,14 @@ class Options:
             return 0
         return vector_bytes()
 
+    def reduction_block(self) -> int:
+        """Terms per block of a NumPy float sum (polyfuse.passes.blocked_sums; 0: summed in one
+        run of vector lanes).  CPU targets only: the Python backend is the reference, GPU threads
+        keep their own sums.  POLYFUSE_BLOCKED_SUMS=0 turns it off."""
+        if self.target != "cpu" or not env_flag("POLYFUSE_BLOCKED_SUMS", True):
+            return 0
+        return SUM_BLOCK
+
     def interleave_copies(self) -> int:
         """Iterations interleaved around float reductions (0: none; GPUs map the loop to threads)."""
         if not self.interleave or self.target == "cuda" or not env_flag("POLYFUSE_INTERLEAVE", True):
@@ -221,7 +230,7 @@ class Options:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
                 f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} vector_math={self.vector_math} "
                 f"registers={self.register_tile_bytes()} lanes={self.minmax_lane_bytes()} "
-                f"interleave={self.interleave_copies()} "
+                f"interleave={self.interleave_copies()} blocked_sums={self.reduction_block()} "
                 f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
                 + ("" if self.blas_products() else " blas=False")
                 + self._cuda_key())

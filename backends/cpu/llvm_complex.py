@@ -7,7 +7,8 @@ Every rule takes the parts apart, computes with the component type and packs the
 - ``*`` is ``(ar*br - ai*bi, ar*bi + ai*br)`` with separate roundings (no C99 Annex G fixes,
   like numpy's loops); ``/`` is Smith's algorithm exactly as numpy's ``@TYPE@_divide`` loop;
 - ``z ** n`` for a constant integer ``n`` is numpy's ``npy_cpow`` binary powering (and its
-  zero-base cases); ``abs`` is libm's ``hypot`` (numpy's ``npy_cabs``);
+  zero-base cases); ``abs`` is libm's ``hypot`` (numpy's ``npy_cabs``, a scalar's), ``np.abs``
+  of an array's element NumPy's vector loop's formula (``numpy_magnitude``);
 - ``exp``/``log``/``sqrt`` are the textbook formulas over libm (exp/cos/sin, log/hypot/atan2,
   Kahan's sqrt via hypot), with the special values of C99's cexp/clog/csqrt that matter for
   finite input; for finite arguments they agree with numpy within a few ulp (see docs/subset.md).
@@ -136,6 +137,31 @@ class ComplexRules:
 
     def magnitude(self, z):
         return self.ex.libm("hypot", list(self.parts(z)))
+
+    def numpy_magnitude(self, z):
+        """``np.abs`` of a complex array's element as NumPy's SIMD loop computes it (AVX2,
+        AVX-512, NEON): ``larger * sqrt(fma(r, r, 1))``, ``r = smaller / larger`` (0 where
+        ``larger`` is 0 or ``smaller`` inf), after an inf part makes both parts inf and then a
+        NaN part both NaN.  Straight-line, so it vectorizes; ``hypot`` (a libm call per element)
+        was 20 times slower and differed from NumPy's array result in the last bit for about a
+        third of the values."""
+        b = self.b
+        re, im = (self.ex._intrinsic("llvm.fabs", [part]) for part in self.parts(z))
+        inf, nan = ll.Constant(re.type, math.inf), ll.Constant(re.type, math.nan)
+        re_inf, im_inf = b.fcmp_ordered("==", re, inf), b.fcmp_ordered("==", im, inf)
+        im = b.select(re_inf, inf, im)
+        re = b.select(im_inf, inf, re)
+        re_nan, im_nan = b.fcmp_unordered("uno", re, re), b.fcmp_unordered("uno", im, im)
+        im = b.select(re_nan, nan, im)
+        re = b.select(im_nan, nan, re)
+        bigger = b.fcmp_ordered(">", re, im)
+        larger, smaller = b.select(bigger, re, im), b.select(bigger, im, re)
+        divide = b.not_(b.or_(b.fcmp_ordered("==", larger, ll.Constant(re.type, 0.0)),
+                              b.fcmp_ordered("==", smaller, inf)))
+        ratio = b.select(divide, b.fdiv(smaller, larger), ll.Constant(re.type, 0.0))
+        one = ll.Constant(re.type, 1.0)
+        root = self.ex._intrinsic("llvm.sqrt", [self.ex._intrinsic("llvm.fma", [ratio, ratio, one])])
+        return b.fmul(root, larger)
 
     def equal(self, op: str, lhs, rhs):
         """``==`` when both parts are equal (NaN never is); ``!=`` its negation."""

@@ -178,6 +178,8 @@ class ExprEmitter(VectorMath):
         if e.op in ("not", "invert"):  # xor with all ones: a bool's not, an integer's ~
             return self.b.not_(value)
         if cx.is_complex(e.operand.dtype):
+            if e.op == "numpy_abs":
+                return self.complex.numpy_magnitude(value)
             return self.complex.negate(value) if e.op == "neg" else self.complex.magnitude(value)
         if e.op == "neg":
             return self.b.fneg(value) if is_float(e.dtype) else self.b.neg(value)

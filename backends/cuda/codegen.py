@@ -30,6 +30,7 @@ import numpy as np
 from polyfuse.backends.cuda.exprs import NUMBA_TYPES, ExprRenderer, helper_source
 from polyfuse.backends.cuda.plan import HostFor, Launch, Plan, Unit, make_plan
 from polyfuse.backends.cuda.promote import Decision, Promotion, promote, promotion_enabled, shared_budget
+from polyfuse.backends.cuda.simulator import make_shared_arrays_thread_safe
 from polyfuse.backends.cuda.tiled import TiledEmitter
 
 from polyfuse.errors import UnsupportedError
@@ -57,6 +58,7 @@ def cuda_api(purpose: str = "target='cuda'"):
     except ImportError as exc:  # pragma: no cover - numba ships numba.cuda or numba-cuda provides it
         raise UnsupportedError(f"{purpose} needs numba's CUDA support: pip install 'polyfuse[cuda]' ({exc})") from None
     if simulator_enabled(config):
+        make_shared_arrays_thread_safe()
         return cuda
     try:
         available = cuda.is_available()

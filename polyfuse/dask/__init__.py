@@ -5,10 +5,11 @@ the arrays it writes, or a 0-d array for a returned reduction) instead of comput
 ``polyfuse.dask.call`` does the same with the knobs a call cannot take (``steps_per_exchange``,
 ``reassociate``); ``polyfuse.dask.explain`` returns the plan: split axes, ghost depths per array
 and side, chunks, time steps per exchange.  ``polyfuse.einsum`` with dask operands builds a
-blockwise graph (polyfuse.dask.einsum).  See docs/dask.md.
+blockwise graph (polyfuse.dask.einsum); ``polyfuse.spec`` with dask inputs runs the spec on
+each block of its loop kernel's plan (polyfuse.dask.spec).  See docs/dask.md.
 
-The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .halo, .steps) ->
-graph (dask's overlap + map_blocks: polyfuse.dask.graph) -> workers run the compiled kernel
+The pipeline: plan (client; isl on the call's sizes: polyfuse.dask.plan, .cuts, .halo, .steps) ->
+graph (dask's overlap + blockwise: polyfuse.dask.graph) -> workers run the compiled kernel
 per block (compiled once per worker process, from the kernel's source: polyfuse/kernel.py, KernelRecipe).
 """
 
@@ -26,27 +27,38 @@ def call(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate:
          **kwargs: Any) -> Any:
     """Build the graph of ``kernel(*args, **kwargs)`` on dask arrays.
 
-    Returns the new value of the one array the kernel writes (or returns), or a tuple of the
-    written arrays in argument order when it writes several; a 0-d dask array for a returned
-    reduction.  ``reassociate=True`` lets a float sum or product be split into chunks."""
+    A kernel without ``return`` gives the new value of the one array it writes, or a tuple of
+    the written arrays in argument order; otherwise what it returns, on dask arrays: an
+    argument's new value, a new array, a 0-d dask array for a reduction, or a tuple of them.  ``reassociate=True`` lets a float sum or product be split into chunks."""
     return call_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange,
                        reassociate=reassociate)
 
 
 def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None,
-                reassociate: bool = False) -> Any:
-    """``call`` with the arguments already bound to the kernel's parameter names."""
-    from polyfuse.dask.graph import build, build_reduction
+                reassociate: bool = False, runner: Any = None) -> Any:
+    """``call`` with the arguments already bound to the kernel's parameter names; ``runner``
+    (called like the kernel) runs each block instead of it (polyfuse.dask.spec)."""
+    from polyfuse.dask.graph import build
+    from polyfuse.dask.plan import analysis, returned_values
 
     plan = _plan(kernel, values, steps_per_exchange, reassociate)
-    if plan.reduction is not None:
-        return build_reduction(kernel, values, plan)
-    outputs = build(kernel, values, plan)
-    returns = _analysis_returns(kernel, values)
-    if returns is not None:
-        return outputs[returns]
-    result = tuple(outputs[name] for name in plan.written)
-    return result[0] if len(result) == 1 else result
+    scop = analysis(kernel, values).scop
+    names = tuple(r.name for r in returned_values(scop))
+    outputs, total = build(runner or kernel, values, plan, names)
+    if scop.returns is None:
+        result = tuple(outputs[name] for name in plan.written)
+        return result[0] if len(result) == 1 else result
+    return _assemble(scop.returns, outputs, values, total)
+
+
+def _assemble(returns, outputs: dict[str, Any], values: dict[str, Any], total: Any) -> Any:
+    """The kernel's return value on dask arrays: an argument's new value (or the argument, if
+    the kernel does not write it), a new array, the reduction, or a tuple of them."""
+    if isinstance(returns, tuple):
+        return tuple(_assemble(item, outputs, values, total) for item in returns)
+    if returns.how == "scalar":
+        return total
+    return outputs[returns.name] if returns.name in outputs else values[returns.name]
 
 
 def explain(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate: bool = False,
@@ -85,10 +97,3 @@ def _plan_key(value: Any) -> Any:
     if isinstance(value, int):
         return ("int", value)
     return (type(value).__name__,)
-
-
-def _analysis_returns(kernel, values: dict[str, Any]) -> str | None:
-    from polyfuse.dask.plan import analysis
-
-    returns = analysis(kernel, values).scop.returns
-    return getattr(returns, "name", None) if returns is not None else None

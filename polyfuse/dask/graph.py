@@ -1,10 +1,13 @@
 """The Dask graph of a plan, built with dask's own API only.
 
-Per exchange: every chunked array gets its ghost zones with ``dask.array.overlap.overlap``
+Per exchange: every chunked array is cut into the plan's chunks (a split cut's along the axes
+it moves, one chunk elsewhere) and gets its ghost zones with ``dask.array.overlap.overlap``
 (``boundary="none"``: nothing is invented past the array's ends, the kernel's own bounds
-apply there), ``map_blocks`` runs ``BlockRun`` on each block (the compiled kernel on copies
-of the blocks, then the ghost zones cut off) and one ``map_blocks`` per output picks it out of
-the block's results.  The exchanges of a time loop chain: each one's outputs are the next
+apply there); ``dask.array.blockwise`` pairs the blocks by cut (one index letter per split
+cut, so arrays of different shapes meet: a matrix's rows with a vector's chunks; an array no
+split cut moves reaches every block whole) and runs ``BlockRun`` on each (the compiled kernel
+on copies of the blocks, then the ghost zones cut off); one ``blockwise`` per output picks it
+out of the block's results.  The exchanges of a time loop chain: each one's outputs are the next
 one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and options
 (polyfuse.kernel.KernelRecipe): no compiled code crosses the network.
 """
@@ -12,101 +15,195 @@ one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and op
 from __future__ import annotations
 
 import operator
+import string
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from polyfuse.dask.plan import DaskPlan, Exchange
+from polyfuse.errors import UnsupportedError
+
+LETTERS = string.ascii_letters
 
 
 @dataclass(frozen=True)
 class BlockRun:
-    """Runs the kernel on one block of every chunked array and trims the ghost zones."""
+    """Runs the kernel on one block of every chunked array and trims the ghost zones.
+
+    Called with the blocks of ``chunked`` and then, per split cut, a one-element array holding
+    the block's position along it (dask's blockwise has no ``block_id``).  Returns the blocks
+    of the written arguments, then of the new arrays the kernel returns, then (for a returned
+    reduction) the block's partial result as a ``(1, ..., 1)`` array."""
 
     kernel: Any
     names: tuple[str, ...]  # the kernel's parameters, in order
     statics: tuple[tuple[str, Any], ...]  # numpy arrays and scalars: the same in every block
     chunked: tuple[str, ...]
-    written: tuple[str, ...]
-    depths: tuple[tuple[int, int, int], ...]  # (axis, left, right) of the split axes
-    chunks: tuple[tuple[int, ...], ...]
+    written: tuple[tuple[str, tuple[int | None, ...]], ...]  # per output: each axis's split (None: whole)
+    lefts: tuple[int, ...]  # each split's left ghost depth
+    chunks: tuple[tuple[int, ...], ...]  # each split's chunks
     partial: str | None = None  # a returned reduction's dtype: the block returns its partial
+    results: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # new arrays returned, as ``written``
+    returned: tuple[str, ...] = ()  # the names of the kernel's return value, flattened
+    scalar: str = ""  # the returned reduction's name among them
 
-    def __call__(self, *blocks: np.ndarray, block_id: tuple[int, ...] | None = None) -> Any:
-        assert block_id is not None
+    def __call__(self, *parts: np.ndarray) -> Any:
+        blocks, positions = parts[:len(self.chunked)], parts[len(self.chunked):]
+        where = [int(np.asarray(p).ravel()[0]) for p in positions]
+        outputs = {name for name, _ in self.written}
         values = dict(self.statics)
         for name, block in zip(self.chunked, blocks):
             # blocks may be views of other tasks' data: the kernel writes only its own copies
-            values[name] = np.array(block, order="C", copy=True) if name in self.written else (
+            values[name] = np.array(block, order="C", copy=True) if name in outputs else (
                 np.ascontiguousarray(block))
-        result = self.kernel(*(values[n] for n in self.names))
+        returned = dict(zip(self.returned, _flat(self.kernel(*(values[n] for n in self.names)), len(self.returned))))
+        found = [values[name][self._keep(axes, where)] for name, axes in self.written]
+        found += [np.asarray(returned[name])[self._keep(axes, where)] for name, axes in self.results]
         if self.partial is not None:
-            return np.full((1,) * len(block_id), result, dtype=self.partial)
-        keep = [slice(None)] * len(block_id)
-        for axis, left, _ in self.depths:
-            start = left if block_id[axis] > 0 else 0
-            keep[axis] = slice(start, start + self.chunks[axis][block_id[axis]])
-        return tuple(values[name][tuple(keep)] for name in self.written)
+            found.append(np.full((1,) * len(where), returned[self.scalar], dtype=self.partial))
+        return tuple(found)
+
+    def _keep(self, axes: tuple[int | None, ...], where: list[int]) -> tuple[slice, ...]:
+        keep = []
+        for split in axes:
+            if split is None:
+                keep.append(slice(None))
+                continue
+            start = self.lefts[split] if where[split] > 0 else 0
+            keep.append(slice(start, start + self.chunks[split][where[split]]))
+        return tuple(keep)
+
+
+def _flat(value: Any, count: int) -> list[Any]:
+    """The kernel's return value as a flat list (``count`` names: 1 is the value itself)."""
+    if count == 1 and not isinstance(value, tuple):
+        return [value]
+    found: list[Any] = []
+    for item in value if isinstance(value, tuple) else (value,):
+        found.extend(_flat(item, 2) if isinstance(item, tuple) else [item])
+    return found
+
+
+def _axes(plan: DaskPlan, name: str, ndim: int) -> tuple[int | None, ...]:
+    """Each axis of array ``name``: the index of the split cut that moves it, or None."""
+    axes: list[int | None] = [None] * ndim
+    for index, split in enumerate(plan.splits):
+        axis = split.cut.axis_of(name)
+        if axis is not None:
+            axes[axis] = index
+    return tuple(axes)
+
+
+def _indices(values: dict[str, Any], plan: DaskPlan) -> dict[str, str]:
+    """blockwise's index of every chunked array: a split's letter along the axes it moves, a
+    letter of the array's own (one chunk) elsewhere."""
+    fresh = iter(LETTERS[len(plan.splits):])
+    found = {}
+    for name in plan.chunked:
+        axes = _axes(plan, name, np.ndim(values[name]))
+        try:
+            found[name] = "".join(LETTERS[s] if s is not None else next(fresh) for s in axes)
+        except StopIteration:
+            raise UnsupportedError(f"{plan.kernel}: too many array axes for one dask graph") from None
+    return found
 
 
 def _blocks(values: dict[str, Any], plan: DaskPlan, exchange: Exchange):
     """Every chunked array cut into the plan's chunks, with its ghost zones."""
+    import dask.array as da
     from dask.array.overlap import overlap
 
-    depths = tuple((h.axis, h.left, h.right) for h in exchange.axes)
     blocks = []
     for name in plan.chunked:
-        array = values[name].rechunk(plan.chunks)
-        if depths:
-            array = overlap(array, depth={a: (left, right) for a, left, right in depths},
-                            boundary={a: "none" for a, _, _ in depths})
+        value = values[name]
+        array = da.asarray(value).rechunk(plan.chunks_of(name, value.shape))
+        depth = {axis: (exchange.axes[s].left, exchange.axes[s].right)
+                 for axis, s in enumerate(_axes(plan, name, array.ndim)) if s is not None}
+        if depth:
+            array = overlap(array, depth=depth, boundary={a: "none" for a in depth})
         blocks.append(array)
-    return depths, blocks
+    return blocks
 
 
-def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Exchange) -> dict[str, Any]:
-    """One graph step: the written arrays' new dask arrays."""
+def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange: Exchange, dtype, per_block):
+    """``run`` on every block: a dask array over the split cuts (``per_block``: each split's
+    chunks of the result)."""
+    import dask.array as da
+
+    index = _indices(values, plan)
+    pairs: list[Any] = []
+    for name, block in zip(plan.chunked, _blocks(values, plan, exchange)):
+        pairs += [block, index[name]]
+    for k, split in enumerate(plan.splits):
+        pairs += [da.from_array(np.arange(len(split.chunks)), chunks=1), LETTERS[k]]
+    out = LETTERS[:len(plan.splits)]
+    return da.blockwise(run, out, *pairs, dtype=dtype, concatenate=True, align_arrays=False,
+                        adjust_chunks={LETTERS[k]: per_block(s) for k, s in enumerate(plan.splits)},
+                        meta=np.empty((0,) * len(out), dtype=dtype), token=f"polyfuse-{plan.kernel}")
+
+
+def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Exchange,
+                 returned: tuple[str, ...] = ()) -> tuple[dict[str, Any], Any]:
+    """One graph step: the new dask arrays of the written arguments and of the new arrays the
+    kernel returns, and the dask array of the blocks' partials of a returned reduction (None
+    without one)."""
     import dask.array as da
 
     call = dict(values)
     if exchange.steps is not None and plan.steps is not None:
         call[plan.steps.loop.argument] = exchange.steps
-    rank = len(plan.chunks)
-    depths, blocks = _blocks(values, plan, exchange)
     statics = tuple((n, v) for n, v in call.items() if n not in plan.chunked)
-    run = BlockRun(kernel, tuple(call), statics, plan.chunked, plan.written, depths, plan.chunks)
-    results = da.map_blocks(run, *blocks, dtype=object, chunks=plan.chunks,
-                            meta=np.empty((0,) * rank, dtype=object), token=f"polyfuse-{plan.kernel}")
-    return {name: results.map_blocks(operator.getitem, index, dtype=values[name].dtype,
-                                     meta=np.empty((0,) * rank, dtype=values[name].dtype),
+    shapes = {n: tuple(values[n].shape) for n in plan.written} | dict(plan.results)
+    written = tuple((n, _axes(plan, n, len(shapes[n]))) for n in plan.written)
+    results = tuple((n, _axes(plan, n, len(shape))) for n, shape in plan.results)
+    reduction = plan.reduction
+    run = BlockRun(kernel, tuple(call), statics, plan.chunked, written, tuple(h.left for h in exchange.axes),
+                   tuple(s.chunks for s in plan.splits), reduction.dtype if reduction else None, results,
+                   returned, reduction.result if reduction else "")
+    blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
+    split_letters = LETTERS[:len(plan.splits)]
+    outputs = {}
+    for position, (name, axes) in enumerate(written + results):
+        dtype = values[name].dtype if name in values else np.dtype(plan.result_dtypes[name])
+        letters = iter(LETTERS[len(plan.splits):])
+        index = "".join(LETTERS[s] if s is not None else next(letters) for s in axes)
+        own = {letter: shapes[name][axis] for axis, letter in enumerate(index) if axes[axis] is None}
+        outputs[name] = da.blockwise(operator.getitem, index, blocks, split_letters, position, None,
+                                     new_axes=own, dtype=dtype, meta=np.empty((0,) * len(axes), dtype=dtype),
                                      token=f"polyfuse-{plan.kernel}-{name}")
-            for index, name in enumerate(plan.written)}
+    partials = None
+    if reduction is not None:
+        partials = da.blockwise(operator.getitem, split_letters, blocks, split_letters, len(written + results),
+                                None, adjust_chunks={LETTERS[k]: (1,) * len(s.chunks) for k, s in enumerate(plan.splits)},
+                                dtype=reduction.dtype, meta=np.empty((0,) * len(plan.splits), dtype=reduction.dtype),
+                                token=f"polyfuse-{plan.kernel}-partials")
+    return outputs, partials
 
 
-def build(kernel, values: dict[str, Any], plan: DaskPlan) -> dict[str, Any]:
-    """Every exchange in turn; returns the written arrays' final dask arrays."""
+def build(kernel, values: dict[str, Any], plan: DaskPlan, returned: tuple[str, ...] = ()):
+    """Every exchange in turn; returns the final dask arrays of the written arguments and the
+    new arrays the kernel returns, and its returned reduction (a 0-d dask array, or None)."""
     current = dict(values)
+    partials = None
     for exchange in plan.exchanges:
-        current.update(run_exchange(kernel, current, plan, exchange))
-    return {name: current[name] for name in plan.written}
+        outputs, partials = run_exchange(kernel, current, plan, exchange, returned)
+        current.update(outputs)
+    names = plan.written + tuple(n for n, _ in plan.results)
+    return {name: current[name] for name in names}, (_combine(plan, partials) if partials is not None else None)
 
 
-def build_reduction(kernel, values: dict[str, Any], plan: DaskPlan):
-    """A returned reduction: each block's partial result, combined in order by Dask's tree
-    reduction with the kernel's own operation (polyfuse.dask.reduce)."""
+def _combine(plan: DaskPlan, partials):
+    """The blocks' partial results combined in order by Dask's tree reduction with the
+    kernel's own operation (polyfuse.dask.reduce)."""
     import dask.array as da
 
     from polyfuse.dask.reduce import Fold, keep
 
     reduction = plan.reduction
     assert reduction is not None
-    depths, blocks = _blocks(values, plan, plan.exchanges[0])
-    statics = tuple((n, v) for n, v in values.items() if n not in plan.chunked)
-    run = BlockRun(kernel, tuple(values), statics, plan.chunked, (), depths, plan.chunks, reduction.dtype)
-    rank = len(plan.chunks)
-    partials = da.map_blocks(run, *blocks, dtype=reduction.dtype, chunks=tuple((1,) * len(c) for c in plan.chunks),
-                             meta=np.empty((0,) * rank, dtype=reduction.dtype), token=f"polyfuse-{plan.kernel}")
+    if not plan.splits:
+        return partials  # one block: its partial is the result
     fold = Fold(reduction.op, reduction.dtype)
-    return da.reduction(partials, keep, fold, combine=fold, axis=tuple(range(rank)), dtype=reduction.dtype,
+    return da.reduction(partials, keep, fold, combine=fold, axis=tuple(range(partials.ndim)), dtype=reduction.dtype,
                         concatenate=True, name=None, meta=np.empty((), dtype=reduction.dtype))

@@ -1,7 +1,8 @@
 """Halos from the access relations: how deep each chunk's ghost zone must be, per side.
 
 Takes the lifted Scop, its dependences (polyfuse.analysis.dependences), the call's sizes and
-the chunk boundaries of one split array axis; returns an ``AxisHalo`` record, or raises
+the chunk boundaries of one split cut (polyfuse.dask.cuts: the array axes one loop dimension
+moves, each array along its own axis; "the axis" below); returns an ``AxisHalo`` record, or raises
 UnsupportedError naming the statement or the dependence that forbids the chunking.
 
 A chunk runs the compiled kernel on its block plus a ghost zone, in the block's own coordinates
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences
+from polyfuse.dask.cuts import Cut, shift_map
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.scop import Scop, Statement, isl_name, shape_param
@@ -58,12 +60,13 @@ class AxisHalo:
     kernel's loop bounds (a loop that starts later than its reads reach needs a deeper block).
     """
 
-    axis: int
+    axis: int  # of the cut's first array (the reference written array when there is one)
     left: int
     right: int
     needs: tuple[ArrayNeed, ...]
     iterators: tuple[tuple[str, str], ...]  # (statement, loop iterator that moves with the axis)
     closure_exact: bool = True  # isl's transitive closure of the flow was exact (else a superset)
+    members: tuple[tuple[str, int], ...] = ()  # every (array argument, axis) cut with it
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,7 @@ class Problem:
     deps: Dependences
     values: tuple[tuple[str, int], ...]  # isl parameter -> value (sizes and int arguments)
     chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
-    written: tuple[str, ...]  # chunked arguments the kernel writes
-    rank: int  # the chunked arrays' rank
+    written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
     reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -96,13 +98,6 @@ def fixed(obj, values: dict[str, int]):
     names = ", ".join(values)
     cond = " and ".join(f"{n} = {v}" for n, v in values.items())
     return obj.intersect_params(isl.Set.read_from_str(obj.get_ctx(), f"[{names}] -> {{ : {cond} }}"))
-
-
-def shift_map(ctx: isl.Context, name: str, rank: int, pos: int | None, by: int) -> isl.UnionMap:
-    """``{ name[x] -> name[x + by e_pos] }`` (identity when ``pos`` is None)."""
-    xs = [f"x{i}" for i in range(rank)]
-    ys = [f"x{i} + {by}" if i == pos else f"x{i}" for i in range(rank)]
-    return isl.UnionMap.read_from_str(ctx, f"{{ {name}[{', '.join(xs)}] -> {name}[{', '.join(ys)}] }}")
 
 
 def pairs_where(ctx: isl.Context, n_in: int, n_out: int, condition: str) -> isl.Map:
@@ -132,35 +127,40 @@ def _sets_by_name(union: isl.UnionSet) -> dict[str, isl.Set]:
 
 # ---- 1. which iterator moves with the axis ---------------------------------------------------
 
-def chunked_locals(problem: Problem, axis: int) -> tuple[str, ...]:
-    """Kernel-local arrays as long as the chunked arrays along ``axis`` (``np.empty_like(A)``):
-    they are cut with the block, so they move with the axis too."""
-    params = {shape_param(a, axis) for a in problem.chunked}
-    found = []
+def moving_arrays(problem: Problem, cut: Cut) -> dict[str, int]:
+    """The arrays cut with the block and the axis of each: the cut's chunked arguments, and
+    kernel-local arrays whose extent along an axis is one of theirs (``np.empty_like(A)``,
+    ``np.empty(n)`` with ``n = A.shape[0]``): those are allocated with the block's size."""
+    found = {a: x for a, x in cut.members if a in problem.chunked}
+    params = {shape_param(a, x) for a, x in found.items()}
     for info in problem.scop.arrays:
-        if info.kind == "arg" or info.rank != problem.rank:
+        if info.kind == "arg":
             continue
-        if any(isinstance(e, ir.Var) and e.name in params for e in ir.walk(info.shape[axis])):
-            found.append(info.name)
-    return tuple(found)
+        for k, extent in enumerate(info.shape):
+            if any(isinstance(e, ir.Var) and e.name in params for e in ir.walk(extent)):
+                found[info.name] = k
+                break
+    return found
 
 
-def covariant_iterator(problem: Problem, stmt: Statement, axis: int, moving: tuple[str, ...]) -> int | None:
+def covariant_iterator(problem: Problem, stmt: Statement, cut: Cut, moving: dict[str, int]) -> int | None:
     """The position of ``stmt``'s iterator that moves with ``axis``, or None when the
     statement touches no array that moves (it runs the same in every block).
 
     Raises UnsupportedError when no iterator keeps every access covariant."""
     if stmt.region is not None:
-        raise _refuse(stmt, axis, "opaque statements (calls, while loops) cannot be cut into chunks yet")
+        raise _refuse(stmt, cut, "opaque statements (calls, while loops) cannot be cut into chunks yet")
     accesses = stmt.reads.union(stmt.writes)
     arrays = _accessed(accesses)
     if not any(a in moving for a in arrays):
         return None
     ctx = problem.ctx()
-    for pos in range(len(stmt.iterators)):
-        if _is_covariant(ctx, stmt, accesses, arrays, moving, axis, pos) and not _uses(stmt, pos, problem, axis):
+    first = cut.position(stmt.name)
+    order = ([first] if first is not None else []) + [p for p in range(len(stmt.iterators)) if p != first]
+    for pos in order:
+        if _is_covariant(ctx, stmt, accesses, arrays, moving, pos) and not _uses(stmt, pos, problem, cut):
             return pos
-    raise _refuse(stmt, axis, "no loop of the statement moves its accesses along the axis by the "
+    raise _refuse(stmt, cut, "no loop of the statement moves its accesses along the axis by the "
                   "same amount (or its value uses the loop index or the axis's extent)")
 
 
@@ -171,21 +171,21 @@ def _accessed(accesses: isl.UnionMap) -> dict[str, int]:
 
 
 def _is_covariant(ctx, stmt: Statement, accesses: isl.UnionMap, arrays: dict[str, int],
-                  moving: tuple[str, ...], axis: int, pos: int) -> bool:
+                  moving: dict[str, int], pos: int) -> bool:
     """Moving iterator ``pos`` by one moves each access to a ``moving`` array by one along
-    ``axis`` and leaves the others: compared where both the access and its move are defined."""
+    its axis and leaves the others: compared where both the access and its move are defined."""
     domain_shift = shift_map(ctx, stmt.name, len(stmt.iterators), pos, 1)
     range_shift = isl.UnionMap.empty(accesses.get_space())
     for array, rank in arrays.items():
-        range_shift = range_shift.union(shift_map(ctx, array, rank, axis if array in moving else None, 1))
+        range_shift = range_shift.union(shift_map(ctx, array, rank, moving.get(array), 1))
     moved = accesses.apply_domain(domain_shift).apply_range(range_shift)
     return accesses.intersect_domain(moved.domain()).is_equal(moved.intersect_domain(accesses.domain()))
 
 
-def _uses(stmt: Statement, pos: int, problem: Problem, axis: int) -> bool:
+def _uses(stmt: Statement, pos: int, problem: Problem, cut: Cut) -> bool:
     """Does the value use the iterator itself, or the axis's extent, outside a subscript?"""
     banned = {isl_name(stmt.iterators[pos]), stmt.iterators[pos]}
-    banned |= {shape_param(a, axis) for a in problem.chunked}
+    banned |= {shape_param(a, x) for a, x in cut.members if a in problem.chunked}
     return bool(banned & set(free_names(stmt.value)))
 
 
@@ -200,30 +200,30 @@ def free_names(expr: ir.Expr) -> Iterable[str]:
             stack.extend(ir.children(node))
 
 
-def align(problem: Problem, axis: int) -> dict[str, int | None]:
-    """Per statement, the iterator position that moves with ``axis`` (see covariant_iterator);
-    statements that touch only non-moving arrays take the most common position when it fits.
-    Cached per problem and axis."""
-    key = ("align", axis)
+def align(problem: Problem, cut: Cut) -> dict[str, int | None]:
+    """Per statement, the iterator position that moves with the cut (see covariant_iterator);
+    statements that touch only non-moving arrays take the cut's loop around them, if any.
+    Cached per problem and cut."""
+    key = ("align", cut.members)
     if key not in problem._cache:
-        problem._cache[key] = _align(problem, axis)
+        problem._cache[key] = _align(problem, cut)
     return problem._cache[key]
 
 
-def _align(problem: Problem, axis: int) -> dict[str, int | None]:
-    moving = problem.chunked + chunked_locals(problem, axis)
+def _align(problem: Problem, cut: Cut) -> dict[str, int | None]:
+    moving = moving_arrays(problem, cut)
     found: dict[str, int | None] = {}
     for stmt in problem.scop.statements:
         touches = any(a in moving for a in _accessed(stmt.reads.union(stmt.writes)))
         if touches:
-            found[stmt.name] = covariant_iterator(problem, stmt, axis, moving)
-    positions = [p for p in found.values() if p is not None]
-    common = max(set(positions), key=positions.count) if positions else None
+            found[stmt.name] = covariant_iterator(problem, stmt, cut, moving)
     for stmt in problem.scop.statements:
         if stmt.name not in found:
-            # scalar temporaries inside the chunked loop follow it (checked by check_chunk)
-            fits = common is not None and common < len(stmt.iterators) and not _uses(stmt, common, problem, axis)
-            found[stmt.name] = common if fits else None
+            # scalar temporaries inside the chunked loop follow it (checked by check_chunk);
+            # a statement outside the cut's loops runs the same in every block
+            pos = cut.position(stmt.name)
+            fits = pos is not None and pos < len(stmt.iterators) and not _uses(stmt, pos, problem, cut)
+            found[stmt.name] = pos if fits else None
     return found
 
 
@@ -254,53 +254,61 @@ def flow_closure(problem: Problem) -> tuple[isl.UnionMap, bool]:
     return problem._cache["closure"]
 
 
-def chunk_needs(problem: Problem, axis: int, lo: int, hi: int) -> ChunkNeeds:
+def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int) -> ChunkNeeds:
     """The instances whose values reach the chunk ``[lo, hi)`` of the written arrays (or, for
     a reduction, the chunk's own updates), and the elements of each chunked array they read
     (in global coordinates)."""
     env = problem.env
-    direct = owned_updates(problem, axis, lo, hi) if problem.reduction else _writers(problem, axis, lo, hi)
+    direct = _writers(problem, cut, lo, hi)
+    if problem.reduction:
+        direct = direct.union(owned_updates(problem, cut, lo, hi))
     closure, _ = flow_closure(problem)
     needed = direct.union(closure.intersect_range(direct).domain())
     reads = fixed(problem.scop.reads(), env).intersect_domain(needed).range()
     by_name = _sets_by_name(reads)
     arrays = []
-    for name in problem.chunked:
+    for name, axis in cut.members:
+        if name not in problem.chunked:
+            continue
         span = _coordinate_range(by_name[name], axis) if name in by_name else None
         if span is not None:
             arrays.append(ArrayNeed(name, max(0, lo - span[0]), max(0, span[1] - (hi - 1))))
     return ChunkNeeds(lo, hi, tuple(arrays), needed)
 
 
-def _writers(problem: Problem, axis: int, lo: int, hi: int) -> isl.UnionSet:
-    """The instances that write the chunk's elements of the written arrays."""
+def _writers(problem: Problem, cut: Cut, lo: int, hi: int) -> isl.UnionSet:
+    """The instances that write the chunk's elements of the written arrays (each is cut along
+    the cut's axis of it: polyfuse.dask.plan refuses a split that leaves one out)."""
     owned = isl.UnionSet.empty(problem.scop.context.get_space())
     for name in problem.written:
-        xs = [f"a{i}" for i in range(problem.rank)]
+        axis = cut.axis_of(name)
+        assert axis is not None
+        xs = [f"a{i}" for i in range(problem.scop.array(name).rank)]
         owned = owned.union(isl.UnionSet.read_from_str(
             problem.ctx(), f"{{ {name}[{', '.join(xs)}] : {lo} <= a{axis} < {hi} }}"))
     return fixed(problem.scop.writes(), problem.env).intersect_range(owned).domain()
 
 
-def owned_updates(problem: Problem, axis: int, lo: int, hi: int) -> isl.UnionSet:
+def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int) -> isl.UnionSet:
     """A reduction's updates whose moving loop lies in ``[lo, hi)``: each chunk owns its own,
     so the chunks' partial results cover every update once."""
     assert problem.reduction is not None
     stmt = problem.scop.statement(problem.reduction)
-    pos = align(problem, axis)[stmt.name]
+    pos = align(problem, cut)[stmt.name]
     if pos is None:
-        raise _refuse(stmt, axis, "the reduction's update does not move with the axis")
+        raise _refuse(stmt, cut, "the reduction's update does not move with the axis")
     xs = ", ".join(f"x{i}" for i in range(len(stmt.iterators)))
     box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos} < {hi} }}")
     return isl.UnionSet.from_set(fixed(stmt.domain, problem.env).intersect(box.align_params(stmt.domain.get_space())))
 
 
-def local_instances(problem: Problem, axis: int, alignment: dict[str, int | None],
+def local_instances(problem: Problem, cut: Cut, alignment: dict[str, int | None],
                     start: int, length: int) -> isl.UnionSet:
     """What the kernel runs on the block ``[start, start + length)``, in global coordinates."""
     local = problem.env
-    for name in problem.chunked:
-        local[shape_param(name, axis)] = length
+    for name, axis in cut.members:
+        if name in problem.chunked:
+            local[shape_param(name, axis)] = length
     ctx = problem.ctx()
     result = isl.UnionSet.empty(problem.scop.context.get_space())
     for stmt in problem.scop.statements:
@@ -333,35 +341,35 @@ def _plain(points: isl.UnionSet) -> isl.UnionSet:
     return points.project_out_all_params()
 
 
-def check_chunk(problem: Problem, axis: int, alignment: dict[str, int | None], needs: ChunkNeeds,
+def check_chunk(problem: Problem, cut: Cut, alignment: dict[str, int | None], needs: ChunkNeeds,
                 start: int, length: int, whole: isl.UnionSet) -> isl.UnionSet:
     """The needed instances the block's kernel would not run (empty: the block computes the
     chunk).  Raises UnsupportedError when the block's kernel runs something the whole-array
     kernel does not: its bounds are not the same relative to every block."""
-    local = _plain(local_instances(problem, axis, alignment, start, length))
+    local = _plain(local_instances(problem, cut, alignment, start, length))
     extra = local.subtract(_plain(whole))
     if not extra.is_empty():
         name = next(iter(_sets_by_name(extra)))
-        raise _refuse(problem.scop.statement(name), axis,
+        raise _refuse(problem.scop.statement(name), cut,
                       "its loop bounds do not move with the chunk (a block would run iterations "
                       "the whole-array kernel does not)")
     return _plain(needs.instances).subtract(local)
 
 
-def halo_for_axis(problem: Problem, axis: int, chunks: tuple[int, ...]) -> AxisHalo:
-    """The ghost depth of ``axis`` for these chunk sizes (see the module docstring)."""
-    alignment = align(problem, axis)
+def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHalo:
+    """The ghost depth of the cut for these chunk sizes (see the module docstring)."""
+    alignment = align(problem, cut)
     whole = whole_instances(problem)
-    _refuse_carried(problem, axis, alignment)
+    _refuse_carried(problem, cut, alignment)
     bounds = _chunk_bounds(chunks)
-    per_chunk = [chunk_needs(problem, axis, lo, hi) for lo, hi in bounds]
+    per_chunk = [chunk_needs(problem, cut, lo, hi) for lo, hi in bounds]
     left = max((a.left for c in per_chunk for a in c.arrays), default=0)
     right = max((a.right for c in per_chunk for a in c.arrays), default=0)
     for _ in range(64):  # the loop bounds may need a deeper block than the reads
         grow_left = grow_right = 0
         for index, needs in enumerate(per_chunk):
             start, length = _block(bounds, index, left, right)
-            missing = check_chunk(problem, axis, alignment, needs, start, length, whole)
+            missing = check_chunk(problem, cut, alignment, needs, start, length, whole)
             if not missing.is_empty():
                 more = missing_sides(problem, alignment, missing, start, start + length)
                 grow_left, grow_right = max(grow_left, more[0]), max(grow_right, more[1])
@@ -369,16 +377,16 @@ def halo_for_axis(problem: Problem, axis: int, chunks: tuple[int, ...]) -> AxisH
             break
         left, right = left + grow_left, right + grow_right
     else:
-        raise UnsupportedError(f"cannot find a ghost depth for axis {axis}: the blocks never run "
+        raise UnsupportedError(f"cannot find a ghost depth for {cut.label}: the blocks never run "
                                "every instance the chunk needs")
     if problem.reduction is not None:
-        _check_partials(problem, axis, alignment, bounds, per_chunk, left, right)
+        _check_partials(problem, cut, alignment, bounds, per_chunk, left, right)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
                       if (p := alignment[s.name]) is not None)
-    return AxisHalo(axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1])
+    return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1], cut.members)
 
 
-def _check_partials(problem: Problem, axis: int, alignment: dict[str, int | None], bounds, per_chunk,
+def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None], bounds, per_chunk,
                     left: int, right: int) -> None:
     """Each block runs exactly its chunk's updates of the reduction: no update counted twice
     (in a ghost zone) or never."""
@@ -386,12 +394,12 @@ def _check_partials(problem: Problem, axis: int, alignment: dict[str, int | None
     assert name is not None
     for index, needs in enumerate(per_chunk):
         start, length = _block(bounds, index, left, right)
-        local = _plain(local_instances(problem, axis, alignment, start, length))
+        local = _plain(local_instances(problem, cut, alignment, start, length))
         runs = _sets_by_name(local).get(name)
-        owned = _sets_by_name(_plain(owned_updates(problem, axis, needs.lo, needs.hi))).get(name)
+        owned = _sets_by_name(_plain(owned_updates(problem, cut, needs.lo, needs.hi))).get(name)
         same = owned is None if runs is None else owned is not None and runs.is_equal(owned)
         if not same:
-            raise _refuse(problem.scop.statement(name), axis,
+            raise _refuse(problem.scop.statement(name), cut,
                           "a block would run updates of the reduction that belong to its neighbours "
                           "(its loop bounds and its reads' ghost zone disagree)")
 
@@ -422,7 +430,7 @@ def _most(per_chunk: list[ChunkNeeds]) -> tuple[ArrayNeed, ...]:
     return tuple(ArrayNeed(name, lr[0], lr[1]) for name, lr in sorted(most.items()))
 
 
-def _refuse_carried(problem: Problem, axis: int, alignment: dict[str, int | None]) -> None:
+def _refuse_carried(problem: Problem, cut: Cut, alignment: dict[str, int | None]) -> None:
     """A statement whose value depends (through any chain of flow dependences, at these sizes)
     on an earlier iteration of the loop that moves with the axis, in the same iteration of every
     loop around it, makes that loop a recurrence: each chunk would need every chunk before it.
@@ -446,9 +454,9 @@ def _refuse_carried(problem: Problem, axis: int, alignment: dict[str, int | None
     carried = [text for text, src, dst in carried_dependences(problem, alignment) if {src, dst} & set(cyclic)]
     named = "; ".join(carried) if carried else f"a chain of flow dependences through {', '.join(cyclic)}"
     raise UnsupportedError(
-        f"cannot split axis {axis} into chunks: {named} is carried along it, so every chunk "
+        f"cannot split {cut.label} into chunks: {named} is carried along it, so every chunk "
         f"needs the chunks before it (the ghost zone would grow to the array's end); keep axis "
-        f"{axis} in one chunk, e.g. x.rechunk({{{axis}: -1}})"
+        f"{cut.axis} of {cut.array} in one chunk, e.g. {cut.array}.rechunk({{{cut.axis}: -1}})"
     )
 
 
@@ -489,6 +497,7 @@ def _moves(relation: isl.UnionMap, src: str, dst: str, alignment: dict[str, int 
     return False
 
 
-def _refuse(stmt: Statement, axis: int, why: str) -> UnsupportedError:
-    return UnsupportedError(f"cannot split axis {axis} into chunks: {why}; keep axis {axis} in one chunk "
-                            f"(x.rechunk({{{axis}: -1}}))", stmt.span, stmt.source_line)
+def _refuse(stmt: Statement, cut: Cut, why: str) -> UnsupportedError:
+    return UnsupportedError(f"cannot split {cut.label} into chunks: {why}; keep axis {cut.axis} of "
+                            f"{cut.array} in one chunk ({cut.array}.rechunk({{{cut.axis}: -1}}))",
+                            stmt.span, stmt.source_line)

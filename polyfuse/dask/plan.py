@@ -12,16 +12,18 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+import islpy as isl
 import numpy as np
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
-from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, halo_for_axis
+from polyfuse.dask.cuts import Cut, find_cuts
+from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, fixed, halo_for_axis
 from polyfuse.dask.reduce import Reduction, reduction_of
 from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
 from polyfuse.frontend import lift
 from polyfuse.model.isl_budget import ISL_LOCK
-from polyfuse.model.scop import Scop, isl_name, shape_param
+from polyfuse.model.scop import Returned, Scop, isl_name, shape_param
 from polyfuse.runtime.signature import argument_of, is_dask_array
 
 
@@ -39,25 +41,45 @@ class DaskPlan:
     """Everything decided for one call; ``render()`` is what ``polyfuse.dask.explain`` prints."""
 
     kernel: str
-    chunked: tuple[str, ...]  # dask array arguments, cut into blocks
+    chunked: tuple[str, ...]  # array arguments made into blocks (dask arrays, numpy ones a split cut moves)
     written: tuple[str, ...]  # those the kernel writes: the graph's outputs
-    chunks: tuple[tuple[int, ...], ...]  # after any rechunk
-    rechunked: tuple[int, ...]  # axes whose chunks were merged to hold their ghost zone
+    chunks: tuple[tuple[int, ...], ...]  # of the reference array (the first written, else chunked), after rechunks
+    rechunked: tuple[int, ...]  # its axes whose chunks were merged to hold their ghost zone
     exchanges: tuple[Exchange, ...]
     steps: StepChoice | None
     reduction: Reduction | None = None  # a returned reduction: per-block partials, then a tree
+    splits: tuple[Split, ...] = ()  # the loop dimensions cut into chunks, in the order of exchanges' axes
+    merged: tuple[tuple[str, int, str], ...] = ()  # (array, axis, why) put into one chunk: loop not split
+    whole: tuple[str, ...] = ()  # arrays no split loop indexes: every block gets all of each
+    results: tuple[tuple[str, tuple[int, ...]], ...] = ()  # new arrays the kernel returns, and their shapes
+    result_types: tuple[tuple[str, str], ...] = ()  # and their dtypes
+
+    @property
+    def result_dtypes(self) -> dict[str, str]:
+        return dict(self.result_types)
+
+    def chunks_of(self, name: str, shape: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        """The chunks array ``name`` (of this ``shape``) is cut into before its ghost zones."""
+        return _chunks_of(name, shape, self.splits)
 
     def render(self) -> str:
         lines = [f"== dask plan: {self.kernel} ==",
-                 f"chunked arrays: {', '.join(self.chunked)}; outputs: {', '.join(self.written)}",
+                 f"chunked arrays: {', '.join(self.chunked)}; outputs: "
+                 f"{', '.join(self.written + tuple(n for n, _ in self.results))}",
                  f"chunks: {self.chunks}" + (f" (rechunked axes {list(self.rechunked)}: a chunk was "
                                              "thinner than its ghost zone)" if self.rechunked else "")]
         first = self.exchanges[0]
         split = [a.axis for a in first.axes]
         lines.append(f"split axes: {split if split else 'none (one chunk per axis)'}")
-        for halo in first.axes:
+        for a, x, why in self.merged:
+            lines.append(f"one chunk: {a} axis {x} ({why})")
+        if self.whole and self.splits:
+            lines.append(f"whole in every block: {', '.join(self.whole)}")
+        for split_, halo in zip(self.splits, first.axes):
             lines.append(f"- axis {halo.axis}: ghost depth left {halo.left}, right {halo.right}"
                          + ("" if halo.closure_exact else " (isl's flow closure was inexact: a superset)"))
+            if len(split_.cut.members) > 1:
+                lines.append(f"    cut together: {split_.cut.label}")
             for need in halo.needs:
                 lines.append(f"    {need.array}: reads need left {need.left}, right {need.right}")
             lines.append("    loops moving with the axis: "
@@ -111,62 +133,194 @@ def _standin(value: Any) -> Any:
 
 def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None = None,
               reassociate: bool = False) -> DaskPlan:
-    """Decide chunks, ghost depths and time steps for this call (see the module docstring)."""
+    """Decide cuts, chunks, ghost depths and time steps for this call (see the module docstring)."""
     found = analysis(kernel, values)
     scop, deps = found.scop, found.deps
-    chunked = tuple(name for name, v in values.items() if is_dask_array(v))
-    shapes = {values[name].shape for name in chunked}
-    if len(shapes) != 1:
-        raise ArgumentError(f"{kernel.py_func.__name__}: the dask array arguments must have one shape "
-                            f"(got {sorted(shapes)}); pass small arrays as numpy arrays")
-    written_all = {a for s in scop.statements for a in s.targets}
-    written = tuple(name for name in values if name in written_all)
-    for name in written:
-        if name not in chunked:
-            raise ArgumentError(f"{kernel.py_func.__name__} writes {name!r}: on dask arrays every array "
-                                "it writes must be a dask array (its new value is returned)")
-    reduction = None
-    if scop.returns is not None and not _returns_argument(scop.returns):
-        if written:
-            raise UnsupportedError(f"{kernel.py_func.__name__} writes {', '.join(written)} and returns a value: "
-                                   "on dask arrays a kernel does one or the other so far")
-        reduction = reduction_of(scop, reassociate=reassociate)
-    chunks = values[chunked[0]].chunks
-    ints = tuple(name for name, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
-    loop = time_loop(scop, deps, ints) if reduction is None else None
-    env = _param_values(scop, values, chunked)
-    rank = values[chunked[0]].ndim
+    name = kernel.py_func.__name__
+    dasks = tuple(n for n, v in values.items() if is_dask_array(v))
+    written, reduction, results = _outputs(name, scop, values, dasks, reassociate)
+    outputs = written + results  # the arrays each block hands back
+    seeds = [(n, axis) for n in written + tuple(d for d in dasks if d not in written)
+             for axis in range(values[n].ndim)]
+    env = _param_values(scop, values, dasks)
+    new_shapes = result_shapes(scop, env, results)
+    layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes)
+    chunked = dasks + tuple(n for n in layout.promoted if n not in dasks)
+    ints = tuple(n for n, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
+    # a returned reduction or new array holds the last exchange's value only: one exchange
+    loop = time_loop(scop, deps, ints) if reduction is None and not results else None
+    reference = written[0] if written else dasks[0]
 
     def problem(step_count: int | None) -> Problem:
         sizes = dict(env)
         if loop is not None and step_count is not None:
             sizes[loop.param] = step_count
-        return Problem(scop, deps, tuple(sizes.items()), chunked, written, rank,
+        return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
                        reduction.statement if reduction is not None else None)
 
+    cut_chunks = layout.chunks
     choice = None
     if loop is not None:
         total = int(env[loop.param])
-        choice = _choose_steps(problem, loop, total, chunks, values, steps_per_exchange)
+        choice = _choose_steps(problem, loop, total, layout, values[reference], reference, values,
+                               steps_per_exchange)
         counts: tuple[int | None, ...] = choice.exchanges or (0,)
     else:
         if steps_per_exchange is not None:
-            raise ArgumentError(f"steps_per_exchange: {kernel.py_func.__name__} has no time loop that can "
+            raise ArgumentError(f"steps_per_exchange: {name} has no time loop that can "
                                 "be split (one loop around the whole body over an int argument)")
         counts = (None,)
-    chunks, rechunked = _fit_chunks(problem(counts[0]), chunks)
+    cut_chunks, thin = _fit_chunks(problem(counts[0]), layout.cuts, cut_chunks)
+    splits = tuple(Split(cut, sizes) for cut, sizes in zip(layout.cuts, cut_chunks))
     exchanges = []
     for count in dict.fromkeys(counts):
-        axes = tuple(halo_for_axis(problem(count), axis, chunks[axis])
-                     for axis in range(rank) if len(chunks[axis]) > 1)
+        axes = tuple(halo_for_axis(problem(count), s.cut, s.chunks) for s in splits)
         exchanges.append((count, axes))
     by_count = dict(exchanges)
-    return DaskPlan(kernel.py_func.__name__, chunked, written, chunks, rechunked,
-                    tuple(Exchange(c, by_count[c]) for c in counts), choice, reduction)
+    shapes = {n: values[n].shape for n in chunked} | new_shapes
+    chunks = _chunks_of(reference, shapes[reference], splits)
+    rechunked = tuple(a for s in thin if (a := s.axis_of(reference)) is not None)
+    whole = tuple(n for n in chunked if not any(s.cut.axis_of(n) is not None for s in splits))
+    return DaskPlan(name, chunked, written, chunks, rechunked,
+                    tuple(Exchange(c, by_count[c]) for c in counts), choice, reduction, splits,
+                    layout.merged, whole, tuple((n, shapes[n]) for n in results),
+                    tuple((n, scop.array(n).dtype) for n in results))
 
 
-def _returns_argument(returns) -> bool:
-    return getattr(returns, "how", "") == "arg"
+def _outputs(name: str, scop: Scop, values: dict[str, Any], dasks: tuple[str, ...], reassociate: bool):
+    """What each block hands back: the arguments the kernel writes (all dask arrays), its
+    returned reduction (at most one) and the new arrays it returns."""
+    written_all = {a for s in scop.statements for a in s.targets}
+    written = tuple(n for n in values if n in written_all)
+    for array in written:
+        if array not in dasks:
+            raise ArgumentError(f"{name} writes {array!r}: on dask arrays every array "
+                                "it writes must be a dask array (its new value is returned)")
+    returned = returned_values(scop)
+    scalars = [r for r in returned if r.how == "scalar"]
+    if len(scalars) > 1:
+        raise UnsupportedError(f"{name} returns {len(scalars)} scalars: on dask arrays a kernel returns at "
+                               "most one reduction so far", scop.returns_span, "return")
+    reduction = reduction_of(scop, scalars[0], reassociate=reassociate) if scalars else None
+    return written, reduction, tuple(r.name for r in returned if r.how == "array")
+
+
+def returned_values(scop: Scop) -> list[Returned]:
+    """What the kernel returns, flattened (a tuple's items in order); a view is refused."""
+    found: list[Returned] = []
+
+    def walk(value) -> None:
+        if isinstance(value, tuple):
+            for item in value:
+                walk(item)
+        elif value is not None:
+            if value.how == "view":
+                raise UnsupportedError("on dask arrays a kernel cannot return a view of an argument yet "
+                                       "(return the argument, or a new array)", scop.returns_span, "return")
+            found.append(value)
+
+    walk(scop.returns)
+    return found
+
+
+def result_shapes(scop: Scop, env: dict[str, int], results: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
+    """The shapes of the new arrays the kernel returns, at this call's sizes (isl evaluates
+    their extents; an extent that is not affine in the sizes is refused)."""
+    shapes = {}
+    for name in results:
+        info = scop.array(name)
+        if len(info.extent_texts) != info.rank:
+            raise UnsupportedError(f"on dask arrays the extents of the returned array {name!r} must be affine "
+                                   "in the arguments' sizes", scop.returns_span, "return")
+        shapes[name] = tuple(_evaluate(scop, text, env) for text in info.extent_texts)
+    return shapes
+
+
+def _evaluate(scop: Scop, text: str, env: dict[str, int]) -> int:
+    params = ", ".join(env)
+    point = isl.Set.read_from_str(scop.context.get_ctx(), f"[{params}] -> {{ [x] : x = {text} }}")
+    point = fixed(point, env)
+    if not point.is_singleton():
+        raise UnsupportedError(f"on dask arrays the extent {text} of a returned array must be fixed by the "
+                               "arguments' sizes", scop.returns_span, "return")
+    return point.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
+
+
+@dataclass(frozen=True)
+class Split:
+    """One loop dimension cut into chunks: the array axes it moves (polyfuse.dask.cuts) and
+    their common chunks (dask's ``common_blockdim`` of the arrays' chunks along them)."""
+
+    cut: Cut
+    chunks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which cuts are split (and their unified chunks), which axes are merged into one chunk
+    because their loop is not split, and which numpy arguments are cut like dask arrays."""
+
+    cuts: tuple[Cut, ...]
+    chunks: tuple[tuple[int, ...], ...]
+    merged: tuple[tuple[str, int, str], ...]  # (array, axis, why)
+    promoted: tuple[str, ...]
+
+
+def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written: tuple[str, ...],
+               new_shapes: dict[str, tuple[int, ...]]) -> Layout:
+    """Split a cut where its arrays have several chunks along it, and, for a kernel that
+    writes arrays, where it moves every one of them: along a loop that indexes no written array
+    (``j`` in ``y[i] += A[i, j] * x[j]``), or not all of them, every block would write the same
+    elements, so the cut's axes are merged into one chunk (reported).  All the arrays of a split
+    cut must have the same extent along it, and no array axis may move with two split cuts;
+    anything else is refused, named."""
+    from dask.array.core import common_blockdim
+
+    split: list[Cut] = []
+    sizes: list[tuple[int, ...]] = []
+    merged: list[tuple[str, int, str]] = []
+    promoted: list[str] = []
+    for cut in cuts:
+        members = [(a, x) for a, x in cut.members if hasattr(values.get(a), "shape")]
+        chunks = [values[a].chunks[x] for a, x in members if is_dask_array(values[a])]
+        several = any(len(c) > 1 for c in chunks)
+        if not several:
+            continue
+        left_out = [w for w in written if cut.axis_of(w) is None]
+        if left_out:
+            loop = ", ".join(cut.loops) or "-"
+            why = (f"loop {loop} indexes no written array" if len(left_out) == len(written) else
+                   f"{', '.join(left_out)} {'is' if len(left_out) == 1 else 'are'} written but not indexed by loop {loop}")
+            merged.extend((a, x, why) for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
+            continue
+        extents = {(a, x): values[a].shape[x] for a, x in members}
+        extents |= {(a, x): new_shapes[a][x] for a, x in cut.members if a in new_shapes}  # returned new arrays
+        if len(set(extents.values())) > 1:
+            listed = ", ".join(f"{a} axis {x} has {n}" for (a, x), n in extents.items())
+            raise UnsupportedError(f"{name}: cannot cut {cut.label} consistently: {listed} elements; the "
+                                   "arrays one loop indexes are cut into the same chunks, so they must have "
+                                   "the same extent; keep these axes in one chunk")
+        for member in members:
+            other = next((c for c in split if member in c.members), None)
+            if other is not None:
+                raise UnsupportedError(f"{name}: cannot cut {member[0]} consistently: its axis {member[1]} moves with "
+                                       f"{cut.label} and with {other.label}; keep it in one chunk")
+        split.append(cut)
+        sizes.append(tuple(common_blockdim(chunks)))
+        promoted.extend(a for a, _ in members if not is_dask_array(values[a]))
+    cut_along = {member for c in split for member in c.members}
+    merged = [(a, x, why) for a, x, why in merged if (a, x) not in cut_along]  # another loop cuts it
+    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)))
+
+
+def _chunks_of(name: str, shape: tuple[int, ...], splits: tuple[Split, ...]) -> tuple[tuple[int, ...], ...]:
+    """The chunks of array ``name`` in the plan: a split cut's along its axes, one chunk elsewhere."""
+    chunks: list[tuple[int, ...]] = [(int(n),) for n in shape]
+    for s in splits:
+        axis = s.cut.axis_of(name)
+        if axis is not None:
+            chunks[axis] = s.chunks
+    return tuple(chunks)
 
 
 def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) -> dict[str, int]:
@@ -182,32 +336,35 @@ def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) 
     return {p: env[p] for p in scop.params if p in env}
 
 
-def _fit_chunks(problem: Problem, chunks: tuple[tuple[int, ...], ...]):
+def _fit_chunks(problem: Problem, cuts: tuple[Cut, ...], chunks: tuple[tuple[int, ...], ...]):
     """Merge chunks thinner than their ghost zone (dask's overlap reads only the neighbours)."""
     from dask.array.overlap import ensure_minimum_chunksize
 
-    fitted, rechunked = list(chunks), []
-    for axis, sizes in enumerate(chunks):
+    fitted, thin = list(chunks), []
+    for index, (cut, sizes) in enumerate(zip(cuts, chunks)):
         if len(sizes) < 2:
             continue
-        halo = halo_for_axis(problem, axis, sizes)
+        halo = halo_for_axis(problem, cut, sizes)
         depth = max(halo.left, halo.right)
         if depth and min(sizes) < depth:
-            fitted[axis] = tuple(ensure_minimum_chunksize(depth, sizes))
-            rechunked.append(axis)
-    return tuple(fitted), tuple(rechunked)
+            fitted[index] = tuple(ensure_minimum_chunksize(depth, sizes))
+            thin.append(cut)
+    return tuple(fitted), tuple(thin)
 
 
-def _choose_steps(problem, loop: TimeLoop, total: int, chunks, values, forced: int | None) -> StepChoice:
+def _choose_steps(problem, loop: TimeLoop, total: int, layout: Layout, array, reference: str, values,
+                  forced: int | None) -> StepChoice:
     """Steps per exchange: forced, or the cheapest candidate under the cost model (depths of
-    the middle chunk of each split axis stand for all)."""
+    the middle chunk of each split cut stand for all; blocks counted in the reference array)."""
     if forced is not None and (not isinstance(forced, int) or forced < 1):
         raise ArgumentError(f"steps_per_exchange must be a positive int (got {forced!r})")
     written = problem(1).written
     itemsize = max(values[n].dtype.itemsize for n in written) if written else 8
+    splits = tuple(Split(c, s) for c, s in zip(layout.cuts, layout.chunks))
+    chunks = _chunks_of(reference, array.shape, splits)
     options = []
     for k in ([min(forced, max(total, 1))] if forced is not None else candidate_steps(total)):
-        depths = _middle_depths(problem(k), chunks)
+        depths = _middle_depths(problem(k), splits, reference)
         options.append(estimate(k, total, chunks, depths, itemsize, len(problem(k).chunked)))
     if forced is not None:
         return StepChoice(loop, total, options[0].steps, f"steps_per_exchange={forced}", tuple(options))
@@ -215,14 +372,15 @@ def _choose_steps(problem, loop: TimeLoop, total: int, chunks, values, forced: i
     return StepChoice(loop, total, best.steps, "cost model", tuple(options))
 
 
-def _middle_depths(problem: Problem, chunks) -> dict[int, tuple[int, int]]:
+def _middle_depths(problem: Problem, splits: tuple[Split, ...], reference: str) -> dict[int, tuple[int, int]]:
     depths = {}
-    for axis, sizes in enumerate(chunks):
-        if len(sizes) < 2:
+    for split in splits:
+        sizes, axis = split.chunks, split.cut.axis_of(reference)
+        if len(sizes) < 2 or axis is None:
             continue
         middle = len(sizes) // 2
         lo = sum(sizes[:middle])
-        needs = chunk_needs(problem, axis, lo, lo + sizes[middle])
+        needs = chunk_needs(problem, split.cut, lo, lo + sizes[middle])
         depths[axis] = (max((a.left for a in needs.arrays), default=0),
                         max((a.right for a in needs.arrays), default=0))
     return depths

@@ -30,15 +30,12 @@ class Reduction:
     variable: str
     op: str
     dtype: str
+    result: str = ""  # the name of the returned value (the kernel's 0-d result)
 
 
-def reduction_of(scop: Scop, *, reassociate: bool) -> Reduction:
-    """The kernel's returned reduction, or UnsupportedError saying what does not fit."""
-    returns = scop.returns
-    if not isinstance(returns, Returned) or returns.how != "scalar":
-        raise UnsupportedError("on dask arrays a kernel may return one of its array arguments or one "
-                               "scalar reduction (a tuple or a new array is not supported yet)",
-                               scop.returns_span, "return")
+def reduction_of(scop: Scop, returns: Returned, *, reassociate: bool) -> Reduction:
+    """The kernel's returned reduction ``returns`` (a scalar it returns, alone or in a tuple),
+    or UnsupportedError saying what does not fit."""
     result = next(s for s in scop.statements if s.array == returns.name)
     if not (isinstance(result.value, ir.Load) and not result.value.index):
         raise UnsupportedError("the returned value must be the accumulator itself (return s)",
@@ -51,6 +48,11 @@ def reduction_of(scop: Scop, *, reassociate: bool) -> Reduction:
         raise UnsupportedError(f"{variable!r} must be set once before its loop and updated in one "
                                "statement to be reduced chunk by chunk", writers[0].span, writers[0].source_line)
     update, init = updates[0], inits[0]
+    for stmt in scop.statements:
+        if stmt not in (update, result) and variable in stmt.sources():
+            raise UnsupportedError(f"this statement reads the reduction's accumulator {variable!r}: on a block it "
+                                   "would see the block's partial value, not the whole loop's",
+                                   stmt.span, stmt.source_line)
     op = _operation(update, variable)
     start = _constant(init.value)
     if start is None or (op in IDENTITY and start != IDENTITY[op]):
@@ -61,7 +63,7 @@ def reduction_of(scop: Scop, *, reassociate: bool) -> Reduction:
         raise UnsupportedError(f"a float {op!r} reduction split into chunks adds in another order than the "
                                "loop (results differ in the last bits); pass reassociate=True to "
                                "polyfuse.dask.call to accept that", update.span, update.source_line)
-    return Reduction(update.name, variable, op, update.value.dtype)
+    return Reduction(update.name, variable, op, update.value.dtype, returns.name)
 
 
 def _operation(update: Statement, variable: str) -> str:

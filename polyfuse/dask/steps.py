@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences
-from polyfuse.dask.halo import free_names, pairs_where, shift_map
+from polyfuse.dask.cuts import shift_map
+from polyfuse.dask.halo import free_names, pairs_where
 from polyfuse.model.schedule_tree import LoopNode
 from polyfuse.model.scop import Scop, Statement, isl_name
 

@@ -70,7 +70,10 @@ class BinOp:
 
 @dataclass(frozen=True)
 class Unary:
-    op: str  # neg, not, abs, invert (``~`` of an integer: all bits flipped, -x - 1)
+    # neg, not, abs, invert (``~`` of an integer: all bits flipped, -x - 1), numpy_abs (a complex
+    # value's magnitude as NumPy's array loop computes it: ``larger * sqrt(fma(r, r, 1))`` with
+    # ``r = smaller / larger`` where NumPy has SIMD loops; ``abs`` of a complex is ``hypot``)
+    op: str
     operand: Expr
     dtype: str
     weak: bool = False
@@ -257,6 +260,8 @@ def _render_unary(e: Unary) -> str:
         return f"(not {to_python(e.operand)})"
     if e.op == "invert":
         return f"(~{to_python(e.operand)})"
+    if e.op == "numpy_abs":  # NumPy's own array loop on one element: whatever it computes here
+        return f"_np.absolute(_np.array([{to_python(e.operand)}], _np.{e.operand.dtype}))[0]"
     return f"abs({to_python(e.operand)})"
 
 

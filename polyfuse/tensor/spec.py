@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from polyfuse.errors import PolyfuseError
+from polyfuse.runtime.signature import is_dask_array
 from polyfuse.tensor import spec_staging
 from polyfuse.tensor.codegen import SUPPORTED_DTYPES, Caret, build_kernel, check_target
 from polyfuse.tensor.spec_analysis import _Analysis
@@ -68,7 +69,7 @@ class Spec:
         self.dtype = None if dtype is None else np.dtype(dtype)
         if self.dtype is not None and self.dtype not in SUPPORTED_DTYPES - {np.dtype("int32"), np.dtype("int64")}:
             raise SpecError(f"dtype={self.dtype}; specs compute in float32 or float64")
-        self.target, self.fuse, self.fastmath = target, fuse, fastmath
+        self.target, self.fuse, self.fastmath, self.blas = target, fuse, fastmath, blas
         self.statements = _Parser(text).program()
         self._analysis = _Analysis(text, self.statements, outputs)
         a = self._analysis
@@ -95,6 +96,10 @@ class Spec:
 
     # ---- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if any(map(is_dask_array, (*args, *kwargs.values()))):
+            from polyfuse.dask.spec import call as dask_call
+
+            return dask_call(self, args, kwargs)  # a graph of per-block spec calls (docs/dask.md)
         try:
             dtype, arrays, scalars, results = self._prepare(args, kwargs)
             decision = self._decide(arrays, dtype)

@@ -115,17 +115,6 @@ KERNELS = {f.__name__: polyfuse.kernel(f) for f in (blur, skew, chain, heat, pre
                                                     shift_and_double)}
 
 
-@pytest.fixture(scope="session")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, memory_limit="1GiB",
-                           dashboard_address=":0")
-    with Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def _reference(fn, *args):
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     fn(*copies)

@@ -40,9 +40,10 @@ def k_numpy(x, X, A, y):
 def test_numpy_float_reductions_are_marked():
     x, X, A, y = np.ones(8), np.ones((4, 8)), np.ones((4, 8)), np.ones(4)
     lines = _marked(k_numpy, x, X, A, y)
-    # np.sum, mean, var (its sum of squares, and its mean), norm, prod; two axis sums; the column
-    # sum; A @ x as a loop; x @ x
-    assert sum("t = " in line for line in lines) == 6
+    # np.sum, mean, var (its sum of squares, and its mean), norm (not prod: NumPy multiplies in
+    # index order, and lanes could overflow where it does not); two axis sums; the column sum;
+    # A @ x as a loop; x @ x
+    assert sum("t = " in line for line in lines) == 5
     assert sum("r = " in line for line in lines) == 2
     assert sum("c = " in line for line in lines) == 1
     assert sum("y[:]" in line for line in lines) == 1

@@ -1,0 +1,166 @@
+"""What a kernel returns, on dask arrays: tuples of arguments, new arrays, and a reduction beside
+the arrays it writes.  Every result against the kernel on the whole numpy arrays and against the
+undecorated function."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+pytest.importorskip("distributed")
+
+import polyfuse  # noqa: E402
+import polyfuse.dask as pfd  # noqa: E402
+
+
+def scale_and_max(A, B):
+    m = -1.0
+    for i in range(1, A.shape[0]):
+        B[i] = 2.0 * A[i - 1]  # a ghost zone of 1 on the left: the partials still own their chunk
+        m = max(m, A[i])
+    return B, m
+
+
+def scale_return_max(A, B):
+    m = -1.0
+    for i in range(A.shape[0]):
+        B[i] = 2.0 * A[i]
+        m = max(m, A[i])
+    return m
+
+
+def swapped(A, B, C):
+    for i in range(A.shape[0]):
+        B[i] = A[i] + 1.0
+        C[i] = A[i] * 2.0
+    return C, B
+
+
+def shifted_copy(A):
+    C = np.zeros_like(A)
+    for i in range(1, A.shape[0]):
+        for j in range(A.shape[1]):
+            C[i, j] = A[i - 1, j] * 3.0
+    return C
+
+
+def diffs_and_total(A, B):
+    C = np.zeros_like(A)
+    s = 0
+    for i in range(A.shape[0] - 1):
+        C[i] = A[i + 1] - A[i]
+        B[i] = A[i] * 2
+        s += A[i]
+    return C, s, A
+
+
+def normalised(A, B):
+    m = -1.0
+    for i in range(A.shape[0]):
+        m = max(m, A[i])
+    for i in range(A.shape[0]):
+        B[i] = A[i] / m
+    return B, m
+
+
+def shorter(A):
+    C = np.zeros(A.shape[0] - 1)
+    for i in range(A.shape[0] - 1):
+        C[i] = A[i + 1] - A[i]
+    return C
+
+
+def two_scalars(A):
+    s = 0
+    t = 1
+    for i in range(A.shape[0]):
+        s += A[i]
+        t *= A[i]
+    return s, t
+
+
+KERNELS = {f.__name__: polyfuse.kernel(f) for f in (scale_and_max, scale_return_max, swapped, shifted_copy,
+                                                    diffs_and_total, normalised, shorter, two_scalars)}
+
+
+def _compute(result, scheduler="threads"):
+    flat = result if isinstance(result, tuple) else (result,)
+    if scheduler == "threads":
+        return [r.compute(scheduler="threads") for r in flat]
+    return scheduler.gather(scheduler.compute(list(flat)))
+
+
+def _expected(name, arrays):
+    """The kernel on the whole numpy arrays and the undecorated function: both results."""
+    results = []
+    for run in (KERNELS[name], globals()[name]):
+        out = run(*(a.copy() for a in arrays))
+        results.append(list(out) if isinstance(out, tuple) else [out])
+    return results
+
+
+def _same(got, expected):
+    for want in expected:
+        assert len(got) == len(want)
+        for value, ref in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(value), np.asarray(ref))
+
+
+@pytest.mark.parametrize("chunks", [(5, 7), (-1, -1)], ids=["uneven", "one-chunk"])
+def test_written_array_and_a_reduction_in_a_tuple(chunks):
+    A = np.random.default_rng(0).random(23)
+    A[4] = np.nan  # Python's max skips it, block by block as in the loop
+    got = KERNELS["scale_and_max"](da.from_array(A, chunks=chunks[0]), da.zeros(23, chunks=chunks[1]))
+    assert isinstance(got, tuple) and got[1].ndim == 0
+    _same(_compute(got), _expected("scale_and_max", [A, np.zeros(23)]))
+
+
+def test_kernel_that_writes_and_returns_only_the_reduction():
+    A = np.random.default_rng(1).random(23)
+    got = KERNELS["scale_return_max"](da.from_array(A, chunks=5), da.zeros(23, chunks=7))
+    assert got.ndim == 0 and got.compute(scheduler="threads") == scale_return_max(A, np.zeros(23))
+
+
+def test_tuple_of_arguments_in_return_order():
+    A = np.random.default_rng(2).random(20)
+    got = KERNELS["swapped"](da.from_array(A, chunks=6), da.zeros(20, chunks=6), da.zeros(20, chunks=4))
+    _same(_compute(got), _expected("swapped", [A, np.zeros(20), np.zeros(20)]))
+
+
+@pytest.mark.parametrize("chunks", [(3, 4), -1], ids=["uneven", "one-chunk"])
+def test_new_array_returned(chunks):
+    A = np.random.default_rng(3).random((10, 7))
+    dA = da.from_array(A, chunks=chunks)
+    plan = pfd.explain(KERNELS["shifted_copy"], dA)
+    assert plan.results == (("C", (10, 7)),)
+    got = KERNELS["shifted_copy"](dA)
+    assert got.shape == (10, 7) and got.chunks == dA.chunks
+    _same(_compute(got), _expected("shifted_copy", [A]))
+
+
+def test_new_array_a_reduction_and_an_argument_on_cluster(client):
+    A = np.random.default_rng(4).integers(-50, 50, 21)
+    dA = da.from_array(A, chunks=5)
+    C, s, same = KERNELS["diffs_and_total"](dA, da.zeros(21, dtype=np.int64, chunks=5))
+    assert same is dA  # returned as it came: the kernel does not write it
+    got = _compute((C, s), client) + [A]
+    _same(got, _expected("diffs_and_total", [A, np.zeros(21, dtype=np.int64)]))
+
+
+def test_statement_reading_the_accumulator_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="reads the reduction's accumulator 'm'") as info:
+        KERNELS["normalised"](da.ones(10, chunks=5), da.zeros(10, chunks=5))
+    assert "B[i] = A[i] / m" in str(info.value)
+
+
+def test_returned_new_array_of_another_extent_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="A axis 0 has 21, C axis 0 has 20 elements"):
+        KERNELS["shorter"](da.ones(21, chunks=5))
+    got = KERNELS["shorter"](da.arange(21.0, chunks=-1))  # one chunk: fine
+    np.testing.assert_array_equal(got.compute(scheduler="threads"), np.ones(20))
+
+
+def test_two_returned_reductions_are_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="at most one reduction"):
+        KERNELS["two_scalars"](da.ones(10, dtype=np.int64, chunks=5))
