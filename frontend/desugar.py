@@ -10,9 +10,10 @@ Each is a no-op on code already in the subset, and each keeps Python's meaning e
   at the top level of the body, before any use of the names they bind, bind what a global of
   the same name would: they are taken out and the names added to the kernel's globals (a
   module other than numpy, math and cmath, or a name bound otherwise too, stays refused).
-- **Module functions by name.** A name bound (globally or by such an import) to a function or
-  type of numpy, math or cmath (``sqrt`` from ``from math import sqrt``, ``float64``) is that
-  module's attribute (``math.sqrt``), the spelling the rest of the frontend knows.
+- **Module functions by name.** A call of a name bound (globally or by such an import) to a
+  function or type of numpy, math or cmath (``sqrt(x)`` after ``from math import sqrt``,
+  ``float32(x)``) calls that module's attribute (``math.sqrt(x)``), the spelling the rest of
+  the frontend knows.
 - **Tuple assignment.** ``s, t = 0.0, 1.0`` and ``a[i], b[i] = b[i], a[i]``: every value is
   computed before any target is written, as Python does (through fresh locals when a target may
   be read by a value), then each target is assigned in order.
@@ -110,22 +111,25 @@ def module_attribute(obj) -> tuple[str, str] | None:
 
 
 class ModuleFunctions(ast.NodeTransformer):
-    """Reads of a global name bound to a module function -> ``module.function`` (the module
-    under a name bound to it in the kernel's globals)."""
+    """Calls of a global name bound to a module function or type -> ``module.function(...)``
+    (the module under a name bound to it in the kernel's globals).  Only in call position: a
+    dtype named by a global (``dtype=F32``) is read as such where it is used."""
 
     def __init__(self, rw: Rewriter, local: set[str]) -> None:
         self.rw, self.local = rw, local
 
-    def visit_Name(self, node: ast.Name):
-        if not isinstance(node.ctx, ast.Load) or node.id in self.local or node.id not in self.rw.globals:
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id in self.local or func.id not in self.rw.globals:
             return node
-        found = module_attribute(self.rw.globals[node.id])
+        found = module_attribute(self.rw.globals[func.id])
         if found is None:
             return node
         key, name = found
-        module = self.rw.module_alias(key)
-        return self.rw.placed(ast.Attribute(self.rw.placed(ast.Name(module, ast.Load()), node), name, ast.Load()),
-                              node)
+        module = self.rw.placed(ast.Name(self.rw.module_alias(key), ast.Load()), func)
+        node.func = self.rw.placed(ast.Attribute(module, name, ast.Load()), func)
+        return node
 
 
 # ---- global constants ------------------------------------------------------------------------
