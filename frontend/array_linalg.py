@@ -40,6 +40,7 @@ import numpy as np
 
 from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
 
+from .array_sparse import sparse_product
 from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
 from .checker import module_of, reassociable
 from .types import VType, promote
@@ -87,7 +88,12 @@ def store_product(lw: Lowering, stmt: ast.Assign, target: View) -> list[ast.stmt
 
 
 def product_of(lw: Lowering, node: ast.expr) -> Contraction | View | None:
-    """The contraction a product node means (a View where NumPy's rule is a plain ``*``)."""
+    """The contraction a product node means (a View where NumPy's rule is a plain ``*``, or
+    where an operand is a scipy.sparse matrix: frontend/array_sparse.py)."""
+    sparse = sparse_product(lw, node)
+    if sparse is not None:
+        lw.changed = True
+        return sparse
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
         lw.changed = True
         return matmul(lw, node, lw.value(node.left), lw.value(node.right))

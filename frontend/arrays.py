@@ -22,6 +22,7 @@ import ast
 import copy
 import dataclasses
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -313,7 +314,9 @@ class Lowering:
         self.changed = False
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
-        self.viewed = _viewed_names(source.tree)  # names some binding makes a view of (p = x, v = x[1:])
+        # plain aliases (p = r) of arrays nothing writes in place: a copy is indistinguishable
+        self.copied = _copyable_aliases(source.tree)
+        self.viewed = _viewed_names(source.tree) - self.copied  # names some binding makes a view of (p = x, v = x[1:])
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
@@ -368,6 +371,10 @@ class Lowering:
                 return [_replace(stmt, iter=bounds, body=self.lower_block(stmt.body))]
             finally:
                 self.loops.pop()
+        if isinstance(stmt, ast.If) and not isinstance(stmt.test, ast.Name):
+            hoisted = self.hoist_test(stmt)
+            if hoisted is not None:
+                return hoisted
         if isinstance(stmt, ast.If):
             test = self.known_extents(stmt.test)
             body_block = self.block + (self.blocks + 1,)
@@ -397,6 +404,28 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def hoist_test(self, stmt: ast.If) -> list[ast.stmt] | None:
+        """``if np.linalg.norm(r) < tol:`` (a test that reduces arrays): the test assigned to a
+        fresh scalar local just before the ``if``, which Python evaluates once there too, then
+        ``if pf_c:``; None when the test has no array values.  Tests with ``and``/``or``/``if``
+        are left alone (Python may skip the part that reads arrays)."""
+        if any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in ast.walk(stmt.test)) \
+                or self.masked_read(stmt.test) is not None:
+            return None
+        name = self.fresh("c")
+        assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], stmt.test), stmt.test)
+        saved = (self.assignments, dict(self.scalars), dict(self.assigned), dict(self.sizes), self.counter)
+        lowered = self.lower_stmt(assign)
+        if lowered == [assign]:  # no array values: the test stays as written
+            self.assignments, self.scalars, self.assigned, self.sizes, self.counter = saved
+            self.used.discard(name)
+            return None
+        if name in self.names:
+            raise self.error(stmt.test, "an array as an if test (NumPy raises ValueError: the truth value of an "
+                             "array is ambiguous); reduce it to one value first", "if test")
+        test = ast.copy_location(ast.Name(name, ast.Load()), stmt.test)
+        return lowered + self.lower_stmt(_replace(stmt, test=test))
 
     def merge_branches(self, bound: dict[str, ArrayName], else_block: tuple[int, ...],
                        orelse: list[ast.stmt]) -> list[ast.stmt]:
@@ -764,7 +793,7 @@ class Lowering:
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
-        if value.base is not None:  # a slice or transpose of an array: NumPy binds a view, no copy
+        if value.base is not None and not self.copies(stmt, name):  # a slice or transpose: NumPy binds a view
             self.names[name] = ArrayName(value.base, value.extents, value.vtype.dtype, "view", self.block,
                                          view=value)
             return []
@@ -777,6 +806,22 @@ class Lowering:
         if not fill:
             return []
         return self.nest(view.extents, lambda k: [ast.Assign([_store(view.element(k))], value.element(k))])
+
+    def equal_extents(self, a: Sym, b: Sym) -> bool:
+        """Whether two extents are equal in every call the kernel runs: the same text, proven, or
+        an equality an earlier statement required (``mismatch``: checked per call)."""
+        return a.text == b.text or tuple(sorted((a.text, b.text))) in self.checked \
+            or self.proven(f"{a.text} == {b.text}")
+
+    def copies(self, stmt: ast.Assign, name: str) -> bool:
+        """Whether ``name = other`` binds a copy of the kernel-local array ``other`` rather than a
+        view: both are in an alias group nothing in the kernel writes in place
+        (``_copyable_aliases``), so no statement can tell a copy from the same array, and each
+        may then be bound again in a loop with its new values written into its own array
+        (npbench sp_cg: ``p = r`` before a loop that rebinds ``r`` and ``p``)."""
+        source = stmt.value.id if isinstance(stmt.value, ast.Name) else None
+        entry = self.names.get(source) if source is not None else None
+        return name in self.copied and entry is not None and entry.kind in ("temp", "local")
 
     def note_size(self, stmt: ast.Assign, name: str) -> None:
         """``H_out = x.shape[1] - K + 1`` at the top level, ``x`` a temporary (frontend.rewrite
@@ -797,8 +842,7 @@ class Lowering:
         why = None
         if name in self.viewed:
             why = "another name is bound to a view of it somewhere (it would see the new values)"
-        elif value.rank != entry.rank or any(a.text != b.text and not self.proven(f"{a.text} == {b.text}")
-                                             for a, b in zip(value.extents, entry.extents)):
+        elif value.rank != entry.rank or any(not self.equal_extents(a, b) for a, b in zip(value.extents, entry.extents)):
             why = "the new array's shape may differ"
         elif self.temp_dtype(stmt, value) != entry.dtype:
             why = f"the new array is {self.temp_dtype(stmt, value)}, not {entry.dtype}"
@@ -911,6 +955,10 @@ class Lowering:
         over those loops, and each iteration uses its first elements."""
         largest = []
         for e in extents:
+            if _reads_data(e):
+                raise self.error(self.here, "an array temporary whose extent depends on array values (a slice with "
+                                 "bounds read from an array); use the slice directly in a reduction or a product, "
+                                 "or write the loop", "array temporary")
             bound = self.largest_over_loops(e) if self.in_loop(e) else e
             if bound is None:
                 raise self.error(self.here, f"an array temporary of extent {e.text!r}, which changes with a loop "
@@ -989,6 +1037,13 @@ class Lowering:
         if key in self.checked:
             return
         self.checked.add(key)
+        if _reads_data(a) or _reads_data(b):  # extents of slices with bounds read from arrays (runtime_slice)
+            pairs = _same_but_sizes(a.text, b.text)
+            if pairs is None:
+                raise self.error(node or self.here, f"cannot tell that the extents {a.text!r} and {b.text!r} agree "
+                                 "(they depend on array values; NumPy requires them equal to broadcast)", "broadcast")
+            self.assumed.extend(ast.parse(f"{x} == {y}", mode="eval").body for x, y in pairs)
+            return
         if not (self.in_loop(a) or self.in_loop(b)):
             self.assumed.append(ast.Compare(a.node, [ast.Eq()], [b.node]))
             return
@@ -1244,6 +1299,8 @@ class Lowering:
         assert step is not None
         if step == 0:
             raise self.error(item, "slice step cannot be zero", "slice step")
+        if step > 0 and any(part is not None and self.read_bound(part) for part in (item.lower, item.upper)):
+            return self.runtime_slice(item, n, step)
         lo, hi = (None if part is None else self.bound(part) for part in (item.lower, item.upper))
         last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
         first = const(0) if lo is None else lo
@@ -1257,6 +1314,28 @@ class Lowering:
         start = last if lo is None else n + lo if lo.is_const() and lo.const < 0 else self.clamp(lo, last)
         stop = const(-1) if hi is None else smax(const(-1), n + hi) if hi.is_const() and hi.const < 0 else hi
         return start, (start - stop + const(-step - 1)).floordiv(-step), step
+
+    def read_bound(self, part: ast.expr) -> bool:
+        """Whether a slice bound reads an element of an integer array (``A_row[i]``): known only
+        at run time, where NumPy's rules for it are applied (``runtime_slice``)."""
+        return any(isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names
+                   and self.names[node.value.id].dtype in INTS and self.names[node.value.id].dtype != "uint64"
+                   for node in ast.walk(part))
+
+    def runtime_slice(self, item: ast.Slice, n: Sym, step: int) -> tuple[Sym, Sym, int]:
+        """(first index, length, step) of a slice with a positive step and a bound read from an
+        array, as NumPy computes them when the statement runs (CPython's PySlice_AdjustIndices):
+        a negative bound counts from the end and is then clipped at 0, a bound past the end is
+        the end, the length is never negative (npbench spmv: ``A_col[A_row[i]:A_row[i + 1]]``)."""
+        def adjusted(part: ast.expr | None, default: Sym) -> Sym:
+            if part is None:
+                return default
+            written = _ViewShapes(self).visit(copy.deepcopy(part))
+            assert isinstance(written, ast.expr), "a slice bound stays an expression"
+            b = f"int({ast.unparse(written)})"
+            return atom(f"(max({b} + {n.text}, 0) if {b} < 0 else min({b}, {n.text}))")
+        start, stop = adjusted(item.lower, const(0)), adjusted(item.upper, n)
+        return start, smax(const(0), (stop - start + const(step - 1)).floordiv(step)), step
 
     def bound(self, part: ast.expr) -> Sym:
         """A slice bound as a Sym: a constant, or a non-negative affine expression."""
@@ -1278,7 +1357,8 @@ class Lowering:
         return b if self.proven(f"{b.text} <= {last.text}") else smin(b, last)
 
     def _BinOp(self, node: ast.BinOp) -> View:
-        product = self.products.value(self, node) if isinstance(node.op, ast.MatMult) else None
+        # a product, or a sum with a product of sparse matrices (frontend/array_sparse.py)
+        product = self.products.value(self, node) if isinstance(node.op, (ast.MatMult, ast.Add, ast.Sub)) else None
         if product is not None:  # frontend/array_linalg.py
             return product
         return self.binop(node, node.op, self.value(node.left), self.value(node.right))
@@ -2809,6 +2889,23 @@ def _fold(types: list[VType]) -> VType:
     return result
 
 
+def _reads_data(e: Sym) -> bool:
+    """Whether an extent reads array elements (a slice bound read from an array)."""
+    return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) for n in ast.walk(e.node))
+
+
+_SIZE = re.compile(r"\b[A-Za-z_]\w*\.shape\[\d+\]")
+
+
+def _same_but_sizes(a: str, b: str) -> list[tuple[str, str]] | None:
+    """The pairs of array sizes whose equality makes the texts ``a`` and ``b`` the same
+    expression (``A_val.shape[0]`` and ``A_col.shape[0]`` in two slices of the same bounds:
+    assumed equal, checked per call, a condition stricter than NumPy's), or None."""
+    if _SIZE.split(a) != _SIZE.split(b):
+        return None
+    return sorted({(x, y) for x, y in zip(_SIZE.findall(a), _SIZE.findall(b)) if x != y})
+
+
 def promote_any(a: VType, b: VType) -> VType:
     if a.dtype == "unknown" or b.dtype == "unknown":
         return UNKNOWN
@@ -2915,9 +3012,59 @@ def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
 _VIEW_CALLS = frozenset(("transpose", "reshape", "squeeze", "expand_dims", "flip", "flipud", "fliplr", "asarray"))
 
 
-def _viewed_names(tree: ast.AST) -> set[str]:
+_MUTATING_METHODS = frozenset(("fill", "sort", "put", "itemset", "resize", "setfield", "partition", "byteswap"))
+
+
+def _copyable_aliases(tree: ast.AST) -> set[str]:
+    """The names in groups joined by plain aliases (``p = r``) that nothing writes in place:
+    no element or slice store, augmented assignment, ``np.copyto``, mutating method or other
+    view of any of them.  Within such a group a copy cannot be told from the same array."""
+    parent: dict[str, str] = {}
+
+    def find(n: str) -> str:
+        while parent.setdefault(n, n) != n:
+            n = parent[n]
+        return n
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    parent[find(target.id)] = find(node.value.id)
+    if not parent:
+        return set()
+    touched = _written_in_place(tree) | (_viewed_names(tree, plain=False))
+    bad = {find(n) for n in touched if n in parent}
+    return {n for n in parent if find(n) not in bad}
+
+
+def _written_in_place(tree: ast.AST) -> set[str]:
+    """Names whose arrays a statement may change in place."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            names.add(_root_name(node))
+        elif isinstance(node, ast.AugAssign):
+            names.add(_root_name(node.target))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _MUTATING_METHODS:
+                names.add(_root_name(node.func.value))
+            if node.func.attr == "copyto" and node.args:
+                names.add(_root_name(node.args[0]))
+        if isinstance(node, ast.Call):
+            names.update(_root_name(kw.value) for kw in node.keywords if kw.arg == "out")
+    return names - {""}
+
+
+def _root_name(node: ast.expr) -> str:
+    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _viewed_names(tree: ast.AST, plain: bool = True) -> set[str]:
     """The array names whose values some ``name = value`` binds as a view: ``value`` is the name
-    itself, an index or slice of it, ``.T``, ``.real``/``.imag`` or a view-making call of it."""
+    itself (unless not ``plain``), an index or slice of it, ``.T``, ``.real``/``.imag`` or a
+    view-making call of it."""
     viewed: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets):
@@ -2931,7 +3078,7 @@ def _viewed_names(tree: ast.AST) -> set[str]:
                         and root.func.value.id in ("np", "numpy") else root.func.value
                 else:
                     root = None
-            if root is not None:
+            if root is not None and (plain or root is not node.value):
                 viewed.add(root.id)
     return viewed
 

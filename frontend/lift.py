@@ -49,6 +49,7 @@ from .returns import lift_return
 from .rewrite import rewrite
 from .scalars import check_int_literals
 from .source import KernelSource, read_source
+from .sparse import check_uses, unpack_parameters
 from .types import VType, promote
 
 
@@ -379,7 +380,9 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
             raise source.error(node, f"the name {node.id} is reserved for polyfuse's generated code")
     globals_ = dict(fn.__globals__)
+    source = unpack_parameters(source, arguments)  # a scipy.sparse matrix parameter -> its parts
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
+    check_uses(source, arguments)  # a sparse matrix only in products (helpers inlined by now)
     rules = PRODUCT_RULES_BLAS if blas else PRODUCT_RULES
     lowered = lower_arrays(source, globals_, arguments, rules, JOIN_RULES)  # NumPy array statements -> loops
     source, assumed, assertions = lowered.source, lowered.assumed, lowered.assertions

@@ -26,6 +26,7 @@ from polyfuse.model.scop import Argument
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import cache
 from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
+from polyfuse.runtime.sparse import unpack_sparse
 from polyfuse.runtime.variant import CallPlan, CompiledVariant, call_key, local_bytes
 
 _COMPILE_LOCK = ISL_LOCK
@@ -98,9 +99,11 @@ class Kernel:
         if kwargs or len(args) != len(self._names):
             values = self._bind(args, kwargs)
         else:
-            key = tuple(map(call_key, args))
-            values = dict(zip(self._names, args))
+            key = tuple(map(call_key, args))  # a sparse matrix's is None: no plan, every call unpacks it
+            values = unpack_sparse(dict(zip(self._names, args)))
         dispatch = tuple(map(_dispatch_key, values.values()))
+        if len(values) != len(self._names):  # sparse matrices unpacked: their parts' names say the format
+            dispatch += tuple(values)
         if None in dispatch and any(map(is_dask_array, values.values())):
             from polyfuse.dask import call_values
 
@@ -180,7 +183,8 @@ class Kernel:
 
     def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         """Parameter -> value as Python binds the call; an omitted parameter takes its default,
-        which must be a number (a located UnsupportedError otherwise)."""
+        which must be a number (a located UnsupportedError otherwise); a sparse matrix is
+        replaced by its parts (runtime/sparse.py)."""
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -189,7 +193,7 @@ class Kernel:
             if name not in bound.arguments and not is_number(self._defaults[name]):
                 raise default_error(read_source(self.py_func), name, self._defaults[name])
         bound.apply_defaults()
-        return dict(bound.arguments)
+        return unpack_sparse(dict(bound.arguments))
 
     def _variant(self, values: dict[str, Any]) -> CompiledVariant:
         arguments = tuple(argument_of(name, value) for name, value in values.items())

@@ -189,3 +189,18 @@ def check_against_python(fn, args, *, target="python", fuse="smart", rtol=1e-9, 
     k(*actual)
     assert_same_arrays(expected, actual, rtol=rtol, atol=atol)
     return k
+
+
+@pytest.fixture(scope="session")
+def client():
+    """The LocalCluster the dask tests share (tests/dask): started once per session, on first use.
+    Here rather than in tests/dask/conftest.py: a second module named ``conftest`` shadows this
+    one for the tests that import helpers from it."""
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, memory_limit="1GiB",
+                           dashboard_address=":0")
+    with Client(cluster) as c:
+        yield c
+    cluster.close()

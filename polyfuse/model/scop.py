@@ -31,6 +31,20 @@ def shape_param(array: str, axis: int) -> str:
     return f"{array}__shape{axis}"
 
 
+# A scipy.sparse CSR (or CSC) matrix argument reaches the kernel as four plain arguments in its
+# place (runtime/sparse.py unpacks the call, frontend/sparse.py the parameter): its data,
+# indices and indptr arrays, and the extent of the axis ``indices`` count along ("minor": the
+# columns of a CSR matrix, the rows of a CSC one).  The format is in the names, so it is part of
+# the call signature; the dtypes of data and indices are, as for any array.
+SPARSE_FORMATS = ("csr", "csc")
+SPARSE_PARTS = ("data", "indices", "indptr", "minor")
+
+
+def sparse_part(matrix: str, fmt: str, part: str) -> str:
+    """The argument name of one part of sparse matrix ``matrix`` in format ``fmt``."""
+    return f"{matrix}__{fmt}_{part}"
+
+
 @dataclass(frozen=True)
 class Argument:
     """One kernel parameter as seen in a call signature."""

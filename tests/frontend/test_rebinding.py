@@ -204,7 +204,8 @@ def dtype_changes_in_the_loop(x, steps):
 
 
 @pytest.mark.parametrize("fn, args, words", [
-    (aliased_then_bound_again, (np.arange(3.0), 2), "view of it"),
+    # z = y binds a copy (nothing writes either in place), a temporary of the loop: read after it
+    (aliased_then_bound_again, (np.arange(3.0), 2), "outside the loop or branch that binds it"),
     (dtype_changes_in_the_loop, (np.arange(3), 2), "is float64, not int64"),
 ], ids=["aliased", "dtype"])
 def test_binding_again_in_a_loop_is_refused_where_writing_in_place_would_differ(fn, args, words):
