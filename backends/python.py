@@ -53,7 +53,8 @@ def compile_python(program: LoopProgram) -> PythonKernel:
     source = "\n".join(lines) + "\n"
     filename = f"<polyfuse-python-{program.name}-{next(_serial)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict = {"_np": np, "_math": math, "_cmath": cmath, "_index": index_at_run_time}
+    namespace: dict = {"_np": np, "_math": math, "_cmath": cmath, "_index": index_at_run_time,
+                       "_check": check_at_run_time}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     return PythonKernel(source, params, namespace[program.name])
 
@@ -65,6 +66,13 @@ def index_at_run_time(value, extent: int, array: str, axis: int) -> int:
     if not 0 <= wrapped < extent:
         raise IndexError(index_message(value, extent, array, axis))
     return wrapped
+
+
+def check_at_run_time(failed, message: str | None, error: str) -> int:
+    """An ``assert`` (ir.Check): its error where it fails, as Python raises it there."""
+    if failed:
+        ir.raise_check(error, message)
+    return 0
 
 
 def index_message(value: int, extent: int | None, array: str, axis: int) -> str:

@@ -34,6 +34,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
+from .array_loops import range_loop
 from .checker import is_allocation, module_of, numpy_abs, reassociable
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decide, is_affine
@@ -377,6 +378,10 @@ class Lowering:
 
     def lower_stmt(self, stmt: ast.stmt) -> list[ast.stmt]:
         if isinstance(stmt, ast.For):
+            ranged = range_loop(self, stmt)  # for i, v in enumerate(T): a range loop (array_loops.py)
+            if ranged is not None:
+                self.any_changed = True
+                return [s for r in ranged for s in self.lower_stmt(r)]
             if not isinstance(stmt.target, ast.Name):
                 return [_replace(stmt, body=self.lower_block(stmt.body))]
             self.loop_vars.add(stmt.target.id)
@@ -471,23 +476,26 @@ class Lowering:
         """``assert A.shape[0] == B.shape[1], "..."`` at the top level: taken out of the body and
         checked per call (AssertionError, before the kernel runs; isl also knows it holds after).
         ``np.shares_memory(x, y)`` in the test is decided here when either array is one the
-        kernel allocated.  Asserts of array values, or inside loops and branches, are refused."""
-        if not self.at_top:
-            raise self.error(stmt, "assert inside a loop or branch (only top-level asserts of sizes and integer "
-                             "arguments, checked when the kernel is called)", "assert statement")
+        kernel allocated.  Any other assert (of array values, inside a loop or branch) stays, to
+        be checked where it runs (frontend.control.lift_assert)."""
         message = None
         if stmt.msg is not None:
             if not (isinstance(stmt.msg, ast.Constant) and isinstance(stmt.msg.value, str)):
                 raise self.error(stmt.msg, "assert with a message other than a string literal", "assert statement")
             message = stmt.msg.value
-        test = _SharedMemory(self).visit(_ViewShapes(self).visit(copy.deepcopy(stmt.test)))
-        if not self.affine_test(test):
-            raise self.error(stmt, f"assert {ast.unparse(stmt.test)!r}: asserts may test only sizes and integer "
-                             "arguments (affine comparisons, and/or/not), which polyfuse checks when the kernel "
-                             "is called; check array values outside the kernel", "assert statement")
-        self.assertions.append(Assertion(test, message))
-        self.changed = self.any_changed = True
-        return []
+        if self.at_top:
+            test = _SharedMemory(self).visit(_ViewShapes(self).visit(copy.deepcopy(stmt.test)))
+            if self.affine_test(test):
+                self.assertions.append(Assertion(test, message))
+                self.changed = self.any_changed = True
+                return []
+        test = self.known_extents(stmt.test)
+        ok = self.fresh("assert_ok")  # an array value in the test (np.all(x > 0)): lowered as a local's value
+        assign = ast.copy_location(ast.Assign([ast.Name(ok, ast.Store())], test), stmt)
+        lowered = self.lower_stmt(assign)
+        if lowered == [assign]:
+            return [_replace(stmt, test=test)]
+        return lowered + [_replace(stmt, test=ast.copy_location(ast.Name(ok, ast.Load()), stmt.test))]
 
     def affine_test(self, node: ast.expr) -> bool:
         """Whether ``node`` is and/or/not of affine comparisons of sizes and integer arguments."""
@@ -1570,6 +1578,9 @@ class Lowering:
             return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
                                 promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
         if any(a.rank for a in args):
+            scalar_type = getattr(np, name, None) if module == "np" else None
+            if len(args) == 1 and isinstance(scalar_type, type) and issubclass(scalar_type, np.generic):
+                return self.call_astype(node, args[0], [func])  # np.float64(x) of an array: x.astype
             if len(args) == 1 and ((module is None and isinstance(func, ast.Name) and func.id == "abs")
                                    or (module == "np" and name in ("abs", "absolute"))):
                 vtype = args[0].vtype  # abs of a complex array is its real magnitude (it was typed complex)
@@ -2081,11 +2092,13 @@ class Lowering:
 
         return View((const(len(values)),), VType(dtype, False), element)
 
-    def linspace(self, node: ast.Call) -> View:
+    def linspace(self, node: ast.Call, ftype: str = "float64") -> View:
         """``np.linspace(start, stop, num, endpoint=True)`` of real scalars into float64, with
         NumPy's own arithmetic: element ``i`` is ``i * step + start`` (``i / div * delta + start``
         where the step underflows to 0, ``i * delta + start`` when ``div = 0``), the last one
-        ``stop`` exactly when ``endpoint``."""
+        ``stop`` exactly when ``endpoint``.  ``ftype="float32"`` (np.histogram of float32 data:
+        float32 ends, which user code cannot pass yet) computes all of it in float32 as NumPy
+        does, ``i`` an exact float32 as ``np.arange(num, dtype=float32)`` makes it."""
         given = dict(zip(("start", "stop", "num", "endpoint"), node.args))
         for kw in node.keywords:
             if kw.arg not in ("start", "stop", "num", "endpoint", "dtype") or kw.arg in given:
@@ -2098,7 +2111,7 @@ class Lowering:
             raise self.error(node, "np.linspace() with a dtype other than float64", "np.linspace")
         ends = [self.value(given["start"]), self.value(given["stop"])]
         if any(v.rank or v.vtype.is_complex or v.vtype.dtype == "bool" or not (v.vtype.weak or v.vtype.dtype
-               in ("float64", "int64")) for v in ends):
+               in ("float64", "int64", ftype)) for v in ends):
             raise self.error(node, "np.linspace() of other than real scalars that give float64 (array or "
                              "complex ends, float32 values)", "np.linspace")
         endpoint = _bool_const(given.get("endpoint", ast.Constant(True)))
@@ -2106,25 +2119,26 @@ class Lowering:
             raise self.error(node, "np.linspace() endpoint= must be True or False", "np.linspace")
         num = sym_of(given.get("num", ast.Constant(50)))
         div = num - const(1) if endpoint else num
-        f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())
+        f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), ftype, ast.Load())
         start, stop, delta, step = (self.fresh(stem) for stem in ("lin_start", "lin_stop", "lin_delta", "lin_step"))
         for name, value in ((start, ast.Call(f64, [ends[0].element(())], [])),
                             (stop, ast.Call(copy.deepcopy(f64), [ends[1].element(())], [])),
                             (delta, ast.parse(f"{stop} - {start}", mode="eval").body),
                             (step, ast.parse(f"{delta} / max({div.text}, 1)", mode="eval").body)):
             self.pre.append(ast.Assign([ast.Name(name, ast.Store())], value))
-            self.note_scalar(name, VType("float64", False))
+            self.note_scalar(name, VType(ftype, False))
         self.changed = True
 
         def element(idx: tuple[Sym, ...]) -> ast.expr:
             i, d = idx[0].text, div.text
-            ramp = f"(({i}) * {step} if {step} != 0 else ({i}) / ({d}) * {delta}) if {d} > 0 else ({i}) * {delta}"
+            r = i if ftype == "float64" else f"{NP_NAME}.{ftype}({i})"  # np.arange(num, dtype=ftype)'s element
+            ramp = f"(({r}) * {step} if {step} != 0 else ({r}) / ({d}) * {delta}) if {d} > 0 else ({r}) * {delta}"
             value = f"({ramp}) + {start}"
             if endpoint:
                 value = f"({stop} if ({i}) == ({num.text}) - 1 and ({num.text}) > 1 else {value})"
             return ast.parse(value, mode="eval").body
 
-        return View((smax(const(0), num),), VType("float64", False), element)
+        return View((smax(const(0), num),), VType(ftype, False), element)
 
     def running(self, node: ast.Call, kind: str, x: View, rest: list[ast.expr]) -> View:
         """``np.cumsum(x, axis)`` / ``np.cumprod``: a local array whose first element along the
@@ -2246,10 +2260,12 @@ class Lowering:
             raise self.error(given["density"], "np.histogram() density= must be True or False", "np.histogram")
         if x.rank and bins.rank == 1 and dtype in FLOATS + INTS:
             return self.histogram_edges(node, x, bins, given, density, part)
-        if x.rank == 0 or dtype not in ("float64",) + INTS:
-            raise self.error(given["a"], f"np.histogram() of {'a scalar' if x.rank == 0 else dtype + ' data'}: "
-                             "polyfuse takes arrays of float64 or integers (float32 data has float32 edges in "
-                             "NumPy)", "np.histogram")
+        ranged = not _is_none(given.get("range"))
+        if x.rank == 0 or dtype not in ("float64",) + INTS and not (dtype == "float32" and not ranged):
+            raise self.error(given["a"], f"np.histogram() of {'a scalar' if x.rank == 0 else dtype + ' data'}"
+                             f"{' with range=' if dtype == 'float32' else ''}: polyfuse takes arrays of float64 or "
+                             "integers, and float32 without range= (NumPy computes float32 data's edges with a "
+                             "range's Python floats in float64 and float32 mixed)", "np.histogram")
         if bins.rank or not (isinstance(bins_node, ast.Constant) and type(bins_node.value) is int
                              or (bins.vtype.dtype in INTS or bins.vtype.dtype == "unknown" and not self.final)
                              and not isinstance(bins_node, ast.Constant)):
@@ -2274,12 +2290,14 @@ class Lowering:
                     self.mismatch(ex, ew, given["weights"])
         self.changed = True
         f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())
-        float64 = VType("float64", False)
+        ftype = "float32" if dtype == "float32" else "float64"  # NumPy's bin_type: the edges' arithmetic
+        fcast, edge_type = f"{NP_NAME}.{ftype}", VType(ftype, False)
 
-        def assign(name: str, value: ast.expr | str, vtype: VType = float64) -> ast.Assign:
+        def assign(name: str, value: ast.expr | str, vtype: VType = edge_type) -> ast.Assign:
             return self.scalar_assign(name, value, vtype)
 
         lo, hi = self.fresh("hist_lo"), self.fresh("hist_hi")
+        nonempty: ast.expr | None = None  # float32 data that may be empty: the test that it is not
         if limits is not None:
             first, last = limits
             if first == last:
@@ -2288,8 +2306,8 @@ class Lowering:
                          assign(hi, ast.Call(copy.deepcopy(f64), [ast.Constant(float(last))], []))]
         else:
             found_lo, found_hi = self.fresh("hist_lo"), self.fresh("hist_hi")
-            self.pre += [assign(found_lo, ast.Call(f64, [ast.Constant(0.0)], [])),  # empty: NumPy's range (0, 1)
-                         assign(found_hi, ast.Call(copy.deepcopy(f64), [ast.Constant(1.0)], []))]
+            self.pre += [assign(found_lo, f"{fcast}(0.0)"),  # empty: NumPy's range (0, 1)
+                         assign(found_hi, f"{fcast}(1.0)")]
             if not any(e.is_const(0) for e in x.extents):
                 mn, mx = self.fresh("hist_min"), self.fresh("hist_max")
                 zeros = tuple(const(0) for _ in x.extents)
@@ -2298,9 +2316,14 @@ class Lowering:
                 scan += self.nest(x.extents, lambda k: [
                     ast.Assign([ast.Name(mn, ast.Store())], _extreme(False, ast.Name(mn, ast.Load()), x.element(k))),
                     ast.Assign([ast.Name(mx, ast.Store())], _extreme(True, ast.Name(mx, ast.Load()), x.element(k)))])
-                scan += [assign(found_lo, f"{NP_NAME}.float64({mn})"), assign(found_hi, f"{NP_NAME}.float64({mx})")]
+                scan += [assign(found_lo, f"{fcast}({mn})"), assign(found_hi, f"{fcast}({mx})")]
+                if dtype in FLOATS:  # NaN or infinite data: NumPy's ValueError, where the scan ends
+                    scan.append(value_error(f"{NP_NAME}.isfinite({mn}) and {NP_NAME}.isfinite({mx})",
+                                            "autodetected range of the data is not finite"))
                 tests: list[ast.expr] = [ast.Compare(e.node, [ast.Gt()], [ast.Constant(0)]) for e in x.extents
                                          if not e.is_const()]
+                if ftype == "float32" and tests:
+                    nonempty = ast.BoolOp(ast.And(), copy.deepcopy(tests)) if len(tests) > 1 else copy.deepcopy(tests[0])
                 if tests:
                     test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
                     self.pre.append(ast.If(test, scan, []))
@@ -2309,7 +2332,17 @@ class Lowering:
             self.pre += [assign(lo, f"{found_lo} - 0.5 if {found_lo} == {found_hi} else {found_lo}"),
                          assign(hi, f"{found_hi} + 0.5 if {found_lo} == {found_hi} else {found_hi}")]
         edges = self.linspace(ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "linspace", ast.Load()),
-                                       [ast.Name(lo, ast.Load()), ast.Name(hi, ast.Load()), (n + const(1)).node], []))
+                                       [ast.Name(lo, ast.Load()), ast.Name(hi, ast.Load()), (n + const(1)).node], []),
+                              ftype)
+        if nonempty is not None:  # empty float32 data: NumPy's linspace of the ints 0, 1 is float64, then cast
+            empty = self.linspace(ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "linspace", ast.Load()),
+                                           [ast.Constant(0.0), ast.Constant(1.0), (n + const(1)).node], []))
+            edges = _either(nonempty, edges, View(empty.extents, edges.vtype, lambda k: ast.Call(
+                ast.parse(fcast, mode="eval").body, [empty.element(k)], [])))
+        count_text = str(n.const) if n.is_const() else "the"
+        self.pre += self.nest((n,), lambda k: [value_error(
+            f"not ({ast.unparse(edges.element(k))}) >= ({ast.unparse(edges.element((k[0] + const(1),)))})",
+            f"Too many bins for data range. Cannot create {count_text} finite-sized bins.")])
         if part == 1:
             return None, edges
         # the counts (int64) or the weights' sums (in float64, as np.bincount sums them)
@@ -2327,12 +2360,14 @@ class Lowering:
         self.pre += [assign(width, f"{hi} - {lo}"), assign(step, f"{width} / ({nb})")]
         v, keep, b = self.fresh("hist_v"), self.fresh("hist_keep"), self.fresh("hist_bin")
 
+        largest = float(np.finfo(ftype).max)
+
         def count(k: tuple[Sym, ...]) -> list[ast.stmt]:
-            below = f"{b} * {step} + {lo}"
-            above = f"({b} + 1) * {step} + {lo}"
+            below = f"{fcast}({b}) * {step} + {lo}"  # the edges' own dtype (an int64 would make float32 float64)
+            above = f"{fcast}({b} + 1) * {step} + {lo}"
             added = ast.Constant(1) if weights is None else ast.Call(copy.deepcopy(f64), [weights.element(k)], [])
-            return [assign(v, ast.Call(copy.deepcopy(f64), [x.element(k)], [])),
-                    assign(keep, f"{v} >= {lo} and {v} <= {hi} and {width} <= 1.7976931348623157e308", BOOL),
+            return [assign(v, ast.Call(ast.parse(fcast, mode="eval").body, [x.element(k)], [])),
+                    assign(keep, f"{v} >= {lo} and {v} <= {hi} and {width} <= {largest!r}", BOOL),
                     assign(b, f"{NP_NAME}.int64(({v} - {lo}) / {width} * ({nb}) if {keep} else 0.0)",
                            VType("int64", False)),
                     assign(b, f"{b} - 1 if {b} == ({nb}) else {b}", VType("int64", False)),
@@ -2378,9 +2413,12 @@ class Lowering:
         m = edges.extents[0]
         if not self.require(f"{m.text} >= 2"):
             raise self.error(given["bins"], "np.histogram() bins of fewer than two edges", "np.histogram")
+        self.changed = True
+        self.pre += self.nest((m - const(1),), lambda k: [value_error(  # NumPy checks the edges first
+            f"not ({ast.unparse(edges.element(k))}) > ({ast.unparse(edges.element((k[0] + const(1),)))})",
+            "`bins` must increase monotonically, when an array")])
         if part == 1:
             return None, edges
-        self.changed = True
         n = m - const(1)
         acc = self.fresh("hist")
         self.allocate(acc, (n,), "int64")
@@ -3323,6 +3361,21 @@ def _unflattened(flat: ast.expr, extents: tuple[Sym, ...]) -> list[ast.expr]:
 def _store(node: ast.expr) -> ast.expr:
     assert isinstance(node, ast.Subscript), "element stores are array elements"
     return ast.Subscript(node.value, node.slice, ast.Store())
+
+
+def _either(test: ast.expr, then: View, otherwise: View) -> View:
+    """The elements of ``then`` where ``test`` holds, else of ``otherwise`` (same extents)."""
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        return ast.IfExp(copy.deepcopy(test), then.element(idx), otherwise.element(idx))
+    return View(then.extents, then.vtype, element)
+
+
+def value_error(test: str, message: str) -> ast.Assert:
+    """``assert test`` raising ValueError(message) where it fails (the internal message form
+    ``("ValueError", message)``, which frontend.control.lift_assert reads; user asserts take
+    string messages only)."""
+    return ast.Assert(ast.parse(test, mode="eval").body,
+                      ast.Tuple([ast.Constant("ValueError"), ast.Constant(message)], ast.Load()))
 
 
 def _replace(stmt, **fields):

@@ -33,8 +33,10 @@ _STMT_NAMES = {
     ast.Raise: "raise statement",
     ast.FunctionDef: "nested function",
     ast.ClassDef: "class definition",
-    ast.Import: "import",
-    ast.ImportFrom: "import",
+    ast.Import: "import (only of numpy, math and cmath, and their functions, at the top of the body "
+                "before the names are used)",
+    ast.ImportFrom: "import (only of numpy, math and cmath, and their functions, at the top of the body "
+                    "before the names are used)",
     ast.Global: "global statement",
     ast.Nonlocal: "nonlocal statement",
     ast.Delete: "del statement",
@@ -91,6 +93,21 @@ def module_of(node: ast.AST, globals_: dict) -> str | None:
     return None
 
 
+def assert_message(msg: ast.expr | None) -> tuple[str, str | None] | None:
+    """The exception and message of an assert's ``msg``: a string literal (AssertionError), or
+    ``("ValueError", "...")``, which only the NumPy lowering writes (frontend.arrays checks the
+    user's messages first); None for anything else."""
+    if msg is None:
+        return "AssertionError", None
+    if isinstance(msg, ast.Constant) and isinstance(msg.value, str):
+        return "AssertionError", msg.value
+    if isinstance(msg, ast.Tuple) and len(msg.elts) == 2 and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in msg.elts):
+        error, text = (str(e.value) for e in msg.elts if isinstance(e, ast.Constant))
+        return (error, text) if error == "ValueError" else None
+    return None
+
+
 class SubsetChecker(ast.NodeVisitor):
     """Raises UnsupportedError at the first construct outside the subset."""
 
@@ -122,7 +139,8 @@ class SubsetChecker(ast.NodeVisitor):
 
     def stmt_For(self, node: ast.For, top: bool) -> None:
         if not isinstance(node.target, ast.Name):
-            self.fail(node.target, "for loop over something other than a single name")
+            self.fail(node.target, "for loop binding a tuple other than enumerate(...) and zip(...) of arrays "
+                      "(or np.ndindex) with one name per item")
         it = node.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
             self.fail(it, "for loop over something other than range(...)")
@@ -175,6 +193,12 @@ class SubsetChecker(ast.NodeVisitor):
             return
         if not (top and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
             self.fail(node, "expression statement (a call or value whose result is unused)")
+
+    def stmt_Assert(self, node: ast.Assert, top: bool) -> None:
+        """An assert checked where it runs (frontend.control.lift_assert); the message a string."""
+        if node.msg is not None and assert_message(node.msg) is None:
+            self.fail(node.msg, "assert with a message other than a string literal")
+        self.visit_expr(node.test)
 
     def stmt_Return(self, node: ast.Return, top: bool) -> None:
         if not top:
@@ -325,9 +349,11 @@ def default_error(source: KernelSource, name: str, value: object) -> Unsupported
     args = source.tree.args
     params = [a.arg for a in args.args]
     node = args.defaults[params.index(name) - (len(params) - len(args.defaults))]
+    hint = " (a list or tuple is not an argument either: pass a NumPy array)" if isinstance(value, (list, tuple)) \
+        else ""
     return source.error(node, f"the default value {value!r} of parameter {name!r} is not a number; kernels "
                         "take number defaults (int, float, bool, complex, numpy scalars): pass "
-                        f"{name!r} in the call", "default argument")
+                        f"{name!r} in the call{hint}", "default argument")
 
 
 def is_matmul_call(node: ast.stmt) -> bool:

@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from polyfuse.model import ir
 
 from .affine import Affine
+from .checker import assert_message
 from .types import VType
 
 COND_PREFIX = "_pf_cond"
+ASSERT_PREFIX = "_pf_assert"
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,31 @@ def store_condition(lifter, test: ast.expr, name: str, scope) -> list:
             value = ir.BoolOp("and", (guard_expr(saved, exprs), value))
         value = exprs.coerce(value, VType("int64", True))
         return [lifter.add_statement(statement, target, value, scope, exprs)]
+    finally:
+        lifter.guards = saved
+
+
+def lift_assert(lifter, node: ast.Assert, scope) -> list:
+    """``assert test, "msg"`` where it runs: a statement writing a fresh local (never read) the
+    value ``ir.Check(outer guards and not test)``, which raises AssertionError("msg") there
+    (target="python") or after the phase (target="cpu", by the error flag of run-time
+    subscripts).  Like ``store_condition``, unguarded: ``test`` is evaluated only where Python
+    evaluates it."""
+    name = f"{ASSERT_PREFIX}{lifter.assert_count}"
+    lifter.assert_count += 1
+    target = ast.copy_location(ast.Name(id=name, ctx=ast.Store()), node)
+    statement = ast.copy_location(ast.Assign(targets=[target], value=node.test), node)
+    ast.fix_missing_locations(statement)
+    error, message = assert_message(node.msg) or ("AssertionError", None)
+    saved, lifter.guards = lifter.guards, []
+    try:
+        exprs = lifter.expressions(scope)
+        failed: ir.Expr = ir.Unary("not", exprs.truth(exprs.convert(node.test)), "bool")
+        if saved:
+            failed = ir.BoolOp("and", (guard_expr(saved, exprs), failed))
+        flag = ir.Select(failed, ir.int_const(1), ir.int_const(0), ir.INT, False)
+        check = ir.Check(flag, ir.int_const(1), "", 0, message=message, error=error)
+        return [lifter.add_statement(statement, target, check, scope, exprs)]
     finally:
         lifter.guards = saved
 

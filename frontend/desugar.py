@@ -6,6 +6,14 @@ Each is a no-op on code already in the subset, and each keeps Python's meaning e
   Python ``int``/``float``/``bool`` or a NumPy number, is that constant (numba freezes globals at
   compile time the same way).  NumPy numbers keep their dtype (``np.float32(0.5)``).  Their values
   are part of the disk-cache key (:func:`constant_texts`).
+- **Imports in the body.** ``import numpy as np``, ``import math``, ``from math import sqrt``
+  at the top level of the body, before any use of the names they bind, bind what a global of
+  the same name would: they are taken out and the names added to the kernel's globals (a
+  module other than numpy, math and cmath, or a name bound otherwise too, stays refused).
+- **Module functions by name.** A call of a name bound (globally or by such an import) to a
+  function or type of numpy, math or cmath (``sqrt(x)`` after ``from math import sqrt``,
+  ``float32(x)``) calls that module's attribute (``math.sqrt(x)``), the spelling the rest of
+  the frontend knows.
 - **Tuple assignment.** ``s, t = 0.0, 1.0`` and ``a[i], b[i] = b[i], a[i]``: every value is
   computed before any target is written, as Python does (through fresh locals when a target may
   be read by a value), then each target is assigned in order.
@@ -21,6 +29,9 @@ Each is a no-op on code already in the subset, and each keeps Python's meaning e
 from __future__ import annotations
 
 import ast
+import cmath
+import math
+import types
 from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
@@ -41,10 +52,84 @@ class Rewriter(Protocol):
     def copy(self, node: ast.expr) -> ast.expr: ...
     def placed(self, new: ast.expr, like: ast.AST) -> ast.expr: ...
     def numpy_alias(self) -> str: ...
+    def module_alias(self, key: str) -> str: ...
 
 # ``&= |= ^= <<= >>=`` stay augmented, as ``+=`` does: on a whole array they write in place
 # (frontend.arrays), which ``x = x & v`` would not
 _AUG_EXTRA = (ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+# ---- imports and module functions -------------------------------------------------------------
+
+KNOWN_MODULES: dict[str, types.ModuleType] = {"numpy": np, "math": math, "cmath": cmath}
+
+
+def hoist_imports(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast.stmt]:
+    """``body`` without its top-level imports of known modules and their functions, each name
+    they bind added to ``rw.globals`` (see the module docstring); other imports are kept, for
+    the checker to refuse."""
+    out: list[ast.stmt] = []
+    for i, stmt in enumerate(body):
+        bound = _imported(stmt) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else None
+        read_before = {n.id for s in body[:i] for n in ast.walk(s) if isinstance(n, ast.Name)}
+        if bound is None or any(name in local or name in read_before
+                                or rw.globals.get(name, obj) is not obj for name, obj in bound.items()):
+            out.append(stmt)
+            continue
+        rw.globals.update(bound)
+    return out
+
+
+def _imported(stmt: ast.Import | ast.ImportFrom) -> dict[str, object] | None:
+    """The names an import of known modules binds, with their objects; None for any other."""
+    bound: dict[str, object] = {}
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.name not in KNOWN_MODULES:
+                return None
+            bound[alias.asname or alias.name] = KNOWN_MODULES[alias.name]
+        return bound
+    module = KNOWN_MODULES.get(stmt.module or "") if not stmt.level else None
+    for alias in stmt.names:
+        obj = getattr(module, alias.name, None) if alias.name != "*" else None
+        if obj is None or module_attribute(obj) is None:
+            return None
+        bound[alias.asname or alias.name] = obj
+    return bound
+
+
+def module_attribute(obj) -> tuple[str, str] | None:
+    """``("np", "sqrt")`` when ``obj`` is ``np.sqrt`` (a function, ufunc or type of numpy, math or
+    cmath, under its own name there); None otherwise (numbers are Constants' business)."""
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str) or constant_value(obj) or isinstance(obj, types.ModuleType):
+        return None
+    for key, module in (("np", np), ("math", math), ("cmath", cmath)):
+        if getattr(module, name, None) is obj:
+            return key, name
+    return None
+
+
+class ModuleFunctions(ast.NodeTransformer):
+    """Calls of a global name bound to a module function or type -> ``module.function(...)``
+    (the module under a name bound to it in the kernel's globals).  Only in call position: a
+    dtype named by a global (``dtype=F32``) is read as such where it is used."""
+
+    def __init__(self, rw: Rewriter, local: set[str]) -> None:
+        self.rw, self.local = rw, local
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id in self.local or func.id not in self.rw.globals:
+            return node
+        found = module_attribute(self.rw.globals[func.id])
+        if found is None:
+            return node
+        key, name = found
+        module = self.rw.placed(ast.Name(self.rw.module_alias(key), ast.Load()), func)
+        node.func = self.rw.placed(ast.Attribute(module, name, ast.Load()), func)
+        return node
 
 
 # ---- global constants ------------------------------------------------------------------------

@@ -36,7 +36,15 @@ from .array_joins import JOIN_RULES
 from .array_linalg import PRODUCT_RULES, PRODUCT_RULES_BLAS
 from .arrays import lower_arrays
 from .checker import NUMPY_ABS_CALL, REASSOC_CALL, check_subset, is_matmul_call, module_of
-from .control import Guard, access_text, guard_expr, guarded_value, has_runtime_index, lift_data_if
+from .control import (
+    Guard,
+    access_text,
+    guard_expr,
+    guarded_value,
+    has_runtime_index,
+    lift_assert,
+    lift_data_if,
+)
 from .expressions import ExpressionLifter
 from .opaque import bound_reason, kept_inside, lift_matmul, lift_region, own_jump
 from .returns import lift_return
@@ -84,6 +92,7 @@ class Lifter:
         self.nest = 0
         self.guards: list[Guard] = []  # enclosing data-dependent if conditions (frontend.control)
         self.cond_count = 0
+        self.assert_count = 0
         self.returns: ReturnValue | None = None  # what the final return gives back (frontend.returns)
         self.returns_span: SourceSpan | None = None
         self.region_vars: set[str] = set()  # loop variables inside the region being lifted (frontend.opaque)
@@ -141,6 +150,9 @@ class Lifter:
         self.returns, nodes = lift_return(self, node, scope)
         self.returns_span = self.source.span(node) if self.returns is not None else None
         return nodes
+
+    def visit_Assert(self, node: ast.Assert, scope: Scope) -> list:
+        return lift_assert(self, node, scope)
 
     def extend_scope(self, node: ast.AST, scope: Scope, var: str, constraint: str) -> Scope:
         """``scope`` inside one more loop over ``var`` where ``constraint`` holds."""

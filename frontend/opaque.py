@@ -25,7 +25,8 @@ from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.scop import isl_name
 
-from .control import access_text, guard_expr, written_names
+from .checker import assert_message
+from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .types import VType
 
 
@@ -79,6 +80,7 @@ def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) 
     body = builder.block([node])
     if lifter.guards:  # inside a data-dependent if: the region runs where its condition holds
         body = (rg.IfElse(guard_expr(lifter.guards, builder.exprs), body),)
+    candidates |= builder.asserts  # written, never read
     private = tuple(sorted(p for p in candidates if p in lifter.arrays and lifter.arrays[p].is_scalar))
     reads = [(text, guard) for text, guard in builder.exprs.read_texts
              if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
@@ -98,6 +100,7 @@ class _RegionBuilder:
         self.lifter = lifter
         self.scope = scope
         self.exprs = lifter.expressions(scope)
+        self.asserts: set[str] = set()  # the locals of its asserts (private: never read)
         self.write_texts: list[tuple[str, object]] = []  # (isl access text, guard set or None)
         self.written: set[str] = set()
 
@@ -196,6 +199,17 @@ class _RegionBuilder:
 
     def _Assign(self, node: ast.Assign) -> list:
         return [self.assign(node, node.targets[0], self.exprs.convert(node.value))]
+
+    def _Assert(self, node: ast.Assert) -> list:
+        """An assert inside the kept loop, checked where it runs (see control.lift_assert)."""
+        failed = ir.Unary("not", self.condition(node.test), "bool")
+        flag = ir.Select(failed, ir.int_const(1), ir.int_const(0), ir.INT, False)
+        error, message = assert_message(node.msg) or ("AssertionError", None)
+        target = ast.copy_location(ast.Name(f"{ASSERT_PREFIX}{self.lifter.assert_count}", ast.Store()), node)
+        self.lifter.assert_count += 1
+        self.asserts.add(target.id)
+        return [self.assign(node, target, ir.Check(flag, ir.int_const(1), "", 0, message=message,
+                                                            error=error))]
 
     def _AugAssign(self, node: ast.AugAssign) -> list:
         current = self.exprs.convert(node.target)

@@ -2,7 +2,10 @@
 
 Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code already in the subset:
 
-0. ``rename_rebound``: an argument or a local array that the body binds again at its top level
+0. ``hoist_imports`` (frontend/desugar.py): ``import numpy as np`` / ``from math import sqrt`` at
+   the top of the body become globals; then ``ModuleFunctions`` spells a name bound to a module
+   function as the attribute (``sqrt`` -> ``math.sqrt``), before and after inlining (helpers' names).
+   ``rename_rebound``: an argument or a local array that the body binds again at its top level
    (``image = image.astype(np.float32)``, ``dx = dx / 2``) gets a fresh name from there on
    (``image_2``), as Python's new binding is a new object: the argument stays what the caller passed.
 1. ``Inliner``: calls to module-level Python functions (or ``numba.njit`` dispatchers) are
@@ -32,9 +35,11 @@ listed in ``KernelSource.foreign`` so that errors point at the helper's own line
 from __future__ import annotations
 
 import ast
+import cmath
 import contextlib
 import copy
 import dataclasses
+import math
 import types
 from collections import Counter
 from collections.abc import Callable
@@ -49,11 +54,14 @@ from .checker import is_allocation
 from .desugar import (
     Constants,
     Desugar,
+    ModuleFunctions,
     StatementTransformer,
     constant_texts,
     function_locals,
+    hoist_imports,
     int_constant,
     local_extents,
+    module_attribute,
     shape_node,
 )
 from .source import KernelSource, read_source
@@ -68,9 +76,12 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree = copy.deepcopy(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), pranges={}), globals_,
                   arguments)
+    tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = rename_rebound(rw, tree.body)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
+    tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
+    tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
@@ -128,9 +139,14 @@ class Rewriter:
 
     def numpy_alias(self) -> str:
         """A name bound to numpy in the kernel's globals (for constants of NumPy types)."""
-        alias = "_pf_numpy"
-        if self.globals.get(alias) is not np:
-            self.globals[alias] = np
+        return self.module_alias("np")
+
+    def module_alias(self, key: str) -> str:
+        """A name bound to numpy (``"np"``), math or cmath in the kernel's globals."""
+        module = {"np": np, "math": math, "cmath": cmath}[key]
+        alias = "_pf_numpy" if key == "np" else f"_pf_{key}"
+        if self.globals.get(alias) is not module:
+            self.globals[alias] = module
             self.taken.add(alias)
         return alias
 
@@ -451,7 +467,8 @@ class Helper:
                 if not isinstance(node, ast.Name) or node.id in stored or node.id in self.values:
                     continue
                 obj = self.fn.__globals__.get(node.id)
-                if obj is None or not (isinstance(obj, types.ModuleType) or _is_prange(obj)):
+                if obj is None or not (isinstance(obj, types.ModuleType) or _is_prange(obj)
+                                       or module_attribute(obj) is not None):
                     continue
                 if self.rw.globals.get(node.id) is obj:
                     continue
@@ -469,7 +486,15 @@ class Helper:
         if len(self.body) > 1:
             return True
         uses = Counter(n.id for s in self.body for n in ast.walk(s) if isinstance(n, ast.Name))
-        return any(uses[p] > 1 and not isinstance(v, (ast.Name, ast.Constant)) for p, v in self.values.items())
+        return any(uses[p] > 1 and not self.plain_value(v) for p, v in self.values.items())
+
+    def plain_value(self, value: ast.expr) -> bool:
+        """A name, a number or a module's attribute (``np.float64`` as ``dtype=``): substituted
+        at each use, never computed into a local first (nothing to compute; a dtype cannot be
+        a local's value)."""
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+            return isinstance(self.rw.globals.get(value.value.id), types.ModuleType)
+        return isinstance(value, (ast.Name, ast.Constant))
 
     def statements(self) -> list[ast.stmt]:
         body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
@@ -483,7 +508,7 @@ class Helper:
         computed = self.pure()  # a pure helper's argument that is more than a name: computed once
         for param, value in list(self.values.items()):  # the helper may write what the value reads
             if (param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(value))) \
-                    or (computed and not isinstance(value, (ast.Name, ast.Constant))):
+                    or (computed and not self.plain_value(value)):
                 self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))

@@ -47,6 +47,9 @@ def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with its tuple locals written out, list shapes made tuples and ``np.ndarray``
     allocations made ``np.empty`` (see the module docstring)."""
     stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    for top in body:
+        for stmt in ast.walk(top):
+            _shape_display(rw, stmt, stores)
     defs = [s for top in body for s in ast.walk(top) if _defined(s) is not None]
     for stmt in defs:
         name = str(_defined(stmt))
@@ -55,6 +58,21 @@ def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     if defs:
         body = _TupleLocals(rw, {str(_defined(s)) for s in defs}, stores, body).block(body, frozenset())
     return [_Allocations(rw).visit(s) for s in body]
+
+
+def _shape_display(rw: Rewriter, stmt: ast.AST, stores: Counter) -> None:
+    """``sw = w.shape`` (``w`` an array argument, ``sw`` assigned once) -> the display
+    ``sw = (w.shape[0], w.shape[1])``, a tuple local like any other (A_conv's ``sw[0]``)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and stores[stmt.targets[0].id] == 1 and isinstance(stmt.value, ast.Attribute)
+            and stmt.value.attr == "shape" and isinstance(stmt.value.value, ast.Name)
+            and stmt.value.value.id in rw.ranks):
+        return
+    array = stmt.value.value.id
+    elts: list[ast.expr] = [rw.placed(ast.Subscript(ast.Attribute(ast.Name(array, ast.Load()), "shape", ast.Load()),
+                                                    ast.Constant(d), ast.Load()), stmt.value)
+                            for d in range(rw.ranks[array])]
+    stmt.value = rw.placed(ast.Tuple(elts, ast.Load()), stmt.value)
 
 
 def _defined(stmt: ast.AST) -> str | None:

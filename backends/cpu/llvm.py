@@ -48,6 +48,8 @@ from polyfuse.backends.cpu.region import RegionEmitter
 from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 
 from polyfuse.errors import ArgumentError
+from polyfuse.model import ir
+from polyfuse.model import region as rg
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import ArrayInfo, isl_name
 from polyfuse.runtime.variant import address
@@ -146,11 +148,13 @@ class LLVMKernel:
 
     def raise_index_error(self) -> None:
         """IndexError for a run-time subscript outside its axis, recorded by the phase just run
-        (which skipped that access).  Not thread-safe across concurrent calls of one kernel."""
+        (which skipped that access), or AssertionError for an assert that failed there.  Not thread-safe across concurrent calls of one kernel."""
         if self.index_flags is None or not self.index_flags[0].value:
             return
         error, value = self.index_flags
         code, error.value = error.value - 1, 0
+        if code >= 64 * len(self.artifact.arrays):  # an assert that failed (ir.Check)
+            ir.raise_check(*self.artifact.checks[code - 64 * len(self.artifact.arrays)])
         array, axis = self.artifact.arrays[code // 64], code % 64
         raise IndexError(f"index {value.value} is out of bounds for axis {axis} of {array!r}")
 
@@ -263,6 +267,7 @@ class LLVMArtifact:
     llvm_ir: str
     optimized_ir: str
     arrays: tuple[str, ...] = ()  # every array's name, to name a run-time subscript's array
+    checks: tuple[tuple[str, str | None], ...] = ()  # the errors and messages of the asserts checked at run time (ir.Check)
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -296,7 +301,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         builder = llvm.create_pass_builder(tm, pto)
         builder.getModulePassManager().run(parsed, builder)
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
-                        tuple(a.name for a in program.arrays))
+                        tuple(a.name for a in program.arrays), check_messages(program))
 
 
 def link_fallbacks(parsed, module: ll.Module, triple: str) -> None:
@@ -338,6 +343,13 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
         kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
                                    for name in (INDEX_ERROR, INDEX_VALUE))
     return kernel
+
+
+def check_messages(program: LoopProgram) -> tuple[tuple[str, str | None], ...]:
+    """The messages of the program's asserts checked at run time, in the order of their codes."""
+    roots = [root for stmt in program.statements for root in (stmt.value, *stmt.index)]
+    roots += [e for stmt in program.statements if stmt.region is not None for e in rg.expressions(stmt.region.body)]
+    return ir.check_messages(roots)
 
 
 def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:
@@ -425,6 +437,7 @@ class KernelCodegen:
         self.module = module
         self.shared = shared
         self.program_arrays = [a.name for a in program.arrays]
+        self.check_messages = check_messages(program)
         arg_types = [self._param_type(program, p) for p in params]
         if phase.parallel and not region:
             arg_types += [_I64, _I64]

@@ -126,6 +126,19 @@ class ExprEmitter(VectorMath):
             self.checks.append(ok)
         return self.b.select(ok, wrapped, ll.Constant(value.type, 0))
 
+    def _Check(self, e: ir.Check):
+        """An ``assert`` where it runs: the first failure of a call records its message's code
+        (1 + 64 * number of arrays + position in ``cg.check_messages``); backends/cpu/llvm.py
+        raises AssertionError after the phase."""
+        value = self.emit(e.operand)
+        failed = self.b.icmp_signed("!=", value, ll.Constant(value.type, 0))
+        flag = self.cg.error_global(INDEX_ERROR)
+        first = self.b.icmp_signed("==", self.b.load(flag), ll.Constant(ll.IntType(64), 0))
+        with self.b.if_then(self.b.and_(failed, first), likely=False):
+            code = 1 + 64 * len(self.cg.program_arrays) + self.cg.check_messages.index((e.error, e.message))
+            self.b.store(ll.Constant(ll.IntType(64), code), flag)
+        return ll.Constant(value.type, 0)
+
     def _address(self, array: str, index):
         base, strides = self.cg.arrays[array]
         if not index:

@@ -492,6 +492,10 @@ def _refuse_runtime_subscripts(program: LoopProgram) -> None:
                 "does not run yet; use target='cpu' or 'python'", stmt.span, stmt.region.reason)
         for root in (stmt.value, *stmt.index):
             for node in ir.walk(root):
+                if isinstance(node, ir.Check):
+                    raise UnsupportedError(
+                        "an assert checked at run time (inside a loop or branch, or of array values) is not "
+                        "supported by target='cuda' yet; use target='cpu' or 'python'", stmt.span, "assert statement")
                 if isinstance(node, ir.Index):
                     raise UnsupportedError(
                         f"subscript of {node.array!r} computed at run time (not affine) is not "

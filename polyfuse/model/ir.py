@@ -144,7 +144,37 @@ class Index:
     weak: bool = True
 
 
+@dataclass(frozen=True)
+class Check(Index):
+    """An ``assert`` checked where it runs: ``operand`` is 0 where the test holds and 1 where
+    it fails, which raises ``error(message)`` (no argument when ``message`` is None) instead
+    of IndexError, by the same error flag (``extent`` is 1; ``array`` is empty).  ``error`` is
+    AssertionError for the user's asserts, ValueError for NumPy's own checks (np.histogram)."""
+
+    message: str | None = None
+    error: str = "AssertionError"  # a name in CHECK_ERRORS
+
+
+CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "ValueError": ValueError}
+
+
 Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast | Index
+
+
+def check_messages(roots) -> tuple[tuple[str, str | None], ...]:
+    """The errors and messages of the ``Check`` nodes under ``roots``, each once, in order (the
+    position is the code the CPU backend records)."""
+    found: list[tuple[str, str | None]] = []
+    for root in roots:
+        for node in walk(root):
+            if isinstance(node, Check) and (node.error, node.message) not in found:
+                found.append((node.error, node.message))
+    return tuple(found)
+
+
+def raise_check(error: str, message: str | None):
+    """Raise what a failed ``Check`` raises."""
+    raise CHECK_ERRORS[error](*(() if message is None else (message,)))
 
 MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tanh", "pow", "floor", "ceil", "fabs")  # the first set
 
@@ -262,6 +292,7 @@ _PY_RENDER = {
     Call: _render_call,
     Cast: _render_cast,
     Index: lambda e: f"_index({to_python(e.operand)}, {to_python(e.extent)}, {e.array!r}, {e.axis})",
+    Check: lambda e: f"_check({to_python(e.operand)}, {e.message!r}, {e.error!r})",
 }
 
 

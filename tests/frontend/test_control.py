@@ -1,4 +1,7 @@
-"""Data-dependent if (frontend/control.py): guarded writes keep old values bit for bit."""
+"""Data-dependent if (frontend/control.py): guarded writes keep old values bit for bit; asserts
+checked where they run.
+
+PYTEST_DONT_REWRITE: the kernels' own asserts must raise as Python raises them, unrewritten."""
 
 from __future__ import annotations
 
@@ -284,3 +287,94 @@ def test_bool_arguments_as_conditions(target, flags):
     x, y = rng.uniform(0, 10, 9), rng.uniform(0, 10, 9)
     got = polyfuse.kernel(periodic_dist, target=target, verify=True)(x, y, 10.0, *flags)
     np.testing.assert_allclose(got, periodic_dist(x, y, 10.0, *flags), rtol=1e-12)
+
+
+# ---- asserts checked where they run (control.lift_assert, ir.Check) ---------------------------
+def checked_steps(x, y, limit):
+    for i in range(x.shape[0]):
+        y[i] = x[i] * 2.0
+        if x[i] > 0.5:  # data-dependent: the assert is checked only where the branch runs
+            assert y[i] < limit, "above the limit"
+        if i > 0:  # affine
+            assert x[i] != x[i - 1]
+    assert x[0] > -10.0, "first value"  # of array values at the top level: where it runs too
+
+
+def checked_in_a_kept_loop(x, out):
+    for i in range(x.shape[0]):
+        r = x[i]
+        while abs(r * r - x[i]) > 1e-9 * x[i]:  # kept as written (frontend.opaque)
+            assert r > 0.0, "lost the root"
+            r = 0.5 * (r + x[i] / r)
+        out[i] = r
+
+
+def checked_reductions(x, y):
+    for _ in range(3):
+        y[:] = y + x
+        assert y.max() < 5.0, "overflowed"  # an array value in the test: lowered first
+        assert y.sum() >= 0
+
+
+def _outcome(fn, args):
+    try:
+        fn(*args)
+    except AssertionError as e:
+        return ("AssertionError", e.args)
+    return None
+
+
+ASSERT_CASES = [
+    (checked_steps, lambda: (np.array([0.1, 0.7, 0.2, 0.9]), np.zeros(4), 3.0)),  # passes
+    (checked_steps, lambda: (np.array([0.1, 0.7, 2.0, 0.9]), np.zeros(4), 3.0)),  # the message
+    (checked_steps, lambda: (np.array([0.1, 0.1, 0.2]), np.zeros(3), 3.0)),  # no message
+    (checked_steps, lambda: (np.array([-20.0, 0.1]), np.zeros(2), 3.0)),  # after the loop
+    (checked_steps, lambda: (np.array([0.9]), np.zeros(1), 1.0)),
+    (checked_in_a_kept_loop, lambda: (np.array([2.0, 9.0]), np.zeros(2))),
+    (checked_reductions, lambda: (np.ones(4), np.zeros(4))),
+    (checked_reductions, lambda: (np.full(4, 2.0), np.zeros(4))),
+    (checked_reductions, lambda: (-np.ones(4), np.zeros(4))),
+    (checked_in_a_kept_loop, lambda: (np.array([2.0, -9.0]), np.zeros(2))),
+]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("case", range(len(ASSERT_CASES)))
+def test_asserts_in_loops_and_branches_raise_where_python_does(target, case):
+    fn, make = ASSERT_CASES[case]
+    want = _outcome(fn, make())
+    args = make()
+    got = _outcome(polyfuse.kernel(fn, target=target, verify=True), args)
+    assert got == want
+    if want is None:  # the results too
+        expected = make()
+        fn(*expected)
+        for e, a in zip(expected, args):
+            np.testing.assert_array_equal(a, e)
+
+
+def test_an_assert_keeps_its_loop_parallel():
+    k = polyfuse.kernel(checked_steps, target="cpu")
+    x = np.linspace(0.0, 0.4, 50)
+    k(x, np.zeros(50), 3.0)
+    assert "parallel=True" in str(k.explain(x, np.zeros(50), 3.0))
+
+
+def assert_with_a_computed_message(x):
+    for i in range(x.shape[0]):
+        assert x[i] > 0, f"x[{i}] is not positive"
+
+
+def test_an_assert_message_other_than_a_string_literal_is_refused():
+    with pytest.raises(UnsupportedError, match="message other than a string literal"):
+        polyfuse.kernel(assert_with_a_computed_message)(np.ones(3))
+
+
+def test_an_assert_message_survives_the_disk_cache():
+    """A second kernel object of the same function loads the cached LLVM artifact: the assert's
+    message comes from the artifact, not from the compile."""
+    x = np.array([0.1, 0.7, 2.0, 0.9])
+    for _ in range(2):
+        with pytest.raises(AssertionError) as e:
+            polyfuse.kernel(checked_steps, target="cpu")(x, np.zeros(4), 3.0)
+        assert e.value.args == ("above the limit",)

@@ -4,6 +4,8 @@ kernel-local arrays."""
 
 from __future__ import annotations
 
+from math import sqrt
+
 import numpy as np
 import pytest
 
@@ -122,6 +124,59 @@ def ndindex_loops(A, out):
         out[i, j] += tmp[i, j]
 
 
+def loops_over_temporaries(x, A, out):
+    """Loops over arrays the NumPy lowering made (frontend/array_loops.py): a 1-D temporary's
+    elements are copies, a 2-D one's rows are views, enumerate(start=), enumerate(zip())."""
+    grid = np.linspace(-1.5, 1.5, x.shape[0])
+    for i, g in enumerate(grid):
+        grid[min(i + 1, x.shape[0] - 1)] = 0.0  # the next element changes: the next copy sees it
+        out[i, 0] = g * x[i]
+    T = A * 2.0
+    for k, row in enumerate(T, 1):
+        row[0] = float(k)  # a view: the write lands in T, and the row sees it
+        for j in range(len(row)):
+            out[k - 1, 1] += row[j] + row.shape[0]
+    for k, (r, y) in enumerate(zip(T, x), start=-2):
+        out[k + 2, 2] = r[1] * y + k
+    for a, b in zip(T[1], grid):
+        out[0, 3] += a * b
+    for v in A[1:, 2]:
+        out[1, 3] += v
+
+
+def imports_in_the_body(x, out):
+    """Imports of numpy, math and their functions in the body bind what globals would; module
+    functions by name (here and in a helper) are the module's."""
+    import math as m
+
+    import numpy
+    from numpy import float32, maximum
+    for i in range(x.shape[0]):
+        out[i] = m.floor(x[i]) + float32(x[i]) + maximum(x[i], 0.5) + _root_twice(abs(x[i]))
+    out[0] = numpy.sum(x)
+
+
+def _root_twice(v):
+    return sqrt(v) * 2.0
+
+
+def _clamp(i, offset, maxval):
+    return min(max(0, i + offset), maxval)
+
+
+def shape_held_in_a_local(x, w, out):
+    """numpy-benchmarks' conv: shapes held in locals (tuple locals written out), read in a
+    tuple of subscripts."""
+    sx = x.shape
+    sw = w.shape
+    for i in range(sx[0]):
+        for j in range(sx[1]):
+            for ii in range(sw[0]):
+                for jj in range(sw[-1]):
+                    idx = _clamp(i, ii - sw[0] // 2, sw[0]), _clamp(j, jj - sw[0] // 2, sw[0])
+                    out[i, j] += x[idx] * w[ii, jj]
+
+
 def _vec(rng, n=11, dtype=np.float64):
     return rng.standard_normal(n).astype(dtype)
 
@@ -141,6 +196,9 @@ CASES = [
     (zip_pairs, lambda r: (_vec(r, 7), _vec(r, 5), np.zeros(7))),
     (local_sizes, lambda r: (_vec(r), np.zeros(11))),
     (ndindex_loops, lambda r: (r.standard_normal((5, 4)), np.zeros((5, 4)))),
+    (shape_held_in_a_local, lambda r: (r.standard_normal((7, 6)), r.standard_normal((3, 3)), np.zeros((7, 6)))),
+    (imports_in_the_body, lambda r: (_vec(r), np.zeros(11))),
+    (loops_over_temporaries, lambda r: (_vec(r, 6), r.standard_normal((5, 4)), np.zeros((6, 4)))),
 ]
 
 
@@ -174,3 +232,15 @@ def row_reassigned(A, out):
 def test_a_row_name_the_loop_reassigns_is_refused():
     with pytest.raises(polyfuse.UnsupportedError, match="for loop over something other than range"):
         polyfuse.kernel(row_reassigned)(np.ones((3, 2)), np.zeros(3))
+
+
+def temporary_rebound_in_its_loop(x, out):
+    t = x * 2.0
+    for i, v in enumerate(t):
+        t = t + 1.0  # Python goes on iterating the old array: refused, not read from the new one
+        out[i] = v
+
+
+def test_a_temporary_the_loop_binds_again_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="for loop binding a tuple"):
+        polyfuse.kernel(temporary_rebound_in_its_loop)(np.ones(3), np.zeros(3))

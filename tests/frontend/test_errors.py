@@ -128,12 +128,27 @@ def k_step_variable(n, s, A):
         A[i] = 1.0
 
 
+def k_import_other(n, A):
+    import os  # ERR: only numpy, math and cmath
+    A[0] = float(len(os.sep))
+
+
+def k_import_after_use(n, A):
+    A[0] = math.sqrt(2.0)  # noqa: F823
+    import math  # noqa: F401  # ERR: Python raises UnboundLocalError at the first line
+
+
 def k_bare_call(n, A):
     for i in range(n):
         print(i)  # ERR
 
 
 def k_default_none(n, A, out=None):  # ERR
+    for i in range(n):
+        A[i] = 1.0
+
+
+def k_default_list(n, A, mask=(1, 0, 1)):  # ERR: numpy-benchmarks' check_mask has [1, 0, 1]
     for i in range(n):
         A[i] = 1.0
 
@@ -178,7 +193,10 @@ CASES = {
     "nested function": (k_nested_function, "def inner", ["nested function"], (4, V)),
     "step variable": (k_step_variable, "range(0, n, s)", ["step"], (8, 2, V)),
     "bare call": (k_bare_call, "print(i)", [], (4, V)),
+    "import other module": (k_import_other, "import os", ["numpy, math and cmath"], (4, V)),
+    "import after use": (k_import_after_use, "import math", ["before the names are used"], (4, V)),
     "default None": (k_default_none, "None", ["default value None of parameter 'out'", "pass 'out'"], (4, V)),
+    "default list": (k_default_list, "(1, 0, 1)", ["pass 'mask'", "pass a NumPy array"], (4, V)),
     "augassign @=": (k_augassign_matmul, "A[i] @= 2.0", ["MatMult="], (4, V)),
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),

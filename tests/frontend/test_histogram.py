@@ -100,7 +100,7 @@ data = st.lists(values, min_size=1, max_size=40)
 
 
 @settings(max_examples=25, deadline=None)
-@given(x=data, n=st.integers(1, 12), dtype=st.sampled_from(["float64", "int64", "int32", "uint8"]))
+@given(x=data, n=st.integers(1, 12), dtype=st.sampled_from(["float64", "float32", "int64", "int32", "uint8"]))
 def test_counts_and_edges_match_numpy(x, n, dtype):
     a = np.abs(np.array(x)) if dtype == "uint8" else np.array(x)
     a = a.astype(dtype)
@@ -166,15 +166,35 @@ def test_nan_data_with_a_range_is_dropped_as_numpy_drops_it():
     _same(ranged, x, 5)
 
 
-def test_nan_data_without_a_range_counts_nothing():
-    """NumPy raises ValueError ("autodetected range of [nan, nan] is not finite"); polyfuse
-    computes NaN edges and counts no value (docs/subset.md, histograms)."""
-    x = np.array([0.1, np.nan, 0.7])
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_data_that_is_not_finite_without_a_range_raises_value_error(target, bad):
+    """NumPy raises ValueError ("autodetected range of [nan, nan] is not finite"), and so does
+    the kernel (by the run-time check of asserts; the message does not show the values)."""
+    x = np.array([0.1, bad, 0.7])
+    with pytest.raises(ValueError, match="autodetected range"):
         unpacked(x, 3)
-    for target in TARGETS:
-        h, e = polyfuse.kernel(unpacked, target=target)(x, 3)
-        assert h.dtype == np.int64 and not h.any() and np.isnan(e).all()
+    with pytest.raises(ValueError, match="autodetected range of the data is not finite"):
+        polyfuse.kernel(unpacked, target=target)(x, 3)
+    np.testing.assert_array_equal(polyfuse.kernel(unpacked, target=target)(x[:1], 3)[0], unpacked(x[:1], 3)[0])
+
+
+def four_bins(x):
+    return np.histogram(x, 4)[0]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_too_many_bins_for_the_data_range_raises_value_error(target):
+    """NumPy's message names the number of bins; so does the kernel's when it is a constant."""
+    x = np.array([1.0, np.nextafter(1.0, 2.0)])  # one ulp wide: 4 bins cannot have distinct edges
+    with pytest.raises(ValueError, match="Too many bins") as want:
+        four_bins(x)
+    with pytest.raises(ValueError) as got:
+        polyfuse.kernel(four_bins, target=target)(x)
+    assert got.value.args == want.value.args
+    with pytest.raises(ValueError, match="Too many bins for data range"):
+        polyfuse.kernel(counts, target=target)(x, 4)
+    np.testing.assert_array_equal(polyfuse.kernel(counts, target=target)(x, 1), counts(x, 1))
 
 
 def test_npbench_azimint_hist():
@@ -235,7 +255,7 @@ def edges_and_weights(x, w):
 
 
 def float32_data(x):
-    return np.histogram(x.astype(np.float32), 4)[0]
+    return np.histogram(x.astype(np.float32), 4, range=(0.0, 1.0))[0]
 
 
 def computed_range(x, lo):
@@ -277,3 +297,30 @@ def test_values_on_and_next_to_the_edges(lo, hi, n):
     x = x[(x >= lo) & (x <= hi)]
     _same(unpacked, x, n)
     _same(counts, np.concatenate([x, [lo, hi]]), n)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_edges_that_decrease_raise_value_error(target):
+    x, edges = np.array([0.5, 1.5]), np.array([0.0, 2.0, 1.0, 3.0])
+    with pytest.raises(ValueError) as want:
+        edges_given(x, edges)
+    with pytest.raises(ValueError) as got:
+        polyfuse.kernel(edges_given, target=target)(x, edges)
+    assert got.value.args == want.value.args
+
+
+@pytest.mark.parametrize("lo, hi, n", [(0.1, 0.7, 7), (-3.3, 1e3, 13), (1.0, 1.0 + 1e-5, 3), (-1e-30, 1e-30, 5)])
+def test_float32_data_has_float32_edges_as_in_numpy(lo, hi, n):
+    """float32 data without range=: edges, bin arithmetic and corrections in float32, NumPy's
+    own; values on the edges and one float32 ulp either side of them; empty data (NumPy's
+    float64 linspace of 0 and 1, cast)."""
+    edges = np.linspace(np.float32(lo), np.float32(hi), n + 1, dtype=np.float32)
+    x = np.concatenate([edges, np.nextafter(edges, np.float32(np.inf)), np.nextafter(edges, np.float32(-np.inf))])
+    _same(unpacked, x, n)
+    _same(unpacked, x[(x >= edges[0]) & (x <= edges[-1])], n)
+    _same(density, x, n)
+    _same(unpacked, x[:0], n)
+
+
+def test_all_equal_float32_values_widen_the_range_by_half_in_float32():
+    _same(unpacked, np.full(5, np.float32(3.3)), 4)

@@ -337,6 +337,32 @@ def test_value_helpers_with_loops_run_before_the_statement():
     assert "returns a value, so its body may only" in str(error_of(k_conditional_value_helper, V.copy(), y))
 
 
+def filled_range(start, stop, num, dtype):
+    """npbench mandelbrot1's linspace helper: a dtype passed in by the caller."""
+    X = np.empty((num,), dtype=dtype)
+    dist = (stop - start) / (num - 1)
+    for i in range(num):
+        X[i] = start + i * dist
+    return X
+
+
+NP_FLOAT = np.float32
+
+
+def k_dtype_arguments(a, b, n):
+    X = filled_range(a, b, n, dtype=np.float64)
+    Y = filled_range(a, b, n, NP_FLOAT)  # a global bound to a dtype, as npbench's np_float
+    return X + np.float64(Y) * np.float32(a) + np.int64(b), Y
+
+
+def test_a_dtype_passed_to_a_helper_is_substituted_not_computed():
+    got = polyfuse.kernel(k_dtype_arguments, verify=True)(0.25, 1.5, 7)
+    want = k_dtype_arguments(0.25, 1.5, 7)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
 # ---- decorator options ---------------------------------------------------------------------------
 
 def k_add(x, y):

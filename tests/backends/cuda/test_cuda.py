@@ -447,3 +447,15 @@ def test_complex_values_are_refused_with_the_dtype_and_line():
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_cuda.py:\d+:.*complex64 values are not supported by "
                        "target='cuda'"):
         polyfuse.kernel(caxpy, target="cuda")(np.complex64(2), x, x.copy())
+
+
+def test_asserts_checked_at_run_time_are_refused_with_the_line():
+    def checked(x, y):
+        for i in range(x.shape[0]):
+            y[i] = 2.0 * x[i]
+            assert y[i] < 10.0, "big"
+
+    x = np.ones(4)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"test_cuda.py:\d+:.*an assert checked at run time .* not "
+                       "supported by target='cuda'"):
+        polyfuse.kernel(checked, target="cuda")(x, x.copy())
