@@ -366,6 +366,8 @@ def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
         return View(s.out_extents, s.vtype, lambda idx: s.term(dict(zip(c.output, idx))))
     dtype = lw.temp_dtype(node, View(s.out_extents, s.vtype, lambda idx: ast.Constant(0)))
     if not c.output:
+        if _dot_shape(lw, s):
+            return _blas_dot(lw, s, dtype)
         return _scalar_sum(lw, dtype, tuple(s.extents[lab] for lab in s.summed),
                            lambda k: s.term(dict(zip(s.summed, k))))
     array = lw.fresh("mm")
@@ -465,12 +467,52 @@ def _blas_shape(lw: Lowering, s: _Sum) -> _BlasShape | None:
     return _BlasShape(row, col, k)
 
 
-def _plain(view: View) -> bool:
-    """Whether ``view``'s elements are reads of its base array (no arithmetic, no cast)."""
+def _dot_shape(lw: Lowering, s: _Sum) -> bool:
+    """Whether ``s`` is ``x @ y`` of two plain float vectors of the result's dtype (BLAS on):
+    NumPy runs those on BLAS ``?dot`` at any length, and so does polyfuse, which gives its sum
+    order bit for bit.  A vector that computes its elements stays a loop (it fuses)."""
+    c = s.c
+    if not lw.products.blas or len(c.operands) != 2 or len(s.summed) != 1 or c.output:
+        return False
+    if s.vtype.dtype not in ("float32", "float64"):
+        return False
+    (k,) = s.summed
+    for view, labels in zip(c.operands, c.labels):
+        if view.vtype.dtype != s.vtype.dtype or view.vtype.weak or tuple(labels) != (k,) or not _plain(view, sizes=True):
+            return False
+    return True
+
+
+def _blas_dot(lw: Lowering, s: _Sum, dtype: str) -> View:
+    """``x @ y`` as one ``MATMUL_CALL`` with one row and one column into a 1-element local (a
+    ``Matmul`` the CPU backend runs as ``?dot``, the others as the loop); its element is the value."""
+    (k,) = s.summed
+    array = lw.fresh("mm")
+    one = const(1)
+    lw.allocate(array, (one,), dtype)
+    result = leaf(array, (one,), dtype)
+    names = [lw.fresh(stem) for stem in ("mr", "mc", "mk")]
+    index = atom(names[2])
+    operands = [view.element((index,)) for view in s.c.operands]
+    extents = [ast.Constant(1), ast.Constant(1), s.extents[k].node]
+    call = ast.Call(ast.Name(MATMUL_CALL, ast.Load()),
+                    [result.element((atom(names[0]),)), *operands, *extents, *(ast.Constant(n) for n in names)], [])
+    lw.pre.append(ast.Expr(call))
+    return scalar(result.element((const(0),)), VType(dtype, False))
+
+
+def _plain(view: View, sizes: bool = False) -> bool:
+    """Whether ``view``'s elements are reads of its base array (no arithmetic, no cast);
+    ``sizes``: subscripts may use ``X.shape[d]`` (a reversed view ``x[::-1]``)."""
     probe = view.element(tuple(atom(f"pf_probe{d}") for d in range(view.rank)))
     return (view.base is not None and isinstance(probe, ast.Subscript) and isinstance(probe.value, ast.Name)
             and probe.value.id == view.base
-            and not any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(probe.slice)))
+            and not any(isinstance(n, ast.Call) or (isinstance(n, ast.Subscript) and not (sizes and _is_size(n)))
+                        for n in ast.walk(probe.slice)))
+
+
+def _is_size(node: ast.Subscript) -> bool:
+    return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
 
 
 def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View) -> list[ast.stmt]:

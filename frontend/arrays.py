@@ -1873,6 +1873,10 @@ class Lowering:
         x = self.value(node.args[0])
         if x.rank == 0 or x.vtype.weak:
             raise self.error(node, "np.linalg.norm() of a scalar", "np.linalg")
+        if x.rank == 1 and not options and x.vtype.dtype in ("float32", "float64"):
+            # NumPy: sqrt(x.dot(x)), on BLAS ?dot for a plain vector (array_linalg._dot_shape)
+            dot = ast.copy_location(ast.BinOp(node.args[0], ast.MatMult(), copy.deepcopy(node.args[0])), node)
+            return self.sqrt(node, self.value(dot))
         if not x.vtype.is_float:  # NumPy converts to float64 first
             inner = x
             x = View(x.extents, VType("float64", False), lambda idx: ast.Call(

@@ -25,7 +25,7 @@ from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.scop import isl_name
 
-from .checker import assert_message
+from .checker import assert_message, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .types import VType
 
@@ -122,6 +122,37 @@ class _RegionBuilder:
 
     def _Pass(self, node: ast.Pass) -> list:
         return []
+
+    def _Expr(self, node: ast.Expr) -> list:
+        """A product frontend.array_linalg kept whole (``MATMUL_CALL``), inside the kept loop: a
+        region ``Matmul`` over the region's own variables (its operands read, its output written,
+        as an assignment's are); a docstring is nothing."""
+        if not is_matmul_call(node):
+            return []
+        call = node.value
+        assert isinstance(call, ast.Call)
+        out, a, b, *extent_nodes = call.args[:6]
+        names = tuple(str(arg.value) for arg in call.args[6:] if isinstance(arg, ast.Constant))
+        lifter = self.lifter
+        rows, cols, depth = (self.exprs.coerce(self.exprs.convert(e), VType("int64", True)) for e in extent_nodes)
+        lifter.region_vars.update(names)
+        try:
+            loads = [self.exprs.convert(sub) for sub in (a, b)]
+            assert isinstance(out, ast.Subscript), "written by array_linalg"
+            array, index_aff = self.exprs.subscript(out, write=True)
+        finally:
+            lifter.region_vars.difference_update(names)
+        assert all(isinstance(load, ir.Load) for load in loads), "plain operands, written by array_linalg"
+        self.write_texts.append((access_text(isl_name(array), lifter.arrays[array], index_aff), self.guard()))
+        self.written.add(array)
+        # array_linalg wrote the subscripts over the operands' own extents: in bounds, so the
+        # run-time checks a kept loop's subscripts get are dropped (Matmul needs them affine)
+        a_op, b_op = (rg.Operand(load.array, tuple(_unchecked(i) for i in load.index))  # type: ignore[union-attr]
+                      for load in loads)
+        out_op = rg.Operand(array, tuple(_unchecked(x.expr) for x in index_aff))
+        variables = tuple(region_var(n) for n in names)
+        return [rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
+                          lifter.arrays[array].dtype)]
 
     def _Break(self, node: ast.Break) -> list:
         return [rg.Break()]
@@ -231,6 +262,11 @@ class _RegionBuilder:
             self.write_texts.append((access_text(isl_name(array), lifter.arrays[array], index_aff), self.guard()))
         self.written.add(array)
         return rg.Assign(array, index, self.exprs.coerce(value, VType(dtype, False)))
+
+
+def _unchecked(index: ir.Expr) -> ir.Expr:
+    """A subscript without its run-time bounds check (``ir.Index``)."""
+    return index.operand if isinstance(index, ir.Index) and not isinstance(index, ir.Check) else index
 
 
 # ---- scalars private to a region ------------------------------------------------------------

@@ -29,7 +29,7 @@ _I32 = ll.IntType(32)
 _I8 = ll.IntType(8)
 _INT_MAX = 2**31 - 1
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
-_KINDS = ("gemm", "gemv")
+_KINDS = ("gemm", "gemv", "dot")
 
 PREFIX = "polyfuse.blas."
 
@@ -40,7 +40,7 @@ def symbol(dtype: str, kind: str) -> str:
 
 @functools.cache
 def blas_pointers() -> dict[str, int]:
-    """``{symbol: address}`` of the gemm routines, or {} when SciPy is not installed."""
+    """``{symbol: address}`` of the gemm, gemv and dot routines, or {} when SciPy is not installed."""
     try:
         from scipy.linalg import cython_blas
     except ImportError:
@@ -90,12 +90,15 @@ class MatmulEmitter:
         a_r, a_s = a.stride(r), a.stride(s)
         b_s, b_c = b.stride(s), b.stride(c)
         work = self.b.mul(self.b.mul(rows, cols), depth)
-        worth = self.b.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
+        dot = _is_one(op.rows) and _is_one(op.cols)  # NumPy calls ?dot at every length: so do we
+        worth = ll.Constant(ll.IntType(1), 1) if dot else self.b.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
         for extent in (rows, cols, depth):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _INT_MAX)))
             worth = self.b.and_(worth, inside)
-        if _is_one(op.cols):  # out[r] = sum a[r, s] * b[s]: a matrix times a vector
+        if dot:  # out[0] = sum a[s] * b[s]: two vectors
+            ways = [([(depth,), self.vector(depth, a_s), self.vector(depth, b_s)], (a.base, b.base, out.base), "dot")]
+        elif _is_one(op.cols):  # out[r] = sum a[r, s] * b[s]: a matrix times a vector
             ways = [(self.gemv_form(rows, a_r, depth, a_s, b_s, o_r), (a.base, b.base, out.base), "gemv")]
         elif _is_one(op.rows):  # out[c] = sum a[s] * b[s, c]: B^T times a vector
             ways = [(self.gemv_form(cols, b_c, depth, b_s, a_s, o_c), (b.base, a.base, out.base), "gemv")]
@@ -116,7 +119,7 @@ class MatmulEmitter:
         ok = self.b.and_(worth, self.all_ok(form[1:]))
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                (self.gemm if kind == "gemm" else self.gemv)(op.dtype, form, pointers)
+                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot}[kind](op.dtype, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -203,6 +206,18 @@ class MatmulEmitter:
                 y_ptr, self.int32(incy)]
         self.b.call(self.declare(dtype, "gemv"), args)
 
+    def dot(self, dtype: str, form: list, pointers: tuple) -> None:
+        """``out = 0 + ?dot(n, x, incx, y, incy)``: NumPy's ``x @ y`` of two vectors with positive
+        strides calls the same routine at any length (others: a loop in index order, as our
+        fallback), so the sum comes out in its order, bit for bit where both use one BLAS
+        build's kernel (SciPy's and NumPy's OpenBLAS wheels agree: ddot and sdot, here)."""
+        real = _REALS[dtype][1]
+        (n,), (_, _, incx), (_, _, incy) = form
+        x_ptr, y_ptr, out_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        value = self.b.call(self.declare(dtype, "dot"), [self.int32(n), x_ptr, self.int32(incx), y_ptr,
+                                                         self.int32(incy)])
+        self.b.store(self.b.fadd(ll.Constant(real, 0.0), value), out_ptr)  # NumPy: sum = 0; sum += ?dot
+
     def declare(self, dtype: str, kind: str):
         name = symbol(dtype, kind)
         module = self.cg.module
@@ -210,6 +225,8 @@ class MatmulEmitter:
             return module.globals[name]
         ptr = _REALS[dtype][1].as_pointer()
         i32p, i8p = _I32.as_pointer(), _I8.as_pointer()
+        if kind == "dot":
+            return ll.Function(module, ll.FunctionType(_REALS[dtype][1], [i32p, ptr, i32p, ptr, i32p]), name=name)
         params = ([i8p, i8p, i32p, i32p, i32p, ptr, ptr, i32p, ptr, i32p, ptr, ptr, i32p] if kind == "gemm"
                   else [i8p, i32p, i32p, ptr, ptr, i32p, ptr, i32p, ptr, ptr, i32p])
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)

@@ -46,7 +46,8 @@ def test_a_whole_array_product_is_one_statement():
     ("2.0 * A @ x", False), ("x @ (A * B)", False),  # a computed matrix times a vector: fused loops
     ("2.0 * A @ x[:, None]", False),        # a matrix with one column is a vector
     ("2.0 * A @ B", True),                  # a matrix product: BLAS, the scaled copy stored first
-    ("x @ x", False),                      # a scalar: a reduction the scheduler fuses
+    ("x @ x", True),                       # two plain vectors: BLAS ?dot, NumPy's own call
+    ("(2.0 * x) @ x", False),              # a computed vector: a reduction the scheduler fuses
     ("np.outer(x, x)", False),              # nothing summed
     ("np.einsum('ij,ij->i', A, A)", False),  # a label in both operands and the output
     ("Z @ Z", False),                       # known to be too small for a library call

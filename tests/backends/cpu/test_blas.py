@@ -138,3 +138,42 @@ def test_random_views_of_both_operands(rows, depth, cols, ta, tb, dtype):
     b = f"B.T[{depth}, {cols}]" if tb else f"B[{depth}, {cols}]"
     _check(f"def k(A, B):\n    return {a} @ {b}\n", _m(N, N, dtype=dtype), _m(N, N, dtype=dtype),
            rtol=1e-4 if dtype == np.float32 else 1e-10)
+
+
+# ---- dot products of vectors: BLAS ?dot, as NumPy calls it ------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 1000, 4097, 100_003])
+@pytest.mark.parametrize("body", ["x @ y", "np.dot(x, y) + 1.0", "np.inner(x, y)", "np.linalg.norm(x)",
+                                  "x[::3] @ y[::3]", "x[::-1] @ y"])
+def test_dot_products_of_plain_vectors_are_numpys_bit_for_bit(body, n, dtype):
+    """NumPy runs them on BLAS ?dot at every length (``sum = 0; sum += ?dot``), a reversed vector
+    in a loop in index order; polyfuse does the same, so the bits agree (the vector partial sums
+    of a loop differed in the last bits at most of these lengths)."""
+    fn, kernel = _kernel(f"def k(x, y):\n    return {body}\n")
+    x, y = _m(n, dtype=dtype), _m(n, dtype=dtype)
+    want, got = fn(x, y), kernel(x, y)
+    assert type(got) is type(want) and got == want, (got, want)
+
+
+def test_signed_zeros_and_empty_vectors_as_numpy():
+    fn, kernel = _kernel("def k(x, y):\n    return x @ y\n")
+    negative = np.array([-0.0, -0.0]), np.array([1.0, 2.0])
+    assert np.signbit(fn(*negative)) == np.signbit(kernel(*negative)) == False  # noqa: E712
+    assert kernel(np.zeros(0), np.zeros(0)) == fn(np.zeros(0), np.zeros(0)) == 0.0
+
+
+def test_dot_products_inside_a_loop_kept_as_written():
+    """An iterative solver's loop with a break is kept as written; its dot products are BLAS
+    calls inside it (a region Matmul), so the iterates are NumPy's bit for bit."""
+    source = ("def k(A, b, iters):\n    x = np.zeros_like(b)\n    r = b.copy()\n    p = r.copy()\n"
+              "    rs = r @ r\n    for i in range(iters):\n        Ap = A @ p\n        alpha = rs / (p @ Ap)\n"
+              "        x = x + alpha * p\n        r = r - alpha * Ap\n        new = r @ r\n"
+              "        if np.sqrt(new) < 1e-10:\n            break\n        p = r + (new / rs) * p\n"
+              "        rs = new\n    return x\n")
+    fn, kernel = _kernel(source)
+    M = _m(60, 60)
+    A = M @ M.T + 60 * np.eye(60)
+    b = _m(60)
+    want, got = fn(A, b, 25), kernel(A, b, 25)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert "kept as written" in kernel.explain(A, b, 25).to_dict()
