@@ -109,6 +109,44 @@ class ProgramEdit:
                        statements=self.program.statements + tuple(self.statements))
 
 
+class LoopRewrite(ProgramEdit):
+    """A loop-AST pass that replaces some loops (``rewrite(loop)``: the new node, or None to keep
+    it and look inside) and records a decision for each; a parallel loop privatises the local
+    arrays the pass made below it (each iteration needs its own)."""
+
+    def __init__(self, program: LoopProgram) -> None:
+        super().__init__(program)
+        self.decisions: list = []
+
+    def rewrite(self, loop: For) -> Node | None:
+        raise NotImplementedError
+
+    def run(self) -> tuple[LoopProgram, tuple]:
+        """The program with every rewrite, and the decisions (unchanged and () when none)."""
+        root = self.visit(self.program.root)
+        if not self.decisions:
+            return self.program, ()
+        return self.program_with(root), tuple(self.decisions)
+
+    def visit(self, node: Node) -> Node:
+        if isinstance(node, Block):
+            return Block(tuple(self.visit(c) for c in node.children))
+        if isinstance(node, If):
+            otherwise = None if node.otherwise is None else self.visit(node.otherwise)
+            return replace(node, then=self.visit(node.then), otherwise=otherwise)
+        if not isinstance(node, For):
+            return node
+        rewritten = self.rewrite(node)
+        if rewritten is not None:
+            return rewritten
+        before = len(self.arrays)
+        body = self.visit(node.body)
+        created = tuple(a.name for a in self.arrays[before:])
+        if node.parallel and created:
+            return replace(node, body=body, private=node.private + created)
+        return replace(node, body=body)
+
+
 def nodes(node: Node):
     """Yield every node of the tree, parents first."""
     yield node

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, ProgramEdit, StmtCall, exclusive_bound
+from polyfuse.model.loop_ast import Block, For, If, LoopProgram, LoopRewrite, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import ArrayInfo, Statement, isl_name
 from polyfuse.options import SUM_BLOCK
 
@@ -59,39 +59,15 @@ def block_reductions(program: LoopProgram, *, block: int = BLOCK) -> tuple[LoopP
     ``block`` iterations, each block summed apart (see the module docstring)."""
     if block < 2:
         return program, ()
-    blocker = _Blocker(program, block)
-    root = blocker.visit(program.root)
-    if not blocker.decisions:
-        return program, ()
-    return blocker.program_with(root), tuple(blocker.decisions)
+    return _Blocker(program, block).run()
 
 
-class _Blocker(ProgramEdit):
+class _Blocker(LoopRewrite):
     def __init__(self, program: LoopProgram, block: int) -> None:
         super().__init__(program)
         self.block = block
-        self.decisions: list[BlockedSum] = []
 
-    def visit(self, node: Node) -> Node:
-        """Rewrite below ``node``; a parallel loop privatises the partial sums made inside it."""
-        if isinstance(node, Block):
-            return Block(tuple(self.visit(c) for c in node.children))
-        if isinstance(node, If):
-            otherwise = None if node.otherwise is None else self.visit(node.otherwise)
-            return replace(node, then=self.visit(node.then), otherwise=otherwise)
-        if not isinstance(node, For):
-            return node
-        blocked = self.blocked(node)
-        if blocked is not None:
-            return blocked
-        before = len(self.arrays)
-        body = self.visit(node.body)
-        created = tuple(a.name for a in self.arrays[before:])
-        if node.parallel and created:
-            return replace(node, body=body, private=node.private + created)
-        return replace(node, body=body)
-
-    def blocked(self, loop: For) -> Node | None:
+    def rewrite(self, loop: For) -> Node | None:
         calls = _calls(loop.body)
         hi = exclusive_bound(loop)
         if calls is None or hi is None or loop.step != 1 or _short(loop.init, hi, self.block):

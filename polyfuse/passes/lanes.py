@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, ProgramEdit, StmtCall, exclusive_bound
+from polyfuse.model.loop_ast import Block, For, If, LoopProgram, LoopRewrite, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import ArrayInfo, Statement
 
 _FLOATS = ("float32", "float64")
@@ -50,39 +50,15 @@ def split_minmax_reductions(program: LoopProgram, *, vector_bytes: int,
     run in lanes of two SIMD registers (see the module docstring)."""
     if vector_bytes <= 0:
         return program, ()
-    splitter = _Splitter(program, vector_bytes)
-    root = splitter.visit(program.root)
-    if not splitter.decisions:
-        return program, ()
-    return splitter.program_with(root), tuple(splitter.decisions)
+    return _Splitter(program, vector_bytes).run()
 
 
-class _Splitter(ProgramEdit):
+class _Splitter(LoopRewrite):
     def __init__(self, program: LoopProgram, vector_bytes: int) -> None:
         super().__init__(program)
         self.vector_bytes = vector_bytes
-        self.decisions: list[LaneSplit] = []
 
-    def visit(self, node: Node) -> Node:
-        """Rewrite below ``node``; a parallel loop privatises the lanes made inside it."""
-        if isinstance(node, Block):
-            return Block(tuple(self.visit(c) for c in node.children))
-        if isinstance(node, If):
-            otherwise = None if node.otherwise is None else self.visit(node.otherwise)
-            return replace(node, then=self.visit(node.then), otherwise=otherwise)
-        if not isinstance(node, For):
-            return node
-        split = self.split(node)
-        if split is not None:
-            return split
-        before = len(self.arrays)
-        body = self.visit(node.body)
-        created = tuple(a.name for a in self.arrays[before:])
-        if node.parallel and created:
-            return replace(node, body=body, private=node.private + created)
-        return replace(node, body=body)
-
-    def split(self, loop: For) -> Node | None:
+    def rewrite(self, loop: For) -> Node | None:
         found = self.reduction(loop)
         if found is None:
             return None
