@@ -7,6 +7,8 @@ passes as arguments from here; no pass reads the environment.
 
 from __future__ import annotations
 
+import threading
+
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
 from polyfuse.analysis.prange import prange_claims
@@ -42,11 +44,20 @@ def compile_kernel(fn, arguments: tuple[Argument, ...], options: Options) -> Sta
     return stages
 
 
+#: One lift at a time.  CPython 3.11 keeps the AST converter's recursion depth per interpreter,
+#: not per thread, so two threads parsing or compiling ASTs at once can fail with "SystemError: AST
+#: constructor recursion depth mismatch" (cpython gh-106905 and relatives; it failed
+#: tests/runtime/test_concurrent_compiles.py once).  The frontend is pure Python, which the GIL
+#: serialises anyway: the lock costs no parallelism (isl scheduling and LLVM still overlap).
+FRONTEND_LOCK = threading.RLock()
+
+
 def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:
     """Python function + signature -> verified, scheduled loop AST (target independent)."""
     stages = Stages()
     # the frontend rejects unsupported code, then builds domains, accesses and program order
-    scop = stages.run("lift", lift, fn, arguments, blas=options.blas_products())
+    with FRONTEND_LOCK:
+        scop = stages.run("lift", lift, fn, arguments, blas=options.blas_products())
     if options.target == "cuda" and scop.returns is not None:
         raise UnsupportedError("target='cuda' kernels cannot return values yet; write the results into "
                                "array arguments (or use target='cpu')", scop.returns_span, "return of a value")
