@@ -1583,10 +1583,9 @@ class Lowering:
                 return self.call_astype(node, args[0], [func])  # np.float64(x) of an array: x.astype
             if len(args) == 1 and ((module is None and isinstance(func, ast.Name) and func.id == "abs")
                                    or (module == "np" and name in ("abs", "absolute"))):
-                vtype = args[0].vtype  # abs of a complex array is its real magnitude (it was typed complex)
-                if vtype.is_complex:  # NumPy's vector loop's magnitude, not a scalar's hypot
-                    vtype = VType("float32" if vtype.dtype == "complex64" else "float64", vtype.weak)
-                    return self.elementwise(numpy_abs, args, vtype)
+                if args[0].vtype.is_complex:  # np.absolute's magnitude (self.ufunc), not a scalar's hypot
+                    return self.ufunc(node, "absolute", args)
+                vtype = args[0].vtype
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
