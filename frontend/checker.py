@@ -69,8 +69,8 @@ _AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div) + _BITWISE  # //= %= **= are wri
 _BUILTINS = ("abs", "min", "max", "float", "int", "bool", "complex")
 _PARTS = ("real", "imag")  # z.real, z.imag; z.conjugate() is the one method call
 
-#: ``REASSOC_CALL(acc + term)`` (or ``acc * term``): the update of a reduction's accumulator that
-#: frontend.arrays lowered from NumPy code, whose float ``+``/``*`` may be regrouped with the
+#: ``REASSOC_CALL(acc + term)``: the update of a reduction's accumulator that
+#: frontend.arrays lowered from NumPy code, whose float ``+`` may be regrouped with the
 #: accumulator's other updates (frontend.expressions sets ``ir.BinOp.reassoc``).  Only generated
 #: code holds it: frontend.lift refuses the name in the user's source.
 REASSOC_CALL = "_polyfuse_reassoc"
@@ -363,8 +363,9 @@ def is_matmul_call(node: ast.stmt) -> bool:
 
 
 def reassociable(update: ast.BinOp) -> ast.Call:
-    """``update`` (``acc + term`` or ``acc * term``) marked as a NumPy reduction's accumulation."""
-    assert isinstance(update.op, (ast.Add, ast.Mult)), "only sums and products are reassociated"
+    """``update`` (``acc + term``) marked as a NumPy reduction's accumulation.  Sums only: NumPy
+    multiplies in index order, and products regrouped into lanes can overflow where it does not."""
+    assert isinstance(update.op, ast.Add), "only sums are reassociated"
     return ast.Call(ast.Name(REASSOC_CALL, ast.Load()), [update], [])
 
 
@@ -372,7 +373,7 @@ def is_reassoc_call(node: ast.AST) -> TypeGuard[ast.Call]:
     """``REASSOC_CALL(acc + term)``, written by frontend.arrays and frontend.array_linalg."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == REASSOC_CALL
             and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.BinOp)
-            and isinstance(node.args[0].op, (ast.Add, ast.Mult)))
+            and isinstance(node.args[0].op, ast.Add))
 
 
 def numpy_abs(value: ast.expr) -> ast.Call:

@@ -349,10 +349,10 @@ class ExpressionLifter:
 
 
 def reassociated(update: ir.Expr) -> ir.Expr:
-    """A NumPy reduction's float ``acc + term`` / ``acc * term`` with ``reassoc`` set (integer
+    """A NumPy reduction's float ``acc + term`` with ``reassoc`` set (integer
     and complex updates stay as they are: integers are exact in any order, and complex
     arithmetic is emitted as scalar code with numpy's roundings)."""
-    if isinstance(update, ir.BinOp) and update.op in ("+", "*") and update.dtype.startswith("float"):
+    if isinstance(update, ir.BinOp) and update.op == "+" and update.dtype.startswith("float"):
         return replace(update, reassoc=True)
     return update
 

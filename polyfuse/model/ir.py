@@ -53,7 +53,7 @@ class BinOp:
     width, a negative one included, gives 0, or -1 for ``>>`` of a negative value, as numpy's
     ``npy_lshift``/``npy_rshift``); ``& | ^`` of two bools are the logical operations.
 
-    ``reassoc`` marks the float ``+`` or ``*`` that accumulates a reduction polyfuse lowered
+    ``reassoc`` marks the float ``+`` that accumulates a reduction polyfuse lowered
     from NumPy array code (``np.sum``, ``x.mean(axis=1)``, ``a @ b`` as loops; the ``lhs`` is
     the accumulator): NumPy promises no summation order there, so a backend may regroup it
     with the other updates of the same accumulator (the LLVM backend: the ``reassoc`` flag,

@@ -1,4 +1,4 @@
-"""NumPy sums and products accumulated block by block, so long float reductions stay accurate.
+"""NumPy sums accumulated block by block, so long float reductions stay accurate.
 
 A reduction polyfuse lowered from NumPy code (``np.sum``, ``x.mean(axis=-1)``, ``a @ b`` as
 loops: ``ir.BinOp.reassoc``) is vectorized by LLVM into L partial sums, one per vector lane, each
@@ -15,7 +15,7 @@ off).  This pass strip-mines the innermost loop of such a reduction::
 
 so each lane adds ``B / L`` terms and the accumulator ``n / B`` block sums: the error grows like
 ``(B / L + n / B) * eps``.  It is a regrouping of the additions only, which ``reassoc`` allows;
-``-0.0`` (``1.0`` for a product) is the exact identity, so signed zeros, NaN and infinities come
+``-0.0`` is the exact identity of ``+``, so signed zeros, NaN and infinities come
 out as before.  The accumulator may be a local scalar or an array element whose index the loop
 does not change; the other statements of the loop are kept in order and must not touch it.
 Only the CPU target runs it (the Python backend is the reference and sums in order; GPU threads
@@ -40,7 +40,6 @@ BLOCK = SUM_BLOCK
 FAN_IN = 32
 LEVELS = 3
 _FLOATS = ("float32", "float64")
-_IDENTITY = {"+": -0.0, "*": 1.0}
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ class BlockedSum:
 
 
 def block_reductions(program: LoopProgram, *, block: int = BLOCK) -> tuple[LoopProgram, tuple[BlockedSum, ...]]:
-    """``program`` with each innermost loop of NumPy float sums/products strip-mined into blocks of
+    """``program`` with each innermost loop of NumPy float sums strip-mined into blocks of
     ``block`` iterations, each block summed apart (see the module docstring)."""
     if block < 2:
         return program, ()
@@ -100,7 +99,7 @@ class _Blocker(LoopRewrite):
             parts = [ir.Load(self.add_array(ArrayInfo(self.fresh(f"{stmt.array}_part{level}"), value.dtype, (),
                                                       "local")).name, (), value.dtype)
                      for level in range(LEVELS)]
-            identity = ir.Const(_IDENTITY[value.op], value.dtype)
+            identity = ir.Const(-0.0, value.dtype)  # the exact identity of +: x + -0.0 is x
             for level, part in enumerate(parts):
                 inits[level].append(StmtCall(self.new(stmt, f"init{level}", (), part.array, (), identity), ()))
                 if level + 1 < LEVELS:
@@ -128,7 +127,7 @@ class _Blocker(LoopRewrite):
         return If(longer, node, loop)
 
     def reductions(self, calls: list[StmtCall], iterator: str) -> set[str]:
-        """The calls' float ``acc = acc + term`` (or ``*``) NumPy reductions whose accumulator no
+        """The calls' float ``acc = acc + term`` NumPy reductions whose accumulator no
         other statement of the loop touches and whose index the loop does not move."""
         found: set[str] = set()
         statements = [self.program.statement(c.statement) for c in calls]
@@ -136,7 +135,7 @@ class _Blocker(LoopRewrite):
             value = stmt.value
             if stmt.region is not None or not stmt.reassociable or not isinstance(value, ir.BinOp):
                 continue
-            if value.op not in _IDENTITY or value.dtype not in _FLOATS:
+            if value.op != "+" or value.dtype not in _FLOATS:
                 continue
             info = self.infos.get(stmt.array)
             if info is None or info.dtype != value.dtype or any(s is not stmt and stmt.array in _touched(s)
