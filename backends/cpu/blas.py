@@ -1,9 +1,10 @@
 """Matrix products (model/region.py ``Matmul``) as one BLAS ``?gemm`` call from the JIT.
 
-BLAS comes from SciPy's ``scipy.linalg.cython_blas`` (the Fortran interface numba's ``np.dot``
-uses too): its function pointers are registered with LLVM under the names declared here, so the
-optimised IR in the disk cache holds no address.  Fortran BLAS is column-major, numbers are
-passed by pointer, sizes are 32-bit.  Whether a product can run there is decided per call from
+BLAS is the library NumPy itself calls where it can be found, else SciPy's ``cython_blas``
+(runtime/linalg_library.py decides): the Fortran routines' addresses are registered with LLVM
+under the names declared here, so the optimised IR in the disk cache holds no address.  Fortran
+BLAS is column-major, numbers are passed by pointer, sizes are the library's INTEGER (64-bit in
+NumPy's ILP64 OpenBLAS, 32-bit in SciPy's).  Whether a product can run there is decided per call from
 the operands' strides: each of ``op(A)``, ``op(B)`` must be a matrix with one unit-stride axis
 (either one: the other is its leading dimension, ``op`` transposes where needed), and ``C``
 one with unit stride down its columns, or along its rows (then BLAS computes ``C^T = B^T A^T``).
@@ -13,7 +14,6 @@ a library call to pay, run :meth:`Matmul.loops` instead, compiled in place.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -23,11 +23,10 @@ from llvmlite import ir as ll
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK
+from polyfuse.runtime.linalg_library import library
 
 _I64 = ll.IntType(64)
-_I32 = ll.IntType(32)
 _I8 = ll.IntType(8)
-_INT_MAX = 2**31 - 1
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
 _KINDS = ("gemm", "gemv", "dot")
 
@@ -40,21 +39,23 @@ def symbol(dtype: str, kind: str) -> str:
 
 @functools.cache
 def blas_pointers() -> dict[str, int]:
-    """``{symbol: address}`` of the gemm, gemv and dot routines, or {} when SciPy is not installed."""
-    try:
-        from scipy.linalg import cython_blas
-    except ImportError:
+    """``{symbol: address}`` of the gemm, gemv and dot routines, or {} without a BLAS."""
+    found = library()
+    if found is None:
         return {}
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    found = {}
-    for dtype, (letter, _) in _REALS.items():
-        for kind in _KINDS:
-            capsule = cython_blas.__pyx_capi__[letter + kind]
-            found[symbol(dtype, kind)] = get_pointer(capsule, get_name(capsule))
-    return found
+    pointers = {symbol(dtype, kind): found.address(letter + kind)
+                for dtype, (letter, _) in _REALS.items() for kind in _KINDS}
+    return pointers if all(pointers.values()) else {}
+
+
+def _fortran_int() -> ll.IntType:
+    """The library's INTEGER: every size, stride and increment is passed as one of these."""
+    found = library()
+    return ll.IntType(32 if found is None else found.int_bits)
+
+
+def _int_max() -> int:
+    return 2 ** (_fortran_int().width - 1) - 1
 
 
 def available() -> bool:
@@ -94,7 +95,7 @@ class MatmulEmitter:
         worth = ll.Constant(ll.IntType(1), 1) if dot else self.b.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
         for extent in (rows, cols, depth):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
-                                 self.b.icmp_signed("<=", extent, ll.Constant(_I64, _INT_MAX)))
+                                 self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))
             worth = self.b.and_(worth, inside)
         if dot:  # out[0] = sum a[s] * b[s]: two vectors
             ways = [([(depth,), self.vector(depth, a_s), self.vector(depth, b_s)], (a.base, b.base, out.base), "dot")]
@@ -158,7 +159,7 @@ class MatmulEmitter:
         unit_rows = self.b.or_(self.b.icmp_signed("==", row_stride, one), self.b.icmp_signed("<=", rows, one))
         single_col = self.b.icmp_signed("<=", cols, one)
         ld_ok = self.b.and_(self.b.icmp_signed(">=", col_stride, at_least),
-                            self.b.icmp_signed("<=", col_stride, ll.Constant(_I64, _INT_MAX)))
+                            self.b.icmp_signed("<=", col_stride, ll.Constant(_I64, _int_max())))
         ok = self.b.and_(unit_rows, self.b.or_(single_col, ld_ok))
         ld = self.b.select(single_col, at_least, col_stride)
         return ok, ll.Constant(ll.IntType(1), 0), ld
@@ -168,7 +169,7 @@ class MatmulEmitter:
         one = ll.Constant(_I64, 1)
         single = self.b.icmp_signed("<=", extent, one)
         positive = self.b.and_(self.b.icmp_signed(">=", stride, one),
-                               self.b.icmp_signed("<=", stride, ll.Constant(_I64, _INT_MAX)))
+                               self.b.icmp_signed("<=", stride, ll.Constant(_I64, _int_max())))
         return self.b.or_(single, positive), ll.Constant(ll.IntType(1), 0), self.b.select(single, one, stride)
 
     def gemv_form(self, rows, row_stride, depth, depth_stride, x_stride, y_stride) -> list:
@@ -189,9 +190,9 @@ class MatmulEmitter:
         real = _REALS[dtype][1]
         (m, n, k), (_, _, ldc), (_, trans_a, lda), (_, trans_b, ldb) = form
         c_ptr, a_ptr, b_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
-        args = [self.char(trans_a), self.char(trans_b), *(self.int32(v) for v in (m, n, k)),
-                self.slot(real, ll.Constant(real, 1.0)), a_ptr, self.int32(lda), b_ptr, self.int32(ldb),
-                self.slot(real, ll.Constant(real, 0.0)), c_ptr, self.int32(ldc)]
+        args = [self.char(trans_a), self.char(trans_b), *(self.integer(v) for v in (m, n, k)),
+                self.slot(real, ll.Constant(real, 1.0)), a_ptr, self.integer(lda), b_ptr, self.integer(ldb),
+                self.slot(real, ll.Constant(real, 0.0)), c_ptr, self.integer(ldc)]
         self.b.call(self.declare(dtype, "gemm"), args)
 
     def gemv(self, dtype: str, form: list, pointers: tuple) -> None:
@@ -201,21 +202,21 @@ class MatmulEmitter:
         (rows, depth), (_, trans, ld), (_, _, incx), (_, _, incy) = form
         m_ptr, x_ptr, y_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
         m, n = self.b.select(trans, depth, rows), self.b.select(trans, rows, depth)
-        args = [self.char(trans), self.int32(m), self.int32(n), self.slot(real, ll.Constant(real, 1.0)),
-                m_ptr, self.int32(ld), x_ptr, self.int32(incx), self.slot(real, ll.Constant(real, 0.0)),
-                y_ptr, self.int32(incy)]
+        args = [self.char(trans), self.integer(m), self.integer(n), self.slot(real, ll.Constant(real, 1.0)),
+                m_ptr, self.integer(ld), x_ptr, self.integer(incx), self.slot(real, ll.Constant(real, 0.0)),
+                y_ptr, self.integer(incy)]
         self.b.call(self.declare(dtype, "gemv"), args)
 
     def dot(self, dtype: str, form: list, pointers: tuple) -> None:
         """``out = 0 + ?dot(n, x, incx, y, incy)``: NumPy's ``x @ y`` of two vectors with positive
         strides calls the same routine at any length (others: a loop in index order, as our
-        fallback), so the sum comes out in its order, bit for bit where both use one BLAS
-        build's kernel (SciPy's and NumPy's OpenBLAS wheels agree: ddot and sdot, here)."""
+        fallback), so the sum comes out in its order, bit for bit when the library is NumPy's own
+        (runtime/linalg_library.py; SciPy's OpenBLAS build may round strided ones differently)."""
         real = _REALS[dtype][1]
         (n,), (_, _, incx), (_, _, incy) = form
         x_ptr, y_ptr, out_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
-        value = self.b.call(self.declare(dtype, "dot"), [self.int32(n), x_ptr, self.int32(incx), y_ptr,
-                                                         self.int32(incy)])
+        value = self.b.call(self.declare(dtype, "dot"), [self.integer(n), x_ptr, self.integer(incx), y_ptr,
+                                                         self.integer(incy)])
         self.b.store(self.b.fadd(ll.Constant(real, 0.0), value), out_ptr)  # NumPy: sum = 0; sum += ?dot
 
     def declare(self, dtype: str, kind: str):
@@ -224,11 +225,11 @@ class MatmulEmitter:
         if name in module.globals:
             return module.globals[name]
         ptr = _REALS[dtype][1].as_pointer()
-        i32p, i8p = _I32.as_pointer(), _I8.as_pointer()
+        intp, i8p = _fortran_int().as_pointer(), _I8.as_pointer()
         if kind == "dot":
-            return ll.Function(module, ll.FunctionType(_REALS[dtype][1], [i32p, ptr, i32p, ptr, i32p]), name=name)
-        params = ([i8p, i8p, i32p, i32p, i32p, ptr, ptr, i32p, ptr, i32p, ptr, ptr, i32p] if kind == "gemm"
-                  else [i8p, i32p, i32p, ptr, ptr, i32p, ptr, i32p, ptr, ptr, i32p])
+            return ll.Function(module, ll.FunctionType(_REALS[dtype][1], [intp, ptr, intp, ptr, intp]), name=name)
+        params = ([i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp] if kind == "gemm"
+                  else [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp])
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
 
     def slot(self, kind, value):
@@ -237,8 +238,9 @@ class MatmulEmitter:
         self.b.store(value, slot)
         return slot
 
-    def int32(self, value):
-        return self.slot(_I32, self.b.trunc(value, _I32))
+    def integer(self, value):
+        kind = _fortran_int()
+        return self.slot(kind, value if kind.width == 64 else self.b.trunc(value, kind))
 
     def char(self, transposed):
         letter = self.b.select(transposed, ll.Constant(_I8, ord("T")), ll.Constant(_I8, ord("N")))

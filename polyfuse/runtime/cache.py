@@ -45,10 +45,11 @@ def versions() -> str:
     import llvmlite
     import numpy
 
+    from polyfuse.runtime.linalg_library import describe as blas
     from polyfuse.version import __version__
 
     return (f"polyfuse={__version__} source={source_digest()} islpy={islpy.version.VERSION_TEXT} "
-            f"llvmlite={llvmlite.__version__} numpy={numpy.__version__}")
+            f"llvmlite={llvmlite.__version__} numpy={numpy.__version__} blas={blas()}")
 
 
 CODE_PACKAGES = ("polyfuse", "polyfuse.frontend", "polyfuse.backends")
