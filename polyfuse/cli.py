@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     size.add_argument("--quick", action="store_true", help="use the 'quick' size preset (everything in "
                       "well under two minutes)")
     size.add_argument("--preset", choices=PRESETS, help="size preset (default: 'bench' for --target cpu, "
-                      "'test' for --target python; 'large', PolyBench-LARGE-like, for --section numpy only)")
+                      "'test' for --target python; 'large': PolyBench 4.2 LARGE for --section loops, big programs for --section numpy)")
     bench.add_argument("--section", choices=SECTIONS,
                        help="'loops' (suite kernels vs numba), 'einsum' (einsum and spec rows vs numpy and "
                        "opt_einsum), 'numpy' (NumPy programs vs polyfuse.kernel and jax.jit) or 'all' "

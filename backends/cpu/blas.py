@@ -120,7 +120,7 @@ class MatmulEmitter:
         ok = self.b.and_(worth, self.all_ok(form[1:]))
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot}[kind](op.dtype, form, pointers)
+                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -184,39 +184,47 @@ class MatmulEmitter:
         return ok
 
     # ---- the call ------------------------------------------------------------------------
-    def gemm(self, dtype: str, form: list, pointers: tuple) -> None:
-        """``?gemm(transa, transb, m, n, k, 1, A, lda, B, ldb, 0, C, ldc)``; ``form`` is
+    def gemm(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``?gemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)``; ``form`` is
         [(m, n, k), C, op(A), op(B)] and ``pointers`` (C, A, B)."""
-        real = _REALS[dtype][1]
+        real = _REALS[op.dtype][1]
         (m, n, k), (_, _, ldc), (_, trans_a, lda), (_, trans_b, ldb) = form
         c_ptr, a_ptr, b_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        alpha, beta = self.scales(op)
         args = [self.char(trans_a), self.char(trans_b), *(self.integer(v) for v in (m, n, k)),
-                self.slot(real, ll.Constant(real, 1.0)), a_ptr, self.integer(lda), b_ptr, self.integer(ldb),
-                self.slot(real, ll.Constant(real, 0.0)), c_ptr, self.integer(ldc)]
-        self.b.call(self.declare(dtype, "gemm"), args)
+                alpha, a_ptr, self.integer(lda), b_ptr, self.integer(ldb), beta, c_ptr, self.integer(ldc)]
+        self.b.call(self.declare(op.dtype, "gemm"), args)
 
-    def gemv(self, dtype: str, form: list, pointers: tuple) -> None:
-        """``?gemv(trans, m, n, 1, M, ld, x, incx, 0, y, incy)`` for ``y = M x``; ``form`` is
-        [(rows, depth), M, x, y] and ``pointers`` (M, x, y).  A transposed M is stored depth x rows."""
-        real = _REALS[dtype][1]
+    def gemv(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``?gemv(trans, m, n, alpha, M, ld, x, incx, beta, y, incy)`` for ``y = alpha M x + beta y``;
+        ``form`` is [(rows, depth), M, x, y] and ``pointers`` (M, x, y).  A transposed M is stored
+        depth x rows."""
+        real = _REALS[op.dtype][1]
         (rows, depth), (_, trans, ld), (_, _, incx), (_, _, incy) = form
         m_ptr, x_ptr, y_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
         m, n = self.b.select(trans, depth, rows), self.b.select(trans, rows, depth)
-        args = [self.char(trans), self.integer(m), self.integer(n), self.slot(real, ll.Constant(real, 1.0)),
-                m_ptr, self.integer(ld), x_ptr, self.integer(incx), self.slot(real, ll.Constant(real, 0.0)),
-                y_ptr, self.integer(incy)]
-        self.b.call(self.declare(dtype, "gemv"), args)
+        alpha, beta = self.scales(op)
+        args = [self.char(trans), self.integer(m), self.integer(n), alpha, m_ptr, self.integer(ld), x_ptr,
+                self.integer(incx), beta, y_ptr, self.integer(incy)]
+        self.b.call(self.declare(op.dtype, "gemv"), args)
 
-    def dot(self, dtype: str, form: list, pointers: tuple) -> None:
+    def scales(self, op: rg.Matmul) -> tuple:
+        """Slots of (alpha, beta): (1, 0) for ``out = a @ b``; (alpha, 1) when it accumulates."""
+        real = _REALS[op.dtype][1]
+        alpha = ll.Constant(real, 1.0) if op.alpha is None else self.cg.exprs.emit(op.alpha)
+        return self.slot(real, alpha), self.slot(real, ll.Constant(real, 1.0 if op.accumulate else 0.0))
+
+    def dot(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``out = 0 + ?dot(n, x, incx, y, incy)``: NumPy's ``x @ y`` of two vectors with positive
         strides calls the same routine at any length (others: a loop in index order, as our
         fallback), so the sum comes out in its order, bit for bit when the library is NumPy's own
         (runtime/linalg_library.py; SciPy's OpenBLAS build may round strided ones differently)."""
-        real = _REALS[dtype][1]
+        assert not op.accumulate, "loop products are three-loop ones (schedule/loop_products.py)"
+        real = _REALS[op.dtype][1]
         (n,), (_, _, incx), (_, _, incy) = form
         x_ptr, y_ptr, out_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
-        value = self.b.call(self.declare(dtype, "dot"), [self.integer(n), x_ptr, self.integer(incx), y_ptr,
-                                                         self.integer(incy)])
+        value = self.b.call(self.declare(op.dtype, "dot"), [self.integer(n), x_ptr, self.integer(incx), y_ptr,
+                                                            self.integer(incy)])
         self.b.store(self.b.fadd(ll.Constant(real, 0.0), value), out_ptr)  # NumPy: sum = 0; sum += ?dot
 
     def declare(self, dtype: str, kind: str):

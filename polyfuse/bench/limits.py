@@ -35,7 +35,7 @@ FLOPS: dict[str, Callable[[dict[str, int]], int]] = {
 
 #: float64 elements per triad array: each array is far bigger than the last-level cache (32 MiB on
 #: the development VM), except at the "test" sizes, which only exercise the code.
-TRIAD_ELEMENTS = {"test": 1 << 12, "quick": 1 << 23, "bench": 1 << 24}
+TRIAD_ELEMENTS = {"test": 1 << 12, "quick": 1 << 23, "bench": 1 << 24, "large": 1 << 24}
 TRIAD_SCALAR = 3.0
 TRIAD_RUNS = 10  # at least this many timed runs per triad implementation
 

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-PRESETS = ("test", "quick", "bench", "large")  # "large": the numpy section's programs only
+PRESETS = ("test", "quick", "bench", "large")  # "large": PolyBench LARGE loops and big NumPy programs
 SECTIONS = ("loops", "einsum", "numpy", "all")
 DEFAULT_JSON = Path("bench-results") / "bench.json"
 RTOL = 1e-7
@@ -44,8 +44,8 @@ class BenchSettings:
             raise ValueError(f"preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
         if self.section not in SECTIONS:
             raise ValueError(f"section {self.section!r}; choose one of {', '.join(SECTIONS)}")
-        if self.preset == "large" and self.section != "numpy":
-            raise ValueError("preset 'large' is defined for the numpy section only (--section numpy)")
+        if self.preset == "large" and self.section not in ("loops", "numpy"):
+            raise ValueError("preset 'large' is defined for the loops and numpy sections (--section loops or numpy)")
         if self.repeats < 1:
             raise ValueError("repeats must be at least 1")
         if self.threads is not None and self.threads < 1:

@@ -82,7 +82,10 @@ class Operand:
 @dataclass(frozen=True)
 class Matmul:
     """``out[r, c] = sum(a[r, s] * b[s, c] for s < depth)`` for every ``r < rows``, ``c < cols``: a matrix
-    product NumPy code wrote (``x @ W``, ``np.dot(A, v)``), kept whole so that it can run on BLAS.
+    product NumPy code wrote (``x @ W``, ``np.dot(A, v)``), kept whole so that it can run on BLAS;
+    with ``accumulate``, ``out[r, c] += sum(term)``: a product written as loops
+    (schedule/loop_products.py), whose ``term`` is the loops' own ``alpha * a * b`` and ``alpha``
+    its loop-invariant factors (None: 1), BLAS's ``C = alpha A B + C``.
 
     ``variables`` name r, c and s inside the operands' subscripts; a vector operand simply does not
     use r or c (its extent is 1).  The element each (r, c, s) touches is exact, so the model's
@@ -98,20 +101,25 @@ class Matmul:
     depth: ir.Expr
     variables: tuple[str, str, str]
     dtype: str
+    accumulate: bool = False
+    alpha: ir.Expr | None = None
+    term: ir.Expr | None = None
 
     def loops(self) -> tuple[Op, ...]:
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
-        term = ir.BinOp("*", ir.Load(self.a.array, self.a.index, self.dtype),
-                        ir.Load(self.b.array, self.b.index, self.dtype), self.dtype)
+        term = self.term if self.term is not None else ir.BinOp(
+            "*", ir.Load(self.a.array, self.a.index, self.dtype), ir.Load(self.b.array, self.b.index, self.dtype),
+            self.dtype)
         total = ForRange(s, ir.int_const(0), self.depth, 1,
                          (Assign(out.array, out.index, ir.BinOp("+", out, term, self.dtype)),))
         zero = Assign(out.array, out.index, ir.Const(0.0, self.dtype, False))
-        inner = ForRange(c, ir.int_const(0), self.cols, 1, (zero, total))
+        inner = ForRange(c, ir.int_const(0), self.cols, 1, (total,) if self.accumulate else (zero, total))
         return (ForRange(r, ir.int_const(0), self.rows, 1, (inner,)),)
 
     def describe(self) -> str:
-        return (f"{self.out.array} = {self.a.array} @ {self.b.array} "
+        scale = "" if self.alpha is None else f"{ir.to_python(self.alpha)} * "
+        return (f"{self.out.array} {'+=' if self.accumulate else '='} {scale}{self.a.array} @ {self.b.array} "
                 f"({ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
                 f"{ir.to_python(self.cols)})")
 

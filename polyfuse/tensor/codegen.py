@@ -48,11 +48,13 @@ def define_function(src: str, name: str, tag: str) -> Callable[..., Any]:
 
 def build_kernel(src: str, name: str, tag: str, *, target: str, fuse: str, fastmath: bool = False,
                  interleave: bool = False) -> Kernel:
-    """The generated function wrapped with ``polyfuse.kernel``."""
+    """The generated function wrapped with ``polyfuse.kernel``; ``blas=False``: the planners
+    (einsum_plan.py, spec.py) already chose BLAS or these loops for each product, by their own
+    cost model, and the loops they generate must stay loops."""
     from polyfuse.kernel import Kernel
 
     return Kernel(define_function(src, name, tag), target=target, fuse=fuse, fastmath=fastmath,
-                  interleave=interleave)
+                  interleave=interleave, blas=False)
 
 
 class Lines:

@@ -160,3 +160,13 @@ def test_a_kernel_wrong_only_in_its_timed_calls_is_a_mismatch_and_fails_the_run(
     [row] = json.loads((tmp_path / "bench.json").read_text())["rows"]
     assert row["check"] == "MISMATCH" and "timed call" in row["error"], row
     assert status != 0 and "MISMATCH" in out.getvalue()
+
+
+def test_every_kernel_has_large_sizes_polybench_s_where_it_is_polybench():
+    """``--preset large`` is PolyBench 4.2's LARGE dataset (gemm 1000 x 1100 x 1200, ...) with the
+    same parameters as the other presets; the fusion kernels keep their bench sizes."""
+    for name, sk in suite.KERNELS.items():
+        assert set(sk.sizes["large"]) == set(sk.sizes["bench"]), name
+        if sk.category == "polybench":
+            assert sk.sizes["large"] != sk.sizes["test"], name
+    assert suite.KERNELS["gemm"].sizes["large"] == dict(ni=1000, nj=1100, nk=1200)

@@ -163,9 +163,10 @@ def test_jax_cells_and_summary_lines():
 
 
 def test_settings_and_names():
-    with pytest.raises(ValueError, match="numpy section only"):
+    with pytest.raises(ValueError, match="loops and numpy sections"):
         bench.BenchSettings(preset="large", section="all")
     assert bench.BenchSettings(preset="large", section="numpy").preset == "large"
+    assert bench.BenchSettings(preset="large", section="loops").preset == "large"
     with pytest.raises(ValueError, match="unknown numpy program"):
         bench.check_names(bench.BenchSettings(section="numpy", kernels=("gemm", "lu")))
     bench.check_names(bench.BenchSettings(section="all", kernels=("lu", "blur9")))  # each known to one section

@@ -24,6 +24,7 @@ def _stages(name: str, dtype=np.float64, **options):
     args = tuple(a.astype(dtype) if isinstance(a, np.ndarray) else a for a in args)
     params = inspect.signature(spec.func).parameters
     arguments = tuple(argument_of(n, v) for n, v in zip(params, args))
+    options.setdefault("blas", False)  # the loops' tiles (products written as loops run on BLAS otherwise)
     return compile_loop_program(spec.func, arguments, Options(**options))
 
 

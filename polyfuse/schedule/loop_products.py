@@ -1,0 +1,265 @@
+"""Matrix products written as loops, run as one BLAS call (issue 15: "BLAS where it wins").
+
+PolyBench's ``C[i, j] += alpha * A[i, k] * B[k, j]`` over a box of ``(i, k, j)`` is a GEMM: a
+library's packed, cache-blocked kernel runs it about twice as fast as our register tiles at large
+sizes.  The statement becomes one kept-whole statement (model/region.py ``Matmul`` with
+``accumulate`` and ``alpha``: ``C += alpha * A @ B``), placed before or after the loop nest it
+came from, so the statements that shared its loops (PolyBench's ``C[i, j] *= beta`` in the same
+``i`` loop) still run, as loops that fuse.  Legal when the dependences allow the move: no
+statement of the nest both feeds the product and needs its result (isl's dependences between
+the two decide, before anything changes).  The backend tests the layout per call and runs the
+statement's own loops where BLAS cannot (model/region.py ``Matmul.loops``).
+
+What changes is the order of each element's sum (BLAS blocks the depth and multiplies by alpha
+once), so results differ from the loops' in the last bits, as NumPy's ``@`` does; ``blas=False``
+keeps the loops.  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
+into one pass over the matrix, which a library call would split).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences, compute_dependences
+from polyfuse.model import ir
+from polyfuse.model import region as rg
+from polyfuse.model.isl_expr import expr_from_isl
+from polyfuse.model.isl_parts import maps_of
+from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
+from polyfuse.model.scop import Scop, Statement
+
+_REALS = ("float64", "float32")
+
+
+@dataclass(frozen=True)
+class ProductDecision:
+    """One loop statement recognised as a matrix product, and where its call runs."""
+
+    statement: str
+    line: int
+    product: str  # "C += alpha * A @ B (C__shape0 x A__shape1 @ A__shape1 x C__shape1)"
+    placed: str  # "before" or "after" the loop nest it came from
+
+
+@dataclass(frozen=True)
+class _Match:
+    """``out[...] += scale * a[...] * b[...]`` with the roles of the three loop variables."""
+
+    out: rg.Operand
+    a: rg.Operand
+    b: rg.Operand
+    term: ir.Expr
+    scale: tuple[ir.Expr, ...]  # the loop-invariant factors (alpha)
+    variables: tuple[str, str, str]  # r (rows of out), c (columns of out), s (the sum)
+
+
+def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
+    """``scop`` with every qualifying product statement kept whole, its dependences, and what
+    was done.  A move is decided by the dependences inside its own loop nest only, so each round
+    moves one product per nest on the same dependences (3mm's three in one round), then
+    recomputes them."""
+    decisions: list[ProductDecision] = []
+    while True:
+        moved = []
+        for nest in [node for node in scop.body if isinstance(node, LoopNode)]:
+            found = _lift_from(nest, scop, deps)
+            if found is not None:
+                scop = found[0]
+                moved.append(found[1])
+        if not moved:
+            return scop, deps, tuple(decisions)
+        decisions.extend(moved)
+        deps = compute_dependences(scop)
+
+
+def _lift_from(nest: LoopNode, scop: Scop, deps: Dependences) -> tuple[Scop, ProductDecision] | None:
+    """The first product statement of ``nest`` that may leave it, moved out (None: none may)."""
+    for name in nest.statements:
+        stmt = scop.statement(name)
+        match = _match(stmt, scop)
+        if match is None or not _invariant(match.scale, scop, nest):
+            continue
+        others = set(nest.statements) - {stmt.name}
+        if not deps.between({stmt.name}, others):
+            placed = "after"
+        elif not deps.between(others, {stmt.name}):
+            placed = "before"
+        else:
+            continue  # the nest feeds the product and needs it: only the loops are legal
+        kept = _kept_whole(stmt, match, scop)
+        if kept is None:
+            continue
+        assert kept.region is not None and isinstance(kept.region.body[0], rg.Matmul)
+        return (_replaced(scop, stmt.name, kept, nest, placed),
+                ProductDecision(stmt.name, stmt.span.line, kept.region.body[0].describe(), placed))
+    return None
+
+
+def _match(stmt: Statement, scop: Scop) -> _Match | None:
+    """The product's parts if ``stmt`` is ``out = out + scale * a * b`` over three loops."""
+    if stmt.region is not None or len(stmt.iterators) != 3 or stmt.reassociable:
+        return None
+    dtype = scop.array(stmt.array).dtype
+    value = stmt.value
+    if dtype not in _REALS or not isinstance(value, ir.BinOp) or value.op != "+" or value.dtype != dtype:
+        return None
+    own = ir.Load(stmt.array, stmt.index, dtype)
+    if value.lhs == own:
+        term = value.rhs
+    elif value.rhs == own:
+        term = value.lhs
+    else:
+        return None
+    factors = _factors(term, dtype)
+    if factors is None:
+        return None
+    loops = set(stmt.iterators)
+    varying = [f for f in factors if _uses(f) & loops]
+    scale = tuple(f for f in factors if not _uses(f) & loops)
+    if len(varying) != 2 or not all(isinstance(f, ir.Load) for f in varying):
+        return None
+    first, second = varying
+    assert isinstance(first, ir.Load) and isinstance(second, ir.Load)
+    if stmt.array in (first.array, second.array) or not all(_affine(i, loops) for i in (*stmt.index, *first.index,
+                                                                                          *second.index)):
+        return None
+    out_vars = set().union(*map(_uses, stmt.index)) & loops if stmt.index else set()
+    sums = loops - out_vars
+    if len(out_vars) != 2 or len(sums) != 1:
+        return None
+    (s,) = sums
+    uses_a, uses_b = set().union(*map(_uses, first.index)) & loops, set().union(*map(_uses, second.index)) & loops
+    if len(uses_a) != 2 or len(uses_b) != 2 or s not in uses_a or s not in uses_b or uses_a == uses_b:
+        return None
+    (r,), (c,) = uses_a - {s}, uses_b - {s}
+    if {r, c} != out_vars:
+        return None
+    return _Match(rg.Operand(stmt.array, stmt.index), rg.Operand(first.array, first.index),
+                  rg.Operand(second.array, second.index), term, scale, (r, c, s))
+
+
+def _factors(expr: ir.Expr, dtype: str) -> list[ir.Expr] | None:
+    """The factors of a product tree of ``dtype`` values (None if it is anything else)."""
+    if isinstance(expr, ir.BinOp) and expr.op == "*" and expr.dtype == dtype:
+        left, right = _factors(expr.lhs, dtype), _factors(expr.rhs, dtype)
+        return None if left is None or right is None else left + right
+    if isinstance(expr, ir.Load | ir.Var | ir.Const | ir.Cast) and expr.dtype == dtype:
+        return [expr]  # a cast only as a scale (alpha * A with float32 A): loads must be plain
+    return None
+
+
+def _uses(expr: ir.Expr) -> set[str]:
+    return {e.name for e in ir.walk(expr) if isinstance(e, ir.Var)}
+
+
+def _affine(expr: ir.Expr, loops: set[str]) -> bool:
+    return not any(isinstance(e, ir.Load) for e in ir.walk(expr)) and all(
+        ir.linear_coefficient(expr, v) is not None for v in loops)
+
+
+def _invariant(scale: tuple[ir.Expr, ...], scop: Scop, nest: LoopNode) -> bool:
+    """Every factor of alpha keeps its value through the nest (a scalar the nest never writes)."""
+    written = {scop.statement(name).array for name in nest.statements} | {
+        t for name in nest.statements for t in scop.statement(name).targets}
+    loads = [e for factor in scale for e in ir.walk(factor) if isinstance(e, ir.Load)]
+    return all(not load.index and load.array not in written for load in loads)
+
+
+def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
+    """The statement as one product over its box of iterations (None: not a box)."""
+    bounds = _box(stmt.domain, scop)
+    if bounds is None:
+        return None
+    r, c, s = match.variables
+    lower = {v: bounds[v][0] for v in match.variables}
+    shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables if lower[v] != ir.int_const(0)}
+
+    def operand(x: rg.Operand) -> rg.Operand:
+        return rg.Operand(x.array, tuple(ir.substitute(i, shift) for i in x.index))
+
+    extent = {v: _minus(bounds[v][1], lower[v]) for v in match.variables}
+    dtype = scop.array(stmt.array).dtype
+    alpha = None
+    for factor in match.scale:
+        alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
+    product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
+                        match.variables, dtype, accumulate=True, alpha=alpha,
+                        term=ir.substitute(match.term, shift))
+    uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
+    region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
+                       line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
+                       writes=(stmt.array,))
+    domain = stmt.domain.project_out(isl.dim_type.set, 0, 3).set_tuple_name(stmt.name)
+    return dataclasses.replace(stmt, iterators=(), array="", index=(), value=ir.int_const(0), domain=domain,
+                               reads=_whole(stmt.reads, stmt.name), writes=_whole(stmt.writes, stmt.name),
+                               region=region)
+
+
+def _box(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:
+    """``{iterator: (first, stop)}`` when ``domain`` is a box whose bounds are affine in the
+    parameters alone (one piece each), else None."""
+    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
+    sides = []
+    for d in range(len(names)):
+        others = [e for e in range(len(names)) if e != d]
+        alone = domain
+        for e in sorted(others, reverse=True):
+            alone = alone.project_out(isl.dim_type.set, e, 1)
+        sides.append(alone)
+    product = sides[0]
+    for side in sides[1:]:
+        product = product.flat_product(side)
+    if not product.set_tuple_name(domain.get_tuple_name()).is_equal(domain):
+        return None
+    build = isl.AstBuild.from_context(scop.context)
+    bounds: dict[str, tuple[ir.Expr, ir.Expr]] = {}
+    for d, name in enumerate(names):
+        low, high = domain.dim_min(d), domain.dim_max(d)
+        if low.n_piece() != 1 or high.n_piece() != 1:
+            return None
+        stop = high.add_constant_val(isl.Val.one(high.get_ctx()))
+        bounds[name] = (expr_from_isl(build.expr_from_pw_aff(low)), expr_from_isl(build.expr_from_pw_aff(stop)))
+    return bounds
+
+
+def _minus(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    return a if b == ir.int_const(0) else ir.BinOp("-", a, b, ir.INT)
+
+
+def _whole(accesses: isl.UnionMap, name: str) -> isl.UnionMap:
+    """The accesses of every iteration, as accesses of the one kept-whole statement."""
+    result = isl.UnionMap.empty(accesses.get_space())
+    for access in maps_of(accesses):
+        n = access.dim(isl.dim_type.in_)
+        result = result.union(isl.UnionMap.from_map(
+            access.project_out(isl.dim_type.in_, 0, n).set_tuple_name(isl.dim_type.in_, name)))
+    return result
+
+
+def _replaced(scop: Scop, name: str, kept: Statement, nest: LoopNode, placed: str) -> Scop:
+    """``scop`` with ``name`` out of its loops and its kept-whole form next to the nest."""
+    statements = tuple(kept if s.name == name else s for s in scop.statements)
+    body: list[TreeNode] = []
+    for node in scop.body:
+        if node is not nest:
+            body.append(node)
+            continue
+        rest = _removed(node, name)
+        parts = [StmtNode(name)] + ([rest] if rest is not None else [])
+        body.extend(parts if placed == "before" else parts[::-1])
+    replaced = dataclasses.replace(scop, statements=statements, body=tuple(body))
+    return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
+
+
+def _removed(node: TreeNode, name: str) -> TreeNode | None:
+    """``node`` without statement ``name`` (loops left empty go too)."""
+    if isinstance(node, StmtNode):
+        return None if node.name == name else node
+    body = tuple(kept for child in node.body if (kept := _removed(child, name)) is not None)
+    if not body:
+        return None
+    members = tuple(LoopMember(m.var, tuple(s for s in m.statements if s != name), m.shift) for m in node.members)
+    return dataclasses.replace(node, members=tuple(m for m in members if m.statements), body=body)

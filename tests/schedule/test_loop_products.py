@@ -1,0 +1,181 @@
+"""Matrix products written as loops run as one BLAS call (schedule/loop_products.py), moved out
+of their loop nest only where the dependences allow, with the user's function's results (to
+BLAS's reassociation: rtol 1e-12 in float64) and its exact bits where the loops run."""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+
+import numpy as np
+import pytest
+from polyfuse.backends.cpu import blas
+
+import polyfuse
+
+pytestmark = pytest.mark.skipif(not blas.available(), reason="no BLAS library found")
+
+GEMM = """
+def k(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            C[i, j] *= beta
+        for k in range(A.shape[1]):
+            for j in range(C.shape[1]):
+                C[i, j] += alpha * A[i, k] * B[k, j]
+"""
+
+TWO_MM = """
+def k(alpha, beta, tmp, A, B, C, D):
+    for i in range(tmp.shape[0]):
+        for j in range(tmp.shape[1]):
+            tmp[i, j] = 0.0
+            for k in range(A.shape[1]):
+                tmp[i, j] += alpha * A[i, k] * B[k, j]
+    for i in range(D.shape[0]):
+        for j in range(D.shape[1]):
+            D[i, j] *= beta
+            for k in range(C.shape[0]):
+                D[i, j] += tmp[i, k] * C[k, j]
+"""
+
+
+def _kernel(source: str, **options):
+    filename = f"<test-loop-products-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["k"], polyfuse.kernel(namespace["k"], cache=False, **options)
+
+
+def _run(source: str, *args, exact: bool = False, lifted: int | None = None, **options):
+    """Run the user's function and the kernel on copies; compare every array argument."""
+    fn, kernel = _kernel(source, **options)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    fn(*want)
+    kernel(*got)
+    for w, g in zip(want, got):
+        if isinstance(w, np.ndarray):
+            if exact:
+                np.testing.assert_array_equal(g, w)
+            else:
+                np.testing.assert_allclose(g, w, rtol=1e-12 if w.dtype == np.float64 else 2e-5, atol=0)
+    if lifted is not None:
+        assert len(kernel.explain(*args).to_dict().get("loop products", ())) == lifted
+    return kernel
+
+
+def _m(*shape, dtype=np.float64, seed=0):
+    return np.random.default_rng(seed + sum(shape)).random(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_polybench_gemm_runs_as_one_call_after_the_beta_loop(dtype):
+    kernel = _run(GEMM, 1.5, 1.2, _m(60, 70, dtype=dtype), _m(60, 80, dtype=dtype), _m(80, 70, dtype=dtype),
+                  lifted=1)
+    (decision,) = kernel.explain(1.5, 1.2, _m(60, 70), _m(60, 80), _m(80, 70))["loop products"]
+    assert decision["placed"] == "after" and decision["product"].startswith("C += alpha * A @ B")
+
+
+def test_two_products_of_2mm_each_one_call():
+    n = 48
+    _run(TWO_MM, 1.5, 1.2, _m(n, n + 2), _m(n, n + 4), _m(n + 4, n + 2), _m(n + 2, n + 6), _m(n, n + 6),
+         lifted=2)
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations("ijk")))
+@pytest.mark.parametrize("layout", ["C[i, j] += A[i, k] * B[k, j]", "C[j, i] += A[k, i] * B[j, k]",
+                                    "C[i, j] = C[i, j] + B[k, j] * A[i, k] * 0.5"])
+def test_every_loop_order_and_operand_layout(order, layout):
+    loops = {"i": "range(1, n - 1)", "j": "range(n - 3)", "k": "range(2, n)"}
+    body = "".join(f"{'    ' * (d + 1)}for {v} in {loops[v]}:\n" for d, v in enumerate(order))
+    source = f"def k(C, A, B):\n    n = A.shape[0]\n{body}{'    ' * 4}{layout}\n"
+    n = 40
+    _run(source, _m(n, n), _m(n, n), _m(n, n), lifted=1)
+
+
+def test_a_reader_of_the_product_in_the_same_nest_runs_after_it():
+    """D reads row i of C after the product updated it: the product moves before the nest."""
+    source = """
+def k(C, D, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+        for j in range(C.shape[1]):
+            D[i, j] = 2.0 * C[i, j]
+"""
+    kernel = _run(source, _m(50, 40), _m(50, 40), _m(50, 60), _m(60, 40), lifted=1)
+    (decision,) = kernel.explain(_m(50, 40), _m(50, 40), _m(50, 60), _m(60, 40))["loop products"]
+    assert decision["placed"] == "before"
+
+
+def test_a_nest_that_feeds_the_product_and_reads_it_keeps_its_loops():
+    """Row i + 1 of A is computed from row i of C: every product row needs the one before."""
+    source = """
+def k(C, A, B):
+    for i in range(C.shape[0] - 1):
+        for j in range(C.shape[1]):
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+        for k in range(A.shape[1]):
+            A[i + 1, k] = 0.5 * A[i + 1, k] + 0.001 * C[i, k % C.shape[1]]
+"""
+    _run(source, _m(30, 30), _m(30, 40), _m(40, 30), exact=True, lifted=0)
+
+
+def test_alpha_written_inside_the_nest_is_not_a_constant_scale():
+    source = """
+def k(C, A, B):
+    alpha = 1.0
+    for i in range(C.shape[0]):
+        alpha = alpha * 0.5
+        for j in range(C.shape[1]):
+            for k in range(A.shape[1]):
+                C[i, j] += alpha * A[i, k] * B[k, j]
+"""
+    _run(source, _m(40, 40), _m(40, 40), _m(40, 40), exact=True, lifted=0)
+
+
+def test_non_box_domains_and_other_shapes_keep_their_loops():
+    """syrk's triangle, a product reading its own output, and a matrix-vector product."""
+    triangle = """
+def k(C, A):
+    for i in range(C.shape[0]):
+        for j in range(i + 1):
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * A[j, k]
+"""
+    _run(triangle, _m(40, 40), _m(40, 50), exact=True, lifted=0)
+    own = """
+def k(C, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            for k in range(C.shape[1]):
+                C[i, j] += C[i, k] * B[k, j]
+"""
+    _run(own, _m(40, 40), _m(40, 40), exact=True, lifted=0)
+    gemv = """
+def k(y, A, x):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            y[i] += A[i, j] * x[j]
+"""
+    _run(gemv, _m(40), _m(40, 50), _m(50), exact=True, lifted=0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_small_and_empty_products_run_the_loops_with_the_loops_bits(n):
+    """Under BLAS_MIN_WORK multiply-adds the statement's own loops run: each element's sum in
+    the order the user wrote, so the bits are the function's."""
+    _run(GEMM, 1.5, 1.2, _m(n, n + 1), _m(n, n + 2), _m(n + 2, n + 1), exact=True, lifted=1)
+
+
+def test_strided_views_run_blas_or_the_loops_by_layout():
+    base = _m(80, 90)
+    _run(GEMM, 1.5, 1.2, base[::2, 1::3], _m(40, 50)[:, ::2], _m(25, 30).T.copy().T, lifted=1)
+
+
+def test_blas_false_keeps_the_user_s_loops_bit_for_bit():
+    _run(GEMM, 1.5, 1.2, _m(60, 70), _m(60, 80), _m(80, 70), exact=True, blas=False, lifted=0)
