@@ -276,6 +276,7 @@ class ProductRules:
     value: Callable[[Lowering, ast.expr], View | None]  # a @ b, np.dot(...), ...; None for other nodes
     store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = product, in place
     blas: bool = False  # matrix products kept whole (model/region.py Matmul) rather than lowered to loops
+    linalg: Callable[[Lowering, ast.Call, str], View] | None = None  # np.linalg.<name>(...): frontend/array_lapack.py
 
 
 @dataclass(frozen=True)
@@ -1640,6 +1641,8 @@ class Lowering:
                 and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np":
             if name == "norm":
                 return self.norm(node)
+            if self.products.linalg is not None:  # cholesky, inv, solve, det on LAPACK
+                return self.products.linalg(self, node, name)
             raise self.error(node, f"np.linalg.{name}() is not supported; write the loops, or call it outside "
                              "the kernel", "np.linalg")
         if module == "np" and name in _BINARY_UFUNCS and len(node.args) == 2 and not node.keywords:

@@ -25,7 +25,7 @@ from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.scop import isl_name
 
-from .checker import assert_message, is_matmul_call
+from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .types import VType
 
@@ -127,6 +127,8 @@ class _RegionBuilder:
         """A product frontend.array_linalg kept whole (``MATMUL_CALL``), inside the kept loop: a
         region ``Matmul`` over the region's own variables (its operands read, its output written,
         as an assignment's are); a docstring is nothing."""
+        if is_lapack_call(node):
+            return self.lapack(node)
         if not is_matmul_call(node):
             return []
         call = node.value
@@ -153,6 +155,13 @@ class _RegionBuilder:
         variables = tuple(region_var(n) for n in names)
         return [rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
                           lifter.arrays[array].dtype)]
+
+    def lapack(self, node: ast.Expr) -> list:
+        """An np.linalg routine inside the kept loop (a Newton iteration in a ``while``): its
+        buffers read and written whole, as in :func:`lift_lapack`, its sizes computed where it runs."""
+        raise self.lifter.error(node, "np.linalg routines inside a loop kept as written (a while loop, a loop with "
+                                "break or non-affine bounds) are not supported yet; use a for loop over a range",
+                                "np.linalg")
 
     def _Break(self, node: ast.Break) -> list:
         return [rg.Break()]
@@ -353,3 +362,57 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
                        reads=tuple(sorted({a_op.array, b_op.array} | ({out_op.array} if lifter.guards else set()))),
                        writes=(out_op.array,))
     return [lifter.add_region(node, region, scope, reads, [(out_text, None)])]
+
+
+# ---- np.linalg routines on LAPACK (model/region.py Lapack) -----------------------------------
+def lapack_parts(call: ast.Call) -> dict:
+    """The fields of a ``LAPACK_CALL`` frontend.array_lapack wrote: names ("" where absent),
+    constants, and the size ASTs ``n`` and ``nrhs``."""
+    keys = ("routine", "call", "dtype", "a", "n", "b", "b_rank", "nrhs", "pivots", "info", "sign", "logdet")
+    parts = dict(zip(keys, call.args))
+    found: dict = {}
+    for key, arg in parts.items():
+        if key in ("n", "nrhs"):
+            found[key] = arg
+        elif isinstance(arg, ast.Name):
+            found[key] = arg.id
+        else:
+            assert isinstance(arg, ast.Constant), "written by array_lapack"
+            found[key] = arg.value
+    return found
+
+
+def lift_lapack(lifter, node: ast.Expr, scope) -> list:
+    """The routine as one statement whose body is a ``Lapack``.  It reads its input buffers
+    whole and writes every buffer and scalar it is given whole (exact: LAPACK overwrites the
+    leading ``n x n`` / ``nrhs x n`` block of each); inside a data-dependent if, its writes are
+    may-writes, so they are read too (as for any region)."""
+    call = node.value
+    assert isinstance(call, ast.Call)
+    parts = lapack_parts(call)
+    n, nrhs = lifter.affine(parts["n"], scope), lifter.affine(parts["nrhs"], scope)
+    op = rg.Lapack(parts["routine"], parts["call"], parts["dtype"], parts["a"], n.expr, parts["info"],
+                   b=parts["b"], b_rank=parts["b_rank"], nrhs=nrhs.expr, pivots=parts["pivots"], sign=parts["sign"],
+                   logdet=parts["logdet"])
+
+    def whole(array: str, extents: tuple) -> str:
+        dims = [f"pf_o{d}" for d in range(len(extents))]
+        bounds = " and ".join(f"0 <= {d} < {e.text}" for d, e in zip(dims, extents))
+        return f"{isl_name(array)}[{', '.join(dims)}]" + (f" : {bounds}" if bounds else "")
+
+    inputs = [whole(op.a, (n, n))]
+    if op.b:
+        inputs.append(whole(op.b, (n,) if op.b_rank == 1 else (nrhs, n)))
+    outputs = inputs + ([whole(op.pivots, (n,))] if op.pivots else [])
+    outputs += [whole(name, ()) for name in (op.info, op.sign, op.logdet) if name]
+    body: tuple[rg.Op, ...] = (op,)
+    reads = [(text, None) for text in inputs]
+    read_names = {op.a, op.b} - {""}
+    if lifter.guards:  # inside a data-dependent if: runs where its condition holds
+        body = (rg.IfElse(guard_expr(lifter.guards, lifter.expressions(scope)), body),)
+        reads = [(text, None) for text in outputs]
+        read_names |= {op.pivots, op.info, op.sign, op.logdet} - {""}
+    written = tuple(sorted({op.a, op.b, op.pivots, op.info, op.sign, op.logdet} - {""}))
+    region = rg.Region(body=body, reason=f"LAPACK {op.symbol} for {op.call}", line=lifter.source.span(node).line,
+                       reads=tuple(sorted(read_names)), writes=written)
+    return [lifter.add_region(node, region, scope, reads, [(text, None) for text in outputs])]

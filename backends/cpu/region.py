@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 from polyfuse.backends.cpu.blas import MatmulEmitter
+from polyfuse.backends.cpu.lapack import LapackEmitter
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, has_index
 
 from polyfuse.model import ir
@@ -111,6 +112,9 @@ class RegionEmitter:
 
     def emit_Matmul(self, op: rg.Matmul) -> None:
         MatmulEmitter(self).emit(op)
+
+    def emit_Lapack(self, op: rg.Lapack) -> None:
+        LapackEmitter(self).emit(op)
 
     def emit_IfElse(self, op: rg.IfElse) -> None:
         fn = self.cg.function

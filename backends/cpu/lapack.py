@@ -1,0 +1,117 @@
+"""``np.linalg`` routines (model/region.py ``Lapack``) as one LAPACK call from the JIT.
+
+LAPACK comes from SciPy's ``scipy.linalg.cython_lapack``, as BLAS does for products
+(backends/cpu/blas.py): its function pointers are registered with LLVM under the names declared
+here, so the optimised IR in the disk cache holds no address.  NumPy's ``np.linalg`` calls the
+same routines (potrf for cholesky, gesv for solve and inv, getrf for det and slogdet) on the
+same column-major copies, so the results agree with NumPy's up to the LAPACK build.  The frontend
+made every matrix a kernel-local row-major buffer holding the transpose (Fortran's order): its
+row stride is the leading dimension.  Fortran passes every number by pointer; sizes are 32-bit.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+from llvmlite import ir as ll
+
+from polyfuse.errors import UnsupportedError
+from polyfuse.model import region as rg
+
+_I64 = ll.IntType(64)
+_I32 = ll.IntType(32)
+_I8 = ll.IntType(8)
+_REALS = {"float64": ll.DoubleType(), "float32": ll.FloatType()}
+_ROUTINES = tuple(letter + routine for letter in "ds" for routine in rg.LAPACK_ROUTINES)
+
+PREFIX = "polyfuse.lapack."
+
+
+@functools.cache
+def lapack_pointers() -> dict[str, int]:
+    """``{symbol: address}`` of the routines, or {} when SciPy's cython_lapack is missing."""
+    try:
+        from scipy.linalg import cython_lapack
+    except ImportError:
+        return {}
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    found = {}
+    for name in _ROUTINES:
+        capsule = cython_lapack.__pyx_capi__[name]
+        found[PREFIX + name] = get_pointer(capsule, get_name(capsule))
+    return found
+
+
+def register_symbols(llvm) -> None:
+    """Make the routines known to the JIT linker (before a module using them is finalised)."""
+    for name, address in lapack_pointers().items():
+        llvm.add_symbol(name, address)
+
+
+class LapackEmitter:
+    """``emit(op)``: the routine's call on the op's buffers, its ``info`` stored as int64, and
+    for getrf the diagonal scan of NumPy's slogdet (region operations, emitted as any)."""
+
+    def __init__(self, regions) -> None:
+        self.regions = regions  # backends/cpu/region.RegionEmitter
+        self.cg = regions.cg
+
+    @property
+    def b(self) -> ll.IRBuilder:
+        return self.cg.builder
+
+    def emit(self, op: rg.Lapack) -> None:
+        if not lapack_pointers():
+            raise UnsupportedError(f"{op.call}() runs on LAPACK from scipy.linalg.cython_lapack, which is not "
+                                   "installed here; install scipy, or use target='python'", None, op.call)
+        n = self.int32(self.cg.exprs.emit(op.n))
+        a = self.pointer(op.a, op.dtype)
+        info = self.cg.alloca_builder.alloca(_I32)
+        if op.routine == "potrf":
+            args = [self.slot(_I8, ll.Constant(_I8, ord("L"))), n, a, self.leading(op.a, op.n), info]
+        elif op.routine == "getrf":
+            args = [n, n, a, self.leading(op.a, op.n), self.pointer(op.pivots, "int32"), info]
+        else:
+            ldb = self.leading(op.b, op.n) if op.b_rank == 2 else self.at_least_one(op.n)
+            args = [n, self.int32(self.cg.exprs.emit(op.nrhs)), a, self.leading(op.a, op.n),
+                    self.pointer(op.pivots, "int32"), self.pointer(op.b, op.dtype), ldb, info]
+        self.b.call(self.declare(op, [arg.type for arg in args]), args)
+        self.b.store(self.b.sext(self.b.load(info), _I64), self.cg.arrays[op.info][0])
+        if op.routine == "getrf":
+            self.regions.emit(op.slogdet())
+
+    def pointer(self, array: str, dtype: str):
+        base = self.cg.arrays[array][0]
+        return self.b.bitcast(base, (_I32 if dtype == "int32" else _REALS[dtype]).as_pointer())
+
+    def leading(self, array: str, n):
+        """The leading dimension of a local holding a column-major matrix: its row stride (at
+        least 1, as LAPACK requires even of an empty matrix)."""
+        stride = self.cg.arrays[array][1][0]
+        one = ll.Constant(_I64, 1)
+        return self.slot(_I32, self.b.trunc(self.b.select(self.b.icmp_signed(">=", stride, one), stride, one), _I32))
+
+    def at_least_one(self, n):
+        value = self.cg.exprs.emit(n)
+        one = ll.Constant(_I64, 1)
+        return self.slot(_I32, self.b.trunc(self.b.select(self.b.icmp_signed(">=", value, one), value, one), _I32))
+
+    def declare(self, op: rg.Lapack, params: list):
+        name = PREFIX + op.symbol
+        module = self.cg.module
+        if name in module.globals:
+            return module.globals[name]
+        return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
+
+    def slot(self, kind, value):
+        """A stack slot holding ``value`` (Fortran passes every number by reference)."""
+        slot = self.cg.alloca_builder.alloca(kind)
+        self.b.store(value, slot)
+        return slot
+
+    def int32(self, value):
+        return self.slot(_I32, self.b.trunc(value, _I32))

@@ -1,0 +1,220 @@
+"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, on LAPACK.
+
+Called by :class:`frontend.arrays.Lowering` for ``np.linalg.<name>(...)`` (frontend.lift hands it
+:func:`lower_linalg` in the ProductRules, so this module builds on arrays.py without an import
+circle).  Each call is lowered as NumPy's umath_linalg runs it:
+
+    L = np.linalg.cholesky(A)   ->   for pf_i1 in range(A.shape[0]):        # NumPy's linearize:
+                                         for pf_i2 in range(A.shape[0]):    # Fortran order
+                                             pf_la3[pf_i2, pf_i1] = A[pf_i1, pf_i2]
+                                     _polyfuse_lapack('potrf', ..., pf_la3, ..., pf_info4, ...)
+                                     assert pf_info4 == 0, ('LinAlgError', 'Matrix is not positive definite')
+                                     L[i, j] = pf_la3[j, i] if j <= i else 0     # wherever L is read
+
+The copy in and the reads of the result are ordinary statements (they fuse with the statements
+around them); the call is one statement of the Scop (frontend.opaque.lift_lapack: it reads and
+writes its buffers whole), a model/region.py ``Lapack`` that the CPU backend runs on SciPy's
+cython_lapack and the Python backend as NumPy's own np.linalg call.  The buffers are the
+kernel's own, so the operand is never modified.  Dtypes are NumPy's: float32 stays float32,
+every other real (ints, bool) computes in float64; complex and float16 are refused.  Only
+single matrices (2-D operands): NumPy's stacks of matrices are refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from polyfuse.model.region import LAPACK_CALL
+
+from .arrays import NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const, leaf
+from .types import VType
+
+_CONSTRUCT = "np.linalg"
+
+
+def lower_linalg(lw: Lowering, node: ast.Call, name: str) -> View:
+    """The value of ``np.linalg.<name>(...)`` (norm is frontend.arrays' own)."""
+    rule = _RULES.get(name)
+    if rule is None:
+        raise lw.error(node, f"np.linalg.{name}() is not supported (np.linalg.cholesky, inv, solve, det and norm "
+                       "are); write the loops, or call it outside the kernel", _CONSTRUCT)
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        raise lw.error(node, f"np.linalg.{name}() with keyword or starred arguments", _CONSTRUCT)
+    arity = 2 if name == "solve" else 1
+    if len(node.args) != arity:
+        raise lw.error(node, f"np.linalg.{name}() takes {arity} array{'s' if arity > 1 else ''}", _CONSTRUCT)
+    lw.changed = True
+    return rule(lw, node, *(lw.value(a) for a in node.args))
+
+
+# ---- the routines --------------------------------------------------------------------------
+def cholesky(lw: Lowering, node: ast.Call, a: View) -> View:
+    """potrf('L') on the Fortran copy; the lower factor, zeros above the diagonal."""
+    n, dtype = _square(lw, node, "cholesky", a), _dtype(lw, node, "cholesky", (a,))
+    work = _fortran_copy(lw, a, n, dtype)
+    info = _scalar(lw, "info", "int64")
+    _call(lw, "potrf", "np.linalg.cholesky", dtype, work, n, info)
+    _raise_unless(lw, info, "Matrix is not positive definite")
+
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        i, j = idx
+        below = ast.Compare(j.node, [ast.LtE()], [i.node])
+        return ast.IfExp(below, _at(work, (j, i)), _zero(dtype))
+    return View((n, n), VType(dtype, False), element)
+
+
+def inv(lw: Lowering, node: ast.Call, a: View) -> View:
+    """gesv with the identity as right-hand sides, as NumPy's inv."""
+    n, dtype = _square(lw, node, "inv", a), _dtype(lw, node, "inv", (a,))
+    work = _fortran_copy(lw, a, n, dtype)
+    rhs = lw.fresh("lb")
+    lw.allocate(rhs, (n, n), dtype)
+    one = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(1)], [])
+    lw.pre.extend(lw.nest((n, n), lambda k: [ast.Assign([_store(_at(rhs, k))], ast.IfExp(
+        ast.Compare(k[0].node, [ast.Eq()], [k[1].node]), one, _zero(dtype)))]))
+    return _gesv(lw, "np.linalg.inv", dtype, work, n, rhs, 2, n)
+
+
+def solve(lw: Lowering, node: ast.Call, a: View, b: View) -> View:
+    """gesv of ``a`` and ``b``: a vector (NumPy 2's rule for 1-D ``b``) or columns of right-hand sides."""
+    n, dtype = _square(lw, node, "solve", a), _dtype(lw, node, "solve", (a, b))
+    if b.rank not in (1, 2):
+        raise lw.error(node, f"np.linalg.solve() with b of rank {b.rank} (a vector or a matrix is supported; "
+                       "NumPy's stacks of matrices are not)", _CONSTRUCT)
+    _equal(lw, node, b.extents[0], n, "solve")
+    work = _fortran_copy(lw, a, n, dtype)
+    rhs = lw.fresh("lb")
+    if b.rank == 1:
+        lw.allocate(rhs, (n,), dtype)
+        lw.pre.extend(lw.nest((n,), lambda k: [ast.Assign([_store(_at(rhs, k))], b.element(k))]))
+        return _gesv(lw, "np.linalg.solve", dtype, work, n, rhs, 1, const(1))
+    k = b.extents[1]
+    lw.allocate(rhs, (k, n), dtype)
+    lw.pre.extend(lw.nest((n, k), lambda ix: [ast.Assign([_store(_at(rhs, (ix[1], ix[0])))], b.element(ix))]))
+    return _gesv(lw, "np.linalg.solve", dtype, work, n, rhs, 2, k)
+
+
+def det(lw: Lowering, node: ast.Call, a: View) -> View:
+    """NumPy's det: getrf, then ``sign * exp(logdet)`` of the factored diagonal (its slogdet);
+    a singular matrix gives 0 (no error)."""
+    n, dtype = _square(lw, node, "det", a), _dtype(lw, node, "det", (a,))
+    work = _fortran_copy(lw, a, n, dtype)
+    pivots = _pivots(lw, n)
+    info, sign, logdet = _scalar(lw, "info", "int64"), _scalar(lw, "sign", dtype), _scalar(lw, "logdet", dtype)
+    _call(lw, "getrf", "np.linalg.det", dtype, work, n, info, pivots=pivots, sign=sign, logdet=logdet)
+    exp = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "exp", ast.Load())
+
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        return ast.BinOp(ast.Name(sign, ast.Load()), ast.Mult(), ast.Call(exp, [ast.Name(logdet, ast.Load())], []))
+    return View((), VType(dtype, False), element)
+
+
+_RULES: dict[str, Callable[..., View]] = {"cholesky": cholesky, "inv": inv, "solve": solve, "det": det}
+
+
+# ---- helpers -------------------------------------------------------------------------------
+def _square(lw: Lowering, node: ast.Call, name: str, a: View) -> Sym:
+    """The order of the square matrix ``a`` (a call where it is not square raises ValueError)."""
+    if a.rank != 2:
+        what = "a stack of matrices (NumPy's batched form)" if a.rank > 2 else f"a {a.rank}-dimensional array"
+        raise lw.error(node, f"np.linalg.{name}() of {what}; polyfuse runs it on single matrices (2-D arrays)",
+                       _CONSTRUCT)
+    rows, cols = a.extents
+    _equal(lw, node, rows, cols, name)
+    return rows
+
+
+def _equal(lw: Lowering, node: ast.Call, a: Sym, b: Sym, name: str) -> None:
+    """Extents NumPy requires equal: a compile-time error where both are constants, else assumed
+    (and checked per call: ValueError, as NumPy's LinAlgError is one)."""
+    if a.text == b.text:
+        return
+    if a.is_const() and b.is_const():
+        raise lw.error(node, f"np.linalg.{name}(): the shapes do not fit (an axis of size {a.const} meets one of "
+                       f"size {b.const}; NumPy raises LinAlgError or ValueError)", _CONSTRUCT)
+    lw.mismatch(a, b, node)
+
+
+def _dtype(lw: Lowering, node: ast.Call, name: str, views: tuple[View, ...]) -> str:
+    """NumPy's computation dtype (umath_linalg's _commonType): float32 where every operand is
+    float32, else float64 (integers and bools convert)."""
+    dtypes = [v.vtype.dtype for v in views]
+    for v, dtype in zip(views, dtypes):
+        if v.vtype is UNKNOWN or dtype == "unknown":
+            if lw.final:
+                raise lw.error(node, f"np.linalg.{name}(): cannot tell the dtype of an operand here", _CONSTRUCT)
+            return "float64"
+        if dtype.startswith("complex"):
+            raise lw.error(node, f"np.linalg.{name}() of complex arrays is not supported (real float32/float64 "
+                           "and integer arrays are)", _CONSTRUCT)
+        if dtype == "float16":
+            raise lw.error(node, f"np.linalg.{name}() of float16 (NumPy raises TypeError: unsupported in linalg)",
+                           _CONSTRUCT)
+        if v.vtype.weak and v.rank:
+            raise lw.error(node, f"np.linalg.{name}() of an array of Python numbers", _CONSTRUCT)
+    return "float32" if all(d == "float32" for d in dtypes) else "float64"
+
+
+def _fortran_copy(lw: Lowering, a: View, n: Sym, dtype: str) -> str:
+    """``a``'s values in a fresh local, transposed: column-major for LAPACK (NumPy's linearize).
+    LAPACK overwrites it, never the operand."""
+    work = lw.fresh("la")
+    lw.allocate(work, (n, n), dtype)
+    lw.pre.extend(lw.nest((n, n), lambda k: [ast.Assign([_store(_at(work, (k[1], k[0])))], a.element(k))]))
+    return work
+
+
+def _gesv(lw: Lowering, call: str, dtype: str, work: str, n: Sym, rhs: str, rank: int, nrhs: Sym) -> View:
+    """gesv on ``work`` and ``rhs``; the solution, read back in row-major order."""
+    info = _scalar(lw, "info", "int64")
+    _call(lw, "gesv", call, dtype, work, n, info, b=rhs, b_rank=rank, nrhs=nrhs, pivots=_pivots(lw, n))
+    _raise_unless(lw, info, "Singular matrix")
+    if rank == 1:
+        return leaf(rhs, (n,), dtype)
+    return View((n, nrhs), VType(dtype, False), lambda idx: _at(rhs, (idx[1], idx[0])))
+
+
+def _pivots(lw: Lowering, n: Sym) -> str:
+    pivots = lw.fresh("lp")
+    lw.allocate(pivots, (n,), "int32")
+    return pivots
+
+
+def _scalar(lw: Lowering, stem: str, dtype: str) -> str:
+    """A scalar local the routine writes, set at the top of the kernel (so it has its type on
+    every path)."""
+    name = lw.fresh(stem)
+    zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
+    lw.allocations.append(ast.Assign([ast.Name(name, ast.Store())], zero))
+    lw.note_scalar(name, VType(dtype, False))
+    return name
+
+
+def _call(lw: Lowering, routine: str, call: str, dtype: str, a: str, n: Sym, info: str, *, b: str = "",
+          b_rank: int = 0, nrhs: Sym | None = None, pivots: str = "", sign: str = "", logdet: str = "") -> None:
+    """The ``LAPACK_CALL`` statement (frontend.opaque.lift_lapack reads it in this order)."""
+    def name(text: str) -> ast.expr:
+        return ast.Name(text, ast.Load()) if text else ast.Constant("")
+    args = [ast.Constant(routine), ast.Constant(call), ast.Constant(dtype), name(a), n.node, name(b),
+            ast.Constant(b_rank), (nrhs or const(1)).node, name(pivots), name(info), name(sign), name(logdet)]
+    lw.pre.append(ast.Expr(ast.Call(ast.Name(LAPACK_CALL, ast.Load()), args, [])))
+
+
+def _raise_unless(lw: Lowering, info: str, message: str) -> None:
+    """NumPy's LinAlgError(message) where LAPACK's info is not 0, raised by the kernel call."""
+    test = ast.Compare(ast.Name(info, ast.Load()), [ast.Eq()], [ast.Constant(0)])
+    lw.pre.append(ast.Assert(test, ast.Tuple([ast.Constant("LinAlgError"), ast.Constant(message)], ast.Load())))
+
+
+def _at(array: str, idx: tuple[Sym, ...]) -> ast.Subscript:
+    items = [i.node for i in idx]
+    index = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+    return ast.Subscript(ast.Name(array, ast.Load()), index, ast.Load())
+
+
+def _zero(dtype: str) -> ast.expr:
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
+
+
+__all__ = ["lower_linalg"]

@@ -1,0 +1,157 @@
+"""np.linalg routines on LAPACK (frontend/array_lapack.py -> model/region.py Lapack ->
+backends/cpu/lapack.py): every result against NumPy on the same inputs, on the Python target (which
+calls np.linalg itself) and the CPU target (SciPy's cython_lapack), in float32 and float64, with
+the statements around the call, in a loop, and NumPy's errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import UnsupportedError
+
+TARGETS = ("python", "cpu")
+DTYPES = ("float64", "float32")
+RNG = np.random.default_rng(11)
+
+
+def _spd(n: int, dtype: str = "float64") -> np.ndarray:
+    m = RNG.standard_normal((n, n))
+    return (m @ m.T + n * np.eye(n)).astype(dtype)
+
+
+def _tol(dtype: str) -> dict:
+    return {"rtol": 2e-4, "atol": 1e-4} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-10}
+
+
+def cholesky_chain(A):
+    L = np.linalg.cholesky(A)
+    return L @ L.T + 1
+
+
+def cholesky_of_sum(A, B):
+    return np.linalg.cholesky(A + B.T) * 2.0
+
+
+def inverse(A):
+    return np.linalg.inv(A) - A
+
+
+def solve_both(A, b, B):
+    x = np.linalg.solve(A, b)
+    X = np.linalg.solve(A, B)
+    return x + 1, X.sum(axis=0)
+
+
+def determinant(A):
+    return np.linalg.det(A) + 1.0
+
+
+def repeated_solve(A, x):
+    for t in range(3):
+        x = np.linalg.solve(A, x) + t
+    return x
+
+
+def determinants(A, out):
+    for t in range(A.shape[0]):
+        out[t] = np.linalg.det(A[t] + t)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_results_match_numpy_with_the_statements_around_them(target, dtype):
+    A, B = _spd(7, dtype), _spd(7, dtype)
+    b, Bm = RNG.standard_normal(7).astype(dtype), RNG.standard_normal((7, 3)).astype(dtype)
+    for fn, args in [(cholesky_chain, (A,)), (cholesky_of_sum, (A, B)), (inverse, (A,)),
+                     (solve_both, (A, b, Bm)), (determinant, (A,))]:
+        got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert np.asarray(g).dtype == np.asarray(w).dtype, fn.__name__
+            np.testing.assert_allclose(g, w, err_msg=fn.__name__, **_tol(dtype))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_in_loops_and_on_slices(target):
+    A, x = _spd(5), RNG.standard_normal(5)
+    np.testing.assert_allclose(polyfuse.kernel(repeated_solve, target=target)(A, x), repeated_solve(A, x),
+                               rtol=1e-10)
+    stack = np.stack([_spd(4) for _ in range(3)])
+    out, want = np.zeros(3), np.zeros(3)
+    polyfuse.kernel(determinants, target=target)(stack, out)
+    determinants(stack, want)
+    np.testing.assert_allclose(out, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_integer_operands_compute_in_float64_and_the_operand_is_not_modified(target):
+    A = np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]])
+    kept = A.copy()
+    got = polyfuse.kernel(inverse, target=target)(A)
+    assert got.dtype == np.float64 and np.array_equal(A, kept)
+    np.testing.assert_allclose(got, inverse(A), rtol=1e-12)
+    F = _spd(4)
+    copy = F.copy()
+    polyfuse.kernel(cholesky_chain, target=target)(F)
+    assert np.array_equal(F, copy)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_numpy_errors(target):
+    with pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"):
+        polyfuse.kernel(cholesky_chain, target=target)(-_spd(4))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        polyfuse.kernel(inverse, target=target)(np.ones((3, 3)))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        polyfuse.kernel(solve_both, target=target)(np.zeros((3, 3)), np.ones(3), np.ones((3, 2)))
+    with pytest.raises(ValueError):  # NumPy: LinAlgError (a ValueError), not square
+        polyfuse.kernel(inverse, target=target)(np.ones((2, 3)))
+    with pytest.raises(ValueError):  # NumPy: ValueError, b does not fit
+        polyfuse.kernel(solve_both, target=target)(_spd(3), np.ones(4), np.ones((3, 2)))
+    assert polyfuse.kernel(determinant, target=target)(np.ones((3, 3))) == determinant(np.ones((3, 3))) == 1.0
+
+
+def test_explain_names_the_lapack_routine():
+    report = polyfuse.kernel(cholesky_chain).explain(_spd(4, "float32")).to_dict()
+    kept = [r["why"] for r in report["kept as written"]]
+    assert "LAPACK spotrf for np.linalg.cholesky" in kept
+    report = polyfuse.kernel(solve_both).explain(_spd(3), np.ones(3), np.ones((3, 2))).to_dict()
+    assert [r["why"] for r in report["kept as written"]].count("LAPACK dgesv for np.linalg.solve") == 2
+
+
+def lstsq(A, b):
+    return np.linalg.lstsq(A, b)[0]
+
+
+def complex_inverse(A):
+    return np.linalg.inv(A)
+
+
+def stacked(A):
+    return np.linalg.inv(A)
+
+
+def newton(A, x):
+    while np.abs(x).max() > 1.0:
+        x = np.linalg.solve(A, x)
+    return x
+
+
+def into_argument(A, out):
+    out[:] = np.linalg.inv(A)
+
+
+@pytest.mark.parametrize("fn, args, message", [
+    (lstsq, (np.eye(3), np.ones(3)), r"np.linalg.lstsq\(\) is not supported"),
+    (complex_inverse, (np.eye(3, dtype=complex),), "complex arrays"),
+    (stacked, (np.ones((2, 3, 3)),), "stack of matrices"),
+])
+def test_refused_clearly(fn, args, message):
+    with pytest.raises(UnsupportedError, match=message):
+        polyfuse.kernel(fn, target="python")(*args)
+
+
+def test_cuda_refuses_naming_the_call():
+    with pytest.raises(UnsupportedError, match=r"LAPACK dgesv for np.linalg.inv .*target='cuda'"):
+        polyfuse.kernel(into_argument, target="cuda")(_spd(3), np.zeros((3, 3)))
