@@ -1,4 +1,4 @@
-"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, on LAPACK.
+"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, slogdet, on LAPACK.
 
 Called by :class:`frontend.arrays.Lowering` for ``np.linalg.<name>(...)`` (frontend.lift hands it
 :func:`lower_linalg` in the ProductRules, so this module builds on arrays.py without an import
@@ -35,17 +35,34 @@ _CONSTRUCT = "np.linalg"
 
 def lower_linalg(lw: Lowering, node: ast.Call, name: str) -> View:
     """The value of ``np.linalg.<name>(...)`` (norm is frontend.arrays' own)."""
+    if name == "slogdet":
+        raise lw.error(node, "np.linalg.slogdet() as a value: it returns (sign, logabsdet); unpack it into two "
+                       "names (sign, logdet = np.linalg.slogdet(A)), index it ([0], [1]) or take .sign / "
+                       ".logabsdet", _CONSTRUCT)
     rule = _RULES.get(name)
     if rule is None:
-        raise lw.error(node, f"np.linalg.{name}() is not supported (np.linalg.cholesky, inv, solve, det and norm "
-                       "are); write the loops, or call it outside the kernel", _CONSTRUCT)
+        raise lw.error(node, f"np.linalg.{name}() is not supported (np.linalg.cholesky, inv, solve, det, slogdet "
+                       "and norm are); write the loops, or call it outside the kernel", _CONSTRUCT)
+    return rule(lw, node, *_operands(lw, node, name))
+
+
+def slogdet_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
+    """``np.linalg.slogdet(A)``: its sign and logabsdet, NumPy's scan of the getrf factors."""
+    (a,) = _operands(lw, node, "slogdet")
+    sign, logdet, dtype = _slogdet(lw, node, "np.linalg.slogdet", a)
+    vtype = VType(dtype, False)
+    return (View((), vtype, lambda idx: ast.Name(sign, ast.Load())),
+            View((), vtype, lambda idx: ast.Name(logdet, ast.Load())))
+
+
+def _operands(lw: Lowering, node: ast.Call, name: str) -> list[View]:
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         raise lw.error(node, f"np.linalg.{name}() with keyword or starred arguments", _CONSTRUCT)
     arity = 2 if name == "solve" else 1
     if len(node.args) != arity:
         raise lw.error(node, f"np.linalg.{name}() takes {arity} array{'s' if arity > 1 else ''}", _CONSTRUCT)
     lw.changed = True
-    return rule(lw, node, *(lw.value(a) for a in node.args))
+    return [lw.value(a) for a in node.args]
 
 
 # ---- the routines --------------------------------------------------------------------------
@@ -98,16 +115,24 @@ def solve(lw: Lowering, node: ast.Call, a: View, b: View) -> View:
 def det(lw: Lowering, node: ast.Call, a: View) -> View:
     """NumPy's det: getrf, then ``sign * exp(logdet)`` of the factored diagonal (its slogdet);
     a singular matrix gives 0 (no error)."""
-    n, dtype = _square(lw, node, "det", a), _dtype(lw, node, "det", (a,))
-    work = _fortran_copy(lw, a, n, dtype)
-    pivots = _pivots(lw, n)
-    info, sign, logdet = _scalar(lw, "info", "int64"), _scalar(lw, "sign", dtype), _scalar(lw, "logdet", dtype)
-    _call(lw, "getrf", "np.linalg.det", dtype, work, n, info, pivots=pivots, sign=sign, logdet=logdet)
+    sign, logdet, dtype = _slogdet(lw, node, "np.linalg.det", a)
     exp = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "exp", ast.Load())
 
     def element(idx: tuple[Sym, ...]) -> ast.expr:
         return ast.BinOp(ast.Name(sign, ast.Load()), ast.Mult(), ast.Call(exp, [ast.Name(logdet, ast.Load())], []))
     return View((), VType(dtype, False), element)
+
+
+def _slogdet(lw: Lowering, node: ast.Call, call: str, a: View) -> tuple[str, str, str]:
+    """getrf on the Fortran copy of ``a``: the scalar locals holding NumPy's sign and logdet,
+    and their dtype."""
+    name = call.rsplit(".", 1)[1]
+    n, dtype = _square(lw, node, name, a), _dtype(lw, node, name, (a,))
+    work = _fortran_copy(lw, a, n, dtype)
+    pivots = _pivots(lw, n)
+    info, sign, logdet = _scalar(lw, "info", "int64"), _scalar(lw, "sign", dtype), _scalar(lw, "logdet", dtype)
+    _call(lw, "getrf", call, dtype, work, n, info, pivots=pivots, sign=sign, logdet=logdet)
+    return sign, logdet, dtype
 
 
 _RULES: dict[str, Callable[..., View]] = {"cholesky": cholesky, "inv": inv, "solve": solve, "det": det}
@@ -217,4 +242,4 @@ def _zero(dtype: str) -> ast.expr:
     return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
 
 
-__all__ = ["lower_linalg"]
+__all__ = ["lower_linalg", "slogdet_parts"]

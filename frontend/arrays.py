@@ -277,6 +277,7 @@ class ProductRules:
     store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = product, in place
     blas: bool = False  # matrix products kept whole (model/region.py Matmul) rather than lowered to loops
     linalg: Callable[[Lowering, ast.Call, str], View] | None = None  # np.linalg.<name>(...): frontend/array_lapack.py
+    slogdet: Callable[[Lowering, ast.Call], tuple[View, View]] | None = None  # np.linalg.slogdet(A): (sign, logdet)
 
 
 @dataclass(frozen=True)
@@ -533,6 +534,9 @@ class Lowering:
         temporary is returned as the array its name means now; a view of an argument (``return
         x.T``) as that view, made per call (``argument_view``); any other view as a copy."""
         assert stmt.value is not None
+        if self.is_slogdet(stmt.value):
+            raise self.error(stmt.value, "return np.linalg.slogdet(...) (NumPy returns its SlogdetResult tuple); "
+                             "unpack it first: sign, logdet = np.linalg.slogdet(A); return sign, logdet", "np.linalg")
         if _is_numpy_call(stmt.value, "histogram", self.globals):  # return np.histogram(...): both arrays
             names = [self.fresh("ret"), self.fresh("ret")]
             unpack = ast.copy_location(ast.Assign([ast.copy_location(ast.Tuple(
@@ -639,6 +643,8 @@ class Lowering:
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
                 and _is_numpy_call(stmt.value, "histogram", self.globals):
             return self.unpack_histogram(stmt, target)
+        if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) and self.is_slogdet(stmt.value):
+            return self.unpack_slogdet(stmt, target)
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
@@ -1250,6 +1256,8 @@ class Lowering:
         return scalar(node, self.scalars.get(node.id, UNKNOWN))
 
     def _Attribute(self, node: ast.Attribute) -> View:
+        if self.is_slogdet(node.value):
+            return self.slogdet_part(node.value, node.attr)
         if node.attr == "T":
             inner = self.value(node.value)
             if inner.rank > 0:
@@ -1290,6 +1298,8 @@ class Lowering:
         return None
 
     def _Subscript(self, node: ast.Subscript) -> View:
+        if self.is_slogdet(node.value):
+            return self.slogdet_part(node.value, _int_const(node.slice))
         if _is_numpy_call(node.value, "histogram", self.globals):
             part = _int_const(node.slice)
             if part not in (0, 1, -1, -2):
@@ -2496,6 +2506,34 @@ class Lowering:
         assert hist is not None
         out: list[ast.stmt] = []
         for name, view in zip(target.elts, (hist, edges)):
+            assert isinstance(name, ast.Name)
+            part = ast.copy_location(ast.Assign([ast.Name(name.id, ast.Store())], stmt.value), stmt)
+            out += self.bind_name(part, name.id, view)
+        return out
+
+    def is_slogdet(self, node: ast.expr) -> TypeGuard[ast.Call]:
+        func = node.func if isinstance(node, ast.Call) else None
+        return (isinstance(func, ast.Attribute) and func.attr == "slogdet" and isinstance(func.value, ast.Attribute)
+                and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np"
+                and self.products.slogdet is not None)
+
+    def slogdet_part(self, node: ast.Call, part: int | str | None) -> View:
+        """``np.linalg.slogdet(A)[0]`` / ``.sign``, ``[1]`` / ``.logabsdet`` (frontend/array_lapack.py)."""
+        names = {0: 0, -2: 0, "sign": 0, 1: 1, -1: 1, "logabsdet": 1}
+        if part not in names:
+            raise self.error(node, "np.linalg.slogdet(...) indexed other than [0] / .sign or [1] / .logabsdet",
+                             "np.linalg")
+        assert self.products.slogdet is not None
+        return self.products.slogdet(self, node)[names[part]]
+
+    def unpack_slogdet(self, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt]:
+        """``sign, logdet = np.linalg.slogdet(A)``: one factorization, each part bound like ``name = value``."""
+        if len(target.elts) != 2 or not all(isinstance(t, ast.Name) for t in target.elts):
+            raise self.error(stmt, "np.linalg.slogdet() returns two values (sign, logabsdet): unpack it into two "
+                             "names", "np.linalg")
+        assert isinstance(stmt.value, ast.Call) and self.products.slogdet is not None
+        out: list[ast.stmt] = []
+        for name, view in zip(target.elts, self.products.slogdet(self, stmt.value)):
             assert isinstance(name, ast.Name)
             part = ast.copy_location(ast.Assign([ast.Name(name.id, ast.Store())], stmt.value), stmt)
             out += self.bind_name(part, name.id, view)

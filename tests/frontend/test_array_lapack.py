@@ -48,6 +48,11 @@ def determinant(A):
     return np.linalg.det(A) + 1.0
 
 
+def log_determinant(A):
+    sign, logdet = np.linalg.slogdet(A)
+    return sign * 2, logdet + np.linalg.slogdet(A)[1] + np.linalg.slogdet(A).logabsdet
+
+
 def repeated_solve(A, x):
     for t in range(3):
         x = np.linalg.solve(A, x) + t
@@ -65,7 +70,7 @@ def test_results_match_numpy_with_the_statements_around_them(target, dtype):
     A, B = _spd(7, dtype), _spd(7, dtype)
     b, Bm = RNG.standard_normal(7).astype(dtype), RNG.standard_normal((7, 3)).astype(dtype)
     for fn, args in [(cholesky_chain, (A,)), (cholesky_of_sum, (A, B)), (inverse, (A,)),
-                     (solve_both, (A, b, Bm)), (determinant, (A,))]:
+                     (solve_both, (A, b, Bm)), (determinant, (A,)), (log_determinant, (A - 8,))]:
         got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
         for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
             assert np.asarray(g).dtype == np.asarray(w).dtype, fn.__name__
@@ -110,6 +115,7 @@ def test_numpy_errors(target):
     with pytest.raises(ValueError):  # NumPy: ValueError, b does not fit
         polyfuse.kernel(solve_both, target=target)(_spd(3), np.ones(4), np.ones((3, 2)))
     assert polyfuse.kernel(determinant, target=target)(np.ones((3, 3))) == determinant(np.ones((3, 3))) == 1.0
+    assert polyfuse.kernel(log_determinant, target=target)(np.zeros((2, 2)))[0] == 0.0  # NumPy: (0, -inf)
 
 
 def test_explain_names_the_lapack_routine():
@@ -142,7 +148,12 @@ def into_argument(A, out):
     out[:] = np.linalg.inv(A)
 
 
+def slogdet_whole(A):
+    return np.linalg.slogdet(A)
+
+
 @pytest.mark.parametrize("fn, args, message", [
+    (slogdet_whole, (np.eye(3),), "unpack it first"),
     (lstsq, (np.eye(3), np.ones(3)), r"np.linalg.lstsq\(\) is not supported"),
     (complex_inverse, (np.eye(3, dtype=complex),), "complex arrays"),
     (stacked, (np.ones((2, 3, 3)),), "stack of matrices"),
