@@ -86,6 +86,9 @@ def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) 
              if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
     reads += [(text, guard) for text, guard in builder.write_texts
               if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
+    routines = sorted({f"LAPACK {op.symbol} for {op.call}" for op in rg.ops(body) if isinstance(op, rg.Lapack)})
+    if routines:  # explain() names the routines run inside
+        reason = f"{reason} (runs {', '.join(routines)})"
     region = rg.Region(
         body=body, reason=reason, line=lifter.source.span(node).line,
         reads=tuple(sorted(builder.read_names)), writes=tuple(sorted(builder.written)), private=private,
@@ -159,9 +162,22 @@ class _RegionBuilder:
     def lapack(self, node: ast.Expr) -> list:
         """An np.linalg routine inside the kept loop (a Newton iteration in a ``while``): its
         buffers read and written whole, as in :func:`lift_lapack`, its sizes computed where it runs."""
-        raise self.lifter.error(node, "np.linalg routines inside a loop kept as written (a while loop, a loop with "
-                                "break or non-affine bounds) are not supported yet; use a for loop over a range",
-                                "np.linalg")
+        call = node.value
+        assert isinstance(call, ast.Call)
+        parts = lapack_parts(call)
+        n, nrhs = (self.exprs.coerce(self.exprs.convert(parts[key]), VType("int64", True)) for key in ("n", "nrhs"))
+        op = rg.Lapack(parts["routine"], parts["call"], parts["dtype"], parts["a"], n, parts["info"], b=parts["b"],
+                       b_rank=parts["b_rank"], nrhs=nrhs, pivots=parts["pivots"], sign=parts["sign"],
+                       logdet=parts["logdet"])
+        arrays = self.lifter.arrays
+        for name in (op.a, op.b):
+            if name:
+                self.exprs.read_texts.append((_whole(name, arrays[name]), self.guard()))
+        for name in (op.a, op.b, op.pivots, op.info, op.sign, op.logdet):
+            if name:
+                self.write_texts.append((_whole(name, arrays[name]), self.guard()))
+                self.written.add(name)
+        return [op]
 
     def _Break(self, node: ast.Break) -> list:
         return [rg.Break()]
@@ -271,6 +287,13 @@ class _RegionBuilder:
             self.write_texts.append((access_text(isl_name(array), lifter.arrays[array], index_aff), self.guard()))
         self.written.add(array)
         return rg.Assign(array, index, self.exprs.coerce(value, VType(dtype, False)))
+
+
+def _whole(array: str, info) -> str:
+    """Every element of ``array`` in isl syntax."""
+    dims = [f"pf_o{d}" for d in range(info.rank)]
+    bounds = " and ".join(f"0 <= {d} < {e}" for d, e in zip(dims, info.extent_texts))
+    return f"{isl_name(array)}[{', '.join(dims)}]" + (f" : {bounds}" if bounds else "")
 
 
 def _unchecked(index: ir.Expr) -> ir.Expr:

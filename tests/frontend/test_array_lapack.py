@@ -89,6 +89,32 @@ def test_in_loops_and_on_slices(target):
     np.testing.assert_allclose(out, want, rtol=1e-10)
 
 
+def refine(A, b, tol):
+    x = np.zeros_like(b)
+    r = b.copy()
+    k = 0
+    err = 1.0
+    while err > tol and k < 20:
+        x = x + np.linalg.solve(A, r)
+        r = b - A @ x
+        err = np.sqrt(np.sum(r * r))
+        k += 1
+    return x, k
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_inside_a_while_loop(target):
+    A, b = _spd(5), RNG.standard_normal(5)
+    kernel = polyfuse.kernel(refine, target=target)
+    (x, k), (want, k_want) = kernel(A, b, 1e-14), refine(A, b, 1e-14)
+    assert k == k_want
+    np.testing.assert_allclose(x, want, rtol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        kernel(np.zeros((5, 5)), b, 1e-14)
+    (region,) = kernel.explain(A, b, 1e-14).to_dict()["kept as written"]
+    assert region["why"] == "while loop (runs LAPACK dgesv for np.linalg.solve)"
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_integer_operands_compute_in_float64_and_the_operand_is_not_modified(target):
     A = np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]])
@@ -136,12 +162,6 @@ def complex_inverse(A):
 
 def stacked(A):
     return np.linalg.inv(A)
-
-
-def newton(A, x):
-    while np.abs(x).max() > 1.0:
-        x = np.linalg.solve(A, x)
-    return x
 
 
 def into_argument(A, out):
