@@ -15,9 +15,10 @@ The copy in and the reads of the result are ordinary statements (they fuse with 
 around them); the call is one statement of the Scop (frontend.opaque.lift_lapack: it reads and
 writes its buffers whole), a model/region.py ``Lapack`` that the CPU backend runs on SciPy's
 cython_lapack and the Python backend as NumPy's own np.linalg call.  The buffers are the
-kernel's own, so the operand is never modified.  Dtypes are NumPy's: float32 stays float32,
-every other real (ints, bool) computes in float64; complex and float16 are refused.  Only
-single matrices (2-D operands): NumPy's stacks of matrices are refused.
+kernel's own, so the operand is never modified.  Dtypes are NumPy's: np.linalg computes every
+real dtype in float64 (the d routines, float32 operands converted in the copy) and gives float32
+results where every operand is float32, float64 otherwise (ints, bool); complex and float16 are
+refused.  Only single matrices (2-D operands): NumPy's stacks of matrices are refused.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ from collections.abc import Callable
 
 from polyfuse.model.region import LAPACK_CALL
 
-from .arrays import NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const, leaf
+from .arrays import NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const
 from .types import VType
 
 _CONSTRUCT = "np.linalg"
+WORK = "float64"  # np.linalg computes every real dtype in double and casts the result (its _commonType)
 
 
 def lower_linalg(lw: Lowering, node: ast.Call, name: str) -> View:
@@ -49,10 +51,10 @@ def lower_linalg(lw: Lowering, node: ast.Call, name: str) -> View:
 def slogdet_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
     """``np.linalg.slogdet(A)``: its sign and logabsdet, NumPy's scan of the getrf factors."""
     (a,) = _operands(lw, node, "slogdet")
-    sign, logdet, dtype = _slogdet(lw, node, "np.linalg.slogdet", a)
-    vtype = VType(dtype, False)
-    return (View((), vtype, lambda idx: ast.Name(sign, ast.Load())),
-            View((), vtype, lambda idx: ast.Name(logdet, ast.Load())))
+    sign, logdet, result = _slogdet(lw, node, "np.linalg.slogdet", a)
+    vtype = VType(result, False)
+    return (View((), vtype, lambda idx: _as(result, ast.Name(sign, ast.Load()))),
+            View((), vtype, lambda idx: _as(result, ast.Name(logdet, ast.Load()))))
 
 
 def _operands(lw: Lowering, node: ast.Call, name: str) -> list[View]:
@@ -68,71 +70,71 @@ def _operands(lw: Lowering, node: ast.Call, name: str) -> list[View]:
 # ---- the routines --------------------------------------------------------------------------
 def cholesky(lw: Lowering, node: ast.Call, a: View) -> View:
     """potrf('L') on the Fortran copy; the lower factor, zeros above the diagonal."""
-    n, dtype = _square(lw, node, "cholesky", a), _dtype(lw, node, "cholesky", (a,))
-    work = _fortran_copy(lw, a, n, dtype)
+    n, result = _square(lw, node, "cholesky", a), _dtype(lw, node, "cholesky", (a,))
+    work = _fortran_copy(lw, a, n)
     info = _scalar(lw, "info", "int64")
-    _call(lw, "potrf", "np.linalg.cholesky", dtype, work, n, info)
+    _call(lw, "potrf", "np.linalg.cholesky", work, n, info)
     _raise_unless(lw, info, "Matrix is not positive definite")
 
     def element(idx: tuple[Sym, ...]) -> ast.expr:
         i, j = idx
         below = ast.Compare(j.node, [ast.LtE()], [i.node])
-        return ast.IfExp(below, _at(work, (j, i)), _zero(dtype))
-    return View((n, n), VType(dtype, False), element)
+        return _as(result, ast.IfExp(below, _at(work, (j, i)), _number(0)))
+    return View((n, n), VType(result, False), element)
 
 
 def inv(lw: Lowering, node: ast.Call, a: View) -> View:
     """gesv with the identity as right-hand sides, as NumPy's inv."""
-    n, dtype = _square(lw, node, "inv", a), _dtype(lw, node, "inv", (a,))
-    work = _fortran_copy(lw, a, n, dtype)
+    n, result = _square(lw, node, "inv", a), _dtype(lw, node, "inv", (a,))
+    work = _fortran_copy(lw, a, n)
     rhs = lw.fresh("lb")
-    lw.allocate(rhs, (n, n), dtype)
-    one = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(1)], [])
+    lw.allocate(rhs, (n, n), WORK)
     lw.pre.extend(lw.nest((n, n), lambda k: [ast.Assign([_store(_at(rhs, k))], ast.IfExp(
-        ast.Compare(k[0].node, [ast.Eq()], [k[1].node]), one, _zero(dtype)))]))
-    return _gesv(lw, "np.linalg.inv", dtype, work, n, rhs, 2, n)
+        ast.Compare(k[0].node, [ast.Eq()], [k[1].node]), _number(1), _number(0)))]))
+    return _gesv(lw, "np.linalg.inv", result, work, n, rhs, 2, n)
 
 
 def solve(lw: Lowering, node: ast.Call, a: View, b: View) -> View:
     """gesv of ``a`` and ``b``: a vector (NumPy 2's rule for 1-D ``b``) or columns of right-hand sides."""
-    n, dtype = _square(lw, node, "solve", a), _dtype(lw, node, "solve", (a, b))
+    n, result = _square(lw, node, "solve", a), _dtype(lw, node, "solve", (a, b))
     if b.rank not in (1, 2):
         raise lw.error(node, f"np.linalg.solve() with b of rank {b.rank} (a vector or a matrix is supported; "
                        "NumPy's stacks of matrices are not)", _CONSTRUCT)
     _equal(lw, node, b.extents[0], n, "solve")
-    work = _fortran_copy(lw, a, n, dtype)
+    work = _fortran_copy(lw, a, n)
     rhs = lw.fresh("lb")
     if b.rank == 1:
-        lw.allocate(rhs, (n,), dtype)
+        lw.allocate(rhs, (n,), WORK)
         lw.pre.extend(lw.nest((n,), lambda k: [ast.Assign([_store(_at(rhs, k))], b.element(k))]))
-        return _gesv(lw, "np.linalg.solve", dtype, work, n, rhs, 1, const(1))
+        return _gesv(lw, "np.linalg.solve", result, work, n, rhs, 1, const(1))
     k = b.extents[1]
-    lw.allocate(rhs, (k, n), dtype)
+    lw.allocate(rhs, (k, n), WORK)
     lw.pre.extend(lw.nest((n, k), lambda ix: [ast.Assign([_store(_at(rhs, (ix[1], ix[0])))], b.element(ix))]))
-    return _gesv(lw, "np.linalg.solve", dtype, work, n, rhs, 2, k)
+    return _gesv(lw, "np.linalg.solve", result, work, n, rhs, 2, k)
 
 
 def det(lw: Lowering, node: ast.Call, a: View) -> View:
     """NumPy's det: getrf, then ``sign * exp(logdet)`` of the factored diagonal (its slogdet);
     a singular matrix gives 0 (no error)."""
-    sign, logdet, dtype = _slogdet(lw, node, "np.linalg.det", a)
+    sign, logdet, result = _slogdet(lw, node, "np.linalg.det", a)
     exp = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "exp", ast.Load())
 
     def element(idx: tuple[Sym, ...]) -> ast.expr:
-        return ast.BinOp(ast.Name(sign, ast.Load()), ast.Mult(), ast.Call(exp, [ast.Name(logdet, ast.Load())], []))
-    return View((), VType(dtype, False), element)
+        return _as(result, ast.BinOp(ast.Name(sign, ast.Load()), ast.Mult(),
+                                     ast.Call(exp, [ast.Name(logdet, ast.Load())], [])))
+    return View((), VType(result, False), element)
 
 
 def _slogdet(lw: Lowering, node: ast.Call, call: str, a: View) -> tuple[str, str, str]:
-    """getrf on the Fortran copy of ``a``: the scalar locals holding NumPy's sign and logdet,
-    and their dtype."""
+    """getrf on the Fortran copy of ``a``: the float64 locals holding NumPy's sign and logdet,
+    and the result dtype."""
     name = call.rsplit(".", 1)[1]
-    n, dtype = _square(lw, node, name, a), _dtype(lw, node, name, (a,))
-    work = _fortran_copy(lw, a, n, dtype)
+    n, result = _square(lw, node, name, a), _dtype(lw, node, name, (a,))
+    work = _fortran_copy(lw, a, n)
     pivots = _pivots(lw, n)
-    info, sign, logdet = _scalar(lw, "info", "int64"), _scalar(lw, "sign", dtype), _scalar(lw, "logdet", dtype)
-    _call(lw, "getrf", call, dtype, work, n, info, pivots=pivots, sign=sign, logdet=logdet)
-    return sign, logdet, dtype
+    info, sign, logdet = _scalar(lw, "info", "int64"), _scalar(lw, "sign", WORK), _scalar(lw, "logdet", WORK)
+    _call(lw, "getrf", call, work, n, info, pivots=pivots, sign=sign, logdet=logdet)
+    return sign, logdet, result
 
 
 _RULES: dict[str, Callable[..., View]] = {"cholesky": cholesky, "inv": inv, "solve": solve, "det": det}
@@ -162,8 +164,8 @@ def _equal(lw: Lowering, node: ast.Call, a: Sym, b: Sym, name: str) -> None:
 
 
 def _dtype(lw: Lowering, node: ast.Call, name: str, views: tuple[View, ...]) -> str:
-    """NumPy's computation dtype (umath_linalg's _commonType): float32 where every operand is
-    float32, else float64 (integers and bools convert)."""
+    """NumPy's result dtype (np.linalg's _commonType): float32 where every operand is float32,
+    else float64 (integers and bools convert).  The computation is float64 either way."""
     dtypes = [v.vtype.dtype for v in views]
     for v, dtype in zip(views, dtypes):
         if v.vtype is UNKNOWN or dtype == "unknown":
@@ -181,23 +183,23 @@ def _dtype(lw: Lowering, node: ast.Call, name: str, views: tuple[View, ...]) -> 
     return "float32" if all(d == "float32" for d in dtypes) else "float64"
 
 
-def _fortran_copy(lw: Lowering, a: View, n: Sym, dtype: str) -> str:
+def _fortran_copy(lw: Lowering, a: View, n: Sym) -> str:
     """``a``'s values in a fresh local, transposed: column-major for LAPACK (NumPy's linearize).
     LAPACK overwrites it, never the operand."""
     work = lw.fresh("la")
-    lw.allocate(work, (n, n), dtype)
+    lw.allocate(work, (n, n), WORK)
     lw.pre.extend(lw.nest((n, n), lambda k: [ast.Assign([_store(_at(work, (k[1], k[0])))], a.element(k))]))
     return work
 
 
-def _gesv(lw: Lowering, call: str, dtype: str, work: str, n: Sym, rhs: str, rank: int, nrhs: Sym) -> View:
+def _gesv(lw: Lowering, call: str, result: str, work: str, n: Sym, rhs: str, rank: int, nrhs: Sym) -> View:
     """gesv on ``work`` and ``rhs``; the solution, read back in row-major order."""
     info = _scalar(lw, "info", "int64")
-    _call(lw, "gesv", call, dtype, work, n, info, b=rhs, b_rank=rank, nrhs=nrhs, pivots=_pivots(lw, n))
+    _call(lw, "gesv", call, work, n, info, b=rhs, b_rank=rank, nrhs=nrhs, pivots=_pivots(lw, n))
     _raise_unless(lw, info, "Singular matrix")
     if rank == 1:
-        return leaf(rhs, (n,), dtype)
-    return View((n, nrhs), VType(dtype, False), lambda idx: _at(rhs, (idx[1], idx[0])))
+        return View((n,), VType(result, False), lambda idx: _as(result, _at(rhs, idx)))
+    return View((n, nrhs), VType(result, False), lambda idx: _as(result, _at(rhs, (idx[1], idx[0]))))
 
 
 def _pivots(lw: Lowering, n: Sym) -> str:
@@ -216,12 +218,12 @@ def _scalar(lw: Lowering, stem: str, dtype: str) -> str:
     return name
 
 
-def _call(lw: Lowering, routine: str, call: str, dtype: str, a: str, n: Sym, info: str, *, b: str = "",
-          b_rank: int = 0, nrhs: Sym | None = None, pivots: str = "", sign: str = "", logdet: str = "") -> None:
+def _call(lw: Lowering, routine: str, call: str, a: str, n: Sym, info: str, *, b: str = "", b_rank: int = 0,
+          nrhs: Sym | None = None, pivots: str = "", sign: str = "", logdet: str = "") -> None:
     """The ``LAPACK_CALL`` statement (frontend.opaque.lift_lapack reads it in this order)."""
     def name(text: str) -> ast.expr:
         return ast.Name(text, ast.Load()) if text else ast.Constant("")
-    args = [ast.Constant(routine), ast.Constant(call), ast.Constant(dtype), name(a), n.node, name(b),
+    args = [ast.Constant(routine), ast.Constant(call), ast.Constant(WORK), name(a), n.node, name(b),
             ast.Constant(b_rank), (nrhs or const(1)).node, name(pivots), name(info), name(sign), name(logdet)]
     lw.pre.append(ast.Expr(ast.Call(ast.Name(LAPACK_CALL, ast.Load()), args, [])))
 
@@ -238,8 +240,15 @@ def _at(array: str, idx: tuple[Sym, ...]) -> ast.Subscript:
     return ast.Subscript(ast.Name(array, ast.Load()), index, ast.Load())
 
 
-def _zero(dtype: str) -> ast.expr:
-    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
+def _number(value: int) -> ast.expr:
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), WORK, ast.Load()), [ast.Constant(value)], [])
+
+
+def _as(result: str, element: ast.expr) -> ast.expr:
+    """A float64 value of the buffers as the result dtype (NumPy's final astype)."""
+    if result == WORK:
+        return element
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), result, ast.Load()), [element], [])
 
 
 __all__ = ["lower_linalg", "slogdet_parts"]

@@ -3,8 +3,9 @@
 LAPACK comes from SciPy's ``scipy.linalg.cython_lapack``, as BLAS does for products
 (backends/cpu/blas.py): its function pointers are registered with LLVM under the names declared
 here, so the optimised IR in the disk cache holds no address.  NumPy's ``np.linalg`` calls the
-same routines (potrf for cholesky, gesv for solve and inv, getrf for det and slogdet) on the
-same column-major copies, so the results agree with NumPy's up to the LAPACK build.  The frontend
+same routines (dpotrf for cholesky, dgesv for solve and inv, dgetrf for det and slogdet, in
+double for every real dtype) on the same column-major copies, so the results agree with NumPy's up
+to the LAPACK build.  The frontend
 made every matrix a kernel-local row-major buffer holding the transpose (Fortran's order): its
 row stride is the leading dimension.  Fortran passes every number by pointer; sizes are 32-bit.
 """
@@ -22,8 +23,8 @@ from polyfuse.model import region as rg
 _I64 = ll.IntType(64)
 _I32 = ll.IntType(32)
 _I8 = ll.IntType(8)
-_REALS = {"float64": ll.DoubleType(), "float32": ll.FloatType()}
-_ROUTINES = tuple(letter + routine for letter in "ds" for routine in rg.LAPACK_ROUTINES)
+_REALS = {"float64": ll.DoubleType()}  # np.linalg computes every real dtype in double: the d routines
+_ROUTINES = tuple("d" + routine for routine in rg.LAPACK_ROUTINES)
 
 PREFIX = "polyfuse.lapack."
 

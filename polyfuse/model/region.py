@@ -141,7 +141,7 @@ class Lapack:
 
     routine: str  # a key of LAPACK_ROUTINES
     call: str  # the NumPy function the user wrote, for explain() and messages
-    dtype: str  # float32 or float64: the s or d routine
+    dtype: str  # float64: np.linalg runs the d routines for every real dtype (the result is cast after)
     a: str
     n: ir.Expr
     info: str
