@@ -141,6 +141,62 @@ def test_inside_a_while_loop(target):
     assert region["why"] == "while loop (runs LAPACK dgesv for np.linalg.solve)"
 
 
+def overwrite_with_inverse(A):
+    A[:] = np.linalg.inv(A)
+
+
+def solve_into_slice(A, b, out):
+    out[1:] = np.linalg.solve(A[1:, 1:], b[1:]) * 2
+
+
+def cholesky_of_transpose(A):
+    return np.linalg.cholesky(A.T)
+
+
+def of_empty(A):
+    return np.linalg.det(A), np.linalg.inv(A), np.linalg.cholesky(A)
+
+
+def solve_where_positive(A, b):
+    x = b * 1.0
+    if b[0] > 0:
+        x = np.linalg.solve(A, b)
+    return x
+
+
+def leading_minors(A, out):
+    for i in range(1, A.shape[0]):
+        out[i] = np.linalg.det(A[:i, :i])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_views_aliasing_branches_and_growing_operands(target):
+    A, b = _spd(6), RNG.standard_normal(6)
+    mine, theirs = A.copy(), A.copy()
+    polyfuse.kernel(overwrite_with_inverse, target=target)(mine)
+    overwrite_with_inverse(theirs)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+    mine, theirs = np.zeros(6), np.zeros(6)
+    polyfuse.kernel(solve_into_slice, target=target)(A, b, mine)
+    solve_into_slice(A, b, theirs)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+    for M in (np.asfortranarray(A), _spd(12)[::2, ::2]):  # Fortran order, steps on both axes
+        np.testing.assert_allclose(polyfuse.kernel(cholesky_of_transpose, target=target)(M), cholesky_of_transpose(M),
+                                   rtol=1e-12)
+    d, inv, L = polyfuse.kernel(of_empty, target=target)(np.zeros((0, 0)))
+    assert d == 1.0 and inv.shape == L.shape == (0, 0)  # NumPy's det of a 0 x 0 matrix is 1
+    kernel = polyfuse.kernel(solve_where_positive, target=target)
+    for sign in (1.0, -1.0):
+        np.testing.assert_allclose(kernel(A, sign * np.abs(b)), solve_where_positive(A, sign * np.abs(b)), rtol=1e-12)
+    kernel(np.zeros((6, 6)), -np.abs(b))  # the solve does not run: no error
+    with pytest.raises(np.linalg.LinAlgError):
+        kernel(np.zeros((6, 6)), np.abs(b))
+    mine, theirs = np.zeros(6), np.zeros(6)
+    polyfuse.kernel(leading_minors, target=target)(A, mine)  # buffers of the largest minor, leading block used
+    leading_minors(A, theirs)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_integer_operands_compute_in_float64_and_the_operand_is_not_modified(target):
     A = np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]])
