@@ -26,9 +26,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+import numpy as np
+
 from polyfuse.model.region import LAPACK_CALL
 
-from .arrays import NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const
+from .arrays import LINALG_TUPLES, NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const, smin
 from .types import VType
 
 _CONSTRUCT = "np.linalg"
@@ -37,15 +39,20 @@ WORK = "float64"  # np.linalg computes every real dtype in double and casts the 
 
 def lower_linalg(lw: Lowering, node: ast.Call, name: str) -> View:
     """The value of ``np.linalg.<name>(...)`` (norm is frontend.arrays' own)."""
-    if name == "slogdet":
-        raise lw.error(node, "np.linalg.slogdet() as a value: it returns (sign, logabsdet); unpack it into two "
-                       "names (sign, logdet = np.linalg.slogdet(A)), index it ([0], [1]) or take .sign / "
-                       ".logabsdet", _CONSTRUCT)
+    if name in LINALG_TUPLES:
+        raise lw.error(node, f"np.linalg.{name}() as a value: it returns {', '.join(LINALG_TUPLES[name])}; unpack "
+                       "it into names or index it ([0], ...)", _CONSTRUCT)
     rule = _RULES.get(name)
     if rule is None:
-        raise lw.error(node, f"np.linalg.{name}() is not supported (np.linalg.cholesky, inv, solve, det, slogdet "
-                       "and norm are); write the loops, or call it outside the kernel", _CONSTRUCT)
+        raise lw.error(node, f"np.linalg.{name}() is not supported (np.linalg.cholesky, inv, solve, det, slogdet, "
+                       "lstsq and norm are); write the loops, or call it outside the kernel", _CONSTRUCT)
     return rule(lw, node, *_operands(lw, node, name))
+
+
+def linalg_parts(lw: Lowering, node: ast.Call, name: str) -> tuple[View | None, ...]:
+    """The values of ``np.linalg.slogdet(A)`` or ``np.linalg.lstsq(A, b)`` (frontend.arrays'
+    LINALG_TUPLES), None for one polyfuse cannot give."""
+    return slogdet_parts(lw, node) if name == "slogdet" else lstsq_parts(lw, node)
 
 
 def slogdet_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
@@ -55,6 +62,70 @@ def slogdet_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
     vtype = VType(result, False)
     return (View((), vtype, lambda idx: _as(result, ast.Name(sign, ast.Load()))),
             View((), vtype, lambda idx: _as(result, ast.Name(logdet, ast.Load()))))
+
+
+def lstsq_parts(lw: Lowering, node: ast.Call) -> tuple[View | None, ...]:
+    """``np.linalg.lstsq(A, b, rcond=None)``: gelsd on Fortran copies, as NumPy calls it.  The
+    solution ``x`` (``b``'s shape with ``A``'s columns for rows), the ``rank`` (an int32 scalar) and
+    the singular values ``s``; the residuals are None (NumPy gives them only where the rank is
+    full and ``m > n``: a shape that depends on the data)."""
+    a, b, rcond = _lstsq_operands(lw, node)
+    if a.rank != 2 or b.rank not in (1, 2):
+        raise lw.error(node, "np.linalg.lstsq() of other than a matrix and a vector or matrix (NumPy's stacks are "
+                       "not supported)", _CONSTRUCT)
+    result = _dtype(lw, node, "lstsq", (a, b))
+    m, n = a.extents
+    _equal(lw, node, b.extents[0], m, "lstsq")
+    work = lw.fresh("la")
+    lw.allocate(work, (n, m), WORK)
+    lw.pre.extend(lw.nest((m, n), lambda k: [ast.Assign([_store(_at(work, (k[1], k[0])))], a.element(k))]))
+    k = const(1) if b.rank == 1 else b.extents[1]
+    rows = m + n  # at least max(m, n): gelsd reads b's m rows and writes x's n rows there
+    rhs = lw.fresh("lb")
+    lw.allocate(rhs, (k, rows), WORK)
+    lw.pre.extend(lw.nest((k, rows), lambda ix: [ast.Assign([_store(_at(rhs, ix))], _number(0))]))
+    if b.rank == 1:
+        lw.pre.extend(lw.nest((m,), lambda ix: [ast.Assign([_store(_at(rhs, (const(0), ix[0])))], b.element(ix))]))
+    else:
+        lw.pre.extend(lw.nest((m, k), lambda ix: [ast.Assign([_store(_at(rhs, (ix[1], ix[0])))], b.element(ix))]))
+    values = lw.fresh("ls")
+    lw.allocate(values, (n,), WORK)  # min(m, n) of them are written
+    info, rank, cut = _scalar(lw, "info", "int64"), _scalar(lw, "rank", "int64"), _scalar(lw, "rcond", WORK)
+    lw.pre.append(ast.Assign([ast.Name(cut, ast.Store())], rcond))
+    _call(lw, "gelsd", "np.linalg.lstsq", work, n, info, m=m, b=rhs, b_rank=2, nrhs=k, b_cols=rows, s=values,
+          rank=rank, rcond=cut)
+    _raise_unless(lw, info, "SVD did not converge in Linear Least Squares")
+    vtype = VType(result, False)
+    if b.rank == 1:
+        x = View((n,), vtype, lambda idx: _as(result, _at(rhs, (const(0), idx[0]))))
+    else:
+        x = View((n, k), vtype, lambda idx: _as(result, _at(rhs, (idx[1], idx[0]))))
+    int32 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int32", ast.Load())
+    rank_view = View((), VType("int32", False), lambda idx: ast.Call(int32, [ast.Name(rank, ast.Load())], []))
+    singular = View((smin(m, n),), vtype, lambda idx: _as(result, _at(values, idx)))
+    return x, None, rank_view, singular
+
+
+def _lstsq_operands(lw: Lowering, node: ast.Call) -> tuple[View, View, ast.expr]:
+    """``a``, ``b`` and the float64 cut-off: ``rcond`` as given, or NumPy's default
+    ``eps * max(m, n)`` (None)."""
+    if any(isinstance(a, ast.Starred) for a in node.args) or not 2 <= len(node.args) <= 3 \
+            or any(kw.arg != "rcond" for kw in node.keywords) or len(node.args) + len(node.keywords) > 3:
+        raise lw.error(node, "np.linalg.lstsq() takes a, b and rcond=", _CONSTRUCT)
+    lw.changed = True
+    a, b = lw.value(node.args[0]), lw.value(node.args[1])
+    given = node.args[2] if len(node.args) == 3 else node.keywords[0].value if node.keywords else None
+    f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), WORK, ast.Load())
+    if given is None or (isinstance(given, ast.Constant) and given.value is None):
+        if a.rank != 2:
+            return a, b, ast.Constant(0.0)  # refused by the caller
+        largest = ast.Call(ast.Name("max", ast.Load()), [a.extents[0].node, a.extents[1].node], [])
+        eps = ast.Call(f64, [ast.Constant(float(np.finfo(np.float64).eps))], [])
+        return a, b, ast.BinOp(eps, ast.Mult(), largest)
+    cut = lw.value(given)
+    if cut.rank or not (cut.vtype.is_float or cut.vtype.dtype.startswith("int")):
+        raise lw.error(given, "np.linalg.lstsq() rcond= must be a real number or None", _CONSTRUCT)
+    return a, b, ast.Call(f64, [cut.element(())], [])
 
 
 def _operands(lw: Lowering, node: ast.Call, name: str) -> list[View]:
@@ -218,14 +289,19 @@ def _scalar(lw: Lowering, stem: str, dtype: str) -> str:
     return name
 
 
-def _call(lw: Lowering, routine: str, call: str, a: str, n: Sym, info: str, *, b: str = "", b_rank: int = 0,
-          nrhs: Sym | None = None, pivots: str = "", sign: str = "", logdet: str = "") -> None:
-    """The ``LAPACK_CALL`` statement (frontend.opaque.lift_lapack reads it in this order)."""
-    def name(text: str) -> ast.expr:
-        return ast.Name(text, ast.Load()) if text else ast.Constant("")
-    args = [ast.Constant(routine), ast.Constant(call), ast.Constant(WORK), name(a), n.node, name(b),
-            ast.Constant(b_rank), (nrhs or const(1)).node, name(pivots), name(info), name(sign), name(logdet)]
-    lw.pre.append(ast.Expr(ast.Call(ast.Name(LAPACK_CALL, ast.Load()), args, [])))
+def _call(lw: Lowering, routine: str, call: str, a: str, n: Sym, info: str, *, m: Sym | None = None, b: str = "",
+          b_rank: int = 0, nrhs: Sym | None = None, b_cols: Sym | None = None, **names: str) -> None:
+    """The ``LAPACK_CALL`` statement (read by frontend.opaque.lapack_parts): constants, buffer and
+    scalar names (pivots, sign, logdet, s, rank, rcond), and sizes as keywords.  ``a`` is
+    ``n x m`` row-major (``m``: ``n`` by default), ``b`` ``nrhs x b_cols`` (``b_cols``: ``n``)."""
+    sizes = {"n": n, "m": m or n, "nrhs": nrhs or const(1), "b_cols": b_cols or n}
+    values: dict[str, ast.expr] = {"routine": ast.Constant(routine), "call": ast.Constant(call),
+                                   "dtype": ast.Constant(WORK), "b_rank": ast.Constant(b_rank)}
+    values.update({key: size.node for key, size in sizes.items()})
+    values.update({key: ast.Name(value, ast.Load()) for key, value in {"a": a, "b": b, "info": info, **names}.items()
+                   if value})
+    keywords = [ast.keyword(key, value) for key, value in values.items()]
+    lw.pre.append(ast.Expr(ast.Call(ast.Name(LAPACK_CALL, ast.Load()), [], keywords)))
 
 
 def _raise_unless(lw: Lowering, info: str, message: str) -> None:
@@ -251,4 +327,4 @@ def _as(result: str, element: ast.expr) -> ast.expr:
     return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), result, ast.Load()), [element], [])
 
 
-__all__ = ["lower_linalg", "slogdet_parts"]
+__all__ = ["linalg_parts", "lower_linalg"]

@@ -165,18 +165,14 @@ class _RegionBuilder:
         call = node.value
         assert isinstance(call, ast.Call)
         parts = lapack_parts(call)
-        n, nrhs = (self.exprs.coerce(self.exprs.convert(parts[key]), VType("int64", True)) for key in ("n", "nrhs"))
-        op = rg.Lapack(parts["routine"], parts["call"], parts["dtype"], parts["a"], n, parts["info"], b=parts["b"],
-                       b_rank=parts["b_rank"], nrhs=nrhs, pivots=parts["pivots"], sign=parts["sign"],
-                       logdet=parts["logdet"])
+        op = lapack_op(parts, lambda node: self.exprs.coerce(self.exprs.convert(node), VType("int64", True)))
         arrays = self.lifter.arrays
-        for name in (op.a, op.b):
+        for name in (op.a, op.b, op.rcond):
             if name:
                 self.exprs.read_texts.append((_whole(name, arrays[name]), self.guard()))
-        for name in (op.a, op.b, op.pivots, op.info, op.sign, op.logdet):
-            if name:
-                self.write_texts.append((_whole(name, arrays[name]), self.guard()))
-                self.written.add(name)
+        for name in op.outputs():
+            self.write_texts.append((_whole(name, arrays[name]), self.guard()))
+            self.written.add(name)
         return [op]
 
     def _Break(self, node: ast.Break) -> list:
@@ -388,21 +384,31 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
 
 
 # ---- np.linalg routines on LAPACK (model/region.py Lapack) -----------------------------------
+_LAPACK_SIZES = ("n", "m", "nrhs", "b_cols")
+_LAPACK_NAMES = ("a", "b", "pivots", "info", "sign", "logdet", "s", "rank", "rcond")
+
+
 def lapack_parts(call: ast.Call) -> dict:
-    """The fields of a ``LAPACK_CALL`` frontend.array_lapack wrote: names ("" where absent),
-    constants, and the size ASTs ``n`` and ``nrhs``."""
-    keys = ("routine", "call", "dtype", "a", "n", "b", "b_rank", "nrhs", "pivots", "info", "sign", "logdet")
-    parts = dict(zip(keys, call.args))
-    found: dict = {}
-    for key, arg in parts.items():
-        if key in ("n", "nrhs"):
-            found[key] = arg
-        elif isinstance(arg, ast.Name):
-            found[key] = arg.id
+    """The keywords of a ``LAPACK_CALL`` frontend.array_lapack wrote: constants, buffer and
+    scalar names ("" where absent), and the size ASTs."""
+    found: dict = dict.fromkeys(_LAPACK_NAMES, "")
+    for kw in call.keywords:
+        value = kw.value
+        if kw.arg in _LAPACK_SIZES:
+            found[kw.arg] = value
+        elif isinstance(value, ast.Name):
+            found[kw.arg] = value.id
         else:
-            assert isinstance(arg, ast.Constant), "written by array_lapack"
-            found[key] = arg.value
+            assert isinstance(value, ast.Constant), "written by array_lapack"
+            found[kw.arg] = value.value
     return found
+
+
+def lapack_op(parts: dict, size) -> rg.Lapack:
+    """The region operation of a LAPACK_CALL's ``parts``; ``size(ast)`` converts a size."""
+    names = {key: parts[key] for key in _LAPACK_NAMES if key not in ("a", "info")}
+    return rg.Lapack(parts["routine"], parts["call"], parts["dtype"], parts["a"], size(parts["n"]), parts["info"],
+                     m=size(parts["m"]), b_rank=parts["b_rank"], nrhs=size(parts["nrhs"]), **names)
 
 
 def lift_lapack(lifter, node: ast.Expr, scope) -> list:
@@ -413,29 +419,30 @@ def lift_lapack(lifter, node: ast.Expr, scope) -> list:
     call = node.value
     assert isinstance(call, ast.Call)
     parts = lapack_parts(call)
-    n, nrhs = lifter.affine(parts["n"], scope), lifter.affine(parts["nrhs"], scope)
-    op = rg.Lapack(parts["routine"], parts["call"], parts["dtype"], parts["a"], n.expr, parts["info"],
-                   b=parts["b"], b_rank=parts["b_rank"], nrhs=nrhs.expr, pivots=parts["pivots"], sign=parts["sign"],
-                   logdet=parts["logdet"])
+    n, m, nrhs, b_cols = (lifter.affine(parts[key], scope) for key in _LAPACK_SIZES)
+    op = lapack_op(parts, lambda node: lifter.affine(node, scope).expr)
 
     def whole(array: str, extents: tuple) -> str:
         dims = [f"pf_o{d}" for d in range(len(extents))]
         bounds = " and ".join(f"0 <= {d} < {e.text}" for d, e in zip(dims, extents))
         return f"{isl_name(array)}[{', '.join(dims)}]" + (f" : {bounds}" if bounds else "")
 
-    inputs = [whole(op.a, (n, n))]
+    inputs = [whole(op.a, (n, m))]
     if op.b:
-        inputs.append(whole(op.b, (n,) if op.b_rank == 1 else (nrhs, n)))
+        inputs.append(whole(op.b, (n,) if op.b_rank == 1 else (nrhs, b_cols)))
     outputs = inputs + ([whole(op.pivots, (n,))] if op.pivots else [])
-    outputs += [whole(name, ()) for name in (op.info, op.sign, op.logdet) if name]
+    outputs += [_whole(op.s, lifter.arrays[op.s])] if op.s else []
+    outputs += [whole(name, ()) for name in (op.info, op.sign, op.logdet, op.rank) if name]
+    if op.rcond:
+        inputs.append(whole(op.rcond, ()))
     body: tuple[rg.Op, ...] = (op,)
     reads = [(text, None) for text in inputs]
-    read_names = {op.a, op.b} - {""}
+    read_names = {op.a, op.b, op.rcond} - {""}
     if lifter.guards:  # inside a data-dependent if: runs where its condition holds
         body = (rg.IfElse(guard_expr(lifter.guards, lifter.expressions(scope)), body),)
-        reads = [(text, None) for text in outputs]
-        read_names |= {op.pivots, op.info, op.sign, op.logdet} - {""}
-    written = tuple(sorted({op.a, op.b, op.pivots, op.info, op.sign, op.logdet} - {""}))
+        reads += [(text, None) for text in outputs]
+        read_names |= set(op.outputs())
+    written = tuple(sorted(op.outputs()))
     region = rg.Region(body=body, reason=f"LAPACK {op.symbol} for {op.call}", line=lifter.source.span(node).line,
                        reads=tuple(sorted(read_names)), writes=written)
     return [lifter.add_region(node, region, scope, reads, [(text, None) for text in outputs])]

@@ -72,7 +72,9 @@ class LapackEmitter:
         n = self.int32(self.cg.exprs.emit(op.n))
         a = self.pointer(op.a, op.dtype)
         info = self.cg.alloca_builder.alloca(_I32)
-        if op.routine == "potrf":
+        if op.routine == "gelsd":
+            self.gelsd(op, n, a, info)
+        elif op.routine == "potrf":
             args = [self.slot(_I8, ll.Constant(_I8, ord("L"))), n, a, self.leading(op.a, op.n), info]
         elif op.routine == "getrf":
             args = [n, n, a, self.leading(op.a, op.n), self.pointer(op.pivots, "int32"), info]
@@ -80,10 +82,49 @@ class LapackEmitter:
             ldb = self.leading(op.b, op.n) if op.b_rank == 2 else self.at_least_one(op.n)
             args = [n, self.int32(self.cg.exprs.emit(op.nrhs)), a, self.leading(op.a, op.n),
                     self.pointer(op.pivots, "int32"), self.pointer(op.b, op.dtype), ldb, info]
-        self.b.call(self.declare(op, [arg.type for arg in args]), args)
+        if op.routine != "gelsd":
+            self.b.call(self.declare(op, [arg.type for arg in args]), args)
         self.b.store(self.b.sext(self.b.load(info), _I64), self.cg.arrays[op.info][0])
         if op.routine == "getrf":
             self.regions.emit(op.slogdet())
+
+    def gelsd(self, op: rg.Lapack, n, a, info) -> None:
+        """``dgelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info)`` as NumPy
+        calls it: a workspace query first (lwork = -1), then the optimal workspaces (malloc'd for
+        the call, freed after) and the call; the rank stored as int64."""
+        assert op.m is not None, "gelsd has m rows"
+        b = self.b
+        rank = self.cg.alloca_builder.alloca(_I32)
+        lwork = self.slot(_I32, ll.Constant(_I32, -1))
+        work_query, iwork_query = self.cg.alloca_builder.alloca(_REALS[op.dtype]), self.cg.alloca_builder.alloca(_I32)
+        rcond = b.bitcast(self.cg.arrays[op.rcond][0], _REALS[op.dtype].as_pointer())
+        head = [self.int32(self.cg.exprs.emit(op.m)), n, self.int32(self.cg.exprs.emit(op.nrhs)), a,
+                self.leading(op.a, op.n), self.pointer(op.b, op.dtype), self.leading(op.b, op.n),
+                self.pointer(op.s, op.dtype), rcond, rank]
+        routine = self.declare(op, [arg.type for arg in head + [work_query, lwork, iwork_query, info]])
+        b.call(routine, head + [work_query, lwork, iwork_query, info])
+        one = ll.Constant(_I32, 1)
+        words = b.fptosi(b.load(work_query), _I32)  # NumPy: (fortran_int)work_size_query
+        words = b.select(b.icmp_signed(">", words, one), words, one)
+        ints = b.load(iwork_query)
+        ints = b.select(b.icmp_signed(">", ints, one), ints, one)
+        b.store(words, lwork)
+        work = self.malloc(b.mul(b.sext(words, _I64), ll.Constant(_I64, 8)))
+        iwork = self.malloc(b.mul(b.sext(ints, _I64), ll.Constant(_I64, 4)))
+        b.call(routine, head + [b.bitcast(work, _REALS[op.dtype].as_pointer()), lwork,
+                                b.bitcast(iwork, _I32.as_pointer()), info])
+        for block in (work, iwork):
+            b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [block])
+        b.store(b.sext(b.load(rank), _I64), self.cg.arrays[op.rank][0])
+
+    def malloc(self, size):
+        return self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
+
+    def libc(self, name: str, result, params: list):
+        module = self.cg.module
+        if name in module.globals:
+            return module.globals[name]
+        return ll.Function(module, ll.FunctionType(result, params), name=name)
 
     def pointer(self, array: str, dtype: str):
         base = self.cg.arrays[array][0]

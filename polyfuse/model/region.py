@@ -117,12 +117,13 @@ class Matmul:
 
 
 #: The call the NumPy frontend writes for an ``np.linalg`` routine (frontend.array_lapack; a name
-#: no kernel can use, frontend.lift turns it into a ``Lapack``): ``LAPACK_CALL(routine, call, dtype,
-#: a, n, b, nrhs, pivots, info, sign, logdet)``, arrays and scalars by name ("" where absent).
+#: no kernel can use, frontend.lift turns it into a ``Lapack``): ``LAPACK_CALL(routine="gesv", a=..., n=...,
+#: ...)``, every field a keyword (frontend.opaque.lapack_parts), arrays and scalars by name.
 LAPACK_CALL = "_polyfuse_lapack"
 
 #: The LAPACK routines (without their s/d letter) and the NumPy function each serves.
-LAPACK_ROUTINES = {"potrf": "np.linalg.cholesky", "gesv": "np.linalg.solve", "getrf": "np.linalg.slogdet"}
+LAPACK_ROUTINES = {"potrf": "np.linalg.cholesky", "gesv": "np.linalg.solve", "getrf": "np.linalg.slogdet",
+                   "gelsd": "np.linalg.lstsq"}
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,15 @@ class Lapack:
     pivots: str = ""  # int32, 1-based, as LAPACK writes them
     sign: str = ""
     logdet: str = ""
+    m: ir.Expr | None = None  # gelsd: ``a`` is ``m x n`` column-major (``a[j, i]``, ``n`` rows of ``m``)
+    s: str = ""  # gelsd: the singular values (min(m, n) of them)
+    rank: str = ""  # gelsd: the effective rank (an int64 local)
+    rcond: str = ""  # gelsd: the float64 local of the cut-off (singular values below rcond * largest are 0)
+
+    def outputs(self) -> tuple[str, ...]:
+        """The buffers and scalars the routine writes (whole)."""
+        return tuple(name for name in (self.a, self.b, self.pivots, self.info, self.sign, self.logdet, self.s,
+                                       self.rank) if name)
 
     @property
     def symbol(self) -> str:
@@ -191,6 +201,13 @@ class Lapack:
         if self.routine == "getrf":
             return [f"{self.sign}[()], {self.logdet}[()] = _np.linalg.slogdet({matrix})",
                     f"{self.info}[()] = 0"]
+        if self.routine == "gelsd":
+            assert self.m is not None, "gelsd has m rows"
+            m, k = ir.to_python(self.m), ir.to_python(self.nrhs)
+            call = (f"_pf_x, _pf_res, {self.rank}[()], {self.s}[:min({m}, {n})] = _np.linalg.lstsq("
+                    f"{self.a}[:{n}, :{m}].T, {self.b}[:{k}, :{m}].T, rcond={self.rcond}[()])")
+            return ["try:", f"    {call}", f"    {self.b}[:{k}, :{n}].T[...] = _pf_x", f"    {self.info}[()] = 0",
+                    "except _np.linalg.LinAlgError:", f"    {self.info}[()] = 1"]
         if self.routine == "potrf":
             work = f"{matrix}[...] = _np.where(_np.tri({n}, dtype=bool), _np.linalg.cholesky({matrix}), {matrix})"
         else:
@@ -252,6 +269,8 @@ def expressions(body: tuple[Op, ...]):
         elif isinstance(op, Lapack):
             yield op.n
             yield op.nrhs
+            if op.m is not None:
+                yield op.m
 
 
 def render(body: tuple[Op, ...], depth: int = 0) -> list[str]:

@@ -1,5 +1,5 @@
-"""Dense linear algebra as NumPy users write it: np.linalg.cholesky, solve, inv, det and slogdet
-inside larger array programs (Gaussian processes, Newton's method, regression, likelihoods).
+"""Dense linear algebra as NumPy users write it: np.linalg.cholesky, solve, inv, det, slogdet and
+lstsq inside larger array programs (Gaussian processes, Newton's method, regression, likelihoods).
 
 Each routine runs on the same LAPACK routine NumPy calls, on the same column-major copy; the
 statements around it are polyfuse's (products on BLAS or as loops, fused element-wise code), so
@@ -62,6 +62,16 @@ def whiten(A, Z):
     return Z @ L.T
 
 
+def quadratic_fit(x, y):
+    """A least-squares polynomial fit (gelsd, as np.linalg.lstsq) and its residual vector."""
+    X = np.empty((x.shape[0], 3))
+    X[:, 0] = 1.0
+    X[:, 1] = x
+    X[:, 2] = x * x
+    coef, res, rank, sv = np.linalg.lstsq(X, y, rcond=None)
+    return X @ coef - y, rank, sv
+
+
 def _spd(rng, n):
     M = rng.random((n, n))
     return M @ M.T + n * np.eye(n)
@@ -74,4 +84,5 @@ CASES = [
     Case("gaussian_loglik", gaussian_loglik, lambda r: (_spd(r, 6), r.random(6) - 0.5)),
     Case("volumes", volumes, lambda r: (r.random((4, 5, 5)), np.zeros(4))),
     Case("whiten", whiten, lambda r: (_spd(r, 6), r.random((5, 6)))),
+    Case("quadratic_fit", quadratic_fit, lambda r: (r.random(11) * 4, r.random(11))),
 ]

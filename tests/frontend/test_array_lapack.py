@@ -226,6 +226,30 @@ def test_numpy_errors(target):
     assert polyfuse.kernel(log_determinant, target=target)(np.zeros((2, 2)))[0] == 0.0  # NumPy: (0, -inf)
 
 
+def least_squares(A, b):
+    x, res, rank, sv = np.linalg.lstsq(A, b)
+    return x + 1, rank, sv
+
+
+def least_squares_columns(A, B, cut):
+    return np.linalg.lstsq(A, B, rcond=cut)[0], np.linalg.lstsq(A, B, cut)[2]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(9, 4), (4, 9), (0, 3)])
+def test_lstsq(target, shape):
+    A, b, B = RNG.standard_normal(shape), RNG.standard_normal(shape[0]), RNG.standard_normal((shape[0], 2))
+    for fn, args in [(least_squares, (A, b)), (least_squares, (A.astype(np.float32), b.astype(np.float32))),
+                     (least_squares_columns, (A, B, 1e-3))]:
+        got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+            assert np.shape(g) == np.shape(w)
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    deficient = np.ones((6, 3))  # rank 1: gelsd's minimum-norm solution, rank from rcond
+    assert polyfuse.kernel(least_squares, target=target)(deficient, b[:6] if shape[0] >= 6 else np.ones(6))[1] == 1
+
+
 def test_explain_names_the_lapack_routine():
     report = polyfuse.kernel(cholesky_chain).explain(_spd(4, "float32")).to_dict()
     kept = [r["why"] for r in report["kept as written"]]
@@ -234,8 +258,13 @@ def test_explain_names_the_lapack_routine():
     assert [r["why"] for r in report["kept as written"]].count("LAPACK dgesv for np.linalg.solve") == 2
 
 
-def lstsq(A, b):
-    return np.linalg.lstsq(A, b)[0]
+def residuals(A, b):
+    x, res, rank, sv = np.linalg.lstsq(A, b)
+    return res
+
+
+def qr_factor(A):
+    return np.linalg.qr(A)[0]
 
 
 def complex_inverse(A):
@@ -255,8 +284,9 @@ def slogdet_whole(A):
 
 
 @pytest.mark.parametrize("fn, args, message", [
-    (slogdet_whole, (np.eye(3),), "unpack it first"),
-    (lstsq, (np.eye(3), np.ones(3)), r"np.linalg.lstsq\(\) is not supported"),
+    (slogdet_whole, (np.eye(3),), "unpack it into names first"),
+    (residuals, (np.eye(3), np.ones(3)), "residuals of np.linalg.lstsq"),
+    (qr_factor, (np.eye(3),), r"np.linalg.qr\(\) is not supported"),
     (complex_inverse, (np.eye(3, dtype=complex),), "complex arrays"),
     (stacked, (np.ones((2, 3, 3)),), "stack of matrices"),
 ])
