@@ -68,27 +68,33 @@ class LapackEmitter:
     def emit(self, op: rg.Lapack) -> None:
         if not lapack_pointers():
             raise UnsupportedError(f"{op.call}() runs on LAPACK from scipy.linalg.cython_lapack, which is not "
-                                   "installed here; install scipy, or use target='python'", None, op.call)
+                                   "installed here; install scipy, or use target='python'", self.regions.span, op.call)
         n = self.int32(self.cg.exprs.emit(op.n))
-        a = self.pointer(op.a, op.dtype)
         info = self.cg.alloca_builder.alloca(_I32)
-        if op.routine == "gelsd":
-            self.gelsd(op, n, a, info)
-        elif op.routine == "potrf":
-            args = [self.slot(_I8, ll.Constant(_I8, ord("L"))), n, a, self.leading(op.a, op.n), info]
-        elif op.routine == "getrf":
-            args = [n, n, a, self.leading(op.a, op.n), self.pointer(op.pivots, "int32"), info]
-        else:
-            ldb = self.leading(op.b, op.n) if op.b_rank == 2 else self.at_least_one(op.n)
-            args = [n, self.int32(self.cg.exprs.emit(op.nrhs)), a, self.leading(op.a, op.n),
-                    self.pointer(op.pivots, "int32"), self.pointer(op.b, op.dtype), ldb, info]
-        if op.routine != "gelsd":
-            self.b.call(self.declare(op, [arg.type for arg in args]), args)
+        {"potrf": self.potrf, "getrf": self.getrf, "gesv": self.gesv, "gelsd": self.gelsd}[op.routine](op, n, info)
         self.b.store(self.b.sext(self.b.load(info), _I64), self.cg.arrays[op.info][0])
-        if op.routine == "getrf":
+        if op.routine == "getrf":  # the scan reads info
             self.regions.emit(op.slogdet())
 
-    def gelsd(self, op: rg.Lapack, n, a, info) -> None:
+    def potrf(self, op: rg.Lapack, n, info) -> None:
+        """``dpotrf('L', n, a, lda, info)``."""
+        self.call(op, [self.slot(_I8, ll.Constant(_I8, ord("L"))), n, self.pointer(op.a, op.dtype),
+                       self.leading(op.a), info])
+
+    def getrf(self, op: rg.Lapack, n, info) -> None:
+        """``dgetrf(n, n, a, lda, ipiv, info)`` (:meth:`emit` adds NumPy's slogdet scan)."""
+        self.call(op, [n, n, self.pointer(op.a, op.dtype), self.leading(op.a), self.pointer(op.pivots, "int32"), info])
+
+    def gesv(self, op: rg.Lapack, n, info) -> None:
+        """``dgesv(n, nrhs, a, lda, ipiv, b, ldb, info)``; a vector ``b`` has ldb max(1, n)."""
+        ldb = self.leading(op.b) if op.b_rank == 2 else self.at_least_one(op.n)
+        self.call(op, [n, self.int32(self.cg.exprs.emit(op.nrhs)), self.pointer(op.a, op.dtype), self.leading(op.a),
+                       self.pointer(op.pivots, "int32"), self.pointer(op.b, op.dtype), ldb, info])
+
+    def call(self, op: rg.Lapack, args: list):
+        return self.b.call(self.declare(op, [arg.type for arg in args]), args)
+
+    def gelsd(self, op: rg.Lapack, n, info) -> None:
         """``dgelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info)`` as NumPy
         calls it: a workspace query first (lwork = -1), then the optimal workspaces (malloc'd for
         the call, freed after) and the call; the rank stored as int64."""
@@ -98,8 +104,8 @@ class LapackEmitter:
         lwork = self.slot(_I32, ll.Constant(_I32, -1))
         work_query, iwork_query = self.cg.alloca_builder.alloca(_REALS[op.dtype]), self.cg.alloca_builder.alloca(_I32)
         rcond = b.bitcast(self.cg.arrays[op.rcond][0], _REALS[op.dtype].as_pointer())
-        head = [self.int32(self.cg.exprs.emit(op.m)), n, self.int32(self.cg.exprs.emit(op.nrhs)), a,
-                self.leading(op.a, op.n), self.pointer(op.b, op.dtype), self.leading(op.b, op.n),
+        head = [self.int32(self.cg.exprs.emit(op.m)), n, self.int32(self.cg.exprs.emit(op.nrhs)),
+                self.pointer(op.a, op.dtype), self.leading(op.a), self.pointer(op.b, op.dtype), self.leading(op.b),
                 self.pointer(op.s, op.dtype), rcond, rank]
         routine = self.declare(op, [arg.type for arg in head + [work_query, lwork, iwork_query, info]])
         b.call(routine, head + [work_query, lwork, iwork_query, info])
@@ -130,7 +136,7 @@ class LapackEmitter:
         base = self.cg.arrays[array][0]
         return self.b.bitcast(base, (_I32 if dtype == "int32" else _REALS[dtype]).as_pointer())
 
-    def leading(self, array: str, n):
+    def leading(self, array: str):
         """The leading dimension of a local holding a column-major matrix: its row stride (at
         least 1, as LAPACK requires even of an empty matrix)."""
         stride = self.cg.arrays[array][1][0]

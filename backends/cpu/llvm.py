@@ -598,7 +598,7 @@ class KernelCodegen:
         for name, arg in zip(names, node.args):
             self.values[name] = self.exprs.emit(arg)
         if stmt.region is not None:  # a loop kept as written
-            RegionEmitter(self).emit(stmt.region.body)
+            RegionEmitter(self, stmt.span).emit(stmt.region.body)
             for name, old in saved.items():
                 self._restore(name, old)
             return

@@ -24,8 +24,9 @@ _I64 = ll.IntType(64)
 class RegionEmitter:
     """Emits region operations with the builder, values and arrays of a ``KernelCodegen``."""
 
-    def __init__(self, cg) -> None:
+    def __init__(self, cg, span=None) -> None:
         self.cg = cg
+        self.span = span  # the statement's, for errors
         self.loops: list[tuple[ll.Block, ll.Block]] = []  # (continue target, break target)
 
     @property

@@ -298,3 +298,12 @@ def test_refused_clearly(fn, args, message):
 def test_cuda_refuses_naming_the_call():
     with pytest.raises(UnsupportedError, match=r"LAPACK dgesv for np.linalg.inv .*target='cuda'"):
         polyfuse.kernel(into_argument, target="cuda")(_spd(3), np.zeros((3, 3)))
+
+
+def test_cpu_without_scipys_lapack_refuses_naming_the_call(monkeypatch):
+    from polyfuse.backends.cpu import lapack
+    monkeypatch.setattr(lapack, "lapack_pointers", lambda: {})
+    with pytest.raises(UnsupportedError, match=r"np.linalg.cholesky\(\) runs on LAPACK from scipy") as info:
+        polyfuse.kernel(plain_cholesky, cache=False)(np.eye(3) * 3.0 + 0.5)  # a fresh compile
+    assert "return np.linalg.cholesky(A)" in str(info.value)
+
