@@ -1657,7 +1657,7 @@ class Lowering:
                 and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np":
             if name == "norm":
                 return self.norm(node)
-            if self.products.linalg is not None:  # cholesky, inv, solve, det on LAPACK
+            if self.products.linalg is not None:  # cholesky, inv, solve, det, ... on LAPACK
                 return self.products.linalg(self, node, name)
             raise self.error(node, f"np.linalg.{name}() is not supported; write the loops, or call it outside "
                              "the kernel", "np.linalg")

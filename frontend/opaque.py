@@ -412,10 +412,11 @@ def lapack_op(parts: dict, size) -> rg.Lapack:
 
 
 def lift_lapack(lifter, node: ast.Expr, scope) -> list:
-    """The routine as one statement whose body is a ``Lapack``.  It reads its input buffers
-    whole and writes every buffer and scalar it is given whole (exact: LAPACK overwrites the
-    leading ``n x n`` / ``nrhs x n`` block of each); inside a data-dependent if, its writes are
-    may-writes, so they are read too (as for any region)."""
+    """The routine as one statement whose body is a ``Lapack``.  It reads its inputs (``a``,
+    ``b``, ``rcond``) and writes every buffer and scalar it is given, each over the block LAPACK
+    uses (``a``: ``n x m``, ``b``: ``nrhs x b_cols`` or ``n``; buffers allocated at their largest
+    over enclosing loops hold more); inside a data-dependent if, its writes are may-writes, so they
+    are read too (as for any region)."""
     call = node.value
     assert isinstance(call, ast.Call)
     parts = lapack_parts(call)
