@@ -1,4 +1,5 @@
-"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, slogdet, on LAPACK.
+"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, slogdet and
+lstsq, on LAPACK.
 
 Called by :class:`frontend.arrays.Lowering` for ``np.linalg.<name>(...)`` (frontend.lift hands it
 :func:`lower_linalg` in the ProductRules, so this module builds on arrays.py without an import
@@ -7,7 +8,7 @@ circle).  Each call is lowered as NumPy's umath_linalg runs it:
     L = np.linalg.cholesky(A)   ->   for pf_i1 in range(A.shape[0]):        # NumPy's linearize:
                                          for pf_i2 in range(A.shape[0]):    # Fortran order
                                              pf_la3[pf_i2, pf_i1] = A[pf_i1, pf_i2]
-                                     _polyfuse_lapack('potrf', ..., pf_la3, ..., pf_info4, ...)
+                                     _polyfuse_lapack(routine='potrf', a=pf_la3, info=pf_info4, ...)
                                      assert pf_info4 == 0, ('LinAlgError', 'Matrix is not positive definite')
                                      L[i, j] = pf_la3[j, i] if j <= i else 0     # wherever L is read
 
