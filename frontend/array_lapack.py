@@ -77,18 +77,8 @@ def lstsq_parts(lw: Lowering, node: ast.Call) -> tuple[View | None, ...]:
     result = _dtype(lw, node, "lstsq", (a, b))
     m, n = a.extents
     _equal(lw, node, b.extents[0], m, "lstsq")
-    work = lw.fresh("la")
-    lw.allocate(work, (n, m), WORK)
-    lw.pre.extend(lw.nest((m, n), lambda k: [ast.Assign([_store(_at(work, (k[1], k[0])))], a.element(k))]))
     k = const(1) if b.rank == 1 else b.extents[1]
-    rows = m + n  # at least max(m, n): gelsd reads b's m rows and writes x's n rows there
-    rhs = lw.fresh("lb")
-    lw.allocate(rhs, (k, rows), WORK)
-    lw.pre.extend(lw.nest((k, rows), lambda ix: [ast.Assign([_store(_at(rhs, ix))], _number(0))]))
-    if b.rank == 1:
-        lw.pre.extend(lw.nest((m,), lambda ix: [ast.Assign([_store(_at(rhs, (const(0), ix[0])))], b.element(ix))]))
-    else:
-        lw.pre.extend(lw.nest((m, k), lambda ix: [ast.Assign([_store(_at(rhs, (ix[1], ix[0])))], b.element(ix))]))
+    work, rhs, rows = _fortran_copy_of(lw, a, m, n), _least_squares_rhs(lw, b, m, n, k), m + n
     values = lw.fresh("ls")
     lw.allocate(values, (n,), WORK)  # min(m, n) of them are written
     info, rank, cut = _scalar(lw, "info", "int64"), _scalar(lw, "rank", "int64"), _scalar(lw, "rcond", WORK)
@@ -105,6 +95,27 @@ def lstsq_parts(lw: Lowering, node: ast.Call) -> tuple[View | None, ...]:
     rank_view = View((), VType("int32", False), lambda idx: ast.Call(int32, [ast.Name(rank, ast.Load())], []))
     singular = View((smin(m, n),), vtype, lambda idx: _as(result, _at(values, idx)))
     return x, None, rank_view, singular
+
+
+def _fortran_copy_of(lw: Lowering, a: View, m: Sym, n: Sym) -> str:
+    """The ``m x n`` matrix ``a`` in a fresh ``n x m`` local: column-major for LAPACK."""
+    work = lw.fresh("la")
+    lw.allocate(work, (n, m), WORK)
+    lw.pre.extend(lw.nest((m, n), lambda k: [ast.Assign([_store(_at(work, (k[1], k[0])))], a.element(k))]))
+    return work
+
+
+def _least_squares_rhs(lw: Lowering, b: View, m: Sym, n: Sym, k: Sym) -> str:
+    """gelsd's right-hand sides: ``k`` columns of ``m + n`` rows (at least max(m, n): it reads
+    ``b``'s ``m`` rows and writes the solution's ``n`` there), zeros below ``b``."""
+    rhs = lw.fresh("lb")
+    lw.allocate(rhs, (k, m + n), WORK)
+    lw.pre.extend(lw.nest((k, m + n), lambda ix: [ast.Assign([_store(_at(rhs, ix))], _number(0))]))
+    if b.rank == 1:
+        lw.pre.extend(lw.nest((m,), lambda ix: [ast.Assign([_store(_at(rhs, (const(0), ix[0])))], b.element(ix))]))
+    else:
+        lw.pre.extend(lw.nest((m, k), lambda ix: [ast.Assign([_store(_at(rhs, (ix[1], ix[0])))], b.element(ix))]))
+    return rhs
 
 
 def _lstsq_operands(lw: Lowering, node: ast.Call) -> tuple[View, View, ast.expr]:
@@ -258,10 +269,7 @@ def _dtype(lw: Lowering, node: ast.Call, name: str, views: tuple[View, ...]) -> 
 def _fortran_copy(lw: Lowering, a: View, n: Sym) -> str:
     """``a``'s values in a fresh local, transposed: column-major for LAPACK (NumPy's linearize).
     LAPACK overwrites it, never the operand."""
-    work = lw.fresh("la")
-    lw.allocate(work, (n, n), WORK)
-    lw.pre.extend(lw.nest((n, n), lambda k: [ast.Assign([_store(_at(work, (k[1], k[0])))], a.element(k))]))
-    return work
+    return _fortran_copy_of(lw, a, n, n)
 
 
 def _gesv(lw: Lowering, call: str, result: str, work: str, n: Sym, rhs: str, rank: int, nrhs: Sym) -> View:
