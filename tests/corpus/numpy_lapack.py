@@ -72,6 +72,12 @@ def quadratic_fit(x, y):
     return X @ coef - y, rank, sv
 
 
+def cholesky_in_place(A):
+    """The factor written over its matrix, the strict upper triangle kept (npbench's cholesky2
+    form): the right-hand side reads A before the store writes it."""
+    A[:] = np.linalg.cholesky(A) + np.triu(A, k=1)
+
+
 def _spd(rng, n):
     M = rng.random((n, n))
     return M @ M.T + n * np.eye(n)
@@ -85,4 +91,5 @@ CASES = [
     Case("volumes", volumes, lambda r: (r.random((4, 5, 5)), np.zeros(4))),
     Case("whiten", whiten, lambda r: (_spd(r, 6), r.random((5, 6)))),
     Case("quadratic_fit", quadratic_fit, lambda r: (r.random(11) * 4, r.random(11))),
+    Case("cholesky_in_place", cholesky_in_place, lambda r: (_spd(r, 9),)),
 ]
