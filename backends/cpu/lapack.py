@@ -48,8 +48,13 @@ def lapack_pointers() -> dict[str, int]:
 
 
 def register_symbols(llvm) -> None:
-    """Make the routines known to the JIT linker (before a module using them is finalised)."""
-    for name, address in lapack_pointers().items():
+    """Make the routines known to the JIT linker (before a module using them is finalised); a
+    kernel from the disk cache that calls them cannot load where SciPy's LAPACK is missing."""
+    found = lapack_pointers()
+    if not found:
+        raise UnsupportedError("this kernel calls LAPACK (np.linalg) from scipy.linalg.cython_lapack, which is not "
+                               "installed here; install scipy, or use target='python'")
+    for name, address in found.items():
         llvm.add_symbol(name, address)
 
 

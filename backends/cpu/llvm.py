@@ -324,7 +324,7 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
     triple = _initialize()
     if BLAS_PREFIX in artifact.optimized_ir:
         register_blas(llvm)
-    if LAPACK_PREFIX in artifact.optimized_ir:
+    if LAPACK_PREFIX in artifact.optimized_ir:  # a cached kernel that calls LAPACK needs it here too
         register_lapack(llvm)
     parsed = llvm.parse_assembly(artifact.optimized_ir)
     engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple))

@@ -307,3 +307,12 @@ def test_cpu_without_scipys_lapack_refuses_naming_the_call(monkeypatch):
         polyfuse.kernel(plain_cholesky, cache=False)(np.eye(3) * 3.0 + 0.5)  # a fresh compile
     assert "return np.linalg.cholesky(A)" in str(info.value)
 
+
+def test_a_cached_lapack_kernel_without_scipys_lapack_refuses(monkeypatch):
+    from polyfuse.backends.cpu import lapack
+    A = _spd(3)
+    polyfuse.kernel(plain_det)(A)  # compiled, and stored in the disk cache
+    monkeypatch.setattr(lapack, "lapack_pointers", lambda: {})
+    with pytest.raises(UnsupportedError, match="LAPACK.*scipy.linalg.cython_lapack"):  # cached or compiled again
+        polyfuse.kernel(plain_det)(A)  # a new kernel object loads the cached code
+
