@@ -40,6 +40,7 @@ import numpy as np
 
 from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
 
+from .array_lapack import linalg_parts, lower_linalg
 from .array_sparse import sparse_product
 from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
 from .checker import module_of, reassociable
@@ -608,7 +609,8 @@ def _join(lw: Lowering, node: ast.AST, a: Sym, b: Sym, broadcast: bool, what: st
     return a
 
 
-PRODUCT_RULES = ProductRules(lower_product, store_product)
-PRODUCT_RULES_BLAS = ProductRules(lower_product, store_product, blas=True)
+PRODUCT_RULES = ProductRules(lower_product, store_product, linalg=lower_linalg, linalg_parts=linalg_parts)
+PRODUCT_RULES_BLAS = ProductRules(lower_product, store_product, blas=True, linalg=lower_linalg,
+                                  linalg_parts=linalg_parts)
 
 __all__ = ["PRODUCT_RULES", "PRODUCT_RULES_BLAS", "Contraction", "contract", "lower_product", "store_product"]

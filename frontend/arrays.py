@@ -60,6 +60,8 @@ from .types import bitwise as bitwise_type
 NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kernel's globals)
 UNKNOWN = VType("unknown", True)
 _DTYPES = FLOATS + INTS + ("bool",) + COMPLEX  # dtypes of kernel arrays
+#: np.linalg calls that return several values, and NumPy's names for them (slogdet's are fields too)
+LINALG_TUPLES = {"slogdet": ("sign", "logabsdet"), "lstsq": ("x", "residuals", "rank", "s")}
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
                "mean": "mean"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
@@ -276,6 +278,9 @@ class ProductRules:
     value: Callable[[Lowering, ast.expr], View | None]  # a @ b, np.dot(...), ...; None for other nodes
     store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = product, in place
     blas: bool = False  # matrix products kept whole (model/region.py Matmul) rather than lowered to loops
+    linalg: Callable[[Lowering, ast.Call, str], View] | None = None  # np.linalg.<name>(...): frontend/array_lapack.py
+    # np.linalg calls of several values (LINALG_TUPLES): each value, None for one polyfuse cannot give
+    linalg_parts: Callable[[Lowering, ast.Call, str], tuple[View | None, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -532,6 +537,11 @@ class Lowering:
         temporary is returned as the array its name means now; a view of an argument (``return
         x.T``) as that view, made per call (``argument_view``); any other view as a copy."""
         assert stmt.value is not None
+        name = self.linalg_tuple(stmt.value)
+        if name is not None:
+            fields = ", ".join(LINALG_TUPLES[name])
+            raise self.error(stmt.value, f"return np.linalg.{name}(...) itself (NumPy returns a tuple of {fields}); "
+                             f"unpack it into names first and return those", "np.linalg")
         if _is_numpy_call(stmt.value, "histogram", self.globals):  # return np.histogram(...): both arrays
             names = [self.fresh("ret"), self.fresh("ret")]
             unpack = ast.copy_location(ast.Assign([ast.copy_location(ast.Tuple(
@@ -638,6 +648,9 @@ class Lowering:
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
                 and _is_numpy_call(stmt.value, "histogram", self.globals):
             return self.unpack_histogram(stmt, target)
+        if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
+                and self.linalg_tuple(stmt.value) is not None:
+            return self.unpack_linalg(stmt, target)
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
@@ -1249,6 +1262,8 @@ class Lowering:
         return scalar(node, self.scalars.get(node.id, UNKNOWN))
 
     def _Attribute(self, node: ast.Attribute) -> View:
+        if self.linalg_tuple(node.value) is not None:
+            return self.linalg_part(node.value, node.attr)
         if node.attr == "T":
             inner = self.value(node.value)
             if inner.rank > 0:
@@ -1289,6 +1304,8 @@ class Lowering:
         return None
 
     def _Subscript(self, node: ast.Subscript) -> View:
+        if self.linalg_tuple(node.value) is not None:
+            return self.linalg_part(node.value, _int_const(node.slice))
         if _is_numpy_call(node.value, "histogram", self.globals):
             part = _int_const(node.slice)
             if part not in (0, 1, -1, -2):
@@ -1640,6 +1657,8 @@ class Lowering:
                 and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np":
             if name == "norm":
                 return self.norm(node)
+            if self.products.linalg is not None:  # cholesky, inv, solve, det, ... on LAPACK
+                return self.products.linalg(self, node, name)
             raise self.error(node, f"np.linalg.{name}() is not supported; write the loops, or call it outside "
                              "the kernel", "np.linalg")
         if module == "np" and name in _BINARY_UFUNCS and len(node.args) == 2 and not node.keywords:
@@ -2496,6 +2515,58 @@ class Lowering:
             assert isinstance(name, ast.Name)
             part = ast.copy_location(ast.Assign([ast.Name(name.id, ast.Store())], stmt.value), stmt)
             out += self.bind_name(part, name.id, view)
+        return out
+
+    def linalg_tuple(self, node: ast.expr) -> str | None:
+        """The name of an ``np.linalg`` call that returns several values (LINALG_TUPLES), or None."""
+        func = node.func if isinstance(node, ast.Call) else None
+        if (isinstance(func, ast.Attribute) and func.attr in LINALG_TUPLES and isinstance(func.value, ast.Attribute)
+                and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np"
+                and self.products.linalg_parts is not None):
+            return func.attr
+        return None
+
+    def linalg_part(self, node: ast.expr, part: int | str | None) -> View:
+        """``np.linalg.slogdet(A)[1]``, ``.logabsdet``, ``np.linalg.lstsq(A, b)[0]`` (frontend/array_lapack.py)."""
+        assert isinstance(node, ast.Call) and self.products.linalg_parts is not None
+        name = self.linalg_tuple(node)
+        assert name is not None
+        fields = LINALG_TUPLES[name]
+        count = len(fields)
+        if isinstance(part, str):
+            position = fields.index(part) if name == "slogdet" and part in fields else None
+        else:
+            position = part % count if part is not None and -count <= part < count else None
+        if position is None:
+            raise self.error(node, f"np.linalg.{name}(...) indexed other than by a constant position in its "
+                             f"{count} values ({', '.join(fields)})", "np.linalg")
+        view = self.products.linalg_parts(self, node, name)[position]
+        if view is None:
+            raise self.error(node, f"the {fields[position]} of np.linalg.{name}() (its shape depends on the data)",
+                             "np.linalg")
+        return view
+
+    def unpack_linalg(self, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt]:
+        """``sign, logdet = np.linalg.slogdet(A)``, ``x, res, rank, sv = np.linalg.lstsq(A, b)``: one
+        call, each value bound like ``name = value``; a value polyfuse cannot give (lstsq's residuals)
+        only to a name nothing reads."""
+        assert isinstance(stmt.value, ast.Call) and self.products.linalg_parts is not None
+        name = self.linalg_tuple(stmt.value)
+        assert name is not None
+        fields = LINALG_TUPLES[name]
+        if len(target.elts) != len(fields) or not all(isinstance(t, ast.Name) for t in target.elts):
+            raise self.error(stmt, f"np.linalg.{name}() returns {len(fields)} values ({', '.join(fields)}): unpack "
+                             f"it into {len(fields)} names", "np.linalg")
+        out: list[ast.stmt] = []
+        for elt, view, field in zip(target.elts, self.products.linalg_parts(self, stmt.value, name), fields):
+            assert isinstance(elt, ast.Name)
+            if view is None:
+                if self.loads[elt.id]:
+                    raise self.error(elt, f"reading the {field} of np.linalg.{name}() (its shape depends on the "
+                                     "data); unpack it into a name nothing reads", "np.linalg")
+                continue
+            part = ast.copy_location(ast.Assign([ast.Name(elt.id, ast.Store())], stmt.value), stmt)
+            out += self.bind_name(part, elt.id, view)
         return out
 
     def filled(self, node: ast.Call, name: str) -> View:

@@ -14,7 +14,7 @@ from typing import NoReturn, TypeGuard
 import numpy as np
 
 from polyfuse.errors import UnsupportedError
-from polyfuse.model.region import MATMUL_CALL
+from polyfuse.model.region import LAPACK_CALL, MATMUL_CALL
 
 from . import scalars
 from .allocation import ALLOCATORS
@@ -95,7 +95,7 @@ def module_of(node: ast.AST, globals_: dict) -> str | None:
 
 def assert_message(msg: ast.expr | None) -> tuple[str, str | None] | None:
     """The exception and message of an assert's ``msg``: a string literal (AssertionError), or
-    ``("ValueError", "...")``, which only the NumPy lowering writes (frontend.arrays checks the
+    ``("ValueError", "...")`` or ``("LinAlgError", "...")``, which only the NumPy lowering writes (frontend.arrays checks the
     user's messages first); None for anything else."""
     if msg is None:
         return "AssertionError", None
@@ -104,7 +104,7 @@ def assert_message(msg: ast.expr | None) -> tuple[str, str | None] | None:
     if isinstance(msg, ast.Tuple) and len(msg.elts) == 2 and all(
             isinstance(e, ast.Constant) and isinstance(e.value, str) for e in msg.elts):
         error, text = (str(e.value) for e in msg.elts if isinstance(e, ast.Constant))
-        return (error, text) if error == "ValueError" else None
+        return (error, text) if error in ("ValueError", "LinAlgError") else None
     return None
 
 
@@ -189,7 +189,7 @@ class SubsetChecker(ast.NodeVisitor):
         self.visit_expr(node.value)
 
     def stmt_Expr(self, node: ast.Expr, top: bool) -> None:
-        if is_matmul_call(node):  # written by frontend.array_linalg (lift refuses the name in user code)
+        if is_matmul_call(node) or is_lapack_call(node):  # written by the frontend (lift refuses the names)
             return
         if not (top and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
             self.fail(node, "expression statement (a call or value whose result is unused)")
@@ -360,6 +360,12 @@ def is_matmul_call(node: ast.stmt) -> bool:
     """``MATMUL_CALL(...)``: a product frontend.array_linalg kept whole for BLAS."""
     return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
             and isinstance(node.value.func, ast.Name) and node.value.func.id == MATMUL_CALL)
+
+
+def is_lapack_call(node: ast.stmt) -> bool:
+    """``LAPACK_CALL(...)``: an np.linalg routine frontend.array_lapack runs on LAPACK."""
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name) and node.value.func.id == LAPACK_CALL)
 
 
 def reassociable(update: ast.BinOp) -> ast.Call:

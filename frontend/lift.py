@@ -14,7 +14,7 @@ import islpy as isl
 
 from polyfuse.errors import SourceSpan, UnsupportedError
 from polyfuse.model import ir
-from polyfuse.model.region import MATMUL_CALL, Region
+from polyfuse.model.region import LAPACK_CALL, MATMUL_CALL, Region
 from polyfuse.model.schedule_tree import StmtNode, loop_of
 from polyfuse.model.scop import (
     Argument,
@@ -35,7 +35,7 @@ from .allocation import allocator_of, fill_nest, read_allocation
 from .array_joins import JOIN_RULES
 from .array_linalg import PRODUCT_RULES, PRODUCT_RULES_BLAS
 from .arrays import lower_arrays
-from .checker import NUMPY_ABS_CALL, REASSOC_CALL, check_subset, is_matmul_call, module_of
+from .checker import NUMPY_ABS_CALL, REASSOC_CALL, check_subset, is_lapack_call, is_matmul_call, module_of
 from .control import (
     Guard,
     access_text,
@@ -46,7 +46,7 @@ from .control import (
     lift_data_if,
 )
 from .expressions import ExpressionLifter
-from .opaque import bound_reason, kept_inside, lift_matmul, lift_region, own_jump
+from .opaque import bound_reason, kept_inside, lift_lapack, lift_matmul, lift_region, own_jump
 from .returns import lift_return
 from .rewrite import rewrite
 from .scalars import check_int_literals
@@ -142,6 +142,8 @@ class Lifter:
             assert isinstance(call, ast.Call)
             names = tuple(str(arg.value) for arg in call.args[6:] if isinstance(arg, ast.Constant))
             return lift_matmul(self, node, scope, Scope(scope.loop_vars + names, scope.domain))
+        if is_lapack_call(node):  # an np.linalg routine frontend.array_lapack runs on LAPACK
+            return lift_lapack(self, node, scope)
         return []  # a docstring (the checker allows nothing else)
 
     visit_Pass = visit_Expr
@@ -381,7 +383,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     ``blas``: NumPy matrix products that BLAS can run are kept whole (model/region.py Matmul)."""
     source = read_source(fn)
     for node in ast.walk(source.tree):
-        if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
+        if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, LAPACK_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
             raise source.error(node, f"the name {node.id} is reserved for polyfuse's generated code")
     globals_ = dict(fn.__globals__)
     source = unpack_parameters(source, arguments)  # a scipy.sparse matrix parameter -> its parts

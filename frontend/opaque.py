@@ -25,7 +25,7 @@ from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.scop import isl_name
 
-from .checker import assert_message, is_matmul_call
+from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .types import VType
 
@@ -86,6 +86,9 @@ def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) 
              if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
     reads += [(text, guard) for text, guard in builder.write_texts
               if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
+    routines = sorted({f"LAPACK {op.symbol} for {op.call}" for op in rg.ops(body) if isinstance(op, rg.Lapack)})
+    if routines:  # explain() names the routines run inside
+        reason = f"{reason} (runs {', '.join(routines)})"
     region = rg.Region(
         body=body, reason=reason, line=lifter.source.span(node).line,
         reads=tuple(sorted(builder.read_names)), writes=tuple(sorted(builder.written)), private=private,
@@ -127,6 +130,8 @@ class _RegionBuilder:
         """A product frontend.array_linalg kept whole (``MATMUL_CALL``), inside the kept loop: a
         region ``Matmul`` over the region's own variables (its operands read, its output written,
         as an assignment's are); a docstring is nothing."""
+        if is_lapack_call(node):
+            return self.lapack(node)
         if not is_matmul_call(node):
             return []
         call = node.value
@@ -153,6 +158,22 @@ class _RegionBuilder:
         variables = tuple(region_var(n) for n in names)
         return [rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
                           lifter.arrays[array].dtype)]
+
+    def lapack(self, node: ast.Expr) -> list:
+        """An np.linalg routine inside the kept loop (a Newton iteration in a ``while``): its
+        buffers read and written whole, as in :func:`lift_lapack`, its sizes computed where it runs."""
+        call = node.value
+        assert isinstance(call, ast.Call)
+        parts = lapack_parts(call)
+        op = lapack_op(parts, lambda node: self.exprs.coerce(self.exprs.convert(node), VType("int64", True)))
+        arrays = self.lifter.arrays
+        for name in (op.a, op.b, op.rcond):
+            if name:
+                self.exprs.read_texts.append((_whole(name, arrays[name]), self.guard()))
+        for name in op.outputs():
+            self.write_texts.append((_whole(name, arrays[name]), self.guard()))
+            self.written.add(name)
+        return [op]
 
     def _Break(self, node: ast.Break) -> list:
         return [rg.Break()]
@@ -264,6 +285,13 @@ class _RegionBuilder:
         return rg.Assign(array, index, self.exprs.coerce(value, VType(dtype, False)))
 
 
+def _whole(array: str, info) -> str:
+    """Every element of ``array`` in isl syntax."""
+    dims = [f"pf_o{d}" for d in range(info.rank)]
+    bounds = " and ".join(f"0 <= {d} < {e}" for d, e in zip(dims, info.extent_texts))
+    return f"{isl_name(array)}[{', '.join(dims)}]" + (f" : {bounds}" if bounds else "")
+
+
 def _unchecked(index: ir.Expr) -> ir.Expr:
     """A subscript without its run-time bounds check (``ir.Index``)."""
     return index.operand if isinstance(index, ir.Index) and not isinstance(index, ir.Check) else index
@@ -353,3 +381,69 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
                        reads=tuple(sorted({a_op.array, b_op.array} | ({out_op.array} if lifter.guards else set()))),
                        writes=(out_op.array,))
     return [lifter.add_region(node, region, scope, reads, [(out_text, None)])]
+
+
+# ---- np.linalg routines on LAPACK (model/region.py Lapack) -----------------------------------
+_LAPACK_SIZES = ("n", "m", "nrhs", "b_cols")
+_LAPACK_NAMES = ("a", "b", "pivots", "info", "sign", "logdet", "s", "rank", "rcond")
+
+
+def lapack_parts(call: ast.Call) -> dict:
+    """The keywords of a ``LAPACK_CALL`` frontend.array_lapack wrote: constants, buffer and
+    scalar names ("" where absent), and the size ASTs."""
+    found: dict = dict.fromkeys(_LAPACK_NAMES, "")
+    for kw in call.keywords:
+        value = kw.value
+        if kw.arg in _LAPACK_SIZES:
+            found[kw.arg] = value
+        elif isinstance(value, ast.Name):
+            found[kw.arg] = value.id
+        else:
+            assert isinstance(value, ast.Constant), "written by array_lapack"
+            found[kw.arg] = value.value
+    return found
+
+
+def lapack_op(parts: dict, size) -> rg.Lapack:
+    """The region operation of a LAPACK_CALL's ``parts``; ``size(ast)`` converts a size."""
+    names = {key: parts[key] for key in _LAPACK_NAMES if key not in ("a", "info")}
+    return rg.Lapack(parts["routine"], parts["call"], parts["dtype"], parts["a"], size(parts["n"]), parts["info"],
+                     m=size(parts["m"]), b_rank=parts["b_rank"], nrhs=size(parts["nrhs"]), **names)
+
+
+def lift_lapack(lifter, node: ast.Expr, scope) -> list:
+    """The routine as one statement whose body is a ``Lapack``.  It reads its inputs (``a``,
+    ``b``, ``rcond``) and writes every buffer and scalar it is given, each over the block LAPACK
+    uses (``a``: ``n x m``, ``b``: ``nrhs x b_cols`` or ``n``; buffers allocated at their largest
+    over enclosing loops hold more); inside a data-dependent if, its writes are may-writes, so they
+    are read too (as for any region)."""
+    call = node.value
+    assert isinstance(call, ast.Call)
+    parts = lapack_parts(call)
+    n, m, nrhs, b_cols = (lifter.affine(parts[key], scope) for key in _LAPACK_SIZES)
+    op = lapack_op(parts, lambda node: lifter.affine(node, scope).expr)
+
+    def whole(array: str, extents: tuple) -> str:
+        dims = [f"pf_o{d}" for d in range(len(extents))]
+        bounds = " and ".join(f"0 <= {d} < {e.text}" for d, e in zip(dims, extents))
+        return f"{isl_name(array)}[{', '.join(dims)}]" + (f" : {bounds}" if bounds else "")
+
+    inputs = [whole(op.a, (n, m))]
+    if op.b:
+        inputs.append(whole(op.b, (n,) if op.b_rank == 1 else (nrhs, b_cols)))
+    outputs = inputs + ([whole(op.pivots, (n,))] if op.pivots else [])
+    outputs += [_whole(op.s, lifter.arrays[op.s])] if op.s else []
+    outputs += [whole(name, ()) for name in (op.info, op.sign, op.logdet, op.rank) if name]
+    if op.rcond:
+        inputs.append(whole(op.rcond, ()))
+    body: tuple[rg.Op, ...] = (op,)
+    reads = [(text, None) for text in inputs]
+    read_names = {op.a, op.b, op.rcond} - {""}
+    if lifter.guards:  # inside a data-dependent if: runs where its condition holds
+        body = (rg.IfElse(guard_expr(lifter.guards, lifter.expressions(scope)), body),)
+        reads += [(text, None) for text in outputs]
+        read_names |= set(op.outputs())
+    written = tuple(sorted(op.outputs()))
+    region = rg.Region(body=body, reason=f"LAPACK {op.symbol} for {op.call}", line=lifter.source.span(node).line,
+                       reads=tuple(sorted(read_names)), writes=written)
+    return [lifter.add_region(node, region, scope, reads, [(text, None) for text in outputs])]

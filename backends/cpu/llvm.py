@@ -27,6 +27,8 @@ from llvmlite import ir as ll
 from polyfuse.backends.cpu import llvm_complex as cx
 from polyfuse.backends.cpu.blas import PREFIX as BLAS_PREFIX
 from polyfuse.backends.cpu.blas import register_symbols as register_blas
+from polyfuse.backends.cpu.lapack import PREFIX as LAPACK_PREFIX
+from polyfuse.backends.cpu.lapack import register_symbols as register_lapack
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
 from polyfuse.backends.cpu.parallel import (
     BARRIER_ABORT,
@@ -322,6 +324,8 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
     triple = _initialize()
     if BLAS_PREFIX in artifact.optimized_ir:
         register_blas(llvm)
+    if LAPACK_PREFIX in artifact.optimized_ir:  # a cached kernel that calls LAPACK needs it here too
+        register_lapack(llvm)
     parsed = llvm.parse_assembly(artifact.optimized_ir)
     engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple))
     if any(phase.is_region for phase in artifact.phases):
@@ -594,7 +598,7 @@ class KernelCodegen:
         for name, arg in zip(names, node.args):
             self.values[name] = self.exprs.emit(arg)
         if stmt.region is not None:  # a loop kept as written
-            RegionEmitter(self).emit(stmt.region.body)
+            RegionEmitter(self, stmt.span).emit(stmt.region.body)
             for name, old in saved.items():
                 self._restore(name, old)
             return

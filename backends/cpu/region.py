@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 from polyfuse.backends.cpu.blas import MatmulEmitter
+from polyfuse.backends.cpu.lapack import LapackEmitter
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, has_index
 
 from polyfuse.model import ir
@@ -23,8 +24,9 @@ _I64 = ll.IntType(64)
 class RegionEmitter:
     """Emits region operations with the builder, values and arrays of a ``KernelCodegen``."""
 
-    def __init__(self, cg) -> None:
+    def __init__(self, cg, span=None) -> None:
         self.cg = cg
+        self.span = span  # the statement's, for errors
         self.loops: list[tuple[ll.Block, ll.Block]] = []  # (continue target, break target)
 
     @property
@@ -111,6 +113,9 @@ class RegionEmitter:
 
     def emit_Matmul(self, op: rg.Matmul) -> None:
         MatmulEmitter(self).emit(op)
+
+    def emit_Lapack(self, op: rg.Lapack) -> None:
+        LapackEmitter(self).emit(op)
 
     def emit_IfElse(self, op: rg.IfElse) -> None:
         fn = self.cg.function

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from polyfuse.model import funcs
 
 INT = "int64"
@@ -149,13 +151,15 @@ class Check(Index):
     """An ``assert`` checked where it runs: ``operand`` is 0 where the test holds and 1 where
     it fails, which raises ``error(message)`` (no argument when ``message`` is None) instead
     of IndexError, by the same error flag (``extent`` is 1; ``array`` is empty).  ``error`` is
-    AssertionError for the user's asserts, ValueError for NumPy's own checks (np.histogram)."""
+    AssertionError for the user's asserts, ValueError for NumPy's own checks (np.histogram),
+    LinAlgError for np.linalg's (a singular matrix)."""
 
     message: str | None = None
     error: str = "AssertionError"  # a name in CHECK_ERRORS
 
 
-CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "ValueError": ValueError}
+CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "ValueError": ValueError,
+                                            "LinAlgError": np.linalg.LinAlgError}  # np.linalg's (frontend.array_lapack)
 
 
 Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast | Index

@@ -124,7 +124,108 @@ class Matmul:
                 f"{ir.to_python(self.cols)})")
 
 
-Op = Assign | While | ForRange | IfElse | Break | Continue | Matmul
+#: The call the NumPy frontend writes for an ``np.linalg`` routine (frontend.array_lapack; a name
+#: no kernel can use, frontend.lift turns it into a ``Lapack``): ``LAPACK_CALL(routine="gesv", a=..., n=...,
+#: ...)``, every field a keyword (frontend.opaque.lapack_parts), arrays and scalars by name.
+LAPACK_CALL = "_polyfuse_lapack"
+
+#: The LAPACK routines (without their s/d letter) and the NumPy function each serves.
+LAPACK_ROUTINES = {"potrf": "np.linalg.cholesky", "gesv": "np.linalg.solve", "getrf": "np.linalg.slogdet",
+                   "gelsd": "np.linalg.lstsq"}
+
+
+@dataclass(frozen=True)
+class Lapack:
+    """One LAPACK routine on kernel-local buffers, as NumPy's ``np.linalg`` calls it.
+
+    ``a`` holds an ``n x n`` matrix in Fortran's column-major order: element (i, j) at
+    ``a[j, i]`` of the row-major local (the frontend copied the operand in transposed, as NumPy
+    linearizes it); LAPACK overwrites it with its factor.  ``potrf`` ('L'): the lower Cholesky
+    factor in the lower triangle.  ``gesv``: ``b`` (``nrhs x n`` row-major, so column-major
+    ``n x nrhs``, or a vector of ``n``) overwritten by the solution of ``A X = B``.  ``getrf``:
+    the LU factors and, as NumPy's slogdet computes them from those, ``sign`` and ``logdet``
+    (:meth:`slogdet`).  ``info`` (an int64 local) is LAPACK's: 0, or > 0 for a matrix that is
+    not positive definite / singular (the frontend raises NumPy's LinAlgError from it).
+    """
+
+    routine: str  # a key of LAPACK_ROUTINES
+    call: str  # the NumPy function the user wrote, for explain() and messages
+    dtype: str  # float64: np.linalg runs the d routines for every real dtype (the result is cast after)
+    a: str
+    n: ir.Expr
+    info: str
+    b: str = ""
+    b_rank: int = 0  # 1: a vector, 2: a matrix of nrhs columns
+    nrhs: ir.Expr = ir.Const(1, ir.INT)
+    pivots: str = ""  # int32, 1-based, as LAPACK writes them
+    sign: str = ""
+    logdet: str = ""
+    m: ir.Expr | None = None  # gelsd: ``a`` is ``m x n`` column-major (``a[j, i]``, ``n`` rows of ``m``)
+    s: str = ""  # gelsd: the singular values (min(m, n) of them)
+    rank: str = ""  # gelsd: the effective rank (an int64 local)
+    rcond: str = ""  # gelsd: the float64 local of the cut-off (singular values below rcond * largest are 0)
+
+    def outputs(self) -> tuple[str, ...]:
+        """The buffers and scalars the routine writes (whole)."""
+        return tuple(name for name in (self.a, self.b, self.pivots, self.info, self.sign, self.logdet, self.s,
+                                       self.rank) if name)
+
+    @property
+    def symbol(self) -> str:
+        """The LAPACK routine's name: ``dpotrf``, ``sgesv``, ..."""
+        return ("d" if self.dtype == "float64" else "s") + self.routine
+
+    def slogdet(self) -> tuple[Op, ...]:
+        """NumPy's ``slogdet`` of the factored ``a`` (umath_linalg: slogdet_single_element):
+        where getrf succeeded, the sign of the row swaps, then along the diagonal the sign of
+        each element and the sum of the logarithms of their magnitudes, in order; a singular
+        matrix (info > 0) has sign 0 and logdet -inf."""
+        real, i = self.dtype, ir.Var("_pf_lapack_i", ir.INT)
+        one, zero = ir.Const(1.0, real, False), ir.Const(0.0, real, False)
+        sign, logdet = ir.Load(self.sign, (), real), ir.Load(self.logdet, (), real)
+        flipped = ir.Unary("neg", sign, real)
+        swapped = ir.Compare("!=", ir.Cast(ir.Load(self.pivots, (i,), "int32"), ir.INT),
+                             ir.BinOp("+", i, ir.int_const(1), ir.INT))
+        diagonal = ir.Load(self.a, (i, i), real)
+        magnitude = ir.Call("fabs", (diagonal,), real)
+        scan = (
+            Assign(self.sign, (), one), Assign(self.logdet, (), zero),
+            ForRange(i.name, ir.int_const(0), self.n, 1, (Assign(self.sign, (), ir.Select(swapped, flipped, sign, real)),)),
+            ForRange(i.name, ir.int_const(0), self.n, 1, (
+                Assign(self.sign, (), ir.Select(ir.Compare("<", diagonal, zero), flipped, sign, real)),
+                Assign(self.logdet, (), ir.BinOp("+", logdet, ir.Call("log", (magnitude,), real), real)))),
+        )
+        singular = (Assign(self.sign, (), zero), Assign(self.logdet, (), ir.Const(float("-inf"), real, False)))
+        return (IfElse(ir.Compare("==", ir.Load(self.info, (), ir.INT), ir.int_const(0)), scan, singular),)
+
+    def describe(self) -> str:
+        return f"LAPACK {self.symbol} ({self.call}) on {self.a}" + (f", {self.b}" if self.b else "")
+
+    def python(self) -> list[str]:
+        """The routine's effect in NumPy (the Python backend and explain()): NumPy's own
+        np.linalg functions call these LAPACK routines on the same column-major matrices."""
+        n = ir.to_python(self.n)
+        matrix = f"{self.a}[:{n}, :{n}].T"
+        if self.routine == "getrf":
+            return [f"{self.sign}[()], {self.logdet}[()] = _np.linalg.slogdet({matrix})",
+                    f"{self.info}[()] = 0"]
+        if self.routine == "gelsd":
+            assert self.m is not None, "gelsd has m rows"
+            m, k = ir.to_python(self.m), ir.to_python(self.nrhs)
+            call = (f"_pf_x, _pf_res, {self.rank}[()], {self.s}[:min({m}, {n})] = _np.linalg.lstsq("
+                    f"{self.a}[:{n}, :{m}].T, {self.b}[:{k}, :{m}].T, rcond={self.rcond}[()])")
+            return ["try:", f"    {call}", f"    {self.b}[:{k}, :{n}].T[...] = _pf_x", f"    {self.info}[()] = 0",
+                    "except _np.linalg.LinAlgError:", f"    {self.info}[()] = 1"]
+        if self.routine == "potrf":
+            work = f"{matrix}[...] = _np.where(_np.tri({n}, dtype=bool), _np.linalg.cholesky({matrix}), {matrix})"
+        else:
+            rhs = f"{self.b}[:{n}]" if self.b_rank == 1 else f"{self.b}[:{ir.to_python(self.nrhs)}, :{n}].T"
+            work = f"{rhs}[...] = _np.linalg.solve({matrix}, {rhs})"
+        return ["try:", f"    {work}", f"    {self.info}[()] = 0", "except _np.linalg.LinAlgError:",
+                f"    {self.info}[()] = 1"]
+
+
+Op = Assign | While | ForRange | IfElse | Break | Continue | Matmul | Lapack
 
 
 @dataclass(frozen=True)
@@ -158,6 +259,8 @@ def ops(body: tuple[Op, ...]):
             yield from ops(op.otherwise)
         elif isinstance(op, Matmul):
             yield from ops(op.loops())
+        elif isinstance(op, Lapack) and op.routine == "getrf":
+            yield from ops(op.slogdet())
 
 
 def expressions(body: tuple[Op, ...]):
@@ -171,6 +274,11 @@ def expressions(body: tuple[Op, ...]):
         elif isinstance(op, ForRange):
             yield op.start
             yield op.stop
+        elif isinstance(op, Lapack):
+            yield op.n
+            yield op.nrhs
+            if op.m is not None:
+                yield op.m
 
 
 def render(body: tuple[Op, ...], depth: int = 0) -> list[str]:
@@ -191,6 +299,9 @@ def render(body: tuple[Op, ...], depth: int = 0) -> list[str]:
         elif isinstance(op, Matmul):
             out.append(f"{pad}# matrix product {op.describe()}, on BLAS where the layout allows")
             out += render(op.loops(), depth)
+        elif isinstance(op, Lapack):
+            out.append(f"{pad}# {op.describe()}")
+            out += [pad + line for line in op.python()]
         elif isinstance(op, IfElse):
             out.append(f"{pad}if {ir.to_python(op.cond)}:")
             out += render(op.then, depth + 1) or [f"{pad}    pass"]

@@ -1,0 +1,339 @@
+"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, slogdet and
+lstsq, on LAPACK.
+
+Called by :class:`frontend.arrays.Lowering` for ``np.linalg.<name>(...)`` (frontend.lift hands it
+:func:`lower_linalg` in the ProductRules, so this module builds on arrays.py without an import
+circle).  Each call is lowered as NumPy's umath_linalg runs it:
+
+    L = np.linalg.cholesky(A)   ->   for pf_i1 in range(A.shape[0]):        # NumPy's linearize:
+                                         for pf_i2 in range(A.shape[0]):    # Fortran order
+                                             pf_la3[pf_i2, pf_i1] = A[pf_i1, pf_i2]
+                                     _polyfuse_lapack(routine='potrf', a=pf_la3, info=pf_info4, ...)
+                                     assert pf_info4 == 0, ('LinAlgError', 'Matrix is not positive definite')
+                                     L[i, j] = pf_la3[j, i] if j <= i else 0     # wherever L is read
+
+The copy in and the reads of the result are ordinary statements (they fuse with the statements
+around them); the call is one statement of the Scop (frontend.opaque.lift_lapack: it reads and
+writes its buffers whole), a model/region.py ``Lapack`` that the CPU backend runs on SciPy's
+cython_lapack and the Python backend as NumPy's own np.linalg call.  The buffers are the
+kernel's own, so the operand is never modified.  Dtypes are NumPy's: np.linalg computes every
+real dtype in float64 (the d routines, float32 operands converted in the copy) and gives float32
+results where every operand is float32, float64 otherwise (ints, bool); complex and float16 are
+refused.  Only single matrices (2-D operands): NumPy's stacks of matrices are refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import numpy as np
+
+from polyfuse.model.region import LAPACK_CALL
+
+from .arrays import LINALG_TUPLES, NP_NAME, UNKNOWN, Lowering, Sym, View, _store, const, smin
+from .types import VType
+
+_CONSTRUCT = "np.linalg"
+WORK = "float64"  # np.linalg computes every real dtype in double and casts the result (its _commonType)
+
+
+def lower_linalg(lw: Lowering, node: ast.Call, name: str) -> View:
+    """The value of ``np.linalg.<name>(...)`` (norm is frontend.arrays' own)."""
+    if name in LINALG_TUPLES:
+        raise lw.error(node, f"np.linalg.{name}() as a value: it returns {', '.join(LINALG_TUPLES[name])}; unpack "
+                       "it into names or index it ([0], ...)", _CONSTRUCT)
+    rule = _RULES.get(name)
+    if rule is None:
+        raise lw.error(node, f"np.linalg.{name}() is not supported (np.linalg.cholesky, inv, solve, det, slogdet, "
+                       "lstsq and norm are); write the loops, or call it outside the kernel", _CONSTRUCT)
+    return rule(lw, node, *_operands(lw, node, name))
+
+
+def linalg_parts(lw: Lowering, node: ast.Call, name: str) -> tuple[View | None, ...]:
+    """The values of ``np.linalg.slogdet(A)`` or ``np.linalg.lstsq(A, b)`` (frontend.arrays'
+    LINALG_TUPLES), None for one polyfuse cannot give."""
+    return slogdet_parts(lw, node) if name == "slogdet" else lstsq_parts(lw, node)
+
+
+def slogdet_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
+    """``np.linalg.slogdet(A)``: its sign and logabsdet, NumPy's scan of the getrf factors."""
+    (a,) = _operands(lw, node, "slogdet")
+    sign, logdet, result = _slogdet(lw, node, "np.linalg.slogdet", a)
+    vtype = VType(result, False)
+    return (View((), vtype, lambda idx: _as(result, ast.Name(sign, ast.Load()))),
+            View((), vtype, lambda idx: _as(result, ast.Name(logdet, ast.Load()))))
+
+
+def lstsq_parts(lw: Lowering, node: ast.Call) -> tuple[View | None, ...]:
+    """``np.linalg.lstsq(A, b, rcond=None)``: gelsd on Fortran copies, as NumPy calls it.  The
+    solution ``x`` (``b``'s shape with ``A``'s columns for rows), the ``rank`` (an int32 scalar) and
+    the singular values ``s``; the residuals are None (NumPy gives them only where the rank is
+    full and ``m > n``: a shape that depends on the data)."""
+    a, b, rcond = _lstsq_operands(lw, node)
+    if a.rank != 2 or b.rank not in (1, 2):
+        raise lw.error(node, "np.linalg.lstsq() of other than a matrix and a vector or matrix (NumPy's stacks are "
+                       "not supported)", _CONSTRUCT)
+    result = _dtype(lw, node, "lstsq", (a, b))
+    m, n = a.extents
+    _equal(lw, node, b.extents[0], m, "lstsq")
+    k = const(1) if b.rank == 1 else b.extents[1]
+    work, rhs, rows = _fortran_copy_of(lw, a, m, n), _least_squares_rhs(lw, b, m, n, k), m + n
+    values = lw.fresh("ls")
+    lw.allocate(values, (n,), WORK)  # min(m, n) of them are written
+    info, rank, cut = _scalar(lw, "info", "int64"), _scalar(lw, "rank", "int64"), _scalar(lw, "rcond", WORK)
+    lw.pre.append(ast.Assign([ast.Name(cut, ast.Store())], rcond))
+    _call(lw, "gelsd", "np.linalg.lstsq", work, n, info, m=m, b=rhs, b_rank=2, nrhs=k, b_cols=rows, s=values,
+          rank=rank, rcond=cut)
+    _raise_unless(lw, info, "SVD did not converge in Linear Least Squares")
+    vtype = VType(result, False)
+    if b.rank == 1:
+        x = View((n,), vtype, lambda idx: _as(result, _at(rhs, (const(0), idx[0]))))
+    else:
+        x = View((n, k), vtype, lambda idx: _as(result, _at(rhs, (idx[1], idx[0]))))
+    int32 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int32", ast.Load())
+    rank_view = View((), VType("int32", False), lambda idx: ast.Call(int32, [ast.Name(rank, ast.Load())], []))
+    singular = View((smin(m, n),), vtype, lambda idx: _as(result, _at(values, idx)))
+    return x, None, rank_view, singular
+
+
+def _fortran_copy_of(lw: Lowering, a: View, m: Sym, n: Sym) -> str:
+    """The ``m x n`` matrix ``a`` in a fresh ``n x m`` local: column-major for LAPACK."""
+    work = lw.fresh("la")
+    lw.allocate(work, (n, m), WORK)
+    lw.pre.extend(lw.nest((m, n), lambda k: [ast.Assign([_store(_at(work, (k[1], k[0])))], a.element(k))]))
+    return work
+
+
+def _least_squares_rhs(lw: Lowering, b: View, m: Sym, n: Sym, k: Sym) -> str:
+    """gelsd's right-hand sides: ``k`` columns of ``m + n`` rows (at least max(m, n): it reads
+    ``b``'s ``m`` rows and writes the solution's ``n`` there), zeros below ``b``."""
+    rhs = lw.fresh("lb")
+    lw.allocate(rhs, (k, m + n), WORK)
+    lw.pre.extend(lw.nest((k, m + n), lambda ix: [ast.Assign([_store(_at(rhs, ix))], _number(0))]))
+    if b.rank == 1:
+        lw.pre.extend(lw.nest((m,), lambda ix: [ast.Assign([_store(_at(rhs, (const(0), ix[0])))], b.element(ix))]))
+    else:
+        lw.pre.extend(lw.nest((m, k), lambda ix: [ast.Assign([_store(_at(rhs, (ix[1], ix[0])))], b.element(ix))]))
+    return rhs
+
+
+def _lstsq_operands(lw: Lowering, node: ast.Call) -> tuple[View, View, ast.expr]:
+    """``a``, ``b`` and the float64 cut-off: ``rcond`` as given, or NumPy's default
+    ``eps * max(m, n)`` (None)."""
+    if any(isinstance(a, ast.Starred) for a in node.args) or not 2 <= len(node.args) <= 3 \
+            or any(kw.arg != "rcond" for kw in node.keywords) or len(node.args) + len(node.keywords) > 3:
+        raise lw.error(node, "np.linalg.lstsq() takes a, b and rcond=", _CONSTRUCT)
+    lw.changed = True
+    a, b = lw.value(node.args[0]), lw.value(node.args[1])
+    given = node.args[2] if len(node.args) == 3 else node.keywords[0].value if node.keywords else None
+    f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), WORK, ast.Load())
+    if given is None or (isinstance(given, ast.Constant) and given.value is None):
+        if a.rank != 2:
+            return a, b, ast.Constant(0.0)  # refused by the caller
+        largest = ast.Call(ast.Name("max", ast.Load()), [a.extents[0].node, a.extents[1].node], [])
+        eps = ast.Call(f64, [ast.Constant(float(np.finfo(np.float64).eps))], [])
+        return a, b, ast.BinOp(eps, ast.Mult(), largest)
+    cut = lw.value(given)
+    if cut.rank or not (cut.vtype.is_float or cut.vtype.dtype.startswith("int")):
+        raise lw.error(given, "np.linalg.lstsq() rcond= must be a real number or None", _CONSTRUCT)
+    return a, b, ast.Call(f64, [cut.element(())], [])
+
+
+def _operands(lw: Lowering, node: ast.Call, name: str) -> list[View]:
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        raise lw.error(node, f"np.linalg.{name}() with keyword or starred arguments", _CONSTRUCT)
+    arity = 2 if name == "solve" else 1
+    if len(node.args) != arity:
+        raise lw.error(node, f"np.linalg.{name}() takes {arity} array{'s' if arity > 1 else ''}", _CONSTRUCT)
+    lw.changed = True
+    return [lw.value(a) for a in node.args]
+
+
+# ---- the routines --------------------------------------------------------------------------
+def cholesky(lw: Lowering, node: ast.Call, a: View) -> View:
+    """potrf('L') on the Fortran copy; the lower factor, zeros above the diagonal."""
+    n, result = _square(lw, node, "cholesky", a), _dtype(lw, node, "cholesky", (a,))
+    work = _fortran_copy(lw, a, n)
+    info = _scalar(lw, "info", "int64")
+    _call(lw, "potrf", "np.linalg.cholesky", work, n, info)
+    _raise_unless(lw, info, "Matrix is not positive definite")
+
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        i, j = idx
+        below = ast.Compare(j.node, [ast.LtE()], [i.node])
+        return _as(result, ast.IfExp(below, _at(work, (j, i)), _number(0)))
+    return View((n, n), VType(result, False), element)
+
+
+def inv(lw: Lowering, node: ast.Call, a: View) -> View:
+    """gesv with the identity as right-hand sides, as NumPy's inv."""
+    n, result = _square(lw, node, "inv", a), _dtype(lw, node, "inv", (a,))
+    work = _fortran_copy(lw, a, n)
+    rhs = lw.fresh("lb")
+    lw.allocate(rhs, (n, n), WORK)
+    lw.pre.extend(lw.nest((n, n), lambda k: [ast.Assign([_store(_at(rhs, k))], ast.IfExp(
+        ast.Compare(k[0].node, [ast.Eq()], [k[1].node]), _number(1), _number(0)))]))
+    return _gesv(lw, "np.linalg.inv", result, work, n, rhs, 2, n)
+
+
+def solve(lw: Lowering, node: ast.Call, a: View, b: View) -> View:
+    """gesv of ``a`` and ``b``: a vector (NumPy 2's rule for 1-D ``b``) or columns of right-hand sides."""
+    n, result = _square(lw, node, "solve", a), _dtype(lw, node, "solve", (a, b))
+    if b.rank not in (1, 2):
+        raise lw.error(node, f"np.linalg.solve() with b of rank {b.rank} (a vector or a matrix is supported; "
+                       "NumPy's stacks of matrices are not)", _CONSTRUCT)
+    _equal(lw, node, b.extents[0], n, "solve")
+    work = _fortran_copy(lw, a, n)
+    rhs = lw.fresh("lb")
+    if b.rank == 1:
+        lw.allocate(rhs, (n,), WORK)
+        lw.pre.extend(lw.nest((n,), lambda k: [ast.Assign([_store(_at(rhs, k))], b.element(k))]))
+        return _gesv(lw, "np.linalg.solve", result, work, n, rhs, 1, const(1))
+    k = b.extents[1]
+    lw.allocate(rhs, (k, n), WORK)
+    lw.pre.extend(lw.nest((n, k), lambda ix: [ast.Assign([_store(_at(rhs, (ix[1], ix[0])))], b.element(ix))]))
+    return _gesv(lw, "np.linalg.solve", result, work, n, rhs, 2, k)
+
+
+def det(lw: Lowering, node: ast.Call, a: View) -> View:
+    """NumPy's det: getrf, then ``sign * exp(logdet)`` of the factored diagonal (its slogdet);
+    a singular matrix gives 0 (no error)."""
+    sign, logdet, result = _slogdet(lw, node, "np.linalg.det", a)
+    exp = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "exp", ast.Load())
+
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        return _as(result, ast.BinOp(ast.Name(sign, ast.Load()), ast.Mult(),
+                                     ast.Call(exp, [ast.Name(logdet, ast.Load())], [])))
+    return View((), VType(result, False), element)
+
+
+def _slogdet(lw: Lowering, node: ast.Call, call: str, a: View) -> tuple[str, str, str]:
+    """getrf on the Fortran copy of ``a``: the float64 locals holding NumPy's sign and logdet,
+    and the result dtype."""
+    name = call.rsplit(".", 1)[1]
+    n, result = _square(lw, node, name, a), _dtype(lw, node, name, (a,))
+    work = _fortran_copy(lw, a, n)
+    pivots = _pivots(lw, n)
+    info, sign, logdet = _scalar(lw, "info", "int64"), _scalar(lw, "sign", WORK), _scalar(lw, "logdet", WORK)
+    _call(lw, "getrf", call, work, n, info, pivots=pivots, sign=sign, logdet=logdet)
+    return sign, logdet, result
+
+
+_RULES: dict[str, Callable[..., View]] = {"cholesky": cholesky, "inv": inv, "solve": solve, "det": det}
+
+
+# ---- helpers -------------------------------------------------------------------------------
+def _square(lw: Lowering, node: ast.Call, name: str, a: View) -> Sym:
+    """The order of the square matrix ``a`` (a call where it is not square raises ValueError)."""
+    if a.rank != 2:
+        what = "a stack of matrices (NumPy's batched form)" if a.rank > 2 else f"a {a.rank}-dimensional array"
+        raise lw.error(node, f"np.linalg.{name}() of {what}; polyfuse runs it on single matrices (2-D arrays)",
+                       _CONSTRUCT)
+    rows, cols = a.extents
+    _equal(lw, node, rows, cols, name)
+    return rows
+
+
+def _equal(lw: Lowering, node: ast.Call, a: Sym, b: Sym, name: str) -> None:
+    """Extents NumPy requires equal: a compile-time error where both are constants, else assumed
+    (and checked per call: ValueError, as NumPy's LinAlgError is one)."""
+    if a.text == b.text:
+        return
+    if a.is_const() and b.is_const():
+        raise lw.error(node, f"np.linalg.{name}(): the shapes do not fit (an axis of size {a.const} meets one of "
+                       f"size {b.const}; NumPy raises LinAlgError or ValueError)", _CONSTRUCT)
+    lw.mismatch(a, b, node)
+
+
+def _dtype(lw: Lowering, node: ast.Call, name: str, views: tuple[View, ...]) -> str:
+    """NumPy's result dtype (np.linalg's _commonType): float32 where every operand is float32,
+    else float64 (integers and bools convert).  The computation is float64 either way."""
+    dtypes = [v.vtype.dtype for v in views]
+    for v, dtype in zip(views, dtypes):
+        if v.vtype is UNKNOWN or dtype == "unknown":
+            if lw.final:
+                raise lw.error(node, f"np.linalg.{name}(): cannot tell the dtype of an operand here", _CONSTRUCT)
+            return "float64"
+        if dtype.startswith("complex"):
+            raise lw.error(node, f"np.linalg.{name}() of complex arrays is not supported (real float32/float64 "
+                           "and integer arrays are)", _CONSTRUCT)
+        if dtype == "float16":
+            raise lw.error(node, f"np.linalg.{name}() of float16 (NumPy raises TypeError: unsupported in linalg)",
+                           _CONSTRUCT)
+        if v.vtype.weak and v.rank:
+            raise lw.error(node, f"np.linalg.{name}() of an array of Python numbers", _CONSTRUCT)
+    return "float32" if all(d == "float32" for d in dtypes) else "float64"
+
+
+def _fortran_copy(lw: Lowering, a: View, n: Sym) -> str:
+    """``a``'s values in a fresh local, transposed: column-major for LAPACK (NumPy's linearize).
+    LAPACK overwrites it, never the operand."""
+    return _fortran_copy_of(lw, a, n, n)
+
+
+def _gesv(lw: Lowering, call: str, result: str, work: str, n: Sym, rhs: str, rank: int, nrhs: Sym) -> View:
+    """gesv on ``work`` and ``rhs``; the solution, read back in row-major order."""
+    info = _scalar(lw, "info", "int64")
+    _call(lw, "gesv", call, work, n, info, b=rhs, b_rank=rank, nrhs=nrhs, pivots=_pivots(lw, n))
+    _raise_unless(lw, info, "Singular matrix")
+    if rank == 1:
+        return View((n,), VType(result, False), lambda idx: _as(result, _at(rhs, idx)))
+    return View((n, nrhs), VType(result, False), lambda idx: _as(result, _at(rhs, (idx[1], idx[0]))))
+
+
+def _pivots(lw: Lowering, n: Sym) -> str:
+    pivots = lw.fresh("lp")
+    lw.allocate(pivots, (n,), "int32")
+    return pivots
+
+
+def _scalar(lw: Lowering, stem: str, dtype: str) -> str:
+    """A scalar local the routine writes, set at the top of the kernel (so it has its type on
+    every path)."""
+    name = lw.fresh(stem)
+    zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(0)], [])
+    lw.allocations.append(ast.Assign([ast.Name(name, ast.Store())], zero))
+    lw.note_scalar(name, VType(dtype, False))
+    return name
+
+
+def _call(lw: Lowering, routine: str, call: str, a: str, n: Sym, info: str, *, m: Sym | None = None, b: str = "",
+          b_rank: int = 0, nrhs: Sym | None = None, b_cols: Sym | None = None, **names: str) -> None:
+    """The ``LAPACK_CALL`` statement (read by frontend.opaque.lapack_parts): constants, buffer and
+    scalar names (pivots, sign, logdet, s, rank, rcond), and sizes as keywords.  ``a`` is
+    ``n x m`` row-major (``m``: ``n`` by default), ``b`` ``nrhs x b_cols`` (``b_cols``: ``n``)."""
+    sizes = {"n": n, "m": m or n, "nrhs": nrhs or const(1), "b_cols": b_cols or n}
+    values: dict[str, ast.expr] = {"routine": ast.Constant(routine), "call": ast.Constant(call),
+                                   "dtype": ast.Constant(WORK), "b_rank": ast.Constant(b_rank)}
+    values.update({key: size.node for key, size in sizes.items()})
+    values.update({key: ast.Name(value, ast.Load()) for key, value in {"a": a, "b": b, "info": info, **names}.items()
+                   if value})
+    keywords = [ast.keyword(key, value) for key, value in values.items()]
+    lw.pre.append(ast.Expr(ast.Call(ast.Name(LAPACK_CALL, ast.Load()), [], keywords)))
+
+
+def _raise_unless(lw: Lowering, info: str, message: str) -> None:
+    """NumPy's LinAlgError(message) where LAPACK's info is not 0, raised by the kernel call."""
+    test = ast.Compare(ast.Name(info, ast.Load()), [ast.Eq()], [ast.Constant(0)])
+    lw.pre.append(ast.Assert(test, ast.Tuple([ast.Constant("LinAlgError"), ast.Constant(message)], ast.Load())))
+
+
+def _at(array: str, idx: tuple[Sym, ...]) -> ast.Subscript:
+    items = [i.node for i in idx]
+    index = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+    return ast.Subscript(ast.Name(array, ast.Load()), index, ast.Load())
+
+
+def _number(value: int) -> ast.expr:
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), WORK, ast.Load()), [ast.Constant(value)], [])
+
+
+def _as(result: str, element: ast.expr) -> ast.expr:
+    """A float64 value of the buffers as the result dtype (NumPy's final astype)."""
+    if result == WORK:
+        return element
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), result, ast.Load()), [element], [])
+
+
+__all__ = ["linalg_parts", "lower_linalg"]

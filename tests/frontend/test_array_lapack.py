@@ -1,0 +1,318 @@
+"""np.linalg routines on LAPACK (frontend/array_lapack.py -> model/region.py Lapack ->
+backends/cpu/lapack.py): every result against NumPy on the same inputs, on the Python target (which
+calls np.linalg itself) and the CPU target (SciPy's cython_lapack), in float32 and float64, with
+the statements around the call, in a loop, and NumPy's errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import UnsupportedError
+
+TARGETS = ("python", "cpu")
+DTYPES = ("float64", "float32")
+RNG = np.random.default_rng(11)
+
+
+def _spd(n: int, dtype: str = "float64") -> np.ndarray:
+    m = RNG.standard_normal((n, n))
+    return (m @ m.T + n * np.eye(n)).astype(dtype)
+
+
+def _tol(dtype: str) -> dict:
+    return {"rtol": 2e-4, "atol": 1e-4} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-10}
+
+
+def cholesky_chain(A):
+    L = np.linalg.cholesky(A)
+    return L @ L.T + 1
+
+
+def cholesky_of_sum(A, B):
+    return np.linalg.cholesky(A + B.T) * 2.0
+
+
+def inverse(A):
+    return np.linalg.inv(A) - A
+
+
+def solve_both(A, b, B):
+    x = np.linalg.solve(A, b)
+    X = np.linalg.solve(A, B)
+    return x + 1, X.sum(axis=0)
+
+
+def determinant(A):
+    return np.linalg.det(A) + 1.0
+
+
+def log_determinant(A):
+    sign, logdet = np.linalg.slogdet(A)
+    return sign * 2, logdet + np.linalg.slogdet(A)[1] + np.linalg.slogdet(A).logabsdet
+
+
+def repeated_solve(A, x):
+    for t in range(3):
+        x = np.linalg.solve(A, x) + t
+    return x
+
+
+def determinants(A, out):
+    for t in range(A.shape[0]):
+        out[t] = np.linalg.det(A[t] + t)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_results_match_numpy_with_the_statements_around_them(target, dtype):
+    A, B = _spd(7, dtype), _spd(7, dtype)
+    b, Bm = RNG.standard_normal(7).astype(dtype), RNG.standard_normal((7, 3)).astype(dtype)
+    for fn, args in [(cholesky_chain, (A,)), (cholesky_of_sum, (A, B)), (inverse, (A,)),
+                     (solve_both, (A, b, Bm)), (determinant, (A,)), (log_determinant, (A - 8,))]:
+        got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert np.asarray(g).dtype == np.asarray(w).dtype, fn.__name__
+            np.testing.assert_allclose(g, w, err_msg=fn.__name__, **_tol(dtype))
+
+
+def plain_cholesky(A):
+    return np.linalg.cholesky(A)
+
+
+def plain_inv(A):
+    return np.linalg.inv(A)
+
+
+def plain_solve(A, b):
+    return np.linalg.solve(A, b)
+
+
+def plain_det(A):
+    return np.linalg.det(A)
+
+
+def test_float32_results_are_numpys_bits():
+    """NumPy runs float32 operands through the d routines and casts: so does polyfuse, and the
+    cast hides the last-bit differences between SciPy's and NumPy's LAPACK builds."""
+    A, b = _spd(9, "float32"), RNG.standard_normal((9, 2)).astype(np.float32)
+    for fn, args in [(plain_cholesky, (A,)), (plain_inv, (A,)), (plain_solve, (A, b)), (plain_det, (A,))]:
+        got = polyfuse.kernel(fn, target="cpu")(*args)
+        assert np.asarray(got).dtype == np.float32
+        np.testing.assert_array_equal(got, fn(*args), err_msg=fn.__name__)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_in_loops_and_on_slices(target):
+    A, x = _spd(5), RNG.standard_normal(5)
+    np.testing.assert_allclose(polyfuse.kernel(repeated_solve, target=target)(A, x), repeated_solve(A, x),
+                               rtol=1e-10)
+    stack = np.stack([_spd(4) for _ in range(3)])
+    out, want = np.zeros(3), np.zeros(3)
+    polyfuse.kernel(determinants, target=target)(stack, out)
+    determinants(stack, want)
+    np.testing.assert_allclose(out, want, rtol=1e-10)
+
+
+def refine(A, b, tol):
+    x = np.zeros_like(b)
+    r = b.copy()
+    k = 0
+    err = 1.0
+    while err > tol and k < 20:
+        x = x + np.linalg.solve(A, r)
+        r = b - A @ x
+        err = np.sqrt(np.sum(r * r))
+        k += 1
+    return x, k
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_inside_a_while_loop(target):
+    A, b = _spd(5), RNG.standard_normal(5)
+    kernel = polyfuse.kernel(refine, target=target)
+    (x, k), (want, k_want) = kernel(A, b, 1e-14), refine(A, b, 1e-14)
+    assert k == k_want
+    np.testing.assert_allclose(x, want, rtol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        kernel(np.zeros((5, 5)), b, 1e-14)
+    (region,) = kernel.explain(A, b, 1e-14).to_dict()["kept as written"]
+    assert region["why"] == "while loop (runs LAPACK dgesv for np.linalg.solve)"
+
+
+def overwrite_with_inverse(A):
+    A[:] = np.linalg.inv(A)
+
+
+def solve_into_slice(A, b, out):
+    out[1:] = np.linalg.solve(A[1:, 1:], b[1:]) * 2
+
+
+def cholesky_of_transpose(A):
+    return np.linalg.cholesky(A.T)
+
+
+def of_empty(A):
+    return np.linalg.det(A), np.linalg.inv(A), np.linalg.cholesky(A)
+
+
+def solve_where_positive(A, b):
+    x = b * 1.0
+    if b[0] > 0:
+        x = np.linalg.solve(A, b)
+    return x
+
+
+def leading_minors(A, out):
+    for i in range(1, A.shape[0]):
+        out[i] = np.linalg.det(A[:i, :i])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_views_aliasing_branches_and_growing_operands(target):
+    A, b = _spd(6), RNG.standard_normal(6)
+    mine, theirs = A.copy(), A.copy()
+    polyfuse.kernel(overwrite_with_inverse, target=target)(mine)
+    overwrite_with_inverse(theirs)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+    mine, theirs = np.zeros(6), np.zeros(6)
+    polyfuse.kernel(solve_into_slice, target=target)(A, b, mine)
+    solve_into_slice(A, b, theirs)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+    for M in (np.asfortranarray(A), _spd(12)[::2, ::2]):  # Fortran order, steps on both axes
+        np.testing.assert_allclose(polyfuse.kernel(cholesky_of_transpose, target=target)(M), cholesky_of_transpose(M),
+                                   rtol=1e-12)
+    d, inv, L = polyfuse.kernel(of_empty, target=target)(np.zeros((0, 0)))
+    assert d == 1.0 and inv.shape == L.shape == (0, 0)  # NumPy's det of a 0 x 0 matrix is 1
+    kernel = polyfuse.kernel(solve_where_positive, target=target)
+    for sign in (1.0, -1.0):
+        np.testing.assert_allclose(kernel(A, sign * np.abs(b)), solve_where_positive(A, sign * np.abs(b)), rtol=1e-12)
+    kernel(np.zeros((6, 6)), -np.abs(b))  # the solve does not run: no error
+    with pytest.raises(np.linalg.LinAlgError):
+        kernel(np.zeros((6, 6)), np.abs(b))
+    mine, theirs = np.zeros(6), np.zeros(6)
+    polyfuse.kernel(leading_minors, target=target)(A, mine)  # buffers of the largest minor, leading block used
+    leading_minors(A, theirs)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_integer_operands_compute_in_float64_and_the_operand_is_not_modified(target):
+    A = np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]])
+    kept = A.copy()
+    got = polyfuse.kernel(inverse, target=target)(A)
+    assert got.dtype == np.float64 and np.array_equal(A, kept)
+    np.testing.assert_allclose(got, inverse(A), rtol=1e-12)
+    F = _spd(4)
+    copy = F.copy()
+    polyfuse.kernel(cholesky_chain, target=target)(F)
+    assert np.array_equal(F, copy)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_numpy_errors(target):
+    with pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"):
+        polyfuse.kernel(cholesky_chain, target=target)(-_spd(4))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        polyfuse.kernel(inverse, target=target)(np.ones((3, 3)))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        polyfuse.kernel(solve_both, target=target)(np.zeros((3, 3)), np.ones(3), np.ones((3, 2)))
+    with pytest.raises(ValueError):  # NumPy: LinAlgError (a ValueError), not square
+        polyfuse.kernel(inverse, target=target)(np.ones((2, 3)))
+    with pytest.raises(ValueError):  # NumPy: ValueError, b does not fit
+        polyfuse.kernel(solve_both, target=target)(_spd(3), np.ones(4), np.ones((3, 2)))
+    assert polyfuse.kernel(determinant, target=target)(np.ones((3, 3))) == determinant(np.ones((3, 3))) == 1.0
+    assert polyfuse.kernel(log_determinant, target=target)(np.zeros((2, 2)))[0] == 0.0  # NumPy: (0, -inf)
+
+
+def least_squares(A, b):
+    x, res, rank, sv = np.linalg.lstsq(A, b)
+    return x + 1, rank, sv
+
+
+def least_squares_columns(A, B, cut):
+    return np.linalg.lstsq(A, B, rcond=cut)[0], np.linalg.lstsq(A, B, cut)[2]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(9, 4), (4, 9), (0, 3)])
+def test_lstsq(target, shape):
+    A, b, B = RNG.standard_normal(shape), RNG.standard_normal(shape[0]), RNG.standard_normal((shape[0], 2))
+    for fn, args in [(least_squares, (A, b)), (least_squares, (A.astype(np.float32), b.astype(np.float32))),
+                     (least_squares_columns, (A, B, 1e-3))]:
+        got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+            assert np.shape(g) == np.shape(w)
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    deficient = np.ones((6, 3))  # rank 1: gelsd's minimum-norm solution, rank from rcond
+    assert polyfuse.kernel(least_squares, target=target)(deficient, b[:6] if shape[0] >= 6 else np.ones(6))[1] == 1
+
+
+def test_explain_names_the_lapack_routine():
+    report = polyfuse.kernel(cholesky_chain).explain(_spd(4, "float32")).to_dict()
+    kept = [r["why"] for r in report["kept as written"]]
+    assert "LAPACK dpotrf for np.linalg.cholesky" in kept  # NumPy computes float32 in double too
+    report = polyfuse.kernel(solve_both).explain(_spd(3), np.ones(3), np.ones((3, 2))).to_dict()
+    assert [r["why"] for r in report["kept as written"]].count("LAPACK dgesv for np.linalg.solve") == 2
+
+
+def residuals(A, b):
+    x, res, rank, sv = np.linalg.lstsq(A, b)
+    return res
+
+
+def qr_factor(A):
+    return np.linalg.qr(A)[0]
+
+
+def complex_inverse(A):
+    return np.linalg.inv(A)
+
+
+def stacked(A):
+    return np.linalg.inv(A)
+
+
+def into_argument(A, out):
+    out[:] = np.linalg.inv(A)
+
+
+def slogdet_whole(A):
+    return np.linalg.slogdet(A)
+
+
+@pytest.mark.parametrize("fn, args, message", [
+    (slogdet_whole, (np.eye(3),), "unpack it into names first"),
+    (residuals, (np.eye(3), np.ones(3)), "residuals of np.linalg.lstsq"),
+    (qr_factor, (np.eye(3),), r"np.linalg.qr\(\) is not supported"),
+    (complex_inverse, (np.eye(3, dtype=complex),), "complex arrays"),
+    (stacked, (np.ones((2, 3, 3)),), "stack of matrices"),
+])
+def test_refused_clearly(fn, args, message):
+    with pytest.raises(UnsupportedError, match=message):
+        polyfuse.kernel(fn, target="python")(*args)
+
+
+def test_cuda_refuses_naming_the_call():
+    with pytest.raises(UnsupportedError, match=r"LAPACK dgesv for np.linalg.inv .*target='cuda'"):
+        polyfuse.kernel(into_argument, target="cuda")(_spd(3), np.zeros((3, 3)))
+
+
+def test_cpu_without_scipys_lapack_refuses_naming_the_call(monkeypatch):
+    from polyfuse.backends.cpu import lapack
+    monkeypatch.setattr(lapack, "lapack_pointers", lambda: {})
+    with pytest.raises(UnsupportedError, match=r"np.linalg.cholesky\(\) runs on LAPACK from scipy") as info:
+        polyfuse.kernel(plain_cholesky, cache=False)(np.eye(3) * 3.0 + 0.5)  # a fresh compile
+    assert "return np.linalg.cholesky(A)" in str(info.value)
+
+
+def test_a_cached_lapack_kernel_without_scipys_lapack_refuses(monkeypatch):
+    from polyfuse.backends.cpu import lapack
+    A = _spd(3)
+    polyfuse.kernel(plain_det)(A)  # compiled, and stored in the disk cache
+    monkeypatch.setattr(lapack, "lapack_pointers", lambda: {})
+    with pytest.raises(UnsupportedError, match="LAPACK.*scipy.linalg.cython_lapack"):  # cached or compiled again
+        polyfuse.kernel(plain_det)(A)  # a new kernel object loads the cached code
+
