@@ -3,11 +3,11 @@
 PolyBench's ``C[i, j] += alpha * A[i, k] * B[k, j]`` over a box of ``(i, k, j)`` is a GEMM: a
 library's packed, cache-blocked kernel runs it about twice as fast as our register tiles at large
 sizes.  The statement becomes one kept-whole statement (model/region.py ``Matmul`` with
-``accumulate`` and ``alpha``: ``C += alpha * A @ B``), placed before or after the loop nest it
-came from, so the statements that shared its loops (PolyBench's ``C[i, j] *= beta`` in the same
-``i`` loop) still run, as loops that fuse.  Legal when the dependences allow the move: no
-statement of the nest both feeds the product and needs its result (isl's dependences between
-the two decide, before anything changes).  The backend tests the layout per call and runs the
+``accumulate`` and ``alpha``: ``C += alpha * A @ B``), placed after the statements of its loop
+nest that feed it (PolyBench's ``C[i, j] *= beta`` in the same ``i`` loop) and before the rest (an
+epilogue ``D[i, j] = max(C[i, j] + b[j], 0)``), each part keeping the nest's loops, which still
+fuse.  Legal when that order respects isl's dependences of the program as written: none from
+the product or the rest back to the feeders, none from the rest to the product.  The backend tests the layout per call and runs the
 statement's own loops where BLAS cannot (model/region.py ``Matmul.loops``).
 
 What changes is the order of each element's sum (BLAS blocks the depth and multiplies by alpha
@@ -41,7 +41,7 @@ class ProductDecision:
     statement: str
     line: int
     product: str  # "C += alpha * A @ B (C__shape0 x A__shape1 @ A__shape1 x C__shape1)"
-    placed: str  # "before" or "after" the loop nest it came from
+    placed: str  # "before" or "after" the rest of its loop nest, or "between" the parts that feed it and the rest
 
 
 @dataclass(frozen=True)
@@ -82,18 +82,15 @@ def _lift_from(nest: LoopNode, scop: Scop, deps: Dependences) -> tuple[Scop, Pro
         match = _match(stmt, scop)
         if match is None or not _invariant(match.scale, scop, nest):
             continue
-        others = set(nest.statements) - {stmt.name}
-        if not deps.between({stmt.name}, others):
-            placed = "after"
-        elif not deps.between(others, {stmt.name}):
-            placed = "before"
-        else:
-            continue  # the nest feeds the product and needs it: only the loops are legal
+        split = _split(nest, stmt.name, deps)
+        if split is None:
+            continue  # the nest feeds the product and needs it, in one order: only the loops are legal
+        feeders, placed = split
         kept = _kept_whole(stmt, match, scop)
         if kept is None:
             continue
         assert kept.region is not None and isinstance(kept.region.body[0], rg.Matmul)
-        return (_replaced(scop, stmt.name, kept, nest, placed),
+        return (_replaced(scop, stmt.name, kept, nest, feeders),
                 ProductDecision(stmt.name, stmt.span.line, kept.region.body[0].describe(), placed))
     return None
 
@@ -158,6 +155,22 @@ def _uses(expr: ir.Expr) -> set[str]:
 def _affine(expr: ir.Expr, loops: set[str]) -> bool:
     return not any(isinstance(e, ir.Load) for e in ir.walk(expr)) and all(
         ir.linear_coefficient(expr, v) is not None for v in loops)
+
+
+def _split(nest: LoopNode, name: str, deps: Dependences) -> tuple[set[str], str] | None:
+    """The nest's statements that must run before the product (those with a dependence path to
+    it), and where the product goes, if running them all first, then the product, then the rest
+    respects every dependence; else None."""
+    feeders: set[str] = set()
+    sinks = {name}
+    others = set(nest.statements) - {name}
+    while found := {o for o in others - feeders if deps.between({o}, sinks)}:
+        feeders |= found
+        sinks = found
+    rest = others - feeders
+    if deps.between({name}, feeders) or deps.between(rest, {name}) or deps.between(rest, feeders):
+        return None
+    return feeders, "after" if not rest else "before" if not feeders else "between"
 
 
 def _invariant(scale: tuple[ir.Expr, ...], scop: Scop, nest: LoopNode) -> bool:
@@ -239,27 +252,28 @@ def _whole(accesses: isl.UnionMap, name: str) -> isl.UnionMap:
     return result
 
 
-def _replaced(scop: Scop, name: str, kept: Statement, nest: LoopNode, placed: str) -> Scop:
-    """``scop`` with ``name`` out of its loops and its kept-whole form next to the nest."""
+def _replaced(scop: Scop, name: str, kept: Statement, nest: LoopNode, feeders: set[str]) -> Scop:
+    """``scop`` with ``name`` out of its loops and its kept-whole form after the part of the
+    nest that feeds it and before the rest (each part keeps the nest's loops)."""
     statements = tuple(kept if s.name == name else s for s in scop.statements)
+    rest = set(nest.statements) - feeders - {name}
     body: list[TreeNode] = []
     for node in scop.body:
         if node is not nest:
             body.append(node)
             continue
-        rest = _removed(node, name)
-        parts = [StmtNode(name)] + ([rest] if rest is not None else [])
-        body.extend(parts if placed == "before" else parts[::-1])
+        first, last = _restricted(node, feeders), _restricted(node, rest)
+        body.extend(part for part in (first, StmtNode(name), last) if part is not None)
     replaced = dataclasses.replace(scop, statements=statements, body=tuple(body))
     return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
 
 
-def _removed(node: TreeNode, name: str) -> TreeNode | None:
-    """``node`` without statement ``name`` (loops left empty go too)."""
+def _restricted(node: TreeNode, keep: set[str]) -> TreeNode | None:
+    """``node`` with only the statements in ``keep`` (loops left empty go)."""
     if isinstance(node, StmtNode):
-        return None if node.name == name else node
-    body = tuple(kept for child in node.body if (kept := _removed(child, name)) is not None)
+        return node if node.name in keep else None
+    body = tuple(kept for child in node.body if (kept := _restricted(child, keep)) is not None)
     if not body:
         return None
-    members = tuple(LoopMember(m.var, tuple(s for s in m.statements if s != name), m.shift) for m in node.members)
+    members = tuple(LoopMember(m.var, tuple(s for s in m.statements if s in keep), m.shift) for m in node.members)
     return dataclasses.replace(node, members=tuple(m for m in members if m.statements), body=body)

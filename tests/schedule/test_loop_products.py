@@ -111,6 +111,38 @@ def k(C, D, A, B):
     assert decision["placed"] == "before"
 
 
+def test_an_initialisation_and_an_epilogue_in_the_nest_split_around_the_product():
+    """C = 0 feeds the product, the bias and relu read it: zeroes, one call, the epilogue."""
+    source = """
+def k(C, A, B, b):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            C[i, j] = 0.0
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+            C[i, j] = max(C[i, j] + b[j], 0.0)
+"""
+    args = _m(50, 40), _m(50, 60) - 0.5, _m(60, 40), _m(40) - 0.5
+    kernel = _run(source, *args, lifted=1)
+    (decision,) = kernel.explain(*args)["loop products"]
+    assert decision["placed"] == "between"
+
+
+def test_a_chain_of_feeders_moves_before_the_product_together():
+    """D feeds C's initialisation, which feeds the product: both run first."""
+    source = """
+def k(C, D, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            D[i, j] = 0.5 * j
+            C[i, j] = D[i, j] + 1.0
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+"""
+    kernel = _run(source, _m(30, 20), _m(30, 20), _m(30, 25), _m(25, 20), lifted=1)
+    assert kernel.explain(_m(30, 20), _m(30, 20), _m(30, 25), _m(25, 20))["loop products"][0]["placed"] == "after"
+
+
 def test_a_nest_that_feeds_the_product_and_reads_it_keeps_its_loops():
     """Row i + 1 of A is computed from row i of C: every product row needs the one before."""
     source = """
