@@ -197,16 +197,17 @@ COEFFICIENTS = ("0.25", "0.5", "0.2", "1.5", "0.125")
 
 
 @st.composite
-def stencil_programs(draw):
+def stencil_programs(draw, in_place: bool = False):
     """A random time-stepped stencil: 1-3 sweeps over 1-D or 2-D grids, each writing one array
-    from neighbours (offsets -1..1) of the others, so every sweep is parallel within a step."""
+    from neighbours (offsets -1..1) of the others, so every sweep is parallel within a step;
+    ``in_place``: of every array, the target too (a Gauss-Seidel-like sweep, not parallel)."""
     rank = draw(st.sampled_from([1, 2]))
     names = ["A", "B", "C"][: draw(st.integers(2, 3))]
     loops = ["i", "j"][:rank]
     lines = [f"def kern(tsteps, n, {', '.join(names)}):", "    for t in range(tsteps):"]
     for _ in range(draw(st.integers(1, 3))):
         target = draw(st.sampled_from(names))
-        sources = [a for a in names if a != target]
+        sources = [a for a in names if a != target or in_place]
         terms = []
         for _ in range(draw(st.integers(1, 4))):
             source = draw(st.sampled_from(sources))
@@ -240,6 +241,14 @@ def test_random_stencils_bitwise_equal(fresh, forced, program, tsteps, n, seed):
         kernel(*actual)
         for e, a in zip(expected[2:], actual[2:]):
             assert np.array_equal(e, a), f"{count} thread(s)"
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(program=stencil_programs(in_place=True), tsteps=st.integers(0, 7), n=st.integers(3, 13),
+       seed=st.integers(0, 99))
+def test_random_in_place_stencils_bitwise_equal(fresh, forced, program, tsteps, n, seed):
+    """Sweeps that may read the array they update (skewed like seidel-2d where time tiled)."""
+    test_random_stencils_bitwise_equal.hypothesis.inner_test(fresh, forced, program, tsteps, n, seed)
 
 
 def test_time_tiling_does_not_depend_on_register_tiles(fresh):
