@@ -51,29 +51,50 @@ def parallel_depths(schedule: isl.Schedule, deps: isl.UnionMap, context: isl.Set
     ``schedule`` (its loop count plus one when no loop of it is parallel).
 
     Works on the flat schedule map, where sequence positions are dimensions too: a dimension is
-    a loop of a statement when the statement takes more than one value there, and it is parallel
-    when no dependence touching the statement agrees on the dimensions before it and differs on
-    it (two statements in different children of a sequence already differ at the sequence's
-    position)."""
+    a loop of a statement when the statement takes more than one value there.  The statements in
+    that same loop are those with the same sequence positions before it and a loop there too; the
+    loop is parallel when no dependence among them agrees on the dimensions before it and differs
+    on it (then it is parallel for all of them, as the loop AST will mark it)."""
     flat = schedule.get_map()
-    width = _width(flat)
+    pieces = {p.get_tuple_name(isl.dim_type.in_): p for p in maps_of(flat)}
+    fixed = {name: {d: _value(p, d) for d in range(_width(flat)) if _fixed(p, d)} for name, p in pieces.items()}
     depths: dict[str, int] = {}
-    for piece in maps_of(flat):
-        name = piece.get_tuple_name(isl.dim_type.in_)
-        mine = isl.UnionSet.from_set(piece.domain())
-        touching = deps.intersect_domain(mine).union(deps.intersect_range(mine))
+    for name, piece in pieces.items():
         loops = 0
         depths[name] = -1
-        for dim in range(width):
-            if _fixed(piece, dim):
+        for dim in range(piece.dim(isl.dim_type.out)):
+            if dim in fixed[name]:
                 continue
-            if not carries(touching, _prefix(flat, dim), context):
+            peers = [other for other in pieces if dim not in fixed[other] and all(
+                fixed[other].get(e) == v for e, v in fixed[name].items() if e < dim)]
+            inside = _domain_of(pieces, peers)
+            within = deps.intersect_domain(inside).intersect_range(inside)
+            if not carries(within, _prefix(flat, dim), context):
                 depths[name] = loops
                 break
             loops += 1
         if depths[name] < 0:
             depths[name] = loops + 1
     return depths
+
+
+def _value(piece: isl.Map, dim: int) -> str:
+    """The one value a statement takes at schedule dimension ``dim`` (as text: it may name a
+    parameter), for comparing sequence positions."""
+    n = piece.dim(isl.dim_type.out)
+    if dim >= n:
+        return "-"
+    return piece.project_out(isl.dim_type.out, dim + 1, n - dim - 1).project_out(
+        isl.dim_type.out, 0, dim).range().remove_divs().to_str()
+
+
+def _domain_of(pieces: dict[str, isl.Map], names: list[str]) -> isl.UnionSet:
+    result = None
+    for name in names:
+        here = isl.UnionSet.from_set(pieces[name].domain())
+        result = here if result is None else result.union(here)
+    assert result is not None
+    return result
 
 
 def _width(flat: isl.UnionMap) -> int:
