@@ -39,6 +39,7 @@ class Explanation:
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
             ("tiling", [asdict(c) for c in sched.tiling]),
             ("time tiling", [asdict(d) for d in getattr(sched, "time_tiling", ())]),
+            ("outer parallelism", [asdict(d) for d in getattr(sched, "outer_parallelism", ())]),
             ("register tiles", [asdict(c) for c in sched.register_tiles]
              + [asdict(p) for p in stages.decisions("register promotion")]),
             ("minmax lanes", [asdict(d) for d in stages.decisions("minmax lanes")]),

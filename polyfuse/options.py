@@ -184,6 +184,12 @@ class Options:
         """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""
         return self.target != "cuda" and env_flag("POLYFUSE_TIME_TILING", True)
 
+    def outer_parallelism_enabled(self) -> bool:
+        """isl's outer-parallel schedule for nests whose parallel loops lie deep
+        (polyfuse.schedule.outer_parallelism): CPU and Python targets when loops may run in
+        parallel, unless POLYFUSE_OUTER_PARALLELISM=0."""
+        return self.target != "cuda" and self.parallel and env_flag("POLYFUSE_OUTER_PARALLELISM", True)
+
     def _time_tiling_key(self) -> str:
         # POLYFUSE_TIME_TILE_SIZES (fixed sizes for experiments) changes the code too
         # and the model's budget follows the L2 size (POLYFUSE_L2_BYTES or sysfs)
@@ -232,6 +238,7 @@ class Options:
                 f"registers={self.register_tile_bytes()} lanes={self.minmax_lane_bytes()} "
                 f"interleave={self.interleave_copies()} blocked_sums={self.reduction_block()} "
                 f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
+                + ("" if self.outer_parallelism_enabled() or not self.parallel else " outer_parallelism=off")
                 + ("" if self.blas_products() else " blas=False")
                 + self._cuda_key())
 

@@ -71,6 +71,25 @@ def compute_whole_components(constraints: isl.ScheduleConstraints) -> isl.Schedu
         return constraints.compute_schedule()
 
 
+def compute_outer_parallel(constraints: isl.ScheduleConstraints) -> isl.Schedule | None:
+    """isl's scheduler asked for outer coincidence (PPCG's option for GPUs): each band's outer
+    member parallel where splitting the component or permuting its loops makes it so; components
+    scheduled one SCC at a time (not whole).  None as in ``compute_whole_components``."""
+    if pieces(constraints.get_proximity()) > MAX_DEPENDENCE_PIECES:
+        return None
+    ctx = constraints.get_ctx()
+    with _ISL_OPTIONS_LOCK:
+        ctx.set_schedule_serialize_sccs(0)
+        ctx.set_schedule_whole_component(0)
+        ctx.set_schedule_maximize_coincidence(0)
+        ctx.set_schedule_outer_coincidence(1)
+        ctx.set_schedule_max_coefficient(20)
+        try:
+            return constraints.compute_schedule()
+        finally:
+            ctx.set_schedule_outer_coincidence(0)
+
+
 def totally_ordered(schedule: isl.Schedule) -> isl.Schedule:
     """The same schedule with every ``set`` node's children put in a fixed order.
 

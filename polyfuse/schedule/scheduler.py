@@ -27,7 +27,9 @@ from polyfuse.schedule.isl_scheduler import (
     tile_permutable_bands,
     totally_ordered,
 )
+from polyfuse.schedule.legality import violations
 from polyfuse.schedule.locality import LocalityPass
+from polyfuse.schedule.outer_parallelism import propose
 from polyfuse.schedule.tiling import TilingPass
 from polyfuse.schedule.time_tiling import not_applied, time_tile
 
@@ -46,17 +48,21 @@ class ScheduleResult:
     tiling: tuple = ()  # TileChoice records
     register_tiles: tuple = ()  # RegisterTileChoice records
     time_tiling: tuple = ()  # TimeTileDecision records
+    outer_parallelism: tuple = ()  # OuterParallelDecision records
     scop: Scop | None = None  # the Scop the schedule is for, when the policy changed it
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
                     vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
-                    time_tile_sizes: tuple[int, ...] = (), vector_math: bool = False) -> ScheduleResult:
+                    time_tile_sizes: tuple[int, ...] = (), vector_math: bool = False,
+                    parallel: bool = True) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
     tiles whose footprint fits ``time_tile_budget`` bytes (or ``time_tile_sizes`` where given).
-    None infers it from ``vector_bytes`` (set only for CPU targets) until every caller passes it."""
+    None infers it from ``vector_bytes`` (set only for CPU targets) until every caller passes it.
+    ``parallel`` (smart only): reschedule nests whose parallel loops lie deep (outer parallelism);
+    off when the kernel runs serially anyway."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
@@ -70,12 +76,14 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         body = tiling.run(body)
         # time-stepped stencils: skewed, wavefront-parallel time tiles (verified, else dropped)
         enabled = vector_bytes > 0 if time_tiling is None else time_tiling
-        schedule, time_tiles = (smart_time_tiling(scop, deps, body, budget=time_tile_budget, sizes=time_tile_sizes)
-                                if enabled else (scop.schedule_of(body), ()))
-        return ScheduleResult(fuse, "smart fusion of the program's loops", (), schedule,
+        parts, time_tiles = (smart_time_tiling(scop, deps, body, budget=time_tile_budget, sizes=time_tile_sizes)
+                             if enabled else ((None,) * len(body), ()))
+        # the other nests: isl's schedule where it has shallower parallel loops (verified)
+        parts, outer = smart_outer_parallelism(scop, deps, body, parts) if parallel else (parts, ())
+        return ScheduleResult(fuse, "smart fusion of the program's loops", (), sequenced(scop, body, parts),
                               tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions),
                               scop=scop, register_tiles=tuple(tiling.register_decisions),
-                              time_tiling=time_tiles)
+                              time_tiling=time_tiles, outer_parallelism=outer)
     pieces = dependence_pieces(deps)
     if pieces > MAX_DEPENDENCE_PIECES:
         note = (f"isl's scheduler not tried: {pieces} dependence pieces (more than {MAX_DEPENDENCE_PIECES}, "
@@ -108,24 +116,69 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     return ScheduleResult(fuse, "program order", tuple(notes), schedule=scop.schedule)
 
 
+def sequenced(scop: Scop, body: tuple, parts: tuple[isl.Schedule | None, ...]) -> isl.Schedule:
+    """The program's schedule: the top-level nodes of ``body`` in order, each by its transformed
+    schedule in ``parts`` or, where that is None, by the smart loop tree."""
+    if not any(p is not None for p in parts):
+        return scop.schedule_of(body)
+    pieces = [p if p is not None else scop.schedule_of((node,)) for node, p in zip(body, parts)]
+    result = pieces[0]
+    for piece in pieces[1:]:
+        result = result.sequence(piece)
+    return result
+
+
 def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int,
-                      sizes: tuple[int, ...] = ()) -> tuple[isl.Schedule, tuple]:
-    """The smart schedule of ``body``, with its stencil nests time tiled where that verifies.
+                      sizes: tuple[int, ...] = ()) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
+    """The time-tiled schedule of each node of ``body`` (None: keep the smart tree), kept only
+    when the whole program's schedule with them verifies.
 
     Verifying a tiled schedule (floors in the schedule) costs isl several times what a fusion
     check does, so this step gets ``TIME_TILING_BUDGET_SCALE`` times the usual budget."""
-    plain = scop.schedule_of(body)
+    plain: tuple[isl.Schedule | None, ...] = (None,) * len(body)
     limit = isl_budget() * TIME_TILING_BUDGET_SCALE
     try:
         with bounded(scop.context.get_ctx(), limit):
             tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes)
-            problems = schedule_violations(scop, deps, tiled) if tiled is not None else []
+            applied = any(p is not None for p in tiled)
+            problems = schedule_violations(scop, deps, sequenced(scop, body, tiled)) if applied else []
     except BudgetExceeded:
         return plain, not_applied(scop, body, f"over the isl operation budget ({limit})")
-    if tiled is None:
+    if not applied:
         return plain, decisions
     if problems:
         log.info("polyfuse: time tiling of %s rejected: %s", scop.name, "; ".join(problems))
         reason = "failed verification (" + "; ".join(problems) + ")"
         return plain, tuple(replace(d, applied=False, reason=reason) if d.applied else d for d in decisions)
     return tiled, decisions
+
+
+def smart_outer_parallelism(scop: Scop, deps: Dependences, body: tuple,
+                            parts: tuple[isl.Schedule | None, ...]) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
+    """``parts`` with isl's outer-parallel schedule for each untransformed nest where
+    polyfuse.schedule.outer_parallelism proposes one and the whole program's schedule with it
+    verifies; one record per nest considered."""
+    decisions = []
+    result = list(parts)
+    for index, node in enumerate(body):
+        if result[index] is not None:
+            continue
+        try:
+            with bounded(scop.context.get_ctx()):
+                candidate, decision = propose(scop, deps, node)
+        except BudgetExceeded:
+            continue
+        if decision is None:
+            continue
+        if candidate is not None:
+            candidate = totally_ordered(candidate)
+            trial = [*result[:index], candidate, *result[index + 1:]]
+            problems = violations(scop, deps, sequenced(scop, body, tuple(trial)))
+            if problems:
+                log.info("polyfuse: outer parallelism of %s rejected: %s", scop.name, "; ".join(problems))
+                decision = replace(decision, applied=False,
+                                   reason="failed verification (" + "; ".join(problems) + ")")
+            else:
+                result = trial
+        decisions.append(decision)
+    return tuple(result), tuple(decisions)

@@ -7,6 +7,9 @@ while it stays in L2:
 
 1. isl's scheduler, on just that nest's statements, skews the space loops by the time loop so
    that time and space form one permutable band (jacobi-2d: ``(t, 2t + i, 2t + j)``);
+   An in-place sweep (seidel-2d, not parallel within a time step) qualifies when its dependence
+   distances are constant: the skew (``(t, t + i, 2t + i + j)``) then makes its tiles' wavefronts
+   parallel, as in Pluto;
 2. the band is tiled (``band_tile``) with sizes from a footprint model: what one time step of a
    tile leaves in cache for the next (its box plus the skew's slide) fits in half of L2;
 3. the tile loops are *wavefronted*: the outer tile loop becomes the sum of the first two tile
@@ -90,12 +93,24 @@ def stencil_problem(scop: Scop, deps: Dependences, node: LoopNode) -> str | None
     time = isl.UnionMap(f"{scop.prefix} -> {{ {_first_dims(scop, stmts)} }}")
     if not carries(within, time, scop.context):
         return "the outer loop carries no dependence (no reuse across time steps)"
-    for sweep in node.body:
-        assert isinstance(sweep, LoopNode)
-        if carries(_restricted(within, scop, sweep.statements), _sweep_prefix(scop, sweep), scop.context):
-            return (f"the sweep over {sweep.members[0].var} is not parallel within a time step "
-                    "(an in-place update: its skewed tiles would run serially and lose vectorization)")
+    in_place = [sweep for sweep in node.body if isinstance(sweep, LoopNode) and carries(
+        _restricted(within, scop, sweep.statements), _sweep_prefix(scop, sweep), scop.context)]
+    if in_place and not uniform_distances(within, scop.schedule_of((node,))):
+        return (f"the sweep over {in_place[0].members[0].var} is not parallel within a time step and the "
+                "nest's dependence distances are not constant (an in-place update that is no stencil)")
     return None
+
+
+def uniform_distances(deps: isl.UnionMap, schedule: isl.Schedule) -> bool:
+    """Is every distance of ``deps``, in the loop coordinates of ``schedule``, one of finitely many
+    constant vectors (whatever the parameters)?  That is what makes an in-place sweep (seidel-2d:
+    ``A[i, j]`` from its updated neighbours ``A[i - 1, j]``, ``A[i, j - 1]``) a stencil whose skew is
+    bounded; lu's or floyd-warshall's distances grow with ``n``, and skewed tiles do not fit them."""
+    order = schedule.get_map()
+    distances: list[isl.Set] = []
+    deps.apply_domain(order).apply_range(order).deltas().foreach_set(distances.append)
+    return all(d.project_out(isl.dim_type.param, 0, d.dim(isl.dim_type.param)).is_bounded()
+               for d in distances)
 
 
 def _sweep_prefix(scop: Scop, sweep: LoopNode) -> isl.UnionMap:
@@ -370,22 +385,17 @@ def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
 
 
 def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budget: int,
-              fixed_sizes: tuple[int, ...] = ()) -> tuple[isl.Schedule | None, tuple[TimeTileDecision, ...]]:
-    """The schedule of ``body`` with every time-stepped stencil nest time tiled (None when no nest
-    was), and one decision per top-level loop that looked like a stencil nest."""
-    parts: list[isl.Schedule] = []
+              fixed_sizes: tuple[int, ...] = ()) -> tuple[tuple[isl.Schedule | None, ...], tuple[TimeTileDecision, ...]]:
+    """The time-tiled schedule of each node of ``body`` (None where it is not a time-stepped
+    stencil nest), and one decision per top-level loop that looked like a stencil nest."""
+    parts: list[isl.Schedule | None] = []
     decisions: list[TimeTileDecision] = []
     for node in body:
         schedule, decision = _nest(scop, deps, node, budget, fixed_sizes)
-        parts.append(schedule if schedule is not None else scop.schedule_of((node,)))
+        parts.append(schedule)
         if decision is not None:
             decisions.append(decision)
-    if not any(d.applied for d in decisions):
-        return None, tuple(decisions)
-    result = parts[0]
-    for part in parts[1:]:
-        result = result.sequence(part)
-    return result, tuple(decisions)
+    return tuple(parts), tuple(decisions)
 
 
 def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,

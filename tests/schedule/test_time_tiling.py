@@ -24,12 +24,14 @@ from polyfuse.schedule import time_tiling
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.time_tiling import tile_sizes
 
-SMALL_TILES = {"jacobi-1d": "3,8", "jacobi-2d": "3,4,8", "heat-3d": "2,3,3,8", "fdtd-2d": "3,4,8"}
+SMALL_TILES = {"jacobi-1d": "3,8", "jacobi-2d": "3,4,8", "heat-3d": "2,3,3,8", "fdtd-2d": "3,4,8",
+               "seidel-2d": "3,4,8"}
 SIZES = {  # odd sizes, not multiples of the tiles; time steps 0, 1 and odd
     "jacobi-1d": [dict(tsteps=0, n=9), dict(tsteps=1, n=5), dict(tsteps=7, n=37), dict(tsteps=13, n=3)],
     "jacobi-2d": [dict(tsteps=0, n=7), dict(tsteps=1, n=11), dict(tsteps=7, n=19), dict(tsteps=5, n=3)],
     "heat-3d": [dict(tsteps=0, n=5), dict(tsteps=1, n=7), dict(tsteps=5, n=11), dict(tsteps=4, n=17)],
     "fdtd-2d": [dict(tmax=0, nx=5, ny=7), dict(tmax=1, nx=9, ny=4), dict(tmax=7, nx=17, ny=13)],
+    "seidel-2d": [dict(tsteps=0, n=7), dict(tsteps=1, n=11), dict(tsteps=7, n=19), dict(tsteps=5, n=3)],
 }
 
 
@@ -159,12 +161,18 @@ def test_knob_off_keeps_the_smart_schedule(fresh):
     _run_both(sk, off, dict(tsteps=3, n=9))
 
 
-def test_in_place_sweep_is_left_alone(fresh):
+def test_in_place_stencil_is_skewed_and_other_in_place_sweeps_are_left_alone(fresh):
+    """seidel-2d's sweep updates A in place (not parallel within a step) but its distances are
+    constant: Pluto's skew; lu's and floyd-warshall's distances grow with n: no time tiles."""
     sk = suite.KERNELS["seidel-2d"]
-    kernel = polyfuse.kernel(sk.func, verify=True)
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
-    (decision,) = _decisions(kernel, args)
-    assert not decision.applied and "not parallel within a time step" in decision.reason
+    (decision,) = _decisions(polyfuse.kernel(sk.func, verify=True), args)
+    assert decision.applied and decision.band == "S0: (t, t + i, 2t + i + j)", decision
+    for name in ("lu", "floyd-warshall"):
+        sk = suite.KERNELS[name]
+        args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+        (decision,) = _decisions(polyfuse.kernel(sk.func, verify=True), args)
+        assert not decision.applied and "distances are not constant" in decision.reason, decision
 
 
 def test_non_stencils_get_no_decision(fresh):
@@ -189,16 +197,17 @@ COEFFICIENTS = ("0.25", "0.5", "0.2", "1.5", "0.125")
 
 
 @st.composite
-def stencil_programs(draw):
+def stencil_programs(draw, in_place: bool = False):
     """A random time-stepped stencil: 1-3 sweeps over 1-D or 2-D grids, each writing one array
-    from neighbours (offsets -1..1) of the others, so every sweep is parallel within a step."""
+    from neighbours (offsets -1..1) of the others, so every sweep is parallel within a step;
+    ``in_place``: of every array, the target too (a Gauss-Seidel-like sweep, not parallel)."""
     rank = draw(st.sampled_from([1, 2]))
     names = ["A", "B", "C"][: draw(st.integers(2, 3))]
     loops = ["i", "j"][:rank]
     lines = [f"def kern(tsteps, n, {', '.join(names)}):", "    for t in range(tsteps):"]
     for _ in range(draw(st.integers(1, 3))):
         target = draw(st.sampled_from(names))
-        sources = [a for a in names if a != target]
+        sources = [a for a in names if a != target or in_place]
         terms = []
         for _ in range(draw(st.integers(1, 4))):
             source = draw(st.sampled_from(sources))
@@ -232,6 +241,14 @@ def test_random_stencils_bitwise_equal(fresh, forced, program, tsteps, n, seed):
         kernel(*actual)
         for e, a in zip(expected[2:], actual[2:]):
             assert np.array_equal(e, a), f"{count} thread(s)"
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(program=stencil_programs(in_place=True), tsteps=st.integers(0, 7), n=st.integers(3, 13),
+       seed=st.integers(0, 99))
+def test_random_in_place_stencils_bitwise_equal(fresh, forced, program, tsteps, n, seed):
+    """Sweeps that may read the array they update (skewed like seidel-2d where time tiled)."""
+    test_random_stencils_bitwise_equal.hypothesis.inner_test(fresh, forced, program, tsteps, n, seed)
 
 
 def test_time_tiling_does_not_depend_on_register_tiles(fresh):
