@@ -16,10 +16,12 @@ The copy in and the reads of the result are ordinary statements (they fuse with 
 around them); the call is one statement of the Scop (frontend.opaque.lift_lapack: it reads and
 writes its buffers whole), a model/region.py ``Lapack`` that the CPU backend runs on SciPy's
 cython_lapack and the Python backend as NumPy's own np.linalg call.  The buffers are the
-kernel's own, so the operand is never modified.  Dtypes are NumPy's: np.linalg computes every
-real dtype in float64 (the d routines, float32 operands converted in the copy) and gives float32
-results where every operand is float32, float64 otherwise (ints, bool); complex and float16 are
-refused.  Only single matrices (2-D operands): NumPy's stacks of matrices are refused.
+kernel's own, so the operand is never modified.  Dtypes are NumPy's (its _commonType): every real
+dtype is computed in float64 (the d routines, float32 operands converted in the copy), every
+complex one in complex128 (the z routines: complex64 too, and real operands meeting a complex
+one), and the result is single precision (float32, complex64) where every operand is, double
+otherwise (ints and bools count as double); float16 is refused, as is a complex lstsq.  Only
+single matrices (2-D operands): NumPy's stacks of matrices are refused.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ from .types import VType
 
 _CONSTRUCT = "np.linalg"
 WORK = "float64"  # np.linalg computes every real dtype in double and casts the result (its _commonType)
+COMPLEX_WORK = "complex128"  # ... and every complex one in complex128 (complex64 included)
+_SINGLE = {"float64": "float32", "complex128": "complex64"}
+_REAL_OF = {"float32": "float32", "float64": "float64", "complex64": "float32", "complex128": "float64"}
 
 
 def lower_linalg(lw: Lowering, node: ast.Call, name: str) -> View:
@@ -59,10 +64,10 @@ def linalg_parts(lw: Lowering, node: ast.Call, name: str) -> tuple[View | None, 
 def slogdet_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
     """``np.linalg.slogdet(A)``: its sign and logabsdet, NumPy's scan of the getrf factors."""
     (a,) = _operands(lw, node, "slogdet")
-    sign, logdet, result = _slogdet(lw, node, "np.linalg.slogdet", a)
-    vtype = VType(result, False)
-    return (View((), vtype, lambda idx: _as(result, ast.Name(sign, ast.Load()))),
-            View((), vtype, lambda idx: _as(result, ast.Name(logdet, ast.Load()))))
+    sign, logdet, (work, result) = _slogdet(lw, node, "np.linalg.slogdet", a)
+    real = _REAL_OF[result]  # a complex matrix's logdet is real (float32 for complex64, as NumPy casts it)
+    return (View((), VType(result, False), lambda idx: _as(result, ast.Name(sign, ast.Load()), work)),
+            View((), VType(real, False), lambda idx: _as(real, ast.Name(logdet, ast.Load()))))
 
 
 def lstsq_parts(lw: Lowering, node: ast.Call) -> tuple[View | None, ...]:
@@ -74,7 +79,9 @@ def lstsq_parts(lw: Lowering, node: ast.Call) -> tuple[View | None, ...]:
     if a.rank != 2 or b.rank not in (1, 2):
         raise lw.error(node, "np.linalg.lstsq() of other than a matrix and a vector or matrix (NumPy's stacks are "
                        "not supported)", _CONSTRUCT)
-    result = _dtype(lw, node, "lstsq", (a, b))
+    work_dtype, result = _dtype(lw, node, "lstsq", (a, b))
+    if work_dtype != WORK:
+        raise lw.error(node, "np.linalg.lstsq() of complex arrays is not supported (real ones are)", _CONSTRUCT)
     m, n = a.extents
     _equal(lw, node, b.extents[0], m, "lstsq")
     k = const(1) if b.rank == 1 else b.extents[1]
@@ -97,10 +104,10 @@ def lstsq_parts(lw: Lowering, node: ast.Call) -> tuple[View | None, ...]:
     return x, None, rank_view, singular
 
 
-def _fortran_copy_of(lw: Lowering, a: View, m: Sym, n: Sym) -> str:
+def _fortran_copy_of(lw: Lowering, a: View, m: Sym, n: Sym, dtype: str = WORK) -> str:
     """The ``m x n`` matrix ``a`` in a fresh ``n x m`` local: column-major for LAPACK."""
     work = lw.fresh("la")
-    lw.allocate(work, (n, m), WORK)
+    lw.allocate(work, (n, m), dtype)
     lw.pre.extend(lw.nest((m, n), lambda k: [ast.Assign([_store(_at(work, (k[1], k[0])))], a.element(k))]))
     return work
 
@@ -153,71 +160,72 @@ def _operands(lw: Lowering, node: ast.Call, name: str) -> list[View]:
 # ---- the routines --------------------------------------------------------------------------
 def cholesky(lw: Lowering, node: ast.Call, a: View) -> View:
     """potrf('L') on the Fortran copy; the lower factor, zeros above the diagonal."""
-    n, result = _square(lw, node, "cholesky", a), _dtype(lw, node, "cholesky", (a,))
-    work = _fortran_copy(lw, a, n)
+    n, (dtype, result) = _square(lw, node, "cholesky", a), _dtype(lw, node, "cholesky", (a,))
+    work = _fortran_copy(lw, a, n, dtype)
     info = _scalar(lw, "info", "int64")
-    _call(lw, "potrf", "np.linalg.cholesky", work, n, info)
+    _call(lw, "potrf", "np.linalg.cholesky", work, n, info, dtype=dtype)
     _raise_unless(lw, info, "Matrix is not positive definite")
 
     def element(idx: tuple[Sym, ...]) -> ast.expr:
         i, j = idx
         below = ast.Compare(j.node, [ast.LtE()], [i.node])
-        return _as(result, ast.IfExp(below, _at(work, (j, i)), _number(0)))
+        return _as(result, ast.IfExp(below, _at(work, (j, i)), _number(0, dtype)), dtype)
     return View((n, n), VType(result, False), element)
 
 
 def inv(lw: Lowering, node: ast.Call, a: View) -> View:
     """gesv with the identity as right-hand sides, as NumPy's inv."""
-    n, result = _square(lw, node, "inv", a), _dtype(lw, node, "inv", (a,))
-    work = _fortran_copy(lw, a, n)
+    n, (dtype, result) = _square(lw, node, "inv", a), _dtype(lw, node, "inv", (a,))
+    work = _fortran_copy(lw, a, n, dtype)
     rhs = lw.fresh("lb")
-    lw.allocate(rhs, (n, n), WORK)
+    lw.allocate(rhs, (n, n), dtype)
     lw.pre.extend(lw.nest((n, n), lambda k: [ast.Assign([_store(_at(rhs, k))], ast.IfExp(
-        ast.Compare(k[0].node, [ast.Eq()], [k[1].node]), _number(1), _number(0)))]))
-    return _gesv(lw, "np.linalg.inv", result, work, n, rhs, 2, n)
+        ast.Compare(k[0].node, [ast.Eq()], [k[1].node]), _number(1, dtype), _number(0, dtype)))]))
+    return _gesv(lw, "np.linalg.inv", (dtype, result), work, n, rhs, 2, n)
 
 
 def solve(lw: Lowering, node: ast.Call, a: View, b: View) -> View:
     """gesv of ``a`` and ``b``: a vector (NumPy 2's rule for 1-D ``b``) or columns of right-hand sides."""
-    n, result = _square(lw, node, "solve", a), _dtype(lw, node, "solve", (a, b))
+    n, (dtype, result) = _square(lw, node, "solve", a), _dtype(lw, node, "solve", (a, b))
     if b.rank not in (1, 2):
         raise lw.error(node, f"np.linalg.solve() with b of rank {b.rank} (a vector or a matrix is supported; "
                        "NumPy's stacks of matrices are not)", _CONSTRUCT)
     _equal(lw, node, b.extents[0], n, "solve")
-    work = _fortran_copy(lw, a, n)
+    work = _fortran_copy(lw, a, n, dtype)
     rhs = lw.fresh("lb")
     if b.rank == 1:
-        lw.allocate(rhs, (n,), WORK)
+        lw.allocate(rhs, (n,), dtype)
         lw.pre.extend(lw.nest((n,), lambda k: [ast.Assign([_store(_at(rhs, k))], b.element(k))]))
-        return _gesv(lw, "np.linalg.solve", result, work, n, rhs, 1, const(1))
+        return _gesv(lw, "np.linalg.solve", (dtype, result), work, n, rhs, 1, const(1))
     k = b.extents[1]
-    lw.allocate(rhs, (k, n), WORK)
+    lw.allocate(rhs, (k, n), dtype)
     lw.pre.extend(lw.nest((n, k), lambda ix: [ast.Assign([_store(_at(rhs, (ix[1], ix[0])))], b.element(ix))]))
-    return _gesv(lw, "np.linalg.solve", result, work, n, rhs, 2, k)
+    return _gesv(lw, "np.linalg.solve", (dtype, result), work, n, rhs, 2, k)
 
 
 def det(lw: Lowering, node: ast.Call, a: View) -> View:
     """NumPy's det: getrf, then ``sign * exp(logdet)`` of the factored diagonal (its slogdet);
-    a singular matrix gives 0 (no error)."""
-    sign, logdet, result = _slogdet(lw, node, "np.linalg.det", a)
+    a singular matrix gives 0 (no error).  A complex sign times the real exp is the complex
+    product with ``exp + 0j``, as NumPy's det_from_slogdet multiplies."""
+    sign, logdet, (work, result) = _slogdet(lw, node, "np.linalg.det", a)
     exp = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "exp", ast.Load())
 
     def element(idx: tuple[Sym, ...]) -> ast.expr:
         return _as(result, ast.BinOp(ast.Name(sign, ast.Load()), ast.Mult(),
-                                     ast.Call(exp, [ast.Name(logdet, ast.Load())], [])))
+                                     ast.Call(exp, [ast.Name(logdet, ast.Load())], [])), work)
     return View((), VType(result, False), element)
 
 
-def _slogdet(lw: Lowering, node: ast.Call, call: str, a: View) -> tuple[str, str, str]:
-    """getrf on the Fortran copy of ``a``: the float64 locals holding NumPy's sign and logdet,
-    and the result dtype."""
+def _slogdet(lw: Lowering, node: ast.Call, call: str, a: View) -> tuple[str, str, tuple[str, str]]:
+    """getrf on the Fortran copy of ``a``: the locals holding NumPy's sign (of the computation
+    dtype: complex for a complex matrix) and logdet (float64), and the (computation, result) dtypes."""
     name = call.rsplit(".", 1)[1]
-    n, result = _square(lw, node, name, a), _dtype(lw, node, name, (a,))
-    work = _fortran_copy(lw, a, n)
+    n, (dtype, result) = _square(lw, node, name, a), _dtype(lw, node, name, (a,))
+    work = _fortran_copy(lw, a, n, dtype)
     pivots = _pivots(lw, n)
-    info, sign, logdet = _scalar(lw, "info", "int64"), _scalar(lw, "sign", WORK), _scalar(lw, "logdet", WORK)
-    _call(lw, "getrf", call, work, n, info, pivots=pivots, sign=sign, logdet=logdet)
-    return sign, logdet, result
+    info, sign, logdet = _scalar(lw, "info", "int64"), _scalar(lw, "sign", dtype), _scalar(lw, "logdet", WORK)
+    _call(lw, "getrf", call, work, n, info, dtype=dtype, pivots=pivots, sign=sign, logdet=logdet)
+    return sign, logdet, (dtype, result)
 
 
 _RULES: dict[str, Callable[..., View]] = {"cholesky": cholesky, "inv": inv, "solve": solve, "det": det}
@@ -246,45 +254,47 @@ def _equal(lw: Lowering, node: ast.Call, a: Sym, b: Sym, name: str) -> None:
     lw.mismatch(a, b, node)
 
 
-def _dtype(lw: Lowering, node: ast.Call, name: str, views: tuple[View, ...]) -> str:
-    """NumPy's result dtype (np.linalg's _commonType): float32 where every operand is float32,
-    else float64 (integers and bools convert).  The computation is float64 either way."""
+def _dtype(lw: Lowering, node: ast.Call, name: str, views: tuple[View, ...]) -> tuple[str, str]:
+    """NumPy's computation and result dtypes (np.linalg's _commonType): complex128 where an
+    operand is complex, else float64 (integers and bools convert); the result is the single
+    precision one (complex64, float32) where every operand is float32 or complex64."""
     dtypes = [v.vtype.dtype for v in views]
     for v, dtype in zip(views, dtypes):
         if v.vtype is UNKNOWN or dtype == "unknown":
             if lw.final:
                 raise lw.error(node, f"np.linalg.{name}(): cannot tell the dtype of an operand here", _CONSTRUCT)
-            return "float64"
-        if dtype.startswith("complex"):
-            raise lw.error(node, f"np.linalg.{name}() of complex arrays is not supported (real float32/float64 "
-                           "and integer arrays are)", _CONSTRUCT)
+            return WORK, WORK
         if dtype == "float16":
             raise lw.error(node, f"np.linalg.{name}() of float16 (NumPy raises TypeError: unsupported in linalg)",
                            _CONSTRUCT)
         if v.vtype.weak and v.rank:
             raise lw.error(node, f"np.linalg.{name}() of an array of Python numbers", _CONSTRUCT)
-    return "float32" if all(d == "float32" for d in dtypes) else "float64"
+    work = COMPLEX_WORK if any(d.startswith("complex") for d in dtypes) else WORK
+    return work, _SINGLE[work] if all(d in ("float32", "complex64") for d in dtypes) else work
 
 
-def _fortran_copy(lw: Lowering, a: View, n: Sym) -> str:
-    """``a``'s values in a fresh local, transposed: column-major for LAPACK (NumPy's linearize).
-    LAPACK overwrites it, never the operand."""
-    return _fortran_copy_of(lw, a, n, n)
+def _fortran_copy(lw: Lowering, a: View, n: Sym, dtype: str) -> str:
+    """``a``'s values in a fresh local of the computation ``dtype``, transposed: column-major for
+    LAPACK (NumPy's linearize).  LAPACK overwrites it, never the operand."""
+    return _fortran_copy_of(lw, a, n, n, dtype)
 
 
-def _gesv(lw: Lowering, call: str, result: str, work: str, n: Sym, rhs: str, rank: int, nrhs: Sym) -> View:
-    """gesv on ``work`` and ``rhs``; the solution, read back in row-major order."""
+def _gesv(lw: Lowering, call: str, dtypes: tuple[str, str], work: str, n: Sym, rhs: str, rank: int,
+          nrhs: Sym) -> View:
+    """gesv on ``work`` and ``rhs`` (of the computation dtype); the solution, read back in
+    row-major order as the result dtype."""
+    dtype, result = dtypes
     info = _scalar(lw, "info", "int64")
-    _call(lw, "gesv", call, work, n, info, b=rhs, b_rank=rank, nrhs=nrhs, pivots=_pivots(lw, n))
+    _call(lw, "gesv", call, work, n, info, dtype=dtype, b=rhs, b_rank=rank, nrhs=nrhs, pivots=_pivots(lw, n))
     _raise_unless(lw, info, "Singular matrix")
     if rank == 1:
-        return View((n,), VType(result, False), lambda idx: _as(result, _at(rhs, idx)))
-    return View((n, nrhs), VType(result, False), lambda idx: _as(result, _at(rhs, (idx[1], idx[0]))))
+        return View((n,), VType(result, False), lambda idx: _as(result, _at(rhs, idx), dtype))
+    return View((n, nrhs), VType(result, False), lambda idx: _as(result, _at(rhs, (idx[1], idx[0])), dtype))
 
 
 def _pivots(lw: Lowering, n: Sym) -> str:
     pivots = lw.fresh("lp")
-    lw.allocate(pivots, (n,), "int32")
+    lw.allocate(pivots, (n,), "int64")  # LAPACK's INTEGER is 32- or 64-bit: the backend widens 32-bit ones
     return pivots
 
 
@@ -298,14 +308,15 @@ def _scalar(lw: Lowering, stem: str, dtype: str) -> str:
     return name
 
 
-def _call(lw: Lowering, routine: str, call: str, a: str, n: Sym, info: str, *, m: Sym | None = None, b: str = "",
-          b_rank: int = 0, nrhs: Sym | None = None, b_cols: Sym | None = None, **names: str) -> None:
+def _call(lw: Lowering, routine: str, call: str, a: str, n: Sym, info: str, *, dtype: str = WORK,
+          m: Sym | None = None, b: str = "", b_rank: int = 0, nrhs: Sym | None = None, b_cols: Sym | None = None,
+          **names: str) -> None:
     """The ``LAPACK_CALL`` statement (read by frontend.opaque.lapack_parts): constants, buffer and
     scalar names (pivots, sign, logdet, s, rank, rcond), and sizes as keywords.  ``a`` is
     ``n x m`` row-major (``m``: ``n`` by default), ``b`` ``nrhs x b_cols`` (``b_cols``: ``n``)."""
     sizes = {"n": n, "m": m or n, "nrhs": nrhs or const(1), "b_cols": b_cols or n}
     values: dict[str, ast.expr] = {"routine": ast.Constant(routine), "call": ast.Constant(call),
-                                   "dtype": ast.Constant(WORK), "b_rank": ast.Constant(b_rank)}
+                                   "dtype": ast.Constant(dtype), "b_rank": ast.Constant(b_rank)}
     values.update({key: size.node for key, size in sizes.items()})
     values.update({key: ast.Name(value, ast.Load()) for key, value in {"a": a, "b": b, "info": info, **names}.items()
                    if value})
@@ -325,13 +336,14 @@ def _at(array: str, idx: tuple[Sym, ...]) -> ast.Subscript:
     return ast.Subscript(ast.Name(array, ast.Load()), index, ast.Load())
 
 
-def _number(value: int) -> ast.expr:
-    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), WORK, ast.Load()), [ast.Constant(value)], [])
+def _number(value: int, dtype: str = WORK) -> ast.expr:
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load()), [ast.Constant(value)], [])
 
 
-def _as(result: str, element: ast.expr) -> ast.expr:
-    """A float64 value of the buffers as the result dtype (NumPy's final astype)."""
-    if result == WORK:
+def _as(result: str, element: ast.expr, work: str = WORK) -> ast.expr:
+    """A value of the buffers (of the computation dtype ``work``) as the result dtype (NumPy's
+    final astype)."""
+    if result == work:
         return element
     return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), result, ast.Load()), [element], [])
 

@@ -8,12 +8,15 @@ NumPy's ILP64 OpenBLAS, 32-bit in SciPy's).  Whether a product can run there is 
 the operands' strides: each of ``op(A)``, ``op(B)`` must be a matrix with one unit-stride axis
 (either one: the other is its leading dimension, ``op`` transposes where needed), and ``C``
 one with unit stride down its columns, or along its rows (then BLAS computes ``C^T = B^T A^T``).
+A matrix times its own transpose (``X.T @ X``: one operand the other transposed at the same
+address) is ``?syrk`` and a copy of its triangle, as NumPy's matmul decides per call.
 Anything else (a strided slice, a reversed view, sizes over 2^31), and products too small for
 a library call to pay, run :meth:`Matmul.loops` instead, compiled in place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +31,7 @@ from polyfuse.runtime.linalg_library import library
 _I64 = ll.IntType(64)
 _I8 = ll.IntType(8)
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
-_KINDS = ("gemm", "gemv", "dot")
+_KINDS = ("gemm", "gemv", "dot", "syrk")
 
 PREFIX = "polyfuse.blas."
 
@@ -109,6 +112,10 @@ class MatmulEmitter:
             swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
                        self.matrix(depth, a_s, rows, a_r)]
             ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), "gemm")]
+            if not op.accumulate and op.alpha is None:  # a fresh product (beta = 0): NumPy's A.T @ A test first
+                symmetric: list[Any] = [(self.syrk_form(rows, cols, depth, a, b, (o_r, o_c, a_r, a_s, b_s, b_c)),
+                                         (out.base, a.base), "syrk")]
+                ways = symmetric + ways
         self.first_way(op, worth, ways)
 
     def first_way(self, op: rg.Matmul, worth, ways: list) -> None:
@@ -120,7 +127,7 @@ class MatmulEmitter:
         ok = self.b.and_(worth, self.all_ok(form[1:]))
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot}[kind](op, form, pointers)
+                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -177,6 +184,28 @@ class MatmulEmitter:
         return [(rows, depth), self.matrix(rows, row_stride, depth, depth_stride),
                 self.vector(depth, x_stride), self.vector(rows, y_stride)]
 
+    def syrk_form(self, rows, cols, depth, a, b, strides) -> list:
+        """[(n, k), C, A, same] for NumPy's own test (its matmul and dot): ``A @ A.T`` -- one
+        operand the other transposed at the same address, one stored row by row and the other
+        column by column -- runs as ``?syrk`` into the upper triangle of a row-major result, whose
+        lower triangle is then copied from it.  ``A`` (``n x k``, element (r, s) at ``r * a_r +
+        s * a_s``) is NumPy's ``NoTrans`` when its rows have unit stride (Fortran then sees
+        ``A^T`` and is told 'T'), else ``Trans`` ('N')."""
+        o_r, o_c, a_r, a_s, b_s, b_c = strides
+        bld = self.b
+
+        def eq(x, y):
+            return bld.icmp_signed("==", x, y)
+
+        same_matrix = bld.and_(bld.and_(eq(bld.ptrtoint(a.base, _I64), bld.ptrtoint(b.base, _I64)), eq(rows, cols)),
+                               bld.and_(eq(a_r, b_c), eq(a_s, b_s)))
+        a_rows = self.plain(depth, a_s, rows, a_r)  # NumPy's NoTrans: Fortran's A^T, depth x rows
+        a_cols = self.plain(rows, a_r, depth, a_s)  # NumPy's Trans
+        b_rows = self.plain(cols, b_c, depth, b_s)  # the other operand's NoTrans
+        lda = bld.select(a_rows[0], a_rows[2], a_cols[2])
+        a_ok = bld.and_(bld.or_(a_rows[0], a_cols[0]), bld.xor(a_rows[0], b_rows[0]))
+        return [(rows, depth), self.plain(cols, o_c, rows, o_r), (a_ok, a_rows[0], lda), (same_matrix, None, None)]
+
     def all_ok(self, parts) -> object:
         ok = parts[0][0]
         for part in parts[1:]:
@@ -194,6 +223,39 @@ class MatmulEmitter:
         args = [self.char(trans_a), self.char(trans_b), *(self.integer(v) for v in (m, n, k)),
                 alpha, a_ptr, self.integer(lda), b_ptr, self.integer(ldb), beta, c_ptr, self.integer(ldc)]
         self.b.call(self.declare(op.dtype, "gemm"), args)
+
+    def syrk(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``?syrk('L', trans, n, k, 1, A, lda, 0, C, ldc)`` -- NumPy's ``cblas_?syrk(RowMajor,
+        Upper, ...)`` as Fortran sees it -- then, as NumPy does, each element below the diagonal of
+        the row-major result copied from its mirror image above."""
+        real = _REALS[op.dtype][1]
+        (n, k), (_, _, ldc), (_, trans, lda), _ = form
+        c_ptr, a_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        alpha, beta = self.scales(op)
+        lower = self.slot(_I8, ll.Constant(_I8, ord("L")))
+        self.b.call(self.declare(op.dtype, "syrk"), [lower, self.char(trans), self.integer(n), self.integer(k), alpha,
+                                                     a_ptr, self.integer(lda), beta, c_ptr, self.integer(ldc)])
+        with self.counted(ll.Constant(_I64, 0), n) as i:
+            with self.counted(self.b.add(i, ll.Constant(_I64, 1)), n) as j:
+                above = self.b.gep(c_ptr, [self.b.add(self.b.mul(i, ldc), j)])
+                self.b.store(self.b.load(above), self.b.gep(c_ptr, [self.b.add(self.b.mul(j, ldc), i)]))
+
+    @contextlib.contextmanager
+    def counted(self, start, stop):
+        """``for i in range(start, stop)``: the body is emitted inside the ``with``."""
+        b = self.b
+        before = b.block
+        head, body, done = (b.append_basic_block(f"pf_syrk_{part}") for part in ("head", "body", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(_I64)
+        i.add_incoming(start, before)
+        b.cbranch(b.icmp_signed("<", i, stop), body, done)
+        b.position_at_end(body)
+        yield i
+        i.add_incoming(b.add(i, ll.Constant(_I64, 1)), b.block)
+        b.branch(head)
+        b.position_at_end(done)
 
     def gemv(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``?gemv(trans, m, n, alpha, M, ld, x, incx, beta, y, incy)`` for ``y = alpha M x + beta y``;
@@ -236,8 +298,9 @@ class MatmulEmitter:
         intp, i8p = _fortran_int().as_pointer(), _I8.as_pointer()
         if kind == "dot":
             return ll.Function(module, ll.FunctionType(_REALS[dtype][1], [intp, ptr, intp, ptr, intp]), name=name)
-        params = ([i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp] if kind == "gemm"
-                  else [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp])
+        params = {"gemm": [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
+                  "syrk": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, ptr, intp],
+                  "gemv": [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp]}[kind]
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
 
     def slot(self, kind, value):

@@ -1,59 +1,64 @@
 """``np.linalg`` routines (model/region.py ``Lapack``) as one LAPACK call from the JIT.
 
-LAPACK comes from SciPy's ``scipy.linalg.cython_lapack``, as BLAS does for products
-(backends/cpu/blas.py): its function pointers are registered with LLVM under the names declared
-here, so the optimised IR in the disk cache holds no address.  NumPy's ``np.linalg`` calls the
-same routines (dpotrf for cholesky, dgesv for solve and inv, dgetrf for det and slogdet, in
-double for every real dtype) on the same column-major copies, so the results agree with NumPy's up
-to the LAPACK build.  The frontend
-made every matrix a kernel-local row-major buffer holding the transpose (Fortran's order): its
-row stride is the leading dimension.  Fortran passes every number by pointer; sizes are 32-bit.
+LAPACK is the library products call (runtime/linalg_library.py): NumPy's own OpenBLAS where it
+is found, so the results are NumPy's bits, else SciPy's ``scipy.linalg.cython_lapack``.  Its
+function pointers are registered with LLVM under the names declared here, so the optimised IR in
+the disk cache holds no address.  NumPy's ``np.linalg`` calls the same routines (?potrf for
+cholesky, ?gesv for solve and inv, ?getrf for det and slogdet; d for every real dtype, z for every
+complex one) on the same column-major copies.  The frontend made every matrix a kernel-local
+row-major buffer holding the transpose (Fortran's order): its row stride is the leading
+dimension.  Fortran passes every number by pointer; every INTEGER is the library's width (64-bit
+in NumPy's ILP64 OpenBLAS, 32-bit in SciPy's), the pivots buffer is int64 whatever the width (32-bit
+pivots are widened in place after getrf).
 """
 
 from __future__ import annotations
 
-import ctypes
 import functools
 
 from llvmlite import ir as ll
 
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import region as rg
+from polyfuse.runtime.linalg_library import library
 
 _I64 = ll.IntType(64)
 _I32 = ll.IntType(32)
 _I8 = ll.IntType(8)
-_REALS = {"float64": ll.DoubleType()}  # np.linalg computes every real dtype in double: the d routines
-_ROUTINES = tuple("d" + routine for routine in rg.LAPACK_ROUTINES)
+# np.linalg computes every real dtype in double (the d routines), every complex one in complex128
+# (z): buffers are passed by address, so a complex one is passed as the double* of its parts
+_ELEMENTS = {"float64": ll.DoubleType(), "complex128": ll.DoubleType()}
+_ROUTINES = tuple(rg.LAPACK_LETTERS["float64"] + routine for routine in rg.LAPACK_ROUTINES) + tuple(
+    rg.LAPACK_LETTERS["complex128"] + routine for routine in rg.LAPACK_ROUTINES if routine != "gelsd")
 
 PREFIX = "polyfuse.lapack."
+MISSING = ("LAPACK (np.linalg) from NumPy's OpenBLAS or scipy.linalg.cython_lapack, neither of which is usable here "
+           "(POLYFUSE_BLAS=none turns both off); install scipy, or use target='python'")
 
 
 @functools.cache
 def lapack_pointers() -> dict[str, int]:
-    """``{symbol: address}`` of the routines, or {} when SciPy's cython_lapack is missing."""
-    try:
-        from scipy.linalg import cython_lapack
-    except ImportError:
+    """``{symbol: address}`` of the routines in the library products call, or {} without one
+    that has them all."""
+    found = library()
+    if found is None:
         return {}
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    found = {}
-    for name in _ROUTINES:
-        capsule = cython_lapack.__pyx_capi__[name]
-        found[PREFIX + name] = get_pointer(capsule, get_name(capsule))
-    return found
+    pointers = {PREFIX + name: found.address(name) for name in _ROUTINES}
+    return pointers if all(pointers.values()) else {}
+
+
+def fortran_int() -> ll.IntType:
+    """The library's INTEGER (sizes, leading dimensions, pivots, info)."""
+    found = library()
+    return ll.IntType(32 if found is None else found.int_bits)
 
 
 def register_symbols(llvm) -> None:
     """Make the routines known to the JIT linker (before a module using them is finalised); a
-    kernel from the disk cache that calls them cannot load where SciPy's LAPACK is missing."""
+    kernel from the disk cache that calls them cannot load where no LAPACK is found."""
     found = lapack_pointers()
     if not found:
-        raise UnsupportedError("this kernel calls LAPACK (np.linalg) from scipy.linalg.cython_lapack, which is not "
-                               "installed here; install scipy, or use target='python'")
+        raise UnsupportedError(f"this kernel calls {MISSING}")
     for name, address in found.items():
         llvm.add_symbol(name, address)
 
@@ -65,6 +70,7 @@ class LapackEmitter:
     def __init__(self, regions) -> None:
         self.regions = regions  # backends/cpu/region.RegionEmitter
         self.cg = regions.cg
+        self.int = fortran_int()
 
     @property
     def b(self) -> ll.IRBuilder:
@@ -72,14 +78,42 @@ class LapackEmitter:
 
     def emit(self, op: rg.Lapack) -> None:
         if not lapack_pointers():
-            raise UnsupportedError(f"{op.call}() runs on LAPACK from scipy.linalg.cython_lapack, which is not "
-                                   "installed here; install scipy, or use target='python'", self.regions.span, op.call)
-        n = self.int32(self.cg.exprs.emit(op.n))
-        info = self.cg.alloca_builder.alloca(_I32)
+            raise UnsupportedError(f"{op.call}() runs on {MISSING}", self.regions.span, op.call)
+        n = self.integer(self.cg.exprs.emit(op.n))
+        info = self.cg.alloca_builder.alloca(self.int)
         {"potrf": self.potrf, "getrf": self.getrf, "gesv": self.gesv, "gelsd": self.gelsd}[op.routine](op, n, info)
-        self.b.store(self.b.sext(self.b.load(info), _I64), self.cg.arrays[op.info][0])
-        if op.routine == "getrf":  # the scan reads info
+        self.b.store(self.widen(self.b.load(info)), self.cg.arrays[op.info][0])
+        if op.pivots:
+            self.widen_pivots(op)
+        if op.routine == "getrf":  # the scan reads info and the pivots
             self.regions.emit(op.slogdet())
+
+    def widen(self, value):
+        return value if value.type == _I64 else self.b.sext(value, _I64)
+
+    def widen_pivots(self, op: rg.Lapack) -> None:
+        """32-bit pivots, written over the first half of the int64 buffer, made int64 in place:
+        from the last one down, so each is read before its slot is written."""
+        if self.int.width == 64:
+            return
+        b, one = self.b, ll.Constant(_I64, 1)
+        base = self.cg.arrays[op.pivots][0]
+        narrow = b.bitcast(base, _I32.as_pointer())
+        wide = b.bitcast(base, _I64.as_pointer())
+        count = self.cg.exprs.emit(op.n)
+        head, body, done = (b.append_basic_block(f"pf_pivots_{part}") for part in ("head", "body", "done"))
+        start = b.block
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(_I64)
+        i.add_incoming(count, start)
+        b.cbranch(b.icmp_signed(">", i, ll.Constant(_I64, 0)), body, done)
+        b.position_at_end(body)
+        last = b.sub(i, one)
+        b.store(b.sext(b.load(b.gep(narrow, [last])), _I64), b.gep(wide, [last]))
+        i.add_incoming(last, body)
+        b.branch(head)
+        b.position_at_end(done)
 
     def potrf(self, op: rg.Lapack, n, info) -> None:
         """``dpotrf('L', n, a, lda, info)``."""
@@ -88,13 +122,13 @@ class LapackEmitter:
 
     def getrf(self, op: rg.Lapack, n, info) -> None:
         """``dgetrf(n, n, a, lda, ipiv, info)`` (:meth:`emit` adds NumPy's slogdet scan)."""
-        self.call(op, [n, n, self.pointer(op.a, op.dtype), self.leading(op.a), self.pointer(op.pivots, "int32"), info])
+        self.call(op, [n, n, self.pointer(op.a, op.dtype), self.leading(op.a), self.pivots(op), info])
 
     def gesv(self, op: rg.Lapack, n, info) -> None:
         """``dgesv(n, nrhs, a, lda, ipiv, b, ldb, info)``; a vector ``b`` has ldb max(1, n)."""
         ldb = self.leading(op.b) if op.b_rank == 2 else self.at_least_one(op.n)
-        self.call(op, [n, self.int32(self.cg.exprs.emit(op.nrhs)), self.pointer(op.a, op.dtype), self.leading(op.a),
-                       self.pointer(op.pivots, "int32"), self.pointer(op.b, op.dtype), ldb, info])
+        self.call(op, [n, self.integer(self.cg.exprs.emit(op.nrhs)), self.pointer(op.a, op.dtype), self.leading(op.a),
+                       self.pivots(op), self.pointer(op.b, op.dtype), ldb, info])
 
     def call(self, op: rg.Lapack, args: list):
         return self.b.call(self.declare(op, [arg.type for arg in args]), args)
@@ -104,29 +138,29 @@ class LapackEmitter:
         calls it: a workspace query first (lwork = -1), then the optimal workspaces (malloc'd for
         the call, freed after) and the call; the rank stored as int64."""
         assert op.m is not None, "gelsd has m rows"
-        b = self.b
-        rank = self.cg.alloca_builder.alloca(_I32)
-        lwork = self.slot(_I32, ll.Constant(_I32, -1))
-        work_query, iwork_query = self.cg.alloca_builder.alloca(_REALS[op.dtype]), self.cg.alloca_builder.alloca(_I32)
-        rcond = b.bitcast(self.cg.arrays[op.rcond][0], _REALS[op.dtype].as_pointer())
-        head = [self.int32(self.cg.exprs.emit(op.m)), n, self.int32(self.cg.exprs.emit(op.nrhs)),
+        b, integer = self.b, self.int
+        real = _ELEMENTS[op.dtype]
+        rank = self.cg.alloca_builder.alloca(integer)
+        lwork = self.slot(integer, ll.Constant(integer, -1))
+        work_query, iwork_query = self.cg.alloca_builder.alloca(real), self.cg.alloca_builder.alloca(integer)
+        rcond = b.bitcast(self.cg.arrays[op.rcond][0], real.as_pointer())
+        head = [self.integer(self.cg.exprs.emit(op.m)), n, self.integer(self.cg.exprs.emit(op.nrhs)),
                 self.pointer(op.a, op.dtype), self.leading(op.a), self.pointer(op.b, op.dtype), self.leading(op.b),
                 self.pointer(op.s, op.dtype), rcond, rank]
         routine = self.declare(op, [arg.type for arg in head + [work_query, lwork, iwork_query, info]])
         b.call(routine, head + [work_query, lwork, iwork_query, info])
-        one = ll.Constant(_I32, 1)
-        words = b.fptosi(b.load(work_query), _I32)  # NumPy: (fortran_int)work_size_query
+        one = ll.Constant(integer, 1)
+        words = b.fptosi(b.load(work_query), integer)  # NumPy: (fortran_int)work_size_query
         words = b.select(b.icmp_signed(">", words, one), words, one)
         ints = b.load(iwork_query)
         ints = b.select(b.icmp_signed(">", ints, one), ints, one)
         b.store(words, lwork)
-        work = self.malloc(b.mul(b.sext(words, _I64), ll.Constant(_I64, 8)))
-        iwork = self.malloc(b.mul(b.sext(ints, _I64), ll.Constant(_I64, 4)))
-        b.call(routine, head + [b.bitcast(work, _REALS[op.dtype].as_pointer()), lwork,
-                                b.bitcast(iwork, _I32.as_pointer()), info])
+        work = self.malloc(b.mul(self.widen(words), ll.Constant(_I64, 8)))
+        iwork = self.malloc(b.mul(self.widen(ints), ll.Constant(_I64, integer.width // 8)))
+        b.call(routine, head + [b.bitcast(work, real.as_pointer()), lwork, b.bitcast(iwork, integer.as_pointer()), info])
         for block in (work, iwork):
             b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [block])
-        b.store(b.sext(b.load(rank), _I64), self.cg.arrays[op.rank][0])
+        b.store(self.widen(b.load(rank)), self.cg.arrays[op.rank][0])
 
     def malloc(self, size):
         return self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
@@ -138,20 +172,23 @@ class LapackEmitter:
         return ll.Function(module, ll.FunctionType(result, params), name=name)
 
     def pointer(self, array: str, dtype: str):
-        base = self.cg.arrays[array][0]
-        return self.b.bitcast(base, (_I32 if dtype == "int32" else _REALS[dtype]).as_pointer())
+        return self.b.bitcast(self.cg.arrays[array][0], _ELEMENTS[dtype].as_pointer())
+
+    def pivots(self, op: rg.Lapack):
+        """The int64 pivots buffer as the library's INTEGER array (:meth:`widen_pivots`)."""
+        return self.b.bitcast(self.cg.arrays[op.pivots][0], self.int.as_pointer())
 
     def leading(self, array: str):
         """The leading dimension of a local holding a column-major matrix: its row stride (at
         least 1, as LAPACK requires even of an empty matrix)."""
         stride = self.cg.arrays[array][1][0]
         one = ll.Constant(_I64, 1)
-        return self.slot(_I32, self.b.trunc(self.b.select(self.b.icmp_signed(">=", stride, one), stride, one), _I32))
+        return self.integer(self.b.select(self.b.icmp_signed(">=", stride, one), stride, one))
 
     def at_least_one(self, n):
         value = self.cg.exprs.emit(n)
         one = ll.Constant(_I64, 1)
-        return self.slot(_I32, self.b.trunc(self.b.select(self.b.icmp_signed(">=", value, one), value, one), _I32))
+        return self.integer(self.b.select(self.b.icmp_signed(">=", value, one), value, one))
 
     def declare(self, op: rg.Lapack, params: list):
         name = PREFIX + op.symbol
@@ -166,5 +203,6 @@ class LapackEmitter:
         self.b.store(value, slot)
         return slot
 
-    def int32(self, value):
-        return self.slot(_I32, self.b.trunc(value, _I32))
+    def integer(self, value):
+        """A stack slot holding the int64 ``value`` as the library's INTEGER."""
+        return self.slot(self.int, value if self.int.width == 64 else self.b.trunc(value, self.int))

@@ -130,6 +130,7 @@ class Matmul:
 LAPACK_CALL = "_polyfuse_lapack"
 
 #: The LAPACK routines (without their s/d letter) and the NumPy function each serves.
+LAPACK_LETTERS = {"float64": "d", "float32": "s", "complex128": "z", "complex64": "c"}
 LAPACK_ROUTINES = {"potrf": "np.linalg.cholesky", "gesv": "np.linalg.solve", "getrf": "np.linalg.slogdet",
                    "gelsd": "np.linalg.lstsq"}
 
@@ -150,16 +151,16 @@ class Lapack:
 
     routine: str  # a key of LAPACK_ROUTINES
     call: str  # the NumPy function the user wrote, for explain() and messages
-    dtype: str  # float64: np.linalg runs the d routines for every real dtype (the result is cast after)
+    dtype: str  # float64 or complex128: np.linalg runs the d / z routines for every real / complex dtype
     a: str
     n: ir.Expr
     info: str
     b: str = ""
     b_rank: int = 0  # 1: a vector, 2: a matrix of nrhs columns
     nrhs: ir.Expr = ir.Const(1, ir.INT)
-    pivots: str = ""  # int32, 1-based, as LAPACK writes them
-    sign: str = ""
-    logdet: str = ""
+    pivots: str = ""  # int64 (the CPU backend widens a 32-bit library's), 1-based, as LAPACK writes them
+    sign: str = ""  # of ``dtype`` (a complex matrix's sign is complex)
+    logdet: str = ""  # float64
     m: ir.Expr | None = None  # gelsd: ``a`` is ``m x n`` column-major (``a[j, i]``, ``n`` rows of ``m``)
     s: str = ""  # gelsd: the singular values (min(m, n) of them)
     rank: str = ""  # gelsd: the effective rank (an int64 local)
@@ -172,19 +173,21 @@ class Lapack:
 
     @property
     def symbol(self) -> str:
-        """The LAPACK routine's name: ``dpotrf``, ``sgesv``, ..."""
-        return ("d" if self.dtype == "float64" else "s") + self.routine
+        """The LAPACK routine's name: ``dpotrf``, ``zgesv``, ..."""
+        return LAPACK_LETTERS[self.dtype] + self.routine
 
     def slogdet(self) -> tuple[Op, ...]:
         """NumPy's ``slogdet`` of the factored ``a`` (umath_linalg: slogdet_single_element):
         where getrf succeeded, the sign of the row swaps, then along the diagonal the sign of
         each element and the sum of the logarithms of their magnitudes, in order; a singular
         matrix (info > 0) has sign 0 and logdet -inf."""
+        if self.dtype.startswith("complex"):
+            return self.complex_slogdet()
         real, i = self.dtype, ir.Var("_pf_lapack_i", ir.INT)
         one, zero = ir.Const(1.0, real, False), ir.Const(0.0, real, False)
         sign, logdet = ir.Load(self.sign, (), real), ir.Load(self.logdet, (), real)
         flipped = ir.Unary("neg", sign, real)
-        swapped = ir.Compare("!=", ir.Cast(ir.Load(self.pivots, (i,), "int32"), ir.INT),
+        swapped = ir.Compare("!=", ir.Load(self.pivots, (i,), ir.INT),
                              ir.BinOp("+", i, ir.int_const(1), ir.INT))
         diagonal = ir.Load(self.a, (i, i), real)
         magnitude = ir.Call("fabs", (diagonal,), real)
@@ -196,6 +199,39 @@ class Lapack:
                 Assign(self.logdet, (), ir.BinOp("+", logdet, ir.Call("log", (magnitude,), real), real)))),
         )
         singular = (Assign(self.sign, (), zero), Assign(self.logdet, (), ir.Const(float("-inf"), real, False)))
+        return (IfElse(ir.Compare("==", ir.Load(self.info, (), ir.INT), ir.int_const(0)), scan, singular),)
+
+    def complex_slogdet(self) -> tuple[Op, ...]:
+        """NumPy's complex slogdet: the sign starts at -1 or 1 (+0j) by the parity of the row
+        swaps (here the real part negated per swap: the same value, zeros' signs included), then
+        along the diagonal it is multiplied by each element over its magnitude (``cabs``:
+        hypot) and the logarithms of the magnitudes are summed; singular: 0j and -inf."""
+        cplx, real, i = self.dtype, "float64", ir.Var("_pf_lapack_i", ir.INT)
+        one, zero = ir.Const(1.0, real, False), ir.Const(0.0, real, False)
+        sign, logdet = ir.Load(self.sign, (), cplx), ir.Load(self.logdet, (), real)
+
+        def make(re: ir.Expr, im: ir.Expr) -> ir.Expr:
+            return ir.Call("complex", (re, im), cplx)
+
+        def part(name: str, z: ir.Expr) -> ir.Expr:
+            return ir.Call(name, (z,), real)
+
+        flipped = make(ir.Unary("neg", part("real", sign), real), part("imag", sign))
+        swapped = ir.Compare("!=", ir.Load(self.pivots, (i,), ir.INT),
+                             ir.BinOp("+", i, ir.int_const(1), ir.INT))
+        diagonal = ir.Load(self.a, (i, i), cplx)
+        magnitude = ir.Unary("abs", diagonal, real)
+        unit = make(ir.BinOp("/", part("real", diagonal), magnitude, real),
+                    ir.BinOp("/", part("imag", diagonal), magnitude, real))
+        scan = (
+            Assign(self.sign, (), make(one, zero)), Assign(self.logdet, (), zero),
+            ForRange(i.name, ir.int_const(0), self.n, 1, (Assign(self.sign, (), ir.Select(swapped, flipped, sign, cplx)),)),
+            ForRange(i.name, ir.int_const(0), self.n, 1, (
+                Assign(self.sign, (), ir.BinOp("*", sign, unit, cplx)),
+                Assign(self.logdet, (), ir.BinOp("+", logdet, ir.Call("log", (magnitude,), real), real)))),
+        )
+        singular = (Assign(self.sign, (), make(zero, zero)),
+                    Assign(self.logdet, (), ir.Const(float("-inf"), real, False)))
         return (IfElse(ir.Compare("==", ir.Load(self.info, (), ir.INT), ir.int_const(0)), scan, singular),)
 
     def describe(self) -> str:

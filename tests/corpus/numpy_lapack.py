@@ -78,6 +78,26 @@ def cholesky_in_place(A):
     A[:] = np.linalg.cholesky(A) + np.triu(A, k=1)
 
 
+def resolvent_sum(A, B, Y, points):
+    """A contour integral of the resolvent, npbench's contour_integral without its power and
+    branch: at each complex point z the system (z B - A) X = Y (zgesv), X and z X summed, and the
+    determinants (zgetrf and NumPy's complex slogdet scan) and inverses (zgesv of the identity)."""
+    P0 = np.zeros(Y.shape, dtype=np.complex128)
+    P1 = np.zeros(Y.shape, dtype=np.complex128)
+    dets = 0j
+    for z in points:
+        T = z * B - A
+        X = np.linalg.solve(T, Y)
+        P0 += X
+        P1 += z * X + np.linalg.inv(T) @ Y
+        dets += np.linalg.det(T)
+    return P0, P1, dets
+
+
+def _complex(rng, *shape):
+    return rng.random(shape) + 1j * rng.random(shape)
+
+
 def _spd(rng, n):
     M = rng.random((n, n))
     return M @ M.T + n * np.eye(n)
@@ -92,4 +112,6 @@ CASES = [
     Case("whiten", whiten, lambda r: (_spd(r, 6), r.random((5, 6)))),
     Case("quadratic_fit", quadratic_fit, lambda r: (r.random(11) * 4, r.random(11))),
     Case("cholesky_in_place", cholesky_in_place, lambda r: (_spd(r, 9),)),
+    Case("resolvent_sum", resolvent_sum, lambda r: (_complex(r, 6, 6), _complex(r, 6, 6), _complex(r, 6, 4),
+                                                    _complex(r, 5))),
 ]

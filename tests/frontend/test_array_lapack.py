@@ -1,7 +1,8 @@
 """np.linalg routines on LAPACK (frontend/array_lapack.py -> model/region.py Lapack ->
 backends/cpu/lapack.py): every result against NumPy on the same inputs, on the Python target (which
-calls np.linalg itself) and the CPU target (SciPy's cython_lapack), in float32 and float64, with
-the statements around the call, in a loop, and NumPy's errors."""
+calls np.linalg itself) and the CPU target (the library NumPy calls, else SciPy's cython_lapack),
+in float32, float64, complex64 and complex128, with the statements around the call, in a loop, and
+NumPy's errors."""
 
 from __future__ import annotations
 
@@ -93,6 +94,52 @@ def plain_det(A):
     return np.linalg.det(A)
 
 
+def _numpys_library() -> bool:
+    from polyfuse.runtime.linalg_library import library
+    found = library()
+    return found is not None and found.name == "numpy-openblas"
+
+
+def _complex(shape: tuple[int, ...], dtype: str = "complex128") -> np.ndarray:
+    return (RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)).astype(dtype)
+
+
+def _hermitian(n: int, dtype: str = "complex128") -> np.ndarray:
+    m = _complex((n, n))
+    return (m @ m.conj().T + n * np.eye(n)).astype(dtype)
+
+
+def slogdet_pair(A):
+    sign, logdet = np.linalg.slogdet(A)
+    return sign, logdet
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", ("complex128", "complex64"))
+def test_complex_results_are_numpys(target, dtype):
+    """The z routines, complex64 computed in complex128 and cast (NumPy's _commonType), a real
+    operand meeting a complex one made complex; NumPy's complex slogdet scan (the sign a unit
+    complex number).  With NumPy's own LAPACK (its OpenBLAS) bit for bit."""
+    A, H = _complex((7, 7), dtype), _hermitian(7, dtype)
+    b, B = _complex((7,), dtype), RNG.standard_normal((7, 3))
+    single = {"rtol": 1e-5, "atol": 1e-5} if dtype == "complex64" else {"rtol": 1e-10, "atol": 1e-10}
+    for fn, args in [(plain_cholesky, (H,)), (plain_inv, (A,)), (plain_solve, (A, b)), (plain_solve, (A, B)),
+                     (plain_solve, (A.real.copy(), b)), (plain_det, (A,)), (slogdet_pair, (A,)),
+                     (inverse, (A,)), (repeated_solve, (A, b))]:
+        got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert np.asarray(g).dtype == np.asarray(w).dtype, fn.__name__
+            if target == "python" or _numpys_library():
+                np.testing.assert_array_equal(g, w, err_msg=fn.__name__)
+            else:
+                np.testing.assert_allclose(g, w, err_msg=fn.__name__, **single)
+    singular = np.ones((3, 3), dtype=dtype)
+    assert polyfuse.kernel(plain_det, target=target)(singular) == plain_det(singular)
+    assert polyfuse.kernel(slogdet_pair, target=target)(np.zeros((2, 2), dtype)) == slogdet_pair(np.zeros((2, 2), dtype))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        polyfuse.kernel(plain_inv, target=target)(singular)
+
+
 def test_float32_results_are_numpys_bits():
     """NumPy runs float32 operands through the d routines and casts: so does polyfuse, and the
     cast hides the last-bit differences between SciPy's and NumPy's LAPACK builds."""
@@ -101,6 +148,17 @@ def test_float32_results_are_numpys_bits():
         got = polyfuse.kernel(fn, target="cpu")(*args)
         assert np.asarray(got).dtype == np.float32
         np.testing.assert_array_equal(got, fn(*args), err_msg=fn.__name__)
+
+
+@pytest.mark.skipif(not _numpys_library(), reason="bit for bit needs NumPy's own LAPACK (its bundled OpenBLAS)")
+def test_float64_results_are_numpys_bits_on_numpys_own_lapack():
+    A, b, B = _spd(40), RNG.standard_normal(40), RNG.standard_normal((40, 5))
+    M = RNG.standard_normal((40, 40))
+    for fn, args in [(plain_cholesky, (A,)), (plain_inv, (M,)), (plain_solve, (M, b)), (plain_solve, (M, B)),
+                     (plain_det, (M,)), (slogdet_pair, (M,)), (least_squares, (M[:, :30], b))]:
+        got, want = polyfuse.kernel(fn, target="cpu")(*args), fn(*args)
+        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            np.testing.assert_array_equal(g, w, err_msg=fn.__name__)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -267,8 +325,8 @@ def qr_factor(A):
     return np.linalg.qr(A)[0]
 
 
-def complex_inverse(A):
-    return np.linalg.inv(A)
+def complex_least_squares(A, b):
+    return np.linalg.lstsq(A, b)[0]
 
 
 def stacked(A):
@@ -287,7 +345,7 @@ def slogdet_whole(A):
     (slogdet_whole, (np.eye(3),), "unpack it into names first"),
     (residuals, (np.eye(3), np.ones(3)), "residuals of np.linalg.lstsq"),
     (qr_factor, (np.eye(3),), r"np.linalg.qr\(\) is not supported"),
-    (complex_inverse, (np.eye(3, dtype=complex),), "complex arrays"),
+    (complex_least_squares, (np.eye(3, dtype=complex), np.ones(3)), r"lstsq\(\) of complex arrays"),
     (stacked, (np.ones((2, 3, 3)),), "stack of matrices"),
 ])
 def test_refused_clearly(fn, args, message):
@@ -303,7 +361,7 @@ def test_cuda_refuses_naming_the_call():
 def test_cpu_without_scipys_lapack_refuses_naming_the_call(monkeypatch):
     from polyfuse.backends.cpu import lapack
     monkeypatch.setattr(lapack, "lapack_pointers", lambda: {})
-    with pytest.raises(UnsupportedError, match=r"np.linalg.cholesky\(\) runs on LAPACK from scipy") as info:
+    with pytest.raises(UnsupportedError, match=r"np.linalg.cholesky\(\) runs on LAPACK .* scipy.linalg") as info:
         polyfuse.kernel(plain_cholesky, cache=False)(np.eye(3) * 3.0 + 0.5)  # a fresh compile
     assert "return np.linalg.cholesky(A)" in str(info.value)
 
@@ -313,6 +371,6 @@ def test_a_cached_lapack_kernel_without_scipys_lapack_refuses(monkeypatch):
     A = _spd(3)
     polyfuse.kernel(plain_det)(A)  # compiled, and stored in the disk cache
     monkeypatch.setattr(lapack, "lapack_pointers", lambda: {})
-    with pytest.raises(UnsupportedError, match="LAPACK.*scipy.linalg.cython_lapack"):  # cached or compiled again
+    with pytest.raises(UnsupportedError, match="LAPACK.*OpenBLAS or scipy.linalg.cython_lapack"):  # cached or not
         polyfuse.kernel(plain_det)(A)  # a new kernel object loads the cached code
 

@@ -21,6 +21,16 @@ args = rng.random((70, 80)), rng.random((80, 60)), rng.random(80), rng.random(80
 got, want = polyfuse.kernel(k, cache=False)(*args), k(*args)
 for g, w in zip(got, want):
     np.testing.assert_allclose(g, w, rtol=1e-12)
+def lin(A, b, Z):
+    return np.linalg.solve(A, b), np.linalg.det(A), np.linalg.inv(Z)
+A, Z = rng.random((9, 9)) + 9 * np.eye(9), rng.random((5, 5)) + 1j * rng.random((5, 5))
+try:
+    got = polyfuse.kernel(lin, cache=False)(A, args[2][:9], Z)
+except polyfuse.UnsupportedError as error:
+    assert describe() == "none" and "POLYFUSE_BLAS=none" in str(error), error
+else:
+    for g, w in zip(got, lin(A, args[2][:9], Z)):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
 print(describe())
 """
 
@@ -39,8 +49,9 @@ def test_numpy_s_own_library_when_its_wheel_bundles_openblas():
 
 @pytest.mark.parametrize("choice", ["scipy", "none"])
 def test_every_library_choice_gives_numpy_s_results(choice, tmp_path):
-    """In a fresh process, since the choice is made once: SciPy's LP64 interface (32-bit sizes)
-    and no BLAS at all (products as loops) compute the same products."""
+    """In a fresh process, since the choice is made once: SciPy's LP64 interface (32-bit sizes,
+    32-bit LAPACK pivots widened in place) and no BLAS at all (products as loops, np.linalg
+    refused naming the setting) compute the same products and np.linalg results."""
     env = dict(os.environ, POLYFUSE_BLAS=choice)
     program = tmp_path / "products.py"
     program.write_text(_PROGRAM)

@@ -140,6 +140,39 @@ def test_random_views_of_both_operands(rows, depth, cols, ta, tb, dtype):
            rtol=1e-4 if dtype == np.float32 else 1e-10)
 
 
+# ---- a matrix times its own transpose: BLAS ?syrk, as NumPy calls it ------------------------------
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("body, layout", [("A.T @ A", "C"), ("A @ A.T", "C"), ("A.T @ A", "F"), ("A @ A.T", "F"),
+                                          ("np.dot(A.T, A) + 1.0", "C"), ("A[2:, 1:-1].T @ A[2:, 1:-1]", "C")])
+def test_a_matrix_times_its_transpose_runs_on_syrk_as_numpy(body, layout, dtype):
+    """NumPy's matmul and dot run ``A.T @ A`` (one operand the other transposed, at one address)
+    as ?syrk into the upper triangle, then copy it to the lower one: the kernel decides the same
+    per call, so the result is symmetric and NumPy's bits where the library is NumPy's own."""
+    from polyfuse.runtime.linalg_library import library
+    fn, kernel = _kernel(f"def k(A):\n    return {body}\n")
+    A = np.asarray(_m(70, 50, dtype=dtype), order=layout)
+    want, got = fn(A), kernel(A)
+    assert got.dtype == want.dtype and np.array_equal(got, got.T)
+    if library().name == "numpy-openblas":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == np.float32 else 1e-10)
+    assert "polyfuse.blas." + ("d" if dtype == np.float64 else "s") + "syrk" in kernel.inspect_llvm(A)
+
+
+def test_syrk_only_for_one_array_and_not_for_accumulated_loop_products():
+    """Two arrays with equal values are a ?gemm (NumPy's test is the address); a product written
+    as loops that adds into C (beta = 1) keeps ?gemm, since mirroring a triangle would lose C's
+    other half."""
+    src = "def k(A, B):\n    return A.T @ B\n"
+    A = _m(70, 50)
+    _check(src, A, A.copy())
+    _check(src, A, A)
+    loops = ("def k(A, C):\n    for i in range(C.shape[0]):\n        for j in range(C.shape[1]):\n"
+             "            for s in range(A.shape[0]):\n                C[i, j] += A[s, i] * A[s, j]\n")
+    _check(loops, A, _m(50, 50))
+
+
 # ---- dot products of vectors: BLAS ?dot, as NumPy calls it ------------------------------------
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [1, 2, 7, 100, 1000, 4097, 100_003])
