@@ -33,6 +33,7 @@ import numpy as np
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument, Returned
 
+from . import advanced_index
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .checker import is_allocation, module_of, numpy_abs, reassociable
@@ -366,7 +367,7 @@ class Lowering:
         for stmt in stmts:
             out.extend(self.lower_stmt(stmt))
         for entry in self.names.values():
-            if entry.kind in ("temp", "view") and entry.block == self.block:
+            if entry.kind in ("temp", "view", "iota") and entry.block == self.block:
                 entry.live = False
         self.block = outer
         return out
@@ -563,7 +564,7 @@ class Lowering:
                 continue
             if entry is not None and entry.kind == "view" and self.whole_temporary(entry.view):
                 name, entry, changed = entry.array, None, True  # a product's result, say: no copy needed
-            if entry is not None and entry.kind == "view":
+            if entry is not None and entry.kind in ("view", "iota"):
                 copied = self.fresh("ret")
                 call = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
                 before.extend(self.lower_stmt(ast.copy_location(ast.Assign([ast.Name(copied, ast.Store())], call),
@@ -638,6 +639,11 @@ class Lowering:
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
                 and _is_numpy_call(stmt.value, "histogram", self.globals):
             return self.unpack_histogram(stmt, target)
+        if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
+                and advanced_index.is_grid(stmt.value, self.globals):
+            return self.unpack_grid(stmt, target)
+        if isinstance(target, ast.Attribute) and target.attr == "shape":
+            return self.shape_assign(stmt, target)
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
@@ -664,6 +670,9 @@ class Lowering:
         while isinstance(root, (ast.Subscript, ast.Attribute)):
             root = root.value
         written = self.names.get(root.id) if isinstance(root, ast.Name) else None
+        if written is not None and written.kind == "iota":
+            raise self.error(target, f"a write into index grid {ast.unparse(root)!r} (polyfuse keeps grids as formulas); "
+                             "copy it first (np.ogrid[...][0].copy()) or write into an array", "index grid")
         if written is not None:  # after the value is read (lower_stmt): NumPy reads it all first
             self.written = (stmt, written.array)
         masked = self.masked_store(stmt, target)
@@ -693,6 +702,26 @@ class Lowering:
                 return [stmt]
             return [ast.Assign([_store(view.element(()))], value.element(()))]
         return self.store(stmt, view, value)
+
+    def unpack_grid(self, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt]:
+        """``i, j, k = np.ogrid[...]`` (or mgrid, np.indices): each name an index grid."""
+        views = advanced_index.grid_views(self, stmt.value)
+        if len(views) != len(target.elts) or not all(isinstance(t, ast.Name) for t in target.elts):
+            raise self.error(stmt, f"unpacking {ast.unparse(stmt.value)}, which holds {len(views)} grids, into "
+                             f"{ast.unparse(target)} (NumPy: ValueError unless one plain name per grid)",
+                             "index grid")
+        self.changed = True
+        for name, view in zip(target.elts, views):
+            assert isinstance(name, ast.Name)
+            self.bind_name(stmt, name.id, view)
+        return []
+
+    def shape_assign(self, stmt: ast.Assign | ast.AugAssign, target: ast.Attribute) -> list[ast.stmt]:
+        """``X.shape = (n, m)``: NumPy reshapes ``X`` in place (no copy, or an error).  polyfuse's
+        reshape may copy, so a later write into ``X`` would reach one of the two only: refused."""
+        raise self.error(target, f"assignment to {ast.unparse(target)} (an in-place reshape); bind a new "
+                         f"name instead: {ast.unparse(target.value)}2 = {ast.unparse(target.value)}.reshape(...)",
+                         "shape assignment")
 
     def known_extents(self, node: ast.expr) -> ast.expr:
         """``node`` (a loop's range, an if's test) with ``v.shape[d]`` of the temporaries, views
@@ -802,6 +831,14 @@ class Lowering:
             self.note_size(stmt, name)
             return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
         self.changed = True
+        if advanced_index.is_iota(value) and (entry is None or entry.kind == "iota") and name not in self.scalars \
+                and not _explicit_copy(stmt.value, self.globals):
+            if entry is not None and entry.block != self.block:
+                raise self.error(stmt, f"index grid {name!r} is rebound in a different loop or branch than where "
+                                 "it was first bound; use a new name", "array name rebound")
+            # an index grid, or arithmetic of one: affine in its position, a view of nothing
+            self.names[name] = ArrayName("", value.extents, value.vtype.dtype, "iota", self.block, view=value)
+            return []
         if entry is not None and entry.kind in ("temp", "local") and entry.block != self.block \
                 and (value.base is None or (self.whole_temporary(value) and value.base != entry.array)):
             return self.rebind_in_place(stmt, name, entry, value, fill)
@@ -1299,6 +1336,13 @@ class Lowering:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             extent = self.view_extent(node)
             return scalar(node if extent is None else extent.node, WEAK_INT)
+        if advanced_index.is_grid(node, self.globals):  # np.ogrid[a:b]: an index grid (advanced_index.py)
+            self.changed = True
+            return advanced_index.grid_value(self, node)
+        grid = advanced_index.grid_item(self, node)  # np.indices(shape)[0]
+        if grid is not None:
+            self.changed = True
+            return grid
         entry = self.lookup(node.value) if isinstance(node.value, ast.Name) else None
         base = entry.read() if entry else self.value(node.value)
         if base.rank == 0:
@@ -1319,11 +1363,15 @@ class Lowering:
             items = items[:at] + fill + items[at + 1:]
         else:
             items = items + fill
+        values = {p: self.value(item) for p, item in enumerate(items)
+                  if not isinstance(item, ast.Slice) and not _is_newaxis(item, self.globals)}
+        if advanced_index.needs_rules(values, isinstance(node.ctx, ast.Store)):
+            return advanced_index.advanced(self, node, base, items, values, isinstance(node.ctx, ast.Store))
         pieces: list[tuple[str, Sym, int]] = []  # ("new"|"slice"|"int"|"gather", start or index, step)
         extents: list[Sym] = []
         gathers: list[View] = []  # the integer index array of a gather (x[idx]: element k is x[idx[k]])
         axis = 0
-        for item in items:
+        for p, item in enumerate(items):
             if _is_newaxis(item, self.globals):
                 pieces.append(("new", const(0), 0))
                 extents.append(const(1))
@@ -1337,7 +1385,7 @@ class Lowering:
                 extents.append(length)
                 self.changed = True
                 continue
-            where = self.value(item)
+            where = values[p]
             if where.rank > 0 and where.vtype.is_int and where.vtype.dtype != "bool" \
                     and isinstance(node.ctx, ast.Load) and not gathers:
                 gathers.append(where)  # x[idx]: one integer array among slices and integers
@@ -1552,6 +1600,8 @@ class Lowering:
         product = self.products.value(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
         if product is not None:
             return product
+        if module == "np" and name == "indices":
+            return advanced_index.grid_value(self, node)
         special = self.array_call(node, module, name)
         if special is not None:
             return special
@@ -3201,6 +3251,13 @@ def _names_in(text: str) -> set[str]:
         return {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
     except SyntaxError:
         return set()
+
+
+def _explicit_copy(value: ast.expr, globals_: dict) -> bool:
+    """``x.copy()``, ``np.copy(x)``, ``np.array(x)``: a new array, even of an index grid."""
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy"
+            and module_of(value.func.value, globals_) is None) or _is_numpy_call(value, "copy", globals_) \
+        or _is_numpy_call(value, "array", globals_)
 
 
 def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.Call]:

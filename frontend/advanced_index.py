@@ -1,0 +1,336 @@
+"""NumPy's index grids and advanced indexing with several index arrays, for the array lowering.
+
+``np.ogrid[1:n-1, 1:m-1]``, ``np.mgrid[...]`` and ``np.indices(shape)`` are *iota* arrays: their
+element at a position is affine in the position (``1 + i``), so they need no storage.  A name
+bound to one (``i, j = np.ogrid[...]``) is a view of nothing, and arithmetic on it (``j - 1``)
+stays affine.  Indexing with them follows NumPy's rules for advanced indices::
+
+    A[i, j + nb[i, j, 0]]        the index arrays broadcast together; where they are adjacent,
+                                 the broadcast axes take their place, otherwise they go first
+                                 (integers among them count as rank-0 index arrays)
+
+Each subscript is either affine and proven inside its axis (an iota plus constants: an exact
+access, it fuses like a slice) or computed at run time, with NumPy's wrap of negative values and
+``IndexError`` past the end (the gather machinery of frontend.control).  A store through index
+arrays is taken only where every index is affine, proven inside the array and the positions
+are written once each (``A[i, j, k] = ...`` over an open grid: a slice assignment); NumPy leaves
+the order of duplicate positions open, and ``x[idx] += v`` applies a duplicate once.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from polyfuse.errors import UnsupportedError
+
+from .checker import module_of
+from .extent_facts import LoopRange, decide
+from .types import VType
+
+if TYPE_CHECKING:
+    from .arrays import Lowering, Sym, View
+
+INT64 = VType("int64", False)
+_PROBE = "pf_probe"
+
+
+# ---- index grids ---------------------------------------------------------------------------
+def is_grid(node: ast.expr, globals_: dict) -> bool:
+    """``np.ogrid[...]``, ``np.mgrid[...]`` or ``np.indices(...)``."""
+    if isinstance(node, ast.Subscript):
+        return _numpy_attr(node.value, globals_) in ("ogrid", "mgrid")
+    return isinstance(node, ast.Call) and _numpy_attr(node.func, globals_) == "indices"
+
+
+def grid_views(lowering: Lowering, node: ast.expr) -> list[View]:
+    """The arrays a grid holds, one per axis (``np.ogrid[a:b]`` with one slice: one array).
+    Open grids (ogrid) have extent 1 along every axis but their own, dense ones the full shape."""
+    if isinstance(node, ast.Call):
+        return _indices(lowering, node)
+    assert isinstance(node, ast.Subscript)
+    dense = _numpy_attr(node.value, lowering.globals) == "mgrid"
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    axes = [_grid_axis(lowering, item) for item in items]
+    return _grid(axes, dense)
+
+
+def grid_value(lowering: Lowering, node: ast.expr) -> View:
+    """A grid used as one value: ``np.ogrid[a:b]`` (one slice) is a 1-D array; the tuple of an
+    open grid, or the stacked array of a dense one, must be unpacked or indexed by a constant."""
+    views = grid_views(lowering, node)
+    one_slice = isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Tuple)
+    if one_slice:
+        return views[0]
+    raise lowering.error(node, f"{ast.unparse(node)} used as one array value; unpack it (i, j = ...) or take "
+                         "one of its grids by a constant index ([0])", "index grid")
+
+
+def grid_item(lowering: Lowering, node: ast.Subscript) -> View | None:
+    """``np.indices(s)[d]``, ``np.mgrid[...][d]``, ``np.ogrid[...][d]``: one grid, or None."""
+    if not is_grid(node.value, lowering.globals):
+        return None
+    from .arrays import _int_const
+    d = _int_const(node.slice)
+    views = grid_views(lowering, node.value)
+    if d is None or not -len(views) <= d < len(views):
+        raise lowering.error(node, f"{ast.unparse(node)}: a grid is indexed by a constant within its "
+                             f"{len(views)} axes here", "index grid")
+    return views[d]
+
+
+@dataclass(frozen=True)
+class _Axis:
+    start: Sym
+    step: int
+    length: Sym  # clamped at 0, as np.arange's
+
+
+def _grid_axis(lowering: Lowering, item: ast.expr) -> _Axis:
+    from .arrays import _int_const, const, smax, sym_of
+    if not isinstance(item, ast.Slice) or item.upper is None:
+        raise lowering.error(item, "an index grid axis other than start:stop[:step] of integers", "index grid")
+    step = 1 if item.step is None else _int_const(item.step)
+    if not step:
+        raise lowering.error(item, "an index grid step other than a non-zero integer constant (a complex "
+                             "step means a number of points, as np.linspace: use np.linspace)", "index grid")
+    bounds = []
+    for part in (item.lower, item.upper):
+        if part is None:
+            bounds.append(const(0))
+            continue
+        value = lowering.value(part)
+        if value.rank or not value.vtype.is_int or value.vtype.dtype == "bool":
+            raise lowering.error(part, "an index grid bound other than an integer scalar (float grids "
+                                 "round their length)", "index grid")
+        bounds.append(sym_of(value.element(())))
+    start, stop = bounds
+    span = stop - start if step > 0 else start - stop
+    size = abs(step)
+    length = span if size == 1 else sym_of(ast.BinOp((span + const(size - 1)).node, ast.FloorDiv(),
+                                                     ast.Constant(size)))
+    return _Axis(start, step, length if length.is_const() and length.const >= 0 else smax(const(0), length))
+
+
+def _grid(axes: list[_Axis], dense: bool) -> list[View]:
+    from .arrays import View, const
+    full = tuple(a.length for a in axes)
+    views = []
+    for d, axis in enumerate(axes):
+        extents = full if dense else tuple(a.length if e == d else const(1) for e, a in enumerate(axes))
+
+        def element(idx: tuple[Sym, ...], d: int = d, axis: _Axis = axis) -> ast.expr:
+            return (axis.start + idx[d].scale(axis.step)).node
+        views.append(View(extents, INT64, element))
+    return views
+
+
+def _indices(lowering: Lowering, node: ast.Call) -> list[View]:
+    from .arrays import const
+    if len(node.args) != 1 or node.keywords:
+        raise lowering.error(node, "np.indices() of other than one shape (no dtype or sparse)", "index grid")
+    shape = lowering.shape_of(node.args[0])
+    return _grid([_Axis(const(0), 1, n) for n in shape], dense=True)
+
+
+def _numpy_attr(node: ast.expr, globals_: dict) -> str | None:
+    if isinstance(node, ast.Attribute) and module_of(node.value, globals_) == "np":
+        return node.attr
+    return None
+
+
+# ---- iotas -----------------------------------------------------------------------------------
+def probes(rank: int) -> tuple[Sym, ...]:
+    from .arrays import atom
+    return tuple(atom(f"{_PROBE}{d}") for d in range(rank))
+
+
+def affine_element(node: ast.expr) -> bool:
+    """Whether an element is an affine integer expression reading no array: names, integer
+    constants, ``X.shape[d]``, ``+``, ``-`` and products by constants."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.USub) and affine_element(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return affine_element(node.left) and affine_element(node.right)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        consts = [isinstance(s, ast.Constant) and type(s.value) is int for s in (node.left, node.right)]
+        return any(consts) and affine_element(node.left) and affine_element(node.right)
+    return False
+
+
+def is_iota(view: View) -> bool:
+    """Whether ``view`` is an integer array whose elements are affine in their position (no
+    storage needed: an index grid, or arithmetic of one)."""
+    return view.rank > 0 and view.base is None and view.vtype.is_int and view.vtype.dtype != "bool" \
+        and affine_element(view.element(probes(view.rank)))
+
+
+# ---- advanced indexing -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Index:
+    """One advanced index of a subscript: its value, and whether its subscripts are affine and
+    proven inside the axis (else they are computed at run time)."""
+
+    value: View
+    affine: bool
+
+
+def needs_rules(values: dict[int, View], store: bool) -> bool:
+    """Whether a subscript's non-slice items (``values``, by position) take NumPy's rules for
+    advanced indices here: several integer index arrays, an integer apart from one (the broadcast
+    axes then go first), an index grid, or a store.  One integer array among slices and adjacent
+    integers is a plain gather (arrays.py)."""
+    arrays = [v for v in values.values() if v.rank and v.vtype.is_int and v.vtype.dtype != "bool"]
+    if not arrays:
+        return False
+    apart = max(values) - min(values) + 1 != len(values)
+    return len(arrays) > 1 or store or apart or any(is_iota(v) for v in arrays)
+
+
+def advanced(lowering: Lowering, node: ast.Subscript, base: View, items: list[ast.expr],
+             values: dict[int, View], store: bool) -> View:
+    """``base[items]`` where some of ``values`` (the non-slice items, by position) are arrays."""
+    from .arrays import View, _is_newaxis, const
+    positions = sorted(values)
+    for p in positions:
+        v = values[p]
+        if not v.vtype.is_int or v.vtype.dtype == "bool":
+            what = "boolean mask" if v.vtype.dtype == "bool" else f"index of dtype {v.vtype.dtype}"
+            raise lowering.error(items[p], f"a {what} among several indices is not supported; index with integer "
+                                 "arrays, slices, integers, None and '...'", "fancy indexing")
+    shape, indexers = lowering.broadcast([values[p] for p in positions])
+    axes: dict[int, Sym] = {}  # base axis extent per item position
+    slices: dict[int, tuple[Sym, int]] = {}
+    extents_of: dict[int, list[Sym]] = {}
+    axis = 0
+    for p, item in enumerate(items):
+        if _is_newaxis(item, lowering.globals):
+            extents_of[p] = [const(1)]
+            continue
+        axes[p] = base.extents[axis]
+        axis += 1
+        if isinstance(item, ast.Slice):
+            start, length, step = lowering.slice(item, axes[p])
+            slices[p] = (start, step)
+            extents_of[p] = [length]
+    ranges = _probe_ranges(shape)
+    index = {p: _Index(values[p], _inside(lowering, values[p], indexers[k], axes[p], ranges, store))
+             for k, p in enumerate(positions)}
+    if store:
+        _check_store(lowering, node, index, indexers, positions, shape)
+    rest = [p for p in range(len(items)) if p not in values]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    at = sum(len(extents_of[p]) for p in rest if p < positions[0]) if adjacent else 0
+    others = [e for p in rest for e in extents_of[p]]
+    extents = tuple(others[:at]) + shape + tuple(others[at:])
+    lowering.changed = True
+
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        broadcast = idx[at:at + len(shape)]
+        it = iter(idx[:at] + idx[at + len(shape):])
+        base_idx: list[Sym] = []
+        for p in range(len(items)):
+            if p in index:
+                k = positions.index(p)
+                base_idx.append(_subscript(index[p], indexers[k](broadcast), axes[p]))
+            elif p in slices:
+                start, step = slices[p]
+                base_idx.append(start + next(it).scale(step))
+            else:
+                next(it)  # a new axis
+        return base.element(tuple(base_idx))
+    # advanced indexing copies in NumPy: a read has no base; a store writes the array itself
+    return View(extents, base.vtype, element, base.base if store else None)
+
+
+def _subscript(index: _Index, at: tuple[Sym, ...], extent: Sym) -> Sym:
+    """The base subscript an index gives at a position of the broadcast shape."""
+    from .arrays import NP_NAME, atom, sym_of
+    element = index.value.element(at)
+    if index.value.rank == 0:  # an integer among index arrays: as a plain integer index
+        value = sym_of(element)
+        return extent + value if value.is_const() and value.const < 0 else value
+    if index.affine:
+        return sym_of(element)
+    text = ast.unparse(element)
+    # an affine subscript not proven inside the axis is computed at run time (wrapped and checked)
+    return atom(f"{NP_NAME}.int64({text})" if affine_element(element) else f"({text})")
+
+
+def _probe_ranges(shape: tuple[Sym, ...]) -> tuple[LoopRange, ...]:
+    return tuple(LoopRange(p.text, "0", e.text, 1) for p, e in zip(probes(len(shape)), shape))
+
+
+def _inside(lowering: Lowering, value: View, indexer, extent: Sym, ranges: tuple[LoopRange, ...],
+            store: bool) -> bool:
+    """Whether every subscript an iota index gives is in ``0 <= s < extent``: non-negative proven
+    (NumPy wraps negative ones: those are computed at run time), below the extent proven or
+    assumed of the sizes (a call past it is refused, as a slice's extents are checked)."""
+    if value.rank == 0:
+        return True
+    element = value.element(indexer(probes(len(ranges))))
+    if not affine_element(element):
+        return False
+    from .arrays import sym_of
+    s = sym_of(element).text
+    below = decide(f"{s} >= 0", tuple(lowering.loops) + ranges, lowering.params).proven
+    return below and _require(lowering, f"{s} < {extent.text}", ranges, relational=not store)
+
+
+def _require(lowering: Lowering, claim: str, ranges: tuple[LoopRange, ...], relational: bool) -> bool:
+    """``lowering.require`` over the probes of the broadcast shape too: proven, or a condition
+    on the sizes alone that the call-time checks enforce (a call outside it raises ArgumentError,
+    as for slices whose extents must match).  ``relational``: only a condition between two sizes
+    (``B.shape[0] >= A.shape[0] - 1``, arrays of one shape by design) is assumed for a read; a
+    read past a constant bound (``x.shape[1] >= 8``) is checked where it runs, IndexError as NumPy."""
+    verdict = decide(claim, tuple(lowering.loops) + ranges, lowering.params)
+    if verdict.proven:
+        return True
+    if verdict.assume is None or any(r.var in ast.unparse(verdict.assume) for r in ranges):
+        return False
+    sizes = {ast.unparse(n) for n in ast.walk(verdict.assume) if isinstance(n, ast.Subscript)
+             or (isinstance(n, ast.Name) and n.id in lowering.int_args)}
+    if relational and len(sizes) < 2:
+        return False
+    if ast.dump(verdict.assume) not in {ast.dump(a) for a in lowering.assumed}:
+        lowering.assumed.append(verdict.assume)
+    return True
+
+
+def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Index], indexers: list,
+                 positions: list[int], shape: tuple[Sym, ...]) -> None:
+    """A store through index arrays: affine, inside the array, each position written once."""
+    from .arrays import sym_of
+    if not all(i.affine for i in index.values()) and isinstance(lowering.here, ast.AugAssign):
+        raise _refuse(lowering, node, "an in-place operation through index arrays computed at run time "
+                      "(x[idx] += v): NumPy's buffered x[idx] += v applies a duplicate index once, not once per "
+                      "occurrence, and np.add.at is not supported; write the loop, for k in range(...): "
+                      "x[idx[k]] += v[k]")
+    if not all(i.affine for i in index.values()):
+        raise _refuse(lowering, node, "a store through index arrays computed at run time (x[idx] = v, whose "
+                      "duplicate indices NumPy writes in no set order); write the loop, for k in range(...): "
+                      "x[idx[k]] = v[k], or index with slices or grids (np.ogrid)")
+    probe = probes(len(shape))
+    names = {p.text for p in probe}
+    varying = []
+    for k, p in enumerate(positions):
+        if index[p].value.rank == 0:
+            continue
+        s = sym_of(index[p].value.element(indexers[k](probe)))
+        varying.append({a for a, c in s.terms if a in names and c})
+    for d, e in enumerate(shape):
+        if not e.is_const(1) and {probe[d].text} not in varying:
+            raise _refuse(lowering, node, "a store through index arrays that may write one element twice "
+                          "(NumPy writes duplicates in no set order); index each axis by its own grid "
+                          "(i, j = np.ogrid[...]) or by slices")
+
+
+def _refuse(lowering: Lowering, node: ast.AST, message: str) -> UnsupportedError:
+    return lowering.error(node, message, "fancy indexing")
