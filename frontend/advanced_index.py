@@ -333,4 +333,4 @@ def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Inde
 
 
 def _refuse(lowering: Lowering, node: ast.AST, message: str) -> UnsupportedError:
-    return lowering.error(node, message, "fancy indexing")
+    return lowering.error(node, f"fancy indexing: {message}", "fancy indexing")

@@ -634,6 +634,9 @@ class Lowering:
 
     def lower_assign(self, stmt: ast.Assign | ast.AugAssign) -> list[ast.stmt]:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+        shaped = [t for t in getattr(stmt, "targets", [target]) if isinstance(t, ast.Attribute) and t.attr == "shape"]
+        if shaped:
+            return self.shape_assign(stmt, shaped[0])
         if len(getattr(stmt, "targets", [target])) != 1:
             return [stmt]
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
@@ -642,8 +645,6 @@ class Lowering:
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
                 and advanced_index.is_grid(stmt.value, self.globals):
             return self.unpack_grid(stmt, target)
-        if isinstance(target, ast.Attribute) and target.attr == "shape":
-            return self.shape_assign(stmt, target)
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)

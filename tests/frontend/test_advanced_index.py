@@ -129,6 +129,7 @@ def test_grid_stores_broadcast_and_augment():
     ("i, j = np.ogrid[0:3]\n    return i", "unpacking"),
     ("return np.ogrid[0:3, 0:3]", "used as one array value"),
     ("x.shape = (7, 6)\n    return x", "in-place reshape"),
+    ("y = x + 1.0\n    x.shape = y.shape = 42\n    return y", "assignment to x.shape"),
 ])
 def test_refused_with_the_construct_named(body, message):
     fn = _kernel_from(f"def k(x, idx):\n    {body}\n")
