@@ -121,7 +121,7 @@ def _grid(axes: list[_Axis], dense: bool) -> list[View]:
         extents = full if dense else tuple(a.length if e == d else const(1) for e, a in enumerate(axes))
 
         def element(idx: tuple[Sym, ...], d: int = d, axis: _Axis = axis) -> ast.expr:
-            return (axis.start + idx[d].scale(axis.step)).node
+            return int64((axis.start + idx[d].scale(axis.step)).node)
         views.append(View(extents, INT64, element))
     return views
 
@@ -146,9 +146,40 @@ def probes(rank: int) -> tuple[Sym, ...]:
     return tuple(atom(f"{_PROBE}{d}") for d in range(rank))
 
 
+def int64(node: ast.expr) -> ast.expr:
+    """``pf_np.int64(node)``: a grid's element is an int64 where it meets other values (a Python
+    int would be weak: ``x32 * i`` would stay float32), and affine where it subscripts."""
+    from .arrays import NP_NAME
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()), [node], [])
+
+
+def _is_int64(node: ast.expr) -> bool:
+    from .arrays import NP_NAME
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "int64" \
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == NP_NAME and len(node.args) == 1 \
+        and not node.keywords
+
+
+class _Uncast(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        return self.visit(node.args[0]) if _is_int64(node) else self.generic_visit(node)
+
+
+def affine_sym(node: ast.expr) -> Sym:
+    """An affine element (``affine_element``) as a Sym, its int64 casts dropped."""
+    import copy
+
+    from .arrays import sym_of
+    return sym_of(_Uncast().visit(copy.deepcopy(node)))
+
+
 def affine_element(node: ast.expr) -> bool:
     """Whether an element is an affine integer expression reading no array: names, integer
-    constants, ``X.shape[d]``, ``+``, ``-`` and products by constants."""
+    constants, ``X.shape[d]``, ``+``, ``-``, products by constants and int64 casts (a grid's
+    and np.arange's elements)."""
+    if _is_int64(node):
+        assert isinstance(node, ast.Call)
+        return affine_element(node.args[0])
     if isinstance(node, ast.Constant):
         return type(node.value) is int
     if isinstance(node, ast.Name):
@@ -258,7 +289,7 @@ def _subscript(index: _Index, at: tuple[Sym, ...], extent: Sym) -> Sym:
         value = sym_of(element)
         return extent + value if value.is_const() and value.const < 0 else value
     if index.affine:
-        return sym_of(element)
+        return affine_sym(element)
     text = ast.unparse(element)
     # an affine subscript not proven inside the axis is computed at run time (wrapped and checked)
     return atom(f"{NP_NAME}.int64({text})" if affine_element(element) else f"({text})")
@@ -278,8 +309,7 @@ def _inside(lowering: Lowering, value: View, indexer, extent: Sym, ranges: tuple
     element = value.element(indexer(probes(len(ranges))))
     if not affine_element(element):
         return False
-    from .arrays import sym_of
-    s = sym_of(element).text
+    s = affine_sym(element).text
     below = decide(f"{s} >= 0", tuple(lowering.loops) + ranges, lowering.params).proven
     return below and _require(lowering, f"{s} < {extent.text}", ranges, relational=not store)
 
@@ -307,7 +337,6 @@ def _require(lowering: Lowering, claim: str, ranges: tuple[LoopRange, ...], rela
 def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Index], indexers: list,
                  positions: list[int], shape: tuple[Sym, ...]) -> None:
     """A store through index arrays: affine, inside the array, each position written once."""
-    from .arrays import sym_of
     if not all(i.affine for i in index.values()) and isinstance(lowering.here, ast.AugAssign):
         raise _refuse(lowering, node, "an in-place operation through index arrays computed at run time "
                       "(x[idx] += v): NumPy's buffered x[idx] += v applies a duplicate index once, not once per "
@@ -323,7 +352,7 @@ def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Inde
     for k, p in enumerate(positions):
         if index[p].value.rank == 0:
             continue
-        s = sym_of(index[p].value.element(indexers[k](probe)))
+        s = affine_sym(index[p].value.element(indexers[k](probe)))
         varying.append({a for a, c in s.terms if a in names and c})
     for d, e in enumerate(shape):
         if not e.is_const(1) and {probe[d].text} not in varying:

@@ -336,6 +336,7 @@ class Lowering:
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
         self.stores = Counter(n.id for n in names if isinstance(n.ctx, ast.Store))
+        self.mutated = _written_in_place(source.tree)  # names whose arrays some statement writes in place
         self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
         self.assertions: list[Assertion] = []
@@ -832,8 +833,13 @@ class Lowering:
             self.note_size(stmt, name)
             return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
         self.changed = True
+        source = stmt.value.id if isinstance(stmt.value, ast.Name) else ""
+        if name in self.mutated and source in self.names and self.names[source].kind == "iota":
+            raise self.error(stmt, f"{name!r} = {source!r}, an index grid, and a write into {name!r} (NumPy "
+                             "would change both; polyfuse keeps grids as formulas); bind a copy "
+                             f"({name} = {source}.copy())", "index grid")
         if advanced_index.is_iota(value) and (entry is None or entry.kind == "iota") and name not in self.scalars \
-                and not _explicit_copy(stmt.value, self.globals):
+                and name not in self.mutated and not _explicit_copy(stmt.value, self.globals):
             if entry is not None and entry.block != self.block:
                 raise self.error(stmt, f"index grid {name!r} is rebound in a different loop or branch than where "
                                  "it was first bound; use a new name", "array name rebound")

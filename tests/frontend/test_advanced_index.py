@@ -58,6 +58,16 @@ def test_index_grids_as_values(body):
     _same(_kernel_from(f"def k(x):\n    {body}\n"), M)
 
 
+@pytest.mark.parametrize("body", [
+    "i, j = np.ogrid[0:6, 0:7]\n    return x * i + j",          # int64 grids make float32 float64
+    "i = np.ogrid[0:6]\n    return x[i, 1:] * np.int8(3) + i[:, None].astype(np.float32)",
+    "i, j = np.ogrid[0:3, 0:4]\n    i[1, 0] = 5\n    return x[i, j]",  # a grid written: an array
+    "r = np.arange(1, 5)\n    return x[r, r - 1] + x[r[::-1], 0]",  # np.arange as an index grid
+])
+def test_grids_meet_other_values_as_numpy_arrays(body):
+    _same(_kernel_from(f"def k(x):\n    {body}\n"), M.astype(np.float32))
+
+
 @pytest.mark.parametrize("expr", [
     "x[idx, idx]",                                 # two index arrays of one shape
     "x[idx[:, None], jdx]",                        # (5, 1) and (1, 5) broadcast to (5, 5)
@@ -124,7 +134,7 @@ def test_grid_stores_broadcast_and_augment():
     ("x[idx, 0] += 1.0", "applies a duplicate index once"),
     ("i = np.ogrid[0:3]\n    x[i + idx[i], 0] = 1.0", "computed at run time"),
     ("i, j = np.ogrid[0:3, 0:3]\n    x[i + j, 0] = 1.0", "write one element twice"),
-    ("i, j = np.ogrid[0:3, 0:3]\n    i[0, 0] = 5", "a write into index grid 'i'"),
+    ("i, j = np.ogrid[0:3, 0:3]\n    g = i\n    g[0, 0] = 5\n    return i", "'g' = 'i', an index grid"),
     ("i, j = np.ogrid[0:3, 0:3:0.5]\n    return i", "index grid step"),
     ("i, j = np.ogrid[0:3]\n    return i", "unpacking"),
     ("return np.ogrid[0:3, 0:3]", "used as one array value"),
