@@ -838,12 +838,9 @@ class Lowering:
             raise self.error(stmt, f"{name!r} = {source!r}, an index grid, and a write into {name!r} (NumPy "
                              "would change both; polyfuse keeps grids as formulas); bind a copy "
                              f"({name} = {source}.copy())", "index grid")
-        if advanced_index.is_iota(value) and (entry is None or entry.kind == "iota") and name not in self.scalars \
+        if advanced_index.is_iota(value) and entry is None and self.stores[name] == 1 and name not in self.scalars \
                 and name not in self.mutated and not _explicit_copy(stmt.value, self.globals):
-            if entry is not None and entry.block != self.block:
-                raise self.error(stmt, f"index grid {name!r} is rebound in a different loop or branch than where "
-                                 "it was first bound; use a new name", "array name rebound")
-            # an index grid, or arithmetic of one: affine in its position, a view of nothing
+            # an index grid, or arithmetic of one, bound once and never written: a view of nothing
             self.names[name] = ArrayName("", value.extents, value.vtype.dtype, "iota", self.block, view=value)
             return []
         if entry is not None and entry.kind in ("temp", "local") and entry.block != self.block \
