@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import linecache
 
+import islpy as isl
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -180,4 +181,35 @@ def test_generated_index_expressions(items):
         return
     got = polyfuse.kernel(fn, target="python")(M, idx)
     assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def grid_and_table(x, y, idx):
+    n, m = x.shape
+    i, j = np.ogrid[1:n - 1, 1:m - 1]
+    y[i, j] = x[i, j - 1] + x[i - 1, j + 1] + x[idx[i], j]
+
+
+def test_grid_subscripts_are_exact_accesses_and_table_reads_cover_the_axis():
+    args = (M, np.zeros_like(M), np.array([0, 1, 2, 3, 4, 5]))
+    scop = polyfuse.kernel(grid_and_table, target="python").compile(*args).stages["lift"]
+    (statement,) = scop.statements
+    reads: dict[str, list] = {}
+    statement.reads.foreach_map(lambda m: m.foreach_basic_map(
+        lambda b: reads.setdefault(b.get_tuple_name(isl.dim_type.out), []).append(b)))
+    assert statement.writes.is_single_valued()  # y[1 + i, 1 + j]: a slice assignment
+    exact = [b for b in reads["x"] if b.is_single_valued()]
+    assert len(exact) == 2 and len(reads["x"]) == 3  # x[i, j - 1], x[i - 1, j + 1] exact; x[idx[i], j] any row
+    assert all(b.is_single_valued() for b in reads["idx"])
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.integers(-2, 2), min_size=4, max_size=4), st.sampled_from(["=", "+="]))
+def test_generated_grid_stores_reading_the_target(offsets, op):
+    a, b, c, d = offsets
+    source = (f"def k(x):\n    i, j = np.ogrid[2:4, 2:5]\n    for _ in range(2):\n"
+              f"        x[i + {a}, j + {b}] {op} 0.5 * x[i + {c}, j + {d}] + x[i, j]\n    return x\n")
+    fn = _kernel_from(source)
+    want = fn(M.copy())
+    got = polyfuse.kernel(fn, target="python")(M.copy())
     np.testing.assert_array_equal(got, want)
