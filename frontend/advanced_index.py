@@ -20,6 +20,7 @@ the order of duplicate positions open, and ``x[idx] += v`` applies a duplicate o
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -52,7 +53,8 @@ def grid_views(lowering: Lowering, node: ast.expr) -> list[View]:
     assert isinstance(node, ast.Subscript)
     dense = _numpy_attr(node.value, lowering.globals) == "mgrid"
     items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    axes = [_grid_axis(lowering, item) for item in items]
+    held: dict[str, str] = {}  # scalar locals the grid's bounds read, held at its binding
+    axes = [_grid_axis(lowering, item, held) for item in items]
     return _grid(axes, dense)
 
 
@@ -87,7 +89,7 @@ class _Axis:
     length: Sym  # clamped at 0, as np.arange's
 
 
-def _grid_axis(lowering: Lowering, item: ast.expr) -> _Axis:
+def _grid_axis(lowering: Lowering, item: ast.expr, held: dict[str, str]) -> _Axis:
     from .arrays import _int_const, const, smax, sym_of
     if not isinstance(item, ast.Slice) or item.upper is None:
         raise lowering.error(item, "an index grid axis other than start:stop[:step] of integers", "index grid")
@@ -104,13 +106,29 @@ def _grid_axis(lowering: Lowering, item: ast.expr) -> _Axis:
         if value.rank or not value.vtype.is_int or value.vtype.dtype == "bool":
             raise lowering.error(part, "an index grid bound other than an integer scalar (float grids "
                                  "round their length)", "index grid")
-        bounds.append(sym_of(value.element(())))
+        bounds.append(sym_of(_held(lowering, value, held)))
     start, stop = bounds
     span = stop - start if step > 0 else start - stop
     size = abs(step)
     length = span if size == 1 else sym_of(ast.BinOp((span + const(size - 1)).node, ast.FloorDiv(),
                                                      ast.Constant(size)))
     return _Axis(start, step, length if length.is_const() and length.const >= 0 else smax(const(0), length))
+
+
+def _held(lowering: Lowering, value: View, held: dict[str, str]) -> ast.expr:
+    """A grid bound as the grid will read it wherever it is used: NumPy computes the grid once,
+    so each scalar local in it that a later statement may assign again is held in a fresh local
+    first, one per name and grid (``s:s + 3`` keeps its length 3); sizes, integer arguments and
+    enclosing loop variables do not change while the grid lives."""
+    from .arrays import _Renamed
+    bound = value.element(())
+    steady = lowering.params | {loop.var for loop in lowering.loops}
+    for name in sorted({n.id for n in ast.walk(bound) if isinstance(n, ast.Name)} - steady):
+        if lowering.stores[name] > 1 and name not in held:
+            held[name] = lowering.fresh(f"{name}_")
+            kind = lowering.scalars.get(name, VType("int64", False))
+            lowering.pre.append(lowering.scalar_assign(held[name], ast.Name(name, ast.Load()), kind))
+    return _Renamed(held).visit(copy.deepcopy(bound)) if held else bound
 
 
 def _grid(axes: list[_Axis], dense: bool) -> list[View]:
@@ -167,8 +185,6 @@ class _Uncast(ast.NodeTransformer):
 
 def affine_sym(node: ast.expr) -> Sym:
     """An affine element (``affine_element``) as a Sym, its int64 casts dropped."""
-    import copy
-
     from .arrays import sym_of
     return sym_of(_Uncast().visit(copy.deepcopy(node)))
 

@@ -54,6 +54,8 @@ def _same(fn, *args, targets=("python", "cpu")):
     "return np.indices(x.shape)[1] * 1.5",
     "i = np.ogrid[1:x.shape[0] - 1]\n    return i",
     "i, j = np.ogrid[:3, :4]\n    return (i + 1) * (j - 1) + x[i, j]",
+    "s = 1\n    i = np.ogrid[s:s + 3]\n    s = 4\n    return x[i, s] + i",  # the grid keeps s = 1
+    "s = int(x[0, 0] * 3)\n    i = np.ogrid[s:s + 2]\n    return x[i, 0] * 2",
 ])
 def test_index_grids_as_values(body):
     _same(_kernel_from(f"def k(x):\n    {body}\n"), M)
