@@ -104,8 +104,9 @@ def _grid_axis(lowering: Lowering, item: ast.expr, held: dict[str, str]) -> _Axi
             continue
         value = lowering.value(part)
         if value.rank or not value.vtype.is_int or value.vtype.dtype == "bool":
-            raise lowering.error(part, "an index grid bound other than an integer scalar (float grids "
-                                 "round their length)", "index grid")
+            raise lowering.error(part, f"index grid bound {ast.unparse(part)!r}, a {value.vtype.dtype} "
+                                 f"{'array' if value.rank else 'value'}: bounds must be integer scalars (float "
+                                 "grids round their length)", "index grid")
         bounds.append(sym_of(_held(lowering, value, held)))
     start, stop = bounds
     span = stop - start if step > 0 else start - stop
