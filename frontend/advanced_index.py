@@ -22,16 +22,26 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from polyfuse.errors import UnsupportedError
 
+from .arrays import (
+    NP_NAME,
+    IndexRules,
+    Lowering,
+    Sym,
+    View,
+    _int_const,
+    _is_newaxis,
+    _Renamed,
+    atom,
+    const,
+    smax,
+    sym_of,
+)
 from .checker import module_of
 from .extent_facts import LoopRange, decide
 from .types import VType
-
-if TYPE_CHECKING:
-    from .arrays import Lowering, Sym, View
 
 INT64 = VType("int64", False)
 _PROBE = "pf_probe"
@@ -73,7 +83,6 @@ def grid_item(lowering: Lowering, node: ast.Subscript) -> View | None:
     """``np.indices(s)[d]``, ``np.mgrid[...][d]``, ``np.ogrid[...][d]``: one grid, or None."""
     if not is_grid(node.value, lowering.globals):
         return None
-    from .arrays import _int_const
     d = _int_const(node.slice)
     views = grid_views(lowering, node.value)
     if d is None or not -len(views) <= d < len(views):
@@ -90,7 +99,6 @@ class _Axis:
 
 
 def _grid_axis(lowering: Lowering, item: ast.expr, held: dict[str, str]) -> _Axis:
-    from .arrays import _int_const, const, smax, sym_of
     if not isinstance(item, ast.Slice) or item.upper is None:
         raise lowering.error(item, "an index grid axis other than start:stop[:step] of integers", "index grid")
     step = 1 if item.step is None else _int_const(item.step)
@@ -121,7 +129,6 @@ def _held(lowering: Lowering, value: View, held: dict[str, str]) -> ast.expr:
     so each scalar local in it that a later statement may assign again is held in a fresh local
     first, one per name and grid (``s:s + 3`` keeps its length 3); sizes, integer arguments and
     enclosing loop variables do not change while the grid lives."""
-    from .arrays import _Renamed
     bound = value.element(())
     steady = lowering.params | {loop.var for loop in lowering.loops}
     for name in sorted({n.id for n in ast.walk(bound) if isinstance(n, ast.Name)} - steady):
@@ -133,7 +140,6 @@ def _held(lowering: Lowering, value: View, held: dict[str, str]) -> ast.expr:
 
 
 def _grid(axes: list[_Axis], dense: bool) -> list[View]:
-    from .arrays import View, const
     full = tuple(a.length for a in axes)
     views = []
     for d, axis in enumerate(axes):
@@ -146,7 +152,6 @@ def _grid(axes: list[_Axis], dense: bool) -> list[View]:
 
 
 def _indices(lowering: Lowering, node: ast.Call) -> list[View]:
-    from .arrays import const
     if len(node.args) != 1 or node.keywords:
         raise lowering.error(node, "np.indices() of other than one shape (no dtype or sparse)", "index grid")
     shape = lowering.shape_of(node.args[0])
@@ -161,19 +166,16 @@ def _numpy_attr(node: ast.expr, globals_: dict) -> str | None:
 
 # ---- iotas -----------------------------------------------------------------------------------
 def probes(rank: int) -> tuple[Sym, ...]:
-    from .arrays import atom
     return tuple(atom(f"{_PROBE}{d}") for d in range(rank))
 
 
 def int64(node: ast.expr) -> ast.expr:
     """``pf_np.int64(node)``: a grid's element is an int64 where it meets other values (a Python
     int would be weak: ``x32 * i`` would stay float32), and affine where it subscripts."""
-    from .arrays import NP_NAME
     return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()), [node], [])
 
 
 def _is_int64(node: ast.expr) -> bool:
-    from .arrays import NP_NAME
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "int64" \
         and isinstance(node.func.value, ast.Name) and node.func.value.id == NP_NAME and len(node.args) == 1 \
         and not node.keywords
@@ -186,7 +188,6 @@ class _Uncast(ast.NodeTransformer):
 
 def affine_sym(node: ast.expr) -> Sym:
     """An affine element (``affine_element``) as a Sym, its int64 casts dropped."""
-    from .arrays import sym_of
     return sym_of(_Uncast().visit(copy.deepcopy(node)))
 
 
@@ -245,7 +246,6 @@ def needs_rules(values: dict[int, View], store: bool) -> bool:
 def advanced(lowering: Lowering, node: ast.Subscript, base: View, items: list[ast.expr],
              values: dict[int, View], store: bool) -> View:
     """``base[items]`` where some of ``values`` (the non-slice items, by position) are arrays."""
-    from .arrays import View, _is_newaxis, const
     positions = sorted(values)
     for p in positions:
         v = values[p]
@@ -300,7 +300,6 @@ def advanced(lowering: Lowering, node: ast.Subscript, base: View, items: list[as
 
 def _subscript(index: _Index, at: tuple[Sym, ...], extent: Sym) -> Sym:
     """The base subscript an index gives at a position of the broadcast shape."""
-    from .arrays import NP_NAME, atom, sym_of
     element = index.value.element(at)
     if index.value.rank == 0:  # an integer among index arrays: as a plain integer index
         value = sym_of(element)
@@ -380,3 +379,25 @@ def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Inde
 
 def _refuse(lowering: Lowering, node: ast.AST, message: str) -> UnsupportedError:
     return lowering.error(node, f"fancy indexing: {message}", "fancy indexing")
+
+
+# ---- what frontend.arrays calls --------------------------------------------------------------
+def grid_of(lowering: Lowering, node: ast.expr) -> View | None:
+    """An index grid as one value (``np.ogrid[a:b]``, ``np.indices(s)[0]``); None for others."""
+    if is_grid(node, lowering.globals):
+        lowering.changed = True
+        return grid_value(lowering, node)
+    if isinstance(node, ast.Subscript):
+        view = grid_item(lowering, node)
+        if view is not None:
+            lowering.changed = True
+        return view
+    return None
+
+
+def unpacked(lowering: Lowering, node: ast.expr) -> list[View] | None:
+    """The grids ``i, j = node`` binds; None when ``node`` is not a grid."""
+    return grid_views(lowering, node) if is_grid(node, lowering.globals) else None
+
+
+INDEX_RULES = IndexRules(grid_of, unpacked, is_iota, needs_rules, advanced)

@@ -33,7 +33,6 @@ import numpy as np
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument, Returned
 
-from . import advanced_index
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .checker import is_allocation, module_of, numpy_abs, reassociable
@@ -280,6 +279,18 @@ class ProductRules:
 
 
 @dataclass(frozen=True)
+class IndexRules:
+    """How index grids and several index arrays lower: frontend/advanced_index.py, which builds
+    on this module (handed in by frontend.lift, as JoinRules is)."""
+
+    grid: Callable[[Lowering, ast.expr], View | None]  # np.ogrid[...], np.indices(s)[0] as a value; None: not one
+    unpack: Callable[[Lowering, ast.expr], list[View] | None]  # the grids ``i, j = value`` unpacks; None: not a grid
+    is_iota: Callable[[View], bool]  # a view whose elements are affine in their position (no storage)
+    needs_rules: Callable[[dict[int, View], bool], bool]  # whether a subscript's items take NumPy's full rules
+    advanced: Callable[[Lowering, ast.Subscript, View, list[ast.expr], dict[int, View], bool], View]
+
+
+@dataclass(frozen=True)
 class JoinRules:
     """How joins lower: frontend/array_joins.py, which builds on this module (handed in by
     frontend.lift, as ProductRules is)."""
@@ -295,8 +306,9 @@ class Lowering:
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
                  scalar_types: dict[str, VType], products: ProductRules, joins: JoinRules,
-                 final: bool = True) -> None:
+                 indexing: IndexRules, final: bool = True) -> None:
         self.source = source
+        self.indexing = indexing
         globals_[NP_NAME] = np  # the lowered code's numpy (module_of reads it while lowering too: np.cov)
         self.products = products
         self.joins = joins
@@ -643,9 +655,9 @@ class Lowering:
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
                 and _is_numpy_call(stmt.value, "histogram", self.globals):
             return self.unpack_histogram(stmt, target)
-        if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
-                and advanced_index.is_grid(stmt.value, self.globals):
-            return self.unpack_grid(stmt, target)
+        grids = self.indexing.unpack(self, stmt.value) if isinstance(target, (ast.Tuple, ast.List)) else None
+        if grids is not None and isinstance(target, (ast.Tuple, ast.List)):
+            return self.unpack_grid(stmt, target, grids)
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
@@ -705,9 +717,10 @@ class Lowering:
             return [ast.Assign([_store(view.element(()))], value.element(()))]
         return self.store(stmt, view, value)
 
-    def unpack_grid(self, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt]:
+    def unpack_grid(self, stmt: ast.Assign | ast.AugAssign, target: ast.Tuple | ast.List,
+                    views: list[View]) -> list[ast.stmt]:
         """``i, j, k = np.ogrid[...]`` (or mgrid, np.indices): each name an index grid."""
-        views = advanced_index.grid_views(self, stmt.value)
+        assert isinstance(stmt, ast.Assign)
         if len(views) != len(target.elts) or not all(isinstance(t, ast.Name) for t in target.elts):
             raise self.error(stmt, f"unpacking {ast.unparse(stmt.value)}, which holds {len(views)} grids, into "
                              f"{ast.unparse(target)} (NumPy: ValueError unless one plain name per grid)",
@@ -838,7 +851,7 @@ class Lowering:
             raise self.error(stmt, f"{name!r} = {source!r}, an index grid, and a write into {name!r} (NumPy "
                              "would change both; polyfuse keeps grids as formulas); bind a copy "
                              f"({name} = {source}.copy())", "index grid")
-        if advanced_index.is_iota(value) and entry is None and self.stores[name] == 1 and name not in self.scalars \
+        if self.indexing.is_iota(value) and entry is None and self.stores[name] == 1 and name not in self.scalars \
                 and name not in self.mutated and not _explicit_copy(stmt.value, self.globals):
             # an index grid, or arithmetic of one, bound once and never written: a view of nothing
             self.names[name] = ArrayName("", value.extents, value.vtype.dtype, "iota", self.block, view=value)
@@ -1340,10 +1353,7 @@ class Lowering:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             extent = self.view_extent(node)
             return scalar(node if extent is None else extent.node, WEAK_INT)
-        if advanced_index.is_grid(node, self.globals):  # np.ogrid[a:b]: an index grid (advanced_index.py)
-            self.changed = True
-            return advanced_index.grid_value(self, node)
-        grid = advanced_index.grid_item(self, node)  # np.indices(shape)[0]
+        grid = self.indexing.grid(self, node)  # np.ogrid[a:b], np.indices(shape)[0]: index grids
         if grid is not None:
             self.changed = True
             return grid
@@ -1369,8 +1379,8 @@ class Lowering:
             items = items + fill
         values = {p: self.value(item) for p, item in enumerate(items)
                   if not isinstance(item, ast.Slice) and not _is_newaxis(item, self.globals)}
-        if advanced_index.needs_rules(values, isinstance(node.ctx, ast.Store)):
-            return advanced_index.advanced(self, node, base, items, values, isinstance(node.ctx, ast.Store))
+        if self.indexing.needs_rules(values, isinstance(node.ctx, ast.Store)):
+            return self.indexing.advanced(self, node, base, items, values, isinstance(node.ctx, ast.Store))
         pieces: list[tuple[str, Sym, int]] = []  # ("new"|"slice"|"int"|"gather", start or index, step)
         extents: list[Sym] = []
         gathers: list[View] = []  # the integer index array of a gather (x[idx]: element k is x[idx[k]])
@@ -1604,8 +1614,9 @@ class Lowering:
         product = self.products.value(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
         if product is not None:
             return product
-        if module == "np" and name == "indices":
-            return advanced_index.grid_value(self, node)
+        grid = self.indexing.grid(self, node) if module == "np" else None  # np.indices(shape)
+        if grid is not None:
+            return grid
         special = self.array_call(node, module, name)
         if special is not None:
             return special
@@ -3456,7 +3467,7 @@ def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
 
 
 def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 products: ProductRules, joins: JoinRules
+                 products: ProductRules, joins: JoinRules, indexing: IndexRules
                  ) -> LoweredArrays:
     """``source`` with its array statements lowered to element loops (itself when it has none),
     with the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds
@@ -3464,16 +3475,17 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     ``assert`` statements, taken out of the body for the call-time checks; and the views of
     arguments the final return hands back.  Adds numpy to
     ``globals_`` under NP_NAME for the code it writes.  ``products`` lowers matrix
-    products (frontend.array_linalg), ``joins`` np.concatenate and friends (frontend.array_joins);
-    both build on this module."""
+    products (frontend.array_linalg), ``joins`` np.concatenate and friends (frontend.array_joins),
+    ``indexing`` index grids and several index arrays (frontend.advanced_index); all build on
+    this module."""
     scalar_types: dict[str, VType] = {}
     for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
-        lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, final=False)
+        lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing, final=False)
         lowering.lower_block(source.tree.body)
         if lowering.assigned == scalar_types:
             break
         scalar_types = dict(lowering.assigned)
-    lowering = Lowering(source, globals_, arguments, scalar_types, products, joins)
+    lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return LoweredArrays(source)
