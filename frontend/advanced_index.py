@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import ast
 import copy
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, replace
 
 from polyfuse.errors import UnsupportedError
 
@@ -40,7 +41,7 @@ from .arrays import (
     sym_of,
 )
 from .checker import module_of
-from .extent_facts import LoopRange, decide
+from .extent_facts import LoopRange, Verdict, decide
 from .types import VType
 
 INT64 = VType("int64", False)
@@ -326,8 +327,20 @@ def _inside(lowering: Lowering, value: View, indexer, extent: Sym, ranges: tuple
     if not affine_element(element):
         return False
     s = affine_sym(element).text
-    below = decide(f"{s} >= 0", tuple(lowering.loops) + ranges, lowering.params).proven
+    below = _decided(f"{s} >= 0", tuple(lowering.loops) + ranges, lowering.params).proven
     return below and _require(lowering, f"{s} < {extent.text}", ranges, relational=not store)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_decision(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> Verdict:
+    return decide(claim, loops, params)
+
+
+def _decided(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> Verdict:
+    """``decide``, remembered: the lowering runs several passes over the same subscripts (each
+    claim is an isl computation); the assumption is a fresh AST each time (callers place it)."""
+    verdict = _cached_decision(claim, loops, params)
+    return verdict if verdict.assume is None else replace(verdict, assume=copy.deepcopy(verdict.assume))
 
 
 def _require(lowering: Lowering, claim: str, ranges: tuple[LoopRange, ...], relational: bool) -> bool:
@@ -336,14 +349,18 @@ def _require(lowering: Lowering, claim: str, ranges: tuple[LoopRange, ...], rela
     as for slices whose extents must match).  ``relational``: only a condition between two sizes
     (``B.shape[0] >= A.shape[0] - 1``, arrays of one shape by design) is assumed for a read; a
     read past a constant bound (``x.shape[1] >= 8``) is checked where it runs, IndexError as NumPy."""
-    verdict = decide(claim, tuple(lowering.loops) + ranges, lowering.params)
+    verdict = _decided(claim, tuple(lowering.loops) + ranges, lowering.params)
     if verdict.proven:
         return True
-    if verdict.assume is None or any(r.var in ast.unparse(verdict.assume) for r in ranges):
+    if verdict.assume is None:
         return False
-    sizes = {ast.unparse(n) for n in ast.walk(verdict.assume) if isinstance(n, ast.Subscript)
-             or (isinstance(n, ast.Name) and n.id in lowering.int_args)}
-    if relational and len(sizes) < 2:
+    nodes = list(ast.walk(verdict.assume))
+    names = {n.id for n in nodes if isinstance(n, ast.Name)}
+    if any(r.var in names for r in ranges):
+        return False
+    sizes = {(n.value.value.id, _int_const(n.slice)) for n in nodes if isinstance(n, ast.Subscript)
+             and isinstance(n.value, ast.Attribute) and isinstance(n.value.value, ast.Name)}
+    if relational and len(sizes) + len(names & lowering.int_args) < 2:
         return False
     if ast.dump(verdict.assume) not in {ast.dump(a) for a in lowering.assumed}:
         lowering.assumed.append(verdict.assume)
