@@ -417,4 +417,14 @@ def unpacked(lowering: Lowering, node: ast.expr) -> list[View] | None:
     return grid_views(lowering, node) if is_grid(node, lowering.globals) else None
 
 
-INDEX_RULES = IndexRules(grid_of, unpacked, is_iota, needs_rules, advanced)
+def bindable(lowering: Lowering, view: View) -> bool:
+    """Whether a name may be bound to ``view`` as a formula: an iota whose scalar locals are not
+    assigned again (``r = np.arange(s, s + 3)`` then ``s = 4``: NumPy's ``r`` keeps the old ``s``)."""
+    if not is_iota(view):
+        return False
+    steady = lowering.params | {loop.var for loop in lowering.loops} | {p.text for p in probes(view.rank)}
+    names = {n.id for n in ast.walk(view.element(probes(view.rank))) if isinstance(n, ast.Name)}
+    return all(lowering.stores[n] <= 1 for n in names - steady - {NP_NAME})
+
+
+INDEX_RULES = IndexRules(grid_of, unpacked, bindable, needs_rules, advanced)

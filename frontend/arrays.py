@@ -285,7 +285,7 @@ class IndexRules:
 
     grid: Callable[[Lowering, ast.expr], View | None]  # np.ogrid[...], np.indices(s)[0] as a value; None: not one
     unpack: Callable[[Lowering, ast.expr], list[View] | None]  # the grids ``i, j = value`` unpacks; None: not a grid
-    is_iota: Callable[[View], bool]  # a view whose elements are affine in their position (no storage)
+    bindable: Callable[[Lowering, View], bool]  # a name may mean the view as a formula (an index grid)
     needs_rules: Callable[[dict[int, View], bool], bool]  # whether a subscript's items take NumPy's full rules
     advanced: Callable[[Lowering, ast.Subscript, View, list[ast.expr], dict[int, View], bool], View]
 
@@ -851,7 +851,7 @@ class Lowering:
             raise self.error(stmt, f"{name!r} = {source!r}, an index grid, and a write into {name!r} (NumPy "
                              "would change both; polyfuse keeps grids as formulas); bind a copy "
                              f"({name} = {source}.copy())", "index grid")
-        if self.indexing.is_iota(value) and entry is None and self.stores[name] == 1 and name not in self.scalars \
+        if self.indexing.bindable(self, value) and entry is None and self.stores[name] == 1 and name not in self.scalars \
                 and name not in self.mutated and not _explicit_copy(stmt.value, self.globals):
             # an index grid, or arithmetic of one, bound once and never written: a view of nothing
             self.names[name] = ArrayName("", value.extents, value.vtype.dtype, "iota", self.block, view=value)

@@ -56,6 +56,7 @@ def _same(fn, *args, targets=("python", "cpu")):
     "i, j = np.ogrid[:3, :4]\n    return (i + 1) * (j - 1) + x[i, j]",
     "s = 1\n    i = np.ogrid[s:s + 3]\n    s = 4\n    return x[i, s] + i",  # the grid keeps s = 1
     "s = int(x[0, 0] * 3)\n    i = np.ogrid[s:s + 2]\n    return x[i, 0] * 2",
+    "s = 1\n    r = np.arange(s, s + 3)\n    s = 2\n    return x[r, s] + r",  # r keeps s = 1 too
 ])
 def test_index_grids_as_values(body):
     _same(_kernel_from(f"def k(x):\n    {body}\n"), M)
