@@ -284,6 +284,18 @@ class ProductRules:
 
 
 @dataclass(frozen=True)
+class IndexRules:
+    """How index grids and several index arrays lower: frontend/advanced_index.py, which builds
+    on this module (handed in by frontend.lift, as JoinRules is)."""
+
+    grid: Callable[[Lowering, ast.expr], View | None]  # np.ogrid[...], np.indices(s)[0] as a value; None: not one
+    unpack: Callable[[Lowering, ast.expr], list[View] | None]  # the grids ``i, j = value`` unpacks; None: not a grid
+    bindable: Callable[[Lowering, View], bool]  # a name may mean the view as a formula (an index grid)
+    needs_rules: Callable[[dict[int, View], bool], bool]  # whether a subscript's items take NumPy's full rules
+    advanced: Callable[[Lowering, ast.Subscript, View, list[ast.expr], dict[int, View], bool], View]
+
+
+@dataclass(frozen=True)
 class JoinRules:
     """How joins lower: frontend/array_joins.py, which builds on this module (handed in by
     frontend.lift, as ProductRules is)."""
@@ -299,8 +311,9 @@ class Lowering:
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
                  scalar_types: dict[str, VType], products: ProductRules, joins: JoinRules,
-                 final: bool = True) -> None:
+                 indexing: IndexRules, final: bool = True) -> None:
         self.source = source
+        self.indexing = indexing
         globals_[NP_NAME] = np  # the lowered code's numpy (module_of reads it while lowering too: np.cov)
         self.products = products
         self.joins = joins
@@ -340,6 +353,7 @@ class Lowering:
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
         self.stores = Counter(n.id for n in names if isinstance(n.ctx, ast.Store))
+        self.mutated = _written_in_place(source.tree)  # names whose arrays some statement writes in place
         self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
         self.assertions: list[Assertion] = []
@@ -371,7 +385,7 @@ class Lowering:
         for stmt in stmts:
             out.extend(self.lower_stmt(stmt))
         for entry in self.names.values():
-            if entry.kind in ("temp", "view") and entry.block == self.block:
+            if entry.kind in ("temp", "view", "iota") and entry.block == self.block:
                 entry.live = False
         self.block = outer
         return out
@@ -573,7 +587,7 @@ class Lowering:
                 continue
             if entry is not None and entry.kind == "view" and self.whole_temporary(entry.view):
                 name, entry, changed = entry.array, None, True  # a product's result, say: no copy needed
-            if entry is not None and entry.kind == "view":
+            if entry is not None and entry.kind in ("view", "iota"):
                 copied = self.fresh("ret")
                 call = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
                 before.extend(self.lower_stmt(ast.copy_location(ast.Assign([ast.Name(copied, ast.Store())], call),
@@ -643,6 +657,9 @@ class Lowering:
 
     def lower_assign(self, stmt: ast.Assign | ast.AugAssign) -> list[ast.stmt]:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+        shaped = [t for t in getattr(stmt, "targets", [target]) if isinstance(t, ast.Attribute) and t.attr == "shape"]
+        if shaped:
+            return self.shape_assign(stmt, shaped[0])
         if len(getattr(stmt, "targets", [target])) != 1:
             return [stmt]
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
@@ -651,6 +668,9 @@ class Lowering:
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)) \
                 and self.linalg_tuple(stmt.value) is not None:
             return self.unpack_linalg(stmt, target)
+        grids = self.indexing.unpack(self, stmt.value) if isinstance(target, (ast.Tuple, ast.List)) else None
+        if grids is not None and isinstance(target, (ast.Tuple, ast.List)):
+            return self.unpack_grid(stmt, target, grids)
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
@@ -677,6 +697,9 @@ class Lowering:
         while isinstance(root, (ast.Subscript, ast.Attribute)):
             root = root.value
         written = self.names.get(root.id) if isinstance(root, ast.Name) else None
+        if written is not None and written.kind == "iota":
+            raise self.error(target, f"a write into index grid {ast.unparse(root)!r} (polyfuse keeps grids as formulas); "
+                             "copy it first (np.ogrid[...][0].copy()) or write into an array", "index grid")
         if written is not None:  # after the value is read (lower_stmt): NumPy reads it all first
             self.written = (stmt, written.array)
         masked = self.masked_store(stmt, target)
@@ -706,6 +729,27 @@ class Lowering:
                 return [stmt]
             return [ast.Assign([_store(view.element(()))], value.element(()))]
         return self.store(stmt, view, value)
+
+    def unpack_grid(self, stmt: ast.Assign | ast.AugAssign, target: ast.Tuple | ast.List,
+                    views: list[View]) -> list[ast.stmt]:
+        """``i, j, k = np.ogrid[...]`` (or mgrid, np.indices): each name an index grid."""
+        assert isinstance(stmt, ast.Assign)
+        if len(views) != len(target.elts) or not all(isinstance(t, ast.Name) for t in target.elts):
+            raise self.error(stmt, f"unpacking {ast.unparse(stmt.value)}, which holds {len(views)} grids, into "
+                             f"{ast.unparse(target)} (NumPy: ValueError unless one plain name per grid)",
+                             "index grid")
+        self.changed = True
+        for name, view in zip(target.elts, views):
+            assert isinstance(name, ast.Name)
+            self.bind_name(stmt, name.id, view)
+        return []
+
+    def shape_assign(self, stmt: ast.Assign | ast.AugAssign, target: ast.Attribute) -> list[ast.stmt]:
+        """``X.shape = (n, m)``: NumPy reshapes ``X`` in place (no copy, or an error).  polyfuse's
+        reshape may copy, so a later write into ``X`` would reach one of the two only: refused."""
+        raise self.error(target, f"assignment to {ast.unparse(target)} (an in-place reshape); bind a new "
+                         f"name instead: {ast.unparse(target.value)}2 = {ast.unparse(target.value)}.reshape(...)",
+                         "shape assignment")
 
     def known_extents(self, node: ast.expr) -> ast.expr:
         """``node`` (a loop's range, an if's test) with ``v.shape[d]`` of the temporaries, views
@@ -815,6 +859,16 @@ class Lowering:
             self.note_size(stmt, name)
             return [ast.Assign([ast.Name(name, ast.Store())], value.element(()))] if self.changed else [stmt]
         self.changed = True
+        source = stmt.value.id if isinstance(stmt.value, ast.Name) else ""
+        if name in self.mutated and source in self.names and self.names[source].kind == "iota":
+            raise self.error(stmt, f"{name!r} = {source!r}, an index grid, and a write into {name!r} (NumPy "
+                             "would change both; polyfuse keeps grids as formulas); bind a copy "
+                             f"({name} = {source}.copy())", "index grid")
+        if self.indexing.bindable(self, value) and entry is None and self.stores[name] == 1 and name not in self.scalars \
+                and name not in self.mutated and not _explicit_copy(stmt.value, self.globals):
+            # an index grid, or arithmetic of one, bound once and never written: a view of nothing
+            self.names[name] = ArrayName("", value.extents, value.vtype.dtype, "iota", self.block, view=value)
+            return []
         if entry is not None and entry.kind in ("temp", "local") and entry.block != self.block \
                 and (value.base is None or (self.whole_temporary(value) and value.base != entry.array)):
             return self.rebind_in_place(stmt, name, entry, value, fill)
@@ -1316,6 +1370,10 @@ class Lowering:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             extent = self.view_extent(node)
             return scalar(node if extent is None else extent.node, WEAK_INT)
+        grid = self.indexing.grid(self, node)  # np.ogrid[a:b], np.indices(shape)[0]: index grids
+        if grid is not None:
+            self.changed = True
+            return grid
         entry = self.lookup(node.value) if isinstance(node.value, ast.Name) else None
         base = entry.read() if entry else self.value(node.value)
         if base.rank == 0:
@@ -1336,11 +1394,15 @@ class Lowering:
             items = items[:at] + fill + items[at + 1:]
         else:
             items = items + fill
+        values = {p: self.value(item) for p, item in enumerate(items)
+                  if not isinstance(item, ast.Slice) and not _is_newaxis(item, self.globals)}
+        if self.indexing.needs_rules(values, isinstance(node.ctx, ast.Store)):
+            return self.indexing.advanced(self, node, base, items, values, isinstance(node.ctx, ast.Store))
         pieces: list[tuple[str, Sym, int]] = []  # ("new"|"slice"|"int"|"gather", start or index, step)
         extents: list[Sym] = []
         gathers: list[View] = []  # the integer index array of a gather (x[idx]: element k is x[idx[k]])
         axis = 0
-        for item in items:
+        for p, item in enumerate(items):
             if _is_newaxis(item, self.globals):
                 pieces.append(("new", const(0), 0))
                 extents.append(const(1))
@@ -1354,7 +1416,7 @@ class Lowering:
                 extents.append(length)
                 self.changed = True
                 continue
-            where = self.value(item)
+            where = values[p]
             if where.rank > 0 and where.vtype.is_int and where.vtype.dtype != "bool" \
                     and isinstance(node.ctx, ast.Load) and not gathers:
                 gathers.append(where)  # x[idx]: one integer array among slices and integers
@@ -1569,6 +1631,9 @@ class Lowering:
         product = self.products.value(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
         if product is not None:
             return product
+        grid = self.indexing.grid(self, node) if module == "np" else None  # np.indices(shape)
+        if grid is not None:
+            return grid
         special = self.array_call(node, module, name)
         if special is not None:
             return special
@@ -3274,6 +3339,13 @@ def _names_in(text: str) -> set[str]:
         return set()
 
 
+def _explicit_copy(value: ast.expr, globals_: dict) -> bool:
+    """``x.copy()``, ``np.copy(x)``, ``np.array(x)``: a new array, even of an index grid."""
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy"
+            and module_of(value.func.value, globals_) is None) or _is_numpy_call(value, "copy", globals_) \
+        or _is_numpy_call(value, "array", globals_)
+
+
 def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.Call]:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == name \
         and module_of(value.func.value, globals_) == "np"
@@ -3466,7 +3538,7 @@ def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
 
 
 def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 products: ProductRules, joins: JoinRules
+                 products: ProductRules, joins: JoinRules, indexing: IndexRules
                  ) -> LoweredArrays:
     """``source`` with its array statements lowered to element loops (itself when it has none),
     with the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds
@@ -3474,16 +3546,17 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     ``assert`` statements, taken out of the body for the call-time checks; and the views of
     arguments the final return hands back.  Adds numpy to
     ``globals_`` under NP_NAME for the code it writes.  ``products`` lowers matrix
-    products (frontend.array_linalg), ``joins`` np.concatenate and friends (frontend.array_joins);
-    both build on this module."""
+    products (frontend.array_linalg), ``joins`` np.concatenate and friends (frontend.array_joins),
+    ``indexing`` index grids and several index arrays (frontend.advanced_index); all build on
+    this module."""
     scalar_types: dict[str, VType] = {}
     for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
-        lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, final=False)
+        lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing, final=False)
         lowering.lower_block(source.tree.body)
         if lowering.assigned == scalar_types:
             break
         scalar_types = dict(lowering.assigned)
-    lowering = Lowering(source, globals_, arguments, scalar_types, products, joins)
+    lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return LoweredArrays(source)
