@@ -201,14 +201,14 @@ def propose(scop: Scop, deps: Dependences, node: TreeNode) -> tuple[isl.Schedule
     stmts = node.statements
     validity = deps.validity().union(deps.local_false())
     smart = parallel_depths(scop.schedule_of((node,)), validity, scop.context)
-    worst = max(smart.values())
+    worst = max(smart.values(), default=0)  # no instances (an empty domain): nothing to gain
     if worst == 0:
         return None, None
     var = node.members[0].var
     candidate = nest_schedule(scop, deps, stmts)
     if candidate is None:
         return None, OuterParallelDecision(var, stmts, False, worst, reason="isl's scheduler found no schedule")
-    found = max(parallel_depths(candidate, validity, scop.context).values())
+    found = max(parallel_depths(candidate, validity, scop.context).values(), default=worst)
     if found >= worst:
         return None, OuterParallelDecision(
             var, stmts, False, worst, found, reason="isl's schedule has no shallower parallel loop")

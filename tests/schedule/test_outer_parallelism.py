@@ -116,3 +116,20 @@ def test_depths_and_strides_of_lu_orders(fresh):
     # smart: S0 reads A[k, j] down a column, S1 divides along its row (A[j, j] strided);
     # right-looking: S1 walks column k (A[i, j], i inner) and reads A[j, j] once (invariant)
     assert strided_accesses(scop, smart) == 2 and strided_accesses(scop, right) == 2
+
+
+@pytest.mark.parametrize("body", ["np.repeat(x, 0)", "np.tile(x, (2, 0))", "np.tile(x, (0, 3))"])
+def test_nests_with_no_instances_are_left_alone(body):
+    """A nest whose domain is empty at compile time (a constant zero extent) has no loop depths:
+    nothing to propose (max() of nothing failed here, found by tests/frontend/test_joins.py)."""
+    import linecache
+
+    source = f"def k(x):\n    return {body}\n"
+    filename = f"<test-outer-empty-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    for target in ("python", "cpu"):
+        got = polyfuse.kernel(namespace["k"], target=target, cache=False)(2.5)
+        want = namespace["k"](2.5)
+        assert got.shape == want.shape and got.dtype == want.dtype
