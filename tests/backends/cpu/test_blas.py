@@ -177,3 +177,22 @@ def test_dot_products_inside_a_loop_kept_as_written():
     want, got = fn(A, b, 25), kernel(A, b, 25)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert "kept as written" in kernel.explain(A, b, 25).to_dict()
+
+
+@pytest.mark.parametrize("expr", [
+    "X @ W", "X @ W.T", "X[:, ::2] @ W", "X[:, :, :-1] @ W[:-1]",  # strides chain: one gemm for the stack
+    "X[::2] @ W", "np.transpose(X, (1, 0, 2)) @ W", "X[:, ::-1] @ W",  # they do not: one product per matrix
+    "W @ X", "W.T @ X[1:]",                                          # the stack on the right
+    "np.reshape(np.reshape(X, (3, 4, N // 2, N)) @ W, (12, N // 2, N))[::2]",  # 4-d, doitgen's reshapes
+])
+@pytest.mark.parametrize("target", ["cpu", "python"])
+def test_stacks_of_matrices_times_one_matrix(expr, target):
+    _check(f"def k(X, W, N):\n    return {expr}\n", _m(6, N, N), _m(N, N), N, target=target)
+
+
+def test_a_stack_written_back_into_its_own_argument():
+    doitgen = ("def k(NR, NQ, NP, A, C4):\n"
+               "    A[:] = np.reshape(np.reshape(A, (NR, NQ, 1, NP)) @ C4, (NR, NQ, NP))\n")
+    _check(doitgen, 4, 5, N, _m(4, 5, N), _m(N, N))
+    _, kernel = _kernel(doitgen)
+    assert "polyfuse.blas.dgemm" in kernel.inspect_llvm(4, 5, N, _m(4, 5, N), _m(N, N))
