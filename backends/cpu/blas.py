@@ -28,7 +28,7 @@ from polyfuse.runtime.linalg_library import library
 _I64 = ll.IntType(64)
 _I8 = ll.IntType(8)
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
-_KINDS = ("gemm", "gemv", "dot")
+_KINDS = ("gemm", "gemv", "dot", "syrk")
 
 PREFIX = "polyfuse.blas."
 
@@ -154,7 +154,24 @@ class MatmulEmitter:
             swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
                        self.matrix(depth, a_s, rows, a_r)]
             ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), "gemm")]
+            ways.insert(0, self.syrk_form(rows, cols, depth, out, a, b, op.variables))
         self.first_way(op, worth, ways)
+
+    def syrk_form(self, rows, cols, depth, out, a, b, variables) -> tuple:
+        """``A @ A.T`` (np.cov's product): ``b`` is ``a`` transposed, same address, so the result
+        is symmetric and ``?syrk`` computes one triangle with half gemm's multiply-adds (NumPy's
+        own dot does the same, and mirrors the triangle).  A symmetric ``C`` is its own transpose,
+        so either unit stride of ``C`` serves as column-major."""
+        r, c, s = variables
+        o_r, o_c, a_r, a_s = out.stride(r), out.stride(c), a.stride(r), a.stride(s)
+        same = self.b.icmp_unsigned("==", self.b.ptrtoint(a.base, _I64), self.b.ptrtoint(b.base, _I64))
+        for mine, theirs in ((b.stride(s), a_s), (b.stride(c), a_r), (rows, cols)):
+            same = self.b.and_(same, self.b.icmp_signed("==", mine, theirs))
+        c_ok, _, ldc = self.plain(rows, o_r, cols, o_c)
+        c_swapped, _, ld_swapped = self.plain(cols, o_c, rows, o_r)
+        ldc = self.b.select(c_ok, ldc, ld_swapped)
+        return ([(rows, depth), (self.b.and_(same, self.b.or_(c_ok, c_swapped)), None, ldc),
+                 self.matrix(rows, a_r, depth, a_s)], (out.base, a.base, b.base), "syrk")
 
     def first_way(self, op: rg.Matmul, worth, ways: list) -> None:
         """The first of ``ways`` whose layout test passes, else the loops."""
@@ -165,7 +182,8 @@ class MatmulEmitter:
         ok = self.b.and_(worth, self.all_ok(form[1:]))
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot}[kind](op.dtype, form, pointers)
+                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk}[kind](op.dtype, form,
+                                                                                               pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -240,6 +258,42 @@ class MatmulEmitter:
                 self.slot(real, ll.Constant(real, 0.0)), c_ptr, self.integer(ldc)]
         self.b.call(self.declare(dtype, "gemm"), args)
 
+    def syrk(self, dtype: str, form: list, pointers: tuple) -> None:
+        """``?syrk('U', trans, n, k, 1, A, lda, 0, C, ldc)`` for ``C = op(A) op(A)^T``, then the
+        lower triangle copied from the upper, as NumPy does; ``form`` is [(n, k), C, op(A)]."""
+        real = _REALS[dtype][1]
+        (n, k), (_, _, ldc), (_, trans, lda) = form
+        c_ptr, a_ptr, _ = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        upper = self.slot(_I8, ll.Constant(_I8, ord("U")))
+        args = [upper, self.char(trans), *(self.integer(v) for v in (n, k)), self.slot(real, ll.Constant(real, 1.0)),
+                a_ptr, self.integer(lda), self.slot(real, ll.Constant(real, 0.0)), c_ptr, self.integer(ldc)]
+        self.b.call(self.declare(dtype, "syrk"), args)
+        one = ll.Constant(_I64, 1)
+
+        def column(j) -> None:  # C[i, j] = C[j, i] for i > j (column-major, leading dimension ldc)
+            def element(i) -> None:
+                source = self.b.gep(c_ptr, [self.b.add(j, self.b.mul(i, ldc))])
+                target = self.b.gep(c_ptr, [self.b.add(i, self.b.mul(j, ldc))])
+                self.b.store(self.b.load(source), target)
+            self.count_loop(self.b.add(j, one), n, element)
+        self.count_loop(ll.Constant(_I64, 0), n, column)
+
+    def count_loop(self, start, stop, body) -> None:
+        """``for i in range(start, stop): body(i)`` in IR."""
+        fn = self.cg.function
+        entry = self.b.block
+        header, inside, done = (fn.append_basic_block(f"mirror.{part}") for part in ("header", "body", "done"))
+        self.b.branch(header)
+        self.b.position_at_end(header)
+        index = self.b.phi(_I64)
+        index.add_incoming(start, entry)
+        self.b.cbranch(self.b.icmp_signed("<", index, stop), inside, done)
+        self.b.position_at_end(inside)
+        body(index)
+        index.add_incoming(self.b.add(index, ll.Constant(_I64, 1)), self.b.block)
+        self.b.branch(header)
+        self.b.position_at_end(done)
+
     def gemv(self, dtype: str, form: list, pointers: tuple) -> None:
         """``?gemv(trans, m, n, 1, M, ld, x, incx, 0, y, incy)`` for ``y = M x``; ``form`` is
         [(rows, depth), M, x, y] and ``pointers`` (M, x, y).  A transposed M is stored depth x rows."""
@@ -273,8 +327,9 @@ class MatmulEmitter:
         intp, i8p = _fortran_int().as_pointer(), _I8.as_pointer()
         if kind == "dot":
             return ll.Function(module, ll.FunctionType(_REALS[dtype][1], [intp, ptr, intp, ptr, intp]), name=name)
-        params = ([i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp] if kind == "gemm"
-                  else [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp])
+        params = {"gemm": [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
+                  "gemv": [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
+                  "syrk": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, ptr, intp]}[kind]
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
 
     def slot(self, kind, value):

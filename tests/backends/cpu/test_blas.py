@@ -196,3 +196,21 @@ def test_a_stack_written_back_into_its_own_argument():
     _check(doitgen, 4, 5, N, _m(4, 5, N), _m(N, N))
     _, kernel = _kernel(doitgen)
     assert "polyfuse.blas.dgemm" in kernel.inspect_llvm(4, 5, N, _m(4, 5, N), _m(N, N))
+
+
+@pytest.mark.parametrize("expr", ["A @ A.T", "A.T @ A", "A[::2] @ A[::2].T", "A[:, 1:] @ A[:, 1:].T",
+                                  "np.dot(A, A.T)", "np.cov(A)", "np.cov(A.T)", "A @ A[::-1].T", "A @ A[1:].T"])
+def test_symmetric_products_run_on_syrk_and_match_numpy(expr):
+    """``A @ A.T`` (same address, transposed strides) is ?syrk with its lower triangle mirrored;
+    the near misses (a reversed or shifted copy) are gemm or loops."""
+    _check(f"def k(A):\n    return {expr}\n", _m(N + 5, N))
+    fn, kernel = _kernel(f"def k(A):\n    return {expr}\n")
+    got = kernel(_m(N + 5, N))
+    if expr in ("A @ A.T", "np.cov(A)"):
+        assert np.array_equal(got, got.T)  # one triangle, mirrored: exactly symmetric, as NumPy's
+
+
+def test_a_symmetric_product_stored_into_a_transposed_view():
+    A, C = _m(N, N + 3), np.zeros((N, N))
+    _check("def k(A, C):\n    C.T[:, :] = A @ A.T\n", A, C)
+    assert "polyfuse.blas.dsyrk" in _kernel("def k(A, C):\n    C.T[:, :] = A @ A.T\n")[1].inspect_llvm(A, C)
