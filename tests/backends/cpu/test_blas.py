@@ -214,3 +214,9 @@ def test_a_symmetric_product_stored_into_a_transposed_view():
     A, C = _m(N, N + 3), np.zeros((N, N))
     _check("def k(A, C):\n    C.T[:, :] = A @ A.T\n", A, C)
     assert "polyfuse.blas.dsyrk" in _kernel("def k(A, C):\n    C.T[:, :] = A @ A.T\n")[1].inspect_llvm(A, C)
+
+
+def test_a_stack_inside_a_loop_kept_as_written():
+    kept = ("def k(X, W, out, n):\n    for i in range(n):\n        if out[0, 0, 0] > 1e9:\n            break\n"
+            "        out[:, :, :] = X[:, ::2] @ W + out\n")
+    _check(kept, _m(3, N, N), _m(N, N), np.zeros((3, N // 2, N)), 3)
