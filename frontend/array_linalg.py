@@ -426,46 +426,60 @@ def _accumulate(lw: Lowering, node: ast.AST, s: _Sum, target: View) -> list[ast.
 @dataclass(frozen=True)
 class _BlasShape:
     """A product ``out[row, col] = sum over k of a[row, k] * b[k, col]``: the labels of its
-    row (of ``a``) and column (of ``b``); None where that operand is a vector."""
+    row (of ``a``) and column (of ``b``); None where that operand is a vector.  ``batch``: the
+    other free labels of one operand (a stack of matrices times one matrix, ``X3 @ W``), each a
+    loop around the product of one matrix of the stack."""
 
     row: str | None
     col: str | None
     k: str
+    batch: tuple[str, ...] = ()
 
 
 def _blas_shape(lw: Lowering, s: _Sum) -> _BlasShape | None:
-    """The matrix-product form of ``s`` when it can run as one BLAS gemm (and BLAS is on): two
-    float operands of the result's dtype, one summed label, at most one free label each, no
-    broadcasting, a matrix or vector result, and not known to be too small to pay.  A
-    matrix-vector product whose matrix computes its elements (``alpha * A @ x``,
-    ``(dx * inv_r3) @ mass``) stays loops: memory bounds it, and fused with the matrix's
-    producer it reads the inputs once, where BLAS needs the matrix stored first (one more
-    pass to write it and one to read it: benchmarks/gemv.py)."""
+    """The matrix-product form of ``s`` when it can run as BLAS gemm calls (and BLAS is on): two
+    float operands of the result's dtype, one summed label, no label of both in the output, no
+    broadcasting, and not known to be too small to pay.  One operand may have more free labels
+    than one (``X3 @ W``): its last of extent other than 1 is the row (column), the others a
+    batch, looped over.  A matrix-vector product whose matrix computes its elements
+    (``alpha * A @ x``, ``(dx * inv_r3) @ mass``) stays loops: memory bounds it, and fused with
+    the matrix's producer it reads the inputs once, where BLAS needs the matrix stored first
+    (one more pass to write it and one to read it: benchmarks/gemv.py)."""
     c = s.c
     if not lw.products.blas or len(c.operands) != 2 or len(s.summed) != 1 or not c.output:
         return None
     if s.vtype.dtype not in ("float32", "float64"):
         return None
     (k,) = s.summed
-    free = []
+    free: list[list[str]] = []
     for view, labels in zip(c.operands, c.labels):
         if view.vtype.dtype != s.vtype.dtype or view.vtype.weak or len(set(labels)) != len(labels):
             return None
-        if k not in labels or len(labels) > 2:
+        if k not in labels:
             return None
         if any(extent.is_const(1) and not s.extents[lab].is_const(1) for extent, lab in zip(view.extents, labels)):
             return None  # an axis of size 1 that broadcasts (other extents are equal, checked per call)
-        free.append(next((lab for lab in labels if lab != k), None))
-    row, col = free
+        free.append([lab for lab in labels if lab != k])
+    if set(free[0]) & set(c.labels[1]) or set(free[1]) & set(c.labels[0]) or set(c.output) != set(free[0] + free[1]):
+        return None  # a label of both operands kept in the output: a batch of both, not one matrix
+    if len(free[0]) > 1 and len(free[1]) > 1:
+        return None
+    row, col = (_matrix_axis(s, labels) for labels in free)
+    batch = tuple(lab for labels in free for lab in labels if lab not in (row, col))
     vector = row is None or col is None or s.extents[row].is_const(1) or s.extents[col].is_const(1)
-    if vector and not all(_plain(view) for view, labels in zip(c.operands, c.labels) if len(labels) == 2):
+    if vector and not all(_plain(view) for view, labels in zip(c.operands, c.labels) if len(labels) >= 2):
         return None  # a matrix-vector product of a computed matrix: fused loops read its inputs once
-    if row in c.labels[1] or col in c.labels[0] or set(c.output) != {lab for lab in free if lab is not None}:
-        return None  # a label of both operands kept in the output: a batch, not a matrix product
     sizes = [s.extents[lab] for lab in (row, col, k) if lab is not None]
     if all(size.is_const() for size in sizes) and math.prod(size.const for size in sizes) < BLAS_MIN_WORK:
         return None  # small enough that the loops, fused with their neighbours, win
-    return _BlasShape(row, col, k)
+    return _BlasShape(row, col, k, batch)
+
+
+def _matrix_axis(s: _Sum, free: list[str]) -> str | None:
+    """The free label of an operand that its matrix uses: the last of extent other than 1 (its
+    innermost axis in a C-ordered stack), else the last; None for a vector."""
+    wide = [lab for lab in free if not s.extents[lab].is_const(1)]
+    return wide[-1] if wide else free[-1] if free else None
 
 
 def _dot_shape(lw: Lowering, s: _Sum) -> bool:
@@ -517,12 +531,13 @@ def _is_size(node: ast.Subscript) -> bool:
 
 
 def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View) -> list[ast.stmt]:
-    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's')`` statement (lifted by
+    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's', *batch)`` statement (lifted by
     frontend.lift as a model/region.py ``Matmul``); an operand that computes its elements
     (``alpha * A``, ``np.maximum(h, 0)``) is stored in a local array first, as NumPy does."""
     roles = (shape.row, shape.col, shape.k)
     names = [lw.fresh(stem) for stem in ("mr", "mc", "mk")]
-    at = {lab: atom(name) for lab, name in zip(roles, names) if lab is not None}
+    stack = [lw.fresh("mb") for _ in shape.batch]
+    at = {lab: atom(name) for lab, name in zip(roles + shape.batch, names + stack) if lab is not None}
     operands = []
     for view, labels in zip(s.c.operands, s.c.labels):
         if not _plain(view):
@@ -530,8 +545,9 @@ def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View) -> list[a
         operands.append(view.element(tuple(at[lab] for lab in labels)))
     out = target.element(tuple(at[lab] for lab in s.c.output))
     extents = [s.extents[lab].node if lab is not None else ast.Constant(1) for lab in roles]
+    batch = [ast.Tuple([ast.Constant(name), s.extents[lab].node], ast.Load()) for name, lab in zip(stack, shape.batch)]
     call = ast.Call(ast.Name(MATMUL_CALL, ast.Load()),
-                    [out, *operands, *extents, *(ast.Constant(name) for name in names)], [])
+                    [out, *operands, *extents, *(ast.Constant(name) for name in names), *batch], [])
     return [ast.Expr(call)]
 
 

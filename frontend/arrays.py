@@ -1886,14 +1886,36 @@ class Lowering:
                              "array call")
         mean = ast.Call(ast.Attribute(np_name, "mean", ast.Load()), [copy.deepcopy(data)],
                         [ast.keyword("axis", ast.Constant(1)), ast.keyword("keepdims", ast.Constant(True))])
-        centred = ast.BinOp(copy.deepcopy(data), ast.Sub(), mean)
-        product = ast.BinOp(centred, ast.MatMult(), ast.Attribute(copy.deepcopy(centred), "T", ast.Load()))
+        centred = self.centred(node, ast.BinOp(copy.deepcopy(data), ast.Sub(), mean))
+        product = ast.BinOp(centred, ast.MatMult(), _transposed(centred))
         factor = ast.BinOp(ast.Constant(1.0), ast.Div(), (observations - const(ddof)).node)
         value: ast.expr = ast.BinOp(product, ast.Mult(), factor)
         if m.rank == 1 or rows.is_const(1):
             value = ast.Subscript(value, ast.Tuple([ast.Constant(0), ast.Constant(0)], ast.Load()), ast.Load())
         _locate(value, node)
         return self.value(value)
+
+    def centred(self, node: ast.Call, value: ast.expr) -> ast.expr:
+        """np.cov's observations less their means, stored once in a local array (as NumPy's ``X``):
+        the product ``X @ X.T`` then reads two plain views of it, which BLAS takes as they are
+        (?syrk: frontend.array_linalg keeps it whole), and the means are computed once, not once
+        per operand.  Data read transposed (``np.cov(data.T)``) is stored observations-major and
+        used through ``.T``, so that the store walks the data in its own order."""
+        _locate(value, node)
+        view = self.value(value)
+        if view.rank == 2 and _reads_transposed(view):
+            by_observation = View(view.extents[::-1], view.vtype, lambda idx: view.element(idx[::-1]))
+            return ast.Attribute(self.stored_local(by_observation), "T", ast.Load())
+        return self.stored_local(view)
+
+    def stored_local(self, view: View) -> ast.Name:
+        """``view``'s values in a fresh float64 local array named in the kernel (filled in ``pre``)."""
+        array = self.fresh("cv")
+        self.allocate(array, view.extents, "float64")
+        stored = leaf(array, view.extents, "float64")
+        self.pre.extend(self.nest(view.extents, lambda k: [ast.Assign([_store(stored.element(k))], view.element(k))]))
+        self.names[array] = ArrayName(array, view.extents, "float64", "temp", self.block)
+        return ast.Name(array, ast.Load())
 
     def triangle(self, node: ast.Call, name: str) -> View:
         """``np.triu(x, k)`` / ``np.tril(x, k)``: ``x``'s elements on and above (below) the
@@ -3527,6 +3549,26 @@ def value_error(test: str, message: str) -> ast.Assert:
 def _replace(stmt, **fields):
     new = type(stmt)(**{**{f: getattr(stmt, f) for f in stmt._fields}, **fields})
     return ast.copy_location(new, stmt)
+
+
+def _reads_transposed(view: View) -> bool:
+    """Whether a matrix view reads an array with its row index on a later axis than its column
+    index (``data.T``, ``np.transpose(data)``): it is stored fastest in the array's own order."""
+    rows, cols = atom("pf_probe_row"), atom("pf_probe_col")
+    for node in ast.walk(view.element((rows, cols))):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
+            axes = {name.id: d for d, item in enumerate(node.slice.elts)
+                    for name in ast.walk(item) if isinstance(name, ast.Name)}
+            if rows.text in axes and cols.text in axes:
+                return axes[rows.text] > axes[cols.text]
+    return False
+
+
+def _transposed(node: ast.expr) -> ast.expr:
+    """``node.T`` as a fresh tree (``x.T.T`` written as ``x``)."""
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        return copy.deepcopy(node.value)
+    return ast.Attribute(copy.deepcopy(node), "T", ast.Load())
 
 
 def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:

@@ -47,7 +47,15 @@ from .control import (
     lift_data_if,
 )
 from .expressions import ExpressionLifter
-from .opaque import bound_reason, kept_inside, lift_lapack, lift_matmul, lift_region, own_jump
+from .opaque import (
+    bound_reason,
+    kept_inside,
+    lift_lapack,
+    lift_matmul,
+    lift_region,
+    matmul_variables,
+    own_jump,
+)
 from .returns import lift_return
 from .rewrite import rewrite
 from .scalars import check_int_literals
@@ -141,7 +149,8 @@ class Lifter:
         if is_matmul_call(node):  # a matrix product frontend.array_linalg kept whole
             call = node.value
             assert isinstance(call, ast.Call)
-            names = tuple(str(arg.value) for arg in call.args[6:] if isinstance(arg, ast.Constant))
+            variables, stack = matmul_variables(call)
+            names = variables + tuple(name for name, _ in stack)
             return lift_matmul(self, node, scope, Scope(scope.loop_vars + names, scope.domain))
         if is_lapack_call(node):  # an np.linalg routine frontend.array_lapack runs on LAPACK
             return lift_lapack(self, node, scope)

@@ -137,9 +137,11 @@ class _RegionBuilder:
         call = node.value
         assert isinstance(call, ast.Call)
         out, a, b, *extent_nodes = call.args[:6]
-        names = tuple(str(arg.value) for arg in call.args[6:] if isinstance(arg, ast.Constant))
+        variables3, stack = matmul_variables(call)
+        names = variables3 + tuple(name for name, _ in stack)
         lifter = self.lifter
-        rows, cols, depth = (self.exprs.coerce(self.exprs.convert(e), VType("int64", True)) for e in extent_nodes)
+        rows, cols, depth, *batch_extents = (self.exprs.coerce(self.exprs.convert(e), VType("int64", True))
+                                             for e in [*extent_nodes, *(extent for _, extent in stack)])
         lifter.region_vars.update(names)
         try:
             loads = [self.exprs.convert(sub) for sub in (a, b)]
@@ -155,9 +157,10 @@ class _RegionBuilder:
         a_op, b_op = (rg.Operand(load.array, tuple(_unchecked(i) for i in load.index))  # type: ignore[union-attr]
                       for load in loads)
         out_op = rg.Operand(array, tuple(_unchecked(x.expr) for x in index_aff))
-        variables = tuple(region_var(n) for n in names)
+        variables = tuple(region_var(n) for n in variables3)
+        batch = tuple((region_var(name), extent) for (name, _), extent in zip(stack, batch_extents))
         return [rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
-                          lifter.arrays[array].dtype)]
+                          lifter.arrays[array].dtype, batch)]
 
     def lapack(self, node: ast.Expr) -> list:
         """An np.linalg routine inside the kept loop (a Newton iteration in a ``while``): its
@@ -341,6 +344,17 @@ def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: s
 
 
 # ---- matrix products kept whole (model/region.py Matmul) -------------------------------------
+def matmul_variables(call: ast.Call) -> tuple[tuple[str, str, str], list[tuple[str, ast.expr]]]:
+    """The names of a ``MATMUL_CALL``'s row, column and sum variables, and its batch items
+    (name, extent node), outermost first (model/region.py MATMUL_CALL)."""
+    r, c, s = (str(arg.value) for arg in call.args[6:9] if isinstance(arg, ast.Constant))
+    stack = []
+    for item in call.args[9:]:
+        assert isinstance(item, ast.Tuple) and isinstance(item.elts[0], ast.Constant), "written by array_linalg"
+        stack.append((str(item.elts[0].value), item.elts[1]))
+    return (r, c, s), stack
+
+
 def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     """The product as one statement whose body is a ``Matmul``.  Its accesses are exact: the
     rectangle of each operand the sums touch (``inner_scope``: ``scope`` with the product's three
@@ -349,11 +363,14 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     call = node.value
     assert isinstance(call, ast.Call)
     out, a, b, *extent_nodes = call.args[:6]
-    variables = tuple(str(arg.value) for arg in call.args[6:] if isinstance(arg, ast.Constant))
+    variables, stack = matmul_variables(call)
     r, c, s = variables
     rows, cols, depth = (lifter.affine(e, scope) for e in extent_nodes)
-    extents = [rows, cols, depth]
-    bounds = {v: f"0 <= {isl_name(v)} < {e.text}" for v, e in zip(variables, extents)}
+    batch = [(name, lifter.affine(extent, scope)) for name, extent in stack]
+    extents = [rows, cols, depth, *(extent for _, extent in batch)]
+    every = variables + tuple(name for name, _ in stack)
+    bounds = {v: f"0 <= {isl_name(v)} < {e.text}" for v, e in zip(every, extents)}
+    over_batch = tuple(name for name, _ in stack)
 
     def operand(sub: ast.expr, over: tuple[str, ...]) -> tuple[rg.Operand, str]:
         assert isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name), "written by array_linalg"
@@ -366,11 +383,12 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
                 f"{' and '.join(where)})")
         return rg.Operand(array, tuple(a.expr for a in index)), text
 
-    out_op, out_text = operand(out, (r, c))
-    a_op, a_text = operand(a, (r, s))
-    b_op, b_text = operand(b, (s, c))
+    out_op, out_text = operand(out, (r, c) + over_batch)
+    a_op, a_text = operand(a, (r, s) + over_batch)
+    b_op, b_text = operand(b, (s, c) + over_batch)
     dtype = lifter.arrays[out_op.array].dtype
-    product = rg.Matmul(out_op, a_op, b_op, rows.expr, cols.expr, depth.expr, (r, c, s), dtype)
+    product = rg.Matmul(out_op, a_op, b_op, rows.expr, cols.expr, depth.expr, (r, c, s), dtype,
+                        tuple((name, extent.expr) for name, extent in batch))
     body: tuple[rg.Op, ...] = (product,)
     reads = [(a_text, None), (b_text, None)]
     if lifter.guards:  # inside a data-dependent if: runs where its condition holds

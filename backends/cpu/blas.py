@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from llvmlite import ir as ll
@@ -86,10 +86,55 @@ class MatmulEmitter:
         if not available():
             self.regions.emit(op.loops())
             return
+        if op.batch:
+            self.stack(op)
+            return
         exprs = self.cg.exprs
         rows, cols, depth = (exprs.emit(e) for e in (op.rows, op.cols, op.depth))
-        r, c, s = op.variables
         out, a, b = (self.operand(x, op.variables) for x in (op.out, op.a, op.b))
+        self.product(op, (rows, cols, depth), (out, a, b))
+
+    def stack(self, op: rg.Matmul) -> None:
+        """A stack of products (``X3 @ W``): one product of all its rows (columns) where the
+        batch strides of the stacked operand and of ``out`` chain onto its row (column) stride,
+        as in C-ordered arrays; else a loop over the batch, one product per matrix."""
+        r, c, s = op.variables
+        names = tuple(var for var, _ in op.batch)
+        out, a, b = (self.operand(x, op.variables + names) for x in (op.out, op.a, op.b))
+        rows, cols, depth, *extents = (self.cg.exprs.emit(e) for e in (op.rows, op.cols, op.depth,
+                                                                       *(extent for _, extent in op.batch)))
+        on_rows = any(ir.linear_coefficient(e, var) for e in op.a.index for var in names)
+        stacked, other, axis = (a, b, r) if on_rows else (b, a, c)
+        count = rows if on_rows else cols
+        # a stack of one-element rows (columns) would collapse into what the static shape takes for ?dot
+        ok = ll.Constant(ll.IntType(1), int(not _is_one(op.rows if on_rows else op.cols)))
+        one = ll.Constant(_I64, 1)
+        span_x, span_o = self.b.mul(stacked.stride(axis), count), self.b.mul(out.stride(axis), count)
+        for var, extent in zip(reversed(names), reversed(extents)):  # innermost first
+            single = self.b.icmp_signed("<=", extent, one)
+            chained = self.b.and_(self.b.icmp_signed("==", stacked.stride(var), span_x),
+                                  self.b.icmp_signed("==", out.stride(var), span_o))
+            chained = self.b.and_(chained, self.b.icmp_signed("==", other.stride(var), ll.Constant(_I64, 0)))
+            ok = self.b.and_(ok, self.b.or_(single, chained))
+            span_x = self.b.select(single, span_x, self.b.mul(stacked.stride(var), extent))
+            span_o = self.b.select(single, span_o, self.b.mul(out.stride(var), extent))
+            count = self.b.mul(count, extent)
+        sizes = (count, cols, depth) if on_rows else (rows, count, depth)
+        with self.b.if_else(ok) as (then, otherwise):
+            with then:
+                self.product(op, sizes, (out, a, b))
+            with otherwise:
+                nest: tuple[rg.Op, ...] = (replace(op, batch=()),)
+                for var, extent in reversed(op.batch):
+                    nest = (rg.ForRange(var, ir.int_const(0), extent, 1, nest),)
+                self.regions.emit(nest)
+
+    def product(self, op: rg.Matmul, sizes: tuple, operands: tuple) -> None:
+        """The BLAS call for ``rows x depth @ depth x cols`` at the operands' addresses and
+        strides where the layout test passes, else ``op``'s loops."""
+        rows, cols, depth = sizes
+        out, a, b = operands
+        r, c, s = op.variables
         o_r, o_c = out.stride(r), out.stride(c)
         a_r, a_s = a.stride(r), a.stride(s)
         b_s, b_c = b.stride(s), b.stride(c)

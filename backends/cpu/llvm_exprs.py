@@ -246,7 +246,7 @@ class ExprEmitter(VectorMath):
         if any(cx.is_complex(a.dtype) for a in e.args) or cx.is_complex(e.dtype):
             return self.complex.call(e.func, args)
         if e.func in VECTOR_MATH and self._vectorizable_math():
-            return self.inline_math(e.func, args[0])
+            return self.inline_math(e.func, *args)
         if e.func == "pow" and is_float(e.dtype) and self._inline_power(e.args[1]):
             return self.inline_power(args[0], self._inline_power(e.args[1]))
         kind = e.args[0].dtype

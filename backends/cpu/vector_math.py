@@ -32,6 +32,16 @@ SIN = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.9841269829857
        2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10)
 COS = (4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05,
        -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11)
+#: fdlibm's s_atan: atan(1/2), atan(1), atan(3/2), atan(inf) in two parts, and the polynomial
+ATAN_CENTRES = ((4.63647609000806093515e-01, 2.26987774529616870924e-17),
+                (7.85398163397448278999e-01, 3.06161699786838301793e-17),
+                (9.82793723247329054082e-01, 1.39033110312309984516e-17),
+                (1.57079632679489655800e+00, 6.12323399573676603587e-17))
+ATAN = (3.33333333333329318027e-01, -1.99999999998764832476e-01, 1.42857142725034663711e-01,
+        -1.11111104054623557880e-01, 9.09088713343650656196e-02, -7.69187620504482999495e-02,
+        6.66107313738753120669e-02, -5.83357013379057348645e-02, 4.97687799461593236017e-02,
+        -3.65315727442169155270e-02, 1.62858201153657823623e-02)
+PI = (3.1415926535897931160e+00, 1.2246467991473531772e-16)  # pi in two parts
 FALLBACK = "polyfuse.vm.fallback."  # + libm name: the helper that calls libm outside the domain
 VECTOR_WIDTHS = (2, 4, 8, 16)
 
@@ -51,11 +61,12 @@ class VectorMath:
     b: ll.IRBuilder
     _intrinsic: Callable[[str, list], Any]
 
-    def inline_math(self, name: str, x):
-        """``name``(x) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
-        wide = self.b.fpext(x, F64) if isinstance(x.type, ll.FloatType) else x
-        result = getattr(self, f"_vm_{name}")(wide)
-        return self.b.fptrunc(result, x.type) if isinstance(x.type, ll.FloatType) else result
+    def inline_math(self, name: str, x, *more):
+        """``name``(x, ...) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
+        narrow = isinstance(x.type, ll.FloatType)
+        wide = [self.b.fpext(v, F64) if narrow else v for v in (x, *more)]
+        result = getattr(self, f"_vm_{name}")(*wide)
+        return self.b.fptrunc(result, x.type) if narrow else result
 
     # ---- exp family ----------------------------------------------------------------------
     def _vm_exp(self, wide):
@@ -315,6 +326,58 @@ class VectorMath:
         if fn is None:
             fn = ll.Function(self.b.module, ll.FunctionType(F64, [F64, F64]), name=FALLBACK + name)
         return self.b.call(fn, [wide, value])
+
+    # ---- atan2 ---------------------------------------------------------------------------
+    def _vm_atan2(self, y, x):
+        """fdlibm's scheme: ``atan(|y / x|)``, ``pi`` minus it where x's sign bit is set, the
+        sign of y.  What the quotient cannot say is selected from C99's table: y = +-0 (0 or pi
+        by x's sign bit), |y/x| over 2**60 (pi/2), both infinite (pi/4, 3 pi/4), a NaN
+        (propagated)."""
+        b = self.b
+        ay, ax = self._intrinsic("llvm.fabs", [y]), self._intrinsic("llvm.fabs", [x])
+        t = b.fdiv(ay, ax)
+        z = self._atan_positive(t)  # 0/0 and inf/inf give NaN: replaced below
+        negative_x = b.icmp_signed("<", b.bitcast(x, I64), ll.Constant(I64, 0))
+        z = b.select(negative_x, b.fsub(_c(PI[0]), b.fsub(z, _c(PI[1]))), z)
+        # |y/x| > 2**60 (x = +-0 too): pi/2 rounded, on either side (pi - z would round it up)
+        z = b.select(b.fcmp_ordered(">", t, _c(2.0 ** 60)), _c(math.pi / 2), z)
+        inf = _c(math.inf)
+        both_inf = b.and_(b.fcmp_ordered("==", ay, inf), b.fcmp_ordered("==", ax, inf))
+        z = b.select(both_inf, b.select(negative_x, _c(3 * math.pi / 4), _c(math.pi / 4)), z)
+        z = b.select(b.fcmp_ordered("==", y, _c(0.0)), b.select(negative_x, _c(PI[0]), _c(0.0)), z)
+        z = self._intrinsic("llvm.copysign", [z, y])
+        return b.select(b.fcmp_unordered("uno", y, x), b.fadd(y, x), z)
+
+    def _atan_positive(self, t):
+        """fdlibm's atan for t >= 0 (inf included): t reduced into [-7/16, 7/16] around 0, 1/2, 1,
+        3/2 or infinity (selects, no branch), atan there by its odd polynomial, plus the table's
+        atan of the centre in two parts."""
+        b = self.b
+
+        def below(bound: float):
+            return b.fcmp_ordered("<", t, _c(bound))
+        one = _c(1.0)
+        cases = [(below(7 / 16), (t, one), (0.0, 0.0)),
+                 (below(11 / 16), (b.fsub(b.fmul(_c(2.0), t), one), b.fadd(_c(2.0), t)), ATAN_CENTRES[0]),
+                 (below(19 / 16), (b.fsub(t, one), b.fadd(t, one)), ATAN_CENTRES[1]),
+                 (below(39 / 16), (b.fsub(t, _c(1.5)), b.fadd(one, b.fmul(_c(1.5), t))), ATAN_CENTRES[2])]
+        num, den, hi, lo = _c(-1.0), t, _c(ATAN_CENTRES[3][0]), _c(ATAN_CENTRES[3][1])
+        for test, (n, d), (h, low) in reversed(cases):
+            num, den = b.select(test, n, num), b.select(test, d, den)
+            hi, lo = b.select(test, _c(h), hi), b.select(test, _c(low), lo)
+        r = b.fdiv(num, den)
+        z = b.fmul(r, r)
+        w = b.fmul(z, z)
+        odd = ATAN[0::2]
+        even = ATAN[1::2]
+        s1 = _c(odd[-1])
+        for c in reversed(odd[:-1]):
+            s1 = self._muladd(w, s1, _c(c))
+        s2 = _c(even[-1])
+        for c in reversed(even[:-1]):
+            s2 = self._muladd(w, s2, _c(c))
+        total = b.fadd(b.fmul(z, s1), b.fmul(w, s2))
+        return b.fsub(hi, b.fsub(b.fsub(b.fmul(r, total), lo), r))
 
     # ---- pow with a small integer exponent -----------------------------------------------
     def inline_power(self, x, n: int):

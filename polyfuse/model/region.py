@@ -62,7 +62,8 @@ class Continue:
 
 #: The call the NumPy frontend writes for a product kept whole (frontend.array_linalg; a name no
 #: kernel can use, frontend.lift turns it into a ``Matmul``): ``MATMUL_CALL(out[r, c], a[r, s],
-#: b[s, c], rows, cols, depth, "r", "c", "s")``.
+#: b[s, c], rows, cols, depth, "r", "c", "s", *batch)``, each batch item a tuple ``("v", extent)``:
+#: a variable of a stack of products (``X3 @ W``) and its extent, outermost first.
 MATMUL_CALL = "_polyfuse_matmul"
 
 #: Below this many multiply-adds (rows x cols x depth) a product is not worth a BLAS call: about
@@ -104,8 +105,18 @@ class Matmul:
     accumulate: bool = False
     alpha: ir.Expr | None = None
     term: ir.Expr | None = None
+    # a stack of products (``X3 @ W``): (variable, extent) of each batch axis, outermost first;
+    # one operand and ``out`` use them, and where their strides chain the stack is one product
+    batch: tuple[tuple[str, ir.Expr], ...] = ()
 
     def loops(self) -> tuple[Op, ...]:
+        nest = self.single_loops()
+        for var, extent in reversed(self.batch):
+            nest = (ForRange(var, ir.int_const(0), extent, 1, nest),)
+        return nest
+
+    def single_loops(self) -> tuple[Op, ...]:
+        """One product of the stack (the batch variables keep their values)."""
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         term = self.term if self.term is not None else ir.BinOp(
@@ -119,8 +130,9 @@ class Matmul:
 
     def describe(self) -> str:
         scale = "" if self.alpha is None else f"{ir.to_python(self.alpha)} * "
+        stack = "".join(f"{ir.to_python(extent)} x " for _, extent in self.batch)
         return (f"{self.out.array} {'+=' if self.accumulate else '='} {scale}{self.a.array} @ {self.b.array} "
-                f"({ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
+                f"({stack}{ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
                 f"{ir.to_python(self.cols)})")
 
 

@@ -159,14 +159,25 @@ def _overlap(a, b) -> bool:
     return low_a < high_b and low_b < high_a  # conservative: byte ranges, not exact elements
 
 
-def returned(spec: ReturnValue, values: dict[str, Any]) -> Any:
-    """The value described by ``spec`` (frontend.returns) after a run that left ``values``."""
+def returned(spec: ReturnValue, values: dict[str, Any], views: dict[int, ViewGeometry] | None = None) -> Any:
+    """The value described by ``spec`` (frontend.returns) after a run that left ``values``;
+    ``views``: each returned view's geometry by ``id`` of its spec (which its holder keeps
+    alive), filled on first use and reused (a CallPlan's calls share sizes, so they share the
+    geometry: no size text is evaluated again)."""
     if isinstance(spec, tuple):
-        return tuple(returned(item, values) for item in spec)
+        return tuple(returned(item, values, views) for item in spec)
     assert isinstance(spec, Returned)
     value = values[spec.name]
     if spec.how == "view":
-        return _view_of(value, spec, values)
+        if not isinstance(value, np.ndarray):
+            raise ArgumentError(f"the kernel returns a view of {spec.name!r}, which is a device array here; "
+                                "views are made of numpy arrays only (return a copy, or pass a numpy array)")
+        if views is None:
+            return view_of(value, view_geometry(value, spec, values))
+        geometry = views.get(id(spec))
+        if geometry is None:
+            geometry = views[id(spec)] = view_geometry(value, spec, values)
+        return view_of(value, geometry)
     if spec.how != "scalar":
         return value
     element = value[()]  # a numpy scalar of the result's dtype: a strong value's exact type
@@ -185,17 +196,37 @@ def _size(text: str, values: dict[str, Any]) -> int:
     return int(eval(code, {"__builtins__": {}, "min": min, "max": max}, values))
 
 
-def _view_of(base: np.ndarray, spec: Returned, values: dict[str, Any]) -> np.ndarray:
-    """The view ``spec`` describes of the argument ``base``: its memory, NumPy's strides."""
-    if not isinstance(base, np.ndarray):
-        raise ArgumentError(f"the kernel returns a view of {spec.name!r}, which is a device array here; views "
-                            "are made of numpy arrays only (return a copy, or pass a numpy array)")
+@dataclass(frozen=True)
+class ViewGeometry:
+    """A returned view of an argument: its shape, strides, the index of its first element in
+    the argument and that element's byte offset from the argument's data pointer (what the
+    sizes alone decide)."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    start: tuple[int, ...]
+    offset: int
+
+
+def view_geometry(base: np.ndarray, spec: Returned, values: dict[str, Any]) -> ViewGeometry:
+    """Where the view ``spec`` describes lies in ``base``: NumPy's strides, its origin."""
     shape = tuple(max(0, _size(t, values)) for t in spec.shape)
     strides = tuple(sum(step * stride for step, stride in zip(steps, base.strides)) for steps in spec.steps)
-    if 0 in shape:
-        return np.lib.stride_tricks.as_strided(base, shape, strides)
-    origin = base[tuple(slice(_size(t, values), None) for t in spec.start)]
-    return np.lib.stride_tricks.as_strided(origin, shape, strides)
+    start = () if 0 in shape else tuple(_size(t, values) for t in spec.start)
+    return ViewGeometry(shape, strides, start, sum(k * stride for k, stride in zip(start, base.strides)))
+
+
+def view_of(base: np.ndarray, where: ViewGeometry) -> np.ndarray:
+    """The view at ``where`` of ``base``.  A C-contiguous base is its own buffer, and
+    ``np.ndarray(buffer=...)`` (which checks that the view stays inside it) takes a fiftieth of
+    ``as_strided``'s time, and its ``.base`` is the argument, as NumPy's own views; other bases
+    go through a slice to the origin and ``as_strided``."""
+    if 0 in where.shape:
+        return np.lib.stride_tricks.as_strided(base, where.shape, where.strides)
+    if base.flags.c_contiguous and base.flags.writeable:  # a read-only one would be wrapped in a memoryview
+        return np.ndarray(where.shape, base.dtype, base, where.offset, where.strides)
+    origin = base[tuple(slice(k, None) for k in where.start)]
+    return np.lib.stride_tricks.as_strided(origin, where.shape, where.strides)
 
 
 def local_shape(info: ArrayInfo, env: dict[str, Any]) -> tuple[int, ...]:
@@ -362,6 +393,7 @@ class CallPlan:
             self.returns = variant.returns
             self.positions = {a.name: k for k, a in enumerate(arguments)}
             self.run = self._run_returning  # type: ignore[method-assign]
+            self.views: dict[int, ViewGeometry] = {}  # returned views' geometry: the sizes decide it
 
     def run(self, args: tuple) -> None:
         head = list(args)
@@ -398,7 +430,7 @@ class CallPlan:
                 self.locals.give_back(taken)
         for name, k in self.positions.items():
             fresh.setdefault(name, args[k])
-        return returned(self.returns, fresh)
+        return returned(self.returns, fresh, self.views)
 
     def _check_overlap(self, args: tuple, head: list) -> None:
         arrays, spans = self.arrays, self.spans

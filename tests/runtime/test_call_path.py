@@ -327,3 +327,32 @@ def test_calls_that_omit_int_and_float_defaults_take_the_plan():
     assert len(plans(k)) == 1
     offset(x, expected)
     np.testing.assert_array_equal(out, expected)
+
+
+def views_of(x, k):
+    return x[k:], x[::-1], x[1:-1:2].T, x[None, 2:]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.arange(40.0).reshape(10, 4),  # C-contiguous: the view wraps the argument's buffer
+    lambda: np.arange(80.0).reshape(10, 8)[:, ::2],  # strided: as_strided from a slice
+    lambda: np.asfortranarray(np.arange(40.0).reshape(10, 4)),
+    lambda: np.arange(40.0).reshape(10, 4)[::-1],  # negative strides
+], ids=["contiguous", "strided", "fortran", "reversed"])
+def test_returned_views_on_the_plan_path_are_numpys_views(make):
+    kernel = polyfuse.kernel(views_of)
+    for k in (3, 3, 3, 1, 1, 1, 12, 12):  # the plan reuses each view's geometry at k=3 and k=1
+        x = make()
+        for e, a in zip(views_of(x, k), kernel(x, k)):
+            np.testing.assert_array_equal(a, e)
+            assert a.shape == e.shape and (a.size == 0 or a.strides == e.strides)
+            assert a.size == 0 or np.shares_memory(a, x)
+    assert plans(kernel)
+
+
+def test_a_returned_view_of_a_read_only_argument_stays_read_only():
+    kernel = polyfuse.kernel(views_of)
+    for _ in range(3):
+        x = np.arange(40.0).reshape(10, 4)
+        x.setflags(write=False)
+        assert not any(a.flags.writeable for a in kernel(x, 2))

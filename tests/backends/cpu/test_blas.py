@@ -210,3 +210,46 @@ def test_dot_products_inside_a_loop_kept_as_written():
     want, got = fn(A, b, 25), kernel(A, b, 25)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert "kept as written" in kernel.explain(A, b, 25).to_dict()
+
+
+@pytest.mark.parametrize("expr", [
+    "X @ W", "X @ W.T", "X[:, ::2] @ W", "X[:, :, :-1] @ W[:-1]",  # strides chain: one gemm for the stack
+    "X[::2] @ W", "np.transpose(X, (1, 0, 2)) @ W", "X[:, ::-1] @ W",  # they do not: one product per matrix
+    "W @ X", "W.T @ X[1:]",                                          # the stack on the right
+    "np.reshape(np.reshape(X, (3, 4, N // 2, N)) @ W, (12, N // 2, N))[::2]",  # 4-d, doitgen's reshapes
+])
+@pytest.mark.parametrize("target", ["cpu", "python"])
+def test_stacks_of_matrices_times_one_matrix(expr, target):
+    _check(f"def k(X, W, N):\n    return {expr}\n", _m(6, N, N), _m(N, N), N, target=target)
+
+
+def test_a_stack_written_back_into_its_own_argument():
+    doitgen = ("def k(NR, NQ, NP, A, C4):\n"
+               "    A[:] = np.reshape(np.reshape(A, (NR, NQ, 1, NP)) @ C4, (NR, NQ, NP))\n")
+    _check(doitgen, 4, 5, N, _m(4, 5, N), _m(N, N))
+    _, kernel = _kernel(doitgen)
+    assert "polyfuse.blas.dgemm" in kernel.inspect_llvm(4, 5, N, _m(4, 5, N), _m(N, N))
+
+
+@pytest.mark.parametrize("expr", ["A @ A.T", "A.T @ A", "A[::2] @ A[::2].T", "A[:, 1:] @ A[:, 1:].T",
+                                  "np.dot(A, A.T)", "np.cov(A)", "np.cov(A.T)", "A @ A[::-1].T", "A @ A[1:].T"])
+def test_symmetric_products_run_on_syrk_and_match_numpy(expr):
+    """``A @ A.T`` (same address, transposed strides) is ?syrk with its lower triangle mirrored;
+    the near misses (a reversed or shifted copy) are gemm or loops."""
+    _check(f"def k(A):\n    return {expr}\n", _m(N + 5, N))
+    fn, kernel = _kernel(f"def k(A):\n    return {expr}\n")
+    got = kernel(_m(N + 5, N))
+    if expr in ("A @ A.T", "np.cov(A)"):
+        assert np.array_equal(got, got.T)  # one triangle, mirrored: exactly symmetric, as NumPy's
+
+
+def test_a_symmetric_product_stored_into_a_transposed_view():
+    A, C = _m(N, N + 3), np.zeros((N, N))
+    _check("def k(A, C):\n    C.T[:, :] = A @ A.T\n", A, C)
+    assert "polyfuse.blas.dsyrk" in _kernel("def k(A, C):\n    C.T[:, :] = A @ A.T\n")[1].inspect_llvm(A, C)
+
+
+def test_a_stack_inside_a_loop_kept_as_written():
+    kept = ("def k(X, W, out, n):\n    for i in range(n):\n        if out[0, 0, 0] > 1e9:\n            break\n"
+            "        out[:, :, :] = X[:, ::2] @ W + out\n")
+    _check(kept, _m(3, N, N), _m(N, N), np.zeros((3, N // 2, N)), 3)
