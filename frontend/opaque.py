@@ -160,7 +160,7 @@ class _RegionBuilder:
         variables = tuple(region_var(n) for n in variables3)
         batch = tuple((region_var(name), extent) for (name, _), extent in zip(stack, batch_extents))
         return [rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
-                          lifter.arrays[array].dtype, batch)]
+                          lifter.arrays[array].dtype, batch=batch)]
 
     def lapack(self, node: ast.Expr) -> list:
         """An np.linalg routine inside the kept loop (a Newton iteration in a ``while``): its
@@ -388,7 +388,7 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     b_op, b_text = operand(b, (s, c) + over_batch)
     dtype = lifter.arrays[out_op.array].dtype
     product = rg.Matmul(out_op, a_op, b_op, rows.expr, cols.expr, depth.expr, (r, c, s), dtype,
-                        tuple((name, extent.expr) for name, extent in batch))
+                        batch=tuple((name, extent.expr) for name, extent in batch))
     body: tuple[rg.Op, ...] = (product,)
     reads = [(a_text, None), (b_text, None)]
     if lifter.guards:  # inside a data-dependent if: runs where its condition holds
