@@ -232,8 +232,8 @@ class MatmulEmitter:
     def syrk_form(self, rows, cols, depth, a, b, strides) -> list:
         """[(n, k), C, A, same] for NumPy's own test (its matmul and dot): ``A @ A.T`` -- one
         operand the other transposed at the same address, one stored row by row and the other
-        column by column -- runs as ``?syrk`` into the upper triangle of a row-major result, whose
-        lower triangle is then copied from it.  ``A`` (``n x k``, element (r, s) at ``r * a_r +
+        column by column -- runs as ``?syrk`` into the upper triangle of a row-major result (or of a
+        column-major one: the result is symmetric), whose lower triangle is then copied from it.  ``A`` (``n x k``, element (r, s) at ``r * a_r +
         s * a_s``) is NumPy's ``NoTrans`` when its rows have unit stride (Fortran then sees
         ``A^T`` and is told 'T'), else ``Trans`` ('N')."""
         o_r, o_c, a_r, a_s, b_s, b_c = strides
@@ -249,7 +249,10 @@ class MatmulEmitter:
         b_rows = self.plain(cols, b_c, depth, b_s)  # the other operand's NoTrans
         lda = bld.select(a_rows[0], a_rows[2], a_cols[2])
         a_ok = bld.and_(bld.or_(a_rows[0], a_cols[0]), bld.xor(a_rows[0], b_rows[0]))
-        return [(rows, depth), self.plain(cols, o_c, rows, o_r), (a_ok, a_rows[0], lda), (same_matrix, None, None)]
+        # C is symmetric, so its own transpose: a column-major C (C.T[:, :] = A @ A.T) serves as well
+        by_rows, by_cols = self.plain(cols, o_c, rows, o_r), self.plain(rows, o_r, cols, o_c)
+        c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[1], bld.select(by_rows[0], by_rows[2], by_cols[2]))
+        return [(rows, depth), c_form, (a_ok, a_rows[0], lda), (same_matrix, None, None)]
 
     def all_ok(self, parts) -> object:
         ok = parts[0][0]

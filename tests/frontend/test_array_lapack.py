@@ -129,7 +129,11 @@ def test_complex_results_are_numpys(target, dtype):
         got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
         for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
             assert np.asarray(g).dtype == np.asarray(w).dtype, fn.__name__
-            if target == "python" or _numpys_library():
+            if target == "python" and fn in (plain_det, slogdet_pair):
+                # the Python target's sign * exp(logdet) is NumPy scalar arithmetic, not umath_linalg's
+                # C: one ulp apart on some matrices (1 of 30 measured)
+                np.testing.assert_allclose(g, w, rtol=1e-15, atol=0, err_msg=fn.__name__)
+            elif target == "python" or _numpys_library():
                 np.testing.assert_array_equal(g, w, err_msg=fn.__name__)
             else:
                 np.testing.assert_allclose(g, w, err_msg=fn.__name__, **single)
