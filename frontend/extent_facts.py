@@ -22,6 +22,8 @@ import islpy as isl
 
 from polyfuse.model.isl_budget import ISL_LOCK
 
+from .source import parse
+
 _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "="}
 _NEGATED = {ast.Lt: ">=", ast.LtE: ">", ast.Gt: "<=", ast.GtE: "<"}
 
@@ -106,7 +108,7 @@ def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> 
     """Whether ``claim`` (one comparison) holds at every point of ``loops``; see the module.
     ``params`` are the integer and array arguments (the other names a claim may use, besides
     loop variables, as ``n`` and ``X.shape[d]``)."""
-    tree = ast.parse(claim, mode="eval").body
+    tree = parse(claim, mode="eval").body
     assert isinstance(tree, ast.Compare) and len(tree.ops) == 1, claim
     names = _Names({loop.var for loop in loops}, params)
     lhs, rhs = _isl_expr(tree.left, names), _isl_expr(tree.comparators[0], names)
@@ -117,7 +119,7 @@ def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> 
     for loop in loops:
         if loop.step == 0:  # a loop we cannot bound: its variable ranges freely (still sound)
             continue
-        start, stop = (_isl_expr(ast.parse(t, mode="eval").body, names) for t in (loop.start, loop.stop))
+        start, stop = (_isl_expr(parse(t, mode="eval").body, names) for t in (loop.start, loop.stop))
         v = names.isl.setdefault(loop.var, f"v{len(names.isl)}")
         lower, upper = (start, stop) if loop.step > 0 else (stop, start)
         lo_op, hi_op = ("<=", "<") if loop.step > 0 else ("<", "<=")
@@ -158,5 +160,5 @@ def _condition(good: isl.Set, texts: dict[str, str]) -> ast.expr | None:
             constant = c.get_constant_val().to_python()
             text += f" {'+' if constant >= 0 else '-'} {abs(constant)}"
             parts.append(f"{text} {'==' if c.is_equality() else '>='} 0")
-        disjuncts.append(ast.parse(" and ".join(parts) or "True", mode="eval").body)
+        disjuncts.append(parse(" and ".join(parts) or "True", mode="eval").body)
     return disjuncts[0] if len(disjuncts) == 1 else ast.BoolOp(ast.Or(), disjuncts)

@@ -5,9 +5,25 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from polyfuse.errors import SourceSpan, UnsupportedError
+
+#: One conversion between source and Python AST objects at a time.  CPython 3.11 keeps the AST
+#: converter's recursion depth per interpreter, not per thread, so two threads parsing at once can
+#: fail with "SystemError: AST constructor recursion depth mismatch" (cpython gh-106905; it failed
+#: tests/runtime/test_concurrent_compiles.py while one thread read a kernel's source for its cache
+#: key and another lifted).  Every ``ast.parse`` of polyfuse goes through :func:`parse`, and the
+#: frontend's whole lift holds the lock too (compiler.FRONTEND_LOCK is this lock).
+AST_LOCK = threading.RLock()
+
+
+def parse(text: str, mode: str = "exec") -> Any:
+    """``ast.parse`` under :data:`AST_LOCK`."""
+    with AST_LOCK:
+        return ast.parse(text, mode=mode)
 
 
 @dataclass(frozen=True)
@@ -64,7 +80,7 @@ def read_source(fn) -> KernelSource:
     raw = "".join(lines)
     text = textwrap.dedent(raw)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    module = ast.parse(text)
+    module = parse(text)
     defs = [n for n in module.body if isinstance(n, ast.FunctionDef)]
     if not defs:
         raise UnsupportedError(f"{fn.__name__!r} is not a plain 'def' function (lambdas are not supported)")

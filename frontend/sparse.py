@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import SPARSE_FORMATS, SPARSE_PARTS, Argument, sparse_part
 
-from .source import KernelSource
+from .source import KernelSource, parse
 
 SUPPORTED = ("A @ x, x @ A, A.dot(x) (of a dense 1-D or 2-D x), A.T and alpha * A in them, C[...] = A @ B + D "
              "(A, B CSR), A.shape, A.nnz, A.ndim and A.dtype")
@@ -45,7 +45,7 @@ class SparseParam:
     @property
     def major(self) -> ast.expr:
         """The number of rows (CSR) or columns (CSC): indptr's length less one."""
-        return ast.parse(f"{self.part('indptr')}.shape[0] - 1", mode="eval").body
+        return parse(f"{self.part('indptr')}.shape[0] - 1", mode="eval").body
 
     @property
     def shape(self) -> tuple[ast.expr, ast.expr]:
@@ -112,7 +112,7 @@ class _Attributes(ast.NodeTransformer):
             return self.placed(ast.Tuple(list(matrix.shape), ast.Load()), node)
         if node.attr == "nnz":  # scipy's nnz: indptr[-1], stored entries (explicit zeros, duplicates)
             indptr = matrix.part("indptr")
-            return self.placed(ast.parse(f"int({indptr}[{indptr}.shape[0] - 1])", mode="eval").body, node)
+            return self.placed(parse(f"int({indptr}[{indptr}.shape[0] - 1])", mode="eval").body, node)
         if node.attr == "ndim":
             return self.placed(ast.Constant(2), node)
         if node.attr == "dtype":

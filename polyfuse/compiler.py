@@ -7,14 +7,13 @@ passes as arguments from here; no pass reads the environment.
 
 from __future__ import annotations
 
-import threading
-
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
 from polyfuse.analysis.prange import prange_claims
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import UnsupportedError, VerificationError
 from polyfuse.frontend import lift
+from polyfuse.frontend.source import AST_LOCK
 from polyfuse.model.isl_budget import BudgetExceeded, Deadline, bounded
 from polyfuse.model.scop import Argument
 from polyfuse.model.stages import Stages
@@ -45,12 +44,10 @@ def compile_kernel(fn, arguments: tuple[Argument, ...], options: Options) -> Sta
     return stages
 
 
-#: One lift at a time.  CPython 3.11 keeps the AST converter's recursion depth per interpreter,
-#: not per thread, so two threads parsing or compiling ASTs at once can fail with "SystemError: AST
-#: constructor recursion depth mismatch" (cpython gh-106905 and relatives; it failed
-#: tests/runtime/test_concurrent_compiles.py once).  The frontend is pure Python, which the GIL
-#: serialises anyway: the lock costs no parallelism (isl scheduling and LLVM still overlap).
-FRONTEND_LOCK = threading.RLock()
+#: One lift at a time, and no other thread parsing meanwhile (frontend/source.py's AST_LOCK: CPython
+#: 3.11's AST converter keeps its recursion depth per interpreter; the frontend is pure Python,
+#: which the GIL serialises anyway, so the lock costs no parallelism).
+FRONTEND_LOCK = AST_LOCK
 
 
 def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from polyfuse.frontend.source import parse
 from polyfuse.tensor.codegen import Lines, build_kernel, dtype_source, zero_literal
 from polyfuse.tensor.einsum_order import _Path
 from polyfuse.tensor.einsum_parse import _LETTERS, _show, _Structure
@@ -171,7 +172,7 @@ def _emit_step(src: Lines, n: int, step: _Step, size: dict[str, str]) -> None:
 def top_level_loops(source: str) -> int:
     """How many loop nests the generated kernel ``source`` has before fusion: the ``for``
     statements at the top of ``einsum_kernel``'s body (allocations and docstring not counted)."""
-    [function] = ast.parse(source).body
+    [function] = parse(source).body
     assert isinstance(function, ast.FunctionDef), "the generated source is one function"
     return sum(isinstance(statement, ast.For) for statement in function.body)
 
