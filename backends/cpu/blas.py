@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from llvmlite import ir as ll
+from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 
 from polyfuse.model import ir
 from polyfuse.model import region as rg
@@ -51,14 +52,8 @@ def blas_pointers() -> dict[str, int]:
     return pointers if all(pointers.values()) else {}
 
 
-def _fortran_int() -> ll.IntType:
-    """The library's INTEGER: every size, stride and increment is passed as one of these."""
-    found = library()
-    return ll.IntType(32 if found is None else found.int_bits)
-
-
 def _int_max() -> int:
-    return 2 ** (_fortran_int().width - 1) - 1
+    return 2 ** (fortran_int().width - 1) - 1
 
 
 def available() -> bool:
@@ -71,16 +66,8 @@ def register_symbols(llvm) -> None:
         llvm.add_symbol(name, address)
 
 
-class MatmulEmitter:
+class MatmulEmitter(FortranCaller):
     """``emit(op)``: the per-call layout test, the BLAS call where it passes, the loops elsewhere."""
-
-    def __init__(self, regions) -> None:
-        self.regions = regions  # backends/cpu/region.RegionEmitter
-        self.cg = regions.cg
-
-    @property
-    def b(self) -> ll.IRBuilder:
-        return self.cg.builder
 
     def emit(self, op: rg.Matmul) -> None:
         if not available():
@@ -343,23 +330,13 @@ class MatmulEmitter:
         if name in module.globals:
             return module.globals[name]
         ptr = _REALS[dtype][1].as_pointer()
-        intp, i8p = _fortran_int().as_pointer(), _I8.as_pointer()
+        intp, i8p = self.int.as_pointer(), _I8.as_pointer()
         if kind == "dot":
             return ll.Function(module, ll.FunctionType(_REALS[dtype][1], [intp, ptr, intp, ptr, intp]), name=name)
         params = {"gemm": [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
                   "syrk": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, ptr, intp],
                   "gemv": [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp]}[kind]
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
-
-    def slot(self, kind, value):
-        """A stack slot holding ``value`` (Fortran passes every number by reference)."""
-        slot = self.cg.alloca_builder.alloca(kind)
-        self.b.store(value, slot)
-        return slot
-
-    def integer(self, value):
-        kind = _fortran_int()
-        return self.slot(kind, value if kind.width == 64 else self.b.trunc(value, kind))
 
     def char(self, transposed):
         letter = self.b.select(transposed, ll.Constant(_I8, ord("T")), ll.Constant(_I8, ord("N")))

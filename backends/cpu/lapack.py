@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 
 from llvmlite import ir as ll
+from polyfuse.backends.cpu.fortran import FortranCaller
 
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import region as rg
@@ -47,12 +48,6 @@ def lapack_pointers() -> dict[str, int]:
     return pointers if all(pointers.values()) else {}
 
 
-def fortran_int() -> ll.IntType:
-    """The library's INTEGER (sizes, leading dimensions, pivots, info)."""
-    found = library()
-    return ll.IntType(32 if found is None else found.int_bits)
-
-
 def register_symbols(llvm) -> None:
     """Make the routines known to the JIT linker (before a module using them is finalised); a
     kernel from the disk cache that calls them cannot load where no LAPACK is found."""
@@ -63,18 +58,9 @@ def register_symbols(llvm) -> None:
         llvm.add_symbol(name, address)
 
 
-class LapackEmitter:
+class LapackEmitter(FortranCaller):
     """``emit(op)``: the routine's call on the op's buffers, its ``info`` stored as int64, and
     for getrf the diagonal scan of NumPy's slogdet (region operations, emitted as any)."""
-
-    def __init__(self, regions) -> None:
-        self.regions = regions  # backends/cpu/region.RegionEmitter
-        self.cg = regions.cg
-        self.int = fortran_int()
-
-    @property
-    def b(self) -> ll.IRBuilder:
-        return self.cg.builder
 
     def emit(self, op: rg.Lapack) -> None:
         if not lapack_pointers():
@@ -197,12 +183,3 @@ class LapackEmitter:
             return module.globals[name]
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
 
-    def slot(self, kind, value):
-        """A stack slot holding ``value`` (Fortran passes every number by reference)."""
-        slot = self.cg.alloca_builder.alloca(kind)
-        self.b.store(value, slot)
-        return slot
-
-    def integer(self, value):
-        """A stack slot holding the int64 ``value`` as the library's INTEGER."""
-        return self.slot(self.int, value if self.int.width == 64 else self.b.trunc(value, self.int))
