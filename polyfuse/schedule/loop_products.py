@@ -123,12 +123,12 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
     if stmt.array in (first.array, second.array) or not all(_affine(i, loops) for i in (*stmt.index, *first.index,
                                                                                           *second.index)):
         return None
-    out_vars = set().union(*map(_uses, stmt.index)) & loops if stmt.index else set()
+    out_vars = _loop_vars(stmt.index, loops)
     sums = loops - out_vars
     if len(out_vars) != 2 or len(sums) != 1:
         return None
     (s,) = sums
-    uses_a, uses_b = set().union(*map(_uses, first.index)) & loops, set().union(*map(_uses, second.index)) & loops
+    uses_a, uses_b = _loop_vars(first.index, loops), _loop_vars(second.index, loops)
     if len(uses_a) != 2 or len(uses_b) != 2 or s not in uses_a or s not in uses_b or uses_a == uses_b:
         return None
     (r,), (c,) = uses_a - {s}, uses_b - {s}
@@ -150,6 +150,11 @@ def _factors(expr: ir.Expr, dtype: str) -> list[ir.Expr] | None:
 
 def _uses(expr: ir.Expr) -> set[str]:
     return {e.name for e in ir.walk(expr) if isinstance(e, ir.Var)}
+
+
+def _loop_vars(index: tuple[ir.Expr, ...], loops: set[str]) -> set[str]:
+    """The loop variables a subscript uses."""
+    return set().union(*map(_uses, index)) & loops
 
 
 def _affine(expr: ir.Expr, loops: set[str]) -> bool:
