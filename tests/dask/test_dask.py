@@ -299,12 +299,49 @@ def test_einsum_on_dask_operands(subscripts, where, request):
     np.testing.assert_allclose(got, np.einsum(subscripts, *(arrays[n] for n in names)), rtol=1e-12)
 
 
+# (subscripts, [(shape, chunks) per operand]): ellipses (right-aligned, fewer axes, implicit
+# output), diagonals over uneven chunks (the label's chunks unified across both axes), traces,
+# and size-1 axes broadcasting against longer ones
+ELLIPSES_AND_DIAGONALS = [
+    ("...k,kl->...l", [((2, 7, 9), (1, 3, 4)), ((9, 5), (4, 2))]),
+    ("...k,kl", [((2, 7, 9), (1, 3, 4)), ((9, 5), (4, 2))]),
+    ("b...ij,b...jk->b...ik", [((2, 3, 4, 5), (1, 2, 3, 2)), ((2, 3, 5, 6), (2, 1, 2, 3))]),
+    ("...,...", [((4, 5), (2, 2)), ((5,), (3,))]),
+    ("ii->i", [((10, 10), (3, 4))]),
+    ("ii->", [((10, 10), (3, 4))]),
+    ("iij->j", [((6, 6, 5), (4, 3, 2))]),
+    ("ii,i->i", [((10, 10), (3, 4)), ((10,), (5,))]),
+    ("i...i", [((5, 3, 5), (2, 2, 3))]),
+    ("ij,ij->i", [((1, 12), (1, 5)), ((7, 12), (3, 4))]),
+    ("...i,...i->...", [((1, 12), (1, 5)), ((7, 12), (3, 4))]),
+]
+
+
+@pytest.mark.parametrize("subscripts, operands", ELLIPSES_AND_DIAGONALS, ids=[s for s, _ in ELLIPSES_AND_DIAGONALS])
+def test_einsum_ellipses_diagonals_and_broadcasting(subscripts, operands):
+    rng = np.random.default_rng(12)
+    arrays = [rng.random(shape) for shape, _ in operands]
+    result = polyfuse.einsum(subscripts, *(da.from_array(a, chunks=c) for a, (_, c) in zip(arrays, operands)))
+    expected = np.einsum(subscripts, *arrays)
+    assert result.shape == expected.shape
+    np.testing.assert_allclose(result.compute(scheduler="threads"), expected, rtol=1e-12)
+
+
+def test_einsum_diagonal_with_a_numpy_operand():
+    rng = np.random.default_rng(13)
+    A, x = rng.random((12, 12, 3)), rng.random(12)
+    result = polyfuse.einsum("ii...,i->...i", da.from_array(A, chunks=(5, 4, 2)), x)
+    np.testing.assert_allclose(result.compute(scheduler="threads"), np.einsum("ii...,i->...i", A, x), rtol=1e-12)
+
+
 def test_einsum_refuses_what_it_cannot_split():
     A = da.ones((4, 4), chunks=2)
-    with pytest.raises(polyfuse.ArgumentError, match="diagonal"):
-        polyfuse.einsum("ii->i", A)
     with pytest.raises(polyfuse.ArgumentError, match="out="):
         polyfuse.einsum("ij->ji", A, out=np.empty((4, 4)))
+    with pytest.raises(polyfuse.ArgumentError, match="extents"):
+        polyfuse.einsum("ij,ij->i", A, da.ones((4, 3), chunks=2))
+    with pytest.raises(polyfuse.ArgumentError, match="rank 2"):
+        polyfuse.einsum("ijk->i", A)
 
 
 def test_numpy_weights_and_scalars_reach_every_block():
