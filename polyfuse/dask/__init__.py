@@ -44,11 +44,34 @@ def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | Non
     plan = _plan(kernel, values, steps_per_exchange, reassociate)
     scop = analysis(kernel, values).scop
     names = tuple(r.name for r in returned_values(scop))
-    outputs, total = build(runner or kernel, values, plan, names)
+    block_kernel, bounds = runner or kernel, ()
+    if plan.guarded:
+        block_kernel, bounds = _guarded(kernel, plan, scop, runner)
+    outputs, total = build(block_kernel, values, plan, names, bounds)
     if scop.returns is None:
         result = tuple(outputs[name] for name in plan.written)
         return result[0] if len(result) == 1 else result
     return _assemble(scop.returns, outputs, values, total)
+
+
+def _guarded(kernel, plan: DaskPlan, scop, runner: Any):
+    """The kernel with its reduction's update restricted to each block's chunk, made once per
+    kernel and split loops (polyfuse.dask.guard), and its chunk-bound argument names."""
+    from polyfuse.dask.guard import bound_names, guarded
+    from polyfuse.errors import UnsupportedError
+
+    reduction = plan.reduction
+    assert reduction is not None
+    update = scop.statement(reduction.statement)
+    if runner is not None:
+        raise UnsupportedError("a reduction whose loop runs over the ghost zones cannot run here", update.span,
+                               update.source_line)
+    iterators = tuple(dict(h.iterators)[reduction.statement] for h in plan.exchanges[0].axes)
+    key = ("guarded", reduction.statement, iterators)
+    variant = kernel._dask_plans.get(key)
+    if variant is None:
+        variant = kernel._dask_plans[key] = guarded(kernel, update, iterators)
+    return variant, bound_names(kernel.py_func, len(iterators))
 
 
 def _assemble(returns, outputs: dict[str, Any], values: dict[str, Any], total: Any) -> Any:

@@ -47,6 +47,8 @@ class BlockRun:
     results: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # new arrays returned, as ``written``
     returned: tuple[str, ...] = ()  # the names of the kernel's return value, flattened
     scalar: str = ""  # the returned reduction's name among them
+    bounds: tuple[tuple[str, str], ...] = ()  # per split: the guarded kernel's chunk start and
+    # end arguments (polyfuse.dask.guard), given the chunk's place in the block
 
     def __call__(self, *parts: np.ndarray) -> Any:
         blocks, positions = parts[:len(self.chunked)], parts[len(self.chunked):]
@@ -57,7 +59,12 @@ class BlockRun:
             # blocks may be views of other tasks' data: the kernel writes only its own copies
             values[name] = np.array(block, order="C", copy=True) if name in outputs else (
                 np.ascontiguousarray(block))
-        returned = dict(zip(self.returned, _flat(self.kernel(*(values[n] for n in self.names)), len(self.returned))))
+        chunk = {}
+        for split, (lo, hi) in enumerate(self.bounds):
+            start = self.lefts[split] if where[split] > 0 else 0
+            chunk[lo], chunk[hi] = start, start + self.chunks[split][where[split]]
+        value = self.kernel(*(values[n] for n in self.names), **chunk)
+        returned = dict(zip(self.returned, _flat(value, len(self.returned))))
         found = [values[name][self._keep(axes, where)] for name, axes in self.written]
         found += [np.asarray(returned[name])[self._keep(axes, where)] for name, axes in self.results]
         if self.partial is not None:
@@ -144,7 +151,7 @@ def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange:
 
 
 def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Exchange,
-                 returned: tuple[str, ...] = ()) -> tuple[dict[str, Any], Any]:
+                 returned: tuple[str, ...] = (), bounds: tuple[tuple[str, str], ...] = ()) -> tuple[dict[str, Any], Any]:
     """One graph step: the new dask arrays of the written arguments and of the new arrays the
     kernel returns, and the dask array of the blocks' partials of a returned reduction (None
     without one)."""
@@ -160,7 +167,7 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
     reduction = plan.reduction
     run = BlockRun(kernel, tuple(call), statics, plan.chunked, written, tuple(h.left for h in exchange.axes),
                    tuple(s.chunks for s in plan.splits), reduction.dtype if reduction else None, results,
-                   returned, reduction.result if reduction else "")
+                   returned, reduction.result if reduction else "", bounds)
     blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
     split_letters = LETTERS[:len(plan.splits)]
     outputs = {}
@@ -181,13 +188,15 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
     return outputs, partials
 
 
-def build(kernel, values: dict[str, Any], plan: DaskPlan, returned: tuple[str, ...] = ()):
+def build(kernel, values: dict[str, Any], plan: DaskPlan, returned: tuple[str, ...] = (),
+          bounds: tuple[tuple[str, str], ...] = ()):
     """Every exchange in turn; returns the final dask arrays of the written arguments and the
-    new arrays the kernel returns, and its returned reduction (a 0-d dask array, or None)."""
+    new arrays the kernel returns, and its returned reduction (a 0-d dask array, or None).
+    ``bounds``: ``kernel`` is a guarded variant taking each split's chunk bounds (polyfuse.dask.guard)."""
     current = dict(values)
     partials = None
     for exchange in plan.exchanges:
-        outputs, partials = run_exchange(kernel, current, plan, exchange, returned)
+        outputs, partials = run_exchange(kernel, current, plan, exchange, returned, bounds)
         current.update(outputs)
     names = plan.written + tuple(n for n, _ in plan.results)
     return {name: current[name] for name in names}, (_combine(plan, partials) if partials is not None else None)

@@ -23,7 +23,9 @@ chunk when, checked here with isl:
 
 A returned reduction (polyfuse.dask.reduce) starts from its chunk's own updates instead of the
 written elements, leaves the accumulator's chain out of the closure, and checks that each
-block runs exactly its own updates (``_check_partials``).
+block runs every update its chunk owns (``_check_partials``); where a block also runs its
+neighbours' (the update's loop runs over the ghost zone), the record says ``guarded`` and the
+block runs the update on its own chunk only (polyfuse.dask.guard).
 
 Everything is evaluated at the call's sizes, chunk by chunk, so boundary chunks follow the
 kernel's own bounds and uneven chunks are exact.
@@ -67,6 +69,8 @@ class AxisHalo:
     iterators: tuple[tuple[str, str], ...]  # (statement, loop iterator that moves with the axis)
     closure_exact: bool = True  # isl's transitive closure of the flow was exact (else a superset)
     members: tuple[tuple[str, int], ...] = ()  # every (array argument, axis) cut with it
+    guarded: bool = False  # a block runs more reduction updates than its chunk owns: it runs the
+    # kernel with the update restricted to the chunk (polyfuse.dask.guard)
 
 
 @dataclass(frozen=True)
@@ -379,29 +383,38 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     else:
         raise UnsupportedError(f"cannot find a ghost depth for {cut.label}: the blocks never run "
                                "every instance the chunk needs")
+    guarded = False
     if problem.reduction is not None:
-        _check_partials(problem, cut, alignment, bounds, per_chunk, left, right)
+        guarded = _check_partials(problem, cut, alignment, bounds, per_chunk, left, right)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
                       if (p := alignment[s.name]) is not None)
-    return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1], cut.members)
+    return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1], cut.members,
+                    guarded)
 
 
 def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None], bounds, per_chunk,
-                    left: int, right: int) -> None:
-    """Each block runs exactly its chunk's updates of the reduction: no update counted twice
-    (in a ghost zone) or never."""
+                    left: int, right: int) -> bool:
+    """Each block runs every update of the reduction its chunk owns; True when some block also
+    runs updates its neighbours own (in its ghost zone: a reduction after or inside a time loop,
+    or reading with an offset): the block must then run the update on its chunk only
+    (polyfuse.dask.guard), so that no update is counted twice."""
     name = problem.reduction
     assert name is not None
+    extra = False
     for index, needs in enumerate(per_chunk):
         start, length = _block(bounds, index, left, right)
         local = _plain(local_instances(problem, cut, alignment, start, length))
         runs = _sets_by_name(local).get(name)
         owned = _sets_by_name(_plain(owned_updates(problem, cut, needs.lo, needs.hi))).get(name)
-        same = owned is None if runs is None else owned is not None and runs.is_equal(owned)
-        if not same:
+        if owned is None:
+            extra = extra or runs is not None
+            continue
+        if runs is None or not owned.is_subset(runs):
             raise _refuse(problem.scop.statement(name), cut,
-                          "a block would run updates of the reduction that belong to its neighbours "
+                          "a block would not run every update of the reduction its chunk owns "
                           "(its loop bounds and its reads' ghost zone disagree)")
+        extra = extra or not runs.is_equal(owned)
+    return extra
 
 
 def _chunk_bounds(chunks: tuple[int, ...]) -> list[tuple[int, int]]:

@@ -55,6 +55,11 @@ class DaskPlan:
     result_types: tuple[tuple[str, str], ...] = ()  # and their dtypes
 
     @property
+    def guarded(self) -> bool:
+        """Blocks run the reduction's update on their own chunk only (polyfuse.dask.guard)."""
+        return any(h.guarded for e in self.exchanges for h in e.axes)
+
+    @property
     def result_dtypes(self) -> dict[str, str]:
         return dict(self.result_types)
 
@@ -88,6 +93,9 @@ class DaskPlan:
             r = self.reduction
             lines.append(f"reduction: {r.variable} {r.op}= ... in {r.statement}: per-block partials, "
                          "combined by dask.array.reduction (a tree)")
+            if self.guarded:
+                lines.append(f"    {r.statement} runs on each block's own chunk only (its loop also runs over "
+                             "the ghost zones: polyfuse.dask.guard)")
         if self.steps is not None:
             s = self.steps
             lines.append(f"time loop: {s.loop.iterator} over {s.loop.param}={s.total}; {s.steps} step(s) per "

@@ -1,0 +1,101 @@
+"""A kernel whose returned reduction updates only its block's own chunk.
+
+A block runs the kernel on its chunk plus a ghost zone.  When the reduction's update sits in a
+loop that also runs over the ghost zone (after a time loop, ``m = max(m, A[i])`` over the
+whole block; or inside it, ``s += B[i]`` every step), the block's partial would count its
+neighbours' updates too (and, after a time loop, read their edges' inexact values).
+polyfuse.dask.halo finds that case with isl (the block runs more updates than its chunk owns,
+but every one it owns) and the block then runs this variant: the same function with the
+update wrapped in ``if lo <= i < hi`` for the update's loop of each split cut, ``lo``/``hi``
+new trailing int arguments (the chunk's place in the block).  An affine condition restricts the
+statement's domain (docs/subset.md), so the variant compiles like the original; its other
+statements, and so the values the update reads, are unchanged.
+
+The variant is made from the function's own source (``inspect.getsource``), executed under a
+``linecache``-registered file name with the original's globals, and wrapped with the original's
+decorator options; it pickles as any kernel does (polyfuse.kernel.KernelRecipe).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import linecache
+import textwrap
+import types
+from typing import Any
+
+from polyfuse.errors import UnsupportedError
+from polyfuse.model.scop import Statement
+
+_serial = itertools.count()
+
+
+def bound_names(fn: Any, count: int) -> tuple[tuple[str, str], ...]:
+    """``count`` pairs of fresh parameter names (a chunk's start and end per split cut)."""
+    taken = set(fn.__code__.co_varnames) | set(fn.__code__.co_names)
+    pairs = []
+    for k in itertools.count():
+        lo, hi = f"_pf_chunk_lo{k}", f"_pf_chunk_hi{k}"
+        if lo not in taken and hi not in taken:
+            pairs.append((lo, hi))
+        if len(pairs) == count:
+            return tuple(pairs)
+    raise AssertionError("unreachable")
+
+
+def guarded(kernel: Any, update: Statement, iterators: tuple[str, ...]) -> Any:
+    """``kernel`` with ``update`` run only where ``lo_k <= iterators[k] < hi_k`` (see the module
+    docstring); the new arguments are named by ``bound_names(kernel.py_func, len(iterators))``."""
+    fn = kernel.py_func
+    refusal = UnsupportedError("on dask arrays this reduction's update runs over the blocks' ghost zones, and "
+                               "only an update written in the kernel's own function (not an inlined helper) "
+                               "can be restricted to the block's chunk", update.span, update.source_line)
+    if fn.__closure__ or update.span is None or update.span.filename != fn.__code__.co_filename:
+        raise refusal
+    source = inspect.getsource(fn)
+    tree = ast.parse(textwrap.dedent(source))
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        raise refusal
+    line = update.span.line - fn.__code__.co_firstlineno + 1
+    if not _wrap(fdef, line, _condition(iterators, bound_names(fn, len(iterators)))):
+        raise refusal
+    fdef.decorator_list = []
+    names = [lo_hi for pair in bound_names(fn, len(iterators)) for lo_hi in pair]
+    defaults = [ast.Constant(0) for _ in names] if fdef.args.defaults else []
+    fdef.args.args.extend(ast.arg(arg=n) for n in names)
+    fdef.args.defaults.extend(defaults)
+    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    filename = f"<polyfuse-dask-guarded-{next(_serial)}-{fn.__name__}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    code = compile(text, filename, "exec")
+    inner = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
+    variant = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__)
+    variant.__qualname__ = f"{fn.__qualname__}_chunk_guarded"
+    variant.__module__ = fn.__module__
+    return type(kernel)(variant, **kernel.init_options)  # polyfuse.Kernel (a stage above this one)
+
+
+def _condition(iterators: tuple[str, ...], bounds: tuple[tuple[str, str], ...]) -> ast.expr:
+    tests: list[ast.expr] = [
+        ast.Compare(left=ast.Name(lo, ast.Load()), ops=[ast.LtE(), ast.Lt()],
+                    comparators=[ast.Name(it, ast.Load()), ast.Name(hi, ast.Load())])
+        for it, (lo, hi) in zip(iterators, bounds)]
+    return tests[0] if len(tests) == 1 else ast.BoolOp(op=ast.And(), values=tests)
+
+
+def _wrap(node: ast.AST, line: int, test: ast.expr) -> bool:
+    """Wrap the statement on ``line`` (of the dedented source) in ``if test:``; found or not."""
+    for field in ("body", "orelse"):
+        body = getattr(node, field, None)
+        if not isinstance(body, list):
+            continue
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, (ast.Assign, ast.AugAssign)) and stmt.lineno == line:
+                body[index] = ast.If(test=test, body=[stmt], orelse=[])
+                return True
+            if _wrap(stmt, line, test):
+                return True
+    return False
