@@ -4,6 +4,9 @@
     python benchmarks/dask_scale.py --n 2048 --steps 8 --json
     python benchmarks/dask_scale.py --scheduler cluster --workers 1,2   # LocalCluster, weak scaling
                                             # (n x n per worker: n x 2n on two workers)
+    python benchmarks/dask_scale.py --out-of-core --n 16384 --chunk 1024 --steps 8 --memory 512MiB --workers 2,1
+                                            # arrays several times one worker's memory (below):
+                                            # n x n on the most workers, n x n/2 on half as many
 
 Two workloads on float64 arrays of n x n cut into chunk x chunk blocks:
 
@@ -18,13 +21,26 @@ with ``np.array_equal`` before any time is reported).  Each time is the best of 
 runs of building the graph and computing it, after one warm-up run (compiles).  polyfuse runs
 each block on one thread (``set_num_threads(1)``): Dask's workers are the parallelism, as for
 numba's one-threaded functions.  Workers of a cluster get a memory limit of ``--memory``.
+
+``--out-of-core``: arrays several times larger than one worker's memory limit.  Nothing is
+persisted or gathered: the inputs are made inside the graph (``da.random``, per block, from one
+seed, so every version reads the same values) and each result is reduced block by block to a
+digest (blake2b of the block's bytes; one int64 per block), so neither the inputs nor the
+result ever have to fit in a worker's (or the client's) memory.  Every version's digests must
+be equal (checked before any time is reported), and at a size that fits (``--check-n``) the
+digests of every version equal those of the whole-array kernel on numpy arrays (computed on the
+client), cut into the same blocks: the digest pipeline itself is checked.  Versions are timed
+in turn (A/B interleaved, best of ``--repeat``), each with the machine's load average beside it
+(the machine is shared).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
+import os
 import time
 
 import dask
@@ -164,8 +180,12 @@ def run(shape: tuple[int, int], chunk: int, steps: int, repeat: int, compute, pe
     return rows
 
 
-def _ratio(times: dict, other: str) -> float | None:
-    return times[other] / times["polyfuse"] if other in times else None
+def _ratio(times: dict, other: str, limit: float = 0.0) -> float | None:
+    """How many times faster polyfuse is; a version cancelled at ``limit`` counts as ``limit``
+    (so the ratio is a lower bound)."""
+    if other not in times:
+        return None
+    return (limit if times[other] == math.inf else times[other]) / times["polyfuse"]
 
 
 def _cell(value: float | None, width: int, digits: int) -> str:
@@ -185,6 +205,146 @@ def table(rows: list[dict], label: str) -> str:
     return "\n".join(lines)
 
 
+# ---- out of core: inputs made in the graph, results reduced per block ------------------------
+
+def digest(block: np.ndarray) -> np.ndarray:
+    """A block's fingerprint: blake2b of its bytes as one int64, shaped ``(1, ..., 1)``."""
+    code = hashlib.blake2b(np.ascontiguousarray(block).tobytes(), digest_size=8).digest()
+    return np.full((1,) * block.ndim, int.from_bytes(code, "little", signed=True), dtype=np.int64)
+
+
+def digests(result, chunks):
+    """One digest per block of ``result`` cut into ``chunks`` (a small dask array)."""
+    result = result.rechunk(chunks) if result.chunks != chunks else result
+    return result.map_blocks(digest, chunks=tuple((1,) * len(c) for c in chunks), dtype=np.int64)
+
+
+def _numpy_digests(array: np.ndarray, chunks) -> np.ndarray:
+    return digests(da.from_array(array, chunks=chunks), chunks).compute(scheduler="sync")
+
+
+def generated(shape: tuple[int, int], chunk: int):
+    """The inputs, made inside the graph from fixed seeds (never materialised on the client)."""
+    A = da.random.default_rng(1).random(shape, chunks=chunk)
+    B = da.random.default_rng(2).random(shape, chunks=chunk)
+    out = da.random.default_rng(3).random(shape, chunks=chunk)
+    return A, B, out
+
+
+def out_of_core_makers(shape: tuple[int, int], chunk: int, steps: int):
+    """Each workload's versions as functions making the digests' graph from scratch (and
+    ``inputs``: the digests of the generated inputs alone, what every version pays too)."""
+    def heat_versions():
+        def make(version):
+            A = generated(shape, chunk)[0]
+            if version == "inputs":
+                return digests(A, A.chunks)
+            result = {"polyfuse": lambda: pfd.call(HEAT, A, A, steps)[0],
+                      "dask.array": lambda: heat_dask(A, steps),
+                      "map_overlap+numba": lambda: heat_numba(A, steps)}[version]()
+            return digests(result, A.chunks)
+        return make
+
+    def chain_versions():
+        def make(version):
+            A, B, out = generated(shape, chunk)
+            if version == "inputs":
+                return [digests(x, A.chunks) for x in (A, B, out)]
+            result = {"polyfuse": lambda: CHAIN(A, B, out),
+                      "dask.array": lambda: chain_dask(A, B, out),
+                      "map_overlap+numba": lambda: chain_numba(A, B, out)}[version]()
+            return digests(result, A.chunks)
+        return make
+
+    return {"heat": heat_versions(), "chain": chain_versions()}
+
+
+def numpy_reference(workload: str, shape: tuple[int, int], chunk: int, steps: int) -> np.ndarray:
+    """The whole-array kernel on numpy arrays (the same generated inputs), as digests."""
+    A, B, out = (x.compute(scheduler="sync") for x in generated(shape, chunk))
+    if workload == "heat":
+        HEAT(A, A.copy(), steps)
+        return _numpy_digests(A, generated(shape, chunk)[0].chunks)
+    CHAIN(A, B, out)
+    return _numpy_digests(out, generated(shape, chunk)[0].chunks)
+
+
+def _timed(client, graph, limit: float) -> tuple[float, np.ndarray | None, float]:
+    """Seconds, digests and the higher load average of start and end; a run past ``limit``
+    seconds is cancelled (seconds ``inf``, digests None: a lower bound, reported as such)."""
+    from distributed import wait
+
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    futures = client.compute(graph)
+    try:
+        wait(futures, timeout=limit or None)
+    except TimeoutError:
+        client.cancel(futures)
+        return math.inf, None, max(load, os.getloadavg()[0])
+    seconds = time.perf_counter() - start
+    return seconds, client.gather(futures), max(load, os.getloadavg()[0])
+
+
+def out_of_core(args, versions) -> list[dict]:
+    from distributed import Client, LocalCluster
+
+    rows = []
+    counts = [int(w) for w in args.workers.split(",")]
+    for workers in counts:
+        shape = (args.n, args.n * workers // max(counts))  # weak scaling: n x n on the most workers
+        with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1, memory_limit=args.memory,
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
+            client.run(polyfuse.set_num_threads, 1)
+            small = (args.check_n, args.check_n * workers // max(counts))
+            for name, make in out_of_core_makers(small, args.check_chunk, args.steps).items():
+                expected = numpy_reference(name, small, args.check_chunk, args.steps)
+                for version in versions:  # also the warm-up: every worker compiles or loads
+                    found = client.gather(client.compute(make(version)))
+                    if not np.array_equal(found, expected):
+                        raise SystemExit(f"{name} {version} at {small}: digests differ from the numpy kernel's")
+            for name, make in out_of_core_makers(shape, args.chunk, args.steps).items():
+                best: dict[str, float] = {v: math.inf for v in ("inputs", *versions)}
+                loads: dict[str, float] = {}
+                found_by: dict[str, np.ndarray] = {}
+                for _ in range(args.repeat):
+                    for version in best:
+                        if best[version] == math.inf and version in loads:
+                            continue  # past the limit once: not again
+                        seconds, found, load = _timed(client, make(version), args.limit)
+                        if version != "inputs" and found is not None:
+                            found_by[version] = found
+                        if seconds < best[version] or version not in loads:
+                            best[version], loads[version] = seconds, load
+                reference = found_by["polyfuse"]
+                same = {v: bool(np.array_equal(d, reference)) for v, d in found_by.items()}
+                if not all(same.values()):
+                    raise SystemExit(f"{name} at {shape}: the versions' digests differ: {same}")
+                rows.append({"workload": name, "workers": workers, "shape": list(shape), "chunk": args.chunk,
+                             "gib": args.n * args.n * workers * 8 / 2**30, "memory_limit": args.memory,
+                             "steps": args.steps if name == "heat" else None, "seconds": best,
+                             "load": loads, "identical": same, "checked_against_numpy_at": list(small),
+                             "limit": args.limit,
+                             "speedup_vs_dask_array": _ratio(best, "dask.array", args.limit),
+                             "speedup_vs_numba": _ratio(best, "map_overlap+numba", args.limit)})
+                print(out_of_core_table(rows[-1:]), flush=True)
+    return rows
+
+
+def out_of_core_table(rows: list[dict]) -> str:
+    lines = []
+    for r in rows:
+        s, load = r["seconds"], r["load"]
+        cells = "  ".join(f"{v} {s[v]:.2f} s (load {load[v]:.1f})" if s[v] != math.inf else
+                          f"{v} > {r['limit']:.0f} s (cancelled; load {load[v]:.1f})" for v in s)
+        lines.append(f"{r['workload']:6} {r['workers']} worker(s) {'x'.join(map(str, r['shape']))} "
+                     f"({r['gib']:.2f} GiB per array, workers {r['memory_limit']}): {cells}; "
+                     f"x dask.array {_cell(r['speedup_vs_dask_array'], 5, 2)}, "
+                     f"x numba {_cell(r['speedup_vs_numba'], 5, 2)}; digests identical "
+                     "(of the versions that finished)")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=4096)
@@ -197,11 +357,22 @@ def main() -> None:
     parser.add_argument("--versions", default=",".join(VERSIONS),
                         help="which versions to time (polyfuse always), e.g. polyfuse,map_overlap+numba")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--out-of-core", action="store_true",
+                        help="inputs made in the graph, results reduced to per-block digests (a LocalCluster)")
+    parser.add_argument("--check-n", type=int, default=1024, help="--out-of-core: the size checked against numpy")
+    parser.add_argument("--check-chunk", type=int, default=256)
+    parser.add_argument("--limit", type=float, default=180.0,
+                        help="--out-of-core: seconds after which one run is cancelled (0: none)")
     args = parser.parse_args()
     polyfuse.set_num_threads(1)
     versions = tuple(dict.fromkeys(["polyfuse", *args.versions.split(",")]))
     report = {"plan": str(pfd.explain(HEAT, da.zeros((args.n, args.n), chunks=args.chunk),
                                       da.zeros((args.n, args.n), chunks=args.chunk), args.steps)), "runs": []}
+    if args.out_of_core:
+        print(report["plan"], flush=True)
+        report["runs"] = out_of_core(args, versions)
+        print(json.dumps(report, indent=1) if args.json else json.dumps(report["runs"]))
+        return
     if args.scheduler == "threads":
         with dask.config.set(scheduler="threads", num_workers=2):
             rows = run((args.n, args.n), args.chunk, args.steps, args.repeat, lambda x: x.compute(),
