@@ -11,7 +11,7 @@ new trailing int arguments (the chunk's place in the block).  An affine conditio
 statement's domain (docs/subset.md), so the variant compiles like the original; its other
 statements, and so the values the update reads, are unchanged.
 
-The variant is made from the function's own source (``inspect.getsource``), executed under a
+The variant is made from the function's own source (frontend.source.read_source), executed under a
 ``linecache``-registered file name with the original's globals, and wrapped with the original's
 decorator options; it pickles as any kernel does (polyfuse.kernel.KernelRecipe).
 """
@@ -19,14 +19,13 @@ decorator options; it pickles as any kernel does (polyfuse.kernel.KernelRecipe).
 from __future__ import annotations
 
 import ast
-import inspect
 import itertools
 import linecache
-import textwrap
 import types
 from typing import Any
 
 from polyfuse.errors import UnsupportedError
+from polyfuse.frontend.source import read_source
 from polyfuse.model.scop import Statement
 
 _serial = itertools.count()
@@ -54,25 +53,24 @@ def guarded(kernel: Any, update: Statement, iterators: tuple[str, ...]) -> Any:
                                "can be restricted to the block's chunk", update.span, update.source_line)
     if fn.__closure__ or update.span is None or update.span.filename != fn.__code__.co_filename:
         raise refusal
-    source = inspect.getsource(fn)
-    tree = ast.parse(textwrap.dedent(source))
-    fdef = tree.body[0]
-    if not isinstance(fdef, ast.FunctionDef):
-        raise refusal
-    line = update.span.line - fn.__code__.co_firstlineno + 1
-    if not _wrap(fdef, line, _condition(iterators, bound_names(fn, len(iterators)))):
+    source = read_source(fn)  # parsed under the frontend's AST lock, as every parse of polyfuse
+    fdef = source.tree
+    line = update.span.line - source.first_line + 1
+    bounds = bound_names(fn, len(iterators))
+    if not _wrap(fdef, line, _condition(iterators, bounds)):
         raise refusal
     fdef.decorator_list = []
-    names = [lo_hi for pair in bound_names(fn, len(iterators)) for lo_hi in pair]
-    defaults = [ast.Constant(0) for _ in names] if fdef.args.defaults else []
+    names = [lo_hi for pair in bounds for lo_hi in pair]
+    if fdef.args.defaults:  # the source stays valid Python; the function's defaults are set below
+        fdef.args.defaults.extend(ast.Constant(0) for _ in names)
     fdef.args.args.extend(ast.arg(arg=n) for n in names)
-    fdef.args.defaults.extend(defaults)
-    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    text = ast.unparse(ast.fix_missing_locations(fdef)) + "\n"
     filename = f"<polyfuse-dask-guarded-{next(_serial)}-{fn.__name__}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     code = compile(text, filename, "exec")
     inner = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
-    variant = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__)
+    defaults = fn.__defaults__ + (0,) * len(names) if fn.__defaults__ else None  # the new trailing arguments'
+    variant = types.FunctionType(inner, fn.__globals__, fn.__name__, defaults)
     variant.__qualname__ = f"{fn.__qualname__}_chunk_guarded"
     variant.__module__ = fn.__module__
     return type(kernel)(variant, **kernel.init_options)  # polyfuse.Kernel (a stage above this one)
