@@ -671,6 +671,11 @@ class Lowering:
         grids = self.indexing.unpack(self, stmt.value) if isinstance(target, (ast.Tuple, ast.List)) else None
         if grids is not None and isinstance(target, (ast.Tuple, ast.List)):
             return self.unpack_grid(stmt, target, grids)
+        if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)):
+            from .array_unpack import unpack_array  # it builds on this module
+            unpacked = unpack_array(self, stmt, target)
+            if unpacked is not None:
+                return unpacked
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
             if is_allocation(stmt.value, self.globals):
                 call = self.known_shapes(stmt.value)
@@ -712,7 +717,10 @@ class Lowering:
             into = self.joins.store(self, stmt, view)
         if into is not None:  # C[:] = A @ B sums into C, out[:] = np.concatenate(...) is stored piece by piece
             return into
-        value = self.value(stmt.value)
+        if isinstance(stmt.value, (ast.Tuple, ast.List)) and view.rank:  # x[i] = 0, 0: NumPy's array of the values
+            value = self.listed(stmt.value, None, "assigning")
+        else:
+            value = self.value(stmt.value)
         if isinstance(stmt, ast.AugAssign):
             assert isinstance(stmt, ast.AugAssign)
             value = self.binop(stmt, stmt.op, view, value)
@@ -1182,7 +1190,7 @@ class Lowering:
         """Assume ``a == b`` (the lifted context; calls where they differ are refused).  Extents
         that change with a loop variable are decided over the enclosing loops first."""
         key = tuple(sorted((a.text, b.text)))
-        if key in self.checked:
+        if key in self.checked or a.text == b.text:  # the same size twice (np.linspace(a, b, int(x)) + its own column)
             return
         self.checked.add(key)
         if _reads_data(a) or _reads_data(b):  # extents of slices with bounds read from arrays (runtime_slice)
@@ -2226,7 +2234,13 @@ class Lowering:
         endpoint = _bool_const(given.get("endpoint", ast.Constant(True)))
         if endpoint is None:
             raise self.error(node, "np.linspace() endpoint= must be True or False", "np.linspace")
-        num = sym_of(given.get("num", ast.Constant(50)))
+        num_node = given.get("num", ast.Constant(50))
+        if not is_affine(num_node, self.params) and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                                        and n.func.id in ("int", "round") for n in ast.walk(num_node)):
+            raise self.error(num_node, f"np.linspace() of {ast.unparse(num_node)} points: a number of points "
+                             "computed from a float is a size polyfuse cannot know before the call; pass an "
+                             "integer argument", "np.linspace")
+        num = sym_of(num_node)
         div = num - const(1) if endpoint else num
         f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), ftype, ast.Load())
         start, stop, delta, step = (self.fresh(stem) for stem in ("lin_start", "lin_stop", "lin_delta", "lin_step"))
@@ -3605,6 +3619,10 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     for node in lowering.allocations:
         _locate(node, source.tree)
     tree = _replace(source.tree, body=lowering.allocations + body)
+    # the same size on both sides holds (a float argument's int(xn) twice is no affine condition to check)
+    lowering.assumed = [e for e in lowering.assumed if not (isinstance(e, ast.Compare) and len(e.ops) == 1
+                                                             and isinstance(e.ops[0], ast.Eq)
+                                                             and ast.dump(e.left) == ast.dump(e.comparators[0]))]
     for equal in lowering.assumed:
         _locate(equal, source.tree)
     return LoweredArrays(dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions),

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import cmath
+import copy
 import math
 import types
 from collections import Counter
@@ -285,6 +286,10 @@ class Desugar(StatementTransformer):
     def visit_Assign(self, node: ast.Assign):
         if len(node.targets) > 1 and not any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) for t in node.targets):
             # a = b = value: the value once, then each target from left to right, as Python does
+            if isinstance(node.value, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Constant) for e in node.value.elts):
+                # a display of constants (x[0] = x[-1] = 0, 0): nothing to evaluate once, each target gets it
+                return [ast.copy_location(ast.Assign([target], copy.deepcopy(node.value)), node)
+                        for target in node.targets]
             temp = self.rw.fresh("_pf_chain")
             chain = [ast.copy_location(ast.Assign([self.rw.placed(ast.Name(temp, ast.Store()), node)], node.value),
                                        node)]

@@ -64,6 +64,7 @@ from .desugar import (
     module_attribute,
     shape_node,
 )
+from .early_return import single_exit
 from .source import KernelSource, read_source
 from .tuples import substitute_tuples
 
@@ -375,7 +376,7 @@ class Inliner(StatementTransformer):
         if fn is None or not isinstance(call, ast.Call):
             return self.generic_visit(node)
         self.generic_visit(call)
-        helper = Helper(self, fn, call)
+        helper = Helper(self, fn, call, value_used=False)
         if helper.has_value and helper.straight_line():
             return []  # locals and a value only: nothing to run (subset expressions have no side effects)
         return helper.statements()  # the body, its value (if any) discarded as Python does
@@ -405,7 +406,7 @@ class Inliner(StatementTransformer):
 class Helper:
     """One call of a helper: its parsed body, renamed, with parameters bound to the arguments."""
 
-    def __init__(self, caller: Inliner, fn: types.FunctionType, call: ast.Call) -> None:
+    def __init__(self, caller: Inliner, fn: types.FunctionType, call: ast.Call, value_used: bool = True) -> None:
         rw = self.rw = caller.rw
         name = fn.__name__
         if _key(fn) in caller.stack:
@@ -419,6 +420,7 @@ class Helper:
         self.fn, self.call = fn, call
         self.source = read_source(fn)
         tree = self.source.tree
+        tree.body = single_exit(tree.body, value_used)  # returns from inside loops: one at the end
         rw.mark(tree, self.source)
         self.values = self._bind(tree.args)
         body = [s for s in tree.body if not _is_docstring(s)]

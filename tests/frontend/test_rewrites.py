@@ -274,7 +274,7 @@ def first_positive(b):
     for i in range(b.shape[0]):
         b[i] = 1.0
         if i > 2:
-            return b  # ERR
+            return b
     return b
 
 
@@ -295,9 +295,7 @@ def test_helper_values_unused_run_the_body_and_drop_the_value():
     assert "relu" not in text and "leaky" not in text and "return" not in text
     assert "b[1:-1] = (u[2:] - u[:-2]) / (2 * 0.5)" in text
     same_as_python(k_value_unused, np.zeros(8), V.copy())
-    err = error_of(k_early_return_unused, V.copy())
-    assert "return inside helper first_positive() before its end" in str(err)
-    assert err.span.line == line_of(first_positive, "# ERR")
+    same_as_python(k_early_return_unused, V.copy())  # its return from the loop only leaves (early_return.py)
 
 
 def box_sums(x, w):

@@ -1,0 +1,71 @@
+"""Unpacking an array value into names (part of ``frontend.arrays``' lowering).
+
+``dx, dy = pos[i] - pos[i - 1]`` binds each name to one element along the first axis, as
+Python's iteration of the array does: from a 1-d value each name is a scalar local (a NumPy
+scalar of the array's dtype), from a value of rank k > 1 each name is a (k-1)-d row, a view
+where the value is a view of an array (``a, b = M``) and a new temporary where it is computed.
+The whole value is read before any name is bound (``x, y = np.array([y, x])``), so a name that
+the value reads goes through a fresh scalar first; for rows that case is refused.  The first
+extent must be the number of names, a constant (NumPy raises ValueError otherwise); a scalar
+value is refused (a TypeError in Python).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .arrays import Lowering
+
+
+def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt] | None:
+    """The statements binding ``target``'s names to the rows of ``stmt.value``; None when the
+    value is a tuple display (frontend.desugar's tuple assignment) or a target is not a name."""
+    from .arrays import View, VType, const, scalar
+
+    if isinstance(stmt.value, (ast.Tuple, ast.List)) or not all(isinstance(t, ast.Name) for t in target.elts):
+        return None
+    names = [t.id for t in target.elts if isinstance(t, ast.Name)]
+    value = lw.value(stmt.value)
+    if value.rank == 0:
+        raise lw.error(stmt, f"unpacking {ast.unparse(stmt.value)!r}, a scalar, into {len(names)} names (a "
+                       "TypeError in Python)", "array unpacking")
+    first = value.extents[0]
+    if first.is_const() and not first.is_const(len(names)):
+        raise lw.error(stmt, f"unpacking {ast.unparse(stmt.value)!r}, of {first.const} rows, into {len(names)} "
+                       "names (a ValueError in Python)", "array unpacking")
+    lw.mismatch(first, const(len(names)), stmt)  # an extent of the sizes: assumed, checked per call
+    lw.changed = True
+    read = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+    out: list[ast.stmt] = []
+    if value.rank == 1:
+        vtype = VType(value.vtype.dtype, False)  # an element of an array is a NumPy scalar
+        elements = [value.element((const(k),)) for k in range(len(names))]
+        if read & set(names):  # all of the value first, as Python reads it before binding any name
+            held = []
+            for element in elements:
+                fresh = lw.fresh("unpack")
+                out += lw.bind_name(_assign(fresh, element, stmt), fresh, scalar(element, vtype))
+                held.append(ast.Name(fresh, ast.Load()))
+            elements = list(held)
+        for name, element in zip(names, elements):
+            out += lw.bind_name(_assign(name, element, stmt), name, scalar(element, vtype))
+        return out
+    if read & set(names):
+        raise lw.error(stmt, f"unpacking rows of {ast.unparse(stmt.value)!r} into a name it reads; use new names",
+                       "array unpacking")
+    for k, name in enumerate(names):
+        def row(idx, k=k):
+            return value.element((const(k),) + tuple(idx))
+        piece = ast.Subscript(stmt.value, ast.Constant(k), ast.Load())
+        out += lw.bind_name(_assign(name, piece, stmt), name, View(value.extents[1:], value.vtype, row, value.base))
+    return out
+
+
+def _assign(name: str, value: ast.expr, like: ast.stmt) -> ast.Assign:
+    node = ast.Assign([ast.Name(name, ast.Store())], value)
+    for part in ast.walk(node):
+        if isinstance(part, (ast.expr, ast.stmt)) and not hasattr(part, "lineno"):
+            ast.copy_location(part, like)
+    return ast.copy_location(node, like)

@@ -1,0 +1,158 @@
+"""Constructs third-party NumPy programs use that polyfuse refused: unpacking an array value
+into names, tuple displays stored into rows, chained stores of a constant display, helpers
+that return from inside their loops.
+
+Written for these tests (none is copied from a third-party program).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from corpus_case import Case
+
+
+def segment_lengths(P):
+    """A 2-d point list: each difference row unpacked into two scalars."""
+    n = P.shape[0]
+    out = np.zeros(n)
+    for i in range(1, n):
+        dx, dy = P[i] - P[i - 1]
+        out[i] = np.sqrt(dx * dx + dy * dy)
+    return out
+
+
+def spring_forces(P, k):
+    """Unpacked scalars feed a small array built from them, added into two rows."""
+    n = P.shape[0]
+    force = np.zeros((n, 2))
+    for i in range(1, n):
+        ex, ey = P[i] - P[i - 1]
+        length = np.sqrt(ex**2 + ey**2) + 1.0
+        f = np.array([k * ex / length, k * ey / length])
+        force[i - 1] -= f
+        force[i] += f
+    force[0] = force[-1] = 0, 0
+    return force
+
+
+def rows_of_three(T):
+    """Each row of an argument unpacked directly (a view's elements)."""
+    n = T.shape[0]
+    out = np.empty(n, dtype=T.dtype)
+    for i in range(n):
+        a, b, c = T[i]
+        out[i] = a * b - c
+    return out
+
+
+def swap_through_array(x):
+    """The whole value is read before any name is bound: u, v = np.array([v, u])."""
+    u = x[0]
+    v = x[1]
+    for i in range(x.shape[0]):
+        u, v = np.array([v + x[i], u])
+    return u - v
+
+
+def unpack_rows_2d(M):
+    """A 3-row matrix unpacked into three row views, and a computed one into rows."""
+    a, b, c = M
+    p, q = M[:2] * 2.0
+    return a + b * c, p - q
+
+
+def unpack_int_rows(A):
+    """Integer rows: the names keep the array's dtype."""
+    lo, hi = A[0], A[1]
+    s, t = A[:, 0] + 1
+    return hi - lo, s * t
+
+
+def store_displays(F, j):
+    """Tuple and list displays stored into rows, and chained into two rows."""
+    F[1] = 3, 4
+    F[2, :] = [1.5, 2]
+    F[0] = F[-1] = 0, 0
+    F[j][1] += 2.5
+    return F
+
+
+def _escape_steps(x, y, limit):
+    c = complex(x, y)
+    z = 0.0j
+    for step in range(limit):
+        z = z * z + c
+        if z.real * z.real + z.imag * z.imag > 4.0:
+            return step
+    return limit
+
+
+def escape_image(img, limit):
+    """A helper returning its loop counter from inside the loop, per pixel, into uint8."""
+    rows, cols = img.shape
+    for a in range(cols):
+        for b in range(rows):
+            img[b, a] = _escape_steps(-2.0 + 2.5 * a / cols, -1.2 + 2.4 * b / rows, limit)
+
+
+def _first_over(row, t):
+    for j in range(row.shape[0]):
+        if row[j] > t:
+            return row[j] * 2.0
+    return -1.0
+
+
+def first_over_per_row(M, t):
+    """A float value returned from a loop over a row view."""
+    out = np.zeros(M.shape[0])
+    for i in range(M.shape[0]):
+        out[i] = _first_over(M[i], t)
+    return out
+
+
+def _find_pair(M, t):
+    for i in range(M.shape[0]):
+        for j in range(M.shape[1]):
+            if M[i, j] > t:
+                return i * 100 + j
+    return -1
+
+
+def pair_search(M, T):
+    """A return from the inner of two loops leaves both."""
+    out = np.zeros(T.shape[0], dtype=np.int64)
+    for k in range(T.shape[0]):
+        out[k] = _find_pair(M, T[k])
+    return out
+
+
+def _halvings(v, floor):
+    count = 0
+    while True:
+        if v < floor:
+            return count
+        v = v / 2.0
+        count += 1
+
+
+def halvings(x):
+    """A return from a while loop, with no return after it."""
+    out = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = _halvings(x[i] * 1000.0, 1.0)
+    return out
+
+
+CASES = [
+    Case("segment_lengths", segment_lengths, lambda rng: (rng.random((9, 2)),)),
+    Case("spring_forces", spring_forces, lambda rng: (rng.random((12, 2)), 2.5)),
+    Case("rows_of_three", rows_of_three, lambda rng: (rng.random((7, 3)).astype(np.float32),), rtol=1e-6),
+    Case("swap_through_array", swap_through_array, lambda rng: (rng.random(6),)),
+    Case("unpack_rows_2d", unpack_rows_2d, lambda rng: (rng.random((3, 5)),)),
+    Case("unpack_int_rows", unpack_int_rows, lambda rng: (rng.integers(-9, 9, (2, 4)),)),
+    Case("store_displays", store_displays, lambda rng: (rng.random((6, 2)), 3)),
+    Case("escape_image", escape_image, lambda rng: (np.zeros((12, 10), np.uint8), 25)),
+    Case("first_over_per_row", first_over_per_row, lambda rng: (rng.random((7, 5)), 0.8)),
+    Case("pair_search", pair_search, lambda rng: (rng.random((6, 5)), np.array([0.5, 0.9, 0.99, 2.0]))),
+    Case("halvings", halvings, lambda rng: (rng.random(9),)),
+]

@@ -1,0 +1,78 @@
+"""Helpers that return from inside their loops (frontend/early_return.py): one return at the end,
+so they inline as value helpers; compared with Python on both targets, and an array returned from
+a loop refused at the helper's return."""
+
+from __future__ import annotations
+
+import ast
+import linecache
+
+import numpy as np
+import pytest
+from polyfuse.frontend.early_return import single_exit
+
+import polyfuse
+from polyfuse import UnsupportedError
+
+
+def _module(source: str) -> dict:
+    filename = f"<early-return-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace
+
+
+SOURCE = '''
+def count_below(row, t):
+    """Counts leading values under t."""
+    for j in range(row.shape[0]):
+        if row[j] >= t:
+            return j
+    return row.shape[0]
+
+def steps(v):
+    n = 0
+    while v > 1.0:
+        v = v / 3.0
+        n += 1
+        if n > 5:
+            return -n
+    return n
+
+def k(M, t):
+    out = np.zeros(M.shape[0], dtype=np.int64)
+    for i in range(M.shape[0]):
+        out[i] = count_below(M[i], t) + steps(M[i, 0] * 500.0)
+    return out
+
+def first_row(M, t):
+    for i in range(M.shape[0]):
+        if M[i, 0] > t:
+            return M[i]
+    return M[0]
+
+def bad(M, t):
+    return first_row(M, t) * 2.0
+'''
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_returns_from_loops_match_python(target):
+    ns = _module(SOURCE)
+    M = np.random.default_rng(3).random((9, 6))
+    for t in (0.2, 0.7, 1.5):
+        np.testing.assert_array_equal(polyfuse.kernel(ns["k"], target=target)(M, t), ns["k"](M, t))
+
+
+def test_an_array_returned_from_a_loop_is_refused_at_the_return():
+    ns = _module(SOURCE)
+    with pytest.raises(UnsupportedError) as err:
+        polyfuse.kernel(ns["bad"], target="python")(np.ones((3, 2)), 0.5)
+    first = str(err.value).splitlines()[0]
+    assert ":27:" in first and "return M[i]" in str(err.value)
+
+
+def test_helpers_without_returns_in_loops_are_left_alone():
+    body = ast.parse("def f(x):\n    if x > 0:\n        return 1\n    return 2\n").body[0].body
+    assert single_exit(body) is body
