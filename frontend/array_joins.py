@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arrays import JOINS, NP_NAME, UNKNOWN, JoinRules, Lowering, Sym, View, _store, const, leaf, smax
+from .arrays import JOINS, NP_NAME, UNKNOWN, JoinRules, Lowering, Sym, View, _store, const, leaf, smax, sym_of
 from .checker import module_of
 from .types import VType
 
@@ -164,9 +164,14 @@ def tile_of(lw: Lowering, node: ast.Call) -> Join:
     a = lw.listed(given, None, "np.tile() of a list") if isinstance(given, (ast.List, ast.Tuple)) else lw.value(given)
     items = reps_node.elts if isinstance(reps_node, (ast.Tuple, ast.List)) else [reps_node]
     counts = [_int(i) for i in items]
+    if counts and None in counts and not any(c is not None and c < 0 for c in counts):
+        spread = _tile_spread(lw, node, a, items, counts)
+        if spread is not None:
+            return spread
     if not counts or any(c is None or c < 0 for c in counts):
         raise lw.error(reps_node, "np.tile() repetitions must be non-negative integer constants (or a tuple of "
-                       "them)", "np.tile")
+                       "them); a size (np.tile(x, (n, 1))) only along a new leading axis or one of extent 1, "
+                       "with 1 along the others", "np.tile")
     reps = [1] * (a.rank - len(counts)) + [c for c in counts if c is not None]
     rank = len(reps)
     x = _placed(lw, a, rank, list(range(rank - a.rank, rank)))
@@ -179,6 +184,29 @@ def tile_of(lw: Lowering, node: ast.Call) -> Join:
     extents = tuple(e if r == 1 else n.scale(r) for e, n, r in zip(x.extents, lengths, reps))
     vtype = _numpy_type(lw, node, lambda x: np.tile(x, reps), [x])
     return Join((x,) * len(offsets), offsets, extents, vtype)
+
+
+def _tile_spread(lw: Lowering, node: ast.Call, a: View, items: list[ast.expr], counts: list[int | None]) -> Join | None:
+    """``np.tile(x, (n, 1))`` with repetitions that are sizes: where every repetition other than
+    a constant 1 falls on an axis of extent 1 (a new leading one), the tile is ``x`` broadcast
+    along those axes, one piece (each count assumed non-negative, checked per call); None for
+    any other tile."""
+    rank = max(len(items), a.rank)
+    given = [const(c) if c is not None else sym_of(i) for c, i in zip(counts, items)]
+    reps = [const(1)] * (rank - len(items)) + given
+    x = _placed(lw, a, rank, list(range(rank - a.rank, rank)))
+    spread = [d for d, r in enumerate(reps) if not r.is_const(1)]
+    if not all(x.extents[d].is_const(1) and lw.assumable(f"{reps[d].text} >= 0") for d in spread):
+        return None
+    for d in spread:
+        lw.require(f"{reps[d].text} >= 0")
+    extents = tuple(reps[d] if d in spread else e for d, e in enumerate(x.extents))
+
+    def element(idx: tuple[Sym, ...]) -> ast.expr:
+        return x.element(tuple(const(0) if d in spread else k for d, k in enumerate(idx)))
+
+    vtype = _numpy_type(lw, node, lambda v: np.tile(v, (1,) * rank), [x])
+    return Join((View(extents, x.vtype, element),), (tuple(const(0) for _ in extents),), extents, vtype)
 
 
 def repeat_value(lw: Lowering, node: ast.Call, a: View, rest: list[ast.expr]) -> View:

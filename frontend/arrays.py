@@ -63,7 +63,7 @@ _DTYPES = FLOATS + INTS + ("bool",) + COMPLEX  # dtypes of kernel arrays
 #: np.linalg calls that return several values, and NumPy's names for them (slogdet's are fields too)
 LINALG_TUPLES = {"slogdet": ("sign", "logabsdet"), "lstsq": ("x", "residuals", "rank", "s")}
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
-               "mean": "mean"}
+               "mean": "mean", "all": "all", "any": "any"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
 _REFUSED = {
     **dict.fromkeys(("argsort", "sort"), "its result is a sorted order; write the loop"),
@@ -3058,7 +3058,7 @@ class Lowering:
         options = dict(options if options is not None else _keywords(self, node))
         if extra:
             options.setdefault("axis", extra[0])
-        allowed = {"axis", "keepdims"} | ({"initial"} if kind != "mean" else set())
+        allowed = {"axis", "keepdims"} | ({"initial"} if kind not in ("mean", "all", "any") else set())
         unknown = set(options) - allowed
         if unknown or len(extra) > 1:
             raise self.error(node, f"np.{kind}() with arguments other than {', '.join(sorted(allowed))}",
@@ -3069,13 +3069,14 @@ class Lowering:
             raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
                              "float64/int64 array there); multiply by an array or write the loop", "reduction")
         if x.vtype.dtype == "bool" and kind in ("max", "min"):
-            raise self.error(node, f"np.{kind}() of a boolean array; use np.any/np.all semantics with a loop",
-                             "reduction")
+            raise self.error(node, f"np.{kind}() of a boolean array; use np.any or np.all", "reduction")
         keepdims = _bool_const(options.get("keepdims"))
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
         axes = self.reduced_axes(options.get("axis"), x.rank)
         dtype = self.reduced_dtype(node, kind, x, options.get("initial"))
+        if kind in ("all", "any") and x.vtype.dtype != "bool":  # np.all/np.any reduce each element's truth
+            x = self.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], VType("bool", False))
         initial = options.get("initial")
         if set(axes) != set(range(x.rank)):
             return self.axis_reduction(node, kind, x, axes, keepdims, dtype, initial)
@@ -3119,6 +3120,8 @@ class Lowering:
         a product can overflow or underflow where NumPy's does not (2.0, 0.5, 2.0, ... gave inf)."""
         if kind in ("max", "min"):
             return _extreme(kind == "max", acc, value)
+        if kind in ("all", "any"):  # value is already a bool (truth); and/or need no order
+            return ast.BinOp(acc, ast.BitAnd() if kind == "all" else ast.BitOr(), value)
         update = ast.BinOp(acc, ast.Mult() if kind == "prod" else ast.Add(), value)
         return reassociable(update) if reassoc and kind != "prod" else update
 
@@ -3128,9 +3131,11 @@ class Lowering:
             value = initial
         elif kind in ("max", "min"):
             return first
+        elif kind in ("all", "any"):
+            value = ast.Constant(kind == "all")
         else:
             value = ast.Constant(1 if kind == "prod" else 0.0 if kind == "mean" else 0)
-        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if dtype == "bool" else dtype, ast.Load())
         return ast.Call(cast, [value], [])  # numpy converts initial= to the result dtype first
 
     def full_reduction(self, kind: str, x: View, dtype: str, initial: ast.expr | None = None) -> View:

@@ -291,8 +291,10 @@ class Lifter:
             return "int64"
         if isinstance(node, ast.Name) and node.id == "complex":
             return "complex128"
+        if isinstance(node, ast.Name) and node.id == "bool":
+            return "bool"
         raise self.error(node, f"dtype {ast.unparse(node)!r}; use np.float64, np.float32, np.int8 ... np.int64, "
-                         "np.uint8 ... np.uint64 or np.bool")
+                         "np.uint8 ... np.uint64, np.bool, float, int, complex or bool")
 
     def add_statement(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
                       lifter: ExpressionLifter) -> StmtNode:

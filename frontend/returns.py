@@ -50,9 +50,6 @@ def _lift_scalar(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) 
     """``__return<k>[()] = value`` as a top-level statement of the kernel."""
     expressions = lifter.expressions(scope)
     converted = expressions.convert(value)
-    if converted.dtype == "bool":
-        raise lifter.error(value, "return of a bool (a comparison); return an int or float instead",
-                           "return of a bool")
     name = f"{RESULT_PREFIX}{sum(1 for a in lifter.arrays if a.startswith(RESULT_PREFIX))}"
     lifter.arrays[name] = ArrayInfo(name, converted.dtype, (), "result")
     target = ast.Subscript(ast.Name(name, ast.Load()), ast.Tuple([], ast.Load()), ast.Store())
@@ -61,7 +58,7 @@ def _lift_scalar(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) 
     nodes.append(lifter.add_statement(node, target, converted, scope, expressions))
     if converted.weak:
         pytype = "complex" if converted.dtype.startswith("complex") else \
-            "float" if converted.dtype.startswith("float") else "int"
+            "float" if converted.dtype.startswith("float") else "pybool" if converted.dtype == "bool" else "int"
     else:
         pytype = converted.dtype
     return Returned("scalar", name, pytype)

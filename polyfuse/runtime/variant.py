@@ -184,7 +184,7 @@ def returned(spec: ReturnValue, values: dict[str, Any], views: dict[int, ViewGeo
     return _PYTHON_SCALARS[spec.pytype](element) if spec.pytype in _PYTHON_SCALARS else element
 
 
-_PYTHON_SCALARS: dict[str, Callable[[Any], Any]] = {"float": float, "int": int, "complex": complex}
+_PYTHON_SCALARS: dict[str, Callable[[Any], Any]] = {"float": float, "int": int, "complex": complex, "pybool": bool}
 _SIZE_TEXTS: dict[str, Any] = {}  # compiled size texts of returned views
 
 

@@ -1,6 +1,7 @@
 """Constructs third-party NumPy programs use that polyfuse refused: unpacking an array value
 into names, tuple displays stored into rows, chained stores of a constant display, helpers
-that return from inside their loops.
+that return from inside their loops, np.all/np.any and returned bools, dtype=bool,
+np.tile by a size along new axes.
 
 Written for these tests (none is copied from a third-party program).
 """
@@ -143,6 +144,41 @@ def halvings(x):
     return out
 
 
+def all_rows_match(db, mask):
+    """A data-dependent if on (a == f(a, row)).all(), per row of a bool array, dtype=bool."""
+    out = np.zeros(db.shape[0], dtype=bool)
+    for i in range(db.shape[0]):
+        row = db[i, 1:]
+        if (mask == np.bitwise_and(mask, row)).all():
+            if db[i, 0]:
+                out[i] = True
+    return out
+
+
+def truth_reductions(x, y):
+    """np.all/np.any in every form: full, axis, negative axis, keepdims, the methods, of floats."""
+    close = np.abs(x - y) < 0.5
+    return (np.all(close), close.any(), np.any(x > y, axis=0), (x != y).all(axis=-1),
+            np.all(x, axis=(0, 1), keepdims=True), x.any())
+
+
+def returned_comparisons(x, t, n):
+    """Bools returned: of numpy values an np.bool_, of Python numbers a bool."""
+    return x[0] > t, n > 3, (x > t).any()
+
+
+def pair_differences(x):
+    """np.tile by a size along a new leading axis, then minus its transpose."""
+    n = len(x)
+    grid = np.tile(x, (n, 1))
+    return grid - grid.T
+
+
+def tiled_columns(x, m):
+    """np.tile by an integer argument along an axis of extent 1 and a constant along a new one."""
+    return np.tile(x[:, None], (1, m)) * 2.0, np.tile(x, (m, 2, 1)).sum(axis=1)
+
+
 CASES = [
     Case("segment_lengths", segment_lengths, lambda rng: (rng.random((9, 2)),)),
     Case("spring_forces", spring_forces, lambda rng: (rng.random((12, 2)), 2.5)),
@@ -155,4 +191,10 @@ CASES = [
     Case("first_over_per_row", first_over_per_row, lambda rng: (rng.random((7, 5)), 0.8)),
     Case("pair_search", pair_search, lambda rng: (rng.random((6, 5)), np.array([0.5, 0.9, 0.99, 2.0]))),
     Case("halvings", halvings, lambda rng: (rng.random(9),)),
+    Case("all_rows_match", all_rows_match,
+         lambda rng: (rng.integers(0, 2, (40, 4)).astype(bool), np.array([1, 0, 1]))),
+    Case("truth_reductions", truth_reductions, lambda rng: (rng.random((3, 4, 2)), rng.random((3, 4, 2)))),
+    Case("returned_comparisons", returned_comparisons, lambda rng: (rng.random(4), 0.5, 5)),
+    Case("pair_differences", pair_differences, lambda rng: (rng.random(7),)),
+    Case("tiled_columns", tiled_columns, lambda rng: (rng.random(5), 3)),
 ]

@@ -339,10 +339,6 @@ def return_in_if(n, x):
     x[0] = 1.0
 
 
-def returns_bool(x):
-    return x[0] > 1.0
-
-
 def zero_d(x):
     t = np.zeros(())
     return t
@@ -369,7 +365,6 @@ def like_of_scalar(x):
     (like_of_scalar, (np.zeros(3),), "is not an array argument or local array"),
     (early_return, (np.zeros(3),), "return inside a loop or if"),
     (return_in_if, (3, np.zeros(3)), "return inside a loop or if"),
-    (returns_bool, (np.zeros(3),), "return of a bool"),
     (zero_d, (np.zeros(3),), "0-d array"),
     (full_bool, (np.zeros(3),), "bool"),
 ])
