@@ -1,4 +1,5 @@
-"""Unpacking an array value into names (part of ``frontend.arrays``' lowering).
+"""Unpacking an array value into names (part of ``frontend.arrays``' lowering), and
+``X, Y = np.meshgrid(x, y)``.
 
 ``dx, dy = pos[i] - pos[i - 1]`` binds each name to one element along the first axis, as
 Python's iteration of the array does: from a 1-d value each name is a scalar local (a NumPy
@@ -16,7 +17,7 @@ import ast
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .arrays import Lowering
+    from .arrays import Lowering, View
 
 
 def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt] | None:
@@ -27,7 +28,18 @@ def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -
     if isinstance(stmt.value, (ast.Tuple, ast.List)) or not all(isinstance(t, ast.Name) for t in target.elts):
         return None
     names = [t.id for t in target.elts if isinstance(t, ast.Name)]
+    grids = _meshgrid(lw, stmt.value)
+    if grids is not None:
+        if len(grids) != len(names):
+            raise lw.error(stmt, f"np.meshgrid() of {len(grids)} arrays unpacked into {len(names)} names (a "
+                           "ValueError in Python)", "np.meshgrid")
+        bound: list[ast.stmt] = []
+        for name, grid in zip(names, grids):
+            bound += lw.bind_name(_assign(name, stmt.value, stmt), name, grid)
+        return bound
     value = lw.value(stmt.value)
+    if value.rank == 0 and value.vtype.dtype == "unknown":
+        return None  # not a value the lowering knows (a call it leaves to the lifter, which refuses it)
     if value.rank == 0:
         raise lw.error(stmt, f"unpacking {ast.unparse(stmt.value)!r}, a scalar, into {len(names)} names (a "
                        "TypeError in Python)", "array unpacking")
@@ -61,6 +73,40 @@ def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -
         piece = ast.Subscript(stmt.value, ast.Constant(k), ast.Load())
         out += lw.bind_name(_assign(name, piece, stmt), name, View(value.extents[1:], value.vtype, row, value.base))
     return out
+
+
+def _meshgrid(lw: Lowering, value: ast.expr) -> list[View] | None:
+    """``np.meshgrid(x, y, ..., indexing='xy')`` of 1-d arrays: one View per input, the input
+    spread over the grid along its own axis (the first two axes swapped for 'xy', as NumPy
+    does); each is bound as a new array (NumPy's copy=True).  None for any other value."""
+    from .arrays import _is_numpy_call
+
+    if not _is_numpy_call(value, "meshgrid", lw.globals):
+        return None
+    options = {kw.arg: kw.value for kw in value.keywords}
+    indexing = options.pop("indexing", ast.Constant("xy"))
+    if options or not value.args or not (isinstance(indexing, ast.Constant) and indexing.value in ("xy", "ij")):
+        raise lw.error(value, "np.meshgrid() of arrays with indexing='xy' or 'ij' only (no sparse=, copy=)",
+                       "np.meshgrid")
+    inputs = [lw.value(a) for a in value.args]
+    if any(v.rank != 1 for v in inputs):
+        raise lw.error(value, "np.meshgrid() of other than 1-d arrays (NumPy flattens them)", "np.meshgrid")
+    axes = list(range(len(inputs)))
+    if indexing.value == "xy" and len(inputs) > 1:
+        axes[0], axes[1] = 1, 0
+    shape = tuple(inputs[axes.index(d)].extents[0] for d in range(len(inputs)))
+    lw.changed = True
+    return [_spread(shape, v, axis) for v, axis in zip(inputs, axes)]
+
+
+def _spread(shape: tuple, v: View, axis: int) -> View:
+    """``v`` (1-d) as an array of ``shape`` that varies along ``axis`` only."""
+    from .arrays import View
+
+    def element(idx: tuple) -> ast.expr:
+        return v.element((idx[axis],))
+
+    return View(shape, v.vtype, element)
 
 
 def _assign(name: str, value: ast.expr, like: ast.stmt) -> ast.Assign:

@@ -38,7 +38,7 @@ from .array_loops import range_loop
 from .checker import is_allocation, module_of, numpy_abs, reassociable
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decide, is_affine
-from .scalars import arity, is_supported, np_scalar_type
+from .scalars import arity, is_supported, module_constant, np_scalar_type
 from .source import KernelSource
 from .types import (
     BITWISE_UFUNCS,
@@ -431,6 +431,15 @@ class Lowering:
             return self.lower_assert(stmt)
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "fill" \
+                and module_of(call.func.value, self.globals) is None and len(call.args) == 1 and not call.keywords:
+            # x.fill(v): every element of x set to v, as x[...] = v stores it (cast to x's dtype)
+            target = ast.Subscript(call.func.value, ast.Constant(Ellipsis), ast.Store())
+            fill = ast.Assign([target], call.args[0])
+            _locate(fill, stmt)
+            self.any_changed = True
+            return self.lower_stmt(fill)
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed, self.here = [], False, stmt
             self.assignments += 1
@@ -1333,6 +1342,10 @@ class Lowering:
                 return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
         if node.attr in ("real", "imag") and module_of(node.value, self.globals) is None:
             return self.part(node, self.value(node.value))
+        module = module_of(node.value, self.globals)
+        number = module_constant(module, node.attr) if module is not None else None
+        if number is not None:  # np.inf, math.pi, cmath.infj: Python numbers (weak), as the lifter types them
+            return scalar(node, VType("complex128" if type(number) is complex else "float64", True))
         return scalar(node, UNKNOWN)
 
     def part(self, node: ast.Attribute, inner: View) -> View:
@@ -1719,6 +1732,11 @@ class Lowering:
     # ---- array calls: methods, np.transpose/clip/copy, ufuncs, ufunc.reduce -------------------
     def array_call(self, node: ast.Call, module: str | None, name: str) -> View | None:
         """The calls whose meaning on arrays differs from the scalar one (None: not one)."""
+        from .array_idioms import idiom_value  # it builds on this module
+
+        idiom = idiom_value(self, node, module, name)  # np.diff, np.roll, np.round, np.isclose, ...
+        if idiom is not None:
+            return idiom
         func = node.func
         if isinstance(func, ast.Attribute) and name == "reduce" and isinstance(func.value, ast.Attribute) \
                 and module_of(func.value.value, self.globals) == "np":
@@ -3065,6 +3083,15 @@ class Lowering:
                              "reduction")
         if x.rank == 0:
             raise self.error(node, f"np.{kind}() of a scalar", "reduction")
+        if x.vtype.weak and x.vtype.dtype in _DTYPES:  # np.where(c, 1, 0): NumPy's array of int64 (float64, ...)
+            cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if x.vtype.dtype == "bool" else x.vtype.dtype,
+                                 ast.Load())
+            weak_element = x.element
+
+            def strong(idx: tuple[Sym, ...]) -> ast.expr:
+                return ast.Call(copy.deepcopy(cast), [weak_element(idx)], [])
+
+            x = View(x.extents, VType(x.vtype.dtype, False), strong)
         if x.vtype.weak:
             raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
                              "float64/int64 array there); multiply by an array or write the loop", "reduction")

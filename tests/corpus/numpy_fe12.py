@@ -1,7 +1,9 @@
 """Constructs third-party NumPy programs use that polyfuse refused: unpacking an array value
 into names, tuple displays stored into rows, chained stores of a constant display, helpers
 that return from inside their loops, np.all/np.any and returned bools, dtype=bool,
-np.tile by a size along new axes.
+np.tile by a size along new axes, np.diff/np.roll/np.round/np.trace/np.diag/np.count_nonzero/
+np.ptp/np.isclose/np.allclose, reductions of np.where of Python numbers, x.fill(v), np.inf in
+array expressions, np.meshgrid.
 
 Written for these tests (none is copied from a third-party program).
 """
@@ -179,6 +181,63 @@ def tiled_columns(x, m):
     return np.tile(x[:, None], (1, m)) * 2.0, np.tile(x, (m, 2, 1)).sum(axis=1)
 
 
+def differences(x, b, k):
+    """np.diff along each axis, twice, of floats, bools and ints."""
+    return (np.diff(x), np.diff(x, axis=0), np.diff(x, n=2, axis=-1), np.diff(b[0]), np.diff(k, 1, 0),
+            np.diff(x[0]) / x[0, 1:])
+
+
+def rolled(x, v):
+    """np.roll by positive and negative constants along each axis, and of a vector; a periodic stencil."""
+    lap = np.roll(x, 1, axis=0) + np.roll(x, -1, axis=0) + np.roll(x, 2, axis=1) + np.roll(x, -3, axis=1) - 4 * x
+    return lap, np.roll(v, 3), np.roll(v, -1) - v, np.roll(v, 0)
+
+
+def rounded(x, f, k):
+    """np.round with decimals 0, positive and negative, of float64, float32 and ints; the method."""
+    return (np.round(x * 100.0), np.round(x, 2), np.around(x * 1000.0, -2), np.round(f * 10.0, 1),
+            x.round(1), np.round(k))
+
+
+def diagonals(A, v):
+    """np.trace, np.diag both ways, A.diagonal()."""
+    return np.trace(A), np.diag(A), np.diag(v) @ A, A.diagonal() * 2.0, np.trace(A[:, :3])
+
+
+def counts_and_spreads(x, k):
+    """np.count_nonzero (an np.int64), np.ptp full and per axis, sums of np.where of numbers."""
+    return (np.count_nonzero(x > 0.5), np.count_nonzero(k), np.ptp(x), np.ptp(x, axis=0), np.ptp(x, 1, keepdims=True),
+            np.sum(np.where(x > 0.5, 1, 0)), np.where(x < 0.2, 1.5, 0.0).sum(axis=1))
+
+
+def closeness(a, b):
+    """np.isclose with infinities and NaN (equal_nan both ways), np.allclose (a Python bool)."""
+    c = np.where(a > 0.8, np.inf, a)
+    d = np.where(b > 0.9, np.nan, b)
+    return (np.isclose(a, a + 1e-9), np.isclose(c, c), np.isclose(c, a), np.isclose(d, d),
+            np.isclose(d, d, equal_nan=True), np.allclose(a, b), np.allclose(a, a * (1 + 1e-7)),
+            np.isclose(a, b, rtol=0.5, atol=0.1))
+
+
+def filled(x, v):
+    """x.fill(v) of a local array, an argument's row and an int array (the value cast)."""
+    y = np.empty_like(x)
+    y.fill(3.0)
+    x[1].fill(v)
+    z = np.zeros((3, 2), dtype=np.int32)
+    z.fill(7)
+    return y + x, z
+
+
+def grids(x, y, z):
+    """np.meshgrid of two and three vectors, both indexings, and a write into one grid."""
+    X, Y = np.meshgrid(x, y)
+    P, Q, R = np.meshgrid(x, y, z, indexing="ij")
+    A, B, C = np.meshgrid(x, y, z)
+    X[0, 0] = 5.0
+    return X * Y + X, P + 2 * Q + 3 * R, A - B * C, Y
+
+
 CASES = [
     Case("segment_lengths", segment_lengths, lambda rng: (rng.random((9, 2)),)),
     Case("spring_forces", spring_forces, lambda rng: (rng.random((12, 2)), 2.5)),
@@ -197,4 +256,14 @@ CASES = [
     Case("returned_comparisons", returned_comparisons, lambda rng: (rng.random(4), 0.5, 5)),
     Case("pair_differences", pair_differences, lambda rng: (rng.random(7),)),
     Case("tiled_columns", tiled_columns, lambda rng: (rng.random(5), 3)),
+    Case("differences", differences, lambda rng: (rng.random((5, 6)), rng.random((3, 7)) > 0.5,
+                                                  rng.integers(-50, 50, (4, 3)).astype(np.int32))),
+    Case("rolled", rolled, lambda rng: (rng.random((6, 7)), rng.random(9))),
+    Case("rounded", rounded, lambda rng: (rng.random((4, 5)) * 10 - 5, (rng.random(6) * 10).astype(np.float32),
+                                          rng.integers(-9, 9, 5))),
+    Case("diagonals", diagonals, lambda rng: (rng.random((5, 5)), rng.random(5))),
+    Case("counts_and_spreads", counts_and_spreads, lambda rng: (rng.random((4, 6)), rng.integers(-2, 3, 9))),
+    Case("grids", grids, lambda rng: (rng.random(4), rng.random(3), rng.random(2))),
+    Case("filled", filled, lambda rng: (rng.random((3, 2)), 2.5)),
+    Case("closeness", closeness, lambda rng: (rng.random((3, 8)), rng.random((3, 8)))),
 ]

@@ -1,0 +1,283 @@
+"""NumPy calls with a static shape, lowered as views and formulas of the operations
+``frontend.arrays`` already has (part of its lowering):
+
+- ``np.diff(x, n=1, axis=-1)``: ``x[1:] - x[:-1]`` along the axis, ``n`` times (``!=`` for
+  bools, as NumPy); each extent is assumed at least ``n`` (checked per call).
+- ``np.roll(x, shift, axis=None)`` with a constant shift (``axis=None`` only of a vector):
+  element ``k`` along the axis is ``x``'s element ``(k - shift) mod n``, written as two affine
+  pieces chosen by ``k`` (the extent is assumed at least ``|shift|``, checked per call).
+- ``np.round(x, decimals=0)`` / ``np.around`` / ``x.round()`` of real arrays: NumPy's own
+  algorithm, ``rint(x * 10**d) / 10**d`` (``rint(x / 10**-d) * 10**-d`` for ``d < 0``, ``rint``
+  alone for 0); integer arrays with ``d >= 0`` are copied.
+- ``np.trace(A)``: the sum of ``A[i, i]`` over ``min`` of the extents (2-d, no offset).
+- ``np.diag(A)`` / ``np.diagonal(A)`` / ``A.diagonal()`` of a 2-d array: a copy of its main
+  diagonal; ``np.diag(v)`` of a vector: the square matrix with ``v`` on the diagonal, 0 elsewhere
+  (no ``k=``/``offset=``).
+- ``np.count_nonzero(x)``: the number of ``x != 0``, an ``np.int64`` (no ``axis=``).
+- ``np.ptp(x, axis=None, keepdims=False)``: ``max - min``.
+- ``np.isclose(a, b, rtol, atol, equal_nan)`` of arrays and ``np.allclose``: NumPy's test,
+  ``a == b`` or both finite and ``|a - b| <= atol + rtol * |b|`` (NaNs equal with
+  ``equal_nan=True``); ``allclose`` is ``bool(all(...))``.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .arrays import Lowering, View
+
+_NAMES = frozenset(("diff", "roll", "round", "around", "trace", "count_nonzero", "ptp", "isclose", "allclose",
+                    "diag", "diagonal"))
+
+
+def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> View | None:
+    """The value of one of the calls above; None for any other call (or a scalar operand)."""
+    if name not in _NAMES:
+        return None
+    func = node.func
+    if module == "np" and node.args:
+        operand, rest = node.args[0], list(node.args[1:])
+    elif module is None and isinstance(func, ast.Attribute) and name in ("round", "diagonal", "trace"):
+        operand, rest = func.value, list(node.args)
+    else:
+        return None
+    if name in ("isclose", "allclose"):
+        return _close(lw, node, name)
+    x = lw.value(operand)
+    if x.rank == 0:
+        return None
+    options = _options(lw, node, name, rest)
+    return {"diff": _diff, "roll": _roll, "round": _round, "around": _round, "trace": _trace,
+            "count_nonzero": _count, "ptp": _ptp, "diag": _diag, "diagonal": _diag}[name](lw, node, x, options)
+
+
+_POSITIONAL = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
+               "trace": (), "count_nonzero": (), "ptp": ("axis",), "diag": (), "diagonal": ()}
+_KEYWORDS = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
+             "trace": (), "count_nonzero": (), "ptp": ("axis", "keepdims"), "diag": (), "diagonal": ()}
+
+
+def _options(lw: Lowering, node: ast.Call, name: str, rest: list[ast.expr]) -> dict[str, ast.expr]:
+    if len(rest) > len(_POSITIONAL[name]):
+        raise lw.error(node, f"np.{name}() with more arguments than {', '.join(('a',) + _POSITIONAL[name])}",
+                       f"np.{name}")
+    given = dict(zip(_POSITIONAL[name], rest))
+    for kw in node.keywords:
+        if kw.arg not in _KEYWORDS[name] or kw.arg in given:
+            raise lw.error(kw.value if kw.arg else node, f"np.{name}() with {kw.arg}= is not supported",
+                           f"np.{name}")
+        given[str(kw.arg)] = kw.value
+    return given
+
+
+def _constant(lw: Lowering, node: ast.Call, options: dict[str, ast.expr], key: str, default: int | None,
+              what: str) -> int | None:
+    from .arrays import _int_const, _is_none
+
+    if key not in options or (default is None and _is_none(options[key])):
+        return default
+    value = _int_const(options[key])
+    if value is None:
+        raise lw.error(options[key], f"{what} must be an integer constant", what.split()[0])
+    return value
+
+
+def _axis(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr], default: int | None,
+          what: str) -> int | None:
+    axis = _constant(lw, node, options, "axis", default, f"{what} axis=")
+    if axis is None:
+        return None
+    if not -x.rank <= axis < x.rank:
+        raise lw.error(options.get("axis", node), f"{what}: axis {axis} is out of bounds for {x.rank}-d "
+                       "(an AxisError in NumPy)", what)
+    return axis % x.rank
+
+
+def _at_least(lw: Lowering, node: ast.Call, extent, count: int, what: str) -> None:
+    if extent.is_const():
+        if extent.const < count:
+            raise lw.error(node, f"{what} of an axis of {extent.const} elements (needs at least {count})", what)
+        return
+    if not lw.require(f"{extent.text} >= {count}"):
+        raise lw.error(node, f"{what}: cannot tell that the axis has at least {count} elements", what)
+
+
+def _diff(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
+    from .arrays import View, const
+    from .types import BOOL
+
+    n = _constant(lw, node, options, "n", 1, "np.diff() n=")
+    axis = _axis(lw, node, x, options, -1, "np.diff()")
+    assert n is not None and axis is not None
+    if n < 0:
+        raise lw.error(node, "np.diff() with n < 0 (a ValueError in NumPy)", "np.diff")
+    for _ in range(n):
+        _at_least(lw, node, x.extents[axis], 1, "np.diff()")
+        extents = tuple(e - const(1) if d == axis else e for d, e in enumerate(x.extents))
+
+        def later(idx, x=x):
+            return x.element(tuple(k + const(1) if d == axis else k for d, k in enumerate(idx)))
+
+        hi, lo = View(extents, x.vtype, later), View(extents, x.vtype, x.element)
+        if x.vtype.dtype == "bool":
+            x = lw.elementwise(lambda a, b: ast.Compare(a, [ast.NotEq()], [b]), [hi, lo], BOOL)
+        else:
+            x = lw.binop(node, ast.Sub(), hi, lo)
+    lw.changed = True
+    return View(x.extents, x.vtype, x.element)  # a new array, never a view
+
+
+def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
+    from .arrays import View, const
+
+    if "shift" not in options:
+        raise lw.error(node, "np.roll() needs a shift", "np.roll")
+    shift = _constant(lw, node, options, "shift", None, "np.roll() shift")
+    if shift is None:
+        raise lw.error(node, "np.roll() shift must be an integer constant", "np.roll")
+    axis = _axis(lw, node, x, options, None, "np.roll()")
+    if axis is None:
+        if x.rank != 1:
+            raise lw.error(node, f"np.roll() of a {x.rank}-d array without axis= (NumPy rolls it flattened; "
+                           "give axis=)", "np.roll")
+        axis = 0
+    lw.changed = True
+    if shift == 0:
+        return View(x.extents, x.vtype, x.element)
+    n = x.extents[axis]
+    _at_least(lw, node, n, abs(shift), "np.roll()")
+
+    def element(idx):
+        k = idx[axis]
+        at = [list(idx), list(idx)]
+        if shift > 0:  # k >= shift: k - shift, else k - shift + n
+            test = ast.Compare(k.node, [ast.GtE()], [ast.Constant(shift)])
+            at[0][axis], at[1][axis] = k - const(shift), k - const(shift) + n
+        else:  # k < n + shift: k - shift, else k - shift - n
+            test = ast.Compare(k.node, [ast.Lt()], [(n + const(shift)).node])
+            at[0][axis], at[1][axis] = k - const(shift), k - const(shift) - n
+        return ast.IfExp(test, x.element(tuple(at[0])), x.element(tuple(at[1])))
+
+    return View(x.extents, x.vtype, element)
+
+
+def _round(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
+    from .arrays import NP_NAME, View
+
+    decimals = _constant(lw, node, options, "decimals", 0, "np.round() decimals=")
+    assert decimals is not None
+    if x.vtype.is_complex or x.vtype.dtype == "bool":
+        raise lw.error(node, f"np.round() of a {x.vtype.dtype} array", "np.round")
+    lw.changed = True
+    if not x.vtype.is_float:
+        if decimals < 0:
+            raise lw.error(node, "np.round() of integers with decimals < 0", "np.round")
+        return View(x.extents, x.vtype, x.element)
+
+    def rint(v: ast.expr) -> ast.expr:
+        return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "rint", ast.Load()), [v], [])
+
+    if decimals == 0:
+        return lw.elementwise(rint, [x], x.vtype)
+    factor = ast.Constant(10.0 ** abs(decimals))  # a Python float (weak), as NumPy's own factor
+    first, then = (ast.Mult(), ast.Div()) if decimals > 0 else (ast.Div(), ast.Mult())
+    return lw.elementwise(lambda v: ast.BinOp(rint(ast.BinOp(v, first, factor)), then, copy.deepcopy(factor)),
+                          [x], x.vtype)
+
+
+def _trace(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
+    from .arrays import View, smin
+
+    if x.rank != 2:
+        raise lw.error(node, f"np.trace() of a {x.rank}-d array (only 2-d)", "np.trace")
+    diagonal = View((smin(x.extents[0], x.extents[1]),), x.vtype, lambda idx: x.element((idx[0], idx[0])))
+    return lw.reduction(node, "sum", diagonal, [], {})
+
+
+def _diag(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
+    from .arrays import NP_NAME, View, smin
+
+    lw.changed = True
+    if x.rank == 2:
+        return View((smin(x.extents[0], x.extents[1]),), x.vtype, lambda idx: x.element((idx[0], idx[0])))
+    if x.rank != 1 or isinstance(node.func, ast.Attribute) and node.func.attr == "diagonal":
+        raise lw.error(node, f"np.diag() of a {x.rank}-d array (NumPy takes 1-d or 2-d)", "np.diag")
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if x.vtype.dtype == "bool" else x.vtype.dtype,
+                         ast.Load())
+
+    def element(idx):
+        same = ast.Compare(idx[0].node, [ast.Eq()], [idx[1].node])
+        return ast.IfExp(same, x.element((idx[0],)), ast.Call(cast, [ast.Constant(0)], []))
+
+    return View((x.extents[0], x.extents[0]), x.vtype, element)
+
+
+def _truth(lw: Lowering, x: View) -> View:
+    from .types import BOOL
+
+    if x.vtype.dtype == "bool":
+        return x
+    return lw.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], BOOL)
+
+
+def _count(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
+    return lw.reduction(node, "sum", _truth(lw, x), [], {})  # an np.int64, as NumPy 2 returns it
+
+
+def _ptp(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
+    if x.vtype.dtype == "bool":
+        raise lw.error(node, "np.ptp() of a boolean array (NumPy refuses the subtraction)", "np.ptp")
+    largest = lw.reduction(node, "max", x, [], dict(options))
+    smallest = lw.reduction(node, "min", x, [], dict(options))
+    return lw.binop(node, ast.Sub(), largest, smallest)
+
+
+def _close(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    from .arrays import NP_NAME, _bool_const
+
+    given = dict(zip(("a", "b", "rtol", "atol", "equal_nan"), node.args))
+    for kw in node.keywords:
+        if kw.arg not in ("a", "b", "rtol", "atol", "equal_nan") or kw.arg in given:
+            raise lw.error(node, f"np.{name}() with {kw.arg}= is not supported", f"np.{name}")
+        given[str(kw.arg)] = kw.value
+    if "a" not in given or "b" not in given or len(node.args) > 5:
+        raise lw.error(node, f"np.{name}(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)", f"np.{name}")
+    a, b = lw.value(given["a"]), lw.value(given["b"])
+    if a.rank == 0 and b.rank == 0:
+        return None
+    if a.vtype.is_complex or b.vtype.is_complex:
+        raise lw.error(node, f"np.{name}() of complex values", f"np.{name}")
+    tolerances = [given.get("rtol", ast.Constant(1e-05)), given.get("atol", ast.Constant(1e-08))]
+    for t in tolerances:
+        if lw.value(t).rank:
+            raise lw.error(t, f"np.{name}() tolerances must be scalars", f"np.{name}")
+    equal_nan = _bool_const(given.get("equal_nan", ast.Constant(False)))
+    if equal_nan is None:
+        raise lw.error(node, f"np.{name}() equal_nan= must be True or False", f"np.{name}")
+
+    def np_call(fn: str, *args: ast.expr) -> ast.expr:
+        return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), fn, ast.Load()), list(args), [])
+
+    def A() -> ast.expr:
+        return copy.deepcopy(given["a"])
+
+    def B() -> ast.expr:
+        return copy.deepcopy(given["b"])
+
+    near = ast.Compare(np_call("abs", ast.BinOp(A(), ast.Sub(), B())), [ast.LtE()],
+                       [ast.BinOp(copy.deepcopy(tolerances[1]), ast.Add(),
+                                  ast.BinOp(copy.deepcopy(tolerances[0]), ast.Mult(), np_call("abs", B())))])
+    finite = ast.BinOp(np_call("isfinite", A()), ast.BitAnd(), np_call("isfinite", B()))
+    test: ast.expr = ast.BinOp(ast.Compare(A(), [ast.Eq()], [B()]), ast.BitOr(),
+                               ast.BinOp(finite, ast.BitAnd(), near))
+    if equal_nan:
+        test = ast.BinOp(test, ast.BitOr(), ast.BinOp(np_call("isnan", A()), ast.BitAnd(), np_call("isnan", B())))
+    if name == "allclose":
+        test = ast.Call(ast.Name("bool", ast.Load()), [np_call("all", test)], [])
+    for part in ast.walk(test):
+        if isinstance(part, (ast.expr, ast.stmt)):
+            ast.copy_location(part, node)
+    return lw.value(test)

@@ -1,0 +1,54 @@
+"""np.diff, np.roll, np.round, np.meshgrid and friends (frontend/array_idioms.py,
+frontend/array_unpack.py): the refusals, each an UnsupportedError at the call, and the calls
+refused (never a wrong result) when a call's sizes break what the kernel assumed."""
+
+from __future__ import annotations
+
+import linecache
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import ArgumentError, UnsupportedError
+
+
+def _kernel_from(body: str):
+    source = "def k(x, M, s):\n" + body
+    filename = f"<idioms-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["k"]
+
+
+ARGS = (np.arange(5.0), np.ones((3, 4)), 2)
+
+
+@pytest.mark.parametrize("body, words", [
+    ("    return np.roll(M, 1)\n", "without axis="),
+    ("    return np.roll(x, s)\n", "shift must be an integer constant"),
+    ("    return np.diff(x, n=-1)\n", "n < 0"),
+    ("    return np.diff(x, prepend=0.0)\n", "prepend= is not supported"),
+    ("    return np.round(x + 1j)\n", "np.round() of a complex128 array"),
+    ("    return np.diff(M, axis=2)\n", "axis 2 is out of bounds"),
+    ("    a, b = np.meshgrid(x, x, sparse=True)\n    return a\n", "no sparse="),
+    ("    a, b = np.meshgrid(x, x, x)\n    return a\n", "of 3 arrays unpacked into 2 names"),
+    ("    a, b = np.meshgrid(M, x)\n    return a\n", "other than 1-d arrays"),
+    ("    return np.isclose(x + 1j, x)\n", "complex values"),
+    ("    return np.trace(x)\n", "only 2-d"),
+])
+def test_refused_at_the_call(body, words):
+    with pytest.raises(UnsupportedError) as err:
+        polyfuse.kernel(_kernel_from(body), target="python")(*ARGS)
+    assert ":2:" in str(err.value).splitlines()[0]
+    assert words in str(err.value)
+
+
+def test_sizes_too_small_for_a_roll_or_diff_are_refused_per_call():
+    for body in ("    return np.roll(x, 3)\n", "    return np.diff(x, n=2)\n"):
+        kernel = polyfuse.kernel(_kernel_from(body), target="python")
+        fn = kernel.py_func
+        np.testing.assert_allclose(kernel(*ARGS), fn(*ARGS))
+        with pytest.raises((ArgumentError, UnsupportedError)):  # refused, never a wrong roll
+            kernel(np.arange(1.0), *ARGS[1:])
