@@ -582,11 +582,11 @@ class Lowering:
             if not isinstance(elt, ast.Name):
                 assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
                 lowered = self.lower_stmt(assign)
-                if len(lowered) == 1 and lowered[0] is assign:  # no NumPy in it: return it as written
-                    values.append(elt)
+                if len(lowered) == 1 and lowered[0] is assign and not is_allocation(elt, self.globals):
+                    values.append(elt)  # no NumPy in it: return it as written
                     continue
                 before.extend(lowered)
-                changed = True
+                changed = self.any_changed = True  # (return np.zeros(n): a local array, returned)
             entry = self.lookup(elt) if isinstance(elt, ast.Name) else self.names.get(name)  # refuses a dead one
             view = self.argument_view(entry.view) if entry is not None and entry.kind == "view" else None
             if view is not None:  # a view of an argument: returned as the view itself, as NumPy does
@@ -727,6 +727,13 @@ class Lowering:
         if into is not None:  # C[:] = A @ B sums into C, out[:] = np.concatenate(...) is stored piece by piece
             return into
         if isinstance(stmt.value, (ast.Tuple, ast.List)) and view.rank:  # x[i] = 0, 0: NumPy's array of the values
+            if view.vtype.dtype in INTS:  # NumPy converts the display with the target's dtype: out of range raises
+                info = np.iinfo(view.vtype.dtype)
+                for item in stmt.value.elts:
+                    number = _int_const(item)
+                    if number is not None and not info.min <= number <= info.max:
+                        raise self.error(item, f"{number} stored into {view.vtype.dtype} array {view.base!r} (an "
+                                         "OverflowError in NumPy)", "integer overflow")
             value = self.listed(stmt.value, None, "assigning")
         else:
             value = self.value(stmt.value)
@@ -1680,6 +1687,9 @@ class Lowering:
         if module == "np" and name == "where" and len(args) == 3:
             return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
                                 promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
+        if module == "np" and name == "where" and len(args) == 1 and args[0].rank:
+            raise self.error(node, "np.where(condition) with one argument is np.nonzero: its result has a "
+                             "data-dependent shape (np.where(c, a, b) is supported)", "array call")
         if any(a.rank for a in args):
             scalar_type = getattr(np, name, None) if module == "np" else None
             if len(args) == 1 and isinstance(scalar_type, type) and issubclass(scalar_type, np.generic):
@@ -1741,6 +1751,9 @@ class Lowering:
         if isinstance(func, ast.Attribute) and name == "reduce" and isinstance(func.value, ast.Attribute) \
                 and module_of(func.value.value, self.globals) == "np":
             return self.ufunc_reduce(node, func.value.attr)
+        if isinstance(func, ast.Attribute) and name == "accumulate" and isinstance(func.value, ast.Attribute) \
+                and module_of(func.value.value, self.globals) == "np":
+            return self.ufunc_accumulate(node, func.value.attr)
         if isinstance(func, ast.Attribute) and name == "outer" and isinstance(func.value, ast.Attribute) \
                 and module_of(func.value.value, self.globals) == "np":
             return self.ufunc_outer(node, func.value.attr)
@@ -3067,6 +3080,21 @@ class Lowering:
             options["axis"] = ast.Constant(0)
         return self.reduction(node, kind, x, list(node.args[1:]), options)
 
+    def ufunc_accumulate(self, node: ast.Call, ufunc: str) -> View:
+        """``np.maximum.accumulate(x, axis=0)`` (and minimum, add, multiply): the running max
+        (min, sum, product) along the axis, in order, as np.cumsum runs (default axis 0, as the
+        ufunc method has; no ``dtype=``/``out=``)."""
+        kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}.get(ufunc)
+        if kind is None or not node.args or len(node.args) > 2:
+            raise self.error(node, f"np.{ufunc}.accumulate() is not supported; use np.add, np.multiply, "
+                             "np.maximum or np.minimum of an array and an axis", "running reduction")
+        x = self.value(node.args[0])
+        if x.vtype.dtype == "bool" and kind in ("max", "min"):
+            raise self.error(node, f"np.{ufunc}.accumulate() of a boolean array", "running reduction")
+        if not node.args[1:] and not any(kw.arg == "axis" for kw in node.keywords):
+            node = ast.Call(node.func, node.args, node.keywords + [ast.keyword("axis", ast.Constant(0))])
+        return self.running(node, kind, x, list(node.args[1:]))
+
     # ---- reductions ------------------------------------------------------------------------
     def reduction(self, node: ast.Call, kind: str, x: View, extra: list[ast.expr],
                   options: dict[str, ast.expr] | None = None) -> View:
@@ -3076,7 +3104,8 @@ class Lowering:
         options = dict(options if options is not None else _keywords(self, node))
         if extra:
             options.setdefault("axis", extra[0])
-        allowed = {"axis", "keepdims"} | ({"initial"} if kind not in ("mean", "all", "any") else set())
+        allowed = {"axis", "keepdims"} | ({"initial"} if kind not in ("mean", "all", "any") else set()) \
+            | ({"dtype"} if kind in ("sum", "prod", "mean") else set())
         unknown = set(options) - allowed
         if unknown or len(extra) > 1:
             raise self.error(node, f"np.{kind}() with arguments other than {', '.join(sorted(allowed))}",
@@ -3101,7 +3130,21 @@ class Lowering:
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
         axes = self.reduced_axes(options.get("axis"), x.rank)
+        wanted = _dtype_of(options["dtype"], self.globals) if not _is_none(options.get("dtype")) else None
+        if "dtype" in options and not _is_none(options["dtype"]) and (wanted not in _DTYPES or wanted == "bool"):
+            raise self.error(options["dtype"], f"np.{kind}() with dtype {ast.unparse(options['dtype'])!r}",
+                             "reduction")
+        if wanted is not None:  # dtype=: each element converted to it, and the result of it, as NumPy does
+            cast_to = ast.Attribute(ast.Name(NP_NAME, ast.Load()), wanted, ast.Load())
+            given_element = x.element
+
+            def converted(idx: tuple[Sym, ...]) -> ast.expr:
+                return ast.Call(copy.deepcopy(cast_to), [given_element(idx)], [])
+
+            x = View(x.extents, VType(wanted, False), converted)
         dtype = self.reduced_dtype(node, kind, x, options.get("initial"))
+        if wanted is not None:
+            dtype = wanted
         if kind in ("all", "any") and x.vtype.dtype != "bool":  # np.all/np.any reduce each element's truth
             x = self.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], VType("bool", False))
         initial = options.get("initial")

@@ -3,7 +3,8 @@ into names, tuple displays stored into rows, chained stores of a constant displa
 that return from inside their loops, np.all/np.any and returned bools, dtype=bool,
 np.tile by a size along new axes, np.diff/np.roll/np.round/np.trace/np.diag/np.count_nonzero/
 np.ptp/np.isclose/np.allclose, reductions of np.where of Python numbers, x.fill(v), np.inf in
-array expressions, np.meshgrid.
+array expressions, np.meshgrid, returned allocations, dtype= of reductions,
+np.maximum.accumulate and friends.
 
 Written for these tests (none is copied from a third-party program).
 """
@@ -238,6 +239,19 @@ def grids(x, y, z):
     return X * Y + X, P + 2 * Q + 3 * R, A - B * C, Y
 
 
+def returned_allocations(x, k):
+    """Allocations returned directly, with and without dtype=, beside reductions with dtype=."""
+    return (np.ones_like(x, dtype=np.int32), np.zeros(x.shape[0]), np.full_like(x, 2.5),
+            np.sum(k, dtype=np.int8), k.prod(dtype=np.int64), np.mean(x, axis=0, dtype=np.float32),
+            np.sum(x, axis=1, dtype=float))
+
+
+def running_extremes(x, A, k):
+    """np.maximum/minimum/add/multiply.accumulate, default axis 0 and given, of floats and ints."""
+    return (np.maximum.accumulate(x), np.minimum.accumulate(A, axis=1), np.maximum.accumulate(A),
+            np.add.accumulate(A, 1), np.maximum.accumulate(k), np.multiply.accumulate(k[:4]))
+
+
 CASES = [
     Case("segment_lengths", segment_lengths, lambda rng: (rng.random((9, 2)),)),
     Case("spring_forces", spring_forces, lambda rng: (rng.random((12, 2)), 2.5)),
@@ -263,6 +277,10 @@ CASES = [
                                           rng.integers(-9, 9, 5))),
     Case("diagonals", diagonals, lambda rng: (rng.random((5, 5)), rng.random(5))),
     Case("counts_and_spreads", counts_and_spreads, lambda rng: (rng.random((4, 6)), rng.integers(-2, 3, 9))),
+    Case("returned_allocations", returned_allocations,
+         lambda rng: (rng.random((3, 4)), rng.integers(-5, 5, (3, 4)).astype(np.int16)), rtol=1e-6),
+    Case("running_extremes", running_extremes,
+         lambda rng: (rng.random(7), rng.random((4, 5)), rng.integers(-5, 5, 8).astype(np.int32))),
     Case("grids", grids, lambda rng: (rng.random(4), rng.random(3), rng.random(2))),
     Case("filled", filled, lambda rng: (rng.random((3, 2)), 2.5)),
     Case("closeness", closeness, lambda rng: (rng.random((3, 8)), rng.random((3, 8)))),

@@ -37,11 +37,16 @@ ARGS = (np.arange(5.0), np.ones((3, 4)), 2)
     ("    a, b = np.meshgrid(M, x)\n    return a\n", "other than 1-d arrays"),
     ("    return np.isclose(x + 1j, x)\n", "complex values"),
     ("    return np.trace(x)\n", "only 2-d"),
+    ("    return np.where(x > 1.0)\n", "data-dependent shape"),
+    ("    return np.maximum.accumulate(x > 1.0)\n", "of a boolean array"),
+    ("    return np.sum(x, dtype=bool)\n", "with dtype 'bool'"),
+    ("    y = np.zeros((2, 2), dtype=np.int8)\n    y[0] = 300, 4\n    return y\n", "OverflowError"),
 ])
 def test_refused_at_the_call(body, words):
     with pytest.raises(UnsupportedError) as err:
         polyfuse.kernel(_kernel_from(body), target="python")(*ARGS)
-    assert ":2:" in str(err.value).splitlines()[0]
+    line = 3 if "300" in body else 2
+    assert f":{line}:" in str(err.value).splitlines()[0]
     assert words in str(err.value)
 
 
