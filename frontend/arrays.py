@@ -2096,13 +2096,22 @@ class Lowering:
 
     def arg_extreme(self, node: ast.Call, maximum: bool, x: View, rest: list[ast.expr]) -> View:
         """``np.argmin(x)`` / ``np.argmax(x)`` over the whole array: the flat (C order) index of
-        the first smallest / largest element, or of the first NaN, as NumPy returns (an int64).
-        ``axis=`` is refused; an empty array gives 0 where NumPy raises ValueError."""
+        the first smallest / largest element, or of the first NaN, as NumPy returns (an int64);
+        with ``axis=`` the positions along that axis (``arg_extreme_along``).  An empty array
+        gives 0 where NumPy raises ValueError."""
         what = "argmax" if maximum else "argmin"
-        if rest or any(kw.arg != "axis" or not _is_none(kw.value) for kw in node.keywords):
-            raise self.error(node, f"np.{what}() with axis= (only the flat index of the whole array)", what)
+        given = dict(zip(("axis",), rest))
+        for kw in node.keywords:
+            if kw.arg != "axis" or "axis" in given:
+                raise self.error(node, f"np.{what}() with arguments other than axis=", what)
+            given["axis"] = kw.value
+        if len(rest) > 1:
+            raise self.error(node, f"np.{what}() with arguments other than axis=", what)
         if x.vtype.is_complex:
             raise self.error(node, f"np.{what}() of a complex array", what)
+        if not _is_none(given.get("axis")):
+            (axis,) = self.reduced_axes(given["axis"], x.rank)
+            return self.arg_extreme_along(node, maximum, x, axis)
         best, position = self.fresh("best"), self.fresh("at")
         zeros = tuple(const(0) for _ in x.extents)
         self.pre.append(ast.Assign([ast.Name(best, ast.Store())], x.element(zeros)))
@@ -2120,6 +2129,43 @@ class Lowering:
         self.note_scalar(best, VType(x.vtype.dtype, False))
         self.note_scalar(position, VType("int64", False))
         return scalar(ast.Name(position, ast.Load()), VType("int64", False))
+
+    def arg_extreme_along(self, node: ast.Call, maximum: bool, x: View, axis: int) -> View:
+        """``np.argmax(x, axis=k)``: per index of the other axes, the position along ``k`` of the
+        first largest (smallest) element or of the first NaN, as NumPy returns (int64).  The axis
+        must not be empty (NumPy raises ValueError; assumed, checked per call)."""
+        what = "argmax" if maximum else "argmin"
+        extent = x.extents[axis]
+        if not (extent.is_const() and extent.const >= 1) and not self.require(f"{extent.text} >= 1"):
+            raise self.error(node, f"np.{what}() along an axis that may be empty (a ValueError in NumPy)", what)
+        if extent.is_const() and extent.const < 1:
+            raise self.error(node, f"np.{what}() along an empty axis (a ValueError in NumPy)", what)
+        kept = tuple(e for d, e in enumerate(x.extents) if d != axis)
+        best_name, at_name = self.fresh("best"), self.fresh("at")
+        self.allocate(best_name, kept, x.vtype.dtype)
+        self.allocate(at_name, kept, "int64")
+        best, at = leaf(best_name, kept, x.vtype.dtype), leaf(at_name, kept, "int64")
+        int64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load())
+
+        def row(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            first = k[:axis] + (const(0),) + k[axis:]
+            stmts: list[ast.stmt] = [ast.Assign([_store(best.element(k))], x.element(first)),
+                                     ast.Assign([_store(at.element(k))], ast.Call(copy.deepcopy(int64),
+                                                                                  [ast.Constant(0)], []))]
+
+            def step(r: tuple[Sym, ...]) -> list[ast.stmt]:
+                v, b = ast.unparse(x.element(k[:axis] + r + k[axis:])), ast.unparse(best.element(k))
+                better = ast.parse(f"({v}) {'>' if maximum else '<'} ({b}) or (({v}) != ({v}) and ({b}) == ({b}))",
+                                   mode="eval").body
+                return [ast.If(better, [ast.Assign([_store(best.element(k))], x.element(k[:axis] + r + k[axis:])),
+                                        ast.Assign([_store(at.element(k))],
+                                                   ast.Call(copy.deepcopy(int64), [r[0].node], []))], [])]
+
+            return stmts + self.nest((extent,), step)
+
+        self.pre.extend(self.nest(kept, row))
+        self.changed = True
+        return at
 
     def masked_read(self, node: ast.expr) -> tuple[View, View] | None:
         """``(x, mask)`` when ``node`` is ``x[mask]`` with a boolean array ``mask`` of ``x``'s shape

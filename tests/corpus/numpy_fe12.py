@@ -4,7 +4,7 @@ that return from inside their loops, np.all/np.any and returned bools, dtype=boo
 np.tile by a size along new axes, np.diff/np.roll/np.round/np.trace/np.diag/np.count_nonzero/
 np.ptp/np.isclose/np.allclose, reductions of np.where of Python numbers, x.fill(v), np.inf in
 array expressions, np.meshgrid, returned allocations, dtype= of reductions,
-np.maximum.accumulate and friends.
+np.maximum.accumulate and friends, np.argmax/argmin with axis=.
 
 Written for these tests (none is copied from a third-party program).
 """
@@ -252,6 +252,14 @@ def running_extremes(x, A, k):
             np.add.accumulate(A, 1), np.maximum.accumulate(k), np.multiply.accumulate(k[:4]))
 
 
+def positions(A, k):
+    """np.argmax/argmin along an axis (also negative, the methods, of ints, bools and with NaN)."""
+    B = A.copy()
+    B[1, 2] = np.nan
+    return (np.argmax(A, axis=1), np.argmin(A, axis=0), A.argmax(axis=-1), np.argmax(B, axis=1),
+            np.argmin(B, 0), np.argmax(k, axis=0), np.argmin(k == 1, axis=1))
+
+
 CASES = [
     Case("segment_lengths", segment_lengths, lambda rng: (rng.random((9, 2)),)),
     Case("spring_forces", spring_forces, lambda rng: (rng.random((12, 2)), 2.5)),
@@ -281,6 +289,7 @@ CASES = [
          lambda rng: (rng.random((3, 4)), rng.integers(-5, 5, (3, 4)).astype(np.int16)), rtol=1e-6),
     Case("running_extremes", running_extremes,
          lambda rng: (rng.random(7), rng.random((4, 5)), rng.integers(-5, 5, 8).astype(np.int32))),
+    Case("positions", positions, lambda rng: (rng.random((4, 5)), rng.integers(0, 3, (4, 5)))),
     Case("grids", grids, lambda rng: (rng.random(4), rng.random(3), rng.random(2))),
     Case("filled", filled, lambda rng: (rng.random((3, 2)), 2.5)),
     Case("closeness", closeness, lambda rng: (rng.random((3, 8)), rng.random((3, 8)))),
