@@ -431,6 +431,18 @@ class Lowering:
             return self.lower_assert(stmt)
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and stmt.value.args \
+                and isinstance(stmt.value.args[0], ast.ListComp):
+            from .array_comprehension import comprehension_stmts  # it builds on this module
+
+            made = comprehension_stmts(self, stmt)  # x = np.array([f(v) for v in X]): a loop nest
+            if made is not None:
+                self.any_changed = True
+                lowered = [s for new in made[0] for s in self.lower_stmt(new)]
+                if made[1] in self.names:
+                    raise self.error(stmt.value, "np.array() of a list comprehension whose elements are arrays "
+                                     "(only scalar elements)", "list comprehension")
+                return lowered
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "fill" \
                 and module_of(call.func.value, self.globals) is None and len(call.args) == 1 and not call.keywords:

@@ -4,7 +4,8 @@ that return from inside their loops, np.all/np.any and returned bools, dtype=boo
 np.tile by a size along new axes, np.diff/np.roll/np.round/np.trace/np.diag/np.count_nonzero/
 np.ptp/np.isclose/np.allclose, reductions of np.where of Python numbers, x.fill(v), np.inf in
 array expressions, np.meshgrid, returned allocations, dtype= of reductions,
-np.maximum.accumulate and friends, np.argmax/argmin with axis=.
+np.maximum.accumulate and friends, np.argmax/argmin with axis=,
+np.array of list comprehensions.
 
 Written for these tests (none is copied from a third-party program).
 """
@@ -260,6 +261,17 @@ def positions(A, k):
             np.argmin(B, 0), np.argmax(k, axis=0), np.argmin(k == 1, axis=1))
 
 
+def comprehended(X, Y, n):
+    """np.array of list comprehensions: nested over two arrays' rows, over a vector, over ranges
+    (ints, bools), with dtype=."""
+    pairs = np.array([[np.sum((a - b) ** 2) for a in X] for b in Y])
+    doubled = np.array([v * 2.0 for v in X[0]])
+    squares = np.array([i * i for i in range(n)])
+    flags = np.array([i > 2 for i in range(1, n)])
+    roots = np.array([np.sqrt(v) for v in Y[:, 0]], dtype=np.float32)
+    return pairs, doubled, squares, flags, roots
+
+
 CASES = [
     Case("segment_lengths", segment_lengths, lambda rng: (rng.random((9, 2)),)),
     Case("spring_forces", spring_forces, lambda rng: (rng.random((12, 2)), 2.5)),
@@ -290,6 +302,7 @@ CASES = [
     Case("running_extremes", running_extremes,
          lambda rng: (rng.random(7), rng.random((4, 5)), rng.integers(-5, 5, 8).astype(np.int32))),
     Case("positions", positions, lambda rng: (rng.random((4, 5)), rng.integers(0, 3, (4, 5)))),
+    Case("comprehended", comprehended, lambda rng: (rng.random((4, 6)), rng.random((3, 6)), 6), rtol=1e-6),
     Case("grids", grids, lambda rng: (rng.random(4), rng.random(3), rng.random(2))),
     Case("filled", filled, lambda rng: (rng.random((3, 2)), 2.5)),
     Case("closeness", closeness, lambda rng: (rng.random((3, 8)), rng.random((3, 8)))),

@@ -57,3 +57,15 @@ def test_sizes_too_small_for_a_roll_or_diff_are_refused_per_call():
         np.testing.assert_allclose(kernel(*ARGS), fn(*ARGS))
         with pytest.raises((ArgumentError, UnsupportedError)):  # refused, never a wrong roll
             kernel(np.arange(1.0), *ARGS[1:])
+
+
+@pytest.mark.parametrize("body, words", [
+    ("    return np.array([v for v in x if v > 1.0])\n", "with an 'if'"),
+    ("    return np.array([v for v in zip(x, x)])\n", "only over an array or range"),
+    ("    return np.array([a * b for a in x for b in x])\n", "several 'for's"),
+])
+def test_comprehensions_refused_at_the_comprehension(body, words):
+    with pytest.raises(UnsupportedError) as err:
+        polyfuse.kernel(_kernel_from(body), target="python")(*ARGS)
+    assert ":2:" in str(err.value).splitlines()[0]
+    assert words in str(err.value)
