@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .arrays import Lowering
+from .arrays import NP_NAME, Lowering, _dtype_of, _is_numpy_call
 
 
 def comprehension_stmts(lw: Lowering, stmt: ast.Assign) -> tuple[list[ast.stmt], str] | None:
     """The statements that compute ``stmt`` (``name = np.array([...])``) and the scalar local
     each element is computed into; None when it is not of that form."""
-    from .arrays import NP_NAME, _dtype_of, _is_numpy_call
-
     if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
         return None
     call = stmt.value

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .arrays import Lowering, View
+from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
+from .types import BOOL
 
 _NAMES = frozenset(("diff", "roll", "round", "around", "trace", "count_nonzero", "ptp", "isclose", "allclose",
                     "diag", "diagonal"))
@@ -75,8 +74,6 @@ def _options(lw: Lowering, node: ast.Call, name: str, rest: list[ast.expr]) -> d
 
 def _constant(lw: Lowering, node: ast.Call, options: dict[str, ast.expr], key: str, default: int | None,
               what: str) -> int | None:
-    from .arrays import _int_const, _is_none
-
     if key not in options or (default is None and _is_none(options[key])):
         return default
     value = _int_const(options[key])
@@ -106,9 +103,6 @@ def _at_least(lw: Lowering, node: ast.Call, extent, count: int, what: str) -> No
 
 
 def _diff(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
-    from .arrays import View, const
-    from .types import BOOL
-
     n = _constant(lw, node, options, "n", 1, "np.diff() n=")
     axis = _axis(lw, node, x, options, -1, "np.diff()")
     assert n is not None and axis is not None
@@ -131,8 +125,6 @@ def _diff(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
 
 
 def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
-    from .arrays import View, const
-
     if "shift" not in options:
         raise lw.error(node, "np.roll() needs a shift", "np.roll")
     shift = _constant(lw, node, options, "shift", None, "np.roll() shift")
@@ -165,8 +157,6 @@ def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
 
 
 def _round(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
-    from .arrays import NP_NAME, View
-
     decimals = _constant(lw, node, options, "decimals", 0, "np.round() decimals=")
     assert decimals is not None
     if x.vtype.is_complex or x.vtype.dtype == "bool":
@@ -189,8 +179,6 @@ def _round(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) 
 
 
 def _trace(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
-    from .arrays import View, smin
-
     if x.rank != 2:
         raise lw.error(node, f"np.trace() of a {x.rank}-d array (only 2-d)", "np.trace")
     diagonal = View((smin(x.extents[0], x.extents[1]),), x.vtype, lambda idx: x.element((idx[0], idx[0])))
@@ -198,8 +186,6 @@ def _trace(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) 
 
 
 def _diag(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
-    from .arrays import NP_NAME, View, smin
-
     lw.changed = True
     if x.rank == 2:
         return View((smin(x.extents[0], x.extents[1]),), x.vtype, lambda idx: x.element((idx[0], idx[0])))
@@ -216,8 +202,6 @@ def _diag(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
 
 
 def _truth(lw: Lowering, x: View) -> View:
-    from .types import BOOL
-
     if x.vtype.dtype == "bool":
         return x
     return lw.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], BOOL)
@@ -236,8 +220,6 @@ def _ptp(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) ->
 
 
 def _close(lw: Lowering, node: ast.Call, name: str) -> View | None:
-    from .arrays import NP_NAME, _bool_const
-
     given = dict(zip(("a", "b", "rtol", "atol", "equal_nan"), node.args))
     for kw in node.keywords:
         if kw.arg not in ("a", "b", "rtol", "atol", "equal_nan") or kw.arg in given:

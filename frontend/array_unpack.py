@@ -14,17 +14,13 @@ value is refused (a TypeError in Python).
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .arrays import Lowering, View
+from .arrays import Lowering, View, VType, _is_numpy_call, const, scalar
 
 
 def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt] | None:
     """The statements binding ``target``'s names to the rows of ``stmt.value``; None when the
     value is a tuple display (frontend.desugar's tuple assignment) or a target is not a name."""
-    from .arrays import View, VType, const, scalar
-
     if isinstance(stmt.value, (ast.Tuple, ast.List)) or not all(isinstance(t, ast.Name) for t in target.elts):
         return None
     names = [t.id for t in target.elts if isinstance(t, ast.Name)]
@@ -79,8 +75,6 @@ def _meshgrid(lw: Lowering, value: ast.expr) -> list[View] | None:
     """``np.meshgrid(x, y, ..., indexing='xy')`` of 1-d arrays: one View per input, the input
     spread over the grid along its own axis (the first two axes swapped for 'xy', as NumPy
     does); each is bound as a new array (NumPy's copy=True).  None for any other value."""
-    from .arrays import _is_numpy_call
-
     if not _is_numpy_call(value, "meshgrid", lw.globals):
         return None
     options = {kw.arg: kw.value for kw in value.keywords}
@@ -101,8 +95,6 @@ def _meshgrid(lw: Lowering, value: ast.expr) -> list[View] | None:
 
 def _spread(shape: tuple, v: View, axis: int) -> View:
     """``v`` (1-d) as an array of ``shape`` that varies along ``axis`` only."""
-    from .arrays import View
-
     def element(idx: tuple) -> ast.expr:
         return v.element((idx[axis],))
 

@@ -296,6 +296,16 @@ class IndexRules:
 
 
 @dataclass(frozen=True)
+class FormRules:
+    """NumPy forms lowered by modules that build on this one (handed in by frontend.lift, as
+    JoinRules is; frontend/array_forms.py gathers them)."""
+
+    call: Callable[[Lowering, ast.Call, str | None, str], View | None]  # np.diff, np.roll, ... (array_idioms)
+    unpack: Callable[[Lowering, ast.Assign, ast.Tuple | ast.List], list[ast.stmt] | None]  # a, b = value
+    comprehension: Callable[[Lowering, ast.Assign], tuple[list[ast.stmt], str] | None]  # np.array([...])
+
+
+@dataclass(frozen=True)
 class JoinRules:
     """How joins lower: frontend/array_joins.py, which builds on this module (handed in by
     frontend.lift, as ProductRules is)."""
@@ -311,9 +321,10 @@ class Lowering:
 
     def __init__(self, source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
                  scalar_types: dict[str, VType], products: ProductRules, joins: JoinRules,
-                 indexing: IndexRules, final: bool = True) -> None:
+                 indexing: IndexRules, final: bool = True, forms: FormRules | None = None) -> None:
         self.source = source
         self.indexing = indexing
+        self.forms = forms
         globals_[NP_NAME] = np  # the lowered code's numpy (module_of reads it while lowering too: np.cov)
         self.products = products
         self.joins = joins
@@ -432,10 +443,8 @@ class Lowering:
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and stmt.value.args \
-                and isinstance(stmt.value.args[0], ast.ListComp):
-            from .array_comprehension import comprehension_stmts  # it builds on this module
-
-            made = comprehension_stmts(self, stmt)  # x = np.array([f(v) for v in X]): a loop nest
+                and isinstance(stmt.value.args[0], ast.ListComp) and self.forms is not None:
+            made = self.forms.comprehension(self, stmt)  # x = np.array([f(v) for v in X]): a loop nest
             if made is not None:
                 self.any_changed = True
                 lowered = [s for new in made[0] for s in self.lower_stmt(new)]
@@ -693,8 +702,7 @@ class Lowering:
         if grids is not None and isinstance(target, (ast.Tuple, ast.List)):
             return self.unpack_grid(stmt, target, grids)
         if isinstance(stmt, ast.Assign) and isinstance(target, (ast.Tuple, ast.List)):
-            from .array_unpack import unpack_array  # it builds on this module
-            unpacked = unpack_array(self, stmt, target)
+            unpacked = self.forms.unpack(self, stmt, target) if self.forms is not None else None
             if unpacked is not None:
                 return unpacked
         if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
@@ -1754,10 +1762,8 @@ class Lowering:
     # ---- array calls: methods, np.transpose/clip/copy, ufuncs, ufunc.reduce -------------------
     def array_call(self, node: ast.Call, module: str | None, name: str) -> View | None:
         """The calls whose meaning on arrays differs from the scalar one (None: not one)."""
-        from .array_idioms import idiom_value  # it builds on this module
-
-        idiom = idiom_value(self, node, module, name)  # np.diff, np.roll, np.round, np.isclose, ...
-        if idiom is not None:
+        idiom = self.forms.call(self, node, module, name) if self.forms is not None else None
+        if idiom is not None:  # np.diff, np.roll, np.round, np.isclose, ... (frontend/array_idioms.py)
             return idiom
         func = node.func
         if isinstance(func, ast.Attribute) and name == "reduce" and isinstance(func.value, ast.Attribute) \
@@ -3727,7 +3733,7 @@ def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
 
 
 def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...],
-                 products: ProductRules, joins: JoinRules, indexing: IndexRules
+                 products: ProductRules, joins: JoinRules, indexing: IndexRules, forms: FormRules | None = None
                  ) -> LoweredArrays:
     """``source`` with its array statements lowered to element loops (itself when it has none),
     with the extent equalities (``a == b`` over ``X.shape[d]``) they assume: the lifter adds
@@ -3740,12 +3746,13 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     this module."""
     scalar_types: dict[str, VType] = {}
     for _ in range(3):  # scalar local types widen to a fixpoint, as in the lifter
-        lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing, final=False)
+        lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing, final=False,
+                            forms=forms)
         lowering.lower_block(source.tree.body)
         if lowering.assigned == scalar_types:
             break
         scalar_types = dict(lowering.assigned)
-    lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing)
+    lowering = Lowering(source, globals_, arguments, scalar_types, products, joins, indexing, forms=forms)
     body = lowering.lower_block(source.tree.body)
     if not lowering.any_changed:
         return LoweredArrays(source)

@@ -33,6 +33,7 @@ from polyfuse.model.scop import (
 from .advanced_index import INDEX_RULES
 from .affine import Affine, AffineConverter
 from .allocation import allocator_of, fill_nest, read_allocation
+from .array_forms import FORM_RULES
 from .array_joins import JOIN_RULES
 from .array_linalg import PRODUCT_RULES, PRODUCT_RULES_BLAS
 from .arrays import lower_arrays
@@ -402,7 +403,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
     check_uses(source, arguments)  # a sparse matrix only in products (helpers inlined by now)
     rules = PRODUCT_RULES_BLAS if blas else PRODUCT_RULES
-    lowered = lower_arrays(source, globals_, arguments, rules, JOIN_RULES, INDEX_RULES)  # NumPy array statements -> loops
+    lowered = lower_arrays(source, globals_, arguments, rules, JOIN_RULES, INDEX_RULES,  # NumPy statements -> loops
+                           FORM_RULES)
     source, assumed, assertions = lowered.source, lowered.assumed, lowered.assertions
     check_subset(source, globals_)
     _check_parameters(source, arguments)
