@@ -25,8 +25,8 @@ from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
 from polyfuse.passes.registers import promote_register_tiles
 from polyfuse.passes.serial import serial_loops
+from polyfuse.schedule.accumulators import lift_accumulated_products
 from polyfuse.schedule.contraction import contract
-from polyfuse.schedule.loop_products import lift_loop_products
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
 
@@ -67,7 +67,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     with deadline.active():
         deps = stages.run("dependences", compute_dependences, scop)
     if options.blas and options.target == "cpu":  # C[i, j] += A[i, k] * B[k, j] loops: one BLAS call
-        scop, deps, products = stages.run("loop products", lift_loop_products, scop, deps)
+        # numba-style `s = 0; for k: s += a * b; C[i, j] = alpha * s + ...` folded into C first
+        scop, deps, accumulators, products = stages.run("loop products", lift_accumulated_products, scop, deps)
+        stages.records["accumulators"] = accumulators
         stages.records["loop products"] = products
     if scop.prange_loops:  # whether each loop written with prange has independent iterations
         stages.run("prange claims", prange_claims, scop, deps)

@@ -32,6 +32,8 @@ class Explanation:
             ("statements", [_statement(s) for s in scop.statements]),
             *((("kept as written", [_region(s) for s in scop.statements if s.region is not None]),)
               if any(s.region is not None for s in scop.statements) else ()),
+            *((("accumulators", [asdict(d) for d in stages.decisions("accumulators")]),)
+              if stages.decisions("accumulators") else ()),
             *((("loop products", [asdict(d) for d in stages.decisions("loop products")]),)
               if stages.decisions("loop products") else ()),
             ("dependences", [_dependence(d) for d in deps.items]),
