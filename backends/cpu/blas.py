@@ -132,7 +132,10 @@ class MatmulEmitter(FortranCaller):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))
             worth = self.b.and_(worth, inside)
-        if dot:  # out[0] = sum a[s] * b[s]: two vectors
+        if op.triangle:  # one triangle of a @ a.T: ?syrk, or the loops (a ?gemm would write the other)
+            form = self.syrk_form(rows, cols, depth, a, b, (o_r, o_c, a_r, a_s, b_s, b_c))
+            ways: list[Any] = [(form, (out.base, a.base), "triangle")]
+        elif dot:  # out[0] = sum a[s] * b[s]: two vectors
             ways = [([(depth,), self.vector(depth, a_s), self.vector(depth, b_s)], (a.base, b.base, out.base), "dot")]
         elif _is_one(op.cols):  # out[r] = sum a[r, s] * b[s]: a matrix times a vector
             ways = [(self.gemv_form(rows, a_r, depth, a_s, b_s, o_r), (a.base, b.base, out.base), "gemv")]
@@ -159,7 +162,8 @@ class MatmulEmitter(FortranCaller):
         ok = self.b.and_(worth, self.all_ok(form[1:]))
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk}[kind](op, form, pointers)
+                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
+                 "triangle": self.triangle}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -238,7 +242,8 @@ class MatmulEmitter(FortranCaller):
         a_ok = bld.and_(bld.or_(a_rows[0], a_cols[0]), bld.xor(a_rows[0], b_rows[0]))
         # C is symmetric, so its own transpose: a column-major C (C.T[:, :] = A @ A.T) serves as well
         by_rows, by_cols = self.plain(cols, o_c, rows, o_r), self.plain(rows, o_r, cols, o_c)
-        c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[1], bld.select(by_rows[0], by_rows[2], by_cols[2]))
+        # (ok, stored row by row, ldc): Fortran sees a row-major C transposed
+        c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[0], bld.select(by_rows[0], by_rows[2], by_cols[2]))
         return [(rows, depth), c_form, (a_ok, a_rows[0], lda), (same_matrix, None, None)]
 
     def all_ok(self, parts) -> object:
@@ -274,6 +279,20 @@ class MatmulEmitter(FortranCaller):
             with self.counted(self.b.add(i, ll.Constant(_I64, 1)), n) as j:
                 above = self.b.gep(c_ptr, [self.b.add(self.b.mul(i, ldc), j)])
                 self.b.store(self.b.load(above), self.b.gep(c_ptr, [self.b.add(self.b.mul(j, ldc), i)]))
+
+    def triangle(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``?syrk(uplo, trans, n, k, alpha, A, lda, 1, C, ldc)`` on the triangle the loops
+        update, and nothing else: out (r, c) is Fortran's (r, c) for a column-major C, its (c, r)
+        for a row-major one, so the lower triangle (c <= r) is 'L' or 'U'."""
+        real = _REALS[op.dtype][1]
+        (n, k), (_, by_rows, ldc), (_, trans, lda), _ = form
+        c_ptr, a_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        alpha, beta = self.scales(op)
+        lower, upper = ll.Constant(_I8, ord("L")), ll.Constant(_I8, ord("U"))
+        row_major_uplo = upper if op.triangle == "lower" else lower
+        uplo = self.slot(_I8, self.b.select(by_rows, row_major_uplo, lower if op.triangle == "lower" else upper))
+        self.b.call(self.declare(op.dtype, "syrk"), [uplo, self.char(trans), self.integer(n), self.integer(k), alpha,
+                                                     a_ptr, self.integer(lda), beta, c_ptr, self.integer(ldc)])
 
     @contextlib.contextmanager
     def counted(self, start, stop):

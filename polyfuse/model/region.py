@@ -108,6 +108,9 @@ class Matmul:
     # a stack of products (``X3 @ W``): (variable, extent) of each batch axis, outermost first;
     # one operand and ``out`` use them, and where their strides chain the stack is one product
     batch: tuple[tuple[str, ir.Expr], ...] = ()
+    # "lower": only the elements with c <= r of a square ``out`` (rows == cols), "upper": c >= r,
+    # "": all; a triangle of ``a @ a.T`` runs on ?syrk (PolyBench's syrk, covariance)
+    triangle: str = ""
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -125,7 +128,13 @@ class Matmul:
         total = ForRange(s, ir.int_const(0), self.depth, 1,
                          (Assign(out.array, out.index, ir.BinOp("+", out, term, self.dtype)),))
         zero = Assign(out.array, out.index, ir.Const(0.0, self.dtype, False))
-        inner = ForRange(c, ir.int_const(0), self.cols, 1, (total,) if self.accumulate else (zero, total))
+        first: ir.Expr = ir.int_const(0)
+        stop = self.cols
+        if self.triangle == "lower":
+            stop = ir.BinOp("+", ir.Var(r, ir.INT), ir.int_const(1), ir.INT)
+        elif self.triangle == "upper":
+            first = ir.Var(r, ir.INT)
+        inner = ForRange(c, first, stop, 1, (total,) if self.accumulate else (zero, total))
         return (ForRange(r, ir.int_const(0), self.rows, 1, (inner,)),)
 
     def describe(self) -> str:
@@ -133,7 +142,7 @@ class Matmul:
         stack = "".join(f"{ir.to_python(extent)} x " for _, extent in self.batch)
         return (f"{self.out.array} {'+=' if self.accumulate else '='} {scale}{self.a.array} @ {self.b.array} "
                 f"({stack}{ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
-                f"{ir.to_python(self.cols)})")
+                f"{ir.to_python(self.cols)})" + (f", {self.triangle} triangle" if self.triangle else ""))
 
 
 #: The call the NumPy frontend writes for an ``np.linalg`` routine (frontend.array_lapack; a name

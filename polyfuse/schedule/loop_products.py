@@ -12,7 +12,9 @@ statement's own loops where BLAS cannot (model/region.py ``Matmul.loops``).
 
 What changes is the order of each element's sum (BLAS blocks the depth and multiplies by alpha
 once), so results differ from the loops' in the last bits, as NumPy's ``@`` does; ``blas=False``
-keeps the loops.  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
+keeps the loops.  A square's triangle (syrk's ``for j in range(i + 1)``) is a product too
+(``Matmul.triangle``): the backend runs ``?syrk`` on it where the operands are one matrix and its
+transpose, else its loops.  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
 into one pass over the matrix, which a library call would split).
 """
 
@@ -188,10 +190,13 @@ def _invariant(scale: tuple[ir.Expr, ...], scop: Scop, nest: LoopNode) -> bool:
 
 def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
     """The statement as one product over its box of iterations (None: not a box)."""
-    bounds = _box(stmt.domain, scop)
-    if bounds is None:
-        return None
     r, c, s = match.variables
+    triangle, bounds = "", _box(stmt.domain, scop)
+    if bounds is None:
+        found = _triangle(stmt, match.variables, scop)
+        if found is None:
+            return None
+        triangle, bounds = found
     lower = {v: bounds[v][0] for v in match.variables}
     shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables if lower[v] != ir.int_const(0)}
 
@@ -205,7 +210,7 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
     product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
                         match.variables, dtype, accumulate=True, alpha=alpha,
-                        term=ir.substitute(match.term, shift))
+                        term=ir.substitute(match.term, shift), triangle=triangle)
     uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
     region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
                        line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
@@ -219,19 +224,47 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
 def _box(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:
     """``{iterator: (first, stop)}`` when ``domain`` is a box whose bounds are affine in the
     parameters alone (one piece each), else None."""
-    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
+    if not _hull(domain).is_equal(domain):
+        return None
+    return _bounds(domain, scop)
+
+
+def _hull(domain: isl.Set) -> isl.Set:
+    """The smallest box holding ``domain`` (the product of its projections on each axis)."""
+    n = domain.dim(isl.dim_type.set)
     sides = []
-    for d in range(len(names)):
-        others = [e for e in range(len(names)) if e != d]
+    for d in range(n):
         alone = domain
-        for e in sorted(others, reverse=True):
+        for e in sorted((e for e in range(n) if e != d), reverse=True):
             alone = alone.project_out(isl.dim_type.set, e, 1)
         sides.append(alone)
     product = sides[0]
     for side in sides[1:]:
         product = product.flat_product(side)
-    if not product.set_tuple_name(domain.get_tuple_name()).is_equal(domain):
-        return None
+    return product.set_tuple_name(domain.get_tuple_name())
+
+
+def _triangle(stmt: Statement, variables: tuple[str, str, str], scop: Scop
+              ) -> tuple[str, dict[str, tuple[ir.Expr, ir.Expr]]] | None:
+    """("lower" or "upper", bounds of the box) when ``stmt``'s domain is a box cut by ``c <= r``
+    (or ``c >= r``) whose r and c run over the same range (a square's triangle, diagonal
+    included: PolyBench's syrk ``for j in range(i + 1)``, covariance's ``range(i, m)``)."""
+    domain, hull = stmt.domain, _hull(stmt.domain)
+    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
+    r, c = (names[list(stmt.iterators).index(v)] for v in variables[:2])
+    for kind, relation in (("lower", f"{c} <= {r}"), ("upper", f"{c} >= {r}")):
+        cut = isl.Set(f"{scop.prefix} -> {{ {domain.get_tuple_name()}[{', '.join(names)}] : {relation} }}")
+        if hull.intersect(cut).is_equal(domain):
+            bounds = _bounds(hull, scop)
+            if bounds is None or bounds[variables[0]] != bounds[variables[1]]:
+                return None
+            return kind, bounds
+    return None
+
+
+def _bounds(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:
+    """``{iterator: (first, stop)}`` of a box (None: a bound has several pieces)."""
+    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
     build = isl.AstBuild.from_context(scop.context)
     bounds: dict[str, tuple[ir.Expr, ir.Expr]] = {}
     for d, name in enumerate(names):

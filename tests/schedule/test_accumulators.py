@@ -160,12 +160,13 @@ def test_a_float64_accumulator_of_float32_values_stays_loops():
     assert _folded(explained) == [False] and "dtype" in explained["accumulators"][0]["reason"]
 
 
-def test_a_triangular_domain_stays_loops_bit_for_bit():
-    """Not a box: the product would not lift, so the fold is undone and the loops run as written."""
+def test_a_domain_no_product_covers_stays_loops_bit_for_bit():
+    """Not a box nor a triangle with its diagonal: the product would not lift, so the fold is
+    undone and the loops run as written."""
     source = """
 def k(C, A, B):
     for i in range(C.shape[0]):
-        for j in range(i + 1):
+        for j in range(i):
             s = 0.0
             for k in range(A.shape[1]):
                 s += A[i, k] * B[k, j]
@@ -179,3 +180,18 @@ def k(C, A, B):
 def test_blas_false_keeps_the_loops():
     explained = _run(GEMM, 1.5, 1.2, _m(30, 20), _m(30, 25), _m(25, 20), exact=True, blas=False)
     assert "accumulators" not in explained
+
+
+def test_numba_style_syrk_folds_onto_the_triangle():
+    source = """
+def k(alpha, C, A):
+    for i in range(C.shape[0]):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += A[i, k] * A[j, k]
+            C[i, j] += alpha * s
+"""
+    explained = _run(source, 1.5, _m(50, 50), _m(50, 40))
+    assert _folded(explained) == [True]
+    assert explained["loop products"][0]["product"].endswith("lower triangle")
