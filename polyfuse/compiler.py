@@ -66,13 +66,15 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     # dependences decide what every later transformation may do
     with deadline.active():
         deps = stages.run("dependences", compute_dependences, scop)
+    # whether each loop written with prange has independent iterations: a claim about the loops
+    # as written, so before products leave them
+    if scop.prange_loops:
+        stages.run("prange claims", prange_claims, scop, deps)
     if options.blas and options.target == "cpu":  # C[i, j] += A[i, k] * B[k, j] loops: one BLAS call
         # numba-style `s = 0; for k: s += a * b; C[i, j] = alpha * s + ...` folded into C first
         scop, deps, accumulators, products = stages.run("loop products", lift_accumulated_products, scop, deps)
         stages.records["accumulators"] = accumulators
         stages.records["loop products"] = products
-    if scop.prange_loops:  # whether each loop written with prange has independent iterations
-        stages.run("prange claims", prange_claims, scop, deps)
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
     with deadline.active():
         sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,

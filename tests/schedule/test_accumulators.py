@@ -27,7 +27,11 @@ def k(alpha, beta, C, A, B):
 def _kernel(source: str, **options):
     filename = f"<test-accumulators-{abs(hash(source))}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict = {"np": np}
+    namespace: dict = {"np": np, "prange": range}
+    if "prange" in source:
+        from numba import prange
+
+        namespace["prange"] = prange
     exec(compile(source, filename, "exec"), namespace)
     return namespace["k"], polyfuse.kernel(namespace["k"], cache=False, **options)
 
@@ -195,3 +199,11 @@ def k(alpha, C, A):
     explained = _run(source, 1.5, _m(50, 50), _m(50, 40))
     assert _folded(explained) == [True]
     assert explained["loop products"][0]["product"].endswith("lower triangle")
+
+
+def test_a_prange_claim_is_judged_on_the_loops_as_written():
+    """The claim is about the user's loop; the product leaving it does not change the answer."""
+    explained = _run(GEMM.replace("for i in range", "for i in prange"), 1.5, 1.2, _m(40, 30), _m(40, 50),
+                     _m(50, 30))
+    assert _folded(explained) == [True]
+    assert [c["parallel"] for c in explained["prange claims"]] == [True]
