@@ -14,7 +14,8 @@ What changes is the order of each element's sum (BLAS blocks the depth and multi
 once), so results differ from the loops' in the last bits, as NumPy's ``@`` does; ``blas=False``
 keeps the loops.  A square's triangle (syrk's ``for j in range(i + 1)``) is a product too
 (``Matmul.triangle``): the backend runs ``?syrk`` on it where the operands are one matrix and its
-transpose, else its loops.  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
+transpose, else its loops; syr2k's pair ``x[r, s] * y[c, s] + y[r, s] * x[c, s]`` on a triangle
+is one product too (``Matmul.pair``: ``?syr2k``).  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
 into one pass over the matrix, which a library call would split).
 """
 
@@ -56,6 +57,7 @@ class _Match:
     term: ir.Expr
     scale: tuple[ir.Expr, ...]  # the loop-invariant factors (alpha)
     variables: tuple[str, str, str]  # r (rows of out), c (columns of out), s (the sum)
+    pair: bool = False  # term is scale * (a[r, s] * b[c, s] + b[r, s] * a[c, s]): syr2k's
 
 
 def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
@@ -112,6 +114,8 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
         term = value.lhs
     else:
         return None
+    if isinstance(term, ir.BinOp) and term.op == "+" and term.dtype == dtype and not term.reassoc:
+        return _match_pair(stmt, scop, own, term)
     factors = _factors(term, dtype)
     if factors is None:
         return None
@@ -138,6 +142,30 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
         return None
     return _Match(rg.Operand(stmt.array, stmt.index), rg.Operand(first.array, first.index),
                   rg.Operand(second.array, second.index), term, scale, (r, c, s))
+
+
+def _match_pair(stmt: Statement, scop: Scop, own: ir.Load, term: ir.BinOp) -> _Match | None:
+    """syr2k's ``out += x[r, s] * y[c, s] * alpha + y[r, s] * x[c, s] * alpha``: two products of
+    the same factors with the roles of r and c swapped (either order of the factors)."""
+    assert isinstance(term, ir.BinOp)
+    first, second = (_match(dataclasses.replace(stmt, value=ir.BinOp("+", own, side, own.dtype)), scop)
+                     for side in (term.lhs, term.rhs))
+    if first is None or second is None or first.pair or second.pair:
+        return None
+    r, c, s = first.variables
+    if second.variables == (c, r, s):  # its factors in the other order: the roles by first's
+        second = dataclasses.replace(second, a=second.b, b=second.a, variables=first.variables)
+    if second.variables != first.variables:
+        return None
+
+    def moved(x: rg.Operand, old: str, new: str) -> rg.Operand:
+        return rg.Operand(x.array, tuple(ir.substitute(i, {old: ir.Var(new, ir.INT)}) for i in x.index))
+
+    if second.a != moved(first.b, c, r) or second.b != moved(first.a, r, c):
+        return None
+    if sorted(map(ir.to_python, first.scale)) != sorted(map(ir.to_python, second.scale)):
+        return None
+    return dataclasses.replace(first, term=term, pair=True)
 
 
 def _factors(expr: ir.Expr, dtype: str) -> list[ir.Expr] | None:
@@ -197,6 +225,8 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
         if found is None:
             return None
         triangle, bounds = found
+    if match.pair and not triangle:
+        return None  # a box of a @ b.T + b @ a.T is two products: left as loops
     lower = {v: bounds[v][0] for v in match.variables}
     shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables if lower[v] != ir.int_const(0)}
 
@@ -210,7 +240,7 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
     product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
                         match.variables, dtype, accumulate=True, alpha=alpha,
-                        term=ir.substitute(match.term, shift), triangle=triangle)
+                        term=ir.substitute(match.term, shift), triangle=triangle, pair=match.pair)
     uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
     region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
                        line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
