@@ -163,6 +163,8 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     if parts is None:
         return "kept as written: the consumer is not 'X = alpha * s + rest'"
     alpha, rest = parts
+    if not _same_iterations(init, acc, use):
+        return "kept as written: the consumer runs on other iterations than the accumulator (a condition)"
     if any(isinstance(e, ir.Load) for i in use.index for e in ir.walk(i)):
         return "kept as written: the consumer's subscript reads an array"
     if use.array in acc.sources() or any(t in use.sources() for t in acc.targets if t != group.scalar):
@@ -184,6 +186,15 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     arrays = scop.arrays if still else tuple(a for a in scop.arrays if a.name != group.scalar)
     folded = dataclasses.replace(scop, statements=statements, body=body, arrays=arrays)
     return dataclasses.replace(folded, schedule=folded.schedule_of(body))
+
+
+def _same_iterations(init: Statement, acc: Statement, use: Statement) -> bool:
+    """The init and the consumer run on the same iterations, and the accumulation only on those
+    (an ``if`` around one of them would make the folded writes land where none was)."""
+    depth = len(use.iterators)
+    summed = acc.domain.project_out(isl.dim_type.set, depth, acc.domain.dim(isl.dim_type.set) - depth)
+    return (init.domain.set_tuple_name(use.name).is_equal(use.domain)
+            and summed.set_tuple_name(use.name).is_subset(use.domain))
 
 
 def _increment(acc: Statement, scalar: str) -> ir.Expr | None:

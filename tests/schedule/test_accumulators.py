@@ -207,3 +207,11 @@ def test_a_prange_claim_is_judged_on_the_loops_as_written():
                      _m(50, 30))
     assert _folded(explained) == [True]
     assert [c["parallel"] for c in explained["prange claims"]] == [True]
+
+
+def test_a_consumer_under_a_condition_is_kept():
+    """Folding would write C[i, j] = rest on the iterations the condition skips."""
+    source = GEMM.replace("            C[i, j] = alpha * s + beta * C[i, j]",
+                          "            if i != j:\n                C[i, j] = alpha * s + beta * C[i, j]")
+    explained = _run(source, 1.5, 1.2, _m(40, 30), _m(40, 50), _m(50, 30), exact=True)
+    assert _folded(explained) == [False] and "condition" in explained["accumulators"][0]["reason"]
