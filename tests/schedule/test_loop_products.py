@@ -298,3 +298,15 @@ def test_syr2k_s_pair_of_products_runs_on_syr2k(order, term):
                                   "A[j, k] * B[i, k] + B[j, k] * A[j, k]"])
 def test_pairs_that_are_not_syr2k_keep_their_loops(term):
     _run(SYR2K.replace("TERM", term), 1.5, 1.2, _m(40, 40), _m(40, 30), _m(40, 30), exact=True, lifted=0)
+
+
+def test_float32_triangles_run_on_ssyrk_and_ssyr2k():
+    f32 = np.float32
+    syrk_args = (f32(1.5), f32(1.2), _m(60, 60, dtype=f32), _m(60, 50, dtype=f32))
+    kernel = _run(SYRK.replace("RANGE", "range(i + 1)"), *syrk_args, lifted=1)
+    assert "polyfuse.blas.ssyrk" in kernel.inspect_llvm(*syrk_args)
+    pair_args = (*syrk_args, _m(60, 50, dtype=f32, seed=2))
+    kernel = _run(SYR2K.replace("TERM", "A[j, k] * alpha * B[i, k] + B[j, k] * alpha * A[i, k]"), *pair_args,
+                  lifted=1)
+    if blas.symbol("float32", "syr2k") in blas.blas_pointers():
+        assert "polyfuse.blas.ssyr2k" in kernel.inspect_llvm(*pair_args)
