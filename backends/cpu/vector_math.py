@@ -65,7 +65,8 @@ class VectorMath:
         """``name``(x, ...) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
         narrow = isinstance(x.type, ll.FloatType)
         wide = [self.b.fpext(v, F64) if narrow else v for v in (x, *more)]
-        result = getattr(self, f"_vm_{name}")(*wide)
+        rule = getattr(self, f"_vm_{name}_narrow", None) if narrow else None  # float32's cheaper form
+        result = (rule or getattr(self, f"_vm_{name}"))(*wide)
         return self.b.fptrunc(result, x.type) if narrow else result
 
     # ---- exp family ----------------------------------------------------------------------
@@ -263,15 +264,27 @@ class VectorMath:
     def _vm_cos(self, wide):
         return self._trig(wide, "cos")
 
-    def _trig(self, wide, name: str):
+    def _vm_sin_narrow(self, wide):
+        return self._trig(wide, "sin", narrow=True)
+
+    def _vm_cos_narrow(self, wide):
+        return self._trig(wide, "cos", narrow=True)
+
+    def _trig(self, wide, name: str, *, narrow: bool = False):
         """fdlibm's medium reduction x = n pi/2 + (y0 + y1) with pi/2 in three 33-bit pieces
         (all three always: no branch), its sin and cos kernels on [-pi/4, pi/4], the quadrant
-        n mod 4 choosing between them.  Outside |x| <= TRIG_DOMAIN the element calls libm."""
+        n mod 4 choosing between them.  Outside |x| <= TRIG_DOMAIN the element calls libm.
+        ``narrow`` (a float32 argument, the result rounded to float32): the first piece of the
+        reduction only and shorter polynomials (``_narrow_kernels``), about half the work."""
         b = self.b
         outside = b.fcmp_unordered(">", self._intrinsic("llvm.fabs", [wide]), _c(TRIG_DOMAIN))
         x = b.select(outside, _c(0.0), wide)  # keeps the reduction finite; the value is replaced
-        y0, y1, n = self._reduce_pio2(x)
-        sin_r, cos_r = self._sin_kernel(y0, y1), self._cos_kernel(y0, y1)
+        if narrow:
+            y0, n = self._reduce_pio2_once(x)
+            sin_r, cos_r = self._narrow_kernels(y0)
+        else:
+            y0, y1, n = self._reduce_pio2(x)
+            sin_r, cos_r = self._sin_kernel(y0, y1), self._cos_kernel(y0, y1)
         quadrant = b.and_(b.fptosi(n, I64), ll.Constant(I64, 3))
         if name == "cos":
             quadrant = b.add(quadrant, ll.Constant(I64, 1))  # cos(x) = sin(x + pi/2)
@@ -296,6 +309,32 @@ class VectorMath:
         y0 = b.fsub(r, w)
         y1 = b.fsub(b.fsub(r, y0), w)
         return y0, y1, n
+
+    def _reduce_pio2_once(self, x):
+        """x - n pi/2 for a float32 x (|x| <= TRIG_DOMAIN): n * PIO2[0][0] is exact (n < 2**20,
+        33 bits), and so is x minus it (a float32 holds 24 bits, the difference is below 1, so
+        it needs at most 53); n * PIO2[0][1] adds under 1e-20 of error, where the float32 closest
+        to a multiple of pi/2 is ~1e-9 from it (so ~1e-11 relative at worst)."""
+        b = self.b
+        n = self._intrinsic("llvm.rint", [b.fmul(x, _c(6.36619772367581382433e-01))])
+        r = b.fsub(x, b.fmul(n, _c(PIO2[0][0])))
+        return b.fsub(r, b.fmul(n, _c(PIO2[0][1]))), n
+
+    def _narrow_kernels(self, x):
+        """sin and cos on [-pi/4, pi/4] to ~1e-11 and ~2e-10 relative (the last fdlibm
+        coefficient of sin dropped, the last two of cos), far under float32's half ulp (3e-8):
+        rounded to float32 they are within 1 ulp of libm's rounded double."""
+        b = self.b
+        z = b.fmul(x, x)
+        s = _c(SIN[4])
+        for c in reversed(SIN[:4]):
+            s = self._muladd(z, s, _c(c))
+        sin_r = self._muladd(b.fmul(z, x), s, x)
+        c_ = _c(COS[3])
+        for c in reversed(COS[:3]):
+            c_ = self._muladd(z, c_, _c(c))
+        cos_r = self._muladd(b.fmul(z, z), c_, self._muladd(z, _c(-0.5), _c(1.0)))
+        return sin_r, cos_r
 
     def _sin_kernel(self, x, y):
         """fdlibm __kernel_sin(x, y, 1): sin(x + y) for |x + y| <= pi/4."""
