@@ -606,9 +606,9 @@ class KernelCodegen:
         if has_index(stmt.index):
             address, ok = self.exprs.checked_address(stmt.array, stmt.index)
             with self.builder.if_then(ok):
-                self.builder.store(value, address)
+                self.exprs.store_element(value, address, True)
         else:
-            self.builder.store(value, self.exprs._address(stmt.array, stmt.index))
+            self.exprs.store_element(value, self.exprs._address(stmt.array, stmt.index), bool(stmt.index))
         for name, old in saved.items():
             self._restore(name, old)
 
