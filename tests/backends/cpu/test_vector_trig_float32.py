@@ -1,7 +1,8 @@
-"""float32 sin and cos (``vector_math``): a one-piece reduction and shorter polynomials in float64
-(backends/cpu/vector_math.py ``_trig(narrow=True)``), within 1 ulp of libm's double rounded to
-float32 on every range: the floats nearest to multiples of pi/2 (the worst cancellation), up to
-the reduction's domain and past it (libm), infinities and NaN."""
+"""float32 sin, cos and arctan2 (``vector_math``), in float64 with less work than the float64
+forms: a one-piece reduction and shorter polynomials (``_trig(narrow=True)``), one quotient in
+[0, 1] for arctan2 (``_vm_atan2_narrow``).  Within 1 ulp of libm's double rounded to float32 on
+every range: the floats nearest to multiples of pi/2 (the worst cancellation), up to the
+reduction's domain and past it (libm), |y| ~ |x|, subnormals, infinities, NaN, signed zeros."""
 
 from __future__ import annotations
 
@@ -55,3 +56,36 @@ def test_float32_trig_vectorizes():
     x = np.ones(64, dtype=np.float32)
     ir = polyfuse.kernel(sines).inspect_llvm(x)
     assert "polyfuse.vm.fallback.sin.v" in ir  # the libm fallback's vector variant: the loop is SIMD
+
+
+def angles(y, x):
+    return np.arctan2(y, x)
+
+
+def _atan2_arguments() -> tuple[np.ndarray, np.ndarray]:
+    """Both signs; |y| ~ |x| (where the quotient swaps), ratios across float32's range,
+    subnormals, and every pair of float32 special values."""
+    rng = np.random.default_rng(9)
+    sign = lambda n: rng.choice([-1.0, 1.0], n)  # noqa: E731
+    x = rng.uniform(0.1, 10.0, 4000) * sign(4000)
+    near = x * (1.0 + rng.uniform(-1e-6, 1e-6, 4000)) * sign(4000)
+    wide_y = 10.0 ** rng.uniform(-44, 38, 4000) * sign(4000)
+    wide_x = 10.0 ** rng.uniform(-44, 38, 4000) * sign(4000)
+    specials = np.array([0.0, -0.0, 1e-45, -1e-45, 1.0, -1.0, 3.4e38, -3.4e38, np.inf, -np.inf, np.nan])
+    ys = np.concatenate([near, wide_y, np.repeat(specials, len(specials))])
+    xs = np.concatenate([x, wide_x, np.tile(specials, len(specials))])
+    return ys.astype(np.float32), xs.astype(np.float32)
+
+
+def test_float32_atan2_within_one_ulp_of_the_rounded_double_and_signed_zeros():
+    y, x = _atan2_arguments()
+    actual = polyfuse.kernel(angles)(y, x)
+    assert actual.dtype == np.float32
+    expected = np.arctan2(y.astype(np.float64), x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(actual), np.isnan(expected))
+    exact = (expected == 0) | np.isinf(y) | np.isinf(x)
+    np.testing.assert_array_equal(actual[exact], expected[exact])
+    np.testing.assert_array_equal(np.signbit(actual[exact]), np.signbit(expected[exact]))
+    rest = ~exact & ~np.isnan(expected)
+    ulps = np.abs(actual[rest].astype(np.float64) - expected[rest]) / np.spacing(np.abs(expected[rest]))
+    assert ulps.max() <= 1
