@@ -176,7 +176,11 @@ class LLVMKernel:
             else:
                 tail.append(self._value(param, values))
         sizes = {name: value for name, value in values.items() if type(value) is int}
-        return Launch(self, tuple(tail), tuple(slots), tuple(self._step(c, sizes) for c in self.phases))
+        steps = tuple(self._step(c, sizes) for c in self.phases)
+        # one serial phase and nothing checked at run time: the runtime may call it straight
+        plain = len(self.phases) == 1 and not self.phases[0].phase.parallel and self.phases[0].region is None
+        direct = self.phases[0].function if plain and self.index_flags is None else None
+        return Launch(self, tuple(tail), tuple(slots), steps, direct)
 
     def _step(self, compiled: CompiledPhase, sizes: dict[str, int]) -> Callable[[list], None]:
         """How one phase runs at these sizes, given the argument list: once measured too small
@@ -233,6 +237,7 @@ class Launch:
     tail: tuple  # ctypes values after the call's arguments: strides, extents; 0 where a local goes
     local_slots: tuple[tuple[int, str], ...]  # (position in tail, local array)
     steps: tuple[Callable[[list], None], ...]  # one per phase
+    direct: Callable[..., None] | None = None  # the one phase's function, where calling it is all
 
     def __call__(self, args: list) -> None:
         for step in self.steps:

@@ -402,6 +402,7 @@ class CallPlan:
     def __init__(self, variant: CompiledVariant, values: dict[str, Any], env: dict[str, Any], launch) -> None:
         arguments = variant.arguments
         self.launch = launch  # the backend's part: size arguments and phase steps (LLVMKernel.prepare)
+        self.direct = getattr(launch, "direct", None)  # its one function, where calling it is all
         self.arrays = tuple(k for k, a in enumerate(arguments) if a.kind == "array")  # argument positions
         self.spans = tuple(_span(values[arguments[k].name]) for k in self.arrays)
         index = {arguments[k].name: n for n, k in enumerate(self.arrays)}  # name -> position in self.arrays
@@ -414,7 +415,7 @@ class CallPlan:
         if variant.returns is not None:
             # results escape to the caller: fresh arrays on every call, never from the pool
             self.results = tuple((info.name, np.zeros if info.zero_init or not shape else np.empty, shape,
-                                  info.dtype, slot)
+                                  np.dtype(info.dtype), slot)
                                  for info, slot in infos if info.kind == "result"
                                  for shape in (local_shape(info, env),))
             self.returns = variant.returns
@@ -435,7 +436,10 @@ class CallPlan:
         if self.pairs:
             self._check_overlap(args, head)
         if self.locals is None:
-            self.launch(head + self.tail)
+            if self.direct is not None:
+                self.direct(*head, *self.tail)
+            else:
+                self.launch(head + self.tail)
             return
         taken = self.locals.take()
         try:
@@ -450,13 +454,16 @@ class CallPlan:
             head[k] = address(args[k])
         if self.pairs:
             self._check_overlap(args, head)
-        fresh = {name: make(shape, dtype=dtype) for name, make, shape, dtype, _ in self.results}
+        fresh = {name: make(shape, dtype) for name, make, shape, dtype, _ in self.results}
         taken = self.locals.take() if self.locals is not None else None
         tail = list(taken.tail if taken is not None else self.tail)
         for name, _, _, _, slot in self.results:
             tail[slot] = address(fresh[name])
         try:
-            self.launch(head + tail)
+            if self.direct is not None:
+                self.direct(*head, *tail)
+            else:
+                self.launch(head + tail)
         finally:
             if taken is not None and self.locals is not None:
                 self.locals.give_back(taken)
