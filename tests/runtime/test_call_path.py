@@ -412,6 +412,26 @@ def test_returned_views_on_the_plan_path_are_numpys_views(make):
     assert plans(kernel)
 
 
+def permuted(x, y):
+    return x.T, np.transpose(y, (1, 2, 0)), np.transpose(y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (np.arange(12.0).reshape(3, 4), np.arange(24.0).reshape(2, 3, 4)),
+    lambda: (np.asfortranarray(np.arange(12.0).reshape(3, 4)), np.arange(48.0).reshape(2, 3, 8)[:, :, ::2]),
+    lambda: (np.zeros((0, 4)), np.zeros((2, 0, 3))),
+], ids=["contiguous", "fortran-and-strided", "empty"])
+def test_returned_permutations_are_numpys_transposes(make):
+    kernel = polyfuse.kernel(permuted)
+    for _ in range(3):
+        x, y = make()
+        for a, e in zip(kernel(x, y), permuted(x, y)):
+            np.testing.assert_array_equal(a, e)
+            assert a.shape == e.shape and a.strides == e.strides and a.base is e.base
+    (plan,) = plans(kernel)
+    assert all(geometry.axes is not None for geometry in plan.views.values())
+
+
 def test_a_returned_view_of_a_read_only_argument_stays_read_only():
     kernel = polyfuse.kernel(views_of)
     for _ in range(3):
