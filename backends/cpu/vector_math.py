@@ -63,6 +63,7 @@ class VectorMath:
 
     def inline_math(self, name: str, x, *more):
         """``name``(x, ...) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
+        self.cg.inline_math_used = True
         narrow = isinstance(x.type, ll.FloatType)
         wide = [self.b.fpext(v, F64) if narrow else v for v in (x, *more)]
         result = getattr(self, f"_vm_{name}")(*wide)
