@@ -55,10 +55,11 @@ def _factorial(n: int) -> float:
 
 
 class VectorMath:
-    """The inline rules, mixed into ``ExprEmitter`` (uses its builder ``b``, ``_intrinsic``,
+    """The inline rules, mixed into ``ExprEmitter`` (uses its builder ``b``, codegen ``cg``, ``_intrinsic``,
     ``_muladd``, ``py_min``/``py_max``).  Each public rule takes and returns the argument's type."""
 
     b: ll.IRBuilder
+    cg: Any  # the function's KernelCodegen: told when inline math goes into its function
     _intrinsic: Callable[[str, list], Any]
 
     def inline_math(self, name: str, x, *more):
