@@ -60,14 +60,16 @@ def _factorial(n: int) -> float:
 
 
 class VectorMath:
-    """The inline rules, mixed into ``ExprEmitter`` (uses its builder ``b``, ``_intrinsic``,
+    """The inline rules, mixed into ``ExprEmitter`` (uses its builder ``b``, codegen ``cg``, ``_intrinsic``,
     ``_muladd``, ``py_min``/``py_max``).  Each public rule takes and returns the argument's type."""
 
     b: ll.IRBuilder
+    cg: Any  # the function's KernelCodegen: told when inline math goes into its function
     _intrinsic: Callable[[str, list], Any]
 
     def inline_math(self, name: str, x, *more):
         """``name``(x, ...) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
+        self.cg.inline_math_used = True
         narrow = isinstance(x.type, ll.FloatType)
         wide = [self.b.fpext(v, F64) if narrow else v for v in (x, *more)]
         rule = getattr(self, f"_vm_{name}_narrow", None) if narrow else None  # float32's cheaper form
