@@ -3,8 +3,8 @@ alternating runs, min of repeats.
 
     POLYFUSE_NUM_THREADS=1 python benchmarks/interleave.py [kernels] [preset]
 
-``kernels``: comma-separated suite names (default: the suite kernels that have a float reduction
-inside a parallel loop); ``preset``: test, quick or bench (default bench).  Also checks that both
+``kernels``: comma-separated suite names (default: the suite kernels with a float reduction that is
+interleaved: inside a parallel loop, or atax's and bicg's sequential row loop); ``preset``: test, quick or bench (default bench).  Also checks that both
 versions give bitwise-equal outputs.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 import polyfuse
 from polyfuse.bench import suite
 
-DEFAULT = "mvt,gemver,gesummv,syr2k,softmax,attention_rows"
+DEFAULT = "mvt,gemver,gesummv,syr2k,atax,bicg,softmax,attention_rows"
 
 
 def best_ms(kernel, args, repeats: int) -> float:

@@ -27,6 +27,12 @@ its own copy of the locals it privatises, so any interleaving of whole iteration
 allowed, and each iteration's own statements keep their order.  Every value is computed by the same
 operations in the same order, so results are bitwise unchanged.
 
+A sequential loop is interleaved only where the jam's reordering (an access of iteration ``i + 1``
+may run before one of iteration ``i`` at a later point of an inner loop) is harmless for every
+array its body writes (``_Interleaver.carried``): atax's ``tmp[i] = sum_j A[i, j] * x[j]; y[j] += A[i, j] *
+tmp[i]`` over ``i`` -- ``tmp[i]`` belongs to one iteration, and each ``y[j]`` still gets its
+terms in the loop's order, because the copies of row ``i..i+U-1`` run side by side at each ``j``.
+
 Only loops whose body is the same for every iteration are interleaved: inner loop bounds and ``if``
 conditions may not depend on the interleaved iterator.  The innermost parallel loop around a
 reduction is chosen (for ``C[i, j] += A[i, k] * B[k, j]`` with ``j`` parallel that is ``j``, whose
@@ -82,6 +88,9 @@ class Interleaving:
     copies: int
     reductions: tuple[str, ...]  # the reduction statements whose chains now run side by side
     renamed: tuple[str, ...]  # private locals that got a copy per interleaved iteration
+    # a sequential loop's arrays updated across its iterations (``y[j] += A[i, j] * t[i]`` over
+    # ``i``), each element still in the loop's order; () for a parallel loop
+    carried: tuple[str, ...] = ()
 
 
 def interleave_reductions(program: LoopProgram, *, copies: int = INTERLEAVE, vector_bytes: int = 0,
@@ -126,8 +135,8 @@ class _Interleaver(ProgramEdit):
             return node, {}
         before = len(self.decisions)
         body, copied = self.visit(node.body)
-        if len(self.decisions) == before and node.parallel:  # only the innermost parallel loop
-            jammed = self.interleave(node)
+        if len(self.decisions) == before and (node.parallel or self.carried(node) is not None):
+            jammed = self.interleave(node)  # the innermost parallel loop, or a sequential one that allows it
             if jammed is not None:
                 return jammed
         extra = tuple(c for name in node.private for c in copied.get(name, ()))
@@ -163,7 +172,8 @@ class _Interleaver(ProgramEdit):
         body = If(full, _jam(versions), rest)
         copied = {a: tuple(n[a] for n in names[1:]) for a in renamed}
         private = loop.private + tuple(c for a in renamed for c in copied[a])
-        self.decisions.append(Interleaving(loop.iterator, copies, tuple(reductions), renamed))
+        carried = () if loop.parallel else self.carried(loop) or ()
+        self.decisions.append(Interleaving(loop.iterator, copies, tuple(reductions), renamed, carried))
         return replace(loop, step=copies, body=body, private=private), copied
 
     def reductions(self, loop: For) -> list[str]:
@@ -189,6 +199,46 @@ class _Interleaver(ProgramEdit):
         if self.vector_bytes > 0 and not latency_bound:
             return []
         return found
+
+    def carried(self, loop: For) -> tuple[str, ...] | None:
+        """For a sequential loop: the arrays its iterations pass values through, when interleaving
+        its iterations keeps every dependence (else None).  Jammed, the copies of one inner loop
+        run side by side at each of its points, so an access of iteration ``i + 1`` may run before
+        one of ``i`` at a later point.  That is harmless for an array written in the body that
+        either (a) every access reaches at one subscript that holds the loop's iterator bare
+        (``tmp[i]``: no two iterations share an element), or (b) only one statement touches, at
+        the iterators of the inner loops around it, bare and distinct (``y[j] += ...``: each
+        element's updates still come in the loop's order).  Anything else: None."""
+        it = loop.iterator
+        accesses: dict[str, list[tuple[tuple[ir.Expr, ...], str, tuple[str, ...]]]] = {}
+        written: set[str] = set()
+        for call, inner in _calls_with_loops(loop.body, ()):
+            stmt = self.program.statement(call.statement)
+            if stmt.region is not None:
+                return None
+            written.add(stmt.array)
+            here = tuple(f.iterator for f in inner)
+            for array, index in [(stmt.array, stmt.index)] + [(e.array, e.index) for e in ir.walk(stmt.value)
+                                                              if isinstance(e, ir.Load)]:
+                bound = tuple(_bind(e, stmt, call) for e in index)
+                if any(isinstance(e, ir.Load | ir.Index) for i in bound for e in ir.walk(i)):
+                    return None  # a subscript read from memory
+                accesses.setdefault(array, []).append((bound, call.statement, here))
+        carried = []
+        for array in sorted(written):
+            found = accesses[array]
+            first = found[0][0]
+            if all(index == first for index, _, _ in found) and any(isinstance(e, ir.Var) and e.name == it
+                                                                    for e in first):
+                continue  # (a)
+            statement, around = found[0][1], found[0][2]
+            names = [e.name for e in first if isinstance(e, ir.Var)]
+            if (all(s == statement and index == first for index, s, _ in found) and len(names) == len(first)
+                    and sorted(names) == sorted(set(names)) and set(names) == set(around) and it not in names):
+                carried.append(array)  # (b)
+                continue
+            return None
+        return tuple(carried)
 
     def uniform(self, node: Node, iterator: str) -> bool:
         """Loop bounds and conditions below ``node`` do not depend on ``iterator``."""
@@ -255,6 +305,21 @@ def _calls_with_innermost_loop(node: Node, loop: For | None):
     else:
         for child in node.children:
             yield from _calls_with_innermost_loop(child, loop)
+
+
+def _calls_with_loops(node: Node, loops: tuple[For, ...]):
+    """Each statement call below ``node`` with the loops around it there (outermost first)."""
+    if isinstance(node, StmtCall):
+        yield node, loops
+    elif isinstance(node, For):
+        yield from _calls_with_loops(node.body, loops + (node,))
+    elif isinstance(node, If):
+        yield from _calls_with_loops(node.then, loops)
+        if node.otherwise is not None:
+            yield from _calls_with_loops(node.otherwise, loops)
+    else:
+        for child in node.children:
+            yield from _calls_with_loops(child, loops)
 
 
 def _jam(versions: list[Node]) -> Node:

@@ -305,3 +305,68 @@ def test_interleaved_rows_are_not_gathered(monkeypatch):
     monkeypatch.setenv("POLYFUSE_VECTOR_GATHERS", "1")
     assert "gathers=on" in Options().key()
     assert "gathers" not in Options(target="python").key()
+
+
+# ---- sequential loops: interleaved only where every dependence keeps its order --------------
+
+def scalar_target_sums(A, x, y):
+    """Every row adds into y[0]: jammed, y[0] would get the rows' terms in another order."""
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            y[0] += A[i, j] * x[j]
+
+
+def running_rows(A, x):
+    """Row i reads row i - 1's result."""
+    for i in range(1, A.shape[0]):
+        s = 0.0
+        for j in range(A.shape[1]):
+            s += A[i, j]
+        x[i] = x[i - 1] * 0.5 + s
+
+
+def two_updates(A, t, y):
+    """y[j] is updated by two statements of the row: jammed, row i + 1's first update would run
+    before row i's second."""
+    for i in range(A.shape[0]):
+        t[i] = 0.0
+        for j in range(A.shape[1]):
+            t[i] += A[i, j]
+        for j in range(A.shape[1]):
+            y[j] += A[i, j] * t[i]
+            y[j] = y[j] * 0.5
+
+
+@needs_cpu
+@pytest.mark.parametrize("name", ["atax", "bicg"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sequential_row_loops_interleaved(name, threads, monkeypatch):
+    """atax / bicg: ``y[j] += A[i, j] * tmp[i]`` over a sequential ``i``: each y[j] still gets
+    its terms in row order, and ``tmp[i]`` belongs to one row."""
+    kernel = suite.get(name)
+    m, n = lanes(np.float64) * 2 + 3, lanes(np.float64) + 5  # remainders in both loops
+    args = kernel.make_args(np.random.default_rng(8), m=m, n=n)
+    records = check_default(kernel.func, args, threads, monkeypatch)
+    assert [(r["copies"], bool(r["carried"])) for r in records] == [(lanes(np.float64), True)]
+
+
+@needs_cpu
+@pytest.mark.parametrize("fn", [scalar_target_sums, running_rows, two_updates])
+def test_sequential_loops_left_alone_when_a_dependence_would_turn(fn):
+    rng = np.random.default_rng(9)
+    A = rng.standard_normal((19, 11))
+    args = {scalar_target_sums: (A, rng.standard_normal(11), np.zeros(1)),
+            running_rows: (A, np.zeros(19)),
+            two_updates: (A, np.zeros(19), np.zeros(11))}[fn]
+    records = check_default(fn, args)
+    assert not any(r["carried"] or r["loop"] == "_t0" for r in records), records
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_sequential_loop_interleaved_on_request_too(target):
+    kernel = suite.get("atax")
+    args = kernel.make_args(np.random.default_rng(10), m=11, n=6)
+    records = check_exact(kernel.func, args, target=target)
+    assert [(r["copies"], r["carried"]) for r in records] == [(INTERLEAVE, ("y",))]
+    text = str(polyfuse.kernel(kernel.func, target=target, interleave=True).explain(*copy_args(args)))
+    assert "a sequential loop: each element of y still updated in its order" in text
