@@ -224,6 +224,10 @@ class _Interleaver(ProgramEdit):
                 if any(isinstance(e, ir.Load | ir.Index) for i in bound for e in ir.walk(i)):
                     return None  # a subscript read from memory
                 accesses.setdefault(array, []).append((bound, call.statement, here))
+        for n in nodes(loop.body):  # a bound or condition read what the body writes: version 0's for all
+            headers = (n.init, n.cond) if isinstance(n, For) else (n.cond,) if isinstance(n, If) else ()
+            if any(isinstance(e, ir.Load) and e.array in written for h in headers for e in ir.walk(h)):
+                return None
         carried = []
         for array in sorted(written):
             found = accesses[array]
