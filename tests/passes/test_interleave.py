@@ -325,16 +325,15 @@ def running_rows(A, x):
         x[i] = x[i - 1] * 0.5 + s
 
 
-def two_updates(A, t, y):
-    """y[j] is updated by two statements of the row: jammed, row i + 1's first update would run
-    before row i's second."""
+def reads_carried_array(A, t, y):
+    """Row i's chain reads y, which rows before it updated: jammed, row i + 1 would read y before
+    row i's updates."""
     for i in range(A.shape[0]):
         t[i] = 0.0
         for j in range(A.shape[1]):
-            t[i] += A[i, j]
+            t[i] += A[i, j] * y[j]
         for j in range(A.shape[1]):
             y[j] += A[i, j] * t[i]
-            y[j] = y[j] * 0.5
 
 
 @needs_cpu
@@ -351,13 +350,14 @@ def test_sequential_row_loops_interleaved(name, threads, monkeypatch):
 
 
 @needs_cpu
-@pytest.mark.parametrize("fn", [scalar_target_sums, running_rows, two_updates])
+@pytest.mark.parametrize("fn", [scalar_target_sums, running_rows, reads_carried_array])
 def test_sequential_loops_left_alone_when_a_dependence_would_turn(fn):
+    """(Each fails, with wrong results, when the check lets every array through.)"""
     rng = np.random.default_rng(9)
     A = rng.standard_normal((19, 11))
     args = {scalar_target_sums: (A, rng.standard_normal(11), np.zeros(1)),
             running_rows: (A, np.zeros(19)),
-            two_updates: (A, np.zeros(19), np.zeros(11))}[fn]
+            reads_carried_array: (A, np.zeros(19), rng.standard_normal(11))}[fn]
     records = check_default(fn, args)
     assert not any(r["carried"] or r["loop"] == "_t0" for r in records), records
 
