@@ -48,7 +48,7 @@ class Kernel:
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
                  opt_level: int = 3, contract: bool = True, tile: bool = False,
                  registers: bool = True, fastmath: bool = False, vector_math: bool = True,
-                 interleave: bool = False, parallel: bool = True, cache: bool = True, blas: bool = True,
+                 interleave: bool | None = None, parallel: bool = True, cache: bool = True, blas: bool = True,
                  boundscheck: bool | None = None, nopython: bool = True, nogil: bool = True,
                  **unknown: Any) -> None:
         # numba's boundscheck, nopython and nogil are accepted: polyfuse always proves bounds,

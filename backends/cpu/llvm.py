@@ -75,10 +75,17 @@ def _initialize() -> str:
         return _TARGET["triple"]
 
 
-def _target_machine(triple: str):
-    """A fresh host target machine: the JIT engine takes ownership of the one it is given."""
+def _target_machine(triple: str, *, gathers: bool = True):
+    """A fresh host target machine: the JIT engine takes ownership of the one it is given.
+
+    ``gathers=False`` (``Options.vector_gathers``): LLVM's vectorizers load strided elements one by
+    one instead of with gather instructions, which its cost model rates cheap on our AMD EPYC
+    (znver5) VM, where they ran 2-4x slower than scalar loads: syr2k's ``A[j, k]`` loop, and the
+    interleaved rows of a matrix-vector product, which the SLP vectorizer packed into one
+    gather per column (docs/performance.md)."""
+    features = llvm.get_host_cpu_features().flatten() + ("" if gathers else ",+prefer-no-gather")
     return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3, jit=True,
+        cpu=llvm.get_host_cpu_name(), features=features, opt=3, jit=True,
     )
 
 
@@ -300,7 +307,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
             emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
     text = wide_vector_functions(str(module), [cg.function.name for cg in emitted if cg.inline_math_used])
     triple = _initialize()
-    tm = _target_machine(triple)
+    tm = _target_machine(triple, gathers=options.vector_gathers())
     parsed = llvm.parse_assembly(text)
     parsed.triple = triple
     parsed.data_layout = str(tm.target_data)
