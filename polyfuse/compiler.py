@@ -102,9 +102,10 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         program = stages.run_loop_pass("minmax lanes", split_minmax_reductions, program,
                                        vector_bytes=options.minmax_lane_bytes())
     # several iterations of a parallel loop side by side: float reductions overlap their latency
-    if options.interleave_copies():
+    if options.interleave_copies() or options.interleave_lane_bytes():
         program = stages.run_loop_pass("interleave", interleave_reductions, program,
-                                       copies=options.interleave_copies())
+                                       copies=options.interleave_copies(),
+                                       vector_bytes=options.interleave_lane_bytes())
     # NumPy float sums in blocks: each block's vector lanes, then the block sums (accuracy)
     if options.reduction_block():
         program = stages.run_loop_pass("blocked sums", block_reductions, program, block=options.reduction_block())

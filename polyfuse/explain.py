@@ -204,6 +204,12 @@ def _item(value: Any) -> str:
         sizes = " x ".join(map(str, value["sizes"])) or "none"
         return (f"- loops ({', '.join(value['loops'])}): tiles {sizes}, footprint "
                 f"{value['footprint_bytes']} of {value['budget_bytes']} bytes ({value['reason']})")
+    if "renamed" in value:  # an interleaved loop (passes.interleave)
+        renamed = f"; own copies of {', '.join(value['renamed'])}" if value["renamed"] else ""
+        carried = (f"; a sequential loop: each element of {', '.join(value['carried'])} still updated in its order"
+                   if value.get("carried") else "")
+        return (f"- loop {value['loop']}: {value['copies']} iterations side by side around "
+                f"({', '.join(value['reductions'])}){renamed}{carried}")
     if "reductions" in value:
         sizes = " x ".join(map(str, value["sizes"])) or "none"
         return (f"- loops ({', '.join(value['loops'])}): register tile {sizes} around "
