@@ -16,7 +16,7 @@ import json, os, sys, time
 import numpy as np
 os.environ["POLYFUSE_CACHE_DIR"] = sys.argv[1]
 import polyfuse
-from polyfuse import suite
+from polyfuse.bench import suite
 times = {}
 for name in suite.names():
     spec = suite.get(name)

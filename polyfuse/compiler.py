@@ -25,8 +25,8 @@ from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
 from polyfuse.passes.registers import promote_register_tiles
 from polyfuse.passes.serial import serial_loops
+from polyfuse.schedule.accumulators import lift_accumulated_products
 from polyfuse.schedule.contraction import contract
-from polyfuse.schedule.loop_products import lift_loop_products
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
 
@@ -66,11 +66,15 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     # dependences decide what every later transformation may do
     with deadline.active():
         deps = stages.run("dependences", compute_dependences, scop)
-    if options.blas and options.target == "cpu":  # C[i, j] += A[i, k] * B[k, j] loops: one BLAS call
-        scop, deps, products = stages.run("loop products", lift_loop_products, scop, deps)
-        stages.records["loop products"] = products
-    if scop.prange_loops:  # whether each loop written with prange has independent iterations
+    # whether each loop written with prange has independent iterations: a claim about the loops
+    # as written, so before products leave them
+    if scop.prange_loops:
         stages.run("prange claims", prange_claims, scop, deps)
+    if options.blas and options.target == "cpu":  # C[i, j] += A[i, k] * B[k, j] loops: one BLAS call
+        # numba-style `s = 0; for k: s += a * b; C[i, j] = alpha * s + ...` folded into C first
+        scop, deps, accumulators, products = stages.run("loop products", lift_accumulated_products, scop, deps)
+        stages.records["accumulators"] = accumulators
+        stages.records["loop products"] = products
     # fusion policy on top of isl's scheduler; results that fail verification are discarded
     with deadline.active():
         sched = stages.run("schedule", choose_schedule, scop, deps, fuse=options.fuse,
@@ -98,9 +102,10 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         program = stages.run_loop_pass("minmax lanes", split_minmax_reductions, program,
                                        vector_bytes=options.minmax_lane_bytes())
     # several iterations of a parallel loop side by side: float reductions overlap their latency
-    if options.interleave_copies():
+    if options.interleave_copies() or options.interleave_lane_bytes():
         program = stages.run_loop_pass("interleave", interleave_reductions, program,
-                                       copies=options.interleave_copies())
+                                       copies=options.interleave_copies(),
+                                       vector_bytes=options.interleave_lane_bytes())
     # NumPy float sums in blocks: each block's vector lanes, then the block sums (accuracy)
     if options.reduction_block():
         program = stages.run_loop_pass("blocked sums", block_reductions, program, block=options.reduction_block())

@@ -32,6 +32,8 @@ class Explanation:
             ("statements", [_statement(s) for s in scop.statements]),
             *((("kept as written", [_region(s) for s in scop.statements if s.region is not None]),)
               if any(s.region is not None for s in scop.statements) else ()),
+            *((("accumulators", [asdict(d) for d in stages.decisions("accumulators")]),)
+              if stages.decisions("accumulators") else ()),
             *((("loop products", [asdict(d) for d in stages.decisions("loop products")]),)
               if stages.decisions("loop products") else ()),
             ("dependences", [_dependence(d) for d in deps.items]),
@@ -202,6 +204,12 @@ def _item(value: Any) -> str:
         sizes = " x ".join(map(str, value["sizes"])) or "none"
         return (f"- loops ({', '.join(value['loops'])}): tiles {sizes}, footprint "
                 f"{value['footprint_bytes']} of {value['budget_bytes']} bytes ({value['reason']})")
+    if "renamed" in value:  # an interleaved loop (passes.interleave)
+        renamed = f"; own copies of {', '.join(value['renamed'])}" if value["renamed"] else ""
+        carried = (f"; a sequential loop: each element of {', '.join(value['carried'])} still updated in its order"
+                   if value.get("carried") else "")
+        return (f"- loop {value['loop']}: {value['copies']} iterations side by side around "
+                f"({', '.join(value['reductions'])}){renamed}{carried}")
     if "reductions" in value:
         sizes = " x ".join(map(str, value["sizes"])) or "none"
         return (f"- loops ({', '.join(value['loops'])}): register tile {sizes} around "

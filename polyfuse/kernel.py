@@ -27,7 +27,14 @@ from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import cache
 from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
 from polyfuse.runtime.sparse import unpack_sparse
-from polyfuse.runtime.variant import CallPlan, CompiledVariant, call_key, local_bytes
+from polyfuse.runtime.variant import (
+    PLAN_FLOAT_SCALARS,
+    PLAN_INT_SCALARS,
+    CallPlan,
+    CompiledVariant,
+    call_key,
+    local_bytes,
+)
 
 _COMPILE_LOCK = ISL_LOCK
 KERNEL_OPTIONS = ("target", "fuse", "verify", "opt_level", "contract", "tile", "registers", "fastmath",
@@ -41,7 +48,7 @@ class Kernel:
     def __init__(self, fn, *, target: str = "cpu", fuse: str = "smart", verify: bool | None = None,
                  opt_level: int = 3, contract: bool = True, tile: bool = False,
                  registers: bool = True, fastmath: bool = False, vector_math: bool = True,
-                 interleave: bool = False, parallel: bool = True, cache: bool = True, blas: bool = True,
+                 interleave: bool | None = None, parallel: bool = True, cache: bool = True, blas: bool = True,
                  boundscheck: bool | None = None, nopython: bool = True, nogil: bool = True,
                  **unknown: Any) -> None:
         # numba's boundscheck, nopython and nogil are accepted: polyfuse always proves bounds,
@@ -299,9 +306,9 @@ def _dispatch_key(value: Any) -> Any:
     if kind is np.ndarray:
         # the dtype (byte order too), and the axes of extent 1, which NumPy broadcasts
         return (value.dtype, value.ndim, value.flags.c_contiguous, unit_axes(value.shape))
-    if kind is int or kind is float:
-        return kind
-    return None  # numpy scalars, bools, wrong types: the full path decides
+    if kind is int or kind is float or kind in PLAN_FLOAT_SCALARS or kind in PLAN_INT_SCALARS:
+        return kind  # a numpy scalar's type is its dtype, which the signature records
+    return None  # numpy bools, bools, wrong types: the full path decides
 
 
 def kernel(fn=None, /, **options: Any):

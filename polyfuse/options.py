@@ -14,7 +14,7 @@ from polyfuse.errors import ArgumentError
 
 TARGETS = ("cpu", "python", "cuda")
 FUSE_MODES = ("none", "smart", "max")
-INTERLEAVE_COPIES = 4  # iterations side by side around a float reduction (polyfuse.passes.interleave)
+INTERLEAVE_COPIES = 4  # iterations side by side around a float reduction, interleave=True (polyfuse.passes.interleave)
 SUM_BLOCK = 2048  # terms per innermost chunk of a NumPy float sum (polyfuse.passes.blocked_sums)
 CACHE_SIZE_KNOBS = {"l1d": "POLYFUSE_L1_BYTES", "l2": "POLYFUSE_L2_BYTES", "l3": "POLYFUSE_L3_BYTES",
                     "line": "POLYFUSE_LINE_BYTES"}
@@ -146,10 +146,13 @@ class Options:
     # register tiles: a matrix product's outputs stay in vector registers across its reduction
     # loop (polyfuse.registers); POLYFUSE_REGISTER_TILES=0 turns them off everywhere
     registers: bool = True
-    # interleave a few iterations of a parallel loop around float reductions so that their add
-    # chains overlap (polyfuse.interleave); off by default: it pays when the rows are in cache
-    # (polyfuse.spec turns it on for its row-blocked loop steps) and loses on streaming loops
-    interleave: bool = False
+    # interleave iterations of a parallel loop around float reductions so that their add chains
+    # overlap (polyfuse.passes.interleave).  None (default): on the cpu target, for reductions
+    # written as loops whose innermost loop is only loads and + - * min max (latency-bound add
+    # chains: matrix-vector rows), one vector of lanes of copies.  True: every float reduction
+    # inside a parallel loop, INTERLEAVE_COPIES copies (polyfuse.tensor.spec turns it on for its
+    # row-blocked loop steps).  False, or POLYFUSE_INTERLEAVE=0: never
+    interleave: bool | None = None
     # allow LLVM to reassociate float arithmetic (vectorized reductions); results then differ
     # from the Python function in the last bits, so it is off unless asked for
     fastmath: bool = False
@@ -219,10 +222,30 @@ class Options:
         return SUM_BLOCK
 
     def interleave_copies(self) -> int:
-        """Iterations interleaved around float reductions (0: none; GPUs map the loop to threads)."""
-        if not self.interleave or self.target == "cuda" or not env_flag("POLYFUSE_INTERLEAVE", True):
+        """Iterations interleaved around every float reduction (interleave=True; 0: not this mode;
+        GPUs map the loop to threads)."""
+        if self.interleave is not True or self.target == "cuda" or not env_flag("POLYFUSE_INTERLEAVE", True):
             return 0
         return INTERLEAVE_COPIES
+
+    def interleave_lane_bytes(self) -> int:
+        """The default interleaving (interleave=None, the cpu target): latency-bound reductions
+        get ``this // itemsize`` copies, one vector of lanes (0: not this mode)."""
+        if self.interleave is not None or self.target != "cpu" or not env_flag("POLYFUSE_INTERLEAVE", True):
+            return 0
+        return vector_bytes()
+
+    def _interleave_key(self) -> str:
+        # the mode is in the key: entries compiled before the default turned on must miss
+        if self.interleave_lane_bytes():
+            return f"{self.interleave_lane_bytes()}B:latency"
+        return str(self.interleave_copies())
+
+    def vector_gathers(self) -> bool:
+        """Whether LLVM may vectorize strided loads into gather instructions: not unless
+        POLYFUSE_VECTOR_GATHERS=1 (they lost 2-4x to scalar loads on our benchmark machine;
+        backends/cpu/llvm.py)."""
+        return env_flag("POLYFUSE_VECTOR_GATHERS")
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -236,10 +259,11 @@ class Options:
         return (f"target={self.target} fuse={self.fuse} verify={self.verify} O{self.opt_level} "
                 f"contract={self.contract} tile={self.tile} fastmath={self.fastmath} vector_math={self.vector_math} "
                 f"registers={self.register_tile_bytes()} lanes={self.minmax_lane_bytes()} "
-                f"interleave={self.interleave_copies()} blocked_sums={self.reduction_block()} "
+                f"interleave={self._interleave_key()} blocked_sums={self.reduction_block()} "
                 f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
                 + ("" if self.outer_parallelism_enabled() or not self.parallel else " outer_parallelism=off")
                 + ("" if self.blas_products() else " blas=False")
+                + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + self._cuda_key())
 
     def _cuda_key(self) -> str:

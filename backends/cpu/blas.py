@@ -33,6 +33,7 @@ _I64 = ll.IntType(64)
 _I8 = ll.IntType(8)
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
 _KINDS = ("gemm", "gemv", "dot", "syrk")
+_OPTIONAL = ("syr2k",)  # used where the library has it, else the loops run
 
 PREFIX = "polyfuse.blas."
 
@@ -49,7 +50,11 @@ def blas_pointers() -> dict[str, int]:
         return {}
     pointers = {symbol(dtype, kind): found.address(letter + kind)
                 for dtype, (letter, _) in _REALS.items() for kind in _KINDS}
-    return pointers if all(pointers.values()) else {}
+    if not all(pointers.values()):
+        return {}
+    optional = {symbol(dtype, kind): found.address(letter + kind)
+                for dtype, (letter, _) in _REALS.items() for kind in _OPTIONAL}
+    return pointers | {name: address for name, address in optional.items() if address}
 
 
 def _int_max() -> int:
@@ -132,7 +137,14 @@ class MatmulEmitter(FortranCaller):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))
             worth = self.b.and_(worth, inside)
-        if dot:  # out[0] = sum a[s] * b[s]: two vectors
+        if op.pair:  # one triangle of a @ b.T + b @ a.T: ?syr2k where the library has it, else the loops
+            has = symbol(op.dtype, "syr2k") in blas_pointers()
+            ways: list[Any] = [(self.syr2k_form(rows, depth, (o_r, o_c, a_r, a_s, b_s, b_c)),
+                                (out.base, a.base, b.base), "syr2k")] if has else []
+        elif op.triangle:  # one triangle of a @ a.T: ?syrk, or the loops (a ?gemm would write the other)
+            form = self.syrk_form(rows, cols, depth, a, b, (o_r, o_c, a_r, a_s, b_s, b_c))
+            ways = [(form, (out.base, a.base), "triangle")]
+        elif dot:  # out[0] = sum a[s] * b[s]: two vectors
             ways = [([(depth,), self.vector(depth, a_s), self.vector(depth, b_s)], (a.base, b.base, out.base), "dot")]
         elif _is_one(op.cols):  # out[r] = sum a[r, s] * b[s]: a matrix times a vector
             ways = [(self.gemv_form(rows, a_r, depth, a_s, b_s, o_r), (a.base, b.base, out.base), "gemv")]
@@ -159,7 +171,8 @@ class MatmulEmitter(FortranCaller):
         ok = self.b.and_(worth, self.all_ok(form[1:]))
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk}[kind](op, form, pointers)
+                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
+                 "triangle": self.triangle, "syr2k": self.syr2k}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -238,8 +251,26 @@ class MatmulEmitter(FortranCaller):
         a_ok = bld.and_(bld.or_(a_rows[0], a_cols[0]), bld.xor(a_rows[0], b_rows[0]))
         # C is symmetric, so its own transpose: a column-major C (C.T[:, :] = A @ A.T) serves as well
         by_rows, by_cols = self.plain(cols, o_c, rows, o_r), self.plain(rows, o_r, cols, o_c)
-        c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[1], bld.select(by_rows[0], by_rows[2], by_cols[2]))
+        # (ok, stored row by row, ldc): Fortran sees a row-major C transposed
+        c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[0], bld.select(by_rows[0], by_rows[2], by_cols[2]))
         return [(rows, depth), c_form, (a_ok, a_rows[0], lda), (same_matrix, None, None)]
+
+    def syr2k_form(self, rows, depth, strides) -> list:
+        """[(n, k), C, (ok, trans, lda), (ok, trans, ldb)] for ``sum a[r, s] * b[c, s] + b[r, s] *
+        a[c, s]``: both ``n x k`` matrices (element (r, s) at ``r * a_r + s * a_s``, and at
+        ``r * b_c + s * b_s``) stored alike, by rows ('T': Fortran sees them ``k x n``) or by
+        columns ('N')."""
+        o_r, o_c, a_r, a_s, b_s, b_c = strides
+        bld = self.b
+        a_rows, a_cols = self.plain(depth, a_s, rows, a_r), self.plain(rows, a_r, depth, a_s)
+        b_rows, b_cols = self.plain(depth, b_s, rows, b_c), self.plain(rows, b_c, depth, b_s)
+        by_rows_ab = bld.and_(a_rows[0], b_rows[0])
+        ok = bld.or_(by_rows_ab, bld.and_(a_cols[0], b_cols[0]))
+        lda = bld.select(by_rows_ab, a_rows[2], a_cols[2])
+        ldb = bld.select(by_rows_ab, b_rows[2], b_cols[2])
+        by_rows, by_cols = self.plain(rows, o_c, rows, o_r), self.plain(rows, o_r, rows, o_c)
+        c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[0], bld.select(by_rows[0], by_rows[2], by_cols[2]))
+        return [(rows, depth), c_form, (ok, by_rows_ab, lda), (ok, by_rows_ab, ldb)]
 
     def all_ok(self, parts) -> object:
         ok = parts[0][0]
@@ -274,6 +305,36 @@ class MatmulEmitter(FortranCaller):
             with self.counted(self.b.add(i, ll.Constant(_I64, 1)), n) as j:
                 above = self.b.gep(c_ptr, [self.b.add(self.b.mul(i, ldc), j)])
                 self.b.store(self.b.load(above), self.b.gep(c_ptr, [self.b.add(self.b.mul(j, ldc), i)]))
+
+    def triangle(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``?syrk(uplo, trans, n, k, alpha, A, lda, 1, C, ldc)`` on the triangle the loops
+        update, and nothing else: out (r, c) is Fortran's (r, c) for a column-major C, its (c, r)
+        for a row-major one, so the lower triangle (c <= r) is 'L' or 'U'."""
+        real = _REALS[op.dtype][1]
+        (n, k), (_, by_rows, ldc), (_, trans, lda), _ = form
+        c_ptr, a_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        alpha, beta = self.scales(op)
+        uplo = self.uplo(op, by_rows)
+        self.b.call(self.declare(op.dtype, "syrk"), [uplo, self.char(trans), self.integer(n), self.integer(k), alpha,
+                                                     a_ptr, self.integer(lda), beta, c_ptr, self.integer(ldc)])
+
+    def syr2k(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``?syr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, 1, C, ldc)`` on the triangle the
+        loops update (uplo as in :meth:`triangle`)."""
+        real = _REALS[op.dtype][1]
+        (n, k), (_, by_rows, ldc), (_, trans, lda), (_, _, ldb) = form
+        c_ptr, a_ptr, b_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        alpha, beta = self.scales(op)
+        uplo = self.uplo(op, by_rows)
+        self.b.call(self.declare(op.dtype, "syr2k"), [uplo, self.char(trans), self.integer(n), self.integer(k), alpha,
+                                                      a_ptr, self.integer(lda), b_ptr, self.integer(ldb), beta,
+                                                      c_ptr, self.integer(ldc)])
+
+    def uplo(self, op: rg.Matmul, by_rows):
+        """The slot of Fortran's 'L' or 'U' for ``op``'s triangle of a C stored by rows or columns."""
+        lower, upper = ll.Constant(_I8, ord("L")), ll.Constant(_I8, ord("U"))
+        own, mirrored = (lower, upper) if op.triangle == "lower" else (upper, lower)
+        return self.slot(_I8, self.b.select(by_rows, mirrored, own))
 
     @contextlib.contextmanager
     def counted(self, start, stop):
@@ -335,6 +396,7 @@ class MatmulEmitter(FortranCaller):
             return ll.Function(module, ll.FunctionType(_REALS[dtype][1], [intp, ptr, intp, ptr, intp]), name=name)
         params = {"gemm": [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
                   "syrk": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, ptr, intp],
+                  "syr2k": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
                   "gemv": [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp]}[kind]
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
 

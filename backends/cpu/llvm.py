@@ -18,7 +18,7 @@ import ctypes.util
 import functools
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -75,10 +75,17 @@ def _initialize() -> str:
         return _TARGET["triple"]
 
 
-def _target_machine(triple: str):
-    """A fresh host target machine: the JIT engine takes ownership of the one it is given."""
+def _target_machine(triple: str, *, gathers: bool = True):
+    """A fresh host target machine: the JIT engine takes ownership of the one it is given.
+
+    ``gathers=False`` (``Options.vector_gathers``): LLVM's vectorizers load strided elements one by
+    one instead of with gather instructions, which its cost model rates cheap on our AMD EPYC
+    (znver5) VM, where they ran 2-4x slower than scalar loads: syr2k's ``A[j, k]`` loop, and the
+    interleaved rows of a matrix-vector product, which the SLP vectorizer packed into one
+    gather per column (docs/performance.md)."""
+    features = llvm.get_host_cpu_features().flatten() + ("" if gathers else ",+prefer-no-gather")
     return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3, jit=True,
+        cpu=llvm.get_host_cpu_name(), features=features, opt=3, jit=True,
     )
 
 
@@ -176,7 +183,11 @@ class LLVMKernel:
             else:
                 tail.append(self._value(param, values))
         sizes = {name: value for name, value in values.items() if type(value) is int}
-        return Launch(self, tuple(tail), tuple(slots), tuple(self._step(c, sizes) for c in self.phases))
+        steps = tuple(self._step(c, sizes) for c in self.phases)
+        # one serial phase and nothing checked at run time: the runtime may call it straight
+        plain = len(self.phases) == 1 and not self.phases[0].phase.parallel and self.phases[0].region is None
+        direct = self.phases[0].function if plain and self.index_flags is None else None
+        return Launch(self, tuple(tail), tuple(slots), steps, direct)
 
     def _step(self, compiled: CompiledPhase, sizes: dict[str, int]) -> Callable[[list], None]:
         """How one phase runs at these sizes, given the argument list: once measured too small
@@ -233,6 +244,7 @@ class Launch:
     tail: tuple  # ctypes values after the call's arguments: strides, extents; 0 where a local goes
     local_slots: tuple[tuple[int, str], ...]  # (position in tail, local array)
     steps: tuple[Callable[[list], None], ...]  # one per phase
+    direct: Callable[..., None] | None = None  # the one phase's function, where calling it is all
 
     def __call__(self, args: list) -> None:
         for step in self.steps:
@@ -270,6 +282,10 @@ class LLVMArtifact:
     optimized_ir: str
     arrays: tuple[str, ...] = ()  # every array's name, to name a run-time subscript's array
     checks: tuple[tuple[str, str | None], ...] = ()  # the errors and messages of the asserts checked at run time (ir.Check)
+    # the machine code MCJIT emitted for each module (by module name): a disk-cache load links it
+    # instead of running LLVM's code generator again, which took most of a warm load (0.7 s of
+    # fdtd-2d's 0.8 s).  Valid for this CPU and LLVM only: both are part of the cache key.
+    objects: tuple[tuple[str, bytes], ...] = ()
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -283,14 +299,15 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     shared = shared_scalars(program)
     params = signature(program, shared)
     module = ll.Module(name=program.name)
+    emitted = []
     for phase in phases:
         math = {"fastmath": options.fastmath, "vector_math": options.fastmath or options.vector_math}
-        KernelCodegen(module, program, params, phase, shared, **math)
+        emitted.append(KernelCodegen(module, program, params, phase, shared, **math))
         if phase.is_region:
-            KernelCodegen(module, program, params, phase, shared, **math, region=True)
-    text = str(module)
+            emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
+    text = wide_vector_functions(str(module), [cg.function.name for cg in emitted if cg.inline_math_used])
     triple = _initialize()
-    tm = _target_machine(triple)
+    tm = _target_machine(triple, gathers=options.vector_gathers())
     parsed = llvm.parse_assembly(text)
     parsed.triple = triple
     parsed.data_layout = str(tm.target_data)
@@ -304,6 +321,27 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         builder.getModulePassManager().run(parsed, builder)
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
                         tuple(a.name for a in program.arrays), check_messages(program))
+
+
+#: LLVM's preferred vector width for functions with inline transcendentals.  LLVM prefers 256-bit
+#: vectors on AVX-512 CPUs (the frequency drop of 512-bit units once cost more than the width
+#: gave), which pays for loads and adds, but the polynomials of vector_math.py are arithmetic-
+#: bound: 512 bits ran a GELU-tanh chain of 8M elements in 91 ms instead of 172 ms, sin*cos 48
+#: instead of 60, softmax 27 instead of 31, while the loop suite without them ran 1.5% slower
+#: (covariance 0.87x), so only those functions get it.  CPUs without 512-bit vectors ignore it.
+WIDE_VECTOR_BITS = 512
+
+
+def wide_vector_functions(text: str, names: list[str]) -> str:
+    """``text`` with the function attribute ``"prefer-vector-width"`` on the definitions of
+    ``names`` (llvmlite's IR builder only writes the attributes it knows, so it is added to the
+    printed definition; the X86 backend reads it per function, for vectorizing and code generation)."""
+    for name in names:
+        head = f'define void @"{name}"('
+        start = text.index(head)
+        end = text.index("\n", start)
+        text = text[:end] + f' "prefer-vector-width"="{WIDE_VECTOR_BITS}"' + text[end:]
+    return text
 
 
 def link_fallbacks(parsed, module: ll.Module, triple: str) -> None:
@@ -327,10 +365,21 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
     if LAPACK_PREFIX in artifact.optimized_ir:  # a cached kernel that calls LAPACK needs it here too
         register_lapack(llvm)
     parsed = llvm.parse_assembly(artifact.optimized_ir)
+    parsed.name = artifact.name  # (parsed modules are all named "<string>": the object cache keys by name)
     engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple))
+    known = dict(artifact.objects)
+    emitted: dict[str, bytes] = {}
+    # (MCJIT asks the cache for each module's object before generating code for it, and reports
+    # what it generated; symbols, BLAS pointers included, are still resolved at load, by name)
+    engine.set_object_cache(lambda module, data: emitted.__setitem__(module.name, bytes(data)),
+                            lambda module: known.get(module.name))
     if any(phase.is_region for phase in artifact.phases):
-        engine.add_module(llvm.parse_assembly(barrier_module(triple)))
+        barrier = llvm.parse_assembly(barrier_module(triple))
+        barrier.name = BARRIER
+        engine.add_module(barrier)
     engine.finalize_object()
+    if emitted:
+        artifact = replace(artifact, objects=tuple(sorted({**known, **emitted}.items())))
     compiled = []
     params = [_CTYPES[p.kind] for p in artifact.params]
     for phase in artifact.phases:
@@ -438,6 +487,7 @@ class KernelCodegen:
         self.fastmath = fastmath
         self.vector_math = vector_math  # exp/log inline (llvm_exprs), without fastmath's flags
         self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
+        self.inline_math_used = False  # did an inline transcendental go into this function (wide_vector_functions)
         self.module = module
         self.shared = shared
         self.program_arrays = [a.name for a in program.arrays]
@@ -606,9 +656,9 @@ class KernelCodegen:
         if has_index(stmt.index):
             address, ok = self.exprs.checked_address(stmt.array, stmt.index)
             with self.builder.if_then(ok):
-                self.builder.store(value, address)
+                self.exprs.store_element(value, address, True)
         else:
-            self.builder.store(value, self.exprs._address(stmt.array, stmt.index))
+            self.exprs.store_element(value, self.exprs._address(stmt.array, stmt.index), bool(stmt.index))
         for name, old in saved.items():
             self._restore(name, old)
 

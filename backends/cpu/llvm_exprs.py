@@ -49,6 +49,13 @@ INDEX_ERROR = "polyfuse_index_error"  # 1 + 64 * array position + axis of a bad 
 INDEX_VALUE = "polyfuse_index_value"  # the subscript's value
 
 
+_I8 = ll.IntType(8)
+
+
+def _is_bool(address) -> bool:
+    return address.type.pointee == ll.IntType(1)
+
+
 def has_index(index) -> bool:
     """Does a subscript hold a value computed at run time (checked in the generated code)?"""
     return any(isinstance(node, ir.Index) for expr in index for node in ir.walk(expr))
@@ -86,17 +93,33 @@ class ExprEmitter(VectorMath):
 
     def _Load(self, e: ir.Load):
         if not has_index(e.index):
-            return self.b.load(self._address(e.array, e.index))
+            return self.load_element(self._address(e.array, e.index), bool(e.index))
         address, ok = self.checked_address(e.array, e.index)
         with self.b.if_else(ok) as (then, otherwise):  # never touch memory outside the array
             with then:
-                value, then_block = self.b.load(address), self.b.block
+                value, then_block = self.load_element(address, True), self.b.block
             with otherwise:
                 else_block = self.b.block
         phi = self.b.phi(value.type)
         phi.add_incoming(value, then_block)
         phi.add_incoming(cx.zero(value.type), else_block)
         return phi
+
+    def load_element(self, address, element: bool):
+        """The value at ``address``; an element of a bool array is read as its byte (a NumPy bool
+        is one byte, any nonzero value true): ``load i1`` from byte-strided memory cannot be
+        widened by the loop vectorizer (a vector of i1 is packed bits), ``load i8`` can."""
+        if element and _is_bool(address):
+            byte = self.b.load(self.b.bitcast(address, _I8.as_pointer()))
+            return self.b.icmp_unsigned("!=", byte, ll.Constant(_I8, 0))
+        return self.b.load(address)
+
+    def store_element(self, value, address, element: bool) -> None:
+        """Store ``value`` at ``address``; a bool array's element as the byte 0 or 1."""
+        if element and _is_bool(address):
+            self.b.store(self.b.zext(value, _I8), self.b.bitcast(address, _I8.as_pointer()))
+        else:
+            self.b.store(value, address)
 
     def checked_address(self, array: str, index):
         """The address of ``array[index]`` with run-time subscripts (ir.Index), and whether they

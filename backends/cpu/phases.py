@@ -16,9 +16,10 @@ whether a phase may run so and why; whether it does, for given sizes, is measure
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polyfuse.model import ir
+from polyfuse.model import region as rg
 from polyfuse.model.loop_ast import (
     Block,
     For,
@@ -72,6 +73,48 @@ class Phase:
 
 
 def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:
+    """One phase per top-level node, then consecutive serial phases joined (``join_serial``)."""
+    return join_serial(program, _phases(program))
+
+
+def join_serial(program: LoopProgram, phases: list[Phase]) -> tuple[Phase, ...]:
+    """Consecutive plain serial phases (no chunks, no region) as one phase: the runtime runs
+    phases one after another anyway, so one machine-code function running their nodes in the
+    same order computes the same, at one foreign call instead of one per node (three scalar
+    assignments cost three ctypes calls, ~1.5 us each, where the work is a few ns).  Kept apart
+    when the program checks anything at run time (subscripts computed at run time, asserts):
+    the runtime raises the recorded error after the phase that found it, so no later node may
+    have run."""
+    if any(map(_checked_at_run_time, program.statements)):
+        return tuple(phases)
+    joined: list[Phase] = []
+    for phase in phases:
+        if _plain(phase) and joined and _plain(joined[-1]):
+            children = top_level(joined[-1].node) + top_level(phase.node)
+            joined[-1] = Phase(joined[-1].index, Block(children), False)
+        else:
+            joined.append(phase)
+    return tuple(_renumbered(k, phase) for k, phase in enumerate(joined))
+
+
+def _plain(phase: Phase) -> bool:
+    return not phase.parallel and phase.region is None
+
+
+def _renumbered(index: int, phase: Phase) -> Phase:
+    region = phase.region if phase.region is None else replace(phase.region, phase=index)
+    return replace(phase, index=index, region=region)
+
+
+def _checked_at_run_time(stmt) -> bool:
+    """Does the statement hold a subscript or an assert checked where it runs (ir.Index)?"""
+    roots = [stmt.value, *stmt.index]
+    if stmt.region is not None:
+        roots += list(rg.expressions(stmt.region.body))
+    return any(isinstance(node, ir.Index) for root in roots for node in ir.walk(root))
+
+
+def _phases(program: LoopProgram) -> list[Phase]:
     parts = top_level(program.root)
     used = [arrays_used(program, node) for node in parts]
     shared = shared_scalars(program)
@@ -82,7 +125,7 @@ def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
             phase = Phase(index, node, False, region=plan_region(program, index, node, shared))
         phases.append(phase)
-    return tuple(phases)
+    return phases
 
 
 def _phase(index: int, node: Node, used_elsewhere: set[str]) -> Phase:

@@ -48,9 +48,9 @@ class RegionEmitter:
         if has_index(op.index):  # never a store outside the array
             address, ok = exprs.checked_address(op.array, op.index)
             with self.b.if_then(ok):
-                self.b.store(value, address)
+                exprs.store_element(value, address, True)
         else:
-            self.b.store(value, exprs._address(op.array, op.index))
+            exprs.store_element(value, exprs._address(op.array, op.index), bool(op.index))
 
     def emit_While(self, op: rg.While) -> None:
         fn = self.cg.function

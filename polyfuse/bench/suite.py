@@ -819,10 +819,49 @@ def _attention_rows_np(scale, Q, K, V, O):
     np.matmul(P, V, out=O)
 
 
+def _syrk_np(n, m, alpha, beta, C, A):
+    np.copyto(C, beta * C + alpha * (A @ A.T), where=np.tri(n, dtype=bool))  # the lower triangle
+
+
+def _syr2k_np(n, m, alpha, beta, C, A, B):
+    np.copyto(C, beta * C + alpha * (A @ B.T + B @ A.T), where=np.tri(n, dtype=bool))
+
+
+def _trmm_np(m, n, alpha, A, B):
+    B[:] = alpha * ((np.triu(A.T, 1) + np.eye(m)) @ B)  # unit triangular: A below the diagonal, read as A^T
+
+
+def _symm_np(m, n, alpha, beta, C, A, B):
+    lower = np.tril(A, -1)
+    C[:] = beta * C + alpha * ((lower + lower.T + np.diag(np.diag(A))) @ B)  # A from its lower triangle
+
+
+def _doitgen_np(A, C4):
+    A[:] = A @ C4
+
+
+def _covariance_np(m, n, float_n, data, cov, mean):
+    mean[:] = data.sum(axis=0) / float_n
+    data -= mean
+    np.divide(data.T @ data, float_n - 1.0, out=cov)
+
+
+def _correlation_np(m, n, float_n, data, corr, mean, stddev):
+    mean[:] = data.sum(axis=0) / float_n
+    stddev[:] = np.sqrt(((data - mean) ** 2).sum(axis=0) / float_n)
+    stddev[stddev <= 0.1] = 1.0
+    data -= mean
+    data /= np.sqrt(float_n) * stddev
+    np.matmul(data.T, data, out=corr)
+    np.fill_diagonal(corr, 1.0)
+
+
 _NUMPY_FUNCS: dict[str, Callable[..., Any]] = {
     "gemm": _gemm_np, "2mm": _2mm_np, "3mm": _3mm_np, "atax": _atax_np, "bicg": _bicg_np,
     "mvt": _mvt_np, "gemver": _gemver_np, "gesummv": _gesummv_np, "chain3": _chain3_np,
     "matmul_bias_relu": _matmul_bias_relu_np, "softmax": _softmax_np, "attention_rows": _attention_rows_np,
+    "syrk": _syrk_np, "syr2k": _syr2k_np, "trmm": _trmm_np, "symm": _symm_np, "doitgen": _doitgen_np,
+    "covariance": _covariance_np, "correlation": _correlation_np,
 }
 for _name, _fn in _NUMPY_FUNCS.items():
     KERNELS[_name] = dataclasses.replace(KERNELS[_name], numpy_func=_fn)

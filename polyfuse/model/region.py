@@ -108,6 +108,12 @@ class Matmul:
     # a stack of products (``X3 @ W``): (variable, extent) of each batch axis, outermost first;
     # one operand and ``out`` use them, and where their strides chain the stack is one product
     batch: tuple[tuple[str, ir.Expr], ...] = ()
+    # "lower": only the elements with c <= r of a square ``out`` (rows == cols), "upper": c >= r,
+    # "": all; a triangle of ``a @ a.T`` runs on ?syrk (PolyBench's syrk, covariance)
+    triangle: str = ""
+    # with ``triangle``: ``term`` is ``alpha * (a[r, s] * b[c, s] + b[r, s] * a[c, s])`` (PolyBench's
+    # syr2k), ``b`` indexed by c and s as written; ?syr2k
+    pair: bool = False
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -125,15 +131,30 @@ class Matmul:
         total = ForRange(s, ir.int_const(0), self.depth, 1,
                          (Assign(out.array, out.index, ir.BinOp("+", out, term, self.dtype)),))
         zero = Assign(out.array, out.index, ir.Const(0.0, self.dtype, False))
-        inner = ForRange(c, ir.int_const(0), self.cols, 1, (total,) if self.accumulate else (zero, total))
+        first: ir.Expr = ir.int_const(0)
+        stop = self.cols
+        if self.triangle == "lower":
+            stop = ir.BinOp("+", ir.Var(r, ir.INT), ir.int_const(1), ir.INT)
+        elif self.triangle == "upper":
+            first = ir.Var(r, ir.INT)
+        inner = ForRange(c, first, stop, 1, (total,) if self.accumulate else (zero, total))
         return (ForRange(r, ir.int_const(0), self.rows, 1, (inner,)),)
 
     def describe(self) -> str:
         scale = "" if self.alpha is None else f"{ir.to_python(self.alpha)} * "
         stack = "".join(f"{ir.to_python(extent)} x " for _, extent in self.batch)
+        if self.pair:
+            return (f"{self.out.array} += {scale}({self.a.array} @ {self.b.array}.T + {self.b.array} @ "
+                    f"{self.a.array}.T) ({ir.to_python(self.rows)} x {ir.to_python(self.depth)})"
+                    + self.describe_triangle())
         return (f"{self.out.array} {'+=' if self.accumulate else '='} {scale}{self.a.array} @ {self.b.array} "
                 f"({stack}{ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
-                f"{ir.to_python(self.cols)})")
+                f"{ir.to_python(self.cols)})" + self.describe_triangle())
+
+    def describe_triangle(self) -> str:
+        """``", triangle j <= i"``: the elements updated, in the loops' own names."""
+        r, c, _ = self.variables
+        return f", triangle {c} {'<=' if self.triangle == 'lower' else '>='} {r}" if self.triangle else ""
 
 
 #: The call the NumPy frontend writes for an ``np.linalg`` routine (frontend.array_lapack; a name

@@ -27,10 +27,26 @@ its own copy of the locals it privatises, so any interleaving of whole iteration
 allowed, and each iteration's own statements keep their order.  Every value is computed by the same
 operations in the same order, so results are bitwise unchanged.
 
+A sequential loop is interleaved only where the jam's reordering (an access of iteration ``i + 1``
+may run before one of iteration ``i`` at a later point of an inner loop) is harmless for every
+array its body writes (``_Interleaver.carried``): atax's ``tmp[i] = sum_j A[i, j] * x[j]; y[j] += A[i, j] *
+tmp[i]`` over ``i`` -- ``tmp[i]`` belongs to one iteration, and each ``y[j]`` still gets its
+terms in the loop's order, because the copies of row ``i..i+U-1`` run side by side at each ``j``.
+
 Only loops whose body is the same for every iteration are interleaved: inner loop bounds and ``if``
 conditions may not depend on the interleaved iterator.  The innermost parallel loop around a
 reduction is chosen (for ``C[i, j] += A[i, k] * B[k, j]`` with ``j`` parallel that is ``j``, whose
 copies read neighbouring elements of ``B``).
+
+Two modes.  ``copies`` (``interleave=True``): every float reduction, that many copies.
+``vector_bytes`` (the cpu target's default): only *latency-bound* reductions -- written as loops
+(a NumPy sum, ``BinOp.reassoc``, is left to passes.blocked_sums, which sums it in blocks of vector
+lanes for NumPy's accuracy: interleaving would take it out of them) and whose innermost loop is
+only loads and ``+ - * min max`` (an add chain and nothing else to overlap it with: a
+matrix-vector row) -- and one vector of lanes of copies (8 float64 with AVX-512), as many
+independent chains as a vectorized sum would have.  Heavier bodies (``exp``, divisions) already
+keep the core busy between adds, and streaming them through more registers lost (the suite
+softmax 0.67-0.79x with 4 copies).
 """
 
 from __future__ import annotations
@@ -59,6 +75,9 @@ INTERLEAVE = INTERLEAVE_COPIES  # the default number of copies, set in polyfuse.
 #: The interleaved body holds at most this many statement copies (compile time, code size).
 MAX_STATEMENT_COPIES = 96
 _FLOATS = ("float32", "float64")
+_ITEMSIZE = {"float32": 4, "float64": 8}
+#: What a latency-bound reduction's innermost loop may compute (besides loads, constants, scalars).
+_CHAIN_OPS = ("+", "-", "*", "min", "max")
 
 
 @dataclass(frozen=True)
@@ -69,15 +88,19 @@ class Interleaving:
     copies: int
     reductions: tuple[str, ...]  # the reduction statements whose chains now run side by side
     renamed: tuple[str, ...]  # private locals that got a copy per interleaved iteration
+    # a sequential loop's arrays updated across its iterations (``y[j] += A[i, j] * t[i]`` over
+    # ``i``), each element still in the loop's order; () for a parallel loop
+    carried: tuple[str, ...] = ()
 
 
-def interleave_reductions(program: LoopProgram, *, copies: int = INTERLEAVE,
+def interleave_reductions(program: LoopProgram, *, copies: int = INTERLEAVE, vector_bytes: int = 0,
                           ) -> tuple[LoopProgram, tuple[Interleaving, ...]]:
     """``program`` with the innermost parallel loop around each float reduction interleaved
-    ``copies`` times (see the module docstring); unchanged when nothing qualifies."""
-    if copies < 2:
+    ``copies`` times, or with ``vector_bytes``, around each latency-bound one, one vector of lanes
+    of copies (see the module docstring); unchanged when nothing qualifies."""
+    if copies < 2 and vector_bytes <= 0:
         return program, ()
-    rewriter = _Interleaver(program, copies)
+    rewriter = _Interleaver(program, copies, vector_bytes)
     root, _ = rewriter.visit(program.root)
     if not rewriter.decisions:
         return program, ()
@@ -85,9 +108,10 @@ def interleave_reductions(program: LoopProgram, *, copies: int = INTERLEAVE,
 
 
 class _Interleaver(ProgramEdit):
-    def __init__(self, program: LoopProgram, copies: int) -> None:
+    def __init__(self, program: LoopProgram, copies: int, vector_bytes: int = 0) -> None:
         super().__init__(program)
         self.copies = copies
+        self.vector_bytes = vector_bytes  # > 0: latency-bound reductions only, one vector of copies
         self.decisions: list[Interleaving] = []
 
     def visit(self, node: Node) -> tuple[Node, dict[str, tuple[str, ...]]]:
@@ -111,8 +135,8 @@ class _Interleaver(ProgramEdit):
             return node, {}
         before = len(self.decisions)
         body, copied = self.visit(node.body)
-        if len(self.decisions) == before and node.parallel:  # only the innermost parallel loop
-            jammed = self.interleave(node)
+        if len(self.decisions) == before and (node.parallel or self.carried(node) is not None):
+            jammed = self.interleave(node)  # the innermost parallel loop, or a sequential one that allows it
             if jammed is not None:
                 return jammed
         extra = tuple(c for name in node.private for c in copied.get(name, ()))
@@ -127,31 +151,38 @@ class _Interleaver(ProgramEdit):
         if not reductions or not self.uniform(loop.body, loop.iterator):
             return None
         calls = statements_in(loop.body)
-        if len(calls) * self.copies > MAX_STATEMENT_COPIES:
-            return None
         if any(self.program.statement(name).region is not None for name in calls):
             return None  # a loop kept as written is not rewritten
+        copies = self.copies
+        if self.vector_bytes > 0:
+            itemsize = max(_ITEMSIZE[self.infos[self.program.statement(r).array].dtype] for r in reductions)
+            copies = min(self.vector_bytes // itemsize, MAX_STATEMENT_COPIES // len(calls))
+        if copies < 2 or len(calls) * copies > MAX_STATEMENT_COPIES:
+            return None
         renamed = tuple(sorted(a for a in loop.private if a in self.written(loop.body)))
         names = [{a: a for a in renamed}] + [{a: self.copy_array(a, k) for a in renamed}
-                                               for k in range(1, self.copies)]
+                                               for k in range(1, copies)]
         var = ir.Var(loop.iterator, ir.INT)
-        shifted = [ir.BinOp("+", var, ir.int_const(k), ir.INT, True) if k else var for k in range(self.copies)]
-        versions = [self.retarget(loop.body, loop.iterator, shifted[k], names[k], k) for k in range(self.copies)]
+        shifted = [ir.BinOp("+", var, ir.int_const(k), ir.INT, True) if k else var for k in range(copies)]
+        versions = [self.retarget(loop.body, loop.iterator, shifted[k], names[k], k) for k in range(copies)]
         rest_var = self.fresh(f"{loop.iterator}_rest")
         rest = For(rest_var, var, ir.Compare("<", ir.Var(rest_var, ir.INT), bound), 1,
                    _rename_iterator(loop.body, loop.iterator, ir.Var(rest_var, ir.INT)))
-        full = ir.Compare("<=", ir.BinOp("+", var, ir.int_const(self.copies), ir.INT, True), bound)
+        full = ir.Compare("<=", ir.BinOp("+", var, ir.int_const(copies), ir.INT, True), bound)
         body = If(full, _jam(versions), rest)
         copied = {a: tuple(n[a] for n in names[1:]) for a in renamed}
         private = loop.private + tuple(c for a in renamed for c in copied[a])
-        self.decisions.append(Interleaving(loop.iterator, self.copies, tuple(reductions), renamed))
-        return replace(loop, step=self.copies, body=body, private=private), copied
+        carried = () if loop.parallel else self.carried(loop) or ()
+        self.decisions.append(Interleaving(loop.iterator, copies, tuple(reductions), renamed, carried))
+        return replace(loop, step=copies, body=body, private=private), copied
 
     def reductions(self, loop: For) -> list[str]:
         """Float statements whose innermost loop (inside ``loop``) updates the element they read,
         at an index that loop does not change: one dependence chain per iteration of ``loop``.
-        (``acc[j] += ...`` inside its own ``j`` loop is not one: LLVM vectorizes that along ``j``.)"""
+        (``acc[j] += ...`` inside its own ``j`` loop is not one: LLVM vectorizes that along ``j``.)
+        With ``vector_bytes``: none unless every one is latency-bound (see the module docstring)."""
         found: list[str] = []
+        latency_bound = True
         for call, inner in _calls_with_innermost_loop(loop.body, None):
             stmt = self.program.statement(call.statement)
             info = self.infos.get(stmt.array)
@@ -163,7 +194,55 @@ class _Interleaver(ProgramEdit):
                                for e in ir.walk(stmt.value))
             if reads_itself and not any(_uses(e, inner.iterator) for e in index):
                 found.append(stmt.name)
+                latency_bound = latency_bound and not stmt.reassociable and all(
+                    _adds_only(self.program.statement(name).value) for name in statements_in(inner.body))
+        if self.vector_bytes > 0 and not latency_bound:
+            return []
         return found
+
+    def carried(self, loop: For) -> tuple[str, ...] | None:
+        """For a sequential loop: the arrays its iterations pass values through, when interleaving
+        its iterations keeps every dependence (else None).  Jammed, the copies of one inner loop
+        run side by side at each of its points, so an access of iteration ``i + 1`` may run before
+        one of ``i`` at a later point.  That is harmless for an array written in the body that
+        either (a) every access reaches at one subscript that holds the loop's iterator bare
+        (``tmp[i]``: no two iterations share an element), or (b) only one statement touches, at
+        the iterators of the inner loops around it, bare and distinct (``y[j] += ...``: each
+        element's updates still come in the loop's order).  Anything else: None."""
+        it = loop.iterator
+        accesses: dict[str, list[tuple[tuple[ir.Expr, ...], str, tuple[str, ...]]]] = {}
+        written: set[str] = set()
+        for call, inner in _calls_with_loops(loop.body, ()):
+            stmt = self.program.statement(call.statement)
+            if stmt.region is not None:
+                return None
+            written.add(stmt.array)
+            here = tuple(f.iterator for f in inner)
+            for array, index in [(stmt.array, stmt.index)] + [(e.array, e.index) for e in ir.walk(stmt.value)
+                                                              if isinstance(e, ir.Load)]:
+                bound = tuple(_bind(e, stmt, call) for e in index)
+                if any(isinstance(e, ir.Load | ir.Index) for i in bound for e in ir.walk(i)):
+                    return None  # a subscript read from memory
+                accesses.setdefault(array, []).append((bound, call.statement, here))
+        for n in nodes(loop.body):  # a bound or condition read what the body writes: version 0's for all
+            headers = (n.init, n.cond) if isinstance(n, For) else (n.cond,) if isinstance(n, If) else ()
+            if any(isinstance(e, ir.Load) and e.array in written for h in headers for e in ir.walk(h)):
+                return None
+        carried = []
+        for array in sorted(written):
+            found = accesses[array]
+            first = found[0][0]
+            if all(index == first for index, _, _ in found) and any(isinstance(e, ir.Var) and e.name == it
+                                                                    for e in first):
+                continue  # (a)
+            statement, around = found[0][1], found[0][2]
+            names = [e.name for e in first if isinstance(e, ir.Var)]
+            if (all(s == statement and index == first for index, s, _ in found) and len(names) == len(first)
+                    and sorted(names) == sorted(set(names)) and set(names) == set(around) and it not in names):
+                carried.append(array)  # (b)
+                continue
+            return None
+        return tuple(carried)
 
     def uniform(self, node: Node, iterator: str) -> bool:
         """Loop bounds and conditions below ``node`` do not depend on ``iterator``."""
@@ -196,11 +275,18 @@ class _Interleaver(ProgramEdit):
             if any(names.get(a, a) != a for a in {stmt.array} | self.arrays_in(node)):
                 stmt = self.renamed_statement(stmt, names, k)
             return StmtCall(stmt.name, tuple(ir.substitute(a, {iterator: value}) for a in node.args))
+        # a bound or condition may read a private local (the exact rerun of a max in lanes tests
+        # its lanes' maximum): each copy tests its own
+        def rename(expr: ir.Expr) -> ir.Expr:
+            return ir.map_loads(expr, lambda load: replace(load, array=names.get(load.array, load.array)))
+
         if isinstance(node, For):
-            return replace(node, body=self.retarget(node.body, iterator, value, names, k))
+            return replace(node, init=rename(node.init), cond=rename(node.cond),
+                           body=self.retarget(node.body, iterator, value, names, k))
         if isinstance(node, If):
             otherwise = None if node.otherwise is None else self.retarget(node.otherwise, iterator, value, names, k)
-            return replace(node, then=self.retarget(node.then, iterator, value, names, k), otherwise=otherwise)
+            return replace(node, cond=rename(node.cond), then=self.retarget(node.then, iterator, value, names, k),
+                           otherwise=otherwise)
         assert isinstance(node, Block)
         return Block(tuple(self.retarget(c, iterator, value, names, k) for c in node.children))
 
@@ -225,15 +311,36 @@ def _calls_with_innermost_loop(node: Node, loop: For | None):
             yield from _calls_with_innermost_loop(child, loop)
 
 
+def _calls_with_loops(node: Node, loops: tuple[For, ...]):
+    """Each statement call below ``node`` with the loops around it there (outermost first)."""
+    if isinstance(node, StmtCall):
+        yield node, loops
+    elif isinstance(node, For):
+        yield from _calls_with_loops(node.body, loops + (node,))
+    elif isinstance(node, If):
+        yield from _calls_with_loops(node.then, loops)
+        if node.otherwise is not None:
+            yield from _calls_with_loops(node.otherwise, loops)
+    else:
+        for child in node.children:
+            yield from _calls_with_loops(child, loops)
+
+
 def _jam(versions: list[Node]) -> Node:
     """One node running the same-shaped ``versions`` side by side: loops merged level by level,
-    the versions' statements next to each other inside the innermost ones."""
+    the versions' statements next to each other inside the innermost ones.  Loops or conditions
+    whose headers differ between versions (they read each copy's own locals) are not merged: the
+    versions run one after another there, each in its own order, which the parallel loop allows."""
     first = versions[0]
     if isinstance(first, StmtCall):
         return Block(tuple(versions))
     if isinstance(first, For):
+        if any((v.init, v.cond) != (first.init, first.cond) for v in versions):  # type: ignore[union-attr]
+            return Block(tuple(versions))
         return replace(first, body=_jam([v.body for v in versions]))  # type: ignore[union-attr]
     if isinstance(first, If):
+        if any(v.cond != first.cond for v in versions):  # type: ignore[union-attr]
+            return Block(tuple(versions))
         otherwise = None if first.otherwise is None else _jam([v.otherwise for v in versions])  # type: ignore
         return replace(first, then=_jam([v.then for v in versions]), otherwise=otherwise)  # type: ignore
     assert isinstance(first, Block)
@@ -260,6 +367,14 @@ def _bind(expr: ir.Expr, stmt: Statement, call: StmtCall) -> ir.Expr:
     values = {isl_name(v): a for v, a in zip(stmt.iterators, call.args)}
     values.update(zip(stmt.iterators, call.args))
     return ir.substitute(expr, values)
+
+
+def _adds_only(expr: ir.Expr) -> bool:
+    """``expr`` is loads, constants and scalars joined by ``+ - * min max`` (subscripts not
+    looked into: they are integer address arithmetic)."""
+    if isinstance(expr, ir.Load | ir.Const | ir.Var):
+        return True
+    return isinstance(expr, ir.BinOp) and expr.op in _CHAIN_OPS and _adds_only(expr.lhs) and _adds_only(expr.rhs)
 
 
 def _uses(expr: ir.Expr, name: str) -> bool:

@@ -184,6 +184,20 @@ def returned(spec: ReturnValue, values: dict[str, Any], views: dict[int, ViewGeo
     return _PYTHON_SCALARS[spec.pytype](element) if spec.pytype in _PYTHON_SCALARS else element
 
 
+def returned_specs(spec: ReturnValue):
+    """Every ``Returned`` in ``spec``, depth first."""
+    if isinstance(spec, tuple):
+        for item in spec:
+            yield from returned_specs(item)
+    else:
+        yield spec
+
+
+def returned_arguments(spec: ReturnValue) -> tuple[str, ...]:
+    """The arguments ``spec`` returns, themselves or as views, each once."""
+    return tuple(dict.fromkeys(s.name for s in returned_specs(spec) if s.how in ("arg", "view")))
+
+
 _PYTHON_SCALARS: dict[str, Callable[[Any], Any]] = {"float": float, "int": int, "complex": complex, "pybool": bool}
 _SIZE_TEXTS: dict[str, Any] = {}  # compiled size texts of returned views
 
@@ -206,6 +220,7 @@ class ViewGeometry:
     strides: tuple[int, ...]
     start: tuple[int, ...]
     offset: int
+    axes: tuple[int, ...] | None = None  # the view is ``base.transpose(axes)`` (a permutation of all of it)
 
 
 def view_geometry(base: np.ndarray, spec: Returned, values: dict[str, Any]) -> ViewGeometry:
@@ -213,7 +228,20 @@ def view_geometry(base: np.ndarray, spec: Returned, values: dict[str, Any]) -> V
     shape = tuple(max(0, _size(t, values)) for t in spec.shape)
     strides = tuple(sum(step * stride for step, stride in zip(steps, base.strides)) for steps in spec.steps)
     start = () if 0 in shape else tuple(_size(t, values) for t in spec.start)
-    return ViewGeometry(shape, strides, start, sum(k * stride for k, stride in zip(start, base.strides)))
+    offset = sum(k * stride for k, stride in zip(start, base.strides))
+    return ViewGeometry(shape, strides, start, offset, _permutation(base, spec.steps, shape, offset))
+
+
+def _permutation(base: np.ndarray, steps: tuple[tuple[int, ...], ...], shape: tuple[int, ...],
+                 offset: int) -> tuple[int, ...] | None:
+    """``axes`` where the view is all of ``base`` with its axes permuted (``.T``, ``np.transpose``):
+    ``base.transpose(axes)`` makes it in a tenth of the time of a view from the buffer."""
+    if offset or len(steps) != base.ndim or any(sorted(row) != [0] * (base.ndim - 1) + [1] for row in steps):
+        return None
+    axes = tuple(row.index(1) for row in steps)
+    if sorted(axes) != list(range(base.ndim)) or tuple(base.shape[a] for a in axes) != shape:
+        return None
+    return axes
 
 
 def view_of(base: np.ndarray, where: ViewGeometry) -> np.ndarray:
@@ -221,6 +249,8 @@ def view_of(base: np.ndarray, where: ViewGeometry) -> np.ndarray:
     ``np.ndarray(buffer=...)`` (which checks that the view stays inside it) takes a fiftieth of
     ``as_strided``'s time, and its ``.base`` is the argument, as NumPy's own views; other bases
     go through a slice to the origin and ``as_strided``."""
+    if where.axes is not None:
+        return base.transpose(where.axes)
     if 0 in where.shape:
         return np.lib.stride_tricks.as_strided(base, where.shape, where.strides)
     if base.flags.c_contiguous and base.flags.writeable:  # a read-only one would be wrapped in a memoryview
@@ -322,8 +352,10 @@ POOL_SETS = 4  # ... and this many sets kept per sizes (one per call running at 
 
 def call_key(value: Any) -> Any:
     """What a call's plan depends on in one argument: an array's dtype, shape and strides (they
-    fix the variant, its bounds proof and its size arguments), an int's value, a float's type;
-    None for anything else (numpy scalars, subclasses, device arrays: the full path)."""
+    fix the variant, its bounds proof and its size arguments), an int's value, a float's type, a
+    numpy scalar's type (and value, for integers: np.int64(3) == 3 hashes alike, but its
+    arithmetic differs under NEP 50, so the type is in the key); None for anything else
+    (numpy bools, subclasses, device arrays: the full path)."""
     kind = type(value)
     if kind is np.ndarray:
         # the dtype, not .num: byte order too; writeable: a read-only output must take the full path
@@ -332,7 +364,16 @@ def call_key(value: Any) -> Any:
         return value
     if kind is float:
         return float
+    if kind in PLAN_FLOAT_SCALARS:  # ctypes takes them for a double as it takes a float
+        return kind
+    if kind in PLAN_INT_SCALARS:  # and these for an int64; the value is in range: the key holds it
+        return (kind, int(value))
     return None
+
+
+# numpy scalars whose value ctypes passes as is (a np.bool_ is refused for an int64: full path)
+PLAN_FLOAT_SCALARS = frozenset({np.float32, np.float64})
+PLAN_INT_SCALARS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
 
 
 def _pointer_reader() -> Callable[[np.ndarray], int]:
@@ -377,6 +418,7 @@ class CallPlan:
     def __init__(self, variant: CompiledVariant, values: dict[str, Any], env: dict[str, Any], launch) -> None:
         arguments = variant.arguments
         self.launch = launch  # the backend's part: size arguments and phase steps (LLVMKernel.prepare)
+        self.direct = getattr(launch, "direct", None)  # its one function, where calling it is all
         self.arrays = tuple(k for k, a in enumerate(arguments) if a.kind == "array")  # argument positions
         self.spans = tuple(_span(values[arguments[k].name]) for k in self.arrays)
         index = {arguments[k].name: n for n, k in enumerate(self.arrays)}  # name -> position in self.arrays
@@ -388,12 +430,20 @@ class CallPlan:
         self.tail = list(launch.tail)
         if variant.returns is not None:
             # results escape to the caller: fresh arrays on every call, never from the pool
-            self.results = tuple((info, local_shape(info, env), slot) for info, slot in infos
-                                 if info.kind == "result")
+            self.results = tuple((info.name, np.zeros if info.zero_init or not shape else np.empty, shape,
+                                  np.dtype(info.dtype), slot)
+                                 for info, slot in infos if info.kind == "result"
+                                 for shape in (local_shape(info, env),))
             self.returns = variant.returns
-            self.positions = {a.name: k for k, a in enumerate(arguments)}
+            position = {a.name: k for k, a in enumerate(arguments)}
+            # the arguments returned (themselves or views of them), and the views' geometry,
+            # which the sizes decide (so every call of the plan shares it)
+            self.positions = tuple((name, position[name]) for name in returned_arguments(variant.returns))
+            self.views = {id(spec): view_geometry(values[spec.name], spec, values)
+                          for spec in returned_specs(variant.returns) if spec.how == "view"}
             self.run = self._run_returning  # type: ignore[method-assign]
-            self.views: dict[int, ViewGeometry] = {}  # returned views' geometry: the sizes decide it
+            if not launch.steps and not self.results and self.locals is None and not self.pairs:
+                self.run = self._run_views  # type: ignore[method-assign]
 
     def run(self, args: tuple) -> None:
         head = list(args)
@@ -402,7 +452,10 @@ class CallPlan:
         if self.pairs:
             self._check_overlap(args, head)
         if self.locals is None:
-            self.launch(head + self.tail)
+            if self.direct is not None:
+                self.direct(*head, *self.tail)
+            else:
+                self.launch(head + self.tail)
             return
         taken = self.locals.take()
         try:
@@ -417,20 +470,27 @@ class CallPlan:
             head[k] = address(args[k])
         if self.pairs:
             self._check_overlap(args, head)
-        fresh = {info.name: (np.zeros if info.zero_init or not shape else np.empty)(shape, dtype=info.dtype)
-                 for info, shape, _ in self.results}
+        fresh = {name: make(shape, dtype) for name, make, shape, dtype, _ in self.results}
         taken = self.locals.take() if self.locals is not None else None
         tail = list(taken.tail if taken is not None else self.tail)
-        for info, _, slot in self.results:
-            tail[slot] = address(fresh[info.name])
+        for name, _, _, _, slot in self.results:
+            tail[slot] = address(fresh[name])
         try:
-            self.launch(head + tail)
+            if self.direct is not None:
+                self.direct(*head, *tail)
+            else:
+                self.launch(head + tail)
         finally:
             if taken is not None and self.locals is not None:
                 self.locals.give_back(taken)
-        for name, k in self.positions.items():
-            fresh.setdefault(name, args[k])
+        for name, k in self.positions:
+            fresh[name] = args[k]
         return returned(self.returns, fresh, self.views)
+
+    def _run_views(self, args: tuple) -> Any:
+        """``run`` for a kernel that only returns its arguments or views of them: no machine
+        code runs (no phase, nothing written, nothing allocated), so the call is the views."""
+        return returned(self.returns, {name: args[k] for name, k in self.positions}, self.views)
 
     def _check_overlap(self, args: tuple, head: list) -> None:
         arrays, spans = self.arrays, self.spans

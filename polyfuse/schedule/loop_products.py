@@ -12,7 +12,10 @@ statement's own loops where BLAS cannot (model/region.py ``Matmul.loops``).
 
 What changes is the order of each element's sum (BLAS blocks the depth and multiplies by alpha
 once), so results differ from the loops' in the last bits, as NumPy's ``@`` does; ``blas=False``
-keeps the loops.  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
+keeps the loops.  A square's triangle (syrk's ``for j in range(i + 1)``) is a product too
+(``Matmul.triangle``): the backend runs ``?syrk`` on it where the operands are one matrix and its
+transpose, else its loops; syr2k's pair ``x[r, s] * y[c, s] + y[r, s] * x[c, s]`` on a triangle
+is one product too (``Matmul.pair``: ``?syr2k``).  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
 into one pass over the matrix, which a library call would split).
 """
 
@@ -54,6 +57,7 @@ class _Match:
     term: ir.Expr
     scale: tuple[ir.Expr, ...]  # the loop-invariant factors (alpha)
     variables: tuple[str, str, str]  # r (rows of out), c (columns of out), s (the sum)
+    pair: bool = False  # term is scale * (a[r, s] * b[c, s] + b[r, s] * a[c, s]): syr2k's
 
 
 def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
@@ -110,6 +114,8 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
         term = value.lhs
     else:
         return None
+    if isinstance(term, ir.BinOp) and term.op == "+" and term.dtype == dtype and not term.reassoc:
+        return _match_pair(stmt, scop, own, term)
     factors = _factors(term, dtype)
     if factors is None:
         return None
@@ -136,6 +142,30 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
         return None
     return _Match(rg.Operand(stmt.array, stmt.index), rg.Operand(first.array, first.index),
                   rg.Operand(second.array, second.index), term, scale, (r, c, s))
+
+
+def _match_pair(stmt: Statement, scop: Scop, own: ir.Load, term: ir.BinOp) -> _Match | None:
+    """syr2k's ``out += x[r, s] * y[c, s] * alpha + y[r, s] * x[c, s] * alpha``: two products of
+    the same factors with the roles of r and c swapped (either order of the factors)."""
+    assert isinstance(term, ir.BinOp)
+    first, second = (_match(dataclasses.replace(stmt, value=ir.BinOp("+", own, side, own.dtype)), scop)
+                     for side in (term.lhs, term.rhs))
+    if first is None or second is None or first.pair or second.pair:
+        return None
+    r, c, s = first.variables
+    if second.variables == (c, r, s):  # its factors in the other order: the roles by first's
+        second = dataclasses.replace(second, a=second.b, b=second.a, variables=first.variables)
+    if second.variables != first.variables:
+        return None
+
+    def moved(x: rg.Operand, old: str, new: str) -> rg.Operand:
+        return rg.Operand(x.array, tuple(ir.substitute(i, {old: ir.Var(new, ir.INT)}) for i in x.index))
+
+    if second.a != moved(first.b, c, r) or second.b != moved(first.a, r, c):
+        return None
+    if sorted(map(ir.to_python, first.scale)) != sorted(map(ir.to_python, second.scale)):
+        return None
+    return dataclasses.replace(first, term=term, pair=True)
 
 
 def _factors(expr: ir.Expr, dtype: str) -> list[ir.Expr] | None:
@@ -188,10 +218,15 @@ def _invariant(scale: tuple[ir.Expr, ...], scop: Scop, nest: LoopNode) -> bool:
 
 def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
     """The statement as one product over its box of iterations (None: not a box)."""
-    bounds = _box(stmt.domain, scop)
-    if bounds is None:
-        return None
     r, c, s = match.variables
+    triangle, bounds = "", _box(stmt.domain, scop)
+    if bounds is None:
+        found = _triangle(stmt, match.variables, scop)
+        if found is None:
+            return None
+        triangle, bounds = found
+    if match.pair and not triangle:
+        return None  # a box of a @ b.T + b @ a.T is two products: left as loops
     lower = {v: bounds[v][0] for v in match.variables}
     shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables if lower[v] != ir.int_const(0)}
 
@@ -205,7 +240,7 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
     product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
                         match.variables, dtype, accumulate=True, alpha=alpha,
-                        term=ir.substitute(match.term, shift))
+                        term=ir.substitute(match.term, shift), triangle=triangle, pair=match.pair)
     uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
     region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
                        line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
@@ -219,19 +254,47 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
 def _box(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:
     """``{iterator: (first, stop)}`` when ``domain`` is a box whose bounds are affine in the
     parameters alone (one piece each), else None."""
-    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
+    if not _hull(domain).is_equal(domain):
+        return None
+    return _bounds(domain, scop)
+
+
+def _hull(domain: isl.Set) -> isl.Set:
+    """The smallest box holding ``domain`` (the product of its projections on each axis)."""
+    n = domain.dim(isl.dim_type.set)
     sides = []
-    for d in range(len(names)):
-        others = [e for e in range(len(names)) if e != d]
+    for d in range(n):
         alone = domain
-        for e in sorted(others, reverse=True):
+        for e in sorted((e for e in range(n) if e != d), reverse=True):
             alone = alone.project_out(isl.dim_type.set, e, 1)
         sides.append(alone)
     product = sides[0]
     for side in sides[1:]:
         product = product.flat_product(side)
-    if not product.set_tuple_name(domain.get_tuple_name()).is_equal(domain):
-        return None
+    return product.set_tuple_name(domain.get_tuple_name())
+
+
+def _triangle(stmt: Statement, variables: tuple[str, str, str], scop: Scop
+              ) -> tuple[str, dict[str, tuple[ir.Expr, ir.Expr]]] | None:
+    """("lower" or "upper", bounds of the box) when ``stmt``'s domain is a box cut by ``c <= r``
+    (or ``c >= r``) whose r and c run over the same range (a square's triangle, diagonal
+    included: PolyBench's syrk ``for j in range(i + 1)``, covariance's ``range(i, m)``)."""
+    domain, hull = stmt.domain, _hull(stmt.domain)
+    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
+    r, c = (names[list(stmt.iterators).index(v)] for v in variables[:2])
+    for kind, relation in (("lower", f"{c} <= {r}"), ("upper", f"{c} >= {r}")):
+        cut = isl.Set(f"{scop.prefix} -> {{ {domain.get_tuple_name()}[{', '.join(names)}] : {relation} }}")
+        if hull.intersect(cut).is_equal(domain):
+            bounds = _bounds(hull, scop)
+            if bounds is None or bounds[variables[0]] != bounds[variables[1]]:
+                return None
+            return kind, bounds
+    return None
+
+
+def _bounds(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:
+    """``{iterator: (first, stop)}`` of a box (None: a bound has several pieces)."""
+    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
     build = isl.AstBuild.from_context(scop.context)
     bounds: dict[str, tuple[ir.Expr, ir.Expr]] = {}
     for d, name in enumerate(names):

@@ -22,7 +22,8 @@ WITH_NUMPY = [name for name, sk in suite.KERNELS.items() if sk.numpy_func is not
 
 def test_numpy_formulations_listed():
     assert set(WITH_NUMPY) == {"gemm", "2mm", "3mm", "atax", "bicg", "mvt", "gemver", "gesummv", "chain3",
-                               "matmul_bias_relu", "softmax", "attention_rows"}
+                               "matmul_bias_relu", "softmax", "attention_rows", "syrk", "syr2k", "trmm", "symm",
+                               "doitgen", "covariance", "correlation"}
     assert suite.KERNELS["lu"].numpy_func is None
 
 

@@ -170,6 +170,68 @@ def test_keyword_and_numpy_scalar_calls_take_the_full_path():
     np.testing.assert_array_equal(out, X * 2.0 + 8)
 
 
+def scale_by(a, s):
+    return a * s
+
+
+def three_rates(y, a, b, c):
+    """Three scalar statements: one machine-code function (backends/cpu/phases.join_serial)."""
+    r = np.empty((3,))
+    r[0] = y[0] * (1.0 - y[0]) - a * y[0] * y[1]
+    r[1] = a * y[0] * y[1] / (1.0 + b * y[0]) - c * y[1]
+    r[2] = b * y[1] * y[2] - c * y[2]
+    return r
+
+
+@pytest.mark.parametrize("scalar", [np.float64(1.5), np.float32(1.5), np.int64(3), np.int8(3), np.uint16(3)])
+def test_numpy_scalars_take_the_plan_with_their_dtype(scalar):
+    kernel = polyfuse.kernel(scale_by)
+    a = np.arange(6, dtype=np.int8)
+    for _ in range(3):
+        got, expected = kernel(a, scalar), scale_by(a, scalar)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+    assert len(plans(kernel)) == 1
+
+
+def test_a_numpy_int_and_a_python_int_of_one_value_have_separate_plans():
+    """np.int64(3) == 3 and they hash alike, but NEP 50 makes int8 * np.int64 an int64 and
+    int8 * 3 an int8: the plan key holds the scalar's type."""
+    kernel = polyfuse.kernel(scale_by)
+    a = np.arange(6, dtype=np.int8) * 40  # 40 * 3 wraps in int8
+    for scalar in (3, 3, np.int64(3), np.int64(3), 3, np.int64(3)):
+        got, expected = kernel(a, scalar), scale_by(a, scalar)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+    assert len(plans(kernel)) == 2
+
+
+def test_scalar_statements_run_as_one_phase_on_the_plan():
+    kernel = polyfuse.kernel(three_rates)
+    y, rates = np.array([0.3, 0.5, 0.7]), tuple(np.random.default_rng(0).random(3))
+    for _ in range(3):
+        np.testing.assert_allclose(kernel(y, *rates), three_rates(y, *rates), rtol=1e-14)
+    assert len(kernel.compile(y, *rates).backend.phases) == 1
+    assert len(plans(kernel)) == 1
+
+
+def transposed(A):
+    B = np.transpose(A, (2, 1, 0))
+    return B
+
+
+def test_a_kernel_returning_only_views_runs_no_machine_code():
+    kernel = polyfuse.kernel(transposed)
+    for _ in range(3):
+        A = np.arange(24.0).reshape(2, 3, 4)
+        got = kernel(A)
+        assert got.strides == transposed(A).strides and np.shares_memory(got, A)
+        np.testing.assert_array_equal(got, transposed(A))
+    assert kernel.compile(A).backend.phases == ()
+    (plan,) = plans(kernel)
+    assert plan.run == plan._run_views
+
+
 @pytest.mark.parametrize("array", [
     np.arange(6.0), np.arange(6.0)[1:], np.zeros((3, 4), dtype=np.int32)[:, 1::2], np.empty(0),
     np.arange(10.0)[::-2],
@@ -348,6 +410,26 @@ def test_returned_views_on_the_plan_path_are_numpys_views(make):
             assert a.shape == e.shape and (a.size == 0 or a.strides == e.strides)
             assert a.size == 0 or np.shares_memory(a, x)
     assert plans(kernel)
+
+
+def permuted(x, y):
+    return x.T, np.transpose(y, (1, 2, 0)), np.transpose(y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (np.arange(12.0).reshape(3, 4), np.arange(24.0).reshape(2, 3, 4)),
+    lambda: (np.asfortranarray(np.arange(12.0).reshape(3, 4)), np.arange(48.0).reshape(2, 3, 8)[:, :, ::2]),
+    lambda: (np.zeros((0, 4)), np.zeros((2, 0, 3))),
+], ids=["contiguous", "fortran-and-strided", "empty"])
+def test_returned_permutations_are_numpys_transposes(make):
+    kernel = polyfuse.kernel(permuted)
+    for _ in range(3):
+        x, y = make()
+        for a, e in zip(kernel(x, y), permuted(x, y)):
+            np.testing.assert_array_equal(a, e)
+            assert a.shape == e.shape and a.strides == e.strides and a.base is e.base
+    (plan,) = plans(kernel)
+    assert all(geometry.axes is not None for geometry in plan.views.values())
 
 
 def test_a_returned_view_of_a_read_only_argument_stays_read_only():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from conftest import check_against_python, define
 
+import polyfuse
 from polyfuse.model import ir
 from polyfuse.schedule.expansion import isl_text
 
@@ -23,7 +24,9 @@ MATMUL_ACC = '''def mm(A, B, C):
 def test_accumulator_is_expanded_and_j_moves_innermost(target):
     fn = define(MATMUL_ACC, "mm")
     args = (np.random.rand(5, 7), np.random.rand(7, 6), np.zeros((5, 6)))
-    kernel = check_against_python(fn, args, target=target)
+    # blas=False: with BLAS the accumulator folds into C[i, j] and the product runs as one call
+    kernel = polyfuse.kernel(fn, target=target, verify=True, blas=False)
+    check_against_python(fn, args, target=target, kernel=kernel)
     decisions = kernel.explain(*args)["loop order"]
     assert any(d["applied"] and "expanding acc along j" in d["reason"] for d in decisions)
 

@@ -171,11 +171,11 @@ def k(C, A, B):
 
 
 def test_non_box_domains_and_other_shapes_keep_their_loops():
-    """syrk's triangle, a product reading its own output, and a matrix-vector product."""
+    """A triangle without its diagonal, a product reading its own output, and a matrix-vector product."""
     triangle = """
 def k(C, A):
     for i in range(C.shape[0]):
-        for j in range(i + 1):
+        for j in range(i):
             for k in range(A.shape[1]):
                 C[i, j] += A[i, k] * A[j, k]
 """
@@ -211,3 +211,102 @@ def test_strided_views_run_blas_or_the_loops_by_layout():
 
 def test_blas_false_keeps_the_user_s_loops_bit_for_bit():
     _run(GEMM, 1.5, 1.2, _m(60, 70), _m(60, 80), _m(80, 70), exact=True, blas=False, lifted=0)
+
+
+SYRK = """
+def k(alpha, beta, C, A):
+    for i in range(C.shape[0]):
+        for j in RANGE:
+            C[i, j] *= beta
+        for k in range(A.shape[1]):
+            for j in RANGE:
+                C[i, j] += alpha * A[i, k] * A[j, k]
+"""
+
+
+@pytest.mark.parametrize("triangle", ["lower", "upper"])
+@pytest.mark.parametrize("c_order", ["C", "F"])
+@pytest.mark.parametrize("a_order", ["C", "F"])
+def test_a_triangle_of_a_times_its_transpose_runs_on_syrk(triangle, c_order, a_order):
+    """PolyBench's syrk (and the upper triangle, covariance's): one ?syrk on that triangle, in any
+    layout of C and A; the other triangle keeps its bits."""
+    span = "range(i + 1)" if triangle == "lower" else "range(i, C.shape[0])"
+    n, m = 60, 50
+    C, A = np.asarray(_m(n, n), order=c_order), np.asarray(_m(n, m), order=a_order)
+    kernel = _run(SYRK.replace("RANGE", span), 1.5, 1.2, C, A, lifted=1)
+    (decision,) = kernel.explain(1.5, 1.2, C, A)["loop products"]
+    assert decision["product"].endswith("triangle j <= i" if triangle == "lower" else "triangle j >= i")
+    assert "polyfuse.blas.dsyrk" in kernel.inspect_llvm(1.5, 1.2, C, A)
+    got = C.copy()
+    kernel(1.5, 1.2, got, A)
+    untouched = np.triu(np.ones((n, n), bool), 1) if triangle == "lower" else np.tril(np.ones((n, n), bool), -1)
+    np.testing.assert_array_equal(got[untouched], C[untouched])
+
+
+def test_covariance_s_upper_triangle_of_data_t_data_runs_on_syrk():
+    source = """
+def k(cov, data):
+    for i in range(cov.shape[0]):
+        for j in range(i, cov.shape[0]):
+            cov[i, j] = 0.0
+            for k in range(data.shape[0]):
+                cov[i, j] += data[k, i] * data[k, j]
+            cov[i, j] /= data.shape[0] - 1.0
+            cov[j, i] = cov[i, j]
+"""
+    kernel = _run(source, _m(50, 50), _m(60, 50) - 0.5, lifted=1)
+    assert "polyfuse.blas.dsyrk" in kernel.inspect_llvm(_m(50, 50), _m(60, 50))
+
+
+def test_a_triangle_of_two_different_matrices_runs_its_loops():
+    """Not ``A @ A.T``: no BLAS routine writes one triangle of ``A @ B``, so the loops run, each
+    element's sum in the order written."""
+    source = SYRK.replace("RANGE", "range(i + 1)").replace("A[j, k]", "B[j, k]").replace("C, A)", "C, A, B)")
+    _run(source, 1.5, 1.2, _m(50, 50), _m(50, 40), _m(50, 40), exact=True, lifted=1)
+
+
+SYR2K = """
+def k(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(i + 1):
+            C[i, j] *= beta
+        for k in range(A.shape[1]):
+            for j in range(i + 1):
+                C[i, j] += TERM
+"""
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("term", ["A[j, k] * alpha * B[i, k] + B[j, k] * alpha * A[i, k]",
+                                  "alpha * A[i, k] * B[j, k] + alpha * A[j, k] * B[i, k]"])
+def test_syr2k_s_pair_of_products_runs_on_syr2k(order, term):
+    """PolyBench's syr2k: one ?syr2k on the triangle, the other triangle's bits kept."""
+    n, m = 60, 50
+    C, A, B = (np.asarray(x, order=order) for x in (_m(n, n), _m(n, m), _m(n, m, seed=1)))
+    kernel = _run(SYR2K.replace("TERM", term), 1.5, 1.2, C, A, B, lifted=1)
+    (decision,) = kernel.explain(1.5, 1.2, C, A, B)["loop products"]
+    assert "@ B.T + B @ A.T" in decision["product"] or "@ A.T + A @ B.T" in decision["product"]
+    if blas.symbol("float64", "syr2k") in blas.blas_pointers():
+        assert "polyfuse.blas.dsyr2k" in kernel.inspect_llvm(1.5, 1.2, C, A, B)
+    got = C.copy()
+    kernel(1.5, 1.2, got, A, B)
+    upper = np.triu(np.ones((n, n), bool), 1)
+    np.testing.assert_array_equal(got[upper], C[upper])
+
+
+@pytest.mark.parametrize("term", ["A[j, k] * alpha * B[i, k] + B[j, k] * beta * A[i, k]",
+                                  "A[j, k] * B[i, k] + B[j, k] * A[j, k]"])
+def test_pairs_that_are_not_syr2k_keep_their_loops(term):
+    _run(SYR2K.replace("TERM", term), 1.5, 1.2, _m(40, 40), _m(40, 30), _m(40, 30), exact=True, lifted=0)
+
+
+def test_float32_triangles_run_on_ssyrk_and_ssyr2k():
+    f32 = np.float32
+    syrk_args = (f32(1.5), f32(1.2), _m(60, 60, dtype=f32), _m(60, 50, dtype=f32))
+    kernel = _run(SYRK.replace("RANGE", "range(i + 1)"), *syrk_args, lifted=1)
+    assert "polyfuse.blas.ssyrk" in kernel.inspect_llvm(*syrk_args)
+    pair_args = (*syrk_args, _m(60, 50, dtype=f32, seed=2))
+    kernel = _run(SYR2K.replace("TERM", "A[j, k] * alpha * B[i, k] + B[j, k] * alpha * A[i, k]"), *pair_args,
+                  lifted=1)
+    if blas.symbol("float32", "syr2k") in blas.blas_pointers():
+        assert "polyfuse.blas.ssyr2k" in kernel.inspect_llvm(*pair_args)

@@ -160,6 +160,27 @@ def test_verifier_falls_back_to_memory_order_when_isl_dataflow_fails(monkeypatch
     assert any("cannot compute the dataflow of A" in p for p in schedule_violations(scop, deps, reversed_))
 
 
+def through_temp(A, B):
+    T = np.empty(1)
+    for i in range(A.shape[0]):
+        T[0] = A[i]
+        B[i] = T[0] * 2.0
+
+
+def test_verifier_accepts_a_schedule_that_keeps_the_dataflow_but_not_the_memory_order():
+    """The cheap test (every conflicting pair keeps its order) fails on the reversed loop, since
+    T[0] is rewritten by every iteration; the exact dataflow test then decides, and each read of
+    T still sees its own iteration's write."""
+    import polyfuse.analysis.verify as verify
+
+    scop = scop_of(through_temp, np.arange(5.0), np.zeros(5))
+    deps = compute_dependences(scop)
+    reversed_ = isl.Schedule.from_domain(scop.domain()).insert_partial_schedule(isl.MultiUnionPwAff(
+        "[A__shape0, B__shape0] -> [{ S0[i] -> [(-i)]; S1[i] -> [(-i)] }, { S0[i] -> [(0)]; S1[i] -> [(1)] }]"))
+    assert not verify._memory_order_kept(scop, "T", scop.reads(), scop.writes(), reversed_.get_map())
+    assert schedule_violations(scop, deps, reversed_) == []
+
+
 def test_verifier_flags_swapped_statements():
     scop = scop_of(two_maps, *args3())
     deps = compute_dependences(scop)

@@ -72,10 +72,11 @@ def test_suite_kernels_bitwise_equal_on_1_2_3_threads(name, forced):
 #: Kernels whose parallel phases give each thread its own buffers (kernel-local arrays, the
 #: scalars of a row, register tiles' accumulators), at sizes where every such phase has at least
 #: three chunks: gemm and covariance large enough for full 4 x 16 register tiles (the
-#: accumulator ``_acc0`` is the private buffer), conv_bn_relu with three images.
+#: accumulator ``_acc0`` is the private buffer), conv_bn_relu with three images, softmax with
+#: rows enough for three groups of interleaved rows (passes.interleave: up to 8 rows a step).
 PRIVATE = {
     "attention_rows": dict(nq=7, nk=9, d=5, dv=6),
-    "softmax": dict(rows=7, cols=9),
+    "softmax": dict(rows=23, cols=9),
     "conv_bn_relu": dict(nb=3, ci=2, co=3, h=6, w=7),
     "gemm": dict(ni=13, nj=34, nk=5),
     "covariance": dict(m=34, n=6),

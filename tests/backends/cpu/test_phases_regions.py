@@ -3,6 +3,8 @@ decisions are tested whatever the scheduler makes of real kernels)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from polyfuse.backends.cpu.phases import plan_phases
 
 from polyfuse.model import ir
@@ -103,3 +105,31 @@ def test_parallel_loop_without_simple_bound_is_refused():
     prog = program(loop("t", loop("i", call("S0"), parallel=True, bounded=False)), {"S0": ("A", ())})
     region = region_of(prog)
     assert not region.region and "upper bound" in region.reason
+
+
+def test_consecutive_serial_nodes_join_into_one_phase():
+    prog = program(Block((call("S0"), call("S1"), loop("i", call("S2"), parallel=True), call("S3"),
+                          loop("i", call("S4")))),
+                   {"S0": ("A", ()), "S1": ("B", ()), "S2": ("A", ("B",)), "S3": ("B", ()), "S4": ("A", ())})
+    phases = plan_phases(prog)
+    assert [p.index for p in phases] == [0, 1, 2]
+    assert [p.parallel for p in phases] == [False, True, False]
+    assert phases[0].node == Block((call("S0"), call("S1")))
+    assert phases[2].node == Block((call("S3"), loop("i", call("S4"))))
+
+
+def test_a_region_keeps_its_own_phase_and_its_renumbered_decision():
+    prog = program(Block((call("S0"), call("S1"), loop("t", loop("i", call("S2"), parallel=True)))),
+                   {"S0": ("A", ()), "S1": ("B", ()), "S2": ("A", ("B",))})
+    first, second = plan_phases(prog)
+    assert first.region is None and second.index == 1 and second.region.phase == 1 and second.region.region
+
+
+def test_serial_nodes_stay_apart_where_a_subscript_is_checked_at_run_time():
+    """The runtime raises a bad subscript's IndexError after the phase that met it: no later
+    statement may have run by then."""
+    prog = program(Block((call("S0"), call("S1"))), {"S0": ("A", ()), "S1": ("B", ())})
+    gather = ir.Index(ir.Load("B", (), "int64"), N, "A", 0)
+    checked = replace(prog.statements[0], value=ir.Load("A", (gather,), "float64"))
+    prog = replace(prog, statements=(checked, prog.statements[1]))
+    assert len(plan_phases(prog)) == 2

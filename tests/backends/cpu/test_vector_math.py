@@ -116,3 +116,19 @@ def test_the_inline_functions_vectorize():
         ir = polyfuse.kernel(fn).inspect_llvm(x, np.empty(64))
         assert "<8 x double>" in ir or "<4 x double>" in ir
         assert "@llvm.exp" not in ir and "@llvm.log" not in ir
+
+
+def doubled(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 2.0
+
+
+def test_functions_with_inline_math_prefer_the_widest_vectors():
+    """LLVM prefers 256-bit vectors on AVX-512 CPUs; the polynomials are arithmetic-bound, so the
+    functions that hold them ask for 512 bits (llvm.WIDE_VECTOR_BITS), the others keep LLVM's
+    choice.  The lanes compute the same operations either way."""
+    x = np.random.default_rng(5).uniform(-20.0, 20.0, 1003)
+    assert '"prefer-vector-width"="512"' in polyfuse.kernel(exps).inspect_llvm(x, np.empty_like(x))
+    assert "prefer-vector-width" not in polyfuse.kernel(doubled).inspect_llvm(x, np.empty_like(x))
+    ulps = _ulps(_run(polyfuse.kernel(exps), x), _reference(math.exp, x))
+    assert ulps.max() <= 1.0

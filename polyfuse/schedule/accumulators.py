@@ -1,0 +1,341 @@
+"""Scalar accumulators folded into the element they feed, so loop-written products reach BLAS.
+
+numba-style code sums into a local scalar::
+
+    for i: for j:
+        s = 0.0                              # S0, the init
+        for k: s += A[i, k] * B[k, j]        # S1, the accumulation
+        C[i, j] = alpha * s + beta * C[i, j] # S2, the consumer
+
+which schedule/loop_products.py cannot see as a GEMM (the product writes a scalar).  Where the
+consumer is ``C[I] = alpha * s + rest`` (``alpha`` optional, ``rest`` optional and free of
+``s``) and the init is zero, the three become the form it does see::
+
+    C[I] = rest                              # S0 (the old C[I] read before the sum, not after)
+    for k: C[I] += alpha * A[i, k] * B[k, j] # S1
+
+Legal when (1) isl's dataflow of ``s`` in program order says every read of ``s`` in the group
+sees the group's own write of the same iteration ``I`` (as if ``s`` were expanded to ``T[I]``),
+and no read outside the group sees a write of the group; (2) the accumulation reads nothing the
+consumer writes (so moving the consumer's reads before it, and its write into it, changes no
+value: only S1(I, k) runs between S0(I) and S2(I)).  Same real dtype throughout (a float64
+accumulator of float32 values is kept: folding would sum in float32).
+
+The sum's rounding changes (``alpha`` multiplies each term, ``rest`` comes first), as BLAS's own
+reassociation does; so a fold is kept only where loop_products then lifts the product to one
+BLAS call, else the program stays as written (``blas=False`` never folds).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences, compute_dependences, exact_flow, on_array
+from polyfuse.model import ir
+from polyfuse.model.isl_parts import maps_of
+from polyfuse.model.schedule_tree import LoopNode, StmtNode, TreeNode
+from polyfuse.model.scop import Scop, Statement, isl_name
+from polyfuse.schedule.loop_products import ProductDecision, lift_loop_products
+
+_REALS = ("float64", "float32")
+_EXPANDED = "_pf_accumulator"  # the scratch name ``s`` takes in the legality check only
+
+
+@dataclass(frozen=True)
+class AccumulatorDecision:
+    """One scalar accumulation and what became of it."""
+
+    scalar: str
+    line: int  # of the accumulation
+    into: str  # the element it feeds, "C[i, j]"
+    folded: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Group:
+    """The init, accumulation and consumer statements of one accumulator, adjacent in one body."""
+
+    init: str
+    accumulate: str
+    consume: str
+    scalar: str
+
+
+def lift_accumulated_products(scop: Scop, deps: Dependences) -> tuple[
+        Scop, Dependences, tuple[AccumulatorDecision, ...], tuple[ProductDecision, ...]]:
+    """loop_products' lift after folding every accumulator that legally folds into a product it
+    then lifts.  Folds whose product stays loops are undone and the rest retried (each round
+    drops at least one, so this ends)."""
+    groups = _groups(scop)
+    refused: dict[str, str] = {}
+    while True:
+        folded_scop, folded = scop, []
+        for group in groups:
+            if group.accumulate in refused:
+                continue
+            result = _fold(folded_scop, group)
+            if isinstance(result, str):
+                refused[group.accumulate] = result
+            else:
+                folded_scop = result
+                folded.append(group)
+        if not folded:
+            lifted, lifted_deps, products = lift_loop_products(scop, deps)
+            return lifted, lifted_deps, _decisions(scop, groups, [], refused), products
+        lifted, lifted_deps, products = lift_loop_products(folded_scop, compute_dependences(folded_scop))
+        moved = {p.statement for p in products}
+        stuck = [g for g in folded if g.accumulate not in moved]
+        if not stuck:
+            return lifted, lifted_deps, _decisions(scop, groups, folded, refused), products
+        for group in stuck:
+            refused[group.accumulate] = "kept as written: the product it folds into cannot run on BLAS here"
+
+
+def _decisions(scop: Scop, groups: list[_Group], folded: list[_Group],
+               refused: dict[str, str]) -> tuple[AccumulatorDecision, ...]:
+    done = {g.accumulate for g in folded}
+    result = []
+    for group in groups:
+        consumer = scop.statement(group.consume)
+        into = f"{consumer.array}[{', '.join(ir.to_python(i) for i in consumer.index)}]"
+        ok = group.accumulate in done
+        reason = "folded: the product runs as one BLAS call" if ok else refused.get(group.accumulate, "")
+        result.append(AccumulatorDecision(group.scalar, scop.statement(group.accumulate).span.line, into, ok, reason))
+    return tuple(result)
+
+
+# ---- finding the groups -----------------------------------------------------------------------
+
+def _groups(scop: Scop) -> list[_Group]:
+    """Every ``s = init; for k: s += term; X[I] = f(s)`` adjacent in one loop body."""
+    found: list[_Group] = []
+
+    def visit(body: tuple[TreeNode, ...]) -> None:
+        for first, loop, last in zip(body, body[1:], body[2:]):
+            group = _group_at(scop, first, loop, last)
+            if group is not None:
+                found.append(group)
+        for node in body:
+            if isinstance(node, LoopNode):
+                visit(node.body)
+
+    for node in scop.body:
+        if isinstance(node, LoopNode):
+            visit(node.body)
+    return found
+
+
+def _group_at(scop: Scop, first: TreeNode, loop: TreeNode, last: TreeNode) -> _Group | None:
+    if not (isinstance(first, StmtNode) and isinstance(last, StmtNode) and isinstance(loop, LoopNode)):
+        return None
+    if len(loop.body) != 1 or not isinstance(loop.body[0], StmtNode) or len(loop.members) != 1:
+        return None
+    init, acc, use = (scop.statement(n) for n in (first.name, loop.body[0].name, last.name))
+    name = init.array
+    if (init.region or acc.region or use.region or init.index or acc.array != name or use.array == name
+            or not scop.array(name).is_scalar or name not in use.sources()):
+        return None
+    if acc.iterators[:-1] != init.iterators or use.iterators != init.iterators:
+        return None
+    return _Group(init.name, acc.name, use.name, name)
+
+
+# ---- the fold ---------------------------------------------------------------------------------
+
+def _fold(scop: Scop, group: _Group) -> Scop | str:
+    """``scop`` with ``group`` folded into its consumer's element, or why not."""
+    init, acc, use = (scop.statement(n) for n in (group.init, group.accumulate, group.consume))
+    dtype = scop.array(use.array).dtype
+    if dtype not in _REALS:
+        return f"kept as written: {dtype} (only float64 and float32 products run on BLAS)"
+    if scop.array(group.scalar).dtype != dtype or acc.value.dtype != dtype:
+        return f"kept as written: the accumulator's dtype is not {dtype}, the result's"
+    if not (isinstance(init.value, ir.Const) and init.value.value == 0):
+        return "kept as written: the accumulator does not start at zero"
+    term = _increment(acc, group.scalar)
+    if term is None:
+        return "kept as written: the accumulation is not 's += term'"
+    parts = _consumer(use, group.scalar, dtype)
+    if parts is None:
+        return "kept as written: the consumer is not 'X = alpha * s + rest'"
+    alpha, rest = parts
+    if not _same_iterations(init, acc, use):
+        return "kept as written: the consumer runs on other iterations than the accumulator (a condition)"
+    if any(isinstance(e, ir.Load) for i in use.index for e in ir.walk(i)):
+        return "kept as written: the consumer's subscript reads an array"
+    if use.array in acc.sources() or any(t in use.sources() for t in acc.targets if t != group.scalar):
+        return f"kept as written: the accumulation reads {use.array}"
+    if group.scalar in _returned(scop):
+        return "kept as written: the kernel returns the accumulator"
+    if not _dataflow_is_local(scop, group):
+        return "kept as written: isl's dataflow shows the accumulator's value crossing iterations or statements"
+    own = ir.Load(use.array, use.index, dtype)
+    scaled = term if alpha is None else ir.BinOp("*", alpha, term, dtype)
+    nothing = isl.UnionMap.empty(acc.reads.get_space())
+    new_init = _moved(scop, use, init, rest if rest is not None else ir.Const(0.0, dtype, False), nothing)
+    operands = _drop_arrays(acc.reads, {isl_name(group.scalar)})
+    new_acc = _moved(scop, use, acc, ir.BinOp("+", own, scaled, dtype), operands)
+    statements = tuple(new_init if s.name == init.name else new_acc if s.name == acc.name else s
+                       for s in scop.statements if s.name != use.name)
+    body = tuple(part for node in scop.body if (part := _without(node, use.name)) is not None)
+    still = any(group.scalar in s.targets or group.scalar in s.sources() for s in statements)
+    arrays = scop.arrays if still else tuple(a for a in scop.arrays if a.name != group.scalar)
+    folded = dataclasses.replace(scop, statements=statements, body=body, arrays=arrays)
+    return dataclasses.replace(folded, schedule=folded.schedule_of(body))
+
+
+def _same_iterations(init: Statement, acc: Statement, use: Statement) -> bool:
+    """The init and the consumer run on the same iterations, and the accumulation only on those
+    (an ``if`` around one of them would make the folded writes land where none was)."""
+    depth = len(use.iterators)
+    summed = acc.domain.project_out(isl.dim_type.set, depth, acc.domain.dim(isl.dim_type.set) - depth)
+    return (init.domain.set_tuple_name(use.name).is_equal(use.domain)
+            and summed.set_tuple_name(use.name).is_subset(use.domain))
+
+
+def _increment(acc: Statement, scalar: str) -> ir.Expr | None:
+    """``term`` of ``s = s + term`` (either side), when ``term`` does not read ``s``."""
+    value, own = acc.value, ir.Load(scalar, (), acc.value.dtype)
+    if not isinstance(value, ir.BinOp) or value.op != "+" or value.reassoc:
+        return None
+    term = value.rhs if value.lhs == own else value.lhs if value.rhs == own else None
+    return None if term is None or _reads(term, scalar) else term
+
+
+def _consumer(use: Statement, scalar: str, dtype: str) -> tuple[ir.Expr | None, ir.Expr | None] | None:
+    """(alpha, rest) of ``use.value == alpha * s + rest``; each None where absent."""
+    whole = value = use.value
+    rest: ir.Expr | None = None
+    if isinstance(whole, ir.BinOp) and whole.op == "+" and whole.dtype == dtype:
+        if _reads(whole.lhs, scalar) and not _reads(whole.rhs, scalar):
+            value, rest = whole.lhs, whole.rhs
+        elif _reads(whole.rhs, scalar) and not _reads(whole.lhs, scalar):
+            value, rest = whole.rhs, whole.lhs
+    factors = _factors(value, dtype)
+    own = ir.Load(scalar, (), dtype)
+    if factors is None or factors.count(own) != 1 or sum(_reads(f, scalar) for f in factors) != 1:
+        return None
+    others = [f for f in factors if f != own]
+    alpha = None
+    for factor in others:
+        alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
+    return alpha, rest
+
+
+def _factors(expr: ir.Expr, dtype: str) -> list[ir.Expr] | None:
+    if isinstance(expr, ir.BinOp) and expr.op == "*" and expr.dtype == dtype and not expr.reassoc:
+        left, right = _factors(expr.lhs, dtype), _factors(expr.rhs, dtype)
+        return None if left is None or right is None else left + right
+    return [expr] if expr.dtype == dtype else None
+
+
+def _reads(expr: ir.Expr, name: str) -> bool:
+    return any(isinstance(e, ir.Load) and e.array == name for e in ir.walk(expr))
+
+
+def _returned(scop: Scop) -> set[str]:
+    """The names the kernel returns (nested tuples flattened)."""
+    names: set[str] = set()
+    pending = [scop.returns]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, tuple):
+            pending.extend(item)
+        elif item is not None:
+            names.add(item.name)
+    return names
+
+
+def _dataflow_is_local(scop: Scop, group: _Group) -> bool:
+    """Every read of ``s`` in the group sees the group's write of its own iteration and no read
+    outside it sees one of the group: the dataflow of ``s`` equals that of ``s`` expanded to
+    ``T[I]`` over the group (as schedule/expansion.py checks), in program order."""
+    name = isl_name(group.scalar)
+    members = [scop.statement(n) for n in (group.init, group.accumulate, group.consume)]
+    inside = isl.UnionSet.empty(scop.context.get_space())
+    for stmt in members:
+        inside = inside.union(isl.UnionSet.from_set(stmt.domain))
+    reads, writes = on_array(scop.reads(), name), on_array(scop.writes(), name)
+    try:
+        before = exact_flow(reads, writes, scop.schedule, checked=True)
+        after = exact_flow(_expanded(scop, members, reads, group), _expanded(scop, members, writes, group),
+                           scop.schedule, checked=True)
+    except isl.Error:
+        return False  # unknown dataflow: dependent
+    ours = before.must.intersect_range(inside)
+    outside_from_group = before.must.intersect_domain(inside).subtract(ours)
+    return (ours.is_equal(after.must) and outside_from_group.is_empty()
+            and before.no_source.intersect_domain(inside).is_empty() and after.no_source.is_empty())
+
+
+def _expanded(scop: Scop, members: list[Statement], accesses: isl.UnionMap, group: _Group) -> isl.UnionMap:
+    """The group's accesses of ``s`` as accesses of ``T[I]`` (I: the init's iterators)."""
+    outer = ", ".join(isl_name(v) for v in members[0].iterators)
+    result = isl.UnionMap.empty(accesses.get_space())
+    for stmt in members:
+        mine = accesses.intersect_domain(isl.UnionSet.from_set(stmt.domain))
+        if mine.is_empty():
+            continue
+        iters = ", ".join(isl_name(v) for v in stmt.iterators)
+        access = isl.Map(f"{scop.prefix} -> {{ {stmt.name}[{iters}] -> {_EXPANDED}[{outer}] }}")
+        result = result.union(isl.UnionMap.from_map(access.intersect_domain(stmt.domain)))
+    return result
+
+
+def _moved(scop: Scop, use: Statement, target: Statement, value: ir.Expr, reads: isl.UnionMap) -> Statement:
+    """``target`` (the init or the accumulation) rewritten to write ``use``'s element with
+    ``value``: ``use``'s write pulled back over ``target``'s domain (whose iterators extend
+    ``use``'s), reading ``reads`` (already over ``target``'s domain) and, for each array
+    ``value`` loads that ``use`` loaded, ``use``'s reads of it pulled back."""
+    pull = _pull_back(scop, use, target)
+    writes = pull(use.writes)
+    reads = reads.union(pull(_only_arrays(use.reads, _loaded(value))))
+    return dataclasses.replace(target, array=use.array, index=use.index, value=value, reads=reads, writes=writes)
+
+
+def _pull_back(scop: Scop, use: Statement, target: Statement):
+    outer = ", ".join(isl_name(v) for v in use.iterators)
+    inner = ", ".join(isl_name(v) for v in target.iterators)
+    back = isl.UnionMap(f"{scop.prefix} -> {{ {target.name}[{inner}] -> {use.name}[{outer}] }}").intersect_domain(
+        isl.UnionSet.from_set(target.domain))
+
+    def pull(accesses: isl.UnionMap) -> isl.UnionMap:
+        return back.apply_range(accesses.intersect_domain(isl.UnionSet.from_set(use.domain)))
+
+    return pull
+
+
+def _loaded(expr: ir.Expr) -> set[str]:
+    return {isl_name(e.array) for e in ir.walk(expr) if isinstance(e, ir.Load)}
+
+
+def _drop_arrays(accesses: isl.UnionMap, names: set[str]) -> isl.UnionMap:
+    result = isl.UnionMap.empty(accesses.get_space())
+    for access in maps_of(accesses):
+        if access.get_tuple_name(isl.dim_type.out) not in names:
+            result = result.union(isl.UnionMap.from_map(access))
+    return result
+
+
+def _only_arrays(accesses: isl.UnionMap, names: set[str]) -> isl.UnionMap:
+    result = isl.UnionMap.empty(accesses.get_space())
+    for access in maps_of(accesses):
+        if access.get_tuple_name(isl.dim_type.out) in names:
+            result = result.union(isl.UnionMap.from_map(access))
+    return result
+
+
+def _without(node: TreeNode, name: str) -> TreeNode | None:
+    """``node`` without statement ``name``."""
+    if isinstance(node, StmtNode):
+        return None if node.name == name else node
+    body = tuple(kept for child in node.body if (kept := _without(child, name)) is not None)
+    if not body:
+        return None
+    members = tuple(dataclasses.replace(m, statements=tuple(s for s in m.statements if s != name))
+                    for m in node.members)
+    return dataclasses.replace(node, members=tuple(m for m in members if m.statements), body=body)

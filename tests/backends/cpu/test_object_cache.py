@@ -1,0 +1,87 @@
+"""The disk cache keeps MCJIT's machine code: a load in another process links it, and the kernels
+that call BLAS, LAPACK, the barrier of a parallel region or report an out-of-bounds subscript
+still compute their function's results there (their symbols are resolved again, by name)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import polyfuse
+
+CHILD = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    import polyfuse
+    from polyfuse.bench import suite
+
+    def solve_twice(A, b):
+        return np.linalg.solve(A, np.linalg.solve(A, b))
+
+    def gather(X, idx, Y):
+        for i in range(Y.shape[0]):
+            Y[i] = X[idx[i]] * 2.0
+
+    report = {}
+    for name in ("gemm", "fdtd-2d", "jacobi-2d", "attention_rows"):
+        spec = suite.get(name)
+        args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+        expected = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+        kernel = polyfuse.kernel(spec.func)
+        variant = kernel.compile(*args)
+        kernel(*args)
+        spec.func(*expected)
+        report[name] = [variant.from_cache, bool(variant.backend.artifact.objects),
+                        all(np.allclose(a, e, rtol=1e-10, atol=1e-12)
+                            for a, e in zip(args, expected) if isinstance(a, np.ndarray))]
+    rng = np.random.default_rng(1)
+    A, b = rng.random((6, 6)) + 6 * np.eye(6), rng.random(6)
+    kernel = polyfuse.kernel(solve_twice)
+    variant = kernel.compile(A, b)
+    report["lapack"] = [variant.from_cache, bool(variant.backend.artifact.objects),
+                        bool(np.allclose(kernel(A, b), solve_twice(A, b)))]
+    kernel = polyfuse.kernel(gather)
+    X, idx, Y = np.ones(4), np.array([0, 3, 4]), np.zeros(3)
+    try:
+        kernel(X, idx, Y)
+        message = ""
+    except IndexError as exc:  # raised from the machine code's flag (a global of the object)
+        message = str(exc)
+    report["index error"] = [kernel.compile(X, idx, Y).from_cache, True, "X" in message and "4" in message]
+    print(json.dumps(report))
+''')
+
+
+def _child(folder) -> dict:
+    env = {**os.environ, "POLYFUSE_CACHE_DIR": str(folder / "kernels"), "POLYFUSE_NUM_THREADS": "2"}
+    env.pop("POLYFUSE_DISABLE_CACHE", None)
+    script = folder / "child.py"  # (in a file: polyfuse reads the kernels' source)
+    script.write_text(CHILD)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_machine_code_from_another_process_computes_the_functions_results(tmp_path):
+    cold, warm = _child(tmp_path), _child(tmp_path)
+    for name, (from_cache, has_objects, ok) in cold.items():
+        assert not from_cache and has_objects and ok, (name, cold[name])
+    for name, (from_cache, has_objects, ok) in warm.items():
+        assert from_cache and has_objects and ok, (name, warm[name])
+
+
+def axpy(a, X, Y):
+    for i in range(X.shape[0]):
+        Y[i] = a * X[i] + Y[i]
+
+
+def test_a_kernel_compiled_here_carries_its_machine_code():
+    X, Y = np.arange(5.0), np.ones(5)
+    variant = polyfuse.kernel(axpy, cache=False).compile(2.0, X, Y)
+    names = [name for name, code in variant.backend.artifact.objects if code]
+    assert names == ["axpy"]

@@ -1,0 +1,217 @@
+"""numba-style products (``s = 0; for k: s += A[i, k] * B[k, j]; C[i, j] = alpha * s + beta * C[i, j]``)
+folded into the element they feed so that they run as one BLAS call (schedule/accumulators.py),
+only where isl's dataflow allows and the product then lifts; checked against the user's function
+(to BLAS's reassociation where folded, bit for bit where kept)."""
+
+import linecache
+
+import numpy as np
+import pytest
+from polyfuse.backends.cpu import blas
+
+import polyfuse
+
+pytestmark = pytest.mark.skipif(not blas.available(), reason="no BLAS library found")
+
+GEMM = """
+def k(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += A[i, k] * B[k, j]
+            C[i, j] = alpha * s + beta * C[i, j]
+"""
+
+
+def _kernel(source: str, **options):
+    filename = f"<test-accumulators-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np, "prange": range}
+    if "prange" in source:
+        from numba import prange
+
+        namespace["prange"] = prange
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["k"], polyfuse.kernel(namespace["k"], cache=False, **options)
+
+
+def _run(source: str, *args, exact: bool = False, **options):
+    """Run the user's function and the kernel on copies, compare every array argument and the
+    results; return the kernel's explanation."""
+    fn, kernel = _kernel(source, **options)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected, result = fn(*want), kernel(*got)
+    for w, g in [*zip(want, got), (expected, result)]:
+        if isinstance(w, np.ndarray | float | int) and not isinstance(w, bool):
+            if exact:
+                np.testing.assert_array_equal(g, w)
+            else:
+                tol = 1e-12 if np.asarray(w).dtype == np.float64 else 2e-5
+                np.testing.assert_allclose(g, w, rtol=tol, atol=0)
+    return kernel.explain(*args).to_dict()
+
+
+def _m(*shape, dtype=np.float64, seed=0):
+    return np.random.default_rng(seed + sum(shape)).random(shape).astype(dtype)
+
+
+def _folded(explained) -> list[bool]:
+    return [d["folded"] for d in explained.get("accumulators", ())]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_numba_style_gemm_folds_alpha_and_beta_into_one_call(dtype):
+    explained = _run(GEMM, 1.5, 1.2, _m(60, 70, dtype=dtype), _m(60, 80, dtype=dtype), _m(80, 70, dtype=dtype))
+    (acc,) = explained["accumulators"]
+    assert acc["folded"] and acc["scalar"] == "s" and acc["into"] == "C[i, j]"
+    (product,) = explained["loop products"]
+    assert product["product"].startswith("C += ") and "alpha) * A @ B" in product["product"].replace("C += alpha", "C += (alpha)")
+
+
+@pytest.mark.parametrize("consumer", ["C[i, j] = s", "C[i, j] = s * alpha", "C[i, j] += s",
+                                      "C[i, j] = C[i, j] * beta + alpha * s"])
+def test_consumer_forms(consumer):
+    source = GEMM.replace("C[i, j] = alpha * s + beta * C[i, j]", consumer)
+    explained = _run(source, 0.5, 2.0, _m(40, 30), _m(40, 50), _m(50, 30))
+    assert _folded(explained) == [True] and len(explained["loop products"]) == 1
+
+
+def test_numba_style_2mm_reuses_one_scalar_in_both_nests():
+    source = """
+def k(alpha, beta, tmp, A, B, C, D):
+    for i in range(tmp.shape[0]):
+        for j in range(tmp.shape[1]):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += A[i, k] * B[k, j]
+            tmp[i, j] = alpha * s
+    for i in range(D.shape[0]):
+        for j in range(D.shape[1]):
+            s = 0.0
+            for k in range(C.shape[0]):
+                s += tmp[i, k] * C[k, j]
+            D[i, j] = s + beta * D[i, j]
+"""
+    n = 40
+    explained = _run(source, 1.5, 1.2, _m(n, n + 2), _m(n, n + 4), _m(n + 4, n + 2), _m(n + 2, n + 6),
+                     _m(n, n + 6))
+    assert _folded(explained) == [True, True] and len(explained["loop products"]) == 2
+
+
+def test_an_accumulator_read_after_its_nest_is_kept():
+    """The last sum is stored after the loops: folding would lose it."""
+    source = GEMM.replace("    for i", "    s = 0.0\n    for i").replace(
+        "            C[i, j] = alpha * s + beta * C[i, j]\n",
+        "            C[i, j] = alpha * s + beta * C[i, j]\n    C[0, 0] = s\n")
+    explained = _run(source, 1.5, 1.2, _m(30, 20), _m(30, 25), _m(25, 20), exact=True)
+    assert _folded(explained) == [False] and "dataflow" in explained["accumulators"][0]["reason"]
+
+
+def test_a_returned_accumulator_is_kept():
+    source = GEMM.replace("    for i", "    s = 0.0\n    for i").replace(
+        "            C[i, j] = alpha * s + beta * C[i, j]\n",
+        "            C[i, j] = alpha * s + beta * C[i, j]\n    return s\n")
+    explained = _run(source, 1.5, 1.2, _m(30, 20), _m(30, 25), _m(25, 20), exact=True)
+    assert _folded(explained) == [False]
+
+
+def test_an_accumulator_carried_across_iterations_is_kept():
+    """``s`` starts at zero once per row: the sums of a row run on, not one per element."""
+    source = """
+def k(C, A, B):
+    for i in range(C.shape[0]):
+        s = 0.0
+        for j in range(C.shape[1]):
+            for k in range(A.shape[1]):
+                s += A[i, k] * B[k, j]
+            C[i, j] = s
+"""
+    explained = _run(source, _m(30, 20), _m(30, 25), _m(25, 20), exact=True)
+    assert _folded(explained) == []  # not an init, a loop and a consumer side by side
+
+
+def test_an_accumulation_that_reads_the_result_is_kept():
+    """Each element of row i reads C[i, k], some of which the consumer already wrote."""
+    source = """
+def k(C, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            s = 0.0
+            for k in range(C.shape[1]):
+                s += C[i, k] * B[k, j]
+            C[i, j] = s
+"""
+    explained = _run(source, _m(20, 20), _m(20, 20), exact=True)
+    assert _folded(explained) == [False] and "reads C" in explained["accumulators"][0]["reason"]
+
+
+def test_integer_accumulators_stay_loops():
+    source = GEMM.replace("s = 0.0", "s = 0")
+    a, b = (np.arange(30 * 25).reshape(30, 25) % 7), (np.arange(25 * 20).reshape(25, 20) % 5)
+    explained = _run(source, 3, 2, np.ones((30, 20), dtype=np.int64), a, b, exact=True)
+    assert _folded(explained) == [False] and "int64" in explained["accumulators"][0]["reason"]
+    assert "loop products" not in explained
+
+
+def test_a_float64_accumulator_of_float32_values_stays_loops():
+    """Folding would sum in float32."""
+    dtype = np.float32
+    source = GEMM.replace("s = 0.0", "s = np.float64(0.0)")
+    explained = _run(source, 1.5, 1.2, _m(30, 20, dtype=dtype), _m(30, 25, dtype=dtype), _m(25, 20, dtype=dtype),
+                     exact=True)
+    assert _folded(explained) == [False] and "dtype" in explained["accumulators"][0]["reason"]
+
+
+def test_a_domain_no_product_covers_stays_loops_bit_for_bit():
+    """Not a box nor a triangle with its diagonal: the product would not lift, so the fold is
+    undone and the loops run as written."""
+    source = """
+def k(C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(i):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += A[i, k] * B[k, j]
+            C[i, j] = s
+"""
+    explained = _run(source, _m(30, 30), _m(30, 25), _m(25, 30), exact=True)
+    assert _folded(explained) == [False] and "BLAS" in explained["accumulators"][0]["reason"]
+    assert "loop products" not in explained
+
+
+def test_blas_false_keeps_the_loops():
+    explained = _run(GEMM, 1.5, 1.2, _m(30, 20), _m(30, 25), _m(25, 20), exact=True, blas=False)
+    assert "accumulators" not in explained
+
+
+def test_numba_style_syrk_folds_onto_the_triangle():
+    source = """
+def k(alpha, C, A):
+    for i in range(C.shape[0]):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += A[i, k] * A[j, k]
+            C[i, j] += alpha * s
+"""
+    explained = _run(source, 1.5, _m(50, 50), _m(50, 40))
+    assert _folded(explained) == [True]
+    assert explained["loop products"][0]["product"].endswith("triangle j <= i")
+
+
+def test_a_prange_claim_is_judged_on_the_loops_as_written():
+    """The claim is about the user's loop; the product leaving it does not change the answer."""
+    explained = _run(GEMM.replace("for i in range", "for i in prange"), 1.5, 1.2, _m(40, 30), _m(40, 50),
+                     _m(50, 30))
+    assert _folded(explained) == [True]
+    assert [c["parallel"] for c in explained["prange claims"]] == [True]
+
+
+def test_a_consumer_under_a_condition_is_kept():
+    """Folding would write C[i, j] = rest on the iterations the condition skips."""
+    source = GEMM.replace("            C[i, j] = alpha * s + beta * C[i, j]",
+                          "            if i != j:\n                C[i, j] = alpha * s + beta * C[i, j]")
+    explained = _run(source, 1.5, 1.2, _m(40, 30), _m(40, 50), _m(50, 30), exact=True)
+    assert _folded(explained) == [False] and "condition" in explained["accumulators"][0]["reason"]
