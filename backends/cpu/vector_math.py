@@ -387,12 +387,7 @@ class VectorMath:
         z = b.select(negative_x, b.fsub(_c(PI[0]), b.fsub(z, _c(PI[1]))), z)
         # |y/x| > 2**60 (x = +-0 too): pi/2 rounded, on either side (pi - z would round it up)
         z = b.select(b.fcmp_ordered(">", t, _c(2.0 ** 60)), _c(math.pi / 2), z)
-        inf = _c(math.inf)
-        both_inf = b.and_(b.fcmp_ordered("==", ay, inf), b.fcmp_ordered("==", ax, inf))
-        z = b.select(both_inf, b.select(negative_x, _c(3 * math.pi / 4), _c(math.pi / 4)), z)
-        z = b.select(b.fcmp_ordered("==", y, _c(0.0)), b.select(negative_x, _c(PI[0]), _c(0.0)), z)
-        z = self._intrinsic("llvm.copysign", [z, y])
-        return b.select(b.fcmp_unordered("uno", y, x), b.fadd(y, x), z)
+        return self._atan2_specials(z, y, x, ay, ax, negative_x)
 
     def _vm_atan2_narrow(self, y, x):
         """atan2 of float32 arguments (exact in float64), for a float32 result: one quotient
@@ -413,12 +408,19 @@ class VectorMath:
         a = b.select(steep, b.fsub(_c(math.pi / 2), a), a)
         negative_x = b.icmp_signed("<", b.bitcast(x, I64), ll.Constant(I64, 0))
         a = b.select(negative_x, b.fsub(_c(math.pi), a), a)
+        return self._atan2_specials(a, y, x, ay, ax, negative_x)
+
+    def _atan2_specials(self, z, y, x, ay, ax, negative_x):
+        """C99's atan2 table where the quotient says nothing, over ``z`` (atan2 of |y| and x):
+        both infinite (pi/4, 3 pi/4), y = +-0 (0 or pi by x's sign bit), then y's sign, and a
+        NaN propagated."""
+        b = self.b
         inf = _c(math.inf)
         both_inf = b.and_(b.fcmp_ordered("==", ay, inf), b.fcmp_ordered("==", ax, inf))
-        a = b.select(both_inf, b.select(negative_x, _c(3 * math.pi / 4), _c(math.pi / 4)), a)
-        a = b.select(b.fcmp_ordered("==", y, _c(0.0)), b.select(negative_x, _c(PI[0]), _c(0.0)), a)
-        a = self._intrinsic("llvm.copysign", [a, y])
-        return b.select(b.fcmp_unordered("uno", y, x), b.fadd(y, x), a)
+        z = b.select(both_inf, b.select(negative_x, _c(3 * math.pi / 4), _c(math.pi / 4)), z)
+        z = b.select(b.fcmp_ordered("==", y, _c(0.0)), b.select(negative_x, _c(PI[0]), _c(0.0)), z)
+        z = self._intrinsic("llvm.copysign", [z, y])
+        return b.select(b.fcmp_unordered("uno", y, x), b.fadd(y, x), z)
 
     def _atan_positive(self, t):
         """fdlibm's atan for t >= 0 (inf included): t reduced into [-7/16, 7/16] around 0, 1/2, 1,

@@ -183,7 +183,8 @@ class _Interleaver(ProgramEdit):
         With ``vector_bytes``: none unless every one is latency-bound (see the module docstring)."""
         found: list[str] = []
         latency_bound = True
-        for call, inner in _calls_with_innermost_loop(loop.body, None):
+        for call, around in _calls_with_loops(loop.body, ()):
+            inner = around[-1] if around else None
             stmt = self.program.statement(call.statement)
             info = self.infos.get(stmt.array)
             if inner is None or info is None or info.dtype not in _FLOATS or stmt.name in found:
@@ -294,21 +295,6 @@ class _Interleaver(ProgramEdit):
         return self.add_statement(replace(
             stmt, name=self.fresh(f"{stmt.name}_il{k}"), array=names.get(stmt.array, stmt.array),
             value=ir.map_loads(stmt.value, lambda load: replace(load, array=names.get(load.array, load.array)))))
-
-
-def _calls_with_innermost_loop(node: Node, loop: For | None):
-    """Each statement call below ``node`` with the innermost loop around it (``loop`` if none)."""
-    if isinstance(node, StmtCall):
-        yield node, loop
-    elif isinstance(node, For):
-        yield from _calls_with_innermost_loop(node.body, node)
-    elif isinstance(node, If):
-        yield from _calls_with_innermost_loop(node.then, loop)
-        if node.otherwise is not None:
-            yield from _calls_with_innermost_loop(node.otherwise, loop)
-    else:
-        for child in node.children:
-            yield from _calls_with_innermost_loop(child, loop)
 
 
 def _calls_with_loops(node: Node, loops: tuple[For, ...]):
