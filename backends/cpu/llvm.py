@@ -45,13 +45,13 @@ from polyfuse.backends.cpu.phases import (
     region_level,
     region_role,
     shared_scalars,
+    statement_roots,
 )
 from polyfuse.backends.cpu.region import RegionEmitter
 from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
-from polyfuse.model import region as rg
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import ArrayInfo, isl_name
 from polyfuse.runtime.variant import address
@@ -400,9 +400,7 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
 
 def check_messages(program: LoopProgram) -> tuple[tuple[str, str | None], ...]:
     """The messages of the program's asserts checked at run time, in the order of their codes."""
-    roots = [root for stmt in program.statements for root in (stmt.value, *stmt.index)]
-    roots += [e for stmt in program.statements if stmt.region is not None for e in rg.expressions(stmt.region.body)]
-    return ir.check_messages(roots)
+    return ir.check_messages([root for stmt in program.statements for root in statement_roots(stmt)])
 
 
 def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:

@@ -106,12 +106,18 @@ def _renumbered(index: int, phase: Phase) -> Phase:
     return replace(phase, index=index, region=region)
 
 
-def _checked_at_run_time(stmt) -> bool:
-    """Does the statement hold a subscript or an assert checked where it runs (ir.Index)?"""
+def statement_roots(stmt) -> list[ir.Expr]:
+    """Every expression the statement computes: its value, its subscripts and, for a statement
+    kept as written, its region's expressions."""
     roots = [stmt.value, *stmt.index]
     if stmt.region is not None:
         roots += list(rg.expressions(stmt.region.body))
-    return any(isinstance(node, ir.Index) for root in roots for node in ir.walk(root))
+    return roots
+
+
+def _checked_at_run_time(stmt) -> bool:
+    """Does the statement hold a subscript or an assert checked where it runs (ir.Index)?"""
+    return any(isinstance(node, ir.Index) for root in statement_roots(stmt) for node in ir.walk(root))
 
 
 def _phases(program: LoopProgram) -> list[Phase]:

@@ -135,15 +135,18 @@ class _Interleaver(ProgramEdit):
             return node, {}
         before = len(self.decisions)
         body, copied = self.visit(node.body)
-        if len(self.decisions) == before and (node.parallel or self.carried(node) is not None):
-            jammed = self.interleave(node)  # the innermost parallel loop, or a sequential one that allows it
+        if len(self.decisions) == before:
+            # the innermost parallel loop, or a sequential one whose carried arrays allow it
+            carried = () if node.parallel else self.carried(node)
+            jammed = None if carried is None else self.interleave(node, carried)
             if jammed is not None:
                 return jammed
         extra = tuple(c for name in node.private for c in copied.get(name, ()))
         return replace(node, body=body, private=node.private + extra), copied
 
     # ---- the transformation ------------------------------------------------------------------
-    def interleave(self, loop: For) -> tuple[Node, dict[str, tuple[str, ...]]] | None:
+    def interleave(self, loop: For, carried: tuple[str, ...]) -> tuple[Node, dict[str, tuple[str, ...]]] | None:
+        """``loop`` jammed, or None; ``carried``: what ``self.carried`` allows of a sequential loop."""
         bound = exclusive_bound(loop)
         if bound is None or loop.step != 1:
             return None
@@ -172,7 +175,6 @@ class _Interleaver(ProgramEdit):
         body = If(full, _jam(versions), rest)
         copied = {a: tuple(n[a] for n in names[1:]) for a in renamed}
         private = loop.private + tuple(c for a in renamed for c in copied[a])
-        carried = () if loop.parallel else self.carried(loop) or ()
         self.decisions.append(Interleaving(loop.iterator, copies, tuple(reductions), renamed, carried))
         return replace(loop, step=copies, body=body, private=private), copied
 
@@ -278,23 +280,25 @@ class _Interleaver(ProgramEdit):
             return StmtCall(stmt.name, tuple(ir.substitute(a, {iterator: value}) for a in node.args))
         # a bound or condition may read a private local (the exact rerun of a max in lanes tests
         # its lanes' maximum): each copy tests its own
-        def rename(expr: ir.Expr) -> ir.Expr:
-            return ir.map_loads(expr, lambda load: replace(load, array=names.get(load.array, load.array)))
-
         if isinstance(node, For):
-            return replace(node, init=rename(node.init), cond=rename(node.cond),
+            return replace(node, init=_renamed_loads(node.init, names), cond=_renamed_loads(node.cond, names),
                            body=self.retarget(node.body, iterator, value, names, k))
         if isinstance(node, If):
             otherwise = None if node.otherwise is None else self.retarget(node.otherwise, iterator, value, names, k)
-            return replace(node, cond=rename(node.cond), then=self.retarget(node.then, iterator, value, names, k),
-                           otherwise=otherwise)
+            return replace(node, cond=_renamed_loads(node.cond, names),
+                           then=self.retarget(node.then, iterator, value, names, k), otherwise=otherwise)
         assert isinstance(node, Block)
         return Block(tuple(self.retarget(c, iterator, value, names, k) for c in node.children))
 
     def renamed_statement(self, stmt: Statement, names: dict[str, str], k: int) -> Statement:
         return self.add_statement(replace(
             stmt, name=self.fresh(f"{stmt.name}_il{k}"), array=names.get(stmt.array, stmt.array),
-            value=ir.map_loads(stmt.value, lambda load: replace(load, array=names.get(load.array, load.array)))))
+            value=_renamed_loads(stmt.value, names)))
+
+
+def _renamed_loads(expr: ir.Expr, names: dict[str, str]) -> ir.Expr:
+    """``expr`` reading each array of ``names`` from its copy."""
+    return ir.map_loads(expr, lambda load: replace(load, array=names.get(load.array, load.array)))
 
 
 def _calls_with_loops(node: Node, loops: tuple[For, ...]):
