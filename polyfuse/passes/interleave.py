@@ -163,8 +163,10 @@ class _Interleaver(ProgramEdit):
         if copies < 2 or len(calls) * copies > MAX_STATEMENT_COPIES:
             return None
         renamed = tuple(sorted(a for a in loop.private if a in self.written(loop.body)))
-        names = [{a: a for a in renamed}] + [{a: self.copy_array(a, k) for a in renamed}
-                                               for k in range(1, copies)]
+        # the last copy keeps the original names: after the loop a private local holds the value
+        # of the last iteration run, as in the loop as written (``C[0, 0] = s`` after the nest)
+        names = [{a: self.copy_array(a, k) for a in renamed} for k in range(copies - 1)] + [
+            {a: a for a in renamed}]
         var = ir.Var(loop.iterator, ir.INT)
         shifted = [ir.BinOp("+", var, ir.int_const(k), ir.INT, True) if k else var for k in range(copies)]
         versions = [self.retarget(loop.body, loop.iterator, shifted[k], names[k], k) for k in range(copies)]
@@ -173,7 +175,7 @@ class _Interleaver(ProgramEdit):
                    _rename_iterator(loop.body, loop.iterator, ir.Var(rest_var, ir.INT)))
         full = ir.Compare("<=", ir.BinOp("+", var, ir.int_const(copies), ir.INT, True), bound)
         body = If(full, _jam(versions), rest)
-        copied = {a: tuple(n[a] for n in names[1:]) for a in renamed}
+        copied = {a: tuple(n[a] for n in names[:-1]) for a in renamed}
         private = loop.private + tuple(c for a in renamed for c in copied[a])
         self.decisions.append(Interleaving(loop.iterator, copies, tuple(reductions), renamed, carried))
         return replace(loop, step=copies, body=body, private=private), copied

@@ -92,6 +92,40 @@ def test_row_reductions_interleaved_exactly(target, rows):
     assert records[0]["renamed"] == ("s",)  # each interleaved row has its own accumulator
 
 
+def row_sums_last_kept(A, Z, last):
+    s = -1.0
+    for i in range(A.shape[0]):
+        s = 0.0
+        for j in range(A.shape[1]):
+            s += A[i, j] * A[i, j]
+        Z[i] = s
+    last[0] = s  # the last row's sum: the copy that runs last must be the one named s
+
+
+def row_sums_last_returned(A, Z):
+    s = -1.0
+    for i in range(A.shape[0]):
+        s = 0.0
+        for j in range(A.shape[1]):
+            s += A[i, j]
+        Z[i] = s
+    return s
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("rows", [0, 3, 4, 5, 8, 16, 17])
+def test_private_local_read_after_the_loop_holds_the_last_rows_value(target, rows):
+    """Row counts that are multiples of the copies end in a jammed group, not in the remainder."""
+    rng = np.random.default_rng(rows)
+    check_exact(row_sums_last_kept, (rng.standard_normal((rows, 13)), np.zeros(rows), np.zeros(1)),
+                target=target)
+    A = rng.standard_normal((rows, 9))
+    want = row_sums_last_returned(A, np.zeros(rows))
+    for options in ({"interleave": True}, {}):
+        got = polyfuse.kernel(row_sums_last_returned, target=target, **options)(A, np.zeros(rows))
+        assert got == want
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_loop_code_has_full_groups_and_a_remainder(target):
     args = (np.ones((6, 5)), np.zeros(6))
