@@ -2112,11 +2112,25 @@ class Lowering:
             return self.elementwise(lambda v: ast.UnaryOp(ast.Not(), v), truths, BOOL)
         return self.logical(node, _LOGICAL_UFUNCS[name](), truths[0], truths[1])
 
+    def nonempty(self, node: ast.Call, what: str, extents: tuple[Sym, ...]) -> None:
+        """``what`` (argmax, max without ``initial=``) of no elements is a ValueError in NumPy: each
+        reduced extent must be at least 1, proven, or assumed of the sizes and checked per call (an
+        ``ArgumentError``, a ``ValueError``).  An extent that may be 0 at some iteration
+        (``np.max(x[:k])`` for ``k`` from 0) is refused: the first element's read would be in
+        bounds there and the kernel would return it where NumPy raises."""
+        for extent in extents:
+            if extent.is_const() and extent.const < 1:
+                raise self.error(node, f"{what} of an empty axis (a ValueError in NumPy)", what)
+            if not extent.is_const() and not self.require(f"{extent.text} >= 1"):
+                raise self.error(node, f"{what} of an axis that may be empty where NumPy raises ValueError "
+                                 f"(its extent {extent.text} may be 0 here); reduce a slice that is never "
+                                 "empty (or, for max and min, pass initial=)", what)
+
     def arg_extreme(self, node: ast.Call, maximum: bool, x: View, rest: list[ast.expr]) -> View:
         """``np.argmin(x)`` / ``np.argmax(x)`` over the whole array: the flat (C order) index of
         the first smallest / largest element, or of the first NaN, as NumPy returns (an int64);
-        with ``axis=`` the positions along that axis (``arg_extreme_along``).  An empty array
-        gives 0 where NumPy raises ValueError."""
+        with ``axis=`` the positions along that axis (``arg_extreme_along``).  The array must not
+        be empty (``nonempty``)."""
         what = "argmax" if maximum else "argmin"
         given = dict(zip(("axis",), rest))
         for kw in node.keywords:
@@ -2130,6 +2144,7 @@ class Lowering:
         if not _is_none(given.get("axis")):
             (axis,) = self.reduced_axes(given["axis"], x.rank)
             return self.arg_extreme_along(node, maximum, x, axis)
+        self.nonempty(node, f"np.{what}()", x.extents)
         best, position = self.fresh("best"), self.fresh("at")
         zeros = tuple(const(0) for _ in x.extents)
         self.pre.append(ast.Assign([ast.Name(best, ast.Store())], x.element(zeros)))
@@ -2151,13 +2166,10 @@ class Lowering:
     def arg_extreme_along(self, node: ast.Call, maximum: bool, x: View, axis: int) -> View:
         """``np.argmax(x, axis=k)``: per index of the other axes, the position along ``k`` of the
         first largest (smallest) element or of the first NaN, as NumPy returns (int64).  The axis
-        must not be empty (NumPy raises ValueError; assumed, checked per call)."""
+        must not be empty (``nonempty``)."""
         what = "argmax" if maximum else "argmin"
         extent = x.extents[axis]
-        if not (extent.is_const() and extent.const >= 1) and not self.require(f"{extent.text} >= 1"):
-            raise self.error(node, f"np.{what}() along an axis that may be empty (a ValueError in NumPy)", what)
-        if extent.is_const() and extent.const < 1:
-            raise self.error(node, f"np.{what}() along an empty axis (a ValueError in NumPy)", what)
+        self.nonempty(node, f"np.{what}()", (extent,))
         kept = tuple(e for d, e in enumerate(x.extents) if d != axis)
         best_name, at_name = self.fresh("best"), self.fresh("at")
         self.allocate(best_name, kept, x.vtype.dtype)
@@ -3212,6 +3224,8 @@ class Lowering:
         if kind in ("all", "any") and x.vtype.dtype != "bool":  # np.all/np.any reduce each element's truth
             x = self.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], VType("bool", False))
         initial = options.get("initial")
+        if kind in ("max", "min") and initial is None:
+            self.nonempty(node, f"np.{kind}()", tuple(x.extents[d] for d in axes))
         if set(axes) != set(range(x.rank)):
             return self.axis_reduction(node, kind, x, axes, keepdims, dtype, initial)
         total = self.full_reduction(kind, x, dtype, initial)
