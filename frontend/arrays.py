@@ -2322,7 +2322,8 @@ class Lowering:
         where the step underflows to 0, ``i * delta + start`` when ``div = 0``), the last one
         ``stop`` exactly when ``endpoint``.  ``ftype="float32"`` (np.histogram of float32 data:
         float32 ends, which user code cannot pass yet) computes all of it in float32 as NumPy
-        does, ``i`` an exact float32 as ``np.arange(num, dtype=float32)`` makes it."""
+        does, ``i`` an exact float32 as ``np.arange(num, dtype=float32)`` makes it.  ``dtype=np.float32``
+        in user code is NumPy's float64 values converted (``y.astype(dtype)``)."""
         given = dict(zip(("start", "stop", "num", "endpoint"), node.args))
         for kw in node.keywords:
             if kw.arg not in ("start", "stop", "num", "endpoint", "dtype") or kw.arg in given:
@@ -2331,8 +2332,9 @@ class Lowering:
         if len(node.args) > 4 or "start" not in given or "stop" not in given:
             raise self.error(node, "np.linspace(start, stop, num=50, endpoint=True) takes at most 4 positional "
                              "arguments", "np.linspace")
-        if "dtype" in given and _dtype_of(given["dtype"], self.globals) != "float64":
-            raise self.error(node, "np.linspace() with a dtype other than float64", "np.linspace")
+        wanted = "float64" if _is_none(given.get("dtype")) else _dtype_of(given["dtype"], self.globals)
+        if wanted not in ("float64", "float32") or (wanted != "float64" and ftype != "float64"):
+            raise self.error(node, "np.linspace() with a dtype other than float64 or float32", "np.linspace")
         ends = [self.value(given["start"]), self.value(given["stop"])]
         if any(v.rank or v.vtype.is_complex or v.vtype.dtype == "bool" or not (v.vtype.weak or v.vtype.dtype
                in ("float64", "int64", ftype)) for v in ends):
@@ -2368,6 +2370,10 @@ class Lowering:
                 value = f"({stop} if ({i}) == ({num.text}) - 1 and ({num.text}) > 1 else {value})"
             return ast.parse(value, mode="eval").body
 
+        if wanted == "float32":  # NumPy computes the float64 values, then y.astype(float32)
+            f32 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float32", ast.Load())
+            return View((smax(const(0), num),), VType("float32", False),
+                        lambda idx: ast.Call(copy.deepcopy(f32), [element(idx)], []))
         return View((smax(const(0), num),), VType(ftype, False), element)
 
     def running(self, node: ast.Call, kind: str, x: View, rest: list[ast.expr]) -> View:
