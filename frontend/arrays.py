@@ -2114,17 +2114,18 @@ class Lowering:
 
     def nonempty(self, node: ast.Call, what: str, extents: tuple[Sym, ...]) -> None:
         """``what`` (argmax, max without ``initial=``) of no elements is a ValueError in NumPy: each
-        reduced extent must be at least 1, proven, or assumed of the sizes and checked per call (an
-        ``ArgumentError``, a ``ValueError``).  An extent that may be 0 at some iteration
-        (``np.max(x[:k])`` for ``k`` from 0) is refused: the first element's read would be in
-        bounds there and the kernel would return it where NumPy raises."""
+        reduced extent must be at least 1.  Proven, or assumed of the sizes and checked per call
+        (an ``ArgumentError``, a ``ValueError``); an extent that may be 0 at some iteration
+        (``np.max(x[:k])`` for ``k`` from 0) is checked where the statement runs (``value_error``,
+        NumPy's message), since the first element's read would be in bounds there."""
+        kind = what[3:-2]  # "np.argmax()" -> "argmax"
+        message = f"attempt to get {kind} of an empty sequence" if kind.startswith("arg") else \
+            f"zero-size array to reduction operation {'maximum' if 'max' in kind else 'minimum'} which has no identity"
         for extent in extents:
             if extent.is_const() and extent.const < 1:
                 raise self.error(node, f"{what} of an empty axis (a ValueError in NumPy)", what)
             if not extent.is_const() and not self.require(f"{extent.text} >= 1"):
-                raise self.error(node, f"{what} of an axis that may be empty where NumPy raises ValueError "
-                                 f"(its extent {extent.text} may be 0 here); reduce a slice that is never "
-                                 "empty (or, for max and min, pass initial=)", what)
+                self.pre.append(value_error(f"{extent.text} >= 1", message))
 
     def arg_extreme(self, node: ast.Call, maximum: bool, x: View, rest: list[ast.expr]) -> View:
         """``np.argmin(x)`` / ``np.argmax(x)`` over the whole array: the flat (C order) index of
