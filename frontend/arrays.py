@@ -2112,11 +2112,26 @@ class Lowering:
             return self.elementwise(lambda v: ast.UnaryOp(ast.Not(), v), truths, BOOL)
         return self.logical(node, _LOGICAL_UFUNCS[name](), truths[0], truths[1])
 
+    def nonempty(self, node: ast.Call, what: str, extents: tuple[Sym, ...]) -> None:
+        """``what`` (argmax, max without ``initial=``) of no elements is a ValueError in NumPy: each
+        reduced extent must be at least 1.  Proven, or assumed of the sizes and checked per call
+        (an ``ArgumentError``, a ``ValueError``); an extent that may be 0 at some iteration
+        (``np.max(x[:k])`` for ``k`` from 0) is checked where the statement runs (``value_error``,
+        NumPy's message), since the first element's read would be in bounds there."""
+        kind = what[3:-2]  # "np.argmax()" -> "argmax"
+        message = f"attempt to get {kind} of an empty sequence" if kind.startswith("arg") else \
+            f"zero-size array to reduction operation {'maximum' if 'max' in kind else 'minimum'} which has no identity"
+        for extent in extents:
+            if extent.is_const() and extent.const < 1:
+                raise self.error(node, f"{what} of an empty axis (a ValueError in NumPy)", what)
+            if not extent.is_const() and not self.require(f"{extent.text} >= 1"):
+                self.pre.append(value_error(f"{extent.text} >= 1", message))
+
     def arg_extreme(self, node: ast.Call, maximum: bool, x: View, rest: list[ast.expr]) -> View:
         """``np.argmin(x)`` / ``np.argmax(x)`` over the whole array: the flat (C order) index of
         the first smallest / largest element, or of the first NaN, as NumPy returns (an int64);
-        with ``axis=`` the positions along that axis (``arg_extreme_along``).  An empty array
-        gives 0 where NumPy raises ValueError."""
+        with ``axis=`` the positions along that axis (``arg_extreme_along``).  The array must not
+        be empty (``nonempty``)."""
         what = "argmax" if maximum else "argmin"
         given = dict(zip(("axis",), rest))
         for kw in node.keywords:
@@ -2130,6 +2145,7 @@ class Lowering:
         if not _is_none(given.get("axis")):
             (axis,) = self.reduced_axes(given["axis"], x.rank)
             return self.arg_extreme_along(node, maximum, x, axis)
+        self.nonempty(node, f"np.{what}()", x.extents)
         best, position = self.fresh("best"), self.fresh("at")
         zeros = tuple(const(0) for _ in x.extents)
         self.pre.append(ast.Assign([ast.Name(best, ast.Store())], x.element(zeros)))
@@ -2151,13 +2167,10 @@ class Lowering:
     def arg_extreme_along(self, node: ast.Call, maximum: bool, x: View, axis: int) -> View:
         """``np.argmax(x, axis=k)``: per index of the other axes, the position along ``k`` of the
         first largest (smallest) element or of the first NaN, as NumPy returns (int64).  The axis
-        must not be empty (NumPy raises ValueError; assumed, checked per call)."""
+        must not be empty (``nonempty``)."""
         what = "argmax" if maximum else "argmin"
         extent = x.extents[axis]
-        if not (extent.is_const() and extent.const >= 1) and not self.require(f"{extent.text} >= 1"):
-            raise self.error(node, f"np.{what}() along an axis that may be empty (a ValueError in NumPy)", what)
-        if extent.is_const() and extent.const < 1:
-            raise self.error(node, f"np.{what}() along an empty axis (a ValueError in NumPy)", what)
+        self.nonempty(node, f"np.{what}()", (extent,))
         kept = tuple(e for d, e in enumerate(x.extents) if d != axis)
         best_name, at_name = self.fresh("best"), self.fresh("at")
         self.allocate(best_name, kept, x.vtype.dtype)
@@ -2310,7 +2323,8 @@ class Lowering:
         where the step underflows to 0, ``i * delta + start`` when ``div = 0``), the last one
         ``stop`` exactly when ``endpoint``.  ``ftype="float32"`` (np.histogram of float32 data:
         float32 ends, which user code cannot pass yet) computes all of it in float32 as NumPy
-        does, ``i`` an exact float32 as ``np.arange(num, dtype=float32)`` makes it."""
+        does, ``i`` an exact float32 as ``np.arange(num, dtype=float32)`` makes it.  ``dtype=np.float32``
+        in user code is NumPy's float64 values converted (``y.astype(dtype)``)."""
         given = dict(zip(("start", "stop", "num", "endpoint"), node.args))
         for kw in node.keywords:
             if kw.arg not in ("start", "stop", "num", "endpoint", "dtype") or kw.arg in given:
@@ -2319,8 +2333,9 @@ class Lowering:
         if len(node.args) > 4 or "start" not in given or "stop" not in given:
             raise self.error(node, "np.linspace(start, stop, num=50, endpoint=True) takes at most 4 positional "
                              "arguments", "np.linspace")
-        if "dtype" in given and _dtype_of(given["dtype"], self.globals) != "float64":
-            raise self.error(node, "np.linspace() with a dtype other than float64", "np.linspace")
+        wanted = "float64" if _is_none(given.get("dtype")) else _dtype_of(given["dtype"], self.globals)
+        if wanted not in ("float64", "float32") or (wanted != "float64" and ftype != "float64"):
+            raise self.error(node, "np.linspace() with a dtype other than float64 or float32", "np.linspace")
         ends = [self.value(given["start"]), self.value(given["stop"])]
         if any(v.rank or v.vtype.is_complex or v.vtype.dtype == "bool" or not (v.vtype.weak or v.vtype.dtype
                in ("float64", "int64", ftype)) for v in ends):
@@ -2356,6 +2371,10 @@ class Lowering:
                 value = f"({stop} if ({i}) == ({num.text}) - 1 and ({num.text}) > 1 else {value})"
             return ast.parse(value, mode="eval").body
 
+        if wanted == "float32":  # NumPy computes the float64 values, then y.astype(float32)
+            f32 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float32", ast.Load())
+            return View((smax(const(0), num),), VType("float32", False),
+                        lambda idx: ast.Call(copy.deepcopy(f32), [element(idx)], []))
         return View((smax(const(0), num),), VType(ftype, False), element)
 
     def running(self, node: ast.Call, kind: str, x: View, rest: list[ast.expr]) -> View:
@@ -3212,6 +3231,8 @@ class Lowering:
         if kind in ("all", "any") and x.vtype.dtype != "bool":  # np.all/np.any reduce each element's truth
             x = self.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], VType("bool", False))
         initial = options.get("initial")
+        if kind in ("max", "min") and initial is None:
+            self.nonempty(node, f"np.{kind}()", tuple(x.extents[d] for d in axes))
         if set(axes) != set(range(x.rank)):
             return self.axis_reduction(node, kind, x, axes, keepdims, dtype, initial)
         total = self.full_reduction(kind, x, dtype, initial)

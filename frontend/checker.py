@@ -343,13 +343,60 @@ def is_number(value: object) -> bool:
     return type(value) in (int, float, bool, complex) or isinstance(value, (np.number, np.bool_))
 
 
+# NumPy functions that convert a list argument into a fresh array and return a new value: a list
+# default read only through them (and comparisons with their results) means what an array means.
+_CONVERTING = frozenset({"sum", "prod", "all", "any", "max", "min", "amax", "amin", "mean", "dot"})
+
+
+def array_default(source: KernelSource, name: str, value: object, globals_: dict) -> np.ndarray | None:
+    """``np.asarray(value)`` for a default that is a flat list or tuple of numbers which the body
+    reads only where NumPy converts it into a fresh array (``def f(db, mask=[1, 0, 1])``, then
+    ``np.bitwise_and(mask, v)``, ``mask == np.bitwise_and(...)``): an input of a ufunc, of
+    ``np.sum``-like reductions, or a comparison with such a call's result.  Then passing the
+    array is what Python computes.  ``None`` for any other use (a subscript gives a Python
+    number, ``*`` repeats a list, a view or ``out=`` could alias the array), where the default
+    stays refused."""
+    if not isinstance(value, (list, tuple)) or not value or not all(is_number(v) for v in value):
+        return None
+    uses = [n for n in ast.walk(ast.Module(source.tree.body, [])) if isinstance(n, ast.Name) and n.id == name]
+    parents = {id(child): node for node in ast.walk(ast.Module(source.tree.body, []))
+               for child in ast.iter_child_nodes(node)}
+    if not uses or not all(_converted(use, parents.get(id(use)), globals_) for use in uses):
+        return None
+    return np.asarray(value)
+
+
+def _converting_call(node: ast.AST | None, globals_: dict) -> bool:
+    """``np.<ufunc>(...)`` or ``np.sum(...)``-like: NumPy converts its inputs and returns a new value."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and module_of(node.func.value, globals_) == "np"):
+        return False
+    return isinstance(getattr(np, node.func.attr, None), np.ufunc) or node.func.attr in _CONVERTING
+
+
+def _converted(use: ast.Name, parent: ast.AST | None, globals_: dict) -> bool:
+    """Whether this read of a list default is an input that NumPy converts to a fresh array."""
+    if not isinstance(use.ctx, ast.Load):
+        return False
+    if _converting_call(parent, globals_):
+        assert isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute)
+        inputs = getattr(np, parent.func.attr, None)
+        count = inputs.nin if isinstance(inputs, np.ufunc) else 1  # never a positional out=
+        return any(arg is use for arg in parent.args[:count])
+    if isinstance(parent, ast.Compare) and len(parent.ops) == 1:
+        other = parent.comparators[0] if parent.left is use else parent.left
+        return other is not use and _converting_call(other, globals_)
+    return False
+
+
 def default_error(source: KernelSource, name: str, value: object) -> UnsupportedError:
     """The error for a call that leaves parameter ``name`` to its default ``value``, which is
     not a number: located at the default in the ``def`` line."""
     args = source.tree.args
     params = [a.arg for a in args.args]
     node = args.defaults[params.index(name) - (len(params) - len(args.defaults))]
-    hint = " (a list or tuple is not an argument either: pass a NumPy array)" if isinstance(value, (list, tuple)) \
+    hint = " (a list or tuple is not an argument either: pass a NumPy array; a list of numbers read only as an " \
+        "input of NumPy ufuncs and reductions is taken as np.asarray of it)" if isinstance(value, (list, tuple)) \
         else ""
     return source.error(node, f"the default value {value!r} of parameter {name!r} is not a number; kernels "
                         "take number defaults (int, float, bool, complex, numpy scalars): pass "

@@ -17,7 +17,7 @@ import numpy as np
 from polyfuse.compiler import compile_kernel
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
-from polyfuse.frontend.checker import default_error, is_number
+from polyfuse.frontend.checker import array_default, default_error, is_number
 from polyfuse.frontend.rewrite import helper_texts
 from polyfuse.frontend.source import read_source
 from polyfuse.model.isl_budget import ISL_LOCK
@@ -190,17 +190,23 @@ class Kernel:
 
     def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         """Parameter -> value as Python binds the call; an omitted parameter takes its default,
-        which must be a number (a located UnsupportedError otherwise); a sparse matrix is
+        which must be a number, or a list of numbers that NumPy would convert (``array_default``:
+        its array), a located UnsupportedError otherwise; a sparse matrix is
         replaced by its parts (runtime/sparse.py)."""
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
             raise ArgumentError(f"{self.py_func.__name__}(): {exc}") from None
+        converted = {}
         for name in self._names:
             if name not in bound.arguments and not is_number(self._defaults[name]):
-                raise default_error(read_source(self.py_func), name, self._defaults[name])
+                source = read_source(self.py_func)
+                array = array_default(source, name, self._defaults[name], self.py_func.__globals__)
+                if array is None:
+                    raise default_error(source, name, self._defaults[name])
+                converted[name] = array
         bound.apply_defaults()
-        return unpack_sparse(dict(bound.arguments))
+        return unpack_sparse({**bound.arguments, **converted})
 
     def _variant(self, values: dict[str, Any]) -> CompiledVariant:
         arguments = tuple(argument_of(name, value) for name, value in values.items())

@@ -2,7 +2,8 @@
 refused: arguments bound again (``image = image.astype(...)``), small arrays from lists, np.linspace,
 mask stores that read through the mask, reshapes that add unit axes, argmin in a loop, np.average,
 logical ufuncs, shapes sliced from shapes, temporaries bound again per loop, helpers whose argument
-is read several times.  Written for this corpus, not copied."""
+is read several times, list defaults NumPy converts, float32 np.linspace, argmax of guarded
+prefixes.  Written for this corpus, not copied."""
 
 from __future__ import annotations
 
@@ -107,6 +108,27 @@ def heat_steps(u, dt, steps):
     return u
 
 
+def flagged_rows(bits, pattern=[1, 1]):  # noqa: B006 - a list default NumPy converts (check_mask's form)
+    keep = np.zeros(bits.shape[0], dtype=np.int64)
+    for r in range(bits.shape[0]):
+        if (pattern == np.bitwise_and(pattern, bits[r, 1:])).all():
+            keep[r] = bits[r, 0]
+    return keep
+
+
+def float32_grid(lo, hi, n, w):
+    g = np.linspace(lo, hi, n, dtype=np.float32)
+    return g[:, None] * g[None, :] + w
+
+
+def running_peaks(x):
+    at = np.zeros(x.shape[0], dtype=np.int64)
+    for k in range(x.shape[0]):
+        if k > 0:
+            at[k] = np.argmax(x[:k])
+    return at
+
+
 CASES = [
     Case("box_blur", box_blur, lambda r: ((r.random((7, 9)) * 300).astype(np.uint8), np.zeros((7, 7), np.uint8)),
          rtol=0, atol=0),
@@ -122,4 +144,7 @@ CASES = [
     Case("two_layers", two_layers, lambda r: (r.random((4, 6)), r.random((6, 40)), r.random(40), r.random((40, 36)),
                                               r.random(36), np.zeros((4, 36))), rtol=1e-12),
     Case("heat_steps", heat_steps, lambda r: (r.random(16), 0.4, 5)),
+    Case("flagged_rows", flagged_rows, lambda r: (r.integers(0, 2, size=(25, 3)),)),
+    Case("float32_grid", float32_grid, lambda r: (-1.5, 2.0, 9, r.random((9, 9)).astype(np.float32)), rtol=0, atol=0),
+    Case("running_peaks", running_peaks, lambda r: (r.random(12),)),
 ]

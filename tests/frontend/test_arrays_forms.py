@@ -11,6 +11,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import polyfuse
 from polyfuse import ArgumentError, UnsupportedError
@@ -438,6 +440,8 @@ def test_logical_and_comparison_ufuncs_of_arrays(expr):
 @pytest.mark.parametrize("expr", [
     "np.linspace(a, b, n)", "np.linspace(a, b, n, endpoint=False)", "np.linspace(0, 1, num=n) * 2 + a",
     "np.linspace(b, a, n + 3)[1:]", "np.linspace(a, a, n)", "np.linspace(-1e-320, 1e-320, n)",
+    "np.linspace(a, b, n, dtype=np.float32)", "np.linspace(a, b, n, endpoint=False, dtype=np.float32) * 3",
+    "np.linspace(a, b, n, dtype=np.float64)",
 ])
 def test_linspace_is_numpys_arithmetic(expr):
     for n in (0, 1, 2, 5, 12):
@@ -451,9 +455,18 @@ def test_linspace_is_numpys_arithmetic(expr):
 def test_linspace_refusals():
     for expr, message in (("np.linspace(x, 1.0, 5)", "real scalars"), ("np.linspace(0, 1, 5, retstep=True)",
                                                                           "retstep"),
-                          ("np.linspace(0, 1, 5, dtype=np.float32)", "dtype")):
+                          ("np.linspace(0, 1, 5, dtype=np.int32)", "dtype")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(V)
+
+
+@settings(max_examples=25, deadline=None)
+@given(a=st.floats(-1e6, 1e6), b=st.floats(-1e6, 1e6), n=st.integers(0, 40), endpoint=st.booleans())
+def test_linspace_float32_is_numpys_float64_values_converted(a, b, n, endpoint):
+    fn = _kernel_from(f"def k(a, b, n):\n    return np.linspace(a, b, n, endpoint={endpoint}, dtype=np.float32)\n")
+    got, want = polyfuse.kernel(fn)(a, b, n), fn(a, b, n)
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
 
 
 def mandelbrot(xmin, xmax, ymin, ymax, xn, yn, maxiter):
