@@ -626,7 +626,7 @@ class KernelCodegen:
             cond = b.and_(cond, b.icmp_signed("<", self.values[node.iterator], end))
         b.cbranch(cond, loop_body, done)
         b.position_at_end(loop_body)
-        outer_parallel, self.in_parallel_loop = self.in_parallel_loop, node.parallel
+        outer_parallel, self.in_parallel_loop = self.in_parallel_loop, node.parallel or self._sums_only(node)
         math_before = self.inline_math_calls
         (self.emit if body is None else body)(node.body)
         self.in_parallel_loop = outer_parallel
@@ -637,6 +637,21 @@ class KernelCodegen:
             back_edge.set_metadata(MATH_LOOP, self.module.add_metadata([]))
         b.position_at_end(done)
         self._restore(node.iterator, saved)
+
+    def _sums_only(self, loop: For) -> bool:
+        """Whether ``loop`` is innermost and holds nothing but NumPy reductions ``acc = acc + term``
+        (``reassoc``) whose terms read no accumulator of the loop: LLVM vectorizes such a loop
+        into partial sums as it does a parallel one (``np.exp(x - m).sum()``), so inline math pays."""
+        body = list(nodes(loop.body))
+        if not body or any(not isinstance(n, (Block, StmtCall)) for n in body):
+            return False
+        statements = [self.program.statement(n.statement) for n in body if isinstance(n, StmtCall)]
+        written = {s.array for s in statements}
+        return bool(statements) and all(
+            s.region is None and s.reassociable and isinstance(s.value, ir.BinOp)
+            and s.value.lhs == ir.Load(s.array, s.index, s.value.dtype)
+            and not any(isinstance(e, ir.Load) and e.array in written for e in ir.walk(s.value.rhs))
+            for s in statements)
 
     def emit_If(self, node: If, branch=None) -> None:
         emit = self.emit if branch is None else branch
