@@ -49,6 +49,8 @@ ATAN_NARROW = (0.9999999996147206, -0.3333332366695705, 0.19999595880691465, -0.
                0.022203504144988184, -0.007166183107489885, 0.0010844955208328746)
 FALLBACK = "polyfuse.vm.fallback."  # + libm name: the helper that calls libm outside the domain
 VECTOR_WIDTHS = (2, 4, 8, 16)
+SHIFTER = 6755399441055744.0  # 1.5 * 2**52: SHIFTER + n for an integer |n| < 2**51 holds n in its low bits
+_SHIFTER_BITS = 0x4338000000000000  # SHIFTER's bits
 
 
 def _c(value: float):
@@ -70,6 +72,7 @@ class VectorMath:
     def inline_math(self, name: str, x, *more):
         """``name``(x, ...) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
         self.cg.inline_math_used = True
+        self.cg.inline_math_calls += 1
         narrow = isinstance(x.type, ll.FloatType)
         wide = [self.b.fpext(v, F64) if narrow else v for v in (x, *more)]
         rule = getattr(self, f"_vm_{name}_narrow", None) if narrow else None  # float32's cheaper form
@@ -102,10 +105,8 @@ class VectorMath:
         b = self.b
         poly = self._exp_poly(r)
         # 2**k = 2**(k - k//2) * 2**(k//2): each half stays a normal double for k down to -1075
-        ki = b.fptosi(k, I64)
-        half = b.ashr(ki, ll.Constant(I64, 1))
-        rest = b.sub(ki, half)
-        result = b.fmul(b.fmul(poly, self._pow2(half)), self._pow2(rest))
+        half = self._intrinsic("llvm.floor", [b.fmul(k, _c(0.5))])
+        result = b.fmul(b.fmul(poly, self._pow2(half)), self._pow2(b.fsub(k, half)))
         overflow = b.fcmp_ordered(">=" if inclusive else ">", wide, _c(overflow_at))
         result = b.select(overflow, _c(float("inf")), result)
         underflow = b.fcmp_ordered("<", wide, _c(underflow_at))
@@ -140,11 +141,10 @@ class VectorMath:
         for n in range(17, 1, -1):
             direct = self._muladd(direct, wide, _c(1.0 / _factorial(n)))
         direct = self._muladd(b.fmul(wide, wide), direct, wide)
-        ki = b.fptosi(k, I64)
-        minus_k = self._int_max(b.neg(ki), -1000)  # 2**-k below 2**-1000 does not change 1 - 2**-k
+        minus_k = self.py_max(b.fneg(k), _c(-1000.0), True)  # 2**-k below 2**-1000: 1 - 2**-k is 1
         shifted = b.fadd(small, b.fsub(_c(1.0), self._pow2(minus_k)))
-        half = b.ashr(ki, ll.Constant(I64, 1))
-        result = b.fmul(b.fmul(shifted, self._pow2(half)), self._pow2(b.sub(ki, half)))
+        half = self._intrinsic("llvm.floor", [b.fmul(k, _c(0.5))])
+        result = b.fmul(b.fmul(shifted, self._pow2(half)), self._pow2(b.fsub(k, half)))
         result = b.select(b.fcmp_ordered("<", self._intrinsic("llvm.fabs", [wide]), _c(1.0)), direct, result)
         result = b.select(b.fcmp_ordered(">", wide, _c(709.782712893384)), _c(float("inf")), result)
         result = b.select(b.fcmp_ordered("<", wide, _c(-45.0)), _c(-1.0), result)
@@ -181,7 +181,7 @@ class VectorMath:
         b = self.b
         exponent, f, correction = self._log_parts(wide)
         log_m = b.fsub(f, correction)
-        e = b.sitofp(exponent, F64)
+        e = self._float_of(exponent)
         result = b.fadd(b.fmul(e, _c(LN2_HI)), b.fadd(log_m, b.fmul(e, _c(LN2_LO))))
         return self._log_specials(wide, result)
 
@@ -190,7 +190,7 @@ class VectorMath:
         b = self.b
         exponent, f, correction = self._log_parts(wide)
         hi, lo = self._scaled_log_m(f, correction, 1.4426950408889634, 2.0355273740931033e-17)  # 1/ln2
-        e = b.sitofp(exponent, F64)
+        e = self._float_of(exponent)
         head = b.fadd(e, hi)
         tail = b.fadd(b.fsub(e, head), hi)  # exact: what head lost (|e| >= |hi| or e == 0)
         return self._log_specials(wide, b.fadd(head, b.fadd(tail, lo)))
@@ -200,7 +200,7 @@ class VectorMath:
         b = self.b
         exponent, f, correction = self._log_parts(wide)
         hi, lo = self._scaled_log_m(f, correction, 0.4342944819032518, 1.098319650216765e-17)  # 1/ln10
-        e = b.sitofp(exponent, F64)
+        e = self._float_of(exponent)
         e_hi = b.fmul(e, _c(0.30102999566361177))
         head = b.fadd(e_hi, hi)
         big = b.fcmp_ordered(">=", self._intrinsic("llvm.fabs", [e_hi]), self._intrinsic("llvm.fabs", [hi]))
@@ -292,7 +292,7 @@ class VectorMath:
         else:
             y0, y1, n = self._reduce_pio2(x)
             sin_r, cos_r = self._sin_kernel(y0, y1), self._cos_kernel(y0, y1)
-        quadrant = b.and_(b.fptosi(n, I64), ll.Constant(I64, 3))
+        quadrant = b.and_(self._int_of(n), ll.Constant(I64, 3))
         if name == "cos":
             quadrant = b.add(quadrant, ll.Constant(I64, 1))  # cos(x) = sin(x + pi/2)
         odd = b.trunc(quadrant, ll.IntType(1))
@@ -474,14 +474,24 @@ class VectorMath:
         return b.select(finite, exact, plain)
 
     # ---- helpers -------------------------------------------------------------------------
+    # Conversions between doubles and i64 go through the bits of SHIFTER + n (whose low mantissa bits
+    # hold n): AVX2 has no packed double <-> int64 instruction, and LLVM's fptosi / sitofp on a
+    # vector of four became four scalar conversions that cost more than exp's polynomial.
     def _pow2(self, exponent):
-        """2.0**exponent for an i64 exponent in the normal range, from the bits."""
-        bits = self.b.shl(self.b.add(exponent, ll.Constant(I64, 1023)), ll.Constant(I64, 52))
-        return self.b.bitcast(bits, F64)
+        """2.0**exponent for an integral double exponent in the normal range, from the bits:
+        SHIFTER + 1023 + e has e + 1023 in its low bits, and the shift by 52 drops SHIFTER's."""
+        bits = self.b.bitcast(self.b.fadd(exponent, _c(SHIFTER + 1023.0)), I64)
+        return self.b.bitcast(self.b.shl(bits, ll.Constant(I64, 52)), F64)
 
-    def _int_max(self, value, floor: int):
-        bound = ll.Constant(I64, floor)
-        return self.b.select(self.b.icmp_signed("<", value, bound), bound, value)
+    def _int_of(self, value):
+        """The i64 of an integral double with |value| < 2**51."""
+        bits = self.b.bitcast(self.b.fadd(value, _c(SHIFTER)), I64)
+        return self.b.sub(bits, ll.Constant(I64, _SHIFTER_BITS))
+
+    def _float_of(self, value):
+        """The double of an i64 with |value| < 2**51."""
+        shifted = self.b.bitcast(self.b.add(value, ll.Constant(I64, _SHIFTER_BITS)), F64)
+        return self.b.fsub(shifted, _c(SHIFTER))
 
 
 def fallback_module(names, triple: str) -> str:

@@ -20,6 +20,11 @@ the original loop; a NaN element never wins a ``>`` and is skipped in both.  Oth
 is the largest value, and equal values are the same bits except for the zeros, whose sign depends
 on which came first: a zero result reruns the original loop.  ``x`` is evaluated again there,
 which is safe because the loop contains nothing but the reduction (``x`` reads nothing it writes).
+
+NumPy's reductions (``x.max(axis=-1)``, ``np.maximum``) lift to the NaN-propagating form
+``m = m if (m >= x or m != m) else x``: the first NaN in order wins, and in lanes that would be
+the first NaN of the lowest lane, whose bits may differ, so a NaN result reruns the original loop
+too; any other result is the largest value, exact as above.
 """
 
 from __future__ import annotations
@@ -62,7 +67,7 @@ class _Splitter(LoopRewrite):
         found = self.reduction(loop)
         if found is None:
             return None
-        call, stmt, op, operand = found
+        call, stmt, op, operand, nan_form = found
         info = self.infos[stmt.array]
         width = max(2, 2 * self.vector_bytes // (4 if info.dtype == "float32" else 8))
         hi, lo = exclusive_bound(loop), loop.init
@@ -89,16 +94,19 @@ class _Splitter(LoopRewrite):
         def loop_over(iterator: str, start: ir.Expr, stop: ir.Expr, body: Node, step: int = 1) -> For:
             return For(iterator, start, ir.Compare("<", ir.Var(iterator, ir.INT), stop), step, body)
 
+        def pick(acc: ir.Expr, value: ir.Expr) -> ir.Expr:
+            return _nan_extreme(op, acc, value, dtype) if nan_form else ir.BinOp(op, acc, value, dtype)
+
         def args_at(position: ir.Expr) -> tuple[ir.Expr, ...]:
             return tuple(ir.substitute(a, {loop.iterator: position}) for a in call.args)
 
         fill = new("fill", (slot,), lanes.name, (slot_var,), load(stmt.array))
         update = new("lanes", stmt.iterators + (slot,), lanes.name, (slot_var,),
-                     ir.BinOp(op, load(lanes.name, slot_var), operand, dtype))
+                     pick(load(lanes.name, slot_var), operand))
         first = new("combine0", (), combined.name, (), load(lanes.name, ir.int_const(0)))
         combine = new("combine", (slot,), combined.name, (),
-                      ir.BinOp(op, load(combined.name), load(lanes.name, slot_var), dtype))
-        tail = new("tail", stmt.iterators, combined.name, (), ir.BinOp(op, load(combined.name), operand, dtype))
+                      pick(load(combined.name), load(lanes.name, slot_var)))
+        tail = new("tail", stmt.iterators, combined.name, (), pick(load(combined.name), operand))
         store = new("store", (), stmt.array, (), load(combined.name))
 
         groups_end = ir.BinOp("+", lo, ir.BinOp("*", ir.BinOp("//", ir.BinOp(
@@ -114,15 +122,15 @@ class _Splitter(LoopRewrite):
             StmtCall(first, ()),
             loop_over(lane, ir.int_const(1), width_c, StmtCall(combine, (lane_var,))),
             loop_over(rest, groups_end, hi, StmtCall(tail, args_at(ir.Var(rest, ir.INT)))),
-            If(ir.Compare("==", load(combined.name), ir.Const(0.0, dtype, weak=True)), loop,
-               StmtCall(store, ())),
+            If(_rerun_when(load(combined.name), dtype, nan_form), loop, StmtCall(store, ())),
         ))
         self.decisions.append(LaneSplit(loop.iterator, stmt.name, op, stmt.array, width))
         return body
 
-    def reduction(self, loop: For) -> tuple[StmtCall, Statement, str, ir.Expr] | None:
-        """``(call, statement, op, x)`` when ``loop`` is ``for j: acc = max(acc, x)`` (or min)
-        with a float local scalar ``acc`` that ``x`` does not read; else None."""
+    def reduction(self, loop: For) -> tuple[StmtCall, Statement, str, ir.Expr, bool] | None:
+        """``(call, statement, op, x, nan_form)`` when ``loop`` is ``for j: acc = max(acc, x)``
+        (or min, or NumPy's NaN-propagating form: ``nan_form``) with a float local scalar ``acc``
+        that ``x`` does not read; else None."""
         call = loop.body.children[0] if isinstance(loop.body, Block) and len(loop.body.children) == 1 else loop.body
         if not isinstance(call, StmtCall) or loop.step != 1 or exclusive_bound(loop) is None:
             return None
@@ -130,16 +138,50 @@ class _Splitter(LoopRewrite):
         info = self.infos.get(stmt.array)
         if info is None or not info.is_scalar or info.dtype not in _FLOATS:
             return None
+        acc = ir.Load(stmt.array, (), info.dtype)
         value = stmt.value
-        if not (isinstance(value, ir.BinOp) and value.op in ("max", "min") and value.dtype == info.dtype
-                and isinstance(value.lhs, ir.Load) and value.lhs.array == stmt.array and not value.lhs.index):
+        if isinstance(value, ir.BinOp) and value.op in ("max", "min") and value.dtype == info.dtype \
+                and value.lhs == acc:
+            op, operand, nan_form = value.op, value.rhs, False
+        else:
+            found = _nan_extreme_parts(value, acc)
+            if found is None:
+                return None
+            (op, operand), nan_form = found, True
+        if any(isinstance(e, ir.Load) and e.array == stmt.array for e in ir.walk(operand)):
             return None
-        if any(isinstance(e, ir.Load) and e.array == stmt.array for e in ir.walk(value.rhs)):
-            return None
-        return call, stmt, value.op, value.rhs
+        return call, stmt, op, operand, nan_form
 
     def local(self, stem: str, dtype: str, shape: tuple[ir.Expr, ...]) -> ArrayInfo:
         return self.add_array(ArrayInfo(self.fresh(stem), dtype, shape, "local", register_tile=bool(shape)))
+
+
+_NAN_COMPARE = {"max": ">=", "min": "<="}
+
+
+def _nan_extreme(op: str, acc: ir.Expr, value: ir.Expr, dtype: str) -> ir.Expr:
+    """NumPy's ``maximum(acc, value)`` (or minimum) as the frontend lifts it: ``acc`` when it wins
+    or is NaN, else ``value`` (a NaN ``value`` wins no comparison and so is taken)."""
+    wins = ir.BoolOp("or", (ir.Compare(_NAN_COMPARE[op], acc, value), ir.Compare("!=", acc, acc)))
+    return ir.Select(wins, acc, value, dtype)
+
+
+def _nan_extreme_parts(value: ir.Expr, acc: ir.Load) -> tuple[str, ir.Expr] | None:
+    """``(op, x)`` when ``value`` is exactly ``_nan_extreme(op, acc, x)``; else None."""
+    if not (isinstance(value, ir.Select) and value.then == acc and value.dtype == acc.dtype
+            and not value.guarded):
+        return None
+    for op in _NAN_COMPARE:
+        if value == _nan_extreme(op, acc, value.otherwise, acc.dtype):
+            return op, value.otherwise
+    return None
+
+
+def _rerun_when(result: ir.Load, dtype: str, nan_form: bool) -> ir.Expr:
+    """When the lanes' result may differ in its bits from the loop's: a zero (whose sign depends
+    on the order), and for the NaN form a NaN (which one came first)."""
+    zero = ir.Compare("==", result, ir.Const(0.0, dtype, weak=True))
+    return ir.BoolOp("or", (zero, ir.Compare("!=", result, result))) if nan_form else zero
 
 
 __all__ = ["LaneSplit", "split_minmax_reductions"]

@@ -60,6 +60,22 @@ def int_max(X, M):
         M[i] = m
 
 
+def row_nan_max(X, M):
+    for i in range(X.shape[0]):
+        m = X[i, 0]
+        for j in range(X.shape[1]):
+            m = m if (m >= X[i, j] or m != m) else X[i, j]  # NumPy's maximum: the first NaN wins
+        M[i] = m
+
+
+def shift_by_max(x):
+    return x - x.max(axis=-1, keepdims=True)
+
+
+def shift_by_min(x):
+    return x - x.min(axis=1, keepdims=True)
+
+
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     """Equal values, NaN where NaN, and the same sign on every zero (a NaN's sign means nothing)."""
     numbers = ~np.isnan(a)
@@ -131,3 +147,30 @@ def test_off_by_environment(monkeypatch):
     X = np.ones((2, 20))
     k, _, actual = run_both(row_max, X, TARGETS[-1])
     assert splits(k, X, actual) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn, op", [(shift_by_max, "max"), (shift_by_min, "min")])
+def test_numpy_reductions_split_and_bit_for_bit(target, fn, op):
+    X = np.random.default_rng(2).choice(SPECIAL, size=(40, 37))
+    X[:8] = np.random.default_rng(3).standard_normal((8, 37))  # rows without NaN use the lanes' result
+    k = polyfuse.kernel(fn, target=target, verify=True)
+    with np.errstate(all="ignore"):
+        expected, actual = fn(X), k(X)
+    assert same_bits(expected, actual)
+    (record,) = k.explain(X)["minmax lanes"]
+    assert record["op"] == op and record["lanes"] >= 2
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_nan_form_keeps_the_first_nan(target):
+    # two NaNs with different bits: the first in order sits in the last lane of a group, the
+    # other in lane 0 of the next, so the lanes combined in lane order alone would give the second
+    first, second = (np.array([bits], np.uint64).view(np.float64)[0]
+                     for bits in (0x7FF8000000000001, 0x7FF8000000000002))
+    X = np.full((2, 40), -1.0)
+    X[:, 15], X[:, 16] = first, second
+    k, expected, actual = run_both(row_nan_max, X, target)
+    assert [r["op"] for r in splits(k, X, actual)] == ["max"]
+    assert np.array_equal(expected.view(np.uint64), actual.view(np.uint64))
+    assert expected.view(np.uint64)[0] == 0x7FF8000000000001

@@ -132,3 +132,47 @@ def test_functions_with_inline_math_prefer_the_widest_vectors():
     assert "prefer-vector-width" not in polyfuse.kernel(doubled).inspect_llvm(x, np.empty_like(x))
     ulps = _ulps(_run(polyfuse.kernel(exps), x), _reference(math.exp, x))
     assert ulps.max() <= 1.0
+
+
+def exps_of_rows(x, out):
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i, j] = math.exp(x[i, j])
+
+
+def test_loops_with_inline_math_are_interleaved():
+    """The polynomials are chains of dependent FMAs: the innermost loop around one asks the loop
+    vectorizer to interleave (llvm.MATH_LOOP_INTERLEAVE), the outer loop and plain loops do not."""
+    ir = polyfuse.kernel(exps_of_rows).inspect_llvm(np.ones((3, 5)), np.empty((3, 5)), optimized=False)
+    assert ir.count('"llvm.loop.interleave.count"') == 1
+    x = np.ones(8)
+    assert "llvm.loop.interleave.count" not in polyfuse.kernel(doubled).inspect_llvm(x, x, optimized=False)
+    y = np.random.default_rng(6).uniform(-30.0, 30.0, (7, 301))
+    out = np.empty_like(y)
+    polyfuse.kernel(exps_of_rows)(y, out)
+    assert _ulps(out.ravel(), _reference(math.exp, y.ravel())).max() <= 1.0
+
+
+def test_exp_converts_without_scalar_conversions():
+    """2**k and the float/int conversions go through the bits of 1.5 * 2**52 + n: AVX2 has no
+    packed double <-> int64 instruction, so an fptosi / sitofp of a vector became one scalar
+    conversion per lane."""
+    x = np.ones(64)
+    for fn in (exps, logs):
+        ir = polyfuse.kernel(fn).inspect_llvm(x, np.empty(64), optimized=False)
+        assert "fptosi" not in ir and "sitofp" not in ir
+
+
+def log_sum_exp_rows(x):
+    m = x.max(axis=-1, keepdims=True)
+    return np.log(np.exp(x - m).sum(axis=-1)) + m[:, 0]
+
+
+def test_exp_inside_a_numpy_sum_is_inline():
+    """``np.exp(x - m).sum()`` is a reduction loop (not parallel) that LLVM still vectorizes into
+    partial sums: the exp in it is the inline polynomial, not four libm calls per vector."""
+    x = np.random.default_rng(7).standard_normal((6, 3000)) * 10.0
+    k = polyfuse.kernel(log_sum_exp_rows)
+    ir = k.inspect_llvm(x)
+    assert "llvm.exp" not in ir and "@exp(" not in ir
+    np.testing.assert_allclose(k(x), log_sum_exp_rows(x), rtol=1e-13)
