@@ -23,8 +23,9 @@ each block on one thread (``set_num_threads(1)``): Dask's workers are the parall
 numba's one-threaded functions.  Workers of a cluster get a memory limit of ``--memory``.
 
 ``--out-of-core``: arrays several times larger than one worker's memory limit.  Nothing is
-persisted or gathered: the inputs are made inside the graph (``da.random``, per block, from one
-seed, so every version reads the same values) and each result is reduced block by block to a
+persisted or gathered: the inputs are made inside the graph (``da.map_blocks`` of an integer
+hash of each element's global indices: cheap, so that making them does not dominate every
+version's time, and the same values for every version) and each result is reduced block by block to a
 digest (blake2b of the block's bytes; one int64 per block), so neither the inputs nor the
 result ever have to fit in a worker's (or the client's) memory.  Every version's digests must
 be equal (checked before any time is reported), and at a size that fits (``--check-n``) the
@@ -223,12 +224,24 @@ def _numpy_digests(array: np.ndarray, chunks) -> np.ndarray:
     return digests(da.from_array(array, chunks=chunks), chunks).compute(scheduler="sync")
 
 
+def _field(seed: int, block_info=None) -> np.ndarray:
+    """One block of a deterministic field in [0, 1): ``u(i) + v(j)``, ``u`` and ``v`` integer
+    hashes of the global row and column index scaled to [0, 0.5).  One pass over the block
+    (``np.add.outer``), far cheaper than ``da.random``'s generator, so that making the inputs
+    does not dominate the timings."""
+    (r0, r1), (c0, c1) = block_info[None]["array-location"]
+    rows = (np.arange(r0, r1, dtype=np.int64) * 7919 + seed * 15485863) % 1000003
+    cols = (np.arange(c0, c1, dtype=np.int64) * 104729 + seed * 32452843) % 999983
+    return np.add.outer(rows / 2000006.0, cols / 1999966.0)
+
+
 def generated(shape: tuple[int, int], chunk: int):
-    """The inputs, made inside the graph from fixed seeds (never materialised on the client)."""
-    A = da.random.default_rng(1).random(shape, chunks=chunk)
-    B = da.random.default_rng(2).random(shape, chunks=chunk)
-    out = da.random.default_rng(3).random(shape, chunks=chunk)
-    return A, B, out
+    """The inputs, made inside the graph by ``da.map_blocks`` of a formula on each block's
+    global indices (never materialised on the client; every version reads the same values)."""
+    chunks = da.core.normalize_chunks(chunk, shape, dtype=np.float64)
+    return tuple(da.map_blocks(_field, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0)),
+                               name=f"field-{seed}-{shape[0]}x{shape[1]}-{chunk}")
+                 for seed in (1, 2, 3))
 
 
 def out_of_core_makers(shape: tuple[int, int], chunk: int, steps: int):

@@ -42,13 +42,17 @@ class BlockRun:
     chunked: tuple[str, ...]
     written: tuple[tuple[str, tuple[int | None, ...]], ...]  # per output: each axis's split (None: whole)
     lefts: tuple[int, ...]  # each split's left ghost depth
-    chunks: tuple[tuple[int, ...], ...]  # each split's chunks
+    chunks: tuple[tuple[int, ...], ...]  # each split's chunks (of its reference array)
     partial: str | None = None  # a returned reduction's dtype: the block returns its partial
     results: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # new arrays returned, as ``written``
     returned: tuple[str, ...] = ()  # the names of the kernel's return value, flattened
     scalar: str = ""  # the returned reduction's name among them
     bounds: tuple[tuple[str, str], ...] = ()  # per split: the guarded kernel's chunk start and
     # end arguments (polyfuse.dask.guard), given the chunk's place in the block
+    rights: tuple[int, ...] = ()  # each split's right ghost depth (of its reference array)
+    inputs: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # per chunked array: each axis's split
+    offsets: tuple[tuple[str, tuple[int, ...]], ...] = ()  # per array, per axis: its extent minus the
+    # reference's along the split that moves the axis (0 elsewhere): the block keeps the difference
 
     def __call__(self, *parts: np.ndarray) -> Any:
         blocks, positions = parts[:len(self.chunked)], parts[len(self.chunked):]
@@ -56,29 +60,58 @@ class BlockRun:
         outputs = {name for name, _ in self.written}
         values = dict(self.statics)
         for name, block in zip(self.chunked, blocks):
+            block = self._trimmed(name, block, where)
             # blocks may be views of other tasks' data: the kernel writes only its own copies
             values[name] = np.array(block, order="C", copy=True) if name in outputs else (
                 np.ascontiguousarray(block))
         chunk = {}
         for split, (lo, hi) in enumerate(self.bounds):
             start = self.lefts[split] if where[split] > 0 else 0
-            chunk[lo], chunk[hi] = start, start + self.chunks[split][where[split]]
+            last = where[split] == len(self.chunks[split]) - 1  # owns the rest of a longer array
+            chunk[lo], chunk[hi] = start, (np.iinfo(np.int64).max // 2 if last else
+                                           start + self.chunks[split][where[split]])
         value = self.kernel(*(values[n] for n in self.names), **chunk)
         returned = dict(zip(self.returned, _flat(value, len(self.returned))))
-        found = [values[name][self._keep(axes, where)] for name, axes in self.written]
-        found += [np.asarray(returned[name])[self._keep(axes, where)] for name, axes in self.results]
+        found = [values[name][self._keep(name, axes, where)] for name, axes in self.written]
+        found += [np.asarray(returned[name])[self._keep(name, axes, where)] for name, axes in self.results]
         if self.partial is not None:
             found.append(np.full((1,) * len(where), returned[self.scalar], dtype=self.partial))
         return tuple(found)
 
-    def _keep(self, axes: tuple[int | None, ...], where: list[int]) -> tuple[slice, ...]:
+    def _offsets(self, name: str, ndim: int) -> tuple[int, ...]:
+        return dict(self.offsets).get(name, (0,) * ndim)
+
+    def _trimmed(self, name: str, block: np.ndarray, where: list[int]) -> np.ndarray:
+        """The block of an array shorter than its split's reference cut to the reference's
+        block less the difference (the overlap brought no ghost zone, or too much, there)."""
+        offsets = self._offsets(name, block.ndim)
+        if not any(d < 0 for d in offsets):
+            return block
+        cut = [slice(None)] * block.ndim
+        for axis, (split, d) in enumerate(zip(self._splits_of(name, block.ndim), offsets)):
+            if split is None or d >= 0:
+                continue
+            sizes, w = self.chunks[split], where[split]
+            lo = sum(sizes[:w])
+            start = lo - self.lefts[split] if w > 0 else 0
+            end = sum(sizes) if w == len(sizes) - 1 else lo + sizes[w] + self.rights[split]
+            cut[axis] = slice(0, max(0, end - start + d))
+        return block[tuple(cut)]
+
+    def _splits_of(self, name: str, ndim: int) -> tuple[int | None, ...]:
+        return dict(self.inputs).get(name, (None,) * ndim)
+
+    def _keep(self, name: str, axes: tuple[int | None, ...], where: list[int]) -> tuple[slice, ...]:
+        """The chunk's own part of an output's block (the last chunk of an array longer than
+        the reference holds the difference)."""
         keep = []
-        for split in axes:
+        for split, d in zip(axes, self._offsets(name, len(axes))):
             if split is None:
                 keep.append(slice(None))
                 continue
             start = self.lefts[split] if where[split] > 0 else 0
-            keep.append(slice(start, start + self.chunks[split][where[split]]))
+            last = where[split] == len(self.chunks[split]) - 1
+            keep.append(slice(start, start + self.chunks[split][where[split]] + (d if last else 0)))
         return tuple(keep)
 
 
@@ -90,6 +123,17 @@ def _flat(value: Any, count: int) -> list[Any]:
     for item in value if isinstance(value, tuple) else (value,):
         found.extend(_flat(item, 2) if isinstance(item, tuple) else [item])
     return found
+
+
+def _offsets(plan: DaskPlan, name: str, ndim: int) -> tuple[int, ...]:
+    """Each axis of array ``name``: its extent minus the reference's along the split that moves
+    it (0 where none does)."""
+    found = [0] * ndim
+    for split in plan.splits:
+        axis = split.cut.axis_of(name)
+        if axis is not None:
+            found[axis] = split.offset(name)
+    return tuple(found)
 
 
 def _axes(plan: DaskPlan, name: str, ndim: int) -> tuple[int | None, ...]:
@@ -125,7 +169,8 @@ def _blocks(values: dict[str, Any], plan: DaskPlan, exchange: Exchange):
     for name in plan.chunked:
         value = values[name]
         array = da.asarray(value).rechunk(plan.chunks_of(name, value.shape))
-        depth = {axis: (exchange.axes[s].left, exchange.axes[s].right)
+        offsets = _offsets(plan, name, array.ndim)  # a longer array brings its extra elements
+        depth = {axis: (exchange.axes[s].left, max(0, exchange.axes[s].right + offsets[axis]))
                  for axis, s in enumerate(_axes(plan, name, array.ndim)) if s is not None}
         if depth:
             array = overlap(array, depth=depth, boundary={a: "none" for a in depth})
@@ -165,9 +210,13 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
     written = tuple((n, _axes(plan, n, len(shapes[n]))) for n in plan.written)
     results = tuple((n, _axes(plan, n, len(shape))) for n, shape in plan.results)
     reduction = plan.reduction
+    ndims = {n: np.ndim(values[n]) for n in plan.chunked} | {n: len(shape) for n, shape in shapes.items()}
+    offsets = tuple((n, d) for n, ndim in ndims.items() if any(d := _offsets(plan, n, ndim)))
+    inputs = tuple((n, _axes(plan, n, ndims[n])) for n in plan.chunked)
     run = BlockRun(kernel, tuple(call), statics, plan.chunked, written, tuple(h.left for h in exchange.axes),
                    tuple(s.chunks for s in plan.splits), reduction.dtype if reduction else None, results,
-                   returned, reduction.result if reduction else "", bounds)
+                   returned, reduction.result if reduction else "", bounds, rights=tuple(h.right for h in exchange.axes),
+                   offsets=offsets, inputs=inputs)
     blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
     split_letters = LETTERS[:len(plan.splits)]
     outputs = {}
@@ -176,8 +225,11 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
         letters = iter(LETTERS[len(plan.splits):])
         index = "".join(LETTERS[s] if s is not None else next(letters) for s in axes)
         own = {letter: shapes[name][axis] for axis, letter in enumerate(index) if axes[axis] is None}
+        longer = {LETTERS[s]: plan.splits[s].chunks_for(name) for s in axes if s is not None
+                  and plan.splits[s].offset(name)}
         outputs[name] = da.blockwise(operator.getitem, index, blocks, split_letters, position, None,
-                                     new_axes=own, dtype=dtype, meta=np.empty((0,) * len(axes), dtype=dtype),
+                                     new_axes=own, adjust_chunks=longer or None, dtype=dtype,
+                                     meta=np.empty((0,) * len(axes), dtype=dtype),
                                      token=f"polyfuse-{plan.kernel}-{name}")
     partials = None
     if reduction is not None:

@@ -83,11 +83,17 @@ class Problem:
     chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
     written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
     reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
+    offsets: tuple[tuple[str, int, int], ...] = ()  # (array, axis, its extent minus the cut reference's)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def env(self) -> dict[str, int]:
         return dict(self.values)
+
+    def offset(self, array: str, axis: int) -> int:
+        """How much longer ``array`` is along ``axis`` than its cut's reference array: it keeps
+        the difference in every block (polyfuse.dask.plan.Split)."""
+        return next((d for a, x, d in self.offsets if a == array and x == axis), 0)
 
     def ctx(self) -> isl.Context:
         return self.scop.context.get_ctx()
@@ -258,14 +264,15 @@ def flow_closure(problem: Problem) -> tuple[isl.UnionMap, bool]:
     return problem._cache["closure"]
 
 
-def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int) -> ChunkNeeds:
+def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> ChunkNeeds:
     """The instances whose values reach the chunk ``[lo, hi)`` of the written arrays (or, for
     a reduction, the chunk's own updates), and the elements of each chunked array they read
-    (in global coordinates)."""
+    (in global coordinates).  The ``last`` chunk owns everything from ``lo`` on: an array
+    longer than the reference has its extra elements there."""
     env = problem.env
-    direct = _writers(problem, cut, lo, hi)
+    direct = _writers(problem, cut, lo, hi, last)
     if problem.reduction:
-        direct = direct.union(owned_updates(problem, cut, lo, hi))
+        direct = direct.union(owned_updates(problem, cut, lo, hi, last))
     closure, _ = flow_closure(problem)
     needed = direct.union(closure.intersect_range(direct).domain())
     reads = fixed(problem.scop.reads(), env).intersect_domain(needed).range()
@@ -280,7 +287,7 @@ def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int) -> ChunkNeeds:
     return ChunkNeeds(lo, hi, tuple(arrays), needed)
 
 
-def _writers(problem: Problem, cut: Cut, lo: int, hi: int) -> isl.UnionSet:
+def _writers(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> isl.UnionSet:
     """The instances that write the chunk's elements of the written arrays (each is cut along
     the cut's axis of it: polyfuse.dask.plan refuses a split that leaves one out)."""
     owned = isl.UnionSet.empty(problem.scop.context.get_space())
@@ -289,11 +296,11 @@ def _writers(problem: Problem, cut: Cut, lo: int, hi: int) -> isl.UnionSet:
         assert axis is not None
         xs = [f"a{i}" for i in range(problem.scop.array(name).rank)]
         owned = owned.union(isl.UnionSet.read_from_str(
-            problem.ctx(), f"{{ {name}[{', '.join(xs)}] : {lo} <= a{axis} < {hi} }}"))
+            problem.ctx(), f"{{ {name}[{', '.join(xs)}] : {lo} <= a{axis}{'' if last else f' < {hi}'} }}"))
     return fixed(problem.scop.writes(), problem.env).intersect_range(owned).domain()
 
 
-def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int) -> isl.UnionSet:
+def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> isl.UnionSet:
     """A reduction's updates whose moving loop lies in ``[lo, hi)``: each chunk owns its own,
     so the chunks' partial results cover every update once."""
     assert problem.reduction is not None
@@ -302,17 +309,19 @@ def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int) -> isl.UnionSet:
     if pos is None:
         raise _refuse(stmt, cut, "the reduction's update does not move with the axis")
     xs = ", ".join(f"x{i}" for i in range(len(stmt.iterators)))
-    box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos} < {hi} }}")
+    upper = "" if last else f" < {hi}"
+    box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos}{upper} }}")
     return isl.UnionSet.from_set(fixed(stmt.domain, problem.env).intersect(box.align_params(stmt.domain.get_space())))
 
 
 def local_instances(problem: Problem, cut: Cut, alignment: dict[str, int | None],
                     start: int, length: int) -> isl.UnionSet:
-    """What the kernel runs on the block ``[start, start + length)``, in global coordinates."""
+    """What the kernel runs on the block ``[start, start + length)`` (of the reference array;
+    every other array's block is as much longer as the array is), in global coordinates."""
     local = problem.env
     for name, axis in cut.members:
         if name in problem.chunked:
-            local[shape_param(name, axis)] = length
+            local[shape_param(name, axis)] = max(0, length + problem.offset(name, axis))
     ctx = problem.ctx()
     result = isl.UnionSet.empty(problem.scop.context.get_space())
     for stmt in problem.scop.statements:
@@ -366,9 +375,12 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     whole = whole_instances(problem)
     _refuse_carried(problem, cut, alignment)
     bounds = _chunk_bounds(chunks)
-    per_chunk = [chunk_needs(problem, cut, lo, hi) for lo, hi in bounds]
+    per_chunk = [chunk_needs(problem, cut, lo, hi, k == len(bounds) - 1) for k, (lo, hi) in enumerate(bounds)]
     left = max((a.left for c in per_chunk for a in c.arrays), default=0)
-    right = max((a.right for c in per_chunk for a in c.arrays), default=0)
+    # an array longer along the axis than the reference has that much more in every block
+    right = max((a.right - problem.offset(a.array, cut.axis_of(a.array) or 0) for c in per_chunk for a in c.arrays),
+                default=0)
+    right = max(right, 0)
     for _ in range(64):  # the loop bounds may need a deeper block than the reads
         grow_left = grow_right = 0
         for index, needs in enumerate(per_chunk):
@@ -376,6 +388,11 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
             missing = check_chunk(problem, cut, alignment, needs, start, length, whole)
             if not missing.is_empty():
                 more = missing_sides(problem, alignment, missing, start, start + length)
+                if not any(more):  # inside the block, yet its kernel does not run them: no depth helps
+                    name = next(iter(_sets_by_name(missing)))
+                    raise _refuse(problem.scop.statement(name), cut,
+                                  "a block would not run every instance its chunk needs, however deep its "
+                                  "ghost zone (its loop bounds do not move with the block)")
                 grow_left, grow_right = max(grow_left, more[0]), max(grow_right, more[1])
         if not grow_left and not grow_right:
             break
@@ -405,7 +422,7 @@ def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None]
         start, length = _block(bounds, index, left, right)
         local = _plain(local_instances(problem, cut, alignment, start, length))
         runs = _sets_by_name(local).get(name)
-        owned = _sets_by_name(_plain(owned_updates(problem, cut, needs.lo, needs.hi))).get(name)
+        owned = _sets_by_name(_plain(owned_updates(problem, cut, needs.lo, needs.hi, index == len(bounds) - 1))).get(name)
         if owned is None:
             extra = extra or runs is not None
             continue

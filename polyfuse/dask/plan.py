@@ -85,6 +85,9 @@ class DaskPlan:
                          + ("" if halo.closure_exact else " (isl's flow closure was inexact: a superset)"))
             if len(split_.cut.members) > 1:
                 lines.append(f"    cut together: {split_.cut.label}")
+            for array, d in split_.offsets:
+                lines.append(f"    {array}: {abs(d)} {'longer' if d > 0 else 'shorter'} along it than the "
+                             f"reference, in every block (its last chunk {split_.chunks_for(array)[-1]})")
             for need in halo.needs:
                 lines.append(f"    {need.array}: reads need left {need.left}, right {need.right}")
             lines.append("    loops moving with the axis: "
@@ -162,12 +165,15 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     loop = time_loop(scop, deps, ints) if reduction is None and not results else None
     reference = written[0] if written else dasks[0]
 
+    offsets = tuple((a, axis, d) for cut, differ in zip(layout.cuts, layout.offsets) for a, d in differ
+                    if (axis := cut.axis_of(a)) is not None)
+
     def problem(step_count: int | None) -> Problem:
         sizes = dict(env)
         if loop is not None and step_count is not None:
             sizes[loop.param] = step_count
         return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                       reduction.statement if reduction is not None else None)
+                       reduction.statement if reduction is not None else None, offsets)
 
     cut_chunks = layout.chunks
     choice = None
@@ -182,7 +188,7 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
                                 "be split (one loop around the whole body over an int argument)")
         counts = (None,)
     cut_chunks, thin = _fit_chunks(problem(counts[0]), layout.cuts, cut_chunks)
-    splits = tuple(Split(cut, sizes) for cut, sizes in zip(layout.cuts, cut_chunks))
+    splits = tuple(Split(cut, sizes, d) for cut, sizes, d in zip(layout.cuts, cut_chunks, layout.offsets))
     exchanges = []
     for count in dict.fromkeys(counts):
         axes = tuple(halo_for_axis(problem(count), s.cut, s.chunks) for s in splits)
@@ -260,10 +266,25 @@ def _evaluate(scop: Scop, text: str, env: dict[str, int]) -> int:
 @dataclass(frozen=True)
 class Split:
     """One loop dimension cut into chunks: the array axes it moves (polyfuse.dask.cuts) and
-    their common chunks (dask's ``common_blockdim`` of the arrays' chunks along them)."""
+    their common chunks (dask's ``common_blockdim`` of the arrays' chunks along them, in the
+    coordinates of the cut's reference array: its first output, else its first array).
+
+    An array longer or shorter than the reference along the cut (``A`` of ``n + 1`` beside
+    ``B`` of ``n``) keeps that difference in every block, so the kernel's bounds, written in
+    either array's extent, mean the same in a block as on the whole arrays; its last chunk
+    takes the difference (``offsets``)."""
 
     cut: Cut
     chunks: tuple[int, ...]
+    offsets: tuple[tuple[str, int], ...] = ()  # array -> its extent minus the reference's (nonzero only)
+
+    def offset(self, name: str) -> int:
+        return dict(self.offsets).get(name, 0)
+
+    def chunks_for(self, name: str) -> tuple[int, ...]:
+        """The chunks of array ``name`` along its axis of the cut."""
+        d = self.offset(name)
+        return self.chunks[:-1] + (self.chunks[-1] + d,) if d else self.chunks
 
 
 @dataclass(frozen=True)
@@ -275,6 +296,7 @@ class Layout:
     chunks: tuple[tuple[int, ...], ...]
     merged: tuple[tuple[str, int, str], ...]  # (array, axis, why)
     promoted: tuple[str, ...]
+    offsets: tuple[tuple[tuple[str, int], ...], ...] = ()  # per cut: Split.offsets
 
 
 def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written: tuple[str, ...],
@@ -282,18 +304,26 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
     """Split a cut where its arrays have several chunks along it, and, for a kernel that
     writes arrays, where it moves every one of them: along a loop that indexes no written array
     (``j`` in ``y[i] += A[i, j] * x[j]``), or not all of them, every block would write the same
-    elements, so the cut's axes are merged into one chunk (reported).  All the arrays of a split
-    cut must have the same extent along it, and no array axis may move with two split cuts;
-    anything else is refused, named."""
+    elements, so the cut's axes are merged into one chunk (reported).  The chunks are those of
+    the cut's reference array (its first output): the arrays' chunk boundaries inside its
+    extent, refined in common; an array of another extent differs in its last chunk only
+    (``Split.offsets``).  No array axis may move with two split cuts; that is refused, named."""
     from dask.array.core import common_blockdim
 
     split: list[Cut] = []
     sizes: list[tuple[int, ...]] = []
+    offsets: list[tuple[tuple[str, int], ...]] = []
     merged: list[tuple[str, int, str]] = []
     promoted: list[str] = []
     for cut in cuts:
         members = [(a, x) for a, x in cut.members if hasattr(values.get(a), "shape")]
-        chunks = [values[a].chunks[x] for a, x in members if is_dask_array(values[a])]
+        extents = {a: int(values[a].shape[x]) for a, x in members}
+        extents |= {a: new_shapes[a][x] for a, x in cut.members if a in new_shapes}  # returned new arrays
+        reference = next((a for a in written if a in extents), members[0][0] if members else None)
+        if reference is None:
+            continue
+        along = extents[reference]
+        chunks = [_clipped(values[a].chunks[x], along) for a, x in members if is_dask_array(values[a])]
         several = any(len(c) > 1 for c in chunks)
         if not several:
             continue
@@ -304,24 +334,41 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
                    f"{', '.join(left_out)} {'is' if len(left_out) == 1 else 'are'} written but not indexed by loop {loop}")
             merged.extend((a, x, why) for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
             continue
-        extents = {(a, x): values[a].shape[x] for a, x in members}
-        extents |= {(a, x): new_shapes[a][x] for a, x in cut.members if a in new_shapes}  # returned new arrays
-        if len(set(extents.values())) > 1:
-            listed = ", ".join(f"{a} axis {x} has {n}" for (a, x), n in extents.items())
-            raise UnsupportedError(f"{name}: cannot cut {cut.label} consistently: {listed} elements; the "
-                                   "arrays one loop indexes are cut into the same chunks, so they must have "
-                                   "the same extent; keep these axes in one chunk")
         for member in members:
             other = next((c for c in split if member in c.members), None)
             if other is not None:
                 raise UnsupportedError(f"{name}: cannot cut {member[0]} consistently: its axis {member[1]} moves with "
                                        f"{cut.label} and with {other.label}; keep it in one chunk")
+        differ = tuple((a, n - along) for a, n in extents.items() if n != along)
+        common = list(common_blockdim(chunks))
+        shortest = min((d for _, d in differ), default=0)
+        while len(common) > 1 and common[-1] + shortest < 1:  # a shorter array keeps an element in its last chunk
+            common[-2:] = [common[-2] + common[-1]]
+        if len(common) < 2:
+            continue
         split.append(cut)
-        sizes.append(tuple(common_blockdim(chunks)))
+        sizes.append(tuple(common))
+        offsets.append(differ)
         promoted.extend(a for a, _ in members if not is_dask_array(values[a]))
     cut_along = {member for c in split for member in c.members}
     merged = [(a, x, why) for a, x, why in merged if (a, x) not in cut_along]  # another loop cuts it
-    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)))
+    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)), tuple(offsets))
+
+
+def _clipped(chunks: tuple[int, ...], extent: int) -> tuple[int, ...]:
+    """``chunks``' boundaries that lie inside ``[0, extent)``, as chunks summing to ``extent``
+    (an array longer than the reference loses its extra elements' boundaries, a shorter one's
+    last chunk reaches the reference's end)."""
+    bounds, at = [], 0
+    for size in chunks[:-1]:
+        at += size
+        if 0 < at < extent:
+            bounds.append(at)
+    found, last = [], 0
+    for b in bounds + [extent]:
+        found.append(b - last)
+        last = b
+    return tuple(found)
 
 
 def _chunks_of(name: str, shape: tuple[int, ...], splits: tuple[Split, ...]) -> tuple[tuple[int, ...], ...]:
@@ -330,7 +377,7 @@ def _chunks_of(name: str, shape: tuple[int, ...], splits: tuple[Split, ...]) -> 
     for s in splits:
         axis = s.cut.axis_of(name)
         if axis is not None:
-            chunks[axis] = s.chunks
+            chunks[axis] = s.chunks_for(name)
     return tuple(chunks)
 
 
@@ -348,7 +395,9 @@ def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) 
 
 
 def _fit_chunks(problem: Problem, cuts: tuple[Cut, ...], chunks: tuple[tuple[int, ...], ...]):
-    """Merge chunks thinner than their ghost zone (dask's overlap reads only the neighbours)."""
+    """Merge chunks thinner than their ghost zone (dask's overlap reads only the neighbours).
+    An array longer by ``d`` along the cut exchanges ``d`` more on the right; one shorter by
+    ``d`` needs ``d`` more elements in every chunk (its last chunk is ``d`` shorter)."""
     from dask.array.overlap import ensure_minimum_chunksize
 
     fitted, thin = list(chunks), []
@@ -356,7 +405,9 @@ def _fit_chunks(problem: Problem, cuts: tuple[Cut, ...], chunks: tuple[tuple[int
         if len(sizes) < 2:
             continue
         halo = halo_for_axis(problem, cut, sizes)
-        depth = max(halo.left, halo.right)
+        differ = [problem.offset(a, x) for a, x in cut.members]
+        longer, shorter = max(max(differ), 0), max(-min(differ), 0)
+        depth = max(halo.left, halo.right + longer) + shorter + (1 if shorter else 0)
         if depth and min(sizes) < depth:
             fitted[index] = tuple(ensure_minimum_chunksize(depth, sizes))
             thin.append(cut)
@@ -371,7 +422,7 @@ def _choose_steps(problem, loop: TimeLoop, total: int, layout: Layout, array, re
         raise ArgumentError(f"steps_per_exchange must be a positive int (got {forced!r})")
     written = problem(1).written
     itemsize = max(values[n].dtype.itemsize for n in written) if written else 8
-    splits = tuple(Split(c, s) for c, s in zip(layout.cuts, layout.chunks))
+    splits = tuple(Split(c, s, d) for c, s, d in zip(layout.cuts, layout.chunks, layout.offsets))
     chunks = _chunks_of(reference, array.shape, splits)
     options = []
     for k in ([min(forced, max(total, 1))] if forced is not None else candidate_steps(total)):
@@ -391,7 +442,7 @@ def _middle_depths(problem: Problem, splits: tuple[Split, ...], reference: str) 
             continue
         middle = len(sizes) // 2
         lo = sum(sizes[:middle])
-        needs = chunk_needs(problem, split.cut, lo, lo + sizes[middle])
+        needs = chunk_needs(problem, split.cut, lo, lo + sizes[middle], middle == len(sizes) - 1)
         depths[axis] = (max((a.left for a in needs.arrays), default=0),
                         max((a.right for a in needs.arrays), default=0))
     return depths

@@ -78,6 +78,17 @@ def pairsum(A, B):
         B[i] = A[i] + A[i + 1]
 
 
+def backward(A, B):
+    for i in range(1, B.shape[0]):
+        B[i] = 2.0 * A[i - 1]
+
+
+def cells(P, C):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            C[i, j] = 0.25 * (P[i, j] + P[i + 1, j] + P[i, j + 1] + P[i + 1, j + 1])
+
+
 def rows_and_sums(A, B, r):
     n, m = A.shape
     for i in range(n):
@@ -94,7 +105,7 @@ def diagonal(A, B):
 
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (matvec, rowscale, boundary3d, colsum, transpose,
                                                     int_matvec_total, heat_coefficient, pairsum,
-                                                    rows_and_sums, diagonal)}
+                                                    backward, cells, rows_and_sums, diagonal)}
 
 
 def _check(name, arrays, chunks, outputs, scheduler="threads"):
@@ -190,11 +201,44 @@ def test_time_loop_with_a_coefficient_vector():
     _check("heat_coefficient", [A, A.copy(), 0.25 * rng.random(14), 3], [(5, 6), (5, 6), 7, None], [0, 1])
 
 
-def test_arrays_of_different_extents_along_one_loop_are_refused():
-    with pytest.raises(polyfuse.UnsupportedError, match=r"B axis 0 has 20, A axis 0 has 21 elements"):
-        KERNELS["pairsum"](da.zeros(21, chunks=7), da.zeros(20, chunks=5))
-    got = KERNELS["pairsum"](da.arange(21.0, chunks=-1), da.zeros(20, chunks=-1))  # one chunk: fine
-    np.testing.assert_array_equal(got.compute(scheduler="threads"), 2.0 * np.arange(20) + 1.0)
+@pytest.mark.parametrize("chunks", [(7, 5), (5, 7), (1, 1), ((20, 1), 20), (-1, -1), (-1, 6)],
+                         ids=["uneven", "uneven-2", "thinner-than-halo", "boundary-past-B", "one-chunk", "A-whole"])
+def test_array_one_longer_along_the_split_loop(chunks):
+    """``B[i] = A[i] + A[i + 1]``, A of n + 1 points and B of n cells: A's extra element sits in
+    the last block, every block of A is one longer than B's."""
+    rng = np.random.default_rng(14)
+    _check("pairsum", [rng.random(21), np.zeros(20)], chunks, [1])
+
+
+def test_array_one_longer_plan():
+    plan = pfd.explain(KERNELS["pairsum"], da.zeros(21, chunks=7), da.zeros(20, chunks=5))
+    split, = plan.splits
+    assert split.cut.array == "B" and split.offsets == (("A", 1),)
+    assert split.chunks == (5, 2, 3, 4, 1, 5) and split.chunks_for("A") == (5, 2, 3, 4, 1, 6)
+    assert plan.chunks == ((5, 2, 3, 4, 1, 5),)  # B's: A's boundaries inside B's extent, refined in common
+    halo = plan.exchanges[0].axes[0]
+    assert (halo.left, halo.right) == (0, 0)  # A's one more element per block is its extent, not a ghost zone
+    assert "A: 1 longer along it than the reference" in plan.render()
+
+
+@pytest.mark.parametrize("chunks", [(5, 7), (1, 1), (7, (19, 2)), (-1, -1)],
+                         ids=["uneven", "thinner-than-halo", "B-last-chunk-2", "one-chunk"])
+def test_array_one_shorter_along_the_split_loop(chunks):
+    rng = np.random.default_rng(15)
+    _check("backward", [rng.random(20), np.zeros(21)], chunks, [1])
+
+
+@pytest.mark.parametrize("chunks", [((4, 3), (5, 4)), ((13, 11), (3, 2)), (1, 1), ((4, 3), (-1, 3))],
+                         ids=["uneven", "points-whole", "thinner-than-halo", "rows-whole"])
+def test_points_and_cells_in_2d(chunks):
+    """A 2-D field of (n + 1) x (m + 1) points averaged onto n x m cells."""
+    rng = np.random.default_rng(16)
+    _check("cells", [rng.random((13, 11)), np.zeros((12, 10))], chunks, [1])
+
+
+def test_array_one_longer_on_cluster(client):
+    rng = np.random.default_rng(17)
+    _check("pairsum", [rng.random(21), np.zeros(20)], (7, 5), [1], client)
 
 
 def test_loop_that_leaves_a_written_array_out_is_not_split():
@@ -263,6 +307,18 @@ def test_spec_with_two_outputs_a_scalar_and_a_rank_0_result():
     np.testing.assert_allclose(ref_T, (A * 2.0 + B).sum(axis=1), rtol=1e-13)
     total = polyfuse.spec("t = sum[i](x[i])")(da.arange(10.0, chunks=3))
     assert total.ndim == 0 and total.compute(scheduler="threads") == 45.0
+
+
+@pytest.mark.parametrize("chunks", [5, (10, 13), 1, -1], ids=["even", "uneven", "thinner-than-halo", "one-chunk"])
+def test_spec_with_offsets_on_chunked_inputs(chunks):
+    """``y[i] = x[i] + x[i + 2]``: y is two shorter than x along the split loop."""
+    x = np.random.default_rng(18).random(23)
+    offsets = polyfuse.spec("y[i] = x[i] + x[i + 2]")
+    got = offsets(da.from_array(x, chunks=chunks))
+    assert got.shape == (21,)
+    value = got.compute(scheduler="threads")
+    np.testing.assert_array_equal(value, offsets(x))
+    np.testing.assert_array_equal(value, x[:-2] + x[2:])
 
 
 def test_spec_refuses_outputs_given_with_dask_inputs():
