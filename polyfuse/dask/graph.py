@@ -51,6 +51,8 @@ class BlockRun:
     # end arguments (polyfuse.dask.guard), given the chunk's place in the block
     rights: tuple[int, ...] = ()  # each split's right ghost depth (of its reference array)
     inputs: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # per chunked array: each axis's split
+    summed: tuple[tuple[str, tuple[int, ...]], ...] = ()  # written arrays summed over splits that do
+    # not move them: a block past the first along one adds into zeros, and hands back a partial
     offsets: tuple[tuple[str, tuple[int, ...]], ...] = ()  # per array, per axis: its extent minus the
     # reference's along the split that moves the axis (0 elsewhere): the block keeps the difference
 
@@ -64,6 +66,9 @@ class BlockRun:
             # blocks may be views of other tasks' data: the kernel writes only its own copies
             values[name] = np.array(block, order="C", copy=True) if name in outputs else (
                 np.ascontiguousarray(block))
+        for name, splits in self.summed:
+            if any(where[k] > 0 for k in splits):  # the first block along them adds to the input
+                values[name] = np.zeros_like(values[name])
         chunk = {}
         for split, (lo, hi) in enumerate(self.bounds):
             start = self.lefts[split] if where[split] > 0 else 0
@@ -72,7 +77,9 @@ class BlockRun:
                                            start + self.chunks[split][where[split]])
         value = self.kernel(*(values[n] for n in self.names), **chunk)
         returned = dict(zip(self.returned, _flat(value, len(self.returned))))
-        found = [values[name][self._keep(name, axes, where)] for name, axes in self.written]
+        summed = dict(self.summed)
+        found = [_partial(values[name][self._keep(name, axes, where)], len(summed.get(name, ())))
+                 for name, axes in self.written]
         found += [np.asarray(returned[name])[self._keep(name, axes, where)] for name, axes in self.results]
         if self.partial is not None:
             found.append(np.full((1,) * len(where), returned[self.scalar], dtype=self.partial))
@@ -115,6 +122,11 @@ class BlockRun:
         return tuple(keep)
 
 
+def _partial(block: np.ndarray, summed: int) -> np.ndarray:
+    """A block with a length-1 axis per split it is summed over (Dask sums along them)."""
+    return block.reshape(block.shape + (1,) * summed) if summed else block
+
+
 def _flat(value: Any, count: int) -> list[Any]:
     """The kernel's return value as a flat list (``count`` names: 1 is the value itself)."""
     if count == 1 and not isinstance(value, tuple):
@@ -134,6 +146,15 @@ def _offsets(plan: DaskPlan, name: str, ndim: int) -> tuple[int, ...]:
         if axis is not None:
             found[axis] = split.offset(name)
     return tuple(found)
+
+
+def _summed(plan: DaskPlan) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each written array summed over splits that do not move it, and those splits."""
+    found: dict[str, list[int]] = {}
+    for k, split in enumerate(plan.splits):
+        for name in split.summed:
+            found.setdefault(name, []).append(k)
+    return tuple((name, tuple(ks)) for name, ks in found.items())
 
 
 def _axes(plan: DaskPlan, name: str, ndim: int) -> tuple[int | None, ...]:
@@ -213,10 +234,11 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
     ndims = {n: np.ndim(values[n]) for n in plan.chunked} | {n: len(shape) for n, shape in shapes.items()}
     offsets = tuple((n, d) for n, ndim in ndims.items() if any(d := _offsets(plan, n, ndim)))
     inputs = tuple((n, _axes(plan, n, ndims[n])) for n in plan.chunked)
+    summed = _summed(plan)
     run = BlockRun(kernel, tuple(call), statics, plan.chunked, written, tuple(h.left for h in exchange.axes),
                    tuple(s.chunks for s in plan.splits), reduction.dtype if reduction else None, results,
                    returned, reduction.result if reduction else "", bounds, rights=tuple(h.right for h in exchange.axes),
-                   offsets=offsets, inputs=inputs)
+                   offsets=offsets, inputs=inputs, summed=summed)
     blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
     split_letters = LETTERS[:len(plan.splits)]
     outputs = {}
@@ -227,10 +249,14 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
         own = {letter: shapes[name][axis] for axis, letter in enumerate(index) if axes[axis] is None}
         longer = {LETTERS[s]: plan.splits[s].chunks_for(name) for s in axes if s is not None
                   and plan.splits[s].offset(name)}
-        outputs[name] = da.blockwise(operator.getitem, index, blocks, split_letters, position, None,
-                                     new_axes=own, adjust_chunks=longer or None, dtype=dtype,
-                                     meta=np.empty((0,) * len(axes), dtype=dtype),
-                                     token=f"polyfuse-{plan.kernel}-{name}")
+        over = dict(summed).get(name, ())  # one partial per block along these: Dask's tree sum adds them
+        longer |= {LETTERS[k]: (1,) * len(plan.splits[k].chunks) for k in over}
+        index += "".join(LETTERS[k] for k in over)
+        value = da.blockwise(operator.getitem, index, blocks, split_letters, position, None,
+                             new_axes=own, adjust_chunks=longer or None, dtype=dtype,
+                             meta=np.empty((0,) * len(index), dtype=dtype),
+                             token=f"polyfuse-{plan.kernel}-{name}")
+        outputs[name] = value.sum(axis=tuple(range(len(axes), len(index))), dtype=dtype) if over else value
     partials = None
     if reduction is not None:
         partials = da.blockwise(operator.getitem, split_letters, blocks, split_letters, len(written + results),

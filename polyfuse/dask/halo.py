@@ -84,11 +84,16 @@ class Problem:
     written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
     reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
     offsets: tuple[tuple[str, int, int], ...] = ()  # (array, axis, its extent minus the cut reference's)
+    summed: tuple[tuple[tuple[tuple[str, int], ...], tuple[str, ...]], ...] = ()  # (cut members, arrays
+    # the kernel adds to that the cut does not move): each chunk sums its own updates into zeros
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def env(self) -> dict[str, int]:
         return dict(self.values)
+
+    def summed_along(self, cut: Cut) -> tuple[str, ...]:
+        return next((arrays for members, arrays in self.summed if members == cut.members), ())
 
     def offset(self, array: str, axis: int) -> int:
         """How much longer ``array`` is along ``axis`` than its cut's reference array: it keeps
@@ -249,19 +254,21 @@ class ChunkNeeds:
     instances: isl.UnionSet = field(compare=False, repr=False)
 
 
-def flow_closure(problem: Problem) -> tuple[isl.UnionMap, bool]:
+def flow_closure(problem: Problem, summed: tuple[str, ...] = ()) -> tuple[isl.UnionMap, bool]:
     """The transitive flow dependences at the call's sizes (cached per problem); a reduction's
-    accumulator is left out (the partials and their combination stand for it)."""
-    if "closure" not in problem._cache:
+    accumulator is left out, and so are the ``summed`` arrays (the partials and their
+    combination stand for their chains)."""
+    key = ("closure", summed)
+    if key not in problem._cache:
         raw = isl.UnionMap.empty(problem.scop.context.get_space())
-        skip = problem.scop.statement(problem.reduction).array if problem.reduction else None
+        skip = set(summed) | ({problem.scop.statement(problem.reduction).array} if problem.reduction else set())
         for dep in problem.deps.items:
-            if dep.kind == "RAW" and dep.array != skip:  # the accumulator's chain: partials replace it
+            if dep.kind == "RAW" and dep.array not in skip:  # the accumulator's chain: partials replace it
                 raw = raw.union(dep.relation)
         raw = fixed(raw, problem.env)
         closure, exact = raw.transitive_closure() if not raw.is_empty() else (raw, True)
-        problem._cache["closure"] = (closure, bool(exact))
-    return problem._cache["closure"]
+        problem._cache[key] = (closure, bool(exact))
+    return problem._cache[key]
 
 
 def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> ChunkNeeds:
@@ -273,7 +280,10 @@ def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False
     direct = _writers(problem, cut, lo, hi, last)
     if problem.reduction:
         direct = direct.union(owned_updates(problem, cut, lo, hi, last))
-    closure, _ = flow_closure(problem)
+    summed = problem.summed_along(cut)
+    for stmt in _adders(problem, summed):
+        direct = direct.union(_owned(problem, cut, stmt, lo, hi, last))
+    closure, _ = flow_closure(problem, summed)
     needed = direct.union(closure.intersect_range(direct).domain())
     reads = fixed(problem.scop.reads(), env).intersect_domain(needed).range()
     by_name = _sets_by_name(reads)
@@ -291,7 +301,10 @@ def _writers(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -
     """The instances that write the chunk's elements of the written arrays (each is cut along
     the cut's axis of it: polyfuse.dask.plan refuses a split that leaves one out)."""
     owned = isl.UnionSet.empty(problem.scop.context.get_space())
+    summed = problem.summed_along(cut)
     for name in problem.written:
+        if name in summed:
+            continue  # not moved by the cut: each chunk adds its own updates (chunk_needs)
         axis = cut.axis_of(name)
         assert axis is not None
         xs = [f"a{i}" for i in range(problem.scop.array(name).rank)]
@@ -304,7 +317,16 @@ def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = Fal
     """A reduction's updates whose moving loop lies in ``[lo, hi)``: each chunk owns its own,
     so the chunks' partial results cover every update once."""
     assert problem.reduction is not None
-    stmt = problem.scop.statement(problem.reduction)
+    return _owned(problem, cut, problem.scop.statement(problem.reduction), lo, hi, last)
+
+
+def _adders(problem: Problem, summed: tuple[str, ...]) -> list[Statement]:
+    """The statements that add to the ``summed`` arrays."""
+    return [s for s in problem.scop.statements if s.array in summed]
+
+
+def _owned(problem: Problem, cut: Cut, stmt: Statement, lo: int, hi: int, last: bool) -> isl.UnionSet:
+    """The instances of an update statement whose moving loop lies in the chunk."""
     pos = align(problem, cut)[stmt.name]
     if pos is None:
         raise _refuse(stmt, cut, "the reduction's update does not move with the axis")
@@ -403,6 +425,8 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     guarded = False
     if problem.reduction is not None:
         guarded = _check_partials(problem, cut, alignment, bounds, per_chunk, left, right)
+    for stmt in _adders(problem, problem.summed_along(cut)):
+        _check_sums(problem, cut, alignment, stmt, bounds, left, right)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
                       if (p := alignment[s.name]) is not None)
     return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1], cut.members,
@@ -432,6 +456,19 @@ def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None]
                           "(its loop bounds and its reads' ghost zone disagree)")
         extra = extra or not runs.is_equal(owned)
     return extra
+
+
+def _check_sums(problem: Problem, cut: Cut, alignment: dict[str, int | None], stmt: Statement, bounds,
+                left: int, right: int) -> None:
+    """Each block runs exactly the updates of a summed array its chunk owns: the partials then
+    add up every update once."""
+    for index, (lo, hi) in enumerate(bounds):
+        start, length = _block(bounds, index, left, right)
+        runs = _sets_by_name(_plain(local_instances(problem, cut, alignment, start, length))).get(stmt.name)
+        owned = _sets_by_name(_plain(_owned(problem, cut, stmt, lo, hi, index == len(bounds) - 1))).get(stmt.name)
+        if (runs is None) != (owned is None) or (runs is not None and owned is not None and not runs.is_equal(owned)):
+            raise _refuse(stmt, cut, f"a block would not add exactly its own chunk's updates to {stmt.array} "
+                          "(its loop also runs over the ghost zone), so the partial sums would not add up")
 
 
 def _chunk_bounds(chunks: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -465,7 +502,7 @@ def _refuse_carried(problem: Problem, cut: Cut, alignment: dict[str, int | None]
     on an earlier iteration of the loop that moves with the axis, in the same iteration of every
     loop around it, makes that loop a recurrence: each chunk would need every chunk before it.
     A loop around it (a time loop) carrying the chain is fine: the ghost zone covers it."""
-    closure, _ = flow_closure(problem)
+    closure, _ = flow_closure(problem, problem.summed_along(cut))
     cyclic = []
     for m in _maps_of(closure):
         name = m.get_tuple_name(isl.dim_type.in_)

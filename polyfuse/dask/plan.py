@@ -18,7 +18,7 @@ import numpy as np
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.dask.cuts import Cut, find_cuts
 from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, fixed, halo_for_axis
-from polyfuse.dask.reduce import Reduction, reduction_of
+from polyfuse.dask.reduce import Reduction, accumulated, reduction_of
 from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
 from polyfuse.frontend import lift
@@ -85,6 +85,10 @@ class DaskPlan:
                          + ("" if halo.closure_exact else " (isl's flow closure was inexact: a superset)"))
             if len(split_.cut.members) > 1:
                 lines.append(f"    cut together: {split_.cut.label}")
+            for array in split_.summed:
+                lines.append(f"    {array}: summed along it (each block adds its chunk's updates, into zeros past "
+                             "the first block; Dask's tree sum adds the partials: for floats in another order "
+                             "than the loop, hence reassociate=True)")
             for array, d in split_.offsets:
                 lines.append(f"    {array}: {abs(d)} {'longer' if d > 0 else 'shorter'} along it than the "
                              f"reference, in every block (its last chunk {split_.chunks_for(array)[-1]})")
@@ -158,22 +162,25 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
              for axis in range(values[n].ndim)]
     env = _param_values(scop, values, dasks)
     new_shapes = result_shapes(scop, env, results)
-    layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes)
+    sums = _sums(scop, written, reassociate) if reduction is None else {}
+    layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes, sums)
     chunked = dasks + tuple(n for n in layout.promoted if n not in dasks)
     ints = tuple(n for n, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
     # a returned reduction or new array holds the last exchange's value only: one exchange
-    loop = time_loop(scop, deps, ints) if reduction is None and not results else None
+    summing = any(layout.summed)  # partials of one exchange are not the next one's input: one exchange
+    loop = time_loop(scop, deps, ints) if reduction is None and not results and not summing else None
     reference = written[0] if written else dasks[0]
 
     offsets = tuple((a, axis, d) for cut, differ in zip(layout.cuts, layout.offsets) for a, d in differ
                     if (axis := cut.axis_of(a)) is not None)
+    summed = tuple((cut.members, arrays) for cut, arrays in zip(layout.cuts, layout.summed) if arrays)
 
     def problem(step_count: int | None) -> Problem:
         sizes = dict(env)
         if loop is not None and step_count is not None:
             sizes[loop.param] = step_count
         return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                       reduction.statement if reduction is not None else None, offsets)
+                       reduction.statement if reduction is not None else None, offsets, summed)
 
     cut_chunks = layout.chunks
     choice = None
@@ -188,7 +195,8 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
                                 "be split (one loop around the whole body over an int argument)")
         counts = (None,)
     cut_chunks, thin = _fit_chunks(problem(counts[0]), layout.cuts, cut_chunks)
-    splits = tuple(Split(cut, sizes, d) for cut, sizes, d in zip(layout.cuts, cut_chunks, layout.offsets))
+    splits = tuple(Split(cut, sizes, d, sm) for cut, sizes, d, sm in
+                   zip(layout.cuts, cut_chunks, layout.offsets, layout.summed))
     exchanges = []
     for count in dict.fromkeys(counts):
         axes = tuple(halo_for_axis(problem(count), s.cut, s.chunks) for s in splits)
@@ -277,6 +285,7 @@ class Split:
     cut: Cut
     chunks: tuple[int, ...]
     offsets: tuple[tuple[str, int], ...] = ()  # array -> its extent minus the reference's (nonzero only)
+    summed: tuple[str, ...] = ()  # written arrays the cut does not move, summed over its chunks
 
     def offset(self, name: str) -> int:
         return dict(self.offsets).get(name, 0)
@@ -297,22 +306,39 @@ class Layout:
     merged: tuple[tuple[str, int, str], ...]  # (array, axis, why)
     promoted: tuple[str, ...]
     offsets: tuple[tuple[tuple[str, int], ...], ...] = ()  # per cut: Split.offsets
+    summed: tuple[tuple[str, ...], ...] = ()  # per cut: Split.summed
+
+
+def _sums(scop: Scop, written: tuple[str, ...], reassociate: bool) -> dict[str, bool]:
+    """The written arrays the kernel only adds to (polyfuse.dask.reduce.accumulated), and
+    whether a loop may be split into partial sums of each: integers always (int64 wraps the
+    same in any order), floats with ``reassociate=True`` (the additions change order)."""
+    found = {}
+    for array in written:
+        dtype = accumulated(scop, array)
+        if dtype is not None:
+            found[array] = reassociate or not dtype.startswith(("float", "complex"))
+    return found
 
 
 def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written: tuple[str, ...],
-               new_shapes: dict[str, tuple[int, ...]]) -> Layout:
+               new_shapes: dict[str, tuple[int, ...]], sums: dict[str, bool] | None = None) -> Layout:
     """Split a cut where its arrays have several chunks along it, and, for a kernel that
     writes arrays, where it moves every one of them: along a loop that indexes no written array
     (``j`` in ``y[i] += A[i, j] * x[j]``), or not all of them, every block would write the same
     elements, so the cut's axes are merged into one chunk (reported).  The chunks are those of
     the cut's reference array (its first output): the arrays' chunk boundaries inside its
     extent, refined in common; an array of another extent differs in its last chunk only
-    (``Split.offsets``).  No array axis may move with two split cuts; that is refused, named."""
+    (``Split.offsets``).  No array axis may move with two split cuts; that is refused, named.
+    A cut that leaves out only arrays the kernel adds to (``sums``: ``y[i] += A[i, j] * x[j]``
+    along ``j``) is split where ``sums`` allows it: each block adds its chunk's updates into
+    zeros, and Dask sums the partials (``Split.summed``)."""
     from dask.array.core import common_blockdim
 
     split: list[Cut] = []
     sizes: list[tuple[int, ...]] = []
     offsets: list[tuple[tuple[str, int], ...]] = []
+    summed_here: list[tuple[str, ...]] = []
     merged: list[tuple[str, int, str]] = []
     promoted: list[str] = []
     for cut in cuts:
@@ -328,10 +354,15 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
         if not several:
             continue
         left_out = [w for w in written if cut.axis_of(w) is None]
-        if left_out:
+        sums = sums or {}
+        summed = bool(left_out) and all(sums.get(w) for w in left_out)
+        if left_out and not summed:
             loop = ", ".join(cut.loops) or "-"
             why = (f"loop {loop} indexes no written array" if len(left_out) == len(written) else
                    f"{', '.join(left_out)} {'is' if len(left_out) == 1 else 'are'} written but not indexed by loop {loop}")
+            if all(w in sums for w in left_out):
+                why += ("; a float sum split along it would add in another order: "
+                        "polyfuse.dask.call(..., reassociate=True) sums per-chunk partials")
             merged.extend((a, x, why) for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
             continue
         for member in members:
@@ -349,10 +380,12 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
         split.append(cut)
         sizes.append(tuple(common))
         offsets.append(differ)
+        summed_here.append(tuple(left_out) if summed else ())
         promoted.extend(a for a, _ in members if not is_dask_array(values[a]))
     cut_along = {member for c in split for member in c.members}
     merged = [(a, x, why) for a, x, why in merged if (a, x) not in cut_along]  # another loop cuts it
-    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)), tuple(offsets))
+    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)), tuple(offsets),
+                  tuple(summed_here))
 
 
 def _clipped(chunks: tuple[int, ...], extent: int) -> tuple[int, ...]:
@@ -422,7 +455,8 @@ def _choose_steps(problem, loop: TimeLoop, total: int, layout: Layout, array, re
         raise ArgumentError(f"steps_per_exchange must be a positive int (got {forced!r})")
     written = problem(1).written
     itemsize = max(values[n].dtype.itemsize for n in written) if written else 8
-    splits = tuple(Split(c, s, d) for c, s, d in zip(layout.cuts, layout.chunks, layout.offsets))
+    splits = tuple(Split(c, s, d, sm) for c, s, d, sm in zip(layout.cuts, layout.chunks, layout.offsets,
+                                                             layout.summed))
     chunks = _chunks_of(reference, array.shape, splits)
     options = []
     for k in ([min(forced, max(total, 1))] if forced is not None else candidate_steps(total)):

@@ -89,6 +89,31 @@ def cells(P, C):
             C[i, j] = 0.25 * (P[i, j] + P[i + 1, j] + P[i, j + 1] + P[i + 1, j + 1])
 
 
+def matvec_add(A, x, y):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            y[i] += A[i, j] * x[j]
+
+
+def matvec_add_twice(A, x, y):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            y[i] += A[i, j] * x[j]
+    for i in range(n):
+        for j in range(m):
+            y[i] += x[j]
+
+
+def matvec_from_zero(A, x, y):
+    n, m = A.shape
+    for i in range(n):
+        y[i] = 0.0
+        for j in range(m):
+            y[i] += A[i, j] * x[j]
+
+
 def rows_and_sums(A, B, r):
     n, m = A.shape
     for i in range(n):
@@ -105,7 +130,8 @@ def diagonal(A, B):
 
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (matvec, rowscale, boundary3d, colsum, transpose,
                                                     int_matvec_total, heat_coefficient, pairsum,
-                                                    backward, cells, rows_and_sums, diagonal)}
+                                                    backward, cells, matvec_add, matvec_add_twice,
+                                                    matvec_from_zero, rows_and_sums, diagonal)}
 
 
 def _check(name, arrays, chunks, outputs, scheduler="threads"):
@@ -239,6 +265,81 @@ def test_points_and_cells_in_2d(chunks):
 def test_array_one_longer_on_cluster(client):
     rng = np.random.default_rng(17)
     _check("pairsum", [rng.random(21), np.zeros(20)], (7, 5), [1], client)
+
+
+def _sum_args(seed, dtype=float):
+    rng = np.random.default_rng(seed)
+    if dtype is int:
+        return rng.integers(-9, 9, (30, 20)), rng.integers(-9, 9, 20), rng.integers(-9, 9, 30)
+    return rng.random((30, 20)), rng.random(20), rng.random(30)
+
+
+def _dask_args(arrays, chunks):
+    return tuple(da.from_array(a, chunks=c) for a, c in zip(arrays, chunks))
+
+
+@pytest.mark.parametrize("chunks", [((7, 6), 6, 11), ((30, 3), 3, 30), ((7, 20), 20, 7), ((1, 1), 1, 1)],
+                         ids=["uneven", "columns-only", "rows-only", "one-element-blocks"])
+def test_float_sum_into_a_written_array_split_along_its_loop(chunks):
+    """``y[i] += A[i, j] * x[j]`` split along ``j`` with reassociate=True: per-chunk partials
+    (the first block's from y, the others' from zeros) added by Dask's tree sum."""
+    A, x, y = _sum_args(19)
+    args = _dask_args((A, x, y), chunks)
+    plan = pfd.explain(KERNELS["matvec_add"], *args, reassociate=True)
+    summed = {s.cut.loops: s.summed for s in plan.splits}
+    assert summed.get(("j",)) == (("y",) if len(args[1].chunks[0]) > 1 else None)
+    got = pfd.call(KERNELS["matvec_add"], *args, reassociate=True).compute(scheduler="threads")
+    whole, plain = y.copy(), y.copy()
+    KERNELS["matvec_add"](A, x, whole)
+    matvec_add(A, x, plain)
+    np.testing.assert_allclose(got, whole, rtol=1e-13)  # the additions' order changed
+    np.testing.assert_allclose(got, plain, rtol=1e-13)
+    np.testing.assert_allclose(got, y + A @ x, rtol=1e-13)
+
+
+def test_float_sum_split_plan_and_default():
+    A, x, y = _dask_args(_sum_args(20), ((7, 6), 6, 11))
+    plan = pfd.explain(KERNELS["matvec_add"], A, x, y, reassociate=True)
+    assert [s.summed for s in plan.splits] == [(), ("y",)] and plan.merged == ()
+    assert "y: summed along it" in plan.render()
+    default = pfd.explain(KERNELS["matvec_add"], A, x, y)  # without reassociate: merged, and why
+    assert [s.cut.loops for s in default.splits] == [("i",)]
+    assert ("A", 1) in {(a, axis) for a, axis, _ in default.merged}
+    assert "reassociate=True" in default.render()
+    got = KERNELS["matvec_add"](A, x, y).compute(scheduler="threads")
+    whole = y.compute()
+    KERNELS["matvec_add"](A.compute(), x.compute(), whole)
+    np.testing.assert_array_equal(got, whole)  # merged: the loop's own order, bit for bit
+
+
+def test_integer_sum_into_a_written_array_splits_exactly():
+    arrays = _sum_args(21, int)
+    args = _dask_args(arrays, ((7, 6), 6, 11))
+    assert [s.summed for s in pfd.explain(KERNELS["matvec_add_twice"], *args).splits] == [(), ("y",)]
+    got = KERNELS["matvec_add_twice"](*args).compute(scheduler="threads")
+    whole, plain = arrays[2].copy(), arrays[2].copy()
+    KERNELS["matvec_add_twice"](arrays[0], arrays[1], whole)
+    matvec_add_twice(arrays[0], arrays[1], plain)
+    np.testing.assert_array_equal(got, whole)
+    np.testing.assert_array_equal(got, plain)
+
+
+def test_sum_from_a_set_start_is_not_split():
+    """``y[i] = 0.0`` before the sum: every block would restart it, so ``j`` stays whole."""
+    arrays = _sum_args(22)
+    args = _dask_args(arrays, ((7, 6), 6, 11))
+    plan = pfd.explain(KERNELS["matvec_from_zero"], *args, reassociate=True)
+    assert [s.cut.loops for s in plan.splits] == [("i",)]
+    _check("matvec_from_zero", list(arrays), [(7, 6), 6, 11], [2])
+
+
+def test_float_sum_split_on_cluster(client):
+    A, x, y = _sum_args(23)
+    got, = client.gather(client.compute([pfd.call(KERNELS["matvec_add"], *_dask_args((A, x, y), ((7, 6), 6, 11)),
+                                                  reassociate=True)]))
+    whole = y.copy()
+    KERNELS["matvec_add"](A, x, whole)
+    np.testing.assert_allclose(got, whole, rtol=1e-13)
 
 
 def test_loop_that_leaves_a_written_array_out_is_not_split():
