@@ -334,7 +334,7 @@ def out_of_core(args, versions) -> list[dict]:
                 if not all(same.values()):
                     raise SystemExit(f"{name} at {shape}: the versions' digests differ: {same}")
                 rows.append({"workload": name, "workers": workers, "shape": list(shape), "chunk": args.chunk,
-                             "gib": args.n * args.n * workers * 8 / 2**30, "memory_limit": args.memory,
+                             "gib": shape[0] * shape[1] * 8 / 2**30, "memory_limit": args.memory,
                              "steps": args.steps if name == "heat" else None, "seconds": best,
                              "load": loads, "identical": same, "checked_against_numpy_at": list(small),
                              "limit": args.limit,

@@ -7,8 +7,11 @@ apply there); ``dask.array.blockwise`` pairs the blocks by cut (one index letter
 cut, so arrays of different shapes meet: a matrix's rows with a vector's chunks; an array no
 split cut moves reaches every block whole) and runs ``BlockRun`` on each (the compiled kernel
 on copies of the blocks, then the ghost zones cut off); one ``blockwise`` per output picks it
-out of the block's results.  The exchanges of a time loop chain: each one's outputs are the next
-one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and options
+out of the block's results.  An array longer than its split's reference (``A`` of ``n + 1``
+beside ``B`` of ``n``) gets as much more ``overlap`` depth on the right, and its last chunk holds
+the difference; an array the kernel only adds to, along a split that does not move it, comes
+back as one partial per block along it, added by ``dask.array``'s ``sum``.  The exchanges of a
+time loop chain: each one's outputs are the next one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and options
 (polyfuse.kernel.KernelRecipe): no compiled code crosses the network.
 """
 
