@@ -7,6 +7,7 @@
     python benchmarks/dask_scale.py --out-of-core --n 16384 --chunk 1024 --steps 8 --memory 512MiB --workers 2,1
                                             # arrays several times one worker's memory (below):
                                             # n x n on the most workers, n x n/2 on half as many
+    python benchmarks/dask_scale.py --out-of-core --workloads chain ...   # one workload only
 
 Two workloads on float64 arrays of n x n cut into chunk x chunk blocks:
 
@@ -311,12 +312,16 @@ def out_of_core(args, versions) -> list[dict]:
             client.run(polyfuse.set_num_threads, 1)
             small = (args.check_n, args.check_n * workers // max(counts))
             for name, make in out_of_core_makers(small, args.check_chunk, args.steps).items():
+                if name not in args.workloads.split(","):
+                    continue
                 expected = numpy_reference(name, small, args.check_chunk, args.steps)
                 for version in versions:  # also the warm-up: every worker compiles or loads
                     found = client.gather(client.compute(make(version)))
                     if not np.array_equal(found, expected):
                         raise SystemExit(f"{name} {version} at {small}: digests differ from the numpy kernel's")
             for name, make in out_of_core_makers(shape, args.chunk, args.steps).items():
+                if name not in args.workloads.split(","):
+                    continue
                 best: dict[str, float] = {v: math.inf for v in ("inputs", *versions)}
                 loads: dict[str, float] = {}
                 found_by: dict[str, np.ndarray] = {}
@@ -367,6 +372,7 @@ def main() -> None:
     parser.add_argument("--scheduler", choices=["threads", "cluster"], default="threads")
     parser.add_argument("--workers", default="2", help="cluster sizes, e.g. 1,2 (weak scaling: axis 1 grows with them)")
     parser.add_argument("--memory", default="2GiB", help="memory limit per cluster worker")
+    parser.add_argument("--workloads", default="heat,chain", help="--out-of-core: which workloads to run")
     parser.add_argument("--versions", default=",".join(VERSIONS),
                         help="which versions to time (polyfuse always), e.g. polyfuse,map_overlap+numba")
     parser.add_argument("--json", action="store_true")
