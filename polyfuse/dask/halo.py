@@ -371,6 +371,22 @@ def missing_sides(problem: Problem, alignment: dict[str, int | None], missing: i
     return left, right
 
 
+def inner_sides(alignment: dict[str, int | None], missing: isl.UnionSet, lo: int, hi: int) -> tuple[int, int]:
+    """Which sides of the block to grow by one for ``missing`` instances that lie inside it but
+    that its kernel does not run: a loop such as ``range(1, n - 1)`` leaves out a band at each
+    edge of every block, so an instance near an edge needs the block to reach one further."""
+    left = right = 0
+    middle = (lo + hi) / 2
+    for name, points in _sets_by_name(missing).items():
+        pos = alignment[name]
+        span = _coordinate_range(points, pos) if pos is not None else None
+        if span is None:
+            continue
+        left = max(left, int(span[0] < middle))
+        right = max(right, int(span[1] >= middle))
+    return left, right
+
+
 def _plain(points: isl.UnionSet) -> isl.UnionSet:
     """Parameters dropped (they are fixed): sets from different parameter spaces compare."""
     return points.project_out_all_params()
@@ -410,7 +426,9 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
             missing = check_chunk(problem, cut, alignment, needs, start, length, whole)
             if not missing.is_empty():
                 more = missing_sides(problem, alignment, missing, start, start + length)
-                if not any(more):  # inside the block, yet its kernel does not run them: no depth helps
+                if not any(more):  # inside the block, in the band its loop bounds leave out at an edge
+                    more = inner_sides(alignment, missing, start, start + length)
+                if not any(more):
                     name = next(iter(_sets_by_name(missing)))
                     raise _refuse(problem.scop.statement(name), cut,
                                   "a block would not run every instance its chunk needs, however deep its "

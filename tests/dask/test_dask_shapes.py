@@ -114,6 +114,22 @@ def matvec_from_zero(A, x, y):
             y[i] += A[i, j] * x[j]
 
 
+def staggered(P, C, steps):
+    for _t in range(steps):
+        for i in range(1, P.shape[0] - 1):
+            C[i] = 0.5 * (P[i] + P[i + 1])
+        for i in range(1, P.shape[0] - 1):
+            P[i] = C[i - 1] * 0.25 + C[i] * 0.5
+
+
+def staggered_cells(P, C, steps):
+    for _t in range(steps):
+        for i in range(1, C.shape[0] - 1):
+            C[i] = 0.5 * (P[i] + P[i + 1])
+        for i in range(1, C.shape[0] - 1):
+            P[i] = C[i - 1] * 0.25 + C[i] * 0.5
+
+
 def rows_and_sums(A, B, r):
     n, m = A.shape
     for i in range(n):
@@ -131,7 +147,8 @@ def diagonal(A, B):
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (matvec, rowscale, boundary3d, colsum, transpose,
                                                     int_matvec_total, heat_coefficient, pairsum,
                                                     backward, cells, matvec_add, matvec_add_twice,
-                                                    matvec_from_zero, rows_and_sums, diagonal)}
+                                                    matvec_from_zero, staggered, staggered_cells, rows_and_sums,
+                                                    diagonal)}
 
 
 def _check(name, arrays, chunks, outputs, scheduler="threads"):
@@ -260,6 +277,16 @@ def test_points_and_cells_in_2d(chunks):
     """A 2-D field of (n + 1) x (m + 1) points averaged onto n x m cells."""
     rng = np.random.default_rng(16)
     _check("cells", [rng.random((13, 11)), np.zeros((12, 10))], chunks, [1])
+
+
+@pytest.mark.parametrize("name, cells", [("staggered", 31), ("staggered_cells", 30)])
+@pytest.mark.parametrize("chunks", [(6, 5), (5, 5), (1, 1)], ids=["uneven", "even", "thinner-than-halo"])
+def test_time_loop_whose_bounds_leave_out_each_blocks_edge(name, cells, chunks):
+    """``C[i]`` for ``i`` in ``range(1, n - 1)`` read as ``C[i - 1]`` the next half step: the
+    instance at a block's first element is needed but the block's own loop starts one later, so
+    the block must reach one further than the reads say (it once came back wrong silently)."""
+    rng = np.random.default_rng(24)
+    _check(name, [rng.random(31), np.zeros(cells), 3], [chunks[0], chunks[1], None], [0, 1])
 
 
 def test_array_one_longer_on_cluster(client):
