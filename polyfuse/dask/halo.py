@@ -52,6 +52,7 @@ class ArrayNeed:
     array: str
     left: int
     right: int
+    reach: int = 0  # how far right of the chunk the reads end (negative: before its end)
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,7 @@ def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False
             continue
         span = _coordinate_range(by_name[name], axis) if name in by_name else None
         if span is not None:
-            arrays.append(ArrayNeed(name, max(0, lo - span[0]), max(0, span[1] - (hi - 1))))
+            arrays.append(ArrayNeed(name, max(0, lo - span[0]), max(0, span[1] - (hi - 1)), span[1] - (hi - 1)))
     return ChunkNeeds(lo, hi, tuple(arrays), needed)
 
 
@@ -416,7 +417,7 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     per_chunk = [chunk_needs(problem, cut, lo, hi, k == len(bounds) - 1) for k, (lo, hi) in enumerate(bounds)]
     left = max((a.left for c in per_chunk for a in c.arrays), default=0)
     # an array longer along the axis than the reference has that much more in every block
-    right = max((a.right - problem.offset(a.array, cut.axis_of(a.array) or 0) for c in per_chunk for a in c.arrays),
+    right = max((a.reach - problem.offset(a.array, cut.axis_of(a.array) or 0) for c in per_chunk for a in c.arrays),
                 default=0)
     right = max(right, 0)
     for _ in range(64):  # the loop bounds may need a deeper block than the reads

@@ -271,6 +271,15 @@ def test_array_one_shorter_along_the_split_loop(chunks):
     _check("backward", [rng.random(20), np.zeros(21)], chunks, [1])
 
 
+def test_array_one_shorter_plan():
+    """``B[i] = 2 A[i - 1]``, A one shorter than B: A's block ends one before B's, which is
+    just where its reads end, so only the left ghost element is exchanged."""
+    plan = pfd.explain(KERNELS["backward"], da.zeros(20, chunks=3), da.zeros(21, chunks=3))
+    split, = plan.splits
+    assert split.offsets == (("A", -1),) and split.chunks_for("A")[-1] == split.chunks[-1] - 1
+    assert (plan.exchanges[0].axes[0].left, plan.exchanges[0].axes[0].right) == (1, 0)
+
+
 @pytest.mark.parametrize("chunks", [((4, 3), (5, 4)), ((13, 11), (3, 2)), (1, 1), ((4, 3), (-1, 3))],
                          ids=["uneven", "points-whole", "thinner-than-halo", "rows-whole"])
 def test_points_and_cells_in_2d(chunks):
