@@ -7,6 +7,7 @@
     python benchmarks/dask_scale.py --out-of-core --n 16384 --chunk 1024 --steps 8 --memory 512MiB --workers 2,1
                                             # arrays several times one worker's memory (below):
                                             # n x n on the most workers, n x n/2 on half as many
+    python benchmarks/dask_scale.py --out-of-core --workloads chain ...   # one workload only
 
 Two workloads on float64 arrays of n x n cut into chunk x chunk blocks:
 
@@ -23,8 +24,9 @@ each block on one thread (``set_num_threads(1)``): Dask's workers are the parall
 numba's one-threaded functions.  Workers of a cluster get a memory limit of ``--memory``.
 
 ``--out-of-core``: arrays several times larger than one worker's memory limit.  Nothing is
-persisted or gathered: the inputs are made inside the graph (``da.random``, per block, from one
-seed, so every version reads the same values) and each result is reduced block by block to a
+persisted or gathered: the inputs are made inside the graph (``da.map_blocks`` of an integer
+hash of each element's global indices: cheap, so that making them does not dominate every
+version's time, and the same values for every version) and each result is reduced block by block to a
 digest (blake2b of the block's bytes; one int64 per block), so neither the inputs nor the
 result ever have to fit in a worker's (or the client's) memory.  Every version's digests must
 be equal (checked before any time is reported), and at a size that fits (``--check-n``) the
@@ -223,12 +225,24 @@ def _numpy_digests(array: np.ndarray, chunks) -> np.ndarray:
     return digests(da.from_array(array, chunks=chunks), chunks).compute(scheduler="sync")
 
 
+def _field(seed: int, block_info=None) -> np.ndarray:
+    """One block of a deterministic field in [0, 1): ``u(i) + v(j)``, ``u`` and ``v`` integer
+    hashes of the global row and column index scaled to [0, 0.5).  One pass over the block
+    (``np.add.outer``), far cheaper than ``da.random``'s generator, so that making the inputs
+    does not dominate the timings."""
+    (r0, r1), (c0, c1) = block_info[None]["array-location"]
+    rows = (np.arange(r0, r1, dtype=np.int64) * 7919 + seed * 15485863) % 1000003
+    cols = (np.arange(c0, c1, dtype=np.int64) * 104729 + seed * 32452843) % 999983
+    return np.add.outer(rows / 2000006.0, cols / 1999966.0)
+
+
 def generated(shape: tuple[int, int], chunk: int):
-    """The inputs, made inside the graph from fixed seeds (never materialised on the client)."""
-    A = da.random.default_rng(1).random(shape, chunks=chunk)
-    B = da.random.default_rng(2).random(shape, chunks=chunk)
-    out = da.random.default_rng(3).random(shape, chunks=chunk)
-    return A, B, out
+    """The inputs, made inside the graph by ``da.map_blocks`` of a formula on each block's
+    global indices (never materialised on the client; every version reads the same values)."""
+    chunks = da.core.normalize_chunks(chunk, shape, dtype=np.float64)
+    return tuple(da.map_blocks(_field, seed, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0)),
+                               name=f"field-{seed}-{shape[0]}x{shape[1]}-{chunk}")
+                 for seed in (1, 2, 3))
 
 
 def out_of_core_makers(shape: tuple[int, int], chunk: int, steps: int):
@@ -298,12 +312,16 @@ def out_of_core(args, versions) -> list[dict]:
             client.run(polyfuse.set_num_threads, 1)
             small = (args.check_n, args.check_n * workers // max(counts))
             for name, make in out_of_core_makers(small, args.check_chunk, args.steps).items():
+                if name not in args.workloads.split(","):
+                    continue
                 expected = numpy_reference(name, small, args.check_chunk, args.steps)
                 for version in versions:  # also the warm-up: every worker compiles or loads
                     found = client.gather(client.compute(make(version)))
                     if not np.array_equal(found, expected):
                         raise SystemExit(f"{name} {version} at {small}: digests differ from the numpy kernel's")
             for name, make in out_of_core_makers(shape, args.chunk, args.steps).items():
+                if name not in args.workloads.split(","):
+                    continue
                 best: dict[str, float] = {v: math.inf for v in ("inputs", *versions)}
                 loads: dict[str, float] = {}
                 found_by: dict[str, np.ndarray] = {}
@@ -321,7 +339,7 @@ def out_of_core(args, versions) -> list[dict]:
                 if not all(same.values()):
                     raise SystemExit(f"{name} at {shape}: the versions' digests differ: {same}")
                 rows.append({"workload": name, "workers": workers, "shape": list(shape), "chunk": args.chunk,
-                             "gib": args.n * args.n * workers * 8 / 2**30, "memory_limit": args.memory,
+                             "gib": shape[0] * shape[1] * 8 / 2**30, "memory_limit": args.memory,
                              "steps": args.steps if name == "heat" else None, "seconds": best,
                              "load": loads, "identical": same, "checked_against_numpy_at": list(small),
                              "limit": args.limit,
@@ -354,6 +372,7 @@ def main() -> None:
     parser.add_argument("--scheduler", choices=["threads", "cluster"], default="threads")
     parser.add_argument("--workers", default="2", help="cluster sizes, e.g. 1,2 (weak scaling: axis 1 grows with them)")
     parser.add_argument("--memory", default="2GiB", help="memory limit per cluster worker")
+    parser.add_argument("--workloads", default="heat,chain", help="--out-of-core: which workloads to run")
     parser.add_argument("--versions", default=",".join(VERSIONS),
                         help="which versions to time (polyfuse always), e.g. polyfuse,map_overlap+numba")
     parser.add_argument("--json", action="store_true")

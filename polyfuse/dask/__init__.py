@@ -29,7 +29,9 @@ def call(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate:
 
     A kernel without ``return`` gives the new value of the one array it writes, or a tuple of
     the written arrays in argument order; otherwise what it returns, on dask arrays: an
-    argument's new value, a new array, a 0-d dask array for a reduction, or a tuple of them.  ``reassociate=True`` lets a float sum or product be split into chunks."""
+    argument's new value, a new array, a 0-d dask array for a reduction, or a tuple of them.
+    ``reassociate=True`` lets a float sum or product be split into chunks (a returned
+    reduction, or a sum into a written array along a loop that does not index it)."""
     return call_values(kernel, bound_values(kernel, args, kwargs), steps_per_exchange=steps_per_exchange,
                        reassociate=reassociate)
 

@@ -7,8 +7,11 @@ apply there); ``dask.array.blockwise`` pairs the blocks by cut (one index letter
 cut, so arrays of different shapes meet: a matrix's rows with a vector's chunks; an array no
 split cut moves reaches every block whole) and runs ``BlockRun`` on each (the compiled kernel
 on copies of the blocks, then the ghost zones cut off); one ``blockwise`` per output picks it
-out of the block's results.  The exchanges of a time loop chain: each one's outputs are the next
-one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and options
+out of the block's results.  An array longer than its split's reference (``A`` of ``n + 1``
+beside ``B`` of ``n``) gets as much more ``overlap`` depth on the right, and its last chunk holds
+the difference; an array the kernel only adds to, along a split that does not move it, comes
+back as one partial per block along it, added by ``dask.array``'s ``sum``.  The exchanges of a
+time loop chain: each one's outputs are the next one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and options
 (polyfuse.kernel.KernelRecipe): no compiled code crosses the network.
 """
 
@@ -42,13 +45,19 @@ class BlockRun:
     chunked: tuple[str, ...]
     written: tuple[tuple[str, tuple[int | None, ...]], ...]  # per output: each axis's split (None: whole)
     lefts: tuple[int, ...]  # each split's left ghost depth
-    chunks: tuple[tuple[int, ...], ...]  # each split's chunks
+    chunks: tuple[tuple[int, ...], ...]  # each split's chunks (of its reference array)
     partial: str | None = None  # a returned reduction's dtype: the block returns its partial
     results: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # new arrays returned, as ``written``
     returned: tuple[str, ...] = ()  # the names of the kernel's return value, flattened
     scalar: str = ""  # the returned reduction's name among them
     bounds: tuple[tuple[str, str], ...] = ()  # per split: the guarded kernel's chunk start and
     # end arguments (polyfuse.dask.guard), given the chunk's place in the block
+    rights: tuple[int, ...] = ()  # each split's right ghost depth (of its reference array)
+    inputs: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # per chunked array: each axis's split
+    summed: tuple[tuple[str, tuple[int, ...]], ...] = ()  # written arrays summed over splits that do
+    # not move them: a block past the first along one adds into zeros, and hands back a partial
+    offsets: tuple[tuple[str, tuple[int, ...]], ...] = ()  # per array, per axis: its extent minus the
+    # reference's along the split that moves the axis (0 elsewhere): the block keeps the difference
 
     def __call__(self, *parts: np.ndarray) -> Any:
         blocks, positions = parts[:len(self.chunked)], parts[len(self.chunked):]
@@ -56,30 +65,69 @@ class BlockRun:
         outputs = {name for name, _ in self.written}
         values = dict(self.statics)
         for name, block in zip(self.chunked, blocks):
+            block = self._trimmed(name, block, where)
             # blocks may be views of other tasks' data: the kernel writes only its own copies
             values[name] = np.array(block, order="C", copy=True) if name in outputs else (
                 np.ascontiguousarray(block))
+        for name, splits in self.summed:
+            if any(where[k] > 0 for k in splits):  # the first block along them adds to the input
+                values[name] = np.zeros_like(values[name])
         chunk = {}
         for split, (lo, hi) in enumerate(self.bounds):
             start = self.lefts[split] if where[split] > 0 else 0
-            chunk[lo], chunk[hi] = start, start + self.chunks[split][where[split]]
+            last = where[split] == len(self.chunks[split]) - 1  # owns the rest of a longer array
+            chunk[lo], chunk[hi] = start, (np.iinfo(np.int64).max // 2 if last else
+                                           start + self.chunks[split][where[split]])
         value = self.kernel(*(values[n] for n in self.names), **chunk)
         returned = dict(zip(self.returned, _flat(value, len(self.returned))))
-        found = [values[name][self._keep(axes, where)] for name, axes in self.written]
-        found += [np.asarray(returned[name])[self._keep(axes, where)] for name, axes in self.results]
+        summed = dict(self.summed)
+        found = [_partial(values[name][self._keep(name, axes, where)], len(summed.get(name, ())))
+                 for name, axes in self.written]
+        found += [np.asarray(returned[name])[self._keep(name, axes, where)] for name, axes in self.results]
         if self.partial is not None:
             found.append(np.full((1,) * len(where), returned[self.scalar], dtype=self.partial))
         return tuple(found)
 
-    def _keep(self, axes: tuple[int | None, ...], where: list[int]) -> tuple[slice, ...]:
+    def _offsets(self, name: str, ndim: int) -> tuple[int, ...]:
+        return dict(self.offsets).get(name, (0,) * ndim)
+
+    def _trimmed(self, name: str, block: np.ndarray, where: list[int]) -> np.ndarray:
+        """The block of an array shorter than its split's reference cut to the reference's
+        block less the difference (the overlap brought no ghost zone, or too much, there)."""
+        offsets = self._offsets(name, block.ndim)
+        if not any(d < 0 for d in offsets):
+            return block
+        cut = [slice(None)] * block.ndim
+        for axis, (split, d) in enumerate(zip(self._splits_of(name, block.ndim), offsets)):
+            if split is None or d >= 0:
+                continue
+            sizes, w = self.chunks[split], where[split]
+            lo = sum(sizes[:w])
+            start = lo - self.lefts[split] if w > 0 else 0
+            end = sum(sizes) if w == len(sizes) - 1 else lo + sizes[w] + self.rights[split]
+            cut[axis] = slice(0, max(0, end - start + d))
+        return block[tuple(cut)]
+
+    def _splits_of(self, name: str, ndim: int) -> tuple[int | None, ...]:
+        return dict(self.inputs).get(name, (None,) * ndim)
+
+    def _keep(self, name: str, axes: tuple[int | None, ...], where: list[int]) -> tuple[slice, ...]:
+        """The chunk's own part of an output's block (the last chunk of an array longer than
+        the reference holds the difference)."""
         keep = []
-        for split in axes:
+        for split, d in zip(axes, self._offsets(name, len(axes))):
             if split is None:
                 keep.append(slice(None))
                 continue
             start = self.lefts[split] if where[split] > 0 else 0
-            keep.append(slice(start, start + self.chunks[split][where[split]]))
+            last = where[split] == len(self.chunks[split]) - 1
+            keep.append(slice(start, start + self.chunks[split][where[split]] + (d if last else 0)))
         return tuple(keep)
+
+
+def _partial(block: np.ndarray, summed: int) -> np.ndarray:
+    """A block with a length-1 axis per split it is summed over (Dask sums along them)."""
+    return block.reshape(block.shape + (1,) * summed) if summed else block
 
 
 def _flat(value: Any, count: int) -> list[Any]:
@@ -90,6 +138,26 @@ def _flat(value: Any, count: int) -> list[Any]:
     for item in value if isinstance(value, tuple) else (value,):
         found.extend(_flat(item, 2) if isinstance(item, tuple) else [item])
     return found
+
+
+def _offsets(plan: DaskPlan, name: str, ndim: int) -> tuple[int, ...]:
+    """Each axis of array ``name``: its extent minus the reference's along the split that moves
+    it (0 where none does)."""
+    found = [0] * ndim
+    for split in plan.splits:
+        axis = split.cut.axis_of(name)
+        if axis is not None:
+            found[axis] = split.offset(name)
+    return tuple(found)
+
+
+def _summed(plan: DaskPlan) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each written array summed over splits that do not move it, and those splits."""
+    found: dict[str, list[int]] = {}
+    for k, split in enumerate(plan.splits):
+        for name in split.summed:
+            found.setdefault(name, []).append(k)
+    return tuple((name, tuple(ks)) for name, ks in found.items())
 
 
 def _axes(plan: DaskPlan, name: str, ndim: int) -> tuple[int | None, ...]:
@@ -125,7 +193,8 @@ def _blocks(values: dict[str, Any], plan: DaskPlan, exchange: Exchange):
     for name in plan.chunked:
         value = values[name]
         array = da.asarray(value).rechunk(plan.chunks_of(name, value.shape))
-        depth = {axis: (exchange.axes[s].left, exchange.axes[s].right)
+        offsets = _offsets(plan, name, array.ndim)  # a longer array brings its extra elements
+        depth = {axis: (exchange.axes[s].left, max(0, exchange.axes[s].right + offsets[axis]))
                  for axis, s in enumerate(_axes(plan, name, array.ndim)) if s is not None}
         if depth:
             array = overlap(array, depth=depth, boundary={a: "none" for a in depth})
@@ -165,9 +234,14 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
     written = tuple((n, _axes(plan, n, len(shapes[n]))) for n in plan.written)
     results = tuple((n, _axes(plan, n, len(shape))) for n, shape in plan.results)
     reduction = plan.reduction
+    ndims = {n: np.ndim(values[n]) for n in plan.chunked} | {n: len(shape) for n, shape in shapes.items()}
+    offsets = tuple((n, d) for n, ndim in ndims.items() if any(d := _offsets(plan, n, ndim)))
+    inputs = tuple((n, _axes(plan, n, ndims[n])) for n in plan.chunked)
+    summed = _summed(plan)
     run = BlockRun(kernel, tuple(call), statics, plan.chunked, written, tuple(h.left for h in exchange.axes),
                    tuple(s.chunks for s in plan.splits), reduction.dtype if reduction else None, results,
-                   returned, reduction.result if reduction else "", bounds)
+                   returned, reduction.result if reduction else "", bounds, rights=tuple(h.right for h in exchange.axes),
+                   offsets=offsets, inputs=inputs, summed=summed)
     blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
     split_letters = LETTERS[:len(plan.splits)]
     outputs = {}
@@ -176,9 +250,16 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
         letters = iter(LETTERS[len(plan.splits):])
         index = "".join(LETTERS[s] if s is not None else next(letters) for s in axes)
         own = {letter: shapes[name][axis] for axis, letter in enumerate(index) if axes[axis] is None}
-        outputs[name] = da.blockwise(operator.getitem, index, blocks, split_letters, position, None,
-                                     new_axes=own, dtype=dtype, meta=np.empty((0,) * len(axes), dtype=dtype),
-                                     token=f"polyfuse-{plan.kernel}-{name}")
+        longer = {LETTERS[s]: plan.splits[s].chunks_for(name) for s in axes if s is not None
+                  and plan.splits[s].offset(name)}
+        over = dict(summed).get(name, ())  # one partial per block along these: Dask's tree sum adds them
+        longer |= {LETTERS[k]: (1,) * len(plan.splits[k].chunks) for k in over}
+        index += "".join(LETTERS[k] for k in over)
+        value = da.blockwise(operator.getitem, index, blocks, split_letters, position, None,
+                             new_axes=own, adjust_chunks=longer or None, dtype=dtype,
+                             meta=np.empty((0,) * len(index), dtype=dtype),
+                             token=f"polyfuse-{plan.kernel}-{name}")
+        outputs[name] = value.sum(axis=tuple(range(len(axes), len(index))), dtype=dtype) if over else value
     partials = None
     if reduction is not None:
         partials = da.blockwise(operator.getitem, split_letters, blocks, split_letters, len(written + results),

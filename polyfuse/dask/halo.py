@@ -52,6 +52,7 @@ class ArrayNeed:
     array: str
     left: int
     right: int
+    reach: int = 0  # how far right of the chunk the reads end (negative: before its end)
 
 
 @dataclass(frozen=True)
@@ -83,11 +84,22 @@ class Problem:
     chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
     written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
     reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
+    offsets: tuple[tuple[str, int, int], ...] = ()  # (array, axis, its extent minus the cut reference's)
+    summed: tuple[tuple[tuple[tuple[str, int], ...], tuple[str, ...]], ...] = ()  # (cut members, arrays
+    # the kernel adds to that the cut does not move): each chunk sums its own updates into zeros
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def env(self) -> dict[str, int]:
         return dict(self.values)
+
+    def summed_along(self, cut: Cut) -> tuple[str, ...]:
+        return next((arrays for members, arrays in self.summed if members == cut.members), ())
+
+    def offset(self, array: str, axis: int) -> int:
+        """How much longer ``array`` is along ``axis`` than its cut's reference array: it keeps
+        the difference in every block (polyfuse.dask.plan.Split)."""
+        return next((d for a, x, d in self.offsets if a == array and x == axis), 0)
 
     def ctx(self) -> isl.Context:
         return self.scop.context.get_ctx()
@@ -243,30 +255,36 @@ class ChunkNeeds:
     instances: isl.UnionSet = field(compare=False, repr=False)
 
 
-def flow_closure(problem: Problem) -> tuple[isl.UnionMap, bool]:
+def flow_closure(problem: Problem, summed: tuple[str, ...] = ()) -> tuple[isl.UnionMap, bool]:
     """The transitive flow dependences at the call's sizes (cached per problem); a reduction's
-    accumulator is left out (the partials and their combination stand for it)."""
-    if "closure" not in problem._cache:
+    accumulator is left out, and so are the ``summed`` arrays (the partials and their
+    combination stand for their chains)."""
+    key = ("closure", summed)
+    if key not in problem._cache:
         raw = isl.UnionMap.empty(problem.scop.context.get_space())
-        skip = problem.scop.statement(problem.reduction).array if problem.reduction else None
+        skip = set(summed) | ({problem.scop.statement(problem.reduction).array} if problem.reduction else set())
         for dep in problem.deps.items:
-            if dep.kind == "RAW" and dep.array != skip:  # the accumulator's chain: partials replace it
+            if dep.kind == "RAW" and dep.array not in skip:  # the accumulator's chain: partials replace it
                 raw = raw.union(dep.relation)
         raw = fixed(raw, problem.env)
         closure, exact = raw.transitive_closure() if not raw.is_empty() else (raw, True)
-        problem._cache["closure"] = (closure, bool(exact))
-    return problem._cache["closure"]
+        problem._cache[key] = (closure, bool(exact))
+    return problem._cache[key]
 
 
-def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int) -> ChunkNeeds:
+def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> ChunkNeeds:
     """The instances whose values reach the chunk ``[lo, hi)`` of the written arrays (or, for
     a reduction, the chunk's own updates), and the elements of each chunked array they read
-    (in global coordinates)."""
+    (in global coordinates).  The ``last`` chunk owns everything from ``lo`` on: an array
+    longer than the reference has its extra elements there."""
     env = problem.env
-    direct = _writers(problem, cut, lo, hi)
+    direct = _writers(problem, cut, lo, hi, last)
     if problem.reduction:
-        direct = direct.union(owned_updates(problem, cut, lo, hi))
-    closure, _ = flow_closure(problem)
+        direct = direct.union(owned_updates(problem, cut, lo, hi, last))
+    summed = problem.summed_along(cut)
+    for stmt in _adders(problem, summed):
+        direct = direct.union(_owned(problem, cut, stmt, lo, hi, last))
+    closure, _ = flow_closure(problem, summed)
     needed = direct.union(closure.intersect_range(direct).domain())
     reads = fixed(problem.scop.reads(), env).intersect_domain(needed).range()
     by_name = _sets_by_name(reads)
@@ -276,43 +294,57 @@ def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int) -> ChunkNeeds:
             continue
         span = _coordinate_range(by_name[name], axis) if name in by_name else None
         if span is not None:
-            arrays.append(ArrayNeed(name, max(0, lo - span[0]), max(0, span[1] - (hi - 1))))
+            arrays.append(ArrayNeed(name, max(0, lo - span[0]), max(0, span[1] - (hi - 1)), span[1] - (hi - 1)))
     return ChunkNeeds(lo, hi, tuple(arrays), needed)
 
 
-def _writers(problem: Problem, cut: Cut, lo: int, hi: int) -> isl.UnionSet:
+def _writers(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> isl.UnionSet:
     """The instances that write the chunk's elements of the written arrays (each is cut along
     the cut's axis of it: polyfuse.dask.plan refuses a split that leaves one out)."""
     owned = isl.UnionSet.empty(problem.scop.context.get_space())
+    summed = problem.summed_along(cut)
     for name in problem.written:
+        if name in summed:
+            continue  # not moved by the cut: each chunk adds its own updates (chunk_needs)
         axis = cut.axis_of(name)
         assert axis is not None
         xs = [f"a{i}" for i in range(problem.scop.array(name).rank)]
         owned = owned.union(isl.UnionSet.read_from_str(
-            problem.ctx(), f"{{ {name}[{', '.join(xs)}] : {lo} <= a{axis} < {hi} }}"))
+            problem.ctx(), f"{{ {name}[{', '.join(xs)}] : {lo} <= a{axis}{'' if last else f' < {hi}'} }}"))
     return fixed(problem.scop.writes(), problem.env).intersect_range(owned).domain()
 
 
-def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int) -> isl.UnionSet:
+def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> isl.UnionSet:
     """A reduction's updates whose moving loop lies in ``[lo, hi)``: each chunk owns its own,
     so the chunks' partial results cover every update once."""
     assert problem.reduction is not None
-    stmt = problem.scop.statement(problem.reduction)
+    return _owned(problem, cut, problem.scop.statement(problem.reduction), lo, hi, last)
+
+
+def _adders(problem: Problem, summed: tuple[str, ...]) -> list[Statement]:
+    """The statements that add to the ``summed`` arrays."""
+    return [s for s in problem.scop.statements if s.array in summed]
+
+
+def _owned(problem: Problem, cut: Cut, stmt: Statement, lo: int, hi: int, last: bool) -> isl.UnionSet:
+    """The instances of an update statement whose moving loop lies in the chunk."""
     pos = align(problem, cut)[stmt.name]
     if pos is None:
         raise _refuse(stmt, cut, "the reduction's update does not move with the axis")
     xs = ", ".join(f"x{i}" for i in range(len(stmt.iterators)))
-    box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos} < {hi} }}")
+    upper = "" if last else f" < {hi}"
+    box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos}{upper} }}")
     return isl.UnionSet.from_set(fixed(stmt.domain, problem.env).intersect(box.align_params(stmt.domain.get_space())))
 
 
 def local_instances(problem: Problem, cut: Cut, alignment: dict[str, int | None],
                     start: int, length: int) -> isl.UnionSet:
-    """What the kernel runs on the block ``[start, start + length)``, in global coordinates."""
+    """What the kernel runs on the block ``[start, start + length)`` (of the reference array;
+    every other array's block is as much longer as the array is), in global coordinates."""
     local = problem.env
     for name, axis in cut.members:
         if name in problem.chunked:
-            local[shape_param(name, axis)] = length
+            local[shape_param(name, axis)] = max(0, length + problem.offset(name, axis))
     ctx = problem.ctx()
     result = isl.UnionSet.empty(problem.scop.context.get_space())
     for stmt in problem.scop.statements:
@@ -337,6 +369,22 @@ def missing_sides(problem: Problem, alignment: dict[str, int | None], missing: i
             continue
         left = max(left, lo - span[0])
         right = max(right, span[1] - (hi - 1))
+    return left, right
+
+
+def inner_sides(alignment: dict[str, int | None], missing: isl.UnionSet, lo: int, hi: int) -> tuple[int, int]:
+    """Which sides of the block to grow by one for ``missing`` instances that lie inside it but
+    that its kernel does not run: a loop such as ``range(1, n - 1)`` leaves out a band at each
+    edge of every block, so an instance near an edge needs the block to reach one further."""
+    left = right = 0
+    middle = (lo + hi) / 2
+    for name, points in _sets_by_name(missing).items():
+        pos = alignment[name]
+        span = _coordinate_range(points, pos) if pos is not None else None
+        if span is None:
+            continue
+        left = max(left, int(span[0] < middle))
+        right = max(right, int(span[1] >= middle))
     return left, right
 
 
@@ -366,9 +414,12 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     whole = whole_instances(problem)
     _refuse_carried(problem, cut, alignment)
     bounds = _chunk_bounds(chunks)
-    per_chunk = [chunk_needs(problem, cut, lo, hi) for lo, hi in bounds]
+    per_chunk = [chunk_needs(problem, cut, lo, hi, k == len(bounds) - 1) for k, (lo, hi) in enumerate(bounds)]
     left = max((a.left for c in per_chunk for a in c.arrays), default=0)
-    right = max((a.right for c in per_chunk for a in c.arrays), default=0)
+    # an array longer along the axis than the reference has that much more in every block
+    right = max((a.reach - problem.offset(a.array, cut.axis_of(a.array) or 0) for c in per_chunk for a in c.arrays),
+                default=0)
+    right = max(right, 0)
     for _ in range(64):  # the loop bounds may need a deeper block than the reads
         grow_left = grow_right = 0
         for index, needs in enumerate(per_chunk):
@@ -376,6 +427,13 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
             missing = check_chunk(problem, cut, alignment, needs, start, length, whole)
             if not missing.is_empty():
                 more = missing_sides(problem, alignment, missing, start, start + length)
+                if not any(more):  # inside the block, in the band its loop bounds leave out at an edge
+                    more = inner_sides(alignment, missing, start, start + length)
+                if not any(more):
+                    name = next(iter(_sets_by_name(missing)))
+                    raise _refuse(problem.scop.statement(name), cut,
+                                  "a block would not run every instance its chunk needs, however deep its "
+                                  "ghost zone (its loop bounds do not move with the block)")
                 grow_left, grow_right = max(grow_left, more[0]), max(grow_right, more[1])
         if not grow_left and not grow_right:
             break
@@ -386,6 +444,8 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     guarded = False
     if problem.reduction is not None:
         guarded = _check_partials(problem, cut, alignment, bounds, per_chunk, left, right)
+    for stmt in _adders(problem, problem.summed_along(cut)):
+        _check_sums(problem, cut, alignment, stmt, bounds, left, right)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
                       if (p := alignment[s.name]) is not None)
     return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1], cut.members,
@@ -405,7 +465,7 @@ def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None]
         start, length = _block(bounds, index, left, right)
         local = _plain(local_instances(problem, cut, alignment, start, length))
         runs = _sets_by_name(local).get(name)
-        owned = _sets_by_name(_plain(owned_updates(problem, cut, needs.lo, needs.hi))).get(name)
+        owned = _sets_by_name(_plain(owned_updates(problem, cut, needs.lo, needs.hi, index == len(bounds) - 1))).get(name)
         if owned is None:
             extra = extra or runs is not None
             continue
@@ -415,6 +475,19 @@ def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None]
                           "(its loop bounds and its reads' ghost zone disagree)")
         extra = extra or not runs.is_equal(owned)
     return extra
+
+
+def _check_sums(problem: Problem, cut: Cut, alignment: dict[str, int | None], stmt: Statement, bounds,
+                left: int, right: int) -> None:
+    """Each block runs exactly the updates of a summed array its chunk owns: the partials then
+    add up every update once."""
+    for index, (lo, hi) in enumerate(bounds):
+        start, length = _block(bounds, index, left, right)
+        runs = _sets_by_name(_plain(local_instances(problem, cut, alignment, start, length))).get(stmt.name)
+        owned = _sets_by_name(_plain(_owned(problem, cut, stmt, lo, hi, index == len(bounds) - 1))).get(stmt.name)
+        if (runs is None) != (owned is None) or (runs is not None and owned is not None and not runs.is_equal(owned)):
+            raise _refuse(stmt, cut, f"a block would not add exactly its own chunk's updates to {stmt.array} "
+                          "(its loop also runs over the ghost zone), so the partial sums would not add up")
 
 
 def _chunk_bounds(chunks: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -448,7 +521,7 @@ def _refuse_carried(problem: Problem, cut: Cut, alignment: dict[str, int | None]
     on an earlier iteration of the loop that moves with the axis, in the same iteration of every
     loop around it, makes that loop a recurrence: each chunk would need every chunk before it.
     A loop around it (a time loop) carrying the chain is fine: the ghost zone covers it."""
-    closure, _ = flow_closure(problem)
+    closure, _ = flow_closure(problem, problem.summed_along(cut))
     cyclic = []
     for m in _maps_of(closure):
         name = m.get_tuple_name(isl.dim_type.in_)

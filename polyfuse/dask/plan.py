@@ -18,7 +18,7 @@ import numpy as np
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.dask.cuts import Cut, find_cuts
 from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, fixed, halo_for_axis
-from polyfuse.dask.reduce import Reduction, reduction_of
+from polyfuse.dask.reduce import Reduction, accumulated, reduction_of
 from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
 from polyfuse.frontend import lift
@@ -85,6 +85,13 @@ class DaskPlan:
                          + ("" if halo.closure_exact else " (isl's flow closure was inexact: a superset)"))
             if len(split_.cut.members) > 1:
                 lines.append(f"    cut together: {split_.cut.label}")
+            for array in split_.summed:
+                lines.append(f"    {array}: summed along it (each block adds its chunk's updates, into zeros past "
+                             "the first block; Dask's tree sum adds the partials: for floats in another order "
+                             "than the loop, hence reassociate=True)")
+            for array, d in split_.offsets:
+                lines.append(f"    {array}: {abs(d)} {'longer' if d > 0 else 'shorter'} along it than the "
+                             f"reference, in every block (its last chunk {split_.chunks_for(array)[-1]})")
             for need in halo.needs:
                 lines.append(f"    {need.array}: reads need left {need.left}, right {need.right}")
             lines.append("    loops moving with the axis: "
@@ -155,19 +162,25 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
              for axis in range(values[n].ndim)]
     env = _param_values(scop, values, dasks)
     new_shapes = result_shapes(scop, env, results)
-    layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes)
+    sums = _sums(scop, written, reassociate) if reduction is None else {}
+    layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes, sums)
     chunked = dasks + tuple(n for n in layout.promoted if n not in dasks)
     ints = tuple(n for n, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
     # a returned reduction or new array holds the last exchange's value only: one exchange
-    loop = time_loop(scop, deps, ints) if reduction is None and not results else None
+    summing = any(layout.summed)  # partials of one exchange are not the next one's input: one exchange
+    loop = time_loop(scop, deps, ints) if reduction is None and not results and not summing else None
     reference = written[0] if written else dasks[0]
+
+    offsets = tuple((a, axis, d) for cut, differ in zip(layout.cuts, layout.offsets) for a, d in differ
+                    if (axis := cut.axis_of(a)) is not None)
+    summed = tuple((cut.members, arrays) for cut, arrays in zip(layout.cuts, layout.summed) if arrays)
 
     def problem(step_count: int | None) -> Problem:
         sizes = dict(env)
         if loop is not None and step_count is not None:
             sizes[loop.param] = step_count
         return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                       reduction.statement if reduction is not None else None)
+                       reduction.statement if reduction is not None else None, offsets, summed)
 
     cut_chunks = layout.chunks
     choice = None
@@ -182,7 +195,8 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
                                 "be split (one loop around the whole body over an int argument)")
         counts = (None,)
     cut_chunks, thin = _fit_chunks(problem(counts[0]), layout.cuts, cut_chunks)
-    splits = tuple(Split(cut, sizes) for cut, sizes in zip(layout.cuts, cut_chunks))
+    splits = tuple(Split(cut, sizes, d, sm) for cut, sizes, d, sm in
+                   zip(layout.cuts, cut_chunks, layout.offsets, layout.summed))
     exchanges = []
     for count in dict.fromkeys(counts):
         axes = tuple(halo_for_axis(problem(count), s.cut, s.chunks) for s in splits)
@@ -260,10 +274,26 @@ def _evaluate(scop: Scop, text: str, env: dict[str, int]) -> int:
 @dataclass(frozen=True)
 class Split:
     """One loop dimension cut into chunks: the array axes it moves (polyfuse.dask.cuts) and
-    their common chunks (dask's ``common_blockdim`` of the arrays' chunks along them)."""
+    their common chunks (dask's ``common_blockdim`` of the arrays' chunks along them, in the
+    coordinates of the cut's reference array: its first output, else its first array).
+
+    An array longer or shorter than the reference along the cut (``A`` of ``n + 1`` beside
+    ``B`` of ``n``) keeps that difference in every block, so the kernel's bounds, written in
+    either array's extent, mean the same in a block as on the whole arrays; its last chunk
+    takes the difference (``offsets``)."""
 
     cut: Cut
     chunks: tuple[int, ...]
+    offsets: tuple[tuple[str, int], ...] = ()  # array -> its extent minus the reference's (nonzero only)
+    summed: tuple[str, ...] = ()  # written arrays the cut does not move, summed over its chunks
+
+    def offset(self, name: str) -> int:
+        return dict(self.offsets).get(name, 0)
+
+    def chunks_for(self, name: str) -> tuple[int, ...]:
+        """The chunks of array ``name`` along its axis of the cut."""
+        d = self.offset(name)
+        return self.chunks[:-1] + (self.chunks[-1] + d,) if d else self.chunks
 
 
 @dataclass(frozen=True)
@@ -275,53 +305,103 @@ class Layout:
     chunks: tuple[tuple[int, ...], ...]
     merged: tuple[tuple[str, int, str], ...]  # (array, axis, why)
     promoted: tuple[str, ...]
+    offsets: tuple[tuple[tuple[str, int], ...], ...] = ()  # per cut: Split.offsets
+    summed: tuple[tuple[str, ...], ...] = ()  # per cut: Split.summed
+
+
+def _sums(scop: Scop, written: tuple[str, ...], reassociate: bool) -> dict[str, bool]:
+    """The written arrays the kernel only adds to (polyfuse.dask.reduce.accumulated), and
+    whether a loop may be split into partial sums of each: integers always (int64 wraps the
+    same in any order), floats with ``reassociate=True`` (the additions change order)."""
+    found = {}
+    for array in written:
+        dtype = accumulated(scop, array)
+        if dtype is not None:
+            found[array] = reassociate or not dtype.startswith(("float", "complex"))
+    return found
 
 
 def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written: tuple[str, ...],
-               new_shapes: dict[str, tuple[int, ...]]) -> Layout:
+               new_shapes: dict[str, tuple[int, ...]], sums: dict[str, bool] | None = None) -> Layout:
     """Split a cut where its arrays have several chunks along it, and, for a kernel that
     writes arrays, where it moves every one of them: along a loop that indexes no written array
     (``j`` in ``y[i] += A[i, j] * x[j]``), or not all of them, every block would write the same
-    elements, so the cut's axes are merged into one chunk (reported).  All the arrays of a split
-    cut must have the same extent along it, and no array axis may move with two split cuts;
-    anything else is refused, named."""
+    elements, so the cut's axes are merged into one chunk (reported).  The chunks are those of
+    the cut's reference array (its first output): the arrays' chunk boundaries inside its
+    extent, refined in common; an array of another extent differs in its last chunk only
+    (``Split.offsets``).  No array axis may move with two split cuts; that is refused, named.
+    A cut that leaves out only arrays the kernel adds to (``sums``: ``y[i] += A[i, j] * x[j]``
+    along ``j``) is split where ``sums`` allows it: each block adds its chunk's updates into
+    zeros, and Dask sums the partials (``Split.summed``)."""
     from dask.array.core import common_blockdim
 
     split: list[Cut] = []
     sizes: list[tuple[int, ...]] = []
+    offsets: list[tuple[tuple[str, int], ...]] = []
+    summed_here: list[tuple[str, ...]] = []
     merged: list[tuple[str, int, str]] = []
     promoted: list[str] = []
     for cut in cuts:
         members = [(a, x) for a, x in cut.members if hasattr(values.get(a), "shape")]
-        chunks = [values[a].chunks[x] for a, x in members if is_dask_array(values[a])]
+        extents = {a: int(values[a].shape[x]) for a, x in members}
+        extents |= {a: new_shapes[a][x] for a, x in cut.members if a in new_shapes}  # returned new arrays
+        reference = next((a for a in written if a in extents), members[0][0] if members else None)
+        if reference is None:
+            continue
+        along = extents[reference]
+        chunks = [_clipped(values[a].chunks[x], along) for a, x in members if is_dask_array(values[a])]
         several = any(len(c) > 1 for c in chunks)
         if not several:
             continue
         left_out = [w for w in written if cut.axis_of(w) is None]
-        if left_out:
+        sums = sums or {}
+        summed = bool(left_out) and all(sums.get(w) for w in left_out)
+        if left_out and not summed:
             loop = ", ".join(cut.loops) or "-"
             why = (f"loop {loop} indexes no written array" if len(left_out) == len(written) else
                    f"{', '.join(left_out)} {'is' if len(left_out) == 1 else 'are'} written but not indexed by loop {loop}")
+            if all(w in sums for w in left_out):
+                why += ("; a float sum split along it would add in another order: "
+                        "polyfuse.dask.call(..., reassociate=True) sums per-chunk partials")
             merged.extend((a, x, why) for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
             continue
-        extents = {(a, x): values[a].shape[x] for a, x in members}
-        extents |= {(a, x): new_shapes[a][x] for a, x in cut.members if a in new_shapes}  # returned new arrays
-        if len(set(extents.values())) > 1:
-            listed = ", ".join(f"{a} axis {x} has {n}" for (a, x), n in extents.items())
-            raise UnsupportedError(f"{name}: cannot cut {cut.label} consistently: {listed} elements; the "
-                                   "arrays one loop indexes are cut into the same chunks, so they must have "
-                                   "the same extent; keep these axes in one chunk")
         for member in members:
             other = next((c for c in split if member in c.members), None)
             if other is not None:
                 raise UnsupportedError(f"{name}: cannot cut {member[0]} consistently: its axis {member[1]} moves with "
                                        f"{cut.label} and with {other.label}; keep it in one chunk")
+        differ = tuple((a, n - along) for a, n in extents.items() if n != along)
+        common = list(common_blockdim(chunks))
+        shortest = min((d for _, d in differ), default=0)
+        while len(common) > 1 and common[-1] + shortest < 1:  # a shorter array keeps an element in its last chunk
+            common[-2:] = [common[-2] + common[-1]]
+        if len(common) < 2:
+            continue
         split.append(cut)
-        sizes.append(tuple(common_blockdim(chunks)))
+        sizes.append(tuple(common))
+        offsets.append(differ)
+        summed_here.append(tuple(left_out) if summed else ())
         promoted.extend(a for a, _ in members if not is_dask_array(values[a]))
     cut_along = {member for c in split for member in c.members}
     merged = [(a, x, why) for a, x, why in merged if (a, x) not in cut_along]  # another loop cuts it
-    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)))
+    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)), tuple(offsets),
+                  tuple(summed_here))
+
+
+def _clipped(chunks: tuple[int, ...], extent: int) -> tuple[int, ...]:
+    """``chunks``' boundaries that lie inside ``[0, extent)``, as chunks summing to ``extent``
+    (an array longer than the reference loses its extra elements' boundaries, a shorter one's
+    last chunk reaches the reference's end)."""
+    bounds, at = [], 0
+    for size in chunks[:-1]:
+        at += size
+        if 0 < at < extent:
+            bounds.append(at)
+    found, last = [], 0
+    for b in bounds + [extent]:
+        found.append(b - last)
+        last = b
+    return tuple(found)
 
 
 def _chunks_of(name: str, shape: tuple[int, ...], splits: tuple[Split, ...]) -> tuple[tuple[int, ...], ...]:
@@ -330,7 +410,7 @@ def _chunks_of(name: str, shape: tuple[int, ...], splits: tuple[Split, ...]) -> 
     for s in splits:
         axis = s.cut.axis_of(name)
         if axis is not None:
-            chunks[axis] = s.chunks
+            chunks[axis] = s.chunks_for(name)
     return tuple(chunks)
 
 
@@ -348,7 +428,9 @@ def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) 
 
 
 def _fit_chunks(problem: Problem, cuts: tuple[Cut, ...], chunks: tuple[tuple[int, ...], ...]):
-    """Merge chunks thinner than their ghost zone (dask's overlap reads only the neighbours)."""
+    """Merge chunks thinner than their ghost zone (dask's overlap reads only the neighbours).
+    An array longer by ``d`` along the cut exchanges ``d`` more on the right; one shorter by
+    ``d`` needs ``d`` more elements in every chunk (its last chunk is ``d`` shorter)."""
     from dask.array.overlap import ensure_minimum_chunksize
 
     fitted, thin = list(chunks), []
@@ -356,7 +438,9 @@ def _fit_chunks(problem: Problem, cuts: tuple[Cut, ...], chunks: tuple[tuple[int
         if len(sizes) < 2:
             continue
         halo = halo_for_axis(problem, cut, sizes)
-        depth = max(halo.left, halo.right)
+        differ = [problem.offset(a, x) for a, x in cut.members]
+        longer, shorter = max(max(differ), 0), max(-min(differ), 0)
+        depth = max(halo.left, halo.right + longer) + shorter + (1 if shorter else 0)
         if depth and min(sizes) < depth:
             fitted[index] = tuple(ensure_minimum_chunksize(depth, sizes))
             thin.append(cut)
@@ -371,7 +455,8 @@ def _choose_steps(problem, loop: TimeLoop, total: int, layout: Layout, array, re
         raise ArgumentError(f"steps_per_exchange must be a positive int (got {forced!r})")
     written = problem(1).written
     itemsize = max(values[n].dtype.itemsize for n in written) if written else 8
-    splits = tuple(Split(c, s) for c, s in zip(layout.cuts, layout.chunks))
+    splits = tuple(Split(c, s, d, sm) for c, s, d, sm in zip(layout.cuts, layout.chunks, layout.offsets,
+                                                             layout.summed))
     chunks = _chunks_of(reference, array.shape, splits)
     options = []
     for k in ([min(forced, max(total, 1))] if forced is not None else candidate_steps(total)):
@@ -391,7 +476,7 @@ def _middle_depths(problem: Problem, splits: tuple[Split, ...], reference: str) 
             continue
         middle = len(sizes) // 2
         lo = sum(sizes[:middle])
-        needs = chunk_needs(problem, split.cut, lo, lo + sizes[middle])
+        needs = chunk_needs(problem, split.cut, lo, lo + sizes[middle], middle == len(sizes) - 1)
         depths[axis] = (max((a.left for a in needs.arrays), default=0),
                         max((a.right for a in needs.arrays), default=0))
     return depths

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import islpy as isl
 import numpy as np
 
 from polyfuse.errors import UnsupportedError
@@ -118,3 +119,39 @@ def _apply(op: str, a, b):
 def keep(x, axis=None, keepdims=False, **_):
     """dask's per-chunk step: a block's partial is already one value."""
     return x if keepdims else np.asarray(x).reshape(())
+
+
+def accumulated(scop: Scop, array: str) -> str | None:
+    """The dtype of ``array`` when the kernel only adds to it: every statement that writes it is
+    ``array[idx] = array[idx] + value`` (the same element read, ``value`` not reading the array)
+    and no other statement reads it.  Its final value is then its initial value plus every
+    update's ``value``, however they are grouped: a loop split into chunks can give each chunk's
+    sum of updates (a partial, from zeros) and Dask add the partials.  None otherwise."""
+    writers = [s for s in scop.statements if array in s.targets]
+    if not writers or any(s.region is not None for s in writers):
+        return None
+    if any(array in s.sources() for s in scop.statements if s not in writers):
+        return None
+    for stmt in writers:
+        value = stmt.value
+        if not (isinstance(value, ir.BinOp) and value.op == "+"):
+            return None
+        sides = [(mine, other) for mine, other in ((value.lhs, value.rhs), (value.rhs, value.lhs))
+                 if isinstance(mine, ir.Load) and mine.array == array]
+        if len(sides) != 1 or any(isinstance(e, ir.Load) and e.array == array for e in ir.walk(sides[0][1])):
+            return None
+        if array in {e.array for i in stmt.index for e in ir.walk(i) if isinstance(e, ir.Load)}:
+            return None
+        if not _of(stmt.reads, array).is_equal(_of(stmt.writes, array)):
+            return None  # it reads another element than the one it writes
+    return scop.array(array).dtype
+
+
+def _of(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
+    """The part of a union of access relations that touches ``array``."""
+    found = isl.UnionMap.empty(accesses.get_space())
+    maps: list = []
+    accesses.foreach_map(lambda m: maps.append(m) if m.get_tuple_name(isl.dim_type.out) == array else None)
+    for m in maps:
+        found = found.union(isl.UnionMap.from_map(m))
+    return found

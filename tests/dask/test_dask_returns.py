@@ -154,11 +154,24 @@ def test_statement_reading_the_accumulator_is_refused():
     assert "B[i] = A[i] / m" in str(info.value)
 
 
-def test_returned_new_array_of_another_extent_is_refused():
-    with pytest.raises(polyfuse.UnsupportedError, match="A axis 0 has 21, C axis 0 has 20 elements"):
-        KERNELS["shorter"](da.ones(21, chunks=5))
-    got = KERNELS["shorter"](da.arange(21.0, chunks=-1))  # one chunk: fine
-    np.testing.assert_array_equal(got.compute(scheduler="threads"), np.ones(20))
+@pytest.mark.parametrize("chunks", [5, (4, 17), 1, -1], ids=["even", "uneven", "thinner-than-halo", "one-chunk"])
+def test_returned_new_array_one_shorter(chunks):
+    """``C = np.zeros(n - 1)`` beside A of n: C's blocks are one shorter than A's."""
+    A = np.random.default_rng(5).random(21)
+    got = KERNELS["shorter"](da.from_array(A, chunks=chunks))
+    assert got.shape == (20,)
+    value = got.compute(scheduler="threads")
+    np.testing.assert_array_equal(value, KERNELS["shorter"](A))
+    np.testing.assert_array_equal(value, shorter(A))
+
+
+def test_returned_new_array_one_shorter_plan():
+    """C (the output) gives the blocks; A's blocks are one longer: its ``range(A.shape[0] - 1)``
+    then runs exactly the block's chunk, so no ghost zone is exchanged."""
+    plan = pfd.explain(KERNELS["shorter"], da.ones(21, chunks=5))
+    split, = plan.splits
+    assert split.chunks == (5, 5, 5, 5) and split.chunks_for("A") == (5, 5, 5, 6)
+    assert (plan.exchanges[0].axes[0].left, plan.exchanges[0].axes[0].right) == (0, 0)
 
 
 def test_two_returned_reductions_are_refused():

@@ -78,6 +78,58 @@ def pairsum(A, B):
         B[i] = A[i] + A[i + 1]
 
 
+def backward(A, B):
+    for i in range(1, B.shape[0]):
+        B[i] = 2.0 * A[i - 1]
+
+
+def cells(P, C):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            C[i, j] = 0.25 * (P[i, j] + P[i + 1, j] + P[i, j + 1] + P[i + 1, j + 1])
+
+
+def matvec_add(A, x, y):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            y[i] += A[i, j] * x[j]
+
+
+def matvec_add_twice(A, x, y):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            y[i] += A[i, j] * x[j]
+    for i in range(n):
+        for j in range(m):
+            y[i] += x[j]
+
+
+def matvec_from_zero(A, x, y):
+    n, m = A.shape
+    for i in range(n):
+        y[i] = 0.0
+        for j in range(m):
+            y[i] += A[i, j] * x[j]
+
+
+def staggered(P, C, steps):
+    for _t in range(steps):
+        for i in range(1, P.shape[0] - 1):
+            C[i] = 0.5 * (P[i] + P[i + 1])
+        for i in range(1, P.shape[0] - 1):
+            P[i] = C[i - 1] * 0.25 + C[i] * 0.5
+
+
+def staggered_cells(P, C, steps):
+    for _t in range(steps):
+        for i in range(1, C.shape[0] - 1):
+            C[i] = 0.5 * (P[i] + P[i + 1])
+        for i in range(1, C.shape[0] - 1):
+            P[i] = C[i - 1] * 0.25 + C[i] * 0.5
+
+
 def rows_and_sums(A, B, r):
     n, m = A.shape
     for i in range(n):
@@ -94,7 +146,9 @@ def diagonal(A, B):
 
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (matvec, rowscale, boundary3d, colsum, transpose,
                                                     int_matvec_total, heat_coefficient, pairsum,
-                                                    rows_and_sums, diagonal)}
+                                                    backward, cells, matvec_add, matvec_add_twice,
+                                                    matvec_from_zero, staggered, staggered_cells, rows_and_sums,
+                                                    diagonal)}
 
 
 def _check(name, arrays, chunks, outputs, scheduler="threads"):
@@ -190,11 +244,138 @@ def test_time_loop_with_a_coefficient_vector():
     _check("heat_coefficient", [A, A.copy(), 0.25 * rng.random(14), 3], [(5, 6), (5, 6), 7, None], [0, 1])
 
 
-def test_arrays_of_different_extents_along_one_loop_are_refused():
-    with pytest.raises(polyfuse.UnsupportedError, match=r"B axis 0 has 20, A axis 0 has 21 elements"):
-        KERNELS["pairsum"](da.zeros(21, chunks=7), da.zeros(20, chunks=5))
-    got = KERNELS["pairsum"](da.arange(21.0, chunks=-1), da.zeros(20, chunks=-1))  # one chunk: fine
-    np.testing.assert_array_equal(got.compute(scheduler="threads"), 2.0 * np.arange(20) + 1.0)
+@pytest.mark.parametrize("chunks", [(7, 5), (5, 7), (1, 1), ((20, 1), 20), (-1, -1), (-1, 6)],
+                         ids=["uneven", "uneven-2", "thinner-than-halo", "boundary-past-B", "one-chunk", "A-whole"])
+def test_array_one_longer_along_the_split_loop(chunks):
+    """``B[i] = A[i] + A[i + 1]``, A of n + 1 points and B of n cells: A's extra element sits in
+    the last block, every block of A is one longer than B's."""
+    rng = np.random.default_rng(14)
+    _check("pairsum", [rng.random(21), np.zeros(20)], chunks, [1])
+
+
+def test_array_one_longer_plan():
+    plan = pfd.explain(KERNELS["pairsum"], da.zeros(21, chunks=7), da.zeros(20, chunks=5))
+    split, = plan.splits
+    assert split.cut.array == "B" and split.offsets == (("A", 1),)
+    assert split.chunks == (5, 2, 3, 4, 1, 5) and split.chunks_for("A") == (5, 2, 3, 4, 1, 6)
+    assert plan.chunks == ((5, 2, 3, 4, 1, 5),)  # B's: A's boundaries inside B's extent, refined in common
+    halo = plan.exchanges[0].axes[0]
+    assert (halo.left, halo.right) == (0, 0)  # A's one more element per block is its extent, not a ghost zone
+    assert "A: 1 longer along it than the reference" in plan.render()
+
+
+@pytest.mark.parametrize("chunks", [(5, 7), (1, 1), (7, (19, 2)), (-1, -1)],
+                         ids=["uneven", "thinner-than-halo", "B-last-chunk-2", "one-chunk"])
+def test_array_one_shorter_along_the_split_loop(chunks):
+    rng = np.random.default_rng(15)
+    _check("backward", [rng.random(20), np.zeros(21)], chunks, [1])
+
+
+def test_array_one_shorter_plan():
+    """``B[i] = 2 A[i - 1]``, A one shorter than B: A's block ends one before B's, which is
+    just where its reads end, so only the left ghost element is exchanged."""
+    plan = pfd.explain(KERNELS["backward"], da.zeros(20, chunks=3), da.zeros(21, chunks=3))
+    split, = plan.splits
+    assert split.offsets == (("A", -1),) and split.chunks_for("A")[-1] == split.chunks[-1] - 1
+    assert (plan.exchanges[0].axes[0].left, plan.exchanges[0].axes[0].right) == (1, 0)
+
+
+@pytest.mark.parametrize("chunks", [((4, 3), (5, 4)), ((13, 11), (3, 2)), (1, 1), ((4, 3), (-1, 3))],
+                         ids=["uneven", "points-whole", "thinner-than-halo", "rows-whole"])
+def test_points_and_cells_in_2d(chunks):
+    """A 2-D field of (n + 1) x (m + 1) points averaged onto n x m cells."""
+    rng = np.random.default_rng(16)
+    _check("cells", [rng.random((13, 11)), np.zeros((12, 10))], chunks, [1])
+
+
+@pytest.mark.parametrize("name, cells", [("staggered", 31), ("staggered_cells", 30)])
+@pytest.mark.parametrize("chunks", [(6, 5), (5, 5), (1, 1)], ids=["uneven", "even", "thinner-than-halo"])
+def test_time_loop_whose_bounds_leave_out_each_blocks_edge(name, cells, chunks):
+    """``C[i]`` for ``i`` in ``range(1, n - 1)`` read as ``C[i - 1]`` the next half step: the
+    instance at a block's first element is needed but the block's own loop starts one later, so
+    the block must reach one further than the reads say (it once came back wrong silently)."""
+    rng = np.random.default_rng(24)
+    _check(name, [rng.random(31), np.zeros(cells), 3], [chunks[0], chunks[1], None], [0, 1])
+
+
+def test_array_one_longer_on_cluster(client):
+    rng = np.random.default_rng(17)
+    _check("pairsum", [rng.random(21), np.zeros(20)], (7, 5), [1], client)
+
+
+def _sum_args(seed, dtype=float):
+    rng = np.random.default_rng(seed)
+    if dtype is int:
+        return rng.integers(-9, 9, (30, 20)), rng.integers(-9, 9, 20), rng.integers(-9, 9, 30)
+    return rng.random((30, 20)), rng.random(20), rng.random(30)
+
+
+def _dask_args(arrays, chunks):
+    return tuple(da.from_array(a, chunks=c) for a, c in zip(arrays, chunks))
+
+
+@pytest.mark.parametrize("chunks", [((7, 6), 6, 11), ((30, 3), 3, 30), ((7, 20), 20, 7), ((1, 1), 1, 1)],
+                         ids=["uneven", "columns-only", "rows-only", "one-element-blocks"])
+def test_float_sum_into_a_written_array_split_along_its_loop(chunks):
+    """``y[i] += A[i, j] * x[j]`` split along ``j`` with reassociate=True: per-chunk partials
+    (the first block's from y, the others' from zeros) added by Dask's tree sum."""
+    A, x, y = _sum_args(19)
+    args = _dask_args((A, x, y), chunks)
+    plan = pfd.explain(KERNELS["matvec_add"], *args, reassociate=True)
+    summed = {s.cut.loops: s.summed for s in plan.splits}
+    assert summed.get(("j",)) == (("y",) if len(args[1].chunks[0]) > 1 else None)
+    got = pfd.call(KERNELS["matvec_add"], *args, reassociate=True).compute(scheduler="threads")
+    whole, plain = y.copy(), y.copy()
+    KERNELS["matvec_add"](A, x, whole)
+    matvec_add(A, x, plain)
+    np.testing.assert_allclose(got, whole, rtol=1e-13)  # the additions' order changed
+    np.testing.assert_allclose(got, plain, rtol=1e-13)
+    np.testing.assert_allclose(got, y + A @ x, rtol=1e-13)
+
+
+def test_float_sum_split_plan_and_default():
+    A, x, y = _dask_args(_sum_args(20), ((7, 6), 6, 11))
+    plan = pfd.explain(KERNELS["matvec_add"], A, x, y, reassociate=True)
+    assert [s.summed for s in plan.splits] == [(), ("y",)] and plan.merged == ()
+    assert "y: summed along it" in plan.render()
+    default = pfd.explain(KERNELS["matvec_add"], A, x, y)  # without reassociate: merged, and why
+    assert [s.cut.loops for s in default.splits] == [("i",)]
+    assert ("A", 1) in {(a, axis) for a, axis, _ in default.merged}
+    assert "reassociate=True" in default.render()
+    got = KERNELS["matvec_add"](A, x, y).compute(scheduler="threads")
+    whole = y.compute()
+    KERNELS["matvec_add"](A.compute(), x.compute(), whole)
+    np.testing.assert_array_equal(got, whole)  # merged: the loop's own order, bit for bit
+
+
+def test_integer_sum_into_a_written_array_splits_exactly():
+    arrays = _sum_args(21, int)
+    args = _dask_args(arrays, ((7, 6), 6, 11))
+    assert [s.summed for s in pfd.explain(KERNELS["matvec_add_twice"], *args).splits] == [(), ("y",)]
+    got = KERNELS["matvec_add_twice"](*args).compute(scheduler="threads")
+    whole, plain = arrays[2].copy(), arrays[2].copy()
+    KERNELS["matvec_add_twice"](arrays[0], arrays[1], whole)
+    matvec_add_twice(arrays[0], arrays[1], plain)
+    np.testing.assert_array_equal(got, whole)
+    np.testing.assert_array_equal(got, plain)
+
+
+def test_sum_from_a_set_start_is_not_split():
+    """``y[i] = 0.0`` before the sum: every block would restart it, so ``j`` stays whole."""
+    arrays = _sum_args(22)
+    args = _dask_args(arrays, ((7, 6), 6, 11))
+    plan = pfd.explain(KERNELS["matvec_from_zero"], *args, reassociate=True)
+    assert [s.cut.loops for s in plan.splits] == [("i",)]
+    _check("matvec_from_zero", list(arrays), [(7, 6), 6, 11], [2])
+
+
+def test_float_sum_split_on_cluster(client):
+    A, x, y = _sum_args(23)
+    got, = client.gather(client.compute([pfd.call(KERNELS["matvec_add"], *_dask_args((A, x, y), ((7, 6), 6, 11)),
+                                                  reassociate=True)]))
+    whole = y.copy()
+    KERNELS["matvec_add"](A, x, whole)
+    np.testing.assert_allclose(got, whole, rtol=1e-13)
 
 
 def test_loop_that_leaves_a_written_array_out_is_not_split():
@@ -263,6 +444,18 @@ def test_spec_with_two_outputs_a_scalar_and_a_rank_0_result():
     np.testing.assert_allclose(ref_T, (A * 2.0 + B).sum(axis=1), rtol=1e-13)
     total = polyfuse.spec("t = sum[i](x[i])")(da.arange(10.0, chunks=3))
     assert total.ndim == 0 and total.compute(scheduler="threads") == 45.0
+
+
+@pytest.mark.parametrize("chunks", [5, (10, 13), 1, -1], ids=["even", "uneven", "thinner-than-halo", "one-chunk"])
+def test_spec_with_offsets_on_chunked_inputs(chunks):
+    """``y[i] = x[i] + x[i + 2]``: y is two shorter than x along the split loop."""
+    x = np.random.default_rng(18).random(23)
+    offsets = polyfuse.spec("y[i] = x[i] + x[i + 2]")
+    got = offsets(da.from_array(x, chunks=chunks))
+    assert got.shape == (21,)
+    value = got.compute(scheduler="threads")
+    np.testing.assert_array_equal(value, offsets(x))
+    np.testing.assert_array_equal(value, x[:-2] + x[2:])
 
 
 def test_spec_refuses_outputs_given_with_dask_inputs():
