@@ -72,6 +72,7 @@ class Kernel:
         self._names = tuple(self._signature.parameters)
         self._defaults = {name: p.default for name, p in self._signature.parameters.items()
                           if p.default is not inspect.Parameter.empty}
+        self._array_defaults: dict[str, np.ndarray] = {}  # list defaults NumPy converts (array_default)
         self._variants: dict[str, CompiledVariant] = {}
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
@@ -200,13 +201,20 @@ class Kernel:
         converted = {}
         for name in self._names:
             if name not in bound.arguments and not is_number(self._defaults[name]):
-                source = read_source(self.py_func)
-                array = array_default(source, name, self._defaults[name], self.py_func.__globals__)
-                if array is None:
-                    raise default_error(source, name, self._defaults[name])
-                converted[name] = array
+                converted[name] = self._array_default(name)
         bound.apply_defaults()
         return unpack_sparse({**bound.arguments, **converted})
+
+    def _array_default(self, name: str) -> np.ndarray:
+        """The array of a list default (``array_default``), found once: a call that omits it must
+        not parse the function's source again."""
+        if name not in self._array_defaults:
+            source = read_source(self.py_func)
+            array = array_default(source, name, self._defaults[name], self.py_func.__globals__)
+            if array is None:
+                raise default_error(source, name, self._defaults[name])
+            self._array_defaults[name] = array
+        return self._array_defaults[name]
 
     def _variant(self, values: dict[str, Any]) -> CompiledVariant:
         arguments = tuple(argument_of(name, value) for name, value in values.items())
