@@ -4,8 +4,8 @@ The key is content, not file times: the kernel's normalized source and the modul
 the call signature, the options, the versions of polyfuse and of the tools that generate code,
 and the CPU.  An entry holds the optimized LLVM IR and the machine code generated from it (linked
 again on load, skipping isl, the optimizer and LLVM's code generator), the runtime's checks and
-the rendered explain() sections, so explain() and inspect_llvm() still work after a hit.  An unwritable cache directory warns once and the cache
-stays in memory only.  ``POLYFUSE_DISABLE_CACHE=1`` turns it off; ``POLYFUSE_CACHE_DIR`` moves it.
+the rendered explain() sections, so explain() and inspect_llvm() still work after a hit.  An
+unwritable cache directory warns once and the cache stays in memory only.  ``POLYFUSE_DISABLE_CACHE=1`` turns it off; ``POLYFUSE_CACHE_DIR`` moves it.
 """
 
 from __future__ import annotations
