@@ -448,8 +448,8 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
         _check_sums(problem, cut, alignment, stmt, bounds, left, right)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
                       if (p := alignment[s.name]) is not None)
-    return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, flow_closure(problem)[1], cut.members,
-                    guarded)
+    exact = flow_closure(problem, problem.summed_along(cut))[1]  # the closure the needs came from
+    return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, exact, cut.members, guarded)
 
 
 def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None], bounds, per_chunk,
