@@ -19,7 +19,10 @@ chunk when, checked here with isl:
    array and side (``chunk_needs``);
 4. no statement depends, through the flow closure, on an earlier iteration of its moving loop
    within one iteration of the loops around it: that recurrence would make each chunk need all
-   the chunks before it (``_refuse_carried`` names the dependence).
+   the chunks before it (``_refuse_carried`` names the dependence);
+5. every block, in the final chunking, runs the same iterations of its other loops and accesses
+   the same elements as the whole-array kernel, with the block's own extents
+   (polyfuse.dask.blocks: an extent in a subscript or a bound is refused there, named).
 
 A returned reduction (polyfuse.dask.reduce) starts from its chunk's own updates instead of the
 written elements, leaves the accumulator's chain out of the closure, and checks that each
@@ -38,11 +41,11 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polyfuse.analysis.dependences import Dependences
 from polyfuse.dask.cuts import Cut, shift_map
+from polyfuse.dask.problem import Problem, fixed, local_sizes, moving_arrays, refusal
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
-from polyfuse.model.scop import Scop, Statement, isl_name, shape_param
+from polyfuse.model.scop import Statement, isl_name, shape_param
 
 
 @dataclass(frozen=True)
@@ -74,47 +77,7 @@ class AxisHalo:
     # kernel with the update restricted to the chunk (polyfuse.dask.guard)
 
 
-@dataclass(frozen=True)
-class Problem:
-    """The kernel at one call's sizes: what every check of one split axis reads."""
-
-    scop: Scop
-    deps: Dependences
-    values: tuple[tuple[str, int], ...]  # isl parameter -> value (sizes and int arguments)
-    chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
-    written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
-    reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
-    offsets: tuple[tuple[str, int, int], ...] = ()  # (array, axis, its extent minus the cut reference's)
-    summed: tuple[tuple[tuple[tuple[str, int], ...], tuple[str, ...]], ...] = ()  # (cut members, arrays
-    # the kernel adds to that the cut does not move): each chunk sums its own updates into zeros
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def env(self) -> dict[str, int]:
-        return dict(self.values)
-
-    def summed_along(self, cut: Cut) -> tuple[str, ...]:
-        return next((arrays for members, arrays in self.summed if members == cut.members), ())
-
-    def offset(self, array: str, axis: int) -> int:
-        """How much longer ``array`` is along ``axis`` than its cut's reference array: it keeps
-        the difference in every block (polyfuse.dask.plan.Split)."""
-        return next((d for a, x, d in self.offsets if a == array and x == axis), 0)
-
-    def ctx(self) -> isl.Context:
-        return self.scop.context.get_ctx()
-
-
 # ---- small isl helpers -----------------------------------------------------------------------
-
-def fixed(obj, values: dict[str, int]):
-    """``obj`` with its parameters fixed to ``values`` (the call's sizes)."""
-    if not values:
-        return obj
-    names = ", ".join(values)
-    cond = " and ".join(f"{n} = {v}" for n, v in values.items())
-    return obj.intersect_params(isl.Set.read_from_str(obj.get_ctx(), f"[{names}] -> {{ : {cond} }}"))
-
 
 def pairs_where(ctx: isl.Context, n_in: int, n_out: int, condition: str) -> isl.Map:
     """``{ [x0, ...] -> [y0, ...] : condition }`` (unnamed tuples)."""
@@ -143,29 +106,13 @@ def _sets_by_name(union: isl.UnionSet) -> dict[str, isl.Set]:
 
 # ---- 1. which iterator moves with the axis ---------------------------------------------------
 
-def moving_arrays(problem: Problem, cut: Cut) -> dict[str, int]:
-    """The arrays cut with the block and the axis of each: the cut's chunked arguments, and
-    kernel-local arrays whose extent along an axis is one of theirs (``np.empty_like(A)``,
-    ``np.empty(n)`` with ``n = A.shape[0]``): those are allocated with the block's size."""
-    found = {a: x for a, x in cut.members if a in problem.chunked}
-    params = {shape_param(a, x) for a, x in found.items()}
-    for info in problem.scop.arrays:
-        if info.kind == "arg":
-            continue
-        for k, extent in enumerate(info.shape):
-            if any(isinstance(e, ir.Var) and e.name in params for e in ir.walk(extent)):
-                found[info.name] = k
-                break
-    return found
-
-
 def covariant_iterator(problem: Problem, stmt: Statement, cut: Cut, moving: dict[str, int]) -> int | None:
     """The position of ``stmt``'s iterator that moves with ``axis``, or None when the
     statement touches no array that moves (it runs the same in every block).
 
     Raises UnsupportedError when no iterator keeps every access covariant."""
     if stmt.region is not None:
-        raise _refuse(stmt, cut, "opaque statements (calls, while loops) cannot be cut into chunks yet")
+        raise refusal(stmt, cut, "opaque statements (calls, while loops) cannot be cut into chunks yet")
     accesses = stmt.reads.union(stmt.writes)
     arrays = _accessed(accesses)
     if not any(a in moving for a in arrays):
@@ -176,7 +123,7 @@ def covariant_iterator(problem: Problem, stmt: Statement, cut: Cut, moving: dict
     for pos in order:
         if _is_covariant(ctx, stmt, accesses, arrays, moving, pos) and not _uses(stmt, pos, problem, cut):
             return pos
-    raise _refuse(stmt, cut, "no loop of the statement moves its accesses along the axis by the "
+    raise refusal(stmt, cut, "no loop of the statement moves its accesses along the axis by the "
                   "same amount (or its value uses the loop index or the axis's extent)")
 
 
@@ -330,7 +277,7 @@ def _owned(problem: Problem, cut: Cut, stmt: Statement, lo: int, hi: int, last: 
     """The instances of an update statement whose moving loop lies in the chunk."""
     pos = align(problem, cut)[stmt.name]
     if pos is None:
-        raise _refuse(stmt, cut, "the reduction's update does not move with the axis")
+        raise refusal(stmt, cut, "the reduction's update does not move with the axis")
     xs = ", ".join(f"x{i}" for i in range(len(stmt.iterators)))
     upper = "" if last else f" < {hi}"
     box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos}{upper} }}")
@@ -341,10 +288,7 @@ def local_instances(problem: Problem, cut: Cut, alignment: dict[str, int | None]
                     start: int, length: int) -> isl.UnionSet:
     """What the kernel runs on the block ``[start, start + length)`` (of the reference array;
     every other array's block is as much longer as the array is), in global coordinates."""
-    local = problem.env
-    for name, axis in cut.members:
-        if name in problem.chunked:
-            local[shape_param(name, axis)] = max(0, length + problem.offset(name, axis))
+    local = local_sizes(problem, cut, length)
     ctx = problem.ctx()
     result = isl.UnionSet.empty(problem.scop.context.get_space())
     for stmt in problem.scop.statements:
@@ -402,18 +346,24 @@ def check_chunk(problem: Problem, cut: Cut, alignment: dict[str, int | None], ne
     extra = local.subtract(_plain(whole))
     if not extra.is_empty():
         name = next(iter(_sets_by_name(extra)))
-        raise _refuse(problem.scop.statement(name), cut,
+        raise refusal(problem.scop.statement(name), cut,
                       "its loop bounds do not move with the chunk (a block would run iterations "
                       "the whole-array kernel does not)")
     return _plain(needs.instances).subtract(local)
 
 
-def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHalo:
-    """The ghost depth of the cut for these chunk sizes (see the module docstring)."""
+def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...], *, final: bool = True) -> AxisHalo:
+    """The ghost depth of the cut for these chunk sizes (see the module docstring).  ``final``:
+    these are the chunks the graph runs, so every block's accesses are checked too (a chunking
+    about to be merged, polyfuse.dask.plan._fit_chunks, needs only the depth)."""
+    from polyfuse.dask.blocks import check_accesses, check_bounds
+
     alignment = align(problem, cut)
     whole = whole_instances(problem)
     _refuse_carried(problem, cut, alignment)
     bounds = _chunk_bounds(chunks)
+    for index in range(len(bounds)):
+        check_bounds(problem, cut, alignment, *_block(bounds, index, 0, 0))
     per_chunk = [chunk_needs(problem, cut, lo, hi, k == len(bounds) - 1) for k, (lo, hi) in enumerate(bounds)]
     left = max((a.left for c in per_chunk for a in c.arrays), default=0)
     # an array longer along the axis than the reference has that much more in every block
@@ -431,7 +381,7 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
                     more = inner_sides(alignment, missing, start, start + length)
                 if not any(more):
                     name = next(iter(_sets_by_name(missing)))
-                    raise _refuse(problem.scop.statement(name), cut,
+                    raise refusal(problem.scop.statement(name), cut,
                                   "a block would not run every instance its chunk needs, however deep its "
                                   "ghost zone (its loop bounds do not move with the block)")
                 grow_left, grow_right = max(grow_left, more[0]), max(grow_right, more[1])
@@ -441,6 +391,9 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     else:
         raise UnsupportedError(f"cannot find a ghost depth for {cut.label}: the blocks never run "
                                "every instance the chunk needs")
+    if final:
+        for index in range(len(bounds)):
+            check_accesses(problem, cut, alignment, *_block(bounds, index, left, right))
     guarded = False
     if problem.reduction is not None:
         guarded = _check_partials(problem, cut, alignment, bounds, per_chunk, left, right)
@@ -470,7 +423,7 @@ def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None]
             extra = extra or runs is not None
             continue
         if runs is None or not owned.is_subset(runs):
-            raise _refuse(problem.scop.statement(name), cut,
+            raise refusal(problem.scop.statement(name), cut,
                           "a block would not run every update of the reduction its chunk owns "
                           "(its loop bounds and its reads' ghost zone disagree)")
         extra = extra or not runs.is_equal(owned)
@@ -486,7 +439,7 @@ def _check_sums(problem: Problem, cut: Cut, alignment: dict[str, int | None], st
         runs = _sets_by_name(_plain(local_instances(problem, cut, alignment, start, length))).get(stmt.name)
         owned = _sets_by_name(_plain(_owned(problem, cut, stmt, lo, hi, index == len(bounds) - 1))).get(stmt.name)
         if (runs is None) != (owned is None) or (runs is not None and owned is not None and not runs.is_equal(owned)):
-            raise _refuse(stmt, cut, f"a block would not add exactly its own chunk's updates to {stmt.array} "
+            raise refusal(stmt, cut, f"a block would not add exactly its own chunk's updates to {stmt.array} "
                           "(its loop also runs over the ghost zone), so the partial sums would not add up")
 
 
@@ -581,9 +534,3 @@ def _moves(relation: isl.UnionMap, src: str, dst: str, alignment: dict[str, int 
         if not plain.subtract(same.align_params(plain.get_space())).is_empty():
             return True
     return False
-
-
-def _refuse(stmt: Statement, cut: Cut, why: str) -> UnsupportedError:
-    return UnsupportedError(f"cannot split {cut.label} into chunks: {why}; keep axis {cut.axis} of "
-                            f"{cut.array} in one chunk ({cut.array}.rechunk({{{cut.axis}: -1}}))",
-                            stmt.span, stmt.source_line)

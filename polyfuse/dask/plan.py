@@ -17,7 +17,8 @@ import numpy as np
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.dask.cuts import Cut, find_cuts
-from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, fixed, halo_for_axis
+from polyfuse.dask.halo import AxisHalo, chunk_needs, halo_for_axis
+from polyfuse.dask.problem import Problem, fixed
 from polyfuse.dask.reduce import Reduction, accumulated, reduction_of
 from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
@@ -437,12 +438,13 @@ def _fit_chunks(problem: Problem, cuts: tuple[Cut, ...], chunks: tuple[tuple[int
     for index, (cut, sizes) in enumerate(zip(cuts, chunks)):
         if len(sizes) < 2:
             continue
-        halo = halo_for_axis(problem, cut, sizes)
+        halo = halo_for_axis(problem, cut, sizes, final=False)
         differ = [problem.offset(a, x) for a, x in cut.members]
         longer, shorter = max(max(differ), 0), max(-min(differ), 0)
         depth = max(halo.left, halo.right + longer) + shorter + (1 if shorter else 0)
         if depth and min(sizes) < depth:
-            fitted[index] = tuple(ensure_minimum_chunksize(depth, sizes))
+            total = sum(sizes)  # dask raises for a depth past the array's extent: one chunk then
+            fitted[index] = tuple(ensure_minimum_chunksize(depth, sizes)) if depth <= total else (total,)
             thin.append(cut)
     return tuple(fitted), tuple(thin)
 

@@ -1,0 +1,92 @@
+"""The kernel at one call's sizes, and what a block of it sees: shared by the halo analysis
+(polyfuse.dask.halo) and the checks of each block against the whole arrays (polyfuse.dask.blocks).
+
+``Problem`` holds the lifted Scop, its dependences and the call's parameter values; a block of
+a split cut sees the same parameters except the extents of the cut's arrays (``local_sizes``),
+and allocates the kernel-local arrays whose extent is one of those with its own size
+(``moving_arrays``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences
+from polyfuse.dask.cuts import Cut
+from polyfuse.errors import UnsupportedError
+from polyfuse.model import ir
+from polyfuse.model.scop import Scop, Statement, shape_param
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The kernel at one call's sizes: what every check of one split axis reads."""
+
+    scop: Scop
+    deps: Dependences
+    values: tuple[tuple[str, int], ...]  # isl parameter -> value (sizes and int arguments)
+    chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
+    written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
+    reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
+    offsets: tuple[tuple[str, int, int], ...] = ()  # (array, axis, its extent minus the cut reference's)
+    summed: tuple[tuple[tuple[tuple[str, int], ...], tuple[str, ...]], ...] = ()  # (cut members, arrays
+    # the kernel adds to that the cut does not move): each chunk sums its own updates into zeros
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def env(self) -> dict[str, int]:
+        return dict(self.values)
+
+    def summed_along(self, cut: Cut) -> tuple[str, ...]:
+        return next((arrays for members, arrays in self.summed if members == cut.members), ())
+
+    def offset(self, array: str, axis: int) -> int:
+        """How much longer ``array`` is along ``axis`` than its cut's reference array: it keeps
+        the difference in every block (polyfuse.dask.plan.Split)."""
+        return next((d for a, x, d in self.offsets if a == array and x == axis), 0)
+
+    def ctx(self) -> isl.Context:
+        return self.scop.context.get_ctx()
+
+
+def fixed(obj, values: dict[str, int]):
+    """``obj`` with its parameters fixed to ``values`` (the call's sizes)."""
+    if not values:
+        return obj
+    names = ", ".join(values)
+    cond = " and ".join(f"{n} = {v}" for n, v in values.items())
+    return obj.intersect_params(isl.Set.read_from_str(obj.get_ctx(), f"[{names}] -> {{ : {cond} }}"))
+
+
+def local_sizes(problem: Problem, cut: Cut, length: int) -> dict[str, int]:
+    """The parameters the kernel sees on a block ``length`` long (of the reference array):
+    each chunked array of the cut is as much longer as it is on the whole; the rest as called."""
+    local = problem.env
+    for name, axis in cut.members:
+        if name in problem.chunked:
+            local[shape_param(name, axis)] = max(0, length + problem.offset(name, axis))
+    return local
+
+
+def moving_arrays(problem: Problem, cut: Cut) -> dict[str, int]:
+    """The arrays cut with the block and the axis of each: the cut's chunked arguments, and
+    kernel-local arrays whose extent along an axis is one of theirs (``np.empty_like(A)``,
+    ``np.empty(n)`` with ``n = A.shape[0]``): those are allocated with the block's size."""
+    found = {a: x for a, x in cut.members if a in problem.chunked}
+    params = {shape_param(a, x) for a, x in found.items()}
+    for info in problem.scop.arrays:
+        if info.kind == "arg":
+            continue
+        for k, extent in enumerate(info.shape):
+            if any(isinstance(e, ir.Var) and e.name in params for e in ir.walk(extent)):
+                found[info.name] = k
+                break
+    return found
+
+
+def refusal(stmt: Statement, cut: Cut, why: str) -> UnsupportedError:
+    return UnsupportedError(f"cannot split {cut.label} into chunks: {why}; keep axis {cut.axis} of "
+                            f"{cut.array} in one chunk ({cut.array}.rechunk({{{cut.axis}: -1}}))",
+                            stmt.span, stmt.source_line)
