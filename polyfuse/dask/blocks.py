@@ -40,21 +40,33 @@ from polyfuse.model.scop import Statement
 
 
 def check_bounds(problem: Problem, cut: Cut, alignment: dict[str, int | None], start: int, length: int) -> None:
-    """1. of the module docstring, for the block ``[start, start + length)``."""
+    """1. of the module docstring, for the block ``[start, start + length)``; a statement that
+    does not move with the cut must run exactly as on the whole arrays."""
     local, env = local_sizes(problem, cut, length), problem.env
     for stmt in problem.scop.statements:
         pos = alignment[stmt.name]
-        if pos is None or stmt.region is not None or len(stmt.iterators) < 2:
+        if stmt.region is not None or (pos is not None and len(stmt.iterators) < 2):
             continue  # the instance check of halo.check_chunk covers the rest
         rank = len(stmt.iterators)
-        here = _plain(fixed(stmt.domain, local)).apply(_shift(stmt.domain.get_ctx(), stmt.name, rank, pos, start))
+        here = _plain(fixed(stmt.domain, local))
         whole = _plain(fixed(stmt.domain, env))
-        both = _lifted(_column(here, pos).intersect(_column(whole, pos)), pos, rank, stmt.name)
-        if not here.intersect(both).is_equal(whole.intersect(both)):
-            others = ", ".join(it for k, it in enumerate(stmt.iterators) if k != pos)
-            raise refusal(stmt, cut, f"a block would run other iterations of its loop {others} than the whole "
-                          f"arrays do at the same {stmt.iterators[pos]} (a bound uses {stmt.iterators[pos]}, or an array's "
-                          "extent along the axis, which a block sees as its own)")
+        if pos is not None:
+            here = here.apply(_shift(stmt.domain.get_ctx(), stmt.name, rank, pos, start))
+            both = _lifted(_column(here, pos).intersect(_column(whole, pos)), pos, rank, stmt.name)
+            here, whole = here.intersect(both), whole.intersect(both)
+        if not here.is_equal(whole):
+            raise refusal(stmt, cut, _bounds_differ(stmt, pos))
+
+
+def _bounds_differ(stmt: Statement, pos: int | None) -> str:
+    others = ", ".join(it for k, it in enumerate(stmt.iterators) if k != pos)
+    why = "an array's extent along the axis, which a block sees as its own"
+    if pos is None:
+        what = f"other iterations of its loop {others}" if others else "it under other conditions"
+        return f"a block would run {what} than the whole arrays do (a bound or condition uses {why})"
+    moving = stmt.iterators[pos]
+    return (f"a block would run other iterations of its loop {others} than the whole arrays do at the same "
+            f"{moving} (a bound uses {moving}, or {why})")
 
 
 def check_accesses(problem: Problem, cut: Cut, alignment: dict[str, int | None], start: int, length: int) -> None:

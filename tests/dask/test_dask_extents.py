@@ -71,6 +71,15 @@ def window_of_all(A, w, B):
         B[i] = A[i] * s
 
 
+def total_weight_first(A, w, B):
+    n = A.shape[0]
+    c = 0.0
+    for k in range(n):
+        c += w[k]
+    for i in range(n):
+        B[i] = A[i] * c
+
+
 def lower_triangle(A, B):
     for i in range(A.shape[0]):
         for j in range(i + 1):
@@ -112,7 +121,7 @@ def second_half_total(A, B):
 
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (
     last_weight, last_weight_first, column_offset, halves, second_half, end_aligned, square_rows,
-    window_of_all, lower_triangle, doubled, square_result, scratch_twice_as_long, second_half_total)}
+    window_of_all, total_weight_first, lower_triangle, doubled, square_result, scratch_twice_as_long, second_half_total)}
 
 
 def _args(arrays, chunks):
@@ -204,11 +213,13 @@ def test_a_difference_of_extents_in_a_subscript_is_the_same_in_every_block(chunk
     ("square_rows", [np.ones((8, 8)), np.zeros((8, 8))], [(3, -1), (3, -1)], "loop j"),
     ("window_of_all", [np.ones(9), np.ones(9), np.zeros(9)], [4, None, 4], "loop k"),
     ("lower_triangle", [np.ones((9, 9)), np.zeros((9, 9))], [((4, 5), -1), ((4, 5), -1)], "loop j"),
-], ids=["range-n-inside", "sum-over-range-n", "triangle"])
+    ("total_weight_first", [np.ones(9), np.ones(9), np.zeros(9)], [4, (2, 7), 4], "loop k"),
+], ids=["range-n-inside", "sum-over-range-n", "triangle", "sum-before-the-loop"])
 def test_a_bound_of_another_loop_that_differs_in_a_block_is_refused(name, arrays, chunks, loop):
-    """``for j in range(n)`` inside the split loop ``i`` over ``n`` rows, or ``range(i + 1)``: a
-    block runs ``j`` over its own ``n`` (or its local ``i``).  main refused these only after growing
-    the ghost zone 64 times, with no statement named."""
+    """``for j in range(n)`` inside the split loop ``i`` over ``n`` rows, or ``range(i + 1)``, or a
+    sum over ``range(n)`` before it: a block runs ``j`` over its own ``n`` (or its local ``i``).
+    main refused these only after growing the ghost zone 64 times, with no statement named (the
+    last one with a generic message at no line)."""
     with pytest.raises(polyfuse.UnsupportedError, match=f"a block would run other iterations of its {loop}") as info:
         KERNELS[name](*_args(arrays, chunks))
     assert info.value.span is not None
@@ -218,7 +229,8 @@ def test_a_bound_of_another_loop_that_differs_in_a_block_is_refused(name, arrays
     ("square_rows", [RNG.random((8, 8)), np.zeros((8, 8))], [-1, -1]),
     ("window_of_all", [RNG.random(9), RNG.random(9), np.zeros(9)], [-1, 4, -1]),
     ("lower_triangle", [RNG.random((9, 9)), np.zeros((9, 9))], [-1, -1]),
-], ids=["range-n-inside", "sum-over-range-n", "triangle"])
+    ("total_weight_first", [RNG.random(9), RNG.random(9), np.zeros(9)], [-1, 4, -1]),
+], ids=["range-n-inside", "sum-over-range-n", "triangle", "sum-before-the-loop"])
 def test_a_bound_of_another_loop_runs_with_the_axis_in_one_chunk(name, arrays, chunks):
     _check(name, arrays, chunks)
 
