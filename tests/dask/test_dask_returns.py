@@ -80,8 +80,40 @@ def two_scalars(A):
     return s, t
 
 
+def views(A, B):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            B[i, j] = A[i, j] * 2.0
+    return B.T, B[1:, ::-2], B[2], A[:, 1], B[::-1, 1:3], B[5:]
+
+
+def smoothed_middle_and_sum(A, B):
+    n = A.shape[0]
+    s = 0
+    for i in range(1, n - 1):
+        B[i] = A[i - 1] + A[i + 1]
+    for i in range(n):
+        s += B[i]
+    return B[1:-1], s
+
+
+def view_made_elsewhere(A, B):
+    for i in range(A.shape[0]):
+        B[i] = A[i] + 1.0
+    pair = (B.T, A)
+    return pair
+
+
+def view_named_first(A, B):
+    for i in range(A.shape[0]):
+        B[i] = A[i] + 1.0
+    V = B[::-1]
+    return V
+
+
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (scale_and_max, scale_return_max, swapped, shifted_copy,
-                                                    diffs_and_total, normalised, shorter, two_scalars)}
+                                                    diffs_and_total, normalised, shorter, two_scalars, views,
+                                                    smoothed_middle_and_sum, view_made_elsewhere, view_named_first)}
 
 
 def _compute(result, scheduler="threads"):
@@ -177,3 +209,38 @@ def test_returned_new_array_one_shorter_plan():
 def test_two_returned_reductions_are_refused():
     with pytest.raises(polyfuse.UnsupportedError, match="at most one reduction"):
         KERNELS["two_scalars"](da.ones(10, dtype=np.int64, chunks=5))
+
+
+@pytest.mark.parametrize("chunks", [((2, 3), (3, 2)), ((5, 1), (1, 4)), (-1, -1)], ids=["uneven", "thin", "one-chunk"])
+def test_views_of_arguments(chunks):
+    """``B.T``, a strided slice, a row, a column of an argument the kernel does not write, a
+    reversed slice, an empty slice: each block returns the argument, the client slices the view
+    from its new dask array."""
+    A = np.random.default_rng(6).random((5, 4))
+    got = KERNELS["views"](da.from_array(A, chunks=chunks[0]), da.from_array(np.zeros((5, 4)), chunks=chunks[1]))
+    assert all(isinstance(g, da.Array) for g in got)
+    assert [g.shape for g in got] == [(4, 5), (4, 2), (4,), (5,), (5, 2), (0, 4)]
+    _same(_compute(got), _expected("views", [A, np.zeros((5, 4))]))
+
+
+@pytest.mark.parametrize("chunks", [6, (5, 11, 7), -1], ids=["even", "uneven", "one-chunk"])
+def test_a_view_beside_a_guarded_reduction(chunks):
+    """The block's kernel is one variant: the sum's update on the chunk only, the view given back
+    as its argument."""
+    A, B = (np.random.default_rng(7).integers(-9, 9, size=23) for _ in range(2))
+    parts = [da.from_array(A, chunks=chunks), da.from_array(B, chunks=chunks)]
+    if chunks != -1:
+        assert pfd.explain(KERNELS["smoothed_middle_and_sum"], *parts).guarded
+    got = KERNELS["smoothed_middle_and_sum"](*parts)
+    _same(_compute(got), _expected("smoothed_middle_and_sum", [A, B]))
+
+
+def test_a_view_in_a_tuple_made_before_the_return_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="returned view must be written in the kernel's own"):
+        KERNELS["view_made_elsewhere"](da.ones(10, chunks=5), da.zeros(10, chunks=5))
+
+
+def test_a_view_named_before_the_return():
+    A = np.random.default_rng(8).random(10)
+    got = KERNELS["view_named_first"](da.from_array(A, chunks=3), da.zeros(10, chunks=4))
+    _same(_compute(got), _expected("view_named_first", [A, np.zeros(10)]))
