@@ -51,11 +51,11 @@ def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | Non
     block_kernel, bounds = runner or kernel, ()
     if plan.guarded or _has_views(scop.returns):
         block_kernel, bounds = _block_kernel(kernel, plan, scop, runner)
-    outputs, total = build(block_kernel, values, plan, names, bounds)
+    outputs, totals = build(block_kernel, values, plan, names, bounds)
     if scop.returns is None:
         result = tuple(outputs[name] for name in plan.written)
         return result[0] if len(result) == 1 else result
-    return _assemble(scop.returns, outputs, values, total, scop.returns_span)
+    return _assemble(scop.returns, outputs, values, totals, scop.returns_span)
 
 
 def _has_views(returns) -> bool:
@@ -72,38 +72,34 @@ def _block_kernel(kernel, plan: DaskPlan, scop, runner: Any):
     from polyfuse.dask.guard import block_variant, bound_names
     from polyfuse.errors import UnsupportedError
 
-    update = None
-    iterators: tuple[str, ...] = ()
+    updates: tuple[tuple[Any, tuple[str, ...]], ...] = ()
     bounds: tuple[tuple[str, str], ...] = ()
-    if plan.guarded:
-        reduction = plan.reduction
-        assert reduction is not None
-        update = scop.statement(reduction.statement)
+    if plan.guarded:  # every reduction's update: one that runs on its chunk only already is unchanged
+        updates = tuple((scop.statement(name), tuple(dict(h.iterators)[name] for h in plan.exchanges[0].axes))
+                        for name in dict.fromkeys(r.statement for r in plan.reductions))  # ``return s, s``: once
         if runner is not None:  # a spec's block (polyfuse.dask.spec): no source to restrict
-            raise UnsupportedError("a reduction whose loop runs over the ghost zones cannot run here", update.span,
-                                   update.source_line)
-        iterators = tuple(dict(h.iterators)[reduction.statement] for h in plan.exchanges[0].axes)
-        bounds = bound_names(kernel.py_func, len(iterators))
+            raise UnsupportedError("a reduction whose loop runs over the ghost zones cannot run here",
+                                   updates[0][0].span, updates[0][0].source_line)
+        bounds = bound_names(kernel.py_func, len(plan.exchanges[0].axes))
     views = _has_views(scop.returns)
-    key = ("block", update.name if update else None, iterators, views)
+    key = ("block", tuple((u.name, its) for u, its in updates), views)
     variant = kernel._dask_plans.get(key)
     if variant is None:
         variant = kernel._dask_plans[key] = block_variant(
-            kernel, update=update, iterators=iterators, returns=scop.returns if views else None,
-            returns_span=scop.returns_span)
+            kernel, updates=updates, returns=scop.returns if views else None, returns_span=scop.returns_span)
     return variant, bounds
 
 
-def _assemble(returns, outputs: dict[str, Any], values: dict[str, Any], total: Any, span: Any) -> Any:
+def _assemble(returns, outputs: dict[str, Any], values: dict[str, Any], totals: dict[str, Any], span: Any) -> Any:
     """The kernel's return value on dask arrays: an argument's new value (or the argument, if
     the kernel does not write it), a view of it (polyfuse.dask.views), a new array, the
-    reduction, or a tuple of them."""
+    reductions, or a tuple of them."""
     from polyfuse.dask.views import sliced_view
 
     if isinstance(returns, tuple):
-        return tuple(_assemble(item, outputs, values, total, span) for item in returns)
+        return tuple(_assemble(item, outputs, values, totals, span) for item in returns)
     if returns.how == "scalar":
-        return total
+        return totals[returns.name]
     value = outputs[returns.name] if returns.name in outputs else values[returns.name]
     return sliced_view(value, returns, values, span) if returns.how == "view" else value
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from polyfuse.dask.plan import DaskPlan, Exchange
+from polyfuse.dask.reduce import Reduction
 from polyfuse.errors import UnsupportedError
 
 LETTERS = string.ascii_letters
@@ -36,8 +37,8 @@ class BlockRun:
 
     Called with the blocks of ``chunked`` and then, per split cut, a one-element array holding
     the block's position along it (dask's blockwise has no ``block_id``).  Returns the blocks
-    of the written arguments, then of the new arrays the kernel returns, then (for a returned
-    reduction) the block's partial result as a ``(1, ..., 1)`` array."""
+    of the written arguments, then of the new arrays the kernel returns, then each returned
+    reduction's partial result for the block as a ``(1, ..., 1)`` array."""
 
     kernel: Any
     names: tuple[str, ...]  # the kernel's parameters, in order
@@ -46,10 +47,10 @@ class BlockRun:
     written: tuple[tuple[str, tuple[int | None, ...]], ...]  # per output: each axis's split (None: whole)
     lefts: tuple[int, ...]  # each split's left ghost depth
     chunks: tuple[tuple[int, ...], ...]  # each split's chunks (of its reference array)
-    partial: str | None = None  # a returned reduction's dtype: the block returns its partial
+    partials: tuple[tuple[str, str], ...] = ()  # each returned reduction's name (among ``returned``)
+    # and dtype: the block returns its partial
     results: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # new arrays returned, as ``written``
     returned: tuple[str, ...] = ()  # the names of the kernel's return value, flattened
-    scalar: str = ""  # the returned reduction's name among them
     bounds: tuple[tuple[str, str], ...] = ()  # per split: the guarded kernel's chunk start and
     # end arguments (polyfuse.dask.guard), given the chunk's place in the block
     rights: tuple[int, ...] = ()  # each split's right ghost depth (of its reference array)
@@ -84,8 +85,7 @@ class BlockRun:
         found = [_partial(values[name][self._keep(name, axes, where)], len(summed.get(name, ())))
                  for name, axes in self.written]
         found += [np.asarray(returned[name])[self._keep(name, axes, where)] for name, axes in self.results]
-        if self.partial is not None:
-            found.append(np.full((1,) * len(where), returned[self.scalar], dtype=self.partial))
+        found += [np.full((1,) * len(where), returned[name], dtype=dtype) for name, dtype in self.partials]
         return tuple(found)
 
     def _offsets(self, name: str, ndim: int) -> tuple[int, ...]:
@@ -220,10 +220,10 @@ def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange:
 
 
 def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Exchange,
-                 returned: tuple[str, ...] = (), bounds: tuple[tuple[str, str], ...] = ()) -> tuple[dict[str, Any], Any]:
+                 returned: tuple[str, ...] = (), bounds: tuple[tuple[str, str], ...] = ()
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One graph step: the new dask arrays of the written arguments and of the new arrays the
-    kernel returns, and the dask array of the blocks' partials of a returned reduction (None
-    without one)."""
+    kernel returns, and per returned reduction the dask array of the blocks' partials."""
     import dask.array as da
 
     call = dict(values)
@@ -233,14 +233,13 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
     shapes = {n: tuple(values[n].shape) for n in plan.written} | dict(plan.results)
     written = tuple((n, _axes(plan, n, len(shapes[n]))) for n in plan.written)
     results = tuple((n, _axes(plan, n, len(shape))) for n, shape in plan.results)
-    reduction = plan.reduction
     ndims = {n: np.ndim(values[n]) for n in plan.chunked} | {n: len(shape) for n, shape in shapes.items()}
     offsets = tuple((n, d) for n, ndim in ndims.items() if any(d := _offsets(plan, n, ndim)))
     inputs = tuple((n, _axes(plan, n, ndims[n])) for n in plan.chunked)
     summed = _summed(plan)
     run = BlockRun(kernel, tuple(call), statics, plan.chunked, written, tuple(h.left for h in exchange.axes),
-                   tuple(s.chunks for s in plan.splits), reduction.dtype if reduction else None, results,
-                   returned, reduction.result if reduction else "", bounds, rights=tuple(h.right for h in exchange.axes),
+                   tuple(s.chunks for s in plan.splits), partials=tuple((r.result, r.dtype) for r in plan.reductions),
+                   results=results, returned=returned, bounds=bounds, rights=tuple(h.right for h in exchange.axes),
                    offsets=offsets, inputs=inputs, summed=summed)
     blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
     split_letters = LETTERS[:len(plan.splits)]
@@ -260,38 +259,38 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
                              meta=np.empty((0,) * len(index), dtype=dtype),
                              token=f"polyfuse-{plan.kernel}-{name}")
         outputs[name] = value.sum(axis=tuple(range(len(axes), len(index))), dtype=dtype) if over else value
-    partials = None
-    if reduction is not None:
-        partials = da.blockwise(operator.getitem, split_letters, blocks, split_letters, len(written + results),
-                                None, adjust_chunks={LETTERS[k]: (1,) * len(s.chunks) for k, s in enumerate(plan.splits)},
-                                dtype=reduction.dtype, meta=np.empty((0,) * len(plan.splits), dtype=reduction.dtype),
-                                token=f"polyfuse-{plan.kernel}-partials")
+    partials = {}
+    ones = {LETTERS[k]: (1,) * len(s.chunks) for k, s in enumerate(plan.splits)}
+    for position, r in enumerate(plan.reductions, start=len(written + results)):
+        partials[r.result] = da.blockwise(operator.getitem, split_letters, blocks, split_letters, position, None,
+                                          adjust_chunks=ones, dtype=r.dtype,
+                                          meta=np.empty((0,) * len(plan.splits), dtype=r.dtype),
+                                          token=f"polyfuse-{plan.kernel}-partials-{r.result}")
     return outputs, partials
 
 
 def build(kernel, values: dict[str, Any], plan: DaskPlan, returned: tuple[str, ...] = (),
           bounds: tuple[tuple[str, str], ...] = ()):
     """Every exchange in turn; returns the final dask arrays of the written arguments and the
-    new arrays the kernel returns, and its returned reduction (a 0-d dask array, or None).
+    new arrays the kernel returns, and its returned reductions (a 0-d dask array each, by name).
     ``bounds``: ``kernel`` is a guarded variant taking each split's chunk bounds (polyfuse.dask.guard)."""
     current = dict(values)
-    partials = None
-    for exchange in plan.exchanges:
+    partials: dict[str, Any] = {}
+    for exchange in plan.exchanges:  # a kernel returning reductions runs one exchange
         outputs, partials = run_exchange(kernel, current, plan, exchange, returned, bounds)
         current.update(outputs)
     names = plan.written + tuple(n for n, _ in plan.results)
-    return {name: current[name] for name in names}, (_combine(plan, partials) if partials is not None else None)
+    totals = {r.result: _combine(plan, r, partials[r.result]) for r in plan.reductions}
+    return {name: current[name] for name in names}, totals
 
 
-def _combine(plan: DaskPlan, partials):
-    """The blocks' partial results combined in order by Dask's tree reduction with the
-    kernel's own operation (polyfuse.dask.reduce)."""
+def _combine(plan: DaskPlan, reduction: Reduction, partials):
+    """The blocks' partial results of one reduction combined in order by Dask's tree reduction
+    with the kernel's own operation (polyfuse.dask.reduce)."""
     import dask.array as da
 
     from polyfuse.dask.reduce import Fold, keep
 
-    reduction = plan.reduction
-    assert reduction is not None
     if not plan.splits:
         return partials  # one block: its partial is the result
     fold = Fold(reduction.op, reduction.dtype)

@@ -52,20 +52,21 @@ def bound_names(fn: Any, count: int) -> tuple[tuple[str, str], ...]:
 def guarded(kernel: Any, update: Statement, iterators: tuple[str, ...]) -> Any:
     """``kernel`` with ``update`` run only where ``lo_k <= iterators[k] < hi_k`` (see the module
     docstring); the new arguments are named by ``bound_names(kernel.py_func, len(iterators))``."""
-    return block_variant(kernel, update=update, iterators=iterators)
+    return block_variant(kernel, updates=((update, iterators),))
 
 
-def block_variant(kernel: Any, *, update: Statement | None = None, iterators: tuple[str, ...] = (),
+def block_variant(kernel: Any, *, updates: tuple[tuple[Statement, tuple[str, ...]], ...] = (),
                   returns: Any = None, returns_span: SourceSpan | None = None) -> Any:
-    """``kernel`` as a block runs it: the reduction's ``update`` restricted to the chunk (when
-    given; see ``guarded``), and every view of an argument the kernel ``returns`` replaced by
-    the argument itself (a view of a block's array is not the view of the whole: the client
-    slices it from the argument's new dask array, polyfuse.dask.views)."""
+    """``kernel`` as a block runs it: each reduction's update restricted to the chunk along its
+    iterators (one per split cut, see ``guarded``; the chunk-bound arguments are shared), and
+    every view of an argument the kernel ``returns`` replaced by the argument itself (a view of
+    a block's array is not the view of the whole: the client slices it from the argument's new
+    dask array, polyfuse.dask.views)."""
     fn = kernel.py_func
     source = read_source(fn)  # parsed under the frontend's AST lock, as every parse of polyfuse
     fdef = source.tree
     names: list[str] = []
-    if update is not None:
+    for update, iterators in updates:
         refusal = UnsupportedError("on dask arrays this reduction's update runs over the blocks' ghost zones, and "
                                    "only an update written in the kernel's own function (not an inlined helper) "
                                    "can be restricted to the block's chunk", update.span, update.source_line)

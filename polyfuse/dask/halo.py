@@ -24,11 +24,11 @@ chunk when, checked here with isl:
    the same elements as the whole-array kernel, with the block's own extents
    (polyfuse.dask.blocks: an extent in a subscript or a bound is refused there, named).
 
-A returned reduction (polyfuse.dask.reduce) starts from its chunk's own updates instead of the
-written elements, leaves the accumulator's chain out of the closure, and checks that each
-block runs every update its chunk owns (``_check_partials``); where a block also runs its
-neighbours' (the update's loop runs over the ghost zone), the record says ``guarded`` and the
-block runs the update on its own chunk only (polyfuse.dask.guard).
+A returned reduction (polyfuse.dask.reduce; a kernel may return several) starts from its
+chunk's own updates instead of the written elements, leaves the accumulator's chain out of the
+closure, and checks that each block runs every update its chunk owns (``_check_partials``);
+where a block also runs its neighbours' (the update's loop runs over the ghost zone), the record
+says ``guarded`` and the block runs the updates on its own chunk only (polyfuse.dask.guard).
 
 Everything is evaluated at the call's sizes, chunk by chunk, so boundary chunks follow the
 kernel's own bounds and uneven chunks are exact.
@@ -209,7 +209,7 @@ def flow_closure(problem: Problem, summed: tuple[str, ...] = ()) -> tuple[isl.Un
     key = ("closure", summed)
     if key not in problem._cache:
         raw = isl.UnionMap.empty(problem.scop.context.get_space())
-        skip = set(summed) | ({problem.scop.statement(problem.reduction).array} if problem.reduction else set())
+        skip = set(summed) | {problem.scop.statement(r).array for r in problem.reductions}
         for dep in problem.deps.items:
             if dep.kind == "RAW" and dep.array not in skip:  # the accumulator's chain: partials replace it
                 raw = raw.union(dep.relation)
@@ -226,8 +226,8 @@ def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False
     longer than the reference has its extra elements there."""
     env = problem.env
     direct = _writers(problem, cut, lo, hi, last)
-    if problem.reduction:
-        direct = direct.union(owned_updates(problem, cut, lo, hi, last))
+    for update in problem.reductions:
+        direct = direct.union(owned_updates(problem, cut, update, lo, hi, last))
     summed = problem.summed_along(cut)
     for stmt in _adders(problem, summed):
         direct = direct.union(_owned(problem, cut, stmt, lo, hi, last))
@@ -261,11 +261,10 @@ def _writers(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -
     return fixed(problem.scop.writes(), problem.env).intersect_range(owned).domain()
 
 
-def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> isl.UnionSet:
-    """A reduction's updates whose moving loop lies in ``[lo, hi)``: each chunk owns its own,
-    so the chunks' partial results cover every update once."""
-    assert problem.reduction is not None
-    return _owned(problem, cut, problem.scop.statement(problem.reduction), lo, hi, last)
+def owned_updates(problem: Problem, cut: Cut, update: str, lo: int, hi: int, last: bool = False) -> isl.UnionSet:
+    """A reduction's ``update`` instances whose moving loop lies in ``[lo, hi)``: each chunk
+    owns its own, so the chunks' partial results cover every update once."""
+    return _owned(problem, cut, problem.scop.statement(update), lo, hi, last)
 
 
 def _adders(problem: Problem, summed: tuple[str, ...]) -> list[Statement]:
@@ -395,8 +394,8 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...], *, final:
         for index in range(len(bounds)):
             check_accesses(problem, cut, alignment, *_block(bounds, index, left, right))
     guarded = False
-    if problem.reduction is not None:
-        guarded = _check_partials(problem, cut, alignment, bounds, per_chunk, left, right)
+    for update in problem.reductions:  # any() would stop at the first guarded one
+        guarded = _check_partials(problem, cut, alignment, update, bounds, per_chunk, left, right) or guarded
     for stmt in _adders(problem, problem.summed_along(cut)):
         _check_sums(problem, cut, alignment, stmt, bounds, left, right)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
@@ -405,20 +404,19 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...], *, final:
     return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, exact, cut.members, guarded)
 
 
-def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None], bounds, per_chunk,
+def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None], name: str, bounds, per_chunk,
                     left: int, right: int) -> bool:
-    """Each block runs every update of the reduction its chunk owns; True when some block also
-    runs updates its neighbours own (in its ghost zone: a reduction after or inside a time loop,
-    or reading with an offset): the block must then run the update on its chunk only
-    (polyfuse.dask.guard), so that no update is counted twice."""
-    name = problem.reduction
-    assert name is not None
+    """Each block runs every instance of the reduction's update ``name`` its chunk owns; True
+    when some block also runs updates its neighbours own (in its ghost zone: a reduction after or
+    inside a time loop, or reading with an offset): the block must then run the update on its
+    chunk only (polyfuse.dask.guard), so that no update is counted twice."""
     extra = False
     for index, needs in enumerate(per_chunk):
         start, length = _block(bounds, index, left, right)
         local = _plain(local_instances(problem, cut, alignment, start, length))
         runs = _sets_by_name(local).get(name)
-        owned = _sets_by_name(_plain(owned_updates(problem, cut, needs.lo, needs.hi, index == len(bounds) - 1))).get(name)
+        owned = _sets_by_name(_plain(owned_updates(problem, cut, name, needs.lo, needs.hi,
+                                                   index == len(bounds) - 1))).get(name)
         if owned is None:
             extra = extra or runs is not None
             continue

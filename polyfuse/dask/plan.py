@@ -48,7 +48,7 @@ class DaskPlan:
     rechunked: tuple[int, ...]  # its axes whose chunks were merged to hold their ghost zone
     exchanges: tuple[Exchange, ...]
     steps: StepChoice | None
-    reduction: Reduction | None = None  # a returned reduction: per-block partials, then a tree
+    reductions: tuple[Reduction, ...] = ()  # returned reductions: per-block partials, then a tree each
     splits: tuple[Split, ...] = ()  # the loop dimensions cut into chunks, in the order of exchanges' axes
     merged: tuple[tuple[str, int, str], ...] = ()  # (array, axis, why) put into one chunk: loop not split
     whole: tuple[str, ...] = ()  # arrays no split loop indexes: every block gets all of each
@@ -57,7 +57,7 @@ class DaskPlan:
 
     @property
     def guarded(self) -> bool:
-        """Blocks run the reduction's update on their own chunk only (polyfuse.dask.guard)."""
+        """Blocks run the reductions' updates on their own chunk only (polyfuse.dask.guard)."""
         return any(h.guarded for e in self.exchanges for h in e.axes)
 
     @property
@@ -97,8 +97,7 @@ class DaskPlan:
                 lines.append(f"    {need.array}: reads need left {need.left}, right {need.right}")
             lines.append("    loops moving with the axis: "
                          + ", ".join(f"{s}:{it}" for s, it in halo.iterators))
-        if self.reduction is not None:
-            r = self.reduction
+        for r in self.reductions:
             lines.append(f"reduction: {r.variable} {r.op}= ... in {r.statement}: per-block partials, "
                          "combined by dask.array.reduction (a tree)")
             if self.guarded:
@@ -157,19 +156,19 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
                                "arrays that needs the whole array (run it on numpy arrays)")
     name = kernel.py_func.__name__
     dasks = tuple(n for n, v in values.items() if is_dask_array(v))
-    written, reduction, results = _outputs(name, scop, values, dasks, reassociate)
+    written, reductions, results = _outputs(name, scop, values, dasks, reassociate)
     outputs = written + results  # the arrays each block hands back
     seeds = [(n, axis) for n in written + tuple(d for d in dasks if d not in written)
              for axis in range(values[n].ndim)]
     env = _param_values(scop, values, dasks)
     new_shapes = result_shapes(scop, env, results)
-    sums = _sums(scop, written, reassociate) if reduction is None else {}
+    sums = _sums(scop, written, reassociate) if not reductions else {}
     layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes, sums)
     chunked = dasks + tuple(n for n in layout.promoted if n not in dasks)
     ints = tuple(n for n, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
     # a returned reduction or new array holds the last exchange's value only: one exchange
     summing = any(layout.summed)  # partials of one exchange are not the next one's input: one exchange
-    loop = time_loop(scop, deps, ints) if reduction is None and not results and not summing else None
+    loop = time_loop(scop, deps, ints) if not reductions and not results and not summing else None
     reference = written[0] if written else dasks[0]
 
     offsets = tuple((a, axis, d) for cut, differ in zip(layout.cuts, layout.offsets) for a, d in differ
@@ -181,7 +180,7 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
         if loop is not None and step_count is not None:
             sizes[loop.param] = step_count
         return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                       reduction.statement if reduction is not None else None, offsets, summed)
+                       tuple(dict.fromkeys(r.statement for r in reductions)), offsets, summed)
 
     cut_chunks = layout.chunks
     choice = None
@@ -208,14 +207,14 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     rechunked = tuple(a for s in thin if (a := s.axis_of(reference)) is not None)
     whole = tuple(n for n in chunked if not any(s.cut.axis_of(n) is not None for s in splits))
     return DaskPlan(name, chunked, written, chunks, rechunked,
-                    tuple(Exchange(c, by_count[c]) for c in counts), choice, reduction, splits,
+                    tuple(Exchange(c, by_count[c]) for c in counts), choice, reductions, splits,
                     layout.merged, whole, tuple((n, shapes[n]) for n in results),
                     tuple((n, scop.array(n).dtype) for n in results))
 
 
 def _outputs(name: str, scop: Scop, values: dict[str, Any], dasks: tuple[str, ...], reassociate: bool):
     """What each block hands back: the arguments the kernel writes (all dask arrays), its
-    returned reduction (at most one) and the new arrays it returns."""
+    returned reductions (each scalar it returns, once) and the new arrays it returns."""
     written_all = {a for s in scop.statements for a in s.targets}
     written = tuple(n for n in values if n in written_all)
     for array in written:
@@ -223,12 +222,9 @@ def _outputs(name: str, scop: Scop, values: dict[str, Any], dasks: tuple[str, ..
             raise ArgumentError(f"{name} writes {array!r}: on dask arrays every array "
                                 "it writes must be a dask array (its new value is returned)")
     returned = returned_values(scop)
-    scalars = [r for r in returned if r.how == "scalar"]
-    if len(scalars) > 1:
-        raise UnsupportedError(f"{name} returns {len(scalars)} scalars: on dask arrays a kernel returns at "
-                               "most one reduction so far", scop.returns_span, "return")
-    reduction = reduction_of(scop, scalars[0], reassociate=reassociate) if scalars else None
-    return written, reduction, tuple(r.name for r in returned if r.how == "array")
+    scalars = {r.name: r for r in returned if r.how == "scalar"}.values()  # ``return s, s``: one reduction
+    reductions = tuple(reduction_of(scop, r, reassociate=reassociate) for r in scalars)
+    return written, reductions, tuple(r.name for r in returned if r.how == "array")
 
 
 def returned_values(scop: Scop) -> list[Returned]:

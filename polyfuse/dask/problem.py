@@ -29,7 +29,7 @@ class Problem:
     values: tuple[tuple[str, int], ...]  # isl parameter -> value (sizes and int arguments)
     chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
     written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
-    reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
+    reductions: tuple[str, ...] = ()  # the statements the returned reductions update (polyfuse.dask.reduce)
     offsets: tuple[tuple[str, int, int], ...] = ()  # (array, axis, its extent minus the cut reference's)
     summed: tuple[tuple[tuple[tuple[str, int], ...], tuple[str, ...]], ...] = ()  # (cut members, arrays
     # the kernel adds to that the cut does not move): each chunk sums its own updates into zeros

@@ -111,9 +111,33 @@ def view_named_first(A, B):
     return V
 
 
+def max_min_and_scaled(A, B):
+    hi = -1.0
+    lo = 2.0
+    for i in range(1, A.shape[0]):
+        B[i] = A[i - 1] * 0.5
+        hi = max(hi, A[i])
+        lo = min(lo, A[i - 1])
+    return lo, B, hi, hi
+
+
+def smoothed_sum_and_count(A, B):
+    n = A.shape[0]
+    s = 0
+    c = 0
+    for i in range(1, n - 1):
+        B[i] = A[i - 1] + A[i + 1]
+    for i in range(n):
+        s += B[i]
+    for i in range(n):
+        c += B[i] * B[i]
+    return B[1:], s, c
+
+
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (scale_and_max, scale_return_max, swapped, shifted_copy,
                                                     diffs_and_total, normalised, shorter, two_scalars, views,
-                                                    smoothed_middle_and_sum, view_made_elsewhere, view_named_first)}
+                                                    smoothed_middle_and_sum, view_made_elsewhere, view_named_first,
+                                                    max_min_and_scaled, smoothed_sum_and_count)}
 
 
 def _compute(result, scheduler="threads"):
@@ -206,10 +230,16 @@ def test_returned_new_array_one_shorter_plan():
     assert (plan.exchanges[0].axes[0].left, plan.exchanges[0].axes[0].right) == (0, 0)
 
 
-def test_two_returned_reductions_are_refused():
-    with pytest.raises(polyfuse.UnsupportedError, match="at most one reduction"):
-        KERNELS["two_scalars"](da.ones(10, dtype=np.int64, chunks=5))
-
+@pytest.mark.parametrize("chunks", [3, (4, 1, 5), 1, -1], ids=["even", "uneven", "ones", "one-chunk"])
+def test_two_returned_reductions(chunks):
+    """``return s, t``: each block hands back both partials, each combined by its own tree."""
+    A = np.random.default_rng(9).integers(-3, 4, 10)
+    got = KERNELS["two_scalars"](da.from_array(A, chunks=chunks))
+    assert isinstance(got, tuple) and [g.ndim for g in got] == [0, 0]
+    _same(_compute(got), _expected("two_scalars", [A]))
+    plan = pfd.explain(KERNELS["two_scalars"], da.from_array(A, chunks=chunks))
+    assert [(r.variable, r.op) for r in plan.reductions] == [("s", "+"), ("t", "*")]
+    assert str(plan).count("reduction: ") == 2
 
 @pytest.mark.parametrize("chunks", [((2, 3), (3, 2)), ((5, 1), (1, 4)), (-1, -1)], ids=["uneven", "thin", "one-chunk"])
 def test_views_of_arguments(chunks):
@@ -244,3 +274,33 @@ def test_a_view_named_before_the_return():
     A = np.random.default_rng(8).random(10)
     got = KERNELS["view_named_first"](da.from_array(A, chunks=3), da.zeros(10, chunks=4))
     _same(_compute(got), _expected("view_named_first", [A, np.zeros(10)]))
+
+
+@pytest.mark.parametrize("chunks", [(5, 7), (1, 2), (-1, -1)], ids=["uneven", "ones", "one-chunk"])
+def test_two_reductions_beside_a_written_array_in_any_order(chunks):
+    """``return lo, B, hi, hi``: a max and a min (exact in any grouping) around the written
+    array, one returned twice; the ghost zone of ``A[i - 1]`` leaves both partials exact."""
+    A = np.random.default_rng(10).random(23)
+    got = KERNELS["max_min_and_scaled"](da.from_array(A, chunks=chunks[0]), da.zeros(23, chunks=chunks[1]))
+    assert len(got) == 4
+    _same(_compute(got), _expected("max_min_and_scaled", [A, np.zeros(23)]))
+
+
+@pytest.mark.parametrize("chunks", [6, (5, 11, 7), -1], ids=["even", "uneven", "one-chunk"])
+def test_two_guarded_reductions_and_a_view(chunks):
+    """Both sums' loops run over the ghost zone: the block's variant restricts both updates to
+    the chunk (a double count would show in the integers) and gives back ``B`` for ``B[1:]``."""
+    A, B = (np.random.default_rng(11).integers(-9, 9, size=23) for _ in range(2))
+    parts = [da.from_array(A, chunks=chunks), da.from_array(B, chunks=chunks)]
+    if chunks != -1:
+        assert pfd.explain(KERNELS["smoothed_sum_and_count"], *parts).guarded
+    got = KERNELS["smoothed_sum_and_count"](*parts)
+    _same(_compute(got), _expected("smoothed_sum_and_count", [A, B]))
+
+
+def test_two_guarded_reductions_and_a_view_on_cluster(client):
+    """The block variant (both updates restricted, the view given back as its argument) pickles
+    as its source, like any kernel, and compiles on the workers."""
+    A, B = (np.random.default_rng(12).integers(-9, 9, size=23) for _ in range(2))
+    got = KERNELS["smoothed_sum_and_count"](da.from_array(A, chunks=(5, 11, 7)), da.from_array(B, chunks=(5, 11, 7)))
+    _same(_compute(got, client), _expected("smoothed_sum_and_count", [A, B]))
