@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.dask.cuts import Cut, shift_map
-from polyfuse.dask.problem import Problem, fixed, local_sizes, moving_arrays, refusal
+from polyfuse.dask.problem import Problem, block_span, fixed, local_sizes, moving_arrays, refusal
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.scop import Statement, isl_name, shape_param
@@ -450,11 +450,9 @@ def _chunk_bounds(chunks: tuple[int, ...]) -> list[tuple[int, int]]:
 
 
 def _block(bounds: list[tuple[int, int]], index: int, left: int, right: int) -> tuple[int, int]:
-    """The block of chunk ``index`` with its ghost zones (none past the array's ends, as
-    dask's ``overlap(boundary="none")``): its start and length."""
-    lo, hi = bounds[index]
-    start = max(0, lo - left)
-    end = min(bounds[-1][1], hi + right)
+    """The block of chunk ``index`` with its ghost zones (problem.block_span, as the graph cuts
+    it): its start and length."""
+    start, end = block_span(tuple(hi - lo for lo, hi in bounds), index, left, right)
     return start, end - start
 
 

@@ -9,7 +9,7 @@ polyfuse.dask.steps decide.  The workers only run the compiled kernel.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import islpy as isl
@@ -18,7 +18,7 @@ import numpy as np
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.dask.cuts import Cut, find_cuts
 from polyfuse.dask.halo import AxisHalo, chunk_needs, halo_for_axis
-from polyfuse.dask.problem import Problem, fixed
+from polyfuse.dask.problem import Problem, Split, fixed
 from polyfuse.dask.reduce import Reduction, accumulated, reduction_of
 from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
@@ -167,26 +167,22 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     chunked = dasks + tuple(n for n in layout.promoted if n not in dasks)
     ints = tuple(n for n, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
     # a returned reduction or new array holds the last exchange's value only: one exchange
-    summing = any(layout.summed)  # partials of one exchange are not the next one's input: one exchange
+    summing = any(s.summed for s in layout.splits)  # partials of one exchange are not the next one's input
     loop = time_loop(scop, deps, ints) if not reductions and not results and not summing else None
     reference = written[0] if written else dasks[0]
-
-    offsets = tuple((a, axis, d) for cut, differ in zip(layout.cuts, layout.offsets) for a, d in differ
-                    if (axis := cut.axis_of(a)) is not None)
-    summed = tuple((cut.members, arrays) for cut, arrays in zip(layout.cuts, layout.summed) if arrays)
+    splits = layout.splits
 
     def problem(step_count: int | None) -> Problem:
         sizes = dict(env)
         if loop is not None and step_count is not None:
             sizes[loop.param] = step_count
         return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                       tuple(dict.fromkeys(r.statement for r in reductions)), offsets, summed)
+                       tuple(dict.fromkeys(r.statement for r in reductions)), splits)
 
-    cut_chunks = layout.chunks
     choice = None
     if loop is not None:
         total = int(env[loop.param])
-        choice = _choose_steps(problem, loop, total, layout, values[reference], reference, values,
+        choice = _choose_steps(problem, loop, total, splits, values[reference], reference, values,
                                steps_per_exchange)
         counts: tuple[int | None, ...] = choice.exchanges or (0,)
     else:
@@ -194,9 +190,7 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
             raise ArgumentError(f"steps_per_exchange: {name} has no time loop that can "
                                 "be split (one loop around the whole body over an int argument)")
         counts = (None,)
-    cut_chunks, thin = _fit_chunks(problem(counts[0]), layout.cuts, cut_chunks)
-    splits = tuple(Split(cut, sizes, d, sm) for cut, sizes, d, sm in
-                   zip(layout.cuts, cut_chunks, layout.offsets, layout.summed))
+    splits, thin = _fit_chunks(problem(counts[0]), splits)
     exchanges = []
     for count in dict.fromkeys(counts):
         axes = tuple(halo_for_axis(problem(count), s.cut, s.chunks) for s in splits)
@@ -267,41 +261,13 @@ def _evaluate(scop: Scop, text: str, env: dict[str, int]) -> int:
 
 
 @dataclass(frozen=True)
-class Split:
-    """One loop dimension cut into chunks: the array axes it moves (polyfuse.dask.cuts) and
-    their common chunks (dask's ``common_blockdim`` of the arrays' chunks along them, in the
-    coordinates of the cut's reference array: its first output, else its first array).
-
-    An array longer or shorter than the reference along the cut (``A`` of ``n + 1`` beside
-    ``B`` of ``n``) keeps that difference in every block, so the kernel's bounds, written in
-    either array's extent, mean the same in a block as on the whole arrays; its last chunk
-    takes the difference (``offsets``)."""
-
-    cut: Cut
-    chunks: tuple[int, ...]
-    offsets: tuple[tuple[str, int], ...] = ()  # array -> its extent minus the reference's (nonzero only)
-    summed: tuple[str, ...] = ()  # written arrays the cut does not move, summed over its chunks
-
-    def offset(self, name: str) -> int:
-        return dict(self.offsets).get(name, 0)
-
-    def chunks_for(self, name: str) -> tuple[int, ...]:
-        """The chunks of array ``name`` along its axis of the cut."""
-        d = self.offset(name)
-        return self.chunks[:-1] + (self.chunks[-1] + d,) if d else self.chunks
-
-
-@dataclass(frozen=True)
 class Layout:
     """Which cuts are split (and their unified chunks), which axes are merged into one chunk
     because their loop is not split, and which numpy arguments are cut like dask arrays."""
 
-    cuts: tuple[Cut, ...]
-    chunks: tuple[tuple[int, ...], ...]
+    splits: tuple[Split, ...]  # before thin chunks are merged (plan._fit_chunks)
     merged: tuple[tuple[str, int, str], ...]  # (array, axis, why)
     promoted: tuple[str, ...]
-    offsets: tuple[tuple[tuple[str, int], ...], ...] = ()  # per cut: Split.offsets
-    summed: tuple[tuple[str, ...], ...] = ()  # per cut: Split.summed
 
 
 def _sums(scop: Scop, written: tuple[str, ...], reassociate: bool) -> dict[str, bool]:
@@ -330,10 +296,7 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
     zeros, and Dask sums the partials (``Split.summed``)."""
     from dask.array.core import common_blockdim
 
-    split: list[Cut] = []
-    sizes: list[tuple[int, ...]] = []
-    offsets: list[tuple[tuple[str, int], ...]] = []
-    summed_here: list[tuple[str, ...]] = []
+    split: list[Split] = []
     merged: list[tuple[str, int, str]] = []
     promoted: list[str] = []
     for cut in cuts:
@@ -361,7 +324,7 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
             merged.extend((a, x, why) for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
             continue
         for member in members:
-            other = next((c for c in split if member in c.members), None)
+            other = next((s.cut for s in split if member in s.cut.members), None)
             if other is not None:
                 raise UnsupportedError(f"{name}: cannot cut {member[0]} consistently: its axis {member[1]} moves with "
                                        f"{cut.label} and with {other.label}; keep it in one chunk")
@@ -372,15 +335,11 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
             common[-2:] = [common[-2] + common[-1]]
         if len(common) < 2:
             continue
-        split.append(cut)
-        sizes.append(tuple(common))
-        offsets.append(differ)
-        summed_here.append(tuple(left_out) if summed else ())
+        split.append(Split(cut, tuple(common), differ, tuple(left_out) if summed else ()))
         promoted.extend(a for a, _ in members if not is_dask_array(values[a]))
-    cut_along = {member for c in split for member in c.members}
+    cut_along = {member for s in split for member in s.cut.members}
     merged = [(a, x, why) for a, x, why in merged if (a, x) not in cut_along]  # another loop cuts it
-    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)), tuple(offsets),
-                  tuple(summed_here))
+    return Layout(tuple(split), tuple(merged), tuple(dict.fromkeys(promoted)))
 
 
 def _clipped(chunks: tuple[int, ...], extent: int) -> tuple[int, ...]:
@@ -422,28 +381,31 @@ def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) 
     return {p: env[p] for p in scop.params if p in env}
 
 
-def _fit_chunks(problem: Problem, cuts: tuple[Cut, ...], chunks: tuple[tuple[int, ...], ...]):
+def _fit_chunks(problem: Problem, splits: tuple[Split, ...]) -> tuple[tuple[Split, ...], tuple[Cut, ...]]:
     """Merge chunks thinner than their ghost zone (dask's overlap reads only the neighbours).
     An array longer by ``d`` along the cut exchanges ``d`` more on the right; one shorter by
-    ``d`` needs ``d`` more elements in every chunk (its last chunk is ``d`` shorter)."""
+    ``d`` needs ``d`` more elements in every chunk (its last chunk is ``d`` shorter).  Returns
+    the splits with their fitted chunks, and the cuts whose chunks were merged."""
     from dask.array.overlap import ensure_minimum_chunksize
 
-    fitted, thin = list(chunks), []
-    for index, (cut, sizes) in enumerate(zip(cuts, chunks)):
+    fitted, thin = list(splits), []
+    for index, split in enumerate(splits):
+        sizes = split.chunks
         if len(sizes) < 2:
             continue
-        halo = halo_for_axis(problem, cut, sizes, final=False)
-        differ = [problem.offset(a, x) for a, x in cut.members]
-        longer, shorter = max(max(differ), 0), max(-min(differ), 0)
+        halo = halo_for_axis(problem, split.cut, sizes, final=False)
+        differ = [d for _, d in split.offsets] + [0]
+        longer, shorter = max(differ), max(-min(differ), 0)
         depth = max(halo.left, halo.right + longer) + shorter + (1 if shorter else 0)
         if depth and min(sizes) < depth:
             total = sum(sizes)  # dask raises for a depth past the array's extent: one chunk then
-            fitted[index] = tuple(ensure_minimum_chunksize(depth, sizes)) if depth <= total else (total,)
-            thin.append(cut)
+            chunks = tuple(ensure_minimum_chunksize(depth, sizes)) if depth <= total else (total,)
+            fitted[index] = replace(split, chunks=chunks)
+            thin.append(split.cut)
     return tuple(fitted), tuple(thin)
 
 
-def _choose_steps(problem, loop: TimeLoop, total: int, layout: Layout, array, reference: str, values,
+def _choose_steps(problem, loop: TimeLoop, total: int, splits: tuple[Split, ...], array, reference: str, values,
                   forced: int | None) -> StepChoice:
     """Steps per exchange: forced, or the cheapest candidate under the cost model (depths of
     the middle chunk of each split cut stand for all; blocks counted in the reference array)."""
@@ -451,8 +413,6 @@ def _choose_steps(problem, loop: TimeLoop, total: int, layout: Layout, array, re
         raise ArgumentError(f"steps_per_exchange must be a positive int (got {forced!r})")
     written = problem(1).written
     itemsize = max(values[n].dtype.itemsize for n in written) if written else 8
-    splits = tuple(Split(c, s, d, sm) for c, s, d, sm in zip(layout.cuts, layout.chunks, layout.offsets,
-                                                             layout.summed))
     chunks = _chunks_of(reference, array.shape, splits)
     options = []
     for k in ([min(forced, max(total, 1))] if forced is not None else candidate_steps(total)):

@@ -21,6 +21,50 @@ from polyfuse.model.scop import Scop, Statement, shape_param
 
 
 @dataclass(frozen=True)
+class Split:
+    """One loop dimension cut into chunks: the array axes it moves (polyfuse.dask.cuts) and
+    their common chunks (dask's ``common_blockdim`` of the arrays' chunks along them, in the
+    coordinates of the cut's reference array: its first output, else its first array).
+
+    An array longer or shorter than the reference along the cut (``A`` of ``n + 1`` beside
+    ``B`` of ``n``) keeps that difference in every block, so the kernel's bounds, written in
+    either array's extent, mean the same in a block as on the whole arrays; its last chunk
+    takes the difference (``offsets``)."""
+
+    cut: Cut
+    chunks: tuple[int, ...]
+    offsets: tuple[tuple[str, int], ...] = ()  # array -> its extent minus the reference's (nonzero only)
+    summed: tuple[str, ...] = ()  # written arrays the cut does not move, summed over its chunks
+
+    def offset(self, name: str) -> int:
+        return dict(self.offsets).get(name, 0)
+
+    def chunks_for(self, name: str) -> tuple[int, ...]:
+        """The chunks of array ``name`` along its axis of the cut."""
+        d = self.offset(name)
+        return self.chunks[:-1] + (self.chunks[-1] + d,) if d else self.chunks
+
+    def lo(self, k: int) -> int:
+        """Where chunk ``k`` starts (in the reference array)."""
+        return sum(self.chunks[:k])
+
+    def block(self, k: int, left: int, right: int) -> tuple[int, int]:
+        """Chunk ``k`` with ``left``/``right`` deep ghost zones: its block's start and end."""
+        return block_span(self.chunks, k, left, right)
+
+    def inside(self, k: int, left: int) -> int:
+        """Where chunk ``k`` starts in its block (after its left ghost zone, none before the first)."""
+        return self.lo(k) - self.block(k, left, 0)[0]
+
+
+def block_span(chunks: tuple[int, ...], k: int, left: int, right: int) -> tuple[int, int]:
+    """The block of chunk ``k`` of ``chunks`` with its ghost zones, none past the array's ends
+    (as dask's ``overlap(boundary="none")``): its start and end."""
+    lo = sum(chunks[:k])
+    return max(0, lo - left), min(sum(chunks), lo + chunks[k] + right)
+
+
+@dataclass(frozen=True)
 class Problem:
     """The kernel at one call's sizes: what every check of one split axis reads."""
 
@@ -30,9 +74,8 @@ class Problem:
     chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
     written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
     reductions: tuple[str, ...] = ()  # the statements the returned reductions update (polyfuse.dask.reduce)
-    offsets: tuple[tuple[str, int, int], ...] = ()  # (array, axis, its extent minus the cut reference's)
-    summed: tuple[tuple[tuple[tuple[str, int], ...], tuple[str, ...]], ...] = ()  # (cut members, arrays
-    # the kernel adds to that the cut does not move): each chunk sums its own updates into zeros
+    splits: tuple[Split, ...] = ()  # the split cuts: each array's extent difference along one, the arrays
+    # summed over its chunks (halo_for_axis takes the chunks it checks as an argument)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -40,12 +83,13 @@ class Problem:
         return dict(self.values)
 
     def summed_along(self, cut: Cut) -> tuple[str, ...]:
-        return next((arrays for members, arrays in self.summed if members == cut.members), ())
+        """The arrays the kernel adds to that ``cut`` does not move: each chunk sums its own updates."""
+        return next((s.summed for s in self.splits if s.cut.members == cut.members), ())
 
     def offset(self, array: str, axis: int) -> int:
         """How much longer ``array`` is along ``axis`` than its cut's reference array: it keeps
-        the difference in every block (polyfuse.dask.plan.Split)."""
-        return next((d for a, x, d in self.offsets if a == array and x == axis), 0)
+        the difference in every block (``Split``)."""
+        return next((s.offset(array) for s in self.splits if s.cut.axis_of(array) == axis), 0)
 
     def ctx(self) -> isl.Context:
         return self.scop.context.get_ctx()
