@@ -20,7 +20,9 @@ call's sizes:
 2. ``check_accesses``: every instance the block runs accesses, moved to global coordinates
    (each array of the cut by the block's start along its axis, every other array unmoved), the
    element the same instance accesses on the whole arrays; a kernel-local array's accesses lie
-   inside its allocation on the block, and a returned new array has its block's extent.
+   inside its allocation on the block, and a returned new array has its block's extent;
+3. ``check_values``: no statement computes with an extent along the cut (``c = n * 1.0``; an
+   opaque ``while k * k < n`` loop), as a block would with its own.
 
 The extents are what differs between a block and the whole: so a refusal names the access or
 the loops, and says that the subscript or bound uses an array's extent along the split axis.
@@ -33,10 +35,11 @@ import re
 import islpy as isl
 
 from polyfuse.dask.cuts import Cut
-from polyfuse.dask.problem import Problem, fixed, local_sizes, moving_arrays, refusal
+from polyfuse.dask.problem import Problem, fixed, free_names, local_sizes, moving_arrays, refusal
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
-from polyfuse.model.scop import Statement
+from polyfuse.model.region import expressions
+from polyfuse.model.scop import Statement, shape_param
 
 
 def check_bounds(problem: Problem, cut: Cut, alignment: dict[str, int | None], start: int, length: int) -> None:
@@ -67,6 +70,22 @@ def _bounds_differ(stmt: Statement, pos: int | None) -> str:
     moving = stmt.iterators[pos]
     return (f"a block would run other iterations of its loop {others} than the whole arrays do at the same "
             f"{moving} (a bound uses {moving}, or {why})")
+
+
+def check_values(problem: Problem, cut: Cut) -> None:
+    """3. of the module docstring: no statement's value, and no expression of an opaque one,
+    uses the extent of an array along the cut (``c = n * 1.0``, a ``while k * k < n`` loop):
+    a block would compute it with its own."""
+    extents = {shape_param(a, x): f"{a}.shape[{x}]" for a, x in cut.members if a in problem.chunked}
+    for stmt in problem.scop.statements:
+        if stmt.region is not None:
+            names = {e.name for x in expressions(stmt.region.body) for e in ir.walk(x) if isinstance(e, ir.Var)}
+        else:
+            names = set(free_names(stmt.value))
+        used = sorted(extents[n] for n in names & set(extents))
+        if used:
+            raise refusal(stmt, cut, f"it computes with {', '.join(used)}, an array's extent along the axis, which "
+                          "a block sees as its own")
 
 
 def check_accesses(problem: Problem, cut: Cut, alignment: dict[str, int | None], start: int, length: int) -> None:

@@ -36,15 +36,13 @@ kernel's own bounds and uneven chunks are exact.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import islpy as isl
 
 from polyfuse.dask.cuts import Cut, shift_map
-from polyfuse.dask.problem import Problem, block_span, fixed, local_sizes, moving_arrays, refusal
+from polyfuse.dask.problem import Problem, block_span, fixed, free_names, local_sizes, moving_arrays, refusal
 from polyfuse.errors import UnsupportedError
-from polyfuse.model import ir
 from polyfuse.model.scop import Statement, isl_name, shape_param
 
 
@@ -150,17 +148,6 @@ def _uses(stmt: Statement, pos: int, problem: Problem, cut: Cut) -> bool:
     banned = {isl_name(stmt.iterators[pos]), stmt.iterators[pos]}
     banned |= {shape_param(a, x) for a, x in cut.members if a in problem.chunked}
     return bool(banned & set(free_names(stmt.value)))
-
-
-def free_names(expr: ir.Expr) -> Iterable[str]:
-    """Names of the variables ``expr`` uses outside array subscripts."""
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ir.Var):
-            yield node.name
-        elif not isinstance(node, ir.Load):
-            stack.extend(ir.children(node))
 
 
 def align(problem: Problem, cut: Cut) -> dict[str, int | None]:
@@ -355,7 +342,7 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...], *, final:
     """The ghost depth of the cut for these chunk sizes (see the module docstring).  ``final``:
     these are the chunks the graph runs, so every block's accesses are checked too (a chunking
     about to be merged, polyfuse.dask.plan._fit_chunks, needs only the depth)."""
-    from polyfuse.dask.blocks import check_accesses, check_bounds
+    from polyfuse.dask.blocks import check_accesses, check_bounds, check_values
 
     alignment = align(problem, cut)
     whole = whole_instances(problem)
@@ -390,7 +377,8 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...], *, final:
     else:
         raise UnsupportedError(f"cannot find a ghost depth for {cut.label}: the blocks never run "
                                "every instance the chunk needs")
-    if final:
+    if final and len(bounds) > 1:
+        check_values(problem, cut)
         for index in range(len(bounds)):
             check_accesses(problem, cut, alignment, *_block(bounds, index, left, right))
     guarded = False

@@ -9,6 +9,7 @@ and allocates the kernel-local arrays whose extent is one of those with its own 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -128,6 +129,17 @@ def moving_arrays(problem: Problem, cut: Cut) -> dict[str, int]:
                 found[info.name] = k
                 break
     return found
+
+
+def free_names(expr: ir.Expr) -> Iterable[str]:
+    """Names of the variables ``expr`` uses outside array subscripts."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Var):
+            yield node.name
+        elif not isinstance(node, ir.Load):
+            stack.extend(ir.children(node))
 
 
 def refusal(stmt: Statement, cut: Cut, why: str) -> UnsupportedError:

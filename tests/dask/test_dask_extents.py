@@ -80,6 +80,22 @@ def total_weight_first(A, w, B):
         B[i] = A[i] * c
 
 
+def mean_scaled(A, B):
+    n = A.shape[0]
+    c = n * 1.0
+    for i in range(n):
+        B[i] = A[i] / c
+
+
+def root_scaled(A, B):
+    n = A.shape[0]
+    k = 0
+    while k * k < n:
+        k += 1
+    for i in range(n):
+        B[i] = A[i] * k
+
+
 def lower_triangle(A, B):
     for i in range(A.shape[0]):
         for j in range(i + 1):
@@ -121,7 +137,7 @@ def second_half_total(A, B):
 
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (
     last_weight, last_weight_first, column_offset, halves, second_half, end_aligned, square_rows,
-    window_of_all, total_weight_first, lower_triangle, doubled, square_result, scratch_twice_as_long, second_half_total)}
+    window_of_all, total_weight_first, mean_scaled, root_scaled, lower_triangle, doubled, square_result, scratch_twice_as_long, second_half_total)}
 
 
 def _args(arrays, chunks):
@@ -267,3 +283,19 @@ def test_a_reduction_reading_the_second_half(chunks):
     A, B = RNG.integers(-9, 9, 20), RNG.integers(-9, 9, 10)
     got = KERNELS["second_half_total"](*_args([A, B], chunks)).compute(scheduler="threads")
     assert got == KERNELS["second_half_total"](A, B) == second_half_total(A, B)
+
+
+@pytest.mark.parametrize("name, line", [("mean_scaled", "c = n * 1.0"), ("root_scaled", "while k * k < n:")])
+@pytest.mark.parametrize("chunks", [6, (3, 17)], ids=["even", "uneven"])
+def test_a_value_computed_from_the_split_extent_is_refused(name, line, chunks):
+    """``c = n * 1.0`` before the loop, or an opaque ``while`` loop over ``n``: neither touches a
+    split array, so no shift check saw them, and each block divided by its own ``n`` (wrong on
+    main)."""
+    with pytest.raises(polyfuse.UnsupportedError, match="it computes with A.shape.0., an array's extent") as info:
+        KERNELS[name](da.from_array(RNG.random(20), chunks=chunks), da.zeros(20, chunks=chunks))
+    assert line in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["mean_scaled", "root_scaled"])
+def test_a_value_computed_from_the_extent_runs_with_the_axis_in_one_chunk(name):
+    _check(name, [RNG.random(20), np.zeros(20)], [-1, -1])
