@@ -44,7 +44,11 @@ from polyfuse.model.scop import Statement, shape_param
 
 def check_bounds(problem: Problem, cut: Cut, alignment: dict[str, int | None], start: int, length: int) -> None:
     """1. of the module docstring, for the block ``[start, start + length)``; a statement that
-    does not move with the cut must run exactly as on the whole arrays."""
+    does not move with the cut must run exactly as on the whole arrays.  Checked once per block
+    and problem (the plan asks again after merging thin chunks)."""
+    key = ("bounds", cut.members, start, length)
+    if key in problem._cache:
+        return
     local, env = local_sizes(problem, cut, length), problem.env
     for stmt in problem.scop.statements:
         pos = alignment[stmt.name]
@@ -59,6 +63,7 @@ def check_bounds(problem: Problem, cut: Cut, alignment: dict[str, int | None], s
             here, whole = here.intersect(both), whole.intersect(both)
         if not here.is_equal(whole):
             raise refusal(stmt, cut, _bounds_differ(stmt, pos))
+    problem._cache[key] = True
 
 
 def _bounds_differ(stmt: Statement, pos: int | None) -> str:

@@ -172,12 +172,18 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     reference = written[0] if written else dasks[0]
     splits = layout.splits
 
+    problems: dict[int | None, Problem] = {}
+
     def problem(step_count: int | None) -> Problem:
-        sizes = dict(env)
-        if loop is not None and step_count is not None:
-            sizes[loop.param] = step_count
-        return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                       tuple(dict.fromkeys(r.statement for r in reductions)), splits)
+        """The kernel at the call's sizes with ``step_count`` time steps, made once (its isl
+        work, the flow closure first, is cached on it)."""
+        if step_count not in problems:
+            sizes = dict(env)
+            if loop is not None and step_count is not None:
+                sizes[loop.param] = step_count
+            problems[step_count] = Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
+                                           tuple(dict.fromkeys(r.statement for r in reductions)), splits)
+        return problems[step_count]
 
     choice = None
     if loop is not None:
