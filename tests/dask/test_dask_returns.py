@@ -134,10 +134,20 @@ def smoothed_sum_and_count(A, B):
     return B[1:], s, c
 
 
+def heat_middle(A, B, steps):
+    n = A.shape[0]
+    for _t in range(steps):
+        for i in range(1, n - 1):
+            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+        for i in range(1, n - 1):
+            A[i] = B[i]
+    return A[1:-1]
+
+
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (scale_and_max, scale_return_max, swapped, shifted_copy,
                                                     diffs_and_total, normalised, shorter, two_scalars, views,
                                                     smoothed_middle_and_sum, view_made_elsewhere, view_named_first,
-                                                    max_min_and_scaled, smoothed_sum_and_count)}
+                                                    max_min_and_scaled, smoothed_sum_and_count, heat_middle)}
 
 
 def _compute(result, scheduler="threads"):
@@ -151,7 +161,7 @@ def _expected(name, arrays):
     """The kernel on the whole numpy arrays and the undecorated function: both results."""
     results = []
     for run in (KERNELS[name], globals()[name]):
-        out = run(*(a.copy() for a in arrays))
+        out = run(*(a.copy() if isinstance(a, np.ndarray) else a for a in arrays))
         results.append(list(out) if isinstance(out, tuple) else [out])
     return results
 
@@ -304,3 +314,12 @@ def test_two_guarded_reductions_and_a_view_on_cluster(client):
     A, B = (np.random.default_rng(12).integers(-9, 9, size=23) for _ in range(2))
     got = KERNELS["smoothed_sum_and_count"](da.from_array(A, chunks=(5, 11, 7)), da.from_array(B, chunks=(5, 11, 7)))
     _same(_compute(got, client), _expected("smoothed_sum_and_count", [A, B]))
+
+
+def test_a_view_of_a_time_loop_split_into_exchanges():
+    """The view is taken once, of the last exchange's new ``A``."""
+    A = np.random.default_rng(13).random(40)
+    parts = [da.from_array(A, chunks=7), da.from_array(A.copy(), chunks=7)]
+    assert len(pfd.explain(KERNELS["heat_middle"], *parts, 6, steps_per_exchange=2).exchanges) == 3
+    got = pfd.call(KERNELS["heat_middle"], *parts, 6, steps_per_exchange=2)
+    _same(_compute(got), _expected("heat_middle", [A, A.copy(), 6]))
