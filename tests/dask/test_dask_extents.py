@@ -128,6 +128,17 @@ def scratch_twice_as_long(A, B):
         B[i] = T[i] + 1.0
 
 
+def scratch_square(A, B):
+    n, m = A.shape
+    T = np.empty((n, n))
+    for i in range(n):
+        for j in range(m):
+            T[i, j] = A[i, j] * 2.0
+    for i in range(n):
+        for j in range(m):
+            B[i, j] = T[i, j] + 1.0
+
+
 def second_half_total(A, B):
     s = 0
     for i in range(B.shape[0]):
@@ -137,7 +148,8 @@ def second_half_total(A, B):
 
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (
     last_weight, last_weight_first, column_offset, halves, second_half, end_aligned, square_rows,
-    window_of_all, total_weight_first, mean_scaled, root_scaled, lower_triangle, doubled, square_result, scratch_twice_as_long, second_half_total)}
+    window_of_all, total_weight_first, mean_scaled, root_scaled, lower_triangle, doubled, square_result, scratch_twice_as_long, scratch_square,
+    second_half_total)}
 
 
 def _args(arrays, chunks):
@@ -299,3 +311,11 @@ def test_a_value_computed_from_the_split_extent_is_refused(name, line, chunks):
 @pytest.mark.parametrize("name", ["mean_scaled", "root_scaled"])
 def test_a_value_computed_from_the_extent_runs_with_the_axis_in_one_chunk(name):
     _check(name, [RNG.random(20), np.zeros(20)], [-1, -1])
+
+
+def test_a_scratch_array_whose_other_extent_is_the_split_one_is_refused():
+    """``T = np.empty((n, n))`` written at ``T[i, j]``, ``j`` over the ``m`` columns: a block of
+    ``L < m`` rows allocates ``T`` as ``L x L`` and would index outside it (Python raises there)."""
+    with pytest.raises(polyfuse.UnsupportedError, match=r"its write T\[i, j\] falls outside T as a block allocates it"):
+        KERNELS["scratch_square"](da.from_array(RNG.random((7, 4)), chunks=(3, -1)), da.zeros((7, 4), chunks=(3, -1)))
+    _check("scratch_square", [RNG.random((7, 4)), np.zeros((7, 4))], [-1, -1])
