@@ -148,8 +148,8 @@ def second_half_total(A, B):
 
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (
     last_weight, last_weight_first, column_offset, halves, second_half, end_aligned, square_rows,
-    window_of_all, total_weight_first, mean_scaled, root_scaled, lower_triangle, doubled, square_result, scratch_twice_as_long, scratch_square,
-    second_half_total)}
+    window_of_all, total_weight_first, mean_scaled, root_scaled, lower_triangle, doubled, square_result,
+    scratch_twice_as_long, scratch_square, second_half_total)}
 
 
 def _args(arrays, chunks):
