@@ -350,6 +350,9 @@ _INT_OPS: dict[str, Callable[[int, int], int]] = {
 
 POOL_BYTES = 1 << 18  # kernel-local arrays are reused across calls up to this many bytes per call ...
 POOL_SETS = 4  # ... and this many sets kept per sizes (one per call running at the same time)
+# larger sets, up to this many bytes, are kept one per sizes: fresh ones would cost a page fault per
+# 4 KiB on every call (malloc maps them anew), more than the kernel's own work on them
+POOL_LARGE_BYTES = 1 << 26
 
 
 def call_key(value: Any) -> Any:
@@ -383,7 +386,7 @@ def _result_maker(info: ArrayInfo, shape: tuple[int, ...]) -> Callable[..., np.n
 
 
 RECYCLE_BYTES = 1 << 16  # from here malloc may map (and unmap) fresh pages for each result
-RECYCLE_MAX_BYTES = 1 << 28  # larger results are not kept after the caller drops them
+RECYCLE_MAX_BYTES = 1 << 26  # larger results are not kept after the caller drops them
 RECYCLE_KEEP = 2  # buffers kept per result of a plan
 
 
@@ -574,7 +577,7 @@ class LocalArrays:
         self.tail = tail
         size = sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(info.dtype).itemsize
                    for info, shape, _ in self.infos)
-        self.keep = POOL_SETS if size <= POOL_BYTES else 0
+        self.keep = POOL_SETS if size <= POOL_BYTES else 1 if size <= POOL_LARGE_BYTES else 0
         self._free: list[LocalSet] = []  # list.pop and list.append are atomic: no lock needed
 
     def take(self) -> LocalSet:

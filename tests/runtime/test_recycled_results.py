@@ -1,5 +1,6 @@
 """Result arrays of a call plan reuse the memory of results the caller has dropped
-(runtime.variant.RecycledResults), and never the memory of one still referred to."""
+(runtime.variant.RecycledResults), and never the memory of one still referred to; large
+kernel-local arrays are kept for the next call (runtime.variant.LocalArrays)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from conftest import HAS_CPU
 
 import polyfuse
-from polyfuse.runtime.variant import RECYCLE_BYTES
+from polyfuse.runtime.variant import POOL_BYTES, RECYCLE_BYTES
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="call plans of compiled kernels")
 
@@ -23,6 +24,13 @@ def affine(x):
 
 def two_results(x, y):
     return x * y, x - y
+
+
+def diffusion(inp, coeff):  # lap, flx, fly stay whole arrays (fusing them loses parallelism)
+    lap = 4.0 * inp[1:-1, 1:-1] - (inp[2:, 1:-1] + inp[:-2, 1:-1] + inp[1:-1, 2:] + inp[1:-1, :-2])
+    flx = lap[1:, 1:-1] - lap[:-1, 1:-1]
+    fly = lap[1:-1, 1:] - lap[1:-1, :-1]
+    return inp[2:-2, 2:-2] - coeff[2:-2, 2:-2] * (flx[1:, :] - flx[:-1, :] + fly[:, 1:] - fly[:, :-1])
 
 
 def plan_kernel(fn, *args):
@@ -85,6 +93,32 @@ def test_threads_never_share_a_result():
             held = (r, x) if i % 2 else ()  # every other result stays alive across the next call
             del r
 
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+
+
+def test_large_local_arrays_are_kept_and_results_stay_right():
+    rng = np.random.default_rng(4)
+    side = int((POOL_BYTES / 8) ** 0.5) + 8  # lap alone is over the small-set limit
+    inputs = [(rng.random((side, side)), rng.random((side, side))) for _ in range(3)]
+    k = plan_kernel(diffusion, *inputs[0])
+    (plan,) = k._plans.values()
+    assert plan.locals is not None and plan.locals.keep == 1
+    results = [k(*pair) for pair in inputs * 2]
+    for pair, result in zip(inputs * 2, results):
+        np.testing.assert_allclose(result, diffusion(*pair), rtol=1e-13)
+
+    def work(t: int) -> None:
+        for i in range(10):
+            pair = inputs[(t + i) % 3]
+            if not np.allclose(k(*pair), diffusion(*pair), rtol=1e-13):
+                failures.append(t)
+
+    failures: list[int] = []
     threads = [threading.Thread(target=work, args=(t,)) for t in range(3)]
     for t in threads:
         t.start()
