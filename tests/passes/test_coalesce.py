@@ -120,3 +120,32 @@ def test_off_by_environment(monkeypatch):
     k, want, got = run(laplacian, image)
     np.testing.assert_allclose(got, want, rtol=1e-13)
     assert k.explain(image)["coalesced loops"] == []
+
+
+def whole_max(a):
+    return np.max(a)
+
+
+def whole_min(a):
+    return a.min()
+
+
+@pytest.mark.parametrize("fn", [whole_max, whole_min])
+@pytest.mark.parametrize("special", [np.nan, np.inf, -np.inf, 0.0, -0.0, None])
+def test_whole_array_max_min_bit_for_bit(fn, special):
+    """One flat loop in lanes: NaNs anywhere (kept aside from the lanes' compare chain), infinities
+    and signed zeros give NumPy's bits."""
+    rng = np.random.default_rng(8)
+    k = polyfuse.kernel(fn, target="cpu", verify=True)
+    for trial in range(6):
+        a = rng.standard_normal((7, 9, 3))
+        if special is not None:
+            a.flat[rng.integers(0, a.size, size=trial + 1)] = special
+        if special == 0.0:
+            a = np.abs(a) * (-1.0 if fn is whole_max else 1.0) * 0.0 + a * 0.0  # all zeros, mixed signs
+        want, got = fn(a), k(a)
+        if want == 0.0:  # the zero of the first in order (NumPy's SIMD order may give the other sign)
+            assert got == 0.0 and np.signbit(got) == np.signbit(a.ravel()[np.flatnonzero(a.ravel() == 0.0)[0]])
+            continue
+        assert np.array_equal(np.array(want).view(np.uint64), np.array(got).view(np.uint64)), (trial, want, got)
+    assert k.explain(a)["coalesced loops"] and k.explain(a)["minmax lanes"]
