@@ -20,6 +20,7 @@ from polyfuse.model.stages import Stages
 from polyfuse.options import Options, compile_seconds, time_tile_sizes
 from polyfuse.passes.astgen import build_loop_program
 from polyfuse.passes.blocked_sums import block_reductions
+from polyfuse.passes.coalesce import coalesce_rows
 from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
@@ -98,6 +99,10 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     if options.register_tile_bytes():
         program = stages.run_loop_pass("register promotion", promote_register_tiles, program,
                                        max_bytes=REGISTER_TILE_VECTORS * options.register_tile_bytes())
+    # loops over whole rows of C-ordered arrays run as one loop (short last axes: (N, N, 3));
+    # before the lanes and interleaving, which work on the innermost loop it makes
+    if options.coalesce_rows():
+        program = stages.run_loop_pass("coalesce", coalesce_rows, program)
     # max/min reductions run in SIMD lanes (exact: a zero result reruns the loop in order)
     if options.minmax_lane_bytes():
         program = stages.run_loop_pass("minmax lanes", split_minmax_reductions, program,

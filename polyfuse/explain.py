@@ -44,6 +44,7 @@ class Explanation:
             ("outer parallelism", [asdict(d) for d in getattr(sched, "outer_parallelism", ())]),
             ("register tiles", [asdict(c) for c in sched.register_tiles]
              + [asdict(p) for p in stages.decisions("register promotion")]),
+            ("coalesced loops", [asdict(d) for d in stages.decisions("coalesce")]),
             ("minmax lanes", [asdict(d) for d in stages.decisions("minmax lanes")]),
             ("interleaved loops", [asdict(d) for d in stages.decisions("interleave")]),
             ("blocked sums", [asdict(d) for d in stages.decisions("blocked sums")]),

@@ -213,6 +213,12 @@ class Options:
             return 0
         return vector_bytes()
 
+    def coalesce_rows(self) -> bool:
+        """Whether nested loops over whole rows of C-ordered arrays run as one flat loop
+        (polyfuse.passes.coalesce): LLVM addresses only, so the cpu target; exact (same elements
+        in the same order), on unless POLYFUSE_COALESCE=0."""
+        return self.target == "cpu" and env_flag("POLYFUSE_COALESCE", True)
+
     def reduction_block(self) -> int:
         """Terms per block of a NumPy float sum (polyfuse.passes.blocked_sums; 0: summed in one
         run of vector lanes).  CPU targets only: the Python backend is the reference, GPU threads
@@ -264,6 +270,7 @@ class Options:
                 + ("" if self.outer_parallelism_enabled() or not self.parallel else " outer_parallelism=off")
                 + ("" if self.blas_products() else " blas=False")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
+                + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + self._cuda_key())
 
     def _cuda_key(self) -> str:

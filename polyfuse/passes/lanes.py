@@ -24,7 +24,12 @@ which is safe because the loop contains nothing but the reduction (``x`` reads n
 NumPy's reductions (``x.max(axis=-1)``, ``np.maximum``) lift to the NaN-propagating form
 ``m = m if (m >= x or m != m) else x``: the first NaN in order wins, and in lanes that would be
 the first NaN of the lowest lane, whose bits may differ, so a NaN result reruns the original loop
-too; any other result is the largest value, exact as above.
+too; any other result is the largest value, exact as above.  In the lanes the NaN form would put
+two compares on each lane's chain (``m >= x`` and ``m != m``); the lanes take the plain
+``max(lane, x)`` instead (one compare-and-select, a ``vmaxpd``) and a second array of lanes keeps
+any NaN element aside (``nan = x if x != x else nan``, off the chain), added to its lane as
+``lane + nan * 0`` after the loop: a NaN anywhere still makes the result NaN, which reruns the
+loop.  ``np.max`` of 1M doubles: 0.154 -> 0.099 ms (NumPy 0.095).
 """
 
 from __future__ import annotations
@@ -101,8 +106,21 @@ class _Splitter(LoopRewrite):
             return tuple(ir.substitute(a, {loop.iterator: position}) for a in call.args)
 
         fill = new("fill", (slot,), lanes.name, (slot_var,), load(stmt.array))
+        # the lanes take the plain max (one compare and select on the chain: vmaxpd); NumPy's NaN
+        # form only adds which NaN came first, so NaNs are kept aside, off that chain, and turn
+        # their lane NaN after the loop: a NaN result reruns the loop as before
         update = new("lanes", stmt.iterators + (slot,), lanes.name, (slot_var,),
-                     pick(load(lanes.name, slot_var), operand))
+                     ir.BinOp(op, load(lanes.name, slot_var), operand, dtype))
+        fills, updates, merges = [StmtCall(fill, (lane_var,))], [], []
+        if nan_form:
+            nans = self.local(f"{stmt.array}_nans", dtype, (ir.int_const(width),))
+            fills.append(StmtCall(new("nanfill", (slot,), nans.name, (slot_var,), ir.Const(0.0, dtype)),
+                                  (lane_var,)))
+            seen = ir.Select(ir.Compare("!=", operand, operand), operand, load(nans.name, slot_var), dtype)
+            updates.append(new("nans", stmt.iterators + (slot,), nans.name, (slot_var,), seen))
+            poisoned = ir.BinOp("+", load(lanes.name, slot_var),
+                                ir.BinOp("*", load(nans.name, slot_var), ir.Const(0.0, dtype), dtype), dtype)
+            merges.append(new("merge", (slot,), lanes.name, (slot_var,), poisoned))
         first = new("combine0", (), combined.name, (), load(lanes.name, ir.int_const(0)))
         combine = new("combine", (slot,), combined.name, (),
                       pick(load(combined.name), load(lanes.name, slot_var)))
@@ -114,11 +132,14 @@ class _Splitter(LoopRewrite):
             ir.INT, True), ir.int_const(width), ir.INT, True), ir.INT, True)
         width_c = ir.int_const(width)
         in_group = ir.BinOp("+", group_var, lane_var, ir.INT, True)
+        group_args = args_at(in_group) + (lane_var,)
         body = Block((
-            loop_over(lane, ir.int_const(0), width_c, StmtCall(fill, (lane_var,))),
+            loop_over(lane, ir.int_const(0), width_c, Block(tuple(fills))),
             loop_over(group, lo, groups_end,
-                      loop_over(lane, ir.int_const(0), width_c, StmtCall(update, args_at(in_group) + (lane_var,))),
+                      Block(tuple(loop_over(lane, ir.int_const(0), width_c, StmtCall(u, group_args))
+                                  for u in (update, *updates))),
                       step=width),
+            *(loop_over(lane, ir.int_const(0), width_c, StmtCall(m, (lane_var,))) for m in merges),
             StmtCall(first, ()),
             loop_over(lane, ir.int_const(1), width_c, StmtCall(combine, (lane_var,))),
             loop_over(rest, groups_end, hi, StmtCall(tail, args_at(ir.Var(rest, ir.INT)))),
