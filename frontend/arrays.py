@@ -1516,7 +1516,7 @@ class Lowering:
             raise self.error(item, "slice step cannot be zero", "slice step")
         if step > 0 and any(part is not None and self.read_bound(part) for part in (item.lower, item.upper)):
             return self.runtime_slice(item, n, step)
-        lo, hi = (None if part is None else self.bound(part) for part in (item.lower, item.upper))
+        lo, hi = (None if part is None else self.bound(part, step > 0) for part in (item.lower, item.upper))
         last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
         first = const(0) if lo is None else lo
         if step > 0 and hi is not None and first.is_const() and hi.is_const() \
@@ -1524,7 +1524,8 @@ class Lowering:
             return first, const(1), step  # x[:, k:k + 1] has size 1 (it broadcasts) where the axis reaches k
         if step > 0:
             start = const(0) if lo is None else smax(const(0), n + lo) if lo.is_const() and lo.const < 0 else lo
-            stop = n if hi is None else n + hi if hi.is_const() and hi.const < 0 else self.clamp(hi, last)
+            stop = n if hi is None else n + hi if hi.is_const() and hi.const < 0 else \
+                self.within(item.upper, hi, last) if self.unbounded(hi) else self.clamp(hi, last)
             return start, (stop - start + const(step - 1)).floordiv(step), step
         start = last if lo is None else n + lo if lo.is_const() and lo.const < 0 else self.clamp(lo, last)
         stop = const(-1) if hi is None else smax(const(-1), n + hi) if hi.is_const() and hi.const < 0 else hi
@@ -1552,18 +1553,52 @@ class Lowering:
         start, stop = adjusted(item.lower, const(0)), adjusted(item.upper, n)
         return start, smax(const(0), (stop - start + const(step - 1)).floordiv(step)), step
 
-    def bound(self, part: ast.expr) -> Sym:
-        """A slice bound as a Sym: a constant, or a non-negative affine expression."""
+    def bound(self, part: ast.expr, checked: bool = False) -> Sym:
+        """A slice bound as a Sym: a constant, or a non-negative affine expression.  With
+        ``checked`` (a positive step), a bound that is not affine (``i * os``, a loop variable
+        times an argument) is checked where the statement runs instead: a negative value, which
+        NumPy would count from the end, raises UnsupportedError there (``run_time_bound``)."""
         written = _ViewShapes(self).visit(copy.deepcopy(part))
         assert isinstance(written, ast.expr), "a slice bound stays an expression"
         b = sym_of(written)
         if b.is_const():
             return b
+        if checked and self.unbounded(b):
+            self.pre.append(self.run_time_bound(part, f"{b.text} >= 0", "is negative, where NumPy counts it "
+                                                "from the end"))
+            return b
         if not self.require(f"{b.text} >= 0"):
             raise self.error(part, f"slice bound {ast.unparse(part)!r} may be negative here, where NumPy counts "
                              "it from the end; bounds that are not constants must be affine in loop variables, "
-                             "integer arguments and sizes, and never negative", "slice bound")
+                             "integer arguments and sizes, and never negative (or, with a positive step, "
+                             "products checked where they run)", "slice bound")
         return b
+
+    def unbounded(self, b: Sym) -> bool:
+        """Whether bound ``b`` is outside what isl can reason about (a product of a loop variable
+        and an argument, ``i * os``), but still a polynomial in loop variables, integer arguments
+        and sizes: such a bound is checked where the statement runs, not proven."""
+        names = self.params | {loop.var for loop in self.loops}
+        return _polynomial(b.node, names) and not is_affine(b.node, names)
+
+    def within(self, part: ast.expr | None, hi: Sym, last: Sym) -> Sym:
+        """The stop ``hi`` of a slice (positive step) that isl cannot bound: kept as written, so the
+        slice's extent stays ``hi - lo``, and checked where the statement runs not to pass the
+        axis's end ``last`` (where NumPy would clip it; polyfuse raises UnsupportedError)."""
+        assert part is not None, "a stop bound was given"
+        self.pre.append(self.run_time_bound(part, f"{hi.text} <= {last.text}",
+                                            f"is past the axis's end {last.text}, where NumPy clips it"))
+        return hi
+
+    def run_time_bound(self, part: ast.expr, test: str, what: str) -> ast.Assert:
+        """A check, where the statement runs, that slice bound ``part`` satisfies ``test``: an
+        UnsupportedError naming the bound's location where it does not (NumPy's clipping and
+        counting from the end are not modelled for bounds isl cannot bound)."""
+        span = self.source.span(part)
+        where = f"{span.filename}:{span.line}:{span.col + 1}"
+        return run_time_error(test, "UnsupportedError", f"{where}: slice bound {ast.unparse(part)!r} {what}; "
+                              "polyfuse checks slice bounds that are products of loop variables and arguments "
+                              "where they run, and supports them only inside the axis")
 
     def clamp(self, b: Sym, last: Sym) -> Sym:
         """``min(b, last)`` for a non-negative bound, or ``b`` where it never exceeds ``last``."""
@@ -3440,6 +3475,22 @@ def _fold(types: list[VType]) -> VType:
     return result
 
 
+def _polynomial(node: ast.expr, names: frozenset[str]) -> bool:
+    """Whether ``node`` is built of ``names``, sizes (``X.shape[d]``) and integer constants with
+    ``+``, ``-`` and ``*`` only."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and \
+            isinstance(node.value.value, ast.Name) and _int_const(node.slice) is not None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _polynomial(node.operand, names)
+    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and \
+        _polynomial(node.left, names) and _polynomial(node.right, names)
+
+
 def _reads_data(e: Sym) -> bool:
     """Whether an extent reads array elements (a slice bound read from an array)."""
     return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) for n in ast.walk(e.node))
@@ -3710,6 +3761,12 @@ def _either(test: ast.expr, then: View, otherwise: View) -> View:
     def element(idx: tuple[Sym, ...]) -> ast.expr:
         return ast.IfExp(copy.deepcopy(test), then.element(idx), otherwise.element(idx))
     return View(then.extents, then.vtype, element)
+
+
+def run_time_error(test: str, error: str, message: str) -> ast.Assert:
+    """``assert test`` raising ``error`` (a name in ir.CHECK_ERRORS) with ``message`` where it fails."""
+    return ast.Assert(ast.parse(test, mode="eval").body,
+                      ast.Tuple([ast.Constant(error), ast.Constant(message)], ast.Load()))
 
 
 def value_error(test: str, message: str) -> ast.Assert:
