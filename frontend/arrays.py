@@ -817,6 +817,8 @@ class Lowering:
         for kw in call.keywords:
             if kw.arg == "dtype":
                 kw.value = self.dtype_named(kw.value)
+        if call.args and not ALLOCATORS[call.func.attr][1]:  # type: ignore[attr-defined]  # np.<allocator>
+            call.args[0] = self.product_shape(call.args[0])
         shape, part = _shape_part(call.args[0]) if call.args else (None, slice(None))
         if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name):
             entry = self.lookup(shape.value)
@@ -824,6 +826,30 @@ class Lowering:
                 self.changed = True
                 call.args[0] = ast.Tuple([e.node for e in entry.extents[part]], ast.Load())
         return call
+
+    def product_shape(self, shape: ast.expr) -> ast.expr:
+        """An allocation's shape with each extent that is a product of affine sizes and integer
+        arguments (``n * (1 + m)``, which isl cannot state) replaced by a size the call computes
+        (``size_product``).  Each factor must be non-negative, assumed and checked per call
+        (NumPy raises ValueError for a negative dimension; a product of two negative factors,
+        which NumPy accepts, is refused there too): the computed size is then NumPy's."""
+        dims = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+        if all(is_affine(d, self.params) or not _products_of_sizes(d, self.params) for d in dims):
+            return shape
+        new = [self.product_size(d) for d in dims]
+        return ast.Tuple(new, ast.Load()) if isinstance(shape, (ast.Tuple, ast.List)) else new[0]
+
+    def product_size(self, extent: ast.expr) -> ast.expr:
+        """``extent`` as a size the call computes where it is a product of affine sizes and integer
+        arguments, each factor assumed non-negative and checked per call (``product_shape``);
+        ``extent`` itself otherwise."""
+        if is_affine(extent, self.params) or not _products_of_sizes(extent, self.params):
+            return extent
+        factors = [sym_of(f) for f in _factors(extent)]
+        if not all(f.is_const() or self.require(f"{f.text} >= 0") for f in factors):
+            return extent
+        self.changed = True
+        return self.size_product(factors).node
 
     def dtype_named(self, node: ast.expr) -> ast.expr:
         """``np.<dtype>`` for a global name bound to a dtype (``np_float = np.float64``) or for
@@ -2124,6 +2150,8 @@ class Lowering:
         step = _int_const(node.args[2]) if len(node.args) == 3 else 1
         if not step:
             raise self.error(node, "np.arange() step must be a non-zero integer constant", "np.arange")
+        if len(nodes) == 1:  # np.arange(n * m): a size the call computes (factors checked non-negative)
+            stop = self.product_size(self.known_extents(stop))
         span = sym_of(stop) - sym_of(start) if step > 0 else sym_of(start) - sym_of(stop)
         size = abs(step)  # the length is ceil(span / |step|), by a positive divisor
         length = span if size == 1 else sym_of(ast.BinOp((span + const(size - 1)).node, ast.FloorDiv(),
@@ -3711,6 +3739,12 @@ def _sides(claim: str) -> list[ast.expr]:
     tree = ast.parse(claim, mode="eval").body
     assert isinstance(tree, ast.Compare), claim
     return [tree.left, *tree.comparators]
+
+
+def _products_of_sizes(node: ast.expr, params: frozenset[str]) -> bool:
+    """Whether ``node`` is a product of at least two factors, each affine in ``params``."""
+    factors = _factors(node)
+    return len(factors) > 1 and all(is_affine(f, params) for f in factors)
 
 
 def _factors(node: ast.expr) -> list[ast.expr]:

@@ -1,5 +1,6 @@
 """NumPy programs with slice bounds that are products of a loop variable and an argument
-(strided windows, a filter adapted over decimated windows). Written for this corpus, not copied."""
+(strided windows, a filter adapted over decimated windows), np.repeat by an argument and
+allocations whose extents are products of arguments. Written for this corpus, not copied."""
 
 from __future__ import annotations
 
@@ -27,7 +28,25 @@ def lms_equalizer(E, W, mu, stride):
     return err
 
 
+def upsampled_series(x, factor):
+    n = x.shape[0]
+    out = np.empty(n * (factor + 1))
+    out[:n] = x
+    out[n:] = np.repeat(x, factor) * 0.5
+    return out
+
+
+def block_ids(rows, cols):
+    ids = np.arange(rows * cols)
+    table = np.zeros((rows * cols, 2), dtype=np.int64)
+    table[:, 0] = ids // cols
+    table[:, 1] = ids % cols
+    return table
+
+
 CASES = [
+    Case("upsampled_series", upsampled_series, lambda r: (r.random(9), 4)),
+    Case("block_ids", block_ids, lambda r: (3, 5)),
     Case("decimated_means", decimated_means, lambda r: (r.random(40), 3, 5, 12)),
     Case("lms_equalizer", lms_equalizer, lambda r: (r.random((2, 64)) + 1j * r.random((2, 64)),
                                                    np.eye(2)[:, :, None] * np.ones(5) * 0.2 + 0j, 1e-3, 2)),

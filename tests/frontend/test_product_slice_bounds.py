@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import polyfuse
-from polyfuse import UnsupportedError
+from polyfuse import ArgumentError, UnsupportedError
 
 TARGETS = ("python", "cpu")
 
@@ -116,3 +116,69 @@ def reversed_product(x, stride, count):
 def test_a_product_bound_with_a_negative_step_is_refused():
     with pytest.raises(UnsupportedError, match="slice bound 'i \\* stride' may be negative"):
         polyfuse.kernel(reversed_product, target="python")(np.arange(10.0), 2, 3)
+
+
+def repeat_by_argument(x, m):
+    n = x.shape[0]
+    y = np.empty(n * (1 + m))
+    y[0:n] = x[0:n]
+    y[n:] = np.repeat(x, m)
+    return y
+
+
+def repeat_rows(A, k):
+    return np.repeat(A[1:], k + 1, axis=0) * 2.0 + np.repeat(A[0], k + 1)[None, :A.shape[1]]
+
+
+def product_grid(n, m):
+    a = np.zeros((n * m, 2))
+    a[:, 0] = np.arange(n * m)
+    return a
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("m", [0, 1, 3])
+def test_repeat_by_an_argument_into_a_product_allocation(target, m):
+    x = np.random.default_rng(4).random(7)
+    np.testing.assert_array_equal(polyfuse.kernel(repeat_by_argument, target=target, verify=True)(x, m),
+                                  repeat_by_argument(x, m))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("k", [0, 2])
+def test_repeat_along_an_axis_by_an_argument(target, k):
+    A = np.random.default_rng(5).random((4, 3))
+    got = polyfuse.kernel(repeat_rows, target=target, verify=True)(A, k)
+    np.testing.assert_allclose(got, repeat_rows(A, k), rtol=1e-15)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n,m", [(2, 3), (0, 4), (5, 1)])
+def test_allocation_of_a_product_of_arguments(target, n, m):
+    np.testing.assert_array_equal(polyfuse.kernel(product_grid, target=target)(n, m), product_grid(n, m))
+
+
+def test_a_negative_repeat_count_raises_a_value_error_as_numpy():
+    with pytest.raises(ValueError):
+        np.repeat(np.arange(3.0), -1)
+    with pytest.raises(ArgumentError):
+        polyfuse.kernel(repeat_rows, target="python")(np.ones((4, 3)), -2)
+
+
+def test_a_negative_factor_of_an_allocation_raises_a_value_error():
+    """NumPy refuses np.zeros(-6); a product of two negative factors (which NumPy accepts) is
+    refused per call too: stricter, never a different array."""
+    with pytest.raises(ArgumentError):
+        polyfuse.kernel(product_grid, target="python")(-2, 3)
+    with pytest.raises(ArgumentError):
+        polyfuse.kernel(product_grid, target="python")(-2, -3)
+
+
+def repeat_in_a_loop(x, out):
+    for i in range(3):
+        out[i, :3 * i] = np.repeat(x[:3], i)
+
+
+def test_a_repeat_count_that_changes_in_a_loop_is_refused():
+    with pytest.raises(UnsupportedError, match="np.repeat"):
+        polyfuse.kernel(repeat_in_a_loop, target="python")(np.ones(3), np.zeros((3, 9)))
