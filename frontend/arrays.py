@@ -35,6 +35,7 @@ from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
+from .call_sizes import call_time_source
 from .checker import is_allocation, module_of, numpy_abs, reassociable
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decide, is_affine
@@ -268,6 +269,7 @@ class LoweredArrays:
     returned_views: tuple[tuple[int, Returned], ...] = ()
     reshapes: tuple[SizeMatch, ...] = ()
     sizes: tuple[tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]], ...] = ()  # computed: name, factors, divisors
+    computed: tuple[tuple[str, str], ...] = ()  # sizes the call computes from Python source: name, source
 
 
 @dataclass(frozen=True)
@@ -330,6 +332,7 @@ class Lowering:
         self.joins = joins
         self.final = final
         self.globals = globals_
+        self.arguments = arguments
         self.names: dict[str, ArrayName] = {}
         self.scalars: dict[str, VType] = dict(scalar_types)  # seen this pass: name -> type
         self.assigned: dict[str, VType] = {}
@@ -375,6 +378,7 @@ class Lowering:
         self.reshape_sources: dict[str, str] = {}  # array a reshape copied into -> the array it copied (NumPy: a view)
         # (factors, divisors) -> a size the call computes: its name, the factors and divisors
         self.size_products: dict[tuple, tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]]] = {}
+        self.computed_sizes: dict[str, str] = {}  # Python source -> a size the call computes (frontend.call_sizes)
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
@@ -834,22 +838,40 @@ class Lowering:
         (NumPy raises ValueError for a negative dimension; a product of two negative factors,
         which NumPy accepts, is refused there too): the computed size is then NumPy's."""
         dims = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
-        if all(is_affine(d, self.params) or not _products_of_sizes(d, self.params) for d in dims):
+        if all(is_affine(d, self.params) for d in dims):
             return shape
         new = [self.product_size(d) for d in dims]
         return ast.Tuple(new, ast.Load()) if isinstance(shape, (ast.Tuple, ast.List)) else new[0]
 
     def product_size(self, extent: ast.expr) -> ast.expr:
         """``extent`` as a size the call computes where it is a product of affine sizes and integer
-        arguments, each factor assumed non-negative and checked per call (``product_shape``);
-        ``extent`` itself otherwise."""
-        if is_affine(extent, self.params) or not _products_of_sizes(extent, self.params):
+        arguments, each factor assumed non-negative and checked per call (``product_shape``), or
+        another integer expression of the arguments (``call_time_size``); ``extent`` itself
+        otherwise."""
+        if is_affine(extent, self.params):
             return extent
+        if not _products_of_sizes(extent, self.params):
+            computed = self.call_time_size(extent)
+            return extent if computed is None else computed.node
         factors = [sym_of(f) for f in _factors(extent)]
         if not all(f.is_const() or self.require(f"{f.text} >= 0") for f in factors):
             return extent
         self.changed = True
         return self.size_product(factors).node
+
+    def call_time_size(self, node: ast.expr) -> Sym | None:
+        """``node``, an integer expression of arguments that isl cannot state (``int(xn)`` of a
+        float argument, ``(n - w) // s + 1``), as a new size parameter whose value the call
+        computes by evaluating it (frontend.call_sizes, scop.SizeProduct.source); None when it is
+        not of those forms (or reads an argument the kernel assigns)."""
+        source = call_time_source(node, self.arguments, self.globals, set(self.stores))
+        if source is None:
+            return None
+        if source not in self.computed_sizes:
+            self.computed_sizes[source] = self.fresh("size")
+            self.params = self.params | {self.computed_sizes[source]}
+        self.any_changed = True
+        return atom(self.computed_sizes[source])
 
     def dtype_named(self, node: ast.expr) -> ast.expr:
         """``np.<dtype>`` for a global name bound to a dtype (``np_float = np.float64``) or for
@@ -996,12 +1018,18 @@ class Lowering:
     def note_size(self, stmt: ast.Assign, name: str) -> None:
         """``H_out = x.shape[1] - K + 1`` at the top level, ``x`` a temporary (frontend.rewrite
         substitutes such sizes of arguments only): assigned once, so its value is the affine
-        expression of argument sizes wherever loop ranges, slice bounds and shapes use it."""
+        expression of argument sizes wherever loop ranges, slice bounds and shapes use it; an
+        integer expression of arguments that is not affine (``nt = int(T / dt)``) is a size the
+        call computes there (``call_time_size``)."""
         if not self.at_top or self.stores[name] != 1 or name in self.args:
             return
         written = _ViewShapes(self).visit(copy.deepcopy(stmt.value))
         if is_affine(written, self.params):
             self.sizes[name] = written
+            return
+        computed = self.call_time_size(written)
+        if computed is not None:  # count = (n - w) // s + 1: a size the call computes
+            self.sizes[name] = computed.node
 
     def rebind_in_place(self, stmt: ast.Assign, name: str, entry: ArrayName, value: View,
                         fill: bool = True) -> list[ast.stmt]:
@@ -2408,6 +2436,9 @@ class Lowering:
         if endpoint is None:
             raise self.error(node, "np.linspace() endpoint= must be True or False", "np.linspace")
         num_node = given.get("num", ast.Constant(50))
+        if not is_affine(num_node, self.params):
+            computed = self.call_time_size(self.known_extents(num_node))
+            num_node = num_node if computed is None else computed.node
         if not is_affine(num_node, self.params) and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                                                         and n.func.id in ("int", "round") for n in ast.walk(num_node)):
             raise self.error(num_node, f"np.linspace() of {ast.unparse(num_node)} points: a number of points "
@@ -3879,4 +3910,5 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
         _locate(equal, source.tree)
     return LoweredArrays(dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions),
                          tuple(sorted(lowering.returned_views.items())), tuple(lowering.reshapes),
-                         tuple(lowering.size_products.values()))
+                         tuple(lowering.size_products.values()),
+                         tuple((name, text) for text, name in lowering.computed_sizes.items()))

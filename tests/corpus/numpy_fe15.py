@@ -1,6 +1,7 @@
 """NumPy programs with slice bounds that are products of a loop variable and an argument
 (strided windows, a filter adapted over decimated windows), np.repeat by an argument and
-allocations whose extents are products of arguments. Written for this corpus, not copied."""
+allocations whose extents are products of arguments, sizes computed from float arguments
+(``int(T / dt)``, ``int(xn)``). Written for this corpus, not copied."""
 
 from __future__ import annotations
 
@@ -44,9 +45,34 @@ def block_ids(rows, cols):
     return table
 
 
+def strided_energy(x, hop, width):
+    frames = (x.shape[0] - width) // hop + 1
+    energy = np.empty(frames)
+    for f in range(frames):
+        energy[f] = np.sum(x[f * hop:f * hop + width] ** 2)
+    return energy
+
+
+def cooling(T0, k, t_end, dt):
+    steps = int(t_end / dt)
+    temps = np.empty(steps + 1)
+    temps[0] = T0
+    for s in range(steps):
+        temps[s + 1] = temps[s] - k * dt * temps[s]
+    return temps
+
+
+def sampled_wave(x0, x1, samples):
+    t = np.linspace(x0, x1, int(samples))
+    return np.sin(t) * np.exp(-t)
+
+
 CASES = [
     Case("upsampled_series", upsampled_series, lambda r: (r.random(9), 4)),
     Case("block_ids", block_ids, lambda r: (3, 5)),
+    Case("strided_energy", strided_energy, lambda r: (r.random(50), 4, 6)),
+    Case("cooling", cooling, lambda r: (90.0, 0.3, 2.0, 0.125)),
+    Case("sampled_wave", sampled_wave, lambda r: (0.0, 3.0, 17.5)),
     Case("decimated_means", decimated_means, lambda r: (r.random(40), 3, 5, 12)),
     Case("lms_equalizer", lms_equalizer, lambda r: (r.random((2, 64)) + 1j * r.random((2, 64)),
                                                    np.eye(2)[:, :, None] * np.ones(5) * 0.2 + 0j, 1e-3, 2)),
