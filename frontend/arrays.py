@@ -349,6 +349,7 @@ class Lowering:
         self.counter = 0
         self.loop_vars: set[str] = set()
         self.loops: list[LoopRange] = []  # the enclosing range loops (for symbolic slice bounds)
+        self.facts: list[str] = []  # affine comparisons the enclosing ifs' tests make true here (``k > 1``)
         self.int_args = frozenset(a.name for a in arguments if a.kind == "int")
         self.params = self.int_args | {a.name for a in arguments if a.kind == "array"}  # for extent claims
         self.block: tuple[int, ...] = ()
@@ -432,10 +433,10 @@ class Lowering:
         if isinstance(stmt, ast.If):
             test = self.known_extents(stmt.test)
             body_block = self.block + (self.blocks + 1,)
-            body = self.lower_block(stmt.body)
+            body = self.within_facts(self.if_facts(test, True), stmt.body)
             bound = {n: e for n, e in self.names.items() if e.block == body_block and e.kind == "temp"}
             else_block = self.block + (self.blocks + 1,)
-            orelse = self.lower_block(stmt.orelse)
+            orelse = self.within_facts(self.if_facts(test, False), stmt.orelse)
             return [_replace(stmt, test=test, body=body, orelse=self.merge_branches(bound, else_block, orelse))]
         if isinstance(stmt, ast.While):
             return [_replace(stmt, test=self.known_extents(stmt.test), body=self.lower_block(stmt.body),
@@ -480,6 +481,35 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def within_facts(self, facts: list[str], block: list[ast.stmt]) -> list[ast.stmt]:
+        """``block`` lowered with ``facts`` known to hold (``require`` proves against them)."""
+        self.facts.extend(facts)
+        try:
+            return self.lower_block(block)
+        finally:
+            del self.facts[len(self.facts) - len(facts):]
+
+    def if_facts(self, test: ast.expr, holds: bool) -> list[str]:
+        """The comparisons an if's ``test`` makes true in its body (``holds``) or its else
+        branch: affine ones of loop variables, integer arguments the kernel never assigns and
+        sizes, from a comparison (chained: ``0 < k < n``) or an ``and`` of them in the body, and
+        the negation of a single comparison in the else branch; the rest is left out (sound:
+        fewer facts prove less)."""
+        fixed = frozenset(p for p in self.params if not self.stores[p]) | {loop.var for loop in self.loops}
+        if holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return [f for value in test.values for f in self.if_facts(value, True)]
+        if not isinstance(test, ast.Compare) or not all(is_affine(side, fixed)
+                                                        for side in [test.left, *test.comparators]):
+            return []
+        pairs = list(zip([test.left, *test.comparators], test.ops, test.comparators))
+        if holds:
+            return [f"{ast.unparse(a)} {_OP_TEXT[type(op)]} {ast.unparse(b)}" for a, op, b in pairs
+                    if type(op) in _OP_TEXT]
+        if len(pairs) != 1 or type(pairs[0][1]) not in _NEGATED_TEXT:
+            return []
+        a, op, b = pairs[0]
+        return [f"{ast.unparse(a)} {_NEGATED_TEXT[type(op)]} {ast.unparse(b)}"]
 
     def hoist_test(self, stmt: ast.If) -> list[ast.stmt] | None:
         """``if np.linalg.norm(r) < tol:`` (a test that reduces arrays): the test assigned to a
@@ -1327,7 +1357,7 @@ class Lowering:
     def require(self, claim: str) -> bool:
         """Whether ``claim`` holds at every iteration, proven or assumed of the sizes (then
         added to the assumptions the call-time checks enforce)."""
-        verdict = decide(claim, tuple(self.loops), self.params)
+        verdict = decide(claim, tuple(self.loops), self.params, tuple(self.facts))
         if verdict.proven:
             return True
         if verdict.assume is None:
@@ -1338,11 +1368,11 @@ class Lowering:
 
     def assumable(self, claim: str) -> bool:
         """Whether ``require(claim)`` holds, without adding to the assumptions."""
-        verdict = decide(claim, tuple(self.loops), self.params)
+        verdict = decide(claim, tuple(self.loops), self.params, tuple(self.facts))
         return verdict.proven or verdict.assume is not None
 
     def proven(self, claim: str) -> bool:
-        return decide(claim, tuple(self.loops), self.params).proven
+        return decide(claim, tuple(self.loops), self.params, tuple(self.facts)).proven
 
     def unify(self, a: Sym, b: Sym) -> Sym:
         if a.is_const(1):
@@ -3826,6 +3856,10 @@ def _either(test: ast.expr, then: View, otherwise: View) -> View:
     def element(idx: tuple[Sym, ...]) -> ast.expr:
         return ast.IfExp(copy.deepcopy(test), then.element(idx), otherwise.element(idx))
     return View(then.extents, then.vtype, element)
+
+
+_OP_TEXT = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=="}  # facts decide reads
+_NEGATED_TEXT = {ast.Lt: ">=", ast.LtE: ">", ast.Gt: "<=", ast.GtE: "<"}
 
 
 def run_time_error(test: str, error: str, message: str) -> ast.Assert:

@@ -95,8 +95,9 @@ def module_of(node: ast.AST, globals_: dict) -> str | None:
 
 def assert_message(msg: ast.expr | None) -> tuple[str, str | None] | None:
     """The exception and message of an assert's ``msg``: a string literal (AssertionError), or
-    ``("ValueError", "...")``, ``("LinAlgError", "...")`` or ``("UnsupportedError", "...")``, which only the NumPy lowering writes (frontend.arrays checks the
-    user's messages first); None for anything else."""
+    ``("ValueError", "...")``, ``("LinAlgError", "...")`` or ``("UnsupportedError", "...")``,
+    which only the NumPy lowering writes (frontend.arrays checks the user's messages first);
+    None for anything else."""
     if msg is None:
         return "AssertionError", None
     if isinstance(msg, ast.Constant) and isinstance(msg.value, str):
