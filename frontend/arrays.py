@@ -1638,7 +1638,8 @@ class Lowering:
         return start, smax(const(0), (stop - start + const(step - 1)).floordiv(step)), step
 
     def bound(self, part: ast.expr, checked: bool = False) -> Sym:
-        """A slice bound as a Sym: a constant, or a non-negative affine expression.  With
+        """A slice bound as a Sym: a constant, or a non-negative affine expression (an integer
+        expression of the arguments that isl cannot state is a size the call computes).  With
         ``checked`` (a positive step), a bound that is not affine (``i * os``, a loop variable
         times an argument) is checked where the statement runs instead: a negative value, which
         NumPy would count from the end, raises UnsupportedError there (``run_time_bound``)."""
@@ -1647,6 +1648,9 @@ class Lowering:
         b = sym_of(written)
         if b.is_const():
             return b
+        if not self.in_loop(b) and not is_affine(b.node, self.params):  # x[n * m:], x[int(t):]: a size
+            computed = self.call_time_size(written)  # the call computes, then clamped as NumPy clamps
+            b = b if computed is None else computed
         if checked and self.unbounded(b):
             self.pre.append(self.run_time_bound(part, f"{b.text} >= 0", "is negative, where NumPy counts it "
                                                 "from the end"))

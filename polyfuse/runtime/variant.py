@@ -293,13 +293,15 @@ def size_value(size: SizeProduct, env: dict[str, Any]) -> int:
     """A computed size for this call (0 where a divisor is 0: NumPy's ValueError then follows
     from ``check_counts``); a size written as a Python expression of the arguments is its value,
     which must be a non-negative int64 (NumPy raises ValueError for a negative dimension or
-    number of samples; so does the ArgumentError)."""
+    number of samples, so does the ArgumentError; a slice bound NumPy would count from the
+    end is refused the same way)."""
     if size.source is not None:
         value = eval(size.source, dict(SIZE_NAMESPACE), env)  # noqa: S307 - frontend.call_sizes' forms only
         if not isinstance(value, int) or not 0 <= value <= INT64_MAX:
             raise ArgumentError(f"the size {size.source.replace('pf_np.', 'np.').replace('pf_math.', 'math.')} "
-                                f"is {value} at this call: sizes computed from the arguments must be non-negative "
-                                "(NumPy raises ValueError for a negative dimension or number of samples)")
+                                f"is {value} at this call: sizes and slice bounds computed from the arguments must be "
+                                "non-negative (NumPy raises ValueError for a negative dimension or number of "
+                                "samples, and counts a negative slice bound from the end)")
         return value
     divisor = _count(size.divisors, env)
     return _count(size.factors, env) // divisor if divisor else 0

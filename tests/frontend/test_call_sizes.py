@@ -131,3 +131,20 @@ def test_the_forms_of_call_time_sizes():
     assert source("int(x[0, 0])") is None  # array data
     assert source("int(x.shape[2])") is None  # no such axis
     assert source("int(q)") is None  # not an argument
+
+
+def product_slice(x, n, m):
+    return x[n * m:n * m + 2] * 2.0
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n,m", [(2, 3), (3, 3), (4, 4), (0, 5)])
+def test_a_slice_bound_of_arguments_is_clamped_as_numpy_clamps(target, n, m):
+    x = np.arange(10.0)
+    got = polyfuse.kernel(product_slice, target=target, verify=True)(x, n, m)
+    np.testing.assert_array_equal(got, product_slice(x, n, m))
+
+
+def test_a_negative_slice_bound_of_arguments_raises():
+    with pytest.raises(ArgumentError, match="the size n \\* m is -3 at this call"):
+        polyfuse.kernel(product_slice, target="python")(np.arange(10.0), -1, 3)
