@@ -151,9 +151,14 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     """Decide cuts, chunks, ghost depths and time steps for this call (see the module docstring)."""
     found = analysis(kernel, values)
     scop, deps = found.scop, found.deps
-    if scop.sizes or scop.counts:  # a chunk's elements in C order are not the array's
-        raise UnsupportedError(f"{kernel.py_func.__name__} reshapes an array so that its elements regroup: on dask "
-                               "arrays that needs the whole array (run it on numpy arrays)")
+    if scop.counts or any(size.source is None for size in scop.sizes):  # a chunk's elements in C order
+        raise UnsupportedError(f"{kernel.py_func.__name__} reshapes an array so that its elements regroup, or "
+                               "allocates a product of extents: on dask arrays that needs the whole array (run it "
+                               "on numpy arrays)")
+    if scop.sizes:  # frontend.call_sizes: the blocks' own extents would give other values
+        raise UnsupportedError(f"{kernel.py_func.__name__} computes a size from its arguments at the call "
+                               f"({', '.join(str(size.source) for size in scop.sizes)}): not yet on dask arrays "
+                               "(run it on numpy arrays, or pass the size as an integer argument)")
     name = kernel.py_func.__name__
     dasks = tuple(n for n, v in values.items() if is_dask_array(v))
     written, reductions, results = _outputs(name, scop, values, dasks, reassociate)

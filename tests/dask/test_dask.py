@@ -377,6 +377,24 @@ def regrouped(A, B):
     B[:] = A.reshape(A.shape[0] // 2, -1).sum(axis=1)[0] + A
 
 
+def damped_steps(A, B, T, dt):
+    steps = int(T / dt)
+    for _ in range(steps):
+        B[1:-1] = 0.5 * (A[:-2] + A[2:])
+        A[1:-1] = B[1:-1]
+
+
+def test_a_size_computed_from_the_arguments_is_refused_on_dask_arrays():
+    """frontend/call_sizes.py: not yet planned for blocks; numpy arrays run it."""
+    A, B = np.arange(30.0), np.zeros(30)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"computes a size from its arguments at the call \(int"):
+        polyfuse.kernel(damped_steps)(*_dask([A, B], 10), 1.0, 0.25)
+    expected = _reference(damped_steps, A, B, 1.0, 0.25)
+    got = [A.copy(), B.copy()]
+    polyfuse.kernel(damped_steps)(got[0], got[1], 1.0, 0.25)
+    np.testing.assert_allclose(got[0], expected[0])
+
+
 def test_reshapes_that_regroup_elements_are_refused():
     """A chunk's elements in C order are not the array's: such a reshape needs the whole array."""
     A, B = np.arange(30.0), np.zeros(30)
