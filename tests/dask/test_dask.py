@@ -384,15 +384,26 @@ def damped_steps(A, B, T, dt):
         A[1:-1] = B[1:-1]
 
 
-def test_a_size_computed_from_the_arguments_is_refused_on_dask_arrays():
-    """frontend/call_sizes.py: not yet planned for blocks; numpy arrays run it."""
+def test_a_size_computed_from_scalar_arguments_runs_on_dask_arrays():
+    """frontend/call_sizes.py: int(T / dt) is the same in every block (numpy's result)."""
     A, B = np.arange(30.0), np.zeros(30)
-    with pytest.raises(polyfuse.UnsupportedError, match=r"computes a size from its arguments at the call \(int"):
-        polyfuse.kernel(damped_steps)(*_dask([A, B], 10), 1.0, 0.25)
     expected = _reference(damped_steps, A, B, 1.0, 0.25)
-    got = [A.copy(), B.copy()]
-    polyfuse.kernel(damped_steps)(got[0], got[1], 1.0, 0.25)
-    np.testing.assert_allclose(got[0], expected[0])
+    got = polyfuse.kernel(damped_steps)(*_dask([A, B], 10), 1.0, 0.25)
+    for g, w in zip(got, expected[:2]):
+        np.testing.assert_allclose(g.compute(scheduler="threads"), w)
+
+
+def counted_means(x, out, w, s):
+    count = (x.shape[0] - w) // s + 1
+    for i in range(count):
+        out[i] = np.mean(x[s * i:s * i + w])
+
+
+def test_a_size_computed_from_extents_is_refused_on_dask_arrays():
+    """Each block has its own extents, which would give another count."""
+    x, out = np.arange(30.0), np.zeros(30)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"computes a size from its arrays' extents"):
+        polyfuse.kernel(counted_means)(*_dask([x, out], 10), 3, 2)
 
 
 def test_reshapes_that_regroup_elements_are_refused():
