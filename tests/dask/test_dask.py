@@ -387,10 +387,12 @@ def damped_steps(A, B, T, dt):
 def test_a_size_computed_from_scalar_arguments_runs_on_dask_arrays():
     """frontend/call_sizes.py: int(T / dt) is the same in every block (numpy's result)."""
     A, B = np.arange(30.0), np.zeros(30)
-    expected = _reference(damped_steps, A, B, 1.0, 0.25)
-    got = polyfuse.kernel(damped_steps)(*_dask([A, B], 10), 1.0, 0.25)
-    for g, w in zip(got, expected[:2]):
-        np.testing.assert_allclose(g.compute(scheduler="threads"), w)
+    kernel = polyfuse.kernel(damped_steps)
+    for T in (1.0, 0.5, 1.0):  # the same sizes and chunks: a plan per size computed
+        expected = _reference(damped_steps, A, B, T, 0.25)
+        got = kernel(*_dask([A, B], 10), T, 0.25)
+        for g, w in zip(got, expected[:2]):
+            np.testing.assert_allclose(g.compute(scheduler="threads"), w)
 
 
 def counted_means(x, out, w, s):

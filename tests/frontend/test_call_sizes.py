@@ -148,3 +148,16 @@ def test_a_slice_bound_of_arguments_is_clamped_as_numpy_clamps(target, n, m):
 def test_a_negative_slice_bound_of_arguments_raises():
     with pytest.raises(ArgumentError, match="the size n \\* m is -3 at this call"):
         polyfuse.kernel(product_slice, target="python")(np.arange(10.0), -1, 3)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_repeated_calls_compute_the_size_again(target):
+    """A call plan's key holds a float's type only: a variant whose size reads a float takes
+    the full path every call (runtime.variant ``sizes_read_floats``), never another call's size."""
+    kernel = polyfuse.kernel(ramp, target=target)
+    for xn in (5.0, 7.0, 3.0, 7.0, 2.0):
+        np.testing.assert_array_equal(kernel(0.0, 1.0, xn), ramp(0.0, 1.0, xn))
+    stepped = polyfuse.kernel(decay, target=target)
+    u = np.random.default_rng(2).random(3)
+    for T in (1.0, 2.0, 0.5, 2.0):
+        np.testing.assert_allclose(stepped(u, T, 0.25), decay(u, T, 0.25), rtol=1e-15)
