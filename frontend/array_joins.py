@@ -46,6 +46,7 @@ import numpy as np
 
 from .arrays import JOINS, NP_NAME, UNKNOWN, JoinRules, Lowering, Sym, View, _store, const, leaf, smax, sym_of
 from .checker import module_of
+from .extent_facts import is_affine
 from .types import VType
 
 _MOST_COPIES = 64  # np.tile makes one loop nest per copy; more copies than this are refused
@@ -220,10 +221,13 @@ def repeat_value(lw: Lowering, node: ast.Call, a: View, rest: list[ast.expr]) ->
         given[kw] = value
     if "repeats" not in given or len(rest) > 2:
         raise lw.error(node, "np.repeat() takes an array, the repetitions and an axis", "np.repeat")
-    count = _int(given["repeats"])
-    if count is None or count < 0:
-        raise lw.error(given["repeats"], "np.repeat() repetitions must be one non-negative integer constant (an "
-                       "array of counts gives a data-dependent shape)", "np.repeat")
+    count: int | Sym | None = _int(given["repeats"])
+    if count is None:
+        count = _count_argument(lw, given["repeats"])
+    if count is None or (isinstance(count, int) and count < 0):
+        raise lw.error(given["repeats"], "np.repeat() repetitions must be one non-negative integer constant or an "
+                       "integer expression of arguments and sizes that does not change in a loop (an array of "
+                       "counts gives a data-dependent shape)", "np.repeat")
     axis_node = given.get("axis", ast.Constant(None))
     if isinstance(axis_node, ast.Constant) and axis_node.value is None:
         if a.rank > 1:
@@ -232,11 +236,23 @@ def repeat_value(lw: Lowering, node: ast.Call, a: View, rest: list[ast.expr]) ->
         a, axis = _placed(lw, a, 1, []) if a.rank == 0 else a, 0
     else:
         axis = _axis(lw, axis_node, "np.repeat", a.rank)
-    extents = tuple(_length(lw, e).scale(count) if d == axis else e for d, e in enumerate(a.extents))
+    if isinstance(count, Sym):  # a count known at the call: the extent is a size the call computes
+        counted = count
+        extents = tuple(lw.size_product([_length(lw, e), counted]) if d == axis else e
+                        for d, e in enumerate(a.extents))
+
+        def by_count(i: Sym) -> Sym:  # a subscript computed at run time (never with a count of 0: no elements)
+            return sym_of(ast.parse(f"({i.text}) // ({counted.text})", mode="eval").body)
+    else:
+        number = count
+        extents = tuple(_length(lw, e).scale(number) if d == axis else e for d, e in enumerate(a.extents))
+
+        def by_count(i: Sym) -> Sym:
+            return i.floordiv(number) if number > 1 else i
     lw.changed = True
 
     def element(idx: tuple[Sym, ...]) -> ast.expr:
-        return a.element(tuple(i.floordiv(count) if d == axis and count > 1 else i for d, i in enumerate(idx)))
+        return a.element(tuple(by_count(i) if d == axis else i for d, i in enumerate(idx)))
 
     return View(extents, VType(a.vtype.dtype, False), element)
 
@@ -355,6 +371,17 @@ def _reads(piece: View, array: str | None) -> bool:
     probes = tuple(const(0) for _ in piece.extents)
     return array is not None and any(isinstance(n, ast.Name) and n.id == array
                                      for n in ast.walk(piece.element(probes)))
+
+
+def _count_argument(lw: Lowering, node: ast.expr) -> Sym | None:
+    """``np.repeat``'s count as a Sym when it is affine in integer arguments and sizes (``n``,
+    ``k + 1``; not a loop variable): non-negative, assumed and checked per call (NumPy raises
+    ValueError for negative repeats; so does the ArgumentError), or None."""
+    written = lw.known_extents(node)  # resets lw.changed, which repeat_value sets after
+    if not is_affine(written, lw.params):
+        return None
+    count = sym_of(written)
+    return count if lw.require(f"{count.text} >= 0") else None
 
 
 def _int(node: ast.expr) -> int | None:

@@ -35,6 +35,7 @@ from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
+from .call_sizes import call_time_source
 from .checker import is_allocation, module_of, numpy_abs, reassociable
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decide, is_affine
@@ -268,6 +269,7 @@ class LoweredArrays:
     returned_views: tuple[tuple[int, Returned], ...] = ()
     reshapes: tuple[SizeMatch, ...] = ()
     sizes: tuple[tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]], ...] = ()  # computed: name, factors, divisors
+    computed: tuple[tuple[str, str], ...] = ()  # sizes the call computes from Python source: name, source
 
 
 @dataclass(frozen=True)
@@ -330,6 +332,7 @@ class Lowering:
         self.joins = joins
         self.final = final
         self.globals = globals_
+        self.arguments = arguments
         self.names: dict[str, ArrayName] = {}
         self.scalars: dict[str, VType] = dict(scalar_types)  # seen this pass: name -> type
         self.assigned: dict[str, VType] = {}
@@ -346,6 +349,7 @@ class Lowering:
         self.counter = 0
         self.loop_vars: set[str] = set()
         self.loops: list[LoopRange] = []  # the enclosing range loops (for symbolic slice bounds)
+        self.facts: list[str] = []  # affine comparisons the enclosing ifs' tests make true here (``k > 1``)
         self.int_args = frozenset(a.name for a in arguments if a.kind == "int")
         self.params = self.int_args | {a.name for a in arguments if a.kind == "array"}  # for extent claims
         self.block: tuple[int, ...] = ()
@@ -375,6 +379,7 @@ class Lowering:
         self.reshape_sources: dict[str, str] = {}  # array a reshape copied into -> the array it copied (NumPy: a view)
         # (factors, divisors) -> a size the call computes: its name, the factors and divisors
         self.size_products: dict[tuple, tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]]] = {}
+        self.computed_sizes: dict[str, str] = {}  # Python source -> a size the call computes (frontend.call_sizes)
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
@@ -428,10 +433,10 @@ class Lowering:
         if isinstance(stmt, ast.If):
             test = self.known_extents(stmt.test)
             body_block = self.block + (self.blocks + 1,)
-            body = self.lower_block(stmt.body)
+            body = self.within_facts(self.if_facts(test, True), stmt.body)
             bound = {n: e for n, e in self.names.items() if e.block == body_block and e.kind == "temp"}
             else_block = self.block + (self.blocks + 1,)
-            orelse = self.lower_block(stmt.orelse)
+            orelse = self.within_facts(self.if_facts(test, False), stmt.orelse)
             return [_replace(stmt, test=test, body=body, orelse=self.merge_branches(bound, else_block, orelse))]
         if isinstance(stmt, ast.While):
             return [_replace(stmt, test=self.known_extents(stmt.test), body=self.lower_block(stmt.body),
@@ -476,6 +481,35 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def within_facts(self, facts: list[str], block: list[ast.stmt]) -> list[ast.stmt]:
+        """``block`` lowered with ``facts`` known to hold (``require`` proves against them)."""
+        self.facts.extend(facts)
+        try:
+            return self.lower_block(block)
+        finally:
+            del self.facts[len(self.facts) - len(facts):]
+
+    def if_facts(self, test: ast.expr, holds: bool) -> list[str]:
+        """The comparisons an if's ``test`` makes true in its body (``holds``) or its else
+        branch: affine ones of loop variables, integer arguments the kernel never assigns and
+        sizes, from a comparison (chained: ``0 < k < n``) or an ``and`` of them in the body, and
+        the negation of a single comparison in the else branch; the rest is left out (sound:
+        fewer facts prove less)."""
+        fixed = frozenset(p for p in self.params if not self.stores[p]) | {loop.var for loop in self.loops}
+        if holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return [f for value in test.values for f in self.if_facts(value, True)]
+        if not isinstance(test, ast.Compare) or not all(is_affine(side, fixed)
+                                                        for side in [test.left, *test.comparators]):
+            return []
+        pairs = list(zip([test.left, *test.comparators], test.ops, test.comparators))
+        if holds:
+            return [f"{ast.unparse(a)} {_OP_TEXT[type(op)]} {ast.unparse(b)}" for a, op, b in pairs
+                    if type(op) in _OP_TEXT]
+        if len(pairs) != 1 or type(pairs[0][1]) not in _NEGATED_TEXT:
+            return []
+        a, op, b = pairs[0]
+        return [f"{ast.unparse(a)} {_NEGATED_TEXT[type(op)]} {ast.unparse(b)}"]
 
     def hoist_test(self, stmt: ast.If) -> list[ast.stmt] | None:
         """``if np.linalg.norm(r) < tol:`` (a test that reduces arrays): the test assigned to a
@@ -817,6 +851,8 @@ class Lowering:
         for kw in call.keywords:
             if kw.arg == "dtype":
                 kw.value = self.dtype_named(kw.value)
+        if call.args and not ALLOCATORS[call.func.attr][1]:  # type: ignore[attr-defined]  # np.<allocator>
+            call.args[0] = self.product_shape(call.args[0])
         shape, part = _shape_part(call.args[0]) if call.args else (None, slice(None))
         if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name):
             entry = self.lookup(shape.value)
@@ -824,6 +860,48 @@ class Lowering:
                 self.changed = True
                 call.args[0] = ast.Tuple([e.node for e in entry.extents[part]], ast.Load())
         return call
+
+    def product_shape(self, shape: ast.expr) -> ast.expr:
+        """An allocation's shape with each extent that is a product of affine sizes and integer
+        arguments (``n * (1 + m)``, which isl cannot state) replaced by a size the call computes
+        (``size_product``).  Each factor must be non-negative, assumed and checked per call
+        (NumPy raises ValueError for a negative dimension; a product of two negative factors,
+        which NumPy accepts, is refused there too): the computed size is then NumPy's."""
+        dims = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+        if all(is_affine(d, self.params) for d in dims):
+            return shape
+        new = [self.product_size(d) for d in dims]
+        return ast.Tuple(new, ast.Load()) if isinstance(shape, (ast.Tuple, ast.List)) else new[0]
+
+    def product_size(self, extent: ast.expr) -> ast.expr:
+        """``extent`` as a size the call computes where it is a product of affine sizes and integer
+        arguments, each factor assumed non-negative and checked per call (``product_shape``), or
+        another integer expression of the arguments (``call_time_size``); ``extent`` itself
+        otherwise."""
+        if is_affine(extent, self.params):
+            return extent
+        if not _products_of_sizes(extent, self.params):
+            computed = self.call_time_size(extent)
+            return extent if computed is None else computed.node
+        factors = [sym_of(f) for f in _factors(extent)]
+        if not all(f.is_const() or self.require(f"{f.text} >= 0") for f in factors):
+            return extent
+        self.changed = True
+        return self.size_product(factors).node
+
+    def call_time_size(self, node: ast.expr) -> Sym | None:
+        """``node``, an integer expression of arguments that isl cannot state (``int(xn)`` of a
+        float argument, ``(n - w) // s + 1``), as a new size parameter whose value the call
+        computes by evaluating it (frontend.call_sizes, scop.SizeProduct.source); None when it is
+        not of those forms (or reads an argument the kernel assigns)."""
+        source = call_time_source(node, self.arguments, self.globals, set(self.stores))
+        if source is None:
+            return None
+        if source not in self.computed_sizes:
+            self.computed_sizes[source] = self.fresh("size")
+            self.params = self.params | {self.computed_sizes[source]}
+        self.any_changed = True
+        return atom(self.computed_sizes[source])
 
     def dtype_named(self, node: ast.expr) -> ast.expr:
         """``np.<dtype>`` for a global name bound to a dtype (``np_float = np.float64``) or for
@@ -970,12 +1048,18 @@ class Lowering:
     def note_size(self, stmt: ast.Assign, name: str) -> None:
         """``H_out = x.shape[1] - K + 1`` at the top level, ``x`` a temporary (frontend.rewrite
         substitutes such sizes of arguments only): assigned once, so its value is the affine
-        expression of argument sizes wherever loop ranges, slice bounds and shapes use it."""
+        expression of argument sizes wherever loop ranges, slice bounds and shapes use it; an
+        integer expression of arguments that is not affine (``nt = int(T / dt)``) is a size the
+        call computes there (``call_time_size``)."""
         if not self.at_top or self.stores[name] != 1 or name in self.args:
             return
         written = _ViewShapes(self).visit(copy.deepcopy(stmt.value))
         if is_affine(written, self.params):
             self.sizes[name] = written
+            return
+        computed = self.call_time_size(written)
+        if computed is not None:  # count = (n - w) // s + 1: a size the call computes
+            self.sizes[name] = computed.node
 
     def rebind_in_place(self, stmt: ast.Assign, name: str, entry: ArrayName, value: View,
                         fill: bool = True) -> list[ast.stmt]:
@@ -1273,7 +1357,7 @@ class Lowering:
     def require(self, claim: str) -> bool:
         """Whether ``claim`` holds at every iteration, proven or assumed of the sizes (then
         added to the assumptions the call-time checks enforce)."""
-        verdict = decide(claim, tuple(self.loops), self.params)
+        verdict = decide(claim, tuple(self.loops), self.params, tuple(self.facts))
         if verdict.proven:
             return True
         if verdict.assume is None:
@@ -1284,11 +1368,11 @@ class Lowering:
 
     def assumable(self, claim: str) -> bool:
         """Whether ``require(claim)`` holds, without adding to the assumptions."""
-        verdict = decide(claim, tuple(self.loops), self.params)
+        verdict = decide(claim, tuple(self.loops), self.params, tuple(self.facts))
         return verdict.proven or verdict.assume is not None
 
     def proven(self, claim: str) -> bool:
-        return decide(claim, tuple(self.loops), self.params).proven
+        return decide(claim, tuple(self.loops), self.params, tuple(self.facts)).proven
 
     def unify(self, a: Sym, b: Sym) -> Sym:
         if a.is_const(1):
@@ -1516,7 +1600,7 @@ class Lowering:
             raise self.error(item, "slice step cannot be zero", "slice step")
         if step > 0 and any(part is not None and self.read_bound(part) for part in (item.lower, item.upper)):
             return self.runtime_slice(item, n, step)
-        lo, hi = (None if part is None else self.bound(part) for part in (item.lower, item.upper))
+        lo, hi = (None if part is None else self.bound(part, step > 0) for part in (item.lower, item.upper))
         last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
         first = const(0) if lo is None else lo
         if step > 0 and hi is not None and first.is_const() and hi.is_const() \
@@ -1524,7 +1608,8 @@ class Lowering:
             return first, const(1), step  # x[:, k:k + 1] has size 1 (it broadcasts) where the axis reaches k
         if step > 0:
             start = const(0) if lo is None else smax(const(0), n + lo) if lo.is_const() and lo.const < 0 else lo
-            stop = n if hi is None else n + hi if hi.is_const() and hi.const < 0 else self.clamp(hi, last)
+            stop = n if hi is None else n + hi if hi.is_const() and hi.const < 0 else \
+                self.within(item.upper, hi, last) if self.unbounded(hi) else self.clamp(hi, last)
             return start, (stop - start + const(step - 1)).floordiv(step), step
         start = last if lo is None else n + lo if lo.is_const() and lo.const < 0 else self.clamp(lo, last)
         stop = const(-1) if hi is None else smax(const(-1), n + hi) if hi.is_const() and hi.const < 0 else hi
@@ -1552,18 +1637,56 @@ class Lowering:
         start, stop = adjusted(item.lower, const(0)), adjusted(item.upper, n)
         return start, smax(const(0), (stop - start + const(step - 1)).floordiv(step)), step
 
-    def bound(self, part: ast.expr) -> Sym:
-        """A slice bound as a Sym: a constant, or a non-negative affine expression."""
+    def bound(self, part: ast.expr, checked: bool = False) -> Sym:
+        """A slice bound as a Sym: a constant, or a non-negative affine expression (an integer
+        expression of the arguments that isl cannot state is a size the call computes).  With
+        ``checked`` (a positive step), a bound that is not affine (``i * os``, a loop variable
+        times an argument) is checked where the statement runs instead: a negative value, which
+        NumPy would count from the end, raises UnsupportedError there (``run_time_bound``)."""
         written = _ViewShapes(self).visit(copy.deepcopy(part))
         assert isinstance(written, ast.expr), "a slice bound stays an expression"
         b = sym_of(written)
         if b.is_const():
             return b
+        if not self.in_loop(b) and not is_affine(b.node, self.params):  # x[n * m:], x[int(t):]: a size
+            computed = self.call_time_size(written)  # the call computes, then clamped as NumPy clamps
+            b = b if computed is None else computed
+        if checked and self.unbounded(b):
+            self.pre.append(self.run_time_bound(part, f"{b.text} >= 0", "is negative, where NumPy counts it "
+                                                "from the end"))
+            return b
         if not self.require(f"{b.text} >= 0"):
             raise self.error(part, f"slice bound {ast.unparse(part)!r} may be negative here, where NumPy counts "
                              "it from the end; bounds that are not constants must be affine in loop variables, "
-                             "integer arguments and sizes, and never negative", "slice bound")
+                             "integer arguments and sizes, and never negative (or, with a positive step, "
+                             "products checked where they run)", "slice bound")
         return b
+
+    def unbounded(self, b: Sym) -> bool:
+        """Whether bound ``b`` is outside what isl can reason about (a product of a loop variable
+        and an argument, ``i * os``), but still a polynomial in loop variables, integer arguments
+        and sizes: such a bound is checked where the statement runs, not proven."""
+        names = self.params | {loop.var for loop in self.loops}
+        return _polynomial(b.node, names) and not is_affine(b.node, names)
+
+    def within(self, part: ast.expr | None, hi: Sym, last: Sym) -> Sym:
+        """The stop ``hi`` of a slice (positive step) that isl cannot bound: kept as written, so the
+        slice's extent stays ``hi - lo``, and checked where the statement runs not to pass the
+        axis's end ``last`` (where NumPy would clip it; polyfuse raises UnsupportedError)."""
+        assert part is not None, "a stop bound was given"
+        self.pre.append(self.run_time_bound(part, f"{hi.text} <= {last.text}",
+                                            f"is past the axis's end {last.text}, where NumPy clips it"))
+        return hi
+
+    def run_time_bound(self, part: ast.expr, test: str, what: str) -> ast.Assert:
+        """A check, where the statement runs, that slice bound ``part`` satisfies ``test``: an
+        UnsupportedError naming the bound's location where it does not (NumPy's clipping and
+        counting from the end are not modelled for bounds isl cannot bound)."""
+        span = self.source.span(part)
+        where = f"{span.filename}:{span.line}:{span.col + 1}"
+        return run_time_error(test, "UnsupportedError", f"{where}: slice bound {ast.unparse(part)!r} {what}; "
+                              "polyfuse checks slice bounds that are products of loop variables and arguments "
+                              "where they run, and supports them only inside the axis")
 
     def clamp(self, b: Sym, last: Sym) -> Sym:
         """``min(b, last)`` for a non-negative bound, or ``b`` where it never exceeds ``last``."""
@@ -2089,6 +2212,8 @@ class Lowering:
         step = _int_const(node.args[2]) if len(node.args) == 3 else 1
         if not step:
             raise self.error(node, "np.arange() step must be a non-zero integer constant", "np.arange")
+        if len(nodes) == 1:  # np.arange(n * m): a size the call computes (factors checked non-negative)
+            stop = self.product_size(self.known_extents(stop))
         span = sym_of(stop) - sym_of(start) if step > 0 else sym_of(start) - sym_of(stop)
         size = abs(step)  # the length is ceil(span / |step|), by a positive divisor
         length = span if size == 1 else sym_of(ast.BinOp((span + const(size - 1)).node, ast.FloorDiv(),
@@ -2345,6 +2470,9 @@ class Lowering:
         if endpoint is None:
             raise self.error(node, "np.linspace() endpoint= must be True or False", "np.linspace")
         num_node = given.get("num", ast.Constant(50))
+        if not is_affine(num_node, self.params):
+            computed = self.call_time_size(self.known_extents(num_node))
+            num_node = num_node if computed is None else computed.node
         if not is_affine(num_node, self.params) and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                                                         and n.func.id in ("int", "round") for n in ast.walk(num_node)):
             raise self.error(num_node, f"np.linspace() of {ast.unparse(num_node)} points: a number of points "
@@ -3440,6 +3568,22 @@ def _fold(types: list[VType]) -> VType:
     return result
 
 
+def _polynomial(node: ast.expr, names: frozenset[str]) -> bool:
+    """Whether ``node`` is built of ``names``, sizes (``X.shape[d]``) and integer constants with
+    ``+``, ``-`` and ``*`` only."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and \
+            isinstance(node.value.value, ast.Name) and _int_const(node.slice) is not None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _polynomial(node.operand, names)
+    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and \
+        _polynomial(node.left, names) and _polynomial(node.right, names)
+
+
 def _reads_data(e: Sym) -> bool:
     """Whether an extent reads array elements (a slice bound read from an array)."""
     return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) for n in ast.walk(e.node))
@@ -3662,6 +3806,12 @@ def _sides(claim: str) -> list[ast.expr]:
     return [tree.left, *tree.comparators]
 
 
+def _products_of_sizes(node: ast.expr, params: frozenset[str]) -> bool:
+    """Whether ``node`` is a product of at least two factors, each affine in ``params``."""
+    factors = _factors(node)
+    return len(factors) > 1 and all(is_affine(f, params) for f in factors)
+
+
 def _factors(node: ast.expr) -> list[ast.expr]:
     """The factors of a product ``a * b * c`` (``[node]`` for anything else)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
@@ -3710,6 +3860,16 @@ def _either(test: ast.expr, then: View, otherwise: View) -> View:
     def element(idx: tuple[Sym, ...]) -> ast.expr:
         return ast.IfExp(copy.deepcopy(test), then.element(idx), otherwise.element(idx))
     return View(then.extents, then.vtype, element)
+
+
+_OP_TEXT = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=="}  # facts decide reads
+_NEGATED_TEXT = {ast.Lt: ">=", ast.LtE: ">", ast.Gt: "<=", ast.GtE: "<"}
+
+
+def run_time_error(test: str, error: str, message: str) -> ast.Assert:
+    """``assert test`` raising ``error`` (a name in ir.CHECK_ERRORS) with ``message`` where it fails."""
+    return ast.Assert(ast.parse(test, mode="eval").body,
+                      ast.Tuple([ast.Constant(error), ast.Constant(message)], ast.Load()))
 
 
 def value_error(test: str, message: str) -> ast.Assert:
@@ -3788,4 +3948,5 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
         _locate(equal, source.tree)
     return LoweredArrays(dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions),
                          tuple(sorted(lowering.returned_views.items())), tuple(lowering.reshapes),
-                         tuple(lowering.size_products.values()))
+                         tuple(lowering.size_products.values()),
+                         tuple((name, text) for text, name in lowering.computed_sizes.items()))

@@ -104,10 +104,12 @@ def is_affine(node: ast.expr, params: frozenset[str]) -> bool:
     return _isl_expr(node, _Names(set(), params)) is not None
 
 
-def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> Verdict:
+def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str], facts: tuple[str, ...] = ()) -> Verdict:
     """Whether ``claim`` (one comparison) holds at every point of ``loops``; see the module.
     ``params`` are the integer and array arguments (the other names a claim may use, besides
-    loop variables, as ``n`` and ``X.shape[d]``)."""
+    loop variables, as ``n`` and ``X.shape[d]``).  ``facts`` are comparisons known to hold
+    where the claim is made (the tests of enclosing ``if`` statements, ``k > 1``): only those
+    points of the loops count."""
     tree = parse(claim, mode="eval").body
     assert isinstance(tree, ast.Compare) and len(tree.ops) == 1, claim
     names = _Names({loop.var for loop in loops}, params)
@@ -127,6 +129,12 @@ def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> 
             domain.append(f"{lower} {lo_op} {v}")
         if upper is not None:
             domain.append(f"{v} {hi_op} {upper}")
+    for fact in facts:
+        known = parse(fact, mode="eval").body
+        assert isinstance(known, ast.Compare) and len(known.ops) == 1 and type(known.ops[0]) in _OPS, fact
+        left, right = _isl_expr(known.left, names), _isl_expr(known.comparators[0], names)
+        if left is not None and right is not None:  # one the caller found affine; else it is left out (sound)
+            domain.append(f"{left} {_OPS[type(known.ops[0])]} {right}")
     shapes = [f"{v} >= 0" for t, v in names.isl.items() if ".shape[" in t]
     space = "[" + ", ".join(names.isl[t] for t in names.params()) + "]"
     iters = "[" + ", ".join(names.isl[t] for t in names.isl if t in names.loop_vars) + "]"

@@ -410,7 +410,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
     for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
-        lifter = Lifter(source, globals_, arguments, scalar_types, tuple(size[0] for size in lowered.sizes))
+        lifter = Lifter(source, globals_, arguments, scalar_types,
+                        tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
@@ -440,8 +441,9 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         returns=_with_views(lifter.returns, lowered.returned_views),
         returns_span=lifter.returns_span,
         assertions=tuple(failing),
-        sizes=tuple(SizeProduct(name, _extents(lifter, factors, top), _extents(lifter, divisors, top))
-                    for name, factors, divisors in lowered.sizes),
+        sizes=tuple(SizeProduct(name, (), (), source=text) for name, text in lowered.computed)  # these first:
+        + tuple(SizeProduct(name, _extents(lifter, factors, top), _extents(lifter, divisors, top))  # products
+                for name, factors, divisors in lowered.sizes),  # may have them as factors
         counts=tuple(ElementCount(_extents(lifter, m.source, top), _extents(lifter, m.shape, top), m.missing)
                      for m in lowered.reshapes),
     )

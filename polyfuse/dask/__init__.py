@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from polyfuse.dask.plan import DaskPlan, bound_values, is_dask_array, make_plan
+from polyfuse.dask.plan import DaskPlan, analysis, bound_values, is_dask_array, make_plan
 from polyfuse.model.isl_budget import ISL_LOCK
 
 __all__ = ["DaskPlan", "call", "explain", "is_dask_array"]
@@ -120,7 +120,11 @@ def explain_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | 
 def _plan(kernel, values: dict[str, Any], steps_per_exchange: int | None, reassociate: bool = False) -> DaskPlan:
     """The plan for these sizes and chunks, made once (the isl work takes a fraction of a
     second; a loop that builds a graph per iteration pays it once)."""
-    key = (tuple(_plan_key(v) for v in values.values()), steps_per_exchange, reassociate)
+    key: tuple = (tuple(_plan_key(v) for v in values.values()), steps_per_exchange, reassociate)
+    if any(size.source is not None for size in analysis(kernel, values).scop.sizes):
+        # a size computed from the arguments (int(T / dt)): the plan holds its value, so the key
+        # holds the scalars' values too (a float's type alone would reuse another call's plan)
+        key += (tuple(v for v in values.values() if not hasattr(v, "shape")),)
     plans = kernel._dask_plans
     plan = plans.get(key)
     if plan is None:

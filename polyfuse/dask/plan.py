@@ -26,6 +26,7 @@ from polyfuse.frontend import lift
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.scop import Returned, Scop, isl_name, shape_param
 from polyfuse.runtime.signature import argument_of, is_dask_array
+from polyfuse.runtime.variant import size_value
 
 
 @dataclass(frozen=True)
@@ -151,9 +152,15 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     """Decide cuts, chunks, ghost depths and time steps for this call (see the module docstring)."""
     found = analysis(kernel, values)
     scop, deps = found.scop, found.deps
-    if scop.sizes or scop.counts:  # a chunk's elements in C order are not the array's
-        raise UnsupportedError(f"{kernel.py_func.__name__} reshapes an array so that its elements regroup: on dask "
-                               "arrays that needs the whole array (run it on numpy arrays)")
+    if scop.counts or any(size.source is None for size in scop.sizes):  # a chunk's elements in C order
+        raise UnsupportedError(f"{kernel.py_func.__name__} reshapes an array so that its elements regroup, or "
+                               "allocates a product of extents: on dask arrays that needs the whole array (run it "
+                               "on numpy arrays)")
+    shaped = [str(size.source) for size in scop.sizes if ".shape[" in str(size.source)]
+    if shaped:  # frontend.call_sizes: the blocks' own extents would give other values
+        raise UnsupportedError(f"{kernel.py_func.__name__} computes a size from its arrays' extents at the call "
+                               f"({', '.join(shaped)}): not on dask arrays, whose blocks have other extents (run "
+                               "it on numpy arrays, or pass the size as an integer argument)")
     name = kernel.py_func.__name__
     dasks = tuple(n for n, v in values.items() if is_dask_array(v))
     written, reductions, results = _outputs(name, scop, values, dasks, reassociate)
@@ -384,6 +391,9 @@ def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) 
                 env[shape_param(name, axis)] = int(extent)
         elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             env[isl_name(name)] = int(value)
+    scalars = {name: value for name, value in values.items() if getattr(value, "shape", None) is None}
+    for size in scop.sizes:  # of scalar arguments only (make_plan): each block computes the same value
+        env[size.name] = scalars[size.name] = size_value(size, scalars)
     return {p: env[p] for p in scop.params if p in env}
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from polyfuse.errors import UnsupportedError
 from polyfuse.model import funcs
 
 INT = "int64"
@@ -159,7 +160,8 @@ class Check(Index):
 
 
 CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "ValueError": ValueError,
-                                            "LinAlgError": np.linalg.LinAlgError}  # np.linalg's (frontend.array_lapack)
+                                            "LinAlgError": np.linalg.LinAlgError,  # np.linalg's (frontend.array_lapack)
+                                            "UnsupportedError": UnsupportedError}  # slice bounds checked where they run
 
 
 Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast | Index

@@ -7,9 +7,11 @@ schedule as an isl schedule tree.  isl objects are excluded from equality and ha
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import islpy as isl
+import numpy as np
 
 from polyfuse.errors import SourceSpan
 from polyfuse.model import ir
@@ -154,6 +156,12 @@ class PrangeLoop:
     statements: tuple[str, ...]
 
 
+# what a SizeProduct's ``source`` may name besides the arguments (frontend.call_sizes writes
+# the modules ``pf_np`` and ``pf_math``, so a kernel's own ``np`` never matters)
+SIZE_NAMESPACE = {"__builtins__": {}, "int": int, "round": round, "abs": abs, "min": min, "max": max,
+                  "pf_math": math, "pf_np": np}
+
+
 @dataclass(frozen=True)
 class SizeProduct:
     """A size the call computes, an isl parameter like the extents: ``name`` is the product of
@@ -164,6 +172,9 @@ class SizeProduct:
     name: str
     factors: tuple[ir.Expr, ...]
     divisors: tuple[ir.Expr, ...] = ()
+    # or a Python integer expression of the arguments (frontend.call_sizes: ``int(xn)``), the
+    # size being its value at the call (factors and divisors then empty)
+    source: str | None = None
 
 
 @dataclass(frozen=True)

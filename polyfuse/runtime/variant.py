@@ -12,6 +12,7 @@ addresses (the overlap check, the pointers passed to the machine code) is done a
 
 from __future__ import annotations
 
+import ast
 import ctypes
 import platform
 import sys
@@ -26,6 +27,7 @@ from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
 from polyfuse.model.scop import (
+    SIZE_NAMESPACE,
     Argument,
     ArrayInfo,
     ElementCount,
@@ -121,15 +123,26 @@ class CompiledVariant:
                                 if first in self.written or second in self.written)
         return self._pairs
 
+    def sizes_read_floats(self) -> bool:
+        """Whether a size the call computes reads a float argument (``int(xn)``): a plan's key
+        holds a float's type only (``call_key``), so such a variant takes the full path on every
+        call, which computes the size again."""
+        floats = {a.name for a in self.arguments if a.kind in ("float", "complex")}
+        return any(size.source is not None and floats & _names_in(size.source) for size in self.sizes)
+
     def plan(self, values: dict[str, Any]) -> CallPlan | None:
         """What later calls at these arguments' sizes can reuse (after ``run(values)`` succeeded);
         None for a backend without a ``prepare`` step."""
         prepare = getattr(self.backend, "prepare", None)
-        if prepare is None:
+        if prepare is None or self.sizes_read_floats():
             return None
         env = self.bind(values)
         launch = prepare(env, tuple(a.name for a in self.arguments))
         return None if launch is None else CallPlan(self, values, env, launch)
+
+
+def _names_in(source: str) -> set[str]:
+    return {node.id for node in ast.walk(ast.parse(source, mode="eval")) if isinstance(node, ast.Name)}
 
 
 def _check_writable(name: str, array: np.ndarray) -> None:
@@ -280,7 +293,18 @@ def _count(extents: tuple[ir.Expr, ...], env: dict[str, Any]) -> int:
 
 def size_value(size: SizeProduct, env: dict[str, Any]) -> int:
     """A computed size for this call (0 where a divisor is 0: NumPy's ValueError then follows
-    from ``check_counts``)."""
+    from ``check_counts``); a size written as a Python expression of the arguments is its value,
+    which must be a non-negative int64 (NumPy raises ValueError for a negative dimension or
+    number of samples, so does the ArgumentError; a slice bound NumPy would count from the
+    end is refused the same way)."""
+    if size.source is not None:
+        value = eval(size.source, dict(SIZE_NAMESPACE), env)  # noqa: S307 - frontend.call_sizes' forms only
+        if not isinstance(value, int) or not 0 <= value <= INT64_MAX:
+            raise ArgumentError(f"the size {size.source.replace('pf_np.', 'np.').replace('pf_math.', 'math.')} "
+                                f"is {value} at this call: sizes and slice bounds computed from the arguments must be "
+                                "non-negative (NumPy raises ValueError for a negative dimension or number of "
+                                "samples, and counts a negative slice bound from the end)")
+        return value
     divisor = _count(size.divisors, env)
     return _count(size.factors, env) // divisor if divisor else 0
 

@@ -377,6 +377,37 @@ def regrouped(A, B):
     B[:] = A.reshape(A.shape[0] // 2, -1).sum(axis=1)[0] + A
 
 
+def damped_steps(A, B, T, dt):
+    steps = int(T / dt)
+    for _ in range(steps):
+        B[1:-1] = 0.5 * (A[:-2] + A[2:])
+        A[1:-1] = B[1:-1]
+
+
+def test_a_size_computed_from_scalar_arguments_runs_on_dask_arrays():
+    """frontend/call_sizes.py: int(T / dt) is the same in every block (numpy's result)."""
+    A, B = np.arange(30.0), np.zeros(30)
+    kernel = polyfuse.kernel(damped_steps)
+    for T in (1.0, 0.5, 1.0):  # the same sizes and chunks: a plan per size computed
+        expected = _reference(damped_steps, A, B, T, 0.25)
+        got = kernel(*_dask([A, B], 10), T, 0.25)
+        for g, w in zip(got, expected[:2]):
+            np.testing.assert_allclose(g.compute(scheduler="threads"), w)
+
+
+def counted_means(x, out, w, s):
+    count = (x.shape[0] - w) // s + 1
+    for i in range(count):
+        out[i] = np.mean(x[s * i:s * i + w])
+
+
+def test_a_size_computed_from_extents_is_refused_on_dask_arrays():
+    """Each block has its own extents, which would give another count."""
+    x, out = np.arange(30.0), np.zeros(30)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"computes a size from its arrays' extents"):
+        polyfuse.kernel(counted_means)(*_dask([x, out], 10), 3, 2)
+
+
 def test_reshapes_that_regroup_elements_are_refused():
     """A chunk's elements in C order are not the array's: such a reshape needs the whole array."""
     A, B = np.arange(30.0), np.zeros(30)

@@ -52,7 +52,8 @@ def test_a_call_with_another_row_length_is_refused():
     ("    a, b = np.array([1.0, 2.0, 3.0])\n    return a + b\n", 2, "of 3 rows, into 2 names"),
     ("    a, b = x[0]\n    return a + b\n", 2, "a scalar, into 2 names"),
     ("    a, b = M\n    c, a = M + a\n    return c\n", 3, "into a name it reads"),
-    ("    X = np.linspace(0.0, 1.0, int(f))\n    return X\n", 2, "np.linspace() of int(f) points"),
+    # int(f) of a float argument is a size the call computes (tests/frontend/test_call_sizes.py); of data, refused
+    ("    X = np.linspace(0.0, 1.0, int(x[0]))\n    return X\n", 2, "np.linspace() of int(x[0]) points"),
     ("    return np.tile(x, (1, x.shape[0]))\n", 2, "a size (np.tile(x, (n, 1))) only along"),
 ])
 def test_refusals_point_at_the_construct(body, line, words):

@@ -1,0 +1,163 @@
+"""Sizes the call computes from its arguments (frontend/call_sizes.py): integer expressions isl
+cannot state (``int(xn)``, ``(n - w) // f + 1``, ``math.ceil(L / dx)``) as new size parameters,
+compared with the undecorated function; negative values raise as NumPy does."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import polyfuse
+from frontend.call_sizes import call_time_source
+from polyfuse import ArgumentError, UnsupportedError
+from polyfuse.model.scop import Argument
+
+TARGETS = ("python", "cpu")
+
+
+def ramp(a, b, xn):
+    return np.linspace(a, b, int(xn)) * 2.0
+
+
+def window_means(x, f, w):
+    count = (x.shape[0] - w) // f + 1
+    out = np.empty(count)
+    for i in range(count):
+        out[i] = np.mean(x[i * f:i * f + w])
+    return out
+
+
+def decay(u, T, dt):
+    nt = int(T / dt)
+    hist = np.zeros((nt, u.shape[0]))
+    for t in range(nt):
+        u = 0.5 * u
+        hist[t] = u
+    return hist
+
+
+def cells(L, dx):
+    n = math.ceil(L / dx)
+    return np.arange(n) * dx
+
+
+def escape(lo, hi, xn, steps):
+    c = np.linspace(lo, hi, int(xn)) + 1j * np.linspace(lo, hi, int(xn))[:, None]
+    z = np.zeros(c.shape, dtype=np.complex128)
+    n = np.zeros(c.shape, dtype=np.int64)
+    for k in range(steps):
+        alive = np.abs(z) < 2.0
+        n[alive] = k
+        z[alive] = z[alive] ** 2 + c[alive]
+    return z, n
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("xn", [5.0, 5.9, 0.5, 1.0])
+def test_linspace_of_int_of_a_float_argument(target, xn):
+    np.testing.assert_array_equal(polyfuse.kernel(ramp, target=target, verify=True)(0.0, 1.0, xn),
+                                  ramp(0.0, 1.0, xn))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("f,w", [(3, 4), (1, 1), (5, 20)])
+def test_a_count_computed_once_sizes_an_array_and_a_loop(target, f, w):
+    x = np.random.default_rng(0).random(20)
+    np.testing.assert_allclose(polyfuse.kernel(window_means, target=target, verify=True)(x, f, w),
+                               window_means(x, f, w), rtol=1e-12)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_steps_from_a_float_time_and_step(target):
+    u = np.random.default_rng(1).random(3)
+    np.testing.assert_allclose(polyfuse.kernel(decay, target=target, verify=True)(u, 1.0, 0.3),
+                               decay(u, 1.0, 0.3), rtol=1e-15)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("L,dx", [(1.0, 0.3), (2.0, 0.5), (0.0, 0.1)])
+def test_arange_of_a_ceiling(target, L, dx):
+    np.testing.assert_array_equal(polyfuse.kernel(cells, target=target)(L, dx), cells(L, dx))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_escape_times_on_a_grid_of_int_of_a_float(target):
+    got = polyfuse.kernel(escape, target=target)(-1.5, 1.0, 7.0, 9)
+    want = escape(-1.5, 1.0, 7.0, 9)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_negative_computed_size_raises_a_value_error_as_numpy(target):
+    with pytest.raises(ValueError):
+        ramp(0.0, 1.0, -3.0)
+    with pytest.raises(ArgumentError, match=r"the size int\(xn\) is -3 at this call"):
+        polyfuse.kernel(ramp, target=target)(0.0, 1.0, -3.0)
+    with pytest.raises(ArgumentError, match=r"the size \(x.shape\[0\] - w\) // f \+ 1 is -1"):
+        polyfuse.kernel(window_means, target=target)(np.ones(3), 1, 5)
+
+
+def test_a_division_by_zero_in_a_computed_size_raises_as_python():
+    with pytest.raises(ZeroDivisionError):
+        polyfuse.kernel(window_means, target="python")(np.ones(5), 0, 2)
+
+
+def resized(xn, x):
+    xn = xn * 2.0
+    return np.linspace(0.0, 1.0, int(xn)) + x[0]
+
+
+def test_an_argument_the_kernel_assigns_is_no_size_of_the_call():
+    with pytest.raises(UnsupportedError, match="np.linspace"):
+        polyfuse.kernel(resized, target="python")(3.0, np.ones(2))
+
+
+def test_the_forms_of_call_time_sizes():
+    args = (Argument("n", "int", "int64"), Argument("t", "float", "float64"), Argument("x", "array", "float64", 2),
+            Argument("h", "float", "float64", numpy_scalar="float32"))
+
+    def source(text: str) -> str | None:
+        import ast
+        return call_time_source(ast.parse(text, mode="eval").body, args, {"np": np, "math": math}, set())
+    assert source("int(t)") == "int(t)"
+    assert source("(x.shape[1] - n) // 2 + 1") == "(x.shape[1] - n) // 2 + 1"
+    assert source("math.ceil(t / n)") == "pf_math.ceil(t / n)"
+    assert source("int(np.floor(t * 3))") == "int(pf_np.floor(t * 3))"
+    assert source("t * 2") is None  # a float
+    assert source("int(h)") is None  # a float32 scalar computes otherwise in Python
+    assert source("int(x[0, 0])") is None  # array data
+    assert source("int(x.shape[2])") is None  # no such axis
+    assert source("int(q)") is None  # not an argument
+
+
+def product_slice(x, n, m):
+    return x[n * m:n * m + 2] * 2.0
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n,m", [(2, 3), (3, 3), (4, 4), (0, 5)])
+def test_a_slice_bound_of_arguments_is_clamped_as_numpy_clamps(target, n, m):
+    x = np.arange(10.0)
+    got = polyfuse.kernel(product_slice, target=target, verify=True)(x, n, m)
+    np.testing.assert_array_equal(got, product_slice(x, n, m))
+
+
+def test_a_negative_slice_bound_of_arguments_raises():
+    with pytest.raises(ArgumentError, match="the size n \\* m is -3 at this call"):
+        polyfuse.kernel(product_slice, target="python")(np.arange(10.0), -1, 3)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_repeated_calls_compute_the_size_again(target):
+    """A call plan's key holds a float's type only: a variant whose size reads a float takes
+    the full path every call (runtime.variant ``sizes_read_floats``), never another call's size."""
+    kernel = polyfuse.kernel(ramp, target=target)
+    for xn in (5.0, 7.0, 3.0, 7.0, 2.0):
+        np.testing.assert_array_equal(kernel(0.0, 1.0, xn), ramp(0.0, 1.0, xn))
+    stepped = polyfuse.kernel(decay, target=target)
+    u = np.random.default_rng(2).random(3)
+    for T in (1.0, 2.0, 0.5, 2.0):
+        np.testing.assert_allclose(stepped(u, T, 0.25), decay(u, T, 0.25), rtol=1e-15)
