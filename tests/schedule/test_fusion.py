@@ -19,6 +19,15 @@ def mvt(x1, x2, y1, y2, A):
             x2[i] += A[j, i] * y2[j]
 
 
+def mvt_transposed_first(x1, x2, y1, y2, A):
+    for i in range(A.shape[1]):
+        for j in range(A.shape[0]):
+            x2[i] += A[j, i] * y2[j]
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            x1[i] += A[i, j] * y1[j] - y1[j]  # the later loop rides along
+
+
 def mvt_divides(x1, x2, y1, y2, A):
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
@@ -65,6 +74,13 @@ def test_a_parallel_loop_rides_along_when_it_streams_the_shared_matrix(target, n
     assert d["fused"], d["reason"]
     assert ALTHOUGH in d["reason"] and "reads A" in d["reason"]
     assert k.explain(*args).fused_loop_nests() == 1 or n != m  # rectangles leave a rest loop
+
+
+def test_the_later_loop_may_ride_along():
+    args = mvt_args(6, 8)
+    k = check_against_python(mvt_transposed_first, args, target="cpu")
+    d = outer_decision(k, args)
+    assert d["fused"] and "the later loop" in d["reason"], d["reason"]
 
 
 def test_no_ride_along_for_work_beyond_loads_and_plus_minus_times():
