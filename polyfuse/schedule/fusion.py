@@ -150,8 +150,9 @@ class SmartFusion:
         the other loop's pass over them serves both, so the rider costs a few flops per element
         where on its own it streams the arrays again, on a memory bus that two threads barely
         speed up (mvt: ``A`` read once for ``A @ y1`` and ``A.T @ y2``).  A rider that writes a
-        big array (gemver's ``A += u1 v1^T + ...``) keeps those writes fused, and then its
-        lost parallelism costs more than the traffic saved (measured: benchmarks/schedule_ab.py).
+        big array (gemver's ``A += u1 v1^T + ...``) keeps those writes fused, so fusing saves a
+        third of the traffic and loses the parallelism; not done until measured faster
+        (docs/performance.md: the 2-thread A/B was inconclusive).
         """
         carried = [self.carried(n, ancestors) for n in (prev, node)]
         if not self.serial_fusion or carried.count(False) != 1:
@@ -232,7 +233,7 @@ def _cheap(expr: ir.Expr) -> bool:
     if isinstance(expr, ir.Cast):
         return _cheap(expr.operand)
     if isinstance(expr, ir.Unary):
-        return expr.op == "-" and _cheap(expr.operand)
+        return expr.op == "neg" and _cheap(expr.operand)
     return isinstance(expr, ir.BinOp) and expr.op in ("+", "-", "*") and _cheap(expr.lhs) and _cheap(expr.rhs)
 
 

@@ -25,7 +25,7 @@ def mvt_transposed_first(x1, x2, y1, y2, A):
             x2[i] += A[j, i] * y2[j]
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
-            x1[i] += A[i, j] * y1[j] - y1[j]  # the later loop rides along
+            x1[i] += -A[i, j] * y1[j] - y1[j]  # the later loop rides along
 
 
 def mvt_divides(x1, x2, y1, y2, A):
