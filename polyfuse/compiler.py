@@ -82,7 +82,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
                            tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),
                            vector_math=options.target == "cpu" and (options.vector_math or options.fastmath),
                            time_tiling=options.time_tiling_enabled(), time_tile_budget=options.time_tile_budget(),
-                           time_tile_sizes=time_tile_sizes(), parallel=options.outer_parallelism_enabled())
+                           time_tile_sizes=time_tile_sizes(), parallel=options.outer_parallelism_enabled(),
+                           serial_fusion=options.serial_fusion_enabled())
         if sched.scop is not None and sched.scop is not scop:
             scop = sched.scop  # scalars expanded so loops could be reordered
             deps = compute_dependences(scop)

@@ -193,6 +193,12 @@ class Options:
         parallel, unless POLYFUSE_OUTER_PARALLELISM=0."""
         return self.target != "cuda" and self.parallel and env_flag("POLYFUSE_OUTER_PARALLELISM", True)
 
+    def serial_fusion_enabled(self) -> bool:
+        """Smart fusion may fuse a parallel loop into a serial one when it only reads the big
+        arrays the serial one reads too (polyfuse.schedule.fusion: SmartFusion.rides_along):
+        CPU and Python targets (a GPU needs the parallel loop), unless POLYFUSE_SERIAL_FUSION=0."""
+        return self.target != "cuda" and env_flag("POLYFUSE_SERIAL_FUSION", True)
+
     def _time_tiling_key(self) -> str:
         # POLYFUSE_TIME_TILE_SIZES (fixed sizes for experiments) changes the code too
         # and the model's budget follows the L2 size (POLYFUSE_L2_BYTES or sysfs)
@@ -269,6 +275,7 @@ class Options:
                 f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
                 + ("" if self.outer_parallelism_enabled() or not self.parallel else " outer_parallelism=off")
                 + ("" if self.blas_products() else " blas=False")
+                + ("" if self.serial_fusion_enabled() else " serial_fusion=off")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + self._cuda_key())

@@ -44,6 +44,10 @@ class LoopNode:
     body: tuple[TreeNode, ...]
     tile: tuple[int, ...] = ()  # tile sizes of the perfect nest this loop heads (empty: not tiled)
     register_tile: RegisterTile | None = None
+    # generate this loop with isl's ``separate`` option: one loop per stretch where the same
+    # members run, instead of a guard per member in every iteration (fused loops whose members
+    # have different extents, see polyfuse.schedule.fusion)
+    separate: bool = False
 
     @property
     def statements(self) -> tuple[str, ...]:
@@ -86,7 +90,12 @@ def _node_schedule(node: TreeNode, domains, iterators, prefix, empty) -> isl.Sch
     if node.tile or node.register_tile:
         return _tiled_schedule(node, domains, iterators, prefix, empty)
     inner = build_schedule(node.body, domains, iterators, prefix, empty)
-    return inner.insert_partial_schedule(isl.MultiUnionPwAff(f"{prefix} -> [{{ {loop_pieces(node, iterators)} }}]"))
+    schedule = inner.insert_partial_schedule(
+        isl.MultiUnionPwAff(f"{prefix} -> [{{ {loop_pieces(node, iterators)} }}]"))
+    if not node.separate:
+        return schedule
+    band = schedule.get_root().child(0)
+    return band.band_member_set_ast_loop_type(0, isl.ast_loop_type.separate).get_schedule()
 
 
 def _tiled_schedule(node: LoopNode, domains, iterators, prefix, empty) -> isl.Schedule:

@@ -3,7 +3,8 @@
 ``smart`` fusion is done here, on the loop-structure tree: adjacent loops that exchange or share
 data are merged (the later one shifted when a dependence needs it), keeping each nest's own loop
 order.  Every merge is checked by the schedule verifier and rejected if it would turn a parallel
-loop sequential.  For ``none`` and ``max``
+loop sequential, unless that loop only reads big arrays the other loop reads too: then fusing
+removes the memory traffic it is bound by (``SmartFusion.rides_along``).  For ``none`` and ``max``
 polyfuse.passes.fusion_report reports what the chosen schedule did, with the same records.
 """
 
@@ -16,6 +17,7 @@ import islpy as isl
 from polyfuse.analysis.dependences import Dependences, carries
 from polyfuse.analysis.traffic import Traffic, fusion_traffic
 from polyfuse.analysis.verify import schedule_violations
+from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_parts import sets_of
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
@@ -44,11 +46,13 @@ def linking(deps: Dependences, first, second) -> tuple[str, ...]:
 class SmartFusion:
     """Greedy, verified merging of adjacent loops, outermost first."""
 
-    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0) -> None:
+    def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0,
+                 serial_fusion: bool = True) -> None:
         self.scop = scop
         self.deps = deps
         self.tiling = tiling  # keep tile-worthy perfect nests apart unless fusion shrinks a local
         self.vector_bytes = vector_bytes  # ... and register-tileable ones (0: no register tiles)
+        self.serial_fusion = serial_fusion  # may a parallel loop ride along a serial one (rides_along)
         self.blocking = deps.validity()
         self.decisions: list[FusionDecision] = []
         self.iterators = {s.name: tuple(isl_name(v) for v in s.iterators) for s in scop.statements}
@@ -107,7 +111,7 @@ class SmartFusion:
             return None
         try:
             with bounded(self.scop.context.get_ctx()):
-                shift, merged, verdict = self._check_merge(prev, node, with_merged, ancestors)
+                shift, merged, verdict, why = self._check_merge(prev, node, with_merged, ancestors)
         except BudgetExceeded:
             record(False, "not fused: the legality analysis exceeded isl's operation budget")
             return None
@@ -115,21 +119,65 @@ class SmartFusion:
             record(False, verdict, shift)
             return None
         how = "fused" + (f" after shifting the later loop by {shift}" if shift else "")
-        record(True, how + (": they exchange data" if links else ": they read the same data"), shift)
+        record(True, how + (why or (": they exchange data" if links else ": they read the same data")), shift)
         return merged
 
     def _check_merge(self, prev: LoopNode, node: LoopNode, with_merged, ancestors):
-        """(shift, merged loop, reason it must not be used or "")."""
+        """(shift, merged loop, reason it must not be used or "", why it is fused anyway or "")."""
         shift = self.required_shift(prev, node)
         members = tuple(replace(m, shift=m.shift + shift) for m in node.members)
         merged = LoopNode(prev.members + members, prev.sign, prev.body + node.body)
         problems = schedule_violations(self.scop, self.deps, self.scop.schedule_of(with_merged(merged)))
         if problems:
-            return shift, merged, "illegal: " + "; ".join(problems)
+            return shift, merged, "illegal: " + "; ".join(problems), ""
         was_parallel = not self.carried(prev, ancestors) or not self.carried(node, ancestors)
-        if was_parallel and self.carried(merged, ancestors):
-            return shift, merged, "fusing would lose outer parallelism (the fused loop carries a dependence)"
-        return shift, merged, ""
+        if not (was_parallel and self.carried(merged, ancestors)):
+            return shift, merged, "", ""
+        rides, why = self.rides_along(prev, node, ancestors)
+        if not rides:
+            return shift, merged, ("fusing would lose outer parallelism (the fused loop carries a dependence)"
+                                   + (f"; not worth it: {why}" if why else "")), ""
+        # the members' extents may differ: a guard per member in every iteration was slow
+        return shift, replace(merged, separate=True), "", why
+
+    def rides_along(self, prev: LoopNode, node: LoopNode, ancestors: tuple[LoopNode, ...]) -> tuple[bool, str]:
+        """Whether fusing ``prev`` and ``node`` pays although the fused loop carries a dependence
+        (so the parallel one of them, the *rider*, runs serially), and why (or why not).
+
+        It pays when exactly one of them is parallel and its memory traffic disappears in the
+        fused nest: its statements are loads, ``+``, ``-`` and ``*`` only (bandwidth-bound), and
+        its largest arrays (rank 2 or more) are only read, and read by the other loop too.  Fused,
+        the other loop's pass over them serves both, so the rider costs a few flops per element
+        where on its own it streams the arrays again, on a memory bus that two threads barely
+        speed up (mvt: ``A`` read once for ``A @ y1`` and ``A.T @ y2``).  A rider that writes a
+        big array (gemver's ``A += u1 v1^T + ...``) keeps those writes fused, so fusing saves a
+        third of the traffic and loses the parallelism; not done until measured faster
+        (docs/performance.md: the 2-thread A/B was inconclusive).
+        """
+        carried = [self.carried(n, ancestors) for n in (prev, node)]
+        if not self.serial_fusion or carried.count(False) != 1:
+            return False, ""
+        rider, other = (prev, node) if not carried[0] else (node, prev)
+        which = "earlier" if rider is prev else "later"
+        if not all(_streams_only(self.scop.statement(s)) for s in rider.statements):
+            return False, f"the parallel {which} loop computes more than loads, + - *"
+        used = set().union(*(self._arrays_of(s) for s in rider.statements))
+        rank = max((self.scop.array(a).rank for a in used), default=0)
+        big = sorted(a for a in used if self.scop.array(a).rank == rank)
+        if rank < 2:
+            return False, f"the parallel {which} loop streams no array of rank 2 or more"
+        written = sorted(set(big) & {t for s in rider.statements for t in self.scop.statement(s).targets})
+        if written:
+            return False, f"the parallel {which} loop writes {', '.join(written)}, so fusing saves only part of its traffic"
+        shared = set().union(*(self._arrays_of(s) for s in other.statements))
+        if not set(big) <= shared:
+            return False, f"the other loop does not read {', '.join(a for a in big if a not in shared)}"
+        return True, (f" although the fused loop carries a dependence: the {which} loop, parallel on its own, only "
+                      f"reads {', '.join(big)} (with loads, + - *), which the other loop reads too, so the fused "
+                      f"nest reads {'them' if len(big) > 1 else 'it'} once instead of twice")
+
+    def _arrays_of(self, stmt: str) -> set[str]:
+        return self.reads[stmt] | set(self.scop.statement(stmt).targets)
 
     def _share_inputs(self, prev: LoopNode, node: LoopNode) -> bool:
         a = set().union(*(self.reads[s] for s in prev.statements))
@@ -172,6 +220,21 @@ def _value(loop: LoopNode, stmt: str) -> str:
     sign = "" if loop.sign > 0 else "-"
     member = next(m for m in loop.members if stmt in m.statements)
     return f"({sign}{member.var} + {member.shift})"
+
+
+def _streams_only(stmt) -> bool:
+    """Whether ``stmt`` computes only with loads, constants, variables and ``+ - *``."""
+    return stmt.region is None and _cheap(stmt.value)
+
+
+def _cheap(expr: ir.Expr) -> bool:
+    if isinstance(expr, (ir.Load, ir.Const, ir.Var)):
+        return True  # a load's subscripts are affine: address arithmetic only
+    if isinstance(expr, ir.Cast):
+        return _cheap(expr.operand)
+    if isinstance(expr, ir.Unary):
+        return expr.op == "neg" and _cheap(expr.operand)
+    return isinstance(expr, ir.BinOp) and expr.op in ("+", "-", "*") and _cheap(expr.lhs) and _cheap(expr.rhs)
 
 
 def _arrays(accesses: isl.UnionMap) -> set[str]:

@@ -55,14 +55,15 @@ class ScheduleResult:
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
                     vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
                     time_tile_sizes: tuple[int, ...] = (), vector_math: bool = False,
-                    parallel: bool = True) -> ScheduleResult:
+                    parallel: bool = True, serial_fusion: bool = True) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
     tiles whose footprint fits ``time_tile_budget`` bytes (or ``time_tile_sizes`` where given).
     None infers it from ``vector_bytes`` (set only for CPU targets) until every caller passes it.
     ``parallel`` (smart only): reschedule nests whose parallel loops lie deep (outer parallelism);
-    off when the kernel runs serially anyway."""
+    off when the kernel runs serially anyway.  ``serial_fusion`` (smart only): a parallel loop
+    may be fused into a serial one when it only reads big arrays the other reads too."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
@@ -70,7 +71,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                                 vector_math=vector_math)
         ordered = locality.run()
         scop, deps = locality.scop, locality.deps  # scalar expansion may have grown some locals
-        fusion = SmartFusion(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes)
+        fusion = SmartFusion(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes,
+                             serial_fusion=serial_fusion)
         body = fusion.run(ordered)
         tiling = TilingPass(scop, deps, tile_budget, vector_bytes)
         body = tiling.run(body)

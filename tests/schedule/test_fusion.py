@@ -1,0 +1,113 @@
+"""polyfuse.schedule.fusion: when a parallel loop may be fused into a serial one (rides_along)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import check_against_python
+
+ALTHOUGH = "although the fused loop carries a dependence"
+LOSES = "fusing would lose outer parallelism"
+
+
+def mvt(x1, x2, y1, y2, A):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            x1[i] += A[i, j] * y1[j]
+    for i in range(A.shape[1]):
+        for j in range(A.shape[0]):
+            x2[i] += A[j, i] * y2[j]
+
+
+def mvt_transposed_first(x1, x2, y1, y2, A):
+    for i in range(A.shape[1]):
+        for j in range(A.shape[0]):
+            x2[i] += A[j, i] * y2[j]
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            x1[i] += -A[i, j] * y1[j] - y1[j]  # the later loop rides along
+
+
+def mvt_divides(x1, x2, y1, y2, A):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            x1[i] += A[i, j] / y1[j]  # a division: not bandwidth-bound work
+    for i in range(A.shape[1]):
+        for j in range(A.shape[0]):
+            x2[i] += A[j, i] * y2[j]
+
+
+def two_matrices(x1, x2, y1, y2, A, B):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            x1[i] += A[i, j] * y1[j]
+    for i in range(B.shape[1]):
+        for j in range(B.shape[0]):
+            x2[i] += B[j, i] * y1[j]  # shares y1 only: A is not read twice
+
+
+def update_then_transposed(x1, x2, y1, y2, A):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] += y2[i] * y1[j]  # writes A: fused, the writes stay and parallelism is lost
+    for i in range(A.shape[1]):
+        for j in range(A.shape[0]):
+            x2[i] += A[j, i] * y2[j]
+
+
+def mvt_args(n, m, rng=None):
+    rng = rng or np.random.default_rng(0)
+    return (rng.random(n), rng.random(m), rng.random(m), rng.random(n), rng.random((n, m)))
+
+
+def outer_decision(kernel, args):
+    decisions = kernel.explain(*args)["fusion"]
+    return next(d for d in decisions if d["depth"] == 0)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("n, m", [(7, 7), (5, 9), (9, 5), (12, 3)])
+def test_a_parallel_loop_rides_along_when_it_streams_the_shared_matrix(target, n, m):
+    args = mvt_args(n, m)
+    k = check_against_python(mvt, args, target=target)
+    d = outer_decision(k, args)
+    assert d["fused"], d["reason"]
+    assert ALTHOUGH in d["reason"] and "reads A" in d["reason"]
+    assert k.explain(*args).fused_loop_nests() == 1 or n != m  # rectangles leave a rest loop
+
+
+def test_the_later_loop_may_ride_along():
+    args = mvt_args(6, 8)
+    k = check_against_python(mvt_transposed_first, args, target="cpu")
+    d = outer_decision(k, args)
+    assert d["fused"] and "the later loop" in d["reason"], d["reason"]
+
+
+def test_no_ride_along_for_work_beyond_loads_and_plus_minus_times():
+    args = mvt_args(6, 6)
+    k = check_against_python(mvt_divides, args)
+    d = outer_decision(k, args)
+    assert not d["fused"] and LOSES in d["reason"]
+
+
+def test_no_ride_along_when_the_other_loop_does_not_read_the_big_array():
+    rng = np.random.default_rng(1)
+    args = (*mvt_args(6, 6, rng), rng.random((6, 6)))
+    k = check_against_python(two_matrices, args)
+    d = outer_decision(k, args)
+    assert not d["fused"] and LOSES in d["reason"]
+
+
+def test_no_ride_along_when_the_parallel_loop_writes_the_big_array():
+    args = mvt_args(6, 6)
+    k = check_against_python(update_then_transposed, args)
+    d = outer_decision(k, args)
+    assert not d["fused"] and LOSES in d["reason"] and "writes A" in d["reason"], d["reason"]
+
+
+def test_the_knob_turns_it_off(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_SERIAL_FUSION", "0")
+    args = mvt_args(6, 6)
+    k = check_against_python(mvt, args)
+    d = outer_decision(k, args)
+    assert not d["fused"] and LOSES in d["reason"]
