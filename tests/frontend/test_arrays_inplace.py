@@ -84,13 +84,13 @@ def _check(shape: tuple[int, ...], lines: list[str]) -> None:
         np.testing.assert_allclose(actual, expected, rtol=1e-12, atol=1e-14, err_msg=f"{target}:\n{source}")
 
 
-@settings(max_examples=35, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(_one_d())
 def test_in_place_vector_statements_read_the_old_values(program):
     _check(*program)
 
 
-@settings(max_examples=35, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(_two_d())
 def test_in_place_matrix_statements_read_the_old_values(program):
     _check(*program)

@@ -186,7 +186,7 @@ def test_suite_kernels_unchanged_bitwise(name):
     assert records, f"{name} has a float reduction inside a parallel loop"
 
 
-@settings(max_examples=12, **COMMON)
+@settings(max_examples=8, **COMMON)
 @given(prog=programs(), n=st.integers(0, 9), seed=st.integers(0, 2**16))
 def test_random_programs_interleaved(prog, n, seed):
     """Generated programs, interleaved where they qualify, against the plain function."""
