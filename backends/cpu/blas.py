@@ -33,6 +33,7 @@ _I64 = ll.IntType(64)
 _I8 = ll.IntType(8)
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
 _KINDS = ("gemm", "gemv", "dot", "syrk")
+_BYTES = {"float64": 8, "float32": 4}
 _OPTIONAL = ("syr2k",)  # used where the library has it, else the loops run
 
 PREFIX = "polyfuse.blas."
@@ -142,8 +143,11 @@ class MatmulEmitter(FortranCaller):
             ways: list[Any] = [(self.syr2k_form(rows, depth, (o_r, o_c, a_r, a_s, b_s, b_c)),
                                 (out.base, a.base, b.base), "syr2k")] if has else []
         elif op.triangle:  # one triangle of a @ a.T: ?syrk, or the loops (a ?gemm would write the other)
-            form = self.syrk_form(rows, cols, depth, a, b, (o_r, o_c, a_r, a_s, b_s, b_c))
-            ways = [(form, (out.base, a.base), "triangle")]
+            strides = (o_r, o_c, a_r, a_s, b_s, b_c)
+            if op.offset:  # a strict triangle: of the product one row larger, its diagonal kept
+                ways = [self.strict_way(op, (rows, depth), (out, a, b), strides)]
+            else:
+                ways = [(self.syrk_form(rows, cols, depth, a, b, strides), (out.base, a.base), "triangle")]
         elif dot:  # out[0] = sum a[s] * b[s]: two vectors
             ways = [([(depth,), self.vector(depth, a_s), self.vector(depth, b_s)], (a.base, b.base, out.base), "dot")]
         elif _is_one(op.cols):  # out[r] = sum a[r, s] * b[s]: a matrix times a vector
@@ -172,7 +176,7 @@ class MatmulEmitter(FortranCaller):
         with self.b.if_else(ok) as (then, otherwise):
             with then:
                 {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
-                 "triangle": self.triangle, "syr2k": self.syr2k}[kind](op, form, pointers)
+                 "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -255,6 +259,23 @@ class MatmulEmitter(FortranCaller):
         c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[0], bld.select(by_rows[0], by_rows[2], by_cols[2]))
         return [(rows, depth), c_form, (a_ok, a_rows[0], lda), (same_matrix, None, None)]
 
+    def strict_way(self, op: rg.Matmul, sizes: tuple, operands: tuple, strides: tuple) -> tuple:
+        """(form, pointers, "strict") for a triangle whose columns start one after its rows
+        (``op.offset`` 1: correlation's ``range(i + 1, m)``; -1: rows one after the columns): the
+        triangle with its diagonal of the product one row and column larger, whose operands
+        start one row (column) earlier -- there the same matrix, where ``syrk_form``'s test of
+        one matrix passes."""
+        rows, depth = sizes
+        out, a, b = operands
+        o_r, o_c, a_r, a_s, b_s, b_c = strides
+        bld = self.b
+        n = bld.add(rows, ll.Constant(_I64, 1))
+        if op.offset > 0:  # out[r, c + 1] += a[r] . a[c + 1]: out and b one column back
+            whole, a, b = bld.gep(out.base, [bld.neg(o_c)]), a, _Operand(bld.gep(b.base, [bld.neg(b_c)]), b.steps)
+        else:  # out[r + 1, c] += a[r + 1] . a[c]: out and a one row back
+            whole, a, b = bld.gep(out.base, [bld.neg(o_r)]), _Operand(bld.gep(a.base, [bld.neg(a_r)]), a.steps), b
+        return self.syrk_form(n, n, depth, a, b, strides), (whole, a.base), "strict"
+
     def syr2k_form(self, rows, depth, strides) -> list:
         """[(n, k), C, (ok, trans, lda), (ok, trans, ldb)] for ``sum a[r, s] * b[c, s] + b[r, s] *
         a[c, s]``: both ``n x k`` matrices (element (r, s) at ``r * a_r + s * a_s``, and at
@@ -317,6 +338,34 @@ class MatmulEmitter(FortranCaller):
         uplo = self.uplo(op, by_rows)
         self.b.call(self.declare(op.dtype, "syrk"), [uplo, self.char(trans), self.integer(n), self.integer(k), alpha,
                                                      a_ptr, self.integer(lda), beta, c_ptr, self.integer(ldc)])
+
+    def strict(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """:meth:`triangle` on the larger product of :meth:`strict_way`, its diagonal (which the
+        loops never write) saved before in a heap buffer and put back after; the loops where
+        that buffer cannot be had."""
+        real = _REALS[op.dtype][1]
+        (n, _), (_, _, ldc), _, _ = form
+        c_ptr = self.b.bitcast(pointers[0], real.as_pointer())
+        step = self.b.add(ldc, ll.Constant(_I64, 1))  # one of C's strides is 1 (n > 1), the other ldc
+        size = self.b.mul(n, ll.Constant(_I64, _BYTES[op.dtype]))
+        saved = self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
+        with self.b.if_else(self.b.icmp_unsigned("==", saved, ll.Constant(_I8.as_pointer(), None))) as (none, got):
+            with none:
+                self.regions.emit(op.loops())
+            with got:
+                diagonal = self.b.bitcast(saved, real.as_pointer())
+                with self.counted(ll.Constant(_I64, 0), n) as t:
+                    self.b.store(self.b.load(self.b.gep(c_ptr, [self.b.mul(t, step)])), self.b.gep(diagonal, [t]))
+                self.triangle(op, form, pointers)
+                with self.counted(ll.Constant(_I64, 0), n) as t:
+                    self.b.store(self.b.load(self.b.gep(diagonal, [t])), self.b.gep(c_ptr, [self.b.mul(t, step)]))
+                self.b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [saved])
+
+    def libc(self, name: str, result, params: list):
+        module = self.cg.module
+        if name in module.globals:
+            return module.globals[name]
+        return ll.Function(module, ll.FunctionType(result, params), name=name)
 
     def syr2k(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``?syr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, 1, C, ldc)`` on the triangle the

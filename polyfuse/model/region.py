@@ -114,6 +114,11 @@ class Matmul:
     # with ``triangle``: ``term`` is ``alpha * (a[r, s] * b[c, s] + b[r, s] * a[c, s])`` (PolyBench's
     # syr2k), ``b`` indexed by c and s as written; ?syr2k
     pair: bool = False
+    # with ``triangle``: c0 - r0, the first column the loops update less their first row (1:
+    # correlation's ``for j in range(i + 1, m)``, whose operands and ``out`` are subscripted from
+    # those firsts, so that the triangle has its diagonal here); 1 or -1 runs as the triangle of
+    # one more row, the diagonal kept, on ?syrk
+    offset: int = 0
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -154,7 +159,10 @@ class Matmul:
     def describe_triangle(self) -> str:
         """``", triangle j <= i"``: the elements updated, in the loops' own names."""
         r, c, _ = self.variables
-        return f", triangle {c} {'<=' if self.triangle == 'lower' else '>='} {r}" if self.triangle else ""
+        if not self.triangle:
+            return ""
+        shift = f" + {self.offset}" if self.offset > 0 else f" - {-self.offset}" if self.offset else ""
+        return f", triangle {c} {'<=' if self.triangle == 'lower' else '>='} {r}{shift}"
 
 
 #: The call the NumPy frontend writes for an ``np.linalg`` routine (frontend.array_lapack; a name

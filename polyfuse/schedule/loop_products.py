@@ -219,14 +219,16 @@ def _invariant(scale: tuple[ir.Expr, ...], scop: Scop, nest: LoopNode) -> bool:
 def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
     """The statement as one product over its box of iterations (None: not a box)."""
     r, c, s = match.variables
-    triangle, bounds = "", _box(stmt.domain, scop)
+    triangle, offset, bounds = "", 0, _box(stmt.domain, scop)
     if bounds is None:
         found = _triangle(stmt, match.variables, scop)
         if found is None:
             return None
-        triangle, bounds = found
+        triangle, offset, bounds = found
     if match.pair and not triangle:
         return None  # a box of a @ b.T + b @ a.T is two products: left as loops
+    if abs(offset) > 1 or (offset and match.pair):
+        return None  # no routine for it (the backend's strict triangle is ?syrk's): left as loops
     lower = {v: bounds[v][0] for v in match.variables}
     shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables if lower[v] != ir.int_const(0)}
 
@@ -240,7 +242,7 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
     product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
                         match.variables, dtype, accumulate=True, alpha=alpha,
-                        term=ir.substitute(match.term, shift), triangle=triangle, pair=match.pair)
+                        term=ir.substitute(match.term, shift), triangle=triangle, pair=match.pair, offset=offset)
     uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
     region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
                        line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
@@ -275,21 +277,38 @@ def _hull(domain: isl.Set) -> isl.Set:
 
 
 def _triangle(stmt: Statement, variables: tuple[str, str, str], scop: Scop
-              ) -> tuple[str, dict[str, tuple[ir.Expr, ir.Expr]]] | None:
-    """("lower" or "upper", bounds of the box) when ``stmt``'s domain is a box cut by ``c <= r``
-    (or ``c >= r``) whose r and c run over the same range (a square's triangle, diagonal
-    included: PolyBench's syrk ``for j in range(i + 1)``, covariance's ``range(i, m)``)."""
+              ) -> tuple[str, int, dict[str, tuple[ir.Expr, ir.Expr]]] | None:
+    """("lower" or "upper", c0 - r0, bounds of the box) when ``stmt``'s domain is its box cut by
+    ``c - c0 <= r - r0`` (or ``>=``), where r and c run over ranges of one extent starting at
+    ``r0`` and ``c0`` a constant apart: once each variable is counted from its first value (as
+    _kept_whole does), a square's triangle with its diagonal.  PolyBench's syrk ``for j in
+    range(i + 1)`` and covariance's ``range(i, m)`` (c0 = r0), and a strict one, correlation's
+    ``for i in range(m - 1): for j in range(i + 1, m)``: the triangle with its diagonal of the
+    rows 0 .. m - 2 and the columns 1 .. m - 1 (the box's r and c are the rows and columns
+    the domain reaches)."""
     domain, hull = stmt.domain, _hull(stmt.domain)
     names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
-    r, c = (names[list(stmt.iterators).index(v)] for v in variables[:2])
-    for kind, relation in (("lower", f"{c} <= {r}"), ("upper", f"{c} >= {r}")):
+    at_r, at_c = (list(stmt.iterators).index(v) for v in variables[:2])
+    r, c = names[at_r], names[at_c]
+    if not hull.dim_max(at_r).sub(hull.dim_min(at_r)).is_equal(hull.dim_max(at_c).sub(hull.dim_min(at_c))):
+        return None
+    offset = _constant(hull.dim_min(at_c).sub(hull.dim_min(at_r)))
+    if offset is None:
+        return None
+    for kind, relation in (("lower", f"{c} - {r} <= {offset}"), ("upper", f"{c} - {r} >= {offset}")):
         cut = isl.Set(f"{scop.prefix} -> {{ {domain.get_tuple_name()}[{', '.join(names)}] : {relation} }}")
         if hull.intersect(cut).is_equal(domain):
             bounds = _bounds(hull, scop)
-            if bounds is None or bounds[variables[0]] != bounds[variables[1]]:
-                return None
-            return kind, bounds
+            return None if bounds is None else (kind, offset, bounds)
     return None
+
+
+def _constant(value: isl.PwAff) -> int | None:
+    """The integer ``value`` is wherever it is defined (None: it varies, or has several pieces)."""
+    pieces = value.get_pieces()
+    if len(pieces) != 1 or not value.is_cst():
+        return None
+    return int(pieces[0][1].get_constant_val().to_python())
 
 
 def _bounds(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:

@@ -171,11 +171,12 @@ def k(C, A, B):
 
 
 def test_non_box_domains_and_other_shapes_keep_their_loops():
-    """A triangle without its diagonal, a product reading its own output, and a matrix-vector product."""
+    """A triangle two diagonals off (no routine), a product reading its own output, and a
+    matrix-vector product."""
     triangle = """
 def k(C, A):
     for i in range(C.shape[0]):
-        for j in range(i):
+        for j in range(i - 1):
             for k in range(A.shape[1]):
                 C[i, j] += A[i, k] * A[j, k]
 """
@@ -310,3 +311,74 @@ def test_float32_triangles_run_on_ssyrk_and_ssyr2k():
                   lifted=1)
     if blas.symbol("float32", "syr2k") in blas.blas_pointers():
         assert "polyfuse.blas.ssyr2k" in kernel.inspect_llvm(*pair_args)
+
+
+STRICT = """
+def k(alpha, C, A):
+    for i in range(C.shape[0]):
+        for j in RANGE:
+            for k in range(A.shape[1]):
+                C[i, j] += alpha * A[i, k] * A[j, k]
+"""
+
+
+@pytest.mark.parametrize("triangle", ["lower", "upper"])
+@pytest.mark.parametrize("c_order", ["C", "F"])
+@pytest.mark.parametrize("a_order", ["C", "F"])
+@pytest.mark.parametrize("n, m", [(60, 50), (41, 70)])
+def test_a_triangle_without_its_diagonal_runs_on_syrk_with_the_diagonal_kept(triangle, c_order, a_order, n, m):
+    """``range(i)`` / ``range(i + 1, n)``: ?syrk on the triangle with its diagonal of the whole
+    square, the diagonal saved before and put back after: it and the other triangle keep their bits."""
+    span = "range(i)" if triangle == "lower" else "range(i + 1, C.shape[0])"
+    C, A = np.asarray(_m(n, n), order=c_order), np.asarray(_m(n, m), order=a_order)
+    kernel = _run(STRICT.replace("RANGE", span), 1.5, C, A, lifted=1)
+    (decision,) = kernel.explain(1.5, C, A)["loop products"]
+    assert decision["product"].endswith("triangle j <= i - 1" if triangle == "lower" else "triangle j >= i + 1")
+    assert "polyfuse.blas.dsyrk" in kernel.inspect_llvm(1.5, C, A)
+    got = C.copy()
+    kernel(1.5, got, A)
+    kept = ~np.tri(n, k=-1, dtype=bool) if triangle == "lower" else np.tri(n, dtype=bool)
+    np.testing.assert_array_equal(got[kept], C[kept])
+
+
+CORRELATION = """
+def k(corr, data):
+    m = corr.shape[0]
+    for i in range(m - 1):
+        corr[i, i] = 1.0
+        for j in range(i + 1, m):
+            corr[i, j] = 0.0
+            for k in range(data.shape[0]):
+                corr[i, j] += data[k, i] * data[k, j]
+            corr[j, i] = corr[i, j]
+    corr[m - 1, m - 1] = 1.0
+"""
+
+
+@pytest.mark.parametrize("m, n", [(1, 3), (2, 2), (3, 40), (45, 60), (70, 33)])
+def test_correlation_s_strict_triangle_leaves_its_nest_and_the_rest_stays_fused(m, n):
+    """Zeroes first, one call (?syrk where it pays), then the mirror copy and the diagonal; at
+    every size, tiny ones (the loops, or no triangle at all: m = 1) included."""
+    args = (_m(m, m), _m(n, m) - 0.5)
+    kernel = _run(CORRELATION, *args)
+    if m >= 3:
+        (decision,) = kernel.explain(*args)["loop products"]
+        assert decision["placed"] == "between" and decision["product"].endswith("triangle j >= i + 1")
+
+
+def test_strict_triangles_that_are_not_a_times_a_t_run_their_loops():
+    """Two matrices, or one matrix's rows against another part of it: the loops, bit for bit."""
+    two = STRICT.replace("RANGE", "range(i + 1, C.shape[0])").replace("A[j, k]", "B[j, k]").replace(
+        "C, A)", "C, A, B)")
+    _run(two, 1.5, _m(50, 50), _m(50, 40), _m(50, 40), exact=True, lifted=1)
+    shifted = STRICT.replace("RANGE", "range(i)").replace("A[j, k]", "A[j + 1, k]")
+    _run(shifted, 1.5, _m(50, 50), _m(51, 40), exact=True, lifted=1)
+
+
+def test_a_strict_triangle_whose_output_is_its_operand_is_refused_at_the_call():
+    """One array passed as C and A: written and read through two names, refused (no BLAS call on
+    aliased operands)."""
+    _, kernel = _kernel(STRICT.replace("RANGE", "range(i)"))
+    C = _m(40, 40)
+    with pytest.raises(polyfuse.ArgumentError, match="overlap"):
+        kernel(1.5, C, C)
