@@ -34,7 +34,7 @@ _I8 = ll.IntType(8)
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
 _KINDS = ("gemm", "gemv", "dot", "syrk")
 _BYTES = {"float64": 8, "float32": 4}
-_OPTIONAL = ("syr2k",)  # used where the library has it, else the loops run
+_OPTIONAL = ("syr2k", "trmm")  # used where the library has it, else the loops run
 
 PREFIX = "polyfuse.blas."
 
@@ -138,9 +138,15 @@ class MatmulEmitter(FortranCaller):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))
             worth = self.b.and_(worth, inside)
-        if op.pair:  # one triangle of a @ b.T + b @ a.T: ?syr2k where the library has it, else the loops
+        ways: list[Any]
+        if op.in_place:  # out = (I + T) @ out or out @ (I + T): ?trmm where the library has it, else the loops
+            has = symbol(op.dtype, "trmm") in blas_pointers()
+            tri = a if op.in_place == "left" else b
+            ways = [(self.trmm_form(op, (rows, cols), (o_r, o_c), (a_r, a_s) if op.in_place == "left" else (b_s, b_c)),
+                     (out.base, tri.base), "trmm")] if has else []
+        elif op.pair:  # one triangle of a @ b.T + b @ a.T: ?syr2k where the library has it, else the loops
             has = symbol(op.dtype, "syr2k") in blas_pointers()
-            ways: list[Any] = [(self.syr2k_form(rows, depth, (o_r, o_c, a_r, a_s, b_s, b_c)),
+            ways = [(self.syr2k_form(rows, depth, (o_r, o_c, a_r, a_s, b_s, b_c)),
                                 (out.base, a.base, b.base), "syr2k")] if has else []
         elif op.triangle:  # one triangle of a @ a.T: ?syrk, or the loops (a ?gemm would write the other)
             strides = (o_r, o_c, a_r, a_s, b_s, b_c)
@@ -176,7 +182,8 @@ class MatmulEmitter(FortranCaller):
         with self.b.if_else(ok) as (then, otherwise):
             with then:
                 {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
-                 "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict}[kind](op, form, pointers)
+                 "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict,
+                 "trmm": self.trmm}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -276,6 +283,20 @@ class MatmulEmitter(FortranCaller):
             whole, a, b = bld.gep(out.base, [bld.neg(o_r)]), _Operand(bld.gep(a.base, [bld.neg(a_r)]), a.steps), b
         return self.syrk_form(n, n, depth, a, b, strides), (whole, a.base), "strict"
 
+    def trmm_form(self, op: rg.Matmul, sizes: tuple, out_strides: tuple, t_strides: tuple) -> list:
+        """[(m, n, side), B, T] for ``out = (I + T) @ out`` ("left") or ``out @ (I + T)``: B is
+        ``out`` as stored by columns (then side is the product's own) or by rows (Fortran sees
+        ``out^T = out^T @ (I + T^T)``: the other side); T (element (x, y) at ``x * t_x + y * t_y``)
+        as stored by columns or transposed."""
+        rows, cols = sizes
+        o_r, o_c = out_strides
+        bld = self.b
+        n_t = rows if op.in_place == "left" else cols
+        by_cols, by_rows = self.plain(rows, o_r, cols, o_c), self.plain(cols, o_c, rows, o_r)
+        b_form = (bld.or_(by_cols[0], by_rows[0]), bld.not_(by_cols[0]), bld.select(by_cols[0], by_cols[2], by_rows[2]))
+        m, n = bld.select(by_cols[0], rows, cols), bld.select(by_cols[0], cols, rows)
+        return [(m, n, n_t), b_form, self.matrix(n_t, t_strides[0], n_t, t_strides[1])]
+
     def syr2k_form(self, rows, depth, strides) -> list:
         """[(n, k), C, (ok, trans, lda), (ok, trans, ldb)] for ``sum a[r, s] * b[c, s] + b[r, s] *
         a[c, s]``: both ``n x k`` matrices (element (r, s) at ``r * a_r + s * a_s``, and at
@@ -367,6 +388,25 @@ class MatmulEmitter(FortranCaller):
             return module.globals[name]
         return ll.Function(module, ll.FunctionType(result, params), name=name)
 
+    def trmm(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``?trmm(side, uplo, transa, 'U', m, n, 1, T, ldt, B, ldb)``: B = op(T) B (side 'L') or
+        B op(T), T's stored triangle ('U' / 'L') that the loops read, its diagonal taken as 1."""
+        real = _REALS[op.dtype][1]
+        (m, n, _), (_, by_rows, ldb), (_, t_trans, ldt) = form
+        b_ptr, t_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        bld = self.b
+        letter = functools.partial(ll.Constant, _I8)
+        left = ll.Constant(ll.IntType(1), int(op.in_place == "left"))
+        side = self.slot(_I8, bld.select(bld.xor(left, by_rows), letter(ord("L")), letter(ord("R"))))
+        own, mirrored = (letter(ord("U")), letter(ord("L"))) if op.factor == "upper" else (letter(ord("L")),
+                                                                                          letter(ord("U")))
+        uplo = self.slot(_I8, bld.select(t_trans, mirrored, own))
+        one = self.slot(real, ll.Constant(real, 1.0))
+        self.b.call(self.declare(op.dtype, "trmm"), [side, uplo, self.char(bld.xor(t_trans, by_rows)),
+                                                     self.slot(_I8, letter(ord("U"))), self.integer(m),
+                                                     self.integer(n), one, t_ptr, self.integer(ldt), b_ptr,
+                                                     self.integer(ldb)])
+
     def syr2k(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``?syr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, 1, C, ldc)`` on the triangle the
         loops update (uplo as in :meth:`triangle`)."""
@@ -446,6 +486,7 @@ class MatmulEmitter(FortranCaller):
         params = {"gemm": [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
                   "syrk": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, ptr, intp],
                   "syr2k": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
+                  "trmm": [i8p, i8p, i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp],
                   "gemv": [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp]}[kind]
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
 

@@ -119,6 +119,12 @@ class Matmul:
     # those firsts, so that the triangle has its diagonal here); 1 or -1 runs as the triangle of
     # one more row, the diagonal kept, on ?syrk
     offset: int = 0
+    # "left": ``b`` is ``out``'s own rows (``out[s, c]``: trmm's ``B += T @ B``), "right": ``a`` is
+    # its own columns (``B += B @ T``), read as they were before the statement; ``T`` (``a``,
+    # ``b``) taken only strictly on one side of its diagonal, ``factor``: "upper" (T's column
+    # variable above its row one: s > r, c > s) or "lower"; ?trmm with a unit diagonal
+    in_place: str = ""
+    factor: str = ""
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -128,6 +134,8 @@ class Matmul:
 
     def single_loops(self) -> tuple[Op, ...]:
         """One product of the stack (the batch variables keep their values)."""
+        if self.in_place:
+            return self.in_place_loops()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         term = self.term if self.term is not None else ir.BinOp(
@@ -145,6 +153,25 @@ class Matmul:
         inner = ForRange(c, first, stop, 1, (total,) if self.accumulate else (zero, total))
         return (ForRange(r, ir.int_const(0), self.rows, 1, (inner,)),)
 
+    def in_place_loops(self) -> tuple[Op, ...]:
+        """``out += T @ out`` ("left") or ``out @ T``: each row (column) of ``out`` reads the others
+        before they change, so the rows (columns) run from the side T reads last: for "left" with
+        T "upper" (row r reads rows s > r), r ascending; "lower", descending."""
+        r, c, s = self.variables
+        out = ir.Load(self.out.array, self.out.index, self.dtype)
+        assert self.term is not None
+        total_var, other, extent = (r, c, self.rows) if self.in_place == "left" else (c, r, self.cols)
+        after = (self.factor == "upper") == (self.in_place == "left")  # s runs after the outer variable
+        outer = ir.Var(total_var, ir.INT)
+        first, stop = ((ir.BinOp("+", outer, ir.int_const(1), ir.INT), self.depth) if after
+                       else (ir.int_const(0), outer))
+        total = ForRange(s, first, stop, 1, (Assign(out.array, out.index, ir.BinOp("+", out, self.term, self.dtype)),))
+        inner = ForRange(other, ir.int_const(0), self.cols if self.in_place == "left" else self.rows, 1, (total,))
+        last = ir.BinOp("-", extent, ir.int_const(1), ir.INT)
+        if after:
+            return (ForRange(total_var, ir.int_const(0), extent, 1, (inner,)),)
+        return (ForRange(total_var, last, ir.int_const(-1), -1, (inner,)),)
+
     def describe(self) -> str:
         scale = "" if self.alpha is None else f"{ir.to_python(self.alpha)} * "
         stack = "".join(f"{ir.to_python(extent)} x " for _, extent in self.batch)
@@ -152,6 +179,14 @@ class Matmul:
             return (f"{self.out.array} += {scale}({self.a.array} @ {self.b.array}.T + {self.b.array} @ "
                     f"{self.a.array}.T) ({ir.to_python(self.rows)} x {ir.to_python(self.depth)})"
                     + self.describe_triangle())
+        if self.in_place:
+            r, c, s = self.variables
+            tri = self.a.array if self.in_place == "left" else self.b.array
+            upper = self.factor == "upper"
+            side = f"{s} {'>' if upper else '<'} {r}" if self.in_place == "left" else f"{c} {'>' if upper else '<'} {s}"
+            product = f"(I + {tri}) @ {self.out.array}" if self.in_place == "left" else f"{self.out.array} @ (I + {tri})"
+            return (f"{self.out.array} = {product} ({ir.to_python(self.rows)} x {ir.to_python(self.cols)}, "
+                    f"unit triangle {side})")
         return (f"{self.out.array} {'+=' if self.accumulate else '='} {scale}{self.a.array} @ {self.b.array} "
                 f"({stack}{ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
                 f"{ir.to_python(self.cols)})" + self.describe_triangle())

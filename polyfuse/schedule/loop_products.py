@@ -15,7 +15,10 @@ once), so results differ from the loops' in the last bits, as NumPy's ``@`` does
 keeps the loops.  A square's triangle (syrk's ``for j in range(i + 1)``) is a product too
 (``Matmul.triangle``): the backend runs ``?syrk`` on it where the operands are one matrix and its
 transpose, else its loops; syr2k's pair ``x[r, s] * y[c, s] + y[r, s] * x[c, s]`` on a triangle
-is one product too (``Matmul.pair``: ``?syr2k``).  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
+is one product too (``Matmul.pair``: ``?syr2k``); so is correlation's triangle without its
+diagonal (``range(i + 1, m)``: ``Matmul.offset``, ``?syrk`` with the diagonal kept) and trmm's
+product in place, ``B[i, j] += A[k, i] * B[k, j]`` over ``k > i`` (``Matmul.in_place``:
+``?trmm``, where no write of the statement reaches its reads of the other rows).  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
 into one pass over the matrix, which a library call would split).
 """
 
@@ -26,13 +29,13 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polyfuse.analysis.dependences import Dependences, compute_dependences
+from polyfuse.analysis.dependences import Dependences, compute_dependences, flow, on_array
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.isl_expr import expr_from_isl
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
-from polyfuse.model.scop import Scop, Statement
+from polyfuse.model.scop import Scop, Statement, isl_name
 
 _REALS = ("float64", "float32")
 
@@ -58,6 +61,7 @@ class _Match:
     scale: tuple[ir.Expr, ...]  # the loop-invariant factors (alpha)
     variables: tuple[str, str, str]  # r (rows of out), c (columns of out), s (the sum)
     pair: bool = False  # term is scale * (a[r, s] * b[c, s] + b[r, s] * a[c, s]): syr2k's
+    in_place: str = ""  # "left": b is out's own rows (out[s, c]), "right": a is out's own columns (out[r, s])
 
 
 def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
@@ -126,8 +130,8 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
         return None
     first, second = varying
     assert isinstance(first, ir.Load) and isinstance(second, ir.Load)
-    if stmt.array in (first.array, second.array) or not all(_affine(i, loops) for i in (*stmt.index, *first.index,
-                                                                                          *second.index)):
+    if (first.array == second.array == stmt.array) or not all(_affine(i, loops) for i in (*stmt.index, *first.index,
+                                                                                            *second.index)):
         return None
     out_vars = _loop_vars(stmt.index, loops)
     sums = loops - out_vars
@@ -140,8 +144,18 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
     (r,), (c,) = uses_a - {s}, uses_b - {s}
     if {r, c} != out_vars:
         return None
+    in_place = ""
+    if stmt.array in (first.array, second.array):  # trmm's B[i, j] += A[k, i] * B[k, j]: out's own other rows
+        own_row: dict[str, ir.Expr] = {r: ir.Var(s, ir.INT)}
+        own_col: dict[str, ir.Expr] = {c: ir.Var(s, ir.INT)}
+        if second.array == stmt.array and second.index == tuple(ir.substitute(i, own_row) for i in stmt.index):
+            in_place = "left"
+        elif first.array == stmt.array and first.index == tuple(ir.substitute(i, own_col) for i in stmt.index):
+            in_place = "right"
+        else:
+            return None
     return _Match(rg.Operand(stmt.array, stmt.index), rg.Operand(first.array, first.index),
-                  rg.Operand(second.array, second.index), term, scale, (r, c, s))
+                  rg.Operand(second.array, second.index), term, scale, (r, c, s), in_place=in_place)
 
 
 def _match_pair(stmt: Statement, scop: Scop, own: ir.Load, term: ir.BinOp) -> _Match | None:
@@ -150,7 +164,7 @@ def _match_pair(stmt: Statement, scop: Scop, own: ir.Load, term: ir.BinOp) -> _M
     assert isinstance(term, ir.BinOp)
     first, second = (_match(dataclasses.replace(stmt, value=ir.BinOp("+", own, side, own.dtype)), scop)
                      for side in (term.lhs, term.rhs))
-    if first is None or second is None or first.pair or second.pair:
+    if first is None or second is None or first.pair or second.pair or first.in_place or second.in_place:
         return None
     r, c, s = first.variables
     if second.variables == (c, r, s):  # its factors in the other order: the roles by first's
@@ -218,7 +232,8 @@ def _invariant(scale: tuple[ir.Expr, ...], scop: Scop, nest: LoopNode) -> bool:
 
 def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
     """The statement as one product over its box of iterations (None: not a box)."""
-    r, c, s = match.variables
+    if match.in_place:
+        return _kept_in_place(stmt, match, scop)
     triangle, offset, bounds = "", 0, _box(stmt.domain, scop)
     if bounds is None:
         found = _triangle(stmt, match.variables, scop)
@@ -229,8 +244,35 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
         return None  # a box of a @ b.T + b @ a.T is two products: left as loops
     if abs(offset) > 1 or (offset and match.pair):
         return None  # no routine for it (the backend's strict triangle is ?syrk's): left as loops
+    return _product_statement(stmt, match, scop, bounds, triangle=triangle, pair=match.pair, offset=offset)
+
+
+def _kept_in_place(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
+    """trmm's ``B[i, j] += A[k, i] * B[k, j]`` for ``k`` in ``range(i + 1, m)``: ``B`` times a
+    unit triangular matrix (``B += T @ B`` with ``T[i, k] = A[k, i]`` strictly above the
+    diagonal), as one product when each read of ``B``'s other rows (columns) sees the value from
+    before the statement (isl's dependences: no write of the statement reaches them), the
+    iterations are a box cut strictly by the triangle of T, and nothing scales the sum (a
+    ``?trmm`` multiplies by ``I + T``)."""
+    r, c, s = match.variables
+    if match.scale:
+        return None
+    square = (r, s) if match.in_place == "left" else (s, c)  # T's row and column variables
+    found = _strict_square(stmt, square, scop)
+    if found is None or not _reads_before(stmt, scop):
+        return None
+    factor, bounds = found
+    return _product_statement(stmt, match, scop, bounds, in_place=match.in_place, factor=factor)
+
+
+def _product_statement(stmt: Statement, match: _Match, scop: Scop, bounds: dict[str, tuple[ir.Expr, ir.Expr]],
+                       **fields) -> Statement:
+    """The kept-whole statement of the product ``match`` over ``bounds``, each variable counted
+    from its first value; ``fields``: the Matmul's own (triangle, pair, ...)."""
+    r, c, s = match.variables
     lower = {v: bounds[v][0] for v in match.variables}
-    shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables if lower[v] != ir.int_const(0)}
+    shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables
+                                 if lower[v] != ir.int_const(0)}
 
     def operand(x: rg.Operand) -> rg.Operand:
         return rg.Operand(x.array, tuple(ir.substitute(i, shift) for i in x.index))
@@ -242,7 +284,7 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
     product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
                         match.variables, dtype, accumulate=True, alpha=alpha,
-                        term=ir.substitute(match.term, shift), triangle=triangle, pair=match.pair, offset=offset)
+                        term=ir.substitute(match.term, shift), **fields)
     uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
     region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
                        line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
@@ -253,6 +295,37 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
                                region=region)
 
 
+def _strict_square(stmt: Statement, square: tuple[str, str], scop: Scop
+                   ) -> tuple[str, dict[str, tuple[ir.Expr, ir.Expr]]] | None:
+    """("upper" where the domain is ``y > x``, "lower" where ``y < x``; the box's bounds) when
+    ``stmt``'s domain is a box whose ``square = (x, y)`` run over one range, cut strictly by
+    that triangle (trmm's ``for i in range(m): ... for k in range(i + 1, m)``: x = i, y = k)."""
+    domain = stmt.domain
+    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
+    at = [list(stmt.iterators).index(v) for v in square]
+    box = _hull(domain, merged=tuple(at))
+    x, y = (names[d] for d in at)
+    for kind, relation in (("upper", f"{y} > {x}"), ("lower", f"{y} < {x}")):
+        cut = isl.Set(f"{scop.prefix} -> {{ {domain.get_tuple_name()}[{', '.join(names)}] : {relation} }}")
+        if box.intersect(cut).is_equal(domain):
+            bounds = _bounds(box, scop)
+            return None if bounds is None else (kind, bounds)
+    return None
+
+
+def _reads_before(stmt: Statement, scop: Scop) -> bool:
+    """No read of ``stmt``'s array by ``stmt``, other than of the element it writes in the same
+    iteration, follows a write of that element by ``stmt`` (memory-based: unknown means dependent)."""
+    name = isl_name(stmt.array)
+    writes = on_array(stmt.writes, name)
+    others = on_array(stmt.reads, name).subtract(writes)
+    try:
+        found = flow(others, writes, scop.schedule, may=True)
+    except isl.Error:
+        return False
+    return found.get_may_dependence().is_empty()
+
+
 def _box(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:
     """``{iterator: (first, stop)}`` when ``domain`` is a box whose bounds are affine in the
     parameters alone (one piece each), else None."""
@@ -261,8 +334,9 @@ def _box(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | No
     return _bounds(domain, scop)
 
 
-def _hull(domain: isl.Set) -> isl.Set:
-    """The smallest box holding ``domain`` (the product of its projections on each axis)."""
+def _hull(domain: isl.Set, merged: tuple[int, ...] = ()) -> isl.Set:
+    """The smallest box holding ``domain`` (the product of its projections on each axis); the
+    axes ``merged`` share one range, the hull of their projections together."""
     n = domain.dim(isl.dim_type.set)
     sides = []
     for d in range(n):
@@ -270,9 +344,17 @@ def _hull(domain: isl.Set) -> isl.Set:
         for e in sorted((e for e in range(n) if e != d), reverse=True):
             alone = alone.project_out(isl.dim_type.set, e, 1)
         sides.append(alone)
+    if merged:
+        joint = sides[merged[0]]
+        for d in merged[1:]:
+            joint = joint.union(sides[d])
+        joint = isl.Set.from_basic_set(joint.convex_hull())
+        sides = [joint if d in merged else side for d, side in enumerate(sides)]
     product = sides[0]
     for side in sides[1:]:
         product = product.flat_product(side)
+    for d in merged:  # the joint range took the first one's name
+        product = product.set_dim_name(isl.dim_type.set, d, str(domain.get_dim_name(isl.dim_type.set, d)))
     return product.set_tuple_name(domain.get_tuple_name())
 
 

@@ -382,3 +382,71 @@ def test_a_strict_triangle_whose_output_is_its_operand_is_refused_at_the_call():
     C = _m(40, 40)
     with pytest.raises(polyfuse.ArgumentError, match="overlap"):
         kernel(1.5, C, C)
+
+
+TRMM = """
+def k(alpha, A, B):
+    for i in ROWS:
+        for j in range(B.shape[1]):
+            for k in SUM:
+                B[i, j] += TERM
+            B[i, j] = alpha * B[i, j]
+"""
+UPPER = {"ROWS": "range(B.shape[0])", "SUM": "range(i + 1, B.shape[0])", "TERM": "A[k, i] * B[k, j]"}
+
+
+def _trmm(**parts):
+    source = TRMM
+    for key, value in {**UPPER, **parts}.items():
+        source = source.replace(key, value)
+    return source
+
+
+@pytest.mark.parametrize("b_order", ["C", "F"])
+@pytest.mark.parametrize("a_order", ["C", "F"])
+@pytest.mark.parametrize("m, n", [(60, 50), (37, 81), (1, 1), (2, 3), (5, 0)])
+def test_polybench_trmm_runs_in_place_on_trmm(b_order, a_order, m, n):
+    """B += A[k, i] * B[k, j] over k > i reads the rows below before they change: ?trmm with a
+    unit diagonal, then the alpha loop; tiny and empty sizes run the loops (in an order that
+    reads the old rows)."""
+    A, B = np.asarray(_m(m, m) / max(m, 1), order=a_order), np.asarray(_m(m, n), order=b_order)
+    kernel = _run(_trmm(), 1.5, A, B, lifted=1 if m > 1 and n > 0 else None)
+    if m * m * n >= 32 ** 3:
+        (decision,) = kernel.explain(1.5, A, B)["loop products"]
+        assert decision["placed"] == "before" and decision["product"] == (
+            "B = (I + A) @ B (B__shape0 x B__shape1, unit triangle k > i)")
+        if blas.symbol("float64", "trmm") in blas.blas_pointers():
+            assert "polyfuse.blas.dtrmm" in kernel.inspect_llvm(1.5, A, B)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_trmm_from_the_lower_triangle_with_the_rows_descending_and_from_the_right(order):
+    """Rows read before they change in either direction: k < i with i descending; and B @ (I + T)
+    with the columns in the order that reads the old ones (j ascending, k > j)."""
+    lower = _trmm(ROWS="range(B.shape[0] - 1, -1, -1)", SUM="range(i)", TERM="A[i, k] * B[k, j]")
+    A, B = np.asarray(_m(50, 50) / 50, order=order), np.asarray(_m(50, 40), order=order)
+    _run(lower, 1.5, A, B, lifted=1)
+    right = """
+def k(A, B):
+    for j in range(B.shape[1]):
+        for i in range(B.shape[0]):
+            for k in range(j + 1, B.shape[1]):
+                B[i, j] += B[i, k] * A[j, k]
+"""
+    A, B = np.asarray(_m(45, 45) / 45, order=order), np.asarray(_m(60, 45), order=order)
+    kernel = _run(right, A, B, lifted=1)
+    assert kernel.explain(A, B)["loop products"][0]["product"].startswith("B = B @ (I + A)")
+    _run(right, _m(1, 1), _m(3, 1))
+
+
+@pytest.mark.parametrize("parts", [
+    dict(SUM="range(i + 1)"),  # the diagonal too: I + T would not be unit
+    dict(ROWS="range(B.shape[0])", SUM="range(i)", TERM="A[i, k] * B[k, j]"),  # reads rows already updated
+    dict(TERM="alpha * A[k, i] * B[k, j]"),  # a scale inside: (I + alpha T) is not trmm's
+    dict(TERM="A[k, i] * B[k, j] * B[k, j]"),  # an extra factor
+    dict(TERM="A[k, i] * B[k, j] + A[i, k]"),  # an extra term
+    dict(TERM="A[k, i] * B[j, k]"),  # not B's own rows
+])
+def test_trmm_near_misses_keep_their_loops(parts):
+    n = 40
+    _run(_trmm(**parts), 1.5, _m(n, n) / n, _m(n, n), exact=True, lifted=0)
