@@ -132,7 +132,8 @@ class MatmulEmitter(FortranCaller):
         a_r, a_s = a.stride(r), a.stride(s)
         b_s, b_c = b.stride(s), b.stride(c)
         work = self.b.mul(self.b.mul(rows, cols), depth)
-        dot = _is_one(op.rows) and _is_one(op.cols)  # NumPy calls ?dot at every length: so do we
+        # NumPy calls ?dot at every length: so do we (a loop product of one element accumulates: ?gemv)
+        dot = _is_one(op.rows) and _is_one(op.cols) and not op.accumulate
         worth = ll.Constant(ll.IntType(1), 1) if dot else self.b.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
         for extent in (rows, cols, depth):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
@@ -466,7 +467,7 @@ class MatmulEmitter(FortranCaller):
         strides calls the same routine at any length (others: a loop in index order, as our
         fallback), so the sum comes out in its order, bit for bit when the library is NumPy's own
         (runtime/linalg_library.py; SciPy's OpenBLAS build may round strided ones differently)."""
-        assert not op.accumulate, "loop products are three-loop ones (schedule/loop_products.py)"
+        assert not op.accumulate, "an accumulating product of one element runs ?gemv (product())"
         real = _REALS[op.dtype][1]
         (n,), (_, _, incx), (_, _, incy) = form
         x_ptr, y_ptr, out_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)

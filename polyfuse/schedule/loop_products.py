@@ -18,7 +18,9 @@ transpose, else its loops; syr2k's pair ``x[r, s] * y[c, s] + y[r, s] * x[c, s]`
 is one product too (``Matmul.pair``: ``?syr2k``); so is correlation's triangle without its
 diagonal (``range(i + 1, m)``: ``Matmul.offset``, ``?syrk`` with the diagonal kept) and trmm's
 product in place, ``B[i, j] += A[k, i] * B[k, j]`` over ``k > i`` (``Matmul.in_place``:
-``?trmm``, where no write of the statement reaches its reads of the other rows).  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
+``?trmm``, where no write of the statement reaches its reads of the other rows).  A product over more loops, which ``out`` and one operand share (``C[b, i, j] += A[b, i, k] * B[k, j]``), is a
+stack of products (``Matmul.batch``), over a box; a kernel-local temporary that one such product fills
+row by row is grown first (schedule/product_temporaries.py: doitgen).  Otherwise only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
 into one pass over the matrix, which a library call would split).
 """
 
@@ -36,6 +38,7 @@ from polyfuse.model.isl_expr import expr_from_isl
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
 from polyfuse.model.scop import Scop, Statement, isl_name
+from polyfuse.schedule import product_temporaries as temporaries
 
 _REALS = ("float64", "float32")
 
@@ -48,6 +51,7 @@ class ProductDecision:
     line: int
     product: str  # "C += alpha * A @ B (C__shape0 x A__shape1 @ A__shape1 x C__shape1)"
     placed: str  # "before" or "after" the rest of its loop nest, or "between" the parts that feed it and the rest
+    temporary: str = ""  # "acc grown to ... (a row per iteration of r, q)": product_temporaries' growth
 
 
 @dataclass(frozen=True)
@@ -62,13 +66,35 @@ class _Match:
     variables: tuple[str, str, str]  # r (rows of out), c (columns of out), s (the sum)
     pair: bool = False  # term is scale * (a[r, s] * b[c, s] + b[r, s] * a[c, s]): syr2k's
     in_place: str = ""  # "left": b is out's own rows (out[s, c]), "right": a is out's own columns (out[r, s])
+    batch: tuple[str, ...] = ()  # the loops of a stack of products (out and one operand use them), outermost first
 
 
 def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
     """``scop`` with every qualifying product statement kept whole, its dependences, and what
-    was done.  A move is decided by the dependences inside its own loop nest only, so each round
-    moves one product per nest on the same dependences (3mm's three in one round), then
-    recomputes them."""
+    was done; first with the temporaries that make a row product a stack of them grown
+    (schedule/product_temporaries.py), each growth kept only where its product then lifts."""
+    growths = temporaries.candidates(scop, _match)
+    while growths:
+        grown: Scop | None = scop
+        for growth in growths:
+            grown = None if grown is None else temporaries.grow(grown, growth)
+        if grown is None:
+            break  # each alone was legal, together they are not: none (rare; no search)
+        lifted, lifted_deps, decisions = _lift_all(grown, compute_dependences(grown))
+        done = {d.statement for d in decisions}
+        kept = [g for g in growths if g.statement in done]
+        if len(kept) == len(growths):
+            notes = {g.statement: g.describe(grown) for g in growths}
+            return lifted, lifted_deps, tuple(dataclasses.replace(d, temporary=notes.get(d.statement, ""))
+                                              for d in decisions)
+        growths = kept
+    return _lift_all(scop, deps)
+
+
+def _lift_all(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
+    """Every qualifying product lifted.  A move is decided by the dependences inside its own loop
+    nest only, so each round moves one product per nest on the same dependences (3mm's three in
+    one round), then recomputes them."""
     decisions: list[ProductDecision] = []
     while True:
         moved = []
@@ -104,8 +130,9 @@ def _lift_from(nest: LoopNode, scop: Scop, deps: Dependences) -> tuple[Scop, Pro
 
 
 def _match(stmt: Statement, scop: Scop) -> _Match | None:
-    """The product's parts if ``stmt`` is ``out = out + scale * a * b`` over three loops."""
-    if stmt.region is not None or len(stmt.iterators) != 3 or stmt.reassociable:
+    """The product's parts if ``stmt`` is ``out = out + scale * a * b`` over three loops, or
+    over more where ``out`` and one operand share the others (a stack of products)."""
+    if stmt.region is not None or len(stmt.iterators) < 3 or stmt.reassociable:
         return None
     dtype = scop.array(stmt.array).dtype
     value = stmt.value
@@ -135,16 +162,24 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
         return None
     out_vars = _loop_vars(stmt.index, loops)
     sums = loops - out_vars
-    if len(out_vars) != 2 or len(sums) != 1:
+    if len(sums) != 1:
         return None
     (s,) = sums
     uses_a, uses_b = _loop_vars(first.index, loops), _loop_vars(second.index, loops)
-    if len(uses_a) != 2 or len(uses_b) != 2 or s not in uses_a or s not in uses_b or uses_a == uses_b:
+    if s not in uses_a or s not in uses_b:
         return None
-    (r,), (c,) = uses_a - {s}, uses_b - {s}
-    if {r, c} != out_vars:
+    rows, cols = uses_a - {s}, uses_b - {s}
+    if not rows or not cols or rows & cols or rows | cols != out_vars or (len(rows) > 1 and len(cols) > 1):
         return None
+    # a stack: of the loops out and one operand share, the last in out's subscripts is the
+    # product's own (C order), the others the batch
+    stacked = [v for i in stmt.index for v in sorted(_uses(i) & (rows if len(rows) > 1 else cols))]
+    order = list(dict.fromkeys(stacked))
+    batch = tuple(order[:-1])
+    r, c = (order[-1], *cols) if len(rows) > 1 else (*rows, order[-1])
     in_place = ""
+    if stmt.array in (first.array, second.array) and batch:
+        return None
     if stmt.array in (first.array, second.array):  # trmm's B[i, j] += A[k, i] * B[k, j]: out's own other rows
         own_row: dict[str, ir.Expr] = {r: ir.Var(s, ir.INT)}
         own_col: dict[str, ir.Expr] = {c: ir.Var(s, ir.INT)}
@@ -155,7 +190,7 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
         else:
             return None
     return _Match(rg.Operand(stmt.array, stmt.index), rg.Operand(first.array, first.index),
-                  rg.Operand(second.array, second.index), term, scale, (r, c, s), in_place=in_place)
+                  rg.Operand(second.array, second.index), term, scale, (r, c, s), in_place=in_place, batch=batch)
 
 
 def _match_pair(stmt: Statement, scop: Scop, own: ir.Load, term: ir.BinOp) -> _Match | None:
@@ -164,7 +199,8 @@ def _match_pair(stmt: Statement, scop: Scop, own: ir.Load, term: ir.BinOp) -> _M
     assert isinstance(term, ir.BinOp)
     first, second = (_match(dataclasses.replace(stmt, value=ir.BinOp("+", own, side, own.dtype)), scop)
                      for side in (term.lhs, term.rhs))
-    if first is None or second is None or first.pair or second.pair or first.in_place or second.in_place:
+    if (first is None or second is None or first.pair or second.pair or first.in_place or second.in_place
+            or first.batch or second.batch):
         return None
     r, c, s = first.variables
     if second.variables == (c, r, s):  # its factors in the other order: the roles by first's
@@ -235,6 +271,8 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
     if match.in_place:
         return _kept_in_place(stmt, match, scop)
     triangle, offset, bounds = "", 0, _box(stmt.domain, scop)
+    if match.batch:  # a stack of products over a box
+        return None if bounds is None else _product_statement(stmt, match, scop, bounds)
     if bounds is None:
         found = _triangle(stmt, match.variables, scop)
         if found is None:
@@ -270,26 +308,28 @@ def _product_statement(stmt: Statement, match: _Match, scop: Scop, bounds: dict[
     """The kept-whole statement of the product ``match`` over ``bounds``, each variable counted
     from its first value; ``fields``: the Matmul's own (triangle, pair, ...)."""
     r, c, s = match.variables
-    lower = {v: bounds[v][0] for v in match.variables}
-    shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables
+    every = (*match.variables, *match.batch)
+    lower = {v: bounds[v][0] for v in every}
+    shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in every
                                  if lower[v] != ir.int_const(0)}
 
     def operand(x: rg.Operand) -> rg.Operand:
         return rg.Operand(x.array, tuple(ir.substitute(i, shift) for i in x.index))
 
-    extent = {v: _minus(bounds[v][1], lower[v]) for v in match.variables}
+    extent = {v: _minus(bounds[v][1], lower[v]) for v in every}
     dtype = scop.array(stmt.array).dtype
     alpha = None
     for factor in match.scale:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
     product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
                         match.variables, dtype, accumulate=True, alpha=alpha,
-                        term=ir.substitute(match.term, shift), **fields)
+                        term=ir.substitute(match.term, shift), batch=tuple((v, extent[v]) for v in match.batch),
+                        **fields)
     uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
     region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
                        line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
                        writes=(stmt.array,))
-    domain = stmt.domain.project_out(isl.dim_type.set, 0, 3).set_tuple_name(stmt.name)
+    domain = stmt.domain.project_out(isl.dim_type.set, 0, len(stmt.iterators)).set_tuple_name(stmt.name)
     return dataclasses.replace(stmt, iterators=(), array="", index=(), value=ir.int_const(0), domain=domain,
                                reads=_whole(stmt.reads, stmt.name), writes=_whole(stmt.writes, stmt.name),
                                region=region)

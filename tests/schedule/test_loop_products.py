@@ -450,3 +450,56 @@ def k(A, B):
 def test_trmm_near_misses_keep_their_loops(parts):
     n = 40
     _run(_trmm(**parts), 1.5, _m(n, n) / n, _m(n, n), exact=True, lifted=0)
+
+
+DOITGEN = """
+def k(A, C4, OUT):
+    acc = np.zeros((C4.shape[1],))
+    for r in range(A.shape[0]):
+        for q in range(A.shape[1]):
+            for p in range(C4.shape[1]):
+                acc[p] = 0.0
+                for s in range(A.shape[2]):
+                    acc[p] += A[r, q, s] * C4[s, p]
+            for p in range(C4.shape[1]):
+                OUT[r, q, p] = acc[p]
+"""
+
+
+@pytest.mark.parametrize("shape", [(6, 7, 40, 50), (3, 20, 33, 17), (1, 1, 1, 1), (2, 0, 3, 4), (5, 4, 3, 2)])
+def test_a_row_product_through_a_temporary_runs_as_one_stack(shape):
+    """doitgen's acc[p] = A[r, q, :] @ C4 per row: acc grows one row per (r, q), the rows are one
+    stack of products (one ?gemm where the strides chain), the copy after it; tiny sizes too."""
+    nr, nq, ns, npp = shape
+    args = (_m(nr, nq, ns), _m(ns, npp), _m(nr, nq, npp))
+    kernel = _run(DOITGEN, *args)
+    if nr * nq * ns * npp >= 32 ** 3:
+        (decision,) = kernel.explain(*args)["loop products"]
+        assert decision["placed"] == "between" and decision["temporary"].startswith("acc grown to")
+        assert "polyfuse.blas.dgemm" in kernel.inspect_llvm(*args)
+
+
+def test_polybench_doitgen_in_place_through_its_temporary():
+    source = DOITGEN.replace("OUT", "A").replace("def k(A, C4, A)", "def k(A, C4)")
+    A, C4 = _m(8, 9, 40), _m(40, 40) / 40
+    kernel = _run(source, A, C4, lifted=1)
+    assert kernel.explain(A, C4)["loop products"][0]["temporary"]
+    _run(source, np.asfortranarray(A), C4[::-1], lifted=1)  # other layouts: a loop of products, or the loops
+
+
+@pytest.mark.parametrize("change", [
+    ("                acc[p] = 0.0\n", ""),  # acc carries its sums from one row to the next
+    ("OUT[r, q, p] = acc[p]", "OUT[r, q, p] = acc[p] + acc[0]"),  # a row reads another element of acc
+    ("acc[p] += A[r, q, s] * C4[s, p]", "acc[p] += A[r, q, s] * C4[s, p] + 1.0"),  # an extra term
+])
+def test_temporaries_that_carry_values_or_are_no_product_stay_loops(change):
+    source = DOITGEN.replace(*change)
+    _run(source, _m(4, 5, 30), _m(30, 20), _m(4, 5, 20), exact=True, lifted=0)
+
+
+def test_a_returned_temporary_is_not_grown():
+    source = DOITGEN + "    return acc\n"
+    fn, kernel = _kernel(source)
+    args = (_m(4, 5, 30), _m(30, 20), _m(4, 5, 20))
+    np.testing.assert_array_equal(kernel(*[a.copy() for a in args]), fn(*[a.copy() for a in args]))
+    assert not kernel.explain(*args).to_dict().get("loop products")
