@@ -131,7 +131,9 @@ def _range(users: list[Statement], var: str, scop: Scop) -> tuple[ir.Expr, ir.Ex
         return None
     build = isl.AstBuild.from_context(scop.context)
     extent = high.sub(low).add_constant_val(isl.Val.one(high.get_ctx()))
-    return expr_from_isl(build.expr_from_pw_aff(low)), expr_from_isl(build.expr_from_pw_aff(extent))
+    # sizes for which the loops run no iteration may make the extent negative: 0 then, as expansion.py
+    size = ir.BinOp("max", expr_from_isl(build.expr_from_pw_aff(extent)), ir.int_const(0), ir.INT, True)
+    return expr_from_isl(build.expr_from_pw_aff(low)), size
 
 
 def _grown(scop: Scop, stmt: Statement, array: str, lead: tuple[ir.Expr, ...], lead_texts: list[str]) -> Statement:

@@ -503,3 +503,52 @@ def test_a_returned_temporary_is_not_grown():
     args = (_m(4, 5, 30), _m(30, 20), _m(4, 5, 20))
     np.testing.assert_array_equal(kernel(*[a.copy() for a in args]), fn(*[a.copy() for a in args]))
     assert not kernel.explain(*args).to_dict().get("loop products")
+
+
+def test_a_temporary_grown_over_loops_that_start_late_and_may_be_empty():
+    source = """
+def k(A, C4, OUT):
+    acc = np.zeros((C4.shape[1],))
+    for r in range(2, A.shape[0]):
+        for q in range(1, A.shape[1]):
+            for p in range(C4.shape[1]):
+                acc[p] = 0.0
+                for s in range(A.shape[2]):
+                    acc[p] += A[r, q, s] * C4[s, p]
+            for p in range(C4.shape[1]):
+                OUT[r, q, p] = 2.0 * acc[p]
+"""
+    for nr in (1, 2, 9):
+        kernel = _run(source, _m(nr, 6, 40), _m(40, 50), _m(nr, 6, 50))
+    assert kernel.explain(_m(9, 6, 40), _m(40, 50), _m(9, 6, 50))["loop products"][0]["temporary"]
+
+
+def test_a_temporary_summed_over_a_loop_it_would_grow_by_stays_loops():
+    """q is summed into acc[p] as well: growing acc by q would split the sum (the init does not
+    run per q), so it stays as written."""
+    source = """
+def k(A, C4, OUT):
+    acc = np.zeros((C4.shape[1],))
+    for r in range(A.shape[0]):
+        for p in range(C4.shape[1]):
+            acc[p] = 0.0
+            for q in range(A.shape[1]):
+                for s in range(A.shape[2]):
+                    acc[p] += A[r, q, s] * C4[s, p]
+        for p in range(C4.shape[1]):
+            OUT[r, p] = acc[p]
+"""
+    _run(source, _m(5, 6, 40), _m(40, 50), _m(5, 50), exact=True, lifted=0)
+
+
+def test_float32_strict_triangles_trmm_and_stacks():
+    f32 = np.float32
+    args = (f32(1.5), _m(50, 50, dtype=f32), _m(50, 40, dtype=f32))
+    assert "polyfuse.blas.ssyrk" in _run(STRICT.replace("RANGE", "range(i)"), *args, lifted=1).inspect_llvm(*args)
+    args = (f32(1.5), _m(50, 50, dtype=f32) / 50, _m(50, 40, dtype=f32))
+    kernel = _run(_trmm(), *args, lifted=1)
+    if blas.symbol("float32", "trmm") in blas.blas_pointers():
+        assert "polyfuse.blas.strmm" in kernel.inspect_llvm(*args)
+    args = (_m(6, 7, 40, dtype=f32), _m(40, 50, dtype=f32), _m(6, 7, 50, dtype=f32))
+    assert "polyfuse.blas.sgemm" in _run(DOITGEN.replace("np.zeros((C4.shape[1],))", "np.zeros((C4.shape[1],), "
+                                                         "dtype=np.float32)"), *args, lifted=1).inspect_llvm(*args)
