@@ -323,9 +323,8 @@ def k(alpha, C, A):
 
 
 @pytest.mark.parametrize("triangle", ["lower", "upper"])
-@pytest.mark.parametrize("c_order", ["C", "F"])
-@pytest.mark.parametrize("a_order", ["C", "F"])
-@pytest.mark.parametrize("n, m", [(60, 50), (41, 70)])
+@pytest.mark.parametrize("c_order, a_order, n, m", [("C", "C", 60, 50), ("F", "F", 41, 70), ("C", "F", 41, 70),
+                                                    ("F", "C", 60, 50)])
 def test_a_triangle_without_its_diagonal_runs_on_syrk_with_the_diagonal_kept(triangle, c_order, a_order, n, m):
     """``range(i)`` / ``range(i + 1, n)``: ?syrk on the triangle with its diagonal of the whole
     square, the diagonal saved before and put back after: it and the other triangle keep their bits."""
@@ -402,9 +401,9 @@ def _trmm(**parts):
     return source
 
 
-@pytest.mark.parametrize("b_order", ["C", "F"])
-@pytest.mark.parametrize("a_order", ["C", "F"])
-@pytest.mark.parametrize("m, n", [(60, 50), (37, 81), (1, 1), (2, 3), (5, 0)])
+@pytest.mark.parametrize("b_order, a_order, m, n", [("C", "C", 60, 50), ("F", "F", 37, 81), ("C", "F", 37, 81),
+                                                    ("F", "C", 60, 50), ("C", "C", 1, 1), ("C", "C", 2, 3),
+                                                    ("C", "C", 5, 0)])
 def test_polybench_trmm_runs_in_place_on_trmm(b_order, a_order, m, n):
     """B += A[k, i] * B[k, j] over k > i reads the rows below before they change: ?trmm with a
     unit diagonal, then the alpha loop; tiny and empty sizes run the loops (in an order that
