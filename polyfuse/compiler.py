@@ -40,7 +40,7 @@ def compile_kernel(fn, arguments: tuple[Argument, ...], options: Options) -> Sta
     # the loop AST becomes code for the target (backends never see isl)
     stages.run("backend", backend_for(options.target), stages["loop ast"], options)
     # per axis, the parameter values for which every access stays inside its array
-    stages.run("bounds", BoundsChecker, stages["final scop"])
+    stages.run("bounds", BoundsChecker, stages["final scop"], stages.outputs.get("uncontracted scop"))
     return stages
 
 
@@ -90,6 +90,7 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     with deadline.active():
         # intermediates that fusion made short-lived shrink (to rows, tiles or registers)
         if options.contract:
+            stages.outputs["uncontracted scop"] = scop  # the bounds check keeps its accesses
             scop, deps = stages.run("contraction", _contract, stages, scop, deps, sched.schedule)
         # isl generates the loops; dependences mark which of them are parallel
         program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)

@@ -30,12 +30,21 @@ class AxisCheck:
 class BoundsChecker:
     """Tests parameter values against the unsafe sets; remembers values already proven safe,
     keyed on the parameters the unsafe sets involve (an int argument that only enters the
-    kernel's arithmetic does not make every new value a new proof)."""
+    kernel's arithmetic does not make every new value a new proof).
 
-    def __init__(self, scop: Scop) -> None:
+    ``scop`` is what runs (its arrays are what the runtime allocates); ``as_written``, when given,
+    is the same program before contraction shrank its intermediates.  Its accesses are checked
+    too: a write past a kernel-local array's extent (``T = np.empty((n, n))`` written at
+    ``T[i, j]`` for ``j < m``) raises in Python, and contraction alone would make it vanish."""
+
+    def __init__(self, scop: Scop, as_written: Scop | None = None) -> None:
         self.params = scop.params
         self.prefix = "[" + ", ".join(self.params) + "]"
         self.checks = _axis_checks(scop, self.prefix)
+        if as_written is not None and as_written is not scop:
+            checked = {(c.array, c.axis, c.extent) for c in self.checks}
+            self.checks = [c for c in _axis_checks(as_written, self.prefix)
+                           if (c.array, c.axis, c.extent) not in checked] + self.checks
         # sizes outside the lifted assumptions (extents NumPy broadcasting requires to be equal)
         self.unassumed = isl.Set.universe(scop.context.get_space()).subtract(scop.context)
         self.assertions = [(isl.Set(text), message) for text, message in scop.assertions]

@@ -41,49 +41,67 @@ def call_values(kernel, values: dict[str, Any], *, steps_per_exchange: int | Non
     """``call`` with the arguments already bound to the kernel's parameter names; ``runner``
     (called like the kernel) runs each block instead of it (polyfuse.dask.spec)."""
     from polyfuse.dask.graph import build
-    from polyfuse.dask.plan import analysis, returned_values
+    from polyfuse.dask.plan import analysis
+    from polyfuse.runtime.variant import returned_specs
 
     plan = _plan(kernel, values, steps_per_exchange, reassociate)
     scop = analysis(kernel, values).scop
-    names = tuple(r.name for r in returned_values(scop))
+    # every value the kernel returns, flattened as a block's kernel returns them (views too)
+    names = tuple(r.name for r in returned_specs(scop.returns)) if scop.returns is not None else ()
     block_kernel, bounds = runner or kernel, ()
-    if plan.guarded:
-        block_kernel, bounds = _guarded(kernel, plan, scop, runner)
-    outputs, total = build(block_kernel, values, plan, names, bounds)
+    if plan.guarded or _has_views(scop.returns):
+        block_kernel, bounds = _block_kernel(kernel, plan, scop, runner)
+    outputs, totals = build(block_kernel, values, plan, names, bounds)
     if scop.returns is None:
         result = tuple(outputs[name] for name in plan.written)
         return result[0] if len(result) == 1 else result
-    return _assemble(scop.returns, outputs, values, total)
+    return _assemble(scop.returns, outputs, values, totals, scop.returns_span)
 
 
-def _guarded(kernel, plan: DaskPlan, scop, runner: Any):
-    """The kernel with its reduction's update restricted to each block's chunk, made once per
-    kernel and split loops (polyfuse.dask.guard), and its chunk-bound argument names."""
-    from polyfuse.dask.guard import bound_names, guarded
+def _has_views(returns) -> bool:
+    if isinstance(returns, tuple):
+        return any(_has_views(item) for item in returns)
+    return returns is not None and returns.how == "view"
+
+
+def _block_kernel(kernel, plan: DaskPlan, scop, runner: Any):
+    """The kernel as each block runs it (polyfuse.dask.guard.block_variant): its reduction's
+    update restricted to the block's chunk where the plan is guarded, the views it returns
+    replaced by their arguments; made once per kernel and split loops.  Also the chunk-bound
+    argument names of a guarded variant."""
+    from polyfuse.dask.guard import block_variant, bound_names
     from polyfuse.errors import UnsupportedError
 
-    reduction = plan.reduction
-    assert reduction is not None
-    update = scop.statement(reduction.statement)
-    if runner is not None:
-        raise UnsupportedError("a reduction whose loop runs over the ghost zones cannot run here", update.span,
-                               update.source_line)
-    iterators = tuple(dict(h.iterators)[reduction.statement] for h in plan.exchanges[0].axes)
-    key = ("guarded", reduction.statement, iterators)
+    updates: tuple[tuple[Any, tuple[str, ...]], ...] = ()
+    bounds: tuple[tuple[str, str], ...] = ()
+    if plan.guarded:  # every reduction's update: one that runs on its chunk only already is unchanged
+        updates = tuple((scop.statement(name), tuple(dict(h.iterators)[name] for h in plan.exchanges[0].axes))
+                        for name in dict.fromkeys(r.statement for r in plan.reductions))  # ``return s, s``: once
+        if runner is not None:  # a spec's block (polyfuse.dask.spec): no source to restrict
+            raise UnsupportedError("a reduction whose loop runs over the ghost zones cannot run here",
+                                   updates[0][0].span, updates[0][0].source_line)
+        bounds = bound_names(kernel.py_func, len(plan.exchanges[0].axes))
+    views = _has_views(scop.returns)
+    key = ("block", tuple((u.name, its) for u, its in updates), views)
     variant = kernel._dask_plans.get(key)
     if variant is None:
-        variant = kernel._dask_plans[key] = guarded(kernel, update, iterators)
-    return variant, bound_names(kernel.py_func, len(iterators))
+        variant = kernel._dask_plans[key] = block_variant(
+            kernel, updates=updates, returns=scop.returns if views else None, returns_span=scop.returns_span)
+    return variant, bounds
 
 
-def _assemble(returns, outputs: dict[str, Any], values: dict[str, Any], total: Any) -> Any:
+def _assemble(returns, outputs: dict[str, Any], values: dict[str, Any], totals: dict[str, Any], span: Any) -> Any:
     """The kernel's return value on dask arrays: an argument's new value (or the argument, if
-    the kernel does not write it), a new array, the reduction, or a tuple of them."""
+    the kernel does not write it), a view of it (polyfuse.dask.views), a new array, the
+    reductions, or a tuple of them."""
+    from polyfuse.dask.views import sliced_view
+
     if isinstance(returns, tuple):
-        return tuple(_assemble(item, outputs, values, total) for item in returns)
+        return tuple(_assemble(item, outputs, values, totals, span) for item in returns)
     if returns.how == "scalar":
-        return total
-    return outputs[returns.name] if returns.name in outputs else values[returns.name]
+        return totals[returns.name]
+    value = outputs[returns.name] if returns.name in outputs else values[returns.name]
+    return sliced_view(value, returns, values, span) if returns.how == "view" else value
 
 
 def explain(kernel, *args: Any, steps_per_exchange: int | None = None, reassociate: bool = False,

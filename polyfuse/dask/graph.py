@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from polyfuse.dask.plan import DaskPlan, Exchange
+from polyfuse.dask.problem import Split
+from polyfuse.dask.reduce import Reduction
 from polyfuse.errors import UnsupportedError
 
 LETTERS = string.ascii_letters
@@ -36,92 +38,79 @@ class BlockRun:
 
     Called with the blocks of ``chunked`` and then, per split cut, a one-element array holding
     the block's position along it (dask's blockwise has no ``block_id``).  Returns the blocks
-    of the written arguments, then of the new arrays the kernel returns, then (for a returned
-    reduction) the block's partial result as a ``(1, ..., 1)`` array."""
+    of the written arguments, then of the new arrays the kernel returns, then each returned
+    reduction's partial result for the block as a ``(1, ..., 1)`` array.  Where a chunk lies in
+    its block, and how much longer each array's block is, come from the plan's ``Split``
+    records (polyfuse.dask.problem), as the plan's checks had them."""
 
     kernel: Any
     names: tuple[str, ...]  # the kernel's parameters, in order
     statics: tuple[tuple[str, Any], ...]  # numpy arrays and scalars: the same in every block
     chunked: tuple[str, ...]
-    written: tuple[tuple[str, tuple[int | None, ...]], ...]  # per output: each axis's split (None: whole)
-    lefts: tuple[int, ...]  # each split's left ghost depth
-    chunks: tuple[tuple[int, ...], ...]  # each split's chunks (of its reference array)
-    partial: str | None = None  # a returned reduction's dtype: the block returns its partial
-    results: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # new arrays returned, as ``written``
+    splits: tuple[Split, ...]  # the plan's split cuts: chunks, extent differences, summed arrays
+    lefts: tuple[int, ...]  # each split's ghost depths in this exchange (of its reference array)
+    rights: tuple[int, ...]
+    written: tuple[str, ...]  # the written arguments, in the order the block hands them back
+    results: tuple[str, ...] = ()  # then the new arrays the kernel returns
+    partials: tuple[tuple[str, str], ...] = ()  # each returned reduction's name (among ``returned``)
+    # and dtype: the block returns its partial
     returned: tuple[str, ...] = ()  # the names of the kernel's return value, flattened
-    scalar: str = ""  # the returned reduction's name among them
     bounds: tuple[tuple[str, str], ...] = ()  # per split: the guarded kernel's chunk start and
     # end arguments (polyfuse.dask.guard), given the chunk's place in the block
-    rights: tuple[int, ...] = ()  # each split's right ghost depth (of its reference array)
-    inputs: tuple[tuple[str, tuple[int | None, ...]], ...] = ()  # per chunked array: each axis's split
-    summed: tuple[tuple[str, tuple[int, ...]], ...] = ()  # written arrays summed over splits that do
-    # not move them: a block past the first along one adds into zeros, and hands back a partial
-    offsets: tuple[tuple[str, tuple[int, ...]], ...] = ()  # per array, per axis: its extent minus the
-    # reference's along the split that moves the axis (0 elsewhere): the block keeps the difference
 
     def __call__(self, *parts: np.ndarray) -> Any:
         blocks, positions = parts[:len(self.chunked)], parts[len(self.chunked):]
         where = [int(np.asarray(p).ravel()[0]) for p in positions]
-        outputs = {name for name, _ in self.written}
         values = dict(self.statics)
         for name, block in zip(self.chunked, blocks):
             block = self._trimmed(name, block, where)
             # blocks may be views of other tasks' data: the kernel writes only its own copies
-            values[name] = np.array(block, order="C", copy=True) if name in outputs else (
+            values[name] = np.array(block, order="C", copy=True) if name in self.written else (
                 np.ascontiguousarray(block))
-        for name, splits in self.summed:
-            if any(where[k] > 0 for k in splits):  # the first block along them adds to the input
+        for name in self.written:
+            if any(where[k] > 0 for k in self._summed_over(name)):  # the first block along them adds to the input
                 values[name] = np.zeros_like(values[name])
         chunk = {}
-        for split, (lo, hi) in enumerate(self.bounds):
-            start = self.lefts[split] if where[split] > 0 else 0
-            last = where[split] == len(self.chunks[split]) - 1  # owns the rest of a longer array
-            chunk[lo], chunk[hi] = start, (np.iinfo(np.int64).max // 2 if last else
-                                           start + self.chunks[split][where[split]])
+        for k, (lo, hi) in enumerate(self.bounds):
+            split, w = self.splits[k], where[k]
+            start = split.inside(w, self.lefts[k])
+            last = w == len(split.chunks) - 1  # owns the rest of a longer array
+            chunk[lo], chunk[hi] = start, np.iinfo(np.int64).max // 2 if last else start + split.chunks[w]
         value = self.kernel(*(values[n] for n in self.names), **chunk)
         returned = dict(zip(self.returned, _flat(value, len(self.returned))))
-        summed = dict(self.summed)
-        found = [_partial(values[name][self._keep(name, axes, where)], len(summed.get(name, ())))
-                 for name, axes in self.written]
-        found += [np.asarray(returned[name])[self._keep(name, axes, where)] for name, axes in self.results]
-        if self.partial is not None:
-            found.append(np.full((1,) * len(where), returned[self.scalar], dtype=self.partial))
+        found = [_partial(values[name][self._keep(name, values[name].ndim, where)], len(self._summed_over(name)))
+                 for name in self.written]
+        found += [np.asarray(returned[name])[self._keep(name, np.ndim(returned[name]), where)]
+                  for name in self.results]
+        found += [np.full((1,) * len(where), returned[name], dtype=dtype) for name, dtype in self.partials]
         return tuple(found)
 
-    def _offsets(self, name: str, ndim: int) -> tuple[int, ...]:
-        return dict(self.offsets).get(name, (0,) * ndim)
+    def _summed_over(self, name: str) -> tuple[int, ...]:
+        """The splits that do not move written array ``name`` but sum it over their chunks."""
+        return tuple(k for k, split in enumerate(self.splits) if name in split.summed)
 
     def _trimmed(self, name: str, block: np.ndarray, where: list[int]) -> np.ndarray:
         """The block of an array shorter than its split's reference cut to the reference's
         block less the difference (the overlap brought no ghost zone, or too much, there)."""
-        offsets = self._offsets(name, block.ndim)
-        if not any(d < 0 for d in offsets):
-            return block
         cut = [slice(None)] * block.ndim
-        for axis, (split, d) in enumerate(zip(self._splits_of(name, block.ndim), offsets)):
-            if split is None or d >= 0:
+        for axis, k in enumerate(split_axes(self.splits, name, block.ndim)):
+            if k is None or self.splits[k].offset(name) >= 0:
                 continue
-            sizes, w = self.chunks[split], where[split]
-            lo = sum(sizes[:w])
-            start = lo - self.lefts[split] if w > 0 else 0
-            end = sum(sizes) if w == len(sizes) - 1 else lo + sizes[w] + self.rights[split]
-            cut[axis] = slice(0, max(0, end - start + d))
+            start, end = self.splits[k].block(where[k], self.lefts[k], self.rights[k])
+            cut[axis] = slice(0, max(0, end - start + self.splits[k].offset(name)))
         return block[tuple(cut)]
 
-    def _splits_of(self, name: str, ndim: int) -> tuple[int | None, ...]:
-        return dict(self.inputs).get(name, (None,) * ndim)
-
-    def _keep(self, name: str, axes: tuple[int | None, ...], where: list[int]) -> tuple[slice, ...]:
+    def _keep(self, name: str, ndim: int, where: list[int]) -> tuple[slice, ...]:
         """The chunk's own part of an output's block (the last chunk of an array longer than
         the reference holds the difference)."""
         keep = []
-        for split, d in zip(axes, self._offsets(name, len(axes))):
-            if split is None:
+        for k in split_axes(self.splits, name, ndim):
+            if k is None:
                 keep.append(slice(None))
                 continue
-            start = self.lefts[split] if where[split] > 0 else 0
-            last = where[split] == len(self.chunks[split]) - 1
-            keep.append(slice(start, start + self.chunks[split][where[split]] + (d if last else 0)))
+            split, w = self.splits[k], where[k]
+            start = split.inside(w, self.lefts[k])
+            keep.append(slice(start, start + split.chunks_for(name)[w]))
         return tuple(keep)
 
 
@@ -143,12 +132,7 @@ def _flat(value: Any, count: int) -> list[Any]:
 def _offsets(plan: DaskPlan, name: str, ndim: int) -> tuple[int, ...]:
     """Each axis of array ``name``: its extent minus the reference's along the split that moves
     it (0 where none does)."""
-    found = [0] * ndim
-    for split in plan.splits:
-        axis = split.cut.axis_of(name)
-        if axis is not None:
-            found[axis] = split.offset(name)
-    return tuple(found)
+    return tuple(0 if k is None else plan.splits[k].offset(name) for k in split_axes(plan.splits, name, ndim))
 
 
 def _summed(plan: DaskPlan) -> tuple[tuple[str, tuple[int, ...]], ...]:
@@ -160,10 +144,10 @@ def _summed(plan: DaskPlan) -> tuple[tuple[str, tuple[int, ...]], ...]:
     return tuple((name, tuple(ks)) for name, ks in found.items())
 
 
-def _axes(plan: DaskPlan, name: str, ndim: int) -> tuple[int | None, ...]:
+def split_axes(splits: tuple[Split, ...], name: str, ndim: int) -> tuple[int | None, ...]:
     """Each axis of array ``name``: the index of the split cut that moves it, or None."""
     axes: list[int | None] = [None] * ndim
-    for index, split in enumerate(plan.splits):
+    for index, split in enumerate(splits):
         axis = split.cut.axis_of(name)
         if axis is not None:
             axes[axis] = index
@@ -176,7 +160,7 @@ def _indices(values: dict[str, Any], plan: DaskPlan) -> dict[str, str]:
     fresh = iter(LETTERS[len(plan.splits):])
     found = {}
     for name in plan.chunked:
-        axes = _axes(plan, name, np.ndim(values[name]))
+        axes = split_axes(plan.splits, name, np.ndim(values[name]))
         try:
             found[name] = "".join(LETTERS[s] if s is not None else next(fresh) for s in axes)
         except StopIteration:
@@ -195,7 +179,7 @@ def _blocks(values: dict[str, Any], plan: DaskPlan, exchange: Exchange):
         array = da.asarray(value).rechunk(plan.chunks_of(name, value.shape))
         offsets = _offsets(plan, name, array.ndim)  # a longer array brings its extra elements
         depth = {axis: (exchange.axes[s].left, max(0, exchange.axes[s].right + offsets[axis]))
-                 for axis, s in enumerate(_axes(plan, name, array.ndim)) if s is not None}
+                 for axis, s in enumerate(split_axes(plan.splits, name, array.ndim)) if s is not None}
         if depth:
             array = overlap(array, depth=depth, boundary={a: "none" for a in depth})
         blocks.append(array)
@@ -220,10 +204,10 @@ def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange:
 
 
 def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Exchange,
-                 returned: tuple[str, ...] = (), bounds: tuple[tuple[str, str], ...] = ()) -> tuple[dict[str, Any], Any]:
+                 returned: tuple[str, ...] = (), bounds: tuple[tuple[str, str], ...] = ()
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One graph step: the new dask arrays of the written arguments and of the new arrays the
-    kernel returns, and the dask array of the blocks' partials of a returned reduction (None
-    without one)."""
+    kernel returns, and per returned reduction the dask array of the blocks' partials."""
     import dask.array as da
 
     call = dict(values)
@@ -231,17 +215,12 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
         call[plan.steps.loop.argument] = exchange.steps
     statics = tuple((n, v) for n, v in call.items() if n not in plan.chunked)
     shapes = {n: tuple(values[n].shape) for n in plan.written} | dict(plan.results)
-    written = tuple((n, _axes(plan, n, len(shapes[n]))) for n in plan.written)
-    results = tuple((n, _axes(plan, n, len(shape))) for n, shape in plan.results)
-    reduction = plan.reduction
-    ndims = {n: np.ndim(values[n]) for n in plan.chunked} | {n: len(shape) for n, shape in shapes.items()}
-    offsets = tuple((n, d) for n, ndim in ndims.items() if any(d := _offsets(plan, n, ndim)))
-    inputs = tuple((n, _axes(plan, n, ndims[n])) for n in plan.chunked)
+    written = tuple((n, split_axes(plan.splits, n, len(shapes[n]))) for n in plan.written)
+    results = tuple((n, split_axes(plan.splits, n, len(shape))) for n, shape in plan.results)
     summed = _summed(plan)
-    run = BlockRun(kernel, tuple(call), statics, plan.chunked, written, tuple(h.left for h in exchange.axes),
-                   tuple(s.chunks for s in plan.splits), reduction.dtype if reduction else None, results,
-                   returned, reduction.result if reduction else "", bounds, rights=tuple(h.right for h in exchange.axes),
-                   offsets=offsets, inputs=inputs, summed=summed)
+    run = BlockRun(kernel, tuple(call), statics, plan.chunked, plan.splits, tuple(h.left for h in exchange.axes),
+                   tuple(h.right for h in exchange.axes), plan.written, tuple(n for n, _ in plan.results),
+                   partials=tuple((r.result, r.dtype) for r in plan.reductions), returned=returned, bounds=bounds)
     blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
     split_letters = LETTERS[:len(plan.splits)]
     outputs = {}
@@ -260,38 +239,38 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
                              meta=np.empty((0,) * len(index), dtype=dtype),
                              token=f"polyfuse-{plan.kernel}-{name}")
         outputs[name] = value.sum(axis=tuple(range(len(axes), len(index))), dtype=dtype) if over else value
-    partials = None
-    if reduction is not None:
-        partials = da.blockwise(operator.getitem, split_letters, blocks, split_letters, len(written + results),
-                                None, adjust_chunks={LETTERS[k]: (1,) * len(s.chunks) for k, s in enumerate(plan.splits)},
-                                dtype=reduction.dtype, meta=np.empty((0,) * len(plan.splits), dtype=reduction.dtype),
-                                token=f"polyfuse-{plan.kernel}-partials")
+    partials = {}
+    ones = {LETTERS[k]: (1,) * len(s.chunks) for k, s in enumerate(plan.splits)}
+    for position, r in enumerate(plan.reductions, start=len(written + results)):
+        partials[r.result] = da.blockwise(operator.getitem, split_letters, blocks, split_letters, position, None,
+                                          adjust_chunks=ones, dtype=r.dtype,
+                                          meta=np.empty((0,) * len(plan.splits), dtype=r.dtype),
+                                          token=f"polyfuse-{plan.kernel}-partials-{r.result}")
     return outputs, partials
 
 
 def build(kernel, values: dict[str, Any], plan: DaskPlan, returned: tuple[str, ...] = (),
           bounds: tuple[tuple[str, str], ...] = ()):
     """Every exchange in turn; returns the final dask arrays of the written arguments and the
-    new arrays the kernel returns, and its returned reduction (a 0-d dask array, or None).
+    new arrays the kernel returns, and its returned reductions (a 0-d dask array each, by name).
     ``bounds``: ``kernel`` is a guarded variant taking each split's chunk bounds (polyfuse.dask.guard)."""
     current = dict(values)
-    partials = None
-    for exchange in plan.exchanges:
+    partials: dict[str, Any] = {}
+    for exchange in plan.exchanges:  # a kernel returning reductions runs one exchange
         outputs, partials = run_exchange(kernel, current, plan, exchange, returned, bounds)
         current.update(outputs)
     names = plan.written + tuple(n for n, _ in plan.results)
-    return {name: current[name] for name in names}, (_combine(plan, partials) if partials is not None else None)
+    totals = {r.result: _combine(plan, r, partials[r.result]) for r in plan.reductions}
+    return {name: current[name] for name in names}, totals
 
 
-def _combine(plan: DaskPlan, partials):
-    """The blocks' partial results combined in order by Dask's tree reduction with the
-    kernel's own operation (polyfuse.dask.reduce)."""
+def _combine(plan: DaskPlan, reduction: Reduction, partials):
+    """The blocks' partial results of one reduction combined in order by Dask's tree reduction
+    with the kernel's own operation (polyfuse.dask.reduce)."""
     import dask.array as da
 
     from polyfuse.dask.reduce import Fold, keep
 
-    reduction = plan.reduction
-    assert reduction is not None
     if not plan.splits:
         return partials  # one block: its partial is the result
     fold = Fold(reduction.op, reduction.dtype)

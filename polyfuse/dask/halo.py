@@ -19,13 +19,16 @@ chunk when, checked here with isl:
    array and side (``chunk_needs``);
 4. no statement depends, through the flow closure, on an earlier iteration of its moving loop
    within one iteration of the loops around it: that recurrence would make each chunk need all
-   the chunks before it (``_refuse_carried`` names the dependence).
+   the chunks before it (``_refuse_carried`` names the dependence);
+5. every block, in the final chunking, runs the same iterations of its other loops and accesses
+   the same elements as the whole-array kernel, with the block's own extents
+   (polyfuse.dask.blocks: an extent in a subscript or a bound is refused there, named).
 
-A returned reduction (polyfuse.dask.reduce) starts from its chunk's own updates instead of the
-written elements, leaves the accumulator's chain out of the closure, and checks that each
-block runs every update its chunk owns (``_check_partials``); where a block also runs its
-neighbours' (the update's loop runs over the ghost zone), the record says ``guarded`` and the
-block runs the update on its own chunk only (polyfuse.dask.guard).
+A returned reduction (polyfuse.dask.reduce; a kernel may return several) starts from its
+chunk's own updates instead of the written elements, leaves the accumulator's chain out of the
+closure, and checks that each block runs every update its chunk owns (``_check_partials``);
+where a block also runs its neighbours' (the update's loop runs over the ghost zone), the record
+says ``guarded`` and the block runs the updates on its own chunk only (polyfuse.dask.guard).
 
 Everything is evaluated at the call's sizes, chunk by chunk, so boundary chunks follow the
 kernel's own bounds and uneven chunks are exact.
@@ -33,16 +36,14 @@ kernel's own bounds and uneven chunks are exact.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polyfuse.analysis.dependences import Dependences
 from polyfuse.dask.cuts import Cut, shift_map
+from polyfuse.dask.problem import Problem, block_span, fixed, free_names, local_sizes, moving_arrays, refusal
 from polyfuse.errors import UnsupportedError
-from polyfuse.model import ir
-from polyfuse.model.scop import Scop, Statement, isl_name, shape_param
+from polyfuse.model.scop import Statement, isl_name, shape_param
 
 
 @dataclass(frozen=True)
@@ -74,47 +75,7 @@ class AxisHalo:
     # kernel with the update restricted to the chunk (polyfuse.dask.guard)
 
 
-@dataclass(frozen=True)
-class Problem:
-    """The kernel at one call's sizes: what every check of one split axis reads."""
-
-    scop: Scop
-    deps: Dependences
-    values: tuple[tuple[str, int], ...]  # isl parameter -> value (sizes and int arguments)
-    chunked: tuple[str, ...]  # array arguments split into chunks (dask arrays)
-    written: tuple[str, ...]  # the arrays each block hands back: written arguments, new arrays returned
-    reduction: str | None = None  # the statement a returned reduction updates (polyfuse.dask.reduce)
-    offsets: tuple[tuple[str, int, int], ...] = ()  # (array, axis, its extent minus the cut reference's)
-    summed: tuple[tuple[tuple[tuple[str, int], ...], tuple[str, ...]], ...] = ()  # (cut members, arrays
-    # the kernel adds to that the cut does not move): each chunk sums its own updates into zeros
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def env(self) -> dict[str, int]:
-        return dict(self.values)
-
-    def summed_along(self, cut: Cut) -> tuple[str, ...]:
-        return next((arrays for members, arrays in self.summed if members == cut.members), ())
-
-    def offset(self, array: str, axis: int) -> int:
-        """How much longer ``array`` is along ``axis`` than its cut's reference array: it keeps
-        the difference in every block (polyfuse.dask.plan.Split)."""
-        return next((d for a, x, d in self.offsets if a == array and x == axis), 0)
-
-    def ctx(self) -> isl.Context:
-        return self.scop.context.get_ctx()
-
-
 # ---- small isl helpers -----------------------------------------------------------------------
-
-def fixed(obj, values: dict[str, int]):
-    """``obj`` with its parameters fixed to ``values`` (the call's sizes)."""
-    if not values:
-        return obj
-    names = ", ".join(values)
-    cond = " and ".join(f"{n} = {v}" for n, v in values.items())
-    return obj.intersect_params(isl.Set.read_from_str(obj.get_ctx(), f"[{names}] -> {{ : {cond} }}"))
-
 
 def pairs_where(ctx: isl.Context, n_in: int, n_out: int, condition: str) -> isl.Map:
     """``{ [x0, ...] -> [y0, ...] : condition }`` (unnamed tuples)."""
@@ -143,29 +104,13 @@ def _sets_by_name(union: isl.UnionSet) -> dict[str, isl.Set]:
 
 # ---- 1. which iterator moves with the axis ---------------------------------------------------
 
-def moving_arrays(problem: Problem, cut: Cut) -> dict[str, int]:
-    """The arrays cut with the block and the axis of each: the cut's chunked arguments, and
-    kernel-local arrays whose extent along an axis is one of theirs (``np.empty_like(A)``,
-    ``np.empty(n)`` with ``n = A.shape[0]``): those are allocated with the block's size."""
-    found = {a: x for a, x in cut.members if a in problem.chunked}
-    params = {shape_param(a, x) for a, x in found.items()}
-    for info in problem.scop.arrays:
-        if info.kind == "arg":
-            continue
-        for k, extent in enumerate(info.shape):
-            if any(isinstance(e, ir.Var) and e.name in params for e in ir.walk(extent)):
-                found[info.name] = k
-                break
-    return found
-
-
 def covariant_iterator(problem: Problem, stmt: Statement, cut: Cut, moving: dict[str, int]) -> int | None:
     """The position of ``stmt``'s iterator that moves with ``axis``, or None when the
     statement touches no array that moves (it runs the same in every block).
 
     Raises UnsupportedError when no iterator keeps every access covariant."""
     if stmt.region is not None:
-        raise _refuse(stmt, cut, "opaque statements (calls, while loops) cannot be cut into chunks yet")
+        raise refusal(stmt, cut, "opaque statements (calls, while loops) cannot be cut into chunks yet")
     accesses = stmt.reads.union(stmt.writes)
     arrays = _accessed(accesses)
     if not any(a in moving for a in arrays):
@@ -176,7 +121,7 @@ def covariant_iterator(problem: Problem, stmt: Statement, cut: Cut, moving: dict
     for pos in order:
         if _is_covariant(ctx, stmt, accesses, arrays, moving, pos) and not _uses(stmt, pos, problem, cut):
             return pos
-    raise _refuse(stmt, cut, "no loop of the statement moves its accesses along the axis by the "
+    raise refusal(stmt, cut, "no loop of the statement moves its accesses along the axis by the "
                   "same amount (or its value uses the loop index or the axis's extent)")
 
 
@@ -203,17 +148,6 @@ def _uses(stmt: Statement, pos: int, problem: Problem, cut: Cut) -> bool:
     banned = {isl_name(stmt.iterators[pos]), stmt.iterators[pos]}
     banned |= {shape_param(a, x) for a, x in cut.members if a in problem.chunked}
     return bool(banned & set(free_names(stmt.value)))
-
-
-def free_names(expr: ir.Expr) -> Iterable[str]:
-    """Names of the variables ``expr`` uses outside array subscripts."""
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ir.Var):
-            yield node.name
-        elif not isinstance(node, ir.Load):
-            stack.extend(ir.children(node))
 
 
 def align(problem: Problem, cut: Cut) -> dict[str, int | None]:
@@ -262,7 +196,7 @@ def flow_closure(problem: Problem, summed: tuple[str, ...] = ()) -> tuple[isl.Un
     key = ("closure", summed)
     if key not in problem._cache:
         raw = isl.UnionMap.empty(problem.scop.context.get_space())
-        skip = set(summed) | ({problem.scop.statement(problem.reduction).array} if problem.reduction else set())
+        skip = set(summed) | {problem.scop.statement(r).array for r in problem.reductions}
         for dep in problem.deps.items:
             if dep.kind == "RAW" and dep.array not in skip:  # the accumulator's chain: partials replace it
                 raw = raw.union(dep.relation)
@@ -279,8 +213,8 @@ def chunk_needs(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False
     longer than the reference has its extra elements there."""
     env = problem.env
     direct = _writers(problem, cut, lo, hi, last)
-    if problem.reduction:
-        direct = direct.union(owned_updates(problem, cut, lo, hi, last))
+    for update in problem.reductions:
+        direct = direct.union(owned_updates(problem, cut, update, lo, hi, last))
     summed = problem.summed_along(cut)
     for stmt in _adders(problem, summed):
         direct = direct.union(_owned(problem, cut, stmt, lo, hi, last))
@@ -314,11 +248,10 @@ def _writers(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -
     return fixed(problem.scop.writes(), problem.env).intersect_range(owned).domain()
 
 
-def owned_updates(problem: Problem, cut: Cut, lo: int, hi: int, last: bool = False) -> isl.UnionSet:
-    """A reduction's updates whose moving loop lies in ``[lo, hi)``: each chunk owns its own,
-    so the chunks' partial results cover every update once."""
-    assert problem.reduction is not None
-    return _owned(problem, cut, problem.scop.statement(problem.reduction), lo, hi, last)
+def owned_updates(problem: Problem, cut: Cut, update: str, lo: int, hi: int, last: bool = False) -> isl.UnionSet:
+    """A reduction's ``update`` instances whose moving loop lies in ``[lo, hi)``: each chunk
+    owns its own, so the chunks' partial results cover every update once."""
+    return _owned(problem, cut, problem.scop.statement(update), lo, hi, last)
 
 
 def _adders(problem: Problem, summed: tuple[str, ...]) -> list[Statement]:
@@ -330,7 +263,7 @@ def _owned(problem: Problem, cut: Cut, stmt: Statement, lo: int, hi: int, last: 
     """The instances of an update statement whose moving loop lies in the chunk."""
     pos = align(problem, cut)[stmt.name]
     if pos is None:
-        raise _refuse(stmt, cut, "the reduction's update does not move with the axis")
+        raise refusal(stmt, cut, "the reduction's update does not move with the axis")
     xs = ", ".join(f"x{i}" for i in range(len(stmt.iterators)))
     upper = "" if last else f" < {hi}"
     box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos}{upper} }}")
@@ -341,10 +274,7 @@ def local_instances(problem: Problem, cut: Cut, alignment: dict[str, int | None]
                     start: int, length: int) -> isl.UnionSet:
     """What the kernel runs on the block ``[start, start + length)`` (of the reference array;
     every other array's block is as much longer as the array is), in global coordinates."""
-    local = problem.env
-    for name, axis in cut.members:
-        if name in problem.chunked:
-            local[shape_param(name, axis)] = max(0, length + problem.offset(name, axis))
+    local = local_sizes(problem, cut, length)
     ctx = problem.ctx()
     result = isl.UnionSet.empty(problem.scop.context.get_space())
     for stmt in problem.scop.statements:
@@ -402,18 +332,24 @@ def check_chunk(problem: Problem, cut: Cut, alignment: dict[str, int | None], ne
     extra = local.subtract(_plain(whole))
     if not extra.is_empty():
         name = next(iter(_sets_by_name(extra)))
-        raise _refuse(problem.scop.statement(name), cut,
+        raise refusal(problem.scop.statement(name), cut,
                       "its loop bounds do not move with the chunk (a block would run iterations "
                       "the whole-array kernel does not)")
     return _plain(needs.instances).subtract(local)
 
 
-def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHalo:
-    """The ghost depth of the cut for these chunk sizes (see the module docstring)."""
+def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...], *, final: bool = True) -> AxisHalo:
+    """The ghost depth of the cut for these chunk sizes (see the module docstring).  ``final``:
+    these are the chunks the graph runs, so every block's accesses are checked too (a chunking
+    about to be merged, polyfuse.dask.plan._fit_chunks, needs only the depth)."""
+    from polyfuse.dask.blocks import check_accesses, check_bounds, check_values
+
     alignment = align(problem, cut)
     whole = whole_instances(problem)
     _refuse_carried(problem, cut, alignment)
     bounds = _chunk_bounds(chunks)
+    for index in range(len(bounds)):
+        check_bounds(problem, cut, alignment, *_block(bounds, index, 0, 0))
     per_chunk = [chunk_needs(problem, cut, lo, hi, k == len(bounds) - 1) for k, (lo, hi) in enumerate(bounds)]
     left = max((a.left for c in per_chunk for a in c.arrays), default=0)
     # an array longer along the axis than the reference has that much more in every block
@@ -431,7 +367,7 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
                     more = inner_sides(alignment, missing, start, start + length)
                 if not any(more):
                     name = next(iter(_sets_by_name(missing)))
-                    raise _refuse(problem.scop.statement(name), cut,
+                    raise refusal(problem.scop.statement(name), cut,
                                   "a block would not run every instance its chunk needs, however deep its "
                                   "ghost zone (its loop bounds do not move with the block)")
                 grow_left, grow_right = max(grow_left, more[0]), max(grow_right, more[1])
@@ -441,9 +377,13 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     else:
         raise UnsupportedError(f"cannot find a ghost depth for {cut.label}: the blocks never run "
                                "every instance the chunk needs")
+    if final and len(bounds) > 1:
+        check_values(problem, cut)
+        for index in range(len(bounds)):
+            check_accesses(problem, cut, alignment, *_block(bounds, index, left, right))
     guarded = False
-    if problem.reduction is not None:
-        guarded = _check_partials(problem, cut, alignment, bounds, per_chunk, left, right)
+    for update in problem.reductions:  # any() would stop at the first guarded one
+        guarded = _check_partials(problem, cut, alignment, update, bounds, per_chunk, left, right) or guarded
     for stmt in _adders(problem, problem.summed_along(cut)):
         _check_sums(problem, cut, alignment, stmt, bounds, left, right)
     iterators = tuple((s.name, s.iterators[p]) for s in problem.scop.statements
@@ -452,25 +392,24 @@ def halo_for_axis(problem: Problem, cut: Cut, chunks: tuple[int, ...]) -> AxisHa
     return AxisHalo(cut.axis, left, right, _most(per_chunk), iterators, exact, cut.members, guarded)
 
 
-def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None], bounds, per_chunk,
+def _check_partials(problem: Problem, cut: Cut, alignment: dict[str, int | None], name: str, bounds, per_chunk,
                     left: int, right: int) -> bool:
-    """Each block runs every update of the reduction its chunk owns; True when some block also
-    runs updates its neighbours own (in its ghost zone: a reduction after or inside a time loop,
-    or reading with an offset): the block must then run the update on its chunk only
-    (polyfuse.dask.guard), so that no update is counted twice."""
-    name = problem.reduction
-    assert name is not None
+    """Each block runs every instance of the reduction's update ``name`` its chunk owns; True
+    when some block also runs updates its neighbours own (in its ghost zone: a reduction after or
+    inside a time loop, or reading with an offset): the block must then run the update on its
+    chunk only (polyfuse.dask.guard), so that no update is counted twice."""
     extra = False
     for index, needs in enumerate(per_chunk):
         start, length = _block(bounds, index, left, right)
         local = _plain(local_instances(problem, cut, alignment, start, length))
         runs = _sets_by_name(local).get(name)
-        owned = _sets_by_name(_plain(owned_updates(problem, cut, needs.lo, needs.hi, index == len(bounds) - 1))).get(name)
+        owned = _sets_by_name(_plain(owned_updates(problem, cut, name, needs.lo, needs.hi,
+                                                   index == len(bounds) - 1))).get(name)
         if owned is None:
             extra = extra or runs is not None
             continue
         if runs is None or not owned.is_subset(runs):
-            raise _refuse(problem.scop.statement(name), cut,
+            raise refusal(problem.scop.statement(name), cut,
                           "a block would not run every update of the reduction its chunk owns "
                           "(its loop bounds and its reads' ghost zone disagree)")
         extra = extra or not runs.is_equal(owned)
@@ -486,7 +425,7 @@ def _check_sums(problem: Problem, cut: Cut, alignment: dict[str, int | None], st
         runs = _sets_by_name(_plain(local_instances(problem, cut, alignment, start, length))).get(stmt.name)
         owned = _sets_by_name(_plain(_owned(problem, cut, stmt, lo, hi, index == len(bounds) - 1))).get(stmt.name)
         if (runs is None) != (owned is None) or (runs is not None and owned is not None and not runs.is_equal(owned)):
-            raise _refuse(stmt, cut, f"a block would not add exactly its own chunk's updates to {stmt.array} "
+            raise refusal(stmt, cut, f"a block would not add exactly its own chunk's updates to {stmt.array} "
                           "(its loop also runs over the ghost zone), so the partial sums would not add up")
 
 
@@ -499,11 +438,9 @@ def _chunk_bounds(chunks: tuple[int, ...]) -> list[tuple[int, int]]:
 
 
 def _block(bounds: list[tuple[int, int]], index: int, left: int, right: int) -> tuple[int, int]:
-    """The block of chunk ``index`` with its ghost zones (none past the array's ends, as
-    dask's ``overlap(boundary="none")``): its start and length."""
-    lo, hi = bounds[index]
-    start = max(0, lo - left)
-    end = min(bounds[-1][1], hi + right)
+    """The block of chunk ``index`` with its ghost zones (problem.block_span, as the graph cuts
+    it): its start and length."""
+    start, end = block_span(tuple(hi - lo for lo, hi in bounds), index, left, right)
     return start, end - start
 
 
@@ -581,9 +518,3 @@ def _moves(relation: isl.UnionMap, src: str, dst: str, alignment: dict[str, int 
         if not plain.subtract(same.align_params(plain.get_space())).is_empty():
             return True
     return False
-
-
-def _refuse(stmt: Statement, cut: Cut, why: str) -> UnsupportedError:
-    return UnsupportedError(f"cannot split {cut.label} into chunks: {why}; keep axis {cut.axis} of "
-                            f"{cut.array} in one chunk ({cut.array}.rechunk({{{cut.axis}: -1}}))",
-                            stmt.span, stmt.source_line)

@@ -9,7 +9,7 @@ polyfuse.dask.steps decide.  The workers only run the compiled kernel.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import islpy as isl
@@ -17,7 +17,8 @@ import numpy as np
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences
 from polyfuse.dask.cuts import Cut, find_cuts
-from polyfuse.dask.halo import AxisHalo, Problem, chunk_needs, fixed, halo_for_axis
+from polyfuse.dask.halo import AxisHalo, chunk_needs, halo_for_axis
+from polyfuse.dask.problem import Problem, Split, fixed
 from polyfuse.dask.reduce import Reduction, accumulated, reduction_of
 from polyfuse.dask.steps import StepChoice, TimeLoop, candidate_steps, estimate, time_loop
 from polyfuse.errors import ArgumentError, UnsupportedError
@@ -47,7 +48,7 @@ class DaskPlan:
     rechunked: tuple[int, ...]  # its axes whose chunks were merged to hold their ghost zone
     exchanges: tuple[Exchange, ...]
     steps: StepChoice | None
-    reduction: Reduction | None = None  # a returned reduction: per-block partials, then a tree
+    reductions: tuple[Reduction, ...] = ()  # returned reductions: per-block partials, then a tree each
     splits: tuple[Split, ...] = ()  # the loop dimensions cut into chunks, in the order of exchanges' axes
     merged: tuple[tuple[str, int, str], ...] = ()  # (array, axis, why) put into one chunk: loop not split
     whole: tuple[str, ...] = ()  # arrays no split loop indexes: every block gets all of each
@@ -56,7 +57,7 @@ class DaskPlan:
 
     @property
     def guarded(self) -> bool:
-        """Blocks run the reduction's update on their own chunk only (polyfuse.dask.guard)."""
+        """Blocks run the reductions' updates on their own chunk only (polyfuse.dask.guard)."""
         return any(h.guarded for e in self.exchanges for h in e.axes)
 
     @property
@@ -96,8 +97,7 @@ class DaskPlan:
                 lines.append(f"    {need.array}: reads need left {need.left}, right {need.right}")
             lines.append("    loops moving with the axis: "
                          + ", ".join(f"{s}:{it}" for s, it in halo.iterators))
-        if self.reduction is not None:
-            r = self.reduction
+        for r in self.reductions:
             lines.append(f"reduction: {r.variable} {r.op}= ... in {r.statement}: per-block partials, "
                          "combined by dask.array.reduction (a tree)")
             if self.guarded:
@@ -156,37 +156,39 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
                                "arrays that needs the whole array (run it on numpy arrays)")
     name = kernel.py_func.__name__
     dasks = tuple(n for n, v in values.items() if is_dask_array(v))
-    written, reduction, results = _outputs(name, scop, values, dasks, reassociate)
+    written, reductions, results = _outputs(name, scop, values, dasks, reassociate)
     outputs = written + results  # the arrays each block hands back
     seeds = [(n, axis) for n in written + tuple(d for d in dasks if d not in written)
              for axis in range(values[n].ndim)]
     env = _param_values(scop, values, dasks)
     new_shapes = result_shapes(scop, env, results)
-    sums = _sums(scop, written, reassociate) if reduction is None else {}
+    sums = _sums(scop, written, reassociate) if not reductions else {}
     layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes, sums)
     chunked = dasks + tuple(n for n in layout.promoted if n not in dasks)
     ints = tuple(n for n, v in values.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
     # a returned reduction or new array holds the last exchange's value only: one exchange
-    summing = any(layout.summed)  # partials of one exchange are not the next one's input: one exchange
-    loop = time_loop(scop, deps, ints) if reduction is None and not results and not summing else None
+    summing = any(s.summed for s in layout.splits)  # partials of one exchange are not the next one's input
+    loop = time_loop(scop, deps, ints) if not reductions and not results and not summing else None
     reference = written[0] if written else dasks[0]
+    splits = layout.splits
 
-    offsets = tuple((a, axis, d) for cut, differ in zip(layout.cuts, layout.offsets) for a, d in differ
-                    if (axis := cut.axis_of(a)) is not None)
-    summed = tuple((cut.members, arrays) for cut, arrays in zip(layout.cuts, layout.summed) if arrays)
+    problems: dict[int | None, Problem] = {}
 
     def problem(step_count: int | None) -> Problem:
-        sizes = dict(env)
-        if loop is not None and step_count is not None:
-            sizes[loop.param] = step_count
-        return Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                       reduction.statement if reduction is not None else None, offsets, summed)
+        """The kernel at the call's sizes with ``step_count`` time steps, made once (its isl
+        work, the flow closure first, is cached on it)."""
+        if step_count not in problems:
+            sizes = dict(env)
+            if loop is not None and step_count is not None:
+                sizes[loop.param] = step_count
+            problems[step_count] = Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
+                                           tuple(dict.fromkeys(r.statement for r in reductions)), splits)
+        return problems[step_count]
 
-    cut_chunks = layout.chunks
     choice = None
     if loop is not None:
         total = int(env[loop.param])
-        choice = _choose_steps(problem, loop, total, layout, values[reference], reference, values,
+        choice = _choose_steps(problem, loop, total, splits, values[reference], reference, values,
                                steps_per_exchange)
         counts: tuple[int | None, ...] = choice.exchanges or (0,)
     else:
@@ -194,9 +196,7 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
             raise ArgumentError(f"steps_per_exchange: {name} has no time loop that can "
                                 "be split (one loop around the whole body over an int argument)")
         counts = (None,)
-    cut_chunks, thin = _fit_chunks(problem(counts[0]), layout.cuts, cut_chunks)
-    splits = tuple(Split(cut, sizes, d, sm) for cut, sizes, d, sm in
-                   zip(layout.cuts, cut_chunks, layout.offsets, layout.summed))
+    splits, thin = _fit_chunks(problem(counts[0]), splits)
     exchanges = []
     for count in dict.fromkeys(counts):
         axes = tuple(halo_for_axis(problem(count), s.cut, s.chunks) for s in splits)
@@ -207,14 +207,14 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     rechunked = tuple(a for s in thin if (a := s.axis_of(reference)) is not None)
     whole = tuple(n for n in chunked if not any(s.cut.axis_of(n) is not None for s in splits))
     return DaskPlan(name, chunked, written, chunks, rechunked,
-                    tuple(Exchange(c, by_count[c]) for c in counts), choice, reduction, splits,
+                    tuple(Exchange(c, by_count[c]) for c in counts), choice, reductions, splits,
                     layout.merged, whole, tuple((n, shapes[n]) for n in results),
                     tuple((n, scop.array(n).dtype) for n in results))
 
 
 def _outputs(name: str, scop: Scop, values: dict[str, Any], dasks: tuple[str, ...], reassociate: bool):
     """What each block hands back: the arguments the kernel writes (all dask arrays), its
-    returned reduction (at most one) and the new arrays it returns."""
+    returned reductions (each scalar it returns, once) and the new arrays it returns."""
     written_all = {a for s in scop.statements for a in s.targets}
     written = tuple(n for n in values if n in written_all)
     for array in written:
@@ -222,26 +222,21 @@ def _outputs(name: str, scop: Scop, values: dict[str, Any], dasks: tuple[str, ..
             raise ArgumentError(f"{name} writes {array!r}: on dask arrays every array "
                                 "it writes must be a dask array (its new value is returned)")
     returned = returned_values(scop)
-    scalars = [r for r in returned if r.how == "scalar"]
-    if len(scalars) > 1:
-        raise UnsupportedError(f"{name} returns {len(scalars)} scalars: on dask arrays a kernel returns at "
-                               "most one reduction so far", scop.returns_span, "return")
-    reduction = reduction_of(scop, scalars[0], reassociate=reassociate) if scalars else None
-    return written, reduction, tuple(r.name for r in returned if r.how == "array")
+    scalars = {r.name: r for r in returned if r.how == "scalar"}.values()  # ``return s, s``: one reduction
+    reductions = tuple(reduction_of(scop, r, reassociate=reassociate) for r in scalars)
+    return written, reductions, tuple(r.name for r in returned if r.how == "array")
 
 
 def returned_values(scop: Scop) -> list[Returned]:
-    """What the kernel returns, flattened (a tuple's items in order); a view is refused."""
+    """What the kernel returns, flattened (a tuple's items in order); views of arguments are
+    left out (they are sliced from the argument's new value: polyfuse.dask.views)."""
     found: list[Returned] = []
 
     def walk(value) -> None:
         if isinstance(value, tuple):
             for item in value:
                 walk(item)
-        elif value is not None:
-            if value.how == "view":
-                raise UnsupportedError("on dask arrays a kernel cannot return a view of an argument yet "
-                                       "(return the argument, or a new array)", scop.returns_span, "return")
+        elif value is not None and value.how != "view":
             found.append(value)
 
     walk(scop.returns)
@@ -272,41 +267,13 @@ def _evaluate(scop: Scop, text: str, env: dict[str, int]) -> int:
 
 
 @dataclass(frozen=True)
-class Split:
-    """One loop dimension cut into chunks: the array axes it moves (polyfuse.dask.cuts) and
-    their common chunks (dask's ``common_blockdim`` of the arrays' chunks along them, in the
-    coordinates of the cut's reference array: its first output, else its first array).
-
-    An array longer or shorter than the reference along the cut (``A`` of ``n + 1`` beside
-    ``B`` of ``n``) keeps that difference in every block, so the kernel's bounds, written in
-    either array's extent, mean the same in a block as on the whole arrays; its last chunk
-    takes the difference (``offsets``)."""
-
-    cut: Cut
-    chunks: tuple[int, ...]
-    offsets: tuple[tuple[str, int], ...] = ()  # array -> its extent minus the reference's (nonzero only)
-    summed: tuple[str, ...] = ()  # written arrays the cut does not move, summed over its chunks
-
-    def offset(self, name: str) -> int:
-        return dict(self.offsets).get(name, 0)
-
-    def chunks_for(self, name: str) -> tuple[int, ...]:
-        """The chunks of array ``name`` along its axis of the cut."""
-        d = self.offset(name)
-        return self.chunks[:-1] + (self.chunks[-1] + d,) if d else self.chunks
-
-
-@dataclass(frozen=True)
 class Layout:
     """Which cuts are split (and their unified chunks), which axes are merged into one chunk
     because their loop is not split, and which numpy arguments are cut like dask arrays."""
 
-    cuts: tuple[Cut, ...]
-    chunks: tuple[tuple[int, ...], ...]
+    splits: tuple[Split, ...]  # before thin chunks are merged (plan._fit_chunks)
     merged: tuple[tuple[str, int, str], ...]  # (array, axis, why)
     promoted: tuple[str, ...]
-    offsets: tuple[tuple[tuple[str, int], ...], ...] = ()  # per cut: Split.offsets
-    summed: tuple[tuple[str, ...], ...] = ()  # per cut: Split.summed
 
 
 def _sums(scop: Scop, written: tuple[str, ...], reassociate: bool) -> dict[str, bool]:
@@ -335,10 +302,7 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
     zeros, and Dask sums the partials (``Split.summed``)."""
     from dask.array.core import common_blockdim
 
-    split: list[Cut] = []
-    sizes: list[tuple[int, ...]] = []
-    offsets: list[tuple[tuple[str, int], ...]] = []
-    summed_here: list[tuple[str, ...]] = []
+    split: list[Split] = []
     merged: list[tuple[str, int, str]] = []
     promoted: list[str] = []
     for cut in cuts:
@@ -366,7 +330,7 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
             merged.extend((a, x, why) for a, x in members if is_dask_array(values[a]) and len(values[a].chunks[x]) > 1)
             continue
         for member in members:
-            other = next((c for c in split if member in c.members), None)
+            other = next((s.cut for s in split if member in s.cut.members), None)
             if other is not None:
                 raise UnsupportedError(f"{name}: cannot cut {member[0]} consistently: its axis {member[1]} moves with "
                                        f"{cut.label} and with {other.label}; keep it in one chunk")
@@ -377,15 +341,11 @@ def split_cuts(name: str, cuts: tuple[Cut, ...], values: dict[str, Any], written
             common[-2:] = [common[-2] + common[-1]]
         if len(common) < 2:
             continue
-        split.append(cut)
-        sizes.append(tuple(common))
-        offsets.append(differ)
-        summed_here.append(tuple(left_out) if summed else ())
+        split.append(Split(cut, tuple(common), differ, tuple(left_out) if summed else ()))
         promoted.extend(a for a, _ in members if not is_dask_array(values[a]))
-    cut_along = {member for c in split for member in c.members}
+    cut_along = {member for s in split for member in s.cut.members}
     merged = [(a, x, why) for a, x, why in merged if (a, x) not in cut_along]  # another loop cuts it
-    return Layout(tuple(split), tuple(sizes), tuple(merged), tuple(dict.fromkeys(promoted)), tuple(offsets),
-                  tuple(summed_here))
+    return Layout(tuple(split), tuple(merged), tuple(dict.fromkeys(promoted)))
 
 
 def _clipped(chunks: tuple[int, ...], extent: int) -> tuple[int, ...]:
@@ -427,27 +387,31 @@ def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) 
     return {p: env[p] for p in scop.params if p in env}
 
 
-def _fit_chunks(problem: Problem, cuts: tuple[Cut, ...], chunks: tuple[tuple[int, ...], ...]):
+def _fit_chunks(problem: Problem, splits: tuple[Split, ...]) -> tuple[tuple[Split, ...], tuple[Cut, ...]]:
     """Merge chunks thinner than their ghost zone (dask's overlap reads only the neighbours).
     An array longer by ``d`` along the cut exchanges ``d`` more on the right; one shorter by
-    ``d`` needs ``d`` more elements in every chunk (its last chunk is ``d`` shorter)."""
+    ``d`` needs ``d`` more elements in every chunk (its last chunk is ``d`` shorter).  Returns
+    the splits with their fitted chunks, and the cuts whose chunks were merged."""
     from dask.array.overlap import ensure_minimum_chunksize
 
-    fitted, thin = list(chunks), []
-    for index, (cut, sizes) in enumerate(zip(cuts, chunks)):
+    fitted, thin = list(splits), []
+    for index, split in enumerate(splits):
+        sizes = split.chunks
         if len(sizes) < 2:
             continue
-        halo = halo_for_axis(problem, cut, sizes)
-        differ = [problem.offset(a, x) for a, x in cut.members]
-        longer, shorter = max(max(differ), 0), max(-min(differ), 0)
+        halo = halo_for_axis(problem, split.cut, sizes, final=False)
+        differ = [d for _, d in split.offsets] + [0]
+        longer, shorter = max(differ), max(-min(differ), 0)
         depth = max(halo.left, halo.right + longer) + shorter + (1 if shorter else 0)
         if depth and min(sizes) < depth:
-            fitted[index] = tuple(ensure_minimum_chunksize(depth, sizes))
-            thin.append(cut)
+            total = sum(sizes)  # dask raises for a depth past the array's extent: one chunk then
+            chunks = tuple(ensure_minimum_chunksize(depth, sizes)) if depth <= total else (total,)
+            fitted[index] = replace(split, chunks=chunks)
+            thin.append(split.cut)
     return tuple(fitted), tuple(thin)
 
 
-def _choose_steps(problem, loop: TimeLoop, total: int, layout: Layout, array, reference: str, values,
+def _choose_steps(problem, loop: TimeLoop, total: int, splits: tuple[Split, ...], array, reference: str, values,
                   forced: int | None) -> StepChoice:
     """Steps per exchange: forced, or the cheapest candidate under the cost model (depths of
     the middle chunk of each split cut stand for all; blocks counted in the reference array)."""
@@ -455,8 +419,6 @@ def _choose_steps(problem, loop: TimeLoop, total: int, layout: Layout, array, re
         raise ArgumentError(f"steps_per_exchange must be a positive int (got {forced!r})")
     written = problem(1).written
     itemsize = max(values[n].dtype.itemsize for n in written) if written else 8
-    splits = tuple(Split(c, s, d, sm) for c, s, d, sm in zip(layout.cuts, layout.chunks, layout.offsets,
-                                                             layout.summed))
     chunks = _chunks_of(reference, array.shape, splits)
     options = []
     for k in ([min(forced, max(total, 1))] if forced is not None else candidate_steps(total)):

@@ -49,8 +49,9 @@ def reduction_of(scop: Scop, returns: Returned, *, reassociate: bool) -> Reducti
         raise UnsupportedError(f"{variable!r} must be set once before its loop and updated in one "
                                "statement to be reduced chunk by chunk", writers[0].span, writers[0].source_line)
     update, init = updates[0], inits[0]
+    copies = _returned_copies(scop, variable)  # ``return s, s``: each returned scalar copies it
     for stmt in scop.statements:
-        if stmt not in (update, result) and variable in stmt.sources():
+        if stmt not in (update, result) and stmt.name not in copies and variable in stmt.sources():
             raise UnsupportedError(f"this statement reads the reduction's accumulator {variable!r}: on a block it "
                                    "would see the block's partial value, not the whole loop's",
                                    stmt.span, stmt.source_line)
@@ -65,6 +66,23 @@ def reduction_of(scop: Scop, returns: Returned, *, reassociate: bool) -> Reducti
                                "loop (results differ in the last bits); pass reassociate=True to "
                                "polyfuse.dask.call to accept that", update.span, update.source_line)
     return Reduction(update.name, variable, op, update.value.dtype, returns.name)
+
+
+def _returned_copies(scop: Scop, variable: str) -> set[str]:
+    """The statements that copy the accumulator ``variable`` into a returned scalar, once after
+    the loops (a value returned twice is two copies)."""
+    scalars: set[str] = set()
+
+    def walk(value) -> None:
+        if isinstance(value, tuple):
+            for item in value:
+                walk(item)
+        elif value is not None and value.how == "scalar":
+            scalars.add(value.name)
+
+    walk(scop.returns)
+    return {s.name for s in scop.statements if s.array in scalars and not s.iterators
+            and isinstance(s.value, ir.Load) and s.value.array == variable and not s.value.index}
 
 
 def _operation(update: Statement, variable: str) -> str:

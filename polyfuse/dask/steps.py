@@ -18,7 +18,8 @@ import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences
 from polyfuse.dask.cuts import shift_map
-from polyfuse.dask.halo import free_names, pairs_where
+from polyfuse.dask.halo import pairs_where
+from polyfuse.dask.problem import free_names
 from polyfuse.model.schedule_tree import LoopNode
 from polyfuse.model.scop import Scop, Statement, isl_name
 

@@ -202,7 +202,7 @@ _PYTHON_SCALARS: dict[str, Callable[[Any], Any]] = {"float": float, "int": int, 
 _SIZE_TEXTS: dict[str, Any] = {}  # compiled size texts of returned views
 
 
-def _size(text: str, values: dict[str, Any]) -> int:
+def size_of_text(text: str, values: dict[str, Any]) -> int:
     """A size text (``A.shape[0] - 1``, ``max(0, n - k)``) for these arguments."""
     code = _SIZE_TEXTS.get(text)
     if code is None:
@@ -225,9 +225,9 @@ class ViewGeometry:
 
 def view_geometry(base: np.ndarray, spec: Returned, values: dict[str, Any]) -> ViewGeometry:
     """Where the view ``spec`` describes lies in ``base``: NumPy's strides, its origin."""
-    shape = tuple(max(0, _size(t, values)) for t in spec.shape)
+    shape = tuple(max(0, size_of_text(t, values)) for t in spec.shape)
     strides = tuple(sum(step * stride for step, stride in zip(steps, base.strides)) for steps in spec.steps)
-    start = () if 0 in shape else tuple(_size(t, values) for t in spec.start)
+    start = () if 0 in shape else tuple(size_of_text(t, values) for t in spec.start)
     offset = sum(k * stride for k, stride in zip(start, base.strides))
     return ViewGeometry(shape, strides, start, offset, _permutation(base, spec.steps, shape, offset))
 

@@ -137,3 +137,31 @@ def test_proofs_are_keyed_on_the_parameters_that_decide_them():
         w(X, 5, out)  # X[5 + 3] is past the end
     with pytest.raises(ArgumentError, match="out-of-bounds access"):
         w(X, -1, out)
+
+
+def square_scratch(A, B):
+    n, m = A.shape
+    T = np.empty((n, n))
+    for i in range(n):
+        for j in range(m):
+            T[i, j] = A[i, j] * 2.0
+    for i in range(n):
+        for j in range(m):
+            B[i, j] = T[i, j] + 1.0
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fuse", ["none", "smart", "max"])
+def test_a_local_array_written_past_its_extent_raises_also_when_contraction_removes_it(target, fuse):
+    """Fusion contracts T to one value per iteration, so the final program never indexes it; the
+    writes as written still run past axis 1 when m > n, where Python raises IndexError."""
+    k = polyfuse.kernel(square_scratch, target=target, fuse=fuse)
+    A = np.random.default_rng(0).random((4, 3))
+    B, expected = np.zeros((4, 3)), np.zeros((4, 3))
+    k(A, B)  # m <= n: in bounds
+    square_scratch(A, expected)
+    np.testing.assert_array_equal(B, expected)
+    with pytest.raises(IndexError):
+        square_scratch(A.T.copy(), np.zeros((3, 4)))
+    with pytest.raises(ArgumentError, match=r"T\[:, 0..3\] but axis 1 of T has extent 3"):
+        k(A.T.copy(), np.zeros((3, 4)))

@@ -80,8 +80,74 @@ def two_scalars(A):
     return s, t
 
 
+def views(A, B):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            B[i, j] = A[i, j] * 2.0
+    return B.T, B[1:, ::-2], B[2], A[:, 1], B[::-1, 1:3], B[5:]
+
+
+def smoothed_middle_and_sum(A, B):
+    n = A.shape[0]
+    s = 0
+    for i in range(1, n - 1):
+        B[i] = A[i - 1] + A[i + 1]
+    for i in range(n):
+        s += B[i]
+    return B[1:-1], s
+
+
+def view_made_elsewhere(A, B):
+    for i in range(A.shape[0]):
+        B[i] = A[i] + 1.0
+    pair = (B.T, A)
+    return pair
+
+
+def view_named_first(A, B):
+    for i in range(A.shape[0]):
+        B[i] = A[i] + 1.0
+    V = B[::-1]
+    return V
+
+
+def max_min_and_scaled(A, B):
+    hi = -1.0
+    lo = 2.0
+    for i in range(1, A.shape[0]):
+        B[i] = A[i - 1] * 0.5
+        hi = max(hi, A[i])
+        lo = min(lo, A[i - 1])
+    return lo, B, hi, hi
+
+
+def smoothed_sum_and_count(A, B):
+    n = A.shape[0]
+    s = 0
+    c = 0
+    for i in range(1, n - 1):
+        B[i] = A[i - 1] + A[i + 1]
+    for i in range(n):
+        s += B[i]
+    for i in range(n):
+        c += B[i] * B[i]
+    return B[1:], s, c
+
+
+def heat_middle(A, B, steps):
+    n = A.shape[0]
+    for _t in range(steps):
+        for i in range(1, n - 1):
+            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+        for i in range(1, n - 1):
+            A[i] = B[i]
+    return A[1:-1]
+
+
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (scale_and_max, scale_return_max, swapped, shifted_copy,
-                                                    diffs_and_total, normalised, shorter, two_scalars)}
+                                                    diffs_and_total, normalised, shorter, two_scalars, views,
+                                                    smoothed_middle_and_sum, view_made_elsewhere, view_named_first,
+                                                    max_min_and_scaled, smoothed_sum_and_count, heat_middle)}
 
 
 def _compute(result, scheduler="threads"):
@@ -95,7 +161,7 @@ def _expected(name, arrays):
     """The kernel on the whole numpy arrays and the undecorated function: both results."""
     results = []
     for run in (KERNELS[name], globals()[name]):
-        out = run(*(a.copy() for a in arrays))
+        out = run(*(a.copy() if isinstance(a, np.ndarray) else a for a in arrays))
         results.append(list(out) if isinstance(out, tuple) else [out])
     return results
 
@@ -174,6 +240,86 @@ def test_returned_new_array_one_shorter_plan():
     assert (plan.exchanges[0].axes[0].left, plan.exchanges[0].axes[0].right) == (0, 0)
 
 
-def test_two_returned_reductions_are_refused():
-    with pytest.raises(polyfuse.UnsupportedError, match="at most one reduction"):
-        KERNELS["two_scalars"](da.ones(10, dtype=np.int64, chunks=5))
+@pytest.mark.parametrize("chunks", [3, (4, 1, 5), 1, -1], ids=["even", "uneven", "ones", "one-chunk"])
+def test_two_returned_reductions(chunks):
+    """``return s, t``: each block hands back both partials, each combined by its own tree."""
+    A = np.random.default_rng(9).integers(-3, 4, 10)
+    got = KERNELS["two_scalars"](da.from_array(A, chunks=chunks))
+    assert isinstance(got, tuple) and [g.ndim for g in got] == [0, 0]
+    _same(_compute(got), _expected("two_scalars", [A]))
+    plan = pfd.explain(KERNELS["two_scalars"], da.from_array(A, chunks=chunks))
+    assert [(r.variable, r.op) for r in plan.reductions] == [("s", "+"), ("t", "*")]
+    assert str(plan).count("reduction: ") == 2
+
+@pytest.mark.parametrize("chunks", [((2, 3), (3, 2)), ((5, 1), (1, 4)), (-1, -1)], ids=["uneven", "thin", "one-chunk"])
+def test_views_of_arguments(chunks):
+    """``B.T``, a strided slice, a row, a column of an argument the kernel does not write, a
+    reversed slice, an empty slice: each block returns the argument, the client slices the view
+    from its new dask array."""
+    A = np.random.default_rng(6).random((5, 4))
+    got = KERNELS["views"](da.from_array(A, chunks=chunks[0]), da.from_array(np.zeros((5, 4)), chunks=chunks[1]))
+    assert all(isinstance(g, da.Array) for g in got)
+    assert [g.shape for g in got] == [(4, 5), (4, 2), (4,), (5,), (5, 2), (0, 4)]
+    _same(_compute(got), _expected("views", [A, np.zeros((5, 4))]))
+
+
+@pytest.mark.parametrize("chunks", [6, (5, 11, 7), -1], ids=["even", "uneven", "one-chunk"])
+def test_a_view_beside_a_guarded_reduction(chunks):
+    """The block's kernel is one variant: the sum's update on the chunk only, the view given back
+    as its argument."""
+    A, B = (np.random.default_rng(7).integers(-9, 9, size=23) for _ in range(2))
+    parts = [da.from_array(A, chunks=chunks), da.from_array(B, chunks=chunks)]
+    if chunks != -1:
+        assert pfd.explain(KERNELS["smoothed_middle_and_sum"], *parts).guarded
+    got = KERNELS["smoothed_middle_and_sum"](*parts)
+    _same(_compute(got), _expected("smoothed_middle_and_sum", [A, B]))
+
+
+def test_a_view_in_a_tuple_made_before_the_return_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="returned view must be written in the kernel's own"):
+        KERNELS["view_made_elsewhere"](da.ones(10, chunks=5), da.zeros(10, chunks=5))
+
+
+def test_a_view_named_before_the_return():
+    A = np.random.default_rng(8).random(10)
+    got = KERNELS["view_named_first"](da.from_array(A, chunks=3), da.zeros(10, chunks=4))
+    _same(_compute(got), _expected("view_named_first", [A, np.zeros(10)]))
+
+
+@pytest.mark.parametrize("chunks", [(5, 7), (1, 2), (-1, -1)], ids=["uneven", "ones", "one-chunk"])
+def test_two_reductions_beside_a_written_array_in_any_order(chunks):
+    """``return lo, B, hi, hi``: a max and a min (exact in any grouping) around the written
+    array, one returned twice; the ghost zone of ``A[i - 1]`` leaves both partials exact."""
+    A = np.random.default_rng(10).random(23)
+    got = KERNELS["max_min_and_scaled"](da.from_array(A, chunks=chunks[0]), da.zeros(23, chunks=chunks[1]))
+    assert len(got) == 4
+    _same(_compute(got), _expected("max_min_and_scaled", [A, np.zeros(23)]))
+
+
+@pytest.mark.parametrize("chunks", [6, (5, 11, 7), -1], ids=["even", "uneven", "one-chunk"])
+def test_two_guarded_reductions_and_a_view(chunks):
+    """Both sums' loops run over the ghost zone: the block's variant restricts both updates to
+    the chunk (a double count would show in the integers) and gives back ``B`` for ``B[1:]``."""
+    A, B = (np.random.default_rng(11).integers(-9, 9, size=23) for _ in range(2))
+    parts = [da.from_array(A, chunks=chunks), da.from_array(B, chunks=chunks)]
+    if chunks != -1:
+        assert pfd.explain(KERNELS["smoothed_sum_and_count"], *parts).guarded
+    got = KERNELS["smoothed_sum_and_count"](*parts)
+    _same(_compute(got), _expected("smoothed_sum_and_count", [A, B]))
+
+
+def test_two_guarded_reductions_and_a_view_on_cluster(client):
+    """The block variant (both updates restricted, the view given back as its argument) pickles
+    as its source, like any kernel, and compiles on the workers."""
+    A, B = (np.random.default_rng(12).integers(-9, 9, size=23) for _ in range(2))
+    got = KERNELS["smoothed_sum_and_count"](da.from_array(A, chunks=(5, 11, 7)), da.from_array(B, chunks=(5, 11, 7)))
+    _same(_compute(got, client), _expected("smoothed_sum_and_count", [A, B]))
+
+
+def test_a_view_of_a_time_loop_split_into_exchanges():
+    """The view is taken once, of the last exchange's new ``A``."""
+    A = np.random.default_rng(13).random(40)
+    parts = [da.from_array(A, chunks=7), da.from_array(A.copy(), chunks=7)]
+    assert len(pfd.explain(KERNELS["heat_middle"], *parts, 6, steps_per_exchange=2).exchanges) == 3
+    got = pfd.call(KERNELS["heat_middle"], *parts, 6, steps_per_exchange=2)
+    _same(_compute(got), _expected("heat_middle", [A, A.copy(), 6]))

@@ -1,14 +1,17 @@
-"""A fresh-seed random-program campaign for target="cuda" on numba's CUDA simulator.
+"""A fresh-seed random-program campaign for target="cuda" on numba's CUDA simulator, or on a real GPU.
 
 Not part of CI (it runs for minutes): run it whenever the CUDA backend or the middle end changes.
 
     python tests/long/cuda_campaign.py --programs 200 --seed 12345
+    NUMBA_ENABLE_CUDASIM=0 python tests/long/cuda_campaign.py --minutes 3   # a real GPU
 
 Each program (tests/program_gen.py) is compiled under the default options and under
 ``fuse="max"``; each compiled kernel runs with the simulator's small grids and again with a real
 GPU's launch configuration in a shuffled block/thread order (tests/backends/cuda/simulator_order),
-and every run is compared with the undecorated Python function.  Prints one line per failure and
-a summary; exits non-zero if any program gave a wrong result or crashed.
+and every run is compared with the undecorated Python function.  On a real GPU
+(``NUMBA_ENABLE_CUDASIM=0``) both runs launch on the device, with the test and the device launch
+configurations, in the hardware's own order.  Prints one line per failure and a summary; exits
+non-zero if any program gave a wrong result or crashed.
 """
 
 from __future__ import annotations
@@ -83,7 +86,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--programs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop drawing programs after this long (default: only --programs bounds it)")
     args = parser.parse_args(argv)
+    deadline = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     failures: list[str] = []
     counts = {"programs": 0, "runs": 0}
 
@@ -92,6 +98,8 @@ def main(argv=None) -> int:
               suppress_health_check=list(HealthCheck))
     @given(prog=programs(), n=st.integers(0, 6), seed=st.integers(0, 2**16))
     def campaign(prog, n, seed):
+        if deadline is not None and time.monotonic() > deadline:
+            return
         counts["programs"] += 1
         if counts["programs"] % 10 == 0:
             print(f"... {counts['programs']} programs, {len(failures)} failures", flush=True)

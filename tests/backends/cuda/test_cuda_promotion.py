@@ -37,6 +37,10 @@ if not SIMULATOR and not cuda.is_available():
     pytest.skip("no CUDA GPU and the simulator is off", allow_module_level=True)
 REAL_GPU = not SIMULATOR
 needs_gpu = pytest.mark.skipif(not REAL_GPU, reason="needs a real CUDA GPU (the simulator is on or no GPU)")
+#: tests that assert the simulator's launch shapes (8 x 8 tiles, chunks of 8, 64 threads); a real
+#: GPU compiles the device's (test_promoted_kernels_with_the_device_tiles checks those decisions)
+simulator_shapes = pytest.mark.skipif(not SIMULATOR, reason="asserts the simulator's tiles and grids; "
+                                      "a real GPU gets the device's launch configuration")
 
 
 def compiled(func, args, fuse="smart"):
@@ -114,6 +118,7 @@ def test_promoted_kernels_with_the_device_tiles(name, fuse, sizes, tiles):
     assert {block for _, _, block in launches} == {(256,) if "256" in tiles else (32, 8)}, launches
 
 
+@simulator_shapes
 @pytest.mark.parametrize("name, fuse, sizes", [("2mm", "none", dict(ni=17, nj=9, nk=10, nl=23)),
                                                ("syrk", "none", dict(n=40, m=9))])
 def test_several_blocks_and_tiles_per_block(name, fuse, sizes, monkeypatch):
@@ -130,6 +135,7 @@ def test_several_blocks_and_tiles_per_block(name, fuse, sizes, monkeypatch):
     assert grids and all(g[0] > 1 for g, _ in grids), grids  # several blocks along x
 
 
+@simulator_shapes
 def test_matmul_tiles_stage_both_operands_and_keep_the_accumulator_in_a_register():
     sk = suite.KERNELS["2mm"]
     backend = check(sk.func, sk.make_args(np.random.default_rng(0), ni=9, nj=8, nk=17, nl=7), "none")
@@ -175,6 +181,7 @@ def _statements(node):
 
 # ---- budget, knobs, explain ----------------------------------------------------------------------
 
+@simulator_shapes
 def test_budget_shrinks_the_chunk_then_refuses(monkeypatch):
     sk = suite.KERNELS["2mm"]
     args = sk.make_args(np.random.default_rng(0), ni=9, nj=8, nk=11, nl=7)
@@ -193,6 +200,7 @@ def test_budget_shrinks_the_chunk_then_refuses(monkeypatch):
     assert registers(backend) == {"tmp", "D"}  # registers do not use shared memory
 
 
+@simulator_shapes
 def test_explain_shows_the_promotion(monkeypatch):
     sk = suite.KERNELS["matmul_bias_relu"]
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
@@ -222,6 +230,7 @@ def acc_alias(A, C):
     assert "C" not in registers(backend)
 
 
+@simulator_shapes
 def test_accumulators_and_a_group_with_a_guarded_shifted_read():
     src = """
 def mm(A, B, C, D):
