@@ -61,7 +61,7 @@ def candidates(scop: Scop, match) -> list[Growth]:
         if info.kind != "local" or not info.shape or stmt.array in _returned(scop):
             continue
         used = {e.name for i in stmt.index for e in ir.walk(i) if isinstance(e, ir.Var)}
-        loads = [e for e in ir.walk(stmt.value) if isinstance(e, ir.Load) and e.array != stmt.array]
+        loads = [e for e in ir.walk(stmt.value) if isinstance(e, ir.Load) and e.array != stmt.array and e.index]
         by_operand = [{v.name for i in x.index for v in ir.walk(i) if isinstance(v, ir.Var)} for x in loads]
         summed = set.intersection(*by_operand) if len(by_operand) == 2 else set()
         missing = tuple(v for v in stmt.iterators if v not in used and v not in summed

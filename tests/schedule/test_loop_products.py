@@ -478,6 +478,13 @@ def test_a_row_product_through_a_temporary_runs_as_one_stack(shape):
         assert "polyfuse.blas.dgemm" in kernel.inspect_llvm(*args)
 
 
+def test_a_row_product_with_a_local_scale_through_its_temporary():
+    source = DOITGEN.replace("    acc = np", "    w = 0.5 * C4[0, 0]\n    acc = np").replace(
+        "acc[p] += A[r, q, s] * C4[s, p]", "acc[p] += w * A[r, q, s] * C4[s, p]")
+    args = (_m(6, 7, 40), _m(40, 50), _m(6, 7, 50))
+    assert _run(source, *args, lifted=1).explain(*args)["loop products"][0]["temporary"]
+
+
 def test_polybench_doitgen_in_place_through_its_temporary():
     source = DOITGEN.replace("OUT", "A").replace("def k(A, C4, A)", "def k(A, C4)")
     A, C4 = _m(8, 9, 40), _m(40, 40) / 40
