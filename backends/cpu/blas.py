@@ -140,7 +140,11 @@ class MatmulEmitter(FortranCaller):
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))
             worth = self.b.and_(worth, inside)
         ways: list[Any]
-        if op.in_place:  # out = (I + T) @ out or out @ (I + T): ?trmm where the library has it, else the loops
+        if op.triangular:  # out += alpha * T @ G (or G @ T): ?trmm on copies, where the library has it
+            has = symbol(op.dtype, "trmm") in blas_pointers()
+            yes = (ll.Constant(ll.IntType(1), 1), None, None)
+            ways = [([(rows, cols, depth), yes], (out, a, b), "triangular")] if has else []
+        elif op.in_place:  # out = (I + T) @ out or out @ (I + T): ?trmm where the library has it, else the loops
             has = symbol(op.dtype, "trmm") in blas_pointers()
             tri = a if op.in_place == "left" else b
             ways = [(self.trmm_form(op, (rows, cols), (o_r, o_c), (a_r, a_s) if op.in_place == "left" else (b_s, b_c)),
@@ -184,7 +188,7 @@ class MatmulEmitter(FortranCaller):
             with then:
                 {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
                  "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict,
-                 "trmm": self.trmm}[kind](op, form, pointers)
+                 "trmm": self.trmm, "triangular": self.triangular_product}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -382,6 +386,68 @@ class MatmulEmitter(FortranCaller):
                 with self.counted(ll.Constant(_I64, 0), n) as t:
                     self.b.store(self.b.load(self.b.gep(diagonal, [t])), self.b.gep(c_ptr, [self.b.mul(t, step)]))
                 self.b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [saved])
+
+    def triangular_product(self, op: rg.Matmul, form: list, operands: tuple) -> None:
+        """``out += alpha * T @ G`` ("a" triangular) or ``alpha * G @ T``: T's strict triangle
+        copied into a column-major buffer with a zero diagonal, G into another (only the
+        elements the loops read), ``?trmm`` (diagonal as stored) on them, the result added to
+        ``out``; the loops where the buffers cannot be had."""
+        (rows, cols, depth), _ = form
+        out, a, b = operands
+        r, c, s = op.variables
+        real = _REALS[op.dtype][1]
+        bld = self.b
+        left = op.triangular == "a"
+        n = rows if left else cols  # T is n x n, G (and the result) rows x cols
+        tri, gen = (a, b) if left else (b, a)
+        tx, ty = (r, s) if left else (s, c)
+        gx, gy = (s, c) if left else (r, s)
+        width = ll.Constant(_I64, _BYTES[op.dtype])
+        tbuf = self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [bld.mul(bld.mul(n, n), width)])
+        wbuf = self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [bld.mul(bld.mul(rows, cols), width)])
+        null = ll.Constant(_I8.as_pointer(), None)
+        missing = bld.or_(bld.icmp_unsigned("==", tbuf, null), bld.icmp_unsigned("==", wbuf, null))
+        with bld.if_else(missing) as (none, got):
+            with none:
+                self.regions.emit(op.loops())
+            with got:
+                t_ptr, w_ptr = (bld.bitcast(p, real.as_pointer()) for p in (tbuf, wbuf))
+                self.copy_triangle(op.factor, n, self.element(tri, tx, ty, real), t_ptr, real)
+                with self.counted(ll.Constant(_I64, 0), cols) as y:
+                    with self.counted(ll.Constant(_I64, 0), rows) as x:
+                        bld.store(bld.load(self.element(gen, gx, gy, real)(x, y)),
+                                  bld.gep(w_ptr, [bld.add(x, bld.mul(y, rows))]))
+                letter = functools.partial(ll.Constant, _I8)
+                alpha, _ = self.scales(op)
+                self.b.call(self.declare(op.dtype, "trmm"), [
+                    self.slot(_I8, letter(ord("L" if left else "R"))),
+                    self.slot(_I8, letter(ord("U" if op.factor == "upper" else "L"))),
+                    self.slot(_I8, letter(ord("N"))), self.slot(_I8, letter(ord("N"))), self.integer(rows),
+                    self.integer(cols), alpha, t_ptr, self.integer(n), w_ptr, self.integer(rows)])
+                put = self.element(out, r, c, real)
+                with self.counted(ll.Constant(_I64, 0), cols) as y:
+                    with self.counted(ll.Constant(_I64, 0), rows) as x:
+                        at = put(x, y)
+                        total = bld.fadd(bld.load(at), bld.load(bld.gep(w_ptr, [bld.add(x, bld.mul(y, rows))])))
+                        bld.store(total, at)
+        for block in (tbuf, wbuf):
+            bld.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [block])  # free(NULL) is nothing
+
+    def element(self, x: _Operand, row: str, col: str, real):
+        """``(i, j) -> address`` of ``x``'s element at ``row = i``, ``col = j``."""
+        base = self.b.bitcast(x.base, real.as_pointer())
+        return lambda i, j: self.b.gep(base, [self.b.add(self.b.mul(i, x.stride(row)), self.b.mul(j, x.stride(col)))])
+
+    def copy_triangle(self, factor: str, n, source, target, real) -> None:
+        """``target`` (n x n, column-major) holds the strict triangle of ``source(i, j)`` that
+        ``factor`` names ("upper": j > i) and zeros on its diagonal."""
+        bld = self.b
+        zero = ll.Constant(_I64, 0)
+        with self.counted(zero, n) as y:
+            first, stop = (zero, y) if factor == "upper" else (bld.add(y, ll.Constant(_I64, 1)), n)
+            with self.counted(first, stop) as x:
+                bld.store(bld.load(source(x, y)), bld.gep(target, [bld.add(x, bld.mul(y, n))]))
+            bld.store(ll.Constant(real, 0.0), bld.gep(target, [bld.add(y, bld.mul(y, n))]))
 
     def libc(self, name: str, result, params: list):
         module = self.cg.module

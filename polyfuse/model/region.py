@@ -125,6 +125,10 @@ class Matmul:
     # variable above its row one: s > r, c > s) or "lower"; ?trmm with a unit diagonal
     in_place: str = ""
     factor: str = ""
+    # "a" or "b": that operand is read only strictly on one side of its diagonal (``factor``, its
+    # row and column variables over one range: symm's ``A[i, k]`` for ``k < i``), ``out`` is not
+    # an operand; ?trmm on copies (the operand's triangle with a zero diagonal, the other operand)
+    triangular: str = ""
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -136,6 +140,8 @@ class Matmul:
         """One product of the stack (the batch variables keep their values)."""
         if self.in_place:
             return self.in_place_loops()
+        if self.triangular:
+            return self.triangular_loops()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         term = self.term if self.term is not None else ir.BinOp(
@@ -172,6 +178,20 @@ class Matmul:
             return (ForRange(total_var, ir.int_const(0), extent, 1, (inner,)),)
         return (ForRange(total_var, last, ir.int_const(-1), -1, (inner,)),)
 
+    def triangular_loops(self) -> tuple[Op, ...]:
+        """``out += term`` over the triangle: s beyond r ("a", "upper": s > r), or c beyond s
+        ("b", "upper": c > s), and the mirror images for "lower"."""
+        r, c, s = self.variables
+        out = ir.Load(self.out.array, self.out.index, self.dtype)
+        assert self.term is not None
+        other = ir.Var(r if self.triangular == "a" else c, ir.INT)
+        one = ir.int_const(1)
+        after = (self.factor == "upper") == (self.triangular == "a")  # s runs after the other variable
+        first, stop = (ir.BinOp("+", other, one, ir.INT), self.depth) if after else (ir.int_const(0), other)
+        total = ForRange(s, first, stop, 1, (Assign(out.array, out.index, ir.BinOp("+", out, self.term, self.dtype)),))
+        inner = ForRange(c, ir.int_const(0), self.cols, 1, (total,))
+        return (ForRange(r, ir.int_const(0), self.rows, 1, (inner,)),)
+
     def describe(self) -> str:
         scale = "" if self.alpha is None else f"{ir.to_python(self.alpha)} * "
         stack = "".join(f"{ir.to_python(extent)} x " for _, extent in self.batch)
@@ -189,7 +209,16 @@ class Matmul:
                     f"unit triangle {side})")
         return (f"{self.out.array} {'+=' if self.accumulate else '='} {scale}{self.a.array} @ {self.b.array} "
                 f"({stack}{ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
-                f"{ir.to_python(self.cols)})" + self.describe_triangle())
+                f"{ir.to_python(self.cols)})" + self.describe_triangle() + self.describe_factor())
+
+    def describe_factor(self) -> str:
+        """``", A strictly triangular: k < i"``: the part of the triangular operand read."""
+        if not self.triangular:
+            return ""
+        r, c, s = self.variables
+        x, y = (r, s) if self.triangular == "a" else (s, c)
+        name = self.a.array if self.triangular == "a" else self.b.array
+        return f", {name} strictly triangular: {y} {'>' if self.factor == 'upper' else '<'} {x}"
 
     def describe_triangle(self) -> str:
         """``", triangle j <= i"``: the elements updated, in the loops' own names."""

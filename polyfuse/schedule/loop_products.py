@@ -276,7 +276,7 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
     if bounds is None:
         found = _triangle(stmt, match.variables, scop)
         if found is None:
-            return None
+            return None if match.pair else _kept_triangular(stmt, match, scop)
         triangle, offset, bounds = found
     if match.pair and not triangle:
         return None  # a box of a @ b.T + b @ a.T is two products: left as loops
@@ -301,6 +301,19 @@ def _kept_in_place(stmt: Statement, match: _Match, scop: Scop) -> Statement | No
         return None
     factor, bounds = found
     return _product_statement(stmt, match, scop, bounds, in_place=match.in_place, factor=factor)
+
+
+def _kept_triangular(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
+    """symm's ``temp2 += B[k, j] * A[i, k]`` (folded) and ``C[k, j] += alpha * B[i, j] * A[i, k]``
+    over ``k < i``: a product whose one operand is read strictly on one side of its diagonal (its
+    row and column variables over one range, the iterations a box cut by that triangle)."""
+    r, c, s = match.variables
+    for operand, square in (("a", (r, s)), ("b", (s, c))):
+        found = _strict_square(stmt, square, scop)
+        if found is not None:
+            factor, bounds = found
+            return _product_statement(stmt, match, scop, bounds, triangular=operand, factor=factor)
+    return None
 
 
 def _product_statement(stmt: Statement, match: _Match, scop: Scop, bounds: dict[str, tuple[ir.Expr, ir.Expr]],

@@ -558,3 +558,53 @@ def test_float32_strict_triangles_trmm_and_stacks():
     args = (_m(6, 7, 40, dtype=f32), _m(40, 50, dtype=f32), _m(6, 7, 50, dtype=f32))
     assert "polyfuse.blas.sgemm" in _run(DOITGEN.replace("np.zeros((C4.shape[1],))", "np.zeros((C4.shape[1],), "
                                                          "dtype=np.float32)"), *args, lifted=1).inspect_llvm(*args)
+
+
+SYMM = """
+def k(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            temp2 = 0.0
+            for k in range(i):
+                C[k, j] += alpha * B[i, j] * A[i, k]
+                temp2 += B[k, j] * A[i, k]
+            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+"""
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("m, n", [(50, 40), (33, 70), (1, 1), (2, 5), (4, 0)])
+def test_polybench_symm_s_two_triangular_products_run_on_trmm(order, m, n):
+    """temp2 folds into C[i, j] beside C[k, j] += ... (which never touches C[i, j]); each of the
+    two products reads A strictly below its diagonal: ?trmm on copies, the diagonal term stays
+    in its loop; tiny sizes run the loops."""
+    A = np.asarray(_m(m, m) / max(m, 1), order=order)
+    C, B = (np.asarray(x, order=order) for x in (_m(m, n), _m(m, n, seed=1)))
+    kernel = _run(SYMM, 1.5, 1.2, C, A, B)
+    if m * m * n >= 32 ** 3:
+        products = kernel.explain(1.5, 1.2, C, A, B)["loop products"]
+        assert len(products) == 2 and all("A strictly triangular" in p["product"] for p in products)
+        if blas.symbol("float64", "trmm") in blas.blas_pointers():
+            assert "polyfuse.blas.dtrmm" in kernel.inspect_llvm(1.5, 1.2, C, A, B)
+
+
+@pytest.mark.parametrize("change", [
+    ("C[k, j] += alpha * B[i, j] * A[i, k]", "C[k + 1, j] += alpha * B[i, j] * A[i, k]"),  # touches C[i, j]
+    ("C[k, j] += alpha * B[i, j] * A[i, k]", "B[i, j] += alpha * A[i, k]"),  # writes what the consumer reads
+    ("temp2 += B[k, j] * A[i, k]", "temp2 += B[k, j] * A[i, k] * A[k, i]"),  # an extra factor
+])
+def test_symm_near_misses_stay_correct(change):
+    m, n = 40, 30
+    _run(SYMM.replace(*change), 1.5, 1.2, _m(m, n), _m(m, m) / m, _m(m, n, seed=1))
+
+
+def test_a_product_over_a_triangle_of_a_non_square_operand_runs_its_loops_inside_the_array():
+    """A[i, k] for k < i where A has fewer columns than rows: the copy reads only the triangle."""
+    source = """
+def k(C, A, B):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            for k in range(min(i, A.shape[1])):
+                C[i, j] += A[i, k] * B[k, j]
+"""
+    _run(source, _m(50, 40), _m(50, 30), _m(30, 40))
