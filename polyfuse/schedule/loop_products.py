@@ -356,6 +356,9 @@ def _strict_square(stmt: Statement, square: tuple[str, str], scop: Scop
     domain = stmt.domain
     names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
     at = [list(stmt.iterators).index(v) for v in square]
+    plain = _hull(domain)
+    if any(_constant(bound(at[0]).sub(bound(at[1]))) is None for bound in (plain.dim_min, plain.dim_max)):
+        return None  # ranges not a constant apart (isl's hull of such a union can take seconds)
     box = _hull(domain, merged=tuple(at))
     x, y = (names[d] for d in at)
     for kind, relation in (("upper", f"{y} > {x}"), ("lower", f"{y} < {x}")):
