@@ -33,7 +33,8 @@ _I64 = ll.IntType(64)
 _I8 = ll.IntType(8)
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
 _KINDS = ("gemm", "gemv", "dot", "syrk")
-_OPTIONAL = ("syr2k",)  # used where the library has it, else the loops run
+_BYTES = {"float64": 8, "float32": 4}
+_OPTIONAL = ("syr2k", "trmm")  # used where the library has it, else the loops run
 
 PREFIX = "polyfuse.blas."
 
@@ -131,19 +132,33 @@ class MatmulEmitter(FortranCaller):
         a_r, a_s = a.stride(r), a.stride(s)
         b_s, b_c = b.stride(s), b.stride(c)
         work = self.b.mul(self.b.mul(rows, cols), depth)
-        dot = _is_one(op.rows) and _is_one(op.cols)  # NumPy calls ?dot at every length: so do we
+        # NumPy calls ?dot at every length: so do we (a loop product of one element accumulates: ?gemv)
+        dot = _is_one(op.rows) and _is_one(op.cols) and not op.accumulate
         worth = ll.Constant(ll.IntType(1), 1) if dot else self.b.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
         for extent in (rows, cols, depth):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))
             worth = self.b.and_(worth, inside)
-        if op.pair:  # one triangle of a @ b.T + b @ a.T: ?syr2k where the library has it, else the loops
+        ways: list[Any]
+        if op.triangular:  # out += alpha * T @ G (or G @ T): ?trmm on copies, where the library has it
+            has = symbol(op.dtype, "trmm") in blas_pointers()
+            yes = (ll.Constant(ll.IntType(1), 1), None, None)
+            ways = [([(rows, cols, depth), yes], (out, a, b), "triangular")] if has else []
+        elif op.in_place:  # out = (I + T) @ out or out @ (I + T): ?trmm where the library has it, else the loops
+            has = symbol(op.dtype, "trmm") in blas_pointers()
+            tri = a if op.in_place == "left" else b
+            ways = [(self.trmm_form(op, (rows, cols), (o_r, o_c), (a_r, a_s) if op.in_place == "left" else (b_s, b_c)),
+                     (out.base, tri.base), "trmm")] if has else []
+        elif op.pair:  # one triangle of a @ b.T + b @ a.T: ?syr2k where the library has it, else the loops
             has = symbol(op.dtype, "syr2k") in blas_pointers()
-            ways: list[Any] = [(self.syr2k_form(rows, depth, (o_r, o_c, a_r, a_s, b_s, b_c)),
+            ways = [(self.syr2k_form(rows, depth, (o_r, o_c, a_r, a_s, b_s, b_c)),
                                 (out.base, a.base, b.base), "syr2k")] if has else []
         elif op.triangle:  # one triangle of a @ a.T: ?syrk, or the loops (a ?gemm would write the other)
-            form = self.syrk_form(rows, cols, depth, a, b, (o_r, o_c, a_r, a_s, b_s, b_c))
-            ways = [(form, (out.base, a.base), "triangle")]
+            strides = (o_r, o_c, a_r, a_s, b_s, b_c)
+            if op.offset:  # a strict triangle: of the product one row larger, its diagonal kept
+                ways = [self.strict_way(op, (rows, depth), (out, a, b), strides)]
+            else:
+                ways = [(self.syrk_form(rows, cols, depth, a, b, strides), (out.base, a.base), "triangle")]
         elif dot:  # out[0] = sum a[s] * b[s]: two vectors
             ways = [([(depth,), self.vector(depth, a_s), self.vector(depth, b_s)], (a.base, b.base, out.base), "dot")]
         elif _is_one(op.cols):  # out[r] = sum a[r, s] * b[s]: a matrix times a vector
@@ -172,7 +187,8 @@ class MatmulEmitter(FortranCaller):
         with self.b.if_else(ok) as (then, otherwise):
             with then:
                 {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
-                 "triangle": self.triangle, "syr2k": self.syr2k}[kind](op, form, pointers)
+                 "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict,
+                 "trmm": self.trmm, "triangular": self.triangular_product}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
 
@@ -255,6 +271,37 @@ class MatmulEmitter(FortranCaller):
         c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[0], bld.select(by_rows[0], by_rows[2], by_cols[2]))
         return [(rows, depth), c_form, (a_ok, a_rows[0], lda), (same_matrix, None, None)]
 
+    def strict_way(self, op: rg.Matmul, sizes: tuple, operands: tuple, strides: tuple) -> tuple:
+        """(form, pointers, "strict") for a triangle whose columns start one after its rows
+        (``op.offset`` 1: correlation's ``range(i + 1, m)``; -1: rows one after the columns): the
+        triangle with its diagonal of the product one row and column larger, whose operands
+        start one row (column) earlier -- there the same matrix, where ``syrk_form``'s test of
+        one matrix passes."""
+        rows, depth = sizes
+        out, a, b = operands
+        o_r, o_c, a_r, a_s, b_s, b_c = strides
+        bld = self.b
+        n = bld.add(rows, ll.Constant(_I64, 1))
+        if op.offset > 0:  # out[r, c + 1] += a[r] . a[c + 1]: out and b one column back
+            whole, a, b = bld.gep(out.base, [bld.neg(o_c)]), a, _Operand(bld.gep(b.base, [bld.neg(b_c)]), b.steps)
+        else:  # out[r + 1, c] += a[r + 1] . a[c]: out and a one row back
+            whole, a, b = bld.gep(out.base, [bld.neg(o_r)]), _Operand(bld.gep(a.base, [bld.neg(a_r)]), a.steps), b
+        return self.syrk_form(n, n, depth, a, b, strides), (whole, a.base), "strict"
+
+    def trmm_form(self, op: rg.Matmul, sizes: tuple, out_strides: tuple, t_strides: tuple) -> list:
+        """[(m, n, side), B, T] for ``out = (I + T) @ out`` ("left") or ``out @ (I + T)``: B is
+        ``out`` as stored by columns (then side is the product's own) or by rows (Fortran sees
+        ``out^T = out^T @ (I + T^T)``: the other side); T (element (x, y) at ``x * t_x + y * t_y``)
+        as stored by columns or transposed."""
+        rows, cols = sizes
+        o_r, o_c = out_strides
+        bld = self.b
+        n_t = rows if op.in_place == "left" else cols
+        by_cols, by_rows = self.plain(rows, o_r, cols, o_c), self.plain(cols, o_c, rows, o_r)
+        b_form = (bld.or_(by_cols[0], by_rows[0]), bld.not_(by_cols[0]), bld.select(by_cols[0], by_cols[2], by_rows[2]))
+        m, n = bld.select(by_cols[0], rows, cols), bld.select(by_cols[0], cols, rows)
+        return [(m, n, n_t), b_form, self.matrix(n_t, t_strides[0], n_t, t_strides[1])]
+
     def syr2k_form(self, rows, depth, strides) -> list:
         """[(n, k), C, (ok, trans, lda), (ok, trans, ldb)] for ``sum a[r, s] * b[c, s] + b[r, s] *
         a[c, s]``: both ``n x k`` matrices (element (r, s) at ``r * a_r + s * a_s``, and at
@@ -318,6 +365,115 @@ class MatmulEmitter(FortranCaller):
         self.b.call(self.declare(op.dtype, "syrk"), [uplo, self.char(trans), self.integer(n), self.integer(k), alpha,
                                                      a_ptr, self.integer(lda), beta, c_ptr, self.integer(ldc)])
 
+    def strict(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """:meth:`triangle` on the larger product of :meth:`strict_way`, its diagonal (which the
+        loops never write) saved before in a heap buffer and put back after; the loops where
+        that buffer cannot be had."""
+        real = _REALS[op.dtype][1]
+        (n, _), (_, _, ldc), _, _ = form
+        c_ptr = self.b.bitcast(pointers[0], real.as_pointer())
+        step = self.b.add(ldc, ll.Constant(_I64, 1))  # one of C's strides is 1 (n > 1), the other ldc
+        size = self.b.mul(n, ll.Constant(_I64, _BYTES[op.dtype]))
+        saved = self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
+        with self.b.if_else(self.b.icmp_unsigned("==", saved, ll.Constant(_I8.as_pointer(), None))) as (none, got):
+            with none:
+                self.regions.emit(op.loops())
+            with got:
+                diagonal = self.b.bitcast(saved, real.as_pointer())
+                with self.counted(ll.Constant(_I64, 0), n) as t:
+                    self.b.store(self.b.load(self.b.gep(c_ptr, [self.b.mul(t, step)])), self.b.gep(diagonal, [t]))
+                self.triangle(op, form, pointers)
+                with self.counted(ll.Constant(_I64, 0), n) as t:
+                    self.b.store(self.b.load(self.b.gep(diagonal, [t])), self.b.gep(c_ptr, [self.b.mul(t, step)]))
+                self.b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [saved])
+
+    def triangular_product(self, op: rg.Matmul, form: list, operands: tuple) -> None:
+        """``out += alpha * T @ G`` ("a" triangular) or ``alpha * G @ T``: T's strict triangle
+        copied into a column-major buffer with a zero diagonal, G into another (only the
+        elements the loops read), ``?trmm`` (diagonal as stored) on them, the result added to
+        ``out``; the loops where the buffers cannot be had."""
+        (rows, cols, depth), _ = form
+        out, a, b = operands
+        r, c, s = op.variables
+        real = _REALS[op.dtype][1]
+        bld = self.b
+        left = op.triangular == "a"
+        n = rows if left else cols  # T is n x n, G (and the result) rows x cols
+        tri, gen = (a, b) if left else (b, a)
+        tx, ty = (r, s) if left else (s, c)
+        gx, gy = (s, c) if left else (r, s)
+        width = ll.Constant(_I64, _BYTES[op.dtype])
+        tbuf = self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [bld.mul(bld.mul(n, n), width)])
+        wbuf = self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [bld.mul(bld.mul(rows, cols), width)])
+        null = ll.Constant(_I8.as_pointer(), None)
+        missing = bld.or_(bld.icmp_unsigned("==", tbuf, null), bld.icmp_unsigned("==", wbuf, null))
+        with bld.if_else(missing) as (none, got):
+            with none:
+                self.regions.emit(op.loops())
+            with got:
+                t_ptr, w_ptr = (bld.bitcast(p, real.as_pointer()) for p in (tbuf, wbuf))
+                self.copy_triangle(op.factor, n, self.element(tri, tx, ty, real), t_ptr, real)
+                with self.counted(ll.Constant(_I64, 0), cols) as y:
+                    with self.counted(ll.Constant(_I64, 0), rows) as x:
+                        bld.store(bld.load(self.element(gen, gx, gy, real)(x, y)),
+                                  bld.gep(w_ptr, [bld.add(x, bld.mul(y, rows))]))
+                letter = functools.partial(ll.Constant, _I8)
+                alpha, _ = self.scales(op)
+                self.b.call(self.declare(op.dtype, "trmm"), [
+                    self.slot(_I8, letter(ord("L" if left else "R"))),
+                    self.slot(_I8, letter(ord("U" if op.factor == "upper" else "L"))),
+                    self.slot(_I8, letter(ord("N"))), self.slot(_I8, letter(ord("N"))), self.integer(rows),
+                    self.integer(cols), alpha, t_ptr, self.integer(n), w_ptr, self.integer(rows)])
+                put = self.element(out, r, c, real)
+                with self.counted(ll.Constant(_I64, 0), cols) as y:
+                    with self.counted(ll.Constant(_I64, 0), rows) as x:
+                        at = put(x, y)
+                        total = bld.fadd(bld.load(at), bld.load(bld.gep(w_ptr, [bld.add(x, bld.mul(y, rows))])))
+                        bld.store(total, at)
+        for block in (tbuf, wbuf):
+            bld.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [block])  # free(NULL) is nothing
+
+    def element(self, x: _Operand, row: str, col: str, real):
+        """``(i, j) -> address`` of ``x``'s element at ``row = i``, ``col = j``."""
+        base = self.b.bitcast(x.base, real.as_pointer())
+        return lambda i, j: self.b.gep(base, [self.b.add(self.b.mul(i, x.stride(row)), self.b.mul(j, x.stride(col)))])
+
+    def copy_triangle(self, factor: str, n, source, target, real) -> None:
+        """``target`` (n x n, column-major) holds the strict triangle of ``source(i, j)`` that
+        ``factor`` names ("upper": j > i) and zeros on its diagonal."""
+        bld = self.b
+        zero = ll.Constant(_I64, 0)
+        with self.counted(zero, n) as y:
+            first, stop = (zero, y) if factor == "upper" else (bld.add(y, ll.Constant(_I64, 1)), n)
+            with self.counted(first, stop) as x:
+                bld.store(bld.load(source(x, y)), bld.gep(target, [bld.add(x, bld.mul(y, n))]))
+            bld.store(ll.Constant(real, 0.0), bld.gep(target, [bld.add(y, bld.mul(y, n))]))
+
+    def libc(self, name: str, result, params: list):
+        module = self.cg.module
+        if name in module.globals:
+            return module.globals[name]
+        return ll.Function(module, ll.FunctionType(result, params), name=name)
+
+    def trmm(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``?trmm(side, uplo, transa, 'U', m, n, 1, T, ldt, B, ldb)``: B = op(T) B (side 'L') or
+        B op(T), T's stored triangle ('U' / 'L') that the loops read, its diagonal taken as 1."""
+        real = _REALS[op.dtype][1]
+        (m, n, _), (_, by_rows, ldb), (_, t_trans, ldt) = form
+        b_ptr, t_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
+        bld = self.b
+        letter = functools.partial(ll.Constant, _I8)
+        left = ll.Constant(ll.IntType(1), int(op.in_place == "left"))
+        side = self.slot(_I8, bld.select(bld.xor(left, by_rows), letter(ord("L")), letter(ord("R"))))
+        own, mirrored = (letter(ord("U")), letter(ord("L"))) if op.factor == "upper" else (letter(ord("L")),
+                                                                                          letter(ord("U")))
+        uplo = self.slot(_I8, bld.select(t_trans, mirrored, own))
+        one = self.slot(real, ll.Constant(real, 1.0))
+        self.b.call(self.declare(op.dtype, "trmm"), [side, uplo, self.char(bld.xor(t_trans, by_rows)),
+                                                     self.slot(_I8, letter(ord("U"))), self.integer(m),
+                                                     self.integer(n), one, t_ptr, self.integer(ldt), b_ptr,
+                                                     self.integer(ldb)])
+
     def syr2k(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``?syr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, 1, C, ldc)`` on the triangle the
         loops update (uplo as in :meth:`triangle`)."""
@@ -377,7 +533,7 @@ class MatmulEmitter(FortranCaller):
         strides calls the same routine at any length (others: a loop in index order, as our
         fallback), so the sum comes out in its order, bit for bit when the library is NumPy's own
         (runtime/linalg_library.py; SciPy's OpenBLAS build may round strided ones differently)."""
-        assert not op.accumulate, "loop products are three-loop ones (schedule/loop_products.py)"
+        assert not op.accumulate, "an accumulating product of one element runs ?gemv (product())"
         real = _REALS[op.dtype][1]
         (n,), (_, _, incx), (_, _, incy) = form
         x_ptr, y_ptr, out_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
@@ -397,6 +553,7 @@ class MatmulEmitter(FortranCaller):
         params = {"gemm": [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
                   "syrk": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, ptr, intp],
                   "syr2k": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
+                  "trmm": [i8p, i8p, i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp],
                   "gemv": [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp]}[kind]
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
 

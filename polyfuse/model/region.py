@@ -114,6 +114,21 @@ class Matmul:
     # with ``triangle``: ``term`` is ``alpha * (a[r, s] * b[c, s] + b[r, s] * a[c, s])`` (PolyBench's
     # syr2k), ``b`` indexed by c and s as written; ?syr2k
     pair: bool = False
+    # with ``triangle``: c0 - r0, the first column the loops update less their first row (1:
+    # correlation's ``for j in range(i + 1, m)``, whose operands and ``out`` are subscripted from
+    # those firsts, so that the triangle has its diagonal here); 1 or -1 runs as the triangle of
+    # one more row, the diagonal kept, on ?syrk
+    offset: int = 0
+    # "left": ``b`` is ``out``'s own rows (``out[s, c]``: trmm's ``B += T @ B``), "right": ``a`` is
+    # its own columns (``B += B @ T``), read as they were before the statement; ``T`` (``a``,
+    # ``b``) taken only strictly on one side of its diagonal, ``factor``: "upper" (T's column
+    # variable above its row one: s > r, c > s) or "lower"; ?trmm with a unit diagonal
+    in_place: str = ""
+    factor: str = ""
+    # "a" or "b": that operand is read only strictly on one side of its diagonal (``factor``, its
+    # row and column variables over one range: symm's ``A[i, k]`` for ``k < i``), ``out`` is not
+    # an operand; ?trmm on copies (the operand's triangle with a zero diagonal, the other operand)
+    triangular: str = ""
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -123,6 +138,10 @@ class Matmul:
 
     def single_loops(self) -> tuple[Op, ...]:
         """One product of the stack (the batch variables keep their values)."""
+        if self.in_place:
+            return self.in_place_loops()
+        if self.triangular:
+            return self.triangular_loops()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         term = self.term if self.term is not None else ir.BinOp(
@@ -140,6 +159,39 @@ class Matmul:
         inner = ForRange(c, first, stop, 1, (total,) if self.accumulate else (zero, total))
         return (ForRange(r, ir.int_const(0), self.rows, 1, (inner,)),)
 
+    def in_place_loops(self) -> tuple[Op, ...]:
+        """``out += T @ out`` ("left") or ``out @ T``: each row (column) of ``out`` reads the others
+        before they change, so the rows (columns) run from the side T reads last: for "left" with
+        T "upper" (row r reads rows s > r), r ascending; "lower", descending."""
+        r, c, s = self.variables
+        out = ir.Load(self.out.array, self.out.index, self.dtype)
+        assert self.term is not None
+        total_var, other, extent = (r, c, self.rows) if self.in_place == "left" else (c, r, self.cols)
+        after = (self.factor == "upper") == (self.in_place == "left")  # s runs after the outer variable
+        outer = ir.Var(total_var, ir.INT)
+        first, stop = ((ir.BinOp("+", outer, ir.int_const(1), ir.INT), self.depth) if after
+                       else (ir.int_const(0), outer))
+        total = ForRange(s, first, stop, 1, (Assign(out.array, out.index, ir.BinOp("+", out, self.term, self.dtype)),))
+        inner = ForRange(other, ir.int_const(0), self.cols if self.in_place == "left" else self.rows, 1, (total,))
+        last = ir.BinOp("-", extent, ir.int_const(1), ir.INT)
+        if after:
+            return (ForRange(total_var, ir.int_const(0), extent, 1, (inner,)),)
+        return (ForRange(total_var, last, ir.int_const(-1), -1, (inner,)),)
+
+    def triangular_loops(self) -> tuple[Op, ...]:
+        """``out += term`` over the triangle: s beyond r ("a", "upper": s > r), or c beyond s
+        ("b", "upper": c > s), and the mirror images for "lower"."""
+        r, c, s = self.variables
+        out = ir.Load(self.out.array, self.out.index, self.dtype)
+        assert self.term is not None
+        other = ir.Var(r if self.triangular == "a" else c, ir.INT)
+        one = ir.int_const(1)
+        after = (self.factor == "upper") == (self.triangular == "a")  # s runs after the other variable
+        first, stop = (ir.BinOp("+", other, one, ir.INT), self.depth) if after else (ir.int_const(0), other)
+        total = ForRange(s, first, stop, 1, (Assign(out.array, out.index, ir.BinOp("+", out, self.term, self.dtype)),))
+        inner = ForRange(c, ir.int_const(0), self.cols, 1, (total,))
+        return (ForRange(r, ir.int_const(0), self.rows, 1, (inner,)),)
+
     def describe(self) -> str:
         scale = "" if self.alpha is None else f"{ir.to_python(self.alpha)} * "
         stack = "".join(f"{ir.to_python(extent)} x " for _, extent in self.batch)
@@ -147,14 +199,34 @@ class Matmul:
             return (f"{self.out.array} += {scale}({self.a.array} @ {self.b.array}.T + {self.b.array} @ "
                     f"{self.a.array}.T) ({ir.to_python(self.rows)} x {ir.to_python(self.depth)})"
                     + self.describe_triangle())
+        if self.in_place:
+            r, c, s = self.variables
+            tri = self.a.array if self.in_place == "left" else self.b.array
+            upper = self.factor == "upper"
+            side = f"{s} {'>' if upper else '<'} {r}" if self.in_place == "left" else f"{c} {'>' if upper else '<'} {s}"
+            product = f"(I + {tri}) @ {self.out.array}" if self.in_place == "left" else f"{self.out.array} @ (I + {tri})"
+            return (f"{self.out.array} = {product} ({ir.to_python(self.rows)} x {ir.to_python(self.cols)}, "
+                    f"unit triangle {side})")
         return (f"{self.out.array} {'+=' if self.accumulate else '='} {scale}{self.a.array} @ {self.b.array} "
                 f"({stack}{ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
-                f"{ir.to_python(self.cols)})" + self.describe_triangle())
+                f"{ir.to_python(self.cols)})" + self.describe_triangle() + self.describe_factor())
+
+    def describe_factor(self) -> str:
+        """``", A strictly triangular: k < i"``: the part of the triangular operand read."""
+        if not self.triangular:
+            return ""
+        r, c, s = self.variables
+        x, y = (r, s) if self.triangular == "a" else (s, c)
+        name = self.a.array if self.triangular == "a" else self.b.array
+        return f", {name} strictly triangular: {y} {'>' if self.factor == 'upper' else '<'} {x}"
 
     def describe_triangle(self) -> str:
         """``", triangle j <= i"``: the elements updated, in the loops' own names."""
         r, c, _ = self.variables
-        return f", triangle {c} {'<=' if self.triangle == 'lower' else '>='} {r}" if self.triangle else ""
+        if not self.triangle:
+            return ""
+        shift = f" + {self.offset}" if self.offset > 0 else f" - {-self.offset}" if self.offset else ""
+        return f", triangle {c} {'<=' if self.triangle == 'lower' else '>='} {r}{shift}"
 
 
 #: The call the NumPy frontend writes for an ``np.linalg`` routine (frontend.array_lapack; a name

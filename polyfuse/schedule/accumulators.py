@@ -63,6 +63,7 @@ class _Group:
     accumulate: str
     consume: str
     scalar: str
+    beside: tuple[str, ...] = ()  # the other statements of the accumulation's loop (symm's C[k, j] += ...)
 
 
 def lift_accumulated_products(scop: Scop, deps: Dependences) -> tuple[
@@ -132,16 +133,24 @@ def _groups(scop: Scop) -> list[_Group]:
 def _group_at(scop: Scop, first: TreeNode, loop: TreeNode, last: TreeNode) -> _Group | None:
     if not (isinstance(first, StmtNode) and isinstance(last, StmtNode) and isinstance(loop, LoopNode)):
         return None
-    if len(loop.body) != 1 or not isinstance(loop.body[0], StmtNode) or len(loop.members) != 1:
+    if not all(isinstance(node, StmtNode) for node in loop.body) or len(loop.members) != 1:
         return None
-    init, acc, use = (scop.statement(n) for n in (first.name, loop.body[0].name, last.name))
+    init, use = scop.statement(first.name), scop.statement(last.name)
     name = init.array
+    names = [node.name for node in loop.body if isinstance(node, StmtNode)]
+    writers = [n for n in names if scop.statement(n).array == name]
+    if len(writers) != 1:
+        return None
+    acc = scop.statement(writers[0])
+    beside = tuple(n for n in names if n != acc.name)
+    if any(_touches(scop.statement(n), name) for n in beside):
+        return None
     if (init.region or acc.region or use.region or init.index or acc.array != name or use.array == name
             or not scop.array(name).is_scalar or name not in use.sources()):
         return None
     if acc.iterators[:-1] != init.iterators or use.iterators != init.iterators:
         return None
-    return _Group(init.name, acc.name, use.name, name)
+    return _Group(init.name, acc.name, use.name, name, beside)
 
 
 # ---- the fold ---------------------------------------------------------------------------------
@@ -171,6 +180,8 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
         return f"kept as written: the accumulation reads {use.array}"
     if group.scalar in _returned(scop):
         return "kept as written: the kernel returns the accumulator"
+    if not _beside_clear(scop, use, group.beside):
+        return "kept as written: a statement beside the accumulation touches the element it feeds, or writes what it reads"
     if not _dataflow_is_local(scop, group):
         return "kept as written: isl's dataflow shows the accumulator's value crossing iterations or statements"
     own = ir.Load(use.array, use.index, dtype)
@@ -186,6 +197,21 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     arrays = scop.arrays if still else tuple(a for a in scop.arrays if a.name != group.scalar)
     folded = dataclasses.replace(scop, statements=statements, body=body, arrays=arrays)
     return dataclasses.replace(folded, schedule=folded.schedule_of(body))
+
+
+def _beside_clear(scop: Scop, use: Statement, beside: tuple[str, ...]) -> bool:
+    """No statement beside the accumulation, in the iterations of one element, touches that
+    element or writes what the consumer reads (the fold writes the element and reads the
+    consumer's operands before the loop instead of after it)."""
+    for name in beside:
+        other = scop.statement(name)
+        if tuple(other.iterators[:len(use.iterators)]) != tuple(use.iterators):
+            return False
+        pull = _pull_back(scop, use, other)
+        touched = other.reads.union(other.writes)
+        if not (touched.intersect(pull(use.writes)).is_empty() and other.writes.intersect(pull(use.reads)).is_empty()):
+            return False
+    return True
 
 
 def _same_iterations(init: Statement, acc: Statement, use: Statement) -> bool:
@@ -339,3 +365,7 @@ def _without(node: TreeNode, name: str) -> TreeNode | None:
     members = tuple(dataclasses.replace(m, statements=tuple(s for s in m.statements if s != name))
                     for m in node.members)
     return dataclasses.replace(node, members=tuple(m for m in members if m.statements), body=body)
+
+
+def _touches(stmt: Statement, name: str) -> bool:
+    return name == stmt.array or name in stmt.targets or name in stmt.sources()

@@ -15,7 +15,12 @@ once), so results differ from the loops' in the last bits, as NumPy's ``@`` does
 keeps the loops.  A square's triangle (syrk's ``for j in range(i + 1)``) is a product too
 (``Matmul.triangle``): the backend runs ``?syrk`` on it where the operands are one matrix and its
 transpose, else its loops; syr2k's pair ``x[r, s] * y[c, s] + y[r, s] * x[c, s]`` on a triangle
-is one product too (``Matmul.pair``: ``?syr2k``).  Only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
+is one product too (``Matmul.pair``: ``?syr2k``); so is correlation's triangle without its
+diagonal (``range(i + 1, m)``: ``Matmul.offset``, ``?syrk`` with the diagonal kept) and trmm's
+product in place, ``B[i, j] += A[k, i] * B[k, j]`` over ``k > i`` (``Matmul.in_place``:
+``?trmm``, where no write of the statement reaches its reads of the other rows).  A product over more loops, which ``out`` and one operand share (``C[b, i, j] += A[b, i, k] * B[k, j]``), is a
+stack of products (``Matmul.batch``), over a box; a kernel-local temporary that one such product fills
+row by row is grown first (schedule/product_temporaries.py: doitgen).  Otherwise only three-loop products qualify (GEMV-shaped loops fuse with their neighbours
 into one pass over the matrix, which a library call would split).
 """
 
@@ -26,13 +31,14 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polyfuse.analysis.dependences import Dependences, compute_dependences
+from polyfuse.analysis.dependences import Dependences, compute_dependences, flow, on_array
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.isl_expr import expr_from_isl
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
-from polyfuse.model.scop import Scop, Statement
+from polyfuse.model.scop import Scop, Statement, isl_name
+from polyfuse.schedule import product_temporaries as temporaries
 
 _REALS = ("float64", "float32")
 
@@ -45,6 +51,7 @@ class ProductDecision:
     line: int
     product: str  # "C += alpha * A @ B (C__shape0 x A__shape1 @ A__shape1 x C__shape1)"
     placed: str  # "before" or "after" the rest of its loop nest, or "between" the parts that feed it and the rest
+    temporary: str = ""  # "acc grown to ... (a row per iteration of r, q)": product_temporaries' growth
 
 
 @dataclass(frozen=True)
@@ -58,13 +65,36 @@ class _Match:
     scale: tuple[ir.Expr, ...]  # the loop-invariant factors (alpha)
     variables: tuple[str, str, str]  # r (rows of out), c (columns of out), s (the sum)
     pair: bool = False  # term is scale * (a[r, s] * b[c, s] + b[r, s] * a[c, s]): syr2k's
+    in_place: str = ""  # "left": b is out's own rows (out[s, c]), "right": a is out's own columns (out[r, s])
+    batch: tuple[str, ...] = ()  # the loops of a stack of products (out and one operand use them), outermost first
 
 
 def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
     """``scop`` with every qualifying product statement kept whole, its dependences, and what
-    was done.  A move is decided by the dependences inside its own loop nest only, so each round
-    moves one product per nest on the same dependences (3mm's three in one round), then
-    recomputes them."""
+    was done; first with the temporaries that make a row product a stack of them grown
+    (schedule/product_temporaries.py), each growth kept only where its product then lifts."""
+    growths = temporaries.candidates(scop, _match)
+    while growths:
+        grown: Scop | None = scop
+        for growth in growths:
+            grown = None if grown is None else temporaries.grow(grown, growth)
+        if grown is None:
+            break  # each alone was legal, together they are not: none (rare; no search)
+        lifted, lifted_deps, decisions = _lift_all(grown, compute_dependences(grown))
+        done = {d.statement for d in decisions}
+        kept = [g for g in growths if g.statement in done]
+        if len(kept) == len(growths):
+            notes = {g.statement: g.describe(grown) for g in growths}
+            return lifted, lifted_deps, tuple(dataclasses.replace(d, temporary=notes.get(d.statement, ""))
+                                              for d in decisions)
+        growths = kept
+    return _lift_all(scop, deps)
+
+
+def _lift_all(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
+    """Every qualifying product lifted.  A move is decided by the dependences inside its own loop
+    nest only, so each round moves one product per nest on the same dependences (3mm's three in
+    one round), then recomputes them."""
     decisions: list[ProductDecision] = []
     while True:
         moved = []
@@ -100,8 +130,9 @@ def _lift_from(nest: LoopNode, scop: Scop, deps: Dependences) -> tuple[Scop, Pro
 
 
 def _match(stmt: Statement, scop: Scop) -> _Match | None:
-    """The product's parts if ``stmt`` is ``out = out + scale * a * b`` over three loops."""
-    if stmt.region is not None or len(stmt.iterators) != 3 or stmt.reassociable:
+    """The product's parts if ``stmt`` is ``out = out + scale * a * b`` over three loops, or
+    over more where ``out`` and one operand share the others (a stack of products)."""
+    if stmt.region is not None or len(stmt.iterators) < 3 or stmt.reassociable:
         return None
     dtype = scop.array(stmt.array).dtype
     value = stmt.value
@@ -126,22 +157,40 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
         return None
     first, second = varying
     assert isinstance(first, ir.Load) and isinstance(second, ir.Load)
-    if stmt.array in (first.array, second.array) or not all(_affine(i, loops) for i in (*stmt.index, *first.index,
-                                                                                          *second.index)):
+    if (first.array == second.array == stmt.array) or not all(_affine(i, loops) for i in (*stmt.index, *first.index,
+                                                                                            *second.index)):
         return None
     out_vars = _loop_vars(stmt.index, loops)
     sums = loops - out_vars
-    if len(out_vars) != 2 or len(sums) != 1:
+    if len(sums) != 1:
         return None
     (s,) = sums
     uses_a, uses_b = _loop_vars(first.index, loops), _loop_vars(second.index, loops)
-    if len(uses_a) != 2 or len(uses_b) != 2 or s not in uses_a or s not in uses_b or uses_a == uses_b:
+    if s not in uses_a or s not in uses_b:
         return None
-    (r,), (c,) = uses_a - {s}, uses_b - {s}
-    if {r, c} != out_vars:
+    rows, cols = uses_a - {s}, uses_b - {s}
+    if not rows or not cols or rows & cols or rows | cols != out_vars or (len(rows) > 1 and len(cols) > 1):
         return None
+    # a stack: of the loops out and one operand share, the last in out's subscripts is the
+    # product's own (C order), the others the batch
+    stacked = [v for i in stmt.index for v in sorted(_uses(i) & (rows if len(rows) > 1 else cols))]
+    order = list(dict.fromkeys(stacked))
+    batch = tuple(order[:-1])
+    r, c = (order[-1], *cols) if len(rows) > 1 else (*rows, order[-1])
+    in_place = ""
+    if stmt.array in (first.array, second.array) and batch:
+        return None
+    if stmt.array in (first.array, second.array):  # trmm's B[i, j] += A[k, i] * B[k, j]: out's own other rows
+        own_row: dict[str, ir.Expr] = {r: ir.Var(s, ir.INT)}
+        own_col: dict[str, ir.Expr] = {c: ir.Var(s, ir.INT)}
+        if second.array == stmt.array and second.index == tuple(ir.substitute(i, own_row) for i in stmt.index):
+            in_place = "left"
+        elif first.array == stmt.array and first.index == tuple(ir.substitute(i, own_col) for i in stmt.index):
+            in_place = "right"
+        else:
+            return None
     return _Match(rg.Operand(stmt.array, stmt.index), rg.Operand(first.array, first.index),
-                  rg.Operand(second.array, second.index), term, scale, (r, c, s))
+                  rg.Operand(second.array, second.index), term, scale, (r, c, s), in_place=in_place, batch=batch)
 
 
 def _match_pair(stmt: Statement, scop: Scop, own: ir.Load, term: ir.BinOp) -> _Match | None:
@@ -150,7 +199,8 @@ def _match_pair(stmt: Statement, scop: Scop, own: ir.Load, term: ir.BinOp) -> _M
     assert isinstance(term, ir.BinOp)
     first, second = (_match(dataclasses.replace(stmt, value=ir.BinOp("+", own, side, own.dtype)), scop)
                      for side in (term.lhs, term.rhs))
-    if first is None or second is None or first.pair or second.pair:
+    if (first is None or second is None or first.pair or second.pair or first.in_place or second.in_place
+            or first.batch or second.batch):
         return None
     r, c, s = first.variables
     if second.variables == (c, r, s):  # its factors in the other order: the roles by first's
@@ -218,37 +268,118 @@ def _invariant(scale: tuple[ir.Expr, ...], scop: Scop, nest: LoopNode) -> bool:
 
 def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
     """The statement as one product over its box of iterations (None: not a box)."""
-    r, c, s = match.variables
-    triangle, bounds = "", _box(stmt.domain, scop)
+    if match.in_place:
+        return _kept_in_place(stmt, match, scop)
+    triangle, offset, bounds = "", 0, _box(stmt.domain, scop)
+    if match.batch:  # a stack of products over a box
+        return None if bounds is None else _product_statement(stmt, match, scop, bounds)
     if bounds is None:
         found = _triangle(stmt, match.variables, scop)
         if found is None:
-            return None
-        triangle, bounds = found
+            return None if match.pair else _kept_triangular(stmt, match, scop)
+        triangle, offset, bounds = found
     if match.pair and not triangle:
         return None  # a box of a @ b.T + b @ a.T is two products: left as loops
-    lower = {v: bounds[v][0] for v in match.variables}
-    shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in match.variables if lower[v] != ir.int_const(0)}
+    if abs(offset) > 1 or (offset and match.pair):
+        return None  # no routine for it (the backend's strict triangle is ?syrk's): left as loops
+    return _product_statement(stmt, match, scop, bounds, triangle=triangle, pair=match.pair, offset=offset)
+
+
+def _kept_in_place(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
+    """trmm's ``B[i, j] += A[k, i] * B[k, j]`` for ``k`` in ``range(i + 1, m)``: ``B`` times a
+    unit triangular matrix (``B += T @ B`` with ``T[i, k] = A[k, i]`` strictly above the
+    diagonal), as one product when each read of ``B``'s other rows (columns) sees the value from
+    before the statement (isl's dependences: no write of the statement reaches them), the
+    iterations are a box cut strictly by the triangle of T, and nothing scales the sum (a
+    ``?trmm`` multiplies by ``I + T``)."""
+    r, c, s = match.variables
+    if match.scale:
+        return None
+    square = (r, s) if match.in_place == "left" else (s, c)  # T's row and column variables
+    found = _strict_square(stmt, square, scop)
+    if found is None or not _reads_before(stmt, scop):
+        return None
+    factor, bounds = found
+    return _product_statement(stmt, match, scop, bounds, in_place=match.in_place, factor=factor)
+
+
+def _kept_triangular(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
+    """symm's ``temp2 += B[k, j] * A[i, k]`` (folded) and ``C[k, j] += alpha * B[i, j] * A[i, k]``
+    over ``k < i``: a product whose one operand is read strictly on one side of its diagonal (its
+    row and column variables over one range, the iterations a box cut by that triangle)."""
+    r, c, s = match.variables
+    for operand, square in (("a", (r, s)), ("b", (s, c))):
+        found = _strict_square(stmt, square, scop)
+        if found is not None:
+            factor, bounds = found
+            return _product_statement(stmt, match, scop, bounds, triangular=operand, factor=factor)
+    return None
+
+
+def _product_statement(stmt: Statement, match: _Match, scop: Scop, bounds: dict[str, tuple[ir.Expr, ir.Expr]],
+                       **fields) -> Statement:
+    """The kept-whole statement of the product ``match`` over ``bounds``, each variable counted
+    from its first value; ``fields``: the Matmul's own (triangle, pair, ...)."""
+    r, c, s = match.variables
+    every = (*match.variables, *match.batch)
+    lower = {v: bounds[v][0] for v in every}
+    shift: dict[str, ir.Expr] = {v: ir.BinOp("+", ir.Var(v, ir.INT), lower[v], ir.INT) for v in every
+                                 if lower[v] != ir.int_const(0)}
 
     def operand(x: rg.Operand) -> rg.Operand:
         return rg.Operand(x.array, tuple(ir.substitute(i, shift) for i in x.index))
 
-    extent = {v: _minus(bounds[v][1], lower[v]) for v in match.variables}
+    extent = {v: _minus(bounds[v][1], lower[v]) for v in every}
     dtype = scop.array(stmt.array).dtype
     alpha = None
     for factor in match.scale:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
     product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
                         match.variables, dtype, accumulate=True, alpha=alpha,
-                        term=ir.substitute(match.term, shift), triangle=triangle, pair=match.pair)
+                        term=ir.substitute(match.term, shift), batch=tuple((v, extent[v]) for v in match.batch),
+                        **fields)
     uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
     region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
                        line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
                        writes=(stmt.array,))
-    domain = stmt.domain.project_out(isl.dim_type.set, 0, 3).set_tuple_name(stmt.name)
+    domain = stmt.domain.project_out(isl.dim_type.set, 0, len(stmt.iterators)).set_tuple_name(stmt.name)
     return dataclasses.replace(stmt, iterators=(), array="", index=(), value=ir.int_const(0), domain=domain,
                                reads=_whole(stmt.reads, stmt.name), writes=_whole(stmt.writes, stmt.name),
                                region=region)
+
+
+def _strict_square(stmt: Statement, square: tuple[str, str], scop: Scop
+                   ) -> tuple[str, dict[str, tuple[ir.Expr, ir.Expr]]] | None:
+    """("upper" where the domain is ``y > x``, "lower" where ``y < x``; the box's bounds) when
+    ``stmt``'s domain is a box whose ``square = (x, y)`` run over one range, cut strictly by
+    that triangle (trmm's ``for i in range(m): ... for k in range(i + 1, m)``: x = i, y = k)."""
+    domain = stmt.domain
+    names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
+    at = [list(stmt.iterators).index(v) for v in square]
+    plain = _hull(domain)
+    if any(_constant(bound(at[0]).sub(bound(at[1]))) is None for bound in (plain.dim_min, plain.dim_max)):
+        return None  # ranges not a constant apart (isl's hull of such a union can take seconds)
+    box = _hull(domain, merged=tuple(at))
+    x, y = (names[d] for d in at)
+    for kind, relation in (("upper", f"{y} > {x}"), ("lower", f"{y} < {x}")):
+        cut = isl.Set(f"{scop.prefix} -> {{ {domain.get_tuple_name()}[{', '.join(names)}] : {relation} }}")
+        if box.intersect(cut).is_equal(domain):
+            bounds = _bounds(box, scop)
+            return None if bounds is None else (kind, bounds)
+    return None
+
+
+def _reads_before(stmt: Statement, scop: Scop) -> bool:
+    """No read of ``stmt``'s array by ``stmt``, other than of the element it writes in the same
+    iteration, follows a write of that element by ``stmt`` (memory-based: unknown means dependent)."""
+    name = isl_name(stmt.array)
+    writes = on_array(stmt.writes, name)
+    others = on_array(stmt.reads, name).subtract(writes)
+    try:
+        found = flow(others, writes, scop.schedule, may=True)
+    except isl.Error:
+        return False
+    return found.get_may_dependence().is_empty()
 
 
 def _box(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:
@@ -259,8 +390,9 @@ def _box(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | No
     return _bounds(domain, scop)
 
 
-def _hull(domain: isl.Set) -> isl.Set:
-    """The smallest box holding ``domain`` (the product of its projections on each axis)."""
+def _hull(domain: isl.Set, merged: tuple[int, ...] = ()) -> isl.Set:
+    """The smallest box holding ``domain`` (the product of its projections on each axis); the
+    axes ``merged`` share one range, the hull of their projections together."""
     n = domain.dim(isl.dim_type.set)
     sides = []
     for d in range(n):
@@ -268,28 +400,53 @@ def _hull(domain: isl.Set) -> isl.Set:
         for e in sorted((e for e in range(n) if e != d), reverse=True):
             alone = alone.project_out(isl.dim_type.set, e, 1)
         sides.append(alone)
+    if merged:
+        joint = sides[merged[0]]
+        for d in merged[1:]:
+            joint = joint.union(sides[d])
+        joint = isl.Set.from_basic_set(joint.convex_hull())
+        sides = [joint if d in merged else side for d, side in enumerate(sides)]
     product = sides[0]
     for side in sides[1:]:
         product = product.flat_product(side)
+    for d in merged:  # the joint range took the first one's name
+        product = product.set_dim_name(isl.dim_type.set, d, str(domain.get_dim_name(isl.dim_type.set, d)))
     return product.set_tuple_name(domain.get_tuple_name())
 
 
 def _triangle(stmt: Statement, variables: tuple[str, str, str], scop: Scop
-              ) -> tuple[str, dict[str, tuple[ir.Expr, ir.Expr]]] | None:
-    """("lower" or "upper", bounds of the box) when ``stmt``'s domain is a box cut by ``c <= r``
-    (or ``c >= r``) whose r and c run over the same range (a square's triangle, diagonal
-    included: PolyBench's syrk ``for j in range(i + 1)``, covariance's ``range(i, m)``)."""
+              ) -> tuple[str, int, dict[str, tuple[ir.Expr, ir.Expr]]] | None:
+    """("lower" or "upper", c0 - r0, bounds of the box) when ``stmt``'s domain is its box cut by
+    ``c - c0 <= r - r0`` (or ``>=``), where r and c run over ranges of one extent starting at
+    ``r0`` and ``c0`` a constant apart: once each variable is counted from its first value (as
+    _kept_whole does), a square's triangle with its diagonal.  PolyBench's syrk ``for j in
+    range(i + 1)`` and covariance's ``range(i, m)`` (c0 = r0), and a strict one, correlation's
+    ``for i in range(m - 1): for j in range(i + 1, m)``: the triangle with its diagonal of the
+    rows 0 .. m - 2 and the columns 1 .. m - 1 (the box's r and c are the rows and columns
+    the domain reaches)."""
     domain, hull = stmt.domain, _hull(stmt.domain)
     names = [str(domain.get_dim_name(isl.dim_type.set, d)) for d in range(domain.dim(isl.dim_type.set))]
-    r, c = (names[list(stmt.iterators).index(v)] for v in variables[:2])
-    for kind, relation in (("lower", f"{c} <= {r}"), ("upper", f"{c} >= {r}")):
+    at_r, at_c = (list(stmt.iterators).index(v) for v in variables[:2])
+    r, c = names[at_r], names[at_c]
+    if not hull.dim_max(at_r).sub(hull.dim_min(at_r)).is_equal(hull.dim_max(at_c).sub(hull.dim_min(at_c))):
+        return None
+    offset = _constant(hull.dim_min(at_c).sub(hull.dim_min(at_r)))
+    if offset is None:
+        return None
+    for kind, relation in (("lower", f"{c} - {r} <= {offset}"), ("upper", f"{c} - {r} >= {offset}")):
         cut = isl.Set(f"{scop.prefix} -> {{ {domain.get_tuple_name()}[{', '.join(names)}] : {relation} }}")
         if hull.intersect(cut).is_equal(domain):
             bounds = _bounds(hull, scop)
-            if bounds is None or bounds[variables[0]] != bounds[variables[1]]:
-                return None
-            return kind, bounds
+            return None if bounds is None else (kind, offset, bounds)
     return None
+
+
+def _constant(value: isl.PwAff) -> int | None:
+    """The integer ``value`` is wherever it is defined (None: it varies, or has several pieces)."""
+    pieces = value.get_pieces()
+    if len(pieces) != 1 or not value.is_cst():
+        return None
+    return int(pieces[0][1].get_constant_val().to_python())
 
 
 def _bounds(domain: isl.Set, scop: Scop) -> dict[str, tuple[ir.Expr, ir.Expr]] | None:

@@ -171,11 +171,12 @@ def k(C, A, B):
 
 
 def test_non_box_domains_and_other_shapes_keep_their_loops():
-    """A triangle without its diagonal, a product reading its own output, and a matrix-vector product."""
+    """A triangle two diagonals off (no routine), a product reading its own output, and a
+    matrix-vector product."""
     triangle = """
 def k(C, A):
     for i in range(C.shape[0]):
-        for j in range(i):
+        for j in range(i - 1):
             for k in range(A.shape[1]):
                 C[i, j] += A[i, k] * A[j, k]
 """
@@ -310,3 +311,300 @@ def test_float32_triangles_run_on_ssyrk_and_ssyr2k():
                   lifted=1)
     if blas.symbol("float32", "syr2k") in blas.blas_pointers():
         assert "polyfuse.blas.ssyr2k" in kernel.inspect_llvm(*pair_args)
+
+
+STRICT = """
+def k(alpha, C, A):
+    for i in range(C.shape[0]):
+        for j in RANGE:
+            for k in range(A.shape[1]):
+                C[i, j] += alpha * A[i, k] * A[j, k]
+"""
+
+
+@pytest.mark.parametrize("triangle", ["lower", "upper"])
+@pytest.mark.parametrize("c_order, a_order, n, m", [("C", "C", 60, 50), ("F", "F", 41, 70), ("C", "F", 41, 70),
+                                                    ("F", "C", 60, 50)])
+def test_a_triangle_without_its_diagonal_runs_on_syrk_with_the_diagonal_kept(triangle, c_order, a_order, n, m):
+    """``range(i)`` / ``range(i + 1, n)``: ?syrk on the triangle with its diagonal of the whole
+    square, the diagonal saved before and put back after: it and the other triangle keep their bits."""
+    span = "range(i)" if triangle == "lower" else "range(i + 1, C.shape[0])"
+    C, A = np.asarray(_m(n, n), order=c_order), np.asarray(_m(n, m), order=a_order)
+    kernel = _run(STRICT.replace("RANGE", span), 1.5, C, A, lifted=1)
+    (decision,) = kernel.explain(1.5, C, A)["loop products"]
+    assert decision["product"].endswith("triangle j <= i - 1" if triangle == "lower" else "triangle j >= i + 1")
+    assert "polyfuse.blas.dsyrk" in kernel.inspect_llvm(1.5, C, A)
+    got = C.copy()
+    kernel(1.5, got, A)
+    kept = ~np.tri(n, k=-1, dtype=bool) if triangle == "lower" else np.tri(n, dtype=bool)
+    np.testing.assert_array_equal(got[kept], C[kept])
+
+
+CORRELATION = """
+def k(corr, data):
+    m = corr.shape[0]
+    for i in range(m - 1):
+        corr[i, i] = 1.0
+        for j in range(i + 1, m):
+            corr[i, j] = 0.0
+            for k in range(data.shape[0]):
+                corr[i, j] += data[k, i] * data[k, j]
+            corr[j, i] = corr[i, j]
+    corr[m - 1, m - 1] = 1.0
+"""
+
+
+@pytest.mark.parametrize("m, n", [(1, 3), (2, 2), (3, 40), (45, 60), (70, 33)])
+def test_correlation_s_strict_triangle_leaves_its_nest_and_the_rest_stays_fused(m, n):
+    """Zeroes first, one call (?syrk where it pays), then the mirror copy and the diagonal; at
+    every size, tiny ones (the loops, or no triangle at all: m = 1) included."""
+    args = (_m(m, m), _m(n, m) - 0.5)
+    kernel = _run(CORRELATION, *args)
+    if m >= 3:
+        (decision,) = kernel.explain(*args)["loop products"]
+        assert decision["placed"] == "between" and decision["product"].endswith("triangle j >= i + 1")
+
+
+def test_strict_triangles_that_are_not_a_times_a_t_run_their_loops():
+    """Two matrices, or one matrix's rows against another part of it: the loops, bit for bit."""
+    two = STRICT.replace("RANGE", "range(i + 1, C.shape[0])").replace("A[j, k]", "B[j, k]").replace(
+        "C, A)", "C, A, B)")
+    _run(two, 1.5, _m(50, 50), _m(50, 40), _m(50, 40), exact=True, lifted=1)
+    shifted = STRICT.replace("RANGE", "range(i)").replace("A[j, k]", "A[j + 1, k]")
+    _run(shifted, 1.5, _m(50, 50), _m(51, 40), exact=True, lifted=1)
+
+
+def test_a_strict_triangle_whose_output_is_its_operand_is_refused_at_the_call():
+    """One array passed as C and A: written and read through two names, refused (no BLAS call on
+    aliased operands)."""
+    _, kernel = _kernel(STRICT.replace("RANGE", "range(i)"))
+    C = _m(40, 40)
+    with pytest.raises(polyfuse.ArgumentError, match="overlap"):
+        kernel(1.5, C, C)
+
+
+TRMM = """
+def k(alpha, A, B):
+    for i in ROWS:
+        for j in range(B.shape[1]):
+            for k in SUM:
+                B[i, j] += TERM
+            B[i, j] = alpha * B[i, j]
+"""
+UPPER = {"ROWS": "range(B.shape[0])", "SUM": "range(i + 1, B.shape[0])", "TERM": "A[k, i] * B[k, j]"}
+
+
+def _trmm(**parts):
+    source = TRMM
+    for key, value in {**UPPER, **parts}.items():
+        source = source.replace(key, value)
+    return source
+
+
+@pytest.mark.parametrize("b_order, a_order, m, n", [("C", "C", 60, 50), ("F", "F", 37, 81), ("C", "F", 37, 81),
+                                                    ("F", "C", 60, 50), ("C", "C", 1, 1), ("C", "C", 2, 3),
+                                                    ("C", "C", 5, 0)])
+def test_polybench_trmm_runs_in_place_on_trmm(b_order, a_order, m, n):
+    """B += A[k, i] * B[k, j] over k > i reads the rows below before they change: ?trmm with a
+    unit diagonal, then the alpha loop; tiny and empty sizes run the loops (in an order that
+    reads the old rows)."""
+    A, B = np.asarray(_m(m, m) / max(m, 1), order=a_order), np.asarray(_m(m, n), order=b_order)
+    kernel = _run(_trmm(), 1.5, A, B, lifted=1 if m > 1 and n > 0 else None)
+    if m * m * n >= 32 ** 3:
+        (decision,) = kernel.explain(1.5, A, B)["loop products"]
+        assert decision["placed"] == "before" and decision["product"] == (
+            "B = (I + A) @ B (B__shape0 x B__shape1, unit triangle k > i)")
+        if blas.symbol("float64", "trmm") in blas.blas_pointers():
+            assert "polyfuse.blas.dtrmm" in kernel.inspect_llvm(1.5, A, B)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_trmm_from_the_lower_triangle_with_the_rows_descending_and_from_the_right(order):
+    """Rows read before they change in either direction: k < i with i descending; and B @ (I + T)
+    with the columns in the order that reads the old ones (j ascending, k > j)."""
+    lower = _trmm(ROWS="range(B.shape[0] - 1, -1, -1)", SUM="range(i)", TERM="A[i, k] * B[k, j]")
+    A, B = np.asarray(_m(50, 50) / 50, order=order), np.asarray(_m(50, 40), order=order)
+    _run(lower, 1.5, A, B, lifted=1)
+    right = """
+def k(A, B):
+    for j in range(B.shape[1]):
+        for i in range(B.shape[0]):
+            for k in range(j + 1, B.shape[1]):
+                B[i, j] += B[i, k] * A[j, k]
+"""
+    A, B = np.asarray(_m(45, 45) / 45, order=order), np.asarray(_m(60, 45), order=order)
+    kernel = _run(right, A, B, lifted=1)
+    assert kernel.explain(A, B)["loop products"][0]["product"].startswith("B = B @ (I + A)")
+    _run(right, _m(1, 1), _m(3, 1))
+
+
+@pytest.mark.parametrize("parts", [
+    dict(SUM="range(i + 1)"),  # the diagonal too: I + T would not be unit
+    dict(ROWS="range(B.shape[0])", SUM="range(i)", TERM="A[i, k] * B[k, j]"),  # reads rows already updated
+    dict(TERM="alpha * A[k, i] * B[k, j]"),  # a scale inside: (I + alpha T) is not trmm's
+    dict(TERM="A[k, i] * B[k, j] * B[k, j]"),  # an extra factor
+    dict(TERM="A[k, i] * B[k, j] + A[i, k]"),  # an extra term
+    dict(TERM="A[k, i] * B[j, k]"),  # not B's own rows
+])
+def test_trmm_near_misses_keep_their_loops(parts):
+    n = 40
+    _run(_trmm(**parts), 1.5, _m(n, n) / n, _m(n, n), exact=True, lifted=0)
+
+
+DOITGEN = """
+def k(A, C4, OUT):
+    acc = np.zeros((C4.shape[1],))
+    for r in range(A.shape[0]):
+        for q in range(A.shape[1]):
+            for p in range(C4.shape[1]):
+                acc[p] = 0.0
+                for s in range(A.shape[2]):
+                    acc[p] += A[r, q, s] * C4[s, p]
+            for p in range(C4.shape[1]):
+                OUT[r, q, p] = acc[p]
+"""
+
+
+@pytest.mark.parametrize("shape", [(6, 7, 40, 50), (3, 20, 33, 17), (1, 1, 1, 1), (2, 0, 3, 4), (5, 4, 3, 2)])
+def test_a_row_product_through_a_temporary_runs_as_one_stack(shape):
+    """doitgen's acc[p] = A[r, q, :] @ C4 per row: acc grows one row per (r, q), the rows are one
+    stack of products (one ?gemm where the strides chain), the copy after it; tiny sizes too."""
+    nr, nq, ns, npp = shape
+    args = (_m(nr, nq, ns), _m(ns, npp), _m(nr, nq, npp))
+    kernel = _run(DOITGEN, *args)
+    if nr * nq * ns * npp >= 32 ** 3:
+        (decision,) = kernel.explain(*args)["loop products"]
+        assert decision["placed"] == "between" and decision["temporary"].startswith("acc grown to")
+        assert "polyfuse.blas.dgemm" in kernel.inspect_llvm(*args)
+
+
+def test_a_row_product_with_a_local_scale_through_its_temporary():
+    source = DOITGEN.replace("    acc = np", "    w = 0.5 * C4[0, 0]\n    acc = np").replace(
+        "acc[p] += A[r, q, s] * C4[s, p]", "acc[p] += w * A[r, q, s] * C4[s, p]")
+    args = (_m(6, 7, 40), _m(40, 50), _m(6, 7, 50))
+    assert _run(source, *args, lifted=1).explain(*args)["loop products"][0]["temporary"]
+
+
+def test_polybench_doitgen_in_place_through_its_temporary():
+    source = DOITGEN.replace("OUT", "A").replace("def k(A, C4, A)", "def k(A, C4)")
+    A, C4 = _m(8, 9, 40), _m(40, 40) / 40
+    kernel = _run(source, A, C4, lifted=1)
+    assert kernel.explain(A, C4)["loop products"][0]["temporary"]
+    _run(source, np.asfortranarray(A), C4[::-1], lifted=1)  # other layouts: a loop of products, or the loops
+
+
+@pytest.mark.parametrize("change", [
+    ("                acc[p] = 0.0\n", ""),  # acc carries its sums from one row to the next
+    ("OUT[r, q, p] = acc[p]", "OUT[r, q, p] = acc[p] + acc[0]"),  # a row reads another element of acc
+    ("acc[p] += A[r, q, s] * C4[s, p]", "acc[p] += A[r, q, s] * C4[s, p] + 1.0"),  # an extra term
+])
+def test_temporaries_that_carry_values_or_are_no_product_stay_loops(change):
+    source = DOITGEN.replace(*change)
+    _run(source, _m(4, 5, 30), _m(30, 20), _m(4, 5, 20), exact=True, lifted=0)
+
+
+def test_a_returned_temporary_is_not_grown():
+    source = DOITGEN + "    return acc\n"
+    fn, kernel = _kernel(source)
+    args = (_m(4, 5, 30), _m(30, 20), _m(4, 5, 20))
+    np.testing.assert_array_equal(kernel(*[a.copy() for a in args]), fn(*[a.copy() for a in args]))
+    assert not kernel.explain(*args).to_dict().get("loop products")
+
+
+def test_a_temporary_grown_over_loops_that_start_late_and_may_be_empty():
+    source = """
+def k(A, C4, OUT):
+    acc = np.zeros((C4.shape[1],))
+    for r in range(2, A.shape[0]):
+        for q in range(1, A.shape[1]):
+            for p in range(C4.shape[1]):
+                acc[p] = 0.0
+                for s in range(A.shape[2]):
+                    acc[p] += A[r, q, s] * C4[s, p]
+            for p in range(C4.shape[1]):
+                OUT[r, q, p] = 2.0 * acc[p]
+"""
+    for nr in (1, 2, 9):
+        kernel = _run(source, _m(nr, 6, 40), _m(40, 50), _m(nr, 6, 50))
+    assert kernel.explain(_m(9, 6, 40), _m(40, 50), _m(9, 6, 50))["loop products"][0]["temporary"]
+
+
+def test_a_temporary_summed_over_a_loop_it_would_grow_by_stays_loops():
+    """q is summed into acc[p] as well: growing acc by q would split the sum (the init does not
+    run per q), so it stays as written."""
+    source = """
+def k(A, C4, OUT):
+    acc = np.zeros((C4.shape[1],))
+    for r in range(A.shape[0]):
+        for p in range(C4.shape[1]):
+            acc[p] = 0.0
+            for q in range(A.shape[1]):
+                for s in range(A.shape[2]):
+                    acc[p] += A[r, q, s] * C4[s, p]
+        for p in range(C4.shape[1]):
+            OUT[r, p] = acc[p]
+"""
+    _run(source, _m(5, 6, 40), _m(40, 50), _m(5, 50), exact=True, lifted=0)
+
+
+def test_float32_strict_triangles_trmm_and_stacks():
+    f32 = np.float32
+    args = (f32(1.5), _m(50, 50, dtype=f32), _m(50, 40, dtype=f32))
+    assert "polyfuse.blas.ssyrk" in _run(STRICT.replace("RANGE", "range(i)"), *args, lifted=1).inspect_llvm(*args)
+    args = (f32(1.5), _m(50, 50, dtype=f32) / 50, _m(50, 40, dtype=f32))
+    kernel = _run(_trmm(), *args, lifted=1)
+    if blas.symbol("float32", "trmm") in blas.blas_pointers():
+        assert "polyfuse.blas.strmm" in kernel.inspect_llvm(*args)
+    args = (_m(6, 7, 40, dtype=f32), _m(40, 50, dtype=f32), _m(6, 7, 50, dtype=f32))
+    assert "polyfuse.blas.sgemm" in _run(DOITGEN.replace("np.zeros((C4.shape[1],))", "np.zeros((C4.shape[1],), "
+                                                         "dtype=np.float32)"), *args, lifted=1).inspect_llvm(*args)
+
+
+SYMM = """
+def k(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            temp2 = 0.0
+            for k in range(i):
+                C[k, j] += alpha * B[i, j] * A[i, k]
+                temp2 += B[k, j] * A[i, k]
+            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+"""
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("m, n", [(50, 40), (33, 70), (1, 1), (2, 5), (4, 0)])
+def test_polybench_symm_s_two_triangular_products_run_on_trmm(order, m, n):
+    """temp2 folds into C[i, j] beside C[k, j] += ... (which never touches C[i, j]); each of the
+    two products reads A strictly below its diagonal: ?trmm on copies, the diagonal term stays
+    in its loop; tiny sizes run the loops."""
+    A = np.asarray(_m(m, m) / max(m, 1), order=order)
+    C, B = (np.asarray(x, order=order) for x in (_m(m, n), _m(m, n, seed=1)))
+    kernel = _run(SYMM, 1.5, 1.2, C, A, B)
+    if m * m * n >= 32 ** 3:
+        products = kernel.explain(1.5, 1.2, C, A, B)["loop products"]
+        assert len(products) == 2 and all("A strictly triangular" in p["product"] for p in products)
+        if blas.symbol("float64", "trmm") in blas.blas_pointers():
+            assert "polyfuse.blas.dtrmm" in kernel.inspect_llvm(1.5, 1.2, C, A, B)
+
+
+@pytest.mark.parametrize("change", [
+    ("C[k, j] += alpha * B[i, j] * A[i, k]", "C[k + 1, j] += alpha * B[i, j] * A[i, k]"),  # touches C[i, j]
+    ("C[k, j] += alpha * B[i, j] * A[i, k]", "B[i, j] += alpha * A[i, k]"),  # writes what the consumer reads
+    ("temp2 += B[k, j] * A[i, k]", "temp2 += B[k, j] * A[i, k] * A[k, i]"),  # an extra factor
+])
+def test_symm_near_misses_stay_correct(change):
+    m, n = 40, 30
+    _run(SYMM.replace(*change), 1.5, 1.2, _m(m, n), _m(m, m) / m, _m(m, n, seed=1))
+
+
+def test_a_product_over_a_triangle_of_a_non_square_operand_runs_its_loops_inside_the_array():
+    """A[i, k] for k < i where A has fewer columns than rows: the copy reads only the triangle."""
+    source = """
+def k(C, A, B):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            for k in range(min(i, A.shape[1])):
+                C[i, j] += A[i, k] * B[k, j]
+"""
+    _run(source, _m(50, 40), _m(50, 30), _m(30, 40))
