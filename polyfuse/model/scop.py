@@ -246,6 +246,18 @@ class Scop:
         """Names of the kernel-local arrays and scalars."""
         return tuple(a.name for a in self.arrays if a.kind == "local")
 
+    def returned_names(self) -> set[str]:
+        """The names the kernel returns (nested tuples flattened)."""
+        names: set[str] = set()
+        pending = [self.returns]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, tuple):
+                pending.extend(item)
+            elif item is not None:
+                names.add(item.name)
+        return names
+
 
 def _union_set(parts: list[isl.UnionSet], context: isl.Set) -> isl.UnionSet:
     result = isl.UnionSet.empty(context.get_space())

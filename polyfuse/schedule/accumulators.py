@@ -178,7 +178,7 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
         return "kept as written: the consumer's subscript reads an array"
     if use.array in acc.sources() or any(t in use.sources() for t in acc.targets if t != group.scalar):
         return f"kept as written: the accumulation reads {use.array}"
-    if group.scalar in _returned(scop):
+    if group.scalar in scop.returned_names():
         return "kept as written: the kernel returns the accumulator"
     if not _beside_clear(scop, use, group.beside):
         return "kept as written: a statement beside the accumulation touches the element it feeds, or writes what it reads"
@@ -261,19 +261,6 @@ def _factors(expr: ir.Expr, dtype: str) -> list[ir.Expr] | None:
 
 def _reads(expr: ir.Expr, name: str) -> bool:
     return any(isinstance(e, ir.Load) and e.array == name for e in ir.walk(expr))
-
-
-def _returned(scop: Scop) -> set[str]:
-    """The names the kernel returns (nested tuples flattened)."""
-    names: set[str] = set()
-    pending = [scop.returns]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, tuple):
-            pending.extend(item)
-        elif item is not None:
-            names.add(item.name)
-    return names
 
 
 def _dataflow_is_local(scop: Scop, group: _Group) -> bool:

@@ -16,7 +16,7 @@ import islpy as isl
 from polyfuse.model import ir
 from polyfuse.model.isl_expr import expr_from_isl
 from polyfuse.model.schedule_tree import LoopNode
-from polyfuse.model.scop import Scop, isl_name
+from polyfuse.model.scop import Scop, Statement, isl_name
 from polyfuse.schedule.contraction import array_dataflow, same_dataflow
 
 
@@ -67,24 +67,37 @@ def expand(scop: Scop, name: str, node: LoopNode) -> Scop | None:
 
 
 def _bounds(scop: Scop, node: LoopNode, var: str) -> tuple[ir.Expr, ir.Expr] | None:
-    values = None
+    places = []
     for name in node.statements:
         stmt = scop.statement(name)
         names = [isl_name(v) for v in stmt.iterators]
         if var not in names:
             return None
-        position = names.index(var)
-        domain = stmt.domain
-        projected = domain.project_out(isl.dim_type.set, position + 1, len(names) - position - 1)
-        projected = projected.project_out(isl.dim_type.set, 0, position).reset_tuple_id()
-        values = projected if values is None else values.union(projected)
+        places.append((stmt, names.index(var)))
+    found = loop_extremes(places)
+    if found is None:
+        return None
+    build = isl.AstBuild.from_context(scop.context)
+    low, high = found
+    return expr_from_isl(build.expr_from_pw_aff(low)), expr_from_isl(build.expr_from_pw_aff(high))
+
+
+def loop_extremes(places: list[tuple[Statement, int]]) -> tuple[isl.PwAff, isl.PwAff] | None:
+    """The least and greatest value of one loop over the statements it runs (``places``: each
+    statement with the loop's position among its iterators), as single-piece isl expressions of
+    the parameters; None when the loop runs no iteration or a bound has several pieces."""
+    values = None
+    for stmt, at in places:
+        n = stmt.domain.dim(isl.dim_type.set)
+        alone = stmt.domain.project_out(isl.dim_type.set, at + 1, n - at - 1).project_out(isl.dim_type.set, 0, at)
+        alone = alone.reset_tuple_id()
+        values = alone if values is None else values.union(alone)
     if values is None or values.is_empty():
         return None
     low, high = values.dim_min(0), values.dim_max(0)
     if low.n_piece() != 1 or high.n_piece() != 1:
         return None
-    build = isl.AstBuild.from_context(scop.context)
-    return expr_from_isl(build.expr_from_pw_aff(low)), expr_from_isl(build.expr_from_pw_aff(high))
+    return low, high
 
 
 def _expand_statement(scop: Scop, stmt, name: str, var: str, index, low_text: str):

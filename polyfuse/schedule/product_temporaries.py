@@ -31,7 +31,7 @@ from polyfuse.model import ir
 from polyfuse.model.isl_expr import expr_from_isl
 from polyfuse.model.scop import Scop, Statement, isl_name
 from polyfuse.schedule.contraction import array_dataflow, same_dataflow
-from polyfuse.schedule.expansion import isl_text
+from polyfuse.schedule.expansion import isl_text, loop_extremes
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def candidates(scop: Scop, match) -> list[Growth]:
         if stmt.region is not None or not stmt.index or len(stmt.iterators) < 3:
             continue
         info = scop.array(stmt.array)
-        if info.kind != "local" or not info.shape or stmt.array in _returned(scop):
+        if info.kind != "local" or not info.shape or stmt.array in scop.returned_names():
             continue
         used = {e.name for i in stmt.index for e in ir.walk(i) if isinstance(e, ir.Var)}
         loads = [e for e in ir.walk(stmt.value) if isinstance(e, ir.Load) and e.array != stmt.array and e.index]
@@ -117,18 +117,10 @@ def grow(scop: Scop, growth: Growth) -> Scop | None:
 
 def _range(users: list[Statement], var: str, scop: Scop) -> tuple[ir.Expr, ir.Expr] | None:
     """(first value, extent) of loop ``var`` over every statement in ``users``."""
-    values = None
-    for stmt in users:
-        at = list(stmt.iterators).index(var)
-        n = stmt.domain.dim(isl.dim_type.set)
-        alone = stmt.domain.project_out(isl.dim_type.set, at + 1, n - at - 1).project_out(isl.dim_type.set, 0, at)
-        alone = alone.reset_tuple_id()
-        values = alone if values is None else values.union(alone)
-    if values is None or values.is_empty():
+    found = loop_extremes([(stmt, list(stmt.iterators).index(var)) for stmt in users])
+    if found is None:
         return None
-    low, high = values.dim_min(0), values.dim_max(0)
-    if low.n_piece() != 1 or high.n_piece() != 1:
-        return None
+    low, high = found
     build = isl.AstBuild.from_context(scop.context)
     extent = high.sub(low).add_constant_val(isl.Val.one(high.get_ctx()))
     # sizes for which the loops run no iteration may make the extent negative: 0 then, as expansion.py
@@ -167,13 +159,3 @@ def _subscripts(stmt: Statement, array: str) -> tuple[ir.Expr, ...]:
     return found.pop()
 
 
-def _returned(scop: Scop) -> set[str]:
-    names: set[str] = set()
-    pending = [scop.returns]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, tuple):
-            pending.extend(item)
-        elif item is not None:
-            names.add(item.name)
-    return names
