@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, ProgramEdit, StmtCall, exclusive_bound
+from polyfuse.model.loop_ast import Block, For, LoopProgram, LoopRewrite, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import isl_name
 
 
@@ -43,31 +43,20 @@ class Coalesced:
 def coalesce_rows(program: LoopProgram) -> tuple[LoopProgram, tuple[Coalesced, ...]]:
     """``program`` with every pair of nested loops that walks whole rows of C-ordered arrays run
     as one loop (see the module docstring); the decisions."""
-    edit = _Coalescer(program)
-    root = edit.visit(program.root)
-    if not edit.decisions:
-        return program, ()
-    return edit.program_with(root), tuple(edit.decisions)
+    return _Coalescer(program).run()
 
 
-class _Coalescer(ProgramEdit):
+class _Coalescer(LoopRewrite):
     def __init__(self, program: LoopProgram) -> None:
         super().__init__(program)
-        self.decisions: list[Coalesced] = []
         self.c_ordered = {a.name for a in program.arguments if a.kind == "array" and a.layout == "C"}
         self.c_ordered |= {a.name for a in program.arrays
                            if a.kind in ("local", "result") and a.shape and not a.register_tile}
         self.factors: dict[str, tuple[ir.Expr, ...]] = {}  # flat loop -> the trip counts it runs
 
-    def visit(self, node: Node) -> Node:
-        if isinstance(node, Block):
-            return Block(tuple(self.visit(c) for c in node.children))
-        if isinstance(node, If):
-            otherwise = None if node.otherwise is None else self.visit(node.otherwise)
-            return replace(node, then=self.visit(node.then), otherwise=otherwise)
-        if not isinstance(node, For):
-            return node
-        inner = replace(node, body=self.visit(node.body))
+    def rewrite(self, loop: For) -> Node:
+        """Inside out: the loops below are merged first, so a nest of three becomes one loop."""
+        inner = replace(loop, body=self.visit(loop.body))
         return self.merge(inner) or inner
 
     def merge(self, outer: For) -> For | None:
