@@ -42,7 +42,7 @@ class OuterParallelDecision:
     statements: tuple[str, ...]
     applied: bool
     smart_depth: int  # the worst statement's outermost parallel loop in the smart order
-    isl_depth: int = -1  # the same in isl's schedule of the nest (-1: none found)
+    isl_depth: int = -1  # the same in the best candidate schedule (-1: none found)
     reason: str = ""
 
 
@@ -142,9 +142,11 @@ def _prefix(flat: isl.UnionMap, dim: int) -> isl.UnionMap:
     return result
 
 
-def strided_accesses(scop: Scop, schedule: isl.Schedule) -> int:
+def strided_accesses(scop: Scop, schedule: isl.Schedule, depth: int | None = None) -> int:
     """How many accesses walk memory with a stride in their statement's innermost loop of
-    ``schedule`` (neither the same element nor the next or previous one of the last axis).
+    ``schedule`` (neither the same element nor the next or previous one of the last axis); with
+    ``depth``, only those of statements with that many iterators (a nest's deepest statements do
+    the most work: a stride in a shallower one costs a lower power of the extents).
 
     The cost side of the trade: isl's schedule of floyd-warshall (a skewed ``i + j`` loop) or
     cholesky (the update walking a column) has parallel loops further out but strided inner
@@ -153,6 +155,8 @@ def strided_accesses(scop: Scop, schedule: isl.Schedule) -> int:
     count = 0
     for piece in maps_of(schedule.get_map()):
         stmt = scop.statement(piece.get_tuple_name(isl.dim_type.in_))
+        if depth is not None and len(stmt.iterators) != depth:
+            continue
         loops = [d for d in range(piece.dim(isl.dim_type.out)) if not _fixed(piece, d)]
         if not loops:
             continue
@@ -215,38 +219,186 @@ def _domain(scop: Scop, stmts: tuple[str, ...]) -> isl.UnionSet:
 
 
 def propose(scop: Scop, deps: Dependences, node: TreeNode) -> tuple[isl.Schedule | None, OuterParallelDecision | None]:
-    """isl's schedule for the top-level ``node`` when it has shallower parallel loops than the
-    smart order (not yet verified), and the record; (None, None) for nests of one loop level or
-    whose every statement already has its outermost loop parallel."""
+    """A schedule for the top-level ``node`` with shallower parallel loops than the smart order
+    (not yet verified), and the record; (None, None) for nests of one loop level or whose every
+    statement already has its outermost loop parallel.
+
+    The candidates: isl's schedule of the nest asked for outer coincidence, and the smart order
+    with an inner loop level interchanged with the outer loop (``interchanged_schedules``).  A
+    candidate is refused when it makes a vectorized innermost loop sequential, or walks more
+    accesses with a stride in the innermost loops of the nest's deepest statements (the ones
+    doing the most work: ``strided_accesses``); of the rest, the one with the shallowest
+    parallel loops wins, then the fewer strided accesses, then isl's."""
     if not isinstance(node, LoopNode) or not node.body or not node.statements:
         return None, None
     stmts = node.statements
     validity = deps.validity().union(deps.local_false())
-    smart = parallel_depths(scop.schedule_of((node,)), validity, scop.context)
+    smart_schedule = scop.schedule_of((node,))
+    smart = parallel_depths(smart_schedule, validity, scop.context)
     worst = max(smart.values(), default=0)  # no instances (an empty domain): nothing to gain
     if worst == 0:
         return None, None
     var = node.members[0].var
-    candidate = nest_schedule(scop, deps, stmts)
-    if candidate is None:
+    candidates: list[tuple[str, isl.Schedule]] = []
+    found_by_isl = nest_schedule(scop, deps, stmts)
+    if found_by_isl is not None:
+        candidates.append(("isl's schedule of the nest (outer coincidence)", found_by_isl))
+    candidates += [("the nest with an inner loop level interchanged with its outer loop", c)
+                   for c in interchanged_schedules(scop, smart_schedule, validity)]
+    if not candidates:
         return None, OuterParallelDecision(var, stmts, False, worst, reason="isl's scheduler found no schedule")
-    found = max(parallel_depths(candidate, validity, scop.context).values(), default=worst)
-    if found >= worst:
-        return None, OuterParallelDecision(
-            var, stmts, False, worst, found, reason="isl's schedule has no shallower parallel loop")
-    lost = innermost_parallel(scop.schedule_of((node,)), validity, scop.context) - innermost_parallel(
-        candidate, validity, scop.context)
-    if lost:
-        return None, OuterParallelDecision(
-            var, stmts, False, worst, found, reason=f"isl's schedule makes the innermost loop of {', '.join(sorted(lost))} "
-            "sequential where the smart order's is parallel (vectorized)")
-    before, after = strided_accesses(scop, scop.schedule_of((node,))), strided_accesses(scop, candidate)
-    if after > before:
-        return None, OuterParallelDecision(
-            var, stmts, False, worst, found, reason=f"isl's schedule walks {after} access(es) with a stride in "
-            f"an innermost loop where the smart order walks {before}")
+    vectorized = innermost_parallel(smart_schedule, validity, scop.context)
+    deepest = max(len(scop.statement(name).iterators) for name in stmts)
+    before = strided_accesses(scop, smart_schedule)
+    before_deep = strided_accesses(scop, smart_schedule, depth=deepest)
+    best: tuple | None = None
+    refusals: list[tuple[int, str]] = []
+    for order, (what, candidate) in enumerate(candidates):
+        found = max(parallel_depths(candidate, validity, scop.context).values(), default=worst)
+        if found >= worst:
+            refusals.append((found, f"{what} has no shallower parallel loop"))
+            continue
+        lost = vectorized - innermost_parallel(candidate, validity, scop.context)
+        if lost:
+            refusals.append((found, f"{what} makes the innermost loop of {', '.join(sorted(lost))} "
+                             "sequential where the smart order's is parallel (vectorized)"))
+            continue
+        after_deep = strided_accesses(scop, candidate, depth=deepest)
+        if after_deep > before_deep:
+            refusals.append((found, f"{what} walks {after_deep} access(es) of its {deepest}-deep statements with a "
+                             f"stride in an innermost loop where the smart order walks {before_deep}"))
+            continue
+        after = strided_accesses(scop, candidate)
+        key = (found, after, order)
+        if best is None or key < best[0]:
+            best = (key, what, candidate)
+    if best is None:
+        found = min(depth for depth, _ in refusals)
+        return None, OuterParallelDecision(var, stmts, False, worst, found, reason="; ".join(r for _, r in refusals))
+    (found, after, _), what, candidate = best
     return candidate, OuterParallelDecision(
         var, stmts, True, worst, found,
-        reason=f"isl's schedule of the nest (outer coincidence) puts a parallel loop {worst - found} "
-        f"level(s) further out: {found} sequential loop(s) around it instead of {worst}; "
-        f"{after} strided access(es) in innermost loops, {before} before")
+        reason=f"{what} puts a parallel loop {worst - found} level(s) further out: {found} sequential loop(s) "
+        f"around it instead of {worst}; {after} strided access(es) in innermost loops, {before} before")
+
+def interchanged_schedules(scop: Scop, schedule: isl.Schedule, validity: isl.UnionMap) -> list[isl.Schedule]:
+    """The nest's ``schedule`` with one inner loop level ``d`` moved outermost (swapped with the
+    outer loop), for each loop level; the statements without a loop at ``d`` keep their outer
+    loop, and the parts directly inside the new outer loop are put back in an order the
+    dependences within one of its iterations allow (their written order where they allow it).
+
+    isl's scheduler does not find these: asked for outer coincidence it takes the first band's
+    members in the order its cost function prefers (cholesky's right-looking update, walking a
+    column in the innermost loop), and a band inserted above an isl-scheduled inside repeats the
+    outer loop as a trivially parallel member.  The interchange keeps every statement's inner
+    loop order (cholesky's left-looking form: ``for j: for i > j (parallel): for k < j``).
+    Candidates only: legality is the verifier's (a candidate whose new outer loop runs some
+    dependence backwards is dropped here already)."""
+    flat = schedule.get_map()
+    pieces = {p.get_tuple_name(isl.dim_type.in_): p for p in maps_of(flat)}
+    width = _width(flat)
+    if width < 3 or not all(_fixed(p, 1) for p in pieces.values()):
+        return []  # one loop level, or a band of several loops at the top (a perfect nest's
+        # interchange is isl's outer-coincidence candidate already)
+    result = []
+    for level in range(2, width):
+        movers = [name for name, piece in pieces.items() if not _fixed(piece, level)]
+        if not movers:
+            continue
+        swapped = {name: _swap(piece, 0, level) if name in movers else piece for name, piece in pieces.items()}
+        outer = _union(_project(piece, 0) for piece in swapped.values())
+        if not _never_backwards(validity, outer, scop.context):
+            continue
+        positions = _reordered_positions(swapped, validity, outer)
+        if positions is None:
+            continue
+        placed = [_set_dim(piece, 1, positions[name]) for name, piece in swapped.items()]
+        band = isl.MultiUnionPwAff.from_union_map(_union(placed))
+        result.append(isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(band))
+    return result
+
+
+def _swap(piece: isl.Map, a: int, b: int) -> isl.Map:
+    n = piece.dim(isl.dim_type.out)
+    names = [f"c{k}" for k in range(n)]
+    moved = list(names)
+    moved[a], moved[b] = names[b], names[a]
+    swap = isl.Map.read_from_str(piece.get_ctx(), f"{{ [{', '.join(names)}] -> [{', '.join(moved)}] }}")
+    return piece.apply_range(swap.align_params(piece.get_space()))
+
+
+def _set_dim(piece: isl.Map, dim: int, value: int) -> isl.Map:
+    n = piece.dim(isl.dim_type.out)
+    names = [f"c{k}" for k in range(n)]
+    out = list(names)
+    out[dim] = str(value)
+    setter = isl.Map.read_from_str(piece.get_ctx(), f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}")
+    return piece.apply_range(setter.align_params(piece.get_space()))
+
+
+def _project(piece: isl.Map, dim: int) -> isl.Map:
+    n = piece.dim(isl.dim_type.out)
+    return piece.project_out(isl.dim_type.out, dim + 1, n - dim - 1).project_out(isl.dim_type.out, 0, dim)
+
+
+def _union(maps) -> isl.UnionMap:
+    result = None
+    for piece in maps:
+        here = isl.UnionMap.from_map(piece)
+        result = here if result is None else result.union(here)
+    assert result is not None
+    return result
+
+
+def _never_backwards(validity: isl.UnionMap, outer: isl.UnionMap, context: isl.Set) -> bool:
+    """Does every dependence go forward or stay put on the one-dimensional schedule ``outer``?"""
+    backwards = [False]
+
+    def check(delta: isl.Set) -> None:
+        negative = isl.Set.read_from_str(delta.get_ctx(), "{ [x] : x < 0 }").align_params(delta.get_space())
+        if not delta.intersect(negative).intersect_params(context.align_params(delta.get_space())).is_empty():
+            backwards[0] = True
+
+    validity.apply_domain(outer).apply_range(outer).deltas().foreach_set(check)
+    return not backwards[0]
+
+
+def _reordered_positions(pieces: dict[str, isl.Map], validity: isl.UnionMap, outer: isl.UnionMap) -> dict[str, int] | None:
+    """Statement -> its new position directly inside the outer loop: the parts (the statements
+    sharing a position) in an order that runs every dependence between two parts within one
+    outer iteration forwards, the written order among parts the dependences leave free; None
+    when they form a cycle (no order of whole parts is legal)."""
+    found = {name: _constant_at(piece, 1) for name, piece in pieces.items()}
+    part = {name: p for name, p in found.items() if p is not None}
+    if len(part) != len(found):
+        return None
+    parts = sorted(set(part.values()))
+    same = outer.apply_range(outer.reverse())
+    within = validity.intersect(same)
+    edges: set[tuple[int, int]] = set()
+    for dep in maps_of(within):
+        if dep.is_empty():
+            continue
+        a, b = part[dep.get_tuple_name(isl.dim_type.in_)], part[dep.get_tuple_name(isl.dim_type.out)]
+        if a != b:
+            edges.add((a, b))
+    order: list[int] = []
+    pending = list(parts)
+    while pending:
+        ready = [p for p in pending if not any(b == p and a in pending for a, b in edges)]
+        if not ready:
+            return None
+        order.append(ready[0])
+        pending.remove(ready[0])
+    return {name: order.index(p) for name, p in part.items()}
+
+
+def _constant_at(piece: isl.Map, dim: int) -> int | None:
+    """The one integer value a statement takes at schedule dimension ``dim`` (None if it takes
+    several, or one that depends on a parameter)."""
+    values = _project(piece, dim).range()
+    values = values.project_out(isl.dim_type.param, 0, values.dim(isl.dim_type.param))
+    if values.is_empty() or not values.is_singleton():
+        return None
+    point = values.sample_point()
+    return int(point.get_coordinate_val(isl.dim_type.set, 0).to_python())

@@ -3,6 +3,7 @@ whose smart order has parallel loops only deep inside; bitwise results, records,
 
 from __future__ import annotations
 
+import islpy as isl
 import numpy as np
 import pytest
 from conftest import assert_regions_ran, copy_args
@@ -72,15 +73,99 @@ def test_python_target_runs_the_same_schedule(fresh):
     assert _decisions(kernel, args)[0].applied
 
 
-@pytest.mark.parametrize("name", ["cholesky", "floyd-warshall"])
-def test_strided_inner_loops_are_refused(fresh, name):
-    """isl's outer-parallel orders of cholesky (its update walks a column) and floyd-warshall (a
-    skewed i + j loop) measured 1.2x and 3.5x slower on one thread: more strided accesses, refused."""
-    sk = suite.KERNELS[name]
+def test_floyd_warshalls_strided_order_is_refused(fresh):
+    """isl's outer-parallel order of floyd-warshall (a skewed i + j loop) measured 3.5x slower on
+    one thread: more strided accesses in its only (3-deep) statement, refused."""
+    sk = suite.KERNELS["floyd-warshall"]
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
     (decision,) = _decisions(polyfuse.kernel(sk.func, verify=True), args)
     assert not decision.applied and decision.isl_depth < decision.smart_depth
     assert "with a stride" in decision.reason
+
+
+def test_cholesky_gets_the_left_looking_order_bitwise_on_1_2_3_threads(fresh, forced):
+    """cholesky row by row has no parallel loop; isl's outer-parallel order (right-looking) walks a
+    column in the update's innermost loop.  The smart order with its column loop interchanged with
+    the row loop (left-looking: ``for j: sqrt of A[j, j]; for i > j (parallel): for k < j``) keeps
+    the update's rows contiguous.  Every element takes its updates in ascending k: bit for bit."""
+    sk = suite.KERNELS["cholesky"]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    for n in (1, 2, 5, 13, 19):  # 19: row counts that are not a multiple of the interleaved copies
+        _bitwise(sk, kernel, dict(n=n), counts=(1, 2, 3))
+    args = sk.make_args(np.random.default_rng(0), n=13)
+    (decision,) = _decisions(kernel, args)
+    assert decision.applied and decision.isl_depth < decision.smart_depth, decision
+    assert "interchanged" in decision.reason
+    python = polyfuse.kernel(sk.func, target="python", verify=True)
+    expected, actual = copy_args(args), copy_args(args)
+    sk.func(*expected)
+    python(*actual)
+    assert expected[1].tobytes() == actual[1].tobytes()
+
+
+def _nest(source: str):
+    import linecache
+
+    filename = f"<test-outer-nest-{abs(hash(source))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["k"]
+
+
+def test_an_interchange_that_runs_a_dependence_backwards_is_not_a_candidate(fresh):
+    """``A[i, j]`` reads ``A[i - 1, j + 1]``: with the j loop outermost, iteration j would read
+    what iteration j + 1 writes later.  No interchanged candidate; the result is the function's."""
+    from polyfuse.schedule.outer_parallelism import interchanged_schedules
+
+    func = _nest("def k(n, A, B):\n"
+                 "    for i in range(1, n):\n"
+                 "        for j in range(n - 1):\n"
+                 "            A[i, j] = A[i - 1, j + 1] * 0.5 + 1.0\n"
+                 "        B[i] = A[i, 0]\n")
+    rng = np.random.default_rng(0)
+    args = (9, rng.random((9, 9)), rng.random(9))
+    kernel = polyfuse.kernel(func, verify=True)
+    stages = kernel.compile(*args).stages
+    scop, deps = stages["lift"], stages["dependences"]
+    validity = deps.validity().union(deps.local_false())
+    fresh.setenv("POLYFUSE_OUTER_PARALLELISM", "0")
+    smart = polyfuse.kernel(func).compile(*args).stages["schedule"].schedule
+    assert interchanged_schedules(scop, smart, validity) == []
+    expected, actual = copy_args(args), copy_args(args)
+    func(*expected)
+    kernel(*actual)
+    for a, b in zip(expected, actual):
+        if isinstance(a, np.ndarray):
+            assert a.tobytes() == b.tobytes()
+
+
+def test_interchange_reorders_the_parts_the_dependences_order(fresh):
+    """Moving the column loop out puts cholesky's square root (written after the row's updates)
+    before the column's updates, which divide by it: the parts directly inside the new outer loop
+    follow the dependences within one of its iterations."""
+    from polyfuse.schedule.outer_parallelism import interchanged_schedules
+
+    sk = suite.KERNELS["cholesky"]
+    args = sk.make_args(np.random.default_rng(0), n=7)
+    fresh.setenv("POLYFUSE_OUTER_PARALLELISM", "0")
+    stages = polyfuse.kernel(sk.func).compile(*args).stages
+    scop, deps = stages["lift"], stages["dependences"]
+    validity = deps.validity().union(deps.local_false())
+    (candidate,) = interchanged_schedules(scop, stages["schedule"].schedule, validity)
+    flat = {m.get_tuple_name(isl.dim_type.in_): m for m in _maps(candidate.get_map())}
+
+    def position(name: str) -> int:  # the statement's place directly inside the outer loop
+        point = flat[name].range().sample_point()
+        return int(point.get_coordinate_val(isl.dim_type.set, 1).to_python())
+
+    assert position("S3") < position("S0") == position("S1")
+
+
+def _maps(union):
+    from polyfuse.model.isl_parts import maps_of
+
+    return maps_of(union)
 
 
 def test_nests_with_outer_parallel_loops_get_no_record(fresh):
