@@ -12,6 +12,7 @@ import pytest
 from polyfuse.backends.cpu import blas
 
 import polyfuse
+from polyfuse.model.region import BLAS_MIN_WORK
 
 pytestmark = pytest.mark.skipif(not blas.available(), reason="no BLAS library found")
 
@@ -617,7 +618,7 @@ def k(alpha, beta, A, B, tmp, x, y):
 def test_polybench_gesummv_runs_two_gemv_calls_between_its_loops():
     """Each matrix is read by one statement only: each product is one ?gemv, the zeroing before
     and the combination after stay loops."""
-    args = (1.5, 1.2, _m(60, 50), _m(60, 50, seed=1), _m(60), _m(50), _m(60))
+    args = (1.5, 1.2, _m(200, 180), _m(200, 180, seed=1), _m(200), _m(180), _m(200))  # > BLAS_MIN_WORK
     kernel = _run(GESUMMV, *args, lifted=2)
     products = [d["product"] for d in kernel.explain(*args)["loop products"]]
     assert products[0].startswith("tmp += A @ x") and products[1].startswith("y += B @ x")
@@ -625,11 +626,11 @@ def test_polybench_gesummv_runs_two_gemv_calls_between_its_loops():
 
 
 @pytest.mark.parametrize("statement, order, shapes", [
-    ("y[r] += A[r, c] * x[c]", "rc", ((50, 40), 40, 50)),
-    ("y[r] += alpha * x[c] * A[r, c]", "cr", ((50, 40), 40, 50)),
-    ("y[c] += x[r] * A[r, c]", "rc", ((50, 40), 50, 40)),  # bicg's s = A^T r
-    ("y[c] = y[c] + A[r, c] * alpha * x[r]", "cr", ((50, 40), 50, 40)),
-    ("y[r] += A[c, r] * x[c]", "rc", ((40, 50), 40, 50)),  # mvt's x2 = A^T y2
+    ("y[r] += A[r, c] * x[c]", "rc", ((200, 180), 180, 200)),
+    ("y[r] += alpha * x[c] * A[r, c]", "cr", ((200, 180), 180, 200)),
+    ("y[c] += x[r] * A[r, c]", "rc", ((200, 180), 200, 180)),  # bicg's s = A^T r
+    ("y[c] = y[c] + A[r, c] * alpha * x[r]", "cr", ((200, 180), 200, 180)),
+    ("y[r] += A[c, r] * x[c]", "rc", ((180, 200), 180, 200)),  # mvt's x2 = A^T y2
 ])
 @pytest.mark.parametrize("layout", ["C", "F"])
 def test_a_matrix_times_a_vector_over_two_loops_runs_on_gemv(statement, order, shapes, layout):
@@ -643,6 +644,7 @@ def k(alpha, A, x, y, R, C):
     a_shape, nx, ny = shapes
     rows, cols = (a_shape if "A[r, c]" in statement else a_shape[::-1])
     A = np.asarray(_m(*a_shape), order=layout)
+    assert rows * cols >= BLAS_MIN_WORK
     _run(source, 0.5, A, _m(nx), _m(ny), rows, cols, lifted=1)
 
 
@@ -698,3 +700,18 @@ def k(A, x, y, tmp):
 def test_matrix_vector_near_misses_keep_their_loops_bit_for_bit(source):
     exact = "np.sum" not in source
     _run(source, _m(40, 40), _m(40), _m(40), _m(40), exact=exact, lifted=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gemv_with_offsets_strided_views_and_float32(dtype):
+    """Loops that start late, an output shifted by one, strided and reversed operand views (the
+    per-call layout test picks BLAS or the loops) against the user's function."""
+    source = """
+def k(alpha, A, x, y):
+    for i in range(2, A.shape[0]):
+        for j in range(1, A.shape[1]):
+            y[i + 1] += alpha * A[i, j] * x[j - 1]
+"""
+    big = _m(500, 400, dtype=dtype)  # each product over BLAS_MIN_WORK multiply-adds
+    for A in (big[:200, :190], big[::2, ::2], big[::-2, 1::2], np.asfortranarray(big[:200, :190])):
+        _run(source, dtype(0.5), A, _m(A.shape[1], dtype=dtype), _m(A.shape[0] + 1, dtype=dtype), lifted=1)
