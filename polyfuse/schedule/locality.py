@@ -201,7 +201,9 @@ class LocalityPass:
         +2 stride-1, +1 invariant read (stays in a register), -4 strided by a whole row or worse,
         and -4 for a write that does not move with ``var`` (a reduction: it cannot vectorize
         without reassociating, which polyfuse never does on its own), +1 where it may
-        (a NumPy reduction's accumulation, ``ir.BinOp.reassoc``: it vectorizes into partial sums)."""
+        (a NumPy reduction's accumulation, ``ir.BinOp.reassoc``: it vectorizes into partial sums).
+        A read of the element the statement writes is that write's stream, not a second one
+        (counted twice, ``y[i] += A[i, j]`` scored walking ``A`` by columns above by rows)."""
         score = 0
         for name in statements:
             stmt = self.scop.statement(name)
@@ -216,7 +218,9 @@ class LocalityPass:
 
 
 def _reads(stmt) -> list[tuple[ir.Expr, ...]]:
-    return [e.index for e in ir.walk(stmt.value) if isinstance(e, ir.Load) and e.index]
+    """Subscripts of the array elements ``stmt`` reads, but the one it writes."""
+    return [e.index for e in ir.walk(stmt.value) if isinstance(e, ir.Load) and e.index
+            and not (e.array == stmt.array and e.index == stmt.index)]
 
 
 def _access_score(index: tuple[ir.Expr, ...], var: str) -> int:

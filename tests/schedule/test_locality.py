@@ -69,10 +69,13 @@ def test_reduction_is_not_moved_innermost():
     assert not any(d["applied"] for d in _loop_order(k.explain(*args)))
 
 
-def test_a_numpy_row_sum_keeps_its_reduction_innermost_where_a_user_loop_does_not():
+def test_a_row_sum_keeps_its_reduction_innermost_numpy_or_loops():
     """x.sum(axis=-1) may reassociate (ir.BinOp.reassoc): with its reduction loop innermost it
-    streams rows and vectorizes into partial sums.  The same sum as a user loop would be a
-    serial chain there, so the pass moves the row loop innermost instead (exact, strided)."""
+    streams rows and vectorizes into partial sums.  The same sum as a user loop is a serial
+    chain there, but walking ``x`` by columns instead read a cache line per element (a 4096 x
+    4096 row sum 98-122 ms against 5.7 ms): the loop keeps its order, and the interleave pass
+    runs a vector of rows side by side (exact).  ``out[i]`` read and written is one stream, so it
+    scores once."""
     numpy_form = define("def rows(x):\n    return x.sum(axis=-1)\n")
     loop_form = define('''def rows_loop(x, out):
     for i in range(x.shape[0]):
@@ -83,8 +86,33 @@ def test_a_numpy_row_sum_keeps_its_reduction_innermost_where_a_user_loop_does_no
     explained = polyfuse.kernel(numpy_form, verify=True).explain(x)
     assert not any(d["applied"] for d in _loop_order(explained))
     assert [s["reassociable"] for s in explained["statements"]] == [False, True]
-    k = check_against_python(loop_form, (x, np.zeros(6)), target="cpu")
-    assert any(d["applied"] and d["order"][-1] == "i" for d in _loop_order(k.explain(x, np.zeros(6))))
+    k = check_against_python(loop_form, (x, np.zeros(6)), target="cpu", rtol=0, atol=0)
+    assert not any(d["applied"] for d in _loop_order(k.explain(x, np.zeros(6))))
+
+
+@pytest.mark.parametrize("statement", ["y[i] += A[i, j]", "y[i] = A[i, j] * 2.0 + y[i]", "y[j] += A[i, j]"])
+def test_sums_along_the_rows_or_columns_walk_the_matrix_by_rows(statement):
+    fn = define(f'''def sums(A, y):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            {statement}
+''', "sums")
+    args = (np.random.rand(19, 21), np.random.rand(21))
+    k = check_against_python(fn, args, target="cpu", rtol=0, atol=0)
+    assert not any(d["applied"] for d in _loop_order(k.explain(*args)))
+
+
+def test_a_copy_written_by_columns_still_gets_its_rows_innermost():
+    """The near miss: ``B[i, j] = B[i, j] + A[i, j]`` under ``for j: for i`` (every access by
+    columns) is reordered, ``B[i, j]`` counted once."""
+    fn = define('''def add(A, B):
+    for j in range(A.shape[1]):
+        for i in range(A.shape[0]):
+            B[i, j] = B[i, j] + A[i, j]
+''', "add")
+    args = (np.random.rand(9, 11), np.random.rand(9, 11))
+    k = check_against_python(fn, args, target="cpu", rtol=0, atol=0)
+    assert any(d["applied"] and d["order"][-1] == "j" for d in _loop_order(k.explain(*args)))
 
 
 @pytest.mark.parametrize("expr, expected", [

@@ -12,6 +12,7 @@ import pytest
 from polyfuse.backends.cpu import blas
 
 import polyfuse
+from polyfuse.model.region import BLAS_MIN_WORK
 
 pytestmark = pytest.mark.skipif(not blas.available(), reason="no BLAS library found")
 
@@ -171,8 +172,7 @@ def k(C, A, B):
 
 
 def test_non_box_domains_and_other_shapes_keep_their_loops():
-    """A triangle two diagonals off (no routine), a product reading its own output, and a
-    matrix-vector product."""
+    """A triangle two diagonals off (no routine) and a product reading its own output."""
     triangle = """
 def k(C, A):
     for i in range(C.shape[0]):
@@ -189,13 +189,6 @@ def k(C, B):
                 C[i, j] += C[i, k] * B[k, j]
 """
     _run(own, _m(40, 40), _m(40, 40), exact=True, lifted=0)
-    gemv = """
-def k(y, A, x):
-    for i in range(A.shape[0]):
-        for j in range(A.shape[1]):
-            y[i] += A[i, j] * x[j]
-"""
-    _run(gemv, _m(40), _m(40, 50), _m(50), exact=True, lifted=0)
 
 
 @pytest.mark.parametrize("n", [0, 1, 5])
@@ -608,3 +601,117 @@ def k(C, A, B):
                 C[i, j] += A[i, k] * B[k, j]
 """
     _run(source, _m(50, 40), _m(50, 30), _m(30, 40))
+
+
+GESUMMV = """
+def k(alpha, beta, A, B, tmp, x, y):
+    for i in range(A.shape[0]):
+        tmp[i] = 0.0
+        y[i] = 0.0
+        for j in range(A.shape[1]):
+            tmp[i] = A[i, j] * x[j] + tmp[i]
+            y[i] = B[i, j] * x[j] + y[i]
+        y[i] = alpha * tmp[i] + beta * y[i]
+"""
+
+
+def test_polybench_gesummv_runs_two_gemv_calls_between_its_loops():
+    """Each matrix is read by one statement only: each product is one ?gemv, the zeroing before
+    and the combination after stay loops."""
+    args = (1.5, 1.2, _m(200, 180), _m(200, 180, seed=1), _m(200), _m(180), _m(200))  # > BLAS_MIN_WORK
+    kernel = _run(GESUMMV, *args, lifted=2)
+    products = [d["product"] for d in kernel.explain(*args)["loop products"]]
+    assert products[0].startswith("tmp += A @ x") and products[1].startswith("y += B @ x")
+    _run(GESUMMV, *args, exact=True, blas=False, lifted=0)
+
+
+@pytest.mark.parametrize("statement, order, shapes", [
+    ("y[r] += A[r, c] * x[c]", "rc", ((200, 180), 180, 200)),
+    ("y[r] += alpha * x[c] * A[r, c]", "cr", ((200, 180), 180, 200)),
+    ("y[c] += x[r] * A[r, c]", "rc", ((200, 180), 200, 180)),  # bicg's s = A^T r
+    ("y[c] = y[c] + A[r, c] * alpha * x[r]", "cr", ((200, 180), 200, 180)),
+    ("y[r] += A[c, r] * x[c]", "rc", ((180, 200), 180, 200)),  # mvt's x2 = A^T y2
+])
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_a_matrix_times_a_vector_over_two_loops_runs_on_gemv(statement, order, shapes, layout):
+    loops = {"r": "for r in range(R):", "c": "for c in range(C):"}
+    source = f"""
+def k(alpha, A, x, y, R, C):
+    {loops[order[0]]}
+        {loops[order[1]]}
+            {statement}
+"""
+    a_shape, nx, ny = shapes
+    rows, cols = (a_shape if "A[r, c]" in statement else a_shape[::-1])
+    A = np.asarray(_m(*a_shape), order=layout)
+    assert rows * cols >= BLAS_MIN_WORK
+    _run(source, 0.5, A, _m(nx), _m(ny), rows, cols, lifted=1)
+
+
+@pytest.mark.parametrize("source", [
+    # atax: one row of A read by two products -- one pass over A in the loops
+    """
+def k(A, x, y, tmp):
+    for i in range(A.shape[0]):
+        tmp[i] = 0.0
+        for j in range(A.shape[1]):
+            tmp[i] += A[i, j] * x[j]
+        for j in range(A.shape[1]):
+            y[j] += A[i, j] * tmp[i]
+""",
+    # mvt: the two products of A in two nests (they fuse into one pass)
+    """
+def k(A, x, y, tmp):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            tmp[i] += A[i, j] * x[j]
+    for i in range(A.shape[1]):
+        for j in range(A.shape[0]):
+            y[i] += A[j, i] * x[j]
+""",
+    # elementwise, not a product: both factors move with i
+    """
+def k(A, x, y, tmp):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            tmp[i] += A[i, j] * A[i, j]
+""",
+    # the output is an operand
+    """
+def k(A, x, y, tmp):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            tmp[i] += A[i, j] * tmp[j]
+""",
+    # a triangle (no box)
+    """
+def k(A, x, y, tmp):
+    for i in range(A.shape[0]):
+        for j in range(i):
+            tmp[i] += A[i, j] * x[j]
+""",
+    # a matrix times a vector written as a NumPy sum (reassociable: the frontend's business)
+    """
+def k(A, x, y, tmp):
+    for i in range(A.shape[0]):
+        tmp[i] = np.sum(A[i, :] * x)
+""",
+])
+def test_matrix_vector_near_misses_keep_their_loops_bit_for_bit(source):
+    exact = "np.sum" not in source
+    _run(source, _m(40, 40), _m(40), _m(40), _m(40), exact=exact, lifted=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gemv_with_offsets_strided_views_and_float32(dtype):
+    """Loops that start late, an output shifted by one, strided and reversed operand views (the
+    per-call layout test picks BLAS or the loops) against the user's function."""
+    source = """
+def k(alpha, A, x, y):
+    for i in range(2, A.shape[0]):
+        for j in range(1, A.shape[1]):
+            y[i + 1] += alpha * A[i, j] * x[j - 1]
+"""
+    big = _m(500, 400, dtype=dtype)  # each product over BLAS_MIN_WORK multiply-adds
+    for A in (big[:200, :190], big[::2, ::2], big[::-2, 1::2], np.asfortranarray(big[:200, :190])):
+        _run(source, dtype(0.5), A, _m(A.shape[1], dtype=dtype), _m(A.shape[0] + 1, dtype=dtype), lifted=1)
