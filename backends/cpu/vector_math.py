@@ -41,6 +41,15 @@ ATAN = (3.33333333333329318027e-01, -1.99999999998764832476e-01, 1.4285714272503
         -1.11111104054623557880e-01, 9.09088713343650656196e-02, -7.69187620504482999495e-02,
         6.66107313738753120669e-02, -5.83357013379057348645e-02, 4.97687799461593236017e-02,
         -3.65315727442169155270e-02, 1.62858201153657823623e-02)
+#: Cephes' tanh on |x| < 0.625: tanh(x) = x + x s P(s) / Q(s), s = x**2 (Q monic)
+TANH_P = (-9.64399179425052238628e-01, -9.92877231001918586564e+01, -1.61468768441708447952e+03)
+TANH_Q = (1.12811678491632931402e+02, 2.23548839060100448583e+03, 4.84406305325125486048e+03)
+#: exp(r) on |r| <= ln2/2, degree 11 (highest first): mpmath.chebyfit at 200 bits, 1.7e-17
+#: relative with the coefficients rounded to doubles (exp's Taylor form needs degree 13)
+EXP_MINIMAX = (2.5110037605963777e-08, 2.763263963904103e-07, 2.755724091857897e-06,
+               2.4801485482328494e-05, 0.00019841269890047113, 0.0013888888952314775,
+               0.008333333333319601, 0.0416666666664881, 0.1666666666666668, 0.5000000000000019,
+               1.0, 1.0)
 PI = (3.1415926535897931160e+00, 1.2246467991473531772e-16)  # pi in two parts
 #: atan(t) / t on t in [0, 1] as a polynomial in t*t, for float32 results: a Chebyshev fit of
 #: degree 10 (numpy.polynomial), 3.9e-10 relative at most on 2 M points (float32's half ulp: 3e-8)
@@ -152,27 +161,35 @@ class VectorMath:
         return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
 
     def _vm_tanh(self, wide):
-        """tanh on top of expm1: with t = expm1(2|x|), t / (t + 2) below |x| = 1 (t's error
-        shrinks by 2 / (t + 2) < 1 there; fdlibm's -t / (t + 2) of t = expm1(-2|x|) would grow
-        it), the sum and the quotient corrected for their rounding; 1 - 2 / (t + 2) above; 1 from
-        22 on; the sign of x (so -0.0 stays)."""
+        """tanh(|x|) with the sign of x put back (so -0.0 stays), one exp and one division:
+        below |x| = 0.625 Cephes' rational form |x| + |x| s P(s) / Q(s), s = x**2 (the quotient
+        scales a term at most 0.13 of the result, so its rounding barely shows); from 0.625 on
+        1 - 2 / (E + 1), E = exp(2 min(|x|, 22)) (``_exp_small``), which rounds to exactly 1
+        from |x| = 19.1 on (inf included).  The branches share the division: numerator and
+        denominator are selected per lane.  A NaN propagates through the arithmetic."""
         b = self.b
-        ax = self._intrinsic("llvm.fabs", [wide])
-        large = b.fcmp_ordered(">=", ax, _c(1.0))
-        t = self._vm_expm1(b.fmul(ax, _c(2.0)))
-        d = b.fadd(t, _c(2.0))
-        two_part = b.fsub(d, t)  # Knuth's two-sum: t + 2 = d + d_error exactly, for any t
-        d_error = b.fadd(b.fsub(t, b.fsub(d, two_part)), b.fsub(_c(2.0), two_part))
-        inverse = b.fdiv(_c(1.0), d)  # the one division (three cost more than the polynomials)
-        q = b.fmul(t, inverse)
-        # t / (d + d_error) = q + (t - q d - q d_error) / d, t - q d exact by fma
-        remainder = b.fsub(self._intrinsic("llvm.fma", [b.fneg(q), d, t]), b.fmul(q, d_error))
-        inner = self._muladd(remainder, inverse, q)
-        outer = b.fsub(_c(1.0), b.fmul(_c(2.0), inverse))
-        result = b.select(large, outer, inner)
-        result = b.select(b.fcmp_ordered(">", ax, _c(22.0)), _c(1.0), result)
-        result = self._intrinsic("llvm.copysign", [result, wide])
-        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
+        a = self._intrinsic("llvm.fabs", [wide])
+        small = b.fcmp_ordered("<", a, _c(0.625))
+        s = b.fmul(a, a)
+        p = self._muladd(self._muladd(_c(TANH_P[0]), s, _c(TANH_P[1])), s, _c(TANH_P[2]))
+        q = self._muladd(self._muladd(b.fadd(s, _c(TANH_Q[0])), s, _c(TANH_Q[1])), s, _c(TANH_Q[2]))
+        e = self._exp_small(b.fmul(self.py_min(a, _c(22.0), True), _c(2.0)))  # min keeps a NaN
+        num, den = b.select(small, p, _c(2.0)), b.select(small, q, b.fadd(e, _c(1.0)))
+        quotient = b.fdiv(num, den)
+        result = b.select(small, self._muladd(a, b.fmul(s, quotient), a), b.fsub(_c(1.0), quotient))
+        return self._intrinsic("llvm.copysign", [result, wide])
+
+    def _exp_small(self, y):
+        """exp(y) for 0 <= y <= 44 or NaN (no overflow, no special values): y = k ln2 + r,
+        a degree-11 minimax polynomial on |r| <= ln2/2 (``EXP_MINIMAX``), 2**k in one step."""
+        b = self.b
+        k = self._intrinsic("llvm.rint", [b.fmul(y, _c(1.4426950408889634))])
+        r = self._muladd(k, _c(-LN2_HI), y)  # exact either way: k has 7 bits, LN2_HI 32
+        r = self._muladd(k, _c(-LN2_LO), r)
+        poly = _c(EXP_MINIMAX[0])
+        for c in EXP_MINIMAX[1:]:
+            poly = self._muladd(poly, r, _c(c))
+        return b.fmul(poly, self._pow2(k))
 
     # ---- log family ----------------------------------------------------------------------
     def _vm_log(self, wide):
