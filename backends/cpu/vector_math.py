@@ -10,7 +10,8 @@ bound against libm (tests/backends/cpu/test_vector_math*.py, docs/performance.md
 element calls libm.  That call sits in a small helper (``fallback_module``) that LLVM sees as a
 pure function with vector variants (the ``vector-function-abi-variant`` attribute), so the loop
 still vectorizes: a vector of arguments checks its lanes once and only a lane outside the domain
-pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too (``inline_power``).
+pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too (``inline_power``), and
+``x ** y`` of two floats (``_vm_pow``: exp of y times a double-double log, C99's table by selects).
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ class VectorMath:
     _intrinsic: Callable[[str, list], Any]
 
     def inline_math(self, name: str, x, *more):
-        """``name``(x, ...) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
+        """``name``(x, ...) for a name in funcs.VECTOR_MATH (or "pow", which ``float_pow`` asks
+        for), through float64 for float32 ``x``."""
         self.cg.inline_math_used = True
         self.cg.inline_math_calls += 1
         narrow = isinstance(x.type, ll.FloatType)
@@ -123,11 +125,11 @@ class VectorMath:
         r = self._muladd(t, _c(LN2_HI), b.fmul(t, _c(LN2_LO)))
         return self._exp_finish(wide, k, r, 1024.0, -1075.0, inclusive=True)
 
-    def _exp_finish(self, wide, k, r, overflow_at: float, underflow_at: float, inclusive=False):
-        """exp(r) * 2**k, inf above ``overflow_at`` (at it too if ``inclusive``), 0 below
-        ``underflow_at``, NaN stays NaN."""
+    def _exp_finish(self, wide, k, r, overflow_at: float, underflow_at: float, inclusive=False, poly=None):
+        """exp(r) * 2**k (``poly`` for exp(r) where the caller has it), inf above ``overflow_at``
+        (at it too if ``inclusive``), 0 below ``underflow_at``, NaN stays NaN."""
         b = self.b
-        poly = self._exp_poly(r)
+        poly = self._exp_poly(r) if poly is None else poly
         # 2**k = 2**(k - k//2) * 2**(k//2): each half stays a normal double for k down to -1075
         half = self._intrinsic("llvm.floor", [b.fmul(k, _c(0.5))])
         result = b.fmul(b.fmul(poly, self._pow2(half)), self._pow2(b.fsub(k, half)))
@@ -229,6 +231,106 @@ class VectorMath:
         for c in reversed(coefficients[:-1]):
             value = self._muladd(value, x, _c(c))
         return value
+
+    # ---- pow ---------------------------------------------------------------------------
+    def _vm_pow(self, x, y):
+        """x**y as libm's pow: |x|**y = exp(y log|x|) with log|x| in two parts (``_log_parts2``,
+        ~2**-68 relative) times y by ``llvm.fma``, exp of that sum (its low part as a factor
+        1 + c); then C99's table by selects (``_pow_specials``)."""
+        b = self.b
+        ax = self._intrinsic("llvm.fabs", [x])
+        hi, lo = self._log2parts(ax)
+        p_hi = b.fmul(y, hi)
+        p_lo = self._muladd(y, lo, self._intrinsic("llvm.fma", [y, hi, b.fneg(p_hi)]))
+        clamped = self.py_max(self.py_min(p_hi, _c(709.79), True), _c(-745.2), True)
+        k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
+        r_hi = self._muladd(k, _c(-LN2_HI), clamped)  # exact: |k| <= 1075 has 11 bits, LN2_HI 32
+        r_lo = b.fsub(p_lo, b.fmul(k, _c(LN2_LO)))
+        r = b.fadd(r_hi, r_lo)
+        c = b.fadd(b.fsub(r_hi, r), r_lo)  # what rounding r lost (|r_hi| >= |r_lo|)
+        poly = self._exp_poly(r)
+        poly = self._muladd(poly, c, poly)  # exp(r + c) = exp(r) (1 + c)
+        magnitude = self._exp_finish(p_hi, k, r, 709.782712893384, -745.2, poly=poly)
+        return self._pow_specials(x, y, ax, magnitude)
+
+    def _log2parts(self, ax):
+        """log(ax) = hi + lo for a positive finite ax (subnormal too), to about 2**-68: ax =
+        2**e m, s = (m - 1) / (m + 1) in two parts (the division's and the sum's rounding put
+        back by fma), log(m) = 2 s + 2 s**3 / 3 + 2 s**5 (1/5 + ...), the cube in two parts,
+        everything summed in double-double with e ln2 (ln2 in two parts, e LN2_HI exact)."""
+        b = self.b
+        tiny = b.fcmp_ordered("<", ax, _c(2.2250738585072014e-308))
+        scaled = b.select(tiny, b.fmul(ax, _c(2.0 ** 54)), ax)
+        bits = b.bitcast(scaled, I64)
+        exponent = b.sub(b.lshr(bits, ll.Constant(I64, 52)), ll.Constant(I64, 1023))
+        exponent = b.select(tiny, b.sub(exponent, ll.Constant(I64, 54)), exponent)
+        m = b.bitcast(b.or_(b.and_(bits, ll.Constant(I64, (1 << 52) - 1)), ll.Constant(I64, 1023 << 52)), F64)
+        big = b.fcmp_ordered(">", m, _c(1.4142135623730951))
+        m = b.select(big, b.fmul(m, _c(0.5)), m)
+        e = self._float_of(b.select(big, b.add(exponent, ll.Constant(I64, 1)), exponent))
+        f = b.fsub(m, _c(1.0))  # exact
+        d = b.fadd(f, _c(2.0))
+        d_lo = b.fsub(f, b.fsub(d, _c(2.0)))  # exact: |f| < 2
+        inverse = b.fdiv(_c(1.0), d)
+        s = b.fmul(f, inverse)
+        # f / (d + d_lo) - s = (f - s d - s d_lo) / d, f - s d exact by fma
+        s_lo = b.fmul(b.fsub(self._intrinsic("llvm.fma", [b.fneg(s), d, f]), b.fmul(s, d_lo)), inverse)
+        z = b.fmul(s, s)
+        z_lo = self._intrinsic("llvm.fma", [s, s, b.fneg(z)])
+        cube = b.fmul(z, s)  # s**3 = cube + cube_lo to ~2**-104, plus 3 s**2 s_lo
+        cube_lo = self._intrinsic("llvm.fma", [z, s, b.fneg(cube)])
+        cube_lo = self._muladd(z_lo, s, cube_lo)
+        cube_lo = self._muladd(b.fmul(_c(3.0), z), s_lo, cube_lo)
+        third_hi = b.fmul(cube, _c(2.0 / 3.0))  # 2 s**3 / 3, 2/3 in two parts
+        third_lo = self._intrinsic("llvm.fma", [cube, _c(2.0 / 3.0), b.fneg(third_hi)])
+        third_lo = self._muladd(cube, _c(3.700743415417188e-17), third_lo)
+        third_lo = self._muladd(cube_lo, _c(2.0 / 3.0), third_lo)
+        rest = _c(2.0 / 23.0)  # 2 s**5 (1/5 + z/7 + ... + z**9/23)
+        for n in range(21, 3, -2):
+            rest = self._muladd(rest, z, _c(2.0 / n))
+        rest = b.fmul(b.fmul(cube, z), rest)
+        # hi + lo = e LN2_HI + 2 s + (2 s**3 / 3) + the small terms, in that order of size
+        head, tail = self._two_sum(b.fmul(e, _c(LN2_HI)), b.fmul(_c(2.0), s))
+        head, more = self._two_sum(head, third_hi)
+        small = b.fadd(b.fadd(b.fmul(_c(2.0), s_lo), rest), b.fadd(third_lo, b.fmul(e, _c(LN2_LO))))
+        tail = b.fadd(b.fadd(tail, more), small)
+        hi = b.fadd(head, tail)
+        return hi, b.fsub(tail, b.fsub(hi, head))
+
+    def _two_sum(self, a, c):
+        """(a + c rounded, its exact error): Knuth's two-sum, any order of size."""
+        b = self.b
+        total = b.fadd(a, c)
+        c_part = b.fsub(total, a)
+        return total, b.fadd(b.fsub(a, b.fsub(total, c_part)), b.fsub(c, c_part))
+
+    def _pow_specials(self, x, y, ax, magnitude):
+        """C99's pow (Annex F.9.4.4) around |x|**y = ``magnitude`` (right for finite x != 0 and
+        finite y): a negative x gives -magnitude for an odd integer y, NaN for a non-integer;
+        y = +-inf compares |x| with 1; x = +-0 and +-inf by y's sign and oddness; a NaN
+        propagates except pow(x, +-0) = pow(1, y) = 1."""
+        b = self.b
+        zero, one, inf = _c(0.0), _c(1.0), _c(math.inf)
+        integer = b.fcmp_ordered("==", self._intrinsic("llvm.rint", [y]), y)
+        half = b.fmul(y, _c(0.5))
+        odd = b.and_(integer, b.fcmp_ordered("!=", self._intrinsic("llvm.rint", [half]), half))
+        negative = b.fcmp_ordered("<", x, zero)
+        result = b.select(b.and_(negative, odd), b.fneg(magnitude), magnitude)
+        result = b.select(b.and_(negative, b.not_(integer)), _c(math.nan), result)
+        y_positive = b.fcmp_ordered(">", y, zero)
+        # y = +-inf: 1 for |x| = 1, else 0 or inf as |x| < 1 and y's sign agree
+        below_one = b.fcmp_ordered("<", ax, one)
+        grows = b.xor(below_one, y_positive)  # |x| > 1 with y = +inf, or |x| < 1 with y = -inf
+        at_inf = b.select(b.fcmp_ordered("==", ax, one), one, b.select(grows, inf, zero))
+        result = b.select(b.fcmp_ordered("==", self._intrinsic("llvm.fabs", [y]), inf), at_inf, result)
+        # x = +-0 or +-inf: 0 or inf by y's sign (flipped for 0), x's sign where y is an odd integer
+        x_zero = b.fcmp_ordered("==", x, zero)
+        huge = b.xor(x_zero, y_positive)  # 0**negative and inf**positive are infinite
+        edge = b.select(huge, inf, zero)
+        edge = b.select(odd, self._intrinsic("llvm.copysign", [edge, x]), edge)
+        result = b.select(b.or_(x_zero, b.fcmp_ordered("==", ax, inf)), edge, result)
+        result = b.select(b.fcmp_unordered("uno", x, y), _c(math.nan), result)
+        return b.select(b.or_(b.fcmp_ordered("==", y, zero), b.fcmp_ordered("==", x, one)), one, result)
 
     # ---- log family ----------------------------------------------------------------------
     def _vm_log(self, wide):
