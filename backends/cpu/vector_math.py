@@ -46,7 +46,7 @@ ATAN = (3.33333333333329318027e-01, -1.99999999998764832476e-01, 1.4285714272503
 TANH_P = (-9.64399179425052238628e-01, -9.92877231001918586564e+01, -1.61468768441708447952e+03)
 TANH_Q = (1.12811678491632931402e+02, 2.23548839060100448583e+03, 4.84406305325125486048e+03)
 #: exp(r) on |r| <= ln2/2, degree 11 (highest first): mpmath.chebyfit at 200 bits, 1.7e-17
-#: relative with the coefficients rounded to doubles (exp's Taylor form needs degree 13)
+#: relative with the coefficients rounded to doubles (a Taylor form needs degree 13); exp, exp2, pow, tanh
 EXP_MINIMAX = (2.5110037605963777e-08, 2.763263963904103e-07, 2.755724091857897e-06,
                2.4801485482328494e-05, 0.00019841269890047113, 0.0013888888952314775,
                0.008333333333319601, 0.0416666666664881, 0.1666666666666668, 0.5000000000000019,
@@ -107,13 +107,13 @@ class VectorMath:
 
     # ---- exp family ----------------------------------------------------------------------
     def _vm_exp(self, wide):
-        """exp(x): x = k ln2 + r, |r| <= ln2/2, a degree-13 Taylor polynomial (truncation below
-        1e-17) and 2**k from the exponent bits.  Within 1 ulp of libm."""
+        """exp(x): x = k ln2 + r, |r| <= ln2/2, a degree-11 minimax polynomial (``EXP_MINIMAX``)
+        and 2**k from the exponent bits.  Within 1 ulp of libm."""
         b = self.b
-        clamped = self.py_max(self.py_min(wide, _c(709.79), True), _c(-745.2), True)
+        clamped = self.py_max(self.py_min(wide, _c(709.79), True), _c(-745.2), True)  # keeps a NaN
         k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
-        r = b.fsub(clamped, b.fmul(k, _c(LN2_HI)))
-        r = b.fsub(r, b.fmul(k, _c(LN2_LO)))
+        r = self._muladd(k, _c(-LN2_HI), clamped)  # exact either way: |k| <= 1075 has 11 bits, LN2_HI 32
+        r = self._muladd(k, _c(-LN2_LO), r)
         return self._exp_finish(wide, k, r, 709.782712893384, -745.2)
 
     def _vm_exp2(self, wide):
@@ -127,7 +127,8 @@ class VectorMath:
 
     def _exp_finish(self, wide, k, r, overflow_at: float, underflow_at: float, inclusive=False, poly=None):
         """exp(r) * 2**k (``poly`` for exp(r) where the caller has it), inf above ``overflow_at``
-        (at it too if ``inclusive``), 0 below ``underflow_at``, NaN stays NaN."""
+        (at it too if ``inclusive``), 0 below ``underflow_at``.  A NaN ``wide`` must reach ``k``
+        and ``r`` (the clamps keep it): the product is NaN then, whatever 2**NaN's bits are."""
         b = self.b
         poly = self._exp_poly(r) if poly is None else poly
         # 2**k = 2**(k - k//2) * 2**(k//2): each half stays a normal double for k down to -1075
@@ -136,13 +137,13 @@ class VectorMath:
         overflow = b.fcmp_ordered(">=" if inclusive else ">", wide, _c(overflow_at))
         result = b.select(overflow, _c(float("inf")), result)
         underflow = b.fcmp_ordered("<", wide, _c(underflow_at))
-        result = b.select(underflow, _c(0.0), result)
-        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
+        return b.select(underflow, _c(0.0), result)
 
     def _exp_poly(self, r):
-        poly = _c(1.0 / 6227020800.0)  # 1/13!
-        for n in range(12, -1, -1):
-            poly = self._muladd(poly, r, _c(1.0 / _factorial(n)))
+        """exp(r) for |r| <= ln2/2: ``EXP_MINIMAX`` by Horner's rule."""
+        poly = _c(EXP_MINIMAX[0])
+        for c in EXP_MINIMAX[1:]:
+            poly = self._muladd(poly, r, _c(c))
         return poly
 
     def _vm_expm1(self, wide):
@@ -203,10 +204,7 @@ class VectorMath:
         k = self._intrinsic("llvm.rint", [b.fmul(y, _c(1.4426950408889634))])
         r = self._muladd(k, _c(-LN2_HI), y)  # exact either way: |k| <= 64 has 7 bits, LN2_HI 32
         r = self._muladd(k, _c(-LN2_LO), r)
-        poly = _c(EXP_MINIMAX[0])
-        for c in EXP_MINIMAX[1:]:
-            poly = self._muladd(poly, r, _c(c))
-        return b.fmul(poly, self._pow2(k))
+        return b.fmul(self._exp_poly(r), self._pow2(k))
 
     def _vm_erf(self, wide):
         """erf(|x|) with the sign of x put back, no division: below |x| = 1, |x| + |x| P(x**2)
