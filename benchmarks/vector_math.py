@@ -16,8 +16,8 @@ function; NumPy and ``jax.jit`` (float64, where installed) run the array form.
 
 The bound is bytes moved / STREAM triad bandwidth, the triad compiled by polyfuse on the same
 threads (polyfuse/bench/limits.py's kernel); x bound = time / bound.  Min of ``repeats`` (default
-7) runs each, the contenders of a row interleaved; every result checked against NumPy's (chains)
-or libm (functions).  The 1-minute load average is printed with every row: on a shared machine
+7) runs each, the contenders of a function row interleaved; every result compared with NumPy's
+(chains: max |diff|) or libm's (functions: max ulp, inf if a special value differs).  The 1-minute load average is printed with every row: on a shared machine
 every number is inflated.
 """
 
