@@ -232,9 +232,11 @@ class VectorMath:
 
     # ---- pow ---------------------------------------------------------------------------
     def _vm_pow(self, x, y):
-        """x**y as libm's pow: |x|**y = exp(y log|x|) with log|x| in two parts (``_log_parts2``,
-        ~2**-68 relative) times y by ``llvm.fma``, exp of that sum (its low part as a factor
-        1 + c); then C99's table by selects (``_pow_specials``)."""
+        """x**y as libm's pow for 0 < x < inf and a finite y (y = 0 and x = 1 give exactly 1):
+        exp(y log x) with log x in two parts (``_log2parts``, ~2**-68 relative) times y by
+        ``llvm.fma``, exp of that sum (its low part as a factor 1 + c), overflow and underflow as
+        exp's.  Every other lane (x <= 0, inf or NaN, y infinite or NaN: C99's table) calls libm
+        through the vectorizable fallback (``FALLBACK_TESTS``)."""
         b = self.b
         ax = self._intrinsic("llvm.fabs", [x])
         hi, lo = self._log2parts(ax)
@@ -249,7 +251,7 @@ class VectorMath:
         poly = self._exp_poly(r)
         poly = self._muladd(poly, c, poly)  # exp(r + c) = exp(r) (1 + c)
         magnitude = self._exp_finish(p_hi, k, r, 709.782712893384, -745.2, poly=poly)
-        return self._pow_specials(x, y, ax, magnitude)
+        return self._fallback("pow", x, magnitude, y)
 
     def _log2parts(self, ax):
         """log(ax) = hi + lo for a positive finite ax (subnormal too), to about 2**-68: ax =
@@ -301,34 +303,6 @@ class VectorMath:
         total = b.fadd(a, c)
         c_part = b.fsub(total, a)
         return total, b.fadd(b.fsub(a, b.fsub(total, c_part)), b.fsub(c, c_part))
-
-    def _pow_specials(self, x, y, ax, magnitude):
-        """C99's pow (Annex F.9.4.4) around |x|**y = ``magnitude`` (right for finite x != 0 and
-        finite y): a negative x gives -magnitude for an odd integer y, NaN for a non-integer;
-        y = +-inf compares |x| with 1; x = +-0 and +-inf by y's sign and oddness; a NaN
-        propagates except pow(x, +-0) = pow(1, y) = 1."""
-        b = self.b
-        zero, one, inf = _c(0.0), _c(1.0), _c(math.inf)
-        integer = b.fcmp_ordered("==", self._intrinsic("llvm.rint", [y]), y)
-        half = b.fmul(y, _c(0.5))
-        odd = b.and_(integer, b.fcmp_ordered("!=", self._intrinsic("llvm.rint", [half]), half))
-        negative = b.fcmp_ordered("<", x, zero)
-        result = b.select(b.and_(negative, odd), b.fneg(magnitude), magnitude)
-        result = b.select(b.and_(negative, b.not_(integer)), _c(math.nan), result)
-        y_positive = b.fcmp_ordered(">", y, zero)
-        # y = +-inf: 1 for |x| = 1, else 0 or inf as |x| < 1 and y's sign agree
-        below_one = b.fcmp_ordered("<", ax, one)
-        grows = b.xor(below_one, y_positive)  # |x| > 1 with y = +inf, or |x| < 1 with y = -inf
-        at_inf = b.select(b.fcmp_ordered("==", ax, one), one, b.select(grows, inf, zero))
-        result = b.select(b.fcmp_ordered("==", self._intrinsic("llvm.fabs", [y]), inf), at_inf, result)
-        # x = +-0 or +-inf: 0 or inf by y's sign (flipped for 0), x's sign where y is an odd integer
-        x_zero = b.fcmp_ordered("==", x, zero)
-        huge = b.xor(x_zero, y_positive)  # 0**negative and inf**positive are infinite
-        edge = b.select(huge, inf, zero)
-        edge = b.select(odd, self._intrinsic("llvm.copysign", [edge, x]), edge)
-        result = b.select(b.or_(x_zero, b.fcmp_ordered("==", ax, inf)), edge, result)
-        result = b.select(b.fcmp_unordered("uno", x, y), _c(math.nan), result)
-        return b.select(b.or_(b.fcmp_ordered("==", y, zero), b.fcmp_ordered("==", x, one)), one, result)
 
     # ---- log family ----------------------------------------------------------------------
     def _vm_log(self, wide):
@@ -521,13 +495,14 @@ class VectorMath:
         w = b.fsub(_c(1.0), hz)
         return b.fadd(w, b.fadd(b.fsub(b.fsub(_c(1.0), w), hz), b.fsub(b.fmul(z, r), b.fmul(x, y))))
 
-    def _fallback(self, name: str, wide, value):
-        """``value``, or libm's ``name``(wide) where |wide| > TRIG_DOMAIN or NaN (see the module
-        docstring: a call LLVM can vectorize)."""
+    def _fallback(self, name: str, wide, value, *more):
+        """``value``, or libm's ``name``(wide, *more) where ``FALLBACK_TESTS[name]`` says the
+        inline code does not apply (sin/cos: |x| > TRIG_DOMAIN or NaN; see the module docstring:
+        a call LLVM can vectorize)."""
         fn = self.b.module.globals.get(FALLBACK + name)
         if fn is None:
-            fn = ll.Function(self.b.module, ll.FunctionType(F64, [F64, F64]), name=FALLBACK + name)
-        return self.b.call(fn, [wide, value])
+            fn = ll.Function(self.b.module, ll.FunctionType(F64, [F64] * (2 + len(more))), name=FALLBACK + name)
+        return self.b.call(fn, [wide, *more, value])
 
     # ---- atan2 ---------------------------------------------------------------------------
     def _vm_atan2(self, y, x):
@@ -650,29 +625,58 @@ class VectorMath:
         return self.b.fsub(shifted, _c(SHIFTER))
 
 
+#: per fallback: (libm's arity, IR that sets %bad from %x (and %y) for a type T, where the inline
+#: value does not apply).  {T} is the type, {inf}/{domain} constants (splatted for vectors)
+FALLBACK_TESTS = {
+    "sin": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
+    "cos": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
+    # pow: not (0 < x < inf and |y| < inf); NaNs compare false
+    "pow": (2, "  %p = fcmp ogt {T} %x, {zero}\n  %q = fcmp olt {T} %x, {inf}\n"
+               "  %a = call {T} @llvm.fabs.{S}({T} %y)\n  %w = fcmp olt {T} %a, {inf}\n"
+               "  %pq = and {B} %p, %q\n  %good = and {B} %pq, %w\n  %bad = xor {B} %good, {true}\n"),
+}
+
+
+def _bad_test(name: str, lanes: int) -> str:
+    """``FALLBACK_TESTS[name]``'s IR for scalars (``lanes`` 0) or vectors of ``lanes``."""
+    inf, domain = "0x7FF0000000000000", f"{TRIG_DOMAIN:e}"
+    if not lanes:
+        return FALLBACK_TESTS[name][1].format(T="double", S="f64", B="i1", inf=inf, domain=domain,
+                                              zero="0.0", true="true")
+    return FALLBACK_TESTS[name][1].format(
+        T=f"<{lanes} x double>", S=f"v{lanes}f64", B=f"<{lanes} x i1>", inf=f"splat (double {inf})",
+        domain=f"splat (double {domain})", zero="zeroinitializer", true="splat (i1 true)")
+
+
 def fallback_module(names, triple: str) -> str:
     """The libm fallbacks that ``_fallback`` calls, as IR text to link into the kernel's module:
-    per name a scalar helper (``libm(x) if |x| > TRIG_DOMAIN or x is NaN else r``, never
-    inlined) and vector variants for 2..16 lanes that test all lanes at once and call libm lane by lane only
-    when one of them is outside the domain."""
+    per name a scalar helper (``libm(x, ...) if FALLBACK_TESTS says so else r``, never inlined)
+    and vector variants for 2..16 lanes that test all lanes at once and call libm lane by lane
+    only when one of them needs it."""
     parts = [f'target triple = "{triple}"', "declare double @llvm.fabs.f64(double)",
              '!0 = !{!"branch_weights", i32 1, i32 1000}']
     used = []
     for group, name in enumerate(sorted(names), start=1):
+        arity = FALLBACK_TESTS[name][0]
+        args = ["%x", "%y"][:arity]
         helper = f'@"{FALLBACK}{name}"'
-        variants = ",".join(f"_ZGV_LLVM_N{n}vv_{FALLBACK}{name}({FALLBACK}{name}.v{n})"
+        variants = ",".join(f"_ZGV_LLVM_N{n}{'v' * (arity + 1)}_{FALLBACK}{name}({FALLBACK}{name}.v{n})"
                             for n in VECTOR_WIDTHS)
-        parts.append(f"declare double @{name}(double)")
-        parts.append(f"define double {helper}(double %x, double %r) #{group} {{\n"
-                     "  %a = call double @llvm.fabs.f64(double %x)\n"
-                     f"  %bad = fcmp ugt double %a, {TRIG_DOMAIN:e}\n"
+        params = ", ".join(f"double {a}" for a in args)
+        parts.append(f"declare double @{name}({', '.join(['double'] * arity)})")
+        parts.append(f"define double {helper}({params}, double %r) #{group} {{\n"
+                     f"{_bad_test(name, 0)}"
                      "  br i1 %bad, label %slow, label %fast, !prof !0\n"
                      "fast:\n  ret double %r\n"
-                     f"slow:\n  %s = call double @{name}(double %x)\n  ret double %s\n}}")
+                     f"slow:\n  %s = call double @{name}({params})\n  ret double %s\n}}")
         parts.append(f"attributes #{group} = {{ noinline nounwind willreturn memory(none) "
                      f'"vector-function-abi-variant"="{variants}" }}')
+        # the helper is "used" too, so that no interprocedural pass rewrites its signature (a
+        # constant argument, pow's y in x ** -1.5, would otherwise be propagated into it and the
+        # parameter dropped, and the vector variants would no longer match it)
+        used.append(f"ptr {helper}")
         for n in VECTOR_WIDTHS:
-            parts.append(_vector_variant(name, n))
+            parts.append(_vector_variant(name, n, args))
             used.append(f'ptr @"{FALLBACK}{name}.v{n}"')
     for n in VECTOR_WIDTHS:
         parts.append(f"declare <{n} x double> @llvm.fabs.v{n}f64(<{n} x double>)")
@@ -681,23 +685,23 @@ def fallback_module(names, triple: str) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _vector_variant(name: str, n: int) -> str:
+def _vector_variant(name: str, n: int, args: list[str]) -> str:
     vec = f"<{n} x double>"
     lanes = []
     previous = "%r"
     for i in range(n):
         # libm itself, not the scalar helper: the optimiser would map that call back onto this
         # variant (its vector-function-abi-variant) and recurse
-        lanes.append(f"  %x{i} = extractelement {vec} %x, i32 {i}\n"
-                     f"  %r{i} = extractelement {vec} %r, i32 {i}\n"
+        lanes.append("".join(f"  {a}{i} = extractelement {vec} {a}, i32 {i}\n" for a in args)
+                     + f"  %r{i} = extractelement {vec} %r, i32 {i}\n"
                      f"  %b{i} = extractelement <{n} x i1> %bad, i32 {i}\n"
-                     f"  %s{i} = call double @{name}(double %x{i})\n"
+                     f"  %s{i} = call double @{name}({', '.join(f'double {a}{i}' for a in args)})\n"
                      f"  %v{i} = select i1 %b{i}, double %s{i}, double %r{i}\n"
                      f"  %o{i} = insertelement {vec} {previous}, double %v{i}, i32 {i}\n")
         previous = f"%o{i}"
-    return (f'define internal {vec} @"{FALLBACK}{name}.v{n}"({vec} %x, {vec} %r) {{\n'
-            f"  %a = call {vec} @llvm.fabs.v{n}f64({vec} %x)\n"
-            f"  %bad = fcmp ugt {vec} %a, splat (double {TRIG_DOMAIN:e})\n"
+    params = ", ".join(f"{vec} {a}" for a in args)
+    return (f'define internal {vec} @"{FALLBACK}{name}.v{n}"({params}, {vec} %r) {{\n'
+            f"{_bad_test(name, n)}"
             f"  %mask = bitcast <{n} x i1> %bad to i{n}\n"
             f"  %any = icmp ne i{n} %mask, 0\n"
             f"  br i1 %any, label %slow, label %fast, !prof !0\n"
