@@ -4,14 +4,14 @@ The JIT has no vector math library: ``llvm.tanh`` or ``llvm.sin`` in a loop stay
 per element and the loop does not vectorize.  These rules emit the same functions as
 straight-line arithmetic (range reduction, a polynomial, the exponent from the bits, ``select``
 for the special values), computed in float64 also for float32 arguments.  Each has a measured
-bound against libm (tests/backends/cpu/test_vector_math*.py, docs/performance.md).
+bound against libm (tests/backends/cpu/test_vector_*.py, docs/performance.md).
 
 ``sin``/``cos`` reduce exactly only for |x| <= ``TRIG_DOMAIN``; outside it (and for inf/NaN) the
-element calls libm.  That call sits in a small helper (``fallback_module``) that LLVM sees as a
+element calls libm, and so does ``x ** y`` outside 0 < x < inf with a finite y.  That call sits in a small helper (``fallback_module``) that LLVM sees as a
 pure function with vector variants (the ``vector-function-abi-variant`` attribute), so the loop
 still vectorizes: a vector of arguments checks its lanes once and only a lane outside the domain
 pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too (``inline_power``), and
-``x ** y`` of two floats (``_vm_pow``: exp of y times a double-double log, C99's table by selects).
+``x ** y`` of two floats (``_vm_pow``: exp of y times a double-double log).
 """
 
 from __future__ import annotations
