@@ -275,6 +275,8 @@ class ExprEmitter(VectorMath):
         kind = e.args[0].dtype
         if e.func == "pow" and e.lib == "np":
             return self.np_power(args)
+        if e.func == "pow" and is_float(e.dtype):
+            return self.float_pow(*args)
         if e.func in _SCALAR_RULES:
             return _SCALAR_RULES[e.func](self, args, kind)
         if e.func in _FLOAT_INTRINSICS:
@@ -296,7 +298,13 @@ class ExprEmitter(VectorMath):
         through sqrt (so ``np.power(-inf, 0.5)`` is NaN where C's pow gives inf)."""
         x, y = args
         half = self.b.fcmp_ordered("==", y, ll.Constant(y.type, 0.5))
-        return self.b.select(half, self._intrinsic("llvm.sqrt", [x]), self._intrinsic("llvm.pow", args))
+        return self.b.select(half, self._intrinsic("llvm.sqrt", [x]), self.float_pow(x, y))
+
+    def float_pow(self, x, y):
+        """libm's pow of two floats: inline (``VectorMath._vm_pow``) where inline math pays."""
+        if self._vectorizable_math():
+            return self.inline_math("pow", x, y)
+        return self._intrinsic("llvm.pow", [x, y])
 
     def np_logaddexp(self, args, kind):
         """numpy's npy_logaddexp: x == y gives x + ln 2 (also for infinities), otherwise the larger
@@ -615,7 +623,7 @@ _FLOAT_BINOPS = {
     "/": lambda s, a, b: s.b.fdiv(a, b),
     "//": lambda s, a, b: s.float_floordiv(a, b),
     "%": lambda s, a, b: s.float_mod(a, b),
-    "**": lambda s, a, b: s._intrinsic("llvm.pow", [a, b]),
+    "**": lambda s, a, b: s.float_pow(a, b),
     "min": lambda s, a, b: s.py_min(a, b, True),
     "max": lambda s, a, b: s.py_max(a, b, True),
 }

@@ -4,13 +4,14 @@ The JIT has no vector math library: ``llvm.tanh`` or ``llvm.sin`` in a loop stay
 per element and the loop does not vectorize.  These rules emit the same functions as
 straight-line arithmetic (range reduction, a polynomial, the exponent from the bits, ``select``
 for the special values), computed in float64 also for float32 arguments.  Each has a measured
-bound against libm (tests/backends/cpu/test_vector_math*.py, docs/performance.md).
+bound against libm (tests/backends/cpu/test_vector_*.py, docs/performance.md).
 
 ``sin``/``cos`` reduce exactly only for |x| <= ``TRIG_DOMAIN``; outside it (and for inf/NaN) the
-element calls libm.  That call sits in a small helper (``fallback_module``) that LLVM sees as a
+element calls libm, and so does ``x ** y`` outside 0 < x < inf with a finite y.  That call sits in a small helper (``fallback_module``) that LLVM sees as a
 pure function with vector variants (the ``vector-function-abi-variant`` attribute), so the loop
 still vectorizes: a vector of arguments checks its lanes once and only a lane outside the domain
-pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too (``inline_power``).
+pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too (``inline_power``), and
+``x ** y`` of two floats (``_vm_pow``: exp of y times a double-double log).
 """
 
 from __future__ import annotations
@@ -41,6 +42,30 @@ ATAN = (3.33333333333329318027e-01, -1.99999999998764832476e-01, 1.4285714272503
         -1.11111104054623557880e-01, 9.09088713343650656196e-02, -7.69187620504482999495e-02,
         6.66107313738753120669e-02, -5.83357013379057348645e-02, 4.97687799461593236017e-02,
         -3.65315727442169155270e-02, 1.62858201153657823623e-02)
+#: Cephes' tanh on |x| < 0.625: tanh(x) = x + x s P(s) / Q(s), s = x**2 (Q monic)
+TANH_P = (-9.64399179425052238628e-01, -9.92877231001918586564e+01, -1.61468768441708447952e+03)
+TANH_Q = (1.12811678491632931402e+02, 2.23548839060100448583e+03, 4.84406305325125486048e+03)
+#: exp(r) on |r| <= ln2/2, degree 11 (highest first): mpmath.chebyfit at 200 bits, 1.7e-17
+#: relative with the coefficients rounded to doubles (a Taylor form needs degree 13); exp, exp2, pow, tanh
+EXP_MINIMAX = (2.5110037605963777e-08, 2.763263963904103e-07, 2.755724091857897e-06,
+               2.4801485482328494e-05, 0.00019841269890047113, 0.0013888888952314775,
+               0.008333333333319601, 0.0416666666664881, 0.1666666666666668, 0.5000000000000019,
+               1.0, 1.0)
+#: erf(a) = a + a P(a**2) on a < 1, lowest degree first, P(0) = 2/sqrt(pi) - 1 rounded once; and
+#: erfc(a) exp(a**2) = R(a - 2) on 1 <= a <= 6 for erf = 1 - exp(-a**2) R.  Weighted least squares at
+#: 150 / 300 Chebyshev nodes in mpmath (200 bits), R weighted by exp(-a**2) (what erf sees of it):
+#: P within 1e-17 of erf(a)/a - 1, R's contribution to erf within 1.2e-17 (a tenth of its ulp)
+ERF_SMALL = (0.12837916709551256, -0.37612638903183543, 0.1128379167094513, -0.026866170643256995,
+             0.005223977607269946, -0.0008548325982543225, 0.00012055295112667001,
+             -1.4924740785377576e-05, 1.6447471190594618e-06, -1.6208829856810202e-07,
+             1.3721520406351094e-08, -7.798543850549947e-10)
+ERF_TAIL = (0.2553956763105053, -0.10679646185349756, 0.04180275260355816, -0.015460637763849542,
+            0.005440738537413565, -0.0018316642815174062, 0.0005924699915725223,
+            -0.00018477833660277126, 5.572834128114715e-05, -1.629380320964117e-05,
+            4.628106780489758e-06, -1.2793825573535284e-06, 3.449415753968881e-07,
+            -9.08893434277508e-08, 2.3291538834325126e-08, -5.7730271228455665e-09,
+            1.4483361203982642e-09, -3.88179002201544e-10, 9.488511735964107e-11,
+            -1.5447311114079833e-11, 1.129161226964584e-12)
 PI = (3.1415926535897931160e+00, 1.2246467991473531772e-16)  # pi in two parts
 #: atan(t) / t on t in [0, 1] as a polynomial in t*t, for float32 results: a Chebyshev fit of
 #: degree 10 (numpy.polynomial), 3.9e-10 relative at most on 2 M points (float32's half ulp: 3e-8)
@@ -70,7 +95,8 @@ class VectorMath:
     _intrinsic: Callable[[str, list], Any]
 
     def inline_math(self, name: str, x, *more):
-        """``name``(x, ...) for a name in funcs.VECTOR_MATH, through float64 for float32 ``x``."""
+        """``name``(x, ...) for a name in funcs.VECTOR_MATH (or "pow", which ``float_pow`` asks
+        for), through float64 for float32 ``x``."""
         self.cg.inline_math_used = True
         self.cg.inline_math_calls += 1
         narrow = isinstance(x.type, ll.FloatType)
@@ -81,13 +107,13 @@ class VectorMath:
 
     # ---- exp family ----------------------------------------------------------------------
     def _vm_exp(self, wide):
-        """exp(x): x = k ln2 + r, |r| <= ln2/2, a degree-13 Taylor polynomial (truncation below
-        1e-17) and 2**k from the exponent bits.  Within 1 ulp of libm."""
+        """exp(x): x = k ln2 + r, |r| <= ln2/2, a degree-11 minimax polynomial (``EXP_MINIMAX``)
+        and 2**k from the exponent bits.  Within 1 ulp of libm."""
         b = self.b
-        clamped = self.py_max(self.py_min(wide, _c(709.79), True), _c(-745.2), True)
+        clamped = self.py_max(self.py_min(wide, _c(709.79), True), _c(-745.2), True)  # keeps a NaN
         k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
-        r = b.fsub(clamped, b.fmul(k, _c(LN2_HI)))
-        r = b.fsub(r, b.fmul(k, _c(LN2_LO)))
+        r = self._muladd(k, _c(-LN2_HI), clamped)  # exact either way: |k| <= 1075 has 11 bits, LN2_HI 32
+        r = self._muladd(k, _c(-LN2_LO), r)
         return self._exp_finish(wide, k, r, 709.782712893384, -745.2)
 
     def _vm_exp2(self, wide):
@@ -99,24 +125,25 @@ class VectorMath:
         r = self._muladd(t, _c(LN2_HI), b.fmul(t, _c(LN2_LO)))
         return self._exp_finish(wide, k, r, 1024.0, -1075.0, inclusive=True)
 
-    def _exp_finish(self, wide, k, r, overflow_at: float, underflow_at: float, inclusive=False):
-        """exp(r) * 2**k, inf above ``overflow_at`` (at it too if ``inclusive``), 0 below
-        ``underflow_at``, NaN stays NaN."""
+    def _exp_finish(self, wide, k, r, overflow_at: float, underflow_at: float, inclusive=False, poly=None):
+        """exp(r) * 2**k (``poly`` for exp(r) where the caller has it), inf above ``overflow_at``
+        (at it too if ``inclusive``), 0 below ``underflow_at``.  A NaN ``wide`` must reach ``k``
+        and ``r`` (the clamps keep it): the product is NaN then, whatever 2**NaN's bits are."""
         b = self.b
-        poly = self._exp_poly(r)
+        poly = self._exp_poly(r) if poly is None else poly
         # 2**k = 2**(k - k//2) * 2**(k//2): each half stays a normal double for k down to -1075
         half = self._intrinsic("llvm.floor", [b.fmul(k, _c(0.5))])
         result = b.fmul(b.fmul(poly, self._pow2(half)), self._pow2(b.fsub(k, half)))
         overflow = b.fcmp_ordered(">=" if inclusive else ">", wide, _c(overflow_at))
         result = b.select(overflow, _c(float("inf")), result)
         underflow = b.fcmp_ordered("<", wide, _c(underflow_at))
-        result = b.select(underflow, _c(0.0), result)
-        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)  # NaN stays NaN
+        return b.select(underflow, _c(0.0), result)
 
     def _exp_poly(self, r):
-        poly = _c(1.0 / 6227020800.0)  # 1/13!
-        for n in range(12, -1, -1):
-            poly = self._muladd(poly, r, _c(1.0 / _factorial(n)))
+        """exp(r) for |r| <= ln2/2: ``EXP_MINIMAX`` by Horner's rule."""
+        poly = _c(EXP_MINIMAX[0])
+        for c in EXP_MINIMAX[1:]:
+            poly = self._muladd(poly, r, _c(c))
         return poly
 
     def _vm_expm1(self, wide):
@@ -152,27 +179,130 @@ class VectorMath:
         return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
 
     def _vm_tanh(self, wide):
-        """tanh on top of expm1: with t = expm1(2|x|), t / (t + 2) below |x| = 1 (t's error
-        shrinks by 2 / (t + 2) < 1 there; fdlibm's -t / (t + 2) of t = expm1(-2|x|) would grow
-        it), the sum and the quotient corrected for their rounding; 1 - 2 / (t + 2) above; 1 from
-        22 on; the sign of x (so -0.0 stays)."""
+        """tanh(|x|) with the sign of x put back (so -0.0 stays), one exp and one division:
+        below |x| = 0.625 Cephes' rational form |x| + |x| s P(s) / Q(s), s = x**2 (the quotient
+        scales a term at most 0.13 of the result, so its rounding barely shows); from 0.625 on
+        1 - 2 / (E + 1), E = exp(2 min(|x|, 22)) (``_exp_small``), which rounds to exactly 1
+        from |x| = 19.1 on (inf included).  The branches share the division: numerator and
+        denominator are selected per lane.  A NaN propagates through the arithmetic."""
         b = self.b
-        ax = self._intrinsic("llvm.fabs", [wide])
-        large = b.fcmp_ordered(">=", ax, _c(1.0))
-        t = self._vm_expm1(b.fmul(ax, _c(2.0)))
-        d = b.fadd(t, _c(2.0))
-        two_part = b.fsub(d, t)  # Knuth's two-sum: t + 2 = d + d_error exactly, for any t
-        d_error = b.fadd(b.fsub(t, b.fsub(d, two_part)), b.fsub(_c(2.0), two_part))
-        inverse = b.fdiv(_c(1.0), d)  # the one division (three cost more than the polynomials)
-        q = b.fmul(t, inverse)
-        # t / (d + d_error) = q + (t - q d - q d_error) / d, t - q d exact by fma
-        remainder = b.fsub(self._intrinsic("llvm.fma", [b.fneg(q), d, t]), b.fmul(q, d_error))
-        inner = self._muladd(remainder, inverse, q)
-        outer = b.fsub(_c(1.0), b.fmul(_c(2.0), inverse))
-        result = b.select(large, outer, inner)
-        result = b.select(b.fcmp_ordered(">", ax, _c(22.0)), _c(1.0), result)
-        result = self._intrinsic("llvm.copysign", [result, wide])
-        return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
+        a = self._intrinsic("llvm.fabs", [wide])
+        small = b.fcmp_ordered("<", a, _c(0.625))
+        s = b.fmul(a, a)
+        p = self._muladd(self._muladd(_c(TANH_P[0]), s, _c(TANH_P[1])), s, _c(TANH_P[2]))
+        q = self._muladd(self._muladd(b.fadd(s, _c(TANH_Q[0])), s, _c(TANH_Q[1])), s, _c(TANH_Q[2]))
+        e = self._exp_small(b.fmul(self.py_min(a, _c(22.0), True), _c(2.0)))  # min keeps a NaN
+        num, den = b.select(small, p, _c(2.0)), b.select(small, q, b.fadd(e, _c(1.0)))
+        quotient = b.fdiv(num, den)
+        result = b.select(small, self._muladd(a, b.fmul(s, quotient), a), b.fsub(_c(1.0), quotient))
+        return self._intrinsic("llvm.copysign", [result, wide])
+
+    def _exp_small(self, y):
+        """exp(y) for |y| <= 44 or NaN (no overflow, no special values): y = k ln2 + r,
+        a degree-11 minimax polynomial on |r| <= ln2/2 (``EXP_MINIMAX``), 2**k in one step."""
+        b = self.b
+        k = self._intrinsic("llvm.rint", [b.fmul(y, _c(1.4426950408889634))])
+        r = self._muladd(k, _c(-LN2_HI), y)  # exact either way: |k| <= 64 has 7 bits, LN2_HI 32
+        r = self._muladd(k, _c(-LN2_LO), r)
+        return b.fmul(self._exp_poly(r), self._pow2(k))
+
+    def _vm_erf(self, wide):
+        """erf(|x|) with the sign of x put back, no division: below |x| = 1, |x| + |x| P(x**2)
+        (``ERF_SMALL``); from 1 on 1 - exp(-a**2) R(a - 2) with a = min(|x|, 6) (``ERF_TAIL``;
+        a - 2 is exact), exp(-a**2) from a**2 = h + l (``llvm.fma``) as exp(-h) (1 - l).  From
+        6 on (inf too) that rounds to exactly 1; a NaN propagates."""
+        b = self.b
+        a = self._intrinsic("llvm.fabs", [wide])
+        small = self._muladd(a, self._polynomial(ERF_SMALL, b.fmul(a, a)), a)
+        clamped = self.py_min(a, _c(6.0), True)  # keeps a NaN
+        tail = self._polynomial(ERF_TAIL, b.fsub(clamped, _c(2.0)))
+        h = b.fmul(clamped, clamped)
+        low = self._intrinsic("llvm.fma", [clamped, clamped, b.fneg(h)])
+        e = self._exp_small(b.fneg(h))
+        e = self._muladd(b.fneg(low), e, e)
+        result = b.select(b.fcmp_ordered("<", a, _c(1.0)), small, self._muladd(b.fneg(e), tail, _c(1.0)))
+        return self._intrinsic("llvm.copysign", [result, wide])
+
+    def _polynomial(self, coefficients, x):
+        """Horner's rule, lowest degree first."""
+        value = _c(coefficients[-1])
+        for c in reversed(coefficients[:-1]):
+            value = self._muladd(value, x, _c(c))
+        return value
+
+    # ---- pow ---------------------------------------------------------------------------
+    def _vm_pow(self, x, y):
+        """x**y as libm's pow for 0 < x < inf and a finite y (y = 0 and x = 1 give exactly 1):
+        exp(y log x) with log x in two parts (``_log2parts``, ~2**-68 relative) times y by
+        ``llvm.fma``, exp of that sum (its low part as a factor 1 + c), overflow and underflow as
+        exp's.  Every other lane (x <= 0, inf or NaN, y infinite or NaN: C99's table) calls libm
+        through the vectorizable fallback (``FALLBACK_TESTS``)."""
+        b = self.b
+        ax = self._intrinsic("llvm.fabs", [x])
+        hi, lo = self._log2parts(ax)
+        p_hi = b.fmul(y, hi)
+        p_lo = self._muladd(y, lo, self._intrinsic("llvm.fma", [y, hi, b.fneg(p_hi)]))
+        clamped = self.py_max(self.py_min(p_hi, _c(709.79), True), _c(-745.2), True)
+        k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
+        r_hi = self._muladd(k, _c(-LN2_HI), clamped)  # exact: |k| <= 1075 has 11 bits, LN2_HI 32
+        r_lo = b.fsub(p_lo, b.fmul(k, _c(LN2_LO)))
+        r = b.fadd(r_hi, r_lo)
+        c = b.fadd(b.fsub(r_hi, r), r_lo)  # what rounding r lost (|r_hi| >= |r_lo|)
+        poly = self._exp_poly(r)
+        poly = self._muladd(poly, c, poly)  # exp(r + c) = exp(r) (1 + c)
+        magnitude = self._exp_finish(p_hi, k, r, 709.782712893384, -745.2, poly=poly)
+        return self._fallback("pow", x, magnitude, y)
+
+    def _log2parts(self, ax):
+        """log(ax) = hi + lo for a positive finite ax (subnormal too), to about 2**-68: ax =
+        2**e m, s = (m - 1) / (m + 1) in two parts (the division's and the sum's rounding put
+        back by fma), log(m) = 2 s + 2 s**3 / 3 + 2 s**5 (1/5 + ...), the cube in two parts,
+        everything summed in double-double with e ln2 (ln2 in two parts, e LN2_HI exact)."""
+        b = self.b
+        tiny = b.fcmp_ordered("<", ax, _c(2.2250738585072014e-308))
+        scaled = b.select(tiny, b.fmul(ax, _c(2.0 ** 54)), ax)
+        bits = b.bitcast(scaled, I64)
+        exponent = b.sub(b.lshr(bits, ll.Constant(I64, 52)), ll.Constant(I64, 1023))
+        exponent = b.select(tiny, b.sub(exponent, ll.Constant(I64, 54)), exponent)
+        m = b.bitcast(b.or_(b.and_(bits, ll.Constant(I64, (1 << 52) - 1)), ll.Constant(I64, 1023 << 52)), F64)
+        big = b.fcmp_ordered(">", m, _c(1.4142135623730951))
+        m = b.select(big, b.fmul(m, _c(0.5)), m)
+        e = self._float_of(b.select(big, b.add(exponent, ll.Constant(I64, 1)), exponent))
+        f = b.fsub(m, _c(1.0))  # exact
+        d = b.fadd(f, _c(2.0))
+        d_lo = b.fsub(f, b.fsub(d, _c(2.0)))  # exact: |f| < 2
+        inverse = b.fdiv(_c(1.0), d)
+        s = b.fmul(f, inverse)
+        # f / (d + d_lo) - s = (f - s d - s d_lo) / d, f - s d exact by fma
+        s_lo = b.fmul(b.fsub(self._intrinsic("llvm.fma", [b.fneg(s), d, f]), b.fmul(s, d_lo)), inverse)
+        z = b.fmul(s, s)
+        z_lo = self._intrinsic("llvm.fma", [s, s, b.fneg(z)])
+        cube = b.fmul(z, s)  # s**3 = cube + cube_lo to ~2**-104, plus 3 s**2 s_lo
+        cube_lo = self._intrinsic("llvm.fma", [z, s, b.fneg(cube)])
+        cube_lo = self._muladd(z_lo, s, cube_lo)
+        cube_lo = self._muladd(b.fmul(_c(3.0), z), s_lo, cube_lo)
+        third_hi = b.fmul(cube, _c(2.0 / 3.0))  # 2 s**3 / 3, 2/3 in two parts
+        third_lo = self._intrinsic("llvm.fma", [cube, _c(2.0 / 3.0), b.fneg(third_hi)])
+        third_lo = self._muladd(cube, _c(3.700743415417188e-17), third_lo)
+        third_lo = self._muladd(cube_lo, _c(2.0 / 3.0), third_lo)
+        rest = _c(2.0 / 23.0)  # 2 s**5 (1/5 + z/7 + ... + z**9/23)
+        for n in range(21, 3, -2):
+            rest = self._muladd(rest, z, _c(2.0 / n))
+        rest = b.fmul(b.fmul(cube, z), rest)
+        # hi + lo = e LN2_HI + 2 s + (2 s**3 / 3) + the small terms, in that order of size
+        head, tail = self._two_sum(b.fmul(e, _c(LN2_HI)), b.fmul(_c(2.0), s))
+        head, more = self._two_sum(head, third_hi)
+        small = b.fadd(b.fadd(b.fmul(_c(2.0), s_lo), rest), b.fadd(third_lo, b.fmul(e, _c(LN2_LO))))
+        tail = b.fadd(b.fadd(tail, more), small)
+        hi = b.fadd(head, tail)
+        return hi, b.fsub(tail, b.fsub(hi, head))
+
+    def _two_sum(self, a, c):
+        """(a + c rounded, its exact error): Knuth's two-sum, any order of size."""
+        b = self.b
+        total = b.fadd(a, c)
+        c_part = b.fsub(total, a)
+        return total, b.fadd(b.fsub(a, b.fsub(total, c_part)), b.fsub(c, c_part))
 
     # ---- log family ----------------------------------------------------------------------
     def _vm_log(self, wide):
@@ -365,13 +495,14 @@ class VectorMath:
         w = b.fsub(_c(1.0), hz)
         return b.fadd(w, b.fadd(b.fsub(b.fsub(_c(1.0), w), hz), b.fsub(b.fmul(z, r), b.fmul(x, y))))
 
-    def _fallback(self, name: str, wide, value):
-        """``value``, or libm's ``name``(wide) where |wide| > TRIG_DOMAIN or NaN (see the module
-        docstring: a call LLVM can vectorize)."""
+    def _fallback(self, name: str, wide, value, *more):
+        """``value``, or libm's ``name``(wide, *more) where ``FALLBACK_TESTS[name]`` says the
+        inline code does not apply (sin/cos: |x| > TRIG_DOMAIN or NaN; see the module docstring:
+        a call LLVM can vectorize)."""
         fn = self.b.module.globals.get(FALLBACK + name)
         if fn is None:
-            fn = ll.Function(self.b.module, ll.FunctionType(F64, [F64, F64]), name=FALLBACK + name)
-        return self.b.call(fn, [wide, value])
+            fn = ll.Function(self.b.module, ll.FunctionType(F64, [F64] * (2 + len(more))), name=FALLBACK + name)
+        return self.b.call(fn, [wide, *more, value])
 
     # ---- atan2 ---------------------------------------------------------------------------
     def _vm_atan2(self, y, x):
@@ -494,29 +625,58 @@ class VectorMath:
         return self.b.fsub(shifted, _c(SHIFTER))
 
 
+#: per fallback: (libm's arity, IR that sets %bad from %x (and %y) for a type T, where the inline
+#: value does not apply).  {T} is the type, {inf}/{domain} constants (splatted for vectors)
+FALLBACK_TESTS = {
+    "sin": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
+    "cos": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
+    # pow: not (0 < x < inf and |y| < inf); NaNs compare false
+    "pow": (2, "  %p = fcmp ogt {T} %x, {zero}\n  %q = fcmp olt {T} %x, {inf}\n"
+               "  %a = call {T} @llvm.fabs.{S}({T} %y)\n  %w = fcmp olt {T} %a, {inf}\n"
+               "  %pq = and {B} %p, %q\n  %good = and {B} %pq, %w\n  %bad = xor {B} %good, {true}\n"),
+}
+
+
+def _bad_test(name: str, lanes: int) -> str:
+    """``FALLBACK_TESTS[name]``'s IR for scalars (``lanes`` 0) or vectors of ``lanes``."""
+    inf, domain = "0x7FF0000000000000", f"{TRIG_DOMAIN:e}"
+    if not lanes:
+        return FALLBACK_TESTS[name][1].format(T="double", S="f64", B="i1", inf=inf, domain=domain,
+                                              zero="0.0", true="true")
+    return FALLBACK_TESTS[name][1].format(
+        T=f"<{lanes} x double>", S=f"v{lanes}f64", B=f"<{lanes} x i1>", inf=f"splat (double {inf})",
+        domain=f"splat (double {domain})", zero="zeroinitializer", true="splat (i1 true)")
+
+
 def fallback_module(names, triple: str) -> str:
     """The libm fallbacks that ``_fallback`` calls, as IR text to link into the kernel's module:
-    per name a scalar helper (``libm(x) if |x| > TRIG_DOMAIN or x is NaN else r``, never
-    inlined) and vector variants for 2..16 lanes that test all lanes at once and call libm lane by lane only
-    when one of them is outside the domain."""
+    per name a scalar helper (``libm(x, ...) if FALLBACK_TESTS says so else r``, never inlined)
+    and vector variants for 2..16 lanes that test all lanes at once and call libm lane by lane
+    only when one of them needs it."""
     parts = [f'target triple = "{triple}"', "declare double @llvm.fabs.f64(double)",
              '!0 = !{!"branch_weights", i32 1, i32 1000}']
     used = []
     for group, name in enumerate(sorted(names), start=1):
+        arity = FALLBACK_TESTS[name][0]
+        args = ["%x", "%y"][:arity]
         helper = f'@"{FALLBACK}{name}"'
-        variants = ",".join(f"_ZGV_LLVM_N{n}vv_{FALLBACK}{name}({FALLBACK}{name}.v{n})"
+        variants = ",".join(f"_ZGV_LLVM_N{n}{'v' * (arity + 1)}_{FALLBACK}{name}({FALLBACK}{name}.v{n})"
                             for n in VECTOR_WIDTHS)
-        parts.append(f"declare double @{name}(double)")
-        parts.append(f"define double {helper}(double %x, double %r) #{group} {{\n"
-                     "  %a = call double @llvm.fabs.f64(double %x)\n"
-                     f"  %bad = fcmp ugt double %a, {TRIG_DOMAIN:e}\n"
+        params = ", ".join(f"double {a}" for a in args)
+        parts.append(f"declare double @{name}({', '.join(['double'] * arity)})")
+        parts.append(f"define double {helper}({params}, double %r) #{group} {{\n"
+                     f"{_bad_test(name, 0)}"
                      "  br i1 %bad, label %slow, label %fast, !prof !0\n"
                      "fast:\n  ret double %r\n"
-                     f"slow:\n  %s = call double @{name}(double %x)\n  ret double %s\n}}")
+                     f"slow:\n  %s = call double @{name}({params})\n  ret double %s\n}}")
         parts.append(f"attributes #{group} = {{ noinline nounwind willreturn memory(none) "
                      f'"vector-function-abi-variant"="{variants}" }}')
+        # the helper is "used" too, so that no interprocedural pass rewrites its signature (a
+        # constant argument, pow's y in x ** -1.5, would otherwise be propagated into it and the
+        # parameter dropped, and the vector variants would no longer match it)
+        used.append(f"ptr {helper}")
         for n in VECTOR_WIDTHS:
-            parts.append(_vector_variant(name, n))
+            parts.append(_vector_variant(name, n, args))
             used.append(f'ptr @"{FALLBACK}{name}.v{n}"')
     for n in VECTOR_WIDTHS:
         parts.append(f"declare <{n} x double> @llvm.fabs.v{n}f64(<{n} x double>)")
@@ -525,23 +685,23 @@ def fallback_module(names, triple: str) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _vector_variant(name: str, n: int) -> str:
+def _vector_variant(name: str, n: int, args: list[str]) -> str:
     vec = f"<{n} x double>"
     lanes = []
     previous = "%r"
     for i in range(n):
         # libm itself, not the scalar helper: the optimiser would map that call back onto this
         # variant (its vector-function-abi-variant) and recurse
-        lanes.append(f"  %x{i} = extractelement {vec} %x, i32 {i}\n"
-                     f"  %r{i} = extractelement {vec} %r, i32 {i}\n"
+        lanes.append("".join(f"  {a}{i} = extractelement {vec} {a}, i32 {i}\n" for a in args)
+                     + f"  %r{i} = extractelement {vec} %r, i32 {i}\n"
                      f"  %b{i} = extractelement <{n} x i1> %bad, i32 {i}\n"
-                     f"  %s{i} = call double @{name}(double %x{i})\n"
+                     f"  %s{i} = call double @{name}({', '.join(f'double {a}{i}' for a in args)})\n"
                      f"  %v{i} = select i1 %b{i}, double %s{i}, double %r{i}\n"
                      f"  %o{i} = insertelement {vec} {previous}, double %v{i}, i32 {i}\n")
         previous = f"%o{i}"
-    return (f'define internal {vec} @"{FALLBACK}{name}.v{n}"({vec} %x, {vec} %r) {{\n'
-            f"  %a = call {vec} @llvm.fabs.v{n}f64({vec} %x)\n"
-            f"  %bad = fcmp ugt {vec} %a, splat (double {TRIG_DOMAIN:e})\n"
+    params = ", ".join(f"{vec} {a}" for a in args)
+    return (f'define internal {vec} @"{FALLBACK}{name}.v{n}"({params}, {vec} %r) {{\n'
+            f"{_bad_test(name, n)}"
             f"  %mask = bitcast <{n} x i1> %bad to i{n}\n"
             f"  %any = icmp ne i{n} %mask, 0\n"
             f"  br i1 %any, label %slow, label %fast, !prof !0\n"
