@@ -28,6 +28,7 @@ from polyfuse.runtime import cache
 from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
 from polyfuse.runtime.sparse import unpack_sparse
 from polyfuse.runtime.variant import (
+    MISS,
     PLAN_FLOAT_SCALARS,
     PLAN_INT_SCALARS,
     CallPlan,
@@ -77,6 +78,7 @@ class Kernel:
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
         self._seen: set[tuple] = set()  # keys called once: a plan is made on the second call
+        self._fast: Any = None  # the native call of the plan used last (runtime/variant.native_call)
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -90,11 +92,19 @@ class Kernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
+            fast = self._fast  # the latest plan's native entry: it checks that the call is that plan's
+            if fast is not None and not kwargs:
+                result = fast(args)
+                if result is not MISS:
+                    return result
             if len(args) < len(self._names) and not kwargs:
                 args = self._with_defaults(args)
             # a call with these dtypes, shapes, strides and ints passed every check before: the plan
             plan = None if kwargs else self._plans.get(tuple(map(call_key, args)))
             if plan is not None:
+                if plan.fast is None:
+                    plan.warm()
+                self._fast = plan.fast
                 return plan.run(args)
             return self._call(args, kwargs)
         except PolyfuseError as exc:

@@ -510,6 +510,11 @@ class CallPlan:
         pooled = [(info, slot) for info, slot in infos if info.kind != "result"]
         self.locals = LocalArrays(pooled, env, launch.tail) if pooled else None
         self.tail = list(launch.tail)
+        self.calls = 0  # calls so far (a native entry is compiled on the NATIVE_AFTER-th)
+        self.fast: Callable[[tuple], Any] | None = None  # the native call (native_call), once made
+        self.guards = _guards(variant, values) if self.locals is None and hasattr(launch, "serial") else None
+        self.dtypes = tuple(values[a.name].dtype for a in arguments if a.kind == "array")  # guards hold their ids
+        self.variant_returns = variant.returns
         if variant.returns is not None:
             # results escape to the caller: fresh arrays on every call, never from the pool
             self.results = tuple((info.name, _result_maker(info, shape), shape, np.dtype(info.dtype), slot)
@@ -525,6 +530,13 @@ class CallPlan:
             self.run = self._run_returning  # type: ignore[method-assign]
             if not launch.steps and not self.results and self.locals is None and not self.pairs:
                 self.run = self._run_views  # type: ignore[method-assign]
+
+    def warm(self) -> None:
+        """Count a call; from the ``NATIVE_AFTER``-th, make the native call where the plan allows one."""
+        self.calls = calls = self.calls + 1
+        # tried again at powers of two: a phase measured on threads now may be measured serial later
+        if calls >= NATIVE_AFTER and not calls & (calls - 1) and self.guards is not None:
+            self.fast = native_call(self)
 
     def run(self, args: tuple) -> None:
         head = list(args)
@@ -628,3 +640,130 @@ class LocalArrays:
                 zeroed.append(array)
             tail[slot] = address(array)
         return LocalSet(arrays, zeroed, tail)
+
+
+# ---- the shortest path: a plan's native entry (backends/cpu/entry.py) ----------------------------
+
+NATIVE_AFTER = 4  # a plan's calls before its native entry is compiled (a few ms of LLVM)
+
+
+class _Miss:
+    """What a native call returns when the call is not its plan's (the caller takes the usual path)."""
+
+    def __repr__(self) -> str:
+        return "MISS"
+
+
+MISS = _Miss()
+
+
+def _guards(variant: CompiledVariant, values: dict[str, Any]) -> tuple | None:
+    """What a native entry checks of each argument: exactly what ``call_key`` keys a plan on;
+    None where an argument is of a kind the entries do not read (numpy integer scalars,
+    float32 scalars, complex numbers: those calls keep the plan's Python path)."""
+    from polyfuse.backends.cpu.entry import ArrayGuard, FloatGuard, IntGuard, available
+
+    if not available():
+        return None
+    guards: list[Any] = []
+    for argument in variant.arguments:
+        value = values[argument.name]
+        kind = type(value)
+        if kind is np.ndarray and argument.kind == "array":
+            guards.append(ArrayGuard(id(value.dtype), value.shape, value.strides, value.flags.writeable, _span(value)))
+        elif kind is int and argument.kind == "int":
+            guards.append(IntGuard(value))
+        elif (kind is float or kind is np.float64) and argument.kind == "float":
+            guards.append(FloatGuard(id(kind)))
+        else:
+            return None
+    return tuple(guards)
+
+
+def native_call(plan: CallPlan) -> Callable[[tuple], Any] | None:
+    """``args -> result`` through the plan's native entry, or ``MISS`` (nothing ran) where the
+    arguments are not the plan's; None where a phase would not run serially now."""
+    from polyfuse.backends.cpu.entry import MISS_STATUS, EntrySpec, PhaseCall, compile_entry
+
+    launch = plan.launch
+    kernel = launch.kernel
+    keys = launch.serial_keys()
+    if not keys <= kernel.serial_sizes or not all(type(v) is int for v in plan.tail):
+        return None  # a phase runs on threads at these sizes, or a size argument is not an int64
+    results = getattr(plan, "results", ())
+    slots = {slot: j for j, (_, _, _, _, slot) in enumerate(results)}
+    spec = EntrySpec(
+        guards=plan.guards, results=len(results),
+        tail=tuple(("result", slots[k]) if k in slots else value for k, value in enumerate(plan.tail)),
+        pairs=tuple((plan.arrays[i], plan.arrays[j]) for i, j, _ in plan.pairs),
+        phases=() if plan.run == plan._run_views else tuple(PhaseCall(c.address, c.count) for c in launch.serial),
+        index_flag=launch.index_flag(),
+        # the serial phases run serially while ``serial_sizes`` is not measured anew (parallel.py)
+        epoch=(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value) if keys else None,
+    )
+    entry = compile_entry(spec)
+    function = entry.function
+
+    def on_status(status: int) -> Any:
+        if status == MISS_STATUS:
+            return MISS
+        kernel.raise_index_error()  # INDEX_STATUS: a phase recorded an index error
+        raise AssertionError("a native entry reported an index error that was not recorded")
+
+    if plan.variant_returns is None:
+        def fast(args: tuple) -> Any:
+            status = function(*args)
+            return None if status is None else on_status(status)
+    elif not results:
+        finish = _finisher(plan)
+
+        def fast(args: tuple) -> Any:
+            status = function(*args)
+            return finish(args, ()) if status is None else on_status(status)
+    elif len(results) == 1 and plan.variant_returns == Returned("array", results[0][0]):
+        _, make, shape, dtype, _ = results[0]
+
+        def fast(args: tuple) -> Any:
+            fresh = make(shape, dtype)
+            status = function(*args, fresh)
+            return fresh if status is None else on_status(status)
+    else:
+        finish = _finisher(plan)
+
+        def fast(args: tuple) -> Any:
+            fresh = [make(shape, dtype) for _, make, shape, dtype, _ in results]
+            status = function(*args, *fresh)
+            return finish(args, fresh) if status is None else on_status(status)
+
+    # the machine code, and the dtypes whose addresses it compares, live as long as the call
+    fast.keep = (entry, plan.dtypes)  # type: ignore[attr-defined]
+    return fast
+
+
+def _finisher(plan: CallPlan) -> Callable[[tuple, Any], Any]:
+    """What a native call returns after its entry ran: what ``_run_returning`` returns."""
+    spec = plan.variant_returns
+    if spec is None:
+        return lambda args, fresh: None
+    names = [name for name, *_ in plan.results]
+    if isinstance(spec, Returned) and spec.how == "array":
+        only = names.index(spec.name)
+        return lambda args, fresh: fresh[only]
+    positions, views = plan.positions, plan.views
+    if isinstance(spec, Returned) and spec.how in ("view", "arg"):
+        k = dict(positions)[spec.name]
+        if spec.how == "arg":
+            return lambda args, fresh: args[k]
+        geometry = views[id(spec)]
+        if geometry.axes is not None:  # ``.T``, ``np.transpose``: what view_of does, without its tests
+            axes = geometry.axes
+            return lambda args, fresh: args[k].transpose(axes)
+        return lambda args, fresh: view_of(args[k], geometry)
+
+    def finish(args: tuple, fresh: list) -> Any:
+        values = dict(zip(names, fresh))
+        for name, k in positions:
+            values[name] = args[k]
+        return returned(spec, values, views)
+
+    return finish

@@ -1,0 +1,306 @@
+"""Native entries: one call plan's whole call (argument checks, overlap check, the phases) as one
+machine-code function that CPython calls directly, for plans called often.
+
+Why: a ``CallPlan`` (runtime/variant.py) already skips everything that depends only on sizes, but
+its Python path still costs a few microseconds: the key of every argument (a tuple of the
+dtype, shape, strides and writeable flag), the data pointers, the overlap ranges, and ctypes,
+which converts each argument of each phase function (~0.1 us each).  For a kernel whose work is
+a few nanoseconds (numpy-benchmarks' ``hasting``: three scalar expressions) that is the whole
+time.  A native entry does the same checks on the objects' C fields, in machine code:
+
+* the argument count; per array argument: exactly ``np.ndarray``, the same dtype object the
+  plan saw (held alive by the plan), the rank, every extent and stride, the writeable flag
+  (``call_key``'s fields, all of them); per int: exactly ``int`` and the same value; per float:
+  exactly the type the plan saw (``float`` or ``np.float64``, whose value is a C double);
+* per pair of arrays that must not overlap: the byte ranges apart.
+
+If any check fails, nothing has run and it returns ``MISS_STATUS``: the caller then takes the
+``CallPlan`` path, which decides as before (another plan, the full checks, the same errors; byte
+ranges that meet go to ``np.shares_memory`` there).  Otherwise it lets go of the GIL (compiled code
+runs without it, as through ctypes), calls the phases with the plan's size arguments, checks the
+index-error flag after each (``INDEX_STATUS``: the caller raises the error), takes the GIL back and
+returns None.
+
+The entry reads ``PyArrayObject``'s fields at NumPy's public ABI offsets and each object's type
+at ``PyObject``'s; ``available()`` checks both on probe arrays once, and where they differ (another
+Python, a debug build) no entry is made: calls keep the ``CallPlan`` path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import platform
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import llvmlite.binding as llvm
+import numpy as np
+from llvmlite import ir as ll
+
+MISS_STATUS = 1  # a check failed: nothing ran
+INDEX_STATUS = 2  # a phase recorded an index error (or a failed assert): the caller raises it
+
+# PyObject's type and PyArrayObject's fields (numpy/ndarraytypes.h, ``PyArrayObject_fields``)
+TYPE, DATA, NDIM, DIMS, STRIDES, DESCR, FLAGS = 8, 16, 24, 32, 40, 56, 64
+WRITEABLE = 0x0400  # NPY_ARRAY_WRITEABLE
+METH_FASTCALL = 0x80
+
+_I8P, _I32, _I64, _F64 = ll.IntType(8).as_pointer(), ll.IntType(32), ll.IntType(64), ll.DoubleType()
+_C_API = ("PyEval_SaveThread", "PyEval_RestoreThread", "Py_IncRef", "PyLong_FromLong",
+          "PyLong_AsLongLongAndOverflow", "PyFloat_AsDouble")
+
+
+@dataclass(frozen=True)
+class ArrayGuard:
+    """An array argument as the plan saw it."""
+
+    descr: int  # id() of its dtype object (the plan holds the object)
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    writeable: bool
+    span: tuple[int, int]  # [first, last + 1) bytes it touches from its data pointer
+
+
+@dataclass(frozen=True)
+class IntGuard:
+    value: int
+
+
+@dataclass(frozen=True)
+class FloatGuard:
+    pytype: int  # id() of float or np.float64
+
+
+Guard = ArrayGuard | IntGuard | FloatGuard
+
+
+@dataclass(frozen=True)
+class PhaseCall:
+    """One phase called serially: its function's address and, for a parallel phase, its trip count
+    (the function then takes the iterations [0, count))."""
+
+    address: int
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class EntrySpec:
+    """Everything one entry checks and calls."""
+
+    guards: tuple[Guard, ...]  # one per argument, in order
+    results: int  # fresh result arrays passed after the arguments
+    tail: tuple[int | tuple[str, int], ...]  # i64 values after the arguments; ("result", j) for result j
+    pairs: tuple[tuple[int, int], ...]  # argument positions that must not overlap
+    phases: tuple[PhaseCall, ...]
+    index_flag: int = 0  # address of the index-error flag, 0 where there is none
+    epoch: tuple[int, int] | None = None  # (address, value) of an int64 that must still hold the value
+
+
+class Entry:
+    """A compiled entry: call it as ``entry(*args, *results)``; None, or a status int."""
+
+    def __init__(self, function: Callable[..., Any], keep: tuple) -> None:
+        self.function = function
+        self._keep = keep  # the engine and the method definition must outlive the function
+
+
+def available() -> bool:
+    """Whether this Python and NumPy lay out objects as the entries read them (checked once)."""
+    if _LAYOUT_OK is None:
+        _probe()
+    return bool(_LAYOUT_OK)
+
+
+_LAYOUT_OK: bool | None = None
+_LOCK = threading.Lock()
+
+
+def _probe() -> None:
+    global _LAYOUT_OK
+    _LAYOUT_OK = platform.python_implementation() == "CPython" and ctypes.sizeof(ctypes.c_void_p) == 8 and all(
+        _fields_read_back(p) for p in _probe_arrays()
+    ) and all(_word(id(x), TYPE) == id(type(x)) for x in (1, 2.5, np.float64(2.5)))
+
+
+def _probe_arrays() -> list[np.ndarray]:
+    readonly = np.arange(4.0)
+    readonly.flags.writeable = False
+    return [np.arange(6.0)[1:], np.zeros((3, 4), dtype=np.int32)[:, 1::2], np.empty(0),
+            np.empty((2, 3, 4)).transpose(2, 0, 1)[::-1], readonly]
+
+
+def _word(address: int, offset: int) -> int:
+    return ctypes.c_int64.from_address(address + offset).value
+
+
+def _fields_read_back(array: np.ndarray) -> bool:
+    base = id(array)
+    ndim = ctypes.c_int32.from_address(base + NDIM).value
+    dims, strides = _word(base, DIMS), _word(base, STRIDES)
+    flags = ctypes.c_int32.from_address(base + FLAGS).value
+    return (_word(base, TYPE) == id(np.ndarray) and _word(base, DATA) == array.ctypes.data and ndim == array.ndim
+            and tuple(_word(dims, 8 * d) for d in range(ndim)) == array.shape
+            and tuple(_word(strides, 8 * d) for d in range(ndim)) == array.strides
+            and _word(base, DESCR) == id(array.dtype) and bool(flags & WRITEABLE) == array.flags.writeable)
+
+
+# ---- the machine code ----------------------------------------------------------------------------
+
+def compile_entry(spec: EntrySpec) -> Entry:
+    """JIT-compile ``spec``'s entry and wrap it as a CPython builtin function."""
+    with _LOCK:
+        _register_c_api()
+        module = llvm.parse_assembly(str(_module(spec)))
+        machine = llvm.Target.from_default_triple().create_target_machine(opt=2, jit=True)
+        engine = llvm.create_mcjit_compiler(module, machine)
+        engine.finalize_object()
+        address = engine.get_function_address("entry")
+    method = _MethodDef(b"polyfuse_entry", address, METH_FASTCALL, None)
+    function = _NEW_FUNCTION(ctypes.byref(method), None, None)
+    return Entry(function, (engine, method))
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p), ("ml_flags", ctypes.c_int),
+                ("ml_doc", ctypes.c_char_p)]
+
+
+_NEW_FUNCTION = ctypes.pythonapi.PyCFunction_NewEx
+_NEW_FUNCTION.restype = ctypes.py_object
+_NEW_FUNCTION.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.py_object]
+_REGISTERED: list[bool] = []
+
+
+def _register_c_api() -> None:
+    if not _REGISTERED:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        for name in _C_API:
+            llvm.add_symbol(name, ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value)
+        _REGISTERED.append(True)
+
+
+class _Emitter:
+    """Builds ``PyObject *entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs)``."""
+
+    def __init__(self, spec: EntrySpec) -> None:
+        self.spec = spec
+        self.module = ll.Module("polyfuse_entry")
+        fnty = ll.FunctionType(_I8P, [_I8P, _I8P.as_pointer(), _I64])
+        self.function = ll.Function(self.module, fnty, "entry")
+        self.builder = ll.IRBuilder(self.function.append_basic_block("start"))
+        self.api = {
+            "PyEval_SaveThread": ll.FunctionType(_I8P, []),
+            "PyEval_RestoreThread": ll.FunctionType(ll.VoidType(), [_I8P]),
+            "Py_IncRef": ll.FunctionType(ll.VoidType(), [_I8P]),
+            "PyLong_FromLong": ll.FunctionType(_I8P, [_I64]),
+            "PyLong_AsLongLongAndOverflow": ll.FunctionType(_I64, [_I8P, _I32.as_pointer()]),
+            "PyFloat_AsDouble": ll.FunctionType(_F64, [_I8P]),
+        }
+        self.declared = {name: ll.Function(self.module, fnty, name) for name, fnty in self.api.items()}
+        self.miss = self.function.append_basic_block("miss")
+
+    def call_api(self, name: str, *args):
+        return self.builder.call(self.declared[name], args)
+
+    def field(self, obj, offset: int, kind):
+        address = self.builder.gep(obj, [ll.Constant(_I64, offset)])
+        return self.builder.load(self.builder.bitcast(address, kind.as_pointer()))
+
+    def require(self, condition) -> None:
+        """Go on where ``condition`` holds, else to the miss block."""
+        go_on = self.function.append_basic_block()
+        self.builder.cbranch(condition, go_on, self.miss)
+        self.builder.position_at_end(go_on)
+
+    def equal(self, value, constant: int, kind=_I64):
+        return self.builder.icmp_signed("==", value, ll.Constant(kind, constant))
+
+    def pointer_is(self, value, address: int):
+        return self.equal(self.builder.ptrtoint(value, _I64), address)
+
+
+def _module(spec: EntrySpec) -> ll.Module:
+    e = _Emitter(spec)
+    b = e.builder
+    args = e.function.args[1]
+    e.require(e.equal(e.function.args[2], len(spec.guards) + spec.results))
+    objects = [b.load(b.gep(args, [ll.Constant(_I64, k)])) for k in range(len(spec.guards) + spec.results)]
+    head = [_checked(e, guard, obj) for guard, obj in zip(spec.guards, objects)]
+    results = [b.ptrtoint(e.field(obj, DATA, _I8P), _I64) for obj in objects[len(spec.guards):]]
+    for first, second in spec.pairs:
+        _require_apart(e, head, spec.guards, first, second)
+    if spec.epoch is not None:
+        address, value = spec.epoch
+        e.require(e.equal(b.load(b.inttoptr(ll.Constant(_I64, address), _I64.as_pointer())), value))
+    tail = [results[item[1]] if isinstance(item, tuple) else ll.Constant(_I64, item) for item in spec.tail]
+    # a float travels as a C double; an int, an array's data pointer and the tail as 64-bit words
+    types = [_F64 if isinstance(g, FloatGuard) else _I64 for g in spec.guards] + [_I64] * len(tail)
+    state = e.call_api("PyEval_SaveThread")
+    failed = e.function.append_basic_block("index_error")
+    for phase in spec.phases:
+        extra = [] if phase.count is None else [ll.Constant(_I64, 0), ll.Constant(_I64, phase.count)]
+        fnty = ll.FunctionType(ll.VoidType(), types + [_I64] * len(extra))
+        callee = b.inttoptr(ll.Constant(_I64, phase.address), fnty.as_pointer())
+        b.call(callee, [*head, *tail, *extra])
+        if spec.index_flag:
+            flag = b.load(b.inttoptr(ll.Constant(_I64, spec.index_flag), _I64.as_pointer()))
+            go_on = e.function.append_basic_block()
+            b.cbranch(e.equal(flag, 0), go_on, failed)
+            b.position_at_end(go_on)
+    e.call_api("PyEval_RestoreThread", state)
+    none = b.inttoptr(ll.Constant(_I64, id(None)), _I8P)
+    e.call_api("Py_IncRef", none)
+    b.ret(none)
+    b.position_at_end(failed)
+    e.call_api("PyEval_RestoreThread", state)
+    b.ret(e.call_api("PyLong_FromLong", ll.Constant(_I64, INDEX_STATUS)))
+    b.position_at_end(e.miss)
+    b.ret(e.call_api("PyLong_FromLong", ll.Constant(_I64, MISS_STATUS)))
+    return e.module
+
+
+def _checked(e: _Emitter, guard: Guard, obj):
+    """The argument's value for the phase functions, after its checks."""
+    b = e.builder
+    if isinstance(guard, IntGuard):
+        e.require(e.pointer_is(e.field(obj, TYPE, _I8P), id(int)))
+        overflow = b.alloca(_I32)
+        value = e.call_api("PyLong_AsLongLongAndOverflow", obj, overflow)
+        e.require(b.and_(e.equal(b.load(overflow), 0, _I32), e.equal(value, guard.value)))
+        return value
+    if isinstance(guard, FloatGuard):
+        e.require(e.pointer_is(e.field(obj, TYPE, _I8P), guard.pytype))
+        return e.call_api("PyFloat_AsDouble", obj)  # a float's C double (np.float64 subclasses float)
+    e.require(e.pointer_is(e.field(obj, TYPE, _I8P), id(np.ndarray)))
+    e.require(b.and_(e.pointer_is(e.field(obj, DESCR, _I8P), guard.descr),
+                     e.equal(e.field(obj, NDIM, _I32), len(guard.shape), _I32)))
+    flags = b.and_(e.field(obj, FLAGS, _I32), ll.Constant(_I32, WRITEABLE))
+    e.require(e.equal(flags, WRITEABLE if guard.writeable else 0, _I32))
+    for offset, expected in ((DIMS, guard.shape), (STRIDES, guard.strides)):
+        if not expected:
+            continue
+        words = b.bitcast(e.field(obj, offset, _I8P), _I64.as_pointer())
+        same = [e.equal(b.load(b.gep(words, [ll.Constant(_I64, d)])), value) for d, value in enumerate(expected)]
+        condition = same[0]
+        for term in same[1:]:
+            condition = b.and_(condition, term)
+        e.require(condition)
+    return b.ptrtoint(e.field(obj, DATA, _I8P), _I64)
+
+
+def _require_apart(e: _Emitter, head: list, guards: tuple[Guard, ...], first: int, second: int) -> None:
+    """Byte ranges apart, or a miss (the CallPlan path then asks ``np.shares_memory``)."""
+    b = e.builder
+    low_a, high_a = _range(b, head[first], guards[first])
+    low_b, high_b = _range(b, head[second], guards[second])
+    meet = b.and_(b.icmp_unsigned("<", low_a, high_b), b.icmp_unsigned("<", low_b, high_a))
+    e.require(b.not_(meet))
+
+
+def _range(b: ll.IRBuilder, pointer, guard: Guard):
+    assert isinstance(guard, ArrayGuard)
+    low, high = guard.span
+    return b.add(pointer, ll.Constant(_I64, low)), b.add(pointer, ll.Constant(_I64, high))

@@ -1,0 +1,246 @@
+"""Native entries (backends/cpu/entry.py): a plan called often runs through one machine-code
+function that checks its arguments itself.  Every call it is not sure of (another dtype, shape,
+stride, rank, a read-only or overlapping argument, another int) runs nothing and takes the
+usual path: the result equals the undecorated function's, and a wrong call raises exactly what
+it raises without a native entry."""
+
+import copy
+import threading
+
+import numpy as np
+import pytest
+from polyfuse.backends.cpu import entry
+
+import polyfuse
+from polyfuse.runtime.variant import MISS, NATIVE_AFTER
+
+pytestmark = pytest.mark.skipif(not entry.available(), reason="objects laid out otherwise here")
+
+
+def add(a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] + b[i]
+
+
+def scaled(X, scale, n, out):
+    for i in range(n):
+        out[i] = X[i] * scale + n
+
+
+def rates(y, t, a1, a2, b1, b2, d1, d2):
+    """numpy-benchmarks' hasting: three scalar expressions into a fresh array."""
+    yprime = np.empty((3,))
+    yprime[0] = y[0] * (1. - y[0]) - a1 * y[0] * y[1] / (1. + b1 * y[0])
+    yprime[1] = a1 * y[0] * y[1] / (1. + b1 * y[0]) - a2 * y[1] * y[2] / (1. + b2 * y[1]) - d1 * y[1]
+    yprime[2] = a2 * y[1] * y[2] / (1. + b2 * y[1]) - d2 * y[2]
+    return yprime
+
+
+def permuted(A):
+    return np.transpose(A, (2, 1, 0))
+
+
+def gather(x, idx, y):
+    for i in range(y.shape[0]):
+        y[i] = x[idx[i]]
+
+
+def row_sums(X):
+    out = np.zeros((X.shape[0],))
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            out[i] += X[i, j]
+    return out, X.T
+
+
+def warmed(fn, *args):
+    """A kernel called enough times at ``args`` to have its native entry."""
+    kernel = polyfuse.kernel(fn)
+    for _ in range(NATIVE_AFTER + 2):  # a plan is made on the second call
+        kernel(*copy.deepcopy(args))
+    assert kernel._fast is not None, "no native entry"
+    return kernel
+
+
+def same_as_undecorated(kernel, fn, *args):
+    got_args, want_args = copy.deepcopy(args), copy.deepcopy(args)
+    got, want = kernel(*got_args), fn(*want_args)
+    for g, w in zip((got, *got_args), (want, *want_args)):
+        if isinstance(w, tuple):
+            for gi, wi in zip(g, w):
+                np.testing.assert_allclose(gi, wi, rtol=1e-13)
+        elif isinstance(w, np.ndarray) or w is not None:
+            assert type(g) is type(w)
+            np.testing.assert_allclose(g, w, rtol=1e-13)
+    return got
+
+
+def same_error(kernel, fn, *args):
+    """The call raises what a kernel without a plan or native entry raises."""
+    with pytest.raises(Exception) as cold:
+        polyfuse.kernel(fn)(*args)
+    with pytest.raises(type(cold.value)) as warm:
+        kernel(*args)
+    assert str(warm.value) == str(cold.value)
+
+
+def test_a_plan_called_often_gets_a_native_entry_that_computes_the_same():
+    a, b = np.arange(5.0), np.ones(5)
+    kernel = warmed(add, a, b, np.empty(5))
+    (plan,) = kernel._plans.values()
+    assert kernel._fast is plan.fast
+    calls = plan.calls
+    same_as_undecorated(kernel, add, a * 3, b - 7, np.empty(5))
+    assert plan.calls == calls  # the native entry ran: the plan's Python path did not
+    out = np.empty(5)
+    assert kernel._fast((a, b, out)) is None
+    np.testing.assert_array_equal(out, a + b)
+
+
+@pytest.mark.parametrize("other", [
+    "float32", "int64", "shape", "strided", "reversed", "2-d", "read-only out", "zero-stride out",
+    "overlap", "subclass", "list", "too few", "too many",
+])
+def test_every_other_call_misses_and_takes_the_usual_path(other):
+    a, b = np.arange(6.0), np.linspace(0, 1, 6)
+    kernel = warmed(add, a, b, np.empty(6))
+    buf = np.zeros(12)
+    wide = np.arange(24.0).reshape(6, 4)
+    readonly = np.empty(6)
+    readonly.flags.writeable = False
+    calls = {
+        "float32": (a.astype(np.float32), b.astype(np.float32), np.empty(6, np.float32)),
+        "int64": (np.arange(6), np.arange(6), np.empty(6, np.int64)),
+        "shape": (np.arange(9.0), np.ones(9), np.empty(9)),
+        "strided": (wide[:, 1], wide[:, 2], np.empty(6)),
+        "reversed": (a[::-1], b, np.empty(6)),
+        "2-d": (wide, wide, np.empty((6, 4))),
+        "read-only out": (a, b, readonly),
+        "zero-stride out": (a, b, np.lib.stride_tricks.as_strided(np.zeros(1), (6,), (0,))),
+        "overlap": (buf[:6], b, buf[3:9]),
+        "subclass": (np.ma.masked_array(a), b, np.empty(6)),
+        "list": (list(a), b, np.empty(6)),
+        "too few": (a, b),
+        "too many": (a, b, np.empty(6), 1),
+    }
+    args = calls[other]
+    assert kernel._fast(args) is MISS
+    if other in ("strided", "reversed", "shape", "float32", "int64"):
+        same_as_undecorated(kernel, add, *args)
+    elif other == "subclass":
+        out, cold = np.empty(6), np.empty(6)
+        kernel(args[0], b, out)
+        polyfuse.kernel(add)(args[0], b, cold)
+        np.testing.assert_array_equal(out, cold)
+    elif other == "2-d":
+        out = np.empty((6, 4))
+        kernel(wide, wide, out)  # the kernel's loop reads rows of a 2-d array: NumPy would add rows too
+        np.testing.assert_array_equal(out, wide + wide)
+    else:
+        same_error(kernel, add, *args)
+    same_as_undecorated(kernel, add, a, b, np.empty(6))  # and the plan's calls still run natively
+
+
+def test_ints_are_checked_by_value_and_floats_change_freely():
+    X = np.arange(8.0)
+    kernel = warmed(scaled, X, 0.5, 8, np.empty(8))
+    for scale, n in ((2.5, 8), (np.float64(-1.0), 8), (0.5, 4), (0.5, 9), (True, 8), (0.5, np.int64(8))):
+        out = np.zeros(8)
+        if n > 8:
+            with pytest.raises(polyfuse.ArgumentError, match="out-of-bounds"):
+                kernel(X, scale, n, out)
+            continue
+        want = np.zeros(8)
+        scaled(X, scale, n, want)
+        kernel(X, scale, n, out)
+        np.testing.assert_array_equal(out, want)
+
+
+def test_fresh_results_each_call_and_views_of_the_arguments():
+    rng = np.random.default_rng(0)
+    y, constants = rng.random(3), tuple(np.float64(v) for v in rng.random(7))
+    kernel = warmed(rates, y, *constants)
+    first = same_as_undecorated(kernel, rates, y, *constants)
+    second = same_as_undecorated(kernel, rates, y * 2, *constants[::-1])
+    assert not np.shares_memory(first, second)
+    same_as_undecorated(kernel, rates, y, *map(float, constants))  # Python floats: another plan
+
+    A = np.arange(24.0).reshape(2, 3, 4)
+    kernel = warmed(permuted, A)
+    got = kernel(A)
+    assert got.base is permuted(A).base and got.strides == permuted(A).strides
+    B = np.arange(60.0).reshape(3, 4, 5)[:, ::2]
+    np.testing.assert_array_equal(kernel(B), permuted(B))
+
+    X = rng.random((4, 5))
+    kernel = warmed(row_sums, X)
+    sums, view = kernel(X)
+    np.testing.assert_allclose(sums, X.sum(axis=1), rtol=1e-14)
+    assert view.base is X and view.shape == (5, 4)
+
+
+def test_disjoint_parts_of_one_buffer_take_the_native_entry():
+    buf = np.zeros(12)
+    kernel = warmed(add, buf[:6], np.ones(6), buf[6:])
+    buf[:6] = np.arange(6.0)
+    assert kernel._fast((buf[:6], np.ones(6), buf[6:])) is None
+    np.testing.assert_array_equal(buf[6:], np.arange(6.0) + 1)
+
+
+def test_an_index_error_in_the_machine_code_is_raised():
+    x, y = np.arange(10.0), np.zeros(4)
+    kernel = warmed(gather, x, np.array([1, 2, 3, 0]), y)
+    for bad in (10, -11):
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for axis 0 of "):
+            kernel(x, np.array([1, bad, 3, 0]), y)
+    same_as_undecorated(kernel, gather, x, np.array([9, -1, 0, 5]), np.zeros(4))
+
+
+@pytest.fixture
+def two_threads():
+    from polyfuse.runtime import threads
+
+    saved = threads._num_threads
+    threads.set_num_threads(2)
+    yield
+    threads._num_threads = saved
+
+
+def test_a_phase_measured_anew_leaves_the_native_entry(two_threads):
+    from polyfuse.backends.cpu import parallel
+
+    a, b = np.arange(64.0), np.ones(64)
+    kernel = warmed(add, a, b, np.empty(64))
+    backend = kernel.compile(a, b, np.empty(64)).backend
+    assert backend.serial_sizes  # the small parallel phase was measured serial
+    parallel._remember(backend, {k: None for k in range(parallel.MAX_REGION_SIZES)}, ("other",), (0, 1),
+                       parallel.RegionTimes(True, [1.0]))
+    assert not backend.serial_sizes
+    assert kernel._fast((a, b, np.empty(64))) is MISS  # the entry's measurement is gone
+    same_as_undecorated(kernel, add, a, b, np.empty(64))  # measured again on the usual path
+
+
+def test_concurrent_native_calls(two_threads):
+    rng = np.random.default_rng(1)
+    y, constants = rng.random(3), tuple(rng.random(7))
+    kernel = warmed(rates, y, *constants)
+    a, b = np.arange(16.0), np.ones(16)
+    adder = warmed(add, a, b, np.empty(16))
+    failures = []
+
+    def work(seed: int) -> None:
+        local = np.random.default_rng(seed)
+        for _ in range(200):
+            z = local.random(3)
+            out = np.empty(16)
+            adder(a * seed, b, out)
+            if not (np.allclose(kernel(z, *constants), rates(z, *constants), rtol=1e-14)
+                    and np.array_equal(out, a * seed + b)):
+                failures.append(seed)
+
+    workers = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert failures == []
