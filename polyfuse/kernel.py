@@ -94,7 +94,7 @@ class Kernel:
         try:
             fast = self._fast  # the latest plan's native entry: it checks that the call is that plan's
             if fast is not None and not kwargs:
-                result = fast(args)
+                result = fast(*args)
                 if result is not MISS:
                     return result
             if len(args) < len(self._names) and not kwargs:

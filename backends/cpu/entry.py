@@ -14,12 +14,15 @@ time.  A native entry does the same checks on the objects' C fields, in machine 
   exactly the type the plan saw (``float`` or ``np.float64``, whose value is a C double);
 * per pair of arrays that must not overlap: the byte ranges apart.
 
-If any check fails, nothing has run and it returns ``MISS_STATUS``: the caller then takes the
-``CallPlan`` path, which decides as before (another plan, the full checks, the same errors; byte
-ranges that meet go to ``np.shares_memory`` there).  Otherwise it lets go of the GIL (compiled code
-runs without it, as through ctypes), calls the phases with the plan's size arguments, checks the
-index-error flag after each (``INDEX_STATUS``: the caller raises the error), takes the GIL back and
-returns None.
+If any check fails, nothing has run and it returns ``spec.miss`` (the runtime's ``MISS``): the
+caller then takes the ``CallPlan`` path, which decides as before (another plan, the full checks,
+the same errors; byte ranges that meet go to ``np.shares_memory`` there).  Otherwise it makes the
+fresh result arrays (calling the plan's makers), lets go of the GIL (compiled code runs without
+it, as through ctypes), calls the phases with the plan's size arguments, checks the index-error
+flag after each (and calls ``spec.raiser``, which raises, where it is set), takes the GIL back and
+returns what the kernel returns: None, a result array, or what ``spec.finish`` makes of the
+arguments and results (a view, a tuple).  The Kernel calls the entry itself: no Python frame
+between ``kernel(*args)`` and the machine code.
 
 The entry reads ``PyArrayObject``'s fields at NumPy's public ABI offsets and each object's type
 at ``PyObject``'s; ``available()`` checks both on probe arrays once, and where they differ (another
@@ -39,17 +42,14 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir as ll
 
-MISS_STATUS = 1  # a check failed: nothing ran
-INDEX_STATUS = 2  # a phase recorded an index error (or a failed assert): the caller raises it
-
 # PyObject's type and PyArrayObject's fields (numpy/ndarraytypes.h, ``PyArrayObject_fields``)
 TYPE, DATA, NDIM, DIMS, STRIDES, DESCR, FLAGS = 8, 16, 24, 32, 40, 56, 64
 WRITEABLE = 0x0400  # NPY_ARRAY_WRITEABLE
 METH_FASTCALL = 0x80
 
 _I8P, _I32, _I64, _F64 = ll.IntType(8).as_pointer(), ll.IntType(32), ll.IntType(64), ll.DoubleType()
-_C_API = ("PyEval_SaveThread", "PyEval_RestoreThread", "Py_IncRef", "PyLong_FromLong",
-          "PyLong_AsLongLongAndOverflow", "PyFloat_AsDouble")
+_C_API = ("PyEval_SaveThread", "PyEval_RestoreThread", "Py_IncRef", "Py_DecRef",
+          "PyLong_AsLongLongAndOverflow", "PyFloat_AsDouble", "PyObject_Vectorcall")
 
 
 @dataclass(frozen=True)
@@ -86,24 +86,37 @@ class PhaseCall:
 
 
 @dataclass(frozen=True)
+class Result:
+    """A fresh result array: ``make(shape, dtype)``."""
+
+    make: Callable[..., Any]
+    shape: tuple[int, ...]
+    dtype: Any
+
+
+@dataclass(frozen=True)
+class Finish:
+    """What the entry returns after the phases ran: ``function(*operands)``, an operand being
+    ("arg", k), ("result", j) or ("object", value); ``function`` None: the single operand itself."""
+
+    function: Callable[..., Any] | None
+    operands: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True, eq=False)
 class EntrySpec:
-    """Everything one entry checks and calls."""
+    """Everything one entry checks, makes and calls."""
 
     guards: tuple[Guard, ...]  # one per argument, in order
-    results: int  # fresh result arrays passed after the arguments
+    results: tuple[Result, ...]  # fresh result arrays
     tail: tuple[int | tuple[str, int], ...]  # i64 values after the arguments; ("result", j) for result j
     pairs: tuple[tuple[int, int], ...]  # argument positions that must not overlap
     phases: tuple[PhaseCall, ...]
+    finish: Finish | None  # None: the kernel returns None
+    miss: Any  # returned where a check fails
+    raiser: Callable[[], Any]  # raises the error a phase recorded in the index-error flag
     index_flag: int = 0  # address of the index-error flag, 0 where there is none
     epoch: tuple[int, int] | None = None  # (address, value) of an int64 that must still hold the value
-
-
-class Entry:
-    """A compiled entry: call it as ``entry(*args, *results)``; None, or a status int."""
-
-    def __init__(self, function: Callable[..., Any], keep: tuple) -> None:
-        self.function = function
-        self._keep = keep  # the engine and the method definition must outlive the function
 
 
 def available() -> bool:
@@ -148,8 +161,9 @@ def _fields_read_back(array: np.ndarray) -> bool:
 
 # ---- the machine code ----------------------------------------------------------------------------
 
-def compile_entry(spec: EntrySpec) -> Entry:
-    """JIT-compile ``spec``'s entry and wrap it as a CPython builtin function."""
+def compile_entry(spec: EntrySpec) -> Callable[..., Any]:
+    """JIT-compile ``spec``'s entry and wrap it as a CPython builtin function, which keeps the
+    machine code and every object the code points at alive (as its ``__self__``)."""
     with _LOCK:
         _register_c_api()
         module = llvm.parse_assembly(str(_module(spec)))
@@ -158,8 +172,7 @@ def compile_entry(spec: EntrySpec) -> Entry:
         engine.finalize_object()
         address = engine.get_function_address("entry")
     method = _MethodDef(b"polyfuse_entry", address, METH_FASTCALL, None)
-    function = _NEW_FUNCTION(ctypes.byref(method), None, None)
-    return Entry(function, (engine, method))
+    return _NEW_FUNCTION(ctypes.byref(method), (engine, method, spec), None)
 
 
 class _MethodDef(ctypes.Structure):
@@ -195,12 +208,34 @@ class _Emitter:
             "PyEval_SaveThread": ll.FunctionType(_I8P, []),
             "PyEval_RestoreThread": ll.FunctionType(ll.VoidType(), [_I8P]),
             "Py_IncRef": ll.FunctionType(ll.VoidType(), [_I8P]),
-            "PyLong_FromLong": ll.FunctionType(_I8P, [_I64]),
+            "Py_DecRef": ll.FunctionType(ll.VoidType(), [_I8P]),
+            "PyObject_Vectorcall": ll.FunctionType(_I8P, [_I8P, _I8P.as_pointer(), _I64, _I8P]),
             "PyLong_AsLongLongAndOverflow": ll.FunctionType(_I64, [_I8P, _I32.as_pointer()]),
             "PyFloat_AsDouble": ll.FunctionType(_F64, [_I8P]),
         }
         self.declared = {name: ll.Function(self.module, fnty, name) for name, fnty in self.api.items()}
         self.miss = self.function.append_basic_block("miss")
+        self.results_made: list = []  # result arrays made so far (released where a later one fails)
+
+    def object(self, value: Any):
+        """A pointer to ``value`` (the spec, which the entry's function keeps, holds it)."""
+        return self.builder.inttoptr(ll.Constant(_I64, id(value)), _I8P)
+
+    def constant_pointer(self, address: int, kind):
+        return self.builder.inttoptr(ll.Constant(_I64, address), kind.as_pointer())
+
+    def new_reference(self, obj):
+        self.call_api("Py_IncRef", obj)
+        return obj
+
+    def vectorcall(self, function, values: list):
+        """``function(*values)`` through PyObject_Vectorcall: a new reference, or NULL."""
+        b = self.builder
+        vector = b.alloca(_I8P, size=max(1, len(values)))
+        for k, value in enumerate(values):
+            b.store(value, b.gep(vector, [ll.Constant(_I64, k)]))
+        return self.call_api("PyObject_Vectorcall", function, vector, ll.Constant(_I64, len(values)),
+                             ll.Constant(_I8P, None))
 
     def call_api(self, name: str, *args):
         return self.builder.call(self.declared[name], args)
@@ -226,16 +261,18 @@ def _module(spec: EntrySpec) -> ll.Module:
     e = _Emitter(spec)
     b = e.builder
     args = e.function.args[1]
-    e.require(e.equal(e.function.args[2], len(spec.guards) + spec.results))
-    objects = [b.load(b.gep(args, [ll.Constant(_I64, k)])) for k in range(len(spec.guards) + spec.results)]
+    e.require(e.equal(e.function.args[2], len(spec.guards)))
+    objects = [b.load(b.gep(args, [ll.Constant(_I64, k)])) for k in range(len(spec.guards))]
     head = [_checked(e, guard, obj) for guard, obj in zip(spec.guards, objects)]
-    results = [b.ptrtoint(e.field(obj, DATA, _I8P), _I64) for obj in objects[len(spec.guards):]]
     for first, second in spec.pairs:
         _require_apart(e, head, spec.guards, first, second)
     if spec.epoch is not None:
         address, value = spec.epoch
-        e.require(e.equal(b.load(b.inttoptr(ll.Constant(_I64, address), _I64.as_pointer())), value))
-    tail = [results[item[1]] if isinstance(item, tuple) else ll.Constant(_I64, item) for item in spec.tail]
+        e.require(e.equal(b.load(e.constant_pointer(address, _I64)), value))
+    # every check passed: from here on the call runs
+    fresh = [_fresh_result(e, result) for result in spec.results]
+    pointers = [b.ptrtoint(e.field(obj, DATA, _I8P), _I64) for obj in fresh]
+    tail = [pointers[item[1]] if isinstance(item, tuple) else ll.Constant(_I64, item) for item in spec.tail]
     # a float travels as a C double; an int, an array's data pointer and the tail as 64-bit words
     types = [_F64 if isinstance(g, FloatGuard) else _I64 for g in spec.guards] + [_I64] * len(tail)
     state = e.call_api("PyEval_SaveThread")
@@ -243,23 +280,60 @@ def _module(spec: EntrySpec) -> ll.Module:
     for phase in spec.phases:
         extra = [] if phase.count is None else [ll.Constant(_I64, 0), ll.Constant(_I64, phase.count)]
         fnty = ll.FunctionType(ll.VoidType(), types + [_I64] * len(extra))
-        callee = b.inttoptr(ll.Constant(_I64, phase.address), fnty.as_pointer())
-        b.call(callee, [*head, *tail, *extra])
+        b.call(b.inttoptr(ll.Constant(_I64, phase.address), fnty.as_pointer()), [*head, *tail, *extra])
         if spec.index_flag:
-            flag = b.load(b.inttoptr(ll.Constant(_I64, spec.index_flag), _I64.as_pointer()))
             go_on = e.function.append_basic_block()
-            b.cbranch(e.equal(flag, 0), go_on, failed)
+            b.cbranch(e.equal(b.load(e.constant_pointer(spec.index_flag, _I64)), 0), go_on, failed)
             b.position_at_end(go_on)
     e.call_api("PyEval_RestoreThread", state)
-    none = b.inttoptr(ll.Constant(_I64, id(None)), _I8P)
-    e.call_api("Py_IncRef", none)
-    b.ret(none)
+    b.ret(_finish(e, spec.finish, objects, fresh))
     b.position_at_end(failed)
     e.call_api("PyEval_RestoreThread", state)
-    b.ret(e.call_api("PyLong_FromLong", ll.Constant(_I64, INDEX_STATUS)))
+    for obj in fresh:
+        e.call_api("Py_DecRef", obj)
+    b.ret(e.vectorcall(e.object(spec.raiser), []))  # NULL: the raiser's exception
     b.position_at_end(e.miss)
-    b.ret(e.call_api("PyLong_FromLong", ll.Constant(_I64, MISS_STATUS)))
+    b.ret(e.new_reference(e.object(spec.miss)))
     return e.module
+
+
+def _fresh_result(e: _Emitter, result: Result) -> Any:
+    """``make(shape, dtype)``; where it raises (MemoryError), the results made so far go and the
+    entry returns NULL with that exception."""
+    b = e.builder
+    obj = e.vectorcall(e.object(result.make), [e.object(result.shape), e.object(result.dtype)])
+    go_on, failed = e.function.append_basic_block(), e.function.append_basic_block()
+    b.cbranch(b.icmp_unsigned("!=", b.ptrtoint(obj, _I64), ll.Constant(_I64, 0)), go_on, failed)
+    b.position_at_end(failed)
+    for earlier in e.results_made:
+        e.call_api("Py_DecRef", earlier)
+    b.ret(obj)
+    b.position_at_end(go_on)
+    e.results_made.append(obj)
+    return obj
+
+
+def _finish(e: _Emitter, finish: Finish | None, objects: list, fresh: list):
+    """The value the entry returns (a new reference)."""
+    if finish is None:
+        for obj in fresh:
+            e.call_api("Py_DecRef", obj)
+        return e.new_reference(e.object(None))
+
+    def operand(kind: str, value: Any):
+        return objects[value] if kind == "arg" else fresh[value] if kind == "result" else e.object(value)
+
+    values = [operand(kind, value) for kind, value in finish.operands]
+    if finish.function is None:  # one result or argument, itself
+        (value,) = values
+        for obj in fresh:
+            if obj is not value:
+                e.call_api("Py_DecRef", obj)
+        return value if finish.operands[0][0] == "result" else e.new_reference(value)
+    made = e.vectorcall(e.object(finish.function), values)
+    for obj in fresh:
+        e.call_api("Py_DecRef", obj)
+    return made
 
 
 def _checked(e: _Emitter, guard: Guard, obj):

@@ -37,6 +37,7 @@ from polyfuse.model.scop import (
     shape_param,
 )
 from polyfuse.model.stages import Stages
+from polyfuse.options import native_entries
 from polyfuse.runtime.signature import device_span
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -663,7 +664,7 @@ def _guards(variant: CompiledVariant, values: dict[str, Any]) -> tuple | None:
     float32 scalars, complex numbers: those calls keep the plan's Python path)."""
     from polyfuse.backends.cpu.entry import ArrayGuard, FloatGuard, IntGuard, available
 
-    if not available():
+    if not native_entries() or not available():
         return None
     guards: list[Any] = []
     for argument in variant.arguments:
@@ -680,10 +681,10 @@ def _guards(variant: CompiledVariant, values: dict[str, Any]) -> tuple | None:
     return tuple(guards)
 
 
-def native_call(plan: CallPlan) -> Callable[[tuple], Any] | None:
-    """``args -> result`` through the plan's native entry, or ``MISS`` (nothing ran) where the
-    arguments are not the plan's; None where a phase would not run serially now."""
-    from polyfuse.backends.cpu.entry import MISS_STATUS, EntrySpec, PhaseCall, compile_entry
+def native_call(plan: CallPlan) -> Callable[..., Any] | None:
+    """``entry(*args) -> result``: the plan's native entry, which returns ``MISS`` (nothing ran)
+    where the arguments are not the plan's; None where a phase would not run serially now."""
+    from polyfuse.backends.cpu.entry import EntrySpec, PhaseCall, Result, compile_entry
 
     launch = plan.launch
     kernel = launch.kernel
@@ -692,78 +693,45 @@ def native_call(plan: CallPlan) -> Callable[[tuple], Any] | None:
         return None  # a phase runs on threads at these sizes, or a size argument is not an int64
     results = getattr(plan, "results", ())
     slots = {slot: j for j, (_, _, _, _, slot) in enumerate(results)}
+
+    def raiser() -> None:
+        kernel.raise_index_error()  # a phase recorded an index error (or a failed assert)
+        raise AssertionError("a native entry saw an index error that was not recorded")
+
     spec = EntrySpec(
-        guards=plan.guards, results=len(results),
+        guards=plan.guards, results=tuple(Result(make, shape, dtype) for _, make, shape, dtype, _ in results),
         tail=tuple(("result", slots[k]) if k in slots else value for k, value in enumerate(plan.tail)),
         pairs=tuple((plan.arrays[i], plan.arrays[j]) for i, j, _ in plan.pairs),
         phases=() if plan.run == plan._run_views else tuple(PhaseCall(c.address, c.count) for c in launch.serial),
-        index_flag=launch.index_flag(),
+        finish=_finish(plan), miss=MISS, raiser=raiser, index_flag=launch.index_flag(),
         # the serial phases run serially while ``serial_sizes`` is not measured anew (parallel.py)
         epoch=(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value) if keys else None,
     )
-    entry = compile_entry(spec)
-    function = entry.function
-
-    def on_status(status: int) -> Any:
-        if status == MISS_STATUS:
-            return MISS
-        kernel.raise_index_error()  # INDEX_STATUS: a phase recorded an index error
-        raise AssertionError("a native entry reported an index error that was not recorded")
-
-    if plan.variant_returns is None:
-        def fast(args: tuple) -> Any:
-            status = function(*args)
-            return None if status is None else on_status(status)
-    elif not results:
-        finish = _finisher(plan)
-
-        def fast(args: tuple) -> Any:
-            status = function(*args)
-            return finish(args, ()) if status is None else on_status(status)
-    elif len(results) == 1 and plan.variant_returns == Returned("array", results[0][0]):
-        _, make, shape, dtype, _ = results[0]
-
-        def fast(args: tuple) -> Any:
-            fresh = make(shape, dtype)
-            status = function(*args, fresh)
-            return fresh if status is None else on_status(status)
-    else:
-        finish = _finisher(plan)
-
-        def fast(args: tuple) -> Any:
-            fresh = [make(shape, dtype) for _, make, shape, dtype, _ in results]
-            status = function(*args, *fresh)
-            return finish(args, fresh) if status is None else on_status(status)
-
-    # the machine code, and the dtypes whose addresses it compares, live as long as the call
-    fast.keep = (entry, plan.dtypes)  # type: ignore[attr-defined]
-    return fast
+    return compile_entry(spec)
 
 
-def _finisher(plan: CallPlan) -> Callable[[tuple, Any], Any]:
-    """What a native call returns after its entry ran: what ``_run_returning`` returns."""
+def _finish(plan: CallPlan):
+    """What a native entry returns after its phases ran: what ``_run_returning`` returns."""
+    from polyfuse.backends.cpu.entry import Finish
+
     spec = plan.variant_returns
     if spec is None:
-        return lambda args, fresh: None
+        return None
     names = [name for name, *_ in plan.results]
+    positions = dict(plan.positions)
     if isinstance(spec, Returned) and spec.how == "array":
-        only = names.index(spec.name)
-        return lambda args, fresh: fresh[only]
-    positions, views = plan.positions, plan.views
-    if isinstance(spec, Returned) and spec.how in ("view", "arg"):
-        k = dict(positions)[spec.name]
-        if spec.how == "arg":
-            return lambda args, fresh: args[k]
-        geometry = views[id(spec)]
-        if geometry.axes is not None:  # ``.T``, ``np.transpose``: what view_of does, without its tests
-            axes = geometry.axes
-            return lambda args, fresh: args[k].transpose(axes)
-        return lambda args, fresh: view_of(args[k], geometry)
+        return Finish(None, (("result", names.index(spec.name)),))
+    if isinstance(spec, Returned) and spec.how == "arg":
+        return Finish(None, (("arg", positions[spec.name]),))
+    if isinstance(spec, Returned) and spec.how == "view" and plan.views[id(spec)].axes is not None:
+        # ``.T``, ``np.transpose``: what view_of does for a permutation, without its tests
+        return Finish(np.ndarray.transpose, (("arg", positions[spec.name]), ("object", plan.views[id(spec)].axes)))
+    views, count = plan.views, len(plan.guards or ())
 
-    def finish(args: tuple, fresh: list) -> Any:
-        values = dict(zip(names, fresh))
-        for name, k in positions:
-            values[name] = args[k]
+    def finish(*operands: Any) -> Any:
+        values = dict(zip(names, operands[count:]))
+        for name, k in positions.items():
+            values[name] = operands[k]
         return returned(spec, values, views)
 
-    return finish
+    return Finish(finish, tuple(("arg", k) for k in range(count)) + tuple(("result", j) for j in range(len(names))))

@@ -93,7 +93,7 @@ def test_a_plan_called_often_gets_a_native_entry_that_computes_the_same():
     same_as_undecorated(kernel, add, a * 3, b - 7, np.empty(5))
     assert plan.calls == calls  # the native entry ran: the plan's Python path did not
     out = np.empty(5)
-    assert kernel._fast((a, b, out)) is None
+    assert kernel._fast(a, b, out) is None
     np.testing.assert_array_equal(out, a + b)
 
 
@@ -124,7 +124,7 @@ def test_every_other_call_misses_and_takes_the_usual_path(other):
         "too many": (a, b, np.empty(6), 1),
     }
     args = calls[other]
-    assert kernel._fast(args) is MISS
+    assert kernel._fast(*args) is MISS
     if other in ("strided", "reversed", "shape", "float32", "int64"):
         same_as_undecorated(kernel, add, *args)
     elif other == "subclass":
@@ -183,7 +183,7 @@ def test_disjoint_parts_of_one_buffer_take_the_native_entry():
     buf = np.zeros(12)
     kernel = warmed(add, buf[:6], np.ones(6), buf[6:])
     buf[:6] = np.arange(6.0)
-    assert kernel._fast((buf[:6], np.ones(6), buf[6:])) is None
+    assert kernel._fast(buf[:6], np.ones(6), buf[6:]) is None
     np.testing.assert_array_equal(buf[6:], np.arange(6.0) + 1)
 
 
@@ -216,7 +216,7 @@ def test_a_phase_measured_anew_leaves_the_native_entry(two_threads):
     parallel._remember(backend, {k: None for k in range(parallel.MAX_REGION_SIZES)}, ("other",), (0, 1),
                        parallel.RegionTimes(True, [1.0]))
     assert not backend.serial_sizes
-    assert kernel._fast((a, b, np.empty(64))) is MISS  # the entry's measurement is gone
+    assert kernel._fast(a, b, np.empty(64)) is MISS  # the entry's measurement is gone
     same_as_undecorated(kernel, add, a, b, np.empty(64))  # measured again on the usual path
 
 
