@@ -513,7 +513,9 @@ class CallPlan:
         self.tail = list(launch.tail)
         self.calls = 0  # calls so far (a native entry is compiled on the NATIVE_AFTER-th)
         self.fast: Callable[[tuple], Any] | None = None  # the native call (native_call), once made
-        self.guards = _guards(variant, values) if self.locals is None and hasattr(launch, "serial") else None
+        # (local arrays too large to keep per plan are not kept for a native entry either)
+        native = hasattr(launch, "serial") and (self.locals is None or self.locals.keep > 0)
+        self.guards = _guards(variant, values) if native else None
         self.dtypes = tuple(values[a.name].dtype for a in arguments if a.kind == "array")  # guards hold their ids
         self.variant_returns = variant.returns
         if variant.returns is not None:
@@ -621,7 +623,7 @@ class LocalArrays:
         try:
             taken = self._free.pop()
         except IndexError:
-            return self._new()
+            return self.new_set()
         for array in taken.zeroed:
             array.fill(0)
         return taken
@@ -630,7 +632,7 @@ class LocalArrays:
         if len(self._free) < self.keep:
             self._free.append(taken)
 
-    def _new(self) -> LocalSet:
+    def new_set(self) -> LocalSet:
         tail = list(self.tail)
         arrays, zeroed = [], []
         for info, shape, slot in self.infos:
@@ -693,6 +695,10 @@ def native_call(plan: CallPlan) -> Callable[..., Any] | None:
         return None  # a phase runs on threads at these sizes, or a size argument is not an int64
     results = getattr(plan, "results", ())
     slots = {slot: j for j, (_, _, _, _, slot) in enumerate(results)}
+    # the entry's own set of kernel-local arrays (the plan's pool serves calls while it is in use)
+    own = plan.locals.new_set() if plan.locals is not None else None
+    busy = ctypes.c_int64(0)
+    tail = own.tail if own is not None else plan.tail
 
     def raiser() -> None:
         kernel.raise_index_error()  # a phase recorded an index error (or a failed assert)
@@ -700,12 +706,15 @@ def native_call(plan: CallPlan) -> Callable[..., Any] | None:
 
     spec = EntrySpec(
         guards=plan.guards, results=tuple(Result(make, shape, dtype) for _, make, shape, dtype, _ in results),
-        tail=tuple(("result", slots[k]) if k in slots else value for k, value in enumerate(plan.tail)),
+        tail=tuple(("result", slots[k]) if k in slots else value for k, value in enumerate(tail)),
         pairs=tuple((plan.arrays[i], plan.arrays[j]) for i, j, _ in plan.pairs),
         phases=() if plan.run == plan._run_views else tuple(PhaseCall(c.address, c.count) for c in launch.serial),
         finish=_finish(plan), miss=MISS, raiser=raiser, index_flag=launch.index_flag(),
         # the serial phases run serially while ``serial_sizes`` is not measured anew (parallel.py)
         epoch=(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value) if keys else None,
+        busy=ctypes.addressof(busy) if own is not None else 0,
+        zero=tuple((address(array), array.nbytes) for array in own.zeroed) if own is not None else (),
+        keep=(own, busy),
     )
     return compile_entry(spec)
 

@@ -53,6 +53,23 @@ def row_sums(X):
     return out, X.T
 
 
+def column_sums(X, out):
+    """A zero-initialised kernel-local array that contraction cannot remove."""
+    T = np.zeros((X.shape[1],))
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            T[j] += X[i, j]
+    for j in range(X.shape[1]):
+        out[j] = T[j] * 2.0
+
+
+def total(x, start):
+    s = start
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
 def warmed(fn, *args):
     """A kernel called enough times at ``args`` to have its native entry."""
     kernel = polyfuse.kernel(fn)
@@ -187,6 +204,37 @@ def test_disjoint_parts_of_one_buffer_take_the_native_entry():
     np.testing.assert_array_equal(buf[6:], np.arange(6.0) + 1)
 
 
+def test_returned_scalars_keep_their_python_type():
+    x = np.arange(5.0)
+    for start in (0.5, 2):
+        kernel = warmed(total, x, start)
+        got = same_as_undecorated(kernel, total, x * 3, start)
+        assert type(got) is type(total(x, start))
+
+
+def test_kernel_local_arrays_are_zeroed_on_every_native_call():
+    X = np.arange(12.0).reshape(3, 4)
+    kernel = warmed(column_sums, X, np.empty(4))
+    (plan,) = kernel._plans.values()
+    assert plan.locals is not None and kernel._fast is not None
+    for scale in (1.0, -2.0, 0.5):
+        same_as_undecorated(kernel, column_sums, X * scale, np.empty(4))
+    busy = kernel._fast.__self__[-1].keep[1]  # the spec's flag: the entry's arrays in use by a call
+    busy.value = 1
+    assert kernel._fast(X, np.empty(4)) is MISS  # another thread's call would take the plan's pool
+    same_as_undecorated(kernel, column_sums, X * 3, np.empty(4))
+    busy.value = 0
+
+
+def test_plans_of_one_structure_share_their_machine_code():
+    a = np.arange(6.0)
+    kernel = warmed(add, a, a, np.empty(6))
+    first = kernel._fast
+    other = warmed(add, a[:4].copy(), a[:4].copy(), np.empty(4))._fast  # another kernel, other sizes
+    assert first is not other and first.__self__[1] is other.__self__[1]  # one engine
+    same_as_undecorated(kernel, add, a, a, np.empty(6))
+
+
 def test_an_index_error_in_the_machine_code_is_raised():
     x, y = np.arange(10.0), np.zeros(4)
     kernel = warmed(gather, x, np.array([1, 2, 3, 0]), y)
@@ -226,16 +274,19 @@ def test_concurrent_native_calls(two_threads):
     kernel = warmed(rates, y, *constants)
     a, b = np.arange(16.0), np.ones(16)
     adder = warmed(add, a, b, np.empty(16))
+    X = np.arange(12.0).reshape(3, 4)
+    sums = warmed(column_sums, X, np.empty(4))  # local arrays: one thread at a time uses the entry's
     failures = []
 
     def work(seed: int) -> None:
         local = np.random.default_rng(seed)
         for _ in range(200):
             z = local.random(3)
-            out = np.empty(16)
+            out, column = np.empty(16), np.empty(4)
             adder(a * seed, b, out)
+            sums(X * seed, column)
             if not (np.allclose(kernel(z, *constants), rates(z, *constants), rtol=1e-14)
-                    and np.array_equal(out, a * seed + b)):
+                    and np.array_equal(out, a * seed + b) and np.array_equal(column, 2 * seed * X.sum(axis=0))):
                 failures.append(seed)
 
     workers = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
