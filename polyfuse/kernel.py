@@ -25,10 +25,10 @@ from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import cache
+from polyfuse.runtime.native import MISS, warm
 from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
 from polyfuse.runtime.sparse import unpack_sparse
 from polyfuse.runtime.variant import (
-    MISS,
     PLAN_FLOAT_SCALARS,
     PLAN_INT_SCALARS,
     CallPlan,
@@ -100,11 +100,16 @@ class Kernel:
             if len(args) < len(self._names) and not kwargs:
                 args = self._with_defaults(args)
             # a call with these dtypes, shapes, strides and ints passed every check before: the plan
-            plan = None if kwargs else self._plans.get(tuple(map(call_key, args)))
-            if plan is not None:
+            key = None if kwargs else tuple(map(call_key, args))
+            plan = None if key is None else self._plans.get(key)
+            if plan is not None and key is not None:
                 if plan.fast is None:
-                    plan.warm()
-                self._fast = plan.fast
+                    warm(plan, key)
+                fast = self._fast = plan.fast
+                if fast is not None:  # (calls that omit defaults, or at other sizes than the last)
+                    result = fast(*args)
+                    if result is not MISS:
+                        return result
                 return plan.run(args)
             return self._call(args, kwargs)
         except PolyfuseError as exc:

@@ -1,40 +1,10 @@
-"""Native entries: one call plan's whole call (argument checks, overlap check, the phases) as one
-machine-code function that CPython calls directly, for plans called often.
-
-Why: a ``CallPlan`` (runtime/variant.py) already skips everything that depends only on sizes, but
-its Python path still costs a few microseconds: the key of every argument (a tuple of the
-dtype, shape, strides and writeable flag), the data pointers, the overlap ranges, and ctypes,
-which converts each argument of each phase function (~0.1 us each).  For a kernel whose work is
-a few nanoseconds (numpy-benchmarks' ``hasting``: three scalar expressions) that is the whole
-time.  A native entry does the same checks on the objects' C fields, in machine code:
-
-* the argument count; per array argument: exactly ``np.ndarray``, the same dtype object the
-  plan saw (held alive by the plan), the rank, every extent and stride, the writeable flag
-  (``call_key``'s fields, all of them); per int: exactly ``int`` and the same value; per float:
-  exactly the type the plan saw (``float`` or ``np.float64``, whose value is a C double);
-* per pair of arrays that must not overlap: the byte ranges apart.
-
-If any check fails, nothing has run and it returns ``spec.miss`` (the runtime's ``MISS``): the
-caller then takes the ``CallPlan`` path, which decides as before (another plan, the full checks,
-the same errors; byte ranges that meet go to ``np.shares_memory`` there).  Otherwise it makes the
-fresh result arrays (calling the plan's makers), lets go of the GIL (compiled code runs without
-it, as through ctypes), calls the phases with the plan's size arguments, checks the index-error
-flag after each (and calls ``spec.raiser``, which raises, where it is set), takes the GIL back and
-returns what the kernel returns: None, a result array, or what ``spec.finish`` makes of the
-arguments and results (a view, a tuple).  The Kernel calls the entry itself: no Python frame
-between ``kernel(*args)`` and the machine code.
-
-The entry reads ``PyArrayObject``'s fields at NumPy's public ABI offsets and each object's type
-at ``PyObject``'s; ``available()`` checks both on probe arrays once, and where they differ (another
-Python, a debug build) no entry is made: calls keep the ``CallPlan`` path.
-"""
+"""The machine code of native entries (polyfuse/runtime/native.py says what they check and do):
+one function per structure of plan, reading the plan's values from a table."""
 
 from __future__ import annotations
 
 import ctypes
-import platform
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -42,137 +12,34 @@ import numpy as np
 from llvmlite import ir as ll
 
 from polyfuse.model.isl_budget import ISL_LOCK
+from polyfuse.runtime.native import (
+    DATA,
+    DESCR,
+    DIMS,
+    FLAGS,
+    NDIM,
+    STRIDES,
+    TUPLE_ITEMS,
+    TYPE,
+    WRITEABLE,
+    ArrayGuard,
+    EntrySpec,
+    Finish,
+    FloatGuard,
+    Guard,
+    IntGuard,
+)
 
-# PyObject's type and PyArrayObject's fields (numpy/ndarraytypes.h, ``PyArrayObject_fields``)
-TYPE, DATA, NDIM, DIMS, STRIDES, DESCR, FLAGS = 8, 16, 24, 32, 40, 56, 64
-WRITEABLE = 0x0400  # NPY_ARRAY_WRITEABLE
 METH_FASTCALL = 0x80
-
 _I8P, _I32, _I64, _F64 = ll.IntType(8).as_pointer(), ll.IntType(32), ll.IntType(64), ll.DoubleType()
 _C_API = ("PyEval_SaveThread", "PyEval_RestoreThread", "Py_IncRef", "Py_DecRef",
           "PyLong_AsLongLongAndOverflow", "PyFloat_AsDouble", "PyObject_Vectorcall")
 
-
-@dataclass(frozen=True)
-class ArrayGuard:
-    """An array argument as the plan saw it."""
-
-    descr: int  # id() of its dtype object (the plan holds the object)
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    writeable: bool
-    span: tuple[int, int]  # [first, last + 1) bytes it touches from its data pointer
-
-
-@dataclass(frozen=True)
-class IntGuard:
-    value: int
-
-
-@dataclass(frozen=True)
-class FloatGuard:
-    pytype: int  # id() of float or np.float64
-
-
-Guard = ArrayGuard | IntGuard | FloatGuard
-
-
-@dataclass(frozen=True)
-class PhaseCall:
-    """One phase called serially: its function's address and, for a parallel phase, its trip count
-    (the function then takes the iterations [0, count))."""
-
-    address: int
-    count: int | None = None
-
-
-@dataclass(frozen=True)
-class Result:
-    """A fresh result array: ``make(shape, dtype)``."""
-
-    make: Callable[..., Any]
-    shape: tuple[int, ...]
-    dtype: Any
-
-
-@dataclass(frozen=True)
-class Finish:
-    """What the entry returns after the phases ran: ``function(*operands)``, an operand being
-    ("arg", k), ("result", j) or ("object", value); ``function`` None: the single operand itself."""
-
-    function: Callable[..., Any] | None
-    operands: tuple[tuple[str, Any], ...]
-
-
-@dataclass(frozen=True, eq=False)
-class EntrySpec:
-    """Everything one entry checks, makes and calls."""
-
-    guards: tuple[Guard, ...]  # one per argument, in order
-    results: tuple[Result, ...]  # fresh result arrays
-    tail: tuple[int | tuple[str, int], ...]  # i64 values after the arguments; ("result", j) for result j
-    pairs: tuple[tuple[int, int], ...]  # argument positions that must not overlap
-    phases: tuple[PhaseCall, ...]
-    finish: Finish | None  # None: the kernel returns None
-    miss: Any  # returned where a check fails
-    raiser: Callable[[], Any]  # raises the error a phase recorded in the index-error flag
-    index_flag: int = 0  # address of the index-error flag, 0 where there is none
-    epoch: tuple[int, int] | None = None  # (address, value) of an int64 that must still hold the value
-    # kernel-local arrays of the entry's own (their addresses are in ``tail``): ``busy``, the
-    # address of an int64 that a call sets from 0 to 1 while it uses them (a call that finds it 1,
-    # from another thread, misses and takes the plan's pool), and the (address, bytes) zeroed first
-    busy: int = 0
-    zero: tuple[tuple[int, int], ...] = ()
-    keep: tuple = ()  # what those addresses belong to
-
-
-def available() -> bool:
-    """Whether this Python and NumPy lay out objects as the entries read them (checked once)."""
-    if _LAYOUT_OK is None:
-        _probe()
-    return bool(_LAYOUT_OK)
-
-
-_LAYOUT_OK: bool | None = None
-
-
-def _probe() -> None:
-    global _LAYOUT_OK
-    _LAYOUT_OK = platform.python_implementation() == "CPython" and ctypes.sizeof(ctypes.c_void_p) == 8 and all(
-        _fields_read_back(p) for p in _probe_arrays()
-    ) and all(_word(id(x), TYPE) == id(type(x)) for x in (1, 2.5, np.float64(2.5))) and all(
-        _word(id(t), TUPLE_ITEMS) == id(t[0]) for t in ((np.empty(1), 2), (3.5,)))
-
-
-def _probe_arrays() -> list[np.ndarray]:
-    readonly = np.arange(4.0)
-    readonly.flags.writeable = False
-    return [np.arange(6.0)[1:], np.zeros((3, 4), dtype=np.int32)[:, 1::2], np.empty(0),
-            np.empty((2, 3, 4)).transpose(2, 0, 1)[::-1], readonly]
-
-
-def _word(address: int, offset: int) -> int:
-    return ctypes.c_int64.from_address(address + offset).value
-
-
-def _fields_read_back(array: np.ndarray) -> bool:
-    base = id(array)
-    ndim = ctypes.c_int32.from_address(base + NDIM).value
-    dims, strides = _word(base, DIMS), _word(base, STRIDES)
-    flags = ctypes.c_int32.from_address(base + FLAGS).value
-    return (_word(base, TYPE) == id(np.ndarray) and _word(base, DATA) == array.ctypes.data and ndim == array.ndim
-            and tuple(_word(dims, 8 * d) for d in range(ndim)) == array.shape
-            and tuple(_word(strides, 8 * d) for d in range(ndim)) == array.strides
-            and _word(base, DESCR) == id(array.dtype) and bool(flags & WRITEABLE) == array.flags.writeable)
-
-
-# ---- the machine code ----------------------------------------------------------------------------
 # The code reads every value of the plan (extents, strides, sizes, addresses, objects) from a table
 # of int64 words, the first item of the function's ``__self__`` tuple, so plans of one structure
 # (the same kernel at other sizes, or another kernel of the same form) share one compiled function:
 # a new plan costs a table, not an LLVM compile (~10 ms).
 
-TUPLE_ITEMS = 24  # PyTupleObject's ob_item
 MAX_COMPILED = 512  # structures kept compiled
 
 

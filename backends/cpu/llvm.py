@@ -271,6 +271,12 @@ class Launch:
         """The ``serial_sizes`` entries under which ``serial`` is how every phase runs now."""
         return frozenset(call.serial_key for call in self.serial if call.serial_key is not None)
 
+    def compile_entry(self, spec) -> Callable[..., Any] | None:
+        """The native entry ``spec`` describes (runtime/native.py), as a CPython function."""
+        from polyfuse.backends.cpu.entry import compile_entry
+
+        return compile_entry(spec)
+
     def index_flag(self) -> int:
         """The address of the kernel's index-error flag (0: it has none)."""
         flags = self.kernel.index_flags

@@ -37,7 +37,6 @@ from polyfuse.model.scop import (
     shape_param,
 )
 from polyfuse.model.stages import Stages
-from polyfuse.options import native_entries
 from polyfuse.runtime.signature import device_span
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -511,12 +510,11 @@ class CallPlan:
         pooled = [(info, slot) for info, slot in infos if info.kind != "result"]
         self.locals = LocalArrays(pooled, env, launch.tail) if pooled else None
         self.tail = list(launch.tail)
-        self.calls = 0  # calls so far (a native entry is compiled on the NATIVE_AFTER-th)
-        self.fast: Callable[[tuple], Any] | None = None  # the native call (native_call), once made
-        # (local arrays too large to keep per plan are not kept for a native entry either)
-        native = hasattr(launch, "serial") and (self.locals is None or self.locals.keep > 0)
-        self.guards = _guards(variant, values) if native else None
-        self.dtypes = tuple(values[a.name].dtype for a in arguments if a.kind == "array")  # guards hold their ids
+        self.arguments = arguments
+        self.calls = 0  # calls so far (a native entry is made from the NATIVE_AFTER-th: Kernel)
+        self.fast: Callable[..., Any] | None = None  # the native entry (runtime/native.py), once made
+        # a backend that says how its phases run serially; local arrays small enough to keep
+        self.native = hasattr(launch, "serial") and (self.locals is None or self.locals.keep > 0)
         self.variant_returns = variant.returns
         if variant.returns is not None:
             # results escape to the caller: fresh arrays on every call, never from the pool
@@ -533,13 +531,6 @@ class CallPlan:
             self.run = self._run_returning  # type: ignore[method-assign]
             if not launch.steps and not self.results and self.locals is None and not self.pairs:
                 self.run = self._run_views  # type: ignore[method-assign]
-
-    def warm(self) -> None:
-        """Count a call; from the ``NATIVE_AFTER``-th, make the native call where the plan allows one."""
-        self.calls = calls = self.calls + 1
-        # tried again at powers of two: a phase measured on threads now may be measured serial later
-        if calls >= NATIVE_AFTER and not calls & (calls - 1) and self.guards is not None:
-            self.fast = native_call(self)
 
     def run(self, args: tuple) -> None:
         head = list(args)
@@ -643,104 +634,3 @@ class LocalArrays:
                 zeroed.append(array)
             tail[slot] = address(array)
         return LocalSet(arrays, zeroed, tail)
-
-
-# ---- the shortest path: a plan's native entry (backends/cpu/entry.py) ----------------------------
-
-NATIVE_AFTER = 4  # a plan's calls before its native entry is compiled (a few ms of LLVM)
-
-
-class _Miss:
-    """What a native call returns when the call is not its plan's (the caller takes the usual path)."""
-
-    def __repr__(self) -> str:
-        return "MISS"
-
-
-MISS = _Miss()
-
-
-def _guards(variant: CompiledVariant, values: dict[str, Any]) -> tuple | None:
-    """What a native entry checks of each argument: exactly what ``call_key`` keys a plan on;
-    None where an argument is of a kind the entries do not read (numpy integer scalars,
-    float32 scalars, complex numbers: those calls keep the plan's Python path)."""
-    from polyfuse.backends.cpu.entry import ArrayGuard, FloatGuard, IntGuard, available
-
-    if not native_entries() or not available():
-        return None
-    guards: list[Any] = []
-    for argument in variant.arguments:
-        value = values[argument.name]
-        kind = type(value)
-        if kind is np.ndarray and argument.kind == "array":
-            guards.append(ArrayGuard(id(value.dtype), value.shape, value.strides, value.flags.writeable, _span(value)))
-        elif kind is int and argument.kind == "int":
-            guards.append(IntGuard(value))
-        elif (kind is float or kind is np.float64) and argument.kind == "float":
-            guards.append(FloatGuard(id(kind)))
-        else:
-            return None
-    return tuple(guards)
-
-
-def native_call(plan: CallPlan) -> Callable[..., Any] | None:
-    """``entry(*args) -> result``: the plan's native entry, which returns ``MISS`` (nothing ran)
-    where the arguments are not the plan's; None where a phase would not run serially now."""
-    from polyfuse.backends.cpu.entry import EntrySpec, PhaseCall, Result, compile_entry
-
-    launch = plan.launch
-    kernel = launch.kernel
-    keys = launch.serial_keys()
-    if not keys <= kernel.serial_sizes or not all(type(v) is int for v in plan.tail):
-        return None  # a phase runs on threads at these sizes, or a size argument is not an int64
-    results = getattr(plan, "results", ())
-    slots = {slot: j for j, (_, _, _, _, slot) in enumerate(results)}
-    # the entry's own set of kernel-local arrays (the plan's pool serves calls while it is in use)
-    own = plan.locals.new_set() if plan.locals is not None else None
-    busy = ctypes.c_int64(0)
-    tail = own.tail if own is not None else plan.tail
-
-    def raiser() -> None:
-        kernel.raise_index_error()  # a phase recorded an index error (or a failed assert)
-        raise AssertionError("a native entry saw an index error that was not recorded")
-
-    spec = EntrySpec(
-        guards=plan.guards, results=tuple(Result(make, shape, dtype) for _, make, shape, dtype, _ in results),
-        tail=tuple(("result", slots[k]) if k in slots else value for k, value in enumerate(tail)),
-        pairs=tuple((plan.arrays[i], plan.arrays[j]) for i, j, _ in plan.pairs),
-        phases=() if plan.run == plan._run_views else tuple(PhaseCall(c.address, c.count) for c in launch.serial),
-        finish=_finish(plan), miss=MISS, raiser=raiser, index_flag=launch.index_flag(),
-        # the serial phases run serially while ``serial_sizes`` is not measured anew (parallel.py)
-        epoch=(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value) if keys else None,
-        busy=ctypes.addressof(busy) if own is not None else 0,
-        zero=tuple((address(array), array.nbytes) for array in own.zeroed) if own is not None else (),
-        keep=(own, busy),
-    )
-    return compile_entry(spec)
-
-
-def _finish(plan: CallPlan):
-    """What a native entry returns after its phases ran: what ``_run_returning`` returns."""
-    from polyfuse.backends.cpu.entry import Finish
-
-    spec = plan.variant_returns
-    if spec is None:
-        return None
-    names = [name for name, *_ in plan.results]
-    positions = dict(plan.positions)
-    if isinstance(spec, Returned) and spec.how == "array":
-        return Finish(None, (("result", names.index(spec.name)),))
-    if isinstance(spec, Returned) and spec.how == "arg":
-        return Finish(None, (("arg", positions[spec.name]),))
-    if isinstance(spec, Returned) and spec.how == "view" and plan.views[id(spec)].axes is not None:
-        # ``.T``, ``np.transpose``: what view_of does for a permutation, without its tests
-        return Finish(np.ndarray.transpose, (("arg", positions[spec.name]), ("object", plan.views[id(spec)].axes)))
-    views, count = plan.views, len(plan.guards or ())
-
-    def finish(*operands: Any) -> Any:
-        values = dict(zip(names, operands[count:]))
-        for name, k in positions.items():
-            values[name] = operands[k]
-        return returned(spec, values, views)
-
-    return Finish(finish, tuple(("arg", k) for k in range(count)) + tuple(("result", j) for j in range(len(names))))

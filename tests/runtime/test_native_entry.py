@@ -9,12 +9,12 @@ import threading
 
 import numpy as np
 import pytest
-from polyfuse.backends.cpu import entry
 
 import polyfuse
-from polyfuse.runtime.variant import MISS, NATIVE_AFTER
+from polyfuse.runtime import native
+from polyfuse.runtime.native import MISS, NATIVE_AFTER
 
-pytestmark = pytest.mark.skipif(not entry.available(), reason="objects laid out otherwise here")
+pytestmark = pytest.mark.skipif(not native.available(), reason="objects laid out otherwise here")
 
 
 def add(a, b, out):
@@ -68,6 +68,11 @@ def total(x, start):
     for i in range(x.shape[0]):
         s += x[i]
     return s
+
+
+def scale_into(X, out, factor=2.0):
+    for i in range(X.shape[0]):
+        out[i] = X[i] * factor
 
 
 def warmed(fn, *args):
@@ -224,6 +229,22 @@ def test_kernel_local_arrays_are_zeroed_on_every_native_call():
     assert kernel._fast(X, np.empty(4)) is MISS  # another thread's call would take the plan's pool
     same_as_undecorated(kernel, column_sums, X * 3, np.empty(4))
     busy.value = 0
+
+
+def test_alternating_sizes_and_omitted_defaults_run_natively():
+    small, large = np.arange(3.0), np.arange(7.0)
+    kernel = warmed(scale_into, small, np.empty(3))
+    warmed_too = warmed(scale_into, large, np.empty(7))
+    for _ in range(NATIVE_AFTER + 2):
+        kernel(large, np.empty(7))  # a second plan, and its entry
+    plans = list(kernel._plans.values())
+    assert len(plans) == 2 and all(plan.fast is not None for plan in plans)
+    calls = [plan.calls for plan in plans]
+    for X in (small, large, small, large):
+        same_as_undecorated(kernel, scale_into, X, np.empty(X.size))
+        same_as_undecorated(kernel, scale_into, X, np.empty(X.size), 0.5)
+    assert [plan.calls for plan in plans] == calls  # every call ran on an entry
+    assert warmed_too._fast is not None
 
 
 def test_plans_of_one_structure_share_their_machine_code():
