@@ -6,9 +6,9 @@ prepared arguments.
     python benchmarks/call_overhead.py            # the table
     python benchmarks/call_overhead.py --json     # the same numbers as JSON (for A/B runs)
 
-Each number is the minimum over ``--repeat`` rounds of the mean of ``--number`` calls, the two
-call paths timed in turn within each round (interleaved): on a machine shared with other jobs,
-interference only ever adds time.  ``overhead`` is a call minus ``machine code``: binding, the
+Each number is the minimum over ``--repeat`` rounds of the mean of a sample of calls (at most
+``--number``, ~0.3 ms of them), the paths timed in turn within each round (interleaved): on a
+machine shared with other jobs, interference only ever adds time, and short samples escape it.  ``overhead`` is a call minus ``machine code``: binding, the
 bounds and overlap checks, kernel-local arrays, building the arguments and dispatching the
 phases (ctypes' own argument conversion is in ``machine code``, so a native entry, which has
 none, can cost less than it).
@@ -163,6 +163,11 @@ def warmed(fn: Callable, args: tuple, native: bool) -> polyfuse.Kernel:
     return kernel
 
 
+def _calls_per_sample(timer: Callable[[], None], most: int, sample_s: float = 3e-4) -> int:
+    once = best_us(timer, 10, 3) * 1e-6
+    return max(10, min(most, int(sample_s / max(once, 1e-8))))
+
+
 def measure(number: int, repeat: int) -> list[dict]:
     rows = []
     for label, fn, args in cases():
@@ -170,10 +175,12 @@ def measure(number: int, repeat: int) -> list[dict]:
         raw = machine_code(plan, args)
         timers = {"native_us": lambda k=native, a=args: k(*a), "plan_us": lambda k=plan, a=args: k(*a),
                   "machine_code_us": raw}
+        # each sample ~0.3 ms: on a loaded machine a longer one is always cut by other jobs
+        numbers = {name: _calls_per_sample(timer, number) for name, timer in timers.items()}
         best = dict.fromkeys(timers, float("inf"))
         for _ in range(repeat):  # interleaved: each round times every path once
             for name, timer in timers.items():
-                best[name] = min(best[name], best_us(timer, number, 1))
+                best[name] = min(best[name], best_us(timer, numbers[name], 1))
         rows.append({"case": label, **best, "native_overhead_us": best["native_us"] - best["machine_code_us"],
                      "plan_overhead_us": best["plan_us"] - best["machine_code_us"],
                      "native_entry": native._fast is not None})
@@ -197,8 +204,8 @@ def pool_wakeup_us(number: int, repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--number", type=int, default=2000, help="calls per round")
-    parser.add_argument("--repeat", type=int, default=15, help="rounds (the minimum is reported)")
+    parser.add_argument("--number", type=int, default=2000, help="calls per sample, at most")
+    parser.add_argument("--repeat", type=int, default=40, help="rounds (the minimum is reported)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     options = parser.parse_args()
     rows = measure(options.number, options.repeat)

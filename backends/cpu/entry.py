@@ -89,8 +89,8 @@ def _layout(spec: EntrySpec) -> dict[Any, int]:
             words.update({("dim", k, d): extent for d, extent in enumerate(guard.shape)})
             words.update({("stride", k, d): stride for d, stride in enumerate(guard.strides)})
             words["low", k], words["high", k] = guard.span
-    if spec.epoch is not None:
-        words["epoch at"], words["epoch"] = spec.epoch
+    for i, (address, value) in enumerate(spec.epochs):
+        words["epoch at", i], words["epoch", i] = address, value
     if spec.busy:
         words["busy"] = spec.busy
     for i, (address, size) in enumerate(spec.zero):
@@ -237,8 +237,8 @@ def _module(spec: EntrySpec, index: dict[Any, int]) -> ll.Module:
     head = [_checked(e, k, guard, obj) for k, (guard, obj) in enumerate(zip(spec.guards, objects))]
     for first, second in spec.pairs:
         _require_apart(e, head, first, second)
-    if spec.epoch is not None:
-        e.require(e.equal(b.load(b.inttoptr(e.word("epoch at"), _I64.as_pointer())), e.word("epoch")))
+    for i in range(len(spec.epochs)):
+        e.require(e.equal(b.load(b.inttoptr(e.word(("epoch at", i)), _I64.as_pointer())), e.word(("epoch", i))))
     if spec.busy:
         e.take_locals(len(spec.zero))
     # every check passed: from here on the call runs

@@ -15,8 +15,9 @@ time.  An entry does the same checks on the objects' C fields, in machine code:
   writeable flag (``call_key``'s fields, all of them); per int: exactly ``int`` and the same
   value; per float: exactly the type the plan saw (``float`` or ``np.float64``, a C double);
 * per pair of arrays that must not overlap: the byte ranges apart;
-* for a parallel phase it calls serially (measured too small for threads): that the measurement
-  still stands (``LLVMKernel.serial_epoch``).
+* for a parallel phase it calls serially (measured too small for threads, or one thread): that
+  the measurement still stands (``LLVMKernel.serial_epoch``), or the thread count
+  (``threads.THREADS_EPOCH``).
 
 If any check fails, nothing has run and it returns ``MISS``: the Kernel then takes the
 ``CallPlan`` path, which decides as before (another plan, the full checks, the same errors; byte
@@ -51,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from polyfuse.model.scop import Returned
-from polyfuse.options import native_entries
+from polyfuse.runtime import threads
 from polyfuse.runtime.variant import CallPlan, address, returned
 
 # PyObject's type and PyArrayObject's fields (numpy/ndarraytypes.h, ``PyArrayObject_fields``)
@@ -124,7 +125,7 @@ class EntrySpec:
     miss: Any  # returned where a check fails
     raiser: Callable[[], Any]  # raises the error a phase recorded in the index-error flag
     index_flag: int = 0  # address of the index-error flag, 0 where there is none
-    epoch: tuple[int, int] | None = None  # (address, value) of an int64 that must still hold the value
+    epochs: tuple[tuple[int, int], ...] = ()  # (address, value): int64s that must still hold their values
     # kernel-local arrays of the entry's own (their addresses are in ``tail``): ``busy``, the
     # address of an int64 that a call sets from 0 to 1 while it uses them (a call that finds it 1,
     # from another thread, misses and takes the plan's pool), and the (address, bytes) zeroed first
@@ -200,7 +201,7 @@ def guards(plan: CallPlan, key: tuple) -> tuple[Guard, ...] | None:
     """What a native entry checks of each argument: exactly what ``call_key`` keyed the plan on
     (``key``); None where an argument is of a kind the entries do not read (numpy integer,
     float32 and bool scalars: those calls keep the plan's Python path)."""
-    if not native_entries() or not available():
+    if not available():
         return None
     spans = dict(zip(plan.arrays, plan.spans))
     found: list[Guard] = []
@@ -222,8 +223,14 @@ def native_call(plan: CallPlan, key: tuple) -> Callable[..., Any] | None:
     where the arguments are not the plan's; None where a phase would not run serially now."""
     launch, kernel, checks = plan.launch, plan.launch.kernel, guards(plan, key)
     keys = launch.serial_keys()
-    if checks is None or not keys <= kernel.serial_sizes or not all(type(v) is int for v in plan.tail):
-        return None  # a phase runs on threads at these sizes, or a size argument is not an int64
+    # a parallel phase runs serially where it was measured too small for threads, or on one thread
+    epochs = [(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value)] if keys else []
+    if keys and not keys <= kernel.serial_sizes:
+        if threads.get_num_threads() != 1:
+            return None
+        epochs = [(ctypes.addressof(threads.THREADS_EPOCH), threads.THREADS_EPOCH.value)]
+    if checks is None or not all(type(v) is int for v in plan.tail):
+        return None  # an argument the entries do not read, or a size argument that is not an int
     results = getattr(plan, "results", ())
     slots = {slot: j for j, (_, _, _, _, slot) in enumerate(results)}
     # the entry's own set of kernel-local arrays (the plan's pool serves calls while it is in use)
@@ -241,8 +248,9 @@ def native_call(plan: CallPlan, key: tuple) -> Callable[..., Any] | None:
         pairs=tuple((plan.arrays[i], plan.arrays[j]) for i, j, _ in plan.pairs),
         phases=() if plan.run == plan._run_views else tuple(PhaseCall(c.address, c.count) for c in launch.serial),
         finish=_finish(plan), miss=MISS, raiser=raiser, index_flag=launch.index_flag(),
-        # the serial phases run serially while ``serial_sizes`` is not measured anew (parallel.py)
-        epoch=(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value) if keys else None,
+        # the parallel phases run serially while ``serial_sizes`` is not measured anew (parallel.py)
+        # or the thread count stays 1
+        epochs=tuple(epochs),
         busy=ctypes.addressof(busy) if own is not None else 0,
         zero=tuple((address(array), array.nbytes) for array in own.zeroed) if own is not None else (),
         keep=(own, busy, key),  # the key holds the dtypes whose addresses the entry compares

@@ -37,6 +37,7 @@ from polyfuse.model.scop import (
     shape_param,
 )
 from polyfuse.model.stages import Stages
+from polyfuse.options import native_entries
 from polyfuse.runtime.signature import device_span
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -514,7 +515,8 @@ class CallPlan:
         self.calls = 0  # calls so far (a native entry is made from the NATIVE_AFTER-th: Kernel)
         self.fast: Callable[..., Any] | None = None  # the native entry (runtime/native.py), once made
         # a backend that says how its phases run serially; local arrays small enough to keep
-        self.native = hasattr(launch, "serial") and (self.locals is None or self.locals.keep > 0)
+        self.native = (hasattr(launch, "serial") and (self.locals is None or self.locals.keep > 0)
+                       and native_entries())
         self.variant_returns = variant.returns
         if variant.returns is not None:
             # results escape to the caller: fresh arrays on every call, never from the pool

@@ -289,6 +289,23 @@ def test_a_phase_measured_anew_leaves_the_native_entry(two_threads):
     same_as_undecorated(kernel, add, a, b, np.empty(64))  # measured again on the usual path
 
 
+def test_on_one_thread_parallel_phases_run_natively_until_the_thread_count_changes():
+    from polyfuse.runtime import threads
+
+    saved = threads._num_threads
+    try:
+        threads.set_num_threads(1)
+        a, b = np.arange(64.0), np.ones(64)
+        kernel = warmed(add, a, b, np.empty(64))
+        assert not kernel.compile(a, b, np.empty(64)).backend.serial_sizes  # never measured
+        assert kernel._fast(a, b, np.empty(64)) is None
+        threads.set_num_threads(2)
+        assert kernel._fast(a, b, np.empty(64)) is MISS
+        same_as_undecorated(kernel, add, a, b, np.empty(64))
+    finally:
+        threads._num_threads = saved
+
+
 def test_concurrent_native_calls(two_threads):
     rng = np.random.default_rng(1)
     y, constants = rng.random(3), tuple(rng.random(7))
