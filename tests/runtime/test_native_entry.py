@@ -5,10 +5,14 @@ usual path: the result equals the undecorated function's, and a wrong call raise
 it raises without a native entry."""
 
 import copy
+import functools
+import os
 import threading
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import polyfuse
 from polyfuse.runtime import native
@@ -333,3 +337,70 @@ def test_concurrent_native_calls(two_threads):
     for worker in workers:
         worker.join()
     assert failures == []
+
+
+@functools.cache
+def warm_add():
+    """One kernel with native entries at three layouts (contiguous, reversed, strided)."""
+    buf = np.arange(30.0)
+    kernel = warmed(add, buf[:6], buf[6:12], np.empty(6))
+    for args in ((buf[5::-1], buf[6:12], np.empty(6)), (buf[:12:2], buf[1:13:2], np.empty(6))):
+        for _ in range(NATIVE_AFTER + 2):
+            kernel(*args)
+    assert all(plan.fast is not None for plan in kernel._plans.values())
+    return kernel
+
+
+def cold_call(fn, *args):
+    """``fn`` as a kernel without native entries: the call path before them."""
+    saved = os.environ.get("POLYFUSE_NATIVE_ENTRY")
+    os.environ["POLYFUSE_NATIVE_ENTRY"] = "0"
+    try:
+        return polyfuse.kernel(fn)(*args)
+    finally:
+        if saved is None:
+            del os.environ["POLYFUSE_NATIVE_ENTRY"]
+        else:
+            os.environ["POLYFUSE_NATIVE_ENTRY"] = saved
+
+
+@st.composite
+def layouts(draw):
+    """Where a view of a 30-element buffer starts, its step and length; None: a fresh array."""
+    if draw(st.booleans()):
+        return None
+    step = draw(st.sampled_from([-2, -1, 1, 2]))
+    length = draw(st.integers(4, 7))
+    room = 30 - abs(step) * (length - 1)
+    start = draw(st.integers(0, room - 1))
+    return (start + abs(step) * (length - 1), step, length) if step < 0 else (start, step, length)
+
+
+def view(buf, layout, length=6):
+    if layout is None:
+        return np.arange(float(length)) * 0.5
+    start, step, n = layout
+    stop = start + step * n
+    return buf[start:stop if stop >= 0 else None:step]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.tuples(layouts(), layouts(), layouts()))
+def test_random_layouts_give_what_the_call_path_before_gave(chosen):
+    """Views of one buffer (aliasing, reversed, strided, other lengths) on a kernel with native
+    entries: the result or the error of a kernel without them, and the undecorated result."""
+    kernel = warm_add()
+    bufs = [np.arange(30.0) for _ in range(3)]
+    calls = [tuple(view(b, layout) for layout in chosen) for b in bufs]
+    try:
+        cold_call(add, *calls[0])
+    except Exception as cold:  # noqa: BLE001 - whatever it raised, the warm kernel raises
+        with pytest.raises(type(cold)) as warm:
+            kernel(*calls[1])
+        assert str(warm.value) == str(cold)
+        return
+    kernel(*calls[1])
+    add(*calls[2])
+    for got, want in zip(calls[1] + (bufs[1],), calls[0] + (bufs[0],)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(calls[1][2], calls[2][2])
