@@ -81,7 +81,7 @@ def _layout(spec: EntrySpec) -> dict[Any, int]:
     words: dict[Any, int] = {}
     for k, guard in enumerate(spec.guards):
         if isinstance(guard, IntGuard):
-            words["int", k] = guard.value
+            words["int", k], words["type", k] = guard.value, guard.pytype
         elif isinstance(guard, FloatGuard):
             words["type", k] = guard.pytype
         else:
@@ -118,11 +118,13 @@ def _layout(spec: EntrySpec) -> dict[Any, int]:
 def _structure(spec: EntrySpec, words: dict[Any, int]) -> tuple:
     """What the code depends on besides the table's values (the words' names say the rest)."""
     writeable = tuple(g.writeable for g in spec.guards if isinstance(g, ArrayGuard))
+    scalars = tuple((g.size, g.signed) if isinstance(g, IntGuard) else g.size
+                    for g in spec.guards if not isinstance(g, ArrayGuard))
     tail = tuple(item if isinstance(item, tuple) else None for item in spec.tail)
     finish = None if spec.finish is None else (spec.finish.function is None,
                                                tuple(kind if kind == "object" else (kind, value)
                                                      for kind, value in spec.finish.operands))
-    return tuple(words), writeable, tail, spec.pairs, finish
+    return tuple(words), writeable, scalars, tail, spec.pairs, finish
 
 
 class _MethodDef(ctypes.Structure):
@@ -316,13 +318,20 @@ def _checked(e: _Emitter, k: int, guard: Guard, obj):
     """Argument ``k``'s value for the phase functions, after its checks."""
     b = e.builder
     if isinstance(guard, IntGuard):
-        e.require(e.type_is(obj, id(int)))
+        e.require(e.type_is(obj, e.word(("type", k))))
+        if guard.size:  # a numpy integer scalar: its C value after the header
+            stored = e.field(obj, DATA, ll.IntType(8 * guard.size))
+            value = (b.sext if guard.signed else b.zext)(stored, _I64) if guard.size < 8 else stored
+            e.require(e.equal(value, e.word(("int", k))))
+            return value
         overflow = b.alloca(_I32)
         value = e.call_api("PyLong_AsLongLongAndOverflow", obj, overflow)
         e.require(b.and_(e.equal(b.load(overflow), 0, _I32), e.equal(value, e.word(("int", k)))))
         return value
     if isinstance(guard, FloatGuard):
         e.require(e.type_is(obj, e.word(("type", k))))
+        if guard.size == 4:  # np.float32: its C float after the header, as a double
+            return b.fpext(e.field(obj, DATA, ll.FloatType()), _F64)
         return e.call_api("PyFloat_AsDouble", obj)  # a float's C double (np.float64 subclasses float)
     e.require(e.type_is(obj, id(np.ndarray)))
     descr = b.ptrtoint(e.field(obj, DESCR, _I8P), _I64)

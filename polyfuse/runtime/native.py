@@ -12,8 +12,9 @@ time.  An entry does the same checks on the objects' C fields, in machine code:
 
 * the argument count; per array argument: exactly ``np.ndarray``, the same dtype object the
   plan saw (its key, which the entry keeps, holds it), the rank, every extent and stride, the
-  writeable flag (``call_key``'s fields, all of them); per int: exactly ``int`` and the same
-  value; per float: exactly the type the plan saw (``float`` or ``np.float64``, a C double);
+  writeable flag (``call_key``'s fields, all of them); per int: exactly the type the plan saw
+  (``int`` or a numpy integer type) and the same value; per float: exactly the type the plan saw
+  (``float``, ``np.float64`` or ``np.float32``);
 * per pair of arrays that must not overlap: the byte ranges apart;
 * for a parallel phase it calls serially (measured too small for threads, or one thread): that
   the measurement still stands (``LLVMKernel.serial_epoch``), or the thread count
@@ -31,8 +32,8 @@ kernel returns: None, a result array, an argument, a permutation of one (``ndarr
 what a Python ``finish`` makes of the arguments and results (other views, tuples, scalars).  The
 Kernel calls the entry itself: no Python frame between ``kernel(*args)`` and the machine code.
 
-Numpy integer, float32 and bool scalars, complex numbers and device arrays get no entry (their
-calls keep the plan's Python path); neither do plans whose phases run on threads (their work is
+Numpy bool scalars, complex numbers and device arrays get no entry (their calls keep the plan's
+Python path); neither do plans whose phases run on threads (their work is
 long: the call path is a small part of it) or whose local arrays are too large to keep.
 
 The entry reads ``PyArrayObject``'s fields at NumPy's public ABI offsets, each object's type at
@@ -53,7 +54,7 @@ import numpy as np
 
 from polyfuse.model.scop import Returned
 from polyfuse.runtime import threads
-from polyfuse.runtime.variant import CallPlan, address, returned
+from polyfuse.runtime.variant import PLAN_INT_SCALARS, CallPlan, address, returned
 
 # PyObject's type and PyArrayObject's fields (numpy/ndarraytypes.h, ``PyArrayObject_fields``)
 TYPE, DATA, NDIM, DIMS, STRIDES, DESCR, FLAGS = 8, 16, 24, 32, 40, 56, 64
@@ -74,12 +75,22 @@ class ArrayGuard:
 
 @dataclass(frozen=True)
 class IntGuard:
+    """An int argument: exactly ``int`` (``size`` 0) or a numpy integer scalar type, whose value
+    is a C integer of ``size`` bytes right after the object header."""
+
     value: int
+    pytype: int  # id() of its type
+    size: int = 0
+    signed: bool = True
 
 
 @dataclass(frozen=True)
 class FloatGuard:
-    pytype: int  # id() of float or np.float64
+    """A float argument: exactly ``float`` or ``np.float64`` (``size`` 8: a C double, read through
+    PyFloat_AsDouble), or ``np.float32`` (``size`` 4: a C float after the header)."""
+
+    pytype: int  # id() of its type
+    size: int = 8
 
 
 Guard = ArrayGuard | IntGuard | FloatGuard
@@ -149,7 +160,8 @@ def _probe() -> None:
     _LAYOUT_OK = platform.python_implementation() == "CPython" and ctypes.sizeof(ctypes.c_void_p) == 8 and all(
         _fields_read_back(p) for p in _probe_arrays()
     ) and all(_word(id(x), TYPE) == id(type(x)) for x in (1, 2.5, np.float64(2.5))) and all(
-        _word(id(t), TUPLE_ITEMS) == id(t[0]) for t in ((np.empty(1), 2), (3.5,)))
+        _word(id(t), TUPLE_ITEMS) == id(t[0]) for t in ((np.empty(1), 2), (3.5,))) and all(
+        _scalar_read_back(x) for x in (np.int8(-5), np.uint16(65000), np.int64(-2**40), np.float32(1.25)))
 
 
 def _probe_arrays() -> list[np.ndarray]:
@@ -161,6 +173,13 @@ def _probe_arrays() -> list[np.ndarray]:
 
 def _word(address: int, offset: int) -> int:
     return ctypes.c_int64.from_address(address + offset).value
+
+
+def _scalar_read_back(value: np.generic) -> bool:
+    """A numpy scalar's value right after its object header, as an entry reads it."""
+    kinds: dict[str, Any] = {"i1": ctypes.c_int8, "u2": ctypes.c_uint16, "i8": ctypes.c_int64, "f4": ctypes.c_float}
+    kind = kinds[value.dtype.str[1:]]
+    return _word(id(value), TYPE) == id(type(value)) and kind.from_address(id(value) + DATA).value == value
 
 
 def _fields_read_back(array: np.ndarray) -> bool:
@@ -199,8 +218,8 @@ def warm(plan: CallPlan, key: tuple) -> None:
 
 def guards(plan: CallPlan, key: tuple) -> tuple[Guard, ...] | None:
     """What a native entry checks of each argument: exactly what ``call_key`` keyed the plan on
-    (``key``); None where an argument is of a kind the entries do not read (numpy integer,
-    float32 and bool scalars: those calls keep the plan's Python path)."""
+    (``key``); None where an argument is of a kind the entries do not read (those calls keep the
+    plan's Python path)."""
     if not available():
         return None
     spans = dict(zip(plan.arrays, plan.spans))
@@ -210,9 +229,12 @@ def guards(plan: CallPlan, key: tuple) -> tuple[Guard, ...] | None:
             dtype, shape, strides, writeable = part
             found.append(ArrayGuard(id(dtype), shape, strides, writeable, spans[k]))
         elif argument.kind == "int" and type(part) is int:
-            found.append(IntGuard(part))
-        elif argument.kind == "float" and (part is float or part is np.float64):
-            found.append(FloatGuard(id(part)))
+            found.append(IntGuard(part, id(int)))
+        elif argument.kind == "int" and type(part) is tuple and part[0] in PLAN_INT_SCALARS:
+            kind, value = part
+            found.append(IntGuard(value, id(kind), np.dtype(kind).itemsize, np.dtype(kind).kind == "i"))
+        elif argument.kind == "float" and part in (float, np.float64, np.float32):
+            found.append(FloatGuard(id(part), 4 if part is np.float32 else 8))
         else:
             return None
     return tuple(found)

@@ -21,6 +21,15 @@ from polyfuse.runtime.native import MISS, NATIVE_AFTER
 pytestmark = pytest.mark.skipif(not native.available(), reason="objects laid out otherwise here")
 
 
+@pytest.fixture(autouse=True)
+def small_phases_measured_serial(monkeypatch):
+    """A parallel phase gets an entry once measured too small for threads; on a loaded machine a
+    serial run of a few elements can take longer than the threshold, so the tests fix it high."""
+    from polyfuse.backends.cpu import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_SECONDS", 1e9)
+
+
 def add(a, b, out):
     for i in range(out.shape[0]):
         out[i] = a[i] + b[i]
@@ -179,6 +188,25 @@ def test_ints_are_checked_by_value_and_floats_change_freely():
         want = np.zeros(8)
         scaled(X, scale, n, want)
         kernel(X, scale, n, out)
+        np.testing.assert_array_equal(out, want)
+
+
+def times(a, s, n, out):
+    for i in range(n):
+        out[i] = a[i] * s + n
+
+
+@pytest.mark.parametrize("int_type", [np.int8, np.uint16, np.int32, np.int64, np.uint64])
+def test_numpy_scalars_are_checked_by_type_and_integers_by_value(int_type):
+    a = np.linspace(-1, 1, 8, dtype=np.float32)
+    kernel = warmed(times, a, np.float32(0.5), int_type(6), np.empty(8, np.float32))
+    (plan,) = kernel._plans.values()
+    assert kernel._fast(a, np.float32(-3.25), int_type(6), np.empty(8, np.float32)) is None  # a hit
+    for s, n in ((np.float32(-3.25), int_type(6)), (np.float32(2.0), int_type(5)), (np.float64(2.0), int_type(6)),
+                 (0.5, int_type(6)), (np.float32(1.5), 6), (np.float32(1.5), np.int16(6)), (np.float32(1.5), True)):
+        out, want = np.zeros(8, np.float32), np.zeros(8, np.float32)
+        times(a, s, n, want)
+        kernel(a, s, n, out)
         np.testing.assert_array_equal(out, want)
 
 
