@@ -88,6 +88,10 @@ def scale_into(X, out, factor=2.0):
         out[i] = X[i] * factor
 
 
+def ramp(a, b, xn):
+    return np.linspace(a, b, int(xn)) * 2.0
+
+
 def warmed(fn, *args):
     """A kernel called enough times at ``args`` to have its native entry."""
     kernel = polyfuse.kernel(fn)
@@ -277,6 +281,16 @@ def test_alternating_sizes_and_omitted_defaults_run_natively():
         same_as_undecorated(kernel, scale_into, X, np.empty(X.size), 0.5)
     assert [plan.calls for plan in plans] == calls  # every call ran on an entry
     assert warmed_too._fast is not None
+
+
+def test_a_size_computed_from_a_float_is_computed_on_every_call():
+    """``call_key`` holds a float's type, not its value: a kernel whose sizes read a float takes
+    no plan, so no entry either, and every call computes its size."""
+    kernel = polyfuse.kernel(ramp)
+    for xn in (4.0,) * (NATIVE_AFTER + 2) + (7.0, 4.5, 2.0):
+        got = kernel(0.0, 1.0, xn)
+        np.testing.assert_array_equal(got, ramp(0.0, 1.0, xn))
+    assert kernel._plans == {} and kernel._fast is None
 
 
 def test_plans_of_one_structure_share_their_machine_code():
