@@ -78,7 +78,7 @@ class Kernel:
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
         self._seen: set[tuple] = set()  # keys called once: a plan is made on the second call
-        self._fast: Any = None  # the native call of the plan used last (runtime/variant.native_call)
+        self._fast: Any = None  # the native entry of the plan used last (runtime/native.py)
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
