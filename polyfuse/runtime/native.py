@@ -66,7 +66,7 @@ TUPLE_ITEMS = 24  # PyTupleObject's ob_item (an entry's table is the first item 
 class ArrayGuard:
     """An array argument as the plan saw it."""
 
-    descr: int  # id() of its dtype object (the plan holds the object)
+    descr: int  # id() of its dtype object (the spec keeps the plan's key, which holds it)
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     writeable: bool
