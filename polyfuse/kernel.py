@@ -25,6 +25,7 @@ from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
 from polyfuse.options import Options, debug_errors, default_verify
 from polyfuse.runtime import cache
+from polyfuse.runtime.native import MISS, warm
 from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
 from polyfuse.runtime.sparse import unpack_sparse
 from polyfuse.runtime.variant import (
@@ -77,6 +78,7 @@ class Kernel:
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
         self._seen: set[tuple] = set()  # keys called once: a plan is made on the second call
+        self._fast: Any = None  # the native entry of the plan used last (runtime/native.py)
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -90,11 +92,24 @@ class Kernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
+            fast = self._fast  # the latest plan's native entry: it checks that the call is that plan's
+            if fast is not None and not kwargs:
+                result = fast(*args)
+                if result is not MISS:
+                    return result
             if len(args) < len(self._names) and not kwargs:
                 args = self._with_defaults(args)
             # a call with these dtypes, shapes, strides and ints passed every check before: the plan
-            plan = None if kwargs else self._plans.get(tuple(map(call_key, args)))
-            if plan is not None:
+            key = None if kwargs else tuple(map(call_key, args))
+            plan = None if key is None else self._plans.get(key)
+            if plan is not None and key is not None:
+                if plan.fast is None:
+                    warm(plan, key)
+                fast = self._fast = plan.fast
+                if fast is not None:  # (calls that omit defaults, or at other sizes than the last)
+                    result = fast(*args)
+                    if result is not MISS:
+                        return result
                 return plan.run(args)
             return self._call(args, kwargs)
         except PolyfuseError as exc:

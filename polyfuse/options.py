@@ -121,6 +121,12 @@ def time_tile_sizes() -> tuple[int, ...]:
     return tuple(int(v) for v in text.split(",") if v.strip())
 
 
+def native_entries() -> bool:
+    """Native entries for call plans called often (backends/cpu/entry.py), unless
+    ``POLYFUSE_NATIVE_ENTRY=0`` (read when a plan is made)."""
+    return env_flag("POLYFUSE_NATIVE_ENTRY", True)
+
+
 def default_verify() -> bool:
     """``POLYFUSE_VERIFY=1`` turns the schedule verifier on for every kernel."""
     return env_flag("POLYFUSE_VERIFY")

@@ -127,6 +127,9 @@ class LLVMKernel:
     phase_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run in chunks on threads
     region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on a team
     index_flags: Any = field(default=None, repr=False)  # (error, value) ctypes views, run-time subscripts
+    # counts the times serial_sizes was cleared: a native entry (entry.py) that calls a parallel
+    # phase serially, as measured, checks that the count is still the one it was made at
+    serial_epoch: ctypes.c_int64 = field(default_factory=ctypes.c_int64, repr=False)
 
     @functools.cached_property
     def int_positions(self) -> tuple[int, ...]:
@@ -188,7 +191,18 @@ class LLVMKernel:
         # one serial phase and nothing checked at run time: the runtime may call it straight
         plain = len(self.phases) == 1 and not self.phases[0].phase.parallel and self.phases[0].region is None
         direct = self.phases[0].function if plain and self.index_flags is None else None
-        return Launch(self, tuple(tail), tuple(slots), steps, direct)
+        serial = tuple(self._serial_call(c, sizes) for c in self.phases)
+        return Launch(self, tuple(tail), tuple(slots), steps, direct, serial)
+
+    def _serial_call(self, compiled: CompiledPhase, sizes: dict[str, int]) -> SerialCall:
+        """How one phase runs serially at these sizes, for a native entry (backends/cpu/entry.py)."""
+        phase, address = compiled.phase, ctypes.cast(compiled.function, ctypes.c_void_p).value or 0
+        if phase.parallel:
+            count = trip_count(phase, sizes)
+            return SerialCall(address, count, (phase.index, count) if count > 1 else None)
+        if compiled.region is not None:
+            return SerialCall(address, None, (phase.index, tuple(sizes[self.params[k].name] for k in self.int_positions)))
+        return SerialCall(address)
 
     def _step(self, compiled: CompiledPhase, sizes: dict[str, int]) -> Callable[[list], None]:
         """How one phase runs at these sizes, given the argument list: once measured too small
@@ -246,11 +260,38 @@ class Launch:
     local_slots: tuple[tuple[int, str], ...]  # (position in tail, local array)
     steps: tuple[Callable[[list], None], ...]  # one per phase
     direct: Callable[..., None] | None = None  # the one phase's function, where calling it is all
+    serial: tuple[SerialCall, ...] = ()  # each phase run serially (a native entry's calls)
 
     def __call__(self, args: list) -> None:
         for step in self.steps:
             step(args)
             self.kernel.raise_index_error()
+
+    def serial_keys(self) -> frozenset[tuple]:
+        """The ``serial_sizes`` entries under which ``serial`` is how every phase runs now."""
+        return frozenset(call.serial_key for call in self.serial if call.serial_key is not None)
+
+    def compile_entry(self, spec) -> Callable[..., Any] | None:
+        """The native entry ``spec`` describes (runtime/native.py), as a CPython function."""
+        from polyfuse.backends.cpu.entry import compile_entry
+
+        return compile_entry(spec)
+
+    def index_flag(self) -> int:
+        """The address of the kernel's index-error flag (0: it has none)."""
+        flags = self.kernel.index_flags
+        return 0 if flags is None else ctypes.addressof(flags[0])
+
+
+@dataclass(frozen=True)
+class SerialCall:
+    """One phase's serial function at one set of sizes: its address, the trip count a parallel
+    phase's function takes ([0, count)), and the ``serial_sizes`` entry that must hold for the
+    phase to run serially (None: it always does)."""
+
+    address: int
+    count: int | None = None
+    serial_key: tuple | None = None
 
 
 def signature(program: LoopProgram, shared: set[str]) -> tuple[Param, ...]:

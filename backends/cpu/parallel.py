@@ -104,6 +104,7 @@ def _remember(kernel, table: dict, key: tuple, sizes: tuple, times: RegionTimes)
     if len(table) >= MAX_REGION_SIZES:
         table.clear()
         kernel.serial_sizes.clear()
+        kernel.serial_epoch.value += 1  # native entries that ran those sizes serially step aside
     table[key] = times
     if not times.worth_threads:
         kernel.serial_sizes.add(sizes)

@@ -8,6 +8,7 @@ wait for each other at barriers (a parallel region), so they must all run at onc
 
 from __future__ import annotations
 
+import ctypes
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,6 +23,9 @@ _team_lock = threading.Lock()  # a team's tasks enter the pool's queue together
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 _num_threads: int | None = None
+# counts the changes of the thread count: a native entry (runtime/native.py) made while one thread
+# ran parallel phases serially checks that the count is still the one it was made at
+THREADS_EPOCH = ctypes.c_int64(0)
 
 
 def get_num_threads() -> int:
@@ -36,6 +40,7 @@ def set_num_threads(count: int) -> None:
     if not isinstance(count, int) or count < 1:
         raise ArgumentError(f"set_num_threads({count!r}): need an integer >= 1")
     _num_threads = count
+    THREADS_EPOCH.value += 1
 
 
 @contextmanager
@@ -48,6 +53,7 @@ def limited_to(count: int) -> Iterator[None]:
         yield
     finally:
         _num_threads = before
+        THREADS_EPOCH.value += 1
 
 
 def pool(at_least: int = 0) -> ThreadPoolExecutor:

@@ -37,6 +37,7 @@ from polyfuse.model.scop import (
     shape_param,
 )
 from polyfuse.model.stages import Stages
+from polyfuse.options import native_entries
 from polyfuse.runtime.signature import device_span
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -510,6 +511,13 @@ class CallPlan:
         pooled = [(info, slot) for info, slot in infos if info.kind != "result"]
         self.locals = LocalArrays(pooled, env, launch.tail) if pooled else None
         self.tail = list(launch.tail)
+        self.arguments = arguments
+        self.calls = 0  # calls so far (a native entry is made from the NATIVE_AFTER-th: Kernel)
+        self.fast: Callable[..., Any] | None = None  # the native entry (runtime/native.py), once made
+        # a backend that says how its phases run serially; local arrays small enough to keep
+        self.native = (hasattr(launch, "serial") and (self.locals is None or self.locals.keep > 0)
+                       and native_entries())
+        self.variant_returns = variant.returns
         if variant.returns is not None:
             # results escape to the caller: fresh arrays on every call, never from the pool
             self.results = tuple((info.name, _result_maker(info, shape), shape, np.dtype(info.dtype), slot)
@@ -608,7 +616,7 @@ class LocalArrays:
         try:
             taken = self._free.pop()
         except IndexError:
-            return self._new()
+            return self.new_set()
         for array in taken.zeroed:
             array.fill(0)
         return taken
@@ -617,7 +625,7 @@ class LocalArrays:
         if len(self._free) < self.keep:
             self._free.append(taken)
 
-    def _new(self) -> LocalSet:
+    def new_set(self) -> LocalSet:
         tail = list(self.tail)
         arrays, zeroed = [], []
         for info, shape, slot in self.infos:
