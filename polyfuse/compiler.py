@@ -145,7 +145,7 @@ def _contract(stages: Stages, scop, deps, schedule):
     in the new order).  If recomputing them is over isl's budget, nothing is contracted."""
     contracted, decisions = contract(scop, deps, schedule)
     stages.records["contraction"] = tuple(decisions)
-    if not any(d.dropped_axes for d in decisions):
+    if not any(d.dropped_axes or d.folded_axes for d in decisions):
         return scop, deps
     try:
         with bounded(scop.context.get_ctx()):

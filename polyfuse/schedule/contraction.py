@@ -5,6 +5,12 @@ sees the same writer as in the original program: then no value lives across that
 iterations and one slot serves them all.  This is checked exactly with isl's dataflow analysis
 on the contracted accesses, one dimension at a time; a fully contracted array becomes a scalar,
 which the backends keep in a register.
+
+A dimension that cannot be dropped may still be *folded* (Halide's storage folding): stored at
+``index % k`` in ``k`` slots when every value is read within ``k`` iterations of the loop that
+writes it -- a stencil chain fused along rows (``lap`` made at row ``i`` and read at rows ``i``
+and ``i + 1``) keeps two rows instead of the whole array.  The same exact dataflow check decides,
+for ``k`` in :data:`FOLDS`, smallest first.
 """
 
 from __future__ import annotations
@@ -27,13 +33,18 @@ class ContractionDecision:
     shape_after: tuple[str, ...]
     dropped_axes: tuple[int, ...]
     itemsize: int
+    folded_axes: tuple[tuple[int, int], ...] = ()  # (axis, slots): index i stored at i % slots
 
     @property
     def reason(self) -> str:
-        if not self.dropped_axes:
-            return "kept: values live across iterations of every axis"
-        return (f"axes {list(self.dropped_axes)} dropped: each value is consumed in the iteration "
-                "that produced it")
+        parts = []
+        if self.dropped_axes:
+            parts.append(f"axes {list(self.dropped_axes)} dropped: each value is consumed in the iteration "
+                         "that produced it")
+        for axis, slots in self.folded_axes:
+            parts.append(f"axis {axis} folded to {slots} slots: each value is consumed within {slots} "
+                         "iterations of the loop that produced it")
+        return "; ".join(parts) or "kept: values live across iterations of every axis"
 
 
 def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Scop, tuple[ContractionDecision, ...]]:
@@ -43,6 +54,7 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
         if info.kind != "local" or info.is_scalar:
             continue
         dropped: list[int] = []
+        folded: list[tuple[int, int]] = []
         if _indexed_at_run_time(scop, info.name):
             decisions.append(ContractionDecision(info.name, info.extent_texts, info.extent_texts, (),
                                                  _itemsize(info.dtype)))
@@ -56,12 +68,67 @@ def contract(scop: Scop, deps: Dependences, schedule: isl.Schedule) -> tuple[Sco
                             and ordered_conflicts(candidate, info.name, schedule)):
                         scop = candidate
                         dropped.append(axis)
+                for axis in (a for a in range(info.rank) if a not in dropped):
+                    scop, slots = _fold_smallest(scop, info.name, axis - sum(d < axis for d in dropped),
+                                                 reference, schedule)
+                    if slots:
+                        folded.append((axis, slots))
         except BudgetExceeded:
             pass  # isl could not compute this array's dataflow (in budget): keep what we have
         after = scop.array(info.name)
         decisions.append(ContractionDecision(info.name, info.extent_texts, after.extent_texts,
-                                             tuple(sorted(dropped)), _itemsize(info.dtype)))
+                                             tuple(sorted(dropped)), _itemsize(info.dtype), tuple(folded)))
     return scop, tuple(decisions)
+
+
+#: Folded extents tried, smallest first: a value live across k iterations of an axis needs k slots.
+FOLDS = (2, 3, 4)
+
+
+def _fold_smallest(scop: Scop, array: str, axis: int, reference, schedule: isl.Schedule) -> tuple[Scop, int]:
+    """``scop`` with ``array``'s axis ``axis`` folded to the fewest slots (``index % k``) that keep
+    every read's writer under ``schedule``, and that number (0: unchanged)."""
+    def keeps(candidate: Scop) -> bool:
+        return (same_dataflow(reference, array_dataflow(candidate, array, schedule))
+                and ordered_conflicts(candidate, array, schedule))
+
+    # the most slots first: where that fails, so do fewer (a value live across k iterations is
+    # overwritten in k - 1 slots too), and most arrays fail it (a whole pass between writer and reader)
+    if not keeps(fold_axis(scop, array, axis, max(FOLDS))):
+        return scop, 0
+    for k in FOLDS:
+        candidate = fold_axis(scop, array, axis, k)
+        if k == max(FOLDS) or keeps(candidate):
+            return candidate, k
+    return scop, 0
+
+
+def fold_axis(scop: Scop, array: str, axis: int, k: int) -> Scop:
+    """``scop`` with axis ``axis`` of local ``array`` folded to ``k`` slots: index ``i`` -> ``i % k``."""
+    info = scop.array(array)
+    name = isl_name(array)
+    dims = [f"x{d}" for d in range(info.rank)]
+    folded = dims[:axis] + [f"({dims[axis]}) mod {k}"] + dims[axis + 1:]
+    fold = isl.UnionMap(f"{scop.prefix} -> {{ {name}[{', '.join(dims)}] -> {name}[{', '.join(folded)}] }}")
+
+    def index_of(index: tuple[ir.Expr, ...]) -> tuple[ir.Expr, ...]:
+        slot = ir.BinOp("%", index[axis], ir.int_const(k), "int64")
+        return index[:axis] + (slot,) + index[axis + 1:]
+
+    def fold_load(load: ir.Load) -> ir.Expr:
+        return replace(load, index=index_of(load.index)) if load.array == array else load
+
+    statements = tuple(replace(
+        stmt,
+        index=index_of(stmt.index) if stmt.array == array else stmt.index,
+        value=ir.map_loads(stmt.value, fold_load),
+        reads=_apply(stmt.reads, array, fold),
+        writes=_apply(stmt.writes, array, fold),
+    ) for stmt in scop.statements)
+    shrunk = replace(info, shape=info.shape[:axis] + (ir.int_const(k),) + info.shape[axis + 1:],
+                     extent_texts=info.extent_texts[:axis] + (str(k),) + info.extent_texts[axis + 1:])
+    arrays = tuple(shrunk if a.name == array else a for a in scop.arrays)
+    return replace(scop, statements=statements, arrays=arrays)
 
 
 def _indexed_at_run_time(scop: Scop, array: str) -> bool:

@@ -22,6 +22,7 @@ from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_parts import sets_of
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
 from polyfuse.model.scop import Scop, isl_name
+from polyfuse.schedule.contraction import FOLDS
 from polyfuse.schedule.tiling import worth_tiling
 
 MAX_SHIFT = 16
@@ -135,6 +136,9 @@ class SmartFusion:
             return shift, merged, "", ""
         rides, why = self.rides_along(prev, node, ancestors)
         if not rides:
+            rides, folds = self.folds_intermediates(prev, node, shift)
+            why = folds if rides else why
+        if not rides:
             return shift, merged, ("fusing would lose outer parallelism (the fused loop carries a dependence)"
                                    + (f"; not worth it: {why}" if why else "")), ""
         # the members' extents may differ: a guard per member in every iteration was slow
@@ -175,6 +179,30 @@ class SmartFusion:
         return True, (f" although the fused loop carries a dependence: the {which} loop, parallel on its own, only "
                       f"reads {', '.join(big)} (with loads, + - *), which the other loop reads too, so the fused "
                       f"nest reads {'them' if len(big) > 1 else 'it'} once instead of twice")
+
+    def folds_intermediates(self, prev: LoopNode, node: LoopNode, shift: int) -> tuple[bool, str]:
+        """Whether fusing ``prev`` and ``node`` pays although the fused loop carries a dependence,
+        because the only data they exchange is kernel-local arrays that the fused loop produces
+        and consumes a few iterations apart: contraction then folds each to ``shift + 1`` slots
+        of that loop (rows of a stencil chain's intermediates: so only loops around inner ones;
+        innermost loops stay parallel for the vectorizer), so the fused nest never writes
+        them to memory nor reads them back.  Only for bandwidth-bound loops (loads, ``+ - *``),
+        whose speed is the memory traffic, which two threads on one memory bus barely raise
+        (hdiff: a Laplacian and two fluxes, each a full array written and read once more)."""
+        if not self.serial_fusion or shift >= max(FOLDS):
+            return False, ""
+        if not any(isinstance(n, LoopNode) for n in prev.body + node.body):
+            return False, ""  # innermost loops: kept parallel, so that they vectorize
+        if not all(_streams_only(self.scop.statement(s)) for s in prev.statements + node.statements):
+            return False, ""
+        exchanged = {d.array for d, _, _ in self.deps.between(set(prev.statements), set(node.statements))}
+        if not exchanged or any(self.scop.array(a).kind != "local" or self.scop.array(a).rank < 2
+                                for a in exchanged):
+            return False, ""
+        names = ", ".join(sorted(exchanged))
+        return True, (f" although the fused loop carries a dependence: the loops exchange only the kernel-local "
+                      f"{names} (with loads, + - *), consumed at most {shift + 1} iterations after it is made, so "
+                      f"contraction folds it to {shift + 1} rows instead of a whole array written and read back")
 
     def _arrays_of(self, stmt: str) -> set[str]:
         return self.reads[stmt] | set(self.scop.statement(stmt).targets)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import polyfuse
 from polyfuse.bench import suite
@@ -81,3 +83,70 @@ def test_no_contraction_when_the_schedule_leaves_producer_and_consumer_unordered
         rng = np.random.default_rng(n)
         args = (n, rng.standard_normal(n + 4), rng.standard_normal((n + 4, n + 4)), rng.standard_normal(n + 4))
         check_against_python(fn, args, target=target, fuse="max")
+
+
+def diffusion(inp, coeff):
+    lap = 4.0 * inp[1:-1, 1:-1] - (inp[2:, 1:-1] + inp[:-2, 1:-1] + inp[1:-1, 2:] + inp[1:-1, :-2])
+    flx = lap[1:, 1:-1] - lap[:-1, 1:-1]
+    fly = lap[1:-1, 1:] - lap[1:-1, :-1]
+    return inp[2:-2, 2:-2] - coeff[2:-2, 2:-2] * (flx[1:, :] - flx[:-1, :] + fly[:, 1:] - fly[:, :-1])
+
+
+def far_apart(x):
+    t = 2.0 * x[:, 1:] - x[:, :-1]
+    return t[6:, :] - t[:-6, :]  # each row of t is read six rows after it was made
+
+
+def _folds(kernel, args) -> dict[str, list]:
+    return {c["array"]: c["reason"] for c in kernel.explain(*args)["contraction"]}
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fuse", ["smart", "max"])
+@pytest.mark.parametrize("shape", [(5, 5), (6, 9), (11, 7), (23, 17)])
+def test_a_stencil_chain_fused_by_rows_keeps_rows_of_its_intermediates(target, fuse, shape):
+    rng = np.random.default_rng(shape[0])
+    args = (rng.random(shape), rng.random(shape))
+    kernel = polyfuse.kernel(diffusion, target=target, fuse=fuse, verify=True)
+    np.testing.assert_allclose(kernel(*args), diffusion(*args), rtol=1e-12, atol=1e-12)
+    memory = kernel.local_memory(*args)
+    row = (shape[1] - 2) * 8
+    assert memory["allocated"]["lap"] == 2 * row  # the row being made and the one before it
+    assert memory["declared"]["lap"] == (shape[0] - 2) * row
+    reasons = _folds(kernel, args)
+    assert all("folded to" in reasons[a] for a in ("lap", "flx", "fly")), reasons
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_no_fold_when_values_live_longer_than_the_slots(target):
+    rng = np.random.default_rng(3)
+    x = rng.random((13, 8))
+    kernel = polyfuse.kernel(far_apart, target=target, fuse="max", verify=True)
+    np.testing.assert_allclose(kernel(x), far_apart(x), rtol=1e-12, atol=1e-12)
+    assert "folded" not in _folds(kernel, (x,))["t"]
+
+
+@st.composite
+def stencil_chains(draw):
+    """A NumPy chain x -> t -> u -> result through row-shifted slices, each shift 1..5 rows (so
+    some intermediates fold to 2..4 rows, some are read too late to fold)."""
+    a, b = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    c = draw(st.integers(0, 2))
+    src = (f"def chain(x):\n"
+           f"    t = 2.0 * x[{a}:, {c}:] - x[:-{a}, :x.shape[1] - {c}]\n"
+           f"    u = t[{b}:, :] + 0.5 * t[:-{b}, :]\n"
+           f"    return u[1:, :] - x[{a + b + 1}:, :x.shape[1] - {c}] * u[:-1, :]\n")
+    rows = draw(st.integers(a + b + 1, a + b + 9))
+    return src, rows, draw(st.integers(c + 1, c + 6))
+
+
+@settings(max_examples=12, deadline=None)
+@given(stencil_chains(), st.sampled_from(["python", "cpu"]), st.sampled_from(["smart", "max"]))
+def test_folded_intermediates_give_numpys_result(chain, target, fuse):
+    from conftest import define
+
+    src, rows, cols = chain
+    fn = define(src, "chain")
+    x = np.random.default_rng(rows * 31 + cols).random((rows, cols))
+    kernel = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
+    np.testing.assert_allclose(kernel(x), fn(x), rtol=1e-12, atol=1e-12)

@@ -1,10 +1,13 @@
-"""polyfuse.schedule.fusion: when a parallel loop may be fused into a serial one (rides_along)."""
+"""polyfuse.schedule.fusion: when a parallel loop may be fused into a serial one (rides_along,
+folds_intermediates)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from conftest import check_against_python
+
+import polyfuse
 
 ALTHOUGH = "although the fused loop carries a dependence"
 LOSES = "fusing would lose outer parallelism"
@@ -110,4 +113,50 @@ def test_the_knob_turns_it_off(monkeypatch):
     args = mvt_args(6, 6)
     k = check_against_python(mvt, args)
     d = outer_decision(k, args)
+    assert not d["fused"] and LOSES in d["reason"]
+
+
+def diffusion(inp, coeff):
+    lap = 4.0 * inp[1:-1, 1:-1] - (inp[2:, 1:-1] + inp[:-2, 1:-1] + inp[1:-1, 2:] + inp[1:-1, :-2])
+    flx = lap[1:, 1:-1] - lap[:-1, 1:-1]
+    fly = lap[1:-1, 1:] - lap[1:-1, :-1]
+    return inp[2:-2, 2:-2] - coeff[2:-2, 2:-2] * (flx[1:, :] - flx[:-1, :] + fly[:, 1:] - fly[:, :-1])
+
+
+def smoothed_exp(x):
+    e = np.exp(x[1:-1, :])  # exp: compute-bound, worth two threads
+    return e[1:, :] + e[:-1, :]
+
+
+def diffusion_args(rng=None):
+    rng = rng or np.random.default_rng(0)
+    return rng.random((9, 11)), rng.random((9, 11))
+
+
+def test_loops_that_exchange_only_local_rows_fuse_and_their_intermediates_fold():
+    args = diffusion_args()
+    k = polyfuse.kernel(diffusion)
+    np.testing.assert_allclose(k(*args), diffusion(*args), rtol=1e-12)
+    outer = [d for d in k.explain(*args)["fusion"] if d["depth"] == 0]
+    assert outer and all(d["fused"] and ALTHOUGH in d["reason"] and "folds" in d["reason"] for d in outer), outer
+
+
+def test_inner_loops_stay_parallel_for_the_vectorizer():
+    args = diffusion_args()
+    inner = [d for d in polyfuse.kernel(diffusion).explain(*args)["fusion"] if d["depth"] == 1]
+    assert not any(d["fused"] and "folds" in d["reason"] for d in inner), inner
+
+
+def test_no_row_fusion_for_work_beyond_loads_and_plus_minus_times():
+    x = np.random.default_rng(2).random((8, 5))
+    k = polyfuse.kernel(smoothed_exp)
+    np.testing.assert_allclose(k(x), smoothed_exp(x), rtol=1e-12)
+    d = outer_decision(k, (x,))
+    assert not d["fused"] and LOSES in d["reason"], d["reason"]
+
+
+def test_the_knob_turns_row_fusion_off(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_SERIAL_FUSION", "0")
+    args = diffusion_args()
+    d = outer_decision(polyfuse.kernel(diffusion), args)
     assert not d["fused"] and LOSES in d["reason"]
