@@ -56,8 +56,8 @@ class LaneSplit:
 
 def split_minmax_reductions(program: LoopProgram, *, vector_bytes: int,
                             ) -> tuple[LoopProgram, tuple[LaneSplit, ...]]:
-    """``program`` with every innermost ``acc = max(acc, x)`` / ``min`` loop over a float local
-    run in lanes of two SIMD registers (see the module docstring)."""
+    """``program`` with every innermost ``acc = max(acc, x)`` / ``min`` loop over a float
+    accumulator (a local scalar, or an array element the loop does not move) run in lanes of two SIMD registers (see the module docstring)."""
     if vector_bytes <= 0:
         return program, ()
     return _Splitter(program, vector_bytes).run()
@@ -105,13 +105,17 @@ class _Splitter(LoopRewrite):
         def args_at(position: ir.Expr) -> tuple[ir.Expr, ...]:
             return tuple(ir.substitute(a, {loop.iterator: position}) for a in call.args)
 
-        fill = new("fill", (slot,), lanes.name, (slot_var,), load(stmt.array))
+        # the accumulator: a local scalar, or an element the loop does not move (``m[i]`` in a
+        # loop over ``j``), read and written at the loop's first point (its subscripts do not use it)
+        outer = stmt.iterators if stmt.index else ()  # (a scalar's statements need no iterators)
+        at_start = args_at(lo) if stmt.index else ()
+        fill = new("fill", outer + (slot,), lanes.name, (slot_var,), load(stmt.array, *stmt.index))
         # the lanes take the plain max (one compare and select on the chain: vmaxpd); NumPy's NaN
         # form only adds which NaN came first, so NaNs are kept aside, off that chain, and turn
         # their lane NaN after the loop: a NaN result reruns the loop as before
         update = new("lanes", stmt.iterators + (slot,), lanes.name, (slot_var,),
                      ir.BinOp(op, load(lanes.name, slot_var), operand, dtype))
-        fills, updates, merges = [StmtCall(fill, (lane_var,))], [], []
+        fills, updates, merges = [StmtCall(fill, at_start + (lane_var,))], [], []
         if nan_form:
             nans = self.local(f"{stmt.array}_nans", dtype, (ir.int_const(width),))
             fills.append(StmtCall(new("nanfill", (slot,), nans.name, (slot_var,), ir.Const(0.0, dtype)),
@@ -125,7 +129,7 @@ class _Splitter(LoopRewrite):
         combine = new("combine", (slot,), combined.name, (),
                       pick(load(combined.name), load(lanes.name, slot_var)))
         tail = new("tail", stmt.iterators, combined.name, (), pick(load(combined.name), operand))
-        store = new("store", (), stmt.array, (), load(combined.name))
+        store = new("store", outer, stmt.array, stmt.index, load(combined.name))
 
         groups_end = ir.BinOp("+", lo, ir.BinOp("*", ir.BinOp("//", ir.BinOp(
             "max", ir.BinOp("-", hi, lo, ir.INT, True), ir.int_const(0), ir.INT, True), ir.int_const(width),
@@ -143,23 +147,27 @@ class _Splitter(LoopRewrite):
             StmtCall(first, ()),
             loop_over(lane, ir.int_const(1), width_c, StmtCall(combine, (lane_var,))),
             loop_over(rest, groups_end, hi, StmtCall(tail, args_at(ir.Var(rest, ir.INT)))),
-            If(_rerun_when(load(combined.name), dtype, nan_form), loop, StmtCall(store, ())),
+            If(_rerun_when(load(combined.name), dtype, nan_form), loop, StmtCall(store, at_start)),
         ))
         self.decisions.append(LaneSplit(loop.iterator, stmt.name, op, stmt.array, width))
         return body
 
     def reduction(self, loop: For) -> tuple[StmtCall, Statement, str, ir.Expr, bool] | None:
         """``(call, statement, op, x, nan_form)`` when ``loop`` is ``for j: acc = max(acc, x)``
-        (or min, or NumPy's NaN-propagating form: ``nan_form``) with a float local scalar ``acc``
+        (or min, or NumPy's NaN-propagating form: ``nan_form``) with a float ``acc``, a local scalar
+        or an element whose subscripts do not use the loop (``x.max(axis=1)`` returned: ``r[i]``),
         that ``x`` does not read; else None."""
         call = loop.body.children[0] if isinstance(loop.body, Block) and len(loop.body.children) == 1 else loop.body
         if not isinstance(call, StmtCall) or loop.step != 1 or exclusive_bound(loop) is None:
             return None
         stmt = self.program.statement(call.statement)
         info = self.infos.get(stmt.array)
-        if info is None or not info.is_scalar or info.dtype not in _FLOATS:
+        if info is None or info.dtype not in _FLOATS:
             return None
-        acc = ir.Load(stmt.array, (), info.dtype)
+        at = dict(zip(stmt.iterators, call.args))
+        if any(loop.iterator in _variables(ir.substitute(i, at)) for i in stmt.index):
+            return None  # the accumulator moves with the loop: not a reduction over it
+        acc = ir.Load(stmt.array, stmt.index, info.dtype)
         value = stmt.value
         if isinstance(value, ir.BinOp) and value.op in ("max", "min") and value.dtype == info.dtype \
                 and value.lhs == acc:
@@ -175,6 +183,10 @@ class _Splitter(LoopRewrite):
 
     def local(self, stem: str, dtype: str, shape: tuple[ir.Expr, ...]) -> ArrayInfo:
         return self.add_array(ArrayInfo(self.fresh(stem), dtype, shape, "local", register_tile=bool(shape)))
+
+
+def _variables(expr: ir.Expr) -> set[str]:
+    return {e.name for e in ir.walk(expr) if isinstance(e, ir.Var)}
 
 
 _NAN_COMPARE = {"max": ">=", "min": "<="}

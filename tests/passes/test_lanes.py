@@ -174,3 +174,63 @@ def test_nan_form_keeps_the_first_nan(target):
     assert [r["op"] for r in splits(k, X, actual)] == ["max"]
     assert np.array_equal(expected.view(np.uint64), actual.view(np.uint64))
     assert expected.view(np.uint64)[0] == 0x7FF8000000000001
+
+
+def column_max_in_place(X, M):
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            M[j] = max(M[j], X[i, j])  # the inner loop moves the accumulator: no reduction over j
+
+
+def row_max_reading_the_output(X, M):
+    for i in range(X.shape[0]):
+        M[i] = X[i, 0]
+        for j in range(X.shape[1]):
+            M[i] = max(M[i], X[i, j] - M[0])  # reads what it writes: left alone
+
+
+def returned_max(x):
+    return x.max(axis=1)
+
+
+def returned_min(x):
+    return np.min(x, axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 4), cols=st.integers(1, 45), data=st.data())
+def test_a_returned_reduction_splits_bit_for_bit(target, rows, cols, data):
+    # no -0.0: which signed zero NumPy's own max returns on a tie is its implementation's choice
+    values = data.draw(st.lists(st.sampled_from([v for v in SPECIAL if not (v == 0 and np.signbit(v))]),
+                                min_size=rows * cols, max_size=rows * cols))
+    X = np.array(values).reshape(rows, cols)
+    k = polyfuse.kernel(returned_max, target=target, verify=True)
+    with np.errstate(all="ignore"):
+        assert same_bits(returned_max(X), k(X)), X
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn", [column_max_in_place, row_max_reading_the_output])
+def test_an_element_accumulator_left_alone_when_it_moves_or_is_read(target, fn):
+    X = np.random.default_rng(4).choice(SPECIAL, size=(3, 37))
+    k = polyfuse.kernel(fn, target=target, verify=True)
+    expected, actual = np.full(37, -5.0), np.full(37, -5.0)
+    with np.errstate(all="ignore"):
+        fn(X, expected)
+    k(X, actual)
+    assert same_bits(expected, actual)
+    assert k.explain(X, actual)["minmax lanes"] == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn, op", [(returned_max, "max"), (returned_min, "min")])
+def test_returned_numpy_reductions_split_and_bit_for_bit(target, fn, op):
+    X = np.random.default_rng(5).choice(SPECIAL, size=(30, 41))
+    X[:8] = np.random.default_rng(6).standard_normal((8, 41))
+    k = polyfuse.kernel(fn, target=target, verify=True)
+    with np.errstate(all="ignore"):
+        expected, actual = fn(X), k(X)
+    assert same_bits(expected, actual)
+    (record,) = k.explain(X)["minmax lanes"]
+    assert record["op"] == op and record["lanes"] >= 2
