@@ -156,11 +156,6 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
         raise UnsupportedError(f"{kernel.py_func.__name__} reshapes an array so that its elements regroup, or "
                                "allocates a product of extents: on dask arrays that needs the whole array (run it "
                                "on numpy arrays)")
-    shaped = [str(size.source) for size in scop.sizes if ".shape[" in str(size.source)]
-    if shaped:  # frontend.call_sizes: the blocks' own extents would give other values
-        raise UnsupportedError(f"{kernel.py_func.__name__} computes a size from its arrays' extents at the call "
-                               f"({', '.join(shaped)}): not on dask arrays, whose blocks have other extents (run "
-                               "it on numpy arrays, or pass the size as an integer argument)")
     name = kernel.py_func.__name__
     dasks = tuple(n for n, v in values.items() if is_dask_array(v))
     written, reductions, results = _outputs(name, scop, values, dasks, reassociate)
@@ -168,6 +163,7 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     seeds = [(n, axis) for n in written + tuple(d for d in dasks if d not in written)
              for axis in range(values[n].ndim)]
     env = _param_values(scop, values, dasks)
+    scalars = tuple((n, v) for n, v in values.items() if isinstance(v, (int, float, np.integer, np.floating)))
     new_shapes = result_shapes(scop, env, results)
     sums = _sums(scop, written, reassociate) if not reductions else {}
     layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes, sums)
@@ -189,7 +185,8 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
             if loop is not None and step_count is not None:
                 sizes[loop.param] = step_count
             problems[step_count] = Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                                           tuple(dict.fromkeys(r.statement for r in reductions)), splits)
+                                           tuple(dict.fromkeys(r.statement for r in reductions)), splits,
+                                           scalars=scalars)
         return problems[step_count]
 
     choice = None
@@ -391,9 +388,8 @@ def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) 
                 env[shape_param(name, axis)] = int(extent)
         elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             env[isl_name(name)] = int(value)
-    scalars = {name: value for name, value in values.items() if getattr(value, "shape", None) is None}
-    for size in scop.sizes:  # of scalar arguments only (make_plan): each block computes the same value
-        env[size.name] = scalars[size.name] = size_value(size, scalars)
+    for size in scop.sizes:  # at the whole arrays' extents (a block computes its own: problem.local_sizes)
+        env[size.name] = size_value(size, dict(values))
     return {p: env[p] for p in scop.params if p in env}
 
 

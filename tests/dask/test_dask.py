@@ -401,11 +401,19 @@ def counted_means(x, out, w, s):
         out[i] = np.mean(x[s * i:s * i + w])
 
 
-def test_a_size_computed_from_extents_is_refused_on_dask_arrays():
-    """Each block has its own extents, which would give another count."""
+def test_a_size_computed_from_the_split_extent_that_blocks_count_otherwise_is_refused():
+    """Each block computes ``count`` from its own extent, which gives another count: isl finds
+    that the blocks' loop bounds do not move with the chunks (polyfuse.dask.blocks); refused at
+    the statement's line.  With the axis in one chunk it runs."""
     x, out = np.arange(30.0), np.zeros(30)
-    with pytest.raises(polyfuse.UnsupportedError, match=r"computes a size from its arrays' extents"):
-        polyfuse.kernel(counted_means)(*_dask([x, out], 10), 3, 2)
+    kernel = polyfuse.kernel(counted_means)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"its loop bounds do not move with the chunk") as info:
+        kernel(*_dask([x, out], 10), 3, 2)
+    assert "out[i] = np.mean(x[s * i:s * i + w])" in str(info.value)
+    expected, whole = _reference(counted_means, x, out, 3, 2), _reference(kernel, x, out, 3, 2)
+    got = kernel(*_dask([x, out], 30), 3, 2).compute(scheduler="threads")
+    np.testing.assert_array_equal(got, expected[1])
+    np.testing.assert_array_equal(got, whole[1])
 
 
 def test_reshapes_that_regroup_elements_are_refused():
