@@ -184,19 +184,21 @@ def _indices(values: dict[str, Any], plan: DaskPlan) -> dict[str, str]:
     return found
 
 
-def _bundled(values: dict[str, Any], plan: DaskPlan) -> dict[str, Any]:
+def _bundled(values: dict[str, Any], plan: DaskPlan, apart: tuple[str, ...] = ()) -> dict[str, Any]:
     """The chunked arrays in the plan's chunks; those every split moves (two or more) as picks of
     one ``blockwise`` task per block that holds the block of each.  Why: the kernel's task needs
     the block of every array, and Dask places independent producers (``from_zarr``, a
     generator, ``da.random``) of the same block on different workers, so that whole blocks
     travel between workers; a bundle task fuses those producers (Dask's blockwise fusion), so
-    a block's inputs are made on one worker and only the thin ghost zones travel."""
+    a block's inputs are made on one worker and only the thin ghost zones travel.  Arrays
+    ``apart`` (written whole by most blocks: ``plan.overwritten``) are made only for the blocks
+    that read them, so not in the bundle."""
     import dask.array as da
 
     arrays = {name: da.asarray(values[name]).rechunk(plan.chunks_of(name, values[name].shape))
               for name in plan.chunked}
     every = set(range(len(plan.splits)))
-    moved = [n for n in plan.chunked if set(split_axes(plan.splits, n, arrays[n].ndim)) >= every]
+    moved = [n for n in plan.chunked if set(split_axes(plan.splits, n, arrays[n].ndim)) >= every and n not in apart]
     if len(moved) < 2:
         return arrays
     index = _indices(values, plan)
@@ -245,7 +247,8 @@ def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange:
     from dask.highlevelgraph import HighLevelGraph
     from dask.tokenize import tokenize
 
-    arrays = _bundled(values, plan)
+    empty = dict(plan.overwritten) if exchange is plan.exchanges[0] else {}
+    arrays = _bundled(values, plan, tuple(empty))
     name = f"polyfuse-{plan.kernel}-{tokenize(run, *(arrays[n] for n in plan.chunked), exchange)}"
     ghost = f"{name}-ghost"
     layers: dict[Any, Any] = {}
@@ -257,6 +260,9 @@ def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange:
             array, depth = arrays[n], depths[n]
             axes = split_axes(plan.splits, n, array.ndim)
             sides = [_sides(where[k], counts[k], depth[a]) if k is not None else (0,) for a, k in enumerate(axes)]
+            if where in empty.get(n, ()):  # the kernel writes this chunk whole and reads none of it
+                parts.append(_Empty(_block_shape(array, axes, where, sides, depth), array.dtype))
+                continue
             pieces: dict[tuple[int, ...], Any] = {}
             for offsets in itertools.product(*sides):
                 index = tuple(where[k] + o if k is not None else 0 for k, o in zip(axes, offsets))
@@ -270,6 +276,23 @@ def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange:
         layers[(name, *where)] = (_ghosted, run, list(where), *parts)
     graph = HighLevelGraph.from_collections(name, layers, dependencies=[arrays[n] for n in plan.chunked])
     return Array(graph, name, tuple(s.chunks for s in plan.splits), meta=np.empty((0,) * len(counts), dtype=object))
+
+
+@dataclass(frozen=True)
+class _Empty:
+    """A block the kernel writes whole and never reads: made empty in the task."""
+
+    shape: tuple[int, ...]
+    dtype: Any
+
+
+def _block_shape(array, axes, where, sides, depth) -> tuple[int, ...]:
+    """The shape of an array's block with the ghost zones ``sides`` gives it."""
+    shape = []
+    for a, k in enumerate(axes):
+        extent = array.chunks[a][where[k]] if k is not None else array.shape[a]
+        shape.append(extent + (depth[a][0] if -1 in sides[a] else 0) + (depth[a][1] if 1 in sides[a] else 0))
+    return tuple(shape)
 
 
 def _depths(plan: DaskPlan, exchange: Exchange, name: str, ndim: int) -> list[tuple[int, int]]:
@@ -303,8 +326,9 @@ def _nested(pieces: dict[tuple[int, ...], Any], sides: list[tuple[int, ...]]) ->
 def _ghosted(run: BlockRun, where: list[int], *parts: Any) -> Any:
     """``run`` on one block: each array's pieces put together (a fresh copy the kernel may
     write), and the block's position along each split cut."""
-    fresh = tuple(isinstance(p, list) for p in parts)
-    arrays = [np.ascontiguousarray(np.block(p)) if isinstance(p, list) else p for p in parts]
+    fresh = tuple(isinstance(p, (list, _Empty)) for p in parts)
+    arrays = [np.ascontiguousarray(np.block(p)) if isinstance(p, list) else
+              np.empty(p.shape, p.dtype) if isinstance(p, _Empty) else p for p in parts]
     return run.run(arrays, where, fresh)
 
 

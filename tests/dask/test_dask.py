@@ -3,6 +3,8 @@ numpy arrays, on the threaded scheduler and on a LocalCluster of two worker proc
 
 from __future__ import annotations
 
+import itertools
+import math
 import pickle
 
 import numpy as np
@@ -425,3 +427,31 @@ def test_reshapes_that_regroup_elements_are_refused():
     got = [B.copy()]
     polyfuse.kernel(regrouped)(A, got[0])
     np.testing.assert_allclose(got[0], expected[1])
+
+
+def edged_chain(A, B, out):
+    n, m = A.shape
+    T = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            T[i, j] = math.sqrt(A[i, j] * A[i, j] + B[i, j] * B[i, j])
+    for i in range(1, n - 1):
+        for j in range(1, m - 1):
+            out[i, j] = T[i - 1, j] + T[i + 1, j] + T[i, j - 1] + T[i, j + 1] - 4.0 * T[i, j]
+
+
+@pytest.mark.parametrize("chunks", [(4, 5), ((3, 5, 4), (2, 7, 4)), (12, 13)], ids=["even", "uneven", "one-block"])
+def test_blocks_that_overwrite_a_written_argument_start_empty(chunks):
+    """``out`` is only written, and every element of an inner chunk is: such blocks run on an
+    empty array (``plan.overwritten``, isl at the call's sizes), edge blocks on ``out``'s values
+    (the kernel keeps them); the result equals the whole-array kernel and the function."""
+    rng = np.random.default_rng(5)
+    arrays = [rng.random((12, 13)), rng.random((12, 13)), rng.random((12, 13))]
+    kernel = polyfuse.kernel(edged_chain)
+    plan = pfd.explain(kernel, *_dask(arrays, chunks))
+    inner = {w for w in itertools.product(*(range(len(s.chunks)) for s in plan.splits))
+             if plan.splits and all(0 < k < len(s.chunks) - 1 for k, s in zip(w, plan.splits))}
+    assert dict(plan.overwritten).get("out", frozenset()) == inner
+    got = kernel(*_dask(arrays, chunks)).compute(scheduler="threads")
+    np.testing.assert_array_equal(got, _reference(edged_chain, *arrays)[2])
+    np.testing.assert_array_equal(got, _reference(kernel, *arrays)[2])
