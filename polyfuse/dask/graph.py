@@ -23,7 +23,7 @@ with its ghost zones a task of its own, a full copy held in memory (or spilled, 
 another worker) until the kernel's task ran, and independent producers of one block's arrays
 ran on different workers; out of core (chain, 8192^2 in 1024^2 blocks, 2 workers of 512 MiB)
 the workers moved about 800 MiB between them per run, against 2 MiB of ghost zones (and 96 MiB
-of stolen blocks) now (``docs/dask.md``, "Measured").
+of whole blocks Dask's scheduler still moves) now (``docs/dask.md``, "Measured").
 """
 
 from __future__ import annotations
