@@ -21,8 +21,9 @@ call's sizes:
    (each array of the cut by the block's start along its axis, every other array unmoved), the
    element the same instance accesses on the whole arrays; a kernel-local array's accesses lie
    inside its allocation on the block, and a returned new array has its block's extent;
-3. ``check_values``: no statement computes with an extent along the cut (``c = n * 1.0``; an
-   opaque ``while k * k < n`` loop), as a block would with its own.
+3. ``check_values``: no statement whose value is read or kept computes with an extent along the
+   cut, or a size the call computes from one (``c = n * 1.0``; an opaque ``while k * k < n``
+   loop), as a block would with its own.
 
 The extents are what differs between a block and the whole: so a refusal names the access or
 the loops, and says that the subscript or bound uses an array's extent along the split axis.
@@ -35,11 +36,11 @@ import re
 import islpy as isl
 
 from polyfuse.dask.cuts import Cut
-from polyfuse.dask.problem import Problem, fixed, free_names, local_sizes, moving_arrays, refusal
+from polyfuse.dask.problem import Problem, cut_params, fixed, free_names, local_sizes, moving_arrays, refusal
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.region import expressions
-from polyfuse.model.scop import Statement, shape_param
+from polyfuse.model.scop import Statement, isl_name
 
 
 def check_bounds(problem: Problem, cut: Cut, alignment: dict[str, int | None], start: int, length: int) -> None:
@@ -62,13 +63,19 @@ def check_bounds(problem: Problem, cut: Cut, alignment: dict[str, int | None], s
             both = _lifted(_column(here, pos).intersect(_column(whole, pos)), pos, rank, stmt.name)
             here, whole = here.intersect(both), whole.intersect(both)
         if not here.is_equal(whole):
-            raise refusal(stmt, cut, _bounds_differ(stmt, pos))
+            raise refusal(stmt, cut, _bounds_differ(stmt, pos, cut.position(stmt.name)))
     problem._cache[key] = True
 
 
-def _bounds_differ(stmt: Statement, pos: int | None) -> str:
+def _bounds_differ(stmt: Statement, pos: int | None, proposed: int | None) -> str:
     others = ", ".join(it for k, it in enumerate(stmt.iterators) if k != pos)
     why = "an array's extent along the axis, which a block sees as its own"
+    if pos is None and proposed is not None and proposed < len(stmt.iterators):  # halo._uses refused it
+        it = stmt.iterators[proposed]
+        if {it, isl_name(it)} & set(free_names(stmt.value)):
+            return (f"its value uses the index of its loop {it}, which moves with the axis: a block counts {it} "
+                    "from its own start")
+        return f"its value uses {why}"
     if pos is None:
         what = f"other iterations of its loop {others}" if others else "it under other conditions"
         return f"a block would run {what} than the whole arrays do (a bound or condition uses {why})"
@@ -81,16 +88,20 @@ def check_values(problem: Problem, cut: Cut) -> None:
     """3. of the module docstring: no statement's value, and no expression of an opaque one,
     uses the extent of an array along the cut (``c = n * 1.0``, a ``while k * k < n`` loop):
     a block would compute it with its own."""
-    extents = {shape_param(a, x): f"{a}.shape[{x}]" for a, x in cut.members if a in problem.chunked}
+    extents = cut_params(problem, cut)
+    read = {src for dep in problem.deps.items if dep.kind == "RAW" for src, _ in dep.statement_pairs()}
+    kept = set(problem.written) | problem.scop.returned_names() | {a.name for a in problem.scop.arguments}
     for stmt in problem.scop.statements:
+        if stmt.name not in read and not set(stmt.targets) & kept:
+            continue  # a value nothing reads (``n = int(A.shape[0] * 1.0)`` whose uses are the size itself)
         if stmt.region is not None:
             names = {e.name for x in expressions(stmt.region.body) for e in ir.walk(x) if isinstance(e, ir.Var)}
         else:
             names = set(free_names(stmt.value))
         used = sorted(extents[n] for n in names & set(extents))
         if used:
-            raise refusal(stmt, cut, f"it computes with {', '.join(used)}, an array's extent along the axis, which "
-                          "a block sees as its own")
+            raise refusal(stmt, cut, f"it computes with {', '.join(used)}, an array's extent along the axis (or a "
+                          "size computed from it), which a block sees as its own")
 
 
 def check_accesses(problem: Problem, cut: Cut, alignment: dict[str, int | None], start: int, length: int) -> None:

@@ -10,8 +10,13 @@ isl decides what "moves" means: loop position ``p`` of a statement moves axis ``
 access when adding 1 to the iterator adds 1 to subscript ``a`` and leaves the others (compared
 where both are defined).  A cut grows from its seed to a fixpoint: every statement that touches
 a member along its axis, or sits inside a loop already in the cut, takes that loop, and every
-array that loop moves joins the cut.  The result is a proposal; polyfuse.dask.halo checks each
-statement of a split cut again (shift covariance, bounds, dependences) before a block runs.
+array that loop moves joins the cut.  A statement that accesses no array (``c += 1``, a count)
+takes the outermost of its loops whose body accesses no array and whose bounds use a member's
+extent (``range(A.shape[0])``): a block runs that loop over its own extent, so it moves with the
+cut.  The result is a proposal;
+polyfuse.dask.halo checks each statement of a split cut again (shift covariance, bounds,
+dependences, and for a reduction that every block runs exactly its chunk's updates) before a
+block runs.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import islpy as isl
 
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
-from polyfuse.model.scop import Scop, Statement
+from polyfuse.model.scop import Scop, Statement, shape_param
 
 
 def shift_map(ctx: isl.Context, name: str, rank: int, pos: int | None, by: int) -> isl.UnionMap:
@@ -92,6 +97,8 @@ def _loop_paths(body: tuple[TreeNode, ...], prefix: tuple[int, ...] = ()) -> dic
 def _grow(scop: Scop, paths, seed: tuple[str, int]) -> Cut:
     members = {seed[0]: seed[1]}
     loops: set[tuple[int, ...]] = set()
+    arrays_under = {loop for s in scop.statements if not _scalar(s) for loop in paths.get(s.name, ())}
+    scalar_loops = {loop for found in paths.values() for loop in found} - arrays_under
     alignment: dict[str, int] = {}
     changed = True
     while changed:
@@ -101,7 +108,7 @@ def _grow(scop: Scop, paths, seed: tuple[str, int]) -> Cut:
                 continue
             pos = alignment.get(stmt.name)
             if pos is None:
-                pos = _choose(stmt, paths.get(stmt.name, ()), loops, members)
+                pos = _choose(stmt, paths.get(stmt.name, ()), loops, members, scalar_loops)
                 if pos is None:
                     continue
                 alignment[stmt.name] = pos
@@ -124,19 +131,45 @@ def _grow(scop: Scop, paths, seed: tuple[str, int]) -> Cut:
     return Cut(tuple((a, members[a]) for a in order), full, names)
 
 
-def _choose(stmt: Statement, path, loops: set, members: dict[str, int]) -> int | None:
+def _choose(stmt: Statement, path, loops: set, members: dict[str, int], scalar_loops: set) -> int | None:
     """The statement's iterator for the cut: a loop already in it, else the outermost one that
     moves every access to a member along the member's axis."""
     for pos, loop in enumerate(path):
         if loop in loops and pos < len(stmt.iterators):
             return pos
-    touched = {a for a in _arrays(stmt) if a in members}
+    accessed = _arrays(stmt)
+    touched = {a for a in accessed if a in members}
     if not touched:
-        return None
+        return _bounded(stmt, path, members, scalar_loops) if _scalar(stmt) else None
     for pos in range(len(stmt.iterators)):
         moved = _moved(stmt, pos)
         if all(moved.get(a) == members[a] for a in touched):
             return pos
+    return None
+
+
+def _scalar(stmt: Statement) -> bool:
+    """Does the statement access scalars only (no array)?"""
+    return stmt.region is None and all(_rank(m) == 0 for m in _arrays(stmt).values())
+
+
+def _bounded(stmt: Statement, path, members: dict[str, int], scalar_loops: set) -> int | None:
+    """The outermost loop of a statement that accesses no array, among ``scalar_loops`` (loops
+    whose body accesses no array), whose own bounds use the extent of a member along its axis
+    (``for i in range(A.shape[0]): c += 1``), or None."""
+    domain = stmt.domain.reset_tuple_id()
+    extents = [shape_param(a, x) for a, x in members.items()]
+    n = domain.dim(isl.dim_type.set)
+    for pos in range(n):
+        if pos >= len(path) or path[pos] not in scalar_loops:
+            continue
+        bounds = domain.project_out(isl.dim_type.set, pos + 1, n - pos - 1)  # the loop and those around it
+        around = bounds.project_out(isl.dim_type.set, pos, 1).add_dims(isl.dim_type.set, 1)
+        bounds = bounds.gist(around)  # the loop's own bounds: what the loops around it imply is left out
+        for name in extents:
+            k = bounds.find_dim_by_name(isl.dim_type.param, name)
+            if k >= 0 and bounds.involves_dims(isl.dim_type.param, k, 1):
+                return pos
     return None
 
 

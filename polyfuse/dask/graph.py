@@ -1,18 +1,29 @@
 """The Dask graph of a plan, built with dask's own API only.
 
 Per exchange: every chunked array is cut into the plan's chunks (a split cut's along the axes
-it moves, one chunk elsewhere) and gets its ghost zones with ``dask.array.overlap.overlap``
-(``boundary="none"``: nothing is invented past the array's ends, the kernel's own bounds
-apply there); ``dask.array.blockwise`` pairs the blocks by cut (one index letter per split
-cut, so arrays of different shapes meet: a matrix's rows with a vector's chunks; an array no
-split cut moves reaches every block whole) and runs ``BlockRun`` on each (the compiled kernel
-on copies of the blocks, then the ghost zones cut off); one ``blockwise`` per output picks it
-out of the block's results.  An array longer than its split's reference (``A`` of ``n + 1``
-beside ``B`` of ``n``) gets as much more ``overlap`` depth on the right, and its last chunk holds
-the difference; an array the kernel only adds to, along a split that does not move it, comes
-back as one partial per block along it, added by ``dask.array``'s ``sum``.  The exchanges of a
-time loop chain: each one's outputs are the next one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and options
+it moves, one chunk elsewhere); the arrays every split cut moves are made together, one
+``blockwise`` task per block (``_bundled``: Dask fuses their producers into it, so a block's
+inputs are made on one worker).  Then one task per block (``_run_blocks``, a graph layer of
+our own over Dask's keys) takes each array's own block and, from the neighbouring blocks, a
+slice task per ghost zone (along every split axis and corner, none past the array's ends:
+what ``dask.array.overlap.overlap(boundary="none")`` cuts; the kernel's own bounds apply
+there), puts them together (the one copy the kernel needs) and runs ``BlockRun`` (the compiled
+kernel, then the ghost zones cut off); one ``blockwise`` per output picks it out of the
+block's results.  Arrays of different shapes meet by cut: a matrix's rows with a vector's
+chunks; an array no split cut moves reaches every block whole.  An array longer than its
+split's reference (``A`` of ``n + 1`` beside ``B`` of ``n``) gets as much more depth on the
+right, and its last chunk holds the difference; an array the kernel only adds to, along a
+split that does not move it, comes back as one partial per block along it, added by
+``dask.array``'s ``sum``.  The exchanges of a time loop chain: each one's outputs are the next
+one's inputs.  ``BlockRun`` holds the kernel, which pickles as its source and options
 (polyfuse.kernel.KernelRecipe): no compiled code crosses the network.
+
+Why not ``overlap`` + ``blockwise`` (until session 15): ``overlap`` made each array's block
+with its ghost zones a task of its own, a full copy held in memory (or spilled, or moved to
+another worker) until the kernel's task ran, and independent producers of one block's arrays
+ran on different workers; out of core (chain, 8192^2 in 1024^2 blocks, 2 workers of 512 MiB)
+the workers moved about 800 MiB between them per run, against 2 MiB of ghost zones (and 96 MiB
+of whole blocks Dask's scheduler still moves) now (``docs/dask.md``, "Measured").
 """
 
 from __future__ import annotations
@@ -60,13 +71,18 @@ class BlockRun:
 
     def __call__(self, *parts: np.ndarray) -> Any:
         blocks, positions = parts[:len(self.chunked)], parts[len(self.chunked):]
-        where = [int(np.asarray(p).ravel()[0]) for p in positions]
+        return self.run(blocks, [int(np.asarray(p).ravel()[0]) for p in positions])
+
+    def run(self, blocks: Any, where: list[int], fresh: tuple[bool, ...] = ()) -> Any:
+        """The kernel on one block (``where``: its position along each split cut); ``fresh``
+        says per array that its block is a private C-ordered copy the kernel may write."""
         values = dict(self.statics)
-        for name, block in zip(self.chunked, blocks):
+        for k, (name, block) in enumerate(zip(self.chunked, blocks)):
             block = self._trimmed(name, block, where)
+            private = k < len(fresh) and fresh[k] and block.flags.c_contiguous
             # blocks may be views of other tasks' data: the kernel writes only its own copies
-            values[name] = np.array(block, order="C", copy=True) if name in self.written else (
-                np.ascontiguousarray(block))
+            values[name] = (block if private else np.array(block, order="C", copy=True)) if name in self.written \
+                else np.ascontiguousarray(block)
         for name in self.written:
             if any(where[k] > 0 for k in self._summed_over(name)):  # the first block along them adds to the input
                 values[name] = np.zeros_like(values[name])
@@ -168,39 +184,152 @@ def _indices(values: dict[str, Any], plan: DaskPlan) -> dict[str, str]:
     return found
 
 
-def _blocks(values: dict[str, Any], plan: DaskPlan, exchange: Exchange):
-    """Every chunked array cut into the plan's chunks, with its ghost zones."""
-    import dask.array as da
-    from dask.array.overlap import overlap
-
-    blocks = []
-    for name in plan.chunked:
-        value = values[name]
-        array = da.asarray(value).rechunk(plan.chunks_of(name, value.shape))
-        offsets = _offsets(plan, name, array.ndim)  # a longer array brings its extra elements
-        depth = {axis: (exchange.axes[s].left, max(0, exchange.axes[s].right + offsets[axis]))
-                 for axis, s in enumerate(split_axes(plan.splits, name, array.ndim)) if s is not None}
-        if depth:
-            array = overlap(array, depth=depth, boundary={a: "none" for a in depth})
-        blocks.append(array)
-    return blocks
-
-
-def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange: Exchange, dtype, per_block):
-    """``run`` on every block: a dask array over the split cuts (``per_block``: each split's
-    chunks of the result)."""
+def _bundled(values: dict[str, Any], plan: DaskPlan, apart: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The chunked arrays in the plan's chunks; those every split moves (two or more) as picks of
+    one ``blockwise`` task per block that holds the block of each.  Why: the kernel's task needs
+    the block of every array, and Dask places independent producers (``from_zarr``, a
+    generator, ``da.random``) of the same block on different workers, so that whole blocks
+    travel between workers; a bundle task fuses those producers (Dask's blockwise fusion), so
+    a block's inputs are made on one worker and only the thin ghost zones travel.  Arrays
+    ``apart`` (written whole by most blocks: ``plan.overwritten``) are made only for the blocks
+    that read them, so not in the bundle."""
     import dask.array as da
 
+    arrays = {name: da.asarray(values[name]).rechunk(plan.chunks_of(name, values[name].shape))
+              for name in plan.chunked}
+    every = set(range(len(plan.splits)))
+    moved = [n for n in plan.chunked if set(split_axes(plan.splits, n, arrays[n].ndim)) >= every and n not in apart]
+    if len(moved) < 2:
+        return arrays
     index = _indices(values, plan)
+    letters = LETTERS[:len(plan.splits)]
     pairs: list[Any] = []
-    for name, block in zip(plan.chunked, _blocks(values, plan, exchange)):
-        pairs += [block, index[name]]
-    for k, split in enumerate(plan.splits):
-        pairs += [da.from_array(np.arange(len(split.chunks)), chunks=1), LETTERS[k]]
-    out = LETTERS[:len(plan.splits)]
-    return da.blockwise(run, out, *pairs, dtype=dtype, concatenate=True, align_arrays=False,
-                        adjust_chunks={LETTERS[k]: per_block(s) for k, s in enumerate(plan.splits)},
-                        meta=np.empty((0,) * len(out), dtype=dtype), token=f"polyfuse-{plan.kernel}")
+    for name in moved:
+        pairs += [arrays[name], index[name]]
+    bundle = da.blockwise(_bundle, letters, *pairs, dtype=object, concatenate=True, align_arrays=False,
+                          adjust_chunks={letter: (1,) * len(s.chunks) for letter, s in zip(letters, plan.splits)},
+                          meta=np.empty((0,) * len(letters), dtype=object), token=f"polyfuse-{plan.kernel}-bundle")
+    for position, name in enumerate(moved):
+        array, own = arrays[name], index[name]
+        axes = split_axes(plan.splits, name, array.ndim)
+        arrays[name] = da.blockwise(
+            _pick, own, bundle, letters, position, None, dtype=array.dtype,
+            new_axes={own[a]: array.shape[a] for a in range(array.ndim) if axes[a] is None},
+            adjust_chunks={own[a]: array.chunks[a] for a in range(array.ndim) if axes[a] is not None},
+            meta=np.empty((0,) * array.ndim, dtype=array.dtype), token=f"polyfuse-{plan.kernel}-{name}-block")
+    return arrays
+
+
+def _bundle(*blocks: np.ndarray) -> np.ndarray:
+    """The blocks of several arrays as one task's result (a 0-d object array holding the tuple:
+    dask concatenates nothing of it)."""
+    held = np.empty((), dtype=object)
+    held[()] = blocks
+    return held
+
+
+def _pick(bundle: np.ndarray, position: int) -> np.ndarray:
+    return bundle[()][position]
+
+
+def _run_blocks(run: BlockRun, values: dict[str, Any], plan: DaskPlan, exchange: Exchange):
+    """``run`` on every block: a dask array over the split cuts (a tuple per block).
+
+    Each block's task takes its own block of every chunked array and, from the neighbouring
+    blocks, only the ghost zones (a slice task each, along every split axis and corner: as
+    ``dask.array.overlap`` with ``boundary="none"`` cuts them), and puts them together itself
+    (``_ghosted``): the one copy the kernel needs anyway.  ``overlap`` made that copy a task of
+    its own per array and block, held in memory (or spilled, or moved to another worker) until
+    the kernel's task ran."""
+    import itertools
+
+    from dask.array.core import Array
+    from dask.highlevelgraph import HighLevelGraph
+    from dask.tokenize import tokenize
+
+    empty = dict(plan.overwritten) if exchange is plan.exchanges[0] else {}
+    arrays = _bundled(values, plan, tuple(empty))
+    name = f"polyfuse-{plan.kernel}-{tokenize(run, *(arrays[n] for n in plan.chunked), exchange)}"
+    ghost = f"{name}-ghost"
+    layers: dict[Any, Any] = {}
+    counts = [len(s.chunks) for s in plan.splits]
+    depths = {n: _depths(plan, exchange, n, arrays[n].ndim) for n in plan.chunked}
+    for where in itertools.product(*(range(c) for c in counts)):
+        parts = []
+        for n in plan.chunked:
+            array, depth = arrays[n], depths[n]
+            axes = split_axes(plan.splits, n, array.ndim)
+            sides = [_sides(where[k], counts[k], depth[a]) if k is not None else (0,) for a, k in enumerate(axes)]
+            if where in empty.get(n, ()):  # the kernel writes this chunk whole and reads none of it
+                parts.append(_Empty(_block_shape(array, axes, where, sides, depth), array.dtype))
+                continue
+            pieces: dict[tuple[int, ...], Any] = {}
+            for offsets in itertools.product(*sides):
+                index = tuple(where[k] + o if k is not None else 0 for k, o in zip(axes, offsets))
+                key = (array.name, *index)
+                if any(offsets):
+                    cut = tuple(slice(None) if o == 0 else slice(-depth[a][0], None) if o < 0
+                                else slice(0, depth[a][1]) for a, o in enumerate(offsets))
+                    key, layers[(ghost, n, *where, *offsets)] = (ghost, n, *where, *offsets), (operator.getitem, key, cut)
+                pieces[offsets] = key
+            parts.append(_nested(pieces, sides))
+        layers[(name, *where)] = (_ghosted, run, list(where), *parts)
+    graph = HighLevelGraph.from_collections(name, layers, dependencies=[arrays[n] for n in plan.chunked])
+    return Array(graph, name, tuple(s.chunks for s in plan.splits), meta=np.empty((0,) * len(counts), dtype=object))
+
+
+@dataclass(frozen=True)
+class _Empty:
+    """A block the kernel writes whole and never reads: made empty in the task."""
+
+    shape: tuple[int, ...]
+    dtype: Any
+
+
+def _block_shape(array, axes, where, sides, depth) -> tuple[int, ...]:
+    """The shape of an array's block with the ghost zones ``sides`` gives it."""
+    shape = []
+    for a, k in enumerate(axes):
+        extent = array.chunks[a][where[k]] if k is not None else array.shape[a]
+        shape.append(extent + (depth[a][0] if -1 in sides[a] else 0) + (depth[a][1] if 1 in sides[a] else 0))
+    return tuple(shape)
+
+
+def _depths(plan: DaskPlan, exchange: Exchange, name: str, ndim: int) -> list[tuple[int, int]]:
+    """Each axis of array ``name``: its ghost depth on each side (an array longer than its split's
+    reference brings its extra elements on the right)."""
+    offsets = _offsets(plan, name, ndim)
+    return [(0, 0) if s is None else (exchange.axes[s].left, max(0, exchange.axes[s].right + offsets[a]))
+            for a, s in enumerate(split_axes(plan.splits, name, ndim))]
+
+
+def _sides(k: int, count: int, depth: tuple[int, int]) -> tuple[int, ...]:
+    """Which neighbours of block ``k`` (of ``count``) along an axis give it a ghost zone: -1 the
+    one before, 1 the one after (none past the array's ends)."""
+    return tuple(o for o, keep in ((-1, depth[0] > 0 and k > 0), (0, True), (1, depth[1] > 0 and k < count - 1))
+                 if keep)
+
+
+def _nested(pieces: dict[tuple[int, ...], Any], sides: list[tuple[int, ...]]) -> Any:
+    """The pieces as nested lists, one level per axis (``np.block``'s layout); the block's own
+    key where it has no ghost zone."""
+    if len(pieces) == 1:
+        return next(iter(pieces.values()))
+
+    def level(prefix: tuple[int, ...]) -> Any:
+        if len(prefix) == len(sides):
+            return pieces[prefix]
+        return [level(prefix + (o,)) for o in sides[len(prefix)]]
+    return level(())
+
+
+def _ghosted(run: BlockRun, where: list[int], *parts: Any) -> Any:
+    """``run`` on one block: each array's pieces put together (a fresh copy the kernel may
+    write), and the block's position along each split cut."""
+    fresh = tuple(isinstance(p, (list, _Empty)) for p in parts)
+    arrays = [np.ascontiguousarray(np.block(p)) if isinstance(p, list) else
+              np.empty(p.shape, p.dtype) if isinstance(p, _Empty) else p for p in parts]
+    return run.run(arrays, where, fresh)
 
 
 def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Exchange,
@@ -221,7 +350,7 @@ def run_exchange(kernel, values: dict[str, Any], plan: DaskPlan, exchange: Excha
     run = BlockRun(kernel, tuple(call), statics, plan.chunked, plan.splits, tuple(h.left for h in exchange.axes),
                    tuple(h.right for h in exchange.axes), plan.written, tuple(n for n, _ in plan.results),
                    partials=tuple((r.result, r.dtype) for r in plan.reductions), returned=returned, bounds=bounds)
-    blocks = _run_blocks(run, values, plan, exchange, object, lambda s: s.chunks)
+    blocks = _run_blocks(run, values, plan, exchange)
     split_letters = LETTERS[:len(plan.splits)]
     outputs = {}
     for position, (name, axes) in enumerate(written + results):

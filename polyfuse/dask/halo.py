@@ -41,9 +41,18 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.dask.cuts import Cut, shift_map
-from polyfuse.dask.problem import Problem, block_span, fixed, free_names, local_sizes, moving_arrays, refusal
+from polyfuse.dask.problem import (
+    Problem,
+    block_span,
+    cut_params,
+    fixed,
+    free_names,
+    local_sizes,
+    moving_arrays,
+    refusal,
+)
 from polyfuse.errors import UnsupportedError
-from polyfuse.model.scop import Statement, isl_name, shape_param
+from polyfuse.model.scop import Statement, isl_name
 
 
 @dataclass(frozen=True)
@@ -146,7 +155,7 @@ def _is_covariant(ctx, stmt: Statement, accesses: isl.UnionMap, arrays: dict[str
 def _uses(stmt: Statement, pos: int, problem: Problem, cut: Cut) -> bool:
     """Does the value use the iterator itself, or the axis's extent, outside a subscript?"""
     banned = {isl_name(stmt.iterators[pos]), stmt.iterators[pos]}
-    banned |= {shape_param(a, x) for a, x in cut.members if a in problem.chunked}
+    banned |= set(cut_params(problem, cut))
     return bool(banned & set(free_names(stmt.value)))
 
 
@@ -263,7 +272,9 @@ def _owned(problem: Problem, cut: Cut, stmt: Statement, lo: int, hi: int, last: 
     """The instances of an update statement whose moving loop lies in the chunk."""
     pos = align(problem, cut)[stmt.name]
     if pos is None:
-        raise refusal(stmt, cut, "the reduction's update does not move with the axis")
+        raise refusal(stmt, cut, "the reduction's update does not move with the axis: every block would run the "
+                      "same updates (none of its loops indexes an array along the axis or runs over its extent, "
+                      "or its value uses the loop index), and the partials would count them once per block")
     xs = ", ".join(f"x{i}" for i in range(len(stmt.iterators)))
     upper = "" if last else f" < {hi}"
     box = isl.Set.read_from_str(problem.ctx(), f"{{ {stmt.name}[{xs}] : {lo} <= x{pos}{upper} }}")

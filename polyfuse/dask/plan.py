@@ -55,6 +55,9 @@ class DaskPlan:
     whole: tuple[str, ...] = ()  # arrays no split loop indexes: every block gets all of each
     results: tuple[tuple[str, tuple[int, ...]], ...] = ()  # new arrays the kernel returns, and their shapes
     result_types: tuple[tuple[str, str], ...] = ()  # and their dtypes
+    # written arguments the kernel never reads, and the blocks (positions along the splits) whose
+    # chunk of each it writes whole: those blocks start from an empty array, not the argument's
+    overwritten: tuple[tuple[str, frozenset[tuple[int, ...]]], ...] = ()
 
     @property
     def guarded(self) -> bool:
@@ -156,11 +159,6 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
         raise UnsupportedError(f"{kernel.py_func.__name__} reshapes an array so that its elements regroup, or "
                                "allocates a product of extents: on dask arrays that needs the whole array (run it "
                                "on numpy arrays)")
-    shaped = [str(size.source) for size in scop.sizes if ".shape[" in str(size.source)]
-    if shaped:  # frontend.call_sizes: the blocks' own extents would give other values
-        raise UnsupportedError(f"{kernel.py_func.__name__} computes a size from its arrays' extents at the call "
-                               f"({', '.join(shaped)}): not on dask arrays, whose blocks have other extents (run "
-                               "it on numpy arrays, or pass the size as an integer argument)")
     name = kernel.py_func.__name__
     dasks = tuple(n for n, v in values.items() if is_dask_array(v))
     written, reductions, results = _outputs(name, scop, values, dasks, reassociate)
@@ -168,6 +166,7 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     seeds = [(n, axis) for n in written + tuple(d for d in dasks if d not in written)
              for axis in range(values[n].ndim)]
     env = _param_values(scop, values, dasks)
+    scalars = tuple((n, v) for n, v in values.items() if isinstance(v, (int, float, np.integer, np.floating)))
     new_shapes = result_shapes(scop, env, results)
     sums = _sums(scop, written, reassociate) if not reductions else {}
     layout = split_cuts(name, find_cuts(scop, seeds), values, outputs, new_shapes, sums)
@@ -189,7 +188,8 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
             if loop is not None and step_count is not None:
                 sizes[loop.param] = step_count
             problems[step_count] = Problem(scop, deps, tuple(sizes.items()), chunked, outputs,
-                                           tuple(dict.fromkeys(r.statement for r in reductions)), splits)
+                                           tuple(dict.fromkeys(r.statement for r in reductions)), splits,
+                                           scalars=scalars)
         return problems[step_count]
 
     choice = None
@@ -213,10 +213,58 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     chunks = _chunks_of(reference, shapes[reference], splits)
     rechunked = tuple(a for s in thin if (a := s.axis_of(reference)) is not None)
     whole = tuple(n for n in chunked if not any(s.cut.axis_of(n) is not None for s in splits))
+    overwritten = _overwritten(problem(counts[0]), splits, written, shapes) if loop is None else ()
     return DaskPlan(name, chunked, written, chunks, rechunked,
                     tuple(Exchange(c, by_count[c]) for c in counts), choice, reductions, splits,
                     layout.merged, whole, tuple((n, shapes[n]) for n in results),
-                    tuple((n, scop.array(n).dtype) for n in results))
+                    tuple((n, scop.array(n).dtype) for n in results), overwritten)
+
+
+def _overwritten(problem: Problem, splits: tuple[Split, ...], written: tuple[str, ...],
+                 shapes: dict[str, tuple[int, ...]]) -> tuple[tuple[str, frozenset[tuple[int, ...]]], ...]:
+    """Per written argument that no statement reads (``out`` in ``out[i, j] = f(A, i, j)``), the
+    blocks whose chunk of it the kernel writes whole (isl, at the call's sizes): such a block's
+    kernel reads none of the argument's values, so the graph hands it an empty array (its
+    producer runs only for the blocks that keep some of its values: the array's edges)."""
+    import itertools
+
+    read = {m.get_tuple_name(isl.dim_type.out) for m in _maps(problem.scop.reads())}
+    summed = {a for s in splits for a in s.summed}
+    found = []
+    for name in written:
+        if name in read or name in summed:
+            continue
+        writes = fixed(problem.scop.writes(), problem.env).range()
+        elements = next((x for x in _sets(writes) if x.get_tuple_name() == name), None)
+        if elements is None:
+            continue
+        elements = elements.project_out(isl.dim_type.param, 0, elements.dim(isl.dim_type.param))
+        blocks = set()
+        for where in itertools.product(*(range(len(s.chunks)) for s in splits)):
+            box = []
+            for axis, extent in enumerate(shapes[name]):
+                k = next((k for k, s in enumerate(splits) if s.cut.axis_of(name) == axis), None)
+                lo, size = (0, extent) if k is None else (splits[k].lo(where[k]), splits[k].chunks_for(name)[where[k]])
+                box.append(f"{lo} <= a{axis} < {lo + size}")
+            xs = ", ".join(f"a{axis}" for axis in range(len(shapes[name])))
+            chunk = isl.Set.read_from_str(elements.get_ctx(), f"{{ {name}[{xs}] : {' and '.join(box) or 'true'} }}")
+            if chunk.is_subset(elements):
+                blocks.add(where)
+        if blocks:
+            found.append((name, frozenset(blocks)))
+    return tuple(found)
+
+
+def _maps(union: isl.UnionMap) -> list[isl.Map]:
+    found: list[isl.Map] = []
+    union.foreach_map(found.append)
+    return found
+
+
+def _sets(union: isl.UnionSet) -> list[isl.Set]:
+    found: list[isl.Set] = []
+    union.foreach_set(found.append)
+    return found
 
 
 def _outputs(name: str, scop: Scop, values: dict[str, Any], dasks: tuple[str, ...], reassociate: bool):
@@ -391,9 +439,8 @@ def _param_values(scop: Scop, values: dict[str, Any], chunked: tuple[str, ...]) 
                 env[shape_param(name, axis)] = int(extent)
         elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             env[isl_name(name)] = int(value)
-    scalars = {name: value for name, value in values.items() if getattr(value, "shape", None) is None}
-    for size in scop.sizes:  # of scalar arguments only (make_plan): each block computes the same value
-        env[size.name] = scalars[size.name] = size_value(size, scalars)
+    for size in scop.sizes:  # at the whole arrays' extents (a block computes its own: problem.local_sizes)
+        env[size.name] = size_value(size, dict(values))
     return {p: env[p] for p in scop.params if p in env}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import islpy as isl
 
@@ -18,7 +19,8 @@ from polyfuse.analysis.dependences import Dependences
 from polyfuse.dask.cuts import Cut
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
-from polyfuse.model.scop import Scop, Statement, shape_param
+from polyfuse.model.scop import Scop, SizeProduct, Statement, shape_param
+from polyfuse.runtime.variant import size_value
 
 
 @dataclass(frozen=True)
@@ -77,11 +79,23 @@ class Problem:
     reductions: tuple[str, ...] = ()  # the statements the returned reductions update (polyfuse.dask.reduce)
     splits: tuple[Split, ...] = ()  # the split cuts: each array's extent difference along one, the arrays
     # summed over its chunks (halo_for_axis takes the chunks it checks as an argument)
+    scalars: tuple[tuple[str, object], ...] = ()  # the call's int and float arguments, by name: what the
+    # sizes the call computes read besides the extents (scop.sizes, ``int(A.shape[0] / 2)``)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def env(self) -> dict[str, int]:
         return dict(self.values)
+
+    def size_namespace(self, params: dict[str, int]) -> dict[str, object]:
+        """What a computed size's source reads (runtime.variant.size_value): the scalar arguments,
+        and each array argument as an object with the ``shape`` these parameter values give it."""
+        names = dict(self.scalars)
+        for arg in self.scop.arguments:
+            if arg.kind == "array":
+                shape = tuple(params.get(shape_param(arg.name, x), 0) for x in range(arg.rank))
+                names[arg.name] = SimpleNamespace(shape=shape)
+        return names
 
     def summed_along(self, cut: Cut) -> tuple[str, ...]:
         """The arrays the kernel adds to that ``cut`` does not move: each chunk sums its own updates."""
@@ -107,12 +121,32 @@ def fixed(obj, values: dict[str, int]):
 
 def local_sizes(problem: Problem, cut: Cut, length: int) -> dict[str, int]:
     """The parameters the kernel sees on a block ``length`` long (of the reference array):
-    each chunked array of the cut is as much longer as it is on the whole; the rest as called."""
+    each chunked array of the cut is as much longer as it is on the whole, and each size the
+    call computes from the extents (``int(A.shape[0] / 2)``) is computed, as the block's kernel
+    will, from the block's; the rest as called."""
     local = problem.env
     for name, axis in cut.members:
         if name in problem.chunked:
             local[shape_param(name, axis)] = max(0, length + problem.offset(name, axis))
+    for size in computed_sizes(problem, cut):
+        local[size.name] = size_value(size, problem.size_namespace(local))
     return local
+
+
+def computed_sizes(problem: Problem, cut: Cut) -> list[SizeProduct]:
+    """The sizes the call computes (frontend.call_sizes) from an extent of the cut's chunked
+    arrays: a block computes them from its own extents."""
+    texts = [f"{a}.shape[{x}]" for a, x in cut.members if a in problem.chunked]
+    return [s for s in problem.scop.sizes if s.source is not None and any(t in s.source for t in texts)]
+
+
+def cut_params(problem: Problem, cut: Cut) -> dict[str, str]:
+    """The parameters a block sees with other values than the whole arrays: the extents of the
+    cut's chunked arrays along it, and the sizes computed from them; each with its Python text."""
+    found = {shape_param(a, x): f"{a}.shape[{x}]" for a, x in cut.members if a in problem.chunked}
+    for size in computed_sizes(problem, cut):
+        found[size.name] = (size.source or size.name).replace("pf_np.", "np.").replace("pf_math.", "math.")
+    return found
 
 
 def moving_arrays(problem: Problem, cut: Cut) -> dict[str, int]:

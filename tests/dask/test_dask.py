@@ -3,6 +3,8 @@ numpy arrays, on the threaded scheduler and on a LocalCluster of two worker proc
 
 from __future__ import annotations
 
+import itertools
+import math
 import pickle
 
 import numpy as np
@@ -401,11 +403,19 @@ def counted_means(x, out, w, s):
         out[i] = np.mean(x[s * i:s * i + w])
 
 
-def test_a_size_computed_from_extents_is_refused_on_dask_arrays():
-    """Each block has its own extents, which would give another count."""
+def test_a_size_computed_from_the_split_extent_that_blocks_count_otherwise_is_refused():
+    """Each block computes ``count`` from its own extent, which gives another count: isl finds
+    that the blocks' loop bounds do not move with the chunks (polyfuse.dask.blocks); refused at
+    the statement's line.  With the axis in one chunk it runs."""
     x, out = np.arange(30.0), np.zeros(30)
-    with pytest.raises(polyfuse.UnsupportedError, match=r"computes a size from its arrays' extents"):
-        polyfuse.kernel(counted_means)(*_dask([x, out], 10), 3, 2)
+    kernel = polyfuse.kernel(counted_means)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"its loop bounds do not move with the chunk") as info:
+        kernel(*_dask([x, out], 10), 3, 2)
+    assert "out[i] = np.mean(x[s * i:s * i + w])" in str(info.value)
+    expected, whole = _reference(counted_means, x, out, 3, 2), _reference(kernel, x, out, 3, 2)
+    got = kernel(*_dask([x, out], 30), 3, 2).compute(scheduler="threads")
+    np.testing.assert_array_equal(got, expected[1])
+    np.testing.assert_array_equal(got, whole[1])
 
 
 def test_reshapes_that_regroup_elements_are_refused():
@@ -417,3 +427,31 @@ def test_reshapes_that_regroup_elements_are_refused():
     got = [B.copy()]
     polyfuse.kernel(regrouped)(A, got[0])
     np.testing.assert_allclose(got[0], expected[1])
+
+
+def edged_chain(A, B, out):
+    n, m = A.shape
+    T = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            T[i, j] = math.sqrt(A[i, j] * A[i, j] + B[i, j] * B[i, j])
+    for i in range(1, n - 1):
+        for j in range(1, m - 1):
+            out[i, j] = T[i - 1, j] + T[i + 1, j] + T[i, j - 1] + T[i, j + 1] - 4.0 * T[i, j]
+
+
+@pytest.mark.parametrize("chunks", [(4, 5), ((3, 5, 4), (2, 7, 4)), (12, 13)], ids=["even", "uneven", "one-block"])
+def test_blocks_that_overwrite_a_written_argument_start_empty(chunks):
+    """``out`` is only written, and every element of an inner chunk is: such blocks run on an
+    empty array (``plan.overwritten``, isl at the call's sizes), edge blocks on ``out``'s values
+    (the kernel keeps them); the result equals the whole-array kernel and the function."""
+    rng = np.random.default_rng(5)
+    arrays = [rng.random((12, 13)), rng.random((12, 13)), rng.random((12, 13))]
+    kernel = polyfuse.kernel(edged_chain)
+    plan = pfd.explain(kernel, *_dask(arrays, chunks))
+    inner = {w for w in itertools.product(*(range(len(s.chunks)) for s in plan.splits))
+             if plan.splits and all(0 < k < len(s.chunks) - 1 for k, s in zip(w, plan.splits))}
+    assert dict(plan.overwritten).get("out", frozenset()) == inner
+    got = kernel(*_dask(arrays, chunks)).compute(scheduler="threads")
+    np.testing.assert_array_equal(got, _reference(edged_chain, *arrays)[2])
+    np.testing.assert_array_equal(got, _reference(kernel, *arrays)[2])

@@ -8,6 +8,9 @@ numpy arrays and the undecorated function, or is refused at its line naming the 
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -146,10 +149,36 @@ def second_half_total(A, B):
     return s
 
 
+def root_columns(A, B):
+    m = int(math.sqrt(A.shape[1]))
+    for i in range(A.shape[0]):
+        for j in range(m):
+            B[i, j] = A[i, j] * 2.0
+
+
+def rounded_extent(A, B):
+    n = int(A.shape[0] * 1.0)
+    for i in range(1, n - 1):
+        B[i] = A[i - 1] + A[i + 1]
+
+
+def first_half(A, B):
+    h = int(A.shape[0] / 2)
+    for i in range(h):
+        B[i] = A[i] * 2.0
+
+
+def half_scaled(A, B):
+    h = int(A.shape[0] * 0.5)
+    for i in range(A.shape[0]):
+        B[i] = A[i] * h
+
+
 KERNELS = {f.__name__: polyfuse.kernel(f) for f in (
     last_weight, last_weight_first, column_offset, halves, second_half, end_aligned, square_rows,
     window_of_all, total_weight_first, mean_scaled, root_scaled, lower_triangle, doubled, square_result,
-    scratch_twice_as_long, scratch_square, second_half_total)}
+    scratch_twice_as_long, scratch_square, second_half_total, root_columns, rounded_extent, first_half,
+    half_scaled)}
 
 
 def _args(arrays, chunks):
@@ -319,3 +348,33 @@ def test_a_scratch_array_whose_other_extent_is_the_split_one_is_refused():
     with pytest.raises(polyfuse.UnsupportedError, match=r"its write T\[i, j\] falls outside T as a block allocates it"):
         KERNELS["scratch_square"](da.from_array(RNG.random((7, 4)), chunks=(3, -1)), da.zeros((7, 4), chunks=(3, -1)))
     _check("scratch_square", [RNG.random((7, 4)), np.zeros((7, 4))], [-1, -1])
+
+
+@pytest.mark.parametrize("chunks", [(3, -1), ((2, 5, 1), -1), (1, -1)], ids=["even", "uneven", "ones"])
+def test_a_size_computed_from_an_unsplit_extent_splits(chunks):
+    """``m = int(math.sqrt(A.shape[1]))`` (frontend.call_sizes), split along the rows: every block
+    computes the same ``m`` (refused outright before)."""
+    _check("root_columns", [RNG.random((8, 9)), np.zeros((8, 9))], [chunks, chunks])
+    assert len(pfd.explain(KERNELS["root_columns"], *_args([RNG.random((8, 9)), np.zeros((8, 9))],
+                                                            [chunks, chunks])).splits) == (chunks[0] != -1)
+
+
+@pytest.mark.parametrize("chunks", [3, (4, 6), 1], ids=["even", "uneven", "ones"])
+def test_a_size_computed_from_the_split_extent_that_a_block_computes_alike_splits(chunks):
+    """``n = int(A.shape[0] * 1.0)``: a block computes its own ``n`` from its own extent, which
+    isl finds gives every block the whole kernel's iterations (polyfuse.dask.blocks)."""
+    _check("rounded_extent", [RNG.random(10), np.zeros(10)], [chunks, chunks])
+
+
+@pytest.mark.parametrize("name, line, why", [
+    ("first_half", "B[i] = A[i] * 2.0", "its loop bounds do not move with the chunk"),
+    ("half_scaled", "h = int(A.shape[0] * 0.5)", "it computes with A.shape[0]"),
+])
+def test_a_size_computed_from_the_split_extent_that_a_block_computes_otherwise_is_refused(name, line, why):
+    """``h = int(A.shape[0] / 2)`` as a loop bound (a block would run half its own rows) or in a
+    value: refused at the line; with the axis in one chunk it runs."""
+    arrays = [RNG.random(10), np.zeros(10)]
+    with pytest.raises(polyfuse.UnsupportedError, match=re.escape(why)) as info:
+        KERNELS[name](*_args(arrays, [3, 3]))
+    assert line in str(info.value) and "keep axis 0" in str(info.value)
+    _check(name, arrays, [-1, -1])
