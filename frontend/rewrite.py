@@ -415,7 +415,9 @@ class Inliner(StatementTransformer):
         chosen = elts[k]
         if all(_discardable(e) for e in elts if e is not chosen):
             return chosen
-        return node
+        raise self.rw.error(node, f"element {k} of the tuple {ast.unparse(node.value)} (a helper's returned tuple "
+                            "once inlined): an element is taken only where the other elements are names, constants "
+                            "or attributes of names; unpack it instead (h, _ = f(x))", "tuple subscript")
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
         return node  # nested defs are refused by the checker
