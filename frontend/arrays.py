@@ -1565,6 +1565,9 @@ class Lowering:
             if index.is_const() and index.const < 0:
                 index = n + index
                 self.changed = True
+            elif self.wraps(index):  # x[-1 - i]: negative at every iteration, counted from the end
+                index = n + index
+                self.changed = True
             pieces.append(("int", index, 0))
 
         def element(idx: tuple[Sym, ...]) -> ast.expr:
@@ -1584,6 +1587,15 @@ class Lowering:
             return base.element(tuple(base_idx))
         # a gather copies (NumPy's advanced indexing), a slice is a view of the base
         return View(tuple(extents), base.vtype, element, None if gathers else base.base)
+
+    def wraps(self, index: Sym) -> bool:
+        """Whether integer index ``index`` (not a constant) is affine in loop variables, integer
+        arguments and sizes and proven negative at every iteration (``A[-1 - i]`` for ``i`` in
+        ``range(n)``): NumPy counts it from the end, as a negative constant.  An index that is
+        negative only at some iterations is left as written: its accesses are then out of
+        bounds, refused per call (``ArgumentError``), since NumPy's wrap is not affine there."""
+        names = self.params | {loop.var for loop in self.loops}
+        return is_affine(index.node, names) and self.proven(f"{index.text} < 0")
 
     def slice(self, item: ast.Slice, n: Sym) -> tuple[Sym, Sym, int]:
         """(first index, length, step) of ``item`` on an axis of extent ``n``, clamped as NumPy

@@ -399,8 +399,35 @@ class Inliner(StatementTransformer):
         self.pending.extend(statements)
         return value
 
+    def visit_Subscript(self, node: ast.Subscript):
+        """``helper(...)[k]`` of a helper returning a tuple (npbench azimint_hist:
+        ``histogram(radius, npt)[0]``): the inlined value is a tuple display, and its element
+        ``k`` (an integer constant, negative allowed) is taken where every other element is a
+        name, a constant or an attribute of a name, whose evaluation Python would only discard."""
+        self.generic_visit(node)
+        k = int_constant(node.slice)
+        if not isinstance(node.ctx, ast.Load) or not isinstance(node.value, ast.Tuple) or k is None \
+                or not -len(node.value.elts) <= k < len(node.value.elts):
+            return node
+        elts = node.value.elts
+        if any(isinstance(e, ast.Starred) for e in elts):
+            return node
+        chosen = elts[k]
+        if all(_discardable(e) for e in elts if e is not chosen):
+            return chosen
+        raise self.rw.error(node, f"element {k} of the tuple {ast.unparse(node.value)} (a helper's returned tuple "
+                            "once inlined): an element is taken only where the other elements are names, constants "
+                            "or attributes of names; unpack it instead (h, _ = f(x))", "tuple subscript")
+
     def visit_FunctionDef(self, node: ast.FunctionDef):
         return node  # nested defs are refused by the checker
+
+
+def _discardable(node: ast.expr) -> bool:
+    """Whether evaluating ``node`` and dropping the value does nothing: a name, a constant or an
+    attribute of a name (``x.shape``)."""
+    return isinstance(node, (ast.Name, ast.Constant)) or \
+        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
 
 
 class Helper:
