@@ -817,10 +817,14 @@ class Lowering:
                              f"{ast.unparse(target)} (NumPy: ValueError unless one plain name per grid)",
                              "index grid")
         self.changed = True
+        bound: list[ast.stmt] = []
         for name, view in zip(target.elts, views):
             assert isinstance(name, ast.Name)
-            self.bind_name(stmt, name.id, view)
-        return []
+            # a grid the kernel writes into is an array of its values: bind_name's statements fill it
+            one = ast.copy_location(ast.Assign([ast.copy_location(ast.Name(name.id, ast.Store()), name)],
+                                               stmt.value), stmt)
+            bound += self.bind_name(one, name.id, view)
+        return bound
 
     def shape_assign(self, stmt: ast.Assign | ast.AugAssign, target: ast.Attribute) -> list[ast.stmt]:
         """``X.shape = (n, m)``: NumPy reshapes ``X`` in place (no copy, or an error).  polyfuse's

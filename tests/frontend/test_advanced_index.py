@@ -217,3 +217,24 @@ def test_generated_grid_stores_reading_the_target(offsets, op):
     want = fn(M.copy())
     got = polyfuse.kernel(fn, target="python")(M.copy())
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("body", [
+    "i, j = np.ogrid[0:40, 0:5]\n    i[1, 0] = 5\n    return x[i, j]",
+    "i, j = np.ogrid[0:40, 0:5]\n    i = i * 1\n    i[3, 0] = 7\n    return x[i, j] + j",
+    "i, j = np.mgrid[0:40, 0:5]\n    j[2, 1] = 0\n    return x[i, j]",
+])
+@pytest.mark.parametrize("contract", [True, False])
+def test_a_grid_unpacked_then_written_holds_its_values(body, contract):
+    """``i, j = np.ogrid[...]`` and then a write into ``i``: ``i`` is an array of the grid's values.
+    The tuple-unpacking path dropped the statements that fill it, so every element but the one
+    written was read uninitialized (an IndexError, or a silently wrong gather where the garbage
+    happened to be a valid index; the 3 x 1 grid of the test above passed by luck)."""
+    fn = _kernel_from(f"def k(x):\n    {body}\n")
+    x = RNG.random((48, 9))
+    for target in ("python", "cpu"):
+        kernel = polyfuse.kernel(fn, target=target, verify=True, contract=contract, cache=False)
+        np.testing.assert_array_equal(kernel(x.copy()), fn(x.copy()), err_msg=f"{target} contract={contract}")
+    scop = polyfuse.kernel(fn, target="python", cache=False).compile(x).stages["lift"]
+    fills = [s for s in scop.statements if s.array in ("i", "j") and s.span.line == 2]  # the unpacking line
+    assert fills, "the grid's fill is missing"
