@@ -180,6 +180,18 @@ def assert_same_arrays(expected, actual, rtol=1e-9, atol=1e-12, names=None):
             np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=label)
 
 
+def ulps_against_libm(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Error in units in the last place of the expected value; where that is 0, infinite or NaN
+    the element must be libm's exactly (the sign of a zero too)."""
+    finite = np.isfinite(expected) & (expected != 0)
+    np.testing.assert_array_equal(actual[~finite], expected[~finite])
+    zero = expected == 0
+    np.testing.assert_array_equal(np.signbit(actual[zero]), np.signbit(expected[zero]))
+    ulps = np.zeros(expected.shape)
+    ulps[finite] = np.abs(actual[finite] - expected[finite]) / np.spacing(np.abs(expected[finite]))
+    return ulps
+
+
 def check_against_python(fn, args, *, target="python", fuse="smart", rtol=1e-9, atol=1e-12, kernel=None):
     """Run ``fn`` plainly and compiled on copies of ``args``; compare every array argument."""
     k = kernel or polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import HAS_CPU
+from conftest import HAS_CPU, ulps_against_libm
 
 import polyfuse
 
@@ -90,17 +90,6 @@ def _libm(name: str, x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """Error in units in the last place of the expected value; where that is 0, infinite or NaN
-    the element must be libm's exactly (the sign of a zero too)."""
-    finite = np.isfinite(expected) & (expected != 0)
-    np.testing.assert_array_equal(actual[~finite], expected[~finite])
-    zero = expected == 0
-    np.testing.assert_array_equal(np.signbit(actual[zero]), np.signbit(expected[zero]))
-    ulps = np.zeros(expected.shape)
-    ulps[finite] = np.abs(actual[finite] - expected[finite]) / np.spacing(np.abs(expected[finite]))
-    return ulps
-
 
 def _stack(rows) -> np.ndarray:
     """One row per function, padded with 1.0."""
@@ -124,7 +113,7 @@ def float64_run():
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_float64_within_the_stated_bound_of_libm(float64_run, name):
     x, actual = float64_run[name]
-    ulps = _ulps(actual, _libm(name, x))
+    ulps = ulps_against_libm(actual, _libm(name, x))
     assert ulps.max() <= BOUNDS[name], (x[np.argmax(ulps)], ulps.max())
 
 
@@ -162,7 +151,7 @@ def test_small_integer_powers_within_one_ulp_of_libm_pow():
         polyfuse.kernel(powers)(x, out)
         for k, n in enumerate((2, 3, 4)):
             expected = np.array([_pow(v, n) for v in x.tolist()])
-            assert _ulps(out[k], expected).max() <= 1, n
+            assert ulps_against_libm(out[k], expected).max() <= 1, n
 
 
 def test_the_loop_vectorizes_without_libm_calls():
@@ -200,7 +189,7 @@ def test_sigmoid_is_vector_exp_and_a_division(n):
     with np.errstate(all="ignore"):
         kernel(x, out)
         sigmoid(x, expected)
-    assert _ulps(out, expected).max() <= 2
+    assert ulps_against_libm(out, expected).max() <= 2
     ir = kernel.inspect_llvm(x, out)
     assert "fdiv <8 x double>" in ir or "fdiv <4 x double>" in ir
     assert "@exp(" not in ir and "@llvm.exp." not in ir

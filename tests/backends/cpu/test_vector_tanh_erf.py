@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import HAS_CPU
+from conftest import HAS_CPU, ulps_against_libm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,16 +46,6 @@ def compiled():
     return polyfuse.kernel(rows)
 
 
-def _ulps(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """ulp of the expected value; where that is 0, infinite or NaN, exactly libm's (zero signs too)."""
-    finite = np.isfinite(expected) & (expected != 0)
-    np.testing.assert_array_equal(actual[~finite], expected[~finite])
-    zero = expected == 0
-    np.testing.assert_array_equal(np.signbit(actual[zero]), np.signbit(expected[zero]))
-    ulps = np.zeros(expected.shape)
-    ulps[finite] = np.abs(actual[finite] - expected[finite]) / np.spacing(np.abs(expected[finite]))
-    return ulps
-
 
 def _check(kernel, values: np.ndarray) -> dict[str, float]:
     """Both rows on the same values, against the undecorated function; the largest ulp of each."""
@@ -63,7 +53,7 @@ def _check(kernel, values: np.ndarray) -> dict[str, float]:
     out, expected = np.full_like(x, np.nan), np.empty_like(x)
     kernel(x, out)
     rows(x, expected)
-    return {name: float(_ulps(out[k], expected[k]).max(initial=0.0)) for k, name in enumerate(FUNCTIONS)}
+    return {name: float(ulps_against_libm(out[k], expected[k]).max(initial=0.0)) for k, name in enumerate(FUNCTIONS)}
 
 
 def _within(found: dict[str, float]) -> bool:
