@@ -103,11 +103,9 @@ def innermost_parallel(schedule: isl.Schedule, deps: isl.UnionMap, context: isl.
 def _value(piece: isl.Map, dim: int) -> str:
     """The one value a statement takes at schedule dimension ``dim`` (as text: it may name a
     parameter), for comparing sequence positions."""
-    n = piece.dim(isl.dim_type.out)
-    if dim >= n:
+    if dim >= piece.dim(isl.dim_type.out):
         return "-"
-    return piece.project_out(isl.dim_type.out, dim + 1, n - dim - 1).project_out(
-        isl.dim_type.out, 0, dim).range().remove_divs().to_str()
+    return _project(piece, dim).range().remove_divs().to_str()
 
 
 def _domain_of(pieces: dict[str, isl.Map], names: list[str]) -> isl.UnionSet:
@@ -125,12 +123,9 @@ def _width(flat: isl.UnionMap) -> int:
 
 def _fixed(piece: isl.Map, dim: int) -> bool:
     """Does the statement take one value only at schedule dimension ``dim`` (not a loop of it)?"""
-    n = piece.dim(isl.dim_type.out)
-    if dim >= n:
+    if dim >= piece.dim(isl.dim_type.out):
         return True
-    values = piece.project_out(isl.dim_type.out, dim + 1, n - dim - 1).project_out(
-        isl.dim_type.out, 0, dim).range()
-    return values.is_singleton()
+    return _project(piece, dim).range().is_singleton()
 
 
 def _prefix(flat: isl.UnionMap, dim: int) -> isl.UnionMap:
@@ -169,10 +164,7 @@ def strided_accesses(scop: Scop, schedule: isl.Schedule, depth: int | None = Non
 def _iterator_step(piece: isl.Map, dim: int) -> tuple[int, ...] | None:
     """How the statement's iterators change from one iteration of the schedule's loop ``dim`` to
     the next (None when that is not one constant vector, or the loop never takes a step)."""
-    n = piece.dim(isl.dim_type.out)
-    cs, ds = [f"c{k}" for k in range(n)], [f"c{k}" if k != dim else f"c{k} + 1" for k in range(n)]
-    unit = isl.Map.read_from_str(piece.get_ctx(), f"{{ [{', '.join(cs)}] -> [{', '.join(ds)}] }}")
-    step = piece.apply_range(unit.align_params(piece.get_space())).apply_range(piece.reverse())
+    step = _rewritten(piece, {dim: f"c{dim} + 1"}).apply_range(piece.reverse())
     moves = step.deltas()
     moves = moves.project_out(isl.dim_type.param, 0, moves.dim(isl.dim_type.param))
     if moves.is_empty() or not moves.is_singleton():
@@ -305,35 +297,27 @@ def interchanged_schedules(scop: Scop, schedule: isl.Schedule, validity: isl.Uni
         movers = [name for name, piece in pieces.items() if not _fixed(piece, level)]
         if not movers:
             continue
-        swapped = {name: _swap(piece, 0, level) if name in movers else piece for name, piece in pieces.items()}
+        swapped = {name: _rewritten(piece, {0: f"c{level}", level: "c0"}) if name in movers else piece
+                   for name, piece in pieces.items()}
         outer = _union(_project(piece, 0) for piece in swapped.values())
         if not _never_backwards(validity, outer, scop.context):
             continue
         positions = _reordered_positions(swapped, validity, outer)
         if positions is None:
             continue
-        placed = [_set_dim(piece, 1, positions[name]) for name, piece in swapped.items()]
+        placed = [_rewritten(piece, {1: str(positions[name])}) for name, piece in swapped.items()]
         band = isl.MultiUnionPwAff.from_union_map(_union(placed))
         result.append(isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(band))
     return result
 
 
-def _swap(piece: isl.Map, a: int, b: int) -> isl.Map:
-    n = piece.dim(isl.dim_type.out)
-    names = [f"c{k}" for k in range(n)]
-    moved = list(names)
-    moved[a], moved[b] = names[b], names[a]
-    swap = isl.Map.read_from_str(piece.get_ctx(), f"{{ [{', '.join(names)}] -> [{', '.join(moved)}] }}")
-    return piece.apply_range(swap.align_params(piece.get_space()))
-
-
-def _set_dim(piece: isl.Map, dim: int, value: int) -> isl.Map:
-    n = piece.dim(isl.dim_type.out)
-    names = [f"c{k}" for k in range(n)]
-    out = list(names)
-    out[dim] = str(value)
-    setter = isl.Map.read_from_str(piece.get_ctx(), f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}")
-    return piece.apply_range(setter.align_params(piece.get_space()))
+def _rewritten(piece: isl.Map, changes: dict[int, str]) -> isl.Map:
+    """``piece`` with its schedule dimensions rewritten: dimension ``d`` becomes ``changes[d]``
+    (isl text over the old dimensions ``c0, c1, ...``), the others stay."""
+    names = [f"c{k}" for k in range(piece.dim(isl.dim_type.out))]
+    out = [changes.get(k, name) for k, name in enumerate(names)]
+    rewrite = isl.Map.read_from_str(piece.get_ctx(), f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}")
+    return piece.apply_range(rewrite.align_params(piece.get_space()))
 
 
 def _project(piece: isl.Map, dim: int) -> isl.Map:
