@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from .arrays import Lowering, View, VType, _is_numpy_call, const, scalar
+from .arrays import Lowering, View, VType, _is_numpy_call, assign_like, const, scalar
 
 
 def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt] | None:
@@ -31,7 +31,7 @@ def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -
                            "ValueError in Python)", "np.meshgrid")
         bound: list[ast.stmt] = []
         for name, grid in zip(names, grids):
-            bound += lw.bind_name(_assign(name, stmt.value, stmt), name, grid)
+            bound += lw.bind_name(assign_like(name, stmt.value, stmt), name, grid)
         return bound
     value = lw.value(stmt.value)
     if value.rank == 0 and value.vtype.dtype == "unknown":
@@ -54,11 +54,11 @@ def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -
             held = []
             for element in elements:
                 fresh = lw.fresh("unpack")
-                out += lw.bind_name(_assign(fresh, element, stmt), fresh, scalar(element, vtype))
+                out += lw.bind_name(assign_like(fresh, element, stmt), fresh, scalar(element, vtype))
                 held.append(ast.Name(fresh, ast.Load()))
             elements = list(held)
         for name, element in zip(names, elements):
-            out += lw.bind_name(_assign(name, element, stmt), name, scalar(element, vtype))
+            out += lw.bind_name(assign_like(name, element, stmt), name, scalar(element, vtype))
         return out
     if read & set(names):
         raise lw.error(stmt, f"unpacking rows of {ast.unparse(stmt.value)!r} into a name it reads; use new names",
@@ -67,7 +67,7 @@ def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -
         def row(idx, k=k):
             return value.element((const(k),) + tuple(idx))
         piece = ast.Subscript(stmt.value, ast.Constant(k), ast.Load())
-        out += lw.bind_name(_assign(name, piece, stmt), name, View(value.extents[1:], value.vtype, row, value.base))
+        out += lw.bind_name(assign_like(name, piece, stmt), name, View(value.extents[1:], value.vtype, row, value.base))
     return out
 
 
@@ -99,11 +99,3 @@ def _spread(shape: tuple, v: View, axis: int) -> View:
         return v.element((idx[axis],))
 
     return View(shape, v.vtype, element)
-
-
-def _assign(name: str, value: ast.expr, like: ast.stmt) -> ast.Assign:
-    node = ast.Assign([ast.Name(name, ast.Store())], value)
-    for part in ast.walk(node):
-        if isinstance(part, (ast.expr, ast.stmt)) and not hasattr(part, "lineno"):
-            ast.copy_location(part, like)
-    return ast.copy_location(node, like)

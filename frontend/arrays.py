@@ -821,9 +821,7 @@ class Lowering:
         for name, view in zip(target.elts, views):
             assert isinstance(name, ast.Name)
             # a grid the kernel writes into is an array of its values: bind_name's statements fill it
-            one = ast.copy_location(ast.Assign([ast.copy_location(ast.Name(name.id, ast.Store()), name)],
-                                               stmt.value), stmt)
-            bound += self.bind_name(one, name.id, view)
+            bound += self.bind_name(assign_like(name.id, stmt.value, stmt), name.id, view)
         return bound
 
     def shape_assign(self, stmt: ast.Assign | ast.AugAssign, target: ast.Attribute) -> list[ast.stmt]:
@@ -3864,6 +3862,15 @@ def _unflattened(flat: ast.expr, extents: tuple[Sym, ...]) -> list[ast.expr]:
         part = flat if isinstance(stride, ast.Constant) and stride.value == 1 else ast.BinOp(flat, ast.FloorDiv(), stride)
         index.append(part if d == 0 else ast.BinOp(part, ast.Mod(), extent.node))
     return index
+
+
+def assign_like(name: str, value: ast.expr, like: ast.stmt) -> ast.Assign:
+    """``name = value`` located at ``like`` (every part without a location gets its)."""
+    node = ast.Assign([ast.Name(name, ast.Store())], value)
+    for part in ast.walk(node):
+        if isinstance(part, (ast.expr, ast.stmt)) and not hasattr(part, "lineno"):
+            ast.copy_location(part, like)
+    return ast.copy_location(node, like)
 
 
 def _store(node: ast.expr) -> ast.expr:
