@@ -72,6 +72,13 @@ def isl_operations() -> int:
     return int(value) if value else DEFAULT_ISL_OPERATIONS
 
 
+def jit_small_code() -> bool:
+    """``POLYFUSE_JIT_SMALL_CODE``: x86-64 machine code in the small code model with PIC, constants
+    addressed relative to the instruction (backends.cpu.llvm.JIT_CODE_MODEL).  Default on; 0 gives
+    LLVM's JIT default (large: 64-bit constant addresses)."""
+    return env_flag("POLYFUSE_JIT_SMALL_CODE", True)
+
+
 def compile_seconds() -> float | None:
     """``POLYFUSE_COMPILE_SECONDS``: after this many seconds a compile starts no more optional isl
     work (fusion, loop-order and tiling checks, exact dependences): each keeps its legal choice.

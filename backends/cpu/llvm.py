@@ -55,6 +55,7 @@ from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound, nodes
 from polyfuse.model.scop import ArrayInfo, isl_name
+from polyfuse.options import jit_small_code
 from polyfuse.runtime.variant import address
 
 _INIT_LOCK = threading.Lock()
@@ -85,9 +86,23 @@ def _target_machine(triple: str, *, gathers: bool = True):
     interleaved rows of a matrix-vector product, which the SLP vectorizer packed into one
     gather per column (docs/performance.md)."""
     features = llvm.get_host_cpu_features().flatten() + ("" if gathers else ",+prefer-no-gather")
+    small = triple.startswith("x86_64") and jit_small_code()
+    code = dict(codemodel=JIT_CODE_MODEL, reloc="pic") if small else {}
     return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=features, opt=3, jit=True,
+        cpu=llvm.get_host_cpu_name(), features=features, opt=3, jit=True, **code,
     )
+
+
+#: The code model of the JIT's machine code on x86-64.  The JIT default there is "large": every constant
+#: of the pool is addressed by a 64-bit immediate, so where a loop has more constants than free
+#: registers (an inline exp's polynomial inside a row loop) each use is ``movabs`` + a broadcast
+#: load instead of an FMA's memory operand: softmax's exp loop ran 116 instructions per 16 elements
+#: instead of 81, 20-25% slower (docs/performance.md).  "small" with position-independent code
+#: addresses them relative to the instruction: llvmlite's memory manager reserves one block for an
+#: object's code and data, so those offsets stay in range, and calls and data of other objects and
+#: libraries go through the stubs and GOT entries RuntimeDyld makes.  (Without PIC, "small" also
+#: emits 32-bit absolute addresses, which RuntimeDyld cannot place above 4 GiB: an abort.)
+JIT_CODE_MODEL = "small"
 
 
 @dataclass(frozen=True)

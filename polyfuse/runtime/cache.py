@@ -83,9 +83,13 @@ def digest_of(folders: list[Path]) -> str:
 
 
 def cpu_key() -> str:
+    """The host CPU and the JIT's code model: the cached object code is valid for these only."""
     import llvmlite.binding as llvm
 
-    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()}"
+    from polyfuse.options import jit_small_code
+
+    model = "small-pic" if jit_small_code() else "jit-default"
+    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model}"
 
 
 def make_key(source: str, modules: str, signature: str, options: str) -> str:

@@ -165,3 +165,25 @@ def test_kernels_compile_and_run_from_several_threads():
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def many_constants(x, A, B):
+    m = x.max(axis=-1, keepdims=True)
+    e = np.exp(x - m)  # a polynomial's constants inside a row loop, more than the free registers
+    far = np.sin(x * 1.0e7)  # beyond the inline reduction: calls libm from a helper
+    return e / e.sum(axis=-1, keepdims=True) + far, A @ B  # and a product on BLAS
+
+
+@pytest.mark.parametrize("small", ["0", "1"])
+def test_small_code_model_runs_the_same_code(monkeypatch, small):
+    """The x86-64 small code model with PIC (constants addressed relative to the instruction,
+    other objects and libraries through RuntimeDyld's stubs and GOT) computes what the large
+    one does: inline math, a libm fallback and BLAS."""
+    monkeypatch.setenv("POLYFUSE_JIT_SMALL_CODE", small)
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    rng = np.random.default_rng(0)
+    x, A, B = rng.standard_normal((37, 301)), rng.random((40, 50)), rng.random((50, 30))
+    soft, product = polyfuse.kernel(many_constants)(x, A, B)
+    expected_soft, expected_product = many_constants(x, A, B)
+    np.testing.assert_allclose(soft, expected_soft, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(product, expected_product, rtol=1e-13)
