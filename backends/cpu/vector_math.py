@@ -957,19 +957,24 @@ def fallback_module(names, triple: str) -> str:
 
 
 def _vector_variant(name: str, n: int, args: list[str]) -> str:
+    """The ``n``-lane variant: all lanes tested at once; where one needs libm, a branch per lane
+    calls it only for the lanes that need it (erfc's tail can be half the lanes: calling libm for
+    all of a mixed vector cost more than the plain libm loop)."""
     vec = f"<{n} x double>"
     lanes = []
-    previous = "%r"
+    previous, block = "%r", "slow"
     for i in range(n):
         # libm itself, not the scalar helper: the optimiser would map that call back onto this
         # variant (its vector-function-abi-variant) and recurse
-        lanes.append("".join(f"  {a}{i} = extractelement {vec} {a}, i32 {i}\n" for a in args)
-                     + f"  %r{i} = extractelement {vec} %r, i32 {i}\n"
-                     f"  %b{i} = extractelement <{n} x i1> %bad, i32 {i}\n"
-                     f"  %s{i} = call double @{name}({', '.join(f'double {a}{i}' for a in args)})\n"
-                     f"  %v{i} = select i1 %b{i}, double %s{i}, double %r{i}\n"
-                     f"  %o{i} = insertelement {vec} {previous}, double %v{i}, i32 {i}\n")
-        previous = f"%o{i}"
+        lanes.append(f"  %b{i} = extractelement <{n} x i1> %bad, i32 {i}\n"
+                     f"  br i1 %b{i}, label %call{i}, label %join{i}\n"
+                     f"call{i}:\n"
+                     + "".join(f"  {a}{i} = extractelement {vec} {a}, i32 {i}\n" for a in args)
+                     + f"  %s{i} = call double @{name}({', '.join(f'double {a}{i}' for a in args)})\n"
+                     f"  %c{i} = insertelement {vec} {previous}, double %s{i}, i32 {i}\n"
+                     f"  br label %join{i}\n"
+                     f"join{i}:\n  %o{i} = phi {vec} [ %c{i}, %call{i} ], [ {previous}, %{block} ]\n")
+        previous, block = f"%o{i}", f"join{i}"
     params = ", ".join(f"{vec} {a}" for a in args)
     return (f'define internal {vec} @"{FALLBACK}{name}.v{n}"({params}, {vec} %r) {{\n'
             f"{_bad_test(name, n)}"
