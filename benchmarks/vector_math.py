@@ -220,6 +220,11 @@ def erfc_loop(x, out):
         out[i] = math.erfc(x[i])
 
 
+def hypot_loop(x, y, out):
+    for i in range(x.shape[0]):
+        out[i] = math.hypot(x[i], y[i])
+
+
 def _erfc_ufunc():
     try:
         from scipy.special import erfc
@@ -254,6 +259,7 @@ FUNCTIONS = {
     "acosh": (acosh_loop, np.arccosh, math.acosh, [(1, 20)]),
     "cbrt": (cbrt_loop, np.cbrt, math.cbrt, [(-100, 100)]),
     "erfc": (erfc_loop, None, math.erfc, [(-3, 3)]),  # half the lanes (x > 15/32) call libm
+    "hypot": (hypot_loop, np.hypot, math.hypot, [(-100, 100), (-100, 100)]),
 }
 
 

@@ -851,6 +851,43 @@ class VectorMath:
         finite = b.and_(b.fcmp_ordered(">", a, _c(0.0)), b.fcmp_ordered("<", a, _c(math.inf)))
         return b.select(finite, result, wide)
 
+    # ---- hypot ---------------------------------------------------------------------------
+    def _vm_hypot(self, x, y):
+        """sqrt(x**2 + y**2) without overflow or underflow: both scaled by 2**-k, k the larger
+        one's exponent (clamped so that 2**k and 2**-k are normal), the root of fma(a, a, b*b)
+        corrected once by its exact residual (Borges' fma form, 2019), scaled back.  C99's
+        specials: an infinite argument gives inf (a NaN other too), else a NaN gives NaN."""
+        b = self.b
+        ax, ay = self._intrinsic("llvm.fabs", [x]), self._intrinsic("llvm.fabs", [y])
+        swap = b.fcmp_ordered(">", ay, ax)
+        big, small = b.select(swap, ay, ax), b.select(swap, ax, ay)
+        exponent = b.sub(b.lshr(b.bitcast(big, I64), ll.Constant(I64, 52)), ll.Constant(I64, 1023))
+        k = self._float_of(exponent)
+        k = self.py_max(self.py_min(k, _c(1021.0), True), _c(-1021.0), True)
+        a, c = b.fmul(big, self._pow2(b.fneg(k))), b.fmul(small, self._pow2(b.fneg(k)))
+        h = self._intrinsic("llvm.sqrt", [self._intrinsic("llvm.fma", [a, a, b.fmul(c, c)])])
+        h_sq, a_sq = b.fmul(h, h), b.fmul(a, a)
+        residual = b.fsub(b.fadd(self._intrinsic("llvm.fma", [b.fneg(c), c, b.fsub(h_sq, a_sq)]),
+                                 self._intrinsic("llvm.fma", [h, h, b.fneg(h_sq)])),
+                          self._intrinsic("llvm.fma", [a, a, b.fneg(a_sq)]))
+        h = b.fsub(h, b.fdiv(residual, b.fmul(_c(2.0), h)))
+        result = b.select(b.fcmp_ordered("==", big, _c(0.0)), _c(0.0), b.fmul(h, self._pow2(k)))
+        return self._hypot_specials(result, x, y, ax, ay)
+
+    def _vm_hypot_narrow(self, x, y):
+        """float32 arguments (exact in float64): their squares are exact and cannot overflow or
+        underflow there, so the root of one fma rounded to float32 is within an ulp."""
+        ax, ay = self._intrinsic("llvm.fabs", [x]), self._intrinsic("llvm.fabs", [y])
+        result = self._intrinsic("llvm.sqrt", [self._intrinsic("llvm.fma", [x, x, self.b.fmul(y, y)])])
+        return self._hypot_specials(result, x, y, ax, ay)
+
+    def _hypot_specials(self, result, x, y, ax, ay):
+        b = self.b
+        inf = _c(math.inf)
+        result = b.select(b.fcmp_unordered("uno", x, y), _c(math.nan), result)
+        infinite = b.or_(b.fcmp_ordered("==", ax, inf), b.fcmp_ordered("==", ay, inf))
+        return b.select(infinite, inf, result)
+
     # ---- pow with a small integer exponent -----------------------------------------------
     def inline_power(self, x, n: int):
         """x**n for n in 2..4 from x*x split into a rounded product and its exact error

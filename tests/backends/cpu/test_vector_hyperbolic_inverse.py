@@ -222,3 +222,35 @@ def test_logaddexp_inline_within_two_ulp_of_numpy_and_special_values_exactly():
     assert (np.abs(out[finite] - expected[finite]) / np.spacing(scale)).max() <= 2
     ir = kernel.inspect_llvm(x, y, out)
     assert "@log1p(" not in ir and "@llvm.exp." not in ir
+
+
+def distance(x, y, out):
+    for i in range(x.shape[0]):
+        out[i] = np.hypot(x[i], y[i])
+
+
+HYPOT_SPECIALS = [0.0, -0.0, 5e-324, 1e-310, 1.0, -3.0, 1e154, 1e300, 1.7976931348623157e308, math.inf,
+                  -math.inf, math.nan]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_hypot_within_one_ulp_and_special_values_exactly(dtype):
+    """Scaled by the larger argument's exponent, so no overflow or underflow in between; C99's
+    specials (an infinity wins over a NaN); float32 within 1 ulp of libm's rounded double."""
+    rng = np.random.default_rng(22)
+    sign = rng.choice([-1.0, 1.0], 3000)
+    x = np.concatenate([rng.uniform(-10, 10, 3000), 10.0 ** rng.uniform(-320, 308, 3000) * sign,
+                        2.0 ** rng.uniform(1020, 1024, 3000), np.repeat(HYPOT_SPECIALS, len(HYPOT_SPECIALS))])
+    y = np.concatenate([rng.uniform(-10, 10, 3000), 10.0 ** rng.uniform(-320, 308, 3000),
+                        2.0 ** rng.uniform(1020, 1024, 3000) * sign, np.tile(HYPOT_SPECIALS, len(HYPOT_SPECIALS))])
+    with np.errstate(over="ignore"):
+        x, y = x.astype(dtype), y.astype(dtype)
+    out = np.empty_like(x)
+    kernel = polyfuse.kernel(distance)
+    kernel(x, y, out)
+    expected = np.array([math.hypot(a, b) for a, b in zip(x.astype(np.float64).tolist(), y.astype(np.float64).tolist())])
+    with np.errstate(over="ignore"):
+        expected = expected.astype(dtype)
+    with np.errstate(over="ignore"):  # the spacing of the largest double
+        assert ulps_against_libm(out, expected).max() <= 1
+    assert "@hypot" not in kernel.inspect_llvm(x, y, out)
