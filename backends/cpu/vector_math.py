@@ -75,13 +75,14 @@ PI = (3.1415926535897931160e+00, 1.2246467991473531772e-16)  # pi in two parts
 ATAN_NARROW = (0.9999999996147206, -0.3333332366695705, 0.19999595880691465, -0.1427904865761651,
                0.11053785944338651, -0.08796121064441012, 0.0671012038038373, -0.044273740659495596,
                0.022203504144988184, -0.007166183107489885, 0.0010844955208328746)
-#: fdlibm's __kernel_tan: tan(x) = x + x**3 T(x**2) on |x| <= 0.6744 (and pi/4 - |x| above it)
+#: fdlibm's __kernel_tan: tan(x) = x + x**3 T(x**2) on |x| < TAN_SPLIT (and pi/4 - |x| above it)
 TAN = (3.33333333333334091986e-01, 1.33333333333201242699e-01, 5.39682539762260521377e-02,
        2.18694882948595424599e-02, 8.86323982359930005737e-03, 3.59207910759131235356e-03,
        1.45620945432529025516e-03, 5.88041240820264096874e-04, 2.46463134818469906812e-04,
        7.81794442939557092300e-05, 7.14072491382608190305e-05, -1.85586374855275456654e-05,
        2.59073051863633712884e-05)
 PIO4 = (7.85398163397448278999e-01, 3.06161699786838301793e-17)
+TAN_SPLIT = 0.6743316650390625  # fdlibm's high word 0x3FE59428
 #: sinh(a) = a + a z P(z), z = a**2, on a < SINH_TAYLOR: Taylor's 1/3!, 1/5!, ..., 1/21! (the next
 #: term is under 2e-20 relative at a = 1)
 SINH_TAYLOR = 1.0
@@ -493,11 +494,11 @@ class VectorMath:
 
     def _tan_kernel(self, x, y, odd):
         """fdlibm's __kernel_tan(x, y, odd ? -1 : 1): tan(x + y), or -1 / tan(x + y) for an odd
-        quadrant, |x + y| <= pi/4, < 1 ulp.  From |x| = 0.6744 on it works on pi/4 - |x| and
+        quadrant, |x + y| <= pi/4, < 1 ulp.  From |x| = TAN_SPLIT on it works on pi/4 - |x| and
         tan(pi/4 - t) = (1 - tan t) / (1 + tan t) (its form 1 - 2 (x - (w**2 / (w + 1) - r)));
         the odd quadrant's -1 / w below it in two parts; the two cases share one division."""
         b = self.b
-        big = b.fcmp_ordered(">=", self._intrinsic("llvm.fabs", [x]), _c(0.6744))
+        big = b.fcmp_ordered(">=", self._intrinsic("llvm.fabs", [x]), _c(TAN_SPLIT))
         negative = b.fcmp_ordered("<", x, _c(0.0))
         sign = b.select(negative, _c(-1.0), _c(1.0))
         x = b.select(big, b.fadd(b.fsub(_c(PIO4[0]), b.fmul(sign, x)), b.fsub(_c(PIO4[1]), b.fmul(sign, y))), x)
