@@ -8,7 +8,7 @@ bound against libm (tests/backends/cpu/test_vector_*.py, docs/performance.md).
 
 ``sin``/``cos``/``tan`` reduce exactly only for |x| <= ``TRIG_DOMAIN``; outside it (and for
 inf/NaN) the element calls libm, and so do ``x ** y`` outside 0 < x < inf with a finite y and
-``erfc`` above ``ERFC_INLINE`` (its tail).  That call sits in a small helper (``fallback_module``)
+``erfc`` above ``ERFC_LIBM`` (its far tail).  That call sits in a small helper (``fallback_module``)
 that LLVM sees as a pure function with vector variants (the ``vector-function-abi-variant``
 attribute), so the loop still vectorizes: a vector of arguments checks its lanes once and only a
 lane outside the domain pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too
@@ -93,8 +93,24 @@ CBRT_B1, CBRT_B2 = 715094163, 696219795
 CBRT = (1.87595182427177009643, -1.88497979543377169875, 1.621429720105354466140,
         -0.758397934778766047437, 0.145996192886612446982)
 #: erfc(x) = 1 - erf(x) inline up to here (erfc(15/32) = 0.507: the difference keeps erf's
-#: absolute error within an ulp of the result); above it (and NaN) the lane calls libm
-ERFC_INLINE = 0.46875
+#: absolute error within an ulp of the result); above it erfc(x) = t exp(-x**2 + P(t)), t = 2/(2 + x)
+#: (Numerical Recipes' erfccheb form), up to ERFC_LIBM (where results approach the subnormals),
+#: beyond that (and NaN) the lane calls libm.  P: mpmath.chebyfit at 200 bits of degree 25 in
+#: u = t ERFC_U[0] + ERFC_U[1] (u in [-1, 1] for x in [15/32, 26]; the fit is of the t that the
+#: rounded ERFC_U map to u), lowest degree first, c0 and c1 in two parts (``ERFC_FAR_LO``): within
+#: 2.5e-18 of log(erfc(x) / t) + x**2
+ERFC_INLINE, ERFC_LIBM = 0.46875, 26.0
+ERFC_FAR = (-0.7507252370182613, 0.48719229976810213, 0.03439692533095372, -0.01654854380096225,
+            -0.004346262663074974, 0.001520868399445213, 0.0005768975172103579,
+            -0.00022333577980477906, -7.71372792014468e-05, 4.125812728372152e-05,
+            8.642517361999075e-06, -7.99501132208438e-06, -3.35727899586553e-07,
+            1.423699560984294e-06, -1.9878909657800054e-07, -2.022999970456306e-07,
+            7.66321730271047e-08, 1.5555452762955148e-08, -1.6289870729020542e-08,
+            1.8962039318097575e-09, 2.0817608404059096e-09, -9.064950034418453e-10,
+            -9.697812369046903e-11, 1.4872701103863626e-10, -8.086245513189667e-12,
+            -1.0231963036790674e-11)
+ERFC_FAR_LO = (3.530382792985319e-17, -2.7441714954144768e-17)  # c0, c1's roundings
+ERFC_U = (2.707466340269278, -1.193390452876377)
 BIG_LOG = 2.0 ** 1000  # asinh/acosh above it: log(x) + ln2 (2x would overflow)
 FALLBACK = "polyfuse.vm.fallback."  # + libm name: the helper that calls libm outside the domain
 VECTOR_WIDTHS = (2, 4, 8, 16)
@@ -248,10 +264,42 @@ class VectorMath:
         return self._intrinsic("llvm.copysign", [result, wide])
 
     def _vm_erfc(self, wide):
-        """1 - erf(x) (1 + erf(|x|) for x < 0, 2 from x = -6 on) for x <= ERFC_INLINE; above it
-        the result is small and the difference would cancel: those lanes call libm
+        """1 - erf(x) (1 + erf(|x|) for x < 0, 2 from x = -6 on) for x <= ERFC_INLINE, where it
+        does not cancel; above it ``_erfc_far``.  Beyond ERFC_LIBM (and NaN) the lane calls libm
         (``FALLBACK_TESTS``: the loop still vectorizes)."""
-        return self._fallback("erfc", wide, self.b.fsub(_c(1.0), self._vm_erf(wide)))
+        b = self.b
+        near = b.fsub(_c(1.0), self._vm_erf(wide))
+        a = self.py_max(self.py_min(wide, _c(ERFC_LIBM), True), _c(ERFC_INLINE), True)
+        value = b.select(b.fcmp_ordered("<=", wide, _c(ERFC_INLINE)), near, self._erfc_far(a))
+        return self._fallback("erfc", wide, value)
+
+    def _erfc_far(self, a):
+        """t exp(-a**2 + P(u)), t = 2 / (2 + a), u = t ERFC_U[0] + ERFC_U[1] (``ERFC_FAR``), for
+        ERFC_INLINE <= a <= ERFC_LIBM.  An absolute error in the exponent is a relative one in
+        the result, so t and u are carried in two parts, P's last two Horner steps too (with c0,
+        c1 in two parts), u's low part through P'(u) ~ c1 + 2 c2 u, and the exponent's parts
+        (a**2 = h + l by fma, the sums by two-sum) go to ``_exp_of_sum``; t's low part is a
+        factor 1 + t_lo / t folded into the same low part."""
+        b = self.b
+        d, d_lo = self._two_sum(a, _c(2.0))
+        t = b.fdiv(_c(2.0), d)
+        t_lo = b.fdiv(b.fsub(self._intrinsic("llvm.fma", [b.fneg(t), d, _c(2.0)]), b.fmul(t, d_lo)), d)
+        p = b.fmul(t, _c(ERFC_U[0]))
+        u, u_lo = self._two_sum(p, _c(ERFC_U[1]))
+        u_lo = b.fadd(u_lo, self._muladd(t_lo, _c(ERFC_U[0]), self._intrinsic("llvm.fma", [t, _c(ERFC_U[0]), b.fneg(p)])))
+        rest = b.fmul(u, self._polynomial(ERFC_FAR[2:], u))  # u (c2 + c3 u + ...)
+        q, q_lo = self._two_sum(_c(ERFC_FAR[1]), rest)
+        q_lo = b.fadd(q_lo, _c(ERFC_FAR_LO[1]))
+        product = b.fmul(u, q)  # u (c1 + u (...)) in two parts
+        product_lo = self._muladd(u, q_lo, self._intrinsic("llvm.fma", [u, q, b.fneg(product)]))
+        h = b.fmul(a, a)
+        e, e_lo = self._two_sum(b.fneg(h), _c(ERFC_FAR[0]))
+        e, e_lo2 = self._two_sum(e, product)
+        slope = self._muladd(u, _c(2.0 * ERFC_FAR[2]), _c(ERFC_FAR[1]))  # P'(u) to first order
+        low = b.fadd(b.fadd(e_lo, e_lo2), b.fadd(product_lo, _c(ERFC_FAR_LO[0])))
+        low = b.fadd(low, self._muladd(slope, u_lo, b.fmul(t_lo, b.fmul(d, _c(0.5)))))  # t_lo / t = t_lo d / 2
+        low = b.fsub(low, self._intrinsic("llvm.fma", [a, a, b.fneg(h)]))
+        return b.fmul(t, self._exp_of_sum(e, low))
 
     def _polynomial(self, coefficients, x):
         """Horner's rule, lowest degree first."""
@@ -272,6 +320,12 @@ class VectorMath:
         hi, lo = self._log2parts(ax)
         p_hi = b.fmul(y, hi)
         p_lo = self._muladd(y, lo, self._intrinsic("llvm.fma", [y, hi, b.fneg(p_hi)]))
+        return self._fallback("pow", x, self._exp_of_sum(p_hi, p_lo), y)
+
+    def _exp_of_sum(self, p_hi, p_lo):
+        """exp(p_hi + p_lo) for |p_lo| far below an ulp of p_hi: exp's reduction of p_hi with
+        p_lo carried into r, exp(r + c) as exp(r) (1 + c); overflow and underflow as exp's."""
+        b = self.b
         clamped = self.py_max(self.py_min(p_hi, _c(709.79), True), _c(-745.2), True)
         k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
         r_hi = self._muladd(k, _c(-LN2_HI), clamped)  # exact: |k| <= 1075 has 11 bits, LN2_HI 32
@@ -280,8 +334,7 @@ class VectorMath:
         c = b.fadd(b.fsub(r_hi, r), r_lo)  # what rounding r lost (|r_hi| >= |r_lo|)
         poly = self._exp_poly(r)
         poly = self._muladd(poly, c, poly)  # exp(r + c) = exp(r) (1 + c)
-        magnitude = self._exp_finish(p_hi, k, r, 709.782712893384, -745.2, poly=poly)
-        return self._fallback("pow", x, magnitude, y)
+        return self._exp_finish(p_hi, k, r, 709.782712893384, -745.2, poly=poly)
 
     def _log2parts(self, ax):
         """log(ax) = hi + lo for a positive finite ax (subnormal too), to about 2**-68: ax =
@@ -936,7 +989,7 @@ FALLBACK_TESTS = {
     "sin": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
     "cos": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
     "tan": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
-    # erfc: x > ERFC_INLINE or NaN (erfc's tail: 1 - erf cancels)
+    # erfc: x > ERFC_LIBM (results near the subnormals) or NaN
     "erfc": (1, "  %bad = fcmp ugt {T} %x, {erfc}\n"),
     # pow: not (0 < x < inf and |y| < inf); NaNs compare false
     "pow": (2, "  %p = fcmp ogt {T} %x, {zero}\n  %q = fcmp olt {T} %x, {inf}\n"
@@ -947,7 +1000,7 @@ FALLBACK_TESTS = {
 
 def _bad_test(name: str, lanes: int) -> str:
     """``FALLBACK_TESTS[name]``'s IR for scalars (``lanes`` 0) or vectors of ``lanes``."""
-    inf, domain, erfc = "0x7FF0000000000000", f"{TRIG_DOMAIN:e}", f"{ERFC_INLINE:e}"
+    inf, domain, erfc = "0x7FF0000000000000", f"{TRIG_DOMAIN:e}", f"{ERFC_LIBM:e}"
     if not lanes:
         return FALLBACK_TESTS[name][1].format(T="double", S="f64", B="i1", inf=inf, domain=domain,
                                               erfc=erfc, zero="0.0", true="true")
