@@ -1,6 +1,6 @@
 """Vector math against libm, NumPy's ufuncs and the memory-bandwidth bound: per function and in chains.
 
-    python benchmarks/vector_math.py [elements] [repeats] [--functions | --chains]
+    python benchmarks/vector_math.py [elements] [repeats] [--functions | --chains | --programs] [--only=tan,sinh]
 
 **Per function** (``elements`` float64 values, default 8M): ``out[i] = f(x[i])`` (``x[i] ** y[i]``,
 ``atan2(x[i], y[i])``) compiled by polyfuse with its inline vector math and with
@@ -13,6 +13,9 @@ distance from libm in ulp over the first 200,000 elements (Python's ``math``: gl
 ``tanh``), GELU in erf form, the sigmoid ``1 / (1 + exp(-x))``, ``sin(x) * cos(y) + 0.5`` and
 ``x ** y * 0.5``.  polyfuse (vector_math on and off) and numba ``@njit`` compile the same loop
 function; NumPy and ``jax.jit`` (float64, where installed) run the array form.
+
+**Programs**: one NumPy program per group of functions (tan; sinh/cosh; arcsin; arctanh/arcsinh;
+cbrt; erfc), the same function compiled by polyfuse (vector_math on and off) and run by NumPy.
 
 The bound is bytes moved / STREAM triad bandwidth, the triad compiled by polyfuse on the same
 threads (polyfuse/bench/limits.py's kernel); x bound = time / bound.  Min of ``repeats`` (default
@@ -162,6 +165,74 @@ def atan2_loop(x, y, out):
         out[i] = math.atan2(x[i], y[i])
 
 
+def tan_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.tan(x[i])
+
+
+def sinh_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.sinh(x[i])
+
+
+def cosh_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.cosh(x[i])
+
+
+def atan_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.atan(x[i])
+
+
+def asin_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.asin(x[i])
+
+
+def acos_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.acos(x[i])
+
+
+def atanh_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.atanh(x[i])
+
+
+def asinh_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.asinh(x[i])
+
+
+def acosh_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.acosh(x[i])
+
+
+def cbrt_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.cbrt(x[i])
+
+
+def erfc_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.erfc(x[i])
+
+
+def hypot_loop(x, y, out):
+    for i in range(x.shape[0]):
+        out[i] = math.hypot(x[i], y[i])
+
+
+def _erfc_ufunc():
+    try:
+        from scipy.special import erfc
+    except ImportError:
+        return None
+    return erfc
+
+
 #: name -> (loop, NumPy ufunc (None: SciPy's or none), libm, argument ranges (log-uniform if "log"))
 FUNCTIONS = {
     "exp": (exp_loop, np.exp, math.exp, [(-700, 700)]),
@@ -177,6 +248,18 @@ FUNCTIONS = {
     "erf": (erf_loop, None, math.erf, [(-4, 4)]),
     "pow": (pow2_loop, np.power, math.pow, [(0.01, 100), (-20, 20)]),
     "atan2": (atan2_loop, np.arctan2, math.atan2, [(-10, 10), (-10, 10)]),
+    "tan": (tan_loop, np.tan, math.tan, [(-100, 100)]),
+    "sinh": (sinh_loop, np.sinh, math.sinh, [(-20, 20)]),
+    "cosh": (cosh_loop, np.cosh, math.cosh, [(-20, 20)]),
+    "atan": (atan_loop, np.arctan, math.atan, [(-10, 10)]),
+    "asin": (asin_loop, np.arcsin, math.asin, [(-1, 1)]),
+    "acos": (acos_loop, np.arccos, math.acos, [(-1, 1)]),
+    "atanh": (atanh_loop, np.arctanh, math.atanh, [(-0.999, 0.999)]),
+    "asinh": (asinh_loop, np.arcsinh, math.asinh, [(-10, 10)]),
+    "acosh": (acosh_loop, np.arccosh, math.acosh, [(1, 20)]),
+    "cbrt": (cbrt_loop, np.cbrt, math.cbrt, [(-100, 100)]),
+    "erfc": (erfc_loop, None, math.erfc, [(-3, 3)]),  # half the lanes (x > 15/32) call libm
+    "hypot": (hypot_loop, np.hypot, math.hypot, [(-100, 100), (-100, 100)]),
 }
 
 
@@ -230,7 +313,7 @@ def functions_table(n: int, repeats: int, bandwidth: float) -> None:
     print(f"\nper function ({n} float64 elements; bytes moved 16 per element, 24 with two arguments)")
     print(f"  {'function':8s} {'polyfuse ms':>11s} {'GB/s':>6s} {'x bound':>8s} {'libm ms':>9s} {'numpy ms':>9s}"
           f" {'np/pf':>6s} {'max ulp':>8s}  load")
-    for name in FUNCTIONS:
+    for name in ONLY or FUNCTIONS:
         function_row(name, rng, n, repeats, bandwidth)
 
 
@@ -240,7 +323,7 @@ def function_row(name: str, rng, n: int, repeats: int, bandwidth: float) -> None
     out, scratch = np.empty(n), np.empty(n)
     fast, slow = polyfuse.kernel(loop), polyfuse.kernel(loop, vector_math=False)
     calls = {"pf": lambda: fast(*inputs, out), "libm": lambda: slow(*inputs, out)}
-    ufunc = ufunc or (_erf_ufunc() if name == "erf" else None)
+    ufunc = ufunc or {"erf": _erf_ufunc, "erfc": _erfc_ufunc}.get(name, lambda: None)()
     if ufunc is not None:
         calls["numpy"] = lambda: ufunc(*inputs, out=scratch)
     with np.errstate(all="ignore"):
@@ -251,6 +334,85 @@ def function_row(name: str, rng, n: int, repeats: int, bandwidth: float) -> None
     pf, numpy_ms = times["pf"], times.get("numpy", math.nan)
     print(f"  {name:8s} {pf:11.2f} {nbytes / (pf * 1e-3) / 1e9:6.1f} {pf / bound_ms:8.2f} {times['libm']:9.2f}"
           f" {numpy_ms:9.2f} {numpy_ms / pf:6.2f} {max_ulp(out, libm, *inputs):8.1f}  {load()}")
+
+
+def tan_slope(x, out):
+    """tan: heights from angles, d tan(x) + h."""
+    out[:] = 120.0 * np.tan(x) + 1.5
+
+
+def catenary(x, out):
+    """sinh, cosh: a cable's height and slope, a cosh(x/a) - a + sinh(x/a)."""
+    out[:] = 40.0 * np.cosh(x / 40.0) - 40.0 + np.sinh(x / 40.0)
+
+
+def haversine(lat1, lon1, lat2, lon2, out):
+    """arcsin (with sin, cos): great-circle distances."""
+    a = np.sin((lat2 - lat1) / 2) ** 2 + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
+    out[:] = 2 * 6371.0 * np.arcsin(np.sqrt(a))
+
+
+def fisher_z(r, out):
+    """arctanh, arcsinh: Fisher's z of correlations plus an asinh transform."""
+    out[:] = np.arctanh(r) + np.arcsinh(r * 10.0)
+
+
+def lab_f(t, out):
+    """cbrt: CIELAB's f(t)."""
+    out[:] = np.where(t > 0.008856, np.cbrt(t), 7.787 * t + 16.0 / 116.0)
+
+
+def normal_cdf(x, out):
+    """erfc: the normal CDF 0.5 erfc(-x / sqrt 2); a loop (NumPy has no erfc), NumPy's row runs it
+    elementwise with SciPy's erfc where installed."""
+    for i in range(x.shape[0]):
+        out[i] = 0.5 * math.erfc(-x[i] * 0.7071067811865476)
+
+
+def _normal_cdf_numpy(x, out):
+    erfc = _erfc_ufunc()
+    if erfc is None:
+        return normal_cdf(x, out)
+    np.multiply(erfc(-x * 0.7071067811865476), 0.5, out=out)
+
+
+#: name -> (program, argument ranges, NumPy's version (None: the program itself))
+PROGRAMS = {
+    "tan_slope": (tan_slope, [(-1.5, 1.5)], None),
+    "catenary": (catenary, [(-100, 100)], None),
+    "haversine": (haversine, [(-1.5, 1.5)] * 4, None),
+    "fisher_z": (fisher_z, [(-0.99, 0.99)], None),
+    "lab_f": (lab_f, [(0, 1)], None),
+    "normal_cdf": (normal_cdf, [(-4, 4)], _normal_cdf_numpy),
+}
+
+
+def programs_table(n: int, repeats: int, bandwidth: float) -> None:
+    """One NumPy program per group of the functions added in session 17: polyfuse (vector_math
+    on and off) against NumPy running the same program (max relative difference from NumPy's)."""
+    rng = np.random.default_rng(1)
+    print(f"\nprograms ({n} float64 elements): ms, np/pf = NumPy time / polyfuse time")
+    print(f"  {'program':11s} {'polyfuse':>9s} {'libm':>9s} {'numpy':>9s} {'np/pf':>6s} {'x bound':>8s}"
+          f" {'max rel diff':>12s}  load")
+    for name in PROGRAMS:
+        program_row(name, rng, n, repeats, bandwidth)
+
+
+def program_row(name: str, rng, n: int, repeats: int, bandwidth: float) -> None:
+    program, ranges, numpy_version = PROGRAMS[name]
+    inputs = tuple(rng.uniform(*r, n) for r in ranges)
+    out, reference = np.empty(n), np.empty(n)
+    fast, slow = polyfuse.kernel(program), polyfuse.kernel(program, vector_math=False)
+    plain = numpy_version or program
+    with np.errstate(all="ignore"):
+        times = interleaved({"pf": lambda: fast(*inputs, out), "libm": lambda: slow(*inputs, out),
+                             "numpy": lambda: plain(*inputs, reference)}, repeats)
+        fast(*inputs, out)
+        plain(*inputs, reference)
+    diff = np.max(np.abs(out - reference) / np.maximum(np.abs(reference), 1e-300))
+    bound_ms = 8 * n * (len(inputs) + 1) / (bandwidth * 1e9) * 1e3
+    print(f"  {name:11s} {times['pf']:9.2f} {times['libm']:9.2f} {times['numpy']:9.2f}"
+          f" {times['numpy'] / times['pf']:6.2f} {times['pf'] / bound_ms:8.2f} {diff:12.2e}  {load()}")
 
 
 CHAINS = (("gelu_tanh", gelu_loop, gelu_array, 1), ("gelu_erf", gelu_erf_loop, gelu_erf_array, 1),
@@ -310,9 +472,15 @@ def main(n: int = 1 << 23, repeats: int = 7, which: str = "both") -> None:
         functions_table(n, repeats, bandwidth)
     if which in ("both", "--chains"):
         chains_table(n, repeats, bandwidth)
+    if which in ("both", "--programs"):
+        programs_table(n, repeats, bandwidth)
+
+
+ONLY: list[str] = []  # --only=tan,sinh: these rows of the per-function table
 
 
 if __name__ == "__main__":
     numbers = [int(a) for a in sys.argv[1:] if not a.startswith("--")]
-    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    ONLY += [name for a in sys.argv[1:] if a.startswith("--only=") for name in a[7:].split(",")]
+    flags = [a for a in sys.argv[1:] if a.startswith("--") and not a.startswith("--only=")]
     main(*numbers[:2], *(flags[:1] or ["both"]))

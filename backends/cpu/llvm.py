@@ -430,7 +430,7 @@ def interleave_math_loops(text: str) -> str:
 
 
 def link_fallbacks(parsed, module: ll.Module, triple: str) -> None:
-    """Link in the libm fallbacks that inline sin/cos/pow call (vector_math.fallback_module), before
+    """Link in the libm fallbacks that inline sin/cos/tan/erfc/pow call (vector_math.fallback_module), before
     the optimiser runs so that the loop vectorizer sees their vector variants."""
     names = [name[len(FALLBACK):] for name in module.globals if name.startswith(FALLBACK)]
     if not names:

@@ -308,14 +308,20 @@ class ExprEmitter(VectorMath):
 
     def np_logaddexp(self, args, kind):
         """numpy's npy_logaddexp: x == y gives x + ln 2 (also for infinities), otherwise the larger
-        plus log1p(exp(-|x - y|)); NaN propagates."""
+        plus log1p(exp(-|x - y|)); NaN propagates.  Inline exp and log1p where inline math pays
+        (``_vectorizable_math``), libm's otherwise."""
         x, y = args
         b, zero = self.b, ll.Constant(x.type, 0.0)
         tmp = b.fsub(x, y)
-        right = b.fadd(x, self.libm("log1p", [self._intrinsic("llvm.exp", [b.fneg(tmp)])]))
-        left = b.fadd(y, self.libm("log1p", [self._intrinsic("llvm.exp", [tmp])]))
-        value = b.select(b.fcmp_ordered(">", tmp, zero), right,
-                         b.select(b.fcmp_ordered("<=", tmp, zero), left, tmp))
+        if self._vectorizable_math():  # one inline exp and log1p: the same terms, selected first
+            larger = b.select(b.fcmp_ordered(">", tmp, zero), x, y)
+            gap = b.fneg(self._intrinsic("llvm.fabs", [tmp]))  # a NaN stays NaN through both
+            value = b.fadd(larger, self.inline_math("log1p", self.inline_math("exp", gap)))
+        else:
+            right = b.fadd(x, self.libm("log1p", [self._intrinsic("llvm.exp", [b.fneg(tmp)])]))
+            left = b.fadd(y, self.libm("log1p", [self._intrinsic("llvm.exp", [tmp])]))
+            value = b.select(b.fcmp_ordered(">", tmp, zero), right,
+                             b.select(b.fcmp_ordered("<=", tmp, zero), left, tmp))
         ln2 = ll.Constant(x.type, math.log(2.0))
         return b.select(b.fcmp_ordered("==", x, y), b.fadd(x, ln2), value)
 

@@ -6,12 +6,15 @@ straight-line arithmetic (range reduction, a polynomial, the exponent from the b
 for the special values), computed in float64 also for float32 arguments.  Each has a measured
 bound against libm (tests/backends/cpu/test_vector_*.py, docs/performance.md).
 
-``sin``/``cos`` reduce exactly only for |x| <= ``TRIG_DOMAIN``; outside it (and for inf/NaN) the
-element calls libm, and so does ``x ** y`` outside 0 < x < inf with a finite y.  That call sits in a small helper (``fallback_module``) that LLVM sees as a
-pure function with vector variants (the ``vector-function-abi-variant`` attribute), so the loop
-still vectorizes: a vector of arguments checks its lanes once and only a lane outside the domain
-pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too (``inline_power``), and
-``x ** y`` of two floats (``_vm_pow``: exp of y times a double-double log).
+``sin``/``cos``/``tan`` reduce exactly only for |x| <= ``TRIG_DOMAIN``; outside it (and for
+inf/NaN) the element calls libm, and so do ``x ** y`` outside 0 < x < inf with a finite y and
+``erfc`` above ``ERFC_LIBM`` (its far tail).  That call sits in a small helper (``fallback_module``)
+that LLVM sees as a pure function with vector variants (the ``vector-function-abi-variant``
+attribute), so the loop still vectorizes: a vector of arguments checks its lanes once and only a
+lane outside the domain pays the libm call.  ``x ** n`` for a constant n of 2..4 is here too
+(``inline_power``), and ``x ** y`` of two floats (``_vm_pow``: exp of y times a double-double log).
+The hyperbolic and inverse functions reuse these kernels (exp's reduction for sinh/cosh, fdlibm's
+atan for atan/asin/acos, log and log1p's correction for asinh/acosh/atanh); cbrt is fdlibm's.
 """
 
 from __future__ import annotations
@@ -72,6 +75,43 @@ PI = (3.1415926535897931160e+00, 1.2246467991473531772e-16)  # pi in two parts
 ATAN_NARROW = (0.9999999996147206, -0.3333332366695705, 0.19999595880691465, -0.1427904865761651,
                0.11053785944338651, -0.08796121064441012, 0.0671012038038373, -0.044273740659495596,
                0.022203504144988184, -0.007166183107489885, 0.0010844955208328746)
+#: fdlibm's __kernel_tan: tan(x) = x + x**3 T(x**2) on |x| < TAN_SPLIT (and pi/4 - |x| above it)
+TAN = (3.33333333333334091986e-01, 1.33333333333201242699e-01, 5.39682539762260521377e-02,
+       2.18694882948595424599e-02, 8.86323982359930005737e-03, 3.59207910759131235356e-03,
+       1.45620945432529025516e-03, 5.88041240820264096874e-04, 2.46463134818469906812e-04,
+       7.81794442939557092300e-05, 7.14072491382608190305e-05, -1.85586374855275456654e-05,
+       2.59073051863633712884e-05)
+PIO4 = (7.85398163397448278999e-01, 3.06161699786838301793e-17)
+TAN_SPLIT = 0.6743316650390625  # fdlibm's high word 0x3FE59428
+#: sinh(a) = a + a z P(z), z = a**2, on a < SINH_TAYLOR: Taylor's 1/3!, 1/5!, ..., 1/21! (the next
+#: term is under 2e-20 relative at a = 1)
+SINH_TAYLOR = 1.0
+SINH = tuple(1.0 / math.factorial(n) for n in range(3, 22, 2))
+#: fdlibm's s_cbrt (FreeBSD): the exponent's thirds (B1, and B2 for a subnormal scaled by 2**54),
+#: and P with |1/cbrt(x) - P(x)| < 2**-23.5 for the first refinement
+CBRT_B1, CBRT_B2 = 715094163, 696219795
+CBRT = (1.87595182427177009643, -1.88497979543377169875, 1.621429720105354466140,
+        -0.758397934778766047437, 0.145996192886612446982)
+#: erfc(x) = 1 - erf(x) inline up to here (erfc(15/32) = 0.507: the difference keeps erf's
+#: absolute error within an ulp of the result); above it erfc(x) = t exp(-x**2 + P(t)), t = 2/(2 + x)
+#: (Numerical Recipes' erfccheb form), up to ERFC_LIBM (where results approach the subnormals),
+#: beyond that (and NaN) the lane calls libm.  P: mpmath.chebyfit at 200 bits of degree 25 in
+#: u = t ERFC_U[0] + ERFC_U[1] (u in [-1, 1] for x in [15/32, 26]; the fit is of the t that the
+#: rounded ERFC_U map to u), lowest degree first, c0 and c1 in two parts (``ERFC_FAR_LO``): within
+#: 2.5e-18 of log(erfc(x) / t) + x**2
+ERFC_INLINE, ERFC_LIBM = 0.46875, 26.0
+ERFC_FAR = (-0.7507252370182613, 0.48719229976810213, 0.03439692533095372, -0.01654854380096225,
+            -0.004346262663074974, 0.001520868399445213, 0.0005768975172103579,
+            -0.00022333577980477906, -7.71372792014468e-05, 4.125812728372152e-05,
+            8.642517361999075e-06, -7.99501132208438e-06, -3.35727899586553e-07,
+            1.423699560984294e-06, -1.9878909657800054e-07, -2.022999970456306e-07,
+            7.66321730271047e-08, 1.5555452762955148e-08, -1.6289870729020542e-08,
+            1.8962039318097575e-09, 2.0817608404059096e-09, -9.064950034418453e-10,
+            -9.697812369046903e-11, 1.4872701103863626e-10, -8.086245513189667e-12,
+            -1.0231963036790674e-11)
+ERFC_FAR_LO = (3.530382792985319e-17, -2.7441714954144768e-17)  # c0, c1's roundings
+ERFC_U = (2.707466340269278, -1.193390452876377)
+BIG_LOG = 2.0 ** 1000  # asinh/acosh above it: log(x) + ln2 (2x would overflow)
 FALLBACK = "polyfuse.vm.fallback."  # + libm name: the helper that calls libm outside the domain
 VECTOR_WIDTHS = (2, 4, 8, 16)
 SHIFTER = 6755399441055744.0  # 1.5 * 2**52: SHIFTER + n for an integer |n| < 2**51 holds n in its low bits
@@ -223,6 +263,44 @@ class VectorMath:
         result = b.select(b.fcmp_ordered("<", a, _c(1.0)), small, self._muladd(b.fneg(e), tail, _c(1.0)))
         return self._intrinsic("llvm.copysign", [result, wide])
 
+    def _vm_erfc(self, wide):
+        """1 - erf(x) (1 + erf(|x|) for x < 0, 2 from x = -6 on) for x <= ERFC_INLINE, where it
+        does not cancel; above it ``_erfc_far``.  Beyond ERFC_LIBM (and NaN) the lane calls libm
+        (``FALLBACK_TESTS``: the loop still vectorizes)."""
+        b = self.b
+        near = b.fsub(_c(1.0), self._vm_erf(wide))
+        a = self.py_max(self.py_min(wide, _c(ERFC_LIBM), True), _c(ERFC_INLINE), True)
+        value = b.select(b.fcmp_ordered("<=", wide, _c(ERFC_INLINE)), near, self._erfc_far(a))
+        return self._fallback("erfc", wide, value)
+
+    def _erfc_far(self, a):
+        """t exp(-a**2 + P(u)), t = 2 / (2 + a), u = t ERFC_U[0] + ERFC_U[1] (``ERFC_FAR``), for
+        ERFC_INLINE <= a <= ERFC_LIBM.  An absolute error in the exponent is a relative one in
+        the result, so t and u are carried in two parts, P's last two Horner steps too (with c0,
+        c1 in two parts), u's low part through P'(u) ~ c1 + 2 c2 u, and the exponent's parts
+        (a**2 = h + l by fma, the sums by two-sum) go to ``_exp_of_sum``; t's low part is a
+        factor 1 + t_lo / t folded into the same low part."""
+        b = self.b
+        d, d_lo = self._two_sum(a, _c(2.0))
+        t = b.fdiv(_c(2.0), d)
+        t_lo = b.fdiv(b.fsub(self._intrinsic("llvm.fma", [b.fneg(t), d, _c(2.0)]), b.fmul(t, d_lo)), d)
+        p = b.fmul(t, _c(ERFC_U[0]))
+        u, u_lo = self._two_sum(p, _c(ERFC_U[1]))
+        u_lo = b.fadd(u_lo, self._muladd(t_lo, _c(ERFC_U[0]), self._intrinsic("llvm.fma", [t, _c(ERFC_U[0]), b.fneg(p)])))
+        rest = b.fmul(u, self._polynomial(ERFC_FAR[2:], u))  # u (c2 + c3 u + ...)
+        q, q_lo = self._two_sum(_c(ERFC_FAR[1]), rest)
+        q_lo = b.fadd(q_lo, _c(ERFC_FAR_LO[1]))
+        product = b.fmul(u, q)  # u (c1 + u (...)) in two parts
+        product_lo = self._muladd(u, q_lo, self._intrinsic("llvm.fma", [u, q, b.fneg(product)]))
+        h = b.fmul(a, a)
+        e, e_lo = self._two_sum(b.fneg(h), _c(ERFC_FAR[0]))
+        e, e_lo2 = self._two_sum(e, product)
+        slope = self._muladd(u, _c(2.0 * ERFC_FAR[2]), _c(ERFC_FAR[1]))  # P'(u) to first order
+        low = b.fadd(b.fadd(e_lo, e_lo2), b.fadd(product_lo, _c(ERFC_FAR_LO[0])))
+        low = b.fadd(low, self._muladd(slope, u_lo, b.fmul(t_lo, b.fmul(d, _c(0.5)))))  # t_lo / t = t_lo d / 2
+        low = b.fsub(low, self._intrinsic("llvm.fma", [a, a, b.fneg(h)]))
+        return b.fmul(t, self._exp_of_sum(e, low))
+
     def _polynomial(self, coefficients, x):
         """Horner's rule, lowest degree first."""
         value = _c(coefficients[-1])
@@ -242,6 +320,12 @@ class VectorMath:
         hi, lo = self._log2parts(ax)
         p_hi = b.fmul(y, hi)
         p_lo = self._muladd(y, lo, self._intrinsic("llvm.fma", [y, hi, b.fneg(p_hi)]))
+        return self._fallback("pow", x, self._exp_of_sum(p_hi, p_lo), y)
+
+    def _exp_of_sum(self, p_hi, p_lo):
+        """exp(p_hi + p_lo) for |p_lo| far below an ulp of p_hi: exp's reduction of p_hi with
+        p_lo carried into r, exp(r + c) as exp(r) (1 + c); overflow and underflow as exp's."""
+        b = self.b
         clamped = self.py_max(self.py_min(p_hi, _c(709.79), True), _c(-745.2), True)
         k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
         r_hi = self._muladd(k, _c(-LN2_HI), clamped)  # exact: |k| <= 1075 has 11 bits, LN2_HI 32
@@ -250,8 +334,7 @@ class VectorMath:
         c = b.fadd(b.fsub(r_hi, r), r_lo)  # what rounding r lost (|r_hi| >= |r_lo|)
         poly = self._exp_poly(r)
         poly = self._muladd(poly, c, poly)  # exp(r + c) = exp(r) (1 + c)
-        magnitude = self._exp_finish(p_hi, k, r, 709.782712893384, -745.2, poly=poly)
-        return self._fallback("pow", x, magnitude, y)
+        return self._exp_finish(p_hi, k, r, 709.782712893384, -745.2, poly=poly)
 
     def _log2parts(self, ax):
         """log(ax) = hi + lo for a positive finite ax (subnormal too), to about 2**-68: ax =
@@ -414,14 +497,7 @@ class VectorMath:
         ``narrow`` (a float32 argument, the result rounded to float32): the first piece of the
         reduction only and shorter polynomials (``_narrow_kernels``), about half the work."""
         b = self.b
-        outside = b.fcmp_unordered(">", self._intrinsic("llvm.fabs", [wide]), _c(TRIG_DOMAIN))
-        x = b.select(outside, _c(0.0), wide)  # keeps the reduction finite; the value is replaced
-        if narrow:
-            y0, n = self._reduce_pio2_once(x)
-            sin_r, cos_r = self._narrow_kernels(y0)
-        else:
-            y0, y1, n = self._reduce_pio2(x)
-            sin_r, cos_r = self._sin_kernel(y0, y1), self._cos_kernel(y0, y1)
+        sin_r, cos_r, n = self._reduced(wide, narrow)
         quadrant = b.and_(self._int_of(n), ll.Constant(I64, 3))
         if name == "cos":
             quadrant = b.add(quadrant, ll.Constant(I64, 1))  # cos(x) = sin(x + pi/2)
@@ -432,6 +508,74 @@ class VectorMath:
         if name == "sin":
             value = b.select(b.fcmp_ordered("==", wide, _c(0.0)), wide, value)  # keeps -0.0
         return self._fallback(name, wide, value)
+
+    def _reduced(self, wide, narrow: bool):
+        """(sin(r), cos(r), n) for wide = n pi/2 + r, |r| <= pi/4; 0's where |wide| > TRIG_DOMAIN
+        or NaN (those lanes call libm)."""
+        b = self.b
+        outside = b.fcmp_unordered(">", self._intrinsic("llvm.fabs", [wide]), _c(TRIG_DOMAIN))
+        x = b.select(outside, _c(0.0), wide)  # keeps the reduction finite; the value is replaced
+        if narrow:
+            y0, n = self._reduce_pio2_once(x)
+            sin_r, cos_r = self._narrow_kernels(y0)
+        else:
+            y0, y1, n = self._reduce_pio2(x)
+            sin_r, cos_r = self._sin_kernel(y0, y1), self._cos_kernel(y0, y1)
+        return sin_r, cos_r, n
+
+    def _vm_tan(self, wide):
+        return self._tan(wide)
+
+    def _vm_tan_narrow(self, wide):
+        return self._tan(wide, narrow=True)
+
+    def _tan(self, wide, *, narrow: bool = False):
+        """sin(r) / cos(r) from ``_trig``'s one reduction, -cos(r) / sin(r) in an odd quadrant
+        (numerator and denominator selected per lane: one division); -0.0 kept, libm outside
+        |x| <= TRIG_DOMAIN as sin's.  float64 takes fdlibm's tangent kernel instead (``_tan_kernel``)."""
+        b = self.b
+        if narrow:
+            sin_r, cos_r, n = self._reduced(wide, narrow)
+            odd = b.trunc(self._int_of(n), ll.IntType(1))
+            value = b.fdiv(b.select(odd, b.fneg(cos_r), sin_r), b.select(odd, sin_r, cos_r))
+        else:
+            outside = b.fcmp_unordered(">", self._intrinsic("llvm.fabs", [wide]), _c(TRIG_DOMAIN))
+            y0, y1, n = self._reduce_pio2(b.select(outside, _c(0.0), wide))
+            value = self._tan_kernel(y0, y1, b.trunc(self._int_of(n), ll.IntType(1)))
+        value = b.select(b.fcmp_ordered("==", wide, _c(0.0)), wide, value)  # keeps -0.0
+        return self._fallback("tan", wide, value)
+
+    def _tan_kernel(self, x, y, odd):
+        """fdlibm's __kernel_tan(x, y, odd ? -1 : 1): tan(x + y), or -1 / tan(x + y) for an odd
+        quadrant, |x + y| <= pi/4, < 1 ulp.  From |x| = TAN_SPLIT on it works on pi/4 - |x| and
+        tan(pi/4 - t) = (1 - tan t) / (1 + tan t) (its form 1 - 2 (x - (w**2 / (w + 1) - r)));
+        the odd quadrant's -1 / w below it in two parts; the two cases share one division."""
+        b = self.b
+        big = b.fcmp_ordered(">=", self._intrinsic("llvm.fabs", [x]), _c(TAN_SPLIT))
+        negative = b.fcmp_ordered("<", x, _c(0.0))
+        sign = b.select(negative, _c(-1.0), _c(1.0))
+        x = b.select(big, b.fadd(b.fsub(_c(PIO4[0]), b.fmul(sign, x)), b.fsub(_c(PIO4[1]), b.fmul(sign, y))), x)
+        y = b.select(big, _c(0.0), y)
+        z = b.fmul(x, x)
+        w = b.fmul(z, z)
+        r = self._polynomial(TAN[1::2], w)
+        v = b.fmul(z, self._polynomial(TAN[2::2], w))
+        s = b.fmul(z, x)
+        r = b.fadd(y, b.fmul(z, b.fadd(b.fmul(s, b.fadd(r, v)), y)))
+        r = b.fadd(r, b.fmul(_c(TAN[0]), s))
+        w = b.fadd(x, r)
+        iy = b.select(odd, _c(-1.0), _c(1.0))
+        # big: w**2 / (w + iy); small and odd: -1 / w
+        quotient = b.fdiv(b.select(big, b.fmul(w, w), _c(-1.0)), b.select(big, b.fadd(w, iy), w))
+        large = b.fmul(sign, b.fsub(iy, b.fmul(_c(2.0), b.fsub(x, b.fsub(quotient, r)))))
+        # -1 / w accurately: t = the quotient with its low 32 bits cleared, w = hi + v exactly
+        mask = ll.Constant(I64, 0xFFFFFFFF00000000)
+        hi = b.bitcast(b.and_(b.bitcast(w, I64), mask), F64)
+        v = b.fsub(r, b.fsub(hi, x))
+        t = b.bitcast(b.and_(b.bitcast(quotient, I64), mask), F64)
+        e = self._muladd(t, hi, _c(1.0))
+        inverse = b.fadd(t, b.fmul(quotient, b.fadd(e, b.fmul(t, v))))
+        return b.select(big, large, b.select(odd, inverse, w))
 
     def _reduce_pio2(self, x):
         b = self.b
@@ -529,6 +673,15 @@ class VectorMath:
         t = 0 or NaN, which those selects and the swap make right)."""
         b = self.b
         ay, ax = self._intrinsic("llvm.fabs", [y]), self._intrinsic("llvm.fabs", [x])
+        a = self._atan_ratio_narrow(ay, ax)
+        negative_x = b.icmp_signed("<", b.bitcast(x, I64), ll.Constant(I64, 0))
+        a = b.select(negative_x, b.fsub(_c(math.pi), a), a)
+        return self._atan2_specials(a, y, x, ay, ax, negative_x)
+
+    def _atan_ratio_narrow(self, ay, ax):
+        """atan(ay / ax) in [0, pi/2] for ay, ax >= 0, to ~4e-10 relative (float32 results):
+        t = min / max in [0, 1] (one division), ``ATAN_NARROW``, pi/2 minus it where ay > ax."""
+        b = self.b
         steep = b.fcmp_ordered(">", ay, ax)
         t = b.fdiv(b.select(steep, ax, ay), b.select(steep, ay, ax))
         z = b.fmul(t, t)
@@ -536,10 +689,7 @@ class VectorMath:
         for c in reversed(ATAN_NARROW[:-1]):
             q = self._muladd(z, q, _c(c))
         a = b.fmul(t, q)
-        a = b.select(steep, b.fsub(_c(math.pi / 2), a), a)
-        negative_x = b.icmp_signed("<", b.bitcast(x, I64), ll.Constant(I64, 0))
-        a = b.select(negative_x, b.fsub(_c(math.pi), a), a)
-        return self._atan2_specials(a, y, x, ay, ax, negative_x)
+        return b.select(steep, b.fsub(_c(math.pi / 2), a), a)
 
     def _atan2_specials(self, z, y, x, ay, ax, negative_x):
         """C99's atan2 table where the quotient says nothing, over ``z`` (atan2 of |y| and x):
@@ -583,6 +733,214 @@ class VectorMath:
             s2 = self._muladd(w, s2, _c(c))
         total = b.fadd(b.fmul(z, s1), b.fmul(w, s2))
         return b.fsub(hi, b.fsub(b.fsub(b.fmul(r, total), lo), r))
+
+    # ---- sinh and cosh -------------------------------------------------------------------
+    def _vm_sinh(self, wide):
+        """sinh(|x|) with the sign of x put back (-0.0 stays): below SINH_TAYLOR a + a z P(z),
+        z = a**2 (``SINH``), no cancellation; from it E - 1/(4E), E = exp(a) / 2 (``_half_exp``,
+        which overflows where sinh does; a NaN propagates)."""
+        b = self.b
+        a = self._intrinsic("llvm.fabs", [wide])
+        z = b.fmul(a, a)
+        small = self._muladd(b.fmul(a, z), self._polynomial(SINH, z), a)
+        e = self._half_exp(a)
+        large = b.fsub(e, b.fdiv(_c(0.25), e))
+        result = b.select(b.fcmp_ordered("<", a, _c(SINH_TAYLOR)), small, large)
+        return self._intrinsic("llvm.copysign", [result, wide])
+
+    def _vm_cosh(self, wide):
+        """E + 1/(4E), E = exp(|x|) / 2 (``_half_exp``): two positive terms, no cancellation."""
+        e = self._half_exp(self._intrinsic("llvm.fabs", [wide]))
+        return self.b.fadd(e, self.b.fdiv(_c(0.25), e))
+
+    def _half_exp(self, a):
+        """exp(a) / 2 for a >= 0 or NaN: exp's reduction of min(a, 720) and polynomial, times
+        2**(k - 1) in two halves (each a normal double), so the product overflows to inf exactly
+        where exp(a) / 2 does (a = 710.4759, not exp's 709.78)."""
+        b = self.b
+        clamped = self.py_min(a, _c(720.0), True)  # keeps a NaN
+        k = self._intrinsic("llvm.rint", [b.fmul(clamped, _c(1.4426950408889634))])
+        r = self._muladd(k, _c(-LN2_HI), clamped)  # exact: k <= 1039 has 11 bits, LN2_HI 32
+        r = self._muladd(k, _c(-LN2_LO), r)
+        k = b.fsub(k, _c(1.0))
+        half = self._intrinsic("llvm.floor", [b.fmul(k, _c(0.5))])
+        return b.fmul(b.fmul(self._exp_poly(r), self._pow2(half)), self._pow2(b.fsub(k, half)))
+
+    # ---- atan, asin, acos ----------------------------------------------------------------
+    def _vm_atan(self, wide):
+        """fdlibm's atan of |x| (``_atan_positive``: inf gives pi/2, a NaN propagates), the sign
+        of x put back."""
+        return self._intrinsic("llvm.copysign", [self._atan_positive(self._intrinsic("llvm.fabs", [wide])), wide])
+
+    def _vm_atan_narrow(self, wide):
+        """float32: ``_atan_ratio_narrow`` of |x| and 1, the sign put back."""
+        angle = self._atan_ratio_narrow(self._intrinsic("llvm.fabs", [wide]), _c(1.0))
+        return self._intrinsic("llvm.copysign", [angle, wide])
+
+    def _vm_asin(self, wide):
+        """atan2(|x|, sqrt(1 - x**2)), the sign put back: 1 - x**2 rounded once (``llvm.fma``),
+        so near |x| = 1 it is exact as 1 - |x| would be; |x| = 1 gives a quotient of inf (pi/2),
+        |x| > 1 and NaN a NaN root."""
+        a = self._intrinsic("llvm.fabs", [wide])
+        angle = self._atan_positive(self.b.fdiv(a, self._cathetus(a)))
+        return self._intrinsic("llvm.copysign", [angle, wide])
+
+    def _vm_asin_narrow(self, wide):
+        a = self._intrinsic("llvm.fabs", [wide])
+        angle = self._atan_ratio_narrow(a, self._cathetus(a))
+        return self._intrinsic("llvm.copysign", [angle, wide])
+
+    def _vm_acos(self, wide):
+        """atan2(sqrt(1 - x**2), x): atan of the quotient by |x|, pi minus it (pi in two parts)
+        for x < 0; x = +-0 divides by zero (pi/2), |x| > 1 and NaN give a NaN root."""
+        b = self.b
+        a = self._intrinsic("llvm.fabs", [wide])
+        angle = self._atan_positive(b.fdiv(self._cathetus(a), a))
+        negative = b.fcmp_ordered("<", wide, _c(0.0))
+        return b.select(negative, b.fsub(_c(PI[0]), b.fsub(angle, _c(PI[1]))), angle)
+
+    def _vm_acos_narrow(self, wide):
+        b = self.b
+        a = self._intrinsic("llvm.fabs", [wide])
+        angle = self._atan_ratio_narrow(self._cathetus(a), a)
+        return b.select(b.fcmp_ordered("<", wide, _c(0.0)), b.fsub(_c(math.pi), angle), angle)
+
+    def _cathetus(self, a):
+        """sqrt(1 - a**2), 1 - a**2 by one ``llvm.fma`` (NaN for a > 1)."""
+        return self._intrinsic("llvm.sqrt", [self._intrinsic("llvm.fma", [self.b.fneg(a), a, _c(1.0)])])
+
+    # ---- asinh, acosh, atanh -------------------------------------------------------------
+    def _vm_asinh(self, wide):
+        """fdlibm's forms on a = |x|, the sign put back: a <= 2: log1p(a + a**2 / (1 + s)),
+        s = sqrt(1 + a**2); above: log(2a + 1 / (s + a)) (s overflowing to inf for a > 1e154
+        leaves 2a), and log(a) + ln2 from 2**1000 on.  One log for all (``_log1p_or_log``)."""
+        b = self.b
+        a = self._intrinsic("llvm.fabs", [wide])
+        s = self._intrinsic("llvm.sqrt", [self._intrinsic("llvm.fma", [a, a, _c(1.0)])])
+        # w = a + a**2 / (1 + s) in two parts: a**2 = h + l by fma, the quotient's error by fma,
+        # the sum's by two-sum
+        h, d = b.fmul(a, a), b.fadd(s, _c(1.0))
+        q = b.fdiv(h, d)
+        q_lo = b.fdiv(b.fadd(self._intrinsic("llvm.fma", [b.fneg(q), d, h]),
+                             self._intrinsic("llvm.fma", [a, a, b.fneg(h)])), d)
+        w, w_err = self._two_sum(a, q)
+        big = b.fcmp_ordered(">", a, _c(BIG_LOG))
+        u = b.select(big, a, self._muladd(_c(2.0), a, b.fdiv(_c(1.0), b.fadd(s, a))))
+        result = self._log1p_or_log(b.fcmp_ordered("<=", a, _c(2.0)), w, u, big, b.fadd(w_err, q_lo))
+        return self._intrinsic("llvm.copysign", [result, wide])
+
+    def _vm_acosh(self, wide):
+        """fdlibm's forms: x <= 2: log1p(t + sqrt(2t + t**2)), t = x - 1 (exact); above:
+        log(2x - 1 / (x + sqrt(x**2 - 1))), and log(x) + ln2 from 2**1000 on; NaN below 1."""
+        b = self.b
+        t = b.fsub(wide, _c(1.0))
+        # t**2 + 2t = v + v_lo (t**2 = h + l by fma, the sum's error by two-sum), sqrt(v + v_lo) =
+        # s + (v - s**2 + v_lo) / 2s, and w = t + s in two parts: near x = 1 w's rounding showed
+        h = b.fmul(t, t)
+        v, v_err = self._two_sum(b.fadd(t, t), h)
+        v_lo = b.fadd(v_err, self._intrinsic("llvm.fma", [t, t, b.fneg(h)]))
+        s = self._intrinsic("llvm.sqrt", [v])
+        s_lo = b.fdiv(b.fadd(self._intrinsic("llvm.fma", [b.fneg(s), s, v]), v_lo), b.fadd(s, s))
+        w, w_err = self._two_sum(t, s)
+        w_lo = b.fadd(w_err, s_lo)
+        root = self._intrinsic("llvm.sqrt", [self._intrinsic("llvm.fma", [wide, wide, _c(-1.0)])])
+        big = b.fcmp_ordered(">", wide, _c(BIG_LOG))
+        u = b.select(big, wide, self._muladd(_c(2.0), wide, b.fdiv(_c(-1.0), b.fadd(wide, root))))
+        result = self._log1p_or_log(b.fcmp_ordered("<=", wide, _c(2.0)), w, u, big, w_lo)
+        return b.select(b.fcmp_ordered("<", wide, _c(1.0)), _c(math.nan), result)
+
+    def _log1p_or_log(self, near, w, u, big, w_lo=None):
+        """log1p(w + w_lo) on the ``near`` lanes (``_vm_log1p``'s form: log(1 + w) plus what
+        rounding 1 + w lost, and w_lo, over 1 + w; w itself where 1 + w == 1), else log(u), plus
+        ln2 on the ``big`` lanes: one log for both."""
+        b = self.b
+        v = b.select(near, b.fadd(w, _c(1.0)), u)
+        log_v = self._vm_log(v)
+        lost = b.fsub(w, b.fsub(v, _c(1.0)))
+        lost = b.fdiv(lost if w_lo is None else b.fadd(lost, w_lo), v)
+        result = b.fadd(log_v, b.select(near, lost, b.select(big, _c(math.log(2.0)), _c(0.0))))
+        return b.select(b.and_(near, b.fcmp_ordered("==", v, _c(1.0))), w, result)
+
+    def _vm_atanh(self, wide):
+        """log1p(q) / 2 on a = |x|, q = 2a / (1 - a) in two parts (1 - a = d + d_lo exactly, the
+        division's error by ``llvm.fma``), log1p as ``_vm_log1p`` (log(1 + q) plus what rounding
+        1 + q lost) with q's low part added there; the sign put back.  a = 1 gives inf, a > 1 a
+        logarithm of a negative number (NaN), as does a NaN."""
+        b = self.b
+        a = self._intrinsic("llvm.fabs", [wide])
+        two_a = b.fadd(a, a)
+        d = b.fsub(_c(1.0), a)
+        d_lo = b.fsub(b.fsub(_c(1.0), d), a)  # exact: |a| <= 1 where it matters
+        q = b.fdiv(two_a, d)
+        q_lo = b.fdiv(b.fsub(self._intrinsic("llvm.fma", [b.fneg(q), d, two_a]), b.fmul(q, d_lo)), d)
+        u = b.fadd(q, _c(1.0))
+        lost = b.fdiv(b.fadd(b.fsub(q, b.fsub(u, _c(1.0))), q_lo), u)
+        result = b.fadd(self._vm_log(u), lost)
+        result = b.select(b.fcmp_ordered("==", u, _c(1.0)), q, result)
+        result = b.select(b.fcmp_ordered("==", a, _c(1.0)), _c(math.inf), result)
+        return self._intrinsic("llvm.copysign", [b.fmul(_c(0.5), result), wide])
+
+    # ---- cbrt ----------------------------------------------------------------------------
+    def _vm_cbrt(self, wide):
+        """fdlibm's cbrt (FreeBSD s_cbrt.c) on |x|, the sign put back: the high word's exponent
+        divided by 3 (an i32 division by a constant) for 5 bits, ``CBRT``'s polynomial to 23 bits,
+        rounded away from zero to 23 bits, one Newton step (< 0.667 ulp); 0, inf and NaN are x."""
+        b = self.b
+        i32 = ll.IntType(32)
+        a = self._intrinsic("llvm.fabs", [wide])
+        tiny = b.fcmp_ordered("<", a, _c(2.2250738585072014e-308))
+        high = b.trunc(b.lshr(b.bitcast(b.select(tiny, b.fmul(a, _c(2.0 ** 54)), a), I64), ll.Constant(I64, 32)), i32)
+        third = b.add(b.udiv(high, ll.Constant(i32, 3)),
+                      b.select(tiny, ll.Constant(i32, CBRT_B2), ll.Constant(i32, CBRT_B1)))
+        t = b.bitcast(b.shl(b.zext(third, I64), ll.Constant(I64, 32)), F64)
+        r = b.fmul(b.fmul(t, t), b.fdiv(t, a))
+        p = b.fadd(b.fadd(_c(CBRT[0]), b.fmul(r, b.fadd(_c(CBRT[1]), b.fmul(r, _c(CBRT[2]))))),
+                   b.fmul(b.fmul(b.fmul(r, r), r), b.fadd(_c(CBRT[3]), b.fmul(r, _c(CBRT[4])))))
+        t = b.fmul(t, p)
+        bits = b.and_(b.add(b.bitcast(t, I64), ll.Constant(I64, 0x80000000)), ll.Constant(I64, 0xffffffffc0000000))
+        t = b.bitcast(bits, F64)
+        r = b.fdiv(a, b.fmul(t, t))  # t*t is exact
+        r = b.fdiv(b.fsub(r, t), b.fadd(b.fadd(t, t), r))
+        result = self._intrinsic("llvm.copysign", [self._muladd(t, r, t), wide])
+        finite = b.and_(b.fcmp_ordered(">", a, _c(0.0)), b.fcmp_ordered("<", a, _c(math.inf)))
+        return b.select(finite, result, wide)
+
+    # ---- hypot ---------------------------------------------------------------------------
+    def _vm_hypot(self, x, y):
+        """sqrt(x**2 + y**2) without overflow or underflow: both scaled by 2**-k, k the larger
+        one's exponent (clamped so that 2**k and 2**-k are normal), the root of fma(a, a, b*b)
+        corrected once by its exact residual (Borges' fma form, 2019), scaled back.  C99's
+        specials: an infinite argument gives inf (a NaN other too), else a NaN gives NaN."""
+        b = self.b
+        ax, ay = self._intrinsic("llvm.fabs", [x]), self._intrinsic("llvm.fabs", [y])
+        swap = b.fcmp_ordered(">", ay, ax)
+        big, small = b.select(swap, ay, ax), b.select(swap, ax, ay)
+        exponent = b.sub(b.lshr(b.bitcast(big, I64), ll.Constant(I64, 52)), ll.Constant(I64, 1023))
+        k = self._float_of(exponent)
+        k = self.py_max(self.py_min(k, _c(1021.0), True), _c(-1021.0), True)
+        a, c = b.fmul(big, self._pow2(b.fneg(k))), b.fmul(small, self._pow2(b.fneg(k)))
+        h = self._intrinsic("llvm.sqrt", [self._intrinsic("llvm.fma", [a, a, b.fmul(c, c)])])
+        h_sq, a_sq = b.fmul(h, h), b.fmul(a, a)
+        residual = b.fsub(b.fadd(self._intrinsic("llvm.fma", [b.fneg(c), c, b.fsub(h_sq, a_sq)]),
+                                 self._intrinsic("llvm.fma", [h, h, b.fneg(h_sq)])),
+                          self._intrinsic("llvm.fma", [a, a, b.fneg(a_sq)]))
+        h = b.fsub(h, b.fdiv(residual, b.fmul(_c(2.0), h)))
+        result = b.select(b.fcmp_ordered("==", big, _c(0.0)), _c(0.0), b.fmul(h, self._pow2(k)))
+        return self._hypot_specials(result, x, y, ax, ay)
+
+    def _vm_hypot_narrow(self, x, y):
+        """float32 arguments (exact in float64): their squares are exact and cannot overflow or
+        underflow there, so the root of one fma rounded to float32 is within an ulp."""
+        ax, ay = self._intrinsic("llvm.fabs", [x]), self._intrinsic("llvm.fabs", [y])
+        result = self._intrinsic("llvm.sqrt", [self._intrinsic("llvm.fma", [x, x, self.b.fmul(y, y)])])
+        return self._hypot_specials(result, x, y, ax, ay)
+
+    def _hypot_specials(self, result, x, y, ax, ay):
+        b = self.b
+        inf = _c(math.inf)
+        result = b.select(b.fcmp_unordered("uno", x, y), _c(math.nan), result)
+        infinite = b.or_(b.fcmp_ordered("==", ax, inf), b.fcmp_ordered("==", ay, inf))
+        return b.select(infinite, inf, result)
 
     # ---- pow with a small integer exponent -----------------------------------------------
     def inline_power(self, x, n: int):
@@ -630,6 +988,9 @@ class VectorMath:
 FALLBACK_TESTS = {
     "sin": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
     "cos": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
+    "tan": (1, "  %a = call {T} @llvm.fabs.{S}({T} %x)\n  %bad = fcmp ugt {T} %a, {domain}\n"),
+    # erfc: x > ERFC_LIBM (results near the subnormals) or NaN
+    "erfc": (1, "  %bad = fcmp ugt {T} %x, {erfc}\n"),
     # pow: not (0 < x < inf and |y| < inf); NaNs compare false
     "pow": (2, "  %p = fcmp ogt {T} %x, {zero}\n  %q = fcmp olt {T} %x, {inf}\n"
                "  %a = call {T} @llvm.fabs.{S}({T} %y)\n  %w = fcmp olt {T} %a, {inf}\n"
@@ -639,13 +1000,14 @@ FALLBACK_TESTS = {
 
 def _bad_test(name: str, lanes: int) -> str:
     """``FALLBACK_TESTS[name]``'s IR for scalars (``lanes`` 0) or vectors of ``lanes``."""
-    inf, domain = "0x7FF0000000000000", f"{TRIG_DOMAIN:e}"
+    inf, domain, erfc = "0x7FF0000000000000", f"{TRIG_DOMAIN:e}", f"{ERFC_LIBM:e}"
     if not lanes:
         return FALLBACK_TESTS[name][1].format(T="double", S="f64", B="i1", inf=inf, domain=domain,
-                                              zero="0.0", true="true")
+                                              erfc=erfc, zero="0.0", true="true")
     return FALLBACK_TESTS[name][1].format(
         T=f"<{lanes} x double>", S=f"v{lanes}f64", B=f"<{lanes} x i1>", inf=f"splat (double {inf})",
-        domain=f"splat (double {domain})", zero="zeroinitializer", true="splat (i1 true)")
+        domain=f"splat (double {domain})", erfc=f"splat (double {erfc})", zero="zeroinitializer",
+        true="splat (i1 true)")
 
 
 def fallback_module(names, triple: str) -> str:
@@ -686,19 +1048,24 @@ def fallback_module(names, triple: str) -> str:
 
 
 def _vector_variant(name: str, n: int, args: list[str]) -> str:
+    """The ``n``-lane variant: all lanes tested at once; where one needs libm, a branch per lane
+    calls it only for the lanes that need it (erfc's tail can be half the lanes: calling libm for
+    all of a mixed vector cost more than the plain libm loop)."""
     vec = f"<{n} x double>"
     lanes = []
-    previous = "%r"
+    previous, block = "%r", "slow"
     for i in range(n):
         # libm itself, not the scalar helper: the optimiser would map that call back onto this
         # variant (its vector-function-abi-variant) and recurse
-        lanes.append("".join(f"  {a}{i} = extractelement {vec} {a}, i32 {i}\n" for a in args)
-                     + f"  %r{i} = extractelement {vec} %r, i32 {i}\n"
-                     f"  %b{i} = extractelement <{n} x i1> %bad, i32 {i}\n"
-                     f"  %s{i} = call double @{name}({', '.join(f'double {a}{i}' for a in args)})\n"
-                     f"  %v{i} = select i1 %b{i}, double %s{i}, double %r{i}\n"
-                     f"  %o{i} = insertelement {vec} {previous}, double %v{i}, i32 {i}\n")
-        previous = f"%o{i}"
+        lanes.append(f"  %b{i} = extractelement <{n} x i1> %bad, i32 {i}\n"
+                     f"  br i1 %b{i}, label %call{i}, label %join{i}\n"
+                     f"call{i}:\n"
+                     + "".join(f"  {a}{i} = extractelement {vec} {a}, i32 {i}\n" for a in args)
+                     + f"  %s{i} = call double @{name}({', '.join(f'double {a}{i}' for a in args)})\n"
+                     f"  %c{i} = insertelement {vec} {previous}, double %s{i}, i32 {i}\n"
+                     f"  br label %join{i}\n"
+                     f"join{i}:\n  %o{i} = phi {vec} [ %c{i}, %call{i} ], [ {previous}, %{block} ]\n")
+        previous, block = f"%o{i}", f"join{i}"
     params = ", ".join(f"{vec} {a}" for a in args)
     return (f'define internal {vec} @"{FALLBACK}{name}.v{n}"({params}, {vec} %r) {{\n'
             f"{_bad_test(name, n)}"

@@ -48,7 +48,8 @@ LIBM = frozenset({
 # the one-argument functions the LLVM backend inlines as vectorizable arithmetic under vector_math
 # (backends/cpu/vector_math.py); the loop-order pass splits them out of reduction loops
 VECTOR_MATH = frozenset({"exp", "log", "tanh", "expm1", "log1p", "exp2", "log2", "log10", "sin", "cos",
-                         "atan2", "erf"})
+                         "atan2", "erf", "tan", "sinh", "cosh", "atan", "asin", "acos", "asinh", "acosh",
+                         "atanh", "cbrt", "erfc", "hypot"})
 
 _NP_SPELLING = {"pow": "power", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
                 "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2"}

@@ -233,9 +233,24 @@ def _access_score(index: tuple[ir.Expr, ...], var: str) -> int:
 
 
 def _calls_vector_math(expr: ir.Expr) -> bool:
-    """Inline vector math of floats (complex functions are scalar code: distributing them gains nothing)."""
-    return any(isinstance(e, ir.Call) and e.func in VECTOR_MATH and not e.dtype.startswith("complex")
-               for e in ir.walk(expr))
+    """Inline vector math of floats (complex functions are scalar code: distributing them gains nothing):
+    the ``VECTOR_MATH`` functions and ``x ** y`` of floats (``_vm_pow``) unless y is a constant 2, 3 or 4
+    (``inline_power``: a few multiplies, cheap anywhere)."""
+    return any((isinstance(e, ir.Call) and e.func in VECTOR_MATH and not e.dtype.startswith("complex"))
+               or _is_float_power(e) for e in ir.walk(expr))
+
+
+def _is_float_power(e: ir.Expr) -> bool:
+    if isinstance(e, ir.Call) and e.func == "pow":
+        exponent = e.args[1]
+    elif isinstance(e, ir.BinOp) and e.op == "**":
+        exponent = e.rhs
+    else:
+        return False
+    while isinstance(exponent, ir.Cast):
+        exponent = exponent.operand
+    small = isinstance(exponent, ir.Const) and exponent.value in (2, 3, 4)
+    return e.dtype.startswith("float") and not small
 
 
 def _is_reduction(stmt) -> bool:

@@ -162,3 +162,28 @@ def test_constant_exponents_keep_the_fallback_intact():
         expected = np.array([[v ** -1.5 for v in x], [np.power(v, 2.5) for v in x]])
     assert ulps_against_libm(out[0], expected[0]).max() <= BOUND and ulps_against_libm(out[1], expected[1]).max() <= BOUND + 1
     assert "@polyfuse.vm.fallback.pow.v" in kernel.inspect_llvm(x, out)
+
+
+def powers_and_their_sum(x, y, out):
+    s = 0.0
+    for i in range(x.shape[0]):
+        t = x[i] ** y[i]
+        out[i] = t
+        s += t
+    return s
+
+
+def test_pow_is_split_from_a_reduction_loop_so_it_vectorizes():
+    """``t = x ** y; out = t; s += t``: the power goes into its own parallel loop (as exp does
+    in softmax), inline there, and the sum follows in the original order."""
+    rng = np.random.default_rng(21)
+    x, y = rng.uniform(0.1, 3, 1003), rng.uniform(-4, 4, 1003)
+    out, expected = np.empty_like(x), np.empty_like(x)
+    kernel = polyfuse.kernel(powers_and_their_sum)
+    total = kernel(x, y, out)
+    expected_total = powers_and_their_sum(x, y, expected)
+    assert ulps_against_libm(out, expected).max() <= 1
+    assert abs(total - expected_total) <= 1e-15 * np.abs(expected).sum()
+    ir = kernel.inspect_llvm(x, y, out)
+    assert "@llvm.pow." not in ir and ("<8 x double>" in ir or "<4 x double>" in ir)
+    assert "# parallel" in kernel.explain(x, y, out)["loop code"]
