@@ -273,20 +273,39 @@ def _keeps_old_value(stmt, name: str) -> bool:
 def carries(deps: isl.UnionMap, prefix: isl.UnionMap, context: isl.Set) -> bool:
     """Does the last dimension of ``prefix`` (statement -> loop values, outermost first) carry
     any of ``deps``?  That is: do two dependent instances agree on the outer values but not on
-    the last one?  Only instances in ``prefix``'s domain are considered."""
-    domain = prefix.domain()
-    deps = deps.intersect_domain(domain).intersect_range(domain)
-    if deps.is_empty():
-        return False
-    found: list[bool] = []
+    the last one?  Only instances in ``prefix``'s domain are considered.
 
-    def check(delta: isl.Set) -> None:
-        depth = delta.dim(isl.dim_type.set) - 1
-        names = [f"d{i}" for i in range(depth + 1)]
-        outer = " and ".join(f"{n} = 0" for n in names[:-1]) or "true"
-        carried = isl.Set(f"{{ [{', '.join(names)}] : {outer} and ({names[-1]} < 0 or {names[-1]} > 0) }}")
-        hit = delta.intersect(carried.align_params(delta.get_space()))
-        found.append(not hit.intersect_params(context.align_params(delta.get_space())).is_empty())
+    One piece of the dependences at a time, through the prefixes of its two statements only, and
+    the first piece found carried answers: the same question as composing the whole union with the
+    whole prefix, but isl's composition with a tiled prefix (floors, many pieces) grows with every
+    piece it holds at once (fdtd-2d's 29 loop checks: 0.1 s instead of 0.5)."""
+    prefixes: dict[tuple[str, int], list[isl.Map]] = {}
+    for part in maps_of(prefix):
+        prefixes.setdefault(_statement_key(part, isl.dim_type.in_), []).append(part)
+    for dependence in maps_of(deps):
+        # (a statement outside the prefix's domain has no prefix: its pairs are not considered)
+        sources = prefixes.get(_statement_key(dependence, isl.dim_type.in_), [])
+        sinks = prefixes.get(_statement_key(dependence, isl.dim_type.out), [])
+        for piece in dependence.get_basic_maps():
+            for source in sources:
+                for sink in sinks:
+                    if not source.get_space().range().is_equal(sink.get_space().range()):
+                        continue
+                    # (applying the prefixes keeps only the pairs inside their domains)
+                    times = isl.Map.from_basic_map(piece).apply_domain(source).apply_range(sink)
+                    if _carried_delta(times.deltas(), context):
+                        return True
+    return False
 
-    deps.apply_domain(prefix).apply_range(prefix).deltas().foreach_set(check)
-    return any(found)
+
+def _statement_key(relation: isl.Map, side: isl.dim_type) -> tuple[str, int]:
+    return relation.get_tuple_name(side), relation.dim(side)
+
+
+def _carried_delta(delta: isl.Set, context: isl.Set) -> bool:
+    """Is some distance in ``delta`` zero on every outer dimension and not on the last one?"""
+    names = [f"d{i}" for i in range(delta.dim(isl.dim_type.set))]
+    outer = " and ".join(f"{n} = 0" for n in names[:-1]) or "true"
+    carried = isl.Set(f"{{ [{', '.join(names)}] : {outer} and ({names[-1]} < 0 or {names[-1]} > 0) }}")
+    hit = delta.intersect(carried.align_params(delta.get_space()))
+    return not hit.intersect_params(context.align_params(delta.get_space())).is_empty()
