@@ -224,3 +224,72 @@ def test_wrong_exact_dataflow_is_caught(fuse):
     scop = scop_of(fn, *args)
     with pytest.raises(isl.Error, match="not the last"):
         exact_flow(on_array(scop.reads(), "T"), on_array(scop.writes(), "T"), scop.schedule)
+
+
+# carries and runs_before compose the dependences with a schedule one piece at a time; the
+# reference below composes the whole union at once (what they computed before): same answers.
+
+TILED_PREFIXES = [
+    # one statement, time-skewed tiles (floors), then its point loops
+    "[n] -> { S0[t, i] -> [floor((t + i)/4)] }",
+    "[n] -> { S0[t, i] -> [floor((t + i)/4), t] }",
+    "[n] -> { S0[t, i] -> [floor((t + i)/4), t, t + i] }",
+    # two statements, one of them shifted
+    "[n] -> { S0[t, i] -> [t, i]; S1[t, i] -> [t, i + 1] }",
+    "[n] -> { S0[t, i] -> [floor(t/2), i]; S1[t, i] -> [floor(t/2), i + 1] }",
+    "[n] -> { S0[t, i] -> [i]; S1[t, i] -> [i] }",
+    # only S1 in the prefix's domain: S0's pairs are not considered
+    "[n] -> { S1[t, i] -> [t] : i > 2 }",
+]
+
+PIECEWISE_DEPENDENCES = [
+    "[n] -> { S0[t, i] -> S0[t + 1, i] : 0 <= t < n and 0 <= i < n; "
+    "S0[t, i] -> S0[t + 1, i - 1] : 0 <= t < n and 0 < i < n; S0[t, i] -> S0[t, i + 1] : 0 <= t < n and 0 <= i < n }",
+    "[n] -> { S0[t, i] -> S1[t, i] : 0 <= t < n and 0 <= i < n; S1[t, i] -> S0[t + 1, i + 1] : 0 <= t < n and 0 <= i < n; "
+    "S1[t, i] -> S1[t + 1, i] : 0 <= t < n and 0 <= i < n }",
+    "[n] -> { S1[t, i] -> S1[t, i + 1] : 0 <= t < n and 0 <= i < n and i != 3 }",
+    "[n] -> { S0[t, i] -> S0[t, i] : 0 <= t < n and 0 <= i < n }",
+    "[n] -> { S0[t, i] -> S0[t + 1, i] : false }",
+]
+
+
+def _carries_whole(deps, prefix, context):
+    domain = prefix.domain()
+    deps = deps.intersect_domain(domain).intersect_range(domain)
+    found = []
+
+    def check(delta):
+        names = [f"d{i}" for i in range(delta.dim(isl.dim_type.set))]
+        outer = " and ".join(f"{x} = 0" for x in names[:-1]) or "true"
+        carried = isl.Set(f"{{ [{', '.join(names)}] : {outer} and ({names[-1]} < 0 or {names[-1]} > 0) }}")
+        hit = delta.intersect(carried.align_params(delta.get_space()))
+        found.append(not hit.intersect_params(context.align_params(delta.get_space())).is_empty())
+
+    deps.apply_domain(prefix).apply_range(prefix).deltas().foreach_set(check)
+    return any(found)
+
+
+def _runs_before_whole(pairs, order):
+    times = pairs.apply_domain(order).apply_range(order)
+    found = []
+
+    def check(delta):
+        names = [f"d{i}" for i in range(delta.dim(isl.dim_type.set))]
+        cases = [" and ".join([f"{x} = 0" for x in names[:k]] + [f"{names[k]} < 0"]) for k in range(len(names))]
+        cases.append(" and ".join(f"{x} = 0" for x in names) or "true")
+        later_or_same = isl.Set(f"{{ [{', '.join(names)}] : {' or '.join(f'({c})' for c in cases)} }}")
+        found.append(not delta.intersect(later_or_same.align_params(delta.get_space())).is_empty())
+
+    times.deltas().foreach_set(check)
+    return not any(found)
+
+
+@pytest.mark.parametrize("prefix", TILED_PREFIXES)
+@pytest.mark.parametrize("deps", PIECEWISE_DEPENDENCES)
+def test_piecewise_carries_and_runs_before_match_the_whole_composition(deps, prefix):
+    from polyfuse.analysis.dependences import carries, runs_before
+
+    deps, prefix = isl.UnionMap(deps), isl.UnionMap(prefix)
+    context = isl.Set("[n] -> { : n >= 8 }")
+    assert carries(deps, prefix, context) == _carries_whole(deps, prefix, context)
+    assert runs_before(deps, prefix) == _runs_before_whole(deps, prefix)
