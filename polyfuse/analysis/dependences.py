@@ -10,6 +10,8 @@ schedule keeps each live range intact (PPCG's live-range reordering).
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -108,8 +110,34 @@ class ExactFlow:
     no_source: isl.UnionMap  # sink instance -> element, for reads of input values
 
 
+#: exact_flow's answers by the text of its arguments (never by the isl objects: equal ones can
+#: hash differently).  The same question comes back within one compile: the verifier's program-
+#: order dataflow is the one compute_dependences computed, and contraction asks again for the
+#: schedule the verifier checked (heat-3d: 0.6 s of its 1.5 s of dataflow were repeats).
+_FLOWS: OrderedDict[tuple[str, str, str, bool], ExactFlow] = OrderedDict()
+_FLOWS_LOCK = threading.Lock()
+FLOWS_KEPT = 64
+
+
 def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *,
                checked: bool = True) -> ExactFlow:
+    """``_exact_flow``, remembered by the text of its arguments (see ``_FLOWS``)."""
+    key = (sink.to_str(), source.to_str(), schedule.to_str(), checked)
+    with _FLOWS_LOCK:
+        known = _FLOWS.get(key)
+        if known is not None:
+            _FLOWS.move_to_end(key)
+            return known
+    result = _exact_flow(sink, source, schedule, checked=checked)
+    with _FLOWS_LOCK:
+        _FLOWS[key] = result
+        if len(_FLOWS) > FLOWS_KEPT:
+            _FLOWS.popitem(last=False)
+    return result
+
+
+def _exact_flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *,
+                checked: bool = True) -> ExactFlow:
     """isl's value-based dataflow (every source a must-source), checked against the memory-based
     one (``checked``); raises isl.Error when they disagree.
 

@@ -293,3 +293,23 @@ def test_piecewise_carries_and_runs_before_match_the_whole_composition(deps, pre
     context = isl.Set("[n] -> { : n >= 8 }")
     assert carries(deps, prefix, context) == _carries_whole(deps, prefix, context)
     assert runs_before(deps, prefix) == _runs_before_whole(deps, prefix)
+
+
+def test_exact_flow_is_remembered_by_the_text_of_its_arguments():
+    from polyfuse.analysis.dependences import exact_flow
+
+    def arguments(schedule):
+        sink = isl.UnionMap("[n] -> { S1[i] -> A[i - 1] : 0 < i < n }")
+        source = isl.UnionMap("[n] -> { S0[i] -> A[i] : 0 <= i < n }")
+        return sink, source, isl.Schedule(schedule)
+
+    in_order = '{ domain: "[n] -> { S0[i] : 0 <= i < n; S1[i] : 0 < i < n }", child: { sequence: [ ' \
+        '{ filter: "[n] -> { S0[i] }" }, { filter: "[n] -> { S1[i] }" } ] } }'
+    reversed_order = in_order.replace('"[n] -> { S0[i] }"', '"[n] -> { X[i] }"') \
+        .replace('"[n] -> { S1[i] }"', '"[n] -> { S0[i] }"').replace('"[n] -> { X[i] }"', '"[n] -> { S1[i] }"')
+    first = exact_flow(*arguments(in_order))
+    assert exact_flow(*arguments(in_order)) is first  # equal arguments, new isl objects: remembered
+    assert exact_flow(*arguments(in_order), checked=False) is not first  # the check is part of the question
+    other = exact_flow(*arguments(reversed_order))  # another schedule: another answer
+    assert first.must.is_equal(isl.UnionMap("[n] -> { S0[i] -> S1[i + 1] : 0 <= i < n - 1 }"))
+    assert other.must.is_empty() and not other.no_source.is_empty()
