@@ -60,7 +60,9 @@ def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, float
         env["POLYFUSE_DISABLE_CACHE"] = "1"
     else:
         env.pop("POLYFUSE_DISABLE_CACHE", None)
-    done = subprocess.run([python, "-c", CHILD, mode, name], env=env, capture_output=True, text=True)
+    # (run in the cache folder: ``python -c`` puts the working directory first on sys.path, and a
+    # checkout's own polyfuse/ folder there would shadow the interpreter's installed one)
+    done = subprocess.run([python, "-c", CHILD, mode, name], env=env, capture_output=True, text=True, cwd=cache)
     if done.returncode:
         print(f"warning: {name} ({mode}) failed under {python}; not counted:\n{done.stderr[-2000:]}", file=sys.stderr)
         return math.inf, math.inf
