@@ -120,19 +120,21 @@ Constraints = tuple[tuple[int, tuple[tuple[str, int], ...], bool], ...]
 
 class ParameterSet:
     """A set of parameter values, kept in the disk cache as isl text, whose membership test runs
-    in Python where it can.
+    in Python after a load where it can.
 
     isl parses slowly: a warm load of conv_bn_relu spent most of its time parsing 16 such sets of
     21 parameters.  A set of parameter values whose pieces have no existential variables is a
     union of conjunctions of affine constraints, and an integer point lies in it exactly when it
-    satisfies every constraint of one piece: Python tests that without isl.  Any other set
-    (existential variables, set dimensions: an assert's failing iterations) is parsed on first use
-    and tested by isl, as before."""
+    satisfies every constraint of one piece: the cache entry keeps those constraints (``pieces``)
+    and Python tests them, without isl.  Any other set (existential variables, set dimensions:
+    an assert's failing iterations) is parsed on first use after a load and tested by isl.  In
+    the process that compiled it, isl tests the set it has, as before."""
 
     def __init__(self, value: isl.Set) -> None:
         self._set: isl.Set | None = value
-        self.text = value.to_str()
-        self.pieces = _pieces(value)
+        self._text: str | None = None
+        self._pieces: tuple[Constraints, ...] | None = None
+        self._pieces_known = False
 
     @property
     def set(self) -> isl.Set:
@@ -140,18 +142,31 @@ class ParameterSet:
             self._set = isl.Set(self.text)
         return self._set
 
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.set.to_str()
+        return self._text
+
+    @property
+    def pieces(self) -> tuple[Constraints, ...] | None:
+        """The set's constraints (None when it is not that simple)."""
+        if not self._pieces_known:
+            self._pieces, self._pieces_known = _pieces(self.set), True
+        return self._pieces
+
     def holds_for(self, values: dict[str, int], point: _Point) -> bool:
         """Whether the parameter values ``values`` (``point`` as an isl set) lie in the set;
         the caller holds ISL_LOCK."""
-        if self.pieces is None:
-            return not self.set.intersect_params(point.set).is_empty()
-        return any(all(_satisfied(constraint, values) for constraint in piece) for piece in self.pieces)
+        if self._set is None and self.pieces is not None:
+            return any(all(_satisfied(constraint, values) for constraint in piece) for piece in self.pieces)
+        return not self.set.intersect_params(point.set).is_empty()
 
     def __getstate__(self) -> dict:
         return {"text": self.text, "pieces": self.pieces}
 
     def __setstate__(self, state: dict) -> None:
-        self._set, self.text, self.pieces = None, state["text"], state["pieces"]
+        self._set, self._text, self._pieces, self._pieces_known = None, state["text"], state["pieces"], True
 
 
 def _pieces(value: isl.Set) -> tuple[Constraints, ...] | None:
