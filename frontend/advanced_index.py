@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import ast
 import copy
-import functools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from polyfuse.errors import UnsupportedError
 
@@ -41,7 +40,7 @@ from .arrays import (
     sym_of,
 )
 from .checker import module_of
-from .extent_facts import LoopRange, Verdict, decide
+from .extent_facts import LoopRange, decided
 from .types import VType
 
 INT64 = VType("int64", False)
@@ -327,20 +326,8 @@ def _inside(lowering: Lowering, value: View, indexer, extent: Sym, ranges: tuple
     if not affine_element(element):
         return False
     s = affine_sym(element).text
-    below = _decided(f"{s} >= 0", tuple(lowering.loops) + ranges, lowering.params).proven
+    below = decided(f"{s} >= 0", tuple(lowering.loops) + ranges, lowering.params).proven
     return below and _require(lowering, f"{s} < {extent.text}", ranges, relational=not store)
-
-
-@functools.lru_cache(maxsize=4096)
-def _cached_decision(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> Verdict:
-    return decide(claim, loops, params)
-
-
-def _decided(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str]) -> Verdict:
-    """``decide``, remembered: the lowering runs several passes over the same subscripts (each
-    claim is an isl computation); the assumption is a fresh AST each time (callers place it)."""
-    verdict = _cached_decision(claim, loops, params)
-    return verdict if verdict.assume is None else replace(verdict, assume=copy.deepcopy(verdict.assume))
 
 
 def _require(lowering: Lowering, claim: str, ranges: tuple[LoopRange, ...], relational: bool) -> bool:
@@ -349,7 +336,7 @@ def _require(lowering: Lowering, claim: str, ranges: tuple[LoopRange, ...], rela
     as for slices whose extents must match).  ``relational``: only a condition between two sizes
     (``B.shape[0] >= A.shape[0] - 1``, arrays of one shape by design) is assumed for a read; a
     read past a constant bound (``x.shape[1] >= 8``) is checked where it runs, IndexError as NumPy."""
-    verdict = _decided(claim, tuple(lowering.loops) + ranges, lowering.params)
+    verdict = decided(claim, tuple(lowering.loops) + ranges, lowering.params)
     if verdict.proven:
         return True
     if verdict.assume is None:

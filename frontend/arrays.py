@@ -38,7 +38,7 @@ from .array_loops import range_loop
 from .call_sizes import call_time_source
 from .checker import is_allocation, module_of, numpy_abs, reassociable
 from .expressions import BITWISE
-from .extent_facts import LoopRange, decide, is_affine
+from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
 from .source import KernelSource
 from .types import (
@@ -1359,7 +1359,7 @@ class Lowering:
     def require(self, claim: str) -> bool:
         """Whether ``claim`` holds at every iteration, proven or assumed of the sizes (then
         added to the assumptions the call-time checks enforce)."""
-        verdict = decide(claim, tuple(self.loops), self.params, tuple(self.facts))
+        verdict = decided(claim, tuple(self.loops), self.params, tuple(self.facts))
         if verdict.proven:
             return True
         if verdict.assume is None:
@@ -1370,11 +1370,11 @@ class Lowering:
 
     def assumable(self, claim: str) -> bool:
         """Whether ``require(claim)`` holds, without adding to the assumptions."""
-        verdict = decide(claim, tuple(self.loops), self.params, tuple(self.facts))
+        verdict = decided(claim, tuple(self.loops), self.params, tuple(self.facts))
         return verdict.proven or verdict.assume is not None
 
     def proven(self, claim: str) -> bool:
-        return decide(claim, tuple(self.loops), self.params, tuple(self.facts)).proven
+        return decided(claim, tuple(self.loops), self.params, tuple(self.facts)).proven
 
     def unify(self, a: Sym, b: Sym) -> Sym:
         if a.is_const(1):

@@ -16,7 +16,9 @@ by a constant, ``min`` and ``max``; anything else makes a claim undecidable here
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import copy
+import functools
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -102,6 +104,20 @@ def is_affine(node: ast.expr, params: frozenset[str]) -> bool:
     """Whether ``node`` is affine in ``params`` (integer arguments, ``X.shape[d]`` of array
     arguments) in the forms claims may use."""
     return _isl_expr(node, _Names(set(), params)) is not None
+
+
+def decided(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str],
+            facts: tuple[str, ...] = ()) -> Verdict:
+    """``decide``, remembered: the lowering asks the same claims over and over (its passes over
+    the same subscripts: heat-3d's 132 claims are 9 distinct, 0.3 s of isl at a time); the
+    assumption is a fresh AST each time (callers place it)."""
+    verdict = _remembered(claim, loops, params, facts)
+    return verdict if verdict.assume is None else replace(verdict, assume=copy.deepcopy(verdict.assume))
+
+
+@functools.lru_cache(maxsize=4096)
+def _remembered(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str], facts: tuple[str, ...]) -> Verdict:
+    return decide(claim, loops, params, facts)
 
 
 def decide(claim: str, loops: tuple[LoopRange, ...], params: frozenset[str], facts: tuple[str, ...] = ()) -> Verdict:

@@ -96,12 +96,13 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     return rw.source
 
 
-def helper_texts(fn) -> str:
+def helper_texts(fn, source: KernelSource | None = None) -> str:
     """The source of every helper ``fn`` calls, transitively, and the values of the global
-    constants they and ``fn`` read (for the disk cache's key)."""
+    constants they and ``fn`` read (for the disk cache's key); ``source``: ``fn``'s, when the
+    caller has read it already."""
     seen: dict[str, str] = {}
     functions: list[tuple[Callable, ast.FunctionDef]] = []  # each read once: (function, parsed source)
-    todo: list[tuple[Callable, KernelSource | None]] = [(fn, None)]
+    todo: list[tuple[Callable, KernelSource | None]] = [(fn, source)]
     while todo:
         func, source = todo.pop()
         if source is None:

@@ -299,7 +299,7 @@ class Kernel:
         )
         # the hardware model and the isl budget change decisions, so they are part of the key
         decisions = f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
-        text = source.text + helper_texts(self.py_func)  # inlined helpers are part of the kernel
+        text = source.text + helper_texts(self.py_func, source)  # inlined helpers are part of the kernel
         # where the source is: errors, bounds messages and explain() name its file and lines, so
         # the same text in another file (or moved) must not load this entry's locations
         where = f"{source.filename}:{source.first_line}"

@@ -23,8 +23,14 @@ class AxisCheck:
     array: str
     axis: int
     extent: str  # isl text of the extent
-    accessed: isl.Set = field(compare=False)  # elements touched, parametric
-    unsafe: isl.Set = field(compare=False)  # parameter values with an out-of-bounds access
+    # elements touched, parametric; after a disk-cache load its isl text, parsed only to word an
+    # error (conv_bn_relu's 16 took 9 ms to parse, a quarter of its warm load)
+    touched: isl.Set | str = field(compare=False)
+    unsafe: ParameterSet = field(compare=False)  # parameter values with an out-of-bounds access
+
+    @property
+    def accessed(self) -> isl.Set:
+        return isl.Set(self.touched) if isinstance(self.touched, str) else self.touched
 
 
 class BoundsChecker:
@@ -46,9 +52,9 @@ class BoundsChecker:
             self.checks = [c for c in _axis_checks(as_written, self.prefix)
                            if (c.array, c.axis, c.extent) not in checked] + self.checks
         # sizes outside the lifted assumptions (extents NumPy broadcasting requires to be equal)
-        self.unassumed = isl.Set.universe(scop.context.get_space()).subtract(scop.context)
-        self.assertions = [(isl.Set(text), message) for text, message in scop.assertions]
-        self.deciding = _involved(self.checks, self.params, self.unassumed)
+        self.unassumed = ParameterSet(isl.Set.universe(scop.context.get_space()).subtract(scop.context))
+        self.assertions = [(ParameterSet(isl.Set(text)), message) for text, message in scop.assertions]
+        self.deciding = _involved(self.checks, self.params, self.unassumed.set)
         self._safe: OrderedDict[tuple, bool] = OrderedDict()
 
     def check(self, values: dict[str, int]) -> None:
@@ -57,11 +63,11 @@ class BoundsChecker:
             self._safe.move_to_end(key)
             return
         with ISL_LOCK:  # isl is not thread-safe; this runs once per new set of sizes
-            point = self._point(values)
+            point = _Point(self, values)
             for failing, message in self.assertions:  # the kernel's own asserts, in order, first
-                if not failing.intersect_params(point).is_empty():
+                if failing.holds_for(values, point):
                     raise AssertionError(*(() if message is None else (message,)))
-            if not self.unassumed.intersect_params(point).is_empty():
+            if self.unassumed.holds_for(values, point):
                 raise ArgumentError(
                     f"these arguments ({_describe(values)}) break what the kernel's NumPy statements assume: "
                     "array extents they need to be equal differ (NumPy would not broadcast them either; an "
@@ -69,24 +75,23 @@ class BoundsChecker:
                     "keepdims=True), or a slice bound that is not a constant is negative or runs past the "
                     "slice it must match")
             for check in self.checks:
-                if not check.unsafe.intersect_params(point).is_empty():
-                    raise ArgumentError(self._message(check, point, values))
+                if check.unsafe.holds_for(values, point):
+                    raise ArgumentError(self._message(check, point.set, values))
         self._safe[key] = True
         if len(self._safe) > 256:
             self._safe.popitem(last=False)
 
     def __getstate__(self) -> dict:
         """isl objects do not pickle: keep their text (for the disk cache)."""
-        checks = [(c.array, c.axis, c.extent, c.accessed.to_str(), c.unsafe.to_str()) for c in self.checks]
+        checks = [(c.array, c.axis, c.extent, c.touched if isinstance(c.touched, str) else c.touched.to_str(),
+                   c.unsafe) for c in self.checks]
         return {"params": self.params, "prefix": self.prefix, "checks": checks, "deciding": self.deciding,
-                "unassumed": self.unassumed.to_str(),
-                "assertions": [(failing.to_str(), message) for failing, message in self.assertions]}
+                "unassumed": self.unassumed, "assertions": self.assertions}
 
     def __setstate__(self, state: dict) -> None:
         self.params, self.prefix, self.deciding = state["params"], state["prefix"], state["deciding"]
-        self.checks = [AxisCheck(a, axis, e, isl.Set(acc), isl.Set(bad)) for a, axis, e, acc, bad in state["checks"]]
-        self.unassumed = isl.Set(state["unassumed"])
-        self.assertions = [(isl.Set(text), message) for text, message in state["assertions"]]
+        self.checks = [AxisCheck(*check) for check in state["checks"]]
+        self.unassumed, self.assertions = state["unassumed"], state["assertions"]
         self._safe = OrderedDict()
 
     def _point(self, values: dict[str, int]) -> isl.Set:
@@ -106,6 +111,103 @@ class BoundsChecker:
             + ("; negative indices are not wrapped around as in Python, guard them with "
                "'... if i > 0 else ...'" if low.is_neg() else "")
         )
+
+
+#: A conjunction of affine constraints over parameter names: (constant, ((name, coefficient), ...),
+#: is_equality) each, meaning ``constant + sum(coefficient * value) == 0`` (or ``>= 0``).
+Constraints = tuple[tuple[int, tuple[tuple[str, int], ...], bool], ...]
+
+
+class ParameterSet:
+    """A set of parameter values, kept in the disk cache as isl text, whose membership test runs
+    in Python after a load where it can.
+
+    isl parses slowly: a warm load of conv_bn_relu spent most of its time parsing 16 such sets of
+    21 parameters.  A set of parameter values whose pieces have no existential variables is a
+    union of conjunctions of affine constraints, and an integer point lies in it exactly when it
+    satisfies every constraint of one piece: the cache entry keeps those constraints (``pieces``)
+    and Python tests them, without isl.  Any other set (existential variables, set dimensions:
+    an assert's failing iterations) is parsed on first use after a load and tested by isl.  In
+    the process that compiled it, isl tests the set it has, as before."""
+
+    def __init__(self, value: isl.Set) -> None:
+        self._set: isl.Set | None = value
+        self._text: str | None = None
+        self._pieces: tuple[Constraints, ...] | None = None
+        self._pieces_known = False
+
+    @property
+    def set(self) -> isl.Set:
+        if self._set is None:
+            self._set = isl.Set(self.text)
+        return self._set
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.set.to_str()
+        return self._text
+
+    @property
+    def pieces(self) -> tuple[Constraints, ...] | None:
+        """The set's constraints (None when it is not that simple)."""
+        if not self._pieces_known:
+            self._pieces, self._pieces_known = _pieces(self.set), True
+        return self._pieces
+
+    def holds_for(self, values: dict[str, int], point: _Point) -> bool:
+        """Whether the parameter values ``values`` (``point`` as an isl set) lie in the set;
+        the caller holds ISL_LOCK."""
+        if self._set is None and self.pieces is not None:
+            return any(all(_satisfied(constraint, values) for constraint in piece) for piece in self.pieces)
+        return not self.set.intersect_params(point.set).is_empty()
+
+    def __getstate__(self) -> dict:
+        return {"text": self.text, "pieces": self.pieces}
+
+    def __setstate__(self, state: dict) -> None:
+        self._set, self._text, self._pieces, self._pieces_known = None, state["text"], state["pieces"], True
+
+
+def _pieces(value: isl.Set) -> tuple[Constraints, ...] | None:
+    """``value``'s basic sets as constraints, or None when it is not that simple."""
+    if value.dim(isl.dim_type.set):
+        return None
+    names = {value.get_dim_name(isl.dim_type.param, k) for k in range(value.dim(isl.dim_type.param))}
+    pieces = []
+    for basic in value.get_basic_sets():
+        if basic.dim(isl.dim_type.div):
+            return None
+        constraints = []
+        for constraint in basic.get_constraints():
+            coefficients = constraint.get_coefficients_by_name()
+            constant = int(coefficients.pop(1).to_python()) if 1 in coefficients else 0
+            terms = tuple(sorted((str(name), int(v.to_python())) for name, v in coefficients.items()))
+            if not {name for name, _ in terms} <= names:
+                return None
+            constraints.append((constant, terms, constraint.is_equality()))
+        pieces.append(tuple(constraints))
+    return tuple(pieces)
+
+
+def _satisfied(constraint: tuple[int, tuple[tuple[str, int], ...], bool], values: dict[str, int]) -> bool:
+    constant, terms, equality = constraint
+    total = constant + sum(coefficient * int(values[name]) for name, coefficient in terms)
+    return total == 0 if equality else total >= 0
+
+
+class _Point:
+    """A call's parameter values as an isl set, built only if an isl test needs it."""
+
+    def __init__(self, checker: BoundsChecker, values: dict[str, int]) -> None:
+        self.checker, self.values = checker, values
+        self._set: isl.Set | None = None
+
+    @property
+    def set(self) -> isl.Set:
+        if self._set is None:
+            self._set = self.checker._point(self.values)
+        return self._set
 
 
 def _evaluate(text: str, point: isl.Set) -> str:
@@ -135,7 +237,7 @@ def _axis_checks(scop: Scop, prefix: str) -> list[AxisCheck]:
             outside = isl.Set(f"{prefix} -> {{ {name}[{dims}] : x{axis} < 0 or x{axis} >= {extent} }}")
             unsafe = touched.intersect(outside).params()
             if not unsafe.is_empty():
-                checks.append(AxisCheck(info.name, axis, extent, touched, unsafe))
+                checks.append(AxisCheck(info.name, axis, extent, touched, ParameterSet(unsafe)))
     return checks
 
 
@@ -143,7 +245,7 @@ def _involved(checks: list[AxisCheck], params: tuple[str, ...], unassumed: isl.S
     """The parameters some unsafe set constrains: whether a call is safe depends on these only
     (all of them if a set names a parameter we do not know)."""
     involved = set()
-    for unsafe in [check.unsafe for check in checks] + [unassumed]:
+    for unsafe in [check.unsafe.set for check in checks] + [unassumed]:
         for position in range(unsafe.dim(isl.dim_type.param)):
             if unsafe.involves_dims(isl.dim_type.param, position, 1):
                 involved.add(unsafe.get_dim_name(isl.dim_type.param, position))

@@ -165,3 +165,41 @@ def test_a_local_array_written_past_its_extent_raises_also_when_contraction_remo
         square_scratch(A.T.copy(), np.zeros((3, 4)))
     with pytest.raises(ArgumentError, match=r"T\[:, 0..3\] but axis 1 of T has extent 3"):
         k(A.T.copy(), np.zeros((3, 4)))
+
+
+PARAMETER_SETS = [
+    "[n, m] -> { : n > 3 and m = 2n or n < 0 }",  # an equality, a disjunction
+    "[n, m] -> { : m >= n + 2 and 0 <= n <= 5 }",
+    "[n, m] -> { : exists k: n = 2k and m > 0 }",  # an existential: isl decides
+    "[n, m] -> { [i] : 0 <= i < n and i >= m }",  # set dimensions (an assert's failing iterations): isl decides
+    "[n, m] -> { : false }",
+    "[n, m] -> { : }",
+]
+
+
+@pytest.mark.parametrize("text", PARAMETER_SETS)
+def test_parameter_sets_test_points_as_isl_does(text):
+    """The bounds checks test a call's sizes against parameter sets in Python where a set is
+    affine constraints only; the answers are isl's, before and after a pickle round trip (the
+    disk cache keeps the constraints and the isl text, parsed only for the sets Python cannot test)."""
+    import pickle
+
+    import islpy as isl
+
+    from polyfuse.analysis.bounds import ParameterSet, _Point
+
+    class Checker:
+        params = ("n", "m")
+
+        def _point(self, values):
+            return isl.Set(f"[n, m] -> {{ : n = {values['n']} and m = {values['m']} }}")
+
+    value = isl.Set(text)
+    for tested in (ParameterSet(value), pickle.loads(pickle.dumps(ParameterSet(value)))):
+        for n in range(-2, 8):
+            for m in range(-2, 14, 3):
+                values = {"n": n, "m": m}
+                point = _Point(Checker(), values)
+                expected = not value.intersect_params(Checker()._point(values)).is_empty()
+                assert tested.holds_for(values, point) == expected, (text, values)
+    assert (ParameterSet(value).pieces is None) == ("exists" in text or "[i]" in text)

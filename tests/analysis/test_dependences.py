@@ -224,3 +224,92 @@ def test_wrong_exact_dataflow_is_caught(fuse):
     scop = scop_of(fn, *args)
     with pytest.raises(isl.Error, match="not the last"):
         exact_flow(on_array(scop.reads(), "T"), on_array(scop.writes(), "T"), scop.schedule)
+
+
+# carries and runs_before compose the dependences with a schedule one piece at a time; the
+# reference below composes the whole union at once (what they computed before): same answers.
+
+TILED_PREFIXES = [
+    # one statement, time-skewed tiles (floors), then its point loops
+    "[n] -> { S0[t, i] -> [floor((t + i)/4)] }",
+    "[n] -> { S0[t, i] -> [floor((t + i)/4), t] }",
+    "[n] -> { S0[t, i] -> [floor((t + i)/4), t, t + i] }",
+    # two statements, one of them shifted
+    "[n] -> { S0[t, i] -> [t, i]; S1[t, i] -> [t, i + 1] }",
+    "[n] -> { S0[t, i] -> [floor(t/2), i]; S1[t, i] -> [floor(t/2), i + 1] }",
+    "[n] -> { S0[t, i] -> [i]; S1[t, i] -> [i] }",
+    # only S1 in the prefix's domain: S0's pairs are not considered
+    "[n] -> { S1[t, i] -> [t] : i > 2 }",
+]
+
+PIECEWISE_DEPENDENCES = [
+    "[n] -> { S0[t, i] -> S0[t + 1, i] : 0 <= t < n and 0 <= i < n; "
+    "S0[t, i] -> S0[t + 1, i - 1] : 0 <= t < n and 0 < i < n; S0[t, i] -> S0[t, i + 1] : 0 <= t < n and 0 <= i < n }",
+    "[n] -> { S0[t, i] -> S1[t, i] : 0 <= t < n and 0 <= i < n; S1[t, i] -> S0[t + 1, i + 1] : 0 <= t < n and 0 <= i < n; "
+    "S1[t, i] -> S1[t + 1, i] : 0 <= t < n and 0 <= i < n }",
+    "[n] -> { S1[t, i] -> S1[t, i + 1] : 0 <= t < n and 0 <= i < n and i != 3 }",
+    "[n] -> { S0[t, i] -> S0[t, i] : 0 <= t < n and 0 <= i < n }",
+    "[n] -> { S0[t, i] -> S0[t + 1, i] : false }",
+]
+
+
+def _carries_whole(deps, prefix, context):
+    domain = prefix.domain()
+    deps = deps.intersect_domain(domain).intersect_range(domain)
+    found = []
+
+    def check(delta):
+        names = [f"d{i}" for i in range(delta.dim(isl.dim_type.set))]
+        outer = " and ".join(f"{x} = 0" for x in names[:-1]) or "true"
+        carried = isl.Set(f"{{ [{', '.join(names)}] : {outer} and ({names[-1]} < 0 or {names[-1]} > 0) }}")
+        hit = delta.intersect(carried.align_params(delta.get_space()))
+        found.append(not hit.intersect_params(context.align_params(delta.get_space())).is_empty())
+
+    deps.apply_domain(prefix).apply_range(prefix).deltas().foreach_set(check)
+    return any(found)
+
+
+def _runs_before_whole(pairs, order):
+    times = pairs.apply_domain(order).apply_range(order)
+    found = []
+
+    def check(delta):
+        names = [f"d{i}" for i in range(delta.dim(isl.dim_type.set))]
+        cases = [" and ".join([f"{x} = 0" for x in names[:k]] + [f"{names[k]} < 0"]) for k in range(len(names))]
+        cases.append(" and ".join(f"{x} = 0" for x in names) or "true")
+        later_or_same = isl.Set(f"{{ [{', '.join(names)}] : {' or '.join(f'({c})' for c in cases)} }}")
+        found.append(not delta.intersect(later_or_same.align_params(delta.get_space())).is_empty())
+
+    times.deltas().foreach_set(check)
+    return not any(found)
+
+
+@pytest.mark.parametrize("prefix", TILED_PREFIXES)
+@pytest.mark.parametrize("deps", PIECEWISE_DEPENDENCES)
+def test_piecewise_carries_and_runs_before_match_the_whole_composition(deps, prefix):
+    from polyfuse.analysis.dependences import carries, runs_before
+
+    deps, prefix = isl.UnionMap(deps), isl.UnionMap(prefix)
+    context = isl.Set("[n] -> { : n >= 8 }")
+    assert carries(deps, prefix, context) == _carries_whole(deps, prefix, context)
+    assert runs_before(deps, prefix) == _runs_before_whole(deps, prefix)
+
+
+def test_exact_flow_is_remembered_by_the_text_of_its_arguments():
+    from polyfuse.analysis.dependences import exact_flow
+
+    def arguments(schedule):
+        sink = isl.UnionMap("[n] -> { S1[i] -> A[i - 1] : 0 < i < n }")
+        source = isl.UnionMap("[n] -> { S0[i] -> A[i] : 0 <= i < n }")
+        return sink, source, isl.Schedule(schedule)
+
+    in_order = '{ domain: "[n] -> { S0[i] : 0 <= i < n; S1[i] : 0 < i < n }", child: { sequence: [ ' \
+        '{ filter: "[n] -> { S0[i] }" }, { filter: "[n] -> { S1[i] }" } ] } }'
+    reversed_order = in_order.replace('"[n] -> { S0[i] }"', '"[n] -> { X[i] }"') \
+        .replace('"[n] -> { S1[i] }"', '"[n] -> { S0[i] }"').replace('"[n] -> { X[i] }"', '"[n] -> { S1[i] }"')
+    first = exact_flow(*arguments(in_order))
+    assert exact_flow(*arguments(in_order)) is first  # equal arguments, new isl objects: remembered
+    assert exact_flow(*arguments(in_order), checked=False) is not first  # the check is part of the question
+    other = exact_flow(*arguments(reversed_order))  # another schedule: another answer
+    assert first.must.is_equal(isl.UnionMap("[n] -> { S0[i] -> S1[i + 1] : 0 <= i < n - 1 }"))
+    assert other.must.is_empty() and not other.no_source.is_empty()

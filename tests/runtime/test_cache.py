@@ -144,3 +144,18 @@ def test_the_same_source_in_another_file_does_not_load_its_locations(cache_dir):
     kernel(X, Y)
     assert not kernel.compile(X, Y).from_cache
     assert len(list(cache_dir.glob("*.pkl"))) == 2
+
+
+def shifted_copy(n, X, Y):
+    for i in range(n):
+        Y[i] = X[i + 1]
+
+
+def test_out_of_bounds_message_after_a_cache_load(cache_dir):
+    """The touched elements (kept as isl text in the entry) are parsed only to word the error."""
+    X, Y = np.zeros(4), np.zeros(4)
+    polyfuse.kernel(shifted_copy)(3, X, Y)
+    loaded = polyfuse.kernel(shifted_copy)
+    assert loaded.compile(3, X, Y).from_cache
+    with pytest.raises(polyfuse.ArgumentError, match=r"touches X\[1\.\.4\] but axis 0 of X has extent 4"):
+        loaded(4, X, Y)
