@@ -241,8 +241,11 @@ class _Interleaver(ProgramEdit):
                                                                     for e in first):
                 continue  # (a)
             statement, around = found[0][1], found[0][2]
-            names = [e.name for e in first if isinstance(e, ir.Var)]
-            if (all(s == statement and index == first for index, s, _ in found) and len(names) == len(first)
+            # subscripts that hold still in the loop (an outer loop's chunk of partial sums:
+            # passes.private_sums' ``y_part[c, j]``) do not tell its iterations apart
+            moving = [e for e in first if _uses(e, it) or any(_uses(e, a) for a in around)]
+            names = [e.name for e in moving if isinstance(e, ir.Var)]
+            if (all(s == statement and index == first for index, s, _ in found) and len(names) == len(moving)
                     and sorted(names) == sorted(set(names)) and set(names) == set(around) and it not in names):
                 carried.append(array)  # (b)
                 continue
