@@ -77,13 +77,16 @@ from polyfuse.model.loop_ast import (
 )
 from polyfuse.model.scop import ArrayInfo, Statement, isl_name
 
-#: The most chunks a loop is cut into (a partial copy of each accumulator per chunk): 32 keep two
-#: or three threads within a chunk of even work and the partials a few percent of a matrix's rows.
-CHUNKS = 32
-#: The fewest iterations a chunk gets: the partials cost about 2 / MIN_ROWS of the loop's traffic
-#: when a row reads as much as the accumulator holds (a matrix-vector product).
+#: The most chunks a loop is cut into (a partial copy of each accumulator per chunk).  16 keep 2
+#: and 4 threads at even work, 3 at 6/5/5 chunks, and the partials' traffic (zeroed, then read
+#: once more) within a few percent of a matrix-vector product's: on one thread atax, bicg and mvt
+#: at the bench sizes ran 2-6% slower than the loop as written with 8 chunks, 4-13% with 16 and
+#: 32 (load 6-7 on 2 cores: noisy; docs/performance.md).
+CHUNKS = 16
+#: The fewest iterations a chunk gets, so that a chunk's partial stays small next to what its
+#: rows read when a row reads as much as the accumulator holds (a matrix-vector product).
 MIN_ROWS = 32
-#: Accumulators larger than this many elements keep their loop (CHUNKS copies: 32 MiB of float64).
+#: Accumulators larger than this many elements keep their loop (CHUNKS copies: 16 MiB of float64).
 MAX_ELEMENTS = 1 << 17
 _FLOATS = ("float32", "float64")
 

@@ -107,8 +107,8 @@ def _records(k, args) -> list[dict]:
 
 
 # 2 * MIN_ROWS - 1: the loop as written; 64: two chunks; 65: a chunk of one row; 200: seven
-# chunks, the last short; 1100: all CHUNKS chunks (of 35 rows, the last 15) with 3 columns, fewer
-# than the chunks
+# chunks, the last short; 1100: all CHUNKS (16) chunks (of 69 rows, the last 65) with 3 columns,
+# fewer than the chunks
 SIZES = [(2 * MIN_ROWS - 1, 5), (2 * MIN_ROWS, 5), (2 * MIN_ROWS + 1, 7), (200, 9), (1100, 3)]
 
 
