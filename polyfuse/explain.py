@@ -212,6 +212,8 @@ def _item(value: Any) -> str:
             return f"- loop {value['loop']} (carries {', '.join(value['accumulators'])}): {value['reason']}"
         parts = ", ".join(f"{a} -> {p}" for a, p in zip(value["accumulators"], value["partials"]))
         private = f"; private {', '.join(value['private'])}" if value["private"] else ""
+        if value.get("row_sums"):
+            private += f"; rows' own sums in vector partial sums: {', '.join(value['row_sums'])}"
         return (f"- loop {value['loop']}: in parallel chunks, partial sums {parts}{private} -- {value['reason']}; "
                 "reassociates these sums as BLAS does (blas=False keeps their order)")
     if "renamed" in value:  # an interleaved loop (passes.interleave)

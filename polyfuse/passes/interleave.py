@@ -199,7 +199,10 @@ class _Interleaver(ProgramEdit):
                                for e in ir.walk(stmt.value))
             if reads_itself and not any(_uses(e, inner.iterator) for e in index):
                 found.append(stmt.name)
-                latency_bound = latency_bound and not stmt.reassociable and all(
+                # a NumPy sum (reassociable) in a parallel loop stays in its blocked vector
+                # sums; in a sequential row loop (passes.private_sums' chunks: each row's dot
+                # product may reassociate there) the copies run side by side, each its own sum
+                latency_bound = latency_bound and (not stmt.reassociable or not loop.parallel) and all(
                     _adds_only(self.program.statement(name).value) for name in statements_in(inner.body))
         if self.vector_bytes > 0 and not latency_bound:
             return []

@@ -48,6 +48,11 @@ When it is legal (``Privatizer.accumulators``):
 3. the kernel-local arrays whose false dependences alone the loop carries (a per-row scalar)
    become private to the chunk loop, as for any parallel loop.
 
+Inside the chunks each row's own sums (``t[i] += A[i, j] * x[j]`` over ``j``, the accumulator
+held still by the inner loop) become reassociable too (``ir.BinOp.reassoc``): LLVM keeps them in
+vector partial sums (passes.blocked_sums in blocks), and passes.interleave still runs 8 rows side
+by side, so a row's terms are loaded as vectors instead of one element of each of 8 rows at a time.
+
 So the chunks touch disjoint data apart from what they only read, each element of an accumulator
 gets every one of its terms exactly once, and nothing inside the loop sees an accumulator's
 partial value.  A ``y[i + j]`` subscript (it moves with the loop), a second statement reading
@@ -101,6 +106,8 @@ class PrivateSum:
     partials: tuple[str, ...]  # the kernel-local partial sums, one per accumulator (applied)
     private: tuple[str, ...]  # kernel-local arrays each chunk gets its own copy of
     reason: str
+    # the rows' own sums (``t[i] += A[i, j] * x[j]`` over ``j``) now in vector partial sums
+    row_sums: tuple[str, ...] = ()
 
 
 def privatize_sums(program: LoopProgram) -> tuple[LoopProgram, tuple[PrivateSum, ...]]:
@@ -142,6 +149,7 @@ class Privatizer(ProgramEdit):
     def __init__(self, program: LoopProgram) -> None:
         super().__init__(program)
         self.decisions: list[PrivateSum] = []
+        self.row_sums: list[str] = []  # the chunk loop being made: its rows' reassociated sums
 
     # ---- the walk: top-level loops (a nest's outer loop: one phase of its own) -----------------
     def top(self, node: Node) -> tuple[Node, ...]:
@@ -226,6 +234,7 @@ class Privatizer(ProgramEdit):
         partials = [self.partial(a, ok) for a, ok in zip(accs, small)]
         first = _int("+", lo, _int("*", chunk_var, rows))
         stop = _int("min", _int("+", first, rows), hi)
+        self.row_sums = []
         rows_loop = replace(loop, init=first, cond=ir.Compare("<", ir.Var(loop.iterator, ir.INT), stop),
                             body=self.retarget(loop.body, accs, partials, chunk_var), carried=None)
         zeros = tuple(self.zero(a, p, chunk_var) for a, p in zip(accs, partials))
@@ -242,7 +251,8 @@ class Privatizer(ProgramEdit):
         self.decisions.append(PrivateSum(loop.iterator, True, tuple(a.array for a in accs),
                                          tuple(p.name for p in partials), private,
                                          f"{why}; at most {CHUNKS} chunks of >= {MIN_ROWS} iterations, "
-                                         f"added in chunk order (as the loop below {2 * MIN_ROWS})"))
+                                         f"added in chunk order (as the loop below {2 * MIN_ROWS})",
+                                         tuple(self.row_sums)))
         # the bounds carry the choice (not an ``if``), so each loop stays a phase of its own
         original = replace(loop, cond=ir.Compare("<", ir.Var(loop.iterator, ir.INT),
                                                  ir.Select(guard, lo, hi, ir.INT, True)), carried=None)
@@ -253,20 +263,43 @@ class Privatizer(ProgramEdit):
         extent = ir.Select(small, ir.int_const(CHUNKS), ir.int_const(0), ir.INT, True)
         return self.add_array(ArrayInfo(self.fresh(f"{acc.array}_part"), info.dtype, (extent, *info.shape), "local"))
 
-    def retarget(self, node: Node, accs: list[_Accumulator], partials: list[ArrayInfo], chunk: ir.Var) -> Node:
-        """``node`` with each accumulator's update summing into its chunk's partial."""
+    def retarget(self, node: Node, accs: list[_Accumulator], partials: list[ArrayInfo], chunk: ir.Var,
+                 inner: For | None = None) -> Node:
+        """``node`` with each accumulator's update summing into its chunk's partial (``inner``:
+        the innermost loop around ``node`` inside the chunk's rows)."""
         if isinstance(node, StmtCall):
             for acc, part in zip(accs, partials):
                 if node is acc.call:
                     return StmtCall(self.update(acc, part).name, node.args + (chunk,))
+            if inner is not None:
+                return self.reassociated(node, inner)
             return node
         if isinstance(node, For):
-            return replace(node, body=self.retarget(node.body, accs, partials, chunk))
+            return replace(node, body=self.retarget(node.body, accs, partials, chunk, node))
         if isinstance(node, If):
-            otherwise = None if node.otherwise is None else self.retarget(node.otherwise, accs, partials, chunk)
-            return replace(node, then=self.retarget(node.then, accs, partials, chunk), otherwise=otherwise)
+            otherwise = None if node.otherwise is None else self.retarget(node.otherwise, accs, partials, chunk, inner)
+            return replace(node, then=self.retarget(node.then, accs, partials, chunk, inner), otherwise=otherwise)
         assert isinstance(node, Block)
-        return Block(tuple(self.retarget(c, accs, partials, chunk) for c in node.children))
+        return Block(tuple(self.retarget(c, accs, partials, chunk, inner) for c in node.children))
+
+    def reassociated(self, call: StmtCall, inner: For) -> StmtCall:
+        """A row's own sum (``t[i] += A[i, j] * x[j]`` over its innermost loop ``j``, ``t[i]``
+        held still there) as one LLVM may keep in vector partial sums (``ir.BinOp.reassoc``, as
+        NumPy's sums; passes.blocked_sums then sums it in blocks): in order, each row's terms
+        were loaded one element of 8 rows at a time.  The chunked loop's sums reassociate
+        already, under the same ``blas=True``."""
+        stmt = self.program.statement(call.statement)
+        term = added_term(stmt)
+        if term is None or stmt.reassociable:
+            return call
+        if any(inner.iterator in _variables(_bind(e, stmt, call)) for e in stmt.index):
+            return call
+        assert isinstance(stmt.value, ir.BinOp)
+        value = ir.BinOp("+", ir.Load(stmt.array, stmt.index, stmt.value.dtype), term, stmt.value.dtype,
+                         stmt.value.weak, reassoc=True)
+        made = self.add_statement(replace(stmt, name=self.fresh(f"{stmt.name}_sum"), value=value))
+        self.row_sums.append(made.name)
+        return StmtCall(made.name, call.args)
 
     def update(self, acc: _Accumulator, part: ArrayInfo) -> Statement:
         stmt = self.program.statement(acc.call.statement)
