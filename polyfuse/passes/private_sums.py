@@ -40,8 +40,10 @@ When it is legal (``Privatizer.accumulators``):
    recorded by passes.astgen for loops around a ``+=`` update);
 2. every array it carries is an *accumulator*: a float array or scalar that every statement call
    in the loop touching it updates as ``acc[s] = acc[s] + e`` (or ``e + acc[s]``) with ``e`` not
-   reading ``acc`` (no other statement reads or writes it, no bound or condition reads what the
-   loop writes); each subscript of ``s`` is either an inner loop's iterator, bare (the loops it
+   reading ``acc`` and multiplying an element of a matrix (rank >= 2) by something: the terms of
+   a product, which ``blas=True`` already lets BLAS reassociate (a plain sum ``s += x[i]`` or
+   ``y[j] += A[i, j]`` keeps the order written); no other statement reads or writes it, no bound
+   or condition reads what the loop writes; each subscript of ``s`` is either an inner loop's iterator, bare (the loops it
    names are *kept*: the partials are zeroed and added over them), or free of the loop's and the
    inner loops' iterators; the kept loops' bounds use neither those iterators.  Each such call
    gets its own partial (isl's AST may split one statement over several loops: mvt's ``x2``);
@@ -189,9 +191,13 @@ class Privatizer(ProgramEdit):
     def update_of(self, loop: For, array: str, call: StmtCall, around: tuple[For, ...]) -> _Accumulator | str:
         """``call`` as a ``+=`` update of ``array`` the loop may privatise, or why not."""
         stmt = self.program.statement(call.statement)
-        if stmt.array != array or added_term(stmt) is None or any(
+        term = added_term(stmt)
+        if stmt.array != array or term is None or any(
                 isinstance(e, ir.Load) for i in stmt.index for e in ir.walk(i)):
             return f"it carries {array}, which {stmt.name} ({stmt.source_line}) touches, not as a += update of it"
+        if not self.product_term(term):
+            return (f"{stmt.name} ({stmt.source_line}) adds no matrix element times a value into {array}: "
+                    "a plain sum keeps the order written (only products may reassociate, as on BLAS)")
         inner = {f.iterator for f in around}
         subscripts = tuple(_bind(e, stmt, call) for e in stmt.index)
         for e in subscripts:
@@ -207,6 +213,17 @@ class Privatizer(ProgramEdit):
             if any(loop.iterator in _variables(h) or _variables(h) & dropped for h in (f.init, f.cond)):
                 return f"the loop around {stmt.name}'s update of {array} changes with the loop"
         return _Accumulator(array, call, subscripts, kept)
+
+    def product_term(self, term: ir.Expr) -> bool:
+        """Whether ``term`` multiplies an element of a matrix (an array of rank 2 or more): the
+        terms of a matrix-vector product, which ``blas=True`` lets BLAS reassociate anyway."""
+        for e in ir.walk(term):
+            if isinstance(e, ir.BinOp) and e.op == "*":
+                for side in (e.lhs, e.rhs):
+                    info = self.infos.get(side.array) if isinstance(side, ir.Load) else None
+                    if info is not None and info.rank >= 2:
+                        return True
+        return False
 
     def touched(self, call: StmtCall) -> set[str]:
         stmt = self.program.statement(call.statement)

@@ -47,28 +47,42 @@ def scalar_sum(A):
 def moving_subscript(A, y):
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
-            y[i + j] += A[i, j]
+            y[i + j] += A[i, j] * A[i, 0]
 
 
 def reads_accumulator(A, y, t):
     for i in range(A.shape[0]):
         t[i] = y[0]
         for j in range(A.shape[1]):
+            y[j] += A[i, j] * A[i, 0]
+
+
+def column_sums(A, y):
+    """A plain sum (no product): the order written, as every user loop outside products."""
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
             y[j] += A[i, j]
+
+
+def vector_sum(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += A[i, 0] + A[i, 1]
+    return s
 
 
 def scales(A, y, z):
     """``z`` alone could be summed in chunks; ``y`` is a product, not a sum."""
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
-            z[j] += A[i, j]
+            z[j] += A[i, j] * 2.0
             y[j] = y[j] * A[i, j]
 
 
 def maxes(A, y, z):
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
-            z[j] += A[i, j]
+            z[j] += A[i, j] * 2.0
             y[j] = max(y[j], A[i, j])
 
 
@@ -81,7 +95,9 @@ def _args(fn, m: int, n: int, seed: int = 0):
             moving_subscript: lambda: (A, rng.random(m + n)),
             reads_accumulator: lambda: (A, rng.random(n), np.zeros(m)),
             scales: lambda: (A, rng.random(n), rng.random(n)),
-            maxes: lambda: (A, rng.random(n), rng.random(n))}[fn]()
+            maxes: lambda: (A, rng.random(n), rng.random(n)),
+            column_sums: lambda: (A, rng.random(n)),
+            vector_sum: lambda: (A,)}[fn]()
 
 
 def _run(k, args, threads: int):
@@ -154,6 +170,8 @@ def test_explain_names_the_accumulator_and_partial():
     (reads_accumulator, "touches, not as a += update"),
     (scales, "not as a += update"),
     (maxes, "not as a += update"),
+    (column_sums, "adds no matrix element times a value"),
+    (vector_sum, "adds no matrix element times a value"),
 ])
 def test_loops_where_a_private_copy_would_be_wrong_stay_as_written(fn, why):
     """Each of these gives wrong results when privatised (the subscript ``y[i + j]`` would be

@@ -4,8 +4,7 @@ NumPy sums pairwise and BLAS's dot in SIMD partial sums; polyfuse's loops for th
 code (np.sum, x.sum(axis=-1), np.mean, ``a @ b`` of vectors, ``A @ x`` as loops) let LLVM's
 loop vectorizer keep partial sums in vector lanes.  Checked here: the IR really is vectorized,
 the results are about as accurate as NumPy's, NaN and inf behave as in NumPy, loops the user
-wrote still add in index order, bit for bit (with ``blas=False``: the default lets
-passes.private_sums run a loop-carried sum in chunks), and ``fastmath=True`` is unchanged.
+wrote still add in index order, bit for bit, and ``fastmath=True`` is unchanged.
 """
 
 from __future__ import annotations
@@ -103,17 +102,14 @@ def test_fastmath_keeps_its_fast_flags():
 # ---- user loops: index order, bit for bit ---------------------------------------------------
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_a_user_loop_still_adds_in_index_order(dtype):
-    """With blas=False.  Under the default blas=True a top-level loop summing into ``s`` runs in
-    chunks with partial sums on the thread team (passes.private_sums: BLAS's tolerance, the same
-    bits on any thread count; tests/passes/test_private_sums.py)."""
     x = (RNG.random(100_000) - 0.3).astype(dtype)
     expected = x[0] * 0
     for v in x:  # numpy scalars: Python's loop in the array's precision, in index order
         expected += v
-    got = polyfuse.kernel(user_sum, blas=False)(x)
+    got = polyfuse.kernel(user_sum)(x)
     assert type(got) is type(expected) and got == expected
     out = np.zeros(16, dtype)
-    polyfuse.kernel(user_rows, blas=False)(X64.astype(dtype), out)
+    polyfuse.kernel(user_rows)(X64.astype(dtype), out)
     reference = np.zeros(16, dtype)
     user_rows(X64.astype(dtype), reference)
     np.testing.assert_array_equal(out, reference)
