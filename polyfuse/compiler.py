@@ -24,6 +24,7 @@ from polyfuse.passes.coalesce import coalesce_rows
 from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
+from polyfuse.passes.private_sums import privatize_sums
 from polyfuse.passes.registers import promote_register_tiles
 from polyfuse.passes.serial import serial_loops
 from polyfuse.schedule.accumulators import lift_accumulated_products
@@ -95,7 +96,12 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
             stages.outputs["uncontracted scop"] = scop  # the bounds check keeps its accesses
             scop, deps = stages.run("contraction", _contract, stages, scop, deps, sched.schedule)
         # isl generates the loops; dependences mark which of them are parallel
-        program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
+        program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps,
+                             carried=options.private_sums())
+    # a sequential loop carried only by += updates runs in chunks with partial sums (blas=True:
+    # it reassociates them as BLAS would); first, so the later passes see the chunks' row loops
+    if options.private_sums():
+        program = stages.run_loop_pass("private sums", privatize_sums, program)
     # register tiles keep their outputs in a small local array across the reduction loop
     if options.register_tile_bytes():
         program = stages.run_loop_pass("register promotion", promote_register_tiles, program,

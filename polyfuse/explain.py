@@ -44,6 +44,8 @@ class Explanation:
             ("outer parallelism", [asdict(d) for d in getattr(sched, "outer_parallelism", ())]),
             ("register tiles", [asdict(c) for c in sched.register_tiles]
              + [asdict(p) for p in stages.decisions("register promotion")]),
+            *((("private sums", [asdict(d) for d in stages.decisions("private sums")]),)
+              if stages.decisions("private sums") else ()),
             ("coalesced loops", [asdict(d) for d in stages.decisions("coalesce")]),
             ("minmax lanes", [asdict(d) for d in stages.decisions("minmax lanes")]),
             ("interleaved loops", [asdict(d) for d in stages.decisions("interleave")]),
@@ -205,6 +207,15 @@ def _item(value: Any) -> str:
         sizes = " x ".join(map(str, value["sizes"])) or "none"
         return (f"- loops ({', '.join(value['loops'])}): tiles {sizes}, footprint "
                 f"{value['footprint_bytes']} of {value['budget_bytes']} bytes ({value['reason']})")
+    if "partials" in value:  # a sequential loop's sums privatised per chunk (passes.private_sums)
+        if not value["applied"]:
+            return f"- loop {value['loop']} (carries {', '.join(value['accumulators'])}): {value['reason']}"
+        parts = ", ".join(f"{a} -> {p}" for a, p in zip(value["accumulators"], value["partials"]))
+        private = f"; private {', '.join(value['private'])}" if value["private"] else ""
+        if value.get("row_sums"):
+            private += f"; rows' own sums in vector partial sums: {', '.join(value['row_sums'])}"
+        return (f"- loop {value['loop']}: in parallel chunks, partial sums {parts}{private} -- {value['reason']}; "
+                "reassociates these sums as BLAS does (blas=False keeps their order)")
     if "renamed" in value:  # an interleaved loop (passes.interleave)
         renamed = f"; own copies of {', '.join(value['renamed'])}" if value["renamed"] else ""
         carried = (f"; a sequential loop: each element of {', '.join(value['carried'])} still updated in its order"

@@ -186,6 +186,14 @@ class Options:
         """Whether the frontend keeps matrix products whole: not for CUDA (no BLAS in a kernel)."""
         return self.blas and self.target != "cuda"
 
+    def private_sums(self) -> bool:
+        """Whether a sequential loop carried only by ``+=`` updates runs in chunks with partial
+        sums on the thread team (polyfuse.passes.private_sums): it reassociates those sums as
+        BLAS does, so only with ``blas`` (the default), on the cpu target with ``parallel``, unless
+        POLYFUSE_PRIVATE_SUMS=0."""
+        return (self.blas_products() and self.parallel and self.target == "cpu"
+                and env_flag("POLYFUSE_PRIVATE_SUMS", True))
+
     def tile_budget(self) -> int:
         """Bytes a tile's footprint may use (0: no tiling)."""
         if not self.tile:
@@ -288,6 +296,8 @@ class Options:
                 f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
                 + ("" if self.outer_parallelism_enabled() or not self.parallel else " outer_parallelism=off")
                 + ("" if self.blas_products() else " blas=False")
+                + ("" if self.private_sums() or not self.blas_products() or self.target != "cpu"
+                   or not self.parallel else " private_sums=off")
                 + ("" if self.serial_fusion_enabled() else " serial_fusion=off")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")

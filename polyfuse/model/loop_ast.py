@@ -15,6 +15,18 @@ from polyfuse.model.scop import Argument, ArrayInfo, Statement
 
 
 @dataclass(frozen=True)
+class Carried:
+    """What a sequential loop carries, from the dependences (``passes.astgen`` records it only
+    for loops around a ``+=`` update, for ``passes.private_sums``): the arrays and scalars whose
+    validity dependences (flow, and false ones of non-local arrays) join two of its iterations,
+    and the kernel-local ones whose false dependences alone do (a private copy per iteration
+    removes those)."""
+
+    arrays: tuple[str, ...]
+    private: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class For:
     """``for iterator = init; cond; iterator += step`` (isl's loop form)."""
 
@@ -27,6 +39,8 @@ class For:
     private: tuple[str, ...] = ()
     # the dependence check that allowed ``parallel`` (explain() shows it; code never depends on it)
     why_parallel: str = field(default="", compare=False)
+    # a sequential loop's carried dependences by array, where astgen was asked for them
+    carried: Carried | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

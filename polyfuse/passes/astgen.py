@@ -16,18 +16,23 @@ from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_expr import condition_from_isl, expr_from_isl
 from polyfuse.model.isl_parts import maps_of, sets_of
-from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.model.loop_ast import Block, Carried, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.region import Matmul, ops
 from polyfuse.model.schedule_tree import isolate_register_tiles
 from polyfuse.model.scop import Scop
+from polyfuse.passes.private_sums import added_term
 
 ITERATOR_PREFIX = "_t"
 PARALLEL_CHECK_OPERATIONS = 200_000  # per loop; heavily tiled stencils otherwise take seconds
 
 
-def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences) -> LoopProgram:
-    """Generate the loop AST of ``schedule`` with isl and mark parallel loops."""
-    checker = _ParallelChecker(deps, scop.context, _blas_statements(scop))
+def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences, *,
+                       carried: bool = False) -> LoopProgram:
+    """Generate the loop AST of ``schedule`` with isl and mark parallel loops.  ``carried``: a
+    sequential loop around a ``+=`` update also records which arrays its dependences pass
+    through (``For.carried``, for passes.private_sums)."""
+    updates = frozenset(s.name for s in scop.statements if added_term(s) is not None) if carried else frozenset()
+    checker = _ParallelChecker(deps, scop.context, _blas_statements(scop), updates)
     build = isl.AstBuild.from_context(scop.context)
     iterators = isl.IdList.alloc(scop.context.get_ctx(), 16)
     for i in range(16):
@@ -38,7 +43,7 @@ def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences) ->
     if checker.errors:
         raise InternalError(f"parallelism check failed: {checker.errors[0]!r}") from checker.errors[0]
     return LoopProgram(
-        name=scop.name, root=Block(top_level_loops(_node(root, checker.reasons))), arguments=scop.arguments,
+        name=scop.name, root=Block(top_level_loops(_node(root, checker))), arguments=scop.arguments,
         params=scop.params,
         arrays=scop.arrays, statements=scop.statements,
     )
@@ -78,8 +83,10 @@ class _ParallelChecker:
     several threads at once contend for its threads (a stack of 110 gemms of 125 x 256 x 256
     took 2.4 s in a parallel loop on two cores, 0.1 s with one BLAS thread per call)."""
 
-    def __init__(self, deps: Dependences, context: isl.Set, blas: frozenset[str] = frozenset()) -> None:
+    def __init__(self, deps: Dependences, context: isl.Set, blas: frozenset[str] = frozenset(),
+                 updates: frozenset[str] = frozenset()) -> None:
         self.blas = blas
+        self.updates = updates  # ``+=`` statements: a serial loop around one records what it carries
         # (coalesced once: every loop's check goes through each piece; fdtd-2d's 18 become 10)
         self.blocking = deps.validity().coalesce()
         self.checked = [d for d in deps.items if d.kind == "RAW" or not d.local]  # what validity() holds
@@ -87,6 +94,7 @@ class _ParallelChecker:
         self.context = context
         self.errors: list[Exception] = []
         self.reasons: list[str] = []  # why each parallel loop is parallel, indexed from its annotation
+        self.carried: list[Carried] = []  # what each recorded serial loop carries, likewise
 
     def annotate(self, build: isl.AstBuild) -> isl.Id:
         """isl ignores exceptions raised in callbacks, so keep them for the caller to raise."""
@@ -100,10 +108,20 @@ class _ParallelChecker:
         if self.blas and any(part.get_tuple_name() in self.blas for part in sets_of(prefix.domain())):
             return isl.Id("serial")
         if self._carried(self.blocking, prefix):
-            return isl.Id("serial")
+            return self._serial(prefix)
         private = sorted({a for a, rel in self.local_false if self._carried(rel, prefix)})
         self.reasons.append(self._reason(prefix, private))
         return isl.Id(f"parallel#{len(self.reasons) - 1}:" + ",".join(private))
+
+    def _serial(self, prefix: isl.UnionMap) -> isl.Id:
+        """A serial loop's annotation; around a ``+=`` update, with the arrays whose dependences
+        it carries (each checked alone; one over the isl budget counts as carried)."""
+        if not any(part.get_tuple_name() in self.updates for part in sets_of(prefix.domain())):
+            return isl.Id("serial")
+        arrays = sorted({d.array for d in self.checked if self._carried(d.relation, prefix)})
+        private = sorted({a for a, rel in self.local_false if self._carried(rel, prefix)})
+        self.carried.append(Carried(tuple(arrays), tuple(private)))
+        return isl.Id(f"serial#{len(self.carried) - 1}")
 
     def _reason(self, prefix: isl.UnionMap, private: list[str]) -> str:
         """The dependence check that allowed a parallel loop, in words: the dependences among the
@@ -134,31 +152,33 @@ def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:
     return result
 
 
-def _node(node: isl.AstNode, reasons: list[str]) -> Node:
+def _node(node: isl.AstNode, checker: _ParallelChecker) -> Node:
     kind = node.get_type()
     if kind == isl.ast_node_type.for_:
-        return _for(node, reasons)
+        return _for(node, checker)
     if kind == isl.ast_node_type.if_:
-        otherwise = _node(node.if_get_else_node(), reasons) if node.if_has_else_node() else None
-        return If(condition_from_isl(node.if_get_cond()), _node(node.if_get_then_node(), reasons), otherwise)
+        otherwise = _node(node.if_get_else_node(), checker) if node.if_has_else_node() else None
+        return If(condition_from_isl(node.if_get_cond()), _node(node.if_get_then_node(), checker), otherwise)
     if kind == isl.ast_node_type.block:
         children = node.block_get_children()
-        return Block(tuple(_node(children.get_at(i), reasons) for i in range(children.n_ast_node())))
+        return Block(tuple(_node(children.get_at(i), checker) for i in range(children.n_ast_node())))
     if kind == isl.ast_node_type.user:
         call = node.user_get_expr()
         name = call.get_op_arg(0).get_id().get_name()
         args = tuple(expr_from_isl(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg()))
         return StmtCall(name, args)
     if kind == isl.ast_node_type.mark:
-        return _node(node.mark_get_node(), reasons)
+        return _node(node.mark_get_node(), checker)
     raise InternalError(f"unexpected isl AST node {kind}")
 
 
-def _for(node: isl.AstNode, reasons: list[str]) -> For:
+def _for(node: isl.AstNode, checker: _ParallelChecker) -> For:
     annotation = node.get_annotation().get_name()
     parallel = annotation.startswith("parallel")
     private = tuple(p for p in annotation.partition(":")[2].split(",") if p) if parallel else ()
-    why = reasons[int(annotation.partition(":")[0].partition("#")[2])] if parallel else ""
+    index = annotation.partition(":")[0].partition("#")[2]
+    why = checker.reasons[int(index)] if parallel else ""
+    carried = checker.carried[int(index)] if index and not parallel else None
     inc = node.for_get_inc()
     if inc.get_type() != isl.ast_expr_type.int:
         raise InternalError("non-constant loop increment from isl")
@@ -167,8 +187,9 @@ def _for(node: isl.AstNode, reasons: list[str]) -> For:
         init=expr_from_isl(node.for_get_init()),
         cond=condition_from_isl(node.for_get_cond()),
         step=inc.get_val().get_num_si(),
-        body=_node(node.for_get_body(), reasons),
+        body=_node(node.for_get_body(), checker),
         parallel=parallel,
         private=private,
         why_parallel=why,
+        carried=carried,
     )

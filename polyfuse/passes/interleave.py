@@ -199,7 +199,10 @@ class _Interleaver(ProgramEdit):
                                for e in ir.walk(stmt.value))
             if reads_itself and not any(_uses(e, inner.iterator) for e in index):
                 found.append(stmt.name)
-                latency_bound = latency_bound and not stmt.reassociable and all(
+                # a NumPy sum (reassociable) in a parallel loop stays in its blocked vector
+                # sums; in a sequential row loop (passes.private_sums' chunks: each row's dot
+                # product may reassociate there) the copies run side by side, each its own sum
+                latency_bound = latency_bound and (not stmt.reassociable or not loop.parallel) and all(
                     _adds_only(self.program.statement(name).value) for name in statements_in(inner.body))
         if self.vector_bytes > 0 and not latency_bound:
             return []
@@ -241,8 +244,11 @@ class _Interleaver(ProgramEdit):
                                                                     for e in first):
                 continue  # (a)
             statement, around = found[0][1], found[0][2]
-            names = [e.name for e in first if isinstance(e, ir.Var)]
-            if (all(s == statement and index == first for index, s, _ in found) and len(names) == len(first)
+            # subscripts that hold still in the loop (an outer loop's chunk of partial sums:
+            # passes.private_sums' ``y_part[c, j]``) do not tell its iterations apart
+            moving = [e for e in first if _uses(e, it) or any(_uses(e, a) for a in around)]
+            names = [e.name for e in moving if isinstance(e, ir.Var)]
+            if (all(s == statement and index == first for index, s, _ in found) and len(names) == len(moving)
                     and sorted(names) == sorted(set(names)) and set(names) == set(around) and it not in names):
                 carried.append(array)  # (b)
                 continue
