@@ -20,6 +20,7 @@ from conftest import HAS_CPU, team_runs
 
 import polyfuse
 from polyfuse.passes.blocked_sums import BLOCK, FAN_IN
+from polyfuse.passes.outer_sums import ROWS
 from polyfuse.runtime import threads
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="needs the LLVM backend")
@@ -154,3 +155,75 @@ def test_user_loops_and_sums_inside_parallel_loops_are_not_cut():
     assert record and not any(r["threads"] for r in record)  # the row loop has the threads
     assert not polyfuse.kernel(total, target="python").explain(x)["blocked sums"]
 
+
+# ---- column sums: the rows in blocks (polyfuse/passes/outer_sums.py) ---------------------------
+
+def column_sums(X):
+    return X.sum(axis=0)
+
+
+def standardize_columns(X):
+    mu = X.mean(axis=0)
+    xc = X - mu
+    return xc / (np.sqrt((xc * xc).mean(axis=0)) + 1e-8)
+
+
+def row_window(X, lo, hi):
+    return X[lo:hi, 1:].sum(axis=0)
+
+
+def user_columns(X):
+    out = np.zeros(X.shape[1])
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            out[j] += X[i, j]
+    return out
+
+
+COLUMNS = {f.__name__: polyfuse.kernel(f) for f in (column_sums, standardize_columns, row_window)}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_sums_are_bitwise_equal_on_1_2_3_threads_and_close_to_numpy(dtype, forced):
+    X = np.random.default_rng(5).standard_normal((3 * ROWS + 5, 37)).astype(dtype)
+    rtol = 1e-4 if dtype == np.float32 else 1e-12
+    for name, fn in (("column_sums", column_sums), ("standardize_columns", standardize_columns)):
+        got = _bitwise_on_1_2_3_threads(COLUMNS[name], (X,))
+        np.testing.assert_allclose(got, fn(X), rtol=rtol, atol=rtol)
+    record = COLUMNS["standardize_columns"].explain(X)["outer sums"]
+    assert len(record) == 2 and all(r["rows"] == ROWS for r in record)
+
+
+@pytest.mark.parametrize("rows", [1, ROWS, ROWS + 1, 2 * ROWS - 1, 5 * ROWS])
+def test_every_row_once_at_the_block_boundaries(rows, forced):
+    X = np.random.default_rng(rows).integers(-3, 4, (rows, 9)).astype(np.float64)
+    got = _on_threads(COLUMNS["column_sums"], (X,), 2)
+    np.testing.assert_array_equal(got, X.astype(np.int64).sum(axis=0))
+    X = np.random.default_rng(rows).integers(-3, 4, (4 * ROWS, 9)).astype(np.float64)
+    for lo, hi in ((0, rows), (3, 3 + rows), (ROWS - 1, ROWS - 1 + rows)):
+        got = _on_threads(COLUMNS["row_window"], (X, lo, hi), 2)
+        np.testing.assert_array_equal(got, X[lo:hi, 1:].astype(np.int64).sum(axis=0))
+
+
+def test_column_sums_of_nan_inf_zeros_and_empty_as_numpy(forced):
+    X = np.random.default_rng(6).random((2 * ROWS + 3, 5))
+    X[1, 0], X[-1, 1], X[ROWS, 2], X[3, 2] = np.nan, np.inf, -np.inf, np.inf
+    with np.errstate(invalid="ignore"):
+        got, want = _on_threads(COLUMNS["column_sums"], (X,), 2), X.sum(axis=0)
+    np.testing.assert_allclose(got, want, rtol=1e-12)  # NaN where NumPy has NaN, inf where inf
+    Z = np.full((2 * ROWS + 1, 3), -0.0)
+    assert np.signbit(_on_threads(COLUMNS["column_sums"], (Z,), 2)).tolist() == np.signbit(Z.sum(axis=0)).tolist()
+    for shape in ((0, 4), (2 * ROWS, 0)):
+        E = np.zeros(shape)
+        np.testing.assert_array_equal(_on_threads(COLUMNS["column_sums"], (E,), 2), E.sum(axis=0))
+
+
+def test_integer_and_user_column_sums_are_not_cut():
+    X = np.random.default_rng(7).integers(-5, 5, (3 * ROWS, 6))
+    kernel = polyfuse.kernel(column_sums)
+    np.testing.assert_array_equal(kernel(X), X.sum(axis=0))
+    assert not kernel.explain(X)["outer sums"]
+    F = X.astype(np.float64)
+    user = polyfuse.kernel(user_columns)
+    assert not user.explain(F)["outer sums"]
+    assert user(F).tobytes() == user_columns(F).tobytes()
