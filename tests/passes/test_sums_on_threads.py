@@ -227,3 +227,38 @@ def test_integer_and_user_column_sums_are_not_cut():
     user = polyfuse.kernel(user_columns)
     assert not user.explain(F)["outer sums"]
     assert user(F).tobytes() == user_columns(F).tobytes()
+
+
+def rescaled_steps(x, n):
+    for _ in range(n):
+        x[:] = x / (np.sum(x) + 1.0)
+    return x.mean()
+
+
+def centred_steps(X, n):
+    for _ in range(n):
+        X[:] = X - X.mean(axis=0)
+    return X.sum()
+
+
+@pytest.mark.parametrize("fn, shape", [(rescaled_steps, (2 * CHUNK + 5,)), (centred_steps, (2 * ROWS + 3, 11))])
+def test_cut_sums_inside_a_time_loop_and_without_threads(fn, shape, forced):
+    """Sums inside a sequential loop are cut too (a region, or serial where one is refused), and
+    ``parallel=False`` runs the same cut loops on the calling thread: the same bits."""
+    x0 = np.random.default_rng(8).random(shape)
+    kernel = polyfuse.kernel(fn)
+    results = set()
+    for count in (1, 2, 3):
+        threads.set_num_threads(count)
+        for _ in range(2):
+            x = x0.copy()
+            returned = kernel(x, 3)
+        results.add((x.tobytes(), float(returned)))
+    serial = polyfuse.kernel(fn, parallel=False)
+    x = x0.copy()
+    returned = serial(x, 3)
+    results.add((x.tobytes(), float(returned)))
+    assert len(results) == 1
+    want = x0.copy()
+    np.testing.assert_allclose(float(returned), fn(want, 3), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x, want, rtol=1e-12, atol=1e-12)
