@@ -42,12 +42,11 @@ own element of a small local array, and a serial loop then adds those partials i
         acc = acc + part2
 
 Every addition is the one the serial blocked loop makes, in the same tree, so the result is
-bitwise the same on 1, 2 or 3 threads, and as before this pass split anything.  At the top of the
+bitwise the same on 1, 2 or 3 threads, and the same as before the cut.  At the top of the
 program the two loops are two phases of their own (the chunks a parallel phase), with no test of
 the length around them: behind one, the whole was a parallel region, compiled twice (mean_std's
 backend took 290 ms instead of 170); a sum of one chunk or less then pays for the chunk loops, a
-few nanoseconds.  Loops the user
-wrote carry no ``reassoc`` mark and are never touched.
+few nanoseconds.  Loops the user wrote carry no ``reassoc`` mark and are never touched.
 """
 
 from __future__ import annotations
@@ -55,19 +54,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import (
-    Block,
-    For,
-    If,
-    LoopProgram,
-    LoopRewrite,
-    Node,
-    StmtCall,
-    exclusive_bound,
-    nodes,
-)
+from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import ArrayInfo, Statement, isl_name
 from polyfuse.options import SUM_BLOCK
+from polyfuse.passes.team_rewrite import TeamRewrite
 
 #: Terms per block: each of ~32 lanes then adds ~64 in sequence, and a million terms are ~500
 #: block sums.  The per-block cost (folding the lanes, one add) is a few nanoseconds against the
@@ -101,39 +91,10 @@ def block_reductions(program: LoopProgram, *, block: int = BLOCK) -> tuple[LoopP
     return _Blocker(program, block).run()
 
 
-class _Blocker(LoopRewrite):
+class _Blocker(TeamRewrite):
     def __init__(self, program: LoopProgram, block: int) -> None:
         super().__init__(program)
         self.block = block
-        self.iterators = {n.iterator for n in nodes(program.root) if isinstance(n, For)}
-        self.parallel_depth = 0  # parallel loops around the node visited
-        self.loop_depth = 0  # loops around it, itself included once visited
-        self.top: set[int] = set()  # the blocks that replace a top-level loop (flattened by run)
-
-    def run(self) -> tuple[LoopProgram, tuple]:
-        program, decisions = super().run()
-        if isinstance(program.root, Block):  # a top-level loop cut in two: two top-level loops
-            parts = tuple(n for c in program.root.children for n in (c.children if isinstance(c, Block) and id(c) in self.top else (c,)))
-            program = replace(program, root=Block(parts))
-        return program, decisions
-
-    def visit(self, node: Node) -> Node:
-        if isinstance(node, For):
-            self.loop_depth += 1
-            try:
-                return self.visit_loop(node)
-            finally:
-                self.loop_depth -= 1
-        return super().visit(node)
-
-    def visit_loop(self, node: For) -> Node:
-        if not node.parallel:
-            return super().visit(node)
-        self.parallel_depth += 1
-        try:
-            return super().visit(node)
-        finally:
-            self.parallel_depth -= 1
 
     def rewrite(self, loop: For) -> Node | None:
         calls = _calls(loop.body)
@@ -204,8 +165,7 @@ class _Blocker(LoopRewrite):
         iterator (the partials' array is sized once per call)."""
         if self.parallel_depth or len(found) != len(calls):
             return False
-        return not any(isinstance(e, ir.Var) and e.name in self.iterators
-                       for bound in (loop.init, hi) for e in ir.walk(bound))
+        return not (self.moves(loop.init) or self.moves(hi))
 
     def split(self, loop: For, hi: ir.Expr, calls: list[StmtCall]) -> Node:
         """``loop`` as chunks on the thread team and their partials added in chunk order (the
@@ -268,9 +228,7 @@ class _Blocker(LoopRewrite):
         self.decisions.append(BlockedSum(loop.iterator, tuple(sorted(c.statement for c in calls)), block, FAN_IN,
                                          LEVELS, threads=True))
         if self.loop_depth == 1:  # at the top: its own phases, the chunks a parallel one
-            split = Block((chunks, groups))
-            self.top.add(id(split))
-            return split
+            return self.at_top((chunks, groups))
         longer = ir.Compare(">", ir.BinOp("-", hi, lo, ir.INT, True), ir.int_const(block))
         return If(longer, Block((chunks, groups)), loop)
 

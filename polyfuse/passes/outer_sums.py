@@ -44,18 +44,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import (
-    Block,
-    For,
-    If,
-    LoopProgram,
-    LoopRewrite,
-    Node,
-    StmtCall,
-    exclusive_bound,
-    nodes,
-)
+from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import ArrayInfo, Statement, isl_name
+from polyfuse.passes.team_rewrite import TeamRewrite
 
 #: Rows per block: the partials add 2 / ROWS of the reads' traffic (3% here), and 1500 rows
 #: make 24 blocks to share out.
@@ -81,39 +72,10 @@ def block_outer_sums(program: LoopProgram, *, rows: int = ROWS) -> tuple[LoopPro
     return _Splitter(program, rows).run()
 
 
-class _Splitter(LoopRewrite):
+class _Splitter(TeamRewrite):
     def __init__(self, program: LoopProgram, rows: int) -> None:
         super().__init__(program)
         self.rows = rows
-        self.iterators = {n.iterator for n in nodes(program.root) if isinstance(n, For)}
-        self.parallel_depth = 0  # parallel loops around the node visited
-        self.loop_depth = 0  # loops around it, itself included once visited
-        self.top: set[int] = set()  # the blocks that replace a top-level loop (flattened by run)
-
-    def run(self) -> tuple[LoopProgram, tuple]:
-        program, decisions = super().run()
-        if isinstance(program.root, Block):  # a top-level loop cut in three: three top-level loops
-            parts = tuple(n for c in program.root.children for n in (c.children if isinstance(c, Block) and id(c) in self.top else (c,)))
-            program = replace(program, root=Block(parts))
-        return program, decisions
-
-    def visit(self, node: Node) -> Node:
-        if isinstance(node, For):
-            self.loop_depth += 1
-            try:
-                return self.visit_loop(node)
-            finally:
-                self.loop_depth -= 1
-        return super().visit(node)
-
-    def visit_loop(self, node: For) -> Node:
-        if not node.parallel:
-            return super().visit(node)
-        self.parallel_depth += 1
-        try:
-            return super().visit(node)
-        finally:
-            self.parallel_depth -= 1
 
     def rewrite(self, loop: For) -> Node | None:
         inner = _only_loop(loop.body)
@@ -128,10 +90,6 @@ class _Splitter(LoopRewrite):
         if _at_most(loop.init, hi, self.rows) or not all(self.column_sum(c, loop, inner) for c in calls):
             return None
         return self.split(loop, hi, inner, end, calls)
-
-    def moves(self, bound: ir.Expr) -> bool:
-        """Does the bound use a loop iterator (then the partials cannot be sized per call)?"""
-        return any(isinstance(e, ir.Var) and e.name in self.iterators for e in ir.walk(bound))
 
     def column_sum(self, call: StmtCall, loop: For, inner: For) -> bool:
         """``acc[f(j)] = acc[f(j)] + term`` (a NumPy float sum) whose element moves with the
@@ -202,9 +160,7 @@ class _Splitter(LoopRewrite):
         self.decisions.append(OuterSum(loop.iterator, inner.iterator,
                                        tuple(sorted(c.statement for c in calls)), rows))
         if self.loop_depth == 1:  # at the top: two phases, the blocks a parallel one (see above)
-            split = Block((blocks, in_order))
-            self.top.add(id(split))
-            return split
+            return self.at_top((blocks, in_order))
         longer = ir.Compare(">", _minus(hi, lo), ir.int_const(rows))
         return If(longer, Block((blocks, in_order)), loop)
 
