@@ -1860,7 +1860,12 @@ class Lowering:
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
-        # a scalar call: its arguments may still hold reductions that were lowered (np.sqrt(x.sum()))
+        return self.scalar_call(node, module, name, args)
+
+    def scalar_call(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> View:
+        """A call of scalars; its arguments may still hold reductions that were lowered
+        (np.sqrt(x.sum())), so each argument is lowered once, by the caller."""
+        func = node.func
         return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, self.scalar_call_type(node, module, name, args))
 
     def scalar_call_type(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> VType:
@@ -1996,6 +2001,8 @@ class Lowering:
             args = [self.value(a) for a in node.args]
             if any(a.rank for a in args):
                 return self.ufunc(node, name, args)
+            # lowering an argument may have emitted statements (np.sqrt(x.mean())): not again
+            return self.scalar_call(node, module, name, args)
         return None
 
     def shape_of(self, shape: ast.expr) -> tuple[Sym, ...]:

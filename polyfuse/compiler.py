@@ -24,6 +24,7 @@ from polyfuse.passes.coalesce import coalesce_rows
 from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
+from polyfuse.passes.outer_sums import block_outer_sums
 from polyfuse.passes.private_sums import privatize_sums
 from polyfuse.passes.registers import promote_register_tiles
 from polyfuse.passes.serial import serial_loops
@@ -122,6 +123,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     # NumPy float sums in blocks: each block's vector lanes, then the block sums (accuracy)
     if options.reduction_block():
         program = stages.run_loop_pass("blocked sums", block_reductions, program, block=options.reduction_block())
+        # ... and column sums (rows outside a parallel loop) in blocks of rows on the thread team
+        program = stages.run_loop_pass("outer sums", block_outer_sums, program)
     # parallel=False (numba's option): the same loops, all on the calling thread
     if not options.parallel and options.target != "cuda":
         program = stages.run_loop_pass("serial", serial_loops, program)

@@ -50,6 +50,7 @@ class Explanation:
             ("minmax lanes", [asdict(d) for d in stages.decisions("minmax lanes")]),
             ("interleaved loops", [asdict(d) for d in stages.decisions("interleave")]),
             ("blocked sums", [asdict(d) for d in stages.decisions("blocked sums")]),
+            ("outer sums", [asdict(d) for d in stages.decisions("outer sums")]),
             ("contraction", [_contraction(d) for d in stages.decisions("contraction")]),
             ("schedule", {"source": sched.source, "notes": list(sched.notes),
                           "tree": sched.schedule.get_root().to_str()}),

@@ -20,6 +20,33 @@ out as before.  The accumulator may be a local scalar or an array element whose 
 does not change; the other statements of the loop are kept in order and must not touch it.
 Only the CPU target runs it (the Python backend is the reference and sums in order; GPU threads
 keep their own sums).
+
+A sum that no parallel loop encloses (a full reduction, ``x.mean()``), with bounds fixed for
+the call, is also cut across the thread team: its chunks of ``block * FAN_IN`` terms become the
+iterations of a parallel loop, each summing its terms (in the two inner levels above) into its
+own element of a small local array, and a serial loop then adds those partials in chunk order,
+``FAN_IN`` at a time, into the accumulator::
+
+    for c in range(nchunks):                   # parallel: any thread, any number of threads
+        part1 = -0.0
+        for kb in range(lo + c * B * F, min(lo + (c + 1) * B * F, hi), B):
+            part0 = -0.0
+            for k in range(kb, min(kb + B, hi)):
+                part0 = part0 + x[k]
+            part1 = part1 + part0
+        parts[c] = part1
+    for g in range(0, nchunks, F):             # serial: chunk order
+        part2 = -0.0
+        for c in range(g, min(g + F, nchunks)):
+            part2 = part2 + parts[c]
+        acc = acc + part2
+
+Every addition is the one the serial blocked loop makes, in the same tree, so the result is
+bitwise the same on 1, 2 or 3 threads, and the same as before the cut.  At the top of the
+program the two loops are two phases of their own (the chunks a parallel phase), with no test of
+the length around them: behind one, the whole was a parallel region, compiled twice (mean_std's
+backend took 290 ms instead of 170); a sum of one chunk or less then pays for the chunk loops, a
+few nanoseconds.  Loops the user wrote carry no ``reassoc`` mark and are never touched.
 """
 
 from __future__ import annotations
@@ -27,9 +54,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import Block, For, If, LoopProgram, LoopRewrite, Node, StmtCall, exclusive_bound
+from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.scop import ArrayInfo, Statement, isl_name
 from polyfuse.options import SUM_BLOCK
+from polyfuse.passes.team_rewrite import TeamRewrite
 
 #: Terms per block: each of ~32 lanes then adds ~64 in sequence, and a million terms are ~500
 #: block sums.  The per-block cost (folding the lanes, one add) is a few nanoseconds against the
@@ -51,6 +79,8 @@ class BlockedSum:
     block: int  # terms per innermost chunk
     fan_in: int  # chunks per chunk of the next level
     levels: int
+    # chunks of block * fan_in terms run on the thread team, their partials added in chunk order
+    threads: bool = False
 
 
 def block_reductions(program: LoopProgram, *, block: int = BLOCK) -> tuple[LoopProgram, tuple[BlockedSum, ...]]:
@@ -61,7 +91,7 @@ def block_reductions(program: LoopProgram, *, block: int = BLOCK) -> tuple[LoopP
     return _Blocker(program, block).run()
 
 
-class _Blocker(LoopRewrite):
+class _Blocker(TeamRewrite):
     def __init__(self, program: LoopProgram, block: int) -> None:
         super().__init__(program)
         self.block = block
@@ -74,6 +104,8 @@ class _Blocker(LoopRewrite):
         found = self.reductions(calls, loop.iterator)
         if not found:
             return None
+        if self.splittable(loop, hi, calls, found):
+            return self.split(loop, hi, calls)
         sizes = [self.block * FAN_IN**level for level in range(LEVELS)]  # terms per level's chunk
         starts = [self.fresh(f"{loop.iterator}_b{level}") for level in range(LEVELS)]
 
@@ -125,6 +157,87 @@ class _Blocker(LoopRewrite):
         # a loop of one chunk or less runs as it was: the chunk loops cost more than they save there
         longer = ir.Compare(">", ir.BinOp("-", hi, loop.init, ir.INT, True), ir.int_const(self.block))
         return If(longer, node, loop)
+
+    def splittable(self, loop: For, hi: ir.Expr, calls: list[StmtCall], found: set[str]) -> bool:
+        """The loop may run its chunks on the thread team: no parallel loop encloses it (its
+        threads are taken), it holds nothing but the sums (their chunks are then independent:
+        each reads no accumulator and writes only its own partials), and its bounds use no loop
+        iterator (the partials' array is sized once per call)."""
+        if self.parallel_depth or len(found) != len(calls):
+            return False
+        return not (self.moves(loop.init) or self.moves(hi))
+
+    def split(self, loop: For, hi: ir.Expr, calls: list[StmtCall]) -> Node:
+        """``loop`` as chunks on the thread team and their partials added in chunk order (the
+        module docstring's second form): the additions of ``blocked``, in the same tree."""
+        block, span = self.block, self.block * FAN_IN
+        lo = loop.init
+        chunk, inner, group, fold = (self.fresh(f"{loop.iterator}_{s}") for s in ("c", "b0", "g", "c2"))
+
+        def var(name: str) -> ir.Expr:
+            return ir.Var(name, ir.INT)
+
+        def add(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+            return ir.BinOp("+", a, b, ir.INT, True)
+
+        def least(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+            return ir.BinOp("min", a, b, ir.INT, True)
+
+        length = ir.BinOp("max", ir.BinOp("-", hi, lo, ir.INT, True), ir.int_const(0), ir.INT, True)
+        count = ir.BinOp("//", add(length, ir.int_const(span - 1)), ir.int_const(span), ir.INT, True)
+        start = add(lo, ir.BinOp("*", var(chunk), ir.int_const(span), ir.INT, True))  # chunk c's first term
+        inits0, inits1, folds0, stores, inits2, gathers, finals, body = [], [], [], [], [], [], [], []
+        private: list[str] = []
+        for call in calls:
+            stmt = self.program.statement(call.statement)
+            value = stmt.value
+            assert isinstance(value, ir.BinOp)
+            dtype = value.dtype
+            part0, part1, part2 = (self.scalar(f"{stmt.array}_part{level}", dtype) for level in range(LEVELS))
+            parts = self.add_array(ArrayInfo(self.fresh(f"{stmt.array}_parts"), dtype, (count,), "local")).name
+            private += [part0.array, part1.array]
+            identity = ir.Const(-0.0, dtype)  # the exact identity of +: x + -0.0 is x
+            inits0.append(self.call(stmt, "init0", part0, identity))
+            inits1.append(self.call(stmt, "init1", part1, identity))
+            inits2.append(self.call(stmt, "init2", part2, identity))
+            body.append(StmtCall(self.new(stmt, "part", stmt.iterators, part0.array, (), replace(value, lhs=part0)),
+                                 call.args))
+            folds0.append(self.call(stmt, "fold0", part1, ir.BinOp(value.op, part1, part0, dtype)))
+            stores.append(StmtCall(self.new(stmt, "store1", (chunk,), parts, (var(chunk),), part1), (var(chunk),)))
+            gathers.append(StmtCall(self.new(stmt, "fold1", (fold,), part2.array, (),
+                                             ir.BinOp(value.op, part2, ir.Load(parts, (var(fold),), dtype), dtype)),
+                                    (var(fold),)))
+            accumulator = ir.Load(stmt.array, stmt.index, dtype)
+            last = self.new(stmt, "fold", stmt.iterators, stmt.array, stmt.index,
+                            ir.BinOp(value.op, accumulator, part2, dtype))
+            # the accumulator's index does not use the loop: any of its points will do
+            finals.append(StmtCall(last, tuple(ir.substitute(a, {loop.iterator: lo}) for a in call.args)))
+        terms = replace(loop, init=var(inner), body=Block(tuple(body)) if len(body) > 1 else body[0],
+                        cond=ir.Compare("<", var(loop.iterator), least(add(var(inner), ir.int_const(block)), hi)))
+        blocks = For(inner, start, ir.Compare("<", var(inner), least(add(start, ir.int_const(span)), hi)), block,
+                     Block((*inits0, terms, *folds0)))
+        chunks = For(chunk, ir.int_const(0), ir.Compare("<", var(chunk), count), 1,
+                     Block((*inits1, blocks, *stores)), parallel=True, private=tuple(private),
+                     why_parallel="chunks of a NumPy sum (reassociable): each adds its own terms into its own "
+                                  "partial; the partials are added in chunk order after the loop")
+        in_order = For(fold, var(group), ir.Compare("<", var(fold), least(add(var(group), ir.int_const(FAN_IN)),
+                                                                          count)), 1,
+                       Block(tuple(gathers)) if len(gathers) > 1 else gathers[0])
+        groups = For(group, ir.int_const(0), ir.Compare("<", var(group), count), FAN_IN,
+                     Block((*inits2, in_order, *finals)))
+        self.decisions.append(BlockedSum(loop.iterator, tuple(sorted(c.statement for c in calls)), block, FAN_IN,
+                                         LEVELS, threads=True))
+        if self.loop_depth == 1:  # at the top: its own phases, the chunks a parallel one
+            return self.at_top((chunks, groups))
+        longer = ir.Compare(">", ir.BinOp("-", hi, lo, ir.INT, True), ir.int_const(block))
+        return If(longer, Block((chunks, groups)), loop)
+
+    def scalar(self, stem: str, dtype: str) -> ir.Load:
+        return ir.Load(self.add_array(ArrayInfo(self.fresh(stem), dtype, (), "local")).name, (), dtype)
+
+    def call(self, stmt: Statement, suffix: str, target: ir.Load, value: ir.Expr) -> StmtCall:
+        """A statement ``target = value`` of no iterator, derived from ``stmt``."""
+        return StmtCall(self.new(stmt, suffix, (), target.array, (), value), ())
 
     def reductions(self, calls: list[StmtCall], iterator: str) -> set[str]:
         """The calls' float ``acc = acc + term`` NumPy reductions whose accumulator no
