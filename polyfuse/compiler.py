@@ -24,6 +24,7 @@ from polyfuse.passes.coalesce import coalesce_rows
 from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
+from polyfuse.passes.noop_versions import version_noop_writes
 from polyfuse.passes.registers import promote_register_tiles
 from polyfuse.passes.serial import serial_loops
 from polyfuse.schedule.accumulators import lift_accumulated_products
@@ -96,6 +97,13 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
             scop, deps = stages.run("contraction", _contract, stages, scop, deps, sched.schedule)
         # isl generates the loops; dependences mark which of them are parallel
         program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
+        # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
+        # pivot) runs, per iteration, a version without its dependences within one iteration
+        # when a check finds every such write a no-op; the check evaluates the statements as the
+        # loops do, which fastmath and the CUDA target do not promise
+        if options.target != "cuda" and not options.fastmath:
+            program = stages.run_loop_pass("noop versions", version_noop_writes, program, scop=scop,
+                                           schedule=sched.schedule, deps=deps)
     # register tiles keep their outputs in a small local array across the reduction loop
     if options.register_tile_bytes():
         program = stages.run_loop_pass("register promotion", promote_register_tiles, program,

@@ -44,6 +44,8 @@ class Explanation:
             ("outer parallelism", [asdict(d) for d in getattr(sched, "outer_parallelism", ())]),
             ("register tiles", [asdict(c) for c in sched.register_tiles]
              + [asdict(p) for p in stages.decisions("register promotion")]),
+            *((("noop versions", [asdict(d) for d in stages.decisions("noop versions")]),)
+              if stages.decisions("noop versions") else ()),
             ("coalesced loops", [asdict(d) for d in stages.decisions("coalesce")]),
             ("minmax lanes", [asdict(d) for d in stages.decisions("minmax lanes")]),
             ("interleaved loops", [asdict(d) for d in stages.decisions("interleave")]),

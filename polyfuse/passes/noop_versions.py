@@ -1,0 +1,445 @@
+"""Per-iteration versions of a serial loop whose shared writes store what is already there.
+
+Takes the loop program ``passes.astgen`` made, with the Scop, the schedule and the dependences it
+was made from; gives the program with some serial loops versioned, and a ``NoopVersion`` record
+for each.  Runs right after astgen (it builds loops with isl again) and before the loop-AST passes
+(registers, lanes, interleave), which then see both versions.
+
+Floyd-Warshall's pivot loop is the example::
+
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                p[i, j] = p[i, j] if p[i, j] < p[i, k] + p[k, j] else p[i, k] + p[k, j]
+
+Within one ``k``, instance ``(k, i, k)`` writes ``p[i, k]``, which the instances ``(k, i, j)``
+read, and ``(k, k, j)`` writes ``p[k, j]``, read by every ``(k, i, j)``: the ``i`` and ``j``
+loops carry dependences.  But those writes usually store the bits already there (``p[k, k] >= 0``
+makes ``p[i, k] + p[k, k]`` no smaller than ``p[i, k]``), and a write that changes nothing orders
+nothing.  Whether a write changes nothing depends on values (``p[k, k]`` may be negative, or
+become so partway through a run with a negative cycle) and on the exact expression: with
+``p[k, k] == +0.0`` the ternary above turns a ``-0.0`` in column ``k`` into ``+0.0``, while
+``min(p[i, j], ...)`` keeps it; a NaN is kept by one form and replaced by another.  So rather
+than prove the no-op per expression form, the versioned loop checks it, per iteration::
+
+    for k in range(n):
+        ok[0] = 1
+        for (i, j) in W(k): ok[0] = ok[0] if bits(<p[i, j]'s new value>) == bits(p[i, j]) else 0
+        if ok[0] != 0:
+            <the i, j loops built without the dependences within one k: i parallel>
+        else:
+            <the original i, j loops>
+
+``W(k)`` (isl: the instances of iteration ``k`` whose write another instance of the same
+iteration reads or writes; Floyd-Warshall's row and column ``k``, 2n - 1 of its n^2 instances)
+is evaluated from the values at the start of the iteration.  Bits are compared as ``a == b`` and
+``copysign(1, a) == copysign(1, b)``, so a NaN always fails the check (the original loops run).
+
+Why the checked version computes what the original does: call a cell *shared* if two instances
+of the iteration access it and one writes it.  Every writer of a shared cell is in ``W``.  In the
+original order, by induction, each instance of ``W`` reads only cells that hold their values from
+the start of the iteration (a shared cell was written earlier only by instances of ``W``, which
+stored its old bits; a cell written by an instance outside ``W`` is accessed by no other
+instance), so it computes the value the check computed, which is the cell's old bits.  Hence no
+shared cell ever changes within the iteration, and any order of its instances (the parallel
+loops isl marks once the dependences within one iteration are left out) reads and writes the
+same values.  The check evaluates the statement's own expression in the same backend; loops are
+only versioned where that evaluation is the one the loops make (no fastmath, no calls, which
+``vector_math`` may compute differently in a parallel loop, no run-time subscripts).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from polyfuse.analysis.dependences import Dependences
+from polyfuse.model import ir
+from polyfuse.model.isl_budget import BudgetExceeded, bounded
+from polyfuse.model.isl_parts import maps_of, sets_of
+from polyfuse.model.loop_ast import (
+    Block,
+    For,
+    If,
+    LoopProgram,
+    Node,
+    ProgramEdit,
+    StmtCall,
+    nodes,
+    statements_in,
+)
+from polyfuse.model.scop import ArrayInfo, Scop, Statement
+from polyfuse.passes.astgen import ITERATOR_PREFIX, build_loop_program, loop_ast_from_isl
+
+_CHECKED_DTYPES = frozenset({"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32",
+                             "uint16", "uint8", "bool"})
+_FLOATS = frozenset({"float64", "float32"})
+_FLAG = "int64"
+
+
+@dataclass(frozen=True)
+class NoopVersion:
+    """One serial loop run, per iteration, in a version without the dependences within one iteration
+    when a check finds that every shared write of the iteration stores the value already there."""
+
+    loop: str  # the iterator of the versioned loop
+    statements: tuple[str, ...]
+    checked: str  # the instances checked before each iteration (isl, the outer iterators as parameters)
+    dropped: tuple[str, ...]  # the dependences within one iteration, left out of the checked version
+    parallel_loops: tuple[str, ...]  # loops parallel in the checked version that are not in the original
+    flag: str  # the kernel-local array holding the check's result
+    reason: str
+
+
+def version_noop_writes(program: LoopProgram, *, scop: Scop, schedule: isl.Schedule,
+                        deps: Dependences) -> tuple[LoopProgram, tuple[NoopVersion, ...]]:
+    """``program`` with every serial loop versioned where a per-iteration no-op check frees inner
+    loops (see the module docstring), and a record of each."""
+    candidates = [(path, loop) for path, loop in _loops(program.root, ()) if _worth_trying(program, loop)]
+    if not candidates:
+        return program, ()
+    edit = ProgramEdit(program)
+    prefixes = _band_prefixes(schedule)
+    root: Node = program.root
+    decisions: list[tuple[tuple[int, ...], NoopVersion]] = []
+    for path, loop in candidates:
+        if any(path[:len(p)] == p for p, _ in decisions):
+            continue  # inside a loop already versioned
+        try:
+            with bounded(scop.context.get_ctx()):
+                found = _version(edit, scop, schedule, deps, prefixes, loop, path)
+        except BudgetExceeded:
+            continue
+        if found is not None:
+            node, decision = found
+            root = _replace_at(root, path, node)
+            decisions.append((path, decision))
+    if not decisions:
+        return program, ()
+    return edit.program_with(root), tuple(d for _, d in decisions)
+
+
+# ---- which loops ---------------------------------------------------------------------------------
+
+def _loops(node: Node, path: tuple[int, ...]):
+    """Every For with its path (child indices from the root), parents first."""
+    if isinstance(node, For):
+        yield path, node
+        yield from _loops(node.body, path + (0,))
+    elif isinstance(node, If):
+        yield from _loops(node.then, path + (0,))
+        if node.otherwise is not None:
+            yield from _loops(node.otherwise, path + (1,))
+    elif isinstance(node, Block):
+        for k, child in enumerate(node.children):
+            yield from _loops(child, path + (k,))
+
+
+def _at(node: Node, path: tuple[int, ...]) -> Node:
+    for step in path:
+        if isinstance(node, For):
+            node = node.body
+        elif isinstance(node, If):
+            branch = node.then if step == 0 else node.otherwise
+            assert branch is not None
+            node = branch
+        else:
+            assert isinstance(node, Block)
+            node = node.children[step]
+    return node
+
+
+def _replace_at(node: Node, path: tuple[int, ...], new: Node) -> Node:
+    if not path:
+        return new
+    step, rest = path[0], path[1:]
+    if isinstance(node, For):
+        return replace(node, body=_replace_at(node.body, rest, new))
+    if isinstance(node, If):
+        if step == 0:
+            return replace(node, then=_replace_at(node.then, rest, new))
+        assert node.otherwise is not None
+        return replace(node, otherwise=_replace_at(node.otherwise, rest, new))
+    assert isinstance(node, Block)
+    children = list(node.children)
+    children[step] = _replace_at(children[step], rest, new)
+    return Block(tuple(children))
+
+
+def _depth(loop: For) -> int | None:
+    """The schedule dimension of an isl-generated loop (its iterator ``_t<depth>``)."""
+    match = re.fullmatch(rf"{ITERATOR_PREFIX}(\d+)", loop.iterator)
+    return int(match.group(1)) if match else None
+
+
+def _worth_trying(program: LoopProgram, loop: For) -> bool:
+    """A serial loop around serial loops, every statement below it plain and only below it."""
+    if loop.parallel or _depth(loop) is None:
+        return False
+    inner = [n for n in nodes(loop.body) if isinstance(n, For)]
+    if not inner or all(n.parallel for n in inner):
+        return False
+    names = statements_in(loop.body)
+    if not names or not all(_plain(program, program.statement(s)) for s in set(names)):
+        return False
+    outside = statements_in(program.root)
+    return all(outside.count(s) == names.count(s) for s in set(names))
+
+
+def _plain(program: LoopProgram, stmt: Statement) -> bool:
+    """``array[index] = value`` on an array, computed the same way wherever it runs."""
+    if stmt.region is not None or not stmt.index:
+        return False
+    info = next((a for a in program.arrays if a.name == stmt.array), None)
+    if info is None or info.dtype not in _CHECKED_DTYPES or stmt.value.dtype != info.dtype:
+        return False
+    for root in (stmt.value, *stmt.index):
+        for e in ir.walk(root):
+            if isinstance(e, (ir.Index, ir.Call)) or (isinstance(e, ir.BinOp) and e.reassoc):
+                return False
+    return True
+
+
+def _may_keep(stmt: Statement) -> bool:
+    """Does the statement choose between its element's old value and another (``min(x, ...)``,
+    ``x if c else y``, ``x or y``)?  Only such writes are worth checking: ``A[i, k] /= A[k, k]``
+    (lu) is a no-op only by accident, and its check would fail on every iteration."""
+    value = stmt.value
+
+    def old(e: ir.Expr) -> bool:
+        return isinstance(e, ir.Load) and e.array == stmt.array and e.index == stmt.index
+
+    if isinstance(value, ir.BinOp) and value.op in ("min", "max"):
+        return old(value.lhs) or old(value.rhs)
+    if isinstance(value, ir.Select):
+        return old(value.then) or old(value.otherwise)
+    if isinstance(value, ir.BoolOp):
+        return any(old(v) for v in value.values)
+    return False
+
+
+# ---- the version -----------------------------------------------------------------------------------
+
+def _version(edit: ProgramEdit, scop: Scop, schedule: isl.Schedule, deps: Dependences,
+             prefixes: dict[str, list[isl.Map]], loop: For, path: tuple[int, ...]):
+    """The versioned loop and its record, or None when nothing would be gained."""
+    depth = _depth(loop)
+    assert depth is not None
+    names = sorted(set(statements_in(loop.body)))
+    prefix = _prefix(prefixes, names, depth + 1)
+    if prefix is None or not _iterators_agree(scop, loop, prefix, depth):
+        return None
+    same = prefix.apply_range(prefix.reverse())
+    same = same.subtract(same.domain().identity())
+    dropped = tuple(sorted({f"{d.kind} on {d.array}" for d in deps.items
+                            if not d.relation.intersect(same).is_empty()}))
+    if not dropped:
+        return None
+    checked = _shared_writers(scop, names, same)
+    writers = sorted({s.get_tuple_name() for s in sets_of(checked)})
+    if not writers or not all(_may_keep(scop.statement(n)) for n in writers):
+        return None  # a write that cannot keep its element's value would fail every check
+    fast_deps = replace(deps, items=tuple(replace(d, relation=d.relation.subtract(same)) for d in deps.items))
+    fast = _at(build_loop_program(scop, schedule, fast_deps).root, path)
+    if not isinstance(fast, For) or _shape(fast) != _shape(loop):
+        return None  # not the same loops: should not happen, but never guess
+    freed = tuple(n.iterator for n, m in zip(nodes(fast.body), nodes(loop.body))
+                  if isinstance(n, For) and isinstance(m, For) and n.parallel and not m.parallel)
+    if not freed:
+        return None
+    flag = edit.add_array(ArrayInfo(edit.fresh("_noop_ok"), _FLAG, (ir.int_const(1),), "local"))
+    checks = _check_loops(edit, scop, checked, prefix, names, depth, flag.name)
+    if checks is None:
+        return None
+    init = edit.add_statement(replace(scop.statement(names[0]), name=edit.fresh("_noop_init"), iterators=(),
+                                      array=flag.name, index=(ir.int_const(0),),
+                                      value=ir.Const(1, _FLAG, False)))
+    ok = ir.Compare("!=", _flag_load(flag.name), ir.Const(0, _FLAG, False))
+    body = Block((StmtCall(init.name, ()), checks, If(ok, fast.body, loop.body)))
+    record = NoopVersion(
+        loop=loop.iterator, statements=tuple(names), checked=_text(checked), dropped=dropped,
+        parallel_loops=freed, flag=flag.name,
+        reason=(f"per iteration of {loop.iterator}, the instances whose write another instance of the same "
+                "iteration reads or writes are evaluated first; when each would store the bits already in "
+                f"place, the iteration runs loops built without its {', '.join(dropped)} within one "
+                f"iteration ({', '.join(freed)} parallel), else the original loops"))
+    return replace(loop, body=body), record
+
+
+def _shape(node: Node) -> tuple:
+    """The loop structure without the parallel marks (the two builds must agree on it)."""
+    if isinstance(node, For):
+        return ("for", node.iterator, node.init, node.cond, node.step, _shape(node.body))
+    if isinstance(node, If):
+        return ("if", node.cond, _shape(node.then), None if node.otherwise is None else _shape(node.otherwise))
+    if isinstance(node, Block):
+        return ("block",) + tuple(_shape(c) for c in node.children)
+    return ("call", node)
+
+
+def _band_prefixes(schedule: isl.Schedule) -> dict[str, list[isl.Map]]:
+    """Statement -> its band schedule at each leaf: the values of the loops isl generates around it,
+    in order (``_t<d>`` is dimension ``d``)."""
+    found: dict[str, list[isl.Map]] = {}
+    pending = [schedule.get_root()]
+    while pending:
+        node = pending.pop()
+        if node.get_type() == isl.schedule_node_type.leaf:
+            for part in maps_of(node.get_prefix_schedule_union_map()):
+                found.setdefault(part.get_tuple_name(isl.dim_type.in_), []).append(part)
+        pending.extend(node.child(k) for k in range(node.n_children()))
+    return found
+
+
+def _prefix(prefixes: dict[str, list[isl.Map]], names: list[str], dims: int) -> isl.UnionMap | None:
+    """The statements' schedule values of the versioned loop and the loops around it."""
+    result: isl.UnionMap | None = None
+    for name in names:
+        for part in prefixes.get(name, []):
+            extra = part.dim(isl.dim_type.out) - dims
+            if extra < 0:
+                return None
+            truncated = isl.UnionMap.from_map(part.project_out(isl.dim_type.out, dims, extra))
+            result = truncated if result is None else result.union(truncated)
+    return result
+
+
+def _iterators_agree(scop: Scop, loop: For, prefix: isl.UnionMap, depth: int) -> bool:
+    """Whether every statement call below ``loop`` runs the instances whose prefix is the values of
+    ``_t0 .. _t<depth>`` (the loop AST and the schedule read the same way), checked with isl."""
+    calls = [n for n in nodes(loop.body) if isinstance(n, StmtCall)]
+    used = sorted({e.name for c in calls for a in c.args for e in ir.walk(a)
+                   if isinstance(e, ir.Var) and re.fullmatch(rf"{ITERATOR_PREFIX}\d+", e.name)},
+                  key=lambda name: int(name[len(ITERATOR_PREFIX):]))
+    outer = [f"{ITERATOR_PREFIX}{d}" for d in range(depth + 1)]
+    loops = outer + [t for t in used if t not in outer]
+    params = f"[{', '.join(scop.params)}]"
+    for call in calls:
+        texts = [_isl_text(a) for a in call.args]
+        args = [a for a in texts if a is not None]
+        if len(args) != len(texts):
+            return False
+        stmt = scop.statement(call.statement)
+        runs = isl.UnionMap(f"{params} -> {{ [{', '.join(loops)}] -> {call.statement}[{', '.join(args)}] }}")
+        runs = runs.intersect_range(isl.UnionSet.from_set(stmt.domain))
+        loop_values = isl.UnionMap(f"{params} -> {{ [{', '.join(loops)}] -> [{', '.join(outer)}] }}")
+        if not runs.apply_range(prefix).subtract(loop_values).is_empty():
+            return False
+    return True
+
+
+def _isl_text(expr: ir.Expr) -> str | None:
+    """An integer loop-AST expression in isl's syntax (None: not one this check reads)."""
+    if isinstance(expr, ir.Var):
+        return expr.name
+    if isinstance(expr, ir.Const) and isinstance(expr.value, int):
+        return str(expr.value)
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = _isl_text(expr.operand)
+        return None if inner is None else f"(-{inner})"
+    if isinstance(expr, ir.BinOp) and expr.op in ("+", "-", "*", "//"):
+        lhs, rhs = _isl_text(expr.lhs), _isl_text(expr.rhs)
+        if lhs is None or rhs is None or (expr.op == "//" and not isinstance(expr.rhs, ir.Const)):
+            return None
+        return f"floor(({lhs})/{rhs})" if expr.op == "//" else f"({lhs} {expr.op} {rhs})"
+    return None
+
+
+def _shared_writers(scop: Scop, names: list[str], same: isl.UnionMap) -> isl.UnionSet:
+    """The instances whose written element another instance of the same iteration accesses."""
+    statements = [scop.statement(n) for n in names]
+    writes = _union([s.writes for s in statements])
+    accesses = writes.union(_union([s.reads for s in statements]))
+    return writes.apply_range(accesses.reverse()).intersect(same).domain()
+
+
+def _union(parts: list[isl.UnionMap]) -> isl.UnionMap:
+    result = parts[0]
+    for part in parts[1:]:
+        result = result.union(part)
+    return result
+
+
+def _check_loops(edit: ProgramEdit, scop: Scop, checked: isl.UnionSet, prefix: isl.UnionMap,
+                 names: list[str], depth: int, flag: str) -> Node | None:
+    """Loops over this iteration's checked instances, each clearing ``flag`` unless it would store
+    the bits already in place (isl builds them, the outer loop iterators as parameters)."""
+    outer = [f"{ITERATOR_PREFIX}{d}" for d in range(depth + 1)]
+    fixed = isl.Set(f"[{', '.join(outer)}] -> {{ [{', '.join(f'p{d}' for d in range(depth + 1))}] : "
+                    + " and ".join(f"p{d} = {t}" for d, t in enumerate(outer)) + " }")
+    width = max(scop.statement(n).domain.dim(isl.dim_type.set) for n in names)
+    schedule = None
+    calls: dict[str, str] = {}
+    for position, name in enumerate(names):
+        mine = [s for s in sets_of(checked) if s.get_tuple_name() == name]
+        if not mine:
+            continue
+        here = prefix.intersect_range(isl.UnionSet.from_set(fixed)).domain()
+        instances = isl.UnionSet.from_set(mine[0]).intersect(here)
+        for part in sets_of(instances.intersect_params(scop.context)):
+            part_map = _position_map(part, position, width)
+            schedule = part_map if schedule is None else schedule.union(part_map)
+        calls[name] = _check_statement(edit, scop.statement(name), flag).name
+    if schedule is None:
+        return None
+    build = isl.AstBuild.from_context(isl.Set.universe(fixed.params().get_space()).intersect_params(
+        scop.context.align_params(fixed.get_space())).params())
+    iterators = isl.IdList.alloc(scop.context.get_ctx(), width + 1)
+    for d in range(width + 1):
+        iterators = iterators.add(isl.Id(f"{ITERATOR_PREFIX}{depth + 1 + d}"))
+    build = build.set_iterators(iterators)
+    build, _handle = build.set_before_each_for(lambda _build: isl.Id("serial"))
+    return _renamed(loop_ast_from_isl(build.node_from_schedule_map(schedule)), calls)
+
+
+def _position_map(instances: isl.Set, position: int, width: int) -> isl.UnionMap:
+    """``S[x] -> [position, x, 0...]`` on ``instances`` (every statement the same width)."""
+    own = instances.dim(isl.dim_type.set)
+    mapping = instances.identity()
+    mapping = mapping.reset_tuple_id(isl.dim_type.out)
+    mapping = mapping.insert_dims(isl.dim_type.out, 0, 1).fix_val(isl.dim_type.out, 0, isl.Val.int_from_si(mapping.get_ctx(), position))
+    mapping = mapping.add_dims(isl.dim_type.out, width - own)
+    for d in range(own + 1, width + 1):
+        mapping = mapping.fix_val(isl.dim_type.out, d, isl.Val.zero(mapping.get_ctx()))
+    return isl.UnionMap.from_map(mapping)
+
+
+def _check_statement(edit: ProgramEdit, stmt: Statement, flag: str) -> Statement:
+    """``flag[0] = flag[0] if <stmt's value has the bits of its element> else 0``."""
+    old = ir.Load(stmt.array, stmt.index, stmt.value.dtype)
+    keep = ir.Select(_same_bits(stmt.value, old), _flag_load(flag), ir.Const(0, _FLAG, False), _FLAG)
+    return edit.add_statement(replace(stmt, name=edit.fresh(f"{stmt.name}_noop_check"), array=flag,
+                                      index=(ir.int_const(0),), value=keep))
+
+
+def _same_bits(new: ir.Expr, old: ir.Expr) -> ir.Expr:
+    """True where ``new`` and ``old`` are the same bits: equal and, for floats, of the same sign
+    (``-0.0 == 0.0``); a NaN is unequal to everything, so it counts as a change."""
+    equal = ir.Compare("==", new, old)
+    if new.dtype not in _FLOATS:
+        return equal
+    one = ir.Const(1.0, new.dtype, False)
+    signs = ir.Compare("==", ir.Call("copysign", (one, new), new.dtype, False, "np"),
+                       ir.Call("copysign", (one, old), new.dtype, False, "np"))
+    return ir.BoolOp("and", (equal, signs))
+
+
+def _flag_load(flag: str) -> ir.Load:
+    return ir.Load(flag, (ir.int_const(0),), _FLAG)
+
+
+def _renamed(node: Node, calls: dict[str, str]) -> Node:
+    if isinstance(node, StmtCall):
+        return replace(node, statement=calls[node.statement])
+    if isinstance(node, For):
+        return replace(node, body=_renamed(node.body, calls))
+    if isinstance(node, If):
+        otherwise = None if node.otherwise is None else _renamed(node.otherwise, calls)
+        return replace(node, then=_renamed(node.then, calls), otherwise=otherwise)
+    return Block(tuple(_renamed(c, calls) for c in node.children))
+
+
+def _text(instances: isl.UnionSet) -> str:
+    return " ; ".join(str(s) for s in sets_of(instances))

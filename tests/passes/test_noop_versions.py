@@ -1,0 +1,205 @@
+"""polyfuse.passes.noop_versions: a serial loop versioned per iteration on a check that its shared
+writes store the bits already there (Floyd-Warshall's pivot loop), else the original loops.
+
+The results must be bit for bit the Python function's on every kind of graph: non-negative
+weights (every check passes), unreachable pairs (inf), a negative edge without a negative cycle,
+a negative cycle (the diagonal turns negative partway, so later checks fail), NaN entries and
+-0.0 entries (which ``x if x < x + 0.0 else x + 0.0`` turns into +0.0: a write that changes bits
+the check must catch)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import HAS_CPU
+
+import polyfuse
+from polyfuse.bench import suite
+from polyfuse.passes.noop_versions import NoopVersion
+from polyfuse.runtime import threads
+
+
+def fw_min(n, p):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                p[i, j] = min(p[i, j], p[i, k] + p[k, j])
+
+
+def fw_min_swapped(n, p):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                p[i, j] = min(p[i, k] + p[k, j], p[i, j])  # ties keep the sum: -0.0 + 0.0 is +0.0
+
+
+def longest_paths(n, p):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                p[i, j] = max(p[i, j], p[i, k] + p[k, j])
+
+
+def closure(n, r):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                r[i, j] = r[i, j] or (r[i, k] and r[k, j])
+
+
+def divided_pivot(n, A):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                A[i, j] = A[i, j] - 0.001 * A[i, k] * A[k, j] / A[k, k]
+
+
+KERNELS = {"floyd-warshall": suite.floyd_warshall, "min": fw_min, "min-swapped": fw_min_swapped,
+           "longest": longest_paths}
+
+
+def graph(kind: str, n: int = 7, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    p = 1.0 + 9.0 * rng.random((n, n))
+    np.fill_diagonal(p, 0.0)
+    if kind == "inf":
+        p[rng.random((n, n)) < 0.4] = np.inf
+        np.fill_diagonal(p, 0.0)
+    elif kind == "negative edge":  # no negative cycle: every other edge is >= 1
+        p[2, 4] = -0.5
+    elif kind == "negative cycle":  # 1 -> 3 -> 5 -> 1 sums to -1: the diagonal goes negative
+        p[1, 3], p[3, 5], p[5, 1] = -1.0, 0.5, -0.5
+    elif kind == "nan":
+        p[3, 1] = np.nan
+    elif kind == "negative zero":  # column and row 2 hold -0.0, the diagonal +0.0
+        p[:, 2] = -0.0
+        p[2, :] = -0.0
+        p[2, 2] = 0.0
+    elif kind == "negative diagonal":
+        p[4, 4] = -2.0
+    return p
+
+
+KINDS = ["non-negative", "inf", "negative edge", "negative cycle", "nan", "negative zero", "negative diagonal"]
+
+
+def expected(fn, p):
+    out = p.copy()
+    fn(p.shape[0], out)
+    return out
+
+
+def assert_bits(want, got, label):
+    assert want.tobytes() == got.tobytes(), f"{label}: {np.argwhere(want.view(np.int64) != got.view(np.int64))[:5]}"
+
+
+def decisions(kernel, *args) -> tuple[NoopVersion, ...]:
+    return kernel.compile(*args).stages.decisions("noop versions")
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_python_target_bitwise_on_every_kind_of_graph(name):
+    fn = KERNELS[name]
+    kernel = polyfuse.kernel(fn, target="python", verify=True, cache=False)
+    for kind in KINDS:
+        p = graph(kind)
+        got = p.copy()
+        kernel(p.shape[0], got)
+        assert_bits(expected(fn, p), got, f"{name}, {kind}")
+    (decision,) = decisions(kernel, 7, graph("inf"))
+    assert decision.loop == "_t0" and decision.parallel_loops == ("_t1", "_t2"), decision
+
+
+@pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
+@pytest.mark.parametrize("name", ["floyd-warshall", "min-swapped"])
+def test_cpu_bitwise_on_1_2_3_threads(name, forced):
+    fn = KERNELS[name]
+    kernel = polyfuse.kernel(fn, cache=False)
+    for kind in KINDS:
+        p = graph(kind, n=11, seed=3)
+        want = expected(fn, p)
+        for count in (1, 2, 3):
+            threads.set_num_threads(count)
+            kernel(p.shape[0], p.copy())  # the first call at a thread count measures serially
+            got = p.copy()
+            kernel(p.shape[0], got)
+            assert_bits(want, got, f"{name}, {kind}, {count} threads")
+    backend = kernel.compile(11, graph("inf", n=11)).backend
+    assert backend.region_runs, "the versioned pivot loop never ran on the team"
+
+
+def last_verdict(fn, p) -> int:
+    """The check's verdict on the last pivot: the Python backend's function called directly, with
+    the flag array (kernel-local, normally allocated per call) passed in and read after."""
+    n = p.shape[0]
+    kernel = polyfuse.kernel(fn, target="python", cache=False)
+    backend = kernel.compile(n, p).backend
+    (decision,) = decisions(kernel, n, p)
+    flag = np.full(1, -1, np.int64)
+    values = {name: n if name == "n" or "__shape" in name else p.copy() for name in backend.parameters}
+    backend({**values, decision.flag: flag})
+    return int(flag[0])
+
+
+def with_last(p, column, diagonal):
+    """The last column and diagonal entry set; the other diagonal entries 1.0, so that no earlier
+    pivot rewrites the column (with 0.0 there, pivot k turns a -0.0 in its row into +0.0)."""
+    p = p.copy()
+    np.fill_diagonal(p, 1.0)
+    p[:-1, -1] = column
+    p[-1, -1] = diagonal
+    return p
+
+
+@pytest.mark.parametrize(("name", "column", "diagonal", "verdict"), [
+    ("floyd-warshall", 3.0, 0.0, 1),
+    ("floyd-warshall", -0.0, 0.0, 0),  # x if x < x + 0.0 else x + 0.0 is +0.0 for x = -0.0: a change
+    ("min", -0.0, 0.0, 1),  # min(x, x + 0.0) keeps x = -0.0
+    ("min-swapped", -0.0, 0.0, 0),  # min(x + 0.0, x) takes the sum on a tie
+    ("floyd-warshall", -0.0, -0.0, 1),  # x + -0.0 is x, bit for bit
+    ("min", np.inf, 0.0, 1),
+    ("min", np.nan, 0.0, 0),  # a NaN always fails the check (min would keep it)
+    ("min", 3.0, np.nan, 0),
+    ("min", 3.0, -1e-300, 0),  # a negative diagonal: x + d < x
+    ("min", 1e300, 1e-300, 1),  # x + d rounds to x: still no change
+])
+def test_the_check_decides_on_bits(name, column, diagonal, verdict):
+    assert last_verdict(KERNELS[name], with_last(graph("non-negative"), column, diagonal)) == verdict
+
+
+def test_boolean_closure_always_passes_its_check():
+    """``r[i, k] or (r[i, k] and r[k, k])`` is ``r[i, k]`` whatever the values: a no-op write."""
+    kernel = polyfuse.kernel(closure, target="python", verify=True, cache=False)
+    r = np.random.default_rng(5).random((8, 8)) < 0.25
+    got = r.copy()
+    kernel(8, got)
+    assert np.array_equal(expected(closure, r), got)
+    assert decisions(kernel, 8, r)
+
+
+def test_explain_reports_the_versions_and_the_checked_instances():
+    kernel = polyfuse.kernel(suite.floyd_warshall, target="python", cache=False)
+    p = graph("non-negative")
+    explanation = kernel.explain(7, p)
+    (record,) = explanation["noop versions"]
+    assert record["dropped"] == ("RAW on paths", "WAR on paths")
+    assert "j = k" in record["checked"] and "i = k" in record["checked"]
+    code = explanation["loop code"]
+    assert "_noop_check" in code and "if (_noop_ok[0] != 0):" in code and "# parallel" in code
+
+
+def test_a_write_that_cannot_keep_its_value_is_not_versioned():
+    """An update that does not choose between the old value and another is a no-op only by
+    accident: no check, no second version."""
+    kernel = polyfuse.kernel(divided_pivot, target="python", cache=False)
+    A = graph("non-negative") + 1.0
+    got = A.copy()
+    kernel(7, got)
+    assert_bits(expected(divided_pivot, A), got, "divided_pivot")
+    assert decisions(kernel, 7, A) == ()
+
+
+def test_fastmath_keeps_the_original_loops():
+    """Under fastmath the loops may compute the statement otherwise than the check does."""
+    kernel = polyfuse.kernel(suite.floyd_warshall, target="python", fastmath=True, cache=False)
+    assert decisions(kernel, 7, graph("non-negative")) == ()
