@@ -55,7 +55,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from polyfuse.analysis.dependences import Dependences
+from polyfuse.analysis.dependences import Dependences, memory_based
 from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_parts import maps_of, sets_of
@@ -70,7 +70,7 @@ from polyfuse.model.loop_ast import (
     nodes,
     statements_in,
 )
-from polyfuse.model.scop import ArrayInfo, Scop, Statement
+from polyfuse.model.scop import ArrayInfo, Scop, Statement, isl_name
 from polyfuse.passes.astgen import ITERATOR_PREFIX, build_loop_program, loop_ast_from_isl
 
 _CHECKED_DTYPES = frozenset({"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32",
@@ -189,11 +189,14 @@ def _worth_trying(program: LoopProgram, loop: For) -> bool:
 
 
 def _plain(program: LoopProgram, stmt: Statement) -> bool:
-    """``array[index] = value`` on an array, computed the same way wherever it runs."""
-    if stmt.region is not None or not stmt.index:
+    """``array[index] = value`` on an array (or a local scalar: see ``_temporaries``), computed the
+    same way wherever it runs."""
+    if stmt.region is not None:
         return False
     info = next((a for a in program.arrays if a.name == stmt.array), None)
     if info is None or info.dtype not in _CHECKED_DTYPES or stmt.value.dtype != info.dtype:
+        return False
+    if not stmt.index and not info.is_scalar:
         return False
     for root in (stmt.value, *stmt.index):
         for e in ir.walk(root):
@@ -231,17 +234,27 @@ def _version(edit: ProgramEdit, scop: Scop, schedule: isl.Schedule, deps: Depend
     prefix = _prefix(prefixes, names, depth + 1)
     if prefix is None or not _iterators_agree(scop, loop, prefix, depth):
         return None
+    temporaries = _temporaries(scop, deps, names)
+    if temporaries is None:
+        return None
     same = prefix.apply_range(prefix.reverse())
     same = same.subtract(same.domain().identity())
-    dropped = tuple(sorted({f"{d.kind} on {d.array}" for d in deps.items
-                            if not d.relation.intersect(same).is_empty()}))
+    shared = [d for d in deps.items if d.array not in temporaries]
+    dropped = tuple(sorted({f"{d.kind} on {d.array}" for d in shared if not d.relation.intersect(same).is_empty()}))
     if not dropped:
         return None
-    checked = _shared_writers(scop, names, same)
+    points = _prefix(prefixes, names, None)
+    assert points is not None
+    same_point = points.apply_range(points.reverse()).subtract(points.domain().identity())
+    checked = _shared_writers(scop, names, same.subtract(same_point), set(temporaries))
     writers = sorted({s.get_tuple_name() for s in sets_of(checked)})
     if not writers or not all(_may_keep(scop.statement(n)) for n in writers):
         return None  # a write that cannot keep its element's value would fail every check
-    fast_deps = replace(deps, items=tuple(replace(d, relation=d.relation.subtract(same)) for d in deps.items))
+    if _reads_fresh_values(scop, schedule, names, temporaries, same_point, checked):
+        return None
+    # a temporary's false dependences stay: astgen gives each parallel iteration its own copy
+    fast_deps = replace(deps, items=tuple(d if d.array in temporaries else replace(d, relation=d.relation.subtract(same))
+                                          for d in deps.items))
     fast = _at(build_loop_program(scop, schedule, fast_deps).root, path)
     if not isinstance(fast, For) or _shape(fast) != _shape(loop):
         return None  # not the same loops: should not happen, but never guess
@@ -250,14 +263,15 @@ def _version(edit: ProgramEdit, scop: Scop, schedule: isl.Schedule, deps: Depend
     if not freed:
         return None
     flag = edit.add_array(ArrayInfo(edit.fresh("_noop_ok"), _FLAG, (ir.int_const(1),), "local"))
-    checks = _check_loops(edit, scop, checked, prefix, names, depth, flag.name)
+    checks = _check_loops(edit, scop, checked, prefix, names, depth, flag.name, temporaries)
     if checks is None:
         return None
     init = edit.add_statement(replace(scop.statement(names[0]), name=edit.fresh("_noop_init"), iterators=(),
                                       array=flag.name, index=(ir.int_const(0),),
                                       value=ir.Const(1, _FLAG, False)))
     ok = ir.Compare("!=", _flag_load(flag.name), ir.Const(0, _FLAG, False))
-    body = Block((StmtCall(init.name, ()), checks, If(ok, fast.body, loop.body)))
+    fast_body = _own_temporaries(edit, scop, fast.body, sorted(temporaries))
+    body = Block((StmtCall(init.name, ()), checks, If(ok, fast_body, loop.body)))
     record = NoopVersion(
         loop=loop.iterator, statements=tuple(names), checked=_text(checked), dropped=dropped,
         parallel_loops=freed, flag=flag.name,
@@ -266,6 +280,41 @@ def _version(edit: ProgramEdit, scop: Scop, schedule: isl.Schedule, deps: Depend
                 f"place, the iteration runs loops built without its {', '.join(dropped)} within one "
                 f"iteration ({', '.join(freed)} parallel), else the original loops"))
     return replace(loop, body=body), record
+
+
+def _own_temporaries(edit: ProgramEdit, scop: Scop, body: Node, temporaries: list[str]) -> Node:
+    """``body`` with its temporaries renamed to fresh local scalars (and its statements that use
+    them copied): a parallel region lets one local scalar in a register serve one part only, and
+    the original loops in the other branch use the old ones."""
+    if not temporaries:
+        return body
+    names = {t: edit.add_array(replace(scop.array(t), name=edit.fresh(t))).name for t in temporaries}
+    copies: dict[str, str] = {}
+
+    def rename(load: ir.Load) -> ir.Expr:
+        return replace(load, array=names.get(load.array, load.array))
+
+    for name in sorted(set(statements_in(body))):
+        stmt = scop.statement(name)
+        if stmt.array in names or stmt.sources() & set(names):
+            copy = replace(stmt, name=edit.fresh(f"{name}_v"), array=names.get(stmt.array, stmt.array),
+                           value=ir.map_loads(stmt.value, rename))
+            copies[name] = edit.add_statement(copy).name
+    return _retargeted(body, copies, names)
+
+
+def _retargeted(node: Node, calls: dict[str, str], arrays: dict[str, str]) -> Node:
+    """``node`` calling the statement copies in ``calls``, its loops privatising the renamed arrays."""
+    if isinstance(node, StmtCall):
+        return replace(node, statement=calls.get(node.statement, node.statement))
+    if isinstance(node, For):
+        private = tuple(arrays.get(a, a) for a in node.private)
+        return replace(node, body=_retargeted(node.body, calls, arrays), private=private)
+    if isinstance(node, If):
+        otherwise = None if node.otherwise is None else _retargeted(node.otherwise, calls, arrays)
+        return replace(node, then=_retargeted(node.then, calls, arrays), otherwise=otherwise)
+    assert isinstance(node, Block)
+    return Block(tuple(_retargeted(c, calls, arrays) for c in node.children))
 
 
 def _shape(node: Node) -> tuple:
@@ -293,15 +342,17 @@ def _band_prefixes(schedule: isl.Schedule) -> dict[str, list[isl.Map]]:
     return found
 
 
-def _prefix(prefixes: dict[str, list[isl.Map]], names: list[str], dims: int) -> isl.UnionMap | None:
-    """The statements' schedule values of the versioned loop and the loops around it."""
+def _prefix(prefixes: dict[str, list[isl.Map]], names: list[str], dims: int | None) -> isl.UnionMap | None:
+    """The statements' schedule values of the versioned loop and the loops around it (``dims``
+    of them; None: every loop around each statement, which names its *point*)."""
     result: isl.UnionMap | None = None
     for name in names:
         for part in prefixes.get(name, []):
-            extra = part.dim(isl.dim_type.out) - dims
+            extra = 0 if dims is None else part.dim(isl.dim_type.out) - dims
             if extra < 0:
                 return None
-            truncated = isl.UnionMap.from_map(part.project_out(isl.dim_type.out, dims, extra))
+            kept = part.dim(isl.dim_type.out) - extra
+            truncated = isl.UnionMap.from_map(part.project_out(isl.dim_type.out, kept, extra))
             result = truncated if result is None else result.union(truncated)
     return result
 
@@ -347,12 +398,73 @@ def _isl_text(expr: ir.Expr) -> str | None:
     return None
 
 
-def _shared_writers(scop: Scop, names: list[str], same: isl.UnionMap) -> isl.UnionSet:
-    """The instances whose written element another instance of the same iteration accesses."""
+def _shared_writers(scop: Scop, names: list[str], others: isl.UnionMap, temporaries: set[str]) -> isl.UnionSet:
+    """The instances whose written element an instance at another point of the same iteration
+    accesses (``others``: those pairs; within one point the statements keep their order in
+    every version; a temporary's value lives within one point: not shared)."""
     statements = [scop.statement(n) for n in names]
-    writes = _union([s.writes for s in statements])
-    accesses = writes.union(_union([s.reads for s in statements]))
-    return writes.apply_range(accesses.reverse()).intersect(same).domain()
+    writes = _without(_union([s.writes for s in statements]), temporaries)
+    accesses = writes.union(_without(_union([s.reads for s in statements]), temporaries))
+    return writes.apply_range(accesses.reverse()).intersect(others).domain()
+
+
+def _reads_fresh_values(scop: Scop, schedule: isl.Schedule, names: list[str], temporaries: dict[str, Statement],
+                        same_point: isl.UnionMap, checked: isl.UnionSet) -> bool:
+    """Does a checked instance (or a temporary's writer, which the check inlines) read an element
+    that an unchecked instance at its point wrote before it?  The check evaluates them on the
+    values at the start of the iteration, so it would not see that write."""
+    statements = [scop.statement(n) for n in names]
+    writes = _without(_union([s.writes for s in statements]), set(temporaries))
+    reads = _without(_union([s.reads for s in statements]), set(temporaries))
+    evaluated = checked
+    for writer in temporaries.values():
+        evaluated = evaluated.union(isl.UnionSet.from_set(writer.domain))
+    earlier = memory_based(reads, writes, schedule).intersect(same_point)
+    return not earlier.intersect_range(evaluated).subtract_domain(checked).is_empty()
+
+
+def _without(accesses: isl.UnionMap, arrays: set[str]) -> isl.UnionMap:
+    kept = [isl.UnionMap.from_map(m) for m in maps_of(accesses) if m.get_tuple_name(isl.dim_type.out) not in arrays]
+    return _union(kept) if kept else isl.UnionMap.empty(accesses.get_space())
+
+
+def _temporaries(scop: Scop, deps: Dependences, names: list[str]) -> dict[str, Statement] | None:
+    """Local scalars written below the loop (the frontend's ``if`` conditions: ``c = s < p[i, j]``,
+    then ``p[i, j] = s if c else p[i, j]``), each with its one writer, when every read of one is
+    fed by that writer at the same values of the statement iterators (None: some scalar is not
+    such a temporary, or is used outside the loop)."""
+    statements = [scop.statement(n) for n in names]
+    scalars = {a.name for a in scop.arrays if a.is_scalar}
+    found: dict[str, Statement] = {}
+    for name in sorted({s.array for s in statements} & scalars):
+        writers = [s for s in statements if s.array == name]
+        if len(writers) != 1 or any(name in s.targets or name in s.sources()
+                                    for s in scop.statements if s.name not in names):
+            return None
+        flow = [m for d in deps.items if d.kind == "RAW" and d.array == name for m in maps_of(d.relation)]
+        reads = [m for s in statements for m in maps_of(s.reads) if m.get_tuple_name(isl.dim_type.out) == name]
+        for part in flow:
+            if part.dim(isl.dim_type.in_) != part.dim(isl.dim_type.out) or not _same_point(part):
+                return None
+        fed = _union([isl.UnionMap.from_map(m) for m in flow]).range() if flow else None
+        for read in reads:
+            if fed is None or not isl.UnionSet.from_set(read.domain()).is_subset(fed):
+                return None
+        found[name] = writers[0]
+    return found
+
+
+def _same_point(flow: isl.Map) -> bool:
+    """Does every pair of the flow join instances with equal iterator values?"""
+    deltas = flow.reset_tuple_id(isl.dim_type.in_).reset_tuple_id(isl.dim_type.out).deltas()
+    return deltas.is_subset(_zero(deltas))
+
+
+def _zero(deltas: isl.Set) -> isl.Set:
+    zero = isl.Set.universe(deltas.get_space())
+    for d in range(deltas.dim(isl.dim_type.set)):
+        zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(deltas.get_ctx()))
+    return zero
 
 
 def _union(parts: list[isl.UnionMap]) -> isl.UnionMap:
@@ -363,7 +475,7 @@ def _union(parts: list[isl.UnionMap]) -> isl.UnionMap:
 
 
 def _check_loops(edit: ProgramEdit, scop: Scop, checked: isl.UnionSet, prefix: isl.UnionMap,
-                 names: list[str], depth: int, flag: str) -> Node | None:
+                 names: list[str], depth: int, flag: str, temporaries: dict[str, Statement]) -> Node | None:
     """Loops over this iteration's checked instances, each clearing ``flag`` unless it would store
     the bits already in place (isl builds them, the outer loop iterators as parameters)."""
     outer = [f"{ITERATOR_PREFIX}{d}" for d in range(depth + 1)]
@@ -381,7 +493,7 @@ def _check_loops(edit: ProgramEdit, scop: Scop, checked: isl.UnionSet, prefix: i
         for part in sets_of(instances.intersect_params(scop.context)):
             part_map = _position_map(part, position, width)
             schedule = part_map if schedule is None else schedule.union(part_map)
-        calls[name] = _check_statement(edit, scop.statement(name), flag).name
+        calls[name] = _check_statement(edit, scop.statement(name), flag, temporaries).name
     if schedule is None:
         return None
     build = isl.AstBuild.from_context(isl.Set.universe(fixed.params().get_space()).intersect_params(
@@ -406,12 +518,32 @@ def _position_map(instances: isl.Set, position: int, width: int) -> isl.UnionMap
     return isl.UnionMap.from_map(mapping)
 
 
-def _check_statement(edit: ProgramEdit, stmt: Statement, flag: str) -> Statement:
-    """``flag[0] = flag[0] if <stmt's value has the bits of its element> else 0``."""
+def _check_statement(edit: ProgramEdit, stmt: Statement, flag: str, temporaries: dict[str, Statement]) -> Statement:
+    """``flag[0] = flag[0] if <stmt's value has the bits of its element> else 0``, temporaries
+    replaced by what their writer computes at the same instance."""
     old = ir.Load(stmt.array, stmt.index, stmt.value.dtype)
-    keep = ir.Select(_same_bits(stmt.value, old), _flag_load(flag), ir.Const(0, _FLAG, False), _FLAG)
+    new = _inlined(stmt.value, stmt.iterators, temporaries, len(temporaries))
+    keep = ir.Select(_same_bits(new, old), _flag_load(flag), ir.Const(0, _FLAG, False), _FLAG)
     return edit.add_statement(replace(stmt, name=edit.fresh(f"{stmt.name}_noop_check"), array=flag,
                                       index=(ir.int_const(0),), value=keep))
+
+
+def _inlined(value: ir.Expr, iterators: tuple[str, ...], temporaries: dict[str, Statement], depth: int) -> ir.Expr:
+    """``value`` with each temporary's load replaced by its writer's value (stored in the
+    temporary's dtype) at the same iterator values."""
+
+    def inline(load: ir.Load) -> ir.Expr:
+        writer = temporaries.get(load.array)
+        if writer is None or load.index:
+            return load
+        assert depth > 0, "temporaries feeding each other in a cycle"
+        names: dict[str, ir.Expr] = {w: ir.Var(r, ir.INT) for w, r in zip(writer.iterators, iterators)}
+        names.update({isl_name(w): ir.Var(isl_name(r), ir.INT) for w, r in zip(writer.iterators, iterators)})
+        renamed = ir.substitute(writer.value, names)
+        inner = _inlined(renamed, iterators, temporaries, depth - 1)
+        return inner if inner.dtype == load.dtype else ir.Cast(inner, load.dtype)
+
+    return ir.map_loads(value, inline)
 
 
 def _same_bits(new: ir.Expr, old: ir.Expr) -> ir.Expr:

@@ -33,6 +33,14 @@ def fw_min_swapped(n, p):
                 p[i, j] = min(p[i, k] + p[k, j], p[i, j])  # ties keep the sum: -0.0 + 0.0 is +0.0
 
 
+def fw_if(n, p):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if p[i, k] + p[k, j] < p[i, j]:  # the condition goes to a local scalar first
+                    p[i, j] = p[i, k] + p[k, j]
+
+
 def longest_paths(n, p):
     for k in range(n):
         for i in range(n):
@@ -47,6 +55,14 @@ def closure(n, r):
                 r[i, j] = r[i, j] or (r[i, k] and r[k, j])
 
 
+def staged(n, p, t):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                t[i, j] = p[i, k] + p[k, j]
+                p[i, j] = min(p[i, j], t[i, j])  # reads what the line above just wrote
+
+
 def divided_pivot(n, A):
     for k in range(n):
         for i in range(n):
@@ -55,7 +71,7 @@ def divided_pivot(n, A):
 
 
 KERNELS = {"floyd-warshall": suite.floyd_warshall, "min": fw_min, "min-swapped": fw_min_swapped,
-           "longest": longest_paths}
+           "if": fw_if, "longest": longest_paths}
 
 
 def graph(kind: str, n: int = 7, seed: int = 0) -> np.ndarray:
@@ -111,7 +127,7 @@ def test_python_target_bitwise_on_every_kind_of_graph(name):
 
 
 @pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
-@pytest.mark.parametrize("name", ["floyd-warshall", "min-swapped"])
+@pytest.mark.parametrize("name", ["floyd-warshall", "min-swapped", "if"])
 def test_cpu_bitwise_on_1_2_3_threads(name, forced):
     fn = KERNELS[name]
     kernel = polyfuse.kernel(fn, cache=False)
@@ -133,11 +149,12 @@ def last_verdict(fn, p) -> int:
     the flag array (kernel-local, normally allocated per call) passed in and read after."""
     n = p.shape[0]
     kernel = polyfuse.kernel(fn, target="python", cache=False)
-    backend = kernel.compile(n, p).backend
+    variant = kernel.compile(n, p)
     (decision,) = decisions(kernel, n, p)
     flag = np.full(1, -1, np.int64)
-    values = {name: n if name == "n" or "__shape" in name else p.copy() for name in backend.parameters}
-    backend({**values, decision.flag: flag})
+    scalars = {a.name: np.zeros((), a.dtype) for a in variant.stages["loop ast"].local_arrays() if not a.shape}
+    values = {name: n if name == "n" or "__shape" in name else scalars.get(name, p) for name in variant.backend.parameters}
+    variant.backend({**values, decision.flag: flag})
     return int(flag[0])
 
 
@@ -160,6 +177,8 @@ def with_last(p, column, diagonal):
     ("min", np.inf, 0.0, 1),
     ("min", np.nan, 0.0, 0),  # a NaN always fails the check (min would keep it)
     ("min", 3.0, np.nan, 0),
+    ("if", -0.0, 0.0, 1),  # p[i, j] is rewritten only where the sum is smaller
+    ("if", 3.0, -1.0, 0),
     ("min", 3.0, -1e-300, 0),  # a negative diagonal: x + d < x
     ("min", 1e300, 1e-300, 1),  # x + d rounds to x: still no change
 ])
@@ -197,6 +216,19 @@ def test_a_write_that_cannot_keep_its_value_is_not_versioned():
     kernel(7, got)
     assert_bits(expected(divided_pivot, A), got, "divided_pivot")
     assert decisions(kernel, 7, A) == ()
+
+
+def test_a_checked_write_reading_a_fresh_value_is_not_versioned():
+    """The check evaluates ``min(p[i, j], t[i, j])`` on the values at the start of the pivot, but
+    ``t[i, j]`` was written just before, at the same (i, j): no version."""
+    kernel = polyfuse.kernel(staged, target="python", cache=False)
+    p = graph("negative zero")
+    got, t = p.copy(), np.zeros_like(p)
+    kernel(7, got, t)
+    want, t_want = p.copy(), np.zeros_like(p)
+    staged(7, want, t_want)
+    assert_bits(want, got, "staged")
+    assert decisions(kernel, 7, p, t) == ()
 
 
 def test_fastmath_keeps_the_original_loops():
