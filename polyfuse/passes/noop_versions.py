@@ -175,7 +175,8 @@ def _depth(loop: For) -> int | None:
 
 
 def _worth_trying(program: LoopProgram, loop: For) -> bool:
-    """A serial loop around serial loops, every statement below it plain and only below it."""
+    """A serial loop around serial loops, every statement below it plain and only below it, one
+    of them choosing between its element's old value and another."""
     if loop.parallel or _depth(loop) is None:
         return False
     inner = [n for n in nodes(loop.body) if isinstance(n, For)]
@@ -184,6 +185,8 @@ def _worth_trying(program: LoopProgram, loop: For) -> bool:
     names = statements_in(loop.body)
     if not names or not all(_plain(program, program.statement(s)) for s in set(names)):
         return False
+    if not any(_may_keep(program.statement(s)) for s in set(names)):
+        return False  # no write that could keep its value: no isl work at all
     outside = statements_in(program.root)
     return all(outside.count(s) == names.count(s) for s in set(names))
 
