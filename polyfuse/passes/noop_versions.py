@@ -107,15 +107,18 @@ def version_noop_writes(program: LoopProgram, *, scop: Scop, schedule: isl.Sched
     for path, loop in candidates:
         if any(path[:len(p)] == p for p, _ in decisions):
             continue  # inside a loop already versioned
+        added = len(edit.arrays), len(edit.statements)
         try:
             with bounded(scop.context.get_ctx()):
                 found = _version(edit, scop, schedule, deps, prefixes, loop, path)
         except BudgetExceeded:
+            found = None
+        if found is None:  # nothing of a refused version stays in the program
+            del edit.arrays[added[0]:], edit.statements[added[1]:]
             continue
-        if found is not None:
-            node, decision = found
-            root = _replace_at(root, path, node)
-            decisions.append((path, decision))
+        node, decision = found
+        root = _replace_at(root, path, node)
+        decisions.append((path, decision))
     if not decisions:
         return program, ()
     return edit.program_with(root), tuple(d for _, d in decisions)
@@ -255,6 +258,8 @@ def _version(edit: ProgramEdit, scop: Scop, schedule: isl.Schedule, deps: Depend
         return None  # a write that cannot keep its element's value would fail every check
     if _reads_fresh_values(scop, schedule, names, temporaries, same_point, checked):
         return None
+    if not _thin(checked, prefix, depth):
+        return None  # a check as long as the iteration would double its work whenever it fails
     # a temporary's false dependences stay: astgen gives each parallel iteration its own copy
     fast_deps = replace(deps, items=tuple(d if d.array in temporaries else replace(d, relation=d.relation.subtract(same))
                                           for d in deps.items))
@@ -411,6 +416,33 @@ def _shared_writers(scop: Scop, names: list[str], others: isl.UnionMap, temporar
     return writes.apply_range(accesses.reverse()).intersect(others).domain()
 
 
+def _thin(checked: isl.UnionSet, prefix: isl.UnionMap, depth: int) -> bool:
+    """Are the checked instances of one iteration of fewer dimensions than the iteration's own
+    instances of the same statement (Floyd-Warshall: a row and a column of the n x n points)?"""
+    here = prefix.intersect_range(isl.UnionSet.from_set(_iteration(depth))).domain()
+    iteration = {s.get_tuple_name(): _dimension(s) for s in sets_of(here)}
+    return all(_dimension(s) < iteration[s.get_tuple_name()] for s in sets_of(checked.intersect(here)))
+
+
+def _dimension(instances: isl.Set) -> int:
+    """The largest dimension of the pieces of ``instances`` (its dimensions less the independent
+    equalities of each piece's affine hull, parameters fixed)."""
+    dims = instances.dim(isl.dim_type.set)
+    best = -1
+    for piece in instances.get_basic_sets():
+        equalities = [c for c in piece.affine_hull().get_constraints()
+                      if c.is_equality() and c.involves_dims(isl.dim_type.set, 0, dims)]
+        best = max(best, dims - len(equalities))
+    return best
+
+
+def _iteration(depth: int) -> isl.Set:
+    """``[p0, ..., p<depth>]`` equal to the loop iterators ``_t0 .. _t<depth>`` (as parameters)."""
+    outer = [f"{ITERATOR_PREFIX}{d}" for d in range(depth + 1)]
+    return isl.Set(f"[{', '.join(outer)}] -> {{ [{', '.join(f'p{d}' for d in range(depth + 1))}] : "
+                   + " and ".join(f"p{d} = {t}" for d, t in enumerate(outer)) + " }")
+
+
 def _reads_fresh_values(scop: Scop, schedule: isl.Schedule, names: list[str], temporaries: dict[str, Statement],
                         same_point: isl.UnionMap, checked: isl.UnionSet) -> bool:
     """Does a checked instance (or a temporary's writer, which the check inlines) read an element
@@ -481,9 +513,7 @@ def _check_loops(edit: ProgramEdit, scop: Scop, checked: isl.UnionSet, prefix: i
                  names: list[str], depth: int, flag: str, temporaries: dict[str, Statement]) -> Node | None:
     """Loops over this iteration's checked instances, each clearing ``flag`` unless it would store
     the bits already in place (isl builds them, the outer loop iterators as parameters)."""
-    outer = [f"{ITERATOR_PREFIX}{d}" for d in range(depth + 1)]
-    fixed = isl.Set(f"[{', '.join(outer)}] -> {{ [{', '.join(f'p{d}' for d in range(depth + 1))}] : "
-                    + " and ".join(f"p{d} = {t}" for d, t in enumerate(outer)) + " }")
+    fixed = _iteration(depth)
     width = max(scop.statement(n).domain.dim(isl.dim_type.set) for n in names)
     schedule = None
     calls: dict[str, str] = {}
