@@ -45,7 +45,14 @@ shared cell ever changes within the iteration, and any order of its instances (t
 loops isl marks once the dependences within one iteration are left out) reads and writes the
 same values.  The check evaluates the statement's own expression in the same backend; loops are
 only versioned where that evaluation is the one the loops make (no fastmath, no calls, which
-``vector_math`` may compute differently in a parallel loop, no run-time subscripts).
+``vector_math`` may compute differently in a parallel loop, no run-time subscripts), and where
+the checked instances of one iteration are of fewer dimensions than the iteration (a check as
+long as the iteration would double its work whenever it fails).
+
+In the checked version, loads whose element does not change along an innermost loop
+(``p[i, k]`` in the ``j`` loop) are read once before it (``_Hoist``): no element that every point
+of the loop reads changes within the iteration.  LLVM cannot hoist them itself, and the ``j``
+loop vectorizes only with them hoisted.
 """
 
 from __future__ import annotations
@@ -89,6 +96,7 @@ class NoopVersion:
     checked: str  # the instances checked before each iteration (isl, the outer iterators as parameters)
     dropped: tuple[str, ...]  # the dependences within one iteration, left out of the checked version
     parallel_loops: tuple[str, ...]  # loops parallel in the checked version that are not in the original
+    hoisted: tuple[str, ...]  # loads the checked version reads once before an innermost loop ("array[index]")
     flag: str  # the kernel-local array holding the check's result
     reason: str
 
@@ -279,10 +287,11 @@ def _version(edit: ProgramEdit, scop: Scop, schedule: isl.Schedule, deps: Depend
                                       value=ir.Const(1, _FLAG, False)))
     ok = ir.Compare("!=", _flag_load(flag.name), ir.Const(0, _FLAG, False))
     fast_body = _own_temporaries(edit, scop, fast.body, sorted(temporaries))
+    fast_body, hoisted = _Hoist(edit).visit(fast_body)
     body = Block((StmtCall(init.name, ()), checks, If(ok, fast_body, loop.body)))
     record = NoopVersion(
         loop=loop.iterator, statements=tuple(names), checked=_text(checked), dropped=dropped,
-        parallel_loops=freed, flag=flag.name,
+        parallel_loops=freed, hoisted=hoisted, flag=flag.name,
         reason=(f"per iteration of {loop.iterator}, the instances whose write another instance of the same "
                 "iteration reads or writes are evaluated first; when each would store the bits already in "
                 f"place, the iteration runs loops built without its {', '.join(dropped)} within one "
@@ -323,6 +332,99 @@ def _retargeted(node: Node, calls: dict[str, str], arrays: dict[str, str]) -> No
         return replace(node, then=_retargeted(node.then, calls, arrays), otherwise=otherwise)
     assert isinstance(node, Block)
     return Block(tuple(_retargeted(c, calls, arrays) for c in node.children))
+
+
+class _Hoist:
+    """The checked version's loads that do not change along an innermost loop, read once before it
+    into a local scalar (private to each parallel iteration around it).  Legal there because no
+    element such a load reads changes within the iteration: all the loop's points read it, so
+    only checked no-op writes touch it.  LLVM cannot hoist ``p[i, k]`` out of the ``j`` loop
+    itself (the store to ``p[i, j]`` may hit it), and without it the loop does not vectorize."""
+
+    def __init__(self, edit: ProgramEdit) -> None:
+        self.edit = edit
+        self.hoisted: list[str] = []
+        self.made: list[str] = []
+
+    def visit(self, node: Node) -> tuple[Node, tuple[str, ...]]:
+        return self._node(node), tuple(self.hoisted)
+
+    def _node(self, node: Node) -> Node:
+        if isinstance(node, Block):
+            return Block(tuple(self._node(c) for c in node.children))
+        if isinstance(node, If):
+            otherwise = None if node.otherwise is None else self._node(node.otherwise)
+            return replace(node, then=self._node(node.then), otherwise=otherwise)
+        if not isinstance(node, For):
+            return node
+        calls = _calls_only(node.body)
+        if calls:
+            return self._innermost(node, calls)  # its scalars are filled outside it: not private to it
+        before = len(self.made)
+        loop = replace(node, body=self._node(node.body))
+        made = tuple(self.made[before:])
+        return replace(loop, private=loop.private + made) if loop.parallel and made else loop
+
+    def _innermost(self, loop: For, calls: list[StmtCall]) -> Node:
+        slots: dict[tuple[str, tuple], ir.Load] = {}
+        copies: dict[int, StmtCall] = {}
+        loads: list[StmtCall] = []
+        for call in calls:
+            stmt = self._statement(call.statement)
+            if any(isinstance(e, ir.Select) and e.guarded for e in ir.walk(stmt.value)):
+                continue  # a load in a guarded branch may only run where its condition holds
+            binding: dict[str, ir.Expr] = dict(zip(stmt.iterators, call.args))
+            binding.update({isl_name(v): a for v, a in zip(stmt.iterators, call.args)})
+            value = ir.map_loads(stmt.value, lambda load, b=binding, st=stmt: self._swap(load, b, st, loop, slots, loads))
+            if value != stmt.value:
+                copy = self.edit.add_statement(replace(stmt, name=self.edit.fresh(f"{stmt.name}_h"), value=value))
+                copies[id(call)] = StmtCall(copy.name, call.args)
+        if not loads:
+            return loop
+        return Block(tuple(loads) + (replace(loop, body=_replace_calls(loop.body, copies)),))
+
+    def _statement(self, name: str) -> Statement:
+        made = next((s for s in self.edit.statements if s.name == name), None)
+        return made if made is not None else self.edit.program.statement(name)
+
+    def _swap(self, load: ir.Load, binding: dict[str, ir.Expr], stmt: Statement, loop: For,
+              slots: dict[tuple[str, tuple], ir.Load], loads: list[StmtCall]) -> ir.Expr:
+        """``load``, or the scalar holding it when its element does not change along ``loop``."""
+        if not load.index or any(isinstance(e, ir.Load) for i in load.index for e in ir.walk(i)):
+            return load
+        index = tuple(ir.substitute(i, binding) for i in load.index)
+        if any(isinstance(e, ir.Var) and e.name == loop.iterator for i in index for e in ir.walk(i)):
+            return load
+        key = (load.array, index)
+        if key not in slots:
+            slots[key] = self._slot(replace(load, index=index), stmt, loads)
+        return replace(slots[key], weak=load.weak)
+
+    def _slot(self, load: ir.Load, reader: Statement, loads: list[StmtCall]) -> ir.Load:
+        """A local scalar holding ``load`` (loop-iterator subscripts), and the call that fills it."""
+        slot = self.edit.add_array(ArrayInfo(self.edit.fresh("_inv"), load.dtype, (), "local"))
+        fill = self.edit.add_statement(replace(reader, name=self.edit.fresh("_inv_load"), iterators=(),
+                                               array=slot.name, index=(), value=load, region=None))
+        loads.append(StmtCall(fill.name, ()))
+        self.made.append(slot.name)
+        self.hoisted.append(ir.to_python(load))
+        return ir.Load(slot.name, (), load.dtype)
+
+
+def _calls_only(node: Node) -> list[StmtCall] | None:
+    """The statement calls of a loop body made of calls only (an innermost loop), else None."""
+    if isinstance(node, StmtCall):
+        return [node]
+    if isinstance(node, Block) and all(isinstance(c, StmtCall) for c in node.children):
+        return [c for c in node.children if isinstance(c, StmtCall)]
+    return None
+
+
+def _replace_calls(node: Node, copies: dict[int, StmtCall]) -> Node:
+    if isinstance(node, StmtCall):
+        return copies.get(id(node), node)
+    assert isinstance(node, Block)
+    return Block(tuple(copies.get(id(c), c) if isinstance(c, StmtCall) else c for c in node.children))
 
 
 def _shape(node: Node) -> tuple:

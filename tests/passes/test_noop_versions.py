@@ -132,6 +132,7 @@ def test_python_target_bitwise_on_every_kind_of_graph(name):
         assert_bits(expected(fn, p), got, f"{name}, {kind}")
     (decision,) = decisions(kernel, 7, graph("inf"))
     assert decision.loop == "_t0" and decision.parallel_loops == ("_t1", "_t2"), decision
+    assert len(decision.hoisted) == 1, decision  # p[i, k], read once per row of the checked version
 
 
 @pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
