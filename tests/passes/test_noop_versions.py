@@ -195,6 +195,22 @@ def test_the_check_decides_on_bits(name, column, diagonal, verdict):
     assert last_verdict(KERNELS[name], with_last(graph("non-negative"), column, diagonal)) == verdict
 
 
+@pytest.mark.parametrize("kind", ["negative cycle", "negative diagonal"])
+def test_without_the_check_the_version_would_be_wrong(kind, monkeypatch):
+    """The tests above would catch a check that passes too often: with every check passing, the
+    checked version (its p[i, k] read once per row) gives other results once a pivot's writes
+    change row or column k."""
+    from polyfuse.model import ir
+    from polyfuse.passes import noop_versions
+
+    monkeypatch.setattr(noop_versions, "_same_bits", lambda new, old: ir.Const(True, ir.BOOL))
+    kernel = polyfuse.kernel(suite.floyd_warshall, target="python", cache=False)
+    p = graph(kind, n=11, seed=3)
+    got = p.copy()
+    kernel(11, got)
+    assert got.tobytes() != expected(suite.floyd_warshall, p).tobytes()
+
+
 def test_boolean_closure_always_passes_its_check():
     """``r[i, k] or (r[i, k] and r[k, k])`` is ``r[i, k]`` whatever the values: a no-op write."""
     kernel = polyfuse.kernel(closure, target="python", verify=True, cache=False)
