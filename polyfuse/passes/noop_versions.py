@@ -381,7 +381,9 @@ class _Hoist:
                 copies[id(call)] = StmtCall(copy.name, call.args)
         if not loads:
             return loop
-        return Block(tuple(loads) + (replace(loop, body=_replace_calls(loop.body, copies)),))
+        # read only where the loop runs at least once, as the loads it replaces (their bounds)
+        runs = ir.substitute(loop.cond, {loop.iterator: loop.init})
+        return If(runs, Block(tuple(loads) + (replace(loop, body=_replace_calls(loop.body, copies)),)))
 
     def _statement(self, name: str) -> Statement:
         made = next((s for s in self.edit.statements if s.name == name), None)
