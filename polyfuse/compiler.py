@@ -99,9 +99,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps)
         # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
         # pivot) runs, per iteration, a version without its dependences within one iteration
-        # when a check finds every such write a no-op; the check evaluates the statements as the
-        # loops do, which fastmath and the CUDA target do not promise
-        if options.target != "cuda" and not options.fastmath:
+        # when a check finds every such write a no-op (isl builds it: before the loop-AST passes)
+        if options.noop_versions_enabled():
             program = stages.run_loop_pass("noop versions", version_noop_writes, program, scop=scop,
                                            schedule=sched.schedule, deps=deps)
     # register tiles keep their outputs in a small local array across the reduction loop

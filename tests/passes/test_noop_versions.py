@@ -277,3 +277,10 @@ def test_fastmath_keeps_the_original_loops():
     """Under fastmath the loops may compute the statement otherwise than the check does."""
     kernel = polyfuse.kernel(suite.floyd_warshall, target="python", fastmath=True, cache=False)
     assert decisions(kernel, 7, graph("non-negative")) == ()
+
+
+def test_the_knob_turns_it_off(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_NOOP_VERSIONS", "0")
+    kernel = polyfuse.kernel(suite.floyd_warshall, target="python", cache=False)
+    assert decisions(kernel, 7, graph("non-negative")) == ()
+    assert "noop_versions=off" in kernel.explain(7, graph("non-negative"))["options"]
