@@ -30,24 +30,31 @@ than prove the no-op per expression form, the versioned loop checks it, per iter
         else:
             <the original i, j loops>
 
-``W(k)`` (isl: the instances of iteration ``k`` whose write another instance of the same
-iteration reads or writes; Floyd-Warshall's row and column ``k``, 2n - 1 of its n^2 instances)
-is evaluated from the values at the start of the iteration.  Bits are compared as ``a == b`` and
-``copysign(1, a) == copysign(1, b)``, so a NaN always fails the check (the original loops run).
+``W(k)`` (isl: the instances of iteration ``k`` whose written element an instance at another
+*point* of the iteration accesses, a point being one set of values of all loops around a
+statement, within which the statements keep their order in both versions; Floyd-Warshall's row
+and column ``k``, 2n - 1 of its n^2 points) is evaluated on the values at the start of the
+iteration.  Bits are compared as ``a == b`` and ``copysign(1, a) == copysign(1, b)``, so a NaN
+always fails the check (the original loops run).
 
-Why the checked version computes what the original does: call a cell *shared* if two instances
-of the iteration access it and one writes it.  Every writer of a shared cell is in ``W``.  In the
-original order, by induction, each instance of ``W`` reads only cells that hold their values from
-the start of the iteration (a shared cell was written earlier only by instances of ``W``, which
-stored its old bits; a cell written by an instance outside ``W`` is accessed by no other
-instance), so it computes the value the check computed, which is the cell's old bits.  Hence no
-shared cell ever changes within the iteration, and any order of its instances (the parallel
-loops isl marks once the dependences within one iteration are left out) reads and writes the
-same values.  The check evaluates the statement's own expression in the same backend; loops are
-only versioned where that evaluation is the one the loops make (no fastmath, no calls, which
-``vector_math`` may compute differently in a parallel loop, no run-time subscripts), and where
-the checked instances of one iteration are of fewer dimensions than the iteration (a check as
-long as the iteration would double its work whenever it fails).
+Why the checked version computes what the original does: call an element *shared* if instances
+at two points of the iteration access it and one writes it.  Every writer of a shared element is
+in ``W``.  In the original order, by induction, each instance of ``W`` reads elements that hold
+their values from the start of the iteration (a shared element was written before only by
+instances of ``W``, which stored its old bits; an element written by an instance outside ``W``
+is accessed at no other point, and a checked instance reading one written before it at its own
+point refuses the version, ``_reads_fresh_values``), so it computes what the check computed:
+the element's old bits.  Hence no shared element changes within the iteration, and any order of
+the points (the parallel loops isl marks once the dependences within one iteration are left
+out) reads and writes the same values.  Local scalars whose every read is fed at the same point
+(the frontend's ``if`` conditions) are temporaries: the check inlines their writer's expression,
+and the checked version uses renamed copies, private to each parallel iteration.  The check
+evaluates the statement's own expression in the same backend; loops are only versioned where
+that evaluation is the one the loops make (no fastmath, no calls, which ``vector_math`` may
+compute differently in a parallel loop, no run-time subscripts), where some statement chooses
+between its element's old value and another (``_may_keep``), and where the checked instances of
+one iteration are of fewer dimensions than the iteration (a check as long as the iteration
+would double its work whenever it fails).
 
 In the checked version, loads whose element does not change along an innermost loop
 (``p[i, k]`` in the ``j`` loop) are read once before it (``_Hoist``): no element that every point
@@ -292,8 +299,8 @@ def _version(edit: ProgramEdit, scop: Scop, schedule: isl.Schedule, deps: Depend
     record = NoopVersion(
         loop=loop.iterator, statements=tuple(names), checked=_text(checked), dropped=dropped,
         parallel_loops=freed, hoisted=hoisted, flag=flag.name,
-        reason=(f"per iteration of {loop.iterator}, the instances whose write another instance of the same "
-                "iteration reads or writes are evaluated first; when each would store the bits already in "
+        reason=(f"per iteration of {loop.iterator}, the instances whose written element is accessed at another "
+                "point of the iteration are evaluated first; when each would store the bits already in "
                 f"place, the iteration runs loops built without its {', '.join(dropped)} within one "
                 f"iteration ({', '.join(freed)} parallel), else the original loops"))
     return replace(loop, body=body), record
