@@ -12,7 +12,7 @@ from __future__ import annotations
 import islpy as isl
 import numpy as np
 import pytest
-from conftest import HAS_CPU
+from conftest import HAS_CPU, define
 
 import polyfuse
 from polyfuse.bench import suite
@@ -284,3 +284,50 @@ def test_the_knob_turns_it_off(monkeypatch):
     kernel = polyfuse.kernel(suite.floyd_warshall, target="python", cache=False)
     assert decisions(kernel, 7, graph("non-negative")) == ()
     assert "noop_versions=off" in kernel.explain(7, graph("non-negative"))["options"]
+
+
+#: Relaxation forms (``{x}`` the element, ``{s}`` the candidate) and candidates: every pairing is
+#: versioned (each chooses between the old value and another), and each must give the Python
+#: function's bits, whether its checks pass (non-negative diagonal, sums) or fail.
+FORMS = {
+    "min": "p[i, j] = min({x}, {s})",
+    "max-first": "p[i, j] = max({s}, {x})",
+    "ternary >": "p[i, j] = {x} if {x} > {s} else {s}",
+    "if <=": "if {s} <= {x}:\n                    p[i, j] = {s}",
+}
+CANDIDATES = {"sum": "p[i, k] + p[k, j]", "difference": "p[i, k] - p[k, j]", "product": "p[i, k] * p[k, j]"}
+
+
+def relaxation(form: str, candidate: str):
+    body = FORMS[form].format(x="p[i, j]", s=CANDIDATES[candidate])
+    return define("def relax(n, p):\n    for k in range(n):\n        for i in range(n):\n"
+                  f"            for j in range(n):\n                {body}\n")
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+@pytest.mark.parametrize("candidate", list(CANDIDATES))
+def test_relaxation_forms_bitwise(form, candidate):
+    fn = relaxation(form, candidate)
+    kernel = polyfuse.kernel(fn, target="python", verify=True, cache=False)
+    for kind in ("non-negative", "negative zero", "negative cycle", "nan"):
+        p = graph(kind, n=6, seed=2)
+        if candidate == "product":
+            p = np.where(np.isfinite(p), p / 8.0, p)  # products of 6 steps stay finite
+        got = p.copy()
+        kernel(6, got)
+        assert_bits(expected(fn, p), got, f"{form}, {candidate}, {kind}")
+    assert decisions(kernel, 6, graph("non-negative"))
+
+
+@pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
+@pytest.mark.parametrize("form", list(FORMS))
+def test_relaxation_forms_on_a_team(form, forced):
+    fn = relaxation(form, "difference")
+    kernel = polyfuse.kernel(fn, cache=False)
+    threads.set_num_threads(2)
+    for kind in ("non-negative", "negative zero", "negative cycle", "nan"):
+        p = graph(kind, n=9, seed=4)
+        kernel(9, p.copy())  # the measuring call
+        got = p.copy()
+        kernel(9, got)
+        assert_bits(expected(fn, p), got, f"{form}, {kind}")
