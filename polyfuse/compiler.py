@@ -24,6 +24,7 @@ from polyfuse.passes.coalesce import coalesce_rows
 from polyfuse.passes.fusion_report import report
 from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
+from polyfuse.passes.noop_versions import version_noop_writes
 from polyfuse.passes.outer_sums import block_outer_sums
 from polyfuse.passes.private_sums import privatize_sums
 from polyfuse.passes.registers import promote_register_tiles
@@ -99,6 +100,12 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         # isl generates the loops; dependences mark which of them are parallel
         program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps,
                              carried=options.private_sums())
+        # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
+        # pivot) runs, per iteration, a version without its dependences within one iteration
+        # when a check finds every such write a no-op (isl builds it: before the loop-AST passes)
+        if options.noop_versions_enabled():
+            program = stages.run_loop_pass("noop versions", version_noop_writes, program, scop=scop,
+                                           schedule=sched.schedule, deps=deps)
     # a sequential loop carried only by += updates runs in chunks with partial sums (blas=True:
     # it reassociates them as BLAS would); first, so the later passes see the chunks' row loops
     if options.private_sums():

@@ -46,6 +46,8 @@ class Explanation:
              + [asdict(p) for p in stages.decisions("register promotion")]),
             *((("private sums", [asdict(d) for d in stages.decisions("private sums")]),)
               if stages.decisions("private sums") else ()),
+            *((("noop versions", [asdict(d) for d in stages.decisions("noop versions")]),)
+              if stages.decisions("noop versions") else ()),
             ("coalesced loops", [asdict(d) for d in stages.decisions("coalesce")]),
             ("minmax lanes", [asdict(d) for d in stages.decisions("minmax lanes")]),
             ("interleaved loops", [asdict(d) for d in stages.decisions("interleave")]),

@@ -214,6 +214,13 @@ class Options:
         parallel, unless POLYFUSE_OUTER_PARALLELISM=0."""
         return self.target != "cuda" and self.parallel and env_flag("POLYFUSE_OUTER_PARALLELISM", True)
 
+    def noop_versions_enabled(self) -> bool:
+        """Per-iteration versions of serial loops on a check that their shared writes are no-ops
+        (polyfuse.passes.noop_versions: Floyd-Warshall): the check evaluates the statements as the
+        loops do, which fastmath and the CUDA target do not promise; on unless
+        POLYFUSE_NOOP_VERSIONS=0."""
+        return self.target != "cuda" and not self.fastmath and env_flag("POLYFUSE_NOOP_VERSIONS", True)
+
     def serial_fusion_enabled(self) -> bool:
         """Smart fusion may fuse a parallel loop into a serial one when it only reads the big
         arrays the serial one reads too (polyfuse.schedule.fusion: SmartFusion.rides_along):
@@ -299,6 +306,8 @@ class Options:
                 + ("" if self.private_sums() or not self.blas_products() or self.target != "cpu"
                    or not self.parallel else " private_sums=off")
                 + ("" if self.serial_fusion_enabled() else " serial_fusion=off")
+                + ("" if self.noop_versions_enabled() or self.target == "cuda" or self.fastmath
+                   else " noop_versions=off")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + self._cuda_key())

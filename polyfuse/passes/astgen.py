@@ -49,6 +49,11 @@ def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences, *,
     )
 
 
+def loop_ast_from_isl(node: isl.AstNode) -> Node:
+    """An isl AST whose loops are all annotated ``serial`` (``set_before_each_for``) as a loop AST."""
+    return _node(node, [])
+
+
 def top_level_loops(root: Node) -> tuple[Node, ...]:
     """The top-level nodes with nested blocks flattened and guards pushed into loop bounds.
 
