@@ -6,7 +6,7 @@ whether that loop carries any, which decides the ``parallel`` flag and the priva
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
@@ -51,7 +51,15 @@ def build_loop_program(scop: Scop, schedule: isl.Schedule, deps: Dependences, *,
 
 def loop_ast_from_isl(node: isl.AstNode) -> Node:
     """An isl AST whose loops are all annotated ``serial`` (``set_before_each_for``) as a loop AST."""
-    return _node(node, [])
+    return _node(node, _Unannotated())
+
+
+@dataclass
+class _Unannotated:
+    """The annotations of an AST whose loops are all ``serial``: no reasons, nothing carried."""
+
+    reasons: list[str] = field(default_factory=list)
+    carried: list[Carried] = field(default_factory=list)
 
 
 def top_level_loops(root: Node) -> tuple[Node, ...]:
@@ -157,7 +165,7 @@ def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:
     return result
 
 
-def _node(node: isl.AstNode, checker: _ParallelChecker) -> Node:
+def _node(node: isl.AstNode, checker: _ParallelChecker | _Unannotated) -> Node:
     kind = node.get_type()
     if kind == isl.ast_node_type.for_:
         return _for(node, checker)
@@ -177,7 +185,7 @@ def _node(node: isl.AstNode, checker: _ParallelChecker) -> Node:
     raise InternalError(f"unexpected isl AST node {kind}")
 
 
-def _for(node: isl.AstNode, checker: _ParallelChecker) -> For:
+def _for(node: isl.AstNode, checker: _ParallelChecker | _Unannotated) -> For:
     annotation = node.get_annotation().get_name()
     parallel = annotation.startswith("parallel")
     private = tuple(p for p in annotation.partition(":")[2].split(",") if p) if parallel else ()
