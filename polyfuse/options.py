@@ -79,6 +79,13 @@ def jit_small_code() -> bool:
     return env_flag("POLYFUSE_JIT_SMALL_CODE", True)
 
 
+def row_alias_checks() -> bool:
+    """``POLYFUSE_ROW_ALIAS_CHECKS``: the vectorizer's run-time overlap checks stay with the loop
+    they guard instead of being hoisted over the loops around it (backends.cpu.llvm,
+    ``PIPELINE_OPTIONS``).  Default on; 0 gives LLVM's default (hoisted)."""
+    return env_flag("POLYFUSE_ROW_ALIAS_CHECKS", True)
+
+
 def compile_seconds() -> float | None:
     """``POLYFUSE_COMPILE_SECONDS``: after this many seconds a compile starts no more optional isl
     work (fusion, loop-order and tiling checks, exact dependences): each keeps its legal choice.

@@ -83,13 +83,15 @@ def digest_of(folders: list[Path]) -> str:
 
 
 def cpu_key() -> str:
-    """The host CPU and the JIT's code model: the cached object code is valid for these only."""
+    """The host CPU and the LLVM settings the cached code was made with (the JIT's code model,
+    the pipeline's options): an entry is valid for these only."""
     import llvmlite.binding as llvm
 
-    from polyfuse.options import jit_small_code
+    from polyfuse.options import jit_small_code, row_alias_checks
 
     model = "small-pic" if jit_small_code() else "jit-default"
-    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model}"
+    checks = "row-checks" if row_alias_checks() else "hoisted-checks"
+    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}"
 
 
 def make_key(source: str, modules: str, signature: str, options: str) -> str:
