@@ -187,3 +187,33 @@ def test_small_code_model_runs_the_same_code(monkeypatch, small):
     expected_soft, expected_product = many_constants(x, A, B)
     np.testing.assert_allclose(soft, expected_soft, rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(product, expected_product, rtol=1e-13)
+
+
+def eliminate(A, k):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] -= A[i, k] * A[k, j]  # row i written, row k read: they overlap at i == k
+
+
+def test_row_alias_checks_stay_with_their_loop_and_change_nothing_else(monkeypatch):
+    """POLYFUSE_ROW_ALIAS_CHECKS (default on) keeps the vectorizer's overlap check inside the row
+    loop instead of one hoisted check over every row: other code, same results, and the option is
+    reset after polyfuse's pipeline (numba compiles in the same process)."""
+    import numba
+
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    A = np.random.default_rng(2).random((40, 50))
+    texts = {}
+    for setting in ("1", "0"):
+        monkeypatch.setenv("POLYFUSE_ROW_ALIAS_CHECKS", setting)
+        kernel = polyfuse.kernel(eliminate)
+        got, expected = A.copy(), A.copy()
+        kernel(got, 3)
+        eliminate(expected, 3)
+        np.testing.assert_array_equal(got, expected)
+        texts[setting] = kernel.inspect_llvm(A.copy(), 3)
+    assert texts["1"] != texts["0"]
+    got, expected = A.copy(), A.copy()
+    numba.njit(eliminate)(got, 3)  # compiled after polyfuse's pipeline: LLVM's own defaults again
+    eliminate(expected, 3)
+    np.testing.assert_array_equal(got, expected)
