@@ -4,6 +4,7 @@
     python benchmarks/team_choice.py spinners   # CPU other libraries' pools burn after a call
     python benchmarks/team_choice.py after      # team vs serial right after such a call
     python benchmarks/team_choice.py dispatch   # chunk 0 on the caller vs every chunk on the pool
+    python benchmarks/team_choice.py policy     # the runtime's choice now vs before, interleaved
 
 ``spinners``: the process's CPU time while its main thread sleeps right after a call of
 multi-threaded OpenBLAS (``a @ a``), ``jax.jit`` (XLA's CPU pool), ``numba`` ``parallel=True``
@@ -15,16 +16,25 @@ time with nothing to do, whatever else runs on the machine.
 call.  ``dispatch``: the same phase on the team with chunk 0 on the calling thread (as
 ``threads.run_team`` runs a region) and with every chunk on the pool while the caller waits (as
 ``parallel._run_chunks`` runs a phase), interleaved, at 2M and 20k elements, and how often both
-chunks started on one CPU.  Both need a quiet machine to say anything: with
+chunks started on one CPU.  These two need a quiet machine to say anything: with
 another job on a core, a team of two is no faster than one thread whatever it does.
+
+``policy``: two kernels of gelu_tanh, one deciding as ``RegionTimes`` does now, one as it did
+before (``Before`` below: after a loss, the team again after 8, 16, ... 128 calls), called in
+turns of 17 calls (a bench series), each going first in every other turn, each turn right after
+a BLAS call (``--quiet``: after nothing); per policy the median and best of the turns' minima,
+the time of all calls and how many ran on the team.  Both see the same machine, so it means something under
+load too.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from polyfuse.backends.cpu import parallel
@@ -130,6 +140,63 @@ def _dispatch(x: np.ndarray, rounds: int) -> None:
     print(f"  {'serial':24s} min {min(serial) * 1e3:7.3f} ms, median {np.median(serial) * 1e3:7.3f} ms")
 
 
+@dataclass
+class Before(parallel.RegionTimes):
+    """The choice as it was before the checks' cost was bounded (commit 1c1e806)."""
+
+    interval: int = 8
+    next_check: int = 8
+
+    def use_team(self) -> bool:
+        if not self.worth_threads:
+            return False
+        self.calls += 1
+        if len(self.team) < parallel.WINDOW and not (self.team and min(self.team) > 2 * min(self.serial)):
+            return True
+        faster = min(self.team) < min(self.serial)
+        if faster:
+            self.interval = 8
+        if self.calls < self.next_check:
+            return faster
+        self.next_check = self.calls + self.interval
+        if not faster:
+            self.interval = min(2 * self.interval, 128)
+        return not faster
+
+    def record(self, team: bool, seconds: float) -> None:
+        times = self.team if team else self.serial
+        times.append(seconds)
+        del times[:-parallel.WINDOW]
+
+
+def policy(quiet: bool) -> None:
+    x = np.random.default_rng(0).standard_normal(N)
+    a = np.random.default_rng(1).random((600, 600))
+    made = parallel.RegionTimes
+    kernels = {}
+    for label, kind in (("now", made), ("before", Before)):
+        kernels[label] = polyfuse.kernel(gelu_tanh)
+        parallel.RegionTimes = kind  # type: ignore[misc]  # the first call makes the phase's record
+        try:
+            kernels[label](x)
+        finally:
+            parallel.RegionTimes = made  # type: ignore[misc]
+    minima: dict[str, list[float]] = {label: [] for label in kernels}
+    total = dict.fromkeys(kernels, 0.0)
+    order = list(kernels)
+    for turn in range(30):
+        for label in order[turn % 2:] + order[:turn % 2]:  # each goes first in every other turn
+            if not quiet:
+                a @ a  # what the bench's numpy contender did right before polyfuse's series
+            seconds = [_seconds(functools.partial(kernels[label], x)) for _ in range(17)]
+            minima[label].append(min(seconds))
+            total[label] += sum(seconds)
+    for label, kernel in kernels.items():
+        (runs,) = kernel.compile(x).backend.phase_runs.values() or (0,)
+        print(f"{label:7s} turn minima: median {np.median(minima[label]) * 1e3:6.2f} ms, "
+              f"best {min(minima[label]) * 1e3:6.2f} ms; all 510 calls {total[label]:6.3f} s, {runs} on the team")
+
+
 def _recording(caller: bool, cpus: list[tuple[int, int]]):
     """A ``_run_chunks`` for two threads that notes the CPU each chunk started on."""
     libc = ctypes.CDLL(None)
@@ -197,6 +264,9 @@ def _numba_parallel(x: np.ndarray):
 
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "spinners"
-    {"spinners": spinners, "after": after, "dispatch": dispatch}[what]()
+    if what == "policy":
+        policy(quiet="--quiet" in sys.argv)
+    else:
+        {"spinners": spinners, "after": after, "dispatch": dispatch}[what]()
     with open("/proc/loadavg") as load:
         print("load:", load.read().strip())
