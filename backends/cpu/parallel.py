@@ -168,11 +168,14 @@ class RegionTimes:
             self.next_check = self.calls + self.recheck_after()
 
     def recheck_after(self) -> int:
-        """Calls until the mode that looks slower runs again, judged on the runs so far."""
+        """Calls until the mode that looks slower runs again, judged on the runs so far (a team
+        judged on fewer than ``WINDOW`` runs, one of which may have paid for page faults or the
+        threads' start, runs again after ``RECHECK_EVERY`` calls at the most)."""
         team, serial = min(self.team), min(self.serial)
         if team < serial:
             return RECHECK_EVERY
-        return max(RECHECK_MIN, min(MAX_RECHECK, math.ceil((team - serial) / (EXPLORE * serial))))
+        calls = max(RECHECK_MIN, min(MAX_RECHECK, math.ceil((team - serial) / (EXPLORE * serial))))
+        return calls if len(self.team) >= WINDOW else min(calls, RECHECK_EVERY)
 
     def _on_trial(self) -> bool:
         return len(self.team) < WINDOW and not (self.team and min(self.team) > 2 * min(self.serial))

@@ -68,7 +68,11 @@ def test_a_team_far_slower_is_judged_after_one_run_and_tried_at_most_rarely():
     times = RegionTimes(worth_threads=True, serial=[1.0])
     chosen = drive(times, 4 * MAX_RECHECK, team=steady(50.0), serial=steady(1.0))
     assert chosen[:2] == [True, False]  # over twice the serial time: no more trial runs
-    assert chosen.count(True) == 1 + 3  # then once every MAX_RECHECK calls
+    # until WINDOW runs judge it (the first may have paid for page faults), every RECHECK_EVERY
+    # calls; then every MAX_RECHECK
+    team_runs = [k for k, on_team in enumerate(chosen) if on_team]
+    assert team_runs[:WINDOW] == [RECHECK_EVERY * k for k in range(WINDOW)]
+    assert {b - a for a, b in zip(team_runs[WINDOW - 1:], team_runs[WINDOW:])} == {MAX_RECHECK}
 
 
 def test_a_team_slowed_down_for_a_moment_comes_back_within_a_few_calls():
@@ -99,6 +103,7 @@ def test_a_team_that_becomes_slow_is_left_after_its_window_of_runs():
 def test_checks_follow_the_cost_of_the_latest_runs():
     times = RegionTimes(worth_threads=True, serial=[1.0], team=[3.0, 3.0, 3.0])
     assert times.recheck_after() == 40  # (3 - 1) / (EXPLORE * 1)
+    assert RegionTimes(True, [1.0], [3.0]).recheck_after() == RECHECK_EVERY  # one run: may be cold
     times.record(True, 1.01)
     assert times.recheck_after() == RECHECK_MIN
     times.record(True, 0.5)
