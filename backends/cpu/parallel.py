@@ -76,15 +76,21 @@ def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
 
 
 def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> None:
+    """Chunk 0 on the calling thread, the others on the pool, as ``threads.run_team`` runs a
+    region: one thread fewer to wake per call (with every chunk on the pool and the caller
+    waiting, a 20k-element gelu_tanh took 88-118 us on 2 threads instead of 71-95 us)."""
     bounds = [count * k // workers for k in range(workers + 1)]
     keep_alive: list = []  # private buffers must outlive the chunks that use them
     pool = threads.pool()
     futures = []
-    for k in range(workers):
-        chunk_args = args if k == 0 else _with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
+    for k in range(1, workers):
+        chunk_args = _with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
         futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))  # type: ignore[call-arg]
-    for future in futures:
-        future.result()
+    try:
+        compiled.function(*args, bounds[0], bounds[1])
+    finally:
+        for future in futures:
+            future.result()
 
 
 def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], keep_alive: list) -> list:
