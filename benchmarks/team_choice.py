@@ -13,9 +13,9 @@ time with nothing to do, whatever else runs on the machine.
 
 ``after``: gelu_tanh (2M elements, the bench's numpy program) on polyfuse's team and serially
 (``RegionTimes`` bypassed: each mode forced), 10 pairs right after nothing, a BLAS call, a jax
-call.  ``dispatch``: the same phase on the team with chunk 0 on the calling thread (as
-``threads.run_team`` runs a region) and with every chunk on the pool while the caller waits (as
-``parallel._run_chunks`` runs a phase), interleaved, at 2M and 20k elements, and how often both
+call.  ``dispatch``: the same phase on the team with chunk 0 on the calling thread (as the
+runtime runs phases and regions) and with every chunk on the pool while the caller waits (as
+phases ran before session 16's change), interleaved, at 2M and 20k elements, and how often both
 chunks started on one CPU.  These two need a quiet machine to say anything: with
 another job on a core, a team of two is no faster than one thread whatever it does.
 
