@@ -46,7 +46,7 @@ def settle() -> float:
 
     Thread pools of the other contenders spin-wait for more work after a call instead of sleeping
     at once: multi-threaded OpenBLAS holds a core for about 0.1 s after each call, numba's
-    OpenMP layer for several ms, XLA's pool for about a millisecond
+    OpenMP layer for several ms, XLA's pool for up to about a millisecond
     (``python benchmarks/team_choice.py spinners``).  The next contender timed in this process
     would share a core with them, and polyfuse, whose team of threads then runs no faster than
     one thread, judges its team by those runs (backends/cpu/parallel.py).  Nothing here depends
