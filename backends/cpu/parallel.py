@@ -20,6 +20,7 @@ ordinary serial function runs.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,15 +76,21 @@ def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
 
 
 def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> None:
+    """Chunk 0 on the calling thread, the others on the pool, as ``threads.run_team`` runs a
+    region: one thread fewer to wake per call (with every chunk on the pool and the caller
+    waiting, a 20k-element gelu_tanh took 88-118 us on 2 threads instead of 71-95 us)."""
     bounds = [count * k // workers for k in range(workers + 1)]
     keep_alive: list = []  # private buffers must outlive the chunks that use them
     pool = threads.pool()
     futures = []
-    for k in range(workers):
-        chunk_args = args if k == 0 else _with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
+    for k in range(1, workers):
+        chunk_args = _with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
         futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))  # type: ignore[call-arg]
-    for future in futures:
-        future.result()
+    try:
+        compiled.function(*args, bounds[0], bounds[1])
+    finally:
+        for future in futures:
+            future.result()
 
 
 def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], keep_alive: list) -> list:
@@ -122,9 +129,15 @@ def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], No
 #: Words of the barrier block passed to a region function (see ``backends.llvm.barrier_module``).
 BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT, CHUNK_COUNTER = 8, 1, 2, 3
 MAX_REGION_SIZES = 256  # sizes remembered per kernel before everything is measured afresh
-RECHECK_EVERY = 8  # calls between runs of the mode that looked slower, so a change of load is seen
-MAX_RECHECK = 128  # ... doubling up to this while the team keeps losing (each such run costs)
 WINDOW = 3  # each mode is judged by the best of its latest runs: interference only ever adds time
+RECHECK_EVERY = 8  # calls between serial runs while the team looks faster (its own runs show a slowdown)
+# While serial looks faster, the team runs again after as many calls as keep the cost of these
+# checks (the team's best recent time over the serial one) within EXPLORE of the calls' time:
+# a team that lost by a hair, most often to a job that held a core for a moment, is tried again
+# after RECHECK_MIN calls; one that took twice the serial time after 20; at most MAX_RECHECK.
+EXPLORE = 0.05
+RECHECK_MIN = 2
+MAX_RECHECK = 128
 
 
 @dataclass
@@ -135,32 +148,43 @@ class RegionTimes:
     serial: list[float]  # seconds of the latest serial runs (at most WINDOW)
     team: list[float] = field(default_factory=list)  # seconds of the latest runs on the team
     calls: int = 0
-    interval: int = RECHECK_EVERY  # calls between runs of the slower-looking mode
-    next_check: int = RECHECK_EVERY
+    next_check: int = 0  # the call from which the mode that looks slower runs once more
+    checking: bool = False  # the run under way is a check (or one of the team's first runs)
 
     def use_team(self) -> bool:
         """The team for its first ``WINDOW`` runs (fewer if one took over twice the serial time),
-        then while its best recent run beats the serial one's (on a shared machine it may not);
-        the other mode once every ``interval`` calls, which doubles while the team keeps losing."""
+        then the mode whose best recent run is faster, and the other one once the call count
+        reaches ``next_check`` (see ``recheck_after``)."""
         if not self.worth_threads:
             return False
         self.calls += 1
-        if len(self.team) < WINDOW and not (self.team and min(self.team) > 2 * min(self.serial)):
+        if self._on_trial():
+            self.checking = True
             return True
         faster = min(self.team) < min(self.serial)
-        if faster:
-            self.interval = RECHECK_EVERY
-        if self.calls < self.next_check:
-            return faster
-        self.next_check = self.calls + self.interval
-        if not faster:
-            self.interval = min(2 * self.interval, MAX_RECHECK)
-        return not faster
+        self.checking = self.calls >= self.next_check
+        return faster != self.checking
 
     def record(self, team: bool, seconds: float) -> None:
         times = self.team if team else self.serial
         times.append(seconds)
         del times[:-WINDOW]
+        if self.checking:
+            self.checking = False
+            self.next_check = self.calls + self.recheck_after()
+
+    def recheck_after(self) -> int:
+        """Calls until the mode that looks slower runs again, judged on the runs so far (a team
+        judged on fewer than ``WINDOW`` runs, one of which may have paid for page faults or the
+        threads' start, runs again after ``RECHECK_EVERY`` calls at the most)."""
+        team, serial = min(self.team), min(self.serial)
+        if team < serial:
+            return RECHECK_EVERY
+        calls = max(RECHECK_MIN, min(MAX_RECHECK, math.ceil((team - serial) / (EXPLORE * serial))))
+        return calls if len(self.team) >= WINDOW else min(calls, RECHECK_EVERY)
+
+    def _on_trial(self) -> bool:
+        return len(self.team) < WINDOW and not (self.team and min(self.team) > 2 * min(self.serial))
 
 
 def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None:

@@ -32,13 +32,43 @@ def fresh(args: tuple) -> tuple:
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
+#: :func:`settle` watches the process's CPU time over sleeps this long ...
+SETTLE_STEP = 0.002
+#: ... until its threads use less than this fraction of one core ...
+SETTLE_BUSY = 0.2
+#: ... or this many seconds went by (OpenBLAS spins about 0.1 s after a multi-threaded call).
+SETTLE_MAX = 0.5
+
+
+def settle() -> float:
+    """Wait until no thread of this process burns CPU any more (at most ``SETTLE_MAX`` seconds),
+    and return the seconds waited.
+
+    Thread pools of the other contenders spin-wait for more work after a call instead of sleeping
+    at once: multi-threaded OpenBLAS holds a core for about 0.1 s after each call, numba's
+    OpenMP layer for several ms, XLA's pool for up to about a millisecond
+    (``python benchmarks/team_choice.py spinners``).  The next contender timed in this process
+    would share a core with them, and polyfuse, whose team of threads then runs no faster than
+    one thread, judges its team by those runs (backends/cpu/parallel.py).  Nothing here depends
+    on other jobs on the machine: only this process's CPU time counts."""
+    began = time.perf_counter()
+    while True:
+        cpu, wall = time.process_time(), time.perf_counter()
+        time.sleep(SETTLE_STEP)
+        busy = (time.process_time() - cpu) / (time.perf_counter() - wall)
+        if busy < SETTLE_BUSY or time.perf_counter() - began > SETTLE_MAX:
+            return time.perf_counter() - began
+
+
 def best_time(fn: Callable[..., Any], args: tuple, repeats: int, min_time: float,
               max_runs: int = 1000, copy: bool = True, last: list | None = None) -> tuple[float, int]:
-    """Minimum seconds of ``fn(*fresh(args))`` over ≥ ``repeats`` runs (copies made untimed).
+    """Minimum seconds of ``fn(*fresh(args))`` over ≥ ``repeats`` runs (copies made untimed),
+    once the process's threads are idle (:func:`settle`).
 
     ``copy=False`` passes ``args`` as they are (functions that do not write their inputs).
     ``last``, when given, receives the arguments and the result of the last timed call, so that
     the code that was timed (threads on, caches warm) is the code that is checked."""
+    settle()
     best, total, runs = math.inf, 0.0, 0
     call_args: tuple = args
     result: Any = None
@@ -130,6 +160,7 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
 
         stage = "polyfuse run"
         ours = fresh(inputs)
+        settle()  # this first call is polyfuse's serial measurement
         kernel(*ours)
 
         stage = "numba compile"

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from polyfuse.bench.machine import _blas_limit, blas_plans
-from polyfuse.bench.measure import _record_failure, best_time, close_enough, fresh
+from polyfuse.bench.measure import _record_failure, best_time, close_enough, fresh, settle
 from polyfuse.bench.numpy_suite import NumpyProgram, jax_blocker, with_numpy_namespace
 from polyfuse.bench.records import NUMPY_OTHERS, BenchSettings, NumpyRow
 
@@ -210,6 +210,7 @@ def bench_numpy_row(program: NumpyProgram, settings: BenchSettings, *, pending: 
         reference = results(returned, reference_args)
         stage = "polyfuse run"
         our_args = fresh(inputs)
+        settle()  # this first call is polyfuse's serial measurement (NumPy's BLAS may still spin)
         ours = results(compiled(*our_args), our_args)
         stage = "check"
         ok, row.max_abs_diff["polyfuse"] = compare(ours, reference)
@@ -222,6 +223,7 @@ def bench_numpy_row(program: NumpyProgram, settings: BenchSettings, *, pending: 
                 contenders["jax"] = Contender(*jitted, copy=False)
         for label, c in contenders.items():
             stage = f"warming up {label}"
+            settle()  # polyfuse's first team run counts (backends/cpu/parallel.py)
             with _polyfuse_threads(c.threads):
                 c.fn(*(fresh(c.args) if c.copy else c.args))  # page faults, lazy plans: not timed
         stage = "timing"

@@ -171,3 +171,37 @@ def test_every_kernel_has_large_sizes_polybench_s_where_it_is_polybench():
         if sk.category == "polybench":
             assert sk.sizes["large"] != sk.sizes["test"], name
     assert suite.KERNELS["gemm"].sizes["large"] == dict(ni=1000, nj=1100, nk=1200)
+
+
+class _FakeClock:
+    """``time`` for polyfuse.bench.measure: each sleep advances the wall clock, and the process's
+    CPU clock with it as long as a made-up pool still spins (``spinning`` sleeps)."""
+
+    def __init__(self, spinning: int):
+        self.wall = self.cpu = 0.0
+        self.spinning = spinning
+        self.sleeps = 0
+
+    def perf_counter(self) -> float:
+        return self.wall
+
+    def process_time(self) -> float:
+        return self.cpu
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps += 1
+        self.wall += seconds
+        if self.sleeps <= self.spinning:
+            self.cpu += seconds  # one core busy while the main thread sleeps
+
+
+@pytest.mark.parametrize("spinning", [0, 3, 10_000])
+def test_settle_waits_while_the_process_burns_cpu(monkeypatch, spinning):
+    """The bench times a contender only once other pools of the process stopped spin-waiting
+    (OpenBLAS after a multi-threaded call), and never waits longer than SETTLE_MAX."""
+    clock = _FakeClock(spinning)
+    monkeypatch.setattr(measure, "time", clock)
+    waited = measure.settle()
+    steps = measure.SETTLE_MAX / measure.SETTLE_STEP  # the most it sleeps (give or take one)
+    assert clock.sleeps == spinning + 1 if spinning < steps - 1 else abs(clock.sleeps - steps) <= 1
+    assert waited == pytest.approx(clock.sleeps * measure.SETTLE_STEP)

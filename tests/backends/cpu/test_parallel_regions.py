@@ -162,25 +162,6 @@ def test_small_work_per_barrier_stays_serial():
         threads._num_threads = saved
 
 
-def test_team_runs_only_while_faster():
-    from polyfuse.backends.cpu.parallel import MAX_RECHECK, RECHECK_EVERY, WINDOW, RegionTimes
-
-    times = RegionTimes(worth_threads=True, serial=[1.0])
-    for _ in range(WINDOW):  # the team gets WINDOW runs before it is judged
-        assert times.use_team()
-        times.record(True, 1.5)  # slower than serial (e.g. another job holds a core)
-    choices = [times.use_team() for _ in range(4 * MAX_RECHECK)]
-    # rechecked after RECHECK_EVERY calls, then after twice as many each time, up to MAX_RECHECK
-    assert 3 <= choices.count(True) <= 2 + (4 * MAX_RECHECK) // RECHECK_EVERY // 4
-    times.record(True, 0.5)  # one fast run is enough: interference only adds time
-    choices = [times.use_team() for _ in range(4 * RECHECK_EVERY)]
-    assert choices.count(False) <= 5
-    assert times.team == [1.5, 1.5, 0.5] and len(times.serial) == 1
-    assert not RegionTimes(worth_threads=False, serial=[1.0]).use_team()
-    times = RegionTimes(worth_threads=True, serial=[1.0], team=[5.0])  # e.g. a core held by another job
-    assert not times.use_team()  # judged after one run when it took over twice the serial time
-
-
 def smooth(A, B, tsteps):
     for t in range(tsteps):
         for i in range(1, A.shape[0] - 1):

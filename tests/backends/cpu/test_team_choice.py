@@ -1,0 +1,116 @@
+"""The runtime's choice between a parallel phase's team of threads and its serial function
+(``RegionTimes`` in backends/cpu/parallel.py), driven with made-up run times: no clock, no
+threads.  Which mode ran and what it cost is all the policy sees."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from polyfuse.backends.cpu.parallel import (
+    EXPLORE,
+    MAX_RECHECK,
+    RECHECK_EVERY,
+    RECHECK_MIN,
+    WINDOW,
+    RegionTimes,
+)
+
+Seconds = Callable[[int], float]  # call number -> how long a run of that mode takes then
+
+
+def drive(times: RegionTimes, calls: int, team: Seconds, serial: Seconds, start: int = 0) -> list[bool]:
+    """``calls`` calls as ``parallel._timed`` makes them: the choice, then the run's time."""
+    chosen = []
+    for call in range(start, start + calls):
+        on_team = times.use_team()
+        times.record(on_team, team(call) if on_team else serial(call))
+        chosen.append(on_team)
+    return chosen
+
+
+def steady(seconds: float) -> Seconds:
+    return lambda call: seconds
+
+
+def test_the_team_gets_its_first_runs_then_keeps_winning_with_serial_rechecks():
+    times = RegionTimes(worth_threads=True, serial=[1.0])
+    chosen = drive(times, 10 * RECHECK_EVERY, team=steady(0.55), serial=steady(1.0))
+    assert chosen[:WINDOW] == [True] * WINDOW
+    # the serial function runs once every RECHECK_EVERY calls: a slow-looking first serial run
+    # (page faults, another job) is measured again
+    serial_runs = [k for k, on_team in enumerate(chosen) if not on_team]
+    assert len(serial_runs) == 9
+    assert {b - a for a, b in zip(serial_runs, serial_runs[1:])} == {RECHECK_EVERY}
+
+
+def test_a_team_that_loses_by_a_hair_is_tried_again_after_a_few_calls():
+    times = RegionTimes(worth_threads=True, serial=[1.0])
+    chosen = drive(times, 200, team=steady(1.02), serial=steady(1.0))
+    assert chosen[:WINDOW] == [True] * WINDOW
+    # every RECHECK_MIN calls: such a check costs 2% of one call
+    assert abs(chosen[WINDOW:].count(True) - 197 // RECHECK_MIN) <= 2
+
+
+def test_the_longer_a_losing_team_takes_the_rarer_it_is_tried():
+    counts = []
+    for slower in (1.25, 2.0, 4.0):
+        times = RegionTimes(worth_threads=True, serial=[1.0])
+        chosen = drive(times, 1000, team=steady(slower), serial=steady(1.0))
+        counts.append(chosen.count(True))
+        # what the checks cost stays within about EXPLORE of the calls' time
+        extra = chosen.count(True) * (slower - 1.0)
+        assert extra <= EXPLORE * 1000 + 2 * slower
+    assert counts[0] > counts[1] > counts[2]
+    assert 40 <= counts[1] <= 60  # twice the serial time: once every 20 calls
+
+
+def test_a_team_far_slower_is_judged_after_one_run_and_tried_at_most_rarely():
+    times = RegionTimes(worth_threads=True, serial=[1.0])
+    chosen = drive(times, 4 * MAX_RECHECK, team=steady(50.0), serial=steady(1.0))
+    assert chosen[:2] == [True, False]  # over twice the serial time: no more trial runs
+    # until WINDOW runs judge it (the first may have paid for page faults), every RECHECK_EVERY
+    # calls; then every MAX_RECHECK
+    team_runs = [k for k, on_team in enumerate(chosen) if on_team]
+    assert team_runs[:WINDOW] == [RECHECK_EVERY * k for k in range(WINDOW)]
+    assert {b - a for a, b in zip(team_runs[WINDOW - 1:], team_runs[WINDOW:])} == {MAX_RECHECK}
+
+
+def test_a_team_slowed_down_for_a_moment_comes_back_within_a_few_calls():
+    """The bench's case: another job (or a thread pool of the same process still spinning after
+    its own work) holds the second core during the team's first runs.  Before, the team was tried
+    again after 8, then 16, 32 ... 128 calls; now it returns as soon as the contention is over."""
+    times = RegionTimes(worth_threads=True, serial=[1.0])
+    held = 10  # calls during which the team runs at serial speed
+
+    def team(call: int) -> float:
+        return 1.05 if call < held else 0.55
+
+    chosen = drive(times, 40, team=team, serial=steady(1.0))
+    back = next(k for k in range(held, 40) if chosen[k])
+    assert back <= held + RECHECK_MIN
+    assert chosen[back:].count(False) <= (40 - back) // RECHECK_EVERY + 1  # and stays
+
+
+def test_a_team_that_becomes_slow_is_left_after_its_window_of_runs():
+    times = RegionTimes(worth_threads=True, serial=[1.0])
+    drive(times, 20, team=steady(0.55), serial=steady(1.0))
+    chosen = drive(times, 20, team=steady(1.6), serial=steady(1.0), start=20)
+    # the best of the team's last WINDOW runs shows it after WINDOW slow runs; then serial, with
+    # a check of the team every (1.6 - 1) / (EXPLORE * 1) = 12 calls
+    assert chosen[:WINDOW] == [True] * WINDOW and chosen[WINDOW:].count(True) <= 2
+
+
+def test_checks_follow_the_cost_of_the_latest_runs():
+    times = RegionTimes(worth_threads=True, serial=[1.0], team=[3.0, 3.0, 3.0])
+    assert times.recheck_after() == 40  # (3 - 1) / (EXPLORE * 1)
+    assert RegionTimes(True, [1.0], [3.0]).recheck_after() == RECHECK_EVERY  # one run: may be cold
+    times.record(True, 1.01)
+    assert times.recheck_after() == RECHECK_MIN
+    times.record(True, 0.5)
+    assert times.recheck_after() == RECHECK_EVERY
+    assert RegionTimes(True, [1.0], [1000.0] * WINDOW).recheck_after() == MAX_RECHECK
+
+
+def test_sizes_without_enough_work_never_go_to_the_team():
+    times = RegionTimes(worth_threads=False, serial=[1.0])
+    assert [times.use_team() for _ in range(50)] == [False] * 50
