@@ -7,6 +7,7 @@ and which kernel-local arrays each parallel iteration needs a private copy of.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from polyfuse.model import ir
@@ -173,6 +174,21 @@ def nodes(node: Node):
     elif isinstance(node, Block):
         for child in node.children:
             yield from nodes(child)
+
+
+def calls_with_loops(node: Node, loops: tuple[For, ...] = ()) -> Iterator[tuple[StmtCall, tuple[For, ...]]]:
+    """Each statement call below ``node`` with the loops around it there (outermost first)."""
+    if isinstance(node, StmtCall):
+        yield node, loops
+    elif isinstance(node, For):
+        yield from calls_with_loops(node.body, loops + (node,))
+    elif isinstance(node, If):
+        yield from calls_with_loops(node.then, loops)
+        if node.otherwise is not None:
+            yield from calls_with_loops(node.otherwise, loops)
+    else:
+        for child in node.children:
+            yield from calls_with_loops(child, loops)
 
 
 def statements_in(node: Node) -> list[str]:

@@ -62,6 +62,7 @@ from polyfuse.model.loop_ast import (
     Node,
     ProgramEdit,
     StmtCall,
+    calls_with_loops,
     exclusive_bound,
     nodes,
     statements_in,
@@ -187,7 +188,7 @@ class _Interleaver(ProgramEdit):
         With ``vector_bytes``: none unless every one is latency-bound (see the module docstring)."""
         found: list[str] = []
         latency_bound = True
-        for call, around in _calls_with_loops(loop.body, ()):
+        for call, around in calls_with_loops(loop.body, ()):
             inner = around[-1] if around else None
             stmt = self.program.statement(call.statement)
             info = self.infos.get(stmt.array)
@@ -220,7 +221,7 @@ class _Interleaver(ProgramEdit):
         it = loop.iterator
         accesses: dict[str, list[tuple[tuple[ir.Expr, ...], str, tuple[str, ...]]]] = {}
         written: set[str] = set()
-        for call, inner in _calls_with_loops(loop.body, ()):
+        for call, inner in calls_with_loops(loop.body, ()):
             stmt = self.program.statement(call.statement)
             if stmt.region is not None:
                 return None
@@ -307,21 +308,6 @@ class _Interleaver(ProgramEdit):
 def _renamed_loads(expr: ir.Expr, names: dict[str, str]) -> ir.Expr:
     """``expr`` reading each array of ``names`` from its copy."""
     return ir.map_loads(expr, lambda load: replace(load, array=names.get(load.array, load.array)))
-
-
-def _calls_with_loops(node: Node, loops: tuple[For, ...]):
-    """Each statement call below ``node`` with the loops around it there (outermost first)."""
-    if isinstance(node, StmtCall):
-        yield node, loops
-    elif isinstance(node, For):
-        yield from _calls_with_loops(node.body, loops + (node,))
-    elif isinstance(node, If):
-        yield from _calls_with_loops(node.then, loops)
-        if node.otherwise is not None:
-            yield from _calls_with_loops(node.otherwise, loops)
-    else:
-        for child in node.children:
-            yield from _calls_with_loops(child, loops)
 
 
 def _jam(versions: list[Node]) -> Node:

@@ -80,6 +80,7 @@ from polyfuse.model.loop_ast import (
     Node,
     ProgramEdit,
     StmtCall,
+    calls_with_loops,
     exclusive_bound,
 )
 from polyfuse.model.scop import ArrayInfo, Statement, isl_name
@@ -169,7 +170,7 @@ class Privatizer(ProgramEdit):
         assert carried is not None
         if loop.step != 1 or exclusive_bound(loop) is None:
             return [], "its step or bound is not a plain range"
-        calls = list(_calls_with_loops(loop.body, ()))
+        calls = list(calls_with_loops(loop.body, ()))
         if any(self.program.statement(c.statement).region is not None for c, _ in calls):
             return [], "it holds a loop kept as written"
         written = {self.program.statement(c.statement).array for c, _ in calls}
@@ -260,7 +261,7 @@ class Privatizer(ProgramEdit):
                f"(isl: no other dependence is carried), each summed per chunk into its own partial")
         # a kernel-local array (a per-row scalar) whose false dependences alone join the
         # iterations gets a copy per chunk, as in any parallel loop
-        written = {self.program.statement(c.statement).array for c, _ in _calls_with_loops(loop.body, ())}
+        written = {self.program.statement(c.statement).array for c, _ in calls_with_loops(loop.body, ())}
         private = tuple(a for a in carried.private if a in written and a not in names)
         chunk_loop = For(chunk, ir.int_const(0), ir.Compare("<", chunk_var, chunks), 1,
                          Block((*zeros, rows_loop)), parallel=True, private=private, why_parallel=why)
@@ -369,21 +370,6 @@ class Privatizer(ProgramEdit):
 
 def _children(root: Node) -> tuple[Node, ...]:
     return root.children if isinstance(root, Block) else (root,)
-
-
-def _calls_with_loops(node: Node, loops: tuple[For, ...]):
-    """Each statement call below ``node`` with the loops around it there (outermost first)."""
-    if isinstance(node, StmtCall):
-        yield node, loops
-    elif isinstance(node, For):
-        yield from _calls_with_loops(node.body, loops + (node,))
-    elif isinstance(node, If):
-        yield from _calls_with_loops(node.then, loops)
-        if node.otherwise is not None:
-            yield from _calls_with_loops(node.otherwise, loops)
-    else:
-        for child in node.children:
-            yield from _calls_with_loops(child, loops)
 
 
 def _headers(node: Node):
