@@ -5,7 +5,10 @@
     python benchmarks/llvm_option_ab.py --compare default.json off.json
 
 LLVM's options are global to a process (``llvmlite.binding.set_option`` before the first
-compile), so each setting runs in its own process: compare two runs made close together.  Each
+compile), so each setting runs in its own process: compare two runs made close together.
+polyfuse itself sets ``-hoist-runtime-checks=false`` around its own pipeline and resets it after
+(backends/cpu/llvm.py, ``PIPELINE_OPTIONS``), so that option is compared with
+``POLYFUSE_ROW_ALIAS_CHECKS=0`` and ``1`` instead; any other option works as above.  Each
 kernel runs on its bench inputs, one thread, the minimum of 3 calls after a first one.
 """
 
