@@ -82,9 +82,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = rename_rebound(rw, tree.body)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
-    tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
-    tree.body = unroll_tuple_comprehensions(rw, tree.body)  # (and those that helpers brought)
+    tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)

@@ -30,6 +30,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+import numpy as np
+
 from .desugar import Rewriter, int_constant
 
 
@@ -41,13 +43,13 @@ def unroll_tuple_comprehensions(rw: Rewriter, body: list[ast.stmt]) -> list[ast.
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                 and stores[stmt.targets[0].id] == 1:
             named[stmt.targets[0].id] = stmt.value
-    unroller = _Unroller(rw, named, stores)
+    unroller = _Unroller(rw, named)
     return [unroller.visit(stmt) for stmt in body]
 
 
 class _Unroller(ast.NodeTransformer):
-    def __init__(self, rw: Rewriter, named: dict[str, ast.expr], stores: Counter) -> None:
-        self.rw, self.named, self.stores = rw, named, stores
+    def __init__(self, rw: Rewriter, named: dict[str, ast.expr]) -> None:
+        self.rw, self.named = rw, named
 
     def length(self, node: ast.expr, seen: frozenset[str] = frozenset()) -> int | None:
         """The length of a sequence known at compile time, else None."""
@@ -75,7 +77,7 @@ class _Unroller(ast.NodeTransformer):
         it, target = node.iter, node.target
         if not (isinstance(target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
                 and it.func.attr == "ndindex" and isinstance(it.func.value, ast.Name)
-                and self.rw.globals.get(it.func.value.id) is _numpy() and not it.keywords and not node.orelse):
+                and self.rw.globals.get(it.func.value.id) is np and not it.keywords and not node.orelse):
             return node
         if any(isinstance(n, ast.Name) and n.id == target.id and not isinstance(n.ctx, ast.Load)
                for s in node.body for n in ast.walk(s)):
@@ -90,9 +92,6 @@ class _Unroller(ast.NodeTransformer):
         node.target = self.rw.placed(ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store()), target)
         display = _Display(self.rw, target.id, names)
         node.body = [display.visit(s) for s in node.body]
-        return self.visit_body(node)
-
-    def visit_body(self, node: ast.For) -> ast.For:
         node.body = [self.visit(s) for s in node.body]  # fold the new displays' subscripts
         return node
 
@@ -154,12 +153,6 @@ class _Unroller(ast.NodeTransformer):
                     and not any(isinstance(e, ast.Starred) for e in node.value.elts):
                 return node.value.elts[index]
         return node
-
-
-def _numpy():
-    import numpy
-
-    return numpy
 
 
 def _bind(target: ast.expr, item: ast.expr) -> dict[str, ast.expr] | None:

@@ -82,6 +82,7 @@ from polyfuse.model.loop_ast import (
     StmtCall,
     calls_with_loops,
     exclusive_bound,
+    nodes,
 )
 from polyfuse.model.scop import ArrayInfo, Statement, isl_name
 
@@ -374,18 +375,12 @@ def _children(root: Node) -> tuple[Node, ...]:
 
 def _headers(node: Node):
     """Every loop bound and condition below ``node``."""
-    if isinstance(node, For):
-        yield node.init
-        yield node.cond
-        yield from _headers(node.body)
-    elif isinstance(node, If):
-        yield node.cond
-        yield from _headers(node.then)
-        if node.otherwise is not None:
-            yield from _headers(node.otherwise)
-    elif isinstance(node, Block):
-        for child in node.children:
-            yield from _headers(child)
+    for below in nodes(node):
+        if isinstance(below, For):
+            yield below.init
+            yield below.cond
+        elif isinstance(below, If):
+            yield below.cond
 
 
 def _bind(expr: ir.Expr, stmt: Statement, call: StmtCall) -> ir.Expr:
