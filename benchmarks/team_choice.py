@@ -5,6 +5,7 @@
     python benchmarks/team_choice.py after      # team vs serial right after such a call
     python benchmarks/team_choice.py dispatch   # chunk 0 on the caller vs every chunk on the pool
     python benchmarks/team_choice.py policy     # the runtime's choice now vs before, interleaved
+    python benchmarks/team_choice.py pieces [ROUNDS] [KERNEL ...]  # phase pieces vs one chunk per thread
 
 ``spinners``: the process's CPU time while its main thread sleeps right after a call of
 multi-threaded OpenBLAS (``a @ a``), ``jax.jit`` (XLA's CPU pool), ``numba`` ``parallel=True``
@@ -25,12 +26,21 @@ turns of 17 calls (a bench series), each going first in every other turn, each t
 a BLAS call (``--quiet``: after nothing); per policy the median and best of the turns' minima,
 the time of all calls and how many ran on the team.  Both see the same machine, so it means something under
 load too.
+
+``pieces``: suite kernels at their bench sizes (default: the matrix-vector family) on a forced team
+of 2, interleaved call by call (each way first in turn), and serially: parallel phases cut into
+4 pieces per thread taken from a shared counter; into 1 piece per thread (the runtime now:
+``parallel.PIECES_PER_THREAD``); the same with the pool thread stepping aside from the caller's
+CPU (``_StepAside``: an experiment, not in the runtime); and as before session 17 (one static
+chunk per thread, the caller waiting for every pool thread).  Min, median and 90th percentile per
+way, and the load; ``--fresh`` copies the inputs before each call (untimed), as the bench does.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -197,6 +207,111 @@ def policy(quiet: bool) -> None:
               f"best {min(minima[label]) * 1e3:6.2f} ms; all 510 calls {total[label]:6.3f} s, {runs} on the team")
 
 
+def pieces(rounds: int, names: list[str], fresh: bool = False) -> None:
+    import numba
+
+    from polyfuse.bench import suite
+
+    print(f"load before: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    ways = {"4 pieces": 4, "1 piece (now)": 1, "1 piece, step aside": 1, "before": 1}
+    saved, runs, shared_pool = parallel.PIECES_PER_THREAD, parallel._run_chunks, threads.pool
+    for name in names:
+        sk = suite.get(name)
+        args = sk.make_args(np.random.default_rng(0), **sk.sizes["bench"])
+        kernel = polyfuse.kernel(sk.func)
+        expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        numba.njit(sk.func)(*expected)  # the plain function, compiled (pure Python takes minutes here)
+        times: dict[str, list[float]] = {label: [] for label in (*ways, "serial")}
+        with _team_forced():
+            kernel(*args)
+            call = functools.partial(kernel, *args)
+            order = [*ways, "serial"]
+            try:
+                for turn in range(rounds):
+                    for label in order[turn % len(order):] + order[:turn % len(order)]:  # each first in turn
+                        parallel.PIECES_PER_THREAD = ways.get(label, saved)
+                        parallel._run_chunks = _chunks_before if label == "before" else runs  # type: ignore[assignment]
+                        threads.pool = _StepAside.pool if "step aside" in label else _Unpinned.pool  # type: ignore[assignment]
+                        if fresh:  # as the bench times: inputs copied afresh (untimed) before each call
+                            call = functools.partial(kernel, *[a.copy() if isinstance(a, np.ndarray) else a
+                                                               for a in args])
+                        with threads.limited_to(2 if label in ways else 1):
+                            times[label].append(_seconds(call))
+            finally:
+                parallel.PIECES_PER_THREAD, parallel._run_chunks = saved, runs  # type: ignore[assignment]
+                threads.pool = shared_pool  # type: ignore[assignment]
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in sk.make_args(np.random.default_rng(0),
+                                                                                   **sk.sizes["bench"])]
+        kernel(*got)
+        error = max(float(np.abs(e - g).max() / (np.abs(e).max() or 1.0))
+                    for e, g in zip(expected, got) if isinstance(e, np.ndarray))
+        print(f"{name} (rel. error vs the plain function {error:.1e}):")
+        for label, seconds in times.items():
+            print(f"  {label:22s} min {min(seconds) * 1e3:8.3f} ms, median {np.median(seconds) * 1e3:8.3f} ms, "
+                  f"90th percentile {np.percentile(seconds, 90) * 1e3:8.3f} ms")
+    print(f"load after: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+
+
+def _chunks_before(kernel, compiled, args, values, count, workers) -> None:
+    """``parallel._run_chunks`` before session 17: one static chunk per thread, chunk 0 on the
+    caller, which then waits for every pool thread to finish its chunk (started or not)."""
+    bounds = [count * k // workers for k in range(workers + 1)]
+    keep_alive: list = []
+    pool = threads.pool()
+    futures = []
+    for k in range(1, workers):
+        chunk_args = parallel._with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
+        futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))
+    try:
+        compiled.function(*args, bounds[0], bounds[1])
+    finally:
+        for future in futures:
+            future.result()
+
+
+class _Unpinned:
+    """The shared pool, its threads free to run on every CPU the caller may (undoes a move by
+    ``_StepAside``)."""
+
+    def __init__(self, place: tuple[int, frozenset[int]] | None) -> None:
+        self.place = place
+
+    @classmethod
+    def pool(cls, at_least: int = 0):
+        return cls(_caller_place())
+
+    def submit(self, fn, *args):
+        def run():
+            self.before()
+            return fn(*args)
+
+        return _SHARED_POOL().submit(run)
+
+    def before(self) -> None:
+        if self.place is not None and os.sched_getaffinity(0) != self.place[1]:
+            os.sched_setaffinity(0, self.place[1])
+
+
+class _StepAside(_Unpinned):
+    """The experiment of session 17 (not in the runtime: no win measured under load): a pool
+    thread that starts a member on the caller's CPU (where Linux wakes it when the other core is
+    busy) restricts itself to the caller's other CPUs, and stays there."""
+
+    def before(self) -> None:
+        if self.place is not None and _LIBC.sched_getcpu() == self.place[0]:
+            os.sched_setaffinity(0, self.place[1] - {self.place[0]})
+
+
+_LIBC = ctypes.CDLL(None)
+_LIBC.sched_getcpu.restype = ctypes.c_int
+_SHARED_POOL = threads.pool
+
+
+def _caller_place() -> tuple[int, frozenset[int]] | None:
+    allowed = frozenset(os.sched_getaffinity(0))
+    return (_LIBC.sched_getcpu(), allowed) if len(allowed) > 1 else None
+
+
 def _recording(caller: bool, cpus: list[tuple[int, int]]):
     """A ``_run_chunks`` for two threads that notes the CPU each chunk started on."""
     libc = ctypes.CDLL(None)
@@ -266,6 +381,11 @@ if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "spinners"
     if what == "policy":
         policy(quiet="--quiet" in sys.argv)
+    elif what == "pieces":
+        given = [a for a in sys.argv[2:] if not a.isdigit()]
+        counts = [int(a) for a in sys.argv[2:] if a.isdigit()]
+        given = [a for a in given if a != "--fresh"]
+        pieces(counts[0] if counts else 20, given or ["atax", "bicg", "mvt", "gemver"], "--fresh" in sys.argv)
     else:
         {"spinners": spinners, "after": after, "dispatch": dispatch}[what]()
     with open("/proc/loadavg") as load:

@@ -1,6 +1,7 @@
 """Running a parallel phase or a parallel region on the thread pool.
 
-Parallel phase: the outer loop's iterations are cut into one contiguous chunk per thread.
+Parallel phase: the outer loop's iterations are cut into contiguous pieces (``PIECES_PER_THREAD``
+per thread) that the threads take from a shared counter, the calling thread among them.
 Threads get their own copies of the locals the phase privatises.
 
 Parallel region (``polyfuse.phases``): one call of the region function per thread, all at once
@@ -21,6 +22,7 @@ ordinary serial function runs.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,21 +78,87 @@ def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
 
 
 def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> None:
-    """Chunk 0 on the calling thread, the others on the pool, as ``threads.run_team`` runs a
-    region: one thread fewer to wake per call (with every chunk on the pool and the caller
-    waiting, a 20k-element gelu_tanh took 88-118 us on 2 threads instead of 71-95 us)."""
-    bounds = [count * k // workers for k in range(workers + 1)]
-    keep_alive: list = []  # private buffers must outlive the chunks that use them
+    """The iterations in ``phase_pieces`` contiguous pieces that the members take from a shared
+    counter, the calling thread being one of them (as ``threads.run_team`` runs a region: one
+    thread fewer to wake per call; with every chunk on the pool and the caller waiting, a
+    20k-element gelu_tanh took 88-118 us on 2 threads instead of 71-95 us).
+
+    Why pieces and not one chunk per thread: a member whose core is shared with another job (or
+    whose thread the kernel woke on the caller's core) runs slower, and with one static chunk
+    each the call lasts as long as the slowest chunk; with pieces the other members take more of
+    them (as region loops take chunks, ``backends/cpu/llvm.py`` ``_shared_chunks``).  The caller
+    returns once every piece is done: a pool thread that had not started by then (not yet
+    scheduled on a busy machine: 3.1 ms of atax's pieces all ran on the caller and the call
+    still took 12 ms, waiting for that thread) finds nothing left and returns on its own.  Any
+    partition of a parallel loop's iterations gives the same result; each member keeps its own
+    private buffers for all the pieces it takes."""
+    pieces = Pieces(phase_pieces(count, workers))
+    bounds = [count * k // pieces.count for k in range(pieces.count + 1)]
+
+    def member(member_args: list, buffers: list) -> None:  # buffers: the private ones, kept alive
+        while (k := pieces.take()) is not None:
+            try:
+                compiled.function(*member_args, bounds[k], bounds[k + 1])
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+                pieces.done(exc)
+                return
+            pieces.done()
+
     pool = threads.pool()
-    futures = []
-    for k in range(1, workers):
-        chunk_args = _with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
-        futures.append(pool.submit(compiled.function, *chunk_args, bounds[k], bounds[k + 1]))  # type: ignore[call-arg]
-    try:
-        compiled.function(*args, bounds[0], bounds[1])
-    finally:
-        for future in futures:
-            future.result()
+    for _ in range(1, workers):
+        buffers: list = []
+        pool.submit(member, _with_private_buffers(kernel, compiled.phase, args, values, buffers), buffers)
+    member(args, [])
+    pieces.wait()
+
+
+#: Pieces per member of a parallel phase's team (``_run_chunks``).  1: as many pieces as members,
+#: the partition of one static chunk each, and a member that has not started by the time the others
+#: are done leaves its piece to them.  More pieces balance a member slowed down by another job, but
+#: each piece is one more call through ctypes, whose return waits for the GIL: on this 2-core VM at
+#: load 4.6-5.6, 4 pieces per thread ran atax, bicg and mvt 0-20% slower than 1 (best of 60-100
+#: interleaved calls; ``benchmarks/team_choice.py pieces``).
+PIECES_PER_THREAD = 1
+
+
+def phase_pieces(count: int, workers: int) -> int:
+    """How many pieces a phase of ``count`` iterations is cut into for ``workers`` members."""
+    return max(1, min(count, workers * max(1, PIECES_PER_THREAD)))
+
+
+class Pieces:
+    """The pieces of one call of a parallel phase: each handed out once (``take``), to whichever
+    member asks first; ``wait`` returns when every piece handed out is done, and raises the first
+    error of one.  After an error no more pieces are handed out."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._taken = 0
+        self._done = 0
+        self._error: BaseException | None = None
+        self._changed = threading.Condition(threading.Lock())
+
+    def take(self) -> int | None:
+        with self._changed:
+            if self._taken >= self.count or self._error is not None:
+                return None
+            self._taken += 1
+            return self._taken - 1
+
+    def done(self, error: BaseException | None = None) -> None:
+        with self._changed:
+            self._done += 1
+            if error is not None and self._error is None:
+                self._error = error
+            if self._done == self._taken:
+                self._changed.notify_all()
+
+    def wait(self) -> None:
+        """Call once no member can take a piece any more (the caller's own ``take`` said None)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._done == self._taken)
+            if self._error is not None:
+                raise self._error
 
 
 def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], keep_alive: list) -> list:
