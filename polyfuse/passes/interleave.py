@@ -41,7 +41,8 @@ copies read neighbouring elements of ``B``).
 Two modes.  ``copies`` (``interleave=True``): every float reduction, that many copies.
 ``vector_bytes`` (the cpu target's default): only *latency-bound* reductions -- written as loops
 (a NumPy sum, ``BinOp.reassoc``, is left to passes.blocked_sums, which sums it in blocks of vector
-lanes for NumPy's accuracy: interleaving would take it out of them) and whose innermost loop is
+lanes for NumPy's accuracy; except a matrix-vector product's rows, ``_Interleaver.matrix_row``,
+whose copies each keep their blocks) and whose innermost loop is
 only loads and ``+ - * min max`` (an add chain and nothing else to overlap it with: a
 matrix-vector row) -- and one vector of lanes of copies (8 float64 with AVX-512), as many
 independent chains as a vectorized sum would have.  Heavier bodies (``exp``, divisions) already
@@ -69,6 +70,7 @@ from polyfuse.model.loop_ast import (
 )
 from polyfuse.model.scop import Statement
 from polyfuse.options import INTERLEAVE_COPIES
+from polyfuse.passes.private_sums import added_term
 
 #: Iterations interleaved: enough independent chains to cover a float add's latency (3-4 cycles)
 #: on the two add units of current x86 cores.
@@ -201,13 +203,42 @@ class _Interleaver(ProgramEdit):
             if reads_itself and not any(_uses(e, inner.iterator) for e in index):
                 found.append(stmt.name)
                 # a NumPy sum (reassociable) in a parallel loop stays in its blocked vector
-                # sums; in a sequential row loop (passes.private_sums' chunks: each row's dot
-                # product may reassociate there) the copies run side by side, each its own sum
-                latency_bound = latency_bound and (not stmt.reassociable or not loop.parallel) and all(
+                # sums, unless it is a matrix-vector product's row; in a sequential row loop
+                # (passes.private_sums' chunks: each row's dot product may reassociate there)
+                # the copies run side by side, each its own sum
+                latency_bound = latency_bound and (
+                    not stmt.reassociable or not loop.parallel or self.matrix_row(stmt, call, loop.iterator)) and all(
                     _adds_only(self.program.statement(name).value) for name in statements_in(inner.body))
         if self.vector_bytes > 0 and not latency_bound:
             return []
         return found
+
+    def matrix_row(self, stmt: Statement, call: StmtCall, iterator: str) -> bool:
+        """``acc[i] += A[i, j] * x[j]`` written with NumPy's ``@`` (reassociable): one row of a
+        matrix-vector product, a product of a matrix element and a value that is the same for
+        every ``iterator`` (``x[j]``; not ``X[i, j] * X[i, j]``, a row's sum of squares).  Its
+        copies run side by side, each still summed in its own blocks by passes.blocked_sums, so
+        8 rows share each load of ``x`` and keep 8 streams of ``A`` in flight: the NumPy form of
+        gesummv at N = 4000 ran 1.4-2x faster on one thread than one row at a time
+        (docs/performance.md).  Plain sums (``A.sum(1)``) keep their vector lanes."""
+        term = added_term(stmt)
+        if term is None:
+            return False
+
+        def moves(expr: ir.Expr) -> bool:  # reads an element that changes with ``iterator``
+            return any(_uses(_bind(i, stmt, call), iterator)
+                       for e in ir.walk(expr) if isinstance(e, ir.Load) for i in e.index)
+
+        def matrix(expr: ir.Expr) -> bool:
+            return any(isinstance(e, ir.Load) and (info := self.infos.get(e.array)) is not None and info.rank >= 2
+                       for e in ir.walk(expr))
+
+        def shared(expr: ir.Expr) -> bool:  # reads something, the same for every copy
+            return any(isinstance(e, ir.Load) for e in ir.walk(expr)) and not moves(expr)
+
+        return any(isinstance(e, ir.BinOp) and e.op == "*"
+                   and any(matrix(a) and moves(a) and shared(b) for a, b in ((e.lhs, e.rhs), (e.rhs, e.lhs)))
+                   for e in ir.walk(term))
 
     def carried(self, loop: For) -> tuple[str, ...] | None:
         """For a sequential loop: the arrays its iterations pass values through, when interleaving

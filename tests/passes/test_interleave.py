@@ -316,16 +316,29 @@ def test_default_leaves_heavier_bodies_alone():
 
 
 @needs_cpu
-@pytest.mark.parametrize("fn", [numpy_row_sums, numpy_dots])
-def test_numpy_sums_are_not_interleaved(fn):
+def test_numpy_sums_are_not_interleaved():
     """NumPy sums (``reassoc``) are summed in blocks of vector lanes (passes.blocked_sums) for
-    NumPy's accuracy: interleaving would take them out of the blocks."""
-    rng = np.random.default_rng(7)
-    A = rng.random((16, 5000))
-    args = (A,) if fn is numpy_row_sums else (A, rng.random(5000), np.zeros(16))
-    explanation = polyfuse.kernel(fn).explain(*args)
+    NumPy's accuracy."""
+    A = np.random.default_rng(7).random((16, 5000))
+    explanation = polyfuse.kernel(numpy_row_sums).explain(A)
     assert explanation["interleaved loops"] == []
     assert explanation["blocked sums"] != []
+
+
+@needs_cpu
+@pytest.mark.parametrize("cols", [100, 5000])
+def test_numpy_matrix_vector_rows_are_interleaved_each_in_its_blocks(cols):
+    """A matrix-vector product's rows (``np.sum(A[i, :] * x)``, NumPy's ``A @ x``) run 8 side by
+    side, each still summed in blocks, within a few ulps of NumPy."""
+    rng = np.random.default_rng(7)
+    A, x = rng.random((19, cols)), rng.random(cols)
+    kernel = polyfuse.kernel(numpy_dots)
+    explanation = kernel.explain(A, x, np.zeros(19))
+    assert [d["copies"] for d in explanation["interleaved loops"]] == [lanes(np.float64)]
+    assert explanation["blocked sums"] != []
+    Z = np.zeros(19)
+    kernel(A, x, Z)
+    np.testing.assert_allclose(Z, A @ x, rtol=1e-14)
 
 
 @needs_cpu
