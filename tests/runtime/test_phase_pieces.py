@@ -5,7 +5,11 @@ error is raised and no hang follows."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -105,3 +109,40 @@ def test_matrix_vector_phases_in_pieces_match_python(monkeypatch, name, per_thre
                 if isinstance(want, np.ndarray):
                     np.testing.assert_allclose(have, want, rtol=1e-12)
         assert team_runs(kernel.compile(*args).backend) > 0
+
+
+_ONE_CPU = """
+import os, sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+from conftest import copy_args, team_runs, threads_forced
+import polyfuse
+from polyfuse.bench import suite
+os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})  # this thread, and the pool's threads made after
+sk = suite.KERNELS["atax"]
+args = sk.make_args(np.random.default_rng(3), m=70, n=45)
+expected = copy_args(args)
+sk.func(*expected)
+with threads_forced():
+    kernel = polyfuse.kernel(sk.func)
+    for _ in range(3):
+        got = copy_args(args)
+        kernel(*got)
+        for want, have in zip(expected, got):
+            if isinstance(want, np.ndarray):
+                np.testing.assert_allclose(have, want, rtol=1e-12)
+    assert team_runs(kernel.compile(*args).backend) > 0
+print("ok", polyfuse.get_num_threads())
+"""
+
+
+@pytest.mark.skipif(not HAS_CPU or not hasattr(os, "sched_setaffinity"), reason="needs llvmlite and Linux")
+def test_a_team_of_two_on_one_allowed_cpu_finishes_and_matches_python():
+    """POLYFUSE_NUM_THREADS=2 in a process allowed one CPU (a container's cpuset, taskset): both
+    members share the core, every piece runs once, no member waits on one that cannot start."""
+    tests = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "POLYFUSE_NUM_THREADS": "2", "POLYFUSE_DISABLE_CACHE": "1"}
+    done = subprocess.run([sys.executable, "-c", _ONE_CPU.format(tests=tests)], env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["ok", "2"]
