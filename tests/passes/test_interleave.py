@@ -237,6 +237,11 @@ def numpy_dots(A, x, Z):
         Z[i] = np.sum(A[i, :] * x)
 
 
+def numpy_row_squares(A, Z):
+    for i in range(A.shape[0]):
+        Z[i] = np.sum(A[i, :] * A[i, :])
+
+
 def lanes(dtype) -> int:
     return min(vector_bytes() // np.dtype(dtype).itemsize, MAX_STATEMENT_COPIES)
 
@@ -316,11 +321,13 @@ def test_default_leaves_heavier_bodies_alone():
 
 
 @needs_cpu
-def test_numpy_sums_are_not_interleaved():
+@pytest.mark.parametrize("fn", [numpy_row_sums, numpy_row_squares])
+def test_numpy_sums_are_not_interleaved(fn):
     """NumPy sums (``reassoc``) are summed in blocks of vector lanes (passes.blocked_sums) for
-    NumPy's accuracy."""
+    NumPy's accuracy; a row's sum of squares is no matrix-vector row (nothing shared by the rows)."""
     A = np.random.default_rng(7).random((16, 5000))
-    explanation = polyfuse.kernel(numpy_row_sums).explain(A)
+    args = (A,) if fn is numpy_row_sums else (A, np.zeros(16))
+    explanation = polyfuse.kernel(fn).explain(*args)
     assert explanation["interleaved loops"] == []
     assert explanation["blocked sums"] != []
 
