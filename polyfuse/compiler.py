@@ -86,7 +86,7 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
                            vector_math=options.target == "cpu" and (options.vector_math or options.fastmath),
                            time_tiling=options.time_tiling_enabled(), time_tile_budget=options.time_tile_budget(),
                            time_tile_sizes=time_tile_sizes(), parallel=options.outer_parallelism_enabled(),
-                           serial_fusion=options.serial_fusion_enabled())
+                           serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
             scop = sched.scop  # scalars expanded so loops could be reordered
             deps = compute_dependences(scop)

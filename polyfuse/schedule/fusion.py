@@ -4,7 +4,9 @@
 data are merged (the later one shifted when a dependence needs it), keeping each nest's own loop
 order.  Every merge is checked by the schedule verifier and rejected if it would turn a parallel
 loop sequential, unless that loop only reads big arrays the other loop reads too: then fusing
-removes the memory traffic it is bound by (``SmartFusion.rides_along``).  For ``none`` and ``max``
+removes the memory traffic it is bound by (``SmartFusion.rides_along``), or the loop it then
+carries only sums of products that passes/private_sums runs in chunks on the thread team
+(``SmartFusion.chunks_sums``).  For ``none`` and ``max``
 polyfuse.passes.fusion_report reports what the chosen schedule did, with the same records.
 """
 
@@ -21,7 +23,8 @@ from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_parts import sets_of
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
-from polyfuse.model.scop import Scop, isl_name
+from polyfuse.model.scop import Scop, Statement, isl_name
+from polyfuse.passes.private_sums import added_term
 from polyfuse.schedule.contraction import FOLDS
 from polyfuse.schedule.tiling import worth_tiling
 
@@ -48,12 +51,13 @@ class SmartFusion:
     """Greedy, verified merging of adjacent loops, outermost first."""
 
     def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0,
-                 serial_fusion: bool = True) -> None:
+                 serial_fusion: bool = True, chunked_sums: bool = False) -> None:
         self.scop = scop
         self.deps = deps
         self.tiling = tiling  # keep tile-worthy perfect nests apart unless fusion shrinks a local
         self.vector_bytes = vector_bytes  # ... and register-tileable ones (0: no register tiles)
         self.serial_fusion = serial_fusion  # may a parallel loop ride along a serial one (rides_along)
+        self.chunked_sums = chunked_sums  # will passes/private_sums run sums a loop carries in chunks
         self.blocking = deps.validity()
         self.decisions: list[FusionDecision] = []
         self.iterators = {s.name: tuple(isl_name(v) for v in s.iterators) for s in scop.statements}
@@ -136,6 +140,9 @@ class SmartFusion:
             return shift, merged, "", ""
         rides, why = self.rides_along(prev, node, ancestors)
         if not rides:
+            rides, chunks = self.chunks_sums(prev, node, merged, ancestors)
+            why = chunks if rides else why
+        if not rides:
             rides, folds = self.folds_intermediates(prev, node, shift)
             why = folds if rides else why
         if not rides:
@@ -155,8 +162,8 @@ class SmartFusion:
         where on its own it streams the arrays again, on a memory bus that two threads barely
         speed up (mvt: ``A`` read once for ``A @ y1`` and ``A.T @ y2``).  A rider that writes a
         big array (gemver's ``A += u1 v1^T + ...``) keeps those writes fused, so fusing saves a
-        third of the traffic and loses the parallelism; not done until measured faster
-        (docs/performance.md: the 2-thread A/B was inconclusive).
+        third of the traffic and loses the parallelism; it fuses only where the fused loop's sums
+        then run in chunks (``chunks_sums``).
         """
         carried = [self.carried(n, ancestors) for n in (prev, node)]
         if not self.serial_fusion or carried.count(False) != 1:
@@ -179,6 +186,59 @@ class SmartFusion:
         return True, (f" although the fused loop carries a dependence: the {which} loop, parallel on its own, only "
                       f"reads {', '.join(big)} (with loads, + - *), which the other loop reads too, so the fused "
                       f"nest reads {'them' if len(big) > 1 else 'it'} once instead of twice")
+
+    def chunks_sums(self, prev: LoopNode, node: LoopNode, merged: LoopNode,
+                    ancestors: tuple[LoopNode, ...]) -> tuple[bool, str]:
+        """Whether fusing a parallel loop into a serial one pays although the fused loop carries
+        a dependence, because what it carries is only sums of products that passes/private_sums
+        then runs in chunks of iterations on the thread team (``chunked_sums``: cpu, ``blas=True``),
+        so the fused nest stays parallel: a top-level loop, the parallel one computing with loads
+        and ``+ - *`` only, its largest arrays (rank 2 or more) read by the other loop too, and
+        every statement that touches an array the fused loop carries an ``acc[s] += M[...] * e``
+        update (``M`` of rank 2 or more) at subscripts that do not move with the loop.  Fused, the
+        other loop reads each row the parallel one just wrote from cache instead of memory:
+        gemver's ``A += u1 v1^T + u2 v2^T`` and ``x += beta A^T y`` read ``A`` once instead of
+        twice (the rider's writes stay, so a third of their traffic goes)."""
+        carried = [self.carried(n, ancestors) for n in (prev, node)]
+        if not self.chunked_sums or ancestors or carried.count(False) != 1:
+            return False, ""
+        rider, other = (prev, node) if not carried[0] else (node, prev)
+        which = "earlier" if rider is prev else "later"
+        if not all(_streams_only(self.scop.statement(s)) for s in rider.statements):
+            return False, ""
+        used = set().union(*(self._arrays_of(s) for s in rider.statements))
+        rank = max((self.scop.array(a).rank for a in used), default=0)
+        big = sorted(a for a in used if self.scop.array(a).rank == rank)
+        shared = set().union(*(self._arrays_of(s) for s in other.statements))
+        if rank < 2 or not set(big) <= shared:
+            return False, ""
+        values = self._values(merged, ancestors)
+        sums = sorted({d.array for d in self.deps.items if (d.kind == "RAW" or not d.local)
+                       and carries(d.relation, values, self.scop.context)})
+        for name in merged.statements:
+            stmt = self.scop.statement(name)
+            touched = self._arrays_of(name) & set(sums)
+            if touched and not self._chunkable_update(stmt, touched, merged):
+                return False, ""
+        return True, (f" although the fused loop carries a dependence: it carries only the sums of products "
+                      f"{', '.join(sums)}, which run in chunks with partial sums on the thread team (private "
+                      f"sums), and the {which} loop, parallel on its own, computes with loads, + - * on "
+                      f"{', '.join(big)}, which the other loop reads in the same iteration")
+
+    def _chunkable_update(self, stmt: Statement, arrays: set[str], loop: LoopNode) -> bool:
+        """``stmt`` is ``acc[s] = acc[s] + e``, ``acc`` the only one of ``arrays`` it touches,
+        ``e`` multiplying an element of an array of rank 2 or more, ``s`` free of ``loop``'s
+        variable (passes/private_sums' update, checked again there on the loop AST)."""
+        term = added_term(stmt)
+        if term is None or arrays != {stmt.array}:
+            return False
+        member = next(m for m in loop.members if stmt.name in m.statements)
+        variable = stmt.iterators[self.iterators[stmt.name].index(member.var)]
+        if any(isinstance(e, ir.Var) and e.name == variable for i in stmt.index for e in ir.walk(i)):
+            return False
+        return any(isinstance(e, ir.BinOp) and e.op == "*" and any(
+            isinstance(side, ir.Load) and self.scop.array(side.array).rank >= 2 for side in (e.lhs, e.rhs))
+            for e in ir.walk(term))
 
     def folds_intermediates(self, prev: LoopNode, node: LoopNode, shift: int) -> tuple[bool, str]:
         """Whether fusing ``prev`` and ``node`` pays although the fused loop carries a dependence,

@@ -55,7 +55,8 @@ class ScheduleResult:
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
                     vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
                     time_tile_sizes: tuple[int, ...] = (), vector_math: bool = False,
-                    parallel: bool = True, serial_fusion: bool = True) -> ScheduleResult:
+                    parallel: bool = True, serial_fusion: bool = True,
+                    chunked_sums: bool = False) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
@@ -63,7 +64,9 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     None infers it from ``vector_bytes`` (set only for CPU targets) until every caller passes it.
     ``parallel`` (smart only): reschedule nests whose parallel loops lie deep (outer parallelism);
     off when the kernel runs serially anyway.  ``serial_fusion`` (smart only): a parallel loop
-    may be fused into a serial one when it only reads big arrays the other reads too."""
+    may be fused into a serial one when it only reads big arrays the other reads too, and
+    (``chunked_sums``: passes/private_sums will run) when the fused loop carries only sums of
+    products."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
@@ -72,7 +75,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         ordered = locality.run()
         scop, deps = locality.scop, locality.deps  # scalar expansion may have grown some locals
         fusion = SmartFusion(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes,
-                             serial_fusion=serial_fusion)
+                             serial_fusion=serial_fusion, chunked_sums=serial_fusion and chunked_sums)
         body = fusion.run(ordered)
         tiling = TilingPass(scop, deps, tile_budget, vector_bytes)
         body = tiling.run(body)

@@ -1,5 +1,5 @@
 """polyfuse.schedule.fusion: when a parallel loop may be fused into a serial one (rides_along,
-folds_intermediates)."""
+chunks_sums, folds_intermediates)."""
 
 from __future__ import annotations
 
@@ -58,6 +58,15 @@ def update_then_transposed(x1, x2, y1, y2, A):
             x2[i] += A[j, i] * y2[j]
 
 
+def update_then_plain_sum(x1, x2, y1, y2, A):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] += y2[i] * y1[j]
+    for i in range(A.shape[1]):
+        for j in range(A.shape[0]):
+            x2[i] += A[j, i]  # no product: private sums keep a plain sum's order, so no chunks
+
+
 def mvt_args(n, m, rng=None):
     rng = rng or np.random.default_rng(0)
     return (rng.random(n), rng.random(m), rng.random(m), rng.random(n), rng.random((n, m)))
@@ -109,6 +118,32 @@ def test_no_ride_along_when_the_parallel_loop_writes_the_big_array():
     k = check_against_python(update_then_transposed, args)
     d = outer_decision(k, args)
     assert not d["fused"] and LOSES in d["reason"] and "writes A" in d["reason"], d["reason"]
+
+
+@pytest.mark.parametrize("n, m", [(70, 66), (9, 5)])
+def test_a_parallel_loop_writing_the_big_array_fuses_when_the_sums_run_in_chunks(n, m):
+    # gemver: A += u v^T, then x += A^T y; cpu with blas=True: the fused row loop carries only x,
+    # a sum of products, which passes/private_sums runs in chunks (from 64 rows), so it stays parallel
+    args = mvt_args(n, m)
+    k = check_against_python(update_then_transposed, args, target="cpu")
+    d = outer_decision(k, args)
+    assert d["fused"] and ALTHOUGH in d["reason"] and "sums of products x2" in d["reason"], d["reason"]
+    assert any(p["applied"] for p in k.explain(*args)["private sums"])
+
+
+def test_no_chunked_fusion_for_a_plain_sum():
+    args = mvt_args(70, 66)
+    k = check_against_python(update_then_plain_sum, args, target="cpu")
+    d = outer_decision(k, args)
+    assert not d["fused"] and LOSES in d["reason"], d["reason"]
+
+
+def test_no_chunked_fusion_without_blas():
+    args = mvt_args(70, 66)
+    k = check_against_python(update_then_transposed, args, target="cpu",
+                             kernel=polyfuse.kernel(update_then_transposed, verify=True, blas=False))
+    d = outer_decision(k, args)
+    assert not d["fused"] and "writes A" in d["reason"], d["reason"]
 
 
 def test_the_knob_turns_it_off(monkeypatch):
