@@ -29,6 +29,7 @@ Each is a no-op on code already in the subset, and each keeps Python's meaning e
 from __future__ import annotations
 
 import ast
+import builtins
 import cmath
 import copy
 import math
@@ -124,7 +125,13 @@ class ModuleFunctions(ast.NodeTransformer):
         func = node.func
         if not isinstance(func, ast.Name) or func.id in self.local or func.id not in self.rw.globals:
             return node
-        found = module_attribute(self.rw.globals[func.id])
+        value = self.rw.globals[func.id]
+        builtin = str(getattr(value, "__name__", ""))
+        if isinstance(value, types.BuiltinFunctionType) and getattr(builtins, builtin, None) is value \
+                and builtin not in self.rw.globals and builtin not in self.local:
+            node.func = self.rw.placed(ast.Name(builtin, ast.Load()), func)  # a parameter bound to abs, min, ...
+            return node
+        found = module_attribute(value)
         if found is None:
             return node
         key, name = found

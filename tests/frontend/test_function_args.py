@@ -1,0 +1,129 @@
+"""Function-valued parameters (frontend/function_args.py) and tuples of numbers as arguments
+(frontend/tuple_args.py): third-party kernels as written, against the undecorated function."""
+
+import math
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+TARGETS = ("python", "cpu")
+
+
+def periodic(i, shift, n):
+    return (i + shift) % n
+
+
+def clipped(i, shift, n):
+    return min(n - 1, max(0, i + shift))
+
+
+def peaks(grid, window, edge=periodic):
+    """parakeet's nd_local_maxima, in its own words: the window a tuple, the edge rule a
+    module-level function passed as a default."""
+    keep = np.ones(grid.shape, dtype=bool)
+    for here in np.ndindex(grid.shape):
+        centre = grid[here]
+        for step in np.ndindex(window):
+            there = tuple(edge(h, s - w // 2, w) for (h, s, w) in zip(here, step, window))
+            keep[here] &= grid[there] <= centre
+    return keep
+
+
+def cube(v):
+    return v * v * v
+
+
+def mapped(x, fn):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = fn(x[i]) + 1.0
+    return out
+
+
+def folded(x, combine=max, start=0.0):
+    acc = start
+    for i in range(x.shape[0]):
+        acc = combine(acc, x[i])
+    return acc
+
+
+def tiled(row, shape):
+    out = np.zeros(shape)
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            out[i, j] = row[(i + j) % len(row)] * len(shape)
+    return out
+
+
+def box_blur(img, size=(3, 3)):
+    out = np.zeros_like(img)
+    for i in range(img.shape[0] - size[0] + 1):
+        for j in range(img.shape[1] - size[1] + 1):
+            out[i, j] = img[i:i + size[0], j:j + size[1]].sum() / (size[0] * size[1])
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_function_default_and_tuple_window(target):
+    rng = np.random.default_rng(4)
+    grid = np.round(rng.random((6, 5)) * 3)  # ties
+    k = polyfuse.kernel(peaks, target=target)
+    for window in ((3, 3), (1, 5), (2, 3)):
+        np.testing.assert_array_equal(k(grid, window), peaks(grid, window))
+    np.testing.assert_array_equal(k(grid, (3, 3), clipped), peaks(grid, (3, 3), clipped))
+    np.testing.assert_array_equal(k(grid, (3, 3), edge=periodic), peaks(grid, (3, 3)))
+    grid3 = rng.random((4, 3, 5))
+    np.testing.assert_array_equal(k(grid3, (3, 3, 3)), peaks(grid3, (3, 3, 3)))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_function_arguments(target):
+    x = np.random.default_rng(5).random(9) + 0.1
+    k = polyfuse.kernel(mapped, target=target)
+    for fn in (cube, np.sqrt, math.sqrt, abs, np.exp, math.log):
+        np.testing.assert_allclose(k(x, fn), mapped(x, fn), rtol=1e-14)
+        np.testing.assert_allclose(k(x, fn=fn), mapped(x, fn), rtol=1e-14)
+    assert len(k._specialised) == 6  # one kernel per function object
+    f = polyfuse.kernel(folded, target=target)
+    assert f(x) == folded(x)
+    assert f(x, min, 1.0) == folded(x, min, 1.0)
+    assert f(x, combine=np.minimum, start=2.0) == folded(x, np.minimum, 2.0)
+    assert "== fusion ==" in str(f.explain(x, min, 1.0))  # explain() takes the same calls
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tuple_arguments(target):
+    row = np.arange(5.0)
+    k = polyfuse.kernel(tiled, target=target)
+    np.testing.assert_array_equal(k(row, (3, 4)), tiled(row, (3, 4)))
+    np.testing.assert_array_equal(k(row, (2, 7)), tiled(row, (2, 7)))
+    img = np.random.default_rng(6).random((6, 7))
+    b = polyfuse.kernel(box_blur, target=target)
+    np.testing.assert_allclose(b(img), box_blur(img), rtol=1e-12)
+    np.testing.assert_allclose(b(img, (2, 4)), box_blur(img, (2, 4)), rtol=1e-12)
+
+
+def rebinds(x, shape):
+    shape = (shape[0] + 1, shape[1])
+    return np.zeros(shape) + x[0]
+
+
+def returns_function(x, fn=cube):
+    y = fn
+    return y(x[0])
+
+
+def test_refusals():
+    x = np.ones(3)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"test_function_args.py:\d+.*tuple parameter 'shape' bound"):
+        polyfuse.kernel(rebinds, target="python")(x, (2, 2))
+    with pytest.raises(polyfuse.ArgumentError, match="tuples of numbers"):
+        polyfuse.kernel(tiled, target="python")(x, ())
+    with pytest.raises(polyfuse.ArgumentError, match="tuples of numbers"):
+        polyfuse.kernel(tiled, target="python")(x, (2, "a"))
+    with pytest.raises(polyfuse.UnsupportedError, match=r"test_function_args.py:\d+"):
+        polyfuse.kernel(returns_function, target="python")(x)
+    with pytest.raises(polyfuse.ArgumentError, match="'fn'"):
+        polyfuse.kernel(mapped, target="python")(x, None)
