@@ -140,6 +140,38 @@ class ModuleFunctions(ast.NodeTransformer):
         return node
 
 
+class Divmod(ast.NodeTransformer):
+    """``divmod(a, b)`` (the builtin) -> the display ``(a // b, a % b)``, which Python's divmod
+    equals for ints and floats; ``q, r = divmod(k, w)`` is then a tuple of values."""
+
+    def __init__(self, rw: Rewriter, local: set[str]) -> None:
+        self.rw, self.local = rw, local
+        self.made: set[int] = set()  # the displays made here (by id): subscripts of them are folded
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        if not (isinstance(func, ast.Name) and func.id == "divmod" and func.id not in self.local
+                and func.id not in self.rw.globals and len(node.args) == 2 and not node.keywords):
+            return node
+        a, b = node.args
+        parts: list[ast.expr] = [self.rw.placed(ast.BinOp(self.rw.copy(a), op, self.rw.copy(b)), node)
+                                 for op in (ast.FloorDiv(), ast.Mod())]
+        made = self.rw.placed(ast.Tuple(parts, ast.Load()), node)
+        self.made.add(id(made))
+        return made
+
+    def visit_Subscript(self, node: ast.Subscript):
+        """``divmod(a, b)[0]`` -> ``a // b`` (``[1]``, ``[-1]``: ``a % b``)."""
+        self.generic_visit(node)
+        index = node.slice
+        if id(node.value) in self.made and isinstance(index, ast.Constant) and type(index.value) is int \
+                and -2 <= index.value < 2:
+            assert isinstance(node.value, ast.Tuple)
+            return node.value.elts[index.value]
+        return node
+
+
 # ---- global constants ------------------------------------------------------------------------
 
 def constant_value(obj) -> bool:

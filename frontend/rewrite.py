@@ -54,6 +54,7 @@ from .checker import is_allocation
 from .desugar import (
     Constants,
     Desugar,
+    Divmod,
     ModuleFunctions,
     StatementTransformer,
     constant_texts,
@@ -64,6 +65,7 @@ from .desugar import (
     module_attribute,
     shape_node,
 )
+from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit
 from .source import KernelSource, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
@@ -85,6 +87,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
+    tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
+    tree.body = [Divmod(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
