@@ -125,5 +125,67 @@ def test_refusals():
         polyfuse.kernel(tiled, target="python")(x, (2, "a"))
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_function_args.py:\d+"):
         polyfuse.kernel(returns_function, target="python")(x)
-    with pytest.raises(polyfuse.ArgumentError, match="'fn'"):
-        polyfuse.kernel(mapped, target="python")(x, None)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"test_function_args.py:\d+.*parameter 'fn' is None"):
+        polyfuse.kernel(mapped, target="python")(x, None)  # None is a constant too: Python's TypeError
+
+
+def shifted(x, mode="wrap", out=None):
+    """A scipy-style string option deciding the edge rule, and an optional output."""
+    n = x.shape[0]
+    if out is None:
+        out = np.empty_like(x)
+    y = out
+    for i in range(n):
+        if mode == "wrap":
+            y[i] = x[(i + 1) % n]
+        elif mode in ("nearest", "edge"):
+            y[i] = x[min(i + 1, n - 1)]
+        else:
+            y[i] = 0.0 if i == n - 1 else x[i + 1]
+    return y
+
+
+def rebinds_mode(x, mode="a"):
+    mode = "b"
+    return x * 2 if mode == "b" else x
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_string_arguments(target):
+    x = np.arange(6.0)
+    k = polyfuse.kernel(shifted, target=target)
+    for args in ((), ("wrap",), ("edge",), ("nearest",), ("constant",)):
+        np.testing.assert_array_equal(k(x, *args), shifted(x, *args))
+    np.testing.assert_array_equal(k(x, mode="edge"), shifted(x, mode="edge"))
+    assert len(k._specialised) == 4  # one compile per string
+    given, expected = np.zeros(6), np.zeros(6)
+    returned = k(x, "edge", given)
+    assert np.shares_memory(returned, given)  # the array passed as out, written and returned
+    shifted(x, "edge", expected)
+    np.testing.assert_array_equal(given, expected)
+
+
+def scaled(x, factor=None, out=None):
+    """``None`` defaults of numbers and arrays, tested with ``is None`` / ``is not None``."""
+    if factor is None:
+        factor = 2.0
+    if out is not None:
+        out[:] = x * factor
+        return out
+    return x * factor
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_none_defaults(target):
+    x = np.arange(4.0)
+    k = polyfuse.kernel(scaled, target=target)
+    np.testing.assert_array_equal(k(x), scaled(x))
+    np.testing.assert_array_equal(k(x, 3.0), scaled(x, 3.0))
+    out = np.zeros(4)
+    assert np.shares_memory(k(x, None, out), out)
+    np.testing.assert_array_equal(out, scaled(x))
+
+
+def test_string_parameter_bound_again_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match=r"test_function_args.py:\d+.*string parameter 'mode'"):
+        polyfuse.kernel(rebinds_mode, target="python")(np.ones(3))
