@@ -41,6 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from .allocation import ALLOCATORS
+from .builtin_helpers import HELPERS
 
 
 class Rewriter(Protocol):
@@ -138,6 +139,86 @@ class ModuleFunctions(ast.NodeTransformer):
         module = self.rw.placed(ast.Name(self.rw.module_alias(key), ast.Load()), func)
         node.func = self.rw.placed(ast.Attribute(module, name, ast.Load()), func)
         return node
+
+
+class BuiltinHelpers(ast.NodeTransformer):
+    """Calls of a builtin written as a helper (``sum(x)``: frontend/builtin_helpers.py) -> calls
+    of that helper (a global of the kernel under a fresh alias), for the inliner."""
+
+    def __init__(self, rw: Rewriter, local: set[str]) -> None:
+        self.rw, self.local = rw, local
+        self.aliases: dict[str, str] = {}
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        helper = HELPERS.get(func.id) if isinstance(func, ast.Name) else None
+        if helper is None or not isinstance(func, ast.Name) or func.id in self.local or func.id in self.rw.globals:
+            return node
+        alias = self.aliases.get(func.id)
+        if alias is None:
+            alias = self.aliases[func.id] = self.rw.fresh(f"_pf_builtin_{func.id}")
+            self.rw.globals[alias] = helper
+        node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
+        return node
+
+
+class GeneratorLoops(ast.NodeTransformer):
+    """``for v in (E for t in it if c): body`` (a helper's loop over a generator argument:
+    ``sum(x[i] * y[i] for i in range(n))``) -> ``for t2 in it: if c: body`` with ``E`` in the
+    place of its one read of ``v`` (or ``v = E`` first, without a filter), the generator's names
+    renamed to fresh ones (its scope is its own).  One generator, names as targets; anything
+    else is left to be refused."""
+
+    def __init__(self, rw: Rewriter) -> None:
+        self.rw = rw
+
+    def visit_For(self, node: ast.For):
+        self.generic_visit(node)
+        gen = node.iter
+        if not (isinstance(gen, ast.GeneratorExp) and len(gen.generators) == 1 and not node.orelse
+                and not gen.generators[0].is_async):
+            return node
+        comp = gen.generators[0]
+        names = [t for t in ast.walk(comp.target) if isinstance(t, ast.Name)]
+        if not names or not all(isinstance(t, (ast.Name, ast.Tuple)) for t in ast.walk(comp.target)
+                                if isinstance(t, ast.expr)):
+            return node
+        renames = {t.id: self.rw.fresh(f"{t.id}_g") for t in names}
+        target = _rename_names(self.rw.copy(comp.target), renames)
+        element = _rename_names(self.rw.copy(gen.elt), renames)
+        uses = [n for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name)
+                and isinstance(node.target, ast.Name) and n.id == node.target.id]
+        body: list[ast.stmt]
+        # E where v is read, when the body writes no array (which could change what E reads
+        # between the generator's step and that read)
+        writes = any(isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+                     for s in node.body for n in ast.walk(s))
+        if len(uses) == 1 and isinstance(uses[0].ctx, ast.Load) and not writes:
+            body = [_Substitute({uses[0].id: element}).visit(s) for s in node.body]
+        elif comp.ifs:
+            return node  # (a local assigned under the filter: refused as read before assigned)
+        else:
+            body = [ast.copy_location(ast.Assign([node.target], element), node), *node.body]
+        for test in reversed(comp.ifs):
+            body = [ast.copy_location(ast.If(_rename_names(self.rw.copy(test), renames), body, []), test)]
+        return ast.copy_location(ast.For(target, comp.iter, body, [], None), node)
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, values: dict[str, ast.expr]) -> None:
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        value = self.values.get(node.id)
+        return node if value is None or not isinstance(node.ctx, ast.Load) else value
+
+
+def _rename_names(node: ast.expr, renames: dict[str, str]) -> ast.expr:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in renames:
+            sub.id = renames[sub.id]
+    return node
 
 
 class Divmod(ast.NodeTransformer):
