@@ -424,3 +424,39 @@ def test_scalar_reusing_a_loop_variable_name_points_at_the_assignment():
         polyfuse.kernel(kern, target="python")(np.zeros(3), np.zeros(1), 3)
     line = inspect.getsourcelines(kern)[1] + 3
     assert f":{line}:" in str(info.value) and "reuses the name of a loop variable" in str(info.value)
+
+
+def k_power_bound(R, K, x):
+    for i in range(R ** K):
+        x[i] = i
+
+
+def k_power_grid(R, K):
+    a, b = np.mgrid[0:R, 0:R ** K]
+    return a + b
+
+
+@pytest.mark.parametrize("fn, args", [(k_power_bound, (2, 3, np.zeros(8))), (k_power_grid, (2, 3))])
+def test_integer_power_as_a_size_says_why_it_is_a_float(fn, args):
+    """npbench's stockham_fft sizes grids by R ** K: Python's int ** int is a float for a negative
+    exponent, so the refusal says so (frontend/types.py: power_hint)."""
+    with pytest.raises(UnsupportedError, match=r"test_errors.py:\d+.*'R \*\* K' is a float even of integers"):
+        polyfuse.kernel(fn, target="python")(*args)
+
+
+def k_stockham(N, R, K, x, y):
+    """npbench's stockham_fft, its grid sized by N: each step views y with a new shape."""
+    i_coord, j_coord = np.mgrid[0:R, 0:R]
+    dft = np.exp(-2.0j * np.pi * i_coord * j_coord / R)
+    y[:] = x
+    for i in range(K):
+        yv = np.reshape(y, (R ** i, R, R ** (K - i - 1)))
+        perm = np.transpose(yv, axes=(1, 0, 2))
+        y[:] = np.reshape(dft @ np.reshape(perm, (R, R ** (K - 1))), (N,))
+
+
+def test_a_shape_that_changes_in_a_loop_is_refused_at_the_reshape():
+    x = np.arange(8.0) + 0j
+    with pytest.raises(UnsupportedError, match=r"test_errors.py:\d+:\d+: reshape\(\) with extent '\(R \*\* i\)'.*"
+                                               "do not change in a loop"):
+        polyfuse.kernel(k_stockham, target="python")(8, 2, 3, x, np.zeros(8, complex))
