@@ -110,6 +110,8 @@ def module_attribute(obj) -> tuple[str, str] | None:
     for key, module in (("np", np), ("math", math), ("cmath", cmath)):
         if getattr(module, name, None) is obj:
             return key, name
+    if getattr(np.linalg, name, None) is obj:
+        return "np", f"linalg.{name}"  # np.linalg.norm (as a default: norm=np.linalg.norm)
     return None
 
 
@@ -136,8 +138,10 @@ class ModuleFunctions(ast.NodeTransformer):
         if found is None:
             return node
         key, name = found
-        module = self.rw.placed(ast.Name(self.rw.module_alias(key), ast.Load()), func)
-        node.func = self.rw.placed(ast.Attribute(module, name, ast.Load()), func)
+        attribute: ast.expr = self.rw.placed(ast.Name(self.rw.module_alias(key), ast.Load()), func)
+        for part in name.split("."):
+            attribute = self.rw.placed(ast.Attribute(attribute, part, ast.Load()), func)
+        node.func = attribute
         return node
 
 

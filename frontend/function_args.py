@@ -36,12 +36,16 @@ BOUND = "__polyfuse_bound_functions__"
 
 def is_function(value: object) -> bool:
     """A value a kernel takes as a constant of its compiled code: a Python function (a numba
-    dispatcher's ``py_func`` is one), a NumPy ufunc, a builtin such as ``math.sqrt`` or ``abs``,
-    or a string (``mode='wrap'``: its comparisons with other strings are decided when compiling)."""
+    dispatcher's ``py_func`` is one), a NumPy function or ufunc, a builtin such as ``math.sqrt``
+    or ``abs``, a NumPy scalar type (``dtype=np.float32``), a string (``mode='wrap'``: its
+    comparisons with other strings are decided when compiling) or None."""
     if value is None or type(value) is str:
         return True
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return True  # a dtype: dtype=np.float32
     value = getattr(value, "py_func", value)
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc))
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) \
+        or (callable(value) and type(value).__module__ == "numpy")  # np.sum, np.linalg.norm
 
 
 def specialise(fn: types.FunctionType, functions: dict[str, object]) -> types.FunctionType:

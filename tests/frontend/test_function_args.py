@@ -189,3 +189,32 @@ def test_none_defaults(target):
 def test_string_parameter_bound_again_is_refused():
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_function_args.py:\d+.*string parameter 'mode'"):
         polyfuse.kernel(rebinds_mode, target="python")(np.ones(3))
+
+
+def normalized(x, eps=1e-12, norm=np.linalg.norm):
+    return x / (norm(x) + eps)
+
+
+def reduced(x, op=np.sum):
+    return op(x * 2.0)
+
+
+def typed(x, dtype=np.float32):
+    out = np.zeros(x.shape[0], dtype=dtype)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 3.0
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_numpy_functions_and_dtypes_as_parameters(target):
+    x = np.random.default_rng(13).random(9)
+    np.testing.assert_allclose(polyfuse.kernel(normalized, target=target)(x), normalized(x), rtol=1e-13)
+    r = polyfuse.kernel(reduced, target=target)
+    np.testing.assert_allclose(r(x), reduced(x), rtol=1e-13)
+    assert r(x, np.max) == reduced(x, np.max)
+    t = polyfuse.kernel(typed, target=target)
+    for args in ((x,), (x, np.int32), (x, np.float64)):
+        got, want = t(*args), typed(*args)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
