@@ -2040,6 +2040,9 @@ class Lowering:
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             rest = node.args[1:] if module == "np" else node.args
             return self.running(node, name[3:], x, rest) if x.rank or module == "np" else None
+        if module is None and isinstance(func, ast.Attribute) and name == "item" and not node.args \
+                and not node.keywords:
+            return self.item(node, self.value(func.value))
         if module is None and isinstance(func, ast.Attribute) and name in _METHODS:
             inner = self.value(func.value)
             if inner.rank == 0:
@@ -3287,6 +3290,20 @@ class Lowering:
         placed = [k for k in range(rank) if k not in new]
         return self.regrouped(x, list(range(x.rank)), placed,
                               tuple(x.extents[placed.index(k)] if k in placed else const(1) for k in range(rank)))
+
+    def item(self, node: ast.Call, x: View) -> View:
+        """``v.item()`` of a value with one element (``x.sum().item()``, ``x[i].item()``): that
+        element as a Python number (``float``, ``int``, ``bool``, ``complex``: weak, as NumPy's
+        ``item`` gives); NumPy's ValueError for more elements is refused."""
+        if not all(e.is_const(1) for e in x.extents):
+            raise self.error(node, "item() of an array that may have more than one element (NumPy raises "
+                             "ValueError unless it has exactly one)", "item")
+        kind = "bool" if x.vtype.dtype == "bool" else "complex" if x.vtype.dtype.startswith("complex") \
+            else "float" if x.vtype.dtype.startswith("float") else "int"
+        dtype = {"bool": "bool", "complex": "complex128", "float": "float64", "int": "int64"}[kind]
+        self.changed = True
+        zeros = tuple(const(0) for _ in x.extents)
+        return View((), VType(dtype, True), lambda idx: ast.Call(ast.Name(kind, ast.Load()), [x.element(zeros)], []))
 
     def call_conj(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
         """``z.conj()`` / ``np.conj(z)`` of an array: each element's conjugate."""

@@ -1,5 +1,6 @@
 """Other dtype spellings and ``shape=`` (frontend/dtype_spellings.py), ``divmod``
-(frontend/desugar.py: Divmod): third-party code as written, against the undecorated function."""
+(frontend/desugar.py: Divmod) and ``.item()`` (frontend/arrays.py): third-party code as written,
+against the undecorated function."""
 
 import numpy as np
 import pytest
@@ -80,3 +81,28 @@ def half(x):
 def test_unsupported_dtype_string_is_refused_where_read():
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_spellings.py:\d+"):
         polyfuse.kernel(half, target="python")(np.ones(3))
+
+
+def total_item(x):
+    return x.sum().item() + x[0].item() + x[:1].item()
+
+
+def count_item(x):
+    return (x > 2).sum().item() * 2
+
+
+def whole_item(x):
+    return x.item()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_item(target):
+    """``.item()`` of one element: a Python number, as NumPy gives."""
+    x = np.random.default_rng(14).random(9)
+    _same(polyfuse.kernel(total_item, target=target)(x), total_item(x))
+    _same(polyfuse.kernel(count_item, target=target)(np.arange(6)), count_item(np.arange(6)))
+
+
+def test_item_of_many_elements_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match=r"test_spellings.py:\d+.*item\(\) of an array"):
+        polyfuse.kernel(whole_item, target="python")(np.ones(3))
