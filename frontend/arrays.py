@@ -1091,14 +1091,28 @@ class Lowering:
         return a.text == b.text or tuple(sorted((a.text, b.text))) in self.checked \
             or self.proven(f"{a.text} == {b.text}")
 
+    def assumed_equal(self, a: Sym, b: Sym) -> bool:
+        """Whether extents ``a`` and ``b`` (of the sizes alone, not of loop variables or data) may
+        be assumed equal, each call checking it (``mismatch``: a call where they differ is
+        refused): a name bound again in a loop keeps its array (jacobi's ``x = (b - R @ x) / D``
+        after ``x = x0``: ``b.shape[0] == x0.shape[0]``)."""
+        if self.in_loop(a) or self.in_loop(b) or _reads_data(a) or _reads_data(b):
+            return False
+        self.mismatch(a, b)
+        return True
+
     def copies(self, stmt: ast.Assign, name: str) -> bool:
         """Whether ``name = other`` binds a copy of the kernel-local array ``other`` rather than a
         view: both are in an alias group nothing in the kernel writes in place
         (``_copyable_aliases``), so no statement can tell a copy from the same array, and each
         may then be bound again in a loop with its new values written into its own array
-        (npbench sp_cg: ``p = r`` before a loop that rebinds ``r`` and ``p``)."""
+        (npbench sp_cg: ``p = r`` before a loop that rebinds ``r`` and ``p``).  Of an argument
+        only where ``name`` is bound again (an ODE integrator's ``y = y0``): a name bound once
+        stays a view, so returning it returns the argument itself, as in Python."""
         source = stmt.value.id if isinstance(stmt.value, ast.Name) else None
         entry = self.names.get(source) if source is not None else None
+        if name in self.copied and entry is not None and entry.kind == "arg" and self.stores[name] > 1:
+            return True  # y = y0, then y = y + dt * f(y) in a loop: a copy the loop rebinds in place
         return name in self.copied and entry is not None and entry.kind in ("temp", "local")
 
     def note_size(self, stmt: ast.Assign, name: str) -> None:
@@ -1126,7 +1140,8 @@ class Lowering:
         why = None
         if name in self.viewed:
             why = "another name is bound to a view of it somewhere (it would see the new values)"
-        elif value.rank != entry.rank or any(not self.equal_extents(a, b) for a, b in zip(value.extents, entry.extents)):
+        elif value.rank != entry.rank or any(not self.equal_extents(a, b) and not self.assumed_equal(a, b)
+                                             for a, b in zip(value.extents, entry.extents)):
             why = "the new array's shape may differ"
         elif self.temp_dtype(stmt, value) != entry.dtype:
             why = f"the new array is {self.temp_dtype(stmt, value)}, not {entry.dtype}"
