@@ -29,9 +29,13 @@ import types
 import numpy as np
 
 from .source import KernelSource
+from .tuple_args import part_name
 
 #: The attribute of a specialised function naming the parameters its globals bind.
 BOUND = "__polyfuse_bound_functions__"
+
+
+_VALUES = (np.ndarray, int, float, complex, bool, tuple)  # what calls pass most: no function (fast)
 
 
 def is_function(value: object) -> bool:
@@ -39,7 +43,10 @@ def is_function(value: object) -> bool:
     dispatcher's ``py_func`` is one), a NumPy function or ufunc, a builtin such as ``math.sqrt``
     or ``abs``, a NumPy scalar type (``dtype=np.float32``), a string (``mode='wrap'``: its
     comparisons with other strings are decided when compiling) or None."""
-    if value is None or type(value) is str:
+    kind = type(value)
+    if kind in _VALUES:
+        return False
+    if value is None or kind is str:
         return True
     if isinstance(value, type) and issubclass(value, np.generic):
         return True  # a dtype: dtype=np.float32
@@ -48,17 +55,29 @@ def is_function(value: object) -> bool:
         or (callable(value) and type(value).__module__ == "numpy")  # np.sum, np.linalg.norm
 
 
-def specialise(fn: types.FunctionType, functions: dict[str, object]) -> types.FunctionType:
+def specialise(fn: types.FunctionType, functions: dict[str, object],
+               tuples: dict[str, int] | None = None) -> types.FunctionType:
     """``fn`` with ``functions`` (parameter -> function) bound as globals: the same code and
-    source, a signature without those parameters (the kernel's call binds the rest)."""
+    source, a signature without those parameters (the kernel's call binds the rest), and each
+    tuple parameter of ``tuples`` (parameter -> length) as its elements' parameters
+    (frontend/tuple_args.py; a default tuple of that length gives them defaults).  ValueError
+    where such a signature cannot be (elements without defaults after a parameter with one)."""
     bound = {name: value if value is None or type(value) is str else getattr(value, "py_func", value)
              for name, value in functions.items()}
     special = types.FunctionType(fn.__code__, {**fn.__globals__, **bound}, fn.__name__, fn.__defaults__,
                                  fn.__closure__)
     special.__qualname__, special.__module__ = fn.__qualname__, fn.__module__
     signature = inspect.signature(fn)
-    special.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[p for p in signature.parameters.values() if p.name not in bound])
+    parameters: list[inspect.Parameter] = []
+    for p in signature.parameters.values():
+        length = (tuples or {}).get(p.name)
+        if length is None:
+            parameters += [] if p.name in bound else [p]
+            continue
+        defaults = p.default if type(p.default) is tuple and len(p.default) == length else None
+        parameters += [p.replace(name=part_name(p.name, k), default=inspect.Parameter.empty if defaults is None
+                                 else defaults[k]) for k in range(length)]
+    special.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     setattr(special, BOUND, tuple(bound))
     return special
 

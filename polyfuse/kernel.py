@@ -21,7 +21,7 @@ from polyfuse.frontend.checker import array_default, default_error, is_number
 from polyfuse.frontend.function_args import bound_texts, is_function, specialise
 from polyfuse.frontend.rewrite import helper_texts
 from polyfuse.frontend.source import read_source
-from polyfuse.frontend.tuple_args import unpack_tuples
+from polyfuse.frontend.tuple_args import part_name, unpack_tuples
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
@@ -79,6 +79,7 @@ class Kernel:
         # parameters whose default is a function (parakeet's mode=wrap): each call binds functions
         self._function_defaults = any(map(is_function, self._defaults.values()))
         self._specialised: dict[tuple, Kernel] = {}  # (parameter, function) pairs -> their kernel
+        self._positional: dict[tuple, tuple[Kernel, tuple[tuple[int, bool], ...]]] = {}  # positional calls
         self._variants: dict[str, CompiledVariant] = {}
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
@@ -102,6 +103,8 @@ class Kernel:
                 result = fast(*args)
                 if result is not MISS:
                     return result
+            if self._function_defaults:  # (never a plan of its own: its specialised kernels have them)
+                return self._call_functions(args, kwargs)
             if len(args) < len(self._names) and not kwargs:
                 args = self._with_defaults(args)
             # a call with these dtypes, shapes, strides and ints passed every check before: the plan
@@ -123,7 +126,8 @@ class Kernel:
             raise exc.with_traceback(None) from None  # the user's frame, not ours
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
-        if self._function_defaults or any(map(is_function, args)) or any(map(is_function, kwargs.values())):
+        if self._function_defaults or any(is_function(a) or type(a) is tuple for a in args) \
+                or any(is_function(v) or type(v) is tuple for v in kwargs.values()):
             return self._call_functions(args, kwargs)
         return self._call_plain(args, kwargs)
 
@@ -152,14 +156,28 @@ class Kernel:
         return result
 
     def _call_functions(self, args: tuple, kwargs: dict) -> Any:
-        """A call binding functions to parameters (passed or defaults): the kernel compiled for
-        those function objects (frontend/function_args.py) runs with the other arguments."""
-        special, args, kwargs = self._specialised_for(args, kwargs)
-        return self._call_plain(args, kwargs) if special is self else special(*args, **kwargs)
+        """A call binding functions to parameters (passed or defaults), or passing tuples: the
+        kernel compiled for those function objects, whose parameters are the tuples' elements
+        (frontend/function_args.py, tuple_args.py), runs with the other arguments, the tuples
+        flattened, so that its call plans serve later calls."""
+        if not kwargs:  # positional: which arguments are functions or tuples decides the binding
+            key = (len(args), tuple(a if is_function(a) else ("tuple", len(a)) if type(a) is tuple else None
+                                    for a in args))
+            known = self._positional.get(key)
+            if known is not None:
+                special, kept = known
+                return special(*[v for k, whole in kept for v in (args[k] if whole else (args[k],))])
+        special, new_args, new_kwargs = self._specialised_for(args, kwargs)
+        if special is self:
+            return self._call_plain(args, kwargs)
+        if not kwargs and not new_kwargs and len(self._positional) < MAX_PLANS:
+            self._positional[key] = (special, tuple((k, type(a) is tuple) for k, a in enumerate(args)
+                                                    if not is_function(a)))
+        return special(*new_args, **new_kwargs)
 
     def _specialised_for(self, args: tuple, kwargs: dict) -> tuple[Kernel, tuple, dict]:
-        """The kernel for the functions this call binds, and its arguments (``self`` and the call
-        unchanged where it binds none)."""
+        """The kernel for the functions this call binds and the lengths of its tuples, and its
+        arguments (``self`` and the call unchanged where it binds none)."""
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -169,14 +187,24 @@ class Kernel:
             if name not in values and is_function(default):
                 values[name] = default
         functions = tuple((name, value) for name, value in values.items() if is_function(value))
-        if not functions:
+        tuples = tuple((name, len(v)) for name, v in values.items()
+                       if type(v) is tuple and v and all(map(is_number, v)))
+        if not functions and not tuples:
             return self, args, kwargs
-        special = self._specialised.get(functions)
+        special = self._specialised.get((functions, tuples))
         if special is None:
+            try:
+                fn = specialise(self.py_func, dict(functions), dict(tuples))
+            except ValueError:  # (parts without defaults after a parameter with one)
+                return self, args, kwargs
             options: dict[str, Any] = dict(self.init_options, blas=self.options.blas)
-            special = Kernel(specialise(self.py_func, dict(functions)), **options)
-            self._specialised[functions] = special
-        rest = {name: value for name, value in values.items() if not is_function(value)}
+            special = self._specialised[(functions, tuples)] = Kernel(fn, **options)
+        rest: dict[str, Any] = {}
+        for name, value in values.items():
+            if dict(tuples).get(name):
+                rest.update((part_name(name, k), item) for k, item in enumerate(value))
+            elif not is_function(value):
+                rest[name] = value
         if list(rest) == list(special._names):
             return special, tuple(rest.values()), {}  # positional: its plans and native entry serve later calls
         return special, (), rest

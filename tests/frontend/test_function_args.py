@@ -218,3 +218,19 @@ def test_numpy_functions_and_dtypes_as_parameters(target):
         got, want = t(*args), typed(*args)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_calls_with_tuples_and_functions_reach_call_plans():
+    """A positional call's binding is remembered, and the kernel compiled for it takes plans of
+    its own (the tuple flattened into its parameters), as a plain kernel does."""
+    row = np.arange(5.0)
+    k = polyfuse.kernel(tiled, target="cpu")
+    for _ in range(3):
+        np.testing.assert_array_equal(k(row, (3, 4)), tiled(row, (3, 4)))
+    (special,) = k._specialised.values()
+    assert special._names == ("row", "shape_pf0", "shape_pf1") and special._plans
+    f = polyfuse.kernel(mapped, target="cpu")
+    x = np.arange(1.0, 4.0)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x, cube), mapped(x, cube))
+    assert len(f._positional) == 1
