@@ -66,3 +66,29 @@ def test_product_in_one_branch(target):
         polyfuse.kernel(product_or_sum, target=target)(A, B, flag, got)
         product_or_sum(A, B, flag, want)
         np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def contour_integral(NR, NM, slab_per_bc, Ham, int_pts, Y):
+    """npbench's form: the system's powers of z with a real exponent."""
+    P0 = np.zeros((NR, NM), dtype=np.complex128)
+    for z in int_pts:
+        Tz = np.zeros((NR, NR), dtype=np.complex128)
+        for n in range(slab_per_bc + 1):
+            zz = np.power(z, slab_per_bc / 2 - n)
+            Tz += zz * Ham[n]
+        if NR == NM:
+            X = np.linalg.inv(Tz)
+        else:
+            X = np.linalg.solve(Tz, Y)
+        P0 += X
+    return P0
+
+
+def test_complex_power_of_a_real_exponent_is_refused_where_it_is():
+    """NumPy's complex power multiplies out integral exponents below 100 and calls cpow for the
+    rest: not compiled yet, so refused at the call (file:line, the construct)."""
+    rng = np.random.default_rng(17)
+    args = (3, 3, 2, rng.random((3, 3, 3)) + 0j, np.array([0.5 + 0.5j]), rng.random((3, 3)) + 0j)
+    contour_integral(*args)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"test_branch_arrays.py:\d+:\d+: .*complex"):
+        polyfuse.kernel(contour_integral, target="python")(*args)
