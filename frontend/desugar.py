@@ -41,7 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from .allocation import ALLOCATORS
-from .builtin_helpers import HELPERS
+from .builtin_helpers import HELPERS, MATH_HELPERS
 
 
 class Rewriter(Protocol):
@@ -146,8 +146,9 @@ class ModuleFunctions(ast.NodeTransformer):
 
 
 class BuiltinHelpers(ast.NodeTransformer):
-    """Calls of a builtin written as a helper (``sum(x)``: frontend/builtin_helpers.py) -> calls
-    of that helper (a global of the kernel under a fresh alias), for the inliner."""
+    """Calls of a builtin or math function written as a helper (``sum(x)``, ``math.isclose(a, b,
+    rel_tol=...)``: frontend/builtin_helpers.py) -> calls of that helper (a global of the kernel
+    under a fresh alias), for the inliner."""
 
     def __init__(self, rw: Rewriter, local: set[str]) -> None:
         self.rw, self.local = rw, local
@@ -156,12 +157,17 @@ class BuiltinHelpers(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         func = node.func
-        helper = HELPERS.get(func.id) if isinstance(func, ast.Name) else None
-        if helper is None or not isinstance(func, ast.Name) or func.id in self.local or func.id in self.rw.globals:
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in MATH_HELPERS \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is math:
+            name, helper = f"math_{func.attr}", MATH_HELPERS[func.attr]
+        elif isinstance(func, ast.Name) and func.id in HELPERS and func.id not in self.local \
+                and func.id not in self.rw.globals:
+            name, helper = func.id, HELPERS[func.id]
+        else:
             return node
-        alias = self.aliases.get(func.id)
+        alias = self.aliases.get(name)
         if alias is None:
-            alias = self.aliases[func.id] = self.rw.fresh(f"_pf_builtin_{func.id}")
+            alias = self.aliases[name] = self.rw.fresh(f"_pf_builtin_{name}")
             self.rw.globals[alias] = helper
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node

@@ -2,6 +2,8 @@
 frontend/desugar.py: GeneratorLoops): elements added one after another, as Python adds them, so
 the results are bitwise those of the undecorated function."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,29 @@ def test_a_generator_read_twice_is_refused():
     assert generator_twice(np.ones(3)) == 6.0
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_builtin_sum.py:\d+.*generator passed to twice"):
         polyfuse.kernel(generator_twice, target="python")(np.ones(3))
+
+
+def converged(x, y):
+    count = 0
+    for i in range(x.shape[0]):
+        if math.isclose(x[i], y[i], rel_tol=1e-3):
+            count += 1
+    return count
+
+
+def near(x, y, out):
+    for i in range(x.shape[0]):
+        out[i] = math.isclose(x[i], y[i], abs_tol=0.05)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_math_isclose_with_keywords(target):
+    """CPython's test step by step (frontend/builtin_helpers.py): equal infinities are close,
+    NaN never is."""
+    x = np.array([1.0, 2.0, np.inf, np.nan, 0.0, -np.inf, 5.0])
+    y = np.array([1.0005, 2.1, np.inf, np.nan, 0.04, np.inf, 5.0])
+    assert polyfuse.kernel(converged, target=target)(x, y) == converged(x, y)
+    got, want = np.zeros(7, bool), np.zeros(7, bool)
+    polyfuse.kernel(near, target=target)(x, y, got)
+    near(x, y, want)
+    np.testing.assert_array_equal(got, want)
