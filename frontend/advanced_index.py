@@ -41,7 +41,7 @@ from .arrays import (
 )
 from .checker import module_of
 from .extent_facts import LoopRange, decided
-from .types import VType
+from .types import VType, power_hint
 
 INT64 = VType("int64", False)
 _PROBE = "pf_probe"
@@ -114,7 +114,7 @@ def _grid_axis(lowering: Lowering, item: ast.expr, held: dict[str, str]) -> _Axi
         if value.rank or not value.vtype.is_int or value.vtype.dtype == "bool":
             raise lowering.error(part, f"index grid bound {ast.unparse(part)!r}, a {value.vtype.dtype} "
                                  f"{'array' if value.rank else 'value'}: bounds must be integer scalars (float "
-                                 "grids round their length)", "index grid")
+                                 f"grids round their length){power_hint(part)}", "index grid")
         bounds.append(sym_of(_held(lowering, value, held)))
     start, stop = bounds
     span = stop - start if step > 0 else start - stop

@@ -434,10 +434,12 @@ class Lowering:
             test = self.known_extents(stmt.test)
             body_block = self.block + (self.blocks + 1,)
             body = self.within_facts(self.if_facts(test, True), stmt.body)
-            bound = {n: e for n, e in self.names.items() if e.block == body_block and e.kind == "temp"}
+            bound = {n: t for n, e in self.names.items() if e.block == body_block
+                     for t in [self.as_temporary(e)] if t is not None}
             else_block = self.block + (self.blocks + 1,)
             orelse = self.within_facts(self.if_facts(test, False), stmt.orelse)
-            return [_replace(stmt, test=test, body=body, orelse=self.merge_branches(bound, else_block, orelse))]
+            body, orelse = self.merge_branches(test, bound, body, else_block, orelse)
+            return [_replace(stmt, test=test, body=body, orelse=orelse)]
         if isinstance(stmt, ast.While):
             return [_replace(stmt, test=self.known_extents(stmt.test), body=self.lower_block(stmt.body),
                              orelse=self.lower_block(stmt.orelse))]
@@ -533,27 +535,79 @@ class Lowering:
         test = ast.copy_location(ast.Name(name, ast.Load()), stmt.test)
         return lowered + self.lower_stmt(_replace(stmt, test=test))
 
-    def merge_branches(self, bound: dict[str, ArrayName], else_block: tuple[int, ...],
-                       orelse: list[ast.stmt]) -> list[ast.stmt]:
+    def merge_branches(self, test: ast.expr, bound: dict[str, ArrayName], body: list[ast.stmt],
+                       else_block: tuple[int, ...], orelse: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
         """``if c: w = a * 2`` / ``else: w = b + 1``, then ``w`` read after the if: a temporary
-        bound in both branches with one shape and dtype is one array (the else branch's renamed
-        to the if branch's), live after the if; ``orelse`` with that renaming done."""
-        renames: dict[str, str] = {}
+        bound in both branches with one shape and dtype is one array, live after the if; the
+        branches (``body``, ``orelse``) come back with their arrays renamed to it.  Extents are
+        one shape when ``equal_extents`` says so (the else branch's array is renamed to the if
+        branch's), or, for a test of sizes and integer arguments alone, when each call checks
+        that they agree where the if branch runs (``not c or e1 == e2``, assumed like NumPy's
+        broadcasting rules; the if branch's array is renamed to the else branch's, whose
+        extents hold either way: npbench's contour_integral binds ``inv(Tz)`` under
+        ``NR == NM`` and ``solve(Tz, Y)`` otherwise)."""
+        to_mine: dict[str, str] = {}
+        to_theirs: dict[str, str] = {}
         for name, mine in bound.items():
             theirs = self.names.get(name)
-            if theirs is None or theirs.kind != "temp" or theirs.block != else_block or theirs.dtype != mine.dtype \
-                    or [e.text for e in theirs.extents] != [e.text for e in mine.extents]:
+            theirs = None if theirs is None else self.as_temporary(theirs)
+            if theirs is None or theirs.block != else_block or theirs.dtype != mine.dtype \
+                    or theirs.rank != mine.rank:
                 continue
-            if theirs.array != mine.array:
-                renames[theirs.array] = mine.array
-                self.temporaries.pop(theirs.array, None)
-            self.names[name] = dataclasses.replace(mine, block=self.block, live=True)
-        if not renames:
-            return orelse
-        self.allocations = [a for a in self.allocations
-                            if not (isinstance(a, ast.Assign) and isinstance(a.targets[0], ast.Name)
-                                    and a.targets[0].id in renames)]
-        return [_Renamed(renames).visit(stmt) for stmt in orelse]
+            pairs = [(a, b) for a, b in zip(mine.extents, theirs.extents) if not self.equal_extents(a, b)]
+            if not pairs:
+                if theirs.array != mine.array:
+                    to_mine[theirs.array] = mine.array
+                self.names[name] = dataclasses.replace(mine, block=self.block, live=True)
+            elif self.sizes_only(test) and not any(self.in_loop(e) for pair in pairs for e in pair) \
+                    and not any(self.never_equal(test, a, b) for a, b in pairs):
+                for a, b in pairs:
+                    self.assumed.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
+                                                              ast.Compare(a.node, [ast.Eq()], [b.node])]))
+                to_theirs[mine.array] = theirs.array
+                self.names[name] = dataclasses.replace(theirs, block=self.block, live=True)
+        dropped = set(to_mine) | set(to_theirs)
+        for array in dropped:
+            self.temporaries.pop(array, None)
+        if dropped:
+            self.allocations = [a for a in self.allocations
+                                if not (isinstance(a, ast.Assign) and isinstance(a.targets[0], ast.Name)
+                                        and a.targets[0].id in dropped)]
+        if to_theirs:
+            body = [_Renamed(to_theirs).visit(stmt) for stmt in body]
+        if to_mine:
+            orelse = [_Renamed(to_mine).visit(stmt) for stmt in orelse]
+        return body, orelse
+
+    def never_equal(self, test: ast.expr, a: Sym, b: Sym) -> bool:
+        """Whether ``a`` and ``b`` differ wherever ``test`` holds (``x[1:]`` and ``x`` under
+        ``k > 0``): then no call could take the if branch, and the names stay apart."""
+        facts = self.if_facts(test, True)
+        self.facts.extend(facts)
+        try:
+            return self.proven(f"{a.text} < {b.text}") or self.proven(f"{a.text} > {b.text}")
+        finally:
+            del self.facts[len(self.facts) - len(facts):]
+
+    def sizes_only(self, test: ast.expr) -> bool:
+        """Whether an if's ``test`` is affine comparisons of sizes and integer arguments the
+        kernel never assigns (the same in every iteration: a call can check it first)."""
+        fixed = frozenset(p for p in self.params if not self.stores[p])
+        if isinstance(test, ast.BoolOp):
+            return all(self.sizes_only(value) for value in test.values)
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.sizes_only(test.operand)
+        return isinstance(test, ast.Compare) and all(type(op) in _OP_TEXT for op in test.ops) \
+            and all(is_affine(side, fixed) for side in [test.left, *test.comparators])
+
+    def as_temporary(self, entry: ArrayName) -> ArrayName | None:
+        """``entry`` as a temporary of its block: itself, or a name for all of a temporary the
+        block allocated (``X = A @ B``: the product's array); None for anything else."""
+        if entry.kind == "temp":
+            return entry
+        if entry.kind == "view" and self.whole_temporary(entry.view):
+            return dataclasses.replace(entry, kind="temp", view=None)
+        return None
 
     def lower_assert(self, stmt: ast.Assert) -> list[ast.stmt]:
         """``assert A.shape[0] == B.shape[1], "..."`` at the top level: taken out of the body and
@@ -1037,14 +1091,28 @@ class Lowering:
         return a.text == b.text or tuple(sorted((a.text, b.text))) in self.checked \
             or self.proven(f"{a.text} == {b.text}")
 
+    def assumed_equal(self, a: Sym, b: Sym) -> bool:
+        """Whether extents ``a`` and ``b`` (of the sizes alone, not of loop variables or data) may
+        be assumed equal, each call checking it (``mismatch``: a call where they differ is
+        refused): a name bound again in a loop keeps its array (jacobi's ``x = (b - R @ x) / D``
+        after ``x = x0``: ``b.shape[0] == x0.shape[0]``)."""
+        if self.in_loop(a) or self.in_loop(b) or _reads_data(a) or _reads_data(b):
+            return False
+        self.mismatch(a, b)
+        return True
+
     def copies(self, stmt: ast.Assign, name: str) -> bool:
         """Whether ``name = other`` binds a copy of the kernel-local array ``other`` rather than a
         view: both are in an alias group nothing in the kernel writes in place
         (``_copyable_aliases``), so no statement can tell a copy from the same array, and each
         may then be bound again in a loop with its new values written into its own array
-        (npbench sp_cg: ``p = r`` before a loop that rebinds ``r`` and ``p``)."""
+        (npbench sp_cg: ``p = r`` before a loop that rebinds ``r`` and ``p``).  Of an argument
+        only where ``name`` is bound again (an ODE integrator's ``y = y0``): a name bound once
+        stays a view, so returning it returns the argument itself, as in Python."""
         source = stmt.value.id if isinstance(stmt.value, ast.Name) else None
         entry = self.names.get(source) if source is not None else None
+        if name in self.copied and entry is not None and entry.kind == "arg" and self.stores[name] > 1:
+            return True  # y = y0, then y = y + dt * f(y) in a loop: a copy the loop rebinds in place
         return name in self.copied and entry is not None and entry.kind in ("temp", "local")
 
     def note_size(self, stmt: ast.Assign, name: str) -> None:
@@ -1072,7 +1140,8 @@ class Lowering:
         why = None
         if name in self.viewed:
             why = "another name is bound to a view of it somewhere (it would see the new values)"
-        elif value.rank != entry.rank or any(not self.equal_extents(a, b) for a, b in zip(value.extents, entry.extents)):
+        elif value.rank != entry.rank or any(not self.equal_extents(a, b) and not self.assumed_equal(a, b)
+                                             for a, b in zip(value.extents, entry.extents)):
             why = "the new array's shape may differ"
         elif self.temp_dtype(stmt, value) != entry.dtype:
             why = f"the new array is {self.temp_dtype(stmt, value)}, not {entry.dtype}"
@@ -1986,6 +2055,9 @@ class Lowering:
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             rest = node.args[1:] if module == "np" else node.args
             return self.running(node, name[3:], x, rest) if x.rank or module == "np" else None
+        if module is None and isinstance(func, ast.Attribute) and name == "item" and not node.args \
+                and not node.keywords:
+            return self.item(node, self.value(func.value))
         if module is None and isinstance(func, ast.Attribute) and name in _METHODS:
             inner = self.value(func.value)
             if inner.rank == 0:
@@ -3233,6 +3305,20 @@ class Lowering:
         placed = [k for k in range(rank) if k not in new]
         return self.regrouped(x, list(range(x.rank)), placed,
                               tuple(x.extents[placed.index(k)] if k in placed else const(1) for k in range(rank)))
+
+    def item(self, node: ast.Call, x: View) -> View:
+        """``v.item()`` of a value with one element (``x.sum().item()``, ``x[i].item()``): that
+        element as a Python number (``float``, ``int``, ``bool``, ``complex``: weak, as NumPy's
+        ``item`` gives); NumPy's ValueError for more elements is refused."""
+        if not all(e.is_const(1) for e in x.extents):
+            raise self.error(node, "item() of an array that may have more than one element (NumPy raises "
+                             "ValueError unless it has exactly one)", "item")
+        kind = "bool" if x.vtype.dtype == "bool" else "complex" if x.vtype.dtype.startswith("complex") \
+            else "float" if x.vtype.dtype.startswith("float") else "int"
+        dtype = {"bool": "bool", "complex": "complex128", "float": "float64", "int": "int64"}[kind]
+        self.changed = True
+        zeros = tuple(const(0) for _ in x.extents)
+        return View((), VType(dtype, True), lambda idx: ast.Call(ast.Name(kind, ast.Load()), [x.element(zeros)], []))
 
     def call_conj(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
         """``z.conj()`` / ``np.conj(z)`` of an array: each element's conjugate."""

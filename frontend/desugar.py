@@ -29,6 +29,7 @@ Each is a no-op on code already in the subset, and each keeps Python's meaning e
 from __future__ import annotations
 
 import ast
+import builtins
 import cmath
 import copy
 import math
@@ -40,6 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from .allocation import ALLOCATORS
+from .builtin_helpers import HELPERS, MATH_HELPERS
 
 
 class Rewriter(Protocol):
@@ -108,6 +110,8 @@ def module_attribute(obj) -> tuple[str, str] | None:
     for key, module in (("np", np), ("math", math), ("cmath", cmath)):
         if getattr(module, name, None) is obj:
             return key, name
+    if getattr(np.linalg, name, None) is obj:
+        return "np", f"linalg.{name}"  # np.linalg.norm (as a default: norm=np.linalg.norm)
     return None
 
 
@@ -124,12 +128,138 @@ class ModuleFunctions(ast.NodeTransformer):
         func = node.func
         if not isinstance(func, ast.Name) or func.id in self.local or func.id not in self.rw.globals:
             return node
-        found = module_attribute(self.rw.globals[func.id])
+        value = self.rw.globals[func.id]
+        builtin = str(getattr(value, "__name__", ""))
+        if isinstance(value, types.BuiltinFunctionType) and getattr(builtins, builtin, None) is value \
+                and builtin not in self.rw.globals and builtin not in self.local:
+            node.func = self.rw.placed(ast.Name(builtin, ast.Load()), func)  # a parameter bound to abs, min, ...
+            return node
+        found = module_attribute(value)
         if found is None:
             return node
         key, name = found
-        module = self.rw.placed(ast.Name(self.rw.module_alias(key), ast.Load()), func)
-        node.func = self.rw.placed(ast.Attribute(module, name, ast.Load()), func)
+        attribute: ast.expr = self.rw.placed(ast.Name(self.rw.module_alias(key), ast.Load()), func)
+        for part in name.split("."):
+            attribute = self.rw.placed(ast.Attribute(attribute, part, ast.Load()), func)
+        node.func = attribute
+        return node
+
+
+class BuiltinHelpers(ast.NodeTransformer):
+    """Calls of a builtin or math function written as a helper (``sum(x)``, ``math.isclose(a, b,
+    rel_tol=...)``: frontend/builtin_helpers.py) -> calls of that helper (a global of the kernel
+    under a fresh alias), for the inliner."""
+
+    def __init__(self, rw: Rewriter, local: set[str]) -> None:
+        self.rw, self.local = rw, local
+        self.aliases: dict[str, str] = {}
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in MATH_HELPERS \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is math:
+            name, helper = f"math_{func.attr}", MATH_HELPERS[func.attr]
+        elif isinstance(func, ast.Name) and func.id in HELPERS and func.id not in self.local \
+                and func.id not in self.rw.globals:
+            name, helper = func.id, HELPERS[func.id]
+        else:
+            return node
+        alias = self.aliases.get(name)
+        if alias is None:
+            alias = self.aliases[name] = self.rw.fresh(f"_pf_builtin_{name}")
+            self.rw.globals[alias] = helper
+        node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
+        return node
+
+
+class GeneratorLoops(ast.NodeTransformer):
+    """``for v in (E for t in it if c): body`` (a helper's loop over a generator argument:
+    ``sum(x[i] * y[i] for i in range(n))``) -> ``for t2 in it: if c: body`` with ``E`` in the
+    place of its one read of ``v`` (or ``v = E`` first, without a filter), the generator's names
+    renamed to fresh ones (its scope is its own).  One generator, names as targets; anything
+    else is left to be refused."""
+
+    def __init__(self, rw: Rewriter) -> None:
+        self.rw = rw
+
+    def visit_For(self, node: ast.For):
+        self.generic_visit(node)
+        gen = node.iter
+        if not (isinstance(gen, ast.GeneratorExp) and len(gen.generators) == 1 and not node.orelse
+                and not gen.generators[0].is_async):
+            return node
+        comp = gen.generators[0]
+        names = [t for t in ast.walk(comp.target) if isinstance(t, ast.Name)]
+        if not names or not all(isinstance(t, (ast.Name, ast.Tuple)) for t in ast.walk(comp.target)
+                                if isinstance(t, ast.expr)):
+            return node
+        renames = {t.id: self.rw.fresh(f"{t.id}_g") for t in names}
+        target = _rename_names(self.rw.copy(comp.target), renames)
+        element = _rename_names(self.rw.copy(gen.elt), renames)
+        uses = [n for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name)
+                and isinstance(node.target, ast.Name) and n.id == node.target.id]
+        body: list[ast.stmt]
+        # E where v is read, when the body writes no array (which could change what E reads
+        # between the generator's step and that read)
+        writes = any(isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+                     for s in node.body for n in ast.walk(s))
+        if len(uses) == 1 and isinstance(uses[0].ctx, ast.Load) and not writes:
+            body = [_Substitute({uses[0].id: element}).visit(s) for s in node.body]
+        elif comp.ifs:
+            return node  # (a local assigned under the filter: refused as read before assigned)
+        else:
+            body = [ast.copy_location(ast.Assign([node.target], element), node), *node.body]
+        for test in reversed(comp.ifs):
+            body = [ast.copy_location(ast.If(_rename_names(self.rw.copy(test), renames), body, []), test)]
+        return ast.copy_location(ast.For(target, comp.iter, body, [], None), node)
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, values: dict[str, ast.expr]) -> None:
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        value = self.values.get(node.id)
+        return node if value is None or not isinstance(node.ctx, ast.Load) else value
+
+
+def _rename_names(node: ast.expr, renames: dict[str, str]) -> ast.expr:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in renames:
+            sub.id = renames[sub.id]
+    return node
+
+
+class Divmod(ast.NodeTransformer):
+    """``divmod(a, b)`` (the builtin) -> the display ``(a // b, a % b)``, which Python's divmod
+    equals for ints and floats; ``q, r = divmod(k, w)`` is then a tuple of values."""
+
+    def __init__(self, rw: Rewriter, local: set[str]) -> None:
+        self.rw, self.local = rw, local
+        self.made: set[int] = set()  # the displays made here (by id): subscripts of them are folded
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        if not (isinstance(func, ast.Name) and func.id == "divmod" and func.id not in self.local
+                and func.id not in self.rw.globals and len(node.args) == 2 and not node.keywords):
+            return node
+        a, b = node.args
+        parts: list[ast.expr] = [self.rw.placed(ast.BinOp(self.rw.copy(a), op, self.rw.copy(b)), node)
+                                 for op in (ast.FloorDiv(), ast.Mod())]
+        made = self.rw.placed(ast.Tuple(parts, ast.Load()), node)
+        self.made.add(id(made))
+        return made
+
+    def visit_Subscript(self, node: ast.Subscript):
+        """``divmod(a, b)[0]`` -> ``a // b`` (``[1]``, ``[-1]``: ``a % b``)."""
+        self.generic_visit(node)
+        index = node.slice
+        if id(node.value) in self.made and isinstance(index, ast.Constant) and type(index.value) is int \
+                and -2 <= index.value < 2:
+            assert isinstance(node.value, ast.Tuple)
+            return node.value.elts[index.value]
         return node
 
 

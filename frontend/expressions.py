@@ -398,3 +398,4 @@ def _reweak(expr: ir.Expr, weak: bool) -> ir.Expr:
 
 
 __all__ = ["ExpressionLifter", "BOOL"]
+

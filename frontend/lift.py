@@ -48,6 +48,7 @@ from .control import (
     lift_data_if,
 )
 from .expressions import ExpressionLifter
+from .function_args import drop_parameters
 from .opaque import (
     bound_reason,
     kept_inside,
@@ -62,6 +63,7 @@ from .rewrite import rewrite
 from .scalars import check_int_literals
 from .source import KernelSource, read_source
 from .sparse import check_uses, unpack_parameters
+from .tuple_args import expand_parameters
 from .types import VType, promote
 
 
@@ -399,7 +401,9 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, LAPACK_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
             raise source.error(node, f"the name {node.id} is reserved for polyfuse's generated code")
     globals_ = dict(fn.__globals__)
+    source = drop_parameters(source, fn)  # function parameters: globals of this variant (kernel.py)
     source = unpack_parameters(source, arguments)  # a scipy.sparse matrix parameter -> its parts
+    source = expand_parameters(source, arguments)  # a tuple parameter -> its elements
     source = rewrite(source, globals_, arguments, fn)  # numba-style sizes, prange, helpers -> the subset
     check_uses(source, arguments)  # a sparse matrix only in products (helpers inlined by now)
     rules = PRODUCT_RULES_BLAS if blas else PRODUCT_RULES

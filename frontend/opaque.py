@@ -27,7 +27,7 @@ from polyfuse.model.scop import isl_name
 
 from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
-from .types import VType
+from .types import VType, power_hint
 
 
 def region_var(name: str) -> str:
@@ -249,7 +249,7 @@ class _RegionBuilder:
         if value.dtype not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32") and not python_bool:
             kind = "numpy bool" if value.dtype == "bool" else f"{value.dtype} value"
             raise self.lifter.error(node, f"non-integer loop bound: range() bound {ast.unparse(node)!r} is a "
-                                    f"{kind}; range() takes integers", "non-integer loop bound")
+                                    f"{kind}; range() takes integers{power_hint(node)}", "non-integer loop bound")
         return self.exprs.coerce(value, VType("int64", True))
 
     def _Assign(self, node: ast.Assign) -> list:

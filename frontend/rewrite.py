@@ -52,8 +52,11 @@ from polyfuse.model.scop import Argument
 from .allocation import ALLOCATORS
 from .checker import is_allocation
 from .desugar import (
+    BuiltinHelpers,
     Constants,
     Desugar,
+    Divmod,
+    GeneratorLoops,
     ModuleFunctions,
     StatementTransformer,
     constant_texts,
@@ -64,6 +67,7 @@ from .desugar import (
     module_attribute,
     shape_node,
 )
+from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit
 from .source import KernelSource, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
@@ -82,9 +86,13 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = rename_rebound(rw, tree.body)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
+    tree.body = [BuiltinHelpers(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # sum(x): a helper
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
+    tree.body = [GeneratorLoops(rw).visit(stmt) for stmt in tree.body]  # sum(E for i in ...): a loop
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
+    tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
+    tree.body = [Divmod(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
@@ -526,7 +534,7 @@ class Helper:
         a local's value)."""
         if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
             return isinstance(self.rw.globals.get(value.value.id), types.ModuleType)
-        return isinstance(value, (ast.Name, ast.Constant))
+        return isinstance(value, (ast.Name, ast.Constant, ast.GeneratorExp))  # a generator: read once (below)
 
     def statements(self) -> list[ast.stmt]:
         body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
@@ -537,8 +545,15 @@ class Helper:
                                         "early return in a helper")
         indexed = {n.value.id for s in body for n in ast.walk(s)
                    if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
+        uses = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name))
+        for param, value in self.values.items():
+            if isinstance(value, ast.GeneratorExp) and uses[param] != 1:  # Python's generator runs out
+                raise self.rw.error(value, f"a generator passed to {self.fn.__name__}(), which reads {param!r} "
+                                    f"{uses[param]} times; pass a list or an array", "generator argument")
         computed = self.pure()  # a pure helper's argument that is more than a name: computed once
         for param, value in list(self.values.items()):  # the helper may write what the value reads
+            if isinstance(value, ast.GeneratorExp):
+                continue  # evaluated lazily where the helper iterates it, as Python's generator is
             if (param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(value))) \
                     or (computed and not self.plain_value(value)):
                 self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")

@@ -6,6 +6,7 @@ adopt the dtype of the numpy value they meet, exactly as in the undecorated func
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Literal
 
@@ -115,3 +116,14 @@ def _bitwise_example(t: VType):
     if t.weak:
         return True if t.dtype == "bool" else 1
     return np.ones((), t.dtype)[()]
+
+
+def power_hint(node: ast.expr) -> str:
+    """Why ``a ** b`` of integers is a float, for errors that refuse a float where an integer
+    belongs (``range(R ** K)``, ``np.mgrid[0:R ** K]``): Python gives a float for a negative
+    exponent, so an exponent that is not a non-negative constant makes it one; "" otherwise."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not (
+            isinstance(node.right, ast.Constant) and type(node.right.value) is int and node.right.value >= 0):
+        return (f" ({ast.unparse(node)!r} is a float even of integers: Python's a ** b is a float where b is "
+                "negative; write a non-negative integer constant exponent, or pass the size as an argument)")
+    return ""

@@ -18,8 +18,10 @@ from polyfuse.compiler import compile_kernel
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
 from polyfuse.frontend.checker import array_default, default_error, is_number
+from polyfuse.frontend.function_args import bound_texts, is_function, specialise
 from polyfuse.frontend.rewrite import helper_texts
 from polyfuse.frontend.source import read_source
+from polyfuse.frontend.tuple_args import part_name, unpack_tuples
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
@@ -73,7 +75,11 @@ class Kernel:
         self._names = tuple(self._signature.parameters)
         self._defaults = {name: p.default for name, p in self._signature.parameters.items()
                           if p.default is not inspect.Parameter.empty}
-        self._array_defaults: dict[str, np.ndarray] = {}  # list defaults NumPy converts (array_default)
+        self._array_defaults: dict[str, np.ndarray | tuple] = {}  # list defaults NumPy converts (array_default)
+        # parameters whose default is a function (parakeet's mode=wrap): each call binds functions
+        self._function_defaults = any(map(is_function, self._defaults.values()))
+        self._specialised: dict[tuple, Kernel] = {}  # (parameter, function) pairs -> their kernel
+        self._positional: dict[tuple, tuple[Kernel, tuple[tuple[int, bool], ...]]] = {}  # positional calls
         self._variants: dict[str, CompiledVariant] = {}
         self._dispatch: dict[tuple, CompiledVariant] = {}  # cheap per-call key -> variant
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
@@ -97,6 +103,8 @@ class Kernel:
                 result = fast(*args)
                 if result is not MISS:
                     return result
+            if self._function_defaults:  # (never a plan of its own: its specialised kernels have them)
+                return self._call_functions(args, kwargs)
             if len(args) < len(self._names) and not kwargs:
                 args = self._with_defaults(args)
             # a call with these dtypes, shapes, strides and ints passed every check before: the plan
@@ -118,14 +126,20 @@ class Kernel:
             raise exc.with_traceback(None) from None  # the user's frame, not ours
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
+        if self._function_defaults or any(is_function(a) or type(a) is tuple for a in args) \
+                or any(is_function(v) or type(v) is tuple for v in kwargs.values()):
+            return self._call_functions(args, kwargs)
+        return self._call_plain(args, kwargs)
+
+    def _call_plain(self, args: tuple, kwargs: dict) -> Any:
         key = None
         if kwargs or len(args) != len(self._names):
             values = self._bind(args, kwargs)
         else:
             key = tuple(map(call_key, args))  # a sparse matrix's is None: no plan, every call unpacks it
-            values = unpack_sparse(dict(zip(self._names, args)))
+            values = unpack_tuples(unpack_sparse(dict(zip(self._names, args))))
         dispatch = tuple(map(_dispatch_key, values.values()))
-        if len(values) != len(self._names):  # sparse matrices unpacked: their parts' names say the format
+        if tuple(values) != self._names:  # sparse matrices, tuples unpacked: their parts' names say the format
             dispatch += tuple(values)
         if None in dispatch and any(map(is_dask_array, values.values())):
             from polyfuse.dask import call_values
@@ -140,6 +154,60 @@ class Kernel:
         if key is not None and None not in key:
             self._remember(key, variant, values)
         return result
+
+    def _call_functions(self, args: tuple, kwargs: dict) -> Any:
+        """A call binding functions to parameters (passed or defaults), or passing tuples: the
+        kernel compiled for those function objects, whose parameters are the tuples' elements
+        (frontend/function_args.py, tuple_args.py), runs with the other arguments, the tuples
+        flattened, so that its call plans serve later calls."""
+        if not kwargs:  # positional: which arguments are functions or tuples decides the binding
+            key = (len(args), tuple(a if is_function(a) else ("tuple", len(a)) if type(a) is tuple else None
+                                    for a in args))
+            known = self._positional.get(key)
+            if known is not None:
+                special, kept = known
+                return special(*[v for k, whole in kept for v in (args[k] if whole else (args[k],))])
+        special, new_args, new_kwargs = self._specialised_for(args, kwargs)
+        if special is self:
+            return self._call_plain(args, kwargs)
+        if not kwargs and not new_kwargs and len(self._positional) < MAX_PLANS:
+            self._positional[key] = (special, tuple((k, type(a) is tuple) for k, a in enumerate(args)
+                                                    if not is_function(a)))
+        return special(*new_args, **new_kwargs)
+
+    def _specialised_for(self, args: tuple, kwargs: dict) -> tuple[Kernel, tuple, dict]:
+        """The kernel for the functions this call binds and the lengths of its tuples, and its
+        arguments (``self`` and the call unchanged where it binds none)."""
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ArgumentError(f"{self.py_func.__name__}(): {exc}") from None
+        values = dict(bound.arguments)
+        for name, default in self._defaults.items():
+            if name not in values and is_function(default):
+                values[name] = default
+        functions = tuple((name, value) for name, value in values.items() if is_function(value))
+        tuples = tuple((name, len(v)) for name, v in values.items()
+                       if type(v) is tuple and v and all(map(is_number, v)))
+        if not functions and not tuples:
+            return self, args, kwargs
+        special = self._specialised.get((functions, tuples))
+        if special is None:
+            try:
+                fn = specialise(self.py_func, dict(functions), dict(tuples))
+            except ValueError:  # (parts without defaults after a parameter with one)
+                return self, args, kwargs
+            options: dict[str, Any] = dict(self.init_options, blas=self.options.blas)
+            special = self._specialised[(functions, tuples)] = Kernel(fn, **options)
+        rest: dict[str, Any] = {}
+        for name, value in values.items():
+            if dict(tuples).get(name):
+                rest.update((part_name(name, k), item) for k, item in enumerate(value))
+            elif not is_function(value):
+                rest[name] = value
+        if list(rest) == list(special._names):
+            return special, tuple(rest.values()), {}  # positional: its plans and native entry serve later calls
+        return special, (), rest
 
     def _remember(self, key: tuple, variant: CompiledVariant, values: dict[str, Any]) -> None:
         """A plan for ``key`` the second time it is seen: a kernel called with a new int each time
@@ -159,13 +227,15 @@ class Kernel:
     # ---- introspection -------------------------------------------------------------------
     def compile(self, *args: Any, **kwargs: Any) -> CompiledVariant:
         """Compile (or fetch) the variant for these arguments without running it."""
-        return self._variant(self._bind(args, kwargs))
+        special, args, kwargs = self._specialised_for(args, kwargs)
+        return special._variant(special._bind(args, kwargs))
 
     def explain(self, *args: Any, **kwargs: Any) -> Explanation:
         """What polyfuse did for this signature: statements, dependences, fusion, loops, times;
         the fusion records' traffic estimates evaluated at these arguments' sizes."""
-        values = self._bind(args, kwargs)
-        variant = self._variant(values)
+        special, args, kwargs = self._specialised_for(args, kwargs)
+        values = special._bind(args, kwargs)
+        variant = special._variant(values)
         with _COMPILE_LOCK:  # the explanation prints and evaluates isl objects of the compile
             return Explanation.of(variant, self.options).at_sizes(variant.bind(values))
 
@@ -180,8 +250,9 @@ class Kernel:
         """Bytes of kernel-local arrays for these arguments: ``"allocated"`` per array after
         contraction (registers count 0), and ``"declared"`` as written in the kernel.  Register
         tiles (polyfuse.registers) are not the kernel's arrays: ``"register tiles"`` lists them."""
-        values = self._bind(args, kwargs)
-        variant = self._variant(values)
+        special, args, kwargs = self._specialised_for(args, kwargs)
+        values = special._bind(args, kwargs)
+        variant = special._variant(values)
         env = variant.bind(values)
         declared = variant.declared_locals if variant.declared_locals is not None else variant.local_arrays
         kernel_arrays = [a for a in variant.local_arrays if not a.register_tile]
@@ -218,14 +289,17 @@ class Kernel:
             if name not in bound.arguments and not is_number(self._defaults[name]):
                 converted[name] = self._array_default(name)
         bound.apply_defaults()
-        return unpack_sparse({**bound.arguments, **converted})
+        return unpack_tuples(unpack_sparse({**bound.arguments, **converted}))
 
-    def _array_default(self, name: str) -> np.ndarray:
+    def _array_default(self, name: str) -> np.ndarray | tuple:
         """The array of a list default (``array_default``), found once: a call that omits it must
         not parse the function's source again."""
         if name not in self._array_defaults:
             source = read_source(self.py_func)
             array = array_default(source, name, self._defaults[name], self.py_func.__globals__)
+            default = self._defaults[name]
+            if array is None and type(default) is tuple and default and all(map(is_number, default)):
+                array = default  # any other use of a tuple of numbers: its elements are arguments (tuple_args)
             if array is None:
                 raise default_error(source, name, self._defaults[name])
             self._array_defaults[name] = array
@@ -300,6 +374,7 @@ class Kernel:
         # the hardware model and the isl budget change decisions, so they are part of the key
         decisions = f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
         text = source.text + helper_texts(self.py_func, source)  # inlined helpers are part of the kernel
+        text += bound_texts(self.py_func)  # the functions a specialised kernel binds (ufuncs have no text)
         # where the source is: errors, bounds messages and explain() name its file and lines, so
         # the same text in another file (or moved) must not load this entry's locations
         where = f"{source.filename}:{source.first_line}"

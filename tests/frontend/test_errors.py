@@ -46,7 +46,7 @@ def k_list(n, A):
 
 def k_tuple_unpack(n, A):
     for i in range(n):
-        a, b = divmod(A[i], 2.0)  # ERR: not a tuple display
+        a, b = math.frexp(A[i])  # ERR: not a tuple display (divmod is one)
         A[i] = a + b
 
 
@@ -143,12 +143,12 @@ def k_bare_call(n, A):
         print(i)  # ERR
 
 
-def k_default_none(n, A, out=None):  # ERR
+def k_default_none(n, A, out=None):
     for i in range(n):
-        A[i] = 1.0
+        out[i] = A[i]  # ERR: out is None here
 
 
-def k_default_list(n, A, mask=(1, 0, 1)):  # ERR: numpy-benchmarks' check_mask has [1, 0, 1]
+def k_default_list(n, A, mask=[1, 0, 1]):  # noqa: B006  # ERR: numpy-benchmarks' check_mask
     for i in range(n):
         A[i] = 1.0
 
@@ -195,8 +195,8 @@ CASES = {
     "bare call": (k_bare_call, "print(i)", [], (4, V)),
     "import other module": (k_import_other, "import os", ["numpy, math and cmath"], (4, V)),
     "import after use": (k_import_after_use, "import math", ["before the names are used"], (4, V)),
-    "default None": (k_default_none, "None", ["default value None of parameter 'out'", "pass 'out'"], (4, V)),
-    "default list": (k_default_list, "(1, 0, 1)", ["pass 'mask'", "pass a NumPy array"], (4, V)),
+    "default None": (k_default_none, "out", ["parameter 'out' is None here", "if out is None"], (4, V)),
+    "default list": (k_default_list, "[1, 0, 1]", ["pass 'mask'", "pass a NumPy array"], (4, V)),
     "augassign @=": (k_augassign_matmul, "A[i] @= 2.0", ["MatMult="], (4, V)),
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
@@ -316,9 +316,18 @@ def test_numpy_bool_loop_bound_is_refused_as_python_refuses_it(k_scale):
         k_scale(np.True_, np.zeros(4), np.zeros(4))
 
 
-@pytest.mark.parametrize("value", ["4", None, [1.0, 2.0], (1, 2), object()])
+@pytest.mark.parametrize("value", [[1.0, 2.0], (1, "2"), (), object()])
 def test_non_numeric_argument(k_scale, value):
     with pytest.raises(ArgumentError):
+        k_scale(value, np.zeros(4), np.zeros(4))
+
+
+@pytest.mark.parametrize("value", [(1, 2), "4", None])
+def test_tuple_string_or_none_as_loop_bound_is_refused_where_read(k_scale, value):
+    """A tuple of numbers is an argument (frontend/tuple_args.py), a string or None a constant of
+    the compiled kernel (frontend/function_args.py); range() of one is refused at its use, as
+    Python raises a TypeError there."""
+    with pytest.raises(UnsupportedError, match=r"test_errors.py:\d+"):
         k_scale(value, np.zeros(4), np.zeros(4))
 
 
@@ -415,3 +424,39 @@ def test_scalar_reusing_a_loop_variable_name_points_at_the_assignment():
         polyfuse.kernel(kern, target="python")(np.zeros(3), np.zeros(1), 3)
     line = inspect.getsourcelines(kern)[1] + 3
     assert f":{line}:" in str(info.value) and "reuses the name of a loop variable" in str(info.value)
+
+
+def k_power_bound(R, K, x):
+    for i in range(R ** K):
+        x[i] = i
+
+
+def k_power_grid(R, K):
+    a, b = np.mgrid[0:R, 0:R ** K]
+    return a + b
+
+
+@pytest.mark.parametrize("fn, args", [(k_power_bound, (2, 3, np.zeros(8))), (k_power_grid, (2, 3))])
+def test_integer_power_as_a_size_says_why_it_is_a_float(fn, args):
+    """npbench's stockham_fft sizes grids by R ** K: Python's int ** int is a float for a negative
+    exponent, so the refusal says so (frontend/types.py: power_hint)."""
+    with pytest.raises(UnsupportedError, match=r"test_errors.py:\d+.*'R \*\* K' is a float even of integers"):
+        polyfuse.kernel(fn, target="python")(*args)
+
+
+def k_stockham(N, R, K, x, y):
+    """npbench's stockham_fft, its grid sized by N: each step views y with a new shape."""
+    i_coord, j_coord = np.mgrid[0:R, 0:R]
+    dft = np.exp(-2.0j * np.pi * i_coord * j_coord / R)
+    y[:] = x
+    for i in range(K):
+        yv = np.reshape(y, (R ** i, R, R ** (K - i - 1)))
+        perm = np.transpose(yv, axes=(1, 0, 2))
+        y[:] = np.reshape(dft @ np.reshape(perm, (R, R ** (K - 1))), (N,))
+
+
+def test_a_shape_that_changes_in_a_loop_is_refused_at_the_reshape():
+    x = np.arange(8.0) + 0j
+    with pytest.raises(UnsupportedError, match=r"test_errors.py:\d+:\d+: reshape\(\) with extent '\(R \*\* i\)'.*"
+                                               "do not change in a loop"):
+        polyfuse.kernel(k_stockham, target="python")(8, 2, 3, x, np.zeros(8, complex))
