@@ -63,7 +63,8 @@ class Kernel:
         # the decorator's options as given: a pickled kernel is rebuilt from them (KernelRecipe, below)
         self.init_options = dict(target=target, fuse=fuse, verify=verify, opt_level=opt_level, contract=contract,
                                  tile=tile, registers=registers, fastmath=fastmath, vector_math=vector_math,
-                                 interleave=interleave, parallel=parallel, cache=cache)
+                                 interleave=interleave, parallel=parallel, cache=cache, blas=blas,
+                                 boundscheck=boundscheck)
         self._dask_analyses: dict[tuple, Any] = {}  # signature -> Scop and dependences (polyfuse.dask)
         self._dask_plans: dict[tuple, Any] = {}  # sizes and chunks -> polyfuse.dask's plan
         self.options = Options(target=target, fuse=fuse,

@@ -236,6 +236,14 @@ def test_kernel_pickles_without_compiled_code():
     np.testing.assert_array_equal(B, _reference(blur, np.ones(10), np.ones(10))[1])
 
 
+def test_pickled_kernel_keeps_every_option():
+    """``blas`` and ``boundscheck`` travel too: a worker must run the kernel the user built."""
+    kernel = polyfuse.kernel(blur, blas=False, boundscheck=True, fuse="none")
+    clone = pickle.loads(pickle.dumps(kernel))
+    assert clone.options.blas is False and clone.options.fuse == "none"
+    assert clone.init_options == kernel.init_options
+
+
 def test_kernel_from_a_file_that_is_gone_ships_its_source(tmp_path, monkeypatch):
     """Pickled by value (as cloudpickle does for ``__main__``), then unpickled where its file
     cannot be read: the source that travelled with it is compiled."""
