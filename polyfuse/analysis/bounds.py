@@ -72,8 +72,9 @@ class BoundsChecker:
                     f"these arguments ({_describe(values)}) break what the kernel's NumPy statements assume: "
                     "array extents they need to be equal differ (NumPy would not broadcast them either; an "
                     "extent the kernel computes that is 1 only at run time is not broadcast: use None or "
-                    "keepdims=True), or a slice bound that is not a constant is negative or runs past the "
-                    "slice it must match")
+                    "keepdims=True), a slice bound that is not a constant is negative or runs past the "
+                    "slice it must match, or a name bound to arrays in two branches (or rebound in a loop) "
+                    "gets values of different extents, which the compiled kernel keeps in one array")
             for check in self.checks:
                 if check.unsafe.holds_for(values, point):
                     raise ArgumentError(self._message(check, point.set, values))
