@@ -271,3 +271,18 @@ def _union_map(parts: list[isl.UnionMap], context: isl.Set) -> isl.UnionMap:
     for part in parts:
         result = result.union(part)
     return result
+
+
+def added_term(stmt: Statement) -> ir.Expr | None:
+    """``e`` when ``stmt`` is a float ``acc[s] = acc[s] + e`` (or ``e + acc[s]``) whose ``e``
+    does not read ``acc``; else None."""
+    value = stmt.value
+    if (stmt.region is not None or not isinstance(value, ir.BinOp) or value.op != "+"
+            or value.dtype not in ("float32", "float64")):
+        return None
+    acc = ir.Load(stmt.array, stmt.index, value.dtype)
+    for own, term in ((value.lhs, value.rhs), (value.rhs, value.lhs)):
+        if isinstance(own, ir.Load) and (own.array, own.index, own.dtype) == (acc.array, acc.index, acc.dtype):
+            if not any(isinstance(e, ir.Load) and e.array == stmt.array for e in ir.walk(term)):
+                return term
+    return None

@@ -19,8 +19,7 @@ from polyfuse.model.isl_parts import maps_of, sets_of
 from polyfuse.model.loop_ast import Block, Carried, For, If, LoopProgram, Node, StmtCall, exclusive_bound
 from polyfuse.model.region import Matmul, ops
 from polyfuse.model.schedule_tree import isolate_register_tiles
-from polyfuse.model.scop import Scop
-from polyfuse.passes.private_sums import added_term
+from polyfuse.model.scop import Scop, added_term
 
 ITERATOR_PREFIX = "_t"
 PARALLEL_CHECK_OPERATIONS = 200_000  # per loop; heavily tiled stencils otherwise take seconds

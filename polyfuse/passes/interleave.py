@@ -68,9 +68,8 @@ from polyfuse.model.loop_ast import (
     nodes,
     statements_in,
 )
-from polyfuse.model.scop import Statement
+from polyfuse.model.scop import Statement, added_term
 from polyfuse.options import INTERLEAVE_COPIES
-from polyfuse.passes.private_sums import added_term
 
 #: Iterations interleaved: enough independent chains to cover a float add's latency (3-4 cycles)
 #: on the two add units of current x86 cores.

@@ -84,7 +84,7 @@ from polyfuse.model.loop_ast import (
     exclusive_bound,
     nodes,
 )
-from polyfuse.model.scop import ArrayInfo, Statement, isl_name
+from polyfuse.model.scop import ArrayInfo, Statement, added_term, isl_name
 
 #: The most chunks a loop is cut into (a partial copy of each accumulator per chunk).  16 keep 2
 #: and 4 threads at even work, 3 at 6/5/5 chunks, and the partials' traffic (zeroed, then read
@@ -122,20 +122,6 @@ def privatize_sums(program: LoopProgram) -> tuple[LoopProgram, tuple[PrivateSum,
     if not any(d.applied for d in edit.decisions):
         return program, tuple(edit.decisions)
     return edit.program_with(root), tuple(edit.decisions)
-
-
-def added_term(stmt: Statement) -> ir.Expr | None:
-    """``e`` when ``stmt`` is a float ``acc[s] = acc[s] + e`` (or ``e + acc[s]``) whose ``e``
-    does not read ``acc``; else None."""
-    value = stmt.value
-    if stmt.region is not None or not isinstance(value, ir.BinOp) or value.op != "+" or value.dtype not in _FLOATS:
-        return None
-    acc = ir.Load(stmt.array, stmt.index, value.dtype)
-    for own, term in ((value.lhs, value.rhs), (value.rhs, value.lhs)):
-        if isinstance(own, ir.Load) and (own.array, own.index, own.dtype) == (acc.array, acc.index, acc.dtype):
-            if not any(isinstance(e, ir.Load) and e.array == stmt.array for e in ir.walk(term)):
-                return term
-    return None
 
 
 @dataclass(frozen=True)
@@ -416,4 +402,4 @@ def _elements(info: ArrayInfo) -> ir.Expr:
     return count
 
 
-__all__ = ["CHUNKS", "MAX_ELEMENTS", "MIN_ROWS", "PrivateSum", "added_term", "privatize_sums"]
+__all__ = ["CHUNKS", "MAX_ELEMENTS", "MIN_ROWS", "PrivateSum", "privatize_sums"]

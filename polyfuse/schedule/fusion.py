@@ -23,8 +23,7 @@ from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_parts import sets_of
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
-from polyfuse.model.scop import Scop, Statement, isl_name
-from polyfuse.passes.private_sums import added_term
+from polyfuse.model.scop import Scop, Statement, added_term, isl_name
 from polyfuse.schedule.contraction import FOLDS
 from polyfuse.schedule.tiling import worth_tiling
 
