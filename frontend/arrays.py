@@ -3575,11 +3575,28 @@ def scalar_op(make: Callable, views: list[View], vtype: VType) -> View:
 
 
 def _extreme(maximum: bool, a: ast.expr, b: ast.expr) -> ast.expr:
-    """np.maximum/np.minimum of two elements: ``a`` when it wins or is NaN, else ``b``."""
+    """np.maximum/np.minimum of two elements: ``a`` when it wins or is NaN, else ``b``.
+
+    With ``b`` a number that is not NaN (``np.clip``'s bounds, ``np.maximum(x, 0.0)``) the NaN
+    test is not needed: ``b if a < b else a`` (maximum) gives the same value for every ``a``,
+    NaN included (it compares false), and x86 lowers that select to one ``vmaxpd`` where the
+    general form took two compares, a mask ``or`` and a blend (docs/performance.md, quantize)."""
+    if _number_not_nan(b):
+        beaten = ast.Compare(copy.deepcopy(a), [ast.Lt() if maximum else ast.Gt()], [copy.deepcopy(b)])
+        return ast.IfExp(beaten, copy.deepcopy(b), copy.deepcopy(a))
     op = ast.GtE() if maximum else ast.LtE()
     test = ast.BoolOp(ast.Or(), [ast.Compare(a, [op], [b]),
                                  ast.Compare(copy.deepcopy(a), [ast.NotEq()], [copy.deepcopy(a)])])
     return ast.IfExp(test, copy.deepcopy(a), copy.deepcopy(b))
+
+
+def _number_not_nan(node: ast.expr) -> bool:
+    """Whether ``node`` is a literal int or float (signed), not NaN."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if not isinstance(node, ast.Constant) or type(node.value) not in (int, float):
+        return False
+    return not math.isnan(float(node.value))  # type: ignore[arg-type]
 
 
 def _fold(types: list[VType]) -> VType:
