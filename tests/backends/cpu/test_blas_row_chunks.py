@@ -48,6 +48,7 @@ def test_attention_on_row_chunks_matches_numpy(forced, threads_count, nq, nk, d)
         np.testing.assert_allclose(k(Q, K, V), attention(Q, K, V), rtol=1e-12, atol=1e-14)
     chunked, backend = chunked_phases(k, (Q, K, V))
     assert len(chunked) == 2, backend.artifact.phases
+    assert [r["rows"] for r in k.explain(Q, K, V)["row-chunked products"]] == ["Q.shape[0]"] * 2
     assert all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
 
 
@@ -74,3 +75,4 @@ def test_the_knob_leaves_products_to_the_library(monkeypatch):
     k = polyfuse.kernel(attention, cache=False)
     np.testing.assert_allclose(k(Q, K, V), attention(Q, K, V), rtol=1e-12, atol=1e-14)
     assert chunked_phases(k, (Q, K, V))[0] == []
+    assert "row-chunked products" not in k.explain(Q, K, V).to_dict()
