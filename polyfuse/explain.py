@@ -61,7 +61,8 @@ class Explanation:
             *((("prange claims", [asdict(c) for c in stages.get("prange claims")]),)
               if stages.get("prange claims") else ()),
             ("parallel regions", [asdict(p.region) for p in plan_phases(program) if p.region is not None]),
-            *((("row-chunked products", chunked),) if (chunked := _row_chunked(program)) else ()),
+            *((("row-chunked products", chunked),)
+              if options.target == "cpu" and (chunked := _row_chunked(program)) else ()),
             ("loop code", render(program)),
             *_backend_sections(variant.backend),
             ("compile seconds", dict(stages.seconds)),
