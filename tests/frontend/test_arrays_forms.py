@@ -153,6 +153,26 @@ def test_clip_by_literal_bounds_keeps_nan_and_the_tie_rule():
     assert " uno " not in llvm
 
 
+def test_signed_zero_ties_follow_numpy():
+    """np.maximum/np.minimum give the second argument on ties (-0.0 against 0.0), np.clip the
+    value being clipped."""
+    def k(x, y, out):
+        out[0] = np.maximum(x, y)
+        out[1] = np.minimum(x, y)
+        out[2] = np.maximum(x, 0.0)
+        out[3] = np.minimum(x, -0.0)
+        out[4] = np.clip(x, 0.0, 1.0)
+        out[5] = np.clip(x, -1.0, -0.0)
+
+    x, y = np.array([-0.0, 0.0] * 4), np.array([0.0, -0.0] * 4)
+    want = np.zeros((6, 8))
+    k(x, y, want)
+    for target in ("python", "cpu"):
+        got = np.zeros((6, 8))
+        polyfuse.kernel(k, target=target)(x, y, got)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=target)
+
+
 def test_round_clip_cast_chain_matches_numpy():
     def k(x, scale):
         return np.clip(np.rint(x / scale), -127.0, 127.0).astype(np.int8)
