@@ -1908,7 +1908,7 @@ class Lowering:
             return scalar(node, UNKNOWN)
         args = [self.value(a) for a in node.args]
         if module == "np" and name in ("maximum", "minimum") and len(args) == 2:
-            return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b),
+            return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True),
                                 promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype)))
         if module == "np" and name == "where" and len(args) == 3:
             return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
@@ -2100,7 +2100,7 @@ class Lowering:
         right = View(tuple(const(1) for _ in range(ra)) + b.extents, b.vtype, lambda idx: b.element(idx[ra:]), b.base)
         self.changed = True
         if extreme:
-            return self.combine(node, [left, right], lambda x, y: _extreme(ufunc == "maximum", x, y),
+            return self.combine(node, [left, right], lambda x, y: _extreme(ufunc == "maximum", x, y, ties_to_b=True),
                                 promote_any(_unbool(a.vtype), _unbool(b.vtype)))
         assert op is not None
         return self.binop(node, op(), left, right)
@@ -3660,12 +3660,33 @@ def scalar_op(make: Callable, views: list[View], vtype: VType) -> View:
     return View((), vtype, lambda idx: make(*[v.element(()) for v in views]))
 
 
-def _extreme(maximum: bool, a: ast.expr, b: ast.expr) -> ast.expr:
-    """np.maximum/np.minimum of two elements: ``a`` when it wins or is NaN, else ``b``."""
-    op = ast.GtE() if maximum else ast.LtE()
+def _extreme(maximum: bool, a: ast.expr, b: ast.expr, *, ties_to_b: bool = False) -> ast.expr:
+    """The larger (smaller) of two elements, NaN propagating: ``a`` when it wins or is NaN, else
+    ``b``.  Equal elements (only -0.0 and 0.0 differ then) give ``a``, as ``np.clip`` and the
+    reductions do, or ``b`` with ``ties_to_b``, as the ufuncs ``np.maximum``/``np.minimum`` do.
+
+    With ``b`` a number that is not NaN (``np.clip``'s bounds, ``np.maximum(x, 0.0)``) the NaN
+    test is not needed: ``b if a < b else a`` (maximum; ``a <= b`` with ``ties_to_b``) gives the
+    same value for every ``a``, NaN included (it compares false), and x86 lowers the ``a < b``
+    select to one ``vmaxpd`` where the general form took two compares, a mask ``or`` and a blend
+    (docs/performance.md, quantize)."""
+    if _number_not_nan(b):
+        beats: ast.cmpop = (ast.LtE() if ties_to_b else ast.Lt()) if maximum else (ast.GtE() if ties_to_b else ast.Gt())
+        beaten = ast.Compare(copy.deepcopy(a), [beats], [copy.deepcopy(b)])
+        return ast.IfExp(beaten, copy.deepcopy(b), copy.deepcopy(a))
+    op = (ast.Gt() if ties_to_b else ast.GtE()) if maximum else (ast.Lt() if ties_to_b else ast.LtE())
     test = ast.BoolOp(ast.Or(), [ast.Compare(a, [op], [b]),
                                  ast.Compare(copy.deepcopy(a), [ast.NotEq()], [copy.deepcopy(a)])])
     return ast.IfExp(test, copy.deepcopy(a), copy.deepcopy(b))
+
+
+def _number_not_nan(node: ast.expr) -> bool:
+    """Whether ``node`` is a literal int or float (signed), not NaN."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if not isinstance(node, ast.Constant) or type(node.value) not in (int, float):
+        return False
+    return not math.isnan(float(node.value))  # type: ignore[arg-type]
 
 
 def _fold(types: list[VType]) -> VType:

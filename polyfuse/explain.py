@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from polyfuse.backends.cpu.phases import plan_phases
-from polyfuse.model.loop_ast import For, display_names, nodes, render
+from polyfuse.model.ir import to_python
+from polyfuse.model.loop_ast import For, StmtCall, display_names, nodes, render
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class Explanation:
             *((("prange claims", [asdict(c) for c in stages.get("prange claims")]),)
               if stages.get("prange claims") else ()),
             ("parallel regions", [asdict(p.region) for p in plan_phases(program) if p.region is not None]),
+            *((("row-chunked products", chunked),)
+              if options.target == "cpu" and (chunked := _row_chunked(program)) else ()),
             ("loop code", render(program)),
             *_backend_sections(variant.backend),
             ("compile seconds", dict(stages.seconds)),
@@ -142,6 +145,14 @@ def _contraction(decision) -> dict[str, Any]:
 
     return {"array": decision.array, "before": shape(decision.shape_before),
             "after": shape(decision.shape_after), "itemsize": decision.itemsize, "reason": decision.reason}
+
+
+def _row_chunked(program) -> list[dict[str, Any]]:
+    """The matrix products that run as phases cut by rows (backends/cpu/phases.row_chunked)."""
+    return [{"statement": p.node.statement, "rows": display_names(to_python(p.stop)),
+             "why": "a product kept whole: polyfuse's threads take its rows, one BLAS thread each "
+                    "(the serial run keeps the library's threads)"}
+            for p in plan_phases(program) if p.parallel and isinstance(p.node, StmtCall) and p.stop is not None]
 
 
 def _loop(loop: For) -> dict[str, Any]:

@@ -86,6 +86,13 @@ def row_alias_checks() -> bool:
     return env_flag("POLYFUSE_ROW_ALIAS_CHECKS", True)
 
 
+def blas_row_chunks() -> bool:
+    """``POLYFUSE_BLAS_ROW_CHUNKS``: a matrix product kept whole runs as a phase polyfuse's threads
+    cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  Default
+    on; 0 leaves the product to the library's own threads."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
+
+
 def compile_seconds() -> float | None:
     """``POLYFUSE_COMPILE_SECONDS``: after this many seconds a compile starts no more optional isl
     work (fusion, loop-order and tiling checks, exact dependences): each keeps its legal choice.

@@ -27,7 +27,7 @@ from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK
-from polyfuse.runtime.linalg_library import library
+from polyfuse.runtime.linalg_library import library, thread_count_setter
 
 _I64 = ll.IntType(64)
 _I8 = ll.IntType(8)
@@ -70,10 +70,17 @@ def register_symbols(llvm) -> None:
     """Make the gemm routines known to the JIT linker (before a module using them is finalised)."""
     for name, address in blas_pointers().items():
         llvm.add_symbol(name, address)
+    if thread_count_setter():
+        llvm.add_symbol(THREADS_LOCAL, thread_count_setter())
+
+
+THREADS_LOCAL = PREFIX + "threads_local"  # OpenBLAS's openblas_set_num_threads_local
 
 
 class MatmulEmitter(FortranCaller):
     """``emit(op)``: the per-call layout test, the BLAS call where it passes, the loops elsewhere."""
+
+    chunk_window: tuple | None = None  # (first, last) row while a chunk's product is emitted
 
     def emit(self, op: rg.Matmul) -> None:
         if not available():
@@ -85,7 +92,34 @@ class MatmulEmitter(FortranCaller):
         exprs = self.cg.exprs
         rows, cols, depth = (exprs.emit(e) for e in (op.rows, op.cols, op.depth))
         out, a, b = (self.operand(x, op.variables) for x in (op.out, op.a, op.b))
-        self.product(op, (rows, cols, depth), (out, a, b))
+        window = getattr(self.cg, "row_window", None)
+        if window is None:
+            self.product(op, (rows, cols, depth), (out, a, b))
+            return
+        first, last = window
+        partial = self.b.or_(self.b.icmp_signed("!=", first, ll.Constant(_I64, 0)),
+                             self.b.icmp_signed("!=", last, rows))
+        with self.b.if_else(partial) as (then, otherwise):
+            with then:
+                self.rows_of(op, window, (cols, depth), (out, a, b))
+            with otherwise:  # the serial run: every row, the library's threads, as without chunks
+                self.product(op, (rows, cols, depth), (out, a, b))
+
+    def rows_of(self, op: rg.Matmul, window: tuple, sizes: tuple, operands: tuple) -> None:
+        """Rows ``first <= r < last`` of the product, not all of them (a chunk of a phase that
+        phases.row_chunked cut by rows): BLAS on those rows on this thread only, or the loops
+        over them."""
+        first, last = window
+        out, a, b = operands
+        shifted = [replace(x, base=self.b.gep(x.base, [self.b.mul(first, x.stride(op.variables[0]))]))
+                   for x in (out, a)]
+        setter = self.cg.module.globals.get(THREADS_LOCAL) or ll.Function(
+            self.cg.module, ll.FunctionType(ll.IntType(32), [ll.IntType(32)]), name=THREADS_LOCAL)
+        before = self.b.call(setter, [ll.Constant(ll.IntType(32), 1)])
+        self.chunk_window = (first, last)
+        self.product(op, (self.b.sub(last, first), *sizes), (shifted[0], shifted[1], b))
+        self.chunk_window = None
+        self.b.call(setter, [before])
 
     def stack(self, op: rg.Matmul) -> None:
         """A stack of products (``X3 @ W``): one product of all its rows (columns) where the
@@ -171,7 +205,9 @@ class MatmulEmitter(FortranCaller):
             swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
                        self.matrix(depth, a_s, rows, a_r)]
             ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), "gemm")]
-            if not op.accumulate and op.alpha is None:  # a fresh product (beta = 0): NumPy's A.T @ A test first
+            if not op.accumulate and op.alpha is None and self.chunk_window is None:
+                # a fresh product (beta = 0) of all rows: NumPy's A.T @ A test first (a chunk's
+                # rows of A against all of B are not one)
                 symmetric: list[Any] = [(self.syrk_form(rows, cols, depth, a, b, (o_r, o_c, a_r, a_s, b_s, b_c)),
                                          (out.base, a.base), "syrk")]
                 ways = symmetric + ways
@@ -180,7 +216,7 @@ class MatmulEmitter(FortranCaller):
     def first_way(self, op: rg.Matmul, worth, ways: list) -> None:
         """The first of ``ways`` whose layout test passes, else the loops."""
         if not ways:
-            self.regions.emit(op.loops())
+            self.regions.emit(self.fallback_loops(op))
             return
         (form, pointers, kind), rest = ways[0], ways[1:]
         ok = self.b.and_(worth, self.all_ok(form[1:]))
@@ -191,6 +227,17 @@ class MatmulEmitter(FortranCaller):
                  "trmm": self.trmm, "triangular": self.triangular_product}[kind](op, form, pointers)
             with otherwise:
                 self.first_way(op, worth, rest)
+
+    def fallback_loops(self, op: rg.Matmul) -> tuple[rg.Op, ...]:
+        """``op``'s loops, over the rows of ``chunk_window`` only where there is one."""
+        loops = op.loops()
+        if self.chunk_window is None:
+            return loops
+        (outer,) = loops
+        assert isinstance(outer, rg.ForRange) and outer.var == op.variables[0]
+        first, last = (f"{op.variables[0]}.window{k}" for k in range(2))
+        self.cg.values[first], self.cg.values[last] = self.chunk_window
+        return (replace(outer, start=ir.Var(first, ir.INT), stop=ir.Var(last, ir.INT)),)
 
     # ---- layouts -------------------------------------------------------------------------
     def operand(self, x: rg.Operand, variables: tuple[str, ...]) -> _Operand:

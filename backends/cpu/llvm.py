@@ -600,6 +600,7 @@ class KernelCodegen:
         self.fastmath = fastmath
         self.vector_math = vector_math  # exp/log inline (llvm_exprs), without fastmath's flags
         self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
+        self.row_window: tuple | None = None  # (first, last) row of a product cut by rows (blas.py)
         self.inline_math_used = False  # did an inline transcendental go into this function (wide_vector_functions)
         self.inline_math_calls = 0  # how many: a loop whose body added some is interleaved (interleave_math_loops)
         self.module = module
@@ -636,6 +637,9 @@ class KernelCodegen:
             arrays = [arg for p, arg in zip(params, fn.args) if p.kind == "array"]
             self.team = Team(self, fn.args[-3], fn.args[-2], fn.args[-1], arrays, region_level(phase.node))
             self.emit_region(phase.node)
+        elif self.chunk is not None and isinstance(phase.node, StmtCall):
+            self.row_window = self.chunk  # a product cut by rows (phases.row_chunked)
+            self.emit(phase.node)
         elif self.chunk is not None:
             self.emit_chunk(phase.node, *self.chunk)
         else:

@@ -33,6 +33,8 @@ from polyfuse.model.loop_ast import (
     statements_in,
     top_level,
 )
+from polyfuse.options import blas_row_chunks
+from polyfuse.runtime.linalg_library import thread_count_setter
 
 #: A region runs on several threads only once a serial run of it, at the same sizes, measured at
 #: least this much work per barrier.  A barrier costs ~0.1-1 us when every thread has a core and
@@ -127,11 +129,39 @@ def _phases(program: LoopProgram) -> list[Phase]:
     phases = []
     for index, node in enumerate(parts):
         others = set().union(*(u for k, u in enumerate(used) if k != index))
+        rows = row_chunked(program, node)
+        if rows is not None:
+            phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1))
+            continue
         phase = _phase(index, node, others)
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
             phase = Phase(index, node, False, region=plan_region(program, index, node, shared))
         phases.append(phase)
     return phases
+
+
+def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
+    """The row count of a matrix product kept whole (``x @ W``) that runs as a parallel phase
+    cut by rows, None for any other node.  Each chunk calls BLAS on its rows on one thread
+    (``linalg_library.thread_count_setter``; the serial run calls it on all rows with the
+    library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
+    own threads, its workers spin for a while after each product and took a core from the
+    parallel loops around it (attention: 10.7 ms on 2 threads against 5.6 ms for its three
+    parts run alone, docs/performance.md).  Plain products only: no stack, triangle or
+    in-place form, neither side a vector, not an array times itself (NumPy runs ``A.T @ A`` on
+    ``?syrk``, and so does the serial run, for its bits)."""
+    if not isinstance(node, StmtCall) or not thread_count_setter() or not blas_row_chunks():
+        return None
+    region = program.statement(node.statement).region
+    if region is None or len(region.body) != 1 or not isinstance(region.body[0], rg.Matmul):
+        return None
+    op = region.body[0]
+    plain = not (op.batch or op.triangle or op.pair or op.offset or op.in_place or op.triangular
+                 or op.a.array == op.b.array)  # A.T @ A: NumPy's ?syrk on all rows
+    vector = any(isinstance(e, ir.Const) and e.value == 1 for e in (op.rows, op.cols))
+    if not plain or vector or not _params_only(op.rows):
+        return None
+    return op.rows
 
 
 def _phase(index: int, node: Node, used_elsewhere: set[str]) -> Phase:

@@ -18,6 +18,7 @@ import functools
 import glob
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Library:
     name: str
     int_bits: int  # the width of every Fortran INTEGER argument
     _lookup: object = field(repr=False, compare=False)
+    handle: Any = field(default=None, repr=False, compare=False)  # the ctypes library, where it is one
 
     def address(self, routine: str) -> int:
         return self._lookup(routine)  # type: ignore[operator]
@@ -48,6 +50,22 @@ def library() -> Library | None:
 def describe() -> str:
     found = library()
     return "none" if found is None else f"{found.name}/int{found.int_bits}"
+
+
+@functools.cache
+def thread_count_setter() -> int:
+    """The address of NumPy's OpenBLAS ``openblas_set_num_threads_local`` (OpenBLAS >= 0.3.27:
+    ``int f(int)`` sets the thread count of the calling thread's BLAS calls only and returns the
+    one before), or 0 where the library in use is another one or lacks it.  Products that
+    polyfuse's own threads split by rows (backends/cpu/phases.py, ``row_chunked``) call BLAS on
+    one thread each through it, so that no OpenBLAS worker spins beside polyfuse's."""
+    found = library()
+    if found is None or found.name != "numpy-openblas":
+        return 0
+    try:
+        return ctypes.cast(found.handle.openblas_set_num_threads_local, ctypes.c_void_p).value or 0
+    except AttributeError:
+        return 0
 
 
 def _numpy_openblas() -> Library | None:
@@ -79,7 +97,7 @@ def _numpy_openblas() -> Library | None:
                 return 0
 
         if lookup("ddot") and lookup("dgemm"):
-            return Library("numpy-openblas", 64 if ilp64 else 32, lookup)
+            return Library("numpy-openblas", 64 if ilp64 else 32, lookup, handle)
     return None
 
 

@@ -138,6 +138,49 @@ def test_clip_propagates_nan_like_numpy():
     _same(k, np.array([np.nan, 0.5, 2.0, -1.0]), np.array([0.0, np.nan, 0.0, 0.0]), np.zeros(4))
 
 
+SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e300, -1e300, 126.5, 127.5, -127.5, -128.0,
+                     3.0, -2.5, 5e-324])
+
+
+def test_clip_by_literal_bounds_keeps_nan_and_the_tie_rule():
+    def k(x, out, m):
+        out[:] = np.clip(x, -127.0, 127.0)
+        m[:] = np.minimum(np.maximum(x, 0.0), 3) + np.maximum(x, -1)
+
+    _same(k, SPECIALS, np.zeros(SPECIALS.size), np.zeros(SPECIALS.size))
+    # the form x86 lowers to vmaxpd/vminpd: one compare per bound, no NaN test left
+    llvm = polyfuse.kernel(k).inspect_llvm(SPECIALS, np.zeros(SPECIALS.size), np.zeros(SPECIALS.size))
+    assert " uno " not in llvm
+
+
+def test_signed_zero_ties_follow_numpy():
+    """np.maximum/np.minimum give the second argument on ties (-0.0 against 0.0), np.clip the
+    value being clipped."""
+    def k(x, y, out):
+        out[0] = np.maximum(x, y)
+        out[1] = np.minimum(x, y)
+        out[2] = np.maximum(x, 0.0)
+        out[3] = np.minimum(x, -0.0)
+        out[4] = np.clip(x, 0.0, 1.0)
+        out[5] = np.clip(x, -1.0, -0.0)
+
+    x, y = np.array([-0.0, 0.0] * 4), np.array([0.0, -0.0] * 4)
+    want = np.zeros((6, 8))
+    k(x, y, want)
+    for target in ("python", "cpu"):
+        got = np.zeros((6, 8))
+        polyfuse.kernel(k, target=target)(x, y, got)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=target)
+
+
+def test_round_clip_cast_chain_matches_numpy():
+    def k(x, scale):
+        return np.clip(np.rint(x / scale), -127.0, 127.0).astype(np.int8)
+
+    finite = SPECIALS[np.isfinite(SPECIALS)]  # NaN/inf to int8 is undefined in C and numpy
+    _same(k, np.concatenate([finite, RNG.standard_normal(40)]), 0.02)
+
+
 def test_slice_bound_of_an_int_argument_is_clamped_as_numpy_clamps():
     def k(x, y, n):
         y[:n] = x[:n] * 2.0
