@@ -41,27 +41,28 @@ def compiled(name):
     kernel = polyfuse.kernel(spec.func)
     start, cpu = time.perf_counter(), time.process_time()
     variant = kernel.compile(*args)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    seconds, cpu_then = time.perf_counter() - start, time.process_time()
     calls = []
     for _ in range(2):  # (machine code may be generated, or linked, when a function first runs)
         start = time.perf_counter()
         kernel(*args)
         calls.append(time.perf_counter() - start)
-    return seconds, cpu, bool(getattr(variant, "from_cache", False)), calls
+    return seconds, cpu_then - cpu, bool(getattr(variant, "from_cache", False)), calls, time.process_time() - cpu
 
 mode, name = sys.argv[1], sys.argv[2]
 if mode in ("cold", "next"):
     compiled("jacobi-1d")
-seconds, cpu, hit, calls = compiled(name)
-print(json.dumps({"seconds": seconds, "cpu": cpu, "hit": hit, "calls": calls}))
+seconds, cpu, hit, calls, cpu2 = compiled(name)
+print(json.dumps({"seconds": seconds, "cpu": cpu, "hit": hit, "calls": calls, "cpu2": cpu2}))
 '''
 
 KERNELS = ["fdtd-2d", "heat-3d", "conv_bn_relu", "attention_rows", "seidel-2d", "correlation", "jacobi-2d"]
 
 
-def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, float, float, float]:
+def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, ...]:
     """(wall seconds, CPU seconds of the process) of one compile or load, then the wall seconds
-    of the compile and the first call, and of those and the second call."""
+    of the compile and the first call, of those and the second call, and the CPU seconds of the
+    three."""
     # no compile deadline: past it a compile skips optional isl work (and is not cached), so
     # what is compiled would depend on the load (as in codegen_hashes.py)
     env = dict(os.environ, POLYFUSE_CACHE_DIR=cache, POLYFUSE_COMPILE_SECONDS="0")
@@ -75,13 +76,13 @@ def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, float
     done = subprocess.run([python, "-c", CHILD, mode, name], env=env, capture_output=True, text=True, cwd=cache)
     if done.returncode:
         print(f"warning: {name} ({mode}) failed under {python}; not counted:\n{done.stderr[-2000:]}", file=sys.stderr)
-        return math.inf, math.inf, math.inf, math.inf
+        return (math.inf,) * 5
     result = json.loads(done.stdout)
     if mode in ("first", "next") and not result["hit"]:  # (seen once under load 7: not understood)
         print(f"warning: {name}: no disk-cache hit under {python}; not counted", file=sys.stderr)
-        return math.inf, math.inf, math.inf, math.inf
+        return (math.inf,) * 5
     first, second = result["calls"]
-    return result["seconds"], result["cpu"], result["seconds"] + first, result["seconds"] + first + second
+    return result["seconds"], result["cpu"], result["seconds"] + first, result["seconds"] + first + second, result["cpu2"]
 
 
 def main() -> None:
@@ -107,6 +108,7 @@ def main() -> None:
     # wall time, and the process's CPU time (less sensitive to other processes on a loaded machine);
     # "+1", "+2": with the first call, and the second (at the test sizes, on the default threads)
     columns = [("cold", 0, "cold"), ("cold", 1, "cold CPU"), ("cold", 2, "cold+1"), ("cold", 3, "cold+2"),
+               ("cold", 4, "CPU+2"),
                ("first", 0, "warm first"), ("next", 0, "warm next"), ("next", 2, "next+1"), ("next", 3, "next+2")]
     print(f"{'kernel':16s} " + " ".join(f"{title + ' A':>13s} {'B':>7s}" for _, _, title in columns)
           + f"   (ms, min of {args.rounds})")

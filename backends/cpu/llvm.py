@@ -163,6 +163,7 @@ class LLVMKernel:
     # the modules not yet given to the engine, by function name (split_functions), and the
     # machine code the engine generated since the artifact was last updated
     pending: dict[str, str] = field(default_factory=dict, repr=False)
+    known: dict[str, bytes] = field(default_factory=dict, repr=False)  # the machine code the artifact came with
     emitted: dict[str, bytes] = field(default_factory=dict, repr=False)
     generated: list[str] = field(default_factory=list, repr=False)  # modules generated in this process, in order
     # called after a function's generation added machine code to ``artifact`` (the disk cache
@@ -197,7 +198,7 @@ class LLVMKernel:
 
     @property
     def optimized_ir(self) -> str:
-        return self.artifact.optimized_ir
+        return self.artifact.optimized_ir  # (optimised when asked: an O3 run of the whole module)
 
     def function(self, name: str, extra: list) -> Any:
         """The JIT function ``name`` (taking the parameters and ``extra``), its machine code
@@ -207,6 +208,12 @@ class LLVMKernel:
             text = self.pending.pop(name, None)
             if text is not None:
                 module = llvm.parse_assembly(text)
+                if name not in self.known:  # (machine code from the disk cache needs no optimiser)
+                    optimize(module, self.artifact)
+                    # printed and parsed again, as the whole module was before it was cut: the
+                    # parse orders each value's uses as the text does, and the register allocator
+                    # follows that order (without it 56 of 162 functions got other registers)
+                    module = llvm.parse_assembly(str(module))
                 module.name = name  # (the object cache keys by module name)
                 self.engine.add_module(module)
             address = self.engine.get_function_address(name)
@@ -404,15 +411,25 @@ class LLVMArtifact:
     params: tuple[Param, ...]
     phases: tuple[Phase, ...]
     locals: tuple[ArrayInfo, ...]
-    llvm_ir: str
-    optimized_ir: str
+    llvm_ir: str  # as generated (``inspect_llvm(optimized=False)``)
+    linked_ir: str  # with the libm fallbacks linked in, for the host: what the optimiser takes
     arrays: tuple[str, ...] = ()  # every array's name, to name a run-time subscript's array
     checks: tuple[tuple[str, str | None], ...] = ()  # the errors and messages of the asserts checked at run time (ir.Check)
     # the machine code MCJIT emitted for each module (by module name): a disk-cache load links it
     # instead of running LLVM's code generator again, which took most of a warm load (0.7 s of
     # fdtd-2d's 0.8 s).  Valid for this CPU and LLVM only: both are part of the cache key.
     objects: tuple[tuple[str, bytes], ...] = ()
-    gathers: bool = True  # Options.vector_gathers: code generation uses the optimiser's target machine
+    gathers: bool = True  # Options.vector_gathers (the optimiser's and code generation's target machine)
+    opt_level: int = 3  # Options.opt_level
+    row_alias_checks: bool = True  # options.row_alias_checks() when the kernel was compiled
+
+    @functools.cached_property
+    def optimized_ir(self) -> str:
+        """The whole module after the optimiser (``inspect_llvm()``; the runtime optimises each
+        function when it first runs, ``split_functions``)."""
+        module = llvm.parse_assembly(self.linked_ir)
+        optimize(module, self)
+        return str(module)
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -421,7 +438,7 @@ def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
 
 
 def generate(program: LoopProgram, options) -> LLVMArtifact:
-    """LLVM IR for ``program``, before and after the O3 pipeline for the host CPU."""
+    """LLVM IR for ``program`` for the host CPU (each function is optimised when it first runs)."""
     phases = plan_phases(program)
     shared = shared_scalars(program)
     params = signature(program, shared)
@@ -441,16 +458,26 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     parsed.data_layout = str(tm.target_data)
     link_fallbacks(parsed, module, triple)
     parsed.verify()
-    if options.opt_level > 0:
-        pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
-        builder = llvm.create_pass_builder(tm, pto)
-        with _pipeline_options(row_alias_checks()):
-            builder.getModulePassManager().run(parsed, builder)
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
                         tuple(a.name for a in program.arrays), check_messages(program),
-                        gathers=options.vector_gathers())
+                        gathers=options.vector_gathers(), opt_level=options.opt_level,
+                        row_alias_checks=row_alias_checks())
+
+
+def optimize(module, artifact: LLVMArtifact) -> None:
+    """LLVM's O3 pipeline (``artifact.opt_level``) on ``module``, for the host CPU, with the
+    vectorizers on and polyfuse's ``PIPELINE_OPTIONS``.  Its passes work on one function at a
+    time or only look at the functions a function calls, and the phase functions call no
+    other (split_functions), so optimising one function's module gives it the code it gets
+    in the whole module."""
+    if artifact.opt_level == 0:
+        return
+    pto = llvm.create_pipeline_tuning_options(speed_level=artifact.opt_level)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    builder = llvm.create_pass_builder(_target_machine(_initialize(), gathers=artifact.gathers), pto)
+    with _pipeline_options(artifact.row_alias_checks):
+        builder.getModulePassManager().run(module, builder)
 
 
 #: LLVM command-line options set for polyfuse's O3 pipeline only, with the values they are reset
@@ -543,31 +570,36 @@ def link_fallbacks(parsed, module: ll.Module, triple: str) -> None:
 
 
 def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
-    """A kernel for already optimised IR.  Nothing is generated yet: each function's machine code
-    is generated (or linked from ``artifact.objects``) when the runtime first asks for it
-    (``LLVMKernel.function``), from a module of its own (``split_functions``)."""
+    """A kernel for generated IR.  Nothing is optimised or generated yet: each function is
+    optimised and its machine code generated (or linked from ``artifact.objects``) when the
+    runtime first asks for it (``LLVMKernel.function``), from a module of its own
+    (``split_functions``)."""
     triple = _initialize()
-    if BLAS_PREFIX in artifact.optimized_ir:
+    if BLAS_PREFIX in artifact.linked_ir:
         register_blas(llvm)
-    if LAPACK_PREFIX in artifact.optimized_ir:  # a cached kernel that calls LAPACK needs it here too
+    if LAPACK_PREFIX in artifact.linked_ir:  # a cached kernel that calls LAPACK needs it here too
         register_lapack(llvm)
-    pieces = split_functions(artifact.optimized_ir)
-    base, base_name = (pieces.pop(""), f"{artifact.name}.globals") if pieces else (artifact.optimized_ir, artifact.name)
-    parsed = llvm.parse_assembly(base)
-    parsed.name = base_name  # (parsed modules are all named "<string>": the object cache keys by name)
+    pieces = split_functions(artifact.linked_ir)
+    if pieces:
+        parsed = llvm.parse_assembly(pieces.pop(""))  # the global variables only
+        parsed.name = f"{artifact.name}.globals"
+    else:  # one module (optimised now)
+        parsed = llvm.parse_assembly(artifact.linked_ir if artifact.name in dict(artifact.objects)
+                                     else artifact.optimized_ir)
+        parsed.name = artifact.name  # (parsed modules are all named "<string>": the object cache keys by name)
     engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple, gathers=artifact.gathers))
-    kernel = LLVMKernel(artifact, {a.name: a for a in artifact.locals}, engine, pending=pieces or {})
-    known = dict(artifact.objects)
+    kernel = LLVMKernel(artifact, {a.name: a for a in artifact.locals}, engine, pending=pieces or {},
+                        known=dict(artifact.objects))
     # (MCJIT asks the cache for a module's object before generating code for it, and reports
     # what it generated; symbols, BLAS pointers included, are still resolved at load, by name)
     engine.set_object_cache(lambda module, data: kernel.emitted.__setitem__(module.name, bytes(data)),
-                            lambda module: known.get(module.name))
+                            lambda module: kernel.known.get(module.name))
     if any(phase.is_region for phase in artifact.phases):
         barrier = llvm.parse_assembly(barrier_module(triple))
         barrier.name = BARRIER
         engine.add_module(barrier)
     kernel.phases = tuple(CompiledPhase(phase, kernel) for phase in artifact.phases)
-    if INDEX_ERROR in artifact.optimized_ir:
+    if INDEX_ERROR in artifact.linked_ir:
         with kernel.lock:
             kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
                                        for name in (INDEX_ERROR, INDEX_VALUE))
@@ -580,7 +612,7 @@ _GLOBAL = re.compile(r'(?P<name>@(?:"[^"]+"|[-\w.$]+)) = (?P<how>(?:local_unname
 
 
 def split_functions(text: str) -> dict[str, str] | None:
-    """A printed optimised module cut into one module per function it exports (by the function's
+    """A printed module (generated, or optimised) cut into one module per function it exports (by the function's
     name) and one, under ``""``, with the global variables it defines (the others declare them),
     so that MCJIT generates each function's machine code only when its address is first asked
     for: LLVM's code generation was most of a cold compile (fdtd-2d: 1.2 s of 1.8), half of it
