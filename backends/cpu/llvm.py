@@ -207,8 +207,10 @@ class LLVMKernel:
         with self.lock:
             text = self.pending.pop(name, None)
             if text is not None:
-                module = llvm.parse_assembly(text)
-                if name not in self.known:  # (machine code from the disk cache needs no optimiser)
+                # machine code from the disk cache needs no optimiser, nor the function's IR:
+                # MCJIT takes the object for a module that defines the name (and only its name)
+                module = llvm.parse_assembly(_stub(name) if name in self.known else text)
+                if name not in self.known:
                     optimize(module, self.artifact)
                     # printed and parsed again, as the whole module was before it was cut: the
                     # parse orders each value's uses as the text does, and the register allocator
@@ -652,6 +654,11 @@ def split_functions(text: str) -> dict[str, str] | None:
     for name, body in exported.items():
         pieces[name] = head + "".join(internal[n] for n in _called(body, internal)) + body
     return pieces
+
+
+def _stub(name: str) -> str:
+    """A module that defines ``name``: what MCJIT needs to load the object the cache has for it."""
+    return f'define void @"{name}"() {{\n  ret void\n}}\n'
 
 
 def _called(body: str, internal: dict[str, str]) -> list[str]:
