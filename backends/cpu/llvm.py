@@ -121,9 +121,9 @@ class CompiledPhase:
     """One phase's JIT functions, each generated on first use (``LLVMKernel.function``): the
     phase's function (parallel phases take (first, last) iteration indices too) and, for a phase
     that runs as a parallel region (``phase.is_region``), the region function, taking (thread,
-    threads, barrier block) too.  Only the one the runtime picks is ever generated: a process on
-    one thread never generates the region twins, and the first call at sizes measured on the
-    team's function generates the serial twin only when it first runs."""
+    threads, barrier block) too.  Only what the runtime runs is generated: a process on one
+    thread never generates the region functions, and one on a team generates a serial twin when
+    it first runs it (at sizes too small for threads, or on a re-check: backends/cpu/parallel.py)."""
 
     phase: Phase
     kernel: LLVMKernel = field(repr=False)
@@ -614,14 +614,15 @@ _GLOBAL = re.compile(r'(?P<name>@(?:"[^"]+"|[-\w.$]+)) = (?P<how>(?:local_unname
 
 
 def split_functions(text: str) -> dict[str, str] | None:
-    """A printed module (generated, or optimised) cut into one module per function it exports (by the function's
-    name) and one, under ``""``, with the global variables it defines (the others declare them),
-    so that MCJIT generates each function's machine code only when its address is first asked
-    for: LLVM's code generation was most of a cold compile (fdtd-2d: 1.2 s of 1.8), half of it
-    for the region twins of the parallel phases, which a run uses only on a team (and the serial
-    twins only on one thread).  Internal functions go into every module that calls them.  Code
-    generation works on one function at a time, so the cut changes no function's machine code.
-    None for a module holding something the cut does not know (the backend then uses it whole)."""
+    """A printed module cut into one module per function it exports (by the function's name) and
+    one, under ``""``, with the global variables it defines (the others declare them), so that
+    LLVM optimises a function and MCJIT generates its machine code only when the runtime first
+    asks for it: LLVM was most of a cold compile (fdtd-2d: 1.2 s of 1.8), half of it for the
+    twins of the parallel regions, of which a run may never use one.  Internal functions (libm
+    fallbacks) go into every module that calls them.  The phase functions call no other, and
+    the optimiser and the code generator work on one function at a time (or on what it calls),
+    so the cut changes no function's machine code (docs/performance.md).  None for a module
+    holding something the cut does not know (the backend then uses it whole)."""
     lines = text.splitlines(keepends=True)
     common: list[str] = []  # headers, declarations, attributes, metadata; global variables declared
     base: list[str] = []  # the same with the global variables defined
@@ -634,7 +635,7 @@ def split_functions(text: str) -> dict[str, str] | None:
             match = _DEFINE.match(line)
             if match is None or "}\n" not in lines[k:]:
                 return None
-            end = lines.index("}\n", k) + 1
+            end = lines.index("}\n", k) + 1  # (the printer closes a body with "}" alone on a line)
             (internal if match["linkage"] else exported)[match["name"].strip('"')] = "".join(lines[k:end])
             k = end
             continue
