@@ -10,10 +10,13 @@ rounds is printed (say the load with it: ``cat /proc/loadavg``).  No compile dea
 - **cold**: ``POLYFUSE_DISABLE_CACHE=1``; the process first compiles a small kernel (jacobi-1d)
   untimed, so the imports and LLVM's initialisation are not counted (as in ``polyfuse bench``'s
   compile column, where many kernels compile in one process), then times ``kernel.compile``.
-- **warm**: a disk-cache hit in a second process, after a first one compiled the kernel into a
-  fresh cache directory (one per checkout).  ``first``: the first compile of that process,
+- **warm**: a disk-cache hit in a second process, after a first one compiled (and called) the
+  kernel into a fresh cache directory (one per checkout).  ``first``: the first compile of that process,
   with every once-per-process cost (imports of the backend, the cache key's versions and
   source digest); ``next``: after another kernel's hit (jacobi-1d) paid those.
+- **+1, +2**: the compile (or load) and the kernel's first call, and its second (test sizes,
+  default thread count): the LLVM backend generates (or links) each function's machine code when
+  it first runs, so the compile alone no longer holds all of it.
 """
 
 from __future__ import annotations
@@ -38,20 +41,28 @@ def compiled(name):
     kernel = polyfuse.kernel(spec.func)
     start, cpu = time.perf_counter(), time.process_time()
     variant = kernel.compile(*args)
-    return time.perf_counter() - start, time.process_time() - cpu, bool(getattr(variant, "from_cache", False))
+    seconds, cpu_then = time.perf_counter() - start, time.process_time()
+    calls = []
+    for _ in range(2):  # (machine code may be generated, or linked, when a function first runs)
+        start = time.perf_counter()
+        kernel(*args)
+        calls.append(time.perf_counter() - start)
+    return seconds, cpu_then - cpu, bool(getattr(variant, "from_cache", False)), calls, time.process_time() - cpu
 
 mode, name = sys.argv[1], sys.argv[2]
 if mode in ("cold", "next"):
     compiled("jacobi-1d")
-seconds, cpu, hit = compiled(name)
-print(json.dumps({"seconds": seconds, "cpu": cpu, "hit": hit}))
+seconds, cpu, hit, calls, cpu2 = compiled(name)
+print(json.dumps({"seconds": seconds, "cpu": cpu, "hit": hit, "calls": calls, "cpu2": cpu2}))
 '''
 
 KERNELS = ["fdtd-2d", "heat-3d", "conv_bn_relu", "attention_rows", "seidel-2d", "correlation", "jacobi-2d"]
 
 
-def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the process) of one compile or load."""
+def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, ...]:
+    """(wall seconds, CPU seconds of the process) of one compile or load, then the wall seconds
+    of the compile and the first call, of those and the second call, and the CPU seconds of the
+    three."""
     # no compile deadline: past it a compile skips optional isl work (and is not cached), so
     # what is compiled would depend on the load (as in codegen_hashes.py)
     env = dict(os.environ, POLYFUSE_CACHE_DIR=cache, POLYFUSE_COMPILE_SECONDS="0")
@@ -65,12 +76,13 @@ def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, float
     done = subprocess.run([python, "-c", CHILD, mode, name], env=env, capture_output=True, text=True, cwd=cache)
     if done.returncode:
         print(f"warning: {name} ({mode}) failed under {python}; not counted:\n{done.stderr[-2000:]}", file=sys.stderr)
-        return math.inf, math.inf
+        return (math.inf,) * 5
     result = json.loads(done.stdout)
     if mode in ("first", "next") and not result["hit"]:  # (seen once under load 7: not understood)
         print(f"warning: {name}: no disk-cache hit under {python}; not counted", file=sys.stderr)
-        return math.inf, math.inf
-    return result["seconds"], result["cpu"]
+        return (math.inf,) * 5
+    first, second = result["calls"]
+    return result["seconds"], result["cpu"], result["seconds"] + first, result["seconds"] + first + second, result["cpu2"]
 
 
 def main() -> None:
@@ -93,15 +105,16 @@ def main() -> None:
                     for clock, seconds in enumerate(measure(python, mode, name, caches[side])):
                         key = (name, mode, side, clock)
                         best[key] = min(best.get(key, seconds), seconds)
-    # wall time, and the process's CPU time (less sensitive to other processes on a loaded machine)
-    print(f"{'kernel':16s} {'cold A':>8s} {'B':>6s} {'cold CPU A':>11s} {'B':>6s} {'warm first A':>13s} {'B':>6s} "
-          f"{'warm next A':>12s} {'B':>6s}   (ms, min of {args.rounds})")
+    # wall time, and the process's CPU time (less sensitive to other processes on a loaded machine);
+    # "+1", "+2": with the first call, and the second (at the test sizes, on the default threads)
+    columns = [("cold", 0, "cold"), ("cold", 1, "cold CPU"), ("cold", 2, "cold+1"), ("cold", 3, "cold+2"),
+               ("cold", 4, "CPU+2"),
+               ("first", 0, "warm first"), ("next", 0, "warm next"), ("next", 2, "next+1"), ("next", 3, "next+2")]
+    print(f"{'kernel':16s} " + " ".join(f"{title + ' A':>13s} {'B':>7s}" for _, _, title in columns)
+          + f"   (ms, min of {args.rounds})")
     for name in args.kernels:
-        cells = [best[(name, mode, side, clock)] * 1e3 for mode, clock in (("cold", 0), ("cold", 1), ("first", 0), ("next", 0))
-                 for side in sides]
-        print(f"{name:16s} {cells[0]:8.0f} {cells[1]:6.0f} {cells[2]:11.0f} {cells[3]:6.0f} {cells[4]:13.1f} {cells[5]:6.1f} "
-              f"{cells[6]:12.1f} {cells[7]:6.1f}")
-
+        cells = [best[(name, mode, side, clock)] * 1e3 for mode, clock, _ in columns for side in sides]
+        print(f"{name:16s} " + " ".join(f"{cells[2 * k]:13.1f} {cells[2 * k + 1]:7.1f}" for k in range(len(columns))))
 
 if __name__ == "__main__":
     main()

@@ -347,7 +347,7 @@ class Kernel:
             with _COMPILE_LOCK:  # unpickling the bounds checks parses isl sets
                 entry = cache.load(key)
                 if entry is not None:
-                    return _from_cache(entry)
+                    return _stored_again(_from_cache(entry), key, entry)
         with _COMPILE_LOCK:  # one isl context is shared by every kernel, and isl is not thread-safe
             stages = compile_kernel(self.py_func, arguments, self.options)
             program, scop = stages["loop ast"], stages["final scop"]
@@ -360,7 +360,9 @@ class Kernel:
         deadline = stages.get("deadline")
         if key is not None and not (deadline is not None and deadline.skipped):
             # (a compile that ran past its deadline depends on this machine's load: not kept)
-            cache.store(key, _cache_entry(variant, self.options))
+            entry = _cache_entry(variant, self.options)
+            cache.store(key, entry)
+            _stored_again(variant, key, entry)
         return variant
 
     def _cache_key(self, arguments: tuple[Argument, ...]) -> str | None:
@@ -390,6 +392,14 @@ def _cache_entry(variant: CompiledVariant, options: Options) -> dict[str, Any]:
         "counts": variant.counts,
         "explanation": Explanation.of(variant, options),
     }
+
+
+def _stored_again(variant: CompiledVariant, key: str, entry: dict[str, Any]) -> CompiledVariant:
+    """The LLVM backend generates each function's machine code when it first runs (``load_artifact``):
+    the entry is stored again with it, so that a later process links it instead."""
+    if hasattr(variant.backend, "on_objects"):
+        variant.backend.on_objects = lambda artifact: cache.store(key, {**entry, "artifact": artifact})
+    return variant
 
 
 def _from_cache(entry: dict[str, Any]) -> CompiledVariant:

@@ -118,22 +118,58 @@ class Param:
 
 @dataclass
 class CompiledPhase:
-    """One phase's JIT function; parallel phases take (first, last) iteration indices too.
-    ``region``: the parallel-region function, taking (thread, threads, barrier block) too."""
+    """One phase's JIT functions, each generated on first use (``LLVMKernel.function``): the
+    phase's function (parallel phases take (first, last) iteration indices too) and, for a phase
+    that runs as a parallel region (``phase.is_region``), the region function, taking (thread,
+    threads, barrier block) too.  Only what the runtime runs is generated: a process on one
+    thread never generates the region functions, and one on a team generates a serial twin when
+    it first runs it (at sizes too small for threads, or on a re-check: backends/cpu/parallel.py)."""
 
     phase: Phase
-    function: Any
-    region: Any = None
+    kernel: LLVMKernel = field(repr=False)
+    _function: Any = field(default=None, repr=False)
+    _region: Any = field(default=None, repr=False)
+
+    @property
+    def function(self):
+        function = self._function
+        if function is None:
+            extra = [ctypes.c_int64] * 2 if self.phase.parallel else []
+            function = self._function = self.kernel.function(phase_name(self.kernel.artifact.name, self.phase), extra)
+        return function
+
+    @property
+    def region(self):
+        """The region function (None: the phase is no region)."""
+        region = self._region
+        if region is None and self.phase.is_region:
+            name = phase_name(self.kernel.artifact.name, self.phase, region=True)
+            region = self._region = self.kernel.function(name, [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p])
+        return region
+
+    def ready(self, *, region: bool) -> None:
+        """Generate the function that is about to run (before a timer starts: parallel.py)."""
+        _ = self.region if region else self.function
 
 
 @dataclass
 class LLVMKernel:
     """JIT-compiled phases; call it with the runtime's value dict."""
 
-    artifact: LLVMArtifact
-    phases: tuple[CompiledPhase, ...]
+    artifact: LLVMArtifact  # its ``objects`` grow as functions are generated
     locals: dict[str, ArrayInfo]
     engine: Any = field(repr=False)
+    phases: tuple[CompiledPhase, ...] = ()
+    # the modules not yet given to the engine, by function name (split_functions), and the
+    # machine code the engine generated since the artifact was last updated
+    pending: dict[str, str] = field(default_factory=dict, repr=False)
+    known: dict[str, bytes] = field(default_factory=dict, repr=False)  # the machine code the artifact came with
+    emitted: dict[str, bytes] = field(default_factory=dict, repr=False)
+    generated: list[str] = field(default_factory=list, repr=False)  # modules generated in this process, in order
+    # called after a function's generation added machine code to ``artifact`` (the disk cache
+    # stores the entry again: kernel.py)
+    on_objects: Callable[[LLVMArtifact], None] | None = field(default=None, repr=False)
+    lock: Any = field(default_factory=threading.Lock, repr=False)
     # what backends/parallel.py measured: (phase, threads, sizes) -> RegionTimes, for parallel
     # phases (sizes: the trip count) and regions (sizes: the integer arguments); serial_sizes:
     # (phase, sizes) measured not worth threads (cleared, never replaced: Launch steps hold it)
@@ -162,14 +198,42 @@ class LLVMKernel:
 
     @property
     def optimized_ir(self) -> str:
-        return self.artifact.optimized_ir
+        return self.artifact.optimized_ir  # (optimised when asked: an O3 run of the whole module)
+
+    def function(self, name: str, extra: list) -> Any:
+        """The JIT function ``name`` (taking the parameters and ``extra``), its machine code
+        generated now if no earlier call asked for it (or loaded from the disk cache's objects).
+        Thread-safe: one generation per function."""
+        with self.lock:
+            text = self.pending.pop(name, None)
+            if text is not None:
+                # machine code from the disk cache needs no optimiser, nor the function's IR:
+                # MCJIT takes the object for a module that defines the name (and only its name)
+                module = llvm.parse_assembly(_stub(name) if name in self.known else text)
+                if name not in self.known:
+                    optimize(module, self.artifact)
+                    # printed and parsed again, as the whole module was before it was cut: the
+                    # parse orders each value's uses as the text does, and the register allocator
+                    # follows that order (without it 56 of 162 functions got other registers)
+                    module = llvm.parse_assembly(str(module))
+                module.name = name  # (the object cache keys by module name)
+                self.engine.add_module(module)
+            address = self.engine.get_function_address(name)
+            fresh, self.emitted = self.emitted, {}
+            if fresh:
+                self.generated.extend(fresh)
+                objects = tuple(sorted({**dict(self.artifact.objects), **fresh}.items()))
+                self.artifact = replace(self.artifact, objects=objects)
+                if self.on_objects is not None:  # (under the lock: the latest objects stored last)
+                    self.on_objects(self.artifact)
+        return ctypes.CFUNCTYPE(None, *[_CTYPES[p.kind] for p in self.params], *extra)(address)
 
     def __call__(self, values: dict[str, Any]) -> None:
         args = [self._value(p, values) for p in self.params]
         for compiled in self.phases:
             if compiled.phase.parallel:
                 run_parallel(self, compiled, args, values)
-            elif compiled.region is not None:
+            elif compiled.phase.is_region:
                 run_region(self, compiled, args)
             else:
                 compiled.function(*args)
@@ -205,28 +269,33 @@ class LLVMKernel:
         sizes = {name: value for name, value in values.items() if type(value) is int}
         steps = tuple(self._step(c, sizes) for c in self.phases)
         # one serial phase and nothing checked at run time: the runtime may call it straight
-        plain = len(self.phases) == 1 and not self.phases[0].phase.parallel and self.phases[0].region is None
+        plain = len(self.phases) == 1 and not self.phases[0].phase.parallel and not self.phases[0].phase.is_region
         direct = self.phases[0].function if plain and self.index_flags is None else None
-        serial = tuple(self._serial_call(c, sizes) for c in self.phases)
-        return Launch(self, tuple(tail), tuple(slots), steps, direct, serial)
+        return Launch(self, tuple(tail), tuple(slots), steps, direct, sizes)
 
-    def _serial_call(self, compiled: CompiledPhase, sizes: dict[str, int]) -> SerialCall:
-        """How one phase runs serially at these sizes, for a native entry (backends/cpu/entry.py)."""
-        phase, address = compiled.phase, ctypes.cast(compiled.function, ctypes.c_void_p).value or 0
+    def serial_key(self, compiled: CompiledPhase, sizes: dict[str, int]) -> tuple | None:
+        """The ``serial_sizes`` entry under which a phase runs serially at these sizes (None:
+        it always does)."""
+        phase = compiled.phase
         if phase.parallel:
             count = trip_count(phase, sizes)
-            return SerialCall(address, count, (phase.index, count) if count > 1 else None)
-        if compiled.region is not None:
-            return SerialCall(address, None, (phase.index, tuple(sizes[self.params[k].name] for k in self.int_positions)))
-        return SerialCall(address)
+            return (phase.index, count) if count > 1 else None
+        if phase.is_region:
+            return (phase.index, tuple(sizes[self.params[k].name] for k in self.int_positions))
+        return None
+
+    def serial_call(self, compiled: CompiledPhase, sizes: dict[str, int]) -> SerialCall:
+        """How one phase runs serially at these sizes, for a native entry (backends/cpu/entry.py)."""
+        address = ctypes.cast(compiled.function, ctypes.c_void_p).value or 0
+        count = trip_count(compiled.phase, sizes) if compiled.phase.parallel else None
+        return SerialCall(address, count, self.serial_key(compiled, sizes))
 
     def _step(self, compiled: CompiledPhase, sizes: dict[str, int]) -> Callable[[list], None]:
         """How one phase runs at these sizes, given the argument list: once measured too small
         for threads (``serial_sizes``), straight to its serial function."""
-        phase, function = compiled.phase, compiled.function
-        serial_sizes = self.serial_sizes
+        phase, serial_sizes = compiled.phase, self.serial_sizes
         if phase.parallel:
-            count = trip_count(phase, sizes)
+            function, count = compiled.function, trip_count(phase, sizes)
             serial = (phase.index, count)
 
             def chunks(args: list) -> None:
@@ -236,17 +305,18 @@ class LLVMKernel:
                     run_parallel(self, compiled, args, sizes, count)
 
             return chunks
-        if compiled.region is not None:
+        if phase.is_region:  # (the serial twin is generated when it first runs)
             key = tuple(sizes[self.params[k].name] for k in self.int_positions)
             serial = (phase.index, key)
 
             def region(args: list) -> None:
                 if serial in serial_sizes:
-                    function(*args)
+                    compiled.function(*args)
                 else:
                     run_region(self, compiled, args, key)
 
             return region
+        function = compiled.function
         return lambda args: function(*args)
 
     @staticmethod
@@ -276,7 +346,13 @@ class Launch:
     local_slots: tuple[tuple[int, str], ...]  # (position in tail, local array)
     steps: tuple[Callable[[list], None], ...]  # one per phase
     direct: Callable[..., None] | None = None  # the one phase's function, where calling it is all
-    serial: tuple[SerialCall, ...] = ()  # each phase run serially (a native entry's calls)
+    sizes: dict[str, int] = field(default_factory=dict, repr=False)  # the integer values of the call
+
+    @functools.cached_property
+    def serial(self) -> tuple[SerialCall, ...]:
+        """Each phase run serially (a native entry's calls): asked for only when an entry is
+        made, since it generates every phase's serial function."""
+        return tuple(self.kernel.serial_call(c, self.sizes) for c in self.kernel.phases)
 
     def __call__(self, args: list) -> None:
         for step in self.steps:
@@ -285,7 +361,8 @@ class Launch:
 
     def serial_keys(self) -> frozenset[tuple]:
         """The ``serial_sizes`` entries under which ``serial`` is how every phase runs now."""
-        return frozenset(call.serial_key for call in self.serial if call.serial_key is not None)
+        keys = (self.kernel.serial_key(c, self.sizes) for c in self.kernel.phases)
+        return frozenset(key for key in keys if key is not None)
 
     def compile_entry(self, spec) -> Callable[..., Any] | None:
         """The native entry ``spec`` describes (runtime/native.py), as a CPython function."""
@@ -336,14 +413,25 @@ class LLVMArtifact:
     params: tuple[Param, ...]
     phases: tuple[Phase, ...]
     locals: tuple[ArrayInfo, ...]
-    llvm_ir: str
-    optimized_ir: str
+    llvm_ir: str  # as generated (``inspect_llvm(optimized=False)``)
+    linked_ir: str  # with the libm fallbacks linked in, for the host: what the optimiser takes
     arrays: tuple[str, ...] = ()  # every array's name, to name a run-time subscript's array
     checks: tuple[tuple[str, str | None], ...] = ()  # the errors and messages of the asserts checked at run time (ir.Check)
     # the machine code MCJIT emitted for each module (by module name): a disk-cache load links it
     # instead of running LLVM's code generator again, which took most of a warm load (0.7 s of
     # fdtd-2d's 0.8 s).  Valid for this CPU and LLVM only: both are part of the cache key.
     objects: tuple[tuple[str, bytes], ...] = ()
+    gathers: bool = True  # Options.vector_gathers (the optimiser's and code generation's target machine)
+    opt_level: int = 3  # Options.opt_level
+    row_alias_checks: bool = True  # options.row_alias_checks() when the kernel was compiled
+
+    @functools.cached_property
+    def optimized_ir(self) -> str:
+        """The whole module after the optimiser (``inspect_llvm()``; the runtime optimises each
+        function when it first runs, ``split_functions``)."""
+        module = llvm.parse_assembly(self.linked_ir)
+        optimize(module, self)
+        return str(module)
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -352,7 +440,7 @@ def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
 
 
 def generate(program: LoopProgram, options) -> LLVMArtifact:
-    """LLVM IR for ``program``, before and after the O3 pipeline for the host CPU."""
+    """LLVM IR for ``program`` for the host CPU (each function is optimised when it first runs)."""
     phases = plan_phases(program)
     shared = shared_scalars(program)
     params = signature(program, shared)
@@ -372,15 +460,26 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     parsed.data_layout = str(tm.target_data)
     link_fallbacks(parsed, module, triple)
     parsed.verify()
-    if options.opt_level > 0:
-        pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
-        builder = llvm.create_pass_builder(tm, pto)
-        with _pipeline_options(row_alias_checks()):
-            builder.getModulePassManager().run(parsed, builder)
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
-                        tuple(a.name for a in program.arrays), check_messages(program))
+                        tuple(a.name for a in program.arrays), check_messages(program),
+                        gathers=options.vector_gathers(), opt_level=options.opt_level,
+                        row_alias_checks=row_alias_checks())
+
+
+def optimize(module, artifact: LLVMArtifact) -> None:
+    """LLVM's O3 pipeline (``artifact.opt_level``) on ``module``, for the host CPU, with the
+    vectorizers on and polyfuse's ``PIPELINE_OPTIONS``.  Its passes work on one function at a
+    time or only look at the functions a function calls, and the phase functions call no
+    other (split_functions), so optimising one function's module gives it the code it gets
+    in the whole module."""
+    if artifact.opt_level == 0:
+        return
+    pto = llvm.create_pipeline_tuning_options(speed_level=artifact.opt_level)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    builder = llvm.create_pass_builder(_target_machine(_initialize(), gathers=artifact.gathers), pto)
+    with _pipeline_options(artifact.row_alias_checks):
+        builder.getModulePassManager().run(module, builder)
 
 
 #: LLVM command-line options set for polyfuse's O3 pipeline only, with the values they are reset
@@ -473,44 +572,107 @@ def link_fallbacks(parsed, module: ll.Module, triple: str) -> None:
 
 
 def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
-    """JIT-compile already optimised IR."""
+    """A kernel for generated IR.  Nothing is optimised or generated yet: each function is
+    optimised and its machine code generated (or linked from ``artifact.objects``) when the
+    runtime first asks for it (``LLVMKernel.function``), from a module of its own
+    (``split_functions``)."""
     triple = _initialize()
-    if BLAS_PREFIX in artifact.optimized_ir:
+    if BLAS_PREFIX in artifact.linked_ir:
         register_blas(llvm)
-    if LAPACK_PREFIX in artifact.optimized_ir:  # a cached kernel that calls LAPACK needs it here too
+    if LAPACK_PREFIX in artifact.linked_ir:  # a cached kernel that calls LAPACK needs it here too
         register_lapack(llvm)
-    parsed = llvm.parse_assembly(artifact.optimized_ir)
-    parsed.name = artifact.name  # (parsed modules are all named "<string>": the object cache keys by name)
-    engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple))
-    known = dict(artifact.objects)
-    emitted: dict[str, bytes] = {}
-    # (MCJIT asks the cache for each module's object before generating code for it, and reports
+    pieces = split_functions(artifact.linked_ir)
+    if pieces:
+        parsed = llvm.parse_assembly(pieces.pop(""))  # the global variables only
+        parsed.name = f"{artifact.name}.globals"
+    else:  # one module (optimised now)
+        parsed = llvm.parse_assembly(artifact.linked_ir if artifact.name in dict(artifact.objects)
+                                     else artifact.optimized_ir)
+        parsed.name = artifact.name  # (parsed modules are all named "<string>": the object cache keys by name)
+    engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple, gathers=artifact.gathers))
+    kernel = LLVMKernel(artifact, {a.name: a for a in artifact.locals}, engine, pending=pieces or {},
+                        known=dict(artifact.objects))
+    # (MCJIT asks the cache for a module's object before generating code for it, and reports
     # what it generated; symbols, BLAS pointers included, are still resolved at load, by name)
-    engine.set_object_cache(lambda module, data: emitted.__setitem__(module.name, bytes(data)),
-                            lambda module: known.get(module.name))
+    engine.set_object_cache(lambda module, data: kernel.emitted.__setitem__(module.name, bytes(data)),
+                            lambda module: kernel.known.get(module.name))
     if any(phase.is_region for phase in artifact.phases):
         barrier = llvm.parse_assembly(barrier_module(triple))
         barrier.name = BARRIER
         engine.add_module(barrier)
-    engine.finalize_object()
-    if emitted:
-        artifact = replace(artifact, objects=tuple(sorted({**known, **emitted}.items())))
-    compiled = []
-    params = [_CTYPES[p.kind] for p in artifact.params]
-    for phase in artifact.phases:
-        argtypes = params + ([ctypes.c_int64] * 2 if phase.parallel else [])
-        address = engine.get_function_address(phase_name(artifact.name, phase))
-        function = ctypes.CFUNCTYPE(None, *argtypes)(address)
-        region = None
-        if phase.is_region:
-            address = engine.get_function_address(phase_name(artifact.name, phase, region=True))
-            region = ctypes.CFUNCTYPE(None, *params, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)(address)
-        compiled.append(CompiledPhase(phase, function, region))
-    kernel = LLVMKernel(artifact, tuple(compiled), {a.name: a for a in artifact.locals}, engine)
-    if INDEX_ERROR in artifact.optimized_ir:
-        kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
-                                   for name in (INDEX_ERROR, INDEX_VALUE))
+    kernel.phases = tuple(CompiledPhase(phase, kernel) for phase in artifact.phases)
+    if INDEX_ERROR in artifact.linked_ir:
+        with kernel.lock:
+            kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
+                                       for name in (INDEX_ERROR, INDEX_VALUE))
     return kernel
+
+
+_DEFINE = re.compile(r'define (?P<linkage>(?:internal |private )?)[^@]*@(?P<name>"[^"]+"|[-\w.$]+)\(')
+_GLOBAL = re.compile(r'(?P<name>@(?:"[^"]+"|[-\w.$]+)) = (?P<how>(?:local_unnamed_addr |unnamed_addr )?)global '
+                     r'(?P<type>[\w]+) [^,]*(?:, align \d+)?$')
+
+
+def split_functions(text: str) -> dict[str, str] | None:
+    """A printed module cut into one module per function it exports (by the function's name) and
+    one, under ``""``, with the global variables it defines (the others declare them), so that
+    LLVM optimises a function and MCJIT generates its machine code only when the runtime first
+    asks for it: LLVM was most of a cold compile (fdtd-2d: 1.2 s of 1.8), half of it for the
+    twins of the parallel regions, of which a run may never use one.  Internal functions (libm
+    fallbacks) go into every module that calls them.  The phase functions call no other, and
+    the optimiser and the code generator work on one function at a time (or on what it calls),
+    so the cut changes no function's machine code (docs/performance.md).  None for a module
+    holding something the cut does not know (the backend then uses it whole)."""
+    lines = text.splitlines(keepends=True)
+    common: list[str] = []  # headers, declarations, attributes, metadata; global variables declared
+    base: list[str] = []  # the same with the global variables defined
+    exported: dict[str, str] = {}
+    internal: dict[str, str] = {}
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        if line.startswith("define "):
+            match = _DEFINE.match(line)
+            if match is None or "}\n" not in lines[k:]:
+                return None
+            end = lines.index("}\n", k) + 1  # (the printer closes a body with "}" alone on a line)
+            (internal if match["linkage"] else exported)[match["name"].strip('"')] = "".join(lines[k:end])
+            k = end
+            continue
+        declared = line
+        if line.startswith("@") and " = internal " not in line and " = private " not in line:
+            found = _GLOBAL.match(line.rstrip("\n"))  # (internal and private data: every module a copy)
+            if found is None:
+                return None
+            declared = f"{found['name']} = external {found['how']}global {found['type']}\n"
+        common.append(declared)
+        base.append(line)
+        k += 1
+    if not exported:
+        return None
+    head = "".join(common)
+    pieces = {"": "".join(base)}
+    for name, body in exported.items():
+        pieces[name] = head + "".join(internal[n] for n in _called(body, internal)) + body
+    return pieces
+
+
+def _stub(name: str) -> str:
+    """A module that defines ``name``: what MCJIT needs to load the object the cache has for it."""
+    return f'define void @"{name}"() {{\n  ret void\n}}\n'
+
+
+def _called(body: str, internal: dict[str, str]) -> list[str]:
+    """The internal functions ``body`` reaches, in the module's order."""
+    reached: set[str] = set()
+    work = [body]
+    while work:
+        text = work.pop()
+        for name, other in internal.items():
+            if name not in reached and re.search(rf'@"?{re.escape(name)}"?(?![-\w.$])', text):
+                reached.add(name)
+                work.append(other)
+    return [name for name in internal if name in reached]
 
 
 def check_messages(program: LoopProgram) -> tuple[tuple[str, str | None], ...]:

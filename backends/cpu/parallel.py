@@ -71,8 +71,9 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
 
 
 def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
+    function = compiled.function  # (generated on first use: not timed)
     began = time.perf_counter()
-    compiled.function(*args, 0, count)
+    function(*args, 0, count)
     seconds = time.perf_counter() - began
     return RegionTimes(seconds >= MIN_PARALLEL_SECONDS, [seconds])
 
@@ -185,9 +186,12 @@ def _remember(kernel, table: dict, key: tuple, sizes: tuple, times: RegionTimes)
         kernel.serial_sizes.add(sizes)
 
 
-def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None]) -> bool:
-    """Run on the team or serially as ``times`` chooses, and record how long it took; True: the team."""
+def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None], compiled=None) -> bool:
+    """Run on the team or serially as ``times`` chooses, and record how long it took; True: the team.
+    ``compiled``: a region's phase, whose chosen function is generated before the timer starts."""
     on_team = times.use_team()
+    if compiled is not None:
+        compiled.ready(region=on_team)
     began = time.perf_counter()
     (team if on_team else serial)()
     times.record(on_team, time.perf_counter() - began)
@@ -273,15 +277,16 @@ def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None
     if times is None:
         _remember(kernel, kernel.region_times, key, (index, sizes), _measure(compiled, args))
         return
-    if _timed(times, lambda: _run_team(compiled, args, workers), lambda: compiled.function(*args)):
+    if _timed(times, lambda: _run_team(compiled, args, workers), lambda: compiled.function(*args), compiled):
         kernel.region_runs[index] = kernel.region_runs.get(index, 0) + 1
 
 
 def _measure(compiled, args: list) -> RegionTimes:
     """Run the region on one thread (the serial schedule), counting its barriers."""
     state = np.zeros(BARRIER_WORDS, dtype=np.int64)
+    region = compiled.region  # (generated on first use: not timed)
     began = time.perf_counter()
-    compiled.region(*args, 0, 1, state.ctypes.data)
+    region(*args, 0, 1, state.ctypes.data)
     seconds = time.perf_counter() - began
     barriers = int(state[BARRIER_GENERATION])
     worth = (barriers > 0 and seconds >= MIN_PARALLEL_SECONDS
@@ -291,10 +296,10 @@ def _measure(compiled, args: list) -> RegionTimes:
 
 def _run_team(compiled, args: list, workers: int) -> None:
     state = np.zeros(BARRIER_WORDS, dtype=np.int64)
-    address = state.ctypes.data
+    address, region = state.ctypes.data, compiled.region
 
     def work(k: int) -> None:
-        compiled.region(*args, k, workers, address)
+        region(*args, k, workers, address)
 
     def abort() -> None:
         state[BARRIER_ABORT] = 1  # members waiting at a barrier return from the region

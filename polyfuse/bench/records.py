@@ -67,6 +67,9 @@ class BenchRow:
     sizes: dict[str, int]
     check: str = "ERROR"  # "ok" | "MISMATCH" | "ERROR"
     compile_ms: float | None = None
+    # the first call after the compile: LLVM optimises and generates each function it runs
+    # (backends/cpu/llvm.py: split_functions), and it runs the serial measurement (JSON only)
+    first_call_ms: float | None = None
     polyfuse_ms: float | None = None
     numba_ms: float | None = None
     speedup: float | None = None  # numba_ms / polyfuse_ms

@@ -515,7 +515,8 @@ class CallPlan:
         self.calls = 0  # calls so far (a native entry is made from the NATIVE_AFTER-th: Kernel)
         self.fast: Callable[..., Any] | None = None  # the native entry (runtime/native.py), once made
         # a backend that says how its phases run serially; local arrays small enough to keep
-        self.native = (hasattr(launch, "serial") and (self.locals is None or self.locals.keep > 0)
+        # (asked of the class: an LLVM launch's ``serial`` generates the serial functions)
+        self.native = (hasattr(type(launch), "serial") and (self.locals is None or self.locals.keep > 0)
                        and native_entries())
         self.variant_returns = variant.returns
         if variant.returns is not None:

@@ -4,6 +4,7 @@ equal to the serial schedule on any number of threads."""
 
 from __future__ import annotations
 
+import ctypes
 import threading
 
 import numpy as np
@@ -219,7 +220,7 @@ def test_failing_member_aborts_the_region_instead_of_deadlocking(forced):
             raise RuntimeError("member 1 failed")
         return region(*call_args)
 
-    compiled.region = failing
+    compiled._region = failing  # (the region function, generated above)
     outcome: list = []
 
     def call():
@@ -233,7 +234,7 @@ def test_failing_member_aborts_the_region_instead_of_deadlocking(forced):
     caller.join(timeout=60)
     assert not caller.is_alive(), "the region deadlocked"
     assert outcome == ["member 1 failed"]
-    compiled.region = region
+    compiled._region = region
     assert_bitwise(run(k, args, 1), run(k, args, 2))  # and the kernel still works
 
 
@@ -293,3 +294,41 @@ def test_random_programs_in_a_time_loop_bitwise_equal_on_several_threads(prog, n
         assert expected[-1] is None and serial[-1] is None
         assert_bitwise(serial, run(k, args, count))
     assert_regions_ran(backend(k, args), 1)  # the second call on ``count`` threads
+
+
+def test_each_twin_is_generated_when_the_runtime_first_runs_it(forced):
+    """A region phase has two functions (serial, and the team's): one thread generates only the
+    serial ones, the first call on a team the region ones; both compute the function's results."""
+    sk = suite.KERNELS["jacobi-2d"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    k = polyfuse.kernel(sk.func, target="cpu", cache=False)
+    kernel = backend(k, args)
+    assert kernel.generated == [] and any(name.endswith(".region") for name in kernel.pending)
+    assert_bitwise(python(sk.func, args), run(k, args, 1))
+    assert kernel.generated and not any(name.endswith(".region") for name in kernel.generated)
+    assert_bitwise(python(sk.func, args), run(k, args, 2))
+    assert any(name.endswith(".region") for name in kernel.generated)
+    assert len(set(kernel.generated)) == len(kernel.generated)  # each once
+    assert_regions_ran(kernel, 1)
+
+
+def test_a_function_asked_for_by_several_threads_at_once_is_generated_once():
+    sk = suite.KERNELS["jacobi-2d"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    kernel = backend(polyfuse.kernel(sk.func, target="cpu", cache=False), args)
+    start = threading.Barrier(4)
+    got: list = []
+
+    def ask(compiled) -> None:
+        start.wait()
+        got.append((compiled.function, compiled.region))
+
+    (compiled,) = kernel.phases
+    askers = [threading.Thread(target=ask, args=(compiled,)) for _ in range(4)]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join()
+    addresses = {tuple(ctypes.cast(f, ctypes.c_void_p).value for f in pair) for pair in got}
+    assert len(addresses) == 1 and len(got) == 4
+    assert sorted(kernel.generated) == sorted(set(kernel.generated))
