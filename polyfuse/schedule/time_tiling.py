@@ -15,7 +15,9 @@ while it stays in L2:
 3. the tile loops are *wavefronted*: the outer tile loop becomes the sum of the first two tile
    coordinates (Pluto/PPCG), so tiles of one wavefront are independent and the second tile loop
    runs in parallel (a parallel region inside the sequential wavefront loop);
-4. partial tiles are ``atomic`` (one loop nest with min/max bounds per statement); isolating full
+4. the point loops below the time point loop drop the skew (``2t + i`` becomes ``i``: the time
+   point loop fixes ``t``), so subscripts are the untiled code's ``A[i - 1]``;
+5. partial tiles are ``atomic`` (one loop nest with min/max bounds per statement); isolating full
    tiles (``ISOLATE_FULL_TILES``) is implemented but off: it did not pay for its compile time.
 
 The caller verifies the whole program's schedule; a failed check means no time tiling.
@@ -273,9 +275,9 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
 
     Tile loops count tiles (``floor(x / S)``); the first becomes the sum of the first
     ``wavefront_members`` of them, so the others of those run in parallel within a wavefront.
-    Point loops keep the skewed coordinates: the time point loop outermost, then each statement's
-    own space loops (``band_sink``), so each sweep's innermost loop stays a separate, vectorizable
-    loop as in the untiled code.  ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart."""
+    Point loops: the time point loop outermost, then each statement's own space loops
+    (``band_sink``), so each sweep's innermost loop stays a separate, vectorizable loop as in the
+    untiled code, and in the statement's own coordinates (``_unskewed``: ``i``, not ``2t + i``).  ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart."""
     tiles = _wavefronted(_tiled(schedule.get_root().child(0), sizes), sizes)
     point = tiles.child(0)
     isolate = ISOLATE_FULL_TILES if isolate is None else isolate
@@ -284,12 +286,75 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
     if time.child(0).child(0).get_type() == isl.schedule_node_type.sequence:
         time = _atomic_children(time.child(0).band_sink()).parent()
     else:
-        time = _atomic(time.child(0)).parent()
+        time = _atomic(_unskewed(time.child(0))).parent()
     options = isl.UnionSet(ATOMIC_OPTION)
     if full is not None:
         option = isl.Map.from_domain_and_range(full, _universe(full, 1)).wrap().set_tuple_name("isolate")
         options = options.union(isl.UnionSet.from_set(option))
     return time.band_set_ast_build_options(options).get_schedule()
+
+
+def _unskewed(band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """The space point loops below the time point loop in each statement's own coordinates.
+
+    The time point loop fixes ``t``, so a space member ``c * t + f(i, j)`` (``2t + i``) orders the
+    points of one time step exactly as ``f(i, j)`` does: dropping ``c * t`` shifts each point loop
+    by a value the loops around it fix.  Where the band schedules several statements, ``c`` (and a
+    dropped constant) must be the same for all of them, or the shift would reorder them.  Where it
+    schedules one, each member also drops the iterators the members before it fix (seidel-2d's
+    ``(t + i, 2t + i + j)`` becomes ``(i, j)``).  The loop code then indexes ``A[i - 1]`` instead
+    of ``A[_t3 - 2 * _t2 - 1]``, and LLVM keeps a neighbour's load for the next iteration (one
+    load per element instead of three in jacobi-1d's inner loop).  A member with integer
+    divisions, or statements that disagree, leave the band as it is; the caller verifies the
+    schedule either way."""
+    partial, domain = band.band_get_partial_schedule(), band.get_domain()
+    single = len({s.get_tuple_name() for s in _sets_of(domain)}) == 1
+    fixed = {0}
+    for k in range(band.band_n_member()):
+        member = _shifted(partial.get_at(k).intersect_domain_union_set(domain), fixed, single)
+        if member is None:
+            return band
+        partial = partial.set_at(k, member)
+    return band.delete().insert_partial_schedule(partial).band_set_permutable(1)
+
+
+def _sets_of(domain: isl.UnionSet) -> list[isl.Set]:
+    sets: list[isl.Set] = []
+    domain.foreach_set(sets.append)
+    return sets
+
+
+def _shifted(upa: isl.UnionPwAff, fixed: set[int], single: bool) -> isl.UnionPwAff | None:
+    """``upa`` without its terms in the iterators ``fixed`` (and without its constant where every
+    piece has the same one), or None where it cannot be (see ``_unskewed``).  With ``single``,
+    the iterator this member then fixes (its only other one) joins ``fixed``."""
+    pieces: list[tuple[isl.Set, isl.Aff]] = []
+    pwas: list[isl.PwAff] = []
+    upa.foreach_pw_aff(pwas.append)
+    for pwa in pwas:
+        pwa.foreach_piece(lambda domain, aff: pieces.append((domain, aff)))
+    if not pieces or any(aff.dim(isl.dim_type.div) for _domain, aff in pieces):
+        return None
+    dropped = {tuple(_coefficient(aff, d) for d in sorted(fixed)) for _domain, aff in pieces}
+    if len(dropped) > 1:
+        return None
+    same_constant = len({aff.get_constant_val().to_python() for _domain, aff in pieces}) == 1
+    result = isl.UnionPwAff.empty(upa.get_space())
+    free: set[int] = set()
+    for domain, aff in pieces:
+        for d in fixed:
+            aff = aff.set_coefficient_val(isl.dim_type.in_, d, isl.Val(0))
+        if same_constant:
+            aff = aff.set_constant_val(isl.Val(0))
+        free |= {d for d in range(aff.dim(isl.dim_type.in_)) if _coefficient(aff, d)}
+        result = result.union_add(isl.UnionPwAff.from_pw_aff(isl.PwAff.alloc(domain, aff)))
+    if single and len(free) == 1:
+        fixed |= free
+    return result
+
+
+def _coefficient(aff: isl.Aff, dim: int) -> int:
+    return int(aff.get_coefficient_val(isl.dim_type.in_, dim).to_python())
 
 
 def _tiled(band: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.ScheduleNode:
@@ -331,7 +396,7 @@ def _atomic(band: isl.ScheduleNode) -> isl.ScheduleNode:
 def _atomic_children(sequence: isl.ScheduleNode) -> isl.ScheduleNode:
     """Each filter's band below ``sequence`` made atomic."""
     for k in range(sequence.n_children()):
-        sequence = _atomic(sequence.child(k).child(0)).parent().parent()
+        sequence = _atomic(_unskewed(sequence.child(k).child(0))).parent().parent()
     return sequence
 
 
