@@ -281,7 +281,8 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
     ``wavefront_members`` of them, so the others of those run in parallel within a wavefront.
     Point loops: the time point loop outermost, then each statement's own space loops
     (``band_sink``), so each sweep's innermost loop stays a separate, vectorizable loop as in the
-    untiled code, and in the statement's own coordinates (``_unskewed``: ``i``, not ``2t + i``).  ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart."""
+    untiled code, and in the statement's own coordinates (``_unskewed``: ``i``, not ``2t + i``).
+    ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart."""
     tiles = _wavefronted(_tiled(schedule.get_root().child(0), sizes), sizes)
     point = tiles.child(0)
     isolate = ISOLATE_FULL_TILES if isolate is None else isolate
@@ -552,7 +553,7 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     sided = rows_side_by_side(tiled, slope) if slope is not None else None
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
-    return sided or tiled, TimeTileDecision(
+    return tiled if sided is None else sided, TimeTileDecision(
         var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
         footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
         f"skew {skew} makes time and space permutable; tiles fit the budget", rows)
