@@ -184,7 +184,8 @@ def _time_tiles(value: dict[str, Any]) -> str:
         return f"{where}: not time tiled -- {value['reason']}"
     return (f"{where}: time tiles {' x '.join(map(str, value['sizes']))} of the skewed band "
             f"{value['band']}; {value['wavefront']}; footprint {value['footprint_bytes']} of "
-            f"{value['budget_bytes']} bytes ({value['reason']})")
+            f"{value['budget_bytes']} bytes ({value['reason']})"
+            + (f"; {value['rows']}" if value.get("rows") else ""))
 
 
 def _text(value: Any) -> str:

@@ -15,7 +15,11 @@ while it stays in L2:
 3. the tile loops are *wavefronted*: the outer tile loop becomes the sum of the first two tile
    coordinates (Pluto/PPCG), so tiles of one wavefront are independent and the second tile loop
    runs in parallel (a parallel region inside the sequential wavefront loop);
-4. partial tiles are ``atomic`` (one loop nest with min/max bounds per statement); isolating full
+4. the point loops below the time point loop drop the skew (``2t + i`` becomes ``i``: the time
+   point loop fixes ``t``), so subscripts are the untiled code's ``A[i - 1]``; an in-place
+   sweep's chain (seidel-2d's ``j`` loop) runs in steps ``2i + j`` whose rows are independent,
+   so several rows' chains overlap (``rows_side_by_side``);
+5. partial tiles are ``atomic`` (one loop nest with min/max bounds per statement); isolating full
    tiles (``ISOLATE_FULL_TILES``) is implemented but off: it did not pay for its compile time.
 
 The caller verifies the whole program's schedule; a failed check means no time tiling.
@@ -43,6 +47,7 @@ from polyfuse.schedule.isl_scheduler import compute_whole_components
 TIME_TILE = 8
 SPACE_TILES = (8, 16, 32, 64, 128, 256)  # candidate sizes of the outer space tiles
 INNER_TILES = (64, 128, 256, 512, 1024, 2048)  # the innermost (stride-1) member gets a long tile
+MAX_ROW_SLOPE = 4  # steepest steps that run an in-place sweep's rows side by side (seidel-2d: 2)
 _LOCK = threading.Lock()
 #: Emit full tiles apart (isl ``isolate``: constant-trip, guard-free point loops).  Off: each
 #: statement already has its own point loops with min/max bounds, which vectorize as well.  Bench
@@ -66,6 +71,7 @@ class TimeTileDecision:
     footprint_bytes: int = 0  # one time step's box plus the skew's slide, every array the nest touches
     budget_bytes: int = 0
     reason: str = ""
+    rows: str = ""  # an in-place sweep's rows run side by side (rows_side_by_side), or ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,9 +279,10 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
 
     Tile loops count tiles (``floor(x / S)``); the first becomes the sum of the first
     ``wavefront_members`` of them, so the others of those run in parallel within a wavefront.
-    Point loops keep the skewed coordinates: the time point loop outermost, then each statement's
-    own space loops (``band_sink``), so each sweep's innermost loop stays a separate, vectorizable
-    loop as in the untiled code.  ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart."""
+    Point loops: the time point loop outermost, then each statement's own space loops
+    (``band_sink``), so each sweep's innermost loop stays a separate, vectorizable loop as in the
+    untiled code, and in the statement's own coordinates (``_unskewed``: ``i``, not ``2t + i``).
+    ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart."""
     tiles = _wavefronted(_tiled(schedule.get_root().child(0), sizes), sizes)
     point = tiles.child(0)
     isolate = ISOLATE_FULL_TILES if isolate is None else isolate
@@ -284,12 +291,133 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
     if time.child(0).child(0).get_type() == isl.schedule_node_type.sequence:
         time = _atomic_children(time.child(0).band_sink()).parent()
     else:
-        time = _atomic(time.child(0)).parent()
+        time = _atomic(_unskewed(time.child(0))).parent()
     options = isl.UnionSet(ATOMIC_OPTION)
     if full is not None:
         option = isl.Map.from_domain_and_range(full, _universe(full, 1)).wrap().set_tuple_name("isolate")
         options = options.union(isl.UnionSet.from_set(option))
     return time.band_set_ast_build_options(options).get_schedule()
+
+
+def _unskewed(band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """The space point loops below the time point loop in each statement's own coordinates.
+
+    The time point loop fixes ``t``, so a space member ``c * t + f(i, j)`` (``2t + i``) orders the
+    points of one time step exactly as ``f(i, j)`` does: dropping ``c * t`` shifts each point loop
+    by a value the loops around it fix.  Where the band schedules several statements, ``c`` (and a
+    dropped constant) must be the same for all of them, or the shift would reorder them.  Where it
+    schedules one, each member also drops the iterators the members before it fix (seidel-2d's
+    ``(t + i, 2t + i + j)`` becomes ``(i, j)``).  The loop code then indexes ``A[i - 1]`` instead
+    of ``A[_t3 - 2 * _t2 - 1]``, and LLVM keeps a neighbour's load for the next iteration (one
+    load per element instead of three in jacobi-1d's inner loop).  A member with integer
+    divisions, or statements that disagree, leave the band as it is; the caller verifies the
+    schedule either way."""
+    partial, domain = band.band_get_partial_schedule(), band.get_domain()
+    single = len({s.get_tuple_name() for s in _sets_of(domain)}) == 1
+    fixed = {0}
+    for k in range(band.band_n_member()):
+        member = _shifted(partial.get_at(k).intersect_domain_union_set(domain), fixed, single)
+        if member is None:
+            return band
+        partial = partial.set_at(k, member)
+    return band.delete().insert_partial_schedule(partial).band_set_permutable(1)
+
+
+def _sets_of(domain: isl.UnionSet) -> list[isl.Set]:
+    sets: list[isl.Set] = []
+    domain.foreach_set(sets.append)
+    return sets
+
+
+def _shifted(upa: isl.UnionPwAff, fixed: set[int], single: bool) -> isl.UnionPwAff | None:
+    """``upa`` without its terms in the iterators ``fixed`` (and without its constant where every
+    piece has the same one), or None where it cannot be (see ``_unskewed``).  With ``single``,
+    the iterator this member then fixes (its only other one) joins ``fixed``."""
+    pieces: list[tuple[isl.Set, isl.Aff]] = []
+    pwas: list[isl.PwAff] = []
+    upa.foreach_pw_aff(pwas.append)
+    for pwa in pwas:
+        pwa.foreach_piece(lambda domain, aff: pieces.append((domain, aff)))
+    if not pieces or any(aff.dim(isl.dim_type.div) for _domain, aff in pieces):
+        return None
+    dropped = {tuple(_coefficient(aff, d) for d in sorted(fixed)) for _domain, aff in pieces}
+    if len(dropped) > 1:
+        return None
+    same_constant = len({aff.get_constant_val().to_python() for _domain, aff in pieces}) == 1
+    result = isl.UnionPwAff.empty(upa.get_space())
+    free: set[int] = set()
+    for domain, aff in pieces:
+        for d in fixed:
+            aff = aff.set_coefficient_val(isl.dim_type.in_, d, isl.Val(0))
+        if same_constant:
+            aff = aff.set_constant_val(isl.Val(0))
+        free |= {d for d in range(aff.dim(isl.dim_type.in_)) if _coefficient(aff, d)}
+        result = result.union_add(isl.UnionPwAff.from_pw_aff(isl.PwAff.alloc(domain, aff)))
+    if single and len(free) == 1:
+        fixed |= free
+    return result
+
+
+def _coefficient(aff: isl.Aff, dim: int) -> int:
+    return int(aff.get_coefficient_val(isl.dim_type.in_, dim).to_python())
+
+
+def row_slope(scop: Scop, deps: Dependences, stmts: tuple[str, ...]) -> int | None:
+    """The slope of the steps that run the rows of a one-statement in-place sweep side by side,
+    or None (not one statement, or its innermost loop carries nothing within a time step).
+
+    seidel-2d's ``A[i, j]`` needs ``A[i, j - 1]`` of the same time step: its ``j`` loop is one
+    chain of dependent additions and a division, latency-bound on one thread.  Within a time step
+    (and one value of any loops outside the last two) its dependence distances ``(di, dj)`` are
+    ``(0, 1)``, ``(1, -1)``, ``(1, 0)``, ``(1, 1)``; for the smallest ``slope`` with
+    ``slope * di + dj >= 1`` for every distance (seidel-2d: 2), the points of one step
+    ``slope * i + j`` are independent of each other (``rows_side_by_side``)."""
+    if len(stmts) != 1 or len(scop.statement(stmts[0]).iterators) < 3:
+        return None
+    domain = _domain(scop, stmts)
+    own = deps.validity().intersect_domain(domain).intersect_range(domain)
+    if own.is_empty():
+        return None
+    deltas = isl.Set.from_union_set(own.deltas())
+    deltas = deltas.project_out(isl.dim_type.param, 0, deltas.dim(isl.dim_type.param))
+    xs = [f"d{k}" for k in range(deltas.dim(isl.dim_type.set))]
+    point = f"{deltas.get_tuple_name() or ''}[{', '.join(xs)}]"
+    p, q = xs[-2], xs[-1]
+    within = deltas.intersect(isl.Set(f"{{ {point} : {' and '.join(f'{x} = 0' for x in xs[:-2])} }}"))
+    if within.intersect(isl.Set(f"{{ {point} : {p} = 0 and {q} >= 1 }}")).is_empty():
+        return None  # the innermost loop carries nothing within a time step: no chain
+    for slope in range(1, MAX_ROW_SLOPE + 1):
+        if within.intersect(isl.Set(f"{{ {point} : {slope}{p} + {q} <= 0 }}")).is_empty():
+            return slope
+    return None
+
+
+def rows_side_by_side(schedule: isl.Schedule, slope: int) -> isl.Schedule | None:
+    """The tiled ``schedule`` of one statement with its last two point loops ``(p, q)`` replaced
+    by ``(slope * p + q, p)``: each step of the new loop holds points of several rows, which no
+    dependence joins, so the row loop inside it is parallel and the rows' chains overlap (the
+    core runs several independent divisions at once).  None where the point band is not the
+    statement's own iterators.  The caller verifies the schedule."""
+    time = schedule.get_root().child(0).child(0)
+    band = time.child(0) if time.get_type() == isl.schedule_node_type.band else None
+    if band is None or band.get_type() != isl.schedule_node_type.band:
+        return None
+    domain = band.get_domain()
+    sets = _sets_of(domain)
+    n, members = (sets[0].dim(isl.dim_type.set), band.band_n_member()) if len(sets) == 1 else (0, 0)
+    if members < 2 or members != n - 1:
+        return None
+    xs = [f"x{k}" for k in range(n)]
+    head = f"{sets[0].get_tuple_name()}[{', '.join(xs)}]"
+    partial = band.band_get_partial_schedule()
+    for k in range(members):
+        plain = isl.UnionMap(f"{{ {head} -> [{xs[k + 1]}] }}").intersect_domain(domain)
+        if not isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain).is_equal(plain):
+            return None
+    p, q = xs[-2], xs[-1]
+    steps = isl.UnionMap(f"{{ {head} -> [{', '.join([*xs[1:-2], f'{slope}{p} + {q}', p])}] }}")
+    partial = isl.MultiUnionPwAff.from_union_map(steps.intersect_domain(domain))
+    return _atomic(band.delete().insert_partial_schedule(partial)).get_schedule()
 
 
 def _tiled(band: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.ScheduleNode:
@@ -331,7 +459,7 @@ def _atomic(band: isl.ScheduleNode) -> isl.ScheduleNode:
 def _atomic_children(sequence: isl.ScheduleNode) -> isl.ScheduleNode:
     """Each filter's band below ``sequence`` made atomic."""
     for k in range(sequence.n_children()):
-        sequence = _atomic(sequence.child(k).child(0)).parent().parent()
+        sequence = _atomic(_unskewed(sequence.child(k).child(0))).parent().parent()
     return sequence
 
 
@@ -421,10 +549,14 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
         return None, TimeTileDecision(var, stmts, False, text, budget_bytes=budget,
                                       reason="no tile fits the cache budget")
     tiled = tiled_wavefront(band, sizes)
-    return tiled, TimeTileDecision(
+    slope = row_slope(scop, deps, stmts)
+    sided = rows_side_by_side(tiled, slope) if slope is not None else None
+    rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
+                                     "the row loop p innermost (no dependence within a step)")
+    return tiled if sided is None else sided, TimeTileDecision(
         var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
         footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
-        f"skew {skew} makes time and space permutable; tiles fit the budget")
+        f"skew {skew} makes time and space permutable; tiles fit the budget", rows)
 
 
 def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:

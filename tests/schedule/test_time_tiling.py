@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 
+import islpy as isl
 import numpy as np
 import pytest
 from conftest import assert_regions_ran, copy_args, define
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 
 import polyfuse
 from polyfuse.bench import suite
-from polyfuse.model.loop_ast import Block, For, If
+from polyfuse.model import ir
+from polyfuse.model.loop_ast import Block, For, If, StmtCall, calls_with_loops, nodes
 from polyfuse.runtime import threads
 from polyfuse.runtime.variant import evaluate_int
 from polyfuse.schedule import time_tiling
@@ -183,6 +185,65 @@ def test_non_stencils_get_no_decision(fresh):
     sk = suite.KERNELS["chain3"]  # loops that do not even look like a time loop: no records
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
     assert _decisions(polyfuse.kernel(sk.func, verify=True), args) == ()
+
+
+@pytest.mark.parametrize("name", [name for name in SMALL_TILES if name != "seidel-2d"])
+def test_point_loops_run_in_the_statements_own_coordinates(fresh, name):
+    """Below the time point loop, each statement's innermost coordinate is a plain loop iterator
+    (or a constant, where isl peels a one-trip loop), not a skewed one such as
+    ``S(_t2, _t3 - 2 * _t2)`` (LLVM then reuses neighbours' loads across iterations); results
+    stay bitwise equal."""
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES[name])
+    sk = suite.KERNELS[name]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    args = sk.make_args(np.random.default_rng(0), **SIZES[name][-1])
+    (decision,) = _decisions(kernel, args)
+    assert decision.applied
+    program = kernel.compile(*args).program
+    calls = [n for n in nodes(program.root) if isinstance(n, StmtCall)]
+    assert calls and all(isinstance(call.args[-1], ir.Var | ir.Const) for call in calls), name
+    _run_both(sk, kernel, SIZES[name][-1])
+
+
+def test_in_place_sweep_runs_its_rows_side_by_side(fresh):
+    """seidel-2d's ``j`` loop is a chain (``A[i, j]`` needs ``A[i, j - 1]``); its tiles run the
+    points ``(i, j)`` at steps ``2i + j``, each step's rows in a parallel innermost loop.
+    jacobi-2d (no chain within a time step) keeps its loops."""
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES["seidel-2d"])
+    sk = suite.KERNELS["seidel-2d"]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    args = sk.make_args(np.random.default_rng(0), **SIZES["seidel-2d"][-2])
+    (decision,) = _decisions(kernel, args)
+    assert decision.applied and "at step 2p + q" in decision.rows, decision
+    assert "rows side by side" in str(kernel.explain(*args))
+    calls = list(calls_with_loops(kernel.compile(*args).program.root))
+    assert calls and all(loops[-1].parallel for _call, loops in calls)
+    _run_both(sk, kernel, SIZES["seidel-2d"][-2], counts=(1, 2))
+    jacobi = suite.KERNELS["jacobi-2d"]
+    args = jacobi.make_args(np.random.default_rng(0), **jacobi.sizes["test"])
+    (decision,) = _decisions(polyfuse.kernel(jacobi.func, verify=True), args)
+    assert decision.applied and decision.rows == ""
+
+
+def _band_members(text: str) -> list[isl.UnionMap]:
+    """Each member of the first band of the schedule ``text`` after ``_unskewed``, as a map."""
+    band = isl.Schedule(text).get_root().child(0)
+    partial = time_tiling._unskewed(band).band_get_partial_schedule()
+    return [isl.UnionMap.from_union_pw_aff(partial.get_at(k)) for k in range(band.band_n_member())]
+
+
+def test_unskewing_shifts_only_where_the_order_stays():
+    """One statement: each member drops what the loops around it fix (seidel-2d's band).  Two
+    statements with different time coefficients: a shift by ``c * t`` would reorder them, so the
+    band stays as it is."""
+    members = _band_members('{ domain: "[n] -> { S[t, i, j] : 0 <= t, i, j < n }", child: '
+                            '{ schedule: "[{ S[t, i, j] -> [(t + i)] }, { S[t, i, j] -> [(2t + i + j)] }]" } }')
+    assert members[0].is_equal(isl.UnionMap("[n] -> { S[t, i, j] -> [(i)] : 0 <= t, i, j < n }"))
+    assert members[1].is_equal(isl.UnionMap("[n] -> { S[t, i, j] -> [(j)] : 0 <= t, i, j < n }"))
+    text = ('{ domain: "[n] -> { S[t, i] : 0 <= t, i < n; T[t, i] : 0 <= t, i < n }", child: '
+            '{ schedule: "[{ S[t, i] -> [(2t + i)]; T[t, i] -> [(t + i)] }]" } }')
+    (member,) = _band_members(text)
+    assert member.is_equal(isl.UnionMap("{ S[t, i] -> [(2t + i)]; T[t, i] -> [(t + i)] }"))
 
 
 def test_tile_size_model_fits_the_budget():
