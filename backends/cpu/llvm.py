@@ -19,6 +19,7 @@ import ctypes.util
 import functools
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -170,6 +171,9 @@ class LLVMKernel:
     # stores the entry again: kernel.py)
     on_objects: Callable[[LLVMArtifact], None] | None = field(default=None, repr=False)
     lock: Any = field(default_factory=threading.Lock, repr=False)
+    # seconds spent optimising and generating functions on first use (``function``): compile work
+    # a call did, which the bench adds to the compile column
+    build_seconds: float = 0.0
     # what backends/parallel.py measured: (phase, threads, sizes) -> RegionTimes, for parallel
     # phases (sizes: the trip count) and regions (sizes: the integer arguments); serial_sizes:
     # (phase, sizes) measured not worth threads (cleared, never replaced: Launch steps hold it)
@@ -205,6 +209,7 @@ class LLVMKernel:
         generated now if no earlier call asked for it (or loaded from the disk cache's objects).
         Thread-safe: one generation per function."""
         with self.lock:
+            start = time.perf_counter()
             text = self.pending.pop(name, None)
             if text is not None:
                 # machine code from the disk cache needs no optimiser, nor the function's IR:
@@ -219,6 +224,8 @@ class LLVMKernel:
                 module.name = name  # (the object cache keys by module name)
                 self.engine.add_module(module)
             address = self.engine.get_function_address(name)
+            if text is not None:
+                self.build_seconds += time.perf_counter() - start
             fresh, self.emitted = self.emitted, {}
             if fresh:
                 self.generated.extend(fresh)

@@ -70,6 +70,8 @@ class BenchRow:
     # the first call after the compile: LLVM optimises and generates each function it runs
     # (backends/cpu/llvm.py: split_functions), and it runs the serial measurement (JSON only)
     first_call_ms: float | None = None
+    # of compile_ms: LLVM's work on first use of each function, in the calls (the rest: compile())
+    lazy_build_ms: float | None = None
     polyfuse_ms: float | None = None
     numba_ms: float | None = None
     speedup: float | None = None  # numba_ms / polyfuse_ms
@@ -141,7 +143,7 @@ class NumpyRow:
     shapes: list[list[int]]  # each argument's shape; [] for a scalar
     check: str = "ERROR"  # polyfuse vs numpy: "ok" | "MISMATCH" | "ERROR" | "pending" (not compiled yet)
     pending: str = ""  # "not yet compiled: <file:line:col: the UnsupportedError's reason>"
-    compile_ms: float | None = None  # polyfuse's compilation (kernel.compile)
+    compile_ms: float | None = None  # kernel.compile, plus LLVM's work on each function's first use
     numpy_ms: float | None = None
     polyfuse_ms: float | None = None
     polyfuse_1t_ms: float | None = None  # polyfuse on one thread (None: it has one anyway)

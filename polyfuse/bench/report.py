@@ -214,7 +214,7 @@ def numpy_summary(report: BenchReport) -> str:
             lines.append(f"{row.jax} {row.name} (jax): {row.jax_note or _diffs(row, 'jax')}")
     lines.append(f"({report.numpy_seconds:.1f} s; np/pf = numpy time / polyfuse time, np/pf1T the same with "
                  "polyfuse on 1 thread, jax/pf = jax.jit time / polyfuse time: > 1 means polyfuse is faster; "
-                 "compile = polyfuse's compilation)")
+                 "compile = polyfuse's compilation, with LLVM's work on each function's first use)")
     return "\n".join(lines)
 
 
