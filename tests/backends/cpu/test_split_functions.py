@@ -69,3 +69,26 @@ def test_a_global_of_another_form_keeps_the_module_whole():
     from polyfuse.backends.cpu.llvm import split_functions
 
     assert split_functions(MODULE.replace("global i64 0", "global [2 x i64] zeroinitializer")) is None
+
+
+def test_the_first_call_counts_its_llvm_work():
+    """A function's optimisation and code generation on first use is compile time the bench
+    reports (``build_seconds``); a second call builds nothing more."""
+    import numpy as np
+
+    import polyfuse
+
+    def double(A, B):
+        for i in range(A.shape[0]):
+            B[i] = 2.0 * A[i]
+
+    kernel = polyfuse.kernel(double, cache=False)
+    A, B = np.arange(16.0), np.zeros(16)
+    backend = kernel.compile(A, B).backend
+    assert backend.build_seconds == 0.0
+    kernel(A, B)
+    built = backend.build_seconds
+    assert built > 0.0
+    kernel(A, B)
+    assert backend.build_seconds == built
+    np.testing.assert_array_equal(B, 2.0 * A)
