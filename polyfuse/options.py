@@ -89,8 +89,10 @@ def row_alias_checks() -> bool:
 def blas_row_chunks() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS``: a matrix product kept whole runs as a phase polyfuse's threads
     cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  Default
-    on; 0 leaves the product to the library's own threads."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
+    off: NumPy's OpenBLAS (pthreads build) applies ``openblas_set_num_threads_local`` to the
+    whole process, not to the calling thread, so chunks that set 1 and restore what they read
+    race, and left NumPy's own products on one thread after a call (docs/performance.md)."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", False)
 
 
 def compile_seconds() -> float | None:

@@ -147,9 +147,10 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
     own threads, its workers spin for a while after each product and took a core from the
     parallel loops around it (attention: 10.7 ms on 2 threads against 5.6 ms for its three
-    parts run alone, docs/performance.md).  Plain products only: no stack, triangle or
-    in-place form, neither side a vector, not an array times itself (NumPy runs ``A.T @ A`` on
-    ``?syrk``, and so does the serial run, for its bits)."""
+    parts run alone, docs/performance.md).  A matrix times a vector (``A @ x``: ``?gemv`` on
+    each chunk's rows) is cut the same way; a vector times a matrix (one row) is not.  Plain
+    products only: no stack, triangle or in-place form, not an array times itself (NumPy runs
+    ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits)."""
     if not isinstance(node, StmtCall) or not thread_count_setter() or not blas_row_chunks():
         return None
     region = program.statement(node.statement).region
@@ -158,8 +159,8 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     op = region.body[0]
     plain = not (op.batch or op.triangle or op.pair or op.offset or op.in_place or op.triangular
                  or op.a.array == op.b.array)  # A.T @ A: NumPy's ?syrk on all rows
-    vector = any(isinstance(e, ir.Const) and e.value == 1 for e in (op.rows, op.cols))
-    if not plain or vector or not _params_only(op.rows):
+    one_row = isinstance(op.rows, ir.Const) and op.rows.value == 1
+    if not plain or one_row or not _params_only(op.rows):
         return None
     return op.rows
 

@@ -91,7 +91,7 @@ def cpu_key() -> str:
 
     model = "small-pic" if jit_small_code() else "jit-default"
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
-    chunks = "" if blas_row_chunks() else " blas-threads"
+    chunks = " blas-row-chunks" if blas_row_chunks() else ""
     return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}"
 
 

@@ -18,6 +18,31 @@ pytestmark = pytest.mark.skipif(not thread_count_setter(), reason="NumPy's OpenB
 RNG = np.random.default_rng(3)
 
 
+def _openblas_count():
+    """NumPy's OpenBLAS thread count (get, set), or None where its symbols differ."""
+    from polyfuse.runtime.linalg_library import library
+
+    handle = library().handle
+    for suffix in ("64_", "_64_", ""):
+        get = getattr(handle, f"scipy_openblas_get_num_threads{suffix}", None)
+        put = getattr(handle, f"scipy_openblas_set_num_threads{suffix}", None)
+        if get is not None and put is not None:
+            return get, put
+    return None
+
+
+@pytest.fixture(autouse=True)
+def chunks_on(monkeypatch):
+    """The knob on (it is off by default, see the last test), and OpenBLAS's process-wide thread
+    count put back after: the chunks' per-call setting races and may leave it at 1."""
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS", "1")
+    count = _openblas_count()
+    before = count[0]() if count else None
+    yield
+    if count:
+        count[1](before)
+
+
 def attention(Q, K, V):
     S = Q @ K.T * (1.0 / math.sqrt(Q.shape[1]))
     P = np.exp(S - S.max(axis=-1, keepdims=True))
@@ -69,10 +94,55 @@ def test_accumulating_product_and_strided_rows_on_chunks(forced):
         assert chunked and all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
 
 
-def test_the_knob_leaves_products_to_the_library(monkeypatch):
-    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS", "0")
+def gesummv(A, B, x, alpha, beta):
+    return alpha * (A @ x) + beta * (B @ x)
+
+
+def vector_times_matrix(x, A):
+    return x @ A
+
+
+def transposed_times_vector(A, y):
+    return A.T @ y  # the chunk's rows are columns of A
+
+
+@pytest.mark.parametrize("n", [7, 300])
+def test_matrix_times_vector_on_row_chunks(forced, n):
+    """``A @ x`` runs ``?gemv`` on each chunk's rows (the loops below BLAS_MIN_WORK); ``x @ A``
+    has one row and stays whole."""
+    A, B, x = RNG.standard_normal((n, n + 3)), RNG.standard_normal((n, n + 3)), RNG.standard_normal(n + 3)
+    threads.set_num_threads(2)
+    k = polyfuse.kernel(gesummv)
+    for _ in range(3):
+        np.testing.assert_allclose(k(A, B, x, 1.5, 0.5), gesummv(A, B, x, 1.5, 0.5), rtol=1e-12, atol=1e-13)
+    chunked, backend = chunked_phases(k, (A, B, x, 1.5, 0.5))
+    assert len(chunked) == 2, backend.artifact.phases
+    assert all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
+    t = polyfuse.kernel(transposed_times_vector)
+    for _ in range(3):
+        np.testing.assert_allclose(t(A, x[:n]), A.T @ x[:n], rtol=1e-12, atol=1e-13)
+    assert len(chunked_phases(t, (A, x[:n]))[0]) == 1
+    v = polyfuse.kernel(vector_times_matrix)
+    np.testing.assert_allclose(v(x[:n], A), x[:n] @ A, rtol=1e-12, atol=1e-13)
+    assert chunked_phases(v, (x[:n], A))[0] == []
+
+
+@pytest.mark.parametrize("setting", ["0", None])
+def test_the_knob_leaves_products_to_the_library(monkeypatch, forced, setting):
+    """Off by default: NumPy's OpenBLAS count is process-wide, and a call must not change it."""
+    if setting is None:
+        monkeypatch.delenv("POLYFUSE_BLAS_ROW_CHUNKS")
+    else:
+        monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS", setting)
+    count = _openblas_count()
+    before = count[0]() if count else None
+    threads.set_num_threads(2)
     Q, K, V = RNG.standard_normal((4, 3)), RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2))
     k = polyfuse.kernel(attention, cache=False)
     np.testing.assert_allclose(k(Q, K, V), attention(Q, K, V), rtol=1e-12, atol=1e-14)
     assert chunked_phases(k, (Q, K, V))[0] == []
     assert "row-chunked products" not in k.explain(Q, K, V).to_dict()
+    Q, K, V = (RNG.standard_normal(shape) for shape in ((97, 40), (90, 40), (90, 200)))
+    for _ in range(3):
+        np.testing.assert_allclose(k(Q, K, V), attention(Q, K, V), rtol=1e-12, atol=1e-14)
+    assert count is None or count[0]() == before
