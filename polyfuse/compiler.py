@@ -109,7 +109,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     # a sequential loop carried only by += updates runs in chunks with partial sums (blas=True:
     # it reassociates them as BLAS would); first, so the later passes see the chunks' row loops
     if options.private_sums():
-        program = stages.run_loop_pass("private sums", privatize_sums, program)
+        program = stages.run_loop_pass("private sums", privatize_sums, program,
+                                       lane_bytes=options.interleave_lane_bytes())
     # register tiles keep their outputs in a small local array across the reduction loop
     if options.register_tile_bytes():
         program = stages.run_loop_pass("register promotion", promote_register_tiles, program,

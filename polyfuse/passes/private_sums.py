@@ -23,7 +23,8 @@ the accumulator in chunk order::
         for c in range(chunks): y[j] = y[j] + y_part[c, j]
     (the loop as written, which runs instead below 2 * MIN_ROWS iterations)
 
-``rows = max(MIN_ROWS, ceil(N / CHUNKS))`` and ``chunks = ceil(N / rows)`` depend on the trip
+``rows = max(MIN_ROWS, ceil(N / CHUNKS))``, rounded up to a multiple of the rows passes.interleave
+runs side by side (8 float64 rows with AVX-512), and ``chunks = ceil(N / rows)`` depend on the trip
 count ``N`` only, never on the number of threads, so the result is the same on 1, 2 or 3 threads
 and from call to call.  It is not the loop's result bit for bit: each element gets the sum of its
 terms chunk by chunk, ``y0 + (t_0 + ... + t_r) + (t_r+1 + ...)``, instead of ``((y0 + t_0) +
@@ -98,6 +99,7 @@ MIN_ROWS = 32
 #: Accumulators larger than this many elements keep their loop (CHUNKS copies: 16 MiB of float64).
 MAX_ELEMENTS = 1 << 17
 _FLOATS = ("float32", "float64")
+_ITEMSIZE = {"float32": 4, "float64": 8}
 
 
 @dataclass(frozen=True)
@@ -112,12 +114,16 @@ class PrivateSum:
     reason: str
     # the rows' own sums (``t[i] += A[i, j] * x[j]`` over ``j``) now in vector partial sums
     row_sums: tuple[str, ...] = ()
+    # each chunk's row count is a multiple of this: the rows passes.interleave runs side by side
+    rows_multiple: int = 1
 
 
-def privatize_sums(program: LoopProgram) -> tuple[LoopProgram, tuple[PrivateSum, ...]]:
+def privatize_sums(program: LoopProgram, *, lane_bytes: int = 0) -> tuple[LoopProgram, tuple[PrivateSum, ...]]:
     """``program`` with every eligible sequential loop run in chunks with partial sums (see the
-    module docstring); unchanged when none qualifies."""
-    edit = Privatizer(program)
+    module docstring); unchanged when none qualifies.  ``lane_bytes``: the vector width with
+    which passes.interleave will jam the chunks' rows (0: not jammed); each chunk's row count is
+    then a multiple of the rows jammed (``lane_bytes // itemsize``)."""
+    edit = Privatizer(program, lane_bytes)
     root = Block(tuple(n for child in _children(program.root) for n in edit.top(child)))
     if not any(d.applied for d in edit.decisions):
         return program, tuple(edit.decisions)
@@ -136,8 +142,9 @@ class _Accumulator:
 
 
 class Privatizer(ProgramEdit):
-    def __init__(self, program: LoopProgram) -> None:
+    def __init__(self, program: LoopProgram, lane_bytes: int = 0) -> None:
         super().__init__(program)
+        self.lane_bytes = lane_bytes
         self.decisions: list[PrivateSum] = []
         self.row_sums: list[str] = []  # the chunk loop being made: its rows' reassociated sums
 
@@ -231,6 +238,9 @@ class Privatizer(ProgramEdit):
         assert hi is not None
         count = _int("-", hi, lo)
         rows = _int("max", ir.int_const(MIN_ROWS), _ceil_div(count, ir.int_const(CHUNKS)))
+        jammed = self.jammed_rows(accs)
+        if jammed > 1:
+            rows = _int("*", _ceil_div(rows, ir.int_const(jammed)), ir.int_const(jammed))
         small = [_int("<=", _elements(self.infos[a.array]), ir.int_const(MAX_ELEMENTS)) for a in accs]
         guard = ir.BoolOp("and", (ir.Compare(">=", count, ir.int_const(2 * MIN_ROWS)), *dict.fromkeys(small)))
         chunks = ir.Select(guard, _ceil_div(count, rows), ir.int_const(0), ir.INT, True)
@@ -253,15 +263,24 @@ class Privatizer(ProgramEdit):
         chunk_loop = For(chunk, ir.int_const(0), ir.Compare("<", chunk_var, chunks), 1,
                          Block((*zeros, rows_loop)), parallel=True, private=private, why_parallel=why)
         combines = tuple(self.combine(a, p, chunks) for a, p in zip(accs, partials))
+        multiple = f" (a multiple of {jammed}: the rows run side by side)" if jammed > 1 else ""
         self.decisions.append(PrivateSum(loop.iterator, True, tuple(a.array for a in accs),
                                          tuple(p.name for p in partials), private,
-                                         f"{why}; at most {CHUNKS} chunks of >= {MIN_ROWS} iterations, "
+                                         f"{why}; at most {CHUNKS} chunks of >= {MIN_ROWS} iterations{multiple}, "
                                          f"added in chunk order (as the loop below {2 * MIN_ROWS})",
-                                         tuple(self.row_sums)))
+                                         tuple(self.row_sums), jammed))
         # the bounds carry the choice (not an ``if``), so each loop stays a phase of its own
         original = replace(loop, cond=ir.Compare("<", ir.Var(loop.iterator, ir.INT),
                                                  ir.Select(guard, lo, hi, ir.INT, True)), carried=None)
         return (chunk_loop, *combines, original)
+
+    def jammed_rows(self, accs: list[_Accumulator]) -> int:
+        """How many rows passes.interleave will run side by side in the chunks (one vector of
+        lanes of the widest accumulator's dtype), so that whole chunks hold whole groups: at
+        atax's 1900 rows, chunks of 119 left 7 rows each to run one at a time, each adding its
+        row into the partial on its own (120: the last chunk alone has a rest)."""
+        itemsize = max(_ITEMSIZE.get(self.infos[a.array].dtype, 8) for a in accs)
+        return self.lane_bytes // itemsize if self.lane_bytes >= 2 * itemsize else 1
 
     def partial(self, acc: _Accumulator, small: ir.Expr) -> ArrayInfo:
         info = self.infos[acc.array]

@@ -123,8 +123,8 @@ def _records(k, args) -> list[dict]:
 
 
 # 2 * MIN_ROWS - 1: the loop as written; 64: two chunks; 65: a chunk of one row; 200: seven
-# chunks, the last short; 1100: all CHUNKS (16) chunks (of 69 rows, the last 65) with 3 columns,
-# fewer than the chunks
+# chunks, the last short; 1100: all CHUNKS (16) chunks (of 72 rows, 69 rounded up to the 8 rows
+# run side by side; the last 20) with 3 columns, fewer than the chunks
 SIZES = [(2 * MIN_ROWS - 1, 5), (2 * MIN_ROWS, 5), (2 * MIN_ROWS + 1, 7), (200, 9), (1100, 3)]
 
 
@@ -163,6 +163,24 @@ def test_explain_names_the_accumulator_and_partial():
     assert "+= updates of y" in record["reason"] and f"at most {CHUNKS} chunks" in record["reason"]
     text = str(k.explain(*copy_args(args)))
     assert "partial sums y -> y_part" in text and "reassociates these sums as BLAS does" in text
+
+
+def test_chunks_hold_whole_groups_of_the_rows_run_side_by_side():
+    """Each chunk's row count is a multiple of the rows passes.interleave jams (one vector of
+    float64 lanes): 540 rows would be 16 chunks of 34, each leaving 2 rows to run one at a time."""
+    k = polyfuse.kernel(row_products)
+    (record,) = _records(k, _args(row_products, 540, 4))
+    lanes = max(1, polyfuse.options.vector_bytes() // 8)
+    assert record["rows_multiple"] == lanes, record
+    assert lanes == 1 or f"a multiple of {lanes}" in record["reason"]
+    (plain,) = _records(polyfuse.kernel(row_products, interleave=False), _args(row_products, 540, 4))
+    assert plain["rows_multiple"] == 1 and plain["applied"]
+    args = _args(row_products, 540, 4, seed=5)
+    reference = _python(row_products, args)
+    for threads in (1, 2):
+        out, _ = _run(k, args, threads)
+        for a, r in zip(out, reference):
+            np.testing.assert_allclose(a, r, rtol=(540 * 4 + 1) * np.finfo(np.float64).eps, atol=0)
 
 
 @pytest.mark.parametrize("fn, why", [
