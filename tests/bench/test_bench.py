@@ -205,3 +205,22 @@ def test_settle_waits_while_the_process_burns_cpu(monkeypatch, spinning):
     steps = measure.SETTLE_MAX / measure.SETTLE_STEP  # the most it sleeps (give or take one)
     assert clock.sleeps == spinning + 1 if spinning < steps - 1 else abs(clock.sleeps - steps) <= 1
     assert waited == pytest.approx(clock.sleeps * measure.SETTLE_STEP)
+
+
+def test_warm_up_makes_the_untimed_calls_within_its_budget():
+    """The bench's untimed calls before each timed series: as many as a plan needs for its native
+    entry, fewer when they take longer than the budget, each on fresh copies of the inputs."""
+    from polyfuse.bench import measure
+    from polyfuse.runtime.native import NATIVE_AFTER
+
+    assert measure.WARM_CALLS == NATIVE_AFTER
+    seen: list = []
+    data = np.zeros(3)
+
+    def record(a):
+        seen.append(a)
+        a += 1
+
+    assert measure.warm_up(record, (data,)) == NATIVE_AFTER
+    assert len(seen) == NATIVE_AFTER and not data.any() and len({id(a) for a in seen}) == NATIVE_AFTER
+    assert measure.warm_up(record, (data,), max_seconds=0.0) == 0
