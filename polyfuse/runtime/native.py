@@ -210,9 +210,16 @@ MISS = _Miss()  # what an entry returns where the call is not its plan's (nothin
 def warm(plan: CallPlan, key: tuple) -> None:
     """Count a call of ``plan`` (at ``key``, its arguments' ``call_key``); from the
     ``NATIVE_AFTER``-th, make its native entry where the plan allows one (tried again at powers of
-    two: a phase measured on threads now may be measured serial later)."""
+    two: a phase measured on threads now may be measured serial later; and on the first call after
+    the thread count changed: phases that ran on the team run serially on one thread, and
+    ``threads.limited_to(1)`` around a series of calls -- the bench's one-thread column -- would
+    otherwise reach the entry only at the next power of two, or never)."""
     plan.calls = calls = plan.calls + 1
-    if calls >= NATIVE_AFTER and not calls & (calls - 1) and plan.native:
+    if calls < NATIVE_AFTER or not plan.native:
+        return
+    epoch = threads.THREADS_EPOCH.value
+    if not calls & (calls - 1) or plan.tried_epoch not in (None, epoch):
+        plan.tried_epoch = epoch
         plan.fast = native_call(plan, key)
 
 

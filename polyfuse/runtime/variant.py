@@ -514,6 +514,7 @@ class CallPlan:
         self.arguments = arguments
         self.calls = 0  # calls so far (a native entry is made from the NATIVE_AFTER-th: Kernel)
         self.fast: Callable[..., Any] | None = None  # the native entry (runtime/native.py), once made
+        self.tried_epoch: int | None = None  # threads.THREADS_EPOCH at the last try of an entry
         # a backend that says how its phases run serially; local arrays small enough to keep
         # (asked of the class: an LLVM launch's ``serial`` generates the serial functions)
         self.native = (hasattr(type(launch), "serial") and (self.locals is None or self.locals.keep > 0)

@@ -352,6 +352,26 @@ def test_on_one_thread_parallel_phases_run_natively_until_the_thread_count_chang
         threads._num_threads = saved
 
 
+def test_the_entry_is_tried_again_once_the_thread_count_changes(two_threads, monkeypatch):
+    """A phase measured worth the team gets no entry on 2 threads; on one thread the next call
+    makes it (the first call after the change, not the next power of two of the plan's calls)."""
+    from polyfuse.backends.cpu import parallel
+
+    from polyfuse.runtime import threads
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_SECONDS", 0.0)
+    monkeypatch.setattr(parallel.RegionTimes, "use_team", lambda times: times.worth_threads)
+    a, b = np.arange(64.0), np.ones(64)
+    kernel = polyfuse.kernel(add)
+    for _ in range(NATIVE_AFTER + 2):  # the plan's calls 1 .. NATIVE_AFTER + 1: no entry on the team
+        kernel(a, b, np.empty(64))
+    assert kernel._fast is None and kernel.compile(a, b, np.empty(64)).backend.phase_runs
+    with threads.limited_to(1):
+        kernel(a, b, np.empty(64))  # the plan's call NATIVE_AFTER + 2: not a power of two
+        assert kernel._fast is not None
+        same_as_undecorated(kernel, add, a, b, np.empty(64))
+
+
 def test_concurrent_native_calls(two_threads):
     rng = np.random.default_rng(1)
     y, constants = rng.random(3), tuple(rng.random(7))
