@@ -73,12 +73,16 @@ def settle() -> float:
 
 def warm_up(fn: Callable[..., Any], args: tuple, calls: int = WARM_CALLS,
             max_seconds: float = WARM_MAX_SECONDS) -> int:
-    """Call ``fn(*fresh(args))`` ``calls`` times, untimed (see ``WARM_CALLS``), or until
-    ``max_seconds`` have passed (a kernel of a second or more gains nothing measurable from what
-    the calls set up); return how many ran."""
-    began, ran = time.perf_counter(), 0
-    while ran < calls and time.perf_counter() - began < max_seconds:
-        fn(*fresh(args))
+    """Call ``fn(*fresh(args))`` ``calls`` times, untimed (see ``WARM_CALLS``), but no call that
+    would end past ``max_seconds`` as long as the one before it took (a kernel of a second or
+    more gains nothing measurable from what the calls set up: the first one alone runs); return
+    how many ran."""
+    began, ran, last = time.perf_counter(), 0, 0.0
+    while ran < calls and time.perf_counter() - began + last < max_seconds:
+        call_args = fresh(args)
+        start = time.perf_counter()
+        fn(*call_args)
+        last = time.perf_counter() - start
         ran += 1
     return ran
 

@@ -7,6 +7,7 @@ import importlib.util
 import inspect
 import io
 import json
+import time
 
 import numpy as np
 import pytest
@@ -224,3 +225,8 @@ def test_warm_up_makes_the_untimed_calls_within_its_budget():
     assert measure.warm_up(record, (data,)) == NATIVE_AFTER
     assert len(seen) == NATIVE_AFTER and not data.any() and len({id(a) for a in seen}) == NATIVE_AFTER
     assert measure.warm_up(record, (data,), max_seconds=0.0) == 0
+
+    def slow(a):
+        time.sleep(0.02)
+
+    assert measure.warm_up(slow, (data,), max_seconds=0.01) == 1  # the first call alone
