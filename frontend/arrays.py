@@ -37,6 +37,7 @@ from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .call_sizes import call_time_source
 from .checker import is_allocation, module_of, numpy_abs, reassociable
+from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
@@ -1065,6 +1066,9 @@ class Lowering:
         if entry is not None and entry.block != self.block:
             raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
                              "it was first bound; use a new name", "array name rebound")
+        if name in self.scalars and name == EARLY_RESULT:  # frontend.early_return's result local
+            raise self.error(stmt, "return of an array from inside a loop or if (an array may be returned "
+                             "only by the final return at the end of the body)", "early return of an array")
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")

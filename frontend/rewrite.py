@@ -68,7 +68,7 @@ from .desugar import (
     shape_node,
 )
 from .dtype_spellings import DtypeSpellings
-from .early_return import single_exit
+from .early_return import single_exit, value_returns
 from .source import KernelSource, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
@@ -83,6 +83,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), pranges={}), globals_,
                   arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
+    tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
@@ -101,6 +102,15 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     for stmt in tree.body:
         prange_to_range(rw, stmt)
     return rw.source
+
+
+def _single_exit(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """The kernel's body with its early returns made one at the end (frontend.early_return); a body
+    that returns a value somewhere must end with a return (Python returns None where it falls off)."""
+    if value_returns(body) and not _returns(body):
+        raise rw.error(body[-1], "the body can end without a return (Python returns None there) where "
+                       "another path returns a value; end the body with a return", "missing final return")
+    return single_exit(body, kernel=True)
 
 
 def helper_texts(fn, source: KernelSource | None = None) -> str:

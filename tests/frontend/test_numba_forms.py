@@ -1,0 +1,72 @@
+"""Refusals and edge cases of session 18's numba forms (tests/corpus/numba_fe19.py has the
+kernels that compile): each refusal names the construct at the user's line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+from polyfuse import UnsupportedError
+
+
+def collect(x):
+    res = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            res.append(x[i])  # ERR
+    return np.array(res)
+
+
+def round_python_float(x, t):
+    return round(t * 2.0, 3) + x[0]  # ERR
+
+
+def local_read_outside(x, y):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            t = x[i]  # ERR: read below, outside the branch
+        y[i] = t
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (collect, (np.ones(3),), "list.append on list local 'res'"),
+    (round_python_float, (np.ones(3), 1.5), "round(x, ndigits) of a Python float"),
+    (local_read_outside, (np.ones(3), np.zeros(3)), "local 't' may be read before it is assigned"),
+])
+def test_refused_at_the_line(fn, args, words):
+    with pytest.raises(UnsupportedError) as info:
+        polyfuse.kernel(fn, target="python")(*args)
+    assert words in str(info.value)
+    assert f"{__file__}:" in str(info.value)
+
+
+def strided(x, k, out):
+    for i in range(0, x.shape[0], k):
+        out[i] = x[i] * 2
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_zero_range_step_raises_where_python_does(target):
+    """Python raises ValueError; the loop over the count asserts (frontend/range_steps.py)."""
+    with pytest.raises(AssertionError, match="range\\(\\) arg 3 must not be zero"):
+        polyfuse.kernel(strided, target=target)(np.ones(4), 0, np.zeros(4))
+    got, want = np.zeros(7), np.zeros(7)
+    polyfuse.kernel(strided, target=target)(np.arange(7.0), 3, got)
+    strided(np.arange(7.0), 3, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def weak_bool_result(x, t):
+    found = False
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            found = i
+    return found
+
+
+def test_a_python_bool_literal_is_weak():
+    """``r = False`` then ``r = i``: a Python int, as Python returns (NEP 50: a Python bool is weak)."""
+    x = np.arange(5.0)
+    got = polyfuse.kernel(weak_bool_result, target="python")(x, 2.0)
+    assert type(got) is int and got == weak_bool_result(x, 2.0)
