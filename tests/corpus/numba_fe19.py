@@ -201,6 +201,31 @@ def every_kth(x, k):
     return s
 
 
+def _root(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]  # path halving: the helper writes its array argument
+        x = parent[x]
+    return x
+
+
+def union_find(parent, edges):
+    for e in range(edges.shape[0]):
+        a = _root(parent, edges[e, 0])
+        b = _root(parent, edges[e, 1])
+        if a != b:
+            parent[a] = b
+    count = 0
+    for i in range(parent.shape[0]):
+        if _root(parent, i) == i:
+            count += 1
+    return count
+
+
+def same_set(parent, pairs, out):
+    for e in range(pairs.shape[0]):
+        out[e] = _root(parent, pairs[e, 0]) == _root(parent, pairs[e, 1])
+
+
 def _hist_args(rng):
     return (rng.standard_normal(64), -2.0, 2.0, 8)
 
@@ -233,4 +258,7 @@ CASES = [
     Case("rounded", rounded, lambda rng: (np.round(rng.standard_normal(12) * 50, 1) / 4, np.zeros(12))),
     Case("count_primes", count_primes, lambda rng: (40,)),
     Case("every_kth", every_kth, lambda rng: (rng.standard_normal(11), 3)),
+    Case("union_find", union_find, lambda rng: (np.arange(10), rng.integers(0, 10, (7, 2)))),
+    Case("same_set", same_set, lambda rng: (np.array([0, 0, 1, 2, 3, 5, 5, 6, 7, 8]), rng.integers(0, 10, (6, 2)),
+                                            np.zeros(6, np.bool_))),
 ]

@@ -29,7 +29,21 @@ def local_read_outside(x, y):
         y[i] = t
 
 
+def _bump(counts, k):
+    for _ in range(2):
+        counts[k] += 1
+    return counts[k]
+
+
+def bump_read_outside(counts, ks):
+    s = 0
+    for i in range(ks.shape[0]):
+        s += counts[0] + _bump(counts, ks[i])  # ERR: the statement reads what the helper writes
+    return s
+
+
 @pytest.mark.parametrize("fn, args, words", [
+    (bump_read_outside, (np.zeros(3, np.int64), np.array([1, 2])), "helper _bump() returns a value"),
     (collect, (np.ones(3),), "list.append on list local 'res'"),
     (round_python_float, (np.ones(3), 1.5), "round(x, ndigits) of a Python float"),
     (local_read_outside, (np.ones(3), np.zeros(3)), "local 't' may be read before it is assigned"),
