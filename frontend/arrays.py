@@ -1915,6 +1915,8 @@ class Lowering:
             return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True),
                                 promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype)))
         if module == "np" and name == "where" and len(args) == 3:
+            if args[1].vtype.dtype == args[2].vtype.dtype == "bool":  # NumPy's bool, of Python bools too
+                return self.combine(node, args, lambda c, a, b: ast.IfExp(c, _np_bool(a), _np_bool(b)), BOOL_ARRAY)
             return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
                                 promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
         if module == "np" and name == "where" and len(args) == 1 and args[0].rank:
@@ -3737,6 +3739,14 @@ def promote_any(a: VType, b: VType) -> VType:
     if a.dtype == "unknown" or b.dtype == "unknown":
         return UNKNOWN
     return promote(a, b)
+
+
+BOOL_ARRAY = VType("bool", False)
+
+
+def _np_bool(value: ast.expr) -> ast.expr:
+    """``np.bool_(value)``: a numpy bool (strong), as NumPy's array holds it."""
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_", ast.Load()), [value], [])
 
 
 def _unbool(t: VType) -> VType:

@@ -84,3 +84,27 @@ def test_a_python_bool_literal_is_weak():
     x = np.arange(5.0)
     got = polyfuse.kernel(weak_bool_result, target="python")(x, 2.0)
     assert type(got) is int and got == weak_bool_result(x, 2.0)
+
+
+def where_bools(x, b1, b2):
+    return np.where(x > 0, b1, b2), np.where(x > 0, True, False)
+
+
+def where_bool_count(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += np.where(x[i] > 0, True, False)  # a numpy bool: the sum is np.int64
+    return s
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_np_where_of_bools_is_a_numpy_bool(target):
+    """NumPy's np.where of two bools (arrays or Python bools) is a bool array, not int64."""
+    x = np.array([1.0, -1.0, 2.0])
+    b1 = np.array([True, False, True])
+    got, want = polyfuse.kernel(where_bools, target=target)(x, b1, ~b1), where_bools(x, b1, ~b1)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    got_count = polyfuse.kernel(where_bool_count, target=target)(x)
+    assert type(got_count) is type(where_bool_count(x)) and got_count == where_bool_count(x)
