@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+import numpy as np
+
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.scop import isl_name
@@ -112,6 +114,11 @@ class ExpressionLifter:
             sl = base.slice
             items[:0] = sl.elts if isinstance(sl, ast.Tuple) else [sl]
             base = base.value
+        if isinstance(base, ast.Name) and base.id not in self.lifter.arrays \
+                and isinstance(self.lifter.globals.get(base.id), np.ndarray):
+            raise self.lifter.error(node, f"{base.id!r} is a global NumPy array (numba freezes those into the "
+                                    "compiled code as constants); polyfuse reads arrays as arguments: pass "
+                                    f"{base.id} to the kernel", "global array")
         if not isinstance(base, ast.Name) or base.id not in self.lifter.arrays or \
                 self.lifter.arrays[base.id].is_scalar:
             raise self.lifter.error(node, f"{ast.unparse(node)!r} does not index an array argument "

@@ -761,6 +761,9 @@ class Normalizer(ast.NodeTransformer):
                 node.args[0] = self.rw.placed(ast.Tuple(dims, ast.Load()), node.args[0])
         if isinstance(node.func, ast.Name) and node.func.id == "len" and "len" not in self.rw.globals \
                 and len(node.args) == 1 and not node.keywords:
+            dims = self.shape_tuple(node.args[0])
+            if dims is not None:  # len(X.shape): X's rank
+                return self.rw.placed(ast.Constant(len(dims)), node)
             view = _view(node.args[0], self.rw.ranks)
             if view is not None and view[1] < self.rw.ranks[view[0]]:
                 return self.shape(view[0], view[1], node)

@@ -42,7 +42,16 @@ def bump_read_outside(counts, ks):
     return s
 
 
+COEF = np.array([0.25, 0.5, 0.25])
+
+
+def global_array(x, out):
+    for i in range(out.shape[0]):
+        out[i] = COEF[0] * x[i] + COEF[1] * x[i + 1]  # ERR: a global array
+
+
 @pytest.mark.parametrize("fn, args, words", [
+    (global_array, (np.ones(4), np.zeros(3)), "'COEF' is a global NumPy array"),
     (bump_read_outside, (np.zeros(3, np.int64), np.array([1, 2])), "helper _bump() returns a value"),
     (collect, (np.ones(3),), "list.append on list local 'res'"),
     (round_python_float, (np.ones(3), 1.5), "round(x, ndigits) of a Python float"),
@@ -108,3 +117,12 @@ def test_np_where_of_bools_is_a_numpy_bool(target):
         np.testing.assert_array_equal(g, w)
     got_count = polyfuse.kernel(where_bool_count, target=target)(x)
     assert type(got_count) is type(where_bool_count(x)) and got_count == where_bool_count(x)
+
+
+def rank_and_last(A):
+    return len(A.shape) * 10 + A.shape[-1]
+
+
+def test_len_of_a_shape_is_the_rank():
+    A = np.zeros((3, 4, 5))
+    assert polyfuse.kernel(rank_and_last, target="python")(A) == rank_and_last(A) == 35
