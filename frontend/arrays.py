@@ -37,6 +37,7 @@ from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .call_sizes import call_time_source
 from .checker import is_allocation, module_of, numpy_abs, reassociable
+from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
@@ -1065,6 +1066,9 @@ class Lowering:
         if entry is not None and entry.block != self.block:
             raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
                              "it was first bound; use a new name", "array name rebound")
+        if name in self.scalars and name == EARLY_RESULT:  # frontend.early_return's result local
+            raise self.error(stmt, "return of an array from inside a loop or if (an array may be returned "
+                             "only by the final return at the end of the body)", "early return of an array")
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
@@ -1911,6 +1915,8 @@ class Lowering:
             return self.combine(node, args, lambda a, b: _extreme(name == "maximum", a, b, ties_to_b=True),
                                 promote_any(_unbool(args[0].vtype), _unbool(args[1].vtype)))
         if module == "np" and name == "where" and len(args) == 3:
+            if args[1].vtype.dtype == args[2].vtype.dtype == "bool":  # NumPy's bool, of Python bools too
+                return self.combine(node, args, lambda c, a, b: ast.IfExp(c, _np_bool(a), _np_bool(b)), BOOL_ARRAY)
             return self.combine(node, args, lambda c, a, b: ast.IfExp(c, a, b),
                                 promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
         if module == "np" and name == "where" and len(args) == 1 and args[0].rank:
@@ -3733,6 +3739,14 @@ def promote_any(a: VType, b: VType) -> VType:
     if a.dtype == "unknown" or b.dtype == "unknown":
         return UNKNOWN
     return promote(a, b)
+
+
+BOOL_ARRAY = VType("bool", False)
+
+
+def _np_bool(value: ast.expr) -> ast.expr:
+    """``np.bool_(value)``: a numpy bool (strong), as NumPy's array holds it."""
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_", ast.Load()), [value], [])
 
 
 def _unbool(t: VType) -> VType:

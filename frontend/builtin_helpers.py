@@ -2,7 +2,10 @@
 where a kernel calls them.
 
 ``sum(x)`` of an array adds its elements one after another from ``start`` (``0``), as Python's
-builtin does (not NumPy's pairwise ``np.sum``: the bits differ).  ``math.isclose(a, b, rel_tol=,
+builtin does (not NumPy's pairwise ``np.sum``: the bits differ); of an array argument of rank 2 or
+more, its rows as arrays (``start + x[0]``, then each next row added in place: a new array, typed
+as Python's ``0 + x[0]``; an empty ``x``, whose sum Python gives as ``start``, is refused by the
+bounds check).  ``math.isclose(a, b, rel_tol=,
 abs_tol=)`` is CPython's test, step by step.  ``frontend/desugar.py: BuiltinHelpers`` points a
 call of the builtin (not shadowed by a local or global) or of the ``math`` function at the helper
 here, which the inliner then treats as any module-level helper.
@@ -19,6 +22,13 @@ def builtin_sum(values, start=0):
     return total
 
 
+def builtin_sum_rows(values, start=0):
+    total = start + values[0]
+    for k in range(1, len(values)):
+        total += values[k]
+    return total
+
+
 def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
     if a == b:
         return True
@@ -30,5 +40,7 @@ def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
 
 #: builtin name -> its helper
 HELPERS: dict[str, Callable] = {"sum": builtin_sum}
+#: builtin name -> its helper for an array argument of rank 2 or more (Python adds its rows as arrays)
+ROW_HELPERS: dict[str, Callable] = {"sum": builtin_sum_rows}
 #: math function name -> its helper
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}

@@ -73,12 +73,38 @@ def lift_data_if(lifter, node: ast.If, scope) -> list:
     for guard, block in ((then, node.body), (otherwise, node.orelse)):
         if not block:
             continue
+        lifter.fresh_defs.update(id(s) for s in branch_definitions(lifter.source.tree, block))
         lifter.guards.append(guard)
         try:
             nodes = nodes + lifter.lift_block(block, scope)
         finally:
             lifter.guards.pop()
     return nodes
+
+
+def branch_definitions(tree: ast.AST, block: list[ast.stmt]) -> list[ast.Assign]:
+    """The assignments in ``block`` (one branch of a data-dependent ``if``) whose old value no one
+    reads: ``name = v`` at the block's top level, the first mention of a scalar ``name`` mentioned
+    nowhere outside the block.  Each run of the branch assigns it before any read, so where the
+    branch is not taken its value is never seen: the guarded write needs no old value (a local
+    first assigned inside the branch: ``if ok: b = int(v / w); hist[b] += 1``)."""
+    inside: dict[str, int] = {}
+    for stmt in block:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name):
+                inside[n.id] = inside.get(n.id, 0) + 1
+    everywhere: dict[str, int] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id in inside:
+            everywhere[n.id] = everywhere.get(n.id, 0) + 1
+    found, seen = [], set()
+    for stmt in block:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            if name not in seen and name not in read_names(stmt.value) and inside[name] == everywhere[name]:
+                found.append(stmt)
+        seen |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    return found
 
 
 def store_condition(lifter, test: ast.expr, name: str, scope) -> list:
@@ -138,6 +164,11 @@ def guard_expr(guards: list[Guard], exprs) -> ir.Expr:
             term = exprs.truth(exprs.convert(guard.test))
         terms.append(ir.Unary("not", term, "bool") if guard.negate else term)
     return terms[0] if len(terms) == 1 else ir.BoolOp("and", tuple(terms))
+
+
+def zero_of(dtype: str) -> ir.Expr:
+    """A zero of ``dtype``: the value a branch-local scalar holds where its branch is not taken."""
+    return ir.complex_const(0j, dtype, False) if dtype.startswith("complex") else ir.Const(0, dtype, False)
 
 
 def guarded_value(value: ir.Expr, guard: ir.Expr, old: ir.Expr, dtype: str) -> ir.Expr:

@@ -41,7 +41,8 @@ from typing import Protocol
 import numpy as np
 
 from .allocation import ALLOCATORS
-from .builtin_helpers import HELPERS, MATH_HELPERS
+from .builtin_helpers import HELPERS, MATH_HELPERS, ROW_HELPERS
+from .range_steps import variable_step
 
 
 class Rewriter(Protocol):
@@ -163,6 +164,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         elif isinstance(func, ast.Name) and func.id in HELPERS and func.id not in self.local \
                 and func.id not in self.rw.globals:
             name, helper = func.id, HELPERS[func.id]
+            if func.id in ROW_HELPERS and node.args and isinstance(node.args[0], ast.Name) \
+                    and self.rw.ranks.get(node.args[0].id, 0) >= 2:  # an array argument's rows
+                name, helper = f"{func.id}_rows", ROW_HELPERS[func.id]
         else:
             return node
         alias = self.aliases.get(name)
@@ -296,6 +300,19 @@ class Constants(ast.NodeTransformer):
                         [ast.Constant(value.item())], [])
         return self.rw.placed(call, node)
 
+    def visit_Call(self, node: ast.Call):
+        """``float("inf")``, ``float("nan")`` (the builtin of a string literal): the float."""
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "float" and func.id not in self.local \
+                and func.id not in self.globals and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            try:
+                return self.rw.placed(ast.Constant(float(node.args[0].value)), node)
+            except ValueError:
+                return node  # Python's ValueError: refused as a string where it stands
+        return node
+
 
 def constant_texts(functions: list[tuple[Callable, ast.FunctionDef]]) -> str:
     """``name=type:value`` of every global constant the ``(function, its parsed source)`` pairs
@@ -391,7 +408,7 @@ class Desugar(StatementTransformer):
     def visit_For(self, node: ast.For):
         node.body = self.block(node.body)
         node.orelse = self.block(node.orelse)
-        return self.array_loop(node) or node
+        return self.array_loop(node) or variable_step(self.rw, node) or node
 
     def visit_If(self, node: ast.If):
         node.body = self.block(node.body)

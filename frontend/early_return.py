@@ -9,6 +9,12 @@ ends with ``return result``.  ``result`` starts as ``False``, a weak Python bool
 the promotion of the returned values alone (NEP 50: a Python bool with an int64 is int64), and
 every path the helper may take assigns it (Python would return None otherwise, a helper that
 polyfuse refuses anyway).  A helper called as a statement drops its value: its returns only leave.  Helpers whose returns are all outside loops are left as they are.
+
+The kernel's own body goes through the same rewrite when any return stands before its end (in a
+loop or an ``if``: ``for i in ...: if x[i] > t: return i`` then ``return -1``); ``frontend.rewrite``
+first refuses a body that returns a value somewhere but can end without a return (Python's
+``None``).  Where every return gives a tuple display of one length (``return i, j`` ...
+``return -1, -1``), each element has its own result local.
 """
 
 from __future__ import annotations
@@ -18,22 +24,48 @@ import ast
 RESULT, RETURNED = "_pf_result", "_pf_returned"
 
 
-def single_exit(body: list[ast.stmt], value_used: bool = True) -> list[ast.stmt]:
+def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool = False) -> list[ast.stmt]:
     """``body`` with one return at its end when a return stands inside a loop; else itself.
     ``value_used=False`` (a helper called as a statement, its value dropped): the returns only
-    leave, and the body ends with a bare ``return``."""
-    if not any(_returns_in_loop(s, False) for s in body):
+    leave, and the body ends with a bare ``return``.  ``kernel=True`` (the kernel's own body, whose
+    returns are no expression to inline): a return inside an ``if`` counts too, and the value is
+    used when any return has one."""
+    if kernel:
+        if not any(_has_return(s) for s in body[:-1]) and not _has_return_inside(body[-1]):
+            return body
+        value_used = value_returns(body)
+    elif not any(_returns_in_loop(s, False) for s in body):
         return body
     docstring = body[:1] if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
         and isinstance(body[0].value.value, str) else []
     body = body[len(docstring):]
     first = body[0]
-    init = [_at(ast.Assign([ast.Name(RETURNED, ast.Store())], ast.Constant(False)), first)]
-    if value_used:
-        init.insert(0, _at(ast.Assign([ast.Name(RESULT, ast.Store())], ast.Constant(False)), first))
+    names = _result_names(body) if value_used else []
+    init = [_at(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(False)), first) for name in names]
+    init.append(_at(ast.Assign([ast.Name(RETURNED, ast.Store())], ast.Constant(False)), first))
     last = body[-1]
-    final = ast.Return(ast.Name(RESULT, ast.Load()) if value_used else None)
-    return docstring + init + _block(body, False, value_used) + [_at(final, last)]
+    loads: list[ast.expr] = [ast.Name(name, ast.Load()) for name in names]
+    value = None if not value_used else loads[0] if names == [RESULT] else ast.Tuple(loads, ast.Load())
+    return docstring + init + _block(body, False, names) + [_at(ast.Return(value), last)]
+
+
+def _result_names(body: list[ast.stmt]) -> list[str]:
+    """One result local, or one per element where every return gives a tuple display of the same
+    length (``return i, j`` ... ``return -1, -1``: a tuple local could not be assigned twice)."""
+    values = [n.value for s in body for n in _walk_returns(s)]
+    sizes = {len(v.elts) if isinstance(v, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in v.elts)
+             else -1 for v in values}
+    if len(sizes) == 1 and min(sizes) > 1:
+        return [f"{RESULT}_{k}" for k in range(sizes.pop())]
+    return [RESULT]
+
+
+def _walk_returns(node: ast.AST):
+    if isinstance(node, ast.Return):
+        yield node
+    elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        for child in ast.iter_child_nodes(node):
+            yield from _walk_returns(child)
 
 
 def _returns_in_loop(node: ast.AST, in_loop: bool) -> bool:
@@ -45,39 +77,62 @@ def _returns_in_loop(node: ast.AST, in_loop: bool) -> bool:
     return any(_returns_in_loop(child, inside) for child in ast.iter_child_nodes(node))
 
 
+def _has_return_inside(stmt: ast.stmt) -> bool:
+    """Whether a return stands inside ``stmt`` (not ``stmt`` itself)."""
+    return not isinstance(stmt, ast.Return) and _has_return(stmt)
+
+
 def _has_return(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+    """Whether a return stands in ``node`` (a nested ``def``'s returns are its own)."""
+    if isinstance(node, ast.Return):
+        return True
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        return False
+    return any(_has_return(child) for child in ast.iter_child_nodes(node))
 
 
-def _block(stmts: list[ast.stmt], in_loop: bool, value_used: bool) -> list[ast.stmt]:
+def value_returns(body: list[ast.stmt]) -> bool:
+    """Whether a return in ``body`` (not in a nested ``def``) returns a value."""
+    def walk(node: ast.AST) -> bool:
+        if isinstance(node, ast.Return):
+            return node.value is not None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        return any(walk(child) for child in ast.iter_child_nodes(node))
+    return any(walk(s) for s in body)
+
+
+def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.stmt]:
     """The statements of one block, rewritten; the rest of the block after a statement that may
-    return runs only when it did not."""
+    return runs only when it did not.  ``names``: the result locals (none: the value is dropped)."""
     out: list[ast.stmt] = []
     for k, stmt in enumerate(stmts):
         if not _has_return(stmt):
             out.append(stmt)
             continue
         if isinstance(stmt, ast.Return):
-            if value_used:  # (subset expressions have no side effects: a dropped value need not run)
-                value = stmt.value if stmt.value is not None else ast.Constant(None)
-                out.append(_at(ast.Assign([ast.Name(RESULT, ast.Store())], value), stmt))
+            # (subset expressions have no side effects: a dropped value need not run)
+            value = stmt.value if stmt.value is not None else ast.Constant(None)
+            parts = value.elts if len(names) > 1 and isinstance(value, ast.Tuple) else [value]
+            for name, part in zip(names, parts):
+                out.append(_at(ast.Assign([ast.Name(name, ast.Store())], part), stmt))
             out.append(_at(ast.Assign([ast.Name(RETURNED, ast.Store())], ast.Constant(True)), stmt))
             if in_loop:
                 out.append(_at(ast.Break(), stmt))
             return out  # nothing after a return runs
         if isinstance(stmt, (ast.For, ast.While)):
-            stmt.body = _block(stmt.body, True, value_used)
-            stmt.orelse = _block(stmt.orelse, in_loop, value_used)
+            stmt.body = _block(stmt.body, True, names)
+            stmt.orelse = _block(stmt.orelse, in_loop, names)
             out.append(stmt)
             if in_loop:  # a return from the inner loop leaves this one too
                 out.append(_at(ast.If(ast.Name(RETURNED, ast.Load()), [_at(ast.Break(), stmt)], []), stmt))
         elif isinstance(stmt, ast.If):
-            stmt.body = _block(stmt.body, in_loop, value_used)
-            stmt.orelse = _block(stmt.orelse, in_loop, value_used)
+            stmt.body = _block(stmt.body, in_loop, names)
+            stmt.orelse = _block(stmt.orelse, in_loop, names)
             out.append(stmt)
         else:  # a return nested in some other statement: left for the inliner's own checks
             out.append(stmt)
-        rest = _block(stmts[k + 1:], in_loop, value_used)
+        rest = _block(stmts[k + 1:], in_loop, names)
         if rest:
             test = _at(ast.UnaryOp(ast.Not(), ast.Name(RETURNED, ast.Load())), stmt)
             out.append(_at(ast.If(test, rest, []), stmt))

@@ -9,12 +9,15 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+import numpy as np
+
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.scop import isl_name
 
 from .affine import Affine
 from .checker import is_numpy_abs_call, is_reassoc_call, module_of
+from .complex_power import complex_power, int_power
 from .control import access_text, runtime_subscript
 from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
@@ -65,7 +68,7 @@ class ExpressionLifter:
     def _Constant(self, node: ast.Constant) -> ir.Expr:
         value = node.value
         if isinstance(value, bool):
-            return ir.Const(value, "bool", False)
+            return ir.Const(value, "bool", True)  # a Python bool: weak (NEP 50)
         if isinstance(value, int):
             if not -(2**63) <= value < 2**63:
                 raise self.lifter.error(node, "integer literal does not fit in int64")
@@ -111,6 +114,11 @@ class ExpressionLifter:
             sl = base.slice
             items[:0] = sl.elts if isinstance(sl, ast.Tuple) else [sl]
             base = base.value
+        if isinstance(base, ast.Name) and base.id not in self.lifter.arrays \
+                and isinstance(self.lifter.globals.get(base.id), np.ndarray):
+            raise self.lifter.error(node, f"{base.id!r} is a global NumPy array (numba freezes those into the "
+                                    "compiled code as constants); polyfuse reads arrays as arguments: pass "
+                                    f"{base.id} to the kernel", "global array")
         if not isinstance(base, ast.Name) or base.id not in self.lifter.arrays or \
                 self.lifter.arrays[base.id].is_scalar:
             raise self.lifter.error(node, f"{ast.unparse(node)!r} does not index an array argument "
@@ -164,26 +172,54 @@ class ExpressionLifter:
         if symbol == "/":
             result = true_divide(a, b)
         elif symbol == "**" and a.is_int and b.is_int and not _nonnegative_const(rhs):
-            result = promote(promote(a, b), WEAK_FLOAT)
+            return self.int_power(node, lhs, rhs)
         else:
             result = promote(a, b)
         check_int_literals(self.lifter, node, (lhs, rhs), result)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype,
                         result.weak)
 
+    def int_power(self, node: ast.AST, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
+        """``a ** b`` of integers whose exponent is not a non-negative constant.  With a numpy
+        integer on either side numpy's integer power (a negative exponent: numpy's ValueError,
+        also for a constant).  Of two Python ints Python gives an int for ``b >= 0`` and a float
+        otherwise: a negative constant exponent is a float, any other exponent an int, checked
+        where it runs (a negative one raises UnsupportedError rather than give the int)."""
+        a, b = vtype(lhs), vtype(rhs)
+        python = a.weak and b.weak
+        constant = isinstance(rhs, ir.Const) or isinstance(rhs, ir.Unary) and isinstance(rhs.operand, ir.Const)
+        if constant and python:
+            result = promote(promote(a, b), WEAK_FLOAT)
+            return ir.BinOp("**", self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
+        if constant:
+            raise self.lifter.error(node, "integers to negative integer powers (numpy raises ValueError); "
+                                    "write a float base", "integer power")
+        result = promote(a, b)
+        check_int_literals(self.lifter, node, (lhs, rhs), result)
+        exponent = self.coerce(rhs, result)
+        negative = ir.Select(ir.Compare("<", exponent, self.coerce(ir.Const(0, "int64", True), result)),
+                             ir.int_const(1), ir.int_const(0), ir.INT, False)
+        message = "Integers to negative integer powers are not allowed." if not python else str(self.lifter.error(
+            node, "a Python int to a negative int power is a float in Python, but this kernel types it as an "
+            "int (the exponent is not a constant); write float(...) ** ... for a float", "integer power"))
+        flag = ir.Check(negative, ir.int_const(1), "", 0, message=message,
+                        error="UnsupportedError" if python else "ValueError")
+        checked = ir.BinOp("+", exponent, self.coerce(flag, result), result.dtype, result.weak)  # 0 unless it raises
+        return ir.BinOp("**", self.coerce(lhs, result), checked, result.dtype, result.weak)
+
     def complex_binary(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
-        """+ - * / of complex values; ``**`` only to a constant integer power (numpy multiplies
-        those out, as the backends do); ``//`` and ``%`` are TypeErrors in Python and numpy."""
+        """+ - * / of complex values; ``**`` to a constant integer power (numpy multiplies those
+        out, as the backends do), else frontend.complex_power; ``//`` and ``%`` are TypeErrors in
+        Python and numpy."""
         result = promote(vtype(lhs), vtype(rhs))
         if symbol in ("//", "%"):
             raise self.lifter.error(node, f"operator {symbol!r} of complex values is a TypeError in "
                                     "Python and numpy", "complex arithmetic")
         if symbol == "**":
-            if not vtype(lhs).is_complex or int_power(rhs) is None:
-                raise self.lifter.error(node, "'**' of complex values is supported for a complex base and a "
-                                        f"constant integer exponent in [-{MAX_POWER}, {MAX_POWER}] only",
-                                        "complex power")
-            rhs = ir.complex_const(int_power(rhs) or 0, result.dtype, result.weak)  # folded: backends read it
+            if lhs.dtype == "bool" or rhs.dtype == "bool":
+                raise self.lifter.error(node, "'**' of a complex value and a bool; convert the bool with "
+                                        "int(...) first", "complex power")
+            return complex_power(self.coerce(lhs, result), self.coerce(rhs, result), rhs, result, python=result.weak)
         return ir.BinOp(symbol, self.coerce(lhs, result), self.coerce(rhs, result), result.dtype, result.weak)
 
     def bitwise(self, node: ast.AST, symbol: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
@@ -312,6 +348,8 @@ class ExpressionLifter:
             return ir.Unary("abs", arg, arg.dtype, arg.weak)
         if name == "complex":
             return self.complex_of(node, args)
+        if name == "round":
+            return self.round_of(node, args)
         if name in ("float", "int", "bool"):
             self._arity(node, args, 1)
             target = {"float": WEAK_FLOAT, "int": WEAK_INT, "bool": VType("bool", True)}[name]
@@ -324,6 +362,37 @@ class ExpressionLifter:
             result = ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common),
                               common.dtype, common.weak)
         return result
+
+    def round_of(self, node: ast.Call, args: list[ir.Expr]) -> ir.Expr:
+        """``round(x)``: a Python int, half to even (``rint``); ``round(x, n)`` of a numpy float:
+        numpy's ``np.round``, ``rint(x * 10**n) / 10**n`` (``rint(x / 10**-n) * 10**-n`` for a
+        negative ``n``) in ``x``'s dtype; of an integer, the integer for ``n >= 0``."""
+        if not 1 <= len(args) <= 2:
+            raise self.lifter.error(node, "round() takes one or two arguments")
+        x = self.coerce(args[0], _unbool(vtype(args[0])))
+        if vtype(x).is_complex:
+            raise self.lifter.error(node, "round() of a complex value (a TypeError in Python)", "round()")
+        if len(args) == 1:
+            value = ir.Call("rint", (x,), x.dtype, x.weak, "np") if vtype(x).is_float else x
+            return ScalarCalls(self, node).cast(value, WEAK_INT)
+        digits = int_power(args[1]) if isinstance(args[1], (ir.Const, ir.Unary)) and args[1].dtype == "int64" else None
+        if digits is None:
+            raise self.lifter.error(node.args[1], "round(x, ndigits) with ndigits other than an integer constant "
+                                    "in [-99, 99]", "round()")
+        if vtype(x).is_int:
+            if digits < 0:
+                raise self.lifter.error(node, "round() of an integer to negative digits", "round()")
+            return x
+        if x.weak:
+            raise self.lifter.error(node, "round(x, ndigits) of a Python float (CPython rounds its exact decimal "
+                                    "value); round a numpy float (np.float64(x)) for numpy's rint(x * 10**n) / 10**n",
+                                    "round()")
+        scale = ir.Const(10.0 ** abs(digits), x.dtype, False)
+        if digits >= 0:
+            scaled = ir.BinOp("*", x, scale, x.dtype, False)
+            return ir.BinOp("/", ir.Call("rint", (scaled,), x.dtype, False, "np"), scale, x.dtype, False)
+        scaled = ir.BinOp("/", x, scale, x.dtype, False)
+        return ir.BinOp("*", ir.Call("rint", (scaled,), x.dtype, False, "np"), scale, x.dtype, False)
 
     def complex_of(self, node: ast.Call, args: list[ir.Expr]) -> ir.Expr:
         """``complex(x)`` and ``complex(re, im)`` of real numbers: a Python complex (weak)."""
@@ -360,24 +429,6 @@ def reassociated(update: ir.Expr) -> ir.Expr:
 def _unbool(t: VType) -> VType:
     """Python bools are weak ints; numpy bools stay bools for numpy's promotion."""
     return WEAK_INT if t.dtype == "bool" and t.weak else t
-
-
-MAX_POWER = 99  # numpy multiplies out integer powers below 100 (npy_cpow)
-
-
-def int_power(expr: ir.Expr) -> int | None:
-    """The value of a constant integer exponent (``2``, ``-3``, ``2.0``), or None."""
-    if isinstance(expr, ir.Unary) and expr.op == "neg":
-        inner = int_power(expr.operand)
-        return None if inner is None else -inner
-    value: complex | float | None = ir.complex_value(expr)
-    if isinstance(value, complex):
-        value = value.real if value.imag == 0 else None
-    elif isinstance(expr, ir.Const) and not isinstance(expr.value, bool):
-        value = expr.value
-    if value is None or not float(value).is_integer() or abs(value) > MAX_POWER:
-        return None
-    return int(value)
 
 
 def _bitwise_refusal(symbol: str, a: str, b: str) -> str:

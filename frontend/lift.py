@@ -46,6 +46,7 @@ from .control import (
     has_runtime_index,
     lift_assert,
     lift_data_if,
+    zero_of,
 )
 from .expressions import ExpressionLifter
 from .function_args import drop_parameters
@@ -103,6 +104,7 @@ class Lifter:
         self.pranges: list[PrangeLoop] = []
         self.nest = 0
         self.guards: list[Guard] = []  # enclosing data-dependent if conditions (frontend.control)
+        self.fresh_defs: set[int] = set()  # ids of branch-local first assignments (control.branch_definitions)
         self.cond_count = 0
         self.assert_count = 0
         self.returns: ReturnValue | None = None  # what the final return gives back (frontend.returns)
@@ -320,7 +322,9 @@ class Lifter:
                              "imaginary part with a ComplexWarning); store z.real or abs(z) explicitly",
                              "complex to real store")
         value = ExpressionLifter.coerce(value, VType(dtype, False))
-        if self.guards:  # inside a data-dependent if: write the old value back where it fails
+        if self.guards and id(node) in self.fresh_defs:  # a branch's own local: its old value is dead
+            value = guarded_value(value, guard_expr(self.guards, lifter), zero_of(dtype), dtype)
+        elif self.guards:  # inside a data-dependent if: write the old value back where it fails
             old = ir.Load(array, index, dtype, False)
             lifter.read_texts.append((write_text, None))
             value = guarded_value(value, guard_expr(self.guards, lifter), old, dtype)

@@ -68,7 +68,7 @@ from .desugar import (
     shape_node,
 )
 from .dtype_spellings import DtypeSpellings
-from .early_return import single_exit
+from .early_return import single_exit, value_returns
 from .source import KernelSource, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
@@ -83,6 +83,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), pranges={}), globals_,
                   arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
+    tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
@@ -101,6 +102,15 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     for stmt in tree.body:
         prange_to_range(rw, stmt)
     return rw.source
+
+
+def _single_exit(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """The kernel's body with its early returns made one at the end (frontend.early_return); a body
+    that returns a value somewhere must end with a return (Python returns None where it falls off)."""
+    if value_returns(body) and not _returns(body):
+        raise rw.error(body[-1], "the body can end without a return (Python returns None there) where "
+                       "another path returns a value; end the body with a return", "missing final return")
+    return single_exit(body, kernel=True)
 
 
 def helper_texts(fn, source: KernelSource | None = None) -> str:
@@ -318,6 +328,7 @@ class Inliner(StatementTransformer):
         self.globals = globals_
         self.stack = stack
         self.pending: list[ast.stmt] = []  # a value helper's statements, run before the current statement
+        self.current: ast.stmt | None = None  # the statement being inlined (value helpers that write arrays)
         self.conditional = 0  # > 0 inside an expression Python may not evaluate (a if c else b, and/or)
         self.nested = 0  # > 0 inside a loop or branch of the body
 
@@ -325,10 +336,11 @@ class Inliner(StatementTransformer):
         out: list[ast.stmt] = []
         for stmt in stmts:
             saved, self.pending = self.pending, []
+            saved_current, self.current = self.current, stmt
             new = self.visit(stmt)
             out.extend(self.pending)
             out.extend(new if isinstance(new, list) else [new])
-            self.pending = saved
+            self.pending, self.current = saved, saved_current
         return out
 
     def visit_For(self, node: ast.For):
@@ -401,12 +413,19 @@ class Inliner(StatementTransformer):
         if not helper.has_value:
             raise self.rw.error(node, f"helper {fn.__name__}() returns no value; call it as a statement",
                                 "helper without a value")
-        if self.conditional or not helper.pure() or (helper.straight_line() and (self.nested
-                                                                               or not helper.repeats_work())):
+        pure = helper.pure()
+        writes = not pure and helper.writes_only_arrays(self.current, node, self.globals)
+        if self.conditional or not (pure or writes) or (helper.straight_line() and (self.nested
+                                                                                    or not helper.repeats_work())):
             return helper.expression()
         # at the top level a helper whose expression would repeat work (softmax(x @ w + b) reads
         # its argument four times) runs as statements, each value computed once
         statements, value = helper.hoisted()  # loops first, before the statement that uses the value
+        if writes:  # its value now, before a later helper of the statement writes what it reads
+            name = self.rw.fresh(f"{fn.__name__}_value")
+            statements.append(ast.copy_location(ast.Assign([self.rw.placed(ast.Name(name, ast.Store()), node)], value),
+                                                node))
+            value = self.rw.placed(ast.Name(name, ast.Load()), node)
         self.pending.extend(statements)
         return value
 
@@ -461,6 +480,7 @@ class Helper:
         tree.body = single_exit(tree.body, value_used)  # returns from inside loops: one at the end
         rw.mark(tree, self.source)
         self.values = self._bind(tree.args)
+        self.call_values = dict(self.values)  # parameter -> the argument as the call wrote it
         body = [s for s in tree.body if not _is_docstring(s)]
         stored = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self.names = {v: rw.fresh(f"{name}_{v}") for v in sorted(stored)}
@@ -597,6 +617,33 @@ class Helper:
         returns = [n for s in self.body for n in ast.walk(s) if isinstance(n, ast.Return)]
         return bool(self.body) and len(returns) == 1 and returns[0] is self.body[-1]
 
+    def writes_only_arrays(self, statement: ast.stmt | None, call: ast.Call, globals_: dict) -> bool:
+        """Whether the helper, not pure, writes only arrays the caller passed by name (union-find's
+        ``find(parent, x)``, which compresses ``parent``'s paths), returns once at its end, and the
+        calling ``statement`` reads none of those arrays outside ``call`` and other helpers' calls
+        (``globals_``: the caller's): then its body can run just before the statement, as Python
+        runs it during the statement."""
+        if statement is None:
+            return False
+        code = self.fn.__code__
+        params = set(code.co_varnames[:code.co_argcount])
+        written: set[str] = set()
+        for stmt in self.body:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+                    root = node.value
+                    while isinstance(root, ast.Subscript):
+                        root = root.value
+                    if isinstance(root, ast.Name) and root.id in params:
+                        value = self.call_values.get(root.id)
+                        if not isinstance(value, ast.Name):
+                            return False
+                        written.add(value.id)
+        returns = [n for s in self.body for n in ast.walk(s) if isinstance(n, ast.Return)]
+        if not (self.body and len(returns) == 1 and returns[0] is self.body[-1]):
+            return False
+        return not (written & _names_outside(statement, call, globals_))
+
     def hoisted(self) -> tuple[list[ast.stmt], ast.expr]:
         """The body's statements (locals renamed, arguments bound) and its returned expression."""
         final = self.body[-1]
@@ -627,8 +674,11 @@ class Helper:
                 return choice
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
                 raise self.rw.error(stmt, f"helper {self.fn.__name__}() returns a value, so its body may only "
-                                    "assign locals, and return from ifs, before 'return expr' (loops need a "
-                                    "helper that writes an array argument)", "statement in a value helper")
+                                    "assign locals, and return from ifs, before 'return expr' here (a value "
+                                    "helper with loops runs before the statement that calls it where Python "
+                                    "surely calls it, not in 'a if c else b', 'and'/'or' or a while test, and "
+                                    "where the rest of that statement reads no array the helper writes)",
+                                    "statement in a value helper")
             target = stmt.targets[0].id
             original = next((k for k, v in self.names.items() if v == target), target)
             values[original] = self.substitute(stmt.value, values)  # straight-line: in order
@@ -659,6 +709,17 @@ def _returns(stmts: list[ast.stmt]) -> bool:
     if isinstance(last, ast.If):
         return _returns(last.body) and _returns(last.orelse)
     return isinstance(last, ast.Return)
+
+
+def _names_outside(tree: ast.AST, skip: ast.AST, globals_: dict) -> set[str]:
+    """The names in ``tree`` outside the subtree ``skip`` and outside calls of helpers (which run
+    before the statement too, in the order Python calls them)."""
+    if tree is skip or isinstance(tree, ast.Call) and _helper_function(tree.func, globals_) is not None:
+        return set()
+    found = {tree.id} if isinstance(tree, ast.Name) else set()
+    for child in ast.iter_child_nodes(tree):
+        found |= _names_outside(child, skip, globals_)
+    return found
 
 
 def _stored(stmts: list[ast.stmt]) -> set[str]:
@@ -700,6 +761,9 @@ class Normalizer(ast.NodeTransformer):
                 node.args[0] = self.rw.placed(ast.Tuple(dims, ast.Load()), node.args[0])
         if isinstance(node.func, ast.Name) and node.func.id == "len" and "len" not in self.rw.globals \
                 and len(node.args) == 1 and not node.keywords:
+            dims = self.shape_tuple(node.args[0])
+            if dims is not None:  # len(X.shape): X's rank
+                return self.rw.placed(ast.Constant(len(dims)), node)
             view = _view(node.args[0], self.rw.ranks)
             if view is not None and view[1] < self.rw.ranks[view[0]]:
                 return self.shape(view[0], view[1], node)

@@ -19,6 +19,7 @@ import numpy as np
 
 from polyfuse.model import funcs, ir
 
+from .complex_power import complex_power
 from .types import COMPLEX, FLOATS, INTS, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType
 
 SUPPORTED = FLOATS + INTS + ("bool",) + COMPLEX
@@ -135,10 +136,13 @@ class ScalarCalls:
     def complex_call(self, canonical: str, args: list[ir.Expr], result: VType, lib: str) -> ir.Expr:
         """np.exp/log/sqrt and cmath.exp/log/sqrt of complex values; numpy's other ufuncs of
         complex values (np.sin, np.power, ...) are refused rather than computed differently."""
+        if canonical == "pow" and result.is_complex:  # numpy's npy_cpow, also of Python numbers
+            base, exponent = (self.ex.coerce(a, result) for a in args)
+            return complex_power(base, exponent, args[1], result, python=False)
         if canonical not in COMPLEX_FUNCS or not result.is_complex:
             kinds = ", ".join(a.dtype for a in args)
             raise self.error(f"{self.spelled}() of ({kinds}) is not supported for complex values; "
-                             f"complex functions are np.exp, np.log, np.sqrt (also cmath's), np.abs, "
+                             f"complex functions are np.exp, np.log, np.sqrt (also cmath's), np.power, np.abs, "
                              "np.angle, np.real, np.imag and np.conj")
         return ir.Call(canonical, (self.ex.coerce(args[0], result),), result.dtype, result.weak, lib)
 

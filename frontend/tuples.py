@@ -35,6 +35,10 @@ _RULE = ("a tuple (or list) local is written out at each use: assign it once, fr
          "arguments, sizes and locals assigned once before, and use it after that in the same block")
 
 
+#: list methods that change a list's length (refused with their own message)
+_LIST_METHODS = ("append", "extend", "insert", "pop", "remove", "clear")
+
+
 class Rewriter(DesugarRewriter, Protocol):
     """What this pass uses of ``frontend.rewrite.Rewriter`` (which imports this module)."""
 
@@ -183,7 +187,13 @@ class _Uses(ast.NodeTransformer):
         return node
 
     def visit_Attribute(self, node: ast.Attribute):
-        if self.display(node.value) is not None:
+        found = self.display(node.value)
+        if isinstance(found, ast.List) and node.attr in _LIST_METHODS:
+            raise self.walk.rw.error(node, f"list.{node.attr} on list local {ast.unparse(node.value)!r}: a list "
+                                     "that changes size is not supported; allocate an array of the largest size "
+                                     "(np.empty(n)) with a count of the elements used, and return its first "
+                                     "count elements", "growing list")
+        if found is not None:
             raise self.walk.rw.error(node, f"{ast.unparse(node)} of tuple local {ast.unparse(node.value)!r}; "
                                      f"{_RULE}", "tuple local")
         self.generic_visit(node)

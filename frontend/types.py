@@ -63,8 +63,8 @@ def casts(src: VType, dst: str, casting: Literal["same_kind", "unsafe"]) -> bool
 
 
 def _example(t: VType):
-    if t.weak:
-        return 0j if t.is_complex else 0.0 if t.is_float else 0
+    if t.weak:  # a Python bool stays one: np.where(c, True, False) is a numpy bool
+        return 0j if t.is_complex else 0.0 if t.is_float else True if t.dtype == "bool" else 0
     return np.dtype(t.dtype)
 
 

@@ -26,7 +26,7 @@ from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 
 from polyfuse.model import ir
 from polyfuse.model import region as rg
-from polyfuse.model.region import BLAS_MIN_WORK
+from polyfuse.model.region import BLAS_MIN_WORK, GEMM_MIN_WORK
 from polyfuse.runtime.linalg_library import library, thread_count_setter
 
 _I64 = ll.IntType(64)
@@ -168,7 +168,10 @@ class MatmulEmitter(FortranCaller):
         work = self.b.mul(self.b.mul(rows, cols), depth)
         # NumPy calls ?dot at every length: so do we (a loop product of one element accumulates: ?gemv)
         dot = _is_one(op.rows) and _is_one(op.cols) and not op.accumulate
-        worth = ll.Constant(ll.IntType(1), 1) if dot else self.b.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
+        plain = not (dot or op.triangular or op.in_place or op.pair or op.triangle or _is_one(op.rows)
+                     or _is_one(op.cols))  # a matrix times a matrix: ?gemm (or ?syrk for A.T @ A)
+        least = GEMM_MIN_WORK if plain else BLAS_MIN_WORK
+        worth = ll.Constant(ll.IntType(1), 1) if dot else self.b.icmp_signed(">=", work, ll.Constant(_I64, least))
         for extent in (rows, cols, depth):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))

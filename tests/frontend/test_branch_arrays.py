@@ -84,11 +84,13 @@ def contour_integral(NR, NM, slab_per_bc, Ham, int_pts, Y):
     return P0
 
 
-def test_complex_power_of_a_real_exponent_is_refused_where_it_is():
-    """NumPy's complex power multiplies out integral exponents below 100 and calls cpow for the
-    rest: not compiled yet, so refused at the call (file:line, the construct)."""
+@pytest.mark.parametrize("target", TARGETS)
+def test_complex_power_of_a_real_exponent(target):
+    """NumPy's complex power multiplies out integral exponents below 100 and calls cpow,
+    ``cexp(b * clog(a))``, for the rest (frontend/complex_power.py): square and solved systems."""
     rng = np.random.default_rng(17)
-    args = (3, 3, 2, rng.random((3, 3, 3)) + 0j, np.array([0.5 + 0.5j]), rng.random((3, 3)) + 0j)
-    contour_integral(*args)
-    with pytest.raises(polyfuse.UnsupportedError, match=r"test_branch_arrays.py:\d+:\d+: .*complex"):
-        polyfuse.kernel(contour_integral, target="python")(*args)
+    for nr, nm, slab in ((3, 3, 2), (3, 2, 3)):
+        args = (nr, nm, slab, rng.random((slab + 1, nr, nr)) + 0j, np.array([0.5 + 0.5j, 1.5 - 0.2j]),
+                rng.random((nr, nm)) + 0j)
+        got = polyfuse.kernel(contour_integral, target=target)(*args)
+        np.testing.assert_allclose(got, contour_integral(*args), rtol=1e-12, atol=1e-14)

@@ -77,6 +77,26 @@ def test_sum_of_rows(target):
     np.testing.assert_array_equal(got, want)
 
 
+def column_totals(A):
+    return sum(A)
+
+
+def column_totals_from(A):
+    return sum(A, 0.5)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("A", [np.arange(12.0).reshape(4, 3) / 7, np.arange(12, dtype=np.int8).reshape(4, 3) * 20,
+                               np.arange(12).reshape(4, 3) % 3 == 0, np.arange(12.0, dtype=np.float32).reshape(3, 2, 2)],
+                         ids=["float64", "int8", "bool", "float32-3d"])
+def test_sum_of_a_2d_array_adds_its_rows(A, target):
+    """Python adds the rows as arrays from ``0`` (a bool array's sum is int64, int8 wraps)."""
+    for fn in (column_totals, column_totals_from):
+        got, want = polyfuse.kernel(fn, target=target)(A), fn(A)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def test_a_generator_read_twice_is_refused():
     """Python's generator is spent after the first loop; the kernel refuses it, never loops twice."""
     assert generator_twice(np.ones(3)) == 6.0

@@ -332,6 +332,7 @@ def early_return(x):
     for i in range(x.shape[0]):
         x[i] = 1.0
         return x
+    return x
 
 
 def return_in_if(n, x):
@@ -364,8 +365,8 @@ def like_of_scalar(x):
 @pytest.mark.parametrize("fn, args, words", [
     (full_without_value, (np.zeros(3),), "np.full with other than (shape, value, dtype) arguments"),
     (like_of_scalar, (np.zeros(3),), "is not an array argument or local array"),
-    (early_return, (np.zeros(3),), "return inside a loop or if"),
-    (return_in_if, (3, np.zeros(3)), "return inside a loop or if"),
+    (early_return, (np.zeros(3),), "return of an array from inside a loop or if"),
+    (return_in_if, (3, np.zeros(3)), "the body can end without a return"),
     (zero_d, (np.zeros(3),), "0-d array"),
     (full_bool, (np.zeros(3),), "bool"),
 ])
