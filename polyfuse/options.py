@@ -88,10 +88,10 @@ def row_alias_checks() -> bool:
 
 def blas_row_chunks() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS``: a matrix product kept whole runs as a phase polyfuse's threads
-    cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  Default
-    off: NumPy's OpenBLAS (pthreads build) applies ``openblas_set_num_threads_local`` to the
-    whole process, not to the calling thread, so chunks that set 1 and restore what they read
-    race, and left NumPy's own products on one thread after a call (docs/performance.md)."""
+    cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  NumPy's
+    OpenBLAS (pthreads build) keeps one thread count for the whole process, so the team's caller
+    sets it to 1 once around the team run, counted across nested and concurrent calls, and the
+    last one out restores it (runtime.linalg_library.blas_on_one_thread).  Default off."""
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", False)
 
 

@@ -21,6 +21,7 @@ ordinary serial function runs.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
@@ -32,6 +33,7 @@ import numpy as np
 from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 
 from polyfuse.runtime import threads
+from polyfuse.runtime.linalg_library import blas_on_one_thread
 from polyfuse.runtime.variant import allocate, evaluate_int
 
 # A phase faster than this serially is not worth waking threads for.  Waking the pool for a
@@ -105,12 +107,13 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
                 return
             pieces.done()
 
-    pool = threads.pool()
-    for _ in range(1, workers):
-        buffers: list = []
-        pool.submit(member, _with_private_buffers(kernel, compiled.phase, args, values, buffers), buffers)
-    member(args, [])
-    pieces.wait()
+    with blas_on_one_thread() if compiled.phase.blas_rows else contextlib.nullcontext():
+        pool = threads.pool()
+        for _ in range(1, workers):
+            buffers: list = []
+            pool.submit(member, _with_private_buffers(kernel, compiled.phase, args, values, buffers), buffers)
+        member(args, [])
+        pieces.wait()
 
 
 #: Pieces per member of a parallel phase's team (``_run_chunks``).  1: as many pieces as members,

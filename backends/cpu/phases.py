@@ -68,6 +68,7 @@ class Phase:
     stop: ir.Expr | None = None  # exclusive bound of the outer iterator
     step: int = 1
     region: RegionDecision | None = None  # set when the phase contains parallel loops below a sequential one
+    blas_rows: bool = False  # a product cut by rows (``row_chunked``): its team runs BLAS on one thread
 
     @property
     def is_region(self) -> bool:
@@ -131,7 +132,7 @@ def _phases(program: LoopProgram) -> list[Phase]:
         others = set().union(*(u for k, u in enumerate(used) if k != index))
         rows = row_chunked(program, node)
         if rows is not None:
-            phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1))
+            phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1, blas_rows=True))
             continue
         phase = _phase(index, node, others)
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
@@ -142,8 +143,9 @@ def _phases(program: LoopProgram) -> list[Phase]:
 
 def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     """The row count of a matrix product kept whole (``x @ W``) that runs as a parallel phase
-    cut by rows, None for any other node.  Each chunk calls BLAS on its rows on one thread
-    (``linalg_library.thread_count_setter``; the serial run calls it on all rows with the
+    cut by rows, None for any other node.  Each chunk calls BLAS on its rows on one thread (the
+    team's caller puts the library on one thread for the whole team run,
+    ``linalg_library.blas_on_one_thread``; the serial run calls it on all rows with the
     library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
     own threads, its workers spin for a while after each product and took a core from the
     parallel loops around it (attention: 10.7 ms on 2 threads against 5.6 ms for its three
