@@ -91,8 +91,9 @@ def blas_row_chunks() -> bool:
     cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  NumPy's
     OpenBLAS (pthreads build) keeps one thread count for the whole process, so the team's caller
     sets it to 1 once around the team run, counted across nested and concurrent calls, and the
-    last one out restores it (runtime.linalg_library.blas_on_one_thread).  Default off."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", False)
+    last one out restores it (runtime.linalg_library.blas_on_one_thread).  Default on; 0 leaves
+    the products to the library's own threads."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
 
 
 def compile_seconds() -> float | None:

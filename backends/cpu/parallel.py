@@ -107,7 +107,7 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
                 return
             pieces.done()
 
-    with blas_on_one_thread() if compiled.phase.blas_rows else contextlib.nullcontext():
+    with blas_on_one_thread() if getattr(compiled.phase, "blas_rows", False) else contextlib.nullcontext():
         pool = threads.pool()
         for _ in range(1, workers):
             buffers: list = []
