@@ -98,7 +98,7 @@ class MatmulEmitter(FortranCaller):
         with self.b.if_else(partial) as (then, otherwise):
             with then:
                 self.rows_of(op, window, (cols, depth), (out, a, b))
-            with otherwise:  # the serial run: every row, the library's threads, as without chunks
+            with otherwise:  # the serial run: every row, on the threads the library has at the time
                 self.product(op, (rows, cols, depth), (out, a, b))
 
     def rows_of(self, op: rg.Matmul, window: tuple, sizes: tuple, operands: tuple) -> None:

@@ -67,13 +67,33 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
     if times is None:
         _remember(kernel, kernel.phase_times, key, (phase.index, count), _measure_chunks(compiled, args, count))
         return
+    serial = _serial_function(compiled)
     if _timed(times, lambda: _run_chunks(kernel, compiled, args, values, count, workers),
-              lambda: compiled.function(*args, 0, count)):
+              lambda: serial(*args, 0, count)):
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
 
 
-def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
+def _serial_function(compiled) -> Callable[..., None]:
+    """The phase's function as its serial run calls it; for a product cut by rows, with NumPy's
+    OpenBLAS on one thread (``blas_on_one_thread``), since the runtime measures it against the
+    team.  With the library's threads there, each such run (the first call, then every few calls
+    to check that the team still wins) woke OpenBLAS's workers, which spin for a while after the
+    product, beside the team's next runs: at load 4-11 the kernels spent 1.3-2.5x the CPU time
+    per call (attention 16.2 against 9.7 ms, gesummv 5.8-6.1 against 2.4-2.6; docs/performance.md).
+    """
     function = compiled.function  # (generated on first use: not timed)
+    if not getattr(compiled.phase, "blas_rows", False):
+        return function
+
+    def run(*args: Any) -> None:
+        with blas_on_one_thread():
+            function(*args)
+
+    return run
+
+
+def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
+    function = _serial_function(compiled)
     began = time.perf_counter()
     function(*args, 0, count)
     seconds = time.perf_counter() - began

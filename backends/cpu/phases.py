@@ -145,8 +145,9 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     """The row count of a matrix product kept whole (``x @ W``) that runs as a parallel phase
     cut by rows, None for any other node.  Each chunk calls BLAS on its rows on one thread (the
     team's caller puts the library on one thread for the whole team run,
-    ``linalg_library.blas_on_one_thread``; the serial run calls it on all rows with the
-    library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
+    ``linalg_library.blas_on_one_thread``; so does the serial run the runtime measures it
+    against, on all rows, while a run on one polyfuse thread or at sizes too small for threads
+    keeps the library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
     own threads, its workers spin for a while after each product and took a core from the
     parallel loops around it (attention: 10.7 ms on 2 threads against 5.6 ms for its three
     parts run alone, docs/performance.md).  A matrix times a vector (``A @ x``: ``?gemv`` on

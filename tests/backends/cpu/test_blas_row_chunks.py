@@ -212,3 +212,28 @@ def test_concurrent_kernel_calls_leave_numpys_count(forced):
         assert chunked and all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
     finally:
         put(before)
+
+
+def test_the_measured_serial_run_of_a_chunked_product_keeps_blas_on_one_thread():
+    """The serial run the runtime times against the team (a product cut by rows) holds one BLAS
+    thread too, so that it leaves no OpenBLAS worker spinning beside the team's next run; any
+    other phase's serial run is its plain function."""
+    from types import SimpleNamespace
+
+    from polyfuse.backends.cpu import parallel
+
+    get, put = thread_count_functions()
+    before = get()
+    put(2)
+    try:
+        seen: list[int] = []
+
+        def function(*args):
+            seen.append(get())
+
+        parallel._serial_function(SimpleNamespace(function=function, phase=SimpleNamespace(blas_rows=True)))(0, 4)
+        plain = parallel._serial_function(SimpleNamespace(function=function, phase=SimpleNamespace(blas_rows=False)))
+        plain(0, 4)
+        assert plain is function and seen == [1, 2] and get() == 2
+    finally:
+        put(before)
