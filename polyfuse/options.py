@@ -96,6 +96,15 @@ def blas_row_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
 
 
+def blas_row_chunks_gemv() -> bool:
+    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``) is cut by rows too
+    (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a
+    millisecond, and waking polyfuse's pool costs more than OpenBLAS's own hand-off to its
+    spinning workers (NumPy-form gesummv, n = 1900: 0.45 ms in two one-thread halves on two
+    Python threads against 0.35 ms on the library's two threads, min of 300, load 4.4)."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
+
+
 def compile_seconds() -> float | None:
     """``POLYFUSE_COMPILE_SECONDS``: after this many seconds a compile starts no more optional isl
     work (fusion, loop-order and tiling checks, exact dependences): each keeps its legal choice.

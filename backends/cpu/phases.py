@@ -33,7 +33,7 @@ from polyfuse.model.loop_ast import (
     statements_in,
     top_level,
 )
-from polyfuse.options import blas_row_chunks
+from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv
 from polyfuse.runtime.linalg_library import thread_count_setter
 
 #: A region runs on several threads only once a serial run of it, at the same sizes, measured at
@@ -151,7 +151,8 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     own threads, its workers spin for a while after each product and took a core from the
     parallel loops around it (attention: 10.7 ms on 2 threads against 5.6 ms for its three
     parts run alone, docs/performance.md).  A matrix times a vector (``A @ x``: ``?gemv`` on
-    each chunk's rows) is cut the same way; a vector times a matrix (one row) is not.  Plain
+    each chunk's rows) is cut the same way only with ``POLYFUSE_BLAS_ROW_CHUNKS_GEMV`` (its call
+    is too short for the pool's wake-up); a vector times a matrix (one row) is not.  Plain
     products only: no stack, triangle or in-place form, not an array times itself (NumPy runs
     ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits)."""
     if not isinstance(node, StmtCall) or not thread_count_setter() or not blas_row_chunks():
@@ -163,7 +164,8 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     plain = not (op.batch or op.triangle or op.pair or op.offset or op.in_place or op.triangular
                  or op.a.array == op.b.array)  # A.T @ A: NumPy's ?syrk on all rows
     one_row = isinstance(op.rows, ir.Const) and op.rows.value == 1
-    if not plain or one_row or not _params_only(op.rows):
+    vector = isinstance(op.cols, ir.Const) and op.cols.value == 1 and not blas_row_chunks_gemv()
+    if not plain or one_row or vector or not _params_only(op.rows):
         return None
     return op.rows
 

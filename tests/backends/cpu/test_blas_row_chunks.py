@@ -110,10 +110,21 @@ def transposed_times_vector(A, y):
     return A.T @ y  # the chunk's rows are columns of A
 
 
+def test_matrix_times_vector_stays_whole_by_default(forced):
+    """``A @ x`` is cut by rows only with POLYFUSE_BLAS_ROW_CHUNKS_GEMV (a ``?gemv`` is too short)."""
+    A, B, x = RNG.standard_normal((300, 303)), RNG.standard_normal((300, 303)), RNG.standard_normal(303)
+    threads.set_num_threads(2)
+    k = polyfuse.kernel(gesummv, cache=False)
+    for _ in range(3):
+        np.testing.assert_allclose(k(A, B, x, 1.5, 0.5), gesummv(A, B, x, 1.5, 0.5), rtol=1e-12, atol=1e-13)
+    assert chunked_phases(k, (A, B, x, 1.5, 0.5))[0] == []
+
+
 @pytest.mark.parametrize("n", [7, 300])
-def test_matrix_times_vector_on_row_chunks(forced, n):
-    """``A @ x`` runs ``?gemv`` on each chunk's rows (the loops below BLAS_MIN_WORK); ``x @ A``
-    has one row and stays whole."""
+def test_matrix_times_vector_on_row_chunks(monkeypatch, forced, n):
+    """With POLYFUSE_BLAS_ROW_CHUNKS_GEMV, ``A @ x`` runs ``?gemv`` on each chunk's rows (the
+    loops below BLAS_MIN_WORK); ``x @ A`` has one row and stays whole."""
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
     A, B, x = RNG.standard_normal((n, n + 3)), RNG.standard_normal((n, n + 3)), RNG.standard_normal(n + 3)
     threads.set_num_threads(2)
     k = polyfuse.kernel(gesummv)
