@@ -151,7 +151,7 @@ def _row_chunked(program) -> list[dict[str, Any]]:
     """The matrix products that run as phases cut by rows (backends/cpu/phases.row_chunked)."""
     return [{"statement": p.node.statement, "rows": display_names(to_python(p.stop)),
              "why": "a product kept whole: polyfuse's threads take its rows, one BLAS thread each "
-                    "(the serial run keeps the library's threads)"}
+                    "(so does the serial run it is measured against)"}
             for p in plan_phases(program) if p.parallel and isinstance(p.node, StmtCall) and p.stop is not None]
 
 

@@ -88,11 +88,21 @@ def row_alias_checks() -> bool:
 
 def blas_row_chunks() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS``: a matrix product kept whole runs as a phase polyfuse's threads
-    cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  Default
-    off: NumPy's OpenBLAS (pthreads build) applies ``openblas_set_num_threads_local`` to the
-    whole process, not to the calling thread, so chunks that set 1 and restore what they read
-    race, and left NumPy's own products on one thread after a call (docs/performance.md)."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", False)
+    cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  NumPy's
+    OpenBLAS (pthreads build) keeps one thread count for the whole process, so the team's caller
+    sets it to 1 once around the team run, counted across nested and concurrent calls, and the
+    last one out restores it (runtime.linalg_library.blas_on_one_thread).  Default on; 0 leaves
+    the products to the library's own threads."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
+
+
+def blas_row_chunks_gemv() -> bool:
+    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``) is cut by rows too
+    (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a
+    millisecond, and waking polyfuse's pool costs more than OpenBLAS's own hand-off to its
+    spinning workers (NumPy-form gesummv, n = 1900: 0.45 ms in two one-thread halves on two
+    Python threads against 0.35 ms on the library's two threads, min of 300, load 4.4)."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
 
 
 def compile_seconds() -> float | None:

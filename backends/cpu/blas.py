@@ -27,7 +27,7 @@ from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK, GEMM_MIN_WORK
-from polyfuse.runtime.linalg_library import library, thread_count_setter
+from polyfuse.runtime.linalg_library import library
 
 _I64 = ll.IntType(64)
 _I8 = ll.IntType(8)
@@ -70,11 +70,7 @@ def register_symbols(llvm) -> None:
     """Make the gemm routines known to the JIT linker (before a module using them is finalised)."""
     for name, address in blas_pointers().items():
         llvm.add_symbol(name, address)
-    if thread_count_setter():
-        llvm.add_symbol(THREADS_LOCAL, thread_count_setter())
 
-
-THREADS_LOCAL = PREFIX + "threads_local"  # OpenBLAS's openblas_set_num_threads_local
 
 
 class MatmulEmitter(FortranCaller):
@@ -102,24 +98,22 @@ class MatmulEmitter(FortranCaller):
         with self.b.if_else(partial) as (then, otherwise):
             with then:
                 self.rows_of(op, window, (cols, depth), (out, a, b))
-            with otherwise:  # the serial run: every row, the library's threads, as without chunks
+            with otherwise:  # the serial run: every row, on the threads the library has at the time
                 self.product(op, (rows, cols, depth), (out, a, b))
 
     def rows_of(self, op: rg.Matmul, window: tuple, sizes: tuple, operands: tuple) -> None:
         """Rows ``first <= r < last`` of the product, not all of them (a chunk of a phase that
-        phases.row_chunked cut by rows): BLAS on those rows on this thread only, or the loops
-        over them."""
+        phases.row_chunked cut by rows): BLAS on those rows, or the loops over them.  The team's
+        caller has put the library on one thread for the whole team run
+        (``linalg_library.blas_on_one_thread``, backends/cpu/parallel.py): each chunk's call runs
+        on its own thread."""
         first, last = window
         out, a, b = operands
         shifted = [replace(x, base=self.b.gep(x.base, [self.b.mul(first, x.stride(op.variables[0]))]))
                    for x in (out, a)]
-        setter = self.cg.module.globals.get(THREADS_LOCAL) or ll.Function(
-            self.cg.module, ll.FunctionType(ll.IntType(32), [ll.IntType(32)]), name=THREADS_LOCAL)
-        before = self.b.call(setter, [ll.Constant(ll.IntType(32), 1)])
         self.chunk_window = (first, last)
         self.product(op, (self.b.sub(last, first), *sizes), (shifted[0], shifted[1], b))
         self.chunk_window = None
-        self.b.call(setter, [before])
 
     def stack(self, op: rg.Matmul) -> None:
         """A stack of products (``X3 @ W``): one product of all its rows (columns) where the

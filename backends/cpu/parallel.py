@@ -21,6 +21,7 @@ ordinary serial function runs.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
@@ -32,6 +33,7 @@ import numpy as np
 from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 
 from polyfuse.runtime import threads
+from polyfuse.runtime.linalg_library import blas_on_one_thread
 from polyfuse.runtime.variant import allocate, evaluate_int
 
 # A phase faster than this serially is not worth waking threads for.  Waking the pool for a
@@ -65,13 +67,33 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
     if times is None:
         _remember(kernel, kernel.phase_times, key, (phase.index, count), _measure_chunks(compiled, args, count))
         return
+    serial = _serial_function(compiled)
     if _timed(times, lambda: _run_chunks(kernel, compiled, args, values, count, workers),
-              lambda: compiled.function(*args, 0, count)):
+              lambda: serial(*args, 0, count)):
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
 
 
-def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
+def _serial_function(compiled) -> Callable[..., None]:
+    """The phase's function as its serial run calls it; for a product cut by rows, with NumPy's
+    OpenBLAS on one thread (``blas_on_one_thread``), since the runtime measures it against the
+    team.  With the library's threads there, each such run (the first call, then every few calls
+    to check that the team still wins) woke OpenBLAS's workers, which spin for a while after the
+    product, beside the team's next runs: at load 4-11 the kernels spent 1.3-2.5x the CPU time
+    per call (attention 16.2 against 9.7 ms, gesummv 5.8-6.1 against 2.4-2.6; docs/performance.md).
+    """
     function = compiled.function  # (generated on first use: not timed)
+    if not getattr(compiled.phase, "blas_rows", False):
+        return function
+
+    def run(*args: Any) -> None:
+        with blas_on_one_thread():
+            function(*args)
+
+    return run
+
+
+def _measure_chunks(compiled, args: list, count: int) -> RegionTimes:
+    function = _serial_function(compiled)
     began = time.perf_counter()
     function(*args, 0, count)
     seconds = time.perf_counter() - began
@@ -105,12 +127,13 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
                 return
             pieces.done()
 
-    pool = threads.pool()
-    for _ in range(1, workers):
-        buffers: list = []
-        pool.submit(member, _with_private_buffers(kernel, compiled.phase, args, values, buffers), buffers)
-    member(args, [])
-    pieces.wait()
+    with blas_on_one_thread() if getattr(compiled.phase, "blas_rows", False) else contextlib.nullcontext():
+        pool = threads.pool()
+        for _ in range(1, workers):
+            buffers: list = []
+            pool.submit(member, _with_private_buffers(kernel, compiled.phase, args, values, buffers), buffers)
+        member(args, [])
+        pieces.wait()
 
 
 #: Pieces per member of a parallel phase's team (``_run_chunks``).  1: as many pieces as members,

@@ -33,7 +33,7 @@ from polyfuse.model.loop_ast import (
     statements_in,
     top_level,
 )
-from polyfuse.options import blas_row_chunks
+from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv
 from polyfuse.runtime.linalg_library import thread_count_setter
 
 #: A region runs on several threads only once a serial run of it, at the same sizes, measured at
@@ -68,6 +68,7 @@ class Phase:
     stop: ir.Expr | None = None  # exclusive bound of the outer iterator
     step: int = 1
     region: RegionDecision | None = None  # set when the phase contains parallel loops below a sequential one
+    blas_rows: bool = False  # a product cut by rows (``row_chunked``): its team runs BLAS on one thread
 
     @property
     def is_region(self) -> bool:
@@ -131,7 +132,7 @@ def _phases(program: LoopProgram) -> list[Phase]:
         others = set().union(*(u for k, u in enumerate(used) if k != index))
         rows = row_chunked(program, node)
         if rows is not None:
-            phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1))
+            phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1, blas_rows=True))
             continue
         phase = _phase(index, node, others)
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
@@ -142,13 +143,16 @@ def _phases(program: LoopProgram) -> list[Phase]:
 
 def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     """The row count of a matrix product kept whole (``x @ W``) that runs as a parallel phase
-    cut by rows, None for any other node.  Each chunk calls BLAS on its rows on one thread
-    (``linalg_library.thread_count_setter``; the serial run calls it on all rows with the
-    library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
+    cut by rows, None for any other node.  Each chunk calls BLAS on its rows on one thread (the
+    team's caller puts the library on one thread for the whole team run,
+    ``linalg_library.blas_on_one_thread``; so does the serial run the runtime measures it
+    against, on all rows, while a run on one polyfuse thread or at sizes too small for threads
+    keeps the library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
     own threads, its workers spin for a while after each product and took a core from the
     parallel loops around it (attention: 10.7 ms on 2 threads against 5.6 ms for its three
     parts run alone, docs/performance.md).  A matrix times a vector (``A @ x``: ``?gemv`` on
-    each chunk's rows) is cut the same way; a vector times a matrix (one row) is not.  Plain
+    each chunk's rows) is cut the same way only with ``POLYFUSE_BLAS_ROW_CHUNKS_GEMV`` (its call
+    is too short for the pool's wake-up); a vector times a matrix (one row) is not.  Plain
     products only: no stack, triangle or in-place form, not an array times itself (NumPy runs
     ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits)."""
     if not isinstance(node, StmtCall) or not thread_count_setter() or not blas_row_chunks():
@@ -160,7 +164,8 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     plain = not (op.batch or op.triangle or op.pair or op.offset or op.in_place or op.triangular
                  or op.a.array == op.b.array)  # A.T @ A: NumPy's ?syrk on all rows
     one_row = isinstance(op.rows, ir.Const) and op.rows.value == 1
-    if not plain or one_row or not _params_only(op.rows):
+    vector = isinstance(op.cols, ir.Const) and op.cols.value == 1 and not blas_row_chunks_gemv()
+    if not plain or one_row or vector or not _params_only(op.rows):
         return None
     return op.rows
 

@@ -13,10 +13,13 @@ loaded for the other.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import glob
 import os
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,19 +56,67 @@ def describe() -> str:
 
 
 @functools.cache
-def thread_count_setter() -> int:
-    """The address of NumPy's OpenBLAS ``openblas_set_num_threads_local`` (OpenBLAS >= 0.3.27:
-    ``int f(int)`` sets the thread count of the calling thread's BLAS calls only and returns the
-    one before), or 0 where the library in use is another one or lacks it.  Products that
-    polyfuse's own threads split by rows (backends/cpu/phases.py, ``row_chunked``) call BLAS on
-    one thread each through it, so that no OpenBLAS worker spins beside polyfuse's."""
+def thread_count_functions() -> tuple[Callable[[], int], Callable[[int], None]] | None:
+    """NumPy's OpenBLAS ``openblas_get_num_threads`` and ``openblas_set_num_threads`` (as
+    ``scipy_openblas_{get,set}_num_threads64_``, or without the 64 for LP64), as ctypes functions,
+    or None where the library in use is another one or lacks them.  The count is the process's
+    (the pthreads build keeps one for every thread, ``openblas_set_num_threads_local`` included:
+    benchmarks/openblas_local.py); :func:`blas_on_one_thread` is the only writer polyfuse has."""
     found = library()
     if found is None or found.name != "numpy-openblas":
-        return 0
+        return None
+    for suffix in (("64_", "_64_") if found.int_bits == 64 else ("", "_")):
+        get = getattr(found.handle, f"scipy_openblas_get_num_threads{suffix}", None)
+        put = getattr(found.handle, f"scipy_openblas_set_num_threads{suffix}", None)
+        if get is not None and put is not None:
+            break
+    else:
+        return None
+    get.restype, get.argtypes = ctypes.c_int, []
+    put.restype, put.argtypes = None, [ctypes.c_int]
+    return get, put
+
+
+def thread_count_setter() -> bool:
+    """Can polyfuse put NumPy's OpenBLAS on one thread around a team run (NumPy's bundled
+    OpenBLAS, whose thread count it can read and set)?  Products that polyfuse's own threads
+    split by rows (backends/cpu/phases.py, ``row_chunked``) need it."""
+    return thread_count_functions() is not None
+
+
+_one_thread_lock = threading.Lock()
+_one_thread_holders = 0
+_one_thread_saved = 1
+
+
+@contextlib.contextmanager
+def blas_on_one_thread() -> Iterator[None]:
+    """NumPy's OpenBLAS on one thread while the block runs: set once by the caller of a team run
+    whose members call BLAS on their own rows (backends/cpu/parallel.py), not by each member.
+    The count is the process's, so entries are counted: the first one (of any Python thread, or
+    nested) saves the count and sets 1, the last one out puts the saved count back.  While any
+    holder runs, NumPy's own products in other threads of the process run on one thread too (a
+    matter of speed only); after the last one leaves, the count is what it was before the first
+    came in.  A count set by someone else while a holder runs is overwritten on the way out."""
+    global _one_thread_holders, _one_thread_saved
+    functions = thread_count_functions()
+    if functions is None:
+        yield
+        return
+    get, put = functions
+    with _one_thread_lock:
+        if _one_thread_holders == 0:
+            _one_thread_saved = get()
+            if _one_thread_saved != 1:
+                put(1)
+        _one_thread_holders += 1
     try:
-        return ctypes.cast(found.handle.openblas_set_num_threads_local, ctypes.c_void_p).value or 0
-    except AttributeError:
-        return 0
+        yield
+    finally:
+        with _one_thread_lock:
+            _one_thread_holders -= 1
+            if _one_thread_holders == 0 and _one_thread_saved != 1:
+                put(_one_thread_saved)
 
 
 def _numpy_openblas() -> Library | None:

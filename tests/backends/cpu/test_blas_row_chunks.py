@@ -1,10 +1,12 @@
 """Matrix products kept whole, cut by rows among polyfuse's threads (backends/cpu/phases.py,
 ``row_chunked``): each chunk calls BLAS on its rows on one thread, or runs the loops over them
-where BLAS does not take the layout.  Results against NumPy on forced threads."""
+where BLAS does not take the layout.  Results against NumPy on forced threads, and NumPy's
+OpenBLAS thread count (process-wide) as it was after every call, also after concurrent ones."""
 
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import pytest
@@ -12,7 +14,7 @@ import pytest
 import polyfuse
 from polyfuse.model.loop_ast import StmtCall
 from polyfuse.runtime import threads
-from polyfuse.runtime.linalg_library import thread_count_setter
+from polyfuse.runtime.linalg_library import blas_on_one_thread, thread_count_functions, thread_count_setter
 
 pytestmark = pytest.mark.skipif(not thread_count_setter(), reason="NumPy's OpenBLAS with a per-thread count")
 RNG = np.random.default_rng(3)
@@ -33,14 +35,16 @@ def _openblas_count():
 
 @pytest.fixture(autouse=True)
 def chunks_on(monkeypatch):
-    """The knob on (it is off by default, see the last test), and OpenBLAS's process-wide thread
-    count put back after: the chunks' per-call setting races and may leave it at 1."""
+    """The knob on (it is off by default, see the last test); every test must leave OpenBLAS's
+    process-wide thread count as it found it (put back here too, so one failure stays one)."""
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS", "1")
     count = _openblas_count()
     before = count[0]() if count else None
     yield
     if count:
+        after = count[0]()
         count[1](before)
+        assert after == before, f"OpenBLAS's thread count {before} -> {after}"
 
 
 def attention(Q, K, V):
@@ -106,10 +110,21 @@ def transposed_times_vector(A, y):
     return A.T @ y  # the chunk's rows are columns of A
 
 
+def test_matrix_times_vector_stays_whole_by_default(forced):
+    """``A @ x`` is cut by rows only with POLYFUSE_BLAS_ROW_CHUNKS_GEMV (a ``?gemv`` is too short)."""
+    A, B, x = RNG.standard_normal((300, 303)), RNG.standard_normal((300, 303)), RNG.standard_normal(303)
+    threads.set_num_threads(2)
+    k = polyfuse.kernel(gesummv, cache=False)
+    for _ in range(3):
+        np.testing.assert_allclose(k(A, B, x, 1.5, 0.5), gesummv(A, B, x, 1.5, 0.5), rtol=1e-12, atol=1e-13)
+    assert chunked_phases(k, (A, B, x, 1.5, 0.5))[0] == []
+
+
 @pytest.mark.parametrize("n", [7, 300])
-def test_matrix_times_vector_on_row_chunks(forced, n):
-    """``A @ x`` runs ``?gemv`` on each chunk's rows (the loops below BLAS_MIN_WORK); ``x @ A``
-    has one row and stays whole."""
+def test_matrix_times_vector_on_row_chunks(monkeypatch, forced, n):
+    """With POLYFUSE_BLAS_ROW_CHUNKS_GEMV, ``A @ x`` runs ``?gemv`` on each chunk's rows (the
+    loops below BLAS_MIN_WORK); ``x @ A`` has one row and stays whole."""
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
     A, B, x = RNG.standard_normal((n, n + 3)), RNG.standard_normal((n, n + 3)), RNG.standard_normal(n + 3)
     threads.set_num_threads(2)
     k = polyfuse.kernel(gesummv)
@@ -128,8 +143,9 @@ def test_matrix_times_vector_on_row_chunks(forced, n):
 
 
 @pytest.mark.parametrize("setting", ["0", None])
-def test_the_knob_leaves_products_to_the_library(monkeypatch, forced, setting):
-    """Off by default: NumPy's OpenBLAS count is process-wide, and a call must not change it."""
+def test_the_knob(monkeypatch, forced, setting):
+    """On by default; 0 leaves the products to the library's threads.  Either way a call leaves
+    NumPy's OpenBLAS count (process-wide) as it was."""
     if setting is None:
         monkeypatch.delenv("POLYFUSE_BLAS_ROW_CHUNKS")
     else:
@@ -137,12 +153,98 @@ def test_the_knob_leaves_products_to_the_library(monkeypatch, forced, setting):
     count = _openblas_count()
     before = count[0]() if count else None
     threads.set_num_threads(2)
-    Q, K, V = RNG.standard_normal((4, 3)), RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2))
-    k = polyfuse.kernel(attention, cache=False)
-    np.testing.assert_allclose(k(Q, K, V), attention(Q, K, V), rtol=1e-12, atol=1e-14)
-    assert chunked_phases(k, (Q, K, V))[0] == []
-    assert "row-chunked products" not in k.explain(Q, K, V).to_dict()
     Q, K, V = (RNG.standard_normal(shape) for shape in ((97, 40), (90, 40), (90, 200)))
+    k = polyfuse.kernel(attention, cache=False)
     for _ in range(3):
         np.testing.assert_allclose(k(Q, K, V), attention(Q, K, V), rtol=1e-12, atol=1e-14)
+    assert len(chunked_phases(k, (Q, K, V))[0]) == (0 if setting == "0" else 2)
+    assert ("row-chunked products" in k.explain(Q, K, V).to_dict()) == (setting != "0")
     assert count is None or count[0]() == before
+
+
+def test_one_thread_holders_are_counted():
+    """Nested and concurrent holders: the count is 1 while any holds it, the old one after the last."""
+    get, put = thread_count_functions()
+    before = get()
+    put(2)
+    try:
+        entered, release = threading.Barrier(3), threading.Event()
+
+        def hold():
+            with blas_on_one_thread():
+                entered.wait()
+                release.wait()
+
+        holders = [threading.Thread(target=hold) for _ in range(2)]
+        for t in holders:
+            t.start()
+        entered.wait()
+        with blas_on_one_thread():
+            assert get() == 1
+        assert get() == 1  # the two threads still hold it
+        release.set()
+        for t in holders:
+            t.join()
+        assert get() == 2
+    finally:
+        put(before)
+
+
+def test_concurrent_kernel_calls_leave_numpys_count(forced):
+    """Two Python threads calling chunked kernels at once (each a team run on one-thread BLAS):
+    results as NumPy's, and NumPy's count as before once both are done."""
+    get, put = thread_count_functions()
+    before = get()
+    put(2)
+    try:
+        threads.set_num_threads(2)
+        Q, K, V = (RNG.standard_normal(shape) for shape in ((97, 40), (90, 40), (90, 200)))
+        k = polyfuse.kernel(attention)
+        expected = attention(Q, K, V)
+        for _ in range(3):
+            k(Q, K, V)
+        errors: list = []
+
+        def calls():
+            try:
+                for _ in range(6):
+                    np.testing.assert_allclose(k(Q, K, V), expected, rtol=1e-12, atol=1e-14)
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        callers = [threading.Thread(target=calls) for _ in range(2)]
+        for t in callers:
+            t.start()
+        for t in callers:
+            t.join()
+        assert not errors, errors
+        assert get() == 2
+        chunked, backend = chunked_phases(k, (Q, K, V))
+        assert chunked and all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
+    finally:
+        put(before)
+
+
+def test_the_measured_serial_run_of_a_chunked_product_keeps_blas_on_one_thread():
+    """The serial run the runtime times against the team (a product cut by rows) holds one BLAS
+    thread too, so that it leaves no OpenBLAS worker spinning beside the team's next run; any
+    other phase's serial run is its plain function."""
+    from types import SimpleNamespace
+
+    from polyfuse.backends.cpu import parallel
+
+    get, put = thread_count_functions()
+    before = get()
+    put(2)
+    try:
+        seen: list[int] = []
+
+        def function(*args):
+            seen.append(get())
+
+        parallel._serial_function(SimpleNamespace(function=function, phase=SimpleNamespace(blas_rows=True)))(0, 4)
+        plain = parallel._serial_function(SimpleNamespace(function=function, phase=SimpleNamespace(blas_rows=False)))
+        plain(0, 4)
+        assert plain is function and seen == [1, 2] and get() == 2
+    finally:
+        put(before)
