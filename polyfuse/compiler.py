@@ -7,6 +7,8 @@ passes as arguments from here; no pass reads the environment.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
 from polyfuse.analysis.prange import prange_claims
@@ -100,6 +102,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         # isl generates the loops; dependences mark which of them are parallel
         program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps,
                              carried=options.private_sums())
+        program = replace(program, time_tiled=frozenset(s for d in sched.time_tiling if d.applied
+                                                        for s in d.statements))
         # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
         # pivot) runs, per iteration, a version without its dependences within one iteration
         # when a check finds every such write a no-op (isl builds it: before the loop-AST passes)

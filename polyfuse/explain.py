@@ -74,7 +74,7 @@ class Explanation:
     def at_sizes(self, sizes: dict[str, Any]) -> Explanation:
         """The fusion records with their traffic estimates evaluated at these sizes (a call's
         arrays and integers) and the footprint set against the cache sizes."""
-        from polyfuse.analysis.traffic import evaluate
+        from polyfuse.analysis.traffic import evaluate, footprint_text
         from polyfuse.options import machine
 
         cpu = machine()
@@ -82,13 +82,16 @@ class Explanation:
         for record in self.to_dict().get("fusion", []):
             traffic = record.get("traffic")
             if traffic:
+                # (the footprint's formula is computed here, not by the compile: analysis/traffic.py)
+                traffic = {**traffic, "footprint_bytes": footprint_text(traffic)}
                 saved = evaluate(traffic["saved_bytes"], sizes)
                 footprint = evaluate(traffic["footprint_bytes"], sizes)
                 level = None if footprint is None else next(
                     (name for name, size in (("L1", cpu.l1d), ("L2", cpu.l2), ("L3", cpu.l3)) if footprint <= size),
                     "memory")
-                record = {**record, "at_these_sizes": {"saved_bytes": saved, "footprint_bytes": footprint,
-                                                       "footprint_fits": level}}
+                record = {**record, "traffic": traffic,
+                          "at_these_sizes": {"saved_bytes": saved, "footprint_bytes": footprint,
+                                             "footprint_fits": level}}
             records.append(record)
         return self.replace_section("fusion", records)
 
@@ -172,7 +175,7 @@ def _traffic(traffic: dict | None, here: dict | None) -> str:
                      else f"{here['footprint_bytes']} bytes, fits {here['footprint_fits']}")
         return (f"\n    traffic: saves {here['saved_bytes']} bytes (one pass over {shared}); one fused "
                 f"iteration touches {footprint}")
-    footprint = display_names(traffic["footprint_bytes"] or "unknown")
+    footprint = display_names(traffic.get("footprint_bytes") or "unknown")
     return (f"\n    traffic: saves {display_names(traffic['saved_bytes'])} bytes (one pass over {shared}); "
             f"one fused iteration touches {footprint} bytes")
 

@@ -86,6 +86,15 @@ def row_alias_checks() -> bool:
     return env_flag("POLYFUSE_ROW_ALIAS_CHECKS", True)
 
 
+def tiled_lsr() -> bool:
+    """``POLYFUSE_TILED_LSR``: LLVM's loop strength reduction runs on the machine code of
+    time-tiled nests too (backends.cpu.llvm, ``without_lsr``).  Default on (LLVM's default
+    everywhere); 0 generates those functions without it: a third of their code generation
+    (fdtd-2d 0.33 s of 0.95), at a run-time cost not yet measured on a quiet machine
+    (docs/performance.md, *Compile time*)."""
+    return env_flag("POLYFUSE_TILED_LSR", True)
+
+
 def blas_row_chunks() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS``: a matrix product kept whole runs as a phase polyfuse's threads
     cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  NumPy's

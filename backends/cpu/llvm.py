@@ -55,9 +55,19 @@ from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import Block, For, If, LoopProgram, Node, StmtCall, exclusive_bound, nodes
+from polyfuse.model.loop_ast import (
+    Block,
+    For,
+    If,
+    LoopProgram,
+    Node,
+    StmtCall,
+    exclusive_bound,
+    nodes,
+    statements_in,
+)
 from polyfuse.model.scop import ArrayInfo, isl_name
-from polyfuse.options import jit_small_code, row_alias_checks
+from polyfuse.options import jit_small_code, row_alias_checks, tiled_lsr
 from polyfuse.runtime.variant import address
 
 _INIT_LOCK = threading.Lock()
@@ -223,7 +233,10 @@ class LLVMKernel:
                     module = llvm.parse_assembly(str(module))
                 module.name = name  # (the object cache keys by module name)
                 self.engine.add_module(module)
-            address = self.engine.get_function_address(name)
+            # (MCJIT generates the machine code of the module just added here)
+            with _codegen_options(text is not None and name not in self.known
+                                  and name in self.artifact.without_lsr):
+                address = self.engine.get_function_address(name)
             if text is not None:
                 self.build_seconds += time.perf_counter() - start
             fresh, self.emitted = self.emitted, {}
@@ -431,6 +444,8 @@ class LLVMArtifact:
     gathers: bool = True  # Options.vector_gathers (the optimiser's and code generation's target machine)
     opt_level: int = 3  # Options.opt_level
     row_alias_checks: bool = True  # options.row_alias_checks() when the kernel was compiled
+    # the functions whose machine code is generated without loop strength reduction (``without_lsr``)
+    without_lsr: tuple[str, ...] = ()
 
     @functools.cached_property
     def optimized_ir(self) -> str:
@@ -470,7 +485,29 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
                         tuple(a.name for a in program.arrays), check_messages(program),
                         gathers=options.vector_gathers(), opt_level=options.opt_level,
-                        row_alias_checks=row_alias_checks())
+                        row_alias_checks=row_alias_checks(), without_lsr=without_lsr(program, phases))
+
+
+def without_lsr(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[str, ...]:
+    """The functions of the phases that run time-tiled nests (``program.time_tiled``) when
+    ``POLYFUSE_TILED_LSR=0``: their machine code is then generated without LLVM's loop strength
+    reduction (``-disable-lsr``); by default none.
+
+    Tiled stencil code has many loops whose bounds and subscripts are mins, maxes and floors of
+    the tile coordinates, and LSR's search over their induction-variable uses is the largest
+    single cost of generating them (fdtd-2d: 0.33 s of LLVM's 0.95 s; heat-3d 0.09 of 0.37).
+    Whether the code runs as fast without it was not settled on the loaded development VM
+    (docs/performance.md, *Compile time*); elsewhere LSR pays (gemm's register tiles ran up to
+    1.5x slower without it)."""
+    if not program.time_tiled or tiled_lsr():
+        return ()
+    names = []
+    for phase in phases:
+        if program.time_tiled.intersection(statements_in(phase.node)):
+            names.append(phase_name(program.name, phase))
+            if phase.is_region:
+                names.append(phase_name(program.name, phase, region=True))
+    return tuple(names)
 
 
 def optimize(module, artifact: LLVMArtifact) -> None:
@@ -514,6 +551,27 @@ def _pipeline_options(enabled: bool):
             yield
         finally:
             for _, default in PIPELINE_OPTIONS:
+                llvm.set_option("polyfuse", default)
+
+
+#: LLVM command-line options of the code generator for the functions in ``without_lsr``, with
+#: the values they are reset to afterwards (global to the process, as ``PIPELINE_OPTIONS``).
+NO_LSR_OPTIONS = (("-disable-lsr", "-disable-lsr=false"),)
+
+
+@contextlib.contextmanager
+def _codegen_options(no_lsr: bool):
+    """``NO_LSR_OPTIONS`` in force while the body generates machine code (when ``no_lsr``)."""
+    if not no_lsr:
+        yield
+        return
+    with _OPTIONS_LOCK:
+        for option, _ in NO_LSR_OPTIONS:
+            llvm.set_option("polyfuse", option)
+        try:
+            yield
+        finally:
+            for _, default in NO_LSR_OPTIONS:
                 llvm.set_option("polyfuse", default)
 
 

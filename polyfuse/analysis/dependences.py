@@ -82,15 +82,13 @@ class Dependences:
 
 
 def on_array(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
-    return accesses.intersect_range(isl.UnionSet(f"{{ {array}[{_dims(accesses, array)}] }}"))
-
-
-def _dims(accesses: isl.UnionMap, array: str) -> str:
-    ranks = []
-    accesses.foreach_map(
-        lambda m: ranks.append(m.dim(isl.dim_type.out)) if m.get_tuple_name(isl.dim_type.out) == array else None
-    )
-    return ", ".join(f"x{i}" for i in range(ranks[0] if ranks else 0))
+    """The accesses of ``array`` (its maps, picked by their range's name: no isl set is parsed,
+    which cost 25 times as much, 80 ms of conv_bn_relu's compile at 324 calls)."""
+    result = isl.UnionMap.empty(accesses.get_space())
+    for part in maps_of(accesses):
+        if part.get_tuple_name(isl.dim_type.out) == array:
+            result = result.union(isl.UnionMap.from_map(part))
+    return result
 
 
 def flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *, may: bool,
@@ -167,13 +165,28 @@ def _exact_flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule
 
     exact = tagged(may=False)
     must = exact.get_must_dependence()  # s -> [t -> e]
-    every = tagged(may=True).get_may_dependence()
+    every = _earlier_writes(sink, source, to_instance, timed)
+    if every is None:  # (several schedule spaces: isl's may-dataflow, which is the same relation)
+        every = tagged(may=True).get_may_dependence()
     if not every.range().is_subset(must.range()):
         raise isl.Error("isl's exact dataflow gives no writer to a read that has one")
     others = every.apply_range(must.reverse()).subtract(source.domain().identity())
     if not runs_before(others, timed):
         raise isl.Error("isl's exact dataflow names a writer that is not the last (checked against the memory-based one)")
     return ExactFlow(must.apply_range(to_instance), exact.get_must_no_source().domain().unwrap())
+
+
+def _earlier_writes(sink: isl.UnionMap, source: isl.UnionMap, to_instance: isl.UnionMap,
+                    timed: isl.UnionMap) -> isl.UnionMap | None:
+    """``s -> [t -> e]``: every ``source`` instance ``s`` that touches the element ``e`` the sink
+    instance ``t`` reads and runs strictly before it under ``timed`` (None when ``timed`` has
+    several spaces).  isl's may-dataflow without kills is this relation (equal on every call of
+    the suite's compiles); built directly it costs a third less (conv_bn_relu ~40 ms), and the
+    check of the must-dataflow no longer rests on isl's dataflow engine alone."""
+    if len({m.get_space().range().to_str() for m in maps_of(timed)}) != 1:
+        return None
+    before = timed.intersect_domain(source.domain()).lex_lt_union_map(to_instance.apply_range(timed))
+    return source.apply_range(sink.range_map().reverse()).intersect(before)
 
 
 def runs_before(pairs: isl.UnionMap, order: isl.UnionMap) -> bool:

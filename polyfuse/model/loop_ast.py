@@ -77,6 +77,9 @@ class LoopProgram:
     params: tuple[str, ...]
     arrays: tuple[ArrayInfo, ...]
     statements: tuple[Statement, ...]
+    #: the statements of the nests time tiling transformed (backends may compile those phases
+    #: differently: backends/cpu/llvm.py, ``without_lsr``)
+    time_tiled: frozenset[str] = frozenset()
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:

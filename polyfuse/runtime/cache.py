@@ -87,12 +87,19 @@ def cpu_key() -> str:
     the pipeline's options): an entry is valid for these only."""
     import llvmlite.binding as llvm
 
-    from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv, jit_small_code, row_alias_checks
+    from polyfuse.options import (
+        blas_row_chunks,
+        blas_row_chunks_gemv,
+        jit_small_code,
+        row_alias_checks,
+        tiled_lsr,
+    )
 
     model = "small-pic" if jit_small_code() else "jit-default"
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = (" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
-    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}"
+    lsr = "" if tiled_lsr() else " tiled-no-lsr"
+    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
 
 
 def make_key(source: str, modules: str, signature: str, options: str) -> str:

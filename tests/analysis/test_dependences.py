@@ -226,6 +226,28 @@ def test_wrong_exact_dataflow_is_caught(fuse):
         exact_flow(on_array(scop.reads(), "T"), on_array(scop.writes(), "T"), scop.schedule)
 
 
+def test_earlier_writes_are_isls_may_dataflow_without_kills():
+    """exact_flow's check builds every earlier write of a read element directly
+    (``_earlier_writes``): the same relation as isl's may-dataflow without kills."""
+    from polyfuse.analysis.dependences import _earlier_writes, on_array
+    from polyfuse.model.scop import isl_name
+
+    fn = define("import numpy as np\n" + MODULO_LAST_WRITER, "kern")
+    rng = np.random.default_rng(1663)
+    scop = scop_of(fn, 17, 0.5, rng.standard_normal(21), rng.standard_normal((21, 21)), rng.standard_normal(21))
+    timed = scop.schedule.get_map()
+    for info in scop.arrays:
+        reads, writes = on_array(scop.reads(), isl_name(info.name)), on_array(scop.writes(), isl_name(info.name))
+        if reads.is_empty() or writes.is_empty():
+            continue
+        to_instance = reads.domain_map()
+        order = to_instance.apply_range(timed).union(timed.intersect_domain(writes.domain()))
+        info_flow = isl.UnionAccessInfo.from_sink(reads.range_map()).set_may_source(writes)
+        expected = info_flow.set_schedule_map(order).compute_flow().get_may_dependence()
+        direct = _earlier_writes(reads, writes, to_instance, timed)
+        assert direct is not None and direct.is_equal(expected), info.name
+
+
 # carries and runs_before compose the dependences with a schedule one piece at a time; the
 # reference below composes the whole union at once (what they computed before): same answers.
 

@@ -59,3 +59,20 @@ def test_evaluate_is_none_for_unknown_names_or_no_estimate():
     assert evaluate(None, {}) is None
     assert evaluate("(8 * n)", {}) is None
     assert evaluate("(8 * min(n, 3))", {"n": 5}) == 24
+
+
+def test_the_footprint_is_computed_by_explain_also_after_a_disk_cache_load(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLYFUSE_CACHE_DIR", str(tmp_path / "kernels"))
+    monkeypatch.delenv("POLYFUSE_DISABLE_CACHE", raising=False)
+    rows, cols = 3, 50
+    args = np.ones((rows, cols)), np.zeros((rows, cols)), np.zeros((rows, cols))
+    compiled = polyfuse.kernel(scale_then_add)
+    variant = compiled.compile(*args)
+    decision = next(d for d in variant.stages["schedule"].decisions if d.traffic is not None)
+    assert "footprint_bytes" not in vars(decision.traffic)  # the compile left it to explain()
+    loaded = polyfuse.kernel(scale_then_add)
+    assert loaded.compile(*args).from_cache
+    records = [next(r for r in k.explain(*args)["fusion"] if r["depth"] == 0) for k in (compiled, loaded)]
+    assert records[0]["at_these_sizes"] == records[1]["at_these_sizes"]
+    assert records[1]["at_these_sizes"]["footprint_bytes"] == 3 * cols * 8
+    assert records[1]["traffic"]["footprint_bytes"]  # the formula, for str(explanation)

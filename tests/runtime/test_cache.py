@@ -63,6 +63,15 @@ def test_the_cache_sizes_time_tiling_reads_are_part_of_the_key(cache_dir, monkey
     assert len(list(cache_dir.glob("*.pkl"))) == 2
 
 
+def test_the_llvm_code_generation_knobs_are_part_of_the_key(cache_dir, monkeypatch):
+    """POLYFUSE_TILED_LSR changes the machine code an entry stores: one entry per setting."""
+    monkeypatch.delenv("POLYFUSE_TILED_LSR", raising=False)
+    _run(polyfuse.kernel(axpy))
+    monkeypatch.setenv("POLYFUSE_TILED_LSR", "0")
+    _run(polyfuse.kernel(axpy))
+    assert len(list(cache_dir.glob("*.pkl"))) == 2
+
+
 def test_cuda_promotion_settings_are_part_of_the_options_key(monkeypatch):
     monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "16384")
     small = Options(target="cuda").key()
