@@ -1636,7 +1636,7 @@ class Lowering:
             if index.is_const() and index.const < 0:
                 index = n + index
                 self.changed = True
-            elif self.wraps(index):  # x[-1 - i]: negative at every iteration, counted from the end
+            elif self.wraps(index) or self.from_end(item):  # x[-1 - i], x[-k]: counted from the end
                 index = n + index
                 self.changed = True
             pieces.append(("int", index, 0))
@@ -1683,6 +1683,9 @@ class Lowering:
             raise self.error(item, "slice step cannot be zero", "slice step")
         if step > 0 and any(part is not None and self.read_bound(part) for part in (item.lower, item.upper)):
             return self.runtime_slice(item, n, step)
+        ends = [step > 0 and part is not None and self.from_end(part) for part in (item.lower, item.upper)]
+        if any(ends):
+            return self.slice_from_end(item, n, step, ends)
         lo, hi = (None if part is None else self.bound(part, step > 0) for part in (item.lower, item.upper))
         last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
         first = const(0) if lo is None else lo
@@ -1697,6 +1700,43 @@ class Lowering:
         start = last if lo is None else n + lo if lo.is_const() and lo.const < 0 else self.clamp(lo, last)
         stop = const(-1) if hi is None else smax(const(-1), n + hi) if hi.is_const() and hi.const < 0 else hi
         return start, (start - stop + const(-step - 1)).floordiv(-step), step
+
+    def from_end(self, part: ast.expr) -> bool:
+        """Whether slice bound or index ``part`` is written as counted from the end, ``-w``,
+        ``-(k + 1)``, ``-k - 1`` (the negation of an expression that is not a constant, plus or
+        minus constants), and is at most -1 at every iteration: proven over the enclosing loops,
+        or, of sizes and integer arguments alone, assumed (``x[:-w]`` assumes ``w >= 1``,
+        checked per call: ``x[:-0]`` is empty in NumPy, ``x[-0:]`` the whole of ``x``)."""
+        first = part
+        while isinstance(first, ast.BinOp) and isinstance(first.op, (ast.Add, ast.Sub)) \
+                and _int_const(first.right) is not None:
+            first = first.left
+        if not (isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub)
+                and _int_const(first.operand) is None):
+            return False
+        written = _ViewShapes(self).visit(copy.deepcopy(part))
+        assert isinstance(written, ast.expr), "a slice bound stays an expression"
+        b = sym_of(written)
+        names = self.params | {loop.var for loop in self.loops}
+        if b.is_const() or not is_affine(b.node, names):
+            return False
+        return self.proven(f"{b.text} <= -1") if self.in_loop(b) else self.require(f"{b.text} <= -1")
+
+    def slice_from_end(self, item: ast.Slice, n: Sym, step: int, ends: list[bool]) -> tuple[Sym, Sym, int]:
+        """(first index, length, step) of a slice with a positive step and a bound counted from
+        the end (``x[:-w]``, ``x[-w:]``; ``from_end``): that bound is ``max(n + b, 0)``, as NumPy
+        adjusts a negative bound; the other is as ``slice`` takes it."""
+        def at(part: ast.expr | None, end: bool, default: Sym) -> Sym:
+            if part is None:
+                return default
+            if end:
+                written = _ViewShapes(self).visit(copy.deepcopy(part))
+                assert isinstance(written, ast.expr), "a slice bound stays an expression"
+                return smax(const(0), n + sym_of(written))
+            b = self.bound(part, True)
+            return smax(const(0), n + b) if b.is_const() and b.const < 0 else self.clamp(b, n)
+        start, stop = at(item.lower, ends[0], const(0)), at(item.upper, ends[1], n)
+        return start, (stop - start + const(step - 1)).floordiv(step), step
 
     def read_bound(self, part: ast.expr) -> bool:
         """Whether a slice bound reads an element of an integer array (``A_row[i]``): known only

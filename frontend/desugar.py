@@ -41,13 +41,14 @@ from typing import Protocol
 import numpy as np
 
 from .allocation import ALLOCATORS
-from .builtin_helpers import HELPERS, MATH_HELPERS
+from .builtin_helpers import HELPERS, MATH_HELPERS, ROW_HELPERS
 
 
 class Rewriter(Protocol):
     """What these rewrites use of ``frontend.rewrite.Rewriter`` (which imports this module)."""
 
     ranks: dict[str, int]
+    local_extents: dict[str, list[ast.expr]]
     args: set[str]
     globals: dict
 
@@ -163,6 +164,8 @@ class BuiltinHelpers(ast.NodeTransformer):
         elif isinstance(func, ast.Name) and func.id in HELPERS and func.id not in self.local \
                 and func.id not in self.rw.globals:
             name, helper = func.id, HELPERS[func.id]
+            if node.args and self._rank(node.args[0]) >= 2:  # sum(A): rows added, an array
+                name, helper = f"{func.id}_rows", ROW_HELPERS[func.id]
         else:
             return node
         alias = self.aliases.get(name)
@@ -171,6 +174,13 @@ class BuiltinHelpers(ast.NodeTransformer):
             self.rw.globals[alias] = helper
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
+
+    def _rank(self, node: ast.expr) -> int:
+        """The rank of an array argument or kernel-local array named by ``node`` (0: unknown)."""
+        if not isinstance(node, ast.Name):
+            return 0
+        extents = self.rw.local_extents.get(node.id)
+        return len(extents) if extents is not None else self.rw.ranks.get(node.id, 0)
 
 
 class GeneratorLoops(ast.NodeTransformer):
