@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from .array_formulas import NAN_REDUCTIONS, TRAPEZOID, nan_reduction, trapezoid
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
 from .types import BOOL
 
@@ -34,6 +35,10 @@ _NAMES = frozenset(("diff", "roll", "round", "around", "trace", "count_nonzero",
 
 def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> View | None:
     """The value of one of the calls above; None for any other call (or a scalar operand)."""
+    if module == "np" and name in NAN_REDUCTIONS:
+        return nan_reduction(lw, node, name)
+    if module == "np" and name in TRAPEZOID:
+        return trapezoid(lw, node, name)
     if name not in _NAMES:
         return None
     func = node.func

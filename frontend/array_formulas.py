@@ -1,0 +1,124 @@
+"""NumPy functions that NumPy itself writes as a short formula of other NumPy calls, lowered by
+building that formula and lowering it (part of ``frontend.array_idioms``):
+
+- ``np.nansum(a, axis, keepdims)``: ``np.sum`` of ``a`` with its NaNs replaced by 0 (NumPy's
+  ``_replace_nan``); of an integer or boolean array ``np.sum`` itself.
+- ``np.nanmean``: that sum divided by the count of the non-NaN elements, computed in float64
+  and cast back to ``a``'s dtype as NumPy's ``_divide_by_count`` does (NaN where nothing is
+  counted); of integers ``np.mean``.
+- ``np.nanmax`` / ``np.nanmin``: NumPy's ``np.fmax.reduce``: the maximum of ``a`` with NaNs
+  replaced by -inf (+inf), NaN where every element is NaN; of integers ``np.max``/``np.min``.
+- ``np.trapezoid(y, x=None, dx=1.0)`` (and ``np.trapz``) of a 1-d ``y`` and 1-d ``x``:
+  ``(d * (y[1:] + y[:-1]) / 2.0).sum()`` with ``d = np.diff(x)`` or ``dx``, NumPy's own formula.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from .arrays import NP_NAME, Lowering, View, _bool_const
+
+NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin"))
+TRAPEZOID = frozenset(("trapezoid", "trapz"))
+
+
+def _np(fn: str, *args: ast.expr, **keywords: ast.expr) -> ast.expr:
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), fn, ast.Load()), list(args),
+                    [ast.keyword(k, v) for k, v in keywords.items()])
+
+
+def _placed(tree: ast.expr, node: ast.AST) -> ast.expr:
+    for part in ast.walk(tree):
+        if isinstance(part, (ast.expr, ast.stmt)):
+            ast.copy_location(part, node)
+    return tree
+
+
+def _given(lw: Lowering, node: ast.Call, name: str, names: tuple[str, ...]) -> dict[str, ast.expr]:
+    if len(node.args) > len(names):
+        raise lw.error(node, f"np.{name}() with more arguments than {', '.join(names)}", f"np.{name}")
+    given = dict(zip(names, node.args))
+    for kw in node.keywords:
+        if kw.arg not in names or kw.arg in given:
+            raise lw.error(kw.value if kw.arg else node, f"np.{name}() with {kw.arg}= is not supported",
+                           f"np.{name}")
+        given[str(kw.arg)] = kw.value
+    if names[0] not in given:
+        raise lw.error(node, f"np.{name}() needs an array", f"np.{name}")
+    return given
+
+
+def nan_reduction(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.nansum/nanmean/nanmax/nanmin(a, axis=None, keepdims=False)`` as NumPy computes them."""
+    given = _given(lw, node, name, ("a", "axis", "keepdims"))
+    x = lw.value(given["a"])
+    if x.rank == 0:
+        return None
+    if x.vtype.is_complex:
+        raise lw.error(node, f"np.{name}() of a complex array", f"np.{name}")
+    if _bool_const(given.get("keepdims")) is None:
+        raise lw.error(given["keepdims"], f"np.{name}() keepdims= must be True or False", f"np.{name}")
+    options = {k: copy.deepcopy(v) for k, v in given.items() if k != "a"}
+    plain = {"nansum": "sum", "nanmean": "mean", "nanmax": "max", "nanmin": "min"}[name]
+
+    def a() -> ast.expr:
+        return copy.deepcopy(given["a"])
+
+    def opts() -> dict[str, ast.expr]:
+        return {k: copy.deepcopy(v) for k, v in options.items()}
+
+    if not x.vtype.is_float:  # no NaN to skip: NumPy calls the plain reduction
+        return lw.value(_placed(_np(plain, a(), **opts()), node))
+    nan = _np("isnan", a())
+    if name in ("nansum", "nanmean"):
+        total = _np("sum", _np("where", nan, ast.Constant(0), a()), **opts())
+        if name == "nansum":
+            return lw.value(_placed(total, node))
+        count = _np("sum", ast.UnaryOp(ast.Invert(), copy.deepcopy(nan)), **opts())
+        quotient = ast.BinOp(total, ast.Div(), count)  # float64 / int64 in float64, cast back
+        return lw.value(_placed(_np(x.vtype.dtype, quotient), node))
+    fill: ast.expr = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "inf", ast.Load())
+    if name == "nanmax":
+        fill = ast.UnaryOp(ast.USub(), fill)
+    extreme = _np(plain, _np("where", nan, fill, a()), **opts())
+    all_nan = _np("all", copy.deepcopy(nan), **opts())
+    nan_value = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "nan", ast.Load())
+    return lw.value(_placed(_np("where", all_nan, nan_value, extreme), node))
+
+
+def trapezoid(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.trapezoid(y, x=None, dx=1.0)`` of a 1-d ``y`` (and a 1-d ``x``), NumPy's formula."""
+    given = _given(lw, node, name, ("y", "x", "dx", "axis"))
+    y = lw.value(given["y"])
+    if y.rank == 0:
+        return None
+    if y.rank != 1 or "axis" in given and _axis_value(given["axis"]) not in (0, -1):
+        raise lw.error(node, f"np.{name}() of a {y.rank}-d array or with axis= (only 1-d)", f"np.{name}")
+    if "x" in given and given["x"] is not None and not (isinstance(given["x"], ast.Constant)
+                                                         and given["x"].value is None):
+        xs = lw.value(given["x"])
+        if xs.rank != 1:
+            raise lw.error(given["x"], f"np.{name}() with x of {xs.rank} dimensions (only 1-d)", f"np.{name}")
+        d: ast.expr = _np("diff", copy.deepcopy(given["x"]))
+    else:
+        d = copy.deepcopy(given.get("dx", ast.Constant(1.0)))
+        if lw.value(d).rank:
+            raise lw.error(d, f"np.{name}() dx= must be a scalar", f"np.{name}")
+
+    def part(s: ast.expr) -> ast.expr:
+        return ast.Subscript(copy.deepcopy(given["y"]), s, ast.Load())
+
+    pairs = ast.BinOp(part(ast.Slice(ast.Constant(1), None, None)), ast.Add(),
+                      part(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
+    terms = ast.BinOp(ast.BinOp(d, ast.Mult(), pairs), ast.Div(), ast.Constant(2.0))
+    return lw.value(_placed(_np("sum", terms), node))
+
+
+def _axis_value(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, int):
+        return -node.operand.value
+    return None

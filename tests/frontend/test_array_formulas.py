@@ -1,0 +1,71 @@
+"""np.nansum, np.nanmean, np.nanmax, np.nanmin and np.trapezoid (frontend/array_formulas.py):
+NumPy's own formulas, so the results are NumPy's (dtype, shape, values; float sums within the
+documented reduction-order tolerance)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+
+def nans(x):
+    return np.nansum(x), np.nanmean(x), np.nanmax(x), np.nanmin(x)
+
+
+def nans_axis(X):
+    return np.nansum(X, axis=0), np.nanmean(X, axis=1), np.nanmax(X, axis=1, keepdims=True), np.nanmin(X, 0)
+
+
+def trapezoid_x(y, x):
+    return np.trapezoid(y, x)
+
+
+def trapezoid_dx(y):
+    return np.trapezoid(y, dx=0.5), np.trapezoid(y)
+
+
+def _vector():
+    x = np.random.default_rng(5).standard_normal(10)
+    x[[2, 5]] = np.nan
+    return x
+
+
+def _matrix():
+    X = np.random.default_rng(6).standard_normal((4, 3))
+    X[1, :] = np.nan  # an all-NaN row: nanmean and nanmax give NaN
+    X[0, 1] = np.nan
+    return X
+
+
+CASES = [
+    (nans, (_vector(),)), (nans, (_vector().astype(np.float32),)), (nans, (np.arange(5),)),
+    (nans, (np.array([np.nan, np.nan]),)),
+    (nans_axis, (_matrix(),)), (nans_axis, (_matrix().astype(np.float32),)), (nans_axis, (np.arange(6).reshape(2, 3),)),
+    (trapezoid_x, (np.arange(10.0) ** 0.5, np.linspace(0, 1, 10))), (trapezoid_x, (np.arange(5), np.arange(5.0) ** 2)),
+    (trapezoid_x, (np.ones(3, np.float32), np.arange(3, dtype=np.float32))), (trapezoid_x, (np.ones(1), np.ones(1))),
+    (trapezoid_dx, (np.arange(10.0) ** 0.5,)), (trapezoid_dx, (np.arange(4),)), (trapezoid_dx, (np.zeros(0),)),
+]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", CASES, ids=lambda a: getattr(a, "__name__", ""))
+def test_formulas_give_numpys_results(fn, args, target):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy warns of all-NaN slices
+        want = fn(*args)
+        got = polyfuse.kernel(fn, target=target)(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-5 if np.asarray(w).dtype == np.float32 else 1e-12)
+
+
+def test_a_trapezoid_of_a_matrix_is_refused():
+    def rows(Y):
+        return np.trapezoid(Y)
+    with pytest.raises(polyfuse.UnsupportedError, match="np.trapezoid"):
+        polyfuse.kernel(rows, target="python")(np.ones((2, 3)))
