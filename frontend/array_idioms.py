@@ -1,6 +1,8 @@
 """NumPy calls with a static shape, lowered as views and formulas of the operations
 ``frontend.arrays`` already has (part of its lowering):
 
+- ``np.pad(x, pad_width, mode='constant', constant_values=0)`` and ``mode='edge'`` with constant
+  widths: each axis padded in turn, affine pieces chosen by the index (a new array).
 - ``np.diff(x, n=1, axis=-1)``: ``x[1:] - x[:-1]`` along the axis, ``n`` times (``!=`` for
   bools, as NumPy); each extent is assumed at least ``n`` (checked per call).
 - ``np.roll(x, shift, axis=None)`` with a constant shift (``axis=None`` only of a vector):
@@ -29,7 +31,7 @@ from .array_formulas import NAN_REDUCTIONS, TRAPEZOID, nan_reduction, trapezoid
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
 from .types import BOOL
 
-_NAMES = frozenset(("diff", "roll", "round", "around", "trace", "count_nonzero", "ptp", "isclose", "allclose",
+_NAMES = frozenset(("pad", "diff", "roll", "round", "around", "trace", "count_nonzero", "ptp", "isclose", "allclose",
                     "diag", "diagonal"))
 
 
@@ -53,6 +55,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
     x = lw.value(operand)
     if x.rank == 0:
         return None
+    if name == "pad":
+        return _pad(lw, node, x, rest)
     options = _options(lw, node, name, rest)
     return {"diff": _diff, "roll": _roll, "round": _round, "around": _round, "trace": _trace,
             "count_nonzero": _count, "ptp": _ptp, "diag": _diag, "diagonal": _diag}[name](lw, node, x, options)
@@ -204,6 +208,78 @@ def _diag(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
         return ast.IfExp(same, x.element((idx[0],)), ast.Call(cast, [ast.Constant(0)], []))
 
     return View((x.extents[0], x.extents[0]), x.vtype, element)
+
+
+def _pad(lw: Lowering, node: ast.Call, x: View, rest: list[ast.expr]) -> View:
+    """``np.pad(x, pad_width, mode='constant', constant_values=0)`` (or ``mode='edge'``) with
+    constant widths: a new array, each axis in turn padded as NumPy pads it (the constant
+    converted to ``x``'s dtype as NumPy's assignment converts it; ``'edge'`` repeats the first and
+    last element), written as affine pieces chosen by the index."""
+    given = dict(zip(("pad_width", "mode"), rest))
+    for kw in node.keywords:
+        if kw.arg not in ("pad_width", "mode", "constant_values") or kw.arg in given:
+            raise lw.error(kw.value if kw.arg else node, f"np.pad() with {kw.arg}= is not supported", "np.pad")
+        given[str(kw.arg)] = kw.value
+    if len(rest) > 2 or "pad_width" not in given:
+        raise lw.error(node, "np.pad(x, pad_width, mode='constant', constant_values=0)", "np.pad")
+    mode = given.get("mode", ast.Constant("constant"))
+    if not (isinstance(mode, ast.Constant) and mode.value in ("constant", "edge")):
+        raise lw.error(mode, "np.pad() mode must be 'constant' or 'edge'", "np.pad")
+    widths = _pad_widths(given["pad_width"], x.rank)
+    if widths is None:
+        raise lw.error(given["pad_width"], "np.pad() pad_width must be a non-negative integer constant, a pair of "
+                       "them, or one pair per axis", "np.pad")
+    fill = given.get("constant_values", ast.Constant(0))
+    if mode.value == "edge" and "constant_values" in given:
+        raise lw.error(fill, "np.pad() constant_values= with mode='edge' (NumPy raises ValueError)", "np.pad")
+    if lw.value(fill).rank or lw.value(fill).vtype.is_complex and not x.vtype.is_complex:
+        raise lw.error(fill, "np.pad() constant_values must be a real scalar (a number or a scalar value)", "np.pad")
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if x.vtype.dtype == "bool" else x.vtype.dtype,
+                         ast.Load())
+    lw.changed = True
+    for axis, (before, after) in enumerate(widths):
+        if before or after:
+            x = _pad_axis(x, axis, before, after, mode.value,
+                          lambda: ast.copy_location(ast.Call(cast, [copy.deepcopy(fill)], []), node))
+    return View(x.extents, x.vtype, x.element)  # a new array, never a view
+
+
+def _pad_widths(node: ast.expr, rank: int) -> list[tuple[int, int]] | None:
+    """NumPy's pad_width of constants, broadcast to one (before, after) pair per axis."""
+    one = _int_const(node)
+    if one is not None:
+        return [(one, one)] * rank if one >= 0 else None
+    if not isinstance(node, (ast.Tuple, ast.List)):
+        return None
+    if all(_int_const(e) is not None for e in node.elts) and len(node.elts) in (1, 2):
+        pair = [_int_const(e) for e in node.elts]
+        b, a = (pair[0], pair[-1])
+        return [(b, a)] * rank if b is not None and a is not None and b >= 0 and a >= 0 else None
+    pairs = [_pad_widths(e, 1) for e in node.elts]
+    if any(p is None for p in pairs) or len(pairs) not in (1, rank):
+        return None
+    flat = [p[0] for p in pairs if p is not None]
+    return flat * rank if len(flat) == 1 else flat
+
+
+def _pad_axis(x: View, axis: int, before: int, after: int, mode: str, fill) -> View:
+    n = x.extents[axis]
+    extents = tuple(e + const(before + after) if d == axis else e for d, e in enumerate(x.extents))
+
+    def at(idx, k):
+        return x.element(tuple(k if d == axis else i for d, i in enumerate(idx)))
+
+    def element(idx):
+        k = idx[axis]
+        inside = at(idx, k - const(before))
+        low = ast.Compare(k.node, [ast.Lt()], [ast.Constant(before)])
+        high = ast.Compare(k.node, [ast.GtE()], [(n + const(before)).node])
+        if mode == "edge":
+            edge_lo, edge_hi = at(idx, const(0)), at(idx, n - const(1))
+            return ast.IfExp(low, edge_lo, ast.IfExp(high, edge_hi, inside))
+        return ast.IfExp(ast.BoolOp(ast.Or(), [low, high]), fill(), inside)
+
+    return View(extents, x.vtype, element)
 
 
 def _truth(lw: Lowering, x: View) -> View:

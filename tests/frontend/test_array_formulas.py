@@ -69,3 +69,49 @@ def test_a_trapezoid_of_a_matrix_is_refused():
         return np.trapezoid(Y)
     with pytest.raises(polyfuse.UnsupportedError, match="np.trapezoid"):
         polyfuse.kernel(rows, target="python")(np.ones((2, 3)))
+
+
+def pad_constant(a):
+    return np.pad(a, 1)
+
+
+def pad_pairs(a):
+    return np.pad(a, ((1, 2), (0, 3)), constant_values=7)
+
+
+def pad_vector(x):
+    return np.pad(x, (2, 1), "constant", constant_values=1.5)
+
+
+def pad_edge_blur(img):
+    p = np.pad(img, 1, mode="edge")
+    return (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] + p[1:-1, 1:-1]) / 5
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, a", [
+    (pad_constant, np.arange(9.0).reshape(3, 3)), (pad_constant, np.arange(4, dtype=np.int8)),
+    (pad_constant, np.ones((2, 2), bool)), (pad_pairs, np.arange(6).reshape(2, 3)), (pad_pairs, np.zeros((0, 2))),
+    (pad_vector, np.arange(3)), (pad_vector, np.arange(3, dtype=np.float32)),
+    (pad_edge_blur, np.arange(30.0).reshape(5, 6) ** 0.5), (pad_edge_blur, np.ones((1, 1), np.float32)),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_pad_is_numpys(fn, a, target):
+    """np.pad with constant widths: the constant cast to the array's dtype (1.5 into int64 is 1)."""
+    got, want = polyfuse.kernel(fn, target=target)(a), fn(a)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_pad_refusals():
+    def reflect(a):
+        return np.pad(a, 1, mode="reflect")
+
+    def by_argument(a, k):
+        return np.pad(a, k)
+
+    with pytest.raises(polyfuse.UnsupportedError, match="mode must be"):
+        polyfuse.kernel(reflect, target="python")(np.ones(3))
+    with pytest.raises(polyfuse.UnsupportedError, match="pad_width must be"):
+        polyfuse.kernel(by_argument, target="python")(np.ones(3), 1)
+    with pytest.raises((polyfuse.ArgumentError, ValueError)):  # NumPy: can't extend an empty axis
+        polyfuse.kernel(pad_edge_blur, target="python")(np.ones((0, 2)))
