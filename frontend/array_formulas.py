@@ -10,6 +10,8 @@ building that formula and lowering it (part of ``frontend.array_idioms``):
   replaced by -inf (+inf), NaN where every element is NaN; of integers ``np.max``/``np.min``.
 - ``np.trapezoid(y, x=None, dx=1.0)`` (and ``np.trapz``) of a 1-d ``y`` and 1-d ``x``:
   ``(d * (y[1:] + y[:-1]) / 2.0).sum()`` with ``d = np.diff(x)`` or ``dx``, NumPy's own formula.
+- ``np.gradient(f, h=1.0, axis=k)``: one scalar spacing, ``edge_order=1``; NumPy's central and
+  one-sided differences as three pieces chosen by the index.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from .arrays import NP_NAME, Lowering, View, _bool_const
+from .arrays import NP_NAME, Lowering, View, _bool_const, const
 
 NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin"))
 TRAPEZOID = frozenset(("trapezoid", "trapz"))
@@ -122,3 +124,74 @@ def _axis_value(node: ast.expr) -> int | None:
             and isinstance(node.operand.value, int):
         return -node.operand.value
     return None
+
+
+def gradient(lw: Lowering, node: ast.Call) -> View | None:
+    """``np.gradient(f, h=1.0)`` of a 1-d ``f``, or ``np.gradient(f, h, axis=k)`` of any rank, one
+    scalar spacing, ``edge_order=1``: NumPy's uniform-spacing formulas, central differences
+    ``(f[2:] - f[:-2]) / (2. * h)`` inside and one-sided ``(f[1] - f[0]) / h``,
+    ``(f[-1] - f[-2]) / h`` at the ends (integers converted to float64 first, as NumPy does)."""
+    if not node.args:
+        raise lw.error(node, "np.gradient() needs an array", "np.gradient")
+    for kw in node.keywords:
+        if kw.arg != "axis":
+            raise lw.error(kw.value if kw.arg else node, f"np.gradient() with {kw.arg}= is not supported",
+                           "np.gradient")
+    f = lw.value(node.args[0])
+    if f.rank == 0:
+        return None
+    if len(node.args) > 2:
+        raise lw.error(node, "np.gradient() with more than one spacing", "np.gradient")
+    h = node.args[1] if len(node.args) == 2 else ast.Constant(1.0)
+    if lw.value(h).rank:
+        raise lw.error(h, "np.gradient() with coordinates (only one scalar spacing)", "np.gradient")
+    axes = [kw.value for kw in node.keywords]
+    axis = _axis_value(axes[0]) if axes else (0 if f.rank == 1 else None)
+    if axis is None or not -f.rank <= axis < f.rank:
+        raise lw.error(axes[0] if axes else node, "np.gradient() of a multi-dimensional array without one "
+                       "constant axis= (NumPy returns a list of arrays)", "np.gradient")
+    axis %= f.rank
+    if f.vtype.dtype == "bool" or f.vtype.is_complex:
+        raise lw.error(node, f"np.gradient() of a {f.vtype.dtype} array", "np.gradient")
+    n = f.extents[axis]
+    if not (n.is_const() and n.const >= 2 or not n.is_const() and lw.require(f"{n.text} >= 2")):
+        raise lw.error(node, "np.gradient() needs at least 2 elements along the axis (a ValueError in NumPy)",
+                       "np.gradient")
+    source: ast.expr = copy.deepcopy(node.args[0])
+    if not f.vtype.is_float:
+        source = ast.Call(ast.Attribute(source, "astype", ast.Load()),
+                          [ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())], [])
+
+    def along(part: ast.expr) -> ast.expr:
+        index: list[ast.expr] = [ast.Slice(None, None, None) for _ in range(f.rank)]
+        index[axis] = part
+        return ast.Subscript(copy.deepcopy(source), ast.Tuple(index, ast.Load()) if f.rank > 1 else index[0],
+                             ast.Load())
+
+    def num(v: int) -> ast.expr:
+        return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+
+    def sl(lo: int | None, hi: int | None) -> ast.expr:
+        return ast.Slice(None if lo is None else num(lo), None if hi is None else num(hi), None)
+
+    def diff(a: ast.expr, b: ast.expr, scale: ast.expr) -> View:
+        return lw.value(_placed(ast.BinOp(ast.BinOp(along(a), ast.Sub(), along(b)), ast.Div(), scale), node))
+
+    inner = diff(sl(2, None), sl(None, -2), ast.BinOp(ast.Constant(2.0), ast.Mult(), copy.deepcopy(h)))
+    first = diff(sl(1, 2), sl(0, 1), copy.deepcopy(h))
+    last = diff(sl(-1, None), sl(-2, -1), copy.deepcopy(h))
+    if not first.vtype == inner.vtype == last.vtype:
+        raise lw.error(node, "np.gradient(): the end and inside differences differ in dtype", "np.gradient")
+
+    def element(idx):
+        k = idx[axis]
+
+        def at(view: View, position) -> ast.expr:
+            return view.element(tuple(position if d == axis else i for d, i in enumerate(idx)))
+
+        low = ast.Compare(k.node, [ast.Lt()], [ast.Constant(1)])
+        high = ast.Compare(k.node, [ast.GtE()], [(n - const(1)).node])
+        return ast.IfExp(low, at(first, const(0)), ast.IfExp(high, at(last, const(0)), at(inner, k - const(1))))
+
+    lw.changed = True
+    return View(f.extents, inner.vtype, element)

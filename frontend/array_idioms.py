@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from .array_formulas import NAN_REDUCTIONS, TRAPEZOID, nan_reduction, trapezoid
+from .array_formulas import NAN_REDUCTIONS, TRAPEZOID, gradient, nan_reduction, trapezoid
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
 from .types import BOOL
 
@@ -41,6 +41,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
         return nan_reduction(lw, node, name)
     if module == "np" and name in TRAPEZOID:
         return trapezoid(lw, node, name)
+    if module == "np" and name == "gradient":
+        return gradient(lw, node)
     if name not in _NAMES:
         return None
     func = node.func

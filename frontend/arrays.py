@@ -449,6 +449,8 @@ class Lowering:
             return self.lower_assert(stmt)
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
+        if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "fill_diagonal", self.globals):
+            return self.lower_stmt(self.fill_diagonal(stmt, stmt.value))
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and stmt.value.args \
                 and isinstance(stmt.value.args[0], ast.ListComp) and self.forms is not None:
             made = self.forms.comprehension(self, stmt)  # x = np.array([f(v) for v in X]): a loop nest
@@ -772,6 +774,31 @@ class Lowering:
         assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], given["src"])
         _locate(assign, stmt)
         return assign
+
+    def fill_diagonal(self, stmt: ast.Expr, call: ast.Call) -> ast.For:
+        """``np.fill_diagonal(a, val)`` of a 2-d array and a scalar is ``for k in range(min(a.shape[0],
+        a.shape[1])): a[k, k] = val`` with ``val`` converted to ``a``'s dtype as NumPy's flat
+        assignment converts it (unsafe: ``2.7`` into an integer array is ``2``)."""
+        if len(call.args) != 2 or call.keywords:
+            raise self.error(call, "np.fill_diagonal(a, val) other than of two arguments (wrap= is not "
+                             "supported)", "np.fill_diagonal")
+        a, val = self.value(call.args[0]), self.value(call.args[1])
+        if a.rank != 2 or val.rank != 0:
+            raise self.error(call, f"np.fill_diagonal() of a {a.rank}-d array and a {val.rank}-d value (only a 2-d "
+                             "array and a scalar)", "np.fill_diagonal")
+        if val.vtype.is_complex and not a.vtype.is_complex:
+            raise self.error(call.args[1], "np.fill_diagonal() of a complex value into a real array", "np.fill_diagonal")
+        k = self.fresh("diag")
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if a.vtype.dtype == "bool" else a.vtype.dtype,
+                             ast.Load())
+        extent = smin(a.extents[0], a.extents[1]).node
+        target = ast.Subscript(copy.deepcopy(call.args[0]),
+                               ast.Tuple([ast.Name(k, ast.Load()), ast.Name(k, ast.Load())], ast.Load()), ast.Store())
+        body = ast.Assign([target], ast.Call(cast, [copy.deepcopy(call.args[1])], []))
+        loop = ast.For(ast.Name(k, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [extent], []), [body], [])
+        _locate(loop, stmt)
+        self.any_changed = True
+        return loop
 
     def lower_assign(self, stmt: ast.Assign | ast.AugAssign) -> list[ast.stmt]:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
@@ -3918,7 +3945,7 @@ def _written_in_place(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr in _MUTATING_METHODS:
                 names.add(_root_name(node.func.value))
-            if node.func.attr == "copyto" and node.args:
+            if node.func.attr in ("copyto", "fill_diagonal") and node.args:
                 names.add(_root_name(node.args[0]))
         if isinstance(node, ast.Call):
             names.update(_root_name(kw.value) for kw in node.keywords if kw.arg == "out")

@@ -115,3 +115,90 @@ def test_pad_refusals():
         polyfuse.kernel(by_argument, target="python")(np.ones(3), 1)
     with pytest.raises((polyfuse.ArgumentError, ValueError)):  # NumPy: can't extend an empty axis
         polyfuse.kernel(pad_edge_blur, target="python")(np.ones((0, 2)))
+
+
+def gradient_1d(f):
+    return np.gradient(f)
+
+
+def gradient_spaced(f, h):
+    return np.gradient(f, h)
+
+
+def gradient_axes(F):
+    return np.gradient(F, 0.5, axis=1) + np.gradient(F, axis=0)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (gradient_1d, (np.arange(10.0) ** 1.5,)), (gradient_1d, (np.arange(5) ** 2,)),
+    (gradient_1d, (np.arange(4, dtype=np.float32) ** 2,)), (gradient_1d, (np.array([1.0, 4.0]),)),
+    (gradient_spaced, (np.arange(6.0) ** 2, 0.1)), (gradient_spaced, (np.arange(5) ** 3, 2.0)),
+    (gradient_axes, (np.arange(20.0).reshape(4, 5) ** 1.5,)), (gradient_axes, (np.arange(12).reshape(3, 4) ** 2,)),
+    (gradient_axes, (np.arange(6, dtype=np.float32).reshape(3, 2),)),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_gradient_is_numpys(fn, args, target):
+    """NumPy's uniform-spacing differences: central inside, one-sided at the ends; integers in float64."""
+    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def gradient_of_matrix(F):
+    return np.gradient(F)
+
+
+def test_gradient_refusals():
+    with pytest.raises(polyfuse.UnsupportedError, match="a list of arrays"):
+        polyfuse.kernel(gradient_of_matrix, target="python")(np.ones((3, 3)))
+
+
+def fill_copy(A):
+    B = A.copy()
+    np.fill_diagonal(B, 0)
+    return B
+
+
+def fill_in_place(A, v):
+    np.fill_diagonal(A, v)
+    return A
+
+
+def fill_through_alias(A):
+    B = A
+    np.fill_diagonal(B, -1)  # writes A: B is A, never a copy
+    return A
+
+
+def nearest_other(X):
+    D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    np.fill_diagonal(D, np.inf)
+    return D.min(axis=1)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (fill_copy, (np.arange(16.0).reshape(4, 4),)), (fill_copy, (np.arange(10.0).reshape(2, 5),)),
+    (fill_copy, (np.arange(10.0).reshape(5, 2),)), (fill_copy, (np.zeros((0, 3)),)),
+    (fill_in_place, (np.arange(9).reshape(3, 3), 2.7)), (fill_in_place, (np.zeros((2, 2), bool), 1.0)),
+    (fill_in_place, (np.ones((2, 3), np.float32), 1.5)),
+    (fill_through_alias, (np.arange(9.0).reshape(3, 3),)),
+    (nearest_other, (np.arange(10.0).reshape(5, 2) ** 1.5,)),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_fill_diagonal_is_numpys(fn, args, target):
+    """The main diagonal of a 2-d array, ``min`` of its extents long; the value cast as NumPy's
+    flat assignment casts it (2.7 into int64 is 2)."""
+    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    got = polyfuse.kernel(fn, target=target)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def fill_cube(A):
+    np.fill_diagonal(A, 1)
+    return A
+
+
+def test_fill_diagonal_of_a_cube_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="np.fill_diagonal"):
+        polyfuse.kernel(fill_cube, target="python")(np.zeros((2, 2, 2)))
