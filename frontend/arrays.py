@@ -2575,14 +2575,17 @@ class Lowering:
         return self.listed(items, dtype, f"np.{name}() of")
 
     def listed(self, items: ast.List | ast.Tuple, dtype: str | None, what: str) -> View:
-        """A list or tuple of scalars as the 1-d array NumPy makes of it (``np.array([a, b])``, a
-        piece ``[True]`` of np.concatenate): element ``i`` is the ``i``-th value in ``dtype``, by
-        default the one array construction gives (Python numbers count as int64, float64,
-        complex128: not weak).  ``what`` opens the refusal of anything else."""
-        values = [self.value(e) for e in items.elts]
-        if not values or any(v.rank or isinstance(e, (ast.List, ast.Tuple)) for v, e in zip(values, items.elts)):
-            raise self.error(items, f"{what} other than a non-empty list of scalars (nested lists, arrays)",
-                             "np.array")
+        """A list or tuple of scalars, or nested lists of them of a rectangular shape (``np.array([[1, 0],
+        [0, 1]])``), as the array NumPy makes of it (``np.array([a, b])``, a piece ``[True]`` of
+        np.concatenate): element ``(i, j, ...)`` is the matching value in ``dtype``, by default the
+        one array construction gives (Python numbers count as int64, float64, complex128: not
+        weak).  ``what`` opens the refusal of anything else."""
+        shape = _nested_shape(items)
+        leaves = _nested_leaves(items)
+        values = [self.value(e) for e in leaves]
+        if shape is None or not values or any(v.rank for v in values):
+            raise self.error(items, f"{what} other than a non-empty list of scalars, or nested lists of scalars of "
+                             "one rectangular shape (lists of arrays)", "np.array")
         if dtype is None and any(v.vtype is UNKNOWN for v in values):
             if self.final:
                 raise self.error(items, f"cannot tell the dtype of {ast.unparse(items)} here (it reads a local "
@@ -2593,14 +2596,17 @@ class Lowering:
         cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
         self.changed = True
 
-        def element(idx: tuple[Sym, ...]) -> ast.expr:
-            chosen: ast.expr = ast.Call(copy.deepcopy(cast), [values[-1].element(())], [])
-            for k in range(len(values) - 2, -1, -1):
-                test = ast.Compare(idx[0].node, [ast.Eq()], [ast.Constant(k)])
-                chosen = ast.IfExp(test, ast.Call(copy.deepcopy(cast), [values[k].element(())], []), chosen)
+        def element(idx: tuple[Sym, ...], level: int = 0, offset: int = 0) -> ast.expr:
+            if level == len(shape):
+                return ast.Call(copy.deepcopy(cast), [values[offset].element(())], [])
+            last = shape[level] - 1
+            chosen = element(idx, level + 1, offset * shape[level] + last)
+            for k in range(last - 1, -1, -1):
+                test = ast.Compare(idx[level].node, [ast.Eq()], [ast.Constant(k)])
+                chosen = ast.IfExp(test, element(idx, level + 1, offset * shape[level] + k), chosen)
             return chosen
 
-        return View((const(len(values)),), VType(dtype, False), element)
+        return View(tuple(const(n) for n in shape), VType(dtype, False), element)
 
     def linspace(self, node: ast.Call, ftype: str = "float64") -> View:
         """``np.linspace(start, stop, num, endpoint=True)`` of real scalars into float64, with
@@ -4107,6 +4113,26 @@ def _transposed(node: ast.expr) -> ast.expr:
     if isinstance(node, ast.Attribute) and node.attr == "T":
         return copy.deepcopy(node.value)
     return ast.Attribute(copy.deepcopy(node), "T", ast.Load())
+
+
+def _nested_shape(items: ast.expr) -> tuple[int, ...] | None:
+    """The shape of nested lists/tuples of scalars (``()`` for a scalar), None where NumPy's would
+    be ragged or a level is empty."""
+    if not isinstance(items, (ast.List, ast.Tuple)):
+        return ()
+    shapes = {_nested_shape(e) for e in items.elts}
+    if len(shapes) != 1 or None in shapes:
+        return None
+    inner = shapes.pop()
+    assert inner is not None
+    return (len(items.elts), *inner)
+
+
+def _nested_leaves(items: ast.expr) -> list[ast.expr]:
+    """The scalars of nested lists/tuples, in C order."""
+    if not isinstance(items, (ast.List, ast.Tuple)):
+        return [items]
+    return [leaf for e in items.elts for leaf in _nested_leaves(e)]
 
 
 def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
