@@ -447,6 +447,8 @@ class Lowering:
             return self.lower_return(stmt)
         if isinstance(stmt, ast.Assert):
             return self.lower_assert(stmt)
+        if isinstance(stmt, ast.Expr) and _ufunc_with_out(stmt.value, self.globals):
+            return self.lower_stmt(self.out_copy(stmt, stmt.value))
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "fill_diagonal", self.globals):
@@ -774,6 +776,23 @@ class Lowering:
         assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], given["src"])
         _locate(assign, stmt)
         return assign
+
+    def out_copy(self, stmt: ast.Expr, call: ast.Call) -> ast.Expr:
+        """``np.<ufunc>(..., out=y)`` (``np.clip`` too) as a statement is ``np.copyto(y, np.<ufunc>(...))``:
+        the value computed in full, then stored with the ufunc's output rule, casting='same_kind'
+        (``np.exp(x, out=x)``, ``np.multiply(a, 2, out=a)``, ``np.clip(x, -1, 1, out=x)``)."""
+        out = [kw.value for kw in call.keywords if kw.arg == "out"][0]
+        if isinstance(out, ast.Tuple) and len(out.elts) == 1:
+            out = out.elts[0]
+        value = ast.Call(call.func, call.args, [kw for kw in call.keywords if kw.arg != "out"])
+        copyto = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "copyto", ast.Load())
+        stored = ast.Call(copyto, [out, value], [])
+        made = ast.Expr(stored)
+        _locate(copyto, call)
+        ast.copy_location(made, stmt)
+        ast.copy_location(stored, call)
+        self.any_changed = True
+        return made
 
     def fill_diagonal(self, stmt: ast.Expr, call: ast.Call) -> ast.For:
         """``np.fill_diagonal(a, val)`` of a 2-d array and a scalar is ``for k in range(min(a.shape[0],
@@ -3885,6 +3904,14 @@ def _explicit_copy(value: ast.expr, globals_: dict) -> bool:
     return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy"
             and module_of(value.func.value, globals_) is None) or _is_numpy_call(value, "copy", globals_) \
         or _is_numpy_call(value, "array", globals_)
+
+
+def _ufunc_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
+    """Whether ``value`` is ``np.<ufunc>(..., out=...)`` or ``np.clip(..., out=...)``."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        and module_of(value.func.value, globals_) == "np" \
+        and (isinstance(getattr(np, value.func.attr, None), np.ufunc) or value.func.attr == "clip") \
+        and any(kw.arg == "out" for kw in value.keywords)
 
 
 def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.Call]:
