@@ -10,6 +10,9 @@ building that formula and lowering it (part of ``frontend.array_idioms``):
   replaced by -inf (+inf), NaN where every element is NaN; of integers ``np.max``/``np.min``.
 - ``np.trapezoid(y, x=None, dx=1.0)`` (and ``np.trapz``) of a 1-d ``y`` and 1-d ``x``:
   ``(d * (y[1:] + y[:-1]) / 2.0).sum()`` with ``d = np.diff(x)`` or ``dx``, NumPy's own formula.
+- ``np.swapaxes``, ``np.moveaxis`` (constant axes), ``np.rot90(m, k)`` (axes 0 and 1),
+  ``np.atleast_1d/2d/3d`` of arrays: the transposes, flips and ``None`` axes NumPy makes them of
+  (views, as in NumPy).
 - ``np.gradient(f, h=1.0, axis=k)``: one scalar spacing, ``edge_order=1``; NumPy's central and
   one-sided differences as three pieces chosen by the index.
 """
@@ -195,3 +198,66 @@ def gradient(lw: Lowering, node: ast.Call) -> View | None:
 
     lw.changed = True
     return View(f.extents, inner.vtype, element)
+
+
+AXES_VIEWS = frozenset(("swapaxes", "moveaxis", "rot90", "atleast_1d", "atleast_2d", "atleast_3d"))
+
+
+def axes_view(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.swapaxes(a, i, j)``, ``np.moveaxis(a, source, destination)``, ``np.rot90(m, k=1)`` and
+    ``np.atleast_Nd(a)`` of an array, as the view NumPy's own code makes (``transpose``, ``flip``,
+    ``a[None, :]``)."""
+    names = {"swapaxes": ("a", "axis1", "axis2"), "moveaxis": ("a", "source", "destination"),
+             "rot90": ("m", "k", "axes")}.get(name, ("arys",))
+    given = _given(lw, node, name, names)
+    operand = given[names[0]]
+    x = lw.value(operand)
+    if x.rank == 0:
+        return None
+    rank = x.rank
+
+    def axis(key: str) -> int:
+        value = _axis_value(given[key]) if key in given else None
+        if value is None or not -rank <= value < rank:
+            raise lw.error(given.get(key, node), f"np.{name}() {key} must be an integer constant within the "
+                           f"{rank} axes", f"np.{name}")
+        return value % rank
+
+    def transpose(tree: ast.expr, order: list[int]) -> ast.expr:
+        return _np("transpose", tree, ast.Tuple([ast.Constant(a) for a in order], ast.Load()))
+
+    def flip(tree: ast.expr, ax: int) -> ast.expr:
+        return _np("flip", tree, ast.Constant(ax))
+
+    a = copy.deepcopy(operand)
+    if name == "swapaxes":
+        order = list(range(rank))
+        i, j = axis("axis1"), axis("axis2")
+        order[i], order[j] = order[j], order[i]
+        tree = transpose(a, order)
+    elif name == "moveaxis":
+        source, destination = axis("source"), axis("destination")
+        order = [n for n in range(rank) if n != source]
+        order.insert(destination, source)
+        tree = transpose(a, order)
+    elif name == "rot90":
+        if "axes" in given or rank < 2:
+            raise lw.error(node, "np.rot90() of fewer than 2 axes or with axes= (only the first two axes)", "np.rot90")
+        k = _axis_value(given["k"]) if "k" in given else 1
+        if k is None:
+            raise lw.error(given["k"], "np.rot90() k must be an integer constant", "np.rot90")
+        swapped = [1, 0, *range(2, rank)]
+        tree = {0: lambda: a, 1: lambda: transpose(flip(a, 1), swapped), 2: lambda: flip(flip(a, 0), 1),
+                3: lambda: flip(transpose(a, swapped), 1)}[k % 4]()
+        if k % 4 == 0:
+            tree = ast.Subscript(a, ast.Slice(None, None, None), ast.Load())
+    else:
+        wanted = int(name[-2])
+        if len(node.args) != 1:
+            raise lw.error(node, f"np.{name}() of more than one array (NumPy returns a list)", f"np.{name}")
+        new = ast.Constant(None)
+        full = ast.Slice(None, None, None)
+        index = {(2, 1): [new, full], (3, 1): [new, full, new], (3, 2): [full, full, new]}.get((wanted, rank))
+        tree = a if index is None else ast.Subscript(a, ast.Tuple(index, ast.Load()), ast.Load())
+    lw.changed = True
+    return lw.value(_placed(tree, node))

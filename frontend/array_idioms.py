@@ -15,7 +15,7 @@
 - ``np.diag(A)`` / ``np.diagonal(A)`` / ``A.diagonal()`` of a 2-d array: a copy of its main
   diagonal; ``np.diag(v)`` of a vector: the square matrix with ``v`` on the diagonal, 0 elsewhere
   (no ``k=``/``offset=``).
-- ``np.count_nonzero(x)``: the number of ``x != 0``, an ``np.int64`` (no ``axis=``).
+- ``np.count_nonzero(x, axis=None, keepdims=False)``: the number of ``x != 0``, ``np.int64``s.
 - ``np.ptp(x, axis=None, keepdims=False)``: ``max - min``.
 - ``np.isclose(a, b, rtol, atol, equal_nan)`` of arrays and ``np.allclose``: NumPy's test,
   ``a == b`` or both finite and ``|a - b| <= atol + rtol * |b|`` (NaNs equal with
@@ -27,7 +27,15 @@ from __future__ import annotations
 import ast
 import copy
 
-from .array_formulas import NAN_REDUCTIONS, TRAPEZOID, gradient, nan_reduction, trapezoid
+from .array_formulas import (
+    AXES_VIEWS,
+    NAN_REDUCTIONS,
+    TRAPEZOID,
+    axes_view,
+    gradient,
+    nan_reduction,
+    trapezoid,
+)
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
 from .types import BOOL
 
@@ -43,6 +51,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
         return trapezoid(lw, node, name)
     if module == "np" and name == "gradient":
         return gradient(lw, node)
+    if module == "np" and name in AXES_VIEWS:
+        return axes_view(lw, node, name)
     if name not in _NAMES:
         return None
     func = node.func
@@ -65,9 +75,10 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
 
 
 _POSITIONAL = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
-               "trace": (), "count_nonzero": (), "ptp": ("axis",), "diag": (), "diagonal": ()}
+               "trace": (), "count_nonzero": ("axis",), "ptp": ("axis",), "diag": (), "diagonal": ()}
 _KEYWORDS = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
-             "trace": (), "count_nonzero": (), "ptp": ("axis", "keepdims"), "diag": (), "diagonal": ()}
+             "trace": (), "count_nonzero": ("axis", "keepdims"), "ptp": ("axis", "keepdims"), "diag": (),
+             "diagonal": ()}
 
 
 def _options(lw: Lowering, node: ast.Call, name: str, rest: list[ast.expr]) -> dict[str, ast.expr]:
@@ -291,7 +302,7 @@ def _truth(lw: Lowering, x: View) -> View:
 
 
 def _count(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
-    return lw.reduction(node, "sum", _truth(lw, x), [], {})  # an np.int64, as NumPy 2 returns it
+    return lw.reduction(node, "sum", _truth(lw, x), [], dict(options))  # np.int64s, as NumPy 2 returns
 
 
 def _ptp(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:

@@ -3480,10 +3480,11 @@ class Lowering:
     def ufunc_reduce(self, node: ast.Call, ufunc: str) -> View:
         """``np.add.reduce(x, axis=0)`` and the maximum/minimum/multiply forms: the reductions,
         with the ufunc's default axis 0."""
-        kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}.get(ufunc)
+        kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_or": "any",
+                "logical_and": "all"}.get(ufunc)
         if kind is None or not node.args:
-            raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum "
-                             "or np.minimum", "reduction")
+            raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum, "
+                             "np.minimum, np.logical_or or np.logical_and", "reduction")
         x = self.value(node.args[0])
         options = _keywords(self, node)
         if len(node.args) < 2 and "axis" not in options:

@@ -202,3 +202,42 @@ def fill_cube(A):
 def test_fill_diagonal_of_a_cube_is_refused():
     with pytest.raises(polyfuse.UnsupportedError, match="np.fill_diagonal"):
         polyfuse.kernel(fill_cube, target="python")(np.zeros((2, 2, 2)))
+
+
+def swapped(A):
+    return np.swapaxes(A, 0, 1) + np.moveaxis(A, 0, -1)
+
+
+def moved(A):
+    return np.moveaxis(A, -1, 0) * 2
+
+
+def rotations(A):
+    return np.rot90(A), np.rot90(A, 2), np.rot90(A, -1), np.rot90(A, 4)
+
+
+def at_least(x):
+    return np.atleast_2d(x).T, np.atleast_3d(x) * 2, np.atleast_1d(x) + 1
+
+
+def counts(m):
+    return np.count_nonzero(m, axis=0), np.count_nonzero(m, 1, keepdims=True), np.count_nonzero(m)
+
+
+def logical_reductions(a):
+    return np.logical_or.reduce(a, axis=0), np.logical_and.reduce(a), np.logical_or.reduce(a, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, a", [
+    (swapped, np.arange(8.0).reshape(2, 2, 2)), (moved, np.arange(24.0).reshape(2, 3, 4)),
+    (rotations, np.arange(6.0).reshape(2, 3)), (rotations, np.arange(24).reshape(2, 3, 4)),
+    (at_least, np.arange(3.0)), (at_least, np.arange(6.0).reshape(2, 3)),
+    (counts, np.arange(12).reshape(3, 4) % 3 == 0), (counts, np.arange(6).reshape(2, 3) % 2),
+    (logical_reductions, np.arange(12).reshape(3, 4) % 3 == 0), (logical_reductions, np.arange(6.0).reshape(3, 2) % 2),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_axis_views_and_counts_are_numpys(fn, a, target):
+    got, want = polyfuse.kernel(fn, target=target)(a), fn(a)
+    for g, w in zip(got, want):
+        assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
