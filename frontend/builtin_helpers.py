@@ -10,10 +10,20 @@ and is refused at the call).  ``math.isclose(a, b, rel_tol=,
 abs_tol=)`` is CPython's test, step by step.  ``frontend/desugar.py: BuiltinHelpers`` points a
 call of the builtin (not shadowed by a local or global) or of the ``math`` function at the helper
 here, which the inliner then treats as any module-level helper.
+
+``np.interp`` and ``np.searchsorted`` are written here too, as NumPy's C code computes them
+(``arr_interp`` and ``binsearch`` in NumPy's sources), one helper for a scalar ``x`` (``v``) and
+one for a 1-d array: a binary search per element (a ``while`` loop kept as written) over a
+sorted 1-d ``xp`` (``a``); NumPy does not check the order either.  ``np.interp`` computes in
+float64, with NumPy's ends (``left``/``right``, by default ``fp[0]``/``fp[-1]``), NaN passed
+through, the value at an exact knot, NumPy's slope formula and its two NaN fallbacks, and its
+rule for a single knot; ``np.searchsorted`` orders NaN last, as NumPy's sort does.
 """
 
 import math
 from collections.abc import Callable
+
+import numpy as np
 
 
 def builtin_sum(values, start=0):
@@ -30,6 +40,78 @@ def builtin_sum_rows(values, start=0):
     return total
 
 
+def numpy_interp_value(x, xp, fp, left, right):
+    n = xp.shape[0]
+    v = float(x)
+    r = v  # NaN stays NaN
+    if n == 1:
+        r = float(fp[0])
+        if v < xp[0]:
+            r = float(left)
+        elif v > xp[0]:
+            r = float(right)
+    elif v > xp[n - 1]:
+        r = float(right)
+    elif v < xp[0]:
+        r = float(left)
+    elif v == v:
+        lo = 0
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if v >= xp[mid]:
+                lo = mid + 1
+            else:
+                hi = mid
+        j = lo - 1
+        if j == n - 1:
+            r = float(fp[j])
+        elif xp[j] == v:
+            r = float(fp[j])
+        else:
+            slope = (float(fp[j + 1]) - float(fp[j])) / (float(xp[j + 1]) - float(xp[j]))
+            r = slope * (v - float(xp[j])) + float(fp[j])
+            if np.isnan(r):
+                r = slope * (v - float(xp[j + 1])) + float(fp[j + 1])
+                if np.isnan(r) and fp[j] == fp[j + 1]:
+                    r = float(fp[j])
+    return np.float64(r)  # NumPy's scalar
+
+
+def numpy_interp(x, xp, fp, left, right):
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = numpy_interp_value(x[i], xp, fp, left, right)
+    return out
+
+
+def _before(a, b):
+    return a < b or (b != b and a == a)  # NumPy's sort order: NaN last
+
+
+def numpy_searchsorted_value(a, v, right):
+    lo = 0
+    hi = a.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if right:
+            step = not _before(v, a[mid])
+        else:
+            step = _before(a[mid], v)
+        if step:
+            lo = mid + 1
+        else:
+            hi = mid
+    return np.int64(lo)
+
+
+def numpy_searchsorted(a, v, right):
+    out = np.empty(v.shape[0], dtype=np.int64)
+    for i in range(v.shape[0]):
+        out[i] = numpy_searchsorted_value(a, v[i], right)
+    return out
+
+
 def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
     if a == b:
         return True
@@ -43,5 +125,8 @@ def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
 HELPERS: dict[str, Callable] = {"sum": builtin_sum}
 #: builtin name -> its helper for an array of two or more axes
 ROW_HELPERS: dict[str, Callable] = {"sum": builtin_sum_rows}
+#: numpy function name -> (its helper for a scalar, for a 1-d array)
+NUMPY_HELPERS: dict[str, tuple[Callable, Callable]] = {
+    "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted)}
 #: math function name -> its helper
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}

@@ -41,7 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from .allocation import ALLOCATORS
-from .builtin_helpers import HELPERS, MATH_HELPERS, ROW_HELPERS
+from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, ROW_HELPERS
 
 
 class Rewriter(Protocol):
@@ -151,13 +151,17 @@ class BuiltinHelpers(ast.NodeTransformer):
     rel_tol=...)``: frontend/builtin_helpers.py) -> calls of that helper (a global of the kernel
     under a fresh alias), for the inliner."""
 
-    def __init__(self, rw: Rewriter, local: set[str]) -> None:
+    def __init__(self, rw: Rewriter, local: set[str], tree: ast.AST | None = None) -> None:
         self.rw, self.local = rw, local
         self.aliases: dict[str, str] = {}
+        self.counters = set() if tree is None else _range_counters(tree)
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in NUMPY_HELPERS \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
+            return self._numpy_helper(node, func.attr)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in MATH_HELPERS \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is math:
             name, helper = f"math_{func.attr}", MATH_HELPERS[func.attr]
@@ -175,12 +179,85 @@ class BuiltinHelpers(ast.NodeTransformer):
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
 
+    def _numpy_helper(self, node: ast.Call, name: str) -> ast.Call:
+        """``np.interp(x, xp, fp, left=None, right=None)`` and ``np.searchsorted(a, v, side='left')``
+        -> their helper for a scalar or a 1-d ``x`` (``v``), when the shapes can be told here
+        (arguments, their elements and slices, numbers); otherwise left to be refused."""
+        names = ("x", "xp", "fp", "left", "right") if name == "interp" else ("a", "v", "side")
+        given = dict(zip(names, node.args))
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg not in names or kw.arg in given:
+                return node
+            given[kw.arg] = kw.value
+        if len(node.args) > len(names) or not set(names[:len(names) - (2 if name == "interp" else 1)]) <= set(given):
+            return node
+        key = self._kind(given[names[0]] if name == "interp" else given["v"])
+        tables = [given[n] for n in (("xp", "fp") if name == "interp" else ("a",))]
+        if key is None or any(self._kind(t) != 1 for t in tables):
+            return node
+        if name == "interp":
+            fp = given["fp"]
+            ends = [given.get("left"), given.get("right")]
+            if any(isinstance(e, ast.Constant) and e.value is None for e in ends):
+                return node
+            first = self.rw.placed(ast.Subscript(self.rw.copy(fp), ast.Constant(0), ast.Load()), node)
+            last = self.rw.placed(ast.Subscript(self.rw.copy(fp), ast.UnaryOp(ast.USub(), ast.Constant(1)),
+                                                ast.Load()), node)
+            args = [given["x"], given["xp"], fp, ends[0] or first, ends[1] or last]
+        else:
+            side = given.get("side", ast.Constant("left"))
+            if not (isinstance(side, ast.Constant) and side.value in ("left", "right")):
+                return node
+            args = [given["a"], given["v"], self.rw.placed(ast.Constant(side.value == "right"), node)]
+        helper = NUMPY_HELPERS[name][key]
+        alias = self.aliases.get(helper.__name__)
+        if alias is None:
+            alias = self.aliases[helper.__name__] = self.rw.fresh(f"_pf_{helper.__name__}")
+            self.rw.globals[alias] = helper
+        call = self.rw.placed(ast.Call(ast.Name(alias, ast.Load()), [], []), node)
+        assert isinstance(call, ast.Call)
+        call.args = args
+        return call
+
+    def _kind(self, node: ast.expr) -> int | None:
+        """0 for a scalar, 1 for a 1-d array, None where it cannot be told before the lowering: an
+        argument, a number, an element or a slice of an array argument."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):
+            return 0
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return self._kind(node.operand)
+        if isinstance(node, ast.BinOp):
+            kinds = {self._kind(node.left), self._kind(node.right)}
+            return 0 if kinds == {0} else None
+        if isinstance(node, ast.Name) and node.id in self.counters:
+            return 0
+        if isinstance(node, ast.Name) and node.id in self.rw.args:
+            return self.rw.ranks.get(node.id, 0) if self.rw.ranks.get(node.id, 0) <= 1 else None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.rw.ranks:
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if len(parts) != self.rw.ranks[node.value.id] or any(isinstance(p, ast.Starred) for p in parts) \
+                    or any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):
+                return None
+            slices = sum(isinstance(p, ast.Slice) for p in parts)
+            return slices if slices <= 1 else None
+        return None
+
     def _rank(self, node: ast.expr) -> int:
         """The rank of an array argument or kernel-local array named by ``node`` (0: unknown)."""
         if not isinstance(node, ast.Name):
             return 0
         extents = self.rw.local_extents.get(node.id)
         return len(extents) if extents is not None else self.rw.ranks.get(node.id, 0)
+
+
+def _range_counters(tree: ast.AST) -> set[str]:
+    """The names bound only as the targets of ``for ... in range(...)`` loops: integers."""
+    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
+    ranged = Counter(n.target.id for n in loops if isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Call)
+                     and isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range")
+    bound = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return {name for name, count in ranged.items() if bound[name] == count}
 
 
 class GeneratorLoops(ast.NodeTransformer):

@@ -1,0 +1,88 @@
+"""np.interp and np.searchsorted (frontend/builtin_helpers.py, frontend/desugar.py:
+BuiltinHelpers): NumPy's C algorithms written as inlined helpers, a binary search per value,
+for a scalar or a 1-d ``x`` (``v``) over a sorted 1-d table; the results are NumPy's bits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+
+def interp_vector(x, xp, fp):
+    return np.interp(x, xp, fp)
+
+
+def interp_ends(x, xp, fp):
+    return np.interp(x, xp, fp, left=-1.0, right=5)
+
+
+def interp_scalar(t, ts, vs):
+    return np.interp(t, ts, vs) * 2
+
+
+def interp_in_loop(ts, vs, out):
+    for i in range(out.shape[0]):
+        out[i] = np.interp(i * 0.1, ts, vs)
+    return out
+
+
+def interp_parts(x, xp, fp):
+    return np.interp(x[1], xp, fp) + np.interp(x[1:], xp, fp).sum()
+
+
+def search_left(a, v):
+    return np.searchsorted(a, v)
+
+
+def search_right(a, v):
+    return np.searchsorted(a, v, side="right")
+
+
+def search_scalars(a, t):
+    return np.searchsorted(a, t), np.searchsorted(a, 0.5, "right")
+
+
+def bin_of(edges, x):
+    return np.clip(np.searchsorted(edges, x) - 1, 0, edges.shape[0] - 2)
+
+
+_rng = np.random.default_rng(8)
+XP = np.sort(_rng.random(8))
+FP = _rng.standard_normal(8)
+X = np.concatenate([_rng.random(20) * 1.4 - 0.2, XP, [np.nan]])
+SORTED = np.array([0.0, 1.0, 1.0, 2.0, 4.0, 4.0, np.nan])
+KEYS = np.array([0.0, 1.0, 1.5, 4.0, np.nan, -1.0, 9.0])
+
+CASES = [
+    (interp_vector, (X, XP, FP)), (interp_vector, (X.astype(np.float32), XP, FP.astype(np.float32))),
+    (interp_vector, (np.arange(5), np.array([0.0, 2.0, 4.0]), np.array([1.0, 2.0, 0.0]))),
+    (interp_vector, (X, XP[:1], FP[:1])),  # one knot: NumPy's own rule (NaN gives fp[0])
+    (interp_vector, (np.zeros(0), XP, FP)), (interp_vector, (X, np.array([0.0, 0.0, 1.0]), np.array([1.0, 2.0, np.inf]))),
+    (interp_ends, (X, XP, FP)), (interp_scalar, (0.3, XP, FP)), (interp_scalar, (np.nan, XP, FP)),
+    (interp_scalar, (2, np.arange(4.0), np.arange(4))), (interp_in_loop, (np.linspace(0, 1, 5), FP[:5], np.zeros(12))),
+    (interp_parts, (X, XP, FP)),
+    (search_left, (SORTED, KEYS)), (search_right, (SORTED, KEYS)), (search_left, (np.arange(5), np.array([2, 7, -1]))),
+    (search_left, (np.arange(5), np.array([2.5, 1.0]))), (search_left, (np.zeros(0), np.array([1.0]))),
+    (search_scalars, (SORTED, 1.0)), (search_scalars, (np.arange(5), 3)), (bin_of, (np.linspace(0, 1, 6), _rng.random(10))),
+]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", CASES, ids=lambda a: getattr(a, "__name__", ""))
+def test_search_helpers_are_numpys(fn, args, target):
+    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    got = polyfuse.kernel(fn, target=target)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def interp_periodic(x, xp, fp):
+    return np.interp(x, xp, fp, period=1.0)
+
+
+def test_interp_with_period_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="interp"):
+        polyfuse.kernel(interp_periodic, target="python")(X, XP, FP)
