@@ -18,6 +18,8 @@ sorted 1-d ``xp`` (``a``); NumPy does not check the order either.  ``np.interp``
 float64, with NumPy's ends (``left``/``right``, by default ``fp[0]``/``fp[-1]``), NaN passed
 through, the value at an exact knot, NumPy's slope formula and its two NaN fallbacks, and its
 rule for a single knot; ``np.searchsorted`` orders NaN last, as NumPy's sort does.
+``np.polyval(p, x)`` of 1-d arrays is NumPy's Horner loop, ``y = zeros_like(x)`` then
+``y = y * x + pv`` for each coefficient (a non-empty ``p``).
 """
 
 import math
@@ -112,6 +114,13 @@ def numpy_searchsorted(a, v, right):
     return out
 
 
+def numpy_polyval(p, x):
+    y = np.zeros_like(x) * x + p[0]
+    for k in range(1, p.shape[0]):
+        y = y * x + p[k]
+    return y
+
+
 def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
     if a == b:
         return True
@@ -126,7 +135,8 @@ HELPERS: dict[str, Callable] = {"sum": builtin_sum}
 #: builtin name -> its helper for an array of two or more axes
 ROW_HELPERS: dict[str, Callable] = {"sum": builtin_sum_rows}
 #: numpy function name -> (its helper for a scalar, for a 1-d array)
-NUMPY_HELPERS: dict[str, tuple[Callable, Callable]] = {
-    "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted)}
+NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
+    "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted),
+    "polyval": (None, numpy_polyval)}
 #: math function name -> its helper
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}

@@ -183,19 +183,24 @@ class BuiltinHelpers(ast.NodeTransformer):
         """``np.interp(x, xp, fp, left=None, right=None)`` and ``np.searchsorted(a, v, side='left')``
         -> their helper for a scalar or a 1-d ``x`` (``v``), when the shapes can be told here
         (arguments, their elements and slices, numbers); otherwise left to be refused."""
-        names = ("x", "xp", "fp", "left", "right") if name == "interp" else ("a", "v", "side")
+        names = {"interp": ("x", "xp", "fp", "left", "right"), "searchsorted": ("a", "v", "side"),
+                 "polyval": ("p", "x")}[name]
         given = dict(zip(names, node.args))
         for kw in node.keywords:
             if kw.arg is None or kw.arg not in names or kw.arg in given:
                 return node
             given[kw.arg] = kw.value
-        if len(node.args) > len(names) or not set(names[:len(names) - (2 if name == "interp" else 1)]) <= set(given):
+        required = {"interp": 3, "searchsorted": 2, "polyval": 2}[name]
+        if len(node.args) > len(names) or not set(names[:required]) <= set(given):
             return node
-        key = self._kind(given[names[0]] if name == "interp" else given["v"])
-        tables = [given[n] for n in (("xp", "fp") if name == "interp" else ("a",))]
-        if key is None or any(self._kind(t) != 1 for t in tables):
+        key = self._kind(given["v" if name == "searchsorted" else "x"])
+        tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}[name]]
+        helper = None if key is None else NUMPY_HELPERS[name][key]
+        if helper is None or any(self._kind(t) != 1 for t in tables):
             return node
-        if name == "interp":
+        if name == "polyval":
+            args = [given["p"], given["x"]]
+        elif name == "interp":
             fp = given["fp"]
             ends = [given.get("left"), given.get("right")]
             if any(isinstance(e, ast.Constant) and e.value is None for e in ends):
@@ -209,7 +214,6 @@ class BuiltinHelpers(ast.NodeTransformer):
             if not (isinstance(side, ast.Constant) and side.value in ("left", "right")):
                 return node
             args = [given["a"], given["v"], self.rw.placed(ast.Constant(side.value == "right"), node)]
-        helper = NUMPY_HELPERS[name][key]
         alias = self.aliases.get(helper.__name__)
         if alias is None:
             alias = self.aliases[helper.__name__] = self.rw.fresh(f"_pf_{helper.__name__}")

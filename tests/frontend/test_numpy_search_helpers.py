@@ -86,3 +86,30 @@ def interp_periodic(x, xp, fp):
 def test_interp_with_period_is_refused():
     with pytest.raises(polyfuse.UnsupportedError, match="interp"):
         polyfuse.kernel(interp_periodic, target="python")(X, XP, FP)
+
+
+def polyval(p, x):
+    return np.polyval(p, x)
+
+
+def residual(p, x, y):
+    return y - np.polyval(p, x[1:])
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (polyval, (np.array([1.0, -2.0, 3.0]), np.linspace(-2, 2, 7))), (polyval, (np.array([2, 3]), np.arange(4))),
+    (polyval, (np.array([1.5, 2.0]), np.ones(3, np.float32))), (polyval, (np.array([1.0]), np.array([np.inf, 1.0]))),
+    (residual, (np.array([1.0, -2.0, 3.0]), np.linspace(0, 1, 7), np.ones(6))),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_polyval_is_numpys_horner_loop(fn, args, target):
+    """``y = zeros_like(x)``, then ``y = y * x + pv`` per coefficient: NumPy's dtype and bits
+    (``0 * inf`` is NaN there too)."""
+    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_polyval_of_no_coefficients_is_refused_at_the_call():
+    with pytest.raises(polyfuse.ArgumentError):
+        polyfuse.kernel(polyval, target="python")(np.zeros(0), np.ones(2))
