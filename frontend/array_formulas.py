@@ -261,3 +261,93 @@ def axes_view(lw: Lowering, node: ast.Call, name: str) -> View | None:
         tree = a if index is None else ast.Subscript(a, ast.Tuple(index, ast.Load()), ast.Load())
     lw.changed = True
     return lw.value(_placed(tree, node))
+
+
+REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside"))
+
+
+def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.take``, ``np.cross``, ``np.kron``, ``np.tensordot`` and ``np.heaviside`` as the NumPy
+    expressions they equal (None where an operand is a scalar, for the scalar rules)."""
+    names = {"take": ("a", "indices", "axis"), "cross": ("a", "b"), "kron": ("a", "b"),
+             "tensordot": ("a", "b", "axes"), "heaviside": ("x1", "x2")}[name]
+    given = _given(lw, node, name, names)
+    if any(n not in given for n in names[:2]):
+        raise lw.error(node, f"np.{name}() needs {' and '.join(names[:2])}", f"np.{name}")
+    a = lw.value(given[names[0]])
+    if a.rank == 0:
+        return None
+    tree = {"take": _take, "cross": _cross, "kron": _kron, "tensordot": _tensordot,
+            "heaviside": _heaviside}[name](lw, node, given, a)
+    lw.changed = True
+    return lw.value(_placed(tree, node))
+
+
+def _take(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    axis = _axis_value(given["axis"]) if "axis" in given else None
+    if "axis" not in given and a.rank != 1 or "axis" in given and (axis is None or not -a.rank <= axis < a.rank):
+        raise lw.error(node, "np.take() of an array of two or more axes without one constant axis= (NumPy "
+                       "flattens it)", "np.take")
+    index: list[ast.expr] = [ast.Slice(None, None, None) for _ in range((axis or 0) % a.rank)]
+    index.append(copy.deepcopy(given["indices"]))
+    return ast.Subscript(copy.deepcopy(given["a"]), index[0] if len(index) == 1 else ast.Tuple(index, ast.Load()),
+                         ast.Load())
+
+
+def _cross(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    b = lw.value(given["b"])
+    if not b.rank or not all(_is_three(lw, v.extents[-1]) for v in (a, b)):
+        raise lw.error(node, "np.cross() of other than 3-vectors along the last axis (the extent 3, a constant "
+                       "or assumed and checked per call)", "np.cross")
+
+    def part(name: str, k: int) -> ast.expr:
+        return ast.Subscript(copy.deepcopy(given[name]), ast.Tuple([ast.Constant(Ellipsis), ast.Constant(k)],
+                                                                    ast.Load()), ast.Load())
+
+    def term(i: int, j: int) -> ast.expr:  # NumPy's own order: a_i * b_j - a_j * b_i
+        return ast.BinOp(ast.BinOp(part("a", i), ast.Mult(), part("b", j)), ast.Sub(),
+                         ast.BinOp(part("a", j), ast.Mult(), part("b", i)))
+
+    return _np("stack", ast.Tuple([term(1, 2), term(2, 0), term(0, 1)], ast.Load()),
+               axis=ast.UnaryOp(ast.USub(), ast.Constant(1)))
+
+
+def _is_three(lw: Lowering, extent) -> bool:
+    if extent.is_const():
+        return extent.const == 3
+    return lw.require(f"{extent.text} >= 3") and lw.require(f"{extent.text} <= 3")
+
+
+def _kron(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    if a.rank != 1 or lw.value(given["b"]).rank != 1:
+        raise lw.error(node, "np.kron() of other than two vectors", "np.kron")
+    column = ast.Subscript(copy.deepcopy(given["a"]), ast.Tuple([ast.Slice(None, None, None), ast.Constant(None)],
+                                                                 ast.Load()), ast.Load())
+    row = ast.Subscript(copy.deepcopy(given["b"]), ast.Tuple([ast.Constant(None), ast.Slice(None, None, None)],
+                                                              ast.Load()), ast.Load())
+    return _np("ravel", ast.BinOp(column, ast.Mult(), row))
+
+
+def _tensordot(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    b = lw.value(given["b"])
+    k = _axis_value(given["axes"]) if "axes" in given else 2
+    if k is None or k < 0 or k > min(a.rank, b.rank) or a.rank + b.rank - k > 26:
+        raise lw.error(node, "np.tensordot() axes= must be a non-negative integer constant within both ranks "
+                       "(pairs of axis lists are not supported)", "np.tensordot")
+    if a.rank + b.rank == 2 * k:
+        raise lw.error(node, "np.tensordot() over every axis (NumPy returns a 0-d array; use np.sum(a * b))",
+                       "np.tensordot")
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    kept_a, summed, kept_b = letters[:a.rank - k], letters[a.rank - k:a.rank], letters[a.rank:a.rank + b.rank - k]
+    spec = f"{kept_a}{summed},{summed}{kept_b}->{kept_a}{kept_b}"
+    return _np("einsum", ast.Constant(spec), copy.deepcopy(given["a"]), copy.deepcopy(given["b"]))
+
+
+def _heaviside(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    if not a.vtype.is_float or a.vtype.is_complex or not lw.value(given["x2"]).vtype.is_float:
+        raise lw.error(node, "np.heaviside() of other than real floats", "np.heaviside")
+    x1 = copy.deepcopy(given["x1"])
+    inner = _np("where", ast.Compare(x1, [ast.Lt()], [ast.Constant(0)]), _np("zeros_like", copy.deepcopy(x1)),
+                _np("where", ast.Compare(copy.deepcopy(x1), [ast.Eq()], [ast.Constant(0)]),
+                    copy.deepcopy(given["x2"]), _np("ones_like", copy.deepcopy(x1))))
+    return _np("where", _np("isnan", copy.deepcopy(x1)), copy.deepcopy(x1), inner)

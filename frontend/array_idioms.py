@@ -30,10 +30,12 @@ import copy
 from .array_formulas import (
     AXES_VIEWS,
     NAN_REDUCTIONS,
+    REWRITTEN,
     TRAPEZOID,
     axes_view,
     gradient,
     nan_reduction,
+    rewritten,
     trapezoid,
 )
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
@@ -53,6 +55,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
         return gradient(lw, node)
     if module == "np" and name in AXES_VIEWS:
         return axes_view(lw, node, name)
+    if module == "np" and name in REWRITTEN:
+        return rewritten(lw, node, name)
     if name not in _NAMES:
         return None
     func = node.func

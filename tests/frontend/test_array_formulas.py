@@ -241,3 +241,59 @@ def test_axis_views_and_counts_are_numpys(fn, a, target):
     for g, w in zip(got, want):
         assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_array_equal(g, w)
+
+
+def take_flat(x, idx):
+    return np.take(x, idx)
+
+
+def take_columns(A, idx):
+    return np.take(A, idx, axis=1)
+
+
+def cross(a, b):
+    return np.cross(a, b)
+
+
+def kron(a, b):
+    return np.kron(a, b)
+
+
+def tensordot_one(A, B):
+    return np.tensordot(A, B, axes=1)
+
+
+def tensordot_two(A, B):
+    return np.tensordot(A, B)
+
+
+def heaviside(x):
+    return np.heaviside(x, 0.5)
+
+
+_R = np.random.default_rng(9)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (take_flat, (_R.random(5), np.array([0, 4, -2]))), (take_flat, (np.arange(5), np.array([[1, 2], [3, 0]]))),
+    (take_columns, (_R.random((3, 4)), np.array([3, 0]))),
+    (cross, (_R.random(3), _R.random(3))), (cross, (_R.random((4, 3)), _R.random((4, 3)))),
+    (cross, (np.arange(3), np.arange(3, 6))), (cross, (_R.random(3).astype(np.float32), _R.random(3))),
+    (kron, (_R.random(2), _R.random(3))), (kron, (np.arange(3), np.arange(2))),
+    (tensordot_one, (_R.random((2, 3)), _R.random((3, 4)))), (tensordot_one, (_R.random((2, 3, 4)), _R.random((4, 2)))),
+    (tensordot_two, (_R.random((2, 3, 4)), _R.random((3, 4, 5)))),
+    (heaviside, (np.array([-1.0, 0.0, 2.0, np.nan]),)), (heaviside, (np.array([-1.0, 0.0, 2.0], np.float32),)),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_rewritten_calls_are_numpys(fn, args, target):
+    """np.take, np.cross (NumPy's a_i * b_j - a_j * b_i), np.kron of vectors, np.tensordot with an
+    integer axes= (an einsum; BLAS sums in another order: rtol), np.heaviside of floats."""
+    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_a_cross_product_of_two_vectors_is_refused_per_call():
+    """NumPy also takes 2-vectors (a scalar z component); polyfuse assumes 3 and checks it."""
+    with pytest.raises(polyfuse.ArgumentError):
+        polyfuse.kernel(cross, target="python")(np.ones(2), np.ones(2))
