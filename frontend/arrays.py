@@ -67,7 +67,9 @@ _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax":
                "mean": "mean", "all": "all", "any": "any"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
 _REFUSED = {
-    **dict.fromkeys(("argsort", "sort"), "its result is a sorted order; write the loop"),
+    "argsort": "its result is a sorted order; write the loop",
+    "sort": "its result is a sorted order (np.sort(a) of a 1-d array argument, or a one-slice slice of one, "
+            "is supported; a local array or expression, axis=, kind= and a.sort() are not); write the loop",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     "resize": _SHAPES,
@@ -2012,6 +2014,8 @@ class Lowering:
                     return self.ufunc(node, "absolute", args)
                 vtype = args[0].vtype
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
+            if module == "np" and name in _HELPER_FORMS:
+                raise self.error(node, f"np.{name}() here: {_HELPER_FORMS[name]}", "array call")
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
@@ -3905,6 +3909,17 @@ def _explicit_copy(value: ast.expr, globals_: dict) -> bool:
     return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy"
             and module_of(value.func.value, globals_) is None) or _is_numpy_call(value, "copy", globals_) \
         or _is_numpy_call(value, "array", globals_)
+
+
+#: NumPy functions written as inlined helpers (frontend/builtin_helpers.py), which take only
+#: operands whose shape the front end tells before the lowering: what to write instead
+_HELPER_FORMS = {
+    name: f"np.{name}() is supported where {what} (an argument, a number, an element or a one-slice slice "
+          "of an array argument, a range loop's variable, or arithmetic of those scalars), not of an array "
+          "expression or a local array here; pass it as an argument, or write the loop"
+    for name, what in (("interp", "x is a scalar or a 1-d array and xp, fp 1-d arrays"),
+                       ("searchsorted", "v is a scalar or a 1-d array and a a 1-d array"),
+                       ("polyval", "p and x are 1-d arrays"), ("median", "a is a 1-d array"))}
 
 
 def _ufunc_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:

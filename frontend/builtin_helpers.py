@@ -18,6 +18,9 @@ sorted 1-d ``xp`` (``a``); NumPy does not check the order either.  ``np.interp``
 float64, with NumPy's ends (``left``/``right``, by default ``fp[0]``/``fp[-1]``), NaN passed
 through, the value at an exact knot, NumPy's slope formula and its two NaN fallbacks, and its
 rule for a single knot; ``np.searchsorted`` orders NaN last, as NumPy's sort does.
+``np.sort(a)`` of a 1-d array is a heap sort of a copy in NumPy's order (NaN last; the values are
+NumPy's, but for the order of -0.0 and 0.0, which compare equal), and ``np.median(a)`` NumPy's
+mean of the middle one or two of them (NaN where any is NaN).
 ``np.polyval(p, x)`` of 1-d arrays is NumPy's Horner loop, ``y = zeros_like(x)`` then
 ``y = y * x + pv`` for each coefficient (a non-empty ``p``).
 """
@@ -121,6 +124,43 @@ def numpy_polyval(p, x):
     return y
 
 
+def _sift_down(y, root, end):
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and _before(y[child], y[child + 1]):
+            child = child + 1
+        if _before(y[root], y[child]):
+            t = y[root]
+            y[root] = y[child]
+            y[child] = t
+            root = child
+        else:
+            root = end
+
+
+def numpy_sort(a):
+    y = a.copy()
+    n = y.shape[0]
+    for k in range(n):
+        if n // 2 - 1 - k >= 0:
+            _sift_down(y, n // 2 - 1 - k, n)
+    for k in range(n - 1):
+        t = y[0]
+        y[0] = y[n - 1 - k]
+        y[n - 1 - k] = t
+        _sift_down(y, 0, n - 1 - k)
+    return y
+
+
+def numpy_median(a):
+    y = numpy_sort(a)
+    n = y.shape[0]
+    m = np.mean(y[(n - 1) // 2:n // 2 + 1])
+    if np.isnan(y[n - 1]):  # NaN sorts last: NumPy's median is then NaN
+        m = m * np.nan
+    return m
+
+
 def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
     if a == b:
         return True
@@ -137,6 +177,6 @@ ROW_HELPERS: dict[str, Callable] = {"sum": builtin_sum_rows}
 #: numpy function name -> (its helper for a scalar, for a 1-d array)
 NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted),
-    "polyval": (None, numpy_polyval)}
+    "polyval": (None, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median)}
 #: math function name -> its helper
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}

@@ -184,21 +184,23 @@ class BuiltinHelpers(ast.NodeTransformer):
         -> their helper for a scalar or a 1-d ``x`` (``v``), when the shapes can be told here
         (arguments, their elements and slices, numbers); otherwise left to be refused."""
         names = {"interp": ("x", "xp", "fp", "left", "right"), "searchsorted": ("a", "v", "side"),
-                 "polyval": ("p", "x")}[name]
+                 "polyval": ("p", "x"), "sort": ("a",), "median": ("a",)}[name]
         given = dict(zip(names, node.args))
         for kw in node.keywords:
             if kw.arg is None or kw.arg not in names or kw.arg in given:
                 return node
             given[kw.arg] = kw.value
-        required = {"interp": 3, "searchsorted": 2, "polyval": 2}[name]
+        required = {"interp": 3, "searchsorted": 2, "polyval": 2, "sort": 1, "median": 1}[name]
         if len(node.args) > len(names) or not set(names[:required]) <= set(given):
             return node
-        key = self._kind(given["v" if name == "searchsorted" else "x"])
-        tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}[name]]
+        key = self._kind(given[{"searchsorted": "v", "sort": "a", "median": "a"}.get(name, "x")])
+        tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}.get(name, ())]
         helper = None if key is None else NUMPY_HELPERS[name][key]
         if helper is None or any(self._kind(t) != 1 for t in tables):
             return node
-        if name == "polyval":
+        if name in ("sort", "median"):
+            args = [given["a"]]
+        elif name == "polyval":
             args = [given["p"], given["x"]]
         elif name == "interp":
             fp = given["fp"]
@@ -231,9 +233,12 @@ class BuiltinHelpers(ast.NodeTransformer):
             return 0
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return self._kind(node.operand)
-        if isinstance(node, ast.BinOp):
-            kinds = {self._kind(node.left), self._kind(node.right)}
-            return 0 if kinds == {0} else None
+        if isinstance(node, ast.BinOp) or isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and self.rw.globals.get(node.func.value.id) is np \
+                and not node.keywords and isinstance(getattr(np, node.func.attr, None), np.ufunc):
+            # arithmetic and ufuncs of scalars (an array expression is not passed to a helper)
+            parts = [node.left, node.right] if isinstance(node, ast.BinOp) else node.args
+            return 0 if parts and all(self._kind(p) == 0 for p in parts) else None
         if isinstance(node, ast.Name) and node.id in self.counters:
             return 0
         if isinstance(node, ast.Name) and node.id in self.rw.args:

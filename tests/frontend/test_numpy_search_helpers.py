@@ -113,3 +113,40 @@ def test_polyval_is_numpys_horner_loop(fn, args, target):
 def test_polyval_of_no_coefficients_is_refused_at_the_call():
     with pytest.raises(polyfuse.ArgumentError):
         polyfuse.kernel(polyval, target="python")(np.zeros(0), np.ones(2))
+
+
+def sort(x):
+    return np.sort(x)
+
+
+def median(x):
+    return np.median(x)
+
+
+def top_three(x):
+    return np.sort(x[1:])[-3:].sum()
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, x", [
+    (sort, _rng.random(50)), (sort, np.array([3, 1, 2, 1])), (sort, np.array([np.nan, 1.0, -np.inf, 0.5, np.nan])),
+    (sort, np.zeros(0)), (sort, _rng.random(100).astype(np.float32)), (sort, np.array([True, False, True])),
+    (median, _rng.random(51)), (median, _rng.random(50)), (median, np.array([3, 1, 2, 1])),
+    (median, np.array([1.0, np.nan, 2.0])), (median, _rng.random(10).astype(np.float32)), (median, np.ones(1)),
+    (top_three, _rng.random(12)),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_sort_and_median_are_numpys(fn, x, target):
+    """A heap sort of a copy, NaN last as NumPy sorts; the median NumPy's mean of the middle one or
+    two (NaN where any is NaN)."""
+    got, want = polyfuse.kernel(fn, target=target)(x), fn(x)
+    assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def median_of_expression(x):
+    return np.median(np.abs(x - 1.0))
+
+
+def test_median_of_an_expression_is_refused_with_what_works():
+    with pytest.raises(polyfuse.UnsupportedError, match="pass it as an argument"):
+        polyfuse.kernel(median_of_expression, target="python")(np.ones(3))
