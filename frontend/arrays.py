@@ -2142,8 +2142,15 @@ class Lowering:
             raise self.error(node, "np.histogram() returns two arrays (hist, bin_edges): index it "
                              "(np.histogram(...)[0]) or unpack it (hist, edges = np.histogram(...))", "np.histogram")
         if name in ("cumsum", "cumprod") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
-            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            operand = node.args[0] if module == "np" and node.args else func.value  # type: ignore[attr-defined]
+            x = self.value(operand)
             rest = node.args[1:] if module == "np" else node.args
+            axes = [a for a in rest[:1]] + [kw.value for kw in node.keywords if kw.arg == "axis"]
+            if x.rank > 1 and all(_is_none(a) for a in axes):  # NumPy runs over the C-order flattening
+                flat = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "ravel", ast.Load()),
+                                [copy.deepcopy(operand)], [])
+                _locate(flat, node)
+                x = self.value(flat)
             return self.running(node, name[3:], x, rest) if x.rank or module == "np" else None
         if module is None and isinstance(func, ast.Attribute) and name == "item" and not node.args \
                 and not node.keywords:
