@@ -74,13 +74,15 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
     if name == "pad":
         return _pad(lw, node, x, rest)
     options = _options(lw, node, name, rest)
+    if name == "diff" and ({"prepend", "append"} & set(options)):
+        x = _extended(lw, node, operand, x, options)
     return {"diff": _diff, "roll": _roll, "round": _round, "around": _round, "trace": _trace,
             "count_nonzero": _count, "ptp": _ptp, "diag": _diag, "diagonal": _diag}[name](lw, node, x, options)
 
 
 _POSITIONAL = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
                "trace": (), "count_nonzero": ("axis",), "ptp": ("axis",), "diag": (), "diagonal": ()}
-_KEYWORDS = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
+_KEYWORDS = {"diff": ("n", "axis", "prepend", "append"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
              "trace": (), "count_nonzero": ("axis", "keepdims"), "ptp": ("axis", "keepdims"), "diag": (),
              "diagonal": ()}
 
@@ -148,6 +150,26 @@ def _diff(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
             x = lw.binop(node, ast.Sub(), hi, lo)
     lw.changed = True
     return View(x.extents, x.vtype, x.element)  # a new array, never a view
+
+
+def _extended(lw: Lowering, node: ast.Call, operand: ast.expr, x: View, options: dict[str, ast.expr]) -> View:
+    """``np.diff(x, prepend=p, append=a)`` of a vector and scalars: the difference of
+    ``np.concatenate(([p], x, [a]))``, NumPy's own first step (the scalars become int64 or
+    float64 arrays there, so ``prepend=0`` of a float32 vector gives float64, as in NumPy)."""
+    ends = [options.pop(k) for k in ("prepend", "append") if k in options]
+    if x.rank != 1 or any(lw.value(e).rank for e in ends):
+        raise lw.error(node, "np.diff() with prepend= or append= other than scalars of a 1-d array", "np.diff")
+    pieces: list[ast.expr] = [copy.deepcopy(operand)]
+    if "prepend" in {kw.arg for kw in node.keywords}:
+        pieces.insert(0, ast.List([copy.deepcopy(ends[0])], ast.Load()))
+    if "append" in {kw.arg for kw in node.keywords}:
+        pieces.append(ast.List([copy.deepcopy(ends[-1])], ast.Load()))
+    joined = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "concatenate", ast.Load()),
+                      [ast.Tuple(pieces, ast.Load())], [])
+    for part in ast.walk(joined):
+        if isinstance(part, ast.expr):
+            ast.copy_location(part, node)
+    return lw.value(joined)
 
 
 def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
