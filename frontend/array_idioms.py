@@ -175,6 +175,15 @@ def _extended(lw: Lowering, node: ast.Call, operand: ast.expr, x: View, options:
 def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
     if "shift" not in options:
         raise lw.error(node, "np.roll() needs a shift", "np.roll")
+    shifts, axes = options["shift"], options.get("axis")
+    if isinstance(shifts, ast.Tuple) or isinstance(axes, ast.Tuple):  # one roll per (shift, axis) pair
+        pairs = _roll_pairs(shifts, axes)
+        if pairs is None:
+            raise lw.error(node, "np.roll() with tuples: shift= and axis= tuples of integer constants (a single "
+                           "shift for every axis, or one per axis)", "np.roll")
+        for by, along in pairs:
+            x = _roll(lw, node, x, {"shift": ast.Constant(by), "axis": ast.Constant(along)})
+        return x
     shift = _constant(lw, node, options, "shift", None, "np.roll() shift")
     if shift is None:
         raise lw.error(node, "np.roll() shift must be an integer constant", "np.roll")
@@ -202,6 +211,19 @@ def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
         return ast.IfExp(test, x.element(tuple(at[0])), x.element(tuple(at[1])))
 
     return View(x.extents, x.vtype, element)
+
+
+def _roll_pairs(shifts: ast.expr, axes: ast.expr | None) -> list[tuple[int, int]] | None:
+    """NumPy's broadcast of ``shift`` and ``axis`` tuples into (shift, axis) pairs (constants only)."""
+    def ints(node: ast.expr | None) -> list[int] | None:
+        items = node.elts if isinstance(node, ast.Tuple) else [node] if node is not None else []
+        values = [_int_const(e) for e in items]
+        return None if not values or any(v is None for v in values) else [v for v in values if v is not None]
+    s, a = ints(shifts), ints(axes)
+    if s is None or a is None or len(s) != len(a) and 1 not in (len(s), len(a)):
+        return None
+    n = max(len(s), len(a))
+    return list(zip(s * n if len(s) == 1 else s, a * n if len(a) == 1 else a))
 
 
 def _round(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:

@@ -84,3 +84,19 @@ def test_diff_with_prepend_and_append_scalars(x, target):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+def periodic_laplacian(u):
+    return (np.roll(u, (1, 0), (0, 1)) + np.roll(u, (-1, 0), (0, 1)) + np.roll(u, (0, 1), (0, 1))
+            + np.roll(u, (0, -1), (0, 1)) - 4 * u)
+
+
+def roll_both(u):
+    return np.roll(u, 2, axis=(0, 1)) + np.roll(u, (1, -1), axis=(0, 1))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn", [periodic_laplacian, roll_both])
+def test_roll_by_tuples_is_one_roll_per_axis(fn, target):
+    u = np.arange(20.0).reshape(4, 5) ** 1.5
+    np.testing.assert_array_equal(polyfuse.kernel(fn, target=target)(u), fn(u))
