@@ -3922,8 +3922,9 @@ def _explicit_copy(value: ast.expr, globals_: dict) -> bool:
 #: operands whose shape the front end tells before the lowering: what to write instead
 _HELPER_FORMS = {
     name: f"np.{name}() is supported where {what} (an argument, a number, an element or a one-slice slice "
-          "of an array argument, a range loop's variable, or arithmetic of those scalars), not of an array "
-          "expression or a local array here; pass it as an argument, or write the loop"
+          "of an array argument, a range loop's variable, arithmetic of those scalars, or a local bound once to "
+          "np.linspace, np.sort or arithmetic of those), not of an array expression here; bind it to a local "
+          "name first, or write the loop"
     for name, what in (("interp", "x is a scalar or a 1-d array and xp, fp 1-d arrays"),
                        ("searchsorted", "v is a scalar or a 1-d array and a a 1-d array"),
                        ("polyval", "p and x are 1-d arrays"), ("median", "a is a 1-d array"))}

@@ -155,6 +155,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         self.rw, self.local = rw, local
         self.aliases: dict[str, str] = {}
         self.counters = set() if tree is None else _range_counters(tree)
+        self.local_ranks: dict[str, int] = {}  # locals bound once to a 1-d array or a scalar
+        if tree is not None:
+            self._bind_local_ranks(tree)
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
@@ -241,16 +244,52 @@ class BuiltinHelpers(ast.NodeTransformer):
             return 0 if parts and all(self._kind(p) == 0 for p in parts) else None
         if isinstance(node, ast.Name) and node.id in self.counters:
             return 0
+        if isinstance(node, ast.Name) and node.id in self.local_ranks:
+            return self.local_ranks[node.id]
         if isinstance(node, ast.Name) and node.id in self.rw.args:
             return self.rw.ranks.get(node.id, 0) if self.rw.ranks.get(node.id, 0) <= 1 else None
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.rw.ranks:
+        ranks = {**self.rw.ranks, **{k: v for k, v in self.local_ranks.items() if v == 1}}
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in ranks:
             parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if len(parts) != self.rw.ranks[node.value.id] or any(isinstance(p, ast.Starred) for p in parts) \
+            if len(parts) != ranks[node.value.id] or any(isinstance(p, ast.Starred) for p in parts) \
                     or any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):
                 return None
             slices = sum(isinstance(p, ast.Slice) for p in parts)
             return slices if slices <= 1 else None
         return None
+
+    def _bind_local_ranks(self, tree: ast.AST) -> None:
+        """``local_ranks``: the names bound once, by ``name = value``, to a value whose rank is told
+        here (``xp = np.linspace(0, 1, n)``, ``d = np.abs(x - m)``, ``s = np.sort(x)``)."""
+        stores = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        assigns = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                          and isinstance(n.targets[0], ast.Name) and stores[n.targets[0].id] == 1
+                          and n.targets[0].id not in self.rw.args), key=lambda n: (n.lineno, n.col_offset))
+        for node in assigns:
+            assert isinstance(node.targets[0], ast.Name)
+            rank = self._value_rank(node.value)
+            if rank is not None:
+                self.local_ranks[node.targets[0].id] = rank
+
+    def _value_rank(self, node: ast.expr) -> int | None:
+        """The rank (0 or 1) of a value bound to a local, where told without the lowering."""
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+            return _broadcast_rank([self._value_rank(node.left), self._value_rank(node.right)])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+            owner, name = node.func.value, node.func.attr
+            if isinstance(owner, ast.Name) and self.rw.globals.get(owner.id) is np and node.args:
+                if name in ("linspace", "arange"):
+                    return 1
+                if name in ("zeros", "ones", "empty", "full"):
+                    return 1 if self._value_rank(node.args[0]) == 0 else None
+                if isinstance(getattr(np, name, None), np.ufunc) or name in ("sort", "cumsum", "cumprod", "copy",
+                                                                           "zeros_like", "ones_like", "empty_like"):
+                    return _broadcast_rank([self._value_rank(a) for a in node.args[:1 if "_like" in name else None]])
+                if name in ("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp") and len(node.args) == 1:
+                    return 0  # a full reduction: a scalar
+            if name == "copy" and not node.args:
+                return self._value_rank(owner)
+        return self._kind(node)
 
     def _rank(self, node: ast.expr) -> int:
         """The rank of an array argument or kernel-local array named by ``node`` (0: unknown)."""
@@ -258,6 +297,12 @@ class BuiltinHelpers(ast.NodeTransformer):
             return 0
         extents = self.rw.local_extents.get(node.id)
         return len(extents) if extents is not None else self.rw.ranks.get(node.id, 0)
+
+
+def _broadcast_rank(ranks: list[int | None]) -> int | None:
+    """The rank of an element-wise value of operands of ``ranks`` (None: not told)."""
+    known = [r for r in ranks if r is not None]
+    return max(known) if known and len(known) == len(ranks) else None
 
 
 def _range_counters(tree: ast.AST) -> set[str]:

@@ -148,5 +148,35 @@ def median_of_expression(x):
 
 
 def test_median_of_an_expression_is_refused_with_what_works():
-    with pytest.raises(polyfuse.UnsupportedError, match="pass it as an argument"):
+    with pytest.raises(polyfuse.UnsupportedError, match="bind it to a local name first"):
         polyfuse.kernel(median_of_expression, target="python")(np.ones(3))
+
+
+def median_absolute_deviation(x):
+    med = np.median(x)
+    dev = np.abs(x - med)
+    return np.median(dev) * 1.4826
+
+
+def resample_grid(y, n):
+    t = np.linspace(0.0, 1.0, y.shape[0])
+    tn = np.linspace(0.0, 1.0, n)
+    return np.interp(tn, t, y)
+
+
+def bins_of_sorted_edges(x, edges):
+    e = np.sort(edges)
+    return np.searchsorted(e, x)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (median_absolute_deviation, (_rng.random(21),)), (median_absolute_deviation, (np.arange(10),)),
+    (resample_grid, (_rng.random(7), 13)), (bins_of_sorted_edges, (_rng.random(10), _rng.random(4))),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_locals_bound_once_to_vectors_and_scalars(fn, args, target):
+    """A local bound once to a value whose rank the front end tells (np.linspace, np.sort of an
+    argument, arithmetic and ufuncs of vectors and full reductions) takes the helpers too."""
+    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
