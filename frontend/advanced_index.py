@@ -356,29 +356,40 @@ def _require(lowering: Lowering, claim: str, ranges: tuple[LoopRange, ...], rela
 
 def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Index], indexers: list,
                  positions: list[int], shape: tuple[Sym, ...]) -> None:
-    """A store through index arrays: affine, inside the array, each position written once."""
-    if not all(i.affine for i in index.values()) and isinstance(lowering.here, ast.AugAssign):
-        raise _refuse(lowering, node, "an in-place operation through index arrays computed at run time "
-                      "(x[idx] += v): NumPy's buffered x[idx] += v applies a duplicate index once, not once per "
-                      "occurrence, and np.add.at is not supported; write the loop, for k in range(...): "
-                      "x[idx[k]] += v[k]")
-    if not all(i.affine for i in index.values()):
+    """A store through index arrays, each position written once: affine indices inside the array
+    that tell every position apart, or, with index arrays computed at run time among them, affine
+    ones that alone tell every position apart (one-hot ``Y[np.arange(n), labels] = 1``: row ``k``
+    is written at ``labels[k]``, a subscript computed when the store runs, wrapped and checked as
+    NumPy's)."""
+    runtime = not all(i.affine for i in index.values())
+    if runtime and not _distinct(index, indexers, positions, shape, affine_only=True):
+        if isinstance(lowering.here, ast.AugAssign):
+            raise _refuse(lowering, node, "an in-place operation through index arrays computed at run time "
+                          "(x[idx] += v): NumPy's buffered x[idx] += v applies a duplicate index once, not once "
+                          "per occurrence, and np.add.at is not supported; write the loop, for k in range(...): "
+                          "x[idx[k]] += v[k]")
         raise _refuse(lowering, node, "a store through index arrays computed at run time (x[idx] = v, whose "
                       "duplicate indices NumPy writes in no set order); write the loop, for k in range(...): "
                       "x[idx[k]] = v[k], or index with slices or grids (np.ogrid)")
+    if not runtime and not _distinct(index, indexers, positions, shape, affine_only=False):
+        raise _refuse(lowering, node, "a store through index arrays that may write one element twice "
+                      "(NumPy writes duplicates in no set order); index each axis by its own grid "
+                      "(i, j = np.ogrid[...]) or by slices")
+
+
+def _distinct(index: dict[int, _Index], indexers: list, positions: list[int], shape: tuple[Sym, ...],
+              affine_only: bool) -> bool:
+    """Whether the (affine) indices vary with every broadcast axis of extent other than 1, so no
+    two positions write one element."""
     probe = probes(len(shape))
     names = {p.text for p in probe}
     varying = []
     for k, p in enumerate(positions):
-        if index[p].value.rank == 0:
+        if index[p].value.rank == 0 or affine_only and not index[p].affine:
             continue
         s = affine_sym(index[p].value.element(indexers[k](probe)))
         varying.append({a for a, c in s.terms if a in names and c})
-    for d, e in enumerate(shape):
-        if not e.is_const(1) and {probe[d].text} not in varying:
-            raise _refuse(lowering, node, "a store through index arrays that may write one element twice "
-                          "(NumPy writes duplicates in no set order); index each axis by its own grid "
-                          "(i, j = np.ogrid[...]) or by slices")
+    return all(e.is_const(1) or {probe[d].text} in varying for d, e in enumerate(shape))
 
 
 def _refuse(lowering: Lowering, node: ast.AST, message: str) -> UnsupportedError:

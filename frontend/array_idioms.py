@@ -1,6 +1,8 @@
 """NumPy calls with a static shape, lowered as views and formulas of the operations
 ``frontend.arrays`` already has (part of its lowering):
 
+- ``np.pad(x, pad_width, mode='constant', constant_values=0)`` and ``mode='edge'`` with constant
+  widths: each axis padded in turn, affine pieces chosen by the index (a new array).
 - ``np.diff(x, n=1, axis=-1)``: ``x[1:] - x[:-1]`` along the axis, ``n`` times (``!=`` for
   bools, as NumPy); each extent is assumed at least ``n`` (checked per call).
 - ``np.roll(x, shift, axis=None)`` with a constant shift (``axis=None`` only of a vector):
@@ -13,7 +15,7 @@
 - ``np.diag(A)`` / ``np.diagonal(A)`` / ``A.diagonal()`` of a 2-d array: a copy of its main
   diagonal; ``np.diag(v)`` of a vector: the square matrix with ``v`` on the diagonal, 0 elsewhere
   (no ``k=``/``offset=``).
-- ``np.count_nonzero(x)``: the number of ``x != 0``, an ``np.int64`` (no ``axis=``).
+- ``np.count_nonzero(x, axis=None, keepdims=False)``: the number of ``x != 0``, ``np.int64``s.
 - ``np.ptp(x, axis=None, keepdims=False)``: ``max - min``.
 - ``np.isclose(a, b, rtol, atol, equal_nan)`` of arrays and ``np.allclose``: NumPy's test,
   ``a == b`` or both finite and ``|a - b| <= atol + rtol * |b|`` (NaNs equal with
@@ -25,15 +27,36 @@ from __future__ import annotations
 import ast
 import copy
 
+from .array_formulas import (
+    AXES_VIEWS,
+    NAN_REDUCTIONS,
+    REWRITTEN,
+    TRAPEZOID,
+    axes_view,
+    gradient,
+    nan_reduction,
+    rewritten,
+    trapezoid,
+)
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
 from .types import BOOL
 
-_NAMES = frozenset(("diff", "roll", "round", "around", "trace", "count_nonzero", "ptp", "isclose", "allclose",
+_NAMES = frozenset(("pad", "diff", "roll", "round", "around", "trace", "count_nonzero", "ptp", "isclose", "allclose",
                     "diag", "diagonal"))
 
 
 def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> View | None:
     """The value of one of the calls above; None for any other call (or a scalar operand)."""
+    if module == "np" and name in NAN_REDUCTIONS:
+        return nan_reduction(lw, node, name)
+    if module == "np" and name in TRAPEZOID:
+        return trapezoid(lw, node, name)
+    if module == "np" and name == "gradient":
+        return gradient(lw, node)
+    if module == "np" and name in AXES_VIEWS:
+        return axes_view(lw, node, name)
+    if module == "np" and name in REWRITTEN:
+        return rewritten(lw, node, name)
     if name not in _NAMES:
         return None
     func = node.func
@@ -48,15 +71,20 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
     x = lw.value(operand)
     if x.rank == 0:
         return None
+    if name == "pad":
+        return _pad(lw, node, x, rest)
     options = _options(lw, node, name, rest)
+    if name == "diff" and ({"prepend", "append"} & set(options)):
+        x = _extended(lw, node, operand, x, options)
     return {"diff": _diff, "roll": _roll, "round": _round, "around": _round, "trace": _trace,
             "count_nonzero": _count, "ptp": _ptp, "diag": _diag, "diagonal": _diag}[name](lw, node, x, options)
 
 
 _POSITIONAL = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
-               "trace": (), "count_nonzero": (), "ptp": ("axis",), "diag": (), "diagonal": ()}
-_KEYWORDS = {"diff": ("n", "axis"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
-             "trace": (), "count_nonzero": (), "ptp": ("axis", "keepdims"), "diag": (), "diagonal": ()}
+               "trace": (), "count_nonzero": ("axis",), "ptp": ("axis",), "diag": (), "diagonal": ()}
+_KEYWORDS = {"diff": ("n", "axis", "prepend", "append"), "roll": ("shift", "axis"), "round": ("decimals",), "around": ("decimals",),
+             "trace": (), "count_nonzero": ("axis", "keepdims"), "ptp": ("axis", "keepdims"), "diag": (),
+             "diagonal": ()}
 
 
 def _options(lw: Lowering, node: ast.Call, name: str, rest: list[ast.expr]) -> dict[str, ast.expr]:
@@ -124,9 +152,38 @@ def _diff(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
     return View(x.extents, x.vtype, x.element)  # a new array, never a view
 
 
+def _extended(lw: Lowering, node: ast.Call, operand: ast.expr, x: View, options: dict[str, ast.expr]) -> View:
+    """``np.diff(x, prepend=p, append=a)`` of a vector and scalars: the difference of
+    ``np.concatenate(([p], x, [a]))``, NumPy's own first step (the scalars become int64 or
+    float64 arrays there, so ``prepend=0`` of a float32 vector gives float64, as in NumPy)."""
+    ends = [options.pop(k) for k in ("prepend", "append") if k in options]
+    if x.rank != 1 or any(lw.value(e).rank for e in ends):
+        raise lw.error(node, "np.diff() with prepend= or append= other than scalars of a 1-d array", "np.diff")
+    pieces: list[ast.expr] = [copy.deepcopy(operand)]
+    if "prepend" in {kw.arg for kw in node.keywords}:
+        pieces.insert(0, ast.List([copy.deepcopy(ends[0])], ast.Load()))
+    if "append" in {kw.arg for kw in node.keywords}:
+        pieces.append(ast.List([copy.deepcopy(ends[-1])], ast.Load()))
+    joined = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "concatenate", ast.Load()),
+                      [ast.Tuple(pieces, ast.Load())], [])
+    for part in ast.walk(joined):
+        if isinstance(part, ast.expr):
+            ast.copy_location(part, node)
+    return lw.value(joined)
+
+
 def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
     if "shift" not in options:
         raise lw.error(node, "np.roll() needs a shift", "np.roll")
+    shifts, axes = options["shift"], options.get("axis")
+    if isinstance(shifts, ast.Tuple) or isinstance(axes, ast.Tuple):  # one roll per (shift, axis) pair
+        pairs = _roll_pairs(shifts, axes)
+        if pairs is None:
+            raise lw.error(node, "np.roll() with tuples: shift= and axis= tuples of integer constants (a single "
+                           "shift for every axis, or one per axis)", "np.roll")
+        for by, along in pairs:
+            x = _roll(lw, node, x, {"shift": ast.Constant(by), "axis": ast.Constant(along)})
+        return x
     shift = _constant(lw, node, options, "shift", None, "np.roll() shift")
     if shift is None:
         raise lw.error(node, "np.roll() shift must be an integer constant", "np.roll")
@@ -154,6 +211,19 @@ def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
         return ast.IfExp(test, x.element(tuple(at[0])), x.element(tuple(at[1])))
 
     return View(x.extents, x.vtype, element)
+
+
+def _roll_pairs(shifts: ast.expr, axes: ast.expr | None) -> list[tuple[int, int]] | None:
+    """NumPy's broadcast of ``shift`` and ``axis`` tuples into (shift, axis) pairs (constants only)."""
+    def ints(node: ast.expr | None) -> list[int] | None:
+        items = node.elts if isinstance(node, ast.Tuple) else [node] if node is not None else []
+        values = [_int_const(e) for e in items]
+        return None if not values or any(v is None for v in values) else [v for v in values if v is not None]
+    s, a = ints(shifts), ints(axes)
+    if s is None or a is None or len(s) != len(a) and 1 not in (len(s), len(a)):
+        return None
+    n = max(len(s), len(a))
+    return list(zip(s * n if len(s) == 1 else s, a * n if len(a) == 1 else a))
 
 
 def _round(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
@@ -201,6 +271,78 @@ def _diag(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
     return View((x.extents[0], x.extents[0]), x.vtype, element)
 
 
+def _pad(lw: Lowering, node: ast.Call, x: View, rest: list[ast.expr]) -> View:
+    """``np.pad(x, pad_width, mode='constant', constant_values=0)`` (or ``mode='edge'``) with
+    constant widths: a new array, each axis in turn padded as NumPy pads it (the constant
+    converted to ``x``'s dtype as NumPy's assignment converts it; ``'edge'`` repeats the first and
+    last element), written as affine pieces chosen by the index."""
+    given = dict(zip(("pad_width", "mode"), rest))
+    for kw in node.keywords:
+        if kw.arg not in ("pad_width", "mode", "constant_values") or kw.arg in given:
+            raise lw.error(kw.value if kw.arg else node, f"np.pad() with {kw.arg}= is not supported", "np.pad")
+        given[str(kw.arg)] = kw.value
+    if len(rest) > 2 or "pad_width" not in given:
+        raise lw.error(node, "np.pad(x, pad_width, mode='constant', constant_values=0)", "np.pad")
+    mode = given.get("mode", ast.Constant("constant"))
+    if not (isinstance(mode, ast.Constant) and mode.value in ("constant", "edge")):
+        raise lw.error(mode, "np.pad() mode must be 'constant' or 'edge'", "np.pad")
+    widths = _pad_widths(given["pad_width"], x.rank)
+    if widths is None:
+        raise lw.error(given["pad_width"], "np.pad() pad_width must be a non-negative integer constant, a pair of "
+                       "them, or one pair per axis", "np.pad")
+    fill = given.get("constant_values", ast.Constant(0))
+    if mode.value == "edge" and "constant_values" in given:
+        raise lw.error(fill, "np.pad() constant_values= with mode='edge' (NumPy raises ValueError)", "np.pad")
+    if lw.value(fill).rank or lw.value(fill).vtype.is_complex and not x.vtype.is_complex:
+        raise lw.error(fill, "np.pad() constant_values must be a real scalar (a number or a scalar value)", "np.pad")
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if x.vtype.dtype == "bool" else x.vtype.dtype,
+                         ast.Load())
+    lw.changed = True
+    for axis, (before, after) in enumerate(widths):
+        if before or after:
+            x = _pad_axis(x, axis, before, after, mode.value,
+                          lambda: ast.copy_location(ast.Call(cast, [copy.deepcopy(fill)], []), node))
+    return View(x.extents, x.vtype, x.element)  # a new array, never a view
+
+
+def _pad_widths(node: ast.expr, rank: int) -> list[tuple[int, int]] | None:
+    """NumPy's pad_width of constants, broadcast to one (before, after) pair per axis."""
+    one = _int_const(node)
+    if one is not None:
+        return [(one, one)] * rank if one >= 0 else None
+    if not isinstance(node, (ast.Tuple, ast.List)):
+        return None
+    if all(_int_const(e) is not None for e in node.elts) and len(node.elts) in (1, 2):
+        pair = [_int_const(e) for e in node.elts]
+        b, a = (pair[0], pair[-1])
+        return [(b, a)] * rank if b is not None and a is not None and b >= 0 and a >= 0 else None
+    pairs = [_pad_widths(e, 1) for e in node.elts]
+    if any(p is None for p in pairs) or len(pairs) not in (1, rank):
+        return None
+    flat = [p[0] for p in pairs if p is not None]
+    return flat * rank if len(flat) == 1 else flat
+
+
+def _pad_axis(x: View, axis: int, before: int, after: int, mode: str, fill) -> View:
+    n = x.extents[axis]
+    extents = tuple(e + const(before + after) if d == axis else e for d, e in enumerate(x.extents))
+
+    def at(idx, k):
+        return x.element(tuple(k if d == axis else i for d, i in enumerate(idx)))
+
+    def element(idx):
+        k = idx[axis]
+        inside = at(idx, k - const(before))
+        low = ast.Compare(k.node, [ast.Lt()], [ast.Constant(before)])
+        high = ast.Compare(k.node, [ast.GtE()], [(n + const(before)).node])
+        if mode == "edge":
+            edge_lo, edge_hi = at(idx, const(0)), at(idx, n - const(1))
+            return ast.IfExp(low, edge_lo, ast.IfExp(high, edge_hi, inside))
+        return ast.IfExp(ast.BoolOp(ast.Or(), [low, high]), fill(), inside)
+
+    return View(extents, x.vtype, element)
+
+
 def _truth(lw: Lowering, x: View) -> View:
     if x.vtype.dtype == "bool":
         return x
@@ -208,7 +350,7 @@ def _truth(lw: Lowering, x: View) -> View:
 
 
 def _count(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:
-    return lw.reduction(node, "sum", _truth(lw, x), [], {})  # an np.int64, as NumPy 2 returns it
+    return lw.reduction(node, "sum", _truth(lw, x), [], dict(options))  # np.int64s, as NumPy 2 returns
 
 
 def _ptp(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -> View:

@@ -68,7 +68,9 @@ _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax":
                "mean": "mean", "all": "all", "any": "any"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
 _REFUSED = {
-    **dict.fromkeys(("argsort", "sort"), "its result is a sorted order; write the loop"),
+    "argsort": "its result is a sorted order; write the loop",
+    "sort": "its result is a sorted order (np.sort(a) of a 1-d array argument, or a one-slice slice of one, "
+            "is supported; a local array or expression, axis=, kind= and a.sort() are not); write the loop",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     "resize": _SHAPES,
@@ -448,8 +450,12 @@ class Lowering:
             return self.lower_return(stmt)
         if isinstance(stmt, ast.Assert):
             return self.lower_assert(stmt)
+        if isinstance(stmt, ast.Expr) and _ufunc_with_out(stmt.value, self.globals):
+            return self.lower_stmt(self.out_copy(stmt, stmt.value))
         if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "copyto", self.globals):
             return self.lower_stmt(self.copyto(stmt, stmt.value))
+        if isinstance(stmt, ast.Expr) and _is_numpy_call(stmt.value, "fill_diagonal", self.globals):
+            return self.lower_stmt(self.fill_diagonal(stmt, stmt.value))
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and stmt.value.args \
                 and isinstance(stmt.value.args[0], ast.ListComp) and self.forms is not None:
             made = self.forms.comprehension(self, stmt)  # x = np.array([f(v) for v in X]): a loop nest
@@ -773,6 +779,48 @@ class Lowering:
         assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], given["src"])
         _locate(assign, stmt)
         return assign
+
+    def out_copy(self, stmt: ast.Expr, call: ast.Call) -> ast.Expr:
+        """``np.<ufunc>(..., out=y)`` (``np.clip`` too) as a statement is ``np.copyto(y, np.<ufunc>(...))``:
+        the value computed in full, then stored with the ufunc's output rule, casting='same_kind'
+        (``np.exp(x, out=x)``, ``np.multiply(a, 2, out=a)``, ``np.clip(x, -1, 1, out=x)``)."""
+        out = [kw.value for kw in call.keywords if kw.arg == "out"][0]
+        if isinstance(out, ast.Tuple) and len(out.elts) == 1:
+            out = out.elts[0]
+        value = ast.Call(call.func, call.args, [kw for kw in call.keywords if kw.arg != "out"])
+        copyto = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "copyto", ast.Load())
+        stored = ast.Call(copyto, [out, value], [])
+        made = ast.Expr(stored)
+        _locate(copyto, call)
+        ast.copy_location(made, stmt)
+        ast.copy_location(stored, call)
+        self.any_changed = True
+        return made
+
+    def fill_diagonal(self, stmt: ast.Expr, call: ast.Call) -> ast.For:
+        """``np.fill_diagonal(a, val)`` of a 2-d array and a scalar is ``for k in range(min(a.shape[0],
+        a.shape[1])): a[k, k] = val`` with ``val`` converted to ``a``'s dtype as NumPy's flat
+        assignment converts it (unsafe: ``2.7`` into an integer array is ``2``)."""
+        if len(call.args) != 2 or call.keywords:
+            raise self.error(call, "np.fill_diagonal(a, val) other than of two arguments (wrap= is not "
+                             "supported)", "np.fill_diagonal")
+        a, val = self.value(call.args[0]), self.value(call.args[1])
+        if a.rank != 2 or val.rank != 0:
+            raise self.error(call, f"np.fill_diagonal() of a {a.rank}-d array and a {val.rank}-d value (only a 2-d "
+                             "array and a scalar)", "np.fill_diagonal")
+        if val.vtype.is_complex and not a.vtype.is_complex:
+            raise self.error(call.args[1], "np.fill_diagonal() of a complex value into a real array", "np.fill_diagonal")
+        k = self.fresh("diag")
+        cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if a.vtype.dtype == "bool" else a.vtype.dtype,
+                             ast.Load())
+        extent = smin(a.extents[0], a.extents[1]).node
+        target = ast.Subscript(copy.deepcopy(call.args[0]),
+                               ast.Tuple([ast.Name(k, ast.Load()), ast.Name(k, ast.Load())], ast.Load()), ast.Store())
+        body = ast.Assign([target], ast.Call(cast, [copy.deepcopy(call.args[1])], []))
+        loop = ast.For(ast.Name(k, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [extent], []), [body], [])
+        _locate(loop, stmt)
+        self.any_changed = True
+        return loop
 
     def lower_assign(self, stmt: ast.Assign | ast.AugAssign) -> list[ast.stmt]:
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
@@ -1640,7 +1688,7 @@ class Lowering:
             if index.is_const() and index.const < 0:
                 index = n + index
                 self.changed = True
-            elif self.wraps(index):  # x[-1 - i]: negative at every iteration, counted from the end
+            elif self.wraps(index) or self.from_end(item):  # x[-1 - i], x[-k]: counted from the end
                 index = n + index
                 self.changed = True
             pieces.append(("int", index, 0))
@@ -1687,6 +1735,9 @@ class Lowering:
             raise self.error(item, "slice step cannot be zero", "slice step")
         if step > 0 and any(part is not None and self.read_bound(part) for part in (item.lower, item.upper)):
             return self.runtime_slice(item, n, step)
+        ends = [step > 0 and part is not None and self.from_end(part) for part in (item.lower, item.upper)]
+        if any(ends):
+            return self.slice_from_end(item, n, step, ends)
         lo, hi = (None if part is None else self.bound(part, step > 0) for part in (item.lower, item.upper))
         last = n if step > 0 else n - const(1)  # where a non-negative bound is clamped
         first = const(0) if lo is None else lo
@@ -1701,6 +1752,43 @@ class Lowering:
         start = last if lo is None else n + lo if lo.is_const() and lo.const < 0 else self.clamp(lo, last)
         stop = const(-1) if hi is None else smax(const(-1), n + hi) if hi.is_const() and hi.const < 0 else hi
         return start, (start - stop + const(-step - 1)).floordiv(-step), step
+
+    def from_end(self, part: ast.expr) -> bool:
+        """Whether slice bound or index ``part`` is written as counted from the end, ``-w``,
+        ``-(k + 1)``, ``-k - 1`` (the negation of an expression that is not a constant, plus or
+        minus constants), and is at most -1 at every iteration: proven over the enclosing loops,
+        or, of sizes and integer arguments alone, assumed (``x[:-w]`` assumes ``w >= 1``,
+        checked per call: ``x[:-0]`` is empty in NumPy, ``x[-0:]`` the whole of ``x``)."""
+        first = part
+        while isinstance(first, ast.BinOp) and isinstance(first.op, (ast.Add, ast.Sub)) \
+                and _int_const(first.right) is not None:
+            first = first.left
+        if not (isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub)
+                and _int_const(first.operand) is None):
+            return False
+        written = _ViewShapes(self).visit(copy.deepcopy(part))
+        assert isinstance(written, ast.expr), "a slice bound stays an expression"
+        b = sym_of(written)
+        names = self.params | {loop.var for loop in self.loops}
+        if b.is_const() or not is_affine(b.node, names):
+            return False
+        return self.proven(f"{b.text} <= -1") if self.in_loop(b) else self.require(f"{b.text} <= -1")
+
+    def slice_from_end(self, item: ast.Slice, n: Sym, step: int, ends: list[bool]) -> tuple[Sym, Sym, int]:
+        """(first index, length, step) of a slice with a positive step and a bound counted from
+        the end (``x[:-w]``, ``x[-w:]``; ``from_end``): that bound is ``max(n + b, 0)``, as NumPy
+        adjusts a negative bound; the other is as ``slice`` takes it."""
+        def at(part: ast.expr | None, end: bool, default: Sym) -> Sym:
+            if part is None:
+                return default
+            if end:
+                written = _ViewShapes(self).visit(copy.deepcopy(part))
+                assert isinstance(written, ast.expr), "a slice bound stays an expression"
+                return smax(const(0), n + sym_of(written))
+            b = self.bound(part, True)
+            return smax(const(0), n + b) if b.is_const() and b.const < 0 else self.clamp(b, n)
+        start, stop = at(item.lower, ends[0], const(0)), at(item.upper, ends[1], n)
+        return start, (stop - start + const(step - 1)).floordiv(step), step
 
     def read_bound(self, part: ast.expr) -> bool:
         """Whether a slice bound reads an element of an integer array (``A_row[i]``): known only
@@ -1932,6 +2020,8 @@ class Lowering:
                     return self.ufunc(node, "absolute", args)
                 vtype = args[0].vtype
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
+            if module == "np" and name in _HELPER_FORMS:
+                raise self.error(node, f"np.{name}() here: {_HELPER_FORMS[name]}", "array call")
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
                              "comparisons, abs, the np.* functions of scalars (np.exp, np.arctan2, ...), "
                              "np.where, np.clip, .astype, .copy, np.transpose and the reductions", "array call")
@@ -2058,8 +2148,15 @@ class Lowering:
             raise self.error(node, "np.histogram() returns two arrays (hist, bin_edges): index it "
                              "(np.histogram(...)[0]) or unpack it (hist, edges = np.histogram(...))", "np.histogram")
         if name in ("cumsum", "cumprod") and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
-            x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
+            operand = node.args[0] if module == "np" and node.args else func.value  # type: ignore[attr-defined]
+            x = self.value(operand)
             rest = node.args[1:] if module == "np" else node.args
+            axes = [a for a in rest[:1]] + [kw.value for kw in node.keywords if kw.arg == "axis"]
+            if x.rank > 1 and all(_is_none(a) for a in axes):  # NumPy runs over the C-order flattening
+                flat = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "ravel", ast.Load()),
+                                [copy.deepcopy(operand)], [])
+                _locate(flat, node)
+                x = self.value(flat)
             return self.running(node, name[3:], x, rest) if x.rank or module == "np" else None
         if module is None and isinstance(func, ast.Attribute) and name == "item" and not node.args \
                 and not node.keywords:
@@ -2514,14 +2611,17 @@ class Lowering:
         return self.listed(items, dtype, f"np.{name}() of")
 
     def listed(self, items: ast.List | ast.Tuple, dtype: str | None, what: str) -> View:
-        """A list or tuple of scalars as the 1-d array NumPy makes of it (``np.array([a, b])``, a
-        piece ``[True]`` of np.concatenate): element ``i`` is the ``i``-th value in ``dtype``, by
-        default the one array construction gives (Python numbers count as int64, float64,
-        complex128: not weak).  ``what`` opens the refusal of anything else."""
-        values = [self.value(e) for e in items.elts]
-        if not values or any(v.rank or isinstance(e, (ast.List, ast.Tuple)) for v, e in zip(values, items.elts)):
-            raise self.error(items, f"{what} other than a non-empty list of scalars (nested lists, arrays)",
-                             "np.array")
+        """A list or tuple of scalars, or nested lists of them of a rectangular shape (``np.array([[1, 0],
+        [0, 1]])``), as the array NumPy makes of it (``np.array([a, b])``, a piece ``[True]`` of
+        np.concatenate): element ``(i, j, ...)`` is the matching value in ``dtype``, by default the
+        one array construction gives (Python numbers count as int64, float64, complex128: not
+        weak).  ``what`` opens the refusal of anything else."""
+        shape = _nested_shape(items)
+        leaves = _nested_leaves(items)
+        values = [self.value(e) for e in leaves]
+        if shape is None or not values or any(v.rank for v in values):
+            raise self.error(items, f"{what} other than a non-empty list of scalars, or nested lists of scalars of "
+                             "one rectangular shape (lists of arrays)", "np.array")
         if dtype is None and any(v.vtype is UNKNOWN for v in values):
             if self.final:
                 raise self.error(items, f"cannot tell the dtype of {ast.unparse(items)} here (it reads a local "
@@ -2532,14 +2632,17 @@ class Lowering:
         cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
         self.changed = True
 
-        def element(idx: tuple[Sym, ...]) -> ast.expr:
-            chosen: ast.expr = ast.Call(copy.deepcopy(cast), [values[-1].element(())], [])
-            for k in range(len(values) - 2, -1, -1):
-                test = ast.Compare(idx[0].node, [ast.Eq()], [ast.Constant(k)])
-                chosen = ast.IfExp(test, ast.Call(copy.deepcopy(cast), [values[k].element(())], []), chosen)
+        def element(idx: tuple[Sym, ...], level: int = 0, offset: int = 0) -> ast.expr:
+            if level == len(shape):
+                return ast.Call(copy.deepcopy(cast), [values[offset].element(())], [])
+            last = shape[level] - 1
+            chosen = element(idx, level + 1, offset * shape[level] + last)
+            for k in range(last - 1, -1, -1):
+                test = ast.Compare(idx[level].node, [ast.Eq()], [ast.Constant(k)])
+                chosen = ast.IfExp(test, element(idx, level + 1, offset * shape[level] + k), chosen)
             return chosen
 
-        return View((const(len(values)),), VType(dtype, False), element)
+        return View(tuple(const(n) for n in shape), VType(dtype, False), element)
 
     def linspace(self, node: ast.Call, ftype: str = "float64") -> View:
         """``np.linspace(start, stop, num, endpoint=True)`` of real scalars into float64, with
@@ -3394,10 +3497,11 @@ class Lowering:
     def ufunc_reduce(self, node: ast.Call, ufunc: str) -> View:
         """``np.add.reduce(x, axis=0)`` and the maximum/minimum/multiply forms: the reductions,
         with the ufunc's default axis 0."""
-        kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}.get(ufunc)
+        kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_or": "any",
+                "logical_and": "all"}.get(ufunc)
         if kind is None or not node.args:
-            raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum "
-                             "or np.minimum", "reduction")
+            raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum, "
+                             "np.minimum, np.logical_or or np.logical_and", "reduction")
         x = self.value(node.args[0])
         options = _keywords(self, node)
         if len(node.args) < 2 and "axis" not in options:
@@ -3828,6 +3932,26 @@ def _explicit_copy(value: ast.expr, globals_: dict) -> bool:
         or _is_numpy_call(value, "array", globals_)
 
 
+#: NumPy functions written as inlined helpers (frontend/builtin_helpers.py), which take only
+#: operands whose shape the front end tells before the lowering: what to write instead
+_HELPER_FORMS = {
+    name: f"np.{name}() is supported where {what} (an argument, a number, an element or a one-slice slice "
+          "of an array argument, a range loop's variable, arithmetic of those scalars, or a local bound once to "
+          "np.linspace, np.sort or arithmetic of those), not of an array expression here; bind it to a local "
+          "name first, or write the loop"
+    for name, what in (("interp", "x is a scalar or a 1-d array and xp, fp 1-d arrays"),
+                       ("searchsorted", "v is a scalar or a 1-d array and a a 1-d array"),
+                       ("polyval", "p and x are 1-d arrays"), ("median", "a is a 1-d array"))}
+
+
+def _ufunc_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
+    """Whether ``value`` is ``np.<ufunc>(..., out=...)`` or ``np.clip(..., out=...)``."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        and module_of(value.func.value, globals_) == "np" \
+        and (isinstance(getattr(np, value.func.attr, None), np.ufunc) or value.func.attr == "clip") \
+        and any(kw.arg == "out" for kw in value.keywords)
+
+
 def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.Call]:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == name \
         and module_of(value.func.value, globals_) == "np"
@@ -3892,7 +4016,7 @@ def _written_in_place(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr in _MUTATING_METHODS:
                 names.add(_root_name(node.func.value))
-            if node.func.attr == "copyto" and node.args:
+            if node.func.attr in ("copyto", "fill_diagonal") and node.args:
                 names.add(_root_name(node.args[0]))
         if isinstance(node, ast.Call):
             names.update(_root_name(kw.value) for kw in node.keywords if kw.arg == "out")
@@ -4054,6 +4178,26 @@ def _transposed(node: ast.expr) -> ast.expr:
     if isinstance(node, ast.Attribute) and node.attr == "T":
         return copy.deepcopy(node.value)
     return ast.Attribute(copy.deepcopy(node), "T", ast.Load())
+
+
+def _nested_shape(items: ast.expr) -> tuple[int, ...] | None:
+    """The shape of nested lists/tuples of scalars (``()`` for a scalar), None where NumPy's would
+    be ragged or a level is empty."""
+    if not isinstance(items, (ast.List, ast.Tuple)):
+        return ()
+    shapes = {_nested_shape(e) for e in items.elts}
+    if len(shapes) != 1 or None in shapes:
+        return None
+    inner = shapes.pop()
+    assert inner is not None
+    return (len(items.elts), *inner)
+
+
+def _nested_leaves(items: ast.expr) -> list[ast.expr]:
+    """The scalars of nested lists/tuples, in C order."""
+    if not isinstance(items, (ast.List, ast.Tuple)):
+        return [items]
+    return [leaf for e in items.elts for leaf in _nested_leaves(e)]
 
 
 def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:

@@ -41,7 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from .allocation import ALLOCATORS
-from .builtin_helpers import HELPERS, MATH_HELPERS, ROW_HELPERS
+from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, ROW_HELPERS
 from .range_steps import variable_step
 
 
@@ -49,6 +49,7 @@ class Rewriter(Protocol):
     """What these rewrites use of ``frontend.rewrite.Rewriter`` (which imports this module)."""
 
     ranks: dict[str, int]
+    local_extents: dict[str, list[ast.expr]]
     args: set[str]
     globals: dict
 
@@ -151,21 +152,27 @@ class BuiltinHelpers(ast.NodeTransformer):
     rel_tol=...)``: frontend/builtin_helpers.py) -> calls of that helper (a global of the kernel
     under a fresh alias), for the inliner."""
 
-    def __init__(self, rw: Rewriter, local: set[str]) -> None:
+    def __init__(self, rw: Rewriter, local: set[str], tree: ast.AST | None = None) -> None:
         self.rw, self.local = rw, local
         self.aliases: dict[str, str] = {}
+        self.counters = set() if tree is None else _range_counters(tree)
+        self.local_ranks: dict[str, int] = {}  # locals bound once to a 1-d array or a scalar
+        if tree is not None:
+            self._bind_local_ranks(tree)
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in NUMPY_HELPERS \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
+            return self._numpy_helper(node, func.attr)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in MATH_HELPERS \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is math:
             name, helper = f"math_{func.attr}", MATH_HELPERS[func.attr]
         elif isinstance(func, ast.Name) and func.id in HELPERS and func.id not in self.local \
                 and func.id not in self.rw.globals:
             name, helper = func.id, HELPERS[func.id]
-            if func.id in ROW_HELPERS and node.args and isinstance(node.args[0], ast.Name) \
-                    and self.rw.ranks.get(node.args[0].id, 0) >= 2:  # an array argument's rows
+            if func.id in ROW_HELPERS and node.args and self._rank(node.args[0]) >= 2:  # sum(A): rows added
                 name, helper = f"{func.id}_rows", ROW_HELPERS[func.id]
         else:
             return node
@@ -175,6 +182,137 @@ class BuiltinHelpers(ast.NodeTransformer):
             self.rw.globals[alias] = helper
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
+
+    def _numpy_helper(self, node: ast.Call, name: str) -> ast.Call:
+        """``np.interp(x, xp, fp, left=None, right=None)`` and ``np.searchsorted(a, v, side='left')``
+        -> their helper for a scalar or a 1-d ``x`` (``v``), when the shapes can be told here
+        (arguments, their elements and slices, numbers); otherwise left to be refused."""
+        names = {"interp": ("x", "xp", "fp", "left", "right"), "searchsorted": ("a", "v", "side"),
+                 "polyval": ("p", "x"), "sort": ("a",), "median": ("a",)}[name]
+        given = dict(zip(names, node.args))
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg not in names or kw.arg in given:
+                return node
+            given[kw.arg] = kw.value
+        required = {"interp": 3, "searchsorted": 2, "polyval": 2, "sort": 1, "median": 1}[name]
+        if len(node.args) > len(names) or not set(names[:required]) <= set(given):
+            return node
+        key = self._kind(given[{"searchsorted": "v", "sort": "a", "median": "a"}.get(name, "x")])
+        tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}.get(name, ())]
+        helper = None if key is None else NUMPY_HELPERS[name][key]
+        if helper is None or any(self._kind(t) != 1 for t in tables):
+            return node
+        if name in ("sort", "median"):
+            args = [given["a"]]
+        elif name == "polyval":
+            args = [given["p"], given["x"]]
+        elif name == "interp":
+            fp = given["fp"]
+            ends = [given.get("left"), given.get("right")]
+            if any(isinstance(e, ast.Constant) and e.value is None for e in ends):
+                return node
+            first = self.rw.placed(ast.Subscript(self.rw.copy(fp), ast.Constant(0), ast.Load()), node)
+            last = self.rw.placed(ast.Subscript(self.rw.copy(fp), ast.UnaryOp(ast.USub(), ast.Constant(1)),
+                                                ast.Load()), node)
+            args = [given["x"], given["xp"], fp, ends[0] or first, ends[1] or last]
+        else:
+            side = given.get("side", ast.Constant("left"))
+            if not (isinstance(side, ast.Constant) and side.value in ("left", "right")):
+                return node
+            args = [given["a"], given["v"], self.rw.placed(ast.Constant(side.value == "right"), node)]
+        alias = self.aliases.get(helper.__name__)
+        if alias is None:
+            alias = self.aliases[helper.__name__] = self.rw.fresh(f"_pf_{helper.__name__}")
+            self.rw.globals[alias] = helper
+        call = self.rw.placed(ast.Call(ast.Name(alias, ast.Load()), [], []), node)
+        assert isinstance(call, ast.Call)
+        call.args = args
+        return call
+
+    def _kind(self, node: ast.expr) -> int | None:
+        """0 for a scalar, 1 for a 1-d array, None where it cannot be told before the lowering: an
+        argument, a number, an element or a slice of an array argument."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):
+            return 0
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return self._kind(node.operand)
+        if isinstance(node, ast.BinOp) or isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and self.rw.globals.get(node.func.value.id) is np \
+                and not node.keywords and isinstance(getattr(np, node.func.attr, None), np.ufunc):
+            # arithmetic and ufuncs of scalars (an array expression is not passed to a helper)
+            parts = [node.left, node.right] if isinstance(node, ast.BinOp) else node.args
+            return 0 if parts and all(self._kind(p) == 0 for p in parts) else None
+        if isinstance(node, ast.Name) and node.id in self.counters:
+            return 0
+        if isinstance(node, ast.Name) and node.id in self.local_ranks:
+            return self.local_ranks[node.id]
+        if isinstance(node, ast.Name) and node.id in self.rw.args:
+            return self.rw.ranks.get(node.id, 0) if self.rw.ranks.get(node.id, 0) <= 1 else None
+        ranks = {**self.rw.ranks, **{k: v for k, v in self.local_ranks.items() if v == 1}}
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in ranks:
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if len(parts) != ranks[node.value.id] or any(isinstance(p, ast.Starred) for p in parts) \
+                    or any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):
+                return None
+            slices = sum(isinstance(p, ast.Slice) for p in parts)
+            return slices if slices <= 1 else None
+        return None
+
+    def _bind_local_ranks(self, tree: ast.AST) -> None:
+        """``local_ranks``: the names bound once, by ``name = value``, to a value whose rank is told
+        here (``xp = np.linspace(0, 1, n)``, ``d = np.abs(x - m)``, ``s = np.sort(x)``)."""
+        stores = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        assigns = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                          and isinstance(n.targets[0], ast.Name) and stores[n.targets[0].id] == 1
+                          and n.targets[0].id not in self.rw.args), key=lambda n: (n.lineno, n.col_offset))
+        for node in assigns:
+            assert isinstance(node.targets[0], ast.Name)
+            rank = self._value_rank(node.value)
+            if rank is not None:
+                self.local_ranks[node.targets[0].id] = rank
+
+    def _value_rank(self, node: ast.expr) -> int | None:
+        """The rank (0 or 1) of a value bound to a local, where told without the lowering."""
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+            return _broadcast_rank([self._value_rank(node.left), self._value_rank(node.right)])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+            owner, name = node.func.value, node.func.attr
+            if isinstance(owner, ast.Name) and self.rw.globals.get(owner.id) is np and node.args:
+                if name in ("linspace", "arange"):
+                    return 1
+                if name in ("zeros", "ones", "empty", "full"):
+                    return 1 if self._value_rank(node.args[0]) == 0 else None
+                if isinstance(getattr(np, name, None), np.ufunc) or name in ("sort", "cumsum", "cumprod", "copy",
+                                                                           "zeros_like", "ones_like", "empty_like"):
+                    return _broadcast_rank([self._value_rank(a) for a in node.args[:1 if "_like" in name else None]])
+                if name in ("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp") and len(node.args) == 1:
+                    return 0  # a full reduction: a scalar
+            if name == "copy" and not node.args:
+                return self._value_rank(owner)
+        return self._kind(node)
+
+    def _rank(self, node: ast.expr) -> int:
+        """The rank of an array argument or kernel-local array named by ``node`` (0: unknown)."""
+        if not isinstance(node, ast.Name):
+            return 0
+        extents = self.rw.local_extents.get(node.id)
+        return len(extents) if extents is not None else self.rw.ranks.get(node.id, 0)
+
+
+def _broadcast_rank(ranks: list[int | None]) -> int | None:
+    """The rank of an element-wise value of operands of ``ranks`` (None: not told)."""
+    known = [r for r in ranks if r is not None]
+    return max(known) if known and len(known) == len(ranks) else None
+
+
+def _range_counters(tree: ast.AST) -> set[str]:
+    """The names bound only as the targets of ``for ... in range(...)`` loops: integers."""
+    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
+    ranged = Counter(n.target.id for n in loops if isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Call)
+                     and isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range")
+    bound = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return {name for name, count in ranged.items() if bound[name] == count}
 
 
 class GeneratorLoops(ast.NodeTransformer):

@@ -325,9 +325,12 @@ class Lifter:
         if self.guards and id(node) in self.fresh_defs:  # a branch's own local: its old value is dead
             value = guarded_value(value, guard_expr(self.guards, lifter), zero_of(dtype), dtype)
         elif self.guards:  # inside a data-dependent if: write the old value back where it fails
+            guard = guard_expr(self.guards, lifter)
+            if has_runtime_index(index):  # hist[b] += 1 under `if 0 <= b < n`: b only where it holds
+                index = tuple(_guarded_index(i, guard) for i in index)
             old = ir.Load(array, index, dtype, False)
             lifter.read_texts.append((write_text, None))
-            value = guarded_value(value, guard_expr(self.guards, lifter), old, dtype)
+            value = guarded_value(value, guard, old, dtype)
         iters = ", ".join(isl_name(v) for v in scope.loop_vars)
         domain = scope.domain.set_tuple_name(name)
         writes = self.access_map(node, name, iters, [(write_text, None)], domain)
@@ -485,3 +488,14 @@ def _check_parameters(source: KernelSource, arguments: tuple[Argument, ...]) -> 
     names = [a.arg for a in source.tree.args.args]
     if names != [a.name for a in arguments]:
         raise AssertionError(f"signature {arguments} does not match parameters {names}")
+
+
+def _guarded_index(index: ir.Expr, guard: ir.Expr) -> ir.Expr:
+    """A store's run-time subscript under a data-dependent ``if``: its value where ``guard``
+    holds, else 0, so that where Python never runs the store its subscript (out of range there,
+    ``hist[b]`` under ``if 0 <= b < n``) is neither checked nor used; the statement then writes
+    element 0's own value back."""
+    if not isinstance(index, ir.Index):
+        return index
+    chosen = ir.Select(guard, index.operand, ir.Const(0, index.operand.dtype, True), index.operand.dtype, True, False)
+    return dataclasses.replace(index, operand=chosen)

@@ -87,7 +87,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = rename_rebound(rw, tree.body)
     tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
-    tree.body = [BuiltinHelpers(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # sum(x): a helper
+    helpers = BuiltinHelpers(rw, function_locals(tree), tree)
+    tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [GeneratorLoops(rw).visit(stmt) for stmt in tree.body]  # sum(E for i in ...): a loop

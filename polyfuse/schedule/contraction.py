@@ -120,7 +120,8 @@ def fold_axis(scop: Scop, array: str, axis: int, k: int) -> Scop:
 
     statements = tuple(replace(
         stmt,
-        index=index_of(stmt.index) if stmt.array == array else stmt.index,
+        index=tuple(ir.map_loads(i, fold_load) for i in (index_of(stmt.index) if stmt.array == array
+                                                           else stmt.index)),
         value=ir.map_loads(stmt.value, fold_load),
         reads=_apply(stmt.reads, array, fold),
         writes=_apply(stmt.writes, array, fold),
@@ -213,7 +214,7 @@ def _drop_in_statement(stmt: Statement, array: str, axis: int, projection: isl.U
     index = stmt.index[:axis] + stmt.index[axis + 1:] if stmt.array == array else stmt.index
     return replace(
         stmt,
-        index=index,
+        index=tuple(ir.map_loads(i, shrink) for i in index),  # counts[idx[i]]: idx read in a subscript
         value=ir.map_loads(stmt.value, shrink),
         reads=_apply(stmt.reads, array, projection),
         writes=_apply(stmt.writes, array, projection),

@@ -238,3 +238,32 @@ def test_a_grid_unpacked_then_written_holds_its_values(body, contract):
     scop = polyfuse.kernel(fn, target="python", cache=False).compile(x).stages["lift"]
     fills = [s for s in scop.statements if s.array in ("i", "j") and s.span.line == 2]  # the unpacking line
     assert fills, "the grid's fill is missing"
+
+
+def one_hot(labels, k):
+    out = np.zeros((labels.shape[0], k))
+    out[np.arange(labels.shape[0]), labels] = 1.0
+    return out
+
+
+def add_at_rows(A, cols, v):
+    A[np.arange(A.shape[0]), cols] += v  # one element per row: no duplicates, NumPy's buffering agrees
+    return A
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (one_hot, (np.array([2, 0, 3, 3, 1]), 4)), (one_hot, (np.array([0, -1, 3]), 4)),  # -1 wraps, as NumPy's
+    (add_at_rows, (np.zeros((3, 4)), np.array([1, 1, 3]), np.array([1.0, 2.0, 3.0]))),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_a_store_whose_affine_indices_tell_positions_apart(fn, args, target):
+    """``Y[np.arange(n), labels] = 1``: the affine grid alone writes each row once, so the index
+    array computed at run time cannot make NumPy's order of duplicates matter."""
+    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    got = polyfuse.kernel(fn, target=target)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_one_hot_label_past_the_end_raises_index_error():
+    with pytest.raises(IndexError):
+        polyfuse.kernel(one_hot, target="python")(np.array([0, 5]), 4)

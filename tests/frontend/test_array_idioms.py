@@ -29,7 +29,7 @@ ARGS = (np.arange(5.0), np.ones((3, 4)), 2)
     ("    return np.roll(M, 1)\n", "without axis="),
     ("    return np.roll(x, s)\n", "shift must be an integer constant"),
     ("    return np.diff(x, n=-1)\n", "n < 0"),
-    ("    return np.diff(x, prepend=0.0)\n", "prepend= is not supported"),
+    ("    return np.diff(M, prepend=0.0)\n", "other than scalars of a 1-d array"),
     ("    return np.round(x + 1j)\n", "np.round() of a complex128 array"),
     ("    return np.diff(M, axis=2)\n", "axis 2 is out of bounds"),
     ("    a, b = np.meshgrid(x, x, sparse=True)\n    return a\n", "no sparse="),
@@ -69,3 +69,34 @@ def test_comprehensions_refused_at_the_comprehension(body, words):
         polyfuse.kernel(_kernel_from(body), target="python")(*ARGS)
     assert ":2:" in str(err.value).splitlines()[0]
     assert words in str(err.value)
+
+
+def diff_ends(x):
+    return np.diff(x, prepend=0), np.diff(x, append=x[-1]), np.diff(x, prepend=x[0], append=1.5)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("x", [np.arange(6.0) ** 1.5, np.arange(4, dtype=np.float32), np.arange(5), np.ones(1)],
+                         ids=lambda x: f"{x.dtype}{x.shape}")
+def test_diff_with_prepend_and_append_scalars(x, target):
+    """NumPy's np.concatenate first: prepend=0 of float32 gives float64, as in NumPy."""
+    got, want = polyfuse.kernel(diff_ends, target=target)(x), diff_ends(x)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def periodic_laplacian(u):
+    return (np.roll(u, (1, 0), (0, 1)) + np.roll(u, (-1, 0), (0, 1)) + np.roll(u, (0, 1), (0, 1))
+            + np.roll(u, (0, -1), (0, 1)) - 4 * u)
+
+
+def roll_both(u):
+    return np.roll(u, 2, axis=(0, 1)) + np.roll(u, (1, -1), axis=(0, 1))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn", [periodic_laplacian, roll_both])
+def test_roll_by_tuples_is_one_roll_per_axis(fn, target):
+    u = np.arange(20.0).reshape(4, 5) ** 1.5
+    np.testing.assert_array_equal(polyfuse.kernel(fn, target=target)(u), fn(u))

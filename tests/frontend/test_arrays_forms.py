@@ -416,11 +416,17 @@ def test_integer_ranges(expr):
         _same(_kernel_from(f"def k(x, n):\n    return {expr}\n"), V, n)
 
 
-def test_float_ranges_and_flattening_running_sums_are_refused():
-    for expr, message in (("np.arange(0.5, 3.0)", "integer scalars"), ("np.cumsum(x)", "without axis"),
+def test_float_ranges_and_running_sums_with_dtype_are_refused():
+    for expr, message in (("np.arange(0.5, 3.0)", "integer scalars"),
                           ("np.cumsum(x, dtype=np.float32)", "other than axis")):
         with pytest.raises(UnsupportedError, match=message):
             polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(M)
+
+
+@pytest.mark.parametrize("expr", ["np.cumsum(x)", "x.cumprod()", "np.cumsum(x, axis=None)", "np.cumsum(x.T)"])
+def test_running_sums_without_axis_flatten_as_numpy(expr):
+    """Without axis= NumPy runs over the C-order flattening of a matrix: np.ravel first."""
+    _same(_kernel_from(f"def k(x):\n    return {expr}\n"), M)
 
 
 # ---- npbench-style forms: ufunc functions and outer, flips, eye, norms, var/std, mask stores ----

@@ -128,3 +128,32 @@ def test_math_isclose_with_keywords(target):
     polyfuse.kernel(near, target=target)(x, y, got)
     near(x, y, want)
     np.testing.assert_array_equal(got, want)
+
+
+def matrix_totals(A):
+    return sum(A) * 2
+
+
+def matrix_totals_from(A, start):
+    return sum(A, start)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("A", [
+    np.random.default_rng(3).random((5, 3)), np.arange(6).reshape(3, 2), np.ones((2, 2), bool),
+    (np.arange(8, dtype=np.int8) * 40).reshape(2, 2, 2), np.random.default_rng(4).random((1, 3)).astype(np.float32),
+], ids=lambda a: f"{a.dtype}{a.shape}")
+def test_sum_of_a_matrix_adds_its_rows(A, target):
+    """``sum(A)`` of a 2-d (or higher) array is Python's ``0 + A[0] + A[1] + ...``: an array of
+    ``A``'s row shape, in NumPy's dtype for ``0 + A[0]`` (``int64`` for booleans, ``int8`` wraps)."""
+    got, want = polyfuse.kernel(matrix_totals, target=target)(A), matrix_totals(A)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    got = polyfuse.kernel(matrix_totals_from, target=target)(A, 1.5)
+    np.testing.assert_array_equal(got, matrix_totals_from(A, 1.5))
+
+
+def test_sum_of_an_empty_matrix_is_refused_at_the_call():
+    """Python's ``sum`` of no rows is the integer 0, not an array: refused, never a wrong value."""
+    with pytest.raises(polyfuse.ArgumentError):
+        polyfuse.kernel(matrix_totals, target="python")(np.zeros((0, 3)))

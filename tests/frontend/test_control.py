@@ -378,3 +378,27 @@ def test_an_assert_message_survives_the_disk_cache():
         with pytest.raises(AssertionError) as e:
             polyfuse.kernel(checked_steps, target="cpu")(x, np.zeros(4), 3.0)
         assert e.value.args == ("above the limit",)
+
+
+def binned_counts(idx, counts):
+    for i in range(idx.shape[0]):
+        if 0 <= idx[i] < counts.shape[0]:
+            counts[idx[i]] += 1
+    return counts
+
+
+def below_only(idx, counts):
+    for i in range(idx.shape[0]):
+        if idx[i] < counts.shape[0]:  # -1 wraps to the last element, as in Python
+            counts[idx[i]] += 1
+    return counts
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn", [binned_counts, below_only])
+def test_a_run_time_store_subscript_is_used_only_where_the_if_holds(fn, target):
+    """``hist[b] += 1`` under a data-dependent ``if`` that keeps ``b`` in range: the subscript,
+    out of range where the test fails, is neither checked nor used there (it raised IndexError)."""
+    idx = np.array([0, 5, 2, -1, 4, 7, 2])
+    got = polyfuse.kernel(fn, target=target)(idx, np.zeros(5, np.int64))
+    np.testing.assert_array_equal(got, fn(idx, np.zeros(5, np.int64)))

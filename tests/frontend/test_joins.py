@@ -348,7 +348,7 @@ REFUSALS = {
     "out=": (k_out, (V, W), "with out="),
     "hstack axis=": (k_hstack_axis, (V, W), "takes no axis="),
     "a cast NumPy refuses": (k_cast, (V, W), "Cannot cast array data from dtype('float64') to dtype('int32')"),
-    "a nested list piece": (k_nested_list, (V,), "nested lists"),
+    "a nested list piece of another rank": (k_nested_list, (V,), "arrays of 1 and 2 dimensions"),
 }
 
 

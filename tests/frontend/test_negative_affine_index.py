@@ -86,3 +86,37 @@ def test_past_the_front_is_refused():
 def test_mixed_sign_is_refused_not_wrapped():
     with pytest.raises(ArgumentError, match="out-of-bounds"):
         polyfuse.kernel(k_mixed_sign)(np.arange(6.0))
+
+
+def moving_average(x, w):
+    c = np.cumsum(x)
+    out = c[w - 1:].copy()
+    out[1:] -= c[:-w]
+    return out / w
+
+
+def tail_and_head(x, k):
+    return x[-k:] * 2, x[:-k - 1], x[-k]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (moving_average, (np.arange(10.0) ** 1.5, 3)), (moving_average, (np.arange(5.0), 5)),
+    (moving_average, (np.arange(6), 1)),
+    (tail_and_head, (np.arange(10.0), 3)), (tail_and_head, (np.arange(4.0), 4)),
+], ids=lambda a: getattr(a, "__name__", ""))
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_bounds_counted_from_the_end_by_an_argument(fn, args, target):
+    """``x[:-w]``, ``x[-k:]``, ``x[-k]`` with ``w``, ``k`` integer arguments: counted from the end
+    as NumPy counts a negative bound, ``w >= 1`` assumed and checked per call."""
+    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_bound_counted_from_the_end_by_zero_is_refused_at_the_call():
+    """``x[:-0]`` is empty and ``x[-0:]`` all of ``x`` in NumPy: a call with ``w = 0`` breaks the
+    assumption ``w >= 1`` and is refused, never a wrong slice."""
+    kernel = polyfuse.kernel(moving_average, target="python")
+    with pytest.raises(polyfuse.ArgumentError):
+        kernel(np.arange(5.0), 0)

@@ -150,3 +150,21 @@ def test_folded_intermediates_give_numpys_result(chain, target, fuse):
     x = np.random.default_rng(rows * 31 + cols).random((rows, cols))
     kernel = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
     np.testing.assert_allclose(kernel(x), fn(x), rtol=1e-12, atol=1e-12)
+
+
+def histogram_of_bins(x):
+    idx = np.clip((x * 5).astype(np.int64), 0, 4)
+    counts = np.zeros(5, dtype=np.int64)
+    for i in range(x.shape[0]):
+        counts[idx[i]] += 1
+    return counts
+
+
+@pytest.mark.parametrize("fuse", ["smart", "max"])
+def test_a_temporary_read_in_a_subscript_contracts_there_too(fuse):
+    """Under fuse='max' ``idx`` is contracted into the loop that reads it as ``counts[idx[i]]``;
+    the read inside the write's subscript must shrink with it (it was left indexing the dropped
+    axis, an InternalError in the LLVM backend)."""
+    x = np.random.default_rng(3).random(25) * 1.1
+    got = polyfuse.kernel(histogram_of_bins, fuse=fuse)(x)
+    np.testing.assert_array_equal(got, histogram_of_bins(x))

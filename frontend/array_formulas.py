@@ -1,0 +1,353 @@
+"""NumPy functions that NumPy itself writes as a short formula of other NumPy calls, lowered by
+building that formula and lowering it (part of ``frontend.array_idioms``):
+
+- ``np.nansum(a, axis, keepdims)``: ``np.sum`` of ``a`` with its NaNs replaced by 0 (NumPy's
+  ``_replace_nan``); of an integer or boolean array ``np.sum`` itself.
+- ``np.nanmean``: that sum divided by the count of the non-NaN elements, computed in float64
+  and cast back to ``a``'s dtype as NumPy's ``_divide_by_count`` does (NaN where nothing is
+  counted); of integers ``np.mean``.
+- ``np.nanmax`` / ``np.nanmin``: NumPy's ``np.fmax.reduce``: the maximum of ``a`` with NaNs
+  replaced by -inf (+inf), NaN where every element is NaN; of integers ``np.max``/``np.min``.
+- ``np.trapezoid(y, x=None, dx=1.0)`` (and ``np.trapz``) of a 1-d ``y`` and 1-d ``x``:
+  ``(d * (y[1:] + y[:-1]) / 2.0).sum()`` with ``d = np.diff(x)`` or ``dx``, NumPy's own formula.
+- ``np.swapaxes``, ``np.moveaxis`` (constant axes), ``np.rot90(m, k)`` (axes 0 and 1),
+  ``np.atleast_1d/2d/3d`` of arrays: the transposes, flips and ``None`` axes NumPy makes them of
+  (views, as in NumPy).
+- ``np.gradient(f, h=1.0, axis=k)``: one scalar spacing, ``edge_order=1``; NumPy's central and
+  one-sided differences as three pieces chosen by the index.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from .arrays import NP_NAME, Lowering, View, _bool_const, const
+
+NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin"))
+TRAPEZOID = frozenset(("trapezoid", "trapz"))
+
+
+def _np(fn: str, *args: ast.expr, **keywords: ast.expr) -> ast.expr:
+    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), fn, ast.Load()), list(args),
+                    [ast.keyword(k, v) for k, v in keywords.items()])
+
+
+def _placed(tree: ast.expr, node: ast.AST) -> ast.expr:
+    for part in ast.walk(tree):
+        if isinstance(part, (ast.expr, ast.stmt)):
+            ast.copy_location(part, node)
+    return tree
+
+
+def _given(lw: Lowering, node: ast.Call, name: str, names: tuple[str, ...]) -> dict[str, ast.expr]:
+    if len(node.args) > len(names):
+        raise lw.error(node, f"np.{name}() with more arguments than {', '.join(names)}", f"np.{name}")
+    given = dict(zip(names, node.args))
+    for kw in node.keywords:
+        if kw.arg not in names or kw.arg in given:
+            raise lw.error(kw.value if kw.arg else node, f"np.{name}() with {kw.arg}= is not supported",
+                           f"np.{name}")
+        given[str(kw.arg)] = kw.value
+    if names[0] not in given:
+        raise lw.error(node, f"np.{name}() needs an array", f"np.{name}")
+    return given
+
+
+def nan_reduction(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.nansum/nanmean/nanmax/nanmin(a, axis=None, keepdims=False)`` as NumPy computes them."""
+    given = _given(lw, node, name, ("a", "axis", "keepdims"))
+    x = lw.value(given["a"])
+    if x.rank == 0:
+        return None
+    if x.vtype.is_complex:
+        raise lw.error(node, f"np.{name}() of a complex array", f"np.{name}")
+    if _bool_const(given.get("keepdims")) is None:
+        raise lw.error(given["keepdims"], f"np.{name}() keepdims= must be True or False", f"np.{name}")
+    options = {k: copy.deepcopy(v) for k, v in given.items() if k != "a"}
+    plain = {"nansum": "sum", "nanmean": "mean", "nanmax": "max", "nanmin": "min"}[name]
+
+    def a() -> ast.expr:
+        return copy.deepcopy(given["a"])
+
+    def opts() -> dict[str, ast.expr]:
+        return {k: copy.deepcopy(v) for k, v in options.items()}
+
+    if not x.vtype.is_float:  # no NaN to skip: NumPy calls the plain reduction
+        return lw.value(_placed(_np(plain, a(), **opts()), node))
+    nan = _np("isnan", a())
+    if name in ("nansum", "nanmean"):
+        total = _np("sum", _np("where", nan, ast.Constant(0), a()), **opts())
+        if name == "nansum":
+            return lw.value(_placed(total, node))
+        count = _np("sum", ast.UnaryOp(ast.Invert(), copy.deepcopy(nan)), **opts())
+        quotient = ast.BinOp(total, ast.Div(), count)  # float64 / int64 in float64, cast back
+        return lw.value(_placed(_np(x.vtype.dtype, quotient), node))
+    fill: ast.expr = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "inf", ast.Load())
+    if name == "nanmax":
+        fill = ast.UnaryOp(ast.USub(), fill)
+    extreme = _np(plain, _np("where", nan, fill, a()), **opts())
+    all_nan = _np("all", copy.deepcopy(nan), **opts())
+    nan_value = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "nan", ast.Load())
+    return lw.value(_placed(_np("where", all_nan, nan_value, extreme), node))
+
+
+def trapezoid(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.trapezoid(y, x=None, dx=1.0)`` of a 1-d ``y`` (and a 1-d ``x``), NumPy's formula."""
+    given = _given(lw, node, name, ("y", "x", "dx", "axis"))
+    y = lw.value(given["y"])
+    if y.rank == 0:
+        return None
+    if y.rank != 1 or "axis" in given and _axis_value(given["axis"]) not in (0, -1):
+        raise lw.error(node, f"np.{name}() of a {y.rank}-d array or with axis= (only 1-d)", f"np.{name}")
+    if "x" in given and given["x"] is not None and not (isinstance(given["x"], ast.Constant)
+                                                         and given["x"].value is None):
+        xs = lw.value(given["x"])
+        if xs.rank != 1:
+            raise lw.error(given["x"], f"np.{name}() with x of {xs.rank} dimensions (only 1-d)", f"np.{name}")
+        d: ast.expr = _np("diff", copy.deepcopy(given["x"]))
+    else:
+        d = copy.deepcopy(given.get("dx", ast.Constant(1.0)))
+        if lw.value(d).rank:
+            raise lw.error(d, f"np.{name}() dx= must be a scalar", f"np.{name}")
+
+    def part(s: ast.expr) -> ast.expr:
+        return ast.Subscript(copy.deepcopy(given["y"]), s, ast.Load())
+
+    pairs = ast.BinOp(part(ast.Slice(ast.Constant(1), None, None)), ast.Add(),
+                      part(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
+    terms = ast.BinOp(ast.BinOp(d, ast.Mult(), pairs), ast.Div(), ast.Constant(2.0))
+    return lw.value(_placed(_np("sum", terms), node))
+
+
+def _axis_value(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, int):
+        return -node.operand.value
+    return None
+
+
+def gradient(lw: Lowering, node: ast.Call) -> View | None:
+    """``np.gradient(f, h=1.0)`` of a 1-d ``f``, or ``np.gradient(f, h, axis=k)`` of any rank, one
+    scalar spacing, ``edge_order=1``: NumPy's uniform-spacing formulas, central differences
+    ``(f[2:] - f[:-2]) / (2. * h)`` inside and one-sided ``(f[1] - f[0]) / h``,
+    ``(f[-1] - f[-2]) / h`` at the ends (integers converted to float64 first, as NumPy does)."""
+    if not node.args:
+        raise lw.error(node, "np.gradient() needs an array", "np.gradient")
+    for kw in node.keywords:
+        if kw.arg != "axis":
+            raise lw.error(kw.value if kw.arg else node, f"np.gradient() with {kw.arg}= is not supported",
+                           "np.gradient")
+    f = lw.value(node.args[0])
+    if f.rank == 0:
+        return None
+    if len(node.args) > 2:
+        raise lw.error(node, "np.gradient() with more than one spacing", "np.gradient")
+    h = node.args[1] if len(node.args) == 2 else ast.Constant(1.0)
+    if lw.value(h).rank:
+        raise lw.error(h, "np.gradient() with coordinates (only one scalar spacing)", "np.gradient")
+    axes = [kw.value for kw in node.keywords]
+    axis = _axis_value(axes[0]) if axes else (0 if f.rank == 1 else None)
+    if axis is None or not -f.rank <= axis < f.rank:
+        raise lw.error(axes[0] if axes else node, "np.gradient() of a multi-dimensional array without one "
+                       "constant axis= (NumPy returns a list of arrays)", "np.gradient")
+    axis %= f.rank
+    if f.vtype.dtype == "bool" or f.vtype.is_complex:
+        raise lw.error(node, f"np.gradient() of a {f.vtype.dtype} array", "np.gradient")
+    n = f.extents[axis]
+    if not (n.is_const() and n.const >= 2 or not n.is_const() and lw.require(f"{n.text} >= 2")):
+        raise lw.error(node, "np.gradient() needs at least 2 elements along the axis (a ValueError in NumPy)",
+                       "np.gradient")
+    source: ast.expr = copy.deepcopy(node.args[0])
+    if not f.vtype.is_float:
+        source = ast.Call(ast.Attribute(source, "astype", ast.Load()),
+                          [ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())], [])
+
+    def along(part: ast.expr) -> ast.expr:
+        index: list[ast.expr] = [ast.Slice(None, None, None) for _ in range(f.rank)]
+        index[axis] = part
+        return ast.Subscript(copy.deepcopy(source), ast.Tuple(index, ast.Load()) if f.rank > 1 else index[0],
+                             ast.Load())
+
+    def num(v: int) -> ast.expr:
+        return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+
+    def sl(lo: int | None, hi: int | None) -> ast.expr:
+        return ast.Slice(None if lo is None else num(lo), None if hi is None else num(hi), None)
+
+    def diff(a: ast.expr, b: ast.expr, scale: ast.expr) -> View:
+        return lw.value(_placed(ast.BinOp(ast.BinOp(along(a), ast.Sub(), along(b)), ast.Div(), scale), node))
+
+    inner = diff(sl(2, None), sl(None, -2), ast.BinOp(ast.Constant(2.0), ast.Mult(), copy.deepcopy(h)))
+    first = diff(sl(1, 2), sl(0, 1), copy.deepcopy(h))
+    last = diff(sl(-1, None), sl(-2, -1), copy.deepcopy(h))
+    if not first.vtype == inner.vtype == last.vtype:
+        raise lw.error(node, "np.gradient(): the end and inside differences differ in dtype", "np.gradient")
+
+    def element(idx):
+        k = idx[axis]
+
+        def at(view: View, position) -> ast.expr:
+            return view.element(tuple(position if d == axis else i for d, i in enumerate(idx)))
+
+        low = ast.Compare(k.node, [ast.Lt()], [ast.Constant(1)])
+        high = ast.Compare(k.node, [ast.GtE()], [(n - const(1)).node])
+        return ast.IfExp(low, at(first, const(0)), ast.IfExp(high, at(last, const(0)), at(inner, k - const(1))))
+
+    lw.changed = True
+    return View(f.extents, inner.vtype, element)
+
+
+AXES_VIEWS = frozenset(("swapaxes", "moveaxis", "rot90", "atleast_1d", "atleast_2d", "atleast_3d"))
+
+
+def axes_view(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.swapaxes(a, i, j)``, ``np.moveaxis(a, source, destination)``, ``np.rot90(m, k=1)`` and
+    ``np.atleast_Nd(a)`` of an array, as the view NumPy's own code makes (``transpose``, ``flip``,
+    ``a[None, :]``)."""
+    names = {"swapaxes": ("a", "axis1", "axis2"), "moveaxis": ("a", "source", "destination"),
+             "rot90": ("m", "k", "axes")}.get(name, ("arys",))
+    given = _given(lw, node, name, names)
+    operand = given[names[0]]
+    x = lw.value(operand)
+    if x.rank == 0:
+        return None
+    rank = x.rank
+
+    def axis(key: str) -> int:
+        value = _axis_value(given[key]) if key in given else None
+        if value is None or not -rank <= value < rank:
+            raise lw.error(given.get(key, node), f"np.{name}() {key} must be an integer constant within the "
+                           f"{rank} axes", f"np.{name}")
+        return value % rank
+
+    def transpose(tree: ast.expr, order: list[int]) -> ast.expr:
+        return _np("transpose", tree, ast.Tuple([ast.Constant(a) for a in order], ast.Load()))
+
+    def flip(tree: ast.expr, ax: int) -> ast.expr:
+        return _np("flip", tree, ast.Constant(ax))
+
+    a = copy.deepcopy(operand)
+    if name == "swapaxes":
+        order = list(range(rank))
+        i, j = axis("axis1"), axis("axis2")
+        order[i], order[j] = order[j], order[i]
+        tree = transpose(a, order)
+    elif name == "moveaxis":
+        source, destination = axis("source"), axis("destination")
+        order = [n for n in range(rank) if n != source]
+        order.insert(destination, source)
+        tree = transpose(a, order)
+    elif name == "rot90":
+        if "axes" in given or rank < 2:
+            raise lw.error(node, "np.rot90() of fewer than 2 axes or with axes= (only the first two axes)", "np.rot90")
+        k = _axis_value(given["k"]) if "k" in given else 1
+        if k is None:
+            raise lw.error(given["k"], "np.rot90() k must be an integer constant", "np.rot90")
+        swapped = [1, 0, *range(2, rank)]
+        tree = {0: lambda: a, 1: lambda: transpose(flip(a, 1), swapped), 2: lambda: flip(flip(a, 0), 1),
+                3: lambda: flip(transpose(a, swapped), 1)}[k % 4]()
+        if k % 4 == 0:
+            tree = ast.Subscript(a, ast.Slice(None, None, None), ast.Load())
+    else:
+        wanted = int(name[-2])
+        if len(node.args) != 1:
+            raise lw.error(node, f"np.{name}() of more than one array (NumPy returns a list)", f"np.{name}")
+        new = ast.Constant(None)
+        full = ast.Slice(None, None, None)
+        index = {(2, 1): [new, full], (3, 1): [new, full, new], (3, 2): [full, full, new]}.get((wanted, rank))
+        tree = a if index is None else ast.Subscript(a, ast.Tuple(index, ast.Load()), ast.Load())
+    lw.changed = True
+    return lw.value(_placed(tree, node))
+
+
+REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside"))
+
+
+def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.take``, ``np.cross``, ``np.kron``, ``np.tensordot`` and ``np.heaviside`` as the NumPy
+    expressions they equal (None where an operand is a scalar, for the scalar rules)."""
+    names = {"take": ("a", "indices", "axis"), "cross": ("a", "b"), "kron": ("a", "b"),
+             "tensordot": ("a", "b", "axes"), "heaviside": ("x1", "x2")}[name]
+    given = _given(lw, node, name, names)
+    if any(n not in given for n in names[:2]):
+        raise lw.error(node, f"np.{name}() needs {' and '.join(names[:2])}", f"np.{name}")
+    a = lw.value(given[names[0]])
+    if a.rank == 0:
+        return None
+    tree = {"take": _take, "cross": _cross, "kron": _kron, "tensordot": _tensordot,
+            "heaviside": _heaviside}[name](lw, node, given, a)
+    lw.changed = True
+    return lw.value(_placed(tree, node))
+
+
+def _take(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    axis = _axis_value(given["axis"]) if "axis" in given else None
+    if "axis" not in given and a.rank != 1 or "axis" in given and (axis is None or not -a.rank <= axis < a.rank):
+        raise lw.error(node, "np.take() of an array of two or more axes without one constant axis= (NumPy "
+                       "flattens it)", "np.take")
+    index: list[ast.expr] = [ast.Slice(None, None, None) for _ in range((axis or 0) % a.rank)]
+    index.append(copy.deepcopy(given["indices"]))
+    return ast.Subscript(copy.deepcopy(given["a"]), index[0] if len(index) == 1 else ast.Tuple(index, ast.Load()),
+                         ast.Load())
+
+
+def _cross(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    b = lw.value(given["b"])
+    if not b.rank or not all(_is_three(lw, v.extents[-1]) for v in (a, b)):
+        raise lw.error(node, "np.cross() of other than 3-vectors along the last axis (the extent 3, a constant "
+                       "or assumed and checked per call)", "np.cross")
+
+    def part(name: str, k: int) -> ast.expr:
+        return ast.Subscript(copy.deepcopy(given[name]), ast.Tuple([ast.Constant(Ellipsis), ast.Constant(k)],
+                                                                    ast.Load()), ast.Load())
+
+    def term(i: int, j: int) -> ast.expr:  # NumPy's own order: a_i * b_j - a_j * b_i
+        return ast.BinOp(ast.BinOp(part("a", i), ast.Mult(), part("b", j)), ast.Sub(),
+                         ast.BinOp(part("a", j), ast.Mult(), part("b", i)))
+
+    return _np("stack", ast.Tuple([term(1, 2), term(2, 0), term(0, 1)], ast.Load()),
+               axis=ast.UnaryOp(ast.USub(), ast.Constant(1)))
+
+
+def _is_three(lw: Lowering, extent) -> bool:
+    if extent.is_const():
+        return extent.const == 3
+    return lw.require(f"{extent.text} >= 3") and lw.require(f"{extent.text} <= 3")
+
+
+def _kron(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    if a.rank != 1 or lw.value(given["b"]).rank != 1:
+        raise lw.error(node, "np.kron() of other than two vectors", "np.kron")
+    column = ast.Subscript(copy.deepcopy(given["a"]), ast.Tuple([ast.Slice(None, None, None), ast.Constant(None)],
+                                                                 ast.Load()), ast.Load())
+    row = ast.Subscript(copy.deepcopy(given["b"]), ast.Tuple([ast.Constant(None), ast.Slice(None, None, None)],
+                                                              ast.Load()), ast.Load())
+    return _np("ravel", ast.BinOp(column, ast.Mult(), row))
+
+
+def _tensordot(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    b = lw.value(given["b"])
+    k = _axis_value(given["axes"]) if "axes" in given else 2
+    if k is None or k < 0 or k > min(a.rank, b.rank) or a.rank + b.rank - k > 26:
+        raise lw.error(node, "np.tensordot() axes= must be a non-negative integer constant within both ranks "
+                       "(pairs of axis lists are not supported)", "np.tensordot")
+    if a.rank + b.rank == 2 * k:
+        raise lw.error(node, "np.tensordot() over every axis (NumPy returns a 0-d array; use np.sum(a * b))",
+                       "np.tensordot")
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    kept_a, summed, kept_b = letters[:a.rank - k], letters[a.rank - k:a.rank], letters[a.rank:a.rank + b.rank - k]
+    spec = f"{kept_a}{summed},{summed}{kept_b}->{kept_a}{kept_b}"
+    return _np("einsum", ast.Constant(spec), copy.deepcopy(given["a"]), copy.deepcopy(given["b"]))
+
+
+def _heaviside(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    if not a.vtype.is_float or a.vtype.is_complex or not lw.value(given["x2"]).vtype.is_float:
+        raise lw.error(node, "np.heaviside() of other than real floats", "np.heaviside")
+    x1 = copy.deepcopy(given["x1"])
+    inner = _np("where", ast.Compare(x1, [ast.Lt()], [ast.Constant(0)]), _np("zeros_like", copy.deepcopy(x1)),
+                _np("where", ast.Compare(copy.deepcopy(x1), [ast.Eq()], [ast.Constant(0)]),
+                    copy.deepcopy(given["x2"]), _np("ones_like", copy.deepcopy(x1))))
+    return _np("where", _np("isnan", copy.deepcopy(x1)), copy.deepcopy(x1), inner)

@@ -1,0 +1,182 @@
+"""np.interp and np.searchsorted (frontend/builtin_helpers.py, frontend/desugar.py:
+BuiltinHelpers): NumPy's C algorithms written as inlined helpers, a binary search per value,
+for a scalar or a 1-d ``x`` (``v``) over a sorted 1-d table; the results are NumPy's bits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+
+def interp_vector(x, xp, fp):
+    return np.interp(x, xp, fp)
+
+
+def interp_ends(x, xp, fp):
+    return np.interp(x, xp, fp, left=-1.0, right=5)
+
+
+def interp_scalar(t, ts, vs):
+    return np.interp(t, ts, vs) * 2
+
+
+def interp_in_loop(ts, vs, out):
+    for i in range(out.shape[0]):
+        out[i] = np.interp(i * 0.1, ts, vs)
+    return out
+
+
+def interp_parts(x, xp, fp):
+    return np.interp(x[1], xp, fp) + np.interp(x[1:], xp, fp).sum()
+
+
+def search_left(a, v):
+    return np.searchsorted(a, v)
+
+
+def search_right(a, v):
+    return np.searchsorted(a, v, side="right")
+
+
+def search_scalars(a, t):
+    return np.searchsorted(a, t), np.searchsorted(a, 0.5, "right")
+
+
+def bin_of(edges, x):
+    return np.clip(np.searchsorted(edges, x) - 1, 0, edges.shape[0] - 2)
+
+
+_rng = np.random.default_rng(8)
+XP = np.sort(_rng.random(8))
+FP = _rng.standard_normal(8)
+X = np.concatenate([_rng.random(20) * 1.4 - 0.2, XP, [np.nan]])
+SORTED = np.array([0.0, 1.0, 1.0, 2.0, 4.0, 4.0, np.nan])
+KEYS = np.array([0.0, 1.0, 1.5, 4.0, np.nan, -1.0, 9.0])
+
+CASES = [
+    (interp_vector, (X, XP, FP)), (interp_vector, (X.astype(np.float32), XP, FP.astype(np.float32))),
+    (interp_vector, (np.arange(5), np.array([0.0, 2.0, 4.0]), np.array([1.0, 2.0, 0.0]))),
+    (interp_vector, (X, XP[:1], FP[:1])),  # one knot: NumPy's own rule (NaN gives fp[0])
+    (interp_vector, (np.zeros(0), XP, FP)), (interp_vector, (X, np.array([0.0, 0.0, 1.0]), np.array([1.0, 2.0, np.inf]))),
+    (interp_ends, (X, XP, FP)), (interp_scalar, (0.3, XP, FP)), (interp_scalar, (np.nan, XP, FP)),
+    (interp_scalar, (2, np.arange(4.0), np.arange(4))), (interp_in_loop, (np.linspace(0, 1, 5), FP[:5], np.zeros(12))),
+    (interp_parts, (X, XP, FP)),
+    (search_left, (SORTED, KEYS)), (search_right, (SORTED, KEYS)), (search_left, (np.arange(5), np.array([2, 7, -1]))),
+    (search_left, (np.arange(5), np.array([2.5, 1.0]))), (search_left, (np.zeros(0), np.array([1.0]))),
+    (search_scalars, (SORTED, 1.0)), (search_scalars, (np.arange(5), 3)), (bin_of, (np.linspace(0, 1, 6), _rng.random(10))),
+]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", CASES, ids=lambda a: getattr(a, "__name__", ""))
+def test_search_helpers_are_numpys(fn, args, target):
+    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    got = polyfuse.kernel(fn, target=target)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def interp_periodic(x, xp, fp):
+    return np.interp(x, xp, fp, period=1.0)
+
+
+def test_interp_with_period_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="interp"):
+        polyfuse.kernel(interp_periodic, target="python")(X, XP, FP)
+
+
+def polyval(p, x):
+    return np.polyval(p, x)
+
+
+def residual(p, x, y):
+    return y - np.polyval(p, x[1:])
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (polyval, (np.array([1.0, -2.0, 3.0]), np.linspace(-2, 2, 7))), (polyval, (np.array([2, 3]), np.arange(4))),
+    (polyval, (np.array([1.5, 2.0]), np.ones(3, np.float32))), (polyval, (np.array([1.0]), np.array([np.inf, 1.0]))),
+    (residual, (np.array([1.0, -2.0, 3.0]), np.linspace(0, 1, 7), np.ones(6))),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_polyval_is_numpys_horner_loop(fn, args, target):
+    """``y = zeros_like(x)``, then ``y = y * x + pv`` per coefficient: NumPy's dtype and bits
+    (``0 * inf`` is NaN there too)."""
+    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_polyval_of_no_coefficients_is_refused_at_the_call():
+    with pytest.raises(polyfuse.ArgumentError):
+        polyfuse.kernel(polyval, target="python")(np.zeros(0), np.ones(2))
+
+
+def sort(x):
+    return np.sort(x)
+
+
+def median(x):
+    return np.median(x)
+
+
+def top_three(x):
+    return np.sort(x[1:])[-3:].sum()
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, x", [
+    (sort, _rng.random(50)), (sort, np.array([3, 1, 2, 1])), (sort, np.array([np.nan, 1.0, -np.inf, 0.5, np.nan])),
+    (sort, np.zeros(0)), (sort, _rng.random(100).astype(np.float32)), (sort, np.array([True, False, True])),
+    (median, _rng.random(51)), (median, _rng.random(50)), (median, np.array([3, 1, 2, 1])),
+    (median, np.array([1.0, np.nan, 2.0])), (median, _rng.random(10).astype(np.float32)), (median, np.ones(1)),
+    (top_three, _rng.random(12)),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_sort_and_median_are_numpys(fn, x, target):
+    """A heap sort of a copy, NaN last as NumPy sorts; the median NumPy's mean of the middle one or
+    two (NaN where any is NaN)."""
+    got, want = polyfuse.kernel(fn, target=target)(x), fn(x)
+    assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def median_of_expression(x):
+    return np.median(np.abs(x - 1.0))
+
+
+def test_median_of_an_expression_is_refused_with_what_works():
+    with pytest.raises(polyfuse.UnsupportedError, match="bind it to a local name first"):
+        polyfuse.kernel(median_of_expression, target="python")(np.ones(3))
+
+
+def median_absolute_deviation(x):
+    med = np.median(x)
+    dev = np.abs(x - med)
+    return np.median(dev) * 1.4826
+
+
+def resample_grid(y, n):
+    t = np.linspace(0.0, 1.0, y.shape[0])
+    tn = np.linspace(0.0, 1.0, n)
+    return np.interp(tn, t, y)
+
+
+def bins_of_sorted_edges(x, edges):
+    e = np.sort(edges)
+    return np.searchsorted(e, x)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (median_absolute_deviation, (_rng.random(21),)), (median_absolute_deviation, (np.arange(10),)),
+    (resample_grid, (_rng.random(7), 13)), (bins_of_sorted_edges, (_rng.random(10), _rng.random(4))),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_locals_bound_once_to_vectors_and_scalars(fn, args, target):
+    """A local bound once to a value whose rank the front end tells (np.linspace, np.sort of an
+    argument, arithmetic and ufuncs of vectors and full reductions) takes the helpers too."""
+    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
