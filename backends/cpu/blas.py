@@ -164,7 +164,9 @@ class MatmulEmitter(FortranCaller):
         dot = _is_one(op.rows) and _is_one(op.cols) and not op.accumulate
         plain = not (dot or op.triangular or op.in_place or op.pair or op.triangle or _is_one(op.rows)
                      or _is_one(op.cols))  # a matrix times a matrix: ?gemm (or ?syrk for A.T @ A)
-        least = GEMM_MIN_WORK if plain else BLAS_MIN_WORK
+        # NumPy's ``A @ B`` (NumPy itself calls ?gemm at every size) from GEMM_MIN_WORK; a product
+        # written as loops keeps the loops' bits (each sum in index order) below BLAS_MIN_WORK
+        least = GEMM_MIN_WORK if plain and not op.accumulate else BLAS_MIN_WORK
         worth = ll.Constant(ll.IntType(1), 1) if dot else self.b.icmp_signed(">=", work, ll.Constant(_I64, least))
         for extent in (rows, cols, depth):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),

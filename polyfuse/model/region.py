@@ -72,7 +72,9 @@ MATMUL_CALL = "_polyfuse_matmul"
 BLAS_MIN_WORK = 32 * 32 * 32
 #: The same for a matrix times a matrix (?gemm): measured on this machine (session 18, load ~5),
 #: OpenBLAS's dgemm beats the loops from n = 8 (A @ B returned: 0.41 vs 0.49 us at n = 8, 0.94 vs
-#: 4.26 us at n = 24; NumPy's own 0.85 and 1.42 us), and at n = 6 the two are level.
+#: 4.26 us at n = 24; NumPy's own 0.85 and 1.42 us), and at n = 6 the two are level.  Only for NumPy's
+#: ``@`` (NumPy calls ?gemm at every size): a product written as loops keeps its loops' bits
+#: (each sum in index order) up to BLAS_MIN_WORK.
 GEMM_MIN_WORK = 8 * 8 * 8
 
 
