@@ -493,12 +493,13 @@ def test_logical_and_comparison_ufuncs_of_arrays(expr):
     "np.linspace(a, b, n, dtype=np.float64)",
 ])
 def test_linspace_is_numpys_arithmetic(expr):
+    fn = _kernel_from(f"def k(a, b, n):\n    return {expr}\n")
+    kernels = [polyfuse.kernel(fn, target=target) for target in ("python", "cpu")]
     for n in (0, 1, 2, 5, 12):
         for a, b in ((0.5, 3.25), (-2.0, 1.0)):
             # bit for bit: the same ramp i * step + start, the end exactly stop
-            fn = _kernel_from(f"def k(a, b, n):\n    return {expr}\n")
-            for target in ("python", "cpu"):
-                np.testing.assert_array_equal(polyfuse.kernel(fn, target=target)(a, b, n), fn(a, b, n))
+            for kernel in kernels:
+                np.testing.assert_array_equal(kernel(a, b, n), fn(a, b, n))
 
 
 def test_linspace_refusals():

@@ -6,6 +6,8 @@ refused."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,13 +20,21 @@ TARGETS = ["python", "cpu"]
 RNG = np.random.default_rng(12)
 
 
+@functools.cache
+def _kernel(fn, target):
+    """One kernel per function and target for the whole module, so a signature seen before (the
+    hypothesis examples, the same function at other sizes) reuses its compiled variant instead of
+    compiling it again (the python target has no disk cache)."""
+    return polyfuse.kernel(fn, target=target, verify=True)
+
+
 def _same(fn, *args, targets=TARGETS, rtol=1e-12):
     """``fn`` compiled for each target returns and writes what ``fn`` does, dtypes included."""
     for target in targets:
         expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         want = fn(*expected)
-        got = polyfuse.kernel(fn, target=target, verify=True)(*actual)
+        got = _kernel(fn, target)(*actual)
         for e, a in zip(expected + [want], actual + [got]):
             if isinstance(e, np.ndarray):
                 assert a.dtype == e.dtype and a.shape == e.shape, target

@@ -6,6 +6,8 @@ The products run scipy's own loops in scipy's order, so results are compared bit
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -14,6 +16,13 @@ import polyfuse
 from polyfuse import ArgumentError, UnsupportedError
 
 TARGETS = ("python", "cpu")
+
+
+@functools.cache
+def _kernel(fn, target):
+    """One kernel per function and target for the whole module: a signature seen before reuses
+    its compiled variant instead of compiling again (the python target has no disk cache)."""
+    return polyfuse.kernel(fn, target=target, verify=True)
 
 
 def _random_csr(rng, shape, density, dtype, index_dtype, messy=False, array=False):
@@ -38,7 +47,7 @@ def _same(fn, *args, targets=TARGETS):
     """The kernel returns what ``fn`` does: same type, dtype, shape and bits."""
     for target in targets:
         expected = fn(*args)
-        actual = polyfuse.kernel(fn, target=target, verify=True)(*args)
+        actual = _kernel(fn, target)(*args)
         pairs = list(zip(expected, actual)) if isinstance(expected, tuple) else [(expected, actual)]
         for e, a in pairs:
             assert type(a) is type(e), (target, type(a), type(e))
@@ -188,7 +197,7 @@ def test_sparse_times_sparse_plus_dense_is_scipy_bit_for_bit(shapes, array):
             for alpha, beta in ((0.8, 0.3), (np.float32(2.0), np.float32(-1.0))):
                 expected, actual = C.copy(), C.copy()
                 spmm(alpha, beta, expected, A, B)
-                polyfuse.kernel(spmm, target=target, verify=True)(alpha, beta, actual, A, B)
+                _kernel(spmm, target)(alpha, beta, actual, A, B)
                 np.testing.assert_array_equal(actual, expected)
                 assert (np.signbit(actual) == np.signbit(expected)).all()
 

@@ -4,6 +4,7 @@ BLAS's reassociation: rtol 1e-12 in float64) and its exact bits where the loops 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import linecache
 
@@ -41,7 +42,11 @@ def k(alpha, beta, tmp, A, B, C, D):
 """
 
 
+@functools.cache
 def _kernel(source: str, **options):
+    """The function and its kernel, one per source and options for the whole module, so a test
+    that calls the same program at another size or layout reuses the variants compiled before
+    (cache=False: nothing comes from the disk cache, every first compile is cold)."""
     filename = f"<test-loop-products-{abs(hash(source))}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict = {"np": np}

@@ -75,6 +75,19 @@ def test_suite_kernel_matches_python(name, fuse):
     # a second call with other values reuses the compiled kernels
     run_both(sk.func, sk.make_args(np.random.default_rng(1), **sk.sizes["test"]), kernel=k)
     assert len(k.signatures) == 1
+    assert_written_arrays_never_staged(backend_of(k, *args), (name, fuse))
+
+
+def assert_written_arrays_never_staged(backend, label) -> None:
+    """No promoted buffer holds an array its launch writes, and each
+    launch's buffers fit its budget (backends/cuda/promote.py)."""
+    from polyfuse.model.loop_ast import statements_in
+
+    for promo in backend.promotions.values():
+        launch = backend.plan.launches[promo.launch]
+        written = {backend.program.statement(s).array for s in statements_in(launch.node)}
+        assert not {b.array for b in promo.buffers()} & written, label
+        assert sum(b.nbytes for b in promo.buffers()) <= promo.budget, label
 
 
 def test_core_kernels_are_in_the_suite():
