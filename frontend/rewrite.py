@@ -42,7 +42,7 @@ import dataclasses
 import math
 import types
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -599,24 +599,34 @@ class Helper:
             return True
         return plain(self.body)
 
-    def pure(self) -> bool:
-        """Whether the helper writes only its own names (then running it before the statement that
-        calls it cannot change what the statement reads), and ends with its only return."""
+    def _parameters(self) -> set[str]:
         code = self.fn.__code__
-        params = set(code.co_varnames[:code.co_argcount])
+        return set(code.co_varnames[:code.co_argcount])
+
+    def _stored_arrays(self) -> Iterator[ast.expr]:
+        """What each subscripted store of the body writes into (``a[i][j] = v``: ``a``)."""
         for stmt in self.body:
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
                     root = node.value
                     while isinstance(root, ast.Subscript):
                         root = root.value
-                    if not isinstance(root, ast.Name) or root.id in params:
-                        return False
-                if isinstance(node, (ast.AugAssign,)) and isinstance(node.target, ast.Name) \
-                        and node.target.id in params:
-                    return False
+                    yield root
+
+    def _returns_once_at_its_end(self) -> bool:
         returns = [n for s in self.body for n in ast.walk(s) if isinstance(n, ast.Return)]
         return bool(self.body) and len(returns) == 1 and returns[0] is self.body[-1]
+
+    def pure(self) -> bool:
+        """Whether the helper writes only its own names (then running it before the statement that
+        calls it cannot change what the statement reads), and ends with its only return."""
+        params = self._parameters()
+        if any(not isinstance(root, ast.Name) or root.id in params for root in self._stored_arrays()):
+            return False
+        if any(isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in params
+               for stmt in self.body for node in ast.walk(stmt)):
+            return False
+        return self._returns_once_at_its_end()
 
     def writes_only_arrays(self, statement: ast.stmt | None, call: ast.Call, globals_: dict) -> bool:
         """Whether the helper, not pure, writes only arrays the caller passed by name (union-find's
@@ -624,25 +634,16 @@ class Helper:
         calling ``statement`` reads none of those arrays outside ``call`` and other helpers' calls
         (``globals_``: the caller's): then its body can run just before the statement, as Python
         runs it during the statement."""
-        if statement is None:
+        if statement is None or not self._returns_once_at_its_end():
             return False
-        code = self.fn.__code__
-        params = set(code.co_varnames[:code.co_argcount])
+        params = self._parameters()
         written: set[str] = set()
-        for stmt in self.body:
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-                    root = node.value
-                    while isinstance(root, ast.Subscript):
-                        root = root.value
-                    if isinstance(root, ast.Name) and root.id in params:
-                        value = self.call_values.get(root.id)
-                        if not isinstance(value, ast.Name):
-                            return False
-                        written.add(value.id)
-        returns = [n for s in self.body for n in ast.walk(s) if isinstance(n, ast.Return)]
-        if not (self.body and len(returns) == 1 and returns[0] is self.body[-1]):
-            return False
+        for root in self._stored_arrays():
+            if isinstance(root, ast.Name) and root.id in params:
+                value = self.call_values.get(root.id)
+                if not isinstance(value, ast.Name):
+                    return False
+                written.add(value.id)
         return not (written & _names_outside(statement, call, globals_))
 
     def hoisted(self) -> tuple[list[ast.stmt], ast.expr]:

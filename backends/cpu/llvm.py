@@ -234,8 +234,8 @@ class LLVMKernel:
                 module.name = name  # (the object cache keys by module name)
                 self.engine.add_module(module)
             # (MCJIT generates the machine code of the module just added here)
-            with _codegen_options(text is not None and name not in self.known
-                                  and name in self.artifact.without_lsr):
+            with _llvm_options(NO_LSR_OPTIONS, text is not None and name not in self.known
+                               and name in self.artifact.without_lsr):
                 address = self.engine.get_function_address(name)
             if text is not None:
                 self.build_seconds += time.perf_counter() - start
@@ -522,7 +522,7 @@ def optimize(module, artifact: LLVMArtifact) -> None:
     pto.loop_vectorization = True
     pto.slp_vectorization = True
     builder = llvm.create_pass_builder(_target_machine(_initialize(), gathers=artifact.gathers), pto)
-    with _pipeline_options(artifact.row_alias_checks):
+    with _llvm_options(PIPELINE_OPTIONS, artifact.row_alias_checks):
         builder.getModulePassManager().run(module, builder)
 
 
@@ -539,40 +539,25 @@ _OPTIONS_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def _pipeline_options(enabled: bool):
-    """``PIPELINE_OPTIONS`` in force while the body runs (one pipeline at a time)."""
+def _llvm_options(options: tuple[tuple[str, str], ...], enabled: bool):
+    """LLVM command-line ``options`` (pairs of the setting and its default) in force while the body
+    runs, when ``enabled``: they are global to the process, so one such block at a time."""
     if not enabled:
         yield
         return
     with _OPTIONS_LOCK:
-        for option, _ in PIPELINE_OPTIONS:
+        for option, _ in options:
             llvm.set_option("polyfuse", option)
         try:
             yield
         finally:
-            for _, default in PIPELINE_OPTIONS:
+            for _, default in options:
                 llvm.set_option("polyfuse", default)
 
 
 #: LLVM command-line options of the code generator for the functions in ``without_lsr``, with
 #: the values they are reset to afterwards (global to the process, as ``PIPELINE_OPTIONS``).
 NO_LSR_OPTIONS = (("-disable-lsr", "-disable-lsr=false"),)
-
-
-@contextlib.contextmanager
-def _codegen_options(no_lsr: bool):
-    """``NO_LSR_OPTIONS`` in force while the body generates machine code (when ``no_lsr``)."""
-    if not no_lsr:
-        yield
-        return
-    with _OPTIONS_LOCK:
-        for option, _ in NO_LSR_OPTIONS:
-            llvm.set_option("polyfuse", option)
-        try:
-            yield
-        finally:
-            for _, default in NO_LSR_OPTIONS:
-                llvm.set_option("polyfuse", default)
 
 
 #: LLVM's preferred vector width for functions with inline transcendentals.  LLVM prefers 256-bit
