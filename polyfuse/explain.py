@@ -161,7 +161,7 @@ def _row_chunked(program) -> list[dict[str, Any]]:
 def _loop(loop: For) -> dict[str, Any]:
     record = {"iterator": loop.iterator, "parallel": loop.parallel, "private": list(loop.private)}
     if loop.why_parallel:
-        record["why"] = loop.why_parallel
+        record["why"] = str(loop.why_parallel)  # (astgen's is computed here: model/loop_ast.LazyText)
     return record
 
 

@@ -360,7 +360,8 @@ class Kernel:
         deadline = stages.get("deadline")
         if key is not None and not (deadline is not None and deadline.skipped):
             # (a compile that ran past its deadline depends on this machine's load: not kept)
-            entry = _cache_entry(variant, self.options)
+            with _COMPILE_LOCK:  # the explanation it holds runs isl checks (astgen's parallel-loop reasons)
+                entry = _cache_entry(variant, self.options)
             cache.store(key, entry)
             _stored_again(variant, key, entry)
         return variant

@@ -7,8 +7,9 @@ and which kernel-local arrays each parallel iteration needs a private copy of.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from polyfuse.model import ir
 from polyfuse.model.region import render as render_region
@@ -27,6 +28,33 @@ class Carried:
     private: tuple[str, ...] = ()
 
 
+class LazyText:
+    """Text computed on first ``str()``: explain()'s notes whose isl work a compile need not pay
+    (astgen's reason why a loop is parallel: 47 ms of fdtd-2d's 0.67 s compile).  Callers read it
+    where the compile's isl work may run (explain() holds the compile lock); it pickles as its text."""
+
+    __slots__ = ("_make", "_text")
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self._make: Callable[[], str] | None = make
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            assert self._make is not None
+            self._text, self._make = self._make(), None
+        return self._text
+
+    def __bool__(self) -> bool:
+        return bool(str(self))
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (str, (str(self),))
+
+
 @dataclass(frozen=True)
 class For:
     """``for iterator = init; cond; iterator += step`` (isl's loop form)."""
@@ -38,8 +66,9 @@ class For:
     body: Node
     parallel: bool = False
     private: tuple[str, ...] = ()
-    # the dependence check that allowed ``parallel`` (explain() shows it; code never depends on it)
-    why_parallel: str = field(default="", compare=False)
+    # the dependence check that allowed ``parallel`` (explain() shows it, ``str()``; code never
+    # depends on it): astgen's is a LazyText, its isl checks run only when explain() reads it
+    why_parallel: str | LazyText = field(default="", compare=False)
     # a sequential loop's carried dependences by array, where astgen was asked for them
     carried: Carried | None = field(default=None, compare=False)
 

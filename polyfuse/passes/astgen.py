@@ -16,7 +16,17 @@ from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_expr import condition_from_isl, expr_from_isl
 from polyfuse.model.isl_parts import maps_of, sets_of
-from polyfuse.model.loop_ast import Block, Carried, For, If, LoopProgram, Node, StmtCall, exclusive_bound
+from polyfuse.model.loop_ast import (
+    Block,
+    Carried,
+    For,
+    If,
+    LazyText,
+    LoopProgram,
+    Node,
+    StmtCall,
+    exclusive_bound,
+)
 from polyfuse.model.region import Matmul, ops
 from polyfuse.model.schedule_tree import isolate_register_tiles
 from polyfuse.model.scop import Scop, added_term
@@ -57,7 +67,7 @@ def loop_ast_from_isl(node: isl.AstNode) -> Node:
 class _Unannotated:
     """The annotations of an AST whose loops are all ``serial``: no reasons, nothing carried."""
 
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[LazyText] = field(default_factory=list)
     carried: list[Carried] = field(default_factory=list)
 
 
@@ -105,7 +115,7 @@ class _ParallelChecker:
         self.local_false = [(d.array, d.relation.coalesce()) for d in deps.items if d.local and d.kind != "RAW"]
         self.context = context
         self.errors: list[Exception] = []
-        self.reasons: list[str] = []  # why each parallel loop is parallel, indexed from its annotation
+        self.reasons: list[LazyText] = []  # why each parallel loop is parallel, indexed from its annotation
         self.carried: list[Carried] = []  # what each recorded serial loop carries, likewise
 
     def annotate(self, build: isl.AstBuild) -> isl.Id:
@@ -122,7 +132,8 @@ class _ParallelChecker:
         if self._carried(self.blocking, prefix):
             return self._serial(prefix)
         private = sorted({a for a, rel in self.local_false if self._carried(rel, prefix)})
-        self.reasons.append(self._reason(prefix, private))
+        domain = prefix.domain()
+        self.reasons.append(LazyText(lambda: self._reason(domain, private)))
         return isl.Id(f"parallel#{len(self.reasons) - 1}:" + ",".join(private))
 
     def _serial(self, prefix: isl.UnionMap) -> isl.Id:
@@ -135,10 +146,10 @@ class _ParallelChecker:
         self.carried.append(Carried(tuple(arrays), tuple(private)))
         return isl.Id(f"serial#{len(self.carried) - 1}")
 
-    def _reason(self, prefix: isl.UnionMap, private: list[str]) -> str:
+    def _reason(self, domain: isl.UnionSet, private: list[str]) -> str:
         """The dependence check that allowed a parallel loop, in words: the dependences among the
-        loop's statement instances, none of which this loop carries."""
-        domain = prefix.domain()
+        loop's statement instances (``domain``), none of which this loop carries.  Only explain()
+        reads it: called from a LazyText when explain() first does."""
         inside = sorted({f"{d.kind} on {d.array}" for d in self.checked
                          if not d.relation.intersect_domain(domain).intersect_range(domain).is_empty()})
         text = (f"carries none of its statements' dependences ({', '.join(inside)}): each is carried by an "
@@ -189,7 +200,7 @@ def _for(node: isl.AstNode, checker: _ParallelChecker | _Unannotated) -> For:
     parallel = annotation.startswith("parallel")
     private = tuple(p for p in annotation.partition(":")[2].split(",") if p) if parallel else ()
     index = annotation.partition(":")[0].partition("#")[2]
-    why = checker.reasons[int(index)] if parallel else ""
+    why: str | LazyText = checker.reasons[int(index)] if parallel else ""
     carried = checker.carried[int(index)] if index and not parallel else None
     inc = node.for_get_inc()
     if inc.get_type() != isl.ast_expr_type.int:
