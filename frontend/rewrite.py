@@ -513,7 +513,8 @@ class Helper:
         for node in ast.walk(self.source.tree):  # the call's line also where a later pass copies a node
             if "lineno" in node._attributes:
                 ast.copy_location(node, call)
-        self.rw.source.inlined[location_key(call)] = at
+        if self.rw.origin(call) is None:  # a call of the kernel's own lines (locations of other files differ)
+            self.rw.source.inlined[location_key(call)] = at
         return dataclasses.replace(self.source, at=at)
 
     def _bind(self, args: ast.arguments) -> dict[str, ast.expr]:
