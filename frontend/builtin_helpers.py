@@ -180,3 +180,22 @@ NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "polyval": (None, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median)}
 #: math function name -> its helper
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}
+
+_TABLES = "xp and fp 1-d arrays of real numbers named by an argument, a local or a one-slice slice of one"
+#: helper -> (the call as the user spells it, what polyfuse supports of it): an error inside an
+#: inlined helper names the user's call and this (frontend/rewrite.py: Helper, polyfuse/errors.py)
+SUPPORTED: dict[str, tuple[str, str]] = {
+    "builtin_sum": ("sum()", "sum(x, start) of a 1-d array or a generator of numbers, or of an array argument of "
+                    "two or more axes (its rows added)"),
+    "builtin_sum_rows": ("sum()", "sum(A, start) of an array of two or more axes adds its rows"),
+    "math_isclose": ("math.isclose()", "math.isclose(a, b, rel_tol=, abs_tol=) of real scalars"),
+    "numpy_interp_value": ("np.interp()", f"np.interp(x, xp, fp, left=, right=) of a scalar or 1-d x, {_TABLES}"),
+    "numpy_interp": ("np.interp()", f"np.interp(x, xp, fp, left=, right=) of a scalar or 1-d x, {_TABLES}"),
+    "numpy_searchsorted_value": ("np.searchsorted()", "np.searchsorted(a, v, side=) of a scalar or 1-d v and a 1-d "
+                                 "array a of real numbers"),
+    "numpy_searchsorted": ("np.searchsorted()", "np.searchsorted(a, v, side=) of a scalar or 1-d v and a 1-d array "
+                           "a of real numbers"),
+    "numpy_polyval": ("np.polyval()", "np.polyval(p, x) of 1-d arrays p (not empty) and x of real numbers"),
+    "numpy_sort": ("np.sort()", "np.sort(a) of a 1-d array of real numbers"),
+    "numpy_median": ("np.median()", "np.median(a) of a 1-d array of real numbers (not empty)"),
+}

@@ -157,6 +157,7 @@ class BuiltinHelpers(ast.NodeTransformer):
         self.aliases: dict[str, str] = {}
         self.counters = set() if tree is None else _range_counters(tree)
         self.local_ranks: dict[str, int] = {}  # locals bound once to a 1-d array or a scalar
+        self.allocated: dict[str, list[ast.expr]] = {}  # locals bound once to np.zeros((n, m)) and friends
         if tree is not None:
             self._bind_local_ranks(tree)
 
@@ -268,6 +269,12 @@ class BuiltinHelpers(ast.NodeTransformer):
                           and n.targets[0].id not in self.rw.args), key=lambda n: (n.lineno, n.col_offset))
         for node in assigns:
             assert isinstance(node.targets[0], ast.Name)
+            value = node.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and value.func.attr in ALLOCATORS and value.args:
+                dims = _allocated_extents(self.rw, value, self.allocated)
+                if dims is not None:
+                    self.allocated[node.targets[0].id] = dims
             rank = self._value_rank(node.value)
             if rank is not None:
                 self.local_ranks[node.targets[0].id] = rank
@@ -296,7 +303,7 @@ class BuiltinHelpers(ast.NodeTransformer):
         """The rank of an array argument or kernel-local array named by ``node`` (0: unknown)."""
         if not isinstance(node, ast.Name):
             return 0
-        extents = self.rw.local_extents.get(node.id)
+        extents = self.rw.local_extents.get(node.id) or self.allocated.get(node.id)
         return len(extents) if extents is not None else self.rw.ranks.get(node.id, 0)
 
 

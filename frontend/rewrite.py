@@ -49,6 +49,7 @@ import numpy as np
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import Argument
 
+from . import builtin_helpers
 from .allocation import ALLOCATORS
 from .checker import is_allocation
 from .desugar import (
@@ -69,7 +70,7 @@ from .desugar import (
 )
 from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
-from .source import KernelSource, read_source
+from .source import KernelSource, location_key, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
 
@@ -80,8 +81,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     """``source`` with helpers inlined, sizes substituted and prange loops made ``range`` loops;
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy.deepcopy(source.tree)
-    rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), pranges={}), globals_,
-                  arguments)
+    rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
+                                     pranges={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
@@ -479,7 +480,7 @@ class Helper:
         self.source = read_source(fn)
         tree = self.source.tree
         tree.body = single_exit(tree.body, value_used)  # returns from inside loops: one at the end
-        rw.mark(tree, self.source)
+        rw.mark(tree, self._origin(fn, call))
         self.values = self._bind(tree.args)
         self.call_values = dict(self.values)  # parameter -> the argument as the call wrote it
         body = [s for s in tree.body if not _is_docstring(s)]
@@ -496,6 +497,25 @@ class Helper:
         self.has_value = any(isinstance(n, ast.Return) and n.value is not None
                              and not (isinstance(n.value, ast.Constant) and n.value.value is None)
                              for s in body for n in ast.walk(s))
+
+    def _origin(self, fn: types.FunctionType, call: ast.Call) -> KernelSource:
+        """Where the helper's nodes are: its own lines, or for a helper polyfuse writes itself
+        (frontend/builtin_helpers.py) the user's outermost call that led to it, with what the call
+        supports (the user wrote ``np.sort(x * 2)``, not the helper's loops)."""
+        if fn.__globals__.get("__name__") != builtin_helpers.__name__:
+            return self.source
+        at = self.rw.source.span(call)
+        if not at.inlined:  # the outermost: the user's call (a nested helper keeps it)
+            spelling, supported = builtin_helpers.SUPPORTED.get(fn.__name__, (f"{fn.__name__}()", ""))
+            text = at.text[at.col:at.end_col].strip() or spelling
+            note = f"{text}: polyfuse supports {supported}" if supported else text
+            at = dataclasses.replace(at, inlined=f"{note}; in its own helper for {spelling}")
+        for node in ast.walk(self.source.tree):  # the call's line also where a later pass copies a node
+            if "lineno" in node._attributes:
+                ast.copy_location(node, call)
+        if self.rw.origin(call) is None:  # a call of the kernel's own lines (locations of other files differ)
+            self.rw.source.inlined[location_key(call)] = at
+        return dataclasses.replace(self.source, at=at)
 
     def _bind(self, args: ast.arguments) -> dict[str, ast.expr]:
         """Parameter -> the caller's argument expression (defaults: constants)."""

@@ -43,10 +43,23 @@ class KernelSource:
     # for loops written with prange (frontend.rewrite made them range loops): id(node) -> node
     pranges: dict[int, ast.AST] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
+    # a helper of polyfuse's own (frontend/builtin_helpers.py): each of its nodes is located at
+    # this span, the outermost call in the user's code that led to it
+    at: SourceSpan | None = field(default=None, compare=False, hash=False, repr=False)
+    # the location of a call of such a helper -> its span, for the helper's nodes that a later
+    # pass copied (they carry the call's location, frontend/rewrite.py: Helper._origin)
+    inlined: dict[tuple[int, int, int, int], SourceSpan] = field(
+        default_factory=dict, compare=False, hash=False, repr=False)
+
     def span(self, node: ast.AST) -> SourceSpan:
+        if self.at is not None:
+            return self.at
         origin = self.foreign.get(id(node))
         if origin is not None and origin[0] is node:
             return origin[1].span(node)
+        at = self.inlined.get(location_key(node)) if self.inlined else None
+        if at is not None:
+            return at
         lineno = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0)
         end_line = getattr(node, "end_lineno", lineno)
@@ -65,6 +78,12 @@ class KernelSource:
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         """An UnsupportedError located at ``node``; ``construct`` defaults to the node's text."""
         return UnsupportedError(message, self.span(node), construct or _describe(node))
+
+
+def location_key(node: ast.AST) -> tuple[int, int, int, int]:
+    """``node``'s line and column span, as a key."""
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), getattr(node, "end_lineno", 0) or 0,
+            getattr(node, "end_col_offset", 0) or 0)
 
 
 def read_source(fn) -> KernelSource:

@@ -23,6 +23,9 @@ class SourceSpan:
     col: int
     end_col: int
     text: str  # the full source line
+    # where the construct sits in a helper polyfuse writes itself (frontend/builtin_helpers.py),
+    # inlined at this span: the user's call as written and what the call supports
+    inlined: str = ""
 
     def render(self) -> str:
         width = max(1, self.end_col - self.col)
@@ -40,6 +43,8 @@ class UnsupportedError(PolyfuseError, NotImplementedError):
         self.span = span
         self.construct = construct
         self.reason = message
+        if span is not None and span.inlined:
+            message = f"{span.inlined}: {message}"
         text = message if span is None else f"{span.location()}: {message}\n{span.render()}"
         super().__init__(text)
 
