@@ -82,7 +82,7 @@ def _serial_function(compiled) -> Callable[..., None]:
     per call (attention 16.2 against 9.7 ms, gesummv 5.8-6.1 against 2.4-2.6; docs/performance.md).
     """
     function = compiled.function  # (generated on first use: not timed)
-    if not getattr(compiled.phase, "blas_rows", False):
+    if not compiled.phase.blas_rows:
         return function
 
     def run(*args: Any) -> None:
@@ -127,7 +127,7 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
                 return
             pieces.done()
 
-    with blas_on_one_thread() if getattr(compiled.phase, "blas_rows", False) else contextlib.nullcontext():
+    with blas_on_one_thread() if compiled.phase.blas_rows else contextlib.nullcontext():
         pool = threads.pool()
         for _ in range(1, workers):
             buffers: list = []

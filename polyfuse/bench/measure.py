@@ -20,6 +20,7 @@ import numpy as np
 
 from polyfuse.bench.machine import _blas_limit, blas_plans
 from polyfuse.bench.records import RTOL, BenchRow, BenchSettings
+from polyfuse.runtime.native import NATIVE_AFTER
 
 if TYPE_CHECKING:
     from polyfuse.bench.suite import SuiteKernel
@@ -47,7 +48,7 @@ SETTLE_MAX = 0.5
 #: several threads, and the native entry on one thread, which the first series had made: at
 #: PolyBench LARGE, gesummv's two BLAS calls measured 0.824 ms on 2 threads and 0.699 on 1 (the
 #: entry alone: 0.641 ms against 0.735 by the Python path, min of 150 interleaved, load 6-8).
-WARM_CALLS = 4  # polyfuse.runtime.native.NATIVE_AFTER (a test keeps them equal)
+WARM_CALLS = NATIVE_AFTER
 WARM_MAX_SECONDS = 1.0
 
 
