@@ -48,8 +48,12 @@ ATAN = (3.33333333333329318027e-01, -1.99999999998764832476e-01, 1.4285714272503
 #: Cephes' tanh on |x| < 0.625: tanh(x) = x + x s P(s) / Q(s), s = x**2 (Q monic)
 TANH_P = (-9.64399179425052238628e-01, -9.92877231001918586564e+01, -1.61468768441708447952e+03)
 TANH_Q = (1.12811678491632931402e+02, 2.23548839060100448583e+03, 4.84406305325125486048e+03)
+#: Cephes' exp: exp(r) = (Q + r P) / (Q - r P) with P, Q in r**2 (lowest degree first), on
+#: |r| <= ln2/2 within 1e-19 relative with these doubles (mpmath at 200 bits); P(0) = 1, Q(0) = 2
+EXP_PADE_P = (1.0, 3.0299440770744195e-02, 1.2617719307481058e-04)
+EXP_PADE_Q = (2.0, 2.2726554820815503e-01, 2.5244834034968410e-03, 3.0019850513866446e-06)
 #: exp(r) on |r| <= ln2/2, degree 11 (highest first): mpmath.chebyfit at 200 bits, 1.7e-17
-#: relative with the coefficients rounded to doubles (a Taylor form needs degree 13); exp, exp2, pow, tanh
+#: relative with the coefficients rounded to doubles (a Taylor form needs degree 13); exp, exp2, pow, erf
 EXP_MINIMAX = (2.5110037605963777e-08, 2.763263963904103e-07, 2.755724091857897e-06,
                2.4801485482328494e-05, 0.00019841269890047113, 0.0013888888952314775,
                0.008333333333319601, 0.0416666666664881, 0.1666666666666668, 0.5000000000000019,
@@ -219,23 +223,42 @@ class VectorMath:
         return b.select(b.fcmp_unordered("uno", wide, wide), wide, result)
 
     def _vm_tanh(self, wide):
-        """tanh(|x|) with the sign of x put back (so -0.0 stays), one exp and one division:
-        below |x| = 0.625 Cephes' rational form |x| + |x| s P(s) / Q(s), s = x**2 (the quotient
-        scales a term at most 0.13 of the result, so its rounding barely shows); from 0.625 on
-        1 - 2 / (E + 1), E = exp(2 min(|x|, 22)) (``_exp_small``), which rounds to exactly 1
-        from |x| = 19.1 on (inf included).  The branches share the division: numerator and
-        denominator are selected per lane.  A NaN propagates through the arithmetic."""
+        """tanh(|x|) with the sign of x put back (so -0.0 stays), one division: below |x| = 0.625
+        Cephes' rational form |x| + |x| s P(s) / Q(s), s = x**2 (the quotient scales a term at
+        most 0.13 of the result, so its rounding barely shows); from 0.625 on 1 - 2 / (E + 1),
+        E = exp(2 min(|x|, 22)) = 2**k A / B in Cephes' Pade form (``_exp_pade``), so that
+        2 / (E + 1) = 2 B / (2**k A + B): no polynomial of degree 11 and no product for E itself.
+        That rounds to exactly 1 from |x| = 19.1 on (inf included).  The branches share the
+        division: numerator and denominator are selected per lane.  A NaN propagates through the
+        arithmetic."""
         b = self.b
         a = self._intrinsic("llvm.fabs", [wide])
         small = b.fcmp_ordered("<", a, _c(0.625))
         s = b.fmul(a, a)
         p = self._muladd(self._muladd(_c(TANH_P[0]), s, _c(TANH_P[1])), s, _c(TANH_P[2]))
         q = self._muladd(self._muladd(b.fadd(s, _c(TANH_Q[0])), s, _c(TANH_Q[1])), s, _c(TANH_Q[2]))
-        e = self._exp_small(b.fmul(self.py_min(a, _c(22.0), True), _c(2.0)))  # min keeps a NaN
-        num, den = b.select(small, p, _c(2.0)), b.select(small, q, b.fadd(e, _c(1.0)))
+        clamped = self.py_min(a, _c(22.0), True)  # keeps a NaN
+        upper, lower, k = self._exp_pade(b.fadd(clamped, clamped))
+        den_large = self._muladd(upper, self._pow2(k), lower)  # 2**k A + B, rounded once
+        num, den = b.select(small, p, b.fadd(lower, lower)), b.select(small, q, den_large)
         quotient = b.fdiv(num, den)
         result = b.select(small, self._muladd(a, b.fmul(s, quotient), a), b.fsub(_c(1.0), quotient))
         return self._intrinsic("llvm.copysign", [result, wide])
+
+    def _exp_pade(self, y):
+        """exp(y) = 2**k A / B for |y| <= 44 or NaN (no overflow, no special values): y = k ln2 + r
+        (|r| <= ln2/2), A, B = Q(r**2) +- r P(r**2), Cephes' Pade form of degree 2/3 in r**2
+        (``EXP_PADE_P``, ``EXP_PADE_Q``; 1e-19 relative with the coefficients rounded to doubles).
+        r P is r + r**3 P' (P(0) = 1) and Q is 2 + r**2 Q', so each of A, B is rounded about
+        once: 2 + (r**2 Q' +- r P).  Returns (A, B, k)."""
+        b = self.b
+        k = self._intrinsic("llvm.rint", [b.fmul(y, _c(1.4426950408889634))])
+        r = self._muladd(k, _c(-LN2_HI), y)  # exact either way: |k| <= 64 has 7 bits, LN2_HI 32
+        r = self._muladd(k, _c(-LN2_LO), r)
+        z = b.fmul(r, r)
+        odd = self._muladd(b.fmul(z, r), self._polynomial(EXP_PADE_P[1:], z), r)  # r P(z)
+        even = b.fmul(z, self._polynomial(EXP_PADE_Q[1:], z))  # Q(z) - 2
+        return b.fadd(_c(2.0), b.fadd(even, odd)), b.fadd(_c(2.0), b.fsub(even, odd)), k
 
     def _exp_small(self, y):
         """exp(y) for |y| <= 44 or NaN (no overflow, no special values): y = k ln2 + r,
@@ -952,15 +975,13 @@ class VectorMath:
             return h
         low = self._intrinsic("llvm.fma", [x, x, b.fneg(h)])
         if n == 3:
-            exact = self._intrinsic("llvm.fma", [h, x, b.fmul(low, x)])
-            plain = b.fmul(h, x)
+            exact, error = (h, x), b.fmul(low, x)
         else:
-            exact = self._intrinsic("llvm.fma", [h, h, b.fmul(b.fmul(h, low), ll.Constant(x.type, 2.0))])
-            plain = b.fmul(h, h)
-        # where the power overflows (or x is not finite) the error terms may be inf or NaN: there
-        # the plain product is right
-        finite = b.fcmp_ordered("<", self._intrinsic("llvm.fabs", [plain]), ll.Constant(x.type, float("inf")))
-        return b.select(finite, exact, plain)
+            exact, error = (h, h), b.fmul(b.fmul(h, low), ll.Constant(x.type, 2.0))
+        # where x*x overflows, x is not finite or the power overflows by far, the error term is
+        # inf or NaN: there it is dropped, and the fma is the plain product (inf, or NaN)
+        finite = b.fcmp_ordered("<", self._intrinsic("llvm.fabs", [error]), ll.Constant(x.type, float("inf")))
+        return self._intrinsic("llvm.fma", [*exact, b.select(finite, error, ll.Constant(x.type, 0.0))])
 
     # ---- helpers -------------------------------------------------------------------------
     # Conversions between doubles and i64 go through the bits of SHIFTER + n (whose low mantissa bits

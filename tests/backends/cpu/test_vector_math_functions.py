@@ -154,6 +154,23 @@ def test_small_integer_powers_within_one_ulp_of_libm_pow():
             assert ulps_against_libm(out[k], expected).max() <= 1, n
 
 
+def test_small_integer_powers_next_to_overflow_as_libm_pow():
+    """Where x*x is finite but x**3 or x**4 overflows by far, the error term of x*x times x (or
+    x*x) is itself infinite, of either sign: it is dropped, so the power is +-inf with x's sign
+    (x**3) or +inf (x**4), as libm's pow; next to the overflow thresholds the power is within 1 ulp."""
+    rng = np.random.default_rng(10)
+    edges = [t * (1.0 + d) for t in (1.7976931348623157e308 ** (1 / 3), 1.7976931348623157e308 ** 0.25)
+             for d in np.linspace(-4e-15, 4e-15, 41)]
+    huge = 10.0 ** rng.uniform(77.2, 154.1, 2000)  # x*x finite, x**3 or x**4 beyond DBL_MAX
+    x = np.concatenate([edges, huge, -np.asarray(edges), -huge])
+    out = np.empty((3, x.size))
+    with np.errstate(all="ignore"):
+        polyfuse.kernel(powers)(x, out)
+        for k, n in enumerate((2, 3, 4)):
+            expected = np.array([_pow(v, n) for v in x.tolist()])
+            assert ulps_against_libm(out[k], expected).max() <= 1, n
+
+
 def test_the_loop_vectorizes_without_libm_calls():
     x = np.ones((len(FUNCTIONS), 64))
     ir = polyfuse.kernel(eight).inspect_llvm(x, np.empty_like(x))

@@ -73,9 +73,11 @@ def _around(points, steps: int = 3) -> list[float]:
 
 
 #: the branch points (tanh 0.625, 19.06 where it rounds to 1, 22; erf 1, 2, 5.92 where it rounds
-#: to 1, 6), the smallest normal and subnormal, where x**2 underflows
+#: to 1, 6), the smallest normal and subnormal, where x**2 underflows, and where tanh's exp
+#: reduction 2|x| = k ln2 + r changes k (|r| = ln2/2)
 EDGES = _around([0.625, 0.5, 1.0, 2.0, 5.92, 6.0, 19.0615, 22.0, 5e-324, 2.2250738585072014e-308,
-                 1.4916681462400413e-154, 1e-8, 1.4901161193847656e-08])
+                 1.4916681462400413e-154, 1e-8, 1.4901161193847656e-08]
+                + [(j + 0.5) * math.log(2.0) / 2 for j in range(1, 64, 3)])
 SPECIALS = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e300, -1.7976931348623157e308]
 
 
