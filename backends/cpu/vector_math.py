@@ -238,8 +238,8 @@ class VectorMath:
         p = self._muladd(self._muladd(_c(TANH_P[0]), s, _c(TANH_P[1])), s, _c(TANH_P[2]))
         q = self._muladd(self._muladd(b.fadd(s, _c(TANH_Q[0])), s, _c(TANH_Q[1])), s, _c(TANH_Q[2]))
         clamped = self.py_min(a, _c(22.0), True)  # keeps a NaN
-        upper, lower, k = self._exp_pade(b.fadd(clamped, clamped))
-        den_large = self._muladd(upper, self._pow2(k), lower)  # 2**k A + B, rounded once
+        upper, lower, scale = self._exp_pade(b.fadd(clamped, clamped))
+        den_large = self._muladd(upper, scale, lower)  # 2**k A + B, rounded once
         num, den = b.select(small, p, b.fadd(lower, lower)), b.select(small, q, den_large)
         quotient = b.fdiv(num, den)
         result = b.select(small, self._muladd(a, b.fmul(s, quotient), a), b.fsub(_c(1.0), quotient))
@@ -250,15 +250,19 @@ class VectorMath:
         (|r| <= ln2/2), A, B = Q(r**2) +- r P(r**2), Cephes' Pade form of degree 2/3 in r**2
         (``EXP_PADE_P``, ``EXP_PADE_Q``; 1e-19 relative with the coefficients rounded to doubles).
         r P is r + r**3 P' (P(0) = 1) and Q is 2 + r**2 Q', so each of A, B is rounded about
-        once: 2 + (r**2 Q' +- r P).  Returns (A, B, k)."""
+        once: 2 + (r**2 Q' +- r P).  k is y / ln2 rounded by adding SHIFTER + 1023 (in the
+        multiply-add: no separate rounding instruction), whose low bits are then also 2**k's
+        exponent field.  Returns (A, B, 2**k)."""
         b = self.b
-        k = self._intrinsic("llvm.rint", [b.fmul(y, _c(1.4426950408889634))])
+        biased = self._muladd(y, _c(1.4426950408889634), _c(SHIFTER + 1023.0))
+        k = b.fsub(biased, _c(SHIFTER + 1023.0))
         r = self._muladd(k, _c(-LN2_HI), y)  # exact either way: |k| <= 64 has 7 bits, LN2_HI 32
         r = self._muladd(k, _c(-LN2_LO), r)
         z = b.fmul(r, r)
         odd = self._muladd(b.fmul(z, r), self._polynomial(EXP_PADE_P[1:], z), r)  # r P(z)
         even = b.fmul(z, self._polynomial(EXP_PADE_Q[1:], z))  # Q(z) - 2
-        return b.fadd(_c(2.0), b.fadd(even, odd)), b.fadd(_c(2.0), b.fsub(even, odd)), k
+        scale = b.bitcast(b.shl(b.bitcast(biased, I64), ll.Constant(I64, 52)), F64)
+        return b.fadd(_c(2.0), b.fadd(even, odd)), b.fadd(_c(2.0), b.fsub(even, odd)), scale
 
     def _exp_small(self, y):
         """exp(y) for |y| <= 44 or NaN (no overflow, no special values): y = k ln2 + r,
