@@ -50,6 +50,23 @@ def vector_bytes() -> int:
     return int(text) if text else hardware.simd_bytes()
 
 
+def math_loop_interleave() -> int:
+    """``POLYFUSE_MATH_INTERLEAVE``: how many vectors a loop with inline transcendentals works on
+    side by side (backends.cpu.llvm, ``interleave_math_loops``).  Default 4 with 512-bit vectors
+    (AVX-512 has 32 vector registers), else 2 (AVX2's 16 spilled at 4); a bad value is an
+    ArgumentError."""
+    value = os.environ.get("POLYFUSE_MATH_INTERLEAVE")
+    if not value:
+        return 4 if vector_bytes() >= 64 else 2
+    try:
+        count = int(value)
+    except ValueError:
+        raise ArgumentError(f"POLYFUSE_MATH_INTERLEAVE={value!r} is not an integer") from None
+    if count < 1:
+        raise ArgumentError(f"POLYFUSE_MATH_INTERLEAVE={value!r} must be at least 1")
+    return count
+
+
 # ---- run-time knobs ----------------------------------------------------------------------------
 
 def num_threads() -> int | None:

@@ -67,7 +67,7 @@ from polyfuse.model.loop_ast import (
     statements_in,
 )
 from polyfuse.model.scop import ArrayInfo, isl_name
-from polyfuse.options import jit_small_code, row_alias_checks, tiled_lsr
+from polyfuse.options import jit_small_code, math_loop_interleave, row_alias_checks, tiled_lsr
 from polyfuse.runtime.variant import address
 
 _INIT_LOCK = threading.Lock()
@@ -581,19 +581,22 @@ def wide_vector_functions(text: str, names: list[str]) -> str:
     return text
 
 
-#: How many vectors an innermost loop with inline transcendentals works on side by side.  Their
-#: polynomials are chains of dependent FMAs (exp: 13, 4 cycles each), and LLVM's cost model does
-#: not interleave a loop body that large, so one vector's chain waited for the previous one:
-#: interleaving two ran np.exp on 3.75 M doubles in 7.0 ms instead of 13.5 (AVX2, one thread;
-#: four: 6.3 ms, but a GELU-tanh chain ran slower, its registers spilled).
-MATH_LOOP_INTERLEAVE = 2
+#: How many vectors an innermost loop with inline transcendentals works on side by side
+#: (``options.math_loop_interleave``: 4 with AVX-512, else 2).  Their polynomials are chains of
+#: dependent FMAs (exp: 13, 4 cycles each), and LLVM's cost model does not interleave a loop body
+#: that large, so one vector's chain waited for the previous one: interleaving two ran np.exp on
+#: 3.75 M doubles in 7.0 ms instead of 13.5 (AVX2, one thread; four: 6.3 ms, but a GELU-tanh chain
+#: ran slower, its 16 registers spilled).  With AVX-512's 32 registers four ran the GELU-tanh loop
+#: 12% faster than two, sin and cos 20% (docs/performance.md, *Vector math*).
 MATH_LOOP = "polyfuse.math_loop"  # marks the back edge of such a loop in the printed module
 
 
 def interleave_math_loops(text: str) -> str:
     """``text`` with each back edge marked ``MATH_LOOP`` given loop metadata that asks the loop
-    vectorizer for ``MATH_LOOP_INTERLEAVE`` (llvmlite's IR builder cannot write the self-
-    referencing node that LLVM's loop IDs are, so it is added to the printed module)."""
+    vectorizer for ``math_loop_interleave()`` vectors side by side (llvmlite's IR builder cannot
+    write the self-referencing node that LLVM's loop IDs are, so it is added to the printed
+    module)."""
+    count = math_loop_interleave()
     taken = [int(n) for n in re.findall(r"^!(\d+) = ", text, flags=re.M)]
     first = max(taken, default=-1) + 1
     added: list[str] = []
@@ -601,7 +604,7 @@ def interleave_math_loops(text: str) -> str:
     def loop_id(_match: re.Match) -> str:
         number = first + len(added)
         added.append(f'!{number} = distinct !{{!{number}, '
-                     f'!{{!"llvm.loop.interleave.count", i32 {MATH_LOOP_INTERLEAVE}}}}}')
+                     f'!{{!"llvm.loop.interleave.count", i32 {count}}}}}')
         return f", !llvm.loop !{number}"
 
     text = re.sub(rf', !"?{re.escape(MATH_LOOP)}"? !\d+', loop_id, text)

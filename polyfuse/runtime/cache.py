@@ -91,6 +91,7 @@ def cpu_key() -> str:
         blas_row_chunks,
         blas_row_chunks_gemv,
         jit_small_code,
+        math_loop_interleave,
         row_alias_checks,
         tiled_lsr,
     )
@@ -99,7 +100,8 @@ def cpu_key() -> str:
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = (" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
     lsr = "" if tiled_lsr() else " tiled-no-lsr"
-    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
+    math = f" math-interleave-{math_loop_interleave()}"
+    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}{math}"
 
 
 def make_key(source: str, modules: str, signature: str, options: str) -> str:

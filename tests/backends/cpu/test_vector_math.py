@@ -11,6 +11,7 @@ import pytest
 from conftest import HAS_CPU, ulps_against_libm
 
 import polyfuse
+from polyfuse.options import math_loop_interleave
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="needs the LLVM backend")
 
@@ -132,7 +133,7 @@ def exps_of_rows(x, out):
 
 def test_loops_with_inline_math_are_interleaved():
     """The polynomials are chains of dependent FMAs: the innermost loop around one asks the loop
-    vectorizer to interleave (llvm.MATH_LOOP_INTERLEAVE), the outer loop and plain loops do not."""
+    vectorizer to interleave (options.math_loop_interleave), the outer loop and plain loops do not."""
     ir = polyfuse.kernel(exps_of_rows).inspect_llvm(np.ones((3, 5)), np.empty((3, 5)), optimized=False)
     assert ir.count('"llvm.loop.interleave.count"') == 1
     x = np.ones(8)
@@ -141,6 +142,24 @@ def test_loops_with_inline_math_are_interleaved():
     out = np.empty_like(y)
     polyfuse.kernel(exps_of_rows)(y, out)
     assert ulps_against_libm(out.ravel(), _reference(math.exp, y.ravel())).max() <= 1.0
+
+
+def test_math_loop_interleave_knob(monkeypatch):
+    """POLYFUSE_MATH_INTERLEAVE sets the interleave count of those loops (default 4 with 512-bit
+    vectors, else 2); a value below 1 or not an integer is refused."""
+    monkeypatch.setenv("POLYFUSE_MATH_INTERLEAVE", "3")
+    assert math_loop_interleave() == 3
+    ir = polyfuse.kernel(exps_of_rows).inspect_llvm(np.ones((3, 5)), np.empty((3, 5)), optimized=False)
+    assert '!"llvm.loop.interleave.count", i32 3}' in ir
+    for bad in ("0", "two"):
+        monkeypatch.setenv("POLYFUSE_MATH_INTERLEAVE", bad)
+        with pytest.raises(polyfuse.ArgumentError, match="POLYFUSE_MATH_INTERLEAVE"):
+            math_loop_interleave()
+    monkeypatch.delenv("POLYFUSE_MATH_INTERLEAVE")
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "32")
+    assert math_loop_interleave() == 2
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    assert math_loop_interleave() == 4
 
 
 def test_exp_converts_without_scalar_conversions():
