@@ -34,7 +34,7 @@ from polyfuse.model.loop_ast import (
     top_level,
 )
 from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv
-from polyfuse.runtime.linalg_library import thread_count_setter
+from polyfuse.runtime.linalg_library import can_set_blas_threads
 
 #: A region runs on several threads only once a serial run of it, at the same sizes, measured at
 #: least this much work per barrier.  A barrier costs ~0.1-1 us when every thread has a core and
@@ -155,7 +155,7 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     is too short for the pool's wake-up); a vector times a matrix (one row) is not.  Plain
     products only: no stack, triangle or in-place form, not an array times itself (NumPy runs
     ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits)."""
-    if not isinstance(node, StmtCall) or not thread_count_setter() or not blas_row_chunks():
+    if not isinstance(node, StmtCall) or not can_set_blas_threads() or not blas_row_chunks():
         return None
     region = program.statement(node.statement).region
     if region is None or len(region.body) != 1 or not isinstance(region.body[0], rg.Matmul):

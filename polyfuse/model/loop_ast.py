@@ -31,7 +31,9 @@ class Carried:
 class LazyText:
     """Text computed on first ``str()``: explain()'s notes whose isl work a compile need not pay
     (astgen's reason why a loop is parallel: 47 ms of fdtd-2d's 0.67 s compile).  Callers read it
-    where the compile's isl work may run (explain() holds the compile lock); it pickles as its text."""
+    where the compile's isl work may run (explain() holds the compile lock); it pickles as its text.
+    Its maker should hold what it needs as text, not isl objects (astgen's ``_Reasons``): a loop
+    AST lives as long as its kernel."""
 
     __slots__ = ("_make", "_text")
 

@@ -7,6 +7,7 @@ whether that loop carries any, which decides the ``parallel`` flag and the priva
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import islpy as isl
 
@@ -117,6 +118,7 @@ class _ParallelChecker:
         self.errors: list[Exception] = []
         self.reasons: list[LazyText] = []  # why each parallel loop is parallel, indexed from its annotation
         self.carried: list[Carried] = []  # what each recorded serial loop carries, likewise
+        self._why: _Reasons | None = None  # the inputs of ``reasons``, as text
 
     def annotate(self, build: isl.AstBuild) -> isl.Id:
         """isl ignores exceptions raised in callbacks, so keep them for the caller to raise."""
@@ -132,8 +134,10 @@ class _ParallelChecker:
         if self._carried(self.blocking, prefix):
             return self._serial(prefix)
         private = sorted({a for a, rel in self.local_false if self._carried(rel, prefix)})
-        domain = prefix.domain()
-        self.reasons.append(LazyText(lambda: self._reason(domain, private)))
+        if self._why is None:  # once per program, shared by its loops' reasons
+            self._why = _Reasons(tuple((d.kind, d.array, _pieces(d.relation)) for d in self.checked))
+        domain = {part.get_tuple_name(): part.to_str() for part in sets_of(prefix.domain())}
+        self.reasons.append(self._why.add(domain, tuple(private)))
         return isl.Id(f"parallel#{len(self.reasons) - 1}:" + ",".join(private))
 
     def _serial(self, prefix: isl.UnionMap) -> isl.Id:
@@ -146,19 +150,6 @@ class _ParallelChecker:
         self.carried.append(Carried(tuple(arrays), tuple(private)))
         return isl.Id(f"serial#{len(self.carried) - 1}")
 
-    def _reason(self, domain: isl.UnionSet, private: list[str]) -> str:
-        """The dependence check that allowed a parallel loop, in words: the dependences among the
-        loop's statement instances (``domain``), none of which this loop carries.  Only explain()
-        reads it: called from a LazyText when explain() first does."""
-        inside = sorted({f"{d.kind} on {d.array}" for d in self.checked
-                         if not d.relation.intersect_domain(domain).intersect_range(domain).is_empty()})
-        text = (f"carries none of its statements' dependences ({', '.join(inside)}): each is carried by an "
-                "outer loop or stays within one iteration" if inside
-                else "its statements have no dependences")
-        if private:
-            text += f"; false dependences on {', '.join(private)} removed by a private copy per iteration"
-        return text
-
     def _carried(self, deps: isl.UnionMap, prefix: isl.UnionMap) -> bool:
         """Unknown counts as carried: a check over its isl budget leaves the loop serial."""
         try:
@@ -166,6 +157,66 @@ class _ParallelChecker:
                 return carries(deps, prefix, self.context)
         except BudgetExceeded:
             return True
+
+
+#: a dependence relation as isl text, one map per pair of statements: (source, sink, map)
+Pieces = tuple[tuple[str, str, str], ...]
+
+
+class _Reasons:
+    """Why each parallel loop of one program is parallel, in words (explain() shows it), kept as
+    isl text, not isl objects, as ``analysis.traffic``'s footprints are: a loop AST that a kernel
+    keeps holds no dependences.  Computed for every loop at once when explain() first reads one
+    (``LazyText``), parsing only the pieces a loop's statements meet, each once per program."""
+
+    def __init__(self, checked: tuple[tuple[str, str, Pieces], ...]) -> None:
+        self.checked = checked  # (kind, array, relation) of the dependences the checks go through
+        #: each loop's statement instances (a set per statement) and private arrays
+        self.loops: list[tuple[dict[str, str], tuple[str, ...]]] = []
+        self.texts: list[str] | None = None
+
+    def add(self, domain: dict[str, str], private: tuple[str, ...]) -> LazyText:
+        self.loops.append((domain, private))
+        return LazyText(partial(self.text, len(self.loops) - 1))
+
+    def text(self, index: int) -> str:
+        if self.texts is None:
+            maps: dict[str, isl.Map] = {}
+            sets: dict[str, isl.Set] = {}
+            self.texts = [_reason(self.checked, domain, private, maps, sets) for domain, private in self.loops]
+            self.checked, self.loops = (), []
+        return self.texts[index]
+
+
+def _pieces(relation: isl.UnionMap) -> Pieces:
+    return tuple((m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out), m.to_str())
+                 for m in maps_of(relation))
+
+
+def _reason(checked: tuple[tuple[str, str, Pieces], ...], domain: dict[str, str], private: tuple[str, ...],
+            maps: dict[str, isl.Map], sets: dict[str, isl.Set]) -> str:
+    """The dependence check that allowed a parallel loop: the dependences among the loop's
+    statement instances (``domain``), none of which this loop carries.  ``maps``, ``sets``: isl
+    objects by their text, parsed once for the loops of one program."""
+
+    def meets(source: str, sink: str, relation: str) -> bool:
+        if source not in domain or sink not in domain:
+            return False
+        for text in (domain[source], domain[sink]):
+            if text not in sets:
+                sets[text] = isl.Set(text)
+        if relation not in maps:
+            maps[relation] = isl.Map(relation)
+        return not maps[relation].intersect_domain(sets[domain[source]]).intersect_range(sets[domain[sink]]).is_empty()
+
+    inside = sorted({f"{kind} on {array}" for kind, array, pieces in checked
+                     if any(meets(*piece) for piece in pieces)})
+    text = (f"carries none of its statements' dependences ({', '.join(inside)}): each is carried by an "
+            "outer loop or stays within one iteration" if inside
+            else "its statements have no dependences")
+    if private:
+        text += f"; false dependences on {', '.join(private)} removed by a private copy per iteration"
+    return text
 
 
 def _flatten_range(umap: isl.UnionMap) -> isl.UnionMap:

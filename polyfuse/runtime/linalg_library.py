@@ -77,10 +77,10 @@ def thread_count_functions() -> tuple[Callable[[], int], Callable[[int], None]] 
     return get, put
 
 
-def thread_count_setter() -> bool:
+def can_set_blas_threads() -> bool:
     """Can polyfuse put NumPy's OpenBLAS on one thread around a team run (NumPy's bundled
-    OpenBLAS, whose thread count it can read and set)?  Products that polyfuse's own threads
-    split by rows (backends/cpu/phases.py, ``row_chunked``) need it."""
+    OpenBLAS, whose process-wide thread count it can read and set)?  Products that polyfuse's
+    own threads split by rows (backends/cpu/phases.py, ``row_chunked``) need it."""
     return thread_count_functions() is not None
 
 

@@ -5,7 +5,8 @@ the options in its header); ``python regressions/X.py`` still runs it standalone
 a) an InternalError in the LLVM backend (an isl condition's integer 1 in an ``or`` of bools);
 b)-g) compiles that did not finish in 120 s (isl's exact dataflow, the scheduler and the legality
 checks on programs whose domains split into many pieces).  Each compile must finish within
-``COMPILE_SECONDS`` (generous for a loaded CI machine; about 10 s unloaded is the target).
+``COMPILE_SECONDS`` of the compiling thread's CPU time (generous; about 10 s is the target;
+CPU time, so that other jobs on a loaded CI machine do not count).
 """
 
 from __future__ import annotations
@@ -48,10 +49,10 @@ def test_regression_matches_python_and_compiles_in_bounded_time(path, monkeypatc
         args, _ = module.make_args(idx)
         expected = copy.deepcopy(args)
         fn(*expected)
-        start = time.perf_counter()
+        start = time.thread_time()  # the compile's own work: another job's load does not count
         kernel.compile(*args)
-        seconds = time.perf_counter() - start
-        assert seconds < COMPILE_SECONDS, f"{path.stem}: compile took {seconds:.1f} s"
+        seconds = time.thread_time() - start
+        assert seconds < COMPILE_SECONDS, f"{path.stem}: compile took {seconds:.1f} s of CPU"
         kernel(*args)
         for name, got, want in zip(module.ARG_ORDER, args, expected):
             if isinstance(want, np.ndarray):

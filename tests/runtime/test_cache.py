@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import types
 import warnings
 from pathlib import Path
 
@@ -64,6 +66,52 @@ def test_why_a_loop_is_parallel_is_computed_by_explain_and_kept_by_the_cache(cac
     loaded = polyfuse.kernel(axpy)
     assert loaded.compile(2.0, X, Y).from_cache
     assert [loop["why"] for loop in loaded.explain(2.0, X, Y)["parallel loops"] if loop["parallel"]] == words
+
+
+def smooth(A, B, steps):
+    for t in range(steps):
+        for i in range(1, A.shape[0] - 1):
+            B[i] = A[i - 1] + A[i + 1]
+        for i in range(1, A.shape[0] - 1):
+            A[i] = 0.5 * B[i]
+
+
+def _isl_objects(root) -> list:
+    """The isl objects ``root`` keeps alive (through containers and bound methods, not through
+    functions' globals)."""
+    found, stack, seen = [], [root], set()
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (str, bytes, int, float, type, types.ModuleType, types.FunctionType)):
+            continue
+        seen.add(id(obj))
+        if type(obj).__module__.startswith("islpy"):
+            found.append(obj)
+        stack.extend(gc.get_referents(obj))
+    return found
+
+
+def test_a_loop_ast_keeps_no_isl_objects_for_its_reasons(monkeypatch):
+    # the reasons keep isl text until explain() reads them (as fusion footprints do), not the
+    # dependences; each loop's words name only the dependences among its own statements
+    from polyfuse.model.loop_ast import For, nodes
+
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    A, B = np.arange(8.0), np.zeros(8)
+    k = polyfuse.kernel(smooth, fuse="none")
+    loops = [n for n in nodes(k.compile(A, B, 3).program.root) if isinstance(n, For) and n.parallel]
+    assert len(loops) == 2 and all(n.why_parallel._text is None for n in loops)
+    assert _isl_objects(loops[0].why_parallel) == []
+    assert [str(n.why_parallel) for n in loops] == [
+        f"carries none of its statements' dependences (WAW on {array}): each is carried by an outer loop "
+        "or stays within one iteration" for array in "BA"]
+    assert [loop.get("why") for loop in k.explain(A, B, 3)["parallel loops"] if loop["parallel"]] == [
+        str(n.why_parallel) for n in loops]
+    smooth(A, B, 3)
+    got = np.arange(8.0), np.zeros(8)
+    k(*got, 3)
+    np.testing.assert_array_equal(got[0], A)
+    np.testing.assert_array_equal(got[1], B)
 
 
 def test_options_are_part_of_the_key(cache_dir):

@@ -14,9 +14,10 @@ import pytest
 import polyfuse
 from polyfuse.model.loop_ast import StmtCall
 from polyfuse.runtime import threads
-from polyfuse.runtime.linalg_library import blas_on_one_thread, thread_count_functions, thread_count_setter
+from polyfuse.runtime.linalg_library import blas_on_one_thread, can_set_blas_threads, thread_count_functions
 
-pytestmark = pytest.mark.skipif(not thread_count_setter(), reason="NumPy's OpenBLAS with a per-thread count")
+pytestmark = pytest.mark.skipif(not can_set_blas_threads(),
+                                reason="needs NumPy's bundled OpenBLAS, whose (process-wide) thread count polyfuse sets")
 RNG = np.random.default_rng(3)
 
 
