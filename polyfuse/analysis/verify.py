@@ -102,6 +102,20 @@ def _memory_order_kept_within_budget(scop: Scop, array: str, reads: isl.UnionMap
 
 #: The program-order memory-based pairs of (scop, array), for candidates checked in memory order.
 _MEMORY: dict[tuple[int, str], tuple[Scop, isl.UnionMap]] = {}
+#: The strict program order of a scop's instances: the same for every array of it (a program with
+#: many arrays asked for it once per array, 0.44 s of a 1.2 s compile).
+_ORDER: dict[int, tuple[Scop, isl.UnionMap | None]] = {}
+
+
+def _program_order(scop: Scop) -> isl.UnionMap | None:
+    known = _ORDER.get(id(scop))
+    if known is not None and known[0] is scop:  # the Scop is kept alive with it: its id is not reused
+        return known[1]
+    if len(_ORDER) > 64:
+        _ORDER.clear()
+    order = strict_order(scop.schedule)
+    _ORDER[id(scop)] = (scop, order)
+    return order
 
 
 def _memory_pairs(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap) -> isl.UnionMap:
@@ -112,7 +126,7 @@ def _memory_pairs(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.Union
     if len(_MEMORY) > 256:
         _MEMORY.clear()
     original = scop.schedule
-    order = strict_order(original)
+    order = _program_order(scop)
     pairs = (memory_based(reads, writes, original, order).union(memory_based(writes, reads, original, order))
              .union(memory_based(writes, writes, original, order)))
     _MEMORY[key] = (scop, pairs)
