@@ -198,7 +198,7 @@ class BuiltinHelpers(ast.NodeTransformer):
         required = {"interp": 3, "searchsorted": 2, "polyval": 2, "sort": 1, "median": 1}[name]
         if len(node.args) > len(names) or not set(names[:required]) <= set(given):
             return node
-        key = self._kind(given[{"searchsorted": "v", "sort": "a", "median": "a"}.get(name, "x")])
+        key = self._value_rank(given[{"searchsorted": "v", "sort": "a", "median": "a"}.get(name, "x")])
         tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}.get(name, ())]
         helper = None if key is None else NUMPY_HELPERS[name][key]
         if helper is None or any(self._kind(t) != 1 for t in tables):
@@ -493,10 +493,30 @@ def local_extents(rw: Rewriter, body: list[ast.stmt]) -> dict[str, list[ast.expr
             if dims is not None and all({n.id for d in dims for n in ast.walk(d) if isinstance(n, ast.Name)}
                                         <= known for d in dims):
                 extents[target.id] = dims
+        elif isinstance(target, ast.Name) and stores.get(target.id) == 1 and isinstance(stmt, ast.Assign):
+            same = _same_extents(rw, stmt.value, extents)  # s = t, y = x.copy(): the same shape
+            if same is not None:
+                extents[target.id] = same
         if isinstance(stmt, ast.Assign):
             known.update(n.id for t in stmt.targets for n in ast.walk(t)
                          if isinstance(n, ast.Name) and stores.get(n.id) == 1)
     return extents
+
+
+def _same_extents(rw: Rewriter, value: ast.expr, extents: dict[str, list[ast.expr]]) -> list[ast.expr] | None:
+    """The extents of ``value`` where it is a name of known extents or a copy of one
+    (``x.copy()``, ``np.copy(x)``): an array argument's shape or a local array's extents."""
+    func = value.func if isinstance(value, ast.Call) and not value.keywords else None
+    if isinstance(value, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "copy":
+        if not value.args:
+            value = func.value
+        elif len(value.args) == 1 and isinstance(func.value, ast.Name) and rw.globals.get(func.value.id) is np:
+            value = value.args[0]
+    if not isinstance(value, ast.Name):
+        return None
+    if value.id in rw.ranks and value.id in rw.args:
+        return [shape_node(value.id, d) for d in range(rw.ranks[value.id])]
+    return extents.get(value.id)
 
 
 def _allocated_extents(rw: Rewriter, call: ast.Call, extents: dict[str, list[ast.expr]]) -> list[ast.expr] | None:

@@ -113,7 +113,7 @@ class Lifter:
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
-        params = [a.name for a in arguments if a.kind == "int"]
+        params = [isl_name(a.name) for a in arguments if a.kind == "int"]  # (an int named mod: mod_)
         for a in arguments:
             if a.kind == "array":
                 params.extend(shape_param(a.name, d) for d in range(a.rank))

@@ -90,7 +90,9 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
     helpers = BuiltinHelpers(rw, function_locals(tree), tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
-    tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
+    stack = (_key(fn) if fn is not None else source.tree.name,)
+    tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [GeneratorLoops(rw).visit(stmt) for stmt in tree.body]  # sum(E for i in ...): a loop
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
@@ -104,6 +106,20 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     for stmt in tree.body:
         prange_to_range(rw, stmt)
     return rw.source
+
+
+def _builtins_of_helpers(rw: Rewriter, tree: ast.FunctionDef, stack: tuple[str, ...]) -> list[ast.stmt]:
+    """The body with the builtin helpers (``sum(x)``, ``np.sort(a)``, ``math.isclose``) that user
+    helpers call written as polyfuse's helpers and inlined in turn: the user helpers' bodies are
+    the kernel's now, their parameters the caller's arguments, so the ranks the first pass tells
+    from the kernel's names tell these too.  A no-op where no helper called one."""
+    local = function_locals(tree)
+    tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # from math import isclose
+    helpers = BuiltinHelpers(rw, local, tree)
+    body = [helpers.visit(stmt) for stmt in tree.body]
+    if not helpers.aliases:
+        return body
+    return Inliner(rw, rw.globals, stack).block(body)
 
 
 def _single_exit(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -455,6 +471,19 @@ class Inliner(StatementTransformer):
         return node  # nested defs are refused by the checker
 
 
+def _calls_loop_builtin(tree: ast.AST, globals_: dict) -> bool:
+    """Whether ``tree`` calls a builtin that polyfuse writes as a helper with loops (``np.sort``,
+    ``np.median``, ``np.interp``, ``np.searchsorted``, ``np.polyval``, ``sum``)."""
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and globals_.get(func.value.id) is np and func.attr in builtin_helpers.NUMPY_HELPERS:
+            return True
+        if isinstance(func, ast.Name) and func.id == "sum" and func.id not in globals_:
+            return True
+    return False
+
+
 def _discardable(node: ast.expr) -> bool:
     """Whether evaluating ``node`` and dropping the value does nothing: a name, a constant or an
     attribute of a name (``x.shape``)."""
@@ -479,7 +508,9 @@ class Helper:
         self.fn, self.call = fn, call
         self.source = read_source(fn)
         tree = self.source.tree
-        tree.body = single_exit(tree.body, value_used)  # returns from inside loops: one at the end
+        # returns from inside loops: one at the end; from inside ifs too where the helper calls a
+        # builtin written with loops (np.sort), whose statements need one hoisted value, not a select
+        tree.body = single_exit(tree.body, value_used, kernel=value_used and _calls_loop_builtin(tree, fn.__globals__))
         rw.mark(tree, self._origin(fn, call))
         self.values = self._bind(tree.args)
         self.call_values = dict(self.values)  # parameter -> the argument as the call wrote it
