@@ -50,6 +50,7 @@ from .control import (
 )
 from .expressions import ExpressionLifter
 from .function_args import drop_parameters
+from .global_arrays import add_frozen_parameters, check_not_written
 from .opaque import (
     bound_reason,
     kept_inside,
@@ -408,6 +409,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, LAPACK_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
             raise source.error(node, f"the name {node.id} is reserved for polyfuse's generated code")
     globals_ = dict(fn.__globals__)
+    source = add_frozen_parameters(source, fn)  # global arrays read: hidden arguments (kernel.py)
     source = drop_parameters(source, fn)  # function parameters: globals of this variant (kernel.py)
     source = unpack_parameters(source, arguments)  # a scipy.sparse matrix parameter -> its parts
     source = expand_parameters(source, arguments)  # a tuple parameter -> its elements
@@ -417,6 +419,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     lowered = lower_arrays(source, globals_, arguments, rules, JOIN_RULES, INDEX_RULES,  # NumPy statements -> loops
                            FORM_RULES)
     source, assumed, assertions = lowered.source, lowered.assumed, lowered.assertions
+    check_not_written(source, fn)  # a global array is a constant (numba's too)
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}

@@ -70,6 +70,7 @@ from .desugar import (
 )
 from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
+from .global_arrays import frozen_name
 from .source import KernelSource, location_key, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
@@ -148,7 +149,7 @@ def helper_texts(fn, source: KernelSource | None = None) -> str:
         functions.append((func, source.tree))
         for node in ast.walk(source.tree):
             if isinstance(node, ast.Call):
-                helper = _helper_function(node.func, func.__globals__)
+                helper = helper_function(node.func, func.__globals__)
                 key = f"{getattr(helper, '__module__', '')}.{getattr(helper, '__qualname__', '')}"
                 if helper is not None and key not in seen:
                     helper_source = read_source(helper)
@@ -325,7 +326,7 @@ class _Renamed(ast.NodeTransformer):
 
 # ---- 1. helper functions ------------------------------------------------------------------------
 
-def _helper_function(func: ast.expr, globals_: dict) -> types.FunctionType | None:
+def helper_function(func: ast.expr, globals_: dict) -> types.FunctionType | None:
     """The plain Python function a call's ``func`` names (a numba dispatcher: its ``py_func``)."""
     obj = None
     if isinstance(func, ast.Name):
@@ -413,7 +414,7 @@ class Inliner(StatementTransformer):
 
     def visit_Expr(self, node: ast.Expr):
         call = node.value
-        fn = _helper_function(call.func, self.globals) if isinstance(call, ast.Call) else None
+        fn = helper_function(call.func, self.globals) if isinstance(call, ast.Call) else None
         if fn is None or not isinstance(call, ast.Call):
             return self.generic_visit(node)
         self.generic_visit(call)
@@ -424,7 +425,7 @@ class Inliner(StatementTransformer):
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
-        fn = _helper_function(node.func, self.globals)
+        fn = helper_function(node.func, self.globals)
         if fn is None:
             return node
         helper = Helper(self, fn, node)
@@ -579,6 +580,10 @@ class Helper:
                 if not isinstance(node, ast.Name) or node.id in stored or node.id in self.values:
                     continue
                 obj = self.fn.__globals__.get(node.id)
+                if isinstance(obj, np.ndarray) and isinstance(node.ctx, ast.Load):  # a frozen global array
+                    node.id = frozen_name(self.fn.__globals__.get("__name__", ""), self.rw.globals.get("__name__", ""),
+                                          node.id)
+                    continue
                 if obj is None or not (isinstance(obj, types.ModuleType) or _is_prange(obj)
                                        or module_attribute(obj) is not None):
                     continue
@@ -767,7 +772,7 @@ def _returns(stmts: list[ast.stmt]) -> bool:
 def _names_outside(tree: ast.AST, skip: ast.AST, globals_: dict) -> set[str]:
     """The names in ``tree`` outside the subtree ``skip`` and outside calls of helpers (which run
     before the statement too, in the order Python calls them)."""
-    if tree is skip or isinstance(tree, ast.Call) and _helper_function(tree.func, globals_) is not None:
+    if tree is skip or isinstance(tree, ast.Call) and helper_function(tree.func, globals_) is not None:
         return set()
     found = {tree.id} if isinstance(tree, ast.Name) else set()
     for child in ast.iter_child_nodes(tree):
