@@ -276,6 +276,17 @@ class ExpressionLifter:
 
     def _BoolOp(self, node: ast.BoolOp) -> ir.Expr:
         op = "and" if isinstance(node.op, ast.And) else "or"
+        first = node.values[0]
+        holds = self.affine_condition(first) if len(node.values) > 1 else None
+        if holds is not None:  # i > 0 and a[i - 1] < t: the rest is read only where Python reads it
+            rest = node.values[1:]
+            rest_node = rest[0] if len(rest) == 1 else ast.copy_location(ast.BoolOp(node.op, rest), node)
+            where = holds if op == "and" else self.universe(node).subtract(holds)
+            later = self.truth(self.guarded(rest_node, where))
+            cond = self.truth(self.convert(first))
+            decided = ir.Const(op == "or", "bool", cond.weak)
+            then, otherwise = (later, decided) if op == "and" else (decided, later)
+            return ir.Select(cond, then, otherwise, "bool", cond.weak and later.weak, guarded=True)
         values = tuple(self.truth(self.convert(v)) for v in node.values)
         return ir.BoolOp(op, values, weak=all(v.weak for v in values))
 
