@@ -66,7 +66,7 @@ from .scalars import check_int_literals
 from .source import KernelSource, read_source
 from .sparse import check_uses, unpack_parameters
 from .tuple_args import expand_parameters
-from .types import VType, promote
+from .types import VType, merged
 
 
 @dataclass(frozen=True)
@@ -367,7 +367,7 @@ class Lifter:
             raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
         previous = self.assigned.get(name)
-        self.assigned[name] = vtype if previous is None else promote(previous, vtype)
+        self.assigned[name] = vtype if previous is None else merged(previous, vtype)
         if name not in self.arrays:
             current = self.scalar_types.get(name, vtype)
             self.arrays[name] = ArrayInfo(name, current.dtype, (), "local")
