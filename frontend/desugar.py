@@ -42,6 +42,7 @@ import numpy as np
 
 from .allocation import ALLOCATORS
 from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, ROW_HELPERS
+from .global_arrays import TUPLE_PREFIX, frozen_name, number_tuple
 from .range_steps import variable_step
 
 
@@ -436,6 +437,8 @@ class Constants(ast.NodeTransformer):
         if not isinstance(node.ctx, ast.Load) or node.id in self.local or node.id not in self.globals:
             return node
         value = self.globals[node.id]
+        if number_tuple(value) is not None:  # OFFSETS = (-1, 0, 1): the display of its numbers
+            return self.rw.placed(ast.Tuple([ast.Constant(v) for v in value], ast.Load()), node)
         if not constant_value(value):
             return node
         if type(value) in (int, float, bool):
@@ -445,10 +448,63 @@ class Constants(ast.NodeTransformer):
                         [ast.Constant(value.item())], [])
         return self.rw.placed(call, node)
 
+    def _tuple(self, node: ast.expr) -> tuple | None:
+        """The value of a global tuple of numbers that ``node`` names."""
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in self.local \
+                and number_tuple(self.globals.get(node.id)) is not None:
+            return self.globals[node.id]
+        return None
+
+    def _element(self, name: ast.Name, index: ast.expr, like: ast.AST) -> ast.expr:
+        """``NAME[index]`` for a computed index: the element of the tuple's hidden array
+        (frontend/global_arrays.py; a run-time subscript, checked), as the tuple's Python number."""
+        kind = number_tuple(self.globals[name.id])
+        assert kind is not None
+        hidden = frozen_name(self.globals.get("__name__", ""), self.rw.globals.get("__name__", ""),
+                             TUPLE_PREFIX + name.id)
+        read = ast.Subscript(ast.Name(hidden, ast.Load()), index, ast.Load())
+        return self.rw.placed(ast.Call(ast.Name(kind.__name__, ast.Load()), [read], []), like)
+
+    def visit_Subscript(self, node: ast.Subscript):
+        """``OFFSETS[k]`` of a global tuple of numbers: its element (a constant index) or the
+        element of its hidden array (a computed one: ``x[i + OFFSETS[k]]``)."""
+        value = self._tuple(node.value)
+        if value is None:
+            self.generic_visit(node)
+            return node
+        node.slice = self.visit(node.slice)
+        k = int_constant(node.slice)
+        if k is not None and -len(value) <= k < len(value):
+            return self.rw.placed(ast.Constant(value[k]), node)
+        if isinstance(node.slice, ast.Slice) or k is not None:
+            return self.generic_visit(node)  # a slice, an index out of range: as the display
+        assert isinstance(node.value, ast.Name)
+        return self._element(node.value, node.slice, node)
+
+    def visit_For(self, node: ast.For):
+        """``for o in OFFSETS:`` -> ``for k in range(len): o = OFFSETS[k]`` (its hidden array's element)."""
+        value = self._tuple(node.iter)
+        if value is None or not isinstance(node.target, ast.Name) or node.orelse:
+            self.generic_visit(node)
+            return node
+        assert isinstance(node.iter, ast.Name)
+        counter = self.rw.fresh(f"{node.target.id}_k")
+        element = self._element(node.iter, self.rw.placed(ast.Name(counter, ast.Load()), node), node)
+        first = ast.copy_location(ast.Assign([node.target], element), node)
+        body = [self.visit(s) for s in node.body]
+        loop = ast.For(self.rw.placed(ast.Name(counter, ast.Store()), node.target),
+                       self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(len(value))], []), node),
+                       [first, *body], [], None)
+        return ast.copy_location(loop, node)
+
     def visit_Call(self, node: ast.Call):
         """``float("inf")``, ``float("nan")`` (the builtin of a string literal): the float."""
         self.generic_visit(node)
         func = node.func
+        if isinstance(func, ast.Name) and func.id == "len" and func.id not in self.local and func.id not in self.globals \
+                and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Tuple) \
+                and not any(isinstance(e, ast.Starred) for e in node.args[0].elts):
+            return self.rw.placed(ast.Constant(len(node.args[0].elts)), node)  # len(OFFSETS): a tuple's length
         if isinstance(func, ast.Name) and func.id == "float" and func.id not in self.local \
                 and func.id not in self.globals and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -468,7 +524,7 @@ def constant_texts(functions: list[tuple[Callable, ast.FunctionDef]]) -> str:
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and node.id not in local:
                 value = func.__globals__.get(node.id)
-                if constant_value(value):
+                if constant_value(value) or number_tuple(value) is not None:
                     parts.append(f"{func.__qualname__}.{node.id}={type(value).__name__}:{value!r}")
                 elif isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
                     parts.append(f"{func.__qualname__}.{node.id}=dtype:{np.dtype(value).name}")  # dtype=np_float

@@ -26,6 +26,19 @@ from .source import KernelSource, read_source
 
 #: The attribute of a function compiled with frozen arrays: the names of its hidden parameters.
 FROZEN = "__polyfuse_frozen_arrays__"
+#: The prefix of a global tuple's hidden array (read where it is indexed by a computed value).
+TUPLE_PREFIX = "_pf_tuple_"
+_TUPLE_TYPES = (int, float, bool)
+
+
+def number_tuple(value: object) -> type | None:
+    """The element type of a global tuple of Python numbers all of one type (``OFFSETS = (-1, 0,
+    1)``: ``int``), which a kernel reads as a constant as numba does; None for anything else."""
+    if type(value) is not tuple or not value:
+        return None
+    kinds = {type(v) for v in value}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind if kind in _TUPLE_TYPES else None
 
 
 def frozen_name(module: str, kernel_module: str, name: str) -> str:
@@ -62,6 +75,8 @@ def global_arrays(fn: types.FunctionType, helper_of: Callable[[ast.expr, dict], 
                 value = func.__globals__.get(node.id)
                 if isinstance(value, np.ndarray):
                     found.setdefault(frozen_name(module, kernel_module, node.id), value)
+                elif number_tuple(value) is not None:  # its elements at computed indices
+                    found.setdefault(frozen_name(module, kernel_module, TUPLE_PREFIX + node.id), np.array(value))
             if isinstance(node, ast.Call):
                 helper = helper_of(node.func, func.__globals__)
                 if helper is not None:

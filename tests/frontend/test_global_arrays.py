@@ -97,3 +97,56 @@ def test_explain_and_compile_see_the_frozen_arrays():
     args = (np.array([0, 1]), np.zeros(2))
     assert "TABLE" in str(k.explain(*args))
     k.compile(*args)
+
+
+OFFSETS = (-1, 0, 1)
+WTS = (0.25, 0.5, 0.25)
+DIRS = ((0, 1), (1, 0))
+PRIMES = [2, 3, 5]
+
+
+def tuple_stencil(x, out):
+    for i in range(1, x.shape[0] - 1):
+        s = 0.0
+        for k in range(len(OFFSETS)):
+            s += WTS[k] * x[i + OFFSETS[k]]  # computed indices: the tuples' hidden arrays
+        for o in OFFSETS:
+            s += o * WTS[-1]
+        out[i] = s + WTS[1] + len(WTS)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_global_tuples_of_numbers_are_constants(target):
+    x = np.array([1.0, -2.0, 0.5, 4.0, 3.0])
+    out, want = np.zeros(5), np.zeros(5)
+    polyfuse.kernel(tuple_stencil, target=target)(x, out)
+    tuple_stencil(x, want)
+    np.testing.assert_array_equal(out, want)
+
+
+def nested_tuple(x):
+    return x[DIRS[0][1]]
+
+
+def global_list(x):
+    return x[0] * PRIMES[1]
+
+
+@pytest.mark.parametrize("fn, kind", [(nested_tuple, "tuple"), (global_list, "list")])
+def test_other_globals_are_refused_with_what_is_read(fn, kind):
+    with pytest.raises(polyfuse.UnsupportedError, match=rf"test_global_arrays.py:\d+:\d+: global '\w+' \(a {kind}\) "
+                       "is not a value a kernel can read; globals may be numbers, NumPy arrays and flat tuples"):
+        polyfuse.kernel(fn, target="python")(np.ones(3))
+
+
+def random_inside(n):
+    s = 0.0
+    for _ in range(n):
+        s += np.random.random()
+    return s
+
+
+def test_random_numbers_inside_a_kernel_are_refused_with_the_reason():
+    with pytest.raises(polyfuse.UnsupportedError, match=r"random numbers drawn inside the kernel "
+                       r"\(np\.random\.random\) are not supported.*pass the array"):
+        polyfuse.kernel(random_inside, target="python")(3)
