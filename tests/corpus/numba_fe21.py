@@ -88,6 +88,9 @@ def median_abs_deviation(x):
 WEIGHTS = np.array([0.25, 0.5, 0.25])
 POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 STENCIL = np.array([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]])
+OFFSETS = (-1, 0, 1)  # global tuples of numbers: constants too
+SIZE = 3
+WTS = (0.25, 0.5, 0.25)
 
 
 def smooth_global(x, out):
@@ -729,8 +732,280 @@ def matmul_loops(A, B):
     return C
 
 
-def _args_sorted(rng):
-    return (np.sort(rng.standard_normal(12)),)
+# ---- more: tuple-returning helpers, sorts, k-means, Python bools returned -----------------------
+
+
+def _minmax(x):
+    lo = x[0]
+    hi = x[0]
+    for v in x:
+        lo = min(lo, v)
+        hi = max(hi, v)
+    return lo, hi
+
+
+def normalize(x):
+    lo, hi = _minmax(x)
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = (x[i] - lo) / (hi - lo)
+    return out
+
+
+def _qr(a, b):
+    return a // b, a % b
+
+
+def split_index(flat, ncols, rows, cols):
+    for k in range(flat.shape[0]):
+        r, c = _qr(flat[k], ncols)
+        rows[k] = r
+        cols[k] = c
+
+
+def dist_rows(X):
+    n = X.shape[0]
+    D = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = np.sqrt(np.sum((X[i] - X[j]) ** 2))
+            D[i, j] = d
+            D[j, i] = d
+    return D
+
+
+def kmeans_step(X, centers):
+    n, d = X.shape
+    k = centers.shape[0]
+    labels = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        best = np.inf
+        for c in range(k):
+            dist = 0.0
+            for j in range(d):
+                dist += (X[i, j] - centers[c, j]) ** 2
+            if dist < best:
+                best = dist
+                labels[i] = c
+    new = np.zeros((k, d))
+    counts = np.zeros(k)
+    for i in range(n):
+        counts[labels[i]] += 1
+        for j in range(d):
+            new[labels[i], j] += X[i, j]
+    for c in range(k):
+        if counts[c] > 0:
+            for j in range(d):
+                new[c, j] /= counts[c]
+    return labels, new
+
+
+def row_normalize(A):
+    out = np.empty_like(A)
+    for i in range(A.shape[0]):
+        s = A[i].sum()
+        out[i, :] = A[i, :] / s
+    return out
+
+
+def insertion_sort(a):
+    b = a.copy()
+    for i in range(1, b.shape[0]):
+        key = b[i]
+        j = i - 1
+        while j >= 0 and b[j] > key:
+            b[j + 1] = b[j]
+            j -= 1
+        b[j + 1] = key
+    return b
+
+
+def bubble_sort_inplace(a):
+    n = a.shape[0]
+    for i in range(n):
+        swapped = False
+        for j in range(n - 1 - i):
+            if a[j] > a[j + 1]:
+                a[j], a[j + 1] = a[j + 1], a[j]
+                swapped = True
+        if not swapped:
+            break
+
+
+def game_of_life(grid):
+    n, m = grid.shape
+    new = np.zeros_like(grid)
+    for i in range(n):
+        for j in range(m):
+            s = 0
+            for di in range(-1, 2):
+                for dj in range(-1, 2):
+                    if di != 0 or dj != 0:
+                        s += grid[(i + di) % n, (j + dj) % m]
+            if grid[i, j] == 1 and (s == 2 or s == 3):
+                new[i, j] = 1
+            elif grid[i, j] == 0 and s == 3:
+                new[i, j] = 1
+    return new
+
+
+def is_sorted(x):
+    for i in range(1, x.shape[0]):
+        if x[i] < x[i - 1]:
+            return False
+    return True
+
+
+def any_negative(x):
+    found = False
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            found = True
+            break
+    return found
+
+
+def weighted_choice(weights, u):
+    total = 0.0
+    for w in weights:
+        total += w
+    r = u * total
+    acc = 0.0
+    for i in range(weights.shape[0]):
+        acc += weights[i]
+        if r < acc:
+            return i
+    return weights.shape[0] - 1
+
+
+def max_subarray(x):
+    best = x[0]
+    cur = x[0]
+    for i in range(1, x.shape[0]):
+        cur = max(x[i], cur + x[i])
+        best = max(best, cur)
+    return best
+
+
+def string_hash(codes, mod):
+    h = 0
+    for i in range(codes.shape[0]):
+        h = (h * 31 + codes[i]) % mod
+    return h
+
+
+# ---- global tuples, temporaries, generators, nested while, softmax ----------------------------
+
+
+def tuple_global(x, out):
+    for i in range(1, x.shape[0] - 1):
+        s = 0.0
+        for k in range(SIZE):
+            s += x[i + OFFSETS[k]]
+        out[i] = s / SIZE
+
+
+def tuple_global_loop(x):
+    s = 0.0
+    for o in OFFSETS:
+        s += x[o + 1]
+    return s
+
+
+def tuple_len(x):
+    s = 0.0
+    for k in range(len(WTS)):
+        s += WTS[k] * x[k]
+    return s + WTS[-1] + len(OFFSETS)
+
+
+def local_temp_in_loop(X):
+    n = X.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        t = np.zeros(3)
+        for k in range(3):
+            t[k] = X[i, k] * 2.0
+        out[i] = t[0] + t[1] * t[2]
+    return out
+
+
+def unpack_rows(pos):
+    s = 0.0
+    for i in range(pos.shape[0]):
+        x, y = pos[i]
+        s += math.hypot(x, y)
+    return s
+
+
+def sum_of_squares_gen(x):
+    return sum(v * v for v in x)
+
+
+def nested_while(n):
+    count = 0
+    i = 0
+    while i < n:
+        j = 0
+        while j < i:
+            if (i + j) % 3 == 0:
+                count += 1
+            j += 1
+        i += 1
+    return count
+
+
+def mean_std(x):
+    n = x.shape[0]
+    m = 0.0
+    for v in x:
+        m += v
+    m /= n
+    var = 0.0
+    for v in x:
+        var += (v - m) ** 2
+    return m, math.sqrt(var / n)
+
+
+def matrix_power_loop(A, k):
+    n = A.shape[0]
+    R = np.eye(n)
+    for _ in range(k):
+        T = np.zeros((n, n))
+        for i in range(n):
+            for j in range(n):
+                for p in range(n):
+                    T[i, j] += R[i, p] * A[p, j]
+        R = T
+    return R
+
+
+def softmax_rows(X):
+    out = np.empty_like(X)
+    for i in range(X.shape[0]):
+        m = X[i].max()
+        s = 0.0
+        for j in range(X.shape[1]):
+            out[i, j] = math.exp(X[i, j] - m)
+            s += out[i, j]
+        for j in range(X.shape[1]):
+            out[i, j] /= s
+    return out
+
+
+def cross_entropy(p, labels):
+    loss = 0.0
+    for i in range(p.shape[0]):
+        loss -= math.log(p[i, labels[i]] + 1e-12)
+    return loss / p.shape[0]
+
+
+def _wsum(x, i):
+    return WTS[0] * x[i - 1] + WTS[1] * x[i] + WTS[2] * x[i + 1]
+
+
+def tuple_in_helper_ret(x):
+    return _wsum(x, 1)
 
 
 CASES = [
@@ -813,4 +1088,32 @@ CASES = [
     Case("moving_average", moving_average, lambda rng: (rng.standard_normal(12), 3)),
     Case("ewma", ewma, lambda rng: (rng.standard_normal(12), 0.3)),
     Case("matmul_loops", matmul_loops, lambda rng: (rng.standard_normal((4, 5)), rng.standard_normal((5, 3)))),
+    # more
+    Case("normalize", normalize, lambda rng: (rng.standard_normal(9),)),
+    Case("split_index", split_index, lambda rng: (rng.integers(0, 40, 8), 6, np.zeros(8, np.int64), np.zeros(8, np.int64))),
+    Case("dist_rows", dist_rows, lambda rng: (rng.standard_normal((5, 3)),)),
+    Case("kmeans_step", kmeans_step, lambda rng: (rng.standard_normal((12, 2)), rng.standard_normal((3, 2)))),
+    Case("row_normalize", row_normalize, lambda rng: (rng.uniform(0.5, 1, (4, 5)),)),
+    Case("string_hash", string_hash, lambda rng: (rng.integers(0, 128, 20), 1000003)),
+    Case("insertion_sort", insertion_sort, lambda rng: (rng.standard_normal(9),)),
+    Case("bubble_sort_inplace", bubble_sort_inplace, lambda rng: (rng.standard_normal(9),)),
+    Case("game_of_life", game_of_life, lambda rng: ((rng.random((6, 6)) < 0.4).astype(np.int64),)),
+    Case("is_sorted", is_sorted, lambda rng: (np.sort(rng.standard_normal(6)),)),
+    Case("is_sorted_no", is_sorted, lambda rng: (rng.standard_normal(6),)),
+    Case("weighted_choice", weighted_choice, lambda rng: (rng.uniform(0, 1, 6), float(rng.random()))),
+    Case("any_negative", any_negative, lambda rng: (rng.standard_normal(6),)),
+    Case("max_subarray", max_subarray, lambda rng: (rng.standard_normal(12),)),
+    # global tuples and more
+    Case("tuple_global", tuple_global, lambda rng: (rng.standard_normal(9), np.zeros(9))),
+    Case("tuple_global_loop", tuple_global_loop, lambda rng: (rng.standard_normal(4),)),
+    Case("local_temp_in_loop", local_temp_in_loop, lambda rng: (rng.standard_normal((5, 3)),)),
+    Case("unpack_rows", unpack_rows, lambda rng: (rng.standard_normal((5, 2)),)),
+    Case("sum_of_squares_gen", sum_of_squares_gen, lambda rng: (rng.standard_normal(8),)),
+    Case("nested_while", nested_while, lambda rng: (9,)),
+    Case("mean_std", mean_std, lambda rng: (rng.standard_normal(12),)),
+    Case("matrix_power_loop", matrix_power_loop, lambda rng: (rng.standard_normal((3, 3)) * 0.5, 3)),
+    Case("cross_entropy", cross_entropy, lambda rng: (rng.uniform(0.1, 1, (5, 3)), rng.integers(0, 3, 5))),
+    Case("softmax_rows", softmax_rows, lambda rng: (rng.standard_normal((3, 4)),)),
+    Case("tuple_len", tuple_len, lambda rng: (rng.standard_normal(4),)),
+    Case("tuple_in_helper_ret", tuple_in_helper_ret, lambda rng: (rng.standard_normal(4),)),
 ]
