@@ -1008,6 +1008,68 @@ def tuple_in_helper_ret(x):
     return _wsum(x, 1)
 
 
+# ---- image thresholds, interpolation, counts by pairs, a buffer and its count ---------------------
+
+
+def bilinear(img, xs, ys):
+    out = np.empty(xs.shape[0])
+    for k in range(xs.shape[0]):
+        x = xs[k]
+        y = ys[k]
+        i = int(math.floor(y))
+        j = int(math.floor(x))
+        fy = y - i
+        fx = x - j
+        out[k] = ((1 - fy) * ((1 - fx) * img[i, j] + fx * img[i, j + 1])
+                  + fy * ((1 - fx) * img[i + 1, j] + fx * img[i + 1, j + 1]))
+    return out
+
+
+def zero_crossings(x):
+    idx = np.zeros(x.shape[0], dtype=np.int64)
+    c = 0
+    for i in range(1, x.shape[0]):
+        if x[i - 1] * x[i] < 0:
+            idx[c] = i
+            c += 1
+    return idx, c
+
+
+def otsu(h):
+    total = 0
+    for i in range(256):
+        total += h[i]
+    sum_all = 0.0
+    for i in range(256):
+        sum_all += i * h[i]
+    wb = 0
+    sb = 0.0
+    best = -1.0
+    t = 0
+    for i in range(256):
+        wb += h[i]
+        if wb == 0:
+            continue
+        wf = total - wb
+        if wf == 0:
+            break
+        sb += i * h[i]
+        mb = sb / wb
+        mf = (sum_all - sb) / wf
+        between = wb * wf * (mb - mf) ** 2
+        if between > best:
+            best = between
+            t = i
+    return t
+
+
+def ngram_counts(tokens, vocab):
+    counts = np.zeros((vocab, vocab), dtype=np.int64)
+    for i in range(tokens.shape[0] - 1):
+        counts[tokens[i], tokens[i + 1]] += 1
+    return counts
+
+
 CASES = [
     # builtin helpers inside user helpers
     Case("robust_center_odd", robust_center, lambda rng: (rng.standard_normal(9),)),
@@ -1116,4 +1178,9 @@ CASES = [
     Case("softmax_rows", softmax_rows, lambda rng: (rng.standard_normal((3, 4)),)),
     Case("tuple_len", tuple_len, lambda rng: (rng.standard_normal(4),)),
     Case("tuple_in_helper_ret", tuple_in_helper_ret, lambda rng: (rng.standard_normal(4),)),
+    # images, interpolation, a buffer with its count (what list.append code becomes)
+    Case("bilinear", bilinear, lambda rng: (rng.standard_normal((5, 5)), rng.uniform(0, 3.9, 6), rng.uniform(0, 3.9, 6))),
+    Case("zero_crossings", zero_crossings, lambda rng: (rng.standard_normal(12),)),
+    Case("otsu", otsu, lambda rng: (rng.integers(0, 20, 256),)),
+    Case("ngram_counts", ngram_counts, lambda rng: (rng.integers(0, 4, 15), 4)),
 ]
