@@ -43,7 +43,7 @@ import numpy as np
 from .allocation import ALLOCATORS
 from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, ROW_HELPERS
 from .global_arrays import TUPLE_PREFIX, frozen_name, number_tuple
-from .range_steps import variable_step
+from .range_steps import strided_store, variable_step
 
 
 class Rewriter(Protocol):
@@ -652,6 +652,13 @@ class Desugar(StatementTransformer):
         return ast.copy_location(ast.Assign([node.target], value), node)
 
     def visit_Assign(self, node: ast.Assign):
+        target = node.targets[0]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            extents = self.rw.local_extents.get(target.value.id)
+            strided = strided_store(self.rw, node, len(extents) if extents is not None
+                                    else self.rw.ranks.get(target.value.id))
+            if strided is not None:  # is_p[i * i::i] = False: the loop it means
+                return strided
         if len(node.targets) > 1 and not any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) for t in node.targets):
             # a = b = value: the value once, then each target from left to right, as Python does
             if isinstance(node.value, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Constant) for e in node.value.elts):

@@ -1070,6 +1070,15 @@ def ngram_counts(tokens, vocab):
     return counts
 
 
+def primes_below(n):
+    is_p = np.ones(n, dtype=np.bool_)
+    is_p[:2] = False
+    for i in range(2, int(math.sqrt(n)) + 1):
+        if is_p[i]:
+            is_p[i * i::i] = False  # a slice step computed at run time: the loop it means
+    return is_p
+
+
 CASES = [
     # builtin helpers inside user helpers
     Case("robust_center_odd", robust_center, lambda rng: (rng.standard_normal(9),)),
@@ -1183,4 +1192,5 @@ CASES = [
     Case("zero_crossings", zero_crossings, lambda rng: (rng.standard_normal(12),)),
     Case("otsu", otsu, lambda rng: (rng.integers(0, 20, 256),)),
     Case("ngram_counts", ngram_counts, lambda rng: (rng.integers(0, 4, 15), 4)),
+    Case("primes_below", primes_below, lambda rng: (30,)),
 ]
