@@ -54,6 +54,7 @@ from .types import (
     VType,
     argument_type,
     casts,
+    merged,
     promote,
     true_divide,
 )
@@ -1379,8 +1380,8 @@ class Lowering:
         return ast.Assign([ast.Name(name, ast.Store())], expr)
 
     def note_scalar(self, name: str, vtype: VType) -> None:
-        self.assigned[name] = promote_any(self.assigned.get(name, vtype), vtype)
-        self.scalars[name] = promote_any(self.scalars.get(name, vtype), vtype)
+        self.assigned[name] = _merged_any(self.assigned.get(name, vtype), vtype)
+        self.scalars[name] = _merged_any(self.scalars.get(name, vtype), vtype)
 
     def store(self, stmt: ast.stmt, view: View, value: View) -> list[ast.stmt]:
         """``view[...] = value`` element by element, through a temporary when it must be."""
@@ -3843,6 +3844,13 @@ def promote_any(a: VType, b: VType) -> VType:
     if a.dtype == "unknown" or b.dtype == "unknown":
         return UNKNOWN
     return promote(a, b)
+
+
+def _merged_any(a: VType, b: VType) -> VType:
+    """The type of a local assigned values of types ``a`` and ``b`` (types.merged: bools stay bools)."""
+    if a.dtype == "unknown" or b.dtype == "unknown":
+        return UNKNOWN
+    return merged(a, b)
 
 
 BOOL_ARRAY = VType("bool", False)

@@ -294,6 +294,11 @@ class SubsetChecker(ast.NodeVisitor):
         func = node.func
         if is_reassoc_call(node) or is_numpy_abs_call(node):
             return self.visit_expr(node.args[0])
+        if _random_module(func, self.globals):
+            raise self.source.error(node, f"random numbers drawn inside the kernel ({ast.unparse(func)}) are not "
+                                    "supported: a compiled generator would not give NumPy's or Python's stream, so "
+                                    "results could not equal the undecorated function's; draw them before the call "
+                                    "(rng.random(n)) and pass the array", "random numbers")
         if isinstance(func, ast.Name) and func.id in _BUILTINS:
             if func.id in ("min", "max") and len(node.args) < 2:
                 self.fail(node, f"{func.id}() of fewer than two values", "expr")
@@ -448,3 +453,21 @@ def is_allocation(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
         and module_of(value.func.value, globals_) == "np"
         and value.func.attr in ALLOCATORS
     )
+
+
+def _random_module(func: ast.expr, globals_: dict) -> bool:
+    """Whether ``func`` is an attribute of ``numpy.random`` or Python's ``random`` module
+    (``np.random.random``, ``random.gauss``), named through the kernel's globals."""
+    if not isinstance(func, ast.Attribute):
+        return False
+    parts: list[str] = []
+    node: ast.expr = func.value
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    obj = globals_.get(node.id)
+    for part in parts:
+        obj = getattr(obj, part, None)
+    return getattr(obj, "__name__", None) in ("numpy.random", "random")

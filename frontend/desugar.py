@@ -42,7 +42,8 @@ import numpy as np
 
 from .allocation import ALLOCATORS
 from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, ROW_HELPERS
-from .range_steps import variable_step
+from .global_arrays import TUPLE_PREFIX, frozen_name, number_tuple
+from .range_steps import strided_store, variable_step
 
 
 class Rewriter(Protocol):
@@ -198,7 +199,7 @@ class BuiltinHelpers(ast.NodeTransformer):
         required = {"interp": 3, "searchsorted": 2, "polyval": 2, "sort": 1, "median": 1}[name]
         if len(node.args) > len(names) or not set(names[:required]) <= set(given):
             return node
-        key = self._kind(given[{"searchsorted": "v", "sort": "a", "median": "a"}.get(name, "x")])
+        key = self._value_rank(given[{"searchsorted": "v", "sort": "a", "median": "a"}.get(name, "x")])
         tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}.get(name, ())]
         helper = None if key is None else NUMPY_HELPERS[name][key]
         if helper is None or any(self._kind(t) != 1 for t in tables):
@@ -436,6 +437,8 @@ class Constants(ast.NodeTransformer):
         if not isinstance(node.ctx, ast.Load) or node.id in self.local or node.id not in self.globals:
             return node
         value = self.globals[node.id]
+        if number_tuple(value) is not None:  # OFFSETS = (-1, 0, 1): the display of its numbers
+            return self.rw.placed(ast.Tuple([ast.Constant(v) for v in value], ast.Load()), node)
         if not constant_value(value):
             return node
         if type(value) in (int, float, bool):
@@ -445,10 +448,63 @@ class Constants(ast.NodeTransformer):
                         [ast.Constant(value.item())], [])
         return self.rw.placed(call, node)
 
+    def _tuple(self, node: ast.expr) -> tuple | None:
+        """The value of a global tuple of numbers that ``node`` names."""
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in self.local \
+                and number_tuple(self.globals.get(node.id)) is not None:
+            return self.globals[node.id]
+        return None
+
+    def _element(self, name: ast.Name, index: ast.expr, like: ast.AST) -> ast.expr:
+        """``NAME[index]`` for a computed index: the element of the tuple's hidden array
+        (frontend/global_arrays.py; a run-time subscript, checked), as the tuple's Python number."""
+        kind = number_tuple(self.globals[name.id])
+        assert kind is not None
+        hidden = frozen_name(self.globals.get("__name__", ""), self.rw.globals.get("__name__", ""),
+                             TUPLE_PREFIX + name.id)
+        read = ast.Subscript(ast.Name(hidden, ast.Load()), index, ast.Load())
+        return self.rw.placed(ast.Call(ast.Name(kind.__name__, ast.Load()), [read], []), like)
+
+    def visit_Subscript(self, node: ast.Subscript):
+        """``OFFSETS[k]`` of a global tuple of numbers: its element (a constant index) or the
+        element of its hidden array (a computed one: ``x[i + OFFSETS[k]]``)."""
+        value = self._tuple(node.value)
+        if value is None:
+            self.generic_visit(node)
+            return node
+        node.slice = self.visit(node.slice)
+        k = int_constant(node.slice)
+        if k is not None and -len(value) <= k < len(value):
+            return self.rw.placed(ast.Constant(value[k]), node)
+        if isinstance(node.slice, ast.Slice) or k is not None:
+            return self.generic_visit(node)  # a slice, an index out of range: as the display
+        assert isinstance(node.value, ast.Name)
+        return self._element(node.value, node.slice, node)
+
+    def visit_For(self, node: ast.For):
+        """``for o in OFFSETS:`` -> ``for k in range(len): o = OFFSETS[k]`` (its hidden array's element)."""
+        value = self._tuple(node.iter)
+        if value is None or not isinstance(node.target, ast.Name) or node.orelse:
+            self.generic_visit(node)
+            return node
+        assert isinstance(node.iter, ast.Name)
+        counter = self.rw.fresh(f"{node.target.id}_k")
+        element = self._element(node.iter, self.rw.placed(ast.Name(counter, ast.Load()), node), node)
+        first = ast.copy_location(ast.Assign([node.target], element), node)
+        body = [self.visit(s) for s in node.body]
+        loop = ast.For(self.rw.placed(ast.Name(counter, ast.Store()), node.target),
+                       self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(len(value))], []), node),
+                       [first, *body], [], None)
+        return ast.copy_location(loop, node)
+
     def visit_Call(self, node: ast.Call):
         """``float("inf")``, ``float("nan")`` (the builtin of a string literal): the float."""
         self.generic_visit(node)
         func = node.func
+        if isinstance(func, ast.Name) and func.id == "len" and func.id not in self.local and func.id not in self.globals \
+                and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Tuple) \
+                and not any(isinstance(e, ast.Starred) for e in node.args[0].elts):
+            return self.rw.placed(ast.Constant(len(node.args[0].elts)), node)  # len(OFFSETS): a tuple's length
         if isinstance(func, ast.Name) and func.id == "float" and func.id not in self.local \
                 and func.id not in self.globals and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -468,7 +524,7 @@ def constant_texts(functions: list[tuple[Callable, ast.FunctionDef]]) -> str:
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and node.id not in local:
                 value = func.__globals__.get(node.id)
-                if constant_value(value):
+                if constant_value(value) or number_tuple(value) is not None:
                     parts.append(f"{func.__qualname__}.{node.id}={type(value).__name__}:{value!r}")
                 elif isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
                     parts.append(f"{func.__qualname__}.{node.id}=dtype:{np.dtype(value).name}")  # dtype=np_float
@@ -493,10 +549,30 @@ def local_extents(rw: Rewriter, body: list[ast.stmt]) -> dict[str, list[ast.expr
             if dims is not None and all({n.id for d in dims for n in ast.walk(d) if isinstance(n, ast.Name)}
                                         <= known for d in dims):
                 extents[target.id] = dims
+        elif isinstance(target, ast.Name) and stores.get(target.id) == 1 and isinstance(stmt, ast.Assign):
+            same = _same_extents(rw, stmt.value, extents)  # s = t, y = x.copy(): the same shape
+            if same is not None:
+                extents[target.id] = same
         if isinstance(stmt, ast.Assign):
             known.update(n.id for t in stmt.targets for n in ast.walk(t)
                          if isinstance(n, ast.Name) and stores.get(n.id) == 1)
     return extents
+
+
+def _same_extents(rw: Rewriter, value: ast.expr, extents: dict[str, list[ast.expr]]) -> list[ast.expr] | None:
+    """The extents of ``value`` where it is a name of known extents or a copy of one
+    (``x.copy()``, ``np.copy(x)``): an array argument's shape or a local array's extents."""
+    func = value.func if isinstance(value, ast.Call) and not value.keywords else None
+    if isinstance(value, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "copy":
+        if not value.args:
+            value = func.value
+        elif len(value.args) == 1 and isinstance(func.value, ast.Name) and rw.globals.get(func.value.id) is np:
+            value = value.args[0]
+    if not isinstance(value, ast.Name):
+        return None
+    if value.id in rw.ranks and value.id in rw.args:
+        return [shape_node(value.id, d) for d in range(rw.ranks[value.id])]
+    return extents.get(value.id)
 
 
 def _allocated_extents(rw: Rewriter, call: ast.Call, extents: dict[str, list[ast.expr]]) -> list[ast.expr] | None:
@@ -576,6 +652,13 @@ class Desugar(StatementTransformer):
         return ast.copy_location(ast.Assign([node.target], value), node)
 
     def visit_Assign(self, node: ast.Assign):
+        target = node.targets[0]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            extents = self.rw.local_extents.get(target.value.id)
+            strided = strided_store(self.rw, node, len(extents) if extents is not None
+                                    else self.rw.ranks.get(target.value.id))
+            if strided is not None:  # is_p[i * i::i] = False: the loop it means
+                return strided
         if len(node.targets) > 1 and not any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) for t in node.targets):
             # a = b = value: the value once, then each target from left to right, as Python does
             if isinstance(node.value, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Constant) for e in node.value.elts):

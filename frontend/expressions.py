@@ -7,6 +7,7 @@ Each array element read is also recorded as an isl access (``read_texts``).
 from __future__ import annotations
 
 import ast
+import types
 from dataclasses import replace
 
 import numpy as np
@@ -101,6 +102,12 @@ class ExpressionLifter:
                                     "whole-array expression")
         if name in self.lifter.scalar_types:
             raise self.lifter.error(node, f"local {name!r} is read before it is assigned")
+        if name in self.lifter.globals and not isinstance(self.lifter.globals[name], types.ModuleType):
+            kind = type(self.lifter.globals[name]).__name__
+            raise self.lifter.error(node, f"global {name!r} (a {kind}) is not a value a kernel can read; globals "
+                                    "may be numbers, NumPy arrays and flat tuples of numbers of one type (constants "
+                                    "frozen when the kernel compiles, as numba freezes them): pass it as an "
+                                    "argument", "global value")
         raise self.lifter.error(
             node, f"name {name!r} is not an argument, loop variable or local assigned earlier",
             "unknown name",
@@ -119,6 +126,8 @@ class ExpressionLifter:
             raise self.lifter.error(node, f"{base.id!r} is a global NumPy array (numba freezes those into the "
                                     "compiled code as constants); polyfuse reads arrays as arguments: pass "
                                     f"{base.id} to the kernel", "global array")
+        if isinstance(base, ast.Name) and base.id not in self.lifter.arrays and base.id in self.lifter.globals:
+            self._Name(base)  # a global tuple of tuples, a list: says which globals a kernel reads
         if not isinstance(base, ast.Name) or base.id not in self.lifter.arrays or \
                 self.lifter.arrays[base.id].is_scalar:
             raise self.lifter.error(node, f"{ast.unparse(node)!r} does not index an array argument "
@@ -276,6 +285,17 @@ class ExpressionLifter:
 
     def _BoolOp(self, node: ast.BoolOp) -> ir.Expr:
         op = "and" if isinstance(node.op, ast.And) else "or"
+        first = node.values[0]
+        holds = self.affine_condition(first) if len(node.values) > 1 else None
+        if holds is not None:  # i > 0 and a[i - 1] < t: the rest is read only where Python reads it
+            rest = node.values[1:]
+            rest_node = rest[0] if len(rest) == 1 else ast.copy_location(ast.BoolOp(node.op, rest), node)
+            where = holds if op == "and" else self.universe(node).subtract(holds)
+            later = self.truth(self.guarded(rest_node, where))
+            cond = self.truth(self.convert(first))
+            decided = ir.Const(op == "or", "bool", cond.weak)
+            then, otherwise = (later, decided) if op == "and" else (decided, later)
+            return ir.Select(cond, then, otherwise, "bool", cond.weak and later.weak, guarded=True)
         values = tuple(self.truth(self.convert(v)) for v in node.values)
         return ir.BoolOp(op, values, weak=all(v.weak for v in values))
 

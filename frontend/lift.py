@@ -50,6 +50,7 @@ from .control import (
 )
 from .expressions import ExpressionLifter
 from .function_args import drop_parameters
+from .global_arrays import add_frozen_parameters, check_not_written
 from .opaque import (
     bound_reason,
     kept_inside,
@@ -65,7 +66,7 @@ from .scalars import check_int_literals
 from .source import KernelSource, read_source
 from .sparse import check_uses, unpack_parameters
 from .tuple_args import expand_parameters
-from .types import VType, promote
+from .types import VType, merged
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class Lifter:
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
-        params = [a.name for a in arguments if a.kind == "int"]
+        params = [isl_name(a.name) for a in arguments if a.kind == "int"]  # (an int named mod: mod_)
         for a in arguments:
             if a.kind == "array":
                 params.extend(shape_param(a.name, d) for d in range(a.rank))
@@ -366,7 +367,7 @@ class Lifter:
             raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
         previous = self.assigned.get(name)
-        self.assigned[name] = vtype if previous is None else promote(previous, vtype)
+        self.assigned[name] = vtype if previous is None else merged(previous, vtype)
         if name not in self.arrays:
             current = self.scalar_types.get(name, vtype)
             self.arrays[name] = ArrayInfo(name, current.dtype, (), "local")
@@ -408,6 +409,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, LAPACK_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
             raise source.error(node, f"the name {node.id} is reserved for polyfuse's generated code")
     globals_ = dict(fn.__globals__)
+    source = add_frozen_parameters(source, fn)  # global arrays read: hidden arguments (kernel.py)
     source = drop_parameters(source, fn)  # function parameters: globals of this variant (kernel.py)
     source = unpack_parameters(source, arguments)  # a scipy.sparse matrix parameter -> its parts
     source = expand_parameters(source, arguments)  # a tuple parameter -> its elements
@@ -417,6 +419,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     lowered = lower_arrays(source, globals_, arguments, rules, JOIN_RULES, INDEX_RULES,  # NumPy statements -> loops
                            FORM_RULES)
     source, assumed, assertions = lowered.source, lowered.assumed, lowered.assertions
+    check_not_written(source, fn)  # a global array is a constant (numba's too)
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}

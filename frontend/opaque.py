@@ -82,10 +82,15 @@ def lift_region(lifter, node: ast.For | ast.While | ast.If, scope, reason: str) 
         body = (rg.IfElse(guard_expr(lifter.guards, builder.exprs), body),)
     candidates |= builder.asserts  # written, never read
     private = tuple(sorted(p for p in candidates if p in lifter.arrays and lifter.arrays[p].is_scalar))
+    # a scalar the region surely assigns before any read of it (while True: nx = ...): its old
+    # value is never read, so neither its reads nor a write-back read are the statement's
+    exposed: set[str] = set()
+    _exposed([node], set(), written, exposed)
+    surely = () if lifter.guards else tuple(sorted((_surely_assigned(node) & written) - exposed))
     reads = [(text, guard) for text, guard in builder.exprs.read_texts
-             if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
+             if not any(text.startswith(f"{isl_name(p)}[") for p in private + surely)]
     reads += [(text, guard) for text, guard in builder.write_texts
-              if not any(text.startswith(f"{isl_name(p)}[") for p in private)]
+              if not any(text.startswith(f"{isl_name(p)}[") for p in private + surely)]
     routines = sorted({f"LAPACK {op.symbol} for {op.call}" for op in rg.ops(body) if isinstance(op, rg.Lapack)})
     if routines:  # explain() names the routines run inside
         reason = f"{reason} (runs {', '.join(routines)})"
@@ -308,6 +313,21 @@ def _private_scalars(lifter, node: ast.stmt, written: set[str]) -> set[str]:
     _exposed([node], set(), written, exposed)
     _exposed(lifter.source.tree.body, set(), written, exposed, skip=node)
     return written - exposed
+
+
+def _surely_assigned(node: ast.stmt) -> set[str]:
+    """The names ``node`` assigns on every path: for ``while True:`` those its body assigns before
+    the first statement that may leave or skip the rest (``break``, ``continue``, ``return``),
+    which the first iteration always runs (Newton's ``while True: nx = ...; if done: break``);
+    nothing for any other loop (it may run no iteration)."""
+    if not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value is True):
+        return set()
+    prefix: list[ast.stmt] = []
+    for stmt in node.body:
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(stmt)):
+            break
+        prefix.append(stmt)
+    return _exposed(prefix, set(), set(), set())
 
 
 def _names(node: ast.AST | None) -> set[str]:

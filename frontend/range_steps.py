@@ -15,6 +15,12 @@ The count is not affine, so the loop is kept as written (``frontend.opaque``) wi
 subscripts checked where they run.  A zero step raises ``AssertionError`` with Python's message
 (Python raises ``ValueError``); a float step or bound stays a float count, which ``range()``
 refuses where it stands.
+
+A slice store of a constant with such a step, a sieve's ``is_p[i * i::i] = False`` (``X`` a
+1-d array), is the loop it means, ``for t in range(a, min(b, len(X)), s): X[t] = False``
+(``strided_store``), after an assert that the step is positive and the bounds given are not
+negative (``AssertionError`` where Python would count them from the end or walk backwards:
+refused where it runs, never a different set of elements).
 """
 
 from __future__ import annotations
@@ -73,3 +79,37 @@ class _Renamed(ast.NodeTransformer):
         if node.id == self.old:
             node.id = self.new
         return node
+
+
+def strided_store(rw, node: ast.Assign, rank: int | None) -> list[ast.stmt] | None:
+    """``X[a:b:s] = c`` (``X`` a name of ``rank`` 1, ``s`` not a literal, ``c`` a number or bool
+    literal) -> an assert and a ``range`` loop with that step (above); None for any other store."""
+    target = node.targets[0] if len(node.targets) == 1 else None
+    value = node.value.operand if isinstance(node.value, ast.UnaryOp) and isinstance(node.value.op, ast.USub) \
+        else node.value
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and rank == 1
+            and isinstance(target.slice, ast.Slice) and target.slice.step is not None
+            and not constant_step(target.slice.step) and isinstance(value, ast.Constant)
+            and type(value.value) in (int, float, bool)):
+        return None
+    name, sl = target.value.id, target.slice
+    step = sl.step
+    assert step is not None
+    t = rw.fresh("_pf_st")
+    lower = ast.unparse(sl.lower) if sl.lower is not None else "0"
+    extent = f"{name}.shape[0]"
+    upper = f"min({ast.unparse(sl.upper)}, {extent})" if sl.upper is not None else extent
+    tests = [f"({ast.unparse(step)}) > 0"] + [f"({ast.unparse(b)}) >= 0" for b in (sl.lower, sl.upper)
+                                                 if b is not None]
+    text = (f"assert {' and '.join(tests)}, 'a slice step computed at run time must be positive and its bounds "
+            f"not negative here (polyfuse writes {ast.unparse(target)} as a loop)'\n"
+            f"for {t} in range({lower}, {upper}, {ast.unparse(step)}):\n"
+            f"    {name}[{t}] = 0\n")
+    check, loop = ast.parse(text).body
+    assert isinstance(loop, ast.For) and isinstance(loop.body[0], ast.Assign)
+    loop.body[0].value = node.value
+    for stmt in (check, loop):
+        for part in ast.walk(stmt):
+            if isinstance(part, (ast.expr, ast.stmt)):
+                ast.copy_location(part, node)
+    return [check, *(variable_step(rw, loop) or [loop])]

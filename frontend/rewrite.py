@@ -70,6 +70,7 @@ from .desugar import (
 )
 from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
+from .global_arrays import frozen_name
 from .source import KernelSource, location_key, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
@@ -90,7 +91,9 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
     helpers = BuiltinHelpers(rw, function_locals(tree), tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
-    tree.body = Inliner(rw, globals_, (_key(fn) if fn is not None else source.tree.name,)).block(tree.body)
+    stack = (_key(fn) if fn is not None else source.tree.name,)
+    tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [GeneratorLoops(rw).visit(stmt) for stmt in tree.body]  # sum(E for i in ...): a loop
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
@@ -104,6 +107,20 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     for stmt in tree.body:
         prange_to_range(rw, stmt)
     return rw.source
+
+
+def _builtins_of_helpers(rw: Rewriter, tree: ast.FunctionDef, stack: tuple[str, ...]) -> list[ast.stmt]:
+    """The body with the builtin helpers (``sum(x)``, ``np.sort(a)``, ``math.isclose``) that user
+    helpers call written as polyfuse's helpers and inlined in turn: the user helpers' bodies are
+    the kernel's now, their parameters the caller's arguments, so the ranks the first pass tells
+    from the kernel's names tell these too.  A no-op where no helper called one."""
+    local = function_locals(tree)
+    tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # from math import isclose
+    helpers = BuiltinHelpers(rw, local, tree)
+    body = [helpers.visit(stmt) for stmt in tree.body]
+    if not helpers.aliases:
+        return body
+    return Inliner(rw, rw.globals, stack).block(body)
 
 
 def _single_exit(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -132,7 +149,7 @@ def helper_texts(fn, source: KernelSource | None = None) -> str:
         functions.append((func, source.tree))
         for node in ast.walk(source.tree):
             if isinstance(node, ast.Call):
-                helper = _helper_function(node.func, func.__globals__)
+                helper = helper_function(node.func, func.__globals__)
                 key = f"{getattr(helper, '__module__', '')}.{getattr(helper, '__qualname__', '')}"
                 if helper is not None and key not in seen:
                     helper_source = read_source(helper)
@@ -309,7 +326,7 @@ class _Renamed(ast.NodeTransformer):
 
 # ---- 1. helper functions ------------------------------------------------------------------------
 
-def _helper_function(func: ast.expr, globals_: dict) -> types.FunctionType | None:
+def helper_function(func: ast.expr, globals_: dict) -> types.FunctionType | None:
     """The plain Python function a call's ``func`` names (a numba dispatcher: its ``py_func``)."""
     obj = None
     if isinstance(func, ast.Name):
@@ -397,7 +414,7 @@ class Inliner(StatementTransformer):
 
     def visit_Expr(self, node: ast.Expr):
         call = node.value
-        fn = _helper_function(call.func, self.globals) if isinstance(call, ast.Call) else None
+        fn = helper_function(call.func, self.globals) if isinstance(call, ast.Call) else None
         if fn is None or not isinstance(call, ast.Call):
             return self.generic_visit(node)
         self.generic_visit(call)
@@ -408,7 +425,7 @@ class Inliner(StatementTransformer):
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
-        fn = _helper_function(node.func, self.globals)
+        fn = helper_function(node.func, self.globals)
         if fn is None:
             return node
         helper = Helper(self, fn, node)
@@ -455,6 +472,19 @@ class Inliner(StatementTransformer):
         return node  # nested defs are refused by the checker
 
 
+def _calls_loop_builtin(tree: ast.AST, globals_: dict) -> bool:
+    """Whether ``tree`` calls a builtin that polyfuse writes as a helper with loops (``np.sort``,
+    ``np.median``, ``np.interp``, ``np.searchsorted``, ``np.polyval``, ``sum``)."""
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and globals_.get(func.value.id) is np and func.attr in builtin_helpers.NUMPY_HELPERS:
+            return True
+        if isinstance(func, ast.Name) and func.id == "sum" and func.id not in globals_:
+            return True
+    return False
+
+
 def _discardable(node: ast.expr) -> bool:
     """Whether evaluating ``node`` and dropping the value does nothing: a name, a constant or an
     attribute of a name (``x.shape``)."""
@@ -479,7 +509,9 @@ class Helper:
         self.fn, self.call = fn, call
         self.source = read_source(fn)
         tree = self.source.tree
-        tree.body = single_exit(tree.body, value_used)  # returns from inside loops: one at the end
+        # returns from inside loops: one at the end; from inside ifs too where the helper calls a
+        # builtin written with loops (np.sort), whose statements need one hoisted value, not a select
+        tree.body = single_exit(tree.body, value_used, kernel=value_used and _calls_loop_builtin(tree, fn.__globals__))
         rw.mark(tree, self._origin(fn, call))
         self.values = self._bind(tree.args)
         self.call_values = dict(self.values)  # parameter -> the argument as the call wrote it
@@ -548,6 +580,10 @@ class Helper:
                 if not isinstance(node, ast.Name) or node.id in stored or node.id in self.values:
                     continue
                 obj = self.fn.__globals__.get(node.id)
+                if isinstance(obj, np.ndarray) and isinstance(node.ctx, ast.Load):  # a frozen global array
+                    node.id = frozen_name(self.fn.__globals__.get("__name__", ""), self.rw.globals.get("__name__", ""),
+                                          node.id)
+                    continue
                 if obj is None or not (isinstance(obj, types.ModuleType) or _is_prange(obj)
                                        or module_attribute(obj) is not None):
                     continue
@@ -736,7 +772,7 @@ def _returns(stmts: list[ast.stmt]) -> bool:
 def _names_outside(tree: ast.AST, skip: ast.AST, globals_: dict) -> set[str]:
     """The names in ``tree`` outside the subtree ``skip`` and outside calls of helpers (which run
     before the statement too, in the order Python calls them)."""
-    if tree is skip or isinstance(tree, ast.Call) and _helper_function(tree.func, globals_) is not None:
+    if tree is skip or isinstance(tree, ast.Call) and helper_function(tree.func, globals_) is not None:
         return set()
     found = {tree.id} if isinstance(tree, ast.Name) else set()
     for child in ast.iter_child_nodes(tree):

@@ -81,6 +81,15 @@ def promote(a: VType, b: VType) -> VType:
     return VType(np.result_type(_example(a), _example(b)).name, False)
 
 
+def merged(a: VType, b: VType) -> VType:
+    """The one type of a local assigned values of types ``a`` and ``b``: bools stay bools
+    (``found = False`` ... ``found = True``: a Python bool, where ``promote`` would add them as
+    ints), strong where either is; other types as ``promote`` gives them."""
+    if a.dtype == "bool" and b.dtype == "bool":
+        return VType("bool", a.weak and b.weak)
+    return promote(a, b)
+
+
 def true_divide(a: VType, b: VType) -> VType:
     """The type of ``a / b``: integers divide into float64 (complex stays complex)."""
     t = promote(a, b)

@@ -19,7 +19,8 @@ from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
 from polyfuse.frontend.checker import array_default, default_error, is_number
 from polyfuse.frontend.function_args import bound_texts, is_function, specialise
-from polyfuse.frontend.rewrite import helper_texts
+from polyfuse.frontend.global_arrays import FROZEN, frozen_copy, global_arrays, with_frozen_parameters
+from polyfuse.frontend.rewrite import helper_function, helper_texts
 from polyfuse.frontend.source import read_source
 from polyfuse.frontend.tuple_args import part_name, unpack_tuples
 from polyfuse.model.isl_budget import ISL_LOCK
@@ -86,6 +87,9 @@ class Kernel:
         self._plans: dict[tuple, CallPlan] = {}  # call_key of each argument -> checked plan
         self._seen: set[tuple] = set()  # keys called once: a plan is made on the second call
         self._fast: Any = None  # the native entry of the plan used last (runtime/native.py)
+        # global arrays the body reads: (kernel taking them first, their frozen copies), made on the
+        # first call (frontend/global_arrays.py); () where it reads none
+        self._frozen: tuple[Kernel, tuple[np.ndarray, ...]] | tuple[()] | None = None
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -130,7 +134,28 @@ class Kernel:
         if self._function_defaults or any(is_function(a) or type(a) is tuple for a in args) \
                 or any(is_function(v) or type(v) is tuple for v in kwargs.values()):
             return self._call_functions(args, kwargs)
+        frozen = self._frozen_globals()
+        if frozen:
+            inner, arrays = frozen
+            return inner(*arrays, *args, **kwargs)
         return self._call_plain(args, kwargs)
+
+    def _frozen_globals(self) -> tuple[Kernel, tuple[np.ndarray, ...]] | tuple[()]:
+        """The kernel compiled with the global arrays the body reads as its first parameters and
+        their copies, taken now, on the first call (numba freezes a global array when it compiles:
+        later changes to the global are not seen); () where the body reads none."""
+        if self._frozen is None:
+            with self._lock:
+                if self._frozen is None:
+                    found = {} if hasattr(self.py_func, FROZEN) else global_arrays(self.py_func, helper_function)
+                    if not found:
+                        self._frozen = ()
+                    else:
+                        fn = with_frozen_parameters(self.py_func, tuple(found))
+                        options: dict[str, Any] = dict(self.init_options, blas=self.options.blas)
+                        inner = Kernel(fn, **options)
+                        self._frozen = (inner, tuple(frozen_copy(a) for a in found.values()))
+        return self._frozen
 
     def _call_plain(self, args: tuple, kwargs: dict) -> Any:
         key = None
@@ -191,6 +216,9 @@ class Kernel:
         tuples = tuple((name, len(v)) for name, v in values.items()
                        if type(v) is tuple and v and all(map(is_number, v)))
         if not functions and not tuples:
+            frozen = self._frozen_globals()
+            if frozen:  # global arrays read: the kernel that takes them first
+                return frozen[0], (*frozen[1], *args), kwargs
             return self, args, kwargs
         special = self._specialised.get((functions, tuples))
         if special is None:

@@ -34,6 +34,7 @@ from polyfuse.model.scop import (
     Returned,
     ReturnValue,
     SizeProduct,
+    isl_name,
     shape_param,
 )
 from polyfuse.model.stages import Stages
@@ -106,6 +107,8 @@ class CompiledVariant:
                 for axis, extent in enumerate(value.shape):
                     env[shape_param(arg.name, axis)] = int(extent)
             env[arg.name] = value
+            if arg.kind == "int":
+                env[isl_name(arg.name)] = value  # the isl parameter of an int named as an isl word (mod_)
         for size in self.sizes:  # each from parameters bound above (or earlier sizes)
             env[size.name] = size_value(size, env)
         return env

@@ -47,11 +47,11 @@ COEF = np.array([0.25, 0.5, 0.25])
 
 def global_array(x, out):
     for i in range(out.shape[0]):
-        out[i] = COEF[0] * x[i] + COEF[1] * x[i + 1]  # ERR: a global array
+        COEF[i % 3] = x[i]  # ERR: a write of a global array (reads are frozen constants)
 
 
 @pytest.mark.parametrize("fn, args, words", [
-    (global_array, (np.ones(4), np.zeros(3)), "'COEF' is a global NumPy array"),
+    (global_array, (np.ones(4), np.zeros(3)), "'COEF' is a global NumPy array, which the kernel reads as a constant"),
     (bump_read_outside, (np.zeros(3, np.int64), np.array([1, 2])), "helper _bump() returns a value"),
     (collect, (np.ones(3),), "list.append on list local 'res'"),
     (round_python_float, (np.ones(3), 1.5), "round(x, ndigits) of a Python float"),

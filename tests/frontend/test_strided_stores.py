@@ -1,0 +1,41 @@
+"""Slice stores of a constant with a step computed at run time (frontend/range_steps.py:
+strided_store): a sieve's ``is_p[i * i::i] = False`` is the loop it means."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+
+def sieve(n):
+    is_p = np.ones(n, dtype=np.bool_)
+    is_p[:2] = False
+    for i in range(2, n):
+        if is_p[i]:
+            is_p[i * i::i] = False
+    return is_p
+
+
+def strided_fill(x, a, b, s):
+    x[a:b:s] = -1.5
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_sieve_with_strided_stores_matches(target):
+    for n in (2, 3, 30, 31):
+        np.testing.assert_array_equal(polyfuse.kernel(sieve, target=target)(n), sieve(n))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_strided_fill_takes_pythons_elements_or_refuses(target):
+    k = polyfuse.kernel(strided_fill, target=target)
+    for a, b, s in ((0, 10, 3), (2, 100, 4), (7, 3, 2), (9, 10, 1), (12, 20, 2)):
+        got, want = np.zeros(10), np.zeros(10)
+        k(got, a, b, s)
+        strided_fill(want, a, b, s)
+        np.testing.assert_array_equal(got, want)
+    for a, b, s in ((0, 10, -2), (-3, 10, 2), (0, 0, 0)):  # Python walks backwards, counts from the end, raises
+        with pytest.raises(AssertionError, match="slice step computed at run time must be positive"):
+            k(np.zeros(10), a, b, s)
