@@ -105,6 +105,17 @@ def blas_row_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
 
 
+def scale_after_product() -> bool:
+    """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
+    plain array scaled by a factor constant along the summed axis (``alpha * A @ B``, ``(P /
+    P.sum(axis=-1, keepdims=True)) @ V``, ``A @ (B * w)`` for a row ``w``) multiplies the plain
+    arrays and scales the product instead (frontend/array_linalg.py, ``_scaled_operand``): no
+    stored copy of the scaled operand, and the scaling fuses with what reads the product.  It
+    reassociates (docs/subset.md, *Matrix products*).  Default on; 0 scales the operand first,
+    as NumPy does."""
+    return env_flag("POLYFUSE_SCALE_AFTER_PRODUCT", True)
+
+
 def blas_row_chunks_gemv() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``) is cut by rows too
     (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a

@@ -92,6 +92,7 @@ def cpu_key() -> str:
         blas_row_chunks_gemv,
         jit_small_code,
         row_alias_checks,
+        scale_after_product,
         tiled_lsr,
     )
 
@@ -99,7 +100,9 @@ def cpu_key() -> str:
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = (" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
     lsr = "" if tiled_lsr() else " tiled-no-lsr"
-    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
+    scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
+    return (f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
+            f"{scaled}")
 
 
 def make_key(source: str, modules: str, signature: str, options: str) -> str:
