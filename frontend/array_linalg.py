@@ -178,24 +178,31 @@ def _scaled_product(lw: Lowering, node: ast.expr, left: _Operand, right: _Operan
     matrices the same way.  None: NumPy's order."""
     if not (lw.products.blas and scale_after_product()) or (left.parts is None and right.parts is None):
         return None
-    x = _factored(left, "left")
-    y = _factored(right, "right")
+    x = _factored(lw, left, "left")
+    y = _factored(lw, right, "right")
     a = x[0] if x is not None else left.whole
     b = y[0] if y is not None else right.whole
     if (x is None and y is None) or not _worth_blas(a, b):
         return None
-    product = contract(lw, node, matmul(lw, node, a, b))
-    for factored in (x, y):
-        if factored is not None:
-            _, (op_node, factor, factor_first) = factored
+    factors = [found[1] for found in (x, y) if found is not None]
+    scalars = [factor.element(()) for _, factor, _ in factors if factor.rank == 0]
+    alpha = None
+    for number in scalars:
+        alpha = number if alpha is None else ast.BinOp(alpha, ast.Mult(), number)
+    product = _value(lw, node, _resolve(lw, node, matmul(lw, node, a, b)), alpha)
+    for op_node, factor, factor_first in factors:
+        if factor.rank:
             operands = (factor, product) if factor_first else (product, factor)
             product = lw.binop(op_node, op_node.op, *operands)
     return product
 
 
-def _factored(operand: _Operand, side: str) -> tuple[View, tuple[ast.BinOp, View, bool]] | None:
+def _factored(lw: Lowering, operand: _Operand, side: str) -> tuple[View, tuple[ast.BinOp, View, bool]] | None:
     """(the plain array, (the operator's node, the factor, whether the factor comes first)) of an
-    operand ``x * f``, ``f * x`` or ``x / f`` whose factor can move onto the product; else None."""
+    operand ``x * f``, ``f * x`` or ``x / f`` whose factor can move onto the product; else None.
+    A scalar factor becomes BLAS's alpha, so only a product by a number or by a scalar argument
+    the kernel never assigns (``_blas_alpha``): the call then scales as it sums, with no pass
+    over the result, whatever its size."""
     if operand.parts is None:
         return None
     node, lhs, rhs = operand.parts
@@ -204,9 +211,23 @@ def _factored(operand: _Operand, side: str) -> tuple[View, tuple[ast.BinOp, View
         return None
     sides = [(lhs, rhs, False)] + ([(rhs, lhs, True)] if isinstance(node.op, ast.Mult) else [])
     for plain, factor, factor_first in sides:
-        if plain.rank == 2 and _plain(plain) and plain.vtype == whole.vtype and _along_free_axis(factor, side):
-            return plain, (node, factor, factor_first)
+        if not (plain.rank == 2 and _plain(plain) and plain.vtype == whole.vtype and _along_free_axis(factor, side)):
+            continue
+        if factor.rank == 0 and not (isinstance(node.op, ast.Mult) and _blas_alpha(lw, factor.element(()))):
+            continue
+        return plain, (node, factor, factor_first)
     return None
+
+
+def _blas_alpha(lw: Lowering, node: ast.expr) -> bool:
+    """A number, or a scalar argument the kernel never assigns: a value fixed for the whole call,
+    which the product's statement may read wherever the schedule puts it."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    return (isinstance(node, ast.Name) and node.id in lw.args and node.id in lw.scalars
+            and lw.stores[node.id] == 0 and lw.scalars[node.id].dtype in ("float64", "float32", "int64", "int32"))
 
 
 def _along_free_axis(factor: View, side: str) -> bool:
@@ -456,7 +477,11 @@ def contract(lw: Lowering, node: ast.AST, c: Contraction) -> View:
     return _value(lw, node, _resolve(lw, node, c))
 
 
-def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
+def _value(lw: Lowering, node: ast.AST, s: _Sum, alpha: ast.expr | None = None) -> View:
+    """``alpha``: a scale of the sum (a number or a fixed scalar argument, ``_blas_alpha``):
+    BLAS's alpha where the product is kept whole, else the result scaled element by element."""
+    if alpha is not None and (len(s.c.operands) != 2 or not s.summed or not s.c.output or _blas_shape(lw, s) is None):
+        return lw.binop(node, ast.Mult(), lw.value(alpha), _value(lw, node, s))
     c = s.c
     if not s.summed:
         return View(s.out_extents, s.vtype, lambda idx: s.term(dict(zip(c.output, idx))))
@@ -470,7 +495,7 @@ def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
     lw.allocate(array, s.out_extents, dtype)
     result = leaf(array, s.out_extents, dtype)
     blas = _blas_shape(lw, s)
-    lw.pre.extend(_sum_into(lw, s, result) if blas is None else _blas_into(lw, s, blas, result))
+    lw.pre.extend(_sum_into(lw, s, result) if blas is None else _blas_into(lw, s, blas, result, alpha))
     return result
 
 
@@ -625,10 +650,11 @@ def _is_size(node: ast.Subscript) -> bool:
     return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
 
 
-def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View) -> list[ast.stmt]:
-    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's', *batch)`` statement (lifted by
-    frontend.lift as a model/region.py ``Matmul``); an operand that computes its elements
-    (``alpha * A``, ``np.maximum(h, 0)``) is stored in a local array first, as NumPy does."""
+def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View,
+               alpha: ast.expr | None = None) -> list[ast.stmt]:
+    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's', *batch[, alpha=...])``
+    statement (lifted by frontend.lift as a model/region.py ``Matmul``); an operand that computes
+    its elements (``np.maximum(h, 0)``) is stored in a local array first, as NumPy does."""
     roles = (shape.row, shape.col, shape.k)
     names = [lw.fresh(stem) for stem in ("mr", "mc", "mk")]
     stack = [lw.fresh("mb") for _ in shape.batch]
@@ -641,8 +667,9 @@ def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View) -> list[a
     out = target.element(tuple(at[lab] for lab in s.c.output))
     extents = [s.extents[lab].node if lab is not None else ast.Constant(1) for lab in roles]
     batch = [ast.Tuple([ast.Constant(name), s.extents[lab].node], ast.Load()) for name, lab in zip(stack, shape.batch)]
+    scale = [ast.keyword("alpha", copy.deepcopy(alpha))] if alpha is not None else []
     call = ast.Call(ast.Name(MATMUL_CALL, ast.Load()),
-                    [out, *operands, *extents, *(ast.Constant(name) for name in names), *batch], [])
+                    [out, *operands, *extents, *(ast.Constant(name) for name in names), *batch], scale)
     return [ast.Expr(call)]
 
 

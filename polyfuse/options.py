@@ -107,12 +107,12 @@ def blas_row_chunks() -> bool:
 
 def scale_after_product() -> bool:
     """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
-    plain array scaled by a factor constant along the summed axis (``alpha * A @ B``, ``(P /
-    P.sum(axis=-1, keepdims=True)) @ V``, ``A @ (B * w)`` for a row ``w``) multiplies the plain
-    arrays and scales the product instead (frontend/array_linalg.py, ``_scaled_operand``): no
-    stored copy of the scaled operand, and the scaling fuses with what reads the product.  It
-    reassociates (docs/subset.md, *Matrix products*).  Default on; 0 scales the operand first,
-    as NumPy does."""
+    plain array scaled by a factor constant along the summed axis multiplies the plain arrays:
+    ``alpha * A @ B`` (a number or a scalar argument never assigned) as ``?gemm``'s alpha,
+    ``(P / P.sum(axis=-1, keepdims=True)) @ V`` and ``A @ (B * w)`` (a row ``w``) as the product
+    scaled after, element-wise, fused with what reads it (frontend/array_linalg.py,
+    ``_scaled_product``): no stored copy of the scaled operand.  It reassociates (docs/subset.md,
+    *Matrix products*).  Default on; 0 scales the operand first, as NumPy does."""
     return env_flag("POLYFUSE_SCALE_AFTER_PRODUCT", True)
 
 

@@ -470,7 +470,8 @@ _SCALED = {  # source -> the absolute-term bound of its result from (A, B, C, co
         lambda A, B, C, col, row: np.abs(A / A.sum(axis=-1, keepdims=True)) @ np.abs(B),
     "(A * 2.0) @ B": lambda A, B, C, col, row: 2.0 * np.abs(A) @ np.abs(B),
     "(col * A) @ B": lambda A, B, C, col, row: np.abs(col * A) @ np.abs(B),
-    "A @ (B / 3.0)": lambda A, B, C, col, row: np.abs(A) @ np.abs(B / 3.0),
+    "A @ (3.0 * B)": lambda A, B, C, col, row: np.abs(A) @ np.abs(3.0 * B),
+    "(alpha * A) @ (B * beta)": lambda A, B, C, col, row: 1.8 * np.abs(A) @ np.abs(B),
     "A @ (B * row) - C": lambda A, B, C, col, row: np.abs(A) @ np.abs(B * row) + np.abs(C),
     "(A / col) @ (row * B)": lambda A, B, C, col, row: np.abs(A / col) @ np.abs(row * B),
     "np.dot(alpha * A, B)": lambda A, B, C, col, row: 1.5 * np.abs(A) @ np.abs(B),
@@ -489,6 +490,33 @@ def test_a_scale_constant_along_the_sum_moves_onto_the_product(expr, target):
     (reads,) = _products_read(kernel, *args)
     assert sorted(reads) == ["A", "B"], reads  # the arrays as stored: no scaled copy of an operand
     _close_to_numpy(kernel(*args), fn(*args), _SCALED[expr](A, B, C, col, row))
+
+
+def test_a_number_or_fixed_scalar_argument_is_blas_alpha():
+    fn = _kernel_from("def k(alpha, A, B, C):\n    return alpha * A @ B + 2 * C, A @ (B * -0.5)\n")
+    args = (1.5, _r(_M, _K), _r(_K, _N), _r(_M, _N))
+    kernel = polyfuse.kernel(fn, target="cpu", cache=False)
+    assert [sorted(reads) for reads in _products_read(kernel, *args)] == [["A", "B"], ["A", "B"]]
+    for want, got, bound in zip(fn(*args), kernel(*args), (1.5 * np.abs(args[1]) @ np.abs(args[2]) + 2 * np.abs(args[3]),
+                                                           0.5 * np.abs(args[1]) @ np.abs(args[2]))):
+        _close_to_numpy(got, want, bound)
+
+
+def test_a_scalar_the_kernel_computes_or_divides_by_stays_on_the_operand():
+    fn = _kernel_from("def k(alpha, A, B):\n    s = A.sum()\n    alpha = alpha + 1.0\n"
+                      "    return (s * A) @ B, (alpha * A) @ B, (A / 4.0) @ B\n")
+    args = (0.5, _r(_M, _K), _r(_K, _N))
+    kernel = polyfuse.kernel(fn, target="cpu", cache=False)
+    assert all(sorted(reads) != ["A", "B"] for reads in _products_read(kernel, *args))
+    _same(fn, *args)
+
+
+def test_a_scaled_product_inside_a_loop_kept_as_written():
+    fn = _kernel_from("def k(alpha, A, B, n):\n    C = np.zeros((A.shape[0], B.shape[1]))\n    i = 0\n"
+                      "    while i < n:\n        C = C + alpha * A @ B\n        i += 1\n    return C\n")
+    args = (1.5, _r(_M, _K), _r(_K, _N), 3)
+    _close_to_numpy(polyfuse.kernel(fn, target="cpu", cache=False)(*args), fn(*args),
+                    3 * 1.5 * np.abs(args[1]) @ np.abs(args[2]))
 
 
 @pytest.mark.parametrize("expr", [
