@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
+from polyfuse.options import scale_after_product
 
 from .array_lapack import linalg_parts, lower_linalg
 from .array_sparse import sparse_product
@@ -97,7 +98,9 @@ def product_of(lw: Lowering, node: ast.expr) -> Contraction | View | None:
         return sparse
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
         lw.changed = True
-        return matmul(lw, node, lw.value(node.left), lw.value(node.right))
+        left, right = _operand(lw, node.left), _operand(lw, node.right)
+        scaled = _scaled_product(lw, node, left, right)
+        return scaled if scaled is not None else matmul(lw, node, left.whole, right.whole)
     if not _names_a_product(lw, node):
         return None
     assert isinstance(node, ast.Call)
@@ -115,7 +118,11 @@ def product_of(lw: Lowering, node: ast.expr) -> Contraction | View | None:
         return einsum(lw, node, exprs)
     if any(isinstance(e, ast.Starred) for e in exprs) or len(exprs) != 2:
         raise lw.error(node, f"np.{name}() takes two arrays", _CONSTRUCT)
-    a, b = lw.value(exprs[0]), lw.value(exprs[1])
+    left, right = _operand(lw, exprs[0]), _operand(lw, exprs[1])
+    scaled = _scaled_product(lw, node, left, right) if name in ("dot", "matmul") else None  # (rank 2: the same)
+    if scaled is not None:
+        return scaled
+    a, b = left.whole, right.whole
     return {"dot": dot, "matmul": matmul, "vdot": vdot, "inner": inner, "outer": outer}[name](lw, node, a, b)
 
 
@@ -135,6 +142,115 @@ def _names_a_product(lw: Lowering, node: ast.expr) -> bool:
 
 def _is_numpy(node: ast.expr, lw: Lowering) -> bool:
     return module_of(node, lw.globals) == "np"
+
+
+# ---- scaled operands: the scale moved onto the product -------------------------------------------
+@dataclass(frozen=True)
+class _Operand:
+    """An operand of ``@`` as NumPy computes it (``whole``) and, where the source writes it as
+    ``x * f``, ``f * x`` or ``x / f``, the two sides of that operator (``parts``: the node, the
+    left view, the right view), lowered once."""
+
+    whole: View
+    parts: tuple[ast.BinOp, View, View] | None = None
+
+
+def _operand(lw: Lowering, node: ast.expr) -> _Operand:
+    """``lw.value(node)``, keeping the sides of a top-level ``*`` or ``/`` (lowered exactly as
+    ``Lowering._BinOp`` lowers them, so nothing is lowered twice)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        lhs, rhs = lw.value(node.left), lw.value(node.right)
+        return _Operand(lw.binop(node, node.op, lhs, rhs), (node, lhs, rhs))
+    return _Operand(lw.value(node))
+
+
+def _scaled_product(lw: Lowering, node: ast.expr, left: _Operand, right: _Operand) -> View | None:
+    """``(x * f) @ b`` as ``(x @ b) * f`` (also ``f * x`` and ``x / f``, and on the right operand
+    with a factor per column), where ``x`` is a plain array and ``f`` does not vary along the
+    summed axis: a scalar, or a column ``(m, 1)`` on the left (``P / P.sum(axis=-1,
+    keepdims=True)``), a row ``(n,)``/``(1, n)`` on the right.  The product then runs on the
+    arrays as stored (BLAS reads ``x`` itself: no scaled copy is written and read back) and the
+    scaling is an element-wise step on the ``m x n`` result, which fuses with the product's
+    consumer (gemm's ``alpha * A @ B + beta * C``: one pass over the result; attention's
+    softmax: ``m x n`` divisions instead of ``m x k``).  Only for a matrix times a matrix of one
+    float dtype kept whole for BLAS (``POLYFUSE_SCALE_AFTER_PRODUCT``, default on); it
+    reassociates like BLAS itself (docs/subset.md).  ``np.dot`` and ``np.matmul`` of two
+    matrices the same way.  None: NumPy's order."""
+    if not (lw.products.blas and scale_after_product()) or (left.parts is None and right.parts is None):
+        return None
+    x = _factored(lw, left, "left")
+    y = _factored(lw, right, "right")
+    a = x[0] if x is not None else left.whole
+    b = y[0] if y is not None else right.whole
+    if (x is None and y is None) or not _worth_blas(a, b):
+        return None
+    factors = [found[1] for found in (x, y) if found is not None]
+    scalars = [factor.element(()) for _, factor, _ in factors if factor.rank == 0]
+    alpha = None
+    for number in scalars:
+        alpha = number if alpha is None else ast.BinOp(alpha, ast.Mult(), number)
+    product = _value(lw, node, _resolve(lw, node, matmul(lw, node, a, b)), alpha)
+    for op_node, factor, factor_first in factors:
+        if factor.rank:
+            operands = (factor, product) if factor_first else (product, factor)
+            product = lw.binop(op_node, op_node.op, *operands)
+    return product
+
+
+def _factored(lw: Lowering, operand: _Operand, side: str) -> tuple[View, tuple[ast.BinOp, View, bool]] | None:
+    """(the plain array, (the operator's node, the factor, whether the factor comes first)) of an
+    operand ``x * f``, ``f * x`` or ``x / f`` whose factor can move onto the product; else None.
+    A scalar factor becomes BLAS's alpha, so only a product by a number or by a scalar argument
+    the kernel never assigns (``_blas_alpha``): the call then scales as it sums, with no pass
+    over the result, whatever its size."""
+    if operand.parts is None:
+        return None
+    node, lhs, rhs = operand.parts
+    whole = operand.whole
+    if whole.rank != 2 or whole.vtype.weak or whole.vtype.dtype not in ("float32", "float64"):
+        return None
+    sides = [(lhs, rhs, False)] + ([(rhs, lhs, True)] if isinstance(node.op, ast.Mult) else [])
+    for plain, factor, factor_first in sides:
+        if not (plain.rank == 2 and _plain(plain) and plain.vtype == whole.vtype and _along_free_axis(factor, side)):
+            continue
+        if factor.rank == 0 and not (isinstance(node.op, ast.Mult) and _blas_alpha(lw, factor.element(()))):
+            continue
+        return plain, (node, factor, factor_first)
+    return None
+
+
+def _blas_alpha(lw: Lowering, node: ast.expr) -> bool:
+    """A number, or a scalar argument the kernel never assigns: a value fixed for the whole call,
+    which the product's statement may read wherever the schedule puts it."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    return (isinstance(node, ast.Name) and node.id in lw.args and node.id in lw.scalars
+            and lw.stores[node.id] == 0 and lw.scalars[node.id].dtype in ("float64", "float32", "int64", "int32"))
+
+
+def _along_free_axis(factor: View, side: str) -> bool:
+    """Whether ``factor``, broadcast against a rank-2 operand, is constant along its summed axis
+    (the columns of a left operand, the rows of a right one), and is a real number."""
+    if factor.vtype is UNKNOWN or factor.vtype.dtype == "unknown" or factor.vtype.is_complex:
+        return False
+    if factor.rank == 0:
+        return True
+    if side == "left":
+        return factor.rank == 2 and factor.extents[1].is_const(1)
+    return factor.rank == 1 or (factor.rank == 2 and factor.extents[0].is_const(1))
+
+
+def _worth_blas(a: View, b: View) -> bool:
+    """A matrix times a matrix of one float dtype (no extent known to be 1), not known to be
+    below BLAS_MIN_WORK: what _blas_shape keeps whole."""
+    if a.rank != 2 or b.rank != 2 or a.vtype != b.vtype:
+        return False
+    sizes = (a.extents[0], a.extents[1], b.extents[1])
+    if any(size.is_const(1) for size in sizes):
+        return False
+    return not (all(size.is_const() for size in sizes) and math.prod(size.const for size in sizes) < BLAS_MIN_WORK)
 
 
 # ---- NumPy's shape rules, as contractions -----------------------------------------------------
@@ -361,7 +477,11 @@ def contract(lw: Lowering, node: ast.AST, c: Contraction) -> View:
     return _value(lw, node, _resolve(lw, node, c))
 
 
-def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
+def _value(lw: Lowering, node: ast.AST, s: _Sum, alpha: ast.expr | None = None) -> View:
+    """``alpha``: a scale of the sum (a number or a fixed scalar argument, ``_blas_alpha``):
+    BLAS's alpha where the product is kept whole, else the result scaled element by element."""
+    if alpha is not None and (len(s.c.operands) != 2 or not s.summed or not s.c.output or _blas_shape(lw, s) is None):
+        return lw.binop(node, ast.Mult(), lw.value(alpha), _value(lw, node, s))
     c = s.c
     if not s.summed:
         return View(s.out_extents, s.vtype, lambda idx: s.term(dict(zip(c.output, idx))))
@@ -375,7 +495,7 @@ def _value(lw: Lowering, node: ast.AST, s: _Sum) -> View:
     lw.allocate(array, s.out_extents, dtype)
     result = leaf(array, s.out_extents, dtype)
     blas = _blas_shape(lw, s)
-    lw.pre.extend(_sum_into(lw, s, result) if blas is None else _blas_into(lw, s, blas, result))
+    lw.pre.extend(_sum_into(lw, s, result) if blas is None else _blas_into(lw, s, blas, result, alpha))
     return result
 
 
@@ -530,10 +650,11 @@ def _is_size(node: ast.Subscript) -> bool:
     return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
 
 
-def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View) -> list[ast.stmt]:
-    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's', *batch)`` statement (lifted by
-    frontend.lift as a model/region.py ``Matmul``); an operand that computes its elements
-    (``alpha * A``, ``np.maximum(h, 0)``) is stored in a local array first, as NumPy does."""
+def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View,
+               alpha: ast.expr | None = None) -> list[ast.stmt]:
+    """One ``MATMUL_CALL(out, a, b, rows, cols, depth, 'r', 'c', 's', *batch[, alpha=...])``
+    statement (lifted by frontend.lift as a model/region.py ``Matmul``); an operand that computes
+    its elements (``np.maximum(h, 0)``) is stored in a local array first, as NumPy does."""
     roles = (shape.row, shape.col, shape.k)
     names = [lw.fresh(stem) for stem in ("mr", "mc", "mk")]
     stack = [lw.fresh("mb") for _ in shape.batch]
@@ -546,8 +667,9 @@ def _blas_into(lw: Lowering, s: _Sum, shape: _BlasShape, target: View) -> list[a
     out = target.element(tuple(at[lab] for lab in s.c.output))
     extents = [s.extents[lab].node if lab is not None else ast.Constant(1) for lab in roles]
     batch = [ast.Tuple([ast.Constant(name), s.extents[lab].node], ast.Load()) for name, lab in zip(stack, shape.batch)]
+    scale = [ast.keyword("alpha", copy.deepcopy(alpha))] if alpha is not None else []
     call = ast.Call(ast.Name(MATMUL_CALL, ast.Load()),
-                    [out, *operands, *extents, *(ast.Constant(name) for name in names), *batch], [])
+                    [out, *operands, *extents, *(ast.Constant(name) for name in names), *batch], scale)
     return [ast.Expr(call)]
 
 

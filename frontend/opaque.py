@@ -19,6 +19,7 @@ Accesses are over-approximated so that the model stays sound:
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
@@ -164,8 +165,10 @@ class _RegionBuilder:
         out_op = rg.Operand(array, tuple(_unchecked(x.expr) for x in index_aff))
         variables = tuple(region_var(n) for n in variables3)
         batch = tuple((region_var(name), extent) for (name, _), extent in zip(stack, batch_extents))
-        return [rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
-                          lifter.arrays[array].dtype, batch=batch)]
+        dtype = lifter.arrays[array].dtype
+        alpha = matmul_alpha(call, lambda e: self.exprs.coerce(self.exprs.convert(e), VType(dtype, False)))
+        return [scaled_matmul(rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
+                                        dtype, batch=batch), alpha)]
 
     def lapack(self, node: ast.Expr) -> list:
         """An np.linalg routine inside the kept loop (a Newton iteration in a ``while``): its
@@ -375,6 +378,24 @@ def matmul_variables(call: ast.Call) -> tuple[tuple[str, str, str], list[tuple[s
     return (r, c, s), stack
 
 
+def matmul_alpha(call: ast.Call, convert) -> ir.Expr | None:
+    """A ``MATMUL_CALL``'s ``alpha=`` (a number or a scalar argument the kernel never assigns,
+    frontend.array_linalg ``_blas_alpha``) as an expression of the product's dtype, or None."""
+    given = [kw.value for kw in call.keywords if kw.arg == "alpha"]
+    return convert(given[0]) if given else None
+
+
+def scaled_matmul(product: rg.Matmul, alpha: ir.Expr | None) -> rg.Matmul:
+    """``product`` times ``alpha``: BLAS's alpha, and in its loops' term (``alpha * (a * b)``, each
+    element's sum in index order as before, then scaled term by term)."""
+    if alpha is None:
+        return product
+    loads = (ir.Load(product.a.array, product.a.index, product.dtype),
+             ir.Load(product.b.array, product.b.index, product.dtype))
+    term = ir.BinOp("*", alpha, ir.BinOp("*", *loads, product.dtype), product.dtype)
+    return dataclasses.replace(product, alpha=alpha, term=term)
+
+
 def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     """The product as one statement whose body is a ``Matmul``.  Its accesses are exact: the
     rectangle of each operand the sums touch (``inner_scope``: ``scope`` with the product's three
@@ -407,8 +428,10 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     a_op, a_text = operand(a, (r, s) + over_batch)
     b_op, b_text = operand(b, (s, c) + over_batch)
     dtype = lifter.arrays[out_op.array].dtype
-    product = rg.Matmul(out_op, a_op, b_op, rows.expr, cols.expr, depth.expr, (r, c, s), dtype,
-                        batch=tuple((name, extent.expr) for name, extent in batch))
+    exprs = lifter.expressions(scope)
+    alpha = matmul_alpha(call, lambda e: exprs.coerce(exprs.convert(e), VType(dtype, False)))
+    product = scaled_matmul(rg.Matmul(out_op, a_op, b_op, rows.expr, cols.expr, depth.expr, (r, c, s), dtype,
+                                      batch=tuple((name, extent.expr) for name, extent in batch)), alpha)
     body: tuple[rg.Op, ...] = (product,)
     reads = [(a_text, None), (b_text, None)]
     if lifter.guards:  # inside a data-dependent if: runs where its condition holds

@@ -122,6 +122,17 @@ def blas_row_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
 
 
+def scale_after_product() -> bool:
+    """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
+    plain array scaled by a factor constant along the summed axis multiplies the plain arrays:
+    ``alpha * A @ B`` (a number or a scalar argument never assigned) as ``?gemm``'s alpha,
+    ``(P / P.sum(axis=-1, keepdims=True)) @ V`` and ``A @ (B * w)`` (a row ``w``) as the product
+    scaled after, element-wise, fused with what reads it (frontend/array_linalg.py,
+    ``_scaled_product``): no stored copy of the scaled operand.  It reassociates (docs/subset.md,
+    *Matrix products*).  Default on; 0 scales the operand first, as NumPy does."""
+    return env_flag("POLYFUSE_SCALE_AFTER_PRODUCT", True)
+
+
 def blas_row_chunks_gemv() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``) is cut by rows too
     (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a

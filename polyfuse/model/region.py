@@ -63,7 +63,9 @@ class Continue:
 #: The call the NumPy frontend writes for a product kept whole (frontend.array_linalg; a name no
 #: kernel can use, frontend.lift turns it into a ``Matmul``): ``MATMUL_CALL(out[r, c], a[r, s],
 #: b[s, c], rows, cols, depth, "r", "c", "s", *batch)``, each batch item a tuple ``("v", extent)``:
-#: a variable of a stack of products (``X3 @ W``) and its extent, outermost first.
+#: a variable of a stack of products (``X3 @ W``) and its extent, outermost first; keyword
+#: ``alpha=``: a number or a scalar argument the kernel never assigns, ``out = alpha * (a @ b)``
+#: (``Matmul.alpha``: BLAS's alpha; frontend.array_linalg moves ``alpha * A @ B``'s scale there).
 MATMUL_CALL = "_polyfuse_matmul"
 
 #: Below this many multiply-adds (rows x cols x depth) a product is not worth a BLAS call: about

@@ -93,6 +93,7 @@ def cpu_key() -> str:
         jit_small_code,
         math_loop_interleave,
         row_alias_checks,
+        scale_after_product,
         tiled_lsr,
     )
 
@@ -101,7 +102,9 @@ def cpu_key() -> str:
     chunks = (" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
     lsr = "" if tiled_lsr() else " tiled-no-lsr"
     math = f" math-interleave-{math_loop_interleave()}"
-    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}{math}"
+    scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
+    return (f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
+            f"{math}{scaled}")
 
 
 def make_key(source: str, modules: str, signature: str, options: str) -> str:

@@ -448,3 +448,97 @@ def test_narrow_integer_products_wrap_as_numpy_does(target):
     want = k_int8_product(a, b)
     assert got.dtype == want.dtype == np.int8
     np.testing.assert_array_equal(got, want)
+
+
+def _products_read(kernel, *args) -> list[list[str]]:
+    """What each product kept whole for BLAS reads (explain()["kept as written"])."""
+    kept = kernel.explain(*args).to_dict().get("kept as written", [])
+    return [r["may read"] for r in kept if r["why"].startswith("matrix product")]
+
+
+def _close_to_numpy(got, want, bound, ulps: float = 16.0) -> None:
+    """Within ``ulps`` of the sum of the absolute terms (``bound``): a product summed in another
+    order, or scaled after the sum instead of before, differs by a few roundings of that size."""
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert np.all(np.abs(got - want) <= ulps * np.finfo(want.dtype).eps * bound)
+
+
+_M, _K, _N = 40, 48, 36  # 40 * 48 * 36 multiply-adds: above BLAS_MIN_WORK, kept whole for BLAS
+_SCALED = {  # source -> the absolute-term bound of its result from (A, B, C, col, row)
+    "alpha * A @ B + beta * C": lambda A, B, C, col, row: 1.5 * np.abs(A) @ np.abs(B) + 1.2 * np.abs(C),
+    "(A / A.sum(axis=-1, keepdims=True)) @ B":
+        lambda A, B, C, col, row: np.abs(A / A.sum(axis=-1, keepdims=True)) @ np.abs(B),
+    "(A * 2.0) @ B": lambda A, B, C, col, row: 2.0 * np.abs(A) @ np.abs(B),
+    "(col * A) @ B": lambda A, B, C, col, row: np.abs(col * A) @ np.abs(B),
+    "A @ (3.0 * B)": lambda A, B, C, col, row: np.abs(A) @ np.abs(3.0 * B),
+    "(alpha * A) @ (B * beta)": lambda A, B, C, col, row: 1.8 * np.abs(A) @ np.abs(B),
+    "A @ (B * row) - C": lambda A, B, C, col, row: np.abs(A) @ np.abs(B * row) + np.abs(C),
+    "(A / col) @ (row * B)": lambda A, B, C, col, row: np.abs(A / col) @ np.abs(row * B),
+    "np.dot(alpha * A, B)": lambda A, B, C, col, row: 1.5 * np.abs(A) @ np.abs(B),
+    "np.matmul(A, B / row)": lambda A, B, C, col, row: np.abs(A) @ np.abs(B / row),
+}
+
+
+@pytest.mark.parametrize("expr", list(_SCALED))
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_scale_constant_along_the_sum_moves_onto_the_product(expr, target):
+    fn = _kernel_from(f"def k(A, B, C, col, row, alpha, beta):\n    return {expr}\n")
+    A, B, C = _r(_M, _K) + 3.0, _r(_K, _N), _r(_M, _N)
+    col, row = RNG.random((_M, 1)) + 0.5, RNG.random(_N) + 0.5
+    args = (A, B, C, col, row, 1.5, 1.2)
+    kernel = polyfuse.kernel(fn, target=target, cache=False)
+    (reads,) = _products_read(kernel, *args)
+    assert sorted(reads) == ["A", "B"], reads  # the arrays as stored: no scaled copy of an operand
+    _close_to_numpy(kernel(*args), fn(*args), _SCALED[expr](A, B, C, col, row))
+
+
+def test_a_number_or_fixed_scalar_argument_is_blas_alpha():
+    fn = _kernel_from("def k(alpha, A, B, C):\n    return alpha * A @ B + 2 * C, A @ (B * -0.5)\n")
+    args = (1.5, _r(_M, _K), _r(_K, _N), _r(_M, _N))
+    kernel = polyfuse.kernel(fn, target="cpu", cache=False)
+    assert [sorted(reads) for reads in _products_read(kernel, *args)] == [["A", "B"], ["A", "B"]]
+    for want, got, bound in zip(fn(*args), kernel(*args), (1.5 * np.abs(args[1]) @ np.abs(args[2]) + 2 * np.abs(args[3]),
+                                                           0.5 * np.abs(args[1]) @ np.abs(args[2]))):
+        _close_to_numpy(got, want, bound)
+
+
+def test_a_scalar_the_kernel_computes_or_divides_by_stays_on_the_operand():
+    fn = _kernel_from("def k(alpha, A, B):\n    s = A.sum()\n    alpha = alpha + 1.0\n"
+                      "    return (s * A) @ B, (alpha * A) @ B, (A / 4.0) @ B\n")
+    args = (0.5, _r(_M, _K), _r(_K, _N))
+    kernel = polyfuse.kernel(fn, target="cpu", cache=False)
+    assert all(sorted(reads) != ["A", "B"] for reads in _products_read(kernel, *args))
+    _same(fn, *args)
+
+
+def test_a_scaled_product_inside_a_loop_kept_as_written():
+    fn = _kernel_from("def k(alpha, A, B, n):\n    C = np.zeros((A.shape[0], B.shape[1]))\n    i = 0\n"
+                      "    while i < n:\n        C = C + alpha * A @ B\n        i += 1\n    return C\n")
+    args = (1.5, _r(_M, _K), _r(_K, _N), 3)
+    _close_to_numpy(polyfuse.kernel(fn, target="cpu", cache=False)(*args), fn(*args),
+                    3 * 1.5 * np.abs(args[1]) @ np.abs(args[2]))
+
+
+@pytest.mark.parametrize("expr", [
+    "(A * krow) @ B",   # scales the summed axis of A: a scaled copy, as NumPy
+    "A @ (kcol * B)",   # scales the summed axis of B
+    "(A / A) @ B",      # a matrix factor
+    "(2 * Ai) @ Bi",    # integers: no BLAS
+])
+def test_a_scale_along_the_sum_stays_on_the_operand(expr):
+    fn = _kernel_from(f"def k(A, B, krow, kcol, Ai, Bi):\n    return {expr}\n")
+    args = (_r(_M, _K) + 3.0, _r(_K, _N), RNG.random(_K) + 0.5, RNG.random((_K, 1)) + 0.5,
+            RNG.integers(-5, 6, (_M, _K)), RNG.integers(-5, 6, (_K, _N)))
+    kernel = polyfuse.kernel(fn, target="cpu", cache=False)
+    assert all(sorted(reads) != ["A", "B"] for reads in _products_read(kernel, *args))
+    _same(fn, *args)
+
+
+def test_the_scale_stays_on_the_operand_with_the_knob_off(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_SCALE_AFTER_PRODUCT", "0")
+    fn = _kernel_from("def k(alpha, A, B):\n    return alpha * A @ B\n")
+    args = (1.5, _r(_M, _K), _r(_K, _N))
+    kernel = polyfuse.kernel(fn, target="cpu", cache=False)
+    (reads,) = _products_read(kernel, *args)
+    assert reads != ["A", "B"] and "B" in reads  # alpha * A stored first, as NumPy computes it
+    np.testing.assert_array_equal(kernel(*args), fn(*args))  # NumPy's own ?gemm call: its bits

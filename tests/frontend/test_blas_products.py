@@ -45,7 +45,7 @@ def test_a_whole_array_product_is_one_statement():
     ("A @ B", True), ("np.dot(A, x)", True), ("x @ A", True), ("np.einsum('ij,kj->ik', A, B)", True),
     ("2.0 * A @ x", False), ("x @ (A * B)", False),  # a computed matrix times a vector: fused loops
     ("2.0 * A @ x[:, None]", False),        # a matrix with one column is a vector
-    ("2.0 * A @ B", True),                  # a matrix product: BLAS, the scaled copy stored first
+    ("2.0 * A @ B", True),                  # a matrix product: BLAS on A and B, the scale applied after
     ("x @ x", True),                       # two plain vectors: BLAS ?dot, NumPy's own call
     ("(2.0 * x) @ x", False),              # a computed vector: a reduction the scheduler fuses
     ("np.outer(x, x)", False),              # nothing summed
