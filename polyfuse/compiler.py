@@ -10,7 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from polyfuse.analysis.bounds import BoundsChecker
-from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
+from polyfuse.analysis.dependences import (
+    check_scalars_defined,
+    compute_dependences,
+    dependences_after_contraction,
+)
 from polyfuse.analysis.prange import prange_claims
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import UnsupportedError, VerificationError
@@ -170,7 +174,7 @@ def _contract(stages: Stages, scop, deps, schedule):
         return scop, deps
     try:
         with bounded(scop.context.get_ctx()):
-            return contracted, compute_dependences(contracted, schedule)
+            return contracted, dependences_after_contraction(contracted, deps, schedule)
     except BudgetExceeded:
         stages.records["contraction"] = ()
         return scop, deps
