@@ -94,8 +94,10 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
                            time_tile_sizes=time_tile_sizes(), parallel=options.outer_parallelism_enabled(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
-            scop = sched.scop  # scalars expanded so loops could be reordered
-            deps = compute_dependences(scop)
+            # scalars expanded so loops could be reordered: the dependences the scheduler
+            # computed for the expanded program (and verified the schedule against)
+            scop = sched.scop
+            deps = sched.deps if sched.deps is not None else compute_dependences(scop)
     if options.verify:
         stages.run("verify", _verify, scop, deps, sched.schedule)
     with deadline.active():
