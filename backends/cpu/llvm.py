@@ -758,9 +758,18 @@ def split_functions(text: str) -> dict[str, str] | None:
     pieces = {"": "".join(base)}
     for name, body in exported.items():
         # (a serial twin that runs its region function declares it: serial_through_region)
-        declared = "".join(_declaration(exported[n]) for n in _called(body, exported) if n != name)
+        mentioned = _references(body)
+        declared = "".join(_declaration(exported[n]) for n in exported if n != name and n in mentioned)
         pieces[name] = head + declared + "".join(internal[n] for n in _called(body, internal)) + body
     return pieces
+
+
+_REFERENCE = re.compile(r'@(?:"([^"]+)"|([-\w.$]+))')
+
+
+def _references(body: str) -> set[str]:
+    """The global names ``body`` mentions (one pass over it)."""
+    return {quoted or plain for quoted, plain in _REFERENCE.findall(body)}
 
 
 def _declaration(body: str) -> str:
