@@ -1,6 +1,8 @@
 """Cold compiles and warm disk-cache loads of suite kernels under two polyfuse checkouts, interleaved.
 
-    python benchmarks/compile_ab.py A/.venv/bin/python B/.venv/bin/python --rounds 5 fdtd-2d heat-3d
+    python benchmarks/compile_ab.py A/.venv/bin/python B/.venv/bin/python --rounds 5 fdtd-2d heat-3d np:fdtd_2d
+
+(``np:NAME``: a NumPy program of ``polyfuse bench --section numpy``, at its test sizes.)
 
 Every measurement runs in a fresh process of one checkout's interpreter, A and B alternating
 kernel by kernel within each round, so that both see the same machine load; the minimum over the
@@ -33,12 +35,16 @@ CHILD = r'''
 import json, os, sys, time
 import numpy as np
 import polyfuse
-from polyfuse.bench import suite
+from polyfuse.bench import numpy_suite, suite
 
 def compiled(name):
-    spec = suite.get(name)
-    args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
-    kernel = polyfuse.kernel(spec.func)
+    if name.startswith("np:"):  # a NumPy program of `polyfuse bench --section numpy`
+        program = numpy_suite.PROGRAMS[name[3:]]
+        func, args = program.func, program.args("test")
+    else:
+        spec = suite.get(name)
+        func, args = spec.func, spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    kernel = polyfuse.kernel(func)
     start, cpu = time.perf_counter(), time.process_time()
     variant = kernel.compile(*args)
     seconds, cpu_then = time.perf_counter() - start, time.process_time()

@@ -10,7 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from polyfuse.analysis.bounds import BoundsChecker
-from polyfuse.analysis.dependences import check_scalars_defined, compute_dependences
+from polyfuse.analysis.dependences import (
+    check_scalars_defined,
+    compute_dependences,
+    dependences_after_contraction,
+)
 from polyfuse.analysis.prange import prange_claims
 from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import UnsupportedError, VerificationError
@@ -90,8 +94,10 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
                            time_tile_sizes=time_tile_sizes(), parallel=options.outer_parallelism_enabled(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
-            scop = sched.scop  # scalars expanded so loops could be reordered
-            deps = compute_dependences(scop)
+            # scalars expanded so loops could be reordered: the dependences the scheduler
+            # computed for the expanded program (and verified the schedule against)
+            scop = sched.scop
+            deps = sched.deps if sched.deps is not None else compute_dependences(scop)
     if options.verify:
         stages.run("verify", _verify, scop, deps, sched.schedule)
     with deadline.active():
@@ -170,7 +176,7 @@ def _contract(stages: Stages, scop, deps, schedule):
         return scop, deps
     try:
         with bounded(scop.context.get_ctx()):
-            return contracted, compute_dependences(contracted, schedule)
+            return contracted, dependences_after_contraction(contracted, deps, schedule)
     except BudgetExceeded:
         stages.records["contraction"] = ()
         return scop, deps

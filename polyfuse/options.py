@@ -112,6 +112,16 @@ def tiled_lsr() -> bool:
     return env_flag("POLYFUSE_TILED_LSR", True)
 
 
+def tiled_twins() -> bool:
+    """``POLYFUSE_TILED_TWINS``: a parallel region that runs a time-tiled nest gets a serial
+    twin of its own (the same loops without the team's chunks and barriers) instead of a small
+    function that runs the region function on one thread (backends.cpu.llvm,
+    ``shared_twins``).  Default off: the twin doubled LLVM's work on those nests (fdtd-2d,
+    heat-3d), and the region on one thread runs as fast (docs/performance.md, *Compile time,
+    session 19*); 1 brings the twins back."""
+    return env_flag("POLYFUSE_TILED_TWINS", False)
+
+
 def blas_row_chunks() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS``: a matrix product kept whole runs as a phase polyfuse's threads
     cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  NumPy's

@@ -36,6 +36,7 @@ from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitt
 from polyfuse.backends.cpu.parallel import (
     BARRIER_ABORT,
     BARRIER_GENERATION,
+    BARRIER_WORDS,
     CHUNK_COUNTER,
     run_parallel,
     run_region,
@@ -67,7 +68,7 @@ from polyfuse.model.loop_ast import (
     statements_in,
 )
 from polyfuse.model.scop import ArrayInfo, isl_name
-from polyfuse.options import jit_small_code, math_loop_interleave, row_alias_checks, tiled_lsr
+from polyfuse.options import jit_small_code, math_loop_interleave, row_alias_checks, tiled_lsr, tiled_twins
 from polyfuse.runtime.variant import address
 
 _INIT_LOCK = threading.Lock()
@@ -219,34 +220,44 @@ class LLVMKernel:
         generated now if no earlier call asked for it (or loaded from the disk cache's objects).
         Thread-safe: one generation per function."""
         with self.lock:
-            start = time.perf_counter()
-            text = self.pending.pop(name, None)
-            if text is not None:
-                # machine code from the disk cache needs no optimiser, nor the function's IR:
-                # MCJIT takes the object for a module that defines the name (and only its name)
-                module = llvm.parse_assembly(_stub(name) if name in self.known else text)
-                if name not in self.known:
-                    optimize(module, self.artifact)
-                    # printed and parsed again, as the whole module was before it was cut: the
-                    # parse orders each value's uses as the text does, and the register allocator
-                    # follows that order (without it 56 of 162 functions got other registers)
-                    module = llvm.parse_assembly(str(module))
-                module.name = name  # (the object cache keys by module name)
-                self.engine.add_module(module)
-            # (MCJIT generates the machine code of the module just added here)
-            with _llvm_options(NO_LSR_OPTIONS, text is not None and name not in self.known
-                               and name in self.artifact.without_lsr):
-                address = self.engine.get_function_address(name)
-            if text is not None:
-                self.build_seconds += time.perf_counter() - start
-            fresh, self.emitted = self.emitted, {}
-            if fresh:
-                self.generated.extend(fresh)
-                objects = tuple(sorted({**dict(self.artifact.objects), **fresh}.items()))
-                self.artifact = replace(self.artifact, objects=objects)
-                if self.on_objects is not None:  # (under the lock: the latest objects stored last)
-                    self.on_objects(self.artifact)
+            address = self._generated(name)
         return ctypes.CFUNCTYPE(None, *[_CTYPES[p.kind] for p in self.params], *extra)(address)
+
+    def _generated(self, name: str) -> int:
+        """``function``'s work under the lock: the address of ``name``'s machine code, generated
+        after that of the function it calls (a serial twin that runs its region: ``twins``),
+        which MCJIT resolves among the modules it has."""
+        for serial, region in self.artifact.twins:
+            if serial == name:
+                self._generated(region)
+        start = time.perf_counter()
+        text = self.pending.pop(name, None)
+        if text is not None:
+            # machine code from the disk cache needs no optimiser, nor the function's IR:
+            # MCJIT takes the object for a module that defines the name (and only its name)
+            module = llvm.parse_assembly(_stub(name) if name in self.known else text)
+            if name not in self.known:
+                optimize(module, self.artifact)
+                # printed and parsed again, as the whole module was before it was cut: the
+                # parse orders each value's uses as the text does, and the register allocator
+                # follows that order (without it 56 of 162 functions got other registers)
+                module = llvm.parse_assembly(str(module))
+            module.name = name  # (the object cache keys by module name)
+            self.engine.add_module(module)
+        # (MCJIT generates the machine code of the module just added here)
+        with _llvm_options(NO_LSR_OPTIONS, text is not None and name not in self.known
+                           and name in self.artifact.without_lsr):
+            address = self.engine.get_function_address(name)
+        if text is not None:
+            self.build_seconds += time.perf_counter() - start
+        fresh, self.emitted = self.emitted, {}
+        if fresh:
+            self.generated.extend(fresh)
+            objects = tuple(sorted({**dict(self.artifact.objects), **fresh}.items()))
+            self.artifact = replace(self.artifact, objects=objects)
+            if self.on_objects is not None:  # (under the lock: the latest objects stored last)
+                self.on_objects(self.artifact)
+        return address
 
     def __call__(self, values: dict[str, Any]) -> None:
         args = [self._value(p, values) for p in self.params]
@@ -446,6 +457,9 @@ class LLVMArtifact:
     row_alias_checks: bool = True  # options.row_alias_checks() when the kernel was compiled
     # the functions whose machine code is generated without loop strength reduction (``without_lsr``)
     without_lsr: tuple[str, ...] = ()
+    # (serial function, region function): serial phase functions that run their region function
+    # on one thread (``shared_twins``)
+    twins: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def optimized_ir(self) -> str:
@@ -468,8 +482,13 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     params = signature(program, shared)
     module = ll.Module(name=program.name)
     emitted = []
+    twins = shared_twins(program, phases)
     for phase in phases:
         math = {"fastmath": options.fastmath, "vector_math": options.fastmath or options.vector_math}
+        if phase in twins:
+            emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
+            serial_through_region(module, params, phase_name(program.name, phase), emitted[-1].function)
+            continue
         emitted.append(KernelCodegen(module, program, params, phase, shared, **math))
         if phase.is_region:
             emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
@@ -485,7 +504,42 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     return LLVMArtifact(program.name, params, phases, program.local_arrays(), text, str(parsed),
                         tuple(a.name for a in program.arrays), check_messages(program),
                         gathers=options.vector_gathers(), opt_level=options.opt_level,
-                        row_alias_checks=row_alias_checks(), without_lsr=without_lsr(program, phases))
+                        row_alias_checks=row_alias_checks(), without_lsr=without_lsr(program, phases),
+                        twins=tuple((phase_name(program.name, p), phase_name(program.name, p, region=True))
+                                    for p in twins))
+
+
+def shared_twins(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
+    """The parallel regions that run time-tiled nests (``program.time_tiled``), whose serial
+    function runs the region function on one thread (``serial_through_region``) instead of
+    being a copy of its loops without the team's chunks and barriers: the copy doubled LLVM's
+    work on those nests (its optimiser and code generator take 0.1-0.25 s per function of
+    fdtd-2d), and the region on one thread runs as fast there (its barriers return at once;
+    docs/performance.md, *Compile time, session 19*).  None with ``POLYFUSE_TILED_TWINS=1``.
+    Other regions keep their twins: a small region ran 1.2-2.5x slower on one thread than its
+    twin (covariance's 40 us phase: chunk counter and barriers per outer iteration)."""
+    if not program.time_tiled or tiled_twins():
+        return ()
+    return tuple(phase for phase in phases if phase.is_region and not phase.parallel
+                 and program.time_tiled.intersection(statements_in(phase.node)))
+
+
+def serial_through_region(module: ll.Module, params: tuple[Param, ...], name: str, region) -> None:
+    """``name(params)``: ``region(params, 0, 1, block)`` on a zeroed barrier block of its own,
+    the region function on one thread (each of its barriers returns at once: the one thread is
+    the last to arrive)."""
+    count = len(region.args) - 3
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [a.type for a in region.args[:count]]), name=name)
+    for param, arg in zip(params, fn.args):
+        arg.name = param.name
+        if param.kind == "array":
+            arg.add_attribute("noalias")
+    builder = ll.IRBuilder(fn.append_basic_block("entry"))
+    block = builder.alloca(ll.ArrayType(_I64, BARRIER_WORDS), name="barrier")
+    builder.store(ll.Constant(ll.ArrayType(_I64, BARRIER_WORDS), None), block)
+    first = builder.gep(block, [_i64(0), _i64(0)])
+    builder.call(region, [*fn.args, _i64(0), _i64(1), first])
+    builder.ret_void()
 
 
 def without_lsr(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[str, ...]:
@@ -706,8 +760,29 @@ def split_functions(text: str) -> dict[str, str] | None:
     head = "".join(common)
     pieces = {"": "".join(base)}
     for name, body in exported.items():
-        pieces[name] = head + "".join(internal[n] for n in _called(body, internal)) + body
+        # (a serial twin that runs its region function declares it: serial_through_region)
+        mentioned = _references(body)
+        declared = "".join(_declaration(exported[n]) for n in exported if n != name and n in mentioned)
+        pieces[name] = head + declared + "".join(internal[n] for n in _called(body, internal)) + body
     return pieces
+
+
+_REFERENCE = re.compile(r'@(?:"([^"]+)"|([-\w.$]+))')
+
+
+def _references(body: str) -> set[str]:
+    """The global names ``body`` mentions (one pass over it)."""
+    return {quoted or plain for quoted, plain in _REFERENCE.findall(body)}
+
+
+def _declaration(body: str) -> str:
+    """The declaration of the function that ``body`` (as LLVM prints it) defines."""
+    line = body.split("\n", 1)[0]
+    match = _DEFINE.match(line)
+    assert match is not None
+    close = line.index(")", match.end())
+    arguments = re.sub(r' %(?:"[^"]*"|[-\w.$]+)(?=,|$)', "", line[match.end():close])
+    return f"declare{line[len('define'):match.end()]}{arguments})\n"
 
 
 def _stub(name: str) -> str:

@@ -288,23 +288,56 @@ def compute_dependences(scop: Scop, schedule: isl.Schedule | None = None) -> Dep
 
     The exact analyses of all arrays share one isl operation budget (``options.isl_operations``),
     so the stage is bounded whatever the program; past it, the rest are memory-based."""
-    schedule = schedule if schedule is not None else scop.schedule
+    return _dependences(scop, schedule if schedule is not None else scop.schedule, None)
+
+
+def dependences_after_contraction(scop: Scop, kept: Dependences, schedule: isl.Schedule) -> Dependences:
+    """``compute_dependences(scop, schedule)`` for the Scop that contraction made (only local
+    arrays' subscripts changed) from the one ``kept`` describes in program order, where
+    ``schedule`` is the verified schedule contraction assumed.  Only what can differ is computed:
+    the WAR and WAW dependences of local arrays.
+
+    - RAW, every array: the verifier accepted ``schedule`` only if each read sees the same writer
+      (or none) as in program order, and contraction shrank an array only where its dataflow under
+      ``schedule`` stayed that same relation (``contraction.same_dataflow``).  Memory-based RAW of
+      ``kept`` (isl gave up) stays the superset it was.
+    - WAR and WAW, arrays that are not local: the verifier also keeps every program-order WAW
+      pair of them in order, so each element's writes keep their order, and each read stays
+      between its writer and that writer's successor; every two accesses of an element (one a
+      write) keep their order, and relations computed from that order are the same.
+    - WAR and WAW of local arrays are computed: schedules may reorder local false dependences
+      (``Dependences.validity``), and contraction makes new ones (a row reused by every row).
+
+    conv_bn_relu: 0.21 -> 0.14 s of its contraction stage's 0.55 s.  The relations equal
+    ``compute_dependences(scop, schedule)``'s on the suite's kernels (tests/analysis)."""
+    return _dependences(scop, schedule, kept)
+
+
+def _dependences(scop: Scop, schedule: isl.Schedule, kept: Dependences | None) -> Dependences:
     reads, writes = scop.reads(), scop.writes()
     empty = isl.UnionMap.empty(scop.context.get_space())
-    items = []
+    items: list[Dependence] = []
     with metered(scop.context.get_ctx()) as meter:
         for info in scop.arrays:
             name = info.name
+            local = info.kind == "local"
+            same = [] if kept is None else [d for d in kept.items if d.array == name]
+            if kept is not None and not local:
+                items.extend(same)
+                continue
             iname = isl_name(name)
             with meter.fallback():
                 r, w = on_array(reads, iname), on_array(writes, iname)
                 if w.is_empty():
                     continue
-            local = info.kind == "local"
-            raw = _relation(r, w, schedule, meter, must=True)
+            raw = None if kept is not None else _relation(r, w, schedule, meter, must=True)
             war = _relation(w, r, schedule, meter, must=False, kill=w)
             waw = _relation(w, w, schedule, meter, must=True)
-            for kind, (rel, approximation) in (("RAW", raw), ("WAR", war), ("WAW", waw)):
+            items.extend(d for d in same if d.kind == "RAW")
+            for kind, found in (("RAW", raw), ("WAR", war), ("WAW", waw)):
+                if found is None:
+                    continue
+                rel, approximation = found
                 with meter.fallback():
                     if not rel.is_empty():
                         items.append(Dependence(kind, name, local, rel, approximation))

@@ -95,12 +95,13 @@ def cpu_key() -> str:
         row_alias_checks,
         scale_after_product,
         tiled_lsr,
+        tiled_twins,
     )
 
     model = "small-pic" if jit_small_code() else "jit-default"
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = (" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
-    lsr = "" if tiled_lsr() else " tiled-no-lsr"
+    lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     return (f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"

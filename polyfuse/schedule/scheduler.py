@@ -50,6 +50,8 @@ class ScheduleResult:
     time_tiling: tuple = ()  # TimeTileDecision records
     outer_parallelism: tuple = ()  # OuterParallelDecision records
     scop: Scop | None = None  # the Scop the schedule is for, when the policy changed it
+    # the program-order dependences of ``scop`` (when set), which the schedule was verified against
+    deps: Dependences | None = field(default=None, compare=False, repr=False)
 
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
@@ -87,7 +89,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         parts, outer = smart_outer_parallelism(scop, deps, body, parts) if parallel else (parts, ())
         return ScheduleResult(fuse, "smart fusion of the program's loops", (), sequenced(scop, body, parts),
                               tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions),
-                              scop=scop, register_tiles=tuple(tiling.register_decisions),
+                              scop=scop, deps=deps, register_tiles=tuple(tiling.register_decisions),
                               time_tiling=time_tiles, outer_parallelism=outer)
     pieces = dependence_pieces(deps)
     if pieces > MAX_DEPENDENCE_PIECES:

@@ -176,3 +176,42 @@ def test_a_temporary_read_in_a_subscript_contracts_there_too(fuse):
     x = np.random.default_rng(3).random(25) * 1.1
     got = polyfuse.kernel(histogram_of_bins, fuse=fuse)(x)
     np.testing.assert_array_equal(got, histogram_of_bins(x))
+
+
+@pytest.fixture
+def contraction_dependences_checked(monkeypatch):
+    """Every compile's dependences after contraction (``dependences_after_contraction``: only
+    local arrays' WAR and WAW computed again) compared with all of them computed again under the
+    schedule; yields the names of the Scops checked."""
+    from polyfuse import compiler
+    from polyfuse.analysis.dependences import compute_dependences
+
+    checked: list[str] = []
+    fast = compiler.dependences_after_contraction
+
+    def both(scop, kept, schedule):
+        ours, full = fast(scop, kept, schedule), compute_dependences(scop, schedule)
+        key = [(d.kind, d.array, d.local, d.approximation) for d in ours.items]
+        assert key == [(d.kind, d.array, d.local, d.approximation) for d in full.items]
+        assert all(a.relation.is_equal(b.relation) for a, b in zip(ours.items, full.items))
+        checked.append(scop.name)
+        return ours
+
+    monkeypatch.setattr(compiler, "dependences_after_contraction", both)
+    return checked
+
+
+@pytest.mark.parametrize("fuse", ["smart", "max"])
+def test_dependences_after_contraction_are_those_computed_again(contraction_dependences_checked, fuse):
+    from conftest import define
+
+    from polyfuse.bench.numpy_suite import PROGRAMS
+
+    kernels = [(diffusion, (np.ones((9, 7)), np.ones((9, 7)))), (far_apart, (np.ones((13, 8)),)),
+               (PROGRAMS["softmax"].func, PROGRAMS["softmax"].args("test")),
+               (define(UNORDERED_CONSUMER, "kern"), (5, np.ones(9), np.ones((9, 9)), np.ones(9)))]
+    spec, args = _args("chain3")
+    kernels.append((spec.func, args))
+    for fn, args in kernels:
+        polyfuse.kernel(fn, fuse=fuse, cache=False, target="python").compile(*args)
+    assert len(contraction_dependences_checked) >= 3

@@ -72,3 +72,26 @@ def test_expanded_scalar_of_an_empty_loop_has_shape_zero(target):
     fn = define(EMPTY_STRIDED_LOOP, "kern")
     for n in (0, 1, 2, 7):
         check_against_python(fn, (n, np.arange(n + 4, dtype=np.float64)), target=target)
+
+
+def test_the_compile_keeps_the_dependences_the_scheduler_computed_for_the_expanded_program(monkeypatch):
+    """The expanded program's dependences are computed once, by the scheduler (the schedule was
+    verified against them), not again by the compiler."""
+    from polyfuse import compiler
+    from polyfuse.analysis import dependences
+
+    computed: list[str] = []
+    compute = dependences.compute_dependences
+
+    def counted(scop, schedule=None):
+        computed.append(scop.name)
+        return compute(scop, schedule)
+
+    monkeypatch.setattr(compiler, "compute_dependences", counted)
+    fn = define(MATMUL_ACC, "mm")
+    args = (np.random.rand(5, 7), np.random.rand(7, 6), np.zeros((5, 6)))
+    variant = polyfuse.kernel(fn, target="python", verify=True, blas=False, cache=False).compile(*args)
+    sched = variant.stages["schedule"]
+    assert sched.scop is not None and sched.scop is not variant.stages["lift"]  # expanded
+    assert computed == ["mm"]  # the program's own; none for the expanded one
+    assert variant.stages["verify"] == "every dependence respected"

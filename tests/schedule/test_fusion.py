@@ -198,3 +198,55 @@ def test_the_knob_turns_row_fusion_off(monkeypatch):
     args = diffusion_args()
     d = outer_decision(polyfuse.kernel(diffusion), args)
     assert not d["fused"] and LOSES in d["reason"]
+
+
+def test_a_merge_that_reverses_a_flow_is_rejected_early_with_the_verifiers_text():
+    """conv_bn_relu's two illegal candidates (``Y = 0`` then ``Y += ...``) are rejected by
+    ``reverses_a_flow`` without the dataflow comparison; explain() and a pickled record still show
+    the verifier's problems."""
+    import pickle
+
+    from polyfuse.bench import suite
+    from polyfuse.model.loop_ast import LazyText
+
+    spec = suite.get("conv_bn_relu")
+    args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    kernel = polyfuse.kernel(spec.func, cache=False)
+    early = [d for d in kernel.compile(*args).stages["schedule"].decisions if isinstance(d.reason, LazyText)]
+    assert [(d.first, d.second, d.fused) for d in early] == [(("S0",), ("S1",), False), (("S1",), ("S2",), False)]
+    assert pickle.loads(pickle.dumps(early[1])).reason == "illegal: a read of Y sees a different writer"
+    texts = {(tuple(d["first"]), tuple(d["second"])): d["reason"] for d in kernel.explain(*args)["fusion"]}
+    assert texts[("S0",), ("S1",)] == ("illegal: a read of Y sees a different writer; "
+                                       "a read of an input value of Y now follows a write")
+
+
+def test_a_merge_rejected_early_is_one_the_verifier_rejects(monkeypatch):
+    """``reverses_a_flow`` is a sufficient test of illegality: on random programs, every merge it
+    rejects has problems in the verifier's full check."""
+    from conftest import define
+    from hypothesis import given, settings
+    from program_gen import COMMON, programs
+
+    from polyfuse.analysis.verify import schedule_violations
+    from polyfuse.schedule import fusion
+
+    early = fusion.SmartFusion.reverses_a_flow
+    seen: list[bool] = []
+
+    def checked(self, prev, node, schedule):
+        found = early(self, prev, node, schedule)
+        if found:
+            assert schedule_violations(self.scop, self.deps, schedule)
+        seen.append(found)
+        return found
+
+    monkeypatch.setattr(fusion.SmartFusion, "reverses_a_flow", checked)
+
+    @settings(max_examples=25, database=None, **COMMON)
+    @given(prog=programs())
+    def compile_one(prog):
+        fn = define(prog.source, "kern")
+        polyfuse.kernel(fn, target="python", cache=False).compile(*prog.make_args(np.random.default_rng(0), 5))
+
+    compile_one()
+    assert seen  # (merges were tried)

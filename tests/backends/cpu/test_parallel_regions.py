@@ -303,9 +303,11 @@ def test_random_programs_in_a_time_loop_bitwise_equal_on_several_threads(prog, n
     assert_regions_ran(backend(k, args), 1)  # the second call on ``count`` threads
 
 
-def test_each_twin_is_generated_when_the_runtime_first_runs_it(forced):
+def test_each_twin_is_generated_when_the_runtime_first_runs_it(forced, monkeypatch):
     """A region phase has two functions (serial, and the team's): one thread generates only the
-    serial ones, the first call on a team the region ones; both compute the function's results."""
+    serial ones, the first call on a team the region ones; both compute the function's results.
+    (Time-tiled regions share one body unless POLYFUSE_TILED_TWINS=1: test_shared_twins.py.)"""
+    monkeypatch.setenv("POLYFUSE_TILED_TWINS", "1")
     sk = suite.KERNELS["jacobi-2d"]
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
     k = polyfuse.kernel(sk.func, target="cpu", cache=False)
