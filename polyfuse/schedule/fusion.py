@@ -22,7 +22,6 @@ from polyfuse.analysis.verify import schedule_violations
 from polyfuse.model import ir
 from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_parts import maps_of, sets_of
-from polyfuse.model.loop_ast import LazyText
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
 from polyfuse.model.scop import Scop, Statement, added_term, isl_name
 from polyfuse.schedule.contraction import FOLDS
@@ -36,8 +35,7 @@ class FusionDecision:
     first: tuple[str, ...]  # statements of the earlier loop (nest)
     second: tuple[str, ...]  # statements of the later one
     fused: bool
-    # (a LazyText where only explain() reads it: the problems of a merge found illegal early)
-    reason: str | LazyText
+    reason: str
     dependences: tuple[str, ...]  # e.g. "RAW on T1: S0 -> S1"
     shift: int = 0  # iterations the later loop was shifted by to make fusion legal
     depth: int = 0  # 0 for outermost loops
@@ -101,7 +99,7 @@ class SmartFusion:
             traffic = fusion_traffic(self.scop, prev.statements, node.statements,
                                      self._values(together, ancestors))
 
-        def record(fused: bool, reason: str | LazyText, shift: int = 0) -> None:
+        def record(fused: bool, reason: str, shift: int = 0) -> None:
             self.decisions.append(FusionDecision(prev.statements, node.statements, fused, reason, links,
                                                  shift, len(ancestors), traffic))
 
@@ -121,7 +119,7 @@ class SmartFusion:
         except BudgetExceeded:
             record(False, "not fused: the legality analysis exceeded isl's operation budget")
             return None
-        if isinstance(verdict, LazyText) or verdict:  # (a LazyText's truth would compute it)
+        if verdict:
             record(False, verdict, shift)
             return None
         how = "fused" + (f" after shifting the later loop by {shift}" if shift else "")
@@ -134,8 +132,9 @@ class SmartFusion:
         members = tuple(replace(m, shift=m.shift + shift) for m in node.members)
         merged = LoopNode(prev.members + members, prev.sign, prev.body + node.body)
         schedule = self.scop.schedule_of(with_merged(merged))
-        if self.reverses_a_flow(prev, node, schedule):
-            return shift, merged, LazyText(lambda: self.problems(schedule)), ""
+        reversed_flow = self.reverses_a_flow(prev, node, schedule)
+        if reversed_flow:
+            return shift, merged, "illegal: " + reversed_flow, ""
         problems = schedule_violations(self.scop, self.deps, schedule)
         if problems:
             return shift, merged, "illegal: " + "; ".join(problems), ""
@@ -155,32 +154,24 @@ class SmartFusion:
         # the members' extents may differ: a guard per member in every iteration was slow
         return shift, replace(merged, separate=True), "", why
 
-    def reverses_a_flow(self, prev: LoopNode, node: LoopNode, schedule: isl.Schedule) -> bool:
-        """Does ``schedule`` run a write of ``prev`` no earlier than a read of ``node`` that
-        takes its value from it (an exact RAW dependence)?  Then that read sees another writer
-        (or none) and the verifier rejects the merge (``schedule_violations`` cannot come back
-        empty: the write is the read's source in program order and not before it here), so the
-        whole dataflow comparison, the costly part of a rejected candidate (conv_bn_relu's two:
-        70-90 ms each), is left to ``problems``, for explain().  Only a sufficient test: a merge
-        it passes is verified in full."""
+    def reverses_a_flow(self, prev: LoopNode, node: LoopNode, schedule: isl.Schedule) -> str:
+        """What is wrong when ``schedule`` runs a write of ``prev`` no earlier than a read of
+        ``node`` that takes its value from it (an exact RAW dependence), else "".  Then that read
+        sees another writer (or none) and the verifier would reject the merge, so the whole
+        dataflow comparison, the costly part of a rejected candidate (conv_bn_relu's two: 70-90 ms
+        each), is not made, not even for explain(): the text names the pair found (a disk-cache
+        store builds the explanation at every compile).  Only a sufficient test: a merge it
+        passes is verified in full."""
         first, second = set(prev.statements), set(node.statements)
         order = schedule.get_map()
         for dep in self.deps.items:
             if dep.kind != "RAW" or dep.approximation:
                 continue  # (memory-based RAW pairs include writes that are not the read's source)
             for pair in maps_of(dep.relation):
-                if (pair.get_tuple_name(isl.dim_type.in_) in first and pair.get_tuple_name(isl.dim_type.out) in second
-                        and not runs_before(isl.UnionMap.from_map(pair), order)):
-                    return True
-        return False
-
-    def problems(self, schedule: isl.Schedule) -> str:
-        """The verifier's problems with a merge ``reverses_a_flow`` rejected (explain()'s text)."""
-        try:
-            with bounded(self.scop.context.get_ctx()):
-                return "illegal: " + "; ".join(schedule_violations(self.scop, self.deps, schedule))
-        except BudgetExceeded:
-            return "illegal: a read takes its value from a write that no longer runs before it"
+                writer, reader = pair.get_tuple_name(isl.dim_type.in_), pair.get_tuple_name(isl.dim_type.out)
+                if writer in first and reader in second and not runs_before(isl.UnionMap.from_map(pair), order):
+                    return f"a read of {dep.array} in {reader} would no longer follow the write in {writer} it reads"
+        return ""
 
     def rides_along(self, prev: LoopNode, node: LoopNode, ancestors: tuple[LoopNode, ...]) -> tuple[bool, str]:
         """Whether fusing ``prev`` and ``node`` pays although the fused loop carries a dependence
