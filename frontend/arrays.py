@@ -68,9 +68,17 @@ _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax":
                "mean": "mean", "all": "all", "any": "any"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
 _REFUSED = {
-    "argsort": "its result is a sorted order; write the loop",
-    "sort": "its result is a sorted order (np.sort(a) of a 1-d array argument, or a one-slice slice of one, "
-            "is supported; a local array or expression, axis=, kind= and a.sort() are not); write the loop",
+    **dict.fromkeys(("argsort", "sort", "median"), "its result is a sorted order, supported as np.sort(a, axis=, "
+                    "kind=), np.argsort(a, axis=, kind=) and np.median(a, axis=) of a 1-d or 2-d array whose rank "
+                    "polyfuse tells before lowering it (an argument, a local bound once, slices and arithmetic of "
+                    "those), axis None, -1, 0 or 1 (a.sort() in place and other ranks are not); write the loop"),
+    **dict.fromkeys(("quantile", "percentile"), "supported as np.quantile(a, q) / np.percentile(a, q) of a real "
+                    "array and one float q (a number, a float argument or arithmetic of those); axis=, method=, "
+                    "keepdims= and arrays of q are not"),
+    "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
+    "bincount": "its result's length is the largest value plus one (a data-dependent shape); count into an array "
+                "of known length, counts = np.zeros(k, dtype=np.int64) then for i in range(x.shape[0]): "
+                "counts[x[i]] += 1",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     "resize": _SHAPES,
@@ -703,6 +711,10 @@ class Lowering:
                     continue
                 before.extend(lowered)
                 changed = self.any_changed = True  # (return np.zeros(n): a local array, returned)
+                if name in self.selections:  # return x[x > 0]
+                    raise self.error(elt, "a boolean-mask selection returned (its length depends on the data: "
+                                     "a data-dependent shape); return np.where(mask, x, 0) or reduce it (np.sum, "
+                                     "np.prod, np.mean of the selection are supported)", "boolean mask")
             entry = self.lookup(elt) if isinstance(elt, ast.Name) else self.names.get(name)  # refuses a dead one
             view = self.argument_view(entry.view) if entry is not None and entry.kind == "view" else None
             if view is not None:  # a view of an argument: returned as the view itself, as NumPy does
@@ -1997,6 +2009,8 @@ class Lowering:
             if inner.rank > 0:
                 return self.reduction(node, _REDUCTIONS[name], inner, node.args)
         if node.keywords:
+            if module == "np" and name in _REFUSED:
+                raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
             return scalar(node, UNKNOWN)
         args = [self.value(a) for a in node.args]
         if module == "np" and name in ("maximum", "minimum") and len(args) == 2:
@@ -2456,16 +2470,31 @@ class Lowering:
         what = "argmax" if maximum else "argmin"
         given = dict(zip(("axis",), rest))
         for kw in node.keywords:
-            if kw.arg != "axis" or "axis" in given:
-                raise self.error(node, f"np.{what}() with arguments other than axis=", what)
-            given["axis"] = kw.value
+            if kw.arg not in ("axis", "keepdims") or kw.arg in given:
+                raise self.error(node, f"np.{what}() with arguments other than axis= and keepdims=", what)
+            given[kw.arg] = kw.value
         if len(rest) > 1:
-            raise self.error(node, f"np.{what}() with arguments other than axis=", what)
+            raise self.error(node, f"np.{what}() with arguments other than axis= and keepdims=", what)
         if x.vtype.is_complex:
             raise self.error(node, f"np.{what}() of a complex array", what)
+        keepdims = _bool_const(given.get("keepdims"))
+        if keepdims is None:
+            raise self.error(node, "keepdims= must be True or False", what)
         if not _is_none(given.get("axis")):
             (axis,) = self.reduced_axes(given["axis"], x.rank)
-            return self.arg_extreme_along(node, maximum, x, axis)
+            at = self.arg_extreme_along(node, maximum, x, axis)
+            if not keepdims:
+                return at
+            return View(at.extents[:axis] + (const(1),) + at.extents[axis:], at.vtype,
+                        lambda k: at.element(k[:axis] + k[axis + 1:]))
+        position = self.arg_extreme_flat(node, maximum, x)
+        if not keepdims:
+            return position
+        return View(tuple(const(1) for _ in x.extents), position.vtype, position.element)
+
+    def arg_extreme_flat(self, node: ast.Call, maximum: bool, x: View) -> View:
+        """``np.argmax(x)`` without ``axis=``: the flat index (an int64 scalar local)."""
+        what = "argmax" if maximum else "argmin"
         self.nonempty(node, f"np.{what}()", x.extents)
         best, position = self.fresh("best"), self.fresh("at")
         zeros = tuple(const(0) for _ in x.extents)
