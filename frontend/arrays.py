@@ -2565,9 +2565,10 @@ class Lowering:
         if mask.rank == 0 or mask.vtype.dtype != "bool":
             return None
         base = self.value(node.value)
-        if base.rank != mask.rank:
+        if base.rank < mask.rank:
             return None
-        self.same_shape_as_mask(node.slice, base, mask)
+        lead = View(base.extents[:mask.rank], base.vtype, base.element)  # X[m] of a row mask m: whole rows
+        self.same_shape_as_mask(node.slice, lead, mask)
         return base, mask
 
     def masked_reduction(self, node: ast.Call, kind: str, x: View, mask: View, rest: list[ast.expr]) -> View:
@@ -2577,11 +2578,14 @@ class Lowering:
         1-d array, so ``axis=`` may only be None, 0 or -1."""
         options = dict(_keywords(self, node))
         axis = options.pop("axis", rest[0] if rest else None)
+        kept = x.rank - mask.rank  # the selection's axes after its first (X[m] of a row mask keeps rows)
         if kind not in ("sum", "prod", "mean") or len(rest) > 1 or set(options) - {"initial"} \
-                or not (axis is None or _is_none(axis) or _int_const(axis) in (0, -1)):
+                or not (axis is None or _is_none(axis) or _int_const(axis) in ((0, -1) if not kept else (0, -1 - kept))):
             raise self.error(node, f"np.{kind}() of a boolean-mask selection with other than axis=None/0 (and "
-                             "initial= for sum/prod); max/min of a selection that may be empty raise in NumPy",
-                             "boolean mask")
+                             "initial= for sum/prod; another axis of rows selected by a mask has a data-dependent "
+                             "length); max/min of a selection that may be empty raise in NumPy", "boolean mask")
+        if kept:
+            return self.masked_rows_reduction(node, kind, x, mask, axis is not None and not _is_none(axis), options)
         if x.vtype.is_complex and kind == "mean":
             raise self.error(node, "np.mean() of a complex boolean-mask selection", "boolean mask")
         if kind == "mean" and (x.vtype.is_int or x.vtype.dtype == "bool"):
@@ -2595,6 +2599,33 @@ class Lowering:
         count = self.reduction(node, "sum", mask, [], {})
         weak_count = scalar(ast.Call(ast.Name("int", ast.Load()), [count.element(())], []), WEAK_INT)
         return self.binop(node, ast.Div(), total, weak_count)
+
+    def masked_rows_reduction(self, node: ast.Call, kind: str, x: View, mask: View, along: bool,
+                              options: dict[str, ast.expr]) -> View:
+        """``X[m].mean(axis=0)`` (k-means' centroids, class means), ``np.sum(X[m])``: ``m`` a boolean
+        array of ``X``'s leading extents selects whole rows (NumPy's shape ``(count,) + rest``).
+        The reduction of ``np.where(m[..., None], X, identity)`` over the mask's axes (``along``:
+        ``axis=0``) or over all; the mean divides by the count of ``m`` (times the other extents
+        for all axes), NaN where nothing is selected, as NumPy's 0/0."""
+        if x.vtype.is_complex and kind == "mean":
+            raise self.error(node, "np.mean() of a complex boolean-mask selection", "boolean mask")
+        if kind == "mean" and (x.vtype.is_int or x.vtype.dtype == "bool"):
+            x = self.elementwise(lambda v: ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64",
+                                                                  ast.Load()), [v], []), [x], VType("float64", False))
+        rows = mask.rank
+        spread = View(x.extents, mask.vtype, lambda k: mask.element(k[:rows]))
+        identity = scalar(ast.Constant(1 if kind == "prod" else 0), WEAK_INT)
+        chosen = self.combine(node, [spread, x, identity], lambda c, a, b: ast.IfExp(c, a, b), _unbool(x.vtype))
+        if along:
+            options = {**options, "axis": ast.Tuple([ast.Constant(d) for d in range(rows)], ast.Load())}
+        total = self.reduction(node, "prod" if kind == "prod" else "sum", chosen, [], options)
+        if kind != "mean":
+            return total
+        count = self.reduction(node, "sum", mask, [], {})
+        selected: ast.expr = ast.Call(ast.Name("int", ast.Load()), [count.element(())], [])
+        for extent in ([] if along else x.extents[rows:]):
+            selected = ast.BinOp(selected, ast.Mult(), extent.node)
+        return self.binop(node, ast.Div(), total, scalar(selected, WEAK_INT))
 
     def average(self, node: ast.Call) -> View:
         """``np.average(a, axis=None, weights=None, keepdims=False)``: ``np.mean`` without

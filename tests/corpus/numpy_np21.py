@@ -1,7 +1,8 @@
 """NumPy programs in the style of statistics, ML preprocessing, image and scientific code that use
 what session 19's np21 added: np.argsort (1-d, rows, columns; kind='stable'), np.sort(axis=) and of
 expressions, np.median(axis=), np.quantile / np.percentile of a float q, np.isin, ufunc.at
-(np.add.at & co.), np.argmax/argmin(keepdims=), beside the NumPy forms such code mixes them with
+(np.add.at & co.), np.argmax/argmin(keepdims=), reductions of rows selected by a
+boolean mask (X[y == c].mean(axis=0)), beside the NumPy forms such code mixes them with
 (keepdims reductions, dtype= reductions, integer and bool dtypes through ufuncs, einsum, reshapes of
 expressions).  Written for this corpus, not copied.  Data with ties is passed to np.argsort only
 with kind='stable' (NumPy's default sort orders ties in no set order: the kernel raises there)."""
@@ -368,6 +369,35 @@ def argmax_keepdims_flat(A):
     return np.argmax(A, keepdims=True)
 
 
+def class_means(X, y):
+    out = np.zeros((3, X.shape[1]))
+    for c in range(3):
+        out[c] = X[y == c].mean(axis=0)
+    return out
+
+
+def kmeans_step(X, C):
+    d = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=-1)
+    labels = np.argmin(d, axis=1)
+    newC = np.zeros_like(C)
+    for k in range(C.shape[0]):
+        newC[k] = X[labels == k].mean(axis=0)
+    return newC, labels
+
+
+def masked_row_sums(X, s):
+    keep = s > 0.3
+    return X[keep].sum(axis=0), np.sum(X[keep]), X[keep].mean()
+
+
+def masked_int_rows(X, s):
+    return X[s > 0.5].sum(axis=0), X[s > 0.5].mean(axis=0)
+
+
+def masked_rows_empty(X, s):
+    return X[s > 0.5].mean(axis=0), X[s > 0.5].sum(axis=0)
+
+
 CASES = [
     Case("sort_rows", sort_rows, lambda r: (r.random((5, 6)),)),
     Case("sort_cols", sort_cols, lambda r: (r.random((5, 6)),)),
@@ -449,4 +479,9 @@ CASES = [
     Case("group_sums", group_sums, lambda r: (r.integers(0, 5, 30), r.random(30))),
     Case("add_row_at", add_row_at, lambda r: (np.zeros((4, 3)), r.integers(0, 4, 7), r.random(3))),
     Case("argmax_keepdims_flat", argmax_keepdims_flat, lambda r: (r.random((5, 6)),)),
+    Case("class_means", class_means, lambda r: (r.random((10, 4)), r.integers(0, 3, 10))),
+    Case("kmeans_step", kmeans_step, lambda r: (r.random((12, 2)), r.random((3, 2)))),
+    Case("masked_row_sums", masked_row_sums, lambda r: (r.random((10, 3)), r.random(10))),
+    Case("masked_int_rows", masked_int_rows, lambda r: (r.integers(0, 9, (8, 3)), r.random(8))),
+    Case("masked_rows_empty", masked_rows_empty, lambda r: (r.random((6, 3)), np.zeros(6))),
 ]
