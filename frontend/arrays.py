@@ -72,9 +72,9 @@ _REFUSED = {
                     "kind=), np.argsort(a, axis=, kind=) and np.median(a, axis=) of a 1-d or 2-d array whose rank "
                     "polyfuse tells before lowering it (an argument, a local bound once, slices and arithmetic of "
                     "those), axis None, -1, 0 or 1 (a.sort() in place and other ranks are not); write the loop"),
-    **dict.fromkeys(("quantile", "percentile"), "supported as np.quantile(a, q) / np.percentile(a, q) of a real "
-                    "array and one float q (a number, a float argument or arithmetic of those); axis=, method=, "
-                    "keepdims= and arrays of q are not"),
+    **dict.fromkeys(("quantile", "percentile"), "supported as np.quantile(a, q, axis=) / np.percentile(a, q, "
+                    "axis=) of a real array, axis=None or of a 2-d array, and a float q (a number, a float argument "
+                    "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
     "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
     "bincount": "its result's length is the largest value plus one (a data-dependent shape); count into an array "
                 "of known length, counts = np.zeros(k, dtype=np.int64) then for i in range(x.shape[0]): "

@@ -320,6 +320,40 @@ def numpy_quantile(a, q):
     return r
 
 
+def numpy_quantile_rows(a, q):
+    assert 0.0 <= q <= 1.0, "Quantiles must be in the range [0, 1]"
+    y = numpy_sort_rows(a)
+    n = y.shape[1]
+    out = y[:, 0] + 0.0  # the dtype of NumPy's lerp: float64 of integers, float32 of float32
+    at = (n - 1) * q
+    lo = int(np.floor(at))
+    hi = lo + 1
+    if at >= n - 1:
+        lo = -1
+        hi = -1
+    g = float(at - lo)
+    for i in range(y.shape[0]):
+        va = y[i, n - 1]
+        if lo >= 0:
+            va = y[i, lo]
+        vb = y[i, n - 1]
+        if hi >= 0:
+            vb = y[i, hi]
+        d = vb - va
+        r = va + d * g
+        if g >= 0.5:
+            r = vb - d * (1 - g)
+        if np.isnan(y[i, n - 1]):
+            r = y[i, n - 1] + d * g
+        out[i] = r
+    return out
+
+
+def numpy_percentile_rows(a, q):
+    assert 0.0 <= q <= 1.0, "Percentiles must be in the range [0, 100]"  # q / 100 here
+    return numpy_quantile_rows(a, q)
+
+
 def numpy_isin(x, t, invert):
     out = np.empty(x.shape[0], dtype=np.bool_)
     for i in range(x.shape[0]):
@@ -383,7 +417,8 @@ NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "isin": (None, numpy_isin), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at)}
 #: numpy function name -> its helper along the last axis of a 2-d array (axis=0: of the transpose)
 NUMPY_ROW_HELPERS: dict[str, Callable] = {"sort": numpy_sort_rows, "argsort": numpy_argsort_rows,
-                                          "median": numpy_median_rows}
+                                          "median": numpy_median_rows, "quantile": numpy_quantile_rows,
+                                          "percentile": numpy_percentile_rows}
 #: math function name -> its helper
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}
 
@@ -416,5 +451,9 @@ SUPPORTED: dict[str, tuple[str, str]] = {
                          "numbers (not empty) and a float q"),
     "numpy_ufunc_at": ("np.add.at()", UFUNC_AT),
     "numpy_ufunc_at_each": ("np.add.at()", UFUNC_AT),
+    "numpy_quantile_rows": ("np.quantile()", "np.quantile(a, q, axis=) / np.percentile(a, q, axis=) of an array "
+                            "of real numbers (not empty), axis=None or of a 2-d array, and a float q"),
+    "numpy_percentile_rows": ("np.percentile()", "np.quantile(a, q, axis=) / np.percentile(a, q, axis=) of an "
+                              "array of real numbers (not empty), axis=None or of a 2-d array, and a float q"),
     "numpy_isin": ("np.isin()", "np.isin(x, test, invert=) of arrays of real numbers"),
 }

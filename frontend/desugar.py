@@ -176,6 +176,9 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in NUMPY_HELPERS \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._numpy_helper(node, func.attr)
+        if isinstance(func, ast.Attribute) and func.attr == "take_along_axis" and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
+            return self._take_along_axis(node)
         if isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(func.value, ast.Attribute) \
                 and isinstance(func.value.value, ast.Name) and func.value.value.id not in self.local \
                 and self.rw.globals.get(func.value.value.id) is np:
@@ -254,6 +257,28 @@ class BuiltinHelpers(ast.NodeTransformer):
         assert helper is not None
         return self._helper_call(helper, [a, indices, b, self.rw.placed(ast.Constant(ops.index(ufunc)), node)], node)
 
+    def _take_along_axis(self, node: ast.Call) -> ast.expr:
+        """``np.take_along_axis(a, indices, axis)`` of a named 1-d or 2-d ``a`` -> the fancy index
+        NumPy builds for it (``_make_along_axis_idx``): ``a[np.arange(a.shape[0])[:, None],
+        indices]`` for ``axis=1``, ``a[indices, np.arange(a.shape[1])[None, :]]`` for ``axis=0``,
+        ``a[indices]`` of a vector (NumPy's wrap of negative indices, IndexError past the end)."""
+        given = self._given(node, ("arr", "indices", "axis"))
+        if given is None or not {"arr", "indices", "axis"} <= set(given):
+            return node
+        a, indices, axis = given["arr"], given["indices"], _axis(given["axis"])
+        rank = self._array_rank(a)
+        if not isinstance(a, ast.Name) or rank not in (1, 2) or self._array_rank(indices) != rank \
+                or axis is None or axis is ... or type(axis) is not int or not -rank <= axis < rank:
+            return node
+        if rank == 1:
+            return self.rw.placed(ast.Subscript(a, indices, ast.Load()), node)
+        along = axis % 2
+        np_name = self._numpy()
+        other = ast.parse(f"{np_name}.arange({a.id}.shape[{1 - along}])[{':, None' if along else 'None, :'}]",
+                          mode="eval").body
+        parts = [self.rw.placed(other, node), indices] if along else [indices, self.rw.placed(other, node)]
+        return self.rw.placed(ast.Subscript(a, ast.Tuple(parts, ast.Load()), ast.Load()), node)
+
     def _given(self, node: ast.Call, names: tuple[str, ...]) -> dict[str, ast.expr] | None:
         """Parameter -> argument of a call of a NumPy function with parameters ``names`` (None:
         more arguments than those, or a keyword that is not one of them)."""
@@ -306,12 +331,9 @@ class BuiltinHelpers(ast.NodeTransformer):
             return node
         stable = [self.rw.placed(ast.Constant(str(_constant(given.get("kind"))) in ("stable", "mergesort")), node)]
         extra = stable if name == "argsort" else []
+        axis = _axis(given.get("axis", ast.Constant(None if name in ("median", "quantile", "percentile") else -1)))
         if name in ("quantile", "percentile"):
-            q = self._fraction(given["q"], name, node)
-            if q is None:
-                return node
-            return self._helper_call(NUMPY_HELPERS[name][1], [self._flat(a, rank, node), q], node)
-        axis = _axis(given.get("axis", ast.Constant(None if name == "median" else -1)))
+            return self._quantiles(node, name, given["q"], a, rank, axis)
         if axis is ...:
             return node
         if axis is None:
@@ -324,6 +346,31 @@ class BuiltinHelpers(ast.NodeTransformer):
             return self._helper_call(NUMPY_ROW_HELPERS[name], [a] + extra, node)
         call = self._helper_call(NUMPY_ROW_HELPERS[name], [self._attribute(a, "T", node)] + extra, node)
         return self._attribute(call, "T", node) if name != "median" else call
+
+    def _quantiles(self, node: ast.Call, name: str, q: ast.expr, a: ast.expr, rank: int, axis: object) -> ast.expr:
+        """``np.quantile(a, q, axis=)``: of the flattened ``a`` (``axis=None``), or per row (column)
+        of a matrix; a list or tuple of ``q`` is ``np.array`` of one quantile each, as NumPy
+        puts the quantiles' axis first."""
+        qs = q.elts if isinstance(q, (ast.List, ast.Tuple)) else [q]
+        fractions = [self._fraction(f, name, node) for f in qs]
+        if not qs or any(f is None for f in fractions) or axis is ...:
+            return node
+        if axis is None or rank == 1 and axis in (0, -1):
+            helper, source = NUMPY_HELPERS[name][1], self._flat(a, rank, node)
+        elif rank == 2 and axis in (-2, -1, 0, 1) and not isinstance(q, (ast.List, ast.Tuple)):
+            helper = NUMPY_ROW_HELPERS[name]
+            source = a if axis in (-1, 1) else self._attribute(a, "T", node)
+        else:
+            return node
+        calls: list[ast.expr] = [self._helper_call(helper, [self.rw.copy(source) if k else source, f], node)
+                                 for k, f in enumerate(fractions) if f is not None]
+        if not isinstance(q, (ast.List, ast.Tuple)):
+            return calls[0]
+        array = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "array", ast.Load()), node)
+        return self.rw.placed(ast.Call(array, [ast.List(calls, ast.Load())], []), node)
+
+    def _numpy(self) -> str:
+        return self.rw.numpy_alias()
 
     def _isin(self, node: ast.Call, given: dict[str, ast.expr], x: ast.expr, rank: int) -> ast.expr:
         """``np.isin(x, t, invert=)`` of a 1-d ``x`` (a larger one through ``ravel()`` and back)."""
@@ -505,6 +552,13 @@ class BuiltinHelpers(ast.NodeTransformer):
             return None if first is None or _axis(_keyword(node, "axis", 1, None)) is ... else first - 1
         if attr in ("linspace", "arange"):
             return 1
+        if attr in ("argmax", "argmin") and first is not None and keywords <= {"axis", "keepdims"} \
+                and len(node.args) <= 2:
+            axis = _axis(_keyword(node, "axis", 1, ast.Constant(None)))
+            keep = _keyword(node, "keepdims", 2, ast.Constant(False))
+            if axis is ... or not _constant_in(keep, (False, True)):
+                return None
+            return first if _constant(keep) is True else 0 if axis is None else first - 1
         if attr in ("quantile", "percentile") and not keywords and len(node.args) == 2:
             return 0 if self._array_rank(node.args[1]) == 0 else None
         return None
@@ -549,7 +603,7 @@ class BuiltinHelpers(ast.NodeTransformer):
 _FULL_REDUCTIONS = frozenset(("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp", "amax", "amin"))
 #: NumPy functions of a sorted order (frontend/builtin_helpers.py) -> their parameters
 _ORDER_CALLS = {"sort": ("a", "axis", "kind"), "argsort": ("a", "axis", "kind"), "median": ("a", "axis"),
-                "quantile": ("a", "q"), "percentile": ("a", "q"),
+                "quantile": ("a", "q", "axis"), "percentile": ("a", "q", "axis"),
                 "isin": ("element", "test_elements", "assume_unique", "invert")}
 
 

@@ -1,8 +1,8 @@
 """NumPy programs in the style of statistics, ML preprocessing, image and scientific code that use
 what session 19's np21 added: np.argsort (1-d, rows, columns; kind='stable'), np.sort(axis=) and of
-expressions, np.median(axis=), np.quantile / np.percentile of a float q, np.isin, ufunc.at
+expressions, np.median(axis=), np.quantile / np.percentile (axis=, lists of q), np.isin, ufunc.at
 (np.add.at & co.), np.argmax/argmin(keepdims=), reductions of rows selected by a
-boolean mask (X[y == c].mean(axis=0)), beside the NumPy forms such code mixes them with
+boolean mask (X[y == c].mean(axis=0)), np.take_along_axis, beside the NumPy forms such code mixes them with
 (keepdims reductions, dtype= reductions, integer and bool dtypes through ufuncs, einsum, reshapes of
 expressions).  Written for this corpus, not copied.  Data with ties is passed to np.argsort only
 with kind='stable' (NumPy's default sort orders ties in no set order: the kernel raises there)."""
@@ -398,6 +398,50 @@ def masked_rows_empty(X, s):
     return X[s > 0.5].mean(axis=0), X[s > 0.5].sum(axis=0)
 
 
+def percentile_axis(A):
+    return np.percentile(A, 90, axis=0), np.quantile(A, 0.3, axis=1)
+
+
+def percentile_axis_int(A):
+    return np.percentile(A, 40, axis=1)
+
+
+def quantile_axis_f32(A):
+    return np.quantile(A, 0.75, axis=-1)
+
+
+def quartiles(x):
+    q1, q2, q3 = np.percentile(x, [25, 50, 75])
+    return q3 - q1, q2
+
+
+def deciles(x):
+    return np.quantile(x, (0.1, 0.5, 0.9))
+
+
+def percentile_axis_nan(A):
+    return np.percentile(A, 50, axis=1)
+
+
+def take_best(A):
+    best = np.argmax(A, axis=1, keepdims=True)
+    return np.take_along_axis(A, best, axis=1)
+
+
+def topk_rows(A):
+    idx = np.argsort(A, axis=1)[:, -2:]
+    return np.take_along_axis(A, idx, axis=1)
+
+
+def take_along_cols(A):
+    best = np.argmax(A, axis=0, keepdims=True)
+    return np.take_along_axis(A, best, axis=0)
+
+
+def take_along_vector(x):
+    return np.take_along_axis(x, np.argsort(x), axis=0)
+
+
 CASES = [
     Case("sort_rows", sort_rows, lambda r: (r.random((5, 6)),)),
     Case("sort_cols", sort_cols, lambda r: (r.random((5, 6)),)),
@@ -484,4 +528,14 @@ CASES = [
     Case("masked_row_sums", masked_row_sums, lambda r: (r.random((10, 3)), r.random(10))),
     Case("masked_int_rows", masked_int_rows, lambda r: (r.integers(0, 9, (8, 3)), r.random(8))),
     Case("masked_rows_empty", masked_rows_empty, lambda r: (r.random((6, 3)), np.zeros(6))),
+    Case("percentile_axis", percentile_axis, lambda r: (r.random((7, 5)),)),
+    Case("percentile_axis_int", percentile_axis_int, lambda r: (r.integers(0, 99, (4, 6)),)),
+    Case("quantile_axis_f32", quantile_axis_f32, lambda r: (r.random((4, 6)).astype(np.float32),)),
+    Case("quartiles", quartiles, lambda r: (r.random(21),)),
+    Case("deciles", deciles, lambda r: (r.random(21),)),
+    Case("percentile_axis_nan", percentile_axis_nan, lambda r: (np.where(r.random((5, 4)) < 0.2, np.nan, r.random((5, 4))),)),
+    Case("take_best", take_best, lambda r: (r.random((5, 6)),)),
+    Case("topk_rows", topk_rows, lambda r: (r.random((6, 5)),)),
+    Case("take_along_cols", take_along_cols, lambda r: (r.random((6, 5)),)),
+    Case("take_along_vector", take_along_vector, lambda r: (r.random(9),)),
 ]
