@@ -28,7 +28,8 @@ transpose) sort each row as ``numpy_sort`` does; ``np.argsort`` sorts positions 
 by position (NumPy's ``kind='stable'``), and without ``stable`` asserts that no two values tie
 (NumPy's default sort orders ties in no set order, so the kernel raises rather than guess).
 ``np.quantile`` / ``np.percentile`` are NumPy's ``'linear'`` method step by step (its virtual
-index, its ``-1`` past the end, the weight a Python float, ``_lerp``'s two formulas, NaN last),
+index, its ``-1`` past the end, the weight weak for a Python number ``q`` as NumPy makes it,
+``_lerp``'s two formulas, NaN last),
 ``np.isin`` a loop over the test values per element, and ``np.add.at`` & co. NumPy's unbuffered
 loop over the indices in order.
 """
@@ -304,7 +305,7 @@ def numpy_quantile(a, q):
     if at >= n - 1:
         lo = -1
         hi = -1
-    g = float(at - lo)  # NumPy's weight, a Python float: float32 data stays float32
+    g = at - lo  # NumPy's weight: weak for a Python number q (float32 data stays float32), else float64
     va = y[n - 1]
     if lo >= 0:
         va = y[lo]
@@ -324,14 +325,14 @@ def numpy_quantile_rows(a, q):
     assert 0.0 <= q <= 1.0, "Quantiles must be in the range [0, 1]"
     y = numpy_sort_rows(a)
     n = y.shape[1]
-    out = y[:, 0] + 0.0  # the dtype of NumPy's lerp: float64 of integers, float32 of float32
     at = (n - 1) * q
     lo = int(np.floor(at))
     hi = lo + 1
     if at >= n - 1:
         lo = -1
         hi = -1
-    g = float(at - lo)
+    g = at - lo  # NumPy's weight: weak for a Python number q, else float64
+    out = y[:, 0] + g  # the dtype of NumPy's lerp (the values are overwritten below)
     for i in range(y.shape[0]):
         va = y[i, n - 1]
         if lo >= 0:

@@ -362,10 +362,14 @@ class BuiltinHelpers(ast.NodeTransformer):
             source = a if axis in (-1, 1) else self._attribute(a, "T", node)
         else:
             return node
-        calls: list[ast.expr] = [self._helper_call(helper, [self.rw.copy(source) if k else source, f], node)
-                                 for k, f in enumerate(fractions) if f is not None]
         if not isinstance(q, (ast.List, ast.Tuple)):
-            return calls[0]
+            assert fractions[0] is not None
+            return self._helper_call(helper, [source, fractions[0]], node)
+        float64 = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "float64", ast.Load()), node)
+        calls: list[ast.expr] = [  # NumPy's weight is a float64 array for a list of q: float64 results
+            self._helper_call(helper, [self.rw.copy(source) if k else source,
+                                       self.rw.placed(ast.Call(self.rw.copy(float64), [f], []), node)], node)
+            for k, f in enumerate(fractions) if f is not None]
         array = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "array", ast.Load()), node)
         return self.rw.placed(ast.Call(array, [ast.List(calls, ast.Load())], []), node)
 
