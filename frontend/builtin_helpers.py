@@ -355,6 +355,14 @@ def numpy_percentile_rows(a, q):
     return numpy_quantile_rows(a, q)
 
 
+def numpy_corrcoef(m):
+    c = np.cov(m)
+    stddev = np.sqrt(np.diag(c))
+    c = c / stddev[:, None]  # NumPy divides in place, rows then columns
+    c = c / stddev[None, :]
+    return np.clip(c, -1, 1)
+
+
 def numpy_isin(x, t, invert):
     out = np.empty(x.shape[0], dtype=np.bool_)
     for i in range(x.shape[0]):
@@ -415,7 +423,7 @@ NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted),
     "polyval": (None, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median),
     "argsort": (None, numpy_argsort), "quantile": (None, numpy_quantile), "percentile": (None, numpy_percentile),
-    "isin": (None, numpy_isin), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at)}
+    "isin": (None, numpy_isin), "corrcoef": (None, numpy_corrcoef), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at)}
 #: numpy function name -> its helper along the last axis of a 2-d array (axis=0: of the transpose)
 NUMPY_ROW_HELPERS: dict[str, Callable] = {"sort": numpy_sort_rows, "argsort": numpy_argsort_rows,
                                           "median": numpy_median_rows, "quantile": numpy_quantile_rows,
@@ -456,5 +464,7 @@ SUPPORTED: dict[str, tuple[str, str]] = {
                             "of real numbers (not empty), axis=None or of a 2-d array, and a float q"),
     "numpy_percentile_rows": ("np.percentile()", "np.quantile(a, q, axis=) / np.percentile(a, q, axis=) of an "
                               "array of real numbers (not empty), axis=None or of a 2-d array, and a float q"),
+    "numpy_corrcoef": ("np.corrcoef()", "np.corrcoef(m) of a 2-d real array, np.corrcoef(x, y) of two 1-d ones "
+                       "(rowvar=True)"),
     "numpy_isin": ("np.isin()", "np.isin(x, test, invert=) of arrays of real numbers"),
 }

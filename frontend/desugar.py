@@ -206,6 +206,8 @@ class BuiltinHelpers(ast.NodeTransformer):
         (arguments, their elements and slices, numbers); otherwise left to be refused."""
         if name in _ORDER_CALLS:
             return self._order_helper(node, name)
+        if name == "corrcoef":
+            return self._corrcoef(node)
         names = {"interp": ("x", "xp", "fp", "left", "right"), "searchsorted": ("a", "v", "side"),
                  "polyval": ("p", "x")}[name]
         given = self._given(node, names)
@@ -278,6 +280,25 @@ class BuiltinHelpers(ast.NodeTransformer):
                           mode="eval").body
         parts = [self.rw.placed(other, node), indices] if along else [indices, self.rw.placed(other, node)]
         return self.rw.placed(ast.Subscript(a, ast.Tuple(parts, ast.Load()), ast.Load()), node)
+
+    def _corrcoef(self, node: ast.Call) -> ast.expr:
+        """``np.corrcoef(m)`` of a matrix, ``np.corrcoef(x, y)`` of two vectors (NumPy joins them as
+        rows first, as ``np.cov`` does) -> NumPy's steps on ``np.cov``: the covariance divided by
+        the standard deviations of the rows, then of the columns, clipped to [-1, 1]."""
+        if node.keywords or not 1 <= len(node.args) <= 2:
+            return node
+        ranks = [self._array_rank(a) for a in node.args]
+        if ranks == [2]:
+            m = node.args[0]
+        elif ranks == [1, 1]:
+            vstack = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "vstack", ast.Load()), node)
+            m = self.rw.placed(ast.Call(vstack, [ast.Tuple(list(node.args), ast.Load())], []), node)
+        else:
+            return node
+        helper = NUMPY_HELPERS["corrcoef"][1]
+        call = self._helper_call(helper, [m], node)
+        self.made[id(call)] = 2
+        return call
 
     def _given(self, node: ast.Call, names: tuple[str, ...]) -> dict[str, ast.expr] | None:
         """Parameter -> argument of a call of a NumPy function with parameters ``names`` (None:

@@ -2,7 +2,8 @@
 what session 19's np21 added: np.argsort (1-d, rows, columns; kind='stable'), np.sort(axis=) and of
 expressions, np.median(axis=), np.quantile / np.percentile (axis=, lists of q), np.isin, ufunc.at
 (np.add.at & co.), np.argmax/argmin(keepdims=), reductions of rows selected by a
-boolean mask (X[y == c].mean(axis=0)), np.take_along_axis, beside the NumPy forms such code mixes them with
+boolean mask (X[y == c].mean(axis=0)), np.take_along_axis,
+np.corrcoef, beside the NumPy forms such code mixes them with
 (keepdims reductions, dtype= reductions, integer and bool dtypes through ufuncs, einsum, reshapes of
 expressions).  Written for this corpus, not copied.  Data with ties is passed to np.argsort only
 with kind='stable' (NumPy's default sort orders ties in no set order: the kernel raises there)."""
@@ -433,6 +434,25 @@ def f32_rows(A, qs, qw):
     return np.quantile(A, qs, axis=1), np.quantile(A, qw, axis=0), np.percentile(A, 20, axis=1)
 
 
+def pearson_corrcoef(x, y):
+    return np.corrcoef(x, y)[0, 1]
+
+
+def corr_matrix(X):
+    return np.corrcoef(X)
+
+
+def spearman(x, y):
+    rx = np.argsort(np.argsort(x, kind="stable"), kind="stable")
+    ry = np.argsort(np.argsort(y, kind="stable"), kind="stable")
+    return np.corrcoef(rx, ry)[0, 1]
+
+
+def feature_corr(X):
+    C = np.corrcoef(X.T)
+    return np.abs(C - np.eye(3)).max()
+
+
 CASES = [
     Case("sort_rows", sort_rows, lambda r: (r.random((5, 6)),)),
     Case("sort_cols", sort_cols, lambda r: (r.random((5, 6)),)),
@@ -528,4 +548,8 @@ CASES = [
     Case("take_along_vector", take_along_vector, lambda r: (r.random(9),)),
     Case("f32_strong_weak", f32_strong_weak, lambda r: (r.random(9).astype(np.float32), np.float64(0.3), 0.3)),
     Case("f32_rows", f32_rows, lambda r: (r.random((3, 9)).astype(np.float32), np.float64(0.3), 0.3)),
+    Case("pearson_corrcoef", pearson_corrcoef, lambda r: (r.random(30), r.random(30)), rtol=1e-7),
+    Case("corr_matrix", corr_matrix, lambda r: (r.random((4, 12)),), rtol=1e-7),
+    Case("spearman", spearman, lambda r: (r.random(30), r.random(30)), rtol=1e-7),
+    Case("feature_corr", feature_corr, lambda r: (r.random((12, 3)),), rtol=1e-7),
 ]
