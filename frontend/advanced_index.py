@@ -366,8 +366,8 @@ def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Inde
         if isinstance(lowering.here, ast.AugAssign):
             raise _refuse(lowering, node, "an in-place operation through index arrays computed at run time "
                           "(x[idx] += v): NumPy's buffered x[idx] += v applies a duplicate index once, not once "
-                          "per occurrence, and np.add.at is not supported; write the loop, for k in range(...): "
-                          "x[idx[k]] += v[k]")
+                          "per occurrence (np.add.at(x, idx, v) applies each one, and is supported); or write the loop, "
+                          "for k in range(...): x[idx[k]] += v[k]")
         raise _refuse(lowering, node, "a store through index arrays computed at run time (x[idx] = v, whose "
                       "duplicate indices NumPy writes in no set order); write the loop, for k in range(...): "
                       "x[idx[k]] = v[k], or index with slices or grids (np.ogrid)")

@@ -69,9 +69,17 @@ _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax":
                "mean": "mean", "all": "all", "any": "any"}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
 _REFUSED = {
-    "argsort": "its result is a sorted order; write the loop",
-    "sort": "its result is a sorted order (np.sort(a) of a 1-d array argument, or a one-slice slice of one, "
-            "is supported; a local array or expression, axis=, kind= and a.sort() are not); write the loop",
+    **dict.fromkeys(("argsort", "sort", "median"), "its result is a sorted order, supported as np.sort(a, axis=, "
+                    "kind=), np.argsort(a, axis=, kind=) and np.median(a, axis=) of a 1-d or 2-d array whose rank "
+                    "polyfuse tells before lowering it (an argument, a local bound once, slices and arithmetic of "
+                    "those), axis None, -1, 0 or 1 (a.sort() in place and other ranks are not); write the loop"),
+    **dict.fromkeys(("quantile", "percentile"), "supported as np.quantile(a, q, axis=) / np.percentile(a, q, "
+                    "axis=) of a real array, axis=None or of a 2-d array, and a float q (a number, a float argument "
+                    "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
+    "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
+    "bincount": "its result's length is the largest value plus one (a data-dependent shape); count into an array "
+                "of known length, counts = np.zeros(k, dtype=np.int64) then for i in range(x.shape[0]): "
+                "counts[x[i]] += 1",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     "resize": _SHAPES,
@@ -704,6 +712,10 @@ class Lowering:
                     continue
                 before.extend(lowered)
                 changed = self.any_changed = True  # (return np.zeros(n): a local array, returned)
+                if name in self.selections:  # return x[x > 0]
+                    raise self.error(elt, "a boolean-mask selection returned (its length depends on the data: "
+                                     "a data-dependent shape); return np.where(mask, x, 0) or reduce it (np.sum, "
+                                     "np.prod, np.mean of the selection are supported)", "boolean mask")
             entry = self.lookup(elt) if isinstance(elt, ast.Name) else self.names.get(name)  # refuses a dead one
             view = self.argument_view(entry.view) if entry is not None and entry.kind == "view" else None
             if view is not None:  # a view of an argument: returned as the view itself, as NumPy does
@@ -1998,6 +2010,8 @@ class Lowering:
             if inner.rank > 0:
                 return self.reduction(node, _REDUCTIONS[name], inner, node.args)
         if node.keywords:
+            if module == "np" and name in _REFUSED:
+                raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
             return scalar(node, UNKNOWN)
         args = [self.value(a) for a in node.args]
         if module == "np" and name in ("maximum", "minimum") and len(args) == 2:
@@ -2457,16 +2471,31 @@ class Lowering:
         what = "argmax" if maximum else "argmin"
         given = dict(zip(("axis",), rest))
         for kw in node.keywords:
-            if kw.arg != "axis" or "axis" in given:
-                raise self.error(node, f"np.{what}() with arguments other than axis=", what)
-            given["axis"] = kw.value
+            if kw.arg not in ("axis", "keepdims") or kw.arg in given:
+                raise self.error(node, f"np.{what}() with arguments other than axis= and keepdims=", what)
+            given[kw.arg] = kw.value
         if len(rest) > 1:
-            raise self.error(node, f"np.{what}() with arguments other than axis=", what)
+            raise self.error(node, f"np.{what}() with arguments other than axis= and keepdims=", what)
         if x.vtype.is_complex:
             raise self.error(node, f"np.{what}() of a complex array", what)
+        keepdims = _bool_const(given.get("keepdims"))
+        if keepdims is None:
+            raise self.error(node, "keepdims= must be True or False", what)
         if not _is_none(given.get("axis")):
             (axis,) = self.reduced_axes(given["axis"], x.rank)
-            return self.arg_extreme_along(node, maximum, x, axis)
+            at = self.arg_extreme_along(node, maximum, x, axis)
+            if not keepdims:
+                return at
+            return View(at.extents[:axis] + (const(1),) + at.extents[axis:], at.vtype,
+                        lambda k: at.element(k[:axis] + k[axis + 1:]))
+        position = self.arg_extreme_flat(node, maximum, x)
+        if not keepdims:
+            return position
+        return View(tuple(const(1) for _ in x.extents), position.vtype, position.element)
+
+    def arg_extreme_flat(self, node: ast.Call, maximum: bool, x: View) -> View:
+        """``np.argmax(x)`` without ``axis=``: the flat index (an int64 scalar local)."""
+        what = "argmax" if maximum else "argmin"
         self.nonempty(node, f"np.{what}()", x.extents)
         best, position = self.fresh("best"), self.fresh("at")
         zeros = tuple(const(0) for _ in x.extents)
@@ -2537,9 +2566,10 @@ class Lowering:
         if mask.rank == 0 or mask.vtype.dtype != "bool":
             return None
         base = self.value(node.value)
-        if base.rank != mask.rank:
+        if base.rank < mask.rank:
             return None
-        self.same_shape_as_mask(node.slice, base, mask)
+        lead = View(base.extents[:mask.rank], base.vtype, base.element)  # X[m] of a row mask m: whole rows
+        self.same_shape_as_mask(node.slice, lead, mask)
         return base, mask
 
     def masked_reduction(self, node: ast.Call, kind: str, x: View, mask: View, rest: list[ast.expr]) -> View:
@@ -2549,11 +2579,14 @@ class Lowering:
         1-d array, so ``axis=`` may only be None, 0 or -1."""
         options = dict(_keywords(self, node))
         axis = options.pop("axis", rest[0] if rest else None)
+        kept = x.rank - mask.rank  # the selection's axes after its first (X[m] of a row mask keeps rows)
         if kind not in ("sum", "prod", "mean") or len(rest) > 1 or set(options) - {"initial"} \
-                or not (axis is None or _is_none(axis) or _int_const(axis) in (0, -1)):
+                or not (axis is None or _is_none(axis) or _int_const(axis) in ((0, -1) if not kept else (0, -1 - kept))):
             raise self.error(node, f"np.{kind}() of a boolean-mask selection with other than axis=None/0 (and "
-                             "initial= for sum/prod); max/min of a selection that may be empty raise in NumPy",
-                             "boolean mask")
+                             "initial= for sum/prod; another axis of rows selected by a mask has a data-dependent "
+                             "length); max/min of a selection that may be empty raise in NumPy", "boolean mask")
+        if kept:
+            return self.masked_rows_reduction(node, kind, x, mask, axis is not None and not _is_none(axis), options)
         if x.vtype.is_complex and kind == "mean":
             raise self.error(node, "np.mean() of a complex boolean-mask selection", "boolean mask")
         if kind == "mean" and (x.vtype.is_int or x.vtype.dtype == "bool"):
@@ -2567,6 +2600,33 @@ class Lowering:
         count = self.reduction(node, "sum", mask, [], {})
         weak_count = scalar(ast.Call(ast.Name("int", ast.Load()), [count.element(())], []), WEAK_INT)
         return self.binop(node, ast.Div(), total, weak_count)
+
+    def masked_rows_reduction(self, node: ast.Call, kind: str, x: View, mask: View, along: bool,
+                              options: dict[str, ast.expr]) -> View:
+        """``X[m].mean(axis=0)`` (k-means' centroids, class means), ``np.sum(X[m])``: ``m`` a boolean
+        array of ``X``'s leading extents selects whole rows (NumPy's shape ``(count,) + rest``).
+        The reduction of ``np.where(m[..., None], X, identity)`` over the mask's axes (``along``:
+        ``axis=0``) or over all; the mean divides by the count of ``m`` (times the other extents
+        for all axes), NaN where nothing is selected, as NumPy's 0/0."""
+        if x.vtype.is_complex and kind == "mean":
+            raise self.error(node, "np.mean() of a complex boolean-mask selection", "boolean mask")
+        if kind == "mean" and (x.vtype.is_int or x.vtype.dtype == "bool"):
+            x = self.elementwise(lambda v: ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64",
+                                                                  ast.Load()), [v], []), [x], VType("float64", False))
+        rows = mask.rank
+        spread = View(x.extents, mask.vtype, lambda k: mask.element(k[:rows]))
+        identity = scalar(ast.Constant(1 if kind == "prod" else 0), WEAK_INT)
+        chosen = self.combine(node, [spread, x, identity], lambda c, a, b: ast.IfExp(c, a, b), _unbool(x.vtype))
+        if along:
+            options = {**options, "axis": ast.Tuple([ast.Constant(d) for d in range(rows)], ast.Load())}
+        total = self.reduction(node, "prod" if kind == "prod" else "sum", chosen, [], options)
+        if kind != "mean":
+            return total
+        count = self.reduction(node, "sum", mask, [], {})
+        selected: ast.expr = ast.Call(ast.Name("int", ast.Load()), [count.element(())], [])
+        for extent in ([] if along else x.extents[rows:]):
+            selected = ast.BinOp(selected, ast.Mult(), extent.node)
+        return self.binop(node, ast.Div(), total, scalar(selected, WEAK_INT))
 
     def average(self, node: ast.Call) -> View:
         """``np.average(a, axis=None, weights=None, keepdims=False)``: ``np.mean`` without

@@ -23,6 +23,15 @@ NumPy's, but for the order of -0.0 and 0.0, which compare equal), and ``np.media
 mean of the middle one or two of them (NaN where any is NaN).
 ``np.polyval(p, x)`` of 1-d arrays is NumPy's Horner loop, ``y = zeros_like(x)`` then
 ``y = y * x + pv`` for each coefficient (a non-empty ``p``).
+``np.sort`` / ``np.argsort`` / ``np.median`` of each row of a matrix (``axis=0``: of its
+transpose) sort each row as ``numpy_sort`` does; ``np.argsort`` sorts positions by value, ties
+by position (NumPy's ``kind='stable'``), and without ``stable`` asserts that no two values tie
+(NumPy's default sort orders ties in no set order, so the kernel raises rather than guess).
+``np.quantile`` / ``np.percentile`` are NumPy's ``'linear'`` method step by step (its virtual
+index, its ``-1`` past the end, the weight weak for a Python number ``q`` as NumPy makes it,
+``_lerp``'s two formulas, NaN last),
+``np.isin`` a loop over the test values per element, and ``np.add.at`` & co. NumPy's unbuffered
+loop over the indices in order.
 """
 
 import math
@@ -161,6 +170,241 @@ def numpy_median(a):
     return m
 
 
+def _ordered(a, i, j):
+    return _before(a[i], a[j]) or (not _before(a[j], a[i]) and i < j)  # ties by position: stable
+
+
+def _sift_down_order(a, order, root, end):
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and _ordered(a, order[child], order[child + 1]):
+            child = child + 1
+        if _ordered(a, order[root], order[child]):
+            t = order[root]
+            order[root] = order[child]
+            order[child] = t
+            root = child
+        else:
+            root = end
+
+
+def numpy_argsort(values, stable):
+    a = values.copy()  # an expression computed once
+    n = a.shape[0]
+    order = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        order[k] = k
+    for k in range(n):
+        if n // 2 - 1 - k >= 0:
+            _sift_down_order(a, order, n // 2 - 1 - k, n)
+    for k in range(n - 1):
+        t = order[0]
+        order[0] = order[n - 1 - k]
+        order[n - 1 - k] = t
+        _sift_down_order(a, order, 0, n - 1 - k)
+    if not stable:
+        for k in range(1, n):
+            assert _before(a[order[k - 1]], a[order[k]]), \
+                "np.argsort() of equal values (or several NaN): NumPy's default sort orders them in no set " \
+                "order; pass kind='stable'"
+    return order
+
+
+def _sift_down_row(y, i, root, end):
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and _before(y[i, child], y[i, child + 1]):
+            child = child + 1
+        if _before(y[i, root], y[i, child]):
+            t = y[i, root]
+            y[i, root] = y[i, child]
+            y[i, child] = t
+            root = child
+        else:
+            root = end
+
+
+def numpy_sort_rows(a):
+    y = a.copy()
+    n = y.shape[1]
+    for i in range(y.shape[0]):
+        for k in range(n):
+            if n // 2 - 1 - k >= 0:
+                _sift_down_row(y, i, n // 2 - 1 - k, n)
+        for k in range(n - 1):
+            t = y[i, 0]
+            y[i, 0] = y[i, n - 1 - k]
+            y[i, n - 1 - k] = t
+            _sift_down_row(y, i, 0, n - 1 - k)
+    return y
+
+
+def _ordered_row(a, i, p, q):
+    return _before(a[i, p], a[i, q]) or (not _before(a[i, q], a[i, p]) and p < q)
+
+
+def _sift_down_order_row(a, order, i, root, end):
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and _ordered_row(a, i, order[i, child], order[i, child + 1]):
+            child = child + 1
+        if _ordered_row(a, i, order[i, root], order[i, child]):
+            t = order[i, root]
+            order[i, root] = order[i, child]
+            order[i, child] = t
+            root = child
+        else:
+            root = end
+
+
+def numpy_argsort_rows(values, stable):
+    a = values.copy()  # an expression computed once
+    m = a.shape[0]
+    n = a.shape[1]
+    order = np.empty((m, n), dtype=np.int64)
+    for i in range(m):
+        for k in range(n):
+            order[i, k] = k
+    for i in range(m):
+        for k in range(n):
+            if n // 2 - 1 - k >= 0:
+                _sift_down_order_row(a, order, i, n // 2 - 1 - k, n)
+        for k in range(n - 1):
+            t = order[i, 0]
+            order[i, 0] = order[i, n - 1 - k]
+            order[i, n - 1 - k] = t
+            _sift_down_order_row(a, order, i, 0, n - 1 - k)
+    if not stable:
+        for i in range(m):
+            for k in range(1, n):
+                assert _before(a[i, order[i, k - 1]], a[i, order[i, k]]), \
+                    "np.argsort() of equal values (or several NaN): NumPy's default sort orders them in no set " \
+                    "order; pass kind='stable'"
+    return order
+
+
+def numpy_median_rows(a):
+    y = numpy_sort_rows(a)
+    n = y.shape[1]
+    m = np.mean(y[:, (n - 1) // 2:n // 2 + 1], axis=1)
+    return np.where(np.isnan(y[:, n - 1]), y[:, n - 1], m)  # NaN sorts last: that row's median is NaN
+
+
+def numpy_percentile(a, q):
+    assert 0.0 <= q <= 1.0, "Percentiles must be in the range [0, 100]"  # q / 100 here
+    return numpy_quantile(a, q)
+
+
+def numpy_quantile(a, q):
+    assert 0.0 <= q <= 1.0, "Quantiles must be in the range [0, 1]"
+    y = numpy_sort(a)
+    n = y.shape[0]
+    at = (n - 1) * q  # NumPy's 'linear' method: the virtual index, its floor and the weight
+    lo = int(np.floor(at))
+    hi = lo + 1
+    if at >= n - 1:
+        lo = -1
+        hi = -1
+    g = at - lo  # NumPy's weight: weak for a Python number q (float32 data stays float32), else float64
+    va = y[n - 1]
+    if lo >= 0:
+        va = y[lo]
+    vb = y[n - 1]
+    if hi >= 0:
+        vb = y[hi]
+    d = vb - va
+    r = va + d * g
+    if g >= 0.5:
+        r = vb - d * (1 - g)
+    if np.isnan(y[n - 1]):  # NaN sorts last: NumPy's quantile is then NaN
+        r = y[n - 1] + d * g
+    return r
+
+
+def numpy_quantile_rows(a, q):
+    assert 0.0 <= q <= 1.0, "Quantiles must be in the range [0, 1]"
+    y = numpy_sort_rows(a)
+    n = y.shape[1]
+    at = (n - 1) * q
+    lo = int(np.floor(at))
+    hi = lo + 1
+    if at >= n - 1:
+        lo = -1
+        hi = -1
+    g = at - lo  # NumPy's weight: weak for a Python number q, else float64
+    out = y[:, 0] + g  # the dtype of NumPy's lerp (the values are overwritten below)
+    for i in range(y.shape[0]):
+        va = y[i, n - 1]
+        if lo >= 0:
+            va = y[i, lo]
+        vb = y[i, n - 1]
+        if hi >= 0:
+            vb = y[i, hi]
+        d = vb - va
+        r = va + d * g
+        if g >= 0.5:
+            r = vb - d * (1 - g)
+        if np.isnan(y[i, n - 1]):
+            r = y[i, n - 1] + d * g
+        out[i] = r
+    return out
+
+
+def numpy_percentile_rows(a, q):
+    assert 0.0 <= q <= 1.0, "Percentiles must be in the range [0, 100]"  # q / 100 here
+    return numpy_quantile_rows(a, q)
+
+
+def numpy_corrcoef(m):
+    c = np.cov(m)
+    stddev = np.sqrt(np.diag(c))
+    c = c / stddev[:, None]  # NumPy divides in place, rows then columns
+    c = c / stddev[None, :]
+    return np.clip(c, -1, 1)
+
+
+def numpy_isin(x, t, invert):
+    out = np.empty(x.shape[0], dtype=np.bool_)
+    for i in range(x.shape[0]):
+        found = False
+        for j in range(t.shape[0]):
+            if x[i] == t[j]:
+                found = True
+        out[i] = found != invert
+    return out
+
+
+def numpy_ufunc_at(a, indices, b, op):
+    assert b.shape[0] == indices.shape[0], "operands could not be broadcast together (ufunc.at)"
+    for k in range(indices.shape[0]):  # unbuffered, in index order: a repeated index applies each time
+        i = indices[k]
+        if op == 0:
+            a[i] += b[k]
+        elif op == 1:
+            a[i] -= b[k]
+        elif op == 2:
+            a[i] *= b[k]
+        elif op == 3:
+            a[i] = np.maximum(a[i], b[k])
+        else:
+            a[i] = np.minimum(a[i], b[k])
+
+
+def numpy_ufunc_at_each(a, indices, b, op):
+    for k in range(indices.shape[0]):  # b (a scalar, or a row broadcast) applied at each index
+        i = indices[k]
+        if op == 0:
+            a[i] += b
+        elif op == 1:
+            a[i] -= b
+        elif op == 2:
+            a[i] *= b
+        elif op == 3:
+            a[i] = np.maximum(a[i], b)
+        else:
+            a[i] = np.minimum(a[i], b)
+
+
 def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
     if a == b:
         return True
@@ -177,10 +421,18 @@ ROW_HELPERS: dict[str, Callable] = {"sum": builtin_sum_rows}
 #: numpy function name -> (its helper for a scalar, for a 1-d array)
 NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted),
-    "polyval": (None, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median)}
+    "polyval": (None, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median),
+    "argsort": (None, numpy_argsort), "quantile": (None, numpy_quantile), "percentile": (None, numpy_percentile),
+    "isin": (None, numpy_isin), "corrcoef": (None, numpy_corrcoef), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at)}
+#: numpy function name -> its helper along the last axis of a 2-d array (axis=0: of the transpose)
+NUMPY_ROW_HELPERS: dict[str, Callable] = {"sort": numpy_sort_rows, "argsort": numpy_argsort_rows,
+                                          "median": numpy_median_rows, "quantile": numpy_quantile_rows,
+                                          "percentile": numpy_percentile_rows}
 #: math function name -> its helper
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}
 
+UFUNC_AT = ("np.add.at(a, indices, b) (subtract, multiply, maximum, minimum too) of a 1-d or 2-d array a, a 1-d "
+       "integer array argument indices and b a scalar or an array of a's rank")
 _TABLES = "xp and fp 1-d arrays of real numbers named by an argument, a local or a one-slice slice of one"
 #: helper -> (the call as the user spells it, what polyfuse supports of it): an error inside an
 #: inlined helper names the user's call and this (frontend/rewrite.py: Helper, polyfuse/errors.py)
@@ -198,4 +450,21 @@ SUPPORTED: dict[str, tuple[str, str]] = {
     "numpy_polyval": ("np.polyval()", "np.polyval(p, x) of 1-d arrays p (not empty) and x of real numbers"),
     "numpy_sort": ("np.sort()", "np.sort(a) of a 1-d array of real numbers"),
     "numpy_median": ("np.median()", "np.median(a) of a 1-d array of real numbers (not empty)"),
+    "numpy_sort_rows": ("np.sort()", "np.sort(a, axis=) of a 1-d or 2-d array of real numbers"),
+    "numpy_argsort": ("np.argsort()", "np.argsort(a, axis=, kind=) of a 1-d or 2-d array of real numbers"),
+    "numpy_argsort_rows": ("np.argsort()", "np.argsort(a, axis=, kind=) of a 1-d or 2-d array of real numbers"),
+    "numpy_median_rows": ("np.median()", "np.median(a, axis=) of a 1-d or 2-d array of real numbers (not empty)"),
+    "numpy_quantile": ("np.quantile()", "np.quantile(a, q) / np.percentile(a, q) of an array of real numbers "
+                       "(not empty) and a float q"),
+    "numpy_percentile": ("np.percentile()", "np.quantile(a, q) / np.percentile(a, q) of an array of real "
+                         "numbers (not empty) and a float q"),
+    "numpy_ufunc_at": ("np.add.at()", UFUNC_AT),
+    "numpy_ufunc_at_each": ("np.add.at()", UFUNC_AT),
+    "numpy_quantile_rows": ("np.quantile()", "np.quantile(a, q, axis=) / np.percentile(a, q, axis=) of an array "
+                            "of real numbers (not empty), axis=None or of a 2-d array, and a float q"),
+    "numpy_percentile_rows": ("np.percentile()", "np.quantile(a, q, axis=) / np.percentile(a, q, axis=) of an "
+                              "array of real numbers (not empty), axis=None or of a 2-d array, and a float q"),
+    "numpy_corrcoef": ("np.corrcoef()", "np.corrcoef(m) of a 2-d real array, np.corrcoef(x, y) of two 1-d ones "
+                       "(rowvar=True)"),
+    "numpy_isin": ("np.isin()", "np.isin(x, test, invert=) of arrays of real numbers"),
 }

@@ -40,8 +40,10 @@ from typing import Protocol
 
 import numpy as np
 
+from polyfuse.errors import UnsupportedError
+
 from .allocation import ALLOCATORS
-from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, ROW_HELPERS
+from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, NUMPY_ROW_HELPERS, ROW_HELPERS, UFUNC_AT
 from .global_arrays import TUPLE_PREFIX, frozen_name, number_tuple
 from .range_steps import strided_store, variable_step
 
@@ -52,6 +54,8 @@ class Rewriter(Protocol):
     ranks: dict[str, int]
     local_extents: dict[str, list[ast.expr]]
     args: set[str]
+    ints: set[str]
+    dtypes: dict[str, str]
     globals: dict
 
     def fresh(self, name: str) -> str: ...
@@ -59,6 +63,7 @@ class Rewriter(Protocol):
     def placed(self, new: ast.expr, like: ast.AST) -> ast.expr: ...
     def numpy_alias(self) -> str: ...
     def module_alias(self, key: str) -> str: ...
+    def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError: ...
 
 # ``&= |= ^= <<= >>=`` stay augmented, as ``+=`` does: on a whole array they write in place
 # (frontend.arrays), which ``x = x & v`` would not
@@ -150,8 +155,10 @@ class ModuleFunctions(ast.NodeTransformer):
 
 class BuiltinHelpers(ast.NodeTransformer):
     """Calls of a builtin or math function written as a helper (``sum(x)``, ``math.isclose(a, b,
-    rel_tol=...)``: frontend/builtin_helpers.py) -> calls of that helper (a global of the kernel
-    under a fresh alias), for the inliner."""
+    rel_tol=...)``, ``np.sort(A, axis=0)``, ``np.add.at(a, i, b)``: frontend/builtin_helpers.py)
+    -> calls of that helper (a global of the kernel under a fresh alias), for the inliner.  The
+    NumPy ones are chosen by the rank of their array argument, told here from the source alone
+    (``_array_rank``); where it cannot be told the call is left to be refused."""
 
     def __init__(self, rw: Rewriter, local: set[str], tree: ast.AST | None = None) -> None:
         self.rw, self.local = rw, local
@@ -159,6 +166,8 @@ class BuiltinHelpers(ast.NodeTransformer):
         self.counters = set() if tree is None else _range_counters(tree)
         self.local_ranks: dict[str, int] = {}  # locals bound once to a 1-d array or a scalar
         self.allocated: dict[str, list[ast.expr]] = {}  # locals bound once to np.zeros((n, m)) and friends
+        self.any_ranks: dict[str, int] = {}  # locals bound once to a value of a rank told here
+        self.made: dict[int, int] = {}  # id of a helper call made here -> the rank of its value
         if tree is not None:
             self._bind_local_ranks(tree)
 
@@ -168,6 +177,13 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in NUMPY_HELPERS \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._numpy_helper(node, func.attr)
+        if isinstance(func, ast.Attribute) and func.attr == "take_along_axis" and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
+            return self._take_along_axis(node)
+        if isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(func.value, ast.Attribute) \
+                and isinstance(func.value.value, ast.Name) and func.value.value.id not in self.local \
+                and self.rw.globals.get(func.value.value.id) is np:
+            return self._ufunc_at(node, func.value.attr)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in MATH_HELPERS \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is math:
             name, helper = f"math_{func.attr}", MATH_HELPERS[func.attr]
@@ -185,28 +201,26 @@ class BuiltinHelpers(ast.NodeTransformer):
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
 
-    def _numpy_helper(self, node: ast.Call, name: str) -> ast.Call:
+    def _numpy_helper(self, node: ast.Call, name: str) -> ast.expr:
         """``np.interp(x, xp, fp, left=None, right=None)`` and ``np.searchsorted(a, v, side='left')``
         -> their helper for a scalar or a 1-d ``x`` (``v``), when the shapes can be told here
         (arguments, their elements and slices, numbers); otherwise left to be refused."""
+        if name in _ORDER_CALLS:
+            return self._order_helper(node, name)
+        if name == "corrcoef":
+            return self._corrcoef(node)
         names = {"interp": ("x", "xp", "fp", "left", "right"), "searchsorted": ("a", "v", "side"),
-                 "polyval": ("p", "x"), "sort": ("a",), "median": ("a",)}[name]
-        given = dict(zip(names, node.args))
-        for kw in node.keywords:
-            if kw.arg is None or kw.arg not in names or kw.arg in given:
-                return node
-            given[kw.arg] = kw.value
-        required = {"interp": 3, "searchsorted": 2, "polyval": 2, "sort": 1, "median": 1}[name]
-        if len(node.args) > len(names) or not set(names[:required]) <= set(given):
+                 "polyval": ("p", "x")}[name]
+        given = self._given(node, names)
+        required = {"interp": 3, "searchsorted": 2, "polyval": 2}[name]
+        if given is None or not set(names[:required]) <= set(given):
             return node
-        key = self._value_rank(given[{"searchsorted": "v", "sort": "a", "median": "a"}.get(name, "x")])
-        tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}.get(name, ())]
+        key = self._value_rank(given[{"searchsorted": "v"}.get(name, "x")])
+        tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}[name]]
         helper = None if key is None else NUMPY_HELPERS[name][key]
         if helper is None or any(self._kind(t) != 1 for t in tables):
             return node
-        if name in ("sort", "median"):
-            args = [given["a"]]
-        elif name == "polyval":
+        if name == "polyval":
             args = [given["p"], given["x"]]
         elif name == "interp":
             fp = given["fp"]
@@ -222,14 +236,270 @@ class BuiltinHelpers(ast.NodeTransformer):
             if not (isinstance(side, ast.Constant) and side.value in ("left", "right")):
                 return node
             args = [given["a"], given["v"], self.rw.placed(ast.Constant(side.value == "right"), node)]
+        return self._helper_call(helper, args, node)
+
+    def _ufunc_at(self, node: ast.Call, ufunc: str) -> ast.expr:
+        """``np.add.at(a, indices, b)`` (subtract, multiply, maximum, minimum) -> NumPy's unbuffered
+        loop, ``a[indices[k]] += b[k]`` in index order (a repeated index applies each time, as in
+        NumPy), with ``b`` a scalar or an array of ``a``'s rank (then one value per index)."""
+        ops = ("add", "subtract", "multiply", "maximum", "minimum")
+        given = self._given(node, ("a", "indices", "b"))
+        a, indices, b = (given or {}).get("a"), (given or {}).get("indices"), (given or {}).get("b")
+        if ufunc not in ops or a is None or indices is None or b is None:
+            raise self.rw.error(node, f"np.{ufunc}.at() is not supported; polyfuse supports {UFUNC_AT}", "ufunc.at")
+        rank, b_rank = self._array_rank(a), self._array_rank(b)
+        index_name = indices.id if isinstance(indices, ast.Name) else ""
+        index_dtype = self.rw.dtypes.get(index_name, "")
+        if rank not in (1, 2) or b_rank is None or b_rank > rank or not isinstance(a, ast.Name) \
+                or not index_dtype.startswith(("int", "uint")) or self.rw.ranks.get(index_name) != 1 \
+                or b_rank == rank and not isinstance(b, ast.Name):
+            raise self.rw.error(node, f"np.{ufunc}.at() here is not supported (boolean or other index arrays, "
+                                f"other ranks, an array value that is an expression); polyfuse supports {UFUNC_AT}",
+                                "ufunc.at")
+        helper = NUMPY_HELPERS["ufunc.at"][1] if b_rank == rank else NUMPY_HELPERS["ufunc.at"][0]
+        assert helper is not None
+        return self._helper_call(helper, [a, indices, b, self.rw.placed(ast.Constant(ops.index(ufunc)), node)], node)
+
+    def _take_along_axis(self, node: ast.Call) -> ast.expr:
+        """``np.take_along_axis(a, indices, axis)`` of a named 1-d or 2-d ``a`` -> the fancy index
+        NumPy builds for it (``_make_along_axis_idx``): ``a[np.arange(a.shape[0])[:, None],
+        indices]`` for ``axis=1``, ``a[indices, np.arange(a.shape[1])[None, :]]`` for ``axis=0``,
+        ``a[indices]`` of a vector (NumPy's wrap of negative indices, IndexError past the end)."""
+        given = self._given(node, ("arr", "indices", "axis"))
+        if given is None or not {"arr", "indices", "axis"} <= set(given):
+            return node
+        a, indices, axis = given["arr"], given["indices"], _axis(given["axis"])
+        rank = self._array_rank(a)
+        if not isinstance(a, ast.Name) or rank not in (1, 2) or self._array_rank(indices) != rank \
+                or axis is None or axis is ... or type(axis) is not int or not -rank <= axis < rank:
+            return node
+        if rank == 1:
+            return self.rw.placed(ast.Subscript(a, indices, ast.Load()), node)
+        along = axis % 2
+        np_name = self._numpy()
+        other = ast.parse(f"{np_name}.arange({a.id}.shape[{1 - along}])[{':, None' if along else 'None, :'}]",
+                          mode="eval").body
+        parts = [self.rw.placed(other, node), indices] if along else [indices, self.rw.placed(other, node)]
+        return self.rw.placed(ast.Subscript(a, ast.Tuple(parts, ast.Load()), ast.Load()), node)
+
+    def _corrcoef(self, node: ast.Call) -> ast.expr:
+        """``np.corrcoef(m)`` of a matrix, ``np.corrcoef(x, y)`` of two vectors (NumPy joins them as
+        rows first, as ``np.cov`` does) -> NumPy's steps on ``np.cov``: the covariance divided by
+        the standard deviations of the rows, then of the columns, clipped to [-1, 1]."""
+        if node.keywords or not 1 <= len(node.args) <= 2:
+            return node
+        ranks = [self._array_rank(a) for a in node.args]
+        if ranks == [2]:
+            m = node.args[0]
+        elif ranks == [1, 1]:
+            vstack = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "vstack", ast.Load()), node)
+            m = self.rw.placed(ast.Call(vstack, [ast.Tuple(list(node.args), ast.Load())], []), node)
+        else:
+            return node
+        helper = NUMPY_HELPERS["corrcoef"][1]
+        call = self._helper_call(helper, [m], node)
+        self.made[id(call)] = 2
+        return call
+
+    def _given(self, node: ast.Call, names: tuple[str, ...]) -> dict[str, ast.expr] | None:
+        """Parameter -> argument of a call of a NumPy function with parameters ``names`` (None:
+        more arguments than those, or a keyword that is not one of them)."""
+        if len(node.args) > len(names) or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        given = dict(zip(names, node.args))
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg not in names or kw.arg in given:
+                return None
+            given[kw.arg] = kw.value
+        return given
+
+    def _helper_call(self, helper: Callable, args: list[ast.expr], like: ast.Call) -> ast.Call:
+        """A call of ``helper`` (a global of the kernel under a fresh alias) with ``args``."""
         alias = self.aliases.get(helper.__name__)
         if alias is None:
             alias = self.aliases[helper.__name__] = self.rw.fresh(f"_pf_{helper.__name__}")
             self.rw.globals[alias] = helper
-        call = self.rw.placed(ast.Call(ast.Name(alias, ast.Load()), [], []), node)
+        call = self.rw.placed(ast.Call(ast.Name(alias, ast.Load()), [], []), like)
         assert isinstance(call, ast.Call)
         call.args = args
         return call
+
+    def _order_helper(self, node: ast.Call, name: str) -> ast.expr:
+        value = self._order_value(node, name)
+        if value is not node:
+            rank = self._call_rank(node, ast.Name("np"), name) if name != "isin" else self._array_rank(
+                node.args[0] if node.args else node.keywords[0].value)
+            if rank is not None:
+                self.made[id(value)] = rank
+        return value
+
+    def _order_value(self, node: ast.Call, name: str) -> ast.expr:
+        """``np.sort``, ``np.argsort``, ``np.median``, ``np.quantile``, ``np.percentile`` and
+        ``np.isin`` of an array whose rank is told here (1 or 2; ``axis=None`` and the quantiles
+        of larger ranks through ``ravel()``) -> their helper; ``axis=0`` of a matrix is the row
+        helper of its transpose, transposed back.  Anything else is left to be refused."""
+        given = self._given(node, _ORDER_CALLS[name])
+        if given is None or not {"a", "element"} & set(given) or name in ("quantile", "percentile") \
+                and "q" not in given or name == "isin" and "test_elements" not in given:
+            return node
+        a = given.get("a", given.get("element"))
+        assert a is not None
+        rank = self._array_rank(a)
+        if rank is None or rank < 1:
+            return node
+        if name == "isin":
+            return self._isin(node, given, a, rank)
+        if not _constant_in(given.get("kind"), (None, "quicksort", "mergesort", "heapsort", "stable")):
+            return node
+        stable = [self.rw.placed(ast.Constant(str(_constant(given.get("kind"))) in ("stable", "mergesort")), node)]
+        extra = stable if name == "argsort" else []
+        axis = _axis(given.get("axis", ast.Constant(None if name in ("median", "quantile", "percentile") else -1)))
+        if name in ("quantile", "percentile"):
+            return self._quantiles(node, name, given["q"], a, rank, axis)
+        if axis is ...:
+            return node
+        if axis is None:
+            return self._helper_call(NUMPY_HELPERS[name][1], [self._flat(a, rank, node)] + extra, node)
+        if rank == 1 and axis in (0, -1):
+            return self._helper_call(NUMPY_HELPERS[name][1], [a] + extra, node)
+        if rank != 2 or axis not in (-2, -1, 0, 1):
+            return node
+        if axis in (-1, 1):
+            return self._helper_call(NUMPY_ROW_HELPERS[name], [a] + extra, node)
+        call = self._helper_call(NUMPY_ROW_HELPERS[name], [self._attribute(a, "T", node)] + extra, node)
+        return self._attribute(call, "T", node) if name != "median" else call
+
+    def _quantiles(self, node: ast.Call, name: str, q: ast.expr, a: ast.expr, rank: int, axis: object) -> ast.expr:
+        """``np.quantile(a, q, axis=)``: of the flattened ``a`` (``axis=None``), or per row (column)
+        of a matrix; a list or tuple of ``q`` is ``np.array`` of one quantile each, as NumPy
+        puts the quantiles' axis first."""
+        qs = q.elts if isinstance(q, (ast.List, ast.Tuple)) else [q]
+        fractions = [self._fraction(f, name, node) for f in qs]
+        if not qs or any(f is None for f in fractions) or axis is ...:
+            return node
+        if axis is None or rank == 1 and axis in (0, -1):
+            helper, source = NUMPY_HELPERS[name][1], self._flat(a, rank, node)
+        elif rank == 2 and axis in (-2, -1, 0, 1) and not isinstance(q, (ast.List, ast.Tuple)):
+            helper = NUMPY_ROW_HELPERS[name]
+            source = a if axis in (-1, 1) else self._attribute(a, "T", node)
+        else:
+            return node
+        if not isinstance(q, (ast.List, ast.Tuple)):
+            assert fractions[0] is not None
+            return self._helper_call(helper, [source, fractions[0]], node)
+        float64 = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "float64", ast.Load()), node)
+        calls: list[ast.expr] = [  # NumPy's weight is a float64 array for a list of q: float64 results
+            self._helper_call(helper, [self.rw.copy(source) if k else source,
+                                       self.rw.placed(ast.Call(self.rw.copy(float64), [f], []), node)], node)
+            for k, f in enumerate(fractions) if f is not None]
+        array = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "array", ast.Load()), node)
+        return self.rw.placed(ast.Call(array, [ast.List(calls, ast.Load())], []), node)
+
+    def _numpy(self) -> str:
+        return self.rw.numpy_alias()
+
+    def _isin(self, node: ast.Call, given: dict[str, ast.expr], x: ast.expr, rank: int) -> ast.expr:
+        """``np.isin(x, t, invert=)`` of a 1-d ``x`` (a larger one through ``ravel()`` and back)."""
+        test = given["test_elements"]
+        test_rank = self._array_rank(test)
+        invert = given.get("invert", ast.Constant(False))
+        if test_rank is None or test_rank < 1 or not _constant_in(invert, (False, True)) \
+                or not _constant_in(given.get("assume_unique"), (None, False, True)):
+            return node
+        args = [self._flat(x, rank, node), self._flat(test, test_rank, node),
+                self.rw.placed(ast.Constant(_constant(invert) is True), node)]
+        call = self._helper_call(NUMPY_HELPERS["isin"][1], args, node)
+        if rank == 1:
+            return call
+        shape = self._attribute(self.rw.copy(x), "shape", node)
+        reshape = self._attribute(call, "reshape", node)
+        return self.rw.placed(ast.Call(reshape, [shape], []), node)
+
+    def _fraction(self, q: ast.expr, name: str, node: ast.Call) -> ast.expr | None:
+        """The quantile as a float in [0, 1]: a number (NumPy's range checked here), or a float
+        argument divided by 100 for ``np.percentile`` (its range asserted where the helper runs)."""
+        scale = 100 if name == "percentile" else 1
+        value = q.value if isinstance(q, ast.Constant) else None
+        if isinstance(value, (int, float)) and type(value) in ((int, float) if scale == 100 else (float,)):
+            if not 0 <= value <= scale:
+                raise self.rw.error(q, f"np.{name}() of {value!r}: NumPy raises ValueError "
+                                    f"(the range is [0, {scale}])", f"np.{name}")
+            return self.rw.placed(ast.Constant(value / scale if scale == 100 else value), q)
+        if not (self._float_scalar(q) or scale == 100 and self._array_rank(q) == 0):
+            return None
+        if scale == 1:
+            return q
+        return self.rw.placed(ast.BinOp(q, ast.Div(), ast.Constant(100)), q)
+
+    def _float_scalar(self, node: ast.expr) -> bool:
+        """Whether ``node`` is a float scalar made of float arguments, numbers, + - * /."""
+        if isinstance(node, ast.Constant):
+            return type(node.value) is float
+        if isinstance(node, ast.Name):
+            return node.id in self.rw.args and node.id not in self.rw.ints and node.id not in self.rw.ranks
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return self._float_scalar(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            parts = (node.left, node.right)
+            return all(self._array_rank(p) == 0 for p in parts) \
+                and (isinstance(node.op, ast.Div) or any(self._float_scalar(p) for p in parts))
+        return False
+
+    def _flat(self, a: ast.expr, rank: int, like: ast.AST) -> ast.expr:
+        """``a`` of rank 1, or ``a.ravel()`` (NumPy's flattening of a larger array)."""
+        if rank == 1:
+            return a
+        return self.rw.placed(ast.Call(self._attribute(a, "ravel", like), [], []), like)
+
+    def _attribute(self, value: ast.expr, attr: str, like: ast.AST) -> ast.expr:
+        return self.rw.placed(ast.Attribute(value, attr, ast.Load()), like)
+
+    def _array_rank(self, node: ast.expr) -> int | None:
+        """The rank of an array value where told here: arguments, locals bound once to one,
+        allocations, their slices and elements, arithmetic and ufuncs of those and of numbers,
+        ``.T``, ``.copy()``.  None where not told."""
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return 0
+        if isinstance(node, ast.Name):
+            if node.id in self.rw.ranks:
+                return self.rw.ranks[node.id]
+            if node.id in self.counters or node.id in self.rw.args:
+                return 0
+            if node.id in self.allocated or node.id in self.rw.local_extents:
+                return self._rank(node)
+            return self.any_ranks.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self._array_rank(node.operand)
+        if id(node) in self.made:
+            return self.made[id(node)]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            left, right = self._array_rank(node.left), self._array_rank(node.right)
+            if left not in (1, 2) or right not in (1, 2) or left is None or right is None:
+                return None
+            return left + right - 2  # (2, 2): 2, (2, 1) and (1, 2): 1, (1, 1): 0
+        if isinstance(node, ast.BinOp):
+            return _broadcast_rank([self._array_rank(node.left), self._array_rank(node.right)])
+        if isinstance(node, ast.Attribute) and node.attr == "T":
+            return self._array_rank(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return self._call_rank(node, node.func.value, node.func.attr)
+        if isinstance(node, ast.Subscript):
+            rank = self._array_rank(node.value)
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            added = sum(isinstance(p, ast.Constant) and p.value is None for p in parts)
+            if rank is None or rank == 0 or len(parts) - added > rank:
+                return None
+            for part in parts:
+                if isinstance(part, ast.Slice):
+                    continue
+                if isinstance(part, ast.Constant) and part.value is None:
+                    rank += 1
+                    continue
+                if self._array_rank(part) != 0 or isinstance(part, ast.Constant) and type(part.value) is not int:
+                    return None
+                rank -= 1
+            return rank
+        return None
 
     def _kind(self, node: ast.expr) -> int | None:
         """0 for a scalar, 1 for a 1-d array, None where it cannot be told before the lowering: an
@@ -279,6 +549,54 @@ class BuiltinHelpers(ast.NodeTransformer):
             rank = self._value_rank(node.value)
             if rank is not None:
                 self.local_ranks[node.targets[0].id] = rank
+            any_rank = self._array_rank(node.value)
+            if any_rank is not None:
+                self.any_ranks[node.targets[0].id] = any_rank
+
+    def _call_rank(self, node: ast.Call, owner: ast.expr, attr: str) -> int | None:
+        """The rank of a NumPy call's or an array method's value, where told here."""
+        keywords = {kw.arg for kw in node.keywords}
+        if not (isinstance(owner, ast.Name) and self.rw.globals.get(owner.id) is np):  # a method
+            if attr in ("copy", "astype", "clip", "round", "ravel", "flatten") and keywords <= {"decimals"}:
+                return 1 if attr in ("ravel", "flatten") else self._array_rank(owner)
+            return self._reduced_rank(self._array_rank(owner), attr, node, 0)
+        if not node.args:
+            return None
+        first = self._array_rank(node.args[0])
+        if attr in _FULL_REDUCTIONS:
+            return self._reduced_rank(first, attr, node, 1)
+        if isinstance(getattr(np, attr, None), np.ufunc) and not keywords:
+            return _broadcast_rank([self._array_rank(a) for a in node.args])
+        if attr in ("where", "clip"):
+            return _broadcast_rank([self._array_rank(a) for a in node.args])
+        if attr in ("sort", "argsort") and _axis(_keyword(node, "axis", 1, ast.Constant(-1))) is None:
+            return 1
+        if attr in ("round", "around", "copy", "sort", "argsort", "cumsum", "cumprod", "abs", "absolute", "isin",
+                    "diff") and keywords <= {"decimals", "axis", "kind", "invert", "n"}:
+            return first
+        if attr == "median" and len(node.args) + len(keywords) == 2 and keywords <= {"axis"}:
+            return None if first is None or _axis(_keyword(node, "axis", 1, None)) is ... else first - 1
+        if attr in ("linspace", "arange"):
+            return 1
+        if attr in ("argmax", "argmin") and first is not None and keywords <= {"axis", "keepdims"} \
+                and len(node.args) <= 2:
+            axis = _axis(_keyword(node, "axis", 1, ast.Constant(None)))
+            keep = _keyword(node, "keepdims", 2, ast.Constant(False))
+            if axis is ... or not _constant_in(keep, (False, True)):
+                return None
+            return first if _constant(keep) is True else 0 if axis is None else first - 1
+        if attr in ("quantile", "percentile") and not keywords and len(node.args) == 2:
+            return 0 if self._array_rank(node.args[1]) == 0 else None
+        return None
+
+    @staticmethod
+    def _reduced_rank(rank: int | None, attr: str, node: ast.Call, position: int) -> int | None:
+        """The rank of a reduction's value (``axis=`` one integer or none, no other options)."""
+        if attr not in _FULL_REDUCTIONS or rank is None or {kw.arg for kw in node.keywords} - {"axis"} \
+                or len(node.args) > position + 1:
+            return None
+        axis = _axis(_keyword(node, "axis", position, None) or ast.Constant(None))
+        return 0 if axis is None else rank - 1 if type(axis) is int and rank >= 1 else None
 
     def _value_rank(self, node: ast.expr) -> int | None:
         """The rank (0 or 1) of a value bound to a local, where told without the lowering."""
@@ -306,6 +624,41 @@ class BuiltinHelpers(ast.NodeTransformer):
             return 0
         extents = self.rw.local_extents.get(node.id) or self.allocated.get(node.id)
         return len(extents) if extents is not None else self.rw.ranks.get(node.id, 0)
+
+
+_FULL_REDUCTIONS = frozenset(("sum", "prod", "mean", "median", "max", "min", "std", "var", "ptp", "amax", "amin"))
+#: NumPy functions of a sorted order (frontend/builtin_helpers.py) -> their parameters
+_ORDER_CALLS = {"sort": ("a", "axis", "kind"), "argsort": ("a", "axis", "kind"), "median": ("a", "axis"),
+                "quantile": ("a", "q", "axis"), "percentile": ("a", "q", "axis"),
+                "isin": ("element", "test_elements", "assume_unique", "invert")}
+
+
+def _keyword(node: ast.Call, name: str, position: int, default: ast.expr | None) -> ast.expr | None:
+    """The argument of parameter ``name`` (at ``position``) of a call, or ``default``."""
+    for kw in node.keywords:
+        if kw.arg == name:
+            return kw.value
+    return node.args[position] if len(node.args) > position else default
+
+
+def _axis(node: ast.expr | None) -> object:
+    """An ``axis=`` argument: None, an integer constant (``-1`` too), or ``...`` for anything else."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) is int:
+        return -node.operand.value
+    if isinstance(node, ast.Constant) and (node.value is None or type(node.value) is int):
+        return node.value
+    return ...
+
+
+def _constant(node: ast.expr | None) -> object:
+    return None if node is None else node.value if isinstance(node, ast.Constant) else ...
+
+
+def _constant_in(node: ast.expr | None, allowed: tuple) -> bool:
+    """Whether ``node`` is absent (None) or a constant among ``allowed``."""
+    value = _constant(node)
+    return value is not ... and any(value is a or type(value) is type(a) and value == a for a in allowed)
 
 
 def _broadcast_rank(ranks: list[int | None]) -> int | None:

@@ -166,6 +166,7 @@ class Rewriter:
         self.globals = globals_
         self.ranks = {a.name: a.rank for a in arguments if a.kind == "array"}
         self.ints = {a.name for a in arguments if a.kind == "int"}
+        self.dtypes = {a.name: a.dtype for a in arguments if a.kind == "array"}
         self.args = {a.name for a in arguments}
         self.taken = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)}
         self.taken.update(a.name for a in arguments)
