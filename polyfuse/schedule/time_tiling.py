@@ -249,9 +249,11 @@ def tile_sizes(skew: tuple[int, ...], arrays_bytes: int, budget: int) -> tuple[t
     Footprint model: a tile's time steps reuse what the previous step left in L2, so what must
     stay there is one step's box plus the slide to the next step, ``prod(S_k + skew_k)`` elements
     of every array the nest touches (``arrays_bytes``: their element sizes summed).  Among the
-    space tiles that fit ``budget`` the one with most points wins (ties: the least halo); the
-    innermost member's tile stays long (the vectorized loop), the others are equal."""
-    best: tuple[int, float, tuple[int, ...], int] = (0, 0.0, (), 0)
+    space tiles that fit ``budget`` the one with most points wins; among those, the longest
+    innermost member (the vectorized loop: each of its pieces pays a loop entry and a scalar
+    remainder, and a tile boundary splits a row into more pieces), then the least halo.  The
+    other members are equal."""
+    best: tuple[int, int, float, tuple[int, ...], int] = (0, 0, 0.0, (), 0)
     spaces = len(skew)
     for inner in INNER_TILES:
         for outer in SPACE_TILES if spaces > 1 else (0,):
@@ -263,10 +265,10 @@ def tile_sizes(skew: tuple[int, ...], arrays_bytes: int, budget: int) -> tuple[t
                 volume *= size
             if footprint > budget:
                 continue
-            candidate = (volume, volume / footprint, (TIME_TILE, *sizes), footprint)
-            if candidate[:2] > best[:2]:
+            candidate = (volume, inner, volume / footprint, (TIME_TILE, *sizes), footprint)
+            if candidate[:3] > best[:3]:
                 best = candidate
-    return best[2], best[3]
+    return best[3], best[4]
 
 
 # ---------------------------------------------------------------------------------------------
