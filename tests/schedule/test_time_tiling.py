@@ -252,6 +252,10 @@ def test_tile_size_model_fits_the_budget():
     sizes3, footprint3 = tile_sizes((2, 2, 2), 16, 512 * 1024)
     assert len(sizes3) == 4 and footprint3 <= 512 * 1024
     assert tile_sizes((2,), 16, 16) == ((), 0)  # nothing fits: no tiling
+    # 16 x 16 x 64 holds as many points as 8 x 8 x 256 with less halo; the longer innermost loop wins
+    assert sizes3 == (8, 8, 8, 256) and footprint3 == 16 * 10 * 10 * 258
+    # ... up to 512 long: then the least halo (32 x 512, not 8 x 2048)
+    assert sizes == (8, 32, 512)
 
 
 COEFFICIENTS = ("0.25", "0.5", "0.2", "1.5", "0.125")
