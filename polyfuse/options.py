@@ -55,15 +55,24 @@ def math_loop_interleave() -> int:
     side by side (backends.cpu.llvm, ``interleave_math_loops``).  Default 4 with 512-bit vectors
     (AVX-512 has 32 vector registers), else 2 (AVX2's 16 spilled at 4); a bad value is an
     ArgumentError."""
-    value = os.environ.get("POLYFUSE_MATH_INTERLEAVE")
-    if not value:
+    count = _count("POLYFUSE_MATH_INTERLEAVE")
+    if count is None:
         return 4 if vector_bytes() >= 64 else 2
+    return count
+
+
+def _count(variable: str) -> int | None:
+    """The positive integer environment ``variable`` holds (None when unset); a bad value is an
+    ArgumentError naming it."""
+    value = os.environ.get(variable)
+    if not value:
+        return None
     try:
         count = int(value)
     except ValueError:
-        raise ArgumentError(f"POLYFUSE_MATH_INTERLEAVE={value!r} is not an integer") from None
+        raise ArgumentError(f"{variable}={value!r} is not an integer") from None
     if count < 1:
-        raise ArgumentError(f"POLYFUSE_MATH_INTERLEAVE={value!r} must be at least 1")
+        raise ArgumentError(f"{variable}={value!r} must be at least 1")
     return count
 
 
@@ -71,16 +80,7 @@ def math_loop_interleave() -> int:
 
 def num_threads() -> int | None:
     """``POLYFUSE_NUM_THREADS`` (None when unset); a bad value is an ArgumentError."""
-    value = os.environ.get("POLYFUSE_NUM_THREADS")
-    if not value:
-        return None
-    try:
-        count = int(value)
-    except ValueError:
-        raise ArgumentError(f"POLYFUSE_NUM_THREADS={value!r} is not an integer") from None
-    if count < 1:
-        raise ArgumentError(f"POLYFUSE_NUM_THREADS={value!r} must be at least 1")
-    return count
+    return _count("POLYFUSE_NUM_THREADS")
 
 
 def isl_operations() -> int:
