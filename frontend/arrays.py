@@ -4009,7 +4009,7 @@ _HELPER_FORMS = {
           "name first, or write the loop"
     for name, what in (("interp", "x is a scalar or a 1-d array and xp, fp 1-d arrays"),
                        ("searchsorted", "v is a scalar or a 1-d array and a a 1-d array"),
-                       ("polyval", "p and x are 1-d arrays"), ("median", "a is a 1-d array"))}
+                       ("polyval", "p and x are 1-d arrays"))}
 
 
 def _ufunc_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
