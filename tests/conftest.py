@@ -164,6 +164,17 @@ def einsum_compiled(fallback_work: int = -1):
         einsum_plan.FALLBACK_WORK, einsum._plans, einsum._run = saved
 
 
+def compiled_suite_kernel(name: str):
+    """A suite kernel at its test sizes, compiled without the disk cache:
+    (spec, args, kernel, variant)."""
+    from polyfuse.bench import suite
+
+    spec = suite.get(name)
+    args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    kernel = polyfuse.kernel(spec.func, cache=False)
+    return spec, args, kernel, kernel.compile(*args)
+
+
 def copy_args(args):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 

@@ -14,20 +14,11 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import HAS_CPU, copy_args
+from conftest import HAS_CPU, compiled_suite_kernel, copy_args
 
-import polyfuse
-from polyfuse.bench import suite
 from polyfuse.runtime import threads
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
-
-
-def _compiled(name: str):
-    spec = suite.get(name)
-    args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
-    kernel = polyfuse.kernel(spec.func, cache=False)
-    return spec, args, kernel, kernel.compile(*args)
 
 
 def _outputs(spec, values) -> list[np.ndarray]:
@@ -37,7 +28,7 @@ def _outputs(spec, values) -> list[np.ndarray]:
 
 def test_a_time_tiled_region_has_one_body_that_one_thread_runs(monkeypatch):
     monkeypatch.delenv("POLYFUSE_TILED_TWINS", raising=False)
-    spec, args, kernel, variant = _compiled("jacobi-2d")
+    spec, args, kernel, variant = compiled_suite_kernel("jacobi-2d")
     backend = variant.backend
     assert backend.artifact.twins == (("jacobi_2d.phase0", "jacobi_2d.phase0.region"),)
     serial_ir = backend.pending["jacobi_2d.phase0"]
@@ -54,7 +45,7 @@ def test_a_time_tiled_region_has_one_body_that_one_thread_runs(monkeypatch):
 def test_the_serial_functions_compute_the_plain_functions_bits(monkeypatch):
     monkeypatch.delenv("POLYFUSE_TILED_TWINS", raising=False)
     for name in ("fdtd-2d", "heat-3d"):
-        spec, args, kernel, variant = _compiled(name)
+        spec, args, kernel, variant = compiled_suite_kernel(name)
         assert variant.backend.artifact.twins
         ours, expected = copy_args(args), copy_args(args)
         with threads.limited_to(1):
@@ -66,10 +57,10 @@ def test_the_serial_functions_compute_the_plain_functions_bits(monkeypatch):
 
 def test_other_regions_and_the_knob_keep_their_twins(monkeypatch):
     monkeypatch.delenv("POLYFUSE_TILED_TWINS", raising=False)
-    _, _, _, variant = _compiled("covariance")  # regions, not time-tiled
+    _, _, _, variant = compiled_suite_kernel("covariance")  # regions, not time-tiled
     assert variant.backend.artifact.twins == ()
     monkeypatch.setenv("POLYFUSE_TILED_TWINS", "1")
-    _, _, _, variant = _compiled("jacobi-2d")
+    _, _, _, variant = compiled_suite_kernel("jacobi-2d")
     assert variant.backend.artifact.twins == ()
     assert "declare void @jacobi_2d.phase0.region(" not in variant.backend.pending["jacobi_2d.phase0"]
 

@@ -5,24 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import HAS_CPU
-
-import polyfuse
-from polyfuse.bench import suite
+from conftest import HAS_CPU, compiled_suite_kernel
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
 
 
-def _compiled(name: str):
-    spec = suite.get(name)
-    args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
-    kernel = polyfuse.kernel(spec.func, cache=False)
-    return spec, args, kernel, kernel.compile(*args)
-
-
 def test_the_phases_of_a_time_tiled_nest_go_without_lsr_and_compute_the_same(monkeypatch):
     monkeypatch.setenv("POLYFUSE_TILED_LSR", "0")
-    spec, args, kernel, variant = _compiled("jacobi-2d")
+    spec, args, kernel, variant = compiled_suite_kernel("jacobi-2d")
     assert any(d.applied for d in variant.stages["schedule"].time_tiling)
     assert variant.stages["loop ast"].time_tiled
     artifact = variant.backend.artifact
@@ -38,13 +28,13 @@ def test_the_phases_of_a_time_tiled_nest_go_without_lsr_and_compute_the_same(mon
 
 def test_untiled_kernels_keep_lsr(monkeypatch):
     monkeypatch.setenv("POLYFUSE_TILED_LSR", "0")
-    _, _, _, variant = _compiled("gemm")
+    _, _, _, variant = compiled_suite_kernel("gemm")
     assert not variant.stages["loop ast"].time_tiled
     assert variant.backend.artifact.without_lsr == ()
 
 
 def test_by_default_lsr_runs_everywhere(monkeypatch):
     monkeypatch.delenv("POLYFUSE_TILED_LSR", raising=False)
-    _, _, _, variant = _compiled("jacobi-2d")
+    _, _, _, variant = compiled_suite_kernel("jacobi-2d")
     assert variant.stages["loop ast"].time_tiled
     assert variant.backend.artifact.without_lsr == ()
