@@ -7,6 +7,7 @@ This is the one module that reads the environment: passes take what they need as
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from polyfuse import hardware
@@ -50,15 +51,26 @@ def vector_bytes() -> int:
     return int(text) if text else hardware.simd_bytes()
 
 
-def math_loop_interleave() -> int:
+#: Inline math whose loops ran slower with 4 vectors side by side than with fewer on AVX-512 (znver4,
+#: one thread, 250 K float64 elements, min of 150 interleaved rounds; counts 1 / 2 / 4, ms): atan
+#: 0.280 / 0.313 / 0.332, asin 0.505 / 0.445 / 0.462, acos 0.508 / 0.459 / 0.507, asinh 0.751 /
+#: 0.657 / 0.766, acosh 0.867 / 0.748 / 0.857, expm1 0.437 / 0.410 / 0.426 (atan2, atanh and the
+#: rest were fastest at 4).  A loop takes the smallest count of the functions in it.
+WIDE_MATH_INTERLEAVE = {"atan": 1, "asin": 2, "acos": 2, "asinh": 2, "acosh": 2, "expm1": 2}
+
+
+def math_loop_interleave(functions: Iterable[str] = ()) -> int:
     """``POLYFUSE_MATH_INTERLEAVE``: how many vectors a loop with inline transcendentals works on
     side by side (backends.cpu.llvm, ``interleave_math_loops``).  Default 4 with 512-bit vectors
-    (AVX-512 has 32 vector registers), else 2 (AVX2's 16 spilled at 4); a bad value is an
-    ArgumentError."""
+    (AVX-512 has 32 vector registers), lowered for the ``functions`` in the loop that run faster
+    with fewer (``WIDE_MATH_INTERLEAVE``), else 2 (AVX2's 16 spilled at 4); a set value applies to
+    every loop; a bad value is an ArgumentError."""
     count = _count("POLYFUSE_MATH_INTERLEAVE")
-    if count is None:
-        return 4 if vector_bytes() >= 64 else 2
-    return count
+    if count is not None:
+        return count
+    if vector_bytes() < 64:
+        return 2
+    return min([4, *(WIDE_MATH_INTERLEAVE.get(f, 4) for f in functions)])
 
 
 def _count(variable: str) -> int | None:

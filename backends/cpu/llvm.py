@@ -642,26 +642,25 @@ def wide_vector_functions(text: str, names: list[str]) -> str:
 #: 3.75 M doubles in 7.0 ms instead of 13.5 (AVX2, one thread; four: 6.3 ms, but a GELU-tanh chain
 #: ran slower, its 16 registers spilled).  With AVX-512's 32 registers four ran the GELU-tanh loop
 #: 12% faster than two, sin and cos 20% (docs/performance.md, *Vector math*).
-MATH_LOOP = "polyfuse.math_loop"  # marks the back edge of such a loop in the printed module
+MATH_LOOP = "polyfuse.math_loop"  # + ".COUNT": marks the back edge of such a loop in the printed module
 
 
 def interleave_math_loops(text: str) -> str:
-    """``text`` with each back edge marked ``MATH_LOOP`` given loop metadata that asks the loop
-    vectorizer for ``math_loop_interleave()`` vectors side by side (llvmlite's IR builder cannot
-    write the self-referencing node that LLVM's loop IDs are, so it is added to the printed
-    module)."""
-    count = math_loop_interleave()
+    """``text`` with each back edge marked ``MATH_LOOP.COUNT`` given loop metadata that asks the
+    loop vectorizer for COUNT (``math_loop_interleave`` of the loop's functions) vectors side by
+    side (llvmlite's IR builder cannot write the self-referencing node that LLVM's loop IDs are,
+    so it is added to the printed module)."""
     taken = [int(n) for n in re.findall(r"^!(\d+) = ", text, flags=re.M)]
     first = max(taken, default=-1) + 1
     added: list[str] = []
 
-    def loop_id(_match: re.Match) -> str:
+    def loop_id(match: re.Match) -> str:
         number = first + len(added)
         added.append(f'!{number} = distinct !{{!{number}, '
-                     f'!{{!"llvm.loop.interleave.count", i32 {count}}}}}')
+                     f'!{{!"llvm.loop.interleave.count", i32 {match.group(1)}}}}}')
         return f", !llvm.loop !{number}"
 
-    text = re.sub(rf', !"?{re.escape(MATH_LOOP)}"? !\d+', loop_id, text)
+    text = re.sub(rf', !"?{re.escape(MATH_LOOP)}\.(\d+)"? !\d+', loop_id, text)
     return text + "\n" + "\n".join(added) + "\n" if added else text
 
 
@@ -892,7 +891,7 @@ class KernelCodegen:
         self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
         self.row_window: tuple | None = None  # (first, last) row of a product cut by rows (blas.py)
         self.inline_math_used = False  # did an inline transcendental go into this function (wide_vector_functions)
-        self.inline_math_calls = 0  # how many: a loop whose body added some is interleaved (interleave_math_loops)
+        self.inline_math_names: list[str] = []  # each one's name: a loop whose body added some is interleaved (interleave_math_loops)
         self.module = module
         self.shared = shared
         self.program_arrays = [a.name for a in program.arrays]
@@ -1007,14 +1006,15 @@ class KernelCodegen:
         b.cbranch(cond, loop_body, done)
         b.position_at_end(loop_body)
         outer_parallel, self.in_parallel_loop = self.in_parallel_loop, node.parallel or self._sums_only(node)
-        math_before = self.inline_math_calls
+        math_before = len(self.inline_math_names)
         (self.emit if body is None else body)(node.body)
         self.in_parallel_loop = outer_parallel
         current = b.load(slot)
         b.store(b.add(current, ll.Constant(_I64, node.step), flags=["nsw"]), slot)
         back_edge = b.branch(header)
-        if self.inline_math_calls > math_before and not any(isinstance(n, For) for n in nodes(node.body)):
-            back_edge.set_metadata(MATH_LOOP, self.module.add_metadata([]))
+        added = self.inline_math_names[math_before:]
+        if added and not any(isinstance(n, For) for n in nodes(node.body)):
+            back_edge.set_metadata(f"{MATH_LOOP}.{math_loop_interleave(added)}", self.module.add_metadata([]))
         b.position_at_end(done)
         self._restore(node.iterator, saved)
 

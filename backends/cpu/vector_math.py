@@ -142,7 +142,7 @@ class VectorMath:
         """``name``(x, ...) for a name in funcs.VECTOR_MATH (or "pow", which ``float_pow`` asks
         for), through float64 for float32 ``x``."""
         self.cg.inline_math_used = True
-        self.cg.inline_math_calls += 1
+        self.cg.inline_math_names.append(name)
         narrow = isinstance(x.type, ll.FloatType)
         wide = [self.b.fpext(v, F64) if narrow else v for v in (x, *more)]
         rule = getattr(self, f"_vm_{name}_narrow", None) if narrow else None  # float32's cheaper form

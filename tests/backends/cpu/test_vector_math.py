@@ -162,6 +162,32 @@ def test_math_loop_interleave_knob(monkeypatch):
     assert math_loop_interleave() == 4
 
 
+def atans_of_exps(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.atan(math.exp(x[i]))
+
+
+def test_math_loop_interleave_per_function(monkeypatch):
+    """With 512-bit vectors a loop takes the smallest count of its functions (atan: 1, measured
+    slower interleaved; exp: 4); with 256-bit ones 2; a set POLYFUSE_MATH_INTERLEAVE applies to all."""
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    assert math_loop_interleave(["exp"]) == 4
+    assert math_loop_interleave(["atan", "exp"]) == 1
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "32")
+    assert math_loop_interleave(["atan", "exp"]) == 2
+    monkeypatch.setenv("POLYFUSE_MATH_INTERLEAVE", "3")
+    assert math_loop_interleave(["atan"]) == 3
+    monkeypatch.delenv("POLYFUSE_MATH_INTERLEAVE")
+    monkeypatch.delenv("POLYFUSE_VECTOR_BYTES")
+    x = np.random.default_rng(7).uniform(-3.0, 3.0, 203)
+    out = np.empty_like(x)
+    kernel = polyfuse.kernel(atans_of_exps)
+    count = math_loop_interleave(["atan", "exp"])
+    assert f'!"llvm.loop.interleave.count", i32 {count}}}' in kernel.inspect_llvm(x, out, optimized=False)
+    kernel(x, out)
+    np.testing.assert_allclose(out, np.arctan(np.exp(x)), rtol=1e-15)
+
+
 def test_exp_converts_without_scalar_conversions():
     """2**k and the float/int conversions go through the bits of 1.5 * 2**52 + n: AVX2 has no
     packed double <-> int64 instruction, so an fptosi / sitofp of a vector became one scalar
