@@ -52,6 +52,11 @@ TANH_Q = (1.12811678491632931402e+02, 2.23548839060100448583e+03, 4.844063053251
 #: |r| <= ln2/2 within 1e-19 relative with these doubles (mpmath at 200 bits); P(0) = 1, Q(0) = 2
 EXP_PADE_P = (1.0, 3.0299440770744195e-02, 1.2617719307481058e-04)
 EXP_PADE_Q = (2.0, 2.2726554820815503e-01, 2.5244834034968410e-03, 3.0019850513866446e-06)
+#: ``_exp_pade_halves``: P' and Q' as polynomials in w = r**2 / 4, P' times 4 (r**3 P' / 2 is
+#: (r / 2) w (4 P')) and Q' times 2 (w (2 Q') is r**2 Q' / 2): coefficient i of P' times 4**(i + 1),
+#: of Q' times 2 * 4**i, exact powers of two
+_HALVED_PADE_P = tuple(c * 4.0 ** (i + 1) for i, c in enumerate(EXP_PADE_P[1:]))
+_HALVED_PADE_Q = tuple(c * 2.0 * 4.0 ** i for i, c in enumerate(EXP_PADE_Q[1:]))
 #: exp(r) on |r| <= ln2/2, degree 11 (highest first): mpmath.chebyfit at 200 bits, 1.7e-17
 #: relative with the coefficients rounded to doubles (a Taylor form needs degree 13); exp, exp2, pow, erf
 EXP_MINIMAX = (2.5110037605963777e-08, 2.763263963904103e-07, 2.755724091857897e-06,
@@ -116,6 +121,9 @@ ERFC_FAR = (-0.7507252370182613, 0.48719229976810213, 0.03439692533095372, -0.01
 ERFC_FAR_LO = (3.530382792985319e-17, -2.7441714954144768e-17)  # c0, c1's roundings
 ERFC_U = (2.707466340269278, -1.193390452876377)
 BIG_LOG = 2.0 ** 1000  # asinh/acosh above it: log(x) + ln2 (2x would overflow)
+#: ``inline_power``: (float64?, n) -> the x*x from which x**n overflows by far (x**3 >= 2**1024.5,
+#: x**4 >= 2**1026; float32: 2**129, 2**130) and below which the error term stays finite
+_POWER_LIMITS = {(True, 3): 2.0 ** 683, (True, 4): 2.0 ** 513, (False, 3): 2.0 ** 86, (False, 4): 2.0 ** 65}
 FALLBACK = "polyfuse.vm.fallback."  # + libm name: the helper that calls libm outside the domain
 VECTOR_WIDTHS = (2, 4, 8, 16)
 SHIFTER = 6755399441055744.0  # 1.5 * 2**52: SHIFTER + n for an integer |n| < 2**51 holds n in its low bits
@@ -226,7 +234,7 @@ class VectorMath:
         """tanh(|x|) with the sign of x put back (so -0.0 stays), one division: below |x| = 0.625
         Cephes' rational form |x| + |x| s P(s) / Q(s), s = x**2 (the quotient scales a term at
         most 0.13 of the result, so its rounding barely shows); from 0.625 on 1 - 2 / (E + 1),
-        E = exp(2 min(|x|, 22)) = 2**k A / B in Cephes' Pade form (``_exp_pade``), so that
+        E = exp(2 min(|x|, 22)) = 2**k A / B in Cephes' Pade form (``_exp_pade_halves``), so that
         2 / (E + 1) = 2 B / (2**k A + B): no polynomial of degree 11 and no product for E itself.
         That rounds to exactly 1 from |x| = 19.1 on (inf included).  The branches share the
         division: numerator and denominator are selected per lane.  A NaN propagates through the
@@ -238,33 +246,36 @@ class VectorMath:
         p = self._muladd(self._muladd(_c(TANH_P[0]), s, _c(TANH_P[1])), s, _c(TANH_P[2]))
         q = self._muladd(self._muladd(b.fadd(s, _c(TANH_Q[0])), s, _c(TANH_Q[1])), s, _c(TANH_Q[2]))
         clamped = self.py_min(a, _c(22.0), True)  # keeps a NaN
-        upper, lower, scale = self._exp_pade(b.fadd(clamped, clamped))
+        upper, lower, scale = self._exp_pade_halves(clamped)  # A / 2, B / 2, 2**k
         den_large = self._muladd(upper, scale, lower)  # 2**k A + B, rounded once
         num, den = b.select(small, p, b.fadd(lower, lower)), b.select(small, q, den_large)
         quotient = b.fdiv(num, den)
         result = b.select(small, self._muladd(a, b.fmul(s, quotient), a), b.fsub(_c(1.0), quotient))
         return self._intrinsic("llvm.copysign", [result, wide])
 
-    def _exp_pade(self, y):
-        """exp(y) = 2**k A / B for |y| <= 44 or NaN (no overflow, no special values): y = k ln2 + r
-        (|r| <= ln2/2), A, B = Q(r**2) +- r P(r**2), Cephes' Pade form of degree 2/3 in r**2
-        (``EXP_PADE_P``, ``EXP_PADE_Q``; 1e-19 relative with the coefficients rounded to doubles).
-        r P is r + r**3 P' (P(0) = 1) and Q is 2 + r**2 Q', so A is rounded about once:
+    def _exp_pade_halves(self, c):
+        """exp(y) = 2**k A / B for y = 2c, |y| <= 44 or NaN (no overflow, no special values):
+        y = k ln2 + r (|r| <= ln2/2), A, B = Q(r**2) +- r P(r**2), Cephes' Pade form of degree 2/3
+        in r**2 (``EXP_PADE_P``, ``EXP_PADE_Q``; 1e-19 relative with the coefficients rounded to
+        doubles).  r P is r + r**3 P' (P(0) = 1) and Q is 2 + r**2 Q', so A is rounded about once:
         2 + (r**2 Q' + r P); B is A - 2 r P, so that A's rounding is mostly in B too and cancels
         from B / (2**k A + B) (fewer results 2 ulp from libm's than with B rounded on its own).
-        k is y / ln2 rounded by adding SHIFTER + 1023 (in the
-        multiply-add: no separate rounding instruction), whose low bits are then also 2**k's
-        exponent field.  Returns (A, B, 2**k)."""
+        k is y / ln2 rounded by adding SHIFTER + 1023 (in the multiply-add: no separate rounding
+        instruction), whose low bits are then also 2**k's exponent field.  Every step works on
+        the halves r / 2, r**2 / 4, A / 2, B / 2 of y's values, the powers of two folded into the
+        constants (``_HALVED_PADE_P``, ``_HALVED_PADE_Q``): each rounding is that of y's value
+        scaled by a power of two, so the bits are those of the form in y, without the add
+        y = c + c.  Returns (A / 2, B / 2, 2**k)."""
         b = self.b
-        biased = self._muladd(y, _c(1.4426950408889634), _c(SHIFTER + 1023.0))
+        biased = self._muladd(c, _c(2.0 * 1.4426950408889634), _c(SHIFTER + 1023.0))
         k = b.fsub(biased, _c(SHIFTER + 1023.0))
-        r = self._muladd(k, _c(-LN2_HI), y)  # exact either way: |k| <= 64 has 7 bits, LN2_HI 32
-        r = self._muladd(k, _c(-LN2_LO), r)
-        z = b.fmul(r, r)
-        odd = self._muladd(b.fmul(z, r), self._polynomial(EXP_PADE_P[1:], z), r)  # r P(z)
-        even = b.fmul(z, self._polynomial(EXP_PADE_Q[1:], z))  # Q(z) - 2
+        h = self._muladd(k, _c(-0.5 * LN2_HI), c)  # r / 2, exact either way: |k| <= 64 has 7 bits, LN2_HI 32
+        h = self._muladd(k, _c(-0.5 * LN2_LO), h)
+        w = b.fmul(h, h)  # r**2 / 4
+        odd = self._muladd(b.fmul(w, h), self._polynomial(_HALVED_PADE_P, w), h)  # r P(r**2) / 2
+        even = b.fmul(w, self._polynomial(_HALVED_PADE_Q, w))  # (Q(r**2) - 2) / 2
         scale = b.bitcast(b.shl(b.bitcast(biased, I64), ll.Constant(I64, 52)), F64)
-        upper = b.fadd(_c(2.0), b.fadd(even, odd))
+        upper = b.fadd(_c(1.0), b.fadd(even, odd))
         return upper, b.fsub(upper, b.fadd(odd, odd)), scale
 
     def _exp_small(self, y):
@@ -985,9 +996,12 @@ class VectorMath:
             exact, error = (h, x), b.fmul(low, x)
         else:
             exact, error = (h, h), b.fmul(b.fmul(h, low), ll.Constant(x.type, 2.0))
-        # where x*x overflows, x is not finite or the power overflows by far, the error term is
-        # inf or NaN: there it is dropped, and the fma is the plain product (inf, or NaN)
-        finite = b.fcmp_ordered("<", self._intrinsic("llvm.fabs", [error]), ll.Constant(x.type, float("inf")))
+        # The error term is dropped (0) where x*x is at least ``_POWER_LIMITS`` or NaN: there the
+        # power overflows by far, so the plain product is inf as the fma with the error term was (or
+        # NaN); below, the error term is finite.  So the bits are those of dropping it where it is
+        # inf or NaN, with a compare of x*x (never negative: no fabs, no wait for the error term).
+        limit = _POWER_LIMITS[isinstance(x.type, ll.DoubleType), n]
+        finite = b.fcmp_ordered("<", h, ll.Constant(x.type, limit))
         return self._intrinsic("llvm.fma", [*exact, b.select(finite, error, ll.Constant(x.type, 0.0))])
 
     # ---- helpers -------------------------------------------------------------------------

@@ -8,6 +8,7 @@ float32), not sixteen times."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -169,6 +170,35 @@ def test_small_integer_powers_next_to_overflow_as_libm_pow():
         for k, n in enumerate((2, 3, 4)):
             expected = np.array([_pow(v, n) for v in x.tolist()])
             assert ulps_against_libm(out[k], expected).max() <= 1, n
+
+
+def test_small_integer_powers_correctly_rounded_up_to_where_the_error_term_is_dropped():
+    """The error term is dropped only from x*x = 2**683 (x**3) or 2**513 (x**4) on, float32 2**86
+    and 2**65, where the power is infinite anyway: just below, x**3 and x**4 are the exact power
+    rounded once (x*x and its error are exact), in float32 too."""
+    steps = np.arange(-40, 41)
+    for dtype, limits in ((np.float64, (2.0 ** 683, 2.0 ** 513)), (np.float32, (2.0 ** 86, 2.0 ** 65))):
+        finfo = np.finfo(dtype)
+        for k, (n, limit) in enumerate(zip((3, 4), limits)):
+            centre = np.sqrt(limit)
+            x = np.concatenate([centre * (1.0 + steps * float(finfo.eps)), finfo.max ** (1.0 / n) * (1.0 + steps * float(finfo.eps))])
+            x = np.concatenate([x, -x]).astype(dtype)
+            out = np.empty((3, x.size), dtype)
+            with np.errstate(all="ignore"):
+                polyfuse.kernel(powers)(x, out)
+                expected = [_rounded_power(v, n, dtype) for v in x.tolist()]
+            for v, got, rounded in zip(x.tolist(), out[k + 1].tolist(), expected):
+                assert got == rounded or (dtype is np.float32 and abs(got - rounded) <= abs(rounded) * 2.0 ** -23), (dtype, n, v)
+
+
+def _rounded_power(v: float, n: int, dtype) -> float:
+    """v**n rounded once to float64 (float32: through float64, so within an ulp), inf beyond the range."""
+    exact = Fraction(v) ** n
+    try:
+        rounded = float(dtype(float(exact))) if dtype is np.float32 else float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, v) if n % 2 else math.inf
+    return math.copysign(math.inf, rounded) if abs(rounded) > float(np.finfo(dtype).max) else rounded
 
 
 def test_the_loop_vectorizes_without_libm_calls():
