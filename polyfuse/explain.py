@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from polyfuse.backends.cpu.phases import plan_phases
+from polyfuse.backends.cpu.phases import chain_decisions, plan_phases
 from polyfuse.model.ir import to_python
 from polyfuse.model.loop_ast import For, StmtCall, display_names, nodes, render
 
@@ -63,6 +63,8 @@ class Explanation:
             ("parallel regions", [asdict(p.region) for p in plan_phases(program) if p.region is not None]),
             *((("row-chunked products", chunked),)
               if options.target == "cpu" and (chunked := _row_chunked(program)) else ()),
+            *((("phase chains", [asdict(d) for d in chains]),)
+              if options.target == "cpu" and (chains := chain_decisions(program)) else ()),
             ("loop code", render(program)),
             *_backend_sections(variant.backend),
             ("compile seconds", dict(stages.seconds)),

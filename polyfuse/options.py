@@ -144,6 +144,22 @@ def blas_row_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
 
 
+def phase_chains() -> bool:
+    """``POLYFUSE_PHASE_CHAINS``: consecutive parallel phases over the same rows that exchange data
+    only at the current row (attention's scores, softmax rows, ``P @ V``, normalisation) run on the
+    team as one chain, each member running every phase block by block of its rows
+    (backends/cpu/chains.py).  Default off (measured no faster under load: docs/performance.md,
+    *Phase chains*); 1 turns them on."""
+    return env_flag("POLYFUSE_PHASE_CHAINS", False)
+
+
+def chain_block_rows() -> int | None:
+    """``POLYFUSE_CHAIN_BLOCK_ROWS``: rows per block of a chain of phases, fixed (experiments;
+    read at run time); unset: the model (backends/cpu/parallel.py ``chain_block_rows``)."""
+    text = env_text("POLYFUSE_CHAIN_BLOCK_ROWS")
+    return int(text) if text else None
+
+
 def scale_after_product() -> bool:
     """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
     plain array scaled by a factor constant along the summed axis multiplies the plain arrays:

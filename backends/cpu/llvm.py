@@ -38,6 +38,7 @@ from polyfuse.backends.cpu.parallel import (
     BARRIER_GENERATION,
     BARRIER_WORDS,
     CHUNK_COUNTER,
+    run_chain,
     run_parallel,
     run_region,
     trip_count,
@@ -261,8 +262,12 @@ class LLVMKernel:
 
     def __call__(self, values: dict[str, Any]) -> None:
         args = [self._value(p, values) for p in self.params]
-        for compiled in self.phases:
-            if compiled.phase.parallel:
+        for k, compiled in enumerate(self.phases):
+            if compiled.phase.chained:
+                continue  # (run by its chain's first phase)
+            if compiled.phase.chain:
+                run_chain(self, self.phases[k:k + compiled.phase.chain], args, values)
+            elif compiled.phase.parallel:
                 run_parallel(self, compiled, args, values)
             elif compiled.phase.is_region:
                 run_region(self, compiled, args)
@@ -298,7 +303,7 @@ class LLVMKernel:
             else:
                 tail.append(self._value(param, values))
         sizes = {name: value for name, value in values.items() if type(value) is int}
-        steps = tuple(self._step(c, sizes) for c in self.phases)
+        steps = tuple(self._step(k, sizes) for k in range(len(self.phases)))
         # one serial phase and nothing checked at run time: the runtime may call it straight
         plain = len(self.phases) == 1 and not self.phases[0].phase.parallel and not self.phases[0].phase.is_region
         direct = self.phases[0].function if plain and self.index_flags is None else None
@@ -321,10 +326,17 @@ class LLVMKernel:
         count = trip_count(compiled.phase, sizes) if compiled.phase.parallel else None
         return SerialCall(address, count, self.serial_key(compiled, sizes))
 
-    def _step(self, compiled: CompiledPhase, sizes: dict[str, int]) -> Callable[[list], None]:
-        """How one phase runs at these sizes, given the argument list: once measured too small
-        for threads (``serial_sizes``), straight to its serial function."""
+    def _step(self, index: int, sizes: dict[str, int]) -> Callable[[list], None]:
+        """How phase ``index`` runs at these sizes, given the argument list: once measured too
+        small for threads (``serial_sizes``), straight to its serial function; a chain's first
+        phase runs the chain, its other phases nothing."""
+        compiled = self.phases[index]
         phase, serial_sizes = compiled.phase, self.serial_sizes
+        if phase.chained:
+            return lambda args: None
+        if phase.chain:
+            chain, count = self.phases[index:index + phase.chain], trip_count(phase, sizes)
+            return lambda args: run_chain(self, chain, args, sizes, count)
         if phase.parallel:
             function, count = compiled.function, trip_count(phase, sizes)
             serial = (phase.index, count)

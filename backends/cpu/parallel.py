@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from polyfuse.backends.cpu.chains import BLOCK_BYTES, MIN_BLAS_BLOCK_ROWS, MIN_BLOCK_ROWS
 from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 
+from polyfuse.options import chain_block_rows as chain_block_rows_knob
 from polyfuse.runtime import threads
 from polyfuse.runtime.linalg_library import blas_on_one_thread
-from polyfuse.runtime.variant import allocate, evaluate_int
+from polyfuse.runtime.variant import allocate, evaluate_int, local_shape
 
 # A phase faster than this serially is not worth waking threads for.  Waking the pool for a
 # two-chunk phase costs about 30 us on a 2-core VM shared with other jobs (35 us per call of a
@@ -71,6 +73,96 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
     if _timed(times, lambda: _run_chunks(kernel, compiled, args, values, count, workers),
               lambda: serial(*args, 0, count)):
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
+
+
+def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: int | None = None) -> None:
+    """Run a chain of phases (backends/cpu/chains.py; ``chain``: its compiled phases, the first
+    one carrying ``chain``): on the team, each member runs every phase block by block of its
+    piece of the rows, or serially the same way, as measured at this trip count; at sizes
+    measured too small for threads, and on one thread, each phase as on its own."""
+    head = chain[0].phase
+    if count is None:
+        count = trip_count(head, values)
+    workers = min(threads.get_num_threads(), count)
+    if count <= 1 or (head.index, count) in kernel.serial_sizes or workers <= 1:
+        for compiled in chain:
+            run_parallel(kernel, compiled, args, values, count)
+        return
+    blas = any(c.phase.blas_rows for c in chain)
+    block = chain_block_rows(kernel, head, values, count, blas)
+
+    def serial() -> None:
+        with blas_on_one_thread() if blas else contextlib.nullcontext():
+            _run_blocks(chain, args, 0, count, block)
+
+    key = ("chain", head.index, workers, count)
+    times = kernel.phase_times.get(key)
+    if times is None:
+        for compiled in chain:
+            compiled.ready(region=False)  # (machine code generated on first use: not timed)
+        began = time.perf_counter()
+        serial()
+        seconds = time.perf_counter() - began
+        _remember(kernel, kernel.phase_times, key, (head.index, count),
+                  RegionTimes(seconds >= MIN_PARALLEL_SECONDS, [seconds]))
+        return
+    if _timed(times, lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, blas), serial):
+        for compiled in chain:  # (each phase of the chain ran on the team)
+            index = compiled.phase.index
+            kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1
+
+
+def chain_block_rows(kernel, head, values: dict[str, Any], count: int, blas: bool) -> int:
+    """Rows per block of a chain: the most (a power of two, at least ``MIN_BLOCK_ROWS``, with a
+    product on BLAS at least ``MIN_BLAS_BLOCK_ROWS``) whose rows of the kernel-local arrays the
+    chain writes fit in ``BLOCK_BYTES``."""
+    fixed = chain_block_rows_knob()
+    if fixed:
+        return max(1, min(count, fixed))
+    row_bytes = 0
+    for name in head.chain_arrays:
+        info = kernel.locals.get(name)
+        if info is not None and not info.is_scalar:
+            shape = local_shape(info, values)
+            row_bytes += int(np.prod(shape[1:], dtype=np.int64)) * np.dtype(info.dtype).itemsize
+    if row_bytes == 0:
+        return count
+    rows = max(MIN_BLAS_BLOCK_ROWS if blas else MIN_BLOCK_ROWS, BLOCK_BYTES // row_bytes)
+    return min(count, 1 << (rows.bit_length() - 1))
+
+
+def _run_blocks(chain: list, args: list, first: int, last: int, block: int) -> None:
+    for start in range(first, last, block):
+        stop = min(last, start + block)
+        for compiled in chain:
+            compiled.function(*args, start, stop)
+
+
+def _run_chain_team(kernel, chain: list, args: list, values: dict[str, Any], count: int, workers: int,
+                    block: int, blas: bool) -> None:
+    """``_run_chunks`` for a chain: each piece runs every phase, block by block."""
+    pieces = Pieces(phase_pieces(count, workers))
+    bounds = [count * k // pieces.count for k in range(pieces.count + 1)]
+
+    def member(member_args: list, buffers: list) -> None:  # buffers: the private ones, kept alive
+        while (k := pieces.take()) is not None:
+            try:
+                _run_blocks(chain, member_args, bounds[k], bounds[k + 1], block)
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+                pieces.done(exc)
+                return
+            pieces.done()
+
+    with blas_on_one_thread() if blas else contextlib.nullcontext():
+        pool = threads.pool()
+        for _ in range(1, workers):
+            buffers: list = []
+            member_args = args
+            for compiled in chain:
+                member_args = _with_private_buffers(kernel, compiled.phase, member_args, values, buffers)
+            pool.submit(member, member_args, buffers)
+        member(args, [])
+        pieces.wait()
 
 
 def _serial_function(compiled) -> Callable[..., None]:

@@ -33,7 +33,7 @@ from polyfuse.model.loop_ast import (
     statements_in,
     top_level,
 )
-from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv
+from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv, phase_chains
 from polyfuse.runtime.linalg_library import can_set_blas_threads
 
 #: A region runs on several threads only once a serial run of it, at the same sizes, measured at
@@ -69,6 +69,9 @@ class Phase:
     step: int = 1
     region: RegionDecision | None = None  # set when the phase contains parallel loops below a sequential one
     blas_rows: bool = False  # a product cut by rows (``row_chunked``): its team runs BLAS on one thread
+    chain: int = 0  # on the first phase of a chain (backends/cpu/chains.py): its phase count
+    chained: bool = False  # a later phase of a chain: the chain's first phase runs it
+    chain_arrays: tuple[str, ...] = ()  # on the first phase: the arrays the chain writes (size its blocks)
 
     @property
     def is_region(self) -> bool:
@@ -76,8 +79,24 @@ class Phase:
 
 
 def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:
-    """One phase per top-level node, then consecutive serial phases joined (``join_serial``)."""
-    return join_serial(program, _phases(program))
+    """One phase per top-level node, then consecutive serial phases joined (``join_serial``),
+    then consecutive parallel phases over the same rows chained (backends/cpu/chains.py)."""
+    return plan_chains(program, join_serial(program, _phases(program)))[0]
+
+
+def chain_decisions(program: LoopProgram) -> tuple:
+    """The chains ``plan_phases`` makes, as records (explain())."""
+    return plan_chains(program, join_serial(program, _phases(program)))[1]
+
+
+def plan_chains(program: LoopProgram, phases: tuple[Phase, ...]):
+    """``phases`` with their chains marked, and the chain decisions (none with
+    ``POLYFUSE_PHASE_CHAINS=0``)."""
+    from polyfuse.backends.cpu.chains import plan_chains as chains
+
+    if not phase_chains():
+        return phases, ()
+    return chains(program, phases, any(map(_checked_at_run_time, program.statements)))
 
 
 def join_serial(program: LoopProgram, phases: list[Phase]) -> tuple[Phase, ...]:

@@ -92,6 +92,7 @@ def cpu_key() -> str:
         blas_row_chunks_gemv,
         jit_small_code,
         math_loop_interleave,
+        phase_chains,
         row_alias_checks,
         scale_after_product,
         tiled_lsr,
@@ -101,6 +102,7 @@ def cpu_key() -> str:
     model = "small-pic" if jit_small_code() else "jit-default"
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = (" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
+    chunks += " phase-chains" if phase_chains() else ""
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too

@@ -1,0 +1,142 @@
+"""Consecutive parallel phases over the same rows, run block by block of rows (the flash order).
+
+Attention (``softmax(Q @ K.T * s) @ V``) compiles to four parallel phases over the rows of ``Q``:
+the scores on BLAS, the fused softmax row loop, ``P @ V`` on BLAS, the normalisation.  Run one
+after another, each phase's team takes its rows, waits for the others, and the 9 MB of scores and
+of ``P`` go through the caches between phases.  A *chain* runs the phases one block of rows at a
+time instead (the phases' own functions, each over ``[lo, hi)``): each member of the team takes a
+piece of the rows and runs every phase of the chain over each block of its piece, so the team is
+woken once for the chain and a block's intermediates are still in L2 when the next phase reads
+them (``BLOCK_BYTES``).
+
+When that gives the same results: phase ``q`` after phase ``p`` in the chain now runs its rows of
+an earlier block before ``p`` runs the rows of later blocks.  That changes nothing where every
+array that one phase of the chain writes and another accesses is accessed by both only at the
+phases' current row (axis 0 subscript = the outer iterator; a product kept whole: its result's
+and its left operand's rows): iterations at different rows then touch different elements, and at
+the same row they run in the original order.  Each phase is a parallel loop (its iterations
+independent: isl's dependences, polyfuse.schedule), so the rows of one phase may run in any
+order among the threads.  Anything else (a neighbour row ``X[i + 1]``, a whole array, a scalar
+shared between phases, a loop kept as written, a program checking subscripts at run time: the
+error must stop the later phases) keeps the phases apart.  ``ChainDecision`` records each
+chain and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from polyfuse.model import ir
+from polyfuse.model import region as rg
+from polyfuse.model.loop_ast import For, LoopProgram, StmtCall, nodes
+
+#: The bytes a block of rows may write across the chain's phases (a half of a 2 MiB L2): the
+#: block is the largest power of two of rows within it, at least ``MIN_BLOCK_ROWS``.
+BLOCK_BYTES = 1 << 20
+MIN_BLOCK_ROWS = 16
+#: A chain with a product on BLAS takes blocks of at least this many rows: each ``?gemm`` call
+#: packs its right operand anew, and smaller calls do not amortise it (CPU per call at load ~10,
+#: 2 threads, bench sizes, against the phases unchained: 64-row blocks attention +3%, mlp +12%;
+#: 256 rows -1% / +2%; docs/performance.md, *Phase chains*).
+MIN_BLAS_BLOCK_ROWS = 256
+
+
+@dataclass(frozen=True)
+class ChainDecision:
+    """Phases ``first`` .. ``first + length - 1`` run as one chain, or why a pair was kept apart."""
+
+    first: int
+    length: int
+    rows: str
+    written: tuple[str, ...]  # arrays the chain writes across its phases (their rows size the block)
+    reason: str
+
+
+def plan_chains(program: LoopProgram, phases, checked_at_run_time: bool):
+    """The phases with ``chain`` set on the first phase of each chain (its length) and ``chained``
+    on the others, and the decisions."""
+    if checked_at_run_time:
+        return tuple(phases), ()
+    out, decisions = list(phases), []
+    k = 0
+    while k < len(out):
+        length = 1
+        while k + length < len(out) and _joins(program, out[k:k + length + 1]):
+            length += 1
+        if length > 1:
+            written = tuple(sorted(set().union(*(_accesses(program, p)[1] for p in out[k:k + length]))))
+            out[k] = replace(out[k], chain=length, chain_arrays=written)
+            for j in range(k + 1, k + length):
+                out[j] = replace(out[j], chained=True)
+            decisions.append(ChainDecision(
+                k, length, ir.to_python(out[k].stop), written,
+                f"{length} parallel phases over the same rows exchange data only at the current row "
+                "(axis 0 = the outer iterator): each member of the team runs all of them block by block "
+                f"of its rows (blocks of <= {BLOCK_BYTES >> 10} KiB written)"))
+        k += length
+    return tuple(out), tuple(decisions)
+
+
+def _joins(program: LoopProgram, run) -> bool:
+    """May ``run[-1]`` join the chain ``run[:-1]``?  Every array one phase of it writes and another
+    accesses is accessed by both only at the current row."""
+    if not all(_row_phase(p) for p in run) or run[-1].stop != run[0].stop:
+        return False
+    accesses = [_accesses(program, p) for p in run]
+    for k, (row, written, other) in enumerate(accesses):
+        for row2, written2, other2 in accesses[k + 1:]:
+            meeting = (written & (row2 | other2)) | (written2 & (row | other))
+            if meeting & (other | other2):
+                return False
+    return True
+
+
+def _row_phase(phase) -> bool:
+    return (phase.parallel and not phase.is_region and isinstance(phase.start, ir.Const)
+            and phase.start.value == 0 and phase.step == 1 and phase.stop is not None)
+
+
+def _accesses(program: LoopProgram, phase) -> tuple[set[str], set[str], set[str]]:
+    """(arrays accessed at the current row, arrays written, arrays accessed some other way) by
+    ``phase``, its private arrays left out (each thread has its own)."""
+    row: set[str] = set()
+    written: set[str] = set()
+    other: set[str] = set()
+    if isinstance(phase.node, StmtCall):
+        stmt = program.statement(phase.node.statement)
+        assert stmt.region is not None  # (a product kept whole: phases.row_chunked)
+        op = stmt.region.body[0]
+        assert isinstance(op, rg.Matmul)
+        written.add(op.out.array)
+        row.add(op.out.array)
+        (row if _row_operand(op.a, op.variables[0]) else other).add(op.a.array)
+        other.update(set(stmt.sources()) - {op.a.array, op.out.array})
+        return row, written, other
+    loop = phase.node
+    assert isinstance(loop, For)
+    for call in (n for n in nodes(loop) if isinstance(n, StmtCall)):
+        stmt = program.statement(call.statement)
+        if stmt.region is not None:
+            written.update(stmt.targets)
+            other.update(stmt.targets, stmt.sources())
+            continue
+        values = dict(zip(stmt.iterators, call.args))
+        written.add(stmt.array)
+        index = tuple(ir.substitute(e, values) for e in stmt.index)
+        (row if _at_row(index, loop.iterator) else other).add(stmt.array)
+        for load in (e for root in (stmt.value, *stmt.index) for e in ir.walk(root) if isinstance(e, ir.Load)):
+            at = tuple(ir.substitute(e, values) for e in load.index)
+            (row if _at_row(at, loop.iterator) else other).add(load.array)
+    private = set(phase.private)
+    return row - private, written - private, other - private
+
+
+def _at_row(index: tuple[ir.Expr, ...], iterator: str) -> bool:
+    """Axis 0 is exactly the iterator and no other axis uses it."""
+    if not index or not (isinstance(index[0], ir.Var) and index[0].name == iterator):
+        return False
+    return not any(isinstance(e, ir.Var) and e.name == iterator for x in index[1:] for e in ir.walk(x))
+
+
+def _row_operand(x: rg.Operand, row: str) -> bool:
+    return len(x.index) == 2 and _at_row(x.index, row)
