@@ -162,8 +162,9 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     an array times itself written as loops (covariance's ``cov[i, j] += data[k, i] * data[k, j]``
     for ``j >= i``: ``?syrk`` on the chunk's diagonal block, ``?gemm`` on the rest of its rows,
     the rows cut so that each chunk has the same work, ``row_weights``).  The node is the product's
-    statement, or that statement under an ``if`` of the parameters alone (the nest's guard
-    ``m >= 1 and n >= 1``)."""
+    statement, or for a triangle also that statement under an ``if`` of the parameters alone (the
+    nest's guard ``m >= 1 and n >= 1``; suite gemm's loops, under theirs, stay on the library's
+    threads, which reach 98% of its matmul at LARGE)."""
     if not can_set_blas_threads() or not blas_row_chunks():
         return None
     op = _kept_product(program, node)
@@ -179,6 +180,8 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     vector = isinstance(op.cols, ir.Const) and op.cols.value == 1 and not blas_row_chunks_gemv()
     if not (plain or triangle) or one_row or vector or not _params_only(op.rows):
         return None
+    if plain and not isinstance(node, StmtCall):
+        return None  # a plain product under its nest's guard keeps the library's threads (gemm at 98% of them)
     return op.rows
 
 
