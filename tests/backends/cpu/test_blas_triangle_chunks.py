@@ -120,3 +120,20 @@ def test_chunk_bounds_share_the_triangle(count, pieces):
             held = sum(row(r) for r in range(cuts[k], cuts[k + 1]))
             assert abs(held - total / pieces) <= count, (weights, cuts)
     assert chunk_bounds(10, 3) == [0, 3, 6, 10]
+
+
+def test_float32_triangle_on_chunks(forced):
+    """``?ssyrk`` and ``?sgemm`` on the chunks."""
+    data, cov = RNG.standard_normal((90, 150)).astype(np.float32), RNG.standard_normal((150, 150)).astype(np.float32)
+    k = polyfuse.kernel(upper, cache=False)
+    threads.set_num_threads(2)
+    expected = cov.copy()
+    upper(150, 90, data, expected)
+    for _ in range(3):
+        got = cov.copy()
+        k(150, 90, data, got)
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-5)
+    backend = k.compile(150, 90, data, cov).backend
+    (chunked,) = [p for p in backend.artifact.phases if p.blas_rows]
+    assert backend.phase_runs.get(chunked.index, 0) >= 1, backend.phase_runs
+    assert "polyfuse.blas.sgemm" in k.inspect_llvm(150, 90, data, cov)
