@@ -46,6 +46,8 @@ def main(argv: list[str]) -> None:
     knobs: dict[str, dict[str, str]] = {}
     for config in configs:
         if config in ("numpy", "numpy1"):
+            if sk.numpy_func is None:
+                raise SystemExit(f"{name} has no NumPy formulation")
             functions[config] = sk.numpy_func if config == "numpy" else _one_blas_thread(sk.numpy_func)
             continue
         fuse, *settings = config.split(",")
