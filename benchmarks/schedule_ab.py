@@ -10,6 +10,14 @@ the bench preset).  Every output is checked against numba's, then each round run
 configuration once on fresh copies of the same inputs; the minimum over rounds is printed, with
 numba's time over each.  After that, for each configuration, how often its parallel regions and
 phases ran on the team (the runtime falls back to one thread when the team loses).
+
+Two more names may stand among the configurations: ``numpy`` runs the kernel's NumPy formulation
+(``SuiteKernel.numpy_func``, BLAS on its own threads) and ``numpy1`` the same with BLAS on one
+thread (threadpoolctl), checked like the others; ``-numba`` leaves numba out (its LARGE runs take
+seconds), the first configuration then being the reference the ratios are taken against:
+
+    POLYFUSE_DISABLE_CACHE=1 python benchmarks/schedule_ab.py covariance 30 -numba numpy numpy1 \
+        smart smart,POLYFUSE_BLAS_TRIANGLE_CHUNKS:0 m=1200 n=1400
 """
 
 from __future__ import annotations
@@ -28,20 +36,25 @@ from polyfuse.bench import suite
 
 def main(argv: list[str]) -> None:
     name, rounds = argv[0], int(argv[1])
-    configs = [a for a in argv[2:] if "=" not in a]
+    configs = [a for a in argv[2:] if "=" not in a and a != "-numba"]
     sizes = {k: int(v) for k, v in (a.split("=") for a in argv[2:] if "=" in a)}
     sk = suite.get(name)
     sizes = sizes or dict(sk.sizes["bench"])
     base = sk.make_args(np.random.default_rng(0), **sizes)
     names = list(inspect.signature(sk.func).parameters)
-    functions = {"numba": numba.njit(sk.func)}
+    functions = {} if "-numba" in argv[2:] else {"numba": numba.njit(sk.func)}
     knobs: dict[str, dict[str, str]] = {}
     for config in configs:
+        if config in ("numpy", "numpy1"):
+            if sk.numpy_func is None:
+                raise SystemExit(f"{name} has no NumPy formulation")
+            functions[config] = sk.numpy_func if config == "numpy" else _one_blas_thread(sk.numpy_func)
+            continue
         fuse, *settings = config.split(",")
         functions[config] = polyfuse.kernel(sk.func, fuse=fuse)
         knobs[config] = {k: v.replace("/", ",") for k, v in (s.split(":") for s in settings)}
     expected = _fresh(base)
-    functions["numba"](*expected)
+    (functions["numba"] if "numba" in functions else polyfuse.kernel(sk.func))(*expected)
     for config, fn in functions.items():
         saved = dict(os.environ)
         os.environ.update(knobs.get(config, {}))
@@ -61,14 +74,29 @@ def main(argv: list[str]) -> None:
             start = time.perf_counter()
             fn(*args)
             times[config].append(time.perf_counter() - start)
-    reference = min(times["numba"]) * 1e3
+    first = next(iter(times))
+    reference = min(times[first]) * 1e3
     threads = os.environ.get("POLYFUSE_NUM_THREADS", "default")
-    print(f"{name} {sizes} threads={threads} min of {rounds}: numba {reference:.3f} ms; " + "; ".join(
-        f"{c} {min(v) * 1e3:.3f} ms ({reference / (min(v) * 1e3):.2f}x)" for c, v in times.items() if c != "numba"))
+    load = open("/proc/loadavg").read().split()[0]
+    print(f"{name} {sizes} threads={threads} load {load} min of {rounds}: {first} {reference:.3f} ms; " + "; ".join(
+        f"{c} {min(v) * 1e3:.3f} ms ({reference / (min(v) * 1e3):.2f}x)" for c, v in times.items() if c != first))
     for config in configs:
+        if config in ("numpy", "numpy1"):
+            continue
         backend = functions[config].compile(*base).backend
         print(f"  {config}: region runs on the team {dict(getattr(backend, 'region_runs', {}))}, "
               f"phase runs {dict(getattr(backend, 'phase_runs', {}))}")
+
+
+def _one_blas_thread(function):
+    """``function`` run with NumPy's BLAS on one thread."""
+    from threadpoolctl import threadpool_limits
+
+    def run(*args):
+        with threadpool_limits(1, user_api="blas"):
+            function(*args)
+
+    return run
 
 
 def _fresh(args: tuple) -> tuple:

@@ -154,10 +154,14 @@ def _contraction(decision) -> dict[str, Any]:
 
 def _row_chunked(program) -> list[dict[str, Any]]:
     """The matrix products that run as phases cut by rows (backends/cpu/phases.row_chunked)."""
-    return [{"statement": p.node.statement, "rows": display_names(to_python(p.stop)),
-             "why": "a product kept whole: polyfuse's threads take its rows, one BLAS thread each "
-                    "(so does the serial run it is measured against)"}
-            for p in plan_phases(program) if p.parallel and isinstance(p.node, StmtCall) and p.stop is not None]
+    why = ("a product kept whole: polyfuse's threads take its rows, one BLAS thread each "
+           "(so does the serial run it is measured against)")
+    triangle = ("; its {} triangle: each chunk ?syrk on its diagonal block and ?gemm on the rest of "
+                "its rows, the rows cut so that the chunks have the same work")
+    return [{"statement": next(n.statement for n in nodes(p.node) if isinstance(n, StmtCall)),
+             "rows": display_names(to_python(p.stop)),
+             "why": why + (triangle.format(p.row_weights) if p.row_weights else "")}
+            for p in plan_phases(program) if p.blas_rows and p.stop is not None]
 
 
 def _loop(loop: For) -> dict[str, Any]:

@@ -160,6 +160,17 @@ def chain_block_rows() -> int | None:
     return int(text) if text else None
 
 
+def triangle_chunks() -> bool:
+    """``POLYFUSE_BLAS_TRIANGLE_CHUNKS``: one triangle of an array times itself written as loops
+    (covariance's, syrk's) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on), each chunk's
+    diagonal block on ``?syrk`` and the rest of its rows on ``?gemm``, one BLAS thread each, the
+    rows cut so that the chunks have the same work.  OpenBLAS's own threads split a ``?syrk``
+    into parts that wait for each other; two independent halves finish sooner
+    (docs/performance.md, *Triangles of a product cut by rows*).  Default on; 0 leaves the
+    triangle to one ``?syrk`` on the library's threads."""
+    return env_flag("POLYFUSE_BLAS_TRIANGLE_CHUNKS", True)
+
+
 def scale_after_product() -> bool:
     """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
     plain array scaled by a factor constant along the summed axis multiplies the plain arrays:

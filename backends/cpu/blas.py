@@ -107,6 +107,9 @@ class MatmulEmitter(FortranCaller):
         caller has put the library on one thread for the whole team run
         (``linalg_library.blas_on_one_thread``, backends/cpu/parallel.py): each chunk's call runs
         on its own thread."""
+        if op.triangle:
+            self.triangle_rows(op, window, sizes, operands)
+            return
         first, last = window
         out, a, b = operands
         shifted = [replace(x, base=self.b.gep(x.base, [self.b.mul(first, x.stride(op.variables[0]))]))
@@ -114,6 +117,89 @@ class MatmulEmitter(FortranCaller):
         self.chunk_window = (first, last)
         self.product(op, (self.b.sub(last, first), *sizes), (shifted[0], shifted[1], b))
         self.chunk_window = None
+
+    def triangle_rows(self, op: rg.Matmul, window: tuple, sizes: tuple, operands: tuple) -> None:
+        """Rows ``first <= r < last`` of ``op``'s triangle of an array times itself: the block on
+        the diagonal (rows and columns ``first .. last``) on ``?syrk``, the rest of those rows
+        (columns from ``last`` for the upper triangle, before ``first`` for the lower) on
+        ``?gemm``; the triangle's loops over those rows where a layout test fails, the work is
+        under ``BLAS_MIN_WORK`` or no buffer can be had.  A strict triangle (``op.offset``, see
+        :meth:`strict_way`) is the rows of the triangle of the product one row and column larger,
+        its block's diagonal (which the loops never write) saved in a heap buffer and put back."""
+        first, last = window
+        cols, depth = sizes
+        out, a, b = operands
+        r, c, s = op.variables
+        bld = self.b
+        one = ll.Constant(_I64, 1)
+        strides = (o_r, o_c, a_r, a_s, b_s, b_c) = (out.stride(r), out.stride(c), a.stride(r), a.stride(s),
+                                                   b.stride(s), b.stride(c))
+        n = cols
+        if op.offset > 0:  # out[r, c + 1] += a[r] . a[c + 1]: out and b one column back
+            n, out, b = bld.add(cols, one), replace(out, base=bld.gep(out.base, [bld.neg(o_c)])), \
+                replace(b, base=bld.gep(b.base, [bld.neg(b_c)]))
+        elif op.offset < 0:  # out[r + 1, c] += a[r + 1] . a[c]: out and a one row back, rows one later
+            n, out, a = bld.add(cols, one), replace(out, base=bld.gep(out.base, [bld.neg(o_r)])), \
+                replace(a, base=bld.gep(a.base, [bld.neg(a_r)]))
+            first, last = bld.add(first, one), bld.add(last, one)
+
+        def at(x: _Operand, offset) -> _Operand:
+            return replace(x, base=bld.gep(x.base, [offset]))
+
+        k = bld.sub(last, first)
+        start, width = (last, bld.sub(n, last)) if op.triangle == "upper" else (ll.Constant(_I64, 0), first)
+        block_a, block_b = at(a, bld.mul(first, a_r)), at(b, bld.mul(first, b_c))
+        block_out = at(out, bld.add(bld.mul(first, o_r), bld.mul(first, o_c)))
+        rest_out, rest_b = at(out, bld.add(bld.mul(first, o_r), bld.mul(start, o_c))), at(b, bld.mul(start, b_c))
+        block = self.syrk_form(k, k, depth, block_a, block_b, strides)
+        direct = [(k, width, depth), self.plain(k, o_r, width, o_c), self.matrix(k, a_r, depth, a_s),
+                  self.matrix(depth, b_s, width, b_c)]
+        swapped = [(width, k, depth), self.plain(width, o_c, k, o_r), self.matrix(width, b_c, depth, b_s),
+                   self.matrix(depth, a_s, k, a_r)]
+        work = bld.mul(bld.mul(k, bld.add(k, width)), depth)
+        ok = bld.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
+        for extent in (k, depth, width):
+            ok = bld.and_(ok, bld.and_(bld.icmp_signed(">=", extent, ll.Constant(_I64, 0 if extent is width else 1)),
+                                       bld.icmp_signed("<=", extent, ll.Constant(_I64, _int_max()))))
+        direct_ok = self.all_ok(direct[1:])
+        ok = bld.and_(bld.and_(ok, self.all_ok(block[1:])), bld.or_(direct_ok, self.all_ok(swapped[1:])))
+        saved = ll.Constant(_I8.as_pointer(), None)
+        if op.offset:  # a buffer for the block's diagonal: none, the loops
+            size = bld.mul(bld.select(ok, k, one), ll.Constant(_I64, _BYTES[op.dtype]))
+            saved = bld.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
+            ok = bld.and_(ok, bld.icmp_unsigned("!=", saved, ll.Constant(_I8.as_pointer(), None)))
+        self.chunk_window = window
+        with bld.if_else(ok) as (then, otherwise):
+            with then:
+                self.block_product(op, block, (block_out.base, block_a.base), saved)
+                with bld.if_then(bld.icmp_signed(">", width, ll.Constant(_I64, 0))):
+                    with bld.if_else(direct_ok) as (plain, transposed):
+                        with plain:
+                            self.gemm(op, direct, (rest_out.base, block_a.base, rest_b.base))
+                        with transposed:
+                            self.gemm(op, swapped, (rest_out.base, rest_b.base, block_a.base))
+            with otherwise:
+                self.regions.emit(self.fallback_loops(op))
+        if op.offset:
+            self.b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [saved])
+        self.chunk_window = None
+
+    def block_product(self, op: rg.Matmul, form: list, pointers: tuple, saved) -> None:
+        """:meth:`triangle` on a block of ``triangle_rows``; for a strict triangle, the block's
+        diagonal kept in ``saved`` around it."""
+        if not op.offset:
+            self.triangle(op, form, pointers)
+            return
+        real = _REALS[op.dtype][1]
+        (n, _), (_, _, ldc), _, _ = form
+        c_ptr = self.b.bitcast(pointers[0], real.as_pointer())
+        step = self.b.add(ldc, ll.Constant(_I64, 1))  # one of C's strides is 1 (n > 1), the other ldc
+        diagonal = self.b.bitcast(saved, real.as_pointer())
+        with self.counted(ll.Constant(_I64, 0), n) as t:
+            self.b.store(self.b.load(self.b.gep(c_ptr, [self.b.mul(t, step)])), self.b.gep(diagonal, [t]))
+        self.triangle(op, form, pointers)
+        with self.counted(ll.Constant(_I64, 0), n) as t:
+            self.b.store(self.b.load(self.b.gep(diagonal, [t])), self.b.gep(c_ptr, [self.b.mul(t, step)]))
 
     def stack(self, op: rg.Matmul) -> None:
         """A stack of products (``X3 @ W``): one product of all its rows (columns) where the

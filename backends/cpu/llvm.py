@@ -938,7 +938,7 @@ class KernelCodegen:
             arrays = [arg for p, arg in zip(params, fn.args) if p.kind == "array"]
             self.team = Team(self, fn.args[-3], fn.args[-2], fn.args[-1], arrays, region_level(phase.node))
             self.emit_region(phase.node)
-        elif self.chunk is not None and isinstance(phase.node, StmtCall):
+        elif self.chunk is not None and phase.blas_rows:
             self.row_window = self.chunk  # a product cut by rows (phases.row_chunked)
             self.emit(phase.node)
         elif self.chunk is not None:

@@ -208,7 +208,7 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
     partition of a parallel loop's iterations gives the same result; each member keeps its own
     private buffers for all the pieces it takes."""
     pieces = Pieces(phase_pieces(count, workers))
-    bounds = [count * k // pieces.count for k in range(pieces.count + 1)]
+    bounds = chunk_bounds(count, pieces.count, compiled.phase.row_weights)
 
     def member(member_args: list, buffers: list) -> None:  # buffers: the private ones, kept alive
         while (k := pieces.take()) is not None:
@@ -235,6 +235,21 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
 #: load 4.6-5.6, 4 pieces per thread ran atax, bicg and mvt 0-20% slower than 1 (best of 60-100
 #: interleaved calls; ``benchmarks/team_choice.py pieces``).
 PIECES_PER_THREAD = 1
+
+
+def chunk_bounds(count: int, pieces: int, weights: str = "") -> list[int]:
+    """The first iteration of each piece, and ``count`` last: equal numbers of iterations, or for
+    the rows of a triangle (``Phase.row_weights``) equal numbers of its elements.  "upper": row r
+    holds ``count - r`` of them, so the rows before b hold ``1 - ((count - b) / count)**2`` of the
+    triangle; "lower": row r holds ``r + 1``, the rows before b ``(b / count)**2``."""
+    if weights == "upper":
+        cuts = [count - round(count * math.sqrt(1 - k / pieces)) for k in range(pieces + 1)]
+    elif weights == "lower":
+        cuts = [round(count * math.sqrt(k / pieces)) for k in range(pieces + 1)]
+    else:
+        cuts = [count * k // pieces for k in range(pieces + 1)]
+    cuts[0], cuts[-1] = 0, count
+    return cuts
 
 
 def phase_pieces(count: int, workers: int) -> int:

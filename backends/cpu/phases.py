@@ -33,7 +33,7 @@ from polyfuse.model.loop_ast import (
     statements_in,
     top_level,
 )
-from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv, phase_chains
+from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv, phase_chains, triangle_chunks
 from polyfuse.runtime.linalg_library import can_set_blas_threads
 
 #: A region runs on several threads only once a serial run of it, at the same sizes, measured at
@@ -72,6 +72,9 @@ class Phase:
     chain: int = 0  # on the first phase of a chain (backends/cpu/chains.py): its phase count
     chained: bool = False  # a later phase of a chain: the chain's first phase runs it
     chain_arrays: tuple[str, ...] = ()  # on the first phase: the arrays the chain writes (size its blocks)
+    # with ``blas_rows``, a triangle's rows (``row_weights``): "upper" (row r's work ~ rows - r),
+    # "lower" (~ r + 1); "": every row the same work
+    row_weights: str = ""
 
     @property
     def is_region(self) -> bool:
@@ -151,7 +154,8 @@ def _phases(program: LoopProgram) -> list[Phase]:
         others = set().union(*(u for k, u in enumerate(used) if k != index))
         rows = row_chunked(program, node)
         if rows is not None:
-            phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1, blas_rows=True))
+            phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1, blas_rows=True,
+                                row_weights=row_weights(program, node)))
             continue
         phase = _phase(index, node, others)
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
@@ -164,29 +168,61 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     """The row count of a matrix product kept whole (``x @ W``) that runs as a parallel phase
     cut by rows, None for any other node.  Each chunk calls BLAS on its rows on one thread (the
     team's caller puts the library on one thread for the whole team run,
-    ``linalg_library.blas_on_one_thread``; so does the serial run the runtime measures it
-    against, on all rows, while a run on one polyfuse thread or at sizes too small for threads
-    keeps the library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
+    ``linalg_library.blas_on_one_thread``; so does the serial run the runtime measures it against,
+    on all rows, while a run on one polyfuse thread or at sizes too small for threads keeps the
+    library's threads): polyfuse's pool then holds every thread of the kernel.  With OpenBLAS's
     own threads, its workers spin for a while after each product and took a core from the
     parallel loops around it (attention: 10.7 ms on 2 threads against 5.6 ms for its three
     parts run alone, docs/performance.md).  A matrix times a vector (``A @ x``: ``?gemv`` on
     each chunk's rows) is cut the same way only with ``POLYFUSE_BLAS_ROW_CHUNKS_GEMV`` (its call
     is too short for the pool's wake-up); a vector times a matrix (one row) is not.  Plain
-    products only: no stack, triangle or in-place form, not an array times itself (NumPy runs
-    ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits)."""
-    if not isinstance(node, StmtCall) or not can_set_blas_threads() or not blas_row_chunks():
+    products (no stack, in-place or triangular-operand form; not an array times itself: NumPy
+    runs ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits), and one triangle of
+    an array times itself written as loops (covariance's ``cov[i, j] += data[k, i] * data[k, j]``
+    for ``j >= i``: ``?syrk`` on the chunk's diagonal block, ``?gemm`` on the rest of its rows,
+    the rows cut so that each chunk has the same work, ``row_weights``).  The node is the product's
+    statement, or for a triangle also that statement under an ``if`` of the parameters alone (the
+    nest's guard ``m >= 1 and n >= 1``; suite gemm's loops, under theirs, stay on the library's
+    threads, which reach 98% of its matmul at LARGE)."""
+    if not can_set_blas_threads() or not blas_row_chunks():
+        return None
+    op = _kept_product(program, node)
+    if op is None:
+        return None
+    plain = not (op.batch or op.triangle or op.pair or op.offset or op.in_place or op.triangular
+                 or op.a.array == op.b.array)  # A.T @ A: NumPy's ?syrk on all rows
+    # a strict triangle (correlation's ``range(i + 1, m)``) as the rows of one a row larger
+    strict_ok = op.offset == 0 or op.offset == (1 if op.triangle == "upper" else -1)
+    triangle = (bool(op.triangle) and strict_ok and not (op.batch or op.pair or op.in_place or op.triangular)
+                and op.a.array == op.b.array and triangle_chunks())
+    one_row = isinstance(op.rows, ir.Const) and op.rows.value == 1
+    vector = isinstance(op.cols, ir.Const) and op.cols.value == 1 and not blas_row_chunks_gemv()
+    if not (plain or triangle) or one_row or vector or not _params_only(op.rows):
+        return None
+    if plain and not isinstance(node, StmtCall):
+        return None  # a plain product under its nest's guard keeps the library's threads (gemm at 98% of them)
+    return op.rows
+
+
+def row_weights(program: LoopProgram, node: Node) -> str:
+    """For a product ``row_chunked`` cuts: its triangle ("upper", "lower"), whose rows carry
+    unequal work, else ""."""
+    op = _kept_product(program, node)
+    return op.triangle if op is not None else ""
+
+
+def _kept_product(program: LoopProgram, node: Node) -> rg.Matmul | None:
+    """The product of a statement kept whole that is ``node`` (or the only thing run by an ``if``
+    of the parameters that is ``node``), else None."""
+    if isinstance(node, If) and node.otherwise is None and _params_only(node.cond) and not any(
+            isinstance(e, (ir.Load, ir.Index)) for e in ir.walk(node.cond)):
+        node = node.then
+    if not isinstance(node, StmtCall):
         return None
     region = program.statement(node.statement).region
     if region is None or len(region.body) != 1 or not isinstance(region.body[0], rg.Matmul):
         return None
-    op = region.body[0]
-    plain = not (op.batch or op.triangle or op.pair or op.offset or op.in_place or op.triangular
-                 or op.a.array == op.b.array)  # A.T @ A: NumPy's ?syrk on all rows
-    one_row = isinstance(op.rows, ir.Const) and op.rows.value == 1
-    vector = isinstance(op.cols, ir.Const) and op.cols.value == 1 and not blas_row_chunks_gemv()
-    if not plain or one_row or vector or not _params_only(op.rows):
-        return None
-    return op.rows
+    return region.body[0]
 
 
 def _phase(index: int, node: Node, used_elsewhere: set[str]) -> Phase:

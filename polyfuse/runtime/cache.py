@@ -97,11 +97,13 @@ def cpu_key() -> str:
         scale_after_product,
         tiled_lsr,
         tiled_twins,
+        triangle_chunks,
     )
 
     model = "small-pic" if jit_small_code() else "jit-default"
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
-    chunks = (" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
+    chunks = ((" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
+              + (" triangles" if triangle_chunks() else ""))
     chunks += " phase-chains" if phase_chains() else ""
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     math = f" math-interleave-{math_loop_interleave()}"

@@ -321,6 +321,11 @@ def _kept_whole(stmt: Statement, match: _Match, scop: Scop) -> Statement | None:
         return None  # a box of a @ b.T + b @ a.T is two products: left as loops
     if abs(offset) > 1 or (offset and match.pair):
         return None  # no routine for it (the backend's strict triangle is ?syrk's): left as loops
+    if offset and offset != (1 if triangle == "upper" else -1):
+        # ``range(1, i + 2)`` (lower, columns one later) or ``range(i - 1, m - 1)`` (upper, rows
+        # one later) reach one line beyond the diagonal: no triangle of the larger square that
+        # the backend's strict form computes (it gave wrong sums): left as loops
+        return None
     return _product_statement(stmt, match, scop, bounds, triangle=triangle, pair=match.pair, offset=offset)
 
 

@@ -24,7 +24,7 @@ from polyfuse.runtime import threads
 
 def _phase(function):
     """A stand-in for a compiled parallel phase without private locals."""
-    return SimpleNamespace(phase=SimpleNamespace(private=(), blas_rows=False), function=function)
+    return SimpleNamespace(phase=SimpleNamespace(private=(), blas_rows=False, row_weights=""), function=function)
 
 
 def _ranges_run(count: int, workers: int) -> list[tuple[int, int]]:

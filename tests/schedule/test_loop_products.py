@@ -372,6 +372,16 @@ def test_strict_triangles_that_are_not_a_times_a_t_run_their_loops():
     _run(shifted, 1.5, _m(50, 50), _m(51, 40), exact=True, lifted=1)
 
 
+@pytest.mark.parametrize("rows, columns", [("range(C.shape[0] - 1)", "range(1, i + 2)"),
+                                           ("range(1, C.shape[0])", "range(i - 1, C.shape[0] - 1)")])
+def test_a_triangle_one_line_beyond_its_diagonal_runs_its_loops(rows, columns):
+    """Columns one later with ``j <= i + 1``, rows one later with ``j >= i - 1``: a constant
+    offset, but not a strict triangle of the one-larger square (?syrk gave wrong sums): the loops."""
+    source = STRICT.replace("for i in range(C.shape[0])", f"for i in {rows}").replace("RANGE", columns)
+    assert f"for i in {rows}" in source
+    _run(source, 1.5, _m(40, 40), _m(40, 30), exact=True, lifted=0)
+
+
 def test_a_strict_triangle_whose_output_is_its_operand_is_refused_at_the_call():
     """One array passed as C and A: written and read through two names, refused (no BLAS call on
     aliased operands)."""

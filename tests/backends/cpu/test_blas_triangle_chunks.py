@@ -1,0 +1,139 @@
+"""One triangle of an array times itself, written as loops, cut by rows among polyfuse's threads
+(backends/cpu/phases.py ``row_chunked``, blas.py ``triangle_rows``): each chunk runs ``?syrk`` on
+its block on the diagonal and ``?gemm`` on the rest of its rows, or the triangle's loops over its
+rows; the rows cut so that the chunks hold the same number of elements
+(parallel.py ``chunk_bounds``).  Results against the plain functions on forced threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from polyfuse.backends.cpu.parallel import chunk_bounds
+
+import polyfuse
+from polyfuse.runtime import threads
+from polyfuse.runtime.linalg_library import can_set_blas_threads
+
+pytestmark = pytest.mark.skipif(not can_set_blas_threads(),
+                                reason="needs NumPy's bundled OpenBLAS, whose (process-wide) thread count polyfuse sets")
+RNG = np.random.default_rng(5)
+
+
+@pytest.fixture(autouse=True)
+def chunks_on(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS", "1")
+    monkeypatch.delenv("POLYFUSE_BLAS_TRIANGLE_CHUNKS", raising=False)
+
+
+def upper(m, n, data, cov):
+    """covariance's product: the upper triangle with its diagonal."""
+    for i in range(m):
+        for j in range(i, m):
+            cov[i, j] = 0.0
+            for k in range(n):
+                cov[i, j] += data[k, i] * data[k, j]
+
+
+def lower(m, n, alpha, A, C):
+    """syrk's: the lower triangle with its diagonal, scaled."""
+    for i in range(m):
+        for k in range(n):
+            for j in range(i + 1):
+                C[i, j] += alpha * A[i, k] * A[j, k]
+
+
+def strict_upper(m, n, data, corr):
+    """correlation's: above the diagonal (columns one after the rows)."""
+    for i in range(m - 1):
+        for j in range(i + 1, m):
+            corr[i, j] = 0.0
+            for k in range(n):
+                corr[i, j] += data[k, i] * data[k, j]
+
+
+def strict_lower(m, n, A, C):
+    """below the diagonal (rows one after the columns)."""
+    for i in range(1, m):
+        for k in range(n):
+            for j in range(i):
+                C[i, j] += A[i, k] * A[j, k]
+
+
+def _args(function, m, n, strided):
+    """Fresh arguments each call (a strided operand stays a view of a larger array)."""
+    parent = RNG.standard_normal((n, 2 * m) if function in (upper, strict_upper) else (m, 2 * n))
+    square = RNG.standard_normal((m, m))
+
+    def fresh():
+        operand = parent.copy()[:, ::2] if strided else np.ascontiguousarray(parent[:, ::2])
+        return (m, n, 1.5, operand, square.copy()) if function is lower else (m, n, operand, square.copy())
+
+    return fresh
+
+
+@pytest.mark.parametrize("function, weights", [(upper, "upper"), (lower, "lower"), (strict_upper, "upper"),
+                                               (strict_lower, "lower")])
+@pytest.mark.parametrize("threads_count, m, n, strided", [(2, 150, 90, False), (3, 131, 70, False),
+                                                          (2, 11, 9, False), (2, 60, 40, True)])
+def test_triangle_rows_on_chunks_match_the_loops(forced, function, weights, threads_count, m, n, strided):
+    """BLAS on each chunk (150 and 131 rows: every chunk over BLAS_MIN_WORK), the loops over each
+    chunk's rows (11 rows; a strided operand, no BLAS layout); the other triangle (and the
+    diagonal of a strict one) as it was."""
+    fresh = _args(function, m, n, strided)
+    base = fresh()
+    k = polyfuse.kernel(function, cache=False)
+    threads.set_num_threads(threads_count)
+    expected = fresh()
+    function(*expected)
+    for _ in range(3):  # the first call is the measuring (serial) one
+        got = fresh()
+        k(*got)
+        np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-12, atol=1e-12)
+    backend = k.compile(*base).backend
+    chunked = [p for p in backend.artifact.phases if p.blas_rows]
+    assert [p.row_weights for p in chunked] == [weights], backend.artifact.phases
+    assert backend.phase_runs.get(chunked[0].index, 0) >= 1, backend.phase_runs
+    (record,) = k.explain(*base).to_dict()["row-chunked products"]
+    assert f"its {weights} triangle" in record["why"]
+
+
+def test_the_knob_keeps_the_triangle_whole(monkeypatch, forced):
+    monkeypatch.setenv("POLYFUSE_BLAS_TRIANGLE_CHUNKS", "0")
+    fresh = _args(upper, 40, 30, False)
+    base, got, expected = fresh(), fresh(), fresh()
+    k = polyfuse.kernel(upper, cache=False)
+    threads.set_num_threads(2)
+    k(*got)
+    upper(*expected)
+    np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-12, atol=1e-12)
+    assert not [p for p in k.compile(*base).backend.artifact.phases if p.blas_rows]
+
+
+@pytest.mark.parametrize("count, pieces", [(600, 2), (1199, 3), (7, 4), (1, 2), (0, 2)])
+def test_chunk_bounds_share_the_triangle(count, pieces):
+    """Each piece of a triangle's rows holds about 1/pieces of its elements (within one row)."""
+    for weights, row in (("upper", lambda r: count - r), ("lower", lambda r: r + 1)):
+        cuts = chunk_bounds(count, pieces, weights)
+        assert cuts[0] == 0 and cuts[-1] == count and cuts == sorted(cuts)
+        total = count * (count + 1) / 2
+        for k in range(pieces):
+            held = sum(row(r) for r in range(cuts[k], cuts[k + 1]))
+            assert abs(held - total / pieces) <= count, (weights, cuts)
+    assert chunk_bounds(10, 3) == [0, 3, 6, 10]
+
+
+def test_float32_triangle_on_chunks(forced):
+    """``?ssyrk`` and ``?sgemm`` on the chunks."""
+    data, cov = RNG.standard_normal((90, 150)).astype(np.float32), RNG.standard_normal((150, 150)).astype(np.float32)
+    k = polyfuse.kernel(upper, cache=False)
+    threads.set_num_threads(2)
+    expected = cov.copy()
+    upper(150, 90, data, expected)
+    for _ in range(3):
+        got = cov.copy()
+        k(150, 90, data, got)
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-5)
+    backend = k.compile(150, 90, data, cov).backend
+    (chunked,) = [p for p in backend.artifact.phases if p.blas_rows]
+    assert backend.phase_runs.get(chunked.index, 0) >= 1, backend.phase_runs
+    assert "polyfuse.blas.sgemm" in k.inspect_llvm(150, 90, data, cov)
