@@ -137,3 +137,21 @@ def test_float32_triangle_on_chunks(forced):
     (chunked,) = [p for p in backend.artifact.phases if p.blas_rows]
     assert backend.phase_runs.get(chunked.index, 0) >= 1, backend.phase_runs
     assert "polyfuse.blas.sgemm" in k.inspect_llvm(150, 90, data, cov)
+
+
+def test_a_triangle_stays_out_of_phase_chains(monkeypatch, forced):
+    """With phase chains on (backends/cpu/chains.py), a triangle cut by rows (its rows cut by work,
+    under its nest's guard) stays a phase of its own, and still runs on the chunks."""
+    monkeypatch.setenv("POLYFUSE_PHASE_CHAINS", "1")
+    fresh = _args(upper, 150, 90, False)
+    base, got, expected = fresh(), fresh(), fresh()
+    k = polyfuse.kernel(upper, cache=False)
+    threads.set_num_threads(2)
+    upper(*expected)
+    for _ in range(3):
+        got = fresh()
+        k(*got)
+        np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-12, atol=1e-12)
+    phases = k.compile(*base).backend.artifact.phases
+    assert [p.row_weights for p in phases if p.blas_rows] == ["upper"]
+    assert not any(p.chain or p.chained for p in phases if p.row_weights)
