@@ -2,7 +2,7 @@
 
     python benchmarks/gcc_stencils.py [--preset bench|large|quick] [--rounds 5]
         [--kernels jacobi-1d,jacobi-2d,heat-3d,fdtd-2d,seidel-2d] [--json out.json]
-        [--cc gcc] [--cflags "-O3 -march=native"]
+        [--cc gcc] [--cflags "-O3 -march=native"] [--ceiling]
 
 For each kernel this writes PolyBench/C 4.2's loop nest (the same loops as the kernel in
 ``polyfuse/bench/suite.py``, float64, sizes as compile-time constants as PolyBench's LARGE_DATASET
@@ -15,6 +15,17 @@ them alike.  A kernel whose one call is shorter than 20 ms is repeated within a 
 minimum per call of those repeats counts).  Without a C compiler the script says so and exits 0.
 
 Prints one row per kernel with the load average and writes the rows as JSON (``--json``).
+
+``--ceiling`` adds, per kernel, what a one-thread code can gain over gcc at all: gcc and polyfuse
+on one thread run the same kernel on a grid that stays in L2 (``IN_CACHE``), with enough time
+steps for as many point updates as the preset (at least ``MIN_UPDATES``), and gcc once more at the preset, all timed by the
+thread's CPU time (``time.thread_time``: a thread the load preempts is not charged for the wait),
+interleaved, min over ``--rounds``.  ``ceiling`` is gcc's time per update at the preset over the
+faster of the two in-cache times per update: where the compilers' in-cache loops run alike (they
+do here: the same arithmetic, vectorized alike), time tiling can at best turn the preset run into
+the in-cache one, so a one-thread "gcc over polyfuse" above ``ceiling`` needs faster arithmetic
+than either compiler's loop, not better tiles.  ``tiled`` is polyfuse's in-cache time per update
+over its preset one (1.0: the tiles cost nothing over a grid that fits).
 """
 
 from __future__ import annotations
@@ -109,6 +120,21 @@ void kernel(double A_[N][N]) {
 """,
 }
 
+# grid sizes that stay in L2 (1 MiB here) with rows as long as the preset's where that fits
+IN_CACHE = {"jacobi-1d": {"n": 2000}, "jacobi-2d": {"n": 130}, "heat-3d": {"n": 30},
+            "fdtd-2d": {"nx": 30, "ny": 1200}, "seidel-2d": {"n": 130}}
+MIN_UPDATES = 50_000_000  # the in-cache run does at least this many updates (~10 ms)
+_TIME = {"jacobi-1d": "tsteps", "jacobi-2d": "tsteps", "heat-3d": "tsteps", "fdtd-2d": "tmax", "seidel-2d": "tsteps"}
+
+
+def updates_per_step(name: str, s: dict[str, int]) -> int:
+    """Statement instances of one time step of the C loops (point updates)."""
+    if name == "fdtd-2d":
+        nx, ny = s["nx"], s["ny"]
+        return ny + (nx - 1) * ny + nx * (ny - 1) + (nx - 1) * (ny - 1)
+    dims = {"jacobi-1d": 1, "jacobi-2d": 2, "heat-3d": 3, "seidel-2d": 2}[name]
+    return (1 if name == "seidel-2d" else 2) * (s["n"] - 2) ** dims
+
 # suite parameter name -> C macro
 _MACROS = {"tsteps": "TSTEPS", "n": "N", "tmax": "TMAX", "nx": "NX", "ny": "NY"}
 
@@ -187,6 +213,67 @@ def measure(name: str, preset: str, rounds: int, cc: str, cflags: list[str], wor
             "polyfuse_compile_s": round(first["polyfuse 1T"], 2)}
 
 
+def _min_cpu(fn, base: tuple, reps: int) -> float:
+    best = float("inf")
+    for _ in range(reps):
+        args = _fresh(base)
+        start = time.thread_time()
+        fn(*args)
+        best = min(best, time.thread_time() - start)
+    return best
+
+
+def ceiling(name: str, preset: str, rounds: int, cc: str, cflags: list[str], workdir: str) -> dict:
+    """gcc and polyfuse (one thread) in L2, gcc at ``preset``: ns per point update, thread CPU time."""
+    sk = suite.get(name)
+    sizes = dict(sk.sizes[preset])
+    small = {**sizes, **IN_CACHE[name]}
+    steps = _TIME[name]
+    work = max(sizes[steps] * updates_per_step(name, sizes), MIN_UPDATES)
+    small[steps] = max(1, round(work / updates_per_step(name, small)))
+    runs = {}
+    for label, sz in (("preset", sizes), ("in_cache", small)):
+        base = sk.make_args(np.random.default_rng(0), **sz)
+        lib = compile_c(name, sz, cc, cflags, os.path.join(workdir, label))
+        arrays = [i for i, a in enumerate(base) if isinstance(a, np.ndarray)]
+        runs[label] = (base, lib, arrays, sz[steps] * updates_per_step(name, sz))
+    pf = polyfuse.kernel(sk.func)
+
+    def gcc_of(label: str):
+        _, lib, arrays, _ = runs[label]
+        return lambda *args: lib.kernel(*[ctypes.c_void_p(args[i].ctypes.data) for i in arrays])
+
+    def pf1(*args):
+        with threads.limited_to(1):
+            pf(*args)
+
+    contenders = {"gcc": ("preset", gcc_of("preset")), "gcc in cache": ("in_cache", gcc_of("in_cache")),
+                  "polyfuse 1T": ("preset", pf1), "polyfuse 1T in cache": ("in_cache", pf1)}
+    outputs = {}
+    for label, (run, fn) in contenders.items():
+        for _ in range(2 if label.startswith("polyfuse") else 1):  # compiles, first calls
+            outputs[label] = _fresh(runs[run][0])
+            fn(*outputs[label])
+    names = list(sk.func.__code__.co_varnames[:sk.func.__code__.co_argcount])
+    for c_label, p_label in (("gcc", "polyfuse 1T"), ("gcc in cache", "polyfuse 1T in cache")):
+        for out in sk.outputs:
+            k = names.index(out)
+            if not np.allclose(outputs[p_label][k], outputs[c_label][k], rtol=1e-7, atol=1e-9):
+                raise AssertionError(f"{name}: {p_label}'s {out} differs from {c_label}'s")
+    load_before = os.getloadavg()
+    times: dict[str, list[float]] = {c: [] for c in contenders}
+    for _ in range(rounds):
+        for label, (run, fn) in contenders.items():
+            times[label].append(_min_cpu(fn, runs[run][0], 2))
+    load_after = os.getloadavg()
+    ns = {c: min(v) * 1e9 / runs[contenders[c][0]][3] for c, v in times.items()}
+    best = min(ns["gcc in cache"], ns["polyfuse 1T in cache"])
+    return {"kernel": name, "preset": preset, "in_cache_sizes": small, "ns_per_update": ns,
+            "ceiling": ns["gcc"] / best, "gcc_over_polyfuse": ns["gcc"] / ns["polyfuse 1T"],
+            "tiled": ns["polyfuse 1T in cache"] / ns["polyfuse 1T"],
+            "load": [round(load_before[0], 2), round(load_after[0], 2)]}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--preset", default="bench")
@@ -195,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default=None)
     p.add_argument("--cc", default="gcc")
     p.add_argument("--cflags", default="-O3 -march=native")
+    p.add_argument("--ceiling", action="store_true",
+                   help="also gcc and polyfuse on one thread on an in-cache grid (thread CPU time)")
     a = p.parse_args(argv)
     cc = shutil.which(a.cc)
     if cc is None:
@@ -213,6 +302,15 @@ def main(argv: list[str] | None = None) -> int:
                               for c, t in r["ms"].items())
             print(f"{name} {r['sizes']}: {cells}  [load {r['load'][0]}-{r['load'][1]}, "
                   f"{r['calls_per_round']} calls/round]", flush=True)
+            if a.ceiling:
+                os.makedirs(os.path.join(workdir, "preset"), exist_ok=True)
+                os.makedirs(os.path.join(workdir, "in_cache"), exist_ok=True)
+                c = ceiling(name, a.preset, a.rounds, cc, a.cflags.split(), workdir)
+                r["ceiling"] = c
+                ns = "  ".join(f"{k} {v:.3f}" for k, v in c["ns_per_update"].items())
+                print(f"  ceiling, 1 thread, CPU ns per update (in cache: {c['in_cache_sizes']}): {ns}; "
+                      f"gcc over polyfuse {c['gcc_over_polyfuse']:.2f}x, ceiling {c['ceiling']:.2f}x, "
+                      f"tiled {c['tiled']:.2f}  [load {c['load'][0]}-{c['load'][1]}]", flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"compiler": version, "cflags": a.cflags, "rows": rows}, f, indent=1)

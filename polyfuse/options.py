@@ -115,6 +115,13 @@ def row_alias_checks() -> bool:
     return env_flag("POLYFUSE_ROW_ALIAS_CHECKS", True)
 
 
+def row_tails() -> bool:
+    """``POLYFUSE_ROW_TAILS``: the rows of a time-tiled out-of-place sweep end with one vector
+    step over their last elements (repeating a few) instead of a scalar remainder (backends.cpu.llvm,
+    ``_emit_row_tail``).  Default on; 0 keeps LLVM's scalar remainder."""
+    return env_flag("POLYFUSE_ROW_TAILS", True)
+
+
 def tiled_lsr() -> bool:
     """``POLYFUSE_TILED_LSR``: LLVM's loop strength reduction runs on the machine code of
     time-tiled nests too (backends.cpu.llvm, ``without_lsr``).  Default on (LLVM's default
@@ -422,6 +429,7 @@ class Options:
                    else " noop_versions=off")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
+                + ("" if row_tails() or self.target != "cpu" or not self.time_tiling_enabled() else " row_tails=off")
                 + self._cuda_key())
 
     def _cuda_key(self) -> str:

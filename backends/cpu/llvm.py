@@ -69,7 +69,15 @@ from polyfuse.model.loop_ast import (
     statements_in,
 )
 from polyfuse.model.scop import ArrayInfo, isl_name
-from polyfuse.options import jit_small_code, math_loop_interleave, row_alias_checks, tiled_lsr, tiled_twins
+from polyfuse.options import (
+    jit_small_code,
+    math_loop_interleave,
+    row_alias_checks,
+    row_tails,
+    tiled_lsr,
+    tiled_twins,
+    vector_bytes,
+)
 from polyfuse.runtime.variant import address
 
 _INIT_LOCK = threading.Lock()
@@ -505,7 +513,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         if phase.is_region:
             emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
     text = wide_vector_functions(str(module), [cg.function.name for cg in emitted if cg.inline_math_used])
-    text = interleave_math_loops(text)
+    text = row_loop_hints(interleave_math_loops(text))
     triple = _initialize()
     tm = _target_machine(triple, gathers=options.vector_gathers())
     parsed = llvm.parse_assembly(text)
@@ -673,6 +681,40 @@ def interleave_math_loops(text: str) -> str:
         return f", !llvm.loop !{number}"
 
     text = re.sub(rf', !"?{re.escape(MATH_LOOP)}\.(\d+)"? !\d+', loop_id, text)
+    return text + "\n" + "\n".join(added) + "\n" if added else text
+
+
+#: Back-edge markers of ``KernelCodegen._emit_row_tail``'s loops (replaced by loop metadata in the
+#: printed module, as ``MATH_LOOP``): the first loop, whose trip count is a multiple of the vector
+#: length, runs one vector per step (an interleaved one would leave a scalar remainder again);
+#: the last vector step (ROW_TAIL) stays a loop for the loop vectorizer (fully unrolled, its 8
+#: copies of the body cost heat-3d ~60 ms more of LLVM); a row shorter than one vector stays a
+#: scalar loop (vectorizing it only adds code).
+ROW_MAIN = "polyfuse.row_main"
+ROW_SHORT = "polyfuse.row_short"
+ROW_TAIL = "polyfuse.row_tail"
+
+
+def row_loop_hints(text: str) -> str:
+    """``text`` with the back edges marked ``ROW_MAIN``, ``ROW_TAIL``, ``ROW_SHORT`` given their loop metadata."""
+    if ROW_MAIN not in text:
+        return text
+    taken = [int(n) for n in re.findall(r"^!(\d+) = ", text, flags=re.M)]
+    first = max(taken, default=-1) + 1
+    added: list[str] = []
+
+    def loop_id(match: re.Match) -> str:
+        number = first + len(added)
+        if match.group(1) == ROW_MAIN:
+            hints = '!{!"llvm.loop.interleave.count", i32 1}'
+        elif match.group(1) == ROW_TAIL:
+            hints = '!{!"llvm.loop.interleave.count", i32 1}, !{!"llvm.loop.unroll.disable"}'
+        else:
+            hints = '!{!"llvm.loop.vectorize.enable", i1 false}, !{!"llvm.loop.unroll.disable"}'
+        added.append(f"!{number} = distinct !{{!{number}, {hints}}}")
+        return f", !llvm.loop !{number}"
+
+    text = re.sub(rf', !"?({re.escape(ROW_MAIN)}|{re.escape(ROW_SHORT)}|{re.escape(ROW_TAIL)})"? !\d+', loop_id, text)
     return text + "\n" + "\n".join(added) + "\n" if added else text
 
 
@@ -891,6 +933,41 @@ def _i64(value: int) -> ll.Constant:
     return ll.Constant(_I64, value)
 
 
+def row_tail_lanes(program: LoopProgram, loop: For) -> int:
+    """The vector length (elements) by which ``KernelCodegen._emit_row_tail`` may run ``loop``, or 0.
+
+    Only for an innermost parallel loop of step 1 over statements of a time-tiled nest
+    (``program.time_tiled``; ``POLYFUSE_ROW_TAILS=0`` turns it off) that store plain
+    values into arrays no statement of the loop reads (jacobi's and heat-3d's out-of-place
+    sweeps, not fdtd-2d's ``ey[i, j] = ey[i, j] - ...``), with affine subscripts.  Running
+    such an iteration a second time stores the value it stored before: nothing it reads
+    has changed (no statement of the loop writes what the loop reads, and distinct arrays
+    do not overlap: the arguments are ``noalias``), so the loop may repeat a few of its own
+    iterations, and the loop's stores touch no element outside its own range."""
+    if (loop.step != 1 or not loop.parallel or not program.time_tiled or not row_tails()
+            or exclusive_bound(loop) is None):
+        return 0
+    body = list(nodes(loop.body))
+    if not body or any(not isinstance(n, (Block, StmtCall)) for n in body):
+        return 0
+    calls = [n for n in body if isinstance(n, StmtCall)]
+    statements = [program.statement(n.statement) for n in calls]
+    if not statements or any(s.name not in program.time_tiled or s.region is not None
+                             or s.reassociable or not s.index for s in statements):
+        return 0
+    written = [s.array for s in statements]
+    read = set().union(*(s.sources() for s in statements))
+    if len(set(written)) != len(written) or read.intersection(written):
+        return 0
+    if any(isinstance(e, ir.Index) for s in statements for x in (s.value, *s.index) for e in ir.walk(x)):
+        return 0
+    sizes = {np.dtype(a.dtype).itemsize for a in program.arrays if a.name in written}
+    if len(sizes) != 1:
+        return 0
+    lanes = vector_bytes() // sizes.pop()
+    return lanes if lanes >= 2 else 0
+
+
 class KernelCodegen:
     """Emits one phase's LLVM function; one ``emit_<node>`` rule per loop-AST node."""
 
@@ -1001,7 +1078,13 @@ class KernelCodegen:
         end = self.builder.add(init, self.builder.mul(last, step))
         self.emit_For(node, start=start, end=end)
 
-    def emit_For(self, node: For, start=None, end=None, body=None) -> None:
+    def emit_For(self, node: For, start=None, end=None, body=None, *, counted: bool = False,
+                 marker: str = "") -> None:
+        """The loop; ``start``/``end`` restrict it to ``start <= iterator < end`` (``counted``:
+        ``end`` is its only bound, so LLVM sees the trip count ``end - start``)."""
+        if start is None and end is None and body is None and (lanes := row_tail_lanes(self.program, node)):
+            self._emit_row_tail(node, lanes)
+            return
         b = self.builder
         slot = self.alloca_builder.alloca(_I64, name=node.iterator)
         b.store(self.exprs.emit(node.init) if start is None else start, slot)
@@ -1012,9 +1095,12 @@ class KernelCodegen:
         b.position_at_end(header)
         saved = self.values.get(node.iterator)
         self.values[node.iterator] = b.load(slot)
-        cond = self.exprs.emit(node.cond)
-        if end is not None:
-            cond = b.and_(cond, b.icmp_signed("<", self.values[node.iterator], end))
+        if counted:
+            cond = b.icmp_signed("<", self.values[node.iterator], end)
+        else:
+            cond = self.exprs.emit(node.cond)
+            if end is not None:
+                cond = b.and_(cond, b.icmp_signed("<", self.values[node.iterator], end))
         b.cbranch(cond, loop_body, done)
         b.position_at_end(loop_body)
         outer_parallel, self.in_parallel_loop = self.in_parallel_loop, node.parallel or self._sums_only(node)
@@ -1027,8 +1113,35 @@ class KernelCodegen:
         added = self.inline_math_names[math_before:]
         if added and not any(isinstance(n, For) for n in nodes(node.body)):
             back_edge.set_metadata(f"{MATH_LOOP}.{math_loop_interleave(added)}", self.module.add_metadata([]))
+        elif marker:
+            back_edge.set_metadata(marker, self.module.add_metadata([]))
         b.position_at_end(done)
         self._restore(node.iterator, saved)
+
+    def _emit_row_tail(self, loop: For, lanes: int) -> None:
+        """``loop`` over ``[lo, hi)`` as a counted loop over the first ``lanes * floor(len /
+        lanes)`` iterations (its trip count a multiple of the vector length: LLVM's vector loop
+        needs no scalar remainder) and then, where a remainder is left and the row has at least
+        ``lanes`` iterations, its last ``lanes`` iterations once more as a loop of constant trip
+        count (one vector step; it repeats up to ``lanes - 1`` iterations the first loop ran,
+        which ``row_tail_lanes`` allows); a row shorter than ``lanes`` runs as the plain loop.
+        heat-3d's rows of 118 points had 14 vectors and 6 scalar iterations: 4-9% faster at bench
+        sizes on one thread (docs/performance.md, *Stencils against gcc: the one-thread ceiling*)."""
+        b = self.builder
+        bound = exclusive_bound(loop)
+        assert bound is not None
+        lo, hi = self.exprs.emit(loop.init), self.exprs.emit(bound)
+        count = b.sub(hi, lo)
+        whole = b.and_(count, ll.Constant(_I64, -lanes))
+        long_row = b.icmp_signed(">=", count, ll.Constant(_I64, lanes))
+        with b.if_else(long_row) as (then, otherwise):
+            with then:
+                self.emit_For(loop, start=lo, end=b.add(lo, whole), counted=True, marker=ROW_MAIN)
+                with b.if_then(b.icmp_signed("!=", whole, count)):
+                    self.emit_For(loop, start=b.sub(hi, ll.Constant(_I64, lanes)), end=hi, counted=True,
+                                  marker=ROW_TAIL)
+            with otherwise:
+                self.emit_For(loop, start=lo, end=hi, counted=True, marker=ROW_SHORT)
 
     def _sums_only(self, loop: For) -> bool:
         """Whether ``loop`` is innermost and holds nothing but NumPy reductions ``acc = acc + term``

@@ -38,3 +38,17 @@ def test_c_loops_match_the_suite(name, tmp_path):
     for c, p in zip(c_args, py_args):
         if isinstance(p, np.ndarray):
             np.testing.assert_allclose(c, p, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_ceiling_times_both_compilers_in_cache(tmp_path, monkeypatch):
+    gcc_stencils = _module()
+    monkeypatch.setitem(gcc_stencils.IN_CACHE, "jacobi-1d", {"n": 20})
+    monkeypatch.setattr(gcc_stencils, "MIN_UPDATES", 1000)
+    for sub in ("preset", "in_cache"):
+        (tmp_path / sub).mkdir()
+    c = gcc_stencils.ceiling("jacobi-1d", "test", 1, "gcc", ["-O3"], str(tmp_path))
+    steps = c["in_cache_sizes"]["tsteps"]
+    assert c["in_cache_sizes"]["n"] == 20 and steps * gcc_stencils.updates_per_step("jacobi-1d", {"n": 20}) >= 990
+    assert set(c["ns_per_update"]) == {"gcc", "gcc in cache", "polyfuse 1T", "polyfuse 1T in cache"}
+    assert all(v > 0 for v in c["ns_per_update"].values()) and c["ceiling"] > 0

@@ -1,0 +1,104 @@
+"""Rows of time-tiled out-of-place sweeps end with one vector step over their last elements
+instead of a scalar remainder (backends/cpu/llvm.py ``row_tail_lanes``, ``_emit_row_tail``):
+which loops, and Python's bits on rows of every length around the vector's (in-place sweeps,
+left as they were, too)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import HAS_CPU, compiled_suite_kernel
+
+import polyfuse
+from polyfuse.model.loop_ast import For, StmtCall, nodes
+
+pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
+
+
+def _innermost(program):
+    return [n for n in nodes(program.root) if isinstance(n, For) and not any(
+        isinstance(m, For) for m in nodes(n.body))]
+
+
+def _lanes(name):
+    from polyfuse.backends.cpu.llvm import row_tail_lanes
+
+    _, _, _, variant = compiled_suite_kernel(name)
+    program = variant.stages["loop ast"]
+    return program, [row_tail_lanes(program, loop) for loop in _innermost(program)]
+
+
+def test_out_of_place_sweeps_get_row_tails_and_in_place_ones_do_not(monkeypatch):
+    monkeypatch.delenv("POLYFUSE_ROW_TAILS", raising=False)
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    program, lanes = _lanes("jacobi-1d")
+    assert program.time_tiled and lanes and all(v == 8 for v in lanes)
+    # fdtd-2d: ey[i, j] = ey[i, j] - ... reads what it writes, a repeated iteration would change
+    # it; its ey[0, j] = fict[t] does not
+    program, lanes = _lanes("fdtd-2d")
+    in_place = [any(program.statement(c.statement).array in program.statement(c.statement).sources()
+                    for c in nodes(loop.body) if isinstance(c, StmtCall)) for loop in _innermost(program)]
+    assert program.time_tiled and any(in_place) and not all(in_place)
+    assert all((v == 0) == own for v, own in zip(lanes, in_place))
+    _, lanes = _lanes("gemm")  # not time tiled
+    assert not any(lanes)
+
+
+def test_the_knob_turns_them_off(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_ROW_TAILS", "0")
+    _, lanes = _lanes("jacobi-1d")
+    assert lanes and not any(lanes)
+
+
+def _jacobi_1d(tsteps, n, A, B):
+    for t in range(tsteps):
+        for i in range(1, n - 1):
+            B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])
+        for i in range(1, n - 1):
+            A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1])
+
+
+def _heat_3d(tsteps, n, A, B):
+    for t in range(1, tsteps + 1):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                for k in range(1, n - 1):
+                    B[i, j, k] = (0.125 * (A[i + 1, j, k] - 2.0 * A[i, j, k] + A[i - 1, j, k])
+                                  + 0.125 * (A[i, j + 1, k] - 2.0 * A[i, j, k] + A[i, j - 1, k])
+                                  + 0.125 * (A[i, j, k + 1] - 2.0 * A[i, j, k] + A[i, j, k - 1])
+                                  + A[i, j, k])
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                for k in range(1, n - 1):
+                    A[i, j, k] = (0.125 * (B[i + 1, j, k] - 2.0 * B[i, j, k] + B[i - 1, j, k])
+                                  + 0.125 * (B[i, j + 1, k] - 2.0 * B[i, j, k] + B[i, j - 1, k])
+                                  + 0.125 * (B[i, j, k + 1] - 2.0 * B[i, j, k] + B[i, j, k - 1])
+                                  + B[i, j, k])
+
+
+def _in_place_2d(tsteps, n, A, B):
+    for t in range(tsteps):
+        for i in range(1, n):
+            for j in range(n):
+                A[i, j] = A[i, j] - 0.5 * (B[i, j] - B[i - 1, j])
+        for i in range(n - 1):
+            for j in range(n - 1):
+                B[i, j] = B[i, j] - 0.7 * (A[i, j + 1] - A[i, j] + A[i + 1, j] - A[i, j])
+
+
+@pytest.mark.parametrize("func, shapes", [
+    (_jacobi_1d, [(9, 4), (10, 4), (11, 4), (17, 4), (19, 4), (600, 9)]),  # rows of 2..598 points
+    (_heat_3d, [(9, 2), (10, 2), (11, 3), (19, 2)]),
+    (_in_place_2d, [(9, 3), (10, 3), (11, 4), (18, 3), (21, 2)]),
+])
+def test_every_row_length_gives_pythons_bits(func, shapes):
+    kernel = polyfuse.kernel(func, cache=False)
+    rng = np.random.default_rng(0)
+    for n, tsteps in shapes:
+        shape = {_jacobi_1d: (n,), _heat_3d: (n, n, n), _in_place_2d: (n, n)}[func]
+        A, B = rng.random(shape), rng.random(shape)
+        ours, expected = (A.copy(), B.copy()), (A.copy(), B.copy())
+        kernel(tsteps, n, *ours)
+        func(tsteps, n, *expected)
+        for a, e in zip(ours, expected):
+            np.testing.assert_array_equal(a, e)
