@@ -155,19 +155,16 @@ def _chain_pairs(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionM
     if len(_CHAINS) > 256:
         _CHAINS.clear()
     _CHAINS[key] = (scop, None)  # (isl giving up below leaves None: the memory-order test decides)
-    # (copies: isl simplifies an object's representation in place, and these are the ones the
-    # scop's Dependences hold, whose text explain() shows and isl's scheduler reads)
-    raw, waw = _copied(_original_flow(scop, array, reads, writes)), _copied(exact_flow(writes, writes, scop.schedule))
+    raw = _original_flow(scop, array, reads, writes)
+    waw = exact_flow(writes, writes, scop.schedule)
     war = raw.must.reverse().apply_range(waw.must)
     first = raw.no_source.apply_range(waw.no_source.reverse())  # input-value read -> first writer
-    pairs = raw.must.union(waw.must).union(war).union(first)
-    pairs = pairs.subtract(scop.schedule.get_domain().identity())
+    # (only these can pair an instance with itself; and isl's subtraction simplifies its operand's
+    # pieces in place, which must not reach the relations the scop's Dependences hold: their text
+    # is explain()'s, and isl's scheduler reads them)
+    pairs = raw.must.union(waw.must).union(war.union(first).subtract(scop.schedule.get_domain().identity()))
     _CHAINS[key] = (scop, pairs)
     return pairs
-
-
-def _copied(flow: ExactFlow) -> ExactFlow:
-    return ExactFlow(isl.UnionMap(flow.must.to_str()), isl.UnionMap(flow.no_source.to_str()))
 
 
 def _total_order_of(scop: Scop, order: isl.UnionMap) -> bool:
