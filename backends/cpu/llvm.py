@@ -78,7 +78,7 @@ from polyfuse.options import (
     tiled_twins,
     vector_bytes,
 )
-from polyfuse.runtime.variant import address
+from polyfuse.runtime.variant import address, evaluate_int
 
 _INIT_LOCK = threading.Lock()
 _TARGET: dict[str, Any] = {}
@@ -271,8 +271,8 @@ class LLVMKernel:
     def __call__(self, values: dict[str, Any]) -> None:
         args = [self._value(p, values) for p in self.params]
         for k, compiled in enumerate(self.phases):
-            if compiled.phase.chained:
-                continue  # (run by its chain's first phase)
+            if compiled.phase.chained or runs_nothing(compiled.phase, values):
+                continue  # (a chained phase is run by its chain's first phase; a chain's phases share its rows)
             if compiled.phase.chain:
                 run_chain(self, self.phases[k:k + compiled.phase.chain], args, values)
             elif compiled.phase.parallel:
@@ -342,6 +342,8 @@ class LLVMKernel:
         phase, serial_sizes = compiled.phase, self.serial_sizes
         if phase.chained:
             return lambda args: None
+        if runs_nothing(phase, sizes):
+            return _nothing
         if phase.chain:
             chain, count = self.phases[index:index + phase.chain], trip_count(phase, sizes)
             return lambda args: run_chain(self, chain, args, sizes, count)
@@ -403,7 +405,13 @@ class Launch:
     def serial(self) -> tuple[SerialCall, ...]:
         """Each phase run serially (a native entry's calls): asked for only when an entry is
         made, since it generates every phase's serial function."""
-        return tuple(self.kernel.serial_call(c, self.sizes) for c in self.kernel.phases)
+        return tuple(self.kernel.serial_call(c, self.sizes) for c in self._running)
+
+    @functools.cached_property
+    def _running(self) -> tuple[CompiledPhase, ...]:
+        """The phases that do something at these sizes (``runs_nothing``: the others' machine
+        code is never generated for them)."""
+        return tuple(c for c in self.kernel.phases if not runs_nothing(c.phase, self.sizes))
 
     def __call__(self, args: list) -> None:
         for step in self.steps:
@@ -412,7 +420,7 @@ class Launch:
 
     def serial_keys(self) -> frozenset[tuple]:
         """The ``serial_sizes`` entries under which ``serial`` is how every phase runs now."""
-        keys = (self.kernel.serial_key(c, self.sizes) for c in self.kernel.phases)
+        keys = (self.kernel.serial_key(c, self.sizes) for c in self._running)
         return frozenset(key for key in keys if key is not None)
 
     def compile_entry(self, spec) -> Callable[..., Any] | None:
@@ -425,6 +433,27 @@ class Launch:
         """The address of the kernel's index-error flag (0: it has none)."""
         flags = self.kernel.index_flags
         return 0 if flags is None else ctypes.addressof(flags[0])
+
+
+def runs_nothing(phase: Phase, sizes: dict[str, Any]) -> bool:
+    """Does ``phase`` do nothing at these sizes: a loop (parallel, or a parallel region's) with no
+    iteration, whose function would only return?  Then the runtime does not call it, and LLVM
+    never generates its machine code (mvt's versions for other shapes of A: 5 of its 10
+    functions at square sizes, a third of its compile).  False where the loop's bounds cannot
+    be evaluated from the sizes."""
+    node = phase.node
+    if not isinstance(node, For) or not (phase.parallel or phase.is_region):
+        return False
+    try:
+        if phase.parallel:
+            return trip_count(phase, sizes) == 0
+        return not evaluate_int(node.cond, {**sizes, node.iterator: evaluate_int(node.init, sizes)})
+    except (ArgumentError, KeyError, TypeError, ValueError, ZeroDivisionError):
+        return False
+
+
+def _nothing(args: list) -> None:
+    """A phase's step where it runs nothing (``runs_nothing``)."""
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,12 @@ def _exact_flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule
     others = every.apply_range(must.reverse()).subtract(source.domain().identity())
     if not runs_before(others, timed):
         raise isl.Error("isl's exact dataflow names a writer that is not the last (checked against the memory-based one)")
-    return ExactFlow(must.apply_range(to_instance), exact.get_must_no_source().domain().unwrap())
+    # the reads of input values are exactly those no earlier write touches (the verifier's
+    # dependence-chain test relies on them as it does on the writers: polyfuse.analysis.verify)
+    no_source = exact.get_must_no_source().domain()  # [t -> e]
+    if not no_source.is_equal(sink.wrap().subtract(every.range())):
+        raise isl.Error("isl's exact dataflow names reads of input values that are not (checked against the memory-based one)")
+    return ExactFlow(must.apply_range(to_instance), no_source.unwrap())
 
 
 def _earlier_writes(sink: isl.UnionMap, source: isl.UnionMap, to_instance: isl.UnionMap,

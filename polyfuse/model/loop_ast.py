@@ -31,7 +31,8 @@ class Carried:
 class LazyText:
     """Text computed on first ``str()``: explain()'s notes whose isl work a compile need not pay
     (astgen's reason why a loop is parallel: 47 ms of fdtd-2d's 0.67 s compile).  Callers read it
-    where the compile's isl work may run (explain() holds the compile lock); it pickles as its text.
+    where the compile's isl work may run (explain() holds the compile lock); it pickles as its text,
+    or as its maker while nobody read it (a cache entry's explanation, made at every compile).
     Its maker should hold what it needs as text, not isl objects (astgen's ``_Reasons``): a loop
     AST lives as long as its kernel."""
 
@@ -54,7 +55,11 @@ class LazyText:
         return repr(str(self))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (str, (str(self),))
+        # not yet computed: pickled with its maker (text only, as its maker must hold), so that
+        # a disk-cache entry stores it without running its isl work (explain() may never ask)
+        if self._text is None:
+            return (LazyText, (self._make,))
+        return (str, (self._text,))
 
 
 @dataclass(frozen=True)

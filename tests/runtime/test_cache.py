@@ -50,8 +50,8 @@ def test_a_new_kernel_object_loads_the_compiled_code(cache_dir):
 
 
 def test_why_a_loop_is_parallel_is_computed_by_explain_and_kept_by_the_cache(cache_dir, monkeypatch):
-    # astgen's reason is a LazyText: no isl check in the compile until explain() (or the cache
-    # entry's explanation) reads it, and the same words after a disk-cache load
+    # astgen's reason is a LazyText: no isl check in the compile until explain() reads it (a
+    # cache entry stores it unread), and the same words after a disk-cache load
     from polyfuse.model.loop_ast import For, LazyText, nodes
 
     monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
@@ -62,7 +62,11 @@ def test_why_a_loop_is_parallel_is_computed_by_explain_and_kept_by_the_cache(cac
     words = [loop["why"] for loop in uncached.explain(2.0, X, Y)["parallel loops"] if loop["parallel"]]
     assert words == [str(n.why_parallel) for n in loops] and all(isinstance(w, str) and w for w in words)
     monkeypatch.delenv("POLYFUSE_DISABLE_CACHE")
-    _run(polyfuse.kernel(axpy))
+    stored = polyfuse.kernel(axpy)
+    _run(stored)
+    # storing the entry (its explanation with it) did not compute the reasons: they are pickled lazy
+    loops = [n for n in nodes(stored.compile(2.0, X, Y).program.root) if isinstance(n, For) and n.parallel]
+    assert loops and all(isinstance(n.why_parallel, LazyText) and n.why_parallel._text is None for n in loops)
     loaded = polyfuse.kernel(axpy)
     assert loaded.compile(2.0, X, Y).from_cache
     assert [loop["why"] for loop in loaded.explain(2.0, X, Y)["parallel loops"] if loop["parallel"]] == words
