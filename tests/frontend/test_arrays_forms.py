@@ -4,6 +4,7 @@ ufuncs on arrays, boolean-array logic, reductions with axis tuples, initial= and
 
 from __future__ import annotations
 
+import functools
 import inspect
 import linecache
 import math
@@ -510,11 +511,19 @@ def test_linspace_refusals():
             polyfuse.kernel(_kernel_from(f"def k(x):\n    return {expr}\n"), target="python")(V)
 
 
+@functools.cache
+def _linspace_float32(endpoint: bool):
+    """The function and one kernel of it per ``endpoint``: the examples differ in the call's
+    values only (a, b: float, n: int), so they call the same compiled variant."""
+    fn = _kernel_from(f"def k(a, b, n):\n    return np.linspace(a, b, n, endpoint={endpoint}, dtype=np.float32)\n")
+    return fn, polyfuse.kernel(fn)
+
+
 @settings(max_examples=25, deadline=None)
 @given(a=st.floats(-1e6, 1e6), b=st.floats(-1e6, 1e6), n=st.integers(0, 40), endpoint=st.booleans())
 def test_linspace_float32_is_numpys_float64_values_converted(a, b, n, endpoint):
-    fn = _kernel_from(f"def k(a, b, n):\n    return np.linspace(a, b, n, endpoint={endpoint}, dtype=np.float32)\n")
-    got, want = polyfuse.kernel(fn)(a, b, n), fn(a, b, n)
+    fn, kernel = _linspace_float32(endpoint)
+    got, want = kernel(a, b, n), fn(a, b, n)
     assert got.dtype == want.dtype == np.float32
     np.testing.assert_array_equal(got, want)
 
