@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -63,10 +64,10 @@ from .opaque import (
 from .returns import lift_return
 from .rewrite import rewrite
 from .scalars import check_int_literals
-from .source import KernelSource, read_source
+from .source import KernelSource, ReturnedPrefixes, read_source
 from .sparse import check_uses, unpack_parameters
 from .tuple_args import expand_parameters
-from .types import VType, merged
+from .types import VType, merged, promote
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,8 @@ class Lifter:
         self.assert_count = 0
         self.returns: ReturnValue | None = None  # what the final return gives back (frontend.returns)
         self.returns_span: SourceSpan | None = None
+        self.return_node: ast.Return | None = None
+        self.list_conflicts: list[tuple[ast.stmt, list[str]]] = []  # lists of items of several dtypes
         self.region_vars: set[str] = set()  # loop variables inside the region being lifted (frontend.opaque)
 
     @staticmethod
@@ -167,6 +170,7 @@ class Lifter:
     def visit_Return(self, node: ast.Return, scope: Scope) -> list:
         self.returns, nodes = lift_return(self, node, scope)
         self.returns_span = self.source.span(node) if self.returns is not None else None
+        self.return_node = node
         return nodes
 
     def visit_Assert(self, node: ast.Assert, scope: Scope) -> list:
@@ -284,8 +288,24 @@ class Lifter:
         if name in self.arrays or name in self.arguments or name in self.scalar_types:
             raise self.error(call, f"{name!r} is already defined; local arrays need a fresh name")
         allocation = read_allocation(self, name, call, scope)
+        items = self.source.list_items.get(name)  # a list built by append: np.array's dtype of its items
+        if items is not None:
+            allocation = dataclasses.replace(allocation, info=dataclasses.replace(
+                allocation.info, dtype=self._list_dtype(node, items)))
         self.arrays[name] = allocation.info
         return [] if allocation.fill is None else fill_nest(self, node, allocation, scope)
+
+    def _list_dtype(self, node: ast.stmt, items: tuple[str, ...]) -> str:
+        """``np.array``'s dtype of a list of these locals' values: Python numbers as int64,
+        float64, bool, complex128, NumPy scalars as they are, promoted together (float64 while
+        the locals are not typed yet: the fixpoint of lift() types them)."""
+        typed = [self.scalar_type(item) for item in items]
+        if any(t is None for t in typed):
+            return "float64"
+        dtypes = {VType(t.dtype, False) for t in typed if t is not None}
+        if len(dtypes) > 1:  # refused once the types are final (lift())
+            self.list_conflicts.append((node, sorted(t.dtype for t in dtypes)))
+        return functools.reduce(promote, sorted(dtypes, key=lambda t: t.dtype)).dtype
 
     def _dtype_name(self, node: ast.expr) -> str:
         if isinstance(node, ast.Attribute) and module_of(node.value, self.globals) == "np" \
@@ -440,6 +460,10 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         if lifter.assigned == scalar_types:
             break
         scalar_types = dict(lifter.assigned)
+    for node, dtypes in lifter.list_conflicts:
+        raise lifter.error(node, f"a list built by append of items of dtypes {' and '.join(dtypes)}: NumPy's "
+                           "dtype of np.array(list) then depends on which items were appended; give "
+                           "np.array(list, dtype=...)", "growing list")
     top = Scope((), isl.Set.from_params(context))
     scop = Scop(
         name=fn.__name__,
@@ -452,7 +476,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         schedule=isl.Schedule.from_domain(isl.UnionSet.empty(context.get_space())),
         context=context,
         prange_loops=tuple(lifter.pranges),
-        returns=_with_views(lifter.returns, lowered.returned_views),
+        returns=_with_prefixes(lifter, _with_views(lifter.returns, lowered.returned_views), source.prefixes),
         returns_span=lifter.returns_span,
         assertions=tuple(failing),
         sizes=tuple(SizeProduct(name, (), (), source=text) for name, text in lowered.computed)  # these first:
@@ -478,6 +502,36 @@ def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], 
     if isinstance(returns, tuple):
         return tuple(chosen.get(k, item) for k, item in enumerate(returns))
     return chosen.get(0, returns)
+
+
+def _with_prefixes(lifter: Lifter, returns: ReturnValue | None,
+                   prefixes: ReturnedPrefixes | None) -> ReturnValue | None:
+    """The lifted return with each buffer and its count (frontend.growing_lists) made one
+    returned prefix ``buf[:count]``."""
+    if prefixes is None:
+        return returns
+    assert isinstance(returns, tuple)
+    items: list = []
+    starts = dict(prefixes.at)
+    k = 0
+    while k < len(returns):
+        if k not in starts:
+            items.append(returns[k])
+            k += 1
+            continue
+        buffer, count = returns[k], returns[k + 1]
+        assert isinstance(buffer, Returned) and isinstance(count, Returned)
+        if buffer.how not in ("array", "arg") or count.how != "scalar" or count.pytype not in _INTEGER_PYTYPES:
+            what = "an array" if buffer.how not in ("array", "arg") else "an integer"
+            raise lifter.error(lifter.return_node or lifter.source.tree,
+                               f"a returned slice buf[:k] whose end is known only at run time needs {what} "
+                               "there (buf a local or argument array, k an integer)", "returned slice")
+        items.append(Returned("prefix", buffer.name, count=count.name, empty_dtype=starts[k]))
+        k += 2
+    return items[0] if prefixes.single else tuple(items)
+
+
+_INTEGER_PYTYPES = ("int", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
 
 def _context(lifter: Lifter) -> isl.Set:

@@ -71,6 +71,7 @@ from .desugar import (
 from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
 from .global_arrays import frozen_name
+from .growing_lists import growing_lists
 from .source import KernelSource, location_key, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
@@ -99,6 +100,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
     tree.body = [Divmod(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
+    tree.body = growing_lists(rw, tree.body)  # res.append(v), return buf[:k]: buffer and count
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]

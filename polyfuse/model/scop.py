@@ -91,9 +91,14 @@ class Returned:
     ``float``/``int`` for a weak value, else a numpy dtype name), so the value has exactly the
     Python type the undecorated function returns."""
 
-    how: str  # "arg" | "array" | "scalar" | "view"
+    how: str  # "arg" | "array" | "scalar" | "view" | "prefix"
     name: str
     pytype: str = ""
+    # "prefix": ``name[:k]`` of the array ``name`` (a result or argument), ``k`` the element of
+    # the 0-d result ``count``; an empty prefix takes ``empty_dtype`` where it is set
+    # (``np.array([])`` is float64 whatever the list's items would have been)
+    count: str = ""
+    empty_dtype: str = ""
     # "view": a view of the argument ``name`` (``return A.T``, ``return x[1:]``), made per call:
     # its extents, the argument index of its first element (Python texts of sizes and integer
     # arguments), and per view axis the steps it takes along each argument axis
