@@ -38,6 +38,7 @@ from typing import Protocol
 from polyfuse.errors import UnsupportedError
 
 from .checker import module_of
+from .data_sized import selection
 from .source import KernelSource, ReturnedPrefixes
 
 
@@ -48,7 +49,11 @@ class Rewriter(Protocol):
     globals: dict
     args: set[str]
 
+    ranks: dict[str, int]
+    dtypes: dict[str, str]
+
     def fresh(self, name: str) -> str: ...
+    def numpy_alias(self) -> str: ...
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError: ...
 
 
@@ -73,13 +78,16 @@ def growing_lists(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with its appended lists made buffers plus counts and its returned prefixes made
     ``return buf, k`` (the module docstring); the prefixes found are recorded on ``rw.source``."""
     lists = _find_lists(rw, body)
+    if body and isinstance(body[-1], ast.Return) and body[-1].value is not None:
+        body = _sunk(rw, body, lists)
     returned = body[-1].value if body and isinstance(body[-1], ast.Return) else None
     for elt in returned.elts if isinstance(returned, ast.Tuple) else [returned] if returned is not None else []:
         _list_array(rw, elt, lists)  # np.array(name, dtype=...): the buffer's dtype
     if lists:
         body = _ListRewrite(rw, lists).block(body, ())
     if body and isinstance(body[-1], ast.Return) and body[-1].value is not None:
-        body[-1] = _prefixes(rw, body, body[-1], lists)
+        before, ret = _prefixes(rw, body, body[-1], lists)
+        body = body[:-1] + before + [ret]
     return body
 
 
@@ -256,13 +264,24 @@ class _Uses(ast.NodeTransformer):
 # ---- returned prefixes ---------------------------------------------------------------------------
 
 
-def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return, lists: dict[str, _List]) -> ast.Return:
+def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
+              lists: dict[str, _List]) -> tuple[list[ast.stmt], ast.Return]:
+    """The statements that compute the returned selections (frontend.data_sized) and the return
+    with each prefix written as its buffer and count."""
     assert ret.value is not None
     elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
     changing = _changing_names(body)
     values: list[ast.expr] = []
     prefixes: list[tuple[int, str]] = []
+    before: list[ast.stmt] = []
     for elt in elts:
+        chosen = selection(rw, elt)
+        if chosen is not None:
+            before += chosen.statements
+            prefixes.append((len(values), ""))
+            values += [ast.copy_location(ast.Name(chosen.buffer, ast.Load()), elt),
+                       ast.copy_location(ast.Name(chosen.count, ast.Load()), elt)]
+            continue
         found = _list_array(rw, elt, lists)
         if found is not None:
             prefixes.append((len(values), "float64" if found.dtype is None else ""))
@@ -280,11 +299,83 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return, lists: dict[s
                            "growing list")
         values.append(_Uses(_Lookup(rw, lists)).visit(elt) if lists else elt)
     if not prefixes:
-        return ret
+        return before, ret
     rw.source = dataclasses.replace(rw.source, prefixes=ReturnedPrefixes(tuple(prefixes),
                                                                          not isinstance(ret.value, ast.Tuple)))
     value = ast.copy_location(ast.Tuple(values, ast.Load()), ret.value)
-    return ast.copy_location(ast.Return(value), ret)
+    return before, ast.copy_location(ast.Return(value), ret)
+
+
+def _sunk(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> list[ast.stmt]:
+    """``idx = np.nonzero(m)[0]`` ... ``return idx``: a top-level assignment of a data-sized value
+    (or ``np.array`` of a list) to a name read only as an item of the final return is moved into
+    the return, where nothing between writes what the value reads."""
+    ret = body[-1]
+    assert isinstance(ret, ast.Return) and ret.value is not None
+    elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+    returned = {e.id: k for k, e in enumerate(elts) if isinstance(e, ast.Name)}
+    keep: list[ast.stmt] = []
+    for k, stmt in enumerate(body[:-1]):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            keep.append(stmt)
+            continue
+        name = stmt.targets[0].id
+        if name not in returned or not _data_sized(rw, stmt.value, lists) \
+                or not _unchanged_until_return(stmt.value, body[k + 1:-1], name, elts):
+            keep.append(stmt)
+            continue
+        elts[returned[name]] = stmt.value
+    if isinstance(ret.value, ast.Tuple):
+        ret.value.elts = elts
+    else:
+        ret.value = elts[0]
+    return keep + [ret]
+
+
+def _data_sized(rw: Rewriter, value: ast.expr, lists: dict[str, _List]) -> bool:
+    if _list_array(rw, value, lists) is not None:
+        return True
+    probe = _Probe(rw)
+    return selection(probe, value) is not None
+
+
+class _Probe:
+    """``rw`` for a trial of ``selection``: fresh names from a scratch set, nothing recorded."""
+
+    def __init__(self, rw: Rewriter) -> None:
+        self.rw = rw
+        self.ranks, self.dtypes, self.args, self.globals = rw.ranks, rw.dtypes, rw.args, rw.globals
+
+    def fresh(self, name: str) -> str:
+        return name
+
+    def numpy_alias(self) -> str:
+        return "np"
+
+
+def _unchanged_until_return(value: ast.expr, between: list[ast.stmt], name: str, elts: list[ast.expr]) -> bool:
+    """Nothing in ``between`` rebinds or writes what ``value`` reads, or reads ``name``; ``name``
+    is returned once."""
+    reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    if sum(1 for e in elts if isinstance(e, ast.Name) and e.id == name) != 1:
+        return False
+    for stmt in between:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and (node.id == name or (node.id in reads and not isinstance(node.ctx,
+                                                                                                    ast.Load))):
+                return False
+            if isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+                base = node.value
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in reads:
+                    return False
+            if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in
+                                                   ("len", "range", "min", "max", "abs", "float", "int")):
+                passed = [*node.args, *(k.value for k in node.keywords)]
+                if isinstance(stmt, ast.Expr) or any(isinstance(a, ast.Name) and a.id in reads for a in passed):
+                    return False  # a call may write the arrays passed to it
+    return True
 
 
 class _Lookup:

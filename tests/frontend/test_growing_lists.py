@@ -67,6 +67,16 @@ def with_dtype(x):
     return np.array(out, dtype=np.int32)
 
 
+def bound_first(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(i)
+    arr = np.array(out, dtype=np.int32)
+    total = x.shape[0] - 1
+    return total, arr
+
+
 def flags(x):
     out = []
     for i in range(x.shape[0]):
@@ -125,6 +135,7 @@ CASES = [
     (widened, lambda n: (_vectors(n),)),
     (with_dtype, lambda n: (np.round(_vectors(n)),)),
     (flags, lambda n: (_vectors(n),)),
+    (bound_first, lambda n: (_vectors(n),)),
     (capped, lambda n: (_vectors(n), 2)),
     (compact, lambda n: (_vectors(n), 0.5)),
     (compact_argument, lambda n: (_vectors(n), 0.5)),
