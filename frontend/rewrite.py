@@ -88,7 +88,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
-    tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
+    tree.body = Constants(rw, globals_, function_locals(tree)).block(tree.body)
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
     helpers = BuiltinHelpers(rw, function_locals(tree), tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
@@ -525,7 +525,7 @@ class Helper:
         for param in sorted(stored & set(self.values)):  # a parameter the helper assigns: a local
             target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
             self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), call))
-        body = [Constants(rw, fn.__globals__, function_locals(tree)).visit(s) for s in body]
+        body = Constants(rw, fn.__globals__, function_locals(tree)).block(body)
         body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),)).block(body)
         self._globals_used(body, stored)
         self.body = body
