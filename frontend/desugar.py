@@ -55,6 +55,7 @@ class Rewriter(Protocol):
     local_extents: dict[str, list[ast.expr]]
     args: set[str]
     ints: set[str]
+    scalar_kinds: dict[str, tuple[str, str]]
     dtypes: dict[str, str]
     globals: dict
 
@@ -221,7 +222,10 @@ class BuiltinHelpers(ast.NodeTransformer):
         if helper is None or any(self._kind(t) != 1 for t in tables):
             return node
         if name == "polyval":
-            args = [given["p"], given["x"]]
+            x = given["x"] if key == 1 else self._strong_scalar(given["x"])
+            if x is None:
+                return node
+            args = [given["p"], x]
         elif name == "interp":
             fp = given["fp"]
             ends = [given.get("left"), given.get("right")]
@@ -237,6 +241,29 @@ class BuiltinHelpers(ast.NodeTransformer):
                 return node
             args = [given["a"], given["v"], self.rw.placed(ast.Constant(side.value == "right"), node)]
         return self._helper_call(helper, args, node)
+
+    def _strong_scalar(self, node: ast.expr) -> ast.expr | None:
+        """``np.asanyarray(x)`` of a scalar ``x`` as a NumPy scalar: a number or a Python number
+        argument cast to its default dtype (``np.float64(x)``), an array element or a NumPy
+        scalar argument as it is; None where the kind cannot be told here."""
+        kinds = {int: "int64", float: "float64", bool: "bool_", complex: "complex128"}
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            kind = kinds.get(type(node.operand.value))
+        elif isinstance(node, ast.Constant):
+            kind = kinds.get(type(node.value))
+        elif isinstance(node, ast.Name) and node.id in self.rw.scalar_kinds:
+            numpy_scalar, python = self.rw.scalar_kinds[node.id]
+            if numpy_scalar:
+                return node
+            kind = {"int": "int64", "float": "float64", "bool": "bool_", "complex": "complex128"}.get(python)
+        elif isinstance(node, ast.Subscript) and self._kind(node) == 0:
+            return node  # an element of an array argument: a NumPy scalar already
+        else:
+            return None
+        if kind is None:
+            return None
+        cast = ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), kind, ast.Load())
+        return self.rw.placed(ast.Call(cast, [node], []), node)
 
     def _ufunc_at(self, node: ast.Call, ufunc: str) -> ast.expr:
         """``np.add.at(a, indices, b)`` (subtract, multiply, maximum, minimum) -> NumPy's unbuffered

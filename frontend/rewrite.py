@@ -168,6 +168,8 @@ class Rewriter:
         self.globals = globals_
         self.ranks = {a.name: a.rank for a in arguments if a.kind == "array"}
         self.ints = {a.name for a in arguments if a.kind == "int"}
+        # scalar argument -> (its NumPy scalar dtype, "" for a Python number; its kind)
+        self.scalar_kinds = {a.name: (a.numpy_scalar, a.kind) for a in arguments if a.kind != "array"}
         self.dtypes = {a.name: a.dtype for a in arguments if a.kind == "array"}
         self.args = {a.name for a in arguments}
         self.taken = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)}
