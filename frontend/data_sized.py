@@ -52,33 +52,44 @@ class Selection:
     count: str
 
 
-def _is_np(rw):
-    return lambda node: module_of(node, rw.globals) == "np"
+class _IsNumpy:
+    """``is_numpy(node)``: does ``node`` name numpy?  Carries the top-level definitions too."""
+
+    def __init__(self, rw, defs: dict[str, ast.expr]) -> None:
+        self.rw, self.defs, self.depth = rw, defs, 0
+
+    def __call__(self, node: ast.expr) -> bool:
+        return module_of(node, self.rw.globals) == "np"
 
 
-def selection(rw, elt: ast.expr) -> Selection | None:
-    """The compaction of a returned data-sized value ``elt``; None for anything else."""
-    is_numpy = _is_np(rw)
+def _is_np(rw, defs: dict[str, ast.expr] | None = None) -> _IsNumpy:
+    return _IsNumpy(rw, defs or {})
+
+
+def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None) -> Selection | None:
+    """The compaction of a returned data-sized value ``elt``; None for anything else.  ``defs``:
+    the locals bound once, at the top level, to the value given (their shapes are that value's)."""
+    is_numpy = _is_np(rw, defs or {})
     call = elt.value if isinstance(elt, ast.Subscript) else elt
     if isinstance(elt, ast.Subscript) and _zero(elt.slice) and isinstance(call, ast.Call):
         name = _numpy_name(call, is_numpy)
         if name in ("nonzero", "where") and len(call.args) == 1 and not call.keywords:
-            return _indices(rw, elt, call.args[0])
+            return _indices(rw, elt, call.args[0], is_numpy)
         if isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" and not call.args \
                 and not call.keywords and _numpy_name(call, is_numpy) is None:
-            return _indices(rw, elt, call.func.value)
+            return _indices(rw, elt, call.func.value, is_numpy)
         return None
     if isinstance(elt, ast.Call) and not elt.keywords:
         name = _numpy_name(elt, is_numpy)
         if name == "flatnonzero" and len(elt.args) == 1:
-            return _indices(rw, elt, elt.args[0], flat=True)
+            return _indices(rw, elt, elt.args[0], is_numpy, flat=True)
         if name == "extract" and len(elt.args) == 2:
-            return _masked(rw, elt, elt.args[1], elt.args[0], extract=True)
+            return _masked(rw, elt, elt.args[1], elt.args[0], is_numpy, extract=True)
         if name == "unique" and len(elt.args) == 1:
-            return _unique(rw, elt, elt.args[0])
+            return _unique(rw, elt, elt.args[0], is_numpy)
         return None
     if isinstance(elt, ast.Subscript) and not isinstance(elt.slice, (ast.Slice, ast.Tuple)):
-        return _masked(rw, elt, elt.value, elt.slice)
+        return _masked(rw, elt, elt.value, elt.slice, is_numpy)
     return None
 
 
@@ -100,7 +111,25 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
     if isinstance(node, ast.Name):
         if node.id in rw.ranks:
             return Shape(rw.ranks[node.id], rw.dtypes[node.id] == "bool")
-        return Shape(0, False) if node.id in rw.args else None
+        if node.id in rw.args:
+            return Shape(0, False)
+        defined = is_numpy.defs.get(node.id)
+        if defined is None or is_numpy.depth > 20:
+            return None
+        is_numpy.depth += 1  # a local bound once at the top level: its value's shape
+        try:
+            return shape_of(rw, defined, is_numpy)
+        finally:
+            is_numpy.depth -= 1
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("any", "all") \
+            and not node.args and len(node.keywords) == 1 and node.keywords[0].arg == "axis":
+        whole, axis = shape_of(rw, node.func.value, is_numpy), node.keywords[0].value
+        if whole is None or not (isinstance(axis, ast.Constant) and type(axis.value) is int):
+            return None
+        return Shape(whole.rank - 1, True) if -whole.rank <= axis.value < whole.rank else None
+    allocated = _allocation_shape(node, is_numpy)
+    if allocated is not None:
+        return allocated
     if isinstance(node, ast.Compare):
         parts = [shape_of(rw, p, is_numpy) for p in [node.left, *node.comparators]]
         return None if any(p is None for p in parts) or len(node.ops) != 1 else \
@@ -139,6 +168,21 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
     return None
 
 
+def _allocation_shape(node: ast.expr, is_numpy) -> Shape | None:
+    """``np.ones(n + 1, dtype=np.bool_)``, ``np.zeros((n, m))``: rank from the shape, bool from the dtype."""
+    if not (isinstance(node, ast.Call) and _numpy_name(node, is_numpy) in ("zeros", "ones", "empty", "full")
+            and node.args):
+        return None
+    shape = node.args[0]
+    rank = len(shape.elts) if isinstance(shape, ast.Tuple) else 1
+    dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+    if dtype is None and _numpy_name(node, is_numpy) != "full" and len(node.args) > 1:
+        dtype = node.args[1]
+    boolean = (isinstance(dtype, ast.Attribute) and dtype.attr in ("bool_", "bool") and is_numpy(dtype.value)) \
+        or (isinstance(dtype, ast.Name) and dtype.id == "bool")
+    return Shape(rank, boolean)
+
+
 _REDUCTIONS = frozenset(("sum", "mean", "max", "min", "std", "var", "prod", "amax", "amin"))
 
 
@@ -169,9 +213,9 @@ def _parse(text: str) -> list[ast.stmt]:
     return ast.parse(text).body
 
 
-def _indices(rw, elt: ast.expr, value: ast.expr, flat: bool = False) -> Selection | None:
+def _indices(rw, elt: ast.expr, value: ast.expr, is_numpy, flat: bool = False) -> Selection | None:
     """``np.nonzero(m)[0]`` of a 1-d ``m`` (``np.flatnonzero``: of any rank, flattened)."""
-    shape = shape_of(rw, value, _is_np(rw))
+    shape = shape_of(rw, value, is_numpy)
     if shape is None or shape.rank == 0 or (shape.rank != 1 and not flat) or shape.rank > 3:
         return None
     m, bind = _bind(rw, value, "nz_value", elt)
@@ -190,10 +234,10 @@ def _indices(rw, elt: ast.expr, value: ast.expr, flat: bool = False) -> Selectio
     return Selection([bind] + [_at(s, elt) for s in _parse(text)], buf, count)
 
 
-def _masked(rw, elt: ast.expr, array: ast.expr, mask: ast.expr, extract: bool = False) -> Selection | None:
+def _masked(rw, elt: ast.expr, array: ast.expr, mask: ast.expr, is_numpy, extract: bool = False) -> Selection | None:
     """``x[mask]`` (a bool mask of ``x``'s shape, flattened in C order, or of its first axis:
     whole rows) and ``np.extract(mask, x)`` (same shapes, flattened)."""
-    xs, ms = shape_of(rw, array, _is_np(rw)), shape_of(rw, mask, _is_np(rw))
+    xs, ms = shape_of(rw, array, is_numpy), shape_of(rw, mask, is_numpy)
     if xs is None or ms is None or not ms.boolean or xs.rank == 0 or xs.rank > 3:
         return None
     if not (ms.rank == xs.rank or (ms.rank == 1 and not extract)):
@@ -222,10 +266,10 @@ def _masked(rw, elt: ast.expr, array: ast.expr, mask: ast.expr, extract: bool = 
     return Selection([bind_x, bind_m, check] + [_at(s, elt) for s in _parse(text)], buf, count)
 
 
-def _unique(rw, elt: ast.expr, array: ast.expr) -> Selection | None:
+def _unique(rw, elt: ast.expr, array: ast.expr, is_numpy) -> Selection | None:
     """``np.unique(x)`` of a real array: its sorted values, each once (NaN once, as NumPy's
     ``equal_nan=True``)."""
-    shape = shape_of(rw, array, _is_np(rw))
+    shape = shape_of(rw, array, is_numpy)
     if shape is None or shape.rank != 1:
         return None
     np_ = rw.numpy_alias()

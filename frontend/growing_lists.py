@@ -13,13 +13,14 @@ runtime.variant: ``returned``), Python's own slicing, so a count out of range be
   of the kernel's fresh buffer (or of the argument), as NumPy gives.
 - **Lists built by append.**  ``name = []`` at the top level of the body, then only
   ``name.append(v)`` statements (inside ``for`` loops over ``range`` with step 1 or -1 whose
-  bounds do not read an enclosing loop's variable, and inside ``if``), ``len(name)`` and
+  bounds read enclosing loops' variables at most linearly, and inside ``if``), ``len(name)`` and
   ``np.array(name)`` / ``np.asarray(name)`` (``dtype=`` allowed) as a returned value.  The
   list becomes ``name = np.empty(bound)`` with a count ``name__n = 0``; each append
   ``name__item = v; name[name__n] = name__item; name__n += 1`` (a fresh ``name__item`` local per
   append); ``len(name)`` the count.  The
   bound is the sum over the appends of the product of their loops' trip counts
-  (``max(0, stop - start)``).  The buffer's dtype is NumPy's for ``np.array`` of the items: the
+  (``max(0, stop - start)``, each enclosing variable replaced by the end of its range that
+  gives more: ``trips``).  The buffer's dtype is NumPy's for ``np.array`` of the items: the
   types of the ``name__item`` locals (typed by the lifter), Python numbers taken as int64,
   float64, bool, complex128 as ``np.array`` takes them, NumPy scalars as they are (elements of a
   float32 array: float32), promoted together (``[1, 0.5]``: float64; ``[np.float32(1), 1]``:
@@ -185,13 +186,14 @@ class _ListRewrite:
             _place(self.rw, s, stmt)
         return new
 
-    def trips(self, found: _List, loop: ast.stmt, loops: tuple[ast.stmt, ...]) -> ast.expr:
-        """``max(0, stop - start)``: how often ``loop`` runs its body at most."""
+    def span(self, found: _List, loop: ast.stmt) -> tuple[ast.expr, ast.expr, ast.expr]:
+        """``(start, stop, first)`` of a range loop with step 1 or -1: it runs ``stop - start``
+        times at most, its variable taking values from ``first`` to ``first + stop - start - 1``."""
         what = f"list.append on {found.name!r}"
         assert isinstance(loop, ast.For)
         it = loop.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "prange")
-                and 1 <= len(it.args) <= 3 and not it.keywords):
+                and 1 <= len(it.args) <= 3 and not it.keywords and isinstance(loop.target, ast.Name)):
             raise self.rw.error(it, f"{what} inside a loop over {ast.unparse(it)}: {_SUPPORTED}", "growing list")
         args = list(it.args)
         start, stop = (ast.Constant(0), args[0]) if len(args) == 1 else (args[0], args[1])
@@ -201,19 +203,41 @@ class _ListRewrite:
                 and isinstance(step.operand, ast.Constant) and step.operand.value == 1):
             raise self.rw.error(it, f"{what} inside a range with step {ast.unparse(step)}: the number of appends "
                                 f"is bounded for steps 1 and -1. {_SUPPORTED}", "growing list")
-        if isinstance(step, ast.UnaryOp) or step.value == -1:
-            start, stop = stop, start
-        outer = {lp.target.id for lp in loops if isinstance(lp, ast.For) and isinstance(lp.target, ast.Name)}
+        if isinstance(step, ast.UnaryOp) or step.value == -1:  # range(a, b, -1): b + 1 ... a
+            return stop, start, ast.BinOp(_copy(stop), ast.Add(), ast.Constant(1))
+        return start, stop, start
+
+    def trips(self, found: _List, loop: ast.stmt, loops: tuple[ast.stmt, ...]) -> ast.expr:
+        """``max(0, stop - start)`` with each enclosing loop's variable (``loops``, outermost first)
+        replaced by the end of its range that gives more (``range(i + 1, n)`` inside ``for i in
+        range(n)``: ``n - 1``), exact for bounds linear in those variables: how often ``loop``
+        runs its body at most, from the sizes alone."""
+        start, stop, _ = self.span(found, loop)
+        assert isinstance(loop, ast.For)
         bounds = [n for e in (start, stop) for n in ast.walk(e)]
-        read = {n.id for n in bounds if isinstance(n, ast.Name)}
         elements = [n for n in bounds if isinstance(n, ast.Subscript)
                     and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape")]
-        if read & outer or elements:
-            raise self.rw.error(it, f"{what} inside {ast.unparse(it)}, whose bounds read "
-                                f"{', '.join(sorted(read & outer)) or 'array elements'}: the number of appends "
-                                "must be bounded by the sizes before the loops run; allocate np.empty(n), count "
-                                "the elements used and return buf[:count]", "growing list")
-        diff = ast.BinOp(_copy(stop), ast.Sub(), _copy(start))
+        if elements:
+            raise self.rw.error(loop.iter, f"list.append on {found.name!r} inside {ast.unparse(loop.iter)}, whose "
+                                "bounds read array elements: the number of appends must be bounded by the sizes "
+                                "before the loops run; allocate np.empty(n), count the elements used and return "
+                                "buf[:count]", "growing list")
+        diff: ast.expr = ast.BinOp(_copy(stop), ast.Sub(), _copy(start))
+        for outer in reversed(loops):
+            assert isinstance(outer, ast.For) and isinstance(outer.target, ast.Name)
+            var = outer.target.id
+            if not any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(diff)):
+                continue
+            if not _convex_in(diff, var):
+                raise self.rw.error(loop.iter, f"list.append on {found.name!r} inside {ast.unparse(loop.iter)}, "
+                                    f"whose bounds read {var} other than linearly: the number of appends must be "
+                                    "bounded by the sizes before the loops run; allocate np.empty(n), count the "
+                                    "elements used and return buf[:count]", "growing list")
+            o_start, o_stop, first = self.span(found, outer)
+            last = ast.BinOp(_copy(first), ast.Add(), ast.BinOp(ast.BinOp(_copy(o_stop), ast.Sub(), _copy(o_start)),
+                                                                  ast.Sub(), ast.Constant(1)))
+            diff = ast.Call(ast.Name("max", ast.Load()), [_substituted(diff, var, first),
+                                                         _substituted(diff, var, last)], [])
         return ast.Call(ast.Name("max", ast.Load()), [ast.Constant(0), diff], [])
 
     def allocation(self, stmt: ast.stmt) -> list[ast.stmt]:
@@ -274,8 +298,9 @@ def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
     values: list[ast.expr] = []
     prefixes: list[tuple[int, str]] = []
     before: list[ast.stmt] = []
+    defs = _defined_once(body)
     for elt in elts:
-        chosen = selection(rw, elt)
+        chosen = selection(rw, elt, defs)
         if chosen is not None:
             before += chosen.statements
             prefixes.append((len(values), ""))
@@ -315,12 +340,13 @@ def _sunk(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> list[a
     elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
     returned = {e.id: k for k, e in enumerate(elts) if isinstance(e, ast.Name)}
     keep: list[ast.stmt] = []
+    defs = _defined_once(body)
     for k, stmt in enumerate(body[:-1]):
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
             keep.append(stmt)
             continue
         name = stmt.targets[0].id
-        if name not in returned or not _data_sized(rw, stmt.value, lists) \
+        if name not in returned or not _data_sized(rw, stmt.value, lists, defs) \
                 or not _unchanged_until_return(stmt.value, body[k + 1:-1], name, elts):
             keep.append(stmt)
             continue
@@ -332,11 +358,21 @@ def _sunk(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> list[a
     return keep + [ret]
 
 
-def _data_sized(rw: Rewriter, value: ast.expr, lists: dict[str, _List]) -> bool:
+def _data_sized(rw: Rewriter, value: ast.expr, lists: dict[str, _List], defs: dict[str, ast.expr]) -> bool:
     if _list_array(rw, value, lists) is not None:
         return True
     probe = _Probe(rw)
-    return selection(probe, value) is not None
+    return selection(probe, value, defs) is not None
+
+
+def _defined_once(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """Locals bound by exactly one statement, ``name = value`` at the top level: name -> value."""
+    stores: dict[str, int] = {}
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    return {s.targets[0].id: s.value for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name) and stores.get(s.targets[0].id) == 1}
 
 
 class _Probe:
@@ -426,6 +462,44 @@ def _changing_names(body: list[ast.stmt]) -> set[str]:
                 if not (isinstance(top, ast.Assign) and node in top.targets):
                     inner.add(node.id)
     return {n for n, c in counts.items() if c > 1} | inner
+
+
+def _convex_in(node: ast.expr, var: str) -> bool:
+    """``node`` is a convex function of ``var`` made of ``+``, ``-``, products by terms without
+    ``var`` and ``max`` (so its largest value over a range is at one of the range's ends)."""
+    def free(n: ast.AST) -> bool:
+        return not any(isinstance(m, ast.Name) and m.id == var for m in ast.walk(n))
+
+    def linear(n: ast.AST) -> bool:
+        if free(n) or isinstance(n, ast.Name):
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)):
+            return linear(n.left) and linear(n.right)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+            return (free(n.left) and linear(n.right)) or (free(n.right) and linear(n.left))
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            return linear(n.operand)
+        return False
+
+    def convex(n: ast.AST) -> bool:
+        if linear(n):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "max" and not n.keywords:
+            return all(convex(a) for a in n.args)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+            return convex(n.left) and convex(n.right)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):
+            return convex(n.left) and linear(n.right)
+        return False
+
+    return convex(node)
+
+
+def _substituted(node: ast.expr, var: str, value: ast.expr) -> ast.expr:
+    class _Sub(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name):
+            return _copy(value) if n.id == var else n
+    return _Sub().visit(_copy(node))
 
 
 def _numpy_name(rw: Rewriter) -> str:

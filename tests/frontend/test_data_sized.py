@@ -66,6 +66,29 @@ def both(x, t):
     return idx, kept, s
 
 
+def outliers(x, k):
+    mu = x.mean()
+    sd = x.std()
+    return np.nonzero(np.abs(x - mu) > k * sd)[0]
+
+
+def complete_rows(X):
+    ok = ~np.isnan(X).any(axis=1)
+    return X[ok]
+
+
+def primes(x):
+    n = x.shape[0]
+    sieve = np.ones(n, dtype=np.bool_)
+    for i in range(min(n, 2)):
+        sieve[i] = False
+    for i in range(2, n):
+        if sieve[i]:
+            for j in range(2 * i, n, i):
+                sieve[j] = False
+    return np.nonzero(sieve)[0]
+
+
 def _v(n):
     return np.random.default_rng(n).standard_normal(n)
 
@@ -98,6 +121,9 @@ CASES = [
     (uniques, lambda n: (np.round(_nan(n)),)),
     (uniques, lambda n: (_ints(n) > 0,)),
     (both, lambda n: (_v(n), 0.0)),
+    (outliers, lambda n: (_v(n + 1), 1.0)),
+    (complete_rows, lambda n: (np.where(np.arange(3 * n).reshape(n, 3) % 4 == 1, np.nan, 1.0),)),
+    (primes, lambda n: (np.zeros(3 * n),)),
 ]
 
 

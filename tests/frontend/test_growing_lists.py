@@ -122,6 +122,24 @@ def rows_kept(X, t):
     return k, out[:k]
 
 
+def triangular(x):
+    out = []
+    for i in range(x.shape[0]):
+        for j in range(i + 1, x.shape[0]):
+            if abs(x[i] - x[j]) < 1.0:
+                out.append(i * 100 + j)
+    return np.array(out)
+
+
+def triangular_reversed(x):
+    out = []
+    for i in range(x.shape[0] - 1, -1, -1):
+        for j in range(i):
+            for k in range(j, i + 2):
+                out.append(x[j] * k)
+    return np.array(out)
+
+
 def _vectors(n, dtype=np.float64):
     return (np.random.default_rng(n).standard_normal(n) * 2).astype(dtype)
 
@@ -140,6 +158,8 @@ CASES = [
     (compact, lambda n: (_vectors(n), 0.5)),
     (compact_argument, lambda n: (_vectors(n), 0.5)),
     (rows_kept, lambda n: (_vectors(3 * n).reshape(n, 3), 0.0)),
+    (triangular, lambda n: (_vectors(n),)),
+    (triangular_reversed, lambda n: (_vectors(n),)),
 ]
 
 
@@ -185,10 +205,10 @@ def in_while(x):
     return np.array(out)
 
 
-def triangular(x):
+def squares(x):
     out = []
     for i in range(x.shape[0]):
-        for j in range(i + 1, x.shape[0]):
+        for j in range(i * i, x.shape[0]):
             out.append(x[i] - x[j])
     return np.array(out)
 
@@ -227,7 +247,7 @@ def list_returned(x):
 
 @pytest.mark.parametrize("func, line, words", [
     (in_while, "out.append(x[i])", "inside a while loop"),
-    (triangular, "range(i + 1, x.shape[0])", "whose bounds read i"),
+    (squares, "range(i * i, x.shape[0])", "whose bounds read i other than linearly"),
     (of_tuples, "out.append((i, x[i]))", "only lists of numbers"),
     (iterated, "for v in out:", "list 'out' used here"),
     (list_returned, "return out", "return np.array(out)"),
