@@ -5,9 +5,12 @@ Dijkstra, label propagation, PageRank), dynamic programming (Needleman-Wunsch, l
 subsequence, coin change, matrix-chain order), finance Monte Carlo with the normal draws passed in,
 a binomial tree, N-body forces, IIR filters, Goertzel, image histogram equalisation, counting
 sort, ML preprocessing (min-max scaling, k-means assignment, row masks, np.nonzero, np.unique).
-Four more programs of the probe stay refused and are not here (session 20's report): a run-length
-encoder appending inside a ``while`` loop, ``np.bincount``, ``np.polyval`` of a scalar and an
-inverse permutation ``inv[perm] = np.arange(n)`` (a store through run-time indices)."""
+A second batch: grid BFS and knight moves over global offset tables, 2-d local maxima and COO
+conversion by appends (triangular loops too), outliers and a sieve's primes by np.nonzero, rows
+without NaN, np.unique, scalar np.polyval, a mean that is the int 0 when empty.  Three programs
+of the probe stay refused and are not here (session 20's report): a run-length encoder
+appending inside a ``while`` loop, ``np.bincount``, and an inverse permutation
+``inv[perm] = np.arange(n)`` (a store through run-time indices)."""
 
 from __future__ import annotations
 
@@ -516,6 +519,163 @@ def clipped_mean_rows(x, lo, hi):
     return y.mean(axis=1)
 
 
+# ---- probe batch 2: grids with global offset tables, lists in nested loops, selections ------
+
+NEIGH4 = ((-1, 0), (1, 0), (0, -1), (0, 1))
+KNIGHT = ((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1))
+
+
+def grid_bfs(grid, si, sj):
+    n, m = grid.shape
+    dist = np.full((n, m), -1, dtype=np.int64)
+    qi = np.empty(n * m, dtype=np.int64)
+    qj = np.empty(n * m, dtype=np.int64)
+    head = 0
+    tail = 1
+    qi[0] = si
+    qj[0] = sj
+    dist[si, sj] = 0
+    while head < tail:
+        i = qi[head]
+        j = qj[head]
+        head += 1
+        for di, dj in NEIGH4:
+            a = i + di
+            b = j + dj
+            if 0 <= a < n and 0 <= b < m and grid[a, b] == 0 and dist[a, b] < 0:
+                dist[a, b] = dist[i, j] + 1
+                qi[tail] = a
+                qj[tail] = b
+                tail += 1
+    return dist
+
+
+def knight_moves(n):
+    count = np.zeros((n, n), dtype=np.int64)
+    for i in range(n):
+        for j in range(n):
+            for k in range(8):
+                a = i + KNIGHT[k][0]
+                b = j + KNIGHT[k][1]
+                if 0 <= a < n and 0 <= b < n:
+                    count[i, j] += 1
+    return count
+
+
+def local_maxima_2d(img):
+    n, m = img.shape
+    rows = []
+    cols = []
+    for i in range(1, n - 1):
+        for j in range(1, m - 1):
+            v = img[i, j]
+            if v > img[i - 1, j] and v > img[i + 1, j] and v > img[i, j - 1] and v > img[i, j + 1]:
+                rows.append(i)
+                cols.append(j)
+    return np.array(rows), np.array(cols)
+
+
+def outlier_indices(x, k):
+    mu = x.mean()
+    sd = x.std()
+    return np.nonzero(np.abs(x - mu) > k * sd)[0]
+
+
+def dedupe_sorted(a):
+    out = np.empty_like(a)
+    n = 0
+    for i in range(a.shape[0]):
+        if n == 0 or out[n - 1] != a[i]:
+            out[n] = a[i]
+            n += 1
+    return out[:n]
+
+
+def valid_rows(X):
+    ok = ~np.isnan(X).any(axis=1)
+    return X[ok]
+
+
+def primes_list(n):
+    sieve = np.ones(n + 1, dtype=np.bool_)
+    sieve[:2] = False
+    for i in range(2, int(math.sqrt(n)) + 1):
+        if sieve[i]:
+            for j in range(i * i, n + 1, i):
+                sieve[j] = False
+    return np.nonzero(sieve)[0]
+
+
+def zero_crossing_times(t, y):
+    out = []
+    for i in range(1, y.shape[0]):
+        if y[i - 1] * y[i] < 0:
+            out.append(t[i - 1] - y[i - 1] * (t[i] - t[i - 1]) / (y[i] - y[i - 1]))
+    return np.array(out)
+
+
+def sparse_to_coo(A):
+    r = []
+    c = []
+    v = []
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            if A[i, j] != 0:
+                r.append(i)
+                c.append(j)
+                v.append(A[i, j])
+    return np.array(r), np.array(c), np.array(v)
+
+
+def bincount_manual(labels, k):
+    counts = np.zeros(k, dtype=np.int64)
+    for i in range(labels.shape[0]):
+        counts[labels[i]] += 1
+    return counts
+
+
+def unique_sorted_values(x):
+    u = np.unique(x)
+    return u
+
+
+def poly_eval_grid(coef, xs):
+    out = np.empty_like(xs)
+    for i in range(xs.shape[0]):
+        out[i] = np.polyval(coef, xs[i])
+    return out
+
+
+def running_argmax_list(x):
+    best = []
+    m = -np.inf
+    for i in range(x.shape[0]):
+        if x[i] > m:
+            m = x[i]
+            best.append(i)
+    return np.array(best)
+
+
+def pairs_within(x, r):
+    out = []
+    for i in range(x.shape[0]):
+        for j in range(i + 1, x.shape[0]):
+            if abs(x[i] - x[j]) < r:
+                out.append(i)
+    return np.array(out)
+
+
+def mean_or_zero(x):
+    m = 0
+    if x.shape[0] > 0:
+        m = x.mean()
+    return m
+
+
+def horner_scalar(p, t):
+    return np.polyval(p, t)
+
+
 # ---- inputs ----------------------------------------------------------------------------------
 
 
@@ -583,4 +743,21 @@ CASES = [
     _case("unique_labels", unique_labels, lambda rng: (rng.integers(0, 6, 20),)),
     _case("int_sum", int_sum, lambda rng: (rng.integers(-5, 5, 10),)),
     _case("clipped_mean_rows", clipped_mean_rows, lambda rng: (rng.standard_normal((6, 7)), -0.5, 0.5)),
+    # probe batch 2
+    _case("grid_bfs", grid_bfs, lambda rng: ((rng.random((6, 7)) < 0.25).astype(np.int64) * np.array([0] + [1] * 6)[None, :].clip(0, 1), 0, 0)),
+    _case("knight_moves", knight_moves, lambda rng: (5,)),
+    _case("local_maxima_2d", local_maxima_2d, lambda rng: (rng.standard_normal((6, 7)),)),
+    _case("outlier_indices", outlier_indices, lambda rng: (rng.standard_normal(30), 1.5)),
+    _case("dedupe_sorted", dedupe_sorted, lambda rng: (np.sort(rng.integers(0, 6, 15)),)),
+    _case("valid_rows", valid_rows, lambda rng: (np.where(rng.random((6, 3)) < 0.2, np.nan, 1.0),)),
+    _case("primes_list", primes_list, lambda rng: (30,)),
+    _case("zero_crossing_times", zero_crossing_times, lambda rng: (np.linspace(0, 6, 40), np.sin(np.linspace(0, 6, 40)) + 0.1)),
+    _case("sparse_to_coo", sparse_to_coo, lambda rng: (np.where(rng.random((4, 5)) < 0.3, rng.standard_normal((4, 5)), 0.0),)),
+    _case("bincount_manual", bincount_manual, lambda rng: (rng.integers(0, 4, 20), 4)),
+    _case("unique_sorted_values", unique_sorted_values, lambda rng: (rng.integers(0, 5, 12).astype(np.float64),)),
+    _case("poly_eval_grid", poly_eval_grid, lambda rng: (rng.standard_normal(4), rng.standard_normal(6))),
+    _case("running_argmax_list", running_argmax_list, lambda rng: (rng.standard_normal(20),)),
+    _case("pairs_within", pairs_within, lambda rng: (rng.standard_normal(8), 0.3)),
+    _case("mean_or_zero", mean_or_zero, lambda rng: (rng.standard_normal(int(rng.integers(0, 2)) * 5),)),
+    _case("horner_scalar", horner_scalar, lambda rng: (rng.standard_normal(5), 1.5)),
 ]
