@@ -186,3 +186,30 @@ def test_a_mask_of_another_length_raises():
     """NumPy raises IndexError; the kernel's size check raises AssertionError before running."""
     with pytest.raises((AssertionError, IndexError)):
         polyfuse.kernel(mask_rows, target="python")(np.ones((3, 2)), np.ones(4, dtype=np.int64), 1)
+
+
+def count_distinct(x):
+    s = np.sort(x)
+    t = 0
+    for i in range(s.shape[0]):
+        if i == 0 or s[i] != s[i - 1]:
+            t += 1
+    return t
+
+
+def first_gap(x):
+    s = np.sort(x)
+    i = 1
+    while i < s.shape[0] and s[i] - s[i - 1] < 1.0:
+        i += 1
+    return i
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("func, x", [(count_distinct, np.array([3, 1, 3, 2])), (count_distinct, np.zeros(0)),
+                                     (first_gap, np.array([0.5, 3.0, 0.2, 1.1])), (first_gap, np.ones(1))],
+                         ids=lambda a: getattr(a, "__name__", ""))
+def test_and_or_tests_read_a_sorted_local(func, x, target):
+    """An if/while test with and/or is kept as written (Python may skip a part); its reads of a
+    local the lowering made (np.sort's result) are that array's elements."""
+    assert polyfuse.kernel(func, target=target)(x) == func(x)
