@@ -443,7 +443,7 @@ class Lowering:
             if hoisted is not None:
                 return hoisted
         if isinstance(stmt, ast.If):
-            test = self.known_extents(stmt.test)
+            test = self.element_reads(self.known_extents(stmt.test))
             body_block = self.block + (self.blocks + 1,)
             body = self.within_facts(self.if_facts(test, True), stmt.body)
             bound = {n: t for n, e in self.names.items() if e.block == body_block
@@ -453,7 +453,8 @@ class Lowering:
             body, orelse = self.merge_branches(test, bound, body, else_block, orelse)
             return [_replace(stmt, test=test, body=body, orelse=orelse)]
         if isinstance(stmt, ast.While):
-            return [_replace(stmt, test=self.known_extents(stmt.test), body=self.lower_block(stmt.body),
+            return [_replace(stmt, test=self.element_reads(self.known_extents(stmt.test)),
+                             body=self.lower_block(stmt.body),
                              orelse=self.lower_block(stmt.orelse))]
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             return self.lower_return(stmt)
@@ -946,6 +947,29 @@ class Lowering:
         raise self.error(target, f"assignment to {ast.unparse(target)} (an in-place reshape); bind a new "
                          f"name instead: {ast.unparse(target.value)}2 = {ast.unparse(target.value)}.reshape(...)",
                          "shape assignment")
+
+    def element_reads(self, test: ast.expr) -> ast.expr:
+        """An if's or while's test kept as written (``and``/``or``/``if`` in it: Python may skip
+        parts) with each element read of an array this lowering renamed or made a view of
+        (``s = np.sort(x)`` then ``i == 0 or s[i] != s[i - 1]``) written as that element."""
+        lowering = self
+
+        class _Reads(ast.NodeTransformer):
+            def visit_Subscript(self, node: ast.Subscript):
+                if not (isinstance(node.value, ast.Name) and node.value.id in lowering.names
+                        and isinstance(node.ctx, ast.Load)):
+                    return self.generic_visit(node)
+                read = lowering.value(node)
+                if read.rank:
+                    return node
+                lowering.any_changed = True
+                element = read.element(())
+                _locate(element, node)
+                return element
+
+        if not any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in ast.walk(test)):
+            return test
+        return _Reads().visit(copy.deepcopy(test))
 
     def known_extents(self, node: ast.expr) -> ast.expr:
         """``node`` (a loop's range, an if's test) with ``v.shape[d]`` of the temporaries, views

@@ -22,7 +22,9 @@ rule for a single knot; ``np.searchsorted`` orders NaN last, as NumPy's sort doe
 NumPy's, but for the order of -0.0 and 0.0, which compare equal), and ``np.median(a)`` NumPy's
 mean of the middle one or two of them (NaN where any is NaN).
 ``np.polyval(p, x)`` of 1-d arrays is NumPy's Horner loop, ``y = zeros_like(x)`` then
-``y = y * x + pv`` for each coefficient (a non-empty ``p``).
+``y = y * x + pv`` for each coefficient (a non-empty ``p``); of a scalar ``x`` the same with
+``x`` made a NumPy scalar first (NumPy's ``asanyarray``: a Python float is float64), so the
+result is NumPy's scalar of NumPy's dtype (frontend/desugar.py: ``_strong_scalar``).
 ``np.sort`` / ``np.argsort`` / ``np.median`` of each row of a matrix (``axis=0``: of its
 transpose) sort each row as ``numpy_sort`` does; ``np.argsort`` sorts positions by value, ties
 by position (NumPy's ``kind='stable'``), and without ``stable`` asserts that no two values tie
@@ -128,6 +130,13 @@ def numpy_searchsorted(a, v, right):
 
 def numpy_polyval(p, x):
     y = np.zeros_like(x) * x + p[0]
+    for k in range(1, p.shape[0]):
+        y = y * x + p[k]
+    return y
+
+
+def numpy_polyval_value(p, x):
+    y = x * 0 + p[0]
     for k in range(1, p.shape[0]):
         y = y * x + p[k]
     return y
@@ -421,7 +430,7 @@ ROW_HELPERS: dict[str, Callable] = {"sum": builtin_sum_rows}
 #: numpy function name -> (its helper for a scalar, for a 1-d array)
 NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted),
-    "polyval": (None, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median),
+    "polyval": (numpy_polyval_value, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median),
     "argsort": (None, numpy_argsort), "quantile": (None, numpy_quantile), "percentile": (None, numpy_percentile),
     "isin": (None, numpy_isin), "corrcoef": (None, numpy_corrcoef), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at)}
 #: numpy function name -> its helper along the last axis of a 2-d array (axis=0: of the transpose)
@@ -448,6 +457,7 @@ SUPPORTED: dict[str, tuple[str, str]] = {
     "numpy_searchsorted": ("np.searchsorted()", "np.searchsorted(a, v, side=) of a scalar or 1-d v and a 1-d array "
                            "a of real numbers"),
     "numpy_polyval": ("np.polyval()", "np.polyval(p, x) of 1-d arrays p (not empty) and x of real numbers"),
+    "numpy_polyval_value": ("np.polyval()", "np.polyval(p, x) of a 1-d array p (not empty) and a scalar x"),
     "numpy_sort": ("np.sort()", "np.sort(a) of a 1-d array of real numbers"),
     "numpy_median": ("np.median()", "np.median(a) of a 1-d array of real numbers (not empty)"),
     "numpy_sort_rows": ("np.sort()", "np.sort(a, axis=) of a 1-d or 2-d array of real numbers"),

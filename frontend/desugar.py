@@ -44,7 +44,7 @@ from polyfuse.errors import UnsupportedError
 
 from .allocation import ALLOCATORS
 from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, NUMPY_ROW_HELPERS, ROW_HELPERS, UFUNC_AT
-from .global_arrays import TUPLE_PREFIX, frozen_name, number_tuple
+from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
 from .range_steps import strided_store, variable_step
 
 
@@ -55,6 +55,7 @@ class Rewriter(Protocol):
     local_extents: dict[str, list[ast.expr]]
     args: set[str]
     ints: set[str]
+    scalar_kinds: dict[str, tuple[str, str]]
     dtypes: dict[str, str]
     globals: dict
 
@@ -221,7 +222,10 @@ class BuiltinHelpers(ast.NodeTransformer):
         if helper is None or any(self._kind(t) != 1 for t in tables):
             return node
         if name == "polyval":
-            args = [given["p"], given["x"]]
+            x = given["x"] if key == 1 else self._strong_scalar(given["x"])
+            if x is None:
+                return node
+            args = [given["p"], x]
         elif name == "interp":
             fp = given["fp"]
             ends = [given.get("left"), given.get("right")]
@@ -237,6 +241,29 @@ class BuiltinHelpers(ast.NodeTransformer):
                 return node
             args = [given["a"], given["v"], self.rw.placed(ast.Constant(side.value == "right"), node)]
         return self._helper_call(helper, args, node)
+
+    def _strong_scalar(self, node: ast.expr) -> ast.expr | None:
+        """``np.asanyarray(x)`` of a scalar ``x`` as a NumPy scalar: a number or a Python number
+        argument cast to its default dtype (``np.float64(x)``), an array element or a NumPy
+        scalar argument as it is; None where the kind cannot be told here."""
+        kinds = {int: "int64", float: "float64", bool: "bool_", complex: "complex128"}
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            kind = kinds.get(type(node.operand.value))
+        elif isinstance(node, ast.Constant):
+            kind = kinds.get(type(node.value))
+        elif isinstance(node, ast.Name) and node.id in self.rw.scalar_kinds:
+            numpy_scalar, python = self.rw.scalar_kinds[node.id]
+            if numpy_scalar:
+                return node
+            kind = {"int": "int64", "float": "float64", "bool": "bool_", "complex": "complex128"}.get(python)
+        elif isinstance(node, ast.Subscript) and self._kind(node) == 0:
+            return node  # an element of an array argument: a NumPy scalar already
+        else:
+            return None
+        if kind is None:
+            return None
+        cast = ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), kind, ast.Load())
+        return self.rw.placed(ast.Call(cast, [node], []), node)
 
     def _ufunc_at(self, node: ast.Call, ufunc: str) -> ast.expr:
         """``np.add.at(a, indices, b)`` (subtract, multiply, maximum, minimum) -> NumPy's unbuffered
@@ -780,6 +807,10 @@ def function_locals(tree: ast.FunctionDef) -> set[str]:
     return names
 
 
+def _display(value: tuple) -> ast.Tuple:
+    return ast.Tuple([_display(v) if type(v) is tuple else ast.Constant(v) for v in value], ast.Load())
+
+
 class Constants(ast.NodeTransformer):
     """Reads of global number constants -> the constants (see the module docstring)."""
 
@@ -792,6 +823,8 @@ class Constants(ast.NodeTransformer):
         value = self.globals[node.id]
         if number_tuple(value) is not None:  # OFFSETS = (-1, 0, 1): the display of its numbers
             return self.rw.placed(ast.Tuple([ast.Constant(v) for v in value], ast.Load()), node)
+        if number_table(value) is not None:  # a whole table (len(DIRS)): nested displays
+            return self.rw.placed(_display(value), node)
         if not constant_value(value):
             return node
         if type(value) in (int, float, bool):
@@ -801,6 +834,14 @@ class Constants(ast.NodeTransformer):
                         [ast.Constant(value.item())], [])
         return self.rw.placed(call, node)
 
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        """``stmts`` visited; a statement may become several (an unpacked table row)."""
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
     def _tuple(self, node: ast.expr) -> tuple | None:
         """The value of a global tuple of numbers that ``node`` names."""
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in self.local \
@@ -808,10 +849,59 @@ class Constants(ast.NodeTransformer):
             return self.globals[node.id]
         return None
 
-    def _element(self, name: ast.Name, index: ast.expr, like: ast.AST) -> ast.expr:
+    def _table(self, node: ast.expr) -> tuple[ast.Name, list[ast.expr], tuple[type, tuple[int, ...]]] | None:
+        """``TABLE[i][j]`` (any number of subscripts) of a global table of numbers: its name,
+        the subscripts, and the table's element type and shape."""
+        indices: list[ast.expr] = []
+        while isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            indices[:0] = [node.slice]
+            node = node.value
+        if not (isinstance(node, ast.Name) and node.id not in self.local) or not indices:
+            return None
+        table = number_table(self.globals.get(node.id))
+        return None if table is None else (node, indices, table)
+
+    def _table_element(self, node: ast.Subscript) -> ast.expr | None:
+        """``DIRS[d][0]``: the constant where every subscript is one in range, else the element
+        of the table's hidden array (a run-time subscript, checked) as the table's Python number;
+        None where it is not an element of a table (a row: see visit_Assign and visit_For)."""
+        found = self._table(node)
+        if found is None:
+            return None
+        name, indices, (kind, shape) = found
+        if len(indices) != len(shape) or any(isinstance(i, (ast.Slice, ast.Tuple)) for i in indices):
+            return None
+        indices = [self.visit(i) for i in indices]
+        constants = [int_constant(i) for i in indices]
+        if all(k is not None and -n <= k < n for k, n in zip(constants, shape)):
+            value = self.globals[name.id]
+            for k in constants:
+                value = value[k]
+            return self.rw.placed(ast.Constant(value), node)
+        index = ast.Tuple(indices, ast.Load())
+        return self._element(name, index, node, kind)
+
+    def visit_Assign(self, node: ast.Assign):
+        """``di, dj = DIRS[d]``: a row of a global table unpacked, one element per name."""
+        target = node.targets[0] if len(node.targets) == 1 else None
+        found = self._table(node.value) if isinstance(target, ast.Tuple) else None
+        if found is not None and isinstance(target, ast.Tuple):
+            name, indices, (_, shape) = found
+            targets = target.elts
+            reads = {n.id for i in indices for n in ast.walk(i) if isinstance(n, ast.Name)}
+            if len(indices) == len(shape) - 1 and len(targets) == shape[-1] and all(
+                    isinstance(t, ast.Name) and t.id not in reads for t in targets):
+                assert isinstance(node.value, ast.Subscript)
+                return [ast.copy_location(ast.Assign([t], self.visit(ast.copy_location(ast.Subscript(
+                    copy.deepcopy(node.value), ast.Constant(k), ast.Load()), node.value))), node)
+                    for k, t in enumerate(targets)]
+        self.generic_visit(node)
+        return node
+
+    def _element(self, name: ast.Name, index: ast.expr, like: ast.AST, kind: type | None = None) -> ast.expr:
         """``NAME[index]`` for a computed index: the element of the tuple's hidden array
         (frontend/global_arrays.py; a run-time subscript, checked), as the tuple's Python number."""
-        kind = number_tuple(self.globals[name.id])
+        kind = kind or number_tuple(self.globals[name.id])
         assert kind is not None
         hidden = frozen_name(self.globals.get("__name__", ""), self.rw.globals.get("__name__", ""),
                              TUPLE_PREFIX + name.id)
@@ -821,6 +911,9 @@ class Constants(ast.NodeTransformer):
     def visit_Subscript(self, node: ast.Subscript):
         """``OFFSETS[k]`` of a global tuple of numbers: its element (a constant index) or the
         element of its hidden array (a computed one: ``x[i + OFFSETS[k]]``)."""
+        element = self._table_element(node)
+        if element is not None:
+            return element
         value = self._tuple(node.value)
         if value is None:
             self.generic_visit(node)
@@ -836,6 +929,18 @@ class Constants(ast.NodeTransformer):
 
     def visit_For(self, node: ast.For):
         """``for o in OFFSETS:`` -> ``for k in range(len): o = OFFSETS[k]`` (its hidden array's element)."""
+        table = number_table(self.globals.get(node.iter.id)) if isinstance(node.iter, ast.Name) \
+            and node.iter.id not in self.local else None
+        if table is not None and isinstance(node.target, ast.Tuple) and len(table[1]) == 2 \
+                and len(node.target.elts) == table[1][1] and not node.orelse:  # for di, dj in DIRS:
+            counter = self.rw.fresh("row_k")
+            row = ast.Subscript(node.iter, self.rw.placed(ast.Name(counter, ast.Load()), node), ast.Load())
+            first = self.visit_Assign(ast.copy_location(ast.Assign([node.target], row), node))
+            body = self.block(node.body)
+            loop = ast.For(self.rw.placed(ast.Name(counter, ast.Store()), node.target),
+                           self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(table[1][0])], []),
+                                          node), [*first, *body], [], None)
+            return ast.copy_location(loop, node)
         value = self._tuple(node.iter)
         if value is None or not isinstance(node.target, ast.Name) or node.orelse:
             self.generic_visit(node)
@@ -844,7 +949,7 @@ class Constants(ast.NodeTransformer):
         counter = self.rw.fresh(f"{node.target.id}_k")
         element = self._element(node.iter, self.rw.placed(ast.Name(counter, ast.Load()), node), node)
         first = ast.copy_location(ast.Assign([node.target], element), node)
-        body = [self.visit(s) for s in node.body]
+        body = self.block(node.body)
         loop = ast.For(self.rw.placed(ast.Name(counter, ast.Store()), node.target),
                        self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(len(value))], []), node),
                        [first, *body], [], None)
@@ -877,7 +982,7 @@ def constant_texts(functions: list[tuple[Callable, ast.FunctionDef]]) -> str:
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and node.id not in local:
                 value = func.__globals__.get(node.id)
-                if constant_value(value) or number_tuple(value) is not None:
+                if constant_value(value) or constant_tuple(value) is not None:
                     parts.append(f"{func.__qualname__}.{node.id}={type(value).__name__}:{value!r}")
                 elif isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
                     parts.append(f"{func.__qualname__}.{node.id}=dtype:{np.dtype(value).name}")  # dtype=np_float

@@ -105,7 +105,7 @@ class ExpressionLifter:
         if name in self.lifter.globals and not isinstance(self.lifter.globals[name], types.ModuleType):
             kind = type(self.lifter.globals[name]).__name__
             raise self.lifter.error(node, f"global {name!r} (a {kind}) is not a value a kernel can read; globals "
-                                    "may be numbers, NumPy arrays and flat tuples of numbers of one type (constants "
+                                    "may be numbers, NumPy arrays and tuples (or tuples of equal-length tuples) of numbers of one type (constants "
                                     "frozen when the kernel compiles, as numba freezes them): pass it as an "
                                     "argument", "global value")
         raise self.lifter.error(

@@ -41,6 +41,30 @@ def number_tuple(value: object) -> type | None:
     return kind if kind in _TUPLE_TYPES else None
 
 
+def number_table(value: object) -> tuple[type, tuple[int, ...]] | None:
+    """The element type and shape of a global tuple of tuples (of tuples ...) of Python numbers
+    of one type, all rows of one length (``DIRS = ((0, 1), (1, 0), (0, -1), (-1, 0))``: ``int``,
+    ``(4, 2)``), a constant table as numba reads it; None for anything else (flat tuples too)."""
+    if type(value) is not tuple or not value or not all(type(v) is tuple for v in value):
+        return None
+    rows = [number_table(v) if v and type(v[0]) is tuple else _flat_row(v) for v in value]
+    first = rows[0]
+    if first is None or any(r != first for r in rows):
+        return None
+    return first[0], (len(value), *first[1])
+
+
+def _flat_row(value: tuple) -> tuple[type, tuple[int, ...]] | None:
+    kind = number_tuple(value)
+    return None if kind is None else (kind, (len(value),))
+
+
+def constant_tuple(value: object) -> type | None:
+    """The element type of a flat (``number_tuple``) or nested (``number_table``) global tuple."""
+    table = number_table(value)
+    return table[0] if table is not None else number_tuple(value)
+
+
 def frozen_name(module: str, kernel_module: str, name: str) -> str:
     """The hidden parameter for global ``name`` of ``module``: the name itself for the kernel's
     own module, else one that names the module (two modules may hold arrays of one name)."""
@@ -75,7 +99,7 @@ def global_arrays(fn: types.FunctionType, helper_of: Callable[[ast.expr, dict], 
                 value = func.__globals__.get(node.id)
                 if isinstance(value, np.ndarray):
                     found.setdefault(frozen_name(module, kernel_module, node.id), value)
-                elif number_tuple(value) is not None:  # its elements at computed indices
+                elif constant_tuple(value) is not None:  # its elements at computed indices
                     found.setdefault(frozen_name(module, kernel_module, TUPLE_PREFIX + node.id), np.array(value))
             if isinstance(node, ast.Call):
                 helper = helper_of(node.func, func.__globals__)

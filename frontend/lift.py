@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -60,13 +61,13 @@ from .opaque import (
     matmul_variables,
     own_jump,
 )
-from .returns import lift_return
+from .returns import STRONG, lift_return
 from .rewrite import rewrite
 from .scalars import check_int_literals
-from .source import KernelSource, read_source
+from .source import KernelSource, ReturnedPrefixes, read_source
 from .sparse import check_uses, unpack_parameters
 from .tuple_args import expand_parameters
-from .types import VType, merged
+from .types import VType, merged, promote
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,14 @@ class Lifter:
         self.assert_count = 0
         self.returns: ReturnValue | None = None  # what the final return gives back (frontend.returns)
         self.returns_span: SourceSpan | None = None
+        self.return_node: ast.Return | None = None
+        self.list_conflicts: list[tuple[ast.stmt, list[str]]] = []  # lists of items of several dtypes
         self.region_vars: set[str] = set()  # loop variables inside the region being lifted (frontend.opaque)
+        # locals returned by name whose value is a Python number on some paths and a NumPy scalar
+        # on others (``m = 0.0`` then ``m = x[i]``): each assignment also sets ``STRONG + name``
+        self.flagged: frozenset[str] = frozenset()
+        self.strengths: dict[str, set[bool]] = {}  # local -> the weakness of the values assigned
+        self.opaque_scalars: set[str] = set()  # locals assigned in loops kept as written (no flag there)
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -167,6 +175,7 @@ class Lifter:
     def visit_Return(self, node: ast.Return, scope: Scope) -> list:
         self.returns, nodes = lift_return(self, node, scope)
         self.returns_span = self.source.span(node) if self.returns is not None else None
+        self.return_node = node
         return nodes
 
     def visit_Assert(self, node: ast.Assert, scope: Scope) -> list:
@@ -271,21 +280,57 @@ class Lifter:
             return self.declare_local_array(node, target.id, node.value, scope)
         lifter = self.expressions(scope)
         value = lifter.convert(node.value)
-        return [self.add_statement(node, target, value, scope, lifter)]
+        return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)
 
     def visit_AugAssign(self, node: ast.AugAssign, scope: Scope) -> list:
         lifter = self.expressions(scope)
         current = lifter.convert(node.target)
         value = lifter.binary(node, node.op, current, lifter.convert(node.value))
-        return [self.add_statement(node, node.target, value, scope, lifter)]
+        return [self.add_statement(node, node.target, value, scope, lifter)] + \
+            self.strength_flag(node, node.target, value, scope)
+
+    def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope) -> list:
+        """``STRONG + name = kind`` after an assignment to a flagged local: 0 for a NumPy scalar, 1
+        to 4 for a Python int, float, bool, complex, so that the return gives the Python number
+        where the last value assigned was one (runtime.variant: ``returned``)."""
+        if not (isinstance(target, ast.Name) and target.id in self.flagged):
+            return []
+        flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
+        kind = 0 if not value.weak else 1 + "ifbc".index(_weak_kind(value.dtype))
+        return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
+
+    def mixed_strength(self, source: KernelSource) -> frozenset[str]:
+        """The locals the final return gives back by name that were assigned both Python numbers
+        and NumPy scalars, outside loops kept as written."""
+        final = source.tree.body[-1] if source.tree.body else None
+        value = final.value if isinstance(final, ast.Return) else None
+        names = {e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(e, ast.Name)}
+        return frozenset(n for n in names if self.strengths.get(n) == {True, False} and n not in self.opaque_scalars
+                         and n in self.arrays and self.arrays[n].is_scalar)
 
     def declare_local_array(self, node: ast.stmt, name: str, call: ast.Call, scope: Scope) -> list:
         """A kernel-local array (frontend.allocation); np.ones/np.full add their fill loop nest."""
         if name in self.arrays or name in self.arguments or name in self.scalar_types:
             raise self.error(call, f"{name!r} is already defined; local arrays need a fresh name")
         allocation = read_allocation(self, name, call, scope)
+        items = self.source.list_items.get(name)  # a list built by append: np.array's dtype of its items
+        if items is not None:
+            allocation = dataclasses.replace(allocation, info=dataclasses.replace(
+                allocation.info, dtype=self._list_dtype(node, items)))
         self.arrays[name] = allocation.info
         return [] if allocation.fill is None else fill_nest(self, node, allocation, scope)
+
+    def _list_dtype(self, node: ast.stmt, items: tuple[str, ...]) -> str:
+        """``np.array``'s dtype of a list of these locals' values: Python numbers as int64,
+        float64, bool, complex128, NumPy scalars as they are, promoted together (float64 while
+        the locals are not typed yet: the fixpoint of lift() types them)."""
+        typed = [self.scalar_type(item) for item in items]
+        if any(t is None for t in typed):
+            return "float64"
+        dtypes = {VType(t.dtype, False) for t in typed if t is not None}
+        if len(dtypes) > 1:  # refused once the types are final (lift())
+            self.list_conflicts.append((node, sorted(t.dtype for t in dtypes)))
+        return functools.reduce(promote, sorted(dtypes, key=lambda t: t.dtype)).dtype
 
     def _dtype_name(self, node: ast.expr) -> str:
         if isinstance(node, ast.Attribute) and module_of(node.value, self.globals) == "np" \
@@ -366,6 +411,7 @@ class Lifter:
         if name in self.loop_names:
             raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
+        self.strengths.setdefault(name, set()).add(value.weak)
         previous = self.assigned.get(name)
         self.assigned[name] = vtype if previous is None else merged(previous, vtype)
         if name not in self.arrays:
@@ -423,9 +469,11 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
-    for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+    flagged: frozenset[str] = frozenset()
+    for _ in range(5):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
+        lifter.flagged = flagged
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
@@ -437,9 +485,13 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         for equal in assumed:  # extents NumPy broadcasting requires equal; checked at call time
             context = context.intersect(lifter.condition(equal, Scope((), context)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
-        if lifter.assigned == scalar_types:
+        if lifter.assigned == scalar_types and lifter.mixed_strength(source) == flagged:
             break
-        scalar_types = dict(lifter.assigned)
+        scalar_types, flagged = dict(lifter.assigned), lifter.mixed_strength(source)
+    for node, dtypes in lifter.list_conflicts:
+        raise lifter.error(node, f"a list built by append of items of dtypes {' and '.join(dtypes)}: NumPy's "
+                           "dtype of np.array(list) then depends on which items were appended; give "
+                           "np.array(list, dtype=...)", "growing list")
     top = Scope((), isl.Set.from_params(context))
     scop = Scop(
         name=fn.__name__,
@@ -452,7 +504,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         schedule=isl.Schedule.from_domain(isl.UnionSet.empty(context.get_space())),
         context=context,
         prange_loops=tuple(lifter.pranges),
-        returns=_with_views(lifter.returns, lowered.returned_views),
+        returns=_with_prefixes(lifter, _with_views(lifter.returns, lowered.returned_views), source.prefixes),
         returns_span=lifter.returns_span,
         assertions=tuple(failing),
         sizes=tuple(SizeProduct(name, (), (), source=text) for name, text in lowered.computed)  # these first:
@@ -478,6 +530,41 @@ def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], 
     if isinstance(returns, tuple):
         return tuple(chosen.get(k, item) for k, item in enumerate(returns))
     return chosen.get(0, returns)
+
+
+def _weak_kind(dtype: str) -> str:
+    """The Python number a weak value of ``dtype`` is: ``"i"``, ``"f"``, ``"b"`` or ``"c"``."""
+    return "b" if dtype == "bool" else "c" if dtype.startswith("complex") else "f" if dtype.startswith("float") else "i"
+
+
+def _with_prefixes(lifter: Lifter, returns: ReturnValue | None,
+                   prefixes: ReturnedPrefixes | None) -> ReturnValue | None:
+    """The lifted return with each buffer and its count (frontend.growing_lists) made one
+    returned prefix ``buf[:count]``."""
+    if prefixes is None:
+        return returns
+    assert isinstance(returns, tuple)
+    items: list = []
+    starts = dict(prefixes.at)
+    k = 0
+    while k < len(returns):
+        if k not in starts:
+            items.append(returns[k])
+            k += 1
+            continue
+        buffer, count = returns[k], returns[k + 1]
+        assert isinstance(buffer, Returned) and isinstance(count, Returned)
+        if buffer.how not in ("array", "arg") or count.how != "scalar" or count.pytype not in _INTEGER_PYTYPES:
+            what = "an array" if buffer.how not in ("array", "arg") else "an integer"
+            raise lifter.error(lifter.return_node or lifter.source.tree,
+                               f"a returned slice buf[:k] whose end is known only at run time needs {what} "
+                               "there (buf a local or argument array, k an integer)", "returned slice")
+        items.append(Returned("prefix", buffer.name, count=count.name, empty_dtype=starts[k]))
+        k += 2
+    return items[0] if prefixes.single else tuple(items)
+
+
+_INTEGER_PYTYPES = ("int", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
 
 def _context(lifter: Lifter) -> isl.Set:

@@ -71,6 +71,7 @@ from .desugar import (
 from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
 from .global_arrays import frozen_name
+from .growing_lists import growing_lists
 from .source import KernelSource, location_key, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
@@ -87,12 +88,13 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
-    tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
+    tree.body = Constants(rw, globals_, function_locals(tree)).block(tree.body)
     tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
     helpers = BuiltinHelpers(rw, function_locals(tree), tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = growing_lists(rw, tree.body)  # res.append(v), return buf[:k], np.nonzero: buffer and count
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [GeneratorLoops(rw).visit(stmt) for stmt in tree.body]  # sum(E for i in ...): a loop
@@ -166,6 +168,8 @@ class Rewriter:
         self.globals = globals_
         self.ranks = {a.name: a.rank for a in arguments if a.kind == "array"}
         self.ints = {a.name for a in arguments if a.kind == "int"}
+        # scalar argument -> (its NumPy scalar dtype, "" for a Python number; its kind)
+        self.scalar_kinds = {a.name: (a.numpy_scalar, a.kind) for a in arguments if a.kind != "array"}
         self.dtypes = {a.name: a.dtype for a in arguments if a.kind == "array"}
         self.args = {a.name for a in arguments}
         self.taken = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)}
@@ -523,7 +527,7 @@ class Helper:
         for param in sorted(stored & set(self.values)):  # a parameter the helper assigns: a local
             target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
             self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), call))
-        body = [Constants(rw, fn.__globals__, function_locals(tree)).visit(s) for s in body]
+        body = Constants(rw, fn.__globals__, function_locals(tree)).block(body)
         body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),)).block(body)
         self._globals_used(body, stored)
         self.body = body

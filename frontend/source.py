@@ -27,6 +27,17 @@ def parse(text: str, mode: str = "exec") -> Any:
 
 
 @dataclass(frozen=True)
+class ReturnedPrefixes:
+    """Values returned as ``buf[:k]`` (frontend.growing_lists): each position in the final
+    return's tuple where a buffer stands, its count at the next position, with the dtype an
+    empty result takes (``np.array([])``'s float64; "" for the buffer's own); ``single`` when
+    the kernel returns one value, not a tuple."""
+
+    at: tuple[tuple[int, str], ...]
+    single: bool
+
+
+@dataclass(frozen=True)
 class KernelSource:
     """The parsed ``def`` of a kernel and enough to locate its nodes in the user's file."""
 
@@ -42,6 +53,10 @@ class KernelSource:
         default_factory=dict, compare=False, hash=False, repr=False)
     # for loops written with prange (frontend.rewrite made them range loops): id(node) -> node
     pranges: dict[int, ast.AST] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # lists built by append (frontend.growing_lists): buffer -> the locals its items are assigned
+    # to, whose types make the buffer's dtype; and the values returned as prefixes of buffers
+    list_items: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    prefixes: ReturnedPrefixes | None = field(default=None, compare=False, hash=False, repr=False)
 
     # a helper of polyfuse's own (frontend/builtin_helpers.py): each of its nodes is located at
     # this span, the outermost call in the user's code that led to it

@@ -190,10 +190,11 @@ class _Uses(ast.NodeTransformer):
         found = self.display(node.value)
         if isinstance(found, ast.List) and node.attr in _LIST_METHODS:
             raise self.walk.rw.error(node, f"list.{node.attr} on list local {ast.unparse(node.value)!r}: a list "
-                                     "that changes size is not supported (a compiled array's extent comes from the sizes, not "
-                                     "from the data); allocate an array of the largest size (np.empty(n)), "
-                                     "fill it with a count of the elements used, and return both (the caller "
-                                     "takes buf[:count])", "growing list")
+                                     "that changes size is supported only as name = [] at the top level, name.append(v) in "
+                                     "for loops over range(), len(name) and return np.array(name) (a compiled "
+                                     "array's extent comes from the sizes); otherwise allocate an array of the "
+                                     "largest size (np.empty(n)), fill it with a count of the elements used, and "
+                                     "return buf[:count]", "growing list")
         if found is not None:
             raise self.walk.rw.error(node, f"{ast.unparse(node)} of tuple local {ast.unparse(node.value)!r}; "
                                      f"{_RULE}", "tuple local")

@@ -155,6 +155,10 @@ def make_plan(kernel, values: dict[str, Any], *, steps_per_exchange: int | None 
     """Decide cuts, chunks, ghost depths and time steps for this call (see the module docstring)."""
     found = analysis(kernel, values)
     scop, deps = found.scop, found.deps
+    if any(r.how == "prefix" for r in returned_values(scop)):  # buf[:k], np.array(list): k from the whole run
+        raise UnsupportedError(f"{kernel.py_func.__name__} returns buf[:k] or np.array of a list built by append, "
+                               "whose length is known only once the whole array was seen: on dask arrays run it "
+                               "on a numpy array (x.compute())")
     if scop.counts or any(size.source is None for size in scop.sizes):  # a chunk's elements in C order
         raise UnsupportedError(f"{kernel.py_func.__name__} reshapes an array so that its elements regroup, or "
                                "allocates a product of extents: on dask arrays that needs the whole array (run it "

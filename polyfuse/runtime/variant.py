@@ -197,10 +197,24 @@ def returned(spec: ReturnValue, values: dict[str, Any], views: dict[int, ViewGeo
         if geometry is None:
             geometry = views[id(spec)] = view_geometry(value, spec, values)
         return view_of(value, geometry)
+    if spec.how == "prefix":
+        return _prefix(value, spec, values)
     if spec.how != "scalar":
         return value
     element = value[()]  # a numpy scalar of the result's dtype: a strong value's exact type
+    kind = int(values[spec.strong_flag][()]) if spec.strong_flag else 0
+    if kind:  # a Python number on this run's path: 1 int, 2 float, 3 bool, 4 complex (frontend.lift)
+        return _PYTHON_SCALARS[("int", "float", "pybool", "complex")[kind - 1]](element)
     return _PYTHON_SCALARS[spec.pytype](element) if spec.pytype in _PYTHON_SCALARS else element
+
+
+def _prefix(value: Any, spec: Returned, values: dict[str, Any]) -> Any:
+    """``value[:k]``, Python's slice; a list's (``empty_dtype`` set) is a copy, as np.array makes."""
+    k = int(values[spec.count][()])
+    if spec.empty_dtype:
+        part = value[:k]
+        return part.copy() if len(part) else np.empty(part.shape, dtype=spec.empty_dtype)
+    return value[:k]
 
 
 def returned_specs(spec: ReturnValue):

@@ -101,7 +101,7 @@ def test_explain_and_compile_see_the_frozen_arrays():
 
 OFFSETS = (-1, 0, 1)
 WTS = (0.25, 0.5, 0.25)
-DIRS = ((0, 1), (1, 0))
+MIXED = ((0, 1), (1.5, 0))  # a table of mixed types
 PRIMES = [2, 3, 5]
 
 
@@ -125,7 +125,7 @@ def test_global_tuples_of_numbers_are_constants(target):
 
 
 def nested_tuple(x):
-    return x[DIRS[0][1]]
+    return x[MIXED[0][1]]  # a table of numbers of one type is supported (test_global_number_tables.py)
 
 
 def global_list(x):
@@ -135,7 +135,7 @@ def global_list(x):
 @pytest.mark.parametrize("fn, kind", [(nested_tuple, "tuple"), (global_list, "list")])
 def test_other_globals_are_refused_with_what_is_read(fn, kind):
     with pytest.raises(polyfuse.UnsupportedError, match=rf"test_global_arrays.py:\d+:\d+: global '\w+' \(a {kind}\) "
-                       "is not a value a kernel can read; globals may be numbers, NumPy arrays and flat tuples"):
+                       "is not a value a kernel can read; globals may be numbers, NumPy arrays and tuples"):
         polyfuse.kernel(fn, target="python")(np.ones(3))
 
 

@@ -14,7 +14,8 @@ def collect(x):
     res = []
     for i in range(x.shape[0]):
         if x[i] > 0:
-            res.append(x[i])  # ERR
+            res.append(x[i])
+    res.pop()  # ERR
     return np.array(res)
 
 
@@ -53,7 +54,7 @@ def global_array(x, out):
 @pytest.mark.parametrize("fn, args, words", [
     (global_array, (np.ones(4), np.zeros(3)), "'COEF' is a global NumPy array, which the kernel reads as a constant"),
     (bump_read_outside, (np.zeros(3, np.int64), np.array([1, 2])), "helper _bump() returns a value"),
-    (collect, (np.ones(3),), "list.append on list local 'res'"),
+    (collect, (np.ones(3),), "list 'res' used here"),
     (round_python_float, (np.ones(3), 1.5), "round(x, ndigits) of a Python float"),
     (local_read_outside, (np.ones(3), np.zeros(3)), "local 't' may be read before it is assigned"),
 ])

@@ -110,6 +110,34 @@ def test_polyval_is_numpys_horner_loop(fn, args, target):
     np.testing.assert_array_equal(got, want)
 
 
+def polyval_at_two(p):
+    return np.polyval(p, 2)
+
+
+def polyval_per_element(p, x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.polyval(p, x[i])
+    return out
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (polyval, (np.array([1.0, -2.0, 3.0]), 1.5)), (polyval, (np.array([1, 2, 3]), 2)),
+    (polyval, (np.array([1, 2, 3]), 2.5)), (polyval, (np.array([1.0, 2.0], np.float32), 0.5)),
+    (polyval, (np.array([1.0, 2.0], np.float32), np.float32(0.5))), (polyval, (np.array([1.0, 2.0]), np.inf)),
+    (polyval, (np.array([3.0]), -2.0)), (polyval_at_two, (np.array([1, 2, 3], np.int32),)),
+    (polyval_per_element, (np.array([1.0, 2.0], np.float32), np.linspace(0, 1, 4, dtype=np.float32))),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_polyval_of_a_scalar_is_numpys(fn, args, target):
+    """NumPy makes a scalar ``x`` an array first (a Python float is float64, so float32
+    coefficients at 0.5 give np.float64), then the same Horner loop: its type and bits."""
+    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    assert type(got) is type(want)
+    np.testing.assert_array_equal(got, want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+
+
 def test_polyval_of_no_coefficients_is_refused_at_the_call():
     with pytest.raises(polyfuse.ArgumentError):
         polyfuse.kernel(polyval, target="python")(np.zeros(0), np.ones(2))

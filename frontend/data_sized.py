@@ -1,0 +1,289 @@
+"""Returned NumPy values whose length depends on the data (part of ``frontend.growing_lists``).
+
+``return np.nonzero(m)[0]``, ``np.flatnonzero(m)``, ``np.where(m)[0]``, ``x[mask]``,
+``np.extract(mask, x)`` and ``np.unique(x)`` as the returned value (or an item of the returned
+tuple) become a compaction loop into a buffer of the largest size plus a count, returned as
+``buf[:count]`` (growing_lists' returned prefixes)::
+
+    m__ = m                                 # the NumPy value, computed by the lowering
+    buf = np.empty(m__.shape[0], dtype=np.int64)
+    buf__n = 0
+    for i__ in range(m__.shape[0]):
+        if m__[i__]:                        # nonzero: Python's truth of the element
+            buf[buf__n] = i__
+            buf__n += 1
+
+The loop visits the elements in C order, as NumPy does, so the result is NumPy's exactly.
+Only values whose rank (and, for a mask, bool dtype) this pass can tell from the arguments are
+taken: arguments, constants, comparisons, arithmetic, ``~``/``&``/``|``/``^``, elementwise
+``np.*`` calls of those, and basic slices; anything else keeps the lowering's refusal.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .checker import module_of
+
+_ELEMENTWISE = frozenset((
+    "abs", "absolute", "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "sign", "floor",
+    "ceil", "round", "rint", "negative", "square", "maximum", "minimum", "fmax", "fmin", "add", "subtract",
+    "multiply", "divide", "mod", "remainder"))
+_PREDICATES = frozenset(("isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_xor", "logical_not",
+                         "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "signbit",
+                         "isclose"))
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What this pass knows of a value: its rank and whether it is a bool array."""
+
+    rank: int
+    boolean: bool
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The statements that fill ``buffer`` and count into ``count``, placed before the return."""
+
+    statements: list[ast.stmt]
+    buffer: str
+    count: str
+
+
+class _IsNumpy:
+    """``is_numpy(node)``: does ``node`` name numpy?  Carries the top-level definitions too."""
+
+    def __init__(self, rw, defs: dict[str, ast.expr]) -> None:
+        self.rw, self.defs, self.depth = rw, defs, 0
+
+    def __call__(self, node: ast.expr) -> bool:
+        return module_of(node, self.rw.globals) == "np"
+
+
+def _is_np(rw, defs: dict[str, ast.expr] | None = None) -> _IsNumpy:
+    return _IsNumpy(rw, defs or {})
+
+
+def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None) -> Selection | None:
+    """The compaction of a returned data-sized value ``elt``; None for anything else.  ``defs``:
+    the locals bound once, at the top level, to the value given (their shapes are that value's)."""
+    is_numpy = _is_np(rw, defs or {})
+    call = elt.value if isinstance(elt, ast.Subscript) else elt
+    if isinstance(elt, ast.Subscript) and _zero(elt.slice) and isinstance(call, ast.Call):
+        name = _numpy_name(call, is_numpy)
+        if name in ("nonzero", "where") and len(call.args) == 1 and not call.keywords:
+            return _indices(rw, elt, call.args[0], is_numpy)
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" and not call.args \
+                and not call.keywords and _numpy_name(call, is_numpy) is None:
+            return _indices(rw, elt, call.func.value, is_numpy)
+        return None
+    if isinstance(elt, ast.Call) and not elt.keywords:
+        name = _numpy_name(elt, is_numpy)
+        if name == "flatnonzero" and len(elt.args) == 1:
+            return _indices(rw, elt, elt.args[0], is_numpy, flat=True)
+        if name == "extract" and len(elt.args) == 2:
+            return _masked(rw, elt, elt.args[1], elt.args[0], is_numpy, extract=True)
+        if name == "unique" and len(elt.args) == 1:
+            return _unique(rw, elt, elt.args[0], is_numpy)
+        return None
+    if isinstance(elt, ast.Subscript) and not isinstance(elt.slice, (ast.Slice, ast.Tuple)):
+        return _masked(rw, elt, elt.value, elt.slice, is_numpy)
+    return None
+
+
+def _zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0 and type(node.value) is int
+
+
+def _numpy_name(call: ast.Call, is_numpy) -> str | None:
+    func = call.func
+    if isinstance(func, ast.Attribute) and is_numpy(func.value):
+        return func.attr
+    return None
+
+
+def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
+    """The rank and bool-ness of ``node`` where the arguments tell it; None where they do not."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
+        return Shape(0, isinstance(node.value, bool))
+    if isinstance(node, ast.Name):
+        if node.id in rw.ranks:
+            return Shape(rw.ranks[node.id], rw.dtypes[node.id] == "bool")
+        if node.id in rw.args:
+            return Shape(0, False)
+        defined = is_numpy.defs.get(node.id)
+        if defined is None or is_numpy.depth > 20:
+            return None
+        is_numpy.depth += 1  # a local bound once at the top level: its value's shape
+        try:
+            return shape_of(rw, defined, is_numpy)
+        finally:
+            is_numpy.depth -= 1
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("any", "all") \
+            and not node.args and len(node.keywords) == 1 and node.keywords[0].arg == "axis":
+        whole, axis = shape_of(rw, node.func.value, is_numpy), node.keywords[0].value
+        if whole is None or not (isinstance(axis, ast.Constant) and type(axis.value) is int):
+            return None
+        return Shape(whole.rank - 1, True) if -whole.rank <= axis.value < whole.rank else None
+    allocated = _allocation_shape(node, is_numpy)
+    if allocated is not None:
+        return allocated
+    if isinstance(node, ast.Compare):
+        parts = [shape_of(rw, p, is_numpy) for p in [node.left, *node.comparators]]
+        return None if any(p is None for p in parts) or len(node.ops) != 1 else \
+            Shape(max(p.rank for p in parts if p is not None), True)
+    if isinstance(node, ast.BinOp):
+        left, right = shape_of(rw, node.left, is_numpy), shape_of(rw, node.right, is_numpy)
+        if left is None or right is None:
+            return None
+        logical = isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and left.boolean and right.boolean
+        return Shape(max(left.rank, right.rank), logical)
+    if isinstance(node, ast.UnaryOp):
+        inner = shape_of(rw, node.operand, is_numpy)
+        if inner is None or isinstance(node.op, ast.Not):
+            return None
+        return Shape(inner.rank, inner.boolean and isinstance(node.op, ast.Invert))
+    reduced = _reduction(node, is_numpy) if isinstance(node, ast.Call) and not node.keywords else None
+    if reduced is not None:
+        return None if shape_of(rw, reduced, is_numpy) is None else Shape(0, False)  # x.mean(): a scalar
+    if isinstance(node, ast.Call) and not node.keywords:
+        name = _numpy_name(node, is_numpy)
+        if name not in _ELEMENTWISE and name not in _PREDICATES:
+            return None
+        parts = [shape_of(rw, a, is_numpy) for a in node.args]
+        if not parts or any(p is None for p in parts):
+            return None
+        return Shape(max(p.rank for p in parts if p is not None), name in _PREDICATES)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in rw.ranks:
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not all(isinstance(i, ast.Slice) or (isinstance(i, ast.Constant) and type(i.value) is int) for i in items):
+            return None
+        base = shape_of(rw, node.value, is_numpy)
+        assert base is not None
+        if len(items) > base.rank:
+            return None
+        return Shape(base.rank - sum(1 for i in items if not isinstance(i, ast.Slice)), base.boolean)
+    return None
+
+
+def _allocation_shape(node: ast.expr, is_numpy) -> Shape | None:
+    """``np.ones(n + 1, dtype=np.bool_)``, ``np.zeros((n, m))``: rank from the shape, bool from the dtype."""
+    if not (isinstance(node, ast.Call) and _numpy_name(node, is_numpy) in ("zeros", "ones", "empty", "full")
+            and node.args):
+        return None
+    shape = node.args[0]
+    rank = len(shape.elts) if isinstance(shape, ast.Tuple) else 1
+    dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+    if dtype is None and _numpy_name(node, is_numpy) != "full" and len(node.args) > 1:
+        dtype = node.args[1]
+    boolean = (isinstance(dtype, ast.Attribute) and dtype.attr in ("bool_", "bool") and is_numpy(dtype.value)) \
+        or (isinstance(dtype, ast.Name) and dtype.id == "bool")
+    return Shape(rank, boolean)
+
+
+_REDUCTIONS = frozenset(("sum", "mean", "max", "min", "std", "var", "prod", "amax", "amin"))
+
+
+def _reduction(node: ast.Call, is_numpy) -> ast.expr | None:
+    """The array ``x.mean()`` / ``np.mean(x)`` reduces whole (no axis), or None."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in _REDUCTIONS:
+        if is_numpy(func.value) and len(node.args) == 1:
+            return node.args[0]
+        if not is_numpy(func.value) and not node.args:
+            return func.value
+    return None
+
+
+def _bind(rw, value: ast.expr, stem: str, like: ast.AST) -> tuple[str, ast.stmt]:
+    name = rw.fresh(stem)
+    return name, _at(ast.Assign([ast.Name(name, ast.Store())], value), like)
+
+
+def _at(stmt: ast.stmt, like: ast.AST) -> ast.stmt:
+    for sub in ast.walk(stmt):
+        if "lineno" in sub._attributes:
+            ast.copy_location(sub, like)
+    return stmt
+
+
+def _parse(text: str) -> list[ast.stmt]:
+    return ast.parse(text).body
+
+
+def _indices(rw, elt: ast.expr, value: ast.expr, is_numpy, flat: bool = False) -> Selection | None:
+    """``np.nonzero(m)[0]`` of a 1-d ``m`` (``np.flatnonzero``: of any rank, flattened)."""
+    shape = shape_of(rw, value, is_numpy)
+    if shape is None or shape.rank == 0 or (shape.rank != 1 and not flat) or shape.rank > 3:
+        return None
+    m, bind = _bind(rw, value, "nz_value", elt)
+    buf, count = rw.fresh("nz_index"), rw.fresh("nz_count")
+    loops = [rw.fresh("nz_i") for _ in range(shape.rank)]
+    flat_index = loops[0]
+    for d in range(1, shape.rank):
+        flat_index = f"({flat_index}) * {m}.shape[{d}] + {loops[d]}"
+    size = " * ".join(f"{m}.shape[{d}]" for d in range(shape.rank))
+    text = f"{buf} = {rw.numpy_alias()}.empty({size}, dtype={rw.numpy_alias()}.int64)\n{count} = 0\n"
+    for d, i in enumerate(loops):
+        text += "    " * d + f"for {i} in range({m}.shape[{d}]):\n"
+    index = ", ".join(loops)
+    body = "    " * shape.rank
+    text += f"{body}if {m}[{index}]:\n{body}    {buf}[{count}] = {flat_index}\n{body}    {count} += 1\n"
+    return Selection([bind] + [_at(s, elt) for s in _parse(text)], buf, count)
+
+
+def _masked(rw, elt: ast.expr, array: ast.expr, mask: ast.expr, is_numpy, extract: bool = False) -> Selection | None:
+    """``x[mask]`` (a bool mask of ``x``'s shape, flattened in C order, or of its first axis:
+    whole rows) and ``np.extract(mask, x)`` (same shapes, flattened)."""
+    xs, ms = shape_of(rw, array, is_numpy), shape_of(rw, mask, is_numpy)
+    if xs is None or ms is None or not ms.boolean or xs.rank == 0 or xs.rank > 3:
+        return None
+    if not (ms.rank == xs.rank or (ms.rank == 1 and not extract)):
+        return None
+    x, bind_x = _bind(rw, array, "sel_value", elt)
+    m, bind_m = _bind(rw, mask, "sel_mask", elt)
+    buf, count = rw.fresh("sel"), rw.fresh("sel_count")
+    np_ = rw.numpy_alias()
+    loops = [rw.fresh("sel_i") for _ in range(ms.rank)]
+    index = ", ".join(loops)
+    if ms.rank == xs.rank:
+        size = " * ".join(f"{x}.shape[{d}]" for d in range(xs.rank))
+        text = f"{buf} = {np_}.empty({size}, dtype={x}.dtype)\n"
+        store = f"{buf}[{count}] = {x}[{index}]"
+    else:
+        rest = ", ".join(f"{x}.shape[{d}]" for d in range(1, xs.rank))
+        text = f"{buf} = {np_}.empty(({x}.shape[0], {rest}), dtype={x}.dtype)\n"
+        store = f"{buf}[{count}] = {x}[{index}]"
+    text += f"{count} = 0\n"
+    for d, i in enumerate(loops):
+        text += "    " * d + f"for {i} in range({x}.shape[{d}]):\n"
+    body = "    " * len(loops)
+    text += f"{body}if {m}[{index}]:\n{body}    {store}\n{body}    {count} += 1\n"
+    same = " and ".join(f"{m}.shape[{d}] == {x}.shape[{d}]" for d in range(ms.rank))
+    check = _at(ast.parse(f"assert {same}, 'boolean index did not match indexed array'").body[0], elt)
+    return Selection([bind_x, bind_m, check] + [_at(s, elt) for s in _parse(text)], buf, count)
+
+
+def _unique(rw, elt: ast.expr, array: ast.expr, is_numpy) -> Selection | None:
+    """``np.unique(x)`` of a real array: its sorted values, each once (NaN once, as NumPy's
+    ``equal_nan=True``)."""
+    shape = shape_of(rw, array, is_numpy)
+    if shape is None or shape.rank != 1:
+        return None
+    np_ = rw.numpy_alias()
+    s, bind = _bind(rw, ast.Call(ast.Attribute(ast.Name(np_, ast.Load()), "sort", ast.Load()), [array], []),
+                    "uniq_sorted", elt)
+    buf, count, i = rw.fresh("uniq"), rw.fresh("uniq_count"), rw.fresh("uniq_i")
+    keep = f"{buf}[{count}] = {s}[{i}]\n{{0}}{count} += 1\n"
+    text = (f"{buf} = {np_}.empty({s}.shape[0], dtype={s}.dtype)\n{count} = 0\n"
+            f"for {i} in range({s}.shape[0]):\n"
+            f"    if {i} == 0:\n        " + keep.format(" " * 8) +
+            f"    elif {s}[{i}] != {s}[{i} - 1]:\n"  # a new value, or NaN after NaN (kept once)
+            f"        if {s}[{i}] == {s}[{i}]:\n            " + keep.format(" " * 12) +
+            f"        elif {s}[{i} - 1] == {s}[{i} - 1]:\n            " + keep.format(" " * 12))
+    return Selection([bind] + [_at(st, elt) for st in _parse(text)], buf, count)
+
+
+__all__ = ["Selection", "selection", "shape_of"]

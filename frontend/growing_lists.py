@@ -1,0 +1,520 @@
+"""Lists built by ``append`` and returned prefixes of buffers (part of ``frontend.rewrite``).
+
+numba users collect results in a list and hand back ``np.array`` of it; C-style code fills a
+buffer of the largest size and returns ``buf[:count]``.  Both have a length known only when the
+loop has run, while every array polyfuse allocates has extents from the sizes.  Both become an
+*upper-bound buffer plus a count*: the buffer is allocated from the sizes, the count is returned
+beside it as a scalar, and the call hands back ``buf[:count]`` (frontend.lift: ``_with_prefixes``,
+runtime.variant: ``returned``), Python's own slicing, so a count out of range behaves as in Python.
+
+- **Returned prefixes.**  ``return buf[:k]`` (``buf`` an array, ``k`` an expression reading a
+  local that is assigned more than once or inside a loop or branch, or an array element) is
+  ``return buf, k`` here and a prefix of ``buf`` once lifted: the caller gets ``buf[:k]``, a view
+  of the kernel's fresh buffer (or of the argument), as NumPy gives.
+- **Lists built by append.**  ``name = []`` at the top level of the body, then only
+  ``name.append(v)`` statements (inside ``for`` loops over ``range`` with step 1 or -1 whose
+  bounds read enclosing loops' variables at most linearly, and inside ``if``), ``len(name)`` and
+  ``np.array(name)`` / ``np.asarray(name)`` (``dtype=`` allowed) as a returned value.  The
+  list becomes ``name = np.empty(bound)`` with a count ``name__n = 0``; each append
+  ``name__item = v; name[name__n] = name__item; name__n += 1`` (a fresh ``name__item`` local per
+  append); ``len(name)`` the count.  The
+  bound is the sum over the appends of the product of their loops' trip counts
+  (``max(0, stop - start)``, each enclosing variable replaced by the end of its range that
+  gives more: ``trips``).  The buffer's dtype is NumPy's for ``np.array`` of the items: the
+  types of the ``name__item`` locals (typed by the lifter), Python numbers taken as int64,
+  float64, bool, complex128 as ``np.array`` takes them, NumPy scalars as they are (elements of a
+  float32 array: float32), promoted together (``[1, 0.5]``: float64; ``[np.float32(1), 1]``:
+  float64), or ``dtype=`` where given; an empty list gives NumPy's float64 (``np.array([])``).  Anything else done with such a list is
+  refused where it is done.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from polyfuse.errors import UnsupportedError
+
+from .checker import module_of
+from .data_sized import selection
+from .source import KernelSource, ReturnedPrefixes
+
+
+class Rewriter(Protocol):
+    """What this pass uses of ``frontend.rewrite.Rewriter``."""
+
+    source: KernelSource
+    globals: dict
+    args: set[str]
+
+    ranks: dict[str, int]
+    dtypes: dict[str, str]
+
+    def fresh(self, name: str) -> str: ...
+    def numpy_alias(self) -> str: ...
+    def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError: ...
+
+
+_SUPPORTED = ("a list built by append is supported as name = [] at the top level of the body, "
+              "name.append(v) inside for loops over range() and if statements, len(name), and "
+              "return np.array(name)")
+
+
+@dataclass
+class _List:
+    """One list local: its ``name = []`` statement, its appends with their enclosing loops."""
+
+    name: str
+    start: ast.Assign
+    appends: list[tuple[ast.Expr, tuple[ast.stmt, ...]]] = field(default_factory=list)
+    dtype: ast.expr | None = None  # np.array(name, dtype=...)
+    count: str = ""
+    items: list[str] = field(default_factory=list)  # one local per append: the values appended
+
+
+def growing_lists(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with its appended lists made buffers plus counts and its returned prefixes made
+    ``return buf, k`` (the module docstring); the prefixes found are recorded on ``rw.source``."""
+    lists = _find_lists(rw, body)
+    if body and isinstance(body[-1], ast.Return) and body[-1].value is not None:
+        body = _sunk(rw, body, lists)
+    returned = body[-1].value if body and isinstance(body[-1], ast.Return) else None
+    for elt in returned.elts if isinstance(returned, ast.Tuple) else [returned] if returned is not None else []:
+        _list_array(rw, elt, lists)  # np.array(name, dtype=...): the buffer's dtype
+    if lists:
+        body = _ListRewrite(rw, lists).block(body, ())
+    if body and isinstance(body[-1], ast.Return) and body[-1].value is not None:
+        before, ret = _prefixes(rw, body, body[-1], lists)
+        body = body[:-1] + before + [ret]
+    return body
+
+
+# ---- lists ------------------------------------------------------------------------------------
+
+
+def _find_lists(rw: Rewriter, body: list[ast.stmt]) -> dict[str, _List]:
+    lists: dict[str, _List] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and isinstance(stmt.value, ast.List) and not stmt.value.elts:
+            lists[stmt.targets[0].id] = _List(stmt.targets[0].id, stmt)
+    stores: dict[str, int] = {}
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    grows = {n.value.id for n in ast.walk(ast.Module(body=body, type_ignores=[]))
+             if isinstance(n, ast.Attribute) and n.attr == "append" and isinstance(n.value, ast.Name)}
+    return {name: found for name, found in lists.items() if stores.get(name) == 1 and name in grows}
+
+
+class _ListRewrite:
+    """Rewrites the statements that touch the lists (appends anywhere in the body)."""
+
+    def __init__(self, rw: Rewriter, lists: dict[str, _List]) -> None:
+        self.rw, self.lists = rw, lists
+        for found in lists.values():
+            found.count = rw.fresh(f"{found.name}__n")
+
+    def block(self, stmts: list[ast.stmt], loops: tuple[ast.stmt, ...]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            out.extend(self.statement(stmt, loops))
+        if not loops:  # the top level: the buffers are allocated where the lists were made
+            out = [new for stmt in out for new in self.allocation(stmt)]
+        return out
+
+    def statement(self, stmt: ast.stmt, loops: tuple[ast.stmt, ...]) -> list[ast.stmt]:
+        found = self.appended(stmt)
+        if found is not None:
+            assert isinstance(stmt, ast.Expr)
+            return self.append(found, stmt, loops)
+        if isinstance(stmt, ast.For):
+            stmt.iter = _Uses(self).visit(stmt.iter)
+        if isinstance(stmt, (ast.While, ast.If)):
+            stmt.test = _Uses(self).visit(stmt.test)
+        if isinstance(stmt, (ast.For, ast.While)):
+            stmt.body = self.block(stmt.body, loops + (stmt,))
+            stmt.orelse = self.block(stmt.orelse, loops + (stmt,))
+            return [stmt]
+        if isinstance(stmt, ast.If):
+            stmt.body = self.block(stmt.body, loops)
+            stmt.orelse = self.block(stmt.orelse, loops)
+            return [stmt]
+        if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr, ast.Assert, ast.Return, ast.Pass,
+                                 ast.Break, ast.Continue)):
+            raise self.rw.error(stmt, f"{type(stmt).__name__} statement in a kernel with a list built by "
+                                f"append: {_SUPPORTED}", "growing list")
+        if any(stmt is f.start for f in self.lists.values()) or isinstance(stmt, ast.Return):
+            return [stmt]  # the return: _prefixes
+        return [_Uses(self).visit(stmt)]
+
+    def appended(self, stmt: ast.stmt) -> _List | None:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "append" \
+                and isinstance(stmt.value.func.value, ast.Name):
+            return self.lists.get(stmt.value.func.value.id)
+        return None
+
+    def append(self, found: _List, stmt: ast.Expr, loops: tuple[ast.stmt, ...]) -> list[ast.stmt]:
+        call = stmt.value
+        assert isinstance(call, ast.Call)
+        if len(call.args) != 1 or call.keywords:
+            raise self.rw.error(call, "list.append takes one value", "list.append")
+        value = call.args[0]
+        if isinstance(value, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            raise self.rw.error(value, f"append of a {type(value).__name__.lower()} to list {found.name!r}: "
+                                "only lists of numbers are supported (build one array per field)",
+                                "list of tuples")
+        if any(isinstance(loop, ast.While) for loop in loops):
+            raise self.rw.error(call, f"list.append on {found.name!r} inside a while loop: the number of appends "
+                                "must be bounded by the sizes (for loops over range()); allocate np.empty(n), "
+                                f"count the elements used and return buf[:count]. {_SUPPORTED}", "growing list")
+        for k, loop in enumerate(loops):
+            self.trips(found, loop, loops[:k])  # refuses what has no bound before anything is built
+        found.appends.append((stmt, loops))
+        value = _Uses(self).visit(value)
+        found.items.append(self.rw.fresh(f"{found.name}__item"))
+        item = ast.Assign([ast.Name(found.items[-1], ast.Store())], value)
+        store = ast.Assign([ast.Subscript(ast.Name(found.name, ast.Load()), ast.Name(found.count, ast.Load()),
+                                          ast.Store())], ast.Name(found.items[-1], ast.Load()))
+        step = ast.AugAssign(ast.Name(found.count, ast.Store()), ast.Add(), ast.Constant(1))
+        new: list[ast.stmt] = [item, store, step]
+        for s in new:
+            _place(self.rw, s, stmt)
+        return new
+
+    def span(self, found: _List, loop: ast.stmt) -> tuple[ast.expr, ast.expr, ast.expr]:
+        """``(start, stop, first)`` of a range loop with step 1 or -1: it runs ``stop - start``
+        times at most, its variable taking values from ``first`` to ``first + stop - start - 1``."""
+        what = f"list.append on {found.name!r}"
+        assert isinstance(loop, ast.For)
+        it = loop.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "prange")
+                and 1 <= len(it.args) <= 3 and not it.keywords and isinstance(loop.target, ast.Name)):
+            raise self.rw.error(it, f"{what} inside a loop over {ast.unparse(it)}: {_SUPPORTED}", "growing list")
+        args = list(it.args)
+        start, stop = (ast.Constant(0), args[0]) if len(args) == 1 else (args[0], args[1])
+        step = args[2] if len(args) == 3 else ast.Constant(1)
+        if not (isinstance(step, ast.Constant) and step.value in (1, -1)) and not (
+                isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub)
+                and isinstance(step.operand, ast.Constant) and step.operand.value == 1):
+            raise self.rw.error(it, f"{what} inside a range with step {ast.unparse(step)}: the number of appends "
+                                f"is bounded for steps 1 and -1. {_SUPPORTED}", "growing list")
+        if isinstance(step, ast.UnaryOp) or step.value == -1:  # range(a, b, -1): b + 1 ... a
+            return stop, start, ast.BinOp(_copy(stop), ast.Add(), ast.Constant(1))
+        return start, stop, start
+
+    def trips(self, found: _List, loop: ast.stmt, loops: tuple[ast.stmt, ...]) -> ast.expr:
+        """``max(0, stop - start)`` with each enclosing loop's variable (``loops``, outermost first)
+        replaced by the end of its range that gives more (``range(i + 1, n)`` inside ``for i in
+        range(n)``: ``n - 1``), exact for bounds linear in those variables: how often ``loop``
+        runs its body at most, from the sizes alone."""
+        start, stop, _ = self.span(found, loop)
+        assert isinstance(loop, ast.For)
+        bounds = [n for e in (start, stop) for n in ast.walk(e)]
+        elements = [n for n in bounds if isinstance(n, ast.Subscript)
+                    and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape")]
+        if elements:
+            raise self.rw.error(loop.iter, f"list.append on {found.name!r} inside {ast.unparse(loop.iter)}, whose "
+                                "bounds read array elements: the number of appends must be bounded by the sizes "
+                                "before the loops run; allocate np.empty(n), count the elements used and return "
+                                "buf[:count]", "growing list")
+        diff: ast.expr = ast.BinOp(_copy(stop), ast.Sub(), _copy(start))
+        for outer in reversed(loops):
+            assert isinstance(outer, ast.For) and isinstance(outer.target, ast.Name)
+            var = outer.target.id
+            if not any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(diff)):
+                continue
+            if not _convex_in(diff, var):
+                raise self.rw.error(loop.iter, f"list.append on {found.name!r} inside {ast.unparse(loop.iter)}, "
+                                    f"whose bounds read {var} other than linearly: the number of appends must be "
+                                    "bounded by the sizes before the loops run; allocate np.empty(n), count the "
+                                    "elements used and return buf[:count]", "growing list")
+            o_start, o_stop, first = self.span(found, outer)
+            last = ast.BinOp(_copy(first), ast.Add(), ast.BinOp(ast.BinOp(_copy(o_stop), ast.Sub(), _copy(o_start)),
+                                                                  ast.Sub(), ast.Constant(1)))
+            diff = ast.Call(ast.Name("max", ast.Load()), [_substituted(diff, var, first),
+                                                         _substituted(diff, var, last)], [])
+        return ast.Call(ast.Name("max", ast.Load()), [ast.Constant(0), diff], [])
+
+    def allocation(self, stmt: ast.stmt) -> list[ast.stmt]:
+        found = next((f for f in self.lists.values() if f.start is stmt), None)
+        if found is None:
+            return [stmt]
+        bound: ast.expr | None = None
+        for _, loops in found.appends:
+            site: ast.expr = ast.Constant(1)
+            for loop in loops:
+                trips = self.trips(found, loop, loops[:loops.index(loop)])
+                site = trips if isinstance(site, ast.Constant) else ast.BinOp(site, ast.Mult(), trips)
+            bound = site if bound is None else ast.BinOp(bound, ast.Add(), site)
+        np_alias = _numpy_name(self.rw)
+        keywords = [] if found.dtype is None else [ast.keyword("dtype", _copy(found.dtype))]
+        alloc = ast.Assign([ast.Name(found.name, ast.Store())],
+                           ast.Call(ast.Attribute(ast.Name(np_alias, ast.Load()), "empty", ast.Load()),
+                                    [bound or ast.Constant(0)], keywords))
+        count = ast.Assign([ast.Name(found.count, ast.Store())], ast.Constant(0))
+        for s in (alloc, count):
+            _place(self.rw, s, stmt)
+        if found.dtype is None:
+            self.rw.source.list_items[found.name] = tuple(found.items)
+        return [alloc, count]
+
+
+class _Uses(ast.NodeTransformer):
+    """``len(name)`` is the count; ``np.array(name)`` is left for the return; other uses refused."""
+
+    def __init__(self, walk: _ListRewrite | _Lookup) -> None:
+        self.walk = walk
+
+    def visit_Call(self, node: ast.Call):
+        target = node.args[0] if len(node.args) == 1 and isinstance(node.args[0], ast.Name) else None
+        found = self.walk.lists.get(target.id) if target is not None else None
+        if found is not None and isinstance(node.func, ast.Name) and node.func.id == "len" and not node.keywords:
+            return ast.copy_location(ast.Name(found.count, ast.Load()), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name):
+        found = self.walk.lists.get(node.id)
+        if found is not None:
+            raise self.walk.rw.error(node, f"list {node.id!r} used here: {_SUPPORTED}", "growing list")
+        return node
+
+
+# ---- returned prefixes ---------------------------------------------------------------------------
+
+
+def _prefixes(rw: Rewriter, body: list[ast.stmt], ret: ast.Return,
+              lists: dict[str, _List]) -> tuple[list[ast.stmt], ast.Return]:
+    """The statements that compute the returned selections (frontend.data_sized) and the return
+    with each prefix written as its buffer and count."""
+    assert ret.value is not None
+    elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+    changing = _changing_names(body)
+    values: list[ast.expr] = []
+    prefixes: list[tuple[int, str]] = []
+    before: list[ast.stmt] = []
+    defs = _defined_once(body)
+    for elt in elts:
+        chosen = selection(rw, elt, defs)
+        if chosen is not None:
+            before += chosen.statements
+            prefixes.append((len(values), ""))
+            values += [ast.copy_location(ast.Name(chosen.buffer, ast.Load()), elt),
+                       ast.copy_location(ast.Name(chosen.count, ast.Load()), elt)]
+            continue
+        found = _list_array(rw, elt, lists)
+        if found is not None:
+            prefixes.append((len(values), "float64" if found.dtype is None else ""))
+            values += [ast.copy_location(ast.Name(found.name, ast.Load()), elt),
+                       ast.copy_location(ast.Name(found.count, ast.Load()), elt)]
+            continue
+        bound = _prefix_bound(elt, changing)
+        if bound is not None:
+            assert isinstance(elt, ast.Subscript)
+            prefixes.append((len(values), ""))
+            values += [elt.value, bound]
+            continue
+        if isinstance(elt, ast.Name) and elt.id in lists:
+            raise rw.error(elt, f"the list {elt.id!r} returned itself (a list); return np.array({elt.id})",
+                           "growing list")
+        values.append(_Uses(_Lookup(rw, lists)).visit(elt) if lists else elt)
+    if not prefixes:
+        return before, ret
+    rw.source = dataclasses.replace(rw.source, prefixes=ReturnedPrefixes(tuple(prefixes),
+                                                                         not isinstance(ret.value, ast.Tuple)))
+    value = ast.copy_location(ast.Tuple(values, ast.Load()), ret.value)
+    return before, ast.copy_location(ast.Return(value), ret)
+
+
+def _sunk(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> list[ast.stmt]:
+    """``idx = np.nonzero(m)[0]`` ... ``return idx``: a top-level assignment of a data-sized value
+    (or ``np.array`` of a list) to a name read only as an item of the final return is moved into
+    the return, where nothing between writes what the value reads."""
+    ret = body[-1]
+    assert isinstance(ret, ast.Return) and ret.value is not None
+    elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+    returned = {e.id: k for k, e in enumerate(elts) if isinstance(e, ast.Name)}
+    keep: list[ast.stmt] = []
+    defs = _defined_once(body)
+    for k, stmt in enumerate(body[:-1]):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            keep.append(stmt)
+            continue
+        name = stmt.targets[0].id
+        if name not in returned or not _data_sized(rw, stmt.value, lists, defs) \
+                or not _unchanged_until_return(stmt.value, body[k + 1:-1], name, elts):
+            keep.append(stmt)
+            continue
+        elts[returned[name]] = stmt.value
+    if isinstance(ret.value, ast.Tuple):
+        ret.value.elts = elts
+    else:
+        ret.value = elts[0]
+    return keep + [ret]
+
+
+def _data_sized(rw: Rewriter, value: ast.expr, lists: dict[str, _List], defs: dict[str, ast.expr]) -> bool:
+    if _list_array(rw, value, lists) is not None:
+        return True
+    probe = _Probe(rw)
+    return selection(probe, value, defs) is not None
+
+
+def _defined_once(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """Locals bound by exactly one statement, ``name = value`` at the top level: name -> value."""
+    stores: dict[str, int] = {}
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    return {s.targets[0].id: s.value for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name) and stores.get(s.targets[0].id) == 1}
+
+
+class _Probe:
+    """``rw`` for a trial of ``selection``: fresh names from a scratch set, nothing recorded."""
+
+    def __init__(self, rw: Rewriter) -> None:
+        self.rw = rw
+        self.ranks, self.dtypes, self.args, self.globals = rw.ranks, rw.dtypes, rw.args, rw.globals
+
+    def fresh(self, name: str) -> str:
+        return name
+
+    def numpy_alias(self) -> str:
+        return "np"
+
+
+def _unchanged_until_return(value: ast.expr, between: list[ast.stmt], name: str, elts: list[ast.expr]) -> bool:
+    """Nothing in ``between`` rebinds or writes what ``value`` reads, or reads ``name``; ``name``
+    is returned once."""
+    reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    if sum(1 for e in elts if isinstance(e, ast.Name) and e.id == name) != 1:
+        return False
+    for stmt in between:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and (node.id == name or (node.id in reads and not isinstance(node.ctx,
+                                                                                                    ast.Load))):
+                return False
+            if isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+                base = node.value
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in reads:
+                    return False
+            if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in
+                                                   ("len", "range", "min", "max", "abs", "float", "int")):
+                passed = [*node.args, *(k.value for k in node.keywords)]
+                if isinstance(stmt, ast.Expr) or any(isinstance(a, ast.Name) and a.id in reads for a in passed):
+                    return False  # a call may write the arrays passed to it
+    return True
+
+
+class _Lookup:
+    """What ``_Uses`` needs outside a ``_ListRewrite`` (the return statement)."""
+
+    def __init__(self, rw: Rewriter, lists: dict[str, _List]) -> None:
+        self.rw, self.lists = rw, lists
+
+
+def _list_array(rw: Rewriter, elt: ast.expr, lists: dict[str, _List]) -> _List | None:
+    """The list of ``np.array(name)`` / ``np.asarray(name, dtype=...)``."""
+    if not (isinstance(elt, ast.Call) and isinstance(elt.func, ast.Attribute) and elt.func.attr in ("array", "asarray")
+            and module_of(elt.func.value, rw.globals) == "np" and len(elt.args) == 1
+            and isinstance(elt.args[0], ast.Name) and elt.args[0].id in lists):
+        return None
+    found = lists[elt.args[0].id]
+    for kw in elt.keywords:
+        if kw.arg != "dtype":
+            raise rw.error(kw.value, f"np.{elt.func.attr}({found.name}, {kw.arg}=...): only dtype= is supported "
+                           "for a list built by append", "growing list")
+        found.dtype = kw.value
+    return found
+
+
+def _prefix_bound(elt: ast.expr, changing: set[str]) -> ast.expr | None:
+    """``k`` of ``buf[:k]`` where ``k`` is known only once the body ran."""
+    if not (isinstance(elt, ast.Subscript) and isinstance(elt.value, ast.Name) and isinstance(elt.slice, ast.Slice)):
+        return None
+    s = elt.slice
+    if s.upper is None or s.step is not None or not (s.lower is None or (isinstance(s.lower, ast.Constant)
+                                                                         and s.lower.value == 0)):
+        return None
+    reads = list(ast.walk(s.upper))
+    if any(isinstance(n, ast.Subscript) for n in reads) or any(isinstance(n, ast.Name) and n.id in changing
+                                                               for n in reads):
+        return s.upper
+    return None
+
+
+def _changing_names(body: list[ast.stmt]) -> set[str]:
+    """Names assigned more than once, or inside a loop or branch: values known only at run time."""
+    counts: dict[str, int] = {}
+    inner: set[str] = set()
+    for top in body:
+        for node in ast.walk(top):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                counts[node.id] = counts.get(node.id, 0) + 1
+                if not (isinstance(top, ast.Assign) and node in top.targets):
+                    inner.add(node.id)
+    return {n for n, c in counts.items() if c > 1} | inner
+
+
+def _convex_in(node: ast.expr, var: str) -> bool:
+    """``node`` is a convex function of ``var`` made of ``+``, ``-``, products by terms without
+    ``var`` and ``max`` (so its largest value over a range is at one of the range's ends)."""
+    def free(n: ast.AST) -> bool:
+        return not any(isinstance(m, ast.Name) and m.id == var for m in ast.walk(n))
+
+    def linear(n: ast.AST) -> bool:
+        if free(n) or isinstance(n, ast.Name):
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)):
+            return linear(n.left) and linear(n.right)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+            return (free(n.left) and linear(n.right)) or (free(n.right) and linear(n.left))
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            return linear(n.operand)
+        return False
+
+    def convex(n: ast.AST) -> bool:
+        if linear(n):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "max" and not n.keywords:
+            return all(convex(a) for a in n.args)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+            return convex(n.left) and convex(n.right)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):
+            return convex(n.left) and linear(n.right)
+        return False
+
+    return convex(node)
+
+
+def _substituted(node: ast.expr, var: str, value: ast.expr) -> ast.expr:
+    class _Sub(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name):
+            return _copy(value) if n.id == var else n
+    return _Sub().visit(_copy(node))
+
+
+def _numpy_name(rw: Rewriter) -> str:
+    alias = getattr(rw, "numpy_alias", None)
+    return alias() if alias is not None else "np"
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    return copy.deepcopy(node)
+
+
+def _place(rw: Rewriter, new: ast.stmt, like: ast.stmt) -> None:
+    for sub in ast.walk(new):
+        if "lineno" in sub._attributes:
+            ast.copy_location(sub, like)
+
+
+__all__ = ["growing_lists"]
