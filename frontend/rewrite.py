@@ -87,8 +87,11 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
-    tree.body = [Constants(rw, globals_, function_locals(tree)).visit(stmt) for stmt in tree.body]
-    tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
+    # The locals once per pass, not once per statement: Constants, ModuleFunctions and Divmod write
+    # no stored name (they replace loads and calls), so the set is the same for every statement.
+    local = function_locals(tree)
+    tree.body = [Constants(rw, globals_, local).visit(stmt) for stmt in tree.body]
+    tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # before inlining
     helpers = BuiltinHelpers(rw, function_locals(tree), tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
@@ -96,9 +99,11 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [GeneratorLoops(rw).visit(stmt) for stmt in tree.body]  # sum(E for i in ...): a loop
-    tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
+    local = function_locals(tree)  # the inlined helpers' locals too
+    tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # helpers' too
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
-    tree.body = [Divmod(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
+    local = function_locals(tree)
+    tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
@@ -523,7 +528,8 @@ class Helper:
         for param in sorted(stored & set(self.values)):  # a parameter the helper assigns: a local
             target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
             self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), call))
-        body = [Constants(rw, fn.__globals__, function_locals(tree)).visit(s) for s in body]
+        local = function_locals(tree)  # once: Constants writes no stored name
+        body = [Constants(rw, fn.__globals__, local).visit(s) for s in body]
         body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),)).block(body)
         self._globals_used(body, stored)
         self.body = body
