@@ -41,7 +41,7 @@ from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
-from .source import KernelSource
+from .source import KernelSource, copy_tree
 from .types import (
     BITWISE_UFUNCS,
     BOOL,
@@ -494,7 +494,7 @@ class Lowering:
             if not self.changed:
                 return [stmt]
             self.any_changed = True
-            out = [copy.deepcopy(node) for node in self.pre + out]
+            out = [copy_tree(node) for node in self.pre + out]
             for node in out:
                 _locate(node, stmt)
             return out
@@ -951,7 +951,7 @@ class Lowering:
         """``node`` (a loop's range, an if's test) with ``v.shape[d]`` of the temporaries, views
         and local arrays replaced by their extents; ``node`` itself when it has none."""
         self.changed = False
-        replaced = _ViewShapes(self).visit(copy.deepcopy(node))
+        replaced = _ViewShapes(self).visit(copy_tree(node))
         if not self.changed:
             return node
         self.any_changed = True

@@ -71,7 +71,7 @@ from .desugar import (
 from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
 from .global_arrays import frozen_name
-from .source import KernelSource, location_key, read_source
+from .source import KernelSource, copy_tree, location_key, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
 
@@ -81,7 +81,7 @@ MAX_INLINE_DEPTH = 16
 def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...], fn=None) -> KernelSource:
     """``source`` with helpers inlined, sizes substituted and prange loops made ``range`` loops;
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
-    tree = copy.deepcopy(source.tree)
+    tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
                                      pranges={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
@@ -210,7 +210,7 @@ class Rewriter:
 
     def copy(self, node: ast.expr) -> ast.expr:
         """A deep copy whose nodes come from where the originals came from."""
-        new = copy.deepcopy(node)
+        new = copy_tree(node)
         for old, sub in zip(ast.walk(node), ast.walk(new)):
             self.mark_one(sub, self.origin(old))
         return new
