@@ -41,7 +41,7 @@ from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
-from .source import KernelSource
+from .source import KernelSource, copy_tree
 from .types import (
     BITWISE_UFUNCS,
     BOOL,
@@ -373,14 +373,15 @@ class Lowering:
         self.changed = False
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
+        self.mutated = _written_in_place(source.tree)  # names whose arrays some statement writes in place
+        viewed, viewed_beyond_aliases = _viewed_names(source.tree)
         # plain aliases (p = r) of arrays nothing writes in place: a copy is indistinguishable
-        self.copied = _copyable_aliases(source.tree)
-        self.viewed = _viewed_names(source.tree) - self.copied  # names some binding makes a view of (p = x, v = x[1:])
+        self.copied = _copyable_aliases(source.tree, self.mutated | viewed_beyond_aliases)
+        self.viewed = viewed - self.copied  # names some binding makes a view of (p = x, v = x[1:])
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
         self.stores = Counter(n.id for n in names if isinstance(n.ctx, ast.Store))
-        self.mutated = _written_in_place(source.tree)  # names whose arrays some statement writes in place
         self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
         self.assertions: list[Assertion] = []
@@ -495,7 +496,7 @@ class Lowering:
             if not self.changed:
                 return [stmt]
             self.any_changed = True
-            out = [copy.deepcopy(node) for node in self.pre + out]
+            out = [copy_tree(node) for node in self.pre + out]
             for node in out:
                 _locate(node, stmt)
             return out
@@ -975,7 +976,7 @@ class Lowering:
         """``node`` (a loop's range, an if's test) with ``v.shape[d]`` of the temporaries, views
         and local arrays replaced by their extents; ``node`` itself when it has none."""
         self.changed = False
-        replaced = _ViewShapes(self).visit(copy.deepcopy(node))
+        replaced = _ViewShapes(self).visit(copy_tree(node))
         if not self.changed:
             return node
         self.any_changed = True
@@ -4075,10 +4076,11 @@ _VIEW_CALLS = frozenset(("transpose", "reshape", "squeeze", "expand_dims", "flip
 _MUTATING_METHODS = frozenset(("fill", "sort", "put", "itemset", "resize", "setfield", "partition", "byteswap"))
 
 
-def _copyable_aliases(tree: ast.AST) -> set[str]:
+def _copyable_aliases(tree: ast.AST, touched: set[str]) -> set[str]:
     """The names in groups joined by plain aliases (``p = r``) that nothing writes in place:
     no element or slice store, augmented assignment, ``np.copyto``, mutating method or other
-    view of any of them.  Within such a group a copy cannot be told from the same array."""
+    view of any of them (``touched``: ``_written_in_place(tree)`` and the second set of
+    ``_viewed_names(tree)``).  Within such a group a copy cannot be told from the same array."""
     parent: dict[str, str] = {}
 
     def find(n: str) -> str:
@@ -4092,7 +4094,6 @@ def _copyable_aliases(tree: ast.AST) -> set[str]:
                     parent[find(target.id)] = find(node.value.id)
     if not parent:
         return set()
-    touched = _written_in_place(tree) | (_viewed_names(tree, plain=False))
     bad = {find(n) for n in touched if n in parent}
     return {n for n in parent if find(n) not in bad}
 
@@ -4121,11 +4122,12 @@ def _root_name(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _viewed_names(tree: ast.AST, plain: bool = True) -> set[str]:
+def _viewed_names(tree: ast.AST) -> tuple[set[str], set[str]]:
     """The array names whose values some ``name = value`` binds as a view: ``value`` is the name
-    itself (unless not ``plain``), an index or slice of it, ``.T``, ``.real``/``.imag`` or a
-    view-making call of it."""
+    itself, an index or slice of it, ``.T``, ``.real``/``.imag`` or a view-making call of it; and
+    those of them some binding views other than as the name itself (one walk for both)."""
     viewed: set[str] = set()
+    beyond_aliases: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets):
             root: ast.expr | None = node.value
@@ -4138,9 +4140,11 @@ def _viewed_names(tree: ast.AST, plain: bool = True) -> set[str]:
                         and root.func.value.id in ("np", "numpy") else root.func.value
                 else:
                     root = None
-            if root is not None and (plain or root is not node.value):
+            if root is not None:
                 viewed.add(root.id)
-    return viewed
+                if root is not node.value:
+                    beyond_aliases.add(root.id)
+    return viewed, beyond_aliases
 
 
 def _shape_part(node: ast.expr) -> tuple[ast.expr, slice]:

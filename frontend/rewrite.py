@@ -72,7 +72,7 @@ from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
 from .global_arrays import frozen_name
 from .growing_lists import growing_lists
-from .source import KernelSource, location_key, read_source
+from .source import KernelSource, copy_tree, location_key, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
 
@@ -82,14 +82,17 @@ MAX_INLINE_DEPTH = 16
 def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...], fn=None) -> KernelSource:
     """``source`` with helpers inlined, sizes substituted and prange loops made ``range`` loops;
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
-    tree = copy.deepcopy(source.tree)
+    tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
                                      pranges={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
     tree.body = Constants(rw, globals_, function_locals(tree)).block(tree.body)
-    tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # before inlining
+    # The locals once per pass, not once per statement: ModuleFunctions writes no stored name (it
+    # replaces loads and calls), so the set is the same for every statement.
+    local = function_locals(tree)
+    tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # before inlining
     helpers = BuiltinHelpers(rw, function_locals(tree), tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
@@ -98,9 +101,11 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [GeneratorLoops(rw).visit(stmt) for stmt in tree.body]  # sum(E for i in ...): a loop
-    tree.body = [ModuleFunctions(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # helpers' too
+    local = function_locals(tree)  # the inlined helpers' locals too
+    tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # helpers' too
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
-    tree.body = [Divmod(rw, function_locals(tree)).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
+    local = function_locals(tree)
+    tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
@@ -209,7 +214,7 @@ class Rewriter:
 
     def copy(self, node: ast.expr) -> ast.expr:
         """A deep copy whose nodes come from where the originals came from."""
-        new = copy.deepcopy(node)
+        new = copy_tree(node)
         for old, sub in zip(ast.walk(node), ast.walk(new)):
             self.mark_one(sub, self.origin(old))
         return new
