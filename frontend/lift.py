@@ -61,7 +61,7 @@ from .opaque import (
     matmul_variables,
     own_jump,
 )
-from .returns import STRONG, lift_return
+from .returns import lift_return
 from .rewrite import rewrite
 from .scalars import check_int_literals
 from .source import KernelSource, ReturnedPrefixes, read_source
@@ -114,11 +114,6 @@ class Lifter:
         self.return_node: ast.Return | None = None
         self.list_conflicts: list[tuple[ast.stmt, list[str]]] = []  # lists of items of several dtypes
         self.region_vars: set[str] = set()  # loop variables inside the region being lifted (frontend.opaque)
-        # locals returned by name whose value is a Python number on some paths and a NumPy scalar
-        # on others (``m = 0.0`` then ``m = x[i]``): each assignment also sets ``STRONG + name``
-        self.flagged: frozenset[str] = frozenset()
-        self.strengths: dict[str, set[bool]] = {}  # local -> the weakness of the values assigned
-        self.opaque_scalars: set[str] = set()  # locals assigned in loops kept as written (no flag there)
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -280,33 +275,13 @@ class Lifter:
             return self.declare_local_array(node, target.id, node.value, scope)
         lifter = self.expressions(scope)
         value = lifter.convert(node.value)
-        return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)
+        return [self.add_statement(node, target, value, scope, lifter)]
 
     def visit_AugAssign(self, node: ast.AugAssign, scope: Scope) -> list:
         lifter = self.expressions(scope)
         current = lifter.convert(node.target)
         value = lifter.binary(node, node.op, current, lifter.convert(node.value))
-        return [self.add_statement(node, node.target, value, scope, lifter)] + \
-            self.strength_flag(node, node.target, value, scope)
-
-    def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope) -> list:
-        """``STRONG + name = kind`` after an assignment to a flagged local: 0 for a NumPy scalar, 1
-        to 4 for a Python int, float, bool, complex, so that the return gives the Python number
-        where the last value assigned was one (runtime.variant: ``returned``)."""
-        if not (isinstance(target, ast.Name) and target.id in self.flagged):
-            return []
-        flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
-        kind = 0 if not value.weak else 1 + "ifbc".index(_weak_kind(value.dtype))
-        return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
-
-    def mixed_strength(self, source: KernelSource) -> frozenset[str]:
-        """The locals the final return gives back by name that were assigned both Python numbers
-        and NumPy scalars, outside loops kept as written."""
-        final = source.tree.body[-1] if source.tree.body else None
-        value = final.value if isinstance(final, ast.Return) else None
-        names = {e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(e, ast.Name)}
-        return frozenset(n for n in names if self.strengths.get(n) == {True, False} and n not in self.opaque_scalars
-                         and n in self.arrays and self.arrays[n].is_scalar)
+        return [self.add_statement(node, node.target, value, scope, lifter)]
 
     def declare_local_array(self, node: ast.stmt, name: str, call: ast.Call, scope: Scope) -> list:
         """A kernel-local array (frontend.allocation); np.ones/np.full add their fill loop nest."""
@@ -411,7 +386,6 @@ class Lifter:
         if name in self.loop_names:
             raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
-        self.strengths.setdefault(name, set()).add(value.weak)
         previous = self.assigned.get(name)
         self.assigned[name] = vtype if previous is None else merged(previous, vtype)
         if name not in self.arrays:
@@ -469,11 +443,9 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
-    flagged: frozenset[str] = frozenset()
-    for _ in range(5):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+    for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
-        lifter.flagged = flagged
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
@@ -485,9 +457,9 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         for equal in assumed:  # extents NumPy broadcasting requires equal; checked at call time
             context = context.intersect(lifter.condition(equal, Scope((), context)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
-        if lifter.assigned == scalar_types and lifter.mixed_strength(source) == flagged:
+        if lifter.assigned == scalar_types:
             break
-        scalar_types, flagged = dict(lifter.assigned), lifter.mixed_strength(source)
+        scalar_types = dict(lifter.assigned)
     for node, dtypes in lifter.list_conflicts:
         raise lifter.error(node, f"a list built by append of items of dtypes {' and '.join(dtypes)}: NumPy's "
                            "dtype of np.array(list) then depends on which items were appended; give "
@@ -530,11 +502,6 @@ def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], 
     if isinstance(returns, tuple):
         return tuple(chosen.get(k, item) for k, item in enumerate(returns))
     return chosen.get(0, returns)
-
-
-def _weak_kind(dtype: str) -> str:
-    """The Python number a weak value of ``dtype`` is: ``"i"``, ``"f"``, ``"b"`` or ``"c"``."""
-    return "b" if dtype == "bool" else "c" if dtype.startswith("complex") else "f" if dtype.startswith("float") else "i"
 
 
 def _with_prefixes(lifter: Lifter, returns: ReturnValue | None,
