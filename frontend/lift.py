@@ -61,7 +61,7 @@ from .opaque import (
     matmul_variables,
     own_jump,
 )
-from .returns import lift_return
+from .returns import STRONG, lift_return
 from .rewrite import rewrite
 from .scalars import check_int_literals
 from .source import KernelSource, ReturnedPrefixes, read_source
@@ -114,6 +114,14 @@ class Lifter:
         self.return_node: ast.Return | None = None
         self.list_conflicts: list[tuple[ast.stmt, list[str]]] = []  # lists of items of several dtypes
         self.region_vars: set[str] = set()  # loop variables inside the region being lifted (frontend.opaque)
+        # locals returned by name whose value is a Python number on some paths and a NumPy scalar
+        # on others (``m = 0.0`` then ``m = x[i]``): each assignment also sets ``STRONG + name``
+        self.flagged: frozenset[str] = frozenset()
+        self.strengths: dict[str, set[bool]] = {}  # local -> the weakness of the values assigned
+        self.opaque_scalars: set[str] = set()  # locals assigned in loops kept as written (no flag there)
+        # locals assigned inside a loop: no flag (a flag written each iteration is a carried
+        # dependence that would keep a reduction such as ``s += x[i]`` off the thread team)
+        self.loop_scalars: set[str] = set()
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -275,13 +283,42 @@ class Lifter:
             return self.declare_local_array(node, target.id, node.value, scope)
         lifter = self.expressions(scope)
         value = lifter.convert(node.value)
-        return [self.add_statement(node, target, value, scope, lifter)]
+        self._note_loop_scalar(target, scope)
+        return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)
 
     def visit_AugAssign(self, node: ast.AugAssign, scope: Scope) -> list:
         lifter = self.expressions(scope)
         current = lifter.convert(node.target)
         value = lifter.binary(node, node.op, current, lifter.convert(node.value))
-        return [self.add_statement(node, node.target, value, scope, lifter)]
+        self._note_loop_scalar(node.target, scope)
+        return [self.add_statement(node, node.target, value, scope, lifter)] + \
+            self.strength_flag(node, node.target, value, scope)
+
+    def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:
+        if isinstance(target, ast.Name) and scope.loop_vars:
+            self.loop_scalars.add(target.id)
+
+    def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope) -> list:
+        """``STRONG + name = kind`` after an assignment to a flagged local: 0 for a NumPy scalar, 1
+        to 4 for a Python int, float, bool, complex, so that the return gives the Python number
+        where the last value assigned was one (runtime.variant: ``returned``)."""
+        if not (isinstance(target, ast.Name) and target.id in self.flagged):
+            return []
+        flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
+        kind = 0 if not value.weak else 1 + "ifbc".index(_weak_kind(value.dtype))
+        return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
+
+    def mixed_strength(self, source: KernelSource) -> frozenset[str]:
+        """The locals the final return gives back by name that were assigned both Python numbers
+        and NumPy scalars, none of them inside a loop (``m = 0`` then ``if n: m = x.mean()``; a
+        local assigned in a loop keeps the promoted type, NumPy's scalar, as the loop's
+        reduction stays parallel)."""
+        final = source.tree.body[-1] if source.tree.body else None
+        value = final.value if isinstance(final, ast.Return) else None
+        names = {e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(e, ast.Name)}
+        return frozenset(n for n in names if self.strengths.get(n) == {True, False} and n not in self.opaque_scalars
+                         and n not in self.loop_scalars
+                         and n in self.arrays and self.arrays[n].is_scalar)
 
     def declare_local_array(self, node: ast.stmt, name: str, call: ast.Call, scope: Scope) -> list:
         """A kernel-local array (frontend.allocation); np.ones/np.full add their fill loop nest."""
@@ -386,6 +423,7 @@ class Lifter:
         if name in self.loop_names:
             raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
+        self.strengths.setdefault(name, set()).add(value.weak)
         previous = self.assigned.get(name)
         self.assigned[name] = vtype if previous is None else merged(previous, vtype)
         if name not in self.arrays:
@@ -443,9 +481,11 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     check_subset(source, globals_)
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
-    for _ in range(4):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+    flagged: frozenset[str] = frozenset()
+    for _ in range(5):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
+        lifter.flagged = flagged
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
@@ -457,9 +497,9 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         for equal in assumed:  # extents NumPy broadcasting requires equal; checked at call time
             context = context.intersect(lifter.condition(equal, Scope((), context)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
-        if lifter.assigned == scalar_types:
+        if lifter.assigned == scalar_types and lifter.mixed_strength(source) == flagged:
             break
-        scalar_types = dict(lifter.assigned)
+        scalar_types, flagged = dict(lifter.assigned), lifter.mixed_strength(source)
     for node, dtypes in lifter.list_conflicts:
         raise lifter.error(node, f"a list built by append of items of dtypes {' and '.join(dtypes)}: NumPy's "
                            "dtype of np.array(list) then depends on which items were appended; give "
@@ -502,6 +542,11 @@ def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], 
     if isinstance(returns, tuple):
         return tuple(chosen.get(k, item) for k, item in enumerate(returns))
     return chosen.get(0, returns)
+
+
+def _weak_kind(dtype: str) -> str:
+    """The Python number a weak value of ``dtype`` is: ``"i"``, ``"f"``, ``"b"`` or ``"c"``."""
+    return "b" if dtype == "bool" else "c" if dtype.startswith("complex") else "f" if dtype.startswith("float") else "i"
 
 
 def _with_prefixes(lifter: Lifter, returns: ReturnValue | None,

@@ -285,6 +285,7 @@ class _RegionBuilder:
             if target.id in lifter.region_vars:
                 raise lifter.error(target, f"assignment to loop variable {target.id!r}")
             array, index, dtype = lifter.assign_scalar(target, value)
+            lifter.opaque_scalars.add(target.id)  # its Python-or-NumPy type is not tracked in here
             self.write_texts.append((f"{isl_name(array)}[]", self.guard()))
         else:
             assert isinstance(target, ast.Subscript), "checked by the subset checker"

@@ -18,6 +18,7 @@ import dataclasses
 from polyfuse.model.scop import ArrayInfo, Returned, ReturnValue
 
 RESULT_PREFIX = "__return"
+STRONG = "__strong_"  # a local's flag: was the value last assigned to it a NumPy scalar? (frontend.lift)
 
 
 def lift_return(lifter, node: ast.Return, scope) -> tuple[ReturnValue | None, list]:
@@ -43,6 +44,11 @@ def _lift_value(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) -
             if info.kind == "local":
                 lifter.arrays[value.id] = dataclasses.replace(info, kind="result")
             return Returned("array", value.id)
+        if value.id in lifter.flagged:  # a Python number on some paths, a NumPy scalar on others
+            returned = _lift_scalar(lifter, node, value, scope, nodes)
+            flag = _lift_scalar(lifter, node, ast.copy_location(ast.Name(STRONG + value.id, ast.Load()), value),
+                                scope, nodes)
+            return dataclasses.replace(returned, strong_flag=flag.name)
     return _lift_scalar(lifter, node, value, scope, nodes)
 
 

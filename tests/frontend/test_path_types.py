@@ -1,0 +1,74 @@
+"""A returned local that is a Python number on some paths and a NumPy scalar on others
+(``m = 0`` then ``m = x.mean()`` under an if): each assignment also records which it was, and
+the call returns the type the undecorated function returns on this input (frontend/lift.py:
+strength_flag, runtime/variant.py).  A local assigned inside a loop is not flagged (its flag
+would be a carried dependence keeping the loop's reduction off the thread team): it keeps the
+promoted type, NumPy's scalar, also where the loop ran no iteration (docs/subset.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+
+def mean_or_zero(x):
+    m = 0
+    if x.shape[0] > 0:
+        m = x.mean()
+    return m
+
+
+def first_or_default(x, t):
+    r = -1.0
+    if x.shape[0] > 2 and t > 0:
+        r = x[2]
+    return r
+
+
+def flag_or_value(x):
+    found = False
+    if x.shape[0] > 1:
+        found = x[1] > 1
+    return found
+
+
+def pair(x, t):
+    m = 0.5
+    if t > 1:
+        m = x[0] * t
+    return m, x.shape[0]
+
+
+CASES = [
+    (mean_or_zero, (np.zeros(0),)), (mean_or_zero, (np.ones(2),)), (mean_or_zero, (np.ones(3, np.float32),)),
+    (first_or_default, (np.arange(3.0), 5.0)), (first_or_default, (np.arange(3.0), -1.0)),
+    (flag_or_value, (np.zeros(2),)), (flag_or_value, (np.full(1, 2.0),)),
+    (pair, (np.ones(3, np.float32), 2.0)), (pair, (np.ones(3, np.float32), 0.5)),
+]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("func, args", CASES, ids=[f"{c[0].__name__}{k}" for k, c in enumerate(CASES)])
+def test_the_type_of_this_path(func, args, target):
+    expected = func(*args)
+    got = polyfuse.kernel(func, target=target)(*args)
+    pairs = zip(expected, got) if isinstance(expected, tuple) else [(expected, got)]
+    for e, a in pairs:
+        assert type(a) is type(e) and a == e, (expected, got)
+
+
+def running_sum(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
+def test_a_local_assigned_in_a_loop_keeps_the_promoted_type():
+    """No flag for a loop's reduction: NumPy's scalar, the same value, on every input."""
+    k = polyfuse.kernel(running_sum)
+    for x in (np.zeros(0), np.arange(5.0)):
+        got = k(x)
+        assert type(got) is np.float64 and got == running_sum(x)
