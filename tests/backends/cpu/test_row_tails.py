@@ -10,6 +10,7 @@ import pytest
 from conftest import HAS_CPU, compiled_suite_kernel
 
 import polyfuse
+from polyfuse.bench.suite import heat_3d, jacobi_1d
 from polyfuse.model.loop_ast import For, StmtCall, nodes
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
@@ -50,32 +51,6 @@ def test_the_knob_turns_them_off(monkeypatch):
     assert lanes and not any(lanes)
 
 
-def _jacobi_1d(tsteps, n, A, B):
-    for t in range(tsteps):
-        for i in range(1, n - 1):
-            B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])
-        for i in range(1, n - 1):
-            A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1])
-
-
-def _heat_3d(tsteps, n, A, B):
-    for t in range(1, tsteps + 1):
-        for i in range(1, n - 1):
-            for j in range(1, n - 1):
-                for k in range(1, n - 1):
-                    B[i, j, k] = (0.125 * (A[i + 1, j, k] - 2.0 * A[i, j, k] + A[i - 1, j, k])
-                                  + 0.125 * (A[i, j + 1, k] - 2.0 * A[i, j, k] + A[i, j - 1, k])
-                                  + 0.125 * (A[i, j, k + 1] - 2.0 * A[i, j, k] + A[i, j, k - 1])
-                                  + A[i, j, k])
-        for i in range(1, n - 1):
-            for j in range(1, n - 1):
-                for k in range(1, n - 1):
-                    A[i, j, k] = (0.125 * (B[i + 1, j, k] - 2.0 * B[i, j, k] + B[i - 1, j, k])
-                                  + 0.125 * (B[i, j + 1, k] - 2.0 * B[i, j, k] + B[i, j - 1, k])
-                                  + 0.125 * (B[i, j, k + 1] - 2.0 * B[i, j, k] + B[i, j, k - 1])
-                                  + B[i, j, k])
-
-
 def _in_place_2d(tsteps, n, A, B):
     for t in range(tsteps):
         for i in range(1, n):
@@ -87,15 +62,15 @@ def _in_place_2d(tsteps, n, A, B):
 
 
 @pytest.mark.parametrize("func, shapes", [
-    (_jacobi_1d, [(9, 4), (10, 4), (11, 4), (17, 4), (19, 4), (600, 9)]),  # rows of 2..598 points
-    (_heat_3d, [(9, 2), (10, 2), (11, 3), (19, 2)]),
+    (jacobi_1d, [(9, 4), (10, 4), (11, 4), (17, 4), (19, 4), (600, 9)]),  # rows of 2..598 points
+    (heat_3d, [(9, 2), (10, 2), (11, 3), (19, 2)]),
     (_in_place_2d, [(9, 3), (10, 3), (11, 4), (18, 3), (21, 2)]),
 ])
 def test_every_row_length_gives_pythons_bits(func, shapes):
     kernel = polyfuse.kernel(func, cache=False)
     rng = np.random.default_rng(0)
     for n, tsteps in shapes:
-        shape = {_jacobi_1d: (n,), _heat_3d: (n, n, n), _in_place_2d: (n, n)}[func]
+        shape = {jacobi_1d: (n,), heat_3d: (n, n, n), _in_place_2d: (n, n)}[func]
         A, B = rng.random(shape), rng.random(shape)
         ours, expected = (A.copy(), B.copy()), (A.copy(), B.copy())
         kernel(tsteps, n, *ours)
