@@ -153,13 +153,15 @@ def _fresh(args: tuple) -> tuple:
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
-def _min_per_call(fn, base: tuple, reps: int) -> float:
+def _min_per_call(fn, base: tuple, reps: int, clock=time.perf_counter) -> float:
+    """The fastest of ``reps`` calls on fresh copies of ``base``, by ``clock`` (wall time, or
+    ``time.thread_time``: the calling thread's CPU time, blind to preemption by other jobs)."""
     best = float("inf")
     for _ in range(reps):
         args = _fresh(base)
-        start = time.perf_counter()
+        start = clock()
         fn(*args)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best
 
 
@@ -213,16 +215,6 @@ def measure(name: str, preset: str, rounds: int, cc: str, cflags: list[str], wor
             "polyfuse_compile_s": round(first["polyfuse 1T"], 2)}
 
 
-def _min_cpu(fn, base: tuple, reps: int) -> float:
-    best = float("inf")
-    for _ in range(reps):
-        args = _fresh(base)
-        start = time.thread_time()
-        fn(*args)
-        best = min(best, time.thread_time() - start)
-    return best
-
-
 def ceiling(name: str, preset: str, rounds: int, cc: str, cflags: list[str], workdir: str) -> dict:
     """gcc and polyfuse (one thread) in L2, gcc at ``preset``: ns per point update, thread CPU time."""
     sk = suite.get(name)
@@ -264,7 +256,7 @@ def ceiling(name: str, preset: str, rounds: int, cc: str, cflags: list[str], wor
     times: dict[str, list[float]] = {c: [] for c in contenders}
     for _ in range(rounds):
         for label, (run, fn) in contenders.items():
-            times[label].append(_min_cpu(fn, runs[run][0], 2))
+            times[label].append(_min_per_call(fn, runs[run][0], 2, time.thread_time))
     load_after = os.getloadavg()
     ns = {c: min(v) * 1e9 / runs[contenders[c][0]][3] for c, v in times.items()}
     best = min(ns["gcc in cache"], ns["polyfuse 1T in cache"])
