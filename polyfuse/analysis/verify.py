@@ -8,6 +8,9 @@ mean each statement instance computes the same value and the arrays end up the s
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import islpy as isl
 
 from polyfuse.analysis.dependences import (
@@ -66,21 +69,33 @@ def schedule_violations(scop: Scop, deps: Dependences, schedule: isl.Schedule) -
     return problems
 
 
+T = TypeVar("T")
+
 #: The program-order dataflow of (scop, array), which every verification of a candidate schedule
 #: of that scop compares with (the smart scheduler verifies dozens of candidates per kernel).
 _ORIGINAL: dict[tuple[int, str], tuple[Scop, ExactFlow]] = {}
 
 
-def _original_flow(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap) -> ExactFlow:
-    key = (id(scop), array)
-    known = _ORIGINAL.get(key)
-    if known is not None and known[0] is scop:  # the Scop is kept alive with it: its id is not reused
+def _per_scop(table: dict, key, scop: Scop, limit: int, compute: Callable[[], T], *,
+              keep_failure: bool = False) -> T:
+    """``compute()``'s value for ``key`` of ``scop``, computed once while its entry stands (the
+    entry keeps the Scop alive, so its id is not reused meanwhile); the table is emptied past
+    ``limit`` entries.  With ``keep_failure``, None stands in the entry while ``compute`` runs:
+    a computation that raises (isl giving up) is not tried again."""
+    known = table.get(key)
+    if known is not None and known[0] is scop:
         return known[1]
-    if len(_ORIGINAL) > 256:
-        _ORIGINAL.clear()
-    result = exact_flow(reads, writes, scop.schedule)
-    _ORIGINAL[key] = (scop, result)
-    return result
+    if len(table) > limit:
+        table.clear()
+    if keep_failure:
+        table[key] = (scop, None)
+    value = compute()
+    table[key] = (scop, value)
+    return value
+
+
+def _original_flow(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap) -> ExactFlow:
+    return _per_scop(_ORIGINAL, (id(scop), array), scop, 256, lambda: exact_flow(reads, writes, scop.schedule))
 
 
 def _memory_order_kept(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap,
@@ -148,13 +163,12 @@ def _chain_pairs(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionM
     accesses keep their order.  Each relation comes from ``exact_flow(checked=True)``, which
     checks isl's writers and its reads without writers against the memory-based pairs.  A
     statement instance writing several elements only adds pairs (a stricter test)."""
-    key = (id(scop), array)
-    known = _CHAINS.get(key)
-    if known is not None and known[0] is scop:  # the Scop is kept alive with it: its id is not reused
-        return known[1]
-    if len(_CHAINS) > 256:
-        _CHAINS.clear()
-    _CHAINS[key] = (scop, None)  # (isl giving up below leaves None: the memory-order test decides)
+    # (isl giving up leaves None: the memory-order test decides)
+    return _per_scop(_CHAINS, (id(scop), array), scop, 256, lambda: _chains(scop, array, reads, writes),
+                     keep_failure=True)
+
+
+def _chains(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap) -> isl.UnionMap:
     raw = _original_flow(scop, array, reads, writes)
     waw = exact_flow(writes, writes, scop.schedule)
     war = raw.must.reverse().apply_range(waw.must)
@@ -162,9 +176,7 @@ def _chain_pairs(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionM
     # (only these can pair an instance with itself; and isl's subtraction simplifies its operand's
     # pieces in place, which must not reach the relations the scop's Dependences hold: their text
     # is explain()'s, and isl's scheduler reads them)
-    pairs = raw.must.union(waw.must).union(war.union(first).subtract(scop.schedule.get_domain().identity()))
-    _CHAINS[key] = (scop, pairs)
-    return pairs
+    return raw.must.union(waw.must).union(war.union(first).subtract(scop.schedule.get_domain().identity()))
 
 
 def _total_order_of(scop: Scop, order: isl.UnionMap) -> bool:
@@ -182,26 +194,15 @@ _ORDER: dict[int, tuple[Scop, isl.UnionMap | None]] = {}
 
 
 def _program_order(scop: Scop) -> isl.UnionMap | None:
-    known = _ORDER.get(id(scop))
-    if known is not None and known[0] is scop:  # the Scop is kept alive with it: its id is not reused
-        return known[1]
-    if len(_ORDER) > 64:
-        _ORDER.clear()
-    order = strict_order(scop.schedule)
-    _ORDER[id(scop)] = (scop, order)
-    return order
+    return _per_scop(_ORDER, id(scop), scop, 64, lambda: strict_order(scop.schedule))
 
 
 def _memory_pairs(scop: Scop, array: str, reads: isl.UnionMap, writes: isl.UnionMap) -> isl.UnionMap:
-    key = (id(scop), array)
-    known = _MEMORY.get(key)
-    if known is not None and known[0] is scop:  # the Scop is kept alive with it: its id is not reused
-        return known[1]
-    if len(_MEMORY) > 256:
-        _MEMORY.clear()
+    return _per_scop(_MEMORY, (id(scop), array), scop, 256, lambda: _memory_pairs_of(scop, reads, writes))
+
+
+def _memory_pairs_of(scop: Scop, reads: isl.UnionMap, writes: isl.UnionMap) -> isl.UnionMap:
     original = scop.schedule
     order = _program_order(scop)
-    pairs = (memory_based(reads, writes, original, order).union(memory_based(writes, reads, original, order))
-             .union(memory_based(writes, writes, original, order)))
-    _MEMORY[key] = (scop, pairs)
-    return pairs
+    return (memory_based(reads, writes, original, order).union(memory_based(writes, reads, original, order))
+            .union(memory_based(writes, writes, original, order)))
