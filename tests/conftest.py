@@ -187,6 +187,24 @@ def copy_args(args):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
+def assert_same_result(expected, actual, scalar_rtol=0.0):
+    """A returned value (a tuple item by item) of the undecorated function's type, dtype and
+    shape, with its elements: arrays equal, scalars within ``scalar_rtol`` (0: equal)."""
+    if isinstance(expected, tuple):
+        assert isinstance(actual, tuple) and len(actual) == len(expected)
+        for e, a in zip(expected, actual):
+            assert_same_result(e, a, scalar_rtol)
+        return
+    assert type(actual) is type(expected)
+    if isinstance(expected, np.ndarray):
+        assert (actual.dtype, actual.shape) == (expected.dtype, expected.shape)
+        np.testing.assert_array_equal(actual, expected)
+    elif scalar_rtol:
+        np.testing.assert_allclose(actual, expected, rtol=scalar_rtol)
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
 def assert_same_arrays(expected, actual, rtol=1e-9, atol=1e-12, names=None):
     for pos, (e, a) in enumerate(zip(expected, actual)):
         if not isinstance(e, np.ndarray):

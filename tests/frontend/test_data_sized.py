@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import assert_same_result
 
 import polyfuse
 
@@ -127,27 +128,13 @@ CASES = [
 ]
 
 
-def _same(expected, actual):
-    if isinstance(expected, tuple):
-        assert isinstance(actual, tuple) and len(actual) == len(expected)
-        for e, a in zip(expected, actual):
-            _same(e, a)
-        return
-    assert type(actual) is type(expected)
-    if isinstance(expected, np.ndarray):
-        assert (actual.dtype, actual.shape) == (expected.dtype, expected.shape)
-        np.testing.assert_array_equal(actual, expected)
-    else:
-        np.testing.assert_allclose(actual, expected, rtol=1e-12)
-
-
 @pytest.mark.parametrize("target, fuse", [("python", "none"), ("cpu", "smart")])
 @pytest.mark.parametrize("func, make", CASES, ids=[f"{c[0].__name__}{k}" for k, c in enumerate(CASES)])
 def test_matches_numpy(func, make, target, fuse):
     kernel = polyfuse.kernel(func, target=target, fuse=fuse, verify=True)
     for n in (0, 1, 2, 10):
         args = make(n)
-        _same(func(*args), kernel(*args))
+        assert_same_result(func(*args), kernel(*args), scalar_rtol=1e-12)
 
 
 def nonzero_rows(A):

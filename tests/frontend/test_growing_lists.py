@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import assert_same_result
 
 import polyfuse
 
@@ -163,18 +164,6 @@ CASES = [
 ]
 
 
-def _same(expected, actual):
-    if isinstance(expected, tuple):
-        assert isinstance(actual, tuple) and len(actual) == len(expected)
-        for e, a in zip(expected, actual):
-            _same(e, a)
-        return
-    assert type(actual) is type(expected)
-    if isinstance(expected, np.ndarray):
-        assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected)
-
-
 @pytest.mark.parametrize("target, fuse", [("python", "none"), ("cpu", "smart")])
 @pytest.mark.parametrize("func, make", CASES, ids=[f"{c[0].__name__}{k}" for k, c in enumerate(CASES)])
 def test_matches_the_undecorated_function(func, make, target, fuse):
@@ -183,9 +172,9 @@ def test_matches_the_undecorated_function(func, make, target, fuse):
         args = make(n)
         expected_args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
         actual_args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
-        _same(func(*expected_args), kernel(*actual_args))
+        assert_same_result(func(*expected_args), kernel(*actual_args))
         for e, a in zip(expected_args, actual_args):
-            _same(e, a)
+            assert_same_result(e, a)
 
 
 def test_an_empty_list_is_float64_as_numpy_makes_it():
