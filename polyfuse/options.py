@@ -178,6 +178,16 @@ def triangle_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_TRIANGLE_CHUNKS", True)
 
 
+def narrow_gemm() -> bool:
+    """``POLYFUSE_NARROW_GEMM``: a product into a row-major result with few columns and many rows
+    (``P @ V``: 1024 x 1100 @ 1100 x 64) calls ``?gemm`` with m = the result's rows into a
+    column-major heap buffer, then copies it into the result, instead of NumPy's row-major call
+    (m = the result's columns): OpenBLAS's kernels run it 8-15% faster so
+    (backends/cpu/blas.py ``NARROW_*``; docs/performance.md, *Products with few columns*).
+    Default on; 0 makes NumPy's call (and its bits)."""
+    return env_flag("POLYFUSE_NARROW_GEMM", True)
+
+
 def scale_after_product() -> bool:
     """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
     plain array scaled by a factor constant along the summed axis multiplies the plain arrays:

@@ -27,6 +27,7 @@ from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK, GEMM_MIN_WORK
+from polyfuse.options import narrow_gemm
 from polyfuse.runtime.linalg_library import library
 
 _I64 = ll.IntType(64)
@@ -37,6 +38,21 @@ _BYTES = {"float64": 8, "float32": 4}
 _OPTIONAL = ("syr2k", "trmm")  # used where the library has it, else the loops run
 
 PREFIX = "polyfuse.blas."
+
+#: A product into a row-major result of at most ``NARROW_MAX_COLS`` columns, at least
+#: ``NARROW_MIN_ROWS`` rows and a sum of at least ``NARROW_MIN_DEPTH`` terms runs as ``?gemm``
+#: with m = its rows into a column-major buffer, copied into the result after
+#: (``MatmulEmitter.narrow``).  NumPy's own call for a row-major ``C = A @ B`` is column-major
+#: ``C^T = B^T A^T``, m = C's columns; OpenBLAS 0.3.31 (SkylakeX kernels on this Zen 4) runs few
+#: columns faster the other way round: one thread, process CPU ms, min of 15-30 interleaved,
+#: load 6-8 on 2 cores (docs/performance.md, *Products with few columns*): 1024 x 1100 @ 1100 x
+#: 64 3.42-3.72 against 3.11-3.21 (six address and content draws), 512 rows 1.95 / 1.65, 128
+#: columns 6.38 / 5.88, 2048 x 2048 @ 2048 x 128 25.7 / 22.9, 4096 x 512 @ 512 x 32 4.41 / 4.07;
+#: 256 columns even or worse (11.9 / 11.5 at depth 1100, 10.6 / 10.8 at 1024), 256 rows even,
+#: 128 rows and 64-256 terms even or worse.
+NARROW_MAX_COLS = 128
+NARROW_MIN_ROWS = 512
+NARROW_MIN_DEPTH = 512
 
 
 def symbol(dtype: str, kind: str) -> str:
@@ -290,6 +306,10 @@ class MatmulEmitter(FortranCaller):
             swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
                        self.matrix(depth, a_s, rows, a_r)]
             ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), "gemm")]
+            if not op.accumulate and narrow_gemm():  # (a fresh product: the buffer is all of it)
+                narrow = [(rows, cols, depth), self.narrow_result(rows, cols, depth, (o_r, o_c), op.dtype),
+                          direct[2], direct[3]]
+                ways = [(narrow, (out.base, a.base, b.base, o_r, ways[1]), "narrow"), *ways]
             if not op.accumulate and op.alpha is None and self.chunk_window is None:
                 # a fresh product (beta = 0) of all rows: NumPy's A.T @ A test first (a chunk's
                 # rows of A against all of B are not one)
@@ -307,7 +327,7 @@ class MatmulEmitter(FortranCaller):
         ok = self.b.and_(worth, self.all_ok(form[1:]))
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                {"gemm": self.gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
+                {"gemm": self.gemm, "narrow": self.narrow, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
                  "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict,
                  "trmm": self.trmm, "triangular": self.triangular_product}[kind](op, form, pointers)
             with otherwise:
@@ -451,6 +471,24 @@ class MatmulEmitter(FortranCaller):
         c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[0], bld.select(by_rows[0], by_rows[2], by_cols[2]))
         return [(rows, depth), c_form, (ok, by_rows_ab, lda), (ok, by_rows_ab, ldb)]
 
+    def narrow_result(self, rows, cols, depth, out_strides: tuple, dtype: str) -> tuple:
+        """(ok, False, ldc) of the column-major ``rows x cols`` buffer of :meth:`narrow`: ok where
+        ``out`` is stored by rows (unit column stride) and the product is one with few columns
+        (``NARROW_*``)."""
+        o_r, o_c = out_strides
+        bld = self.b
+
+        def at_least(x, n):
+            return bld.icmp_signed(">=", x, ll.Constant(_I64, n))
+
+        ok = bld.and_(bld.icmp_signed("==", o_c, ll.Constant(_I64, 1)), bld.icmp_signed(">=", o_r, cols))
+        ok = bld.and_(ok, bld.and_(at_least(cols, 2), bld.icmp_signed("<=", cols, ll.Constant(_I64, NARROW_MAX_COLS))))
+        ok = bld.and_(ok, bld.and_(at_least(rows, NARROW_MIN_ROWS), at_least(depth, NARROW_MIN_DEPTH)))
+        # the leading dimension one cache line longer than the rows: with 1024 rows of doubles the
+        # columns start 8 KiB apart, all in one set of the L1 cache, and the copy reading a row
+        # of the buffer (one element per column) thrashes it
+        return ok, ll.Constant(ll.IntType(1), 0), bld.add(rows, ll.Constant(_I64, 64 // _BYTES[dtype]))
+
     def all_ok(self, parts) -> object:
         ok = parts[0][0]
         for part in parts[1:]:
@@ -468,6 +506,31 @@ class MatmulEmitter(FortranCaller):
         args = [self.char(trans_a), self.char(trans_b), *(self.integer(v) for v in (m, n, k)),
                 alpha, a_ptr, self.integer(lda), b_ptr, self.integer(ldb), beta, c_ptr, self.integer(ldc)]
         self.b.call(self.declare(op.dtype, "gemm"), args)
+
+    def narrow(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """``out = a @ b`` for a row-major ``out`` with few columns (``NARROW_*``): ``?gemm`` with
+        m = the rows into a column-major heap buffer (ldc = rows), then the buffer copied into
+        ``out`` row by row; NumPy's row-major call (``fallback``, a way of :meth:`product`)
+        where no buffer can be had.  The sums are OpenBLAS's in another blocking than NumPy's
+        call: the same terms, within BLAS's tolerance (often NumPy's bits)."""
+        real = _REALS[op.dtype][1]
+        rows, cols, _ = form[0]
+        ld = form[1][2]
+        out_ptr, a_ptr, b_ptr, ldo, (fallback_form, fallback_pointers, _) = pointers
+        bld = self.b
+        size = bld.mul(bld.mul(ld, cols), ll.Constant(_I64, _BYTES[op.dtype]))
+        buffer = bld.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
+        with bld.if_else(bld.icmp_unsigned("==", buffer, ll.Constant(_I8.as_pointer(), None))) as (none, got):
+            with none:
+                self.gemm(op, fallback_form, fallback_pointers)
+            with got:
+                self.gemm(op, form, (buffer, a_ptr, b_ptr))
+                source, target = bld.bitcast(buffer, real.as_pointer()), bld.bitcast(out_ptr, real.as_pointer())
+                with self.counted(ll.Constant(_I64, 0), rows, "pf_narrow_row") as r:  # out[r, c] = buffer[c * ld + r]
+                    row = bld.gep(target, [bld.mul(r, ldo)])
+                    with self.counted(ll.Constant(_I64, 0), cols, "pf_narrow_col") as c:
+                        bld.store(bld.load(bld.gep(source, [bld.add(bld.mul(c, ld), r)])), bld.gep(row, [c]))
+                bld.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [buffer])
 
     def syrk(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``?syrk('L', trans, n, k, 1, A, lda, 0, C, ldc)`` -- NumPy's ``cblas_?syrk(RowMajor,
@@ -625,11 +688,11 @@ class MatmulEmitter(FortranCaller):
         return self.slot(_I8, self.b.select(by_rows, mirrored, own))
 
     @contextlib.contextmanager
-    def counted(self, start, stop):
+    def counted(self, start, stop, name: str = "pf_syrk"):
         """``for i in range(start, stop)``: the body is emitted inside the ``with``."""
         b = self.b
         before = b.block
-        head, body, done = (b.append_basic_block(f"pf_syrk_{part}") for part in ("head", "body", "done"))
+        head, body, done = (b.append_basic_block(f"{name}_{part}") for part in ("head", "body", "done"))
         b.branch(head)
         b.position_at_end(head)
         i = b.phi(_I64)

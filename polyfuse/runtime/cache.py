@@ -92,6 +92,7 @@ def cpu_key() -> str:
         blas_row_chunks_gemv,
         jit_small_code,
         math_loop_interleave,
+        narrow_gemm,
         phase_chains,
         row_alias_checks,
         scale_after_product,
@@ -104,7 +105,7 @@ def cpu_key() -> str:
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = ((" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
               + (" triangles" if triangle_chunks() else ""))
-    chunks += " phase-chains" if phase_chains() else ""
+    chunks += (" phase-chains" if phase_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too

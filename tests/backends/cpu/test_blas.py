@@ -125,6 +125,38 @@ def test_the_call_is_in_the_code_and_blas_false_keeps_loops():
     np.testing.assert_allclose(with_blas(A, A), without(A, A), rtol=1e-10)
 
 
+# ---- few columns, many rows: ?gemm with m = the rows into a column-major buffer ----------------
+_NARROW = blas.NARROW_MIN_ROWS  # rows and depth at the thresholds: the narrow way runs
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("expr, cols", [
+    ("A @ B", 8), ("A @ B", blas.NARROW_MAX_COLS), ("A @ B", blas.NARROW_MAX_COLS + 1),  # the limit, and past it
+    ("A @ B.T", 5), ("A.T @ B", 3), ("(A @ B)[:, ::2]", 6), ("A[1:] @ B", 2), ("A[:-1] @ B", 1)])
+def test_products_with_few_columns(expr, cols, dtype):
+    """A row-major result with few columns comes from ``?gemm`` with m = its rows into a padded
+    column-major buffer, copied into the result (blas.py ``narrow``): as NumPy's call within
+    BLAS's tolerance, whatever the operands' layouts; NumPy's call past the limits."""
+    n = _NARROW + 1
+    A = _m(n, n, dtype=dtype)
+    B = _m(cols, n, dtype=dtype) if "B.T" in expr else _m(n, cols, dtype=dtype)
+    _check(f"def k(A, B):\n    return {expr}\n", A, B, rtol=1e-4 if dtype == np.float32 else 1e-10)
+
+
+def test_few_columns_into_a_slice_of_a_wider_array_and_the_knob(monkeypatch):
+    """The buffer is copied into rows ``ldo`` apart (a view of a wider array), and nothing else of
+    it is written; ``POLYFUSE_NARROW_GEMM=0`` emits NumPy's call only."""
+    src = "def k(A, B, C):\n    C[:, 3:19] = A @ B\n"
+    args = (_m(_NARROW, _NARROW), _m(_NARROW, 16), _m(_NARROW, 40))
+    _check(src, *args)
+    _, kernel = _kernel(src)
+    assert "pf_narrow" in kernel.inspect_llvm(*args)
+    monkeypatch.setenv("POLYFUSE_NARROW_GEMM", "0")
+    _, kernel = _kernel(src, cache=False)
+    assert "pf_narrow" not in kernel.inspect_llvm(*args)
+    _check(src, *args, cache=False)
+
+
 _SLICES = st.sampled_from([":", "::2", "1:", ":-1", "::-1", "2:-3:3"])
 
 
