@@ -49,7 +49,8 @@ PREFIX = "polyfuse.blas."
 #: 64 3.42-3.72 against 3.11-3.21 (six address and content draws), 512 rows 1.95 / 1.65, 128
 #: columns 6.38 / 5.88, 2048 x 2048 @ 2048 x 128 25.7 / 22.9, 4096 x 512 @ 512 x 32 4.41 / 4.07;
 #: 256 columns even or worse (11.9 / 11.5 at depth 1100, 10.6 / 10.8 at 1024), 256 rows even,
-#: 128 rows and 64-256 terms even or worse.
+#: 128 rows and 64-256 terms even or worse.  float64 only: ``?sgemm`` runs the other way 20-65%
+#: slower (1024 x 1100 @ 1100 x 64 1.52 / 1.93 ms, 2048 x 2048 @ 2048 x 128 11.1 / 13.3).
 NARROW_MAX_COLS = 128
 NARROW_MIN_ROWS = 512
 NARROW_MIN_DEPTH = 512
@@ -306,7 +307,7 @@ class MatmulEmitter(FortranCaller):
             swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
                        self.matrix(depth, a_s, rows, a_r)]
             ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), "gemm")]
-            if not op.accumulate and narrow_gemm():  # (a fresh product: the buffer is all of it)
+            if not op.accumulate and op.dtype == "float64" and narrow_gemm():  # (fresh: the buffer is all of it)
                 narrow = [(rows, cols, depth), self.narrow_result(rows, cols, depth, (o_r, o_c), op.dtype),
                           direct[2], direct[3]]
                 ways = [(narrow, (out.base, a.base, b.base, o_r, ways[1]), "narrow"), *ways]

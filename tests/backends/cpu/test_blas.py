@@ -134,9 +134,10 @@ _NARROW = blas.NARROW_MIN_ROWS  # rows and depth at the thresholds: the narrow w
     ("A @ B", 8), ("A @ B", blas.NARROW_MAX_COLS), ("A @ B", blas.NARROW_MAX_COLS + 1),  # the limit, and past it
     ("A @ B.T", 5), ("A.T @ B", 3), ("(A @ B)[:, ::2]", 6), ("A[1:] @ B", 2), ("A[:-1] @ B", 1)])
 def test_products_with_few_columns(expr, cols, dtype):
-    """A row-major result with few columns comes from ``?gemm`` with m = its rows into a padded
-    column-major buffer, copied into the result (blas.py ``narrow``): as NumPy's call within
-    BLAS's tolerance, whatever the operands' layouts; NumPy's call past the limits."""
+    """A row-major float64 result with few columns comes from ``?dgemm`` with m = its rows into a
+    padded column-major buffer, copied into the result (blas.py ``narrow``): as NumPy's call
+    within BLAS's tolerance, whatever the operands' layouts; NumPy's call past the limits and
+    for float32."""
     n = _NARROW + 1
     A = _m(n, n, dtype=dtype)
     B = _m(cols, n, dtype=dtype) if "B.T" in expr else _m(n, cols, dtype=dtype)
