@@ -8,6 +8,13 @@ Each configuration is ``FUSE[,KNOB:VALUE...]`` as in benchmarks/schedule_ab.py: 
 the size preset (default ``bench``), ``threads=1/2`` the polyfuse thread counts timed (default
 both).  Every output is checked against the undecorated function; each round runs every
 configuration at every thread count once; the minimum over rounds is printed with the load.
+``clock=cpu`` times the process's CPU time instead of the wall clock: on a loaded machine the
+measure that moves least, for one thread pinned to a core (with NumPy's BLAS and XLA on one
+thread too)::
+
+    POLYFUSE_DISABLE_CACHE=1 OPENBLAS_NUM_THREADS=1 \
+    XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
+    taskset -c 0 python benchmarks/numpy_ab.py attention 40 smart,POLYFUSE_NARROW_GEMM:0 smart threads=1 clock=cpu
 """
 
 from __future__ import annotations
@@ -79,20 +86,22 @@ def main(argv: list[str]) -> None:
     if jax_run is not None:
         jax_run()
         runners["jax.jit"] = (jax_run, None)
+    clock = {"wall": time.perf_counter, "cpu": time.process_time}[options.get("clock", "wall")]
     best = dict.fromkeys(runners, float("inf"))
     for _ in range(rounds):
         for label, (run, threads) in runners.items():
             if threads is not None:
                 set_polyfuse_threads(threads)
             inputs = fresh(args)
-            began = time.perf_counter()
+            began = clock()
             run(*inputs)
-            best[label] = min(best[label], time.perf_counter() - began)
+            best[label] = min(best[label], clock() - began)
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]
     for label, seconds in best.items():
         print(f"{name:14s} {label:48s} {seconds * 1e3:9.3f} ms")
-    print(f"(min of {rounds} interleaved rounds; load {load} on {os.cpu_count()} cores)")
+    print(f"(min of {rounds} interleaved rounds, {options.get('clock', 'wall')} time; load {load} on "
+          f"{os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":
