@@ -82,6 +82,21 @@ def test_attention_on_row_chunks_matches_numpy(forced, threads_count, nq, nk, d)
     assert all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
 
 
+def test_few_columns_on_row_chunks_each_chunk_narrow(forced):
+    """A float64 product with few columns whose chunks of rows each take blas.py's narrow way
+    (``?dgemm`` with m = the chunk's rows into a buffer, copied to the chunk's rows of out)."""
+    from polyfuse.backends.cpu.blas import NARROW_MIN_DEPTH, NARROW_MIN_ROWS
+
+    rows, depth = 2 * NARROW_MIN_ROWS + 3, NARROW_MIN_DEPTH  # two chunks of at least NARROW_MIN_ROWS
+    Q, K, V = (RNG.standard_normal(shape) for shape in ((rows, 8), (depth, 8), (depth, 6)))
+    k = polyfuse.kernel(attention)
+    threads.set_num_threads(2)
+    for _ in range(3):  # the first call is the measuring (serial) one
+        np.testing.assert_allclose(k(Q, K, V), attention(Q, K, V), rtol=1e-12, atol=1e-14)
+    chunked, backend = chunked_phases(k, (Q, K, V))
+    assert all(backend.phase_runs.get(i, 0) >= 1 for i in chunked), backend.phase_runs
+
+
 def test_accumulating_product_and_strided_rows_on_chunks(forced):
     A, B, C = RNG.standard_normal((9, 6)), RNG.standard_normal((6, 7)), RNG.standard_normal((9, 7))
     threads.set_num_threads(2)
