@@ -179,10 +179,10 @@ def triangle_chunks() -> bool:
 
 
 def narrow_gemm() -> bool:
-    """``POLYFUSE_NARROW_GEMM``: a float64 product into a row-major result with few columns and many rows
-    (``P @ V``: 1024 x 1100 @ 1100 x 64) calls ``?gemm`` with m = the result's rows into a
-    column-major heap buffer, then copies it into the result, instead of NumPy's row-major call
-    (m = the result's columns): OpenBLAS's kernels run it 8-15% faster so
+    """``POLYFUSE_NARROW_GEMM``: a float64 product into a row-major result with few columns and
+    many rows (``P @ V``: 1024 x 1100 @ 1100 x 64) calls ``?dgemm`` with m = the result's rows into
+    a column-major heap buffer, then copies it into the result, instead of NumPy's row-major call
+    (m = the result's columns): OpenBLAS's kernels run it about 10% faster so
     (backends/cpu/blas.py ``NARROW_*``; docs/performance.md, *Products with few columns*).
     Default on; 0 makes NumPy's call (and its bits)."""
     return env_flag("POLYFUSE_NARROW_GEMM", True)

@@ -488,7 +488,9 @@ class MatmulEmitter(FortranCaller):
         # the leading dimension one cache line longer than the rows: with 1024 rows of doubles the
         # columns start 8 KiB apart, all in one set of the L1 cache, and the copy reading a row
         # of the buffer (one element per column) thrashes it
-        return ok, ll.Constant(ll.IntType(1), 0), bld.add(rows, ll.Constant(_I64, 64 // _BYTES[dtype]))
+        pad = ll.Constant(_I64, 64 // _BYTES[dtype])
+        ok = bld.and_(ok, bld.icmp_signed("<=", rows, ll.Constant(_I64, _int_max() - pad.constant)))
+        return ok, ll.Constant(ll.IntType(1), 0), bld.add(rows, pad)
 
     def all_ok(self, parts) -> object:
         ok = parts[0][0]
@@ -510,8 +512,8 @@ class MatmulEmitter(FortranCaller):
 
     def narrow(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``out = a @ b`` for a row-major ``out`` with few columns (``NARROW_*``): ``?gemm`` with
-        m = the rows into a column-major heap buffer (ldc = rows), then the buffer copied into
-        ``out`` row by row; NumPy's row-major call (``fallback``, a way of :meth:`product`)
+        m = the rows into a column-major heap buffer (ldc = rows + a cache line: ``narrow_result``),
+        then the buffer copied into ``out`` row by row; NumPy's row-major call (``fallback``, a way of :meth:`product`)
         where no buffer can be had.  The sums are OpenBLAS's in another blocking than NumPy's
         call: the same terms, within BLAS's tolerance (often NumPy's bits)."""
         real = _REALS[op.dtype][1]
