@@ -42,7 +42,7 @@ PREFIX = "polyfuse.blas."
 #: A product into a row-major result of at most ``NARROW_MAX_COLS`` columns, at least
 #: ``NARROW_MIN_ROWS`` rows and a sum of at least ``NARROW_MIN_DEPTH`` terms runs as ``?gemm``
 #: with m = its rows into a column-major buffer, copied into the result after
-#: (``MatmulEmitter.narrow``).  NumPy's own call for a row-major ``C = A @ B`` is column-major
+#: (``row_gemm_module``).  NumPy's own call for a row-major ``C = A @ B`` is column-major
 #: ``C^T = B^T A^T``, m = C's columns; OpenBLAS 0.3.31 (SkylakeX kernels on this Zen 4) runs few
 #: columns faster the other way round: one thread, process CPU ms, min of 15-30 interleaved,
 #: load 6-8 on 2 cores (docs/performance.md, *Products with few columns*): 1024 x 1100 @ 1100 x
@@ -84,10 +84,86 @@ def available() -> bool:
 
 
 def register_symbols(llvm) -> None:
-    """Make the gemm routines known to the JIT linker (before a module using them is finalised)."""
+    """Make the gemm routines known to the JIT linker (before a module using them is finalised),
+    and ``ROW_GEMM`` (compiled once per process: in each kernel it cost LLVM ~10 ms per product)."""
     for name, address in blas_pointers().items():
         llvm.add_symbol(name, address)
+    if symbol("float64", "gemm") in blas_pointers():
+        llvm.add_symbol(ROW_GEMM, _row_gemm_address())
 
+
+#: ``?dgemm``'s arguments and meaning, for a product whose C is NumPy's row-major result seen
+#: column-major (m = its columns, n = its rows), beta = 0: with few columns (``NARROW_*``) it
+#: computes the transpose instead (m = the rows) into a column-major heap buffer, the leading
+#: dimension one cache line longer than the rows (at 1024 rows of doubles the columns would start
+#: 8 KiB apart, all in one set of the L1 cache, and the copy reading a row of the buffer, one
+#: element per column, thrashed it: 0.20 ms of a 3.5 ms product instead of ~0.05), then copies it
+#: into C; ``?dgemm`` itself otherwise, and where ``malloc`` fails.
+ROW_GEMM = symbol("float64", "rowgemm")
+_ENGINES: list = []  # the engine holding ROW_GEMM's machine code, kept for the process
+
+
+@functools.cache
+def _row_gemm_address() -> int:
+    """``ROW_GEMM`` compiled (its engine kept for the process), after the BLAS symbols it calls."""
+    import llvmlite.binding as llvm
+
+    module = llvm.parse_assembly(str(row_gemm_module(fortran_int())))
+    target = llvm.Target.from_default_triple().create_target_machine(opt=2)
+    engine = llvm.create_mcjit_compiler(module, target)
+    engine.finalize_object()
+    _ENGINES.append(engine)
+    return engine.get_function_address(ROW_GEMM)
+
+
+def row_gemm_module(integer: ll.IntType) -> ll.Module:
+    """The module defining ``ROW_GEMM`` for the library's INTEGER ``integer``."""
+    module = ll.Module(name="polyfuse.rowgemm")
+    real, i8p, intp = ll.DoubleType(), _I8.as_pointer(), integer.as_pointer()
+    ptr = real.as_pointer()
+    kind = ll.FunctionType(ll.VoidType(), [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp])
+    gemm = ll.Function(module, kind, name=symbol("float64", "gemm"))
+    malloc = ll.Function(module, ll.FunctionType(i8p, [_I64]), name="malloc")
+    free = ll.Function(module, ll.FunctionType(ll.VoidType(), [i8p]), name="free")
+    function = ll.Function(module, kind, name=ROW_GEMM)
+    ta, tb, m_at, n_at, k_at, alpha, a, lda, b_, ldb, beta, c, ldc_at = function.args
+    b = ll.IRBuilder(function.append_basic_block("entry"))
+    m, n, k, ldc = (b.sext(b.load(x), _I64) if integer.width < 64 else b.load(x) for x in (m_at, n_at, k_at, ldc_at))
+
+    def within(x, low, high):
+        return b.and_(b.icmp_signed(">=", x, ll.Constant(_I64, low)), b.icmp_signed("<=", x, ll.Constant(_I64, high)))
+
+    pad = 64 // _BYTES["float64"]
+    narrow = b.and_(b.fcmp_ordered("==", b.load(beta), ll.Constant(real, 0.0)), within(m, 2, NARROW_MAX_COLS))
+    narrow = b.and_(narrow, b.and_(within(n, NARROW_MIN_ROWS, 2 ** (integer.width - 1) - 1 - pad),
+                                   within(k, NARROW_MIN_DEPTH, 2 ** 62)))
+    ld = b.add(n, ll.Constant(_I64, pad))
+    trying, plain, work = (function.append_basic_block(name) for name in ("try", "plain", "work"))
+    b.cbranch(narrow, trying, plain)
+    b.position_at_end(trying)
+    buffer = b.call(malloc, [b.mul(b.mul(ld, m), ll.Constant(_I64, _BYTES["float64"]))])
+    b.cbranch(b.icmp_unsigned("==", buffer, ll.Constant(i8p, None)), plain, work)
+    b.position_at_end(plain)
+    b.call(gemm, list(function.args))
+    b.ret_void()
+    b.position_at_end(work)
+    flipped = []
+    for t in (tb, ta):  # op(X)^T = op'(X), op' the other of 'N' and 'T'
+        slot = b.alloca(_I8)
+        b.store(b.select(b.icmp_unsigned("==", b.load(t), ll.Constant(_I8, ord("N"))), ll.Constant(_I8, ord("T")),
+                         ll.Constant(_I8, ord("N"))), slot)
+        flipped.append(slot)
+    ld_at = b.alloca(integer)
+    b.store(b.trunc(ld, integer) if integer.width < 64 else ld, ld_at)
+    source = b.bitcast(buffer, ptr)
+    b.call(gemm, [*flipped, n_at, m_at, k_at, alpha, b_, ldb, a, lda, beta, source, ld_at])
+    with _counted(b, n, "row") as r:  # C[col, r] (column-major, ldc) = buffer[r, col]
+        column = b.gep(c, [b.mul(r, ldc)])
+        with _counted(b, m, "col") as col:
+            b.store(b.load(b.gep(source, [b.add(b.mul(col, ld), r)])), b.gep(column, [col]))
+    b.call(free, [buffer])
+    b.ret_void()
+    return module
 
 
 class MatmulEmitter(FortranCaller):
@@ -306,11 +382,9 @@ class MatmulEmitter(FortranCaller):
                       self.matrix(depth, b_s, cols, b_c)]
             swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
                        self.matrix(depth, a_s, rows, a_r)]
-            ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), "gemm")]
-            if not op.accumulate and op.dtype == "float64" and narrow_gemm():  # (fresh: the buffer is all of it)
-                narrow = [(rows, cols, depth), self.narrow_result(rows, cols, depth, (o_r, o_c), op.dtype),
-                          direct[2], direct[3]]
-                ways = [(narrow, (out.base, a.base, b.base, o_r, ways[1]), "narrow"), *ways]
+            # (a row-major C of float64 through ROW_GEMM, which takes the narrow way for few columns)
+            row_major = "rowgemm" if op.dtype == "float64" and narrow_gemm() else "gemm"
+            ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), row_major)]
             if not op.accumulate and op.alpha is None and self.chunk_window is None:
                 # a fresh product (beta = 0) of all rows: NumPy's A.T @ A test first (a chunk's
                 # rows of A against all of B are not one)
@@ -328,7 +402,7 @@ class MatmulEmitter(FortranCaller):
         ok = self.b.and_(worth, self.all_ok(form[1:]))
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                {"gemm": self.gemm, "narrow": self.narrow, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
+                {"gemm": self.gemm, "rowgemm": self.row_gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
                  "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict,
                  "trmm": self.trmm, "triangular": self.triangular_product}[kind](op, form, pointers)
             with otherwise:
@@ -472,26 +546,6 @@ class MatmulEmitter(FortranCaller):
         c_form = (bld.or_(by_rows[0], by_cols[0]), by_rows[0], bld.select(by_rows[0], by_rows[2], by_cols[2]))
         return [(rows, depth), c_form, (ok, by_rows_ab, lda), (ok, by_rows_ab, ldb)]
 
-    def narrow_result(self, rows, cols, depth, out_strides: tuple, dtype: str) -> tuple:
-        """(ok, False, ldc) of the column-major ``rows x cols`` buffer of :meth:`narrow`: ok where
-        ``out`` is stored by rows (unit column stride) and the product is one with few columns
-        (``NARROW_*``)."""
-        o_r, o_c = out_strides
-        bld = self.b
-
-        def at_least(x, n):
-            return bld.icmp_signed(">=", x, ll.Constant(_I64, n))
-
-        ok = bld.and_(bld.icmp_signed("==", o_c, ll.Constant(_I64, 1)), bld.icmp_signed(">=", o_r, cols))
-        ok = bld.and_(ok, bld.and_(at_least(cols, 2), bld.icmp_signed("<=", cols, ll.Constant(_I64, NARROW_MAX_COLS))))
-        ok = bld.and_(ok, bld.and_(at_least(rows, NARROW_MIN_ROWS), at_least(depth, NARROW_MIN_DEPTH)))
-        # the leading dimension one cache line longer than the rows: with 1024 rows of doubles the
-        # columns start 8 KiB apart, all in one set of the L1 cache, and the copy reading a row
-        # of the buffer (one element per column) thrashes it
-        pad = ll.Constant(_I64, 64 // _BYTES[dtype])
-        ok = bld.and_(ok, bld.icmp_signed("<=", rows, ll.Constant(_I64, _int_max() - pad.constant)))
-        return ok, ll.Constant(ll.IntType(1), 0), bld.add(rows, pad)
-
     def all_ok(self, parts) -> object:
         ok = parts[0][0]
         for part in parts[1:]:
@@ -499,41 +553,21 @@ class MatmulEmitter(FortranCaller):
         return ok
 
     # ---- the call ------------------------------------------------------------------------
-    def gemm(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+    def gemm(self, op: rg.Matmul, form: list, pointers: tuple, kind: str = "gemm") -> None:
         """``?gemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)``; ``form`` is
-        [(m, n, k), C, op(A), op(B)] and ``pointers`` (C, A, B)."""
+        [(m, n, k), C, op(A), op(B)] and ``pointers`` (C, A, B); ``kind`` "rowgemm": the same call
+        through :func:`row_gemm_module`'s routine."""
         real = _REALS[op.dtype][1]
         (m, n, k), (_, _, ldc), (_, trans_a, lda), (_, trans_b, ldb) = form
         c_ptr, a_ptr, b_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
         alpha, beta = self.scales(op)
         args = [self.char(trans_a), self.char(trans_b), *(self.integer(v) for v in (m, n, k)),
                 alpha, a_ptr, self.integer(lda), b_ptr, self.integer(ldb), beta, c_ptr, self.integer(ldc)]
-        self.b.call(self.declare(op.dtype, "gemm"), args)
+        self.b.call(self.declare(op.dtype, kind), args)
 
-    def narrow(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
-        """``out = a @ b`` for a row-major ``out`` with few columns (``NARROW_*``): ``?gemm`` with
-        m = the rows into a column-major heap buffer (ldc = rows + a cache line: ``narrow_result``),
-        then the buffer copied into ``out`` row by row; NumPy's row-major call (``fallback``, a way of :meth:`product`)
-        where no buffer can be had.  The sums are OpenBLAS's in another blocking than NumPy's
-        call: the same terms, within BLAS's tolerance (often NumPy's bits)."""
-        real = _REALS[op.dtype][1]
-        rows, cols, _ = form[0]
-        ld = form[1][2]
-        out_ptr, a_ptr, b_ptr, ldo, (fallback_form, fallback_pointers, _) = pointers
-        bld = self.b
-        size = bld.mul(bld.mul(ld, cols), ll.Constant(_I64, _BYTES[op.dtype]))
-        buffer = bld.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
-        with bld.if_else(bld.icmp_unsigned("==", buffer, ll.Constant(_I8.as_pointer(), None))) as (none, got):
-            with none:
-                self.gemm(op, fallback_form, fallback_pointers)
-            with got:
-                self.gemm(op, form, (buffer, a_ptr, b_ptr))
-                source, target = bld.bitcast(buffer, real.as_pointer()), bld.bitcast(out_ptr, real.as_pointer())
-                with self.counted(ll.Constant(_I64, 0), rows, "pf_narrow_row") as r:  # out[r, c] = buffer[c * ld + r]
-                    row = bld.gep(target, [bld.mul(r, ldo)])
-                    with self.counted(ll.Constant(_I64, 0), cols, "pf_narrow_col") as c:
-                        bld.store(bld.load(bld.gep(source, [bld.add(bld.mul(c, ld), r)])), bld.gep(row, [c]))
-                bld.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [buffer])
+    def row_gemm(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
+        """NumPy's ``?gemm`` call for a row-major C (``C^T = B^T A^T``) through ``ROW_GEMM``."""
+        self.gemm(op, form, pointers, "rowgemm")
 
     def syrk(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``?syrk('L', trans, n, k, 1, A, lda, 0, C, ldc)`` -- NumPy's ``cblas_?syrk(RowMajor,
@@ -691,21 +725,10 @@ class MatmulEmitter(FortranCaller):
         return self.slot(_I8, self.b.select(by_rows, mirrored, own))
 
     @contextlib.contextmanager
-    def counted(self, start, stop, name: str = "pf_syrk"):
+    def counted(self, start, stop):
         """``for i in range(start, stop)``: the body is emitted inside the ``with``."""
-        b = self.b
-        before = b.block
-        head, body, done = (b.append_basic_block(f"{name}_{part}") for part in ("head", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(_I64)
-        i.add_incoming(start, before)
-        b.cbranch(b.icmp_signed("<", i, stop), body, done)
-        b.position_at_end(body)
-        yield i
-        i.add_incoming(b.add(i, ll.Constant(_I64, 1)), b.block)
-        b.branch(head)
-        b.position_at_end(done)
+        with _counted(self.b, stop, "pf_syrk", start=start) as i:
+            yield i
 
     def gemv(self, op: rg.Matmul, form: list, pointers: tuple) -> None:
         """``?gemv(trans, m, n, alpha, M, ld, x, incx, beta, y, incy)`` for ``y = alpha M x + beta y``;
@@ -748,7 +771,8 @@ class MatmulEmitter(FortranCaller):
         intp, i8p = self.int.as_pointer(), _I8.as_pointer()
         if kind == "dot":
             return ll.Function(module, ll.FunctionType(_REALS[dtype][1], [intp, ptr, intp, ptr, intp]), name=name)
-        params = {"gemm": [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
+        gemm = [i8p, i8p, intp, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp]
+        params = {"gemm": gemm, "rowgemm": gemm,
                   "syrk": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, ptr, intp],
                   "syr2k": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
                   "trmm": [i8p, i8p, i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp],
@@ -758,6 +782,24 @@ class MatmulEmitter(FortranCaller):
     def char(self, transposed):
         letter = self.b.select(transposed, ll.Constant(_I8, ord("T")), ll.Constant(_I8, ord("N")))
         return self.slot(_I8, letter)
+
+
+@contextlib.contextmanager
+def _counted(b: ll.IRBuilder, stop, name: str, start=None):
+    """``for i in range(start or 0, stop)`` at ``b``: the body is emitted inside the ``with``."""
+    start = ll.Constant(_I64, 0) if start is None else start
+    before = b.block
+    head, body, done = (b.append_basic_block(f"{name}_{part}") for part in ("head", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(_I64)
+    i.add_incoming(start, before)
+    b.cbranch(b.icmp_signed("<", i, stop), body, done)
+    b.position_at_end(body)
+    yield i
+    i.add_incoming(b.add(i, ll.Constant(_I64, 1)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
 
 
 def _is_one(expr: ir.Expr) -> bool:

@@ -132,10 +132,11 @@ _NARROW = blas.NARROW_MIN_ROWS  # rows and depth at the thresholds: the narrow w
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("expr, cols", [
     ("A @ B", 8), ("A @ B", blas.NARROW_MAX_COLS), ("A @ B", blas.NARROW_MAX_COLS + 1),  # the limit, and past it
-    ("A @ B.T", 5), ("A.T @ B", 3), ("(A @ B)[:, ::2]", 6), ("A[1:] @ B", 2), ("A[:-1] @ B", 1)])
+    ("A @ B.T", 5), ("A.T @ B", 3), ("A.T @ B.T", 4), ("2.5 * A @ B", 7), ("(A @ B)[:, ::2]", 6),
+    ("A[1:] @ B", 2), ("A[:-1] @ B", 1)])
 def test_products_with_few_columns(expr, cols, dtype):
     """A row-major float64 result with few columns comes from ``?dgemm`` with m = its rows into a
-    padded column-major buffer, copied into the result (blas.py ``narrow``): as NumPy's call
+    padded column-major buffer, copied into the result (blas.py ``ROW_GEMM``): as NumPy's call
     within BLAS's tolerance, whatever the operands' layouts; NumPy's call past the limits and
     for float32."""
     n = _NARROW + 1
@@ -146,15 +147,16 @@ def test_products_with_few_columns(expr, cols, dtype):
 
 def test_few_columns_into_a_slice_of_a_wider_array_and_the_knob(monkeypatch):
     """The buffer is copied into rows ``ldo`` apart (a view of a wider array), and nothing else of
-    it is written; ``POLYFUSE_NARROW_GEMM=0`` emits NumPy's call only."""
+    it is written; ``POLYFUSE_NARROW_GEMM=0`` emits NumPy's call only (not ``ROW_GEMM``)."""
     src = "def k(A, B, C):\n    C[:, 3:19] = A @ B\n"
     args = (_m(_NARROW, _NARROW), _m(_NARROW, 16), _m(_NARROW, 40))
     _check(src, *args)
+    _check("def k(A, B, C):\n    C[:, 3:19] += A @ B\n", *args)  # beta = 1: ROW_GEMM makes NumPy's call
     _, kernel = _kernel(src)
-    assert "pf_narrow" in kernel.inspect_llvm(*args)
+    assert blas.ROW_GEMM in kernel.inspect_llvm(*args)
     monkeypatch.setenv("POLYFUSE_NARROW_GEMM", "0")
     _, kernel = _kernel(src, cache=False)
-    assert "pf_narrow" not in kernel.inspect_llvm(*args)
+    assert blas.ROW_GEMM not in kernel.inspect_llvm(*args)
     _check(src, *args, cache=False)
 
 
