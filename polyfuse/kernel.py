@@ -26,7 +26,7 @@ from polyfuse.frontend.tuple_args import part_name, unpack_tuples
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
-from polyfuse.options import Options, debug_errors, default_verify
+from polyfuse.options import Options, compile_operations, debug_errors, default_verify
 from polyfuse.runtime import cache
 from polyfuse.runtime.native import MISS, warm
 from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
@@ -386,8 +386,8 @@ class Kernel:
             returns=scop.returns, sizes=scop.sizes, counts=scop.counts,
         )
         deadline = stages.get("deadline")
-        if key is not None and not (deadline is not None and deadline.skipped):
-            # (a compile that ran past its deadline depends on this machine's load: not kept)
+        if key is not None and not (deadline is not None and deadline.timed_out):
+            # (a compile that met the wall-clock safety net depends on this machine's load: not kept)
             with _COMPILE_LOCK:  # the explanation it holds runs isl checks (astgen's parallel-loop reasons)
                 entry = _cache_entry(variant, self.options)
             cache.store(key, entry)
@@ -403,8 +403,9 @@ class Kernel:
             for node in ast.walk(source.tree)
             if isinstance(node, ast.Name) and isinstance(self.py_func.__globals__.get(node.id), types.ModuleType)
         )
-        # the hardware model and the isl budget change decisions, so they are part of the key
-        decisions = f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
+        # the hardware model and the isl budgets change decisions, so they are part of the key
+        decisions = (f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
+                     f" compile_operations={compile_operations()}")
         text = source.text + helper_texts(self.py_func, source)  # inlined helpers are part of the kernel
         text += bound_texts(self.py_func)  # the functions a specialised kernel binds (ufuncs have no text)
         # where the source is: errors, bounds messages and explain() name its file and lines, so
