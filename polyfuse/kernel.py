@@ -21,7 +21,7 @@ from polyfuse.frontend.checker import array_default, default_error, is_number
 from polyfuse.frontend.function_args import bound_texts, is_function, specialise
 from polyfuse.frontend.global_arrays import FROZEN, frozen_copy, global_arrays, with_frozen_parameters
 from polyfuse.frontend.rewrite import helper_function, helper_texts
-from polyfuse.frontend.source import read_source
+from polyfuse.frontend.source import KernelSource, read_source
 from polyfuse.frontend.tuple_args import part_name, unpack_tuples
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_budget import budget as isl_budget
@@ -90,6 +90,7 @@ class Kernel:
         # global arrays the body reads: (kernel taking them first, their frozen copies), made on the
         # first call (frontend/global_arrays.py); () where it reads none
         self._frozen: tuple[Kernel, tuple[np.ndarray, ...]] | tuple[()] | None = None
+        self._source: KernelSource | None = None  # py_func's parsed source, read once (read_source)
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -147,7 +148,8 @@ class Kernel:
         if self._frozen is None:
             with self._lock:
                 if self._frozen is None:
-                    found = {} if hasattr(self.py_func, FROZEN) else global_arrays(self.py_func, helper_function)
+                    found = {} if hasattr(self.py_func, FROZEN) else global_arrays(self.py_func, helper_function,
+                                                                                  self._source_of)
                     if not found:
                         self._frozen = ()
                     else:
@@ -156,6 +158,15 @@ class Kernel:
                         inner = Kernel(fn, **options)
                         self._frozen = (inner, tuple(frozen_copy(a) for a in found.values()))
         return self._frozen
+
+    def _source_of(self, fn) -> KernelSource:
+        """``read_source(fn)``, read once for the kernel's own function: the global-array scan
+        and the disk cache's key both need it (neither changes the tree)."""
+        if fn is not self.py_func:
+            return read_source(fn)
+        if self._source is None:
+            self._source = read_source(fn)
+        return self._source
 
     def _call_plain(self, args: tuple, kwargs: dict) -> Any:
         key = None
@@ -397,7 +408,7 @@ class Kernel:
     def _cache_key(self, arguments: tuple[Argument, ...]) -> str | None:
         if not cache.enabled() or not self.options.cache:
             return None
-        source = read_source(self.py_func)
+        source = self._source_of(self.py_func)
         modules = sorted(
             f"{node.id}={self.py_func.__globals__[node.id].__name__}"
             for node in ast.walk(source.tree)
