@@ -38,12 +38,6 @@ class BudgetExceeded(Exception):
     """isl gave up (its operation budget ran out): the caller keeps its untransformed choice."""
 
 
-def quota_error(exc: BaseException) -> bool:
-    """Whether an isl error is its operation quota running out (``isl_error_quota``; islpy only
-    gives the message)."""
-    return "maximal number of operations exceeded" in str(exc)
-
-
 @dataclass
 class Deadline:
     """How much optional isl work one compile may do, counted so that the answer does not depend
@@ -52,8 +46,9 @@ class Deadline:
     isl's operation counter bounds each optional transformation (``bounded``), but not the number
     of them: a program whose domains split into hundreds of pieces has many transformations that
     each run out of operations, and would spend minutes.  So the compile keeps a tally: an
-    outermost ``bounded`` block or a ``metered`` analysis that runs out of operations charges its
-    whole grant to ``spent``, and every optional block charges one to ``blocks``.  Once either
+    outermost ``bounded`` block or a ``metered`` analysis that runs out of operations (any isl
+    error: islpy does not say which, and a quota met while isl parses text reads as a syntax
+    error) charges its whole grant to ``spent``, and every optional block charges one to ``blocks``.  Once either
     tally passes its bound (``operations``, ``max_blocks``), a ``bounded`` or ``Meter.exact``
     block refuses to start (``BudgetExceeded``) and the transformation keeps its legal choice;
     the same program makes the same refusals on any machine.
@@ -152,7 +147,7 @@ def bounded(ctx: isl.Context, operations: int | None = None) -> Iterator[None]:
         try:
             yield
         except isl.Error as exc:
-            _active.quota = _active.quota or quota_error(exc)
+            _active.quota = True  # any isl error counts as the budget running out (above)
             raise BudgetExceeded(str(exc)) from None
         finally:
             _active.depth -= 1
@@ -191,7 +186,7 @@ class Meter:
         try:
             yield
         except isl.Error as exc:
-            _active.quota = getattr(_active, "quota", False) or quota_error(exc)
+            _active.quota = True
             raise BudgetExceeded(str(exc)) from None
 
     @contextmanager

@@ -78,6 +78,44 @@ def test_bounded_blocks_refuse_to_start_past_an_active_deadline():
         pass
 
 
+TRIANGLE = isl.Set("[n] -> { [i, j] : 0 <= i < n and 0 <= j < i and 3i + 5j >= 7 }")
+
+
+def _heavy_isl_work() -> None:
+    TRIANGLE.lexmin()
+
+
+def test_a_block_that_runs_out_charges_its_grant_once_and_the_tally_then_refuses():
+    ctx = isl.DEFAULT_CONTEXT
+    deadline = Deadline(None, operations=10, max_blocks=None)
+    with deadline.active():
+        with pytest.raises(BudgetExceeded), bounded(ctx, 5):
+            with bounded(ctx):  # nested: shares the outer grant, charged once at the outer end
+                _heavy_isl_work()
+        assert (deadline.spent, deadline.blocks, deadline.skipped) == (5, 2, 0)
+        with bounded(ctx, 1_000_000):  # within its grant: charges nothing
+            _heavy_isl_work()
+        assert deadline.spent == 5
+        with pytest.raises(BudgetExceeded), bounded(ctx, 5):
+            _heavy_isl_work()
+        assert deadline.spent == 10 and deadline.exhausted()
+        with pytest.raises(BudgetExceeded, match="budget"), bounded(ctx):
+            pass
+    assert deadline.skipped == 1 and not deadline.timed_out
+    assert "POLYFUSE_COMPILE_OPERATIONS" in deadline.note()
+
+
+def test_the_block_tally_refuses_too():
+    deadline = Deadline(None, operations=None, max_blocks=2)
+    with deadline.active():
+        for _ in range(2):
+            with bounded(isl.DEFAULT_CONTEXT):
+                pass
+        with pytest.raises(BudgetExceeded), bounded(isl.DEFAULT_CONTEXT):
+            pass
+    assert (deadline.blocks, deadline.skipped) == (2, 1)
+
+
 def _slow_clock(monkeypatch, seconds_per_reading: float) -> None:
     """A machine on which each optional isl block takes ``seconds_per_reading`` seconds."""
     readings = itertools.count()
