@@ -73,11 +73,12 @@ def frozen_name(module: str, kernel_module: str, name: str) -> str:
     return "_pf_global_" + "".join(c if c.isalnum() else "_" for c in module) + "_" + name
 
 
-def global_arrays(fn: types.FunctionType, helper_of: Callable[[ast.expr, dict], types.FunctionType | None]
-                  ) -> dict[str, np.ndarray]:
+def global_arrays(fn: types.FunctionType, helper_of: Callable[[ast.expr, dict], types.FunctionType | None],
+                  source_of: Callable[[types.FunctionType], KernelSource] = read_source) -> dict[str, np.ndarray]:
     """Hidden parameter -> the global array it stands for, for each module-level NumPy array that
     ``fn`` or a helper it calls (``helper_of``: the function a call names, frontend.rewrite's
-    ``helper_function``) reads; empty where none."""
+    ``helper_function``) reads; empty where none.  ``source_of`` parses a function (a caller that
+    has parsed ``fn`` already passes its own)."""
     kernel_module = fn.__globals__.get("__name__", "")
     found: dict[str, np.ndarray] = {}
     seen: set[int] = set()
@@ -88,7 +89,7 @@ def global_arrays(fn: types.FunctionType, helper_of: Callable[[ast.expr, dict], 
             continue
         seen.add(id(func.__code__))
         try:
-            tree = read_source(func).tree
+            tree = source_of(func).tree
         except Exception:  # noqa: BLE001 - no source: the compile says so, not this scan
             continue
         own = {a.arg for a in tree.args.args} | {n.id for n in ast.walk(tree)

@@ -23,7 +23,13 @@ from polyfuse.frontend.source import AST_LOCK
 from polyfuse.model.isl_budget import BudgetExceeded, Deadline, bounded
 from polyfuse.model.scop import Argument
 from polyfuse.model.stages import Stages
-from polyfuse.options import Options, compile_seconds, time_tile_sizes
+from polyfuse.options import (
+    DEFAULT_COMPILE_BLOCKS,
+    Options,
+    compile_operations,
+    compile_seconds,
+    time_tile_sizes,
+)
 from polyfuse.passes.astgen import build_loop_program
 from polyfuse.passes.blocked_sums import block_reductions
 from polyfuse.passes.coalesce import coalesce_rows
@@ -71,8 +77,10 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
                                "array arguments (or use target='cpu')", scop.returns_span, "return of a value")
     stages.run("check locals", check_scalars_defined, scop)
     # optional isl work (exact dependences, every transformation's checks) starts only within the
-    # compile's deadline; past it each keeps its legal fallback (the verifier is not optional)
-    deadline = stages.outputs["deadline"] = Deadline(compile_seconds())
+    # compile's budget (counted isl work; a wall-clock safety net); past it each keeps its legal
+    # fallback (the verifier is not optional)
+    deadline = stages.outputs["deadline"] = Deadline(compile_seconds(), compile_operations(),
+                                                     DEFAULT_COMPILE_BLOCKS)
     # dependences decide what every later transformation may do
     with deadline.active():
         deps = stages.run("dependences", compute_dependences, scop)

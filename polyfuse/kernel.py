@@ -21,12 +21,12 @@ from polyfuse.frontend.checker import array_default, default_error, is_number
 from polyfuse.frontend.function_args import bound_texts, is_function, specialise
 from polyfuse.frontend.global_arrays import FROZEN, frozen_copy, global_arrays, with_frozen_parameters
 from polyfuse.frontend.rewrite import helper_function, helper_texts
-from polyfuse.frontend.source import read_source
+from polyfuse.frontend.source import KernelSource, read_source
 from polyfuse.frontend.tuple_args import part_name, unpack_tuples
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_budget import budget as isl_budget
 from polyfuse.model.scop import Argument
-from polyfuse.options import Options, debug_errors, default_verify
+from polyfuse.options import Options, compile_operations, debug_errors, default_verify
 from polyfuse.runtime import cache
 from polyfuse.runtime.native import MISS, warm
 from polyfuse.runtime.signature import argument_of, is_dask_array, is_device_array, signature_key, unit_axes
@@ -90,6 +90,7 @@ class Kernel:
         # global arrays the body reads: (kernel taking them first, their frozen copies), made on the
         # first call (frontend/global_arrays.py); () where it reads none
         self._frozen: tuple[Kernel, tuple[np.ndarray, ...]] | tuple[()] | None = None
+        self._source: KernelSource | None = None  # py_func's parsed source, read once (read_source)
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -147,7 +148,8 @@ class Kernel:
         if self._frozen is None:
             with self._lock:
                 if self._frozen is None:
-                    found = {} if hasattr(self.py_func, FROZEN) else global_arrays(self.py_func, helper_function)
+                    found = {} if hasattr(self.py_func, FROZEN) else global_arrays(self.py_func, helper_function,
+                                                                                  self._source_of)
                     if not found:
                         self._frozen = ()
                     else:
@@ -156,6 +158,15 @@ class Kernel:
                         inner = Kernel(fn, **options)
                         self._frozen = (inner, tuple(frozen_copy(a) for a in found.values()))
         return self._frozen
+
+    def _source_of(self, fn) -> KernelSource:
+        """``read_source(fn)``, read once for the kernel's own function: the global-array scan
+        and the disk cache's key both need it (neither changes the tree)."""
+        if fn is not self.py_func:
+            return read_source(fn)
+        if self._source is None:
+            self._source = read_source(fn)
+        return self._source
 
     def _call_plain(self, args: tuple, kwargs: dict) -> Any:
         key = None
@@ -386,8 +397,8 @@ class Kernel:
             returns=scop.returns, sizes=scop.sizes, counts=scop.counts,
         )
         deadline = stages.get("deadline")
-        if key is not None and not (deadline is not None and deadline.skipped):
-            # (a compile that ran past its deadline depends on this machine's load: not kept)
+        if key is not None and not (deadline is not None and deadline.timed_out):
+            # (a compile that met the wall-clock safety net depends on this machine's load: not kept)
             with _COMPILE_LOCK:  # the explanation it holds runs isl checks (astgen's parallel-loop reasons)
                 entry = _cache_entry(variant, self.options)
             cache.store(key, entry)
@@ -397,14 +408,15 @@ class Kernel:
     def _cache_key(self, arguments: tuple[Argument, ...]) -> str | None:
         if not cache.enabled() or not self.options.cache:
             return None
-        source = read_source(self.py_func)
+        source = self._source_of(self.py_func)
         modules = sorted(
             f"{node.id}={self.py_func.__globals__[node.id].__name__}"
             for node in ast.walk(source.tree)
             if isinstance(node, ast.Name) and isinstance(self.py_func.__globals__.get(node.id), types.ModuleType)
         )
-        # the hardware model and the isl budget change decisions, so they are part of the key
-        decisions = f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
+        # the hardware model and the isl budgets change decisions, so they are part of the key
+        decisions = (f"{self.options.key()} tile_budget={self.options.tile_budget()} isl_budget={isl_budget()}"
+                     f" compile_operations={compile_operations()}")
         text = source.text + helper_texts(self.py_func, source)  # inlined helpers are part of the kernel
         text += bound_texts(self.py_func)  # the functions a specialised kernel binds (ufuncs have no text)
         # where the source is: errors, bounds messages and explain() name its file and lines, so

@@ -20,7 +20,12 @@ SUM_BLOCK = 2048  # terms per innermost chunk of a NumPy float sum (polyfuse.pas
 CACHE_SIZE_KNOBS = {"l1d": "POLYFUSE_L1_BYTES", "l2": "POLYFUSE_L2_BYTES", "l3": "POLYFUSE_L3_BYTES",
                     "line": "POLYFUSE_LINE_BYTES"}
 DEFAULT_ISL_OPERATIONS = 3_000_000
-DEFAULT_COMPILE_SECONDS = 5.0
+# one compile's optional isl work (model/isl_budget.Deadline): operations of the transformations
+# that ran out of theirs, and optional blocks in all (the suite and NumPy programs: none ran out,
+# at most 138 blocks); a safety net on CPU time above both
+DEFAULT_COMPILE_OPERATIONS = 4 * DEFAULT_ISL_OPERATIONS
+DEFAULT_COMPILE_BLOCKS = 2_000
+DEFAULT_COMPILE_SECONDS = 30.0
 
 
 def env_flag(name: str, default: bool = False) -> bool:
@@ -208,10 +213,22 @@ def blas_row_chunks_gemv() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
 
 
+def compile_operations() -> int | None:
+    """``POLYFUSE_COMPILE_OPERATIONS``: once the optional transformations of one compile that ran
+    out of their isl operations (``isl_operations``) have spent this many together, it starts no
+    more optional isl work (fusion, loop-order and tiling checks, exact dependences): each keeps
+    its legal choice.  Counted, not timed, so the code does not depend on the machine's load.
+    Default 12,000,000; 0 means no limit."""
+    text = os.environ.get("POLYFUSE_COMPILE_OPERATIONS")
+    value = int(text) if text else DEFAULT_COMPILE_OPERATIONS
+    return value if value > 0 else None
+
+
 def compile_seconds() -> float | None:
-    """``POLYFUSE_COMPILE_SECONDS``: after this many seconds a compile starts no more optional isl
-    work (fusion, loop-order and tiling checks, exact dependences): each keeps its legal choice.
-    Default 5; 0 means no limit."""
+    """``POLYFUSE_COMPILE_SECONDS``: a safety net: after this many seconds of the compiling thread's
+    CPU time a compile starts no more optional isl work.  Only pathological programs meet it (the
+    counted ``compile_operations`` budget bounds the others); a compile that did is not cached.
+    Default 30; 0 means no limit."""
     text = os.environ.get("POLYFUSE_COMPILE_SECONDS")
     value = float(text) if text else DEFAULT_COMPILE_SECONDS
     return value if value > 0 else None

@@ -26,8 +26,8 @@ if "POLYFUSE_CACHE_DIR" not in os.environ or os.environ.get("_POLYFUSE_TEST_CACH
     os.environ["POLYFUSE_CACHE_DIR"] = tempfile.mkdtemp(prefix="polyfuse-test-cache-")
     os.environ["_POLYFUSE_TEST_CACHE_DIR"] = "1"
 
-# The compile deadline (POLYFUSE_COMPILE_SECONDS) makes what a compile decides depend on the
-# machine's load; tests compare schedules and code, so they get a far one.  The tests of the
+# The compile's CPU-time safety net (POLYFUSE_COMPILE_SECONDS) makes what a compile decides depend
+# on the machine's speed; tests compare schedules and code, so they get a far one.  The tests of the
 # deadline itself (tests/end_to_end/test_regressions.py and test_compile_deadline.py) set
 # the default back.
 os.environ.setdefault("POLYFUSE_COMPILE_SECONDS", "120")

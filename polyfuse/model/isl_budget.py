@@ -23,6 +23,12 @@ _active = threading.local()  # how many bounded blocks this thread is inside
 ISL_LOCK = threading.RLock()  # polyfuse's isl work shares one context; isl is not thread-safe
 
 
+def clock() -> float:
+    """The compiling thread's CPU seconds, for ``Deadline``'s safety net only (tests make it
+    slow): other jobs on a loaded machine do not count."""
+    return time.thread_time()
+
+
 def budget() -> int:
     """Operations one optional transformation may spend (``options.isl_operations``)."""
     return options.isl_operations()
@@ -34,22 +40,53 @@ class BudgetExceeded(Exception):
 
 @dataclass
 class Deadline:
-    """The time one compile's optional isl work may start in (None: no limit).
+    """How much optional isl work one compile may do, counted so that the answer does not depend
+    on the machine's speed or load.
 
-    isl's operation counter bounds each optional transformation, but not the number of them, and
-    some isl work (the scheduler's ILP, footprints) hardly counts: a program whose domains split
-    into hundreds of pieces could spend minutes in checks that each stay within budget.  Inside
-    ``active()``, a ``bounded`` block or a ``Meter.exact`` block that starts after ``seconds``
-    raises ``BudgetExceeded`` at once, so the transformation is skipped (always legal) and the
-    compile finishes with what it has.  ``skipped`` counts those refusals: a compile that had any
-    depends on the machine's speed and load, so it is not written to the disk cache."""
+    isl's operation counter bounds each optional transformation (``bounded``), but not the number
+    of them: a program whose domains split into hundreds of pieces has many transformations that
+    each run out of operations, and would spend minutes.  So the compile keeps a tally: an
+    outermost ``bounded`` block or a ``metered`` analysis that runs out of operations (any isl
+    error: islpy does not say which, and a quota met while isl parses text reads as a syntax
+    error) charges its whole grant to ``spent``, and every optional block charges one to ``blocks``.  Once either
+    tally passes its bound (``operations``, ``max_blocks``), a ``bounded`` or ``Meter.exact``
+    block refuses to start (``BudgetExceeded``) and the transformation keeps its legal choice;
+    the same program makes the same refusals on any machine.
+
+    ``seconds`` is a safety net on time (``POLYFUSE_COMPILE_SECONDS``: the compiling thread's CPU
+    seconds, so that other jobs' load hardly counts), far above what any program within the
+    tallies takes: it is only met where isl spends long without counting (the scheduler's ILP,
+    footprints; the slowest regression program compiles in 12 s).  ``timed_out`` counts the
+    refusals it made: such a compile depends on the machine's speed, so explain() says so and it
+    is not written to the disk cache."""
 
     seconds: float | None
-    started: float = field(default_factory=time.perf_counter)
+    operations: int | None = None
+    max_blocks: int | None = None
+    started: float = field(default_factory=lambda: clock())
+    spent: int = 0
+    blocks: int = 0
     skipped: int = 0
+    timed_out: int = 0
 
     def passed(self) -> bool:
-        return self.seconds is not None and time.perf_counter() - self.started > self.seconds
+        return self.seconds is not None and clock() - self.started > self.seconds
+
+    def exhausted(self) -> bool:
+        """The deterministic tallies are spent (the same on every machine)."""
+        return ((self.operations is not None and self.spent >= self.operations)
+                or (self.max_blocks is not None and self.blocks >= self.max_blocks))
+
+    def refuse(self) -> None:
+        """Raise ``BudgetExceeded`` if no more optional isl work may start; else count a block."""
+        if self.exhausted():
+            self.skipped += 1
+            raise BudgetExceeded("past the compile's budget for optional isl work")
+        if self.passed():
+            self.skipped += 1
+            self.timed_out += 1
+            raise BudgetExceeded(f"past the compile deadline of {self.seconds:g} s")
+        self.blocks += 1
 
     @contextmanager
     def active(self) -> Iterator[None]:
@@ -61,16 +98,31 @@ class Deadline:
             _active.deadline = previous
 
     def note(self) -> str:
-        return (f"the compile passed its {self.seconds:g} s deadline for optional work "
-                f"(POLYFUSE_COMPILE_SECONDS): {self.skipped} optional analyses or transformations "
-                "were skipped, each keeping the legal choice it had") if self.skipped else ""
+        if not self.skipped:
+            return ""
+        if self.timed_out:
+            return (f"the compile passed its {self.seconds:g} s safety net for optional work "
+                    f"(POLYFUSE_COMPILE_SECONDS): {self.skipped} optional analyses or "
+                    "transformations were skipped, each keeping the legal choice it had; this "
+                    "depends on the machine's speed, so the result is not cached")
+        return (f"the compile spent its budget for optional isl work ({self.spent:,} operations "
+                f"of transformations that ran out of theirs, {self.blocks} blocks; "
+                "POLYFUSE_COMPILE_OPERATIONS): "
+                f"{self.skipped} optional analyses or transformations were skipped, each keeping "
+                "the legal choice it had")
 
 
 def _refuse_past_deadline() -> None:
     deadline = getattr(_active, "deadline", None)
-    if deadline is not None and deadline.passed():
-        deadline.skipped += 1
-        raise BudgetExceeded(f"past the compile deadline of {deadline.seconds:g} s")
+    if deadline is not None:
+        deadline.refuse()
+
+
+def _charge(grant: int) -> None:
+    """An outermost block or meter ran out of its ``grant`` operations: the compile's tally."""
+    deadline = getattr(_active, "deadline", None)
+    if deadline is not None:
+        deadline.spent += grant
 
 
 @contextmanager
@@ -90,16 +142,20 @@ def bounded(ctx: isl.Context, operations: int | None = None) -> Iterator[None]:
         if outermost:
             ctx.reset_operations()
             ctx.set_max_operations(limit)
+            _active.quota = False
         _active.depth = getattr(_active, "depth", 0) + 1
         try:
             yield
         except isl.Error as exc:
+            _active.quota = True  # any isl error counts as the budget running out (above)
             raise BudgetExceeded(str(exc)) from None
         finally:
             _active.depth -= 1
             if outermost:
                 ctx.set_max_operations(0)
                 ctx.reset_operations()
+                if _active.quota:
+                    _charge(limit)
 
 
 class Meter:
@@ -130,6 +186,7 @@ class Meter:
         try:
             yield
         except isl.Error as exc:
+            _active.quota = True
             raise BudgetExceeded(str(exc)) from None
 
     @contextmanager
@@ -156,9 +213,12 @@ def metered(ctx: isl.Context, operations: int | None = None) -> Iterator[Meter]:
         ctx.reset_operations()
         ctx.set_max_operations(meter.limit)
         _active.depth = 1
+        _active.quota = False
         try:
             yield meter
         finally:
             _active.depth = 0
             ctx.set_max_operations(0)
             ctx.reset_operations()
+            if _active.quota:
+                _charge(meter.limit)

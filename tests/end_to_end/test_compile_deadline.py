@@ -1,13 +1,20 @@
-"""The compile deadline (POLYFUSE_COMPILE_SECONDS): past it, optional isl work is skipped, the
-result stays right, explain() says so, and the variant is not written to the disk cache."""
+"""The compile's budget for optional isl work: counted (POLYFUSE_COMPILE_OPERATIONS), so the code
+does not depend on the machine's speed, with a wall-clock safety net (POLYFUSE_COMPILE_SECONDS).
+Past either, optional isl work is skipped, the result stays right and explain() says so; only a
+variant that met the safety net is kept out of the disk cache."""
 
 from __future__ import annotations
+
+import hashlib
+import itertools
 
 import islpy as isl
 import numpy as np
 import pytest
 
 import polyfuse
+from polyfuse.bench import suite
+from polyfuse.model import isl_budget
 from polyfuse.model.isl_budget import BudgetExceeded, Deadline, bounded
 
 
@@ -42,7 +49,7 @@ def cache_dir(tmp_path, monkeypatch):
 def test_past_the_deadline_nothing_optional_runs_and_the_result_is_still_right(cache_dir, monkeypatch):
     monkeypatch.setenv("POLYFUSE_COMPILE_SECONDS", "1e-9")
     explanation = _check(polyfuse.kernel(producer_consumer, verify=True))
-    assert "deadline" in explanation["compile deadline"]
+    assert "safety net" in explanation["compile deadline"]
     assert explanation.fused_loop_nests() == 2  # the two loops as written
     assert explanation["dependences"] and all(d["basis"] != "exact" for d in explanation["dependences"])
     assert not list(cache_dir.glob("*.pkl")), "a compile that ran past its deadline was cached"
@@ -71,6 +78,86 @@ def test_bounded_blocks_refuse_to_start_past_an_active_deadline():
         pass
 
 
+TRIANGLE = isl.Set("[n] -> { [i, j] : 0 <= i < n and 0 <= j < i and 3i + 5j >= 7 }")
+
+
+def _heavy_isl_work() -> None:
+    TRIANGLE.lexmin()
+
+
+def test_a_block_that_runs_out_charges_its_grant_once_and_the_tally_then_refuses():
+    ctx = isl.DEFAULT_CONTEXT
+    deadline = Deadline(None, operations=10, max_blocks=None)
+    with deadline.active():
+        with pytest.raises(BudgetExceeded), bounded(ctx, 5):
+            with bounded(ctx):  # nested: shares the outer grant, charged once at the outer end
+                _heavy_isl_work()
+        assert (deadline.spent, deadline.blocks, deadline.skipped) == (5, 2, 0)
+        with bounded(ctx, 1_000_000):  # within its grant: charges nothing
+            _heavy_isl_work()
+        assert deadline.spent == 5
+        with pytest.raises(BudgetExceeded), bounded(ctx, 5):
+            _heavy_isl_work()
+        assert deadline.spent == 10 and deadline.exhausted()
+        with pytest.raises(BudgetExceeded, match="budget"), bounded(ctx):
+            pass
+    assert deadline.skipped == 1 and not deadline.timed_out
+    assert "POLYFUSE_COMPILE_OPERATIONS" in deadline.note()
+
+
+def test_the_block_tally_refuses_too():
+    deadline = Deadline(None, operations=None, max_blocks=2)
+    with deadline.active():
+        for _ in range(2):
+            with bounded(isl.DEFAULT_CONTEXT):
+                pass
+        with pytest.raises(BudgetExceeded), bounded(isl.DEFAULT_CONTEXT):
+            pass
+    assert (deadline.blocks, deadline.skipped) == (2, 1)
+
+
+def _slow_clock(monkeypatch, seconds_per_reading: float) -> None:
+    """A machine on which each optional isl block takes ``seconds_per_reading`` seconds."""
+    readings = itertools.count()
+    monkeypatch.setattr(isl_budget, "clock", lambda: next(readings) * seconds_per_reading)
+
+
+def _jacobi_loop_code(monkeypatch, seconds_per_reading: float) -> tuple[str, object]:
+    kernel = suite.KERNELS["jacobi-2d"]
+    args = kernel.make_args(np.random.default_rng(0), **kernel.sizes["test"])
+    _slow_clock(monkeypatch, seconds_per_reading)
+    explanation = polyfuse.kernel(kernel.func, target="python").explain(*args)
+    return hashlib.sha256(explanation["loop code"].encode()).hexdigest(), explanation
+
+
+def test_a_slow_machine_compiles_the_same_code(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    monkeypatch.delenv("POLYFUSE_COMPILE_SECONDS", raising=False)  # the default safety net
+    monkeypatch.delenv("POLYFUSE_COMPILE_OPERATIONS", raising=False)
+    fast, _ = _jacobi_loop_code(monkeypatch, 0.0)
+    slow, explanation = _jacobi_loop_code(monkeypatch, 0.25)  # 10-100x slower than this machine
+    assert slow == fast
+    assert "compile deadline" not in explanation.to_dict()
+    # the slow clock does reach the decisions: a 5 s deadline (the default before) changed them
+    monkeypatch.setenv("POLYFUSE_COMPILE_SECONDS", "5")
+    timed, explanation = _jacobi_loop_code(monkeypatch, 0.25)
+    assert timed != fast and "5 s safety net" in explanation["compile deadline"]
+
+
+def test_the_counted_budget_refuses_the_same_work_at_any_speed(cache_dir, monkeypatch):
+    monkeypatch.setenv("POLYFUSE_ISL_BUDGET", "2000")  # transformations run out of operations...
+    monkeypatch.setenv("POLYFUSE_COMPILE_OPERATIONS", "1")  # ...and the first that does ends them
+    explanations = []
+    for seconds_per_reading in (0.0, 0.25):
+        _slow_clock(monkeypatch, seconds_per_reading)
+        explanations.append(_check(polyfuse.kernel(producer_consumer, verify=True)))
+    fast, slow = explanations
+    assert fast["loop code"] == slow["loop code"]
+    assert fast["compile deadline"] == slow["compile deadline"]
+    assert "POLYFUSE_COMPILE_OPERATIONS" in fast["compile deadline"]
+    assert len(list(cache_dir.glob("*.pkl"))) == 1, "a deterministic refusal keeps the cache"
+
+
 def test_the_setting_is_read_as_numba_users_expect(monkeypatch):
     from polyfuse.options import DEFAULT_COMPILE_SECONDS, compile_seconds
 
@@ -80,3 +167,12 @@ def test_the_setting_is_read_as_numba_users_expect(monkeypatch):
     assert compile_seconds() is None
     monkeypatch.setenv("POLYFUSE_COMPILE_SECONDS", "2.5")
     assert compile_seconds() == 2.5
+
+
+def test_the_operations_setting(monkeypatch):
+    from polyfuse.options import DEFAULT_COMPILE_OPERATIONS, compile_operations
+
+    monkeypatch.delenv("POLYFUSE_COMPILE_OPERATIONS", raising=False)
+    assert compile_operations() == DEFAULT_COMPILE_OPERATIONS
+    monkeypatch.setenv("POLYFUSE_COMPILE_OPERATIONS", "0")
+    assert compile_operations() is None

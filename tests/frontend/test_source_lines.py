@@ -1,0 +1,78 @@
+"""frontend.source.source_lines finds each function's lines as inspect.getsourcelines does
+(it skips inspect's tokenizer where the code object says where the function ends)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import linecache
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from polyfuse.frontend.source import source_lines
+
+from polyfuse.bench import numpy_suite, suite
+
+CORPUS_DIR = Path(__file__).parent.parent / "corpus"
+CORPUS = sorted(p.stem for p in CORPUS_DIR.glob("num*.py"))
+
+
+def _functions(module: types.ModuleType) -> list[types.FunctionType]:
+    return [v for v in vars(module).values()
+            if isinstance(v, types.FunctionType) and v.__module__ == module.__name__]
+
+
+@pytest.mark.parametrize("module", [suite, numpy_suite], ids=lambda m: m.__name__)
+def test_the_suites_functions(module):
+    functions = _functions(module) + [k.func for k in getattr(module, "KERNELS", {}).values()]
+    assert functions
+    for fn in functions:
+        assert source_lines(fn) == inspect.getsourcelines(fn), fn.__qualname__
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_the_corpus_functions(name):
+    if str(CORPUS_DIR) not in sys.path:
+        sys.path.insert(0, str(CORPUS_DIR))  # as tests/corpus/test_corpus.py imports them
+    module = importlib.import_module(name)
+    for fn in _functions(module):
+        assert source_lines(fn) == inspect.getsourcelines(fn), fn.__qualname__
+
+
+def _decorated(x):
+    return x
+
+
+@_decorated
+def one_line(a): return a + 1  # noqa: E704
+
+
+def closing_bracket_after_the_last_instruction(a):
+    return (a +
+            1
+)
+
+
+def nested_and_trailing_comment(a):
+    def inner(b):
+        return [b * k for k in range(3)]
+    # a comment, then a blank line
+
+    return inner(a)
+# the next function starts here
+
+
+def test_forms_that_end_unusually():
+    for fn in (one_line, closing_bracket_after_the_last_instruction, nested_and_trailing_comment):
+        assert source_lines(fn) == inspect.getsourcelines(fn), fn.__name__
+
+
+def test_code_registered_in_linecache():
+    text = "def added(a):\n    return a * 2\n"
+    filename = "<polyfuse-test-source-lines>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace: dict = {}
+    exec(compile(text, filename, "exec"), namespace)
+    assert source_lines(namespace["added"]) == (text.splitlines(True), 1)
