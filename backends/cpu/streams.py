@@ -25,13 +25,14 @@ from polyfuse.model.loop_ast import LoopProgram
 
 STREAM_MARK = "polyfuse.stream"  # the metadata kind codegen puts on a main loop's store
 ALIGNMENT = 64  # bytes: the head loop ends where the array's address is a multiple of this
-_NUMERIC = ("float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
-            "uint8")
+#: element types whose vector stores x86 makes non-temporal (an int8/int16 result is stored by a
+#: narrowing ``vpmovdb``/``vpmovdw``, which drops the hint: quantize_int8's loop was unchanged)
+_NUMERIC = ("float64", "float32", "int64", "int32", "uint64", "uint32")
 
 
 def streamable_arrays(program: LoopProgram) -> frozenset[str]:
     """Arrays whose stores may stream: the caller's arrays and returned results (not kernel-local
-    temporaries) of a plain numeric dtype that no statement of the program reads."""
+    temporaries) of 4- and 8-byte numbers that no statement of the program reads."""
     read: set[str] = set()
     for stmt in program.statements:
         read |= stmt.sources()
