@@ -122,6 +122,21 @@ def row_alias_checks() -> bool:
     return env_flag("POLYFUSE_ROW_ALIAS_CHECKS", True)
 
 
+def stream_store_bytes() -> int:
+    """``POLYFUSE_STREAM_STORES``: from how many bytes an innermost parallel loop moves (an
+    element of each array it touches per iteration, all threads together), its stores to an array
+    that the kernel never reads are non-temporal: they bypass the caches and skip the read of each
+    line before its write (backends/cpu/streams.py).  Default the last-level cache's size
+    (``machine().l3``); sizes as ``16M``; 0 turns them off; a bad value is an ArgumentError."""
+    text = os.environ.get("POLYFUSE_STREAM_STORES")
+    if text is None or not text.strip():
+        return machine().l3
+    try:
+        return hardware.parse_size(text)
+    except ValueError:
+        raise ArgumentError(f"POLYFUSE_STREAM_STORES={text!r} is not a size (bytes, or with K, M, G)") from None
+
+
 def row_tails() -> bool:
     """``POLYFUSE_ROW_TAILS``: the rows of a time-tiled out-of-place sweep end with one vector
     step over their last elements (repeating a few) instead of a scalar remainder (backends.cpu.llvm,
@@ -459,6 +474,7 @@ class Options:
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + ("" if row_tails() or self.target != "cpu" or not self.time_tiling_enabled() else " row_tails=off")
+                + (f" stream_stores={stream_store_bytes()}" if self.target == "cpu" else "")
                 + self._cuda_key())
 
     def _cuda_key(self) -> str:

@@ -53,6 +53,15 @@ from polyfuse.backends.cpu.phases import (
     statement_roots,
 )
 from polyfuse.backends.cpu.region import RegionEmitter
+from polyfuse.backends.cpu.streams import (
+    ALIGNMENT,
+    STREAM_MARK,
+    computes_math,
+    nontemporal_stores,
+    plain_store,
+    scope_marks,
+    streamable_arrays,
+)
 from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 
 from polyfuse.errors import ArgumentError
@@ -74,6 +83,7 @@ from polyfuse.options import (
     math_loop_interleave,
     row_alias_checks,
     row_tails,
+    stream_store_bytes,
     tiled_lsr,
     tiled_twins,
     vector_bytes,
@@ -250,7 +260,7 @@ class LLVMKernel:
                 # printed and parsed again, as the whole module was before it was cut: the
                 # parse orders each value's uses as the text does, and the register allocator
                 # follows that order (without it 56 of 162 functions got other registers)
-                module = llvm.parse_assembly(str(module))
+                module = llvm.parse_assembly(nontemporal_stores(str(module)))
             module.name = name  # (the object cache keys by module name)
             self.engine.add_module(module)
         # (MCJIT generates the machine code of the module just added here)
@@ -516,7 +526,7 @@ class LLVMArtifact:
         function when it first runs, ``split_functions``)."""
         module = llvm.parse_assembly(self.linked_ir)
         optimize(module, self)
-        return str(module)
+        return nontemporal_stores(str(module))
 
 
 def compile_llvm(program: LoopProgram, options) -> LLVMKernel:
@@ -533,7 +543,8 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
     emitted = []
     twins = shared_twins(program, phases)
     for phase in phases:
-        math = {"fastmath": options.fastmath, "vector_math": options.fastmath or options.vector_math}
+        math = {"fastmath": options.fastmath, "vector_math": options.fastmath or options.vector_math,
+                "stream_bytes": stream_store_bytes()}
         if phase in twins:
             emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
             serial_through_region(module, params, phase_name(program.name, phase), emitted[-1].function)
@@ -542,7 +553,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         if phase.is_region:
             emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
     text = wide_vector_functions(str(module), [cg.function.name for cg in emitted if cg.inline_math_used])
-    text = row_loop_hints(interleave_math_loops(text))
+    text = scope_marks(row_loop_hints(interleave_math_loops(text)))
     triple = _initialize()
     tm = _target_machine(triple, gathers=options.vector_gathers())
     parsed = llvm.parse_assembly(text)
@@ -1002,9 +1013,14 @@ class KernelCodegen:
 
     def __init__(self, module: ll.Module, program: LoopProgram, params: tuple[Param, ...], phase: Phase,
                  shared: set[str], *, fastmath: bool = False, vector_math: bool = False,
-                 region: bool = False) -> None:
+                 stream_bytes: int = 0, region: bool = False) -> None:
         self.program = program
         self.fastmath = fastmath
+        # non-temporal stores (backends/cpu/streams.py): from how many bytes a loop run writes,
+        # the arrays they may go to, and the statement whose store is being marked
+        self.stream_bytes = stream_bytes if llvm.get_process_triple().startswith("x86_64") else 0
+        self.streamable = streamable_arrays(program) if self.stream_bytes else frozenset()
+        self.streaming: str | None = None
         self.vector_math = vector_math  # exp/log inline (llvm_exprs), without fastmath's flags
         self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
         self.row_window: tuple | None = None  # (first, last) row of a product cut by rows (blas.py)
@@ -1114,6 +1130,9 @@ class KernelCodegen:
         if start is None and end is None and body is None and (lanes := row_tail_lanes(self.program, node)):
             self._emit_row_tail(node, lanes)
             return
+        if body is None and not marker and self.streaming is None and (stmt := self._streamed(node)):
+            self._emit_streaming(node, stmt, start, end)
+            return
         b = self.builder
         slot = self.alloca_builder.alloca(_I64, name=node.iterator)
         b.store(self.exprs.emit(node.init) if start is None else start, slot)
@@ -1171,6 +1190,91 @@ class KernelCodegen:
                                   marker=ROW_TAIL)
             with otherwise:
                 self.emit_For(loop, start=lo, end=hi, counted=True, marker=ROW_SHORT)
+
+    def _streamed(self, loop: For):
+        """The statement of ``loop`` whose stores may be non-temporal (streams.py): ``loop`` is an
+        innermost parallel loop of step 1 with a plain bound, its body statement calls only, one of
+        them a plain store to a streamable array (the first such)."""
+        if not (self.streamable and loop.parallel and loop.step == 1) or exclusive_bound(loop) is None:
+            return None
+        body = list(nodes(loop.body))
+        if any(not isinstance(n, (Block, StmtCall)) for n in body):
+            return None
+        statements = [self.program.statement(c.statement) for c in body if isinstance(c, StmtCall)]
+        if any(computes_math(stmt) for stmt in statements):
+            return None
+        for call, stmt in zip([c for c in body if isinstance(c, StmtCall)], statements):
+            if stmt.array in self.streamable and plain_store(stmt):
+                return call
+        return None
+
+    def _emit_streaming(self, loop: For, call: StmtCall, start, end) -> None:
+        """``loop`` (this thread's ``start``/``end`` of it) as a head loop up to the first
+        iteration whose store address is a multiple of ``ALIGNMENT`` and a main loop whose store
+        is marked ``STREAM_MARK``.  The head runs the whole loop where its stores are not
+        contiguous elements, or where the whole loop (all threads' parts) moves fewer than
+        ``stream_bytes`` bytes, counting an element of every array its statements read or write
+        per iteration: a loop whose arrays fit in the cache leaves its result there."""
+        b = self.builder
+        stmt = self.program.statement(call.statement)
+        size = self._itemsize(stmt.array)
+        init, bound = self.exprs.emit(loop.init), self.exprs.emit(exclusive_bound(loop))
+        lo = init if start is None else start
+        hi = bound if end is None else b.select(b.icmp_signed("<", end, bound), end, bound)
+        first, second = self._store_address(loop, call, lo), self._store_address(loop, call, b.add(lo, _i64(1)))
+        contiguous = b.icmp_signed("==", b.sub(second, first), _i64(size))
+        whole = b.icmp_signed("==", b.and_(first, _i64(size - 1)), _i64(0))
+        per_iteration = sum(self._itemsize(a) for a in self._loop_arrays(loop))
+        long_run = b.icmp_signed(">=", b.sub(bound, init), _i64(-(-self.stream_bytes // per_iteration)))
+        ok = b.and_(b.and_(contiguous, whole), long_run)
+        peel = b.lshr(b.and_(b.sub(_i64(0), first), _i64(ALIGNMENT - 1)), _i64(size.bit_length() - 1))
+        head_end = b.add(lo, peel)
+        split = b.select(ok, b.select(b.icmp_signed("<", head_end, hi), head_end, hi), hi)
+        try:
+            self.streaming = ""  # (no statement's name: the head's stores stay as they are)
+            self.emit_For(loop, start=lo, end=split)
+            self.streaming = stmt.name
+            # bound by memory where it runs: one vector a step (no interleaved copies) is as fast
+            self.emit_For(loop, start=split, end=hi, marker=ROW_MAIN)
+        finally:
+            self.streaming = None
+        # non-temporal stores are weakly ordered: drained before whatever tells another thread
+        # that this part is done (the team's barrier, the pool's completion) can be seen
+        fence = self.module.globals.get("llvm.x86.sse.sfence") or ll.Function(
+            self.module, ll.FunctionType(ll.VoidType(), []), name="llvm.x86.sse.sfence")
+        with b.if_then(ok):
+            b.call(fence, [])
+
+    def _itemsize(self, array: str) -> int:
+        return np.dtype(next(a.dtype for a in self.program.arrays if a.name == array)).itemsize
+
+    def _loop_arrays(self, loop: For) -> set[str]:
+        """The arrays (not scalars) that ``loop``'s statements read or write."""
+        names: set[str] = set()
+        for call in nodes(loop.body):
+            if isinstance(call, StmtCall):
+                stmt = self.program.statement(call.statement)
+                names |= stmt.sources() | {stmt.array}
+        return {a.name for a in self.program.arrays if a.name in names and a.shape}
+
+    def _store_address(self, loop: For, call: StmtCall, value):
+        """The byte address (an integer) of ``call``'s store when ``loop``'s iterator is ``value``."""
+        stmt = self.program.statement(call.statement)
+        names = [isl_name(v) for v in stmt.iterators]
+        saved = {n: self.values.get(n) for n in [loop.iterator, *names]}
+        self.values[loop.iterator] = value
+        try:
+            for name, arg in zip(names, call.args):
+                self.values[name] = self.exprs.emit(arg)
+            base, strides = self.arrays[stmt.array]
+            size = self._itemsize(stmt.array)
+            offset = _i64(0)
+            for expr, stride in zip(stmt.index, strides):
+                offset = self.builder.add(offset, self.builder.mul(self.exprs.emit(expr), stride))
+            return self.builder.add(self.builder.ptrtoint(base, _I64), self.builder.mul(offset, _i64(size)))
+        finally:
+            for name, old in saved.items():
+                self._restore(name, old)
 
     def _sums_only(self, loop: For) -> bool:
         """Whether ``loop`` is innermost and holds nothing but NumPy reductions ``acc = acc + term``
@@ -1238,7 +1342,9 @@ class KernelCodegen:
             with self.builder.if_then(ok):
                 self.exprs.store_element(value, address, True)
         else:
-            self.exprs.store_element(value, self.exprs._address(stmt.array, stmt.index), bool(stmt.index))
+            store = self.exprs.store_element(value, self.exprs._address(stmt.array, stmt.index), bool(stmt.index))
+            if self.streaming == stmt.name:  # (scope_marks makes it an alias scope in the printed module)
+                store.set_metadata(STREAM_MARK, self.module.add_metadata([]))
         for name, old in saved.items():
             self._restore(name, old)
 

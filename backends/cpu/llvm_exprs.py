@@ -114,12 +114,12 @@ class ExprEmitter(VectorMath):
             return self.b.icmp_unsigned("!=", byte, ll.Constant(_I8, 0))
         return self.b.load(address)
 
-    def store_element(self, value, address, element: bool) -> None:
-        """Store ``value`` at ``address``; a bool array's element as the byte 0 or 1."""
+    def store_element(self, value, address, element: bool):
+        """Store ``value`` at ``address``; a bool array's element as the byte 0 or 1.  Returns
+        the store instruction."""
         if element and _is_bool(address):
-            self.b.store(self.b.zext(value, _I8), self.b.bitcast(address, _I8.as_pointer()))
-        else:
-            self.b.store(value, address)
+            return self.b.store(self.b.zext(value, _I8), self.b.bitcast(address, _I8.as_pointer()))
+        return self.b.store(value, address)
 
     def checked_address(self, array: str, index):
         """The address of ``array[index]`` with run-time subscripts (ir.Index), and whether they

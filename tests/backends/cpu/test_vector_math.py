@@ -5,6 +5,7 @@ Python's math module (libm) on every range, as the docs promise (measured maximu
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -137,7 +138,9 @@ def test_loops_with_inline_math_are_interleaved():
     ir = polyfuse.kernel(exps_of_rows).inspect_llvm(np.ones((3, 5)), np.empty((3, 5)), optimized=False)
     assert ir.count('"llvm.loop.interleave.count"') == 1
     x = np.ones(8)
-    assert "llvm.loop.interleave.count" not in polyfuse.kernel(doubled).inspect_llvm(x, x, optimized=False)
+    plain = polyfuse.kernel(doubled).inspect_llvm(x, x, optimized=False)
+    # (only the main loop of a streamed result, backends/cpu/streams.py, has a count: one vector a step)
+    assert re.findall(r'"llvm.loop.interleave.count", i32 (\d+)', plain) in ([], ["1"])
     y = np.random.default_rng(6).uniform(-30.0, 30.0, (7, 301))
     out = np.empty_like(y)
     polyfuse.kernel(exps_of_rows)(y, out)

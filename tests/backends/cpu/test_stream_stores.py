@@ -1,0 +1,114 @@
+"""Non-temporal stores (backends/cpu/streams.py): which loops get them, and NumPy's bits from the
+split loops for outputs at every offset from a 64-byte boundary, of several lengths, element
+sizes and strides, on one thread and on the team."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import HAS_CPU, threads_forced
+
+import polyfuse
+from polyfuse.errors import ArgumentError
+
+pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
+
+
+def _triad(s, a, b, c):
+    for i in range(a.shape[0]):
+        a[i] = b[i] + s * c[i]
+
+
+def _update(a, b):
+    for i in range(a.shape[0]):
+        a[i] = a[i] + b[i]
+
+
+def _scaled(x, scale):
+    return np.clip(np.rint(x / scale), -127.0, 127.0).astype(np.int8)
+
+
+def _halves(x):
+    return (x * 0.5).astype(np.float32)
+
+
+@pytest.fixture
+def streaming(monkeypatch):
+    """Every eligible loop streams (a threshold of 64 bytes), the disk cache out of the way."""
+    monkeypatch.setenv("POLYFUSE_STREAM_STORES", "64")
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+
+
+def _nontemporal(kernel, *args) -> int:
+    return kernel.inspect_llvm(*args).count("!nontemporal !")
+
+
+def test_a_result_written_and_never_read_streams(streaming):
+    rng = np.random.default_rng(0)
+    b, c, a = rng.random(100), rng.random(100), np.empty(100)
+    assert _nontemporal(polyfuse.kernel(_triad), 3.0, a, b, c) > 0
+    assert _nontemporal(polyfuse.kernel(_halves), b) > 0  # float32 results too
+
+
+def test_narrow_results_keep_ordinary_stores(streaming):
+    x = np.random.default_rng(0).random(100)
+    assert _nontemporal(polyfuse.kernel(_scaled), x, 0.02) == 0  # int8: x86 drops the hint
+
+
+def test_an_array_the_kernel_reads_does_not(streaming):
+    rng = np.random.default_rng(0)
+    a, b = rng.random(100), rng.random(100)
+    assert _nontemporal(polyfuse.kernel(_update), a, b) == 0
+
+
+def test_the_knob_turns_them_off_and_checks_its_value(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    monkeypatch.setenv("POLYFUSE_STREAM_STORES", "0")
+    rng = np.random.default_rng(0)
+    b, c, a = rng.random(100), rng.random(100), np.empty(100)
+    assert _nontemporal(polyfuse.kernel(_triad), 3.0, a, b, c) == 0
+    monkeypatch.setenv("POLYFUSE_STREAM_STORES", "lots")
+    with pytest.raises(ArgumentError, match="POLYFUSE_STREAM_STORES"):
+        polyfuse.kernel(_triad)(3.0, a, b, c)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 9, 64, 203])
+def test_outputs_at_every_offset_and_stride(streaming, n):
+    rng = np.random.default_rng(n)
+    b, c = rng.random(n), rng.random(n)
+    kernel = polyfuse.kernel(_triad)
+    for offset in range(9):  # 8 bytes apart: every place a float64 can start in a 64-byte line
+        for step in (1, 2):
+            memory = np.full(offset + step * n + 9, -1.0)
+            a = memory[offset:offset + step * n:step]
+            kernel(3.0, a, b, c)
+            expected = np.full_like(memory, -1.0)
+            expected[offset:offset + step * n:step] = b + 3.0 * c
+            np.testing.assert_array_equal(memory, expected)  # nothing outside a written
+
+
+@pytest.mark.parametrize("func", [_scaled, _halves])
+def test_narrow_results(streaming, func):
+    x = np.random.default_rng(1).standard_normal(301)
+    kernel = polyfuse.kernel(func)
+    for offset in range(5):
+        view = x[offset:]
+        args = (view, 0.02) if func is _scaled else (view,)
+        result = kernel(*args)
+        expected = func(*args)
+        assert result.dtype == expected.dtype
+        np.testing.assert_array_equal(result, expected)
+
+
+def test_on_the_team(streaming):
+    rng = np.random.default_rng(2)
+    n = 4099
+    b, c = rng.random(n), rng.random(n)
+    with threads_forced():
+        polyfuse.set_num_threads(2)
+        kernel = polyfuse.kernel(_triad)
+        for offset in (0, 3):
+            memory = np.zeros(n + 8)
+            kernel(3.0, memory[offset:offset + n], b, c)
+            np.testing.assert_array_equal(memory[offset:offset + n], b + 3.0 * c)
+        assert kernel.compile(3.0, memory[:n], b, c).backend.phase_runs
