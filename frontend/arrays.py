@@ -1722,7 +1722,7 @@ class Lowering:
                 detail = " other than one integer array read" if what != "boolean mask" else ""
                 raise self.error(item, f"{what}{detail} is not supported; index with slices, integers, None and "
                                  "'...' (or use np.where for masks)", what)
-            index = sym_of(item)
+            index = sym_of(where.element(()))  # an element of a view read as its array's (order[i])
             if index.is_const() and index.const < 0:
                 index = n + index
                 self.changed = True
