@@ -77,9 +77,10 @@ _REFUSED = {
                     "axis=) of a real array, axis=None or of a 2-d array, and a float q (a number, a float argument "
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
     "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
-    "bincount": "its result's length is the largest value plus one (a data-dependent shape); count into an array "
-                "of known length, counts = np.zeros(k, dtype=np.int64) then for i in range(x.shape[0]): "
-                "counts[x[i]] += 1",
+    "bincount": "supported as np.bincount(x, weights=None, minlength=0) of a 1-d integer array argument the kernel "
+                "never writes (its result's length, the largest value plus one, is then computed by the call); "
+                "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
+                "in range(x.shape[0]): counts[x[i]] += 1",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     "resize": _SHAPES,
@@ -2176,6 +2177,8 @@ class Lowering:
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             if x.rank or module == "np":
                 return self.joins.repeat(self, node, x, node.args[1:] if module == "np" else node.args)
+        if module == "np" and name == "bincount":
+            return self.bincount(node)
         if name in _REFUSED and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
         if module == "np" and name in ALLOCATORS:
@@ -2882,6 +2885,67 @@ class Lowering:
 
         self.pre.extend(self.nest((extent, m), term))
         return out
+
+    def bincount(self, node: ast.Call) -> View:
+        """``np.bincount(x, weights=None, minlength=0)``: ``x`` a 1-d integer (or bool) array argument
+        the kernel never writes, so the result's length, ``max(minlength, x.max() + 1)``, is a size
+        the call computes from ``x`` before anything runs (``scop.bincount_length``, which raises
+        NumPy's ValueError for negative values or ``minlength``); then the counts (int64) or the
+        weights' sums (float64, in element order as NumPy adds them) by a run-time subscripted
+        ``+=``."""
+        fields = ("x", "weights", "minlength")
+        given = dict(zip(fields, node.args))
+        for kw in node.keywords:
+            if kw.arg not in fields or kw.arg in given:
+                raise self.error(node, f"np.bincount() with {kw.arg}=; it takes x, weights, minlength", "np.bincount")
+            given[kw.arg] = kw.value
+        refusal = f"bincount() is not supported: {_REFUSED['bincount']}"
+        xnode = given.get("x")
+        arg = next((a for a in self.arguments if isinstance(xnode, ast.Name) and a.name == xnode.id), None)
+        if len(node.args) > len(fields) or arg is None or arg.kind != "array" or xnode is None:
+            raise self.error(node, refusal, "np.bincount")
+        x = self.value(xnode)
+        if x.rank != 1 or x.vtype.dtype not in INTS[:-1] + ("int64", "bool") or x.vtype.dtype == "uint64" \
+                or arg.name in self.mutated or arg.name in self.viewed or self.stores[arg.name]:
+            raise self.error(xnode, refusal, "np.bincount")
+        minlength = given.get("minlength", ast.Constant(0))
+        minimum = "0" if _is_none(minlength) else call_time_source(minlength, self.arguments, self.globals,
+                                                                   set(self.stores))
+        if minimum is None:
+            raise self.error(minlength, "np.bincount() minlength other than an integer constant or an integer "
+                             "argument the kernel never assigns", "np.bincount")
+        source = f"pf_bincount_length({arg.name}, {minimum})"
+        if source not in self.computed_sizes:
+            self.computed_sizes[source] = self.fresh("size")
+            self.params = self.params | {self.computed_sizes[source]}
+        n = atom(self.computed_sizes[source])
+        weights = None if _is_none(given.get("weights")) else self.value(given["weights"])
+        if weights is not None:
+            wtype = weights.vtype.dtype
+            if wtype == "unknown" and not self.final:
+                wtype = "float64"
+            if weights.rank != 1 or wtype not in FLOATS + INTS + ("bool",):
+                raise self.error(given["weights"], "np.bincount() weights other than a 1-d array of real numbers "
+                                 "(NumPy casts them to float64)", "np.bincount")
+            self.mismatch(x.extents[0], weights.extents[0], given["weights"])
+        self.changed = True
+        dtype = "int64" if weights is None else "float64"
+        acc = self.fresh("bincount")
+        self.allocate(acc, (n,), dtype)
+        counts = leaf(acc, (n,), dtype)
+        self.pre += self.nest((n,), lambda k: [ast.Assign(
+            [_store(counts.element(k))], ast.parse(f"{NP_NAME}.{dtype}(0)", mode="eval").body)])
+        b = self.fresh("bincount_bin")
+
+        def count(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            added = ast.Constant(1) if weights is None else ast.Call(
+                ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load()), [weights.element(k)], [])
+            return [self.scalar_assign(b, ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()),
+                                                   [x.element(k)], []), VType("int64", False)),
+                    ast.AugAssign(subscript(acc, (atom(b),), ast.Store()), ast.Add(), added)]
+
+        self.pre += self.nest(x.extents, count)
+        return counts
 
     def histogram(self, node: ast.Call, part: int | None) -> tuple[View | None, View]:
         """``np.histogram(a, bins, range=, density=, weights=)`` with ``bins`` a number: the counts
