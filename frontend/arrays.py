@@ -375,6 +375,7 @@ class Lowering:
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
         self.mutated = _written_in_place(source.tree)  # names whose arrays some statement writes in place
+        self.size_names = _size_context_names(source.tree)  # names read where a size may be needed
         viewed, viewed_beyond_aliases = _viewed_names(source.tree)
         # plain aliases (p = r) of arrays nothing writes in place: a copy is indistinguishable
         self.copied = _copyable_aliases(source.tree, self.mutated | viewed_beyond_aliases)
@@ -1217,6 +1218,8 @@ class Lowering:
         written = _ViewShapes(self).visit(copy.deepcopy(stmt.value))
         if is_affine(written, self.params):
             self.sizes[name] = written
+            return
+        if name not in self.size_names:  # dy = -abs(y1 - y0) read as a number only: a local, any sign
             return
         computed = self.call_time_size(written)
         if computed is not None:  # count = (n - w) // s + 1: a size the call computes
@@ -4160,6 +4163,29 @@ def _copyable_aliases(tree: ast.AST, touched: set[str]) -> set[str]:
         return set()
     bad = {find(n) for n in touched if n in parent}
     return {n for n in parent if find(n) not in bad}
+
+
+def _size_context_names(tree: ast.AST) -> set[str]:
+    """The names read in a ``range()`` bound, a slice bound, a subscript or the arguments of a
+    call that takes a shape or a count (``np.zeros(n)``, ``x.reshape(a, b)``, ``np.linspace(a,
+    b, n)``): where a local computed from the arguments may have to be a size the call computes
+    (``note_size``); a local read nowhere there stays a number, of any sign."""
+    places: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name == "range" or name in ALLOCATORS or name in _SIZED_CALLS:
+                places += node.args + [kw.value for kw in node.keywords]
+        elif isinstance(node, ast.Slice):
+            places += [part for part in (node.lower, node.upper, node.step) if part is not None]
+        elif isinstance(node, ast.Subscript):
+            places.append(node.slice)
+    return {n.id for place in places for n in ast.walk(place) if isinstance(n, ast.Name)}
+
+
+_SIZED_CALLS = frozenset(("reshape", "linspace", "arange", "logspace", "geomspace", "eye", "identity", "tri",
+                          "tile", "repeat", "resize", "histogram", "bincount", "full", "empty", "zeros", "ones"))
 
 
 def _written_in_place(tree: ast.AST) -> set[str]:
