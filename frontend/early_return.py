@@ -43,13 +43,41 @@ def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool =
         and isinstance(body[0].value.value, str) else []
     body = body[len(docstring):]
     first = body[0]
+    same = _same_name_returned(body)
+    if same is not None:  # return out everywhere, out never bound again after a return: its last value
+        value_used = False
     names = _result_names(body) if value_used else []
     init = [_at(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(False)), first) for name in names]
     init.append(_at(ast.Assign([ast.Name(RETURNED, ast.Store())], ast.Constant(False)), first))
     last = body[-1]
     loads: list[ast.expr] = [ast.Name(name, ast.Load()) for name in names]
     value = None if not value_used else loads[0] if names == [RESULT] else ast.Tuple(loads, ast.Load())
+    if same is not None:
+        value = ast.Name(same, ast.Load())
     return docstring + init + _block(body, False, names) + [_at(ast.Return(value), last)]
+
+
+def _same_name_returned(body: list[ast.stmt]) -> str | None:
+    """The name every return of ``body`` gives back (``if old == new: return out`` ... ``return
+    out``), when no statement from the first one holding an early return on binds it again: the
+    value at each return is then the name's value at the end, and no result local is needed (an
+    array could not be one)."""
+    values = [n.value for s in body for n in _walk_returns(s)]
+    if not values or not all(isinstance(v, ast.Name) for v in values):
+        return None
+    names = {v.id for v in values if isinstance(v, ast.Name)}
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    first = next(k for k, s in enumerate(body) if _has_return(s))
+    for stmt in body[first:]:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+                return None
+            if isinstance(node, (ast.For, ast.comprehension)) and name in {
+                    n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}:
+                return None
+    return name
 
 
 def _result_names(body: list[ast.stmt]) -> list[str]:

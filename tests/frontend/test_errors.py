@@ -85,7 +85,7 @@ def k_return_in_loop(n, A):
     for i in range(n):
         A[i] = 1.0
         return A  # ERR
-    return A
+    return A * 2.0  # another array (one name returned everywhere is supported)
 
 
 def k_lambda(n, A):

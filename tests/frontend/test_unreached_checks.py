@@ -55,3 +55,38 @@ def test_unreached_statements_check_nothing(func, args, target):
 def test_a_reached_statement_still_checks():
     with pytest.raises(ArgumentError, match="out-of-bounds"):
         polyfuse.kernel(spread)(np.ones(2))  # Python: IndexError
+
+
+def fill_unless_equal(img, new):
+    out = img.copy()
+    if out[0, 0] == new:
+        return out
+    for i in range(out.shape[0]):
+        if out[i, 0] == img[0, 0]:
+            out[i, 0] = new
+    return out
+
+
+def first_negative_cleared(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            x[i] = 0.0
+            return x
+    return x
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("func, args", [
+    (fill_unless_equal, (np.array([[1, 2], [1, 3]]), 1)), (fill_unless_equal, (np.array([[1, 2], [1, 3]]), 5)),
+    (first_negative_cleared, (np.array([1.0, -2.0, -3.0]),)), (first_negative_cleared, (np.ones(2),)),
+])
+def test_one_array_returned_early_and_at_the_end(func, args, target):
+    """Every return gives back one name that nothing binds again after the first early return:
+    the returns leave, and the end returns that name (no result local, which an array cannot be)."""
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected = func(*want)
+    result = polyfuse.kernel(func, target=target)(*got)
+    np.testing.assert_array_equal(result, expected)
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)
