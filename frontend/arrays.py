@@ -36,12 +36,12 @@ from polyfuse.model.scop import Argument, Returned
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .call_sizes import call_time_source
-from .checker import is_allocation, module_of, numpy_abs, reassociable
+from .checker import assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
-from .source import KernelSource, copy_tree
+from .source import KernelSource, copy_tree, location_key
 from .types import (
     BITWISE_UFUNCS,
     BOOL,
@@ -629,6 +629,14 @@ class Lowering:
             return dataclasses.replace(entry, kind="temp", view=None)
         return None
 
+    def own_helper(self, node: ast.AST) -> bool:
+        """Whether ``node`` comes from one of polyfuse's own helpers (frontend/builtin_helpers.py),
+        whose asserts may raise NumPy's errors (``("ValueError", "...")``); a user's may not."""
+        origin = self.source.foreign.get(id(node))
+        if origin is not None and origin[0] is node and origin[1].at is not None:
+            return True
+        return bool(self.source.inlined) and location_key(node) in self.source.inlined
+
     def lower_assert(self, stmt: ast.Assert) -> list[ast.stmt]:
         """``assert A.shape[0] == B.shape[1], "..."`` at the top level: taken out of the body and
         checked per call (AssertionError, before the kernel runs; isl also knows it holds after).
@@ -636,6 +644,8 @@ class Lowering:
         kernel allocated.  Any other assert (of array values, inside a loop or branch) stays, to
         be checked where it runs (frontend.control.lift_assert)."""
         message = None
+        if stmt.msg is not None and self.own_helper(stmt) and assert_message(stmt.msg) is not None:
+            return [stmt]  # ("ValueError", "...") of polyfuse's own helpers: NumPy's error where it runs
         if stmt.msg is not None:
             if not (isinstance(stmt.msg, ast.Constant) and isinstance(stmt.msg.value, str)):
                 raise self.error(stmt.msg, "assert with a message other than a string literal", "assert statement")
