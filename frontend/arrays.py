@@ -2101,6 +2101,10 @@ class Lowering:
             return WEAK_FLOAT if name == "float" else WEAK_INT
         if module is None and name == "complex" and len(args) in (1, 2):
             return WEAK_COMPLEX
+        if module is None and name in ("max", "min", "abs") and len(args) >= (1 if name == "abs" else 2) \
+                and all(a.vtype == args[0].vtype for a in args) and args[0].vtype.dtype not in ("bool", "unknown") \
+                and not args[0].vtype.is_complex and (name != "abs" or len(args) == 1):
+            return args[0].vtype  # max(1, n): one of its arguments, all of one type (a Python int here)
         if module is None and name in ("conj", "conjugate") and not args:
             return self.value(node.func.value).vtype  # type: ignore[attr-defined]
         if module == "cmath" and is_supported("cmath", name):
