@@ -368,13 +368,26 @@ def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Inde
                           "(x[idx] += v): NumPy's buffered x[idx] += v applies a duplicate index once, not once "
                           "per occurrence (np.add.at(x, idx, v) applies each one, and is supported); or write the loop, "
                           "for k in range(...): x[idx[k]] += v[k]")
-        raise _refuse(lowering, node, "a store through index arrays computed at run time (x[idx] = v, whose "
-                      "duplicate indices NumPy writes in no set order); write the loop, for k in range(...): "
-                      "x[idx[k]] = v[k], or index with slices or grids (np.ogrid)")
+        if _in_index_order(index):
+            return
+        raise _refuse(lowering, node, "a store through index arrays computed at run time other than one 1-d "
+                      "array (x[idx] = v with a 1-d idx is supported: NumPy writes its duplicates in index order; "
+                      "several index arrays, or one of two or more axes, it writes in no set order); write the "
+                      "loop, for k in range(...): x[idx[k]] = v[k], or index with slices or grids (np.ogrid)")
     if not runtime and not _distinct(index, indexers, positions, shape, affine_only=False):
         raise _refuse(lowering, node, "a store through index arrays that may write one element twice "
                       "(NumPy writes duplicates in no set order); index each axis by its own grid "
                       "(i, j = np.ogrid[...]) or by slices")
+
+
+def _in_index_order(index: dict[int, _Index]) -> bool:
+    """Whether a store through run-time indices has one 1-d index array (integers beside it):
+    NumPy writes its positions in index order, a repeated index keeping the last value
+    (``inv[perm] = np.arange(n)``, ``A[rows] = B``; NumPy documents no order for duplicates,
+    but 1-d index arrays are written in order, as the store's loop over the index writes them,
+    which dependences keep in program order: the subscript is computed at run time)."""
+    arrays = [i for i in index.values() if i.value.rank]
+    return len(arrays) == 1 and arrays[0].value.rank == 1
 
 
 def _distinct(index: dict[int, _Index], indexers: list, positions: list[int], shape: tuple[Sym, ...],

@@ -36,12 +36,12 @@ from polyfuse.model.scop import Argument, Returned
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .call_sizes import call_time_source
-from .checker import is_allocation, module_of, numpy_abs, reassociable
+from .checker import assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
-from .source import KernelSource, copy_tree
+from .source import KernelSource, copy_tree, location_key
 from .types import (
     BITWISE_UFUNCS,
     BOOL,
@@ -77,9 +77,10 @@ _REFUSED = {
                     "axis=) of a real array, axis=None or of a 2-d array, and a float q (a number, a float argument "
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
     "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
-    "bincount": "its result's length is the largest value plus one (a data-dependent shape); count into an array "
-                "of known length, counts = np.zeros(k, dtype=np.int64) then for i in range(x.shape[0]): "
-                "counts[x[i]] += 1",
+    "bincount": "supported as np.bincount(x, weights=None, minlength=0) of a 1-d integer array argument the kernel "
+                "never writes (its result's length, the largest value plus one, is then computed by the call); "
+                "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
+                "in range(x.shape[0]): counts[x[i]] += 1",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
                     "its result has a data-dependent shape"),
     "resize": _SHAPES,
@@ -374,6 +375,7 @@ class Lowering:
         self.any_changed = False
         self.checked: set[tuple[str, ...]] = set()
         self.mutated = _written_in_place(source.tree)  # names whose arrays some statement writes in place
+        self.size_names = _size_context_names(source.tree)  # names read where a size may be needed
         viewed, viewed_beyond_aliases = _viewed_names(source.tree)
         # plain aliases (p = r) of arrays nothing writes in place: a copy is indistinguishable
         self.copied = _copyable_aliases(source.tree, self.mutated | viewed_beyond_aliases)
@@ -627,6 +629,14 @@ class Lowering:
             return dataclasses.replace(entry, kind="temp", view=None)
         return None
 
+    def own_helper(self, node: ast.AST) -> bool:
+        """Whether ``node`` comes from one of polyfuse's own helpers (frontend/builtin_helpers.py),
+        whose asserts may raise NumPy's errors (``("ValueError", "...")``); a user's may not."""
+        origin = self.source.foreign.get(id(node))
+        if origin is not None and origin[0] is node and origin[1].at is not None:
+            return True
+        return bool(self.source.inlined) and location_key(node) in self.source.inlined
+
     def lower_assert(self, stmt: ast.Assert) -> list[ast.stmt]:
         """``assert A.shape[0] == B.shape[1], "..."`` at the top level: taken out of the body and
         checked per call (AssertionError, before the kernel runs; isl also knows it holds after).
@@ -634,6 +644,8 @@ class Lowering:
         kernel allocated.  Any other assert (of array values, inside a loop or branch) stays, to
         be checked where it runs (frontend.control.lift_assert)."""
         message = None
+        if stmt.msg is not None and self.own_helper(stmt) and assert_message(stmt.msg) is not None:
+            return [stmt]  # ("ValueError", "...") of polyfuse's own helpers: NumPy's error where it runs
         if stmt.msg is not None:
             if not (isinstance(stmt.msg, ast.Constant) and isinstance(stmt.msg.value, str)):
                 raise self.error(stmt.msg, "assert with a message other than a string literal", "assert statement")
@@ -1217,6 +1229,8 @@ class Lowering:
         if is_affine(written, self.params):
             self.sizes[name] = written
             return
+        if name not in self.size_names:  # dy = -abs(y1 - y0) read as a number only: a local, any sign
+            return
         computed = self.call_time_size(written)
         if computed is not None:  # count = (n - w) // s + 1: a size the call computes
             self.sizes[name] = computed.node
@@ -1722,7 +1736,7 @@ class Lowering:
                 detail = " other than one integer array read" if what != "boolean mask" else ""
                 raise self.error(item, f"{what}{detail} is not supported; index with slices, integers, None and "
                                  "'...' (or use np.where for masks)", what)
-            index = sym_of(item)
+            index = sym_of(where.element(()))  # an element of a view read as its array's (order[i])
             if index.is_const() and index.const < 0:
                 index = n + index
                 self.changed = True
@@ -2087,6 +2101,10 @@ class Lowering:
             return WEAK_FLOAT if name == "float" else WEAK_INT
         if module is None and name == "complex" and len(args) in (1, 2):
             return WEAK_COMPLEX
+        if module is None and name in ("max", "min", "abs") and len(args) >= (1 if name == "abs" else 2) \
+                and all(a.vtype == args[0].vtype for a in args) and args[0].vtype.dtype not in ("bool", "unknown") \
+                and not args[0].vtype.is_complex and (name != "abs" or len(args) == 1):
+            return args[0].vtype  # max(1, n): one of its arguments, all of one type (a Python int here)
         if module is None and name in ("conj", "conjugate") and not args:
             return self.value(node.func.value).vtype  # type: ignore[attr-defined]
         if module == "cmath" and is_supported("cmath", name):
@@ -2176,6 +2194,8 @@ class Lowering:
             x = self.value(node.args[0] if module == "np" and node.args else func.value)  # type: ignore[attr-defined]
             if x.rank or module == "np":
                 return self.joins.repeat(self, node, x, node.args[1:] if module == "np" else node.args)
+        if module == "np" and name == "bincount":
+            return self.bincount(node)
         if name in _REFUSED and (module == "np" or (module is None and isinstance(func, ast.Attribute))):
             raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
         if module == "np" and name in ALLOCATORS:
@@ -2882,6 +2902,67 @@ class Lowering:
 
         self.pre.extend(self.nest((extent, m), term))
         return out
+
+    def bincount(self, node: ast.Call) -> View:
+        """``np.bincount(x, weights=None, minlength=0)``: ``x`` a 1-d integer (or bool) array argument
+        the kernel never writes, so the result's length, ``max(minlength, x.max() + 1)``, is a size
+        the call computes from ``x`` before anything runs (``scop.bincount_length``, which raises
+        NumPy's ValueError for negative values or ``minlength``); then the counts (int64) or the
+        weights' sums (float64, in element order as NumPy adds them) by a run-time subscripted
+        ``+=``."""
+        fields = ("x", "weights", "minlength")
+        given = dict(zip(fields, node.args))
+        for kw in node.keywords:
+            if kw.arg not in fields or kw.arg in given:
+                raise self.error(node, f"np.bincount() with {kw.arg}=; it takes x, weights, minlength", "np.bincount")
+            given[kw.arg] = kw.value
+        refusal = f"bincount() is not supported: {_REFUSED['bincount']}"
+        xnode = given.get("x")
+        arg = next((a for a in self.arguments if isinstance(xnode, ast.Name) and a.name == xnode.id), None)
+        if len(node.args) > len(fields) or arg is None or arg.kind != "array" or xnode is None:
+            raise self.error(node, refusal, "np.bincount")
+        x = self.value(xnode)
+        if x.rank != 1 or x.vtype.dtype not in INTS[:-1] + ("int64", "bool") or x.vtype.dtype == "uint64" \
+                or arg.name in self.mutated or arg.name in self.viewed or self.stores[arg.name]:
+            raise self.error(xnode, refusal, "np.bincount")
+        minlength = given.get("minlength", ast.Constant(0))
+        minimum = "0" if _is_none(minlength) else call_time_source(minlength, self.arguments, self.globals,
+                                                                   set(self.stores))
+        if minimum is None:
+            raise self.error(minlength, "np.bincount() minlength other than an integer constant or an integer "
+                             "argument the kernel never assigns", "np.bincount")
+        source = f"pf_bincount_length({arg.name}, {minimum})"
+        if source not in self.computed_sizes:
+            self.computed_sizes[source] = self.fresh("size")
+            self.params = self.params | {self.computed_sizes[source]}
+        n = atom(self.computed_sizes[source])
+        weights = None if _is_none(given.get("weights")) else self.value(given["weights"])
+        if weights is not None:
+            wtype = weights.vtype.dtype
+            if wtype == "unknown" and not self.final:
+                wtype = "float64"
+            if weights.rank != 1 or wtype not in FLOATS + INTS + ("bool",):
+                raise self.error(given["weights"], "np.bincount() weights other than a 1-d array of real numbers "
+                                 "(NumPy casts them to float64)", "np.bincount")
+            self.mismatch(x.extents[0], weights.extents[0], given["weights"])
+        self.changed = True
+        dtype = "int64" if weights is None else "float64"
+        acc = self.fresh("bincount")
+        self.allocate(acc, (n,), dtype)
+        counts = leaf(acc, (n,), dtype)
+        self.pre += self.nest((n,), lambda k: [ast.Assign(
+            [_store(counts.element(k))], ast.parse(f"{NP_NAME}.{dtype}(0)", mode="eval").body)])
+        b = self.fresh("bincount_bin")
+
+        def count(k: tuple[Sym, ...]) -> list[ast.stmt]:
+            added = ast.Constant(1) if weights is None else ast.Call(
+                ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load()), [weights.element(k)], [])
+            return [self.scalar_assign(b, ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()),
+                                                   [x.element(k)], []), VType("int64", False)),
+                    ast.AugAssign(subscript(acc, (atom(b),), ast.Store()), ast.Add(), added)]
+
+        self.pre += self.nest(x.extents, count)
+        return counts
 
     def histogram(self, node: ast.Call, part: int | None) -> tuple[View | None, View]:
         """``np.histogram(a, bins, range=, density=, weights=)`` with ``bins`` a number: the counts
@@ -4096,6 +4177,29 @@ def _copyable_aliases(tree: ast.AST, touched: set[str]) -> set[str]:
         return set()
     bad = {find(n) for n in touched if n in parent}
     return {n for n in parent if find(n) not in bad}
+
+
+def _size_context_names(tree: ast.AST) -> set[str]:
+    """The names read in a ``range()`` bound, a slice bound, a subscript or the arguments of a
+    call that takes a shape or a count (``np.zeros(n)``, ``x.reshape(a, b)``, ``np.linspace(a,
+    b, n)``): where a local computed from the arguments may have to be a size the call computes
+    (``note_size``); a local read nowhere there stays a number, of any sign."""
+    places: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name == "range" or name in ALLOCATORS or name in _SIZED_CALLS:
+                places += node.args + [kw.value for kw in node.keywords]
+        elif isinstance(node, ast.Slice):
+            places += [part for part in (node.lower, node.upper, node.step) if part is not None]
+        elif isinstance(node, ast.Subscript):
+            places.append(node.slice)
+    return {n.id for place in places for n in ast.walk(place) if isinstance(n, ast.Name)}
+
+
+_SIZED_CALLS = frozenset(("reshape", "linspace", "arange", "logspace", "geomspace", "eye", "identity", "tri",
+                          "tile", "repeat", "resize", "histogram", "bincount", "full", "empty", "zeros", "ones"))
 
 
 def _written_in_place(tree: ast.AST) -> set[str]:

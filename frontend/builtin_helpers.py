@@ -128,6 +128,55 @@ def numpy_searchsorted(a, v, right):
     return out
 
 
+def numpy_digitize_direction(bins):
+    n = bins.shape[0]  # NumPy's _monotonicity of the bins as float64: 1, -1, or ValueError
+    direction = 1
+    if n > 1:
+        i = 1
+        while i < n and np.float64(bins[i]) == np.float64(bins[0]):
+            i += 1
+        if i < n:
+            if not np.float64(bins[i - 1]) < np.float64(bins[i]):
+                direction = -1
+            for k in range(i + 1, n):
+                if direction == 1 and np.float64(bins[k - 1]) > np.float64(bins[k]):
+                    direction = 0
+                if direction == -1 and np.float64(bins[k - 1]) < np.float64(bins[k]):
+                    direction = 0
+    assert direction != 0, ("ValueError", "bins must be monotonically increasing or decreasing")
+    return direction
+
+
+def numpy_digitize_at(x, bins, right, direction):
+    lo = 0  # np.searchsorted(bins, x, side='left' if right else 'right'); of the reversed bins if decreasing
+    hi = bins.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        b = bins[mid] if direction == 1 else bins[bins.shape[0] - 1 - mid]
+        if right:
+            step = _before(b, x)
+        else:
+            step = not _before(x, b)
+        if step:
+            lo = mid + 1
+        else:
+            hi = mid
+    return np.int64(lo) if direction == 1 else np.int64(bins.shape[0] - lo)
+
+
+def numpy_digitize_value(x, bins, right):
+    direction = numpy_digitize_direction(bins)
+    return numpy_digitize_at(x, bins, right, direction)
+
+
+def numpy_digitize(x, bins, right):
+    direction = numpy_digitize_direction(bins)
+    out = np.empty(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = numpy_digitize_at(x[i], bins, right, direction)
+    return out
+
+
 def numpy_polyval(p, x):
     y = np.zeros_like(x) * x + p[0]
     for k in range(1, p.shape[0]):
@@ -431,6 +480,7 @@ ROW_HELPERS: dict[str, Callable] = {"sum": builtin_sum_rows}
 NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted),
     "polyval": (numpy_polyval_value, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median),
+    "digitize": (numpy_digitize_value, numpy_digitize),
     "argsort": (None, numpy_argsort), "quantile": (None, numpy_quantile), "percentile": (None, numpy_percentile),
     "isin": (None, numpy_isin), "corrcoef": (None, numpy_corrcoef), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at)}
 #: numpy function name -> its helper along the last axis of a 2-d array (axis=0: of the transpose)
@@ -456,6 +506,8 @@ SUPPORTED: dict[str, tuple[str, str]] = {
                                  "array a of real numbers"),
     "numpy_searchsorted": ("np.searchsorted()", "np.searchsorted(a, v, side=) of a scalar or 1-d v and a 1-d array "
                            "a of real numbers"),
+    **dict.fromkeys(("numpy_digitize", "numpy_digitize_value", "numpy_digitize_at", "numpy_digitize_direction"), (
+        "np.digitize()", "np.digitize(x, bins, right=) of a scalar or 1-d x and a 1-d array bins of real numbers")),
     "numpy_polyval": ("np.polyval()", "np.polyval(p, x) of 1-d arrays p (not empty) and x of real numbers"),
     "numpy_polyval_value": ("np.polyval()", "np.polyval(p, x) of a 1-d array p (not empty) and a scalar x"),
     "numpy_sort": ("np.sort()", "np.sort(a) of a 1-d array of real numbers"),

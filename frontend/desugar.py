@@ -211,13 +211,14 @@ class BuiltinHelpers(ast.NodeTransformer):
         if name == "corrcoef":
             return self._corrcoef(node)
         names = {"interp": ("x", "xp", "fp", "left", "right"), "searchsorted": ("a", "v", "side"),
-                 "polyval": ("p", "x")}[name]
+                 "polyval": ("p", "x"), "digitize": ("x", "bins", "right")}[name]
         given = self._given(node, names)
-        required = {"interp": 3, "searchsorted": 2, "polyval": 2}[name]
+        required = {"interp": 3, "searchsorted": 2, "polyval": 2, "digitize": 2}[name]
         if given is None or not set(names[:required]) <= set(given):
             return node
         key = self._value_rank(given[{"searchsorted": "v"}.get(name, "x")])
-        tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",)}[name]]
+        tables = [given[n] for n in {"interp": ("xp", "fp"), "searchsorted": ("a",), "polyval": ("p",),
+                                     "digitize": ("bins",)}[name]]
         helper = None if key is None else NUMPY_HELPERS[name][key]
         if helper is None or any(self._kind(t) != 1 for t in tables):
             return node
@@ -226,6 +227,11 @@ class BuiltinHelpers(ast.NodeTransformer):
             if x is None:
                 return node
             args = [given["p"], x]
+        elif name == "digitize":
+            right = given.get("right", ast.Constant(False))
+            if not (isinstance(right, ast.Constant) and isinstance(right.value, bool)):
+                return node
+            args = [given["x"], given["bins"], right]
         elif name == "interp":
             fp = given["fp"]
             ends = [given.get("left"), given.get("right")]

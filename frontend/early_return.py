@@ -8,7 +8,10 @@ too (``if returned: break``) and the rest of a block runs under ``if not returne
 ends with ``return result``.  ``result`` starts as ``False``, a weak Python bool, so its type is
 the promotion of the returned values alone (NEP 50: a Python bool with an int64 is int64), and
 every path the helper may take assigns it (Python would return None otherwise, a helper that
-polyfuse refuses anyway).  A helper called as a statement drops its value: its returns only leave.  Helpers whose returns are all outside loops are left as they are.
+polyfuse refuses anyway).  After an ``if`` one branch of which surely returns (``if n == 0:
+return 0.0``), the rest of the block goes into the other branch instead (``else: ...``), so an
+affine test keeps bounding the rest's domain: the size checks of statements Python never reaches
+there (``x[2]`` of an empty ``x``) do not run.  A helper called as a statement drops its value: its returns only leave.  Helpers whose returns are all outside loops are left as they are.
 
 The kernel's own body goes through the same rewrite when any return stands before its end (in a
 loop or an ``if``: ``for i in ...: if x[i] > t: return i`` then ``return -1``); ``frontend.rewrite``
@@ -40,13 +43,41 @@ def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool =
         and isinstance(body[0].value.value, str) else []
     body = body[len(docstring):]
     first = body[0]
+    same = _same_name_returned(body)
+    if same is not None:  # return out everywhere, out never bound again after a return: its last value
+        value_used = False
     names = _result_names(body) if value_used else []
     init = [_at(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(False)), first) for name in names]
     init.append(_at(ast.Assign([ast.Name(RETURNED, ast.Store())], ast.Constant(False)), first))
     last = body[-1]
     loads: list[ast.expr] = [ast.Name(name, ast.Load()) for name in names]
     value = None if not value_used else loads[0] if names == [RESULT] else ast.Tuple(loads, ast.Load())
+    if same is not None:
+        value = ast.Name(same, ast.Load())
     return docstring + init + _block(body, False, names) + [_at(ast.Return(value), last)]
+
+
+def _same_name_returned(body: list[ast.stmt]) -> str | None:
+    """The name every return of ``body`` gives back (``if old == new: return out`` ... ``return
+    out``), when no statement from the first one holding an early return on binds it again: the
+    value at each return is then the name's value at the end, and no result local is needed (an
+    array could not be one)."""
+    values = [n.value for s in body for n in _walk_returns(s)]
+    if not values or not all(isinstance(v, ast.Name) for v in values):
+        return None
+    names = {v.id for v in values if isinstance(v, ast.Name)}
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    first = next(k for k, s in enumerate(body) if _has_return(s))
+    for stmt in body[first:]:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+                return None
+            if isinstance(node, (ast.For, ast.comprehension)) and name in {
+                    n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}:
+                return None
+    return name
 
 
 def _result_names(body: list[ast.stmt]) -> list[str]:
@@ -127,9 +158,15 @@ def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.s
             if in_loop:  # a return from the inner loop leaves this one too
                 out.append(_at(ast.If(ast.Name(RETURNED, ast.Load()), [_at(ast.Break(), stmt)], []), stmt))
         elif isinstance(stmt, ast.If):
+            leaves = [_surely_returns(stmt.body), _surely_returns(stmt.orelse)]
+            if leaves.count(True) == 1:  # the rest runs exactly where the other branch ran: put it there
+                branch = "orelse" if leaves[0] else "body"
+                setattr(stmt, branch, getattr(stmt, branch) + stmts[k + 1:])
             stmt.body = _block(stmt.body, in_loop, names)
             stmt.orelse = _block(stmt.orelse, in_loop, names)
             out.append(stmt)
+            if leaves.count(True) == 1:
+                return out
         else:  # a return nested in some other statement: left for the inliner's own checks
             out.append(stmt)
         rest = _block(stmts[k + 1:], in_loop, names)
@@ -138,6 +175,17 @@ def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.s
             out.append(_at(ast.If(test, rest, []), stmt))
         return out
     return out
+
+
+def _surely_returns(stmts: list[ast.stmt]) -> bool:
+    """Whether every path through ``stmts`` ends in a return (its last statement is one, or an
+    ``if`` whose branches both surely return)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        return _surely_returns(last.body) and _surely_returns(last.orelse)
+    return isinstance(last, ast.Return)
 
 
 def _at(node, like: ast.AST):

@@ -119,9 +119,16 @@ class Lifter:
         self.flagged: frozenset[str] = frozenset()
         self.strengths: dict[str, set[bool]] = {}  # local -> the weakness of the values assigned
         self.opaque_scalars: set[str] = set()  # locals assigned in loops kept as written (no flag there)
-        # locals assigned inside a loop: no flag (a flag written each iteration is a carried
-        # dependence that would keep a reduction such as ``s += x[i]`` off the thread team)
+        # locals assigned inside a loop: no flag written there (a flag written each iteration is a
+        # carried dependence that would keep a reduction such as ``s += x[i]`` off the thread team);
+        # where every such assignment is of one kind and runs wherever its affine domain says (no
+        # data-dependent guard inside the loop), one flag after the outermost loop, where the
+        # domain is not empty, says the same (``in_loop_flags``)
         self.loop_scalars: set[str] = set()
+        self.loop_kinds: dict[str, set[int]] = {}  # local -> the kinds its in-loop assignments give
+        self.loop_untracked: set[str] = set()  # locals assigned in a loop under a data-dependent guard
+        self.loop_domains: dict[str, list[isl.Set]] = {}  # flagged local -> its in-loop assignments' domains
+        self.loop_guards = 0  # the data-dependent guards around the outermost loop being lifted
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -223,11 +230,31 @@ class Lifter:
         domain = scope.domain.insert_dims(isl.dim_type.set, n, 1).set_dim_name(isl.dim_type.set, n, v)
         domain = domain.intersect(self.isl_set(node.iter, inner, cons))
         first, slot = len(self.statements), len(self.pranges)
+        if not scope.loop_vars:
+            self.loop_guards, self.loop_domains = len(self.guards), {}
         body = self.lift_block(node.body, Scope(inner, domain))
         if id(node) in self.source.pranges:  # written with prange: explain() checks the claim
             inside = tuple(s.name for s in self.statements[first:])
             self.pranges.insert(slot, PrangeLoop(self.source.span(node).line, var, n, inside))
-        return [loop_of(v, 1 if step.const > 0 else -1, tuple(body))] if body else []
+        loop = [loop_of(v, 1 if step.const > 0 else -1, tuple(body))] if body else []
+        return loop + (self.in_loop_flags(node, scope) if not scope.loop_vars else [])
+
+    def in_loop_flags(self, node: ast.For, scope: Scope) -> list:
+        """After an outermost loop, ``STRONG + name = kind`` for each flagged local the loop assigns
+        (all its in-loop assignments of that one kind, none under a data-dependent guard: see
+        ``mixed_strength``), where some assignment ran: the parameters for which the union of
+        their domains is not empty.  Written once, outside the loop, so the loop carries nothing."""
+        flags = []
+        for name, domains in sorted(self.loop_domains.items()):
+            ran = domains[0].params()
+            for domain in domains[1:]:
+                ran = ran.union(domain.params())
+            kind = next(iter(self.loop_kinds[name]))
+            flag = ast.copy_location(ast.Name(STRONG + name, ast.Store()), node)
+            where = Scope((), isl.Set.from_params(ran.coalesce()).intersect(scope.domain))
+            flags.append(self.add_statement(node, flag, ir.Const(kind, "int8", False), where, self.expressions(where)))
+        self.loop_domains = {}
+        return flags
 
     def visit_While(self, node: ast.While, scope: Scope) -> list:
         return lift_region(self, node, scope, "while loop")
@@ -302,22 +329,32 @@ class Lifter:
         """``STRONG + name = kind`` after an assignment to a flagged local: 0 for a NumPy scalar, 1
         to 4 for a Python int, float, bool, complex, so that the return gives the Python number
         where the last value assigned was one (runtime.variant: ``returned``)."""
+        kind = 0 if not value.weak else 1 + "ifbc".index(_weak_kind(value.dtype))
+        if isinstance(target, ast.Name) and scope.loop_vars:
+            self.loop_kinds.setdefault(target.id, set()).add(kind)
+            if len(self.guards) > self.loop_guards:
+                self.loop_untracked.add(target.id)
+            if target.id in self.flagged:  # one flag after the outermost loop (in_loop_flags)
+                self.loop_domains.setdefault(target.id, []).append(scope.domain)
+            return []
         if not (isinstance(target, ast.Name) and target.id in self.flagged):
             return []
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
-        kind = 0 if not value.weak else 1 + "ifbc".index(_weak_kind(value.dtype))
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
 
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:
         """The locals the final return gives back by name that were assigned both Python numbers
-        and NumPy scalars, none of them inside a loop (``m = 0`` then ``if n: m = x.mean()``; a
-        local assigned in a loop keeps the promoted type, NumPy's scalar, as the loop's
-        reduction stays parallel)."""
+        and NumPy scalars (``m = 0`` then ``if n: m = x.mean()``; ``s = 0.0`` then ``s += x[i]``
+        in a loop, whose assignments must then all give one kind and none stand under a
+        data-dependent guard inside the loop: ``in_loop_flags`` writes their flag after the
+        loop, so its reduction stays parallel; otherwise the local keeps the promoted type,
+        NumPy's scalar)."""
         final = source.tree.body[-1] if source.tree.body else None
         value = final.value if isinstance(final, ast.Return) else None
         names = {e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(e, ast.Name)}
         return frozenset(n for n in names if self.strengths.get(n) == {True, False} and n not in self.opaque_scalars
-                         and n not in self.loop_scalars
+                         and (n not in self.loop_scalars or n not in self.loop_untracked
+                              and len(self.loop_kinds.get(n, ())) == 1)
                          and n in self.arrays and self.arrays[n].is_scalar)
 
     def declare_local_array(self, node: ast.stmt, name: str, call: ast.Call, scope: Scope) -> list:

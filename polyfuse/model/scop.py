@@ -167,8 +167,19 @@ class PrangeLoop:
 
 # what a SizeProduct's ``source`` may name besides the arguments (frontend.call_sizes writes
 # the modules ``pf_np`` and ``pf_math``, so a kernel's own ``np`` never matters)
+def bincount_length(x: np.ndarray, minlength: int) -> int:
+    """The length of ``np.bincount(x, minlength=minlength)``, with NumPy's ValueErrors."""
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if x.size and x.min() < 0:
+        raise ValueError("'list' argument must have no negative elements")
+    return max(int(minlength), int(x.max()) + 1 if x.size else 0)
+
+
 SIZE_NAMESPACE = {"__builtins__": {}, "int": int, "round": round, "abs": abs, "min": min, "max": max,
-                  "pf_math": math, "pf_np": np}
+                  "pf_math": math, "pf_np": np, "pf_bincount_length": bincount_length}
+#: the sizes that read an argument's elements (a call plan keyed on shapes cannot keep them)
+DATA_SIZES = ("pf_bincount_length",)
 
 
 @dataclass(frozen=True)

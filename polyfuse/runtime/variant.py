@@ -27,6 +27,7 @@ from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
 from polyfuse.model.scop import (
+    DATA_SIZES,
     SIZE_NAMESPACE,
     Argument,
     ArrayInfo,
@@ -131,7 +132,7 @@ class CompiledVariant:
         """Whether a size the call computes reads a float argument (``int(xn)``): a plan's key
         holds a float's type only (``call_key``), so such a variant takes the full path on every
         call, which computes the size again."""
-        floats = {a.name for a in self.arguments if a.kind in ("float", "complex")}
+        floats = {a.name for a in self.arguments if a.kind in ("float", "complex")} | set(DATA_SIZES)
         return any(size.source is not None and floats & _names_in(size.source) for size in self.sizes)
 
     def plan(self, values: dict[str, Any]) -> CallPlan | None:

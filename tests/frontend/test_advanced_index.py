@@ -134,10 +134,26 @@ def test_grid_stores_broadcast_and_augment():
     _same(k, M, RNG.random(7))
 
 
+@pytest.mark.parametrize("body, idx", [
+    ("x[idx] = 1.0", [1, 1, 2]),
+    ("x[idx] = v[:3, None] * x[:3]", [1, 1, 2]),  # the value read in full first, the last duplicate kept
+    ("x[0, idx] = v[:3]", [5, 2, 5]),
+    ("x[idx, 1:3] = -v[:6].reshape(3, 2)", [4, 0, 4]),
+    ("inv = np.empty_like(idx)\n    inv[idx] = np.arange(idx.shape[0])\n    return inv", [2, 0, 3, 1]),
+    ("y = x[:, 0] * 1.0\n    y[idx] = y[::-1][:idx.shape[0]]\n    return y", [0, 5, 0]),
+])
+def test_a_store_through_one_run_time_index_array_writes_in_index_order(body, idx):
+    """NumPy writes a 1-d index array's positions in order (a repeated index keeps the last value);
+    the store's loop runs in that order (its subscript computed at run time is a dependence on
+    the whole array)."""
+    fn = _kernel_from(f"def k(x, idx, v):\n    {body}\n")
+    _same(fn, M, np.array(idx), RNG.random(7))
+
+
 @pytest.mark.parametrize("body, message", [
-    ("x[idx] = 1.0", "computed at run time"),
+    ("x[idx, idx] = 1.0", "computed at run time other than one 1-d array"),
     ("x[idx, 0] += 1.0", "applies a duplicate index once"),
-    ("i = np.ogrid[0:3]\n    x[i + idx[i], 0] = 1.0", "computed at run time"),
+    ("i = np.ogrid[0:3]\n    x[i + idx[i], idx] = 1.0", "computed at run time"),
     ("i, j = np.ogrid[0:3, 0:3]\n    x[i + j, 0] = 1.0", "write one element twice"),
     ("i, j = np.ogrid[0:3, 0:3]\n    g = i\n    g[0, 0] = 5\n    return i", "'g' = 'i', an index grid"),
     ("i, j = np.ogrid[0:3, 0:3:0.5]\n    return i", "index grid step"),

@@ -275,7 +275,7 @@ def test_overlapping_assignments_match_numpy(program):
 
 # ---- refusals ------------------------------------------------------------------------------
 def k_fancy(A, idx, out):
-    out[idx] = A[:3]  # a read A[idx] is a gather (test_arrays_forms.py); a store is refused
+    out[idx] += A[:3]  # a read A[idx] is a gather, a store out[idx] = v a loop (test_advanced_index.py); += is refused
 
 
 def k_mask(A, out):

@@ -161,3 +161,22 @@ def test_repeated_calls_compute_the_size_again(target):
     u = np.random.default_rng(2).random(3)
     for T in (1.0, 2.0, 0.5, 2.0):
         np.testing.assert_allclose(stepped(u, T, 0.25), decay(u, T, 0.25), rtol=1e-15)
+
+
+def line_steps(x0, x1, y0, y1):
+    dx = abs(x1 - x0)
+    dy = -abs(y1 - y0)
+    err = dx + dy
+    if err >= dy:
+        err += 2 * dy
+    return err, dy
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_local_read_only_as_a_number_is_no_size_and_may_be_negative(target):
+    """``dy = -abs(y1 - y0)`` (Bresenham's line) is read in no range, slice, subscript or shape:
+    a number of any sign, not a size the call computes (which must be non-negative)."""
+    for args in [(0, 6, 1, 4), (3, 3, 2, 2)]:
+        expected = line_steps(*args)
+        got = polyfuse.kernel(line_steps, target=target)(*args)
+        assert got == expected and [type(g) for g in got] == [type(e) for e in expected]

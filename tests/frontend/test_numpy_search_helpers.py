@@ -221,3 +221,49 @@ def test_locals_bound_once_to_vectors_and_scalars(fn, args, target):
     got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
     assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(got, want)
+
+
+def digitize_vector(x, bins):
+    return np.digitize(x, bins)
+
+
+def digitize_right(x, bins):
+    return np.digitize(x, bins, right=True)
+
+
+def digitize_scalar(t, bins):
+    return np.digitize(t, bins)
+
+
+def digitize_in_loop(x, bins, out):
+    for i in range(x.shape[0]):
+        out[np.digitize(x[i], bins)] += x[i]
+    return out
+
+
+INCREASING = np.array([-1.0, 0.0, 0.0, 1.0])
+POINTS = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, np.nan])
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, args", [
+    (digitize_vector, (POINTS, INCREASING)), (digitize_vector, (POINTS, INCREASING[::-1].copy())),
+    (digitize_right, (POINTS, INCREASING)), (digitize_right, (POINTS, INCREASING[::-1].copy())),
+    (digitize_vector, (POINTS, np.zeros(0))), (digitize_vector, (POINTS, np.ones(3))),
+    (digitize_right, (np.arange(6), np.array([1, 3, 3]))),
+    (digitize_scalar, (0.0, INCREASING)), (digitize_scalar, (0.0, INCREASING[::-1].copy())),
+    (digitize_in_loop, (POINTS[:7], INCREASING[::-1].copy(), np.zeros(5))),
+])
+def test_digitize_is_numpys(fn, args, target):
+    """NumPy's _monotonicity (increasing, decreasing: the reversed bins) and its searchsorted
+    side ('right' by default, 'left' for right=True), NaN last."""
+    got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected = fn(*args)
+    got = polyfuse.kernel(fn, target=target)(*got_args)
+    assert type(got) is type(expected)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_digitize_of_bins_neither_increasing_nor_decreasing_raises_numpys_value_error():
+    with pytest.raises(ValueError, match="bins must be monotonically increasing or decreasing"):
+        polyfuse.kernel(digitize_vector)(POINTS, np.array([1.0, 1.0, 0.0, 2.0]))

@@ -1,9 +1,11 @@
 """A returned local that is a Python number on some paths and a NumPy scalar on others
 (``m = 0`` then ``m = x.mean()`` under an if): each assignment also records which it was, and
 the call returns the type the undecorated function returns on this input (frontend/lift.py:
-strength_flag, runtime/variant.py).  A local assigned inside a loop is not flagged (its flag
-would be a carried dependence keeping the loop's reduction off the thread team): it keeps the
-promoted type, NumPy's scalar, also where the loop ran no iteration (docs/subset.md)."""
+strength_flag, runtime/variant.py).  A local assigned inside a loop gets one flag after the
+loop, where its assignments' domain is not empty (a flag written in the loop would be a carried
+dependence keeping the loop's reduction off the thread team); one assigned under a
+data-dependent test inside the loop keeps the promoted type, NumPy's scalar, also where the loop
+ran no iteration (docs/subset.md)."""
 
 from __future__ import annotations
 
@@ -66,9 +68,46 @@ def running_sum(x):
     return s
 
 
-def test_a_local_assigned_in_a_loop_keeps_the_promoted_type():
-    """No flag for a loop's reduction: NumPy's scalar, the same value, on every input."""
-    k = polyfuse.kernel(running_sum)
+def int_total(x):
+    t = 0
+    for i in range(x.shape[0]):
+        t += x[i]
+    return t
+
+
+def grid_total(A, k):
+    t = 0.0
+    for i in range(A.shape[0]):
+        for j in range(i + k, A.shape[1]):
+            t += A[i, j]
+    return t
+
+
+def largest_above(x):
+    best = -1.0
+    for i in range(x.shape[0]):
+        if x[i] > best:
+            best = x[i]
+    return best
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("func, args", [
+    (running_sum, (np.zeros(0),)), (running_sum, (np.arange(5.0),)),
+    (int_total, (np.zeros(0, np.int64),)), (int_total, (np.arange(3, dtype=np.int32),)),
+    (grid_total, (np.ones((3, 4)), 4)), (grid_total, (np.ones((3, 4)), 2)), (grid_total, (np.ones((0, 4)), 0)),
+])
+def test_a_local_assigned_in_a_loop_has_the_type_of_this_path(func, args, target):
+    """One flag after the loop, where its domain is not empty: Python's number where the loop
+    ran no iteration (the loop's reduction stays on the team: test_private_sums' scalar_sum)."""
+    expected = func(*args)
+    got = polyfuse.kernel(func, target=target)(*args)
+    assert type(got) is type(expected) and got == expected
+
+
+def test_a_local_assigned_under_a_data_test_in_a_loop_keeps_the_promoted_type():
+    """Whether such an assignment ran depends on the data: no flag, NumPy's scalar on every input."""
+    k = polyfuse.kernel(largest_above)
     for x in (np.zeros(0), np.arange(5.0)):
         got = k(x)
-        assert type(got) is np.float64 and got == running_sum(x)
+        assert type(got) is np.float64 and got == largest_above(x)

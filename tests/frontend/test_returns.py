@@ -332,7 +332,7 @@ def early_return(x):
     for i in range(x.shape[0]):
         x[i] = 1.0
         return x
-    return x
+    return x + 1.0  # another array than the early return's (one name returned everywhere is supported)
 
 
 def return_in_if(n, x):
