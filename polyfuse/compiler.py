@@ -23,7 +23,7 @@ from polyfuse.frontend.source import AST_LOCK
 from polyfuse.model.isl_budget import BudgetExceeded, Deadline, bounded
 from polyfuse.model.scop import Argument
 from polyfuse.model.stages import Stages
-from polyfuse.options import Options, compile_seconds, time_tile_sizes
+from polyfuse.options import Options, compile_seconds, one_thread_tiles, time_tile_sizes
 from polyfuse.passes.astgen import build_loop_program
 from polyfuse.passes.blocked_sums import block_reductions
 from polyfuse.passes.coalesce import coalesce_rows
@@ -109,7 +109,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps,
                              carried=options.private_sums())
         program = replace(program, time_tiled=frozenset(s for d in sched.time_tiling if d.applied
-                                                        for s in d.statements))
+                                                        for s in d.statements),
+                          lexicographic_tiles=frozenset(s for d in sched.time_tiling if d.applied and d.one_thread
+                                                        and one_thread_tiles() for s in d.statements))
         # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
         # pivot) runs, per iteration, a version without its dependences within one iteration
         # when a check finds every such write a no-op (isl builds it: before the loop-AST passes)

@@ -897,6 +897,12 @@ def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:
 # ---- the barrier of parallel regions -----------------------------------------------------------
 
 BARRIER = "polyfuse.barrier"
+#: On one thread, time-tiled nests whose wavefronts hold more tiles than this run their tiles in
+#: lexicographic order (``KernelCodegen.emit_tile_orders``).  One thread, thread CPU time, ms,
+#: wavefront / lexicographic (load 8-9): bench sizes (waves of at most 3 tiles) jacobi-1d 13.4 /
+#: 16.9, fdtd-2d 18.7 / 21.2, jacobi-2d 19.5 / 21.9, seidel-2d 29.9 / 31.0, heat-3d 37.8 / 35.6;
+#: LARGE (tsteps 500: waves of up to 63 tiles) heat-3d 1113 / 934, fdtd-2d 577 / 578.
+LEXICOGRAPHIC_WAVE = 4
 CHUNKS_PER_THREAD = 4  # chunks each thread takes of a region's parallel loop on average (0: one static chunk)
 SPIN_POLLS = 4000  # polls (each with the CPU's pause hint) before every further poll yields the core
 _I8PP = ll.IntType(8).as_pointer().as_pointer()
@@ -1205,7 +1211,9 @@ class KernelCodegen:
         """Every thread runs the control; parallel loops are cut, serial sections run on thread 0
         (``depth``: sequential loops around ``node``; see ``polyfuse.phases.region_role``)."""
         role = region_role(node, depth, self.team.level)
-        if role == "parallel":
+        if isinstance(node, For) and (inner := self.tile_pair(node, depth)) is not None:
+            self.emit_tile_orders(node, inner)
+        elif role == "parallel":
             assert isinstance(node, For)
             self.team.chunk(node)
         elif role == "serial":
@@ -1220,6 +1228,101 @@ class KernelCodegen:
                     self.emit_region(group[0], depth)
                 else:
                     self.team.serial(group)
+
+    def tile_pair(self, wave: For, depth: int) -> For | None:
+        """The parallel tile loop directly inside ``wave`` when ``wave`` is the wavefront loop of
+        a time-tiled nest whose tiles may run in lexicographic order on one thread
+        (``program.lexicographic_tiles``: time_tiling.lexicographic_tiles checked the order and
+        that both tile loops exist, so the nest's outermost loop is the wavefront
+        ``tile0 + tile1`` and the loop inside it ``tile1``), else None."""
+        inner = wave.body
+        if (depth != 0 or wave.parallel or wave.step != 1 or not isinstance(inner, For)
+                or region_role(inner, depth + 1, self.team.level) != "parallel" or inner.step != 1
+                or exclusive_bound(wave) is None or exclusive_bound(inner) is None):
+            return None
+        statements = set(statements_in(wave))
+        return inner if statements and statements <= self.program.lexicographic_tiles else None
+
+    def emit_tile_orders(self, wave: For, inner: For) -> None:
+        """The wavefront loop ``wave`` (``w = tile0 + tile1``) and its parallel loop ``inner``
+        (``tile1``), with the tiles' order chosen at run time: on several threads, and on one
+        where the wavefronts are short, the wavefronts with ``inner`` cut among the team; on one
+        thread with waves of more than ``LEXICOGRAPHIC_WAVE`` tiles, lexicographic
+        ``(tile0, tile1)`` order.  A long wave spans the grid, so on one thread a tile's
+        predecessors (along time and along ``tile1``) ran a whole wave earlier and their data
+        left the cache; in lexicographic order the one along ``tile1`` ran just before.  A short
+        wave stays in cache, and there lexicographic order loses (each time tile sweeps the whole
+        grid): docs/performance.md, *One thread: tiles in lexicographic order*.
+
+        One loop pair serves both orders, so the tiles' code is emitted once: the outer loop
+        counts ``a``, the inner one ``k`` (= tile1), and the tile is ``w = a + k`` in
+        lexicographic order (``a`` = tile0), ``w = a`` in wavefronts.  In lexicographic order
+        ``a`` and ``k`` run over a box around the tiles, and a guard (the wavefront loops' own
+        bounds at ``w``) skips the rest: the tiles run are the wavefronts' tiles either way."""
+        b, exprs, team = self.builder, self.exprs, self.team
+        w0, w1 = exprs.emit(wave.init), exprs.emit(exclusive_bound(wave))
+        slots = [self.alloca_builder.alloca(_I64, name=f"tiles.{n}") for n in ("first", "end", "wave")]
+        for slot in slots:
+            b.store(_i64(0), slot)
+        saved = {n: self.values.get(n) for n in (wave.iterator, inner.iterator)}
+
+        def span(w) -> None:  # tile1's range over all wavefronts, and the longest wavefront
+            self.values[wave.iterator] = w
+            lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
+            with b.if_then(b.icmp_signed("<", lo, hi)):
+                first_lo, old_lo, old_hi = b.load(slots[0]), b.load(slots[0]), b.load(slots[1])
+                first = b.icmp_signed("==", old_hi, first_lo)
+                b.store(b.select(b.or_(first, b.icmp_signed("<", lo, old_lo)), lo, old_lo), slots[0])
+                b.store(b.select(b.or_(first, b.icmp_signed(">", hi, old_hi)), hi, old_hi), slots[1])
+                length, longest = b.sub(hi, lo), b.load(slots[2])
+                b.store(b.select(b.icmp_signed(">", length, longest), length, longest), slots[2])
+
+        with b.if_then(b.icmp_signed("==", team.count, _i64(1))):
+            self.emit_counted("tiles.span", w0, w1, span)
+        ti0, ti1 = b.load(slots[0]), b.load(slots[1])
+        lex = b.icmp_signed(">", b.load(slots[2]), _i64(LEXICOGRAPHIC_WAVE))  # 0 on a team
+        a0 = b.select(lex, b.add(b.sub(w0, ti1), _i64(1)), w0)
+        a1 = b.select(lex, b.sub(w1, ti0), w1)
+
+        def tile(a, k) -> None:
+            w = b.add(a, b.select(lex, k, _i64(0)))
+            self.values[wave.iterator], self.values[inner.iterator] = w, k
+            lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
+            inside = b.and_(b.and_(b.icmp_signed(">=", w, w0), b.icmp_signed("<", w, w1)),
+                            b.and_(b.icmp_signed(">=", k, lo), b.icmp_signed("<", k, hi)))
+            with b.if_then(inside):
+                outer, self.in_parallel_loop = self.in_parallel_loop, True
+                self.emit(inner.body)
+                self.in_parallel_loop = outer
+
+        def wavefront(a) -> None:
+            self.values[wave.iterator] = a
+            first = b.select(lex, ti0, exprs.emit(inner.init))
+            end = b.select(lex, ti1, exprs.emit(exclusive_bound(inner)))
+            team.chunk_span(inner.iterator, first, end, lambda lo, hi: self.emit_counted(
+                "tiles.tile1", b.add(first, lo), b.add(first, hi), lambda k: tile(a, k)))
+
+        self.emit_counted("tiles.wave", a0, a1, wavefront)
+        for name, old in saved.items():
+            self._restore(name, old)
+
+    def emit_counted(self, name: str, start, end, body) -> None:
+        """``for k in range(start, end): body(k)`` (LLVM values)."""
+        b = self.builder
+        slot = self.alloca_builder.alloca(_I64, name=name)
+        b.store(start, slot)
+        header = b.append_basic_block(f"{name}.header")
+        loop_body = b.append_basic_block(f"{name}.body")
+        done = b.append_basic_block(f"{name}.done")
+        b.branch(header)
+        b.position_at_end(header)
+        k = b.load(slot)
+        b.cbranch(b.icmp_signed("<", k, end), loop_body, done)
+        b.position_at_end(loop_body)
+        body(k)
+        b.store(b.add(b.load(slot), _i64(1), flags=["nsw"]), slot)
+        b.branch(header)
+        b.position_at_end(done)
 
     def emit_StmtCall(self, node: StmtCall) -> None:
         stmt = self.program.statement(node.statement)
@@ -1270,15 +1373,26 @@ class Team:
         span = b.sub(exprs.emit(bound), exprs.emit(node.init))
         span = b.select(b.icmp_signed("<", span, _i64(0)), _i64(0), span)
         trips = b.sdiv(b.add(span, _i64(node.step - 1)), _i64(node.step))
+        self._cut(node.iterator, trips, lambda first, last: self.cg.emit_chunk(node, first, last))
+
+    def chunk_span(self, iterator: str, start, end, emit) -> None:
+        """``emit(first, last)`` for this thread's shares of the ``end - start`` iterations of a
+        step-1 loop (``first``, ``last`` count from 0), then a barrier."""
+        b = self.cg.builder
+        span = b.sub(end, start)
+        self._cut(iterator, b.select(b.icmp_signed("<", span, _i64(0)), _i64(0), span), emit)
+
+    def _cut(self, iterator: str, trips, emit) -> None:
+        b = self.cg.builder
         if CHUNKS_PER_THREAD > 0:
-            self._shared_chunks(node, trips)
+            self._shared_chunks(iterator, trips, emit)
         else:
             first = b.sdiv(b.mul(trips, self.thread), self.count)
             last = b.sdiv(b.mul(trips, b.add(self.thread, _i64(1))), self.count)
-            self.cg.emit_chunk(node, first, last)
+            emit(first, last)
         self.wait()
 
-    def _shared_chunks(self, node: For, trips) -> None:
+    def _shared_chunks(self, iterator: str, trips, emit) -> None:
         """Chunks of about trips / (threads x ``CHUNKS_PER_THREAD``) iterations taken from a shared
         counter (``block[CHUNK_COUNTER]``, reset by each barrier): a thread slowed down by another
         job on its core does less of the loop than with one static chunk each."""
@@ -1287,16 +1401,16 @@ class Team:
         grain = b.sdiv(b.add(trips, b.sub(pieces, _i64(1))), pieces)
         grain = b.select(b.icmp_signed("<", grain, _i64(1)), _i64(1), grain)
         counter = b.gep(self.block, [_i64(CHUNK_COUNTER)])
-        take = b.append_basic_block(f"{node.iterator}.take")
-        work = b.append_basic_block(f"{node.iterator}.chunk")
-        done = b.append_basic_block(f"{node.iterator}.taken")
+        take = b.append_basic_block(f"{iterator}.take")
+        work = b.append_basic_block(f"{iterator}.chunk")
+        done = b.append_basic_block(f"{iterator}.taken")
         b.branch(take)
         b.position_at_end(take)
         first = b.atomic_rmw("add", counter, grain, "monotonic")
         b.cbranch(b.icmp_signed("<", first, trips), work, done)
         b.position_at_end(work)
         last = b.add(first, grain)
-        self.cg.emit_chunk(node, first, b.select(b.icmp_signed("<", last, trips), last, trips))
+        emit(first, b.select(b.icmp_signed("<", last, trips), last, trips))
         b.branch(take)
         b.position_at_end(done)
 

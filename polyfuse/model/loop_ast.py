@@ -116,6 +116,9 @@ class LoopProgram:
     #: the statements of the nests time tiling transformed (backends may compile those phases
     #: differently: backends/cpu/llvm.py, ``without_lsr``)
     time_tiled: frozenset[str] = frozenset()
+    #: the statements of time-tiled nests whose tiles a team of one thread may run in
+    #: lexicographic order instead of wavefronts (time_tiling.lexicographic_tiles checked it)
+    lexicographic_tiles: frozenset[str] = frozenset()
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:

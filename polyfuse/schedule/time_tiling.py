@@ -77,6 +77,8 @@ class TimeTileDecision:
     budget_bytes: int = 0
     reason: str = ""
     rows: str = ""  # an in-place sweep's rows run side by side (rows_side_by_side), or ""
+    #: the tile order a team of one thread runs (``lexicographic_tiles``), or "" (the wavefronts)
+    one_thread: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -507,6 +509,47 @@ def wavefront_members(members: int) -> int:
     return min(2, members)
 
 
+def lexicographic_tiles(scop: Scop, deps: Dependences, band: isl.Schedule, tiled: isl.Schedule,
+                        stmts: tuple[str, ...]) -> str:
+    """Why a team of one thread may run the tiles of ``tiled`` in lexicographic order
+    ``(tile0, tile1, ...)`` instead of wavefronts ``(tile0 + tile1, tile1, ...)``, or "" where
+    it may not.
+
+    On one thread a wavefront runs tiles of different time tiles one after another, so a tile's
+    predecessor along ``tile1`` ran a whole wavefront earlier and its data left the cache; in
+    lexicographic order it ran just before (docs/performance.md, *One thread: tiles in
+    lexicographic order*).  The order is legal when every dependence of the nest has distance
+    >= 0 in the first two members of the skewed ``band``: tile coordinates are floors of them,
+    so a dependence between two tiles then has ``d(tile0) >= 0`` and ``d(tile1) >= 0``, which
+    both orders respect (where both are 0 the tiles share a wavefront and ``tile1``, and the
+    tile loops inside order them as before).  The backend finds the two tile loops by shape
+    (backends/cpu/llvm.py, ``KernelCodegen.tile_pair``), so both must be loops: neither may
+    take a single value (isl would generate no loop for it)."""
+    validity = _restricted(deps.validity().union(deps.local_false()), scop, stmts)
+    partial = band.get_root().child(0).band_get_partial_schedule()
+    for k in range(2):
+        member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
+        distances = validity.apply_domain(member).apply_range(member).deltas()
+        if not distances.intersect(isl.UnionSet("{ [d] : d < 0 }")).is_empty():
+            return ""
+    tiles = tiled.get_root().child(0)
+    points = tiles.band_get_partial_schedule_union_map().intersect_domain(tiles.get_domain()).range()
+    if points.is_empty() or _single_valued(isl.Set.from_union_set(points)):
+        return ""
+    return ("tiles in lexicographic order (tile0, tile1, ...): every dependence distance of the "
+            "band's first two members is >= 0")
+
+
+def _single_valued(tiles: isl.Set) -> bool:
+    """Does the wavefront (dimension 0 of ``tiles``) take one value, or ``tile1`` (dimension 1)
+    one value per wavefront?"""
+    n = tiles.dim(isl.dim_type.set)
+    pair = tiles.project_out(isl.dim_type.set, 2, n - 2)
+    wave = isl.Map.from_range(pair.project_out(isl.dim_type.set, 1, 1))
+    inner = isl.Map.from_range(pair).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, 1)
+    return wave.is_single_valued() or inner.is_single_valued()
+
+
 def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
     """``[x0, x1, ...] -> [x0/S0 + x1/S1, x1/S1, x2/S2, ...]`` (floors): a point's wavefront tile."""
     xs = [f"x{k}" for k in range(len(sizes))]
@@ -558,12 +601,13 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     tiled = tiled_wavefront(band, sizes)
     slope = row_slope(scop, deps, stmts)
     sided = rows_side_by_side(tiled, slope) if slope is not None else None
+    one_thread = lexicographic_tiles(scop, deps, band, tiled, stmts)
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
     return tiled if sided is None else sided, TimeTileDecision(
         var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
         footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
-        f"skew {skew} makes time and space permutable; tiles fit the budget", rows)
+        f"skew {skew} makes time and space permutable; tiles fit the budget", rows, one_thread)
 
 
 def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:

@@ -1,0 +1,74 @@
+"""On one thread, time-tiled nests with long wavefronts run their tiles in lexicographic order
+(polyfuse/schedule/time_tiling.py ``lexicographic_tiles``, backends/cpu/llvm.py
+``KernelCodegen.emit_tile_orders``): the order is recorded, generated once beside the
+wavefronts, and gives Python's bits on one thread and on a team, short and long waves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import HAS_CPU, team_runs
+
+import polyfuse
+from polyfuse.bench.suite import fdtd_2d, heat_3d, jacobi_2d, seidel_2d
+from polyfuse.runtime import threads
+
+pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
+
+# small tiles, so that a few time steps give waves longer than LEXICOGRAPHIC_WAVE tiles
+SMALL_TILES = {jacobi_2d: "1,1,8", heat_3d: "1,1,4,8", seidel_2d: "1,1,8", fdtd_2d: "1,1,8"}
+
+
+def _args(func, tsteps, n, rng):
+    if func is fdtd_2d:
+        shape = (n, n + 3)
+        return (tsteps, n, n + 3, rng.random(shape), rng.random(shape), rng.random(shape), rng.random(tsteps))
+    shape = (n, n, n) if func is heat_3d else (n, n)
+    return (tsteps, n, *(rng.random(shape) for _ in range(1 if func is seidel_2d else 2)))
+
+
+def _copies(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def test_the_order_is_recorded_and_generated(monkeypatch):
+    monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
+    args = _args(jacobi_2d, 3, 10, np.random.default_rng(0))
+    kernel = polyfuse.kernel(jacobi_2d, cache=False)
+    (record,) = kernel.explain(*args)["time tiling"]
+    assert record["applied"] and record["one_thread"].startswith("tiles in lexicographic order")
+    assert "one thread: tiles in lexicographic order" in str(kernel.explain(*args))
+    assert kernel.compile(*args).stages["loop ast"].lexicographic_tiles == frozenset(record["statements"])
+    assert "tiles.wave" in kernel.inspect_llvm(*args, optimized=False)
+
+
+def test_the_knob_keeps_the_wavefronts(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_ONE_THREAD_TILES", "0")
+    args = _args(jacobi_2d, 3, 10, np.random.default_rng(0))
+    kernel = polyfuse.kernel(jacobi_2d, cache=False)
+    assert not kernel.compile(*args).stages["loop ast"].lexicographic_tiles
+    assert "tiles.wave" not in kernel.inspect_llvm(*args, optimized=False)
+
+
+@pytest.mark.parametrize("func", [jacobi_2d, heat_3d, seidel_2d, fdtd_2d])
+@pytest.mark.parametrize("count", [1, 2])
+def test_pythons_bits_on_one_thread_and_on_a_team(monkeypatch, forced, func, count):
+    monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES[func])
+    threads.set_num_threads(count)
+    kernel = polyfuse.kernel(func, cache=False)
+    rng = np.random.default_rng(1)
+    # waves of at most 2 tiles, then of 5-7 (lexicographic on one thread)
+    for tsteps, n in ((2, 9), (8, 20), (9, 21)):
+        args = _args(func, tsteps, n, rng)
+        expected = _copies(args)
+        func(*expected)
+        for _ in range(3):  # the first calls measure one thread against the team
+            ours = _copies(args)
+            kernel(*ours)
+            for a, e in zip(ours, expected):
+                if isinstance(e, np.ndarray):
+                    np.testing.assert_array_equal(a, e)
+        assert kernel.compile(*args).stages["loop ast"].lexicographic_tiles
+    if count == 2:
+        assert team_runs(kernel.compile(*args).backend) > 0
