@@ -110,8 +110,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
                              carried=options.private_sums())
         program = replace(program, time_tiled=frozenset(s for d in sched.time_tiling if d.applied
                                                         for s in d.statements),
-                          lexicographic_tiles=frozenset(s for d in sched.time_tiling if d.applied and d.one_thread
-                                                        and one_thread_tiles() for s in d.statements))
+                          one_thread_tiles=frozenset((s, d.one_thread_order) for d in sched.time_tiling
+                                                     if d.applied and d.one_thread_order and one_thread_tiles()
+                                                     for s in d.statements))
         # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
         # pivot) runs, per iteration, a version without its dependences within one iteration
         # when a check finds every such write a no-op (isl builds it: before the loop-AST passes)

@@ -124,8 +124,8 @@ def row_tails() -> bool:
 
 def one_thread_tiles() -> bool:
     """``POLYFUSE_ONE_THREAD_TILES``: a team of one thread runs a time-tiled nest's tiles in
-    lexicographic order instead of wavefronts (polyfuse.schedule.time_tiling,
-    ``lexicographic_tiles``; backends.cpu.llvm, ``KernelCodegen.emit_tile_orders``): the order is
+    lexicographic order or by columns instead of wavefronts (polyfuse.schedule.time_tiling,
+    ``one_thread_order``; backends.cpu.llvm, ``KernelCodegen.emit_tile_orders``): the order is
     chosen at run time by the team's size, in the one region function.  Default on; 0 keeps the
     wavefronts on one thread too."""
     return env_flag("POLYFUSE_ONE_THREAD_TILES", True)

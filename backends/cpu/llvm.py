@@ -897,12 +897,15 @@ def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:
 # ---- the barrier of parallel regions -----------------------------------------------------------
 
 BARRIER = "polyfuse.barrier"
-#: On one thread, time-tiled nests whose wavefronts hold more tiles than this run their tiles in
-#: lexicographic order (``KernelCodegen.emit_tile_orders``).  One thread, thread CPU time, ms,
-#: wavefront / lexicographic (load 8-9): bench sizes (waves of at most 3 tiles) jacobi-1d 13.4 /
-#: 16.9, fdtd-2d 18.7 / 21.2, jacobi-2d 19.5 / 21.9, seidel-2d 29.9 / 31.0, heat-3d 37.8 / 35.6;
-#: LARGE (tsteps 500: waves of up to 63 tiles) heat-3d 1113 / 934, fdtd-2d 577 / 578.
-LEXICOGRAPHIC_WAVE = 4
+#: On one thread, time-tiled nests whose order is "columns" (time_tiling.one_thread_order) run
+#: their tiles so where the longest wavefront holds more than 1 / COLUMN_WAVE_SHARE of tile1's
+#: range, else in wavefronts (``KernelCodegen.emit_tile_orders``): a wave over a small part of
+#: the grid keeps its data in cache, and there columns ran slower (jacobi-1d at the bench size,
+#: tsteps 50, n 10^6: waves of 7 of 489 tiles, one thread, CPU time, 14.3 ms in wavefronts,
+#: 14.9-15.0 by columns, load 9.8); at LARGE (tsteps 500) waves span the grid (jacobi-2d: 41 of
+#: 72 tiles): one thread, thread CPU time, wavefronts / columns, ms (load 9-10): jacobi-2d 577 /
+#: 504, fdtd-2d 577 / 547.
+COLUMN_WAVE_SHARE = 4
 CHUNKS_PER_THREAD = 4  # chunks each thread takes of a region's parallel loop on average (0: one static chunk)
 SPIN_POLLS = 4000  # polls (each with the CPU's pause hint) before every further poll yields the core
 _I8PP = ll.IntType(8).as_pointer().as_pointer()
@@ -1211,8 +1214,8 @@ class KernelCodegen:
         """Every thread runs the control; parallel loops are cut, serial sections run on thread 0
         (``depth``: sequential loops around ``node``; see ``polyfuse.phases.region_role``)."""
         role = region_role(node, depth, self.team.level)
-        if isinstance(node, For) and (inner := self.tile_pair(node, depth)) is not None:
-            self.emit_tile_orders(node, inner)
+        if isinstance(node, For) and (pair := self.tile_pair(node, depth)) is not None:
+            self.emit_tile_orders(node, *pair)
         elif role == "parallel":
             assert isinstance(node, For)
             self.team.chunk(node)
@@ -1229,11 +1232,11 @@ class KernelCodegen:
                 else:
                     self.team.serial(group)
 
-    def tile_pair(self, wave: For, depth: int) -> For | None:
-        """The parallel tile loop directly inside ``wave`` when ``wave`` is the wavefront loop of
-        a time-tiled nest whose tiles may run in lexicographic order on one thread
-        (``program.lexicographic_tiles``: time_tiling.lexicographic_tiles checked the order and
-        that both tile loops exist, so the nest's outermost loop is the wavefront
+    def tile_pair(self, wave: For, depth: int) -> tuple[For, str] | None:
+        """(the parallel tile loop directly inside ``wave``, the one-thread order) when ``wave``
+        is the wavefront loop of a time-tiled nest whose tiles a team of one thread runs in
+        another order (``program.one_thread_tiles``: time_tiling.one_thread_order checked the
+        order and that both tile loops exist, so the nest's outermost loop is the wavefront
         ``tile0 + tile1`` and the loop inside it ``tile1``), else None."""
         inner = wave.body
         if (depth != 0 or wave.parallel or wave.step != 1 or not isinstance(inner, For)
@@ -1241,24 +1244,25 @@ class KernelCodegen:
                 or exclusive_bound(wave) is None or exclusive_bound(inner) is None):
             return None
         statements = set(statements_in(wave))
-        return inner if statements and statements <= self.program.lexicographic_tiles else None
+        orders = {order for s, order in self.program.one_thread_tiles if s in statements}
+        covered = {s for s, _order in self.program.one_thread_tiles}
+        if not statements or not statements <= covered or len(orders) != 1:
+            return None
+        return inner, orders.pop()
 
-    def emit_tile_orders(self, wave: For, inner: For) -> None:
+    def emit_tile_orders(self, wave: For, inner: For, order: str) -> None:
         """The wavefront loop ``wave`` (``w = tile0 + tile1``) and its parallel loop ``inner``
-        (``tile1``), with the tiles' order chosen at run time: on several threads, and on one
-        where the wavefronts are short, the wavefronts with ``inner`` cut among the team; on one
-        thread with waves of more than ``LEXICOGRAPHIC_WAVE`` tiles, lexicographic
-        ``(tile0, tile1)`` order.  A long wave spans the grid, so on one thread a tile's
-        predecessors (along time and along ``tile1``) ran a whole wave earlier and their data
-        left the cache; in lexicographic order the one along ``tile1`` ran just before.  A short
-        wave stays in cache, and there lexicographic order loses (each time tile sweeps the whole
-        grid): docs/performance.md, *One thread: tiles in lexicographic order*.
+        (``tile1``), with the tiles' order chosen at run time: on a team the wavefronts, ``inner``
+        cut among the threads; on one thread ``order`` (time_tiling.one_thread_order):
+        "lexicographic" ``(tile0, tile1)``, or "columns" ``(tile1, tile0)`` where the longest
+        wave spans more than 1 / ``COLUMN_WAVE_SHARE`` of tile1's range (a shorter wave stays
+        in cache: there the wavefronts ran faster).
 
-        One loop pair serves both orders, so the tiles' code is emitted once: the outer loop
-        counts ``a``, the inner one ``k`` (= tile1), and the tile is ``w = a + k`` in
-        lexicographic order (``a`` = tile0), ``w = a`` in wavefronts.  In lexicographic order
+        One loop pair serves all orders, so the tiles' code is emitted once: the outer loop counts
+        ``a``, the inner one ``k``; wavefronts: ``w = a``, ``tile1 = k``; lexicographic:
+        ``w = a + k``, ``tile1 = k``; columns: ``w = a + k``, ``tile1 = a``.  Off the wavefronts,
         ``a`` and ``k`` run over a box around the tiles, and a guard (the wavefront loops' own
-        bounds at ``w``) skips the rest: the tiles run are the wavefronts' tiles either way."""
+        bounds at ``w``) skips the rest: the tiles run are the wavefronts' tiles in every order."""
         b, exprs, team = self.builder, self.exprs, self.team
         w0, w1 = exprs.emit(wave.init), exprs.emit(exclusive_bound(wave))
         slots = [self.alloca_builder.alloca(_I64, name=f"tiles.{n}") for n in ("first", "end", "wave")]
@@ -1270,8 +1274,8 @@ class KernelCodegen:
             self.values[wave.iterator] = w
             lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
             with b.if_then(b.icmp_signed("<", lo, hi)):
-                first_lo, old_lo, old_hi = b.load(slots[0]), b.load(slots[0]), b.load(slots[1])
-                first = b.icmp_signed("==", old_hi, first_lo)
+                old_lo, old_hi = b.load(slots[0]), b.load(slots[1])
+                first = b.icmp_signed("==", old_hi, old_lo)
                 b.store(b.select(b.or_(first, b.icmp_signed("<", lo, old_lo)), lo, old_lo), slots[0])
                 b.store(b.select(b.or_(first, b.icmp_signed(">", hi, old_hi)), hi, old_hi), slots[1])
                 length, longest = b.sub(hi, lo), b.load(slots[2])
@@ -1280,16 +1284,27 @@ class KernelCodegen:
         with b.if_then(b.icmp_signed("==", team.count, _i64(1))):
             self.emit_counted("tiles.span", w0, w1, span)
         ti0, ti1 = b.load(slots[0]), b.load(slots[1])
-        lex = b.icmp_signed(">", b.load(slots[2]), _i64(LEXICOGRAPHIC_WAVE))  # 0 on a team
-        a0 = b.select(lex, b.add(b.sub(w0, ti1), _i64(1)), w0)
-        a1 = b.select(lex, b.sub(w1, ti0), w1)
+        columns = order == "columns"
+        # one thread (the span loop ran): lexicographic order, or columns where a wave spans
+        # more than 1 / COLUMN_WAVE_SHARE of tile1's range
+        longest = b.load(slots[2])
+        if columns:
+            other = b.icmp_signed(">", b.mul(longest, _i64(COLUMN_WAVE_SHARE)), b.sub(ti1, ti0))
+        else:
+            other = b.icmp_signed(">", longest, _i64(1))
+        if columns:
+            a0, a1 = b.select(other, ti0, w0), b.select(other, ti1, w1)
+        else:
+            a0 = b.select(other, b.add(b.sub(w0, ti1), _i64(1)), w0)
+            a1 = b.select(other, b.sub(w1, ti0), w1)
 
         def tile(a, k) -> None:
-            w = b.add(a, b.select(lex, k, _i64(0)))
-            self.values[wave.iterator], self.values[inner.iterator] = w, k
+            w = b.add(a, b.select(other, k, _i64(0)))
+            t1 = b.select(other, a, k) if columns else k
+            self.values[wave.iterator], self.values[inner.iterator] = w, t1
             lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
             inside = b.and_(b.and_(b.icmp_signed(">=", w, w0), b.icmp_signed("<", w, w1)),
-                            b.and_(b.icmp_signed(">=", k, lo), b.icmp_signed("<", k, hi)))
+                            b.and_(b.icmp_signed(">=", t1, lo), b.icmp_signed("<", t1, hi)))
             with b.if_then(inside):
                 outer, self.in_parallel_loop = self.in_parallel_loop, True
                 self.emit(inner.body)
@@ -1297,10 +1312,13 @@ class KernelCodegen:
 
         def wavefront(a) -> None:
             self.values[wave.iterator] = a
-            first = b.select(lex, ti0, exprs.emit(inner.init))
-            end = b.select(lex, ti1, exprs.emit(exclusive_bound(inner)))
-            team.chunk_span(inner.iterator, first, end, lambda lo, hi: self.emit_counted(
-                "tiles.tile1", b.add(first, lo), b.add(first, hi), lambda k: tile(a, k)))
+            lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
+            if columns:  # a = tile1, k = tile0 = w - tile1 with w in [w0, w1)
+                first, end = b.select(other, b.sub(w0, a), lo), b.select(other, b.sub(w1, a), hi)
+            else:
+                first, end = b.select(other, ti0, lo), b.select(other, ti1, hi)
+            team.chunk_span(inner.iterator, first, end, lambda share, stop: self.emit_counted(
+                "tiles.tile1", b.add(first, share), b.add(first, stop), lambda k: tile(a, k)))
 
         self.emit_counted("tiles.wave", a0, a1, wavefront)
         for name, old in saved.items():

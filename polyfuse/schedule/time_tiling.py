@@ -77,7 +77,9 @@ class TimeTileDecision:
     budget_bytes: int = 0
     reason: str = ""
     rows: str = ""  # an in-place sweep's rows run side by side (rows_side_by_side), or ""
-    #: the tile order a team of one thread runs (``lexicographic_tiles``), or "" (the wavefronts)
+    #: the tile order a team of one thread runs (``one_thread_order``): "lexicographic",
+    #: "columns" or "" (the wavefronts), and why
+    one_thread_order: str = ""
     one_thread: str = ""
 
 
@@ -509,35 +511,49 @@ def wavefront_members(members: int) -> int:
     return min(2, members)
 
 
-def lexicographic_tiles(scop: Scop, deps: Dependences, band: isl.Schedule, tiled: isl.Schedule,
-                        stmts: tuple[str, ...]) -> str:
-    """Why a team of one thread may run the tiles of ``tiled`` in lexicographic order
-    ``(tile0, tile1, ...)`` instead of wavefronts ``(tile0 + tile1, tile1, ...)``, or "" where
-    it may not.
+def one_thread_order(scop: Scop, deps: Dependences, band: isl.Schedule, tiled: isl.Schedule,
+                     stmts: tuple[str, ...], sizes: tuple[int, ...], skew: tuple[int, ...]) -> tuple[str, str]:
+    """(order, why): the order in which a team of one thread runs the tiles of ``tiled``
+    instead of wavefronts ``(tile0 + tile1, tile1, ...)``, or ("", "") where it keeps them.
 
-    On one thread a wavefront runs tiles of different time tiles one after another, so a tile's
-    predecessor along ``tile1`` ran a whole wavefront earlier and its data left the cache; in
-    lexicographic order it ran just before (docs/performance.md, *One thread: tiles in
-    lexicographic order*).  The order is legal when every dependence of the nest has distance
-    >= 0 in the first two members of the skewed ``band``: tile coordinates are floors of them,
-    so a dependence between two tiles then has ``d(tile0) >= 0`` and ``d(tile1) >= 0``, which
-    both orders respect (where both are 0 the tiles share a wavefront and ``tile1``, and the
-    tile loops inside order them as before).  The backend finds the two tile loops by shape
-    (backends/cpu/llvm.py, ``KernelCodegen.tile_pair``), so both must be loops: neither may
-    take a single value (isl would generate no loop for it)."""
+    On one thread a long wavefront spans the grid: a tile's predecessors, along time and along
+    ``tile1``, ran a whole wave earlier, and their data left the cache.  Which predecessor to
+    run just before a tile depends on where its input comes from (docs/performance.md, *One
+    thread: the order of the tiles*):
+
+    - ``"lexicographic"`` ``(tile0, tile1, ...)`` where the skew slides a tile past its own
+      width within one time tile (``skew1 * T >= S1``: heat-3d's 8 x 8 x 8 x 256 with skew 2):
+      most of what a tile reads its neighbours along ``tile1`` wrote in the same time tile;
+    - ``"columns"`` ``(tile1, tile0, ...)`` otherwise (jacobi-2d's 8 x 32 x 512, fdtd-2d,
+      seidel-2d): a tile reads mostly what its own predecessor in time wrote, so each column of
+      tiles along ``tile1`` runs through all time tiles; the backend keeps short waves (few time
+      tiles over a small part of the grid), whose data stays in cache anyway (backends/cpu/llvm.py,
+      ``COLUMN_WAVE_SHARE``).
+
+    Both orders are legal when every dependence of the nest has distance >= 0 in the first two
+    members of the skewed ``band`` (checked here): tile coordinates are floors of them, so a
+    dependence between two tiles has ``d(tile0) >= 0`` and ``d(tile1) >= 0``, which all three
+    orders respect (where both are 0 the tiles share a wavefront and ``tile1``, and the tile loops
+    inside order them as before).  The backend finds the two tile loops by shape (``KernelCodegen
+    .tile_pair``), so both must be loops: neither may take a single value (isl would generate
+    no loop for it)."""
     validity = _restricted(deps.validity().union(deps.local_false()), scop, stmts)
     partial = band.get_root().child(0).band_get_partial_schedule()
     for k in range(2):
         member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
         distances = validity.apply_domain(member).apply_range(member).deltas()
         if not distances.intersect(isl.UnionSet("{ [d] : d < 0 }")).is_empty():
-            return ""
+            return "", ""
     tiles = tiled.get_root().child(0)
     points = tiles.band_get_partial_schedule_union_map().intersect_domain(tiles.get_domain()).range()
     if points.is_empty() or _single_valued(isl.Set.from_union_set(points)):
-        return ""
-    return ("tiles in lexicographic order (tile0, tile1, ...): every dependence distance of the "
-            "band's first two members is >= 0")
+        return "", ""
+    legal = "every dependence distance of the band's first two members is >= 0"
+    if skew[0] * sizes[0] >= sizes[1]:
+        return "lexicographic", (f"tiles in lexicographic order (tile0, tile1, ...): the skew slides a tile "
+                                 f"{skew[0] * sizes[0]} >= {sizes[1]} points along tile1 per time tile; {legal}")
+    return "columns", (f"on long waves, tiles by columns (tile1, tile0, ...): the skew slides a tile "
+                       f"{skew[0] * sizes[0]} < {sizes[1]} points along tile1 per time tile; {legal}")
 
 
 def _single_valued(tiles: isl.Set) -> bool:
@@ -601,13 +617,13 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     tiled = tiled_wavefront(band, sizes)
     slope = row_slope(scop, deps, stmts)
     sided = rows_side_by_side(tiled, slope) if slope is not None else None
-    one_thread = lexicographic_tiles(scop, deps, band, tiled, stmts)
+    order, why = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
     return tiled if sided is None else sided, TimeTileDecision(
         var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
         footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
-        f"skew {skew} makes time and space permutable; tiles fit the budget", rows, one_thread)
+        f"skew {skew} makes time and space permutable; tiles fit the budget", rows, order, why)
 
 
 def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:
