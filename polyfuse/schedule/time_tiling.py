@@ -14,7 +14,9 @@ while it stays in L2:
    tile leaves in cache for the next (its box plus the skew's slide) fits in half of L2;
 3. the tile loops are *wavefronted*: the outer tile loop becomes the sum of the first two tile
    coordinates (Pluto/PPCG), so tiles of one wavefront are independent and the second tile loop
-   runs in parallel (a parallel region inside the sequential wavefront loop);
+   runs in parallel (a parallel region inside the sequential wavefront loop); a team of one
+   thread runs the same tiles in lexicographic order or by columns instead, where dependences
+   allow (``one_thread_order``; chosen at run time in the same region function);
 4. the point loops below the time point loop drop the skew (``2t + i`` becomes ``i``: the time
    point loop fixes ``t``), so subscripts are the untiled code's ``A[i - 1]``; an in-place
    sweep's chain (seidel-2d's ``j`` loop) runs in steps ``2i + j`` whose rows are independent,
