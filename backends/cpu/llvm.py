@@ -906,6 +906,11 @@ BARRIER = "polyfuse.barrier"
 #: 72 tiles): one thread, thread CPU time, wavefronts / columns, ms (load 9-10): jacobi-2d 577 /
 #: 504, fdtd-2d 577 / 547.
 COLUMN_WAVE_SHARE = 4
+#: A one-thread order runs over a box around the tiles with a guard per pair (``emit_tile_orders``);
+#: it is taken only where the box holds at most this many pairs per tile.  heat-3d: bench 9,
+#: LARGE (tsteps 500) 27; in-cache grid of ``gcc_stencils.py --ceiling`` (n 30, tsteps 37423)
+#: ~4700, where the guards took longer than the tiles (1.27 against 0.58 ns per update).
+BOX_PER_TILE = 64
 CHUNKS_PER_THREAD = 4  # chunks each thread takes of a region's parallel loop on average (0: one static chunk)
 SPIN_POLLS = 4000  # polls (each with the CPU's pause hint) before every further poll yields the core
 _I8PP = ll.IntType(8).as_pointer().as_pointer()
@@ -1265,7 +1270,7 @@ class KernelCodegen:
         bounds at ``w``) skips the rest: the tiles run are the wavefronts' tiles in every order."""
         b, exprs, team = self.builder, self.exprs, self.team
         w0, w1 = exprs.emit(wave.init), exprs.emit(exclusive_bound(wave))
-        slots = [self.alloca_builder.alloca(_I64, name=f"tiles.{n}") for n in ("first", "end", "wave")]
+        slots = [self.alloca_builder.alloca(_I64, name=f"tiles.{n}") for n in ("first", "end", "wave", "count")]
         for slot in slots:
             b.store(_i64(0), slot)
         saved = {n: self.values.get(n) for n in (wave.iterator, inner.iterator)}
@@ -1280,6 +1285,7 @@ class KernelCodegen:
                 b.store(b.select(b.or_(first, b.icmp_signed(">", hi, old_hi)), hi, old_hi), slots[1])
                 length, longest = b.sub(hi, lo), b.load(slots[2])
                 b.store(b.select(b.icmp_signed(">", length, longest), length, longest), slots[2])
+                b.store(b.add(b.load(slots[3]), length), slots[3])
 
         with b.if_then(b.icmp_signed("==", team.count, _i64(1))):
             self.emit_counted("tiles.span", w0, w1, span)
@@ -1290,8 +1296,13 @@ class KernelCodegen:
         longest = b.load(slots[2])
         if columns:
             other = b.icmp_signed(">", b.mul(longest, _i64(COLUMN_WAVE_SHARE)), b.sub(ti1, ti0))
+            box = b.mul(b.sub(ti1, ti0), b.sub(w1, w0))
         else:
             other = b.icmp_signed(">", longest, _i64(1))
+            box = b.mul(b.sub(ti1, ti0), b.sub(b.add(w1, ti1), b.add(w0, ti0)))
+        # ... and where the box around the tiles holds at most BOX_PER_TILE times as many
+        # pairs as there are tiles (many time steps on a small grid: a long, thin band of tiles)
+        other = b.and_(other, b.icmp_signed("<=", box, b.mul(b.load(slots[3]), _i64(BOX_PER_TILE))))
         if columns:
             a0, a1 = b.select(other, ti0, w0), b.select(other, ti1, w1)
         else:
