@@ -28,6 +28,7 @@ from polyfuse.options import (
     Options,
     compile_operations,
     compile_seconds,
+    one_thread_tiles,
     time_tile_sizes,
 )
 from polyfuse.passes.astgen import build_loop_program
@@ -117,7 +118,10 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
         program = stages.run("loop ast", build_loop_program, scop, sched.schedule, deps,
                              carried=options.private_sums())
         program = replace(program, time_tiled=frozenset(s for d in sched.time_tiling if d.applied
-                                                        for s in d.statements))
+                                                        for s in d.statements),
+                          one_thread_tiles=frozenset((s, d.one_thread_order) for d in sched.time_tiling
+                                                     if d.applied and d.one_thread_order and one_thread_tiles()
+                                                     for s in d.statements))
         # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
         # pivot) runs, per iteration, a version without its dependences within one iteration
         # when a check finds every such write a no-op (isl builds it: before the loop-AST passes)

@@ -210,7 +210,8 @@ def _time_tiles(value: dict[str, Any]) -> str:
     return (f"{where}: time tiles {' x '.join(map(str, value['sizes']))} of the skewed band "
             f"{value['band']}; {value['wavefront']}; footprint {value['footprint_bytes']} of "
             f"{value['budget_bytes']} bytes ({value['reason']})"
-            + (f"; {value['rows']}" if value.get("rows") else ""))
+            + (f"; {value['rows']}" if value.get("rows") else "")
+            + (f"; one thread: {value['one_thread']}" if value.get("one_thread") else ""))
 
 
 def _text(value: Any) -> str:

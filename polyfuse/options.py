@@ -144,6 +144,15 @@ def row_tails() -> bool:
     return env_flag("POLYFUSE_ROW_TAILS", True)
 
 
+def one_thread_tiles() -> bool:
+    """``POLYFUSE_ONE_THREAD_TILES``: a team of one thread runs a time-tiled nest's tiles in
+    lexicographic order or by columns instead of wavefronts (polyfuse.schedule.time_tiling,
+    ``one_thread_order``; backends.cpu.llvm, ``KernelCodegen.emit_tile_orders``): the order is
+    chosen at run time by the team's size, in the one region function.  Default on; 0 keeps the
+    wavefronts on one thread too."""
+    return env_flag("POLYFUSE_ONE_THREAD_TILES", True)
+
+
 def tiled_lsr() -> bool:
     """``POLYFUSE_TILED_LSR``: LLVM's loop strength reduction runs on the machine code of
     time-tiled nests too (backends.cpu.llvm, ``without_lsr``).  Default on (LLVM's default
@@ -475,6 +484,8 @@ class Options:
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + ("" if row_tails() or self.target != "cpu" or not self.time_tiling_enabled() else " row_tails=off")
                 + (f" stream_stores={stream_store_bytes()}" if self.target == "cpu" else "")
+                + ("" if one_thread_tiles() or self.target != "cpu" or not self.time_tiling_enabled()
+                   else " one_thread_tiles=off")
                 + self._cuda_key())
 
     def _cuda_key(self) -> str:

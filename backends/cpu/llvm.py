@@ -908,6 +908,20 @@ def phase_name(kernel: str, phase: Phase, *, region: bool = False) -> str:
 # ---- the barrier of parallel regions -----------------------------------------------------------
 
 BARRIER = "polyfuse.barrier"
+#: On one thread, time-tiled nests whose order is "columns" (time_tiling.one_thread_order) run
+#: their tiles so where the longest wavefront holds more than 1 / COLUMN_WAVE_SHARE of tile1's
+#: range, else in wavefronts (``KernelCodegen.emit_tile_orders``): a wave over a small part of
+#: the grid keeps its data in cache, and there columns ran slower (jacobi-1d at the bench size,
+#: tsteps 50, n 10^6: waves of 7 of 489 tiles, one thread, CPU time, 14.3 ms in wavefronts,
+#: 14.9-15.0 by columns, load 9.8); at LARGE (tsteps 500) waves span the grid (jacobi-2d: 41 of
+#: 72 tiles): one thread, thread CPU time, wavefronts / columns, ms (load 9-10): jacobi-2d 577 /
+#: 504, fdtd-2d 577 / 547.
+COLUMN_WAVE_SHARE = 4
+#: A one-thread order runs over a box around the tiles with a guard per pair (``emit_tile_orders``);
+#: it is taken only where the box holds at most this many pairs per tile.  heat-3d: bench 9,
+#: LARGE (tsteps 500) 27; in-cache grid of ``gcc_stencils.py --ceiling`` (n 30, tsteps 37423)
+#: ~4700, where the guards took longer than the tiles (1.27 against 0.58 ns per update).
+BOX_PER_TILE = 64
 CHUNKS_PER_THREAD = 4  # chunks each thread takes of a region's parallel loop on average (0: one static chunk)
 SPIN_POLLS = 4000  # polls (each with the CPU's pause hint) before every further poll yields the core
 _I8PP = ll.IntType(8).as_pointer().as_pointer()
@@ -1309,7 +1323,9 @@ class KernelCodegen:
         """Every thread runs the control; parallel loops are cut, serial sections run on thread 0
         (``depth``: sequential loops around ``node``; see ``polyfuse.phases.region_role``)."""
         role = region_role(node, depth, self.team.level)
-        if role == "parallel":
+        if isinstance(node, For) and (pair := self.tile_pair(node, depth)) is not None:
+            self.emit_tile_orders(node, *pair)
+        elif role == "parallel":
             assert isinstance(node, For)
             self.team.chunk(node)
         elif role == "serial":
@@ -1324,6 +1340,122 @@ class KernelCodegen:
                     self.emit_region(group[0], depth)
                 else:
                     self.team.serial(group)
+
+    def tile_pair(self, wave: For, depth: int) -> tuple[For, str] | None:
+        """(the parallel tile loop directly inside ``wave``, the one-thread order) when ``wave``
+        is the wavefront loop of a time-tiled nest whose tiles a team of one thread runs in
+        another order (``program.one_thread_tiles``: time_tiling.one_thread_order checked the
+        order and that both tile loops exist, so the nest's outermost loop is the wavefront
+        ``tile0 + tile1`` and the loop inside it ``tile1``), else None."""
+        inner = wave.body
+        if (depth != 0 or wave.parallel or wave.step != 1 or not isinstance(inner, For)
+                or region_role(inner, depth + 1, self.team.level) != "parallel" or inner.step != 1
+                or exclusive_bound(wave) is None or exclusive_bound(inner) is None):
+            return None
+        statements = set(statements_in(wave))
+        orders = {order for s, order in self.program.one_thread_tiles if s in statements}
+        covered = {s for s, _order in self.program.one_thread_tiles}
+        if not statements or not statements <= covered or len(orders) != 1:
+            return None
+        return inner, orders.pop()
+
+    def emit_tile_orders(self, wave: For, inner: For, order: str) -> None:
+        """The wavefront loop ``wave`` (``w = tile0 + tile1``) and its parallel loop ``inner``
+        (``tile1``), with the tiles' order chosen at run time: on a team the wavefronts, ``inner``
+        cut among the threads; on one thread ``order`` (time_tiling.one_thread_order):
+        "lexicographic" ``(tile0, tile1)``, or "columns" ``(tile1, tile0)`` where the longest
+        wave spans more than 1 / ``COLUMN_WAVE_SHARE`` of tile1's range (a shorter wave stays
+        in cache: there the wavefronts ran faster).
+
+        One loop pair serves all orders, so the tiles' code is emitted once: the outer loop counts
+        ``a``, the inner one ``k``; wavefronts: ``w = a``, ``tile1 = k``; lexicographic:
+        ``w = a + k``, ``tile1 = k``; columns: ``w = a + k``, ``tile1 = a``.  Off the wavefronts,
+        ``a`` and ``k`` run over a box around the tiles, and a guard (the wavefront loops' own
+        bounds at ``w``) skips the rest: the tiles run are the wavefronts' tiles in every order."""
+        b, exprs, team = self.builder, self.exprs, self.team
+        w0, w1 = exprs.emit(wave.init), exprs.emit(exclusive_bound(wave))
+        slots = [self.alloca_builder.alloca(_I64, name=f"tiles.{n}") for n in ("first", "end", "wave", "count")]
+        for slot in slots:
+            b.store(_i64(0), slot)
+        saved = {n: self.values.get(n) for n in (wave.iterator, inner.iterator)}
+
+        def span(w) -> None:  # tile1's range over all wavefronts, and the longest wavefront
+            self.values[wave.iterator] = w
+            lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
+            with b.if_then(b.icmp_signed("<", lo, hi)):
+                old_lo, old_hi = b.load(slots[0]), b.load(slots[1])
+                first = b.icmp_signed("==", old_hi, old_lo)
+                b.store(b.select(b.or_(first, b.icmp_signed("<", lo, old_lo)), lo, old_lo), slots[0])
+                b.store(b.select(b.or_(first, b.icmp_signed(">", hi, old_hi)), hi, old_hi), slots[1])
+                length, longest = b.sub(hi, lo), b.load(slots[2])
+                b.store(b.select(b.icmp_signed(">", length, longest), length, longest), slots[2])
+                b.store(b.add(b.load(slots[3]), length), slots[3])
+
+        with b.if_then(b.icmp_signed("==", team.count, _i64(1))):
+            self.emit_counted("tiles.span", w0, w1, span)
+        ti0, ti1 = b.load(slots[0]), b.load(slots[1])
+        columns = order == "columns"
+        # one thread (the span loop ran): lexicographic order, or columns where a wave spans
+        # more than 1 / COLUMN_WAVE_SHARE of tile1's range
+        longest = b.load(slots[2])
+        if columns:
+            other = b.icmp_signed(">", b.mul(longest, _i64(COLUMN_WAVE_SHARE)), b.sub(ti1, ti0))
+            box = b.mul(b.sub(ti1, ti0), b.sub(w1, w0))
+        else:
+            other = b.icmp_signed(">", longest, _i64(1))
+            box = b.mul(b.sub(ti1, ti0), b.sub(b.add(w1, ti1), b.add(w0, ti0)))
+        # ... and where the box around the tiles holds at most BOX_PER_TILE times as many
+        # pairs as there are tiles (many time steps on a small grid: a long, thin band of tiles)
+        other = b.and_(other, b.icmp_signed("<=", box, b.mul(b.load(slots[3]), _i64(BOX_PER_TILE))))
+        if columns:
+            a0, a1 = b.select(other, ti0, w0), b.select(other, ti1, w1)
+        else:
+            a0 = b.select(other, b.add(b.sub(w0, ti1), _i64(1)), w0)
+            a1 = b.select(other, b.sub(w1, ti0), w1)
+
+        def tile(a, k) -> None:
+            w = b.add(a, b.select(other, k, _i64(0)))
+            t1 = b.select(other, a, k) if columns else k
+            self.values[wave.iterator], self.values[inner.iterator] = w, t1
+            lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
+            inside = b.and_(b.and_(b.icmp_signed(">=", w, w0), b.icmp_signed("<", w, w1)),
+                            b.and_(b.icmp_signed(">=", t1, lo), b.icmp_signed("<", t1, hi)))
+            with b.if_then(inside):
+                outer, self.in_parallel_loop = self.in_parallel_loop, True
+                self.emit(inner.body)
+                self.in_parallel_loop = outer
+
+        def wavefront(a) -> None:
+            self.values[wave.iterator] = a
+            lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
+            if columns:  # a = tile1, k = tile0 = w - tile1 with w in [w0, w1)
+                first, end = b.select(other, b.sub(w0, a), lo), b.select(other, b.sub(w1, a), hi)
+            else:
+                first, end = b.select(other, ti0, lo), b.select(other, ti1, hi)
+            team.chunk_span(inner.iterator, first, end, lambda share, stop: self.emit_counted(
+                "tiles.tile1", b.add(first, share), b.add(first, stop), lambda k: tile(a, k)))
+
+        self.emit_counted("tiles.wave", a0, a1, wavefront)
+        for name, old in saved.items():
+            self._restore(name, old)
+
+    def emit_counted(self, name: str, start, end, body) -> None:
+        """``for k in range(start, end): body(k)`` (LLVM values)."""
+        b = self.builder
+        slot = self.alloca_builder.alloca(_I64, name=name)
+        b.store(start, slot)
+        header = b.append_basic_block(f"{name}.header")
+        loop_body = b.append_basic_block(f"{name}.body")
+        done = b.append_basic_block(f"{name}.done")
+        b.branch(header)
+        b.position_at_end(header)
+        k = b.load(slot)
+        b.cbranch(b.icmp_signed("<", k, end), loop_body, done)
+        b.position_at_end(loop_body)
+        body(k)
+        b.store(b.add(b.load(slot), _i64(1), flags=["nsw"]), slot)
+        b.branch(header)
+        b.position_at_end(done)
 
     def emit_StmtCall(self, node: StmtCall) -> None:
         stmt = self.program.statement(node.statement)
@@ -1376,15 +1508,26 @@ class Team:
         span = b.sub(exprs.emit(bound), exprs.emit(node.init))
         span = b.select(b.icmp_signed("<", span, _i64(0)), _i64(0), span)
         trips = b.sdiv(b.add(span, _i64(node.step - 1)), _i64(node.step))
+        self._cut(node.iterator, trips, lambda first, last: self.cg.emit_chunk(node, first, last))
+
+    def chunk_span(self, iterator: str, start, end, emit) -> None:
+        """``emit(first, last)`` for this thread's shares of the ``end - start`` iterations of a
+        step-1 loop (``first``, ``last`` count from 0), then a barrier."""
+        b = self.cg.builder
+        span = b.sub(end, start)
+        self._cut(iterator, b.select(b.icmp_signed("<", span, _i64(0)), _i64(0), span), emit)
+
+    def _cut(self, iterator: str, trips, emit) -> None:
+        b = self.cg.builder
         if CHUNKS_PER_THREAD > 0:
-            self._shared_chunks(node, trips)
+            self._shared_chunks(iterator, trips, emit)
         else:
             first = b.sdiv(b.mul(trips, self.thread), self.count)
             last = b.sdiv(b.mul(trips, b.add(self.thread, _i64(1))), self.count)
-            self.cg.emit_chunk(node, first, last)
+            emit(first, last)
         self.wait()
 
-    def _shared_chunks(self, node: For, trips) -> None:
+    def _shared_chunks(self, iterator: str, trips, emit) -> None:
         """Chunks of about trips / (threads x ``CHUNKS_PER_THREAD``) iterations taken from a shared
         counter (``block[CHUNK_COUNTER]``, reset by each barrier): a thread slowed down by another
         job on its core does less of the loop than with one static chunk each."""
@@ -1393,16 +1536,16 @@ class Team:
         grain = b.sdiv(b.add(trips, b.sub(pieces, _i64(1))), pieces)
         grain = b.select(b.icmp_signed("<", grain, _i64(1)), _i64(1), grain)
         counter = b.gep(self.block, [_i64(CHUNK_COUNTER)])
-        take = b.append_basic_block(f"{node.iterator}.take")
-        work = b.append_basic_block(f"{node.iterator}.chunk")
-        done = b.append_basic_block(f"{node.iterator}.taken")
+        take = b.append_basic_block(f"{iterator}.take")
+        work = b.append_basic_block(f"{iterator}.chunk")
+        done = b.append_basic_block(f"{iterator}.taken")
         b.branch(take)
         b.position_at_end(take)
         first = b.atomic_rmw("add", counter, grain, "monotonic")
         b.cbranch(b.icmp_signed("<", first, trips), work, done)
         b.position_at_end(work)
         last = b.add(first, grain)
-        self.cg.emit_chunk(node, first, b.select(b.icmp_signed("<", last, trips), last, trips))
+        emit(first, b.select(b.icmp_signed("<", last, trips), last, trips))
         b.branch(take)
         b.position_at_end(done)
 

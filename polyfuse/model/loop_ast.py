@@ -116,6 +116,10 @@ class LoopProgram:
     #: the statements of the nests time tiling transformed (backends may compile those phases
     #: differently: backends/cpu/llvm.py, ``without_lsr``)
     time_tiled: frozenset[str] = frozenset()
+    #: (statement, order) for the statements of time-tiled nests whose tiles a team of one thread
+    #: runs in another order than wavefronts: "lexicographic" or "columns"
+    #: (time_tiling.one_thread_order checked it; backends/cpu/llvm.py, ``emit_tile_orders``)
+    one_thread_tiles: frozenset[tuple[str, str]] = frozenset()
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:

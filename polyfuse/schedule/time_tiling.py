@@ -14,7 +14,9 @@ while it stays in L2:
    tile leaves in cache for the next (its box plus the skew's slide) fits in half of L2;
 3. the tile loops are *wavefronted*: the outer tile loop becomes the sum of the first two tile
    coordinates (Pluto/PPCG), so tiles of one wavefront are independent and the second tile loop
-   runs in parallel (a parallel region inside the sequential wavefront loop);
+   runs in parallel (a parallel region inside the sequential wavefront loop); a team of one
+   thread runs the same tiles in lexicographic order or by columns instead, where dependences
+   allow (``one_thread_order``; chosen at run time in the same region function);
 4. the point loops below the time point loop drop the skew (``2t + i`` becomes ``i``: the time
    point loop fixes ``t``), so subscripts are the untiled code's ``A[i - 1]``; an in-place
    sweep's chain (seidel-2d's ``j`` loop) runs in steps ``2i + j`` whose rows are independent,
@@ -77,6 +79,10 @@ class TimeTileDecision:
     budget_bytes: int = 0
     reason: str = ""
     rows: str = ""  # an in-place sweep's rows run side by side (rows_side_by_side), or ""
+    #: the tile order a team of one thread runs (``one_thread_order``): "lexicographic",
+    #: "columns" or "" (the wavefronts), and why
+    one_thread_order: str = ""
+    one_thread: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -507,6 +513,61 @@ def wavefront_members(members: int) -> int:
     return min(2, members)
 
 
+def one_thread_order(scop: Scop, deps: Dependences, band: isl.Schedule, tiled: isl.Schedule,
+                     stmts: tuple[str, ...], sizes: tuple[int, ...], skew: tuple[int, ...]) -> tuple[str, str]:
+    """(order, why): the order in which a team of one thread runs the tiles of ``tiled``
+    instead of wavefronts ``(tile0 + tile1, tile1, ...)``, or ("", "") where it keeps them.
+
+    On one thread a long wavefront spans the grid: a tile's predecessors, along time and along
+    ``tile1``, ran a whole wave earlier, and their data left the cache.  Which predecessor to
+    run just before a tile depends on where its input comes from (docs/performance.md, *One
+    thread: the order of the tiles*):
+
+    - ``"lexicographic"`` ``(tile0, tile1, ...)`` where the skew slides a tile past its own
+      width within one time tile (``skew1 * T >= S1``: heat-3d's 8 x 8 x 8 x 256 with skew 2):
+      most of what a tile reads its neighbours along ``tile1`` wrote in the same time tile;
+    - ``"columns"`` ``(tile1, tile0, ...)`` otherwise (jacobi-2d's 8 x 32 x 512, fdtd-2d,
+      seidel-2d): a tile reads mostly what its own predecessor in time wrote, so each column of
+      tiles along ``tile1`` runs through all time tiles; the backend keeps short waves (few time
+      tiles over a small part of the grid), whose data stays in cache anyway (backends/cpu/llvm.py,
+      ``COLUMN_WAVE_SHARE``).
+
+    Both orders are legal when every dependence of the nest has distance >= 0 in the first two
+    members of the skewed ``band`` (checked here): tile coordinates are floors of them, so a
+    dependence between two tiles has ``d(tile0) >= 0`` and ``d(tile1) >= 0``, which all three
+    orders respect (where both are 0 the tiles share a wavefront and ``tile1``, and the tile loops
+    inside order them as before).  The backend finds the two tile loops by shape (``KernelCodegen
+    .tile_pair``), so both must be loops: neither may take a single value (isl would generate
+    no loop for it)."""
+    validity = _restricted(deps.validity().union(deps.local_false()), scop, stmts)
+    partial = band.get_root().child(0).band_get_partial_schedule()
+    for k in range(2):
+        member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
+        distances = validity.apply_domain(member).apply_range(member).deltas()
+        if not distances.intersect(isl.UnionSet("{ [d] : d < 0 }")).is_empty():
+            return "", ""
+    tiles = tiled.get_root().child(0)
+    points = tiles.band_get_partial_schedule_union_map().intersect_domain(tiles.get_domain()).range()
+    if points.is_empty() or _single_valued(isl.Set.from_union_set(points)):
+        return "", ""
+    legal = "every dependence distance of the band's first two members is >= 0"
+    if skew[0] * sizes[0] >= sizes[1]:
+        return "lexicographic", (f"tiles in lexicographic order (tile0, tile1, ...): the skew slides a tile "
+                                 f"{skew[0] * sizes[0]} >= {sizes[1]} points along tile1 per time tile; {legal}")
+    return "columns", (f"on long waves, tiles by columns (tile1, tile0, ...): the skew slides a tile "
+                       f"{skew[0] * sizes[0]} < {sizes[1]} points along tile1 per time tile; {legal}")
+
+
+def _single_valued(tiles: isl.Set) -> bool:
+    """Does the wavefront (dimension 0 of ``tiles``) take one value, or ``tile1`` (dimension 1)
+    one value per wavefront?"""
+    n = tiles.dim(isl.dim_type.set)
+    pair = tiles.project_out(isl.dim_type.set, 2, n - 2)
+    wave = isl.Map.from_range(pair.project_out(isl.dim_type.set, 1, 1))
+    inner = isl.Map.from_range(pair).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, 1)
+    return wave.is_single_valued() or inner.is_single_valued()
+
+
 def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
     """``[x0, x1, ...] -> [x0/S0 + x1/S1, x1/S1, x2/S2, ...]`` (floors): a point's wavefront tile."""
     xs = [f"x{k}" for k in range(len(sizes))]
@@ -558,12 +619,13 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     tiled = tiled_wavefront(band, sizes)
     slope = row_slope(scop, deps, stmts)
     sided = rows_side_by_side(tiled, slope) if slope is not None else None
+    order, why = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
     return tiled if sided is None else sided, TimeTileDecision(
         var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
         footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
-        f"skew {skew} makes time and space permutable; tiles fit the budget", rows)
+        f"skew {skew} makes time and space permutable; tiles fit the budget", rows, order, why)
 
 
 def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:

@@ -1,0 +1,86 @@
+"""On one thread, time-tiled nests run their tiles in lexicographic order or by columns instead of
+wavefronts (polyfuse/schedule/time_tiling.py ``one_thread_order``, backends/cpu/llvm.py
+``KernelCodegen.emit_tile_orders``): the order is recorded, generated once beside the
+wavefronts, and gives Python's bits on one thread and on a team, short and long waves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import HAS_CPU, team_runs
+
+import polyfuse
+from polyfuse.bench.suite import fdtd_2d, heat_3d, jacobi_2d, seidel_2d
+from polyfuse.runtime import threads
+
+pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
+
+# (kernel, tile sizes, the order they give, sizes of two calls): small tiles, so that a few time
+# steps give waves over more than a quarter of the tiles along tile1 (COLUMN_WAVE_SHARE): found by
+# breaking each order, these fail
+CASES = [
+    (jacobi_2d, "1,1,8", "lexicographic", ((2, 9), (8, 20))),
+    (heat_3d, "1,1,4,8", "lexicographic", ((2, 9), (8, 20))),
+    (seidel_2d, "1,1,8", "lexicographic", ((2, 9), (8, 20))),
+    (fdtd_2d, "1,1,8", "lexicographic", ((2, 9), (8, 20))),
+    (jacobi_2d, "1,4,8", "columns", ((2, 9), (8, 40))),
+    (heat_3d, "1,4,4,8", "columns", ((2, 9), (8, 34))),
+    (seidel_2d, "1,2,8", "columns", ((2, 9), (8, 24))),
+    (fdtd_2d, "1,2,8", "columns", ((2, 9), (8, 24))),
+]
+
+
+def _args(func, tsteps, n, rng):
+    if func is fdtd_2d:
+        shape = (n, n + 3)
+        return (tsteps, n, n + 3, rng.random(shape), rng.random(shape), rng.random(shape), rng.random(tsteps))
+    shape = (n, n, n) if func is heat_3d else (n, n)
+    return (tsteps, n, *(rng.random(shape) for _ in range(1 if func is seidel_2d else 2)))
+
+
+def _copies(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def test_the_order_is_recorded_and_generated(monkeypatch):
+    monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
+    args = _args(jacobi_2d, 3, 10, np.random.default_rng(0))
+    kernel = polyfuse.kernel(jacobi_2d, cache=False)
+    (record,) = kernel.explain(*args)["time tiling"]
+    # 8 x 32 x 512 tiles, skew 2: a tile slides 16 < 32 points per time tile
+    assert record["applied"] and record["one_thread_order"] == "columns"
+    assert "one thread: on long waves, tiles by columns" in str(kernel.explain(*args))
+    program = kernel.compile(*args).stages["loop ast"]
+    assert program.one_thread_tiles == {(s, "columns") for s in record["statements"]}
+    assert "tiles.wave" in kernel.inspect_llvm(*args, optimized=False)
+
+
+def test_the_knob_keeps_the_wavefronts(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_ONE_THREAD_TILES", "0")
+    args = _args(jacobi_2d, 3, 10, np.random.default_rng(0))
+    kernel = polyfuse.kernel(jacobi_2d, cache=False)
+    assert not kernel.compile(*args).stages["loop ast"].one_thread_tiles
+    assert "tiles.wave" not in kernel.inspect_llvm(*args, optimized=False)
+
+
+@pytest.mark.parametrize("func, tiles, order, calls", CASES)
+@pytest.mark.parametrize("count", [1, 2])
+def test_pythons_bits_on_one_thread_and_on_a_team(monkeypatch, forced, func, tiles, order, calls, count):
+    monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", tiles)
+    threads.set_num_threads(count)
+    kernel = polyfuse.kernel(func, cache=False)
+    rng = np.random.default_rng(1)
+    for tsteps, n in calls:  # waves of at most 2 tiles, then of 5 or more
+        args = _args(func, tsteps, n, rng)
+        expected = _copies(args)
+        func(*expected)
+        for _ in range(3):  # the first calls measure one thread against the team
+            ours = _copies(args)
+            kernel(*ours)
+            for a, e in zip(ours, expected):
+                if isinstance(e, np.ndarray):
+                    np.testing.assert_array_equal(a, e)
+        assert {o for _s, o in kernel.compile(*args).stages["loop ast"].one_thread_tiles} == {order}
+    if count == 2:
+        assert team_runs(kernel.compile(*args).backend) > 0
