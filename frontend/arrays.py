@@ -3966,8 +3966,14 @@ def binop_type(op: ast.operator, lhs: View, rhs: View) -> VType:
     return promote(a, b)
 
 
+_SIZE_ATOM = re.compile(r"[A-Za-z_]\w*(\.shape\[\d+\])?|max\(0, .*\)")
+
+
 def _nonnegative_sym(e: Sym) -> bool:
-    return e.opaque is None and e.const >= 0 and all(c > 0 for _, c in e.terms)
+    """Whether ``e`` is a sum of sizes (names, ``X.shape[d]``, ``max(0, ...)``) with positive
+    coefficients.  Other atoms may be negative: ``min(5, n - 1) // 2``, the length of
+    ``x[5:1:-2]``, is -1 where ``n`` is 0 (NumPy's length is 0)."""
+    return e.opaque is None and e.const >= 0 and all(c > 0 and _SIZE_ATOM.fullmatch(a) for a, c in e.terms)
 
 
 def _nonnegative(view: View) -> bool:
