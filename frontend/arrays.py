@@ -874,6 +874,10 @@ class Lowering:
                 if value.rank:
                     raise self.error(stmt, f"in-place operation on scalar {target.id!r} with an array",
                                      "broadcast")
+                if isinstance(stmt.op, (ast.FloorDiv, ast.Mod, ast.Pow)):  # s //= 2 is s = s // 2 (desugar)
+                    self.changed = True
+                    out = ast.BinOp(ast.Name(target.id, ast.Load()), stmt.op, value.element(()))
+                    return [ast.Assign([ast.Name(target.id, ast.Store())], out)]
                 return [ast.AugAssign(ast.Name(target.id, ast.Store()), stmt.op, value.element(()))]
             target = ast.Subscript(target, ast.Constant(Ellipsis), ast.Store())
             self.changed = True
