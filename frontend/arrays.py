@@ -38,7 +38,7 @@ from .array_loops import range_loop
 from .call_sizes import call_time_source
 from .checker import is_allocation, module_of, numpy_abs, reassociable
 from .early_return import RESULT as EARLY_RESULT
-from .expressions import BITWISE
+from .expressions import BITWISE, OPERATORS
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
 from .source import KernelSource, copy_tree
@@ -917,7 +917,7 @@ class Lowering:
             assert isinstance(stmt, ast.AugAssign)
             value = self.binop(stmt, stmt.op, view, value)
             if view.vtype.is_int and value.vtype.is_float:
-                raise self.error(stmt, f"in-place {ast.unparse(stmt.op)}= of a float value into integer "
+                raise self.error(stmt, f"in-place {OPERATORS[type(stmt.op)]}= of a float value into integer "
                                  f"array {view.base!r}; NumPy refuses this cast", "in-place cast")
             if type(stmt.op) in BITWISE and view.rank and UNKNOWN not in (view.vtype, value.vtype) \
                     and not np.can_cast(value.vtype.dtype, view.vtype.dtype, "same_kind"):

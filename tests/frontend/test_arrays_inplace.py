@@ -8,6 +8,7 @@ from __future__ import annotations
 import linecache
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,3 +135,9 @@ def test_floordiv_mod_and_power_in_place_on_names_write_through_aliases():
         np.testing.assert_allclose(actual[1], expected[1], rtol=1e-14)
         np.testing.assert_array_equal(got[0], returned[0])
         assert got[1:] == returned[1:]
+
+
+def test_in_place_float_into_an_int_array_is_refused_naming_the_operator():
+    k = _kernel_from("def k(a):\n    a //= 2.5\n")
+    with pytest.raises(polyfuse.UnsupportedError, match=r"in-place //= of a float value into integer array 'a'"):
+        polyfuse.kernel(k, target="python")(np.arange(4))
