@@ -72,7 +72,7 @@ def test_random_numba_style_programs_cpu(prog, n, seed):
     differential(prog, "cpu", sorted({n, 6, 17}), seed)
 
 
-@settings(max_examples=5, **COMMON)
+@settings(max_examples=4, **COMMON)
 @given(prog=programs(extra=True), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_extra_programs_on_views_python(prog, n, seed):
     """Searches (break, while), running maxima, int8/int16/int32 over their whole range, and
@@ -114,7 +114,7 @@ def test_random_numpy_programs(prog, n, seed):
 def test_generated_extra_and_numpy_programs_cover_their_forms():
     seen: set[str] = set()
 
-    @settings(max_examples=150, database=None, **COMMON)
+    @settings(max_examples=80, database=None, **COMMON)
     @given(prog=programs(extra=True), numpy_prog=numpy_programs())
     def collect(prog, numpy_prog):
         seen.update(prog.features)
