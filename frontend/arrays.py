@@ -38,7 +38,7 @@ from .array_loops import range_loop
 from .call_sizes import call_time_source
 from .checker import assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .early_return import RESULT as EARLY_RESULT
-from .expressions import BITWISE
+from .expressions import BITWISE, OPERATORS
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
 from .source import KernelSource, copy_tree, location_key
@@ -886,6 +886,10 @@ class Lowering:
                 if value.rank:
                     raise self.error(stmt, f"in-place operation on scalar {target.id!r} with an array",
                                      "broadcast")
+                if isinstance(stmt.op, (ast.FloorDiv, ast.Mod, ast.Pow)):  # s //= 2 is s = s // 2 (desugar)
+                    self.changed = True
+                    out = ast.BinOp(ast.Name(target.id, ast.Load()), stmt.op, value.element(()))
+                    return [ast.Assign([ast.Name(target.id, ast.Store())], out)]
                 return [ast.AugAssign(ast.Name(target.id, ast.Store()), stmt.op, value.element(()))]
             target = ast.Subscript(target, ast.Constant(Ellipsis), ast.Store())
             self.changed = True
@@ -925,7 +929,7 @@ class Lowering:
             assert isinstance(stmt, ast.AugAssign)
             value = self.binop(stmt, stmt.op, view, value)
             if view.vtype.is_int and value.vtype.is_float:
-                raise self.error(stmt, f"in-place {ast.unparse(stmt.op)}= of a float value into integer "
+                raise self.error(stmt, f"in-place {OPERATORS[type(stmt.op)]}= of a float value into integer "
                                  f"array {view.base!r}; NumPy refuses this cast", "in-place cast")
             if type(stmt.op) in BITWISE and view.rank and UNKNOWN not in (view.vtype, value.vtype) \
                     and not np.can_cast(value.vtype.dtype, view.vtype.dtype, "same_kind"):
@@ -4047,8 +4051,14 @@ def binop_type(op: ast.operator, lhs: View, rhs: View) -> VType:
     return promote(a, b)
 
 
+_SIZE_ATOM = re.compile(r"[A-Za-z_]\w*(\.shape\[\d+\])?|max\(0, .*\)")
+
+
 def _nonnegative_sym(e: Sym) -> bool:
-    return e.opaque is None and e.const >= 0 and all(c > 0 for _, c in e.terms)
+    """Whether ``e`` is a sum of sizes (names, ``X.shape[d]``, ``max(0, ...)``) with positive
+    coefficients.  Other atoms may be negative: ``min(5, n - 1) // 2``, the length of
+    ``x[5:1:-2]``, is -1 where ``n`` is 0 (NumPy's length is 0)."""
+    return e.opaque is None and e.const >= 0 and all(c > 0 and _SIZE_ATOM.fullmatch(a) for a, c in e.terms)
 
 
 def _nonnegative(view: View) -> bool:

@@ -65,7 +65,8 @@ _EXPR_NAMES = {
 
 _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow) + _BITWISE
-_AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div) + _BITWISE  # //= %= **= are written out by frontend.desugar
+_AUGOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div) + _BITWISE  # //= %= **= are written out (frontend.desugar for elements,
+# frontend.arrays for scalar names; an array name's writes in place)
 _BUILTINS = ("abs", "min", "max", "float", "int", "bool", "complex", "round")
 _PARTS = ("real", "imag")  # z.real, z.imag; z.conjugate() is the one method call
 

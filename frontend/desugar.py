@@ -1106,7 +1106,9 @@ class Desugar(StatementTransformer):
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign):
-        if not isinstance(node.op, _AUG_EXTRA) or not isinstance(node.target, (ast.Name, ast.Subscript)):
+        # a name stays augmented: an array's x //= 2 writes in place, through every alias (b = a;
+        # b //= 2 changes a), which x = x // 2 would not; frontend.arrays writes a scalar's out
+        if not isinstance(node.op, _AUG_EXTRA) or not isinstance(node.target, ast.Subscript):
             return node
         load = self.rw.copy(node.target)
         for sub in ast.walk(load):

@@ -26,7 +26,7 @@ from .types import BOOL, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType, argument_typ
 from .types import bitwise as bitwise_type
 
 BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
-_BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
         ast.Pow: "**", **BITWISE}
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
@@ -168,7 +168,7 @@ class ExpressionLifter:
         return self.binary(node, node.op, self.convert(node.left), self.convert(node.right))
 
     def binary(self, node: ast.AST, op: ast.operator, lhs: ir.Expr, rhs: ir.Expr) -> ir.Expr:
-        symbol = _BIN[type(op)]
+        symbol = OPERATORS[type(op)]
         if type(op) in BITWISE:
             return self.bitwise(node, symbol, lhs, rhs)
         if lhs.dtype == rhs.dtype == "bool" and not (lhs.weak and rhs.weak):

@@ -345,7 +345,8 @@ def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: s
     ``stmts`` (given ``defined`` before).  Loops may run no iteration: they define nothing."""
     defined = set(defined)
     for stmt in stmts:
-        if stmt is skip:
+        if stmt is skip:  # it may write them (a search's q = j; break): a later read may see its value
+            defined -= watched
             continue
         if isinstance(stmt, ast.Assign):
             target = stmt.targets[0]
@@ -361,7 +362,12 @@ def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: s
         elif isinstance(stmt, (ast.While, ast.For)):
             head = stmt.test if isinstance(stmt, ast.While) else stmt.iter
             out.update((_names(head) & watched) - defined)
-            _exposed(stmt.body, defined, watched, out, skip)
+            around = skip is not None and any(n is skip for n in ast.walk(stmt))
+            # around skip: each iteration may read what skip wrote in the one before, and so may
+            # the code after the loop
+            _exposed(stmt.body, defined - watched if around else defined, watched, out, skip)
+            if around:
+                defined -= watched
         else:  # augmented assignments, returns, jumps: every name they mention is read
             out.update((_names(stmt) & watched) - defined)
     return defined

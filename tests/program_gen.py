@@ -16,6 +16,13 @@ such as ``sz = A.shape[0] - 4`` and ``h = n // 2``), calls of module-level helpe
 (``A[B[i] % (n + 4)]``, always in bounds by Python's ``%``).  Those programs run on the python
 and cpu targets only (CUDA refuses run-time subscripts).  Without it, the strategy draws exactly
 what it drew before, so the derandomized tests keep their programs.
+
+``programs(extra=True)`` (implies ``numba_style``) adds what real loop code has beyond that:
+``int8``/``int16``/``int32`` modes whose values span the whole dtype (wraparound of ``+ - * //``
+as numpy's), searches that leave a loop by ``break`` and ``while`` loops (loops kept as written),
+running maxima updated under a data-dependent ``if`` (``if A[i] > m: m = A[i]``), and subscripts
+from the index such a search found.  ``Program.make_args(..., views=True)`` passes every array as
+a non-contiguous view (a transpose, a reversal, a strided slice of a larger array).
 """
 
 from __future__ import annotations
@@ -31,6 +38,10 @@ from hypothesis import strategies as st
 PAD = 4
 EXT = f"n + {PAD}"
 LOOP_VARS = ("i", "j", "k", "l")
+SIZE_FORMS = {"n": (), "len": (), "unpack": ("    rows, cols = M.shape",), "local": ("    sz = A.shape[0] - 4",),
+              "half": ("    h = n // 2", "    r = n % 2")}
+SIZE_LINES = frozenset(line for lines in SIZE_FORMS.values() for line in lines)  # stay out of the time loop
+INDEX_LOCALS = frozenset(("p", "q", "at"))  # extra mode's found indices: ints, never bound to a float
 
 
 @dataclass
@@ -47,26 +58,68 @@ class Program:
     mode: str
     arrays: list[Array]
     features: set[str] = field(default_factory=set)
+    wide: bool = False  # integer values over the dtype's whole range (extra mode)
 
     @property
     def arg_arrays(self) -> list[Array]:
         return [a for a in self.arrays if a.kind == "arg"]
 
-    def make_args(self, rng: np.random.Generator, n: int, alpha: float = 0.75) -> tuple:
+    def make_args(self, rng: np.random.Generator, n: int, alpha: float = 0.75, views: bool = False) -> tuple:
         args: list = [n, alpha]
         for a in self.arg_arrays:
             shape = (n + PAD,) * a.rank
-            if a.dtype.startswith("int"):
-                args.append(rng.integers(-9, 10, size=shape).astype(a.dtype))
-            else:
-                args.append((rng.standard_normal(shape) * 2.0).astype(a.dtype))
+            args.append(as_view(rng, self.values(rng, a.dtype, shape)) if views else
+                        self.values(rng, a.dtype, shape))
         return tuple(args)
+
+    def values(self, rng: np.random.Generator, dtype: str, shape: tuple) -> np.ndarray:
+        if dtype.startswith("int") and self.wide:
+            info = np.iinfo(dtype)
+            wide = rng.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype)
+            small = rng.integers(-9, 10, size=shape).astype(dtype)
+            return np.where(rng.random(shape) < 0.5, wide, small).astype(dtype)
+        if dtype.startswith("int"):
+            return rng.integers(-9, 10, size=shape).astype(dtype)
+        return (rng.standard_normal(shape) * 2.0).astype(dtype)
 
     @property
     def tolerance(self) -> tuple[float, float]:
         if any(a.dtype == "float32" for a in self.arrays):
             return 1e-4, 1e-5
         return 1e-9, 1e-12
+
+
+def as_view(rng: np.random.Generator, values: np.ndarray) -> np.ndarray:
+    """``values`` as a non-contiguous view with the same shape and elements: a transpose of a
+    square array, a reversal, or every second or third element of a larger array."""
+    form = rng.integers(0, 3)
+    if form == 0 and values.ndim == 2 and values.shape[0] == values.shape[1]:
+        return np.ascontiguousarray(values.T).T
+    if form <= 1:
+        flipped = np.ascontiguousarray(values[(slice(None, None, -1),) * values.ndim])
+        return flipped[(slice(None, None, -1),) * values.ndim]
+    step = int(rng.integers(2, 4))
+    base = np.zeros(tuple(e * step + 1 for e in values.shape), dtype=values.dtype)
+    view = base[(slice(1, None, step),) * values.ndim]
+    view[...] = values
+    return view
+
+
+def copy_keeping_layout(args: tuple) -> tuple:
+    """Copies of ``args`` whose arrays keep their strides (``copy_args`` makes contiguous copies,
+    which would hand the kernel contiguous arrays in place of ``as_view``'s views)."""
+    return tuple(_same_layout(a) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def _same_layout(a: np.ndarray) -> np.ndarray:
+    if a.flags.c_contiguous or a.size == 0:
+        return a.copy()
+    lo, hi = np.lib.array_utils.byte_bounds(a)
+    buffer = np.zeros((hi - lo) // a.itemsize, a.dtype)
+    first = (a.__array_interface__["data"][0] - lo) // a.itemsize
+    view = np.lib.stride_tricks.as_strided(buffer[first:], a.shape, a.strides)
+    view[...] = a
+    return view
 
 
 @dataclass(frozen=True)
@@ -101,12 +154,14 @@ def blend(x, w):
 
 
 class Gen:
-    def __init__(self, draw, numba_style: bool = False) -> None:
+    def __init__(self, draw, numba_style: bool = False, extra: bool = False) -> None:
         self.draw = draw
-        self.numba_style = numba_style
+        self.extra = extra
+        self.numba_style = numba_style or extra
         self.n_text = "n"  # how loop bounds spell n (numba style: from shapes and size locals)
         self.indirect = False  # inside a run-time subscript (no nesting)
-        self.mode = draw(st.sampled_from(["f64"] * 6 + ["f32", "mixed", "i64", "i32"]))
+        modes = ["f64"] * 6 + ["f32", "mixed", "i64", "i32"]
+        self.mode = draw(st.sampled_from(modes + ["small-int"] * 3 if extra else modes))
         self.features: set[str] = set()
         self.budget = draw(st.integers(3, 7))  # statements left to generate (isl time grows fast)
         self.arrays: list[Array] = []
@@ -124,9 +179,11 @@ class Gen:
     # ---- types -------------------------------------------------------------------------------
     @property
     def is_int(self) -> bool:
-        return self.mode in ("i64", "i32")
+        return self.mode in ("i64", "i32", "small-int")
 
     def dtype(self) -> str:
+        if self.mode == "small-int":
+            return self.draw(st.sampled_from(["int8", "int16", "int32"]))
         if self.mode == "mixed":
             return self.draw(st.sampled_from(["float64", "float32"]))
         return {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int64"}[self.mode] \
@@ -168,7 +225,8 @@ class Gen:
         lines += body
         if self.draw(st.integers(0, 4)) == 0:
             lines.append("    return")
-        return Program("\n".join(lines) + "\n", self.mode, self.arrays, self.features)
+        return Program("\n".join(lines) + "\n", self.mode, self.arrays, self.features,
+                       wide=self.extra and self.is_int)
 
     def size_lines(self) -> list[str]:
         """How this program gets n back from the shapes, as numba users write sizes."""
@@ -176,17 +234,13 @@ class Gen:
         self.features.add(f"size-{form}")
         if form == "unpack":
             self.n_text = "rows - 4"
-            return ["    rows, cols = M.shape"]
-        if form == "len":
+        elif form == "len":
             self.n_text = "len(A) - 4"
-            return []
-        if form == "local":
+        elif form == "local":
             self.n_text = "sz"
-            return ["    sz = A.shape[0] - 4"]
-        if form == "half":  # h + h + r == n
+        elif form == "half":  # h + h + r == n
             self.n_text = "(h + h + r)"
-            return ["    h = n // 2", "    r = n % 2"]
-        return []
+        return list(SIZE_FORMS[form])
 
     def init_nest(self, a: Array) -> list[str]:
         value = "float(i)" if not self.is_int else "i"
@@ -269,6 +323,8 @@ class Gen:
                 kinds += ["loop", "reduce"]
             if self.numba_style:
                 kinds.append("data-if")
+            if self.extra:
+                kinds += ["search", "running-max"]
             kind = self.draw(st.sampled_from(kinds))
             if kind == "assign":
                 lines += self.assign(depth, scope, defined)
@@ -278,6 +334,10 @@ class Gen:
                 lines += self.data_if(depth, scope, defined)
             elif kind == "loop":
                 lines += self.loop(depth, scope, max_depth, set(defined))
+            elif kind == "search":
+                lines += self.search(depth, scope, defined)
+            elif kind == "running-max":
+                lines += self.running_max(depth, scope, defined)
             else:
                 lines += self.reduction(depth, scope, max_depth, defined)
         return lines or [f"{'    ' * depth}pass"]
@@ -330,6 +390,58 @@ class Gen:
             lines += self.assign(depth + 1, scope, set(defined))
         return lines
 
+    def search(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        """The first index where a row passes a test (a loop left by ``break``, or a ``while``
+        loop), then a statement that reads the index, also as a subscript."""
+        self.features.add("search")
+        pad, inner = "    " * depth, "    " * (depth + 1)
+        a = self.draw(st.sampled_from([a for a in self.arrays if a.rank == 1] or self.arrays))
+        name = self.draw(st.sampled_from(["p", "q"]))
+        var = LOOP_VARS[len(scope)]
+        fixed = ", ".join(self.subscript(scope) for _ in range(a.rank - 1))
+        ref = f"{a.name}[{fixed + ', ' if fixed else ''}{{}}]"
+        op = self.draw(st.sampled_from([">", "<", "=="]))
+        c = self.const()
+        if self.draw(st.booleans()):
+            self.features.add("while")
+            lines = [f"{pad}{name} = 0",
+                     f"{pad}while {name} < {EXT} and not ({ref.format(name)} {op} {c}):",
+                     f"{inner}{name} += 1"]
+        else:
+            self.features.add("break")
+            lines = [f"{pad}{name} = -1",
+                     f"{pad}for {var} in range({EXT}):",
+                     f"{inner}if {ref.format(var)} {op} {c}:",
+                     f"{inner}    {name} = {var}",
+                     f"{inner}    break"]
+        defined.add(name)
+        target = self.draw(st.sampled_from(self.arrays))
+        sub = f"{name} % ({EXT})"
+        index = ", ".join([sub] + [self.subscript(scope) for _ in range(target.rank - 1)])
+        value = name if self.is_int else f"float({name})"
+        self.budget -= 1
+        return lines + [f"{pad}{target.name}[{index}] = {value} + {self.expr(scope, defined, 1)}"]
+
+    def running_max(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        """``m = A[0]; for v in ...: if A[v] > m: m = A[v]`` (with a position), then uses of m."""
+        self.features.add("running-max")
+        pad, inner = "    " * depth, "    " * (depth + 1)
+        a = self.draw(st.sampled_from(self.arrays))
+        var = LOOP_VARS[len(scope)]
+        subs = [self.subscript(scope) for _ in range(a.rank - 1)]
+        ref = f"{a.name}[{', '.join(subs + ['{}'])}]"
+        op = self.draw(st.sampled_from([">", ">=", "<"]))
+        lines = [f"{pad}m = {ref.format(0)}", f"{pad}at = 0",
+                 f"{pad}for {var} in range(1, {EXT}):",
+                 f"{inner}if {ref.format(var)} {op} m:",
+                 f"{inner}    m = {ref.format(var)}",
+                 f"{inner}    at = {var}"]
+        defined.update(("m", "at"))
+        lines += self.assign(depth, scope, defined, must_read="m")
+        target = self.draw(st.sampled_from(self.arrays))
+        index = ", ".join(["at"] + [self.subscript(scope) for _ in range(target.rank - 1)])
+        return lines + [f"{pad}{target.name}[{index}] = m"]
+
     def cond(self, scope: list[Var]) -> str:
         v = self.draw(st.sampled_from(scope))
         u = self.draw(st.sampled_from(scope))
@@ -353,7 +465,7 @@ class Gen:
     def assign(self, depth: int, scope: list[Var], defined: set[str], must_read: str | None = None) -> list[str]:
         pad = "    " * depth
         self.budget -= 1
-        scalars = sorted(defined)
+        scalars = sorted(defined - INDEX_LOCALS)
         # sometimes assign a scalar that is already defined (keeps the "defined" invariant)
         if scalars and must_read is None and self.draw(st.integers(0, 5)) == 0:
             name = self.draw(st.sampled_from(scalars))
@@ -466,8 +578,8 @@ class Gen:
 
 
 @st.composite
-def programs(draw, numba_style: bool = False) -> Program:
-    return Gen(draw, numba_style).program()
+def programs(draw, numba_style: bool = False, extra: bool = False) -> Program:
+    return Gen(draw, numba_style, extra).program()
 
 
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
@@ -486,9 +598,11 @@ def run_plain(fn, args):
 def in_a_time_loop(source: str) -> str:
     """The generated kernel with its body (allocations aside) run twice by a sequential loop, so
     that its parallel loops sit inside a sequential one: most such programs become regions."""
-    lines = source.splitlines()
+    everything = source.splitlines()
+    start = next(pos for pos, line in enumerate(everything) if line.startswith("def kern("))
+    helpers, lines = everything[:start], everything[start:]  # numba style: helpers come first
     allocations = [line for line in lines[1:] if line.startswith("    ") and not line.startswith("     ")
-                   and ("np.empty" in line or "np.zeros" in line)]
+                   and ("np.empty" in line or "np.zeros" in line or line in SIZE_LINES)]
     # the final bare return stays out of the loop (a return inside a loop is refused)
     rest = [line for line in lines[1:] if line not in allocations and line != "    return"]
-    return "\n".join([lines[0], *allocations, "    for rep in range(2):", *("    " + line for line in rest)])
+    return "\n".join([*helpers, lines[0], *allocations, "    for rep in range(2):", *("    " + line for line in rest)])

@@ -532,7 +532,8 @@ class ExprEmitter(VectorMath):
         bump = self.b.fcmp_ordered(">", self.b.fsub(div, floored), ll.Constant(a.type, 0.5))
         floored = self.b.select(bump, self.b.fadd(floored, ll.Constant(a.type, 1.0)), floored)
         plain = self.b.fdiv(a, b)  # b == 0 or non-finite operands: follow IEEE like numpy
-        exact = self.b.and_(self.b.fcmp_ordered("!=", b, zero), self.b.fcmp_ordered("!=", div, zero))
+        # a NaN quotient (an infinite a) stays NaN, as numpy's npy_divmod gives
+        exact = self.b.and_(self.b.fcmp_ordered("!=", b, zero), self.b.fcmp_unordered("!=", div, zero))
         return self.b.select(exact, floored, self._intrinsic("llvm.floor", [plain]))
 
     def float_mod(self, a, b):

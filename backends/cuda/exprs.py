@@ -58,8 +58,23 @@ def _ipow(a, b):
     "_ffloordiv": '''
 @_cuda.jit(device=True)
 def _ffloordiv(a, b):
-    """Python float ``a // b`` (floor of the quotient)."""
-    return _ffloor(a / b)
+    """Python float ``a // b`` as numpy's npy_divmod computes it: ``(a - fmod(a, b)) / b`` snapped
+    to an integer (``1.0 // 0.1`` is 9.0, where ``floor(1.0 / 0.1)`` is 10.0; ``inf // 2.0`` is
+    NaN); a zero ``b`` gives ``a / b``."""
+    if b == 0:
+        return a / b
+    if a - a != 0:  # an infinite or NaN a: NaN (the simulator's math.fmod would raise)
+        return a - a
+    mod = _math.fmod(a, b)
+    div = (a - mod) / b
+    if mod != 0 and ((b < 0) != (mod < 0)):
+        div = div - 1
+    if div != 0:
+        floored = _ffloor(div)
+        if div - floored > 0.5:
+            floored = floored + 1
+        return floored
+    return _math.copysign(div - div, a / b)
 ''',
     "_fmod": '''
 @_cuda.jit(device=True)

@@ -23,9 +23,20 @@ BOOL = "bool"
 
 @dataclass(frozen=True)
 class Const:
+    """A constant; a ``float32`` constant holds a value that ``float32`` represents (rounded here), so
+    that converting it on (``np.float32(0.1) * x_float64`` is ``0.10000000149011612 * x``) keeps the
+    rounding numpy's ``float32`` scalar has."""
+
     value: int | float | bool
     dtype: str
     weak: bool = True
+
+    def __post_init__(self) -> None:
+        if self.dtype == "float32" and not isinstance(self.value, bool):
+            with np.errstate(over="ignore"):  # 1e300 is inf in float32, as numpy converts it
+                rounded = float(np.float32(self.value))
+            if rounded != self.value or isinstance(self.value, int):
+                object.__setattr__(self, "value", rounded)
 
 
 @dataclass(frozen=True)

@@ -10,20 +10,21 @@ import pytest
 from conftest import FUSES, HAS_CPU, assert_same_arrays, copy_args, define
 from hypothesis import given, note, reject, settings
 from hypothesis import strategies as st
-from program_gen import COMMON, programs, run_plain
+from numpy_program_gen import numpy_programs
+from program_gen import COMMON, copy_keeping_layout, programs, run_plain
 
 import polyfuse
 
 _PLAIN_ERRORS = (ArithmeticError, ValueError)  # math.sin(inf), math.floor(nan), float ** overflow
 
 
-def differential(prog, target: str, sizes, seed: int) -> None:
+def differential(prog, target: str, sizes, seed: int, views: bool = False) -> None:
     note(prog.source)
     fn = define(prog.source, "kern")
     rng = np.random.default_rng(seed)
     cases = []
     for n in sizes:
-        args = prog.make_args(rng, n)
+        args = prog.make_args(rng, n, views=views)
         try:
             expected = run_plain(fn, args)
         except _PLAIN_ERRORS:
@@ -33,7 +34,7 @@ def differential(prog, target: str, sizes, seed: int) -> None:
     for fuse in FUSES:
         k = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
         for n, args, expected in cases:
-            actual = copy_args(args)
+            actual = copy_keeping_layout(args)
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 k(*actual)
@@ -69,6 +70,60 @@ def test_random_numba_style_programs_python(prog, n, seed):
 @given(prog=programs(numba_style=True), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_numba_style_programs_cpu(prog, n, seed):
     differential(prog, "cpu", sorted({n, 6, 17}), seed)
+
+
+@settings(max_examples=4, **COMMON)
+@given(prog=programs(extra=True), n=st.integers(0, 7), seed=st.integers(0, 2**16))
+def test_random_extra_programs_on_views_python(prog, n, seed):
+    """Searches (break, while), running maxima, int8/int16/int32 over their whole range, and
+    every array a non-contiguous view."""
+    differential(prog, "python", sorted({n, 5}), seed, views=True)
+
+
+@pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet")
+@settings(max_examples=4, **COMMON)
+@given(prog=programs(extra=True), n=st.integers(0, 7), seed=st.integers(0, 2**16))
+def test_random_extra_programs_on_views_cpu(prog, n, seed):
+    differential(prog, "cpu", sorted({n, 17}), seed, views=True)
+
+
+@settings(max_examples=5, **COMMON)
+@given(prog=numpy_programs(), n=st.integers(0, 5), seed=st.integers(0, 2**16))
+def test_random_numpy_programs(prog, n, seed):
+    """NumPy array programs (slices with steps, broadcasting, reductions with axis, @, np.where,
+    cumsum, overlapping slice assignments) on views, python and cpu targets, default fusion."""
+    note(prog.source)
+    fn = define(prog.source, "kern")
+    args = prog.make_args(np.random.default_rng(seed), n, views=True)
+    expected = copy_args(args)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        returned = fn(*expected)
+        for target in ("python", "cpu") if HAS_CPU else ("python",):
+            actual = copy_keeping_layout(args)
+            got = polyfuse.kernel(fn, target=target, verify=True)(*actual)
+            rtol, atol = prog.tolerance
+            assert_same_arrays(expected, actual, rtol=rtol, atol=atol)
+            assert isinstance(got, tuple) == isinstance(returned, tuple), target
+            pairs = zip(returned, got) if isinstance(returned, tuple) else [(returned, got)]
+            for e, a in pairs:
+                assert np.asarray(a).dtype == np.asarray(e).dtype and np.shape(a) == np.shape(e), target
+                np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=target)
+
+
+def test_generated_extra_and_numpy_programs_cover_their_forms():
+    seen: set[str] = set()
+
+    @settings(max_examples=80, database=None, **COMMON)
+    @given(prog=programs(extra=True), numpy_prog=numpy_programs())
+    def collect(prog, numpy_prog):
+        seen.update(prog.features)
+        seen.update(f"np-{f}" for f in numpy_prog.features)
+
+    collect()
+    wanted = {"search", "while", "break", "running-max", "np-overlap-rows", "np-overlap-transpose",
+              "np-cumsum-0", "np-matmul", "np-where", "np-sum-0", "np-set-cols", "np-bcast-row"}
+    assert wanted <= seen, wanted - seen
 
 
 def test_generated_numba_style_programs_cover_their_forms():

@@ -72,6 +72,19 @@ def test_indexing_forms_match_numpy(case):
     _same(k, x, y)
 
 
+@pytest.mark.parametrize("size", [0, 1, 2, 8])
+def test_a_negative_step_slice_of_a_short_axis_is_empty_as_in_numpy(size):
+    """``x[5:1:-2]`` of 0 elements: the length ``min(5, n - 1) // 2`` is -1 there, NumPy's 0; the
+    temporary holding the result is allocated with ``max(0, ...)`` (it raised ArgumentError,
+    'negative shape')."""
+    k = _kernel_from("def k(x):\n    return x[5:1:-2] * 2.0, x[-1:-4:-1].sum()\n")
+    x = np.arange(float(size))
+    for target in ("python", "cpu"):
+        got = polyfuse.kernel(k, target=target)(x.copy())
+        np.testing.assert_array_equal(got[0], k(x.copy())[0])
+        assert got[1] == k(x.copy())[1]
+
+
 def test_slices_with_loop_variables_and_int_indices():
     def k(X, out):
         for i in range(X.shape[0]):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import linecache
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -114,3 +115,29 @@ def test_a_view_written_through_its_name_changes_the_array():
         polyfuse.kernel(k, target=target, verify=True)(*actual)
         for e, a in zip(expected, actual):
             np.testing.assert_array_equal(a, e)
+
+
+def test_floordiv_mod_and_power_in_place_on_names_write_through_aliases():
+    """``b = a; b //= 2`` halves ``a`` too (NumPy's ``//=``, ``%=`` and ``**=`` on an array write in
+    place); they were written out as ``b = b // 2``, which bound a new array and left ``a`` as it
+    was, and ``a //= 2`` on an argument was refused.  A scalar's ``s //= 2`` stays ``s = s // 2``."""
+    source = ("def k(a, m, x):\n    b = a\n    b //= 2\n    a %= 7\n    r = m[1]\n    r **= 2\n    m **= 1.5\n"
+              "    s = 100\n    for i in range(a.shape[0]):\n        s //= 2\n        s += a[i]\n        x %= 3.0\n"
+              "    return b, s, x\n")
+    k = _kernel_from(source)
+    args = (np.arange(-9, 9), np.linspace(0.5, 3.0, 12).reshape(3, 4), 10.5)
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    returned = k(*expected)
+    for target in ("python", "cpu"):
+        actual = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        got = polyfuse.kernel(k, target=target, verify=True)(*actual)
+        np.testing.assert_array_equal(actual[0], expected[0])
+        np.testing.assert_allclose(actual[1], expected[1], rtol=1e-14)
+        np.testing.assert_array_equal(got[0], returned[0])
+        assert got[1:] == returned[1:]
+
+
+def test_in_place_float_into_an_int_array_is_refused_naming_the_operator():
+    k = _kernel_from("def k(a):\n    a //= 2.5\n")
+    with pytest.raises(polyfuse.UnsupportedError, match=r"in-place //= of a float value into integer array 'a'"):
+        polyfuse.kernel(k, target="python")(np.arange(4))

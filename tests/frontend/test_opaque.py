@@ -162,6 +162,45 @@ def test_a_may_write_does_not_hide_the_earlier_write(target, fuse):
     run_both(maybe_overwrite, x, np.zeros(5), np.zeros(5), target=target, fuse=fuse)
 
 
+def search_then_use(n, a):
+    for i in range(n):
+        q = -1
+        for j in range(n + 4):
+            if a[j] < -3.0:
+                q = j
+                break
+        a[q % (n + 4)] = 5.0
+        m = a[0]
+        for j in range(1, n + 4):
+            m = min(m, a[j])
+        a[i] = 0.0
+
+
+def search_after_loop(x, out):
+    q = -1
+    for i in range(x.shape[0]):
+        for j in range(x.shape[0]):
+            if x[j] > x[i] + 1.0:
+                q = j
+                break
+        out[i] = q
+    out[0] = q
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fuse", FUSES)
+def test_a_scalar_the_region_may_write_and_a_later_statement_reads_is_not_private(target, fuse):
+    """``q = -1`` then a search that sets ``q`` only where it finds something, then a read of ``q``:
+    _private_scalars saw the read follow ``q = -1`` and took ``q`` as private to the search, so
+    the read's flow from ``q = -1`` was lost and fuse="max" hoisted every ``q = -1`` to the start
+    (a search that found nothing then read the last one's ``q``). Found by cpu_campaign --style
+    extra (seed 707)."""
+    x = np.array([0.5, -2.0, 0.3, 0.1, -1.5, 0.2, 0.7])
+    a = np.random.default_rng(3).standard_normal(21) * 2.0  # found in some iterations, not in others
+    run_both(search_then_use, 17, a, target=target, fuse=fuse)
+    run_both(search_after_loop, x, np.zeros(7, np.int64), target=target, fuse=fuse)
+
+
 def escape(c, counts, limit):
     for i in prange(c.shape[0]):
         z = 0.0

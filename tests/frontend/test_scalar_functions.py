@@ -271,6 +271,30 @@ def test_float32_constants_stay_float32():
     assert_close(expected, actual, exact=True)
 
 
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("op", ["//", "%"])
+def test_float_floordiv_and_mod_on_every_pair(op, dtype, target):
+    """numpy's npy_divmod: ``inf // 1.5`` is NaN (the fmod is NaN), not ``floor(inf / 1.5)``."""
+    k = make_kernel(f"C[i] = A[i] {op} B[i]", "A, B, C")
+    pool = values(dtype)[:24]
+    A, B = (np.ascontiguousarray(g.ravel()) for g in np.meshgrid(pool, pool))
+    expected, actual = run_both(k, target, (A, B, np.zeros_like(A)), out_index=2)
+    assert_close(expected, actual, exact=True)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_float32_constant_keeps_its_rounding_in_float64_arithmetic(target):
+    """``np.float32(0.1)`` is 0.10000000149011612: it keeps that value where it meets float64 or
+    int32 values (whose product numpy computes in float64) and where it is stored as float64."""
+    k = make_kernel("B[i] = np.float32(0.1) * A[i]\n        C[i] = np.float32(1e-3)\n"
+                    "        D[i] = N[i] * np.float32(16777217)", "A, N, B, C, D")
+    args = (np.linspace(-3, 3, 7), np.arange(7, dtype=np.int32) - 3, np.zeros(7), np.zeros(7), np.zeros(7))
+    for index in (2, 3, 4):
+        expected, actual = run_both(k, target, args, out_index=index)
+        np.testing.assert_array_equal(actual, expected)
+
+
 # ---- what is refused --------------------------------------------------------------------------
 
 def _error(body: str, args, exc=UnsupportedError) -> str:

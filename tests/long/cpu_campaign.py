@@ -6,6 +6,7 @@ every run); this draws new ones from a seed (by default the clock's).
 
     python tests/long/cpu_campaign.py                 # ~10 minutes, a fresh seed
     python tests/long/cpu_campaign.py --minutes 3 --seed 12345
+    python tests/long/cpu_campaign.py --minutes 5 --style extra --views
 
 Each program (tests/program_gen.py; half of them wrapped in a sequential loop, so that their
 parallel loops become parallel regions) is compiled for target="python" and "cpu" under
@@ -36,7 +37,8 @@ from conftest import assert_same_arrays, copy_args, define, team_runs, threads_f
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import seed as hypothesis_seed  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from program_gen import in_a_time_loop, programs  # noqa: E402
+from numpy_program_gen import numpy_programs  # noqa: E402
+from program_gen import copy_keeping_layout, in_a_time_loop, programs  # noqa: E402
 
 import polyfuse  # noqa: E402
 from polyfuse.runtime import threads  # noqa: E402
@@ -58,6 +60,7 @@ class Tally:
     failures: list[str] = field(default_factory=list)
     slowest: tuple[float, str] = (0.0, "")
     slow: int = 0  # first calls (compile + run) over SLOW_COMPILE
+    refused: dict[str, int] = field(default_factory=dict)  # numpy style: UnsupportedError's first line, count
 
 
 def _quiet(fn, args):
@@ -71,19 +74,36 @@ def _plain(fn, args):
     return (*out, _quiet(fn, out))
 
 
+def _same_value(expected, actual, rtol: float, atol: float, label: str) -> None:
+    """A returned value: a tuple item by item, an array of the same dtype and shape, a number."""
+    if isinstance(expected, tuple):
+        assert isinstance(actual, tuple) and len(actual) == len(expected), f"{label}: {actual!r}"
+        for pos, (e, a) in enumerate(zip(expected, actual)):
+            _same_value(e, a, rtol, atol, f"{label}[{pos}]")
+        return
+    if isinstance(expected, np.ndarray):
+        assert isinstance(actual, np.ndarray), f"{label}: {type(actual).__name__}, not an array"
+        assert (actual.dtype, actual.shape) == (expected.dtype, expected.shape), \
+            f"{label}: {actual.dtype}{actual.shape} != {expected.dtype}{expected.shape}"
+        assert_same_arrays((expected,), (actual,), rtol=rtol, atol=atol, names=[label])
+        return
+    np.testing.assert_allclose(np.asarray(actual, dtype=complex), np.asarray(expected, dtype=complex),
+                               rtol=rtol, atol=atol, equal_nan=True, err_msg=label)
+
+
 def _compare(expected: tuple, actual: tuple, tolerance) -> str:
     """'' when every array argument and the return value match, else the first difference."""
     rtol, atol = tolerance
     try:
         assert_same_arrays(expected[:-1], actual[:-1], rtol=rtol, atol=atol)
-        np.testing.assert_allclose(np.asarray(actual[-1], dtype=float), np.asarray(expected[-1], dtype=float),
-                                   rtol=rtol, atol=atol, equal_nan=True, err_msg="return value")
+        _same_value(expected[-1], actual[-1], rtol, atol, "return value")
     except (AssertionError, TypeError, ValueError) as exc:
         return " | ".join(line.strip() for line in str(exc).strip().splitlines()[:5] if line.strip())
     return ""
 
 
-def check_variant(fn, cases, target: str, fuse: str, count: int, tolerance, tally: Tally, label: str) -> str:
+def check_variant(fn, cases, target: str, fuse: str, count: int, tolerance, tally: Tally, label: str,
+                  refusals_ok: bool = False) -> str:
     """'' when the kernel matches the plain function at every size, else what went wrong."""
     kernel = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
     tally.variants += 1
@@ -92,10 +112,16 @@ def check_variant(fn, cases, target: str, fuse: str, count: int, tolerance, tall
         calls = (1, 2) if target == "cpu" else (1,)  # cpu: the measuring call, then the team's
         threads.set_num_threads(count)
         for call in calls:
-            actual = copy_args(args)
+            actual = copy_keeping_layout(args)  # views stay views (--views)
             began = time.perf_counter()
             try:
                 result = _quiet(kernel, actual)
+            except polyfuse.UnsupportedError as exc:
+                if not refusals_ok:
+                    return f"refused at n={n}, call {call}: {exc}"
+                what = str(exc).splitlines()[0].split(": ", 1)[-1][:100]
+                tally.refused[what] = tally.refused.get(what, 0) + 1
+                return ""
             except Exception as exc:  # noqa: BLE001 - a crash is a finding
                 return (f"crash at n={n}, call {call}: {type(exc).__name__}: {exc}\n"
                         + traceback.format_exc(limit=4))
@@ -113,25 +139,28 @@ def check_variant(fn, cases, target: str, fuse: str, count: int, tolerance, tall
     return ""
 
 
-def campaign(seed: int, minutes: float) -> Tally:
+def campaign(seed: int, minutes: float, style: str = "plain", views: bool = False) -> Tally:
     tally = Tally()
     deadline = time.monotonic() + 60 * minutes
     state = {"round": 0, "example": 0}
 
+    strategy = numpy_programs() if style == "numpy" else programs(numba_style=style == "numba",
+                                                                   extra=style == "extra")
+
     @settings(max_examples=ROUND, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
-    @given(prog=programs(), n=st.integers(0, 9), values=st.integers(0, 2**16), loop=st.booleans(),
+    @given(prog=strategy, n=st.integers(0, 9), values=st.integers(0, 2**16), loop=st.booleans(),
            count=st.sampled_from([2, 3]))
     def one(prog, n, values, loop, count):
         state["example"] += 1
         if time.monotonic() > deadline:
             return
-        source = in_a_time_loop(prog.source) if loop else prog.source
+        source = in_a_time_loop(prog.source) if loop and style != "numpy" else prog.source
         fn = define(source, "kern")
         rng = np.random.default_rng(values)
         cases = []
         for size in sorted({n, LONG_N}):
-            args = prog.make_args(rng, size)
+            args = prog.make_args(rng, size, views=views)
             try:
                 cases.append((size, args, _plain(fn, args)))
             except (ArithmeticError, ValueError):
@@ -142,7 +171,8 @@ def campaign(seed: int, minutes: float) -> Tally:
         for target in TARGETS:
             for fuse in FUSES:
                 label = f"{where}: target={target} fuse={fuse}"
-                problem = check_variant(fn, cases, target, fuse, count, prog.tolerance, tally, label)
+                problem = check_variant(fn, cases, target, fuse, count, prog.tolerance, tally, label,
+                                        refusals_ok=style == "numpy")
                 if problem:
                     tally.failures.append(f"--- {label} (n in {[c[0] for c in cases]}, values seed {values}, "
                                           f"{count} threads): {problem}\n{source}")
@@ -163,15 +193,26 @@ def main(argv=None) -> int:
     parser.add_argument("--minutes", type=float, default=10.0, help="how long to draw new programs")
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000,
                         help="the campaign's seed (default: from the clock); the same seed draws the same programs")
+    parser.add_argument("--style", choices=("plain", "numba", "extra", "numpy"), default="plain",
+                        help="which programs: the subset's core (plain), numba users' forms (numba: sizes from "
+                             "shapes, helpers, data-dependent ifs, run-time subscripts), or numba's plus "
+                             "searches with break/while, running maxima and int8/int16/int32 values over the "
+                             "whole range (extra), or NumPy array programs (numpy: tests/numpy_program_gen.py)")
+    parser.add_argument("--views", action="store_true",
+                        help="pass every array as a non-contiguous view (transposed, reversed, strided)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
-    tally = campaign(args.seed, args.minutes)
+    tally = campaign(args.seed, args.minutes, args.style, args.views)
     print(f"seed {args.seed}: {tally.programs} programs ({tally.skipped} skipped: the plain function raised), "
           f"{tally.variants} compiled kernels, {tally.calls} calls compared, {tally.team_runs} team runs, "
           f"{len(tally.failures)} failures, {time.perf_counter() - began:.0f} s")
     print(f"polyfuse from {Path(polyfuse.__file__).parent}")
     print(f"slowest first call (compile + run): {tally.slowest[0]:.1f} s ({tally.slowest[1]}); "
           f"{tally.slow} over {SLOW_COMPILE:.0f} s")
+    if tally.refused:
+        print(f"refused (UnsupportedError, not counted as failures): {sum(tally.refused.values())} kernels")
+        for what, count in sorted(tally.refused.items(), key=lambda item: -item[1])[:10]:
+            print(f"  {count:4d}  {what}")
     return 1 if tally.failures else 0
 
 

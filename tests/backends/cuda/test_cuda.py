@@ -336,6 +336,21 @@ def divs(n, d, A, B):
     assert (B == 0).all()
 
 
+def test_float_floor_division_is_numpys_divmod():
+    """``1.0 // 0.1`` is 9.0 in Python and numpy (the remainder is 0.0999...), where
+    ``floor(1.0 / 0.1)`` is 10.0; ``inf // 2.0`` is NaN; by zero ``a / b``."""
+    fn = define("def fdiv(n, A, B, C):\n    for i in range(n):\n        C[i] = A[i] // B[i]\n")
+    pool = [1.0, -1.0, 0.0, -0.0, 0.1, -0.1, 3.0, 7.5, np.inf, -np.inf, np.nan, 1e-300]
+    A, B = (np.ascontiguousarray(g.ravel()) for g in np.meshgrid(pool, pool))
+    expected, actual = np.zeros_like(A), np.zeros_like(A)
+    with np.errstate(all="ignore"):
+        fn(A.size, A, B, expected)
+        polyfuse.kernel(fn, target="cuda")(A.size, A, B, actual)
+    np.testing.assert_array_equal(actual, expected)
+    number = ~np.isnan(expected)  # zeros keep their sign; a NaN's sign means nothing
+    np.testing.assert_array_equal(np.signbit(actual[number]), np.signbit(expected[number]))
+
+
 # ---- arrays: copies, device arrays, layouts ----------------------------------------------------
 
 def test_only_written_numpy_arrays_are_copied_back():
