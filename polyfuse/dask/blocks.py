@@ -38,6 +38,7 @@ import islpy as isl
 from polyfuse.dask.cuts import Cut
 from polyfuse.dask.problem import Problem, cut_params, fixed, free_names, local_sizes, moving_arrays, refusal
 from polyfuse.errors import UnsupportedError
+from polyfuse.frontend.returns import STRONG
 from polyfuse.model import ir
 from polyfuse.model.region import expressions
 from polyfuse.model.scop import Statement, isl_name
@@ -53,7 +54,7 @@ def check_bounds(problem: Problem, cut: Cut, alignment: dict[str, int | None], s
     local, env = local_sizes(problem, cut, length), problem.env
     for stmt in problem.scop.statements:
         pos = alignment[stmt.name]
-        if stmt.region is not None or (pos is not None and len(stmt.iterators) < 2):
+        if stmt.region is not None or (pos is not None and len(stmt.iterators) < 2) or _type_flag(stmt):
             continue  # the instance check of halo.check_chunk covers the rest
         rank = len(stmt.iterators)
         here = _plain(fixed(stmt.domain, local))
@@ -65,6 +66,13 @@ def check_bounds(problem: Problem, cut: Cut, alignment: dict[str, int | None], s
         if not here.is_equal(whole):
             raise refusal(stmt, cut, _bounds_differ(stmt, pos, cut.position(stmt.name)))
     problem._cache[key] = True
+
+
+def _type_flag(stmt: Statement) -> bool:
+    """A returned local's Python-or-NumPy flag (frontend.lift ``in_loop_flags``: written after a
+    loop where it ran, a condition on extents).  Only the whole-array kernel's return reads it;
+    a block's partial result is combined by Dask as a value, so a block may set it differently."""
+    return all(t.startswith(STRONG) for t in stmt.targets)
 
 
 def _bounds_differ(stmt: Statement, pos: int | None, proposed: int | None) -> str:
