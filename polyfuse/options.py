@@ -178,6 +178,15 @@ def triangle_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_TRIANGLE_CHUNKS", True)
 
 
+def blas_beta_zero() -> bool:
+    """``POLYFUSE_BLAS_BETA_ZERO``: a statement that sets to zero exactly the elements a matrix
+    product written as loops then adds to (``tmp[i] = 0.0`` before ``tmp[i] += A[i, j] * x[j]``)
+    is taken over by the product, which writes them (BLAS's beta = 0) instead of adding
+    (schedule/loop_products.py ``fold_zeroing``): one pass over the result fewer.  Default on; 0
+    keeps the zeroing pass and beta = 1."""
+    return env_flag("POLYFUSE_BLAS_BETA_ZERO", True)
+
+
 def scale_after_product() -> bool:
     """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
     plain array scaled by a factor constant along the summed axis multiplies the plain arrays:

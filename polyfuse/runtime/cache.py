@@ -88,6 +88,7 @@ def cpu_key() -> str:
     import llvmlite.binding as llvm
 
     from polyfuse.options import (
+        blas_beta_zero,
         blas_row_chunks,
         blas_row_chunks_gemv,
         jit_small_code,
@@ -108,6 +109,7 @@ def cpu_key() -> str:
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
+    scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     return (f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
             f"{math}{scaled}")
 
