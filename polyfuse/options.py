@@ -199,8 +199,8 @@ def scale_after_product() -> bool:
 
 
 def blas_row_chunks_gemv() -> bool:
-    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``) is cut by rows too
-    (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a
+    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``, also one written as
+    loops under its nest's guard: gesummv) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a
     millisecond, and waking polyfuse's pool costs more than OpenBLAS's own hand-off to its
     spinning workers (NumPy-form gesummv, n = 1900: 0.45 ms in two one-thread halves on two
     Python threads against 0.35 ms on the library's two threads, min of 300, load 4.4)."""
