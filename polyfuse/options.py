@@ -198,6 +198,14 @@ def scale_after_product() -> bool:
     return env_flag("POLYFUSE_SCALE_AFTER_PRODUCT", True)
 
 
+def blas_row_chunks_guarded() -> bool:
+    """``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``: a matrix product written as loops that sits under its
+    nest's guard (PolyBench's gemm, 2mm, 3mm: ``if ni >= 1 and nj >= 1 and nk >= 1``) is cut by
+    rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on), each chunk on one BLAS thread, instead of one
+    call on the library's threads.  Default off (experiments: docs/performance.md)."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", False)
+
+
 def blas_row_chunks_gemv() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``, also one written as
     loops under its nest's guard: gesummv) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a

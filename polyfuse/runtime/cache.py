@@ -91,6 +91,7 @@ def cpu_key() -> str:
         blas_beta_zero,
         blas_row_chunks,
         blas_row_chunks_gemv,
+        blas_row_chunks_guarded,
         jit_small_code,
         math_loop_interleave,
         phase_chains,
@@ -104,6 +105,7 @@ def cpu_key() -> str:
     model = "small-pic" if jit_small_code() else "jit-default"
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = ((" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
+              + (" guarded" if blas_row_chunks_guarded() else "")
               + (" triangles" if triangle_chunks() else ""))
     chunks += " phase-chains" if phase_chains() else ""
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
