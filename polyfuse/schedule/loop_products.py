@@ -118,11 +118,14 @@ def fold_zeroing(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision
     ``out`` in between).  The sums are the same; only the first addition ``0.0 + term`` is gone."""
     if not options.blas_beta_zero():
         return scop, deps, decisions
+    folds = _zero_folds(scop, deps)
+    if not folds:
+        return scop, deps, decisions
     notes: dict[str, str] = {}
-    while (found := _zero_fold(scop, deps)) is not None:
-        scop, product, zero = found
-        notes[product] = zero
-        deps = compute_dependences(scop)
+    for product, zero in folds:  # each on its own array: the others' dependences stay as they were
+        scop = _without_zeroing(scop, scop.statement(product), zero)
+        notes[product] = f"{zero.name} (line {zero.span.line})"
+    deps = compute_dependences(scop)
     return scop, deps, tuple(d if d.statement not in notes else dataclasses.replace(
         d, zeroed=notes[d.statement], product=_product_of(scop.statement(d.statement)).describe()) for d in decisions)
 
@@ -132,25 +135,31 @@ def _product_of(stmt: Statement) -> rg.Matmul:
     return stmt.region.body[0]
 
 
-def _zero_fold(scop: Scop, deps: Dependences) -> tuple[Scop, str, str] | None:
-    """``scop`` with one zeroing statement folded into the product after it (see
-    :func:`fold_zeroing`), the product's and the zeroing's names; None where none folds."""
+def _zero_folds(scop: Scop, deps: Dependences) -> list[tuple[str, Statement]]:
+    """(product, zeroing statement) of each fold :func:`fold_zeroing` may make, each on an array of
+    its own (so that one fold leaves the dependences the others were judged on)."""
+    folds: list[tuple[str, Statement]] = []
+    arrays: set[str] = set()
+    names = {s.name for s in scop.statements}
     for at, node in enumerate(scop.body):
         if not isinstance(node, StmtNode):
             continue
         stmt = scop.statement(node.name)
         op = stmt.region.body[0] if stmt.region is not None and len(stmt.region.body) == 1 else None
-        if not isinstance(op, rg.Matmul) or not op.accumulate or op.in_place or op.triangular or op.triangle:
+        if (not isinstance(op, rg.Matmul) or not op.accumulate or op.in_place or op.triangular or op.triangle
+                or op.out.array in arrays):
             continue
         array = isl_name(op.out.array)
         written = on_array(stmt.writes, array).range()
         earlier = {name for before in scop.body[:at] for name in _names(before)}
         for zero in scop.statements:
             if (zero.name in earlier and _zeroes(zero, op.out.array)
-                    and not deps.between({zero.name}, {s.name for s in scop.statements} - {zero.name, stmt.name})
+                    and not deps.between({zero.name}, names - {zero.name, stmt.name})
                     and on_array(zero.writes, array).range().is_equal(written)):
-                return _without_zeroing(scop, stmt, zero), stmt.name, f"{zero.name} (line {zero.span.line})"
-    return None
+                folds.append((stmt.name, zero))
+                arrays.add(op.out.array)
+                break
+    return folds
 
 
 def _names(node: TreeNode) -> list[str]:
