@@ -202,10 +202,8 @@ def blas_row_chunks_guarded() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``: a matrix product written as loops that sits under its
     nest's guard (PolyBench's gemm, 2mm, 3mm: ``if ni >= 1 and nj >= 1 and nk >= 1``) is cut by
     rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on), each chunk on one BLAS thread, instead of one
-    call on the library's threads, which under load spin and wait for each other (polyfuse bench
-    --preset large at load 5-5.7: gemm 86-92 -> 58-70 ms, 3mm 203-259 -> 105-155, attention_rows
-    31 -> 10-12; docs/performance.md).  Default on; 0 leaves them to the library's threads."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", True)
+    call on the library's threads.  Default off (experiments: docs/performance.md)."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", False)
 
 
 def blas_row_chunks_gemv() -> bool:

@@ -187,10 +187,9 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     an array times itself written as loops (covariance's ``cov[i, j] += data[k, i] * data[k, j]``
     for ``j >= i``: ``?syrk`` on the chunk's diagonal block, ``?gemm`` on the rest of its rows,
     the rows cut so that each chunk has the same work, ``row_weights``).  The node is the product's
-    statement, or that statement under an ``if`` of the parameters alone (the nest's guard
-    ``m >= 1 and n >= 1``: a triangle, and a plain product with ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``,
-    default on: suite gemm, 2mm, 3mm; on a quiet machine the library's threads reached 98% of its
-    matmul there, under load they spin and wait for each other, docs/performance.md)."""
+    statement, or for a triangle also that statement under an ``if`` of the parameters alone (the
+    nest's guard ``m >= 1 and n >= 1``; suite gemm's loops, under theirs, stay on the library's
+    threads, which reach 98% of its matmul at LARGE)."""
     if not can_set_blas_threads() or not blas_row_chunks():
         return None
     op = _kept_product(program, node)
@@ -207,9 +206,8 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     if not (plain or triangle) or one_row or vector or not _params_only(op.rows):
         return None
     if plain and not isinstance(node, StmtCall) and not _is_one(op.cols) and not blas_row_chunks_guarded():
-        # with POLYFUSE_BLAS_ROW_CHUNKS_GUARDED=0 a plain matrix product under its nest's guard keeps
-        # the library's threads; a matrix times a vector (gesummv's, under ``if n >= 1``) is cut
-        # with POLYFUSE_BLAS_ROW_CHUNKS_GEMV
+        # a plain matrix product under its nest's guard keeps the library's threads (gemm at 98% of
+        # them); a matrix times a vector (gesummv's, under ``if n >= 1``) is cut with the knob
         return None
     return op.rows
 

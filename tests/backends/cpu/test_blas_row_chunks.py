@@ -278,17 +278,13 @@ def test_matrix_times_vector_written_as_loops_under_its_guard_on_row_chunks(monk
     assert any(p.chain for p in backend.artifact.phases) == (chains == "1")
 
 
-@pytest.mark.parametrize("setting", ["0", None])
-def test_a_product_written_as_loops_under_its_guard_on_row_chunks_by_default(monkeypatch, forced, setting):
-    """PolyBench's 3mm as loops: its three ``?gemm`` sit under their nests' guards and are cut by
-    rows (POLYFUSE_BLAS_ROW_CHUNKS_GUARDED, default on), or keep the library's threads with 0; the
-    user's results either way."""
+@pytest.mark.parametrize("setting", ["0", "1"])
+def test_a_product_written_as_loops_under_its_guard_on_row_chunks_with_the_knob(monkeypatch, forced, setting):
+    """PolyBench's 3mm as loops: its three ``?gemm`` sit under their nests' guards and keep the
+    library's threads, or with POLYFUSE_BLAS_ROW_CHUNKS_GUARDED are cut by rows; the user's results."""
     from polyfuse.bench import suite
 
-    if setting is None:
-        monkeypatch.delenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", raising=False)
-    else:
-        monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", setting)
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", setting)
     sk = suite.get("3mm")
     args = sk.make_args(np.random.default_rng(0), ni=61, nj=47, nk=53, nl=45, nm=50)
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
@@ -302,4 +298,4 @@ def test_a_product_written_as_loops_under_its_guard_on_row_chunks_by_default(mon
             if isinstance(w, np.ndarray):
                 np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
     backend = k.compile(*args).backend
-    assert len([p for p in backend.artifact.phases if p.blas_rows]) == (0 if setting == "0" else 3)
+    assert len([p for p in backend.artifact.phases if p.blas_rows]) == (3 if setting == "1" else 0)
