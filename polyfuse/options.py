@@ -219,6 +219,15 @@ def narrow_gemm() -> bool:
     return env_flag("POLYFUSE_NARROW_GEMM", True)
 
 
+def blas_beta_zero() -> bool:
+    """``POLYFUSE_BLAS_BETA_ZERO``: a statement that sets to zero exactly the elements a matrix
+    product written as loops then adds to (``tmp[i] = 0.0`` before ``tmp[i] += A[i, j] * x[j]``)
+    is taken over by the product, which writes them (BLAS's beta = 0) instead of adding
+    (schedule/loop_products.py ``fold_zeroing``): one pass over the result fewer.  Default on; 0
+    keeps the zeroing pass and beta = 1."""
+    return env_flag("POLYFUSE_BLAS_BETA_ZERO", True)
+
+
 def scale_after_product() -> bool:
     """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
     plain array scaled by a factor constant along the summed axis multiplies the plain arrays:
@@ -230,9 +239,17 @@ def scale_after_product() -> bool:
     return env_flag("POLYFUSE_SCALE_AFTER_PRODUCT", True)
 
 
+def blas_row_chunks_guarded() -> bool:
+    """``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``: a matrix product written as loops that sits under its
+    nest's guard (PolyBench's gemm, 2mm, 3mm: ``if ni >= 1 and nj >= 1 and nk >= 1``) is cut by
+    rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on), each chunk on one BLAS thread, instead of one
+    call on the library's threads.  Default off (experiments: docs/performance.md)."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", False)
+
+
 def blas_row_chunks_gemv() -> bool:
-    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``) is cut by rows too
-    (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a
+    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``, also one written as
+    loops under its nest's guard: gesummv) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a
     millisecond, and waking polyfuse's pool costs more than OpenBLAS's own hand-off to its
     spinning workers (NumPy-form gesummv, n = 1900: 0.45 ms in two one-thread halves on two
     Python threads against 0.35 ms on the library's two threads, min of 300, load 4.4)."""

@@ -340,7 +340,7 @@ class MatmulEmitter(FortranCaller):
         b_s, b_c = b.stride(s), b.stride(c)
         work = self.b.mul(self.b.mul(rows, cols), depth)
         # NumPy calls ?dot at every length: so do we (a loop product of one element accumulates: ?gemv)
-        dot = _is_one(op.rows) and _is_one(op.cols) and not op.accumulate
+        dot = _is_one(op.rows) and _is_one(op.cols) and not op.accumulate and op.alpha is None  # ?dot: no scale
         plain = not (dot or op.triangular or op.in_place or op.pair or op.triangle or _is_one(op.rows)
                      or _is_one(op.cols))  # a matrix times a matrix: ?gemm (or ?syrk for A.T @ A)
         # NumPy's ``A @ B`` (NumPy itself calls ?gemm at every size) from GEMM_MIN_WORK; a product

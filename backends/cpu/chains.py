@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from polyfuse.model import ir
 from polyfuse.model import region as rg
-from polyfuse.model.loop_ast import For, LoopProgram, StmtCall, nodes
+from polyfuse.model.loop_ast import For, If, LoopProgram, StmtCall, nodes
 
 #: The bytes a block of rows may write across the chain's phases (a half of a 2 MiB L2): the
 #: block is the largest power of two of rows within it, at least ``MIN_BLOCK_ROWS``.
@@ -104,8 +104,9 @@ def _accesses(program: LoopProgram, phase) -> tuple[set[str], set[str], set[str]
     row: set[str] = set()
     written: set[str] = set()
     other: set[str] = set()
-    if isinstance(phase.node, StmtCall):
-        stmt = program.statement(phase.node.statement)
+    node = phase.node.then if phase.blas_rows and isinstance(phase.node, If) else phase.node  # under its guard
+    if isinstance(node, StmtCall):
+        stmt = program.statement(node.statement)
         assert stmt.region is not None  # (a product kept whole: phases.row_chunked)
         op = stmt.region.body[0]
         assert isinstance(op, rg.Matmul)

@@ -33,7 +33,13 @@ from polyfuse.model.loop_ast import (
     statements_in,
     top_level,
 )
-from polyfuse.options import blas_row_chunks, blas_row_chunks_gemv, phase_chains, triangle_chunks
+from polyfuse.options import (
+    blas_row_chunks,
+    blas_row_chunks_gemv,
+    blas_row_chunks_guarded,
+    phase_chains,
+    triangle_chunks,
+)
 from polyfuse.runtime.linalg_library import can_set_blas_threads
 
 #: A region runs on several threads only once a serial run of it, at the same sizes, measured at
@@ -196,12 +202,18 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     triangle = (bool(op.triangle) and strict_ok and not (op.batch or op.pair or op.in_place or op.triangular)
                 and op.a.array == op.b.array and triangle_chunks())
     one_row = isinstance(op.rows, ir.Const) and op.rows.value == 1
-    vector = isinstance(op.cols, ir.Const) and op.cols.value == 1 and not blas_row_chunks_gemv()
+    vector = _is_one(op.cols) and not blas_row_chunks_gemv()
     if not (plain or triangle) or one_row or vector or not _params_only(op.rows):
         return None
-    if plain and not isinstance(node, StmtCall):
-        return None  # a plain product under its nest's guard keeps the library's threads (gemm at 98% of them)
+    if plain and not isinstance(node, StmtCall) and not _is_one(op.cols) and not blas_row_chunks_guarded():
+        # a plain matrix product under its nest's guard keeps the library's threads (gemm at 98% of
+        # them); a matrix times a vector (gesummv's, under ``if n >= 1``) is cut with the knob
+        return None
     return op.rows
+
+
+def _is_one(expr: ir.Expr) -> bool:
+    return isinstance(expr, ir.Const) and expr.value == 1
 
 
 def row_weights(program: LoopProgram, node: Node) -> str:

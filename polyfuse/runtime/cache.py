@@ -88,8 +88,10 @@ def cpu_key() -> str:
     import llvmlite.binding as llvm
 
     from polyfuse.options import (
+        blas_beta_zero,
         blas_row_chunks,
         blas_row_chunks_gemv,
+        blas_row_chunks_guarded,
         jit_small_code,
         math_loop_interleave,
         narrow_gemm,
@@ -104,11 +106,13 @@ def cpu_key() -> str:
     model = "small-pic" if jit_small_code() else "jit-default"
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = ((" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
+              + (" guarded" if blas_row_chunks_guarded() else "")
               + (" triangles" if triangle_chunks() else ""))
     chunks += (" phase-chains" if phase_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
+    scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     return (f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
             f"{math}{scaled}")
 

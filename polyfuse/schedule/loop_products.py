@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polyfuse import options
 from polyfuse.analysis.dependences import Dependences, compute_dependences, flow, on_array
 from polyfuse.model import ir
 from polyfuse.model import region as rg
@@ -57,6 +58,7 @@ class ProductDecision:
     product: str  # "C += alpha * A @ B (C__shape0 x A__shape1 @ A__shape1 x C__shape1)"
     placed: str  # "before" or "after" the rest of its loop nest, or "between" the parts that feed it and the rest
     temporary: str = ""  # "acc grown to ... (a row per iteration of r, q)": product_temporaries' growth
+    zeroed: str = ""  # "S0 (line 217)": the statement zeroing ``out`` that the product took over (beta = 0)
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,14 @@ class _Match:
 def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
     """``scop`` with every qualifying product statement kept whole, its dependences, and what
     was done; first with the temporaries that make a row product a stack of them grown
-    (schedule/product_temporaries.py), each growth kept only where its product then lifts."""
+    (schedule/product_temporaries.py), each growth kept only where its product then lifts; then
+    each statement that only zeroes what a product then adds to taken over by the product
+    (:func:`fold_zeroing`)."""
+    lifted, lifted_deps, decisions = _lift_grown(scop, deps)
+    return fold_zeroing(lifted, lifted_deps, decisions)
+
+
+def _lift_grown(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
     growths = temporaries.candidates(scop, _match)
     while growths:
         grown: Scop | None = scop
@@ -95,6 +104,96 @@ def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences
                                               for d in decisions)
         growths = kept
     return _lift_all(scop, deps)
+
+
+def fold_zeroing(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision, ...]
+                 ) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
+    """Each product kept whole that adds to an array a statement before it set to zero (gesummv's
+    ``tmp[i] = 0.0`` before ``tmp += A @ x``, doitgen's grown ``acc``, 3mm's ``E[i, j] = 0.0``)
+    writes it instead (BLAS's beta = 0; its loops zero each row first), and the zeroing goes: one
+    pass over ``out`` fewer.  Legal where the zeroing writes exactly the elements the product
+    writes (isl: the same set for every value of the parameters, so also none where the product
+    runs no iteration), runs before it (an earlier node of the program's top level), and no
+    dependence leads from it to any statement but the product (nothing reads its zeros or writes
+    ``out`` in between).  The sums are the same; only the first addition ``0.0 + term`` is gone."""
+    if not options.blas_beta_zero():
+        return scop, deps, decisions
+    folds = _zero_folds(scop, deps)
+    if not folds:
+        return scop, deps, decisions
+    notes: dict[str, str] = {}
+    for product, zero in folds:  # each on its own array: the others' dependences stay as they were
+        scop = _without_zeroing(scop, scop.statement(product), zero)
+        notes[product] = f"{zero.name} (line {zero.span.line})"
+    deps = compute_dependences(scop)
+    return scop, deps, tuple(d if d.statement not in notes else dataclasses.replace(
+        d, zeroed=notes[d.statement], product=_product_of(scop.statement(d.statement)).describe()) for d in decisions)
+
+
+def _product_of(stmt: Statement) -> rg.Matmul:
+    assert stmt.region is not None and isinstance(stmt.region.body[0], rg.Matmul)
+    return stmt.region.body[0]
+
+
+def _zero_folds(scop: Scop, deps: Dependences) -> list[tuple[str, Statement]]:
+    """(product, zeroing statement) of each fold :func:`fold_zeroing` may make, each on an array of
+    its own (so that one fold leaves the dependences the others were judged on)."""
+    folds: list[tuple[str, Statement]] = []
+    arrays: set[str] = set()
+    names = {s.name for s in scop.statements}
+    for at, node in enumerate(scop.body):
+        if not isinstance(node, StmtNode):
+            continue
+        stmt = scop.statement(node.name)
+        op = stmt.region.body[0] if stmt.region is not None and len(stmt.region.body) == 1 else None
+        if (not isinstance(op, rg.Matmul) or not op.accumulate or op.in_place or op.triangular or op.triangle
+                or op.out.array in arrays):
+            continue
+        array = isl_name(op.out.array)
+        written = on_array(stmt.writes, array).range()
+        earlier = {name for before in scop.body[:at] for name in _names(before)}
+        for zero in scop.statements:
+            if (zero.name in earlier and _zeroes(zero, op.out.array)
+                    and not deps.between({zero.name}, names - {zero.name, stmt.name})
+                    and on_array(zero.writes, array).range().is_equal(written)):
+                folds.append((stmt.name, zero))
+                arrays.add(op.out.array)
+                break
+    return folds
+
+
+def _names(node: TreeNode) -> list[str]:
+    return [node.name] if isinstance(node, StmtNode) else [n for child in node.body for n in _names(child)]
+
+
+def _zeroes(stmt: Statement, array: str) -> bool:
+    """``stmt`` is ``array[...] = 0.0`` and nothing else."""
+    value = stmt.value
+    return (stmt.region is None and stmt.array == array and isinstance(value, ir.Const)
+            and value.dtype in _REALS and value.value == 0
+            and not any(isinstance(e, ir.Load) for i in stmt.index for e in ir.walk(i)))
+
+
+def _without_zeroing(scop: Scop, product: Statement, zero: Statement) -> Scop:
+    """``scop`` without ``zero``, ``product`` writing ``out`` instead of adding to it."""
+    assert product.region is not None
+    op = product.region.body[0]
+    assert isinstance(op, rg.Matmul)
+    array = isl_name(op.out.array)
+    reads = isl.UnionMap.empty(product.reads.get_space())
+    for access in maps_of(product.reads):
+        if access.get_tuple_name(isl.dim_type.out) != array:
+            reads = reads.union(isl.UnionMap.from_map(access))
+    operands = {op.a.array, op.b.array} | {e.array for e in ir.walk(op.alpha) if isinstance(e, ir.Load)} \
+        if op.alpha is not None else {op.a.array, op.b.array}
+    region = dataclasses.replace(product.region, body=(dataclasses.replace(op, accumulate=False),),
+                                 reads=tuple(sorted(operands)))
+    kept = dataclasses.replace(product, reads=reads, region=region)
+    statements = tuple(kept if s.name == product.name else s for s in scop.statements if s.name != zero.name)
+    others = {s.name for s in statements}
+    body = tuple(part for node in scop.body if (part := _restricted(node, others)) is not None)
+    replaced = dataclasses.replace(scop, statements=statements, body=body)
+    return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
 
 
 def _lift_all(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:

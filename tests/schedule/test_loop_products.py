@@ -730,3 +730,58 @@ def k(alpha, A, x, y):
     big = _m(500, 400, dtype=dtype)  # each product over BLAS_MIN_WORK multiply-adds
     for A in (big[:200, :190], big[::2, ::2], big[::-2, 1::2], np.asfortranarray(big[:200, :190])):
         _run(source, dtype(0.5), A, _m(A.shape[1], dtype=dtype), _m(A.shape[0] + 1, dtype=dtype), lifted=1)
+
+
+ZEROED_GEMV = """
+def k(alpha, A, x, tmp):
+    for i in range(A.shape[0]):
+        tmp[i] = 0.0
+        for j in range(A.shape[0]):
+            tmp[i] += alpha * A[i, j] * x[j]
+"""
+
+ZEROED_GEMM = """
+def k(C, A, B, n):
+    for i in range(n):
+        for j in range(n):
+            C[i, j] = 0.0
+        for k in range(n):
+            for j in range(n):
+                C[i, j] += A[i, k] * B[k, j]
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 60])
+def test_a_zeroing_of_exactly_the_product_s_elements_is_taken_over_by_it(n):
+    """gesummv's ``tmp[i] = 0.0`` before ``tmp += A @ x``: the product writes (beta = 0), no
+    zeroing pass; at every size (none, the loops, BLAS) the user's results."""
+    args = (1.5, _m(n, n), _m(n), _m(n) + 7.0)
+    kernel = _run(ZEROED_GEMV, *args, lifted=1)
+    (decision,) = kernel.explain(*args)["loop products"]
+    assert decision["zeroed"].startswith("S0 (line") and decision["product"].startswith("tmp = alpha * A @ x")
+    gemm = _run(ZEROED_GEMM, _m(n, n) + 7.0, _m(n, n), _m(n, n), n, lifted=1)
+    assert gemm.explain(_m(n, n), _m(n, n), _m(n, n), n)["loop products"][0]["zeroed"]
+
+
+@pytest.mark.parametrize("change", [
+    ("for j in range(n):\n            C[i, j] = 0.0", "for j in range(n + 1):\n            C[i, j] = 0.0"),  # more
+    ("C[i, j] = 0.0", "C[i, j] = 1.0"),  # not a zero
+    ("C[i, j] = 0.0\n", "C[i, j] = 0.0\n            D[i, j] = C[i, j] + 2.0\n"),  # its zeros read first
+    ("        for k in range(n):", "        C[i, 0] = 3.0\n        for k in range(n):"),  # written between
+])
+def test_zeroings_that_are_not_exactly_the_product_s_start_stay(change):
+    source = ZEROED_GEMM.replace("def k(C, A, B, n)", "def k(C, A, B, n, D)").replace(*change)
+    n = 40
+    args = (_m(n, n + 1) + 7.0, _m(n, n), _m(n, n), n, _m(n, n))
+    kernel = _run(source, *args, lifted=1)
+    assert not kernel.explain(*args)["loop products"][0]["zeroed"]
+
+
+def test_a_zeroing_after_the_product_stays_and_the_knob_keeps_every_zeroing(monkeypatch):
+    source = ZEROED_GEMM + "    for i in range(n):\n        for j in range(n):\n            C[i, j] = 0.0\n"
+    n = 40
+    kernel = _run(source, _m(n, n), _m(n, n), _m(n, n), n, lifted=1)
+    assert kernel.explain(_m(n, n), _m(n, n), _m(n, n), n)["loop products"][0]["zeroed"].startswith("S0 ")
+    monkeypatch.setenv("POLYFUSE_BLAS_BETA_ZERO", "0")
+    kept = polyfuse.kernel(_kernel(ZEROED_GEMM)[0], cache=False)
+    assert not kept.explain(_m(n, n), _m(n, n), _m(n, n), n)["loop products"][0]["zeroed"]

@@ -264,3 +264,53 @@ def test_the_measured_serial_run_of_a_chunked_product_keeps_blas_on_one_thread()
         assert plain is function and seen == [1, 2] and get() == 2
     finally:
         put(before)
+
+
+@pytest.mark.parametrize("chains", ["0", "1"])
+def test_matrix_times_vector_written_as_loops_under_its_guard_on_row_chunks(monkeypatch, forced, chains):
+    """PolyBench's gesummv as loops: each ``?gemv`` sits under its nest's guard (``if n >= 1``)
+    and is cut by rows with POLYFUSE_BLAS_ROW_CHUNKS_GEMV too; with POLYFUSE_PHASE_CHAINS its
+    two products and the combination run as one chain (the guard seen through)."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    monkeypatch.setenv("POLYFUSE_PHASE_CHAINS", chains)
+    sk = suite.get("gesummv")
+    args = sk.make_args(np.random.default_rng(0), n=130)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    sk.func(*want)
+    threads.set_num_threads(2)
+    k = polyfuse.kernel(sk.func, cache=False)
+    for _ in range(3):
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        k(*got)
+        for w, g in zip(want, got):
+            if isinstance(w, np.ndarray):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
+    backend = k.compile(*args).backend
+    guarded = [p.index for p in backend.artifact.phases if p.parallel and p.blas_rows]
+    assert len(guarded) == 2, backend.artifact.phases
+    assert any(p.chain for p in backend.artifact.phases) == (chains == "1")
+
+
+@pytest.mark.parametrize("setting", ["0", "1"])
+def test_a_product_written_as_loops_under_its_guard_on_row_chunks_with_the_knob(monkeypatch, forced, setting):
+    """PolyBench's 3mm as loops: its three ``?gemm`` sit under their nests' guards and keep the
+    library's threads, or with POLYFUSE_BLAS_ROW_CHUNKS_GUARDED are cut by rows; the user's results."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", setting)
+    sk = suite.get("3mm")
+    args = sk.make_args(np.random.default_rng(0), ni=61, nj=47, nk=53, nl=45, nm=50)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    sk.func(*want)
+    threads.set_num_threads(2)
+    k = polyfuse.kernel(sk.func, cache=False)
+    for _ in range(3):
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        k(*got)
+        for w, g in zip(want, got):
+            if isinstance(w, np.ndarray):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    backend = k.compile(*args).backend
+    assert len([p for p in backend.artifact.phases if p.blas_rows]) == (3 if setting == "1" else 0)
