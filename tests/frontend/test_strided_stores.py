@@ -39,3 +39,28 @@ def test_strided_fill_takes_pythons_elements_or_refuses(target):
     for a, b, s in ((0, 10, -2), (-3, 10, 2), (0, 0, 0)):  # Python walks backwards, counts from the end, raises
         with pytest.raises(AssertionError, match="slice step computed at run time must be positive"):
             k(np.zeros(10), a, b, s)
+
+
+def store_each(x, v):
+    for i in range(x.shape[0]):
+        x[i] = v
+
+
+@pytest.mark.parametrize("value", [np.int64(368), np.int64(-200), np.int64(5)])
+def test_an_integer_store_out_of_range_wraps_as_numba_on_cpu_and_raises_as_numpy_on_python(value):
+    numba = pytest.importorskip("numba")
+    expected = np.zeros(3, np.int8)
+    numba.njit(store_each)(expected, value)
+    got = np.zeros(3, np.int8)
+    polyfuse.kernel(store_each)(got, value)
+    np.testing.assert_array_equal(got, expected)  # docs/subset.md: the cpu target wraps, as numba's njit
+    reference = np.zeros(3, np.int8)
+    if -128 <= int(value) <= 127:
+        store_each(reference, value)
+        polyfuse.kernel(store_each, target="python")(got, value)
+        np.testing.assert_array_equal(got, reference)
+    else:
+        with pytest.raises(OverflowError):
+            store_each(reference, value)  # NumPy's scalar assignment
+        with pytest.raises(OverflowError):
+            polyfuse.kernel(store_each, target="python")(got, value)
