@@ -817,8 +817,20 @@ def _display(value: tuple) -> ast.Tuple:
     return ast.Tuple([_display(v) if type(v) is tuple else ast.Constant(v) for v in value], ast.Load())
 
 
-class Constants(ast.NodeTransformer):
-    """Reads of global number constants -> the constants (see the module docstring)."""
+class StatementTransformer(ast.NodeTransformer):
+    """A transformer whose statement visitors may return several statements for one."""
+
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+
+class Constants(StatementTransformer):
+    """Reads of global number constants -> the constants (see the module docstring); a statement
+    may become several (an unpacked table row)."""
 
     def __init__(self, rw: Rewriter, globals_: dict, local: set[str]) -> None:
         self.rw, self.globals, self.local = rw, globals_, local
@@ -839,14 +851,6 @@ class Constants(ast.NodeTransformer):
         call = ast.Call(ast.Attribute(ast.Name(alias, ast.Load()), type(value).__name__, ast.Load()),
                         [ast.Constant(value.item())], [])
         return self.rw.placed(call, node)
-
-    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
-        """``stmts`` visited; a statement may become several (an unpacked table row)."""
-        out: list[ast.stmt] = []
-        for stmt in stmts:
-            new = self.visit(stmt)
-            out.extend(new if isinstance(new, list) else [new])
-        return out
 
     def _tuple(self, node: ast.expr) -> tuple | None:
         """The value of a global tuple of numbers that ``node`` names."""
@@ -1071,17 +1075,6 @@ def shape_node(array: str, axis: int) -> ast.expr:
 
 
 # ---- tuples, augmented operators, loops over arrays ---------------------------------------------
-
-class StatementTransformer(ast.NodeTransformer):
-    """A transformer whose statement visitors may return several statements for one."""
-
-    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
-        out: list[ast.stmt] = []
-        for stmt in stmts:
-            new = self.visit(stmt)
-            out.extend(new if isinstance(new, list) else [new])
-        return out
-
 
 class Desugar(StatementTransformer):
     """Tuple assignments, the other augmented operators and loops over arrays (statement level)."""
