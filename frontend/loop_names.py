@@ -37,11 +37,10 @@ def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> 
     """``body`` with the variable of every ``for`` loop whose name is also a local's renamed
     (``fresh(name)``), where the rename cannot change what a read sees (module docstring)."""
     loops = [n for s in body for n in ast.walk(s) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
-    assigned = {bound for s in body for n in ast.walk(s) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                for target in (n.targets if isinstance(n, ast.Assign) else [n.target]) for bound in _bound(target)}
+    assigned = _assigned(body)
     for name in sorted({loop.target.id for loop in loops} & assigned):  # type: ignore[attr-defined]
         binding = [loop for loop in loops if loop.target.id == name]  # type: ignore[attr-defined]
-        if any(loop.orelse or _assigns(loop.body, name) for loop in binding) or not _covered(body, name, False):
+        if any(loop.orelse or name in _assigned(loop.body) for loop in binding) or not _covered(body, name, False):
             continue  # (j = 2 inside for j: an assignment to the loop variable itself, refused as such)
         new = fresh(name)
         for loop in binding:
@@ -62,11 +61,10 @@ def _bound(target: ast.expr) -> set[str]:
     return set()
 
 
-def _assigns(body: list[ast.stmt], name: str) -> bool:
-    """Whether a statement in ``body`` assigns ``name`` (``name = v``, ``name += v``)."""
-    return any(isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
-        name in _bound(t) for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
-        for s in body for n in ast.walk(s))
+def _assigned(body: list[ast.stmt]) -> set[str]:
+    """The names the assignments in ``body`` bind, at any depth (``name = v``, ``name += v``)."""
+    return {bound for s in body for n in ast.walk(s) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+            for target in (n.targets if isinstance(n, ast.Assign) else [n.target]) for bound in _bound(target)}
 
 
 def _binds(node: ast.AST, name: str) -> bool:
