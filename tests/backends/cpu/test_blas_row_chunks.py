@@ -275,19 +275,7 @@ def test_matrix_times_vector_written_as_loops_under_its_guard_on_row_chunks(monk
 
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
     monkeypatch.setenv("POLYFUSE_PHASE_CHAINS", chains)
-    sk = suite.get("gesummv")
-    args = sk.make_args(np.random.default_rng(0), n=130)
-    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    sk.func(*want)
-    threads.set_num_threads(2)
-    k = polyfuse.kernel(sk.func, cache=False)
-    for _ in range(3):
-        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        k(*got)
-        for w, g in zip(want, got):
-            if isinstance(w, np.ndarray):
-                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
-    backend = k.compile(*args).backend
+    backend = _suite_kernel_on_two_threads(suite.get("gesummv"), 1e-13, n=130)
     guarded = [p.index for p in backend.artifact.phases if p.parallel and p.blas_rows]
     assert len(guarded) == 2, backend.artifact.phases
     assert any(p.chain for p in backend.artifact.phases) == (chains == "1")
@@ -300,8 +288,14 @@ def test_a_product_written_as_loops_under_its_guard_on_row_chunks_with_the_knob(
     from polyfuse.bench import suite
 
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", setting)
-    sk = suite.get("3mm")
-    args = sk.make_args(np.random.default_rng(0), ni=61, nj=47, nk=53, nl=45, nm=50)
+    backend = _suite_kernel_on_two_threads(suite.get("3mm"), 1e-12, ni=61, nj=47, nk=53, nl=45, nm=50)
+    assert len([p for p in backend.artifact.phases if p.blas_rows]) == (3 if setting == "1" else 0)
+
+
+def _suite_kernel_on_two_threads(sk, atol: float, **sizes):
+    """``sk`` compiled and called three times on a 2-thread team, each call's arrays against the
+    Python function's (rtol 1e-12); the compiled backend, for the test's assertions on its phases."""
+    args = sk.make_args(np.random.default_rng(0), **sizes)
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     sk.func(*want)
     threads.set_num_threads(2)
@@ -311,6 +305,5 @@ def test_a_product_written_as_loops_under_its_guard_on_row_chunks_with_the_knob(
         k(*got)
         for w, g in zip(want, got):
             if isinstance(w, np.ndarray):
-                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
-    backend = k.compile(*args).backend
-    assert len([p for p in backend.artifact.phases if p.blas_rows]) == (3 if setting == "1" else 0)
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=atol)
+    return k.compile(*args).backend
