@@ -1,10 +1,12 @@
 """Non-temporal stores on or off (``POLYFUSE_STREAM_STORES``), interleaved in one process.
 
-    POLYFUSE_DISABLE_CACHE=1 python benchmarks/stream_ab.py [elements=16000000] [rounds=15] [threshold=default]
+    POLYFUSE_DISABLE_CACHE=1 python benchmarks/stream_ab.py [elements=16000000] [rounds=15] [threshold=default] [columns=C]
 
 Kernels: the STREAM triad into a preallocated array (polyfuse/bench/limits.py) and ``x + y``
 returning a fresh array; each compiled with the knob at 0 (off) and at ``threshold`` (default:
 the knob's default, the last-level cache), on 1 and 2 threads; results checked against NumPy.
+``columns=C``: the arrays are matrices of ``C`` columns and the triad a loop over rows and
+columns (each row one run of the streamed loop).
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ from polyfuse.bench.machine import set_polyfuse_threads
 
 def add(x, y):
     return x + y
+
+
+def rows_triad(s, a, b, c):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = b[i, j] + s * c[i, j]
 
 
 def compiled(func, threshold: str | None, args):
@@ -47,9 +55,15 @@ def main(argv: list[str]) -> None:
     threshold = options.get("threshold")
     rng = np.random.default_rng(0)
     a, b, c = np.empty(n), rng.random(n), rng.random(n)
+    triad_func = stream_triad
+    if "columns" in options:
+        columns = int(options["columns"])
+        n -= n % columns
+        a, b, c = (v[:n].reshape(n // columns, columns) for v in (a, b, c))
+        triad_func = rows_triad
     runs = {}
     for label, knob in (("off", "0"), ("on", threshold)):
-        triad = compiled(stream_triad, knob, (TRIAD_SCALAR, a, b, c))
+        triad = compiled(triad_func, knob, (TRIAD_SCALAR, a, b, c))
         plus = compiled(add, knob, (b, c))
         runs[f"triad {label}"] = lambda k=triad: k(TRIAD_SCALAR, a, b, c)
         runs[f"x + y {label}"] = lambda k=plus: k(b, c)
@@ -72,7 +86,8 @@ def main(argv: list[str]) -> None:
         load = f.read().split()[0]
     for (label, threads), seconds in best.items():
         print(f"{label:10s} T{threads} {seconds * 1e3:8.3f} ms")
-    print(f"({n} float64 elements, min of {rounds} interleaved rounds; load {load} on {os.cpu_count()} cores)")
+    shape = "x".join(map(str, a.shape))
+    print(f"({shape} float64 elements, min of {rounds} interleaved rounds; load {load} on {os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":

@@ -124,9 +124,11 @@ def row_alias_checks() -> bool:
 
 def stream_store_bytes() -> int:
     """``POLYFUSE_STREAM_STORES``: from how many bytes an innermost parallel loop moves (an
-    element of each array it touches per iteration, all threads together), its stores to an array
-    that the kernel never reads are non-temporal: they bypass the caches and skip the read of each
-    line before its write (backends/cpu/streams.py).  Default the last-level cache's size
+    element of each array it touches per iteration, all threads together, times the runs of it
+    that store other elements: a 2-d result's rows), its stores to an array that the kernel never
+    reads are non-temporal: they bypass the caches and skip the read of each line before its
+    write (backends/cpu/streams.py; a run must also store ``streams.MIN_STREAM_ROW`` bytes, or
+    this size where smaller).  Default the last-level cache's size
     (``machine().l3``); sizes as ``16M``; 0 turns them off; a bad value is an ArgumentError."""
     text = os.environ.get("POLYFUSE_STREAM_STORES")
     if text is None or not text.strip():

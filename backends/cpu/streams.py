@@ -1,7 +1,9 @@
 """Non-temporal ("streaming") stores for large results the kernel never reads back.
 
 An innermost parallel loop that writes a contiguous array the program never reads, and moves at
-least ``options.stream_store_bytes()`` bytes (default: the last-level cache's size), is cut
+least ``options.stream_store_bytes()`` bytes (default: the last-level cache's size) together with
+the runs of it that the loops around store to other elements (a 2-d result's rows; not a time
+loop's passes over the same elements), each run storing at least ``MIN_STREAM_ROW`` bytes, is cut
 in two by ``KernelCodegen._emit_streaming``: a head loop up to the array's first 64-byte
 boundary (or the whole loop, where the run is short or not contiguous) and the main loop, whose
 store is marked ``STREAM_MARK``.  LLVM's loop vectorizer refuses a scalar store marked
@@ -12,7 +14,8 @@ optimiser, ``nontemporal_stores`` gives those vector stores ``!nontemporal`` and
 head loop made (each vector store of the main loop starts a multiple of its own size past the
 boundary).  Stores of a line that is never read skip the read of the line before the write
 (x86 ``vmovntpd``): the STREAM triad into a preallocated 16 M-element array ran 1.31x faster by
-hand (benchmarks/nontemporal_ab.py; docs/performance.md).
+hand (benchmarks/nontemporal_ab.py; docs/performance.md).  The function drains them with one
+fence before each barrier and before it returns (``KernelCodegen.fence_streams``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from polyfuse.model.loop_ast import LoopProgram
 
 STREAM_MARK = "polyfuse.stream"  # the metadata kind codegen puts on a main loop's store
 ALIGNMENT = 64  # bytes: the head loop ends where the array's address is a multiple of this
+#: bytes one run of the loop must store to stream: shorter rows of a 2-d result lost (a 100000 x 32
+#: float64 sum 2.4 -> 3.6-5.6 ms, 50000 x 64 even, 25000 x 128 2.0-2.7 -> 1.7-1.8 ms; load 8)
+MIN_STREAM_ROW = 1024
 #: element types whose vector stores x86 makes non-temporal (an int8/int16 result is stored by a
 #: narrowing ``vpmovdb``/``vpmovdw``, which drops the hint: quantize_int8's loop was unchanged)
 _NUMERIC = ("float64", "float32", "int64", "int32", "uint64", "uint32")

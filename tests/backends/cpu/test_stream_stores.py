@@ -112,3 +112,43 @@ def test_on_the_team(streaming):
             kernel(3.0, memory[offset:offset + n], b, c)
             np.testing.assert_array_equal(memory[offset:offset + n], b + 3.0 * c)
         assert kernel.compile(3.0, memory[:n], b, c).backend.phase_runs
+
+
+def _scaled_rows(a, b, c):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = b[i, j] + 2.0 * c[i, j]
+
+
+def _passes(a, b):
+    for t in range(3):
+        for i in range(a.shape[0]):
+            a[i] = b[i] * t
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_rows_of_a_matrix_stream_together(streaming, threads):
+    """A 2-d result streams by rows (their runs counted together); each row of a padded view
+    starts at another offset from a line, so every row has its own head loop."""
+    rng = np.random.default_rng(3)
+    with threads_forced():
+        polyfuse.set_num_threads(threads)
+        kernel = polyfuse.kernel(_scaled_rows)
+        for rows, cols in ((1, 1), (5, 3), (37, 29), (64, 131)):
+            b, c = rng.random((rows, cols)), rng.random((rows, cols))
+            for pad in (0, 1, 3):
+                memory = np.full((rows, cols + pad + 1), -1.0)
+                a = memory[:, 1:cols + 1]
+                kernel(a, b, c)
+                expected = np.full_like(memory, -1.0)
+                expected[:, 1:cols + 1] = b + 2.0 * c
+                np.testing.assert_array_equal(memory, expected)
+        assert _nontemporal(kernel, a, b, c) > 0
+
+
+def test_repeated_passes_over_one_result(streaming):
+    rng = np.random.default_rng(4)
+    b = rng.random(301)
+    a = np.empty(301)
+    polyfuse.kernel(_passes)(a, b)
+    np.testing.assert_array_equal(a, b * 2)
