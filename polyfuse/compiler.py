@@ -198,9 +198,16 @@ def _contract(stages: Stages, scop, deps, schedule):
 
 
 def _tile_walks(program, decisions, scop) -> tuple:
-    """The tight tile loops of each nest that a team of one thread runs in another order."""
-    walks = (tile_walk(frozenset(d.statements), d.one_thread_order, d.tiles, scop.context)
-             for d in decisions if d.applied and d.one_thread_order and program.one_thread_tiles)
+    """The tight tile loops of each nest that a team of one thread runs in another order.  A nest
+    whose walk is over isl's budget gets none (the backend then walks a box around its tiles)."""
+    walks = []
+    for d in decisions:
+        if d.applied and d.one_thread_order and program.one_thread_tiles:
+            try:
+                with bounded(scop.context.get_ctx()):
+                    walks.append(tile_walk(frozenset(d.statements), d.one_thread_order, d.tiles, scop.context))
+            except BudgetExceeded:
+                continue
     return tuple(w for w in walks if w is not None)
 
 

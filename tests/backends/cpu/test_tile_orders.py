@@ -121,6 +121,30 @@ def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, func, tsteps):
     assert [w.order for w in program.tile_walks] == ["lexicographic"]
 
 
+def test_a_walk_over_budget_leaves_the_box(monkeypatch):
+    """isl over its budget for the walk: no walk, the backend walks the box, same bits."""
+    import polyfuse.compiler
+    from polyfuse.model.isl_budget import BudgetExceeded
+
+    def over(*args):
+        raise BudgetExceeded("test")
+
+    monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "1,1,8")
+    monkeypatch.setattr(polyfuse.compiler, "tile_walk", over)
+    threads.set_num_threads(1)
+    kernel = polyfuse.kernel(jacobi_2d, cache=False)
+    args = _args(jacobi_2d, 8, 20, np.random.default_rng(3))
+    expected, ours = _copies(args), _copies(args)
+    jacobi_2d(*expected)
+    kernel(*ours)
+    for a, e in zip(ours, expected):
+        if isinstance(e, np.ndarray):
+            np.testing.assert_array_equal(a, e)
+    program = kernel.compile(*args).stages["loop ast"]
+    assert program.one_thread_tiles and not program.tile_walks
+
+
 def test_the_knob_keeps_the_wavefronts(monkeypatch):
     monkeypatch.setenv("POLYFUSE_ONE_THREAD_TILES", "0")
     args = _args(jacobi_2d, 3, 10, np.random.default_rng(0))
