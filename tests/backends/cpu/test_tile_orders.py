@@ -109,14 +109,16 @@ def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, func, tsteps):
     monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "1,1,4,8" if func is heat_3d else "1,1,8")
     threads.set_num_threads(1)
     kernel = polyfuse.kernel(func, cache=False)
-    args = _args(func, tsteps, 9, np.random.default_rng(2))
-    expected = _copies(args)
-    func(*expected)
-    ours = _copies(args)
-    kernel(*ours)
-    for a, e in zip(ours, expected):
-        if isinstance(e, np.ndarray):
-            np.testing.assert_array_equal(a, e)
+    rng = np.random.default_rng(2)
+    for steps, n in ((tsteps, 9), (0, 9), (1, 3), (3, 1), (40, 5)):  # and sizes with few or no tiles
+        args = _args(func, steps, n, rng)
+        expected = _copies(args)
+        func(*expected)
+        ours = _copies(args)
+        kernel(*ours)
+        for a, e in zip(ours, expected):
+            if isinstance(e, np.ndarray):
+                np.testing.assert_array_equal(a, e)
     program = kernel.compile(*args).stages["loop ast"]
     assert [w.order for w in program.tile_walks] == ["lexicographic"]
 
