@@ -42,6 +42,7 @@ from polyfuse.passes.outer_sums import block_outer_sums
 from polyfuse.passes.private_sums import privatize_sums
 from polyfuse.passes.registers import promote_register_tiles
 from polyfuse.passes.serial import serial_loops
+from polyfuse.passes.tile_walks import tile_walk
 from polyfuse.schedule.accumulators import lift_accumulated_products
 from polyfuse.schedule.contraction import contract
 from polyfuse.schedule.scheduler import choose_schedule
@@ -122,6 +123,8 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
                           one_thread_tiles=frozenset((s, d.one_thread_order) for d in sched.time_tiling
                                                      if d.applied and d.one_thread_order and one_thread_tiles()
                                                      for s in d.statements))
+        # ... whose two tile loops isl bounds tightly in that order
+        program = replace(program, tile_walks=_tile_walks(program, sched.time_tiling, scop))
         # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
         # pivot) runs, per iteration, a version without its dependences within one iteration
         # when a check finds every such write a no-op (isl builds it: before the loop-AST passes)
@@ -192,6 +195,20 @@ def _contract(stages: Stages, scop, deps, schedule):
     except BudgetExceeded:
         stages.records["contraction"] = ()
         return scop, deps
+
+
+def _tile_walks(program, decisions, scop) -> tuple:
+    """The tight tile loops of each nest that a team of one thread runs in another order.  A nest
+    whose walk is over isl's budget gets none (the backend then walks a box around its tiles)."""
+    walks = []
+    for d in decisions:
+        if d.applied and d.one_thread_order and program.one_thread_tiles:
+            try:
+                with bounded(scop.context.get_ctx()):
+                    walks.append(tile_walk(frozenset(d.statements), d.one_thread_order, d.tiles, scop.context))
+            except BudgetExceeded:
+                continue
+    return tuple(w for w in walks if w is not None)
 
 
 def _verify(scop, deps, schedule) -> str:

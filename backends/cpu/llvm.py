@@ -68,12 +68,14 @@ from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import (
+    WALK_OUTER,
     Block,
     For,
     If,
     LoopProgram,
     Node,
     StmtCall,
+    TileWalk,
     exclusive_bound,
     nodes,
     statements_in,
@@ -918,8 +920,9 @@ BARRIER = "polyfuse.barrier"
 #: 72 tiles): one thread, thread CPU time, wavefronts / columns, ms (load 9-10): jacobi-2d 577 /
 #: 504, fdtd-2d 577 / 547.
 COLUMN_WAVE_SHARE = 4
-#: A one-thread order runs over a box around the tiles with a guard per pair (``emit_tile_orders``);
-#: it is taken only where the box holds at most this many pairs per tile.  heat-3d: bench 9,
+#: Without isl's tight bounds (``LoopProgram.tile_walks``), a one-thread order runs over a box around
+#: the tiles with a guard per pair (``emit_tile_orders``); it is then taken only where the box holds
+#: at most this many pairs per tile.  heat-3d: bench 9,
 #: LARGE (tsteps 500) 27; in-cache grid of ``gcc_stencils.py --ceiling`` (n 30, tsteps 37423)
 #: ~4700, where the guards took longer than the tiles (1.27 against 0.58 ns per update).
 BOX_PER_TILE = 64
@@ -1399,6 +1402,11 @@ class KernelCodegen:
             return None
         return inner, orders.pop()
 
+    def tile_walk(self, wave: For) -> TileWalk | None:
+        """isl's tight loops for the one-thread order of the nest under ``wave``, if it has them."""
+        statements = set(statements_in(wave))
+        return next((w for w in self.program.tile_walks if statements and statements <= w.statements), None)
+
     def emit_tile_orders(self, wave: For, inner: For, order: str) -> None:
         """The wavefront loop ``wave`` (``w = tile0 + tile1``) and its parallel loop ``inner``
         (``tile1``), with the tiles' order chosen at run time: on a team the wavefronts, ``inner``
@@ -1410,8 +1418,11 @@ class KernelCodegen:
         One loop pair serves all orders, so the tiles' code is emitted once: the outer loop counts
         ``a``, the inner one ``k``; wavefronts: ``w = a``, ``tile1 = k``; lexicographic:
         ``w = a + k``, ``tile1 = k``; columns: ``w = a + k``, ``tile1 = a``.  Off the wavefronts,
-        ``a`` and ``k`` run over a box around the tiles, and a guard (the wavefront loops' own
-        bounds at ``w``) skips the rest: the tiles run are the wavefronts' tiles in every order."""
+        ``a`` and ``k`` run over the bounds isl gave the order (``program.tile_walks``: every tile,
+        and pairs that are no tile only in holes between tiles) or, without them, over a box around
+        the tiles (then only where it holds at most ``BOX_PER_TILE`` pairs per tile); a guard (the
+        wavefront loops' own bounds at ``w``) skips the pairs that are no tile: the tiles run are
+        the wavefronts' tiles in every order."""
         b, exprs, team = self.builder, self.exprs, self.team
         w0, w1 = exprs.emit(wave.init), exprs.emit(exclusive_bound(wave))
         slots = [self.alloca_builder.alloca(_I64, name=f"tiles.{n}") for n in ("first", "end", "wave", "count")]
@@ -1440,18 +1451,25 @@ class KernelCodegen:
         longest = b.load(slots[2])
         if columns:
             other = b.icmp_signed(">", b.mul(longest, _i64(COLUMN_WAVE_SHARE)), b.sub(ti1, ti0))
-            box = b.mul(b.sub(ti1, ti0), b.sub(w1, w0))
         else:
             other = b.icmp_signed(">", longest, _i64(1))
-            box = b.mul(b.sub(ti1, ti0), b.sub(b.add(w1, ti1), b.add(w0, ti0)))
-        # ... and where the box around the tiles holds at most BOX_PER_TILE times as many
-        # pairs as there are tiles (many time steps on a small grid: a long, thin band of tiles)
-        other = b.and_(other, b.icmp_signed("<=", box, b.mul(b.load(slots[3]), _i64(BOX_PER_TILE))))
-        if columns:
-            a0, a1 = b.select(other, ti0, w0), b.select(other, ti1, w1)
+        walk = self.tile_walk(wave)
+        if walk is not None:  # isl's tight bounds for the order's two loops (passes/tile_walks.py)
+            a0 = b.select(other, exprs.emit(walk.outer_lo), w0)
+            a1 = b.select(other, b.add(exprs.emit(walk.outer_hi), _i64(1)), w1)
         else:
-            a0 = b.select(other, b.add(b.sub(w0, ti1), _i64(1)), w0)
-            a1 = b.select(other, b.sub(w1, ti0), w1)
+            # ... and where the box around the tiles holds at most BOX_PER_TILE times as many
+            # pairs as there are tiles (many time steps on a small grid: a long, thin band of tiles)
+            if columns:
+                box = b.mul(b.sub(ti1, ti0), b.sub(w1, w0))
+            else:
+                box = b.mul(b.sub(ti1, ti0), b.sub(b.add(w1, ti1), b.add(w0, ti0)))
+            other = b.and_(other, b.icmp_signed("<=", box, b.mul(b.load(slots[3]), _i64(BOX_PER_TILE))))
+            if columns:
+                a0, a1 = b.select(other, ti0, w0), b.select(other, ti1, w1)
+            else:
+                a0 = b.select(other, b.add(b.sub(w0, ti1), _i64(1)), w0)
+                a1 = b.select(other, b.sub(w1, ti0), w1)
 
         def tile(a, k) -> None:
             w = b.add(a, b.select(other, k, _i64(0)))
@@ -1468,7 +1486,12 @@ class KernelCodegen:
         def wavefront(a) -> None:
             self.values[wave.iterator] = a
             lo, hi = exprs.emit(inner.init), exprs.emit(exclusive_bound(inner))
-            if columns:  # a = tile1, k = tile0 = w - tile1 with w in [w0, w1)
+            if walk is not None:
+                self.values[WALK_OUTER] = a
+                k0, k1 = exprs.emit(walk.inner_lo), b.add(exprs.emit(walk.inner_hi), _i64(1))
+                self.values.pop(WALK_OUTER)
+                first, end = b.select(other, k0, lo), b.select(other, k1, hi)
+            elif columns:  # a = tile1, k = tile0 = w - tile1 with w in [w0, w1)
                 first, end = b.select(other, b.sub(w0, a), lo), b.select(other, b.sub(w1, a), hi)
             else:
                 first, end = b.select(other, ti0, lo), b.select(other, ti1, hi)

@@ -104,6 +104,25 @@ Node = For | If | Block | StmtCall
 
 
 @dataclass(frozen=True)
+class TileWalk:
+    """The tiles of one time-tiled nest in a one-thread order, as two loops with tight bounds:
+    ``for a in [outer_lo, outer_hi]: for k in [inner_lo, inner_hi]`` (inclusive), the inner
+    bounds in terms of ``Var(WALK_OUTER)``; lexicographic: ``a = tile0``, ``k = tile1``;
+    columns: ``a = tile1``, ``k = tile0`` (``tile0 = wavefront - tile1``).  Every tile of the
+    nest is in the walk; the walk may hold pairs that are no tile (the backend skips them)."""
+
+    statements: frozenset[str]
+    order: str
+    outer_lo: ir.Expr
+    outer_hi: ir.Expr
+    inner_lo: ir.Expr
+    inner_hi: ir.Expr
+
+
+WALK_OUTER = "tiles.a"  # the name of a TileWalk's outer counter in its inner bounds
+
+
+@dataclass(frozen=True)
 class LoopProgram:
     """A scheduled kernel: loop AST plus the statement bodies and arrays it refers to."""
 
@@ -120,6 +139,8 @@ class LoopProgram:
     #: runs in another order than wavefronts: "lexicographic" or "columns"
     #: (time_tiling.one_thread_order checked it; backends/cpu/llvm.py, ``emit_tile_orders``)
     one_thread_tiles: frozenset[tuple[str, str]] = frozenset()
+    #: the tight bounds of those orders' two tile loops, one walk per nest (passes/tile_walks.py)
+    tile_walks: tuple[TileWalk, ...] = ()
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:

@@ -83,6 +83,9 @@ class TimeTileDecision:
     #: "columns" or "" (the wavefronts), and why
     one_thread_order: str = ""
     one_thread: str = ""
+    #: where ``one_thread_order`` is set: the nest's tiles ``(wavefront, tile1)`` as isl text, from
+    #: which passes/tile_walks.py builds the order's tight tile loops
+    tiles: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -514,9 +517,10 @@ def wavefront_members(members: int) -> int:
 
 
 def one_thread_order(scop: Scop, deps: Dependences, band: isl.Schedule, tiled: isl.Schedule,
-                     stmts: tuple[str, ...], sizes: tuple[int, ...], skew: tuple[int, ...]) -> tuple[str, str]:
-    """(order, why): the order in which a team of one thread runs the tiles of ``tiled``
-    instead of wavefronts ``(tile0 + tile1, tile1, ...)``, or ("", "") where it keeps them.
+                     stmts: tuple[str, ...], sizes: tuple[int, ...], skew: tuple[int, ...]) -> tuple[str, str, str]:
+    """(order, why, tiles): the order in which a team of one thread runs the tiles of ``tiled``
+    instead of wavefronts ``(tile0 + tile1, tile1, ...)``, or ("", "", "") where it keeps them;
+    ``tiles``: the set of the nest's ``(wavefront, tile1)`` pairs, as isl text.
 
     On one thread a long wavefront spans the grid: a tile's predecessors, along time and along
     ``tile1``, ran a whole wave earlier, and their data left the cache.  Which predecessor to
@@ -545,17 +549,20 @@ def one_thread_order(scop: Scop, deps: Dependences, band: isl.Schedule, tiled: i
         member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
         distances = validity.apply_domain(member).apply_range(member).deltas()
         if not distances.intersect(isl.UnionSet("{ [d] : d < 0 }")).is_empty():
-            return "", ""
+            return "", "", ""
     tiles = tiled.get_root().child(0)
     points = tiles.band_get_partial_schedule_union_map().intersect_domain(tiles.get_domain()).range()
     if points.is_empty() or _single_valued(isl.Set.from_union_set(points)):
-        return "", ""
+        return "", "", ""
+    pairs = isl.Set.from_union_set(points)
+    pairs = pairs.project_out(isl.dim_type.set, 2, pairs.dim(isl.dim_type.set) - 2).coalesce()
     legal = "every dependence distance of the band's first two members is >= 0"
     if skew[0] * sizes[0] >= sizes[1]:
         return "lexicographic", (f"tiles in lexicographic order (tile0, tile1, ...): the skew slides a tile "
-                                 f"{skew[0] * sizes[0]} >= {sizes[1]} points along tile1 per time tile; {legal}")
+                                 f"{skew[0] * sizes[0]} >= {sizes[1]} points along tile1 per time tile; {legal}"), \
+            pairs.to_str()
     return "columns", (f"on long waves, tiles by columns (tile1, tile0, ...): the skew slides a tile "
-                       f"{skew[0] * sizes[0]} < {sizes[1]} points along tile1 per time tile; {legal}")
+                       f"{skew[0] * sizes[0]} < {sizes[1]} points along tile1 per time tile; {legal}"), pairs.to_str()
 
 
 def _single_valued(tiles: isl.Set) -> bool:
@@ -619,13 +626,13 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     tiled = tiled_wavefront(band, sizes)
     slope = row_slope(scop, deps, stmts)
     sided = rows_side_by_side(tiled, slope) if slope is not None else None
-    order, why = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)
+    order, why, pairs = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
     return tiled if sided is None else sided, TimeTileDecision(
         var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
         footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
-        f"skew {skew} makes time and space permutable; tiles fit the budget", rows, order, why)
+        f"skew {skew} makes time and space permutable; tiles fit the budget", rows, order, why, pairs)
 
 
 def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:

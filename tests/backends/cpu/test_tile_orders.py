@@ -5,12 +5,15 @@ wavefronts, and gives Python's bits on one thread and on a team, short and long 
 
 from __future__ import annotations
 
+import islpy as isl
 import numpy as np
 import pytest
 from conftest import HAS_CPU, team_runs
 
 import polyfuse
 from polyfuse.bench.suite import fdtd_2d, heat_3d, jacobi_2d, seidel_2d
+from polyfuse.model.loop_ast import WALK_OUTER
+from polyfuse.passes.tile_walks import tile_walk
 from polyfuse.runtime import threads
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
@@ -53,6 +56,95 @@ def test_the_order_is_recorded_and_generated(monkeypatch):
     program = kernel.compile(*args).stages["loop ast"]
     assert program.one_thread_tiles == {(s, "columns") for s in record["statements"]}
     assert "tiles.wave" in kernel.inspect_llvm(*args, optimized=False)
+    (walk,) = program.tile_walks  # isl's tight tile loops for that order (passes/tile_walks.py)
+    assert walk.order == "columns" and walk.statements == set(record["statements"])
+
+
+@pytest.mark.parametrize("order", ["lexicographic", "columns"])
+def test_the_walk_holds_every_tile_and_little_else(order):
+    """The walk's bounds at concrete sizes enclose every tile, and on a long, thin band of tiles
+    (many time steps, a small grid) hold few pairs per tile, where the box held thousands."""
+    # tile0 = w - k in [0, tsteps), tile1 = k from 2 tile0 to 2 tile0 + (n - 1) // 4
+    tiles = "[tsteps, n] -> { [w, k] : tsteps >= 1 and n >= 1 and 0 <= w - k < tsteps and 0 <= 4 * (k - 2 * (w - k)) < n }"
+    walk = tile_walk(frozenset({"S"}), order, tiles, isl.Set("[tsteps, n] -> { : }"))
+    assert walk is not None
+
+    def value(expr, **env):
+        return eval(compile(_python(expr), "<walk>", "eval"), {}, env)
+
+    env = {"tsteps": 500, "n": 7}
+    pairs = {(a, k) for a in range(value(walk.outer_lo, **env), value(walk.outer_hi, **env) + 1)
+             for k in range(value(walk.inner_lo, a=a, **env), value(walk.inner_hi, a=a, **env) + 1)}
+    wanted = {(w - k, k) if order == "lexicographic" else (k, w - k)
+              for w in range(0, 2000) for k in range(0, 2000) if 0 <= w - k < 500 and 0 <= 4 * (k - 2 * (w - k)) < 7}
+    assert len(wanted) == 1000
+    assert wanted <= pairs and len(pairs) <= 2 * len(wanted)
+
+
+def _python(expr) -> str:
+    """A walk bound (integer IR) as Python text, its outer counter named ``a``."""
+    from polyfuse.model import ir
+
+    if isinstance(expr, ir.Const):
+        return str(expr.value)
+    if isinstance(expr, ir.Var):
+        return "a" if expr.name == WALK_OUTER else expr.name
+    if isinstance(expr, ir.Compare):
+        return f"({_python(expr.lhs)} {expr.op} {_python(expr.rhs)})"
+    if isinstance(expr, ir.Select):
+        return f"({_python(expr.then)} if {_python(expr.cond)} else {_python(expr.otherwise)})"
+    if isinstance(expr, ir.Unary):
+        return f"(-{_python(expr.operand)})"
+    if expr.op in ("min", "max"):
+        return f"{expr.op}({_python(expr.lhs)}, {_python(expr.rhs)})"
+    return f"({_python(expr.lhs)} {expr.op} {_python(expr.rhs)})"
+
+
+@pytest.mark.parametrize("func, tsteps", [(heat_3d, 120), (jacobi_2d, 200)])
+def test_pythons_bits_on_a_long_thin_band_of_tiles(monkeypatch, func, tsteps):
+    """Many time steps on a small grid: the box around the tiles held more than ``BOX_PER_TILE``
+    pairs per tile (heat-3d ~115, jacobi-2d ~140: the wavefronts ran); the walk's tight loops run
+    the lexicographic order there."""
+    monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "1,1,4,8" if func is heat_3d else "1,1,8")
+    threads.set_num_threads(1)
+    kernel = polyfuse.kernel(func, cache=False)
+    rng = np.random.default_rng(2)
+    for steps, n in ((tsteps, 9), (0, 9), (1, 3), (3, 1), (40, 5)):  # and sizes with few or no tiles
+        args = _args(func, steps, n, rng)
+        expected = _copies(args)
+        func(*expected)
+        ours = _copies(args)
+        kernel(*ours)
+        for a, e in zip(ours, expected):
+            if isinstance(e, np.ndarray):
+                np.testing.assert_array_equal(a, e)
+    program = kernel.compile(*args).stages["loop ast"]
+    assert [w.order for w in program.tile_walks] == ["lexicographic"]
+
+
+def test_a_walk_over_budget_leaves_the_box(monkeypatch):
+    """isl over its budget for the walk: no walk, the backend walks the box, same bits."""
+    import polyfuse.compiler
+    from polyfuse.model.isl_budget import BudgetExceeded
+
+    def over(*args):
+        raise BudgetExceeded("test")
+
+    monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "1,1,8")
+    monkeypatch.setattr(polyfuse.compiler, "tile_walk", over)
+    threads.set_num_threads(1)
+    kernel = polyfuse.kernel(jacobi_2d, cache=False)
+    args = _args(jacobi_2d, 8, 20, np.random.default_rng(3))
+    expected, ours = _copies(args), _copies(args)
+    jacobi_2d(*expected)
+    kernel(*ours)
+    for a, e in zip(ours, expected):
+        if isinstance(e, np.ndarray):
+            np.testing.assert_array_equal(a, e)
+    program = kernel.compile(*args).stages["loop ast"]
+    assert program.one_thread_tiles and not program.tile_walks
 
 
 def test_the_knob_keeps_the_wavefronts(monkeypatch):
