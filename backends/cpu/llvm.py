@@ -800,7 +800,8 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
     if ROW_GEMM in artifact.linked_ir:
         add_row_gemm(kernel)
     if any(phase.is_region for phase in artifact.phases):
-        barrier = llvm.parse_assembly(barrier_module(triple))
+        # (its object from the disk cache needs only a module that defines the name, as a function's)
+        barrier = llvm.parse_assembly(_stub(BARRIER) if BARRIER in kernel.known else barrier_module(triple))
         barrier.name = BARRIER
         engine.add_module(barrier)
     kernel.phases = tuple(CompiledPhase(phase, kernel) for phase in artifact.phases)
@@ -964,6 +965,7 @@ _I8PP = ll.IntType(8).as_pointer().as_pointer()
 _BARRIER_TYPE = ll.FunctionType(ll.IntType(32), [ll.IntType(64).as_pointer(), ll.IntType(64), _I8PP])
 
 
+@functools.cache
 def barrier_module(triple: str) -> str:
     """``i32 polyfuse.barrier(i64* block, i64 threads, i8** arrays)``: a generation-counter barrier.
 
