@@ -20,7 +20,7 @@ from polyfuse.analysis.verify import schedule_violations
 from polyfuse.errors import UnsupportedError, VerificationError
 from polyfuse.frontend import lift
 from polyfuse.frontend.source import AST_LOCK
-from polyfuse.model.isl_budget import BudgetExceeded, Deadline, bounded
+from polyfuse.model.isl_budget import BudgetExceeded, Deadline, bounded, compile_memo
 from polyfuse.model.scop import Argument
 from polyfuse.model.stages import Stages
 from polyfuse.options import (
@@ -70,6 +70,13 @@ FRONTEND_LOCK = AST_LOCK
 
 def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:
     """Python function + signature -> verified, scheduled loop AST (target independent)."""
+    # isl objects the analyses share are kept for this compile only, so that it counts the
+    # same isl operations (and makes the same choices) whatever compiled before it
+    with compile_memo():
+        return _compile_loop_program(fn, arguments, options)
+
+
+def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:
     stages = Stages()
     # the frontend rejects unsupported code, then builds domains, accesses and program order
     with FRONTEND_LOCK:

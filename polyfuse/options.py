@@ -159,8 +159,8 @@ def tiled_lsr() -> bool:
     """``POLYFUSE_TILED_LSR``: LLVM's loop strength reduction runs on the machine code of
     time-tiled nests too (backends.cpu.llvm, ``without_lsr``).  Default on (LLVM's default
     everywhere); 0 generates those functions without it: a third of their code generation
-    (fdtd-2d 0.33 s of 0.95), at a run-time cost not yet measured on a quiet machine
-    (docs/performance.md, *Compile time*)."""
+    (fdtd-2d 0.33 s of 0.95), at a run-time cost: fdtd-2d 3-6% slower per call on one thread,
+    interleaved on a loaded machine (docs/performance.md, *Compile time*, sessions 18 and 22)."""
     return env_flag("POLYFUSE_TILED_LSR", True)
 
 

@@ -84,12 +84,11 @@ def available() -> bool:
 
 
 def register_symbols(llvm) -> None:
-    """Make the gemm routines known to the JIT linker (before a module using them is finalised),
-    and ``ROW_GEMM`` (compiled once per process: in each kernel it cost LLVM ~10 ms per product)."""
+    """Make the gemm routines known to the JIT linker (before a module using them is finalised).
+    ``ROW_GEMM`` is no library routine: a kernel that calls it has its module (``row_gemm_text``)
+    in its own engine (llvm.py ``load_artifact``)."""
     for name, address in blas_pointers().items():
         llvm.add_symbol(name, address)
-    if symbol("float64", "gemm") in blas_pointers():
-        llvm.add_symbol(ROW_GEMM, _row_gemm_address())
 
 
 #: ``?dgemm``'s arguments and meaning, for a product whose C is NumPy's row-major result seen
@@ -100,20 +99,13 @@ def register_symbols(llvm) -> None:
 #: element per column, thrashed it: 0.20 ms of a 3.5 ms product instead of ~0.05), then copies it
 #: into C; ``?dgemm`` itself otherwise, and where ``malloc`` fails.
 ROW_GEMM = symbol("float64", "rowgemm")
-_ENGINES: list = []  # the engine holding ROW_GEMM's machine code, kept for the process
+ROW_GEMM_MODULE = "polyfuse.rowgemm"  # the name of its module (the JIT's object cache keys by it)
 
 
 @functools.cache
-def _row_gemm_address() -> int:
-    """``ROW_GEMM`` compiled (its engine kept for the process), after the BLAS symbols it calls."""
-    import llvmlite.binding as llvm
-
-    module = llvm.parse_assembly(str(row_gemm_module(fortran_int())))
-    target = llvm.Target.from_default_triple().create_target_machine(opt=2)
-    engine = llvm.create_mcjit_compiler(module, target)
-    engine.finalize_object()
-    _ENGINES.append(engine)
-    return engine.get_function_address(ROW_GEMM)
+def row_gemm_text() -> str:
+    """``ROW_GEMM``'s module, printed, for the library's INTEGER."""
+    return str(row_gemm_module(fortran_int()))
 
 
 def row_gemm_module(integer: ll.IntType) -> ll.Module:

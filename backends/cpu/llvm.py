@@ -29,6 +29,7 @@ import numpy as np
 from llvmlite import ir as ll
 from polyfuse.backends.cpu import llvm_complex as cx
 from polyfuse.backends.cpu.blas import PREFIX as BLAS_PREFIX
+from polyfuse.backends.cpu.blas import ROW_GEMM, ROW_GEMM_MODULE, row_gemm_text
 from polyfuse.backends.cpu.blas import register_symbols as register_blas
 from polyfuse.backends.cpu.lapack import PREFIX as LAPACK_PREFIX
 from polyfuse.backends.cpu.lapack import register_symbols as register_lapack
@@ -797,10 +798,13 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
                         known=dict(artifact.objects))
     # (MCJIT asks the cache for a module's object before generating code for it, and reports
     # what it generated; symbols, BLAS pointers included, are still resolved at load, by name)
-    engine.set_object_cache(lambda module, data: kernel.emitted.__setitem__(module.name, bytes(data)),
+    engine.set_object_cache(lambda module, data: _emitted(kernel, module.name, bytes(data)),
                             lambda module: kernel.known.get(module.name))
+    if ROW_GEMM in artifact.linked_ir:
+        add_row_gemm(kernel)
     if any(phase.is_region for phase in artifact.phases):
-        barrier = llvm.parse_assembly(barrier_module(triple))
+        # (its object from the disk cache needs only a module that defines the name, as a function's)
+        barrier = llvm.parse_assembly(_stub(BARRIER) if BARRIER in kernel.known else barrier_module(triple))
         barrier.name = BARRIER
         engine.add_module(barrier)
     kernel.phases = tuple(CompiledPhase(phase, kernel) for phase in artifact.phases)
@@ -809,6 +813,39 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
             kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
                                        for name in (INDEX_ERROR, INDEX_VALUE))
     return kernel
+
+
+#: ``ROW_GEMM``'s machine code, by target machine: generated once per process (~7 ms), for the
+#: first kernel that ran it and not found it among the disk cache's objects
+_ROW_GEMM_OBJECTS: dict[tuple, bytes] = {}
+
+
+def _row_gemm_key(kernel: LLVMKernel) -> tuple:
+    return (_TARGET["triple"], kernel.artifact.gathers, jit_small_code())
+
+
+def _emitted(kernel: LLVMKernel, name: str, data: bytes) -> None:
+    """The object cache's store: the machine code MCJIT generated for module ``name``."""
+    kernel.emitted[name] = data
+    if name == ROW_GEMM_MODULE:
+        _ROW_GEMM_OBJECTS.setdefault(_row_gemm_key(kernel), data)
+
+
+def add_row_gemm(kernel: LLVMKernel) -> None:
+    """blas.py's ``ROW_GEMM`` in the kernel's engine, for the kernel's calls of it.  MCJIT
+    generates a module's machine code when a function it generates calls the module's function
+    (symbols are resolved among the engine's modules first), so the routine costs nothing to a
+    kernel whose call never gets machine code: its object comes from the disk cache's objects
+    (it is stored with the kernel's), else from an earlier kernel of the process, else it is
+    compiled then (~7 ms: it was once per process, before any kernel ran)."""
+    known = kernel.known.get(ROW_GEMM_MODULE)
+    if known is None and _row_gemm_key(kernel) in _ROW_GEMM_OBJECTS:
+        known = kernel.known[ROW_GEMM_MODULE] = _ROW_GEMM_OBJECTS[_row_gemm_key(kernel)]
+        objects = tuple(sorted({**dict(kernel.artifact.objects), ROW_GEMM_MODULE: known}.items()))
+        kernel.artifact = replace(kernel.artifact, objects=objects)  # (stored with the functions')
+    module = llvm.parse_assembly(_stub(ROW_GEMM) if known is not None else row_gemm_text())
+    module.name = ROW_GEMM_MODULE
+    kernel.engine.add_module(module)
 
 
 _DEFINE = re.compile(r'define (?P<linkage>(?:internal |private )?)[^@]*@(?P<name>"[^"]+"|[-\w.$]+)\(')
@@ -932,6 +969,7 @@ _I8PP = ll.IntType(8).as_pointer().as_pointer()
 _BARRIER_TYPE = ll.FunctionType(ll.IntType(32), [ll.IntType(64).as_pointer(), ll.IntType(64), _I8PP])
 
 
+@functools.cache
 def barrier_module(triple: str) -> str:
     """``i32 polyfuse.barrier(i64* block, i64 threads, i8** arrays)``: a generation-counter barrier.
 

@@ -9,9 +9,6 @@ schedule keeps each live range intact (PPCG's live-range reordering).
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -19,7 +16,7 @@ import islpy as isl
 
 from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
-from polyfuse.model.isl_budget import BudgetExceeded, Meter, metered
+from polyfuse.model.isl_budget import BudgetExceeded, Meter, metered, per_compile
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.scop import Scop, isl_name
 
@@ -108,30 +105,17 @@ class ExactFlow:
     no_source: isl.UnionMap  # sink instance -> element, for reads of input values
 
 
-#: exact_flow's answers by the text of its arguments (never by the isl objects: equal ones can
-#: hash differently).  The same question comes back within one compile: the verifier's program-
-#: order dataflow is the one compute_dependences computed, and contraction asks again for the
-#: schedule the verifier checked (heat-3d: 0.6 s of its 1.5 s of dataflow were repeats).
-_FLOWS: OrderedDict[tuple[str, str, str, bool], ExactFlow] = OrderedDict()
-_FLOWS_LOCK = threading.Lock()
-FLOWS_KEPT = 64
-
-
 def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *,
                checked: bool = True) -> ExactFlow:
-    """``_exact_flow``, remembered by the text of its arguments (see ``_FLOWS``)."""
-    key = (sink.to_str(), source.to_str(), schedule.to_str(), checked)
-    with _FLOWS_LOCK:
-        known = _FLOWS.get(key)
-        if known is not None:
-            _FLOWS.move_to_end(key)
-            return known
-    result = _exact_flow(sink, source, schedule, checked=checked)
-    with _FLOWS_LOCK:
-        _FLOWS[key] = result
-        if len(_FLOWS) > FLOWS_KEPT:
-            _FLOWS.popitem(last=False)
-    return result
+    """``_exact_flow``, remembered for the rest of the compile (``per_compile``) by the text of
+    its arguments (never by the isl objects: equal ones can hash differently).  The same question
+    comes back within one compile: the verifier's program-order dataflow is the one
+    compute_dependences computed, and contraction asks again for the schedule the verifier
+    checked (heat-3d: 0.6 s of its 1.5 s of dataflow were repeats).  Not across compiles: a
+    compile that found its dataflow computed by an earlier one counted fewer isl operations,
+    and made other choices near its budget (jacobi-2d under ``POLYFUSE_ISL_BUDGET=13000``)."""
+    key = ("exact flow", sink.to_str(), source.to_str(), schedule.to_str(), checked)
+    return per_compile(key, lambda: _exact_flow(sink, source, schedule, checked=checked))
 
 
 def _exact_flow(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedule, *,
@@ -229,10 +213,13 @@ def _statement_key(relation: isl.Map, side: isl.dim_type) -> tuple[str, int]:
     return relation.get_tuple_name(side), relation.dim(side)
 
 
-@functools.cache
 def _lex_nonpositive(n: int) -> isl.Set:
-    """{ d : d <=lex 0 } in n dimensions (parsed once per n: isl takes milliseconds to build its
-    disjoint form, and the verifier asks for it per candidate and array)."""
+    """{ d : d <=lex 0 } in n dimensions (parsed once per n and compile: isl takes milliseconds to
+    build its disjoint form, and the verifier asks for it per candidate and array)."""
+    return per_compile(("lex nonpositive", n), lambda: _make_lex_nonpositive(n))
+
+
+def _make_lex_nonpositive(n: int) -> isl.Set:
     names = [f"d{i}" for i in range(n)]
     cases = [" and ".join([f"{x} = 0" for x in names[:k]] + [f"{names[k]} < 0"]) for k in range(n)]
     cases.append(" and ".join(f"{x} = 0" for x in names) or "true")
@@ -393,9 +380,12 @@ def _carried_delta(delta: isl.Set, context: isl.Set) -> bool:
     return not hit.intersect_params(context.align_params(delta.get_space())).is_empty()
 
 
-@functools.cache
 def _carried_distances(n: int) -> isl.Set:
-    """{ d : d_0 = ... = d_(n-2) = 0 and d_(n-1) != 0 }"""
+    """{ d : d_0 = ... = d_(n-2) = 0 and d_(n-1) != 0 } (parsed once per n and compile)"""
+    return per_compile(("carried distances", n), lambda: _make_carried_distances(n))
+
+
+def _make_carried_distances(n: int) -> isl.Set:
     names = [f"d{i}" for i in range(n)]
     outer = " and ".join(f"{x} = 0" for x in names[:-1]) or "true"
     return isl.Set(f"{{ [{', '.join(names)}] : {outer} and ({names[-1]} < 0 or {names[-1]} > 0) }}")

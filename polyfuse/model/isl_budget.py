@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import islpy as isl
 
@@ -21,6 +22,7 @@ from polyfuse import options
 _lock = threading.RLock()
 _active = threading.local()  # how many bounded blocks this thread is inside
 ISL_LOCK = threading.RLock()  # polyfuse's isl work shares one context; isl is not thread-safe
+T = TypeVar("T")
 
 
 def clock() -> float:
@@ -110,6 +112,33 @@ class Deadline:
                 "POLYFUSE_COMPILE_OPERATIONS): "
                 f"{self.skipped} optional analyses or transformations were skipped, each keeping "
                 "the legal choice it had")
+
+
+@contextmanager
+def compile_memo() -> Iterator[None]:
+    """Scope of ``per_compile``'s memo: one compile (a compile inside it gets its own)."""
+    previous = getattr(_active, "memo", None)
+    _active.memo = {}
+    try:
+        yield
+    finally:
+        _active.memo = previous
+
+
+def per_compile(key: tuple, make: Callable[[], T]) -> T:
+    """``make()``, kept for the rest of the compile (``compile_memo``); made anew outside one.
+
+    isl counts the operations of building an object in the block that builds it: one kept for
+    the process (it was ``functools.cache``) would count in the first compile that asked for it
+    and in no later one, so a block near its bound could transform a program alone and keep
+    its fallback after other compiles (or the reverse).  Kept per compile, every compile of a
+    program counts the same operations whatever ran before it in the process."""
+    memo = getattr(_active, "memo", None)
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
 
 
 def _refuse_past_deadline() -> None:

@@ -38,7 +38,7 @@ from polyfuse.model import ir
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopNode, StmtNode, TreeNode
 from polyfuse.model.scop import Scop, Statement, isl_name
-from polyfuse.schedule.loop_products import ProductDecision, lift_loop_products
+from polyfuse.schedule.loop_products import ProductDecision, lift_loop_products, product_shaped
 
 _REALS = ("float64", "float32")
 _EXPANDED = "_pf_accumulator"  # the scratch name ``s`` takes in the legality check only
@@ -70,7 +70,9 @@ def lift_accumulated_products(scop: Scop, deps: Dependences) -> tuple[
         Scop, Dependences, tuple[AccumulatorDecision, ...], tuple[ProductDecision, ...]]:
     """loop_products' lift after folding every accumulator that legally folds into a product it
     then lifts.  Folds whose product stays loops are undone and the rest retried (each round
-    drops at least one, so this ends)."""
+    drops at least one, so this ends).  A round none of whose folded accumulations has a
+    product's shape (``product_shaped``: ``s += min(...)``) refuses them all without the folded
+    program's dependences, which no product would use (regression program b: 4 of its 10 s)."""
     groups = _groups(scop)
     refused: dict[str, str] = {}
     while True:
@@ -87,8 +89,11 @@ def lift_accumulated_products(scop: Scop, deps: Dependences) -> tuple[
         if not folded:
             lifted, lifted_deps, products = lift_loop_products(scop, deps)
             return lifted, lifted_deps, _decisions(scop, groups, [], refused), products
-        lifted, lifted_deps, products = lift_loop_products(folded_scop, compute_dependences(folded_scop))
-        moved = {p.statement for p in products}
+        if any(product_shaped(folded_scop.statement(g.accumulate), folded_scop) for g in folded):
+            lifted, lifted_deps, products = lift_loop_products(folded_scop, compute_dependences(folded_scop))
+            moved = {p.statement for p in products}
+        else:  # (none of them can be a product: all stuck, known without the folded program's dependences)
+            moved = set()
         stuck = [g for g in folded if g.accumulate not in moved]
         if not stuck:
             return lifted, lifted_deps, _decisions(scop, groups, folded, refused), products

@@ -236,6 +236,31 @@ def _lift_from(nest: LoopNode, scop: Scop, deps: Dependences) -> tuple[Scop, Pro
     return None
 
 
+def product_shaped(stmt: Statement, scop: Scop) -> bool:
+    """What ``_match`` asks of the statement's value alone: ``out = out + term``, the term two
+    loads that vary with the statement's loops times factors that do not (or a sum of such
+    terms: ``_match_pair``).  A necessary condition for ``_match``, on the statement and on any
+    growth of it (product_temporaries only adds subscripts to ``out``): a statement without it
+    never leaves its loops."""
+    if stmt.region is not None or len(stmt.iterators) < 2 or stmt.reassociable:
+        return False
+    dtype = scop.array(stmt.array).dtype
+    value = stmt.value
+    if dtype not in _REALS or not isinstance(value, ir.BinOp) or value.op != "+" or value.dtype != dtype:
+        return False
+    own = ir.Load(stmt.array, stmt.index, dtype)
+    term = value.rhs if value.lhs == own else value.lhs if value.rhs == own else None
+    return term is not None and _product_term(term, dtype, set(stmt.iterators))
+
+
+def _product_term(term: ir.Expr, dtype: str, loops: set[str]) -> bool:
+    if isinstance(term, ir.BinOp) and term.op == "+" and term.dtype == dtype and not term.reassoc:
+        return _product_term(term.lhs, dtype, loops) and _product_term(term.rhs, dtype, loops)
+    factors = _factors(term, dtype)
+    varying = [f for f in factors or () if _uses(f) & loops]
+    return len(varying) == 2 and all(isinstance(f, ir.Load) for f in varying)
+
+
 def _match(stmt: Statement, scop: Scop) -> _Match | None:
     """The product's parts if ``stmt`` is ``out = out + scale * a * b`` over three loops, or
     over more where ``out`` and one operand share the others (a stack of products), or a matrix

@@ -318,7 +318,10 @@ def test_piecewise_carries_and_runs_before_match_the_whole_composition(deps, pre
 
 
 def test_exact_flow_is_remembered_by_the_text_of_its_arguments():
+    """Within one compile (``compile_memo``), and only there: a compile that found its dataflow
+    computed by an earlier one would count fewer isl operations (tests/end_to_end/test_compile_deadline.py)."""
     from polyfuse.analysis.dependences import exact_flow
+    from polyfuse.model.isl_budget import compile_memo
 
     def arguments(schedule):
         sink = isl.UnionMap("[n] -> { S1[i] -> A[i - 1] : 0 < i < n }")
@@ -329,9 +332,13 @@ def test_exact_flow_is_remembered_by_the_text_of_its_arguments():
         '{ filter: "[n] -> { S0[i] }" }, { filter: "[n] -> { S1[i] }" } ] } }'
     reversed_order = in_order.replace('"[n] -> { S0[i] }"', '"[n] -> { X[i] }"') \
         .replace('"[n] -> { S1[i] }"', '"[n] -> { S0[i] }"').replace('"[n] -> { X[i] }"', '"[n] -> { S1[i] }"')
-    first = exact_flow(*arguments(in_order))
-    assert exact_flow(*arguments(in_order)) is first  # equal arguments, new isl objects: remembered
-    assert exact_flow(*arguments(in_order), checked=False) is not first  # the check is part of the question
-    other = exact_flow(*arguments(reversed_order))  # another schedule: another answer
+    with compile_memo():
+        first = exact_flow(*arguments(in_order))
+        assert exact_flow(*arguments(in_order)) is first  # equal arguments, new isl objects: remembered
+        assert exact_flow(*arguments(in_order), checked=False) is not first  # the check is part of the question
+        other = exact_flow(*arguments(reversed_order))  # another schedule: another answer
+    with compile_memo():
+        assert exact_flow(*arguments(in_order)) is not first  # the next compile computes its own
+    assert exact_flow(*arguments(in_order)) is not exact_flow(*arguments(in_order))  # outside one: anew
     assert first.must.is_equal(isl.UnionMap("[n] -> { S0[i] -> S1[i + 1] : 0 <= i < n - 1 }"))
     assert other.must.is_empty() and not other.no_source.is_empty()

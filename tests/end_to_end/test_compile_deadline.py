@@ -176,3 +176,65 @@ def test_the_operations_setting(monkeypatch):
     assert compile_operations() == DEFAULT_COMPILE_OPERATIONS
     monkeypatch.setenv("POLYFUSE_COMPILE_OPERATIONS", "0")
     assert compile_operations() is None
+
+
+def _suite_loop_code(name: str) -> tuple[str, str]:
+    """The loop code of suite kernel ``name`` (test sizes) and its compile-deadline note, after
+    a call checked against the undecorated function."""
+    spec = suite.KERNELS[name]
+    args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    expected = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    kernel = polyfuse.kernel(spec.func, target="python")
+    kernel(*args)
+    spec.func(*expected)
+    for got, want in zip(args, expected):
+        if isinstance(got, np.ndarray):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    explanation = kernel.explain(*args)
+    return explanation["loop code"], explanation.to_dict().get("compile deadline", "")
+
+
+def test_a_compile_counts_the_same_operations_after_other_compiles(monkeypatch):
+    """isl work remembered across compiles (exact dataflow, the distance sets of ``carries``)
+    counted only in the compile that did it: with transformations near their bound
+    (``POLYFUSE_ISL_BUDGET=13000``), jacobi-2d's second compile in a process found its dataflow
+    computed and tiled where the first did not.  Now each compile keeps its own."""
+    monkeypatch.setenv("POLYFUSE_DISABLE_CACHE", "1")
+    monkeypatch.setenv("POLYFUSE_COMPILE_SECONDS", "0")
+    monkeypatch.setenv("POLYFUSE_ISL_BUDGET", "13000")
+    first = _suite_loop_code("jacobi-2d")
+    _suite_loop_code("jacobi-1d")
+    assert _suite_loop_code("jacobi-2d") == first
+
+
+def test_shared_isl_objects_are_built_in_each_compile():
+    """``per_compile``: made once per compile, so the first block of every compile that asks
+    counts the same operations; outside a compile, made anew each time."""
+    from polyfuse.analysis.dependences import carries
+
+    ctx = isl.DEFAULT_CONTEXT
+    deps = isl.UnionMap("[n] -> { S[i, j, k] -> S[i, j, k + 1] : 0 <= i, j, k < n }")
+    prefix = isl.UnionMap("{ S[i, j, k] -> [i, j, k] }")
+    context = isl.Set("[n] -> { : n > 0 }")
+
+    def runs_within(grant: int, *, warm: bool) -> bool:
+        with isl_budget.compile_memo():
+            if warm:  # an earlier block of the same compile asked the same
+                carries(deps, prefix, context)
+            try:
+                with bounded(ctx, grant):
+                    return carries(deps, prefix, context)
+            except BudgetExceeded:
+                return False
+
+    def fewest(warm: bool) -> int:
+        low, high = 1, 1 << 20
+        while low < high:
+            middle = (low + high) // 2
+            low, high = (low, middle) if runs_within(middle, warm=warm) else (middle + 1, high)
+        return low
+
+    cold = fewest(warm=False)
+    assert fewest(warm=True) < cold  # kept within a compile
+    assert not runs_within(cold - 1, warm=False)  # and built again by the next one
+    assert fewest(warm=False) == cold

@@ -181,6 +181,26 @@ def k(C, A, B):
     assert "loop products" not in explained
 
 
+@pytest.mark.parametrize("term", ["min(A[i, k], B[k, j])", "A[i, k]", "A[i, k] * B[k, j] * A[i, j + 0 * k]"])
+def test_an_accumulation_of_no_product_stays_loops_bit_for_bit(term):
+    """A sum of something other than two operands' product folds (isl's dataflow allows it) but
+    can never run on BLAS: refused, as when its product does not lift (decided before the
+    folded program's dependences: regression program b spent 40% of its compile on them)."""
+    source = f"""
+def k(C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += {term}
+            C[i, j] = 2.0 * s + C[i, j]
+"""
+    explained = _run(source, _m(30, 20), _m(30, 25), _m(25, 20), exact=True)
+    assert _folded(explained) == [False]
+    assert explained["accumulators"][0]["reason"] == "kept as written: the product it folds into cannot run on BLAS here"
+    assert "loop products" not in explained
+
+
 def test_blas_false_keeps_the_loops():
     explained = _run(GEMM, 1.5, 1.2, _m(30, 20), _m(30, 25), _m(25, 20), exact=True, blas=False)
     assert "accumulators" not in explained

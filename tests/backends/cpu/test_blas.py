@@ -160,6 +160,19 @@ def test_few_columns_into_a_slice_of_a_wider_array_and_the_knob(monkeypatch):
     _check(src, *args, cache=False)
 
 
+def test_row_gemm_only_in_the_kernels_that_call_it():
+    """``ROW_GEMM`` gets machine code in a kernel whose function calls it, and in no other (a
+    float32 product calls ``?sgemm``): no process-wide compile on the first BLAS kernel."""
+    rng = np.random.default_rng(15)  # (not the module's RNG: the later tests' data stay as they were)
+    for dtype, calls in ((np.float32, False), (np.float64, True)):
+        args = (rng.standard_normal((_NARROW, _NARROW)).astype(dtype), rng.standard_normal((_NARROW, 8)).astype(dtype))
+        _check("def k(A, B):\n    return A @ B\n", *args, rtol=1e-4 if dtype == np.float32 else 1e-10)
+        _, kernel = _kernel("def k(A, B):\n    return A @ B\n", cache=False)
+        kernel(*args)
+        backend = kernel.compile(*args).backend
+        assert (blas.ROW_GEMM_MODULE in backend.generated + list(dict(backend.artifact.objects))) == calls
+
+
 _SLICES = st.sampled_from([":", "::2", "1:", ":-1", "::-1", "2:-3:3"])
 
 

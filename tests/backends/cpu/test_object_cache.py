@@ -1,6 +1,7 @@
 """The disk cache keeps MCJIT's machine code: a load in another process links it, and the kernels
 that call BLAS, LAPACK, the barrier of a parallel region or report an out-of-bounds subscript
-still compute their function's results there (their symbols are resolved again, by name)."""
+still compute their function's results there (their symbols are resolved again, by name).  blas.py's
+``ROW_GEMM`` (a product with few columns) is stored with the objects of each kernel that calls it."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ CHILD = textwrap.dedent('''
 
     def solve_twice(A, b):
         return np.linalg.solve(A, np.linalg.solve(A, b))
+
+    def narrow(A, B):
+        return A @ B
 
     def gather(X, idx, Y):
         for i in range(Y.shape[0]):
@@ -48,6 +52,13 @@ CHILD = textwrap.dedent('''
     solved = kernel(A, b)
     report["lapack"] = [variant.from_cache, bool(variant.backend.artifact.objects),
                         bool(np.allclose(solved, solve_twice(A, b)))]
+    from polyfuse.backends.cpu.blas import NARROW_MIN_ROWS, ROW_GEMM_MODULE
+    A, B = rng.random((NARROW_MIN_ROWS, NARROW_MIN_ROWS)), rng.random((NARROW_MIN_ROWS, 8))  # the narrow way
+    kernel = polyfuse.kernel(narrow)
+    variant = kernel.compile(A, B)
+    product = kernel(A, B)
+    report["narrow"] = [variant.from_cache, ROW_GEMM_MODULE in dict(variant.backend.artifact.objects) and not (
+                            variant.from_cache and variant.backend.generated), bool(np.allclose(product, narrow(A, B)))]
     kernel = polyfuse.kernel(gather)
     X, idx, Y = np.ones(4), np.array([0, 3, 4]), np.zeros(3)
     try:
