@@ -150,13 +150,20 @@ def tiles_address() -> int:
 
 
 def _resolve_tiles() -> int:
-    """``tiles_address()``, or 0 (``ROW_GEMM`` then calls ``?dgemm``) where it cannot be made."""
+    """``tiles_address()``, or 0 (``ROW_GEMM`` then calls ``?dgemm``, and asks again next time:
+    answered at once) where it cannot be made."""
     with _RESOLVING:
+        if _FAILED:
+            return 0
         try:
             return tiles_address()
         except Exception:  # noqa: BLE001 - the product still runs, on BLAS
+            _FAILED.append(True)
             logging.getLogger("polyfuse").exception("the register tiles could not be compiled")
             return 0
+
+
+_FAILED: list[bool] = []
 
 
 _RESOLVER = ctypes.CFUNCTYPE(ctypes.c_int64)(_resolve_tiles)

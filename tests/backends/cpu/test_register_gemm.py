@@ -114,3 +114,20 @@ def test_kernels_with_the_tiles_match_numpy(forced, func, make, count):
             got, want = ours[-1], theirs[-1]
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
     assert blas.tiles_address.cache_info().currsize == 1  # ROW_GEMM asked for the tiles
+
+
+def test_tiles_that_cannot_be_compiled_leave_the_product_to_blas(monkeypatch, caplog):
+    """The resolver answers 0 (``ROW_GEMM`` then calls ``?dgemm``), logs why once, and does not
+    try again."""
+    tries = []
+
+    def broken() -> int:
+        tries.append(1)
+        raise RuntimeError("no target")
+
+    monkeypatch.setattr(blas, "tiles_address", broken)
+    monkeypatch.setattr(blas, "_FAILED", [])
+    assert blas._resolve_tiles() == 0
+    assert blas._resolve_tiles() == 0
+    assert len(tries) == 1
+    assert "could not be compiled" in caplog.text
