@@ -30,8 +30,12 @@ import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 LANES = 8  # doubles per vector (AVX-512)
-TILE_ROWS = 4  # rows of C per register tile
-PANEL = 32  # columns of B per panel: TILE_ROWS * PANEL / LANES = 16 vectors of sums
+#: rows of C per register tile: 6 x 4 = 24 vectors of sums (of 32 registers).  Against 4 rows
+#: (16 sums), interleaved, load 10-11: 1024 x 1100 x 64 2.63-2.67 ms against 2.84-2.92,
+#: 1024 x 1024 x 256 9.76-10.09 against 9.94-10.07, 2048 x 2048 x 128 19.7-20.4 against
+#: 20.7-21.1; 8 rows x 16 columns lost on wide products (24.0 against 22.2 at 1024 columns)
+TILE_ROWS = 6
+PANEL = 32  # columns of B per panel
 #: The most columns ``ROW_GEMM`` gives the routine: one thread, process CPU, interleaved with
 #: NumPy's call and jax.jit (docs/performance.md): 64 columns 2.69 ms against OpenBLAS's 3.64,
 #: 256 columns 10.6 against 11.6, 1024 columns 22.8 against 20.9 (wide products: packing wins)

@@ -1,6 +1,6 @@
 """The register tiles for float64 products with few columns (backends/cpu/register_gemm.py),
 called from ``ROW_GEMM`` (backends/cpu/blas.py): against NumPy within BLAS's tolerance (rtol
-1e-10), on the edges of the tiles (rows past the last tile of 4, columns past the last vector of
+1e-10), on the edges of the tiles (rows past the last tile of 6, columns past the last vector of
 8 and the last panel of 32), leading dimensions wider than the rows, ``alpha``, sums and rows cut
 into blocks (forced by a pretend small L2), and through kernels on one and two threads."""
 
@@ -52,16 +52,16 @@ def _product(routine, rows, depth, cols, alpha=1.0):
 
 @pytest.mark.parametrize("rows, depth, cols", [
     (1, 1, 1), (3, 2, 7), (4, 5, 8), (5, 9, 9), (9, 17, 31), (8, 3, 32), (7, 4, 33), (13, 40, 100),
-    (6, 11, 256), (33, 1, 65)])
+    (6, 11, 256), (12, 2, 24), (35, 1, 65)])
 def test_tiles_match_numpy_on_every_edge(rows, depth, cols):
     _product(_routine(), rows, depth, cols, alpha=1.0 if cols % 2 else -2.5)
 
 
 @pytest.mark.parametrize("l2_bytes", [8 * 1024, 1024])
-@pytest.mark.parametrize("rows, depth, cols", [(5, 8, 20), (21, 9, 40), (6, 41, 33), (13, 100, 8)])
+@pytest.mark.parametrize("rows, depth, cols", [(5, 8, 20), (21, 9, 40), (6, 41, 33), (13, 100, 8), (20, 17, 70)])
 def test_sums_and_rows_cut_into_blocks(l2_bytes, rows, depth, cols):
     """A pretend small L2 makes blocks of 8 terms (the first block stores, the later ones add)
-    and, at 1 KiB, blocks of 8 rows (half the L2 over 8 terms)."""
+    and, at 1 KiB, blocks of 6 rows (half the L2 over 8 terms, down to a multiple of 6)."""
     routine = _routine(l2_bytes=l2_bytes)
     assert tiles.depth_block(l2_bytes) == 8
     _product(routine, rows, depth, cols, alpha=0.5)
