@@ -135,7 +135,7 @@ def compile_row_gemm(with_tiles: bool) -> int:
 
 
 #: ``ROW_GEMM`` asks this function for the register tiles' address on the first product that
-#: takes them (then keeps it): their machine code (LLVM's code generator, 40-130 ms) is made only
+#: takes them (then keeps it): their machine code (LLVM's code generator, ~80 ms of CPU) is made only
 #: in the processes that use it, not in every one that registers BLAS
 TILES_RESOLVER = PREFIX + "dregtiles.resolve"
 _RESOLVING = threading.Lock()
