@@ -144,9 +144,7 @@ _RESOLVING = threading.Lock()
 @functools.cache
 def tiles_address() -> int:
     """``REG_GEMM`` compiled for the host (its engine kept for the process)."""
-    import llvmlite.binding as llvm
-
-    return tiles.compile_tiles(llvm, machine().l2, _ENGINES)
+    return tiles.compile_tiles(machine().l2, _ENGINES)
 
 
 def _resolve_tiles() -> int:

@@ -64,10 +64,10 @@ def depth_block(l2_bytes: int) -> int:
     return max(LANES, l2_bytes // 4 // (PANEL * 8))
 
 
-def compile_tiles(llvm, l2_bytes: int, engines: list) -> int:
+def compile_tiles(l2_bytes: int, engines: list) -> int:
     """The address of ``REG_GEMM`` compiled for the host: LLVM's code generator only (the IR is
-    already vectors; the -O3 pipeline took ~0.9 s for no gain; this takes ~80 ms of CPU), its engine appended to
-    ``engines`` (kept for the process)."""
+    already vectors; the -O3 pipeline took ~0.9 s for no gain; this takes ~80 ms of CPU), its
+    engine appended to ``engines`` (kept for the process)."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     module = ll.Module(name="polyfuse.regtiles")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ctypes
 import math
 
-import llvmlite.binding as llvm
 import numpy as np
 import pytest
 from llvmlite import ir as ll
@@ -31,7 +30,7 @@ def _routine(l2_bytes: int | None = None):
     if l2_bytes is None:
         address = blas.tiles_address()
     else:
-        address = tiles.compile_tiles(llvm, l2_bytes, blas._ENGINES)
+        address = tiles.compile_tiles(l2_bytes, blas._ENGINES)
     return ctypes.CFUNCTYPE(None, *_ARGS)(address)
 
 
