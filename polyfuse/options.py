@@ -221,6 +221,17 @@ def narrow_gemm() -> bool:
     return env_flag("POLYFUSE_NARROW_GEMM", True)
 
 
+def register_gemm() -> bool:
+    """``POLYFUSE_REGISTER_GEMM``: a float64 product into a row-major result of at most 256
+    columns, both operands row-major (``P @ V``, ``R @ W2``), that reaches ``ROW_GEMM`` (so with
+    ``POLYFUSE_NARROW_GEMM`` on) runs polyfuse's own register tiles (backends/cpu/register_gemm.py)
+    instead of ``?dgemm``: OpenBLAS's kernels run such products 5-60% slower on this Zen 4
+    (docs/performance.md, *Products with few columns in registers*).  AVX-512 hosts only.  Read
+    where a kernel's engine gets ``ROW_GEMM`` (part of the disk cache's key: its machine code is
+    stored with the kernel's); default on, 0 keeps ``?dgemm``."""
+    return env_flag("POLYFUSE_REGISTER_GEMM", True)
+
+
 def blas_beta_zero() -> bool:
     """``POLYFUSE_BLAS_BETA_ZERO``: a statement that sets to zero exactly the elements a matrix
     product written as loops then adds to (``tmp[i] = 0.0`` before ``tmp[i] += A[i, j] * x[j]``)
@@ -503,6 +514,7 @@ class Options:
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + ("" if row_tails() or self.target != "cpu" or not self.time_tiling_enabled() else " row_tails=off")
                 + (f" stream_stores={stream_store_bytes()}" if self.target == "cpu" else "")
+                + ("" if register_gemm() or self.target != "cpu" else " register_gemm=off")
                 + ("" if one_thread_tiles() or self.target != "cpu" or not self.time_tiling_enabled()
                    else " one_thread_tiles=off")
                 + self._cuda_key())

@@ -17,17 +17,21 @@ a library call to pay, run :meth:`Matmul.loops` instead, compiled in place.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
+import logging
+import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
 from llvmlite import ir as ll
+from polyfuse.backends.cpu import register_gemm as tiles
 from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK, GEMM_MIN_WORK
-from polyfuse.options import narrow_gemm
+from polyfuse.options import machine, narrow_gemm, register_gemm
 from polyfuse.runtime.linalg_library import library
 
 _I64 = ll.IntType(64)
@@ -89,6 +93,8 @@ def register_symbols(llvm) -> None:
     in its own engine (llvm.py ``load_artifact``)."""
     for name, address in blas_pointers().items():
         llvm.add_symbol(name, address)
+    # (``ROW_GEMM``'s module with the tiles asks this function for their address: a pointer, no code)
+    llvm.add_symbol(TILES_RESOLVER, ctypes.cast(_RESOLVER, ctypes.c_void_p).value)
 
 
 #: ``?dgemm``'s arguments and meaning, for a product whose C is NumPy's row-major result seen
@@ -100,16 +106,63 @@ def register_symbols(llvm) -> None:
 #: into C; ``?dgemm`` itself otherwise, and where ``malloc`` fails.
 ROW_GEMM = symbol("float64", "rowgemm")
 ROW_GEMM_MODULE = "polyfuse.rowgemm"  # the name of its module (the JIT's object cache keys by it)
+_ENGINES: list = []  # the engines holding the register tiles' machine code, kept for the process
+
+
+#: A product smaller than this (rows x columns x terms) keeps ``?dgemm`` in ``ROW_GEMM``: OpenBLAS's
+#: small-matrix kernels won below it (64^3: 0.011 ms against the register tiles' 0.014; 96^3
+#: 0.033 / 0.036; 128 x 64 x 128: 0.047 / 0.042)
+TILES_MIN_WORK = 1 << 20
 
 
 @functools.cache
-def row_gemm_text() -> str:
-    """``ROW_GEMM``'s module, printed, for the library's INTEGER."""
-    return str(row_gemm_module(fortran_int()))
+def row_gemm_text(with_tiles: bool) -> str:
+    """``ROW_GEMM``'s module, printed, for the library's INTEGER (``with_tiles``: products that
+    fit the register tiles run there first, ``row_gemm_tiles``)."""
+    return str(row_gemm_module(fortran_int(), with_tiles))
 
 
-def row_gemm_module(integer: ll.IntType) -> ll.Module:
-    """The module defining ``ROW_GEMM`` for the library's INTEGER ``integer``."""
+def row_gemm_tiles() -> bool:
+    """Does ``ROW_GEMM`` try the register tiles: ``POLYFUSE_REGISTER_GEMM`` on an AVX-512 host."""
+    return register_gemm() and tiles.host_has_lanes()
+
+
+#: ``ROW_GEMM`` asks this function for the register tiles' address on the first product that
+#: takes them (then keeps it): their machine code (LLVM's code generator, ~80 ms of CPU) is made only
+#: in the processes that use it, not in every one that registers BLAS
+TILES_RESOLVER = PREFIX + "dregtiles.resolve"
+_RESOLVING = threading.Lock()
+
+
+@functools.cache
+def tiles_address() -> int:
+    """``REG_GEMM`` compiled for the host (its engine kept for the process)."""
+    return tiles.compile_tiles(machine().l2, _ENGINES)
+
+
+def _resolve_tiles() -> int:
+    """``tiles_address()``, or 0 (``ROW_GEMM`` then calls ``?dgemm``, and asks again next time:
+    answered at once) where it cannot be made."""
+    with _RESOLVING:
+        if _FAILED:
+            return 0
+        try:
+            return tiles_address()
+        except Exception:  # noqa: BLE001 - the product still runs, on BLAS
+            _FAILED.append(True)
+            logging.getLogger("polyfuse").exception("the register tiles could not be compiled")
+            return 0
+
+
+_FAILED: list[bool] = []
+
+
+_RESOLVER = ctypes.CFUNCTYPE(ctypes.c_int64)(_resolve_tiles)
+
+
+def row_gemm_module(integer: ll.IntType, with_tiles: bool = False) -> ll.Module:
+    """The module defining ``ROW_GEMM`` for the library's INTEGER ``integer`` (``with_tiles``:
+    products that fit ``tiles``, backends/cpu/register_gemm.py, run there)."""
     module = ll.Module(name="polyfuse.rowgemm")
     real, i8p, intp = ll.DoubleType(), _I8.as_pointer(), integer.as_pointer()
     ptr = real.as_pointer()
@@ -125,6 +178,8 @@ def row_gemm_module(integer: ll.IntType) -> ll.Module:
     def within(x, low, high):
         return b.and_(b.icmp_signed(">=", x, ll.Constant(_I64, low)), b.icmp_signed("<=", x, ll.Constant(_I64, high)))
 
+    if with_tiles:
+        _try_tiles(b, function, (m, n, k, ldc))
     pad = 64 // _BYTES["float64"]
     narrow = b.and_(b.fcmp_ordered("==", b.load(beta), ll.Constant(real, 0.0)), within(m, 2, NARROW_MAX_COLS))
     narrow = b.and_(narrow, b.and_(within(n, NARROW_MIN_ROWS, 2 ** (integer.width - 1) - 1 - pad),
@@ -156,6 +211,55 @@ def row_gemm_module(integer: ll.IntType) -> ll.Module:
     b.call(free, [buffer])
     b.ret_void()
     return module
+
+
+def _try_tiles(b: ll.IRBuilder, function: ll.Function, sizes: tuple) -> None:
+    """``ROW_GEMM``'s first test: a product with beta = 0, alpha != 0, both operands row-major
+    (``?dgemm``'s 'N', 'N' on ``C^T = B^T A^T``), 1 .. ``tiles.MAX_COLS`` columns and at least
+    ``TILES_MIN_WORK`` multiply-adds runs the register tiles and returns (their address asked of
+    ``TILES_RESOLVER`` on first use, kept in a global); anything else, or no address, goes on to
+    the next test, where ``b`` is left."""
+    module = function.module
+    ta, tb, _, _, _, alpha, a, lda, b_, ldb, beta, c, _ = function.args
+    m, n, k, ldc = sizes
+    real = ll.DoubleType()
+
+    def wide(at):
+        value = b.load(at)
+        return b.sext(value, _I64) if value.type.width < 64 else value
+
+    def plain(flag):
+        return b.icmp_unsigned("==", b.load(flag), ll.Constant(_I8, ord("N")))
+
+    ok = b.and_(b.fcmp_ordered("==", b.load(beta), ll.Constant(real, 0.0)),
+                b.fcmp_unordered("!=", b.load(alpha), ll.Constant(real, 0.0)))
+    ok = b.and_(ok, b.and_(plain(ta), plain(tb)))
+    ok = b.and_(ok, b.and_(b.icmp_signed(">=", m, ll.Constant(_I64, 1)),
+                           b.icmp_signed("<=", m, ll.Constant(_I64, tiles.MAX_COLS))))
+    ok = b.and_(ok, b.and_(b.icmp_signed(">=", n, ll.Constant(_I64, 1)), b.icmp_signed(">=", k, ll.Constant(_I64, 1))))
+    ok = b.and_(ok, b.icmp_signed(">=", b.mul(b.mul(m, n), k), ll.Constant(_I64, TILES_MIN_WORK)))
+    ask, known, run, rest = (function.append_basic_block(name) for name in ("tiles_ask", "tiles_known", "tiles",
+                                                                            "not_tiles"))
+    slot = ll.GlobalVariable(module, _I64, name=tiles.REG_GEMM + ".address")
+    slot.linkage, slot.initializer = "internal", ll.Constant(_I64, 0)
+    resolver = ll.Function(module, ll.FunctionType(_I64, []), name=TILES_RESOLVER)
+    b.cbranch(ok, known, rest)
+    b.position_at_end(known)
+    address = b.load_atomic(slot, "monotonic", 8)
+    before = b.block
+    b.cbranch(b.icmp_unsigned("==", address, ll.Constant(_I64, 0)), ask, run)
+    b.position_at_end(ask)
+    asked = b.call(resolver, [])
+    b.store_atomic(asked, slot, "monotonic", 8)
+    b.cbranch(b.icmp_unsigned("==", asked, ll.Constant(_I64, 0)), rest, run)
+    b.position_at_end(run)
+    found = b.phi(_I64)
+    found.add_incoming(address, before)
+    found.add_incoming(asked, ask)
+    routine = b.inttoptr(found, tiles.KIND.as_pointer())
+    b.call(routine, [n, m, k, b.load(alpha), b_, wide(ldb), a, wide(lda), c, ldc])
+    b.ret_void()
+    b.position_at_end(rest)
 
 
 class MatmulEmitter(FortranCaller):

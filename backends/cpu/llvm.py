@@ -29,7 +29,7 @@ import numpy as np
 from llvmlite import ir as ll
 from polyfuse.backends.cpu import llvm_complex as cx
 from polyfuse.backends.cpu.blas import PREFIX as BLAS_PREFIX
-from polyfuse.backends.cpu.blas import ROW_GEMM, ROW_GEMM_MODULE, row_gemm_text
+from polyfuse.backends.cpu.blas import ROW_GEMM, ROW_GEMM_MODULE, row_gemm_text, row_gemm_tiles
 from polyfuse.backends.cpu.blas import register_symbols as register_blas
 from polyfuse.backends.cpu.lapack import PREFIX as LAPACK_PREFIX
 from polyfuse.backends.cpu.lapack import register_symbols as register_lapack
@@ -821,7 +821,7 @@ _ROW_GEMM_OBJECTS: dict[tuple, bytes] = {}
 
 
 def _row_gemm_key(kernel: LLVMKernel) -> tuple:
-    return (_TARGET["triple"], kernel.artifact.gathers, jit_small_code())
+    return (_TARGET["triple"], kernel.artifact.gathers, jit_small_code(), row_gemm_tiles())
 
 
 def _emitted(kernel: LLVMKernel, name: str, data: bytes) -> None:
@@ -843,7 +843,7 @@ def add_row_gemm(kernel: LLVMKernel) -> None:
         known = kernel.known[ROW_GEMM_MODULE] = _ROW_GEMM_OBJECTS[_row_gemm_key(kernel)]
         objects = tuple(sorted({**dict(kernel.artifact.objects), ROW_GEMM_MODULE: known}.items()))
         kernel.artifact = replace(kernel.artifact, objects=objects)  # (stored with the functions')
-    module = llvm.parse_assembly(_stub(ROW_GEMM) if known is not None else row_gemm_text())
+    module = llvm.parse_assembly(_stub(ROW_GEMM) if known is not None else row_gemm_text(row_gemm_tiles()))
     module.name = ROW_GEMM_MODULE
     kernel.engine.add_module(module)
 
