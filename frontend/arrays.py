@@ -1944,7 +1944,14 @@ class Lowering:
         if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs):
             raise self.error(node, "an integer array raised to a power other than a non-negative integer "
                              "constant", "integer power")
-        return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs), node)
+        vtype = binop_type(op, lhs, rhs)
+        if isinstance(op, ast.Pow) and lhs.rank and not rhs.rank and lhs.vtype.is_float and rhs.vtype.is_float \
+                and vtype.is_float:
+            # NumPy's power loop over an array and one float exponent takes sqrt where it is 0.5 (sqrt(-0.0)
+            # is -0.0, sqrt(-inf) NaN, where C's pow gives 0.0 and inf): np.power's elements do the same
+            power = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "power", ast.Load())
+            return self.elementwise(lambda a, b: ast.Call(power, [a, b], []), [lhs, rhs], vtype, node)
+        return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], vtype, node)
 
     def logical(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
         """``&``, ``|``, ``^`` of boolean arrays: ``and``, ``or``, ``!=`` of their elements."""
