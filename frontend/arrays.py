@@ -1017,7 +1017,7 @@ class Lowering:
             entry = self.lookup(shape.value)
             if entry is not None and (entry.kind != "arg" or part != slice(None)):
                 self.changed = True
-                call.args[0] = ast.Tuple([e.node for e in entry.extents[part]], ast.Load())
+                call.args[0] = ast.Tuple([self.length(e).node for e in entry.extents[part]], ast.Load())
         return call
 
     def product_shape(self, shape: ast.expr) -> ast.expr:
@@ -1500,7 +1500,7 @@ class Lowering:
             self.assumed.extend(ast.parse(f"{x} == {y}", mode="eval").body for x, y in pairs)
             return
         if not (self.in_loop(a) or self.in_loop(b)):
-            self.assumed.append(ast.Compare(a.node, [ast.Eq()], [b.node]))
+            self.assumed.append(_same_length(a, b))
             return
         if not self.require(f"{a.text} == {b.text}"):
             raise self.error(node or self.here, f"cannot tell that the extents {a.text!r} and {b.text!r} "
@@ -1658,15 +1658,22 @@ class Lowering:
             d = _int_const(node.slice)
             if entry is not None and entry.kind != "arg" and d is not None and -entry.rank <= d < entry.rank:
                 self.changed = True
-                return entry.extents[d]
+                return self.length(entry.extents[d])
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
                 and node.value.attr == "shape" and isinstance(node.value.value, ast.Subscript):
             view = self.value(node.value.value)  # x[1:].shape[0]: a slice's extent (a helper's argument)
             d = _int_const(node.slice)
             if view.rank and d is not None and -view.rank <= d < view.rank:
                 self.changed = True
-                return view.extents[d]
+                return self.length(view.extents[d])
         return None
+
+    def length(self, e: Sym) -> Sym:
+        """Extent ``e`` as a value (``c.shape[0]``, a mean's count): NumPy's length, 0 where ``e``
+        comes out negative (``x[1:]`` of an empty ``x``: ``slice``); ``e`` itself where it cannot."""
+        if _nonnegative_sym(e) or self.proven(f"{e.text} >= 0"):
+            return e
+        return smax(const(0), e)
 
     def _Subscript(self, node: ast.Subscript) -> View:
         if self.linalg_tuple(node.value) is not None:
@@ -3825,7 +3832,7 @@ class Lowering:
             [ast.Name(acc, ast.Store())], self.accumulate(kind, ast.Name(acc, ast.Load()), x.element(k), True))]))
         vtype = VType(dtype, False)
         if kind == "mean":
-            count = ast.parse(" * ".join(f"({e.text})" for e in x.extents), mode="eval").body
+            count = ast.parse(" * ".join(f"({self.length(e).text})" for e in x.extents), mode="eval").body
             self.pre.append(ast.Assign([ast.Name(acc, ast.Store())],
                                        ast.BinOp(ast.Name(acc, ast.Load()), ast.Div(), count)))
         self.note_scalar(acc, vtype)
@@ -3847,7 +3854,7 @@ class Lowering:
             full = [next(kept) if keepdims or d not in axes else const(0) for d in range(x.rank)]
             return tuple(const(0) if d in axes else s for d, s in enumerate(full))
 
-        count = ast.parse(" * ".join(f"({x.extents[d].text})" for d in axes), mode="eval").body
+        count = ast.parse(" * ".join(f"({self.length(x.extents[d]).text})" for d in axes), mode="eval").body
         kept = x.rank - len(axes)
         if axes == tuple(range(kept, x.rank)):
             # trailing axes (x.sum(axis=-1)): one nest, each result element started, accumulated and
@@ -4345,6 +4352,17 @@ def assign_like(name: str, value: ast.expr, like: ast.stmt) -> ast.Assign:
 def _store(node: ast.expr) -> ast.expr:
     assert isinstance(node, ast.Subscript), "element stores are array elements"
     return ast.Subscript(node.value, node.slice, ast.Store())
+
+
+def _same_length(a: Sym, b: Sym) -> ast.expr:
+    """``a == b`` of two extents, as NumPy compares lengths: an extent that may come out negative
+    (``b[1:]`` of an empty ``b`` is -1 here, 0 in NumPy: ``slice``) matches another where both are
+    at most 0 (``b[1:] = a[2:]`` of empty arrays)."""
+    equal = ast.Compare(a.node, [ast.Eq()], [b.node])
+    if _nonnegative_sym(a) and _nonnegative_sym(b):
+        return equal
+    empty = ast.BoolOp(ast.And(), [ast.Compare(e.node, [ast.LtE()], [ast.Constant(0)]) for e in (a, b)])
+    return ast.BoolOp(ast.Or(), [equal, empty])
 
 
 def _either(test: ast.expr, then: View, otherwise: View) -> View:
