@@ -488,6 +488,9 @@ class Lowering:
             _locate(fill, stmt)
             self.any_changed = True
             return self.lower_stmt(fill)
+        if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
+                and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
+            return self.lower_stmt(_branches(stmt, stmt.value))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed, self.here = [], False, stmt
             self.assignments += 1
@@ -503,6 +506,29 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def copied_view(self, node: ast.expr) -> ast.expr:
+        """``node.copy()`` where ``node`` is an array written as a name, subscript or attribute (a
+        view of something); ``node`` itself otherwise."""
+        if not (isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) and self.array_valued(node)):
+            return node
+        call = ast.Call(ast.Attribute(node, "copy", ast.Load()), [], [])
+        return ast.copy_location(ast.fix_missing_locations(ast.copy_location(call, node)), node)
+
+    def array_valued(self, node: ast.expr) -> bool:
+        """Whether ``node`` has array values in it (an array, a slice, a NumPy call of one), not
+        only elements and sizes of arrays (``x[i]``, ``x.shape[0]``): then ``t = a if c else b``
+        is an ``if`` statement (``_branches``), so that only the branch that runs is lowered and
+        assumes its extents."""
+        if isinstance(node, ast.Name):
+            return node.id in self.names
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
+            return False
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names:
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return len(items) < self.names[node.value.id].rank \
+                or any(isinstance(i, ast.Slice) or _is_ellipsis(i) or self.array_valued(i) for i in items)
+        return any(self.array_valued(child) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
 
     def within_facts(self, facts: list[str], block: list[ast.stmt]) -> list[ast.stmt]:
         """``block`` lowered with ``facts`` known to hold (``require`` proves against them)."""
@@ -712,6 +738,18 @@ class Lowering:
             both = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
             _locate(both, stmt)
             return self.lower_stmt(unpack) + self.lower_stmt(both)
+        if isinstance(stmt.value, ast.IfExp) and (self.array_valued(stmt.value.body)
+                                                  or self.array_valued(stmt.value.orelse)):
+            # return a if c else b: bound by an if statement, then returned by name; a branch that is a
+            # view (an argument, a slice) is returned copied, as the views of an if's branches are not
+            # one array after it (equal values, another array: NumPy returns the view itself)
+            name = self.fresh("ret")
+            either = ast.IfExp(stmt.value.test, *(self.copied_view(part) for part in (stmt.value.body,
+                                                                                      stmt.value.orelse)))
+            chosen = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
+                                                  ast.copy_location(either, stmt.value)), stmt)
+            named = ast.copy_location(ast.Return(ast.copy_location(ast.Name(name, ast.Load()), stmt.value)), stmt)
+            return self.lower_stmt(chosen) + self.lower_stmt(named)
         elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
         before: list[ast.stmt] = []
         values: list[ast.expr] = []
@@ -1486,9 +1524,10 @@ class Lowering:
 
     # ---- broadcasting ----------------------------------------------------------------------
     def mismatch(self, a: Sym, b: Sym, node: ast.AST | None = None) -> None:
-        """Assume ``a == b`` (the lifted context; calls where they differ are refused).  Extents
-        that change with a loop variable are decided over the enclosing loops first."""
-        key = tuple(sorted((a.text, b.text)))
+        """Assume ``a == b`` (the lifted context; calls where they differ are refused), where the
+        enclosing ifs' tests hold (``facts``: a branch that does not run assumes nothing).
+        Extents that change with a loop variable are decided over the enclosing loops first."""
+        key = (*sorted((a.text, b.text)), *self.facts)
         if key in self.checked or a.text == b.text:  # the same size twice (np.linspace(a, b, int(x)) + its own column)
             return
         self.checked.add(key)
@@ -1500,11 +1539,25 @@ class Lowering:
             self.assumed.extend(ast.parse(f"{x} == {y}", mode="eval").body for x, y in pairs)
             return
         if not (self.in_loop(a) or self.in_loop(b)):
-            self.assumed.append(_same_length(a, b))
+            self.assume_same_length(a, b)
             return
         if not self.require(f"{a.text} == {b.text}"):
             raise self.error(node or self.here, f"cannot tell that the extents {a.text!r} and {b.text!r} "
                              "agree at every iteration (NumPy requires them equal to broadcast)", "broadcast")
+
+    def assume_same_length(self, a: Sym, b: Sym) -> None:
+        """``_same_length(a, b)`` assumed where the enclosing ifs' tests hold: ``decided`` gives the
+        sizes where ``a == b`` holds or the facts fail (``if a.shape[0] == b.shape[0]: c = a + b``
+        assumes nothing); without facts, or where isl's answer is no condition, it is assumed."""
+        verdict = decided(f"{a.text} == {b.text}", (), self.params, tuple(self.facts)) if self.facts else None
+        if verdict is not None and verdict.proven:
+            return
+        if verdict is None or verdict.assume is None:
+            self.assumed.append(_same_length(a, b))
+            return
+        same = _same_length(a, b)
+        empty = [same.values[1]] if isinstance(same, ast.BoolOp) else []
+        self.assumed.append(ast.BoolOp(ast.Or(), [verdict.assume, *empty]) if empty else verdict.assume)
 
     def largest_over_loops(self, e: Sym) -> Sym | None:
         """An upper bound of ``e`` over the enclosing loops' iterations, free of their variables:
@@ -4363,6 +4416,15 @@ def _same_length(a: Sym, b: Sym) -> ast.expr:
         return equal
     empty = ast.BoolOp(ast.And(), [ast.Compare(e.node, [ast.LtE()], [ast.Constant(0)]) for e in (a, b)])
     return ast.BoolOp(ast.Or(), [equal, empty])
+
+
+def _branches(stmt: ast.Assign | ast.AugAssign, value: ast.IfExp) -> ast.If:
+    """``t = a if c else b`` as ``if c: t = a`` / ``else: t = b`` (``+=`` alike): Python evaluates
+    only the branch the test picks, and the target has no side effects."""
+    def assigned(part: ast.expr) -> ast.stmt:
+        return _replace(stmt, target=copy.deepcopy(stmt.target), value=part) if isinstance(stmt, ast.AugAssign) \
+            else _replace(stmt, targets=[copy.deepcopy(t) for t in stmt.targets], value=part)
+    return ast.copy_location(ast.If(value.test, [assigned(value.body)], [assigned(value.orelse)]), stmt)
 
 
 def _either(test: ast.expr, then: View, otherwise: View) -> View:
