@@ -488,6 +488,10 @@ class Lowering:
             _locate(fill, stmt)
             self.any_changed = True
             return self.lower_stmt(fill)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) \
+                and isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape" \
+                and self.array_valued(stmt.value.value):
+            return [s for part in self.unpack_shape(stmt, stmt.targets[0], stmt.value) for s in self.lower_stmt(part)]
         if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
                 and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
             return self.lower_stmt(_branches(stmt, stmt.value))
@@ -506,6 +510,21 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def unpack_shape(self, stmt: ast.Assign, target: ast.Tuple | ast.List, shape: ast.Attribute) -> list[ast.stmt]:
+        """``rows, cols = M.shape`` (in a loop, or of a local array: the rewrite substitutes the top
+        level's shapes of arguments) -> ``rows = M.shape[0]``, ``cols = M.shape[1]``; unpacking
+        into another number of names is refused (a ValueError in Python)."""
+        rank = self.value(shape.value).rank
+        if len(target.elts) != rank or not all(isinstance(t, ast.Name) for t in target.elts):
+            raise self.error(stmt, f"{len(target.elts)} names unpack {ast.unparse(shape)}, which has {rank} "
+                             "extents (a ValueError in Python), or a target that is not a name", "shape unpacking")
+        self.any_changed = True
+        parts: list[ast.stmt] = [ast.Assign([name], ast.Subscript(copy.deepcopy(shape), ast.Constant(d), ast.Load()))
+                                 for d, name in enumerate(target.elts)]
+        for part in parts:
+            _locate(part, stmt)
+        return parts
 
     def copied_view(self, node: ast.expr) -> ast.expr:
         """``node.copy()`` where ``node`` is an array written as a name, subscript or attribute (a
