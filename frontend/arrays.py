@@ -492,6 +492,9 @@ class Lowering:
                 and isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape" \
                 and self.array_valued(stmt.value.value):
             return [s for part in self.unpack_shape(stmt, stmt.targets[0], stmt.value) for s in self.lower_stmt(part)]
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript) \
+                and self.gathered(stmt.target):
+            return [s for part in self.buffered(stmt, stmt.target) for s in self.lower_stmt(part)]
         if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
                 and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
             return self.lower_stmt(_branches(stmt, stmt.value))
@@ -510,6 +513,38 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def gathered(self, target: ast.Subscript) -> bool:
+        """Whether ``target`` indexes an array by an integer index array of the kernel (a name,
+        or a view of one: ``x[idx]``, ``A[rows, cols]``, ``x[idx[::-1]]``), not a grid or a mask:
+        NumPy's advanced indexing, whose read is a copy."""
+        if not (isinstance(target.value, ast.Name) and target.value.id in self.names):
+            return False
+        items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        for item in items:
+            root = item
+            while isinstance(root, (ast.Subscript, ast.Attribute)):
+                root = root.value
+            entry = self.names.get(root.id) if isinstance(root, ast.Name) else None
+            if entry is not None and entry.kind != "iota" and entry.dtype in INTS and self.array_valued(item) \
+                    and not any(isinstance(n, (ast.Call, ast.BinOp)) for n in ast.walk(item)):
+                return True
+        return False
+
+    def buffered(self, stmt: ast.AugAssign, target: ast.Subscript) -> list[ast.stmt]:
+        """``x[idx] += v`` through index arrays as Python runs it: ``g = x[idx]`` (a copy),
+        ``g += v``, ``x[idx] = g`` (written in C order of the index, the last of a repeated
+        position kept): NumPy's buffered update applies a repeated index once, with the last
+        occurrence's value (``np.add.at`` applies each)."""
+        name = self.fresh("g")
+        parts: list[ast.stmt] = [
+            ast.Assign([ast.Name(name, ast.Store())], _load(copy.deepcopy(target))),
+            ast.AugAssign(ast.Name(name, ast.Store()), stmt.op, stmt.value),
+            ast.Assign([copy.deepcopy(target)], ast.Name(name, ast.Load()))]
+        for part in parts:
+            ast.copy_location(part, stmt)
+            ast.fix_missing_locations(part)
+        return parts
 
     def unpack_shape(self, stmt: ast.Assign, target: ast.Tuple | ast.List, shape: ast.Attribute) -> list[ast.stmt]:
         """``rows, cols = M.shape`` (in a loop, or of a local array: the rewrite substitutes the top
@@ -4435,6 +4470,12 @@ def _same_length(a: Sym, b: Sym) -> ast.expr:
         return equal
     empty = ast.BoolOp(ast.And(), [ast.Compare(e.node, [ast.LtE()], [ast.Constant(0)]) for e in (a, b)])
     return ast.BoolOp(ast.Or(), [equal, empty])
+
+
+def _load(node: ast.Subscript) -> ast.Subscript:
+    """``node`` read (a store target's subscript as a value)."""
+    node.ctx = ast.Load()
+    return node
 
 
 def _branches(stmt: ast.Assign | ast.AugAssign, value: ast.IfExp) -> ast.If:
