@@ -2585,9 +2585,12 @@ class Lowering:
         if node.keywords or not 1 <= len(node.args) <= 3:
             raise self.error(node, "np.arange() takes 1 to 3 positional integers (no keywords)", "np.arange")
         values = [self.value(a) for a in node.args]
+        if not any(v.rank for v in values) and any(v.vtype.is_float for v in values) \
+                and all(v.vtype.weak or v.vtype.dtype in ("float64", "int64") for v in values):
+            return self.float_arange(node, values)
         if any(v.rank or not v.vtype.is_int or v.vtype.dtype == "bool" for v in values):
-            raise self.error(node, "np.arange() of other than integer scalars (float ranges round their "
-                             "length); use integers, or np.empty and a loop", "np.arange")
+            raise self.error(node, "np.arange() of other than integer scalars and Python or float64 floats; use "
+                             "integers, or np.empty and a loop", "np.arange")
         nodes = [v.element(()) for v in values]
         start, stop = (ast.Constant(0), nodes[0]) if len(nodes) == 1 else (nodes[0], nodes[1])
         step = _int_const(node.args[2]) if len(node.args) == 3 else 1
@@ -2607,6 +2610,45 @@ class Lowering:
             return ast.Call(copy.deepcopy(cast), [ast.BinOp(copy.deepcopy(start), ast.Add(), offset.node)], [])
 
         return View((smax(const(0), length),), VType("int64", False), element)
+
+    def float_arange(self, node: ast.Call, values: list[View]) -> View:
+        """``np.arange(start, stop, step)`` with a float among them (float64), as NumPy fills it:
+        ``ceil((stop - start) / step)`` elements (at least 0; a size the call computes unless all
+        are constants), ``start``, ``start + step``, then ``start + i * delta`` with ``delta =
+        (start + step) - start`` (NumPy's ``DOUBLE_fill``).  Bounds must be numbers, float or
+        integer arguments or sizes (what the call can compute before the kernel runs)."""
+        nodes = [copy.deepcopy(v.element(())) for v in values]
+        start, stop, step = (ast.Constant(0), nodes[0], ast.Constant(1)) if len(nodes) == 1 else \
+            (nodes[0], nodes[1], ast.Constant(1)) if len(nodes) == 2 else tuple(nodes)
+        numbers = [_number(n) for n in (start, stop, step)]
+        if all(n is not None for n in numbers):
+            with np.errstate(all="ignore"):
+                length = const(len(np.arange(*numbers)))  # type: ignore[arg-type]
+        else:
+            floats = [copy.deepcopy(n) for n in (start, stop, step)]
+            ceil = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "ceil", ast.Load()), [ast.BinOp(
+                ast.BinOp(floats[1], ast.Sub(), floats[0]), ast.Div(), floats[2])], [])
+            count = ast.Call(ast.Name("max", ast.Load()), [ast.Call(ast.Name("int", ast.Load()), [ceil], []),
+                                                           ast.Constant(0)], [])
+            computed = self.call_time_size(count)
+            if computed is None:
+                raise self.error(node, "np.arange() with float bounds other than numbers, float or integer "
+                                 "arguments and sizes (its length is computed when the call starts)", "np.arange")
+            length = computed
+        self.changed = True
+        f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())
+
+        def num(n: ast.expr) -> ast.expr:
+            return ast.Call(copy.deepcopy(f64), [copy.deepcopy(n)], [])
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            second = ast.BinOp(num(start), ast.Add(), num(step))
+            delta = ast.BinOp(copy.deepcopy(second), ast.Sub(), num(start))
+            later = ast.BinOp(num(start), ast.Add(), ast.BinOp(num(idx[0].node), ast.Mult(), delta))
+            return ast.IfExp(ast.Compare(idx[0].node, [ast.Eq()], [ast.Constant(0)]), num(start), ast.IfExp(
+                ast.Compare(copy.deepcopy(idx[0].node), [ast.Eq()], [ast.Constant(1)]), second, later))
+
+        return View((length,), VType("float64", False), element)
 
     def logical_ufunc(self, node: ast.Call, name: str, args: list[View]) -> View:
         """``np.logical_and/or/xor/not`` of arrays: the operands' truth values (``x != 0``; NaN is
@@ -4187,6 +4229,16 @@ def _nonnegative(view: View) -> bool:
         return False
     node = view.element(())
     return isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0
+
+
+def _number(node: ast.expr) -> int | float | None:
+    """A real number written as a constant (``-0.5`` too); None for anything else."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return float(node.value) if isinstance(node.value, float) else int(node.value)  # type: ignore[arg-type]
+    return None
 
 
 def _int_const(node: ast.expr) -> int | None:
