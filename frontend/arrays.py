@@ -808,10 +808,12 @@ class Lowering:
         before: list[ast.stmt] = []
         values: list[ast.expr] = []
         changed = False
+        start = self.assignments
         for elt in elts:
             name = elt.id if isinstance(elt, ast.Name) else self.fresh("ret")
             if not isinstance(elt, ast.Name):
                 assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
+                self.assignments = start  # the items bind fresh names only: each reads what the return reads
                 lowered = self.lower_stmt(assign)
                 if len(lowered) == 1 and lowered[0] is assign and not is_allocation(elt, self.globals):
                     values.append(elt)  # no NumPy in it: return it as written
@@ -1756,6 +1758,24 @@ class Lowering:
         self.changed = True
         return View(inner.extents, vtype, lambda idx: ast.Attribute(inner.element(idx), node.attr, ast.Load()))
 
+    def selection_length(self, node: ast.Subscript, name: ast.Name) -> View:
+        """``len(v)`` / ``v.shape[0]`` of ``v = x[mask]`` (in the statement right after it, as its
+        reductions): the number of true elements of ``mask``, a Python int as NumPy's length."""
+        masked = self.masked_read(name)
+        assert masked is not None, "a selection is a masked read"
+        x, mask = masked
+        if _int_const(node.slice) == -1 and x.rank != mask.rank:
+            raise self.error(node, f"{ast.unparse(node)}: the last axis of rows selected by a mask; take "
+                             f"{name.id}.shape[0] or reduce the selection", "boolean mask")
+        read = self.selections[name.id][0]
+        count = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "count_nonzero", ast.Load()),
+                         [copy.deepcopy(read.slice)], [])
+        length = ast.Call(ast.Name("int", ast.Load()), [count], [])
+        ast.copy_location(length, node)
+        ast.fix_missing_locations(length)
+        self.changed = True
+        return self.value(length)
+
     def view_extent(self, node: ast.expr) -> Sym | None:
         """The extent ``v.shape[d]`` means when ``v`` names a view, a temporary or a local array
         (the extents the lowering knows; a view has no kernel array at all)."""
@@ -1792,6 +1812,10 @@ class Lowering:
                                  "np.histogram")
             assert part is not None
             return self.histogram(node.value, part % 2)[part % 2] or scalar(node, UNKNOWN)
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id in self.selections \
+                and _int_const(node.slice) in (0, -1):
+            return self.selection_length(node, node.value.value)
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             extent = self.view_extent(node)
             return scalar(node if extent is None else extent.node, WEAK_INT)
