@@ -11,10 +11,12 @@ stays affine.  Indexing with them follows NumPy's rules for advanced indices::
 
 Each subscript is either affine and proven inside its axis (an iota plus constants: an exact
 access, it fuses like a slice) or computed at run time, with NumPy's wrap of negative values and
-``IndexError`` past the end (the gather machinery of frontend.control).  A store through index
-arrays is taken only where every index is affine, proven inside the array and the positions
-are written once each (``A[i, j, k] = ...`` over an open grid: a slice assignment); NumPy leaves
-the order of duplicate positions open, and ``x[idx] += v`` applies a duplicate once.
+``IndexError`` past the end (the gather machinery of frontend.control).  A store through affine
+indices is taken where they are proven inside the array and write each position once
+(``A[i, j, k] = ...`` over an open grid: a slice assignment); one through index arrays computed
+at run time writes the positions in C order of the broadcast index, a repeated one keeping the
+last value, as NumPy 2.4 does (``_in_index_order``); ``x[idx] += v`` is lowered before it as
+Python runs it, a gather, the update and this store (``Lowering.buffered``).
 """
 
 from __future__ import annotations
@@ -370,10 +372,9 @@ def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Inde
                           "for k in range(...): x[idx[k]] += v[k]")
         if _in_index_order(index):
             return
-        raise _refuse(lowering, node, "a store through index arrays computed at run time other than one 1-d "
-                      "array (x[idx] = v with a 1-d idx is supported: NumPy writes its duplicates in index order; "
-                      "several index arrays, or one of two or more axes, it writes in no set order); write the "
-                      "loop, for k in range(...): x[idx[k]] = v[k], or index with slices or grids (np.ogrid)")
+        raise _refuse(lowering, node, "a store through subscripts computed at run time without an index array; "
+                      "write the loop, for k in range(...): x[idx[k]] = v[k], or index with slices or grids "
+                      "(np.ogrid)")
     if not runtime and not _distinct(index, indexers, positions, shape, affine_only=False):
         raise _refuse(lowering, node, "a store through index arrays that may write one element twice "
                       "(NumPy writes duplicates in no set order); index each axis by its own grid "
@@ -381,13 +382,14 @@ def _check_store(lowering: Lowering, node: ast.Subscript, index: dict[int, _Inde
 
 
 def _in_index_order(index: dict[int, _Index]) -> bool:
-    """Whether a store through run-time indices has one 1-d index array (integers beside it):
-    NumPy writes its positions in index order, a repeated index keeping the last value
-    (``inv[perm] = np.arange(n)``, ``A[rows] = B``; NumPy documents no order for duplicates,
-    but 1-d index arrays are written in order, as the store's loop over the index writes them,
-    which dependences keep in program order: the subscript is computed at run time)."""
-    arrays = [i for i in index.values() if i.value.rank]
-    return len(arrays) == 1 and arrays[0].value.rank == 1
+    """Whether a store through run-time indices has index arrays (integers beside them): NumPy
+    2.4 writes its positions in C order of their broadcast shape, whatever the index arrays'
+    layout, a repeated position keeping the last value (``inv[perm] = np.arange(n)``,
+    ``A[rows] = B``, ``A[rows, cols] = v``, ``x[idx2d] = v``; NumPy's documentation leaves the
+    order of duplicates open, its mapiter takes C order), as the store's loop nest over that
+    shape writes them, which dependences keep in program order: the subscript is computed at
+    run time."""
+    return any(i.value.rank for i in index.values())
 
 
 def _distinct(index: dict[int, _Index], indexers: list, positions: list[int], shape: tuple[Sym, ...],

@@ -22,6 +22,8 @@ from __future__ import annotations
 import ast
 import copy
 
+import numpy as np
+
 from .arrays import NP_NAME, Lowering, View, _bool_const, const
 
 NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin"))
@@ -263,15 +265,22 @@ def axes_view(lw: Lowering, node: ast.Call, name: str) -> View | None:
     return lw.value(_placed(tree, node))
 
 
-REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside"))
+REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside", "nan_to_num"))
 
 
 def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
     """``np.take``, ``np.cross``, ``np.kron``, ``np.tensordot`` and ``np.heaviside`` as the NumPy
     expressions they equal (None where an operand is a scalar, for the scalar rules)."""
     names = {"take": ("a", "indices", "axis"), "cross": ("a", "b"), "kron": ("a", "b"),
-             "tensordot": ("a", "b", "axes"), "heaviside": ("x1", "x2")}[name]
+             "tensordot": ("a", "b", "axes"), "heaviside": ("x1", "x2"),
+             "nan_to_num": ("x", "copy", "nan", "posinf", "neginf")}[name]
     given = _given(lw, node, name, names)
+    if name == "nan_to_num":
+        a = lw.value(given["x"])
+        if a.rank == 0:
+            return None
+        lw.changed = True
+        return lw.value(_placed(_nan_to_num(lw, node, given, a), node))
     if any(n not in given for n in names[:2]):
         raise lw.error(node, f"np.{name}() needs {' and '.join(names[:2])}", f"np.{name}")
     a = lw.value(given[names[0]])
@@ -341,6 +350,36 @@ def _tensordot(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View
     kept_a, summed, kept_b = letters[:a.rank - k], letters[a.rank - k:a.rank], letters[a.rank:a.rank + b.rank - k]
     spec = f"{kept_a}{summed},{summed}{kept_b}->{kept_a}{kept_b}"
     return _np("einsum", ast.Constant(spec), copy.deepcopy(given["a"]), copy.deepcopy(given["b"]))
+
+
+def _nan_to_num(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
+    """``np.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None)`` of a real array: NaN,
+    +inf and -inf replaced (by default with 0.0 and the dtype's largest and smallest finite
+    values), cast to ``x``'s dtype; an integer or bool array copied."""
+    flag = given.get("copy")
+    if flag is not None and not (isinstance(flag, ast.Constant) and flag.value is True):
+        raise lw.error(flag, "np.nan_to_num() with copy= other than True (copy=False writes into x "
+                       "and returns it; write x[...] = np.nan_to_num(x))", "np.nan_to_num")
+    x = given["x"]
+    if a.vtype.is_complex:
+        raise lw.error(node, "np.nan_to_num() of a complex array", "np.nan_to_num")
+    if not a.vtype.is_float:
+        return ast.Call(ast.Attribute(copy.deepcopy(x), "copy", ast.Load()), [], [])
+    info = np.finfo(a.vtype.dtype)
+    values: dict[str, ast.expr] = {"nan": ast.Constant(0.0), "posinf": ast.Constant(float(info.max)),
+                                   "neginf": ast.Constant(float(info.min))}
+    for key in values:
+        part = given.get(key)
+        if part is not None and not (isinstance(part, ast.Constant) and part.value is None):
+            value = lw.value(part)
+            if value.rank or not (value.vtype.is_float or value.vtype.is_int) or value.vtype.is_complex:
+                raise lw.error(part, f"np.nan_to_num() {key}= other than a real number", "np.nan_to_num")
+            values[key] = _np(a.vtype.dtype, copy.deepcopy(part))  # NumPy casts it to x's dtype
+    inf = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "inf", ast.Load())
+    ends = _np("where", ast.Compare(copy.deepcopy(x), [ast.Eq()], [inf]), values["posinf"],
+               _np("where", ast.Compare(copy.deepcopy(x), [ast.Eq()], [ast.UnaryOp(ast.USub(), copy.deepcopy(inf))]),
+                   values["neginf"], copy.deepcopy(x)))
+    return _np("where", _np("isnan", copy.deepcopy(x)), values["nan"], ends)
 
 
 def _heaviside(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:

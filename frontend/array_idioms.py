@@ -121,10 +121,14 @@ def _axis(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr], d
     return axis % x.rank
 
 
-def _at_least(lw: Lowering, node: ast.Call, extent, count: int, what: str) -> None:
+def _at_least(lw: Lowering, node: ast.Call, extent, count: int, what: str, empty: bool = False) -> None:
+    """``extent >= count``, proven or assumed (checked per call); with ``empty``, or 0."""
     if extent.is_const():
-        if extent.const < count:
+        if extent.const < count and not (empty and extent.const == 0):
             raise lw.error(node, f"{what} of an axis of {extent.const} elements (needs at least {count})", what)
+        return
+    if empty and not lw.in_loop(extent) and not lw.proven(f"{extent.text} >= {count}"):
+        lw.assumed.append(ast.parse(f"{extent.text} == 0 or {extent.text} >= {count}", mode="eval").body)
         return
     if not lw.require(f"{extent.text} >= {count}"):
         raise lw.error(node, f"{what}: cannot tell that the axis has at least {count} elements", what)
@@ -136,8 +140,7 @@ def _diff(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
     assert n is not None and axis is not None
     if n < 0:
         raise lw.error(node, "np.diff() with n < 0 (a ValueError in NumPy)", "np.diff")
-    for _ in range(n):
-        _at_least(lw, node, x.extents[axis], 1, "np.diff()")
+    for _ in range(n):  # each a length one less, NumPy's 0 where it comes out negative (Lowering.slice)
         extents = tuple(e - const(1) if d == axis else e for d, e in enumerate(x.extents))
 
         def later(idx, x=x):
@@ -194,10 +197,12 @@ def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
                            "give axis=)", "np.roll")
         axis = 0
     lw.changed = True
+    n = x.extents[axis]
+    if n.is_const() and n.const > 0:
+        shift %= n.const  # NumPy rolls by shift mod n
     if shift == 0:
         return View(x.extents, x.vtype, x.element)
-    n = x.extents[axis]
-    _at_least(lw, node, n, abs(shift), "np.roll()")
+    _at_least(lw, node, n, abs(shift), "np.roll()", empty=True)
 
     def element(idx):
         k = idx[axis]

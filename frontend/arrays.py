@@ -488,6 +488,16 @@ class Lowering:
             _locate(fill, stmt)
             self.any_changed = True
             return self.lower_stmt(fill)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) \
+                and isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape" \
+                and self.array_valued(stmt.value.value):
+            return [s for part in self.unpack_shape(stmt, stmt.targets[0], stmt.value) for s in self.lower_stmt(part)]
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript) \
+                and self.gathered(stmt.target):
+            return [s for part in self.buffered(stmt, stmt.target) for s in self.lower_stmt(part)]
+        if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
+                and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
+            return self.lower_stmt(_branches(stmt, stmt.value))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed, self.here = [], False, stmt
             self.assignments += 1
@@ -503,6 +513,76 @@ class Lowering:
                 _locate(node, stmt)
             return out
         return [stmt]
+
+    def gathered(self, target: ast.Subscript) -> bool:
+        """Whether ``target`` indexes an array by an integer index array of the kernel (a name,
+        or a view of one: ``x[idx]``, ``A[rows, cols]``, ``x[idx[::-1]]``), not a grid or a mask:
+        NumPy's advanced indexing, whose read is a copy."""
+        if not (isinstance(target.value, ast.Name) and target.value.id in self.names):
+            return False
+        items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        for item in items:
+            root = item
+            while isinstance(root, (ast.Subscript, ast.Attribute)):
+                root = root.value
+            entry = self.names.get(root.id) if isinstance(root, ast.Name) else None
+            if entry is not None and entry.kind != "iota" and entry.dtype in INTS and self.array_valued(item) \
+                    and not any(isinstance(n, (ast.Call, ast.BinOp)) for n in ast.walk(item)):
+                return True
+        return False
+
+    def buffered(self, stmt: ast.AugAssign, target: ast.Subscript) -> list[ast.stmt]:
+        """``x[idx] += v`` through index arrays as Python runs it: ``g = x[idx]`` (a copy),
+        ``g += v``, ``x[idx] = g`` (written in C order of the index, the last of a repeated
+        position kept): NumPy's buffered update applies a repeated index once, with the last
+        occurrence's value (``np.add.at`` applies each)."""
+        name = self.fresh("g")
+        parts: list[ast.stmt] = [
+            ast.Assign([ast.Name(name, ast.Store())], _load(copy.deepcopy(target))),
+            ast.AugAssign(ast.Name(name, ast.Store()), stmt.op, stmt.value),
+            ast.Assign([copy.deepcopy(target)], ast.Name(name, ast.Load()))]
+        for part in parts:
+            ast.copy_location(part, stmt)
+            ast.fix_missing_locations(part)
+        return parts
+
+    def unpack_shape(self, stmt: ast.Assign, target: ast.Tuple | ast.List, shape: ast.Attribute) -> list[ast.stmt]:
+        """``rows, cols = M.shape`` (in a loop, or of a local array: the rewrite substitutes the top
+        level's shapes of arguments) -> ``rows = M.shape[0]``, ``cols = M.shape[1]``; unpacking
+        into another number of names is refused (a ValueError in Python)."""
+        rank = self.value(shape.value).rank
+        if len(target.elts) != rank or not all(isinstance(t, ast.Name) for t in target.elts):
+            raise self.error(stmt, f"{len(target.elts)} names unpack {ast.unparse(shape)}, which has {rank} "
+                             "extents (a ValueError in Python), or a target that is not a name", "shape unpacking")
+        self.any_changed = True
+        parts: list[ast.stmt] = [ast.Assign([name], ast.Subscript(copy.deepcopy(shape), ast.Constant(d), ast.Load()))
+                                 for d, name in enumerate(target.elts)]
+        for part in parts:
+            _locate(part, stmt)
+        return parts
+
+    def copied_view(self, node: ast.expr) -> ast.expr:
+        """``node.copy()`` where ``node`` is an array written as a name, subscript or attribute (a
+        view of something); ``node`` itself otherwise."""
+        if not (isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) and self.array_valued(node)):
+            return node
+        call = ast.Call(ast.Attribute(node, "copy", ast.Load()), [], [])
+        return ast.copy_location(ast.fix_missing_locations(ast.copy_location(call, node)), node)
+
+    def array_valued(self, node: ast.expr) -> bool:
+        """Whether ``node`` has array values in it (an array, a slice, a NumPy call of one), not
+        only elements and sizes of arrays (``x[i]``, ``x.shape[0]``): then ``t = a if c else b``
+        is an ``if`` statement (``_branches``), so that only the branch that runs is lowered and
+        assumes its extents."""
+        if isinstance(node, ast.Name):
+            return node.id in self.names
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
+            return False
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names:
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return len(items) < self.names[node.value.id].rank \
+                or any(isinstance(i, ast.Slice) or _is_ellipsis(i) or self.array_valued(i) for i in items)
+        return any(self.array_valued(child) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
 
     def within_facts(self, facts: list[str], block: list[ast.stmt]) -> list[ast.stmt]:
         """``block`` lowered with ``facts`` known to hold (``require`` proves against them)."""
@@ -712,14 +792,28 @@ class Lowering:
             both = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
             _locate(both, stmt)
             return self.lower_stmt(unpack) + self.lower_stmt(both)
+        if isinstance(stmt.value, ast.IfExp) and (self.array_valued(stmt.value.body)
+                                                  or self.array_valued(stmt.value.orelse)):
+            # return a if c else b: bound by an if statement, then returned by name; a branch that is a
+            # view (an argument, a slice) is returned copied, as the views of an if's branches are not
+            # one array after it (equal values, another array: NumPy returns the view itself)
+            name = self.fresh("ret")
+            either = ast.IfExp(stmt.value.test, *(self.copied_view(part) for part in (stmt.value.body,
+                                                                                      stmt.value.orelse)))
+            chosen = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
+                                                  ast.copy_location(either, stmt.value)), stmt)
+            named = ast.copy_location(ast.Return(ast.copy_location(ast.Name(name, ast.Load()), stmt.value)), stmt)
+            return self.lower_stmt(chosen) + self.lower_stmt(named)
         elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
         before: list[ast.stmt] = []
         values: list[ast.expr] = []
         changed = False
+        start = self.assignments
         for elt in elts:
             name = elt.id if isinstance(elt, ast.Name) else self.fresh("ret")
             if not isinstance(elt, ast.Name):
                 assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], elt), elt)
+                self.assignments = start  # the items bind fresh names only: each reads what the return reads
                 lowered = self.lower_stmt(assign)
                 if len(lowered) == 1 and lowered[0] is assign and not is_allocation(elt, self.globals):
                     values.append(elt)  # no NumPy in it: return it as written
@@ -1017,7 +1111,7 @@ class Lowering:
             entry = self.lookup(shape.value)
             if entry is not None and (entry.kind != "arg" or part != slice(None)):
                 self.changed = True
-                call.args[0] = ast.Tuple([e.node for e in entry.extents[part]], ast.Load())
+                call.args[0] = ast.Tuple([self.length(e).node for e in entry.extents[part]], ast.Load())
         return call
 
     def product_shape(self, shape: ast.expr) -> ast.expr:
@@ -1486,9 +1580,10 @@ class Lowering:
 
     # ---- broadcasting ----------------------------------------------------------------------
     def mismatch(self, a: Sym, b: Sym, node: ast.AST | None = None) -> None:
-        """Assume ``a == b`` (the lifted context; calls where they differ are refused).  Extents
-        that change with a loop variable are decided over the enclosing loops first."""
-        key = tuple(sorted((a.text, b.text)))
+        """Assume ``a == b`` (the lifted context; calls where they differ are refused), where the
+        enclosing ifs' tests hold (``facts``: a branch that does not run assumes nothing).
+        Extents that change with a loop variable are decided over the enclosing loops first."""
+        key = (*sorted((a.text, b.text)), *self.facts)
         if key in self.checked or a.text == b.text:  # the same size twice (np.linspace(a, b, int(x)) + its own column)
             return
         self.checked.add(key)
@@ -1500,11 +1595,24 @@ class Lowering:
             self.assumed.extend(ast.parse(f"{x} == {y}", mode="eval").body for x, y in pairs)
             return
         if not (self.in_loop(a) or self.in_loop(b)):
-            self.assumed.append(ast.Compare(a.node, [ast.Eq()], [b.node]))
+            self.assume_same_length(a, b)
             return
         if not self.require(f"{a.text} == {b.text}"):
             raise self.error(node or self.here, f"cannot tell that the extents {a.text!r} and {b.text!r} "
                              "agree at every iteration (NumPy requires them equal to broadcast)", "broadcast")
+
+    def assume_same_length(self, a: Sym, b: Sym) -> None:
+        """``a == b`` assumed where the enclosing ifs' tests hold: ``decided`` gives the sizes where
+        it holds or the facts fail (``if a.shape[0] == b.shape[0]: c = a + b`` assumes nothing);
+        without facts, or where isl's answer is no condition, it is assumed outright.  Raw extents
+        are compared: two slices that are both empty by different amounts (``b[1:] = a[2:]`` of
+        empty arrays, -1 and -2 here, 0 in NumPy) are refused per call, as a union of "equal" and
+        "both empty" in the context split the schedule (fdtd-2d lost its time tiling)."""
+        equal = ast.Compare(a.node, [ast.Eq()], [b.node])
+        verdict = decided(f"{a.text} == {b.text}", (), self.params, tuple(self.facts)) if self.facts else None
+        if verdict is not None and verdict.proven:
+            return
+        self.assumed.append(equal if verdict is None or verdict.assume is None else verdict.assume)
 
     def largest_over_loops(self, e: Sym) -> Sym | None:
         """An upper bound of ``e`` over the enclosing loops' iterations, free of their variables:
@@ -1649,6 +1757,24 @@ class Lowering:
         self.changed = True
         return View(inner.extents, vtype, lambda idx: ast.Attribute(inner.element(idx), node.attr, ast.Load()))
 
+    def selection_length(self, node: ast.Subscript, name: ast.Name) -> View:
+        """``len(v)`` / ``v.shape[0]`` of ``v = x[mask]`` (in the statement right after it, as its
+        reductions): the number of true elements of ``mask``, a Python int as NumPy's length."""
+        masked = self.masked_read(name)
+        assert masked is not None, "a selection is a masked read"
+        x, mask = masked
+        if _int_const(node.slice) == -1 and x.rank != mask.rank:
+            raise self.error(node, f"{ast.unparse(node)}: the last axis of rows selected by a mask; take "
+                             f"{name.id}.shape[0] or reduce the selection", "boolean mask")
+        read = self.selections[name.id][0]
+        count = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "count_nonzero", ast.Load()),
+                         [copy.deepcopy(read.slice)], [])
+        length = ast.Call(ast.Name("int", ast.Load()), [count], [])
+        ast.copy_location(length, node)
+        ast.fix_missing_locations(length)
+        self.changed = True
+        return self.value(length)
+
     def view_extent(self, node: ast.expr) -> Sym | None:
         """The extent ``v.shape[d]`` means when ``v`` names a view, a temporary or a local array
         (the extents the lowering knows; a view has no kernel array at all)."""
@@ -1658,15 +1784,22 @@ class Lowering:
             d = _int_const(node.slice)
             if entry is not None and entry.kind != "arg" and d is not None and -entry.rank <= d < entry.rank:
                 self.changed = True
-                return entry.extents[d]
+                return self.length(entry.extents[d])
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
                 and node.value.attr == "shape" and isinstance(node.value.value, ast.Subscript):
             view = self.value(node.value.value)  # x[1:].shape[0]: a slice's extent (a helper's argument)
             d = _int_const(node.slice)
             if view.rank and d is not None and -view.rank <= d < view.rank:
                 self.changed = True
-                return view.extents[d]
+                return self.length(view.extents[d])
         return None
+
+    def length(self, e: Sym) -> Sym:
+        """Extent ``e`` as a value (``c.shape[0]``, a mean's count): NumPy's length, 0 where ``e``
+        comes out negative (``x[1:]`` of an empty ``x``: ``slice``); ``e`` itself where it cannot."""
+        if _nonnegative_sym(e) or self.proven(f"{e.text} >= 0"):
+            return e
+        return smax(const(0), e)
 
     def _Subscript(self, node: ast.Subscript) -> View:
         if self.linalg_tuple(node.value) is not None:
@@ -1678,6 +1811,10 @@ class Lowering:
                                  "np.histogram")
             assert part is not None
             return self.histogram(node.value, part % 2)[part % 2] or scalar(node, UNKNOWN)
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id in self.selections \
+                and _int_const(node.slice) in (0, -1):
+            return self.selection_length(node, node.value.value)
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             extent = self.view_extent(node)
             return scalar(node if extent is None else extent.node, WEAK_INT)
@@ -1944,7 +2081,14 @@ class Lowering:
         if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs):
             raise self.error(node, "an integer array raised to a power other than a non-negative integer "
                              "constant", "integer power")
-        return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], binop_type(op, lhs, rhs), node)
+        vtype = binop_type(op, lhs, rhs)
+        if isinstance(op, ast.Pow) and lhs.rank and not rhs.rank and lhs.vtype.is_float and rhs.vtype.is_float \
+                and vtype.is_float:
+            # NumPy's power loop over an array and one float exponent takes sqrt where it is 0.5 (sqrt(-0.0)
+            # is -0.0, sqrt(-inf) NaN, where C's pow gives 0.0 and inf): np.power's elements do the same
+            power = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "power", ast.Load())
+            return self.elementwise(lambda a, b: ast.Call(power, [a, b], []), [lhs, rhs], vtype, node)
+        return self.elementwise(lambda a, b: ast.BinOp(a, op, b), [lhs, rhs], vtype, node)
 
     def logical(self, node: ast.AST, op: ast.operator, lhs: View, rhs: View) -> View:
         """``&``, ``|``, ``^`` of boolean arrays: ``and``, ``or``, ``!=`` of their elements."""
@@ -2464,9 +2608,12 @@ class Lowering:
         if node.keywords or not 1 <= len(node.args) <= 3:
             raise self.error(node, "np.arange() takes 1 to 3 positional integers (no keywords)", "np.arange")
         values = [self.value(a) for a in node.args]
+        if not any(v.rank for v in values) and any(v.vtype.is_float for v in values) \
+                and all(v.vtype.weak or v.vtype.dtype in ("float64", "int64") for v in values):
+            return self.float_arange(node, values)
         if any(v.rank or not v.vtype.is_int or v.vtype.dtype == "bool" for v in values):
-            raise self.error(node, "np.arange() of other than integer scalars (float ranges round their "
-                             "length); use integers, or np.empty and a loop", "np.arange")
+            raise self.error(node, "np.arange() of other than integer scalars and Python or float64 floats; use "
+                             "integers, or np.empty and a loop", "np.arange")
         nodes = [v.element(()) for v in values]
         start, stop = (ast.Constant(0), nodes[0]) if len(nodes) == 1 else (nodes[0], nodes[1])
         step = _int_const(node.args[2]) if len(node.args) == 3 else 1
@@ -2486,6 +2633,45 @@ class Lowering:
             return ast.Call(copy.deepcopy(cast), [ast.BinOp(copy.deepcopy(start), ast.Add(), offset.node)], [])
 
         return View((smax(const(0), length),), VType("int64", False), element)
+
+    def float_arange(self, node: ast.Call, values: list[View]) -> View:
+        """``np.arange(start, stop, step)`` with a float among them (float64), as NumPy fills it:
+        ``ceil((stop - start) / step)`` elements (at least 0; a size the call computes unless all
+        are constants), ``start``, ``start + step``, then ``start + i * delta`` with ``delta =
+        (start + step) - start`` (NumPy's ``DOUBLE_fill``).  Bounds must be numbers, float or
+        integer arguments or sizes (what the call can compute before the kernel runs)."""
+        nodes = [copy.deepcopy(v.element(())) for v in values]
+        start, stop, step = (ast.Constant(0), nodes[0], ast.Constant(1)) if len(nodes) == 1 else \
+            (nodes[0], nodes[1], ast.Constant(1)) if len(nodes) == 2 else tuple(nodes)
+        numbers = [_number(n) for n in (start, stop, step)]
+        if all(n is not None for n in numbers):
+            with np.errstate(all="ignore"):
+                length = const(len(np.arange(*numbers)))  # type: ignore[arg-type]
+        else:
+            floats = [copy.deepcopy(n) for n in (start, stop, step)]
+            ceil = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "ceil", ast.Load()), [ast.BinOp(
+                ast.BinOp(floats[1], ast.Sub(), floats[0]), ast.Div(), floats[2])], [])
+            count = ast.Call(ast.Name("max", ast.Load()), [ast.Call(ast.Name("int", ast.Load()), [ceil], []),
+                                                           ast.Constant(0)], [])
+            computed = self.call_time_size(count)
+            if computed is None:
+                raise self.error(node, "np.arange() with float bounds other than numbers, float or integer "
+                                 "arguments and sizes (its length is computed when the call starts)", "np.arange")
+            length = computed
+        self.changed = True
+        f64 = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())
+
+        def num(n: ast.expr) -> ast.expr:
+            return ast.Call(copy.deepcopy(f64), [copy.deepcopy(n)], [])
+
+        def element(idx: tuple[Sym, ...]) -> ast.expr:
+            second = ast.BinOp(num(start), ast.Add(), num(step))
+            delta = ast.BinOp(copy.deepcopy(second), ast.Sub(), num(start))
+            later = ast.BinOp(num(start), ast.Add(), ast.BinOp(num(idx[0].node), ast.Mult(), delta))
+            return ast.IfExp(ast.Compare(idx[0].node, [ast.Eq()], [ast.Constant(0)]), num(start), ast.IfExp(
+                ast.Compare(copy.deepcopy(idx[0].node), [ast.Eq()], [ast.Constant(1)]), second, later))
+
+        return View((length,), VType("float64", False), element)
 
     def logical_ufunc(self, node: ast.Call, name: str, args: list[View]) -> View:
         """``np.logical_and/or/xor/not`` of arrays: the operands' truth values (``x != 0``; NaN is
@@ -3818,7 +4004,7 @@ class Lowering:
             [ast.Name(acc, ast.Store())], self.accumulate(kind, ast.Name(acc, ast.Load()), x.element(k), True))]))
         vtype = VType(dtype, False)
         if kind == "mean":
-            count = ast.parse(" * ".join(f"({e.text})" for e in x.extents), mode="eval").body
+            count = ast.parse(" * ".join(f"({self.length(e).text})" for e in x.extents), mode="eval").body
             self.pre.append(ast.Assign([ast.Name(acc, ast.Store())],
                                        ast.BinOp(ast.Name(acc, ast.Load()), ast.Div(), count)))
         self.note_scalar(acc, vtype)
@@ -3840,7 +4026,7 @@ class Lowering:
             full = [next(kept) if keepdims or d not in axes else const(0) for d in range(x.rank)]
             return tuple(const(0) if d in axes else s for d, s in enumerate(full))
 
-        count = ast.parse(" * ".join(f"({x.extents[d].text})" for d in axes), mode="eval").body
+        count = ast.parse(" * ".join(f"({self.length(x.extents[d]).text})" for d in axes), mode="eval").body
         kept = x.rank - len(axes)
         if axes == tuple(range(kept, x.rank)):
             # trailing axes (x.sum(axis=-1)): one nest, each result element started, accumulated and
@@ -4066,6 +4252,16 @@ def _nonnegative(view: View) -> bool:
         return False
     node = view.element(())
     return isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0
+
+
+def _number(node: ast.expr) -> int | float | None:
+    """A real number written as a constant (``-0.5`` too); None for anything else."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return float(node.value) if isinstance(node.value, float) else int(node.value)  # type: ignore[arg-type]
+    return None
 
 
 def _int_const(node: ast.expr) -> int | None:
@@ -4338,6 +4534,21 @@ def assign_like(name: str, value: ast.expr, like: ast.stmt) -> ast.Assign:
 def _store(node: ast.expr) -> ast.expr:
     assert isinstance(node, ast.Subscript), "element stores are array elements"
     return ast.Subscript(node.value, node.slice, ast.Store())
+
+
+def _load(node: ast.Subscript) -> ast.Subscript:
+    """``node`` read (a store target's subscript as a value)."""
+    node.ctx = ast.Load()
+    return node
+
+
+def _branches(stmt: ast.Assign | ast.AugAssign, value: ast.IfExp) -> ast.If:
+    """``t = a if c else b`` as ``if c: t = a`` / ``else: t = b`` (``+=`` alike): Python evaluates
+    only the branch the test picks, and the target has no side effects."""
+    def assigned(part: ast.expr) -> ast.stmt:
+        return _replace(stmt, target=copy.deepcopy(stmt.target), value=part) if isinstance(stmt, ast.AugAssign) \
+            else _replace(stmt, targets=[copy.deepcopy(t) for t in stmt.targets], value=part)
+    return ast.copy_location(ast.If(value.test, [assigned(value.body)], [assigned(value.orelse)]), stmt)
 
 
 def _either(test: ast.expr, then: View, otherwise: View) -> View:

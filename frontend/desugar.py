@@ -561,6 +561,11 @@ class BuiltinHelpers(ast.NodeTransformer):
                     or any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):
                 return None
             slices = sum(isinstance(p, ast.Slice) for p in parts)
+            indexed = [self._array_rank(p) for p in parts if not isinstance(p, ast.Slice)]
+            if any(r is not None and r > 0 for r in indexed):
+                # an index array among them (w[idx]: advanced indexing, a 1-d idx gives a 1-d value)
+                return 1 if not slices and indexed.count(1) == 1 and indexed.count(0) == len(indexed) - 1 \
+                    else None
             return slices if slices <= 1 else None
         return None
 

@@ -79,9 +79,14 @@ def _ffloordiv(a, b):
     "_fmod": '''
 @_cuda.jit(device=True)
 def _fmod(a, b):
-    """Python float ``a % b``: the result has the sign of b."""
+    """Python float ``a % b`` as numpy's npy_divmod: the result (a zero too) has the sign of b;
+    an infinite or NaN ``a``, or a zero ``b``, gives NaN (the simulator's math.fmod would raise)."""
+    if b == 0 or a - a != 0:
+        return _math.nan
     m = _math.fmod(a, b)
-    if m != 0 and ((m < 0) != (b < 0)):
+    if m == 0:
+        return _math.copysign(m, b)  # a zero remainder takes b's sign
+    if (m < 0) != (b < 0):
         m = m + b
     return m
 ''',

@@ -151,9 +151,6 @@ def test_a_store_through_one_run_time_index_array_writes_in_index_order(body, id
 
 
 @pytest.mark.parametrize("body, message", [
-    ("x[idx, idx] = 1.0", "computed at run time other than one 1-d array"),
-    ("x[idx, 0] += 1.0", "applies a duplicate index once"),
-    ("i = np.ogrid[0:3]\n    x[i + idx[i], idx] = 1.0", "computed at run time"),
     ("i, j = np.ogrid[0:3, 0:3]\n    x[i + j, 0] = 1.0", "write one element twice"),
     ("i, j = np.ogrid[0:3, 0:3]\n    g = i\n    g[0, 0] = 5\n    return i", "'g' = 'i', an index grid"),
     ("i, j = np.ogrid[0:3, 0:3:0.5]\n    return i", "index grid step"),

@@ -50,13 +50,17 @@ def test_refused_at_the_call(body, words):
     assert words in str(err.value)
 
 
-def test_sizes_too_small_for_a_roll_or_diff_are_refused_per_call():
+def test_short_axes_of_a_roll_or_diff_as_numpy_or_refused_per_call():
     for body in ("    return np.roll(x, 3)\n", "    return np.diff(x, n=2)\n"):
         kernel = polyfuse.kernel(_kernel_from(body), target="python")
         fn = kernel.py_func
         np.testing.assert_allclose(kernel(*ARGS), fn(*ARGS))
-        with pytest.raises((ArgumentError, UnsupportedError)):  # refused, never a wrong roll
-            kernel(np.arange(1.0), *ARGS[1:])
+        for n in (0, 1):  # an empty diff, a roll of an empty axis or of one element (mod 1)
+            short = (np.arange(float(n)), *ARGS[1:])
+            np.testing.assert_array_equal(kernel(*short), fn(*short))
+    roll = polyfuse.kernel(_kernel_from("    return np.roll(x, 3)\n"), target="python")
+    with pytest.raises((ArgumentError, UnsupportedError)):  # 2 elements rolled by 3: refused, never wrong
+        roll(np.arange(2.0), *ARGS[1:])
 
 
 @pytest.mark.parametrize("body, words", [
