@@ -235,6 +235,9 @@ def test_shared_isl_objects_are_built_in_each_compile():
         return low
 
     cold = fewest(warm=False)
-    assert fewest(warm=True) < cold  # kept within a compile
-    assert not runs_within(cold - 1, warm=False)  # and built again by the next one
-    assert fewest(warm=False) == cold
+    warm = fewest(warm=True)
+    assert warm < cold // 2  # kept within a compile (223 against 1495 operations)
+    # and built again by the next one: what a compile needs stays near the cold count (isl's own
+    # state may move it by an operation or two after other tests, never down to the warm count)
+    assert not runs_within((cold + warm) // 2, warm=False)
+    assert abs(fewest(warm=False) - cold) <= cold // 100
