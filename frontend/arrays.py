@@ -383,6 +383,7 @@ class Lowering:
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
+        self.copy_of: dict[str, tuple[str, str]] = {}  # a copy ``buffered`` makes (pf_g1) -> ('x', 'x[idx]')
         self.stores = Counter(n.id for n in names if isinstance(n.ctx, ast.Store))
         self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
@@ -398,6 +399,20 @@ class Lowering:
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
+
+    def shown(self, base: str | None) -> str:
+        """An array's name as errors show it: the user's ``x[idx]`` for the copy ``buffered`` made."""
+        if base is None or base not in self.copy_of:
+            return repr(base)
+        array, written = self.copy_of[base]
+        return f"{array!r} (updated as {written})"
+
+    def as_written(self, node: ast.AST) -> str:
+        """``node``'s source with the copies ``buffered`` made named as the user wrote them."""
+        text = ast.unparse(node)
+        for name, (_, written) in self.copy_of.items():
+            text = re.sub(rf"\b{name}\b", written, text)
+        return text
 
     def fresh(self, stem: str) -> str:
         while True:
@@ -537,6 +552,7 @@ class Lowering:
         position kept): NumPy's buffered update applies a repeated index once, with the last
         occurrence's value (``np.add.at`` applies each)."""
         name = self.fresh("g")
+        self.copy_of[name] = (ast.unparse(target.value), ast.unparse(target))  # errors name x, not the copy
         parts: list[ast.stmt] = [
             ast.Assign([ast.Name(name, ast.Store())], _load(copy.deepcopy(target))),
             ast.AugAssign(ast.Name(name, ast.Store()), stmt.op, stmt.value),
@@ -1024,11 +1040,11 @@ class Lowering:
             value = self.binop(stmt, stmt.op, view, value)
             if view.vtype.is_int and value.vtype.is_float:
                 raise self.error(stmt, f"in-place {OPERATORS[type(stmt.op)]}= of a float value into integer "
-                                 f"array {view.base!r}; NumPy refuses this cast", "in-place cast")
+                                 f"array {self.shown(view.base)}; NumPy refuses this cast", "in-place cast")
             if type(stmt.op) in BITWISE and view.rank and UNKNOWN not in (view.vtype, value.vtype) \
                     and not np.can_cast(value.vtype.dtype, view.vtype.dtype, "same_kind"):
                 raise self.error(stmt, f"in-place {BITWISE[type(stmt.op)]}= gives {value.vtype.dtype}, which NumPy "
-                                 f"refuses to cast into {view.vtype.dtype} array {view.base!r} (same_kind)",
+                                 f"refuses to cast into {view.vtype.dtype} array {self.shown(view.base)} (same_kind)",
                                  "in-place cast")
         if view.rank == 0 and value.rank == 0:
             if not self.changed:
@@ -3544,10 +3560,10 @@ class Lowering:
             with np.errstate(all="ignore"):
                 dtype = np.asarray(np_func(*examples)).dtype.name
         except (TypeError, ValueError) as exc:
-            raise self.error(node, f"{ast.unparse(node)} is refused by NumPy for these dtypes: {exc}",
+            raise self.error(node, f"{self.as_written(node)} is refused by NumPy for these dtypes: {exc}",
                              "array call") from None
         if dtype not in _DTYPES:
-            raise self.error(node, f"{ast.unparse(node)} gives {dtype} arrays, which polyfuse does not support; "
+            raise self.error(node, f"{self.as_written(node)} gives {dtype} arrays, which polyfuse does not support; "
                              "convert first (for example with .astype(np.float32))", "array call")
         return VType(dtype, False)
 
