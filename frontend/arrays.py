@@ -283,6 +283,8 @@ class LoweredArrays:
     reshapes: tuple[SizeMatch, ...] = ()
     sizes: tuple[tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]], ...] = ()  # computed: name, factors, divisors
     computed: tuple[tuple[str, str], ...] = ()  # sizes the call computes from Python source: name, source
+    # per assumption, the weaker condition NumPy accepts (both slices empty), None where the same
+    numpy_accepts: tuple[ast.expr | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -383,6 +385,8 @@ class Lowering:
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
+        # id of an assumption -> the weaker condition NumPy itself accepts (`a == b or a <= 0 and b <= 0`)
+        self.numpy_accepts: dict[int, ast.expr] = {}
         self.copy_of: dict[str, tuple[str, str]] = {}  # a copy ``buffered`` makes (pf_g1) -> ('x', 'x[idx]')
         self.stores = Counter(n.id for n in names if isinstance(n.ctx, ast.Store))
         self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
@@ -1622,13 +1626,21 @@ class Lowering:
         it holds or the facts fail (``if a.shape[0] == b.shape[0]: c = a + b`` assumes nothing);
         without facts, or where isl's answer is no condition, it is assumed outright.  Raw extents
         are compared: two slices that are both empty by different amounts (``b[1:] = a[2:]`` of
-        empty arrays, -1 and -2 here, 0 in NumPy) are refused per call, as a union of "equal" and
-        "both empty" in the context split the schedule (fdtd-2d lost its time tiling)."""
+        empty arrays, -1 and -2 here, 0 in NumPy) break it, as a union of "equal" and "both empty"
+        in the context split the schedule (fdtd-2d lost its time tiling); such calls run the
+        undecorated function (``numpy_accepts``: "equal or both empty", checked per call)."""
         equal = ast.Compare(a.node, [ast.Eq()], [b.node])
         verdict = decided(f"{a.text} == {b.text}", (), self.params, tuple(self.facts)) if self.facts else None
         if verdict is not None and verdict.proven:
             return
-        self.assumed.append(equal if verdict is None or verdict.assume is None else verdict.assume)
+        if verdict is None or verdict.assume is None:
+            self.assumed.append(equal)
+            if not (_nonnegative_sym(a) and _nonnegative_sym(b)):
+                empty: list[ast.expr] = [ast.Compare(e.node, [ast.LtE()], [ast.Constant(0)]) for e in (a, b)]
+                self.numpy_accepts[id(equal)] = ast.BoolOp(ast.Or(), [copy.deepcopy(equal),
+                                                                       ast.BoolOp(ast.And(), empty)])
+            return
+        self.assumed.append(verdict.assume)
 
     def largest_over_loops(self, e: Sym) -> Sym | None:
         """An upper bound of ``e`` over the enclosing loops' iterations, free of their variables:
@@ -4676,9 +4688,10 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     lowering.assumed = [e for e in lowering.assumed if not (isinstance(e, ast.Compare) and len(e.ops) == 1
                                                              and isinstance(e.ops[0], ast.Eq)
                                                              and ast.dump(e.left) == ast.dump(e.comparators[0]))]
-    for equal in lowering.assumed:
+    accepts = tuple(lowering.numpy_accepts.get(id(equal)) for equal in lowering.assumed)
+    for equal in lowering.assumed + [e for e in accepts if e is not None]:
         _locate(equal, source.tree)
     return LoweredArrays(dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions),
                          tuple(sorted(lowering.returned_views.items())), tuple(lowering.reshapes),
                          tuple(lowering.size_products.values()),
-                         tuple((name, text) for text, name in lowering.computed_sizes.items()))
+                         tuple((name, text) for text, name in lowering.computed_sizes.items()), accepts)
