@@ -1749,7 +1749,8 @@ class Lowering:
     def _Name(self, node: ast.Name) -> View:
         if node.id in self.selections:
             raise self.error(node, f"{node.id!r} holds a boolean-mask selection (its length depends on the data), "
-                             "usable only in np.sum/np.prod/np.mean in the statement right after it", "boolean mask")
+                             "usable only in np.sum/np.prod/np.mean/np.max/np.min and len() in the statement right "
+                             "after it", "boolean mask")
         entry = self.lookup(node)
         if entry is not None:
             self.changed = True
@@ -2213,7 +2214,8 @@ class Lowering:
             return special
         operand = node.args[0] if module == "np" and node.args else func.value if isinstance(func, ast.Attribute) \
             and module is None else None
-        if name in _REDUCTIONS and operand is not None and (module == "np" or name in ("sum", "prod", "mean")):
+        if name in _REDUCTIONS and operand is not None \
+                and (module == "np" or name in ("sum", "prod", "mean", "max", "min")):
             masked = self.masked_read(operand)
             if masked is not None:
                 return self.masked_reduction(node, _REDUCTIONS[name], *masked,
@@ -2843,6 +2845,9 @@ class Lowering:
         options = dict(_keywords(self, node))
         axis = options.pop("axis", rest[0] if rest else None)
         kept = x.rank - mask.rank  # the selection's axes after its first (X[m] of a row mask keeps rows)
+        if kind in ("max", "min") and not kept and len(rest) <= 1 and not set(options) - {"initial"} \
+                and (axis is None or _is_none(axis) or _int_const(axis) in (0, -1)):
+            return self.masked_extreme(node, kind, x, mask, options)
         if kind not in ("sum", "prod", "mean") or len(rest) > 1 or set(options) - {"initial"} \
                 or not (axis is None or _is_none(axis) or _int_const(axis) in ((0, -1) if not kept else (0, -1 - kept))):
             raise self.error(node, f"np.{kind}() of a boolean-mask selection with other than axis=None/0 (and "
@@ -2863,6 +2868,33 @@ class Lowering:
         count = self.reduction(node, "sum", mask, [], {})
         weak_count = scalar(ast.Call(ast.Name("int", ast.Load()), [count.element(())], []), WEAK_INT)
         return self.binop(node, ast.Div(), total, weak_count)
+
+    def masked_extreme(self, node: ast.Call, kind: str, x: View, mask: View, options: dict[str, ast.expr]) -> View:
+        """``x[mask].max()``, ``np.min(x[mask])`` (``initial=`` too) of a mask of ``x``'s shape: the
+        reduction of ``np.where(mask, x, lowest)`` (``-inf`` or the dtype's least integer for max;
+        ``initial`` where given, itself an element of NumPy's reduction), NaN propagating from the
+        selected elements only.  Without ``initial=`` nothing selected is NumPy's ValueError, checked
+        where the statement runs (the run-time check of asserts)."""
+        if x.vtype.dtype == "bool" or x.vtype.is_complex or UNKNOWN in (x.vtype, mask.vtype):
+            raise self.error(node, f"np.{kind}() of a boolean-mask selection of a {x.vtype.dtype} array (bool and "
+                             "complex max/min are refused)", "boolean mask")
+        if "initial" in options:
+            fill = self.value(options["initial"])
+        else:
+            count = self.reduction(node, "sum", mask, [], {})
+            self.pre.append(value_error(f"{ast.unparse(count.element(()))} >= 1", "zero-size array to reduction "
+                                        f"operation {'maximum' if kind == 'max' else 'minimum'} which has no identity"))
+            lowest = kind == "max"
+            if x.vtype.is_float:
+                inf: ast.expr = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "inf", ast.Load())
+                fill = scalar(ast.UnaryOp(ast.USub(), inf) if lowest else inf, WEAK_FLOAT)
+            else:
+                info = np.iinfo(x.vtype.dtype)
+                fill = scalar(ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), x.vtype.dtype, ast.Load()),
+                                       [ast.Constant(int(info.min if lowest else info.max))], []), x.vtype)
+            options = {**options, "initial": fill.element(())}  # (checked above: x itself may be empty)
+        chosen = self.combine(node, [mask, x, fill], lambda c, a, b: ast.IfExp(c, a, b), x.vtype)
+        return self.reduction(node, kind, chosen, [], options)
 
     def masked_rows_reduction(self, node: ast.Call, kind: str, x: View, mask: View, along: bool,
                               options: dict[str, ast.expr]) -> View:
