@@ -387,6 +387,9 @@ class Lowering:
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
         # id of an assumption -> the weaker condition NumPy itself accepts (`a == b or a <= 0 and b <= 0`)
         self.numpy_accepts: dict[int, ast.expr] = {}
+        # nodes Python may not evaluate in their statement (an IfExp's branches, an and/or's later
+        # operands): a check that raises where it runs (p[0] of an empty selection) is refused there
+        self.conditional = _conditional_ids(source.tree)
         self.copy_of: dict[str, tuple[str, str]] = {}  # a copy ``buffered`` makes (pf_g1) -> ('x', 'x[idx]')
         self.stores = Counter(n.id for n in names if isinstance(n.ctx, ast.Store))
         self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
@@ -516,6 +519,7 @@ class Lowering:
             return [s for part in self.buffered(stmt, stmt.target) for s in self.lower_stmt(part)]
         if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
                 and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
+            self.conditional -= _branch_ids(stmt.value)  # each branch is a statement now
             return self.lower_stmt(_branches(stmt, stmt.value))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed, self.here = [], False, stmt
@@ -584,7 +588,8 @@ class Lowering:
     def copied_view(self, node: ast.expr) -> ast.expr:
         """``node.copy()`` where ``node`` is an array written as a name, subscript or attribute (a
         view of something); ``node`` itself otherwise."""
-        if not (isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) and self.array_valued(node)):
+        if not (isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) and self.array_valued(node)) \
+                or _selected_end_form(node, self.globals) is not None:  # np.nonzero(c)[0][0]: a scalar
             return node
         call = ast.Call(ast.Attribute(node, "copy", ast.Load()), [], [])
         return ast.copy_location(ast.fix_missing_locations(ast.copy_location(call, node)), node)
@@ -818,6 +823,7 @@ class Lowering:
             # view (an argument, a slice) is returned copied, as the views of an if's branches are not
             # one array after it (equal values, another array: NumPy returns the view itself)
             name = self.fresh("ret")
+            self.conditional -= _branch_ids(stmt.value)  # each branch is a statement now
             either = ast.IfExp(stmt.value.test, *(self.copied_view(part) for part in (stmt.value.body,
                                                                                       stmt.value.orelse)))
             chosen = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
@@ -1847,6 +1853,9 @@ class Lowering:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             extent = self.view_extent(node)
             return scalar(node if extent is None else extent.node, WEAK_INT)
+        end = self.selected_end(node)
+        if end is not None:
+            return end
         grid = self.indexing.grid(self, node)  # np.ogrid[a:b], np.indices(shape)[0]: index grids
         if grid is not None:
             self.changed = True
@@ -2869,6 +2878,55 @@ class Lowering:
         weak_count = scalar(ast.Call(ast.Name("int", ast.Load()), [count.element(())], []), WEAK_INT)
         return self.binop(node, ast.Div(), total, weak_count)
 
+    def selected_end(self, node: ast.Subscript) -> View | None:
+        """``p[0]`` / ``p[-1]`` of ``p = x[m]`` bound just before (1-d ``x`` and ``m``), and
+        ``np.nonzero(c)[0][0]``, ``np.where(c)[0][-1]``, ``c.nonzero()[0][0]``, ``np.flatnonzero(c)[0]``
+        of a 1-d ``c``: the first or last selected element (``selected_element``); None for anything else."""
+        k = _int_const(node.slice)
+        condition = _selected_end_form(node, self.globals)
+        if k not in (0, -1) or not (condition is not None or isinstance(node.value, ast.Name)
+                                    and node.value.id in self.selections):
+            return None
+        if id(node) in self.conditional:
+            raise self.error(node, f"{ast.unparse(node)} where Python may not evaluate it (a branch of 'a if c else "
+                             "b', an operand of and/or after the first): nothing selected raises IndexError where it "
+                             "runs; write an if statement", "boolean mask")
+        if condition is None:
+            x, mask = self.masked_read(node.value) or (None, None)
+            if x is None or mask is None or x.rank != 1 or mask.rank != 1:
+                return None
+            return self.selected_element(node, x, mask, k)
+        c = self.value(condition)
+        if c.rank != 1 or c.vtype.is_complex or c.vtype is UNKNOWN:
+            return None
+        mask = c if c.vtype.dtype == "bool" else self.elementwise(
+            lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [c], BOOL)
+        index = View(c.extents, VType("int64", False), lambda idx: ast.Call(
+            ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()), [idx[0].node], []))
+        return self.selected_element(node, index, mask, k)
+
+    def selected_element(self, node: ast.Subscript, values: View, mask: View, k: int) -> View:
+        """Element ``k`` (0: the first, -1: the last) of ``values`` where the 1-d ``mask`` is true:
+        a loop in index order finds its position (``n`` or -1 where none is), then NumPy's
+        IndexError (*index 0 is out of bounds for axis 0 with size 0*) where nothing is selected,
+        raised where the statement runs (the run-time check of asserts), then the element."""
+        n = mask.extents[0]
+        at = self.fresh("at")
+        self.pre.append(ast.Assign([ast.Name(at, ast.Store())], copy.deepcopy(n.node) if k == 0 else ast.Constant(-1)))
+        self.note_scalar(at, WEAK_INT)
+
+        def find(i: tuple[Sym, ...]) -> list[ast.stmt]:
+            test = mask.element(i)
+            if k == 0:  # the first: the least position selected
+                test = ast.BoolOp(ast.And(), [test, ast.Compare(i[0].node, [ast.Lt()], [ast.Name(at, ast.Load())])])
+            return [ast.If(test, [ast.Assign([ast.Name(at, ast.Store())], i[0].node)], [])]
+
+        self.pre.extend(self.nest(mask.extents, find))
+        found = f"{at} < {n.text}" if k == 0 else f"{at} >= 0"
+        self.pre.append(run_time_error(found, "IndexError", f"index {k} is out of bounds for axis 0 with size 0"))
+        self.changed = True
+        return scalar(values.element((atom(at),)), values.vtype)
+
     def masked_extreme(self, node: ast.Call, kind: str, x: View, mask: View, options: dict[str, ast.expr]) -> View:
         """``x[mask].max()``, ``np.min(x[mask])`` (``initial=`` too) of a mask of ``x``'s shape: the
         reduction of ``np.where(mask, x, lowest)`` (``-inf`` or the dtype's least integer for max;
@@ -2881,6 +2939,11 @@ class Lowering:
         if "initial" in options:
             fill = self.value(options["initial"])
         else:
+            if id(node) in self.conditional:
+                raise self.error(node, f"np.{kind}() of a boolean-mask selection where Python may not evaluate it (a "
+                                 "branch of 'a if c else b', an operand of and/or after the first): nothing selected "
+                                 "raises ValueError where it runs; write an if statement or give initial=",
+                                 "boolean mask")
             count = self.reduction(node, "sum", mask, [], {})
             self.pre.append(value_error(f"{ast.unparse(count.element(()))} >= 1", "zero-size array to reduction "
                                         f"operation {'maximum' if kind == 'max' else 'minimum'} which has no identity"))
@@ -4390,6 +4453,54 @@ def _ufunc_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
         and module_of(value.func.value, globals_) == "np" \
         and (isinstance(getattr(np, value.func.attr, None), np.ufunc) or value.func.attr == "clip") \
         and any(kw.arg == "out" for kw in value.keywords)
+
+
+def _conditional_ids(tree: ast.AST) -> set[int]:
+    """The ids of the nodes in ``tree`` that Python may not evaluate when it evaluates the
+    expression around them: an IfExp's branches, the operands of and/or after the first."""
+    found: set[int] = set()
+    for outer in ast.walk(tree):
+        parts = [outer.body, outer.orelse] if isinstance(outer, ast.IfExp) \
+            else outer.values[1:] if isinstance(outer, ast.BoolOp) else []
+        found.update(id(n) for part in parts for n in ast.walk(part))
+    return found
+
+
+def _branch_ids(value: ast.IfExp) -> set[int]:
+    """The ids ``value``'s own branches make conditional (not those of conditionals inside them),
+    once ``t = value`` is an if statement."""
+    branches = {id(n) for part in (value.body, value.orelse) for n in ast.walk(part)}
+    return branches - _conditional_ids(value.body) - _conditional_ids(value.orelse)
+
+
+def _selected_end_form(node: ast.expr, globals_: dict) -> ast.expr | None:
+    """The condition ``c`` of ``np.nonzero(c)[0][k]``, ``np.where(c)[0][k]``, ``c.nonzero()[0][k]``
+    or ``np.flatnonzero(c)[k]`` (``k`` 0 or -1); None for anything else."""
+    if not isinstance(node, ast.Subscript) or _int_const(node.slice) not in (0, -1):
+        return None
+    inner = node.value
+    if isinstance(inner, ast.Subscript) and _int_const(inner.slice) == 0 and isinstance(inner.value, ast.Call):
+        call = inner.value
+        name = _numpy_call_name(call, globals_)
+        method = isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" and name is None \
+            and module_of(call.func.value, globals_) is None
+        if call.keywords or not (name in ("nonzero", "where") and len(call.args) == 1 or method and not call.args):
+            return None
+        if call.args:
+            return call.args[0]
+        assert isinstance(call.func, ast.Attribute)
+        return call.func.value
+    if isinstance(inner, ast.Call) and _numpy_call_name(inner, globals_) == "flatnonzero" and len(inner.args) == 1 \
+            and not inner.keywords:
+        return inner.args[0]
+    return None
+
+
+def _numpy_call_name(call: ast.Call, globals_: dict) -> str | None:
+    """``name`` of a call ``np.name(...)``; None for any other call."""
+    if isinstance(call.func, ast.Attribute) and module_of(call.func.value, globals_) == "np":
+        return call.func.attr
+    return None
 
 
 def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.Call]:

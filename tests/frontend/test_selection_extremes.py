@@ -65,3 +65,85 @@ def test_nothing_selected_is_numpys_value_error(fn, args):
     assert not isinstance(info.value, polyfuse.ArgumentError)
     with pytest.raises(ValueError, match="zero-size array"):
         fn(*args)
+
+
+# ---- the first / last selected element: p[0], p[-1], np.nonzero(c)[0][0], np.flatnonzero(c)[-1] ----
+def first_selected(x):
+    p = x[x > 0]
+    return p[0]
+
+
+def last_selected_doubled(x):
+    p = x[x > 0]
+    return p[-1] * 2
+
+
+def first_where(x):
+    return np.where(x > 0)[0][0]
+
+
+def last_nonzero(x):
+    return np.nonzero(x)[0][-1]
+
+
+def value_at_first(x):
+    i = (x > 1).nonzero()[0][0]
+    return x[i]
+
+
+def first_flat(x, t):
+    return np.flatnonzero(x >= t)[0] + 1
+
+
+def first_in_if(x):
+    r = -1
+    if np.any(x):
+        r = np.flatnonzero(x)[0]
+    return r
+
+
+def last_per_row(X):
+    out = np.zeros(X.shape[0])
+    for i in range(X.shape[0]):
+        p = X[i][X[i] > 0]
+        out[i] = p[-1]
+    return out
+
+
+VECTORS = [np.array([-1.0, 2.0, -3.0, 0.5, 0.0]), np.array([-1.0, -2.0]), np.zeros(0), np.array([np.nan, 3.0, np.nan])]
+ENDS = [(fn, x) for fn in (first_selected, last_selected_doubled, first_where, last_nonzero, value_at_first,
+                           first_in_if) for x in VECTORS]
+ENDS += [(first_flat, x) for x in VECTORS] + [(last_per_row, np.array([[1.0, 2.0], [3.0, -1.0]])),
+                                              (last_per_row, np.array([[1.0, 2.0], [-3.0, -1.0]]))]
+
+
+def _end(fn, args):
+    try:
+        value = fn(*args)
+    except IndexError as exc:
+        return IndexError, str(exc)
+    return type(value), repr(value)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, x", ENDS, ids=[f"{fn.__name__}{k}" for k, (fn, _) in enumerate(ENDS)])
+def test_first_and_last_selected_elements_as_numpy(fn, x, target):
+    args = (x, 0.5) if fn is first_flat else (x,)
+    assert _end(polyfuse.kernel(fn, target=target, verify=True), args) == _end(fn, args)
+
+
+def guarded_first(x):
+    p = x[x > 0]
+    return p[0] if len(p) > 0 else -1.0
+
+
+def guarded_max(x):
+    return np.any(x > 0) and np.max(x[x > 0]) > 1
+
+
+def test_checks_where_python_may_not_evaluate_them_are_refused():
+    """An IndexError (ValueError) raised where Python does not evaluate the read would be a
+    wrong outcome: a branch of a conditional expression, a later operand of and/or is refused."""
+    for fn in (guarded_first, guarded_max):
+        with pytest.raises(polyfuse.UnsupportedError, match="Python may not evaluate it"):
+            polyfuse.kernel(fn)(np.array([-1.0]))
