@@ -56,7 +56,8 @@ class BoundsChecker:
         self.assertions = [(ParameterSet(isl.Set(text)), message) for text, message in scop.assertions]
         # within unassumed, the sizes where NumPy runs the statements too: the undecorated function runs them
         self.numpy_runs = None if scop.numpy_runs is None else ParameterSet(isl.Set(scop.numpy_runs))
-        self.deciding = _involved(self.checks, self.params, self.unassumed.set)
+        self.deciding = _involved(self.checks, self.params, [self.unassumed.set] + (
+            [] if self.numpy_runs is None else [self.numpy_runs.set]))
         self._safe: OrderedDict[tuple, bool] = OrderedDict()
 
     def check(self, values: dict[str, int]) -> bool:
@@ -256,11 +257,12 @@ def _axis_checks(scop: Scop, prefix: str) -> list[AxisCheck]:
     return checks
 
 
-def _involved(checks: list[AxisCheck], params: tuple[str, ...], unassumed: isl.Set) -> tuple[str, ...]:
-    """The parameters some unsafe set constrains: whether a call is safe depends on these only
-    (all of them if a set names a parameter we do not know)."""
+def _involved(checks: list[AxisCheck], params: tuple[str, ...], others: list[isl.Set]) -> tuple[str, ...]:
+    """The parameters some unsafe set (or one of ``others``: the sizes outside the assumptions,
+    those of them the undecorated function runs) constrains: whether a call is safe depends on
+    these only (all of them if a set names a parameter we do not know)."""
     involved = set()
-    for unsafe in [check.unsafe.set for check in checks] + [unassumed]:
+    for unsafe in [check.unsafe.set for check in checks] + others:
         for position in range(unsafe.dim(isl.dim_type.param)):
             if unsafe.involves_dims(isl.dim_type.param, position, 1):
                 involved.add(unsafe.get_dim_name(isl.dim_type.param, position))
