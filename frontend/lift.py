@@ -533,9 +533,11 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             context = context.intersect(holds)
         accepted = context  # where NumPy runs the statements too (slices empty by different amounts)
         for k, equal in enumerate(assumed):  # extents NumPy broadcasting requires equal; checked at call time
-            context = context.intersect(lifter.condition(equal, Scope((), context)).params())
+            holds = lifter.condition(equal, Scope((), context)).params()  # (the scope gives loop names only)
+            context = context.intersect(holds)
             loose = lowered.numpy_accepts[k] if k < len(lowered.numpy_accepts) else None
-            accepted = accepted.intersect(lifter.condition(loose or equal, Scope((), accepted)).params())
+            accepted = accepted.intersect(holds if loose is None else
+                                          lifter.condition(loose, Scope((), accepted)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         if lifter.assigned == scalar_types and lifter.mixed_strength(source) == flagged:
             break
