@@ -283,6 +283,8 @@ class LoweredArrays:
     reshapes: tuple[SizeMatch, ...] = ()
     sizes: tuple[tuple[str, tuple[ast.expr, ...], tuple[ast.expr, ...]], ...] = ()  # computed: name, factors, divisors
     computed: tuple[tuple[str, str], ...] = ()  # sizes the call computes from Python source: name, source
+    # per assumption, the weaker condition NumPy accepts (both slices empty), None where the same
+    numpy_accepts: tuple[ast.expr | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -383,6 +385,12 @@ class Lowering:
         self.assignments = 0  # assignments lowered so far
         self.selections: dict[str, tuple[ast.Subscript, int, tuple[int, ...]]] = {}  # v = x[mask]: read, when, where
         self.assumed: list[ast.expr] = []  # extents NumPy requires equal (`a == b`)
+        # id of an assumption -> the weaker condition NumPy itself accepts (`a == b or a <= 0 and b <= 0`)
+        self.numpy_accepts: dict[int, ast.expr] = {}
+        # nodes Python may not evaluate in their statement (an IfExp's branches, an and/or's later
+        # operands): a check that raises where it runs (p[0] of an empty selection) is refused there
+        self.conditional = _conditional_ids(source.tree)
+        self.copy_of: dict[str, tuple[str, str]] = {}  # a copy ``buffered`` makes (pf_g1) -> ('x', 'x[idx]')
         self.stores = Counter(n.id for n in names if isinstance(n.ctx, ast.Store))
         self.loads = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
         self.sizes: dict[str, ast.expr] = {}  # integer locals assigned once from sizes: their value
@@ -398,6 +406,20 @@ class Lowering:
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         return self.source.error(node, message, construct)
+
+    def shown(self, base: str | None) -> str:
+        """An array's name as errors show it: the user's ``x[idx]`` for the copy ``buffered`` made."""
+        if base is None or base not in self.copy_of:
+            return repr(base)
+        array, written = self.copy_of[base]
+        return f"{array!r} (updated as {written})"
+
+    def as_written(self, node: ast.AST) -> str:
+        """``node``'s source with the copies ``buffered`` made named as the user wrote them."""
+        text = ast.unparse(node)
+        for name, (_, written) in self.copy_of.items():
+            text = re.sub(rf"\b{name}\b", written, text)
+        return text
 
     def fresh(self, stem: str) -> str:
         while True:
@@ -497,6 +519,7 @@ class Lowering:
             return [s for part in self.buffered(stmt, stmt.target) for s in self.lower_stmt(part)]
         if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
                 and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
+            self.conditional -= _branch_ids(stmt.value)  # each branch is a statement now
             return self.lower_stmt(_branches(stmt, stmt.value))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             self.pre, self.changed, self.here = [], False, stmt
@@ -537,6 +560,7 @@ class Lowering:
         position kept): NumPy's buffered update applies a repeated index once, with the last
         occurrence's value (``np.add.at`` applies each)."""
         name = self.fresh("g")
+        self.copy_of[name] = (ast.unparse(target.value), ast.unparse(target))  # errors name x, not the copy
         parts: list[ast.stmt] = [
             ast.Assign([ast.Name(name, ast.Store())], _load(copy.deepcopy(target))),
             ast.AugAssign(ast.Name(name, ast.Store()), stmt.op, stmt.value),
@@ -564,7 +588,8 @@ class Lowering:
     def copied_view(self, node: ast.expr) -> ast.expr:
         """``node.copy()`` where ``node`` is an array written as a name, subscript or attribute (a
         view of something); ``node`` itself otherwise."""
-        if not (isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) and self.array_valued(node)):
+        if not (isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) and self.array_valued(node)) \
+                or _selected_end_form(node, self.globals) is not None:  # np.nonzero(c)[0][0]: a scalar
             return node
         call = ast.Call(ast.Attribute(node, "copy", ast.Load()), [], [])
         return ast.copy_location(ast.fix_missing_locations(ast.copy_location(call, node)), node)
@@ -798,6 +823,7 @@ class Lowering:
             # view (an argument, a slice) is returned copied, as the views of an if's branches are not
             # one array after it (equal values, another array: NumPy returns the view itself)
             name = self.fresh("ret")
+            self.conditional -= _branch_ids(stmt.value)  # each branch is a statement now
             either = ast.IfExp(stmt.value.test, *(self.copied_view(part) for part in (stmt.value.body,
                                                                                       stmt.value.orelse)))
             chosen = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
@@ -1024,11 +1050,11 @@ class Lowering:
             value = self.binop(stmt, stmt.op, view, value)
             if view.vtype.is_int and value.vtype.is_float:
                 raise self.error(stmt, f"in-place {OPERATORS[type(stmt.op)]}= of a float value into integer "
-                                 f"array {view.base!r}; NumPy refuses this cast", "in-place cast")
+                                 f"array {self.shown(view.base)}; NumPy refuses this cast", "in-place cast")
             if type(stmt.op) in BITWISE and view.rank and UNKNOWN not in (view.vtype, value.vtype) \
                     and not np.can_cast(value.vtype.dtype, view.vtype.dtype, "same_kind"):
                 raise self.error(stmt, f"in-place {BITWISE[type(stmt.op)]}= gives {value.vtype.dtype}, which NumPy "
-                                 f"refuses to cast into {view.vtype.dtype} array {view.base!r} (same_kind)",
+                                 f"refuses to cast into {view.vtype.dtype} array {self.shown(view.base)} (same_kind)",
                                  "in-place cast")
         if view.rank == 0 and value.rank == 0:
             if not self.changed:
@@ -1606,13 +1632,21 @@ class Lowering:
         it holds or the facts fail (``if a.shape[0] == b.shape[0]: c = a + b`` assumes nothing);
         without facts, or where isl's answer is no condition, it is assumed outright.  Raw extents
         are compared: two slices that are both empty by different amounts (``b[1:] = a[2:]`` of
-        empty arrays, -1 and -2 here, 0 in NumPy) are refused per call, as a union of "equal" and
-        "both empty" in the context split the schedule (fdtd-2d lost its time tiling)."""
+        empty arrays, -1 and -2 here, 0 in NumPy) break it, as a union of "equal" and "both empty"
+        in the context split the schedule (fdtd-2d lost its time tiling); such calls run the
+        undecorated function (``numpy_accepts``: "equal or both empty", checked per call)."""
         equal = ast.Compare(a.node, [ast.Eq()], [b.node])
         verdict = decided(f"{a.text} == {b.text}", (), self.params, tuple(self.facts)) if self.facts else None
         if verdict is not None and verdict.proven:
             return
-        self.assumed.append(equal if verdict is None or verdict.assume is None else verdict.assume)
+        if verdict is None or verdict.assume is None:
+            self.assumed.append(equal)
+            if not (_nonnegative_sym(a) and _nonnegative_sym(b)):
+                empty: list[ast.expr] = [ast.Compare(e.node, [ast.LtE()], [ast.Constant(0)]) for e in (a, b)]
+                self.numpy_accepts[id(equal)] = ast.BoolOp(ast.Or(), [copy.deepcopy(equal),
+                                                                       ast.BoolOp(ast.And(), empty)])
+            return
+        self.assumed.append(verdict.assume)
 
     def largest_over_loops(self, e: Sym) -> Sym | None:
         """An upper bound of ``e`` over the enclosing loops' iterations, free of their variables:
@@ -1721,7 +1755,8 @@ class Lowering:
     def _Name(self, node: ast.Name) -> View:
         if node.id in self.selections:
             raise self.error(node, f"{node.id!r} holds a boolean-mask selection (its length depends on the data), "
-                             "usable only in np.sum/np.prod/np.mean in the statement right after it", "boolean mask")
+                             "usable only in np.sum/np.prod/np.mean/np.max/np.min and len() in the statement right "
+                             "after it", "boolean mask")
         entry = self.lookup(node)
         if entry is not None:
             self.changed = True
@@ -1818,6 +1853,9 @@ class Lowering:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             extent = self.view_extent(node)
             return scalar(node if extent is None else extent.node, WEAK_INT)
+        end = self.selected_end(node)
+        if end is not None:
+            return end
         grid = self.indexing.grid(self, node)  # np.ogrid[a:b], np.indices(shape)[0]: index grids
         if grid is not None:
             self.changed = True
@@ -2185,7 +2223,8 @@ class Lowering:
             return special
         operand = node.args[0] if module == "np" and node.args else func.value if isinstance(func, ast.Attribute) \
             and module is None else None
-        if name in _REDUCTIONS and operand is not None and (module == "np" or name in ("sum", "prod", "mean")):
+        if name in _REDUCTIONS and operand is not None \
+                and (module == "np" or name in ("sum", "prod", "mean", "max", "min")):
             masked = self.masked_read(operand)
             if masked is not None:
                 return self.masked_reduction(node, _REDUCTIONS[name], *masked,
@@ -2815,6 +2854,9 @@ class Lowering:
         options = dict(_keywords(self, node))
         axis = options.pop("axis", rest[0] if rest else None)
         kept = x.rank - mask.rank  # the selection's axes after its first (X[m] of a row mask keeps rows)
+        if kind in ("max", "min") and not kept and len(rest) <= 1 and not set(options) - {"initial"} \
+                and (axis is None or _is_none(axis) or _int_const(axis) in (0, -1)):
+            return self.masked_extreme(node, kind, x, mask, options)
         if kind not in ("sum", "prod", "mean") or len(rest) > 1 or set(options) - {"initial"} \
                 or not (axis is None or _is_none(axis) or _int_const(axis) in ((0, -1) if not kept else (0, -1 - kept))):
             raise self.error(node, f"np.{kind}() of a boolean-mask selection with other than axis=None/0 (and "
@@ -2835,6 +2877,87 @@ class Lowering:
         count = self.reduction(node, "sum", mask, [], {})
         weak_count = scalar(ast.Call(ast.Name("int", ast.Load()), [count.element(())], []), WEAK_INT)
         return self.binop(node, ast.Div(), total, weak_count)
+
+    def selected_end(self, node: ast.Subscript) -> View | None:
+        """``p[0]`` / ``p[-1]`` of ``p = x[m]`` bound just before (1-d ``x`` and ``m``), and
+        ``np.nonzero(c)[0][0]``, ``np.where(c)[0][-1]``, ``c.nonzero()[0][0]``, ``np.flatnonzero(c)[0]``
+        of a 1-d ``c``: the first or last selected element (``selected_element``); None for anything else."""
+        k = _int_const(node.slice)
+        condition = _selected_end_form(node, self.globals)
+        if k not in (0, -1) or not (condition is not None or isinstance(node.value, ast.Name)
+                                    and node.value.id in self.selections):
+            return None
+        if id(node) in self.conditional:
+            raise self.error(node, f"{ast.unparse(node)} where Python may not evaluate it (a branch of 'a if c else "
+                             "b', an operand of and/or after the first): nothing selected raises IndexError where it "
+                             "runs; write an if statement", "boolean mask")
+        if condition is None:
+            x, mask = self.masked_read(node.value) or (None, None)
+            if x is None or mask is None or x.rank != 1 or mask.rank != 1:
+                return None
+            return self.selected_element(node, x, mask, k)
+        c = self.value(condition)
+        if c.rank != 1 or c.vtype.is_complex or c.vtype is UNKNOWN:
+            return None
+        mask = c if c.vtype.dtype == "bool" else self.elementwise(
+            lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [c], BOOL)
+        index = View(c.extents, VType("int64", False), lambda idx: ast.Call(
+            ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()), [idx[0].node], []))
+        return self.selected_element(node, index, mask, k)
+
+    def selected_element(self, node: ast.Subscript, values: View, mask: View, k: int) -> View:
+        """Element ``k`` (0: the first, -1: the last) of ``values`` where the 1-d ``mask`` is true:
+        a loop in index order finds its position (``n`` or -1 where none is), then NumPy's
+        IndexError (*index 0 is out of bounds for axis 0 with size 0*) where nothing is selected,
+        raised where the statement runs (the run-time check of asserts), then the element."""
+        n = mask.extents[0]
+        at = self.fresh("at")
+        self.pre.append(ast.Assign([ast.Name(at, ast.Store())], copy.deepcopy(n.node) if k == 0 else ast.Constant(-1)))
+        self.note_scalar(at, WEAK_INT)
+
+        def find(i: tuple[Sym, ...]) -> list[ast.stmt]:
+            test = mask.element(i)
+            if k == 0:  # the first: the least position selected
+                test = ast.BoolOp(ast.And(), [test, ast.Compare(i[0].node, [ast.Lt()], [ast.Name(at, ast.Load())])])
+            return [ast.If(test, [ast.Assign([ast.Name(at, ast.Store())], i[0].node)], [])]
+
+        self.pre.extend(self.nest(mask.extents, find))
+        found = f"{at} < {n.text}" if k == 0 else f"{at} >= 0"
+        self.pre.append(run_time_error(found, "IndexError", f"index {k} is out of bounds for axis 0 with size 0"))
+        self.changed = True
+        return scalar(values.element((atom(at),)), values.vtype)
+
+    def masked_extreme(self, node: ast.Call, kind: str, x: View, mask: View, options: dict[str, ast.expr]) -> View:
+        """``x[mask].max()``, ``np.min(x[mask])`` (``initial=`` too) of a mask of ``x``'s shape: the
+        reduction of ``np.where(mask, x, lowest)`` (``-inf`` or the dtype's least integer for max;
+        ``initial`` where given, itself an element of NumPy's reduction), NaN propagating from the
+        selected elements only.  Without ``initial=`` nothing selected is NumPy's ValueError, checked
+        where the statement runs (the run-time check of asserts)."""
+        if x.vtype.dtype == "bool" or x.vtype.is_complex or UNKNOWN in (x.vtype, mask.vtype):
+            raise self.error(node, f"np.{kind}() of a boolean-mask selection of a {x.vtype.dtype} array (bool and "
+                             "complex max/min are refused)", "boolean mask")
+        if "initial" in options:
+            fill = self.value(options["initial"])
+        else:
+            if id(node) in self.conditional:
+                raise self.error(node, f"np.{kind}() of a boolean-mask selection where Python may not evaluate it (a "
+                                 "branch of 'a if c else b', an operand of and/or after the first): nothing selected "
+                                 "raises ValueError where it runs; write an if statement or give initial=",
+                                 "boolean mask")
+            count = self.reduction(node, "sum", mask, [], {})
+            self.pre.append(value_error(f"{ast.unparse(count.element(()))} >= 1", "zero-size array to reduction "
+                                        f"operation {'maximum' if kind == 'max' else 'minimum'} which has no identity"))
+            lowest = kind == "max"
+            if x.vtype.is_float:
+                inf: ast.expr = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "inf", ast.Load())
+                fill = scalar(ast.UnaryOp(ast.USub(), inf) if lowest else inf, WEAK_FLOAT)
+            else:
+                info = np.iinfo(x.vtype.dtype)
+                fill = scalar(ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), x.vtype.dtype, ast.Load()),
+                                       [ast.Constant(int(info.min if lowest else info.max))], []), x.vtype)
+            options = {**options, "initial": fill.element(())}  # (checked above: x itself may be empty)
+        chosen = self.combine(node, [mask, x, fill], lambda c, a, b: ast.IfExp(c, a, b), x.vtype)
+        return self.reduction(node, kind, chosen, [], options)
 
     def masked_rows_reduction(self, node: ast.Call, kind: str, x: View, mask: View, along: bool,
                               options: dict[str, ast.expr]) -> View:
@@ -3544,10 +3667,10 @@ class Lowering:
             with np.errstate(all="ignore"):
                 dtype = np.asarray(np_func(*examples)).dtype.name
         except (TypeError, ValueError) as exc:
-            raise self.error(node, f"{ast.unparse(node)} is refused by NumPy for these dtypes: {exc}",
+            raise self.error(node, f"{self.as_written(node)} is refused by NumPy for these dtypes: {exc}",
                              "array call") from None
         if dtype not in _DTYPES:
-            raise self.error(node, f"{ast.unparse(node)} gives {dtype} arrays, which polyfuse does not support; "
+            raise self.error(node, f"{self.as_written(node)} gives {dtype} arrays, which polyfuse does not support; "
                              "convert first (for example with .astype(np.float32))", "array call")
         return VType(dtype, False)
 
@@ -4332,6 +4455,54 @@ def _ufunc_with_out(value: ast.expr, globals_: dict) -> TypeGuard[ast.Call]:
         and any(kw.arg == "out" for kw in value.keywords)
 
 
+def _conditional_ids(tree: ast.AST) -> set[int]:
+    """The ids of the nodes in ``tree`` that Python may not evaluate when it evaluates the
+    expression around them: an IfExp's branches, the operands of and/or after the first."""
+    found: set[int] = set()
+    for outer in ast.walk(tree):
+        parts = [outer.body, outer.orelse] if isinstance(outer, ast.IfExp) \
+            else outer.values[1:] if isinstance(outer, ast.BoolOp) else []
+        found.update(id(n) for part in parts for n in ast.walk(part))
+    return found
+
+
+def _branch_ids(value: ast.IfExp) -> set[int]:
+    """The ids ``value``'s own branches make conditional (not those of conditionals inside them),
+    once ``t = value`` is an if statement."""
+    branches = {id(n) for part in (value.body, value.orelse) for n in ast.walk(part)}
+    return branches - _conditional_ids(value.body) - _conditional_ids(value.orelse)
+
+
+def _selected_end_form(node: ast.expr, globals_: dict) -> ast.expr | None:
+    """The condition ``c`` of ``np.nonzero(c)[0][k]``, ``np.where(c)[0][k]``, ``c.nonzero()[0][k]``
+    or ``np.flatnonzero(c)[k]`` (``k`` 0 or -1); None for anything else."""
+    if not isinstance(node, ast.Subscript) or _int_const(node.slice) not in (0, -1):
+        return None
+    inner = node.value
+    if isinstance(inner, ast.Subscript) and _int_const(inner.slice) == 0 and isinstance(inner.value, ast.Call):
+        call = inner.value
+        name = _numpy_call_name(call, globals_)
+        method = isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" and name is None \
+            and module_of(call.func.value, globals_) is None
+        if call.keywords or not (name in ("nonzero", "where") and len(call.args) == 1 or method and not call.args):
+            return None
+        if call.args:
+            return call.args[0]
+        assert isinstance(call.func, ast.Attribute)
+        return call.func.value
+    if isinstance(inner, ast.Call) and _numpy_call_name(inner, globals_) == "flatnonzero" and len(inner.args) == 1 \
+            and not inner.keywords:
+        return inner.args[0]
+    return None
+
+
+def _numpy_call_name(call: ast.Call, globals_: dict) -> str | None:
+    """``name`` of a call ``np.name(...)``; None for any other call."""
+    if isinstance(call.func, ast.Attribute) and module_of(call.func.value, globals_) == "np":
+        return call.func.attr
+    return None
+
+
 def _is_numpy_call(value: ast.expr, name: str, globals_: dict) -> TypeGuard[ast.Call]:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == name \
         and module_of(value.func.value, globals_) == "np"
@@ -4660,9 +4831,10 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
     lowering.assumed = [e for e in lowering.assumed if not (isinstance(e, ast.Compare) and len(e.ops) == 1
                                                              and isinstance(e.ops[0], ast.Eq)
                                                              and ast.dump(e.left) == ast.dump(e.comparators[0]))]
-    for equal in lowering.assumed:
+    accepts = tuple(lowering.numpy_accepts.get(id(equal)) for equal in lowering.assumed)
+    for equal in lowering.assumed + [e for e in accepts if e is not None]:
         _locate(equal, source.tree)
     return LoweredArrays(dataclasses.replace(source, tree=tree), tuple(lowering.assumed), tuple(lowering.assertions),
                          tuple(sorted(lowering.returned_views.items())), tuple(lowering.reshapes),
                          tuple(lowering.size_products.values()),
-                         tuple((name, text) for text, name in lowering.computed_sizes.items()))
+                         tuple((name, text) for text, name in lowering.computed_sizes.items()), accepts)

@@ -96,7 +96,8 @@ def module_of(node: ast.AST, globals_: dict) -> str | None:
 
 def assert_message(msg: ast.expr | None) -> tuple[str, str | None] | None:
     """The exception and message of an assert's ``msg``: a string literal (AssertionError), or
-    ``("ValueError", "...")``, ``("LinAlgError", "...")`` or ``("UnsupportedError", "...")``,
+    ``("ValueError", "...")``, ``("IndexError", "...")``, ``("LinAlgError", "...")`` or
+    ``("UnsupportedError", "...")``,
     which only the NumPy lowering writes (frontend.arrays checks the user's messages first);
     None for anything else."""
     if msg is None:
@@ -106,7 +107,7 @@ def assert_message(msg: ast.expr | None) -> tuple[str, str | None] | None:
     if isinstance(msg, ast.Tuple) and len(msg.elts) == 2 and all(
             isinstance(e, ast.Constant) and isinstance(e.value, str) for e in msg.elts):
         error, text = (str(e.value) for e in msg.elts if isinstance(e, ast.Constant))
-        return (error, text) if error in ("ValueError", "LinAlgError", "UnsupportedError") else None
+        return (error, text) if error in ("ValueError", "IndexError", "LinAlgError", "UnsupportedError") else None
     return None
 
 

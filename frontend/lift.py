@@ -531,8 +531,13 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             if not bad.is_empty():
                 failing.append((bad.coalesce().to_str(), assertion.message))
             context = context.intersect(holds)
-        for equal in assumed:  # extents NumPy broadcasting requires equal; checked at call time
-            context = context.intersect(lifter.condition(equal, Scope((), context)).params())
+        accepted = context  # where NumPy runs the statements too (slices empty by different amounts)
+        for k, equal in enumerate(assumed):  # extents NumPy broadcasting requires equal; checked at call time
+            holds = lifter.condition(equal, Scope((), context)).params()  # (the scope gives loop names only)
+            context = context.intersect(holds)
+            loose = lowered.numpy_accepts[k] if k < len(lowered.numpy_accepts) else None
+            accepted = accepted.intersect(holds if loose is None else
+                                          lifter.condition(loose, Scope((), accepted)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         if lifter.assigned == scalar_types and lifter.mixed_strength(source) == flagged:
             break
@@ -561,8 +566,17 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
                 for name, factors, divisors in lowered.sizes),  # may have them as factors
         counts=tuple(ElementCount(_extents(lifter, m.source, top), _extents(lifter, m.shape, top), m.missing)
                      for m in lowered.reshapes),
+        numpy_runs=_outside_assumptions(accepted, context),
     )
     return dataclasses.replace(scop, schedule=scop.schedule_of(scop.body))
+
+
+def _outside_assumptions(accepted: isl.Set, context: isl.Set) -> str | None:
+    """The isl text of the sizes outside the compiled assumptions where NumPy still runs the
+    kernel's statements (two slices it requires equal both empty, by different amounts): calls
+    there run the undecorated function; None where there are none."""
+    outside = accepted.subtract(context)
+    return None if outside.is_empty() else outside.coalesce().to_str()
 
 
 def _extents(lifter: Lifter, nodes: tuple[ast.expr, ...], scope: Scope) -> tuple[ir.Expr, ...]:

@@ -6,8 +6,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from polyfuse.backends.cpu.phases import chain_decisions, plan_phases
+from polyfuse.errors import PolyfuseError
 from polyfuse.model.ir import to_python
 from polyfuse.model.loop_ast import For, LazyText, StmtCall, display_names, nodes, render
+
+RUNS_IN_PYTHON = ("calls with these sizes run the undecorated function: two slices NumPy requires equal are both "
+                  "empty there by different amounts (b[1:] = a[2:] of empty arrays), outside what the compiled "
+                  "code assumes (equal as written)")
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,8 @@ class Explanation:
               if stages.decisions("accumulators") else ()),
             *((("loop products", [asdict(d) for d in stages.decisions("loop products")]),)
               if stages.decisions("loop products") else ()),
+            *((("runs in python", {"sizes": scop.numpy_runs, "why": RUNS_IN_PYTHON}),)
+              if scop.numpy_runs is not None else ()),
             ("dependences", [_dependence(d) for d in deps.items]),
             ("loop order", [asdict(d) for d in sched.locality]),
             ("fusion", [asdict(d) for d in stages["fusion report"]]),
@@ -72,6 +79,20 @@ class Explanation:
               else ()),
             ("cache", "compiled in this process"),
         ))
+
+    def for_call(self, variant, values: dict[str, Any]) -> Explanation:
+        """The "runs in python" section with whether this call's sizes run the undecorated
+        function (a call the kernel refuses says so when it is made)."""
+        if not any(name == "runs in python" for name, _ in self.sections):
+            return self
+        try:
+            env = variant.bind(values)
+            compiled = variant.bounds.check({p: env[p] for p in variant.params})
+        except (PolyfuseError, AssertionError):
+            return self
+        return Explanation(tuple((name, {**value, "this call": "runs the undecorated function" if not compiled
+                                         else "runs the compiled code"}) if name == "runs in python" else (name, value)
+                                 for name, value in self.sections))
 
     def at_sizes(self, sizes: dict[str, Any]) -> Explanation:
         """The fusion records with their traffic estimates evaluated at these sizes (a call's

@@ -18,7 +18,7 @@ from polyfuse.compiler import compile_kernel
 from polyfuse.errors import ArgumentError, InternalError, PolyfuseError
 from polyfuse.explain import Explanation
 from polyfuse.frontend.checker import array_default, default_error, is_number
-from polyfuse.frontend.function_args import bound_texts, is_function, specialise
+from polyfuse.frontend.function_args import BOUND, bound_texts, is_function, specialise
 from polyfuse.frontend.global_arrays import FROZEN, frozen_copy, global_arrays, with_frozen_parameters
 from polyfuse.frontend.rewrite import helper_function, helper_texts
 from polyfuse.frontend.source import KernelSource, read_source
@@ -36,6 +36,7 @@ from polyfuse.runtime.variant import (
     PLAN_INT_SCALARS,
     CallPlan,
     CompiledVariant,
+    RunsInPython,
     call_key,
     local_bytes,
 )
@@ -92,6 +93,7 @@ class Kernel:
         self._frozen: tuple[Kernel, tuple[np.ndarray, ...]] | tuple[()] | None = None
         self._source: KernelSource | None = None  # py_func's parsed source, read once (read_source)
         self._lock = threading.Lock()
+        self.python_calls = 0  # calls the undecorated function ran (sizes outside the compiled assumptions)
         functools.update_wrapper(self, fn)
 
     def __repr__(self) -> str:
@@ -103,6 +105,7 @@ class Kernel:
         return (rebuild, (recipe_of(self),))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        called = args
         try:
             fast = self._fast  # the latest plan's native entry: it checks that the call is that plan's
             if fast is not None and not kwargs:
@@ -130,6 +133,11 @@ class Kernel:
             if debug_errors():
                 raise
             raise exc.with_traceback(None) from None  # the user's frame, not ours
+        except RunsInPython:
+            if hasattr(self.py_func, FROZEN) or hasattr(self.py_func, BOUND):
+                raise  # a kernel called by another with other arguments: the one the user called runs it
+            self.python_calls += 1  # explain() says which sizes do this
+            return self.py_func(*called, **kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
         if self._function_defaults or any(is_function(a) or type(a) is tuple for a in args) \
@@ -277,7 +285,8 @@ class Kernel:
         values = special._bind(args, kwargs)
         variant = special._variant(values)
         with _COMPILE_LOCK:  # the explanation prints and evaluates isl objects of the compile
-            return Explanation.of(variant, self.options).at_sizes(variant.bind(values))
+            explanation = Explanation.of(variant, self.options).at_sizes(variant.bind(values))
+        return explanation.for_call(variant, values)
 
     def inspect_llvm(self, *args: Any, optimized: bool = True, **kwargs: Any) -> str:
         """The LLVM IR for these arguments' signature, after (default) or before optimisation."""

@@ -54,45 +54,60 @@ class BoundsChecker:
         # sizes outside the lifted assumptions (extents NumPy broadcasting requires to be equal)
         self.unassumed = ParameterSet(isl.Set.universe(scop.context.get_space()).subtract(scop.context))
         self.assertions = [(ParameterSet(isl.Set(text)), message) for text, message in scop.assertions]
-        self.deciding = _involved(self.checks, self.params, self.unassumed.set)
+        # within unassumed, the sizes where NumPy runs the statements too: the undecorated function runs them
+        self.numpy_runs = None if scop.numpy_runs is None else ParameterSet(isl.Set(scop.numpy_runs))
+        self.deciding = _involved(self.checks, self.params, [self.unassumed.set] + (
+            [] if self.numpy_runs is None else [self.numpy_runs.set]))
         self._safe: OrderedDict[tuple, bool] = OrderedDict()
 
-    def check(self, values: dict[str, int]) -> None:
+    def check(self, values: dict[str, int]) -> bool:
+        """Whether the compiled code runs a call with these parameter values: True where every
+        access is proven in bounds, False where the sizes fall outside the compiled assumptions
+        but NumPy runs the statements (``numpy_runs``: the undecorated function runs the call);
+        raises where Python would (the kernel's asserts) or polyfuse cannot run the call."""
         key = tuple([values[p] for p in self.deciding])
         if key in self._safe:
             self._safe.move_to_end(key)
-            return
+            return self._safe[key]
         with ISL_LOCK:  # isl is not thread-safe; this runs once per new set of sizes
-            point = _Point(self, values)
-            for failing, message in self.assertions:  # the kernel's own asserts, in order, first
-                if failing.holds_for(values, point):
-                    raise AssertionError(*(() if message is None else (message,)))
-            if self.unassumed.holds_for(values, point):
-                raise ArgumentError(
-                    f"these arguments ({_describe(values)}) break what the kernel's NumPy statements assume: "
-                    "array extents they need to be equal differ (NumPy would not broadcast them either; an "
-                    "extent the kernel computes that is 1 only at run time is not broadcast: use None or "
-                    "keepdims=True), a slice bound that is not a constant is negative or runs past the "
-                    "slice it must match, or a name bound to arrays in two branches (or rebound in a loop) "
-                    "gets values of different extents, which the compiled kernel keeps in one array")
-            for check in self.checks:
-                if check.unsafe.holds_for(values, point):
-                    raise ArgumentError(self._message(check, point.set, values))
-        self._safe[key] = True
+            compiled = self._decide(values)
+        self._safe[key] = compiled
         if len(self._safe) > 256:
             self._safe.popitem(last=False)
+        return compiled
+
+    def _decide(self, values: dict[str, int]) -> bool:
+        point = _Point(self, values)
+        for failing, message in self.assertions:  # the kernel's own asserts, in order, first
+            if failing.holds_for(values, point):
+                raise AssertionError(*(() if message is None else (message,)))
+        if self.unassumed.holds_for(values, point):
+            if self.numpy_runs is not None and self.numpy_runs.holds_for(values, point):
+                return False
+            raise ArgumentError(
+                f"these arguments ({_describe(values)}) break what the kernel's NumPy statements assume: "
+                "array extents they need to be equal differ (NumPy would not broadcast them either; an "
+                "extent the kernel computes that is 1 only at run time is not broadcast: use None or "
+                "keepdims=True), a slice bound that is not a constant is negative or runs past the "
+                "slice it must match, or a name bound to arrays in two branches (or rebound in a loop) "
+                "gets values of different extents, which the compiled kernel keeps in one array")
+        for check in self.checks:
+            if check.unsafe.holds_for(values, point):
+                raise ArgumentError(self._message(check, point.set, values))
+        return True
 
     def __getstate__(self) -> dict:
         """isl objects do not pickle: keep their text (for the disk cache)."""
         checks = [(c.array, c.axis, c.extent, c.touched if isinstance(c.touched, str) else c.touched.to_str(),
                    c.unsafe) for c in self.checks]
         return {"params": self.params, "prefix": self.prefix, "checks": checks, "deciding": self.deciding,
-                "unassumed": self.unassumed, "assertions": self.assertions}
+                "unassumed": self.unassumed, "assertions": self.assertions, "numpy_runs": self.numpy_runs}
 
     def __setstate__(self, state: dict) -> None:
         self.params, self.prefix, self.deciding = state["params"], state["prefix"], state["deciding"]
         self.checks = [AxisCheck(*check) for check in state["checks"]]
         self.unassumed, self.assertions = state["unassumed"], state["assertions"]
+        self.numpy_runs = state.get("numpy_runs")
         self._safe = OrderedDict()
 
     def _point(self, values: dict[str, int]) -> isl.Set:
@@ -242,11 +257,12 @@ def _axis_checks(scop: Scop, prefix: str) -> list[AxisCheck]:
     return checks
 
 
-def _involved(checks: list[AxisCheck], params: tuple[str, ...], unassumed: isl.Set) -> tuple[str, ...]:
-    """The parameters some unsafe set constrains: whether a call is safe depends on these only
-    (all of them if a set names a parameter we do not know)."""
+def _involved(checks: list[AxisCheck], params: tuple[str, ...], others: list[isl.Set]) -> tuple[str, ...]:
+    """The parameters some unsafe set (or one of ``others``: the sizes outside the assumptions,
+    those of them the undecorated function runs) constrains: whether a call is safe depends on
+    these only (all of them if a set names a parameter we do not know)."""
     involved = set()
-    for unsafe in [check.unsafe.set for check in checks] + [unassumed]:
+    for unsafe in [check.unsafe.set for check in checks] + others:
         for position in range(unsafe.dim(isl.dim_type.param)):
             if unsafe.involves_dims(isl.dim_type.param, position, 1):
                 involved.add(unsafe.get_dim_name(isl.dim_type.param, position))

@@ -225,6 +225,9 @@ class Scop:
     assertions: tuple[tuple[str, str | None], ...] = ()
     sizes: tuple[SizeProduct, ...] = ()  # parameters the call computes (after the arguments' own)
     counts: tuple[ElementCount, ...] = ()  # reshapes' element counts, checked per call
+    # isl text of the sizes outside ``context`` where NumPy runs the statements too (two slices it
+    # requires equal, both empty by different amounts): such calls run the undecorated function
+    numpy_runs: str | None = None
 
     def array(self, name: str) -> ArrayInfo:
         for info in self.arrays:

@@ -45,6 +45,12 @@ from polyfuse.runtime.signature import device_span
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
+class RunsInPython(Exception):
+    """A call whose sizes fall outside what the variant was compiled assuming, where NumPy runs
+    the kernel's statements all the same (two slices NumPy requires equal, both empty by different
+    amounts): the kernel the user called runs its undecorated function instead (``Kernel``)."""
+
+
 @dataclass
 class CompiledVariant:
     """Everything compiled for one signature: the backend kernel and the per-call checks.
@@ -81,7 +87,8 @@ class CompiledVariant:
     def run(self, values: dict[str, Any]) -> Any:
         env = self.bind(values)
         check_counts(self.counts, env)
-        self.bounds.check({p: env[p] for p in self.params})
+        if not self.bounds.check({p: env[p] for p in self.params}):
+            raise RunsInPython()
         self.check_overlap(values)
         for info in self.local_arrays:
             env[info.name] = allocate(info, env)

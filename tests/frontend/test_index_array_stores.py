@@ -120,5 +120,16 @@ def test_a_buffered_add_differs_from_add_at_as_in_numpy():
 def test_index_errors_and_casts_as_numpy():
     with pytest.raises(IndexError):
         polyfuse.kernel(pair_store)(np.zeros((4, 5)), np.array([4]), np.array([0]), 1.0)
-    with pytest.raises(polyfuse.UnsupportedError, match="float value into integer"):  # NumPy: UFuncTypeError
+    with pytest.raises(polyfuse.UnsupportedError, match="float value into integer") as info:  # NumPy: UFuncTypeError
         polyfuse.kernel(add)(np.zeros(3, dtype=np.int64), np.array([1]), 0.5)
+    assert "array 'x' (updated as x[idx])" in str(info.value) and "pf_" not in str(info.value)  # not the copy
+
+
+def or_float(x, idx):
+    x[idx] |= x[idx] * 1.5
+
+
+def test_an_update_through_an_index_array_is_named_as_written():
+    with pytest.raises(polyfuse.UnsupportedError, match=r"x\[idx\] \|= x\[idx\] \* 1.5 is refused") as info:
+        polyfuse.kernel(or_float)(np.zeros(3, dtype=np.int64), np.array([1]))
+    assert "pf_" not in str(info.value)
