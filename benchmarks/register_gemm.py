@@ -16,7 +16,19 @@ import sys
 import time
 
 import numpy as np
-from polyfuse.backends.cpu import blas
+from polyfuse.backends.cpu import blas, register_gemm
+
+from polyfuse.options import machine
+
+_OTHER: list[int] = []
+
+
+def _other_tiles() -> int:
+    """The tiles compiled the other way (packing ``B``'s panels or not), for the A/B."""
+    if not _OTHER:
+        _OTHER.append(register_gemm.compile_tiles(machine().l2, blas._ENGINES, not register_gemm.PACKED,
+                                                  l3_bytes=machine().l3))
+    return _OTHER[0]
 
 _ARGS = (ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64,
          ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
@@ -26,8 +38,11 @@ def contenders(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> dict:
     rows, depth = A.shape
     cols = B.shape[1]
     tiles = ctypes.CFUNCTYPE(None, *_ARGS)(blas.tiles_address())
+    other = ctypes.CFUNCTYPE(None, *_ARGS)(_other_tiles())
     found = {"tiles": lambda: tiles(rows, cols, depth, 1.0, A.ctypes.data, depth, B.ctypes.data, cols,
                                     C.ctypes.data, cols),
+             "unpacked" if register_gemm.PACKED else "packed":
+                 lambda: other(rows, cols, depth, 1.0, A.ctypes.data, depth, B.ctypes.data, cols, C.ctypes.data, cols),
              "numpy": lambda: np.matmul(A, B)}
     try:
         import jax
