@@ -16,9 +16,18 @@ multiplying them in with FMAs.  Nothing is packed: the block of ``A`` stays in L
 panels pass, a panel's block of terms of ``B`` (``depth_block x PANEL`` doubles, a quarter of the
 L2) while the tiles run down the rows; the next block of terms adds to ``C``.  The rows past the
 last whole tile run as tiles of one row; the columns past the last whole vector load and store
-with a mask.  Each element of ``C`` is ``alpha`` times its sum, each block's terms in order, one
-rounding per term (the FMA), as ``?gemm`` sums in its own blocked order: the same within BLAS's
-tolerance (docs/subset.md, *Matrix products*).
+with a mask.
+
+From ``PACK_MIN_COLS`` columns the panels are packed (the Goto/BLIS order): the columns go in
+blocks of ``col_block`` (a quarter of the L3 holds their ``depth_block`` rows), each block of
+terms of such a block of ``B`` is copied once, panel after panel, rows contiguous, into one
+64-byte aligned buffer (``malloc``), and every block of rows of ``A`` streams the packed panels
+(a row of an unpacked panel of a wide ``B`` lies on a new page, past the prefetchers, and was read
+from L3 again for every row block).  A failed ``malloc`` runs the unpacked routine.
+
+Each element of ``C`` is ``alpha`` times its sum, each block's terms in order, one rounding per
+term (the FMA), as ``?gemm`` sums in its own blocked order: the same within BLAS's tolerance
+(docs/subset.md, *Matrix products*).
 
 Only for hosts with AVX-512 (the vector of 8 doubles is one register there; with 16 registers of
 4 doubles the tiles would spill) and only where measured to win: at most ``MAX_COLS`` columns.
@@ -39,8 +48,9 @@ LANES = 8  # doubles per vector (AVX-512)
 TILE_ROWS = 6
 PANEL = 32  # columns of B per panel
 #: The most columns ``ROW_GEMM`` gives the routine: one thread, process CPU, interleaved with
-#: NumPy's call and jax.jit (docs/performance.md): 64 columns 2.69 ms against OpenBLAS's 3.64,
-#: 256 columns 10.6 against 11.6, 1024 columns 22.8 against 20.9 (wide products: packing wins)
+#: NumPy's call and jax.jit (docs/performance.md): with packed panels 1024 x 512 x 1024 19.8 ms
+#: against OpenBLAS's 21.0, 1024 x 1024 x 2048 78.6 against 81.2, but 2048^3 332 against 322
+#: and 256 x 2048 x 4096 85.5 against 83.8 (unpacked, 1024 columns lost: 22.8 against 20.9)
 MAX_COLS = 1024
 REG_GEMM = "polyfuse.blas.dregtiles"
 #: copy each block of terms of a panel of ``B`` into a contiguous, aligned buffer on the stack

@@ -78,10 +78,16 @@ def test_packed_panels_cut_into_blocks(caches, rows, depth, cols):
     _product(_routine(*caches), rows, depth, cols, alpha=-1.5)
 
 
-@pytest.mark.parametrize("packed", [True, False])
-def test_packed_and_unpacked_routines_agree(packed):
-    """Either way of compiling the tiles (the benchmark times both) gives the product."""
-    _product(_routine(8192, 65536, packed), 14, 19, 200)
+def test_packed_and_unpacked_routines_agree_bit_for_bit():
+    """Packing changes where the tiles read ``B``, not the order of any sum's terms."""
+    A, B = RNG.standard_normal((14, 19)), RNG.standard_normal((19, 200))
+    results = []
+    for packed in (True, False):
+        C = np.empty((14, 200))
+        _routine(8192, 65536, packed)(14, 200, 19, 0.75, A.ctypes.data, 19, B.ctypes.data, 200, C.ctypes.data, 200)
+        results.append(C)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_allclose(results[0], 0.75 * (A @ B), rtol=1e-10, atol=1e-10)
 
 
 def test_row_gemm_builds_with_and_without_the_tiles():
