@@ -5,8 +5,10 @@ jax.jit on products ``rows x depth @ depth x cols``, interleaved in one process,
     OPENBLAS_NUM_THREADS=1 XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \\
     taskset -c 1 python benchmarks/register_gemm.py 5 1024x1100x64 1024x1024x256
 
-Each shape prints the minimum over ROUNDS rounds (of a few calls each) of every contender, and
-the ratios; the tiles' result is checked against NumPy's first.  jax is optional.
+Each shape prints the minimum over ROUNDS rounds (of a few calls each) of every contender (the
+tiles as ``ROW_GEMM`` gets them, the tiles compiled the other way: ``unpacked`` or ``packed``,
+NumPy, jax.jit), and the ratios; the tiles' result is checked against NumPy's first.  jax is
+optional.
 """
 
 from __future__ import annotations
