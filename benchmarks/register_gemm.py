@@ -5,8 +5,10 @@ jax.jit on products ``rows x depth @ depth x cols``, interleaved in one process,
     OPENBLAS_NUM_THREADS=1 XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \\
     taskset -c 1 python benchmarks/register_gemm.py 5 1024x1100x64 1024x1024x256
 
-Each shape prints the minimum over ROUNDS rounds (of a few calls each) of every contender, and
-the ratios; the tiles' result is checked against NumPy's first.  jax is optional.
+Each shape prints the minimum over ROUNDS rounds (of a few calls each) of every contender (the
+tiles as ``ROW_GEMM`` gets them, the tiles compiled the other way: ``unpacked`` or ``packed``,
+NumPy, jax.jit), and the ratios; the tiles' result is checked against NumPy's first.  jax is
+optional.
 """
 
 from __future__ import annotations
@@ -16,7 +18,19 @@ import sys
 import time
 
 import numpy as np
-from polyfuse.backends.cpu import blas
+from polyfuse.backends.cpu import blas, register_gemm
+
+from polyfuse.options import machine
+
+_OTHER: list[int] = []
+
+
+def _other_tiles() -> int:
+    """The tiles compiled the other way (packing ``B``'s panels or not), for the A/B."""
+    if not _OTHER:
+        _OTHER.append(register_gemm.compile_tiles(machine().l2, blas._ENGINES, not register_gemm.PACKED,
+                                                  l3_bytes=machine().l3))
+    return _OTHER[0]
 
 _ARGS = (ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64,
          ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
@@ -26,8 +40,11 @@ def contenders(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> dict:
     rows, depth = A.shape
     cols = B.shape[1]
     tiles = ctypes.CFUNCTYPE(None, *_ARGS)(blas.tiles_address())
+    other = ctypes.CFUNCTYPE(None, *_ARGS)(_other_tiles())
     found = {"tiles": lambda: tiles(rows, cols, depth, 1.0, A.ctypes.data, depth, B.ctypes.data, cols,
                                     C.ctypes.data, cols),
+             "unpacked" if register_gemm.PACKED else "packed":
+                 lambda: other(rows, cols, depth, 1.0, A.ctypes.data, depth, B.ctypes.data, cols, C.ctypes.data, cols),
              "numpy": lambda: np.matmul(A, B)}
     try:
         import jax

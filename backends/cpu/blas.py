@@ -137,7 +137,7 @@ _RESOLVING = threading.Lock()
 @functools.cache
 def tiles_address() -> int:
     """``REG_GEMM`` compiled for the host (its engine kept for the process)."""
-    return tiles.compile_tiles(machine().l2, _ENGINES)
+    return tiles.compile_tiles(machine().l2, _ENGINES, l3_bytes=machine().l3)
 
 
 def _resolve_tiles() -> int:

@@ -25,12 +25,12 @@ _ARGS = (ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes
          ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
 
 
-def _routine(l2_bytes: int | None = None):
-    """The tiles as a ctypes function: the process's, or compiled for a pretend L2 size."""
+def _routine(l2_bytes: int | None = None, l3_bytes: int = 0, packed: bool = tiles.PACKED):
+    """The tiles as a ctypes function: the process's, or compiled for pretend cache sizes."""
     if l2_bytes is None:
         address = blas.tiles_address()
     else:
-        address = tiles.compile_tiles(l2_bytes, blas._ENGINES)
+        address = tiles.compile_tiles(l2_bytes, blas._ENGINES, packed, l3_bytes)
     return ctypes.CFUNCTYPE(None, *_ARGS)(address)
 
 
@@ -51,7 +51,7 @@ def _product(routine, rows, depth, cols, alpha=1.0):
 
 @pytest.mark.parametrize("rows, depth, cols", [
     (1, 1, 1), (3, 2, 7), (4, 5, 8), (5, 9, 9), (9, 17, 31), (8, 3, 32), (7, 4, 33), (13, 40, 100),
-    (6, 11, 256), (12, 2, 24), (35, 1, 65)])
+    (6, 11, 256), (12, 2, 24), (35, 1, 65), (7, 5, 128), (8, 13, 301)])
 def test_tiles_match_numpy_on_every_edge(rows, depth, cols):
     _product(_routine(), rows, depth, cols, alpha=1.0 if cols % 2 else -2.5)
 
@@ -64,6 +64,30 @@ def test_sums_and_rows_cut_into_blocks(l2_bytes, rows, depth, cols):
     routine = _routine(l2_bytes=l2_bytes)
     assert tiles.depth_block(l2_bytes) == 8
     _product(routine, rows, depth, cols, alpha=0.5)
+
+
+@pytest.mark.parametrize("caches, rows, depth, cols", [
+    ((1024, 0), 13, 20, 130), ((1024, 0), 7, 17, 161), ((1024, 0), 20, 9, 128),
+    ((8192, 65536), 9, 30, 300), ((8192, 65536), 25, 3, 520)])
+def test_packed_panels_cut_into_blocks(caches, rows, depth, cols):
+    """Products of at least ``PACK_MIN_COLS`` columns pack ``B``'s panels: pretend caches make
+    blocks of 8 terms and of 32 (1 KiB L2, no L3) or 256 columns (64 KiB L3), the last panel
+    partial."""
+    assert tiles.depth_block(caches[0]) == 8
+    assert tiles.col_block(*caches) == (32 if caches[1] == 0 else 256)
+    _product(_routine(*caches), rows, depth, cols, alpha=-1.5)
+
+
+def test_packed_and_unpacked_routines_agree_bit_for_bit():
+    """Packing changes where the tiles read ``B``, not the order of any sum's terms."""
+    A, B = RNG.standard_normal((14, 19)), RNG.standard_normal((19, 200))
+    results = []
+    for packed in (True, False):
+        C = np.empty((14, 200))
+        _routine(8192, 65536, packed)(14, 200, 19, 0.75, A.ctypes.data, 19, B.ctypes.data, 200, C.ctypes.data, 200)
+        results.append(C)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_allclose(results[0], 0.75 * (A @ B), rtol=1e-10, atol=1e-10)
 
 
 def test_row_gemm_builds_with_and_without_the_tiles():
@@ -83,6 +107,10 @@ def attention(Q, K, V):
     return (P / P.sum(axis=-1, keepdims=True)) @ V
 
 
+def wide(A, B):
+    return A @ B
+
+
 def scaled_into_slice(A, B, C):
     C[1:, 3:-2] = 2.5 * A[1:] @ B
 
@@ -93,6 +121,7 @@ _CASES = [
                    RNG.standard_normal((100, 90)))),
     (attention, lambda: (RNG.standard_normal((130, 16)), RNG.standard_normal((120, 16)),
                          RNG.standard_normal((120, 70)))),
+    (wide, lambda: (RNG.standard_normal((70, 60)), RNG.standard_normal((60, 300)))),
     (scaled_into_slice, lambda: (RNG.standard_normal((131, 80)), RNG.standard_normal((80, 105)),
                                  np.zeros((131, 110)))),
 ]
