@@ -81,6 +81,9 @@ class Phase:
     # with ``blas_rows``, a triangle's rows (``row_weights``): "upper" (row r's work ~ rows - r),
     # "lower" (~ r + 1); "": every row the same work
     row_weights: str = ""
+    # with ``blas_rows``: the library's own threads are a third mode the runtime measures (a site
+    # that ran on them before it was cut: a product under its nest's guard, a matrix times a vector)
+    library: bool = False
 
     @property
     def is_region(self) -> bool:
@@ -161,7 +164,7 @@ def _phases(program: LoopProgram) -> list[Phase]:
         rows = row_chunked(program, node)
         if rows is not None:
             phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1, blas_rows=True,
-                                row_weights=row_weights(program, node)))
+                                row_weights=row_weights(program, node), library=library_mode(program, node)))
             continue
         phase = _phase(index, node, others)
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
@@ -210,6 +213,20 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
         # them); a matrix times a vector (gesummv's, under ``if n >= 1``) is cut with the knob
         return None
     return op.rows
+
+
+def library_mode(program: LoopProgram, node: Node) -> bool:
+    """For a product ``row_chunked`` cuts: is it a site that would run whole on the library's
+    threads without the cut (a plain product under its nest's guard, or a matrix times a vector:
+    ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``, ``..._GEMV``)?  There the runtime measures the
+    library's threads too, beside the rows on polyfuse's threads and one BLAS thread serially
+    (backends/cpu/parallel.py ``BlasTimes``): OpenBLAS's threads reach 98% of its matmul on a
+    quiet machine but collapse under load once its pool went idle (gesummv LARGE: 45.5 ms on its
+    two threads against 1.22 ms on one), and only a measurement tells which case holds."""
+    op = _kept_product(program, node)
+    if op is None or op.triangle or op.batch:
+        return False
+    return _is_one(op.cols) or not isinstance(node, StmtCall)
 
 
 def _is_one(expr: ir.Expr) -> bool:
