@@ -62,11 +62,11 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
         compiled.function(*args, 0, count)
         return
     workers = min(threads.get_num_threads(), count)
+    if phase.library:  # (on one polyfuse thread too: the library's threads or one BLAS thread)
+        run_blas_site(kernel, compiled, args, values, count, workers)
+        return
     if workers <= 1:
         compiled.function(*args, 0, count)
-        return
-    if phase.library:
-        run_blas_site(kernel, compiled, args, values, count, workers)
         return
     key = (phase.index, workers, count)
     times = kernel.phase_times.get(key)
@@ -82,7 +82,8 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
 def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> None:
     """Run a product cut by rows whose library's threads are a candidate (``Phase.library``) in
     the mode ``BlasTimes`` chooses at this trip count: one call on the library's threads, the rows
-    on the team with one BLAS thread each, or one call on one BLAS thread.  The first call runs
+    on the team with one BLAS thread each (not on one polyfuse thread, where "rows" forced means
+    one BLAS thread), or one call on one BLAS thread.  The first call runs
     on one BLAS thread and is timed, as any parallel phase's (``_measure_chunks``): sizes too
     small for threads then go to the library, as before the cut."""
     phase = compiled.phase
@@ -90,8 +91,11 @@ def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: i
     times = kernel.phase_times.get(key)
     if times is None:
         first = _measure_chunks(compiled, args, count)
+        candidates = BLAS_MODES if workers > 1 else ("library", "serial")
+        forced = blas_threads()
+        forced = forced if forced == "measure" or forced in candidates else "serial"
         _remember(kernel, kernel.phase_times, key, (phase.index, count),
-                  BlasTimes(first.worth_threads, {"serial": first.serial}, blas_threads()))
+                  BlasTimes(first.worth_threads, {"serial": first.serial}, forced, candidates))
         return
     modes = {"library": lambda: compiled.function(*args, 0, count),
              "rows": lambda: _run_chunks(kernel, compiled, args, values, count, workers),
@@ -447,6 +451,7 @@ class BlasTimes:
     worth_threads: bool  # the first run (one BLAS thread) found enough work for threads
     runs: dict[str, list[float]]  # mode -> seconds of its latest runs (at most WINDOW)
     forced: str = "measure"
+    modes: tuple[str, ...] = BLAS_MODES  # without "rows" on one polyfuse thread
     calls: int = 0
     next_check: dict[str, int] = field(default_factory=dict)
     checking: str | None = None  # the mode whose trial or check is under way
@@ -460,12 +465,12 @@ class BlasTimes:
         self.calls += 1
         if self.checking is not None and self.left > 0:
             return self.checking
-        for mode in BLAS_MODES:
+        for mode in self.modes:
             if self._on_trial(mode):
                 self.checking, self.left = mode, 1
                 return mode
         best = self.best()
-        for mode in BLAS_MODES:
+        for mode in self.modes:
             if mode != best and self.calls >= self.next_check.get(mode, 0):
                 self.checking, self.left = mode, BLAS_CHECK_RUNS
                 return mode
@@ -473,7 +478,7 @@ class BlasTimes:
 
     def best(self) -> str:
         """The mode whose best recent run is fastest, among those measured."""
-        return min((mode for mode in BLAS_MODES if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
+        return min((mode for mode in self.modes if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
 
     def record(self, mode: str, seconds: float) -> None:
         times = self.runs.setdefault(mode, [])

@@ -366,3 +366,32 @@ def test_blas_times_choose_by_measurement_and_adapt():
     assert checks == ["library"] * BLAS_CHECK_RUNS and times.best() == "library"
     assert BlasTimes(False, {"serial": [1e-5]}).choose() == "library"  # too small for threads
     assert BlasTimes(True, {"serial": [1.0]}, forced="serial").choose() == "serial"
+    one = BlasTimes(True, {"serial": [1.0]}, modes=("library", "serial"))  # one polyfuse thread
+    chosen = []
+    for _ in range(20):
+        chosen.append(one.choose())
+        one.record(chosen[-1], 0.5 if chosen[-1] == "library" else 1.0)
+    assert "rows" not in chosen and chosen[-1] == "library"
+
+
+def test_guarded_product_on_one_polyfuse_thread(monkeypatch, forced):
+    """On one polyfuse thread a guarded product chooses between the library's threads and one
+    BLAS thread ("rows" forced runs it on one BLAS thread); results as the Python function's."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
+    sk = suite.get("gesummv")
+    args = sk.make_args(np.random.default_rng(0), n=130)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    sk.func(*want)
+    threads.set_num_threads(1)
+    k = polyfuse.kernel(sk.func, cache=False)
+    for _ in range(4):
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        k(*got)
+        for w, g in zip(want, got):
+            if isinstance(w, np.ndarray):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
+    backend = k.compile(*args).backend
+    assert set(backend.blas_modes.values()) == {"serial"} and not backend.phase_runs
