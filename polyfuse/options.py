@@ -245,8 +245,8 @@ def blas_row_chunks_guarded() -> bool:
     rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on), and the runtime measures which way runs it
     fastest: the library's own threads, the rows on polyfuse's threads with one BLAS thread each,
     or one BLAS thread (``POLYFUSE_BLAS_THREADS``; backends/cpu/parallel.py ``BlasTimes``).
-    Default off; 0 leaves it to one call on the library's threads, unmeasured."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", False)
+    Default on; 0 leaves it to one call on the library's threads, unmeasured."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", True)
 
 
 def blas_row_chunks_gemv() -> bool:
@@ -257,8 +257,8 @@ def blas_row_chunks_gemv() -> bool:
     OpenBLAS's own hand-off to its spinning workers (NumPy-form gesummv, n = 1900: 0.45 ms in two
     one-thread halves against 0.35 ms on the library's two threads, min of 300, load 4.4), but
     the library's threads collapse under load once they went idle (gesummv LARGE: 45.5 ms on two
-    against 1.22 ms on one): the measurement chooses.  Default off; 0 leaves it to the library."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
+    against 1.22 ms on one): the measurement chooses.  Default on; 0 leaves it to the library."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", True)
 
 
 #: ``POLYFUSE_BLAS_THREADS`` values: how a product that ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` or
