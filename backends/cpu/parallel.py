@@ -441,8 +441,8 @@ class BlasTimes:
     """What was measured for one product cut by rows (``Phase.library``) at one trip count and
     thread count: the latest runs of each mode of ``BLAS_MODES``, judged as ``RegionTimes`` judges
     the team and the serial function.  Each mode first runs ``WINDOW`` times in a row (the
-    library's threads first, the rows next; the rows and the serial run fewer if one took over
-    twice the best time of another mode); then the mode whose best recent run is fastest runs,
+    library's threads first, the rows next), fewer if its best run took over twice the best time
+    of another mode (the library's threads judged from their ``BLAS_CHECK_RUNS``-th run on); then the mode whose best recent run is fastest runs,
     and each other one again, ``BLAS_CHECK_RUNS`` times in a row, once the call count reaches its
     ``next_check``: after as many calls as keep its extra time within ``EXPLORE`` of the calls'
     (at most ``MAX_BLAS_RECHECK``), so that the choice follows the machine's load.  ``forced``
@@ -502,7 +502,9 @@ class BlasTimes:
     def _on_trial(self, mode: str) -> bool:
         runs = self.runs.get(mode, [])
         others = [min(t) for m, t in self.runs.items() if m != mode and t]
-        slow = mode != "library" and runs and others and min(runs) > 2 * min(others)
+        # (the library's threads: judged from their second run on, the first having woken them)
+        judged = len(runs) >= (BLAS_CHECK_RUNS if mode == "library" else 1)
+        slow = judged and others and min(runs) > 2 * min(others)
         return len(runs) < WINDOW and not slow
 
 
