@@ -425,6 +425,10 @@ class RegionTimes:
 
 #: The modes of a product cut by rows whose library's threads are a candidate (``BlasTimes``).
 BLAS_MODES = ("library", "rows", "serial")
+#: The order of their trials: one BLAS thread first (the first call's run on it paid for cold
+#: caches and page faults, and the other modes' trials are cut short against its best), then the
+#: library's threads, then the rows.
+BLAS_TRIALS = ("serial", "library", "rows")
 #: A mode that lost is tried again after as many calls as keep its cost within ``EXPLORE`` of the
 #: calls' time, at most this many: the library's threads, collapsed under load, took 37x one BLAS
 #: thread's time (gesummv LARGE), and ``MAX_RECHECK`` (128) calls would have spent 30% on them.
@@ -440,8 +444,8 @@ BLAS_CHECK_RUNS = 2
 class BlasTimes:
     """What was measured for one product cut by rows (``Phase.library``) at one trip count and
     thread count: the latest runs of each mode of ``BLAS_MODES``, judged as ``RegionTimes`` judges
-    the team and the serial function.  Each mode first runs ``WINDOW`` times in a row (the
-    library's threads first, the rows next), fewer if its best run took over twice the best time
+    the team and the serial function.  Each mode first runs ``WINDOW`` times in a row (in the
+    order of ``BLAS_TRIALS``), fewer if its best run took over twice the best time
     of another mode (the library's threads judged from their ``BLAS_CHECK_RUNS``-th run on); then the mode whose best recent run is fastest runs,
     and each other one again, ``BLAS_CHECK_RUNS`` times in a row, once the call count reaches its
     ``next_check``: after as many calls as keep its extra time within ``EXPLORE`` of the calls'
@@ -465,7 +469,7 @@ class BlasTimes:
         self.calls += 1
         if self.checking is not None and self.left > 0:
             return self.checking
-        for mode in self.modes:
+        for mode in sorted(self.modes, key=BLAS_TRIALS.index):
             if self._on_trial(mode):
                 self.checking, self.left = mode, 1
                 return mode

@@ -330,7 +330,7 @@ def test_guarded_products_in_each_blas_thread_mode(monkeypatch, forced, mode, na
     assert sites and backend.blas_modes.keys() == set(sites), backend.artifact.phases
     if mode != "measure":
         assert set(backend.blas_modes.values()) == {mode}
-    else:  # the trials: the library's threads first (three runs, or one taking over twice the best)
+    else:  # the trials: one BLAS thread, the library's threads, the rows
         assert set(backend.blas_modes.values()) <= {"library", "rows", "serial"}
     assert all((backend.phase_runs.get(i, 0) >= 1) == (mode == "rows") for i in sites) or mode == "measure"
     explained = backend.explain_sections()[0][1]
@@ -340,7 +340,7 @@ def test_guarded_products_in_each_blas_thread_mode(monkeypatch, forced, mode, na
 
 
 def test_blas_times_choose_by_measurement_and_adapt():
-    """``BlasTimes``: each mode's trials in a row (the library's threads first), then the fastest
+    """``BlasTimes``: each mode's trials in a row (one BLAS thread first), then the fastest
     by its best recent run, a slower mode checked again (``BLAS_CHECK_RUNS`` in a row) after the
     calls its extra time is worth, and a new fastest taken over once its runs say so."""
     from polyfuse.backends.cpu.parallel import BLAS_CHECK_RUNS, WINDOW, BlasTimes
@@ -352,8 +352,9 @@ def test_blas_times_choose_by_measurement_and_adapt():
         mode = times.choose()
         ran.append(mode)
         times.record(mode, seconds[mode])
-    trials = ["library"] * BLAS_CHECK_RUNS + ["rows"] * WINDOW + ["serial"] * 2  # the library cut short
-    assert ran[:len(trials)] == trials and set(ran[len(trials):]) == {"rows"}
+    trials = ["serial"] * 2 + ["library"] * BLAS_CHECK_RUNS + ["rows"] * WINDOW  # the library cut short
+    assert ran[:len(trials)] == trials and ran[len(trials)] == "rows" and times.best() == "rows"
+    assert set(ran[len(trials):]) <= {"rows", "serial"}  # (one BLAS thread checked again: it led once)
     assert times.next_check["library"] - times.calls > 500  # 39 s more over 0.6: many calls' worth
     seconds["library"] = 0.3  # the machine went quiet
     while (mode := times.choose()) != "library":
