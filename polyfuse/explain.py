@@ -181,9 +181,13 @@ def _row_chunked(program) -> list[dict[str, Any]]:
            "(so does the serial run it is measured against)")
     triangle = ("; its {} triangle: each chunk ?syrk on its diagonal block and ?gemm on the rest of "
                 "its rows, the rows cut so that the chunks have the same work")
+    library = ("; a site that ran on the library's threads before it was cut: the runtime measures "
+               "three modes at each size -- the library's threads, the rows on polyfuse's threads "
+               "(one BLAS thread each), one BLAS thread -- and runs the fastest, the others again "
+               "now and then (POLYFUSE_BLAS_THREADS; \"BLAS threads\" below: what it measured)")
     return [{"statement": next(n.statement for n in nodes(p.node) if isinstance(n, StmtCall)),
              "rows": display_names(to_python(p.stop)),
-             "why": why + (triangle.format(p.row_weights) if p.row_weights else "")}
+             "why": why + (triangle.format(p.row_weights) if p.row_weights else "") + (library if p.library else "")}
             for p in plan_phases(program) if p.blas_rows and p.stop is not None]
 
 

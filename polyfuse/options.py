@@ -255,18 +255,41 @@ def scale_after_product() -> bool:
 def blas_row_chunks_guarded() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``: a matrix product written as loops that sits under its
     nest's guard (PolyBench's gemm, 2mm, 3mm: ``if ni >= 1 and nj >= 1 and nk >= 1``) is cut by
-    rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on), each chunk on one BLAS thread, instead of one
-    call on the library's threads.  Default off (experiments: docs/performance.md)."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", False)
+    rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on), and the runtime measures which way runs it
+    fastest: the library's own threads, the rows on polyfuse's threads with one BLAS thread each,
+    or one BLAS thread (``POLYFUSE_BLAS_THREADS``; backends/cpu/parallel.py ``BlasTimes``).
+    Default on; 0 leaves it to one call on the library's threads, unmeasured."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", True)
 
 
 def blas_row_chunks_gemv() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``, also one written as
-    loops under its nest's guard: gesummv) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on).  Default off: a ``?gemv`` takes well under a
-    millisecond, and waking polyfuse's pool costs more than OpenBLAS's own hand-off to its
-    spinning workers (NumPy-form gesummv, n = 1900: 0.45 ms in two one-thread halves on two
-    Python threads against 0.35 ms on the library's two threads, min of 300, load 4.4)."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
+    loops under its nest's guard: gesummv) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS``
+    on), measured against the library's threads as ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``.  A
+    ``?gemv`` takes well under a millisecond, and waking polyfuse's pool can cost more than
+    OpenBLAS's own hand-off to its spinning workers (NumPy-form gesummv, n = 1900: 0.45 ms in two
+    one-thread halves against 0.35 ms on the library's two threads, min of 300, load 4.4), but
+    the library's threads collapse under load once they went idle (gesummv LARGE: 45.5 ms on two
+    against 1.22 ms on one): the measurement chooses.  Default on; 0 leaves it to the library."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", True)
+
+
+#: ``POLYFUSE_BLAS_THREADS`` values: how a product that ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` or
+#: ``..._GEMV`` cut by rows runs (backends/cpu/parallel.py ``BLAS_MODES``).
+BLAS_THREAD_MODES = ("measure", "library", "rows", "serial")
+
+
+def blas_threads() -> str:
+    """``POLYFUSE_BLAS_THREADS``: how a product cut by rows where the library's threads are a
+    candidate (``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``, ``..._GEMV``) runs once its sizes are
+    measured worth threads: "measure" (default) the fastest of the three by measurement, re-checked
+    now and then; "library" one call on the library's threads; "rows" the rows cut among
+    polyfuse's threads, one BLAS thread each; "serial" one call on one BLAS thread.  Read when a
+    site is first measured at given sizes (tests, experiments)."""
+    text = env_text("POLYFUSE_BLAS_THREADS").strip().lower() or "measure"
+    if text not in BLAS_THREAD_MODES:
+        raise ValueError(f"POLYFUSE_BLAS_THREADS={text!r}: expected one of {', '.join(BLAS_THREAD_MODES)}")
+    return text
 
 
 def compile_operations() -> int | None:

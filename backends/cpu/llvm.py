@@ -39,6 +39,7 @@ from polyfuse.backends.cpu.parallel import (
     BARRIER_GENERATION,
     BARRIER_WORDS,
     CHUNK_COUNTER,
+    blas_record,
     run_chain,
     run_parallel,
     run_region,
@@ -216,6 +217,9 @@ class LLVMKernel:
     serial_sizes: set[tuple] = field(default_factory=set, repr=False)
     phase_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run in chunks on threads
     region_runs: dict[int, int] = field(default_factory=dict, repr=False)  # phase -> calls run on a team
+    # phase -> the mode its latest call ran in, for a product whose library's threads are a candidate
+    # (parallel.BlasTimes: "library", "rows", "serial")
+    blas_modes: dict[int, str] = field(default_factory=dict, repr=False)
     index_flags: Any = field(default=None, repr=False)  # (error, value) ctypes views, run-time subscripts
     # counts the times serial_sizes was cleared: a native entry (entry.py) that calls a parallel
     # phase serially, as measured, checks that the count is still the one it was made at
@@ -296,6 +300,13 @@ class LLVMKernel:
             else:
                 compiled.function(*args)
             self.raise_index_error()
+
+    def explain_sections(self) -> tuple[tuple[str, Any], ...]:
+        """explain()'s "BLAS threads" section: for each product whose library's threads are a
+        candidate (``Phase.library``), what was measured at each trip count in this process."""
+        records = [blas_record(key, times, self.blas_modes.get(key[1]))
+                   for key, times in self.phase_times.items() if key[0] == "blas"]
+        return (("BLAS threads", records),) if records else ()
 
     def raise_index_error(self) -> None:
         """IndexError for a run-time subscript outside its axis, recorded by the phase just run

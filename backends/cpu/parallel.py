@@ -33,6 +33,7 @@ import numpy as np
 from polyfuse.backends.cpu.chains import BLOCK_BYTES, MIN_BLAS_BLOCK_ROWS, MIN_BLOCK_ROWS
 from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 
+from polyfuse.options import blas_threads
 from polyfuse.options import chain_block_rows as chain_block_rows_knob
 from polyfuse.runtime import threads
 from polyfuse.runtime.linalg_library import blas_on_one_thread
@@ -61,6 +62,9 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
         compiled.function(*args, 0, count)
         return
     workers = min(threads.get_num_threads(), count)
+    if phase.library:  # (on one polyfuse thread too: the library's threads or one BLAS thread)
+        run_blas_site(kernel, compiled, args, values, count, workers)
+        return
     if workers <= 1:
         compiled.function(*args, 0, count)
         return
@@ -72,6 +76,36 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
     serial = _serial_function(compiled)
     if _timed(times, lambda: _run_chunks(kernel, compiled, args, values, count, workers),
               lambda: serial(*args, 0, count)):
+        kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
+
+
+def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> None:
+    """Run a product cut by rows whose library's threads are a candidate (``Phase.library``) in
+    the mode ``BlasTimes`` chooses at this trip count: one call on the library's threads, the rows
+    on the team with one BLAS thread each (not on one polyfuse thread, where "rows" forced means
+    one BLAS thread), or one call on one BLAS thread.  The first call runs
+    on one BLAS thread and is timed, as any parallel phase's (``_measure_chunks``): sizes too
+    small for threads then go to the library, as before the cut."""
+    phase = compiled.phase
+    key = ("blas", phase.index, workers, count)
+    times = kernel.phase_times.get(key)
+    if times is None:
+        first = _measure_chunks(compiled, args, count)
+        candidates = BLAS_MODES if workers > 1 else ("library", "serial")
+        forced = blas_threads()
+        forced = forced if forced == "measure" or forced in candidates else "serial"
+        _remember(kernel, kernel.phase_times, key, (phase.index, count),
+                  BlasTimes(first.worth_threads, {"serial": first.serial}, forced, candidates))
+        return
+    modes = {"library": lambda: compiled.function(*args, 0, count),
+             "rows": lambda: _run_chunks(kernel, compiled, args, values, count, workers),
+             "serial": lambda: _serial_function(compiled)(*args, 0, count)}
+    mode = times.choose()
+    began = time.perf_counter()
+    modes[mode]()
+    times.record(mode, time.perf_counter() - began)
+    kernel.blas_modes[phase.index] = mode
+    if mode == "rows":
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
 
 
@@ -305,7 +339,7 @@ def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], kee
     return copied
 
 
-def _remember(kernel, table: dict, key: tuple, sizes: tuple, times: RegionTimes) -> None:
+def _remember(kernel, table: dict, key: tuple, sizes: tuple, times: RegionTimes | BlasTimes) -> None:
     """Keep a first measurement; sizes too small for threads also go to ``kernel.serial_sizes``."""
     if len(table) >= MAX_REGION_SIZES:
         table.clear()
@@ -387,6 +421,112 @@ class RegionTimes:
 
     def _on_trial(self) -> bool:
         return len(self.team) < WINDOW and not (self.team and min(self.team) > 2 * min(self.serial))
+
+
+#: The modes of a product cut by rows whose library's threads are a candidate (``BlasTimes``).
+BLAS_MODES = ("library", "rows", "serial")
+#: The order of their trials: one BLAS thread first (the first call's run on it paid for cold
+#: caches and page faults, and the other modes' trials are cut short against its best), then the
+#: library's threads, then the rows.
+BLAS_TRIALS = ("serial", "library", "rows")
+#: A mode that lost is tried again after as many calls as keep its cost within ``EXPLORE`` of the
+#: calls' time, at most this many: the library's threads, collapsed under load, took 37x one BLAS
+#: thread's time (gesummv LARGE), and ``MAX_RECHECK`` (128) calls would have spent 30% on them.
+MAX_BLAS_RECHECK = 1024
+#: Runs in a row of a mode that is checked again: the first one wakes a pool that went idle while
+#: the other modes ran (OpenBLAS's workers sleep once polyfuse held the library on one thread, and
+#: a woken pool took 5-45 ms for gesummv's 0.7 ms ``?gemv`` under load), the next ones show what
+#: the mode gives calls that follow each other; the best of them counts.
+BLAS_CHECK_RUNS = 2
+
+
+@dataclass
+class BlasTimes:
+    """What was measured for one product cut by rows (``Phase.library``) at one trip count and
+    thread count: the latest runs of each mode of ``BLAS_MODES``, judged as ``RegionTimes`` judges
+    the team and the serial function.  Each mode first runs ``WINDOW`` times in a row (in the
+    order of ``BLAS_TRIALS``), fewer if its best run took over twice the best time
+    of another mode (the library's threads judged from their ``BLAS_CHECK_RUNS``-th run on); then the mode whose best recent run is fastest runs,
+    and each other one again, ``BLAS_CHECK_RUNS`` times in a row, once the call count reaches its
+    ``next_check``: after as many calls as keep its extra time within ``EXPLORE`` of the calls'
+    (at most ``MAX_BLAS_RECHECK``), so that the choice follows the machine's load.  ``forced``
+    (``POLYFUSE_BLAS_THREADS``): one mode always, or "measure"."""
+
+    worth_threads: bool  # the first run (one BLAS thread) found enough work for threads
+    runs: dict[str, list[float]]  # mode -> seconds of its latest runs (at most WINDOW)
+    forced: str = "measure"
+    modes: tuple[str, ...] = BLAS_MODES  # without "rows" on one polyfuse thread
+    calls: int = 0
+    next_check: dict[str, int] = field(default_factory=dict)
+    checking: str | None = None  # the mode whose trial or check is under way
+    left: int = 0  # runs of the check under way still to come
+
+    def choose(self) -> str:
+        if self.forced != "measure":
+            return self.forced
+        if not self.worth_threads:
+            return "library"
+        self.calls += 1
+        if self.checking is not None and self.left > 0:
+            return self.checking
+        for mode in sorted(self.modes, key=BLAS_TRIALS.index):
+            if self._on_trial(mode):
+                self.checking, self.left = mode, 1
+                return mode
+        best = self.best()
+        for mode in self.modes:
+            if mode != best and self.calls >= self.next_check.get(mode, 0):
+                self.checking, self.left = mode, BLAS_CHECK_RUNS
+                return mode
+        return best
+
+    def best(self) -> str:
+        """The mode whose best recent run is fastest, among those measured."""
+        return min((mode for mode in self.modes if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
+
+    def record(self, mode: str, seconds: float) -> None:
+        times = self.runs.setdefault(mode, [])
+        times.append(seconds)
+        del times[:-WINDOW]
+        if self.checking == mode:
+            self.left -= 1
+            if self.left <= 0:
+                self.checking = None
+                self.next_check[mode] = self.calls + self.recheck_after(mode)
+
+    def recheck_after(self, mode: str) -> int:
+        """Calls until ``mode`` runs again unless it is the fastest (``RegionTimes.recheck_after``,
+        for a check of ``BLAS_CHECK_RUNS`` runs)."""
+        mine, best = min(self.runs[mode]), min(self.runs[self.best()])
+        if mine <= best:
+            return RECHECK_EVERY
+        extra = BLAS_CHECK_RUNS * (mine - best) / (EXPLORE * best)
+        return max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra)))
+
+    def _on_trial(self, mode: str) -> bool:
+        runs = self.runs.get(mode, [])
+        others = [min(t) for m, t in self.runs.items() if m != mode and t]
+        # (the library's threads: judged from their second run on, the first having woken them)
+        judged = len(runs) >= (BLAS_CHECK_RUNS if mode == "library" else 1)
+        slow = judged and others and min(runs) > 2 * min(others)
+        return len(runs) < WINDOW and not slow
+
+
+def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, Any]:
+    """explain()'s record of one product's ``BlasTimes`` (``key``: ("blas", phase, threads, rows))."""
+    _, phase, workers, count = key
+    best = {mode: round(min(runs) * 1e3, 4) for mode, runs in times.runs.items() if runs}
+    if times.forced != "measure":
+        how = f"POLYFUSE_BLAS_THREADS={times.forced}"
+    elif not times.worth_threads:
+        how = (f"one BLAS thread measured under {MIN_PARALLEL_SECONDS * 1e3:g} ms: the library's "
+               "threads, unmeasured")
+    else:
+        how = ("the fastest mode's best of its latest runs; the others re-run after as many calls as keep "
+               f"their extra time within {EXPLORE:.0%} of the calls'")
+    return {"phase": phase, "threads": workers, "rows": count, "best ms": best,
+            "chosen": times.best() if best and times.forced == "measure" and times.worth_threads
+            else latest, "latest": latest, "how": how}
 
 
 def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None:

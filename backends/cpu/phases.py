@@ -81,6 +81,9 @@ class Phase:
     # with ``blas_rows``, a triangle's rows (``row_weights``): "upper" (row r's work ~ rows - r),
     # "lower" (~ r + 1); "": every row the same work
     row_weights: str = ""
+    # with ``blas_rows``: the library's own threads are a third mode the runtime measures (a site
+    # that ran on them before it was cut: a product under its nest's guard, a matrix times a vector)
+    library: bool = False
 
     @property
     def is_region(self) -> bool:
@@ -161,7 +164,7 @@ def _phases(program: LoopProgram) -> list[Phase]:
         rows = row_chunked(program, node)
         if rows is not None:
             phases.append(Phase(index, node, True, (), ir.int_const(0), rows, 1, blas_rows=True,
-                                row_weights=row_weights(program, node)))
+                                row_weights=row_weights(program, node), library=library_mode(program, node)))
             continue
         phase = _phase(index, node, others)
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
@@ -180,16 +183,19 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     own threads, its workers spin for a while after each product and took a core from the
     parallel loops around it (attention: 10.7 ms on 2 threads against 5.6 ms for its three
     parts run alone, docs/performance.md).  A matrix times a vector (``A @ x``: ``?gemv`` on
-    each chunk's rows) is cut the same way only with ``POLYFUSE_BLAS_ROW_CHUNKS_GEMV`` (its call
-    is too short for the pool's wake-up); a vector times a matrix (one row) is not.  Plain
+    each chunk's rows) is cut the same way with ``POLYFUSE_BLAS_ROW_CHUNKS_GEMV`` (default on),
+    its library's threads kept as a candidate the runtime measures (``library_mode``: its call
+    is short, and OpenBLAS's spinning workers may beat the pool's wake-up); a vector times a
+    matrix (one row) is not cut.  Plain
     products (no stack, in-place or triangular-operand form; not an array times itself: NumPy
     runs ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits), and one triangle of
     an array times itself written as loops (covariance's ``cov[i, j] += data[k, i] * data[k, j]``
     for ``j >= i``: ``?syrk`` on the chunk's diagonal block, ``?gemm`` on the rest of its rows,
     the rows cut so that each chunk has the same work, ``row_weights``).  The node is the product's
     statement, or for a triangle also that statement under an ``if`` of the parameters alone (the
-    nest's guard ``m >= 1 and n >= 1``; suite gemm's loops, under theirs, stay on the library's
-    threads, which reach 98% of its matmul at LARGE)."""
+    nest's guard ``m >= 1 and n >= 1``; a plain product under its guard, suite gemm's, with
+    ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` (default on), again measured against the library's
+    threads, which reach 98% of its matmul at LARGE on a quiet machine)."""
     if not can_set_blas_threads() or not blas_row_chunks():
         return None
     op = _kept_product(program, node)
@@ -206,10 +212,24 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     if not (plain or triangle) or one_row or vector or not _params_only(op.rows):
         return None
     if plain and not isinstance(node, StmtCall) and not _is_one(op.cols) and not blas_row_chunks_guarded():
-        # a plain matrix product under its nest's guard keeps the library's threads (gemm at 98% of
-        # them); a matrix times a vector (gesummv's, under ``if n >= 1``) is cut with the knob
+        # a plain matrix product under its nest's guard is cut with the knob (its library's threads
+        # measured too: ``library_mode``); a matrix times a vector with the gemv knob
         return None
     return op.rows
+
+
+def library_mode(program: LoopProgram, node: Node) -> bool:
+    """For a product ``row_chunked`` cuts: is it a site that would run whole on the library's
+    threads without the cut (a plain product under its nest's guard, or a matrix times a vector:
+    ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``, ``..._GEMV``)?  There the runtime measures the
+    library's threads too, beside the rows on polyfuse's threads and one BLAS thread serially
+    (backends/cpu/parallel.py ``BlasTimes``): OpenBLAS's threads reach 98% of its matmul on a
+    quiet machine but collapse under load once its pool went idle (gesummv LARGE: 45.5 ms on its
+    two threads against 1.22 ms on one), and only a measurement tells which case holds."""
+    op = _kept_product(program, node)
+    if op is None or op.triangle or op.batch:
+        return False
+    return _is_one(op.cols) or not isinstance(node, StmtCall)
 
 
 def _is_one(expr: ir.Expr) -> bool:

@@ -255,8 +255,8 @@ def native_call(plan: CallPlan, key: tuple) -> Callable[..., Any] | None:
     # a parallel phase runs serially where it was measured too small for threads, or on one thread
     epochs = [(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value)] if keys else []
     if keys and not keys <= kernel.serial_sizes:
-        if threads.get_num_threads() != 1:
-            return None
+        if threads.get_num_threads() != 1 or any(c.phase.library for c in kernel.phases):
+            return None  # (a product whose library's threads are a candidate: measured on one thread too)
         epochs = [(ctypes.addressof(threads.THREADS_EPOCH), threads.THREADS_EPOCH.value)]
     if checks is None or not all(type(v) is int for v in plan.tail):
         return None  # an argument the entries do not read, or a size argument that is not an int

@@ -126,8 +126,9 @@ def transposed_times_vector(A, y):
     return A.T @ y  # the chunk's rows are columns of A
 
 
-def test_matrix_times_vector_stays_whole_by_default(forced):
-    """``A @ x`` is cut by rows only with POLYFUSE_BLAS_ROW_CHUNKS_GEMV (a ``?gemv`` is too short)."""
+def test_matrix_times_vector_stays_whole_without_the_knob(monkeypatch, forced):
+    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV=0`` leaves ``A @ x`` whole, on the library's threads."""
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "0")
     A, B, x = RNG.standard_normal((300, 303)), RNG.standard_normal((300, 303)), RNG.standard_normal(303)
     threads.set_num_threads(2)
     k = polyfuse.kernel(gesummv, cache=False)
@@ -138,9 +139,11 @@ def test_matrix_times_vector_stays_whole_by_default(forced):
 
 @pytest.mark.parametrize("n", [7, 300])
 def test_matrix_times_vector_on_row_chunks(monkeypatch, forced, n):
-    """With POLYFUSE_BLAS_ROW_CHUNKS_GEMV, ``A @ x`` runs ``?gemv`` on each chunk's rows (the
-    loops below BLAS_MIN_WORK); ``x @ A`` has one row and stays whole."""
+    """With POLYFUSE_BLAS_ROW_CHUNKS_GEMV (default), ``A @ x`` runs ``?gemv`` on each chunk's rows
+    (the loops below BLAS_MIN_WORK; the rows forced, the library's threads being a candidate too);
+    ``x @ A`` has one row and stays whole."""
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
     A, B, x = RNG.standard_normal((n, n + 3)), RNG.standard_normal((n, n + 3)), RNG.standard_normal(n + 3)
     threads.set_num_threads(2)
     k = polyfuse.kernel(gesummv)
@@ -292,18 +295,105 @@ def test_a_product_written_as_loops_under_its_guard_on_row_chunks_with_the_knob(
     assert len([p for p in backend.artifact.phases if p.blas_rows]) == (3 if setting == "1" else 0)
 
 
-def _suite_kernel_on_two_threads(sk, atol: float, **sizes):
-    """``sk`` compiled and called three times on a 2-thread team, each call's arrays against the
+def _suite_kernel_on_two_threads(sk, atol: float, calls: int = 3, **sizes):
+    """``sk`` compiled and called ``calls`` times on a 2-thread team, each call's arrays against the
     Python function's (rtol 1e-12); the compiled backend, for the test's assertions on its phases."""
     args = sk.make_args(np.random.default_rng(0), **sizes)
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     sk.func(*want)
     threads.set_num_threads(2)
     k = polyfuse.kernel(sk.func, cache=False)
-    for _ in range(3):
+    for _ in range(calls):
         got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         k(*got)
         for w, g in zip(want, got):
             if isinstance(w, np.ndarray):
                 np.testing.assert_allclose(g, w, rtol=1e-12, atol=atol)
     return k.compile(*args).backend
+
+
+@pytest.mark.parametrize("mode", ["library", "rows", "serial", "measure"])
+@pytest.mark.parametrize("name, sizes", [("gesummv", {"n": 130}), ("gemm", {"ni": 41, "nj": 37, "nk": 43})])
+def test_guarded_products_in_each_blas_thread_mode(monkeypatch, forced, mode, name, sizes):
+    """A guarded ``?gemv`` (gesummv) or ``?gemm`` (gemm) cut by rows, its library's threads a
+    third candidate (``Phase.library``): each mode forced through POLYFUSE_BLAS_THREADS (and the
+    measured choice) gives the Python function's results, runs in that mode, and explain()
+    reports what was measured."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    sk = suite.get(name)
+    backend = _suite_kernel_on_two_threads(sk, 1e-12, calls=6, **sizes)
+    sites = [p.index for p in backend.artifact.phases if p.blas_rows and p.library]
+    assert sites and backend.blas_modes.keys() == set(sites), backend.artifact.phases
+    if mode != "measure":
+        assert set(backend.blas_modes.values()) == {mode}
+    else:  # the trials: one BLAS thread, the library's threads, the rows
+        assert set(backend.blas_modes.values()) <= {"library", "rows", "serial"}
+    assert all((backend.phase_runs.get(i, 0) >= 1) == (mode == "rows") for i in sites) or mode == "measure"
+    explained = backend.explain_sections()[0][1]
+    assert [r["phase"] for r in explained] == sites
+    assert all(r["latest"] == backend.blas_modes[r["phase"]] for r in explained)
+    assert all(r["how"] == f"POLYFUSE_BLAS_THREADS={mode}" for r in explained) or mode == "measure"
+
+
+def test_blas_times_choose_by_measurement_and_adapt():
+    """``BlasTimes``: each mode's trials in a row (one BLAS thread first), then the fastest
+    by its best recent run, a slower mode checked again (``BLAS_CHECK_RUNS`` in a row) after the
+    calls its extra time is worth, and a new fastest taken over once its runs say so."""
+    from polyfuse.backends.cpu.parallel import BLAS_CHECK_RUNS, WINDOW, BlasTimes
+
+    times = BlasTimes(True, {"serial": [1.0]})
+    seconds = {"library": 40.0, "rows": 0.6, "serial": 1.0}  # the library's threads collapsed
+    ran = []
+    for _ in range(12):
+        mode = times.choose()
+        ran.append(mode)
+        times.record(mode, seconds[mode])
+    trials = ["serial"] * 2 + ["library"] * BLAS_CHECK_RUNS + ["rows"] * WINDOW  # the library cut short
+    assert ran[:len(trials)] == trials and ran[len(trials)] == "rows" and times.best() == "rows"
+    assert set(ran[len(trials):]) <= {"rows", "serial"}  # (one BLAS thread checked again: it led once)
+    assert times.next_check["library"] - times.calls > 500  # 39 s more over 0.6: many calls' worth
+    seconds["library"] = 0.3  # the machine went quiet
+    while (mode := times.choose()) != "library":
+        times.record(mode, seconds[mode])
+    checks = [mode]
+    times.record(mode, seconds[mode])
+    for _ in range(BLAS_CHECK_RUNS - 1):
+        checks.append(times.choose())
+        times.record(checks[-1], seconds[checks[-1]])
+    assert checks == ["library"] * BLAS_CHECK_RUNS and times.best() == "library"
+    assert BlasTimes(False, {"serial": [1e-5]}).choose() == "library"  # too small for threads
+    assert BlasTimes(True, {"serial": [1.0]}, forced="serial").choose() == "serial"
+    one = BlasTimes(True, {"serial": [1.0]}, modes=("library", "serial"))  # one polyfuse thread
+    chosen = []
+    for _ in range(20):
+        chosen.append(one.choose())
+        one.record(chosen[-1], 0.5 if chosen[-1] == "library" else 1.0)
+    assert "rows" not in chosen and chosen[-1] == "library"
+
+
+def test_guarded_product_on_one_polyfuse_thread(monkeypatch, forced):
+    """On one polyfuse thread a guarded product chooses between the library's threads and one
+    BLAS thread ("rows" forced runs it on one BLAS thread); results as the Python function's."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
+    sk = suite.get("gesummv")
+    args = sk.make_args(np.random.default_rng(0), n=130)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    sk.func(*want)
+    threads.set_num_threads(1)
+    k = polyfuse.kernel(sk.func, cache=False)
+    backend = k.compile(*args).backend
+    for _ in range(7):  # (past the native entry's NATIVE_AFTER calls: it must not bypass the choice)
+        backend.blas_modes.clear()
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        k(*got)
+        for w, g in zip(want, got):
+            if isinstance(w, np.ndarray):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
+    assert set(backend.blas_modes.values()) == {"serial"} and not backend.phase_runs
