@@ -1563,10 +1563,15 @@ class Lowering:
         self.changed = True
         index = self.broadcast_to(getattr(stmt, "value", stmt), view.extents, value)
         k0 = tuple(atom(f"pf_probe{d}") for d in range(view.rank))
-        written = ast.dump(_slice_of(view.element(k0)))
+        position = _slice_of(view.element(k0))
+        written = ast.dump(position)
         reads = [n for n in ast.walk(value.element(index(k0))) if isinstance(n, ast.Subscript)
                  and isinstance(n.value, ast.Name) and n.value.id == view.base]
-        if all(ast.dump(n.slice) == written for n in reads):
+        # each element read where it is written is read before it is written only where no
+        # position is written twice: not through a run-time index array (``x[idx] = x[idx] * 3``
+        # with a repeated index reads the old value twice in NumPy, the first store in a loop)
+        once = not any(isinstance(n, ast.Subscript) for n in ast.walk(position))
+        if all(ast.dump(n.slice) == written for n in reads) and (once or not reads):
             return self.nest(view.extents, lambda k: [
                 ast.Assign([_store(view.element(k))], value.element(index(k)))])
         staged = self.staging(self.fresh("t"), view)

@@ -141,6 +141,10 @@ def test_grid_stores_broadcast_and_augment():
     ("x[idx, 1:3] = -v[:6].reshape(3, 2)", [4, 0, 4]),
     ("inv = np.empty_like(idx)\n    inv[idx] = np.arange(idx.shape[0])\n    return inv", [2, 0, 3, 1]),
     ("y = x[:, 0] * 1.0\n    y[idx] = y[::-1][:idx.shape[0]]\n    return y", [0, 5, 0]),
+    # each element read where it is written: a repeated index reads the old value both times
+    ("x[idx] = x[idx] * 3.0", [1, 1, 2]),
+    ("x[idx, 1:3] = v[:2] + x[idx, 1:3]", [4, 0, 4]),
+    ("y = x[:, 0] * 1.0\n    y[idx] = y[idx] + v[:3]\n    return y", [0, 5, 0]),
 ])
 def test_a_store_through_one_run_time_index_array_writes_in_index_order(body, idx):
     """NumPy writes a 1-d index array's positions in order (a repeated index keeps the last value);
