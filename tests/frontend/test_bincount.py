@@ -68,6 +68,21 @@ def test_bincount_inside_the_kernel(func, args, target):
     assert_same_result(func(*args), polyfuse.kernel(func, target=target)(*args))
 
 
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_empty_data_with_weights_gives_float_zeros(target):
+    """NumPy returns int64 zeros for an empty ``x`` before it reads the weights; the kernel's
+    result keeps the weighted sums' float64 for every call (docs/subset.md): equal values."""
+    x, w = np.zeros(0, np.int64), np.zeros(0)
+    want = _weighted_counts(x, w, 3)
+    got = polyfuse.kernel(_weighted_counts, target=target)(x, w, 3)
+    assert want.dtype == np.int64 and got.dtype == np.float64
+    np.testing.assert_array_equal(got, want)
+
+
+def _weighted_counts(x, w, k):
+    return np.bincount(x, weights=w, minlength=k)
+
+
 @pytest.mark.parametrize("func, args, message", [
     (counts, (np.array([1, -1]),), "no negative elements"),
     (counts_at_least, (np.array([1]), -1), "'minlength' must not be negative"),
