@@ -1,0 +1,926 @@
+"""Targeted random programs for paths the generators of program_gen.py do not reach (fz24).
+
+Not part of CI (pytest collects only ``test_*.py``).  Each *family* draws small programs of one
+feature from a seed and compares every compiled call with the undecorated function (every array
+argument and the return value; a Python/NumPy number of another type but an equal value is
+counted as ``typediff``, documented in docs/subset.md *Local scalars*; an ArgumentError where Python
+ran is listed as ``argument_errors``, for review, not as a failure):
+
+    bincount     np.bincount(x, weights=, minlength=) of int/bool data, empty and viewed inputs
+    fancy_store  x[idx] = v through one run-time index array (repeats, negative indices, reads of x)
+    digitize     np.digitize of increasing/decreasing/constant/non-monotone bins, NaN, inf
+    loopvar      loop variables reused as locals, zero-trip loops returning Python numbers
+    early        'if <sizes>: return v' before statements that would raise where Python never goes
+    stream       non-temporal stores (POLYFUSE_STREAM_STORES=64) into offset, strided, reversed views
+    tiles        time-tiled stencils (jacobi, in-place Gauss-Seidel-like) with random tile sizes,
+                 POLYFUSE_ONE_THREAD_TILES on
+    narrow       the narrow GEMM (blas.NARROW_* forced to 1/1/8): transposed, strided, sliced operands
+    beta_zero    zeroing statements covering more/fewer elements than the product adds to
+    matprod2d    3mm-style guarded gemm loops, row chunks (guarded and gemv) forced on
+    gemv_chunks  A @ x forms on row chunks
+    einsum       polyfuse.einsum of random subscripts, layouts, options, out= (against np.einsum)
+    spec         polyfuse.spec of random statements (sum/max reductions, biases, relu/exp/abs)
+    dask         random stencils on dask arrays of random chunks (threaded scheduler)
+
+Targets: target="python", "cpu" on 1 and 2 threads (the serial-first rule off), and with
+``--targets cuda`` numba's CUDA simulator (the families whose kernels return nothing).
+
+    python tests/long/feature_campaign.py --families all --seed 7 --count 20
+    python tests/long/feature_campaign.py --families fancy_store,early --seed 8 --count 50
+    python tests/long/feature_campaign.py --families tiles,stream --targets cuda --count 10
+
+Prints each failure with its program and arguments, then the totals; exits non-zero on a failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import traceback
+import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]  # tests/ helpers; this checkout's polyfuse
+
+import numpy as np  # noqa: E402
+from conftest import define, einsum_compiled, threads_forced  # noqa: E402
+
+import polyfuse  # noqa: E402
+from polyfuse.runtime import threads  # noqa: E402
+
+STATS = {"programs": 0, "kernels": 0, "calls": 0, "fail": 0, "refused": 0}
+
+
+def copy(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def view_copy(args):
+    """copies that keep strides of views: rebuild from the base where the arg is a view"""
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray) and a.base is not None and isinstance(a.base, np.ndarray):
+            base = a.base.copy()
+            off = (a.__array_interface__["data"][0] - a.base.__array_interface__["data"][0])
+            v = np.lib.stride_tricks.as_strided(base.reshape(-1)[off // a.itemsize:] if base.flags.c_contiguous
+                                                else base.ravel(order="K")[off // a.itemsize:],
+                                                shape=a.shape, strides=a.strides)
+            out.append(v)
+        elif isinstance(a, np.ndarray):
+            out.append(a.copy())
+        else:
+            out.append(a)
+    return tuple(out)
+
+
+def same(e, a, rtol, atol, label):
+    if isinstance(e, tuple):
+        assert isinstance(a, tuple) and len(a) == len(e), f"{label}: {a!r} vs {e!r}"
+        for i, (x, y) in enumerate(zip(e, a)):
+            same(x, y, rtol, atol, f"{label}[{i}]")
+        return
+    if isinstance(e, np.ndarray):
+        assert isinstance(a, np.ndarray), f"{label}: {type(a)}"
+        assert a.dtype == e.dtype and a.shape == e.shape, f"{label}: {a.dtype}{a.shape} vs {e.dtype}{e.shape}"
+        if e.dtype.kind in "iub":
+            np.testing.assert_array_equal(a, e, err_msg=label)
+        else:
+            np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=label)
+        return
+    if e is None:
+        assert a is None, label
+        return
+    if type(e) is not type(a):
+        # documented (subset.md, Local scalars): the promotion's type where Python's is the last value's
+        STATS["typediff"] = STATS.get("typediff", 0) + 1
+    np.testing.assert_allclose(np.asarray(a, dtype=complex), np.asarray(e, dtype=complex), rtol=rtol, atol=atol,
+                               equal_nan=True, err_msg=label)
+
+
+def run_case(src, arg_sets, rtol=1e-9, atol=1e-12, targets=("python", "cpu1", "cpu2"), env=None, label=""):
+    fn = define(src)
+    STATS["programs"] += 1
+    expected = []
+    for args in arg_sets:
+        a = view_copy(args)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                r = fn(*a)
+            except Exception as exc:  # noqa: BLE001
+                r = ("RAISES", type(exc))
+        expected.append((a, r))
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        for target in targets:
+            t = "cpu" if target.startswith("cpu") else target
+            try:
+                k = polyfuse.kernel(fn, target=t, verify=True, cache=False)
+            except polyfuse.UnsupportedError:
+                STATS["refused"] += 1
+                return
+            STATS["kernels"] += 1
+            if t == "cpu":
+                threads.set_num_threads(int(target[3:]))
+            for (exp_args, exp_r), args in zip(expected, arg_sets):
+                for call in (1, 2) if t == "cpu" else (1,):
+                    a = view_copy(args)
+                    try:
+                        with np.errstate(all="ignore"), warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            r = k(*a)
+                    except polyfuse.UnsupportedError as exc:
+                        STATS["refused"] += 1
+                        print("REFUSED", label, str(exc).splitlines()[0][:200])
+                        return
+                    except Exception as exc:  # noqa: BLE001
+                        if isinstance(exp_r, tuple) and exp_r and exp_r[0] == "RAISES":
+                            continue
+                        if isinstance(exc, polyfuse.ArgumentError):  # a refusal per call: listed, for review
+                            STATS["argument_errors"] = STATS.get("argument_errors", 0) + 1
+                            print(f"ARGUMENT ERROR {label} target={target}: {str(exc)[:160]}\n{src}", flush=True)
+                            return
+                        fail(src, args, target, call, f"crash {type(exc).__name__}: {exc}\n"
+                             + traceback.format_exc(limit=-3), label)
+                        return
+                    STATS["calls"] += 1
+                    if isinstance(exp_r, tuple) and exp_r and exp_r[0] == "RAISES":
+                        fail(src, args, target, call, f"python raised {exp_r[1]}, kernel returned {r!r}", label)
+                        return
+                    try:
+                        for i, (x, y) in enumerate(zip(exp_args, a)):
+                            if isinstance(x, np.ndarray):
+                                same(x, y, rtol, atol, f"arg{i}")
+                        same(exp_r, r, rtol, atol, "return")
+                    except AssertionError as exc:
+                        fail(src, args, target, call, str(exc)[:1500], label)
+                        return
+    finally:
+        for k_, v in saved.items():
+            if v is None:
+                os.environ.pop(k_, None)
+            else:
+                os.environ[k_] = v
+
+
+def fail(src, args, target, call, why, label):
+    STATS["fail"] += 1
+    print(f"=== FAIL {label} target={target} call={call}\n{src}\nargs={[describe(a) for a in args]}\n{why}\n",
+          flush=True)
+
+
+def describe(a):
+    if isinstance(a, np.ndarray):
+        return f"{a.dtype}{a.shape} strides={a.strides} {np.array2string(a.ravel()[:12], precision=3)}"
+    return repr(a)
+
+
+# ------------------------------------------------------------------ families
+def vals(rng, n, dtype="float64", special=True):
+    x = rng.standard_normal(n).astype(dtype)
+    if special and n and rng.random() < 0.3:
+        for _ in range(rng.integers(1, 3)):
+            x[rng.integers(0, n)] = rng.choice([np.nan, np.inf, -np.inf, -0.0, 0.0])
+    return x
+
+
+def viewed(rng, x):
+    """x as a view sometimes: reversed, every 2nd of a larger one"""
+    c = rng.integers(0, 4)
+    if c == 0 or x.ndim != 1:
+        return x
+    if c == 1:
+        return x[::-1].copy()[::-1]  # reversed view of same values
+    if c == 2:
+        big = np.empty(2 * len(x) + 1, x.dtype)
+        big[1::2] = x
+        return big[1::2]
+    big = np.empty(len(x) + 3, x.dtype)
+    big[3:] = x
+    return big[3:]
+
+
+def fam_bincount(r, rng):
+    n = int(rng.choice([0, 1, 2, 5, 17]))
+    k = int(rng.integers(1, 6))
+    form = r.choice([
+        "return np.bincount(x)",
+        "return np.bincount(x, minlength=m)",
+        "return np.bincount(x, weights=w)",
+        "return np.bincount(x, w, m)",
+        "c = np.bincount(x, weights=w, minlength=m)\n    return c * 2.0 + 1.0",
+        "c = np.bincount(x)\n    return c.argmax(), c.sum()",
+        "c = np.bincount(x, minlength=m)\n    s = 0\n    for i in range(c.shape[0]):\n        s += c[i] * i\n    return s",
+        "c = np.bincount(x, weights=w)\n    return c / (c.sum() + 1.0)",
+        "y[:] = 0.0\n    c = np.bincount(x, weights=w, minlength=m)\n    for i in range(min(y.shape[0], c.shape[0])):\n        y[i] = c[i]\n    return c",
+    ])
+    src = f"def kern(x, w, m, y):\n    {form}\n"
+    dt = r.choice(["int64", "int32", "uint8", "int16", "bool"])
+    args = []
+    for _ in range(2):
+        x = rng.integers(0, k, n).astype(dt)
+        wdt = r.choice(["float64", "float32", "int64", "int32"])
+        w = (vals(rng, n).astype(wdt) if wdt.startswith("float") else rng.integers(-5, 5, n).astype(wdt))
+        if n == 0 and "w" in form.replace("weights", "").split("(", 1)[-1]:
+            x, w = np.zeros(1, dt), w[:1] if len(w) else np.ones(1, w.dtype)  # documented: empty x with weights
+        if "c.argmax()" in form and n == 0:
+            x = np.zeros(1, dt)
+            w = w[:0]
+        args.append((viewed(rng, x), viewed(rng, w), int(rng.integers(0, 7)), np.zeros(4)))
+    return src, args, {}
+
+
+def fam_fancy_store(r, rng):
+    n = int(rng.choice([1, 2, 5, 9]))
+    forms = [
+        "x[idx] = v",
+        "x[idx] = 2.5",
+        "x[idx] = v * 2.0 + x[idx]",
+        "x[idx] = x[idx[::-1]]",
+        "x[idx] = x[: idx.shape[0]] + 1.0",
+        "y = x * 2.0\n    y[idx] = v\n    return y",
+        "x[idx] = v\n    return x.sum()",
+        "for t in range(2):\n        x[idx] = x[idx] + v",
+        "x[idx] = np.arange(idx.shape[0]) * 1.0",
+        "x[idx] = v[::-1]",
+        "A[idx] = A[0]",
+        "A[idx, 1] = v",
+        "A[1, idx] = v[: idx.shape[0]]",
+        "x[idx] = v\n    x[idx] = x[idx] * 3.0",
+    ]
+    form = r.choice(forms)
+    src = f"def kern(x, idx, v, A):\n    {form}\n"
+    args = []
+    m = int(rng.integers(1, 6))
+    for _ in range(2):
+        x = vals(rng, n)
+        idx = rng.integers(-n, n, m)
+        if "A[" in form:
+            A = rng.standard_normal((n, n))
+            idx = rng.integers(-n, n, m)
+        else:
+            A = np.zeros((2, 2))
+        v = vals(rng, m)
+        args.append((viewed(rng, x), viewed(rng, idx), viewed(rng, v), A))
+    return src, args, {}
+
+
+def fam_digitize(r, rng):
+    n = int(rng.choice([0, 1, 3, 8]))
+    nb = int(rng.choice([0, 1, 2, 4]))
+    right = r.choice(["", ", right=True", ", True", ", right=False"])
+    forms = [
+        f"return np.digitize(x, bins{right})",
+        f"return np.digitize(x[0], bins{right})",
+        f"return np.digitize(s, bins{right})",
+        f"d = np.digitize(x, bins{right})\n    return d.sum(), d",
+        f"d = np.digitize(x * 2.0 - 1.0, bins{right})\n    return d",
+        f"t = 0\n    for i in range(x.shape[0]):\n        t += np.digitize(x[i], bins{right})\n    return t",
+    ]
+    form = r.choice(forms)
+    if "x[0]" in form and n == 0:
+        n = 1
+    src = f"def kern(x, bins, s):\n    {form}\n"
+    args = []
+    for _ in range(2):
+        bins = np.sort(rng.integers(-3, 4, nb).astype(float))
+        c = rng.integers(0, 4)
+        if c == 1:
+            bins = bins[::-1].copy()
+        elif c == 2 and nb:
+            bins[:] = bins[0]
+        elif c == 3 and nb > 2:
+            bins = rng.standard_normal(nb)  # maybe not monotone
+        if rng.random() < 0.2 and nb:
+            bins[rng.integers(0, nb)] = rng.choice([np.inf, -np.inf])
+        x = rng.integers(-4, 5, n).astype(float)
+        if n and rng.random() < 0.4:
+            x[rng.integers(0, n)] = rng.choice([np.nan, np.inf, -np.inf, -0.0, 0.5])
+        bdt = r.choice(["float64", "int64", "float32"])
+        args.append((viewed(rng, x), viewed(rng, bins.astype(bdt) if bdt != "int64" or np.all(np.isfinite(bins)) else bins),
+                     float(rng.choice([np.nan, 0.0, 1.0, -2.5, 3.0]))))
+    return src, args, {}
+
+
+def fam_loopvar(r, rng):
+    forms = [
+        # loop var reused as local after the loop
+        "s = 0.0\n    for i in range(n):\n        s += x[i]\n    i = 3\n    return s + i",
+        "for i in range(n):\n        x[i] = x[i] * 2.0\n    i = n - 1\n    if n > 0:\n        x[i] += 1.0\n    return x",
+        "for i in range(n):\n        x[i] += 1.0\n    for i in range(n - 1, -1, -1):\n        x[i] = x[i] * i\n    return i if n > 0 else -1",
+        "i = 0\n    for i in range(n):\n        x[i] = i\n    return i",
+        "j = 5\n    for i in range(n):\n        j = i\n        x[i] = j * 2.0\n    return j",
+        "for i in range(n):\n        for j in range(n):\n            x[j] += i\n    return x",
+        "s = 0\n    for i in range(n):\n        i = i * 2\n        s += i\n    return s",
+        "s = 0.0\n    for k in range(n):\n        s += x[k]\n    for k in range(2):\n        s *= 2.0\n    return s, k",
+        "t = 0.0\n    for i in range(n):\n        t = x[i]\n    i = t\n    return i",
+        "s = 0\n    for i in range(n):\n        s += i\n    return s",
+        "s = 0\n    for i in range(n):\n        s += x[i]\n    return s",
+        "s = 1\n    for i in range(n):\n        s = s * 2\n    return s",
+        "m = -1\n    for i in range(n):\n        if x[i] > 0.0:\n            m = i\n    return m",
+        "s = 0\n    for i in range(0):\n        s += x[i]\n    return s",
+        "s = 0.5\n    for i in range(n):\n        s = i\n    return s",
+        "best = 0\n    for i in range(n):\n        best = max(best, x[i])\n    return best",
+    ]
+    form = r.choice(forms)
+    src = f"def kern(x, n):\n    {form}\n"
+    args = []
+    for _ in range(2):
+        m = int(rng.choice([0, 1, 4, 7]))
+        args.append((vals(rng, m, special=False), m))
+    return src, args, {}
+
+
+def fam_stream(r, rng):
+    n = int(rng.choice([1, 3, 7, 8, 9, 15, 16, 17, 33, 63, 64, 65, 130]))
+    dt = r.choice(["float64", "float32", "int64", "int32"])
+    forms = [
+        "for i in range(a.shape[0]):\n        a[i] = b[i] + s * c[i]",
+        "a[:] = b * s + c",
+        "return b * s + c",
+        "for i in range(a.shape[0]):\n        a[i] = b[i]\n    for i in range(a.shape[0]):\n        c[i] = b[i] * s",
+        "a[1:] = b[1:] * s",
+        "a[::2] = b[::2] + c[::2]",
+        "a[:] = b[::-1] * s",
+        "return (b * s).astype(np.float32)",
+        "for i in range(a.shape[0] - 1):\n        a[i + 1] = b[i] * s",
+    ]
+    form = r.choice(forms)
+    src = f"def kern(s, a, b, c):\n    {form}\n"
+    args = []
+    for _ in range(2):
+        def mk():
+            x = (rng.standard_normal(n) * 10).astype(dt)
+            off = int(rng.integers(0, 9))
+            step = int(rng.choice([1, 1, 1, 2, -1]))
+            big = np.zeros(n * abs(step) + off + 2, dt)
+            if step > 0:
+                v = big[off: off + n * step: step]
+            else:
+                v = big[off + n - 1:: -1][:n] if off + n - 1 < len(big) else big[::-1][:n]
+            v[:] = x
+            return v
+        s = 3 if dt.startswith("int") else 1.5
+        args.append((s, mk(), mk(), mk()))
+    return src, args, {"POLYFUSE_STREAM_STORES": "64"}
+
+
+STENCILS = [
+    # jacobi-1d
+    ("def kern(T, n, A, B):\n    for t in range(T):\n        for i in range(1, n - 1):\n"
+     "            B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])\n        for i in range(1, n - 1):\n"
+     "            A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1])\n", 1),
+    # seidel 1d in place
+    ("def kern(T, n, A, B):\n    for t in range(T):\n        for i in range(1, n - 1):\n"
+     "            A[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0\n", 1),
+    # seidel 2d in place
+    ("def kern(T, n, A, B):\n    for t in range(T):\n        for i in range(1, n - 1):\n"
+     "            for j in range(1, n - 1):\n"
+     "                A[i, j] = (A[i - 1, j - 1] + A[i - 1, j] + A[i - 1, j + 1] + A[i, j - 1] + A[i, j]"
+     " + A[i, j + 1] + A[i + 1, j - 1] + A[i + 1, j] + A[i + 1, j + 1]) / 9.0\n", 2),
+    # jacobi 2d
+    ("def kern(T, n, A, B):\n    for t in range(T):\n        for i in range(1, n - 1):\n"
+     "            for j in range(1, n - 1):\n"
+     "                B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])\n"
+     "        for i in range(1, n - 1):\n            for j in range(1, n - 1):\n"
+     "                A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, j + 1] + B[i + 1, j] + B[i - 1, j])\n", 2),
+    # in-place 2d one-sided (GS-like) asymmetric
+    ("def kern(T, n, A, B):\n    for t in range(T):\n        for i in range(1, n):\n"
+     "            for j in range(1, n - 1):\n"
+     "                A[i, j] = 0.5 * A[i - 1, j + 1] + 0.25 * A[i, j - 1] + 0.25 * A[i, j]\n", 2),
+    # 2d in place with rows written backwards
+    ("def kern(T, n, A, B):\n    for t in range(T):\n        for i in range(1, n - 1):\n"
+     "            for j in range(2, n - 1):\n"
+     "                A[i, j] = A[i, j] + 0.1 * (A[i + 1, j - 2] - A[i - 1, j + 1])\n", 2),
+    # in place 1d with a far neighbour
+    ("def kern(T, n, A, B):\n    for t in range(T):\n        for i in range(2, n - 2):\n"
+     "            A[i] = 0.2 * (A[i - 2] + A[i - 1] + A[i] + A[i + 1] + A[i + 2])\n", 1),
+    # a stencil reading a time-dependent coefficient
+    ("def kern(T, n, A, B):\n    for t in range(T):\n        for i in range(1, n - 1):\n"
+     "            for j in range(1, n - 1):\n"
+     "                B[i, j] = A[i, j] + 0.1 * t * (A[i - 1, j] - A[i, j + 1])\n"
+     "        for i in range(1, n - 1):\n            for j in range(1, n - 1):\n"
+     "                A[i, j] = B[i, j] - 0.05 * B[i + 1, j - 1]\n", 2),
+]
+
+
+def fam_tiles(r, rng):
+    src, rank = r.choice(STENCILS)
+    tile = ",".join(str(r.choice([1, 2, 3, 4, 8])) for _ in range(rank + 1))
+    args = []
+    for _ in range(2):
+        T, n = int(rng.integers(0, 9)), int(rng.integers(1, 30 if rank == 1 else 20))
+        shape = (n,) if rank == 1 else (n, n)
+        args.append((T, n, rng.random(shape), rng.random(shape)))
+    return src, args, {"POLYFUSE_TIME_TILE_SIZES": tile, "POLYFUSE_ONE_THREAD_TILES": "1"}
+
+
+def fam_narrow(r, rng):
+    """(the thresholds stay forced for the families drawn after it in the same process)"""
+    from backends.cpu import blas
+    blas.NARROW_MIN_ROWS, blas.NARROW_MIN_DEPTH, blas.NARROW_MAX_COLS = 1, 1, 8
+    exprs = ["A @ B", "A @ B.T", "A.T @ B", "A.T @ B.T", "2.5 * A @ B", "A[1:] @ B", "A[::2] @ B",
+             "A[::-1] @ B", "A @ B[:, ::2]", "(A @ B)[:, ::2]", "A @ B[:, :1]", "A[:1] @ B", "A @ B + 1.0"]
+    e = r.choice(exprs)
+    dt = r.choice(["float64", "float32"])
+    stmt = r.choice(["return {e}", "C[:, :] = {e}", "C[...] = {e}", "C += {e}", "C[:, 1:] = ({e})[:, 1:]",
+                     "C[::-1] = {e}"])
+    stmt = stmt.format(e=e)
+    src = f"def kern(A, B, C):\n    {stmt}\n"
+    m, k, n = int(rng.integers(1, 9)), int(rng.integers(1, 9)), int(rng.integers(1, 7))
+    if "A[1:]" in e and m == 1:
+        m = 2
+    a_shape = (k, m) if "A.T" in e else (m, k)
+    b_shape = (n, k) if "B.T" in e else (k, n)
+    rows_out = m
+    if "A[1:]" in e:
+        rows_out = m - 1
+    elif "A[::2]" in e:
+        rows_out = (m + 1) // 2
+    elif "A[:1]" in e:
+        rows_out = 1
+    cols_out = n
+    if "B[:, ::2]" in e or "[:, ::2]" in e:
+        cols_out = (n + 1) // 2
+    elif "B[:, :1]" in e:
+        cols_out = 1
+    args = []
+    for _ in range(2):
+        A = rng.standard_normal(a_shape).astype(dt)
+        B = rng.standard_normal(b_shape).astype(dt)
+        C = rng.standard_normal((rows_out, cols_out)).astype(dt)
+        if rng.random() < 0.3:
+            A = np.asfortranarray(A)
+        if rng.random() < 0.3:
+            big = np.zeros((rows_out, cols_out + 3), dt)
+            big[:, 2:2 + cols_out] = C
+            C = big[:, 2:2 + cols_out]
+        args.append((A, B, C))
+    tol = 1e-4 if dt == "float32" else 1e-10
+    return src, args, {"POLYFUSE_NARROW_GEMM": "1"}, tol
+
+
+def fam_beta_zero(r, rng):
+    zero = r.choice([
+        "for i in range(n):\n        tmp[i] = 0.0",
+        "for i in range(n - 1):\n        tmp[i] = 0.0",
+        "for i in range(1, n):\n        tmp[i] = 0.0",
+        "for i in range(tmp.shape[0]):\n        tmp[i] = 0.0",
+        "tmp[:] = 0.0",
+        "tmp[:n] = 0.0",
+        "for i in range(n):\n        tmp[i] = -0.0",
+        "for i in range(n):\n        tmp[i] = 0",
+        "for i in range(n):\n        tmp[i] = 0.0\n    tmp[0] = 1.0",
+        "for i in range(n):\n        tmp[i] = 0.0\n    s = tmp[n - 1]",
+        "for i in range(n):\n        tmp[i] = 0.0\n        y[i] = tmp[i] + 1.0",
+    ])
+    prod = r.choice([
+        "for i in range(n):\n        for j in range(m):\n            tmp[i] += A[i, j] * x[j]",
+        "for i in range(n):\n        for j in range(m):\n            tmp[i] = tmp[i] + A[i, j] * x[j]",
+        "for i in range(n):\n        for j in range(m):\n            tmp[i] += A[j, i] * x[j]",
+        "for i in range(n - 1):\n        for j in range(m):\n            tmp[i] += A[i, j] * x[j]",
+        "for i in range(n):\n        for j in range(m):\n            tmp[i] += 2.0 * A[i, j] * x[j]",
+    ])
+    after = r.choice(["", "\n    for i in range(n):\n        y[i] = tmp[i] * 2.0", "\n    return tmp.sum()"])
+    src = f"def kern(n, m, A, x, tmp, y):\n    {zero}\n    {prod}{after}\n"
+    args = []
+    for _ in range(2):
+        n = int(rng.integers(1, 8))
+        m = int(rng.integers(0, 8))
+        big = max(n, m)
+        args.append((n, m, rng.standard_normal((big, big)), rng.standard_normal(big),
+                     rng.standard_normal(n + int(rng.integers(0, 2))), rng.standard_normal(big + 1)))
+    return src, args, {"POLYFUSE_BLAS_BETA_ZERO": "1"}
+
+
+def fam_matprod2d(r, rng):
+    """gemm-like loops with zeroing of various coverage (3mm style), guarded"""
+    zero = r.choice(["C[i, j] = 0.0", "C[i, j] = 0.0\n            C[i, j] *= beta", "C[i, j] *= beta"])
+    guard = r.choice(["", "if ni >= 1 and nj >= 1 and nk >= 1:\n        "])
+    jrange = r.choice(["range(nj)", "range(nj - 1)", "range(1, nj)"])
+    ind = "    " if guard else ""
+    src = (f"def kern(ni, nj, nk, alpha, beta, C, A, B):\n    {guard}for i in range(ni):\n"
+           f"    {ind}    for j in {jrange}:\n    {ind}        {zero.replace(chr(10), chr(10) + ind)}\n"
+           f"    {ind}for i in range(ni):\n    {ind}    for k in range(nk):\n"
+           f"    {ind}        for j in range(nj):\n    {ind}            C[i, j] += alpha * A[i, k] * B[k, j]\n")
+    args = []
+    for _ in range(2):
+        ni, nj, nk = (int(v) for v in rng.integers(0, 12, 3))
+        args.append((ni, nj, nk, 1.5, 1.2, rng.standard_normal((ni, nj)), rng.standard_normal((ni, nk)),
+                     rng.standard_normal((nk, nj))))
+    env = {"POLYFUSE_BLAS_BETA_ZERO": "1", "POLYFUSE_BLAS_ROW_CHUNKS": "1",
+           "POLYFUSE_BLAS_ROW_CHUNKS_GUARDED": "1", "POLYFUSE_BLAS_ROW_CHUNKS_GEMV": "1"}
+    return src, args, env
+
+
+def fam_gemv_chunks(r, rng):
+    forms = ["return alpha * (A @ x) + beta * (B @ x)", "return A @ x", "return A.T @ x", "return A[::2] @ x",
+             "y[:] = A @ x", "y += A @ x", "return (A @ x)[::-1]", "return A[1:] @ x[1:]",
+             "tmp = np.zeros(A.shape[0])\n    for i in range(A.shape[0]):\n        for j in range(A.shape[1]):\n"
+             "            tmp[i] += A[i, j] * x[j]\n    return tmp"]
+    form = r.choice(forms)
+    src = f"def kern(A, B, x, y, alpha, beta):\n    {form}\n"
+    args = []
+    dt = r.choice(["float64", "float32"])
+    for _ in range(2):
+        n = int(rng.integers(2, 40))
+        A = rng.standard_normal((n, n)).astype(dt)
+        if rng.random() < 0.3:
+            A = np.asfortranarray(A)
+        args.append((A, rng.standard_normal((n, n)).astype(dt), rng.standard_normal(n).astype(dt),
+                     rng.standard_normal(n).astype(dt), 1.5, 0.5))
+    env = {"POLYFUSE_BLAS_ROW_CHUNKS": "1", "POLYFUSE_BLAS_ROW_CHUNKS_GUARDED": "1",
+           "POLYFUSE_BLAS_ROW_CHUNKS_GEMV": "1"}
+    return src, args, env, (1e-4 if dt == "float32" else 1e-10)
+
+
+def fam_early(r, rng):
+    c = r.randint(0, 4)
+    d = r.choice(["0", "0.0", "-1.0", "x[0] if x.shape[0] > 0 else 0.0", "y.sum()", "n"])
+    test = r.choice([f"x.shape[0] < {c}", f"len(x) <= {c}", f"n < {c}", f"x.shape[0] == {c}",
+                     f"x.shape[0] < {c} or n > 5", "y.shape[0] < x.shape[0]"])
+    before = r.choice(["", "y[0] = 1.5\n    ", "for i in range(y.shape[0]):\n        y[i] = i * 0.5\n    ",
+                       "s = 0.0\n    for i in range(x.shape[0]):\n        s += x[i]\n    y[0] = s\n    "])
+    after = r.choice([
+        f"for i in range(1, x.shape[0]):\n        y[i] = x[i] - x[i - 1]\n    return y[{c}]",
+        f"y[{c}] = x[{c}] * 2.0\n    return x[{c}] - x[0]",
+        f"y[:x.shape[0]] = x * 2.0\n    return y[{max(c - 1, 0)}]",
+        "m = x[0]\n    for i in range(x.shape[0]):\n        if x[i] > m:\n            m = x[i]\n    return m",
+        f"if n == {c + 1}:\n        return x[n]\n    return x[x.shape[0] - 1] + y[n]",
+        f"t = x[{c}:] + x[:x.shape[0] - {c}]\n    y[:t.shape[0]] = t\n    return t.sum()",
+    ])
+    src = f"def kern(x, y, n):\n    {before}if {test}:\n        return {d}\n    {after}\n"
+    args = []
+    for _ in range(3):
+        m = int(rng.integers(0, 7))
+        args.append((vals(rng, m, special=False), rng.standard_normal(int(rng.integers(max(m, 1), m + 3))),
+                     int(rng.integers(0, 7))))
+    return src, args, {}
+
+
+
+
+def einsum_main(seed, count):
+    """random einsum problems, options, layouts; compared with np.einsum"""
+    from polyfuse.tensor.einsum import einsum
+    stats = {"problems": 0, "calls": 0, "fail": 0, "np_raises": 0}
+    with threads_forced():
+        for i in range(count):
+            if os.environ.get("ONLY") and str(i) not in os.environ["ONLY"].split(","):
+                continue
+            r = random.Random(seed * 7919 + i)
+            rng = np.random.default_rng(seed * 7919 + i)
+            pool = "abcdA"
+            sizes = {c: r.choice([1, 2, 3, 5, 9]) for c in pool}
+            nops = r.randint(1, 3)
+            terms, ops = [], []
+            dtype = r.choice(["float64", "float32", "int64", "int32", "float64"])
+            for _ in range(nops):
+                labels = [r.choice(pool) for _ in range(r.randint(0, 3))]
+                shape = [sizes[c] for c in labels]
+                if r.random() < 0.15 and shape:
+                    shape[r.randrange(len(shape))] = 1 if r.random() < 0.5 else shape[0]
+                terms.append("".join(labels))
+                if dtype.startswith("int"):
+                    a = rng.integers(-3, 4, shape).astype(dtype)
+                else:
+                    a = rng.standard_normal(shape).astype(dtype)
+                    if a.size and r.random() < 0.15:
+                        a.flat[r.randrange(a.size)] = r.choice([np.nan, np.inf, -0.0])
+                lay = r.randrange(4)
+                if lay == 1 and a.ndim >= 2:
+                    a = np.asfortranarray(a)
+                elif lay == 2 and a.ndim >= 1:
+                    big = np.zeros(tuple(2 * d for d in a.shape), a.dtype)
+                    big[tuple(slice(None, None, 2) for _ in a.shape)] = a
+                    a = big[tuple(slice(None, None, 2) for _ in a.shape)]
+                elif lay == 3 and a.ndim >= 1:
+                    a = a[::-1].copy()[::-1]
+                ops.append(a)
+            sub = ",".join(terms)
+            seen = sorted(set("".join(terms)))
+            if r.random() < 0.6:
+                out_l = seen[:]
+                r.shuffle(out_l)
+                sub += "->" + "".join(out_l[:r.randint(0, len(out_l))])
+            kw = {}
+            if r.random() < 0.3:
+                kw["optimize"] = r.choice([False, True, "greedy", "optimal"])
+            if r.random() < 0.2:
+                kw["blas"] = False
+            target = r.choice(["python", "cpu", "cpu"])
+            count_t = r.choice([1, 2])
+            threads.set_num_threads(count_t)
+            try:
+                with np.errstate(all="ignore"):
+                    expected = np.einsum(sub, *ops)
+            except ValueError:
+                stats["np_raises"] += 1
+                continue
+            use_out = r.random() < 0.2 and isinstance(expected, np.ndarray) and expected.ndim > 0
+            stats["problems"] += 1
+            for rep in range(2):
+                try:
+                    with einsum_compiled(), np.errstate(all="ignore"):
+                        if use_out:
+                            o = np.full(expected.shape, 7, expected.dtype)
+                            got = einsum(sub, *ops, out=o, target=target, **kw)
+                            got = o
+                        else:
+                            got = einsum(sub, *ops, target=target, **kw)
+                    stats["calls"] += 1
+                    e = np.asarray(expected)
+                    g = np.asarray(got)
+                    tol = 1e-4 if dtype == "float32" else 1e-9
+                    assert g.dtype == e.dtype and g.shape == e.shape, f"{g.dtype}{g.shape} vs {e.dtype}{e.shape}"
+                    np.testing.assert_allclose(g, e, rtol=tol, atol=tol, equal_nan=True)
+                except Exception as exc:  # noqa: BLE001
+                    stats["fail"] += 1
+                    print(f"=== EINSUM FAIL seed={seed} i={i} {sub!r} target={target} threads={count_t} kw={kw} "
+                          f"out={use_out}\n shapes={[(o.shape, o.dtype.name, o.strides) for o in ops]}\n"
+                          f" {type(exc).__name__}: {str(exc)[:800 if not os.environ.get('ONLY') else 4000]}", flush=True)
+                    if os.environ.get("ONLY"):
+                        print("ops", ops, "expected", expected, "got", got)
+                    break
+            if i % 50 == 49:
+                print("...", i + 1, stats, flush=True)
+    print("EINSUM TOTAL", seed, count, stats, flush=True)
+    return stats["fail"]
+
+
+
+
+LABELS = "ijkl"
+
+def gen(r, rng):
+    sizes = {c: r.choice([1, 2, 3, 5, 8, 13]) for c in LABELS}
+    inputs = {}  # name -> labels
+    tensors = {}  # defined targets -> labels
+    lines, env = [], {}
+    nst = r.randint(1, 3)
+    for s in range(nst):
+        tgt = "T" + str(s)
+        free = r.sample(LABELS, r.randint(0 if s == nst - 1 else 1, 2))
+        red = [c for c in r.sample(LABELS, r.randint(0, 2)) if c not in free]
+        allidx = free + red
+        factors = []
+        ref_ops, ref_terms = [], []
+        for f in range(r.randint(1, 2)):
+            if tensors and r.random() < 0.5:
+                name = r.choice(list(tensors))
+                labs = tensors[name]
+                if not set(labs) <= set(allidx):
+                    # relabel: map its labels onto allidx
+                    if len(labs) > len(allidx):
+                        continue
+                    labs = r.sample(allidx, len(labs))
+                    # sizes must agree: remember actual extents of tensor
+                    if any(sizes[a] != sizes[b] for a, b in zip(tensors[name], labs)):
+                        continue
+                elif any(sizes[a] != sizes[b] for a, b in zip(tensors[name], labs)):
+                    continue
+            else:
+                name = f"X{len(inputs)}"
+                k = r.randint(1, min(3, len(allidx))) if allidx else 0
+                labs = r.sample(allidx, k) if allidx else []
+                if not labs:
+                    continue
+                inputs[name] = labs
+                env[name] = rng.standard_normal([sizes[c] for c in labs])
+            factors.append(f"{name}[{', '.join(labs)}]" if labs else name)
+            ref_ops.append(name)
+            ref_terms.append("".join(labs))
+        if not factors:
+            name = f"X{len(inputs)}"
+            labs = allidx[:] or [free[0] if free else "i"]
+            allidx = list(dict.fromkeys(allidx + labs))
+            free = [c for c in free] or ([] if labs[0] in red else [])
+            inputs[name] = labs
+            env[name] = rng.standard_normal([sizes[c] for c in labs])
+            factors.append(f"{name}[{', '.join(labs)}]" if labs else name)
+            ref_ops.append(name)
+            ref_terms.append("".join(labs))
+        used = set("".join(ref_terms))
+        red = [c for c in red if c in used]
+        free = [c for c in free if c in used]
+        body = " * ".join(factors)
+        kind = r.choice(["sum", "sum", "max"]) if red else None
+        expr = f"{kind}[{', '.join(red)}]({body})" if red else body
+        fn = r.choice([None, None, "relu", "exp", "abs"])
+        if r.random() < 0.3 and free:
+            bname = f"X{len(inputs)}"
+            inputs[bname] = [free[-1]]
+            env[bname] = rng.standard_normal(sizes[free[-1]])
+            expr = f"{expr} + {bname}[{free[-1]}]"
+            bias = (bname, free[-1])
+        else:
+            bias = None
+        if fn:
+            expr = f"{fn}({expr})"
+        lines.append((f"{tgt}[{', '.join(free)}] = {expr}" if free else f"{tgt} = {expr}", tgt, free, red, kind,
+                      ref_ops, ref_terms, bias, fn))
+        tensors[tgt] = free
+    return lines, env, sizes
+
+def reference(lines, env):
+    vals = dict(env)
+    for text, tgt, free, red, kind, ops, terms, bias, fn in lines:
+        allidx = "".join(dict.fromkeys("".join(terms)))
+        prod = np.einsum(",".join(terms) + "->" + allidx, *[vals[o] for o in ops])
+        if red:
+            axes = tuple(allidx.index(c) for c in red)
+            prod = prod.sum(axis=axes) if kind == "sum" else prod.max(axis=axes)
+        rest = "".join(c for c in allidx if c not in red)
+        v = np.einsum(rest + "->" + "".join(free), prod) if rest else prod
+        if bias:
+            v = v + vals[bias[0]]
+        if fn == "relu":
+            v = np.maximum(v, 0.0)
+        elif fn == "exp":
+            v = np.exp(v)
+        elif fn == "abs":
+            v = np.abs(v)
+        vals[tgt] = v
+    return vals
+
+def spec_main(seed, count):
+    from polyfuse.tensor.spec import spec
+    stats = {"specs": 0, "calls": 0, "fail": 0, "refused": 0}
+    with threads_forced():
+        for i in range(count):
+            r = random.Random(seed * 31337 + i)
+            rng = np.random.default_rng(seed * 31337 + i)
+            lines, env, sizes = gen(r, rng)
+            text = "\n".join(l[0] for l in lines)
+            if "[]" in text:
+                text = text.replace("[] =", "[] =")
+            try:
+                ref = reference(lines, env)
+            except Exception:  # noqa: BLE001 - a program the reference cannot run
+                continue
+            kw = dict(target=r.choice(["python", "cpu", "cpu"]), blas=r.random() < 0.7,
+                      fuse=r.choice(["smart", "none", "max"]), fastmath=False)
+            if r.random() < 0.3:
+                kw["dtype"] = "float32"
+            outs = None
+            if r.random() < 0.3 and len(lines) > 1:
+                outs = [l[1] for l in lines]
+            threads.set_num_threads(r.choice([1, 2]))
+            stats["specs"] += 1
+            try:
+                s = spec(text, outputs=outs, **kw)
+                args = {n: env[n] for n in s.inputs}
+                for rep in range(2):
+                    got = s(**args)
+                    stats["calls"] += 1
+                    got = got if isinstance(got, tuple) else (got,)
+                    tol = 1e-4 if kw.get("dtype") == "float32" else 1e-9
+                    for name, g in zip(s.outputs, got):
+                        np.testing.assert_allclose(np.asarray(g, dtype=float), ref[name], rtol=tol, atol=tol, err_msg=name)
+            except polyfuse.UnsupportedError as e:
+                stats["refused"] += 1
+                print("REFUSED", i, str(e).splitlines()[0][:160])
+            except Exception as e:
+                msg = str(e)
+                if "SpecError" in type(e).__name__ or "spec" in type(e).__module__:
+                    stats["refused"] += 1
+                    print("SPECERR", i, repr(text), msg.splitlines()[0][:160])
+                    continue
+                stats["fail"] += 1
+                print(f"=== SPEC FAIL seed={seed} i={i} kw={kw} outs={outs}\n{text}\n"
+                      f"shapes={ {k: v.shape for k, v in env.items()} }\n{type(e).__name__}: {msg[:700]}", flush=True)
+            if i % 25 == 24:
+                print("...", i + 1, stats, flush=True)
+    print("SPEC TOTAL", seed, count, stats, flush=True)
+    return stats["fail"]
+
+
+
+def dask_program(r):
+    rank = r.choice([1, 2])
+    nst = r.randint(1, 3)
+    arrays = ["A", "B", "C"]
+    idx = ["i", "j"][:rank]
+    sh = ", ".join(f"n{d}" for d in range(rank))
+    head = f"    {sh}{',' if rank == 1 else ''} = A.shape\n"
+    time = r.random() < 0.3
+    ind = "    " * (2 if time else 1)
+    body = ""
+    for s in range(nst):
+        tgt = r.choice(["B", "C"]) if not (r.random() < 0.2) else "A"
+        lo = [r.randint(0, 2) for _ in idx]
+        hi = [r.randint(0, 2) for _ in idx]
+        terms = []
+        for _ in range(r.randint(1, 3)):
+            src = r.choice([a for a in arrays if a != tgt] if r.random() < 0.85 else arrays)
+            offs = [r.randint(-lo[d], hi[d]) for d in range(rank)]
+            sub = ", ".join(f"{v} + {o}" if o >= 0 else f"{v} - {-o}" for v, o in zip(idx, offs))
+            terms.append(f"{r.choice(['0.5', '0.25', '1.5', '2.0'])} * {src}[{sub}]")
+        loops = ""
+        for d, v in enumerate(idx):
+            loops += ind + "    " * d + f"for {v} in range({lo[d]}, n{d} - {hi[d]}):\n"
+        tsub = ", ".join(idx)
+        op = r.choice(["=", "=", "+="])
+        body += loops + ind + "    " * rank + f"{tgt}[{tsub}] {op} " + " + ".join(terms) + "\n"
+    src = "def kern(A, B, C, steps):\n" + head
+    if time:
+        src += "    for t in range(steps):\n"
+    src += body
+    return src, rank
+
+def dask_main(seed, count):
+    import dask.array as da
+
+    import polyfuse.dask as pfd
+    stats = {"programs": 0, "calls": 0, "fail": 0, "refused": 0}
+    for i in range(count):
+        r = random.Random(seed * 1009 + i)
+        rng = np.random.default_rng(seed * 1009 + i)
+        src, rank = dask_program(r)
+        fn = define(src)
+        shape = tuple(r.randint(3, 25) for _ in range(rank))
+        args = [rng.random(shape) for _ in range(3)]
+        steps = r.randint(0, 3)
+        exp = [a.copy() for a in args]
+        fn(*exp, steps)
+        k = polyfuse.kernel(fn)
+        chunks = tuple(r.choice([1, 2, 3, 5, 7, 50]) for _ in range(rank))
+        stats["programs"] += 1
+        try:
+            kw = {}
+            if r.random() < 0.3:
+                kw["steps_per_exchange"] = r.randint(1, 3)
+            out = pfd.call(k, *[da.from_array(a, chunks=chunks) for a in args], steps, **kw)
+            outs = out if isinstance(out, tuple) else (out,)
+            got = [o.compute(scheduler="threads") for o in outs]
+        except (polyfuse.UnsupportedError, polyfuse.ArgumentError) as e:
+            stats["refused"] += 1
+            print("REFUSED", i, str(e).splitlines()[0][:150])
+            continue
+        except Exception as e:
+            stats["fail"] += 1
+            print(f"=== DASK CRASH seed={seed} i={i} chunks={chunks} shape={shape} steps={steps}\n{src}\n{type(e).__name__}: {str(e)[:500]}", flush=True)
+            continue
+        # which arrays are written: those whose names are assigned
+        written = [n for n in "ABC" if f"    {n}[" in src.replace("for", "") and any(
+            line.strip().startswith(f"{n}[") for line in src.splitlines())]
+        stats["calls"] += 1
+        try:
+            assert len(got) == len(written), (len(got), written)
+            for name, g in zip(written, got):
+                np.testing.assert_allclose(g, exp["ABC".index(name)], rtol=1e-12, atol=1e-12, err_msg=name)
+        except AssertionError as e:
+            stats["fail"] += 1
+            print(f"=== DASK FAIL seed={seed} i={i} chunks={chunks} shape={shape} steps={steps} kw={kw}\n{src}\n{str(e)[:600]}", flush=True)
+        if i % 20 == 19:
+            print("...", i + 1, stats, flush=True)
+    print("DASK TOTAL", seed, count, stats, flush=True)
+    return stats["fail"]
+
+
+FAMILIES = {name[4:]: f for name, f in list(globals().items()) if name.startswith("fam_")}
+MAINS = {"einsum": einsum_main, "spec": spec_main, "dask": dask_main}
+
+
+def run_families(fams, seed, count, targets):
+    with threads_forced():
+        for i in range(count):
+            for fam in fams:
+                r = random.Random(seed * 100003 + i * 31 + sum(map(ord, fam)))
+                rng = np.random.default_rng(seed * 100003 + i)
+                out = FAMILIES[fam](r, rng)
+                src, args, env = out[:3]
+                tol = out[3] if len(out) > 3 else 1e-9
+                run_case(src, args, rtol=tol, atol=tol * 1e-2, env=env, label=f"{fam} seed={seed} i={i}",
+                         targets=targets)
+            if i % 10 == 9:
+                print("...", i + 1, STATS, flush=True)
+    print("TOTAL", fams, seed, count, STATS, flush=True)
+    return STATS["fail"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--families", default="all", help="comma-separated names (see above), or all")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--count", type=int, default=20, help="programs per family")
+    parser.add_argument("--targets", default="python,cpu1,cpu2", help="python, cpu1, cpu2, cuda")
+    args = parser.parse_args(argv)
+    names = list(FAMILIES) + list(MAINS) if args.families == "all" else args.families.split(",")
+    print("polyfuse from", Path(polyfuse.__file__).parent, flush=True)
+    failures = 0
+    loops = [n for n in names if n in FAMILIES]
+    if loops:
+        failures += run_families(loops, args.seed, args.count, tuple(args.targets.split(",")))
+    for name in names:
+        if name in MAINS:
+            failures += MAINS[name](args.seed, args.count)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
