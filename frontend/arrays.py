@@ -1568,9 +1568,13 @@ class Lowering:
         reads = [n for n in ast.walk(value.element(index(k0))) if isinstance(n, ast.Subscript)
                  and isinstance(n.value, ast.Name) and n.value.id == view.base]
         # each element read where it is written is read before it is written only where no
-        # position is written twice: not through a run-time index array (``x[idx] = x[idx] * 3``
-        # with a repeated index reads the old value twice in NumPy, the first store in a loop)
-        once = not any(isinstance(n, ast.Subscript) for n in ast.walk(position))
+        # position is written twice: not through a run-time index array that changes along the
+        # store (``x[idx] = x[idx] * 3`` with a repeated index reads the old value twice in
+        # NumPy, the first store in a loop); ``A[k[0]] = A[k[0]] * 2`` writes one row
+        probes = {f"pf_probe{d}" for d in range(view.rank)}
+        once = not any(isinstance(n, ast.Subscript) and any(isinstance(m, ast.Name) and m.id in probes
+                                                            for m in ast.walk(n.slice))
+                       for n in ast.walk(position))
         if all(ast.dump(n.slice) == written for n in reads) and (once or not reads):
             return self.nest(view.extents, lambda k: [
                 ast.Assign([_store(view.element(k))], value.element(index(k)))])

@@ -143,6 +143,7 @@ def test_grid_stores_broadcast_and_augment():
     ("y = x[:, 0] * 1.0\n    y[idx] = y[::-1][:idx.shape[0]]\n    return y", [0, 5, 0]),
     # each element read where it is written: a repeated index reads the old value both times
     ("x[idx] = x[idx] * 3.0", [1, 1, 2]),
+    ("x[idx[0]] = x[idx[0]] * 3.0", [1, 1, 2]),  # one row: read where it is written, no copy needed
     ("x[idx, 1:3] = v[:2] + x[idx, 1:3]", [4, 0, 4]),
     ("y = x[:, 0] * 1.0\n    y[idx] = y[idx] + v[:3]\n    return y", [0, 5, 0]),
 ])
