@@ -621,11 +621,13 @@ class Lowering:
         """The comparisons an if's ``test`` makes true in its body (``holds``) or its else
         branch: affine ones of loop variables, integer arguments the kernel never assigns and
         sizes, from a comparison (chained: ``0 < k < n``) or an ``and`` of them in the body, and
-        the negation of a single comparison in the else branch; the rest is left out (sound:
-        fewer facts prove less)."""
+        the negation of a single comparison (``!=`` too) or of each part of an ``or`` of them in
+        the else branch; the rest is left out (sound: fewer facts prove less)."""
         fixed = frozenset(p for p in self.params if not self.stores[p]) | {loop.var for loop in self.loops}
         if holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             return [f for value in test.values for f in self.if_facts(value, True)]
+        if not holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):  # not (a or b)
+            return [f for value in test.values for f in self.if_facts(value, False)]
         if not isinstance(test, ast.Compare) or not all(is_affine(side, fixed)
                                                         for side in [test.left, *test.comparators]):
             return []
@@ -4739,7 +4741,7 @@ def _either(test: ast.expr, then: View, otherwise: View) -> View:
 
 
 _OP_TEXT = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=="}  # facts decide reads
-_NEGATED_TEXT = {ast.Lt: ">=", ast.LtE: ">", ast.Gt: "<=", ast.GtE: "<"}
+_NEGATED_TEXT = {ast.Lt: ">=", ast.LtE: ">", ast.Gt: "<=", ast.GtE: "<", ast.NotEq: "=="}
 
 
 def run_time_error(test: str, error: str, message: str) -> ast.Assert:

@@ -90,3 +90,62 @@ def test_one_array_returned_early_and_at_the_end(func, args, target):
     np.testing.assert_array_equal(result, expected)
     for w, g in zip(want, got):
         np.testing.assert_array_equal(g, w)
+
+
+def lagged_sum(x, y, lag):
+    if x.shape[0] < 3 or lag > 5:
+        return lag
+    t = x[3:] + x[:x.shape[0] - 3]  # NumPy's extents agree only where this runs
+    y[:t.shape[0]] = t
+    return t.sum()
+
+
+def paired_sum(x, y):
+    if x.shape[0] != y.shape[0]:
+        return 0.0
+    return (x + y).sum()
+
+
+def paired_or_first(x, y):
+    if x.shape[0] == y.shape[0]:
+        s = (x + y).sum()
+    else:
+        s = x[0] + y[0]
+    return s
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("func, args", [
+    (lagged_sum, (np.arange(2.0), np.ones(4), 1)), (lagged_sum, (np.arange(5.0), np.ones(4), 9)),
+    (lagged_sum, (np.arange(5.0), np.ones(4), 1)),
+    (paired_sum, (np.arange(2.0), np.ones(4))), (paired_sum, (np.arange(4.0), np.ones(4))),
+    (paired_or_first, (np.arange(2.0), np.ones(4))), (paired_or_first, (np.arange(4.0), np.ones(4))),
+])
+def test_numpy_statements_check_their_extents_only_where_they_run(func, args, target):
+    """The extents a NumPy statement requires equal (or a slice bound not negative) are checked
+    per call only where the ifs of sizes around it let it run (frontend/arrays.py ``assume``):
+    Python returns before the statement that would raise."""
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected = func(*want)
+    result = polyfuse.kernel(func, target=target)(*got)
+    np.testing.assert_allclose(result, expected, rtol=1e-12)
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)
+
+
+def sum_if_asked(x, y, n):
+    if n > 0:
+        return (x + y).sum()
+    return 0.0
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_reached_numpy_statement_still_checks_its_extents(target):
+    kernel = polyfuse.kernel(sum_if_asked, target=target)
+    assert kernel(np.ones(3), np.ones(4), 0) == sum_if_asked(np.ones(3), np.ones(4), 0) == 0.0
+    with pytest.raises(ValueError):
+        sum_if_asked(np.ones(3), np.ones(4), 1)
+    with pytest.raises(ArgumentError, match="extents"):
+        kernel(np.ones(3), np.ones(4), 1)
+    assert kernel(np.ones(4), np.ones(4), 1) == 8.0
