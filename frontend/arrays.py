@@ -1540,7 +1540,10 @@ class Lowering:
         written = ast.dump(_slice_of(view.element(k0)))
         reads = [n for n in ast.walk(value.element(index(k0))) if isinstance(n, ast.Subscript)
                  and isinstance(n.value, ast.Name) and n.value.id == view.base]
-        if all(ast.dump(n.slice) == written for n in reads):
+        # reading the elements it writes is in place where each position is written once: not
+        # through subscripts read from index arrays (x[i] = x[i] + 1 with a repeated i: NumPy
+        # reads every x[i] before it writes one)
+        if all(ast.dump(n.slice) == written for n in reads) and not _reads_index_arrays(_slice_of(view.element(k0))):
             return self.nest(view.extents, lambda k: [
                 ast.Assign([_store(view.element(k))], value.element(index(k)))])
         staged = self.staging(self.fresh("t"), view)
@@ -1868,7 +1871,7 @@ class Lowering:
             if where.rank > 0 and where.vtype.is_int and where.vtype.dtype != "bool" \
                     and isinstance(node.ctx, ast.Load) and not gathers:
                 gathers.append(where)  # x[idx]: one integer array among slices and integers
-                pieces.append(("gather", const(0), len(gathers) - 1))
+                pieces.append(("gather", n, len(gathers) - 1))
                 extents.extend(where.extents)
                 self.changed = True
                 continue
@@ -1897,7 +1900,7 @@ class Lowering:
                 elif kind == "gather":  # a subscript computed at run time: NumPy's wrap and IndexError
                     where = gathers[step]
                     at = where.element(tuple(next(it) for _ in range(where.rank)))
-                    base_idx.append(atom(f"({ast.unparse(at)})"))
+                    base_idx.append(atom(f"({wrapped_in_view(base, ast.unparse(at), start)})"))
                 else:
                     base_idx.append(start)
             return base.element(tuple(base_idx))
@@ -4619,6 +4622,32 @@ def _nested_leaves(items: ast.expr) -> list[ast.expr]:
     if not isinstance(items, (ast.List, ast.Tuple)):
         return [items]
     return [leaf for e in items.elts for leaf in _nested_leaves(e)]
+
+
+#: a subscript past every array: what an index outside a view becomes, so that the array's check raises
+OUTSIDE_VIEW = 1 << 40
+
+
+def wrapped_in_view(base: View, text: str, extent: Sym) -> str:
+    """Run-time subscript ``text`` of an axis of ``extent`` of ``base``: itself where ``base`` is
+    all of its array, in order (the subscript is wrapped and checked against the array's axis
+    where it runs, ``ir.Index``); of a view (``y = x[1:]``, ``x[::-1]``, a gather), wrapped
+    against the view's extent as NumPy does (``y[-1]`` is ``x[-1]``, not ``x[0]``), and one
+    outside ``-extent <= s < extent`` made ``OUTSIDE_VIEW`` (past every array, before or after
+    the view's offset and step), so that the array's check raises IndexError as NumPy."""
+    if base.base is not None and base.rank:
+        k = tuple(atom(f"pf_probe{d}") for d in range(base.rank))
+        if ast.unparse(base.element(k)) == f"{base.base}[{', '.join(p.text for p in k)}]":
+            return text
+    n = f"({extent.text})"
+    return (f"(({text}) + {n} if ({text}) < 0 else ({text})) if ({text}) >= -{n} and ({text}) < {n} "
+            f"else {OUTSIDE_VIEW}")
+
+
+def _reads_index_arrays(node: ast.AST) -> bool:
+    """Whether the subscript ``node`` reads array elements (an index array's ``idx[k]``), not
+    only loop variables, sizes (``x.shape[0]``) and constants."""
+    return any(isinstance(n, ast.Subscript) and not isinstance(n.value, ast.Attribute) for n in ast.walk(node))
 
 
 def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
