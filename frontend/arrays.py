@@ -1003,8 +1003,14 @@ class Lowering:
             return masked
         view = self.value(target, store=True)
         self.not_into_a_copy(target, view)
-        into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
-        if into is None and isinstance(stmt, ast.Assign):
+        # a product summed into the target, or a join stored piece by piece, writes each position
+        # once only where the target's subscripts are not read from index arrays (X[J, I] = A @ b
+        # with a repeated position summed both rows into it; NumPy keeps the last)
+        direct = isinstance(stmt, ast.Assign) and not (
+            view.rank and _reads_index_arrays(_slice_of(view.element(tuple(atom(f"pf_probe{d}")
+                                                                           for d in range(view.rank))))))
+        into = self.products.store(self, stmt, view) if direct and isinstance(stmt, ast.Assign) else None
+        if into is None and direct and isinstance(stmt, ast.Assign):
             into = self.joins.store(self, stmt, view)
         if into is not None:  # C[:] = A @ B sums into C, out[:] = np.concatenate(...) is stored piece by piece
             return into

@@ -102,6 +102,14 @@ def into_reversed_columns(A, idx):
     A[:, ::-1][:, idx] = 1.0
 
 
+def product_into_pairs(X, rows, cols, A, b):
+    X[rows, cols] = A @ b  # fz25: a repeated position got the sum of its rows of A @ b
+
+
+def product_into_rows(X, rows, A, B):
+    X[rows] = A @ B
+
+
 def gathers_from_views(x, idx):
     y = x[1:]
     return y[idx] + x[::-1][idx] + x[:, None][idx, 0]
@@ -178,3 +186,18 @@ def test_a_store_outside_a_view_raises_as_numpy():
         polyfuse.kernel(into_a_view)(np.arange(5.0), np.array([-5]), 1.0)
     with pytest.raises(IndexError):
         polyfuse.kernel(into_a_view)(np.arange(5.0), np.array([4]), 1.0)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, make", [
+    (product_into_pairs, lambda: (np.zeros((3, 3)), np.array([0, 2, 2, 1]), np.array([0, 2, 2, 1]),
+                                  RNG.random((4, 5)), RNG.random(5))),
+    (product_into_rows, lambda: (np.zeros((3, 2)), np.array([0, 2, 2, -1]), RNG.random((4, 5)),
+                                 RNG.random((5, 2))))])
+def test_a_product_stored_through_index_arrays_keeps_the_last_row(fn, make, target):
+    args = make()
+    expected = [a.copy() for a in args]
+    actual = [a.copy() for a in args]
+    fn(*expected)
+    polyfuse.kernel(fn, target=target, verify=True)(*actual)
+    np.testing.assert_allclose(actual[0], expected[0], rtol=1e-12)  # (a sum of 5 products: BLAS's order)
