@@ -1395,6 +1395,27 @@ class Lowering:
                     raise self.error(node, message, construct)
                 self.mismatch(mine, theirs)
 
+    def element_by_element(self, node: ast.AST) -> bool:
+        """Whether ``node`` computes each element of its result from the same element of its
+        array operands (operators, NumPy's ufuncs, ``np.where``, ``np.clip``, ``astype``), so that
+        a masked read inside it may be read unmasked."""
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp, ast.keyword,
+                             ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
+            return True
+        if isinstance(node, ast.Attribute):  # a method, decided at its call, or .real / .imag
+            return node.attr in ("astype", "clip", "conj", "conjugate", "real", "imag")
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id == "abs"
+        if not isinstance(func, ast.Attribute):
+            return False
+        if module_of(func.value, self.globals) == "np" or (isinstance(func.value, ast.Name)
+                                                            and func.value.id == NP_NAME):
+            return isinstance(getattr(np, func.attr, None), np.ufunc) or func.attr in ("where", "clip")
+        return func.attr in ("astype", "clip", "conj", "conjugate")
+
     def unmasked(self, value: ast.expr, mask_node: ast.expr, mask: View) -> ast.expr:
         """The value of ``x[mask] = value`` with each read ``a[mask]`` of the same mask replaced by
         ``a``: NumPy pairs the selected elements in order, so element by element that is the value
@@ -1414,8 +1435,16 @@ class Lowering:
         if not reads:
             return value
         originals = [n for n in ast.walk(value) if isinstance(n, ast.Subscript) and ast.dump(n.slice) == key]
+        parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
         for read in originals:
             self.same_shape_as_mask(read, self.value(read.value), mask)
+            at: ast.AST = read
+            while id(at) in parents:  # a[mask] -> a is right only element by element (not np.cumsum(x[m]))
+                at = parents[id(at)]
+                if not self.element_by_element(at):
+                    raise self.error(at, "a boolean mask store whose value uses the selection other than element "
+                                     f"by element ({ast.unparse(at)}: NumPy's count of selected elements decides "
+                                     "it); write the selection into a temporary first, or the loop", "boolean mask")
         # expressions only: ast.Load() is one object shared by every node
         self.only_masked_arrays(value, {id(n) for read in originals for n in ast.walk(read) if isinstance(n, ast.expr)})
         return replaced
