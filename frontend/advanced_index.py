@@ -40,6 +40,7 @@ from .arrays import (
     const,
     smax,
     sym_of,
+    wrapped_in_view,
 )
 from .checker import module_of
 from .extent_facts import LoopRange, decided
@@ -289,7 +290,7 @@ def advanced(lowering: Lowering, node: ast.Subscript, base: View, items: list[as
         for p in range(len(items)):
             if p in index:
                 k = positions.index(p)
-                base_idx.append(_subscript(index[p], indexers[k](broadcast), axes[p]))
+                base_idx.append(_subscript(index[p], indexers[k](broadcast), axes[p], base))
             elif p in slices:
                 start, step = slices[p]
                 base_idx.append(start + next(it).scale(step))
@@ -300,8 +301,9 @@ def advanced(lowering: Lowering, node: ast.Subscript, base: View, items: list[as
     return View(extents, base.vtype, element, base.base if store else None)
 
 
-def _subscript(index: _Index, at: tuple[Sym, ...], extent: Sym) -> Sym:
-    """The base subscript an index gives at a position of the broadcast shape."""
+def _subscript(index: _Index, at: tuple[Sym, ...], extent: Sym, base: View) -> Sym:
+    """The base subscript an index gives at a position of the broadcast shape (a run-time one
+    wrapped against a view's extent: ``wrapped_in_view``)."""
     element = index.value.element(at)
     if index.value.rank == 0:  # an integer among index arrays: as a plain integer index
         value = sym_of(element)
@@ -310,7 +312,8 @@ def _subscript(index: _Index, at: tuple[Sym, ...], extent: Sym) -> Sym:
         return affine_sym(element)
     text = ast.unparse(element)
     # an affine subscript not proven inside the axis is computed at run time (wrapped and checked)
-    return atom(f"{NP_NAME}.int64({text})" if affine_element(element) else f"({text})")
+    return atom(f"({wrapped_in_view(base, f'{NP_NAME}.int64({text})', extent)})" if affine_element(element)
+                else f"({wrapped_in_view(base, text, extent)})")
 
 
 def _probe_ranges(shape: tuple[Sym, ...]) -> tuple[LoopRange, ...]:

@@ -1031,8 +1031,14 @@ class Lowering:
             return masked
         view = self.value(target, store=True)
         self.not_into_a_copy(target, view)
-        into = self.products.store(self, stmt, view) if isinstance(stmt, ast.Assign) else None
-        if into is None and isinstance(stmt, ast.Assign):
+        # a product summed into the target, or a join stored piece by piece, writes each position
+        # once only where the target's subscripts are not read from index arrays (X[J, I] = A @ b
+        # with a repeated position summed both rows into it; NumPy keeps the last)
+        direct = isinstance(stmt, ast.Assign) and not (
+            view.rank and _reads_index_arrays(_slice_of(view.element(tuple(atom(f"pf_probe{d}")
+                                                                           for d in range(view.rank))))))
+        into = self.products.store(self, stmt, view) if direct and isinstance(stmt, ast.Assign) else None
+        if into is None and direct and isinstance(stmt, ast.Assign):
             into = self.joins.store(self, stmt, view)
         if into is not None:  # C[:] = A @ B sums into C, out[:] = np.concatenate(...) is stored piece by piece
             return into
@@ -1417,6 +1423,27 @@ class Lowering:
                     raise self.error(node, message, construct)
                 self.mismatch(mine, theirs)
 
+    def element_by_element(self, node: ast.AST) -> bool:
+        """Whether ``node`` computes each element of its result from the same element of its
+        array operands (operators, NumPy's ufuncs, ``np.where``, ``np.clip``, ``astype``), so that
+        a masked read inside it may be read unmasked."""
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp, ast.keyword,
+                             ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
+            return True
+        if isinstance(node, ast.Attribute):  # a method, decided at its call, or .real / .imag
+            return node.attr in ("astype", "clip", "conj", "conjugate", "real", "imag")
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id == "abs"
+        if not isinstance(func, ast.Attribute):
+            return False
+        if module_of(func.value, self.globals) == "np" or (isinstance(func.value, ast.Name)
+                                                            and func.value.id == NP_NAME):
+            return isinstance(getattr(np, func.attr, None), np.ufunc) or func.attr in ("where", "clip")
+        return func.attr in ("astype", "clip", "conj", "conjugate")
+
     def unmasked(self, value: ast.expr, mask_node: ast.expr, mask: View) -> ast.expr:
         """The value of ``x[mask] = value`` with each read ``a[mask]`` of the same mask replaced by
         ``a``: NumPy pairs the selected elements in order, so element by element that is the value
@@ -1436,8 +1463,16 @@ class Lowering:
         if not reads:
             return value
         originals = [n for n in ast.walk(value) if isinstance(n, ast.Subscript) and ast.dump(n.slice) == key]
+        parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
         for read in originals:
             self.same_shape_as_mask(read, self.value(read.value), mask)
+            at: ast.AST = read
+            while id(at) in parents:  # a[mask] -> a is right only element by element (not np.cumsum(x[m]))
+                at = parents[id(at)]
+                if not self.element_by_element(at):
+                    raise self.error(at, "a boolean mask store whose value uses the selection other than element "
+                                     f"by element ({ast.unparse(at)}: NumPy's count of selected elements decides "
+                                     "it); write the selection into a temporary first, or the loop", "boolean mask")
         # expressions only: ast.Load() is one object shared by every node
         self.only_masked_arrays(value, {id(n) for read in originals for n in ast.walk(read) if isinstance(n, ast.expr)})
         return replaced
@@ -1917,7 +1952,7 @@ class Lowering:
             if where.rank > 0 and where.vtype.is_int and where.vtype.dtype != "bool" \
                     and isinstance(node.ctx, ast.Load) and not gathers:
                 gathers.append(where)  # x[idx]: one integer array among slices and integers
-                pieces.append(("gather", const(0), len(gathers) - 1))
+                pieces.append(("gather", n, len(gathers) - 1))
                 extents.extend(where.extents)
                 self.changed = True
                 continue
@@ -1946,7 +1981,7 @@ class Lowering:
                 elif kind == "gather":  # a subscript computed at run time: NumPy's wrap and IndexError
                     where = gathers[step]
                     at = where.element(tuple(next(it) for _ in range(where.rank)))
-                    base_idx.append(atom(f"({ast.unparse(at)})"))
+                    base_idx.append(atom(f"({wrapped_in_view(base, ast.unparse(at), start)})"))
                 else:
                     base_idx.append(start)
             return base.element(tuple(base_idx))
@@ -4801,6 +4836,32 @@ def _nested_leaves(items: ast.expr) -> list[ast.expr]:
     if not isinstance(items, (ast.List, ast.Tuple)):
         return [items]
     return [leaf for e in items.elts for leaf in _nested_leaves(e)]
+
+
+#: a subscript past every array: what an index outside a view becomes, so that the array's check raises
+OUTSIDE_VIEW = 1 << 40
+
+
+def wrapped_in_view(base: View, text: str, extent: Sym) -> str:
+    """Run-time subscript ``text`` of an axis of ``extent`` of ``base``: itself where ``base`` is
+    all of its array, in order (the subscript is wrapped and checked against the array's axis
+    where it runs, ``ir.Index``); of a view (``y = x[1:]``, ``x[::-1]``, a gather), wrapped
+    against the view's extent as NumPy does (``y[-1]`` is ``x[-1]``, not ``x[0]``), and one
+    outside ``-extent <= s < extent`` made ``OUTSIDE_VIEW`` (past every array, before or after
+    the view's offset and step), so that the array's check raises IndexError as NumPy."""
+    if base.base is not None and base.rank:
+        k = tuple(atom(f"pf_probe{d}") for d in range(base.rank))
+        if ast.unparse(base.element(k)) == f"{base.base}[{', '.join(p.text for p in k)}]":
+            return text
+    n = f"({extent.text})"
+    return (f"(({text}) + {n} if ({text}) < 0 else ({text})) if ({text}) >= -{n} and ({text}) < {n} "
+            f"else {OUTSIDE_VIEW}")
+
+
+def _reads_index_arrays(node: ast.AST) -> bool:
+    """Whether the subscript ``node`` reads array elements (an index array's ``idx[k]``), not
+    only loop variables, sizes (``x.shape[0]``) and constants."""
+    return any(isinstance(n, ast.Subscript) and not isinstance(n.value, ast.Attribute) for n in ast.walk(node))
 
 
 def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:

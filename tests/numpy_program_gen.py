@@ -8,7 +8,12 @@ scalar) and drawn from what array code does: elementwise arithmetic and ufuncs, 
 (``v[None, :]``, ``w[:, None]``), reversed and stepped slices, reductions with ``axis=``,
 ``np.cumsum``, ``@``, ``np.where``, ``np.maximum``.  Statements bind locals, assign slices of the
 arguments (overlapping reads of the array written: ``X[1:] = X[:-1] + ...``, ``S[:] = S.T``),
-update in place (``+=``, ``*=``), and the program returns a tuple of values.
+update in place (``+=``, ``*=``), and the program returns a tuple of values.  With ``extra``
+(``numpy_programs(extra=True)``) they also gather and store through index arrays computed from the
+data (``I`` of ``(C,)`` in ``[0, C)``, ``J`` of ``(R,)`` in ``[0, R)``, repeated values and negative
+ones: ``v[I] = ...``, ``w[J] += ...``, ``X[J, I[:R]] = ...``, ``v[I] = v[I] * 2``, gathers from
+views ``v[1:][J]``, ``v[::-1][I - C]``), take ``a if c else b`` of arrays, ``x ** 0.5`` and
+``np.nan_to_num``.
 
 ``dtype`` is float64, float32 or int64 for all arrays; int64 programs avoid ``/`` and the float
 ufuncs.  Values stay moderate (no overflow in the plain function for float programs).
@@ -51,8 +56,10 @@ class NumpyProgram:
 
 
 class NumpyGen:
-    def __init__(self, draw) -> None:
+    def __init__(self, draw, extra: bool = False) -> None:
         self.draw = draw
+        self.extra = extra
+        self.indexed = False  # the program reads the index arrays I and J (defined first)
         self.dtype = draw(st.sampled_from(["float64"] * 3 + ["float32", "int64"]))
         self.is_int = self.dtype == "int64"
         self.features: set[str] = set()
@@ -80,6 +87,10 @@ class NumpyGen:
         if kind != "s":
             c = self.expr("s", 0)
             forms += [("where", f"np.where({a} > {b}, {a}, {c})"), ("scalar-bcast", f"({a} + {c})")]
+        if self.extra and not self.is_int:
+            forms += [("pow-half", f"(np.abs({a}) ** 0.5)"), ("nan-to-num", f"np.nan_to_num({a} / {b})")]
+        if self.extra and kind != "s":
+            forms.append(("ifexp", f"({a} if alpha > 0.5 else {b})"))
         return self.pick(forms)
 
     def leaf(self, kind: str, depth: int) -> str:
@@ -93,8 +104,14 @@ class NumpyGen:
         elif kind == "row":
             options += [("arg", "v"), ("rev", "v[::-1]"), ("row-of", "X[0]"), ("row-of", "Y[-1, :]"),
                         ("col-of", "S[:, 1]")]
+            if self.extra:
+                options += [("gather", "v[I]"), ("gather-rev-neg", f"v[::-1][I - ({COLS})]"),
+                            ("gather-pair", "S[I, I[::-1]]")]
         elif kind == "col":
             options += [("arg", "w"), ("rev", "w[::-1]"), ("col-of", "X[:, 2]"), ("col-of", "Y[:, -1]")]
+            if self.extra:
+                options += [("gather", "w[J]"), ("gather-view", "v[1:][J]"), ("gather-view-neg", f"v[1:][J - ({ROWS})]"),
+                            ("gather-col", "X[:, 1][J]")]
         else:
             options += [("const", "2" if self.is_int else "0.5"), ("const", "-1" if self.is_int else "-1.5"),
                         ("elem", "X[1, 2]"), ("elem", "v[-1]")]
@@ -126,7 +143,23 @@ class NumpyGen:
 
     # ---- statements ------------------------------------------------------------------------------
     def statement(self) -> list[str]:
-        kind = self.draw(st.sampled_from(["local", "local", "slice", "overlap", "inplace", "square"]))
+        kind = self.draw(st.sampled_from(["local", "local", "slice", "overlap", "inplace", "square"]
+                                         + ["indexed"] * 2 * self.extra))
+        if kind == "indexed":
+            ops = ["+=", "-="] + ([] if self.is_int else ["*=", "**="])
+            op = self.draw(st.sampled_from(ops))
+            bounded = "np.tanh" if not self.is_int else ""
+            return [self.pick([
+                ("store-gather", f"    v[I] = {self.expr('row', 1)}"),
+                ("store-gather-neg", f"    v[I - ({COLS})] = {self.expr('row', 1)}"),
+                ("store-self", "    v[I] = v[I] * 2 + 1"),
+                ("store-self-rev", "    w[J] = w[J[::-1]] - w[J]"),
+                ("aug-gather", f"    w[J] {op} {bounded}({self.expr('col', 1)})"),
+                ("aug-gather-rows", f"    X[J] {op} {bounded}({self.expr('M', 1)})"),
+                ("store-pair", f"    X[J, I[:{ROWS}]] = {self.expr('col', 1)}"),
+                ("aug-pair", f"    Y[J, -1 - I[:{ROWS}]] {op} {bounded}({self.expr('col', 1)})"),
+                ("store-view", f"    v[1:][J - ({ROWS})] = {self.expr('col', 1)}"),
+            ])]
         if kind == "local":
             name = f"t{len(self.locals)}"
             k = self.draw(st.sampled_from(KINDS))
@@ -165,9 +198,12 @@ class NumpyGen:
             lines += self.statement()
         values = [self.expr(self.draw(st.sampled_from(KINDS)), 2) for _ in range(self.draw(st.integers(1, 2)))]
         lines.append(f"    return {', '.join(values)}")
+        if any(f.startswith(("gather", "store-", "aug-")) for f in self.features):
+            scaled = "np.abs(v) * 7" if self.is_int else "(np.abs(v) * 7).astype(np.int64)"
+            lines[1:1] = [f"    I = {scaled} % ({COLS})", f"    J = I[:{ROWS}] % ({ROWS})"]
         return NumpyProgram("\n".join(lines) + "\n", self.dtype, self.features)
 
 
 @st.composite
-def numpy_programs(draw) -> NumpyProgram:
-    return NumpyGen(draw).program()
+def numpy_programs(draw, extra: bool = False) -> NumpyProgram:
+    return NumpyGen(draw, extra).program()

@@ -115,14 +115,15 @@ def test_generated_extra_and_numpy_programs_cover_their_forms():
     seen: set[str] = set()
 
     @settings(max_examples=80, database=None, **COMMON)
-    @given(prog=programs(extra=True), numpy_prog=numpy_programs())
-    def collect(prog, numpy_prog):
+    @given(prog=programs(extra=True), numpy_prog=numpy_programs(), indexed=numpy_programs(extra=True))
+    def collect(prog, numpy_prog, indexed):
         seen.update(prog.features)
-        seen.update(f"np-{f}" for f in numpy_prog.features)
+        seen.update(f"np-{f}" for f in numpy_prog.features | indexed.features)
 
     collect()
     wanted = {"search", "while", "break", "running-max", "np-overlap-rows", "np-overlap-transpose",
-              "np-cumsum-0", "np-matmul", "np-where", "np-sum-0", "np-set-cols", "np-bcast-row"}
+              "np-cumsum-0", "np-matmul", "np-where", "np-sum-0", "np-set-cols", "np-bcast-row",
+              "np-store-self", "np-aug-gather", "np-gather-view-neg", "np-ifexp"}
     assert wanted <= seen, wanted - seen
 
 

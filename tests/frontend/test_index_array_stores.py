@@ -76,6 +76,45 @@ def add_at(x, idx, v):
     np.add.at(x, idx, v)
 
 
+def update_in_place(x, idx):
+    x[idx] = x[idx] ** 2  # every x[idx] is read before one is written (fz25: fused, a repeat squared twice)
+
+
+def power_in_place(x, idx):
+    x[idx] **= 2
+
+
+def floor_divide_in_place(x, idx):
+    x[idx] //= 2
+
+
+def into_a_view(x, idx, v):
+    y = x[1:]
+    y[idx] = v  # negative indices count from the view's end (fz25: y[-1] was x[0])
+
+
+def add_into_a_view(x, idx, v):
+    y = x[1:]
+    y[idx] += v
+
+
+def into_reversed_columns(A, idx):
+    A[:, ::-1][:, idx] = 1.0
+
+
+def product_into_pairs(X, rows, cols, A, b):
+    X[rows, cols] = A @ b  # fz25: a repeated position got the sum of its rows of A @ b
+
+
+def product_into_rows(X, rows, A, B):
+    X[rows] = A @ B
+
+
+def gathers_from_views(x, idx):
+    y = x[1:]
+    return y[idx] + x[::-1][idx] + x[:, None][idx, 0]
+
+
 CASES = [
     (pair_store, lambda: (np.zeros((4, 5)), ROWS, COLS, RNG.random(12))),
     (pair_store, lambda: (np.zeros((4, 5)), ROWS, COLS, 2.0)),
@@ -94,6 +133,12 @@ CASES = [
     (row_add, lambda: (np.zeros((4, 3)), np.array([0, 3, 0]), RNG.random((3, 3)))),
     (add_in_a_loop, lambda: (np.zeros(5), RNG.integers(0, 5, 7), RNG.random(7), 3)),
     (add_at, lambda: (np.zeros(5), RNG.integers(0, 5, 7), RNG.random(7))),
+    (update_in_place, lambda: (np.arange(2.0, 7.0), np.array([0, 0, -1, 4, 1]))),
+    (power_in_place, lambda: (np.arange(2.0, 7.0), np.array([0, 0, -1, 4, 1]))),
+    (floor_divide_in_place, lambda: (np.arange(5, 10), np.array([0, 0, -1, 4, 1]))),
+    (into_a_view, lambda: (np.arange(5.0), np.array([-1, 0, -4]), RNG.random(3))),
+    (add_into_a_view, lambda: (np.arange(5.0), np.array([-1, -1, 2]), RNG.random(3))),
+    (into_reversed_columns, lambda: (np.zeros((2, 5)), np.array([-1, 1]))),
 ]
 
 
@@ -133,3 +178,37 @@ def test_an_update_through_an_index_array_is_named_as_written():
     with pytest.raises(polyfuse.UnsupportedError, match=r"x\[idx\] \|= x\[idx\] \* 1.5 is refused") as info:
         polyfuse.kernel(or_float)(np.zeros(3, dtype=np.int64), np.array([1]))
     assert "pf_" not in str(info.value)
+
+
+@pytest.mark.parametrize("idx", [np.array([-1, 0, 2, -4]), np.array([3]), np.array([-5])])
+def test_gathers_from_views_wrap_and_check_against_the_view(idx):
+    x = np.arange(5.0)
+    try:
+        expected = gathers_from_views(x, idx)
+    except IndexError:
+        with pytest.raises(IndexError):
+            polyfuse.kernel(gathers_from_views)(x, idx)
+        return
+    np.testing.assert_array_equal(polyfuse.kernel(gathers_from_views)(x, idx), expected)
+
+
+def test_a_store_outside_a_view_raises_as_numpy():
+    with pytest.raises(IndexError):
+        polyfuse.kernel(into_a_view)(np.arange(5.0), np.array([-5]), 1.0)
+    with pytest.raises(IndexError):
+        polyfuse.kernel(into_a_view)(np.arange(5.0), np.array([4]), 1.0)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("fn, make", [
+    (product_into_pairs, lambda: (np.zeros((3, 3)), np.array([0, 2, 2, 1]), np.array([0, 2, 2, 1]),
+                                  RNG.random((4, 5)), RNG.random(5))),
+    (product_into_rows, lambda: (np.zeros((3, 2)), np.array([0, 2, 2, -1]), RNG.random((4, 5)),
+                                 RNG.random((5, 2))))])
+def test_a_product_stored_through_index_arrays_keeps_the_last_row(fn, make, target):
+    args = make()
+    expected = [a.copy() for a in args]
+    actual = [a.copy() for a in args]
+    fn(*expected)
+    polyfuse.kernel(fn, target=target, verify=True)(*actual)
+    np.testing.assert_allclose(actual[0], expected[0], rtol=1e-12)  # (a sum of 5 products: BLAS's order)

@@ -144,7 +144,7 @@ def campaign(seed: int, minutes: float, style: str = "plain", views: bool = Fals
     deadline = time.monotonic() + 60 * minutes
     state = {"round": 0, "example": 0}
 
-    strategy = numpy_programs() if style == "numpy" else programs(numba_style=style == "numba",
+    strategy = numpy_programs(extra=style == "numpy-extra") if style.startswith("numpy") else programs(numba_style=style == "numba",
                                                                    extra=style == "extra")
 
     @settings(max_examples=ROUND, deadline=None, database=None, derandomize=False,
@@ -155,7 +155,7 @@ def campaign(seed: int, minutes: float, style: str = "plain", views: bool = Fals
         state["example"] += 1
         if time.monotonic() > deadline:
             return
-        source = in_a_time_loop(prog.source) if loop and style != "numpy" else prog.source
+        source = in_a_time_loop(prog.source) if loop and not style.startswith("numpy") else prog.source
         fn = define(source, "kern")
         rng = np.random.default_rng(values)
         cases = []
@@ -172,7 +172,7 @@ def campaign(seed: int, minutes: float, style: str = "plain", views: bool = Fals
             for fuse in FUSES:
                 label = f"{where}: target={target} fuse={fuse}"
                 problem = check_variant(fn, cases, target, fuse, count, prog.tolerance, tally, label,
-                                        refusals_ok=style == "numpy")
+                                        refusals_ok=style.startswith("numpy"))
                 if problem:
                     tally.failures.append(f"--- {label} (n in {[c[0] for c in cases]}, values seed {values}, "
                                           f"{count} threads): {problem}\n{source}")
@@ -193,11 +193,12 @@ def main(argv=None) -> int:
     parser.add_argument("--minutes", type=float, default=10.0, help="how long to draw new programs")
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000,
                         help="the campaign's seed (default: from the clock); the same seed draws the same programs")
-    parser.add_argument("--style", choices=("plain", "numba", "extra", "numpy"), default="plain",
+    parser.add_argument("--style", choices=("plain", "numba", "extra", "numpy", "numpy-extra"), default="plain",
                         help="which programs: the subset's core (plain), numba users' forms (numba: sizes from "
                              "shapes, helpers, data-dependent ifs, run-time subscripts), or numba's plus "
                              "searches with break/while, running maxima and int8/int16/int32 values over the "
-                             "whole range (extra), or NumPy array programs (numpy: tests/numpy_program_gen.py)")
+                             "whole range (extra), or NumPy array programs (numpy: tests/numpy_program_gen.py; numpy-extra: "
+                             "with index-array gathers and stores, a if c else b, ** 0.5, np.nan_to_num)")
     parser.add_argument("--views", action="store_true",
                         help="pass every array as a non-contiguous view (transposed, reversed, strided)")
     args = parser.parse_args(argv)
