@@ -853,6 +853,11 @@ class Lowering:
                                      "a data-dependent shape); return np.where(mask, x, 0) or reduce it (np.sum, "
                                      "np.prod, np.mean of the selection are supported)", "boolean mask")
             entry = self.lookup(elt) if isinstance(elt, ast.Name) else self.names.get(name)  # refuses a dead one
+            if entry is not None and not isinstance(elt, ast.Name) and (not entry.live or entry.stale):
+                # (an item 'a if c else b' bound by an if statement: not one array after it)
+                raise self.error(elt, "a returned item computed in branches that give arrays of different extents "
+                                 "or kinds (not one array after them); return from each branch instead",
+                                 "array temporary")
             view = self.argument_view(entry.view) if entry is not None and entry.kind == "view" else None
             if view is not None:  # a view of an argument: returned as the view itself, as NumPy does
                 self.returned_views[len(values)] = view

@@ -85,3 +85,26 @@ def test_views_bound_in_both_branches_are_refused_where_read():
         return c * 2
     with pytest.raises(polyfuse.UnsupportedError, match="read outside the loop or branch"):
         polyfuse.kernel(k)(np.ones(3), np.ones(4))
+
+
+def chosen_in_a_tuple(alpha, X, v):
+    return (np.outer(v[1:], X[0]) if alpha > 0.5 else (X + v[None, :])), X[1, 2]
+
+
+def same_extents_in_a_tuple(alpha, X, v):
+    return (X * 2.0 if alpha > 0.5 else X + v[None, :]), X[1, 2]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_a_tuple_item_chosen_between_arrays(target):
+    """A returned tuple's ``a if c else b`` item is one array only where both branches give the
+    same extents: otherwise refused at its line (fz25: it returned memory never written)."""
+    rng = np.random.default_rng(5)
+    X, v = rng.random((3, 4)), rng.random(4)
+    with pytest.raises(polyfuse.UnsupportedError, match="returned item computed in branches"):
+        polyfuse.kernel(chosen_in_a_tuple, target=target)(0.7, X, v)
+    kernel = polyfuse.kernel(same_extents_in_a_tuple, target=target)
+    for alpha in (0.7, 0.2):
+        got, want = kernel(alpha, X, v), same_extents_in_a_tuple(alpha, X, v)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
