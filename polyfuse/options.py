@@ -270,8 +270,11 @@ def blas_row_chunks_gemv() -> bool:
     OpenBLAS's own hand-off to its spinning workers (NumPy-form gesummv, n = 1900: 0.45 ms in two
     one-thread halves against 0.35 ms on the library's two threads, min of 300, load 4.4), but
     the library's threads collapse under load once they went idle (gesummv LARGE: 45.5 ms on two
-    against 1.22 ms on one): the measurement chooses.  Default on; 0 leaves it to the library."""
-    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", True)
+    against 1.22 ms on one): the measurement chooses.  Default off (session 22's quiet A/B: the
+    cut gesummv at the bench size ran 1.43 ms against 1.20 whole, even with the library's mode
+    forced: the cut's structure costs, not the measurement); 1 turns it on (under load it wins:
+    gesummv LARGE 21-53 -> 1.4-6.5 ms in bl24's bench pairs)."""
+    return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
 
 
 #: ``POLYFUSE_BLAS_THREADS`` values: how a product that ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` or
