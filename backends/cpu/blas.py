@@ -266,6 +266,7 @@ class MatmulEmitter(FortranCaller):
     """``emit(op)``: the per-call layout test, the BLAS call where it passes, the loops elsewhere."""
 
     chunk_window: tuple | None = None  # (first, last) row while a chunk's product is emitted
+    whole_stack = False  # while a stack's one product of all its rows is emitted (``stack``)
 
     def emit(self, op: rg.Matmul) -> None:
         if not available():
@@ -418,7 +419,14 @@ class MatmulEmitter(FortranCaller):
         sizes = (count, cols, depth) if on_rows else (rows, count, depth)
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                self.product(op, sizes, (out, a, b))
+                # one call for the whole stack, on the library's threads (stacks are never cut by
+                # rows): ?dgemm itself, not ROW_GEMM, whose register tiles run on the calling
+                # thread alone (doitgen on 2 threads: 5.2 ms through OpenBLAS, 7.2-8.6 through the tiles)
+                self.whole_stack, saved = True, self.whole_stack
+                try:
+                    self.product(op, sizes, (out, a, b))
+                finally:
+                    self.whole_stack = saved
             with otherwise:
                 nest: tuple[rg.Op, ...] = (replace(op, batch=()),)
                 for var, extent in reversed(op.batch):
@@ -479,7 +487,7 @@ class MatmulEmitter(FortranCaller):
             swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.matrix(cols, b_c, depth, b_s),
                        self.matrix(depth, a_s, rows, a_r)]
             # (a row-major C of float64 through ROW_GEMM, which takes the narrow way for few columns)
-            row_major = "rowgemm" if op.dtype == "float64" and narrow_gemm() else "gemm"
+            row_major = "rowgemm" if op.dtype == "float64" and narrow_gemm() and not self.whole_stack else "gemm"
             ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), row_major)]
             if not op.accumulate and op.alpha is None and self.chunk_window is None:
                 # a fresh product (beta = 0) of all rows: NumPy's A.T @ A test first (a chunk's
