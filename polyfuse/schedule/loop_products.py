@@ -242,15 +242,22 @@ def product_shaped(stmt: Statement, scop: Scop) -> bool:
     terms: ``_match_pair``).  A necessary condition for ``_match``, on the statement and on any
     growth of it (product_temporaries only adds subscripts to ``out``): a statement without it
     never leaves its loops."""
+    accumulated = _accumulated_term(stmt, scop)
+    return accumulated is not None and _product_term(accumulated[2], accumulated[0], set(stmt.iterators))
+
+
+def _accumulated_term(stmt: Statement, scop: Scop) -> tuple[str, ir.Load, ir.Expr] | None:
+    """``(dtype, out, term)`` of a statement ``out = out + term`` (or ``term + out``) over two
+    loops or more, of a real dtype, not kept as written nor reassociable; None otherwise."""
     if stmt.region is not None or len(stmt.iterators) < 2 or stmt.reassociable:
-        return False
+        return None
     dtype = scop.array(stmt.array).dtype
     value = stmt.value
     if dtype not in _REALS or not isinstance(value, ir.BinOp) or value.op != "+" or value.dtype != dtype:
-        return False
+        return None
     own = ir.Load(stmt.array, stmt.index, dtype)
     term = value.rhs if value.lhs == own else value.lhs if value.rhs == own else None
-    return term is not None and _product_term(term, dtype, set(stmt.iterators))
+    return None if term is None else (dtype, own, term)
 
 
 def _product_term(term: ir.Expr, dtype: str, loops: set[str]) -> bool:
@@ -265,19 +272,10 @@ def _match(stmt: Statement, scop: Scop) -> _Match | None:
     """The product's parts if ``stmt`` is ``out = out + scale * a * b`` over three loops, or
     over more where ``out`` and one operand share the others (a stack of products), or a matrix
     times a vector over two (``y[i] += A[i, j] * x[j]``, ``s[j] += r[i] * A[i, j]``)."""
-    if stmt.region is not None or len(stmt.iterators) < 2 or stmt.reassociable:
+    accumulated = _accumulated_term(stmt, scop)
+    if accumulated is None:
         return None
-    dtype = scop.array(stmt.array).dtype
-    value = stmt.value
-    if dtype not in _REALS or not isinstance(value, ir.BinOp) or value.op != "+" or value.dtype != dtype:
-        return None
-    own = ir.Load(stmt.array, stmt.index, dtype)
-    if value.lhs == own:
-        term = value.rhs
-    elif value.rhs == own:
-        term = value.lhs
-    else:
-        return None
+    dtype, own, term = accumulated
     if isinstance(term, ir.BinOp) and term.op == "+" and term.dtype == dtype and not term.reassoc:
         return _match_pair(stmt, scop, own, term)
     factors = _factors(term, dtype)
