@@ -336,10 +336,10 @@ def divs(n, d, A, B):
     assert (B == 0).all()
 
 
-def test_float_floor_division_is_numpys_divmod():
-    """``1.0 // 0.1`` is 9.0 in Python and numpy (the remainder is 0.0999...), where
-    ``floor(1.0 / 0.1)`` is 10.0; ``inf // 2.0`` is NaN; by zero ``a / b``."""
-    fn = define("def fdiv(n, A, B, C):\n    for i in range(n):\n        C[i] = A[i] // B[i]\n")
+def _float_op_as_numpy(op: str) -> None:
+    """``C[i] = A[i] op B[i]`` on every pair of a pool of special and ordinary floats, on the
+    cuda target against the Python function: equal values, and zeros of equal sign."""
+    fn = define(f"def f(n, A, B, C):\n    for i in range(n):\n        C[i] = A[i] {op} B[i]\n")
     pool = [1.0, -1.0, 0.0, -0.0, 0.1, -0.1, 3.0, 7.5, np.inf, -np.inf, np.nan, 1e-300]
     A, B = (np.ascontiguousarray(g.ravel()) for g in np.meshgrid(pool, pool))
     expected, actual = np.zeros_like(A), np.zeros_like(A)
@@ -351,20 +351,17 @@ def test_float_floor_division_is_numpys_divmod():
     np.testing.assert_array_equal(np.signbit(actual[number]), np.signbit(expected[number]))
 
 
+def test_float_floor_division_is_numpys_divmod():
+    """``1.0 // 0.1`` is 9.0 in Python and numpy (the remainder is 0.0999...), where
+    ``floor(1.0 / 0.1)`` is 10.0; ``inf // 2.0`` is NaN; by zero ``a / b``."""
+    _float_op_as_numpy("//")
+
+
 def test_float_modulo_is_numpys_divmod():
     """``a % b`` of floats as numpy: the sign of ``b`` (a zero's too), NaN for an infinite or NaN ``a`` and for
     ``b == 0`` (the simulator's ``math.fmod`` raises on those), ``a`` itself for an infinite ``b``
     of its sign."""
-    fn = define("def fmod(n, A, B, C):\n    for i in range(n):\n        C[i] = A[i] % B[i]\n")
-    pool = [1.0, -1.0, 0.0, -0.0, 0.1, -0.1, 3.0, 7.5, np.inf, -np.inf, np.nan, 1e-300]
-    A, B = (np.ascontiguousarray(g.ravel()) for g in np.meshgrid(pool, pool))
-    expected, actual = np.zeros_like(A), np.zeros_like(A)
-    with np.errstate(all="ignore"):
-        fn(A.size, A, B, expected)
-        polyfuse.kernel(fn, target="cuda")(A.size, A, B, actual)
-    np.testing.assert_array_equal(actual, expected)
-    number = ~np.isnan(expected)
-    np.testing.assert_array_equal(np.signbit(actual[number]), np.signbit(expected[number]))
+    _float_op_as_numpy("%")
 
 
 # ---- arrays: copies, device arrays, layouts ----------------------------------------------------
