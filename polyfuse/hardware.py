@@ -15,6 +15,11 @@ from pathlib import Path
 
 CACHE_ROOT = Path("/sys/devices/system/cpu/cpu0/cache")
 DEFAULTS = {"l1d": 32 * 1024, "l2": 1024 * 1024, "l3": 32 * 1024 * 1024, "line": 64}
+# The most last-level cache one usable CPU is counted for.  Real parts give 1.4-4 MiB per core
+# (12 with AMD's stacked L3); a virtual machine's sysfs reports the host's whole L3 (480 MiB seen
+# on a 2-vCPU VM), most of which other guests use.  Streaming thresholds and panel blocks sized
+# from such a figure would never trigger, so sysfs's L3 is capped at this much per usable CPU.
+L3_PER_CPU_CAP = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,8 @@ def _cpu_info(root: Path, overrides: tuple[tuple[str, int], ...]) -> CpuInfo:
     for key, default in DEFAULTS.items():
         if key in given:
             values[key], source = given[key], "env"
+        elif key == "l3" and key in sysfs and sysfs[key] > L3_PER_CPU_CAP * available_cpus():
+            values[key], source = L3_PER_CPU_CAP * available_cpus(), "sysfs, capped per cpu"
         elif key in sysfs:
             values[key], source = sysfs[key], "sysfs"
         else:

@@ -27,11 +27,23 @@ def _fake_sysfs(root, entries):
 def test_reads_data_caches_and_ignores_the_instruction_cache(tmp_path, monkeypatch):
     for name in options.CACHE_SIZE_KNOBS.values():
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(hardware, "available_cpus", lambda: 2)  # 32 MiB is within the per-cpu cap
     _fake_sysfs(tmp_path, [(1, "Data", "48K", 64), (1, "Instruction", "32K", 64), (2, "Unified", "1024K", 64),
                            (3, "Unified", "32768K", 64)])
     info = options.machine(tmp_path)
     assert (info.l1d, info.l2, info.l3, info.line) == (48 << 10, 1 << 20, 32 << 20, 64)
     assert dict(info.sources) == {"l1d": "sysfs", "l2": "sysfs", "l3": "sysfs", "line": "sysfs"}
+
+
+def test_a_last_level_cache_beyond_the_share_of_the_usable_cpus_is_capped(tmp_path, monkeypatch):
+    """A VM's sysfs shows the host's whole L3 (480 MiB on 2 vCPUs): counted as 16 MiB per CPU."""
+    monkeypatch.delenv("POLYFUSE_L3_BYTES", raising=False)
+    monkeypatch.setattr(hardware, "available_cpus", lambda: 2)
+    _fake_sysfs(tmp_path, [(1, "Data", "48K", 64), (2, "Unified", "2048K", 64), (3, "Unified", "491520K", 64)])
+    info = hardware.cpu_info(tmp_path)
+    assert info.l3 == 2 * hardware.L3_PER_CPU_CAP and dict(info.sources)["l3"] == "sysfs, capped per cpu"
+    monkeypatch.setenv("POLYFUSE_L3_BYTES", "480M")
+    assert options.machine(tmp_path).l3 == 480 << 20
 
 
 def test_environment_overrides_and_defaults(tmp_path, monkeypatch):

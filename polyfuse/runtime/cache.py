@@ -93,11 +93,13 @@ def cpu_key() -> str:
         blas_row_chunks_gemv,
         blas_row_chunks_guarded,
         jit_small_code,
+        machine,
         math_loop_interleave,
         narrow_gemm,
         phase_chains,
         row_alias_checks,
         scale_after_product,
+        stream_store_bytes,
         tiled_lsr,
         tiled_twins,
         triangle_chunks,
@@ -113,8 +115,10 @@ def cpu_key() -> str:
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
+    cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
+    sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     return (f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
-            f"{math}{scaled}")
+            f"{math}{scaled}{sizes}")
 
 
 def make_key(source: str, modules: str, signature: str, options: str) -> str:
