@@ -91,6 +91,7 @@ from polyfuse.options import (
     stream_store_bytes,
     tiled_lsr,
     tiled_twins,
+    tiled_wide,
     vector_bytes,
 )
 from polyfuse.runtime.variant import address, evaluate_int
@@ -567,7 +568,9 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         emitted.append(KernelCodegen(module, program, params, phase, shared, **math))
         if phase.is_region:
             emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
-    text = wide_vector_functions(str(module), [cg.function.name for cg in emitted if cg.inline_math_used])
+    tiled = set(tiled_functions(program, phases)) if tiled_wide() else set()
+    text = wide_vector_functions(str(module), [cg.function.name for cg in emitted
+                                               if cg.inline_math_used or cg.function.name in tiled])
     text = scope_marks(row_loop_hints(interleave_math_loops(text)))
     triple = _initialize()
     tm = _target_machine(triple, gathers=options.vector_gathers())
@@ -615,6 +618,17 @@ def serial_through_region(module: ll.Module, params: tuple[Param, ...], name: st
     first = builder.gep(block, [_i64(0), _i64(0)])
     builder.call(region, [*fn.args, _i64(0), _i64(1), first])
     builder.ret_void()
+
+
+def tiled_functions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[str, ...]:
+    """The functions (serial and region) of the phases that run time-tiled nests."""
+    names = []
+    for phase in phases:
+        if program.time_tiled and program.time_tiled.intersection(statements_in(phase.node)):
+            names.append(phase_name(program.name, phase))
+            if phase.is_region:
+                names.append(phase_name(program.name, phase, region=True))
+    return tuple(names)
 
 
 def without_lsr(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[str, ...]:
