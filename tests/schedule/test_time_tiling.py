@@ -328,15 +328,13 @@ def test_tiled_nests_prefer_the_widest_vectors(fresh, forced):
     L2, so their loops are arithmetic- and load-bound; LLVM prefers 256 bits on Intel's AVX-512
     cores), the knob off leaves LLVM's choice; the results are the plain function's on 1 and 2
     threads either way (row lengths around the 8 lanes of a 512-bit vector, several tiles)."""
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", "3,16")
     sk = suite.KERNELS["jacobi-1d"]
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
-    wide = polyfuse.kernel(sk.func)
-    assert wide.compile(*args).stages["schedule"].time_tiling[0].applied
-    assert '"prefer-vector-width"="512"' in wide.inspect_llvm(*args)
-    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", "3,16")
-    for sizes in (dict(tsteps=5, n=9), dict(tsteps=9, n=45)):
-        _run_both(sk, polyfuse.kernel(sk.func), sizes, counts=(1, 2))
-    fresh.setenv("POLYFUSE_TILED_WIDE", "0")
-    narrow = polyfuse.kernel(sk.func)
-    assert "prefer-vector-width" not in narrow.inspect_llvm(*args)
-    _run_both(sk, narrow, dict(tsteps=9, n=45), counts=(1, 2))
+    for knob, attribute in (("1", True), ("0", False)):
+        fresh.setenv("POLYFUSE_TILED_WIDE", knob)
+        kernel = polyfuse.kernel(sk.func)
+        assert kernel.compile(*args).stages["schedule"].time_tiling[0].applied
+        assert ('"prefer-vector-width"="512"' in kernel.inspect_llvm(*args)) == attribute
+        for sizes in (dict(tsteps=5, n=9), dict(tsteps=9, n=45)):
+            _run_both(sk, kernel, sizes, counts=(1, 2))
