@@ -166,7 +166,7 @@ def tiled_lsr() -> bool:
 
 def tiled_wide() -> bool:
     """``POLYFUSE_TILED_WIDE``: the functions of time-tiled nests prefer the CPU's widest vectors
-    (backends.cpu.llvm, ``wide_functions``).  Default on; 0 leaves LLVM's preference for the CPU
+    (backends.cpu.llvm, ``tiled_functions``).  Default on; 0 leaves LLVM's preference for the CPU
     (256 bits on Intel's AVX-512 server cores)."""
     return env_flag("POLYFUSE_TILED_WIDE", True)
 
