@@ -164,6 +164,13 @@ def tiled_lsr() -> bool:
     return env_flag("POLYFUSE_TILED_LSR", True)
 
 
+def tiled_wide() -> bool:
+    """``POLYFUSE_TILED_WIDE``: the functions of time-tiled nests prefer the CPU's widest vectors
+    (backends.cpu.llvm, ``tiled_functions``).  Default on; 0 leaves LLVM's preference for the CPU
+    (256 bits on Intel's AVX-512 server cores)."""
+    return env_flag("POLYFUSE_TILED_WIDE", True)
+
+
 def tiled_twins() -> bool:
     """``POLYFUSE_TILED_TWINS``: a parallel region that runs a time-tiled nest gets a serial
     twin of its own (the same loops without the team's chunks and barriers) instead of a small

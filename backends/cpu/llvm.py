@@ -91,6 +91,7 @@ from polyfuse.options import (
     stream_store_bytes,
     tiled_lsr,
     tiled_twins,
+    tiled_wide,
     vector_bytes,
 )
 from polyfuse.runtime.variant import address, evaluate_int
@@ -567,7 +568,9 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
         emitted.append(KernelCodegen(module, program, params, phase, shared, **math))
         if phase.is_region:
             emitted.append(KernelCodegen(module, program, params, phase, shared, **math, region=True))
-    text = wide_vector_functions(str(module), [cg.function.name for cg in emitted if cg.inline_math_used])
+    tiled = set(tiled_functions(program, phases)) if tiled_wide() else set()
+    text = wide_vector_functions(str(module), [cg.function.name for cg in emitted
+                                               if cg.inline_math_used or cg.function.name in tiled])
     text = scope_marks(row_loop_hints(interleave_math_loops(text)))
     triple = _initialize()
     tm = _target_machine(triple, gathers=options.vector_gathers())
@@ -615,6 +618,22 @@ def serial_through_region(module: ll.Module, params: tuple[Param, ...], name: st
     first = builder.gep(block, [_i64(0), _i64(0)])
     builder.call(region, [*fn.args, _i64(0), _i64(1), first])
     builder.ret_void()
+
+
+def tiled_functions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[str, ...]:
+    """The functions (serial and region) of the phases that run time-tiled nests, which get
+    ``WIDE_VECTOR_BITS`` (``POLYFUSE_TILED_WIDE=0``: LLVM's preference).  The footprint model keeps
+    their tiles in L2, so their row loops are bound by arithmetic and L1/L2 loads, where 512-bit
+    vectors pay as they do for the transcendentals: on an Intel AVX-512 VM (LLVM: ``rocketlake``,
+    256 bits preferred), one thread, heat-3d 1.13-1.16x, fdtd-2d 1.10-1.12x, jacobi-2d 1.07-1.09x,
+    jacobi-1d 1.22-1.46x (docs/performance.md, *Stencils on Intel*)."""
+    names = []
+    for phase in phases:
+        if program.time_tiled and program.time_tiled.intersection(statements_in(phase.node)):
+            names.append(phase_name(program.name, phase))
+            if phase.is_region:
+                names.append(phase_name(program.name, phase, region=True))
+    return tuple(names)
 
 
 def without_lsr(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[str, ...]:
@@ -694,7 +713,8 @@ NO_LSR_OPTIONS = (("-disable-lsr", "-disable-lsr=false"),)
 #: gave), which pays for loads and adds, but the polynomials of vector_math.py are arithmetic-
 #: bound: 512 bits ran a GELU-tanh chain of 8M elements in 91 ms instead of 172 ms, sin*cos 48
 #: instead of 60, softmax 27 instead of 31, while the loop suite without them ran 1.5% slower
-#: (covariance 0.87x), so only those functions get it.  CPUs without 512-bit vectors ignore it.
+#: (covariance 0.87x), so only those functions get it, and those of time-tiled nests
+#: (``tiled_functions``).  CPUs without 512-bit vectors ignore it.
 WIDE_VECTOR_BITS = 512
 
 

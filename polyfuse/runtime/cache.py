@@ -102,6 +102,7 @@ def cpu_key() -> str:
         stream_store_bytes,
         tiled_lsr,
         tiled_twins,
+        tiled_wide,
         triangle_chunks,
     )
 
@@ -112,6 +113,7 @@ def cpu_key() -> str:
               + (" triangles" if triangle_chunks() else ""))
     chunks += (" phase-chains" if phase_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
+    lsr += "" if tiled_wide() else " tiled-narrow"
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too

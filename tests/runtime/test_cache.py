@@ -134,11 +134,12 @@ def test_the_cache_sizes_time_tiling_reads_are_part_of_the_key(cache_dir, monkey
     assert len(list(cache_dir.glob("*.pkl"))) == 2
 
 
-def test_the_llvm_code_generation_knobs_are_part_of_the_key(cache_dir, monkeypatch):
-    """POLYFUSE_TILED_LSR changes the machine code an entry stores: one entry per setting."""
-    monkeypatch.delenv("POLYFUSE_TILED_LSR", raising=False)
+@pytest.mark.parametrize("knob", ["POLYFUSE_TILED_LSR", "POLYFUSE_TILED_WIDE"])
+def test_the_llvm_code_generation_knobs_are_part_of_the_key(cache_dir, monkeypatch, knob):
+    """These knobs change the machine code an entry stores: one entry per setting."""
+    monkeypatch.delenv(knob, raising=False)
     _run(polyfuse.kernel(axpy))
-    monkeypatch.setenv("POLYFUSE_TILED_LSR", "0")
+    monkeypatch.setenv(knob, "0")
     _run(polyfuse.kernel(axpy))
     assert len(list(cache_dir.glob("*.pkl"))) == 2
 

@@ -321,3 +321,20 @@ def test_time_tiling_does_not_depend_on_register_tiles(fresh):
     args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
     kernel = polyfuse.kernel(sk.func, registers=False)
     assert any(d.applied for d in _decisions(kernel, args))
+
+
+def test_tiled_nests_prefer_the_widest_vectors(fresh, forced):
+    """The functions of a time-tiled nest ask LLVM for 512-bit vectors (its tiles keep their data in
+    L2, so their loops are arithmetic- and load-bound; LLVM prefers 256 bits on Intel's AVX-512
+    cores), the knob off leaves LLVM's choice; the results are the plain function's on 1 and 2
+    threads either way (row lengths around the 8 lanes of a 512-bit vector, several tiles)."""
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", "3,16")
+    sk = suite.KERNELS["jacobi-1d"]
+    args = sk.make_args(np.random.default_rng(0), **sk.sizes["test"])
+    for knob, attribute in (("1", True), ("0", False)):
+        fresh.setenv("POLYFUSE_TILED_WIDE", knob)
+        kernel = polyfuse.kernel(sk.func)
+        assert kernel.compile(*args).stages["schedule"].time_tiling[0].applied
+        assert ('"prefer-vector-width"="512"' in kernel.inspect_llvm(*args)) == attribute
+        for sizes in (dict(tsteps=5, n=9), dict(tsteps=9, n=45)):
+            _run_both(sk, kernel, sizes, counts=(1, 2))
