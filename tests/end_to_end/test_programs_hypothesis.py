@@ -43,14 +43,14 @@ def differential(prog, target: str, sizes, seed: int, views: bool = False) -> No
                                names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
 
 
-@settings(max_examples=16, **COMMON)
+@settings(max_examples=11, **COMMON)
 @given(prog=programs(), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_programs_python(prog, n, seed):
     differential(prog, "python", sorted({n, 5}), seed)
 
 
 @pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py yet")
-@settings(max_examples=14, **COMMON)
+@settings(max_examples=10, **COMMON)
 @given(prog=programs(), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_programs_cpu(prog, n, seed):
     # 17 as well: longer loops reach schedules the small sizes do not (fuse="max" contracted an
@@ -58,7 +58,7 @@ def test_random_programs_cpu(prog, n, seed):
     differential(prog, "cpu", sorted({n, 6, 17}), seed)
 
 
-@settings(max_examples=12, **COMMON)
+@settings(max_examples=8, **COMMON)
 @given(prog=programs(numba_style=True), n=st.integers(0, 7), seed=st.integers(0, 2**16))
 def test_random_numba_style_programs_python(prog, n, seed):
     """Sizes from shapes, helper calls, data-dependent ifs and run-time subscripts."""

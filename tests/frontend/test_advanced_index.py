@@ -189,7 +189,7 @@ def index_expressions(draw):
     return ", ".join(items)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(index_expressions())
 def test_generated_index_expressions(items):
     source = f"def k(x, idx):\n    i, j = np.ogrid[0:4, 0:5]\n    return x[{items}] * 2.0\n"

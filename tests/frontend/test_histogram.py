@@ -107,7 +107,7 @@ values = st.one_of(st.sampled_from([0.0, 1.0, -1.0, 0.5, 2.5, -3.25, 1e-3, 7.0])
 data = st.lists(values, min_size=1, max_size=40)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(x=data, n=st.integers(1, 12), dtype=st.sampled_from(["float64", "float32", "int64", "int32", "uint8"]))
 def test_counts_and_edges_match_numpy(x, n, dtype):
     a = np.abs(np.array(x)) if dtype == "uint8" else np.array(x)
@@ -115,14 +115,14 @@ def test_counts_and_edges_match_numpy(x, n, dtype):
     _same(unpacked, a, n)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(x=data, n=st.integers(1, 12))
 def test_a_range_drops_what_lies_outside(x, n):
     _same(ranged, np.array(x), n)
     _same(ranged_ints, np.array(x).astype(np.int64), n)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(x=data, n=st.integers(1, 9), wtype=st.sampled_from(["float64", "float32", "int64"]), seed=st.integers(0, 99))
 def test_weighted_sums_match_numpy(x, n, wtype, seed):
     a = np.array(x)
@@ -130,7 +130,7 @@ def test_weighted_sums_match_numpy(x, n, wtype, seed):
     _same(weighted, a, w, n)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(x=data, n=st.integers(1, 12), seed=st.integers(0, 99))
 def test_densities_match_numpy(x, n, seed):
     a = np.array(x)
@@ -240,7 +240,7 @@ def test_hist_py_with_edges_as_an_array():
 edge_values = st.lists(st.sampled_from([-2.0, -1.0, -0.5, 0.0, 0.25, 1.0, 3.0]), min_size=2, max_size=8)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(x=st.lists(st.one_of(values, st.just(float("nan"))), min_size=0, max_size=30), e=edge_values,
        dtype=st.sampled_from(["float64", "float32", "int64"]))
 def test_edges_as_an_array_match_numpy(x, e, dtype):

@@ -95,7 +95,7 @@ def _joins(draw) -> tuple[str, list[np.ndarray]]:
     return f"def k({names}, out):\n    out[...] = {call}\n", args + [np.zeros(want.shape, want.dtype)]
 
 
-@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(_joins())
 def test_random_joins_match_numpy(program):
     source, args = program
@@ -124,7 +124,7 @@ def _copies_of(draw) -> tuple[str, list[np.ndarray]]:
     return f"def k(x):\n    return {call}\n", [x if x.ndim else x[()]]
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=16, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(_copies_of())
 def test_random_tiles_and_repeats_match_numpy(program):
     source, args = program

@@ -191,7 +191,7 @@ def test_suite_kernels_unchanged_bitwise(name):
 _LOOPS = {"gesummv": {"blas": False}}
 
 
-@settings(max_examples=8, **COMMON)
+@settings(max_examples=6, **COMMON)
 @given(prog=programs(), n=st.integers(0, 9), seed=st.integers(0, 2**16))
 def test_random_programs_interleaved(prog, n, seed):
     """Generated programs, interleaved where they qualify, against the plain function."""

@@ -279,7 +279,7 @@ COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Health
                                                     HealthCheck.function_scoped_fixture])
 
 
-@settings(max_examples=20, **COMMON)
+@settings(max_examples=14, **COMMON)
 @given(prog=programs(), n=st.integers(2, 9), seed=st.integers(0, 2**16), count=st.sampled_from([2, 3]))
 def test_random_programs_in_a_time_loop_bitwise_equal_on_several_threads(prog, n, seed, count, forced):
     import warnings

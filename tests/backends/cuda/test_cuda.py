@@ -126,7 +126,7 @@ def test_core_kernels_with_the_device_launch_configuration(name):
 # blocks and threads in a shuffled order (simulator_order): an order-dependent (racy) kernel
 # then differs from the plain function.
 
-@settings(max_examples=22, deadline=None, database=None, derandomize=True,
+@settings(max_examples=15, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 @given(prog=programs(), n=st.integers(0, 6), fuse=st.sampled_from(["smart", "none", "max"]),
        seed=st.integers(0, 2**16))
