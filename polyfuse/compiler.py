@@ -29,6 +29,7 @@ from polyfuse.options import (
     compile_operations,
     compile_seconds,
     one_thread_tiles,
+    pivot_block,
     time_tile_sizes,
 )
 from polyfuse.passes.astgen import build_loop_program
@@ -109,6 +110,7 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
                            vector_math=options.target == "cpu" and (options.vector_math or options.fastmath),
                            time_tiling=options.time_tiling_enabled(), time_tile_budget=options.time_tile_budget(),
                            time_tile_sizes=time_tile_sizes(), parallel=options.outer_parallelism_enabled(),
+                           pivot_block=pivot_block(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
             # scalars expanded so loops could be reordered: the dependences the scheduler

@@ -363,6 +363,19 @@ def time_tile_sizes() -> tuple[int, ...]:
     return tuple(int(v) for v in text.split(",") if v.strip())
 
 
+#: pivots and rows per pivot block (polyfuse.schedule.outer_parallelism, ``pivot_blocked``).
+#: lu at n = 2000, one thread, interleaved (docs/performance.md, *Pivot blocks*): 16, 32 and 64
+#: within noise of each other, all well ahead of no blocks.
+PIVOT_BLOCK = 32
+
+
+def pivot_block() -> int:
+    """``POLYFUSE_PIVOT_BLOCK``: the block size of pivot blocks (outer-parallel nests whose outer
+    loop is sequential: lu, cholesky); 0 or 1 turns them off.  Default ``PIVOT_BLOCK``."""
+    text = os.environ.get("POLYFUSE_PIVOT_BLOCK", "").strip()
+    return int(text) if text else PIVOT_BLOCK
+
+
 def native_entries() -> bool:
     """Native entries for call plans called often (backends/cpu/entry.py), unless
     ``POLYFUSE_NATIVE_ENTRY=0`` (read when a plan is made)."""
@@ -537,6 +550,8 @@ class Options:
                 f"interleave={self._interleave_key()} blocked_sums={self.reduction_block()} "
                 f"time_tiling={self._time_tiling_key()}" + ("" if self.parallel else " parallel=False")
                 + ("" if self.outer_parallelism_enabled() or not self.parallel else " outer_parallelism=off")
+                + ("" if pivot_block() == PIVOT_BLOCK or not self.outer_parallelism_enabled()
+                   else f" pivot_block={pivot_block()}")
                 + ("" if self.blas_products() else " blas=False")
                 + ("" if self.private_sums() or not self.blas_products() or self.target != "cpu"
                    or not self.parallel else " private_sums=off")

@@ -28,7 +28,7 @@ import islpy as isl
 from polyfuse.analysis.dependences import Dependences, carries
 from polyfuse.model import ir
 from polyfuse.model.ir import linear_coefficient
-from polyfuse.model.isl_parts import maps_of
+from polyfuse.model.isl_parts import maps_of, sets_of
 from polyfuse.model.schedule_tree import LoopNode, TreeNode
 from polyfuse.model.scop import Scop
 from polyfuse.schedule.isl_scheduler import compute_outer_parallel
@@ -44,6 +44,7 @@ class OuterParallelDecision:
     smart_depth: int  # the worst statement's outermost parallel loop in the smart order
     isl_depth: int = -1  # the same in the best candidate schedule (-1: none found)
     reason: str = ""
+    pivot_blocks: str = ""  # whether the applied schedule was tiled in pivot blocks (pivot_blocked)
 
 
 def parallel_depths(schedule: isl.Schedule, deps: isl.UnionMap, context: isl.Set) -> dict[str, int]:
@@ -386,3 +387,73 @@ def _constant_at(piece: isl.Map, dim: int) -> int | None:
         return None
     point = values.sample_point()
     return int(point.get_coordinate_val(isl.dim_type.set, 0).to_python())
+
+
+# ---------------------------------------------------------------------------------------------
+# pivot blocks: the sequential loop and the parallel loop under it tiled together
+
+def pivot_blocked(scop: Scop, deps: Dependences, schedule: isl.Schedule, size: int) -> tuple[isl.Schedule | None, str, str]:
+    """``schedule`` (a nest's flat outer-parallel schedule ``S -> [c0, ...]``: ``c0`` a
+    sequential loop of every statement, ``cd`` the first loop below it, parallel) with ``c0``
+    and ``cd`` tiled by ``size``: ``for a: (source tiles) (the other tiles, b parallel)`` with
+    ``a = floor(c0 / size)``, ``b = floor(cd / size)`` (``floor(c0 / size)`` for a statement
+    with no loop at ``d``: it is aligned with the pivot, as cholesky's square root of
+    ``A[j, j]``), then the points in the old order.  The *source tiles* of a block ``a`` are
+    those holding an instance that an instance of another tile of ``a`` depends on (lu's and
+    cholesky's diagonal tile, which computes the block's pivot rows); the others depend on each
+    other only through them, so they run in parallel after them: two barriers per block instead
+    of one per pivot.
+
+    Why: the right-looking update (and cholesky's left-looking one) streams the whole trailing
+    matrix once per pivot (lu at n = 2000: up to 32 MB per step, from L3 or memory); in blocks,
+    each row of a tile takes ``size`` pivots' updates while it stays in L2.  Each element keeps
+    its updates in the same order (the points keep their order within a tile).  The caller
+    verifies.  Returns (schedule or None, the source tiles as isl text, why not)."""
+    flat = schedule.get_map()
+    pieces = list(maps_of(flat))
+    if any(_fixed(p, 0) for p in pieces):
+        return None, "", "the outer schedule dimension is not a loop of every statement"
+    looping = [d for d in range(1, _width(flat)) if any(not _fixed(p, d) for p in pieces)]
+    if not looping:
+        return None, "", "no loop below the outer one"
+    dim = looping[0]
+    validity = deps.validity().union(deps.local_false())
+    domain = schedule.get_domain()
+    within = validity.intersect_domain(domain).intersect_range(domain)
+    if not carries(within, _prefix(flat, 0), scop.context):
+        return None, "", "the outer loop carries no dependence"
+    inner = _domain_of({p.get_tuple_name(isl.dim_type.in_): p for p in pieces},
+                       [p.get_tuple_name(isl.dim_type.in_) for p in pieces if not _fixed(p, dim)])
+    if carries(within.intersect_domain(inner).intersect_range(inner), _prefix(flat, dim), scop.context):
+        return None, "", "the loop below the outer one is not parallel"
+    outer = f"floor(c0 / {size})"
+    tile_of = {p.get_tuple_name(isl.dim_type.in_): f"floor(c{dim} / {size})" if not _fixed(p, dim) else outer
+               for p in pieces}
+    tiles = _union(_rewritten_to(p, [outer, tile_of[p.get_tuple_name(isl.dim_type.in_)]]) for p in pieces)
+    across = within.apply_domain(tiles).apply_range(tiles)
+    same_block = isl.Map.read_from_str(flat.get_ctx(), "{ [a, b] -> [a, d] : d != b }")
+    sources = across.intersect(isl.UnionMap.from_map(same_block.align_params(across.get_space()))).domain()
+    first = tiles.intersect_range(sources).domain()
+    rest = domain.subtract(first)
+    blocks = _union(_rewritten_to(p, [outer]) for p in pieces)
+    points = _union(_rewritten_to(p, [tile_of[p.get_tuple_name(isl.dim_type.in_)],
+                                      *(f"c{k}" for k in range(p.dim(isl.dim_type.out)))]) for p in pieces)
+    tree = isl.Schedule.from_domain(domain).insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(blocks))
+    leaf = tree.get_root().child(0).child(0)
+    parts = [part for part in (first, rest) if not part.is_empty()]
+    filters = isl.UnionSetList.alloc(flat.get_ctx(), len(parts))
+    for part in parts:
+        filters = filters.add(part)
+    node = leaf.insert_sequence(filters)
+    for k, part in enumerate(parts):
+        node = node.child(k).child(0).insert_partial_schedule(
+            isl.MultiUnionPwAff.from_union_map(points.intersect_domain(part))).parent().parent()
+    found = [s.coalesce().to_str() for s in sets_of(sources)]
+    return node.get_schedule(), "; ".join(found), ""
+
+
+def _rewritten_to(piece: isl.Map, out: list[str]) -> isl.Map:
+    """``piece`` followed by ``[c0, c1, ...] -> [out...]`` (isl text over the old dimensions)."""
+    names = [f"c{k}" for k in range(piece.dim(isl.dim_type.out))]
+    rewrite = isl.Map.read_from_str(piece.get_ctx(), f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}")
+    return piece.apply_range(rewrite.align_params(piece.get_space()))

@@ -29,7 +29,7 @@ from polyfuse.schedule.isl_scheduler import (
 )
 from polyfuse.schedule.legality import violations
 from polyfuse.schedule.locality import LocalityPass
-from polyfuse.schedule.outer_parallelism import propose
+from polyfuse.schedule.outer_parallelism import pivot_blocked, propose
 from polyfuse.schedule.tiling import TilingPass
 from polyfuse.schedule.time_tiling import not_applied, time_tile
 
@@ -58,7 +58,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                     vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
                     time_tile_sizes: tuple[int, ...] = (), vector_math: bool = False,
                     parallel: bool = True, serial_fusion: bool = True,
-                    chunked_sums: bool = False) -> ScheduleResult:
+                    chunked_sums: bool = False, pivot_block: int = 0) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
@@ -86,7 +86,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         parts, time_tiles = (smart_time_tiling(scop, deps, body, budget=time_tile_budget, sizes=time_tile_sizes)
                              if enabled else ((None,) * len(body), ()))
         # the other nests: isl's schedule where it has shallower parallel loops (verified)
-        parts, outer = smart_outer_parallelism(scop, deps, body, parts) if parallel else (parts, ())
+        parts, outer = (smart_outer_parallelism(scop, deps, body, parts, pivot_block=pivot_block)
+                        if parallel else (parts, ()))
         return ScheduleResult(fuse, "smart fusion of the program's loops", (), sequenced(scop, body, parts),
                               tuple(fusion.decisions), tuple(locality.decisions), tuple(tiling.decisions),
                               scop=scop, deps=deps, register_tiles=tuple(tiling.register_decisions),
@@ -160,11 +161,12 @@ def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int
     return tiled, decisions
 
 
-def smart_outer_parallelism(scop: Scop, deps: Dependences, body: tuple,
-                            parts: tuple[isl.Schedule | None, ...]) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
+def smart_outer_parallelism(scop: Scop, deps: Dependences, body: tuple, parts: tuple[isl.Schedule | None, ...],
+                            *, pivot_block: int = 0) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
     """``parts`` with isl's outer-parallel schedule for each untransformed nest where
     polyfuse.schedule.outer_parallelism proposes one and the whole program's schedule with it
-    verifies; one record per nest considered."""
+    verifies, tiled in pivot blocks of ``pivot_block`` where that verifies too; one record per
+    nest considered."""
     decisions = []
     result = list(parts)
     for index, node in enumerate(body):
@@ -187,5 +189,31 @@ def smart_outer_parallelism(scop: Scop, deps: Dependences, body: tuple,
                                    reason="failed verification (" + "; ".join(problems) + ")")
             else:
                 result = trial
+                blocked = _pivot_blocked(scop, deps, body, tuple(result), index, pivot_block)
+                if blocked is not None:
+                    result = list(blocked[0])
+                    decision = replace(decision, pivot_blocks=blocked[1])
         decisions.append(decision)
     return tuple(result), tuple(decisions)
+
+
+def _pivot_blocked(scop: Scop, deps: Dependences, body: tuple, parts: tuple, index: int,
+                   size: int) -> tuple[tuple, str] | None:
+    """``parts`` with the outer-parallel schedule of ``body[index]`` tiled in pivot blocks
+    (polyfuse.schedule.outer_parallelism.pivot_blocked) where that verifies, and the record;
+    None where ``size`` is 0 or 1 (off)."""
+    if size <= 1:
+        return None
+    try:
+        with bounded(scop.context.get_ctx(), isl_budget() * TIME_TILING_BUDGET_SCALE):
+            blocked, sources, why = pivot_blocked(scop, deps, parts[index], size)
+            if blocked is None:
+                return parts, f"not blocked: {why}"
+            trial = (*parts[:index], blocked, *parts[index + 1:])
+            problems = violations(scop, deps, sequenced(scop, body, trial))
+    except BudgetExceeded:
+        return parts, "not blocked: over the isl operation budget"
+    if problems:
+        log.info("polyfuse: pivot blocks of %s rejected: %s", scop.name, "; ".join(problems))
+        return parts, "not blocked: failed verification (" + "; ".join(problems) + ")"
+    return trial, f"blocks of {size} pivots and {size} rows; source tiles {sources} first, the rest in parallel"

@@ -103,6 +103,38 @@ def test_cholesky_gets_the_left_looking_order_bitwise_on_1_2_3_threads(fresh, fo
     assert expected[1].tobytes() == actual[1].tobytes()
 
 
+@pytest.mark.parametrize("name", ["lu", "cholesky"])
+def test_pivot_blocks_bitwise_on_1_2_3_threads(fresh, forced, name):
+    """The outer-parallel order tiled in blocks of 4 pivots and 4 rows (small, so that n = 15
+    holds several blocks, a partial last one and more than one parallel tile per block): the
+    diagonal tile first, the other tiles of the block in parallel.  Each element still takes its
+    updates in ascending k: bit for bit the Python function's (the schedule is verified too)."""
+    fresh.setenv("POLYFUSE_PIVOT_BLOCK", "4")
+    sk = suite.KERNELS[name]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    _bitwise(sk, kernel, dict(n=15), counts=(1, 2, 3))
+    args = sk.make_args(np.random.default_rng(0), n=15)
+    (decision,) = _decisions(kernel, args)
+    assert decision.applied and decision.pivot_blocks.startswith("blocks of 4 pivots"), decision
+    (region,) = kernel.explain(*args)["parallel regions"]
+    assert region["parallel_loops"] == ("_t1 (depth 1)",)  # the tiles of one block, not the rows
+    assert_regions_ran(kernel.compile(*args).backend, 2)  # on 2 and on 3 threads
+
+
+def test_pivot_blocks_need_a_sequential_outer_loop(fresh):
+    """With no dependence on its outer loop a nest has no pivots whose updates a block would
+    share: not blocked, and the record says why."""
+    from polyfuse.analysis.dependences import Dependences
+    from polyfuse.schedule.outer_parallelism import pivot_blocked
+
+    sk = suite.KERNELS["lu"]
+    args = sk.make_args(np.random.default_rng(0), n=6)
+    stages = polyfuse.kernel(sk.func).compile(*args).stages
+    scop, deps = stages["lift"], stages["dependences"]
+    blocked, _, why = pivot_blocked(scop, Dependences((), deps.empty), scop.schedule, 4)
+    assert blocked is None and "carries no dependence" in why, why
+
+
 def _nest(source: str):
     import linecache
 
@@ -196,6 +228,7 @@ def test_depths_and_strides_of_lu_orders(fresh):
     # S0 (for k < j) and S1 sit in no parallel loop: their depth is their loop count plus one
     assert parallel_depths(smart, validity, scop.context) == {"S0": 4, "S1": 3, "S2": 2}
     fresh.setenv("POLYFUSE_OUTER_PARALLELISM", "1")
+    fresh.setenv("POLYFUSE_PIVOT_BLOCK", "0")  # the right-looking order itself, not in blocks
     right = polyfuse.kernel(sk.func).compile(*args).stages["schedule"].schedule
     assert parallel_depths(right, validity, scop.context) == {"S0": 1, "S1": 1, "S2": 1}
     # smart: S0 reads A[k, j] down a column, S1 divides along its row (A[j, j] strided);
