@@ -7,7 +7,9 @@ into blocks (forced by a pretend small L2), and through kernels on one and two t
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
+import threading
 
 import numpy as np
 import pytest
@@ -25,12 +27,12 @@ _ARGS = (ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes
          ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
 
 
-def _routine(l2_bytes: int | None = None, l3_bytes: int = 0, packed: bool = tiles.PACKED):
+def _routine(l2_bytes: int | None = None, l3_bytes: int = 0, packed: bool = tiles.PACKED, shared: bool | None = None):
     """The tiles as a ctypes function: the process's, or compiled for pretend cache sizes."""
     if l2_bytes is None:
         address = blas.tiles_address()
     else:
-        address = tiles.compile_tiles(l2_bytes, blas._ENGINES, packed, l3_bytes)
+        address = tiles.compile_tiles(l2_bytes, blas._ENGINES, packed, l3_bytes, shared)
     return ctypes.CFUNCTYPE(None, *_ARGS)(address)
 
 
@@ -88,6 +90,101 @@ def test_packed_and_unpacked_routines_agree_bit_for_bit():
         results.append(C)
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_allclose(results[0], 0.75 * (A @ B), rtol=1e-10, atol=1e-10)
+
+
+def _call(routine, A, B, C, first, last, alpha):
+    routine(last - first, B.shape[1], A.shape[1], alpha, A[first:].ctypes.data, A.strides[0] // 8, B.ctypes.data,
+            B.strides[0] // 8, C[first:].ctypes.data, C.strides[0] // 8)
+
+
+def _at_once(calls: list) -> None:
+    """Each call on its own thread, started together."""
+    start = threading.Barrier(len(calls))
+
+    def run(call):
+        start.wait()
+        call()
+    team = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in team:
+        thread.start()
+    for thread in team:
+        thread.join()
+
+
+@functools.cache
+def _shared_module(shared: bool):
+    """The tiles for pretend caches (blocks of 8 terms and 256 columns), sharing packed panels or
+    not, and (shared) the engine that holds their table of shared copies."""
+    return _routine(8192, 65536, shared=shared), blas._ENGINES[-1]
+
+
+@pytest.mark.parametrize("rows, depth, cols", [(31, 20, 130), (14, 17, 301), (9, 3, 129)])
+def test_calls_on_one_b_share_its_packed_panels(rows, depth, cols):
+    """Calls at the same time on one ``B`` (the rows cut among threads, as a product's row chunks
+    run) share its packed panels: here the test holds the shared copy open (``JOIN``), so that
+    the call joins second (it walks the panels from the middle and packs them all), and then
+    calls on threads at once; their sums are those of calls packing their own, bit for bit, the
+    last panel partial and the terms in blocks."""
+    (shared, engine), (private, _) = _shared_module(True), _shared_module(False)
+    A, B = RNG.standard_normal((rows, depth)), RNG.standard_normal((depth, cols))
+    want = np.empty((rows, cols))
+    _call(private, A, B, want, 0, rows, -0.5)
+    np.testing.assert_allclose(want, -0.5 * (A @ B), rtol=1e-10, atol=1e-10)
+    join = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_int64] * 6, ctypes.POINTER(ctypes.c_int64))(
+        engine.get_function_address(tiles.JOIN))
+    leave = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address(tiles.LEAVE))
+    table = (ctypes.c_int64 * (tiles.SLOTS * 16)).from_address(engine.get_global_value_address(tiles.TABLE))
+    panels, blocks = -(-cols // tiles.PANEL), -(-depth // tiles.depth_block(8192))
+    member = ctypes.c_int64()
+    slot = join(B.ctypes.data, cols, cols, depth, depth * panels * tiles.PANEL * 8 + 64, blocks * panels,
+                ctypes.byref(member))
+    assert slot >= 0 and member.value == 0
+    try:
+        got = np.full((rows, cols), np.nan)
+        _call(shared, A, B, got, 1, rows, -0.5)
+        np.testing.assert_array_equal(got[1:], want[1:])
+        assert table[slot * 16 + 8] == 2  # the call joined the test's copy
+        _call(shared, A, B, got, 0, 1, -0.5)  # (closed to joiners once a call left: packs its own)
+        assert table[slot * 16 + 8] == 2
+        np.testing.assert_array_equal(got, want)
+    finally:
+        leave(slot)
+    assert all(table[k * 16] == 0 for k in range(tiles.SLOTS))  # every copy freed
+    got = np.full((rows, cols), np.nan)
+    _at_once([lambda k=k: _call(shared, A, B, got, k * rows // 3, (k + 1) * rows // 3, -0.5) for k in range(3)])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_shared_panels_never_outlive_the_calls_that_share_them():
+    """Threads multiplying by their own ``B`` (changed between two of its calls) and by a common
+    one, at the same time: a call never reads panels packed before its ``B`` changed."""
+    routine = _shared_module(True)[0]
+    common = RNG.standard_normal((12, 140))
+    wrong = []
+
+    def work(seed, own):
+        rng = np.random.default_rng(seed)
+        B = rng.standard_normal((9, 133)) if own else common
+        for step in range(40):
+            if own:
+                B[...] = rng.standard_normal(B.shape)
+            A = rng.standard_normal((int(rng.integers(1, 13)), B.shape[0]))
+            C = np.empty((A.shape[0], B.shape[1]))
+            _call(routine, A, B, C, 0, A.shape[0], 1.0)
+            if not np.allclose(C, A @ B, rtol=1e-10, atol=1e-10):
+                wrong.append((seed, step))
+    _at_once([lambda s=s: work(s, s % 2 == 0) for s in range(4)])
+    assert not wrong
+
+
+def test_too_large_to_share_packs_its_own(monkeypatch):
+    """A ``B`` whose packed copy exceeds ``SHARED_MAX_BYTES`` packs its own panels."""
+    monkeypatch.setattr(tiles, "SHARED_MAX_BYTES", 4096)
+    routine = _routine(8192, 65536, shared=True)
+    A, B = RNG.standard_normal((20, 10)), RNG.standard_normal((10, 200))
+    C = np.empty((20, 200))
+    _at_once([lambda: _call(routine, A, B, C, 0, 7, 2.0), lambda: _call(routine, A, B, C, 7, 20, 2.0)])
+    np.testing.assert_allclose(C, 2.0 * (A @ B), rtol=1e-10, atol=1e-10)
 
 
 def test_row_gemm_builds_with_and_without_the_tiles():
