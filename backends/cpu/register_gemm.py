@@ -25,8 +25,8 @@ contiguous, into a 64-byte aligned buffer (``malloc``), and every block of rows 
 the packed panels (a row of an unpacked panel of a wide ``B`` lies on a new page, past the
 prefetchers, and was read from L3 again for every row block).  A failed ``malloc`` runs the
 unpacked routine.  Calls running at the same time on the same ``B`` (a product's rows cut among
-polyfuse's threads, each chunk one call) share one packed copy of all of ``B`` (``SHARED``,
-``_SharedPacking``): each panel is packed once, by the first call that needs it, instead of
+polyfuse's threads, each chunk one call) share one packed copy of all of ``B``
+(``POLYFUSE_SHARED_PACKING``, ``_SharedPacking``): each panel is packed once, by the first call that needs it, instead of
 once per call, as Goto/BLIS share the packed panel among threads that split the rows.
 
 Each element of ``C`` is ``alpha`` times its sum, each block's terms in order, one rounding per
@@ -44,7 +44,7 @@ import ctypes
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
-from polyfuse.options import env_flag
+from polyfuse.options import shared_packing
 
 LANES = 8  # doubles per vector (AVX-512)
 #: rows of C per register tile: 6 x 4 = 24 vectors of sums (of 32 registers).  Against 4 rows
@@ -65,10 +65,10 @@ PACKED = True
 #: products with fewer columns run unpacked (1024 x 1100 x 64: packed 2.59-2.71 ms against 2.53-2.65)
 PACK_MIN_COLS = 128
 
-#: Calls at the same time on the same ``B`` (the row chunks of one product on polyfuse's threads)
-#: share one packed copy of it: each panel is packed once, by the first call that needs it, the
-#: others wait for it or use it (``_SharedPacking``); instead of every call packing all of ``B``.
-SHARED = True
+# Calls at the same time on the same ``B`` (the row chunks of one product on polyfuse's threads)
+# share one packed copy of it: each panel is packed once, by the first call that needs it, the
+# others wait for it or use it (``_SharedPacking``); instead of every call packing all of ``B``.
+# Compiled in where ``POLYFUSE_SHARED_PACKING`` is on (options.py ``shared_packing``, default on).
 #: the largest packed copy of ``B`` (all its blocks) that calls share; wider ones pack privately
 SHARED_MAX_BYTES = 32 << 20
 #: concurrent shared copies (products running at once on different ``B``\ s)
@@ -127,12 +127,6 @@ def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes:
     engine.finalize_object()
     engines.append(engine)
     return engine.get_function_address(REG_GEMM)
-
-
-def shared_packing() -> bool:
-    """``POLYFUSE_SHARED_PACKING`` (default on): concurrent calls on one ``B`` share its packed
-    panels (``SHARED``); read when the tiles are compiled (once per process)."""
-    return env_flag("POLYFUSE_SHARED_PACKING", SHARED)
 
 
 def define(module: ll.Module, l2_bytes: int, packed: bool = PACKED, l3_bytes: int = 0,
