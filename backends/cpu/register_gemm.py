@@ -59,6 +59,7 @@ PANEL = 32  # columns of B per panel
 #: and 256 x 2048 x 4096 85.5 against 83.8 (unpacked, 1024 columns lost: 22.8 against 20.9)
 MAX_COLS = 1024
 REG_GEMM = "polyfuse.blas.dregtiles"
+MODULE = "polyfuse.regtiles"  # the name of the tiles' module
 #: copy each block of terms of a panel of ``B`` into a contiguous, aligned buffer on the stack
 #: (``depth_block x PANEL`` doubles) that the tiles of a block of rows stream
 PACKED = True
@@ -108,22 +109,33 @@ def col_block(l2_bytes: int, l3_bytes: int) -> int:
 
 
 def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes: int = 0,
-                  shared: bool | None = None) -> int:
+                  shared: bool | None = None, objects: tuple | None = None) -> int:
     """The address of ``REG_GEMM`` compiled for the host: LLVM's code generator only (the IR is
-    already vectors; the -O3 pipeline took ~0.9 s for no gain; this takes ~80 ms of CPU), its
-    engine appended to ``engines`` (kept for the process)."""
+    already vectors; the -O3 pipeline took ~0.9 s for no gain; this takes ~100 ms of CPU, and
+    building the IR ~35), its engine appended to ``engines`` (kept for the process).
+    ``objects``: (the machine code made earlier for these settings on this host, or None; a
+    function given the machine code made now): with the former, nothing is built or generated
+    (the engine loads it, as a kernel's from the disk cache)."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     libc = ctypes.CDLL(None)
     for name in ("malloc", "calloc", "free", "sched_yield"):
         llvm.add_symbol(_LIBC + name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
-    module = ll.Module(name="polyfuse.regtiles")
-    module.triple = llvm.get_process_triple()
-    define(module, l2_bytes, packed, l3_bytes, shared_packing() if shared is None else shared)
-    parsed = llvm.parse_assembly(str(module))
-    target = llvm.Target.from_triple(module.triple).create_target_machine(
+    known, emitted = objects or (None, None)
+    if known is not None:  # (MCJIT needs a module that defines the name to load its object)
+        parsed = llvm.parse_assembly(f'define void @"{REG_GEMM}"() {{\n  ret void\n}}\n')
+    else:
+        module = ll.Module(name=MODULE)
+        module.triple = llvm.get_process_triple()
+        define(module, l2_bytes, packed, l3_bytes, shared_packing() if shared is None else shared)
+        parsed = llvm.parse_assembly(str(module))
+    parsed.name = MODULE  # (the object cache's key)
+    parsed.triple = llvm.get_process_triple()
+    target = llvm.Target.from_triple(parsed.triple).create_target_machine(
         cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3)
     engine = llvm.create_mcjit_compiler(parsed, target)
+    if objects is not None:
+        engine.set_object_cache(lambda _, data: emitted and emitted(bytes(data)), lambda _: known)
     engine.finalize_object()
     engines.append(engine)
     return engine.get_function_address(REG_GEMM)

@@ -187,6 +187,29 @@ def test_too_large_to_share_packs_its_own(monkeypatch):
     np.testing.assert_allclose(C, 2.0 * (A @ B), rtol=1e-10, atol=1e-10)
 
 
+def test_the_tiles_machine_code_comes_from_the_disk_cache(monkeypatch, tmp_path):
+    """The first process stores the tiles' machine code; the next loads it (nothing built or
+    generated) and it computes the same products."""
+    monkeypatch.setenv("POLYFUSE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("POLYFUSE_DISABLE_CACHE", raising=False)
+    made = blas.tiles_address.__wrapped__()
+    from polyfuse.runtime import cache
+    assert isinstance(cache.load(blas.tiles_cache_key()), bytes)
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("built again")
+    monkeypatch.setattr(tiles, "define", not_again)
+    loaded = blas.tiles_address.__wrapped__()
+    A, B = RNG.standard_normal((13, 20)), RNG.standard_normal((20, 150))
+    results = []
+    for address in (made, loaded):
+        C = np.empty((13, 150))
+        _call(ctypes.CFUNCTYPE(None, *_ARGS)(address), A, B, C, 0, 13, 1.5)
+        results.append(C)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_allclose(results[1], 1.5 * (A @ B), rtol=1e-10, atol=1e-10)
+
+
 def test_row_gemm_builds_with_and_without_the_tiles():
     """``POLYFUSE_REGISTER_GEMM=0`` (read when ``ROW_GEMM`` is built) leaves the tiles out."""
     integer = ll.IntType(64)
