@@ -209,7 +209,7 @@ class _Emitter:
         ``depth_block`` terms, each in blocks of rows of ``A``, whose tiles run panel by panel on
         packed panels of ``B`` (rows contiguous, 64-byte aligned, the masked-off columns zeros;
         from L2, prefetched: a row of an unpacked panel of a wide ``B`` is a new page).  A panel
-        is packed where it is first used (``_SharedPacking.ensure``: a state per panel and block
+        is packed where it is first used (``_ensure``: a state per panel and block
         of terms, 0 unpacked, 1 being packed, 2 packed).  The buffer is a copy of all of ``B``
         that the calls running at the same time on the same ``B`` share (``emit_shared``), or
         this call's own (``malloc``), one block of columns and terms at a time (the panel of
