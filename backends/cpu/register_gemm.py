@@ -260,7 +260,7 @@ class _Emitter:
             right = b.select(b.icmp_signed("<", b.sub(self.cols, left), _int(self.col_block)), self.cols,
                              b.add(left, _int(self.col_block)))
             count = b.sdiv(b.add(b.sub(right, left), _int(PANEL - 1)), _int(PANEL))
-            offset = b.mul(b.and_(member, _int(1)), b.sdiv(count, _int(2)))  # the second call: from the middle
+            offset = b.sdiv(b.mul(count, self.eighths(member)), _int(8))  # where this call starts
             origin = b.select(shared, _int(0), left)
             with self._loop(ll.Constant(_I64, 0), self.depth, self.depth_block, "terms") as start:
                 stop = b.select(b.icmp_signed("<", b.sub(self.depth, start), _int(self.depth_block)), self.depth,
@@ -295,12 +295,24 @@ class _Emitter:
         b.position_at_end(done)
         b.ret_void()
 
+    def eighths(self, member):
+        """Where the ``member``-th call that joined a shared copy starts each block's panels, in
+        eighths of them: 0, 1/2, 1/4, 3/4, 1/8, ... (the bits of ``member % 8`` reversed), so
+        that each call packs the panels up to where another started, and calls seldom wait."""
+        b = self.b
+        low = b.and_(member, _int(7))
+        turned = _int(0)
+        for bit in range(3):
+            turned = b.or_(turned, b.shl(b.and_(b.lshr(low, _int(bit)), _int(1)), _int(2 - bit)))
+        return turned
+
     def emit_shared(self, private, all_panels, states_count, works) -> tuple:
         """The copy of all of ``B`` shared by the calls running at the same time on the same
         ``B`` (``_SharedPacking.join``), the panel of columns ``c ..`` and terms ``s ..`` at
         ``c x depth + s x PANEL``: to ``works`` with it, or to ``private`` where none can be had
-        (larger than ``SHARED_MAX_BYTES``, no free slot, no memory).  The second call that joined
-        walks each block's panels from the middle, so that each packs about half of them.  The
+        (larger than ``SHARED_MAX_BYTES``, no free slot, no memory).  The calls that joined
+        walk each block's panels from different ones (``eighths``: the second from the middle),
+        so that each packs about its share of them.  The
         sums are those of this call's own buffer, bit for bit (the same tiles, only the panels'
         addresses differ)."""
         b, sharing = self.b, self.sharing

@@ -122,8 +122,8 @@ def _shared_module(shared: bool):
 def test_calls_on_one_b_share_its_packed_panels(rows, depth, cols):
     """Calls at the same time on one ``B`` (the rows cut among threads, as a product's row chunks
     run) share its packed panels: here the test holds the shared copy open (``JOIN``), so that
-    the call joins second (it walks the panels from the middle and packs them all), and then
-    calls on threads at once; their sums are those of calls packing their own, bit for bit, the
+    the call joins second or third (it walks the panels from the middle or from a quarter, and
+    packs them all), and then calls on threads at once; their sums are those of calls packing their own, bit for bit, the
     last panel partial and the terms in blocks."""
     (shared, engine), (private, _) = _shared_module(True), _shared_module(False)
     A, B = RNG.standard_normal((rows, depth)), RNG.standard_normal((depth, cols))
@@ -135,20 +135,23 @@ def test_calls_on_one_b_share_its_packed_panels(rows, depth, cols):
     leave = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address(tiles.LEAVE))
     table = (ctypes.c_int64 * (tiles.SLOTS * 16)).from_address(engine.get_global_value_address(tiles.TABLE))
     panels, blocks = -(-cols // tiles.PANEL), -(-depth // tiles.depth_block(8192))
-    member = ctypes.c_int64()
-    slot = join(B.ctypes.data, cols, cols, depth, depth * panels * tiles.PANEL * 8 + 64, blocks * panels,
-                ctypes.byref(member))
-    assert slot >= 0 and member.value == 0
-    try:
-        got = np.full((rows, cols), np.nan)
-        _call(shared, A, B, got, 1, rows, -0.5)
-        np.testing.assert_array_equal(got[1:], want[1:])
-        assert table[slot * 16 + 8] == 2  # the call joined the test's copy
-        _call(shared, A, B, got, 0, 1, -0.5)  # (closed to joiners once a call left: packs its own)
-        assert table[slot * 16 + 8] == 2
-        np.testing.assert_array_equal(got, want)
-    finally:
-        leave(slot)
+    for held in (1, 2):  # the call joins second (starts from the middle), or third (from 1/4)
+        member = ctypes.c_int64()
+        slots = [join(B.ctypes.data, cols, cols, depth, depth * panels * tiles.PANEL * 8 + 64, blocks * panels,
+                      ctypes.byref(member)) for _ in range(held)]
+        slot = slots[0]
+        assert slot >= 0 and slots == [slot] * held and member.value == held - 1
+        try:
+            got = np.full((rows, cols), np.nan)
+            _call(shared, A, B, got, 1, rows, -0.5)
+            np.testing.assert_array_equal(got[1:], want[1:])
+            assert table[slot * 16 + 8] == held + 1  # the call joined the test's copy
+            _call(shared, A, B, got, 0, 1, -0.5)  # (closed to joiners once a call left: packs its own)
+            assert table[slot * 16 + 8] == held + 1
+            np.testing.assert_array_equal(got, want)
+        finally:
+            for _ in range(held):
+                leave(slot)
     assert all(table[k * 16] == 0 for k in range(tiles.SLOTS))  # every copy freed
     got = np.full((rows, cols), np.nan)
     _at_once([lambda k=k: _call(shared, A, B, got, k * rows // 3, (k + 1) * rows // 3, -0.5) for k in range(3)])
