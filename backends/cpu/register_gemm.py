@@ -40,6 +40,7 @@ Only for hosts with AVX-512 (the vector of 8 doubles is one register there; with
 from __future__ import annotations
 
 import ctypes
+import os
 
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
@@ -78,6 +79,7 @@ SLOTS = 4
 #: hold a slot open with them)
 TABLE, JOIN, LEAVE = "polyfuse.regtiles.slots", "polyfuse.regtiles.join", "polyfuse.regtiles.leave"
 _FIELDS = 16  # i64s per slot: users, joinable, B, ldb, cols, depth, buffer, states, joins
+_TABLE_LENGTH = SLOTS * _FIELDS + 8  # the slots, then the lock
 _LIBC = "polyfuse.regtiles.libc."  # malloc, calloc, free, sched_yield (``llvm.add_symbol``)
 _I1, _I8, _I32, _I64 = ll.IntType(1), ll.IntType(8), ll.IntType(32), ll.IntType(64)
 _REAL = ll.DoubleType()
@@ -122,12 +124,13 @@ def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes:
     for name in ("malloc", "calloc", "free", "sched_yield"):
         llvm.add_symbol(_LIBC + name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
     known, emitted = objects or (None, None)
+    sharing = shared_packing() if shared is None else shared
     if known is not None:  # (MCJIT needs a module that defines the name to load its object)
         parsed = llvm.parse_assembly(f'define void @"{REG_GEMM}"() {{\n  ret void\n}}\n')
     else:
         module = ll.Module(name=MODULE)
         module.triple = llvm.get_process_triple()
-        define(module, l2_bytes, packed, l3_bytes, shared_packing() if shared is None else shared)
+        define(module, l2_bytes, packed, l3_bytes, sharing)
         parsed = llvm.parse_assembly(str(module))
     parsed.name = MODULE  # (the object cache's key)
     parsed.triple = llvm.get_process_triple()
@@ -138,7 +141,25 @@ def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes:
         engine.set_object_cache(lambda _, data: emitted and emitted(bytes(data)), lambda _: known)
     engine.finalize_object()
     engines.append(engine)
+    table = engine.get_global_value_address(TABLE) if packed and sharing else 0
+    if table:
+        os.register_at_fork(after_in_child=lambda: forget_shared_copies(table))
     return engine.get_function_address(REG_GEMM)
+
+
+def forget_shared_copies(table: int) -> None:
+    """In a child process just forked: the table of shared copies (at ``table``) emptied and its
+    lock freed.  The parent's threads that held copies are not in the child, which could
+    otherwise wait forever for a panel one of them was packing, or join a copy packed before the
+    child changed its ``B``; their buffers are freed."""
+    slots = (ctypes.c_int64 * _TABLE_LENGTH).from_address(table)
+    free = ctypes.CDLL(None).free
+    free.argtypes = [ctypes.c_void_p]
+    for slot in range(SLOTS):
+        if slots[slot * _FIELDS] > 0:
+            for k in (6, 7):
+                free(slots[slot * _FIELDS + k])
+    ctypes.memset(table, 0, ctypes.sizeof(slots))
 
 
 def define(module: ll.Module, l2_bytes: int, packed: bool = PACKED, l3_bytes: int = 0,
@@ -484,11 +505,10 @@ class _SharedPacking:
         self.free = _declare(module, ll.FunctionType(ll.VoidType(), [i8p]), name=_LIBC + "free")
         self.sched_yield = _declare(module, ll.FunctionType(_I32, []), name=_LIBC + "sched_yield")
         self.pause = _declare(module, ll.FunctionType(ll.VoidType(), []), name="llvm.x86.sse2.pause")
-        self.table = ll.GlobalVariable(module, ll.ArrayType(_I64, SLOTS * _FIELDS), name=TABLE)
-        self.table.initializer = ll.Constant(ll.ArrayType(_I64, SLOTS * _FIELDS), None)
+        self.table = ll.GlobalVariable(module, ll.ArrayType(_I64, _TABLE_LENGTH), name=TABLE)
+        self.table.initializer = ll.Constant(ll.ArrayType(_I64, _TABLE_LENGTH), None)
         self.table.align = 64
-        self.lock = ll.GlobalVariable(module, _I64, name="polyfuse.regtiles.lock")
-        self.lock.linkage, self.lock.initializer = "internal", _int(0)
+        self.lock = self.table.gep([ll.Constant(_I32, 0), ll.Constant(_I32, SLOTS * _FIELDS)])  # (its last i64)
         self.join = self._join(module)
         self.leave = self._leave(module)
 

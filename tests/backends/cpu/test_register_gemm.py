@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import os
 import threading
 
 import numpy as np
@@ -156,6 +157,37 @@ def test_calls_on_one_b_share_its_packed_panels(rows, depth, cols):
     got = np.full((rows, cols), np.nan)
     _at_once([lambda k=k: _call(shared, A, B, got, k * rows // 3, (k + 1) * rows // 3, -0.5) for k in range(3)])
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_forked_child_forgets_the_parents_shared_copies():
+    """A copy held by a thread of the parent (here: the test's ``JOIN``) is not in the child:
+    the table is emptied and its lock freed there (``forget_shared_copies``, run after a fork),
+    so that the child packs its own; and the child's products are right."""
+    routine, engine = _shared_module(True)
+    table_at = engine.get_global_value_address(tiles.TABLE)
+    table = (ctypes.c_int64 * (tiles.SLOTS * 16)).from_address(table_at)
+    join = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_int64] * 6, ctypes.POINTER(ctypes.c_int64))(
+        engine.get_function_address(tiles.JOIN))
+    leave = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address(tiles.LEAVE))
+    A, B = RNG.standard_normal((8, 9)), RNG.standard_normal((9, 140))
+    slot = join(B.ctypes.data, 140, 140, 9, 9 * 5 * tiles.PANEL * 8 + 64, 2 * 5, ctypes.byref(ctypes.c_int64()))
+    assert slot >= 0
+    pid = os.fork()
+    if pid == 0:  # the child: exits 0 only if the table is empty and a product on B is right
+        try:
+            empty = all(table[k * 16] == 0 for k in range(tiles.SLOTS))
+            B[0, 0] += 1.0  # (the parent's copy would be stale)
+            C = np.empty((8, 140))
+            _call(routine, A, B, C, 0, 8, 1.0)
+            os._exit(0 if empty and np.allclose(C, A @ B, rtol=1e-10, atol=1e-10) else 1)
+        except BaseException:
+            os._exit(2)
+    try:
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert table[slot * 16] == 1  # the parent's copy is still there
+    finally:
+        leave(slot)
 
 
 def test_shared_panels_never_outlive_the_calls_that_share_them():
