@@ -341,8 +341,9 @@ class _Emitter:
         size = b.add(b.mul(b.mul(self.depth, all_panels), _int(PANEL * 8)), _int(64))
         fits, joined = (self.function.append_basic_block(name) for name in ("fits", "joined"))
         b.cbranch(b.icmp_signed("<=", size, _int(SHARED_MAX_BYTES)), fits, private)
+        b.position_at_start(self.function.entry_basic_block)  # (an alloca elsewhere is dynamic: a frame
+        member_at = b.alloca(_I64)  # pointer, one register fewer for the tiles' loops)
         b.position_at_end(fits)
-        member_at = b.alloca(_I64)
         slot = b.call(sharing.join, [b.ptrtoint(self.b_, _I64), self.ldb, self.cols, self.depth, size,
                                       states_count, member_at])
         b.cbranch(b.icmp_signed("<", slot, _int(0)), private, joined)
