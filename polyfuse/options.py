@@ -239,6 +239,16 @@ def register_gemm() -> bool:
     return env_flag("POLYFUSE_REGISTER_GEMM", True)
 
 
+def shared_packing() -> bool:
+    """``POLYFUSE_SHARED_PACKING``: calls of the register tiles (``POLYFUSE_REGISTER_GEMM``) that
+    run at the same time on the same right operand (a product's rows cut among polyfuse's
+    threads, one call per chunk) share one packed copy of it, each panel packed once, instead of
+    each call packing all of it (backends/cpu/register_gemm.py ``_SharedPacking``).  Read when
+    the tiles are compiled (once per process, not part of any cache key: they are not stored);
+    default on, 0 packs per call."""
+    return env_flag("POLYFUSE_SHARED_PACKING", True)
+
+
 def blas_beta_zero() -> bool:
     """``POLYFUSE_BLAS_BETA_ZERO``: a statement that sets to zero exactly the elements a matrix
     product written as loops then adds to (``tmp[i] = 0.0`` before ``tmp[i] += A[i, j] * x[j]``)

@@ -20,10 +20,14 @@ with a mask.
 
 From ``PACK_MIN_COLS`` columns the panels are packed (the Goto/BLIS order): the columns go in
 blocks of ``col_block`` (a quarter of the L3 holds their ``depth_block`` rows), each block of
-terms of such a block of ``B`` is copied once, panel after panel, rows contiguous, into one
-64-byte aligned buffer (``malloc``), and every block of rows of ``A`` streams the packed panels
-(a row of an unpacked panel of a wide ``B`` lies on a new page, past the prefetchers, and was read
-from L3 again for every row block).  A failed ``malloc`` runs the unpacked routine.
+terms of such a block of ``B`` is copied once, panel by panel where a panel is first used, rows
+contiguous, into a 64-byte aligned buffer (``malloc``), and every block of rows of ``A`` streams
+the packed panels (a row of an unpacked panel of a wide ``B`` lies on a new page, past the
+prefetchers, and was read from L3 again for every row block).  A failed ``malloc`` runs the
+unpacked routine.  Calls running at the same time on the same ``B`` (a product's rows cut among
+polyfuse's threads, each chunk one call) share one packed copy of all of ``B``
+(``POLYFUSE_SHARED_PACKING``, ``_SharedPacking``): each panel is packed once, by the first call that needs it, instead of
+once per call, as Goto/BLIS share the packed panel among threads that split the rows.
 
 Each element of ``C`` is ``alpha`` times its sum, each block's terms in order, one rounding per
 term (the FMA), as ``?gemm`` sums in its own blocked order: the same within BLAS's tolerance
@@ -36,9 +40,12 @@ Only for hosts with AVX-512 (the vector of 8 doubles is one register there; with
 from __future__ import annotations
 
 import ctypes
+import os
 
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
+
+from polyfuse.options import shared_packing
 
 LANES = 8  # doubles per vector (AVX-512)
 #: rows of C per register tile: 6 x 4 = 24 vectors of sums (of 32 registers).  Against 4 rows
@@ -53,13 +60,27 @@ PANEL = 32  # columns of B per panel
 #: and 256 x 2048 x 4096 85.5 against 83.8 (unpacked, 1024 columns lost: 22.8 against 20.9)
 MAX_COLS = 1024
 REG_GEMM = "polyfuse.blas.dregtiles"
+MODULE = "polyfuse.regtiles"  # the name of the tiles' module
 #: copy each block of terms of a panel of ``B`` into a contiguous, aligned buffer on the stack
 #: (``depth_block x PANEL`` doubles) that the tiles of a block of rows stream
 PACKED = True
 #: products with fewer columns run unpacked (1024 x 1100 x 64: packed 2.59-2.71 ms against 2.53-2.65)
 PACK_MIN_COLS = 128
 
-_LIBC = "polyfuse.regtiles.libc."  # malloc and free, by these names (``llvm.add_symbol``)
+# Calls at the same time on the same ``B`` (the row chunks of one product on polyfuse's threads)
+# share one packed copy of it: each panel is packed once, by the first call that needs it, the
+# others wait for it or use it (``_SharedPacking``); instead of every call packing all of ``B``.
+# Compiled in where ``POLYFUSE_SHARED_PACKING`` is on (options.py ``shared_packing``, default on).
+#: the largest packed copy of ``B`` (all its blocks) that calls share; wider ones pack privately
+SHARED_MAX_BYTES = 32 << 20
+#: concurrent shared copies (products running at once on different ``B``\ s)
+SLOTS = 4
+#: the table of shared copies and its functions, by these names in the tiles' module (the tests
+#: hold a slot open with them)
+TABLE, JOIN, LEAVE = "polyfuse.regtiles.slots", "polyfuse.regtiles.join", "polyfuse.regtiles.leave"
+_FIELDS = 16  # i64s per slot: users, joinable, B, ldb, cols, depth, buffer, states, joins
+_TABLE_LENGTH = SLOTS * _FIELDS + 8  # the slots, then the lock
+_LIBC = "polyfuse.regtiles.libc."  # malloc, calloc, free, sched_yield (``llvm.add_symbol``)
 _I1, _I8, _I32, _I64 = ll.IntType(1), ll.IntType(8), ll.IntType(32), ll.IntType(64)
 _REAL = ll.DoubleType()
 _VEC = ll.VectorType(_REAL, LANES)
@@ -89,28 +110,60 @@ def col_block(l2_bytes: int, l3_bytes: int) -> int:
     return max(PANEL, room // (depth_block(l2_bytes) * 8) // PANEL * PANEL)
 
 
-def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes: int = 0) -> int:
+def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes: int = 0,
+                  shared: bool | None = None, objects: tuple | None = None) -> int:
     """The address of ``REG_GEMM`` compiled for the host: LLVM's code generator only (the IR is
-    already vectors; the -O3 pipeline took ~0.9 s for no gain; this takes ~80 ms of CPU), its
-    engine appended to ``engines`` (kept for the process)."""
+    already vectors; the -O3 pipeline took ~0.9 s for no gain; this takes ~100 ms of CPU, and
+    building the IR ~35), its engine appended to ``engines`` (kept for the process).
+    ``objects``: (the machine code made earlier for these settings on this host, or None; a
+    function given the machine code made now): with the former, nothing is built or generated
+    (the engine loads it, as a kernel's from the disk cache)."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     libc = ctypes.CDLL(None)
-    for name in ("malloc", "free"):
+    for name in ("malloc", "calloc", "free", "sched_yield"):
         llvm.add_symbol(_LIBC + name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
-    module = ll.Module(name="polyfuse.regtiles")
-    module.triple = llvm.get_process_triple()
-    define(module, l2_bytes, packed, l3_bytes)
-    parsed = llvm.parse_assembly(str(module))
-    target = llvm.Target.from_triple(module.triple).create_target_machine(
+    known, emitted = objects or (None, None)
+    sharing = shared_packing() if shared is None else shared
+    if known is not None:  # (MCJIT needs a module that defines the name to load its object)
+        parsed = llvm.parse_assembly(f'define void @"{REG_GEMM}"() {{\n  ret void\n}}\n')
+    else:
+        module = ll.Module(name=MODULE)
+        module.triple = llvm.get_process_triple()
+        define(module, l2_bytes, packed, l3_bytes, sharing)
+        parsed = llvm.parse_assembly(str(module))
+    parsed.name = MODULE  # (the object cache's key)
+    parsed.triple = llvm.get_process_triple()
+    target = llvm.Target.from_triple(parsed.triple).create_target_machine(
         cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3)
     engine = llvm.create_mcjit_compiler(parsed, target)
+    if objects is not None:
+        engine.set_object_cache(lambda _, data: emitted and emitted(bytes(data)), lambda _: known)
     engine.finalize_object()
     engines.append(engine)
+    table = engine.get_global_value_address(TABLE) if packed and sharing else 0
+    if table:
+        os.register_at_fork(after_in_child=lambda: forget_shared_copies(table))
     return engine.get_function_address(REG_GEMM)
 
 
-def define(module: ll.Module, l2_bytes: int, packed: bool = PACKED, l3_bytes: int = 0) -> ll.Function:
+def forget_shared_copies(table: int) -> None:
+    """In a child process just forked: the table of shared copies (at ``table``) emptied and its
+    lock freed.  The parent's threads that held copies are not in the child, which could
+    otherwise wait forever for a panel one of them was packing, or join a copy packed before the
+    child changed its ``B``; their buffers are freed."""
+    slots = (ctypes.c_int64 * _TABLE_LENGTH).from_address(table)
+    free = ctypes.CDLL(None).free
+    free.argtypes = [ctypes.c_void_p]
+    for slot in range(SLOTS):
+        if slots[slot * _FIELDS] > 0:
+            for k in (6, 7):
+                free(slots[slot * _FIELDS + k])
+    ctypes.memset(table, 0, ctypes.sizeof(slots))
+
+
+def define(module: ll.Module, l2_bytes: int, packed: bool = PACKED, l3_bytes: int = 0,
+           shared: bool = False) -> ll.Function:
     """``REG_GEMM(rows, cols, depth, alpha, A, lda, B, ldb, C, ldc)`` in ``module``: the caller
     guarantees rows, cols, depth >= 1 and the row-major layouts above (lda, ldb, ldc the rows'
     strides in elements); the sums run in blocks of ``depth_block(l2_bytes)`` terms."""
@@ -118,7 +171,7 @@ def define(module: ll.Module, l2_bytes: int, packed: bool = PACKED, l3_bytes: in
         function = ll.Function(module, KIND, name=name)
         for argument in function.args[4:9:2]:
             argument.add_attribute("noalias")
-        _Emitter(module, function, (l2_bytes, l3_bytes), packs, unpacked).emit()
+        _Emitter(module, function, (l2_bytes, l3_bytes), packs, unpacked, shared and packs).emit()
         return function
 
     if not packed:
@@ -132,12 +185,17 @@ class _Emitter:
     """The routine's loops, one method per level: blocks of rows and panels, tiles, one tile."""
 
     def __init__(self, module: ll.Module, function: ll.Function, caches: tuple, packed: bool,
-                 unpacked: ll.Function | None) -> None:
+                 unpacked: ll.Function | None, shared: bool = False) -> None:
         self.function = function
         self.packed, self.unpacked = packed, unpacked
+        self.sharing = _SharedPacking(module) if shared else None
         if packed:
-            self.malloc = _declare(module, ll.FunctionType(_I8.as_pointer(), [_I64]), name=_LIBC + "malloc")
-            self.free = _declare(module, ll.FunctionType(ll.VoidType(), [_I8.as_pointer()]), name=_LIBC + "free")
+            i8p = _I8.as_pointer()
+            self.malloc = _declare(module, ll.FunctionType(i8p, [_I64]), name=_LIBC + "malloc")
+            self.calloc = _declare(module, ll.FunctionType(i8p, [_I64, _I64]), name=_LIBC + "calloc")
+            self.free = _declare(module, ll.FunctionType(ll.VoidType(), [i8p]), name=_LIBC + "free")
+            self.yields = (_declare(module, ll.FunctionType(ll.VoidType(), []), name="llvm.x86.sse2.pause"),
+                           _declare(module, ll.FunctionType(_I32, []), name=_LIBC + "sched_yield"))
         l2_bytes, l3_bytes = caches
         self.depth_block = depth_block(l2_bytes)
         self.col_block = col_block(l2_bytes, l3_bytes)
@@ -168,62 +226,149 @@ class _Emitter:
         b.ret_void()
 
     def emit_packed(self) -> None:
-        """The Goto/BLIS order: for each block of ``depth_block`` terms, the block's rows of ``B``
-        copied panel by panel into one buffer (``malloc``: ``terms x panels x PANEL`` doubles,
-        64-byte aligned; the panel of columns ``c ..`` at ``c x terms``, its rows contiguous),
-        then the rows of ``A`` in blocks, each block's tiles panel by panel streaming the packed
-        panel (from L2, prefetched: a row of an unpacked panel of a wide ``B`` is a new page).
-        Where ``malloc`` fails, the unpacked routine runs."""
+        """The Goto/BLIS order: the columns in blocks of ``col_block``, each in blocks of
+        ``depth_block`` terms, each in blocks of rows of ``A``, whose tiles run panel by panel on
+        packed panels of ``B`` (rows contiguous, 64-byte aligned, the masked-off columns zeros;
+        from L2, prefetched: a row of an unpacked panel of a wide ``B`` is a new page).  A panel
+        is packed where it is first used (``_ensure``: a state per panel and block
+        of terms, 0 unpacked, 1 being packed, 2 packed).  The buffer is a copy of all of ``B``
+        that the calls running at the same time on the same ``B`` share (``emit_shared``), or
+        this call's own (``malloc``), one block of columns and terms at a time (the panel of
+        columns ``c ..`` at ``(c - left) x terms``); where ``malloc`` fails, the unpacked
+        routine runs."""
         b = self.b
-        terms = b.select(b.icmp_signed("<", self.depth, _int(self.depth_block)), self.depth, _int(self.depth_block))
-        wide = b.select(b.icmp_signed("<", self.cols, _int(self.col_block)), self.cols, _int(self.col_block))
-        panels = b.sdiv(b.add(wide, _int(PANEL - 1)), _int(PANEL))
-        size = b.add(b.mul(b.mul(terms, panels), _int(PANEL * 8)), _int(64))
         narrow, wide_enough = (self.function.append_basic_block(name) for name in ("narrow", "wide"))
         b.cbranch(b.icmp_signed("<", self.cols, _int(PACK_MIN_COLS)), narrow, wide_enough)
         b.position_at_end(wide_enough)
-        raw = b.call(self.malloc, [size])
-        works = self.function.append_basic_block("buffer")
-        b.cbranch(b.icmp_unsigned("==", b.ptrtoint(raw, _I64), _int(0)), narrow, works)
+        all_panels = b.sdiv(b.add(self.cols, _int(PANEL - 1)), _int(PANEL))
+        blocks = b.sdiv(b.add(self.depth, _int(self.depth_block - 1)), _int(self.depth_block))
+        states_count = b.mul(blocks, all_panels)
+        terms = b.select(b.icmp_signed("<", self.depth, _int(self.depth_block)), self.depth, _int(self.depth_block))
+        works = self.function.append_basic_block("packed")
+        incoming = []  # (raw, states, slot, member, shared?) and the block they come from
+        if self.sharing is not None:
+            private = self.function.append_basic_block("private")
+            incoming.append(self.emit_shared(private, all_panels, states_count, works))
+            b.position_at_end(private)
+        wide = b.select(b.icmp_signed("<", self.cols, _int(self.col_block)), self.cols, _int(self.col_block))
+        panels = b.sdiv(b.add(wide, _int(PANEL - 1)), _int(PANEL))
+        raw = b.call(self.malloc, [b.add(b.mul(b.mul(terms, panels), _int(PANEL * 8)), _int(64))])
+        states = b.call(self.calloc, [states_count, _int(4)])
+        failed = b.or_(b.icmp_unsigned("==", b.ptrtoint(raw, _I64), _int(0)),
+                       b.icmp_unsigned("==", b.ptrtoint(states, _I64), _int(0)))
+        no_memory = self.function.append_basic_block("no_memory")
+        incoming.append(((b.ptrtoint(raw, _I64), b.ptrtoint(states, _I64), _int(-1), _int(0), ll.Constant(_I1, 0)),
+                         b.block))
+        b.cbranch(failed, no_memory, works)
+        b.position_at_end(no_memory)
+        b.call(self.free, [raw])
+        b.call(self.free, [states])
+        b.branch(narrow)
         b.position_at_end(narrow)
         b.call(self.unpacked, list(self.function.args))
         b.ret_void()
         b.position_at_end(works)
-        aligned = b.and_(b.add(b.ptrtoint(raw, _I64), _int(63)), _int(-64))
-        buffer = b.inttoptr(aligned, _PTR)
+        raw, states, slot, member, shared = (b.phi(t) for t in (_I64, _I64, _I64, _I64, _I1))
+        for values, block in incoming:
+            for phi, value in zip((raw, states, slot, member, shared), values):
+                phi.add_incoming(value, block)
+        buffer = b.inttoptr(b.and_(b.add(raw, _int(63)), _int(-64)), _PTR)
+        state_at = b.inttoptr(states, _I32.as_pointer())
+        # where a panel lies: shared, (c x depth + s x PANEL); this call's own, (c - left) x terms
+        panel_stride = b.select(shared, self.depth, terms)
         block = self.row_block()
         with self._loop(ll.Constant(_I64, 0), self.cols, self.col_block, "columns") as left:
             right = b.select(b.icmp_signed("<", b.sub(self.cols, left), _int(self.col_block)), self.cols,
                              b.add(left, _int(self.col_block)))
+            count = b.sdiv(b.add(b.sub(right, left), _int(PANEL - 1)), _int(PANEL))
+            offset = b.sdiv(b.mul(count, self.eighths(member)), _int(8))  # where this call starts
+            origin = b.select(shared, _int(0), left)
             with self._loop(ll.Constant(_I64, 0), self.depth, self.depth_block, "terms") as start:
                 stop = b.select(b.icmp_signed("<", b.sub(self.depth, start), _int(self.depth_block)), self.depth,
                                 b.add(start, _int(self.depth_block)))
                 span = (start, stop, b.icmp_signed("!=", start, _int(0)))
-
-                def pack(column, count, mask):
-                    self.pack(b.gep(buffer, [b.mul(b.sub(column, left), terms)]), column, count, mask, span)
-                self.panels(pack, "pack_panel", (left, right))
+                row_of_states = b.mul(b.sdiv(start, _int(self.depth_block)), all_panels)
+                shift = b.select(shared, b.mul(start, _int(PANEL)), _int(0))
                 with self._loop(ll.Constant(_I64, 0), self.rows, block, "rows") as first:
                     last = b.select(b.icmp_signed("<", b.sub(self.rows, first), block), self.rows,
                                     b.add(first, block))
                     whole = b.add(first, b.mul(b.sdiv(b.sub(last, first), _int(TILE_ROWS)), _int(TILE_ROWS)))
 
-                    def tiles(column, count, mask):
-                        packed = b.gep(buffer, [b.mul(b.sub(column, left), terms)])
-                        with self._loop(first, whole, TILE_ROWS, f"ptiles{count}") as row:
-                            self.tile(row, TILE_ROWS, column, count, mask, span, packed)
-                        with self._loop(whole, last, 1, f"prest{count}") as row:
-                            self.tile(row, 1, column, count, mask, span, packed)
-                    self.panels(tiles, "tile_panel", (left, right))
-        b.call(self.free, [raw])
+                    def tiles(column, vectors, mask):
+                        packed = b.gep(buffer, [b.add(b.mul(b.sub(column, origin), panel_stride), shift)])
+                        state = b.gep(state_at, [b.add(row_of_states, b.sdiv(column, _int(PANEL)))])
+                        _ensure(b, self.yields, state, lambda: self.pack(packed, column, vectors, mask, span))
+                        with self._loop(first, whole, TILE_ROWS, f"ptiles{vectors}") as row:
+                            self.tile(row, TILE_ROWS, column, vectors, mask, span, packed)
+                        with self._loop(whole, last, 1, f"prest{vectors}") as row:
+                            self.tile(row, 1, column, vectors, mask, span, packed)
+                    self.panels(tiles, "tile_panel", (left, right), (count, offset))
+        mine, theirs, done = (self.function.append_basic_block(name) for name in ("own", "leave", "done"))
+        b.cbranch(shared, theirs, mine)
+        b.position_at_end(theirs)
+        if self.sharing is not None:
+            b.call(self.sharing.leave, [slot])
+        b.branch(done)
+        b.position_at_end(mine)
+        b.call(self.free, [b.inttoptr(raw, _I8.as_pointer())])
+        b.call(self.free, [b.inttoptr(states, _I8.as_pointer())])
+        b.branch(done)
+        b.position_at_end(done)
         b.ret_void()
 
-    def panels(self, body, name: str, columns: tuple | None = None) -> None:
+    def eighths(self, member):
+        """Where the ``member``-th call that joined a shared copy starts each block's panels, in
+        eighths of them: 0, 1/2, 1/4, 3/4, 1/8, ... (the bits of ``member % 8`` reversed), so
+        that each call packs the panels up to where another started, and calls seldom wait."""
+        b = self.b
+        low = b.and_(member, _int(7))
+        turned = _int(0)
+        for bit in range(3):
+            turned = b.or_(turned, b.shl(b.and_(b.lshr(low, _int(bit)), _int(1)), _int(2 - bit)))
+        return turned
+
+    def emit_shared(self, private, all_panels, states_count, works) -> tuple:
+        """The copy of all of ``B`` shared by the calls running at the same time on the same
+        ``B`` (``_SharedPacking.join``), the panel of columns ``c ..`` and terms ``s ..`` at
+        ``c x depth + s x PANEL``: to ``works`` with it, or to ``private`` where none can be had
+        (larger than ``SHARED_MAX_BYTES``, no free slot, no memory).  The calls that joined
+        walk each block's panels from different ones (``eighths``: the second from the middle),
+        so that each packs about its share of them.  The
+        sums are those of this call's own buffer, bit for bit (the same tiles, only the panels'
+        addresses differ)."""
+        b, sharing = self.b, self.sharing
+        assert sharing is not None
+        size = b.add(b.mul(b.mul(self.depth, all_panels), _int(PANEL * 8)), _int(64))
+        fits, joined = (self.function.append_basic_block(name) for name in ("fits", "joined"))
+        b.cbranch(b.icmp_signed("<=", size, _int(SHARED_MAX_BYTES)), fits, private)
+        b.position_at_start(self.function.entry_basic_block)  # (an alloca elsewhere is dynamic: a frame
+        member_at = b.alloca(_I64)  # pointer, one register fewer for the tiles' loops)
+        b.position_at_end(fits)
+        slot = b.call(sharing.join, [b.ptrtoint(self.b_, _I64), self.ldb, self.cols, self.depth, size,
+                                      states_count, member_at])
+        b.cbranch(b.icmp_signed("<", slot, _int(0)), private, joined)
+        b.position_at_end(joined)
+        raw, states = (b.load(sharing.field(b, slot, k)) for k in (6, 7))
+        member = b.load(member_at)
+        b.branch(works)
+        return (raw, states, slot, member, ll.Constant(_I1, 1)), joined
+
+    def panels(self, body, name: str, columns: tuple | None = None, rotated: tuple | None = None) -> None:
         """``body(column, vectors, mask)`` for each panel of ``PANEL`` columns; the last panel's
-        vectors (1 to ``PANEL / LANES``, the last of them masked) picked by a switch."""
+        vectors (1 to ``PANEL / LANES``, the last of them masked) picked by a switch.  ``rotated``
+        (the panels' count, a first one): from that panel on, round to the one before it."""
         b = self.b
         left, right = columns or (ll.Constant(_I64, 0), self.cols)
-        with self._loop(left, right, PANEL, name) as column:
+        if rotated is None:
+            walk = self._loop(left, right, PANEL, name)
+        else:
+            count, offset = rotated
+            walk = self._loop(ll.Constant(_I64, 0), count, 1, name)
+        with walk as column:
+            if rotated is not None:
+                turn = b.add(column, offset)
+                turn = b.select(b.icmp_signed(">=", turn, count), b.sub(turn, count), turn)
+                column = b.add(left, b.mul(turn, _int(PANEL)))
             width = b.select(b.icmp_signed("<", b.sub(right, column), _int(PANEL)),
                              b.sub(right, column), _int(PANEL))
             vectors = b.sdiv(b.add(width, _int(LANES - 1)), _int(LANES))
@@ -343,6 +488,136 @@ class _Emitter:
         return _Loop(self.b, start, stop, step, name)
 
 
+class _SharedPacking:
+    """The module's table of packed copies of ``B`` that calls running at the same time share:
+    ``SLOTS`` slots of ``_FIELDS`` i64s (users, joinable, B, ldb, cols, depth, buffer, states,
+    joins) under one spin lock.  ``join`` finds a joinable slot of the same ``B`` (address, row
+    stride, columns, terms) or takes a free one (its buffer from ``malloc``, its panels' states
+    zeroed by ``calloc``); ``leave`` makes it unjoinable (a call that finished used every panel,
+    so a later call, which may come after ``B`` changed, never reads them) and frees it with its
+    last user.  A call that joins while another is under way reads ``B`` while that one does:
+    the packed panels are what it would read itself, unless ``B`` changes under both (a race in
+    the caller's program, as it would be for NumPy)."""
+
+    def __init__(self, module: ll.Module) -> None:
+        i8p = _I8.as_pointer()
+        self.malloc = _declare(module, ll.FunctionType(i8p, [_I64]), name=_LIBC + "malloc")
+        self.calloc = _declare(module, ll.FunctionType(i8p, [_I64, _I64]), name=_LIBC + "calloc")
+        self.free = _declare(module, ll.FunctionType(ll.VoidType(), [i8p]), name=_LIBC + "free")
+        self.sched_yield = _declare(module, ll.FunctionType(_I32, []), name=_LIBC + "sched_yield")
+        self.pause = _declare(module, ll.FunctionType(ll.VoidType(), []), name="llvm.x86.sse2.pause")
+        self.table = ll.GlobalVariable(module, ll.ArrayType(_I64, _TABLE_LENGTH), name=TABLE)
+        self.table.initializer = ll.Constant(ll.ArrayType(_I64, _TABLE_LENGTH), None)
+        self.table.align = 64
+        self.lock = self.table.gep([ll.Constant(_I32, 0), ll.Constant(_I32, SLOTS * _FIELDS)])  # (its last i64)
+        self.join = self._join(module)
+        self.leave = self._leave(module)
+
+    def field(self, b: ll.IRBuilder, slot, k: int):
+        index = b.add(b.mul(slot, _int(_FIELDS)), _int(k)) if not isinstance(slot, int) else _int(slot * _FIELDS + k)
+        return b.gep(self.table, [ll.Constant(_I32, 0), index])
+
+    def _locked(self, b: ll.IRBuilder) -> None:
+        """Spin until the lock is this thread's (``pause`` between tries, ``sched_yield`` every 64)."""
+        function = b.function
+        entry = b.block
+        spin, wait, rest, held = (function.append_basic_block(f"lock_{n}") for n in ("spin", "wait", "yield", "held"))
+        b.branch(spin)
+        b.position_at_end(spin)
+        tries = b.phi(_I64)
+        tries.add_incoming(_int(0), entry)
+        pair = b.cmpxchg(self.lock, _int(0), _int(1), "acquire", "monotonic")
+        b.cbranch(b.extract_value(pair, 1), held, wait)
+        b.position_at_end(wait)
+        b.call(self.pause, [])
+        more = b.add(tries, _int(1))
+        tries.add_incoming(more, wait)
+        tries.add_incoming(more, rest)
+        b.cbranch(b.icmp_unsigned("==", b.and_(more, _int(63)), _int(0)), rest, spin)
+        b.position_at_end(rest)
+        b.call(self.sched_yield, [])
+        b.branch(spin)
+        b.position_at_end(held)
+
+    def _join(self, module: ll.Module) -> ll.Function:
+        """``join(B, ldb, cols, depth, bytes, states, member*)``: the slot (or -1) and, in
+        ``member``, how many calls joined it before this one."""
+        kind = ll.FunctionType(_I64, [_I64] * 6 + [_I64.as_pointer()])
+        function = ll.Function(module, kind, name=JOIN)
+        key, (size, count, member) = function.args[:4], function.args[4:]
+        b = ll.IRBuilder(function.append_basic_block("entry"))
+        self._locked(b)
+        done = function.append_basic_block("done")
+        results = []
+        for slot in range(SLOTS):  # a slot of the same B still open to joiners
+            fields = [b.load(self.field(b, slot, k)) for k in range(6)]
+            same = b.and_(b.icmp_signed(">", fields[0], _int(0)), b.icmp_unsigned("!=", fields[1], _int(0)))
+            for have, want in zip(fields[2:], key):
+                same = b.and_(same, b.icmp_unsigned("==", have, want))
+            join, skip = function.append_basic_block(f"join{slot}"), function.append_basic_block(f"next{slot}")
+            b.cbranch(same, join, skip)
+            b.position_at_end(join)
+            b.store(b.add(fields[0], _int(1)), self.field(b, slot, 0))
+            joins = b.load(self.field(b, slot, 8))
+            b.store(joins, member)
+            b.store(b.add(joins, _int(1)), self.field(b, slot, 8))
+            results.append((_int(slot), b.block))
+            b.branch(done)
+            b.position_at_end(skip)
+        for slot in range(SLOTS):  # a free slot, its buffers allocated
+            take, skip = function.append_basic_block(f"take{slot}"), function.append_basic_block(f"full{slot}")
+            b.cbranch(b.icmp_signed("==", b.load(self.field(b, slot, 0)), _int(0)), take, skip)
+            b.position_at_end(take)
+            raw = b.call(self.malloc, [size])
+            states = b.call(self.calloc, [count, _int(4)])
+            failed = b.or_(b.icmp_unsigned("==", b.ptrtoint(raw, _I64), _int(0)),
+                           b.icmp_unsigned("==", b.ptrtoint(states, _I64), _int(0)))
+            ok, bad = function.append_basic_block(f"taken{slot}"), function.append_basic_block(f"nomem{slot}")
+            b.cbranch(failed, bad, ok)
+            b.position_at_end(bad)
+            b.call(self.free, [raw])
+            b.call(self.free, [states])
+            results.append((_int(-1), b.block))
+            b.branch(done)
+            b.position_at_end(ok)
+            values = [_int(1), _int(1), *key, b.ptrtoint(raw, _I64), b.ptrtoint(states, _I64), _int(1)]
+            for k, value in enumerate(values):
+                b.store(value, self.field(b, slot, k))
+            b.store(_int(0), member)
+            results.append((_int(slot), b.block))
+            b.branch(done)
+            b.position_at_end(skip)
+        results.append((_int(-1), b.block))
+        b.branch(done)
+        b.position_at_end(done)
+        result = b.phi(_I64)
+        for value, block in results:
+            result.add_incoming(value, block)
+        b.store_atomic(_int(0), self.lock, "release", 8)
+        b.ret(result)
+        return function
+
+    def _leave(self, module: ll.Module) -> ll.Function:
+        """``leave(slot)``: closed to joiners; freed by its last user."""
+        function = ll.Function(module, ll.FunctionType(ll.VoidType(), [_I64]), name=LEAVE)
+        slot = function.args[0]
+        b = ll.IRBuilder(function.append_basic_block("entry"))
+        self._locked(b)
+        b.store(_int(0), self.field(b, slot, 1))
+        users = b.sub(b.load(self.field(b, slot, 0)), _int(1))
+        b.store(users, self.field(b, slot, 0))
+        last, done = function.append_basic_block("last"), function.append_basic_block("done")
+        b.cbranch(b.icmp_signed("==", users, _int(0)), last, done)
+        b.position_at_end(last)
+        for k in (6, 7):
+            b.call(self.free, [b.inttoptr(b.load(self.field(b, slot, k)), _I8.as_pointer())])
+        b.branch(done)
+        b.position_at_end(done)
+        b.store_atomic(_int(0), self.lock, "release", 8)
+        b.ret_void()
+        return function
+
+
 class _Loop:
     """``for i in range(start, stop, step)`` at the builder (``step`` a positive number or
     value): the body is emitted in the ``with``."""
@@ -369,6 +644,40 @@ class _Loop:
         self.i.add_incoming(b.add(self.i, step), b.block)
         b.branch(self.head)
         b.position_at_end(self.done)
+
+
+def _ensure(b: ll.IRBuilder, yields: tuple, state, pack) -> None:
+    """Before a panel's use: packed (state 2) goes on; unpacked (0) is claimed (1) and packed
+    by ``pack()`` here (by this call alone where its buffer is its own); being packed by
+    another call is waited for (``pause``,
+    ``sched_yield`` every 256 tries)."""
+    function = b.function
+    pause, sched_yield = yields
+    ready, claim, packing, wait, rest = (function.append_basic_block(f"panel_{n}")
+                                         for n in ("ready", "claim", "pack", "wait", "yield"))
+    b.cbranch(b.icmp_signed("==", b.load_atomic(state, "acquire", 4), ll.Constant(_I32, 2)), ready, claim)
+    b.position_at_end(claim)
+    pair = b.cmpxchg(state, ll.Constant(_I32, 0), ll.Constant(_I32, 1), "acq_rel", "acquire")
+    b.cbranch(b.extract_value(pair, 1), packing, wait)
+    b.position_at_end(packing)
+    pack()
+    b.store_atomic(ll.Constant(_I32, 2), state, "release", 4)
+    b.branch(ready)
+    b.position_at_end(wait)
+    tries = b.phi(_I64)
+    tries.add_incoming(_int(0), claim)
+    b.call(pause, [])
+    more = b.add(tries, _int(1))
+    spin = function.append_basic_block("panel_spin")
+    tries.add_incoming(more, spin)
+    tries.add_incoming(more, rest)
+    b.cbranch(b.icmp_signed("==", b.load_atomic(state, "acquire", 4), ll.Constant(_I32, 2)), ready, spin)
+    b.position_at_end(spin)
+    b.cbranch(b.icmp_unsigned("==", b.and_(more, _int(255)), _int(0)), rest, wait)
+    b.position_at_end(rest)
+    b.call(sched_yield, [])
+    b.branch(wait)
+    b.position_at_end(ready)
 
 
 def _declare(module: ll.Module, kind: ll.FunctionType, name: str) -> ll.Function:

@@ -7,7 +7,10 @@ into blocks (forced by a pretend small L2), and through kernels on one and two t
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
+import os
+import threading
 
 import numpy as np
 import pytest
@@ -25,12 +28,12 @@ _ARGS = (ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes
          ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
 
 
-def _routine(l2_bytes: int | None = None, l3_bytes: int = 0, packed: bool = tiles.PACKED):
+def _routine(l2_bytes: int | None = None, l3_bytes: int = 0, packed: bool = tiles.PACKED, shared: bool | None = None):
     """The tiles as a ctypes function: the process's, or compiled for pretend cache sizes."""
     if l2_bytes is None:
         address = blas.tiles_address()
     else:
-        address = tiles.compile_tiles(l2_bytes, blas._ENGINES, packed, l3_bytes)
+        address = tiles.compile_tiles(l2_bytes, blas._ENGINES, packed, l3_bytes, shared)
     return ctypes.CFUNCTYPE(None, *_ARGS)(address)
 
 
@@ -88,6 +91,160 @@ def test_packed_and_unpacked_routines_agree_bit_for_bit():
         results.append(C)
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_allclose(results[0], 0.75 * (A @ B), rtol=1e-10, atol=1e-10)
+
+
+def _call(routine, A, B, C, first, last, alpha):
+    routine(last - first, B.shape[1], A.shape[1], alpha, A[first:].ctypes.data, A.strides[0] // 8, B.ctypes.data,
+            B.strides[0] // 8, C[first:].ctypes.data, C.strides[0] // 8)
+
+
+def _at_once(calls: list) -> None:
+    """Each call on its own thread, started together."""
+    start = threading.Barrier(len(calls))
+
+    def run(call):
+        start.wait()
+        call()
+    team = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in team:
+        thread.start()
+    for thread in team:
+        thread.join()
+
+
+@functools.cache
+def _shared_module(shared: bool):
+    """The tiles for pretend caches (blocks of 8 terms and 256 columns), sharing packed panels or
+    not, and (shared) the engine that holds their table of shared copies."""
+    return _routine(8192, 65536, shared=shared), blas._ENGINES[-1]
+
+
+@pytest.mark.parametrize("rows, depth, cols", [(31, 20, 130), (14, 17, 301), (9, 3, 129)])
+def test_calls_on_one_b_share_its_packed_panels(rows, depth, cols):
+    """Calls at the same time on one ``B`` (the rows cut among threads, as a product's row chunks
+    run) share its packed panels: here the test holds the shared copy open (``JOIN``), so that
+    the call joins second or third (it walks the panels from the middle or from a quarter, and
+    packs them all), and then calls on threads at once; their sums are those of calls packing their own, bit for bit, the
+    last panel partial and the terms in blocks."""
+    (shared, engine), (private, _) = _shared_module(True), _shared_module(False)
+    A, B = RNG.standard_normal((rows, depth)), RNG.standard_normal((depth, cols))
+    want = np.empty((rows, cols))
+    _call(private, A, B, want, 0, rows, -0.5)
+    np.testing.assert_allclose(want, -0.5 * (A @ B), rtol=1e-10, atol=1e-10)
+    join = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_int64] * 6, ctypes.POINTER(ctypes.c_int64))(
+        engine.get_function_address(tiles.JOIN))
+    leave = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address(tiles.LEAVE))
+    table = (ctypes.c_int64 * (tiles.SLOTS * 16)).from_address(engine.get_global_value_address(tiles.TABLE))
+    panels, blocks = -(-cols // tiles.PANEL), -(-depth // tiles.depth_block(8192))
+    for held in (1, 2):  # the call joins second (starts from the middle), or third (from 1/4)
+        member = ctypes.c_int64()
+        slots = [join(B.ctypes.data, cols, cols, depth, depth * panels * tiles.PANEL * 8 + 64, blocks * panels,
+                      ctypes.byref(member)) for _ in range(held)]
+        slot = slots[0]
+        assert slot >= 0 and slots == [slot] * held and member.value == held - 1
+        try:
+            got = np.full((rows, cols), np.nan)
+            _call(shared, A, B, got, 1, rows, -0.5)
+            np.testing.assert_array_equal(got[1:], want[1:])
+            assert table[slot * 16 + 8] == held + 1  # the call joined the test's copy
+            _call(shared, A, B, got, 0, 1, -0.5)  # (closed to joiners once a call left: packs its own)
+            assert table[slot * 16 + 8] == held + 1
+            np.testing.assert_array_equal(got, want)
+        finally:
+            for _ in range(held):
+                leave(slot)
+    assert all(table[k * 16] == 0 for k in range(tiles.SLOTS))  # every copy freed
+    got = np.full((rows, cols), np.nan)
+    _at_once([lambda k=k: _call(shared, A, B, got, k * rows // 3, (k + 1) * rows // 3, -0.5) for k in range(3)])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_forked_child_forgets_the_parents_shared_copies():
+    """A copy held by a thread of the parent (here: the test's ``JOIN``) is not in the child:
+    the table is emptied and its lock freed there (``forget_shared_copies``, run after a fork),
+    so that the child packs its own; and the child's products are right."""
+    routine, engine = _shared_module(True)
+    table_at = engine.get_global_value_address(tiles.TABLE)
+    table = (ctypes.c_int64 * (tiles.SLOTS * 16)).from_address(table_at)
+    join = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_int64] * 6, ctypes.POINTER(ctypes.c_int64))(
+        engine.get_function_address(tiles.JOIN))
+    leave = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address(tiles.LEAVE))
+    A, B = RNG.standard_normal((8, 9)), RNG.standard_normal((9, 140))
+    slot = join(B.ctypes.data, 140, 140, 9, 9 * 5 * tiles.PANEL * 8 + 64, 2 * 5, ctypes.byref(ctypes.c_int64()))
+    assert slot >= 0
+    pid = os.fork()
+    if pid == 0:  # the child: exits 0 only if the table is empty and a product on B is right
+        try:
+            empty = all(table[k * 16] == 0 for k in range(tiles.SLOTS))
+            B[0, 0] += 1.0  # (the parent's copy would be stale)
+            C = np.empty((8, 140))
+            _call(routine, A, B, C, 0, 8, 1.0)
+            os._exit(0 if empty and np.allclose(C, A @ B, rtol=1e-10, atol=1e-10) else 1)
+        except BaseException:
+            os._exit(2)
+    try:
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert table[slot * 16] == 1  # the parent's copy is still there
+    finally:
+        leave(slot)
+
+
+def test_shared_panels_never_outlive_the_calls_that_share_them():
+    """Threads multiplying by their own ``B`` (changed between two of its calls) and by a common
+    one, at the same time: a call never reads panels packed before its ``B`` changed."""
+    routine = _shared_module(True)[0]
+    common = RNG.standard_normal((12, 140))
+    wrong = []
+
+    def work(seed, own):
+        rng = np.random.default_rng(seed)
+        B = rng.standard_normal((9, 133)) if own else common
+        for step in range(40):
+            if own:
+                B[...] = rng.standard_normal(B.shape)
+            A = rng.standard_normal((int(rng.integers(1, 13)), B.shape[0]))
+            C = np.empty((A.shape[0], B.shape[1]))
+            _call(routine, A, B, C, 0, A.shape[0], 1.0)
+            if not np.allclose(C, A @ B, rtol=1e-10, atol=1e-10):
+                wrong.append((seed, step))
+    _at_once([lambda s=s: work(s, s % 2 == 0) for s in range(4)])
+    assert not wrong
+
+
+def test_too_large_to_share_packs_its_own(monkeypatch):
+    """A ``B`` whose packed copy exceeds ``SHARED_MAX_BYTES`` packs its own panels."""
+    monkeypatch.setattr(tiles, "SHARED_MAX_BYTES", 4096)
+    routine = _routine(8192, 65536, shared=True)
+    A, B = RNG.standard_normal((20, 10)), RNG.standard_normal((10, 200))
+    C = np.empty((20, 200))
+    _at_once([lambda: _call(routine, A, B, C, 0, 7, 2.0), lambda: _call(routine, A, B, C, 7, 20, 2.0)])
+    np.testing.assert_allclose(C, 2.0 * (A @ B), rtol=1e-10, atol=1e-10)
+
+
+def test_the_tiles_machine_code_comes_from_the_disk_cache(monkeypatch, tmp_path):
+    """The first process stores the tiles' machine code; the next loads it (nothing built or
+    generated) and it computes the same products."""
+    monkeypatch.setenv("POLYFUSE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("POLYFUSE_DISABLE_CACHE", raising=False)
+    made = blas.tiles_address.__wrapped__()
+    from polyfuse.runtime import cache
+    assert isinstance(cache.load(blas.tiles_cache_key()), bytes)
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("built again")
+    monkeypatch.setattr(tiles, "define", not_again)
+    loaded = blas.tiles_address.__wrapped__()
+    if tiles.shared_packing():  # (its shared copies' table, emptied in forked children)
+        assert blas._ENGINES[-1].get_global_value_address(tiles.TABLE)
+    A, B = RNG.standard_normal((13, 20)), RNG.standard_normal((20, 150))
+    results = []
+    for address in (made, loaded):
+        C = np.empty((13, 150))
+        _call(ctypes.CFUNCTYPE(None, *_ARGS)(address), A, B, C, 0, 13, 1.5)
+        results.append(C)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_allclose(results[1], 1.5 * (A @ B), rtol=1e-10, atol=1e-10)
 
 
 def test_row_gemm_builds_with_and_without_the_tiles():
