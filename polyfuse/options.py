@@ -277,6 +277,16 @@ def blas_row_chunks_gemv() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
 
 
+def blas_stack_chunks() -> bool:
+    """``POLYFUSE_BLAS_STACK_CHUNKS``: a stack of products (``Matmul.batch``: doitgen's
+    ``acc[r, q, :] = A[r, q, :] @ C4``), one ``?gemm`` of all the stack's rows on the library's
+    threads, is cut by its outermost batch axis too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on): each
+    of polyfuse's threads runs the products of its part of the stack on one BLAS thread, and the
+    runtime measures that against the one call on the library's threads and on one BLAS thread
+    (``POLYFUSE_BLAS_THREADS``; backends/cpu/parallel.py ``BlasTimes``)."""
+    return env_flag("POLYFUSE_BLAS_STACK_CHUNKS", False)
+
+
 #: ``POLYFUSE_BLAS_THREADS`` values: how a product that ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` or
 #: ``..._GEMV`` cut by rows runs (backends/cpu/parallel.py ``BLAS_MODES``).
 BLAS_THREAD_MODES = ("measure", "library", "rows", "serial")

@@ -113,7 +113,11 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
     """Run a chain of phases (backends/cpu/chains.py; ``chain``: its compiled phases, the first
     one carrying ``chain``): on the team, each member runs every phase block by block of its
     piece of the rows, or serially the same way, as measured at this trip count; at sizes
-    measured too small for threads, and on one thread, each phase as on its own."""
+    measured too small for threads, and on one thread, each phase as on its own.  A chain with a
+    product whose library's threads are a candidate (``Phase.library``) runs in the mode
+    ``BlasTimes`` chooses (``_run_chain_modes``): the chain on the team ("rows"), serially on
+    one BLAS thread ("serial"), or its phases one after another, the products on the library's
+    threads ("library")."""
     head = chain[0].phase
     if count is None:
         count = trip_count(head, values)
@@ -129,6 +133,9 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
         with blas_on_one_thread() if blas else contextlib.nullcontext():
             _run_blocks(chain, args, 0, count, block)
 
+    if any(c.phase.library for c in chain):
+        _run_chain_modes(kernel, chain, args, values, count, workers, block, serial)
+        return
     key = ("chain", head.index, workers, count)
     times = kernel.phase_times.get(key)
     if times is None:
@@ -142,6 +149,46 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
         return
     if _timed(times, lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, blas), serial):
         for compiled in chain:  # (each phase of the chain ran on the team)
+            index = compiled.phase.index
+            kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1
+
+
+def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], count: int, workers: int,
+                     block: int, serial: Callable[[], None]) -> None:
+    """``run_blas_site`` for a chain holding such a product: the first call runs the chain
+    serially on one BLAS thread and is timed; then the three modes as ``BlasTimes`` chooses.
+    "library": each phase on its own, a product on the library's threads in one call (what the
+    products did before they were cut), the other phases as measured (``run_parallel``)."""
+    head = chain[0].phase
+    key = ("blas", head.index, workers, count)
+    times = kernel.phase_times.get(key)
+    if times is None:
+        for compiled in chain:
+            compiled.ready(region=False)  # (machine code generated on first use: not timed)
+        began = time.perf_counter()
+        serial()
+        seconds = time.perf_counter() - began
+        forced = blas_threads()
+        _remember(kernel, kernel.phase_times, key, (head.index, count),
+                  BlasTimes(seconds >= MIN_PARALLEL_SECONDS, {"serial": [seconds]}, forced))
+        return
+
+    def library() -> None:
+        for compiled in chain:
+            if compiled.phase.library:
+                compiled.function(*args, 0, count)
+            else:
+                run_parallel(kernel, compiled, args, values, count)
+
+    modes = {"library": library, "serial": serial,
+             "rows": lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, True)}
+    mode = times.choose()
+    began = time.perf_counter()
+    modes[mode]()
+    times.record(mode, time.perf_counter() - began)
+    kernel.blas_modes[head.index] = mode
+    if mode == "rows":
+        for compiled in chain:
             index = compiled.phase.index
             kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1
 
