@@ -287,6 +287,15 @@ def blas_stack_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_STACK_CHUNKS", False)
 
 
+def library_entry() -> bool:
+    """``POLYFUSE_BLAS_LIBRARY_ENTRY``: a kernel whose products cut by rows have the library's
+    threads as a candidate (``Phase.library``) keeps its native entry (runtime/native.py) for
+    the calls between two measurements while the library's threads are the fastest mode: those
+    calls run as the uncut kernel does, without the Python path (~50 us per call of gesummv,
+    docs/performance.md).  Default on; 0: such a kernel always takes the Python path."""
+    return env_flag("POLYFUSE_BLAS_LIBRARY_ENTRY", True)
+
+
 #: ``POLYFUSE_BLAS_THREADS`` values: how a product that ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` or
 #: ``..._GEMV`` cut by rows runs (backends/cpu/parallel.py ``BLAS_MODES``).
 BLAS_THREAD_MODES = ("measure", "library", "rows", "serial")

@@ -527,6 +527,19 @@ class BlasTimes:
                 return mode
         return best
 
+    def library_calls(self) -> int:
+        """Calls that may run on the library's threads, unmeasured, before ``choose`` wants
+        another mode (``parallel.library_calls``): 0 unless they are chosen and no trial or
+        check is due before then."""
+        if self.forced != "measure" or not self.worth_threads:
+            return MAX_ENTRY_CALLS if self.forced in ("measure", "library") else 0
+        if self.checking is not None or any(self._on_trial(mode) for mode in self.modes):
+            return 0
+        if self.best() != "library":
+            return 0
+        due = min(self.next_check.get(mode, 0) for mode in self.modes if mode != "library")
+        return max(0, due - self.calls - 1)
+
     def best(self) -> str:
         """The mode whose best recent run is fastest, among those measured."""
         return min((mode for mode in self.modes if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
@@ -557,6 +570,27 @@ class BlasTimes:
         judged = len(runs) >= (BLAS_CHECK_RUNS if mode == "library" else 1)
         slow = judged and others and min(runs) > 2 * min(others)
         return len(runs) < WINDOW and not slow
+
+
+def library_calls(kernel, keys: frozenset[tuple], ran: int) -> int:
+    """For the products at ``keys`` ((phase, trip count): ``Launch.library_keys``): count
+    ``ran`` calls that a native entry ran with them on the library's threads, and return how many
+    calls it may run so before the runtime measures again (0 while any of them has another
+    mode fastest, a mode on trial or due for a check, or is not measured yet)."""
+    workers = threads.get_num_threads()
+    allowed = MAX_ENTRY_CALLS
+    for index, count in keys:
+        times = kernel.phase_times.get(("blas", index, min(workers, count), count))
+        if not isinstance(times, BlasTimes):
+            return 0
+        times.calls += max(0, ran)
+        allowed = min(allowed, times.library_calls())
+    return allowed
+
+
+#: The calls a native entry runs with the library's threads between two of the runtime's own
+#: (a product forced to them, or measured too small for threads: nothing is measured there).
+MAX_ENTRY_CALLS = 1 << 20
 
 
 def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, Any]:

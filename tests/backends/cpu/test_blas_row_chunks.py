@@ -420,7 +420,7 @@ def stacked_product(X, W):
     return X @ W  # a stack of products: one ?gemm of all its rows where the strides chain
 
 
-@pytest.mark.parametrize("mode", ["rows", "measure"])
+@pytest.mark.parametrize("mode", ["rows"])
 def test_stack_cut_by_its_batch_axis_in_each_blas_thread_mode(monkeypatch, forced, mode):
     """With POLYFUSE_BLAS_STACK_CHUNKS a stack of products (doitgen's ``acc[r, q, :] = A[r, q, :]
     @ C4``, NumPy's ``X3 @ W``) is cut by its outermost batch axis, its library's threads a
@@ -446,3 +446,52 @@ def test_stack_cut_by_its_batch_axis_in_each_blas_thread_mode(monkeypatch, force
         for _ in range(5):
             np.testing.assert_allclose(k(view, W), view @ W, rtol=1e-12, atol=1e-13)
     assert any(p.blas_rows for p in k.compile(X, W).backend.artifact.phases)
+
+
+def test_library_calls_left_to_a_native_entry():
+    """``BlasTimes.library_calls``: none while a mode is on trial or another mode is fastest;
+    once the library's threads lead, the calls until the next check is due (the entry runs
+    them, ``parallel.library_calls`` counts them back in, and the check then comes on time)."""
+    from polyfuse.backends.cpu.parallel import MAX_ENTRY_CALLS, BlasTimes
+
+    times = BlasTimes(True, {"serial": [1.0]})
+    seconds = {"library": 0.3, "rows": 0.6, "serial": 1.0}
+    left = []
+    while len(left) < 12:
+        mode = times.choose()
+        times.record(mode, seconds[mode])
+        left.append(times.library_calls())
+    assert left[0] == 0 and left[-1] > 0 and times.best() == "library"
+    due = min(check for mode, check in times.next_check.items() if mode != "library")
+    times.calls += left[-1]  # what the entry ran
+    assert times.calls == due - 1 and times.choose() != "library"  # the check, on time
+    assert times.library_calls() == 0  # (the check under way)
+    assert BlasTimes(True, {"serial": [1.0]}, forced="library").library_calls() == MAX_ENTRY_CALLS
+    assert BlasTimes(True, {"serial": [1.0]}, forced="rows").library_calls() == 0
+    assert BlasTimes(False, {"serial": [1e-5]}).library_calls() == MAX_ENTRY_CALLS
+
+
+@pytest.mark.parametrize("mode", ["library", "serial"])
+def test_native_entry_runs_the_library_mode_between_measurements(monkeypatch, forced, mode):
+    """gesummv's cut ``?gemv`` on the library's threads (forced here; one polyfuse thread, where
+    the combination phase runs serially) runs through the plan's native entry between the
+    runtime's measurements (``Launch.library_countdown``), giving the Python function's results;
+    on one BLAS thread the entry never runs it (its countdown stays 0: the Python path)."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
+    threads.set_num_threads(1)
+    sk = suite.get("gesummv")
+    k = polyfuse.kernel(sk.func, cache=False)
+    args = sk.make_args(np.random.default_rng(1), n=130)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    sk.func(*want)
+    for _ in range(8):
+        args[-1][:] = -1.0
+        k(*args)
+        np.testing.assert_allclose(args[-1], want[-1], rtol=1e-12, atol=1e-13)
+    (plan,) = k._plans.values()
+    countdown, armed = plan.launch.library_countdown(), plan.launch._armed[0]
+    assert plan.fast is not None and countdown is not None and plan.launch.library_keys()
+    assert (countdown.value < armed) == (mode == "library") and (armed == 0) == (mode == "serial")
