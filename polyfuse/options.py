@@ -272,8 +272,10 @@ def blas_row_chunks_gemv() -> bool:
     the library's threads collapse under load once they went idle (gesummv LARGE: 45.5 ms on two
     against 1.22 ms on one): the measurement chooses.  Default off (session 22's quiet A/B: the
     cut gesummv at the bench size ran 1.43 ms against 1.20 whole, even with the library's mode
-    forced: the cut's structure costs, not the measurement); 1 turns it on (under load it wins:
-    gesummv LARGE 21-53 -> 1.4-6.5 ms in bl24's bench pairs)."""
+    forced: the cut's structure costs, not the measurement; session 23: that mode now keeps the
+    native entry, ``POLYFUSE_BLAS_LIBRARY_ENTRY``, and costs what the uncut kernel costs in thread
+    CPU time; a quiet A/B is owed); 1 turns it on (under load it wins: gesummv LARGE 21-53 ->
+    1.4-6.5 ms in bl24's bench pairs)."""
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
 
 
