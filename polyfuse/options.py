@@ -289,9 +289,30 @@ def blas_row_chunks_gemv() -> bool:
     the library's threads collapse under load once they went idle (gesummv LARGE: 45.5 ms on two
     against 1.22 ms on one): the measurement chooses.  Default off (session 22's quiet A/B: the
     cut gesummv at the bench size ran 1.43 ms against 1.20 whole, even with the library's mode
-    forced: the cut's structure costs, not the measurement); 1 turns it on (under load it wins:
-    gesummv LARGE 21-53 -> 1.4-6.5 ms in bl24's bench pairs)."""
+    forced: the cut's structure costs, not the measurement; session 23: that mode now keeps the
+    native entry, ``POLYFUSE_BLAS_LIBRARY_ENTRY``, and costs what the uncut kernel costs in thread
+    CPU time; a quiet A/B is owed); 1 turns it on (under load it wins: gesummv LARGE 21-53 ->
+    1.4-6.5 ms in bl24's bench pairs)."""
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", False)
+
+
+def blas_stack_chunks() -> bool:
+    """``POLYFUSE_BLAS_STACK_CHUNKS``: a stack of products (``Matmul.batch``: doitgen's
+    ``acc[r, q, :] = A[r, q, :] @ C4``), one ``?gemm`` of all the stack's rows on the library's
+    threads, is cut by its outermost batch axis too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on): each
+    of polyfuse's threads runs the products of its part of the stack on one BLAS thread, and the
+    runtime measures that against the one call on the library's threads and on one BLAS thread
+    (``POLYFUSE_BLAS_THREADS``; backends/cpu/parallel.py ``BlasTimes``)."""
+    return env_flag("POLYFUSE_BLAS_STACK_CHUNKS", False)
+
+
+def library_entry() -> bool:
+    """``POLYFUSE_BLAS_LIBRARY_ENTRY``: a kernel whose products cut by rows have the library's
+    threads as a candidate (``Phase.library``) keeps its native entry (runtime/native.py) for
+    the calls between two measurements while the library's threads are the fastest mode: those
+    calls run as the uncut kernel does, without the Python path (~50 us per call of gesummv,
+    docs/performance.md).  Default on; 0: such a kernel always takes the Python path."""
+    return env_flag("POLYFUSE_BLAS_LIBRARY_ENTRY", True)
 
 
 #: ``POLYFUSE_BLAS_THREADS`` values: how a product that ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` or

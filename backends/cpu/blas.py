@@ -288,13 +288,17 @@ class MatmulEmitter(FortranCaller):
         if not available():
             self.regions.emit(op.loops())
             return
-        if op.batch:
-            self.stack(op)
+        window = getattr(self.cg, "row_window", None)
+        if op.batch:  # (the stack's own products, one by one, are not a chunk's rows)
+            self.cg.row_window = None
+            try:
+                self.stack(op, window)
+            finally:
+                self.cg.row_window = window
             return
         exprs = self.cg.exprs
         rows, cols, depth = (exprs.emit(e) for e in (op.rows, op.cols, op.depth))
         out, a, b = (self.operand(x, op.variables) for x in (op.out, op.a, op.b))
-        window = getattr(self.cg, "row_window", None)
         if window is None:
             self.product(op, (rows, cols, depth), (out, a, b))
             return
@@ -407,15 +411,22 @@ class MatmulEmitter(FortranCaller):
         with self.counted(ll.Constant(_I64, 0), n) as t:
             self.b.store(self.b.load(self.b.gep(diagonal, [t])), self.b.gep(c_ptr, [self.b.mul(t, step)]))
 
-    def stack(self, op: rg.Matmul) -> None:
+    def stack(self, op: rg.Matmul, window: tuple | None = None) -> None:
         """A stack of products (``X3 @ W``): one product of all its rows (columns) where the
         batch strides of the stacked operand and of ``out`` chain onto its row (column) stride,
-        as in C-ordered arrays; else a loop over the batch, one product per matrix."""
+        as in C-ordered arrays; else a loop over the batch, one product per matrix.  ``window``
+        (``first``, ``last``): a chunk of the stack cut by its outermost batch axis
+        (phases.stack_cut), the products at ``first <= batch[0] < last`` only."""
         r, c, s = op.variables
         names = tuple(var for var, _ in op.batch)
         out, a, b = (self.operand(x, op.variables + names) for x in (op.out, op.a, op.b))
         rows, cols, depth, *extents = (self.cg.exprs.emit(e) for e in (op.rows, op.cols, op.depth,
                                                                        *(extent for _, extent in op.batch)))
+        if window is not None:  # the outermost batch axis from ``first``: every operand moved there
+            first, last = window
+            out, a, b = (replace(x, base=self.b.gep(x.base, [self.b.mul(first, x.stride(names[0]))]))
+                         for x in (out, a, b))
+            extents[0] = self.b.sub(last, first)
         on_rows = any(ir.linear_coefficient(e, var) for e in op.a.index for var in names)
         stacked, other, axis = (a, b, r) if on_rows else (b, a, c)
         count = rows if on_rows else cols
@@ -435,19 +446,30 @@ class MatmulEmitter(FortranCaller):
         sizes = (count, cols, depth) if on_rows else (rows, count, depth)
         with self.b.if_else(ok) as (then, otherwise):
             with then:
-                # one call for the whole stack, on the library's threads (stacks are never cut by
-                # rows): ?dgemm itself, not ROW_GEMM, whose register tiles run on the calling
-                # thread alone (doitgen on 2 threads: 5.2 ms through OpenBLAS, 7.2-8.6 through the tiles)
+                # one call for the whole stack (or a chunk's part of it), on the library's threads
+                # or, in a chunk, on one BLAS thread: ?dgemm itself, not ROW_GEMM, whose register
+                # tiles run on the calling thread alone (doitgen on 2 threads: 5.2 ms through
+                # OpenBLAS, 7.2-8.6 through the tiles)
                 self.whole_stack, saved = True, self.whole_stack
                 try:
                     self.product(op, sizes, (out, a, b))
                 finally:
                     self.whole_stack = saved
             with otherwise:
-                nest: tuple[rg.Op, ...] = (replace(op, batch=()),)
-                for var, extent in reversed(op.batch):
-                    nest = (rg.ForRange(var, ir.int_const(0), extent, 1, nest),)
-                self.regions.emit(nest)
+                self.regions.emit(self.stack_loops(op, window))
+
+    def stack_loops(self, op: rg.Matmul, window: tuple | None) -> tuple[rg.Op, ...]:
+        """A loop over the stack, one product per matrix: over ``window`` of the outermost batch
+        axis where there is one."""
+        nest: tuple[rg.Op, ...] = (replace(op, batch=()),)
+        for k, (var, extent) in reversed(list(enumerate(op.batch))):
+            start: ir.Expr = ir.int_const(0)
+            if k == 0 and window is not None:
+                first, last = (f"{var}.window{j}" for j in range(2))
+                self.cg.values[first], self.cg.values[last] = window
+                start, extent = ir.Var(first, ir.INT), ir.Var(last, ir.INT)
+            nest = (rg.ForRange(var, start, extent, 1, nest),)
+        return nest
 
     def product(self, op: rg.Matmul, sizes: tuple, operands: tuple) -> None:
         """The BLAS call for ``rows x depth @ depth x cols`` at the operands' addresses and

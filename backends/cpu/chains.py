@@ -111,6 +111,9 @@ def _accesses(program: LoopProgram, phase) -> tuple[set[str], set[str], set[str]
         op = stmt.region.body[0]
         assert isinstance(op, rg.Matmul)
         written.add(op.out.array)
+        if op.batch:  # a stack cut by its batch axis (phases.stack_cut): not the matrices' rows
+            other.update({op.out.array, op.a.array, op.b.array}, stmt.sources())
+            return row, written, other
         row.add(op.out.array)
         (row if _row_operand(op.a, op.variables[0]) else other).add(op.a.array)
         other.update(set(stmt.sources()) - {op.a.array, op.out.array})

@@ -93,6 +93,8 @@ def _layout(spec: EntrySpec) -> dict[Any, int]:
         words["epoch at", i], words["epoch", i] = address, value
     if spec.busy:
         words["busy"] = spec.busy
+    if spec.countdown:
+        words["countdown"] = spec.countdown
     for i, (address, size) in enumerate(spec.zero):
         words["zero", i], words["bytes", i] = address, size
     for j, result in enumerate(spec.results):
@@ -241,6 +243,11 @@ def _module(spec: EntrySpec, index: dict[Any, int]) -> ll.Module:
         _require_apart(e, head, first, second)
     for i in range(len(spec.epochs)):
         e.require(e.equal(b.load(b.inttoptr(e.word(("epoch at", i)), _I64.as_pointer())), e.word(("epoch", i))))
+    if spec.countdown:  # one of the calls the runtime left to this entry (0: the Python path measures)
+        at = b.inttoptr(e.word("countdown"), _I64.as_pointer())
+        left = b.load(at)
+        e.require(b.icmp_signed(">", left, ll.Constant(_I64, 0)))
+        b.store(b.sub(left, ll.Constant(_I64, 1)), at)
     if spec.busy:
         e.take_locals(len(spec.zero))
     # every check passed: from here on the call runs

@@ -40,6 +40,7 @@ from polyfuse.backends.cpu.parallel import (
     BARRIER_WORDS,
     CHUNK_COUNTER,
     blas_record,
+    library_calls,
     run_chain,
     run_parallel,
     run_region,
@@ -85,6 +86,7 @@ from polyfuse.model.loop_ast import (
 from polyfuse.model.scop import ArrayInfo, isl_name
 from polyfuse.options import (
     jit_small_code,
+    library_entry,
     math_loop_interleave,
     row_alias_checks,
     row_tails,
@@ -440,9 +442,41 @@ class Launch:
         return tuple(c for c in self.kernel.phases if not runs_nothing(c.phase, self.sizes))
 
     def __call__(self, args: list) -> None:
+        countdown = self.library_countdown()
+        if countdown is not None:  # the calls a native entry ran since the last one here
+            library_calls(self.kernel, self.library_keys(), self._armed[0] - countdown.value)
         for step in self.steps:
             step(args)
             self.kernel.raise_index_error()
+        if countdown is not None:  # the calls a native entry may run before the next measurement
+            countdown.value = self._armed[0] = library_calls(self.kernel, self.library_keys(), 0)
+
+    def library_keys(self) -> frozenset[tuple]:
+        """The ``serial_key`` of each product whose library's threads are a candidate
+        (``Phase.library``, ``parallel.BlasTimes``)."""
+        keys = (self.kernel.serial_key(c, self.sizes) for c in self._running if c.phase.library)
+        return frozenset(key for key in keys if key is not None)
+
+    def library_countdown(self) -> ctypes.c_int64 | None:
+        """The calls a native entry may run with such products on the library's threads before
+        the runtime measures again (runtime/native.py ``EntrySpec.countdown``): set after each
+        call of the Python path while every such product's measurement has the library's threads
+        fastest and no mode due for a check; None where the launch has none (or a chain)."""
+        if not self._library_entry or not self.library_keys():
+            return None
+        return self._countdown
+
+    @functools.cached_property
+    def _library_entry(self) -> bool:
+        return library_entry() and not any(c.phase.chain or c.phase.chained for c in self._running)
+
+    @functools.cached_property
+    def _countdown(self) -> ctypes.c_int64:
+        return ctypes.c_int64(0)
+
+    @functools.cached_property
+    def _armed(self) -> list[int]:
+        return [0]  # what the countdown was set to after the last call here
 
     def serial_keys(self) -> frozenset[tuple]:
         """The ``serial_sizes`` entries under which ``serial`` is how every phase runs now."""

@@ -113,7 +113,11 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
     """Run a chain of phases (backends/cpu/chains.py; ``chain``: its compiled phases, the first
     one carrying ``chain``): on the team, each member runs every phase block by block of its
     piece of the rows, or serially the same way, as measured at this trip count; at sizes
-    measured too small for threads, and on one thread, each phase as on its own."""
+    measured too small for threads, and on one thread, each phase as on its own.  A chain with a
+    product whose library's threads are a candidate (``Phase.library``) runs in the mode
+    ``BlasTimes`` chooses (``_run_chain_modes``): the chain on the team ("rows"), serially on
+    one BLAS thread ("serial"), or its phases one after another, the products on the library's
+    threads ("library")."""
     head = chain[0].phase
     if count is None:
         count = trip_count(head, values)
@@ -129,6 +133,9 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
         with blas_on_one_thread() if blas else contextlib.nullcontext():
             _run_blocks(chain, args, 0, count, block)
 
+    if any(c.phase.library for c in chain):
+        _run_chain_modes(kernel, chain, args, values, count, workers, block, serial)
+        return
     key = ("chain", head.index, workers, count)
     times = kernel.phase_times.get(key)
     if times is None:
@@ -142,6 +149,46 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
         return
     if _timed(times, lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, blas), serial):
         for compiled in chain:  # (each phase of the chain ran on the team)
+            index = compiled.phase.index
+            kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1
+
+
+def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], count: int, workers: int,
+                     block: int, serial: Callable[[], None]) -> None:
+    """``run_blas_site`` for a chain holding such a product: the first call runs the chain
+    serially on one BLAS thread and is timed; then the three modes as ``BlasTimes`` chooses.
+    "library": each phase on its own, a product on the library's threads in one call (what the
+    products did before they were cut), the other phases as measured (``run_parallel``)."""
+    head = chain[0].phase
+    key = ("blas", head.index, workers, count)
+    times = kernel.phase_times.get(key)
+    if times is None:
+        for compiled in chain:
+            compiled.ready(region=False)  # (machine code generated on first use: not timed)
+        began = time.perf_counter()
+        serial()
+        seconds = time.perf_counter() - began
+        forced = blas_threads()
+        _remember(kernel, kernel.phase_times, key, (head.index, count),
+                  BlasTimes(seconds >= MIN_PARALLEL_SECONDS, {"serial": [seconds]}, forced))
+        return
+
+    def library() -> None:
+        for compiled in chain:
+            if compiled.phase.library:
+                compiled.function(*args, 0, count)
+            else:
+                run_parallel(kernel, compiled, args, values, count)
+
+    modes = {"library": library, "serial": serial,
+             "rows": lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, True)}
+    mode = times.choose()
+    began = time.perf_counter()
+    modes[mode]()
+    times.record(mode, time.perf_counter() - began)
+    kernel.blas_modes[head.index] = mode
+    if mode == "rows":
+        for compiled in chain:
             index = compiled.phase.index
             kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1
 
@@ -480,6 +527,19 @@ class BlasTimes:
                 return mode
         return best
 
+    def library_calls(self) -> int:
+        """Calls that may run on the library's threads, unmeasured, before ``choose`` wants
+        another mode (``parallel.library_calls``): 0 unless they are chosen and no trial or
+        check is due before then."""
+        if self.forced != "measure" or not self.worth_threads:
+            return MAX_ENTRY_CALLS if self.forced in ("measure", "library") else 0
+        if self.checking is not None or any(self._on_trial(mode) for mode in self.modes):
+            return 0
+        if self.best() != "library":
+            return 0
+        due = min(self.next_check.get(mode, 0) for mode in self.modes if mode != "library")
+        return max(0, due - self.calls - 1)
+
     def best(self) -> str:
         """The mode whose best recent run is fastest, among those measured."""
         return min((mode for mode in self.modes if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
@@ -510,6 +570,27 @@ class BlasTimes:
         judged = len(runs) >= (BLAS_CHECK_RUNS if mode == "library" else 1)
         slow = judged and others and min(runs) > 2 * min(others)
         return len(runs) < WINDOW and not slow
+
+
+def library_calls(kernel, keys: frozenset[tuple], ran: int) -> int:
+    """For the products at ``keys`` ((phase, trip count): ``Launch.library_keys``): count
+    ``ran`` calls that a native entry ran with them on the library's threads, and return how many
+    calls it may run so before the runtime measures again (0 while any of them has another
+    mode fastest, a mode on trial or due for a check, or is not measured yet)."""
+    workers = threads.get_num_threads()
+    allowed = MAX_ENTRY_CALLS
+    for index, count in keys:
+        times = kernel.phase_times.get(("blas", index, min(workers, count), count))
+        if not isinstance(times, BlasTimes):
+            return 0
+        times.calls += max(0, ran)
+        allowed = min(allowed, times.library_calls())
+    return allowed
+
+
+#: The calls a native entry runs with the library's threads between two of the runtime's own
+#: (a product forced to them, or measured too small for threads: nothing is measured there).
+MAX_ENTRY_CALLS = 1 << 20
 
 
 def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, Any]:

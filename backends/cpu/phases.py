@@ -37,6 +37,7 @@ from polyfuse.options import (
     blas_row_chunks,
     blas_row_chunks_gemv,
     blas_row_chunks_guarded,
+    blas_stack_chunks,
     phase_chains,
     triangle_chunks,
 )
@@ -207,6 +208,9 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     strict_ok = op.offset == 0 or op.offset == (1 if op.triangle == "upper" else -1)
     triangle = (bool(op.triangle) and strict_ok and not (op.batch or op.pair or op.in_place or op.triangular)
                 and op.a.array == op.b.array and triangle_chunks())
+    stack = stack_cut(op)
+    if stack:
+        return op.batch[0][1] if _params_only(op.batch[0][1]) else None
     one_row = isinstance(op.rows, ir.Const) and op.rows.value == 1
     vector = _is_one(op.cols) and not blas_row_chunks_gemv()
     if not (plain or triangle) or one_row or vector or not _params_only(op.rows):
@@ -218,18 +222,31 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     return op.rows
 
 
+def stack_cut(op: rg.Matmul) -> bool:
+    """Is ``op`` a stack of products (``op.batch``) that ``row_chunked`` cuts by its outermost
+    batch axis (``POLYFUSE_BLAS_STACK_CHUNKS``)?  Each chunk runs the products of its part of the
+    stack (backends/cpu/blas.py ``MatmulEmitter.stack`` over a window of that axis): one
+    ``?gemm`` of its rows where the strides chain, else its products one by one.  Not a stack of
+    one-row or one-column products (a ``?gemv`` each where the strides do not chain), nor the
+    triangle, pair, in-place or triangular forms."""
+    return (bool(op.batch) and blas_stack_chunks() and op.a.array != op.b.array
+            and not (op.triangle or op.pair or op.offset or op.in_place or op.triangular)
+            and not (_is_one(op.rows) or _is_one(op.cols)))
+
+
 def library_mode(program: LoopProgram, node: Node) -> bool:
     """For a product ``row_chunked`` cuts: is it a site that would run whole on the library's
-    threads without the cut (a plain product under its nest's guard, or a matrix times a vector:
-    ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``, ``..._GEMV``)?  There the runtime measures the
+    threads without the cut (a plain product under its nest's guard, a matrix times a vector, a
+    stack of products cut by its batch axis: ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED``, ``..._GEMV``,
+    ``POLYFUSE_BLAS_STACK_CHUNKS``)?  There the runtime measures the
     library's threads too, beside the rows on polyfuse's threads and one BLAS thread serially
     (backends/cpu/parallel.py ``BlasTimes``): OpenBLAS's threads reach 98% of its matmul on a
     quiet machine but collapse under load once its pool went idle (gesummv LARGE: 45.5 ms on its
     two threads against 1.22 ms on one), and only a measurement tells which case holds."""
     op = _kept_product(program, node)
-    if op is None or op.triangle or op.batch:
+    if op is None or op.triangle:
         return False
-    return _is_one(op.cols) or not isinstance(node, StmtCall)
+    return bool(op.batch) or _is_one(op.cols) or not isinstance(node, StmtCall)
 
 
 def _is_one(expr: ir.Expr) -> bool:

@@ -92,6 +92,7 @@ def cpu_key() -> str:
         blas_row_chunks,
         blas_row_chunks_gemv,
         blas_row_chunks_guarded,
+        blas_stack_chunks,
         jit_small_code,
         machine,
         math_loop_interleave,
@@ -110,7 +111,7 @@ def cpu_key() -> str:
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = ((" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
               + (" guarded" if blas_row_chunks_guarded() else "")
-              + (" triangles" if triangle_chunks() else ""))
+              + (" triangles" if triangle_chunks() else "") + (" stacks" if blas_stack_chunks() else ""))
     chunks += (" phase-chains" if phase_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"

@@ -143,6 +143,9 @@ class EntrySpec:
     busy: int = 0
     zero: tuple[tuple[int, int], ...] = ()
     keep: tuple = ()  # what those addresses belong to
+    # the address of an int64 that each call takes one from, missing at 0 (0: none): the calls a
+    # product on the library's threads may run without the runtime's measurement (``library_calls``)
+    countdown: int = 0
 
 
 def available() -> bool:
@@ -254,8 +257,12 @@ def native_call(plan: CallPlan, key: tuple) -> Callable[..., Any] | None:
     keys = launch.serial_keys()
     # a parallel phase runs serially where it was measured too small for threads, or on one thread
     epochs = [(ctypes.addressof(kernel.serial_epoch), kernel.serial_epoch.value)] if keys else []
+    countdown = launch.library_countdown()
+    if countdown is not None:  # products on the library's threads while their measurement allows
+        keys = keys - launch.library_keys()
+        epochs.append((ctypes.addressof(threads.THREADS_EPOCH), threads.THREADS_EPOCH.value))
     if keys and not keys <= kernel.serial_sizes:
-        if threads.get_num_threads() != 1 or any(c.phase.library for c in kernel.phases):
+        if threads.get_num_threads() != 1 or (countdown is None and any(c.phase.library for c in kernel.phases)):
             return None  # (a product whose library's threads are a candidate: measured on one thread too)
         epochs = [(ctypes.addressof(threads.THREADS_EPOCH), threads.THREADS_EPOCH.value)]
     if checks is None or not all(type(v) is int for v in plan.tail):
@@ -283,6 +290,7 @@ def native_call(plan: CallPlan, key: tuple) -> Callable[..., Any] | None:
         busy=ctypes.addressof(busy) if own is not None else 0,
         zero=tuple((address(array), array.nbytes) for array in own.zeroed) if own is not None else (),
         keep=(own, busy, key),  # the key holds the dtypes whose addresses the entry compares
+        countdown=0 if countdown is None else ctypes.addressof(countdown),
     )
     return launch.compile_entry(spec)
 

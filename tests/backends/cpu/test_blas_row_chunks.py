@@ -282,6 +282,23 @@ def test_matrix_times_vector_written_as_loops_under_its_guard_on_row_chunks(monk
     guarded = [p.index for p in backend.artifact.phases if p.parallel and p.blas_rows]
     assert len(guarded) == 2, backend.artifact.phases
     assert any(p.chain for p in backend.artifact.phases) == (chains == "1")
+    assert backend.blas_modes, "the chain (or each product) measured the library's threads too"
+
+
+@pytest.mark.parametrize("mode", ["library", "rows"])
+def test_a_chain_with_a_library_site_in_each_blas_thread_mode(monkeypatch, forced, mode):
+    """gesummv's chain (two guarded ``?gemv`` and the combination, POLYFUSE_PHASE_CHAINS) keeps
+    the library's threads as a candidate (``run_chain`` used to run such a chain on one BLAS
+    thread only): forced to each mode, the Python function's results, and the chain ran so."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    monkeypatch.setenv("POLYFUSE_PHASE_CHAINS", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
+    backend = _suite_kernel_on_two_threads(suite.get("gesummv"), 1e-13, calls=4, n=130)
+    head = next(p.index for p in backend.artifact.phases if p.chain)
+    assert backend.blas_modes == {head: mode}
+    assert (backend.phase_runs.get(head, 0) >= 1) == (mode == "rows")
 
 
 @pytest.mark.parametrize("setting", ["0", "1"])
@@ -397,3 +414,84 @@ def test_guarded_product_on_one_polyfuse_thread(monkeypatch, forced):
             if isinstance(w, np.ndarray):
                 np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
     assert set(backend.blas_modes.values()) == {"serial"} and not backend.phase_runs
+
+
+def stacked_product(X, W):
+    return X @ W  # a stack of products: one ?gemm of all its rows where the strides chain
+
+
+@pytest.mark.parametrize("mode", ["rows"])
+def test_stack_cut_by_its_batch_axis_in_each_blas_thread_mode(monkeypatch, forced, mode):
+    """With POLYFUSE_BLAS_STACK_CHUNKS a stack of products (doitgen's ``acc[r, q, :] = A[r, q, :]
+    @ C4``, NumPy's ``X3 @ W``) is cut by its outermost batch axis, its library's threads a
+    candidate: each mode gives the Python function's (NumPy's) results and runs in that mode;
+    a stack whose strides do not chain (a view of some rows of each matrix) runs its products
+    one by one per chunk."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_STACK_CHUNKS", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
+    backend = _suite_kernel_on_two_threads(suite.get("doitgen"), 1e-13, calls=6, nr=7, nq=5, np_=40)
+    sites = [p.index for p in backend.artifact.phases if p.blas_rows and p.library]
+    assert len(sites) == 1 and backend.blas_modes.keys() == set(sites), backend.artifact.phases
+    if mode != "measure":
+        assert set(backend.blas_modes.values()) == {mode}
+        assert (backend.phase_runs.get(sites[0], 0) >= 1) == (mode == "rows")
+    if mode != "rows":
+        return
+    threads.set_num_threads(2)
+    k = polyfuse.kernel(stacked_product, cache=False)
+    X, W = RNG.random((9, 6, 34)), RNG.random((34, 33))
+    for view in (X, X[:, 1:5]):  # (rows 1-4 of each matrix: the strides do not chain)
+        for _ in range(5):
+            np.testing.assert_allclose(k(view, W), view @ W, rtol=1e-12, atol=1e-13)
+    assert any(p.blas_rows for p in k.compile(X, W).backend.artifact.phases)
+
+
+def test_library_calls_left_to_a_native_entry():
+    """``BlasTimes.library_calls``: none while a mode is on trial or another mode is fastest;
+    once the library's threads lead, the calls until the next check is due (the entry runs
+    them, ``parallel.library_calls`` counts them back in, and the check then comes on time)."""
+    from polyfuse.backends.cpu.parallel import MAX_ENTRY_CALLS, BlasTimes
+
+    times = BlasTimes(True, {"serial": [1.0]})
+    seconds = {"library": 0.3, "rows": 0.6, "serial": 1.0}
+    left = []
+    while len(left) < 12:
+        mode = times.choose()
+        times.record(mode, seconds[mode])
+        left.append(times.library_calls())
+    assert left[0] == 0 and left[-1] > 0 and times.best() == "library"
+    due = min(check for mode, check in times.next_check.items() if mode != "library")
+    times.calls += left[-1]  # what the entry ran
+    assert times.calls == due - 1 and times.choose() != "library"  # the check, on time
+    assert times.library_calls() == 0  # (the check under way)
+    assert BlasTimes(True, {"serial": [1.0]}, forced="library").library_calls() == MAX_ENTRY_CALLS
+    assert BlasTimes(True, {"serial": [1.0]}, forced="rows").library_calls() == 0
+    assert BlasTimes(False, {"serial": [1e-5]}).library_calls() == MAX_ENTRY_CALLS
+
+
+@pytest.mark.parametrize("mode", ["library", "serial"])
+def test_native_entry_runs_the_library_mode_between_measurements(monkeypatch, forced, mode):
+    """gesummv's cut ``?gemv`` on the library's threads (forced here; one polyfuse thread, where
+    the combination phase runs serially) runs through the plan's native entry between the
+    runtime's measurements (``Launch.library_countdown``), giving the Python function's results;
+    on one BLAS thread the entry never runs it (its countdown stays 0: the Python path)."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
+    threads.set_num_threads(1)
+    sk = suite.get("gesummv")
+    k = polyfuse.kernel(sk.func, cache=False)
+    args = sk.make_args(np.random.default_rng(1), n=130)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    sk.func(*want)
+    for _ in range(8):
+        args[-1][:] = -1.0
+        k(*args)
+        np.testing.assert_allclose(args[-1], want[-1], rtol=1e-12, atol=1e-13)
+    (plan,) = k._plans.values()
+    countdown, armed = plan.launch.library_countdown(), plan.launch._armed[0]
+    assert plan.fast is not None and countdown is not None and plan.launch.library_keys()
+    assert (countdown.value < armed) == (mode == "library") and (armed == 0) == (mode == "serial")
