@@ -71,6 +71,7 @@ from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import (
+    ITERATOR_PREFIX,
     WALK_OUTER,
     Block,
     For,
@@ -1492,8 +1493,16 @@ class KernelCodegen:
         is the wavefront loop of a time-tiled nest whose tiles a team of one thread runs in
         another order (``program.one_thread_tiles``: time_tiling.one_thread_order checked the
         order and that both tile loops exist, so the nest's outermost loop is the wavefront
-        ``tile0 + tile1`` and the loop inside it ``tile1``), else None."""
+        ``tile0 + tile1`` and the loop inside it ``tile1``), else None.  The two loops are
+        also named as the nest's first two schedule dimensions (``_t0``, ``_t1``): where isl
+        peels a wavefront whose tile loops take one value (the first one, ``t < S0`` and
+        ``t + i < S1``), the peeled piece is a nest of point loops ``(t, i)`` of the same shape,
+        and walking it as tiles ran only its points at ``i = tile1`` (B[3] of a 1-d sweep
+        never written: tests/backends/cpu/test_tile_orders.py)."""
         inner = wave.body
+        if (wave.iterator != f"{ITERATOR_PREFIX}0" or not isinstance(inner, For)
+                or inner.iterator != f"{ITERATOR_PREFIX}1"):
+            return None
         if (depth != 0 or wave.parallel or wave.step != 1 or not isinstance(inner, For)
                 or region_role(inner, depth + 1, self.team.level) != "parallel" or inner.step != 1
                 or exclusive_bound(wave) is None or exclusive_bound(inner) is None):

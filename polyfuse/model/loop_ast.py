@@ -120,6 +120,9 @@ class TileWalk:
 
 
 WALK_OUTER = "tiles.a"  # the name of a TileWalk's outer counter in its inner bounds
+#: isl names each generated loop by its schedule dimension: ``_t0`` the outermost, ``_t1`` ...
+#: (passes/astgen.py); a time-tiled nest's wavefront loop is ``_t0``, its tile1 loop ``_t1``
+ITERATOR_PREFIX = "_t"
 
 
 @dataclass(frozen=True)

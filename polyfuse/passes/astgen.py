@@ -18,6 +18,7 @@ from polyfuse.model.isl_budget import BudgetExceeded, bounded
 from polyfuse.model.isl_expr import condition_from_isl, expr_from_isl
 from polyfuse.model.isl_parts import maps_of, sets_of
 from polyfuse.model.loop_ast import (
+    ITERATOR_PREFIX,
     Block,
     Carried,
     For,
@@ -32,7 +33,6 @@ from polyfuse.model.region import Matmul, ops
 from polyfuse.model.schedule_tree import isolate_register_tiles
 from polyfuse.model.scop import Scop, added_term
 
-ITERATOR_PREFIX = "_t"
 PARALLEL_CHECK_OPERATIONS = 200_000  # per loop; heavily tiled stencils otherwise take seconds
 
 

@@ -540,8 +540,8 @@ def one_thread_order(scop: Scop, deps: Dependences, band: isl.Schedule, tiled: i
     members of the skewed ``band`` (checked here): tile coordinates are floors of them, so a
     dependence between two tiles has ``d(tile0) >= 0`` and ``d(tile1) >= 0``, which all three
     orders respect (where both are 0 the tiles share a wavefront and ``tile1``, and the tile loops
-    inside order them as before).  The backend finds the two tile loops by shape (``KernelCodegen
-    .tile_pair``), so both must be loops: neither may take a single value (isl would generate
+    inside order them as before).  The backend finds the two tile loops by shape and by their names, the
+    nest's first two schedule dimensions (``KernelCodegen.tile_pair``), so both must be loops: neither may take a single value (isl would generate
     no loop for it)."""
     validity = _restricted(deps.validity().union(deps.local_false()), scop, stmts)
     partial = band.get_root().child(0).band_get_partial_schedule()

@@ -14,6 +14,7 @@ ran is listed as ``argument_errors``, for review, not as a failure):
     stream       non-temporal stores (POLYFUSE_STREAM_STORES=64) into offset, strided, reversed views
     tiles        time-tiled stencils (jacobi, in-place Gauss-Seidel-like) with random tile sizes,
                  POLYFUSE_ONE_THREAD_TILES on
+    tile_bounds  random time-tiled sweeps with descending, step-2 and emptied space loops (fz26)
     narrow       the narrow GEMM (blas.NARROW_* forced to 1/1/8): transposed, strided, sliced operands
     beta_zero    zeroing statements covering more/fewer elements than the product adds to
     matprod2d    3mm-style guarded gemm loops, row chunks (guarded and gemv) forced on
@@ -418,6 +419,45 @@ def fam_tiles(r, rng):
         args.append((T, n, rng.random(shape), rng.random(shape)))
     return src, args, {"POLYFUSE_TIME_TILE_SIZES": tile, "POLYFUSE_ONE_THREAD_TILES": "1"}
 
+
+
+def _sweep_loop(r, var):
+    """A space loop of a random shape: ascending, step 2, descending, or bounded by m or k."""
+    lo, hi = r.randint(0, 2), r.randint(0, 2)
+    return r.choice([f"for {var} in range({lo}, n - {hi}):", f"for {var} in range({lo}, n - {hi}, 2):",
+                     f"for {var} in range(n - 1 - {hi}, {lo} - 1, -1):", f"for {var} in range({lo}, m):",
+                     f"for {var} in range({lo} + k, n - {hi}):"])
+
+
+def _sweep(r, rank, target, source):
+    """One sweep ``target[i + 2, ..] = ...`` reading ``source`` at offsets 0..4 (arrays n + 4 long)."""
+    names = ["i", "j"][:rank]
+    lines = [" " * (8 + 4 * d) + _sweep_loop(r, v) for d, v in enumerate(names)]
+    at = ", ".join(f"{v} + 2" for v in names)
+    terms = [f"{source}[{', '.join(f'{v} + {r.randint(0, 4)}' for v in names)}]" for _ in range(r.randint(1, 3))]
+    value = f"{r.choice(['0.25', '0.1 * t', 'c'])} * ({' + '.join(terms)})"
+    if r.random() < 0.3:
+        value = f"{target}[{at}] + {value}"
+    return lines + [" " * (8 + 4 * rank) + f"{target}[{at}] = {value}"]
+
+
+def fam_tile_bounds(r, rng):
+    """Time-tiled sweeps of odd bounds and steps (fz26): descending and step-2 space loops, bounds
+    m and k that empty them, in place or between two arrays; small fixed tiles, where isl peels
+    pieces of the nest (a peeled first wavefront was once walked as tiles on one thread: pinned by
+    tests/backends/cpu/test_tile_orders.py; this family met it in 3 of fz26's 240 such programs)."""
+    rank = r.choice([1, 1, 2])
+    head = r.choice(["for t in range(T):", "for t in range(T):", "for t in range(1, T, 2):"])
+    body = _sweep(r, rank, "A", "A") if r.random() < 0.5 else _sweep(r, rank, "B", "A") + _sweep(r, rank, "A", "B")
+    src = "def kern(T, n, m, k, c, A, B):\n    " + head + "\n" + "\n".join(body) + "\n"
+    tile = ",".join(str(r.choice([1, 2, 2, 3, 4])) for _ in range(rank + 1))
+    args = []
+    for _ in range(2):
+        n, T = int(rng.choice([0, 1, 3, 7, 12, 20])), int(rng.choice([0, 1, 2, 5, 9]))
+        shape = (n + 4,) * rank
+        args.append((T, n, int(rng.choice([0, n, n // 2])), int(rng.integers(0, 3)), 0.3, rng.random(shape),
+                     rng.random(shape)))
+    return src, args, {"POLYFUSE_TIME_TILE_SIZES": tile, "POLYFUSE_ONE_THREAD_TILES": "1"}
 
 def fam_narrow(r, rng):
     """(the thresholds stay forced for the families drawn after it in the same process)"""

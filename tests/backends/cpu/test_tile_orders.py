@@ -176,3 +176,29 @@ def test_pythons_bits_on_one_thread_and_on_a_team(monkeypatch, forced, func, til
         assert {o for _s, o in kernel.compile(*args).stages["loop ast"].one_thread_tiles} == {order}
     if count == 2:
         assert team_runs(kernel.compile(*args).backend) > 0
+
+
+def _peeled_sweep(T, n, A, B):
+    for t in range(T):
+        for i in range(0, n):
+            B[i + 2] = B[i + 2] + 0.25 * (A[i + 1] + A[i + 2])
+        for i in range(n - 1, 1, -1):
+            A[i + 2] = A[i + 2] + 0.1 * t * B[i + 3]
+
+
+def test_a_peeled_first_wavefront_is_no_tile_pair(monkeypatch):
+    """With 2 x 2 tiles isl peels the first wavefront (one tile: no wavefront or tile1 loop) into
+    a nest of point loops ``(t, i)`` of the tile pair's shape; walked as tiles on one thread it ran
+    only i = 0 (B[3] never written, fz26)."""
+    monkeypatch.delenv("POLYFUSE_ONE_THREAD_TILES", raising=False)
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_SIZES", "2,2")
+    kernel = polyfuse.kernel(_peeled_sweep, cache=False)
+    rng = np.random.default_rng(2)
+    for T, n in ((1, 7), (3, 12)):
+        A, B = rng.random(n + 4), rng.random(n + 4)
+        ours = (T, n, A.copy(), B.copy())
+        _peeled_sweep(T, n, A, B)
+        kernel(*ours)
+        np.testing.assert_array_equal(ours[2], A)
+        np.testing.assert_array_equal(ours[3], B)
+    assert kernel.compile(1, 7, A, B).stages["loop ast"].one_thread_tiles
