@@ -2907,6 +2907,12 @@ class Lowering:
                 raise self.error(node, f"{node.id!r} holds a boolean-mask selection, usable only in a reduction "
                                  "in the statement right after it", "boolean mask")
             node = read
+        factored = _factored_mask(node, self.names, self.globals)
+        if factored is not None:  # (x[m] * y[m]).sum(): (x * y)[m], each x[m] checked as NumPy indexes it
+            if any(self.masked_read(ast.Subscript(leaf, copy.deepcopy(factored.slice), ast.Load())) is None
+                   for leaf in factored.leaves):
+                return None
+            node = factored.read
         if not isinstance(node, ast.Subscript) or isinstance(node.slice, (ast.Tuple, ast.Slice)):
             return None
         mask = self.value(node.slice)
@@ -4794,6 +4800,60 @@ def _branches(stmt: ast.Assign | ast.AugAssign, value: ast.IfExp) -> ast.If:
         return _replace(stmt, target=copy.deepcopy(stmt.target), value=part) if isinstance(stmt, ast.AugAssign) \
             else _replace(stmt, targets=[copy.deepcopy(t) for t in stmt.targets], value=part)
     return ast.copy_location(ast.If(value.test, [assigned(value.body)], [assigned(value.orelse)]), stmt)
+
+
+@dataclass(frozen=True)
+class _Factored:
+    """``expr[m]`` for an elementwise ``expr`` of selections ``x[m]`` of one mask name ``m``."""
+
+    read: ast.Subscript
+    leaves: tuple[ast.Name, ...]  # the arrays selected
+
+    @property
+    def slice(self) -> ast.expr:
+        return self.read.slice
+
+
+_FACTORED_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _factored_mask(node: ast.expr, names: dict, globals_: dict) -> _Factored | None:
+    """``(x[m] * y[m] + 1)`` as ``(x * y + 1)[m]``: arithmetic (``+ - * /``, unary ``-``, NumPy
+    ufuncs) of selections by one mask name ``m`` of arrays of one rank, and scalars; None for
+    anything else (a reduction inside, another mask, a bare ``x[m]``).  The arithmetic runs at
+    the unselected positions too (ops that cannot raise), and only the selected ones are read."""
+    if not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)):
+        return None
+    masks: set[str] = set()
+    leaves: list[ast.Name] = []
+
+    def strip(n: ast.expr) -> ast.expr | None:
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names \
+                and isinstance(n.slice, ast.Name) and n.slice.id in names:
+            masks.add(n.slice.id)
+            leaves.append(n.value)
+            return copy.deepcopy(n.value)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _FACTORED_OPS):
+            left, right = strip(n.left), strip(n.right)
+            return None if left is None or right is None else ast.BinOp(left, n.op, right)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            operand = strip(n.operand)
+            return None if operand is None else ast.UnaryOp(n.op, operand)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and module_of(n.func.value, globals_) == "np" \
+                and isinstance(getattr(np, n.func.attr, None), np.ufunc) and n.args and not n.keywords:
+            args = [strip(a) for a in n.args]
+            kept = [a for a in args if a is not None]
+            return None if len(kept) != len(args) else ast.Call(copy.deepcopy(n.func), kept, [])
+        if isinstance(n, ast.Constant) or isinstance(n, ast.Name) and n.id not in names:
+            return copy.deepcopy(n)  # a number or a scalar
+        return None
+
+    stripped = strip(node)
+    if stripped is None or len(masks) != 1 or not leaves or len({names[leaf.id].rank for leaf in leaves}) != 1:
+        return None
+    read = ast.Subscript(stripped, ast.Name(masks.pop(), ast.Load()), ast.Load())
+    return _Factored(ast.copy_location(ast.fix_missing_locations(ast.copy_location(read, node)), node),
+                     tuple(leaves))
 
 
 def _mask_array_read(node: ast.expr, names: dict) -> bool:

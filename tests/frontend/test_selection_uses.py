@@ -59,6 +59,11 @@ def guarded_extreme(x):
     return p.max() if p.size > 0 else 0.0
 
 
+def paired(x, y):
+    m = (x > 0) & ~np.isnan(y)
+    return (x[m] * np.abs(y[m]) - 1.0).sum() if m.any() else 0.0
+
+
 def _same(got, want):
     assert type(got) is type(want)
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
@@ -71,7 +76,9 @@ CASES = [(iterated, (np.where(RNG.random(9) < 0.3, np.nan, RNG.standard_normal(9
          (length_and_stats, (RNG.random(9),)), (length_and_stats, (np.zeros(3),)),
          (per_row, (RNG.random((5, 4)), 0.5)),
          (first_later, (RNG.random(9),)), (first_later, (RNG.random(2) * 0.1,)),
-         (guarded_extreme, (RNG.standard_normal(7),)), (guarded_extreme, (np.zeros(0),))]
+         (guarded_extreme, (RNG.standard_normal(7),)), (guarded_extreme, (np.zeros(0),)),
+         (paired, (RNG.standard_normal(9), np.where(RNG.random(9) < 0.3, np.nan, RNG.random(9)))),
+         (paired, (-np.ones(3), np.ones(3)))]
 
 
 KERNELS = {fn: polyfuse.kernel(fn, target="python", verify=True) for fn, _ in CASES}
