@@ -37,6 +37,9 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
+from .checker import module_of
+from .data_sized import selection
+
 _MASK_FUNCTIONS = frozenset({"isnan", "isfinite", "isinf", "isneginf", "isposinf", "logical_and", "logical_or",
                              "logical_not", "logical_xor", "signbit"})
 _MUTATING_METHODS = frozenset({"sort", "fill", "put", "resize", "itemset", "partition", "setfield", "byteswap"})
@@ -51,6 +54,8 @@ class Rewriter(Protocol):
     def fresh(self, base: str) -> str: ...
 
     def placed(self, node, like: ast.AST): ...
+
+    def numpy_alias(self) -> str: ...
 
 
 class _Facts:
@@ -75,24 +80,34 @@ class _Facts:
 
 def selection_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with the later uses of each mask selection rewritten (see the module)."""
-    return _block(rw, body, _Facts(body))
+    return _block(rw, body, _Facts(body), False)
 
 
-def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts) -> list[ast.stmt]:
+def unique_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with its loops over ``np.unique`` rewritten (``_unique_uses``); before the
+    builtin helpers' pass, which writes the ``np.sort`` it adds as loops."""
+    return _block(rw, body, _Facts(body), True)
+
+
+def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     bound_here: set[str] = set()
     for k, stmt in enumerate(stmts):
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, _block(rw, inner, facts))
-        selection = _selection(rw, stmt, facts, bound_here, stmts[k + 1:])
+                setattr(stmt, field, _block(rw, inner, facts, uniques))
+        if uniques:
+            unique = _unique_uses(rw, stmt, facts, stmts[k + 1:])
+            out.extend([stmt] if unique is None else unique)
+            continue
+        chosen = _selection(rw, stmt, facts, bound_here, stmts[k + 1:])
         if isinstance(stmt, ast.Assign):
             bound_here.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
-        if selection is None:
+        if chosen is None:
             out.append(stmt)
             continue
-        name, array, mask = selection
+        name, array, mask = chosen
         mask_name = rw.fresh("_pf_mask")
         out.append(ast.copy_location(ast.Assign([rw.placed(ast.Name(mask_name, ast.Store()), mask)], mask), stmt))
         assert isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Subscript)
@@ -102,6 +117,102 @@ def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts) -> list[ast.stmt]
         for later in stmts[k + 1:]:
             _Uses(rw, name, array, mask_name, rank).visit(later)
     return out
+
+
+def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.stmt]) -> list[ast.stmt] | None:
+    """``for v in np.unique(x):``, or ``u = np.unique(x)`` used later only as ``for v in u``,
+    ``len(u)``, ``u.shape[0]``, ``u.size``: the compaction of ``np.unique`` (``frontend.data_sized``,
+    a buffer of ``x``'s length and a count) where the value is made, then loops over the count;
+    None for anything else."""
+    if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and not stmt.orelse \
+            and _is_unique(rw, stmt.iter):
+        made = selection(rw, stmt.iter)
+        if made is None:
+            return None
+        _count_loop(rw, stmt, made.buffer, made.count)
+        return [*made.statements, stmt]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and _is_unique(rw, stmt.value)):
+        return None
+    name = stmt.targets[0].id
+    if facts.bindings.get(name) is not stmt.value or name in facts.through:
+        return None
+    uses = _UniqueUses(name)
+    for s in later:
+        uses.visit(s)
+    if uses.other or not uses.found or uses.found != facts.loads.get(name, 0):
+        return None
+    made = selection(rw, stmt.value)
+    if made is None:
+        return None
+    for s in later:
+        _UniqueRewrite(rw, name, made.buffer, made.count).visit(s)
+    return list(made.statements)
+
+
+def _is_unique(rw: Rewriter, node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "unique" \
+        and module_of(node.func.value, rw.globals) == "np" and len(node.args) == 1 and not node.keywords
+
+
+def _count_loop(rw: Rewriter, loop: ast.For, buffer: str, count: str) -> None:
+    """``for v in u: body`` -> ``for k in range(count): v = buffer[k]; body`` in place."""
+    k = rw.fresh("_pf_k")
+    element = rw.placed(ast.Subscript(rw.placed(ast.Name(buffer, ast.Load()), loop.iter),
+                                      rw.placed(ast.Name(k, ast.Load()), loop.iter), ast.Load()), loop.iter)
+    loop.body = [ast.copy_location(ast.Assign([loop.target], element), loop), *loop.body]
+    loop.target = rw.placed(ast.Name(k, ast.Store()), loop.target)
+    loop.iter = rw.placed(ast.Call(ast.Name("range", ast.Load()), [rw.placed(ast.Name(count, ast.Load()), loop.iter)],
+                                   []), loop.iter)
+
+
+def _length_of(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is ``len(name)``, ``name.shape[0]`` or ``name.size``."""
+    def named(n: ast.AST) -> bool:
+        return isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and len(node.args) == 1 and not node.keywords:
+        return named(node.args[0])
+    if isinstance(node, ast.Attribute) and node.attr == "size":
+        return named(node.value)
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+        and named(node.value.value) and isinstance(node.slice, ast.Constant) and node.slice.value == 0
+
+
+class _UniqueUses(ast.NodeVisitor):
+    """Counts ``name``'s uses this pass rewrites (``found``) and notes any other (``other``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.found, self.other = name, 0, False
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if _length_of(node, self.name):
+            self.found += 1
+            return
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == self.name:
+            if not isinstance(node.target, ast.Name) or node.orelse:
+                self.other = True
+            self.found += 1
+            for s in node.body:
+                self.visit(s)
+            return
+        if isinstance(node, ast.Name) and node.id == self.name:
+            self.other = True
+        super().generic_visit(node)
+
+
+class _UniqueRewrite(ast.NodeTransformer):
+    def __init__(self, rw: Rewriter, name: str, buffer: str, count: str) -> None:
+        self.rw, self.name, self.buffer, self.count = rw, name, buffer, count
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if _length_of(node, self.name):
+            return self.rw.placed(ast.Name(self.count, ast.Load()), node)
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == self.name:
+            node.body = [self.visit(s) for s in node.body]
+            _count_loop(self.rw, node, self.buffer, self.count)
+            return node
+        return super().generic_visit(node)
 
 
 def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str],

@@ -64,6 +64,22 @@ def paired(x, y):
     return (x[m] * np.abs(y[m]) - 1.0).sum() if m.any() else 0.0
 
 
+def gini_impurity(y):
+    g = 1.0
+    for c in np.unique(y):
+        p = (y == c).mean()
+        g -= p * p
+    return g
+
+
+def class_mean_sum(X, y):
+    classes = np.unique(y)
+    s = 0.0
+    for c in classes:
+        s += X[y == c].mean()
+    return s, len(classes)
+
+
 def _same(got, want):
     assert type(got) is type(want)
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
@@ -78,7 +94,9 @@ CASES = [(iterated, (np.where(RNG.random(9) < 0.3, np.nan, RNG.standard_normal(9
          (first_later, (RNG.random(9),)), (first_later, (RNG.random(2) * 0.1,)),
          (guarded_extreme, (RNG.standard_normal(7),)), (guarded_extreme, (np.zeros(0),)),
          (paired, (RNG.standard_normal(9), np.where(RNG.random(9) < 0.3, np.nan, RNG.random(9)))),
-         (paired, (-np.ones(3), np.ones(3)))]
+         (paired, (-np.ones(3), np.ones(3))),
+         (gini_impurity, (np.array([2.0, np.nan, 1.0, 2.0, np.nan, 0.5]),)),
+         (class_mean_sum, (RNG.random(12), RNG.integers(0, 3, 12)))]
 
 
 KERNELS = {fn: polyfuse.kernel(fn, target="python", verify=True) for fn, _ in CASES}
