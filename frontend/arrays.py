@@ -704,7 +704,8 @@ class Lowering:
                     to_mine[theirs.array] = mine.array
                 self.names[name] = dataclasses.replace(mine, block=self.block, live=True)
             elif self.sizes_only(test) and not any(self.in_loop(e) for pair in pairs for e in pair) \
-                    and not any(self.never_equal(test, a, b) for a, b in pairs):
+                    and not any(self.never_equal(test, a, b) for a, b in pairs) \
+                    and name != EARLY_RESULT:  # (early returns of other extents: refused where returned)
                 for a, b in pairs:
                     self.assumed.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
                                                               ast.Compare(a.node, [ast.Eq()], [b.node])]))

@@ -70,6 +70,15 @@ def views_returned(x):
     return x[::-1]
 
 
-def test_an_early_returned_view_is_refused_at_its_line():
+def other_extents(x):
+    if x.shape[0] < 3:
+        return np.zeros(1)
+    return x * 2
+
+
+@pytest.mark.parametrize("fn", [views_returned, other_extents])
+def test_early_returned_views_and_other_extents_are_refused(fn):
+    """Not one array after the if: refused when compiled (never an ArgumentError at a call that
+    Python runs)."""
     with pytest.raises(polyfuse.UnsupportedError, match="returned from the branches of an if"):
-        polyfuse.kernel(views_returned)(RNG.standard_normal(4))
+        polyfuse.kernel(fn, target="python")(RNG.standard_normal(4))
