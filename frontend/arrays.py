@@ -837,17 +837,15 @@ class Lowering:
             both = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
             _locate(both, stmt)
             return self.lower_stmt(unpack) + self.lower_stmt(both)
-        if isinstance(stmt.value, ast.IfExp) and (self.array_valued(stmt.value.body)
-                                                  or self.array_valued(stmt.value.orelse)):
+        if isinstance(stmt.value, ast.IfExp):
             # return a if c else b: bound by an if statement, then returned by name; a branch that is a
             # view (an argument, a slice) is returned copied, as the views of an if's branches are not
-            # one array after it (equal values, another array: NumPy returns the view itself)
+            # one array after it (equal values, another array: NumPy returns the view itself).  Scalars
+            # too (nested conditionals as nested ifs): the name's each assignment keeps its Python type
+            # (1.0 where the test fails, np.float64 where it holds: frontend.returns)
             name = self.fresh("ret")
-            self.conditional -= _branch_ids(stmt.value)  # each branch is a statement now
-            either = ast.IfExp(stmt.value.test, *(self.copied_view(part) for part in (stmt.value.body,
-                                                                                      stmt.value.orelse)))
-            chosen = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
-                                                  ast.copy_location(either, stmt.value)), stmt)
+            chosen = self.returned_branches(stmt, name, stmt.value)
+            self.any_changed = True
             named = ast.copy_location(ast.Return(ast.copy_location(ast.Name(name, ast.Load()), stmt.value)), stmt)
             return self.lower_stmt(chosen) + self.lower_stmt(named)
         elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
@@ -898,6 +896,15 @@ class Lowering:
         value = ast.copy_location(ast.Tuple(values, ast.Load()), stmt.value) if len(elts) > 1 or \
             isinstance(stmt.value, ast.Tuple) else values[0]
         return before + [ast.copy_location(ast.Return(value), stmt)]
+
+    def returned_branches(self, stmt: ast.Return, name: str, value: ast.expr) -> ast.stmt:
+        """``name = value`` with each ``a if c else b`` of ``value``'s top (nested in its branches
+        too) an if statement, each branch's view copied."""
+        if not isinstance(value, ast.IfExp):
+            return ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], self.copied_view(value)), stmt)
+        self.conditional -= _branch_ids(value)  # each branch is a statement now
+        return ast.copy_location(ast.If(value.test, [self.returned_branches(stmt, name, value.body)],
+                                        [self.returned_branches(stmt, name, value.orelse)]), stmt)
 
     def argument_view(self, view: View | None) -> Returned | None:
         """``view`` as a view of an argument made at call time (frontend.returns' "view"): each

@@ -1,6 +1,6 @@
 """Forms whose later parts Python may not evaluate: an array returned from inside an if (the
 early returns made one), 'a and b' with a reduction in b, an if on an integer's truth
-(if len(x):), each compiled so that only the path Python takes runs and checks its sizes."""
+(if len(x):), a returned 'a if c else b' (each branch's Python type, a bool staying a bool), each compiled so that only the path Python takes runs and checks its sizes."""
 
 from __future__ import annotations
 
@@ -45,12 +45,22 @@ def truth_of_size(x, n):
     return s
 
 
+def bool_or_false(x):
+    return x[0] > 0 if x.shape[0] > 0 else False
+
+
+def ratio_or_weak(x):
+    return x[0] / x[1] if x[1] > 0 else 100.0
+
+
 RNG = np.random.default_rng(7)
 CASES = [(minmax_scale, (RNG.standard_normal(6),)), (minmax_scale, (np.ones(3),)),
          *[(nested_returns, (RNG.standard_normal(4), k)) for k in (0, 1, 3)],
          (nonempty_and, (RNG.random(5),)), (nonempty_and, (np.zeros(0),)),
          (max_if_len, (RNG.random(4),)), (max_if_len, (np.zeros(0),)),
-         (truth_of_size, (RNG.random(4), 0)), (truth_of_size, (RNG.random(4), 3)), (truth_of_size, (np.zeros(0), 0))]
+         (truth_of_size, (RNG.random(4), 0)), (truth_of_size, (RNG.random(4), 3)), (truth_of_size, (np.zeros(0), 0)),
+         (bool_or_false, (np.array([1.0]),)), (bool_or_false, (np.zeros(0),)),
+         (ratio_or_weak, (np.array([1.0, 2.0]),)), (ratio_or_weak, (np.array([1.0, -2.0]),))]
 
 
 KERNELS = {fn: polyfuse.kernel(fn, target="python", verify=True) for fn, _ in CASES}
