@@ -644,8 +644,8 @@ class Lowering:
         if not isinstance(test, ast.Compare) or not all(is_affine(side, fixed)
                                                         for side in [test.left, *test.comparators]):
             return []
-        if len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq) and holds:  # if x.shape[0] != 0:
-            sides = [test.left, test.comparators[0]]
+        if len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq if holds else ast.Eq):  # x.shape[0] != 0
+            sides = [test.left, test.comparators[0]]  # (or the else branch of 'if x.shape[0] == 0:')
             if any(_int_const(side) == 0 for side in sides) and any(_is_shape(side) for side in sides):
                 return [f"{ast.unparse(next(side for side in sides if _is_shape(side)))} >= 1"]
         pairs = list(zip([test.left, *test.comparators], test.ops, test.comparators))

@@ -45,6 +45,14 @@ def truth_of_size(x, n):
     return s
 
 
+def max_unless_empty(x):
+    if x.shape[0] == 0:
+        r = 0.0
+    else:
+        r = x.max()
+    return r
+
+
 def bool_or_false(x):
     return x[0] > 0 if x.shape[0] > 0 else False
 
@@ -59,6 +67,7 @@ CASES = [(minmax_scale, (RNG.standard_normal(6),)), (minmax_scale, (np.ones(3),)
          (nonempty_and, (RNG.random(5),)), (nonempty_and, (np.zeros(0),)),
          (max_if_len, (RNG.random(4),)), (max_if_len, (np.zeros(0),)),
          (truth_of_size, (RNG.random(4), 0)), (truth_of_size, (RNG.random(4), 3)), (truth_of_size, (np.zeros(0), 0)),
+         (max_unless_empty, (RNG.random(3),)), (max_unless_empty, (np.zeros(0),)),
          (bool_or_false, (np.array([1.0]),)), (bool_or_false, (np.zeros(0),)),
          (ratio_or_weak, (np.array([1.0, 2.0]),)), (ratio_or_weak, (np.array([1.0, -2.0]),))]
 
