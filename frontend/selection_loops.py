@@ -326,8 +326,9 @@ def _is_mask(rw: Rewriter, node: ast.expr, bindings: dict[str, ast.expr], depth:
 
 def _written_through(tree: ast.AST) -> set[str]:
     """Names written through (stored into, augmented, an ``out=``, ``np.copyto``'s target or a
-    mutating method's object), and every name another such name was bound to as a possible view
-    (``y = x``, ``v = x[1:]``, ``t = x.T``: a write through ``y`` writes ``x``)."""
+    mutating method's object), and every name bound to a possible view of such a name or that
+    such a name views (``y = x``, ``v = x[1:]``, ``t = x.T``: a write through ``y`` writes ``x``,
+    and one through ``x`` changes ``v``)."""
     roots: set[str] = set()
     views: list[tuple[str, str]] = []
     for node in ast.walk(tree):
@@ -351,11 +352,11 @@ def _written_through(tree: ast.AST) -> set[str]:
             if base is not None:
                 views.extend((t.id, base) for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
     changed = True
-    while changed:
+    while changed:  # a write through a view writes its base, and a write of the base changes the view
         changed = False
         for alias, base in views:
-            if alias in roots and base not in roots:
-                roots.add(base)
+            if (alias in roots) != (base in roots):
+                roots.update((alias, base))
                 changed = True
     return roots
 
