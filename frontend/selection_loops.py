@@ -27,7 +27,8 @@ argument, or a name bound once earlier in the same block, and neither it, nor ``
 of either is written (stored into, augmented, ``out=``, ``np.copyto``, a mutating method) or
 bound again; ``p`` is bound once, and every use stands after its binding in the same block
 (inside later statements too).  The mask must be written as one (a comparison, ``~``, ``&``,
-``|``, ``^`` of masks, ``np.isnan`` and friends, or a name bound once to such an expression):
+``|``, ``^`` of masks, ``np.isnan`` and friends, or a name bound once to such an expression,
+its names neither written nor bound twice):
 ``x[idx]`` of an integer index array is a gather, left alone.  A selection used only in the
 statement right after it is left to the lowering as it was.
 """
@@ -228,6 +229,9 @@ def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str]
     if not (argument or (facts.counts.get(array) == 1 and array in bound_here)):
         return None
     if not _is_mask(rw, mask, facts.bindings):
+        return None
+    if any(isinstance(n, ast.Name) and (n.id in facts.through or facts.counts.get(n.id, 0) > 1)
+           for n in ast.walk(mask)):  # the mask's arrays must keep their values too (_pf_mask = m may be m)
         return None
     uses = [sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(s))
             for s in later]

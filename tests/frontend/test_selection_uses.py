@@ -121,7 +121,14 @@ def base_written_after(a):
     return len(p), p.sum()
 
 
-@pytest.mark.parametrize("fn", [written_after, base_written_after])
+def mask_written_after(x):
+    m = x > 0
+    p = x[m]
+    m[0] = True  # the mask's array changes: p keeps what it selected
+    return len(p), p.sum()
+
+
+@pytest.mark.parametrize("fn", [written_after, base_written_after, mask_written_after])
 def test_selection_of_an_array_written_later_is_refused(fn):
     """Reading x[mask] again at a later use would see the write (p would change): refused."""
     with pytest.raises(polyfuse.UnsupportedError, match="boolean-mask selection"):
