@@ -4823,11 +4823,16 @@ class _Factored:
 
 
 _FACTORED_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_FACTORED_UFUNCS = frozenset((  # (no integer division, remainder, power or shift: they may raise or be undefined)
+    "abs", "absolute", "fabs", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos",
+    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "negative", "positive", "square", "maximum",
+    "minimum", "fmax", "fmin", "add", "subtract", "multiply", "divide", "true_divide", "hypot", "arctan2", "sign",
+    "floor", "ceil", "rint", "trunc"))
 
 
 def _factored_mask(node: ast.expr, names: dict, globals_: dict) -> _Factored | None:
     """``(x[m] * y[m] + 1)`` as ``(x * y + 1)[m]``: arithmetic (``+ - * /``, unary ``-``, NumPy
-    ufuncs) of selections by one mask name ``m`` of arrays of one rank, and scalars; None for
+    ufuncs that cannot raise) of selections by one mask name ``m`` of arrays of one rank, and scalars; None for
     anything else (a reduction inside, another mask, a bare ``x[m]``).  The arithmetic runs at
     the unselected positions too (ops that cannot raise), and only the selected ones are read."""
     if not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)):
@@ -4848,7 +4853,7 @@ def _factored_mask(node: ast.expr, names: dict, globals_: dict) -> _Factored | N
             operand = strip(n.operand)
             return None if operand is None else ast.UnaryOp(n.op, operand)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and module_of(n.func.value, globals_) == "np" \
-                and isinstance(getattr(np, n.func.attr, None), np.ufunc) and n.args and not n.keywords:
+                and n.func.attr in _FACTORED_UFUNCS and n.args and not n.keywords:
             args = [strip(a) for a in n.args]
             kept = [a for a in args if a is not None]
             return None if len(kept) != len(args) else ast.Call(copy.deepcopy(n.func), kept, [])
