@@ -237,6 +237,10 @@ def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str]
             for s in later]
     if sum(uses) == 0 or sum(uses) != facts.loads.get(name, 0):  # a use elsewhere (before, outside): left
         return None
+    rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
+    if rank != 1 and any(isinstance(n, ast.Attribute) and n.attr == "size" and isinstance(n.value, ast.Name)
+                         and n.value.id == name for s in later for n in ast.walk(s)):
+        return None  # (p.size of a row mask is not its count: refused as it was)
     if sum(uses[1:]) == 0 and not isinstance(later[0], _COMPOUND) and not any(
             isinstance(n, (ast.IfExp, ast.BoolOp)) for n in ast.walk(later[0])):
         return None  # used in the statement right after, where Python surely evaluates it: as it was
