@@ -9,7 +9,7 @@ a selection iterated or used after the next statement (``for v in p``, ``p.max()
 0.0``), an array returned from an if/else of early returns (min-max scaling), a scalar set in
 both branches of a data-dependent if/else and ``np.sum(x) if np.any(x > 0) else 0.0``, ``a and
 b`` / ``x if len(x) else`` with a reduction that must not run on an empty array, and a reduction
-of arithmetic of selections by one mask.  21 are kept here (one mode each: the suite is at its
+of arithmetic of selections by one mask.  20 are kept here (one mode each: the suite is at its
 time budget)."""
 
 from __future__ import annotations
@@ -148,14 +148,6 @@ def binary_search(a, v):
     return lo
 
 
-def rank_data(x):
-    order = np.argsort(x)
-    r = np.empty(x.shape[0], dtype=np.int64)
-    for k in range(x.shape[0]):
-        r[order[k]] = k
-    return r
-
-
 def hausdorff_directed(A, B):
     cmax = 0.0
     for i in range(A.shape[0]):
@@ -254,7 +246,6 @@ CASES = [
     _case("box_blur", box_blur, lambda rng: (rng.standard_normal((_n(rng, 1) + 2, 6)),)),
     _case("insertion_sort", insertion_sort, lambda rng: (rng.standard_normal(_n(rng)),)),
     _case("binary_search", binary_search, lambda rng: (np.sort(rng.standard_normal(_n(rng))), 0.1)),
-    _case("rank_data", rank_data, lambda rng: (rng.standard_normal(_n(rng)),)),
     _case("hausdorff_directed", hausdorff_directed,
           lambda rng: (rng.standard_normal((_n(rng), 2)), rng.standard_normal((5, 2)))),
     _case("autocorr", autocorr, lambda rng: (rng.standard_normal(_n(rng, 1) + 4), 3)),
