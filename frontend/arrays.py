@@ -517,6 +517,11 @@ class Lowering:
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript) \
                 and self.gathered(stmt.target):
             return [s for part in self.buffered(stmt, stmt.target) for s in self.lower_stmt(part)]
+        if isinstance(stmt, (ast.Assign, ast.Return)) and isinstance(stmt.value, ast.BoolOp) \
+                and any(self.array_valued(v) for v in stmt.value.values[1:]):
+            # t = a and b, b reducing arrays: Python may not evaluate b (x.max() of an empty x)
+            self.conditional -= {id(n) for v in stmt.value.values[1:] for n in ast.walk(v)}
+            return self.lower_stmt(_replace(stmt, value=_bool_op_choice(stmt.value)))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
                 and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
             self.conditional -= _branch_ids(stmt.value)  # each branch is a statement now
@@ -591,6 +596,10 @@ class Lowering:
         if not (isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) and self.array_valued(node)) \
                 or _selected_end_form(node, self.globals) is not None:  # np.nonzero(c)[0][0]: a scalar
             return node
+        if isinstance(node, ast.Subscript) and _int_const(node.slice) in (0, -1) and (  # p[0] of p = x[m]: a scalar
+                isinstance(node.value, ast.Name) and node.value.id in self.selections
+                or _mask_array_read(node.value, self.names)):
+            return node
         call = ast.Call(ast.Attribute(node, "copy", ast.Load()), [], [])
         return ast.copy_location(ast.fix_missing_locations(ast.copy_location(call, node)), node)
 
@@ -600,7 +609,7 @@ class Lowering:
         is an ``if`` statement (``_branches``), so that only the branch that runs is lowered and
         assumes its extents."""
         if isinstance(node, ast.Name):
-            return node.id in self.names
+            return node.id in self.names or node.id in self.selections  # (p = x[mask]: p.max() reduces)
         if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
             return False
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names:
@@ -628,9 +637,17 @@ class Lowering:
             return [f for value in test.values for f in self.if_facts(value, True)]
         if not holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):  # not (a or b)
             return [f for value in test.values for f in self.if_facts(value, False)]
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.if_facts(test.operand, not holds)
+        if _is_shape(test):  # if len(x): (an extent is never negative)
+            return [f"{ast.unparse(test)} {'>=' if holds else '<'} 1"]
         if not isinstance(test, ast.Compare) or not all(is_affine(side, fixed)
                                                         for side in [test.left, *test.comparators]):
             return []
+        if len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq if holds else ast.Eq):  # x.shape[0] != 0
+            sides = [test.left, test.comparators[0]]  # (or the else branch of 'if x.shape[0] == 0:')
+            if any(_int_const(side) == 0 for side in sides) and any(_is_shape(side) for side in sides):
+                return [f"{ast.unparse(next(side for side in sides if _is_shape(side)))} >= 1"]
         pairs = list(zip([test.left, *test.comparators], test.ops, test.comparators))
         if holds:
             return [f"{ast.unparse(a)} {_OP_TEXT[type(op)]} {ast.unparse(b)}" for a, op, b in pairs
@@ -687,7 +704,8 @@ class Lowering:
                     to_mine[theirs.array] = mine.array
                 self.names[name] = dataclasses.replace(mine, block=self.block, live=True)
             elif self.sizes_only(test) and not any(self.in_loop(e) for pair in pairs for e in pair) \
-                    and not any(self.never_equal(test, a, b) for a, b in pairs):
+                    and not any(self.never_equal(test, a, b) for a, b in pairs) \
+                    and name != EARLY_RESULT:  # (early returns of other extents: refused where returned)
                 for a, b in pairs:
                     self.assumed.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
                                                               ast.Compare(a.node, [ast.Eq()], [b.node])]))
@@ -819,17 +837,15 @@ class Lowering:
             both = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
             _locate(both, stmt)
             return self.lower_stmt(unpack) + self.lower_stmt(both)
-        if isinstance(stmt.value, ast.IfExp) and (self.array_valued(stmt.value.body)
-                                                  or self.array_valued(stmt.value.orelse)):
+        if isinstance(stmt.value, ast.IfExp):
             # return a if c else b: bound by an if statement, then returned by name; a branch that is a
             # view (an argument, a slice) is returned copied, as the views of an if's branches are not
-            # one array after it (equal values, another array: NumPy returns the view itself)
+            # one array after it (equal values, another array: NumPy returns the view itself).  Scalars
+            # too (nested conditionals as nested ifs): the name's each assignment keeps its Python type
+            # (1.0 where the test fails, np.float64 where it holds: frontend.returns)
             name = self.fresh("ret")
-            self.conditional -= _branch_ids(stmt.value)  # each branch is a statement now
-            either = ast.IfExp(stmt.value.test, *(self.copied_view(part) for part in (stmt.value.body,
-                                                                                      stmt.value.orelse)))
-            chosen = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
-                                                  ast.copy_location(either, stmt.value)), stmt)
+            chosen = self.returned_branches(stmt, name, stmt.value)
+            self.any_changed = True
             named = ast.copy_location(ast.Return(ast.copy_location(ast.Name(name, ast.Load()), stmt.value)), stmt)
             return self.lower_stmt(chosen) + self.lower_stmt(named)
         elts = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
@@ -880,6 +896,15 @@ class Lowering:
         value = ast.copy_location(ast.Tuple(values, ast.Load()), stmt.value) if len(elts) > 1 or \
             isinstance(stmt.value, ast.Tuple) else values[0]
         return before + [ast.copy_location(ast.Return(value), stmt)]
+
+    def returned_branches(self, stmt: ast.Return, name: str, value: ast.expr) -> ast.stmt:
+        """``name = value`` with each ``a if c else b`` of ``value``'s top (nested in its branches
+        too) an if statement, each branch's view copied."""
+        if not isinstance(value, ast.IfExp):
+            return ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], self.copied_view(value)), stmt)
+        self.conditional -= _branch_ids(value)  # each branch is a statement now
+        return ast.copy_location(ast.If(value.test, [self.returned_branches(stmt, name, value.body)],
+                                        [self.returned_branches(stmt, name, value.orelse)]), stmt)
 
     def argument_view(self, view: View | None) -> Returned | None:
         """``view`` as a view of an argument made at call time (frontend.returns' "view"): each
@@ -1780,6 +1805,11 @@ class Lowering:
     # ---- value expressions -----------------------------------------------------------------
     def lookup(self, node: ast.Name) -> ArrayName | None:
         entry = self.names.get(node.id)
+        if entry is not None and not entry.live and node.id == EARLY_RESULT:  # frontend.early_return's result
+            raise self.error(node, "arrays returned from the branches of an if that are not one array after it "
+                             "(another dtype or shape, or a view such as an argument or its slice); an array "
+                             "may be returned from inside an if when every branch returns a new array of one "
+                             "dtype and shape", "early return of an array")
         if entry is not None and not entry.live:
             raise self.error(node, f"array {node.id!r} is read outside the loop or branch that binds it",
                              "array temporary")
@@ -2885,6 +2915,12 @@ class Lowering:
                 raise self.error(node, f"{node.id!r} holds a boolean-mask selection, usable only in a reduction "
                                  "in the statement right after it", "boolean mask")
             node = read
+        factored = _factored_mask(node, self.names, self.globals)
+        if factored is not None:  # (x[m] * y[m]).sum(): (x * y)[m], each x[m] checked as NumPy indexes it
+            if any(self.masked_read(ast.Subscript(leaf, copy.deepcopy(factored.slice), ast.Load())) is None
+                   for leaf in factored.leaves):
+                return None
+            node = factored.read
         if not isinstance(node, ast.Subscript) or isinstance(node.slice, (ast.Tuple, ast.Slice)):
             return None
         mask = self.value(node.slice)
@@ -2936,7 +2972,8 @@ class Lowering:
         k = _int_const(node.slice)
         condition = _selected_end_form(node, self.globals)
         if k not in (0, -1) or not (condition is not None or isinstance(node.value, ast.Name)
-                                    and node.value.id in self.selections):
+                                    and node.value.id in self.selections
+                                    or _mask_array_read(node.value, self.names)):
             return None
         if id(node) in self.conditional:
             raise self.error(node, f"{ast.unparse(node)} where Python may not evaluate it (a branch of 'a if c else "
@@ -4771,6 +4808,91 @@ def _branches(stmt: ast.Assign | ast.AugAssign, value: ast.IfExp) -> ast.If:
         return _replace(stmt, target=copy.deepcopy(stmt.target), value=part) if isinstance(stmt, ast.AugAssign) \
             else _replace(stmt, targets=[copy.deepcopy(t) for t in stmt.targets], value=part)
     return ast.copy_location(ast.If(value.test, [assigned(value.body)], [assigned(value.orelse)]), stmt)
+
+
+@dataclass(frozen=True)
+class _Factored:
+    """``expr[m]`` for an elementwise ``expr`` of selections ``x[m]`` of one mask name ``m``."""
+
+    read: ast.Subscript
+    leaves: tuple[ast.Name, ...]  # the arrays selected
+
+    @property
+    def slice(self) -> ast.expr:
+        return self.read.slice
+
+
+_FACTORED_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_FACTORED_UFUNCS = frozenset((  # (no integer division, remainder, power or shift: they may raise or be undefined)
+    "abs", "absolute", "fabs", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos",
+    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "negative", "positive", "square", "maximum",
+    "minimum", "fmax", "fmin", "add", "subtract", "multiply", "divide", "true_divide", "hypot", "arctan2", "sign",
+    "floor", "ceil", "rint", "trunc"))
+
+
+def _factored_mask(node: ast.expr, names: dict, globals_: dict) -> _Factored | None:
+    """``(x[m] * y[m] + 1)`` as ``(x * y + 1)[m]``: arithmetic (``+ - * /``, unary ``-``, NumPy
+    ufuncs that cannot raise) of selections by one mask name ``m`` of arrays of one rank, and scalars; None for
+    anything else (a reduction inside, another mask, a bare ``x[m]``).  The arithmetic runs at
+    the unselected positions too (ops that cannot raise), and only the selected ones are read."""
+    if not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)):
+        return None
+    masks: set[str] = set()
+    leaves: list[ast.Name] = []
+
+    def strip(n: ast.expr) -> ast.expr | None:
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names \
+                and isinstance(n.slice, ast.Name) and n.slice.id in names:
+            masks.add(n.slice.id)
+            leaves.append(n.value)
+            return copy.deepcopy(n.value)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _FACTORED_OPS):
+            left, right = strip(n.left), strip(n.right)
+            return None if left is None or right is None else ast.BinOp(left, n.op, right)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            operand = strip(n.operand)
+            return None if operand is None else ast.UnaryOp(n.op, operand)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and module_of(n.func.value, globals_) == "np" \
+                and n.func.attr in _FACTORED_UFUNCS and n.args and not n.keywords:
+            args = [strip(a) for a in n.args]
+            kept = [a for a in args if a is not None]
+            return None if len(kept) != len(args) else ast.Call(copy.deepcopy(n.func), kept, [])
+        if isinstance(n, ast.Constant) or isinstance(n, ast.Name) and n.id not in names:
+            return copy.deepcopy(n)  # a number or a scalar
+        return None
+
+    stripped = strip(node)
+    if stripped is None or len(masks) != 1 or not leaves or len({names[leaf.id].rank for leaf in leaves}) != 1:
+        return None
+    read = ast.Subscript(stripped, ast.Name(masks.pop(), ast.Load()), ast.Load())
+    return _Factored(ast.copy_location(ast.fix_missing_locations(ast.copy_location(read, node)), node),
+                     tuple(leaves))
+
+
+def _mask_array_read(node: ast.expr, names: dict) -> bool:
+    """Whether ``node`` is ``x[m]`` of two array names (``frontend.selection_loops``' reads of a
+    selection used later: ``x[_pf_mask][0]``), which ``masked_read`` tells a mask from a gather."""
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names \
+        and isinstance(node.slice, ast.Name) and node.slice.id in names
+
+
+def _is_shape(node: ast.expr) -> bool:
+    """Whether ``node`` is ``X.shape[d]`` (an extent: never negative)."""
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+        and isinstance(node.value.value, ast.Name) and _int_const(node.slice) is not None
+
+
+def _bool_op_choice(value: ast.BoolOp) -> ast.expr:
+    """``a and b`` as ``b if a else a``, ``a or b`` as ``a if a else b`` (nested for more operands):
+    Python's value of the operator, whose later operands are evaluated only where it needs them
+    (``a`` twice: subset expressions have no side effects)."""
+    first, rest = value.values[0], value.values[1:]
+    later = rest[0] if len(rest) == 1 else ast.copy_location(ast.BoolOp(value.op, rest), rest[0])
+    if isinstance(value.op, ast.And):
+        choice = ast.IfExp(first, later, copy.deepcopy(first))
+    else:
+        choice = ast.IfExp(first, copy.deepcopy(first), later)
+    return ast.copy_location(choice, value)
 
 
 def _either(test: ast.expr, then: View, otherwise: View) -> View:

@@ -70,10 +70,13 @@ def lift_data_if(lifter, node: ast.If, scope) -> list:
         stored = []
         then, otherwise = Guard(test=node.test), Guard(test=node.test, negate=True)
     nodes = stored
-    for guard, block in ((then, node.body), (otherwise, node.orelse)):
+    # a local the else branch assigns first needs no old value in the then branch; not under an
+    # outer data-dependent if (where its test fails neither branch runs: the old value is kept)
+    assigned_after = [] if lifter.guards else node.orelse
+    for guard, block, other in ((then, node.body, assigned_after), (otherwise, node.orelse, [])):
         if not block:
             continue
-        lifter.fresh_defs.update(id(s) for s in branch_definitions(lifter.source.tree, block))
+        lifter.fresh_defs.update(id(s) for s in branch_definitions(lifter.source.tree, block, other))
         lifter.guards.append(guard)
         try:
             nodes = nodes + lifter.lift_block(block, scope)
@@ -82,12 +85,15 @@ def lift_data_if(lifter, node: ast.If, scope) -> list:
     return nodes
 
 
-def branch_definitions(tree: ast.AST, block: list[ast.stmt]) -> list[ast.Assign]:
+def branch_definitions(tree: ast.AST, block: list[ast.stmt], other: list[ast.stmt]) -> list[ast.Assign]:
     """The assignments in ``block`` (one branch of a data-dependent ``if``) whose old value no one
-    reads: ``name = v`` at the block's top level, the first mention of a scalar ``name`` mentioned
-    nowhere outside the block.  Each run of the branch assigns it before any read, so where the
-    branch is not taken its value is never seen: the guarded write needs no old value (a local
-    first assigned inside the branch: ``if ok: b = int(v / w); hist[b] += 1``)."""
+    reads: ``name = v`` at the block's top level, the first mention of a scalar ``name`` that is
+    mentioned nowhere outside the block, or that ``other`` (the ``else`` branch, lifted after
+    ``block``) assigns on each of its paths before reading it.  Each run of the branch assigns it
+    before any read, and where the branch is not taken its value is never seen (or the other
+    branch assigns it first): the guarded write needs no old value (a local first assigned inside
+    the branch: ``if ok: b = int(v / w); hist[b] += 1``; ``if x[0] > 0: r = x[1] else: r = 0.0``,
+    where the else branch's guarded write keeps this one's value where the condition holds)."""
     inside: dict[str, int] = {}
     for stmt in block:
         for n in ast.walk(stmt):
@@ -101,10 +107,27 @@ def branch_definitions(tree: ast.AST, block: list[ast.stmt]) -> list[ast.Assign]
     for stmt in block:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if name not in seen and name not in read_names(stmt.value) and inside[name] == everywhere[name]:
+            if name not in seen and name not in read_names(stmt.value) and (
+                    inside[name] == everywhere[name] or assigns_first(other, name)):
                 found.append(stmt)
         seen |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     return found
+
+
+def assigns_first(block: list[ast.stmt], name: str) -> bool:
+    """Whether every run of ``block`` assigns the scalar ``name`` before anything reads it: its
+    first mention is ``name = v`` (``v`` not reading it) at the top level, or an ``if``/``else``
+    whose test does not mention it and whose two branches both assign it first."""
+    for stmt in block:
+        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            return stmt.targets[0].id == name and name not in read_names(stmt.value)
+        if isinstance(stmt, ast.If):
+            return name not in read_names(stmt.test) and assigns_first(stmt.body, name) \
+                and assigns_first(stmt.orelse, name)
+        return False
+    return False
 
 
 def store_condition(lifter, test: ast.expr, name: str, scope) -> list:

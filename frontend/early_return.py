@@ -54,7 +54,46 @@ def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool =
     value = None if not value_used else loads[0] if names == [RESULT] else ast.Tuple(loads, ast.Load())
     if same is not None:
         value = ast.Name(same, ast.Load())
-    return docstring + init + _block(body, False, names) + [_at(ast.Return(value), last)]
+    block = _block(body, False, names)
+    if all(_assigns_first(block, name) for name in names) and not _reads(block, RETURNED):
+        # every path ends in a return outside loops (an if/else tree): no initial value is seen,
+        # and a result may be an array (if hi == lo: return np.zeros_like(x) / return (x - lo) / ...)
+        init = []
+        block = _without_flag(block)
+    return docstring + init + block + [_at(ast.Return(value), last)]
+
+
+def _assigns_first(block: list[ast.stmt], name: str) -> bool:
+    """Whether every path through ``block`` assigns ``name`` before it is read: its first mention
+    is ``name = v`` at the top level, or an ``if`` whose branches both assign it first."""
+    for stmt in block:
+        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            return stmt.targets[0].id == name and not _reads([stmt], name)
+        if isinstance(stmt, ast.If):
+            return not _reads([ast.Expr(stmt.test)], name) and _assigns_first(stmt.body, name) \
+                and _assigns_first(stmt.orelse, name)
+        return False
+    return False
+
+
+def _reads(block: list[ast.stmt], name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               for stmt in block for n in ast.walk(stmt))
+
+
+def _without_flag(block: list[ast.stmt]) -> list[ast.stmt]:
+    """``block`` without its assignments of the returned flag (read nowhere)."""
+    out: list[ast.stmt] = []
+    for stmt in block:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == RETURNED:
+            continue
+        if isinstance(stmt, ast.If):
+            stmt.body = _without_flag(stmt.body) or [_at(ast.Pass(), stmt)]
+            stmt.orelse = _without_flag(stmt.orelse)
+        out.append(stmt)
+    return out
 
 
 def _same_name_returned(body: list[ast.stmt]) -> str | None:

@@ -22,7 +22,17 @@ from .complex_power import complex_power, int_power
 from .control import access_text, runtime_subscript
 from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
-from .types import BOOL, WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, VType, argument_type, promote, true_divide
+from .types import (
+    BOOL,
+    WEAK_COMPLEX,
+    WEAK_FLOAT,
+    WEAK_INT,
+    VType,
+    argument_type,
+    merged,
+    promote,
+    true_divide,
+)
 from .types import bitwise as bitwise_type
 
 BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
@@ -317,7 +327,8 @@ class ExpressionLifter:
         holds = self.affine_condition(node.test)
         then = self.guarded(node.body, holds)
         otherwise = self.guarded(node.orelse, None if holds is None else self.universe(node).subtract(holds))
-        result = promote(_unbool(vtype(then)), _unbool(vtype(otherwise)))
+        # the branch Python takes is the value: two bools stay a bool (x[0] > 0 if n else False)
+        result = merged(vtype(then), vtype(otherwise))
         return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
                          result.dtype, result.weak, guarded=holds is not None)
 

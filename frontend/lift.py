@@ -293,6 +293,12 @@ class Lifter:
             return self.isl_set(node, scope.loop_vars, " and ".join(texts))
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             return self.isl_set(node, scope.loop_vars, "true" if node.value else "false")
+        if isinstance(node, (ast.Name, ast.Subscript, ast.BinOp)):  # if n: / if len(x): an integer's truth
+            try:
+                term = self.affine(node, scope)
+            except UnsupportedError:
+                raise self._data_dependent_if(node) from None
+            return self.isl_set(node, scope.loop_vars, f"({term.text} < 0 or {term.text} > 0)")
         raise self._data_dependent_if(node)
 
     def _data_dependent_if(self, node: ast.expr):

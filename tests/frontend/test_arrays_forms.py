@@ -732,9 +732,15 @@ def test_a_named_selection_reduced_in_the_next_statement():
     _same(radial_means, RNG.random(300), RNG.random(300), 12)
 
 
+def test_a_named_selection_reduced_later():
+    """Past the next statement the mask is kept where it is bound (frontend/selection_loops.py)."""
+    _same(_kernel_from("def k(x, y):\n    v = x[x > 0.5]\n    s = 1.0\n    return v.sum() + s\n"), M, M)
+
+
 def test_selections_used_otherwise_are_refused():
     for source, message in (("def k(x, y):\n    v = x[x > 0.5]\n    return v * 2\n", "boolean-mask selection"),
-                            ("def k(x, y):\n    v = x[x > 0.5]\n    s = 1.0\n    return v.sum()\n", "right after"),
+                            ("def k(x, y):\n    v = x[x > 0.5]\n    x[0, 0] = 1.0\n    return v.sum()\n",
+                             "right after"),
                             ("def k(x, y):\n    return np.max(x[x[:, 0] > 0.5])\n", "max/min"),
                             ("def k(x, y):\n    return np.sum(x[x > 0.5], axis=1)\n", "axis")):
         with pytest.raises(UnsupportedError, match=message):

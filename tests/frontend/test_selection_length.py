@@ -52,10 +52,13 @@ def test_selection_lengths_as_numpy(fn, args, target):
     np.testing.assert_array_equal(actual[-1], expected[-1])
 
 
-def test_a_length_read_later_is_refused():
+def test_a_length_read_later_matches_python():
+    """Read after the next statement: the mask is kept (frontend/selection_loops.py); a Python int."""
     def k(x, t):
         p = x[x > t]
         s = 1.0
         return len(p) + s
-    with pytest.raises(polyfuse.UnsupportedError, match="statement right after"):
-        polyfuse.kernel(k)(RNG.random(5), 0.5)
+    kernel = polyfuse.kernel(k)
+    for x in (RNG.random(5), np.zeros(0)):
+        got, want = kernel(x, 0.5), k(x, 0.5)
+        assert type(got) is type(want) and got == want

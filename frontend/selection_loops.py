@@ -1,0 +1,381 @@
+"""Boolean-mask selections used after the statement that binds them (part of ``frontend.rewrite``,
+before ``Desugar``).
+
+``p = x[x > 0]`` has a length that depends on the data.  ``frontend.arrays`` reads such a name
+lazily, as ``x[mask]`` in the statement right after it (``s = p.sum()``).  Used later, in a
+branch, several times or iterated, it is rewritten here: the mask is computed once where ``p``
+is bound (a fresh array nothing else writes), and each later use reads the selection anew::
+
+    p = x[x > 0]                  _pf_mask = x > 0
+    s = 0.0                       p = x[_pf_mask]
+    for v in p:          ->       s = 0.0
+        s += v * v                for _pf_k in range(x.shape[0]):
+    m = p.max() if len(p) else 0.0    if _pf_mask[_pf_k]:
+                                          v = x[_pf_k]
+                                          s += v * v
+                                  m = x[_pf_mask].max() if int(np.count_nonzero(_pf_mask)) else 0.0
+
+- ``for v in p`` runs over ``x`` (1-d) and skips the positions the mask leaves out, visiting the
+  selected elements in order (no ``else``: ``break`` and ``continue`` keep their meaning);
+- ``len(p)`` and ``p.shape[0]`` are the mask's count (of whole rows too, for a row mask), and
+  ``p.size`` of a 1-d ``x``;
+- any other use is ``x[_pf_mask]``, read where it stands (so the lowering's rules for a
+  selection apply there: reductions, ``p[0]``).
+
+The reads stay what they meant only while nothing changes ``x`` or ``p``: ``x`` is an array
+argument, or a name bound once earlier in the same block, and neither it, nor ``p``, nor a view
+of either is written (stored into, augmented, ``out=``, ``np.copyto``, a mutating method) or
+bound again; ``p`` is bound once, and every use stands after its binding in the same block
+(inside later statements too).  The mask must be written as one (a comparison, ``~``, ``&``,
+``|``, ``^`` of masks, ``np.isnan`` and friends, or a name bound once to such an expression,
+its names neither written nor bound twice):
+``x[idx]`` of an integer index array is a gather, left alone.  A selection used only in the
+statement right after it is left to the lowering as it was.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Protocol
+
+from .checker import module_of
+from .data_sized import selection
+
+_MASK_FUNCTIONS = frozenset({"isnan", "isfinite", "isinf", "isneginf", "isposinf", "logical_and", "logical_or",
+                             "logical_not", "logical_xor", "signbit"})
+_MUTATING_METHODS = frozenset({"sort", "fill", "put", "resize", "itemset", "partition", "setfield", "byteswap"})
+_COMPOUND = (ast.For, ast.While, ast.If, ast.With, ast.Try)
+
+
+class Rewriter(Protocol):
+    ranks: dict[str, int]
+    globals: dict
+    local_extents: dict
+
+    def fresh(self, base: str) -> str: ...
+
+    def placed(self, node, like: ast.AST): ...
+
+    def numpy_alias(self) -> str: ...
+
+
+class _Facts:
+    """What the whole body tells: single bindings, binding counts, names written through."""
+
+    def __init__(self, body: list[ast.stmt]) -> None:
+        tree = ast.Module(body=body, type_ignores=[])
+        self.counts: dict[str, int] = {}
+        values: dict[str, ast.expr] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                self.counts[node.id] = self.counts.get(node.id, 0) + 1
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                values[node.targets[0].id] = node.value
+        self.bindings = {name: value for name, value in values.items() if self.counts.get(name) == 1}
+        self.through = _written_through(tree)
+        self.loads: dict[str, int] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.loads[node.id] = self.loads.get(node.id, 0) + 1
+
+
+def selection_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with the later uses of each mask selection rewritten (see the module)."""
+    return _block(rw, body, _Facts(body), False)
+
+
+def unique_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with its loops over ``np.unique`` rewritten (``_unique_uses``); before the
+    builtin helpers' pass, which writes the ``np.sort`` it adds as loops."""
+    return _block(rw, body, _Facts(body), True)
+
+
+def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    bound_here: set[str] = set()
+    for k, stmt in enumerate(stmts):
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, _block(rw, inner, facts, uniques))
+        if uniques:
+            unique = _unique_uses(rw, stmt, facts, stmts[k + 1:])
+            out.extend([stmt] if unique is None else unique)
+            continue
+        chosen = _selection(rw, stmt, facts, bound_here, stmts[k + 1:])
+        if isinstance(stmt, ast.Assign):
+            bound_here.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        if chosen is None:
+            out.append(stmt)
+            continue
+        name, array, mask = chosen
+        mask_name = rw.fresh("_pf_mask")
+        out.append(ast.copy_location(ast.Assign([rw.placed(ast.Name(mask_name, ast.Store()), mask)], mask), stmt))
+        assert isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Subscript)
+        stmt.value.slice = rw.placed(ast.Name(mask_name, ast.Load()), mask)
+        out.append(stmt)
+        rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
+        for later in stmts[k + 1:]:
+            _Uses(rw, name, array, mask_name, rank).visit(later)
+    return out
+
+
+def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.stmt]) -> list[ast.stmt] | None:
+    """``for v in np.unique(x):``, or ``u = np.unique(x)`` used later only as ``for v in u``,
+    ``len(u)``, ``u.shape[0]``, ``u.size``: the compaction of ``np.unique`` (``frontend.data_sized``,
+    a buffer of ``x``'s length and a count) where the value is made, then loops over the count;
+    None for anything else."""
+    if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and not stmt.orelse \
+            and _is_unique(rw, stmt.iter):
+        made = selection(rw, stmt.iter)
+        if made is None:
+            return None
+        _count_loop(rw, stmt, made.buffer, made.count)
+        return [*made.statements, stmt]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and _is_unique(rw, stmt.value)):
+        return None
+    name = stmt.targets[0].id
+    if facts.bindings.get(name) is not stmt.value or name in facts.through:
+        return None
+    uses = _UniqueUses(name)
+    for s in later:
+        uses.visit(s)
+    if uses.other or not uses.found or uses.found != facts.loads.get(name, 0):
+        return None
+    made = selection(rw, stmt.value)
+    if made is None:
+        return None
+    for s in later:
+        _UniqueRewrite(rw, name, made.buffer, made.count).visit(s)
+    return list(made.statements)
+
+
+def _is_unique(rw: Rewriter, node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "unique" \
+        and module_of(node.func.value, rw.globals) == "np" and len(node.args) == 1 and not node.keywords
+
+
+def _count_loop(rw: Rewriter, loop: ast.For, buffer: str, count: str) -> None:
+    """``for v in u: body`` -> ``for k in range(count): v = buffer[k]; body`` in place."""
+    k = rw.fresh("_pf_k")
+    element = rw.placed(ast.Subscript(rw.placed(ast.Name(buffer, ast.Load()), loop.iter),
+                                      rw.placed(ast.Name(k, ast.Load()), loop.iter), ast.Load()), loop.iter)
+    loop.body = [ast.copy_location(ast.Assign([loop.target], element), loop), *loop.body]
+    loop.target = rw.placed(ast.Name(k, ast.Store()), loop.target)
+    loop.iter = rw.placed(ast.Call(ast.Name("range", ast.Load()), [rw.placed(ast.Name(count, ast.Load()), loop.iter)],
+                                   []), loop.iter)
+
+
+def _length_of(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is ``len(name)``, ``name.shape[0]`` or ``name.size``."""
+    def named(n: ast.AST) -> bool:
+        return isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and len(node.args) == 1 and not node.keywords:
+        return named(node.args[0])
+    if isinstance(node, ast.Attribute) and node.attr == "size":
+        return named(node.value)
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+        and named(node.value.value) and isinstance(node.slice, ast.Constant) and node.slice.value == 0
+
+
+class _UniqueUses(ast.NodeVisitor):
+    """Counts ``name``'s uses this pass rewrites (``found``) and notes any other (``other``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.found, self.other = name, 0, False
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if _length_of(node, self.name):
+            self.found += 1
+            return
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == self.name:
+            if not isinstance(node.target, ast.Name) or node.orelse:
+                self.other = True
+            self.found += 1
+            for s in node.body:
+                self.visit(s)
+            return
+        if isinstance(node, ast.Name) and node.id == self.name:
+            self.other = True
+        super().generic_visit(node)
+
+
+class _UniqueRewrite(ast.NodeTransformer):
+    def __init__(self, rw: Rewriter, name: str, buffer: str, count: str) -> None:
+        self.rw, self.name, self.buffer, self.count = rw, name, buffer, count
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if _length_of(node, self.name):
+            return self.rw.placed(ast.Name(self.count, ast.Load()), node)
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == self.name:
+            node.body = [self.visit(s) for s in node.body]
+            _count_loop(self.rw, node, self.buffer, self.count)
+            return node
+        return super().generic_visit(node)
+
+
+def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str],
+               later: list[ast.stmt]) -> tuple[str, str, ast.expr] | None:
+    """``(p, x, mask)`` of ``p = x[mask]`` whose uses this module rewrites; None to leave it."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Subscript) and isinstance(stmt.value.value, ast.Name)):
+        return None
+    name, array, mask = stmt.targets[0].id, stmt.value.value.id, stmt.value.slice
+    if facts.bindings.get(name) is not stmt.value or name in facts.through or array in facts.through:
+        return None
+    argument = array in rw.ranks and facts.counts.get(array, 0) == 0
+    if not (argument or (facts.counts.get(array) == 1 and array in bound_here)):
+        return None
+    if not _is_mask(rw, mask, facts.bindings):
+        return None
+    if any(isinstance(n, ast.Name) and (n.id in facts.through or facts.counts.get(n.id, 0) > 1)
+           for n in ast.walk(mask)):  # the mask's arrays must keep their values too (_pf_mask = m may be m)
+        return None
+    uses = [sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(s))
+            for s in later]
+    if sum(uses) == 0 or sum(uses) != facts.loads.get(name, 0):  # a use elsewhere (before, outside): left
+        return None
+    rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
+    if rank != 1 and any(isinstance(n, ast.Attribute) and n.attr == "size" and isinstance(n.value, ast.Name)
+                         and n.value.id == name for s in later for n in ast.walk(s)):
+        return None  # (p.size of a row mask is not its count: refused as it was)
+    if sum(uses[1:]) == 0 and not isinstance(later[0], _COMPOUND) and not any(
+            isinstance(n, (ast.IfExp, ast.BoolOp)) for n in ast.walk(later[0])):
+        return None  # used in the statement right after, where Python surely evaluates it: as it was
+    return name, array, mask
+
+
+class _Uses(ast.NodeTransformer):
+    """The uses of selection ``name`` (``array[mask]``) in one later statement, rewritten."""
+
+    def __init__(self, rw: Rewriter, name: str, array: str, mask: str, rank: int | None) -> None:
+        self.rw, self.name, self.array, self.mask, self.rank = rw, name, array, mask, rank
+
+    def load(self, ident: str, like: ast.AST) -> ast.Name:
+        return self.rw.placed(ast.Name(ident, ast.Load()), like)
+
+    def count(self, like: ast.AST) -> ast.expr:
+        """``int(np.count_nonzero(mask))``: the selected elements (or rows), a Python int as len()."""
+        numpy = next(k for k, v in self.rw.globals.items() if getattr(v, "__name__", "") == "numpy")
+        call = ast.Call(ast.Attribute(self.load(numpy, like), "count_nonzero", ast.Load()), [self.load(self.mask, like)],
+                        [])
+        return self.rw.placed(ast.Call(ast.Name("int", ast.Load()), [call], []), like)
+
+    def is_name(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == self.name and isinstance(node.ctx, ast.Load)
+
+    def visit_Call(self, node: ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords \
+                and self.is_name(node.args[0]) and "len" not in self.rw.globals and self.has_numpy():
+            return self.count(node)
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        if node.attr == "size" and self.is_name(node.value) and self.rank == 1 and self.has_numpy():
+            return self.count(node)
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript):
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and self.is_name(node.value.value) \
+                and isinstance(node.slice, ast.Constant) and node.slice.value == 0 and self.has_numpy():
+            return self.count(node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name):
+        if not self.is_name(node):
+            return node
+        return self.rw.placed(ast.Subscript(self.load(self.array, node), self.load(self.mask, node), ast.Load()), node)
+
+    def visit_For(self, node: ast.For):
+        if not (self.is_name(node.iter) and isinstance(node.target, ast.Name) and not node.orelse and self.rank == 1):
+            if self.is_name(node.iter):  # (refused where it stands: a loop over something other than range)
+                node.body = [self.visit(s) for s in node.body]
+                node.orelse = [self.visit(s) for s in node.orelse]
+                return node
+            return self.generic_visit(node)
+        node.body = [self.visit(s) for s in node.body]
+        k = self.rw.fresh("_pf_k")
+        extent = self.rw.placed(ast.Subscript(self.rw.placed(ast.Attribute(self.load(self.array, node.iter), "shape",
+                                                                           ast.Load()), node.iter),
+                                              ast.Constant(0), ast.Load()), node.iter)
+        element = self.rw.placed(ast.Subscript(self.load(self.array, node.iter), self.load(k, node.iter),
+                                               ast.Load()), node.iter)
+        first = ast.copy_location(ast.Assign([node.target], element), node)
+        test = self.rw.placed(ast.Subscript(self.load(self.mask, node.iter), self.load(k, node.iter), ast.Load()),
+                              node.iter)
+        node.body = [ast.copy_location(ast.If(test, [first, *node.body], []), node)]
+        node.target = self.rw.placed(ast.Name(k, ast.Store()), node.target)
+        node.iter = self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [extent], []), node.iter)
+        return node
+
+    def has_numpy(self) -> bool:
+        return any(getattr(v, "__name__", "") == "numpy" for v in self.rw.globals.values())
+
+
+def _is_mask(rw: Rewriter, node: ast.expr, bindings: dict[str, ast.expr], depth: int = 0) -> bool:
+    """Whether ``node`` is written as a boolean array (see the module's docstring)."""
+    if depth > 8:
+        return False
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _is_mask(rw, node.operand, bindings, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _is_mask(rw, node.left, bindings, depth + 1) and _is_mask(rw, node.right, bindings, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+        module = rw.globals.get(node.func.value.id)
+        return getattr(module, "__name__", "") == "numpy" and node.func.attr in _MASK_FUNCTIONS
+    if isinstance(node, ast.Name) and node.id in bindings:
+        return _is_mask(rw, bindings[node.id], bindings, depth + 1)
+    return False
+
+
+def _written_through(tree: ast.AST) -> set[str]:
+    """Names written through (stored into, augmented, an ``out=``, ``np.copyto``'s target or a
+    mutating method's object), and every name bound to a possible view of such a name or that
+    such a name views (``y = x``, ``v = x[1:]``, ``t = x.T``: a write through ``y`` writes ``x``,
+    and one through ``x`` changes ``v``)."""
+    roots: set[str] = set()
+    views: list[tuple[str, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            roots.add(node.target.id)
+        if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            root = _root(node)
+            if root is not None:
+                roots.add(root)
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg == "out":
+                    roots.update(n.id for n in ast.walk(kw.value) if isinstance(n, ast.Name))
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("copyto", *_MUTATING_METHODS):
+                roots.update(n.id for a in [node.func.value, *node.args[:1]] for n in ast.walk(a)
+                             if isinstance(n, ast.Name))
+        if isinstance(node, (ast.Assign, ast.For)):
+            value = node.value if isinstance(node, ast.Assign) else node.iter
+            base = _root(value)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if base is not None:
+                views.extend((t.id, base) for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
+    changed = True
+    while changed:  # a write through a view writes its base, and a write of the base changes the view
+        changed = False
+        for alias, base in views:
+            if (alias in roots) != (base in roots):
+                roots.update((alias, base))
+                changed = True
+    return roots
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name at the root of ``x``, ``x[...]``, ``x.T``, ``x.reshape(...)`` (a possible view)."""
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        elif isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        else:
+            break
+    return node.id if isinstance(node, ast.Name) else None
