@@ -347,10 +347,10 @@ def _enclosing(stmts: list[ast.stmt], skip: ast.stmt) -> set[int]:
             for child in ast.iter_child_nodes(node):
                 parent[id(child)] = node
     found = {id(skip)}
-    node: ast.AST | None = skip
-    while node is not None and id(node) in parent:
-        node = parent[id(node)]
-        found.add(id(node))
+    inner: ast.AST = skip
+    while id(inner) in parent:
+        inner = parent[id(inner)]
+        found.add(id(inner))
     return found
 
 
