@@ -76,7 +76,7 @@ def lift_data_if(lifter, node: ast.If, scope) -> list:
     for guard, block, other in ((then, node.body, assigned_after), (otherwise, node.orelse, [])):
         if not block:
             continue
-        lifter.fresh_defs.update(id(s) for s in branch_definitions(lifter.source.tree, block, other))
+        lifter.fresh_defs.update(id(s) for s in branch_definitions(name_counts(lifter), block, other))
         lifter.guards.append(guard)
         try:
             nodes = nodes + lifter.lift_block(block, scope)
@@ -85,7 +85,21 @@ def lift_data_if(lifter, node: ast.If, scope) -> list:
     return nodes
 
 
-def branch_definitions(tree: ast.AST, block: list[ast.stmt], other: list[ast.stmt]) -> list[ast.Assign]:
+def name_counts(lifter) -> dict[str, int]:
+    """How often each name is mentioned in the kernel's tree (lifting does not change the tree),
+    counted once per lift: one walk of the tree, not one per data-dependent branch."""
+    cached = getattr(lifter, "_name_counts", None)
+    if cached is None or cached[0] is not lifter.source.tree:
+        counts: dict[str, int] = {}
+        for n in ast.walk(lifter.source.tree):
+            if isinstance(n, ast.Name):
+                counts[n.id] = counts.get(n.id, 0) + 1
+        cached = lifter._name_counts = (lifter.source.tree, counts)
+    return cached[1]
+
+
+def branch_definitions(everywhere: dict[str, int], block: list[ast.stmt],
+                       other: list[ast.stmt]) -> list[ast.Assign]:
     """The assignments in ``block`` (one branch of a data-dependent ``if``) whose old value no one
     reads: ``name = v`` at the block's top level, the first mention of a scalar ``name`` that is
     mentioned nowhere outside the block, or that ``other`` (the ``else`` branch, lifted after
@@ -93,16 +107,13 @@ def branch_definitions(tree: ast.AST, block: list[ast.stmt], other: list[ast.stm
     before any read, and where the branch is not taken its value is never seen (or the other
     branch assigns it first): the guarded write needs no old value (a local first assigned inside
     the branch: ``if ok: b = int(v / w); hist[b] += 1``; ``if x[0] > 0: r = x[1] else: r = 0.0``,
-    where the else branch's guarded write keeps this one's value where the condition holds)."""
+    where the else branch's guarded write keeps this one's value where the condition holds).
+    ``everywhere``: how often each name is mentioned in the whole tree (name_counts)."""
     inside: dict[str, int] = {}
     for stmt in block:
         for n in ast.walk(stmt):
             if isinstance(n, ast.Name):
                 inside[n.id] = inside.get(n.id, 0) + 1
-    everywhere: dict[str, int] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and n.id in inside:
-            everywhere[n.id] = everywhere.get(n.id, 0) + 1
     found, seen = [], set()
     for stmt in block:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):

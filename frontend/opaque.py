@@ -338,11 +338,30 @@ def _names(node: ast.AST | None) -> set[str]:
     return set() if node is None else {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def _enclosing(stmts: list[ast.stmt], skip: ast.stmt) -> set[int]:
+    """The ids of ``skip`` and of every node of ``stmts`` it is inside (one walk: ``_exposed``
+    asked each loop on the way down whether it holds ``skip``, a walk of the loop each time)."""
+    parent: dict[int, ast.AST] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            for child in ast.iter_child_nodes(node):
+                parent[id(child)] = node
+    found = {id(skip)}
+    inner: ast.AST = skip
+    while id(inner) in parent:
+        inner = parent[id(inner)]
+        found.add(id(inner))
+    return found
+
+
 def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: set[str],
-             skip: ast.stmt | None = None) -> set[str]:
+             skip: ast.stmt | None = None, enclosing: set[int] | None = None) -> set[str]:
     """Add to ``out`` the ``watched`` names some read of ``stmts`` may see from before them
     (``skip`` and what is inside it not counted); returns the names surely assigned after
-    ``stmts`` (given ``defined`` before).  Loops may run no iteration: they define nothing."""
+    ``stmts`` (given ``defined`` before).  Loops may run no iteration: they define nothing.
+    ``enclosing``: ``_enclosing(stmts, skip)``, computed by the outermost call."""
+    if skip is not None and enclosing is None:
+        enclosing = _enclosing(stmts, skip)
     defined = set(defined)
     for stmt in stmts:
         if stmt is skip:  # it may write them (a search's q = j; break): a later read may see its value
@@ -356,16 +375,16 @@ def _exposed(stmts: list[ast.stmt], defined: set[str], watched: set[str], out: s
                 defined.add(target.id)
         elif isinstance(stmt, ast.If):
             out.update((_names(stmt.test) & watched) - defined)
-            then = _exposed(stmt.body, defined, watched, out, skip)
-            otherwise = _exposed(stmt.orelse, defined, watched, out, skip)
+            then = _exposed(stmt.body, defined, watched, out, skip, enclosing)
+            otherwise = _exposed(stmt.orelse, defined, watched, out, skip, enclosing)
             defined |= then & otherwise
         elif isinstance(stmt, (ast.While, ast.For)):
             head = stmt.test if isinstance(stmt, ast.While) else stmt.iter
             out.update((_names(head) & watched) - defined)
-            around = skip is not None and any(n is skip for n in ast.walk(stmt))
+            around = enclosing is not None and id(stmt) in enclosing
             # around skip: each iteration may read what skip wrote in the one before, and so may
             # the code after the loop
-            _exposed(stmt.body, defined - watched if around else defined, watched, out, skip)
+            _exposed(stmt.body, defined - watched if around else defined, watched, out, skip, enclosing)
             if around:
                 defined -= watched
         else:  # augmented assignments, returns, jumps: every name they mention is read

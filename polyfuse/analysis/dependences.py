@@ -268,7 +268,14 @@ def memory_based(sink: isl.UnionMap, source: isl.UnionMap, schedule: isl.Schedul
 
 
 def strict_order(schedule: isl.Schedule) -> isl.UnionMap | None:
-    """Instance -> every instance that runs after it (None when the schedule has several spaces)."""
+    """Instance -> every instance that runs after it (None when the schedule has several spaces);
+    remembered for the rest of the compile by the schedule's text (``per_compile``, as
+    ``exact_flow``): the dependence analysis's memory-based fallback and the verifier ask for the
+    same program order (numpy_np21's f32_rows: 0.19 s each)."""
+    return per_compile(("strict order", schedule.to_str()), lambda: _strict_order(schedule))
+
+
+def _strict_order(schedule: isl.Schedule) -> isl.UnionMap | None:
     timed = schedule.get_map()
     if len({m.get_space().range().to_str() for m in maps_of(timed)}) != 1:
         return None
