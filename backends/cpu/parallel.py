@@ -139,11 +139,7 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
     key = ("chain", head.index, workers, count)
     times = kernel.phase_times.get(key)
     if times is None:
-        for compiled in chain:
-            compiled.ready(region=False)  # (machine code generated on first use: not timed)
-        began = time.perf_counter()
-        serial()
-        seconds = time.perf_counter() - began
+        seconds = _first_serial_seconds(chain, serial)
         _remember(kernel, kernel.phase_times, key, (head.index, count),
                   RegionTimes(seconds >= MIN_PARALLEL_SECONDS, [seconds]))
         return
@@ -151,6 +147,16 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
         for compiled in chain:  # (each phase of the chain ran on the team)
             index = compiled.phase.index
             kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1
+
+
+def _first_serial_seconds(chain: list, serial: Callable[[], None]) -> float:
+    """Seconds of a chain's first, serial run (its machine code generated first, not timed): the
+    first measurement of both the team choice and the BLAS modes."""
+    for compiled in chain:
+        compiled.ready(region=False)
+    began = time.perf_counter()
+    serial()
+    return time.perf_counter() - began
 
 
 def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], count: int, workers: int,
@@ -163,11 +169,7 @@ def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], co
     key = ("blas", head.index, workers, count)
     times = kernel.phase_times.get(key)
     if times is None:
-        for compiled in chain:
-            compiled.ready(region=False)  # (machine code generated on first use: not timed)
-        began = time.perf_counter()
-        serial()
-        seconds = time.perf_counter() - began
+        seconds = _first_serial_seconds(chain, serial)
         forced = blas_threads()
         _remember(kernel, kernel.phase_times, key, (head.index, count),
                   BlasTimes(seconds >= MIN_PARALLEL_SECONDS, {"serial": [seconds]}, forced))
