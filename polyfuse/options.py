@@ -258,6 +258,16 @@ def blas_beta_zero() -> bool:
     return env_flag("POLYFUSE_BLAS_BETA_ZERO", True)
 
 
+def blas_symm() -> bool:
+    """``POLYFUSE_BLAS_SYMM``: two products written as loops that read one operand's strict
+    triangle, one as stored and one transposed, into the same result with the same other operand
+    and scale (symm's ``C[k, j] += alpha * B[i, j] * A[i, k]`` and ``temp2 += B[k, j] * A[i, k]``
+    over ``k < i``) run as one ``?symm`` on a copy of the triangle (schedule/loop_products.py
+    ``fold_mirrors``) instead of two ``?trmm`` on copies of both operands added back.  Default
+    on; 0 keeps the two products."""
+    return env_flag("POLYFUSE_BLAS_SYMM", True)
+
+
 def scale_after_product() -> bool:
     """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
     plain array scaled by a factor constant along the summed axis multiplies the plain arrays:

@@ -41,7 +41,7 @@ _I8 = ll.IntType(8)
 _REALS = {"float64": ("d", ll.DoubleType()), "float32": ("s", ll.FloatType())}
 _KINDS = ("gemm", "gemv", "dot", "syrk")
 _BYTES = {"float64": 8, "float32": 4}
-_OPTIONAL = ("syr2k", "trmm")  # used where the library has it, else the loops run
+_OPTIONAL = ("syr2k", "trmm", "symm")  # used where the library has it, else the loops run
 
 PREFIX = "polyfuse.blas."
 
@@ -494,6 +494,11 @@ class MatmulEmitter(FortranCaller):
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))
             worth = self.b.and_(worth, inside)
         ways: list[Any]
+        if op.triangular and op.mirror is not None:  # out += alpha * G @ (T + T.T): ?symm on T's copy
+            has = symbol(op.dtype, "symm") in blas_pointers()
+            ways = self.symm_ways(op, sizes, operands) if has else []
+            self.first_way(op, worth, ways, otherwise=lambda: self.halves(op))
+            return
         if op.triangular:  # out += alpha * T @ G (or G @ T): ?trmm on copies, where the library has it
             has = symbol(op.dtype, "trmm") in blas_pointers()
             yes = (ll.Constant(ll.IntType(1), 1), None, None)
@@ -535,20 +540,85 @@ class MatmulEmitter(FortranCaller):
                 ways = symmetric + ways
         self.first_way(op, worth, ways)
 
-    def first_way(self, op: rg.Matmul, worth, ways: list) -> None:
-        """The first of ``ways`` whose layout test passes, else the loops."""
+    def first_way(self, op: rg.Matmul, worth, ways: list, otherwise=None) -> None:
+        """The first of ``ways`` whose layout test passes, else ``otherwise()`` (default: the loops)."""
         if not ways:
-            self.regions.emit(self.fallback_loops(op))
+            if otherwise is not None:
+                otherwise()
+            else:
+                self.regions.emit(self.fallback_loops(op))
             return
         (form, pointers, kind), rest = ways[0], ways[1:]
         ok = self.b.and_(worth, self.all_ok(form[1:]))
-        with self.b.if_else(ok) as (then, otherwise):
+        with self.b.if_else(ok) as (then, other):
             with then:
                 {"gemm": self.gemm, "rowgemm": self.row_gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
                  "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict,
-                 "trmm": self.trmm, "triangular": self.triangular_product}[kind](op, form, pointers)
-            with otherwise:
-                self.first_way(op, worth, rest)
+                 "trmm": self.trmm, "triangular": self.triangular_product, "symm": self.symm}[kind](op, form, pointers)
+            with other:
+                self.first_way(op, worth, rest, otherwise)
+
+    def halves(self, op: rg.Matmul) -> None:
+        """A mirrored pair (``op.mirror``) where ``?symm`` cannot run: each product on its own."""
+        assert op.mirror is not None
+        self.emit(replace(op, mirror=None))
+        self.emit(op.mirror)
+
+    def symm_ways(self, op: rg.Matmul, sizes: tuple, operands: tuple) -> list:
+        """``?symm`` has no transposed form of its general operand G: ``out`` and G stored alike,
+        column by column (``out = G @ S``: side 'R'; ``S @ G``: 'L') or row by row (the
+        transposes: ``out.T = S @ G.T``, the other side), each way
+        [(m, n, k), out, G, side 'L'?] with (rows x cols) the call's m x n."""
+        rows, cols, depth = sizes
+        out, a, b = operands
+        r, c, s = op.variables
+        o_r, o_c = out.stride(r), out.stride(c)
+        yes, no = (ll.Constant(ll.IntType(1), v) for v in (1, 0))
+        if op.triangular == "b":  # out (rows x cols) = G (rows x depth) @ S
+            direct = [(rows, cols, depth), self.plain(rows, o_r, cols, o_c), self.plain(rows, a.stride(r), depth,
+                                                                                         a.stride(s)), (yes, no)]
+            swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.plain(depth, a.stride(s), rows,
+                                                                                         a.stride(r)), (yes, yes)]
+            general = a
+        else:  # out = S @ G (depth x cols)
+            direct = [(rows, cols, depth), self.plain(rows, o_r, cols, o_c), self.plain(depth, b.stride(s), cols,
+                                                                                         b.stride(c)), (yes, yes)]
+            swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.plain(cols, b.stride(c), depth,
+                                                                                         b.stride(s)), (yes, no)]
+            general = b
+        tri = b if op.triangular == "b" else a
+        return [(form, (out.base, general.base, tri), "symm") for form in (direct, swapped)]
+
+    def symm(self, op: rg.Matmul, form: list, operands: tuple) -> None:
+        """``out += alpha * G @ (T + T.T)`` (or ``(T + T.T) @ G``): T's strict triangle copied into
+        a column-major buffer with a zero diagonal (only the triangle ``op.factor`` names: ``?symm``
+        reads no other), then ``?symm(side, uplo, m, n, alpha, S, lds, G, ldg, 1, out, ldout)``
+        on ``out`` and G as they are; the two products on their own where no buffer can be had."""
+        (m, n, _), (_, _, ldc), (_, _, ldg), (_, left) = form
+        out_ptr, g_ptr, tri = operands
+        r, c, s = op.variables
+        real = _REALS[op.dtype][1]
+        bld = self.b
+        size = op.rows if op.triangular == "a" else op.cols
+        order = self.cg.exprs.emit(size)  # T is order x order
+        tx, ty = (r, s) if op.triangular == "a" else (s, c)
+        width = ll.Constant(_I64, _BYTES[op.dtype])
+        tbuf = bld.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [bld.mul(bld.mul(order, order), width)])
+        with bld.if_else(bld.icmp_unsigned("==", tbuf, ll.Constant(_I8.as_pointer(), None))) as (none, got):
+            with none:
+                self.halves(op)
+            with got:
+                t_ptr = bld.bitcast(tbuf, real.as_pointer())
+                self.copy_triangle(op.factor, order, self.element(tri, tx, ty, real), t_ptr, real)
+                letter = functools.partial(ll.Constant, _I8)
+                alpha, beta = self.scales(op)
+                side = self.slot(_I8, bld.select(left, letter(ord("L")), letter(ord("R"))))
+                uplo = self.slot(_I8, letter(ord("U" if op.factor == "upper" else "L")))
+                self.b.call(self.declare(op.dtype, "symm"), [
+                    side, uplo, self.integer(m), self.integer(n), alpha, t_ptr, self.integer(order),
+                    bld.bitcast(g_ptr, real.as_pointer()), self.integer(ldg), beta,
+                    bld.bitcast(out_ptr, real.as_pointer()), self.integer(ldc)])
+                bld.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [tbuf])
 
     def fallback_loops(self, op: rg.Matmul) -> tuple[rg.Op, ...]:
         """``op``'s loops, over the rows of ``chunk_window`` only where there is one."""
@@ -918,6 +988,7 @@ class MatmulEmitter(FortranCaller):
                   "syrk": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, ptr, intp],
                   "syr2k": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
                   "trmm": [i8p, i8p, i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp],
+                  "symm": [i8p, i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp],
                   "gemv": [i8p, intp, intp, ptr, ptr, intp, ptr, intp, ptr, ptr, intp]}[kind]
         return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name=name)
 

@@ -137,6 +137,13 @@ class Matmul:
     # row and column variables over one range: symm's ``A[i, k]`` for ``k < i``), ``out`` is not
     # an operand; ?trmm on copies (the operand's triangle with a zero diagonal, the other operand)
     triangular: str = ""
+    # with ``triangular``: the same product with the triangular operand's other subscript order
+    # (``A[s, c]`` for ``c < s`` beside ``A[c, s]`` for ``c > s``: the same stored elements, read
+    # as the transpose), into the same ``out``, with the same other operand and ``alpha``
+    # (symm's two products): together ``out += alpha * G @ (T + T.T)`` with ``T + T.T``
+    # symmetric, one ``?symm`` on a copy of the triangle with a zero diagonal
+    # (schedule/loop_products.py ``fold_mirrors``); its loops run after this one's
+    mirror: Matmul | None = None
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -149,7 +156,7 @@ class Matmul:
         if self.in_place:
             return self.in_place_loops()
         if self.triangular:
-            return self.triangular_loops()
+            return self.triangular_loops() + (self.mirror.single_loops() if self.mirror is not None else ())
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         term = self.term if self.term is not None else ir.BinOp(
@@ -220,7 +227,15 @@ class Matmul:
                     f"unit triangle {side})")
         return (f"{self.out.array} {'+=' if self.accumulate else '='} {scale}{self.a.array} @ {self.b.array} "
                 f"({stack}{ir.to_python(self.rows)} x {ir.to_python(self.depth)} @ {ir.to_python(self.depth)} x "
-                f"{ir.to_python(self.cols)})" + self.describe_triangle() + self.describe_factor())
+                f"{ir.to_python(self.cols)})" + self.describe_triangle() + self.describe_factor()
+                + self.describe_mirror())
+
+    def describe_mirror(self) -> str:
+        """``", plus its transpose: A symmetric"``: ``mirror`` reads the same triangle transposed."""
+        if self.mirror is None:
+            return ""
+        name = self.a.array if self.triangular == "a" else self.b.array
+        return f", plus its transpose: {name} read as symmetric"
 
     def describe_factor(self) -> str:
         """``", A strictly triangular: k < i"``: the part of the triangular operand read."""

@@ -93,6 +93,7 @@ def cpu_key() -> str:
         blas_row_chunks_gemv,
         blas_row_chunks_guarded,
         blas_stack_chunks,
+        blas_symm,
         jit_small_code,
         machine,
         math_loop_interleave,
@@ -118,6 +119,7 @@ def cpu_key() -> str:
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
+    scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     return (f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"

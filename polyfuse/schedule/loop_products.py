@@ -56,9 +56,11 @@ class ProductDecision:
     statement: str
     line: int
     product: str  # "C += alpha * A @ B (C__shape0 x A__shape1 @ A__shape1 x C__shape1)"
-    placed: str  # "before" or "after" the rest of its loop nest, or "between" the parts that feed it and the rest
+    placed: str  # "before" or "after" the rest of its loop nest, or "between" the parts that feed it and the
+    # rest; "with S2": run as a part of S2's product (``fold_mirrors``)
     temporary: str = ""  # "acc grown to ... (a row per iteration of r, q)": product_temporaries' growth
     zeroed: str = ""  # "S0 (line 217)": the statement zeroing ``out`` that the product took over (beta = 0)
+    mirror: str = ""  # "S1 (line 278)": the product reading the same triangle transposed, run with this one
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,10 @@ def lift_loop_products(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences
     was done; first with the temporaries that make a row product a stack of them grown
     (schedule/product_temporaries.py), each growth kept only where its product then lifts; then
     each statement that only zeroes what a product then adds to taken over by the product
-    (:func:`fold_zeroing`)."""
+    (:func:`fold_zeroing`); last, two products that read one triangle as stored and transposed
+    made one product of its symmetric matrix (:func:`fold_mirrors`)."""
     lifted, lifted_deps, decisions = _lift_grown(scop, deps)
-    return fold_zeroing(lifted, lifted_deps, decisions)
+    return fold_mirrors(*fold_zeroing(lifted, lifted_deps, decisions))
 
 
 def _lift_grown(scop: Scop, deps: Dependences) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
@@ -128,6 +131,99 @@ def fold_zeroing(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision
     deps = compute_dependences(scop)
     return scop, deps, tuple(d if d.statement not in notes else dataclasses.replace(
         d, zeroed=notes[d.statement], product=_product_of(scop.statement(d.statement)).describe()) for d in decisions)
+
+
+def fold_mirrors(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision, ...]
+                 ) -> tuple[Scop, Dependences, tuple[ProductDecision, ...]]:
+    """Two kept-whole products next to each other at the program's top level that read one
+    operand's strict triangle, one as stored and one transposed (``Matmul.triangular`` of opposite
+    ``factor``: symm's ``A[i, k]`` for ``k < i`` as ``T`` and as ``T.T``), into the same ``out``
+    with the same other operand, scale and extents, over the same parameter domain: one product
+    ``out += alpha * G @ (T + T.T)`` (``Matmul.mirror``), which the backend runs as one ``?symm``
+    on a copy of the triangle with a zero diagonal, instead of two ``?trmm`` on copies of both
+    operands added into ``out`` one after the other.  Legal because nothing runs between them
+    and both only add to ``out``, which neither reads otherwise: the sums are the same, in another
+    order (BLAS's, as for each product alone)."""
+    if not options.blas_symm():
+        return scop, deps, decisions
+    merged: dict[str, str] = {}  # the second statement -> the first
+    for first, second in zip(scop.body, scop.body[1:]):
+        if not (isinstance(first, StmtNode) and isinstance(second, StmtNode)) or first.name in merged:
+            continue
+        one, two = scop.statement(first.name), scop.statement(second.name)
+        ops = [_single_product(s) for s in (one, two)]
+        if ops[0] is None or ops[1] is None or not one.domain.is_equal(two.domain.set_tuple_name(one.name)):
+            continue
+        if _mirrors(ops[0], ops[1]):
+            scop = _with_mirror(scop, one, two, dataclasses.replace(ops[0], mirror=ops[1]))
+            merged[two.name] = one.name
+    if not merged:
+        return scop, deps, decisions
+    described = {d.statement: d for d in decisions}
+    notes = {first: f"{second} (line {described[second].line})" for second, first in merged.items()
+             if second in described}
+    return scop, compute_dependences(scop), tuple(
+        dataclasses.replace(d, mirror=notes.get(d.statement, ""),
+                            product=_product_of(scop.statement(d.statement)).describe())
+        if d.statement not in merged else dataclasses.replace(d, placed=f"with {merged[d.statement]}")
+        for d in decisions)
+
+
+def _single_product(stmt: Statement) -> rg.Matmul | None:
+    """The product of a kept-whole statement that is one product and nothing else."""
+    if stmt.region is None or len(stmt.region.body) != 1 or not isinstance(stmt.region.body[0], rg.Matmul):
+        return None
+    return stmt.region.body[0]
+
+
+def _mirrors(first: rg.Matmul, second: rg.Matmul) -> bool:
+    """Is ``second`` ``first`` with its triangular operand's two subscripts of the square
+    swapped (so it reads the same stored triangle, transposed), in its own loop variables?"""
+    if not (first.triangular and first.triangular == second.triangular and first.factor != second.factor
+            and first.mirror is None and second.mirror is None and first.accumulate and second.accumulate
+            and first.dtype == second.dtype and not first.batch and not second.batch
+            and not first.in_place and not second.in_place):
+        return False
+    ints: dict[str, ir.Expr] = {v: ir.Var(v, ir.INT) for v in first.variables}
+    renamed: dict[str, ir.Expr] = {old: ir.Var(new, ir.INT) for old, new in zip(second.variables, first.variables)}
+    r, c, s = first.variables
+    x, y = (r, s) if first.triangular == "a" else (s, c)
+    swapped: dict[str, ir.Expr] = {**ints, x: ir.Var(y, ir.INT), y: ir.Var(x, ir.INT)}
+
+    def index(x_: rg.Operand, values: dict[str, ir.Expr]) -> tuple:
+        return x_.array, tuple(ir.substitute(i, values) for i in x_.index)
+
+    tri, gen = ("a", "b") if first.triangular == "a" else ("b", "a")
+    arrays = {getattr(first, tri).array, getattr(first, gen).array}
+    scales = {e.array for e in ir.walk(first.alpha) if isinstance(e, ir.Load)} if first.alpha is not None else set()
+    return (first.out.array not in arrays | scales
+            and index(first.out, ints) == index(second.out, renamed)
+            and index(getattr(first, gen), ints) == index(getattr(second, gen), renamed)
+            and index(getattr(first, tri), swapped) == index(getattr(second, tri), renamed)
+            and first.alpha == second.alpha
+            and (first.rows, first.cols, first.depth) == (second.rows, second.cols, second.depth))
+
+
+def _with_mirror(scop: Scop, one: Statement, two: Statement, op: rg.Matmul) -> Scop:
+    """``scop`` with ``two`` gone and ``one`` running ``op`` (both products), its accesses too."""
+    assert one.region is not None and two.region is not None
+
+    def renamed(accesses: isl.UnionMap) -> isl.UnionMap:
+        result = isl.UnionMap.empty(accesses.get_space())
+        for access in maps_of(accesses):
+            result = result.union(isl.UnionMap.from_map(access.set_tuple_name(isl.dim_type.in_, one.name)))
+        return result
+
+    region = dataclasses.replace(one.region, body=(op,),
+                                 reads=tuple(sorted(set(one.region.reads) | set(two.region.reads))),
+                                 writes=tuple(sorted(set(one.region.writes) | set(two.region.writes))))
+    kept = dataclasses.replace(one, reads=one.reads.union(renamed(two.reads)),
+                               writes=one.writes.union(renamed(two.writes)), region=region)
+    statements = tuple(kept if s.name == one.name else s for s in scop.statements if s.name != two.name)
+    others = {s.name for s in statements}
+    body = tuple(part for node in scop.body if (part := _restricted(node, others)) is not None)
+    replaced = dataclasses.replace(scop, statements=statements, body=body)
+    return dataclasses.replace(replaced, schedule=replaced.schedule_of(replaced.body))
 
 
 def _product_of(stmt: Statement) -> rg.Matmul:

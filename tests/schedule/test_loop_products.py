@@ -582,18 +582,47 @@ def k(alpha, beta, C, A, B):
 
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("m, n", [(50, 40), (33, 70), (1, 1), (2, 5), (4, 0)])
-def test_polybench_symm_s_two_triangular_products_run_on_trmm(order, m, n):
-    """temp2 folds into C[i, j] beside C[k, j] += ... (which never touches C[i, j]); each of the
-    two products reads A strictly below its diagonal: ?trmm on copies, the diagonal term stays
+def test_polybench_symm_s_two_triangular_products_run_on_symm(order, m, n):
+    """temp2 folds into C[i, j] beside C[k, j] += ... (which never touches C[i, j]); the two
+    products read A strictly below its diagonal, as T and as T.T: one ?symm on a copy of the
+    triangle (?trmm on copies for each where C and B are stored unlike), the diagonal term stays
     in its loop; tiny sizes run the loops."""
     A = np.asarray(_m(m, m) / max(m, 1), order=order)
     C, B = (np.asarray(x, order=order) for x in (_m(m, n), _m(m, n, seed=1)))
     kernel = _run(SYMM, 1.5, 1.2, C, A, B)
+    if m == 50:  # ?symm's layout test fails: each product on ?trmm
+        _run(SYMM, 1.5, 1.2, C, A, np.asarray(B, order="F" if order == "C" else "C"))
     if m * m * n >= 32 ** 3:
         products = kernel.explain(1.5, 1.2, C, A, B)["loop products"]
         assert len(products) == 2 and all("A strictly triangular" in p["product"] for p in products)
-        if blas.symbol("float64", "trmm") in blas.blas_pointers():
-            assert "polyfuse.blas.dtrmm" in kernel.inspect_llvm(1.5, 1.2, C, A, B)
+        first, second = sorted(products, key=lambda p: p["mirror"] == "")
+        assert first["mirror"] and "A read as symmetric" in first["product"] and second["placed"].startswith("with")
+        if blas.symbol("float64", "symm") in blas.blas_pointers():
+            assert "polyfuse.blas.dsymm" in kernel.inspect_llvm(1.5, 1.2, C, A, B)
+
+
+SYMM_RIGHT = """
+def k(alpha, beta, C, A, B):
+    for i in range(A.shape[0]):
+        for j in range(C.shape[0]):
+            temp2 = 0.0
+            for k in range(i):
+                C[j, k] += alpha * B[j, i] * A[i, k]
+                temp2 += B[j, k] * A[i, k]
+            C[j, i] = beta * C[j, i] + alpha * B[j, i] * A[i, i] + alpha * temp2
+"""
+
+
+@pytest.mark.parametrize("order, change", [("C", None), ("F", ("B[j, k] * A[i, k]", "B[j, k] * A[k, i]"))])
+def test_symm_from_the_right_and_a_product_of_the_other_triangle(order, change):
+    """C = beta C + alpha B @ S (the symmetric operand on the right) is one ?symm too; where the
+    second product reads the other triangle (A[k, i]: not T.T), the two stay apart."""
+    m, n = 40, 36
+    source = SYMM_RIGHT if change is None else SYMM_RIGHT.replace(*change)
+    C, A, B = (np.asarray(x, order=order) for x in (_m(n, m), _m(m, m) / m, _m(n, m, seed=1)))
+    kernel = _run(source, 1.5, 1.2, C, A, B)
+    mirrors = [p["mirror"] for p in kernel.explain(1.5, 1.2, C, A, B)["loop products"]]
+    assert sum(bool(x) for x in mirrors) == (1 if change is None else 0)
 
 
 @pytest.mark.parametrize("change", [
