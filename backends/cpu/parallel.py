@@ -487,6 +487,17 @@ MAX_BLAS_RECHECK = 1024
 #: a woken pool took 5-45 ms for gesummv's 0.7 ms ``?gemv`` under load), the next ones show what
 #: the mode gives calls that follow each other; the best of them counts.
 BLAS_CHECK_RUNS = 2
+#: What leaving the chosen mode for a check and coming back costs, in runs of the chosen mode:
+#: OpenBLAS's workers spin about 0.1 s after a call on its threads (beside polyfuse's team, whose
+#: rows then run on a shared core) and sleep once polyfuse held the library on one thread (the next
+#: call on its threads wakes them).  Counted in each check's price (``BlasTimes.recheck_after``), so
+#: that two modes within a few per cent of each other are not checked every few calls: with three
+#: products in a kernel (3mm) and each site's checks of its runner-up every 2-3 calls, nearly every
+#: call mixed the library's threads and the rows (docs/performance.md, session 24).
+BLAS_MODE_CHANGE = 1.0
+#: A mode takes over as the choice only when its best recent run beats the chosen mode's by this
+#: fraction (two modes within noise of each other would otherwise swap at every check).
+BLAS_SWITCH_MARGIN = 0.05
 
 
 @dataclass
@@ -497,8 +508,10 @@ class BlasTimes:
     order of ``BLAS_TRIALS``), fewer if its best run took over twice the best time
     of another mode (the library's threads judged from their ``BLAS_CHECK_RUNS``-th run on); then the mode whose best recent run is fastest runs,
     and each other one again, ``BLAS_CHECK_RUNS`` times in a row, once the call count reaches its
-    ``next_check``: after as many calls as keep its extra time within ``EXPLORE`` of the calls'
-    (at most ``MAX_BLAS_RECHECK``), so that the choice follows the machine's load.  ``forced``
+    ``next_check``: after as many calls as keep its extra time, and the price of leaving the
+    chosen mode and coming back (``BLAS_MODE_CHANGE``), within ``EXPLORE`` of the calls' (at
+    least 20 calls, at most ``MAX_BLAS_RECHECK``), so that the choice follows the machine's load;
+    the chosen mode stays until another's best recent run beats it by ``BLAS_SWITCH_MARGIN``.  ``forced``
     (``POLYFUSE_BLAS_THREADS``): one mode always, or "measure"."""
 
     worth_threads: bool  # the first run (one BLAS thread) found enough work for threads
@@ -509,6 +522,7 @@ class BlasTimes:
     next_check: dict[str, int] = field(default_factory=dict)
     checking: str | None = None  # the mode whose trial or check is under way
     left: int = 0  # runs of the check under way still to come
+    leader: str | None = None  # the mode chosen (``best``), kept until another beats it by the margin
 
     def choose(self) -> str:
         if self.forced != "measure":
@@ -543,13 +557,19 @@ class BlasTimes:
         return max(0, due - self.calls - 1)
 
     def best(self) -> str:
-        """The mode whose best recent run is fastest, among those measured."""
-        return min((mode for mode in self.modes if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
+        """The chosen mode: the one whose best recent run is fastest, among those measured, but the
+        one chosen before while no other beats it by ``BLAS_SWITCH_MARGIN``."""
+        fastest = min((mode for mode in self.modes if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
+        leader = self.leader
+        if leader is None or not self.runs.get(leader):
+            return fastest
+        return fastest if min(self.runs[fastest]) < (1 - BLAS_SWITCH_MARGIN) * min(self.runs[leader]) else leader
 
     def record(self, mode: str, seconds: float) -> None:
         times = self.runs.setdefault(mode, [])
         times.append(seconds)
         del times[:-WINDOW]
+        self.leader = self.best()
         if self.checking == mode:
             self.left -= 1
             if self.left <= 0:
@@ -560,9 +580,7 @@ class BlasTimes:
         """Calls until ``mode`` runs again unless it is the fastest (``RegionTimes.recheck_after``,
         for a check of ``BLAS_CHECK_RUNS`` runs)."""
         mine, best = min(self.runs[mode]), min(self.runs[self.best()])
-        if mine <= best:
-            return RECHECK_EVERY
-        extra = BLAS_CHECK_RUNS * (mine - best) / (EXPLORE * best)
+        extra = (BLAS_CHECK_RUNS * max(0.0, mine - best) + BLAS_MODE_CHANGE * best) / (EXPLORE * best)
         return max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra)))
 
     def _on_trial(self, mode: str) -> bool:

@@ -392,6 +392,29 @@ def test_blas_times_choose_by_measurement_and_adapt():
     assert "rows" not in chosen and chosen[-1] == "library"
 
 
+def test_blas_times_close_modes_are_not_checked_every_few_calls():
+    """Two modes within a few per cent (3mm's three products on the library's threads or on
+    polyfuse's rows, bench sizes): each check also pays for leaving the chosen mode
+    (``BLAS_MODE_CHANGE``), so after the trials the runner-up runs in at most one call in ten,
+    and noise within ``BLAS_SWITCH_MARGIN`` does not swap the choice; a mode faster by more
+    than the margin takes over."""
+    from polyfuse.backends.cpu.parallel import BLAS_SWITCH_MARGIN, BlasTimes
+
+    times = BlasTimes(True, {"serial": [2.0]})
+    ran = []
+    for call in range(120):
+        mode = times.choose()
+        ran.append(mode)
+        noise = 0.02 * ((call * 7) % 5) / 4  # 0-2%, deterministic
+        times.record(mode, {"library": 1.0, "rows": 1.03, "serial": 1.9}[mode] * (1 + noise))
+    settled = ran[20:]
+    assert times.best() == "library" and settled.count("rows") <= 0.1 * len(settled)
+    times.record("rows", 1.0 * (1 - BLAS_SWITCH_MARGIN / 2))  # within the margin: kept
+    assert times.best() == "library"
+    times.record("rows", 1.0 * (1 - 2 * BLAS_SWITCH_MARGIN))
+    assert times.best() == "rows"
+
+
 def test_guarded_product_on_one_polyfuse_thread(monkeypatch, forced):
     """On one polyfuse thread a guarded product chooses between the library's threads and one
     BLAS thread ("rows" forced runs it on one BLAS thread); results as the Python function's."""
