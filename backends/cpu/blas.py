@@ -495,9 +495,7 @@ class MatmulEmitter(FortranCaller):
             worth = self.b.and_(worth, inside)
         ways: list[Any]
         if op.triangular and op.mirror is not None:  # out += alpha * G @ (T + T.T): ?symm on T's copy
-            has = symbol(op.dtype, "symm") in blas_pointers()
-            ways = self.symm_ways(op, sizes, operands) if has else []
-            self.first_way(op, worth, ways, otherwise=lambda: self.halves(op))
+            self.symmetric(op, worth, sizes, operands)
             return
         if op.triangular:  # out += alpha * T @ G (or G @ T): ?trmm on copies, where the library has it
             has = symbol(op.dtype, "trmm") in blas_pointers()
@@ -540,96 +538,112 @@ class MatmulEmitter(FortranCaller):
                 ways = symmetric + ways
         self.first_way(op, worth, ways)
 
-    def first_way(self, op: rg.Matmul, worth, ways: list, otherwise=None) -> None:
-        """The first of ``ways`` whose layout test passes, else ``otherwise()`` (default: the loops)."""
+    def first_way(self, op: rg.Matmul, worth, ways: list) -> None:
+        """The first of ``ways`` whose layout test passes, else the loops."""
         if not ways:
-            if otherwise is not None:
-                otherwise()
-            else:
-                self.regions.emit(self.fallback_loops(op))
+            self.regions.emit(self.fallback_loops(op))
             return
         (form, pointers, kind), rest = ways[0], ways[1:]
         ok = self.b.and_(worth, self.all_ok(form[1:]))
-        with self.b.if_else(ok) as (then, other):
+        with self.b.if_else(ok) as (then, otherwise):
             with then:
                 {"gemm": self.gemm, "rowgemm": self.row_gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,
                  "triangle": self.triangle, "syr2k": self.syr2k, "strict": self.strict,
-                 "trmm": self.trmm, "triangular": self.triangular_product, "symm": self.symm}[kind](op, form, pointers)
-            with other:
-                self.first_way(op, worth, rest, otherwise)
+                 "trmm": self.trmm, "triangular": self.triangular_product}[kind](op, form, pointers)
+            with otherwise:
+                self.first_way(op, worth, rest)
 
-    def halves(self, op: rg.Matmul) -> None:
-        """A mirrored pair (``op.mirror``) where ``?symm`` cannot run: each product on its own."""
-        assert op.mirror is not None
-        self.emit(replace(op, mirror=None))
-        self.emit(op.mirror)
-
-    def symm_ways(self, op: rg.Matmul, sizes: tuple, operands: tuple) -> list:
-        """``?symm`` has no transposed form of its general operand G: ``out`` and G stored alike,
-        column by column (``out = G @ S``: side 'R'; ``S @ G``: 'L') or row by row (the
-        transposes: ``out.T = S @ G.T``, the other side), each way
-        [(m, n, k), out, G, side 'L'?] with (rows x cols) the call's m x n."""
+    def symmetric(self, op: rg.Matmul, worth, sizes: tuple, operands: tuple) -> None:
+        """``out += alpha * G @ (T + T.T)`` (or ``(T + T.T) @ G``; ``op.mirror``): T's strict
+        triangle copied into a column-major buffer with a zero diagonal (only the triangle
+        ``op.factor`` names: ``?symm`` reads no other), then ``?symm(side, uplo, m, n, alpha, S,
+        lds, G, ldg, 1, out, ldout)`` on ``out`` as it is, column by column (``out = G @ S``:
+        side 'R'; ``S @ G``: 'L') or row by row (the transposes: the other side).  ``?symm`` has
+        no transposed general operand: G stored otherwise than ``out`` is copied into the
+        buffer too, in ``out``'s order.  Elsewhere (``out`` not a BLAS matrix, too little work,
+        no buffer, no ``?symm``) the loops of both products, as for any product."""
         rows, cols, depth = sizes
         out, a, b = operands
         r, c, s = op.variables
-        o_r, o_c = out.stride(r), out.stride(c)
-        yes, no = (ll.Constant(ll.IntType(1), v) for v in (1, 0))
-        if op.triangular == "b":  # out (rows x cols) = G (rows x depth) @ S
-            direct = [(rows, cols, depth), self.plain(rows, o_r, cols, o_c), self.plain(rows, a.stride(r), depth,
-                                                                                         a.stride(s)), (yes, no)]
-            swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.plain(depth, a.stride(s), rows,
-                                                                                         a.stride(r)), (yes, yes)]
-            general = a
-        else:  # out = S @ G (depth x cols)
-            direct = [(rows, cols, depth), self.plain(rows, o_r, cols, o_c), self.plain(depth, b.stride(s), cols,
-                                                                                         b.stride(c)), (yes, yes)]
-            swapped = [(cols, rows, depth), self.plain(cols, o_c, rows, o_r), self.plain(cols, b.stride(c), depth,
-                                                                                         b.stride(s)), (yes, no)]
-            general = b
-        tri = b if op.triangular == "b" else a
-        return [(form, (out.base, general.base, tri), "symm") for form in (direct, swapped)]
+        bld = self.b
+        general, tri = (a, b) if op.triangular == "b" else (b, a)
+        g_rows, g_cols = (r, s) if op.triangular == "b" else (s, c)
+        g_extents = (rows, depth) if op.triangular == "b" else (depth, cols)
+        by_cols = self.plain(rows, out.stride(r), cols, out.stride(c))  # (ok, -, ld)
+        by_rows = self.plain(cols, out.stride(c), rows, out.stride(r))
+        g_by_cols = self.plain(g_extents[0], general.stride(g_rows), g_extents[1], general.stride(g_cols))
+        g_by_rows = self.plain(g_extents[1], general.stride(g_cols), g_extents[0], general.stride(g_rows))
+        direct = by_cols[0]
+        in_place = bld.select(direct, g_by_cols[0], g_by_rows[0])
+        ok = bld.and_(worth, bld.or_(by_cols[0], by_rows[0]))
+        if symbol(op.dtype, "symm") not in blas_pointers():
+            ok = ll.Constant(ll.IntType(1), 0)
+        done = self.slot(ll.IntType(1), ll.Constant(ll.IntType(1), 0))
+        with bld.if_then(ok):
+            order = self.cg.exprs.emit(op.rows if op.triangular == "a" else op.cols)  # T is order x order
+            g_size = bld.select(in_place, ll.Constant(_I64, 0), bld.mul(g_extents[0], g_extents[1]))
+            size = bld.mul(bld.add(bld.mul(order, order), g_size), ll.Constant(_I64, _BYTES[op.dtype]))
+            tbuf = bld.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
+            with bld.if_then(bld.icmp_unsigned("!=", tbuf, ll.Constant(_I8.as_pointer(), None))):
+                real = _REALS[op.dtype][1]
+                t_ptr = bld.bitcast(tbuf, real.as_pointer())
+                copy = bld.gep(t_ptr, [bld.mul(order, order)])
+                with bld.if_then(bld.not_(in_place)):  # G into the buffer after T, in out's order
+                    self.copy_general(direct, g_extents, self.element(general, g_rows, g_cols, real), copy)
+                g_ptr = bld.select(in_place, bld.bitcast(general.base, real.as_pointer()), copy)
+                lead = bld.select(direct, g_extents[0], g_extents[1])
+                lead = bld.select(bld.icmp_signed(">", lead, ll.Constant(_I64, 1)), lead, ll.Constant(_I64, 1))
+                g_ld = bld.select(in_place, bld.select(direct, g_by_cols[2], g_by_rows[2]), lead)
+                self.copy_triangle(op.factor, order, self.element(tri, *((r, s) if op.triangular == "a" else (s, c)),
+                                                                  real), t_ptr, real)
+                self.symm_call(op, (direct, order, t_ptr), (rows, cols),
+                               (g_ptr, g_ld), (out.base, bld.select(direct, by_cols[2], by_rows[2])))
+                bld.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [tbuf])
+                bld.store(ll.Constant(ll.IntType(1), 1), done)
+        with bld.if_then(bld.not_(bld.load(done))):
+            self.regions.emit(self.fallback_loops(op))
 
-    def symm(self, op: rg.Matmul, form: list, operands: tuple) -> None:
-        """``out += alpha * G @ (T + T.T)`` (or ``(T + T.T) @ G``): T's strict triangle copied into
-        a column-major buffer with a zero diagonal (only the triangle ``op.factor`` names: ``?symm``
-        reads no other), then ``?symm(side, uplo, m, n, alpha, S, lds, G, ldg, 1, out, ldout)``
-        on ``out`` and G as they are; the two products on their own where no buffer can be had."""
-        (m, n, _), (_, _, ldc), (_, _, ldg), (_, left) = form
-        out_ptr, g_ptr, tri = operands
-        r, c, s = op.variables
+    def copy_general(self, by_cols, extents: tuple, source, target) -> None:
+        """``target`` holds the ``extents[0] x extents[1]`` matrix ``source(i, j)`` column by
+        column (``by_cols``) or row by row, without gaps."""
+        bld = self.b
+        zero = ll.Constant(_I64, 0)
+        with self.counted(zero, extents[0]) as i:
+            with self.counted(zero, extents[1]) as j:
+                at = bld.select(by_cols, bld.add(i, bld.mul(j, extents[0])), bld.add(j, bld.mul(i, extents[1])))
+                bld.store(bld.load(source(i, j)), bld.gep(target, [at]))
+
+    def symm_call(self, op: rg.Matmul, buffer: tuple, extents: tuple, general: tuple, out: tuple) -> None:
+        """:meth:`symmetric`'s ``?symm`` call: ``direct`` (``out`` column by column) or on the
+        transposes, the symmetric matrix at ``t_ptr`` (``order`` x ``order``)."""
+        direct, order, t_ptr = buffer
+        rows, cols = extents
+        (g_ptr, g_ld), (out_ptr, out_ld) = general, out
         real = _REALS[op.dtype][1]
         bld = self.b
-        size = op.rows if op.triangular == "a" else op.cols
-        order = self.cg.exprs.emit(size)  # T is order x order
-        tx, ty = (r, s) if op.triangular == "a" else (s, c)
-        width = ll.Constant(_I64, _BYTES[op.dtype])
-        tbuf = bld.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [bld.mul(bld.mul(order, order), width)])
-        with bld.if_else(bld.icmp_unsigned("==", tbuf, ll.Constant(_I8.as_pointer(), None))) as (none, got):
-            with none:
-                self.halves(op)
-            with got:
-                t_ptr = bld.bitcast(tbuf, real.as_pointer())
-                self.copy_triangle(op.factor, order, self.element(tri, tx, ty, real), t_ptr, real)
-                letter = functools.partial(ll.Constant, _I8)
-                alpha, beta = self.scales(op)
-                side = self.slot(_I8, bld.select(left, letter(ord("L")), letter(ord("R"))))
-                uplo = self.slot(_I8, letter(ord("U" if op.factor == "upper" else "L")))
-                self.b.call(self.declare(op.dtype, "symm"), [
-                    side, uplo, self.integer(m), self.integer(n), alpha, t_ptr, self.integer(order),
-                    bld.bitcast(g_ptr, real.as_pointer()), self.integer(ldg), beta,
-                    bld.bitcast(out_ptr, real.as_pointer()), self.integer(ldc)])
-                bld.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [tbuf])
+        letter = functools.partial(ll.Constant, _I8)
+        left = bld.icmp_unsigned("!=", direct, ll.Constant(ll.IntType(1), int(op.triangular == "b")))
+        alpha, beta = self.scales(op)
+        self.b.call(self.declare(op.dtype, "symm"), [
+            self.slot(_I8, bld.select(left, letter(ord("L")), letter(ord("R")))),
+            self.slot(_I8, letter(ord("U" if op.factor == "upper" else "L"))),
+            self.integer(bld.select(direct, rows, cols)), self.integer(bld.select(direct, cols, rows)), alpha,
+            t_ptr, self.integer(order), g_ptr, self.integer(g_ld), beta, bld.bitcast(out_ptr, real.as_pointer()),
+            self.integer(out_ld)])
 
     def fallback_loops(self, op: rg.Matmul) -> tuple[rg.Op, ...]:
         """``op``'s loops, over the rows of ``chunk_window`` only where there is one."""
         loops = op.loops()
         if self.chunk_window is None:
             return loops
-        (outer,) = loops
-        assert isinstance(outer, rg.ForRange) and outer.var == op.variables[0]
         first, last = (f"{op.variables[0]}.window{k}" for k in range(2))
         self.cg.values[first], self.cg.values[last] = self.chunk_window
-        return (replace(outer, start=ir.Var(first, ir.INT), stop=ir.Var(last, ir.INT)),)
+        windowed: list[rg.Op] = []
+        for outer in loops:  # over r (a mirror's loops, after op's own: over its rows too)
+            assert isinstance(outer, rg.ForRange)
+            windowed.append(replace(outer, start=ir.Var(first, ir.INT), stop=ir.Var(last, ir.INT)))
+        assert isinstance(loops[0], rg.ForRange) and loops[0].var == op.variables[0]
+        return tuple(windowed)
 
     # ---- layouts -------------------------------------------------------------------------
     def operand(self, x: rg.Operand, variables: tuple[str, ...]) -> _Operand:

@@ -196,7 +196,9 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     statement, or for a triangle also that statement under an ``if`` of the parameters alone (the
     nest's guard ``m >= 1 and n >= 1``; a plain product under its guard, suite gemm's, with
     ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` (default on), again measured against the library's
-    threads, which reach 98% of its matmul at LARGE on a quiet machine)."""
+    threads, which reach 98% of its matmul at LARGE on a quiet machine); so is symm's symmetric
+    product (``Matmul.mirror`` with the triangular operand on the right: out's rows are the
+    general operand's), each chunk a ``?symm`` of its rows."""
     if not can_set_blas_threads() or not blas_row_chunks():
         return None
     op = _kept_product(program, node)
@@ -208,14 +210,19 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     strict_ok = op.offset == 0 or op.offset == (1 if op.triangle == "upper" else -1)
     triangle = (bool(op.triangle) and strict_ok and not (op.batch or op.pair or op.in_place or op.triangular)
                 and op.a.array == op.b.array and triangle_chunks())
+    # a symmetric product ``out += alpha * G @ (T + T.T)`` (``Matmul.mirror``, symm's ?symm):
+    # out's rows are G's rows alone, each chunk one ?symm of its rows (its own copy of the
+    # triangle); under its nest's guard, its library's threads measured too
+    symmetric = op.mirror is not None and op.triangular == "b" and not isinstance(node, StmtCall)
     stack = stack_cut(op)
     if stack:
         return op.batch[0][1] if _params_only(op.batch[0][1]) else None
     one_row = isinstance(op.rows, ir.Const) and op.rows.value == 1
     vector = _is_one(op.cols) and not blas_row_chunks_gemv()
-    if not (plain or triangle) or one_row or vector or not _params_only(op.rows):
+    if not (plain or triangle or symmetric) or one_row or vector or not _params_only(op.rows):
         return None
-    if plain and not isinstance(node, StmtCall) and not _is_one(op.cols) and not blas_row_chunks_guarded():
+    if (plain or symmetric) and not isinstance(node, StmtCall) and not _is_one(op.cols) \
+            and not blas_row_chunks_guarded():
         # a plain matrix product under its nest's guard is cut with the knob (its library's threads
         # measured too: ``library_mode``); a matrix times a vector with the gemv knob
         return None

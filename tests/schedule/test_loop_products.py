@@ -585,13 +585,14 @@ def k(alpha, beta, C, A, B):
 def test_polybench_symm_s_two_triangular_products_run_on_symm(order, m, n):
     """temp2 folds into C[i, j] beside C[k, j] += ... (which never touches C[i, j]); the two
     products read A strictly below its diagonal, as T and as T.T: one ?symm on a copy of the
-    triangle (?trmm on copies for each where C and B are stored unlike), the diagonal term stays
-    in its loop; tiny sizes run the loops."""
+    triangle (and of B where it is stored unlike C), the diagonal term stays in its loop; tiny
+    sizes and a C that is no BLAS matrix run the loops."""
     A = np.asarray(_m(m, m) / max(m, 1), order=order)
     C, B = (np.asarray(x, order=order) for x in (_m(m, n), _m(m, n, seed=1)))
     kernel = _run(SYMM, 1.5, 1.2, C, A, B)
-    if m == 50:  # ?symm's layout test fails: each product on ?trmm
+    if m == 50:  # B stored unlike C (copied for ?symm); C a view with no unit stride (the loops)
         _run(SYMM, 1.5, 1.2, C, A, np.asarray(B, order="F" if order == "C" else "C"))
+        _run(SYMM, 1.5, 1.2, np.repeat(np.repeat(C, 2, 0), 2, 1)[::2, ::2], A, B)
     if m * m * n >= 32 ** 3:
         products = kernel.explain(1.5, 1.2, C, A, B)["loop products"]
         assert len(products) == 2 and all("A strictly triangular" in p["product"] for p in products)

@@ -356,6 +356,21 @@ def test_guarded_products_in_each_blas_thread_mode(monkeypatch, forced, mode, na
     assert all(r["how"] == f"POLYFUSE_BLAS_THREADS={mode}" for r in explained) or mode == "measure"
 
 
+@pytest.mark.parametrize("mode", ["rows", "measure"])
+def test_symm_cut_by_rows(monkeypatch, forced, mode):
+    """symm's ``?symm`` (the two mirrored triangular products, ``Matmul.mirror``) under its nest's
+    guard is cut by the rows of C's transpose (the columns of C and B), each chunk one ``?symm``
+    on one BLAS thread with its own copy of A's triangle; measured like a guarded ``?gemm``."""
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", "1")
+    backend = _suite_kernel_on_two_threads(suite.get("symm"), 1e-12, calls=6, m=48, n=50)
+    sites = [p.index for p in backend.artifact.phases if p.blas_rows and p.library]
+    assert len(sites) == 1 and backend.blas_modes.keys() == set(sites)
+    assert mode == "measure" or (set(backend.blas_modes.values()) == {"rows"} and backend.phase_runs[sites[0]] >= 1)
+
+
 def test_blas_times_choose_by_measurement_and_adapt():
     """``BlasTimes``: each mode's trials in a row (one BLAS thread first), then the fastest
     by its best recent run, a slower mode checked again (``BLAS_CHECK_RUNS`` in a row) after the
