@@ -93,7 +93,10 @@ def block_pivot_rows(program: LoopProgram, *, block: int) -> tuple[LoopProgram, 
     root = visit(program.root)
     if not decisions:
         return program, ()
-    return edit.program_with(root), tuple(decisions)
+    program = edit.program_with(root)
+    # the blocked rows run from L1/L2: their phases prefer wide vectors (backends/cpu/llvm.py)
+    blocked = frozenset(s.name for s in edit.statements)
+    return replace(program, cache_blocked=program.cache_blocked | blocked), tuple(decisions)
 
 
 # ---- the shape -------------------------------------------------------------------------------------

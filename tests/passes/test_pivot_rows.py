@@ -94,6 +94,8 @@ def test_python_target_bitwise_in_blocks_of_3(name, monkeypatch):
         assert_bits(expected(fn, p), got, f"{name}, {kind}")
     (decision,) = decisions(kernel, 11, graph("inf", 11))
     assert decision.block == 3 and decision.split_at == "_t0", decision
+    # the blocked rows run from L1/L2: their phases get the wide vectors of time-tiled ones
+    assert kernel.compile(11, graph("inf", 11)).stages["loop ast"].cache_blocked
 
 
 @pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
