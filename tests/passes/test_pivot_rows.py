@@ -15,6 +15,14 @@ from polyfuse.bench import suite
 from polyfuse.runtime import threads
 
 
+def fw_if(n, p):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if p[i, k] + p[k, j] < p[i, j]:  # the condition goes to a local scalar first
+                    p[i, j] = p[i, k] + p[k, j]
+
+
 def divided_pivot(n, A):
     for k in range(n):
         for i in range(n):
@@ -36,7 +44,7 @@ def triangle(n, p):
                 p[i, j] = min(p[i, j], p[i, k] + p[k, j])
 
 
-KERNELS = {"floyd-warshall": suite.floyd_warshall, "divided": divided_pivot}
+KERNELS = {"floyd-warshall": suite.floyd_warshall, "if": fw_if, "divided": divided_pivot}
 
 
 def graph(kind: str, n: int, seed: int = 0) -> np.ndarray:
@@ -74,7 +82,7 @@ def decisions(kernel, *args) -> tuple:
     return kernel.compile(*args).stages.decisions("pivot rows")
 
 
-@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # divided: 0/0 on a zero diagonal
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # divided: inf - inf on the inf graph
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_python_target_bitwise_in_blocks_of_3(name, monkeypatch):
     monkeypatch.setenv("POLYFUSE_PIVOT_ROWS", "3")  # 11 pivots: blocks of 3, 3, 3 and 2
@@ -82,6 +90,8 @@ def test_python_target_bitwise_in_blocks_of_3(name, monkeypatch):
     kernel = polyfuse.kernel(fn, target="python", cache=False)
     for kind in KINDS:
         p = graph(kind, 11)
+        if name == "divided":
+            np.fill_diagonal(p, 3.0)  # pivots that are no zeros: row k changes at its own pivot
         got = p.copy()
         kernel(11, got)
         assert_bits(expected(fn, p), got, f"{name}, {kind}")
@@ -92,9 +102,10 @@ def test_python_target_bitwise_in_blocks_of_3(name, monkeypatch):
 
 
 @pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
-def test_cpu_bitwise_on_1_and_2_threads(forced, monkeypatch):
+@pytest.mark.parametrize("name", ["floyd-warshall", "if"])
+def test_cpu_bitwise_on_1_and_2_threads(name, forced, monkeypatch):
     monkeypatch.setenv("POLYFUSE_PIVOT_ROWS", "4")  # 13 pivots: blocks of 4, 4, 4 and 1
-    fn = suite.floyd_warshall
+    fn = KERNELS[name]
     kernel = polyfuse.kernel(fn, cache=False)
     for kind in ("non-negative", "negative cycle", "negative zero"):
         p = graph(kind, 13, seed=3)
