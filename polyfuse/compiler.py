@@ -30,6 +30,7 @@ from polyfuse.options import (
     compile_seconds,
     one_thread_tiles,
     pivot_block,
+    pivot_rows,
     time_tile_sizes,
 )
 from polyfuse.passes.astgen import build_loop_program
@@ -40,6 +41,7 @@ from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
 from polyfuse.passes.noop_versions import version_noop_writes
 from polyfuse.passes.outer_sums import block_outer_sums
+from polyfuse.passes.pivot_rows import block_pivot_rows
 from polyfuse.passes.private_sums import privatize_sums
 from polyfuse.passes.registers import promote_register_tiles
 from polyfuse.passes.serial import serial_loops
@@ -134,6 +136,10 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
                                                      for s in d.statements))
         # ... whose two tile loops isl bounds tightly in that order
         program = replace(program, tile_walks=_tile_walks(program, sched.time_tiling, scop))
+        # a pivot loop whose rows read only themselves and the pivot row (Floyd-Warshall) runs in
+        # blocks of pivots: the block's rows, then each other row across the block (rows in L1)
+        if options.target != "cuda" and pivot_rows() > 1:
+            program = stages.run_loop_pass("pivot rows", block_pivot_rows, program, block=pivot_rows())
         # a serial loop whose shared writes usually store what is already there (Floyd-Warshall's
         # pivot) runs, per iteration, a version without its dependences within one iteration
         # when a check finds every such write a no-op (isl builds it: before the loop-AST passes)

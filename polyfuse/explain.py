@@ -54,6 +54,8 @@ class Explanation:
              + [asdict(p) for p in stages.decisions("register promotion")]),
             *((("private sums", [asdict(d) for d in stages.decisions("private sums")]),)
               if stages.decisions("private sums") else ()),
+            *((("pivot rows", [asdict(d) for d in stages.decisions("pivot rows")]),)
+              if stages.decisions("pivot rows") else ()),
             *((("noop versions", [asdict(d) for d in stages.decisions("noop versions")]),)
               if stages.decisions("noop versions") else ()),
             ("coalesced loops", [asdict(d) for d in stages.decisions("coalesce")]),

@@ -417,6 +417,17 @@ def pivot_block() -> int:
     return int(text) if text else PIVOT_BLOCK
 
 
+PIVOT_ROWS = 32
+
+
+def pivot_rows() -> int:
+    """``POLYFUSE_PIVOT_ROWS``: pivots per block of ``passes.pivot_rows`` (serial pivot loops
+    whose rows read only themselves and the pivot row: Floyd-Warshall); 0 or 1 turns it off.
+    Default ``PIVOT_ROWS``."""
+    text = os.environ.get("POLYFUSE_PIVOT_ROWS", "").strip()
+    return int(text) if text else PIVOT_ROWS
+
+
 def native_entries() -> bool:
     """Native entries for call plans called often (backends/cpu/entry.py), unless
     ``POLYFUSE_NATIVE_ENTRY=0`` (read when a plan is made)."""
@@ -599,6 +610,7 @@ class Options:
                 + ("" if self.serial_fusion_enabled() else " serial_fusion=off")
                 + ("" if self.noop_versions_enabled() or self.target == "cuda" or self.fastmath
                    else " noop_versions=off")
+                + ("" if pivot_rows() == PIVOT_ROWS or self.target == "cuda" else f" pivot_rows={pivot_rows()}")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + ("" if row_tails() or self.target != "cpu" or not self.time_tiling_enabled() else " row_tails=off")

@@ -661,10 +661,12 @@ def tiled_functions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[st
     their tiles in L2, so their row loops are bound by arithmetic and L1/L2 loads, where 512-bit
     vectors pay as they do for the transcendentals: on an Intel AVX-512 VM (LLVM: ``rocketlake``,
     256 bits preferred), one thread, heat-3d 1.13-1.16x, fdtd-2d 1.10-1.12x, jacobi-2d 1.07-1.09x,
-    jacobi-1d 1.22-1.46x (docs/performance.md, *Stencils on Intel*)."""
+    jacobi-1d 1.22-1.46x (docs/performance.md, *Stencils on Intel*).  The same for the phases of
+    nests blocked for L1/L2 another way (``program.cache_blocked``: passes/pivot_rows.py)."""
     names = []
+    blocked = program.time_tiled | program.cache_blocked  # (pivot rows: Floyd-Warshall 1.02-1.16x)
     for phase in phases:
-        if program.time_tiled and program.time_tiled.intersection(statements_in(phase.node)):
+        if blocked and blocked.intersection(statements_in(phase.node)):
             names.append(phase_name(program.name, phase))
             if phase.is_region:
                 names.append(phase_name(program.name, phase, region=True))

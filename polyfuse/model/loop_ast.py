@@ -144,6 +144,9 @@ class LoopProgram:
     one_thread_tiles: frozenset[tuple[str, str]] = frozenset()
     #: the tight bounds of those orders' two tile loops, one walk per nest (passes/tile_walks.py)
     tile_walks: tuple[TileWalk, ...] = ()
+    #: statements of nests blocked so that they run from L1/L2 (passes/pivot_rows.py): their
+    #: phases prefer wide vectors, as time-tiled ones do (backends/cpu/llvm.py, ``tiled_functions``)
+    cache_blocked: frozenset[str] = frozenset()
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:
