@@ -191,6 +191,14 @@ def blas_row_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
 
 
+def overlap_rows() -> bool:
+    """``POLYFUSE_OVERLAP_ROWS``: a sequential row loop that carries values only through folded
+    rows of small kernel-local arrays (hdiff's fused stencil chain) runs on the team in overlapped
+    chunks, each recomputing a few rows before its first (backends/cpu/overlap.py).  Default on;
+    0 keeps such a loop on one thread (as a parallel region where its inner loops allow)."""
+    return env_flag("POLYFUSE_OVERLAP_ROWS", True)
+
+
 def phase_chains() -> bool:
     """``POLYFUSE_PHASE_CHAINS``: consecutive parallel phases over the same rows that exchange data
     only at the current row (attention's scores, softmax rows, ``P @ V``, normalisation) run on the

@@ -1137,6 +1137,7 @@ class KernelCodegen:
                  shared: set[str], *, fastmath: bool = False, vector_math: bool = False,
                  stream_bytes: int = 0, region: bool = False) -> None:
         self.program = program
+        self.phase = phase
         self.fastmath = fastmath
         # non-temporal stores (backends/cpu/streams.py): from how many bytes a loop run writes,
         # the arrays they may go to, and the statement whose store is being marked
@@ -1148,6 +1149,7 @@ class KernelCodegen:
         self.vector_math = vector_math  # exp/log inline (llvm_exprs), without fastmath's flags
         self.in_parallel_loop = False  # is the innermost loop around the code being emitted parallel
         self.row_window: tuple | None = None  # (first, last) row of a product cut by rows (blas.py)
+        self.warm_up = False  # emitting an overlapped chunk's warm-up iterations (emit_chunk)
         self.inline_math_used = False  # did an inline transcendental go into this function (wide_vector_functions)
         self.inline_math_names: list[str] = []  # each one's name: a loop whose body added some is interleaved (interleave_math_loops)
         self.module = module
@@ -1241,11 +1243,21 @@ class KernelCodegen:
             self.emit(child)
 
     def emit_chunk(self, node: For, first, last) -> None:
-        """The loop restricted to iterations ``first <= k < last`` (k counts from 0)."""
+        """The loop restricted to iterations ``first <= k < last`` (k counts from 0).  A loop run
+        in overlapped chunks (``Phase.overlap``, backends/cpu/overlap.py) first runs the
+        ``overlap`` iterations before ``first`` (from 0 at the least) with only the statements
+        that write its private arrays: the warm-up that makes the rows its own iterations read."""
         step = ll.Constant(_I64, node.step)
         init = self.exprs.emit(node.init)
         start = self.builder.add(init, self.builder.mul(first, step))
         end = self.builder.add(init, self.builder.mul(last, step))
+        if self.phase.overlap and node is self.phase.node:
+            b = self.builder
+            early = b.sub(first, ll.Constant(_I64, self.phase.overlap))
+            early = b.select(b.icmp_signed("<", early, ll.Constant(_I64, 0)), ll.Constant(_I64, 0), early)
+            self.warm_up = True
+            self.emit_For(node, start=b.add(init, b.mul(early, step)), end=start)
+            self.warm_up = False
         self.emit_For(node, start=start, end=end)
 
     def emit_For(self, node: For, start=None, end=None, body=None, *, counted: bool = False,
@@ -1255,7 +1267,8 @@ class KernelCodegen:
         if start is None and end is None and body is None and (lanes := row_tail_lanes(self.program, node)):
             self._emit_row_tail(node, lanes)
             return
-        if body is None and not marker and self.streaming is None and (stmt := self._streamed(node)):
+        if body is None and not marker and self.streaming is None and not self.warm_up and (
+                stmt := self._streamed(node)):
             self._emit_streaming(node, stmt, start, end)
             return
         b = self.builder
@@ -1634,6 +1647,8 @@ class KernelCodegen:
 
     def emit_StmtCall(self, node: StmtCall) -> None:
         stmt = self.program.statement(node.statement)
+        if self.warm_up and stmt.array not in self.phase.private:
+            return  # (an overlapped chunk's warm-up makes only the rows of its private arrays)
         names = [isl_name(v) for v in stmt.iterators]
         saved = {n: self.values.get(n) for n in names}
         for name, arg in zip(names, node.args):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from polyfuse.backends.cpu.overlap import overlap_plan
+
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.loop_ast import (
@@ -38,6 +40,7 @@ from polyfuse.options import (
     blas_row_chunks_gemv,
     blas_row_chunks_guarded,
     blas_stack_chunks,
+    overlap_rows,
     phase_chains,
     triangle_chunks,
 )
@@ -85,6 +88,9 @@ class Phase:
     # with ``blas_rows``: the library's own threads are a third mode the runtime measures (a site
     # that ran on them before it was cut: a product under its nest's guard, a matrix times a vector)
     library: bool = False
+    # a sequential loop run in overlapped chunks (backends/cpu/overlap.py): the iterations each
+    # chunk recomputes before its first one (``private``: the arrays it keeps its own copy of)
+    overlap: int = 0
 
     @property
     def is_region(self) -> bool:
@@ -168,6 +174,12 @@ def _phases(program: LoopProgram) -> list[Phase]:
                                 row_weights=row_weights(program, node), library=library_mode(program, node)))
             continue
         phase = _phase(index, node, others)
+        if not phase.parallel and overlap_rows() and (plan := overlap_plan(program, node, _params_only)):
+            assert isinstance(node, For)
+            decision = RegionDecision(index, False, (), 0, 0, plan.reason)
+            phases.append(Phase(index, node, True, plan.private, node.init, exclusive_bound(node), 1,
+                                region=decision, overlap=plan.depth))
+            continue
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
             phase = Phase(index, node, False, region=plan_region(program, index, node, shared))
         phases.append(phase)
