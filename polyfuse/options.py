@@ -191,6 +191,13 @@ def blas_row_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
 
 
+def reciprocal_quotients() -> bool:
+    """``POLYFUSE_RECIPROCAL_QUOTIENTS``: ``rint(a / b)`` by a loop-invariant ``b`` is computed as
+    ``rint(a * (1 / b))`` where a test proves it the same value, with the division elsewhere
+    (backends/cpu/quotients.py).  Default on; 0 divides every element."""
+    return env_flag("POLYFUSE_RECIPROCAL_QUOTIENTS", True)
+
+
 def overlap_rows() -> bool:
     """``POLYFUSE_OVERLAP_ROWS``: a sequential row loop that carries values only through folded
     rows of small kernel-local arrays (hdiff's fused stencil chain) runs on the team in overlapped
