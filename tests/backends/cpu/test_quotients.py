@@ -67,6 +67,8 @@ def test_quantize_int8_keeps_numpys_bits_near_half_integers_and_its_loop_is_bloc
     kernel = polyfuse.kernel(quantize_int8)
     np.testing.assert_array_equal(kernel(x, 0.02), quantize_int8(x, 0.02))
     assert "blocks.header" in kernel.inspect_llvm(x, 0.02, optimized=False)
+    (record,) = kernel.explain(x, 0.02)["exact quotients"]
+    assert record["divisors"] == ["scale"]
 
 
 @pytest.mark.parametrize("func, args", [
@@ -76,6 +78,7 @@ def test_quantize_int8_keeps_numpys_bits_near_half_integers_and_its_loop_is_bloc
 def test_no_blocks_where_the_rule_does_not_hold(func, args):
     kernel = polyfuse.kernel(func)
     assert "blocks.header" not in kernel.inspect_llvm(*args, optimized=False)
+    assert "exact quotients" not in dict(kernel.explain(*args).sections)
     expected_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     expected, got = func(*expected_args), kernel(*got_args)
