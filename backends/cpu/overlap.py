@@ -15,14 +15,16 @@ after ``depth`` iterations every value a row ``>= lo`` reads is one the thread m
 warm-up.  What must hold (else None, and the loop runs as before):
 
 * the loop counts up by 1 between bounds of the parameters alone; no ``if`` and no inner loop
-  bound depends on it (every statement runs on the same inner points at every iteration);
+  bound depends on it, and each statement's call uses it once, as the iterator plus a constant
+  (every statement runs on the same inner points at every iteration);
 * every statement is plain (no loop kept as written, no subscript checked at run time), its
   subscripts read no array (an address never comes from a value), and it converts no value
   (``Cast``): a warm-up computes from rows that no one wrote yet, which is harmless only for
   arithmetic on floats;
 * each array the loop writes is either *private*: kernel-local, float, of rank >= 1 (its copies
-  cost ``k`` rows, about ``k`` iterations' work), written by one statement of the loop at row ``(i + c) % k`` of an axis of
-  constant extent ``k`` where the statement's iterator ``i`` is the loop's plus a constant (a
+  cost ``k`` rows, about ``k`` iterations' work), written by one statement of the loop at row
+  ``(i + c) % k`` of an axis of constant extent ``k``, its other subscripts free of ``i``, where
+  the statement's iterator ``i`` is the loop's plus a constant (a
   folded axis; contraction proved with isl's dataflow that each read still sees its writer, so a
   row is read at most ``k`` iterations after it is made) -- or *shared*: written at an index
   that holds the loop's iterator plus a constant on some axis (distinct iterations write distinct
@@ -33,7 +35,7 @@ warm-up.  What must hold (else None, and the loop runs as before):
 the loop writes, each array counting its ``k``: hdiff's ``lap`` (2) -> ``flx`` (2) -> output is
 4 (the exact need is 2; a few extra rows per chunk cost nothing measurable).
 
-The runtime (backends/cpu/parallel.py ``run_overlapped``) gives every chunk but the last its own
+The runtime (backends/cpu/parallel.py ``_run_overlapped``) gives every chunk but the last its own
 copy of the private arrays, copied from the shared ones before the team starts (values the
 phases before left in them, read by rows the loop never overwrites); the last chunk works in the
 shared arrays, so the phases after see them as the serial loop leaves them.  The code of a chunk
@@ -70,7 +72,8 @@ def overlap_plan(program: LoopProgram, loop: Node, params_only) -> OverlapPlan |
         return None
     calls = [n for n in nodes(loop.body) if isinstance(n, StmtCall)]
     stmts = {c.statement: program.statement(c.statement) for c in calls}
-    if not calls or len(stmts) != len(calls) or not all(map(_plain, stmts.values())):
+    if not calls or len(stmts) != len(calls) or not all(map(_plain, stmts.values())) or not all(
+            _one_row(c, loop.iterator) for c in calls):
         return None
     infos = {a.name: a for a in program.arrays}
     rows = {c.statement: _row_axis(c, stmts[c.statement], loop.iterator) for c in calls}
@@ -101,12 +104,24 @@ def overlap_plan(program: LoopProgram, loop: Node, params_only) -> OverlapPlan |
 
 def _depends_on(node: Node, iterator: str) -> bool:
     """Does an ``if`` condition or an inner loop bound inside ``node`` use ``iterator``?"""
-    var = ir.Var(iterator, ir.INT)
     for n in nodes(node):
         exprs = [n.cond] if isinstance(n, If) else [n.init, n.cond] if isinstance(n, For) else []
-        if any(var == e for x in exprs for e in ir.walk(x)):
+        if any(_uses(x, iterator) for x in exprs):
             return True
     return False
+
+
+def _uses(expr: ir.Expr, name: str) -> bool:
+    return any(isinstance(e, ir.Var) and e.name == name for e in ir.walk(expr))
+
+
+def _one_row(call: StmtCall, iterator: str) -> bool:
+    """Does the call use the loop's iterator in one argument only, as the iterator plus a
+    constant?  (Every iteration then runs its statement on the same points of the other axes: a
+    skewed one could leave a folded row's element unwritten for a while, read later than ``k``
+    iterations after it was made.)"""
+    using = [arg for arg in call.args if _uses(arg, iterator)]
+    return len(using) == 1 and _offset(using[0], iterator) is not None
 
 
 def _plain(stmt) -> bool:
@@ -154,10 +169,11 @@ def _folded_slots(stmt, info, row: str | None) -> int:
         return 0
     for axis, index in enumerate(stmt.index):
         extent = info.shape[axis]
+        others = stmt.index[:axis] + stmt.index[axis + 1:]
         if (isinstance(extent, ir.Const) and type(extent.value) is int and isinstance(index, ir.BinOp)
                 and index.op == "%" and index.rhs == ir.int_const(extent.value)
-                and _offset(index.lhs, row) is not None):
-            return extent.value
+                and _offset(index.lhs, row) is not None and not any(_uses(i, row) for i in others)):
+            return extent.value  # (each row's elements at the same places of the other axes)
     return 0
 
 
