@@ -86,3 +86,16 @@ def test_no_blocks_where_the_rule_does_not_hold(func, args):
         np.testing.assert_array_equal(got_args[0], expected_args[0])
     else:
         np.testing.assert_array_equal(got, expected)
+
+
+def test_the_blocks_inside_chunks_of_a_parallel_loop_on_2_and_3_threads(forced):
+    from polyfuse.runtime import threads
+
+    x = np.random.default_rng(5).permutation(np.concatenate([near_halves(0.07), np.linspace(-9, 9, 3001)]))
+    kernel = polyfuse.kernel(rounded)
+    expected = rounded(x, 0.07)
+    for count in (2, 3):
+        threads.set_num_threads(count)
+        for _ in range(2):  # (the first call at a size runs serially, measured)
+            assert kernel(x, 0.07).tobytes() == expected.tobytes()
+    assert sum(kernel.compile(x, 0.07).backend.phase_runs.values()) >= 2
