@@ -198,6 +198,15 @@ def reciprocal_quotients() -> bool:
     return env_flag("POLYFUSE_RECIPROCAL_QUOTIENTS", True)
 
 
+def join_phases() -> bool:
+    """``POLYFUSE_JOIN_PHASES``: consecutive phases of which two or more are parallel loops (with
+    only scalars private) and the others serial statements run as one parallel region: one
+    wake-up of the team per call instead of one per parallel phase, a barrier between them
+    (backends/cpu/phases.py ``join_regions``; mean_std's two sums).  Default off (not measured on
+    a quiet machine yet); 1 turns it on."""
+    return env_flag("POLYFUSE_JOIN_PHASES", False)
+
+
 def overlap_rows() -> bool:
     """``POLYFUSE_OVERLAP_ROWS``: a sequential row loop that carries values only through folded
     rows of small kernel-local arrays (hdiff's fused stencil chain) runs on the team in overlapped
