@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from polyfuse.backends.cpu.phases import chain_decisions, plan_phases
+from polyfuse.backends.cpu.quotients import BLOCK, checked_quotients
 from polyfuse.errors import PolyfuseError
 from polyfuse.model.ir import to_python
 from polyfuse.model.loop_ast import For, LazyText, StmtCall, display_names, nodes, render
@@ -72,6 +73,8 @@ class Explanation:
             ("parallel regions", [asdict(p.region) for p in plan_phases(program) if p.region is not None]),
             *((("row-chunked products", chunked),)
               if options.target == "cpu" and (chunked := _row_chunked(program)) else ()),
+            *((("exact quotients", quotients),)
+              if options.target == "cpu" and (quotients := _exact_quotients(program)) else ()),
             *((("phase chains", [asdict(d) for d in chains]),)
               if options.target == "cpu" and (chains := chain_decisions(program)) else ()),
             ("loop code", render(program)),
@@ -175,6 +178,17 @@ def _contraction(decision) -> dict[str, Any]:
 
     return {"array": decision.array, "before": shape(decision.shape_before),
             "after": shape(decision.shape_after), "itemsize": decision.itemsize, "reason": decision.reason}
+
+
+def _exact_quotients(program) -> list[dict[str, Any]]:
+    """The innermost loops whose ``rint(a / b)`` run through ``1 / b`` with a test, in blocks
+    (backends/cpu/quotients.py)."""
+    why = (f"rint(a / b) as rint(a * (1 / b)) where |q - rint(q)| + 2**-50 |q| < 0.5 proves it equal, in blocks "
+           f"of {BLOCK} iterations; a block with a failing element runs again dividing; b outside "
+           "[2**-1021, 2**1021]: the loop divides")
+    return [{"loop": loop.iterator, "divisors": [display_names(to_python(d)) for d in divisors], "why": why}
+            for loop in nodes(program.root) if isinstance(loop, For)
+            and (divisors := checked_quotients(program, loop))]
 
 
 def _row_chunked(program) -> list[dict[str, Any]]:

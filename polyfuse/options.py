@@ -191,6 +191,30 @@ def blas_row_chunks() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS", True)
 
 
+def reciprocal_quotients() -> bool:
+    """``POLYFUSE_RECIPROCAL_QUOTIENTS``: ``rint(a / b)`` by a loop-invariant ``b`` is computed as
+    ``rint(a * (1 / b))`` where a test proves it the same value, with the division elsewhere
+    (backends/cpu/quotients.py).  Default on; 0 divides every element."""
+    return env_flag("POLYFUSE_RECIPROCAL_QUOTIENTS", True)
+
+
+def join_phases() -> bool:
+    """``POLYFUSE_JOIN_PHASES``: consecutive phases of which two or more are parallel loops (with
+    only scalars private) and the others serial statements run as one parallel region: one
+    wake-up of the team per call instead of one per parallel phase, a barrier between them
+    (backends/cpu/phases.py ``join_regions``; mean_std's two sums).  Default off (not measured on
+    a quiet machine yet); 1 turns it on."""
+    return env_flag("POLYFUSE_JOIN_PHASES", False)
+
+
+def overlap_rows() -> bool:
+    """``POLYFUSE_OVERLAP_ROWS``: a sequential row loop that carries values only through folded
+    rows of small kernel-local arrays (hdiff's fused stencil chain) runs on the team in overlapped
+    chunks, each recomputing a few rows before its first (backends/cpu/overlap.py).  Default on;
+    0 keeps such a loop on one thread (as a parallel region where its inner loops allow)."""
+    return env_flag("POLYFUSE_OVERLAP_ROWS", True)
+
+
 def phase_chains() -> bool:
     """``POLYFUSE_PHASE_CHAINS``: consecutive parallel phases over the same rows that exchange data
     only at the current row (attention's scores, softmax rows, ``P @ V``, normalisation) run on the

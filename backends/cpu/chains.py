@@ -94,7 +94,9 @@ def _joins(program: LoopProgram, run) -> bool:
 def _row_phase(phase) -> bool:
     # a triangle cut by rows (``row_weights``) cuts its rows by work, not evenly, and may sit under
     # its nest's guard: it stays a phase of its own
-    return (phase.parallel and not phase.row_weights and not phase.is_region and isinstance(phase.start, ir.Const)
+    # (overlapped chunks, backends/cpu/overlap.py, recompute rows before their first: not a row phase)
+    return (phase.parallel and not phase.row_weights and not phase.is_region and not phase.overlap
+            and isinstance(phase.start, ir.Const)
             and phase.start.value == 0 and phase.step == 1 and phase.stop is not None)
 
 

@@ -10,6 +10,7 @@ import math
 
 from llvmlite import ir as ll
 from polyfuse.backends.cpu import llvm_complex as cx
+from polyfuse.backends.cpu.quotients import SLACK, quotient_site
 from polyfuse.backends.cpu.vector_math import VectorMath
 
 from polyfuse.errors import InternalError
@@ -265,6 +266,9 @@ class ExprEmitter(VectorMath):
         return phi
 
     def _Call(self, e: ir.Call):
+        site = quotient_site(e) if self.cg.quotients else None
+        if site is not None and site.rhs in self.cg.quotients["recips"]:
+            return self.rounded_quotient(site)
         args = [self.emit(a) for a in e.args]
         if any(cx.is_complex(a.dtype) for a in e.args) or cx.is_complex(e.dtype):
             return self.complex.call(e.func, args)
@@ -282,6 +286,20 @@ class ExprEmitter(VectorMath):
         if e.func in _FLOAT_INTRINSICS:
             return self._intrinsic(_FLOAT_INTRINSICS[e.func], args)
         return self.libm(e.func, args)
+
+    def rounded_quotient(self, site: ir.BinOp):
+        """``rint(a / b)`` as ``rint(a * r)`` with ``r = 1 / b``, and the block's flag set where
+        that may differ (backends/cpu/quotients.py)."""
+        b, double = self.b, ll.DoubleType()
+        quotient = b.fmul(self.emit(site.lhs), self.cg.quotients["recips"][site.rhs])
+        nearest = self._intrinsic("llvm.rint", [quotient])
+        off = self._intrinsic("llvm.fabs", [b.fsub(quotient, nearest)])
+        size = self._intrinsic("llvm.fabs", [quotient])
+        margin = self._intrinsic("llvm.fma", [size, ll.Constant(double, SLACK), off])
+        exact = b.fcmp_ordered("<", margin, ll.Constant(double, 0.5))
+        flag = self.cg.quotients["bad"]
+        b.store(b.or_(b.load(flag), b.not_(exact)), flag)
+        return nearest
 
     def libm(self, name: str, args: list):
         """A call of the C library's ``name`` (``namef`` for float32): what numpy's npy_math calls

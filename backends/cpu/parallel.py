@@ -22,6 +22,7 @@ ordinary serial function runs.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import math
 import threading
 import time
@@ -65,6 +66,8 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
     if phase.library:  # (on one polyfuse thread too: the library's threads or one BLAS thread)
         run_blas_site(kernel, compiled, args, values, count, workers)
         return
+    if phase.overlap:  # (each overlapped chunk at least a few times its warm-up)
+        workers = min(workers, count // (OVERLAP_MIN_FACTOR * phase.overlap))
     if workers <= 1:
         compiled.function(*args, 0, count)
         return
@@ -74,7 +77,8 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
         _remember(kernel, kernel.phase_times, key, (phase.index, count), _measure_chunks(compiled, args, count))
         return
     serial = _serial_function(compiled)
-    if _timed(times, lambda: _run_chunks(kernel, compiled, args, values, count, workers),
+    team = _run_overlapped if phase.overlap else _run_chunks
+    if _timed(times, lambda: team(kernel, compiled, args, values, count, workers),
               lambda: serial(*args, 0, count)):
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
 
@@ -309,6 +313,52 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
             pool.submit(member, _with_private_buffers(kernel, compiled.phase, args, values, buffers), buffers)
         member(args, [])
         pieces.wait()
+
+
+#: An overlapped chunk (``Phase.overlap``) holds at least this many times the iterations it
+#: recomputes first: fewer members run a loop too short for that.
+OVERLAP_MIN_FACTOR = 8
+
+
+def _run_overlapped(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> None:
+    """A loop run in overlapped chunks (backends/cpu/overlap.py): one chunk per member, taken
+    from a shared counter as ``_run_chunks``'s pieces.  Every chunk but the last works in its own
+    copy of the phase's private arrays, copied from the shared ones here, before any member starts
+    (values the phases before left there, which rows the loop never writes still read); the last
+    chunk works in the shared arrays, so that the phases after find them as the serial loop
+    leaves them."""
+    pieces = Pieces(workers)
+    bounds = chunk_bounds(count, workers)
+    keep_alive: list = []
+    chunk_args = [_copied_private(kernel, compiled.phase, args, values, keep_alive) for _ in range(workers - 1)]
+    chunk_args.append(args)
+
+    def member() -> None:
+        while (k := pieces.take()) is not None:
+            try:
+                compiled.function(*chunk_args[k], bounds[k], bounds[k + 1])
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+                pieces.done(exc)
+                return
+            pieces.done()
+
+    pool = threads.pool()
+    for _ in range(1, workers):
+        pool.submit(member)
+    member()
+    pieces.wait()
+
+
+def _copied_private(kernel, phase, args: list, values: dict[str, Any], keep_alive: list) -> list:
+    """``args`` with a fresh copy of each private array of ``phase`` holding its current values."""
+    copied = list(args)
+    for position, param in enumerate(kernel.params):
+        if param.name in phase.private:
+            buffer = allocate(kernel.locals[param.name], values)
+            ctypes.memmove(buffer.ctypes.data, args[position], buffer.nbytes)
+            keep_alive.append(buffer)
+            copied[position] = buffer.ctypes.data
+    return copied
 
 
 #: Pieces per member of a parallel phase's team (``_run_chunks``).  1: as many pieces as members,

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from polyfuse.backends.cpu.overlap import overlap_plan
+
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.loop_ast import (
@@ -38,6 +40,8 @@ from polyfuse.options import (
     blas_row_chunks_gemv,
     blas_row_chunks_guarded,
     blas_stack_chunks,
+    join_phases,
+    overlap_rows,
     phase_chains,
     triangle_chunks,
 )
@@ -85,6 +89,9 @@ class Phase:
     # with ``blas_rows``: the library's own threads are a third mode the runtime measures (a site
     # that ran on them before it was cut: a product under its nest's guard, a matrix times a vector)
     library: bool = False
+    # a sequential loop run in overlapped chunks (backends/cpu/overlap.py): the iterations each
+    # chunk recomputes before its first one (``private``: the arrays it keeps its own copy of)
+    overlap: int = 0
 
     @property
     def is_region(self) -> bool:
@@ -93,13 +100,52 @@ class Phase:
 
 def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:
     """One phase per top-level node, then consecutive serial phases joined (``join_serial``),
-    then consecutive parallel phases over the same rows chained (backends/cpu/chains.py)."""
-    return plan_chains(program, join_serial(program, _phases(program)))[0]
+    runs of parallel and serial phases as one region (``join_regions``, off by default), then
+    consecutive parallel phases over the same rows chained (backends/cpu/chains.py)."""
+    return plan_chains(program, join_regions(program, join_serial(program, _phases(program))))[0]
 
 
 def chain_decisions(program: LoopProgram) -> tuple:
     """The chains ``plan_phases`` makes, as records (explain())."""
-    return plan_chains(program, join_serial(program, _phases(program)))[1]
+    return plan_chains(program, join_regions(program, join_serial(program, _phases(program))))[1]
+
+
+def join_regions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
+    """With ``POLYFUSE_JOIN_PHASES=1``: each run of consecutive phases that are plain parallel
+    loops (chunks of their outer loop, only scalars private) or plain serial phases, holding two
+    parallel ones or more, as one parallel region (``plan_region`` of their nodes in a ``Block``):
+    the team starts once per call, not once per parallel phase (each start wakes the pool through
+    Python, ~30 us on this VM), and waits at a barrier after each loop; thread 0 runs the serial
+    statements between them.  Which thread runs a chunk never changes a value (the chunks of a
+    NumPy sum write their own partial, added in order after the loop), so the results are the
+    phases' own.  Kept apart when the program checks anything at run time (as ``join_serial``)."""
+    if not join_phases() or any(map(_checked_at_run_time, program.statements)):
+        return phases
+    shared = shared_scalars(program)
+    infos = {a.name: a for a in program.arrays}
+    joined: list[Phase] = []
+    run: list[Phase] = []
+
+    def flush() -> None:
+        if sum(p.parallel for p in run) >= 2:
+            node = Block(tuple(child for p in run for child in top_level(p.node)))
+            decision = plan_region(program, run[0].index, node, shared)
+            if decision.region:
+                joined.append(Phase(run[0].index, node, False, region=decision))
+                return
+        joined.extend(run)
+
+    for phase in phases:
+        parallel = (phase.parallel and not (phase.blas_rows or phase.overlap or phase.chain or phase.chained)
+                    and all(infos[name].is_scalar for name in phase.private))
+        if parallel or _plain(phase):
+            run.append(phase)
+            continue
+        flush()
+        run = []
+        joined.append(phase)
+    flush()
+    return tuple(_renumbered(k, phase) for k, phase in enumerate(joined))
 
 
 def plan_chains(program: LoopProgram, phases: tuple[Phase, ...]):
@@ -168,6 +214,12 @@ def _phases(program: LoopProgram) -> list[Phase]:
                                 row_weights=row_weights(program, node), library=library_mode(program, node)))
             continue
         phase = _phase(index, node, others)
+        if not phase.parallel and overlap_rows() and (plan := overlap_plan(program, node, _params_only)):
+            assert isinstance(node, For)
+            decision = RegionDecision(index, False, (), 0, 0, plan.reason)
+            phases.append(Phase(index, node, True, plan.private, node.init, exclusive_bound(node), 1,
+                                region=decision, overlap=plan.depth))
+            continue
         if not (isinstance(node, For) and node.parallel) and has_parallel_loop(node):
             phase = Phase(index, node, False, region=plan_region(program, index, node, shared))
         phases.append(phase)

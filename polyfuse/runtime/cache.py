@@ -95,10 +95,13 @@ def cpu_key() -> str:
         blas_stack_chunks,
         blas_symm,
         jit_small_code,
+        join_phases,
         machine,
         math_loop_interleave,
         narrow_gemm,
+        overlap_rows,
         phase_chains,
+        reciprocal_quotients,
         row_alias_checks,
         scale_after_product,
         stream_store_bytes,
@@ -113,6 +116,7 @@ def cpu_key() -> str:
     chunks = ((" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
               + (" guarded" if blas_row_chunks_guarded() else "")
               + (" triangles" if triangle_chunks() else "") + (" stacks" if blas_stack_chunks() else ""))
+    chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
     chunks += (" phase-chains" if phase_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"
