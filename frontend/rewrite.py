@@ -52,6 +52,7 @@ from polyfuse.model.scop import Argument
 from . import builtin_helpers
 from .allocation import ALLOCATORS
 from .checker import is_allocation
+from .data_sized import lengths
 from .desugar import (
     BuiltinHelpers,
     Constants,
@@ -72,6 +73,7 @@ from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
 from .global_arrays import frozen_name
 from .growing_lists import growing_lists
+from .index_swaps import swap_rows
 from .loop_names import rename_clashing_loops
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source
@@ -100,6 +102,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = lengths(rw, tree.body)  # len(np.nonzero(c)[0]): int(np.count_nonzero(c))
     tree.body = unique_loops(rw, tree.body)  # for v in np.unique(x): a compaction, then its count
     tree.body = growing_lists(rw, tree.body)  # res.append(v), return buf[:k], np.nonzero: buffer and count
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
@@ -114,6 +117,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
     tree.body = substitute_sizes(rw, tree.body)
+    tree.body = swap_rows(rw, tree.body)  # A[[k, p]] = A[[p, k]]: three stores
     tree.body = selection_loops(rw, tree.body)  # for v in x[x > 0]: over x, skipping the rest
     tree.body = Desugar(rw, Normalizer(rw).visit).block(tree.body)  # tuple assignments, //= and friends, loops over arrays
     for stmt in tree.body:
@@ -920,21 +924,48 @@ def substitute_sizes(rw: Rewriter, body: list[ast.stmt], ints: set[str] | None =
     ``ints``: the names that do not change in ``body`` (default: the integer arguments)."""
     ints = rw.ints if ints is None else ints
     stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    sizes: dict[str, ast.expr] = {}
+    loads = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    return _sizes_of_block(rw, body, ints, {}, stores, loads, top=True)
+
+
+def _sizes_of_block(rw: Rewriter, body: list[ast.stmt], ints: set[str], outer: dict[str, ast.expr],
+                    stores: Counter, loads: Counter, *, top: bool) -> list[ast.stmt]:
+    """``substitute_sizes`` of one block and the blocks nested in it; ``outer``: the sizes of
+    the enclosing blocks.  In a nested block a definition counts only where it reads an extent
+    and every load of its name in the whole body (``loads``) follows it in this block (a helper
+    inlined in an ``if`` branch: its ``n = y.shape[0]``), so no read elsewhere sees it undefined."""
+    sizes: dict[str, ast.expr] = dict(outer)
     loaded: set[str] = set()
     out: list[ast.stmt] = []
-    for stmt in body:
+    for k, stmt in enumerate(body):
         pairs = _definitions(stmt, rw)
         if pairs and all(stores[n.id] == 1 and n.id not in loaded and n.id not in rw.args and n.id not in ints
-                         and _is_size(v, rw, ints, sizes) for n, v in pairs):
+                         and _is_size(v, rw, ints, sizes) and (top or (_loads(body[k + 1:], n.id) == loads[n.id]
+                                                                         and _reads_extent(v)))
+                         for n, v in pairs):
             for name, value in pairs:
                 sizes[name.id] = _SizeUses(rw, sizes).visit(rw.copy(value))
             continue
         if sizes:
             stmt = _SizeUses(rw, sizes).visit(stmt)
         loaded.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        if isinstance(stmt, (ast.If, ast.For, ast.While)):
+            stmt.body = _sizes_of_block(rw, stmt.body, ints, sizes, stores, loads, top=False)
+            stmt.orelse = _sizes_of_block(rw, stmt.orelse, ints, sizes, stores, loads, top=False)
         out.append(stmt)
     return out
+
+
+def _reads_extent(value: ast.expr) -> bool:
+    """Whether ``value`` reads an array's extent (``y.shape[0] - 1``): in a nested block only
+    such definitions are sizes (a constant there, such as a list's ``out__item = 1``, stays a
+    local whose type later passes read)."""
+    return any(isinstance(n, ast.Attribute) and n.attr == "shape" for n in ast.walk(value))
+
+
+def _loads(stmts: list[ast.stmt], name: str) -> int:
+    return sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name
+               and isinstance(n.ctx, ast.Load))
 
 
 def _definitions(stmt: ast.stmt, rw: Rewriter) -> list[tuple[ast.Name, ast.expr]]:
