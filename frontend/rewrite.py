@@ -12,14 +12,18 @@ Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code alre
    inlined, ``y[i] = relu(x[i])`` -> ``y[i] = max(x[i], 0.0)``, and ``fill(A, n)`` as a statement
    -> the helper's body with its parameters replaced by the caller's arguments.  Subset
    expressions have no side effects, so substituting an argument at each use is exact.
-   Then ``substitute_tuples`` (frontend/tuples.py) writes tuple locals out at their uses
+   Then ``lengths`` (frontend/data_sized.py: ``len(np.nonzero(c)[0])`` is
+   ``int(np.count_nonzero(c))``), and ``substitute_tuples`` (frontend/tuples.py) writes tuple locals out at their uses
    (``idx = i, j``; ``x[idx]`` -> ``x[i, j]``), makes list shapes tuples and ``np.ndarray``
    allocations ``np.empty``.
 2. ``Normalizer``: ``len(a)`` -> ``a.shape[0]``, ``a.shape[-1]`` -> ``a.shape[rank - 1]``,
    ``a.size`` -> the product of its extents, ``a.ndim`` -> the rank (``a`` an array argument).
 3. ``substitute_sizes``: an integer local assigned once at the top level from sizes
    (``n, m = A.shape``, ``h = (n + 1) // 2``) is replaced by its defining expression at every
-   use, so it is affine.  A local assigned twice or in a loop stays an ordinary scalar.
+   use, so it is affine; so is one assigned once inside a block from an expression that reads
+   an extent, read only after it there (a helper inlined in a branch).  A local assigned twice
+   or in a loop stays an ordinary scalar.  Then ``swap_rows`` (frontend/index_swaps.py):
+   ``A[[k, p]] = A[[p, k]]`` as three stores.
 4. ``Desugar`` (frontend/desugar.py): tuple assignments, ``//=``, ``%=`` and ``**=`` (``&=``
    and the other bitwise ones stay augmented, like ``+=``), ``for v in x`` / ``enumerate`` /
    ``zip`` over arrays; before all of these, ``Constants`` puts global number constants in place
