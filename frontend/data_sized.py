@@ -66,9 +66,11 @@ def _is_np(rw, defs: dict[str, ast.expr] | None = None) -> _IsNumpy:
     return _IsNumpy(rw, defs or {})
 
 
-def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None) -> Selection | None:
+def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None, *,
+              arithmetic: bool = True) -> Selection | None:
     """The compaction of a returned data-sized value ``elt``; None for anything else.  ``defs``:
-    the locals bound once, at the top level, to the value given (their shapes are that value's)."""
+    the locals bound once, at the top level, to the value given (their shapes are that value's).
+    ``arithmetic``: also elementwise arithmetic of such values (not inside itself)."""
     is_numpy = _is_np(rw, defs or {})
     call = elt.value if isinstance(elt, ast.Subscript) else elt
     if isinstance(elt, ast.Subscript) and _zero(elt.slice) and isinstance(call, ast.Call):
@@ -90,9 +92,47 @@ def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None) -> Sel
         return None
     if isinstance(elt, ast.Subscript) and not isinstance(elt.slice, (ast.Slice, ast.Tuple)):
         return _masked(rw, elt, elt.value, elt.slice, is_numpy)
-    if isinstance(elt, (ast.BinOp, ast.UnaryOp, ast.Call)):
-        return _masked_arithmetic(rw, elt, is_numpy)
+    if arithmetic and isinstance(elt, (ast.BinOp, ast.UnaryOp, ast.Call)):
+        return _masked_arithmetic(rw, elt, is_numpy) or _sized_arithmetic(rw, elt, defs)
     return None
+
+
+def _sized_arithmetic(rw, elt: ast.expr, defs: dict[str, ast.expr] | None) -> Selection | None:
+    """Elementwise arithmetic of one data-sized value and scalars (``np.unique(x) * 2``,
+    ``np.nonzero(m)[0] + 1``; ``+ - * /``, unary ``-``, NumPy's elementwise math): the value's
+    compaction, then the arithmetic over its whole buffer into a new one, of which the call
+    returns the same first ``count`` elements (the rest, never returned, is computed from
+    unwritten elements: no operation here raises or traps on any value)."""
+    is_numpy = _is_np(rw, defs or {})
+    found: list[Selection] = []
+
+    def whole(node: ast.expr) -> ast.expr | None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _MASKED_OPS):
+            left, right = whole(node.left), whole(node.right)
+            return None if left is None or right is None else ast.BinOp(left, node.op, right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = whole(node.operand)
+            return None if inner is None else ast.UnaryOp(node.op, inner)
+        if isinstance(node, ast.Call) and not node.keywords and _numpy_name(node, is_numpy) in _ELEMENTWISE \
+                and _numpy_name(node, is_numpy) not in ("mod", "remainder"):
+            args = [whole(a) for a in node.args]
+            kept = [a for a in args if a is not None]
+            return None if len(kept) != len(args) else ast.Call(node.func, kept, [])
+        shape = shape_of(rw, node, is_numpy)
+        if shape is not None:
+            return node if shape.rank == 0 and not shape.boolean else None  # a scalar
+        made = None if found else selection(rw, node, defs, arithmetic=False)
+        if made is None:
+            return None
+        found.append(made)
+        return ast.copy_location(ast.Name(made.buffer, ast.Load()), node)
+
+    combined = whole(elt)
+    if combined is None or not found:
+        return None
+    made = found[0]
+    buf, bind = _bind(rw, combined, "sized_value", elt)
+    return Selection([*made.statements, bind], buf, made.count)
 
 
 _MASKED_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)

@@ -423,16 +423,51 @@ def _sunk(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> list[a
             keep.append(stmt)
             continue
         name = stmt.targets[0].id
-        if name not in returned or not _data_sized(rw, stmt.value, lists, defs) \
-                or not _unchanged_until_return(stmt.value, body[k + 1:-1], name, elts):
+        inside = _read_once_inside(name, elts, body[k + 1:-1]) if name not in returned else None
+        if inside is not None:  # only where the item becomes a data-sized value this pass returns
+            trial = copy.deepcopy(inside)
+            _replace_name(trial, name, copy.deepcopy(stmt.value))
+            inside = inside if _data_sized(rw, trial, lists, defs) else None
+        if (name not in returned and inside is None) or not _data_sized(rw, stmt.value, lists, defs) \
+                or not _unchanged_until_return(stmt.value, body[k + 1:-1], name, elts if inside is None
+                                               else [ast.Name(name, ast.Load())]):
             keep.append(stmt)
             continue
-        elts[returned[name]] = stmt.value
+        if inside is None:
+            elts[returned[name]] = stmt.value
+        else:  # u = np.unique(x) ... return u * 2: the value in place of its one read
+            _replace_name(inside, name, stmt.value)
     if isinstance(ret.value, ast.Tuple):
         ret.value.elts = elts
     else:
         ret.value = elts[0]
     return keep + [ret]
+
+
+def _read_once_inside(name: str, elts: list[ast.expr], between: list[ast.stmt]) -> ast.expr | None:
+    """The returned item that reads ``name`` once, inside it (``return u * 2``), where nothing
+    in ``between`` reads it; None otherwise."""
+    reads = [e for e in elts for n in ast.walk(e) if isinstance(n, ast.Name) and n.id == name]
+    if len(reads) != 1 or any(isinstance(n, ast.Name) and n.id == name for s in between for n in ast.walk(s)):
+        return None
+    if any(isinstance(n, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.comprehension)) and any(
+            isinstance(m, ast.Name) and m.id == name for m in ast.walk(n)) for n in ast.walk(reads[0])):
+        return None  # evaluated only on some paths: Python evaluated the binding (and its checks) on all
+    return reads[0]
+
+
+def _replace_name(tree: ast.expr, name: str, value: ast.expr) -> None:
+    """``tree`` with its one read of ``name`` (not ``tree`` itself) replaced by ``value``."""
+    for node in ast.walk(tree):
+        for attr, child in ast.iter_fields(node):
+            if isinstance(child, ast.Name) and child.id == name:
+                setattr(node, attr, value)
+                return
+            if isinstance(child, list):
+                for k, item in enumerate(child):
+                    if isinstance(item, ast.Name) and item.id == name:
+                        child[k] = value
+                        return
 
 
 def _data_sized(rw: Rewriter, value: ast.expr, lists: dict[str, _List], defs: dict[str, ast.expr]) -> bool:

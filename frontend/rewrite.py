@@ -905,13 +905,28 @@ def _view(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
     depth = 0
     while isinstance(node, ast.Subscript):
         index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if any(isinstance(i, (ast.Slice, ast.Starred)) for i in index):
+        if any(isinstance(i, (ast.Slice, ast.Starred)) or not _integer_like(i, ranks) for i in index):
             return None
         depth += len(index)
         node = node.value
     if isinstance(node, ast.Name) and node.id in ranks and depth <= ranks[node.id]:
         return node.id, depth
     return None
+
+
+def _integer_like(index: ast.expr, ranks: dict[str, int]) -> bool:
+    """Whether a subscript may be one integer, not an array: no comparison, mask operator,
+    slice, list or NumPy call in it, and no array argument read whole (``X[X[:, 0] > t]`` selects
+    rows: its ``shape[0]`` is their count, not ``X.shape[1]``)."""
+    for n in ast.walk(index):
+        if isinstance(n, (ast.Compare, ast.BoolOp, ast.Slice, ast.List, ast.Tuple, ast.ListComp, ast.Invert,
+                          ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            return False  # np.argsort(x), x.nonzero(): may be arrays
+    whole = {n.id for n in ast.walk(index) if isinstance(n, ast.Name) and n.id in ranks}
+    inside = {s.value.id for s in ast.walk(index) if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name)}
+    return not (whole - inside)
 
 
 def _shape_of(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
