@@ -454,8 +454,60 @@ def lengths(rw, body: list[ast.stmt]) -> list[ast.stmt]:
     """The length of an array of indices of the nonzero elements, ``len(np.nonzero(c)[0])``,
     ``np.where(c)[0].shape[0]``, ``np.flatnonzero(c).size`` (``c`` of a rank the arguments
     tell: the count of a value NumPy would otherwise make whole) is ``int(np.count_nonzero(c))``:
-    the same number, a Python int as ``len`` and ``shape`` give."""
-    return [_Lengths(rw).visit(stmt) for stmt in body]
+    the same number, a Python int as ``len`` and ``shape`` give.  The length of a selection
+    written inline, ``len(x[x > 0])`` or ``X[m].shape[0]``, is that of a name bound to it just
+    before the statement (``sel = X[m]``, then ``len(sel)``: the lowering's count of the mask,
+    with NumPy's check of its shape), where the statement surely evaluates it."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        stmt = _Lengths(rw).visit(stmt)
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, lengths(rw, inner))
+        out.extend(_bound_selection(rw, stmt) or [stmt])
+    return out
+
+
+def _bound_selection(rw, stmt: ast.stmt) -> list[ast.stmt] | None:
+    """``sel = X[m]`` then ``stmt`` reading ``len(sel)`` for its one inline ``len(X[m])`` /
+    ``X[m].shape[0]``; None where there is none (or more, or one evaluated on some paths only)."""
+    heads: list[ast.AST] = [stmt.test] if isinstance(stmt, ast.If) else [stmt.iter] if isinstance(stmt, ast.For) \
+        else [] if isinstance(stmt, ast.While) else [stmt]
+    is_numpy = _is_np(rw)
+    found: list[tuple[ast.AST, ast.Subscript]] = []
+    guarded: set[int] = set()
+    for head in heads:
+        for node in ast.walk(head):
+            if isinstance(node, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.comprehension)):
+                guarded.update(id(n) for n in ast.walk(node) if n is not node)
+            selected = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+                    and node.func.id not in rw.globals and len(node.args) == 1 and not node.keywords:
+                selected = node.args[0]
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "shape" and isinstance(node.slice, ast.Constant) and node.slice.value == 0 \
+                    and type(node.slice.value) is int:
+                selected = node.value.value
+            if isinstance(selected, ast.Subscript) and isinstance(selected.value, ast.Name) \
+                    and not isinstance(selected.slice, (ast.Slice, ast.Tuple)):
+                xs, ms = shape_of(rw, selected.value, is_numpy), shape_of(rw, selected.slice, is_numpy)
+                if xs is not None and ms is not None and ms.boolean and xs.rank >= 1 \
+                        and (ms.rank == xs.rank or ms.rank == 1):
+                    found.append((node, selected))
+    if len(found) != 1 or id(found[0][0]) in guarded:
+        return None
+    node, selected = found[0]
+    name, bind = _bind(rw, selected, "sel_rows", stmt)
+    length = ast.Call(ast.Name("len", ast.Load()), [ast.Name(name, ast.Load())], [])
+    for parent in ast.walk(stmt):
+        for attr, child in ast.iter_fields(parent):
+            if child is node:
+                setattr(parent, attr, ast.copy_location(length, node))
+            elif isinstance(child, list) and any(c is node for c in child):
+                child[:] = [ast.copy_location(length, node) if c is node else c for c in child]
+    ast.fix_missing_locations(stmt)
+    return [bind, stmt]
 
 
 __all__ = ["Selection", "lengths", "selection", "shape_of"]

@@ -1,6 +1,7 @@
 """Forms session 24 (fe27) added or fixed, on the python target (cheap): arithmetic of one
 data-sized value returned, and the length of a row selection written inline, which was a wrong
-answer (``X[mask].shape[0]`` taken as ``X[i].shape[0]``, the row length) and is now refused."""
+answer (``X[mask].shape[0]`` taken as ``X[i].shape[0]``, the row length) and is now the mask's
+count."""
 
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ def test_arithmetic_of_a_data_sized_value_is_numpys(func):
             np.testing.assert_array_equal(a, e)
 
 
-def test_the_length_of_an_inline_row_selection_is_never_the_row_length():
+def test_the_length_of_an_inline_row_selection_is_its_count():
     X = np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]])
-    with pytest.raises(polyfuse.UnsupportedError, match="boolean mask"):
-        polyfuse.kernel(rows_selected_inline, target="python")(X, 0.0)
+    kernel = polyfuse.kernel(rows_selected_inline, target="python")
+    for t in (0.0, 5.0, -5.0):
+        assert kernel(X, t) == rows_selected_inline(X, t) and type(kernel(X, t)) is int
+    assert kernel(X[:0], 0.0) == 0
