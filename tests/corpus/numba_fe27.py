@@ -1,13 +1,15 @@
 """Session 24's unseen programs, loop style (fe27): numeric loops as numba users write them
 (finite differences, running statistics, peak finding, histograms, sparse products, Monte-Carlo
 with given random numbers, DP tables, pivoting solvers), each checked against the undecorated
-function on sizes 0, 1, 7 and 12 and float32, float64 and int64 data where they apply.  Of 134
-such programs (loop and NumPy style, tests/corpus/numpy_fe27.py), main (38e95b9) matched 117,
-refused 15 and returned 2 equal values of another Python type (a weak initial value returned
-where no data-dependent update ran: documented); fe27 made 11 of the refused ones work.  Kept
-here, one size and an edge size each (the suite is at its time budget): lists appended inside
-counted ``while`` loops, and a local first assigned in a loop after a data-dependent early
-return."""
+function (cpu target, smart fusion, threads on) on sizes 0, 1, 7 and 12 and float32, float64
+and int64 data where they apply.  Of 136 such programs (loop and NumPy style, with
+tests/corpus/numpy_fe27.py), main (38e95b9) matched 116, refused 17, returned a wrong count for
+one (``len(X[X[:, 0] > t])``: the row length) and equal values of another Python type for two
+(a weak initial value returned where no data-dependent update ran: documented); fe27 matches
+126, refuses 8 (one only for an empty array) and fixed the wrong count.  Kept here, one size and
+an edge size each (the suite is at its time budget): lists appended inside counted ``while``
+loops, and a local first assigned in a loop after a data-dependent early return.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Session 24's unseen programs, NumPy style (fe27; the batch is described in numba_fe27):
 statistics on selections, a median under a data-dependent test, the row swaps of Gaussian
-elimination by list indices, counts of np.nonzero and a class loop over np.unique.  Each was refused on main
-(38e95b9) and runs here on an ordinary size and an edge size."""
+elimination by list indices, counts of np.nonzero and of an inline selection, and a class loop
+over np.unique.  Each was refused on main (38e95b9) and runs here on an ordinary size and an
+edge size."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def robust_center(x):
 
 
 def count_positive(x):
-    return np.where(x > 0)[0].shape[0] + len(np.nonzero(x < -1.0)[0])
+    return np.where(x > 0)[0].shape[0] + len(np.nonzero(x < -1.0)[0]) + len(x[x > 1.0])
 
 
 def swap_rows(A, b, k):
