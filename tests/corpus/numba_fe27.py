@@ -6,7 +6,7 @@ and int64 data where they apply.  Of 136 such programs (loop and NumPy style, wi
 tests/corpus/numpy_fe27.py), main (38e95b9) matched 116, refused 17, returned a wrong count for
 one (``len(X[X[:, 0] > t])``: the row length) and equal values of another Python type for two
 (a weak initial value returned where no data-dependent update ran: documented); fe27 matches
-126, refuses 8 (one only for an empty array) and fixed the wrong count.  Kept here, one size and
+127 (the wrong count among them), refuses 7 (one only for an empty array).  Kept here, one size and
 an edge size each (the suite is at its time budget): lists appended inside counted ``while``
 loops, and a local first assigned in a loop after a data-dependent early return.
 """
