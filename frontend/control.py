@@ -114,15 +114,28 @@ def branch_definitions(everywhere: dict[str, int], block: list[ast.stmt],
         for n in ast.walk(stmt):
             if isinstance(n, ast.Name):
                 inside[n.id] = inside.get(n.id, 0) + 1
-    found, seen = [], set()
+    found: list[ast.Assign] = []
+    _first_assignments(block, lambda name: inside[name] == everywhere[name] or assigns_first(other, name),
+                       lambda name: inside[name] == everywhere[name], set(), found)
+    return found
+
+
+def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[str],
+                       found: list[ast.Assign]) -> None:
+    """branch_definitions' walk: ``name = v`` at the top level of ``block`` or of a ``for`` loop's
+    body in it (a loop the rest of the kernel runs after an early return: ``for v in x: b =
+    int(v / w); ...``), ``name`` not mentioned before it (``seen``) and its old value dead
+    (``dead_old`` at the block's top level, ``dead_in_loop`` inside a loop: mentioned nowhere
+    outside the branch, so each iteration assigns it before any read)."""
     for stmt in block:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if name not in seen and name not in read_names(stmt.value) and (
-                    inside[name] == everywhere[name] or assigns_first(other, name)):
+            if name not in seen and name not in read_names(stmt.value) and dead_old(name):
                 found.append(stmt)
+        elif isinstance(stmt, ast.For) and not stmt.orelse:
+            seen |= read_names(stmt.target) | read_names(stmt.iter)
+            _first_assignments(stmt.body, dead_in_loop, dead_in_loop, seen, found)
         seen |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
-    return found
 
 
 def assigns_first(block: list[ast.stmt], name: str) -> bool:

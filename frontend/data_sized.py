@@ -66,9 +66,11 @@ def _is_np(rw, defs: dict[str, ast.expr] | None = None) -> _IsNumpy:
     return _IsNumpy(rw, defs or {})
 
 
-def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None) -> Selection | None:
+def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None, *,
+              arithmetic: bool = True) -> Selection | None:
     """The compaction of a returned data-sized value ``elt``; None for anything else.  ``defs``:
-    the locals bound once, at the top level, to the value given (their shapes are that value's)."""
+    the locals bound once, at the top level, to the value given (their shapes are that value's).
+    ``arithmetic``: also elementwise arithmetic of such values (not inside itself)."""
     is_numpy = _is_np(rw, defs or {})
     call = elt.value if isinstance(elt, ast.Subscript) else elt
     if isinstance(elt, ast.Subscript) and _zero(elt.slice) and isinstance(call, ast.Call):
@@ -90,7 +92,103 @@ def selection(rw, elt: ast.expr, defs: dict[str, ast.expr] | None = None) -> Sel
         return None
     if isinstance(elt, ast.Subscript) and not isinstance(elt.slice, (ast.Slice, ast.Tuple)):
         return _masked(rw, elt, elt.value, elt.slice, is_numpy)
+    if arithmetic and isinstance(elt, (ast.BinOp, ast.UnaryOp, ast.Call)):
+        return _masked_arithmetic(rw, elt, is_numpy) or _sized_arithmetic(rw, elt, defs)
     return None
+
+
+def _sized_arithmetic(rw, elt: ast.expr, defs: dict[str, ast.expr] | None) -> Selection | None:
+    """Elementwise arithmetic of one data-sized value and scalars (``np.unique(x) * 2``,
+    ``np.nonzero(m)[0] + 1``; ``+ - * /``, unary ``-``, NumPy's elementwise math): the value's
+    compaction, then the arithmetic over its whole buffer into a new one, of which the call
+    returns the same first ``count`` elements (the rest, never returned, is computed from
+    unwritten elements: no operation here raises or traps on any value)."""
+    is_numpy = _is_np(rw, defs or {})
+    found: list[Selection] = []
+
+    def whole(node: ast.expr) -> ast.expr | None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _MASKED_OPS):
+            left, right = whole(node.left), whole(node.right)
+            return None if left is None or right is None else ast.BinOp(left, node.op, right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = whole(node.operand)
+            return None if inner is None else ast.UnaryOp(node.op, inner)
+        if isinstance(node, ast.Call) and not node.keywords and _numpy_name(node, is_numpy) in _ELEMENTWISE \
+                and _numpy_name(node, is_numpy) not in ("mod", "remainder"):
+            args = [whole(a) for a in node.args]
+            kept = [a for a in args if a is not None]
+            return None if len(kept) != len(args) else ast.Call(node.func, kept, [])
+        shape = shape_of(rw, node, is_numpy)
+        if shape is not None:
+            return node if shape.rank == 0 and not shape.boolean else None  # a scalar
+        made = None if found else selection(rw, node, defs, arithmetic=False)
+        if made is None:
+            return None
+        found.append(made)
+        return ast.copy_location(ast.Name(made.buffer, ast.Load()), node)
+
+    combined = whole(elt)
+    if combined is None or not found:
+        return None
+    made = found[0]
+    buf, bind = _bind(rw, combined, "sized_value", elt)
+    return Selection([*made.statements, bind], buf, made.count)
+
+
+_MASKED_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _masked_arithmetic(rw, elt: ast.expr, is_numpy) -> Selection | None:
+    """Elementwise arithmetic of selections by one mask and scalars (``x[m] - x[m].mean()``,
+    ``x[m] * w[m] + 1``: ``+ - * /``, unary ``-``, NumPy's elementwise math) as the selection of
+    the arithmetic of the whole arrays, ``(x - x[m].mean())[m]``: the same values, in the same
+    order, of the same dtype (indexing keeps it).  Each ``a[m]`` is of arrays of one rank, and
+    its shape is checked against the mask's as ``x[m]`` alone is; the arithmetic also runs
+    where the mask is false, its values unread (``//``, ``%`` and ``**``, which may raise or
+    differ there, are left to the lowering's refusal)."""
+    masks: list[ast.expr] = []
+    arrays: list[ast.expr] = []
+
+    def whole(node: ast.expr) -> ast.expr | None:
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            xs, ms = shape_of(rw, node.value, is_numpy), shape_of(rw, node.slice, is_numpy)
+            if xs is None or ms is None or not ms.boolean or xs.rank == 0:
+                return None
+            masks.append(node.slice)
+            arrays.append(node.value)
+            return node.value
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _MASKED_OPS):
+            left, right = whole(node.left), whole(node.right)
+            return None if left is None or right is None else ast.BinOp(left, node.op, right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = whole(node.operand)
+            return None if inner is None else ast.UnaryOp(node.op, inner)
+        if isinstance(node, ast.Call) and not node.keywords and _numpy_name(node, is_numpy) in _ELEMENTWISE \
+                and _numpy_name(node, is_numpy) not in ("mod", "remainder"):
+            args = [whole(a) for a in node.args]
+            kept = [a for a in args if a is not None]
+            return None if len(kept) != len(args) else ast.Call(node.func, kept, [])
+        shape = shape_of(rw, node, is_numpy)
+        return node if shape is not None and shape.rank == 0 and not shape.boolean else None  # a scalar
+
+    combined = whole(elt)
+    if combined is None or not masks or len({ast.dump(m) for m in masks}) != 1:
+        return None
+    ranks = {shape.rank for a in arrays if (shape := shape_of(rw, a, is_numpy)) is not None}
+    mask_rank = shape_of(rw, masks[0], is_numpy)
+    if len(ranks) != 1 or mask_rank is None:
+        return None
+    made = _masked(rw, elt, ast.copy_location(combined, elt), masks[0], is_numpy)
+    if made is None:
+        return None
+    m = made.statements[1]  # the mask's binding (_masked)
+    assert isinstance(m, ast.Assign) and isinstance(m.targets[0], ast.Name)
+    checks = []
+    for array in arrays:
+        a, bind = _bind(rw, array, "sel_part", elt)
+        same = " and ".join(f"{m.targets[0].id}.shape[{d}] == {a}.shape[{d}]" for d in range(mask_rank.rank))
+        checks += [bind, _at(ast.parse(f"assert {same}, 'boolean index did not match indexed array'").body[0], elt)]
+    return Selection(made.statements[:2] + checks + made.statements[2:], made.buffer, made.count)
 
 
 def _zero(node: ast.expr) -> bool:
@@ -147,6 +245,10 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
         return Shape(inner.rank, inner.boolean and isinstance(node.op, ast.Invert))
     reduced = _reduction(node, is_numpy) if isinstance(node, ast.Call) and not node.keywords else None
     if reduced is not None:
+        if isinstance(reduced, ast.Subscript) and not isinstance(reduced.slice, (ast.Slice, ast.Tuple)):
+            whole, mask = shape_of(rw, reduced.value, is_numpy), shape_of(rw, reduced.slice, is_numpy)
+            if whole is not None and mask is not None and mask.boolean and whole.rank == mask.rank:
+                return Shape(0, False)  # x[m].mean(): a scalar
         return None if shape_of(rw, reduced, is_numpy) is None else Shape(0, False)  # x.mean(): a scalar
     if isinstance(node, ast.Call) and not node.keywords:
         name = _numpy_name(node, is_numpy)
@@ -286,4 +388,126 @@ def _unique(rw, elt: ast.expr, array: ast.expr, is_numpy) -> Selection | None:
     return Selection([bind] + [_at(st, elt) for st in _parse(text)], buf, count)
 
 
-__all__ = ["Selection", "selection", "shape_of"]
+class _Lengths(ast.NodeTransformer):
+    """``len(np.nonzero(c)[k])`` & co. as ``int(np.count_nonzero(c))`` (``lengths``)."""
+
+    def __init__(self, rw) -> None:
+        self.rw, self.is_numpy = rw, _is_np(rw)
+
+    def indices_of(self, node: ast.expr) -> ast.expr | None:
+        """``c`` of ``np.nonzero(c)[k]``, ``np.where(c)[k]``, ``c.nonzero()[k]`` (``k`` a
+        constant) or ``np.flatnonzero(c)``, ``c`` of a rank the arguments tell, at least 1."""
+        found = None
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                and type(node.slice.value) is int and isinstance(node.value, ast.Call) and not node.value.keywords:
+            call = node.value
+            name = _numpy_name(call, self.is_numpy)
+            if name in ("nonzero", "where") and len(call.args) == 1:
+                found = call.args[0]
+            elif name is None and isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" \
+                    and not call.args:
+                found = call.func.value
+        elif isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1 \
+                and _numpy_name(node, self.is_numpy) == "flatnonzero":
+            found = node.args[0]
+        if found is None:
+            return None
+        shape = shape_of(self.rw, found, self.is_numpy)
+        if shape is None or shape.rank == 0 or (isinstance(node, ast.Subscript)
+                                                and not 0 <= node.slice.value < shape.rank):  # type: ignore[attr-defined]
+            return None
+        return found
+
+    def counted(self, cond: ast.expr, like: ast.AST) -> ast.expr:
+        np_ = self.rw.numpy_alias()
+        count = ast.Call(ast.Attribute(ast.Name(np_, ast.Load()), "count_nonzero", ast.Load()), [cond], [])
+        return ast.copy_location(ast.Call(ast.Name("int", ast.Load()), [count], []), like)
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and node.func.id not in self.rw.globals \
+                and len(node.args) == 1 and not node.keywords:
+            cond = self.indices_of(node.args[0])
+            if cond is not None:
+                return self.counted(cond, node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute):
+        self.generic_visit(node)
+        if node.attr == "size" and isinstance(node.ctx, ast.Load):
+            cond = self.indices_of(node.value)
+            if cond is not None:
+                return self.counted(cond, node)
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript):
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and isinstance(node.slice, ast.Constant) \
+                and node.slice.value in (0, -1) and type(node.slice.value) is int:
+            cond = self.indices_of(node.value.value)
+            if cond is not None:
+                return self.counted(cond, node)
+        return node
+
+
+def lengths(rw, body: list[ast.stmt]) -> list[ast.stmt]:
+    """The length of an array of indices of the nonzero elements, ``len(np.nonzero(c)[0])``,
+    ``np.where(c)[0].shape[0]``, ``np.flatnonzero(c).size`` (``c`` of a rank the arguments
+    tell: the count of a value NumPy would otherwise make whole) is ``int(np.count_nonzero(c))``:
+    the same number, a Python int as ``len`` and ``shape`` give.  The length of a selection
+    written inline, ``len(x[x > 0])`` or ``X[m].shape[0]``, is that of a name bound to it just
+    before the statement (``sel = X[m]``, then ``len(sel)``: the lowering's count of the mask,
+    with NumPy's check of its shape), where the statement surely evaluates it."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        stmt = _Lengths(rw).visit(stmt)
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, lengths(rw, inner))
+        out.extend(_bound_selection(rw, stmt) or [stmt])
+    return out
+
+
+def _bound_selection(rw, stmt: ast.stmt) -> list[ast.stmt] | None:
+    """``sel = X[m]`` then ``stmt`` reading ``len(sel)`` for its one inline ``len(X[m])`` /
+    ``X[m].shape[0]``; None where there is none (or more, or one evaluated on some paths only)."""
+    heads: list[ast.AST] = [stmt.test] if isinstance(stmt, ast.If) else [stmt.iter] if isinstance(stmt, ast.For) \
+        else [] if isinstance(stmt, ast.While) else [stmt]
+    is_numpy = _is_np(rw)
+    found: list[tuple[ast.AST, ast.Subscript]] = []
+    guarded: set[int] = set()
+    for head in heads:
+        for node in ast.walk(head):
+            if isinstance(node, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.comprehension)):
+                guarded.update(id(n) for n in ast.walk(node) if n is not node)
+            selected = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+                    and node.func.id not in rw.globals and len(node.args) == 1 and not node.keywords:
+                selected = node.args[0]
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "shape" and isinstance(node.slice, ast.Constant) and node.slice.value == 0 \
+                    and type(node.slice.value) is int:
+                selected = node.value.value
+            if isinstance(selected, ast.Subscript) and isinstance(selected.value, ast.Name) \
+                    and not isinstance(selected.slice, (ast.Slice, ast.Tuple)):
+                xs, ms = shape_of(rw, selected.value, is_numpy), shape_of(rw, selected.slice, is_numpy)
+                if xs is not None and ms is not None and ms.boolean and xs.rank >= 1 \
+                        and (ms.rank == xs.rank or ms.rank == 1):
+                    found.append((node, selected))
+    if len(found) != 1 or id(found[0][0]) in guarded:
+        return None
+    node, selected = found[0]
+    name, bind = _bind(rw, selected, "sel_rows", stmt)
+    length = ast.Call(ast.Name("len", ast.Load()), [ast.Name(name, ast.Load())], [])
+    for parent in ast.walk(stmt):
+        for attr, child in ast.iter_fields(parent):
+            if child is node:
+                setattr(parent, attr, ast.copy_location(length, node))
+            elif isinstance(child, list) and any(c is node for c in child):
+                child[:] = [ast.copy_location(length, node) if c is node else c for c in child]
+    ast.fix_missing_locations(stmt)
+    return [bind, stmt]
+
+
+__all__ = ["Selection", "lengths", "selection", "shape_of"]

@@ -1011,25 +1011,42 @@ def local_extents(rw: Rewriter, body: list[ast.stmt]) -> dict[str, list[ast.expr
     read only arguments and names assigned once at the top level before (sizes), so that
     ``len(T)`` and ``T.shape[d]`` can be those expressions wherever they are read."""
     stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    known = set(rw.args)
+    loads = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
     extents: dict[str, list[ast.expr]] = {}
-    for stmt in body:
+    _block_extents(rw, body, stores, loads, set(rw.args), extents, top=True)
+    return extents
+
+
+def _block_extents(rw: Rewriter, body: list[ast.stmt], stores: Counter, loads: Counter, known: set[str],
+                   extents: dict[str, list[ast.expr]], *, top: bool) -> None:
+    """``local_extents`` of one block and the ``if``/loop blocks in it.  In a nested block (a
+    helper inlined in a branch: ``numpy_sort_y = x.copy()``) an array counts only where every
+    read of its name in the body follows it in this block; ``known``: the names its extents may
+    read (arguments, names assigned once before)."""
+    known = set(known)
+    for k, stmt in enumerate(body):
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
         call = stmt.value if isinstance(stmt, ast.Assign) else None
-        if isinstance(target, ast.Name) and stores.get(target.id) == 1 and isinstance(call, ast.Call) \
+        local = isinstance(target, ast.Name) and stores.get(target.id) == 1 and (
+            top or sum(1 for s in body[k + 1:] for n in ast.walk(s)
+                       if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load))
+            == loads[target.id])
+        if local and isinstance(target, ast.Name) and isinstance(call, ast.Call) \
                 and isinstance(call.func, ast.Attribute) and call.func.attr in ALLOCATORS and call.args:
             dims = _allocated_extents(rw, call, extents)
             if dims is not None and all({n.id for d in dims for n in ast.walk(d) if isinstance(n, ast.Name)}
                                         <= known for d in dims):
                 extents[target.id] = dims
-        elif isinstance(target, ast.Name) and stores.get(target.id) == 1 and isinstance(stmt, ast.Assign):
+        elif local and isinstance(target, ast.Name) and isinstance(stmt, ast.Assign):
             same = _same_extents(rw, stmt.value, extents)  # s = t, y = x.copy(): the same shape
             if same is not None:
                 extents[target.id] = same
         if isinstance(stmt, ast.Assign):
             known.update(n.id for t in stmt.targets for n in ast.walk(t)
                          if isinstance(n, ast.Name) and stores.get(n.id) == 1)
-    return extents
+        if isinstance(stmt, (ast.If, ast.For, ast.While)):
+            for block in (stmt.body, stmt.orelse):
+                _block_extents(rw, block, stores, loads, known, extents, top=False)
 
 
 def _same_extents(rw: Rewriter, value: ast.expr, extents: dict[str, list[ast.expr]]) -> list[ast.expr] | None:

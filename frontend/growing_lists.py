@@ -13,14 +13,17 @@ runtime.variant: ``returned``), Python's own slicing, so a count out of range be
   of the kernel's fresh buffer (or of the argument), as NumPy gives.
 - **Lists built by append.**  ``name = []`` at the top level of the body, then only
   ``name.append(v)`` statements (inside ``for`` loops over ``range`` with step 1 or -1 whose
-  bounds read enclosing loops' variables at most linearly, and inside ``if``), ``len(name)`` and
+  bounds read enclosing loops' variables at most linearly, inside counted ``while`` loops --
+  ``i = a; while i < b ...`` with every path through the body adding a positive constant to ``i``
+  (``while_span``) -- and inside ``if``), ``len(name)`` and
   ``np.array(name)`` / ``np.asarray(name)`` (``dtype=`` allowed) as a returned value.  The
   list becomes ``name = np.empty(bound)`` with a count ``name__n = 0``; each append
   ``name__item = v; name[name__n] = name__item; name__n += 1`` (a fresh ``name__item`` local per
   append); ``len(name)`` the count.  The
   bound is the sum over the appends of the product of their loops' trip counts
   (``max(0, stop - start)``, each enclosing variable replaced by the end of its range that
-  gives more: ``trips``).  The buffer's dtype is NumPy's for ``np.array`` of the items: the
+  gives more: ``trips``); the buffer is allocated before the first top-level statement that
+  appends, where the names the bound reads are bound.  The buffer's dtype is NumPy's for ``np.array`` of the items: the
   types of the ``name__item`` locals (typed by the lifter), Python numbers taken as int64,
   float64, bool, complex128 as ``np.array`` takes them, NumPy scalars as they are (elements of a
   float32 array: float32), promoted together (``[1, 0.5]``: float64; ``[np.float32(1), 1]``:
@@ -115,16 +118,49 @@ class _ListRewrite:
 
     def __init__(self, rw: Rewriter, lists: dict[str, _List]) -> None:
         self.rw, self.lists = rw, lists
+        self.counters: dict[int, tuple[str, ast.expr]] = {}  # id(while loop) -> its counter, start
         for found in lists.values():
             found.count = rw.fresh(f"{found.name}__n")
 
     def block(self, stmts: list[ast.stmt], loops: tuple[ast.stmt, ...]) -> list[ast.stmt]:
-        out: list[ast.stmt] = []
-        for stmt in stmts:
-            out.extend(self.statement(stmt, loops))
-        if not loops:  # the top level: the buffers are allocated where the lists were made
-            out = [new for stmt in out for new in self.allocation(stmt)]
-        return out
+        out: list[list[ast.stmt]] = []
+        grows = [{found.name for node in ast.walk(stmt) if (found := self.appended(node)) is not None}
+                 for stmt in stmts] if not loops else []
+        for k, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.While):
+                self.note_counter(stmt, stmts[:k])
+            out.append(self.statement(stmt, loops))
+        if loops:
+            return [new for part in out for new in part]
+        # the top level: each list's count starts where the list is made; its buffer is
+        # allocated before the first statement that appends to it, where the names its bound
+        # reads (n = x.shape[0] after res = []; a while loop's counter) are bound
+        done: set[str] = set()
+        body: list[ast.stmt] = []
+        for stmt, part, names in zip(stmts, out, grows):
+            for found in self.lists.values():
+                if found.name not in done and found.name in names:
+                    done.add(found.name)
+                    body.extend(self.allocation(found, stmt))
+            body.extend(new for new in part for new in self.count_start(new))
+        return body
+
+    def note_counter(self, loop: ast.While, before: list[ast.stmt]) -> None:
+        """``i = start`` before ``while i < stop ...`` in one block, nothing between binding ``i``:
+        the counter and its start (``while_trips`` checks the rest)."""
+        var = _counter_var(loop.test)
+        if var is None:
+            return
+        for stmt in reversed(before):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and stmt.targets[0].id == var:
+                between = before[before.index(stmt) + 1:]
+                reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+                if not (_stores(between) & (reads | {var})):
+                    self.counters[id(loop)] = (var, stmt.value)
+                return
+            if var in _stores([stmt]):
+                return
 
     def statement(self, stmt: ast.stmt, loops: tuple[ast.stmt, ...]) -> list[ast.stmt]:
         found = self.appended(stmt)
@@ -151,7 +187,7 @@ class _ListRewrite:
             return [stmt]  # the return: _prefixes
         return [_Uses(self).visit(stmt)]
 
-    def appended(self, stmt: ast.stmt) -> _List | None:
+    def appended(self, stmt: ast.AST) -> _List | None:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
                 and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "append" \
                 and isinstance(stmt.value.func.value, ast.Name):
@@ -168,10 +204,6 @@ class _ListRewrite:
             raise self.rw.error(value, f"append of a {type(value).__name__.lower()} to list {found.name!r}: "
                                 "only lists of numbers are supported (build one array per field)",
                                 "list of tuples")
-        if any(isinstance(loop, ast.While) for loop in loops):
-            raise self.rw.error(call, f"list.append on {found.name!r} inside a while loop: the number of appends "
-                                "must be bounded by the sizes (for loops over range()); allocate np.empty(n), "
-                                f"count the elements used and return buf[:count]. {_SUPPORTED}", "growing list")
         for k, loop in enumerate(loops):
             self.trips(found, loop, loops[:k])  # refuses what has no bound before anything is built
         found.appends.append((stmt, loops))
@@ -212,24 +244,37 @@ class _ListRewrite:
         replaced by the end of its range that gives more (``range(i + 1, n)`` inside ``for i in
         range(n)``: ``n - 1``), exact for bounds linear in those variables: how often ``loop``
         runs its body at most, from the sizes alone."""
-        start, stop, _ = self.span(found, loop)
-        assert isinstance(loop, ast.For)
+        head: ast.expr
+        if isinstance(loop, ast.While):
+            start, stop = self.while_span(found, loop)
+            head, where = loop.test, f"while {ast.unparse(loop.test)}"
+        else:
+            assert isinstance(loop, ast.For)
+            start, stop, _ = self.span(found, loop)
+            head, where = loop.iter, ast.unparse(loop.iter)
         bounds = [n for e in (start, stop) for n in ast.walk(e)]
         elements = [n for n in bounds if isinstance(n, ast.Subscript)
                     and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape")]
         if elements:
-            raise self.rw.error(loop.iter, f"list.append on {found.name!r} inside {ast.unparse(loop.iter)}, whose "
+            raise self.rw.error(head, f"list.append on {found.name!r} inside {where}, whose "
                                 "bounds read array elements: the number of appends must be bounded by the sizes "
                                 "before the loops run; allocate np.empty(n), count the elements used and return "
                                 "buf[:count]", "growing list")
         diff: ast.expr = ast.BinOp(_copy(stop), ast.Sub(), _copy(start))
         for outer in reversed(loops):
+            if isinstance(outer, ast.While):
+                if {n.id for n in ast.walk(diff) if isinstance(n, ast.Name)} & _stores(outer.body):
+                    raise self.rw.error(loop, f"list.append on {found.name!r} inside a loop whose bounds read "
+                                        "names an enclosing while loop assigns: the number of appends must be "
+                                        "bounded by the sizes before the loops run; allocate np.empty(n), count "
+                                        "the elements used and return buf[:count]", "growing list")
+                continue
             assert isinstance(outer, ast.For) and isinstance(outer.target, ast.Name)
             var = outer.target.id
             if not any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(diff)):
                 continue
             if not _convex_in(diff, var):
-                raise self.rw.error(loop.iter, f"list.append on {found.name!r} inside {ast.unparse(loop.iter)}, "
+                raise self.rw.error(head, f"list.append on {found.name!r} inside {where}, "
                                     f"whose bounds read {var} other than linearly: the number of appends must be "
                                     "bounded by the sizes before the loops run; allocate np.empty(n), count the "
                                     "elements used and return buf[:count]", "growing list")
@@ -240,10 +285,44 @@ class _ListRewrite:
                                                          _substituted(diff, var, last)], [])
         return ast.Call(ast.Name("max", ast.Load()), [ast.Constant(0), diff], [])
 
-    def allocation(self, stmt: ast.stmt) -> list[ast.stmt]:
+    def while_span(self, found: _List, loop: ast.While) -> tuple[ast.expr, ast.expr]:
+        """``(start, stop)`` of a while loop that runs at most ``stop - start`` times: its test is
+        ``i < stop`` (``<=``, ``>``, ``>=``; alone or a term of an ``and``), ``i = start`` stands
+        before it in its block, every path through its body adds a positive constant to ``i``
+        (subtracts, for ``>``), nothing else there binds ``i`` or the names of ``start`` and
+        ``stop``, and it has no ``continue`` (``i = 1`` ... ``while i < n - 1: if peak: res.append(i);
+        i += 2 else: i += 1``)."""
+        what = (f"list.append on {found.name!r} inside a while loop whose counter does not run from a start "
+                "to a stop: the number of appends must be bounded by the sizes (a while loop is bounded "
+                "as i = a; while i < b: ... with every path through its body adding a constant to i); "
+                "allocate np.empty(n), count the elements used and return buf[:count]")
+        known = self.counters.get(id(loop))
+        test = _counter_test(loop.test)
+        if known is None or test is None:
+            raise self.rw.error(loop.test, what, "growing list")
+        var, start = known
+        op, stop = test
+        up = isinstance(op, (ast.Lt, ast.LtE))
+        stored = _stores(loop.body)
+        fixed = {n.id for e in (start, stop) for n in ast.walk(e) if isinstance(n, ast.Name)}
+        if fixed & stored or loop.orelse or any(isinstance(n, ast.Continue) for n in _own_nodes(loop.body)) \
+                or not _steps_only(loop.body, var, up) or not _always_steps(loop.body, var, up):
+            raise self.rw.error(loop.test, what, "growing list")
+        if not up:
+            start, stop = stop, start
+        if isinstance(op, (ast.LtE, ast.GtE)):
+            stop = ast.BinOp(_copy(stop), ast.Add(), ast.Constant(1))
+        return _copy(start), _copy(stop)
+
+    def count_start(self, stmt: ast.stmt) -> list[ast.stmt]:
         found = next((f for f in self.lists.values() if f.start is stmt), None)
         if found is None:
             return [stmt]
+        count = ast.Assign([ast.Name(found.count, ast.Store())], ast.Constant(0))
+        _place(self.rw, count, stmt)
+        return [count]
+
+    def allocation(self, found: _List, stmt: ast.stmt) -> list[ast.stmt]:
         bound: ast.expr | None = None
         for _, loops in found.appends:
             site: ast.expr = ast.Constant(1)
@@ -256,12 +335,10 @@ class _ListRewrite:
         alloc = ast.Assign([ast.Name(found.name, ast.Store())],
                            ast.Call(ast.Attribute(ast.Name(np_alias, ast.Load()), "empty", ast.Load()),
                                     [bound or ast.Constant(0)], keywords))
-        count = ast.Assign([ast.Name(found.count, ast.Store())], ast.Constant(0))
-        for s in (alloc, count):
-            _place(self.rw, s, stmt)
+        _place(self.rw, alloc, found.start)
         if found.dtype is None:
             self.rw.source.list_items[found.name] = tuple(found.items)
-        return [alloc, count]
+        return [alloc]
 
 
 class _Uses(ast.NodeTransformer):
@@ -346,16 +423,51 @@ def _sunk(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> list[a
             keep.append(stmt)
             continue
         name = stmt.targets[0].id
-        if name not in returned or not _data_sized(rw, stmt.value, lists, defs) \
-                or not _unchanged_until_return(stmt.value, body[k + 1:-1], name, elts):
+        inside = _read_once_inside(name, elts, body[k + 1:-1]) if name not in returned else None
+        if inside is not None:  # only where the item becomes a data-sized value this pass returns
+            trial = copy.deepcopy(inside)
+            _replace_name(trial, name, copy.deepcopy(stmt.value))
+            inside = inside if _data_sized(rw, trial, lists, defs) else None
+        if (name not in returned and inside is None) or not _data_sized(rw, stmt.value, lists, defs) \
+                or not _unchanged_until_return(stmt.value, body[k + 1:-1], name, elts if inside is None
+                                               else [ast.Name(name, ast.Load())]):
             keep.append(stmt)
             continue
-        elts[returned[name]] = stmt.value
+        if inside is None:
+            elts[returned[name]] = stmt.value
+        else:  # u = np.unique(x) ... return u * 2: the value in place of its one read
+            _replace_name(inside, name, stmt.value)
     if isinstance(ret.value, ast.Tuple):
         ret.value.elts = elts
     else:
         ret.value = elts[0]
     return keep + [ret]
+
+
+def _read_once_inside(name: str, elts: list[ast.expr], between: list[ast.stmt]) -> ast.expr | None:
+    """The returned item that reads ``name`` once, inside it (``return u * 2``), where nothing
+    in ``between`` reads it; None otherwise."""
+    reads = [e for e in elts for n in ast.walk(e) if isinstance(n, ast.Name) and n.id == name]
+    if len(reads) != 1 or any(isinstance(n, ast.Name) and n.id == name for s in between for n in ast.walk(s)):
+        return None
+    if any(isinstance(n, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.comprehension)) and any(
+            isinstance(m, ast.Name) and m.id == name for m in ast.walk(n)) for n in ast.walk(reads[0])):
+        return None  # evaluated only on some paths: Python evaluated the binding (and its checks) on all
+    return reads[0]
+
+
+def _replace_name(tree: ast.expr, name: str, value: ast.expr) -> None:
+    """``tree`` with its one read of ``name`` (not ``tree`` itself) replaced by ``value``."""
+    for node in ast.walk(tree):
+        for attr, child in ast.iter_fields(node):
+            if isinstance(child, ast.Name) and child.id == name:
+                setattr(node, attr, value)
+                return
+            if isinstance(child, list):
+                for k, item in enumerate(child):
+                    if isinstance(item, ast.Name) and item.id == name:
+                        child[k] = value
+                        return
 
 
 def _data_sized(rw: Rewriter, value: ast.expr, lists: dict[str, _List], defs: dict[str, ast.expr]) -> bool:
@@ -493,6 +605,75 @@ def _convex_in(node: ast.expr, var: str) -> bool:
         return False
 
     return convex(node)
+
+
+def _counter_test(test: ast.expr) -> tuple[ast.cmpop, ast.expr] | None:
+    """``(op, stop)`` of ``i < stop`` (``<=``, ``>``, ``>=``), alone or a term of an ``and``."""
+    terms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for term in terms:
+        if isinstance(term, ast.Compare) and len(term.ops) == 1 and isinstance(term.left, ast.Name) \
+                and isinstance(term.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            return term.ops[0], term.comparators[0]
+    return None
+
+
+def _counter_var(test: ast.expr) -> str | None:
+    terms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for term in terms:
+        if isinstance(term, ast.Compare) and len(term.ops) == 1 and isinstance(term.left, ast.Name) \
+                and isinstance(term.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            return term.left.id
+    return None
+
+
+def _stores(stmts: list[ast.stmt]) -> set[str]:
+    """Names bound anywhere in ``stmts``."""
+    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+
+
+def _own_nodes(stmts: list[ast.stmt]):
+    """The nodes of ``stmts`` outside nested loops (whose ``continue`` is their own)."""
+    todo: list[ast.AST] = list(stmts)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.For, ast.While)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _step(stmt: ast.stmt, var: str, up: bool) -> bool:
+    """``var += c`` / ``var = var + c`` (``-`` when not ``up``) with ``c`` a positive integer."""
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == var:
+        op, amount = stmt.op, stmt.value
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+            and stmt.targets[0].id == var and isinstance(stmt.value, ast.BinOp) \
+            and isinstance(stmt.value.left, ast.Name) and stmt.value.left.id == var:
+        op, amount = stmt.value.op, stmt.value.right
+    else:
+        return False
+    return isinstance(op, ast.Add if up else ast.Sub) and isinstance(amount, ast.Constant) \
+        and type(amount.value) is int and amount.value >= 1
+
+
+def _steps_only(stmts: list[ast.stmt], var: str, up: bool) -> bool:
+    """Every binding of ``var`` in ``stmts`` (nested loops and branches too) is a step."""
+    nodes = [node for stmt in stmts for node in ast.walk(stmt)]
+    steps = {id(node.target if isinstance(node, ast.AugAssign) else node.targets[0]) for node in nodes
+             if isinstance(node, (ast.Assign, ast.AugAssign)) and _step(node, var, up)}
+    return not any(isinstance(node, ast.Name) and node.id == var and not isinstance(node.ctx, ast.Load)
+                   and id(node) not in steps for node in nodes)
+
+
+def _always_steps(stmts: list[ast.stmt], var: str, up: bool) -> bool:
+    """Every path through ``stmts`` runs a step of ``var`` before it ends or breaks."""
+    for stmt in stmts:
+        if _step(stmt, var, up):
+            return True
+        if isinstance(stmt, ast.If) and _always_steps(stmt.body, var, up) and _always_steps(stmt.orelse, var, up):
+            return True
+        if isinstance(stmt, (ast.Break, ast.Return)):
+            return True  # the loop ends here: no further iteration
+    return False
 
 
 def _substituted(node: ast.expr, var: str, value: ast.expr) -> ast.expr:

@@ -323,7 +323,14 @@ def _surely_assigned(node: ast.stmt) -> set[str]:
     """The names ``node`` assigns on every path: for ``while True:`` those its body assigns before
     the first statement that may leave or skip the rest (``break``, ``continue``, ``return``),
     which the first iteration always runs (Newton's ``while True: nx = ...; if done: break``);
-    nothing for any other loop (it may run no iteration)."""
+    nothing for any other loop (it may run no iteration).  For a data-dependent ``if`` kept
+    whole (it holds a while loop: ``if x.mean() > 0: c = np.median(x) else: c = x.mean()``)
+    those both branches assign on every path, where no ``break``, ``continue`` or ``return``
+    may leave it first."""
+    if isinstance(node, ast.If):
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(node)):
+            return set()
+        return _exposed([node], set(), set(), set())
     if not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value is True):
         return set()
     prefix: list[ast.stmt] = []

@@ -12,14 +12,18 @@ Run once by :func:`frontend.lift.lift`, in this order, each a no-op on code alre
    inlined, ``y[i] = relu(x[i])`` -> ``y[i] = max(x[i], 0.0)``, and ``fill(A, n)`` as a statement
    -> the helper's body with its parameters replaced by the caller's arguments.  Subset
    expressions have no side effects, so substituting an argument at each use is exact.
-   Then ``substitute_tuples`` (frontend/tuples.py) writes tuple locals out at their uses
+   Then ``lengths`` (frontend/data_sized.py: ``len(np.nonzero(c)[0])`` is
+   ``int(np.count_nonzero(c))``), and ``substitute_tuples`` (frontend/tuples.py) writes tuple locals out at their uses
    (``idx = i, j``; ``x[idx]`` -> ``x[i, j]``), makes list shapes tuples and ``np.ndarray``
    allocations ``np.empty``.
 2. ``Normalizer``: ``len(a)`` -> ``a.shape[0]``, ``a.shape[-1]`` -> ``a.shape[rank - 1]``,
    ``a.size`` -> the product of its extents, ``a.ndim`` -> the rank (``a`` an array argument).
 3. ``substitute_sizes``: an integer local assigned once at the top level from sizes
    (``n, m = A.shape``, ``h = (n + 1) // 2``) is replaced by its defining expression at every
-   use, so it is affine.  A local assigned twice or in a loop stays an ordinary scalar.
+   use, so it is affine; so is one assigned once inside a block from an expression that reads
+   an extent, read only after it there (a helper inlined in a branch).  A local assigned twice
+   or in a loop stays an ordinary scalar.  Then ``swap_rows`` (frontend/index_swaps.py):
+   ``A[[k, p]] = A[[p, k]]`` as three stores.
 4. ``Desugar`` (frontend/desugar.py): tuple assignments, ``//=``, ``%=`` and ``**=`` (``&=``
    and the other bitwise ones stay augmented, like ``+=``), ``for v in x`` / ``enumerate`` /
    ``zip`` over arrays; before all of these, ``Constants`` puts global number constants in place
@@ -52,6 +56,7 @@ from polyfuse.model.scop import Argument
 from . import builtin_helpers
 from .allocation import ALLOCATORS
 from .checker import is_allocation
+from .data_sized import lengths
 from .desugar import (
     BuiltinHelpers,
     Constants,
@@ -72,6 +77,7 @@ from .dtype_spellings import DtypeSpellings
 from .early_return import single_exit, value_returns
 from .global_arrays import frozen_name
 from .growing_lists import growing_lists
+from .index_swaps import swap_rows
 from .loop_names import rename_clashing_loops
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source
@@ -100,6 +106,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = lengths(rw, tree.body)  # len(np.nonzero(c)[0]): int(np.count_nonzero(c))
     tree.body = unique_loops(rw, tree.body)  # for v in np.unique(x): a compaction, then its count
     tree.body = growing_lists(rw, tree.body)  # res.append(v), return buf[:k], np.nonzero: buffer and count
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
@@ -114,6 +121,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
     tree.body = substitute_sizes(rw, tree.body)
+    tree.body = swap_rows(rw, tree.body)  # A[[k, p]] = A[[p, k]]: three stores
     tree.body = selection_loops(rw, tree.body)  # for v in x[x > 0]: over x, skipping the rest
     tree.body = Desugar(rw, Normalizer(rw).visit).block(tree.body)  # tuple assignments, //= and friends, loops over arrays
     for stmt in tree.body:
@@ -897,13 +905,28 @@ def _view(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
     depth = 0
     while isinstance(node, ast.Subscript):
         index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if any(isinstance(i, (ast.Slice, ast.Starred)) for i in index):
+        if any(isinstance(i, (ast.Slice, ast.Starred)) or not _integer_like(i, ranks) for i in index):
             return None
         depth += len(index)
         node = node.value
     if isinstance(node, ast.Name) and node.id in ranks and depth <= ranks[node.id]:
         return node.id, depth
     return None
+
+
+def _integer_like(index: ast.expr, ranks: dict[str, int]) -> bool:
+    """Whether a subscript may be one integer, not an array: no comparison, mask operator,
+    slice, list or NumPy call in it, and no array argument read whole (``X[X[:, 0] > t]`` selects
+    rows: its ``shape[0]`` is their count, not ``X.shape[1]``)."""
+    for n in ast.walk(index):
+        if isinstance(n, (ast.Compare, ast.BoolOp, ast.Slice, ast.List, ast.Tuple, ast.ListComp, ast.Invert,
+                          ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            return False  # np.argsort(x), x.nonzero(): may be arrays
+    whole = {n.id for n in ast.walk(index) if isinstance(n, ast.Name) and n.id in ranks}
+    inside = {s.value.id for s in ast.walk(index) if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name)}
+    return not (whole - inside)
 
 
 def _shape_of(node: ast.expr, ranks: dict[str, int]) -> tuple[str, int] | None:
@@ -920,21 +943,48 @@ def substitute_sizes(rw: Rewriter, body: list[ast.stmt], ints: set[str] | None =
     ``ints``: the names that do not change in ``body`` (default: the integer arguments)."""
     ints = rw.ints if ints is None else ints
     stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    sizes: dict[str, ast.expr] = {}
+    loads = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    return _sizes_of_block(rw, body, ints, {}, stores, loads, top=True)
+
+
+def _sizes_of_block(rw: Rewriter, body: list[ast.stmt], ints: set[str], outer: dict[str, ast.expr],
+                    stores: Counter, loads: Counter, *, top: bool) -> list[ast.stmt]:
+    """``substitute_sizes`` of one block and the blocks nested in it; ``outer``: the sizes of
+    the enclosing blocks.  In a nested block a definition counts only where it reads an extent
+    and every load of its name in the whole body (``loads``) follows it in this block (a helper
+    inlined in an ``if`` branch: its ``n = y.shape[0]``), so no read elsewhere sees it undefined."""
+    sizes: dict[str, ast.expr] = dict(outer)
     loaded: set[str] = set()
     out: list[ast.stmt] = []
-    for stmt in body:
+    for k, stmt in enumerate(body):
         pairs = _definitions(stmt, rw)
         if pairs and all(stores[n.id] == 1 and n.id not in loaded and n.id not in rw.args and n.id not in ints
-                         and _is_size(v, rw, ints, sizes) for n, v in pairs):
+                         and _is_size(v, rw, ints, sizes) and (top or (_loads(body[k + 1:], n.id) == loads[n.id]
+                                                                         and _reads_extent(v)))
+                         for n, v in pairs):
             for name, value in pairs:
                 sizes[name.id] = _SizeUses(rw, sizes).visit(rw.copy(value))
             continue
         if sizes:
             stmt = _SizeUses(rw, sizes).visit(stmt)
         loaded.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        if isinstance(stmt, (ast.If, ast.For, ast.While)):
+            stmt.body = _sizes_of_block(rw, stmt.body, ints, sizes, stores, loads, top=False)
+            stmt.orelse = _sizes_of_block(rw, stmt.orelse, ints, sizes, stores, loads, top=False)
         out.append(stmt)
     return out
+
+
+def _reads_extent(value: ast.expr) -> bool:
+    """Whether ``value`` reads an array's extent (``y.shape[0] - 1``): in a nested block only
+    such definitions are sizes (a constant there, such as a list's ``out__item = 1``, stays a
+    local whose type later passes read)."""
+    return any(isinstance(n, ast.Attribute) and n.attr == "shape" for n in ast.walk(value))
+
+
+def _loads(stmts: list[ast.stmt], name: str) -> int:
+    return sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name
+               and isinstance(n.ctx, ast.Load))
 
 
 def _definitions(stmt: ast.stmt, rw: Rewriter) -> list[tuple[ast.Name, ast.expr]]:

@@ -122,7 +122,8 @@ def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) ->
 
 def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.stmt]) -> list[ast.stmt] | None:
     """``for v in np.unique(x):``, or ``u = np.unique(x)`` used later only as ``for v in u``,
-    ``len(u)``, ``u.shape[0]``, ``u.size``: the compaction of ``np.unique`` (``frontend.data_sized``,
+    ``len(u)``, ``u.shape[0]``, ``u.size``, ``u[k]`` inside ``for k in range(len(u))`` (``k``
+    never bound there again: in range): the compaction of ``np.unique`` (``frontend.data_sized``,
     a buffer of ``x``'s length and a count) where the value is made, then loops over the count;
     None for anything else."""
     if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and not stmt.orelse \
@@ -180,11 +181,27 @@ def _length_of(node: ast.AST, name: str) -> bool:
         and named(node.value.value) and isinstance(node.slice, ast.Constant) and node.slice.value == 0
 
 
+def _counter_over(loop: ast.AST, name: str) -> str | None:
+    """The variable of ``for k in range(len(name))`` (``name.size``, ``name.shape[0]``) that
+    its body never binds: ``name[k]`` is in range there."""
+    if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+            and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" and len(loop.iter.args) == 1
+            and not loop.iter.keywords and _length_of(loop.iter.args[0], name)):
+        return None
+    k = loop.target.id
+    if any(isinstance(n, ast.Name) and n.id == k and not isinstance(n.ctx, ast.Load)
+           for s in loop.body for n in ast.walk(s)):
+        return None
+    return k
+
+
 class _UniqueUses(ast.NodeVisitor):
-    """Counts ``name``'s uses this pass rewrites (``found``) and notes any other (``other``)."""
+    """Counts ``name``'s uses this pass rewrites (``found``) and notes any other (``other``):
+    its length, loops over it and ``name[k]`` in ``for k in range(len(name))``."""
 
     def __init__(self, name: str) -> None:
         self.name, self.found, self.other = name, 0, False
+        self.counters: set[str] = set()
 
     def generic_visit(self, node: ast.AST) -> None:
         if _length_of(node, self.name):
@@ -197,6 +214,17 @@ class _UniqueUses(ast.NodeVisitor):
             for s in node.body:
                 self.visit(s)
             return
+        counter = _counter_over(node, self.name)
+        if counter is not None:
+            self.counters.add(counter)
+            super().generic_visit(node)
+            self.counters.discard(counter)
+            return
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
+                and isinstance(node.ctx, ast.Load) and isinstance(node.slice, ast.Name) \
+                and node.slice.id in self.counters:
+            self.found += 1
+            return
         if isinstance(node, ast.Name) and node.id == self.name:
             self.other = True
         super().generic_visit(node)
@@ -205,6 +233,7 @@ class _UniqueUses(ast.NodeVisitor):
 class _UniqueRewrite(ast.NodeTransformer):
     def __init__(self, rw: Rewriter, name: str, buffer: str, count: str) -> None:
         self.rw, self.name, self.buffer, self.count = rw, name, buffer, count
+        self.counters: set[str] = set()
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         if _length_of(node, self.name):
@@ -213,6 +242,17 @@ class _UniqueRewrite(ast.NodeTransformer):
             node.body = [self.visit(s) for s in node.body]
             _count_loop(self.rw, node, self.buffer, self.count)
             return node
+        counter = _counter_over(node, self.name)
+        if counter is not None:
+            assert isinstance(node, ast.For)
+            node.iter = self.visit(node.iter)
+            self.counters.add(counter)
+            node.body = [self.visit(s) for s in node.body]
+            self.counters.discard(counter)
+            return node
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
+                and isinstance(node.slice, ast.Name) and node.slice.id in self.counters:
+            return self.rw.placed(ast.Subscript(ast.Name(self.buffer, ast.Load()), node.slice, ast.Load()), node)
         return super().generic_visit(node)
 
 

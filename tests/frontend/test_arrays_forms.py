@@ -737,8 +737,13 @@ def test_a_named_selection_reduced_later():
     _same(_kernel_from("def k(x, y):\n    v = x[x > 0.5]\n    s = 1.0\n    return v.sum() + s\n"), M, M)
 
 
+def test_a_named_selection_returned_in_arithmetic():
+    """v = x[m] read once in the returned item: the selection of the arithmetic (fe27)."""
+    _same(_kernel_from("def k(x, y):\n    v = x[x > 0.5]\n    return v * 2 - y[x > 0.5]\n"), M, M[::-1].copy())
+
+
 def test_selections_used_otherwise_are_refused():
-    for source, message in (("def k(x, y):\n    v = x[x > 0.5]\n    return v * 2\n", "boolean-mask selection"),
+    for source, message in (("def k(x, y):\n    v = x[x > 0.5]\n    return v ** 2\n", "boolean-mask selection"),
                             ("def k(x, y):\n    v = x[x > 0.5]\n    x[0, 0] = 1.0\n    return v.sum()\n",
                              "right after"),
                             ("def k(x, y):\n    return np.max(x[x[:, 0] > 0.5])\n", "max/min"),

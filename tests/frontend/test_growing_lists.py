@@ -141,6 +141,31 @@ def triangular_reversed(x):
     return np.array(out)
 
 
+def peaks_while(x):
+    """A while loop's appends: at most one per iteration, and every path adds 1 or 2 to i."""
+    peaks = []
+    i = 1
+    n = x.shape[0]  # bound after the list is made
+    while i < n - 1:
+        if x[i] > x[i - 1] and x[i] > x[i + 1]:
+            peaks.append(i)
+            i += 2
+        else:
+            i += 1
+    return np.array(peaks)
+
+
+def strided_whiles(x, m):
+    out = []
+    for r in range(m):
+        j = x.shape[0] - 1 - r
+        while j >= 0 and x[j] > -1.5:
+            if x[j] > 0:
+                out.append(x[j])
+            j -= 2
+    return np.array(out)
+
+
 def _vectors(n, dtype=np.float64):
     return (np.random.default_rng(n).standard_normal(n) * 2).astype(dtype)
 
@@ -161,6 +186,8 @@ CASES = [
     (rows_kept, lambda n: (_vectors(3 * n).reshape(n, 3), 0.0)),
     (triangular, lambda n: (_vectors(n),)),
     (triangular_reversed, lambda n: (_vectors(n),)),
+    (peaks_while, lambda n: (_vectors(n),)),
+    (strided_whiles, lambda n: (_vectors(n), 3)),
 ]
 
 
@@ -190,7 +217,7 @@ def in_while(x):
     i = 0
     while i < x.shape[0]:
         out.append(x[i])
-        i += 2
+        i = i + 2 if x[i] > 0 else i + 1
     return np.array(out)
 
 
@@ -235,7 +262,7 @@ def list_returned(x):
 
 
 @pytest.mark.parametrize("func, line, words", [
-    (in_while, "out.append(x[i])", "inside a while loop"),
+    (in_while, "while i < x.shape[0]:", "inside a while loop whose counter does not run"),
     (squares, "range(i * i, x.shape[0])", "whose bounds read i other than linearly"),
     (of_tuples, "out.append((i, x[i]))", "only lists of numbers"),
     (iterated, "for v in out:", "list 'out' used here"),
