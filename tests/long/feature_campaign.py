@@ -27,6 +27,7 @@ ran is listed as ``argument_errors``, for review, not as a failure):
     stream_overlap  non-temporal stores into arrays the kernel also reads shifted/reversed (fz27)
     selections   selections used later or iterated, np.unique loops, a-if-c-else-b, and/or (fz27)
     tiles_wide   time-tiled stencils of float32/int64 around 8/16-lane sizes, POLYFUSE_TILED_WIDE
+    scalar_logic  and/or/not, a-if-c-else-b and arithmetic of float/int/bool elements (fz27)
     packing      the register tiles' shared packing: B changed in place between calls, B a view,
                  Fortran order, 1 and 2 threads, a forked child calling again (fz27)
 
@@ -828,6 +829,38 @@ def fam_tiles_wide(r, rng):
     env = {"POLYFUSE_TIME_TILE_SIZES": tile, "POLYFUSE_ONE_THREAD_TILES": "1",
            "POLYFUSE_TILED_WIDE": r.choice(["1", "1", "0"])}
     return src, args, env, (1e-3 if dt == "float32" else 1e-9)
+
+
+def _logic_expr(r, depth):
+    """a random scalar expression of and/or/not, a-if-c-else-b, comparisons and arithmetic over
+    elements of a float (x), an int (k) and a bool (b) array"""
+    leaves = ["x[0]", "x[1]", "x[i]", "k[0]", "k[i]", "b[i]", "b[0]", "0.0", "1", "-2.5", "True", "i"]
+    if depth <= 0 or r.random() < 0.25:
+        return r.choice(leaves)
+    a, c = _logic_expr(r, depth - 1), _logic_expr(r, depth - 1)
+    form = r.choice(["({a} and {c})", "({a} or {c})", "(not {a})", "({a} if {c} else {d})", "({a} + {c})",
+                     "({a} * {c})", "({a} > {c})", "({a} == {c})", "({a} and {c} or {d})", "abs({a})",
+                     "max({a}, {c})"])  # (no "-": bool - bool raises where Python's and/or give bools)
+    return form.format(a=a, c=c, d=_logic_expr(r, depth - 1))
+
+
+def fam_scalar_logic(r, rng):
+    """Scalar expressions mixing and/or (whose value is an operand), not, a-if-c-else-b and
+    arithmetic of float, int and bool elements, as values and as conditions (fz27)."""
+    e, cond = _logic_expr(r, 3), _logic_expr(r, 2)
+    body = r.choice([
+        f"s = 0.0\n    for i in range(x.shape[0]):\n        s += {e}\n    return s",
+        f"for i in range(x.shape[0]):\n        y[i] = {e}",
+        f"c = 0\n    for i in range(x.shape[0]):\n        if {cond}:\n            c += 1\n    return c",
+        f"t = 0.0\n    for i in range(x.shape[0]):\n        t = {e} if {cond} else t\n    return t",
+    ])
+    src = f"def kern(x, k, b, y):\n    {body}\n"
+    args = []
+    for _ in range(2):
+        n = int(rng.integers(2, 9))
+        x = rng.choice([0.0, -0.0, 1.5, -2.0, np.nan, 3.0], size=n)
+        args.append((x, rng.integers(-2, 3, size=n), rng.random(n) < 0.5, np.zeros(n)))
+    return src, args, {}
 
 
 PACK_FORMS = [
