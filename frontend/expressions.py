@@ -345,12 +345,31 @@ class ExpressionLifter:
     def _IfExp(self, node: ast.IfExp) -> ir.Expr:
         cond = self.truth(self.convert(node.test))
         holds = self.affine_condition(node.test)
+        if holds is None:  # a test of data whose first operand is affine still guards one branch
+            return self._half_guarded(node, cond)
         then = self.guarded(node.body, holds)
-        otherwise = self.guarded(node.orelse, None if holds is None else self.universe(node).subtract(holds))
+        otherwise = self.guarded(node.orelse, self.universe(node).subtract(holds))
         # the branch Python takes is the value: two bools stay a bool (x[0] > 0 if n else False)
         result = merged(vtype(then), vtype(otherwise))
         return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
                          result.dtype, result.weak, guarded=holds is not None)
+
+    def _half_guarded(self, node: ast.IfExp, cond: ir.Expr) -> ir.Expr:
+        """``a if s and d else b`` (``s`` affine, ``d`` data): ``a`` runs only where ``s`` holds,
+        as Python evaluates it (``x[1] if x.shape[0] > 1 and x[0] > 0 else 0.0`` never reads
+        ``x[1]`` of a shorter ``x``); ``a if s or d else b``: ``b`` only where ``s`` fails.  The
+        other branch is not guarded; a test of data alone guards neither (fz27: such a read was
+        refused per call, an ArgumentError where Python ran)."""
+        test = node.test
+        first = self.affine_condition(test.values[0]) if isinstance(test, ast.BoolOp) else None
+        then_where = first if first is not None and isinstance(test.op, ast.And) else None
+        else_where = (self.universe(node).subtract(first) if first is not None and isinstance(test.op, ast.Or)
+                      else None)
+        then = self.guarded(node.body, then_where)
+        otherwise = self.guarded(node.orelse, else_where)
+        result = merged(vtype(then), vtype(otherwise))
+        return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
+                         result.dtype, result.weak, guarded=first is not None)
 
     def affine_condition(self, test: ast.expr):
         """The loop-variable values where ``test`` holds, or None when it is data dependent."""

@@ -46,3 +46,25 @@ def test_a_condition_of_non_bool_operands_keeps_its_truth():
     x = np.array([0.0, -0.0, np.nan, 1.5, 0.0, -3.0])
     k = np.array([0, 1, 0, 0, 2, 5])
     assert kernel(x, k) == func(x, k)
+
+
+GUARDED = [
+    # the first operand of the test is affine: the read it guards happens only where it holds
+    "v = 0.0\n    if x.shape[0] > 1 and x[0] > 0:\n        v = x[1]\n    return v",
+    "s = 0.0\n    for i in range(y.shape[0]):\n        s += x[i + 1] if i + 1 < x.shape[0] and x[i] > 0 else y[i]\n"
+    "    return s",
+    "s = 0.0\n    for i in range(y.shape[0]):\n        s += y[i] if i >= x.shape[0] or x[i] > 0 else x[i]\n    return s",
+]
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("body", GUARDED)
+def test_an_affine_first_operand_guards_the_reads_python_makes_under_it(target, body):
+    """fz27: these reads were refused per call for short ``x`` (an ArgumentError where Python
+    ran): the test's affine first operand guards the branch Python runs only where it holds."""
+    func = define(f"def kern(x, y):\n    {body}\n")
+    kernel = polyfuse.kernel(func, target=target, cache=False)
+    for n in (0, 1, 2, 5):
+        for sign in (1.0, -1.0):
+            x, y = sign * np.linspace(1.0, 2.0, n), np.linspace(-1.0, 1.0, 4)
+            assert kernel(x, y) == func(x, y), (body, n, sign)
