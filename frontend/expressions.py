@@ -362,9 +362,9 @@ class ExpressionLifter:
         refused per call, an ArgumentError where Python ran)."""
         test = node.test
         first = self.affine_condition(test.values[0]) if isinstance(test, ast.BoolOp) else None
-        then_where = first if first is not None and isinstance(test.op, ast.And) else None
-        else_where = (self.universe(node).subtract(first) if first is not None and isinstance(test.op, ast.Or)
-                      else None)
+        conjunction = isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+        then_where = first if first is not None and conjunction else None
+        else_where = self.universe(node).subtract(first) if first is not None and not conjunction else None
         then = self.guarded(node.body, then_where)
         otherwise = self.guarded(node.orelse, else_where)
         result = merged(vtype(then), vtype(otherwise))
