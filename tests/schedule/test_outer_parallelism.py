@@ -349,7 +349,8 @@ def test_pivot_blocks_are_verified_without_the_candidates_dataflow(fresh, monkey
     the default block size, 42 s of it isl's ``compute_flow`` on the candidate (floors in its
     schedule; under the operation budget, which isl does not count there).  Pivot blocks keep
     every element's order by design, so the cheap tests decide: a backward dependence refuses
-    the candidate at once (2 s), and its exact dataflow is never computed."""
+    the candidate at once (2 s), and its exact dataflow is never computed; an order of more than
+    ``PIVOT_MAX_PIECES`` pieces (this one has 73; lu's 9) is refused before any test (0.3 s)."""
     from polyfuse.analysis import verify
     from polyfuse.schedule import scheduler
 
@@ -382,8 +383,7 @@ def test_pivot_blocks_are_verified_without_the_candidates_dataflow(fresh, monkey
     args = (n, np.eye(n) * 5 + np.random.default_rng(0).random((n, n)), np.linspace(0.5, 1.5, n))
     kernel = polyfuse.kernel(func, target="python")  # (the decision is the schedule's: no LLVM needed)
     (decision,) = _decisions(kernel, args)
-    assert decision.pivot_blocks.startswith("not blocked: failed verification"), decision
-    assert "runs backwards" in decision.pivot_blocks
+    assert decision.pivot_blocks.startswith("not blocked: "), decision  # (its order has 73 pieces)
     expected, actual = copy_args(args), copy_args(args)
     func(*expected)
     kernel(*actual)
