@@ -294,6 +294,11 @@ class ExpressionLifter:
         return ir.Compare("!=", expr, zero, weak=expr.weak)
 
     def _BoolOp(self, node: ast.BoolOp) -> ir.Expr:
+        """Python's value of ``a and b`` / ``a or b``: the operand that decided, not a bool
+        (``k[0] or k[1]`` is ``k[1]`` where ``k[0] == 0``; ``x[0] > 0 and x[1] or -1.0``).  Of
+        bool operands that is the logical operator; otherwise a select of the operands (their
+        common type, as ``a if c else b``; its truth is the operator's in a condition too).
+        Before fz27 every operand was made a bool, a wrong value wherever one was not."""
         op = "and" if isinstance(node.op, ast.And) else "or"
         first = node.values[0]
         holds = self.affine_condition(first) if len(node.values) > 1 else None
@@ -301,13 +306,28 @@ class ExpressionLifter:
             rest = node.values[1:]
             rest_node = rest[0] if len(rest) == 1 else ast.copy_location(ast.BoolOp(node.op, rest), node)
             where = holds if op == "and" else self.universe(node).subtract(holds)
-            later = self.truth(self.guarded(rest_node, where))
-            cond = self.truth(self.convert(first))
+            later = self.guarded(rest_node, where)
+            value = self.convert(first)
+            cond = self.truth(value)
+            if later.dtype != "bool" or value.dtype != "bool":  # the deciding operand's value
+                return self._decided_by(op, value, cond, later, guarded=True)
             decided = ir.Const(op == "or", "bool", cond.weak)
             then, otherwise = (later, decided) if op == "and" else (decided, later)
             return ir.Select(cond, then, otherwise, "bool", cond.weak and later.weak, guarded=True)
-        values = tuple(self.truth(self.convert(v)) for v in node.values)
+        values = tuple(self.convert(v) for v in node.values)
+        if any(v.dtype != "bool" for v in values):
+            result = values[-1]
+            for value in reversed(values[:-1]):
+                result = self._decided_by(op, value, self.truth(value), result, guarded=False)
+            return result
         return ir.BoolOp(op, values, weak=all(v.weak for v in values))
+
+    def _decided_by(self, op: str, value: ir.Expr, cond: ir.Expr, later: ir.Expr, guarded: bool) -> ir.Expr:
+        """``later if value else value`` (``and``) or ``value if value else later`` (``or``)."""
+        then, otherwise = (later, value) if op == "and" else (value, later)
+        result = merged(vtype(then), vtype(otherwise))
+        return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
+                         result.dtype, result.weak, guarded=guarded)
 
     def _Compare(self, node: ast.Compare) -> ir.Expr:
         terms = [self.convert(node.left)] + [self.convert(c) for c in node.comparators]
@@ -325,12 +345,31 @@ class ExpressionLifter:
     def _IfExp(self, node: ast.IfExp) -> ir.Expr:
         cond = self.truth(self.convert(node.test))
         holds = self.affine_condition(node.test)
+        if holds is None:  # a test of data whose first operand is affine still guards one branch
+            return self._half_guarded(node, cond)
         then = self.guarded(node.body, holds)
-        otherwise = self.guarded(node.orelse, None if holds is None else self.universe(node).subtract(holds))
+        otherwise = self.guarded(node.orelse, self.universe(node).subtract(holds))
         # the branch Python takes is the value: two bools stay a bool (x[0] > 0 if n else False)
         result = merged(vtype(then), vtype(otherwise))
         return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
                          result.dtype, result.weak, guarded=holds is not None)
+
+    def _half_guarded(self, node: ast.IfExp, cond: ir.Expr) -> ir.Expr:
+        """``a if s and d else b`` (``s`` affine, ``d`` data): ``a`` runs only where ``s`` holds,
+        as Python evaluates it (``x[1] if x.shape[0] > 1 and x[0] > 0 else 0.0`` never reads
+        ``x[1]`` of a shorter ``x``); ``a if s or d else b``: ``b`` only where ``s`` fails.  The
+        other branch is not guarded; a test of data alone guards neither (fz27: such a read was
+        refused per call, an ArgumentError where Python ran)."""
+        test = node.test
+        first = self.affine_condition(test.values[0]) if isinstance(test, ast.BoolOp) else None
+        conjunction = isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+        then_where = first if first is not None and conjunction else None
+        else_where = self.universe(node).subtract(first) if first is not None and not conjunction else None
+        then = self.guarded(node.body, then_where)
+        otherwise = self.guarded(node.orelse, else_where)
+        result = merged(vtype(then), vtype(otherwise))
+        return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
+                         result.dtype, result.weak, guarded=first is not None)
 
     def affine_condition(self, test: ast.expr):
         """The loop-variable values where ``test`` holds, or None when it is data dependent."""

@@ -263,6 +263,11 @@ class Lifter:
         try:
             cond = self.condition(node.test, scope)
         except UnsupportedError:
+            split = _affine_first(self, node, scope)
+            if split is not None:  # if s and d: (s affine, no else) is if s: if d:, exactly
+                first, rest = split
+                inner = ast.copy_location(ast.If(rest, node.body, []), node)
+                return self.lift_block([inner], Scope(scope.loop_vars, scope.domain.intersect(first)))
             reason = kept_inside(self, node)
             if reason:  # it holds a loop kept as written: so is the whole if (frontend.opaque)
                 return lift_region(self, node, scope, reason)
@@ -658,3 +663,20 @@ def _guarded_index(index: ir.Expr, guard: ir.Expr) -> ir.Expr:
         return index
     chosen = ir.Select(guard, index.operand, ir.Const(0, index.operand.dtype, True), index.operand.dtype, True, False)
     return dataclasses.replace(index, operand=chosen)
+
+
+def _affine_first(lifter, node: ast.If, scope: Scope):
+    """``if s and d:`` with no ``else``, ``s`` an affine condition and ``d`` not: (the set where
+    ``s`` holds, ``d``), else None.  Python evaluates ``d`` and the body only where ``s`` holds,
+    so the body's reads need bounds only there (fz27: ``if x.shape[0] > 1 and x[0] > 0: v = x[1]``
+    was refused per call for a shorter ``x``, an ArgumentError where Python ran)."""
+    test = node.test
+    if node.orelse or not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And):
+        return None
+    try:
+        first = lifter.condition(test.values[0], scope)
+    except UnsupportedError:
+        return None
+    rest = test.values[1:]
+    later = rest[0] if len(rest) == 1 else ast.copy_location(ast.BoolOp(ast.And(), rest), rest[0])
+    return first, later

@@ -119,6 +119,22 @@ def blas_on_one_thread() -> Iterator[None]:
                 put(_one_thread_saved)
 
 
+def _one_thread_after_fork() -> None:
+    """In a child process just forked: the holders of ``blas_on_one_thread`` were other threads
+    of the parent (a team run under way there), which the child does not have, so nobody would
+    put the count back or free the lock (fz27): a new lock, no holders, the saved count back."""
+    global _one_thread_lock, _one_thread_holders
+    _one_thread_lock = threading.Lock()
+    if _one_thread_holders:
+        _one_thread_holders = 0
+        functions = thread_count_functions()
+        if functions is not None and _one_thread_saved != 1:
+            functions[1](_one_thread_saved)
+
+
+os.register_at_fork(after_in_child=_one_thread_after_fork)
+
+
 def _numpy_openblas() -> Library | None:
     try:
         import numpy as np

@@ -9,6 +9,7 @@ wait for each other at barriers (a parallel region), so they must all run at onc
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -97,6 +98,20 @@ def run_team(work: Callable[[int], None], count: int, abort: Callable[[], None])
             failed = failed or exc
     if failed is not None:
         raise failed
+
+
+def _forget_pool_after_fork() -> None:
+    """In a child process just forked: the pool's workers are the parent's threads, which the
+    child does not have (fork copies only the calling thread), but the executor still counts them
+    as idle and queues work for them, so a team's members never started and member 0 waited at
+    the region's first barrier forever (fz27).  The child makes a new pool on first use; the
+    locks are new too, in case another thread of the parent held one at the fork."""
+    global _pool, _pool_size, _lock, _team_lock
+    _pool, _pool_size = None, 0
+    _lock, _team_lock = threading.Lock(), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def _member(work: Callable[[int], None], k: int, abort: Callable[[], None]) -> None:

@@ -17,10 +17,12 @@ OVER_BUDGET = "the legality check exceeded isl's operation budget"
 
 
 def violations(scop: Scop, deps: Dependences, schedule: isl.Schedule, *,
-               over_budget: str = OVER_BUDGET) -> list[str]:
-    """What ``schedule`` breaks of ``deps`` ([] when legal); ``[over_budget]`` when isl gave up."""
+               over_budget: str = OVER_BUDGET, exact: bool = True) -> list[str]:
+    """What ``schedule`` breaks of ``deps`` ([] when legal); ``[over_budget]`` when isl gave up.
+    ``exact=False``: a candidate that changes the order of two accesses of one element is
+    refused without computing its dataflow (``schedule_violations``)."""
     try:
         with bounded(scop.context.get_ctx()):
-            return schedule_violations(scop, deps, schedule)
+            return schedule_violations(scop, deps, schedule, exact=exact)
     except BudgetExceeded:
         return [over_budget]

@@ -22,6 +22,14 @@ ran is listed as ``argument_errors``, for review, not as a failure):
     einsum       polyfuse.einsum of random subscripts, layouts, options, out= (against np.einsum)
     spec         polyfuse.spec of random statements (sum/max reductions, biases, relu/exp/abs)
     dask         random stencils on dask arrays of random chunks (threaded scheduler)
+    pivot        lu/cholesky-like pivot nests, random bounds (k vs k + 1), non-square, float32,
+                 POLYFUSE_PIVOT_BLOCK 2..32 (pivot blocks) (fz27)
+    stream_overlap  non-temporal stores into arrays the kernel also reads shifted/reversed (fz27)
+    selections   selections used later or iterated, np.unique loops, a-if-c-else-b, and/or (fz27)
+    tiles_wide   time-tiled stencils of float32/int64 around 8/16-lane sizes, POLYFUSE_TILED_WIDE
+    scalar_logic  and/or/not, a-if-c-else-b and arithmetic of float/int/bool elements (fz27)
+    packing      the register tiles' shared packing: B changed in place between calls, B a view,
+                 Fortran order, 1 and 2 threads, a forked child calling again (fz27)
 
 Targets: target="python", "cpu" on 1 and 2 threads (the serial-first rule off), and with
 ``--targets cuda`` numba's CUDA simulator (the families whose kernels return nothing).
@@ -36,9 +44,11 @@ Prints each failure with its program and arguments, then the totals; exits non-z
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import random
 import sys
+import time
 import traceback
 import warnings
 from pathlib import Path
@@ -102,6 +112,18 @@ def same(e, a, rtol, atol, label):
 
 
 def run_case(src, arg_sets, rtol=1e-9, atol=1e-12, targets=("python", "cpu1", "cpu2"), env=None, label=""):
+    began = time.perf_counter()
+    try:
+        _run_case(src, arg_sets, rtol, atol, targets, env, label)
+    finally:
+        seconds = time.perf_counter() - began
+        if seconds > STATS.get("slowest_s", 0.0):  # the slowest program (compiles and calls)
+            STATS["slowest_s"], STATS["slowest"] = round(seconds, 1), label
+        if seconds > 60:
+            print(f"SLOW {label}: {seconds:.0f} s (env {env})\n{src}", flush=True)
+
+
+def _run_case(src, arg_sets, rtol, atol, targets, env, label):
     fn = define(src)
     STATS["programs"] += 1
     expected = []
@@ -461,7 +483,7 @@ def fam_tile_bounds(r, rng):
 
 def fam_narrow(r, rng):
     """(the thresholds stay forced for the families drawn after it in the same process)"""
-    from backends.cpu import blas
+    from polyfuse.backends.cpu import blas
     blas.NARROW_MIN_ROWS, blas.NARROW_MIN_DEPTH, blas.NARROW_MAX_COLS = 1, 1, 8
     exprs = ["A @ B", "A @ B.T", "A.T @ B", "A.T @ B.T", "2.5 * A @ B", "A[1:] @ B", "A[::2] @ B",
              "A[::-1] @ B", "A @ B[:, ::2]", "(A @ B)[:, ::2]", "A @ B[:, :1]", "A[:1] @ B", "A @ B + 1.0"]
@@ -602,6 +624,400 @@ def fam_early(r, rng):
     return src, args, {}
 
 
+def _pivot_update(r, square):
+    """one right-looking update statement of a pivot nest (lu-, cholesky-, gauss-jordan-like)"""
+    a2, a3 = r.choice(["k + 1", "k + 1", "k", "k + 2"]), r.choice(["k + 1", "k + 1", "k", "0", "k + 2"])
+    hi_j = "n" if square else "m"
+    lhs, rhs = r.choice([
+        ("A[i, j]", "A[i, k] * A[k, j]"),
+        ("A[i, j]", "A[i, k] * A[k, j] * 0.5"),
+        ("A[i, j]", "A[k, j] * A[i, k] + A[k, k] * 0.01"),
+        ("A[j, i]", "A[j, k] * A[k, i]") if square else ("A[i, j]", "A[k, j] * 0.25"),
+        ("A[i, j]", "A[k, i] * A[k, j]") if square else ("A[i, j]", "A[i, k] * A[k, j]"),
+    ])
+    op = r.choice(["-=", "= {lhs} -", "+= 0.5 *", "= 0.9 * {lhs} -"]).format(lhs=lhs)
+    return [f"for i in range({a2}, n):", f"    for j in range({a3}, {hi_j}):", f"        {lhs} {op} {rhs}"]
+
+
+PIVOT_NESTS = [
+    # gauss-jordan: every other row, an affine guard
+    ("for k in range(n):\n        for i in range(n):\n            if i != k:\n"
+     "                for j in range(k + 1, m):\n                    A[i, j] -= A[i, k] * A[k, j] / A[k, k]\n"),
+    # a triangular solve of several right-hand sides (trsm), B updated by the pivot's row of B
+    ("for k in range(n):\n        for j in range(m):\n            B[k, j] /= A[k, k]\n"
+     "        for i in range(k + 1, n):\n            for j in range(m):\n                B[i, j] -= A[i, k] * B[k, j]\n"),
+    # the pivots backwards (a backward substitution's order)
+    ("for k in range(n - 1, -1, -1):\n        for i in range(k):\n            A[i, k] /= A[k, k]\n"
+     "            for j in range(k):\n                A[i, j] -= A[i, k] * A[k, j]\n"),
+    # every second pivot
+    ("for k in range(0, n, 2):\n        for i in range(k + 1, n):\n            for j in range(k + 1, m):\n"
+     "                A[i, j] -= A[i, k] * A[k, j]\n"),
+    # lu by shapes, the update's rows from k (the pivot row updates itself first)
+    ("for k in range(A.shape[0]):\n        for i in range(k, A.shape[0]):\n"
+     "            for j in range(k + 1, A.shape[1]):\n                A[i, j] = A[i, j] - 0.1 * A[i, k] * A[k, j]\n"),
+    # a rank-1 update of the trailing matrix read from another array's pivot row and column
+    ("for k in range(n):\n        for i in range(k + 1, n):\n            for j in range(k + 1, m):\n"
+     "                A[i, j] -= B[i, k] * A[k, j]\n            B[i, k] = A[i, k + 1 if k + 1 < m else k]\n"),
+    # the pivot column scaled after the update (reads of the updated column)
+    ("for k in range(n):\n        for i in range(k + 1, n):\n            for j in range(k, m):\n"
+     "                A[i, j] -= A[i, k] * A[k, j] * 0.01\n        for i in range(k + 1, n):\n"
+     "            A[i, k] = A[i, k] * 0.5 + A[k, k]\n"),
+    # lu written with the row loop outermost (the pass reorders it), a vector alongside
+    ("for i in range(n):\n        for j in range(i):\n            for k in range(j):\n"
+     "                A[i, j] -= A[i, k] * A[k, j]\n            A[i, j] /= A[j, j]\n"
+     "        for j in range(i, m):\n            for k in range(i):\n                A[i, j] -= A[i, k] * A[k, j]\n"
+     "        d[i] = A[i, i]\n"),
+]
+
+
+def _pivot_named(r, rng):
+    body = r.choice(PIVOT_NESTS)
+    dt = r.choice(["float64", "float64", "float32"])
+    src = f"def kern(n, m, A, B, d):\n    {body}"
+    args = []
+    for _ in range(2):
+        n = int(rng.choice([1, 2, 3, 5, 7, 9, 13, 17, 20]))
+        m = n + int(rng.choice([0, 0, 1, 3]))
+        A = (rng.standard_normal((n, m)) * 0.3).astype(dt)
+        A[np.arange(n), np.arange(n)] += n + 2.0
+        args.append((n, m, A, rng.standard_normal((n, m)).astype(dt), rng.standard_normal(n).astype(dt)))
+    env = {"POLYFUSE_PIVOT_BLOCK": str(r.choice([2, 3, 4, 5, 8, 32]))}
+    return src, args, env, (2e-3 if dt == "float32" else 1e-9)
+
+
+def fam_pivot(r, rng):
+    """Pivot nests (session 23's pivot blocks, POLYFUSE_PIVOT_BLOCK small): a sequential pivot loop
+    around a column scale, the pivot's own statement and a right-looking update, with random
+    bounds (k vs k + 1), non-square A, in-place reads of the pivot row and column (fz27)."""
+    if r.random() < 0.35:
+        return _pivot_named(r, rng)
+    square = r.random() < 0.6
+    lo, hi = r.choice(["0", "0", "1"]), r.choice(["n", "n", "n - 1"])
+    body = []
+    if r.random() < 0.4:
+        body.append(r.choice(["A[k, k] = np.sqrt(abs(A[k, k]) + 1.0)", "A[k, k] = A[k, k] + 1.0",
+                              "d[k] = A[k, k] * 2.0"]))
+    if r.random() < 0.7:
+        lo1 = r.choice(["k + 1", "k + 1", "k"])
+        body += [f"for i in range({lo1}, n):",
+                 "    " + r.choice(["A[i, k] = A[i, k] / A[k, k]", "A[i, k] /= A[k, k]", "A[i, k] *= 0.5",
+                                    "A[i, k] = A[i, k] * d[k] / (1.0 + abs(A[k, k]))"])]
+    if r.random() < 0.3 and square:  # cholesky-like: the rows below read the pivot's column twice
+        body += ["for i in range(k + 1, n):", "    for j in range(k + 1, i + 1):",
+                 "        A[i, j] -= A[i, k] * A[j, k]"]
+    else:
+        body += _pivot_update(r, square)
+    if r.random() < 0.4:
+        body += [r.choice(["for i in range(k + 1, n):", "for i in range(k, n):"]),
+                 "    " + r.choice(["d[i] -= A[i, k] * d[k]", "d[i] = d[i] - 0.5 * A[i, k] * d[k]"])]
+    if r.random() < 0.2:  # a second update after the first (two statements under the pivot)
+        body += ["for i in range(k + 1, n):", f"    for j in range(k + 1, {'n' if square else 'm'}):",
+                 "        B[i, j] = B[i, j] + A[i, j] * A[k, j]"]
+    dt = r.choice(["float64", "float64", "float32"])
+    src = f"def kern(n, m, A, B, d):\n    for k in range({lo}, {hi}):\n" + "".join(
+        f"        {line}\n" for line in body)
+    args = []
+    for _ in range(2):
+        n = int(rng.choice([1, 2, 3, 5, 7, 9, 13, 17, 20]))
+        m = n if square else n + int(rng.integers(1, 6))
+        A = (rng.standard_normal((n, m)) * 0.3).astype(dt)
+        A[np.arange(n), np.arange(n)] += n + 2.0
+        args.append((n, m, A, rng.standard_normal((n, m)).astype(dt), rng.standard_normal(n).astype(dt)))
+    env = {"POLYFUSE_PIVOT_BLOCK": str(r.choice([2, 3, 4, 5, 8, 32]))}
+    return src, args, env, (2e-3 if dt == "float32" else 1e-9)
+
+def fam_stream_overlap(r, rng):
+    """Non-temporal stores (POLYFUSE_STREAM_STORES small) where the stored array overlaps what the
+    kernel reads: shifted and reversed slices of one argument, 2-d rows, a result read again by a
+    later statement, sizes around vector and tile boundaries (fz27)."""
+    n = int(rng.choice([1, 7, 8, 9, 127, 128, 129, 1025]))
+    dt = r.choice(["float64", "float32", "int64", "int32"])
+    forms = [
+        "a[1:] = a[:-1] * s",
+        "a[:-1] = a[1:] + b[:-1]",
+        "a[:] = a[::-1] * s",
+        "for i in range(1, a.shape[0]):\n        a[i] = a[i - 1] + b[i]",
+        "for i in range(a.shape[0] - 1):\n        a[i] = a[i + 1] * s\n    return a.sum()",
+        "c[:] = b * s\n    a[:] = c + 1",
+        "for i in range(a.shape[0]):\n        c[i] = a[i] + b[i]\n    for i in range(a.shape[0]):\n"
+        "        a[i] = c[a.shape[0] - 1 - i] * s",
+        "M[1:, :] = M[:-1, :] * s",
+        "for i in range(M.shape[0]):\n        for j in range(M.shape[1]):\n            N[i, j] = M[i, j] * s\n"
+        "    for i in range(M.shape[0]):\n        for j in range(M.shape[1]):\n            M[i, j] = N[i, j] + 1",
+        "M[:, :] = M.T * s",
+        "for t in range(3):\n        for i in range(a.shape[0]):\n            c[i] = a[i] * s + t\n"
+        "        for i in range(a.shape[0]):\n            a[i] = c[i]",
+    ]
+    form = r.choice(forms)
+    src = f"def kern(s, a, b, c, M, N):\n    {form}\n"
+    args = []
+    for _ in range(2):
+        m = max(1, min(n, 130)) if "M" in form else 1
+        def mk(shape):
+            return (rng.standard_normal(shape) * 10).astype(dt)
+        s = 3 if dt.startswith("int") else 1.5
+        args.append((s, mk(n), mk(n), mk(n), mk((m, m)), mk((m, m))))
+    tol = 1e-4 if dt == "float32" else 1e-9
+    return src, args, {"POLYFUSE_STREAM_STORES": r.choice(["64", "1K", "4K"])}, tol
+
+
+def fam_selections(r, rng):
+    """Selections bound once and used later or iterated (frontend/selection_loops.py), loops over
+    np.unique, data-dependent a-if-c-else-b scalars and and/or guards (fz27)."""
+    mask = r.choice(["x > 0", "x > x.mean()", "(x > -0.5) & (y < 0.5)", "~np.isnan(x)", "np.abs(x) < 1.0",
+                     "x == x.max()"])
+    uses = [
+        "s = 0.0\n    for v in p:\n        s += v * v\n    return s, len(p)",
+        "s = 0.0\n    for v in p:\n        if v > 1.0:\n            break\n        s += v\n    return s",
+        "c = 0\n    for v in p:\n        if v < 0.2:\n            continue\n        c += 1\n    return c, p.shape[0]",
+        "t = p.sum() if len(p) > 0 else -1.0\n    y[0] = t\n    return p[0] if len(p) > 0 else 0.0",
+        "for i in range(y.shape[0]):\n        y[i] = y[i] + len(p)\n    return p.size",
+        "m = p.max() if p.shape[0] > 0 else 0.0\n    return m, p[-1] if len(p) > 0 else 0.0",
+        "return len(p) > 0 and p.mean() > 0.0",
+        "return len(p) == 0 or p.min() < -0.5",
+    ]
+    unique_uses = [
+        "g = 1.0\n    for c in np.unique(k):\n        q = (k == c).mean()\n        g -= q * q\n    return g",
+        "u = np.unique(k)\n    s = 0.0\n    for v in u:\n        s += v * len(u)\n    return s, u.shape[0]",
+        "u = np.unique(x)\n    c = 0\n    for v in u:\n        if v != v:\n            c += 100\n        c += 1\n"
+        "    return c, u.size",
+        "best = -1.0\n    for c in np.unique(k):\n        w = (k == c).sum()\n        if w > best:\n"
+        "            best = w * 1.0\n    return best",
+    ]
+    ifelse = [
+        "a = x[0] if x[0] > y[0] else y[0]\n    b = x.max() if x.shape[0] > 1 else 0.0\n    return a + b",
+        "s = 0.0\n    for i in range(x.shape[0]):\n        t = x[i] if x[i] > 0 else -x[i] * 2.0\n        s += t\n"
+        "    return s",
+        "for i in range(x.shape[0]):\n        y[i] = x[i] if (x[i] > 0 and y[i] > 0) or x[i] < -1.0 else y[i] * 0.5",
+        "ok = x.shape[0] > 2 and x[2] > 0.0\n    return 1.0 if ok else 2.0",
+        "v = x[1] if x.shape[0] > 1 and x[0] > 0 else (y[0] if y.shape[0] > 0 else 0.0)\n    return v",
+    ]
+    kind = r.random()
+    if kind < 0.45:
+        body = f"p = x[{mask}]\n    " + r.choice(uses)
+    elif kind < 0.7:
+        body = r.choice(unique_uses)
+    else:
+        body = r.choice(ifelse)
+    src = f"def kern(x, y, k):\n    {body}\n"
+    args = []
+    for _ in range(3):
+        n = int(rng.choice([0, 1, 2, 3, 7, 17]))
+        x = vals(rng, n, special=r.random() < 0.3)
+        if "np.unique(x)" in body:
+            x = np.round(x * 2) / 2
+        kk = rng.integers(0, int(rng.integers(1, 5)), size=max(n, 1) if "np.unique(k)" in body else n)
+        args.append((x, rng.standard_normal(max(n, 1)), kk.astype(r.choice(["int64", "int32", "float64"]))))
+    return src, args, {}
+
+
+def fam_tiles_wide(r, rng):
+    """Time-tiled stencils (STENCILS) of float32 and int64 with sizes around 512-bit vectors (8 and
+    16 lanes) and tiles, POLYFUSE_TILED_WIDE on or off (fz27)."""
+    src, rank = r.choice(STENCILS)
+    dt = r.choice(["float32", "float32", "int64", "float64"])
+    tile = ",".join(str(r.choice([1, 2, 4, 8, 16])) for _ in range(rank + 1))
+    args = []
+    for _ in range(2):
+        T = int(rng.integers(0, 6))
+        n = int(rng.choice([1, 2, 3, 15, 16, 17, 31, 33, 65, 129] if rank == 1 else [1, 3, 9, 16, 17, 33]))
+        shape = (n,) if rank == 1 else (n, n)
+        if dt == "int64":
+            args.append((T, n, rng.integers(-1000, 1000, shape), rng.integers(-1000, 1000, shape)))
+        else:
+            args.append((T, n, rng.random(shape).astype(dt), rng.random(shape).astype(dt)))
+    env = {"POLYFUSE_TIME_TILE_SIZES": tile, "POLYFUSE_ONE_THREAD_TILES": "1",
+           "POLYFUSE_TILED_WIDE": r.choice(["1", "1", "0"])}
+    return src, args, env, (1e-3 if dt == "float32" else 1e-9)
+
+
+def _logic_expr(r, depth):
+    """a random scalar expression of and/or/not, a-if-c-else-b, comparisons and arithmetic over
+    elements of a float (x), an int (k) and a bool (b) array"""
+    leaves = ["x[0]", "x[1]", "x[i]", "k[0]", "k[i]", "b[i]", "b[0]", "0.0", "1", "-2.5", "True", "i"]
+    if depth <= 0 or r.random() < 0.25:
+        return r.choice(leaves)
+    a, c = _logic_expr(r, depth - 1), _logic_expr(r, depth - 1)
+    form = r.choice(["({a} and {c})", "({a} or {c})", "(not {a})", "({a} if {c} else {d})", "({a} + {c})",
+                     "({a} * {c})", "({a} > {c})", "({a} == {c})", "({a} and {c} or {d})", "abs({a})",
+                     "max({a}, {c})"])  # (no "-": bool - bool raises where Python's and/or give bools)
+    return form.format(a=a, c=c, d=_logic_expr(r, depth - 1))
+
+
+def fam_scalar_logic(r, rng):
+    """Scalar expressions mixing and/or (whose value is an operand), not, a-if-c-else-b and
+    arithmetic of float, int and bool elements, as values and as conditions (fz27)."""
+    e, cond = _logic_expr(r, 3), _logic_expr(r, 2)
+    body = r.choice([
+        f"s = 0.0\n    for i in range(x.shape[0]):\n        s += {e}\n    return s",
+        f"for i in range(x.shape[0]):\n        y[i] = {e}",
+        f"c = 0\n    for i in range(x.shape[0]):\n        if {cond}:\n            c += 1\n    return c",
+        f"t = 0.0\n    for i in range(x.shape[0]):\n        t = {e} if {cond} else t\n    return t",
+    ])
+    src = f"def kern(x, k, b, y):\n    {body}\n"
+    args = []
+    for _ in range(2):
+        n = int(rng.integers(2, 9))
+        x = rng.choice([0.0, -0.0, 1.5, -2.0, np.nan, 3.0], size=n)
+        args.append((x, rng.integers(-2, 3, size=n), rng.random(n) < 0.5, np.zeros(n)))
+    return src, args, {}
+
+
+PACK_FORMS = [
+    "return A @ B",
+    "C[:, :] = A @ B",
+    "C[...] = A @ B\n    return C[0, 0]",
+    "C[:, :] = 2.0 * (A @ B)",
+    "D = A @ B\n    E = A[::-1] @ B\n    return D - E",
+    "C += A @ B",
+    "return A[1:] @ B",
+    "return (A @ B)[:, ::-1]",
+    "for t in range(T):\n        C[:, :] = A @ B\n        B[:C.shape[0], :] = B[:C.shape[0], :] * 0.5 + C * 0.001",
+    "for t in range(T):\n        C[:, :] = A @ B\n        A[:, :1] = C[:, :1] * 0.01",
+    "C[:, :] = A @ B\n    B[0, :] = B[0, :] + 1.0\n    return A @ B",
+    "return A @ B, A @ B[:, :(B.shape[1] + 1) // 2]",
+    "return A @ B, A[:, :(A.shape[1] + 1) // 2] @ B[:(B.shape[0] + 1) // 2]",
+    "return A @ B, A[:, 1:] @ B[1:, :], A[:, 1:] @ B[1:, 1:]",
+]
+
+
+def _pack_sizes(rng):
+    rows, cols = int(rng.choice([1, 7, 127, 129, 300, 1025])), int(rng.choice([1, 7, 127, 128, 129, 200, 513]))
+    depth = max(int(rng.choice([1, 7, 64, 129, 2049])), -(-(1 << 20) // (rows * cols)))
+    while rows * cols * depth > (1 << 24) and depth > 1:
+        depth //= 2
+    return rows, cols, depth
+
+
+def _pack_operand(rng, shape, how):
+    """a fresh float64 array of ``shape``: contiguous, inside a larger buffer (a row stride wider
+    than its columns, an offset), or Fortran order"""
+    x = rng.standard_normal(shape)
+    if how == "view":
+        big = np.zeros((shape[0] + 2, shape[1] + 5))
+        v = big[1:1 + shape[0], 3:3 + shape[1]]
+        v[...] = x
+        return v
+    if how == "fortran":
+        return np.asfortranarray(x)
+    return x
+
+
+def _close(actual, expected, label=""):
+    """every array of a result (a tuple item by item) to 1e-9"""
+    if isinstance(expected, tuple):
+        assert isinstance(actual, tuple) and len(actual) == len(expected), label
+        for a, e in zip(actual, expected):
+            _close(a, e, label)
+        return
+    np.testing.assert_allclose(actual, expected, rtol=1e-9, atol=1e-9, err_msg=label)
+
+
+def _packing_threads(fn, kern, A, B, C, T, shared):
+    """three Python threads calling ``kern`` at once, each on its own copies (and B, unless
+    ``shared`` and nothing writes B), each checked against ``fn``"""
+    import threading
+    wrong = []
+    writes_b = "B[" in inspect.getsource(fn).split("\n", 1)[1]
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(2):
+            own = [x.copy() for x in (A, C)]
+            b = B if shared and not writes_b else B.copy()
+            if b is not B:
+                b[...] = rng.standard_normal(b.shape)
+            want = [own[0].copy(), b.copy(), own[1].copy()]
+            expected = fn(*want, T)
+            got = kern(own[0], b, own[1], T)
+            try:
+                np.testing.assert_allclose(own[1], want[2], rtol=1e-9, atol=1e-9)
+                if expected is not None and not isinstance(expected, float):
+                    _close(got, expected)
+            except AssertionError as exc:
+                wrong.append(str(exc)[:500])
+    team = [threading.Thread(target=work, args=(s,)) for s in range(3)]
+    for t in team:
+        t.start()
+    for t in team:
+        t.join()
+    assert not wrong, f"threads (shared B: {shared}): {wrong[0]}"
+
+
+def packing_main(seed, count):
+    """The register tiles' shared packing (POLYFUSE_SHARED_PACKING): products whose B changes in
+    place between calls (same address), B a view, B aliased with the result, on 1 and 2 threads,
+    one process and a forked child (fz27)."""
+    from polyfuse.runtime import threads
+    stats = {"programs": 0, "calls": 0, "fail": 0, "refused": 0}
+    r, rng = random.Random(seed), np.random.default_rng(seed)
+    with threads_forced():
+        for i in range(count):
+            form = r.choice(PACK_FORMS)
+            src = f"def kern(A, B, C, T):\n    {form}\n"
+            fn = define(src)
+            m, n, k = _pack_sizes(rng)
+            if "B[:C.shape[0]" in form:
+                k = max(k, m)
+            how = r.choice(["plain", "plain", "view", "fortran"])
+            A = _pack_operand(rng, (m, k), r.choice(["plain", "view"]))
+            B = _pack_operand(rng, (k, n), how)
+            C = _pack_operand(rng, (m, n), r.choice(["plain", "view"]))
+            T = int(rng.integers(1, 3))
+            stats["programs"] += 1
+            label = f"packing seed={seed} i={i} m,n,k={m},{n},{k} B={how}"
+            try:
+                kern = polyfuse.kernel(fn, cache=False)
+                for count_ in (1, 2):
+                    threads.set_num_threads(count_)
+                    for call in range(3):
+                        want = [x.copy() for x in (A, B, C)]
+                        expected = fn(*want, T)
+                        got = kern(A, B, C, T)
+                        stats["calls"] += 1
+                        for name, e, a in zip(("A", "B", "C", "return"), (*want, expected), (A, B, C, got)):
+                            if e is None or isinstance(e, float):
+                                continue
+                            _close(a, e, f"{name} call {call}")
+                        B[...] = rng.standard_normal(B.shape)  # the same address, new values
+                        if call == 1:
+                            A[...] = rng.standard_normal(A.shape)
+                if r.random() < 0.3:  # Python threads call at once: their own B, or one B they share
+                    _packing_threads(fn, kern, A, B, C, T, shared=r.random() < 0.5)
+                if r.random() < 0.2:  # a forked child changes B and calls again
+                    pid = os.fork()
+                    if pid == 0:
+                        code = 0
+                        try:
+                            B[...] = rng.standard_normal(B.shape)
+                            want = [x.copy() for x in (A, B, C)]
+                            expected = fn(*want, T)
+                            got = kern(A, B, C, T)
+                            np.testing.assert_allclose(C, want[2], rtol=1e-9, atol=1e-9)
+                            if expected is not None and not isinstance(expected, float):
+                                _close(got, expected)
+                        except BaseException as exc:  # noqa: BLE001
+                            print("child:", exc, flush=True)
+                            code = 1
+                        os._exit(code)
+                    _, status = os.waitpid(pid, 0)
+                    assert status == 0, "forked child's call differed"
+            except polyfuse.UnsupportedError as exc:
+                stats["refused"] += 1
+                print("REFUSED", label, str(exc).splitlines()[0][:160])
+            except AssertionError as exc:
+                stats["fail"] += 1
+                print(f"=== FAIL {label}\n{src}\n{str(exc)[:1500]}\n", flush=True)
+            except Exception:  # noqa: BLE001 - the program, shapes and error, for review
+                stats["errors"] = stats.get("errors", 0) + 1
+                print(f"=== ERROR {label} A{A.shape} B{B.shape} C{C.shape}\n{src}\n"
+                      + traceback.format_exc(limit=-4), flush=True)
+            if i % 10 == 9:
+                print("...", i + 1, stats, flush=True)
+    from polyfuse.backends.cpu import blas
+    stats["tiles_compiled"] = blas.tiles_address.cache_info().currsize
+    print("PACKING TOTAL", seed, count, stats, flush=True)
+    return stats["fail"]
 
 
 def einsum_main(seed, count):
@@ -923,7 +1339,7 @@ def dask_main(seed, count):
 
 
 FAMILIES = {name[4:]: f for name, f in list(globals().items()) if name.startswith("fam_")}
-MAINS = {"einsum": einsum_main, "spec": spec_main, "dask": dask_main}
+MAINS = {"packing": packing_main, "einsum": einsum_main, "spec": spec_main, "dask": dask_main}
 
 
 def run_families(fams, seed, count, targets):

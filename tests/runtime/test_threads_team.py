@@ -65,3 +65,42 @@ def test_teams_started_at_once_from_several_threads_all_finish():
     for caller in callers:
         caller.join(timeout=120)
     assert not any(c.is_alive() for c in callers) and errors == []
+
+
+def test_a_forked_child_gets_its_own_pool():
+    """fz27: after a team ran, a forked child's team hung for ever (the executor counted the
+    parent's workers, absent in the child, as idle and queued the members for them; member 0
+    waited at the region's first barrier).  The child makes a new pool: its team runs, exit 0."""
+    import os
+    import time
+
+    count = 2
+
+    def team() -> list[int]:
+        meeting = threading.Barrier(count, timeout=20)  # breaks unless the members run at once
+        seen: list[int] = []
+
+        def work(k: int) -> None:
+            meeting.wait()
+            seen.append(k)
+
+        threads.run_team(work, count, abort=lambda: None)
+        return sorted(seen)
+
+    assert team() == [0, 1]  # the parent's pool now has a worker
+    pid = os.fork()
+    if pid == 0:  # the child: exits 0 only if its team ran both members
+        try:
+            os._exit(0 if team() == [0, 1] else 1)
+        except BaseException:  # noqa: BLE001 - any failure is the child's exit status
+            os._exit(2)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    raise AssertionError("the forked child's team did not finish")
