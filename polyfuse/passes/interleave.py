@@ -158,6 +158,8 @@ class _Interleaver(ProgramEdit):
         calls = statements_in(loop.body)
         if any(self.program.statement(name).region is not None for name in calls):
             return None  # a loop kept as written is not rewritten
+        if any(_reads_free(self.program.statement(name), loop.iterator) for name in calls):
+            return None  # the copies retarget the calls' arguments only (a hoisted load reads p[i, c])
         copies = self.copies
         if self.vector_bytes > 0:
             itemsize = max(_ITEMSIZE[self.infos[self.program.statement(r).array].dtype] for r in reductions)
@@ -393,6 +395,16 @@ def _adds_only(expr: ir.Expr) -> bool:
 
 def _uses(expr: ir.Expr, name: str) -> bool:
     return any(isinstance(e, ir.Var) and e.name == name for e in ir.walk(expr))
+
+
+def _reads_free(stmt: Statement, iterator: str) -> bool:
+    """Does ``stmt`` use the loop AST's ``iterator`` by name, not through its own iterators (a
+    load hoisted out of an inner loop, ``passes.noop_versions._Hoist``: ``t = p[i, 1]`` with no
+    iterators)?  Its copies would all read iteration ``i``'s element."""
+    from polyfuse.model.scop import isl_name
+
+    own = set(stmt.iterators) | {isl_name(v) for v in stmt.iterators}
+    return iterator not in own and any(_uses(root, iterator) for root in (stmt.value, *stmt.index))
 
 
 __all__ = ["INTERLEAVE", "Interleaving", "interleave_reductions"]

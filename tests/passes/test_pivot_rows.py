@@ -136,3 +136,24 @@ def test_the_knob_turns_it_off(monkeypatch):
     kernel = polyfuse.kernel(suite.floyd_warshall, target="python", cache=False)
     assert decisions(kernel, 7, graph("non-negative", 7)) == ()
     assert "pivot_rows=0" in kernel.explain(7, graph("non-negative", 7))["options"]
+
+
+def fixed_column(n, p):
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                p[i, j] = min(p[i, j], p[i, 1] + p[k, j])  # row i's column 1: a load hoisted per part
+
+
+@pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
+def test_cpu_a_fixed_column_of_row_i_is_read_per_row(monkeypatch):
+    """The hoisted ``p[i, 1]`` names the row loop's iterator: interleaving the row loop copied
+    the load's statement without retargeting it (every copy read row ``i``'s; fz28)."""
+    monkeypatch.setenv("POLYFUSE_PIVOT_ROWS", "2")
+    kernel = polyfuse.kernel(fixed_column, cache=False)
+    for n in (6, 11):  # rows outside the block: a full interleaved group (11) and the rest loop (6)
+        p = graph("non-negative", n, seed=n)
+        got = p.copy()
+        kernel(n, got)
+        assert_bits(expected(fixed_column, p), got, f"n={n}")
+    assert decisions(kernel, 6, graph("non-negative", 6))
