@@ -28,6 +28,8 @@ ran is listed as ``argument_errors``, for review, not as a failure):
     selections   selections used later or iterated, np.unique loops, a-if-c-else-b, and/or (fz27)
     tiles_wide   time-tiled stencils of float32/int64 around 8/16-lane sizes, POLYFUSE_TILED_WIDE
     scalar_logic  and/or/not, a-if-c-else-b and arithmetic of float/int/bool elements (fz27)
+    pivot_rows   Floyd-Warshall-shaped nests in blocks of pivots (POLYFUSE_PIVOT_ROWS 2, 3, 32): other
+                 columns of the pivot row and row i, offset ranges, k descending, float32/int64 (fz28)
     packing      the register tiles' shared packing: B changed in place between calls, B a view,
                  Fortran order, 1 and 2 threads, a forked child calling again (fz27)
 
@@ -725,6 +727,52 @@ def fam_pivot(r, rng):
         args.append((n, m, A, rng.standard_normal((n, m)).astype(dt), rng.standard_normal(n).astype(dt)))
     env = {"POLYFUSE_PIVOT_BLOCK": str(r.choice([2, 3, 4, 5, 8, 32]))}
     return src, args, env, (2e-3 if dt == "float32" else 1e-9)
+
+def fam_pivot_rows(r, rng):
+    """Floyd-Warshall-shaped ``k, i, j`` nests (passes/pivot_rows.py, POLYFUSE_PIVOT_ROWS 2, 3, 32):
+    the pivot row read at other columns (``p[k, j + 1]``, ``p[k, 0]``), row ``i`` read at fixed
+    columns (one: the split ``j`` loop with a hoisted load; two), a temporary, a second statement,
+    a second array written, ``i``/``j``/``k`` ranges offset or shorter, ``k`` descending, non-square,
+    float32/int64, NaN/inf/-0.0 (fz28; the fixed column found the interleave bug)."""
+    dt = r.choice(["float64", "float64", "float32", "int64"])
+    a = r.choice(["p[i, k]", "p[i, k]", "p[i, 0]", "p[i, 1]", "p[i, i]", "p[i, m - 1]"])
+    b = r.choice(["p[k, j]", "p[k, j]", "p[k, 0]", "p[k, j + 1]", "p[k, k]", "p[k, m - 1]"])
+    w = r.choice(["", "", " + w[i, j]", " + w[k, j]", " - w[i, k]"])
+    lin = (f"(p[i, j] + {a} - {b}{w}) // 2" if dt == "int64" else f"0.5 * p[i, j] + 0.25 * {a} - 0.125 * {b}{w}")
+    body = r.choice([
+        f"p[i, j] = min(p[i, j], {a} + {b}{w})",
+        f"p[i, j] = max(p[i, j], {a} - {b}{w})",
+        f"if {a} + {b} < p[i, j]:\n                    p[i, j] = {a} + {b}{w}",
+        f"p[i, j] = p[i, j] if p[i, j] < {a} + {b} else {a} + {b}{w}",
+        f"p[i, j] = {lin}",
+        f"t = {a} + {b}{w}\n                p[i, j] = min(p[i, j], t)",
+        f"p[i, j] = min(p[i, j], {a} + {b})\n                p[i, j] = max(p[i, j], {b}{w} - p[i, 0])",
+        f"p[i, j] = min(p[i, j], p[i, 0] + p[i, 1] - {b})",
+        f"p[i, j] = min(p[i, j], {a} + {b})\n                w[i, j] = p[i, j] + {b}",
+    ])
+    ko, io, jo = (r.choice(c) for c in ([(0, 0), (0, 0), (1, 0), (0, 1), (2, 3)],
+                                          [(0, 0), (0, 0), (1, 0), (0, 2), (3, 1)],
+                                          [(0, 0), (0, 0), (1, 0), (0, 1), (2, 2)]))
+    if "j + 1" in body and jo[1] == 0:
+        jo = (jo[0], 1)
+    krange = f"range({ko[0]}, n - {ko[1]})" if r.random() < 0.85 else "range(n - 1, -1, -1)"
+    src = (f"def kern(n, m, p, w):\n    for k in {krange}:\n        for i in range({io[0]}, n - {io[1]}):\n"
+           f"            for j in range({jo[0]}, m - {jo[1]}):\n                {body}\n")
+    args = []
+    for _ in range(2):
+        n = int(rng.choice([1, 2, 3, 5, 7, 9, 13]))
+        m = n if r.random() < 0.6 else int(rng.choice([n + 2, max(2, n - 1), n + 5]))
+        m = max(m, 2, n if ("p[i, i]" in body or "p[k, k]" in body) else 0)
+        if dt == "int64":
+            p, ww = rng.integers(-20, 50, (n, m)), rng.integers(-3, 3, (n, m))
+        else:
+            p, ww = (1 + 9 * rng.random((n, m))).astype(dt), (rng.random((n, m)) - 0.5).astype(dt)
+            if r.random() < 0.5:
+                for v in (np.nan, np.inf, -np.inf, -0.0):
+                    p[rng.integers(0, n), rng.integers(0, m)] = v
+        args.append((n, m, p, ww))
+    return src, args, {"POLYFUSE_PIVOT_ROWS": str(r.choice([2, 3, 32]))}, 0.0
+
 
 def fam_stream_overlap(r, rng):
     """Non-temporal stores (POLYFUSE_STREAM_STORES small) where the stored array overlaps what the
