@@ -252,6 +252,8 @@ def _version(edit: ProgramEdit, scop: Scop, schedule: isl.Schedule, deps: Depend
     depth = _depth(loop)
     assert depth is not None
     names = sorted(set(statements_in(loop.body)))
+    if not set(names) <= {s.name for s in scop.statements}:
+        return None  # statements an earlier loop pass made (passes.pivot_rows' copies): not isl's
     prefix = _prefix(prefixes, names, depth + 1)
     if prefix is None or not _iterators_agree(scop, loop, prefix, depth):
         return None

@@ -157,3 +157,24 @@ def test_cpu_a_fixed_column_of_row_i_is_read_per_row(monkeypatch):
         kernel(n, got)
         assert_bits(expected(fixed_column, p), got, f"n={n}")
     assert decisions(kernel, 6, graph("non-negative", 6))
+
+
+def repeated(n, p, q):
+    for t in range(3):  # a serial loop around the blocked one: noop_versions sees its copies
+        for k in range(n):
+            for i in range(n):
+                for j in range(n):
+                    p[i, j] = min(p[i, j], p[i, k] + p[k, j] - q[t, j])
+
+
+def test_a_blocked_pivot_loop_inside_a_serial_loop(monkeypatch):
+    """passes.noop_versions, after this pass, tried to version the ``t`` loop and looked the
+    blocked loop's new statements up in the SCoP (a KeyError, an InternalError at the call; fz28)."""
+    monkeypatch.setenv("POLYFUSE_PIVOT_ROWS", "3")
+    kernel = polyfuse.kernel(repeated, target="python", cache=False)
+    p, q = graph("negative cycle", 7), graph("non-negative", 7, seed=1)
+    want, got = p.copy(), p.copy()
+    repeated(7, want, q)
+    kernel(7, got, q)
+    assert_bits(want, got, "repeated")
+    assert decisions(kernel, 7, p, q)
