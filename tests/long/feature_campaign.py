@@ -732,7 +732,8 @@ def fam_pivot_rows(r, rng):
     """Floyd-Warshall-shaped ``k, i, j`` nests (passes/pivot_rows.py, POLYFUSE_PIVOT_ROWS 2, 3, 32):
     the pivot row read at other columns (``p[k, j + 1]``, ``p[k, 0]``), row ``i`` read at fixed
     columns (one: the split ``j`` loop with a hoisted load; two), a temporary, a second statement,
-    a second array written, ``i``/``j``/``k`` ranges offset or shorter, ``k`` descending, non-square,
+    a second array written, ``i``/``j``/``k`` ranges offset or shorter, ``k`` descending, the nest
+    inside a serial ``t`` loop, non-square,
     float32/int64, NaN/inf/-0.0 (fz28; the fixed column found the interleave bug)."""
     dt = r.choice(["float64", "float64", "float32", "int64"])
     a = r.choice(["p[i, k]", "p[i, k]", "p[i, 0]", "p[i, 1]", "p[i, i]", "p[i, m - 1]"])
@@ -758,6 +759,9 @@ def fam_pivot_rows(r, rng):
     krange = f"range({ko[0]}, n - {ko[1]})" if r.random() < 0.85 else "range(n - 1, -1, -1)"
     src = (f"def kern(n, m, p, w):\n    for k in {krange}:\n        for i in range({io[0]}, n - {io[1]}):\n"
            f"            for j in range({jo[0]}, m - {jo[1]}):\n                {body}\n")
+    if r.random() < 0.2:  # inside a serial loop (passes.noop_versions then sees the blocked loop)
+        head, nest = src.split("\n", 1)
+        src = head + "\n    for t in range(2):\n" + "".join("    " + line + "\n" for line in nest.splitlines())
     args = []
     for _ in range(2):
         n = int(rng.choice([1, 2, 3, 5, 7, 9, 13]))
