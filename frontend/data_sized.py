@@ -106,18 +106,7 @@ def _sized_arithmetic(rw, elt: ast.expr, defs: dict[str, ast.expr] | None) -> Se
     is_numpy = _is_np(rw, defs or {})
     found: list[Selection] = []
 
-    def whole(node: ast.expr) -> ast.expr | None:
-        if isinstance(node, ast.BinOp) and isinstance(node.op, _MASKED_OPS):
-            left, right = whole(node.left), whole(node.right)
-            return None if left is None or right is None else ast.BinOp(left, node.op, right)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            inner = whole(node.operand)
-            return None if inner is None else ast.UnaryOp(node.op, inner)
-        if isinstance(node, ast.Call) and not node.keywords and _numpy_name(node, is_numpy) in _ELEMENTWISE \
-                and _numpy_name(node, is_numpy) not in ("mod", "remainder"):
-            args = [whole(a) for a in node.args]
-            kept = [a for a in args if a is not None]
-            return None if len(kept) != len(args) else ast.Call(node.func, kept, [])
+    def leaf(node: ast.expr) -> ast.expr | None:
         shape = shape_of(rw, node, is_numpy)
         if shape is not None:
             return node if shape.rank == 0 and not shape.boolean else None  # a scalar
@@ -127,7 +116,7 @@ def _sized_arithmetic(rw, elt: ast.expr, defs: dict[str, ast.expr] | None) -> Se
         found.append(made)
         return ast.copy_location(ast.Name(made.buffer, ast.Load()), node)
 
-    combined = whole(elt)
+    combined = _elementwise(elt, is_numpy, leaf)
     if combined is None or not found:
         return None
     made = found[0]
@@ -136,6 +125,23 @@ def _sized_arithmetic(rw, elt: ast.expr, defs: dict[str, ast.expr] | None) -> Se
 
 
 _MASKED_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _elementwise(node: ast.expr, is_numpy, leaf) -> ast.expr | None:
+    """``node``'s ``+ - * /``, unary ``-``/``+`` and NumPy elementwise calls (not ``mod``) rebuilt
+    over ``leaf(x)`` of every other subexpression ``x``, left to right; None where a leaf is."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _MASKED_OPS):
+        left, right = _elementwise(node.left, is_numpy, leaf), _elementwise(node.right, is_numpy, leaf)
+        return None if left is None or right is None else ast.BinOp(left, node.op, right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _elementwise(node.operand, is_numpy, leaf)
+        return None if inner is None else ast.UnaryOp(node.op, inner)
+    if isinstance(node, ast.Call) and not node.keywords and _numpy_name(node, is_numpy) in _ELEMENTWISE \
+            and _numpy_name(node, is_numpy) not in ("mod", "remainder"):
+        args = [_elementwise(a, is_numpy, leaf) for a in node.args]
+        kept = [a for a in args if a is not None]
+        return None if len(kept) != len(args) else ast.Call(node.func, kept, [])
+    return leaf(node)
 
 
 def _masked_arithmetic(rw, elt: ast.expr, is_numpy) -> Selection | None:
@@ -149,7 +155,7 @@ def _masked_arithmetic(rw, elt: ast.expr, is_numpy) -> Selection | None:
     masks: list[ast.expr] = []
     arrays: list[ast.expr] = []
 
-    def whole(node: ast.expr) -> ast.expr | None:
+    def leaf(node: ast.expr) -> ast.expr | None:
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             xs, ms = shape_of(rw, node.value, is_numpy), shape_of(rw, node.slice, is_numpy)
             if xs is None or ms is None or not ms.boolean or xs.rank == 0:
@@ -157,21 +163,10 @@ def _masked_arithmetic(rw, elt: ast.expr, is_numpy) -> Selection | None:
             masks.append(node.slice)
             arrays.append(node.value)
             return node.value
-        if isinstance(node, ast.BinOp) and isinstance(node.op, _MASKED_OPS):
-            left, right = whole(node.left), whole(node.right)
-            return None if left is None or right is None else ast.BinOp(left, node.op, right)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            inner = whole(node.operand)
-            return None if inner is None else ast.UnaryOp(node.op, inner)
-        if isinstance(node, ast.Call) and not node.keywords and _numpy_name(node, is_numpy) in _ELEMENTWISE \
-                and _numpy_name(node, is_numpy) not in ("mod", "remainder"):
-            args = [whole(a) for a in node.args]
-            kept = [a for a in args if a is not None]
-            return None if len(kept) != len(args) else ast.Call(node.func, kept, [])
         shape = shape_of(rw, node, is_numpy)
         return node if shape is not None and shape.rank == 0 and not shape.boolean else None  # a scalar
 
-    combined = whole(elt)
+    combined = _elementwise(elt, is_numpy, leaf)
     if combined is None or not masks or len({ast.dump(m) for m in masks}) != 1:
         return None
     ranks = {shape.rank for a in arrays if (shape := shape_of(rw, a, is_numpy)) is not None}
