@@ -261,6 +261,22 @@ def calls_with_loops(node: Node, loops: tuple[For, ...] = ()) -> Iterator[tuple[
             yield from calls_with_loops(child, loops)
 
 
+def calls_only(node: Node) -> list[StmtCall] | None:
+    """The statement calls of a body made of calls alone, in order through nested blocks (None
+    when it holds loops or ifs)."""
+    if isinstance(node, StmtCall):
+        return [node]
+    if isinstance(node, Block):
+        found: list[StmtCall] = []
+        for child in node.children:
+            inner = calls_only(child)
+            if inner is None:
+                return None
+            found += inner
+        return found
+    return None
+
+
 def statements_in(node: Node) -> list[str]:
     return [n.statement for n in nodes(node) if isinstance(n, StmtCall)]
 

@@ -27,7 +27,16 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polyfuse.model import ir
-from polyfuse.model.loop_ast import Block, For, LoopProgram, LoopRewrite, Node, StmtCall, exclusive_bound
+from polyfuse.model.loop_ast import (
+    Block,
+    For,
+    LoopProgram,
+    LoopRewrite,
+    Node,
+    StmtCall,
+    calls_only,
+    exclusive_bound,
+)
 from polyfuse.model.scop import isl_name
 
 
@@ -68,7 +77,7 @@ class _Coalescer(LoopRewrite):
         hu, hv = exclusive_bound(outer), exclusive_bound(inner)
         if hu is None or hv is None or _uses(hv, outer.iterator) or _uses(outer.init, inner.iterator):
             return None
-        calls = _calls(inner.body)
+        calls = calls_only(inner.body)
         trip_u = hu if outer.init == ir.int_const(0) else ir.BinOp("-", hu, outer.init, ir.INT, True)
         factors = (trip_u,) + self.factors.get(inner.iterator, (hv,))
         if calls is None or not all(self.walks_rows(c, outer.iterator, inner.iterator, factors[1:]) for c in calls):
@@ -129,25 +138,10 @@ def _only_loop(node: Node) -> For | None:
     return node if isinstance(node, For) else None
 
 
-def _calls(node: Node) -> list[StmtCall] | None:
-    """The statement calls of a body made of calls alone (None when it holds loops or ifs)."""
-    if isinstance(node, StmtCall):
-        return [node]
-    if isinstance(node, Block):
-        found: list[StmtCall] = []
-        for child in node.children:
-            inner = _calls(child)
-            if inner is None:
-                return None
-            found += inner
-        return found
-    return None
-
-
 def _substitute_calls(node: Node, values: dict[str, ir.Expr]) -> Node:
     if isinstance(node, StmtCall):
         return replace(node, args=tuple(ir.substitute(a, values) for a in node.args))
-    assert isinstance(node, Block), "_calls() checked the body"
+    assert isinstance(node, Block), "calls_only() checked the body"
     return Block(tuple(_substitute_calls(c, values) for c in node.children))
 
 

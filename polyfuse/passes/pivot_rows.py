@@ -60,6 +60,7 @@ from polyfuse.model.loop_ast import (
     Node,
     ProgramEdit,
     StmtCall,
+    calls_only,
     exclusive_bound,
     statements_in,
 )
@@ -114,21 +115,6 @@ def block_pivot_rows(program: LoopProgram, *, block: int) -> tuple[LoopProgram, 
 
 # ---- the shape -------------------------------------------------------------------------------------
 
-def _calls(node: Node) -> list[StmtCall] | None:
-    """The statement calls of an innermost loop body made of calls only, else None."""
-    if isinstance(node, StmtCall):
-        return [node]
-    if isinstance(node, Block) and node.children:
-        found: list[StmtCall] = []
-        for child in node.children:
-            inner = _calls(child)
-            if inner is None:
-                return None
-            found += inner
-        return found
-    return None
-
-
 def _vars(expr: ir.Expr) -> set[str]:
     return {e.name for e in ir.walk(expr) if isinstance(e, ir.Var)}
 
@@ -171,7 +157,7 @@ def _shape(program: LoopProgram, k: For) -> _Nest | None:
         j = j.children[0]
     if not isinstance(j, For) or j.step != 1 or exclusive_bound(j) is None:
         return None
-    calls = _calls(j.body)
+    calls = calls_only(j.body)
     if not calls:
         return None
     kv, iv, jv = k.iterator, i.iterator, j.iterator
