@@ -29,6 +29,7 @@ from polyfuse.options import (
     compile_operations,
     compile_seconds,
     one_thread_tiles,
+    packed_rows,
     pivot_block,
     pivot_rows,
     time_tile_sizes,
@@ -41,6 +42,7 @@ from polyfuse.passes.interleave import interleave_reductions
 from polyfuse.passes.lanes import split_minmax_reductions
 from polyfuse.passes.noop_versions import version_noop_writes
 from polyfuse.passes.outer_sums import block_outer_sums
+from polyfuse.passes.packed_rows import pack_rows
 from polyfuse.passes.pivot_rows import block_pivot_rows
 from polyfuse.passes.private_sums import privatize_sums
 from polyfuse.passes.registers import promote_register_tiles
@@ -163,6 +165,10 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
     if options.minmax_lane_bytes():
         program = stages.run_loop_pass("minmax lanes", split_minmax_reductions, program,
                                        vector_bytes=options.minmax_lane_bytes())
+    # a parallel loop of dot products down strided rows (cholesky's update): W rows at once from
+    # a transposed copy, their accumulators in registers; before the interleaving
+    if options.target != "cuda" and packed_rows() > 1:
+        program = stages.run_loop_pass("packed rows", pack_rows, program, rows=packed_rows())
     # several iterations of a parallel loop side by side: float reductions overlap their latency
     if options.interleave_copies() or options.interleave_lane_bytes():
         program = stages.run_loop_pass("interleave", interleave_reductions, program,

@@ -57,6 +57,8 @@ class Explanation:
               if stages.decisions("private sums") else ()),
             *((("pivot rows", [asdict(d) for d in stages.decisions("pivot rows")]),)
               if stages.decisions("pivot rows") else ()),
+            *((("packed rows", [asdict(d) for d in stages.decisions("packed rows")]),)
+              if stages.decisions("packed rows") else ()),
             *((("noop versions", [asdict(d) for d in stages.decisions("noop versions")]),)
               if stages.decisions("noop versions") else ()),
             ("coalesced loops", [asdict(d) for d in stages.decisions("coalesce")]),

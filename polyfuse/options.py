@@ -452,6 +452,18 @@ def pivot_rows() -> int:
     return int(text) if text else PIVOT_ROWS
 
 
+#: rows at once of ``passes.packed_rows`` (cholesky's update: four AVX-512 vectors of float64)
+PACKED_ROWS = 32
+
+
+def packed_rows() -> int:
+    """``POLYFUSE_PACKED_ROWS``: rows run at once by ``passes.packed_rows`` (a parallel row loop of
+    dot products down strided rows, read from a transposed copy); 0 or 1 turns it off.  Default
+    ``PACKED_ROWS``."""
+    text = os.environ.get("POLYFUSE_PACKED_ROWS", "").strip()
+    return int(text) if text else PACKED_ROWS
+
+
 def native_entries() -> bool:
     """Native entries for call plans called often (backends/cpu/entry.py), unless
     ``POLYFUSE_NATIVE_ENTRY=0`` (read when a plan is made)."""
@@ -635,6 +647,7 @@ class Options:
                 + ("" if self.noop_versions_enabled() or self.target == "cuda" or self.fastmath
                    else " noop_versions=off")
                 + ("" if pivot_rows() == PIVOT_ROWS or self.target == "cuda" else f" pivot_rows={pivot_rows()}")
+                + ("" if packed_rows() == PACKED_ROWS or self.target == "cuda" else f" packed_rows={packed_rows()}")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + ("" if row_tails() or self.target != "cpu" or not self.time_tiling_enabled() else " row_tails=off")
