@@ -255,7 +255,7 @@ def _shape(program: LoopProgram, j: For) -> _Nest | None:
         return None
     # the least column J's body writes in X
     lows: list[ir.Expr] = []
-    inner = {n.iterator: n for _, loops in calls_with_loops(j.body) for n in loops}
+    inner = {n.iterator for _, loops in calls_with_loops(j.body) for n in loops}
     for c, loops in calls_with_loops(j.body):
         s = program.statement(c.statement)
         if s.region is not None:
@@ -267,11 +267,11 @@ def _shape(program: LoopProgram, j: For) -> _Nest | None:
         column = _bound(s, c, s.index[1])
         if _is_var(column, jv):
             continue  # column j, in iteration j only
-        elif isinstance(column, ir.Var) and column.name in inner and column.name in {n.iterator for n in loops}:
-            start = inner[column.name].init
-            if _vars(start) & (set(inner) | {jv}) or inner[column.name].step <= 0:
+        elif isinstance(column, ir.Var) and any(n.iterator == column.name for n in loops):
+            around = [n for n in loops if n.iterator == column.name][-1]  # the loop that binds it here
+            if _vars(around.init) & (inner | {jv}) or around.step <= 0:
                 return None
-            lows.append(start)
+            lows.append(around.init)
         else:
             return None
     others: ir.Expr | None = None
