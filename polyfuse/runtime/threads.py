@@ -108,8 +108,8 @@ def run_team(work: Callable[[int], None], count: int, abort: Callable[[], None])
 _helpers_lock = threading.Lock()
 _helper_tasks: queue.SimpleQueue = queue.SimpleQueue()
 _helper_count = 0
-#: ``hand_off`` instead of the executor's ``submit`` (``POLYFUSE_LIGHT_HANDOFF=0`` in benchmarks
-#: flips it through this module attribute, for A/B runs in one process)
+#: a phase's team start hands members to the helpers (``hand_off``); False: to the executor's
+#: ``submit``, as before session 25 (benchmarks/handoff_ab.py flips it, for A/B runs in one process)
 LIGHT_HANDOFF = True
 
 
@@ -144,7 +144,10 @@ def _start_helpers(wanted: int) -> None:
 def _helper(tasks: queue.SimpleQueue) -> None:
     while True:
         task, args = tasks.get()
-        task(*args)
+        try:
+            task(*args)
+        except BaseException:  # noqa: BLE001, S110 - members hand their errors to the caller; a helper outlives a bug
+            pass
 
 
 def _forget_pool_after_fork() -> None:
