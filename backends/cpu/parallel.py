@@ -241,13 +241,13 @@ def _run_chain_team(kernel, chain: list, args: list, values: dict[str, Any], cou
             pieces.done()
 
     with blas_on_one_thread() if blas else contextlib.nullcontext():
-        pool = threads.pool()
+        submit = _submitter()
         for _ in range(1, workers):
             buffers: list = []
             member_args = args
             for compiled in chain:
                 member_args = _with_private_buffers(kernel, compiled.phase, member_args, values, buffers)
-            pool.submit(member, member_args, buffers)
+            submit(member, member_args, buffers)
         member(args, [])
         pieces.wait()
 
@@ -307,10 +307,10 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
             pieces.done()
 
     with blas_on_one_thread() if compiled.phase.blas_rows else contextlib.nullcontext():
-        pool = threads.pool()
+        submit = _submitter()
         for _ in range(1, workers):
             buffers: list = []
-            pool.submit(member, _with_private_buffers(kernel, compiled.phase, args, values, buffers), buffers)
+            submit(member, _with_private_buffers(kernel, compiled.phase, args, values, buffers), buffers)
         member(args, [])
         pieces.wait()
 
@@ -342,9 +342,9 @@ def _run_overlapped(kernel, compiled, args: list, values: dict[str, Any], count:
                 return
             pieces.done()
 
-    pool = threads.pool()
+    submit = _submitter()
     for _ in range(1, workers):
-        pool.submit(member)
+        submit(member)
     member()
     pieces.wait()
 
@@ -393,36 +393,52 @@ def phase_pieces(count: int, workers: int) -> int:
 class Pieces:
     """The pieces of one call of a parallel phase: each handed out once (``take``), to whichever
     member asks first; ``wait`` returns when every piece handed out is done, and raises the first
-    error of one.  After an error no more pieces are handed out."""
+    error of one.  After an error no more pieces are handed out.
+
+    One plain lock guards the counts (a ``Condition`` runs Python for each ``with`` and each
+    notification, on every team start); the caller's ``wait`` blocks on a second lock, held from
+    the start and released by the ``done`` that finishes the last piece handed out once no more
+    will be (all taken, or an error)."""
 
     def __init__(self, count: int) -> None:
         self.count = count
         self._taken = 0
         self._done = 0
         self._error: BaseException | None = None
-        self._changed = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()
+        self._finished = threading.Lock()
+        self._finished.acquire()
 
     def take(self) -> int | None:
-        with self._changed:
+        with self._lock:
             if self._taken >= self.count or self._error is not None:
                 return None
             self._taken += 1
             return self._taken - 1
 
     def done(self, error: BaseException | None = None) -> None:
-        with self._changed:
+        with self._lock:
             self._done += 1
             if error is not None and self._error is None:
                 self._error = error
-            if self._done == self._taken:
-                self._changed.notify_all()
+            last = self._done == self._taken and (self._taken >= self.count or self._error is not None)
+        if last:
+            self._finished.release()
 
     def wait(self) -> None:
         """Call once no member can take a piece any more (the caller's own ``take`` said None)."""
-        with self._changed:
-            self._changed.wait_for(lambda: self._done == self._taken)
-            if self._error is not None:
-                raise self._error
+        with self._lock:
+            pending = self._done < self._taken
+        if pending:
+            self._finished.acquire()
+        if self._error is not None:
+            raise self._error
+
+
+def _submitter() -> Callable[..., Any]:
+    """How a team start hands a member to another thread: ``threads.hand_off`` (the helpers), or
+    the executor's ``submit`` where ``threads.LIGHT_HANDOFF`` is off (benchmarks/handoff_ab.py)."""
+    return threads.hand_off if threads.LIGHT_HANDOFF else threads.pool().submit
 
 
 def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], keep_alive: list) -> list:

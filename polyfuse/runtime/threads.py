@@ -3,13 +3,16 @@
 
 JIT-compiled code is called through ctypes, which releases the GIL, so plain Python threads
 run chunks of a parallel loop truly in parallel.  ``run_team`` starts a group of members that
-wait for each other at barriers (a parallel region), so they must all run at once.
+wait for each other at barriers (a parallel region), so they must all run at once: they run on
+the executor (``pool``).  A parallel phase's other members, which wait for nobody, go to plain
+helper threads instead (``hand_off``: one queue put per member at each team start).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import queue
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -100,15 +103,63 @@ def run_team(work: Callable[[int], None], count: int, abort: Callable[[], None])
         raise failed
 
 
+# ---- helpers: threads that run a parallel phase's pieces (backends/cpu/parallel.py) -------------
+
+_helpers_lock = threading.Lock()
+_helper_tasks: queue.SimpleQueue = queue.SimpleQueue()
+_helper_count = 0
+#: a phase's team start hands members to the helpers (``hand_off``); False: to the executor's
+#: ``submit``, as before session 25 (benchmarks/handoff_ab.py flips it, for A/B runs in one process)
+LIGHT_HANDOFF = True
+
+
+def hand_off(task: Callable[..., None], *args: object) -> None:
+    """Run ``task(*args)`` on a helper thread, for work whose caller never waits for it unless it
+    has started: a parallel phase's pieces (the caller takes pieces too and waits only for those
+    another member took, ``backends/cpu/parallel.py`` ``Pieces``).  The task must not raise (the
+    members catch their errors and hand them to the caller).
+
+    Why not the executor (``pool().submit``): a phase's team start is on the critical path of
+    every call, and ``submit`` runs Python for a ``Future`` (with its ``Condition``), a work item
+    and the idle-thread semaphore before the queue's put; a helper waits on a plain
+    ``SimpleQueue`` and the hand-off is one ``put``.  Teams whose members wait for each other at
+    barriers (``run_team``) stay on the executor, whose size and FIFO order they rely on.  There are
+    as many helpers as ``get_num_threads() - 1`` ever was."""
+    wanted = get_num_threads() - 1
+    if _helper_count < wanted:
+        _start_helpers(wanted)
+    _helper_tasks.put((task, args))
+
+
+def _start_helpers(wanted: int) -> None:
+    global _helper_count
+    with _helpers_lock:
+        while _helper_count < wanted:
+            tasks = _helper_tasks
+            threading.Thread(target=_helper, args=(tasks,), name=f"polyfuse-helper-{_helper_count}",
+                             daemon=True).start()
+            _helper_count += 1
+
+
+def _helper(tasks: queue.SimpleQueue) -> None:
+    while True:
+        task, args = tasks.get()
+        try:
+            task(*args)
+        except BaseException:  # noqa: BLE001, S110 - members hand their errors to the caller; a helper outlives a bug
+            pass
+
+
 def _forget_pool_after_fork() -> None:
     """In a child process just forked: the pool's workers are the parent's threads, which the
     child does not have (fork copies only the calling thread), but the executor still counts them
     as idle and queues work for them, so a team's members never started and member 0 waited at
     the region's first barrier forever (fz27).  The child makes a new pool on first use; the
     locks are new too, in case another thread of the parent held one at the fork."""
-    global _pool, _pool_size, _lock, _team_lock
+    global _pool, _pool_size, _lock, _team_lock, _helpers_lock, _helper_tasks, _helper_count
     _pool, _pool_size = None, 0
     _lock, _team_lock = threading.Lock(), threading.Lock()
+    _helpers_lock, _helper_tasks, _helper_count = threading.Lock(), queue.SimpleQueue(), 0
 
 
 os.register_at_fork(after_in_child=_forget_pool_after_fork)

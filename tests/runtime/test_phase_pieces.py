@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -51,10 +52,11 @@ def test_every_iteration_runs_once(monkeypatch, per_thread, count, workers):
 
 def test_the_caller_does_not_wait_for_a_pool_thread_that_has_not_started(monkeypatch):
     monkeypatch.setattr(parallel, "PIECES_PER_THREAD", 1)
-    executor = threads.pool(2)
-    busy = threads._pool_size  # every pool thread busy: the phase's pool member cannot start yet
+    threads.hand_off(lambda: None)  # (the helpers for the current thread count are started)
+    busy = threads._helper_count  # every helper busy: the phase's other member cannot start yet
     blocked, release = threading.Barrier(busy + 1, timeout=30), threading.Event()
-    stuck = [executor.submit(lambda: (blocked.wait(), release.wait(30))) for _ in range(busy)]
+    for _ in range(busy):
+        threads.hand_off(lambda: (blocked.wait(), release.wait(30)))
     try:
         blocked.wait()
         done_by: list[int] = []
@@ -63,8 +65,6 @@ def test_the_caller_does_not_wait_for_a_pool_thread_that_has_not_started(monkeyp
         assert done_by == [threading.get_ident()] * 2  # both pieces ran on the caller, which returned
     finally:
         release.set()
-        for future in stuck:
-            future.result()
 
 
 def test_a_failing_piece_is_raised_and_stops_handing_out_pieces(monkeypatch):
@@ -84,6 +84,28 @@ def test_pieces_wait_returns_with_nothing_taken():
     pieces = parallel.Pieces(0)
     assert pieces.take() is None
     pieces.wait()
+
+
+def test_pieces_wait_blocks_until_the_last_piece_taken_elsewhere_is_done():
+    """The caller's ``wait`` returns only once a piece another member took is done, and raises
+    that member's error; pieces finished before the caller waits do not make it block."""
+    pieces = parallel.Pieces(3)
+    assert [pieces.take(), pieces.take(), pieces.take(), pieces.take()] == [0, 1, 2, None]
+    pieces.done()  # piece 0, before anyone waits
+    finishing = threading.Event()
+
+    def other() -> None:  # the member holding piece 2
+        time.sleep(0.05)
+        finishing.set()
+        pieces.done(RuntimeError("member failed"))
+
+    member = threading.Thread(target=other)
+    member.start()
+    pieces.done()  # piece 1
+    with pytest.raises(RuntimeError, match="member failed"):
+        pieces.wait()
+    assert finishing.is_set()
+    member.join()
 
 
 #: sizes with >= 64 rows: atax's and bicg's row loops run in chunks with private partial sums
