@@ -373,6 +373,8 @@ class MatmulEmitter(FortranCaller):
                                        bld.icmp_signed("<=", extent, ll.Constant(_I64, _int_max()))))
         direct_ok = self.all_ok(direct[1:])
         ok = bld.and_(bld.and_(ok, self.all_ok(block[1:])), bld.or_(direct_ok, self.all_ok(swapped[1:])))
+        if op.alpha is not None:
+            ok = bld.and_(ok, self.plain_scale(op))
         saved = ll.Constant(_I8.as_pointer(), None)
         if op.offset:  # a buffer for the block's diagonal: none, the loops
             size = bld.mul(bld.select(ok, k, one), ll.Constant(_I64, _BYTES[op.dtype]))
@@ -493,6 +495,8 @@ class MatmulEmitter(FortranCaller):
             inside = self.b.and_(self.b.icmp_signed(">=", extent, ll.Constant(_I64, 1)),
                                  self.b.icmp_signed("<=", extent, ll.Constant(_I64, _int_max())))
             worth = self.b.and_(worth, inside)
+        if op.alpha is not None:
+            worth = self.b.and_(worth, self.plain_scale(op))
         ways: list[Any]
         if op.triangular and op.mirror is not None:  # out += alpha * G @ (T + T.T): ?symm on T's copy
             self.symmetric(op, worth, sizes, operands)
@@ -503,6 +507,9 @@ class MatmulEmitter(FortranCaller):
             ways = [([(rows, cols, depth), yes], (out, a, b), "triangular")] if has else []
         elif op.in_place:  # out = (I + T) @ out or out @ (I + T): ?trmm where the library has it, else the loops
             has = symbol(op.dtype, "trmm") in blas_pointers()
+            if has:  # (OpenBLAS's ?trmm multiplies zeros of T's other triangle too: all_finite)
+                real = _REALS[op.dtype][1]
+                worth = self.b.and_(worth, self.all_finite(out, r, c, (rows, cols), real))
             tri = a if op.in_place == "left" else b
             ways = [(self.trmm_form(op, (rows, cols), (o_r, o_c), (a_r, a_s) if op.in_place == "left" else (b_s, b_c)),
                      (out.base, tri.base), "trmm")] if has else []
@@ -537,6 +544,45 @@ class MatmulEmitter(FortranCaller):
                                          (out.base, a.base), "syrk")]
                 ways = symmetric + ways
         self.first_way(op, worth, ways)
+
+    def plain_scale(self, op: rg.Matmul):
+        """Is ``op``'s alpha finite and not zero?  Else its loops run: BLAS returns at once for
+        alpha = 0 (``C`` as it was, where ``alpha * a * b`` of an inf or a NaN is NaN in the loops)
+        and scales the sum, not each term, by an inf (each term with a zero factor is NaN in the
+        loops, the sum times inf is inf where other terms are not zero)."""
+        real = _REALS[op.dtype][1]
+        alpha = self.cg.exprs.emit(op.alpha)
+        finite = self.b.fcmp_ordered("==", self.b.fsub(alpha, alpha), ll.Constant(real, 0.0))
+        return self.b.and_(finite, self.b.fcmp_ordered("!=", alpha, ll.Constant(real, 0.0)))
+
+    def all_finite(self, x: _Operand, row: str, col: str, extents: tuple, real):
+        """Are the ``extents[0] x extents[1]`` elements of ``x`` at ``row``, ``col`` all finite?
+        The copies of a strict triangle that ``?trmm`` and ``?symm`` multiply hold zeros where the
+        loops read nothing, and ``0 * inf`` is NaN: so those calls take an operand with an inf or
+        a NaN nowhere, and the loops run where it has one.  One pass over the operand, along its
+        shorter stride inside (symm at 1000 x 1000: about 1 ms of its 100)."""
+        bld = self.b
+        bad = self.slot(ll.IntType(1), ll.Constant(ll.IntType(1), 0))
+        zero = ll.Constant(real, 0.0)
+
+        def scan(outer: int) -> None:
+            inner = 1 - outer
+            with self.counted(ll.Constant(_I64, 0), extents[outer]) as u:
+                with self.counted(ll.Constant(_I64, 0), extents[inner]) as v:
+                    at = self.element(x, row, col, real)(*((v, u) if outer else (u, v)))
+                    nonfinite = bld.fcmp_unordered("!=", bld.fmul(bld.load(at), zero), zero)
+                    bld.store(bld.or_(bld.load(bad), nonfinite), bad)
+
+        def magnitude(v):
+            return bld.select(bld.icmp_signed("<", v, ll.Constant(_I64, 0)), bld.neg(v), v)
+
+        rows_inside = bld.icmp_signed("<=", magnitude(x.stride(row)), magnitude(x.stride(col)))
+        with bld.if_else(rows_inside) as (by_rows, by_cols):
+            with by_rows:
+                scan(1)
+            with by_cols:
+                scan(0)
+        return bld.not_(bld.load(bad))
 
     def first_way(self, op: rg.Matmul, worth, ways: list) -> None:
         """The first of ``ways`` whose layout test passes, else the loops."""
@@ -579,7 +625,11 @@ class MatmulEmitter(FortranCaller):
         if symbol(op.dtype, "symm") not in blas_pointers():
             ok = ll.Constant(ll.IntType(1), 0)
         done = self.slot(ll.IntType(1), ll.Constant(ll.IntType(1), 0))
+        finite = self.slot(ll.IntType(1), ll.Constant(ll.IntType(1), 0))
         with bld.if_then(ok):
+            real = _REALS[op.dtype][1]
+            bld.store(self.all_finite(general, g_rows, g_cols, g_extents, real), finite)
+        with bld.if_then(bld.load(finite)):
             order = self.cg.exprs.emit(op.rows if op.triangular == "a" else op.cols)  # T is order x order
             g_size = bld.select(in_place, ll.Constant(_I64, 0), bld.mul(g_extents[0], g_extents[1]))
             size = bld.mul(bld.add(bld.mul(order, order), g_size), ll.Constant(_I64, _BYTES[op.dtype]))
@@ -849,7 +899,8 @@ class MatmulEmitter(FortranCaller):
         """``out += alpha * T @ G`` ("a" triangular) or ``alpha * G @ T``: T's strict triangle
         copied into a column-major buffer with a zero diagonal, G into another (only the
         elements the loops read), ``?trmm`` (diagonal as stored) on them, the result added to
-        ``out``; the loops where the buffers cannot be had."""
+        ``out``; the loops where the buffers cannot be had or G holds an inf or a NaN (the zeros
+        of the copy of T would make NaNs of them that the loops never compute: ``all_finite``)."""
         (rows, cols, depth), _ = form
         out, a, b = operands
         r, c, s = op.variables
@@ -858,7 +909,6 @@ class MatmulEmitter(FortranCaller):
         left = op.triangular == "a"
         n = rows if left else cols  # T is n x n, G (and the result) rows x cols
         tri, gen = (a, b) if left else (b, a)
-        tx, ty = (r, s) if left else (s, c)
         gx, gy = (s, c) if left else (r, s)
         width = ll.Constant(_I64, _BYTES[op.dtype])
         tbuf = self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [bld.mul(bld.mul(n, n), width)])
@@ -870,26 +920,44 @@ class MatmulEmitter(FortranCaller):
                 self.regions.emit(op.loops())
             with got:
                 t_ptr, w_ptr = (bld.bitcast(p, real.as_pointer()) for p in (tbuf, wbuf))
-                self.copy_triangle(op.factor, n, self.element(tri, tx, ty, real), t_ptr, real)
-                with self.counted(ll.Constant(_I64, 0), cols) as y:
-                    with self.counted(ll.Constant(_I64, 0), rows) as x:
-                        bld.store(bld.load(self.element(gen, gx, gy, real)(x, y)),
-                                  bld.gep(w_ptr, [bld.add(x, bld.mul(y, rows))]))
-                letter = functools.partial(ll.Constant, _I8)
-                alpha, _ = self.scales(op)
-                self.b.call(self.declare(op.dtype, "trmm"), [
-                    self.slot(_I8, letter(ord("L" if left else "R"))),
-                    self.slot(_I8, letter(ord("U" if op.factor == "upper" else "L"))),
-                    self.slot(_I8, letter(ord("N"))), self.slot(_I8, letter(ord("N"))), self.integer(rows),
-                    self.integer(cols), alpha, t_ptr, self.integer(n), w_ptr, self.integer(rows)])
-                put = self.element(out, r, c, real)
-                with self.counted(ll.Constant(_I64, 0), cols) as y:
-                    with self.counted(ll.Constant(_I64, 0), rows) as x:
-                        at = put(x, y)
-                        total = bld.fadd(bld.load(at), bld.load(bld.gep(w_ptr, [bld.add(x, bld.mul(y, rows))])))
-                        bld.store(total, at)
+                with bld.if_else(self.all_finite(gen, gx, gy, (rows, cols), real)) as (
+                        finite, nonfinite):
+                    with nonfinite:  # (the zeros of T's copy would multiply an inf or a NaN)
+                        self.regions.emit(op.loops())
+                    with finite:
+                        self.trmm_added(op, (rows, cols, n), (out, tri, gen), (t_ptr, w_ptr))
         for block in (tbuf, wbuf):
             bld.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [block])  # free(NULL) is nothing
+
+    def trmm_added(self, op: rg.Matmul, sizes: tuple, operands: tuple, buffers: tuple) -> None:
+        """:meth:`triangular_product`'s copies, ``?trmm`` on them and the sum into ``out``."""
+        rows, cols, n = sizes
+        out, tri, gen = operands
+        t_ptr, w_ptr = buffers
+        r, c, s = op.variables
+        real = _REALS[op.dtype][1]
+        bld = self.b
+        left = op.triangular == "a"
+        tx, ty = (r, s) if left else (s, c)
+        gx, gy = (s, c) if left else (r, s)
+        self.copy_triangle(op.factor, n, self.element(tri, tx, ty, real), t_ptr, real)
+        with self.counted(ll.Constant(_I64, 0), cols) as y:
+            with self.counted(ll.Constant(_I64, 0), rows) as x:
+                bld.store(bld.load(self.element(gen, gx, gy, real)(x, y)),
+                          bld.gep(w_ptr, [bld.add(x, bld.mul(y, rows))]))
+        letter = functools.partial(ll.Constant, _I8)
+        alpha, _ = self.scales(op)
+        self.b.call(self.declare(op.dtype, "trmm"), [
+            self.slot(_I8, letter(ord("L" if left else "R"))),
+            self.slot(_I8, letter(ord("U" if op.factor == "upper" else "L"))),
+            self.slot(_I8, letter(ord("N"))), self.slot(_I8, letter(ord("N"))), self.integer(rows),
+            self.integer(cols), alpha, t_ptr, self.integer(n), w_ptr, self.integer(rows)])
+        put = self.element(out, r, c, real)
+        with self.counted(ll.Constant(_I64, 0), cols) as y:
+            with self.counted(ll.Constant(_I64, 0), rows) as x:
+                at = put(x, y)
+                total = bld.fadd(bld.load(at), bld.load(bld.gep(w_ptr, [bld.add(x, bld.mul(y, rows))])))
+                bld.store(total, at)
 
     def element(self, x: _Operand, row: str, col: str, real):
         """``(i, j) -> address`` of ``x``'s element at ``row = i``, ``col = j``."""

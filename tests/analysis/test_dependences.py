@@ -136,6 +136,42 @@ def test_scalar_read_before_write_in_program_order_is_rejected():
         polyfuse.kernel(fn, target="python")(3, np.zeros(3))
 
 
+SCALAR_UNDER_FLOOR_GUARD = '''def kern(n, A, M):
+    acc = 2.0
+    for i in range(n + 1, 1, -2):
+        for j in range(i - 2, n):
+            acc = i
+            if i - 4 >= i // 2:
+                acc = j
+    M[0] += acc
+'''
+
+
+def test_scalar_isl_cannot_check_is_checked_without_its_dataflow():
+    """isl's must-source analysis fails on ``acc``'s writes here ("affine expression involves some
+    of the domain dimensions"; cpu_campaign seed 24042, round 17, example 3), which made the check
+    that every scalar is assigned before it is read an InternalError on every variant."""
+    fn = define(SCALAR_UNDER_FLOOR_GUARD, "kern")
+    kernel = polyfuse.kernel(fn, target="cpu", verify=True)
+    for n in (0, 1, 4, 9):
+        check_against_python(fn, (n, np.zeros(3), np.arange(12.0)), kernel=kernel)
+
+
+def test_unassigned_scalar_is_found_without_isls_dataflow(monkeypatch):
+    """When isl's dataflow fails, the scalar check's memory-based fallback still finds a read no
+    write precedes (and none in the program above)."""
+    import polyfuse.analysis.dependences as dependences
+
+    def failing(*args, **kwargs):
+        raise isl.Error("isl fails")
+
+    monkeypatch.setattr(dependences, "flow", failing)
+    src = "def f(n, A):\n    for i in range(n):\n        if i > 0:\n            A[i] = s\n        s = A[i]\n"
+    with pytest.raises(polyfuse.UnsupportedError, match="'s'"):
+        dependences.check_scalars_defined(scop_of(define(src, "f"), 3, np.zeros(3)))
+    dependences.check_scalars_defined(scop_of(define(SCALAR_UNDER_FLOOR_GUARD, "kern"), 4, np.zeros(3), np.zeros(12)))
+
+
 STRIDED_KILLS = '''def kern(n, alpha, A, M, B):
     for rep in range(2):
         for i in range(0, n, 3):

@@ -561,6 +561,43 @@ def fam_beta_zero(r, rng):
     return src, args, {"POLYFUSE_BLAS_BETA_ZERO": "1"}
 
 
+def fam_products_nonfinite(r, rng):
+    """products written as loops that polyfuse keeps whole (gemm, a strict triangle on ?trmm, symm's
+    pair on ?symm, trmm in place) above BLAS_MIN_WORK, with infs, NaNs, zeros and -0.0 in the
+    operands and alpha 0, -0.0, inf or NaN: BLAS must not change where the loops give inf or NaN
+    (fz29: the zeros of a triangle's copy times an inf, alpha = 0 returning at once)"""
+    body = r.choice([
+        "for i in range(C.shape[0]):\n        for j in range(C.shape[1]):\n            for k in range(A.shape[1]):\n"
+        "                C[i, j] += alpha * A[i, k] * B[k, j]",
+        "for i in range(C.shape[0]):\n        for j in range(C.shape[1]):\n            for k in range(i):\n"
+        "                C[i, j] += alpha * A[i, k] * B[k, j]",
+        "for i in range(C.shape[0]):\n        for j in range(C.shape[1]):\n            for k in range(i + 1, C.shape[0]):\n"
+        "                C[i, j] += A[k, i] * B[k, j] * alpha",
+        "for i in range(C.shape[0]):\n        for j in range(C.shape[1]):\n            temp2 = 0.0\n"
+        "            for k in range(i):\n                C[k, j] += alpha * B[i, j] * A[i, k]\n"
+        "                temp2 += B[k, j] * A[i, k]\n"
+        "            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2",
+        "for i in range(B.shape[0]):\n        for j in range(B.shape[1]):\n            for k in range(i + 1, B.shape[0]):\n"
+        "                B[i, j] += A[k, i] * B[k, j]\n            B[i, j] = alpha * B[i, j]",
+    ])
+    src = f"def kern(alpha, beta, C, A, B):\n    {body}\n"
+    dtype = r.choice([np.float64, np.float64, np.float32])
+    args = []
+    for _ in range(2):
+        m, n = int(rng.integers(30, 50)), int(rng.integers(30, 50))
+        A, B, C = rng.standard_normal((m, m)), rng.standard_normal((m, n)), rng.standard_normal((m, n))
+        for X in r.sample([A, B, C], r.randint(0, 3)):
+            X.flat[rng.integers(0, X.size, size=int(rng.integers(1, 6)))] = r.choice([np.inf, -np.inf, np.nan, 0.0, -0.0])
+        alpha = r.choice([1.5, 1.5, 0.0, -0.0, np.nan, -2.0] + ([] if "temp2" in body else [np.inf]))
+        # (symm's temp2 folds: alpha * sum becomes the sum of alpha * terms, whose infs and NaNs
+        # differ for alpha = inf -- docs/subset.md, the accumulator fold; left open by fz29)
+        beta = r.choice([1.2, 0.0, 1.0])
+        if dtype is np.float32:
+            alpha, beta = np.float32(alpha), np.float32(beta)
+        args.append((alpha, beta, *(x.astype(dtype) for x in (C, A, B))))
+    return src, args, {}, 1e-3 if dtype is np.float32 else 1e-9
+
+
 def fam_matprod2d(r, rng):
     """gemm-like loops with zeroing of various coverage (3mm style), guarded"""
     zero = r.choice(["C[i, j] = 0.0", "C[i, j] = 0.0\n            C[i, j] *= beta", "C[i, j] *= beta"])

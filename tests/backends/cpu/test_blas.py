@@ -303,3 +303,50 @@ def test_a_stack_inside_a_loop_kept_as_written():
     kept = ("def k(X, W, out, n):\n    for i in range(n):\n        if out[0, 0, 0] > 1e9:\n            break\n"
             "        out[:, :, :] = X[:, ::2] @ W + out\n")
     _check(kept, _m(3, N, N), _m(N, N), np.zeros((3, N // 2, N)), 3)
+
+
+SYMM_LOOPS = """
+def k(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            temp2 = 0.0
+            for k in range(i):
+                C[k, j] += alpha * B[i, j] * A[i, k]
+                temp2 += B[k, j] * A[i, k]
+            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+"""
+
+TRMM_IN_PLACE = """
+def k(A, B):
+    for i in range(B.shape[0]):
+        for j in range(B.shape[1]):
+            for k in range(i + 1, B.shape[0]):
+                B[i, j] += A[k, i] * B[k, j]
+"""
+
+def _with(x, value, every=37):
+    x = x.copy()
+    x.flat[::every] = value
+    return x
+
+
+@pytest.mark.parametrize("source, calls", [
+    # ?symm / ?trmm on copies of a strict triangle with zeros around it: 0 * inf is NaN where the
+    # loops multiply nothing (B's infs, A's zeros), and alpha = 0 returns at once in BLAS
+    (SYMM_LOOPS, [(1.5, 1.2, _m(N, N - 4), _with(_m(N, N), 0.0, 5), _with(_m(N, N - 4), -np.inf)),
+                  (0.0, 1.2, _m(N, N - 4), _with(_m(N, N), np.inf, 3), _m(N, N - 4))]),
+    (TRMM_IN_PLACE, [(_m(N, N), _with(_m(N, N - 4), np.nan))]),  # OpenBLAS pads T's other triangle
+], ids=["symm", "trmm in place"])
+def test_products_from_loops_keep_the_loops_infs_and_nans(source, calls):
+    """Products written as loops that meet an inf or a NaN (or a scale BLAS treats specially) run
+    their loops: NaN and inf exactly where the function has them (fz29's probes: the symm and
+    trmm products gave NaN for finite results, alpha = 0 finite for NaN)."""
+    fn, kernel = _kernel(source, target="cpu")
+    for args in calls:
+        want, got = ([a.copy() if isinstance(a, np.ndarray) else a for a in args] for _ in range(2))
+        with np.errstate(all="ignore"):
+            fn(*want)
+            kernel(*got)
+        for w, g in zip(want, got):
+            if isinstance(w, np.ndarray):
+                np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-10)  # (NaN where NaN, inf where inf)
