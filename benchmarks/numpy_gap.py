@@ -9,7 +9,9 @@ first (``measure.settle``: OpenBLAS's spinning workers stop), then ``SERIES`` ca
 fresh copies (made untimed); the minimum over all rounds is printed, with the median of the
 rounds' minima, and NumPy's best (the faster of its two) over each polyfuse column.  Before the
 rounds polyfuse's kernel runs ``WARM`` untimed calls (the bench's warm-up); every polyfuse output
-is checked against the NumPy formulation's (``measure.close_enough``, the bench's tolerance).  ``AB=POLYFUSE_BLAS_CALL_MODE:0`` adds ``pf2ab``: a second kernel on 2 threads whose calls run
+is checked against the NumPy formulation's (``measure.close_enough``, the bench's tolerance).  Then each contender's process CPU time per call (every thread of the process: OpenBLAS's workers
+spinning beside polyfuse's rows count), min and median over all calls.
+``AB=POLYFUSE_BLAS_CALL_MODE:0`` adds ``pf2ab``: a second kernel on 2 threads whose calls run
 with those knobs set.  ``MODES=1`` prints the BLAS mode each
 product ran in per pf2 call of the last rounds (one letter per product: l library, r rows, s serial).
 """
@@ -89,6 +91,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
         warm_up(contenders[label], base, calls=WARM, max_seconds=5.0)
     times: dict[str, list[list[float]]] = {c: [] for c in contenders}
     modes: list[str] = []
+    cpus: dict[str, list[float]] = {c: [] for c in contenders}
     for r in range(rounds):
         order = list(contenders)[r % len(contenders):] + list(contenders)[:r % len(contenders)]
         for label in order:
@@ -96,9 +99,10 @@ def bench(name: str, preset: str, rounds: int) -> None:
             series = []
             for _ in range(SERIES):
                 args = fresh(base)
-                began = time.perf_counter()
+                cpu, began = time.process_time(), time.perf_counter()
                 contenders[label](*args)
                 series.append(time.perf_counter() - began)
+                cpus[label].append(time.process_time() - cpu)
                 if label == "pf2":
                     modes.append(_modes(kernel, base))
             times[label].append(series)
@@ -115,6 +119,8 @@ def bench(name: str, preset: str, rounds: int) -> None:
           + "; ".join(f"{c} {best[c]:.3f} ({median[c]:.3f}) ms" for c in contenders)
           + "; " + ", ".join(f"NumPy/{c} {numpy_best / best[c]:.2f}x ({numpy_median / median[c]:.2f}x)"
                              for c in contenders if c.startswith("pf")), flush=True)
+    print("  process CPU ms per call, min / median: " + "; ".join(
+        f"{c} {min(v) * 1e3:.2f} / {statistics.median(v) * 1e3:.2f}" for c, v in cpus.items()))
     if os.environ.get("MODES") and modes and modes[-1]:
         print("  pf2 modes per call:", " ".join(modes[-3 * SERIES * 4:]))
     if os.environ.get("EXPLAIN"):
