@@ -11,9 +11,10 @@ rounds' minima, and NumPy's best (the faster of its two) over each polyfuse colu
 rounds polyfuse's kernel runs ``WARM`` untimed calls (the bench's warm-up); every polyfuse output
 is checked against the NumPy formulation's (``measure.close_enough``, the bench's tolerance).  Then each contender's process CPU time per call (every thread of the process: OpenBLAS's workers
 spinning beside polyfuse's rows count), min and median over all calls.
-``AB=POLYFUSE_BLAS_CALL_MODE:0`` adds ``pf2ab``: a second kernel on 2 threads whose calls run
-with those knobs set.  ``MODES=1`` prints the BLAS mode each
-product ran in per pf2 call of the last rounds (one letter per product: l library, r rows, s serial).
+``AB=POLYFUSE_BLAS_CALL_MODE:0`` adds ``pf2ab``: a second kernel on 2 threads (``AB_THREADS``)
+whose calls, its compile among them, run with those knobs set.  For kernels with products whose library's threads are a candidate, how many
+timed calls of pf2 (and pf2ab) mixed those threads with polyfuse's rows or one BLAS thread;
+``MODES=1`` also prints each call's modes (one letter per product: l library, r rows, s serial).
 """
 
 from __future__ import annotations
@@ -81,16 +82,19 @@ def bench(name: str, preset: str, rounds: int) -> None:
     kernel = polyfuse.kernel(sk.func)
     contenders = {"numpy": sk.numpy_func, "numpy1": _one_blas_thread(sk.numpy_func),
                   "pf2": _on_threads(kernel, 2), "pf1": _on_threads(kernel, 1)}
+    kernels = {"pf2": kernel}  # whose BLAS modes are recorded per call
     alternative = os.environ.get("AB", "")
     if alternative:  # AB=KNOB:VALUE[,KNOB:VALUE]: a second polyfuse kernel on 2 threads with those knobs
         knobs = dict(item.split(":") for item in alternative.split(","))
-        contenders["pf2ab"] = _with_knobs(_on_threads(polyfuse.kernel(sk.func), 2), knobs)
+        count = int(os.environ.get("AB_THREADS", "2"))
+        kernels[f"pf{count}ab"] = polyfuse.kernel(sk.func)
+        contenders[f"pf{count}ab"] = _with_knobs(_on_threads(kernels[f"pf{count}ab"], count), knobs)
     positions = output_positions(sk.func, sk.outputs)
     expected = suite.numpy_outputs(sk, fresh(base))
     for label in [c for c in contenders if c.startswith("pf")]:
         warm_up(contenders[label], base, calls=WARM, max_seconds=5.0)
     times: dict[str, list[list[float]]] = {c: [] for c in contenders}
-    modes: list[str] = []
+    modes: dict[str, list[str]] = {label: [] for label in kernels}
     cpus: dict[str, list[float]] = {c: [] for c in contenders}
     for r in range(rounds):
         order = list(contenders)[r % len(contenders):] + list(contenders)[:r % len(contenders)]
@@ -103,8 +107,8 @@ def bench(name: str, preset: str, rounds: int) -> None:
                 contenders[label](*args)
                 series.append(time.perf_counter() - began)
                 cpus[label].append(time.process_time() - cpu)
-                if label == "pf2":
-                    modes.append(_modes(kernel, base))
+                if label in kernels:
+                    modes[label].append(_modes(kernels[label], base))
             times[label].append(series)
             if label.startswith("pf"):
                 for out, k in positions.items():
@@ -121,8 +125,11 @@ def bench(name: str, preset: str, rounds: int) -> None:
                              for c in contenders if c.startswith("pf")), flush=True)
     print("  process CPU ms per call, min / median: " + "; ".join(
         f"{c} {min(v) * 1e3:.2f} / {statistics.median(v) * 1e3:.2f}" for c, v in cpus.items()))
-    if os.environ.get("MODES") and modes and modes[-1]:
-        print("  pf2 modes per call:", " ".join(modes[-3 * SERIES * 4:]))
+    for label, ran in modes.items():
+        if ran and ran[-1]:  # one letter per product: l library, r rows, s serial
+            mixed = sum(1 for m in ran if "l" in m and set(m) - {"l"})
+            print(f"  {label}: {mixed} of {len(ran)} timed calls mixed the library's threads with rows or serial"
+                  + (": " + " ".join(ran) if os.environ.get("MODES") else ""))
     if os.environ.get("EXPLAIN"):
         for record in kernel.compile(*base).backend.explain_sections():
             print(" ", record)

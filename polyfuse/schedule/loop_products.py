@@ -119,7 +119,10 @@ def fold_zeroing(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision
     writes (isl: the same set for every value of the parameters, so also none where the product
     runs no iteration), runs before it (an earlier node of the program's top level), and no
     dependence leads from it to any statement but the product (nothing reads its zeros or writes
-    ``out`` in between).  The sums are the same; only the first addition ``0.0 + term`` is gone."""
+    ``out`` in between).  Where the zeroing writes the product's ``rows x cols`` box also when the
+    product's depth is empty (3mm's zeroing runs for ``nk = 0``, its product not), the product is
+    widened to run there too and write that box (:func:`_widened_folds`).  The sums are the same;
+    only the first addition ``0.0 + term`` is gone."""
     if not options.blas_beta_zero():
         return scop, deps, decisions
     scop, deps, folds = _widened_folds(scop, deps, _zero_folds(scop, deps))
