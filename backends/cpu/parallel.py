@@ -79,7 +79,7 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
     serial = _serial_function(compiled)
     team = _run_overlapped if phase.overlap else _run_chunks
     if _timed(times, lambda: team(kernel, compiled, args, values, count, workers),
-              lambda: serial(*args, 0, count)):
+              lambda: serial(*args, 0, count), demoted=lambda: kernel.serial_sizes.add((phase.index, count))):
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
 
 
@@ -198,7 +198,8 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
         _remember(kernel, kernel.phase_times, key, (head.index, count),
                   RegionTimes(seconds >= MIN_PARALLEL_SECONDS, [seconds]))
         return
-    if _timed(times, lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, blas), serial):
+    if _timed(times, lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, blas), serial,
+              demoted=lambda: kernel.serial_sizes.add((head.index, count))):
         for compiled in chain:  # (each phase of the chain ran on the team)
             index = compiled.phase.index
             kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1
@@ -505,15 +506,21 @@ def _forget(kernel, table: dict) -> None:
     kernel.serial_epoch.value += 1  # native entries that ran those sizes serially step aside
 
 
-def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None], compiled=None) -> bool:
+def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None], compiled=None,
+           demoted: Callable[[], None] | None = None) -> bool:
     """Run on the team or serially as ``times`` chooses, and record how long it took; True: the team.
-    ``compiled``: a region's phase, whose chosen function is generated before the timer starts."""
+    ``compiled``: a region's phase, whose chosen function is generated before the timer starts;
+    ``demoted``: called once a serial run shows the sizes too small for threads after all
+    (``RegionTimes.record``), to put them with the sizes measured so at first."""
     on_team = times.use_team()
     if compiled is not None:
         compiled.ready(region=on_team)
     began = time.perf_counter()
     (team if on_team else serial)()
+    worth = times.worth_threads
     times.record(on_team, time.perf_counter() - began)
+    if worth and not times.worth_threads and demoted is not None:
+        demoted()
     return on_team
 
 
@@ -560,6 +567,11 @@ class RegionTimes:
         times = self.team if team else self.serial
         times.append(seconds)
         del times[:-WINDOW]
+        if not team and seconds < MIN_PARALLEL_SECONDS:
+            # the first serial run, which decided ``worth_threads``, paid for cold caches and page
+            # faults (covariance's means: 0.3 ms cold, 0.1 ms warm, then team trials of 2-6 ms
+            # under load): a later serial run under the bar shows the sizes too small after all
+            self.worth_threads = False
         if self.checking:
             self.checking = False
             self.next_check = self.calls + self.recheck_after()
@@ -772,7 +784,8 @@ def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None
     if times is None:
         _remember(kernel, kernel.region_times, key, (index, sizes), _measure(compiled, args))
         return
-    if _timed(times, lambda: _run_team(compiled, args, workers), lambda: compiled.function(*args), compiled):
+    if _timed(times, lambda: _run_team(compiled, args, workers), lambda: compiled.function(*args), compiled,
+              demoted=lambda: kernel.serial_sizes.add((index, sizes))):
         kernel.region_runs[index] = kernel.region_runs.get(index, 0) + 1
 
 
