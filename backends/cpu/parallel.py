@@ -13,7 +13,9 @@ serial run also counts its barriers); the phase goes parallel at those sizes whe
 at least ``MIN_PARALLEL_SECONDS`` (a region: also enough work per barrier), and stays parallel
 while the team's recent runs are faster than the serial ones (``RegionTimes``: on a machine
 shared with other jobs they may not be, and a serial run slowed down by another job only makes
-the team look better until the next serial run).  Sizes measured too small for threads run the
+the team look better until the next serial run; a later serial run under ``MIN_PARALLEL_SECONDS``
+puts the sizes with those measured too small, the first one having paid for cold caches).  Sizes
+measured too small for threads run the
 serial function at once, without asking for the thread count (reading it costs about a
 microsecond, more than such a phase's whole run).  On one thread nothing changes: the phase's
 ordinary serial function runs.
