@@ -201,8 +201,9 @@ def _row_chunked(program) -> list[dict[str, Any]]:
                 "its rows, the rows cut so that the chunks have the same work")
     library = ("; a site that ran on the library's threads before it was cut: the runtime measures "
                "three modes at each size -- the library's threads, the rows on polyfuse's threads "
-               "(one BLAS thread each), one BLAS thread -- and runs the fastest, the others again "
-               "now and then (POLYFUSE_BLAS_THREADS; \"BLAS threads\" below: what it measured)")
+               "(one BLAS thread each), one BLAS thread -- on whole calls, one mode for every such "
+               "product of a call, and runs the fastest, the others again now and then "
+               "(POLYFUSE_BLAS_THREADS, POLYFUSE_BLAS_CALL_MODE; \"BLAS threads\" below: what it measured)")
     return [{"statement": next(n.statement for n in nodes(p.node) if isinstance(n, StmtCall)),
              "rows": display_names(to_python(p.stop)),
              "why": why + (triangle.format(p.row_weights) if p.row_weights else "") + (library if p.library else "")}

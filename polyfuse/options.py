@@ -349,6 +349,14 @@ def library_entry() -> bool:
     return env_flag("POLYFUSE_BLAS_LIBRARY_ENTRY", True)
 
 
+def blas_call_mode() -> bool:
+    """``POLYFUSE_BLAS_CALL_MODE``: the products of one kernel call whose library's threads are a
+    candidate (``Phase.library``) all run in one BLAS mode, chosen per call by measuring whole
+    calls (backends/cpu/parallel.py ``run_call``), so that no call mixes OpenBLAS's threads with
+    polyfuse's rows or one BLAS thread.  Default on; 0: each product chooses its own mode."""
+    return env_flag("POLYFUSE_BLAS_CALL_MODE", True)
+
+
 #: ``POLYFUSE_BLAS_THREADS`` values: how a product that ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` or
 #: ``..._GEMV`` cut by rows runs (backends/cpu/parallel.py ``BLAS_MODES``).
 BLAS_THREAD_MODES = ("measure", "library", "rows", "serial")

@@ -42,6 +42,7 @@ from polyfuse.backends.cpu.parallel import (
     CHUNK_COUNTER,
     blas_record,
     library_calls,
+    run_call,
     run_chain,
     run_parallel,
     run_region,
@@ -226,6 +227,8 @@ class LLVMKernel:
     # phase -> the mode its latest call ran in, for a product whose library's threads are a candidate
     # (parallel.BlasTimes: "library", "rows", "serial")
     blas_modes: dict[int, str] = field(default_factory=dict, repr=False)
+    # the mode every such product of the call under way runs in (parallel.run_call; None: each its own)
+    call_blas_mode: str | None = field(default=None, repr=False)
     index_flags: Any = field(default=None, repr=False)  # (error, value) ctypes views, run-time subscripts
     # counts the times serial_sizes was cleared: a native entry (entry.py) that calls a parallel
     # phase serially, as measured, checks that the count is still the one it was made at
@@ -294,6 +297,18 @@ class LLVMKernel:
 
     def __call__(self, values: dict[str, Any]) -> None:
         args = [self._value(p, values) for p in self.params]
+        if self.has_library:
+            run_call(self, tuple(args[k] for k in self.int_positions), lambda: self._run_phases(args, values))
+        else:
+            self._run_phases(args, values)
+
+    @functools.cached_property
+    def has_library(self) -> bool:
+        """Has the kernel a product whose library's threads are a candidate (``Phase.library``):
+        its calls then choose one BLAS mode for all such products (``parallel.run_call``)."""
+        return any(c.phase.library for c in self.phases)
+
+    def _run_phases(self, args: list, values: dict[str, Any]) -> None:
         for k, compiled in enumerate(self.phases):
             if compiled.phase.chained or runs_nothing(compiled.phase, values):
                 continue  # (a chained phase is run by its chain's first phase; a chain's phases share its rows)
@@ -311,7 +326,7 @@ class LLVMKernel:
         """explain()'s "BLAS threads" section: for each product whose library's threads are a
         candidate (``Phase.library``), what was measured at each trip count in this process."""
         records = [blas_record(key, times, self.blas_modes.get(key[1]))
-                   for key, times in self.phase_times.items() if key[0] == "blas"]
+                   for key, times in self.phase_times.items() if key[0] in ("blas call", "blas")]
         return (("BLAS threads", records),) if records else ()
 
     def raise_index_error(self) -> None:
@@ -447,12 +462,24 @@ class Launch:
     def __call__(self, args: list) -> None:
         countdown = self.library_countdown()
         if countdown is not None:  # the calls a native entry ran since the last one here
-            library_calls(self.kernel, self.library_keys(), self._armed[0] - countdown.value)
+            library_calls(self.kernel, self.library_keys(), self._armed[0] - countdown.value, self.call_sizes)
+        if self.kernel.has_library:
+            run_call(self.kernel, self.call_sizes, lambda: self._run_steps(args))
+        else:
+            self._run_steps(args)
+        if countdown is not None:  # the calls a native entry may run before the next measurement
+            countdown.value = self._armed[0] = library_calls(self.kernel, self.library_keys(), 0, self.call_sizes)
+
+    def _run_steps(self, args: list) -> None:
         for step in self.steps:
             step(args)
             self.kernel.raise_index_error()
-        if countdown is not None:  # the calls a native entry may run before the next measurement
-            countdown.value = self._armed[0] = library_calls(self.kernel, self.library_keys(), 0)
+
+    @functools.cached_property
+    def call_sizes(self) -> tuple:
+        """The call's integer arguments, as ``LLVMKernel.__call__`` keys its one BLAS mode."""
+        params = self.kernel.params
+        return tuple(self.sizes[params[k].name] for k in self.kernel.int_positions)
 
     def library_keys(self) -> frozenset[tuple]:
         """The ``serial_key`` of each product whose library's threads are a candidate

@@ -13,7 +13,9 @@ serial run also counts its barriers); the phase goes parallel at those sizes whe
 at least ``MIN_PARALLEL_SECONDS`` (a region: also enough work per barrier), and stays parallel
 while the team's recent runs are faster than the serial ones (``RegionTimes``: on a machine
 shared with other jobs they may not be, and a serial run slowed down by another job only makes
-the team look better until the next serial run).  Sizes measured too small for threads run the
+the team look better until the next serial run; a later serial run under ``MIN_PARALLEL_SECONDS``
+puts the sizes with those measured too small, the first one having paid for cold caches).  Sizes
+measured too small for threads run the
 serial function at once, without asking for the thread count (reading it costs about a
 microsecond, more than such a phase's whole run).  On one thread nothing changes: the phase's
 ordinary serial function runs.
@@ -34,7 +36,7 @@ import numpy as np
 from polyfuse.backends.cpu.chains import BLOCK_BYTES, MIN_BLAS_BLOCK_ROWS, MIN_BLOCK_ROWS
 from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 
-from polyfuse.options import blas_threads
+from polyfuse.options import blas_call_mode, blas_threads
 from polyfuse.options import chain_block_rows as chain_block_rows_knob
 from polyfuse.runtime import threads
 from polyfuse.runtime.linalg_library import blas_on_one_thread
@@ -79,7 +81,7 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
     serial = _serial_function(compiled)
     team = _run_overlapped if phase.overlap else _run_chunks
     if _timed(times, lambda: team(kernel, compiled, args, values, count, workers),
-              lambda: serial(*args, 0, count)):
+              lambda: serial(*args, 0, count), demoted=lambda: kernel.serial_sizes.add((phase.index, count))):
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
 
 
@@ -104,13 +106,64 @@ def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: i
     modes = {"library": lambda: compiled.function(*args, 0, count),
              "rows": lambda: _run_chunks(kernel, compiled, args, values, count, workers),
              "serial": lambda: _serial_function(compiled)(*args, 0, count)}
-    mode = times.choose()
+    mode = _site_mode(kernel, times)
     began = time.perf_counter()
     modes[mode]()
     times.record(mode, time.perf_counter() - began)
     kernel.blas_modes[phase.index] = mode
     if mode == "rows":
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
+
+
+def _site_mode(kernel, times: BlasTimes) -> str:
+    """The mode of one product's run: the call's (``run_call``) where one is set and the product
+    was measured worth threads, else the product's own choice."""
+    mode = kernel.call_blas_mode
+    if mode is not None and mode in times.modes and times.worth_threads and times.forced == "measure":
+        return mode
+    return times.choose()
+
+
+def run_call(kernel, sizes: tuple, body: Callable[[], None]) -> None:
+    """Run one kernel call (``body``) with products cut by rows whose library's threads are a
+    candidate (``Phase.library``) in one BLAS mode for them all: the mode ``BlasTimes`` chooses
+    for whole calls at these sizes and thread count (key ``("blas call", threads, sizes)``),
+    each product run in it (``_site_mode``; a product measured too small for threads keeps the
+    library's).  Why: each product choosing its own mode mixed OpenBLAS's threads with
+    polyfuse's rows or one BLAS thread within one call, and after a call on its threads
+    OpenBLAS's workers spin beside the team's next rows (about 5 ms of CPU on 3mm's 7 ms, a
+    cost no product's own measurement sees; docs/performance.md).  Timing whole calls counts
+    that cost, and the other phases' time in each mode, against the mode that causes it.  The
+    first call at given sizes runs as before (each product's first run on one BLAS thread, as
+    it measures itself) and is the first "serial" run.  ``POLYFUSE_BLAS_CALL_MODE=0``: each
+    product chooses alone.  (One kernel called from several Python threads at once may run a
+    product in another call's mode: slower at worst, never another result.)"""
+    if not blas_call_mode() or kernel.call_blas_mode is not None:
+        body()
+        return
+    workers = threads.get_num_threads()
+    key = ("blas call", workers, sizes)
+    times = kernel.phase_times.get(key)
+    if times is None:
+        began = time.perf_counter()
+        body()
+        seconds = time.perf_counter() - began
+        candidates = BLAS_MODES if workers > 1 else ("library", "serial")
+        forced = blas_threads()
+        forced = forced if forced == "measure" or forced in candidates else "serial"
+        if len(kernel.phase_times) >= MAX_REGION_SIZES:
+            _forget(kernel, kernel.phase_times)
+        kernel.phase_times[key] = BlasTimes(seconds >= MIN_PARALLEL_SECONDS, {"serial": [seconds]}, forced,
+                                            candidates)
+        return
+    mode = times.choose()
+    kernel.call_blas_mode = mode
+    began = time.perf_counter()
+    try:
+        body()
+    finally:
+        kernel.call_blas_mode = None
+    times.record(mode, time.perf_counter() - began)
 
 
 def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: int | None = None) -> None:
@@ -147,7 +200,8 @@ def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: in
         _remember(kernel, kernel.phase_times, key, (head.index, count),
                   RegionTimes(seconds >= MIN_PARALLEL_SECONDS, [seconds]))
         return
-    if _timed(times, lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, blas), serial):
+    if _timed(times, lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, blas), serial,
+              demoted=lambda: kernel.serial_sizes.add((head.index, count))):
         for compiled in chain:  # (each phase of the chain ran on the team)
             index = compiled.phase.index
             kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1
@@ -188,7 +242,7 @@ def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], co
 
     modes = {"library": library, "serial": serial,
              "rows": lambda: _run_chain_team(kernel, chain, args, values, count, workers, block, True)}
-    mode = times.choose()
+    mode = _site_mode(kernel, times)
     began = time.perf_counter()
     modes[mode]()
     times.record(mode, time.perf_counter() - began)
@@ -457,23 +511,34 @@ def _with_private_buffers(kernel, phase, args: list, values: dict[str, Any], kee
 def _remember(kernel, table: dict, key: tuple, sizes: tuple, times: RegionTimes | BlasTimes) -> None:
     """Keep a first measurement; sizes too small for threads also go to ``kernel.serial_sizes``."""
     if len(table) >= MAX_REGION_SIZES:
-        table.clear()
-        kernel.serial_sizes.clear()
-        kernel.serial_epoch.value += 1  # native entries that ran those sizes serially step aside
+        _forget(kernel, table)
     table[key] = times
     if not times.worth_threads:
         kernel.serial_sizes.add(sizes)
 
 
-def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None], compiled=None) -> bool:
+def _forget(kernel, table: dict) -> None:
+    """Measure every size afresh (``table`` holds ``MAX_REGION_SIZES``)."""
+    table.clear()
+    kernel.serial_sizes.clear()
+    kernel.serial_epoch.value += 1  # native entries that ran those sizes serially step aside
+
+
+def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None], compiled=None,
+           demoted: Callable[[], None] | None = None) -> bool:
     """Run on the team or serially as ``times`` chooses, and record how long it took; True: the team.
-    ``compiled``: a region's phase, whose chosen function is generated before the timer starts."""
+    ``compiled``: a region's phase, whose chosen function is generated before the timer starts;
+    ``demoted``: called once a serial run shows the sizes too small for threads after all
+    (``RegionTimes.record``), to put them with the sizes measured so at first."""
     on_team = times.use_team()
     if compiled is not None:
         compiled.ready(region=on_team)
     began = time.perf_counter()
     (team if on_team else serial)()
+    worth = times.worth_threads
     times.record(on_team, time.perf_counter() - began)
+    if worth and not times.worth_threads and demoted is not None:
+        demoted()
     return on_team
 
 
@@ -520,6 +585,11 @@ class RegionTimes:
         times = self.team if team else self.serial
         times.append(seconds)
         del times[:-WINDOW]
+        if not team and seconds < MIN_PARALLEL_SECONDS:
+            # the first serial run, which decided ``worth_threads``, paid for cold caches and page
+            # faults (covariance's means: 0.3 ms cold, 0.1 ms warm, then team trials of 2-6 ms
+            # under load): a later serial run under the bar shows the sizes too small after all
+            self.worth_threads = False
         if self.checking:
             self.checking = False
             self.next_check = self.calls + self.recheck_after()
@@ -589,6 +659,7 @@ class BlasTimes:
     checking: str | None = None  # the mode whose trial or check is under way
     left: int = 0  # runs of the check under way still to come
     leader: str | None = None  # the mode chosen (``best``), kept until another beats it by the margin
+    latest: str | None = None  # the mode of the latest run recorded
 
     def choose(self) -> str:
         if self.forced != "measure":
@@ -635,6 +706,7 @@ class BlasTimes:
         times = self.runs.setdefault(mode, [])
         times.append(seconds)
         del times[:-WINDOW]
+        self.latest = mode
         self.leader = self.best()
         if self.checking == mode:
             self.left -= 1
@@ -658,13 +730,23 @@ class BlasTimes:
         return len(runs) < WINDOW and not slow
 
 
-def library_calls(kernel, keys: frozenset[tuple], ran: int) -> int:
+def library_calls(kernel, keys: frozenset[tuple], ran: int, sizes: tuple | None = None) -> int:
     """For the products at ``keys`` ((phase, trip count): ``Launch.library_keys``): count
     ``ran`` calls that a native entry ran with them on the library's threads, and return how many
     calls it may run so before the runtime measures again (0 while any of them has another
-    mode fastest, a mode on trial or due for a check, or is not measured yet)."""
+    mode fastest, a mode on trial or due for a check, or is not measured yet).  With one mode
+    per call (``run_call``; ``sizes``: the call's integer arguments) the calls' measurement
+    decides, once every product was measured."""
     workers = threads.get_num_threads()
     allowed = MAX_ENTRY_CALLS
+    if sizes is not None and blas_call_mode():
+        call = kernel.phase_times.get(("blas call", workers, sizes))
+        if not isinstance(call, BlasTimes) or not all(
+                isinstance(kernel.phase_times.get(("blas", index, min(workers, count), count)), BlasTimes)
+                for index, count in keys):
+            return 0
+        call.calls += max(0, ran)
+        return call.library_calls()
     for index, count in keys:
         times = kernel.phase_times.get(("blas", index, min(workers, count), count))
         if not isinstance(times, BlasTimes):
@@ -680,7 +762,13 @@ MAX_ENTRY_CALLS = 1 << 20
 
 
 def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, Any]:
-    """explain()'s record of one product's ``BlasTimes`` (``key``: ("blas", phase, threads, rows))."""
+    """explain()'s record of one product's ``BlasTimes`` (``key``: ("blas", phase, threads, rows)),
+    or of whole calls' (("blas call", threads, sizes): ``run_call``)."""
+    if key[0] == "blas call":
+        record = blas_record(("blas", "call", key[1], 0), times, times.latest)
+        del record["phase"], record["rows"]
+        record["how"] = "one mode for every product of the call, whole calls timed: " + record["how"]
+        return {"call": "every product", "threads": key[1], "sizes": key[2], **record}
     _, phase, workers, count = key
     best = {mode: round(min(runs) * 1e3, 4) for mode, runs in times.runs.items() if runs}
     if times.forced != "measure":
@@ -714,7 +802,8 @@ def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None
     if times is None:
         _remember(kernel, kernel.region_times, key, (index, sizes), _measure(compiled, args))
         return
-    if _timed(times, lambda: _run_team(compiled, args, workers), lambda: compiled.function(*args), compiled):
+    if _timed(times, lambda: _run_team(compiled, args, workers), lambda: compiled.function(*args), compiled,
+              demoted=lambda: kernel.serial_sizes.add((index, sizes))):
         kernel.region_runs[index] = kernel.region_runs.get(index, 0) + 1
 
 

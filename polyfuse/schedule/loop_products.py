@@ -45,6 +45,7 @@ from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopMember, LoopNode, StmtNode, TreeNode
 from polyfuse.model.scop import Scop, Statement, isl_name
 from polyfuse.schedule import product_temporaries as temporaries
+from polyfuse.schedule.expansion import isl_text
 
 _REALS = ("float64", "float32")
 
@@ -118,10 +119,13 @@ def fold_zeroing(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision
     writes (isl: the same set for every value of the parameters, so also none where the product
     runs no iteration), runs before it (an earlier node of the program's top level), and no
     dependence leads from it to any statement but the product (nothing reads its zeros or writes
-    ``out`` in between).  The sums are the same; only the first addition ``0.0 + term`` is gone."""
+    ``out`` in between).  Where the zeroing writes the product's ``rows x cols`` box also when the
+    product's depth is empty (3mm's zeroing runs for ``nk = 0``, its product not), the product is
+    widened to run there too and write that box (:func:`_widened_folds`).  The sums are the same;
+    only the first addition ``0.0 + term`` is gone."""
     if not options.blas_beta_zero():
         return scop, deps, decisions
-    folds = _zero_folds(scop, deps)
+    scop, deps, folds = _widened_folds(scop, deps, _zero_folds(scop, deps))
     if not folds:
         return scop, deps, decisions
     notes: dict[str, str] = {}
@@ -231,10 +235,75 @@ def _product_of(stmt: Statement) -> rg.Matmul:
     return stmt.region.body[0]
 
 
-def _zero_folds(scop: Scop, deps: Dependences) -> list[tuple[str, Statement]]:
-    """(product, zeroing statement) of each fold :func:`fold_zeroing` may make, each on an array of
-    its own (so that one fold leaves the dependences the others were judged on)."""
-    folds: list[tuple[str, Statement]] = []
+def _widened_folds(scop: Scop, deps: Dependences, found: list[tuple[str, Statement, isl.Set | None]]
+                   ) -> tuple[Scop, Dependences, list[tuple[str, Statement]]]:
+    """The folds of ``found``, with each product whose zeroing writes more than it does widened
+    first (``box`` not None; :func:`_widened`): a product guarded by its depth (3mm's ``if ni >= 1
+    and nj >= 1 and nk >= 1`` around ``E += A @ B``) then runs wherever its zeroing ran, writing
+    its ``rows x cols`` box (its loops zero each row and add no term where the depth is 0; BLAS
+    is called only with every extent at least 1).  The widened program's dependences decide
+    (any widening with a dependence from its zeroing to a statement other than its product is
+    undone, and they are computed again)."""
+    plain = [(product, zero) for product, zero, box in found if box is None]
+    wide = [(product, zero, box) for product, zero, box in found if box is not None]
+    while wide:
+        widened = scop
+        for product, zero, box in wide:
+            widened = _widened(widened, widened.statement(product), zero, box)
+        widened_deps = compute_dependences(widened)
+        names = {st.name for st in widened.statements}
+        kept = [(product, zero, box) for product, zero, box in wide
+                if not widened_deps.between({zero.name}, names - {zero.name, product})]
+        if len(kept) == len(wide):
+            return widened, widened_deps, plain + [(product, zero) for product, zero, _ in wide]
+        wide = kept
+    return scop, deps, plain
+
+
+def _widened(scop: Scop, product: Statement, zero: Statement, box: isl.Set) -> Scop:
+    """``scop`` with ``product`` run also where ``zero`` runs (its domain the union of the two
+    parameter sets), writing and reading ``box`` of its ``out`` there."""
+    assert product.region is not None
+    op = product.region.body[0]
+    assert isinstance(op, rg.Matmul)
+    array = isl_name(op.out.array)
+    domain = product.domain.union(isl.Set.from_params(zero.domain.params()).set_tuple_name(product.name)).coalesce()
+    whole = isl.UnionMap.from_map(isl.Map.from_domain_and_range(domain, box))
+
+    def replaced(accesses: isl.UnionMap) -> isl.UnionMap:
+        others = isl.UnionMap.empty(accesses.get_space())
+        for access in maps_of(accesses):
+            if access.get_tuple_name(isl.dim_type.out) != array:
+                others = others.union(isl.UnionMap.from_map(access))
+        return others.union(whole)
+
+    kept = dataclasses.replace(product, domain=domain, reads=replaced(product.reads), writes=replaced(product.writes))
+    statements = tuple(kept if st.name == product.name else st for st in scop.statements)
+    widened = dataclasses.replace(scop, statements=statements)
+    return dataclasses.replace(widened, schedule=widened.schedule_of(widened.body))
+
+
+def _out_box(op: rg.Matmul, scop: Scop) -> isl.Set | None:
+    """The elements of ``out`` that ``op`` writes when it does not accumulate, at any values of
+    the parameters: its ``rows x cols`` box (None where isl cannot say it, or for a stack)."""
+    if op.batch:
+        return None
+    r, c, _ = op.variables
+    try:
+        index = ", ".join(isl_text(i) for i in op.out.index)
+        text = (f"{scop.prefix} -> {{ [{r}, {c}] -> {isl_name(op.out.array)}[{index}] : "
+                f"0 <= {r} < {isl_text(op.rows)} and 0 <= {c} < {isl_text(op.cols)} }}")
+        return isl.Map(text).range().intersect_params(scop.context)
+    except (ValueError, isl.Error):
+        return None
+
+
+def _zero_folds(scop: Scop, deps: Dependences) -> list[tuple[str, Statement, isl.Set | None]]:
+    """(product, zeroing statement, None) of each fold :func:`fold_zeroing` may make, each on an
+    array of its own (so that one fold leaves the dependences the others were judged on); or
+    (product, zeroing, the product's box of ``out``) where the zeroing writes that box and the
+    product writes it only where its depth is at least 1 (:func:`_widened_folds`)."""
+    folds: list[tuple[str, Statement, isl.Set | None]] = []
     arrays: set[str] = set()
     names = {s.name for s in scop.statements}
     for at, node in enumerate(scop.body):
@@ -249,10 +318,17 @@ def _zero_folds(scop: Scop, deps: Dependences) -> list[tuple[str, Statement]]:
         written = on_array(stmt.writes, array).range()
         earlier = {name for before in scop.body[:at] for name in _names(before)}
         for zero in scop.statements:
-            if (zero.name in earlier and _zeroes(zero, op.out.array)
-                    and not deps.between({zero.name}, names - {zero.name, stmt.name})
-                    and on_array(zero.writes, array).range().is_equal(written)):
-                folds.append((stmt.name, zero))
+            if not (zero.name in earlier and _zeroes(zero, op.out.array)):
+                continue
+            zeroed = on_array(zero.writes, array).range()
+            if not deps.between({zero.name}, names - {zero.name, stmt.name}) and zeroed.is_equal(written):
+                folds.append((stmt.name, zero, None))
+                arrays.add(op.out.array)
+                break
+            box = _out_box(op, scop)
+            if (box is not None and zeroed.is_equal(isl.UnionSet.from_set(box))
+                    and written.is_equal(isl.UnionSet.from_set(box.intersect_params(stmt.domain.params())))):
+                folds.append((stmt.name, zero, box))
                 arrays.add(op.out.array)
                 break
     return folds

@@ -85,9 +85,15 @@ def test_polybench_gemm_runs_as_one_call_after_the_beta_loop(dtype):
 
 
 def test_two_products_of_2mm_each_one_call():
+    """The zeroing of ``tmp`` goes into its product (``fold_zeroing``) although the product's
+    guard holds its depth (``A.shape[1] >= 1``) and the zeroing's does not: the product is
+    widened to run wherever the zeroing ran; with no column in ``A`` it writes the zeros."""
     n = 48
-    _run(TWO_MM, 1.5, 1.2, _m(n, n + 2), _m(n, n + 4), _m(n + 4, n + 2), _m(n + 2, n + 6), _m(n, n + 6),
-         lifted=2)
+    kernel = _run(TWO_MM, 1.5, 1.2, _m(n, n + 2), _m(n, n + 4), _m(n + 4, n + 2), _m(n + 2, n + 6), _m(n, n + 6),
+                  lifted=2)
+    assert kernel.explain(1.5, 1.2, _m(n, n + 2), _m(n, n + 4), _m(n + 4, n + 2), _m(n + 2, n + 6),
+                          _m(n, n + 6))["loop products"][0]["zeroed"].startswith("S0")
+    _run(TWO_MM, 1.5, 1.2, _m(n, n + 2), _m(n, 0), _m(0, n + 2), _m(n + 2, n + 6), _m(n, n + 6))  # tmp = 0
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations("ijk")))
@@ -661,12 +667,14 @@ def k(alpha, beta, A, B, tmp, x, y):
 
 
 def test_polybench_gesummv_runs_two_gemv_calls_between_its_loops():
-    """Each matrix is read by one statement only: each product is one ?gemv, the zeroing before
-    and the combination after stay loops."""
+    """Each matrix is read by one statement only: each product is one ?gemv writing its vector
+    (the zeroings before go into them, ``fold_zeroing``, widened past the products' guard on
+    ``A.shape[1] >= 1``), the combination after stays a loop."""
     args = (1.5, 1.2, _m(200, 180), _m(200, 180, seed=1), _m(200), _m(180), _m(200))  # > BLAS_MIN_WORK
     kernel = _run(GESUMMV, *args, lifted=2)
     products = [d["product"] for d in kernel.explain(*args)["loop products"]]
-    assert products[0].startswith("tmp += A @ x") and products[1].startswith("y += B @ x")
+    assert products[0].startswith("tmp = A @ x") and products[1].startswith("y = B @ x")
+    _run(GESUMMV, 1.5, 1.2, _m(200, 0), _m(200, 0), _m(200), _m(0), _m(200))  # no column: zeros
     _run(GESUMMV, *args, exact=True, blas=False, lifted=0)
 
 

@@ -351,9 +351,11 @@ def test_guarded_products_in_each_blas_thread_mode(monkeypatch, forced, mode, na
         assert set(backend.blas_modes.values()) <= {"library", "rows", "serial"}
     assert all((backend.phase_runs.get(i, 0) >= 1) == (mode == "rows") for i in sites) or mode == "measure"
     explained = backend.explain_sections()[0][1]
-    assert [r["phase"] for r in explained] == sites
-    assert all(r["latest"] == backend.blas_modes[r["phase"]] for r in explained)
-    assert all(r["how"] == f"POLYFUSE_BLAS_THREADS={mode}" for r in explained) or mode == "measure"
+    products, (calls,) = [r for r in explained if "phase" in r], [r for r in explained if "call" in r]
+    assert [r["phase"] for r in products] == sites
+    assert all(r["latest"] == backend.blas_modes[r["phase"]] for r in products)
+    assert all(r["how"] == f"POLYFUSE_BLAS_THREADS={mode}" for r in products) or mode == "measure"
+    assert calls["latest"] in {r["latest"] for r in products} and calls["threads"] == 2
 
 
 @pytest.mark.parametrize("mode", ["rows", "measure"])
@@ -533,3 +535,61 @@ def test_native_entry_runs_the_library_mode_between_measurements(monkeypatch, fo
     countdown, armed = plan.launch.library_countdown(), plan.launch._armed[0]
     assert plan.fast is not None and countdown is not None and plan.launch.library_keys()
     assert (countdown.value < armed) == (mode == "library") and (armed == 0) == (mode == "serial")
+
+
+def two_products(n, A, B, C, D, E):
+    for i in range(n):
+        for j in range(n):
+            D[i, j] = 0.0
+            for k in range(n):
+                D[i, j] += A[i, k] * B[k, j]
+    for i in range(n):
+        for j in range(n):
+            E[i, j] = 0.0
+            for k in range(n):
+                E[i, j] += D[i, k] * C[k, j]
+
+
+def _settled(fastest: str, modes=("library", "rows", "serial")):
+    """``BlasTimes`` whose trials are over, ``fastest`` ahead of the others and no check due."""
+    from polyfuse.backends.cpu.parallel import WINDOW, BlasTimes
+
+    runs = {m: [1e-6 if m == fastest else 1.0] * WINDOW for m in modes}
+    return BlasTimes(True, runs, next_check={m: 1 << 30 for m in modes}, leader=fastest)
+
+
+def test_one_blas_mode_per_call(monkeypatch, forced):
+    """``parallel.run_call``: the products of one call all run in the mode measured for whole
+    calls, whatever each product's own measurement prefers (here the first product's the
+    library's threads, the second's the rows); with ``POLYFUSE_BLAS_CALL_MODE=0`` each its own.
+    Every call's results against the Python function's (BLAS's tolerance)."""
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", "1")
+    n = 40
+    A, B, C = (RNG.standard_normal((n, n)) for _ in range(3))
+    want = [n, A, B, C, np.zeros((n, n)), np.zeros((n, n))]
+    two_products(*want)
+    threads.set_num_threads(2)
+    k = polyfuse.kernel(two_products, cache=False)
+
+    def call() -> dict[int, str]:
+        got = [n, A, B, C, np.full((n, n), np.nan), np.full((n, n), np.nan)]
+        k(*got)
+        np.testing.assert_allclose(got[5], want[5], rtol=1e-12, atol=1e-12)
+        return dict(backend.blas_modes)
+
+    k(*want[:4], np.zeros((n, n)), np.zeros((n, n)))  # the first call: each product measures itself
+    backend = k.compile(*want).backend
+    sites = sorted(key for key in backend.phase_times if key[0] == "blas")
+    (whole,) = [key for key in backend.phase_times if key[0] == "blas call"]
+    assert len(sites) == 2, backend.artifact.phases
+    for key, own in zip(sites, ("library", "rows")):
+        backend.phase_times[key] = _settled(own)
+    for mode in ("serial", "rows", "library"):
+        backend.phase_times[whole] = _settled(mode)
+        assert set(call().values()) == {mode}
+    runs = dict(backend.phase_runs)
+    record = next(r for r in backend.explain_sections()[0][1] if "call" in r)
+    assert record["chosen"] == record["latest"] == "library" and record["threads"] == 2
+    monkeypatch.setenv("POLYFUSE_BLAS_CALL_MODE", "0")
+    assert call() == {key[1]: own for key, own in zip(sites, ("library", "rows"))}
+    assert backend.phase_runs[sites[1][1]] == runs.get(sites[1][1], 0) + 1

@@ -114,3 +114,18 @@ def test_checks_follow_the_cost_of_the_latest_runs():
 def test_sizes_without_enough_work_never_go_to_the_team():
     times = RegionTimes(worth_threads=False, serial=[1.0])
     assert [times.use_team() for _ in range(50)] == [False] * 50
+
+
+def test_a_warm_serial_run_under_the_bar_ends_the_team_trials():
+    """The first serial run decides ``worth_threads`` but paid for cold caches: a later serial
+    run shorter than ``MIN_PARALLEL_SECONDS`` shows the sizes too small for threads, and the
+    team is not tried again (covariance's means: 0.3 ms cold, 0.1 ms warm, team trials of 2-6 ms
+    under load)."""
+    from polyfuse.backends.cpu.parallel import MIN_PARALLEL_SECONDS
+
+    times = RegionTimes(worth_threads=True, serial=[3 * MIN_PARALLEL_SECONDS])
+    chosen = drive(times, 200, team=steady(20 * MIN_PARALLEL_SECONDS), serial=steady(MIN_PARALLEL_SECONDS / 2))
+    assert chosen[0] and chosen.count(True) == 1 and not times.worth_threads
+    kept = RegionTimes(worth_threads=True, serial=[3 * MIN_PARALLEL_SECONDS])  # warm runs over the bar
+    assert drive(kept, 200, team=steady(20 * MIN_PARALLEL_SECONDS), serial=steady(2 * MIN_PARALLEL_SECONDS)
+                 ).count(True) > 1 and kept.worth_threads
