@@ -637,7 +637,8 @@ def shared_twins(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase
     if not program.time_tiled or tiled_twins():
         return ()
     return tuple(phase for phase in phases if phase.is_region and not phase.parallel
-                 and program.time_tiled.intersection(statements_in(phase.node)))
+                 and program.time_tiled.intersection(statements_in(phase.node))
+                 and not program.whole_row.intersection(statements_in(phase.node)))
 
 
 def serial_through_region(module: ll.Module, params: tuple[Param, ...], name: str, region) -> None:

@@ -147,6 +147,10 @@ class LoopProgram:
     #: statements of nests blocked so that they run from L1/L2 (passes/pivot_rows.py): their
     #: phases prefer wide vectors, as time-tiled ones do (backends/cpu/llvm.py, ``tiled_functions``)
     cache_blocked: frozenset[str] = frozenset()
+    #: statements of time-tiled nests that run untiled where their rows fit in L1
+    #: (time_tiling.whole_row_version): their regions keep a serial twin (backends/cpu/llvm.py,
+    #: ``shared_twins``), so the untiled version runs without a barrier per sweep on one thread
+    whole_row: frozenset[str] = frozenset()
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:

@@ -338,3 +338,25 @@ def test_tiled_nests_prefer_the_widest_vectors(fresh, forced):
         assert ('"prefer-vector-width"="512"' in kernel.inspect_llvm(*args)) == attribute
         for sizes in (dict(tsteps=5, n=9), dict(tsteps=9, n=45)):
             _run_both(sk, kernel, sizes, counts=(1, 2))
+
+
+def test_whole_row_version_bitwise_equal_on_both_sides(fresh, forced):
+    """``POLYFUSE_TIME_TILE_WHOLE_ROW=1``: a 1-d band runs untiled where its rows fit the L1
+    budget (here 320 bytes: 20 points of A and B), tiled elsewhere; isl's test on ``n`` picks the
+    version at run time.  Both sides, bit for bit, on 1, 2 and 3 threads."""
+    fresh.setenv("POLYFUSE_TIME_TILE_WHOLE_ROW", "1")
+    fresh.setenv("POLYFUSE_L1_BYTES", "320")
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES["jacobi-1d"])
+    sk = suite.KERNELS["jacobi-1d"]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    for k, sizes in enumerate([dict(tsteps=7, n=21), dict(tsteps=9, n=22), dict(tsteps=7, n=37)]):
+        _run_both(sk, kernel, sizes, seed=k, counts=(1, 2, 3))
+    args = sk.make_args(np.random.default_rng(0), tsteps=7, n=37)
+    (decision,) = _decisions(kernel, args)
+    assert decision.applied and "untiled where every row fits in 20 points" in decision.whole_row
+    top = kernel.compile(*args).program.root.children
+    assert any(isinstance(node, If) and node.otherwise is not None for node in top)
+    # rows of 20 points (n = 22: i in 1..20) run untiled: the loop _t1 is the whole row, not a
+    # wavefront's tiles; n = 37 runs the tiles (8 points wide: at most 6 in a wavefront)
+    assert wavefront_tiles(kernel, sk, sk.make_args(np.random.default_rng(0), tsteps=9, n=22)) == 20
+    assert 1 <= wavefront_tiles(kernel, sk, args) <= 6
