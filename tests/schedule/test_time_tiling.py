@@ -354,6 +354,7 @@ def test_whole_row_version_bitwise_equal_on_both_sides(fresh, forced):
     args = sk.make_args(np.random.default_rng(0), tsteps=7, n=37)
     (decision,) = _decisions(kernel, args)
     assert decision.applied and "untiled where every row fits in 20 points" in decision.whole_row
+    assert "untiled where every row fits" in str(kernel.explain(*args))
     top = kernel.compile(*args).program.root.children
     assert any(isinstance(node, If) and node.otherwise is not None for node in top)
     # rows of 20 points (n = 22: i in 1..20) run untiled: the loop _t1 is the whole row, not a
