@@ -529,10 +529,10 @@ class Options:
         return machine().l2 // 2
 
     def time_tile_whole_row(self) -> int:
-        """``POLYFUSE_TIME_TILE_WHOLE_ROW=1``: a time-tiled nest of one space dimension runs
-        untiled when its rows fit in this many bytes (the L1 data cache), chosen at run time on
-        its parameters (schedule/time_tiling.py, ``whole_row_version``); 0 (default): off."""
-        return machine().l1d if env_flag("POLYFUSE_TIME_TILE_WHOLE_ROW", False) else 0
+        """A time-tiled nest of one space dimension runs untiled when its rows fit in this many
+        bytes (the L1 data cache), chosen at run time on its parameters (schedule/time_tiling.py,
+        ``whole_row_version``); 0 where ``POLYFUSE_TIME_TILE_WHOLE_ROW=0`` (default: on)."""
+        return machine().l1d if env_flag("POLYFUSE_TIME_TILE_WHOLE_ROW", True) else 0
 
     def time_tiling_enabled(self) -> bool:
         """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""

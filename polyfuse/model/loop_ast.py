@@ -78,6 +78,10 @@ class For:
     why_parallel: str | LazyText = field(default="", compare=False)
     # a sequential loop's carried dependences by array, where astgen was asked for them
     carried: Carried | None = field(default=None, compare=False)
+    # a loop isl generated from a time-tiled nest's tile band (the schedule's ``TIME_TILES_MARK``,
+    # schedule/time_tiling.py): only such a wavefront loop may have its tiles walked in another
+    # order (backends/cpu/llvm.py, ``tile_pair``), not the same statements' untiled loops
+    time_tiles: bool = False
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences, carries
 from polyfuse.model.isl_parts import maps_of
-from polyfuse.model.schedule_tree import LoopNode, TreeNode
+from polyfuse.model.schedule_tree import LoopNode, TreeNode, marked_time_tiles
 from polyfuse.model.scop import Scop, isl_name
 from polyfuse.schedule.isl_scheduler import compute_whole_components
 
@@ -633,7 +633,7 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     order, why, pairs = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
-    result = tiled if sided is None else sided
+    result = marked_time_tiles(tiled if sided is None else sided)
     versioned = (whole_row_version(scop, node, result, whole_row // _element_bytes(scop, stmts))
                  if whole_row and len(sizes) == 2 and sided is None else None)
     whole = ""
