@@ -164,7 +164,8 @@ def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int
     if problems:
         log.info("polyfuse: time tiling of %s rejected: %s", scop.name, "; ".join(problems))
         reason = "failed verification (" + "; ".join(problems) + ")"
-        return plain, tuple(replace(d, applied=False, reason=reason) if d.applied else d for d in decisions)
+        return plain, tuple(replace(d, applied=False, reason=reason, whole_row="") if d.applied else d
+                            for d in decisions)
     return tiled, decisions
 
 
