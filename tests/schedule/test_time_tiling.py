@@ -406,3 +406,6 @@ def test_whole_rows_of_an_in_place_sweep_are_not_walked_as_tiles(fresh, forced):
     assert not untiled and [loop.iterator for loop in tiled] == ["_t0"]
     # the untiled side really is the wavefront's look-alike: _t0 around a parallel _t1
     assert isinstance(version.then, For) and isinstance(version.then.body, For) and version.then.body.parallel
+    variant = kernel.compile(A)
+    for n, untiled_side in ((3, True), (9, True), (30, False)):  # the side each size above took
+        assert evaluate_int(version.cond, variant.bind({"A": np.zeros((n, n))})) == untiled_side
