@@ -113,7 +113,8 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
                            tile_budget=options.tile_budget(), vector_bytes=options.register_tile_bytes(),
                            vector_math=options.target == "cpu" and (options.vector_math or options.fastmath),
                            time_tiling=options.time_tiling_enabled(), time_tile_budget=options.time_tile_budget(),
-                           time_tile_sizes=time_tile_sizes(), parallel=options.outer_parallelism_enabled(),
+                           time_tile_sizes=time_tile_sizes(),
+                           time_tile_whole_row=options.time_tile_whole_row(), parallel=options.outer_parallelism_enabled(),
                            pivot_block=pivot_block(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
@@ -133,6 +134,8 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
                              carried=options.private_sums())
         program = replace(program, time_tiled=frozenset(s for d in sched.time_tiling if d.applied
                                                         for s in d.statements),
+                          whole_row=frozenset(s for d in sched.time_tiling if d.applied and d.whole_row
+                                              for s in d.statements),
                           one_thread_tiles=frozenset((s, d.one_thread_order) for d in sched.time_tiling
                                                      if d.applied and d.one_thread_order and one_thread_tiles()
                                                      for s in d.statements))

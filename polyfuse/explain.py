@@ -255,7 +255,8 @@ def _time_tiles(value: dict[str, Any]) -> str:
             f"{value['band']}; {value['wavefront']}; footprint {value['footprint_bytes']} of "
             f"{value['budget_bytes']} bytes ({value['reason']})"
             + (f"; {value['rows']}" if value.get("rows") else "")
-            + (f"; one thread: {value['one_thread']}" if value.get("one_thread") else ""))
+            + (f"; one thread: {value['one_thread']}" if value.get("one_thread") else "")
+            + (f"; {value['whole_row']}" if value.get("whole_row") else ""))
 
 
 def _text(value: Any) -> str:

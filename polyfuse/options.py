@@ -548,6 +548,12 @@ class Options:
         """Bytes a time tile's footprint may use: half the L2 cache."""
         return machine().l2 // 2
 
+    def time_tile_whole_row(self) -> int:
+        """A time-tiled nest of one space dimension runs untiled when its rows fit in this many
+        bytes (the L1 data cache), chosen at run time on its parameters (schedule/time_tiling.py,
+        ``whole_row_version``); 0 where ``POLYFUSE_TIME_TILE_WHOLE_ROW=0`` (default: on)."""
+        return machine().l1d if env_flag("POLYFUSE_TIME_TILE_WHOLE_ROW", True) else 0
+
     def time_tiling_enabled(self) -> bool:
         """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""
         return self.target != "cuda" and env_flag("POLYFUSE_TIME_TILING", True)
@@ -576,7 +582,8 @@ class Options:
         # and the model's budget follows the L2 size (POLYFUSE_L2_BYTES or sysfs)
         if not self.time_tiling_enabled():
             return "off"
-        return env_text("POLYFUSE_TIME_TILE_SIZES") or f"model:{self.time_tile_budget()}"
+        whole = f",whole:{self.time_tile_whole_row()}" if self.time_tile_whole_row() else ""
+        return (env_text("POLYFUSE_TIME_TILE_SIZES") or f"model:{self.time_tile_budget()}") + whole
 
     def register_tile_bytes(self) -> int:
         """SIMD register width the register tiles are sized for (0: no register tiles)."""

@@ -530,16 +530,31 @@ def runs_nothing(phase: Phase, sizes: dict[str, Any]) -> bool:
     iteration, whose function would only return?  Then the runtime does not call it, and LLVM
     never generates its machine code (mvt's versions for other shapes of A: 5 of its 10
     functions at square sizes, a third of its compile).  False where the loop's bounds cannot
-    be evaluated from the sizes."""
+    be evaluated from the sizes.  A region whose code is a guard on the sizes (the versions of
+    time_tiling.whole_row_version: ``if rows fit: untiled else: tiles``) runs nothing where the
+    branch the sizes take runs nothing (or there is none)."""
     node = phase.node
-    if not isinstance(node, For) or not (phase.parallel or phase.is_region):
+    if not (phase.parallel or phase.is_region) or not (isinstance(node, For)
+                                                      or isinstance(node, If) and phase.is_region):
         return False
     try:
         if phase.parallel:
             return trip_count(phase, sizes) == 0
-        return not evaluate_int(node.cond, {**sizes, node.iterator: evaluate_int(node.init, sizes)})
+        return _empty_at(node, sizes)
     except (ArgumentError, KeyError, TypeError, ValueError, ZeroDivisionError):
         return False
+
+
+def _empty_at(node: Node | None, sizes: dict[str, Any]) -> bool:
+    """Does ``node`` (a region's loop, or guards on the sizes around loops) run nothing at these
+    sizes: a loop without an iteration, or a guard whose branch taken does nothing?"""
+    if node is None:
+        return True
+    if isinstance(node, For):
+        return not evaluate_int(node.cond, {**sizes, node.iterator: evaluate_int(node.init, sizes)})
+    if isinstance(node, If):
+        return _empty_at(node.then if evaluate_int(node.cond, sizes) else node.otherwise, sizes)
+    return False
 
 
 def _nothing(args: list) -> None:
@@ -664,7 +679,8 @@ def shared_twins(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase
     if not program.time_tiled or tiled_twins():
         return ()
     return tuple(phase for phase in phases if phase.is_region and not phase.parallel
-                 and program.time_tiled.intersection(statements_in(phase.node)))
+                 and program.time_tiled.intersection(statements_in(phase.node))
+                 and not program.whole_row.intersection(statements_in(phase.node)))
 
 
 def serial_through_region(module: ll.Module, params: tuple[Param, ...], name: str, region) -> None:
@@ -1605,9 +1621,15 @@ class KernelCodegen:
         peels a wavefront whose tile loops take one value (the first one, ``t < S0`` and
         ``t + i < S1``), the peeled piece is a nest of point loops ``(t, i)`` of the same shape,
         and walking it as tiles ran only its points at ``i = tile1`` (B[3] of a 1-d sweep
-        never written: tests/backends/cpu/test_tile_orders.py)."""
+        never written: tests/backends/cpu/test_tile_orders.py).  And the wavefront loop is one
+        isl generated from the nest's tile band (``For.time_tiles``): the same statements' untiled
+        loops (time_tiling.whole_row_version, where the rows fit in L1) have the same names and
+        shape (``_t0`` the time loop, ``_t1`` the parallel row loop) where the row loop is one
+        loop; walked as tiles, they ran over the tiled side's tile coordinates (its walk), not
+        their own bounds: an in-place 3 x 3 sweep ran no point on a team of one thread
+        (tests/schedule/test_time_tiling.py)."""
         inner = wave.body
-        if (wave.iterator != f"{ITERATOR_PREFIX}0" or not isinstance(inner, For)
+        if (not wave.time_tiles or wave.iterator != f"{ITERATOR_PREFIX}0" or not isinstance(inner, For)
                 or inner.iterator != f"{ITERATOR_PREFIX}1"):
             return None
         if (depth != 0 or wave.parallel or wave.step != 1 or not isinstance(inner, For)

@@ -78,6 +78,10 @@ class For:
     why_parallel: str | LazyText = field(default="", compare=False)
     # a sequential loop's carried dependences by array, where astgen was asked for them
     carried: Carried | None = field(default=None, compare=False)
+    # a loop isl generated from a time-tiled nest's tile band (the schedule's ``TIME_TILES_MARK``,
+    # schedule/time_tiling.py): only such a wavefront loop may have its tiles walked in another
+    # order (backends/cpu/llvm.py, ``tile_pair``), not the same statements' untiled loops
+    time_tiles: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,10 @@ class LoopProgram:
     #: statements of nests blocked so that they run from L1/L2 (passes/pivot_rows.py): their
     #: phases prefer wide vectors, as time-tiled ones do (backends/cpu/llvm.py, ``tiled_functions``)
     cache_blocked: frozenset[str] = frozenset()
+    #: statements of time-tiled nests that run untiled where their rows fit in L1
+    #: (time_tiling.whole_row_version): their regions keep a serial twin (backends/cpu/llvm.py,
+    #: ``shared_twins``), so the untiled version runs without a barrier per sweep on one thread
+    whole_row: frozenset[str] = frozenset()
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:

@@ -130,6 +130,16 @@ def _tiled_schedule(node: LoopNode, domains, iterators, prefix, empty) -> isl.Sc
 
 REGISTER_MARK = "register_tile"
 
+#: above the tile band of a time-tiled nest (schedule/time_tiling.py): astgen flags the loops isl
+#: generates from it (``For.time_tiles``), the only ones the backend walks as tiles
+TIME_TILES_MARK = "time_tiles"
+
+
+def marked_time_tiles(schedule: isl.Schedule) -> isl.Schedule:
+    """``schedule`` (a time-tiled nest: its tile band at the root's child) with its tile band
+    under a ``TIME_TILES_MARK``."""
+    return schedule.get_root().child(0).insert_mark(isl.Id(TIME_TILES_MARK)).get_schedule()
+
 
 def _register_mark(reg: RegisterTile) -> str:
     return f"{REGISTER_MARK} {','.join(map(str, reg.sizes))} {','.join(map(str, reg.reductions))}"

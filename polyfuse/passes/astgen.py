@@ -30,7 +30,7 @@ from polyfuse.model.loop_ast import (
     exclusive_bound,
 )
 from polyfuse.model.region import Matmul, ops
-from polyfuse.model.schedule_tree import isolate_register_tiles
+from polyfuse.model.schedule_tree import TIME_TILES_MARK, isolate_register_tiles
 from polyfuse.model.scop import Scop, added_term
 
 PARALLEL_CHECK_OPERATIONS = 200_000  # per loop; heavily tiled stencils otherwise take seconds
@@ -242,8 +242,21 @@ def _node(node: isl.AstNode, checker: _ParallelChecker | _Unannotated) -> Node:
         args = tuple(expr_from_isl(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg()))
         return StmtCall(name, args)
     if kind == isl.ast_node_type.mark:
-        return _node(node.mark_get_node(), checker)
+        inner = _node(node.mark_get_node(), checker)
+        return _time_tiles(inner) if node.mark_get_id().get_name() == TIME_TILES_MARK else inner
     raise InternalError(f"unexpected isl AST node {kind}")
+
+
+def _time_tiles(node: Node) -> Node:
+    """``node`` (the code of a time-tiled nest's tile band) with its outermost loops flagged
+    ``time_tiles``: each loop reached through blocks and guards, not the loops inside them."""
+    if isinstance(node, For):
+        return replace(node, time_tiles=True)
+    if isinstance(node, Block):
+        return Block(tuple(_time_tiles(child) for child in node.children))
+    if isinstance(node, If):
+        return If(node.cond, _time_tiles(node.then), None if node.otherwise is None else _time_tiles(node.otherwise))
+    return node
 
 
 def _for(node: isl.AstNode, checker: _ParallelChecker | _Unannotated) -> For:

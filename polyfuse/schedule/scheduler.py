@@ -61,7 +61,7 @@ class ScheduleResult:
 
 def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: int = 0,
                     vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
-                    time_tile_sizes: tuple[int, ...] = (), vector_math: bool = False,
+                    time_tile_sizes: tuple[int, ...] = (), time_tile_whole_row: int = 0, vector_math: bool = False,
                     parallel: bool = True, serial_fusion: bool = True,
                     chunked_sums: bool = False, pivot_block: int = 0) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
@@ -88,7 +88,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         body = tiling.run(body)
         # time-stepped stencils: skewed, wavefront-parallel time tiles (verified, else dropped)
         enabled = vector_bytes > 0 if time_tiling is None else time_tiling
-        parts, time_tiles = (smart_time_tiling(scop, deps, body, budget=time_tile_budget, sizes=time_tile_sizes)
+        parts, time_tiles = (smart_time_tiling(scop, deps, body, budget=time_tile_budget, sizes=time_tile_sizes,
+                                                               whole_row=time_tile_whole_row)
                              if enabled else ((None,) * len(body), ()))
         # the other nests: isl's schedule where it has shallower parallel loops (verified)
         parts, outer = (smart_outer_parallelism(scop, deps, body, parts, pivot_block=pivot_block)
@@ -142,7 +143,7 @@ def sequenced(scop: Scop, body: tuple, parts: tuple[isl.Schedule | None, ...]) -
 
 
 def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int,
-                      sizes: tuple[int, ...] = ()) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
+                      sizes: tuple[int, ...] = (), whole_row: int = 0) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
     """The time-tiled schedule of each node of ``body`` (None: keep the smart tree), kept only
     when the whole program's schedule with them verifies.
 
@@ -152,7 +153,8 @@ def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int
     limit = isl_budget() * TIME_TILING_BUDGET_SCALE
     try:
         with bounded(scop.context.get_ctx(), limit):
-            tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes)
+            tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes,
+                                                  whole_row=whole_row)
             applied = any(p is not None for p in tiled)
             problems = schedule_violations(scop, deps, sequenced(scop, body, tiled)) if applied else []
     except BudgetExceeded:
@@ -162,7 +164,8 @@ def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int
     if problems:
         log.info("polyfuse: time tiling of %s rejected: %s", scop.name, "; ".join(problems))
         reason = "failed verification (" + "; ".join(problems) + ")"
-        return plain, tuple(replace(d, applied=False, reason=reason) if d.applied else d for d in decisions)
+        return plain, tuple(replace(d, applied=False, reason=reason, whole_row="") if d.applied else d
+                            for d in decisions)
     return tiled, decisions
 
 

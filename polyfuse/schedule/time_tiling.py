@@ -37,7 +37,7 @@ import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences, carries
 from polyfuse.model.isl_parts import maps_of
-from polyfuse.model.schedule_tree import LoopNode, TreeNode
+from polyfuse.model.schedule_tree import LoopNode, TreeNode, marked_time_tiles
 from polyfuse.model.scop import Scop, isl_name
 from polyfuse.schedule.isl_scheduler import compute_whole_components
 
@@ -86,6 +86,8 @@ class TimeTileDecision:
     #: where ``one_thread_order`` is set: the nest's tiles ``(wavefront, tile1)`` as isl text, from
     #: which passes/tile_walks.py builds the order's tight tile loops
     tiles: str = ""
+    #: where the nest runs untiled instead when its rows fit in L1 (``whole_row_version``), or ""
+    whole_row: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -588,13 +590,15 @@ def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
 
 
 def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budget: int,
-              fixed_sizes: tuple[int, ...] = ()) -> tuple[tuple[isl.Schedule | None, ...], tuple[TimeTileDecision, ...]]:
+              fixed_sizes: tuple[int, ...] = (), whole_row: int = 0,
+              ) -> tuple[tuple[isl.Schedule | None, ...], tuple[TimeTileDecision, ...]]:
     """The time-tiled schedule of each node of ``body`` (None where it is not a time-stepped
-    stencil nest), and one decision per top-level loop that looked like a stencil nest."""
+    stencil nest), and one decision per top-level loop that looked like a stencil nest.
+    ``whole_row`` (bytes, 0: off): see ``whole_row_version``."""
     parts: list[isl.Schedule | None] = []
     decisions: list[TimeTileDecision] = []
     for node in body:
-        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes)
+        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes, whole_row)
         parts.append(schedule)
         if decision is not None:
             decisions.append(decision)
@@ -602,7 +606,7 @@ def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budg
 
 
 def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
-          fixed_sizes: tuple[int, ...]) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
+          fixed_sizes: tuple[int, ...], whole_row: int = 0) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
     """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
     that do not even look like a time loop)."""
     if not time_loop_shape(scop, node):
@@ -629,10 +633,52 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     order, why, pairs = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
-    return tiled if sided is None else sided, TimeTileDecision(
+    result = marked_time_tiles(tiled if sided is None else sided)
+    versioned = (whole_row_version(scop, node, result, whole_row // _element_bytes(scop, stmts))
+                 if whole_row and len(sizes) == 2 and sided is None else None)
+    whole = ""
+    if versioned is not None:
+        result, whole = versioned
+    return result, TimeTileDecision(
         var, stmts, True, text, sizes, _wavefront_text(len(sizes)),
         footprint, budget, f"time loop {var} carries the dependences of {len(stmts)} statement(s); "
-        f"skew {skew} makes time and space permutable; tiles fit the budget", rows, order, why, pairs)
+        f"skew {skew} makes time and space permutable; tiles fit the budget", rows, order, why, pairs, whole)
+
+
+def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
+                      points: int) -> tuple[isl.Schedule, str] | None:
+    """(schedule, why): ``tiled`` where a row of the nest spans more than ``points`` points, and
+    the untiled nest (``node``'s own loops, one whole row per sweep) where every row fits, chosen
+    at run time on the parameters (isl emits the test), or None where no parameter values would
+    take one of the two (or the nest is not a one-dimensional band: statements ``[t, i]``).
+
+    Where the whole grid fits in L1 (``points``: the L1 budget over the nest's element sizes)
+    time tiles save no memory traffic, and tile boundaries only split the skewed rows into
+    pieces with their own loop entry and vector tail (a row ``2t + i`` crosses a boundary of
+    ``S``-point tiles once ``2t`` passes ``S - n``).  Both versions run the same statements in
+    orders the caller verifies as one schedule (a sequence of the two, their filters disjoint in
+    the parameters); the function still counts as time-tiled (its wide-vector preference)."""
+    stmts = node.statements
+    pieces = []
+    for name in stmts:
+        iters = [isl_name(v) for v in scop.statement(name).iterators]
+        if len(iters) != 2:
+            return None
+        pieces.append(f"{name}[{', '.join(iters)}] -> [{iters[1]}]")
+    domain = _domain(scop, stmts)
+    rows = isl.UnionMap(f"{scop.prefix} -> {{ {'; '.join(pieces)} }}").intersect_domain(domain).range()
+    if rows.is_empty():
+        return None
+    row = isl.Set.from_union_set(rows)
+    spans = isl.Map.from_domain_and_range(row, row).deltas()
+    wide = spans.intersect(isl.Set.read_from_str(spans.get_ctx(), f"{{ [d] : d >= {points} }}")).params()
+    fits = scop.context.subtract(wide).coalesce()
+    wide = wide.intersect(scop.context).coalesce()
+    if fits.is_empty() or wide.is_empty():
+        return None
+    plain = scop.schedule_of((node,)).intersect_domain(domain.intersect_params(fits))
+    return plain.sequence(tiled.intersect_domain(domain.intersect_params(wide))), (
+        f"untiled where every row fits in {points} points ({fits.to_str()}), else the tiles")
 
 
 def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:

@@ -338,3 +338,74 @@ def test_tiled_nests_prefer_the_widest_vectors(fresh, forced):
         assert ('"prefer-vector-width"="512"' in kernel.inspect_llvm(*args)) == attribute
         for sizes in (dict(tsteps=5, n=9), dict(tsteps=9, n=45)):
             _run_both(sk, kernel, sizes, counts=(1, 2))
+
+
+def test_whole_row_version_bitwise_equal_on_both_sides(fresh, forced):
+    """``POLYFUSE_TIME_TILE_WHOLE_ROW=1``: a 1-d band runs untiled where its rows fit the L1
+    budget (here 320 bytes: 20 points of A and B), tiled elsewhere; isl's test on ``n`` picks the
+    version at run time.  Both sides, bit for bit, on 1, 2 and 3 threads."""
+    fresh.setenv("POLYFUSE_TIME_TILE_WHOLE_ROW", "1")
+    fresh.setenv("POLYFUSE_L1_BYTES", "320")
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES["jacobi-1d"])
+    sk = suite.KERNELS["jacobi-1d"]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    for k, sizes in enumerate([dict(tsteps=7, n=21), dict(tsteps=9, n=22), dict(tsteps=7, n=37)]):
+        _run_both(sk, kernel, sizes, seed=k, counts=(1, 2, 3))
+    args = sk.make_args(np.random.default_rng(0), tsteps=7, n=37)
+    (decision,) = _decisions(kernel, args)
+    assert decision.applied and "untiled where every row fits in 20 points" in decision.whole_row
+    assert "untiled where every row fits" in str(kernel.explain(*args))
+    top = kernel.compile(*args).program.root.children
+    assert any(isinstance(node, If) and node.otherwise is not None for node in top)
+    # rows of 20 points (n = 22: i in 1..20) run untiled: the loop _t1 is the whole row, not a
+    # wavefront's tiles; n = 37 runs the tiles (8 points wide: at most 6 in a wavefront)
+    assert wavefront_tiles(kernel, sk, sk.make_args(np.random.default_rng(0), tsteps=9, n=22)) == 20
+    assert 1 <= wavefront_tiles(kernel, sk, args) <= 6
+
+
+def pascal_rows(A):
+    for i in range(1, A.shape[0]):
+        A[i, 1:i] = A[i - 1, :i - 1] + A[i - 1, 1:i]
+
+
+def _time_tile_loops(node, found: list[For]) -> None:
+    """The loops flagged ``time_tiles`` under ``node`` (astgen: isl's loops of a tile band)."""
+    for n in nodes(node):
+        if isinstance(n, For) and n.time_tiles:
+            found.append(n)
+
+
+def test_whole_rows_of_an_in_place_sweep_are_not_walked_as_tiles(fresh, forced):
+    """The whole-row version of a sweep whose row loop is one loop (S0 and S1 of the slice
+    assignment fused): its untiled loops are named and shaped as a wavefront and its tile loop
+    (``_t0`` sequential, ``_t1`` parallel inside it), and were walked as tiles on one thread
+    (at 3 x 3 no point ran: A[2, 1] kept its old value).  Only the tiled side's loops carry the
+    tile band's mark; both sides, on 1 and 2 threads, bit for bit against Python."""
+    fresh.setenv("POLYFUSE_TIME_TILE_WHOLE_ROW", "1")
+    fresh.setenv("POLYFUSE_L1_BYTES", "320")  # 20 points of A and the slice's temporary
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", "3,8")
+    kernel = polyfuse.kernel(pascal_rows, verify=True)
+    for count in (1, 2):
+        threads.set_num_threads(count)
+        for n in (3, 9, 30):  # untiled (rows of at most 20 points: n <= 22), untiled, tiled
+            A = np.random.default_rng(n).random((n, n))
+            expected = A.copy()
+            pascal_rows(expected)
+            for call in range(3):  # the first call at a size runs the region on one thread (measured)
+                actual = A.copy()
+                kernel(actual)
+                assert np.array_equal(actual, expected), f"n = {n} on {count} threads, call {call}"
+    A = np.zeros((9, 9))
+    (decision,) = _decisions(kernel, (A,))
+    assert decision.applied and decision.one_thread_order and "untiled where every row" in decision.whole_row
+    (version,) = [n for n in kernel.compile(A).program.root.children if isinstance(n, If)]
+    untiled: list[For] = []
+    tiled: list[For] = []
+    _time_tile_loops(version.then, untiled)
+    _time_tile_loops(version.otherwise, tiled)
+    assert not untiled and [loop.iterator for loop in tiled] == ["_t0"]
+    # the untiled side really is the wavefront's look-alike: _t0 around a parallel _t1
+    assert isinstance(version.then, For) and isinstance(version.then.body, For) and version.then.body.parallel
+    variant = kernel.compile(A)
+    for n, untiled_side in ((3, True), (9, True), (30, False)):  # the side each size above took
+        assert evaluate_int(version.cond, variant.bind({"A": np.zeros((n, n))})) == untiled_side
