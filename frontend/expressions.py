@@ -10,6 +10,7 @@ import ast
 import types
 from dataclasses import replace
 
+import islpy as isl
 import numpy as np
 
 from polyfuse.errors import UnsupportedError
@@ -51,6 +52,9 @@ class ExpressionLifter:
         self.scope = scope
         self.read_texts: list[tuple[str, object]] = []  # (isl access text, guard set or None)
         self.guards: list = []  # affine conditions of the enclosing guarded selects
+        # > 0 inside an operand Python evaluates only where data decides (a branch of
+        # ``a if d else b``, the operands after the first of ``d and b``)
+        self.data_guarded = 0
 
     def record_read(self, text: str) -> None:
         guard = None
@@ -147,17 +151,55 @@ class ExpressionLifter:
             raise self.lifter.error(node, f"{base.id!r} has rank {info.rank} but is indexed with "
                                     f"{len(items)} subscript(s); partial indexing and slices are "
                                     "not supported")
-        index = [self.index_item(item, info, axis) for axis, item in enumerate(items)]
+        index = [self.index_item(item, info, axis, write) for axis, item in enumerate(items)]
         if not write:
             self.record_read(access_text(isl_name(base.id), info, index))
         return base.id, index
 
-    def index_item(self, item: ast.expr, info, axis: int) -> Affine:
-        """An affine subscript, else one computed at run time (frontend.control)."""
+    def index_item(self, item: ast.expr, info, axis: int, write: bool = False) -> Affine:
+        """An affine subscript, else one computed at run time (frontend.control).  An affine
+        read that only runs where data decides (inside ``if x[i] > 0:``, a branch of ``a if d
+        else b``) and may fall outside its axis for sizes the call cannot rule out is computed
+        at run time too: checked where Python reads it (IndexError as Python), not refused per
+        call for every call (``if d > 0: s = x[5]`` of a shorter ``x``)."""
         try:
-            return self.lifter.affine(item, self.scope)
+            affine = self.lifter.affine(item, self.scope)
         except UnsupportedError:
             return runtime_subscript(self, item, info, axis)
+        if not write and (self.lifter.guards or self.data_guarded) and self._checked_where_read(affine, info, axis):
+            return runtime_subscript(self, item, info, axis)
+        return affine
+
+    def _checked_where_read(self, affine: Affine, info, axis: int) -> bool:
+        """Whether a data-guarded read ``affine`` of ``info``'s ``axis`` may fall outside it
+        (within the enclosing loops and affine guards) for sizes a call-time check would not
+        assume: the sizes where it does are a box, each size bounded alone (``x[5]``: ``x_0 <=
+        5``; ``A[i, j + 1]`` for ``j`` in ``range(A.shape[1])``: ``A_1 >= 1``), or every size.  A
+        read whose failing sizes relate two of them (``y[i]`` for ``i`` in ``range(len(x))``:
+        arrays of one length by design) keeps its call-time check, as an unguarded read does,
+        and stays affine for the scheduler."""
+        extent = info.extent_texts[axis] if info.extent_texts else None
+        if extent is None:
+            return False
+        domain = self.scope.domain
+        for condition in self.guards:
+            domain = domain.intersect(condition)
+        iters = ", ".join(domain.get_var_names(isl.dim_type.set))
+        try:
+            outside = isl.Set(f"{self.lifter.prefix} -> {{ [{iters}] : {affine.text} < 0 or "
+                              f"{affine.text} >= {extent} }}")
+        except isl.Error:
+            return False
+        bad = domain.intersect(outside).params()
+        if bad.is_empty():
+            return False
+        # no relation between two sizes: the set is the box of its projections on each one
+        box = isl.Set.universe(bad.get_space())
+        count = bad.dim(isl.dim_type.param)
+        for k in range(count):
+            box = box.intersect(bad.eliminate(isl.dim_type.param, k + 1, count - k - 1)
+                                .eliminate(isl.dim_type.param, 0, k))
+        return box.is_subset(bad)
 
     def _Subscript(self, node: ast.Subscript) -> ir.Expr:
         if isinstance(node.value, ast.Attribute):  # X.shape[d]
@@ -314,7 +356,12 @@ class ExpressionLifter:
             decided = ir.Const(op == "or", "bool", cond.weak)
             then, otherwise = (later, decided) if op == "and" else (decided, later)
             return ir.Select(cond, then, otherwise, "bool", cond.weak and later.weak, guarded=True)
-        values = tuple(self.convert(v) for v in node.values)
+        values: tuple[ir.Expr, ...] = (self.convert(node.values[0]),)
+        self.data_guarded += 1
+        try:
+            values += tuple(self.convert(v) for v in node.values[1:])
+        finally:
+            self.data_guarded -= 1
         if any(v.dtype != "bool" for v in values):
             result = values[-1]
             for value in reversed(values[:-1]):
@@ -365,8 +412,12 @@ class ExpressionLifter:
         conjunction = isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
         then_where = first if first is not None and conjunction else None
         else_where = self.universe(node).subtract(first) if first is not None and not conjunction else None
-        then = self.guarded(node.body, then_where)
-        otherwise = self.guarded(node.orelse, else_where)
+        self.data_guarded += 1
+        try:
+            then = self.guarded(node.body, then_where)
+            otherwise = self.guarded(node.orelse, else_where)
+        finally:
+            self.data_guarded -= 1
         result = merged(vtype(then), vtype(otherwise))
         return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
                          result.dtype, result.weak, guarded=first is not None)
