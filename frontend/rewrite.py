@@ -81,6 +81,7 @@ from .index_swaps import swap_rows
 from .loop_names import rename_clashing_loops
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source
+from .tri_indices import tri_indices
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
 
@@ -108,6 +109,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
     tree.body = lengths(rw, tree.body)  # len(np.nonzero(c)[0]): int(np.count_nonzero(c))
     tree.body = unique_loops(rw, tree.body)  # for v in np.unique(x): a compaction, then its count
+    tree.body = tri_indices(rw, tree.body)  # r, c = np.triu_indices(n, 1): two index arrays, a loop
     tree.body = growing_lists(rw, tree.body)  # res.append(v), return buf[:k], np.nonzero: buffer and count
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
