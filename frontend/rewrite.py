@@ -94,6 +94,12 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
                                      pranges={}), globals_, arguments)
+    for node in ast.walk(tree):  # before any pass reads its calls as calls of unknown functions
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not tree:
+            kind = "lambda" if isinstance(node, ast.Lambda) else "nested function"
+            what = "a lambda" if isinstance(node, ast.Lambda) else f"function {node.name!r}"
+            raise rw.error(node, f"{kind}: {what} defined inside the kernel; polyfuse inlines helpers defined "
+                           "at module level (plain functions or numba.njit ones): define it there", kind)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = rename_clashing_loops(tree.body, rw.fresh)  # for j in ...; later j = idx[k]: two names
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
