@@ -46,6 +46,9 @@ def vtype(expr: ir.Expr) -> VType:
     return VType(expr.dtype, expr.weak)
 
 
+_LARGE = 1 << 40  # sizes this large: a read that fails there fails for ordinary calls
+
+
 class ExpressionLifter:
     def __init__(self, lifter, scope) -> None:
         self.lifter = lifter
@@ -166,9 +169,38 @@ class ExpressionLifter:
             affine = self.lifter.affine(item, self.scope)
         except UnsupportedError:
             return runtime_subscript(self, item, info, axis)
-        if not write and (self.lifter.guards or self.data_guarded) and self._checked_where_read(affine, info, axis):
+        guarded = bool(self.lifter.guards or self.data_guarded)
+        if not write and guarded and self._checked_where_read(affine, info, axis):
             return runtime_subscript(self, item, info, axis)
+        if (write or not guarded) and info.extent_texts:  # checked per call: those sizes are refused anyway
+            self.lifter.unguarded.append((self._domain(), affine.text, info.extent_texts[axis]))
         return affine
+
+    def _domain(self):
+        domain = self.scope.domain
+        for condition in self.guards:
+            domain = domain.intersect(condition)
+        return domain
+
+    def _outside(self, domain, text: str, extent: str):
+        """The sizes where ``text`` falls outside ``[0, extent)`` somewhere in ``domain``."""
+        iters = ", ".join(domain.get_var_names(isl.dim_type.set))
+        outside = isl.Set(f"{self.lifter.prefix} -> {{ [{iters}] : {text} < 0 or {text} >= {extent} }}")
+        return domain.intersect(outside).params()
+
+    def _refused_sizes(self):
+        """The sizes where an access lifted so far outside data-dependent guards falls outside its
+        array: calls with them are refused per call (ArgumentError) whatever a guarded read does."""
+        lifter = self.lifter
+        done, refused = getattr(lifter, "refused_upto", (0, None))
+        for domain, text, extent in lifter.unguarded[done:]:
+            try:
+                part = self._outside(domain, text, extent)
+            except isl.Error:
+                continue
+            refused = part if refused is None else refused.union(part)
+        lifter.refused_upto = (len(lifter.unguarded), refused)
+        return refused
 
     def _checked_where_read(self, affine: Affine, info, axis: int) -> bool:
         """Whether a data-guarded read ``affine`` of ``info``'s ``axis`` may fall outside it
@@ -177,22 +209,32 @@ class ExpressionLifter:
         5``; ``A[i, j + 1]`` for ``j`` in ``range(A.shape[1])``: ``A_1 >= 1``), or every size.  A
         read whose failing sizes relate two of them (``y[i]`` for ``i`` in ``range(len(x))``:
         arrays of one length by design) keeps its call-time check, as an unguarded read does,
-        and stays affine for the scheduler."""
+        and stays affine for the scheduler; so does a read inside a loop that fails only for
+        small sizes (``A[i, 1]`` under ``if A[i, 0] > 0:``, for ``A.shape[1] <= 1``): a run-time
+        subscript there would cost every iteration a branch (and the cuda target refuses it)
+        for the sake of an edge size.  Sizes where an access lifted before it, outside
+        data-dependent guards, falls outside its array do not count (those calls are refused
+        anyway: lennard_jones' ``f[i, 0] += ...`` under ``if r2 < rcut * rcut:`` after reads of
+        ``pos[i, 0]``)."""
         extent = info.extent_texts[axis] if info.extent_texts else None
         if extent is None:
             return False
-        domain = self.scope.domain
-        for condition in self.guards:
-            domain = domain.intersect(condition)
-        iters = ", ".join(domain.get_var_names(isl.dim_type.set))
         try:
-            outside = isl.Set(f"{self.lifter.prefix} -> {{ [{iters}] : {affine.text} < 0 or "
-                              f"{affine.text} >= {extent} }}")
+            bad = self._outside(self._domain(), affine.text, extent)
         except isl.Error:
             return False
-        bad = domain.intersect(outside).params()
+        refused = self._refused_sizes()
+        if refused is not None:
+            bad = bad.subtract(refused)
         if bad.is_empty():
             return False
+        if self.scope.loop_vars and not bad.is_bounded():
+            # in a loop, failing for some large sizes: only where it fails for large sizes of every
+            # kind (x[i + 1]), not only for small sizes of one axis with the others large (A[i, 1])
+            space = bad.get_space()
+            large = " and ".join(f"{p} >= {_LARGE}" for p in space.get_var_names(isl.dim_type.param))
+            if large and bad.intersect(isl.Set(f"{self.lifter.prefix} -> {{ : {large} }}")).is_empty():
+                return False
         # no relation between two sizes: the set is the box of its projections on each one
         box = isl.Set.universe(bad.get_space())
         count = bad.dim(isl.dim_type.param)
