@@ -35,7 +35,7 @@ from polyfuse.model.scop import Argument, Returned
 
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
-from .call_sizes import call_time_source
+from .call_sizes import call_time_array, call_time_source
 from .checker import assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE, OPERATORS
@@ -78,7 +78,9 @@ _REFUSED = {
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
     "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
     "bincount": "supported as np.bincount(x, weights=None, minlength=0) of a 1-d integer array argument the kernel "
-                "never writes (its result's length, the largest value plus one, is then computed by the call); "
+                "never writes, or of arithmetic, comparisons, .astype() and elementwise np.* calls of such arguments "
+                "(directly or through locals bound once at the top level; its result's length, the largest value "
+                "plus one, is then computed by the call); "
                 "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
                 "in range(x.shape[0]): counts[x[i]] += 1",
     **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
@@ -330,6 +332,10 @@ class JoinRules:
     value: Callable[[Lowering, ast.Call, str], View]  # np.<name>(...) for a name in JOINS
     store: Callable[[Lowering, ast.Assign, View], list[ast.stmt] | None]  # target = join; None for other values
     repeat: Callable[[Lowering, ast.Call, View, list[ast.expr]], View]  # np.repeat(a, ...), a.repeat(...)
+
+
+_DTYPE_NAMES = frozenset({"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
+                          "uint8", "bool", "complex64", "complex128"})
 
 
 class Lowering:
@@ -1162,6 +1168,7 @@ class Lowering:
         arrays this lowering knows replaced by their extents (the lifter knows only arguments'),
         and a dtype named by a global (``np_float = np.float64``) as ``np.float64``."""
         call = _ViewShapes(self).visit(copy.deepcopy(call))
+        call = self.like_of_temporary(call)
         count = ALLOCATORS[call.func.attr][0] if isinstance(call.func, ast.Attribute) else 1
         if len(call.args) > count:
             call.args[count] = self.dtype_named(call.args[count])
@@ -1177,6 +1184,30 @@ class Lowering:
                 self.changed = True
                 call.args[0] = ast.Tuple([self.length(e).node for e in entry.extents[part]], ast.Load())
         return call
+
+    def like_of_temporary(self, call: ast.Call) -> ast.Call:
+        """``np.zeros_like(order)`` (``empty``, ``ones``, ``full``) of a name this lowering binds to
+        a temporary or view (a helper's result: ``order = np.argsort(x)``), which the lifter does
+        not know by that name: ``np.zeros(shape, dtype)`` of its extents and dtype (or the
+        ``dtype=`` given)."""
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr in ALLOCATORS
+                and ALLOCATORS[call.func.attr][1] and call.args and isinstance(call.args[0], ast.Name)):
+            return call
+        entry = self.lookup(call.args[0])
+        if entry is None or entry.kind in ("arg", "local") or entry.dtype not in _DTYPE_NAMES \
+                or any(k.arg not in ("dtype", "fill_value") for k in call.keywords):
+            return call
+        count = ALLOCATORS[call.func.attr][0]
+        shape = ast.Tuple([self.length(e).node for e in entry.extents], ast.Load())
+        given = call.args[count] if len(call.args) > count else next(
+            (k.value for k in call.keywords if k.arg == "dtype"), None)
+        dtype = given if given is not None else ast.Attribute(
+            ast.Name(NP_NAME, ast.Load()), "bool_" if entry.dtype == "bool" else entry.dtype, ast.Load())
+        self.changed = True
+        return ast.copy_location(ast.Call(
+            ast.Attribute(call.func.value, call.func.attr[:-len("_like")], ast.Load()),
+            [shape, *call.args[1:count]], [k for k in call.keywords if k.arg not in ("dtype",)]
+            + [ast.keyword("dtype", dtype)]), call)
 
     def product_shape(self, shape: ast.expr) -> ast.expr:
         """An allocation's shape with each extent that is a product of affine sizes and integer
@@ -3304,6 +3335,25 @@ class Lowering:
         self.pre.extend(self.nest((extent, m), term))
         return out
 
+    def call_time_value(self, node: ast.expr) -> str | None:
+        """Python source the call evaluates for the array ``node``: an array argument the kernel
+        never changes, or an expression of such arguments (through locals bound once at the top
+        level, never changed either; ``call_sizes.call_time_array``); None otherwise."""
+        tree = self.source.tree
+        body = tree.body if isinstance(tree, (ast.FunctionDef, ast.Module)) else []
+        bindings = {}
+        for stmt in body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                bindings[stmt.targets[0].id] = stmt.value
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        unchanged = {n for n in names if not self.stores[n] and n not in self.mutated and n not in self.viewed}
+        bindings = {n: v for n, v in bindings.items()
+                    if self.stores[n] == 1 and n not in self.mutated and n not in self.viewed}
+        if isinstance(node, ast.Name) and node.id in self.args:
+            arg = next(a for a in self.arguments if a.name == node.id)
+            return node.id if arg.kind == "array" and node.id in unchanged else None
+        return call_time_array(node, self.arguments, self.globals, unchanged, bindings)
+
     def bincount(self, node: ast.Call) -> View:
         """``np.bincount(x, weights=None, minlength=0)``: ``x`` a 1-d integer (or bool) array argument
         the kernel never writes, so the result's length, ``max(minlength, x.max() + 1)``, is a size
@@ -3319,12 +3369,13 @@ class Lowering:
             given[kw.arg] = kw.value
         refusal = f"bincount() is not supported: {_REFUSED['bincount']}"
         xnode = given.get("x")
-        arg = next((a for a in self.arguments if isinstance(xnode, ast.Name) and a.name == xnode.id), None)
-        if len(node.args) > len(fields) or arg is None or arg.kind != "array" or xnode is None:
+        if len(node.args) > len(fields) or xnode is None:
             raise self.error(node, refusal, "np.bincount")
+        computed = self.call_time_value(xnode)
+        if computed is None:
+            raise self.error(xnode, refusal, "np.bincount")
         x = self.value(xnode)
-        if x.rank != 1 or x.vtype.dtype not in INTS[:-1] + ("int64", "bool") or x.vtype.dtype == "uint64" \
-                or arg.name in self.mutated or arg.name in self.viewed or self.stores[arg.name]:
+        if x.rank != 1 or x.vtype.dtype not in INTS[:-1] + ("int64", "bool") or x.vtype.dtype == "uint64":
             raise self.error(xnode, refusal, "np.bincount")
         minlength = given.get("minlength", ast.Constant(0))
         minimum = "0" if _is_none(minlength) else call_time_source(minlength, self.arguments, self.globals,
@@ -3332,7 +3383,7 @@ class Lowering:
         if minimum is None:
             raise self.error(minlength, "np.bincount() minlength other than an integer constant or an integer "
                              "argument the kernel never assigns", "np.bincount")
-        source = f"pf_bincount_length({arg.name}, {minimum})"
+        source = f"pf_bincount_length({computed}, {minimum})"
         if source not in self.computed_sizes:
             self.computed_sizes[source] = self.fresh("size")
             self.params = self.params | {self.computed_sizes[source]}

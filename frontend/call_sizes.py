@@ -88,3 +88,74 @@ def _kind(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> str 
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and len(args) == 1:
             return _MODULE_CALLS.get((func.value.id, func.attr))
     return None
+
+
+# elementwise NumPy functions (and a few whose values NumPy alone defines) an array expression the
+# call evaluates may name: ``np.bincount((x * k).astype(np.int64))``, ``np.bincount(np.digitize(x, b))``
+_ARRAY_CALLS = frozenset({"abs", "absolute", "minimum", "maximum", "clip", "floor", "ceil", "rint", "round",
+                          "trunc", "digitize", "searchsorted", "where", "sign", "floor_divide", "remainder",
+                          "mod", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "bool_",
+                          "logical_and", "logical_or", "logical_not", "isnan", "isfinite"})
+_ARRAY_METHODS = frozenset({"astype", "min", "max", "round", "ravel"})
+_ARRAY_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor,
+              ast.LShift, ast.RShift)
+
+
+def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: dict,
+                    unchanged: set[str], bindings: dict[str, ast.expr]) -> str | None:
+    """Python source computing the array ``node`` at the call (modules written ``pf_np``), when it
+    is made of arguments the kernel never changes (``unchanged``), number constants, arithmetic,
+    comparisons and the NumPy calls above, through locals bound once at the top level
+    (``bindings``: their values, of such forms too); None otherwise.  The call then computes what
+    the undecorated function computes there (``np.bincount`` of a computed array: its length)."""
+    args = {a.name for a in arguments if a.name in unchanged}
+
+    def expand(n: ast.expr, depth: int) -> ast.expr | None:
+        if isinstance(n, ast.Name):
+            if n.id in args:
+                return n
+            bound = bindings.get(n.id)
+            return None if bound is None or depth > 8 else expand(copy_of(bound), depth + 1)
+        if isinstance(n, ast.Constant):
+            return n if type(n.value) in (int, float, bool) else None
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _ARRAY_OPS):
+            left, right = expand(n.left, depth), expand(n.right, depth)
+            return None if left is None or right is None else ast.BinOp(left, n.op, right)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.Invert, ast.Not)):
+            operand = expand(n.operand, depth)
+            return None if operand is None else ast.UnaryOp(n.op, operand)
+        if isinstance(n, ast.Compare):
+            terms = [t for t in (expand(t, depth) for t in [n.left, *n.comparators]) if t is not None]
+            return None if len(terms) != 1 + len(n.comparators) else ast.Compare(terms[0], n.ops, terms[1:])
+        if isinstance(n, ast.Attribute) and module_of(n.value, globals_) == "np":  # a dtype: np.int64
+            return ast.Attribute(ast.Name(_NP, ast.Load()), n.attr, ast.Load()) \
+                if n.attr in _ARRAY_CALLS or n.attr.startswith(("int", "uint", "float")) else None
+        if isinstance(n, ast.Name) and n.id in ("int", "float", "bool"):
+            return n
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            found = [expand(a, depth) for a in n.args] + [expand(k.value, depth) for k in n.keywords]
+            parts = [p for p in found if p is not None]
+            if len(parts) != len(found) or any(k.arg is None for k in n.keywords):
+                return None
+            keywords = [ast.keyword(k.arg, p) for k, p in zip(n.keywords, parts[len(n.args):])]
+            if module_of(n.func.value, globals_) == "np":
+                if n.func.attr not in _ARRAY_CALLS:
+                    return None
+                func: ast.expr = ast.Attribute(ast.Name(_NP, ast.Load()), n.func.attr, ast.Load())
+            elif n.func.attr in _ARRAY_METHODS:
+                owner = expand(n.func.value, depth)
+                if owner is None:
+                    return None
+                func = ast.Attribute(owner, n.func.attr, ast.Load())
+            else:
+                return None
+            return ast.Call(func, parts[:len(n.args)], keywords)
+        return None
+
+    def copy_of(n: ast.expr) -> ast.expr:
+        return ast.parse(ast.unparse(n), mode="eval").body
+
+    written = expand(copy_of(node), 0)
+    if written is None or not any(isinstance(n, ast.Name) and n.id in args for n in ast.walk(written)):
+        return None
+    return ast.unparse(written)

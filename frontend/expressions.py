@@ -10,6 +10,7 @@ import ast
 import types
 from dataclasses import replace
 
+import islpy as isl
 import numpy as np
 
 from polyfuse.errors import UnsupportedError
@@ -45,12 +46,18 @@ def vtype(expr: ir.Expr) -> VType:
     return VType(expr.dtype, expr.weak)
 
 
+_LARGE = 1 << 40  # sizes this large: a read that fails there fails for ordinary calls
+
+
 class ExpressionLifter:
     def __init__(self, lifter, scope) -> None:
         self.lifter = lifter
         self.scope = scope
         self.read_texts: list[tuple[str, object]] = []  # (isl access text, guard set or None)
         self.guards: list = []  # affine conditions of the enclosing guarded selects
+        # > 0 inside an operand Python evaluates only where data decides (a branch of
+        # ``a if d else b``, the operands after the first of ``d and b``)
+        self.data_guarded = 0
 
     def record_read(self, text: str) -> None:
         guard = None
@@ -147,17 +154,94 @@ class ExpressionLifter:
             raise self.lifter.error(node, f"{base.id!r} has rank {info.rank} but is indexed with "
                                     f"{len(items)} subscript(s); partial indexing and slices are "
                                     "not supported")
-        index = [self.index_item(item, info, axis) for axis, item in enumerate(items)]
+        index = [self.index_item(item, info, axis, write) for axis, item in enumerate(items)]
         if not write:
             self.record_read(access_text(isl_name(base.id), info, index))
         return base.id, index
 
-    def index_item(self, item: ast.expr, info, axis: int) -> Affine:
-        """An affine subscript, else one computed at run time (frontend.control)."""
+    def index_item(self, item: ast.expr, info, axis: int, write: bool = False) -> Affine:
+        """An affine subscript, else one computed at run time (frontend.control).  An affine
+        read that only runs where data decides (inside ``if x[i] > 0:``, a branch of ``a if d
+        else b``) and may fall outside its axis for sizes the call cannot rule out is computed
+        at run time too: checked where Python reads it (IndexError as Python), not refused per
+        call for every call (``if d > 0: s = x[5]`` of a shorter ``x``)."""
         try:
-            return self.lifter.affine(item, self.scope)
+            affine = self.lifter.affine(item, self.scope)
         except UnsupportedError:
             return runtime_subscript(self, item, info, axis)
+        guarded = bool(self.lifter.guards or self.data_guarded)
+        if not write and guarded and self._checked_where_read(affine, info, axis):
+            return runtime_subscript(self, item, info, axis)
+        if (write or not guarded) and info.extent_texts:  # checked per call: those sizes are refused anyway
+            self.lifter.unguarded.append((self._domain(), affine.text, info.extent_texts[axis]))
+        return affine
+
+    def _domain(self):
+        domain = self.scope.domain
+        for condition in self.guards:
+            domain = domain.intersect(condition)
+        return domain
+
+    def _outside(self, domain, text: str, extent: str):
+        """The sizes where ``text`` falls outside ``[0, extent)`` somewhere in ``domain``."""
+        iters = ", ".join(domain.get_var_names(isl.dim_type.set))
+        outside = isl.Set(f"{self.lifter.prefix} -> {{ [{iters}] : {text} < 0 or {text} >= {extent} }}")
+        return domain.intersect(outside).params()
+
+    def _refused_sizes(self):
+        """The sizes where an access lifted so far outside data-dependent guards falls outside its
+        array: calls with them are refused per call (ArgumentError) whatever a guarded read does."""
+        lifter = self.lifter
+        done, refused = getattr(lifter, "refused_upto", (0, None))
+        for domain, text, extent in lifter.unguarded[done:]:
+            try:
+                part = self._outside(domain, text, extent)
+            except isl.Error:
+                continue
+            refused = part if refused is None else refused.union(part)
+        lifter.refused_upto = (len(lifter.unguarded), refused)
+        return refused
+
+    def _checked_where_read(self, affine: Affine, info, axis: int) -> bool:
+        """Whether a data-guarded read ``affine`` of ``info``'s ``axis`` may fall outside it
+        (within the enclosing loops and affine guards) for sizes a call-time check would not
+        assume: the sizes where it does are a box, each size bounded alone (``x[5]``: ``x_0 <=
+        5``; ``A[i, j + 1]`` for ``j`` in ``range(A.shape[1])``: ``A_1 >= 1``), or every size.  A
+        read whose failing sizes relate two of them (``y[i]`` for ``i`` in ``range(len(x))``:
+        arrays of one length by design) keeps its call-time check, as an unguarded read does,
+        and stays affine for the scheduler; so does a read inside a loop that fails only for
+        small sizes (``A[i, 1]`` under ``if A[i, 0] > 0:``, for ``A.shape[1] <= 1``): a run-time
+        subscript there would cost every iteration a branch (and the cuda target refuses it)
+        for the sake of an edge size.  Sizes where an access lifted before it, outside
+        data-dependent guards, falls outside its array do not count (those calls are refused
+        anyway: lennard_jones' ``f[i, 0] += ...`` under ``if r2 < rcut * rcut:`` after reads of
+        ``pos[i, 0]``)."""
+        extent = info.extent_texts[axis] if info.extent_texts else None
+        if extent is None:
+            return False
+        try:
+            bad = self._outside(self._domain(), affine.text, extent)
+        except isl.Error:
+            return False
+        refused = self._refused_sizes()
+        if refused is not None:
+            bad = bad.subtract(refused)
+        if bad.is_empty():
+            return False
+        if self.scope.loop_vars and not bad.is_bounded():
+            # in a loop, failing for some large sizes: only where it fails for large sizes of every
+            # kind (x[i + 1]), not only for small sizes of one axis with the others large (A[i, 1])
+            space = bad.get_space()
+            large = " and ".join(f"{p} >= {_LARGE}" for p in space.get_var_names(isl.dim_type.param))
+            if large and bad.intersect(isl.Set(f"{self.lifter.prefix} -> {{ : {large} }}")).is_empty():
+                return False
+        # no relation between two sizes: the set is the box of its projections on each one
+        box = isl.Set.universe(bad.get_space())
+        count = bad.dim(isl.dim_type.param)
+        for k in range(count):
+            box = box.intersect(bad.eliminate(isl.dim_type.param, k + 1, count - k - 1)
+                                .eliminate(isl.dim_type.param, 0, k))
+        return box.is_subset(bad)
 
     def _Subscript(self, node: ast.Subscript) -> ir.Expr:
         if isinstance(node.value, ast.Attribute):  # X.shape[d]
@@ -314,7 +398,12 @@ class ExpressionLifter:
             decided = ir.Const(op == "or", "bool", cond.weak)
             then, otherwise = (later, decided) if op == "and" else (decided, later)
             return ir.Select(cond, then, otherwise, "bool", cond.weak and later.weak, guarded=True)
-        values = tuple(self.convert(v) for v in node.values)
+        values: tuple[ir.Expr, ...] = (self.convert(node.values[0]),)
+        self.data_guarded += 1
+        try:
+            values += tuple(self.convert(v) for v in node.values[1:])
+        finally:
+            self.data_guarded -= 1
         if any(v.dtype != "bool" for v in values):
             result = values[-1]
             for value in reversed(values[:-1]):
@@ -365,8 +454,12 @@ class ExpressionLifter:
         conjunction = isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
         then_where = first if first is not None and conjunction else None
         else_where = self.universe(node).subtract(first) if first is not None and not conjunction else None
-        then = self.guarded(node.body, then_where)
-        otherwise = self.guarded(node.orelse, else_where)
+        self.data_guarded += 1
+        try:
+            then = self.guarded(node.body, then_where)
+            otherwise = self.guarded(node.orelse, else_where)
+        finally:
+            self.data_guarded -= 1
         result = merged(vtype(then), vtype(otherwise))
         return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
                          result.dtype, result.weak, guarded=first is not None)

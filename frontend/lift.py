@@ -129,6 +129,9 @@ class Lifter:
         self.loop_untracked: set[str] = set()  # locals assigned in a loop under a data-dependent guard
         self.loop_domains: dict[str, list[isl.Set]] = {}  # flagged local -> its in-loop assignments' domains
         self.loop_guards = 0  # the data-dependent guards around the outermost loop being lifted
+        # affine accesses lifted outside data-dependent guards: (domain, subscript, extent), whose
+        # failing sizes a guarded read need not serve (frontend.expressions._refused_sizes)
+        self.unguarded: list[tuple[isl.Set, str, str]] = []
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:

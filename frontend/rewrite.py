@@ -81,6 +81,7 @@ from .index_swaps import swap_rows
 from .loop_names import rename_clashing_loops
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source
+from .tri_indices import tri_indices
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
 
@@ -93,6 +94,12 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
                                      pranges={}), globals_, arguments)
+    for node in ast.walk(tree):  # before any pass reads its calls as calls of unknown functions
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not tree:
+            kind = "lambda" if isinstance(node, ast.Lambda) else "nested function"
+            what = "a lambda" if isinstance(node, ast.Lambda) else f"function {node.name!r}"
+            raise rw.error(node, f"{kind}: {what} defined inside the kernel; polyfuse inlines helpers defined "
+                           "at module level (plain functions or numba.njit ones): define it there", kind)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = rename_clashing_loops(tree.body, rw.fresh)  # for j in ...; later j = idx[k]: two names
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
@@ -108,6 +115,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
     tree.body = lengths(rw, tree.body)  # len(np.nonzero(c)[0]): int(np.count_nonzero(c))
     tree.body = unique_loops(rw, tree.body)  # for v in np.unique(x): a compaction, then its count
+    tree.body = tri_indices(rw, tree.body)  # r, c = np.triu_indices(n, 1): two index arrays, a loop
     tree.body = growing_lists(rw, tree.body)  # res.append(v), return buf[:k], np.nonzero: buffer and count
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays

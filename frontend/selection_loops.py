@@ -153,7 +153,18 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
 
 
 def _is_unique(rw: Rewriter, node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "unique" \
+    """``np.unique(x)``, or the positions ``np.nonzero(c)[0]``, ``np.where(c)[0]``,
+    ``c.nonzero()[0]``, ``np.flatnonzero(c)`` (compactions ``data_sized.selection`` makes)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0 \
+            and isinstance(node.value, ast.Call) and not node.value.keywords:
+        call = node.value
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" and not call.args \
+                and module_of(call.func.value, rw.globals) != "np":
+            return True
+        return isinstance(call.func, ast.Attribute) and call.func.attr in ("nonzero", "where") \
+            and module_of(call.func.value, rw.globals) == "np" and len(call.args) == 1
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in ("unique", "flatnonzero") \
         and module_of(node.func.value, rw.globals) == "np" and len(node.args) == 1 and not node.keywords
 
 
@@ -225,9 +236,40 @@ class _UniqueUses(ast.NodeVisitor):
                 and node.slice.id in self.counters:
             self.found += 1
             return
+        if _unique_end(node, self.name) is not None or _unique_reduced(node, self.name):
+            self.found += 1
+            return
         if isinstance(node, ast.Name) and node.id == self.name:
             self.other = True
         super().generic_visit(node)
+
+
+_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "amax", "amin")
+
+
+def _unique_end(node: ast.AST, name: str) -> int | None:
+    """``k`` of ``name[k]``, ``k`` an integer constant (``u[0]``, ``u[-1]``); None otherwise."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
+            and isinstance(node.ctx, ast.Load)):
+        return None
+    k = node.slice
+    if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and isinstance(k.operand, ast.Constant) \
+            and type(k.operand.value) is int:
+        return -k.operand.value
+    return k.value if isinstance(k, ast.Constant) and type(k.value) is int else None
+
+
+def _unique_reduced(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is ``name.sum()`` (``prod``, ``max``, ``min``, ``mean``) or
+    ``np.sum(name)`` & co., without other arguments."""
+    if not isinstance(node, ast.Call) or node.keywords or not isinstance(node.func, ast.Attribute) \
+            or node.func.attr not in _REDUCTIONS:
+        return False
+    func = node.func
+    if not node.args:
+        return isinstance(func.value, ast.Name) and func.value.id == name and func.attr in _REDUCTIONS[:5]
+    return len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == name \
+        and isinstance(func.value, ast.Name) and func.value.id in ("np", "numpy")
 
 
 class _UniqueRewrite(ast.NodeTransformer):
@@ -253,6 +295,23 @@ class _UniqueRewrite(ast.NodeTransformer):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
                 and isinstance(node.slice, ast.Name) and node.slice.id in self.counters:
             return self.rw.placed(ast.Subscript(ast.Name(self.buffer, ast.Load()), node.slice, ast.Load()), node)
+        k = _unique_end(node, self.name)
+        if k is not None:  # the buffer's element, or IndexError past the count (as NumPy)
+            b, c = self.buffer, self.count
+            text = (f"{b}[{k} if {k} < {c} else {b}.shape[0]]" if k >= 0
+                    else f"{b}[{c} - {-k} if {c} >= {-k} else -1 - {b}.shape[0]]")
+            return self.rw.placed(ast.parse(text, mode="eval").body, node)
+        if _unique_reduced(node, self.name):  # the reduction of the first count elements
+            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            b, c = self.buffer, self.count
+            np_ = self.rw.numpy_alias()  # positions 1, 2, ... of the buffer's own extent (a cumsum of ones)
+            first = self.rw.placed(ast.parse(f"{b}[{np_}.cumsum({np_}.ones_like({b}, dtype={np_}.int64)) <= {c}]",
+                                             mode="eval").body, node)
+            if node.args:
+                node.args = [first]
+            else:
+                node.func.value = first
+            return node
         return super().generic_visit(node)
 
 

@@ -72,6 +72,14 @@ def loop_of(var: str, sign: int, body: tuple[TreeNode, ...]) -> LoopNode:
     return LoopNode((LoopMember(var, stmts),), sign, body)
 
 
+def band_of(prefix: str, members: str) -> isl.MultiUnionPwAff:
+    """The band ``[members]`` over the parameters ``prefix``.  isl reads ``[] -> [{ ... }]`` (a
+    kernel without parameters: only constant loop bounds, scalar float arguments) as a band of no
+    members, so the loop vanished from the program order and its statements ran as separate
+    loops (``for it in range(3): mid = lo + 1.0; lo = mid`` returned 1.0): no prefix then."""
+    return isl.MultiUnionPwAff(f"[{members}]" if prefix.replace(" ", "") == "[]" else f"{prefix} -> [{members}]")
+
+
 def build_schedule(body: tuple[TreeNode, ...], domains: dict[str, isl.Set],
                    iterators: dict[str, tuple[str, ...]], prefix: str, empty: isl.UnionSet) -> isl.Schedule:
     """isl schedule of ``body``: sequences of bands, one band per loop node."""
@@ -90,8 +98,7 @@ def _node_schedule(node: TreeNode, domains, iterators, prefix, empty) -> isl.Sch
     if node.tile or node.register_tile:
         return _tiled_schedule(node, domains, iterators, prefix, empty)
     inner = build_schedule(node.body, domains, iterators, prefix, empty)
-    schedule = inner.insert_partial_schedule(
-        isl.MultiUnionPwAff(f"{prefix} -> [{{ {loop_pieces(node, iterators)} }}]"))
+    schedule = inner.insert_partial_schedule(band_of(prefix, f"{{ {loop_pieces(node, iterators)} }}"))
     if not node.separate:
         return schedule
     band = schedule.get_root().child(0)
@@ -120,7 +127,7 @@ def _tiled_schedule(node: LoopNode, domains, iterators, prefix, empty) -> isl.Sc
     schedule = build_schedule(chain[-1].body, domains, iterators, prefix, empty)
     for depth, band in enumerate(reversed(bands)):
         members = ", ".join(f"{{ {p} }}" for p in band)
-        schedule = schedule.insert_partial_schedule(isl.MultiUnionPwAff(f"{prefix} -> [{members}]"))
+        schedule = schedule.insert_partial_schedule(band_of(prefix, members))
         inserted = schedule.get_root().child(0).band_set_permutable(1)
         if reg is not None and depth == 1:  # the band of register tile loops
             inserted = inserted.insert_mark(isl.Id(_register_mark(reg)))
