@@ -201,6 +201,19 @@ def int_const(value: int) -> Const:
     return Const(int(value), INT)
 
 
+def int_min(a: Expr, b: Expr) -> BinOp:
+    """``min(a, b)`` of two loop-bound integers (passes that build loops of their own)."""
+    return BinOp("min", a, b, INT, True)
+
+
+def int_max(a: Expr, b: Expr) -> BinOp:
+    return BinOp("max", a, b, INT, True)
+
+
+def int_add(a: Expr, b: Expr) -> BinOp:
+    return BinOp("+", a, b, INT, True)
+
+
 COMPONENT = {"complex64": "float32", "complex128": "float64"}  # the dtype of a complex's parts
 
 

@@ -161,17 +161,6 @@ def _loop(name: str, lo: ir.Expr, hi: ir.Expr, body: Node, step: int = 1) -> For
     return For(name, lo, ir.Compare("<", ir.Var(name, ir.INT), hi), step, body)
 
 
-def _min(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    return ir.BinOp("min", a, b, ir.INT, True)
-
-
-def _max(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    return ir.BinOp("max", a, b, ir.INT, True)
-
-
-def _add(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    return ir.BinOp("+", a, b, ir.INT, True)
-
 
 def _bound(stmt: Statement, call: StmtCall, expr: ir.Expr) -> ir.Expr:
     """``expr`` (in the statement's iterators) in the loop iterators of ``call``."""
@@ -276,7 +265,7 @@ def _shape(program: LoopProgram, j: For) -> _Nest | None:
             return None
     others: ir.Expr | None = None
     for low in lows:
-        others = low if others is None or low == others else _min(others, low)
+        others = low if others is None or low == others else ir.int_min(others, low)
     return _Nest(j, i, k, call, before, after, info, packed[0], own[0], others)
 
 
@@ -301,20 +290,20 @@ def _rewrite(edit: ProgramEdit, j: For, width: int) -> tuple[Node, PackedRows, t
                                   ir.BinOp("*", k.init, rows_wide, ir.INT, True), ir.INT, True), i.init, ir.INT, True)
 
     def slot(kx: ir.Expr, ix: ir.Expr) -> tuple[ir.Expr]:
-        return (_add(_add(vpb, ir.BinOp("*", kx, vpw, ir.INT, True)), ix),)
+        return (ir.int_add(ir.int_add(vpb, ir.BinOp("*", kx, vpw, ir.INT, True)), ix),)
     # the copy, before J
     copy = edit.add_statement(replace(
         stmt, name=edit.fresh(f"{stmt.name}_pack"), iterators=(pk, pi, pb, pw), array=panel.name,
         index=slot(vpk, vpi), value=ir.Load(info.name, (vpi, vpk), info.dtype), region=None))
     vj = ir.Var(j.iterator, ir.INT)
-    first = j.init if nest.others is None else _min(j.init, nest.others)  # columns before J's first
-    split = vj if nest.others is None else _min(vj, nest.others)  # the chain at j reads the copy below
+    first = j.init if nest.others is None else ir.int_min(j.init, nest.others)  # columns before J's first
+    split = vj if nest.others is None else ir.int_min(vj, nest.others)  # the chain at j reads the copy below
     packing = If(ir.Compare("<", j.init, j_hi),
                  _loop(pk, k.init, first, _loop(pi, i.init, i_hi, StmtCall(copy.name, (vpk, vpi, base, rows_wide)))))
     # ... and column j once iteration j is over, when a later iteration's chain reads it
     last = ir.BinOp("-", j_hi, ir.int_const(1), ir.INT, True)
     column_done = ir.BoolOp("and", (ir.Compare("<=", k.init, vj),
-                                    ir.Compare("<", vj, last if nest.others is None else _min(last, nest.others))))
+                                    ir.Compare("<", vj, last if nest.others is None else ir.int_min(last, nest.others))))
     column = If(column_done, _loop(pi, i.init, i_hi, StmtCall(copy.name, (vj, vpi, base, rows_wide))))
     # the rows, W at once
     g = edit.fresh("_pk_g")
@@ -323,7 +312,7 @@ def _rewrite(edit: ProgramEdit, j: For, width: int) -> tuple[Node, PackedRows, t
                  for c in range(width))
 
     def row(c: int) -> dict[str, ir.Expr]:
-        return {iv: _add(vg, ir.int_const(c)) if c else vg}
+        return {iv: ir.int_add(vg, ir.int_const(c)) if c else vg}
 
     def at(node_call: StmtCall, c: int) -> StmtCall:
         return StmtCall(node_call.statement, tuple(ir.substitute(a, row(c)) for a in node_call.args))
@@ -361,7 +350,7 @@ def _rewrite(edit: ProgramEdit, j: For, width: int) -> tuple[Node, PackedRows, t
     inside.append(_loop(k1, k_lo, split,
                         Block(tuple(StmtCall(x.statement, tuple(ir.substitute(a, {kv: ir.Var(k1, ir.INT)})
                                                                   for a in x.args)) for x in panel_calls))))
-    inside.append(_loop(k2, _max(k_lo, split), k_hi,
+    inside.append(_loop(k2, ir.int_max(k_lo, split), k_hi,
                         Block(tuple(StmtCall(x.statement, tuple(ir.substitute(a, {kv: ir.Var(k2, ir.INT)})
                                                                   for a in x.args)) for x in row_calls))))
     inside += stores
@@ -370,7 +359,7 @@ def _rewrite(edit: ProgramEdit, j: For, width: int) -> tuple[Node, PackedRows, t
     # the last rows: the original loop over them (parallel as it was: passes.interleave takes it)
     rest = replace(_loop(rest_i, vg, i_hi, _substitute_node(i.body, iv, ir.Var(rest_i, ir.INT))),
                    parallel=True, why_parallel=i.why_parallel)
-    full = ir.Compare("<=", _add(vg, ir.int_const(width)), i_hi)
+    full = ir.Compare("<=", ir.int_add(vg, ir.int_const(width)), i_hi)
     groups = For(g, i.init, ir.Compare("<", vg, i_hi), width, If(full, Block(tuple(inside)), rest),
                  parallel=True, private=i.private + accs,
                  why_parallel=f"groups of rows of the parallel loop {iv} (packed rows)")

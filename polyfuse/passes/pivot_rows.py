@@ -227,17 +227,6 @@ def _loop(name: str, lo: ir.Expr, hi: ir.Expr, body: Node, parallel: bool = Fals
     return For(name, lo, ir.Compare("<", ir.Var(name, ir.INT), hi), 1, body, parallel=parallel, why_parallel=why)
 
 
-def _min(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    return ir.BinOp("min", a, b, ir.INT, True)
-
-
-def _max(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    return ir.BinOp("max", a, b, ir.INT, True)
-
-
-def _add(a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    return ir.BinOp("+", a, b, ir.INT, True)
-
 
 def _blocked(edit: ProgramEdit, k: For, block: int):
     nest = _shape(edit.program, k)
@@ -252,7 +241,7 @@ def _blocked(edit: ProgramEdit, k: For, block: int):
     size = ir.int_const(block)
     kb, kk, ii, jj = (edit.fresh(s) for s in ("_pr_kb", "_pr_k", "_pr_i", "_pr_j"))
     vkb, vkk, vii, vjj = (ir.Var(n, ir.INT) for n in (kb, kk, ii, jj))
-    k_end = _min(_add(vkb, size), k_hi)
+    k_end = ir.int_min(ir.int_add(vkb, size), k_hi)
     pre, post = (edit.add_array(ArrayInfo(edit.fresh(f"_pr_{what}"), info.dtype, (size, info.shape[1]), "local"))
                  for what in ("pre", "post"))
 
@@ -272,7 +261,7 @@ def _blocked(edit: ProgramEdit, k: For, block: int):
         return If(in_rows, _loop(c, ir.int_const(0), info.shape[1], StmtCall(made.name, (vkb, vkk, vc))))
 
     # the rows of the block, in the original order, between the copies of the pivot row
-    own_rows = _loop(ii, _max(i.init, vkb), _min(i_hi, _add(vkb, size)),
+    own_rows = _loop(ii, ir.int_max(i.init, vkb), ir.int_min(i_hi, ir.int_add(vkb, size)),
                      _loop(jj, ir.substitute(j.init, {iv: vii}), ir.substitute(j_hi, {iv: vii}),
                            Block(tuple(StmtCall(c.statement, args(c, vkk, vii, vjj)) for c in nest.calls))))
     first = _loop(kk, vkb, k_end, Block((copy(pre), own_rows, copy(post))))
@@ -309,14 +298,14 @@ def _blocked(edit: ProgramEdit, k: For, block: int):
             return _loop(jj, lo, hi, at_j(vjj))
         at = ir.substitute(column, {kv: vkk, iv: vii})
         inside = ir.BoolOp("and", (ir.Compare("<=", lo, at), ir.Compare("<", at, hi)))
-        return Block((_loop(jj, lo, _min(hi, at), at_j(vjj)), If(inside, at_j(at)),
-                      _loop(jj, _max(lo, _add(at, ir.int_const(1))), hi, at_j(vjj))))
+        return Block((_loop(jj, lo, ir.int_min(hi, at), at_j(vjj)), If(inside, at_j(at)),
+                      _loop(jj, ir.int_max(lo, ir.int_add(at, ir.int_const(1))), hi, at_j(vjj))))
 
     why = "each row reads only itself and the block's pivot rows, copied (pivot rows)"
     (above_names, above_private), (below_names, below_private) = reading(pre), reading(post)
-    above: Node = replace(_loop(ii, i.init, _min(i_hi, vkb), _loop(kk, vkb, k_end, row(above_names)),
+    above: Node = replace(_loop(ii, i.init, ir.int_min(i_hi, vkb), _loop(kk, vkb, k_end, row(above_names)),
                                 parallel=True, why=why), private=above_private)
-    below: Node = replace(_loop(ii, _max(i.init, _add(vkb, size)), i_hi, _loop(kk, vkb, k_end, row(below_names)),
+    below: Node = replace(_loop(ii, ir.int_max(i.init, ir.int_add(vkb, size)), i_hi, _loop(kk, vkb, k_end, row(below_names)),
                                 parallel=True, why=why), private=below_private)
     if column is not None:
         (above, below), _ = _hoisted(edit, (above, below))
