@@ -14,7 +14,6 @@ is checked against the undecorated function.
 
 from __future__ import annotations
 
-import collections
 import os
 import sys
 import threading
@@ -22,12 +21,10 @@ import time
 
 os.environ["POLYFUSE_NATIVE_ENTRY"] = "0"
 
-import numpy as np  # noqa: E402
-from polyfuse.backends.cpu import parallel  # noqa: E402
-
-import polyfuse  # noqa: E402
-from polyfuse.bench.numpy_suite import PROGRAMS  # noqa: E402
 from polyfuse.runtime import threads  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from team_phase_times import check, clocked_kernel  # noqa: E402
 
 
 class CallerClock:
@@ -47,18 +44,8 @@ def main(argv: list[str]) -> None:
     name, rounds = argv[0], int(argv[1])
     options = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
     block = int(options.get("block", "5"))
-    program = PROGRAMS[name]
-    args = program.args(options.get("preset", "bench"))
-    expected = program.func(*args)
-    parallel.RegionTimes.use_team = lambda times: times.worth_threads  # type: ignore[method-assign]
-    threads.set_num_threads(int(options.get("threads", "2")))
-    kernel = polyfuse.kernel(program.func, cache=False)
-    for _ in range(5):
-        kernel(*args)
-    (variant,) = kernel._variants.values()
-    seconds: dict = collections.defaultdict(float)
-    for compiled in variant.backend.phases:
-        compiled._function = CallerClock(compiled.function, seconds)
+    kernel, variant, args, expected, seconds = clocked_kernel(
+        name, options, lambda _, function, seconds: CallerClock(function, seconds), force_team=True)
     outside: dict[bool, float] = {}
     wall: dict[bool, float] = {}
     for _ in range(rounds):
@@ -71,9 +58,7 @@ def main(argv: list[str]) -> None:
                 wall[light] = min(wall.get(light, float("inf")), time.perf_counter() - began)
                 spent = time.thread_time() - cpu - seconds["in phases"]
                 outside[light] = min(outside.get(light, float("inf")), spent)
-            for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
-                            result if isinstance(result, tuple) else (result,)):
-                np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-10, atol=1e-12)
+            check(expected, result)
     threads.LIGHT_HANDOFF = True
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]

@@ -69,7 +69,11 @@ def fresh(args):
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-def main(argv: list[str]) -> None:
+def contenders(argv: list[str], with_numpy: bool = True) -> tuple[str, int, dict, list, dict]:
+    """The command line ``PROGRAM ROUNDS CONFIG... key=value...`` read: the program's name, the
+    rounds, the options, its arguments and the runners by label (each polyfuse config compiled and
+    checked against NumPy, on each of ``threads=1/2``; NumPy as written where ``with_numpy``;
+    ``jax.jit`` where JAX is installed), each with its polyfuse thread count or None."""
     name, rounds = argv[0], int(argv[1])
     options = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
     configs = [a for a in argv[2:] if "=" not in a]
@@ -82,11 +86,17 @@ def main(argv: list[str]) -> None:
         kernel = compiled(program.func, config, args, expected)
         for threads in thread_counts:
             runners[f"polyfuse {config} T{threads}"] = (kernel, threads)
-    runners["numpy"] = (program.func, None)
+    if with_numpy:
+        runners["numpy"] = (program.func, None)
     jax_run = jax_runner(program.func, args)
     if jax_run is not None:
         jax_run()
         runners["jax.jit"] = (jax_run, None)
+    return name, rounds, options, args, runners
+
+
+def main(argv: list[str]) -> None:
+    name, rounds, options, args, runners = contenders(argv)
     clock = {"wall": time.perf_counter, "cpu": time.process_time}[options.get("clock", "wall")]
     best = dict.fromkeys(runners, float("inf"))
     block = int(options.get("block", "1"))

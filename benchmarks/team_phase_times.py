@@ -45,13 +45,14 @@ class MemberClock:
         self.seconds[key] += time.thread_time() - began
 
 
-def main(argv: list[str]) -> None:
-    name, calls = argv[0], int(argv[1])
-    options = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
+def clocked_kernel(name: str, options: dict, clock, force_team: bool):
+    """The program's kernel (no disk cache) on ``threads=`` threads, every parallel phase on the
+    team once measured where ``force_team``, warmed by five calls, each phase's function then
+    wrapped as ``clock(index, function, seconds)``: (kernel, its variant, args, expected, seconds)."""
     program = PROGRAMS[name]
     args = program.args(options.get("preset", "bench"))
     expected = program.func(*args)
-    if options.get("team", "forced") == "forced":
+    if force_team:
         parallel.RegionTimes.use_team = lambda times: times.worth_threads  # type: ignore[method-assign]
     threads.set_num_threads(int(options.get("threads", "2")))
     kernel = polyfuse.kernel(program.func, cache=False)
@@ -60,7 +61,22 @@ def main(argv: list[str]) -> None:
     (variant,) = kernel._variants.values()
     seconds: dict = collections.defaultdict(float)
     for k, compiled in enumerate(variant.backend.phases):
-        compiled._function = MemberClock(k, compiled.function, seconds)
+        compiled._function = clock(k, compiled.function, seconds)
+    return kernel, variant, args, expected, seconds
+
+
+def check(expected, result) -> None:
+    """The kernel's results are the program's (NumPy's)."""
+    for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
+                    result if isinstance(result, tuple) else (result,)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-10, atol=1e-12)
+
+
+def main(argv: list[str]) -> None:
+    name, calls = argv[0], int(argv[1])
+    options = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
+    kernel, _, args, expected, seconds = clocked_kernel(name, options, MemberClock,
+                                                        options.get("team", "forced") == "forced")
     best: dict = {}
     for _ in range(calls):
         seconds.clear()
@@ -71,9 +87,7 @@ def main(argv: list[str]) -> None:
         for key, s in [*seconds.items(), (("call", "caller outside phases"), whole - inside),
                        (("call", "caller, whole call"), whole)]:
             best[key] = min(best.get(key, float("inf")), s)
-    for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
-                    result if isinstance(result, tuple) else (result,)):
-        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-10, atol=1e-12)
+    check(expected, result)
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]
     print(f"{name} ({options.get('preset', 'bench')}, {threads.get_num_threads()} threads, team "

@@ -40,10 +40,9 @@ import time
 
 from polyfuse.bench.machine import set_polyfuse_threads
 from polyfuse.bench.measure import settle
-from polyfuse.bench.numpy_suite import PROGRAMS
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from numpy_ab import compiled, fresh, jax_runner  # noqa: E402
+from numpy_ab import contenders, fresh  # noqa: E402
 
 #: the cores this process may use: no call of work spread over its threads ends before its CPU
 #: time over them
@@ -85,22 +84,7 @@ def call_times(run, inputs) -> tuple[float, float, float, float, float]:
 
 
 def main(argv: list[str]) -> None:
-    name, rounds = argv[0], int(argv[1])
-    options = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
-    configs = [a for a in argv[2:] if "=" not in a]
-    program = PROGRAMS[name]
-    args = program.args(options.get("preset", "bench"))
-    thread_counts = [int(t) for t in options.get("threads", "1/2").split("/")]
-    expected = program.func(*fresh(args))
-    runners = {}
-    for config in configs:
-        kernel = compiled(program.func, config, args, expected)
-        for threads in thread_counts:
-            runners[f"polyfuse {config} T{threads}"] = (kernel, threads)
-    jax_run = jax_runner(program.func, args)
-    if jax_run is not None:
-        jax_run()
-        runners["jax.jit"] = (jax_run, None)
+    name, rounds, options, args, runners = contenders(argv, with_numpy=False)
     if options.get("team") == "forced":  # every parallel phase / region on the team once measured
         from polyfuse.backends.cpu import parallel
 
