@@ -97,11 +97,8 @@ def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: i
     times = kernel.phase_times.get(key)
     if times is None:
         first = _measure_chunks(compiled, args, count)
-        candidates = BLAS_MODES if workers > 1 else ("library", "serial")
-        forced = blas_threads()
-        forced = forced if forced == "measure" or forced in candidates else "serial"
         _remember(kernel, kernel.phase_times, key, (phase.index, count),
-                  BlasTimes(first.worth_threads, {"serial": first.serial}, forced, candidates))
+                  _first_blas_times(first.worth_threads, first.serial, workers))
         return
     modes = {"library": lambda: compiled.function(*args, 0, count),
              "rows": lambda: _run_chunks(kernel, compiled, args, values, count, workers),
@@ -113,6 +110,16 @@ def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: i
     kernel.blas_modes[phase.index] = mode
     if mode == "rows":
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
+
+
+def _first_blas_times(worth_threads: bool, serial: list[float], workers: int) -> BlasTimes:
+    """The first measurement of a product (``run_blas_site``) or of whole calls (``run_call``):
+    its serial runs and the modes it may take on ``workers`` threads, ``POLYFUSE_BLAS_THREADS``
+    where that names one of them, else one BLAS thread."""
+    candidates = BLAS_MODES if workers > 1 else ("library", "serial")
+    forced = blas_threads()
+    forced = forced if forced == "measure" or forced in candidates else "serial"
+    return BlasTimes(worth_threads, {"serial": serial}, forced, candidates)
 
 
 def _site_mode(kernel, times: BlasTimes) -> str:
@@ -148,13 +155,9 @@ def run_call(kernel, sizes: tuple, body: Callable[[], None]) -> None:
         began = time.perf_counter()
         body()
         seconds = time.perf_counter() - began
-        candidates = BLAS_MODES if workers > 1 else ("library", "serial")
-        forced = blas_threads()
-        forced = forced if forced == "measure" or forced in candidates else "serial"
         if len(kernel.phase_times) >= MAX_REGION_SIZES:
             _forget(kernel, kernel.phase_times)
-        kernel.phase_times[key] = BlasTimes(seconds >= MIN_PARALLEL_SECONDS, {"serial": [seconds]}, forced,
-                                            candidates)
+        kernel.phase_times[key] = _first_blas_times(seconds >= MIN_PARALLEL_SECONDS, [seconds], workers)
         return
     mode = times.choose()
     kernel.call_blas_mode = mode
