@@ -161,7 +161,6 @@ def _loop(name: str, lo: ir.Expr, hi: ir.Expr, body: Node, step: int = 1) -> For
     return For(name, lo, ir.Compare("<", ir.Var(name, ir.INT), hi), step, body)
 
 
-
 def _bound(stmt: Statement, call: StmtCall, expr: ir.Expr) -> ir.Expr:
     """``expr`` (in the statement's iterators) in the loop iterators of ``call``."""
     return ir.substitute(expr, dict(zip(stmt.iterators, call.args)))

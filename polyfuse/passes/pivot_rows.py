@@ -227,7 +227,6 @@ def _loop(name: str, lo: ir.Expr, hi: ir.Expr, body: Node, parallel: bool = Fals
     return For(name, lo, ir.Compare("<", ir.Var(name, ir.INT), hi), 1, body, parallel=parallel, why_parallel=why)
 
 
-
 def _blocked(edit: ProgramEdit, k: For, block: int):
     nest = _shape(edit.program, k)
     if nest is None:
