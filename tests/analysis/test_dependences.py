@@ -378,3 +378,33 @@ def test_exact_flow_is_remembered_by_the_text_of_its_arguments():
     assert exact_flow(*arguments(in_order)) is not exact_flow(*arguments(in_order))  # outside one: anew
     assert first.must.is_equal(isl.UnionMap("[n] -> { S0[i] -> S1[i + 1] : 0 <= i < n - 1 }"))
     assert other.must.is_empty() and not other.no_source.is_empty()
+
+
+def test_dataflow_questions_ignore_statements_that_do_not_touch_the_array():
+    """exact_flow and killed_flow ask about the accessing statements' own order (``accessing``):
+    the same answer as on the whole schedule, and the same question (remembered) when only a
+    statement that does not touch the array changed."""
+    from polyfuse.analysis.dependences import _exact_flow, exact_flow, flow, killed_flow
+    from polyfuse.model.isl_budget import compile_memo
+
+    sink = isl.UnionMap("[n] -> { S2[i] -> A[i - 1] : 0 < i < n }")
+    source = isl.UnionMap("[n] -> { S0[i] -> A[i] : 0 <= i < n; S2[i] -> A[i] : 0 <= i < n }")
+
+    def schedule(other):  # S1 touches B only
+        return isl.Schedule(
+            '{ domain: "[n] -> { S0[i] : 0 <= i < n; S1[i] : 0 <= i < n; S2[i] : 0 <= i < n }", child: { '
+            f'schedule: "[n] -> [{{ S0[i] -> [(i)]; S1[i] -> [({other})]; S2[i] -> [(i)] }}]", child: {{ sequence: [ '
+            '{ filter: "[n] -> { S0[i] }" }, { filter: "[n] -> { S1[i] }" }, { filter: "[n] -> { S2[i] }" } ] } } }')
+
+    with compile_memo():
+        first = exact_flow(sink, source, schedule("i"))
+        whole = _exact_flow(sink, source, schedule("i"))
+        assert first.must.is_equal(whole.must) and first.no_source.is_equal(whole.no_source)
+        assert first.must.is_equal(isl.UnionMap("[n] -> { S2[i] -> S2[i + 1] : 0 <= i < n - 1 }"))
+        assert exact_flow(sink, source, schedule("n - 1 - i")) is first  # only S1 moved
+        ahead = isl.UnionMap("[n] -> { S2[i] -> A[i + 1] : 0 <= i < n - 1 }")
+        war = killed_flow(source, ahead, schedule("i"), source)
+        expected = flow(source, ahead, schedule("i"), may=True, kill=source).get_may_dependence()
+        assert war.is_equal(expected)
+        assert war.is_equal(isl.UnionMap("[n] -> { S2[i] -> S0[i + 1] : 0 <= i < n - 1 }"))
+        assert killed_flow(source, ahead, schedule("n - 1 - i"), source) is war
