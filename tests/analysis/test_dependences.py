@@ -408,3 +408,22 @@ def test_dataflow_questions_ignore_statements_that_do_not_touch_the_array():
         assert war.is_equal(expected)
         assert war.is_equal(isl.UnionMap("[n] -> { S2[i] -> S0[i + 1] : 0 <= i < n - 1 }"))
         assert killed_flow(source, ahead, schedule("n - 1 - i"), source) is war
+
+
+def test_piece_deltas_are_remembered_within_a_compile():
+    """piece_deltas keeps each piece's composition for the rest of the compile (by text): the
+    same sets come back for the same pieces and times, and carries/runs_before answer as the
+    whole composition does on the remembered ones too."""
+    from polyfuse.analysis.dependences import carries, piece_deltas, runs_before
+    from polyfuse.model.isl_budget import compile_memo
+
+    context = isl.Set("[n] -> { : n >= 8 }")
+    with compile_memo():
+        for text in PIECEWISE_DEPENDENCES[:3]:
+            deps = isl.UnionMap(text)
+            for prefix in map(isl.UnionMap, TILED_PREFIXES[3:6]):
+                first = list(piece_deltas(deps, prefix))
+                again = list(piece_deltas(isl.UnionMap(text), prefix))
+                assert len(first) == len(again) and all(a is b for a, b in zip(first, again))
+                assert carries(deps, prefix, context) == _carries_whole(deps, prefix, context)
+                assert runs_before(deps, prefix) == _runs_before_whole(deps, prefix)
