@@ -89,6 +89,22 @@ class Operand:
 
 
 @dataclass(frozen=True)
+class Summed:
+    """How the user's code sums a product that schedule/accumulators.py folded into ``out``:
+    ``scalar = 0.0; for s: scalar += term`` per element, then ``out = value + rest`` (``value``
+    an expression of ``scalar``: ``alpha * scalar``), where the fold runs ``out = rest`` first.
+    The product's loops compute exactly that (:meth:`Matmul.summed_loops`): each element's sum
+    in ``s`` order, then scaled once, as the user's function does, not ``alpha`` times each term
+    (``inf * 0.0`` terms are NaN where ``inf * sum`` is an inf; a sum that overflows one way only
+    when scaled term by term).  ``scalar`` is a kernel-local scalar of its own, written and read
+    only there (a register of whichever thread runs the loops)."""
+
+    scalar: str
+    term: ir.Expr
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
 class Matmul:
     """``out[r, c] = sum(a[r, s] * b[s, c] for s < depth)`` for every ``r < rows``, ``c < cols``: a matrix
     product NumPy code wrote (``x @ W``, ``np.dot(A, v)``), kept whole so that it can run on BLAS;
@@ -144,6 +160,9 @@ class Matmul:
     # symmetric, one ``?symm`` on a copy of the triangle with a zero diagonal
     # (schedule/loop_products.py ``fold_mirrors``); its loops run after this one's
     mirror: Matmul | None = None
+    # a folded accumulator's product (schedule/accumulators.py): the loops sum each element's
+    # terms first and scale the sum, as the user wrote it; ``term`` is its terms times alpha
+    summed: Summed | None = None
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -157,6 +176,8 @@ class Matmul:
             return self.in_place_loops()
         if self.triangular:
             return self.triangular_loops() + (self.mirror.single_loops() if self.mirror is not None else ())
+        if self.summed is not None:
+            return self.summed_loops()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         term = self.term if self.term is not None else ir.BinOp(
@@ -176,6 +197,39 @@ class Matmul:
             body = (ForRange(c, first, stop, 1, (Assign(out.array, out.index, ir.Const(0.0, self.dtype, False)),)),
                     *body)
         return (ForRange(r, ir.int_const(0), self.rows, 1, body),)
+
+    def columns(self) -> tuple[ir.Expr, ir.Expr]:
+        """(first, stop) of the columns of row r: all, or those of ``triangle``."""
+        r = ir.Var(self.variables[0], ir.INT)
+        if self.triangle == "lower":
+            return ir.int_const(0), ir.BinOp("+", r, ir.int_const(1), ir.INT)
+        return (r if self.triangle == "upper" else ir.int_const(0)), self.cols
+
+    def summed_loops(self) -> tuple[Op, ...]:
+        """A folded accumulator's product as the user wrote it (``summed``): r, c, s, each
+        element's terms summed into the scalar in s order from 0.0, then its ``value`` added to
+        ``out`` (which holds ``rest``; zeroed first without ``accumulate``)."""
+        assert self.summed is not None
+        r, c, s = self.variables
+        first, stop = self.columns()
+        out = ir.Load(self.out.array, self.out.index, self.dtype)
+        name, total = self.summed.scalar, ir.Load(self.summed.scalar, (), self.dtype)
+        start = () if self.accumulate else (Assign(out.array, out.index, ir.Const(0.0, self.dtype, False)),)
+        element = (*start, Assign(name, (), ir.Const(0.0, self.dtype, False)),
+                   ForRange(s, *self.summed_range(), 1, (Assign(name, (), ir.BinOp("+", total, self.summed.term,
+                                                                                    self.dtype)),)),
+                   Assign(out.array, out.index, ir.BinOp("+", out, self.summed.value, self.dtype)))
+        return (ForRange(r, ir.int_const(0), self.rows, 1, (ForRange(c, first, stop, 1, element),)),)
+
+    def summed_range(self) -> tuple[ir.Expr, ir.Expr]:
+        """(first, stop) of s for element (r, c): all of ``depth``, or for a triangular operand
+        its strict side (:meth:`triangular_loops`)."""
+        if not self.triangular:
+            return ir.int_const(0), self.depth
+        r, c, _ = self.variables
+        other = ir.Var(r if self.triangular == "a" else c, ir.INT)
+        after = (self.factor == "upper") == (self.triangular == "a")
+        return (ir.BinOp("+", other, ir.int_const(1), ir.INT), self.depth) if after else (ir.int_const(0), other)
 
     def in_place_loops(self) -> tuple[Op, ...]:
         """``out += T @ out`` ("left") or ``out @ T``: each row (column) of ``out`` reads the others
@@ -199,6 +253,8 @@ class Matmul:
     def triangular_loops(self) -> tuple[Op, ...]:
         """``out += term`` over the triangle: s beyond r ("a", "upper": s > r), or c beyond s
         ("b", "upper": c > s), and the mirror images for "lower"."""
+        if self.summed is not None:
+            return self.summed_loops()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         assert self.term is not None

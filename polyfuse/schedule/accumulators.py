@@ -21,8 +21,12 @@ consumer writes (so moving the consumer's reads before it, and its write into it
 value: only S1(I, k) runs between S0(I) and S2(I)).  Same real dtype throughout (a float64
 accumulator of float32 values is kept: folding would sum in float32).
 
-The sum's rounding changes (``alpha`` multiplies each term, ``rest`` comes first), as BLAS's own
-reassociation does; so a fold is kept only where loop_products then lifts the product to one
+The folded statement keeps the user's sum (``Statement.summed``: ``s``'s term and the
+consumer's ``alpha * s``), which the product keeps (``Matmul.summed``): where BLAS runs, the sum's
+rounding changes as BLAS's own reassociation does (``alpha * (A @ B) + C``); where it does not
+(``alpha`` 0 or not finite, small sizes, other layouts), the loops sum each element into a
+scalar of the product's own and scale the sum, as the user did, so that an inf ``alpha`` times
+zero terms is no NaN.  A fold is kept only where loop_products then lifts the product to one
 BLAS call, else the program stays as written (``blas=False`` never folds).
 """
 
@@ -35,6 +39,7 @@ import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences, exact_flow, on_array
 from polyfuse.model import ir
+from polyfuse.model import region as rg
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopNode, StmtNode, TreeNode
 from polyfuse.model.scop import Scop, Statement, isl_name
@@ -42,6 +47,7 @@ from polyfuse.schedule.loop_products import ProductDecision, lift_loop_products,
 
 _REALS = ("float64", "float32")
 _EXPANDED = "_pf_accumulator"  # the scratch name ``s`` takes in the legality check only
+_SUM = "_pf_sum_"  # + the accumulation's name: the scalar its product's loops sum into
 
 
 @dataclass(frozen=True)
@@ -176,7 +182,7 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     parts = _consumer(use, group.scalar, dtype)
     if parts is None:
         return "kept as written: the consumer is not 'X = alpha * s + rest'"
-    alpha, rest = parts
+    alpha, rest, summed = parts
     if not _same_iterations(init, acc, use):
         return "kept as written: the consumer runs on other iterations than the accumulator (a condition)"
     if any(isinstance(e, ir.Load) for i in use.index for e in ir.walk(i)):
@@ -194,12 +200,17 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     nothing = isl.UnionMap.empty(acc.reads.get_space())
     new_init = _moved(scop, use, init, rest if rest is not None else ir.Const(0.0, dtype, False), nothing)
     operands = _drop_arrays(acc.reads, {isl_name(group.scalar)})
-    new_acc = _moved(scop, use, acc, ir.BinOp("+", own, scaled, dtype), operands)
+    # the loops, where BLAS does not run, sum as the user did: into a scalar of the product's own
+    total = _SUM + acc.name
+    fresh = ir.map_loads(summed, lambda load: ir.Load(total, (), dtype) if load.array == group.scalar else load)
+    new_acc = dataclasses.replace(_moved(scop, use, acc, ir.BinOp("+", own, scaled, dtype), operands),
+                                  summed=rg.Summed(total, term, fresh))
     statements = tuple(new_init if s.name == init.name else new_acc if s.name == acc.name else s
                        for s in scop.statements if s.name != use.name)
     body = tuple(part for node in scop.body if (part := _without(node, use.name)) is not None)
     still = any(group.scalar in s.targets or group.scalar in s.sources() for s in statements)
     arrays = scop.arrays if still else tuple(a for a in scop.arrays if a.name != group.scalar)
+    arrays += (dataclasses.replace(scop.array(group.scalar), name=total, zero_init=False),)
     folded = dataclasses.replace(scop, statements=statements, body=body, arrays=arrays)
     return dataclasses.replace(folded, schedule=folded.schedule_of(body))
 
@@ -237,8 +248,10 @@ def _increment(acc: Statement, scalar: str) -> ir.Expr | None:
     return None if term is None or _reads(term, scalar) else term
 
 
-def _consumer(use: Statement, scalar: str, dtype: str) -> tuple[ir.Expr | None, ir.Expr | None] | None:
-    """(alpha, rest) of ``use.value == alpha * s + rest``; each None where absent."""
+def _consumer(use: Statement, scalar: str, dtype: str
+              ) -> tuple[ir.Expr | None, ir.Expr | None, ir.Expr] | None:
+    """(alpha, rest, the part reading ``s``) of ``use.value == alpha * s + rest``; alpha and
+    rest None where absent."""
     whole = value = use.value
     rest: ir.Expr | None = None
     if isinstance(whole, ir.BinOp) and whole.op == "+" and whole.dtype == dtype:
@@ -254,7 +267,7 @@ def _consumer(use: Statement, scalar: str, dtype: str) -> tuple[ir.Expr | None, 
     alpha = None
     for factor in others:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
-    return alpha, rest
+    return alpha, rest, value
 
 
 def _factors(expr: ir.Expr, dtype: str) -> list[ir.Expr] | None:
