@@ -91,9 +91,9 @@ class Operand:
 @dataclass(frozen=True)
 class Summed:
     """How the user's code sums a product that schedule/accumulators.py folded into ``out``:
-    ``scalar = 0.0; for s: scalar += term`` per element, then ``out = value + rest`` (``value``
-    an expression of ``scalar``: ``alpha * scalar``), where the fold runs ``out = rest`` first.
-    The product's loops compute exactly that (:meth:`Matmul.summed_loops`): each element's sum
+    ``scalar = start; for s: scalar += term`` per element, then ``out = value``: the consumer as
+    written (``beta * out + alpha * scalar``), ``out`` read for its ``rest``, which the fold's
+    first statement writes there.  The product's loops compute exactly that (:meth:`Matmul.summed_loops`): each element's sum
     in ``s`` order, then scaled once, as the user's function does, not ``alpha`` times each term
     (``inf * 0.0`` terms are NaN where ``inf * sum`` is an inf; a sum that overflows one way only
     when scaled term by term).  ``scalar`` is a kernel-local scalar of its own, written and read
@@ -102,6 +102,7 @@ class Summed:
     scalar: str
     term: ir.Expr
     value: ir.Expr
+    start: ir.Expr  # the user's zero (``-0.0`` stays one)
 
 
 @dataclass(frozen=True)
@@ -207,18 +208,20 @@ class Matmul:
 
     def summed_loops(self) -> tuple[Op, ...]:
         """A folded accumulator's product as the user wrote it (``summed``): r, c, s, each
-        element's terms summed into the scalar in s order from 0.0, then its ``value`` added to
-        ``out`` (which holds ``rest``; zeroed first without ``accumulate``)."""
+        element's terms summed into the scalar in s order from the user's zero, then ``out``
+        set to its ``value`` (which reads ``out`` for the rest: zeroed first without
+        ``accumulate``)."""
         assert self.summed is not None
         r, c, s = self.variables
         first, stop = self.columns()
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         name, total = self.summed.scalar, ir.Load(self.summed.scalar, (), self.dtype)
-        start = () if self.accumulate else (Assign(out.array, out.index, ir.Const(0.0, self.dtype, False)),)
-        element = (*start, Assign(name, (), ir.Const(0.0, self.dtype, False)),
+        rest = not self.accumulate and any(e == out for e in ir.walk(self.summed.value))
+        start = (Assign(out.array, out.index, ir.Const(0.0, self.dtype, False)),) if rest else ()
+        element = (*start, Assign(name, (), self.summed.start),
                    ForRange(s, *self.summed_range(), 1, (Assign(name, (), ir.BinOp("+", total, self.summed.term,
                                                                                     self.dtype)),)),
-                   Assign(out.array, out.index, ir.BinOp("+", out, self.summed.value, self.dtype)))
+                   Assign(out.array, out.index, self.summed.value))
         return (ForRange(r, ir.int_const(0), self.rows, 1, (ForRange(c, first, stop, 1, element),)),)
 
     def summed_range(self) -> tuple[ir.Expr, ir.Expr]:

@@ -182,7 +182,7 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     parts = _consumer(use, group.scalar, dtype)
     if parts is None:
         return "kept as written: the consumer is not 'X = alpha * s + rest'"
-    alpha, rest, summed = parts
+    alpha, rest = parts
     if not _same_iterations(init, acc, use):
         return "kept as written: the consumer runs on other iterations than the accumulator (a condition)"
     if any(isinstance(e, ir.Load) for i in use.index for e in ir.walk(i)):
@@ -202,9 +202,14 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     operands = _drop_arrays(acc.reads, {isl_name(group.scalar)})
     # the loops, where BLAS does not run, sum as the user did: into a scalar of the product's own
     total = _SUM + acc.name
-    fresh = ir.map_loads(summed, lambda load: ir.Load(total, (), dtype) if load.array == group.scalar else load)
+    whole = use.value  # the consumer, reading the element (which holds rest) for rest
+    if rest is not None:
+        assert isinstance(whole, ir.BinOp)
+        whole = dataclasses.replace(whole, lhs=own if whole.lhs is rest else whole.lhs,
+                                    rhs=own if whole.rhs is rest else whole.rhs)
+    fresh = ir.map_loads(whole, lambda load: ir.Load(total, (), dtype) if load.array == group.scalar else load)
     new_acc = dataclasses.replace(_moved(scop, use, acc, ir.BinOp("+", own, scaled, dtype), operands),
-                                  summed=rg.Summed(total, term, fresh))
+                                  summed=rg.Summed(total, term, fresh, ir.Const(float(init.value.value), dtype, False)))
     statements = tuple(new_init if s.name == init.name else new_acc if s.name == acc.name else s
                        for s in scop.statements if s.name != use.name)
     body = tuple(part for node in scop.body if (part := _without(node, use.name)) is not None)
@@ -248,10 +253,9 @@ def _increment(acc: Statement, scalar: str) -> ir.Expr | None:
     return None if term is None or _reads(term, scalar) else term
 
 
-def _consumer(use: Statement, scalar: str, dtype: str
-              ) -> tuple[ir.Expr | None, ir.Expr | None, ir.Expr] | None:
-    """(alpha, rest, the part reading ``s``) of ``use.value == alpha * s + rest``; alpha and
-    rest None where absent."""
+def _consumer(use: Statement, scalar: str, dtype: str) -> tuple[ir.Expr | None, ir.Expr | None] | None:
+    """(alpha, rest) of ``use.value == alpha * s + rest`` (rest: that subexpression of it);
+    each None where absent."""
     whole = value = use.value
     rest: ir.Expr | None = None
     if isinstance(whole, ir.BinOp) and whole.op == "+" and whole.dtype == dtype:
@@ -267,7 +271,7 @@ def _consumer(use: Statement, scalar: str, dtype: str
     alpha = None
     for factor in others:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
-    return alpha, rest, value
+    return alpha, rest
 
 
 def _factors(expr: ir.Expr, dtype: str) -> list[ir.Expr] | None:

@@ -311,3 +311,16 @@ def test_a_folded_product_gives_the_users_infs_and_nans(forced, monkeypatch, nam
             kernel(alpha, 1.25, got, a, b)
             _same_values(got, want)
     assert _folded(kernel.explain(1.5, 1.25, out, a, b).to_dict()) == [True]
+
+
+def test_a_folded_products_loops_keep_the_users_consumer():
+    """``C[i, j] = s * alpha`` of a sum of zeros with alpha = -1 is ``-0.0``: the loops of a
+    small folded product write the consumer as written (not ``0.0 + s * alpha``)."""
+    fn, kernel = _kernel(GEMM.replace("C[i, j] = alpha * s + beta * C[i, j]", "C[i, j] = s * alpha"))
+    A, B = np.zeros((4, 3)), np.ones((3, 5))
+    A[0, 0] = 2.0
+    want, got = np.ones((4, 5)), np.ones((4, 5))
+    fn(-1.0, 0.5, want, A, B)
+    kernel(-1.0, 0.5, got, A, B)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    assert np.signbit(want).sum() == 20 and _folded(kernel.explain(-1.0, 0.5, got, A, B).to_dict()) == [True]
