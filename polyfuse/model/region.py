@@ -11,6 +11,7 @@ write from the dataflow).  Backends run the body as written; nothing inside it i
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from polyfuse.model import ir
@@ -93,11 +94,11 @@ class Summed:
     """How the user's code sums a product that schedule/accumulators.py folded into ``out``:
     ``scalar = start; for s: scalar += term`` per element, then ``out = value``: the consumer as
     written (``beta * out + alpha * scalar``), ``out`` read for its ``rest``, which the fold's
-    first statement writes there.  The product's loops compute exactly that (:meth:`Matmul.summed_loops`): each element's sum
-    in ``s`` order, then scaled once, as the user's function does, not ``alpha`` times each term
-    (``inf * 0.0`` terms are NaN where ``inf * sum`` is an inf; a sum that overflows one way only
-    when scaled term by term).  ``scalar`` is a kernel-local scalar of its own, written and read
-    only there (a register of whichever thread runs the loops)."""
+    first statement writes there.  Where ``alpha`` is 0 or not finite, the product's loops
+    compute exactly that (:meth:`Matmul.summed_loops`): each element's sum in ``s`` order,
+    then scaled once, as the user's function does, not ``alpha`` times each term (``inf * 0.0``
+    terms are NaN where ``inf * sum`` is an inf).  ``scalar`` is a kernel-local scalar of its
+    own, written and read only there (a register of whichever thread runs the loops)."""
 
     scalar: str
     term: ir.Expr
@@ -178,7 +179,7 @@ class Matmul:
         if self.triangular:
             return self.triangular_loops() + (self.mirror.single_loops() if self.mirror is not None else ())
         if self.summed is not None:
-            return self.summed_loops()
+            return self.scaled_by_sum()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         term = self.term if self.term is not None else ir.BinOp(
@@ -205,6 +206,23 @@ class Matmul:
         if self.triangle == "lower":
             return ir.int_const(0), ir.BinOp("+", r, ir.int_const(1), ir.INT)
         return (r if self.triangle == "upper" else ir.int_const(0)), self.cols
+
+    def scaled_by_sum(self) -> tuple[Op, ...]:
+        """A folded accumulator's loops: with ``alpha`` finite and not zero, ``alpha`` times
+        each term (the plain loops, vectorized along c: they differ from the user's sums as
+        BLAS's do, in rounding); else :meth:`summed_loops`, the user's own arithmetic, where an
+        inf or NaN ``alpha`` times each term would make NaNs the user's ``alpha * s`` does not
+        (and ``0 * term`` ones where ``s`` is finite).  No scale: the plain loops."""
+        plain = dataclasses.replace(self, summed=None)
+        loops = plain.triangular_loops() if self.triangular else plain.single_loops()
+        if self.alpha is None:
+            return loops
+        zero = ir.Const(0.0, self.dtype, False)
+        finite = ir.Compare("==", ir.BinOp("-", self.alpha, self.alpha, self.dtype), zero)
+        (rows,), (summed,) = loops, self.summed_loops()  # each over r from 0 (a chunk's window takes r)
+        assert isinstance(rows, ForRange) and isinstance(summed, ForRange) and rows.var == summed.var
+        test = ir.BoolOp("and", (finite, ir.Compare("!=", self.alpha, zero)))
+        return (dataclasses.replace(rows, body=(IfElse(test, rows.body, summed.body),)),)
 
     def summed_loops(self) -> tuple[Op, ...]:
         """A folded accumulator's product as the user wrote it (``summed``): r, c, s, each
@@ -257,7 +275,7 @@ class Matmul:
         """``out += term`` over the triangle: s beyond r ("a", "upper": s > r), or c beyond s
         ("b", "upper": c > s), and the mirror images for "lower"."""
         if self.summed is not None:
-            return self.summed_loops()
+            return self.scaled_by_sum()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         assert self.term is not None

@@ -22,12 +22,13 @@ value: only S1(I, k) runs between S0(I) and S2(I)).  Same real dtype throughout 
 accumulator of float32 values is kept: folding would sum in float32).
 
 The folded statement keeps the user's sum (``Statement.summed``: ``s``'s term and the
-consumer's ``alpha * s``), which the product keeps (``Matmul.summed``): where BLAS runs, the sum's
-rounding changes as BLAS's own reassociation does (``alpha * (A @ B) + C``); where it does not
-(``alpha`` 0 or not finite, small sizes, other layouts), the loops sum each element into a
-scalar of the product's own and scale the sum, as the user did, so that an inf ``alpha`` times
-zero terms is no NaN.  A fold is kept only where loop_products then lifts the product to one
-BLAS call, else the program stays as written (``blas=False`` never folds).
+consumer), which the product keeps (``Matmul.summed``): where BLAS runs, the sum's rounding
+changes as BLAS's own reassociation does (``alpha * (A @ B) + C``); where ``alpha`` is 0 or not
+finite (no BLAS), the loops sum each element into a scalar of the product's own and end with
+the consumer as written, as the user did, so that an inf ``alpha`` times zero terms is no NaN
+(a finite ``alpha`` at small sizes or other layouts: the loops of ``alpha`` times each term,
+vectorized, reassociated as BLAS is).  A fold is kept only where loop_products then lifts the
+product to one BLAS call, else the program stays as written (``blas=False`` never folds).
 """
 
 from __future__ import annotations

@@ -314,13 +314,13 @@ def test_a_folded_product_gives_the_users_infs_and_nans(forced, monkeypatch, nam
 
 
 def test_a_folded_products_loops_keep_the_users_consumer():
-    """``C[i, j] = s * alpha`` of a sum of zeros with alpha = -1 is ``-0.0``: the loops of a
-    small folded product write the consumer as written (not ``0.0 + s * alpha``)."""
-    fn, kernel = _kernel(GEMM.replace("C[i, j] = alpha * s + beta * C[i, j]", "C[i, j] = s * alpha"))
-    A, B = np.zeros((4, 3)), np.ones((3, 5))
-    A[0, 0] = 2.0
-    want, got = np.ones((4, 5)), np.ones((4, 5))
-    fn(-1.0, 0.5, want, A, B)
-    kernel(-1.0, 0.5, got, A, B)
+    """``y[i] = s * alpha`` of a negative sum with alpha = 0 is ``-0.0``: the loops of a folded
+    product that alpha keeps off BLAS write the consumer as written (not ``0.0 + s * alpha``)."""
+    fn, kernel = _kernel(GEMV.replace("y[i] = beta * y[i] + s * alpha", "y[i] = s * alpha"))
+    A, x = -np.ones((6, 3)), np.ones(3)
+    A[0, 0] = 5.0
+    want, got = np.ones(6), np.ones(6)
+    fn(0.0, 0.5, want, A, x)
+    kernel(0.0, 0.5, got, A, x)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
-    assert np.signbit(want).sum() == 20 and _folded(kernel.explain(-1.0, 0.5, got, A, B).to_dict()) == [True]
+    assert np.signbit(want).sum() == 5 and _folded(kernel.explain(0.0, 0.5, got, A, x).to_dict()) == [True]
