@@ -41,6 +41,7 @@ import islpy as isl
 from polyfuse.analysis.dependences import Dependences, compute_dependences, exact_flow, on_array
 from polyfuse.model import ir
 from polyfuse.model import region as rg
+from polyfuse.model.isl_expr import condition_from_isl
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopNode, StmtNode, TreeNode
 from polyfuse.model.scop import Scop, Statement, isl_name
@@ -199,7 +200,13 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     own = ir.Load(use.array, use.index, dtype)
     scaled = term if alpha is None else ir.BinOp("*", alpha, term, dtype)
     nothing = isl.UnionMap.empty(acc.reads.get_space())
-    new_init = _moved(scop, use, init, rest if rest is not None else ir.Const(0.0, dtype, False), nothing)
+    start = ir.Const(float(init.value.value), dtype, False)
+    first = rest if rest is not None else ir.Const(0.0, dtype, False)
+    empty = _no_terms(scop, acc, use)
+    if empty is not None:  # an element without terms: the consumer of the user's zero (inf * 0.0 is NaN)
+        alone = ir.map_loads(use.value, lambda load: start if load.array == group.scalar else load)
+        first = ir.Select(empty, alone, first, dtype)
+    new_init = _moved(scop, use, init, first, nothing)
     operands = _drop_arrays(acc.reads, {isl_name(group.scalar)})
     # the loops, where BLAS does not run, sum as the user did: into a scalar of the product's own
     total = _SUM + acc.name
@@ -210,7 +217,7 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
                                     rhs=own if whole.rhs is rest else whole.rhs)
     fresh = ir.map_loads(whole, lambda load: ir.Load(total, (), dtype) if load.array == group.scalar else load)
     new_acc = dataclasses.replace(_moved(scop, use, acc, ir.BinOp("+", own, scaled, dtype), operands),
-                                  summed=rg.Summed(total, term, fresh, ir.Const(float(init.value.value), dtype, False)))
+                                  summed=rg.Summed(total, term, fresh, start))
     statements = tuple(new_init if s.name == init.name else new_acc if s.name == acc.name else s
                        for s in scop.statements if s.name != use.name)
     body = tuple(part for node in scop.body if (part := _without(node, use.name)) is not None)
@@ -219,6 +226,23 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     arrays += (dataclasses.replace(scop.array(group.scalar), name=total, zero_init=False),)
     folded = dataclasses.replace(scop, statements=statements, body=body, arrays=arrays)
     return dataclasses.replace(folded, schedule=folded.schedule_of(body))
+
+
+def _no_terms(scop: Scop, acc: Statement, use: Statement) -> ir.Expr | None:
+    """Where an element of the consumer's iterations has no term (``for k in range(0)``,
+    ``range(i)`` at ``i = 0``), in its iterators and the parameters; None where none ever lacks
+    one.  There the user's consumer reads ``s`` as it started: ``alpha * 0.0 + rest``, which the
+    product never computes (it runs no iteration for it, or none at all)."""
+    depth = len(use.iterators)
+    summed = acc.domain.project_out(isl.dim_type.set, depth, acc.domain.dim(isl.dim_type.set) - depth)
+    empty = use.domain.subtract(summed.set_tuple_name(use.name)).intersect_params(scop.context)
+    if empty.is_empty():
+        return None
+    empty = empty.gist(use.domain.intersect_params(scop.context))
+    alone = empty.move_dims(isl.dim_type.param, empty.dim(isl.dim_type.param), isl.dim_type.set, 0, depth).params()
+    build = isl.AstBuild.from_context(isl.Set.universe(alone.get_space()))
+    condition = condition_from_isl(build.expr_from_set(alone))
+    return ir.substitute(condition, {isl_name(v): ir.Var(v, ir.INT) for v in use.iterators if isl_name(v) != v})
 
 
 def _beside_clear(scop: Scop, use: Statement, beside: tuple[str, ...]) -> bool:

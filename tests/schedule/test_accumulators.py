@@ -291,7 +291,7 @@ def test_a_folded_product_gives_the_users_infs_and_nans(forced, monkeypatch, nam
     where BLAS does not run (alpha 0 or not finite, small products, threads' chunks too) the
     loops sum each element first and scale the sum, as the user's function does: an inf alpha
     times a sum of terms some of which are 0 is an inf there, not NaN; inf and NaN operands
-    and a sum that overflows give the function's pattern too."""
+    give the function's pattern too, and so does an element with no term (``inf * 0.0``)."""
     from polyfuse.runtime import threads
 
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS", "1")
@@ -310,7 +310,16 @@ def test_a_folded_product_gives_the_users_infs_and_nans(forced, monkeypatch, nam
                 fn(alpha, 1.25, want, a, b)
             kernel(alpha, 1.25, got, a, b)
             _same_values(got, want)
-    assert _folded(kernel.explain(1.5, 1.25, out, a, b).to_dict()) == [True]
+        explained = kernel.explain(1.5, 1.25, out, a, b).to_dict()
+        # no term at all (k over range(0); symm's i = 0 alone): the user's alpha * 0.0 + rest
+        empty = {"gemm": ((m, n), (m, 0), (0, n)), "symm": ((1, n), (1, 1), (1, n)), "gemv": ((m,), (m, 0), (0,))}
+        out, a, b = (_planted(rng, shape, 0) for shape in empty[name])
+        want, got = out.copy(), out.copy()
+        with np.errstate(all="ignore"):
+            fn(alpha, 1.25, want, a, b)
+        kernel(alpha, 1.25, got, a, b)
+        _same_values(got, want)
+    assert _folded(explained) == [True]
 
 
 def test_a_folded_products_loops_keep_the_users_consumer():
