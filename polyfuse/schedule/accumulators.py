@@ -83,12 +83,13 @@ def lift_accumulated_products(scop: Scop, deps: Dependences) -> tuple[
     program's dependences, which no product would use (regression program b: 4 of its 10 s)."""
     groups = _groups(scop)
     refused: dict[str, str] = {}
+    tested: set[str] = set()  # folds whose first statement tests for elements without terms
     while True:
         folded_scop, folded = scop, []
         for group in groups:
             if group.accumulate in refused:
                 continue
-            result = _fold(folded_scop, group)
+            result = _fold(folded_scop, group, group.accumulate in tested)
             if isinstance(result, str):
                 refused[group.accumulate] = result
             else:
@@ -101,10 +102,14 @@ def lift_accumulated_products(scop: Scop, deps: Dependences) -> tuple[
             lifted, lifted_deps, products = lift_loop_products(folded_scop, compute_dependences(folded_scop))
             moved = {p.statement for p in products}
         else:  # (none of them can be a product: all stuck, known without the folded program's dependences)
-            moved = set()
+            moved, products = set(), ()
         stuck = [g for g in folded if g.accumulate not in moved]
-        if not stuck:
+        zeroed = {p.statement for p in products if p.zeroed}
+        bare = [g for g in folded if g not in stuck and g.accumulate not in tested
+                and g.accumulate not in zeroed and _left_to_zeroing(scop, g)]
+        if not stuck and not bare:
             return lifted, lifted_deps, _decisions(scop, groups, folded, refused), products
+        tested |= {g.accumulate for g in bare}
         for group in stuck:
             refused[group.accumulate] = "kept as written: the product it folds into cannot run on BLAS here"
 
@@ -168,8 +173,18 @@ def _group_at(scop: Scop, first: TreeNode, loop: TreeNode, last: TreeNode) -> _G
 
 # ---- the fold ---------------------------------------------------------------------------------
 
-def _fold(scop: Scop, group: _Group) -> Scop | str:
-    """``scop`` with ``group`` folded into its consumer's element, or why not."""
+def _left_to_zeroing(scop: Scop, group: _Group) -> bool:
+    """Does the fold of ``group`` (untested) leave its elements without terms to the zeroing
+    that loop_products folds into the product (``C[i, j] = alpha * s``: no rest)?"""
+    use = scop.statement(group.consume)
+    parts = _consumer(use, group.scalar, scop.array(use.array).dtype)
+    return (parts is not None and parts[0] is not None and parts[1] is None
+            and _no_terms(scop, scop.statement(group.accumulate), use) is not None)
+
+
+def _fold(scop: Scop, group: _Group, tested: bool = False) -> Scop | str:
+    """``scop`` with ``group`` folded into its consumer's element, or why not; ``tested``: the
+    first statement tests for elements without terms also where the consumer has no rest."""
     init, acc, use = (scop.statement(n) for n in (group.init, group.accumulate, group.consume))
     dtype = scop.array(use.array).dtype
     if dtype not in _REALS:
@@ -202,8 +217,12 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     nothing = isl.UnionMap.empty(acc.reads.get_space())
     start = ir.Const(float(init.value.value), dtype, False)
     first = rest if rest is not None else ir.Const(0.0, dtype, False)
-    empty = _no_terms(scop, acc, use)
-    if empty is not None:  # an element without terms: the consumer of the user's zero (inf * 0.0 is NaN)
+    # an element without terms: the consumer of the user's zero (inf * 0.0 is NaN); with no rest
+    # the first statement stays a zeroing, which loop_products folds into the product, widened
+    # to run where its depth is empty (its loops then write alpha * 0.0), else (``tested``) it
+    # tests too; no alpha: rest + 0.0 is rest
+    empty = _no_terms(scop, acc, use) if alpha is not None and (rest is not None or tested) else None
+    if empty is not None:
         alone = ir.map_loads(use.value, lambda load: start if load.array == group.scalar else load)
         first = ir.Select(empty, alone, first, dtype)
     new_init = _moved(scop, use, init, first, nothing)

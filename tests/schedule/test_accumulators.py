@@ -322,14 +322,23 @@ def test_a_folded_product_gives_the_users_infs_and_nans(forced, monkeypatch, nam
     assert _folded(explained) == [True]
 
 
-def test_a_folded_products_loops_keep_the_users_consumer():
-    """``y[i] = s * alpha`` of a negative sum with alpha = 0 is ``-0.0``: the loops of a folded
-    product that alpha keeps off BLAS write the consumer as written (not ``0.0 + s * alpha``)."""
-    fn, kernel = _kernel(GEMV.replace("y[i] = beta * y[i] + s * alpha", "y[i] = s * alpha"))
-    A, x = -np.ones((6, 3)), np.ones(3)
+@pytest.mark.parametrize("beta_zero", ["1", "0"])
+def test_a_folded_products_loops_keep_the_users_consumer(monkeypatch, beta_zero):
+    """``C[i, j] = s * alpha`` of a negative sum with alpha = 0 is ``-0.0``: the loops of a
+    folded product that alpha keeps off BLAS write the consumer as written (not
+    ``0.0 + s * alpha``).  With no term (``A.shape[1] == 0``) it is ``inf * 0.0``, NaN: the
+    zeroing folded into the product runs its loops there (POLYFUSE_BLAS_BETA_ZERO), or the
+    fold's first statement tests for it."""
+    monkeypatch.setenv("POLYFUSE_BLAS_BETA_ZERO", beta_zero)
+    fn, kernel = _kernel(GEMM.replace("C[i, j] = alpha * s + beta * C[i, j]", "C[i, j] = s * alpha"))
+    A, B = -np.ones((4, 3)), np.ones((3, 5))
     A[0, 0] = 5.0
-    want, got = np.ones(6), np.ones(6)
-    fn(0.0, 0.5, want, A, x)
-    kernel(0.0, 0.5, got, A, x)
-    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
-    assert np.signbit(want).sum() == 5 and _folded(kernel.explain(0.0, 0.5, got, A, x).to_dict()) == [True]
+    for alpha, a, b in ((np.inf, np.ones((4, 0)), np.ones((0, 5))), (1.5, np.ones((4, 0)), np.ones((0, 5))), (0.0, A, B)):
+        want, got = np.ones((4, 5)), np.ones((4, 5))
+        with np.errstate(all="ignore"):
+            fn(alpha, 0.5, want, a, b)
+        kernel(alpha, 0.5, got, a, b)
+        np.testing.assert_array_equal(got, want)  # (NaNs where want has them)
+        np.testing.assert_array_equal(np.signbit(got) & ~np.isnan(got), np.signbit(want) & ~np.isnan(want))
+        assert np.signbit(want).sum() == 15 or alpha != 0.0
+    assert _folded(kernel.explain(0.0, 0.5, got, A, B).to_dict()) == [True]
