@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences, exact_flow, on_array
+from polyfuse.errors import InternalError
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.isl_expr import condition_from_isl
@@ -178,8 +179,12 @@ def _left_to_zeroing(scop: Scop, group: _Group) -> bool:
     that loop_products folds into the product (``C[i, j] = alpha * s``: no rest)?"""
     use = scop.statement(group.consume)
     parts = _consumer(use, group.scalar, scop.array(use.array).dtype)
-    return (parts is not None and parts[0] is not None and parts[1] is None
-            and _no_terms(scop, scop.statement(group.accumulate), use) is not None)
+    if parts is None or parts[0] is None or parts[1] is not None:
+        return False
+    try:
+        return _no_terms(scop, scop.statement(group.accumulate), use) is not None
+    except (isl.Error, InternalError):
+        return True  # (the fold with the test then refuses)
 
 
 def _fold(scop: Scop, group: _Group, tested: bool = False) -> Scop | str:
@@ -221,7 +226,10 @@ def _fold(scop: Scop, group: _Group, tested: bool = False) -> Scop | str:
     # the first statement stays a zeroing, which loop_products folds into the product, widened
     # to run where its depth is empty (its loops then write alpha * 0.0), else (``tested``) it
     # tests too; no alpha: rest + 0.0 is rest
-    empty = _no_terms(scop, acc, use) if alpha is not None and (rest is not None or tested) else None
+    try:
+        empty = _no_terms(scop, acc, use) if alpha is not None and (rest is not None or tested) else None
+    except (isl.Error, InternalError):  # no test isl can write as an expression: keep the loops
+        return "kept as written: no test for the elements without terms"
     if empty is not None:
         alone = ir.map_loads(use.value, lambda load: start if load.array == group.scalar else load)
         first = ir.Select(empty, alone, first, dtype)
