@@ -162,8 +162,9 @@ class Matmul:
     # symmetric, one ``?symm`` on a copy of the triangle with a zero diagonal
     # (schedule/loop_products.py ``fold_mirrors``); its loops run after this one's
     mirror: Matmul | None = None
-    # a folded accumulator's product (schedule/accumulators.py): the loops sum each element's
-    # terms first and scale the sum, as the user wrote it; ``term`` is its terms times alpha
+    # a folded accumulator's product (schedule/accumulators.py): where alpha is 0 or not finite
+    # the loops sum each element's terms first and scale the sum, as the user wrote it
+    # (``scaled_by_sum``); ``term`` is its terms times alpha
     summed: Summed | None = None
 
     def loops(self) -> tuple[Op, ...]:
