@@ -11,6 +11,7 @@ write from the dataflow).  Backends run the body as written; nothing inside it i
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from polyfuse.model import ir
@@ -89,6 +90,23 @@ class Operand:
 
 
 @dataclass(frozen=True)
+class Summed:
+    """How the user's code sums a product that schedule/accumulators.py folded into ``out``:
+    ``scalar = start; for s: scalar += term`` per element, then ``out = value``: the consumer as
+    written (``beta * out + alpha * scalar``), ``out`` read for its ``rest``, which the fold's
+    first statement writes there.  Where ``alpha`` is 0 or not finite, the product's loops
+    compute exactly that (:meth:`Matmul.summed_loops`): each element's sum in ``s`` order,
+    then scaled once, as the user's function does, not ``alpha`` times each term (``inf * 0.0``
+    terms are NaN where ``inf * sum`` is an inf).  ``scalar`` is a kernel-local scalar of its
+    own, written and read only there (a register of whichever thread runs the loops)."""
+
+    scalar: str
+    term: ir.Expr
+    value: ir.Expr
+    start: ir.Expr  # the user's zero (``-0.0`` stays one)
+
+
+@dataclass(frozen=True)
 class Matmul:
     """``out[r, c] = sum(a[r, s] * b[s, c] for s < depth)`` for every ``r < rows``, ``c < cols``: a matrix
     product NumPy code wrote (``x @ W``, ``np.dot(A, v)``), kept whole so that it can run on BLAS;
@@ -144,6 +162,10 @@ class Matmul:
     # symmetric, one ``?symm`` on a copy of the triangle with a zero diagonal
     # (schedule/loop_products.py ``fold_mirrors``); its loops run after this one's
     mirror: Matmul | None = None
+    # a folded accumulator's product (schedule/accumulators.py): where alpha is 0 or not finite
+    # the loops sum each element's terms first and scale the sum, as the user wrote it
+    # (``scaled_by_sum``); ``term`` is its terms times alpha
+    summed: Summed | None = None
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
@@ -157,6 +179,8 @@ class Matmul:
             return self.in_place_loops()
         if self.triangular:
             return self.triangular_loops() + (self.mirror.single_loops() if self.mirror is not None else ())
+        if self.summed is not None:
+            return self.scaled_by_sum()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         term = self.term if self.term is not None else ir.BinOp(
@@ -176,6 +200,58 @@ class Matmul:
             body = (ForRange(c, first, stop, 1, (Assign(out.array, out.index, ir.Const(0.0, self.dtype, False)),)),
                     *body)
         return (ForRange(r, ir.int_const(0), self.rows, 1, body),)
+
+    def columns(self) -> tuple[ir.Expr, ir.Expr]:
+        """(first, stop) of the columns of row r: all, or those of ``triangle``."""
+        r = ir.Var(self.variables[0], ir.INT)
+        if self.triangle == "lower":
+            return ir.int_const(0), ir.BinOp("+", r, ir.int_const(1), ir.INT)
+        return (r if self.triangle == "upper" else ir.int_const(0)), self.cols
+
+    def scaled_by_sum(self) -> tuple[Op, ...]:
+        """A folded accumulator's loops: with ``alpha`` finite and not zero, ``alpha`` times
+        each term (the plain loops, vectorized along c: they differ from the user's sums as
+        BLAS's do, in rounding); else :meth:`summed_loops`, the user's own arithmetic, where an
+        inf or NaN ``alpha`` times each term would make NaNs the user's ``alpha * s`` does not
+        (and ``0 * term`` ones where ``s`` is finite).  No scale: the plain loops."""
+        plain = dataclasses.replace(self, summed=None)
+        loops = plain.triangular_loops() if self.triangular else plain.single_loops()
+        if self.alpha is None:
+            return loops
+        zero = ir.Const(0.0, self.dtype, False)
+        finite = ir.Compare("==", ir.BinOp("-", self.alpha, self.alpha, self.dtype), zero)
+        (rows,), (summed,) = loops, self.summed_loops()  # each over r from 0 (a chunk's window takes r)
+        assert isinstance(rows, ForRange) and isinstance(summed, ForRange) and rows.var == summed.var
+        test = ir.BoolOp("and", (finite, ir.Compare("!=", self.alpha, zero)))
+        return (dataclasses.replace(rows, body=(IfElse(test, rows.body, summed.body),)),)
+
+    def summed_loops(self) -> tuple[Op, ...]:
+        """A folded accumulator's product as the user wrote it (``summed``): r, c, s, each
+        element's terms summed into the scalar in s order from the user's zero, then ``out``
+        set to its ``value`` (which reads ``out`` for the rest: zeroed first without
+        ``accumulate``)."""
+        assert self.summed is not None
+        r, c, s = self.variables
+        first, stop = self.columns()
+        out = ir.Load(self.out.array, self.out.index, self.dtype)
+        name, total = self.summed.scalar, ir.Load(self.summed.scalar, (), self.dtype)
+        rest = not self.accumulate and any(e == out for e in ir.walk(self.summed.value))
+        start = (Assign(out.array, out.index, ir.Const(0.0, self.dtype, False)),) if rest else ()
+        element = (*start, Assign(name, (), self.summed.start),
+                   ForRange(s, *self.summed_range(), 1, (Assign(name, (), ir.BinOp("+", total, self.summed.term,
+                                                                                    self.dtype)),)),
+                   Assign(out.array, out.index, self.summed.value))
+        return (ForRange(r, ir.int_const(0), self.rows, 1, (ForRange(c, first, stop, 1, element),)),)
+
+    def summed_range(self) -> tuple[ir.Expr, ir.Expr]:
+        """(first, stop) of s for element (r, c): all of ``depth``, or for a triangular operand
+        its strict side (:meth:`triangular_loops`)."""
+        if not self.triangular:
+            return ir.int_const(0), self.depth
+        r, c, _ = self.variables
+        other = ir.Var(r if self.triangular == "a" else c, ir.INT)
+        after = (self.factor == "upper") == (self.triangular == "a")
+        return (ir.BinOp("+", other, ir.int_const(1), ir.INT), self.depth) if after else (ir.int_const(0), other)
 
     def in_place_loops(self) -> tuple[Op, ...]:
         """``out += T @ out`` ("left") or ``out @ T``: each row (column) of ``out`` reads the others
@@ -199,6 +275,8 @@ class Matmul:
     def triangular_loops(self) -> tuple[Op, ...]:
         """``out += term`` over the triangle: s beyond r ("a", "upper": s > r), or c beyond s
         ("b", "upper": c > s), and the mirror images for "lower"."""
+        if self.summed is not None:
+            return self.scaled_by_sum()
         r, c, s = self.variables
         out = ir.Load(self.out.array, self.out.index, self.dtype)
         assert self.term is not None

@@ -15,7 +15,7 @@ import numpy as np
 
 from polyfuse.errors import SourceSpan
 from polyfuse.model import ir
-from polyfuse.model.region import Region
+from polyfuse.model.region import Region, Summed
 
 ISL_RESERVED = {
     "and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty", "true", "false",
@@ -130,6 +130,9 @@ class Statement:
     writes: isl.UnionMap = field(compare=False, repr=False)
     # an opaque region (model/region.py): ``body`` runs as written; array/index/value are unused
     region: Region | None = None
+    # a folded accumulator (schedule/accumulators.py): ``value`` is ``out + alpha * term``, the
+    # user's code sums the terms first and scales the sum (a product kept whole keeps it)
+    summed: Summed | None = None
 
     @property
     def source_line(self) -> str:

@@ -21,9 +21,14 @@ consumer writes (so moving the consumer's reads before it, and its write into it
 value: only S1(I, k) runs between S0(I) and S2(I)).  Same real dtype throughout (a float64
 accumulator of float32 values is kept: folding would sum in float32).
 
-The sum's rounding changes (``alpha`` multiplies each term, ``rest`` comes first), as BLAS's own
-reassociation does; so a fold is kept only where loop_products then lifts the product to one
-BLAS call, else the program stays as written (``blas=False`` never folds).
+The folded statement keeps the user's sum (``Statement.summed``: ``s``'s term and the
+consumer), which the product keeps (``Matmul.summed``): where BLAS runs, the sum's rounding
+changes as BLAS's own reassociation does (``alpha * (A @ B) + C``); where ``alpha`` is 0 or not
+finite (no BLAS), the loops sum each element into a scalar of the product's own and end with
+the consumer as written, as the user did, so that an inf ``alpha`` times zero terms is no NaN
+(a finite ``alpha`` at small sizes or other layouts: the loops of ``alpha`` times each term,
+vectorized, reassociated as BLAS is).  A fold is kept only where loop_products then lifts the
+product to one BLAS call, else the program stays as written (``blas=False`` never folds).
 """
 
 from __future__ import annotations
@@ -34,7 +39,10 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polyfuse.analysis.dependences import Dependences, compute_dependences, exact_flow, on_array
+from polyfuse.errors import InternalError
 from polyfuse.model import ir
+from polyfuse.model import region as rg
+from polyfuse.model.isl_expr import condition_from_isl
 from polyfuse.model.isl_parts import maps_of
 from polyfuse.model.schedule_tree import LoopNode, StmtNode, TreeNode
 from polyfuse.model.scop import Scop, Statement, isl_name
@@ -42,6 +50,7 @@ from polyfuse.schedule.loop_products import ProductDecision, lift_loop_products,
 
 _REALS = ("float64", "float32")
 _EXPANDED = "_pf_accumulator"  # the scratch name ``s`` takes in the legality check only
+_SUM = "_pf_sum_"  # + the accumulation's name: the scalar its product's loops sum into
 
 
 @dataclass(frozen=True)
@@ -75,12 +84,13 @@ def lift_accumulated_products(scop: Scop, deps: Dependences) -> tuple[
     program's dependences, which no product would use (regression program b: 4 of its 10 s)."""
     groups = _groups(scop)
     refused: dict[str, str] = {}
+    tested: set[str] = set()  # folds whose first statement tests for elements without terms
     while True:
         folded_scop, folded = scop, []
         for group in groups:
             if group.accumulate in refused:
                 continue
-            result = _fold(folded_scop, group)
+            result = _fold(folded_scop, group, group.accumulate in tested)
             if isinstance(result, str):
                 refused[group.accumulate] = result
             else:
@@ -93,10 +103,14 @@ def lift_accumulated_products(scop: Scop, deps: Dependences) -> tuple[
             lifted, lifted_deps, products = lift_loop_products(folded_scop, compute_dependences(folded_scop))
             moved = {p.statement for p in products}
         else:  # (none of them can be a product: all stuck, known without the folded program's dependences)
-            moved = set()
+            moved, products = set(), ()
         stuck = [g for g in folded if g.accumulate not in moved]
-        if not stuck:
+        zeroed = {p.statement for p in products if p.zeroed}
+        bare = [g for g in folded if g not in stuck and g.accumulate not in tested
+                and g.accumulate not in zeroed and _left_to_zeroing(scop, g)]
+        if not stuck and not bare:
             return lifted, lifted_deps, _decisions(scop, groups, folded, refused), products
+        tested |= {g.accumulate for g in bare}
         for group in stuck:
             refused[group.accumulate] = "kept as written: the product it folds into cannot run on BLAS here"
 
@@ -160,8 +174,22 @@ def _group_at(scop: Scop, first: TreeNode, loop: TreeNode, last: TreeNode) -> _G
 
 # ---- the fold ---------------------------------------------------------------------------------
 
-def _fold(scop: Scop, group: _Group) -> Scop | str:
-    """``scop`` with ``group`` folded into its consumer's element, or why not."""
+def _left_to_zeroing(scop: Scop, group: _Group) -> bool:
+    """Does the fold of ``group`` (untested) leave its elements without terms to the zeroing
+    that loop_products folds into the product (``C[i, j] = alpha * s``: no rest)?"""
+    use = scop.statement(group.consume)
+    parts = _consumer(use, group.scalar, scop.array(use.array).dtype)
+    if parts is None or parts[0] is None or parts[1] is not None:
+        return False
+    try:
+        return _no_terms(scop, scop.statement(group.accumulate), use) is not None
+    except (isl.Error, InternalError):
+        return True  # (the fold with the test then refuses)
+
+
+def _fold(scop: Scop, group: _Group, tested: bool = False) -> Scop | str:
+    """``scop`` with ``group`` folded into its consumer's element, or why not; ``tested``: the
+    first statement tests for elements without terms also where the consumer has no rest."""
     init, acc, use = (scop.statement(n) for n in (group.init, group.accumulate, group.consume))
     dtype = scop.array(use.array).dtype
     if dtype not in _REALS:
@@ -192,16 +220,56 @@ def _fold(scop: Scop, group: _Group) -> Scop | str:
     own = ir.Load(use.array, use.index, dtype)
     scaled = term if alpha is None else ir.BinOp("*", alpha, term, dtype)
     nothing = isl.UnionMap.empty(acc.reads.get_space())
-    new_init = _moved(scop, use, init, rest if rest is not None else ir.Const(0.0, dtype, False), nothing)
+    start = ir.Const(float(init.value.value), dtype, False)
+    first = rest if rest is not None else ir.Const(0.0, dtype, False)
+    # an element without terms: the consumer of the user's zero (inf * 0.0 is NaN); with no rest
+    # the first statement stays a zeroing, which loop_products folds into the product, widened
+    # to run where its depth is empty (its loops then write alpha * 0.0), else (``tested``) it
+    # tests too; no alpha: rest + 0.0 is rest
+    try:
+        empty = _no_terms(scop, acc, use) if alpha is not None and (rest is not None or tested) else None
+    except (isl.Error, InternalError):  # no test isl can write as an expression: keep the loops
+        return "kept as written: no test for the elements without terms"
+    if empty is not None:
+        alone = ir.map_loads(use.value, lambda load: start if load.array == group.scalar else load)
+        first = ir.Select(empty, alone, first, dtype)
+    new_init = _moved(scop, use, init, first, nothing)
     operands = _drop_arrays(acc.reads, {isl_name(group.scalar)})
-    new_acc = _moved(scop, use, acc, ir.BinOp("+", own, scaled, dtype), operands)
+    # the loops, where BLAS does not run, sum as the user did: into a scalar of the product's own
+    total = _SUM + acc.name
+    whole = use.value  # the consumer, reading the element (which holds rest) for rest
+    if rest is not None:
+        assert isinstance(whole, ir.BinOp)
+        whole = dataclasses.replace(whole, lhs=own if whole.lhs is rest else whole.lhs,
+                                    rhs=own if whole.rhs is rest else whole.rhs)
+    fresh = ir.map_loads(whole, lambda load: ir.Load(total, (), dtype) if load.array == group.scalar else load)
+    new_acc = dataclasses.replace(_moved(scop, use, acc, ir.BinOp("+", own, scaled, dtype), operands),
+                                  summed=rg.Summed(total, term, fresh, start))
     statements = tuple(new_init if s.name == init.name else new_acc if s.name == acc.name else s
                        for s in scop.statements if s.name != use.name)
     body = tuple(part for node in scop.body if (part := _without(node, use.name)) is not None)
     still = any(group.scalar in s.targets or group.scalar in s.sources() for s in statements)
     arrays = scop.arrays if still else tuple(a for a in scop.arrays if a.name != group.scalar)
+    arrays += (dataclasses.replace(scop.array(group.scalar), name=total, zero_init=False),)
     folded = dataclasses.replace(scop, statements=statements, body=body, arrays=arrays)
     return dataclasses.replace(folded, schedule=folded.schedule_of(body))
+
+
+def _no_terms(scop: Scop, acc: Statement, use: Statement) -> ir.Expr | None:
+    """Where an element of the consumer's iterations has no term (``for k in range(0)``,
+    ``range(i)`` at ``i = 0``), in its iterators and the parameters; None where none ever lacks
+    one.  There the user's consumer reads ``s`` as it started: ``alpha * 0.0 + rest``, which the
+    product never computes (it runs no iteration for it, or none at all)."""
+    depth = len(use.iterators)
+    summed = acc.domain.project_out(isl.dim_type.set, depth, acc.domain.dim(isl.dim_type.set) - depth)
+    empty = use.domain.subtract(summed.set_tuple_name(use.name)).intersect_params(scop.context)
+    if empty.is_empty():
+        return None
+    empty = empty.gist(use.domain.intersect_params(scop.context))
+    alone = empty.move_dims(isl.dim_type.param, empty.dim(isl.dim_type.param), isl.dim_type.set, 0, depth).params()
+    build = isl.AstBuild.from_context(isl.Set.universe(alone.get_space()))
+    condition = condition_from_isl(build.expr_from_set(alone))
+    return ir.substitute(condition, {isl_name(v): ir.Var(v, ir.INT) for v in use.iterators if isl_name(v) != v})
 
 
 def _beside_clear(scop: Scop, use: Statement, beside: tuple[str, ...]) -> bool:
@@ -238,7 +306,8 @@ def _increment(acc: Statement, scalar: str) -> ir.Expr | None:
 
 
 def _consumer(use: Statement, scalar: str, dtype: str) -> tuple[ir.Expr | None, ir.Expr | None] | None:
-    """(alpha, rest) of ``use.value == alpha * s + rest``; each None where absent."""
+    """(alpha, rest) of ``use.value == alpha * s + rest`` (rest: that subexpression of it);
+    each None where absent."""
     whole = value = use.value
     rest: ir.Expr | None = None
     if isinstance(whole, ir.BinOp) and whole.op == "+" and whole.dtype == dtype:

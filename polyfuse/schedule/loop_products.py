@@ -672,16 +672,19 @@ def _product_statement(stmt: Statement, match: _Match, scop: Scop, bounds: dict[
     alpha = None
     for factor in match.scale:
         alpha = factor if alpha is None else ir.BinOp("*", alpha, factor, dtype)
+    summed = None if stmt.summed is None else dataclasses.replace(
+        stmt.summed, term=ir.substitute(stmt.summed.term, shift), value=ir.substitute(stmt.summed.value, shift))
     product = rg.Matmul(operand(match.out), operand(match.a), operand(match.b), extent[r], extent[c], extent[s],
                         match.variables, dtype, accumulate=True, alpha=alpha,
                         term=ir.substitute(match.term, shift), batch=tuple((v, extent[v]) for v in match.batch),
-                        **fields)
+                        summed=summed, **fields)
     uses = {e.array for f in match.scale for e in ir.walk(f) if isinstance(e, ir.Load)}
     region = rg.Region(body=(product,), reason="matrix product written as loops (BLAS where the layout allows)",
                        line=stmt.span.line, reads=tuple(sorted({match.a.array, match.b.array, stmt.array} | uses)),
                        writes=(stmt.array,))
     domain = stmt.domain.project_out(isl.dim_type.set, 0, len(stmt.iterators)).set_tuple_name(stmt.name)
     return dataclasses.replace(stmt, iterators=(), array="", index=(), value=ir.int_const(0), domain=domain,
+                               summed=None,
                                reads=_whole(stmt.reads, stmt.name), writes=_whole(stmt.writes, stmt.name),
                                region=region)
 

@@ -579,6 +579,18 @@ def fam_products_nonfinite(r, rng):
         "            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2",
         "for i in range(B.shape[0]):\n        for j in range(B.shape[1]):\n            for k in range(i + 1, B.shape[0]):\n"
         "                B[i, j] += A[k, i] * B[k, j]\n            B[i, j] = alpha * B[i, j]",
+        # numba-style accumulators that fold (fd30): alpha * sum, s = s + term, alpha inside the sum
+        "for i in range(C.shape[0]):\n        for j in range(C.shape[1]):\n            s = 0.0\n"
+        "            for k in range(A.shape[1]):\n                s += A[i, k] * B[k, j]\n"
+        "            C[i, j] = alpha * s + beta * C[i, j]",
+        "for i in range(C.shape[0]):\n        for j in range(C.shape[1]):\n            s = 0.0\n"
+        "            for k in range(A.shape[1]):\n                s = s + alpha * A[i, k] * B[k, j]\n"
+        "            C[i, j] = C[i, j] * beta + s",
+        "for i in range(C.shape[0]):\n        for j in range(C.shape[1]):\n            s = 0.0\n"
+        "            for k in range(A.shape[1]):\n                s -= A[i, k] * B[k, j]\n"
+        "            C[i, j] = s * alpha * beta",
+        "for i in range(C.shape[0]):\n        s = 0.0\n        for k in range(A.shape[1]):\n"
+        "            s += A[i, k] * B[k, 0]\n        C[i, 0] = beta * C[i, 0] + s * alpha",
     ])
     src = f"def kern(alpha, beta, C, A, B):\n    {body}\n"
     dtype = r.choice([np.float64, np.float64, np.float32])
@@ -588,9 +600,7 @@ def fam_products_nonfinite(r, rng):
         A, B, C = rng.standard_normal((m, m)), rng.standard_normal((m, n)), rng.standard_normal((m, n))
         for X in r.sample([A, B, C], r.randint(0, 3)):
             X.flat[rng.integers(0, X.size, size=int(rng.integers(1, 6)))] = r.choice([np.inf, -np.inf, np.nan, 0.0, -0.0])
-        alpha = r.choice([1.5, 1.5, 0.0, -0.0, np.nan, -2.0] + ([] if "temp2" in body else [np.inf]))
-        # (symm's temp2 folds: alpha * sum becomes the sum of alpha * terms, whose infs and NaNs
-        # differ for alpha = inf -- docs/subset.md, the accumulator fold; left open by fz29)
+        alpha = r.choice([1.5, 1.5, 0.0, -0.0, np.nan, -2.0, np.inf, -np.inf])
         beta = r.choice([1.2, 0.0, 1.0])
         if dtype is np.float32:
             alpha, beta = np.float32(alpha), np.float32(beta)

@@ -235,3 +235,110 @@ def test_a_consumer_under_a_condition_is_kept():
                           "            if i != j:\n                C[i, j] = alpha * s + beta * C[i, j]")
     explained = _run(source, 1.5, 1.2, _m(40, 30), _m(40, 50), _m(50, 30), exact=True)
     assert _folded(explained) == [False] and "condition" in explained["accumulators"][0]["reason"]
+
+
+# ---- a folded product's infs and NaNs are the user's ---------------------------------------------
+
+SYMM = """
+def k(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            temp2 = 0.0
+            for k in range(i):
+                C[k, j] += alpha * B[i, j] * A[i, k]
+                temp2 += B[k, j] * A[i, k]
+            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+"""
+GEMV = """
+def k(alpha, beta, y, A, x):
+    for i in range(A.shape[0]):
+        s = 0.0
+        for j in range(A.shape[1]):
+            s = s + A[i, j] * x[j]
+        y[i] = beta * y[i] + s * alpha
+"""
+_NONFINITE = {}
+
+
+def _nonfinite_kernel(name):
+    """(the user's function, the kernel) compiled once for the tests below."""
+    if name not in _NONFINITE:
+        source = {"gemm": GEMM, "symm": SYMM, "gemv": GEMV}[name]
+        _NONFINITE[name] = _kernel(source)
+    return _NONFINITE[name]
+
+
+def _same_values(got, want):
+    """The same NaNs and signed infs, the finite values to BLAS's reassociation."""
+    assert np.array_equal(np.isnan(got), np.isnan(want)), f"NaNs at {np.argwhere(np.isnan(got) != np.isnan(want))}"
+    assert np.array_equal(np.isposinf(got), np.isposinf(want)) and np.array_equal(np.isneginf(got), np.isneginf(want))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-9, atol=1e-300)
+
+
+def _planted(rng, shape, count):
+    """Random values with ``count`` infs, NaNs, zeros or huge values planted."""
+    x = rng.standard_normal(shape)
+    for _ in range(count):
+        x[tuple(rng.integers(0, n) for n in shape)] = rng.choice([np.inf, -np.inf, np.nan, 0.0, 1e300, -1e300])
+    return x
+
+
+@pytest.mark.parametrize("name", ["gemm", "symm", "gemv"])
+@pytest.mark.parametrize("m, n", [(5, 4), (40, 36)])
+def test_a_folded_product_gives_the_users_infs_and_nans(forced, monkeypatch, name, m, n):
+    """The fold distributes alpha over the terms (``C = rest; C += alpha * A[i, k] * B[k, j]``);
+    where BLAS does not run (alpha 0 or not finite, small products, threads' chunks too) the
+    loops sum each element first and scale the sum, as the user's function does: an inf alpha
+    times a sum of terms some of which are 0 is an inf there, not NaN; inf and NaN operands
+    give the function's pattern too, and so does an element with no term (``inf * 0.0``)."""
+    from polyfuse.runtime import threads
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
+    threads.set_num_threads(2)
+    fn, kernel = _nonfinite_kernel(name)
+    rng = np.random.default_rng(m + n)
+    shapes = {"gemm": ((m, n), (m, m), (m, n)), "symm": ((m, n), (m, m), (m, n)), "gemv": ((m,), (m, n), (n,))}[name]
+    for alpha in (np.inf, -np.inf, np.nan, 0.0, 1.5):
+        for planted in (0, 3):
+            out, a, b = (_planted(rng, shape, planted) for shape in shapes)
+            if planted == 0:
+                a[:, 0] = 0.0  # terms that are zero (inf * 0 would be NaN term by term)
+            want, got = out.copy(), out.copy()
+            with np.errstate(all="ignore"):
+                fn(alpha, 1.25, want, a, b)
+            kernel(alpha, 1.25, got, a, b)
+            _same_values(got, want)
+        explained = kernel.explain(1.5, 1.25, out, a, b).to_dict()
+        # no term at all (k over range(0); symm's i = 0 alone): the user's alpha * 0.0 + rest
+        empty = {"gemm": ((m, n), (m, 0), (0, n)), "symm": ((1, n), (1, 1), (1, n)), "gemv": ((m,), (m, 0), (0,))}
+        out, a, b = (_planted(rng, shape, 0) for shape in empty[name])
+        want, got = out.copy(), out.copy()
+        with np.errstate(all="ignore"):
+            fn(alpha, 1.25, want, a, b)
+        kernel(alpha, 1.25, got, a, b)
+        _same_values(got, want)
+    assert _folded(explained) == [True]
+
+
+@pytest.mark.parametrize("beta_zero", ["1", "0"])
+def test_a_folded_products_loops_keep_the_users_consumer(monkeypatch, beta_zero):
+    """``C[i, j] = s * alpha`` of a negative sum with alpha = 0 is ``-0.0``: the loops of a
+    folded product that alpha keeps off BLAS write the consumer as written (not
+    ``0.0 + s * alpha``).  With no term (``A.shape[1] == 0``) it is ``inf * 0.0``, NaN: the
+    zeroing folded into the product runs its loops there (POLYFUSE_BLAS_BETA_ZERO), or the
+    fold's first statement tests for it."""
+    monkeypatch.setenv("POLYFUSE_BLAS_BETA_ZERO", beta_zero)
+    fn, kernel = _kernel(GEMM.replace("C[i, j] = alpha * s + beta * C[i, j]", "C[i, j] = s * alpha"))
+    A, B = -np.ones((4, 3)), np.ones((3, 5))
+    A[0, 0] = 5.0
+    for alpha, a, b in ((np.inf, np.ones((4, 0)), np.ones((0, 5))), (1.5, np.ones((4, 0)), np.ones((0, 5))), (0.0, A, B)):
+        want, got = np.ones((4, 5)), np.ones((4, 5))
+        with np.errstate(all="ignore"):
+            fn(alpha, 0.5, want, a, b)
+        kernel(alpha, 0.5, got, a, b)
+        np.testing.assert_array_equal(got, want)  # (NaNs where want has them)
+        np.testing.assert_array_equal(np.signbit(got) & ~np.isnan(got), np.signbit(want) & ~np.isnan(want))
+        assert np.signbit(want).sum() == 15 or alpha != 0.0
+    assert _folded(kernel.explain(0.0, 0.5, got, A, B).to_dict()) == [True]
