@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from polyfuse.backends.cpu.blas import blas_pointers, symbol
 from polyfuse.backends.cpu.overlap import overlap_plan
 
 from polyfuse.model import ir
@@ -260,8 +261,10 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
                  or op.a.array == op.b.array)  # A.T @ A: NumPy's ?syrk on all rows
     # a strict triangle (correlation's ``range(i + 1, m)``) as the rows of one a row larger
     strict_ok = op.offset == 0 or op.offset == (1 if op.triangle == "upper" else -1)
-    triangle = (bool(op.triangle) and strict_ok and not (op.batch or op.pair or op.in_place or op.triangular)
-                and op.a.array == op.b.array and triangle_chunks())
+    # (a pair, syr2k's ``a[r] . b[c] + b[r] . a[c]``: ?syr2k on the block, two ?gemm on the rest)
+    triangle = (bool(op.triangle) and strict_ok and not (op.batch or op.in_place or op.triangular)
+                and (op.a.array == op.b.array or (op.pair and symbol(op.dtype, "syr2k") in blas_pointers()))
+                and triangle_chunks())
     # a symmetric product ``out += alpha * G @ (T + T.T)`` (``Matmul.mirror``, symm's ?symm):
     # out's rows are G's rows alone, each chunk one ?symm of its rows (its own copy of the
     # triangle); under its nest's guard, its library's threads measured too
