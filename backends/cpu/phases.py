@@ -245,7 +245,8 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     runs ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits), and one triangle of
     an array times itself written as loops (covariance's ``cov[i, j] += data[k, i] * data[k, j]``
     for ``j >= i``: ``?syrk`` on the chunk's diagonal block, ``?gemm`` on the rest of its rows,
-    the rows cut so that each chunk has the same work, ``row_weights``).  The node is the product's
+    the rows cut so that each chunk has the same work, ``row_weights``; syr2k's pair of two arrays
+    the same way, ``?syr2k`` on the block and two ``?gemm`` on the rest).  The node is the product's
     statement, or for a triangle also that statement under an ``if`` of the parameters alone (the
     nest's guard ``m >= 1 and n >= 1``; a plain product under its guard, suite gemm's, with
     ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` (default on), again measured against the library's
