@@ -197,8 +197,8 @@ def _row_chunked(program) -> list[dict[str, Any]]:
     """The matrix products that run as phases cut by rows (backends/cpu/phases.row_chunked)."""
     why = ("a product kept whole: polyfuse's threads take its rows, one BLAS thread each "
            "(so does the serial run it is measured against)")
-    triangle = ("; its {} triangle: each chunk ?syrk on its diagonal block and ?gemm on the rest of "
-                "its rows, the rows cut so that the chunks have the same work")
+    triangle = ("; its {} triangle: each chunk ?syrk (a pair's: ?syr2k) on its diagonal block and ?gemm "
+                "(a pair's: two) on the rest of its rows, the rows cut so that the chunks have the same work")
     library = ("; a site that ran on the library's threads before it was cut: the runtime measures "
                "three modes at each size -- the library's threads, the rows on polyfuse's threads "
                "(one BLAS thread each), one BLAS thread -- on whole calls, one mode for every such "

@@ -235,7 +235,8 @@ def triangle_chunks() -> bool:
     """``POLYFUSE_BLAS_TRIANGLE_CHUNKS``: one triangle of an array times itself written as loops
     (covariance's, syrk's) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS`` on), each chunk's
     diagonal block on ``?syrk`` and the rest of its rows on ``?gemm``, one BLAS thread each, the
-    rows cut so that the chunks have the same work.  OpenBLAS's own threads split a ``?syrk``
+    rows cut so that the chunks have the same work; so is syr2k's pair ``a[r] . b[c] + b[r] .
+    a[c]`` (``?syr2k`` on the block, two ``?gemm`` on the rest).  OpenBLAS's own threads split a ``?syrk``
     into parts that wait for each other; two independent halves finish sooner
     (docs/performance.md, *Triangles of a product cut by rows*).  Default on; 0 leaves the
     triangle to one ``?syrk`` on the library's threads."""

@@ -333,7 +333,9 @@ class MatmulEmitter(FortranCaller):
         the diagonal (rows and columns ``first .. last``) on ``?syrk``, the rest of those rows
         (columns from ``last`` for the upper triangle, before ``first`` for the lower) on
         ``?gemm``; the triangle's loops over those rows where a layout test fails, the work is
-        under ``BLAS_MIN_WORK`` or no buffer can be had.  A strict triangle (``op.offset``, see
+        under ``BLAS_MIN_WORK`` or no buffer can be had.  A pair (``op.pair``, syr2k's ``a[r] . b[c]
+        + b[r] . a[c]``) runs its block on ``?syr2k`` and the rest as two ``?gemm``, the second
+        adding to the first.  A strict triangle (``op.offset``, see
         :meth:`strict_way`) is the rows of the triangle of the product one row and column larger,
         its block's diagonal (which the loops never write) saved in a heap buffer and put back."""
         first, last = window
@@ -360,19 +362,23 @@ class MatmulEmitter(FortranCaller):
         start, width = (last, bld.sub(n, last)) if op.triangle == "upper" else (ll.Constant(_I64, 0), first)
         block_a, block_b = at(a, bld.mul(first, a_r)), at(b, bld.mul(first, b_c))
         block_out = at(out, bld.add(bld.mul(first, o_r), bld.mul(first, o_c)))
-        rest_out, rest_b = at(out, bld.add(bld.mul(first, o_r), bld.mul(start, o_c))), at(b, bld.mul(start, b_c))
-        block = self.syrk_form(k, k, depth, block_a, block_b, strides)
-        direct = [(k, width, depth), self.plain(k, o_r, width, o_c), self.matrix(k, a_r, depth, a_s),
-                  self.matrix(depth, b_s, width, b_c)]
-        swapped = [(width, k, depth), self.plain(width, o_c, k, o_r), self.matrix(width, b_c, depth, b_s),
-                   self.matrix(depth, a_s, k, a_r)]
+        rest_out = at(out, bld.add(bld.mul(first, o_r), bld.mul(start, o_c)))
+        shape, rest_a, rest_b = (k, width, depth), at(a, bld.mul(start, a_r)), at(b, bld.mul(start, b_c))
+        blocks: tuple = (block_out.base, block_a.base)
+        rests = [self.rest_forms(shape, (o_r, o_c), (a_r, a_s), (b_s, b_c), (block_a, rest_b))]
+        if op.pair:  # the block on ?syr2k, the rest a[r] . b[c] + b[r] . a[c]: two ?gemm
+            block, blocks = self.syr2k_form(k, depth, strides), (*blocks, block_b.base)
+            rests.append(self.rest_forms(shape, (o_r, o_c), (b_c, b_s), (a_s, a_r), (block_b, rest_a)))
+        else:
+            block = self.syrk_form(k, k, depth, block_a, block_b, strides)
         work = bld.mul(bld.mul(k, bld.add(k, width)), depth)
         ok = bld.icmp_signed(">=", work, ll.Constant(_I64, BLAS_MIN_WORK))
         for extent in (k, depth, width):
             ok = bld.and_(ok, bld.and_(bld.icmp_signed(">=", extent, ll.Constant(_I64, 0 if extent is width else 1)),
                                        bld.icmp_signed("<=", extent, ll.Constant(_I64, _int_max()))))
-        direct_ok = self.all_ok(direct[1:])
-        ok = bld.and_(bld.and_(ok, self.all_ok(block[1:])), bld.or_(direct_ok, self.all_ok(swapped[1:])))
+        ok = bld.and_(ok, self.all_ok(block[1:]))
+        for direct, swapped, _ in rests:
+            ok = bld.and_(ok, bld.or_(self.all_ok(direct[1:]), self.all_ok(swapped[1:])))
         if op.alpha is not None:
             ok = bld.and_(ok, self.plain_scale(op))
         saved = ll.Constant(_I8.as_pointer(), None)
@@ -383,18 +389,38 @@ class MatmulEmitter(FortranCaller):
         self.chunk_window = window
         with bld.if_else(ok) as (then, otherwise):
             with then:
-                self.block_product(op, block, (block_out.base, block_a.base), saved)
+                if op.pair:
+                    self.syr2k(op, block, blocks)
+                else:
+                    self.block_product(op, block, blocks, saved)
                 with bld.if_then(bld.icmp_signed(">", width, ll.Constant(_I64, 0))):
-                    with bld.if_else(direct_ok) as (plain, transposed):
-                        with plain:
-                            self.gemm(op, direct, (rest_out.base, block_a.base, rest_b.base))
-                        with transposed:
-                            self.gemm(op, swapped, (rest_out.base, rest_b.base, block_a.base))
+                    for second, (direct, swapped, (row_part, col_part)) in enumerate(rests):
+                        # (a pair's second product adds to the first's: beta = 1)
+                        with bld.if_else(self.all_ok(direct[1:])) as (plain, transposed):
+                            with plain:
+                                self.gemm(op, direct, (rest_out.base, row_part.base, col_part.base), adds=bool(second))
+                            with transposed:
+                                self.gemm(op, swapped, (rest_out.base, col_part.base, row_part.base), adds=bool(second))
             with otherwise:
                 self.regions.emit(self.fallback_loops(op))
         if op.offset:
             self.b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [saved])
         self.chunk_window = None
+
+    def rest_forms(self, sizes: tuple, out_strides: tuple, row_strides: tuple, col_strides: tuple,
+                   parts: tuple) -> tuple:
+        """(direct, swapped, parts): the ``?gemm`` forms of ``out[r, c] += x[r, s] * y[c, s]`` for a
+        chunk's rows off its diagonal block, ``x`` (element (r, s) at ``r * row_strides[0] + s *
+        row_strides[1]``) the block's rows, ``y`` (element (s, c) at ``s * col_strides[0] + c *
+        col_strides[1]``) the rest's; swapped: ``out^T = y x^T`` for a row-major ``out``."""
+        k, width, depth = sizes
+        o_r, o_c = out_strides
+        (x_r, x_s), (y_s, y_c) = row_strides, col_strides
+        direct = [(k, width, depth), self.plain(k, o_r, width, o_c), self.matrix(k, x_r, depth, x_s),
+                  self.matrix(depth, y_s, width, y_c)]
+        swapped = [(width, k, depth), self.plain(width, o_c, k, o_r), self.matrix(width, y_c, depth, y_s),
+                   self.matrix(depth, x_s, k, x_r)]
+        return direct, swapped, parts
 
     def block_product(self, op: rg.Matmul, form: list, pointers: tuple, saved) -> None:
         """:meth:`triangle` on a block of ``triangle_rows``; for a strict triangle, the block's
@@ -829,14 +855,16 @@ class MatmulEmitter(FortranCaller):
         return ok
 
     # ---- the call ------------------------------------------------------------------------
-    def gemm(self, op: rg.Matmul, form: list, pointers: tuple, kind: str = "gemm") -> None:
+    def gemm(self, op: rg.Matmul, form: list, pointers: tuple, kind: str = "gemm", adds: bool = False) -> None:
         """``?gemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)``; ``form`` is
         [(m, n, k), C, op(A), op(B)] and ``pointers`` (C, A, B); ``kind`` "rowgemm": the same call
-        through :func:`row_gemm_module`'s routine."""
+        through :func:`row_gemm_module`'s routine; ``adds``: beta = 1 whatever ``op`` says."""
         real = _REALS[op.dtype][1]
         (m, n, k), (_, _, ldc), (_, trans_a, lda), (_, trans_b, ldb) = form
         c_ptr, a_ptr, b_ptr = (self.b.bitcast(p, real.as_pointer()) for p in pointers)
         alpha, beta = self.scales(op)
+        if adds:
+            beta = self.slot(real, ll.Constant(real, 1.0))
         args = [self.char(trans_a), self.char(trans_b), *(self.integer(v) for v in (m, n, k)),
                 alpha, a_ptr, self.integer(lda), b_ptr, self.integer(ldb), beta, c_ptr, self.integer(ldc)]
         self.b.call(self.declare(op.dtype, kind), args)

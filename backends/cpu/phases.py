@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from polyfuse.backends.cpu.blas import blas_pointers, symbol
 from polyfuse.backends.cpu.overlap import overlap_plan
 
 from polyfuse.model import ir
@@ -244,7 +245,8 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
     runs ``A.T @ A`` on ``?syrk``, and so does the serial run, for its bits), and one triangle of
     an array times itself written as loops (covariance's ``cov[i, j] += data[k, i] * data[k, j]``
     for ``j >= i``: ``?syrk`` on the chunk's diagonal block, ``?gemm`` on the rest of its rows,
-    the rows cut so that each chunk has the same work, ``row_weights``).  The node is the product's
+    the rows cut so that each chunk has the same work, ``row_weights``; syr2k's pair of two arrays
+    the same way, ``?syr2k`` on the block and two ``?gemm`` on the rest).  The node is the product's
     statement, or for a triangle also that statement under an ``if`` of the parameters alone (the
     nest's guard ``m >= 1 and n >= 1``; a plain product under its guard, suite gemm's, with
     ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` (default on), again measured against the library's
@@ -260,8 +262,10 @@ def row_chunked(program: LoopProgram, node: Node) -> ir.Expr | None:
                  or op.a.array == op.b.array)  # A.T @ A: NumPy's ?syrk on all rows
     # a strict triangle (correlation's ``range(i + 1, m)``) as the rows of one a row larger
     strict_ok = op.offset == 0 or op.offset == (1 if op.triangle == "upper" else -1)
-    triangle = (bool(op.triangle) and strict_ok and not (op.batch or op.pair or op.in_place or op.triangular)
-                and op.a.array == op.b.array and triangle_chunks())
+    # (a pair, syr2k's ``a[r] . b[c] + b[r] . a[c]``: ?syr2k on the block, two ?gemm on the rest)
+    triangle = (bool(op.triangle) and strict_ok and not (op.batch or op.in_place or op.triangular)
+                and (op.a.array == op.b.array or (op.pair and symbol(op.dtype, "syr2k") in blas_pointers()))
+                and triangle_chunks())
     # a symmetric product ``out += alpha * G @ (T + T.T)`` (``Matmul.mirror``, symm's ?symm):
     # out's rows are G's rows alone, each chunk one ?symm of its rows (its own copy of the
     # triangle); under its nest's guard, its library's threads measured too

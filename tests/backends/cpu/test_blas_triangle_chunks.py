@@ -97,6 +97,49 @@ def test_triangle_rows_on_chunks_match_the_loops(forced, function, weights, thre
     assert f"its {weights} triangle" in record["why"]
 
 
+def pair_lower(n, m, alpha, C, A, B):
+    """syr2k's: the lower triangle of alpha * (A B^T + B A^T), added."""
+    for i in range(n):
+        for k in range(m):
+            for j in range(i + 1):
+                C[i, j] += A[j, k] * alpha * B[i, k] + B[j, k] * alpha * A[i, k]
+
+
+def pair_upper(n, m, C, A, B):
+    """The upper triangle of A B^T + B A^T, written fresh (a product that does not accumulate)."""
+    for i in range(n):
+        for j in range(i, n):
+            C[i, j] = 0.0
+            for k in range(m):
+                C[i, j] += A[i, k] * B[j, k] + B[i, k] * A[j, k]
+
+
+@pytest.mark.parametrize("function, threads_count, n, m, layout", [(pair_lower, 2, 150, 90, "rows"),
+                                                                   (pair_upper, 3, 131, 70, "columns"),
+                                                                   (pair_lower, 2, 60, 40, "mixed")])
+def test_pair_triangle_rows_on_chunks_match_the_loops(forced, function, threads_count, n, m, layout):
+    """syr2k's pair cut by rows: ?syr2k on each chunk's block and two ?gemm on the rest of its
+    rows (row-major and column-major operands), the loops where the operands are stored unlike
+    (?syr2k takes both one way); the other triangle as it was."""
+    a, b, square = RNG.standard_normal((n, m)), RNG.standard_normal((n, m)), RNG.standard_normal((n, n))
+    if layout == "columns":
+        a, b = np.asfortranarray(a), np.asfortranarray(b)
+    elif layout == "mixed":
+        b = np.asfortranarray(b)
+    head = (n, m, 1.5) if function is pair_lower else (n, m)
+    k = polyfuse.kernel(function, cache=False)
+    threads.set_num_threads(threads_count)
+    expected = square.copy()
+    function(*head, expected, a, b)
+    for _ in range(3):  # the first call is the measuring (serial) one
+        got = square.copy()
+        k(*head, got, a, b)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    backend = k.compile(*head, square, a, b).backend
+    (chunked,) = [p for p in backend.artifact.phases if p.blas_rows]
+    assert backend.phase_runs.get(chunked.index, 0) >= 1, backend.phase_runs
+
+
 def test_the_knob_keeps_the_triangle_whole(monkeypatch, forced):
     monkeypatch.setenv("POLYFUSE_BLAS_TRIANGLE_CHUNKS", "0")
     fresh = _args(upper, 40, 30, False)
