@@ -256,15 +256,16 @@ def available() -> bool:
 
 def _team() -> dict[str, Any]:
     """The module's functions and this process's block (made on first use)."""
-    if not _state:
-        libc = ctypes.CDLL(None)
-        llvm.add_symbol(_SYSCALL, ctypes.cast(libc.syscall, ctypes.c_void_p).value)
-        llvm.add_symbol(_YIELD, ctypes.cast(libc.sched_yield, ctypes.c_void_p).value)
-        engine = _engine(str(_Emitter().module))
-        args = [ctypes.c_void_p] + [ctypes.c_int64] * 6
-        _state["run"] = ctypes.CFUNCTYPE(None, *args)(engine.get_function_address("run"))
-        _state["worker"] = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.get_function_address("worker"))
-        _fresh_block()
+    with _lock:
+        if not _state:
+            libc = ctypes.CDLL(None)
+            llvm.add_symbol(_SYSCALL, ctypes.cast(libc.syscall, ctypes.c_void_p).value)
+            llvm.add_symbol(_YIELD, ctypes.cast(libc.sched_yield, ctypes.c_void_p).value)
+            engine = _engine(str(_Emitter().module))
+            args = [ctypes.c_void_p] + [ctypes.c_int64] * 6
+            _state["run"] = ctypes.CFUNCTYPE(None, *args)(engine.get_function_address("run"))
+            _state["worker"] = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.get_function_address("worker"))
+            _fresh_block()
     return _state
 
 
@@ -272,6 +273,8 @@ def _fresh_block() -> None:
     block = np.zeros(BLOCK_WORDS + 8, dtype=np.int64)
     offset = (-block.ctypes.data % 64) // 8  # (the words on their own cache lines)
     _state["block"] = block[offset:offset + BLOCK_WORDS]
+    _state["address"] = _state["block"].ctypes.data
+    _state["buffer"] = ctypes.create_string_buffer(1024)  # frames and bounds of the run under way
     _state["helpers"] = 0
     _state["busy"] = threading.Lock()
 
@@ -291,7 +294,7 @@ def trampoline(kinds: tuple[str, ...]) -> int:
 def _start_helpers(wanted: int) -> None:
     state = _state
     while state["helpers"] < wanted:
-        threading.Thread(target=state["worker"], args=(state["block"].ctypes.data,),
+        threading.Thread(target=state["worker"], args=(state["address"],),
                          name=f"polyfuse-native-{state['helpers']}", daemon=True).start()
         state["helpers"] += 1
 
@@ -303,9 +306,14 @@ class Frames:
         self.kinds = tuple("f64" if k in _DOUBLE_KINDS else k for k in kinds)
         self.ok = all(k in _WORD_KINDS for k in kinds)
         self.struct = struct.Struct("".join("d" if k in _DOUBLE_KINDS else "q" for k in kinds))
+        self.trampoline = 0  # its address, once compiled
 
     def pack(self, args: list) -> bytes:
         return self.struct.pack(*args)
+
+    def compile(self) -> int:
+        self.trampoline = trampoline(self.kinds)
+        return self.trampoline
 
 
 def run(frames: Frames, target: int, rows: list[list], bounds: list[int], helpers: int) -> bool:
@@ -316,21 +324,25 @@ def run(frames: Frames, target: int, rows: list[list], bounds: list[int], helper
     if not 0 < pieces <= MAX_PIECES or len(bounds) != pieces + 1:
         return False
     try:
-        data = b"".join(frames.pack(row) for row in rows)
+        data = b"".join([frames.pack(row) for row in rows]) + struct.pack(f"{pieces + 1}q", *bounds)
     except (struct.error, TypeError):
         return False
-    with _lock:
-        state = _team()
-        busy = state["busy"]
-        if not busy.acquire(blocking=False):
-            return False
-        if state["helpers"] < helpers:
-            _start_helpers(helpers)
+    state = _state or _team()
+    busy = state["busy"]
+    if not busy.acquire(blocking=False):
+        return False
     try:
-        words = (ctypes.c_int64 * (len(data) // 8)).from_buffer_copy(data)
-        ends = (ctypes.c_int64 * (pieces + 1))(*bounds)
-        state["run"](state["block"].ctypes.data, trampoline(frames.kinds), target, ctypes.addressof(words),
-                     len(frames.kinds), ctypes.addressof(ends), pieces)
+        if state["helpers"] < helpers:
+            with _lock:
+                _start_helpers(helpers)
+        buffer = state["buffer"]
+        if ctypes.sizeof(buffer) < len(data):  # (the buffer is the block holder's alone)
+            buffer = state["buffer"] = ctypes.create_string_buffer(2 * len(data))
+        ctypes.memmove(buffer, data, len(data))
+        address = ctypes.addressof(buffer)
+        tramp = frames.trampoline or frames.compile()
+        state["run"](state["address"], tramp, target, address, len(frames.kinds), address + len(data) - 8 * (pieces + 1),
+                     pieces)
     finally:
         busy.release()
     return True
