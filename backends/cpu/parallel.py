@@ -386,13 +386,7 @@ def _run_native(kernel, compiled, args: list, values: dict[str, Any], count: int
     arguments and every other piece with its own private buffers (as each Python member has
     its own); False (nothing ran) where the team cannot take the call (another Python thread's
     team holds it, or an argument is not a 64-bit word)."""
-    target = getattr(compiled, "address", None)  # (a stand-in phase of Python code has none)
-    if type(target) is not int:
-        return False
-    frames = kernel.team_frames
-    if frames is None:
-        frames = kernel.team_frames = native_team.Frames(tuple(p.kind for p in kernel.params))
-    if not frames.ok:
+    if type(getattr(compiled, "address", None)) is not int:  # (a stand-in phase of Python code)
         return False
     pieces = phase_pieces(count, workers)
     bounds = chunk_bounds(count, pieces, compiled.phase.row_weights)
@@ -400,7 +394,19 @@ def _run_native(kernel, compiled, args: list, values: dict[str, Any], count: int
     rows = [args] + [_with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
                      for _ in range(1, pieces)]
     with blas_on_one_thread() if compiled.phase.blas_rows else contextlib.nullcontext():
-        return native_team.run(frames, target, rows, bounds, workers - 1)
+        return _native_pieces(kernel, compiled, rows, bounds, workers)
+
+
+def _native_pieces(kernel, compiled, rows: list[list], bounds: list[int], workers: int) -> bool:
+    """Piece k as ``compiled``'s function on ``rows[k]`` and iterations ``bounds[k]:bounds[k + 1]``,
+    on the native team of ``workers`` members; False (nothing ran) where it cannot take them."""
+    target = getattr(compiled, "address", None)  # (a stand-in phase of Python code has none)
+    if type(target) is not int:
+        return False
+    frames = kernel.team_frames
+    if frames is None:
+        frames = kernel.team_frames = native_team.Frames(tuple(p.kind for p in kernel.params))
+    return frames.ok and native_team.run(frames, target, rows, bounds, workers - 1)
 
 
 #: An overlapped chunk (``Phase.overlap``) holds at least this many times the iterations it
@@ -420,6 +426,8 @@ def _run_overlapped(kernel, compiled, args: list, values: dict[str, Any], count:
     keep_alive: list = []
     chunk_args = [_copied_private(kernel, compiled.phase, args, values, keep_alive) for _ in range(workers - 1)]
     chunk_args.append(args)
+    if NATIVE_TEAM and _native_pieces(kernel, compiled, chunk_args, bounds, workers):
+        return
 
     def member() -> None:
         while (k := pieces.take()) is not None:
