@@ -47,7 +47,6 @@ MAX_PIECES = FIELD_MASK
 SPIN_POLLS = 4000  # a helper's polls of the ticket (pause hint each) after a phase, before it sleeps
 SYS_FUTEX, FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 202, 128, 129
 _SYSCALL = "polyfuse.team.syscall"
-_YIELD = "polyfuse.team.sched_yield"
 
 _i32, _i64 = ll.IntType(32), ll.IntType(64)
 _p64 = _i64.as_pointer()
@@ -67,7 +66,6 @@ class _Emitter:
         self.module.triple = llvm.get_process_triple()
         m = self.module
         self.syscall = ll.Function(m, ll.FunctionType(_i64, [_i64], var_arg=True), name=_SYSCALL)
-        self.sched_yield = ll.Function(m, ll.FunctionType(_i32, []), name=_YIELD)
         self.pause = ll.Function(m, ll.FunctionType(ll.VoidType(), []), name="llvm.x86.sse2.pause")
         self.tramp_type = ll.FunctionType(ll.VoidType(), [_i8p, _p64, _i64, _i64])
         self.work = ll.Function(m, ll.FunctionType(ll.VoidType(), [_p64, _i64]), name="work")
@@ -260,7 +258,6 @@ def _team() -> dict[str, Any]:
         if not _state:
             libc = ctypes.CDLL(None)
             llvm.add_symbol(_SYSCALL, ctypes.cast(libc.syscall, ctypes.c_void_p).value)
-            llvm.add_symbol(_YIELD, ctypes.cast(libc.sched_yield, ctypes.c_void_p).value)
             engine = _engine(str(_Emitter().module))
             args = [ctypes.c_void_p] + [ctypes.c_int64] * 6
             _state["run"] = ctypes.CFUNCTYPE(None, *args)(engine.get_function_address("run"))
