@@ -25,6 +25,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_
 
 import numpy as np  # noqa: E402
 import threadpoolctl  # noqa: E402
+from polyfuse.backends.cpu import parallel  # noqa: E402
 
 import polyfuse  # noqa: E402
 from polyfuse.bench.machine import set_polyfuse_threads  # noqa: E402
@@ -107,6 +108,7 @@ def main(argv: list[str]) -> None:
     (variant,) = kernel._variants.values()
     backend, loops = variant.backend, variant.program
     timed = []
+    parallel.NATIVE_TEAM = False  # (a team's phases through the wrappers, on more than one thread)
     for compiled in backend.phases:
         compiled._function = TimedPhase(compiled.function)
         timed.append(compiled)

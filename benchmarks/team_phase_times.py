@@ -4,7 +4,8 @@ calling thread's CPU time outside the phases (the Python runtime's work per call
     python benchmarks/team_phase_times.py mean_std 40 [threads=2] [preset=bench] [team=measured]
 
 The kernel runs on ``threads`` polyfuse threads (default 2) through the Python runtime
-(``POLYFUSE_NATIVE_ENTRY=0``: a call with a phase on the team takes that path anyway), every
+(``POLYFUSE_NATIVE_ENTRY=0``: a call with a phase on the team takes that path anyway) and the
+team's Python way (``parallel.NATIVE_TEAM`` off: the native team would bypass the clocks), every
 parallel phase worth threads on the team (``team=measured`` leaves the runtime's own choice,
 which on a loaded machine is mostly one thread).  Each phase's function is wrapped to read the
 calling thread's CPU clock around it, so the times are per member (``MainThread``: the caller,
@@ -52,6 +53,9 @@ def clocked_kernel(name: str, options: dict, clock, force_team: bool):
     program = PROGRAMS[name]
     args = program.args(options.get("preset", "bench"))
     expected = program.func(*args)
+    # the wrapped functions are Python: the team's Python way calls them, the native team
+    # (backends/cpu/native_team.py) their machine code
+    parallel.NATIVE_TEAM = False
     if force_team:
         parallel.RegionTimes.use_team = lambda times: times.worth_threads  # type: ignore[method-assign]
     threads.set_num_threads(int(options.get("threads", "2")))

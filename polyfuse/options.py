@@ -473,6 +473,14 @@ def packed_rows() -> int:
     return int(text) if text else PACKED_ROWS
 
 
+def native_team() -> bool:
+    """``POLYFUSE_NATIVE_TEAM``: a parallel phase's team runs its pieces on helper threads parked
+    in machine code (backends/cpu/native_team.py), its start, the caller's pieces and the wait in
+    one ctypes call; 0: the Python way (``threads.hand_off`` and ``Pieces``).  Read when
+    backends/cpu/parallel.py is imported (``parallel.NATIVE_TEAM``)."""
+    return env_flag("POLYFUSE_NATIVE_TEAM", True)
+
+
 def native_entries() -> bool:
     """Native entries for call plans called often (backends/cpu/entry.py), unless
     ``POLYFUSE_NATIVE_ENTRY=0`` (read when a plan is made)."""

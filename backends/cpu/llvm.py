@@ -172,6 +172,7 @@ class CompiledPhase:
     kernel: LLVMKernel = field(repr=False)
     _function: Any = field(default=None, repr=False)
     _region: Any = field(default=None, repr=False)
+    _address: int | None = field(default=None, repr=False)
 
     @property
     def function(self):
@@ -180,6 +181,16 @@ class CompiledPhase:
             extra = [ctypes.c_int64] * 2 if self.phase.parallel else []
             function = self._function = self.kernel.function(phase_name(self.kernel.artifact.name, self.phase), extra)
         return function
+
+    @property
+    def address(self) -> int:
+        """The phase function's machine-code address (the native team calls it: native_team.py)."""
+        address = self._address
+        if address is None:
+            _ = self.function  # (generated on first use)
+            with self.kernel.lock:
+                address = self._address = self.kernel._generated(phase_name(self.kernel.artifact.name, self.phase))
+        return address
 
     @property
     def region(self):
@@ -233,6 +244,7 @@ class LLVMKernel:
     # counts the times serial_sizes was cleared: a native entry (entry.py) that calls a parallel
     # phase serially, as measured, checks that the count is still the one it was made at
     serial_epoch: ctypes.c_int64 = field(default_factory=ctypes.c_int64, repr=False)
+    team_frames: Any = field(default=None, repr=False)  # native_team.Frames of the parameters (parallel.py)
 
     @functools.cached_property
     def int_positions(self) -> tuple[int, ...]:

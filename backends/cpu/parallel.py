@@ -33,11 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from polyfuse.backends.cpu import native_team
 from polyfuse.backends.cpu.chains import BLOCK_BYTES, MIN_BLAS_BLOCK_ROWS, MIN_BLOCK_ROWS
 from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 
 from polyfuse.options import blas_call_mode, blas_threads
 from polyfuse.options import chain_block_rows as chain_block_rows_knob
+from polyfuse.options import native_team as native_team_knob
 from polyfuse.runtime import threads
 from polyfuse.runtime.linalg_library import blas_on_one_thread
 from polyfuse.runtime.variant import allocate, evaluate_int, local_shape
@@ -351,6 +353,8 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
     still took 12 ms, waiting for that thread) finds nothing left and returns on its own.  Any
     partition of a parallel loop's iterations gives the same result; each member keeps its own
     private buffers for all the pieces it takes."""
+    if NATIVE_TEAM and _run_native(kernel, compiled, args, values, count, workers):
+        return
     pieces = Pieces(phase_pieces(count, workers))
     bounds = chunk_bounds(count, pieces.count, compiled.phase.row_weights)
 
@@ -372,6 +376,39 @@ def _run_chunks(kernel, compiled, args: list, values: dict[str, Any], count: int
         pieces.wait()
 
 
+#: Team phases on the native team (backends/cpu/native_team.py; ``POLYFUSE_NATIVE_TEAM``, read
+#: once here: benchmarks/handoff_ab.py flips it for A/B runs in one process).
+NATIVE_TEAM = native_team_knob() and native_team.available()
+
+
+def _run_native(kernel, compiled, args: list, values: dict[str, Any], count: int, workers: int) -> bool:
+    """``_run_chunks`` on the native team: the same pieces and bounds, piece 0 with the caller's
+    arguments and every other piece with its own private buffers (as each Python member has
+    its own); False (nothing ran) where the team cannot take the call (another Python thread's
+    team holds it, or an argument is not a 64-bit word)."""
+    if type(getattr(compiled, "address", None)) is not int:  # (a stand-in phase of Python code)
+        return False
+    pieces = phase_pieces(count, workers)
+    bounds = chunk_bounds(count, pieces, compiled.phase.row_weights)
+    keep_alive: list = []
+    rows = [args] + [_with_private_buffers(kernel, compiled.phase, args, values, keep_alive)
+                     for _ in range(1, pieces)]
+    with blas_on_one_thread() if compiled.phase.blas_rows else contextlib.nullcontext():
+        return _native_pieces(kernel, compiled, rows, bounds, workers)
+
+
+def _native_pieces(kernel, compiled, rows: list[list], bounds: list[int], workers: int) -> bool:
+    """Piece k as ``compiled``'s function on ``rows[k]`` and iterations ``bounds[k]:bounds[k + 1]``,
+    on the native team of ``workers`` members; False (nothing ran) where it cannot take them."""
+    target = getattr(compiled, "address", None)  # (a stand-in phase of Python code has none)
+    if type(target) is not int:
+        return False
+    frames = kernel.team_frames
+    if frames is None:
+        frames = kernel.team_frames = native_team.Frames(tuple(p.kind for p in kernel.params))
+    return frames.ok and native_team.run(frames, target, rows, bounds, workers - 1)
+
+
 #: An overlapped chunk (``Phase.overlap``) holds at least this many times the iterations it
 #: recomputes first: fewer members run a loop too short for that.
 OVERLAP_MIN_FACTOR = 8
@@ -389,6 +426,8 @@ def _run_overlapped(kernel, compiled, args: list, values: dict[str, Any], count:
     keep_alive: list = []
     chunk_args = [_copied_private(kernel, compiled.phase, args, values, keep_alive) for _ in range(workers - 1)]
     chunk_args.append(args)
+    if NATIVE_TEAM and _native_pieces(kernel, compiled, chunk_args, bounds, workers):
+        return
 
     def member() -> None:
         while (k := pieces.take()) is not None:
