@@ -254,10 +254,12 @@ def narrow_gemm() -> bool:
 
 
 def register_gemm() -> bool:
-    """``POLYFUSE_REGISTER_GEMM``: a float64 product into a row-major result of at most 256
-    columns, both operands row-major (``P @ V``, ``R @ W2``), that reaches ``ROW_GEMM`` (so with
+    """``POLYFUSE_REGISTER_GEMM``: a float64 product into a row-major result of at most 1024
+    columns (``register_gemm.MAX_COLS``), both operands row-major (``P @ V``, ``R @ W2``), that reaches ``ROW_GEMM`` (so with
     ``POLYFUSE_NARROW_GEMM`` on) runs polyfuse's own register tiles (backends/cpu/register_gemm.py)
-    instead of ``?dgemm``: OpenBLAS's kernels run such products 5-60% slower on this Zen 4
+    instead of ``?dgemm`` (from 2^23 multiply-adds only while NumPy's OpenBLAS is on one thread:
+    the tiles use the calling thread alone; blas.py ``THREADS_MIN_WORK``): OpenBLAS's kernels run
+    such products 5-60% slower on this Zen 4
     (docs/performance.md, *Products with few columns in registers*).  AVX-512 hosts only.  Read
     where a kernel's engine gets ``ROW_GEMM`` (part of the disk cache's key: its machine code is
     stored with the kernel's); default on, 0 keeps ``?dgemm``."""

@@ -34,7 +34,7 @@ from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK, GEMM_MIN_WORK
 from polyfuse.options import machine, narrow_gemm, register_gemm, shared_packing
 from polyfuse.runtime import cache
-from polyfuse.runtime.linalg_library import library
+from polyfuse.runtime.linalg_library import library, thread_count_functions
 
 _I64 = ll.IntType(64)
 _I8 = ll.IntType(8)
@@ -97,6 +97,21 @@ def register_symbols(llvm) -> None:
         llvm.add_symbol(name, address)
     # (``ROW_GEMM``'s module with the tiles asks this function for their address: a pointer, no code)
     llvm.add_symbol(TILES_RESOLVER, ctypes.cast(_RESOLVER, ctypes.c_void_p).value)
+    counter = blas_thread_counter()
+    if counter:
+        llvm.add_symbol(THREAD_COUNT, counter)
+
+
+#: NumPy's OpenBLAS ``openblas_get_num_threads`` (C ``int (void)``) under this name, for
+#: ``ROW_GEMM``'s test of the library's thread count (``row_gemm_module``)
+THREAD_COUNT = PREFIX + "threads"
+
+
+def blas_thread_counter() -> int:
+    """The address of the library's thread-count getter (``THREAD_COUNT``), 0 where polyfuse
+    cannot read the count (another library than NumPy's OpenBLAS)."""
+    functions = thread_count_functions()
+    return 0 if functions is None else ctypes.cast(functions[0], ctypes.c_void_p).value or 0  # type: ignore[arg-type]
 
 
 #: ``?dgemm``'s arguments and meaning, for a product whose C is NumPy's row-major result seen
@@ -120,13 +135,22 @@ TILES_MIN_WORK = 1 << 20
 @functools.cache
 def row_gemm_text(with_tiles: bool) -> str:
     """``ROW_GEMM``'s module, printed, for the library's INTEGER (``with_tiles``: products that
-    fit the register tiles run there first, ``row_gemm_tiles``)."""
-    return str(row_gemm_module(fortran_int(), with_tiles))
+    fit the register tiles run there first, ``row_gemm_tiles``, while the library is on one
+    thread where polyfuse can read its count)."""
+    return str(row_gemm_module(fortran_int(), with_tiles, counted=with_tiles and bool(blas_thread_counter())))
 
 
 def row_gemm_tiles() -> bool:
     """Does ``ROW_GEMM`` try the register tiles: ``POLYFUSE_REGISTER_GEMM`` on an AVX-512 host."""
     return register_gemm() and tiles.host_has_lanes()
+
+
+#: A product of at least this many multiply-adds through ``ROW_GEMM`` takes the tiles only while
+#: the library is on one thread (``row_gemm_module``'s ``counted``); a smaller one takes them
+#: whatever the library's count: the tiles run it in about ``parallel.MIN_PARALLEL_SECONDS``
+#: (0.2 ms), the runtime's bar for waking threads, or less (one thread, thread CPU time, min of
+#: 15, ``taskset -c 1``, load 8: 200 x 200 @ 200 x 210, 8.4M, 0.23 ms, 36 G multiply-adds/s)
+THREADS_MIN_WORK = 1 << 23
 
 
 #: ``ROW_GEMM`` asks this function for the register tiles' address on the first product that
@@ -176,9 +200,20 @@ _FAILED: list[bool] = []
 _RESOLVER = ctypes.CFUNCTYPE(ctypes.c_int64)(_resolve_tiles)
 
 
-def row_gemm_module(integer: ll.IntType, with_tiles: bool = False) -> ll.Module:
+def row_gemm_module(integer: ll.IntType, with_tiles: bool = False, counted: bool = False) -> ll.Module:
     """The module defining ``ROW_GEMM`` for the library's INTEGER ``integer`` (``with_tiles``:
-    products that fit ``tiles``, backends/cpu/register_gemm.py, run there)."""
+    products that fit ``tiles``, backends/cpu/register_gemm.py, run there; ``counted``: from
+    ``THREADS_MIN_WORK`` multiply-adds only while the library's thread count, read at each such
+    call through ``THREAD_COUNT``, is 1).
+
+    Why ``counted``: the tiles run on the calling thread alone.  A product that reaches
+    ``ROW_GEMM`` with the library on several threads is one that polyfuse meant for them (a
+    product of all rows in the "library" mode of ``parallel.run_blas_site``, or outside any
+    measured site), and on one thread it ran at one core's speed: 3mm at bench sizes on 2 cores
+    5.1-5.6 ms in that mode, its one-thread time, against NumPy's 3.2 for the same three
+    ``?dgemm`` calls (docs/performance.md, *Products on 2 threads*).  Polyfuse's own one-BLAS-thread
+    runs (the "serial" and "rows" modes, ``linalg_library.blas_on_one_thread``) and a process
+    that limits the library to one thread (threadpoolctl) still take the tiles."""
     module = ll.Module(name="polyfuse.rowgemm")
     real, i8p, intp = ll.DoubleType(), _I8.as_pointer(), integer.as_pointer()
     ptr = real.as_pointer()
@@ -195,7 +230,7 @@ def row_gemm_module(integer: ll.IntType, with_tiles: bool = False) -> ll.Module:
         return b.and_(b.icmp_signed(">=", x, ll.Constant(_I64, low)), b.icmp_signed("<=", x, ll.Constant(_I64, high)))
 
     if with_tiles:
-        _try_tiles(b, function, (m, n, k, ldc))
+        _try_tiles(b, function, (m, n, k, ldc), counted)
     pad = 64 // _BYTES["float64"]
     narrow = b.and_(b.fcmp_ordered("==", b.load(beta), ll.Constant(real, 0.0)), within(m, 2, NARROW_MAX_COLS))
     narrow = b.and_(narrow, b.and_(within(n, NARROW_MIN_ROWS, 2 ** (integer.width - 1) - 1 - pad),
@@ -229,12 +264,13 @@ def row_gemm_module(integer: ll.IntType, with_tiles: bool = False) -> ll.Module:
     return module
 
 
-def _try_tiles(b: ll.IRBuilder, function: ll.Function, sizes: tuple) -> None:
+def _try_tiles(b: ll.IRBuilder, function: ll.Function, sizes: tuple, counted: bool = False) -> None:
     """``ROW_GEMM``'s first test: a product with beta = 0, alpha != 0, both operands row-major
     (``?dgemm``'s 'N', 'N' on ``C^T = B^T A^T``), 1 .. ``tiles.MAX_COLS`` columns and at least
-    ``TILES_MIN_WORK`` multiply-adds runs the register tiles and returns (their address asked of
-    ``TILES_RESOLVER`` on first use, kept in a global); anything else, or no address, goes on to
-    the next test, where ``b`` is left."""
+    ``TILES_MIN_WORK`` multiply-adds (``counted``: and under ``THREADS_MIN_WORK``, or the library
+    on one thread) runs the register tiles and returns (their address asked of ``TILES_RESOLVER``
+    on first use, kept in a global); anything else, or no address, goes on to the next test, where
+    ``b`` is left."""
     module = function.module
     ta, tb, _, _, _, alpha, a, lda, b_, ldb, beta, c, _ = function.args
     m, n, k, ldc = sizes
@@ -259,7 +295,17 @@ def _try_tiles(b: ll.IRBuilder, function: ll.Function, sizes: tuple) -> None:
     slot = ll.GlobalVariable(module, _I64, name=tiles.REG_GEMM + ".address")
     slot.linkage, slot.initializer = "internal", ll.Constant(_I64, 0)
     resolver = ll.Function(module, ll.FunctionType(_I64, []), name=TILES_RESOLVER)
-    b.cbranch(ok, known, rest)
+    if counted:  # (read after the cheap tests: a product that fails them never asks the library)
+        sized, asking = (function.append_basic_block(name) for name in ("tiles_size", "tiles_threads"))
+        b.cbranch(ok, sized, rest)
+        b.position_at_end(sized)
+        small = b.icmp_signed("<", b.mul(b.mul(m, n), k), ll.Constant(_I64, THREADS_MIN_WORK))
+        b.cbranch(small, known, asking)
+        b.position_at_end(asking)
+        count = b.call(ll.Function(module, ll.FunctionType(ll.IntType(32), []), name=THREAD_COUNT), [])
+        b.cbranch(b.icmp_signed("<=", count, ll.Constant(ll.IntType(32), 1)), known, rest)
+    else:
+        b.cbranch(ok, known, rest)
     b.position_at_end(known)
     address = b.load_atomic(slot, "monotonic", 8)
     before = b.block

@@ -305,9 +305,13 @@ def library_mode(program: LoopProgram, node: Node) -> bool:
     library's threads too, beside the rows on polyfuse's threads and one BLAS thread serially
     (backends/cpu/parallel.py ``BlasTimes``): OpenBLAS's threads reach 98% of its matmul on a
     quiet machine but collapse under load once its pool went idle (gesummv LARGE: 45.5 ms on its
-    two threads against 1.22 ms on one), and only a measurement tells which case holds."""
+    two threads against 1.22 ms on one), and only a measurement tells which case holds.  So is
+    one triangle of an array times itself under its nest's guard (covariance's, correlation's):
+    its library mode is NumPy's ``?syrk`` of all rows on the library's threads (the call of the
+    serial run, which puts the library on one thread), against each chunk's ``?syrk`` and
+    ``?gemm`` on the team."""
     op = _kept_product(program, node)
-    if op is None or op.triangle:
+    if op is None:
         return False
     return bool(op.batch) or _is_one(op.cols) or not isinstance(node, StmtCall)
 

@@ -23,6 +23,9 @@ RNG = np.random.default_rng(5)
 def chunks_on(monkeypatch):
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS", "1")
     monkeypatch.delenv("POLYFUSE_BLAS_TRIANGLE_CHUNKS", raising=False)
+    # a triangle under its nest's guard is a site whose library's threads are measured too
+    # (phases.py ``library_mode``): its rows on the team, always, here
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
 
 
 def upper(m, n, data, cov):
@@ -138,6 +141,26 @@ def test_pair_triangle_rows_on_chunks_match_the_loops(forced, function, threads_
     backend = k.compile(*head, square, a, b).backend
     (chunked,) = [p for p in backend.artifact.phases if p.blas_rows]
     assert backend.phase_runs.get(chunked.index, 0) >= 1, backend.phase_runs
+
+
+def test_a_triangle_on_the_librarys_threads(monkeypatch, forced):
+    """A triangle under its nest's guard is a site of three modes; the library's (one call of all
+    its rows on OpenBLAS's threads: a strict one, correlation's, the triangle one row larger with
+    its diagonal kept) gives the loops' triangle, the rest untouched."""
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "library")
+    function = strict_upper
+    fresh = _args(function, 150, 90, False)
+    base, expected = fresh(), fresh()
+    k = polyfuse.kernel(function, cache=False)
+    threads.set_num_threads(2)
+    function(*expected)
+    for _ in range(2):  # (the first call is the measuring one, on one BLAS thread)
+        got = fresh()
+        k(*got)
+        np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-12, atol=1e-12)
+    backend = k.compile(*base).backend
+    (chunked,) = [p for p in backend.artifact.phases if p.blas_rows]
+    assert chunked.library and backend.blas_modes[chunked.index] == "library"
 
 
 def test_the_knob_keeps_the_triangle_whole(monkeypatch, forced):

@@ -316,3 +316,46 @@ def test_tiles_that_cannot_be_compiled_leave_the_product_to_blas(monkeypatch, ca
     assert blas._resolve_tiles() == 0
     assert len(tries) == 1
     assert "could not be compiled" in caplog.text
+
+
+def test_row_gemm_takes_the_tiles_only_with_the_library_on_one_thread(monkeypatch):
+    """The tiles run on the calling thread alone: with NumPy's OpenBLAS on two threads a product
+    of ``THREADS_MIN_WORK`` multiply-adds or more through ``ROW_GEMM`` is its ``?dgemm`` (NumPy's
+    own bits), under ``blas_on_one_thread`` the tiles (their address asked of the resolver once
+    per kernel: counted here); a smaller one takes them at any count.  (Polyfuse on one thread:
+    the product runs as is, no mode measured.)"""
+    from polyfuse.runtime.linalg_library import blas_on_one_thread, thread_count_functions
+
+    functions = thread_count_functions()
+    if functions is None or not blas.blas_thread_counter():
+        pytest.skip("needs NumPy's OpenBLAS, whose thread count polyfuse reads")
+    assert blas.THREAD_COUNT in blas.row_gemm_text(True)
+    get, put = functions
+    asked, real = [], blas.tiles_address
+
+    def counted() -> int:
+        asked.append(1)
+        return real()
+
+    monkeypatch.setattr(blas, "tiles_address", counted)
+    monkeypatch.setattr(threads, "_num_threads", 1)
+    A, B = RNG.standard_normal((200, 200)), RNG.standard_normal((200, 210))  # 8.4M multiply-adds
+    assert 200 * 200 * 210 >= blas.THREADS_MIN_WORK
+    small = (RNG.standard_normal((70, 60)), RNG.standard_normal((60, 300)))  # 1.26M: the tiles' at any count
+    saved = get()
+    put(2)
+    try:
+        if get() < 2:
+            pytest.skip("the library runs on one thread here")
+        big, little = polyfuse.kernel(wide, cache=False), polyfuse.kernel(wide, cache=False)
+        np.testing.assert_array_equal(big(A, B), A @ B)
+        assert not asked
+        little(*small)
+        assert asked
+        asked.clear()
+        with blas_on_one_thread():
+            got = big(A, B)
+        assert asked
+        np.testing.assert_allclose(got, A @ B, rtol=1e-10, atol=1e-10)
+    finally:
+        put(saved)
