@@ -9,6 +9,7 @@ sits in the wrong folder.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -62,10 +63,12 @@ def group(module: str) -> str:
     return max(matches, key=len)
 
 
-def imports(module: str, path: Path) -> set[str]:
-    """The polyfuse modules ``module`` imports (from-imports of a package name the module itself)."""
+@functools.cache
+def imports(module: str, path: Path, names: frozenset[str]) -> frozenset[str]:
+    """The polyfuse modules ``module`` imports (from-imports of a package name the module itself),
+    ``names`` being every module's (``modules()``, found once by the caller, not once per module;
+    each file parsed once per session, not once per test)."""
     is_package = path.name == "__init__.py"
-    names = set(modules())
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -79,16 +82,18 @@ def imports(module: str, path: Path) -> set[str]:
             for alias in node.names:
                 full = f"{base}.{alias.name}"
                 found.add(full if full in names else base)
-    return {name for name in found if name == "polyfuse" or name.startswith("polyfuse.")}
+    return frozenset(name for name in found if name == "polyfuse" or name.startswith("polyfuse."))
 
 
 def upward_imports() -> list[str]:
     problems = []
-    for module, path in sorted(modules().items()):
+    found = modules()
+    names = frozenset(found)
+    for module, path in sorted(found.items()):
         if module in EXEMPT:
             continue
         mine = group(module)
-        for target in sorted(imports(module, path)):
+        for target in sorted(imports(module, path, names)):
             if target == "polyfuse" and mine not in ROOT_CLIENTS:
                 problems.append(f"{module} imports the package root (import from the module itself)")
                 continue
@@ -111,7 +116,9 @@ def test_no_upward_imports():
 
 
 def test_no_import_circles():
-    graph = {m: imports(m, p) - {m} for m, p in modules().items()}
+    found = modules()
+    names = frozenset(found)
+    graph = {m: imports(m, p, names) - {m} for m, p in found.items()}
     seen: dict[str, int] = {}  # 1: on the current path, 2: done
     cycles = []
 

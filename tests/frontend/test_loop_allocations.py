@@ -190,11 +190,13 @@ def conv_pool_conv(image, w1, w2):
     return conv2d(x, w2)  # its H_out is a size of the pooled temporary
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_window_extents_over_sizes_of_temporaries(target):
+def test_window_extents_over_sizes_of_temporaries():
+    """On the cpu target only: the extents are the frontend's (in the loop program, which is the
+    same for every target), and this program's compile is among the suite's slowest (about 4 s
+    of CPU, docs/performance.md); a second compile for the python backend checked nothing more."""
     rng = np.random.default_rng(2)
     args = (rng.random((2, 11, 12, 1)), rng.random((3, 3, 1, 4)), rng.random((2, 2, 4, 3)))
-    np.testing.assert_allclose(polyfuse.kernel(conv_pool_conv, target=target)(*args), conv_pool_conv(*args),
+    np.testing.assert_allclose(polyfuse.kernel(conv_pool_conv, target="cpu")(*args), conv_pool_conv(*args),
                                rtol=1e-12)
 
 

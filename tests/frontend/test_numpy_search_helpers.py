@@ -4,10 +4,20 @@ for a scalar or a 1-d ``x`` (``v``) over a sorted 1-d table; the results are Num
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 import polyfuse
+
+
+@functools.cache
+def _kernel(fn, target):
+    """One kernel per function and target for the module: cases of a signature seen before run on
+    its variant (a python-target compile is not kept in the disk cache, and compiling the same
+    signature again makes the same code).  The refusals below make their own kernels."""
+    return polyfuse.kernel(fn, target=target)
 
 
 def interp_vector(x, xp, fp):
@@ -73,7 +83,7 @@ CASES = [
 @pytest.mark.parametrize("fn, args", CASES, ids=lambda a: getattr(a, "__name__", ""))
 def test_search_helpers_are_numpys(fn, args, target):
     want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    got = polyfuse.kernel(fn, target=target)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    got = _kernel(fn, target)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
         assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_array_equal(g, w)
@@ -105,7 +115,7 @@ def residual(p, x, y):
 def test_polyval_is_numpys_horner_loop(fn, args, target):
     """``y = zeros_like(x)``, then ``y = y * x + pv`` per coefficient: NumPy's dtype and bits
     (``0 * inf`` is NaN there too)."""
-    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    got, want = _kernel(fn, target)(*args), fn(*args)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
 
@@ -132,7 +142,7 @@ def polyval_per_element(p, x):
 def test_polyval_of_a_scalar_is_numpys(fn, args, target):
     """NumPy makes a scalar ``x`` an array first (a Python float is float64, so float32
     coefficients at 0.5 give np.float64), then the same Horner loop: its type and bits."""
-    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    got, want = _kernel(fn, target)(*args), fn(*args)
     assert type(got) is type(want)
     np.testing.assert_array_equal(got, want)
     assert np.asarray(got).dtype == np.asarray(want).dtype
@@ -166,7 +176,7 @@ def top_three(x):
 def test_sort_and_median_are_numpys(fn, x, target):
     """A heap sort of a copy, NaN last as NumPy sorts; the median NumPy's mean of the middle one or
     two (NaN where any is NaN)."""
-    got, want = polyfuse.kernel(fn, target=target)(x), fn(x)
+    got, want = _kernel(fn, target)(x), fn(x)
     assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(got, want)
 
@@ -181,7 +191,7 @@ def test_median_of_an_expression_is_the_median_of_its_value(target):
     is computed into a local first, as a pure helper's is."""
     x = np.array([0.5, 3.0, np.nan, -2.0, 1.5])
     for v in (x, x[[0, 1, 3, 4]], np.arange(4, dtype=np.int32)):
-        got, want = polyfuse.kernel(median_of_expression, target=target)(v), median_of_expression(v)
+        got, want = _kernel(median_of_expression, target)(v), median_of_expression(v)
         assert type(got) is type(want)
         np.testing.assert_array_equal(got, want)
 
@@ -189,7 +199,7 @@ def test_median_of_an_expression_is_the_median_of_its_value(target):
 def test_median_of_an_expression_is_numpys():
     """An expression whose rank the front end tells goes to the helper as a local computed once."""
     x = np.array([3.0, -1.0, 0.5, 2.0, 7.0])
-    got = polyfuse.kernel(median_of_expression, target="python")(x)
+    got = _kernel(median_of_expression, "python")(x)
     assert type(got) is np.float64 and got == median_of_expression(x)
 
 
@@ -218,7 +228,7 @@ def bins_of_sorted_edges(x, edges):
 def test_locals_bound_once_to_vectors_and_scalars(fn, args, target):
     """A local bound once to a value whose rank the front end tells (np.linspace, np.sort of an
     argument, arithmetic and ufuncs of vectors and full reductions) takes the helpers too."""
-    got, want = polyfuse.kernel(fn, target=target)(*args), fn(*args)
+    got, want = _kernel(fn, target)(*args), fn(*args)
     assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(got, want)
 
@@ -259,7 +269,7 @@ def test_digitize_is_numpys(fn, args, target):
     side ('right' by default, 'left' for right=True), NaN last."""
     got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     expected = fn(*args)
-    got = polyfuse.kernel(fn, target=target)(*got_args)
+    got = _kernel(fn, target)(*got_args)
     assert type(got) is type(expected)
     np.testing.assert_array_equal(got, expected)
 
