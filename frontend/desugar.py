@@ -36,7 +36,7 @@ import math
 import types
 from collections import Counter
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -818,6 +818,31 @@ def function_locals(tree: ast.FunctionDef) -> set[str]:
     return names
 
 
+def _number_row(node: ast.expr) -> Any:
+    """The number a constant (``-1`` too) stands for, or the list of a tuple of them; None else."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = [_number_row(e) for e in node.elts]
+        return items if items and all(type(v) in (int, float) for v in items) else None
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and type(node.value) is not bool:
+        return sign * node.value
+    return None
+
+
+def _select(counter: str, values: list) -> ast.expr:
+    """``values[0] if counter == 0 else (values[1] if counter == 1 else ...)``."""
+    out: ast.expr = ast.Constant(values[-1]) if values[-1] >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-values[-1]))
+    for k in range(len(values) - 2, -1, -1):
+        v = values[k]
+        item = ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+        test = ast.Compare(ast.Name(counter, ast.Load()), [ast.Eq()], [ast.Constant(k)])
+        out = ast.IfExp(test, item, out)
+    return out
+
+
 def _display(value: tuple) -> ast.Tuple:
     return ast.Tuple([_display(v) if type(v) is tuple else ast.Constant(v) for v in value], ast.Load())
 
@@ -943,7 +968,11 @@ class Constants(StatementTransformer):
         return self._element(node.value, node.slice, node)
 
     def visit_For(self, node: ast.For):
-        """``for o in OFFSETS:`` -> ``for k in range(len): o = OFFSETS[k]`` (its hidden array's element)."""
+        """``for o in OFFSETS:`` -> ``for k in range(len): o = OFFSETS[k]`` (its hidden array's element);
+        ``for d in (-1, 0, 1):`` of numbers written in the loop (``_literal_loop``)."""
+        literal = self._literal_loop(node)
+        if literal is not None:
+            return literal
         table = number_table(self.globals.get(node.iter.id)) if isinstance(node.iter, ast.Name) \
             and node.iter.id not in self.local else None
         if table is not None and isinstance(node.target, ast.Tuple) and len(table[1]) == 2 \
@@ -969,6 +998,51 @@ class Constants(StatementTransformer):
                        self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(len(value))], []), node),
                        [first, *body], [], None)
         return ast.copy_location(loop, node)
+
+    def _literal_loop(self, node: ast.For) -> ast.For | None:
+        """``for d in (-1, 0, 1):`` (a list too) of integer constants in steps of one nonzero
+        constant: ``for d in range(-1, 2, 1)``.  Other numbers of one type, and rows of them
+        unpacked (``for di, dj in ((0, 1), (1, 0)):``): ``for k in range(len):`` then each name
+        the select of its column, ``d = 1 if k == 0 else (2 if k == 1 else 4)``.  None for other
+        loops."""
+        if not isinstance(node.iter, (ast.Tuple, ast.List)) or node.orelse or not node.iter.elts:
+            return None
+        rows = [_number_row(e) for e in node.iter.elts]
+        widths = {len(r) if isinstance(r, list) else 0 for r in rows}
+        if any(r is None for r in rows) or len(widths) != 1:
+            return None
+        width, target = widths.pop(), node.target
+        columns: list[list[Any]]
+        given = [target] if width == 0 else target.elts if isinstance(target, ast.Tuple) else []
+        names = [n for n in given if isinstance(n, ast.Name)]
+        if len(names) != max(width, 1) or len(given) != len(names):
+            return None
+        taken = {n.id for n in names}
+        if any(isinstance(n, ast.Name) and n.id in taken and not isinstance(n.ctx, ast.Load)
+               for st in node.body for n in ast.walk(st)):
+            return None  # (bound again in the body: Desugar's refusal)
+        columns = [rows] if width == 0 else [[r[c] for r in rows] for c in range(width)]
+        if any(len({type(v) for v in col}) != 1 for col in columns):
+            return None  # (1, 0.5): each element keeps its own type in Python
+        body = self.block(node.body)
+        col = columns[0]
+        if width == 0 and type(col[0]) is int and len(col) > 1 and col[1] != col[0] \
+                and all(b - a == col[1] - col[0] for a, b in zip(col, col[1:])):
+            step = col[1] - col[0]
+            span: list[ast.expr] = [ast.Constant(col[0]), ast.Constant(col[-1] + step), ast.Constant(step)]
+        elif width == 0 and type(col[0]) is int and len(col) == 1:
+            span = [ast.Constant(col[0]), ast.Constant(col[0] + 1)]
+        else:
+            counter = self.rw.fresh("item_k")
+            first = [ast.copy_location(ast.Assign([self.rw.placed(ast.Name(n.id, ast.Store()), n)],
+                                                  self.rw.placed(_select(counter, column), node.iter)), node)
+                     for n, column in zip(names, columns)]  # (bound as Python binds it: read after the loop too)
+            loop = ast.For(self.rw.placed(ast.Name(counter, ast.Store()), target),
+                           self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(len(rows))], []),
+                                          node.iter), [*first, *body], [], None)
+            return ast.copy_location(loop, node)
+        rng = self.rw.placed(ast.Call(ast.Name("range", ast.Load()), span, []), node.iter)
+        return ast.copy_location(ast.For(target, rng, body, [], None), node)
 
     def visit_Call(self, node: ast.Call):
         """``float("inf")``, ``float("nan")`` (the builtin of a string literal): the float."""

@@ -1,0 +1,74 @@
+"""Session 26's unseen programs (fe30): 61 third-party-style kernels (particle updates,
+histograms, image filters, PDE steps, dynamic programming, graph relaxation, statistics, signal
+processing, small ML layers; tests/corpus/batch_fe30.py and batch_fe30b.py, run by
+tests/corpus/batch_report.py on several inputs, edge sizes included, 1 and 2 threads).  On main
+(54221fd): 53 matched, 8 refused (helpers defined in the kernel, ``np.zeros(len(np.unique(y)))``,
+``for di in (-1, 0, 1)``, ``if fg.size == 0 or bg.size == 0`` of an image mask,
+``np.bincount(np.diff(indptr))``, a ping-pong ``a, b = b, a``), none wrong.  On fe30: 61 match.
+Kept here, three of the refused ones that now compile, one size and an edge size each (the suite
+is at its time budget; tests/frontend/test_fe30_forms.py holds the other forms)."""
+
+from __future__ import annotations
+
+import numpy as np
+from corpus_case import Case
+
+FUSES = ("none", "smart")  # its subject is how constructs are lowered (numpy_np21)
+
+
+def _n(rng, big=7, edge=1):
+    """``big`` elements for seed 0, ``edge`` for seed 1."""
+    return big if rng.integers(0, 2) == 0 else edge
+
+
+def class_means(x, y):
+    classes = np.unique(y)
+    means = np.zeros(len(classes))
+    for k in range(len(classes)):
+        means[k] = x[y == classes[k]].mean()
+    return means
+
+
+def dilate_binary(mask):
+    h, w = mask.shape
+    out = np.zeros((h, w), dtype=np.bool_)
+    for i in range(h):
+        for j in range(w):
+            v = False
+            for di in (-1, 0, 1):
+                for dj in (-1, 0, 1):
+                    a, b = i + di, j + dj
+                    if 0 <= a < h and 0 <= b < w and mask[a, b]:
+                        v = True
+            out[i, j] = v
+    return out
+
+
+
+
+
+
+
+
+def pingpong_smooth(u, steps):
+    a = u.copy()
+    b = np.empty_like(u)
+    n = u.shape[0]
+    for _ in range(steps):
+        b[0] = a[0]
+        b[n - 1] = a[n - 1]
+        for i in range(1, n - 1):
+            b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0
+        a, b = b, a
+    return a
+
+
+def _labelled(rng, n):
+    return rng.standard_normal(n), rng.integers(0, 3, n)
+
+
+CASES = [
+    Case("class_means", class_means, lambda r: _labelled(r, _n(r, 8))),
+    Case("dilate_binary", dilate_binary, lambda r: (r.random((_n(r, 5), 4)) > 0.7,)),
+    Case("pingpong_smooth", pingpong_smooth, lambda r: (r.standard_normal(_n(r, 6, 2)), int(r.integers(0, 3)))),
+]
