@@ -668,7 +668,7 @@ def _written_through(tree: ast.AST, modules: set[str] = frozenset()) -> set[str]
             base = _root(value)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if base is not None and base not in modules:  # (np.zeros(n) views nothing)
-                views.extend((t.id, base) for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
+                views.extend((t, base) for target in targets for t in _bound_names(target))
     changed = True
     while changed:  # a write through a view writes its base, and a write of the base changes the view
         changed = False
@@ -677,6 +677,17 @@ def _written_through(tree: ast.AST, modules: set[str] = frozenset()) -> set[str]
                 roots.update((alias, base))
                 changed = True
     return roots
+
+
+def _bound_names(target: ast.expr) -> list[str]:
+    """The names an assignment to ``target`` binds (``c[k] = ...`` binds none: it stores)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for elt in target.elts for name in _bound_names(elt)]
+    return []
 
 
 def _root(node: ast.expr) -> str | None:

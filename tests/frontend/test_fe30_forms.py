@@ -17,8 +17,10 @@ def _check(fn, calls, target="python"):
         actual_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         expected = fn(*expected_args)
         got = k(*actual_args)
-        np.testing.assert_allclose(got, expected, rtol=1e-12)
-        assert np.asarray(got).dtype == np.asarray(expected).dtype
+        pairs = zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]
+        for g, e in pairs:
+            np.testing.assert_allclose(g, e, rtol=1e-12)
+            assert np.asarray(g).dtype == np.asarray(e).dtype
         for e, a in zip(expected_args, actual_args):
             np.testing.assert_array_equal(a, e)
 
@@ -79,8 +81,17 @@ def unique_at(x, k):
     return u[k]
 
 
+def unique_store(x, k):
+    u = np.unique(x)
+    c = np.full(u.size, 2.5)
+    c[k] = u[k]  # a store of an element: c is no view of u
+    c[-1] += 1.0
+    return c, len(c)
+
+
 def test_arrays_of_the_length_of_unique():
     _check(unique_sized, [(np.array([3.0, 1.0, 3.0, 2.0]),), (np.zeros(0),)])
+    _check(unique_store, [(np.array([3.0, 1.0, 3.0, 0.0]), 1), (np.array([3.0, 1.0, 3.0, 0.0]), -3)])
     _check(unique_at, [(np.array([3.0, 1.0, 3.0]), 1), (np.array([3.0, 1.0, 3.0]), -2)])
     with pytest.raises(IndexError, match="'u'"):  # the user's name, not the buffer's
         polyfuse.kernel(unique_at, target="python")(np.array([3.0, 1.0, 3.0]), 2)
