@@ -707,10 +707,14 @@ class Lowering:
         for step in steps:
             ast.fix_missing_locations(step)
         saved = (self.assignments, dict(self.scalars), dict(self.assigned), dict(self.sizes), self.counter)
+        conditional = set(self.conditional)
+        later = test.values[1:]  # each evaluated by its own statement now, where Python evaluates it
+        self.conditional -= {id(n) for v in later for n in ast.walk(v)} - set().union(*map(_conditional_ids, later))
         firsts = [copy.deepcopy(step) for step in steps]
         lowered = [out for step in steps for out in self.lower_stmt(step)]
         if len(lowered) == len(firsts) and all(ast.dump(a) == ast.dump(b) for a, b in zip(lowered, firsts)):
             self.assignments, self.scalars, self.assigned, self.sizes, self.counter = saved
+            self.conditional = conditional
             self.used.discard(name)
             return None
         test_name = ast.copy_location(ast.Name(name, ast.Load()), stmt.test)

@@ -147,7 +147,16 @@ def guarded_max(x, t):
     return 0.0
 
 
+def guarded_masked_max(x, t):
+    m = x > t
+    n = np.count_nonzero(m)
+    if n > 0 and x[m].max() > 2 * t:  # max of nothing raises: not run where n == 0
+        return 1.0
+    return 0.0
+
+
 def test_and_or_of_reductions_run_where_python_runs_them():
+    _check(guarded_masked_max, [(np.array([1.0, 2.0, 3.0]), 1.0), (np.array([1.0, 2.0, 3.0]), 5.0)])
     img = np.arange(12.0).reshape(3, 4)
     _check(either_empty, [(img, 5.0), (img, 20.0)])
     _check(guarded_max, [(np.zeros(0), 1.0), (np.array([3.0, 0.5]), 1.0)])  # x.max() of nothing: not run
