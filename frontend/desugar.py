@@ -44,6 +44,7 @@ from polyfuse.errors import UnsupportedError
 
 from .allocation import ALLOCATORS
 from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, NUMPY_ROW_HELPERS, ROW_HELPERS, UFUNC_AT
+from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
 from .range_steps import strided_store, variable_step
 
@@ -818,6 +819,27 @@ def function_locals(tree: ast.FunctionDef) -> set[str]:
     return names
 
 
+def _breaks(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` has a ``break`` or ``continue`` of its own loop (not of a loop inside)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(stmt, (ast.For, ast.While)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt) and _breaks(inner):
+                return True
+    return False
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """The name under ``x``, ``x[...]``, ``x.attr``."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _number_row(node: ast.expr) -> Any:
     """The number a constant (``-1`` too) stands for, or the list of a tuple of them; None else."""
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -1264,6 +1286,9 @@ class Desugar(StatementTransformer):
             return self.ndindex(node, it)
         if isinstance(it, ast.Name) and it.id in self.rw.ranks and isinstance(node.target, ast.Name):
             return self.over(node, self._index(node.target), [(node.target.id, it.id)])
+        flat = self.flattened(it)
+        if flat is not None and isinstance(node.target, ast.Name):
+            return self.flat_loop(node, flat)
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and not it.keywords
                 and it.func.id not in self.rw.globals and isinstance(node.target, ast.Tuple)):
             return None
@@ -1276,6 +1301,47 @@ class Desugar(StatementTransformer):
         if it.func.id == "zip" and len(arrays) == len(it.args) == len(names) >= 1:
             return self.over(node, self._index(node.target), [(n.id, a) for n, a in zip(names, arrays)])
         return None
+
+    def flattened(self, it: ast.expr) -> str | None:
+        """``A`` of ``A.ravel()``, ``A.flatten()``, ``A.reshape(-1)``, ``np.ravel(A)``, ``A.flat``
+        (``A`` an array argument); None otherwise."""
+        if isinstance(it, ast.Attribute) and it.attr == "flat":
+            array = it.value
+        elif isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.keywords:
+            method, owner = it.func.attr, it.func.value
+            if method in ("ravel", "flatten") and not it.args:
+                array = owner
+            elif method == "reshape" and len(it.args) == 1 and int_constant(it.args[0]) == -1:
+                array = owner
+            elif method == "ravel" and len(it.args) == 1 and module_of(owner, self.rw.globals) == "np":
+                array = it.args[0]
+            else:
+                return None
+        else:
+            return None
+        return array.id if isinstance(array, ast.Name) and array.id in self.rw.ranks else None
+
+    def flat_loop(self, node: ast.For, array: str) -> ast.For | None:
+        """``for v in A.ravel():`` of an array argument of rank ``r``: ``r`` nested range loops in
+        C order (the flattened order), ``v = A[i0, ..., i(r-1)]`` first in the innermost, where
+        the body has no ``break``/``continue`` of this loop (it would leave only the innermost) and
+        writes nothing into ``A`` (a copy, as ``flatten`` makes and ``ravel`` may, would not see
+        the writes); None otherwise."""
+        rank = self.rw.ranks[array]
+        if rank == 0 or _breaks(node.body) or any(
+                isinstance(n, (ast.Subscript, ast.Name)) and not isinstance(n.ctx, ast.Load)
+                and _root_name(n) == array for s in node.body for n in ast.walk(s)):
+            return None
+        names = [self.rw.fresh(f"_pf_flat{d}") for d in range(rank)]
+        index = ast.Tuple([ast.Name(k, ast.Load()) for k in names], ast.Load()) if rank > 1 \
+            else ast.Name(names[0], ast.Load())
+        element = self.rw.placed(ast.Subscript(ast.Name(array, ast.Load()), index, ast.Load()), node.iter)
+        body: list[ast.stmt] = [ast.copy_location(ast.Assign([node.target], element), node), *node.body]
+        for d in reversed(range(rank)):
+            rng = self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [shape_node(array, d)], []), node.iter)
+            body = [ast.copy_location(ast.For(self.rw.placed(ast.Name(names[d], ast.Store()), node.target), rng,
+                                              body, [], None), node)]
+        return body[0]  # type: ignore[return-value]
 
     def ndindex(self, node: ast.For, it: ast.Call) -> ast.For | None:
         """``for idx in np.ndindex(A.shape)`` (or ``(n, m)``, ``n, m``; or ``for i, j in ...``):

@@ -21,7 +21,10 @@ from test_corpus import _copy, assert_same  # noqa: E402
 
 
 def run_case(case, seeds=range(4)) -> tuple[str, str]:
-    """('match' | 'refused' | 'wrong' | 'crashed', detail)."""
+    """('match' | 'refused' | 'wrong' | 'crashed', detail): refused where polyfuse raises
+    UnsupportedError or, for one call, ArgumentError (where Python raised too, with another
+    exception, or returned); wrong for another value or another exception; crashed for an
+    exception where Python returned."""
     kernel = polyfuse.kernel(case.func, target="cpu")
     for seed in seeds:
         args = case.make_args(np.random.default_rng(seed))
@@ -34,15 +37,15 @@ def run_case(case, seeds=range(4)) -> tuple[str, str]:
                 kernel(*actual_args)
             except type(exc):
                 continue
-            except polyfuse.UnsupportedError as got:
-                return "refused", f"seed {seed}: {str(got).splitlines()[0]}"
+            except (polyfuse.UnsupportedError, polyfuse.ArgumentError) as got:  # refused (per call)
+                return "refused", f"seed {seed}: Python raised {exc!r}; {str(got).splitlines()[0]}"
             except Exception as got:
                 return "wrong", f"seed {seed}: Python raised {exc!r}, polyfuse {got!r}"
             return "wrong", f"seed {seed}: Python raised {exc!r}, polyfuse returned"
         try:
             with np.errstate(all="ignore"):
                 actual = kernel(*actual_args)
-        except polyfuse.UnsupportedError as got:
+        except (polyfuse.UnsupportedError, polyfuse.ArgumentError) as got:  # refused (per call)
             return "refused", f"seed {seed}: {str(got).splitlines()[0]}"
         except Exception as got:
             return "crashed", f"seed {seed}: {type(got).__name__}: {str(got)[:300]}"

@@ -174,3 +174,30 @@ def ping_pong(u, steps):
 
 def test_swapped_buffers():
     _check(ping_pong, [(np.arange(5.0), 3), (np.arange(5.0), 0)])
+
+
+def counting_sort(x, k):
+    counts = np.zeros(k, dtype=np.int64)
+    for v in x:
+        counts[v] += 1
+    out = np.empty_like(x)
+    pos = 0
+    for v in range(k):  # the name of the array loop's element: a fresh loop variable
+        for _ in range(counts[v]):
+            out[pos] = v
+            pos += 1
+    return out
+
+
+def flat_histogram(img, nbins):
+    h = np.zeros(nbins)
+    for v in img.ravel():
+        h[int(v * (nbins - 1))] += 1
+    for v in img.flat:
+        h[0] += v
+    return h
+
+
+def test_loops_over_flattened_arrays_and_reused_names():
+    _check(counting_sort, [(np.array([3, 0, 3, 1]), 4), (np.zeros(0, dtype=np.int64), 2)])
+    _check(flat_histogram, [(np.linspace(0.0, 1.0, 12).reshape(3, 4), 5)])
