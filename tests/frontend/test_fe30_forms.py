@@ -172,8 +172,28 @@ def ping_pong(u, steps):
     return a
 
 
+def swap_once(u):
+    a = u.copy()
+    b = np.zeros_like(u)
+    a, b = b, a  # (at the top level too: refused before, the names' arrays being views)
+    b[0] = 5.0
+    return a, b
+
+
+def swap_viewed(u):
+    a = u.copy()
+    b = np.zeros_like(u)
+    v = a[1:]
+    a, b = b, a  # v still views the first array, now b's: copies of values would change what v sees
+    b[1] = 9.0
+    return a, b, v.sum()
+
+
 def test_swapped_buffers():
     _check(ping_pong, [(np.arange(5.0), 3), (np.arange(5.0), 0)])
+    _check(swap_once, [(np.arange(3.0),)])
+    with pytest.raises(polyfuse.UnsupportedError, match="view"):  # refused (a wrong v.sum() with copies)
+        polyfuse.kernel(swap_viewed, target="python")(np.arange(4.0))
 
 
 def counting_sort(x, k):
