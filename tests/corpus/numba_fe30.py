@@ -1,12 +1,16 @@
-"""Session 26's unseen programs (fe30): 61 third-party-style kernels (particle updates,
+"""Session 26's unseen programs (fe30): 73 third-party-style kernels (particle updates,
 histograms, image filters, PDE steps, dynamic programming, graph relaxation, statistics, signal
-processing, small ML layers; tests/corpus/batch_fe30.py and batch_fe30b.py, run by
-tests/corpus/batch_report.py on several inputs, edge sizes included, 1 and 2 threads).  On main
-(54221fd): 53 matched, 8 refused (helpers defined in the kernel, ``np.zeros(len(np.unique(y)))``,
-``for di in (-1, 0, 1)``, ``if fg.size == 0 or bg.size == 0`` of an image mask,
-``np.bincount(np.diff(indptr))``, a ping-pong ``a, b = b, a``), none wrong.  On fe30: 61 match.
-Kept here, three of the refused ones that now compile, one size and an edge size each (the suite
-is at its time budget; tests/frontend/test_fe30_forms.py holds the other forms)."""
+processing, small ML layers, CSR products, union-find, ODE steps, Viterbi, cellular automata;
+tests/corpus/batch_fe30.py, batch_fe30b.py, batch_fe30c.py, run by tests/corpus/batch_report.py
+on four inputs each, edge sizes included, with 1 and 2 threads).  On main (54221fd): 61 matched,
+12 refused, none wrong.  One refusal is per call (an ArgumentError for a non-square matrix that
+an in-place transpose indexes out of range, where Python raises IndexError); the other 11:
+helpers defined in the kernel (2), ``np.zeros(len(np.unique(y)))`` (2), ``for di in (-1, 0, 1)``
+(2), ``if fg.size == 0 or bg.size == 0`` of an image mask, ``np.bincount(np.diff(indptr))``, a
+ping-pong ``a, b = b, a``, ``for v in img.ravel()``, ``for v in x`` then ``for v in range(k)``.
+On fe30: 72 match, the transpose's per-call refusal left.  Kept here, three of the refused ones
+that now compile, one size and an edge size each (the suite is at its time budget;
+tests/frontend/test_fe30_forms.py holds the other forms)."""
 
 from __future__ import annotations
 
