@@ -1922,6 +1922,16 @@ class Lowering:
                 return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
         if node.attr in ("real", "imag") and module_of(node.value, self.globals) is None:
             return self.part(node, self.value(node.value))
+        if node.attr in ("size", "ndim") and isinstance(node.value, ast.Name) and node.value.id not in self.selections:
+            entry = self.lookup(node.value)  # m.size of a temporary, view or local array: its extents'
+            if entry is not None and entry.kind != "arg":
+                self.changed = True
+                if node.attr == "ndim":
+                    return scalar(ast.Constant(entry.rank), WEAK_INT)
+                size = ast.Constant(1) if not entry.extents else self.length(entry.extents[0]).node
+                for e in entry.extents[1:]:
+                    size = ast.BinOp(size, ast.Mult(), self.length(e).node)
+                return scalar(size, WEAK_INT)
         module = module_of(node.value, self.globals)
         number = module_constant(module, node.attr) if module is not None else None
         if number is not None:  # np.inf, math.pi, cmath.infj: Python numbers (weak), as the lifter types them

@@ -223,3 +223,12 @@ def flat_histogram(img, nbins):
 def test_loops_over_flattened_arrays_and_reused_names():
     _check(counting_sort, [(np.array([3, 0, 3, 1]), 4), (np.zeros(0, dtype=np.int64), 2)])
     _check(flat_histogram, [(np.linspace(0.0, 1.0, 12).reshape(3, 4), 5)])
+
+
+def local_sizes(A):
+    m = A[1:] > 0
+    return m.sum(), (m.mean() if m.size else 0.0), m.ndim
+
+
+def test_size_and_ndim_of_local_arrays():
+    _check(local_sizes, [(np.arange(-3.0, 5.0).reshape(4, 2),), (np.ones((1, 2)),)])
