@@ -1,16 +1,17 @@
-"""Session 26's unseen programs (fe30): 73 third-party-style kernels (particle updates,
-histograms, image filters, PDE steps, dynamic programming, graph relaxation, statistics, signal
-processing, small ML layers, CSR products, union-find, ODE steps, Viterbi, cellular automata;
-tests/corpus/batch_fe30.py, batch_fe30b.py, batch_fe30c.py, run by tests/corpus/batch_report.py
-on four inputs each, edge sizes included, with 1 and 2 threads).  On main (54221fd): 61 matched,
-12 refused, none wrong.  One refusal is per call (an ArgumentError for a non-square matrix that
-an in-place transpose indexes out of range, where Python raises IndexError); the other 11:
+"""Session 26's unseen programs (fe30): 100 third-party-style kernels, loop and NumPy style
+(particle updates, histograms, image filters, PDE steps, dynamic programming, graph relaxation,
+statistics, signal processing, small ML layers, CSR products, union-find, ODE steps, Viterbi,
+cellular automata, broadcasting, rolls, pads, einsum, small integer dtypes;
+tests/corpus/batch_fe30.py and batch_fe30b..e.py, run by tests/corpus/batch_report.py on four
+inputs each, edge sizes included, with 1 and 2 threads).  On main (54221fd): 87 matched,
+13 refused, none wrong.  One refusal is per call (an ArgumentError for a non-square matrix that
+an in-place transpose indexes out of range, where Python raises IndexError); the other 12:
 helpers defined in the kernel (2), ``np.zeros(len(np.unique(y)))`` (2), ``for di in (-1, 0, 1)``
 (2), ``if fg.size == 0 or bg.size == 0`` of an image mask, ``np.bincount(np.diff(indptr))``, a
-ping-pong ``a, b = b, a``, ``for v in img.ravel()``, ``for v in x`` then ``for v in range(k)``.
-On fe30: 72 match, the transpose's per-call refusal left.  Kept here, two of the refused ones
-that now compile, one size and an edge size each (the suite is at its time budget;
-tests/frontend/test_fe30_forms.py holds the other forms)."""
+ping-pong ``a, b = b, a``, ``for v in img.ravel()``, ``for v in x`` then ``for v in range(k)``,
+``m.size`` of a local mask.  On fe30: 99 match, the transpose's per-call refusal left.  Kept
+here, two of the refused ones that now compile, one size and an edge size each (the suite is at
+its time budget; tests/frontend/test_fe30_forms.py holds the other forms)."""
 
 from __future__ import annotations
 
