@@ -258,6 +258,13 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         stmt.value.args[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body, stmt.value.args[0])
         for s in rest:
             _SizedRewrite(rw, name, count).visit(s)
+    for node in (n for s in later for n in ast.walk(s)):  # any other allocation of the length: named
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALLOCATORS \
+                and module_of(node.func.value, rw.globals) == "np" and node.args \
+                and any(isinstance(n, ast.Name) and n.id == count for n in ast.walk(node.args[0])):
+            raise rw.error(node, "an array of np.unique's length is supported as a 1-d allocation bound to a name "  # type: ignore[attr-defined]
+                           "at the top level of the block that binds the np.unique (a = np.zeros(len(u)))",
+                           "allocation of a data-dependent length")
 
 
 class _SizedUses(ast.NodeVisitor):

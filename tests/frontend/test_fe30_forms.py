@@ -99,6 +99,17 @@ def test_arrays_of_the_length_of_unique():
         k(np.array([3.0, 1.0, 3.0]), 2)
 
 
+def unique_sized_rows(x):
+    u = np.unique(x)
+    return np.zeros((len(u), 2))
+
+
+def test_other_allocations_of_the_length_of_unique_are_named():
+    with pytest.raises(polyfuse.UnsupportedError, match="np.unique's length is supported as a 1-d allocation") as info:
+        polyfuse.kernel(unique_sized_rows, target="python")(np.ones(3))
+    assert info.value.span.line == unique_sized_rows.__code__.co_firstlineno + 2
+
+
 def bincount_branch(lab, flag):
     if flag > 0:
         return np.bincount(lab).sum()
