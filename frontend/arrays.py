@@ -668,6 +668,9 @@ class Lowering:
         fresh scalar local just before the ``if``, which Python evaluates once there too, then
         ``if pf_c:``; None when the test has no array values.  Tests with ``and``/``or``/``if``
         are left alone (Python may skip the part that reads arrays)."""
+        if isinstance(stmt.test, ast.BoolOp) and all(_bool_valued(v) for v in stmt.test.values) \
+                and not any(isinstance(n, ast.IfExp) for n in ast.walk(stmt.test)):
+            return self.split_test(stmt, stmt.test)
         if any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in ast.walk(stmt.test)) \
                 or self.masked_read(stmt.test) is not None:
             return None
@@ -684,6 +687,38 @@ class Lowering:
                              "array is ambiguous); reduce it to one value first", "if test")
         test = ast.copy_location(ast.Name(name, ast.Load()), stmt.test)
         return lowered + self.lower_stmt(_replace(stmt, test=test))
+
+    def split_test(self, stmt: ast.If, test: ast.BoolOp) -> list[ast.stmt] | None:
+        """``if a or b:`` (``and``; each operand a comparison, ``not`` or and/or of those) whose
+        operands reduce arrays (``if fg.size == 0 or bg.size == 0:``): each operand evaluated
+        where Python evaluates it, ``c = a``, ``if not c: c = b`` (``if c:`` for ``and``), then
+        ``if c:``; None where no operand has array values (the test stays as written)."""
+        name = self.fresh("c")
+        steps: list[ast.stmt] = [ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], test.values[0]),
+                                                   test.values[0])]
+        for k, value in enumerate(test.values[1:], 1):
+            before = test.values[:k]
+            done: ast.expr = ast.Name(name, ast.Load())
+            if all(_plain_test(v) for v in before):  # sizes and scalars: the test itself, so its facts hold
+                done = copy.deepcopy(before[0]) if k == 1 else ast.BoolOp(test.op, copy.deepcopy(before))
+            cond = done if isinstance(test.op, ast.And) else ast.UnaryOp(ast.Not(), done)
+            assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), value)
+            steps.append(ast.copy_location(ast.If(ast.copy_location(cond, value), [assign], []), value))
+        for step in steps:
+            ast.fix_missing_locations(step)
+        saved = (self.assignments, dict(self.scalars), dict(self.assigned), dict(self.sizes), self.counter)
+        conditional = set(self.conditional)
+        later = test.values[1:]  # each evaluated by its own statement now, where Python evaluates it
+        self.conditional -= {id(n) for v in later for n in ast.walk(v)} - set().union(*map(_conditional_ids, later))
+        firsts = [copy.deepcopy(step) for step in steps]
+        lowered = [out for step in steps for out in self.lower_stmt(step)]
+        if len(lowered) == len(firsts) and all(ast.dump(a) == ast.dump(b) for a, b in zip(lowered, firsts)):
+            self.assignments, self.scalars, self.assigned, self.sizes, self.counter = saved
+            self.conditional = conditional
+            self.used.discard(name)
+            return None
+        test_name = ast.copy_location(ast.Name(name, ast.Load()), stmt.test)
+        return lowered + self.lower_stmt(_replace(stmt, test=test_name))
 
     def merge_branches(self, test: ast.expr, bound: dict[str, ArrayName], body: list[ast.stmt],
                        else_block: tuple[int, ...], orelse: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
@@ -1887,6 +1922,16 @@ class Lowering:
                 return View(inner.extents[::-1], inner.vtype, lambda idx: inner.element(idx[::-1]), inner.base)
         if node.attr in ("real", "imag") and module_of(node.value, self.globals) is None:
             return self.part(node, self.value(node.value))
+        if node.attr in ("size", "ndim") and isinstance(node.value, ast.Name) and node.value.id not in self.selections:
+            entry = self.lookup(node.value)  # m.size of a temporary, view or local array: its extents'
+            if entry is not None and entry.kind != "arg":
+                self.changed = True
+                if node.attr == "ndim":
+                    return scalar(ast.Constant(entry.rank), WEAK_INT)
+                size = ast.Constant(1) if not entry.extents else self.length(entry.extents[0]).node
+                for e in entry.extents[1:]:
+                    size = ast.BinOp(size, ast.Mult(), self.length(e).node)
+                return scalar(size, WEAK_INT)
         module = module_of(node.value, self.globals)
         number = module_constant(module, node.attr) if module is not None else None
         if number is not None:  # np.inf, math.pi, cmath.infj: Python numbers (weak), as the lifter types them
@@ -3383,6 +3428,8 @@ class Lowering:
         if minimum is None:
             raise self.error(minlength, "np.bincount() minlength other than an integer constant or an integer "
                              "argument the kernel never assigns", "np.bincount")
+        if minimum != "0":  # NumPy's ValueError where the call runs (scop.bincount_length never raises)
+            self.pre.append(value_error(f"{ast.unparse(minlength)} >= 0", "'minlength' must not be negative"))
         source = f"pf_bincount_length({computed}, {minimum})"
         if source not in self.computed_sizes:
             self.computed_sizes[source] = self.fresh("size")
@@ -3409,8 +3456,13 @@ class Lowering:
         def count(k: tuple[Sym, ...]) -> list[ast.stmt]:
             added = ast.Constant(1) if weights is None else ast.Call(
                 ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load()), [weights.element(k)], [])
+            # a negative element raises NumPy's ValueError where the call runs (scop.bincount_length
+            # never raises); its count goes to bin 0, in bounds (the length is then at least 1)
             return [self.scalar_assign(b, ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()),
                                                    [x.element(k)], []), VType("int64", False)),
+                    value_error(f"{b} >= 0", "'list' argument must have no negative elements"),
+                    self.scalar_assign(b, ast.parse(f"{b} if {b} >= 0 else {NP_NAME}.int64(0)", mode="eval").body,
+                                       VType("int64", False)),
                     ast.AugAssign(subscript(acc, (atom(b),), ast.Store()), ast.Add(), added)]
 
         self.pre += self.nest(x.extents, count)
@@ -4931,6 +4983,26 @@ def _is_shape(node: ast.expr) -> bool:
     """Whether ``node`` is ``X.shape[d]`` (an extent: never negative)."""
     return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
         and isinstance(node.value.value, ast.Name) and _int_const(node.slice) is not None
+
+
+def _plain_test(node: ast.expr) -> bool:
+    """Whether ``node`` is a test of names, numbers and extents alone (``n > 0``,
+    ``x.shape[0] > 0``): evaluating it again costs nothing and cannot raise."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr != "shape":
+            return False
+        if isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"):
+            return False
+        if isinstance(n, (ast.Call, ast.IfExp, ast.Lambda, ast.NamedExpr)):
+            return False
+    return True
+
+
+def _bool_valued(node: ast.expr) -> bool:
+    """Whether ``node`` is written as a Python bool: a comparison, ``not``, and/or of those."""
+    if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return True
+    return isinstance(node, ast.BoolOp) and all(_bool_valued(v) for v in node.values)
 
 
 def _bool_op_choice(value: ast.BoolOp) -> ast.expr:

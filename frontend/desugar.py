@@ -36,7 +36,7 @@ import math
 import types
 from collections import Counter
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from polyfuse.errors import UnsupportedError
 
 from .allocation import ALLOCATORS
 from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, NUMPY_ROW_HELPERS, ROW_HELPERS, UFUNC_AT
+from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
 from .range_steps import strided_store, variable_step
 
@@ -818,6 +819,52 @@ def function_locals(tree: ast.FunctionDef) -> set[str]:
     return names
 
 
+def _breaks(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` has a ``break`` or ``continue`` of its own loop (not of a loop inside)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(stmt, (ast.For, ast.While)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt) and _breaks(inner):
+                return True
+    return False
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """The name under ``x``, ``x[...]``, ``x.attr``."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _number_row(node: ast.expr) -> Any:
+    """The number a constant (``-1`` too) stands for, or the list of a tuple of them; None else."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = [_number_row(e) for e in node.elts]
+        return items if items and all(type(v) in (int, float) for v in items) else None
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and type(node.value) is not bool:
+        return sign * node.value
+    return None
+
+
+def _select(counter: str, values: list) -> ast.expr:
+    """``values[0] if counter == 0 else (values[1] if counter == 1 else ...)``."""
+    out: ast.expr = ast.Constant(values[-1]) if values[-1] >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-values[-1]))
+    for k in range(len(values) - 2, -1, -1):
+        v = values[k]
+        item = ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+        test = ast.Compare(ast.Name(counter, ast.Load()), [ast.Eq()], [ast.Constant(k)])
+        out = ast.IfExp(test, item, out)
+    return out
+
+
 def _display(value: tuple) -> ast.Tuple:
     return ast.Tuple([_display(v) if type(v) is tuple else ast.Constant(v) for v in value], ast.Load())
 
@@ -943,7 +990,11 @@ class Constants(StatementTransformer):
         return self._element(node.value, node.slice, node)
 
     def visit_For(self, node: ast.For):
-        """``for o in OFFSETS:`` -> ``for k in range(len): o = OFFSETS[k]`` (its hidden array's element)."""
+        """``for o in OFFSETS:`` -> ``for k in range(len): o = OFFSETS[k]`` (its hidden array's element);
+        ``for d in (-1, 0, 1):`` of numbers written in the loop (``_literal_loop``)."""
+        literal = self._literal_loop(node)
+        if literal is not None:
+            return literal
         table = number_table(self.globals.get(node.iter.id)) if isinstance(node.iter, ast.Name) \
             and node.iter.id not in self.local else None
         if table is not None and isinstance(node.target, ast.Tuple) and len(table[1]) == 2 \
@@ -969,6 +1020,51 @@ class Constants(StatementTransformer):
                        self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(len(value))], []), node),
                        [first, *body], [], None)
         return ast.copy_location(loop, node)
+
+    def _literal_loop(self, node: ast.For) -> ast.For | None:
+        """``for d in (-1, 0, 1):`` (a list too) of integer constants in steps of one nonzero
+        constant: ``for d in range(-1, 2, 1)``.  Other numbers of one type, and rows of them
+        unpacked (``for di, dj in ((0, 1), (1, 0)):``): ``for k in range(len):`` then each name
+        the select of its column, ``d = 1 if k == 0 else (2 if k == 1 else 4)``.  None for other
+        loops."""
+        if not isinstance(node.iter, (ast.Tuple, ast.List)) or node.orelse or not node.iter.elts:
+            return None
+        rows = [_number_row(e) for e in node.iter.elts]
+        widths = {len(r) if isinstance(r, list) else 0 for r in rows}
+        if any(r is None for r in rows) or len(widths) != 1:
+            return None
+        width, target = widths.pop(), node.target
+        columns: list[list[Any]]
+        given = [target] if width == 0 else target.elts if isinstance(target, ast.Tuple) else []
+        names = [n for n in given if isinstance(n, ast.Name)]
+        if len(names) != max(width, 1) or len(given) != len(names):
+            return None
+        taken = {n.id for n in names}
+        if any(isinstance(n, ast.Name) and n.id in taken and not isinstance(n.ctx, ast.Load)
+               for st in node.body for n in ast.walk(st)):
+            return None  # (bound again in the body: Desugar's refusal)
+        columns = [rows] if width == 0 else [[r[c] for r in rows] for c in range(width)]
+        if any(len({type(v) for v in col}) != 1 for col in columns):
+            return None  # (1, 0.5): each element keeps its own type in Python
+        body = self.block(node.body)
+        col = columns[0]
+        if width == 0 and type(col[0]) is int and len(col) > 1 and col[1] != col[0] \
+                and all(b - a == col[1] - col[0] for a, b in zip(col, col[1:])):
+            step = col[1] - col[0]
+            span: list[ast.expr] = [ast.Constant(col[0]), ast.Constant(col[-1] + step), ast.Constant(step)]
+        elif width == 0 and type(col[0]) is int and len(col) == 1:
+            span = [ast.Constant(col[0]), ast.Constant(col[0] + 1)]
+        else:
+            counter = self.rw.fresh("item_k")
+            first = [ast.copy_location(ast.Assign([self.rw.placed(ast.Name(n.id, ast.Store()), n)],
+                                                  self.rw.placed(_select(counter, column), node.iter)), node)
+                     for n, column in zip(names, columns)]  # (bound as Python binds it: read after the loop too)
+            loop = ast.For(self.rw.placed(ast.Name(counter, ast.Store()), target),
+                           self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [ast.Constant(len(rows))], []),
+                                          node.iter), [*first, *body], [], None)
+            return ast.copy_location(loop, node)
+        rng = self.rw.placed(ast.Call(ast.Name("range", ast.Load()), span, []), node.iter)
+        return ast.copy_location(ast.For(target, rng, body, [], None), node)
 
     def visit_Call(self, node: ast.Call):
         """``float("inf")``, ``float("nan")`` (the builtin of a string literal): the float."""
@@ -1190,6 +1286,9 @@ class Desugar(StatementTransformer):
             return self.ndindex(node, it)
         if isinstance(it, ast.Name) and it.id in self.rw.ranks and isinstance(node.target, ast.Name):
             return self.over(node, self._index(node.target), [(node.target.id, it.id)])
+        flat = self.flattened(it)
+        if flat is not None and isinstance(node.target, ast.Name):
+            return self.flat_loop(node, flat)
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and not it.keywords
                 and it.func.id not in self.rw.globals and isinstance(node.target, ast.Tuple)):
             return None
@@ -1202,6 +1301,47 @@ class Desugar(StatementTransformer):
         if it.func.id == "zip" and len(arrays) == len(it.args) == len(names) >= 1:
             return self.over(node, self._index(node.target), [(n.id, a) for n, a in zip(names, arrays)])
         return None
+
+    def flattened(self, it: ast.expr) -> str | None:
+        """``A`` of ``A.ravel()``, ``A.flatten()``, ``A.reshape(-1)``, ``np.ravel(A)``, ``A.flat``
+        (``A`` an array argument); None otherwise."""
+        if isinstance(it, ast.Attribute) and it.attr == "flat":
+            array = it.value
+        elif isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.keywords:
+            method, owner = it.func.attr, it.func.value
+            if method in ("ravel", "flatten") and not it.args:
+                array = owner
+            elif method == "reshape" and len(it.args) == 1 and int_constant(it.args[0]) == -1:
+                array = owner
+            elif method == "ravel" and len(it.args) == 1 and module_of(owner, self.rw.globals) == "np":
+                array = it.args[0]
+            else:
+                return None
+        else:
+            return None
+        return array.id if isinstance(array, ast.Name) and array.id in self.rw.ranks else None
+
+    def flat_loop(self, node: ast.For, array: str) -> ast.For | None:
+        """``for v in A.ravel():`` of an array argument of rank ``r``: ``r`` nested range loops in
+        C order (the flattened order), ``v = A[i0, ..., i(r-1)]`` first in the innermost, where
+        the body has no ``break``/``continue`` of this loop (it would leave only the innermost) and
+        writes nothing into ``A`` (a copy, as ``flatten`` makes and ``ravel`` may, would not see
+        the writes); None otherwise."""
+        rank = self.rw.ranks[array]
+        if rank == 0 or _breaks(node.body) or any(
+                isinstance(n, (ast.Subscript, ast.Name)) and not isinstance(n.ctx, ast.Load)
+                and _root_name(n) == array for s in node.body for n in ast.walk(s)):
+            return None
+        names = [self.rw.fresh(f"_pf_flat{d}") for d in range(rank)]
+        index = ast.Tuple([ast.Name(k, ast.Load()) for k in names], ast.Load()) if rank > 1 \
+            else ast.Name(names[0], ast.Load())
+        element = self.rw.placed(ast.Subscript(ast.Name(array, ast.Load()), index, ast.Load()), node.iter)
+        body: list[ast.stmt] = [ast.copy_location(ast.Assign([node.target], element), node), *node.body]
+        for d in reversed(range(rank)):
+            rng = self.rw.placed(ast.Call(ast.Name("range", ast.Load()), [shape_node(array, d)], []), node.iter)
+            body = [ast.copy_location(ast.For(self.rw.placed(ast.Name(names[d], ast.Store()), node.target), rng,
+                                              body, [], None), node)]
+        return body[0]  # type: ignore[return-value]
 
     def ndindex(self, node: ast.For, it: ast.Call) -> ast.For | None:
         """``for idx in np.ndindex(A.shape)`` (or ``(n, m)``, ``n, m``; or ``for i, j in ...``):

@@ -8,7 +8,9 @@ leaves its last value in the name; so the loop may take a fresh name exactly whe
 local can see that value: every read of the local is preceded, in its own block or an
 enclosing one, by an assignment to it with no loop of that name in between (and no such loop
 inside an enclosing loop, whose next iteration would see it).  Where one read is not covered the
-kernel is left as it is, and refused as before.
+kernel is left as it is, and refused as before.  A loop over an array (``for v in x``, which
+``Desugar`` makes ``v = x[i]`` in a range loop) counts as an assignment of its name here, so
+``for v in x: ...`` then ``for v in range(k): ...`` gives the range loop a fresh name.
 
 Before::
 
@@ -37,10 +39,13 @@ def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> 
     """``body`` with the variable of every ``for`` loop whose name is also a local's renamed
     (``fresh(name)``), where the rename cannot change what a read sees (module docstring)."""
     loops = [n for s in body for n in ast.walk(s) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
-    assigned = _assigned(body)
+    # a loop over an array (for v in x) is an assignment of its element once desugared
+    elements = {loop.target.id for loop in loops if not _counted(loop)}  # type: ignore[attr-defined]
+    assigned = _assigned(body) | elements
     for name in sorted({loop.target.id for loop in loops} & assigned):  # type: ignore[attr-defined]
-        binding = [loop for loop in loops if loop.target.id == name]  # type: ignore[attr-defined]
-        if any(loop.orelse or name in _assigned(loop.body) for loop in binding) or not _covered(body, name, False):
+        binding = [loop for loop in loops if loop.target.id == name  # type: ignore[attr-defined]
+                   and (name not in elements or _counted(loop))]
+        if not binding or any(loop.orelse or name in _assigned(loop.body) for loop in binding) or not _covered(body, name, False):
             continue  # (j = 2 inside for j: an assignment to the loop variable itself, refused as such)
         new = fresh(name)
         for loop in binding:
@@ -48,6 +53,14 @@ def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> 
                 if isinstance(node, ast.Name) and node.id == name:
                     node.id = new
     return body
+
+
+def _counted(loop: ast.For) -> bool:
+    """Whether ``loop`` runs over ``range`` (or ``prange``): its variable stays a loop variable."""
+    it = loop.iter
+    func = it.func if isinstance(it, ast.Call) else None
+    return (isinstance(func, ast.Name) and func.id in ("range", "prange")) \
+        or (isinstance(func, ast.Attribute) and func.attr == "prange")
 
 
 def _bound(target: ast.expr) -> set[str]:

@@ -55,6 +55,7 @@ from polyfuse.model.scop import Argument
 
 from . import builtin_helpers
 from .allocation import ALLOCATORS
+from .array_swaps import swap_arrays
 from .checker import is_allocation
 from .data_sized import lengths
 from .desugar import (
@@ -78,6 +79,7 @@ from .early_return import single_exit, value_returns
 from .global_arrays import frozen_name
 from .growing_lists import growing_lists
 from .index_swaps import swap_rows
+from .local_helpers import local_helpers
 from .loop_names import rename_clashing_loops
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source
@@ -94,13 +96,15 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
                                      pranges={}), globals_, arguments)
+    tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
+    tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     for node in ast.walk(tree):  # before any pass reads its calls as calls of unknown functions
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not tree:
             kind = "lambda" if isinstance(node, ast.Lambda) else "nested function"
             what = "a lambda" if isinstance(node, ast.Lambda) else f"function {node.name!r}"
-            raise rw.error(node, f"{kind}: {what} defined inside the kernel; polyfuse inlines helpers defined "
-                           "at module level (plain functions or numba.njit ones): define it there", kind)
-    tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
+            raise rw.error(node, f"{kind}: {what} defined inside the kernel, not as a statement of its body's top "
+                           "level; polyfuse inlines helpers defined there or at module level (plain functions or "
+                           "numba.njit ones)", kind)
     tree.body = rename_clashing_loops(tree.body, rw.fresh)  # for j in ...; later j = idx[k]: two names
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
@@ -125,6 +129,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
     local = function_locals(tree)
     tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
+    tree.body = swap_arrays(rw, tree.body)  # a, b = b, a of local arrays: copies of the values
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)
     tree.body = [Normalizer(rw).visit(stmt) for stmt in tree.body]
@@ -201,6 +206,7 @@ class Rewriter:
         self.taken = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)}
         self.taken.update(a.name for a in arguments)
         self.local_extents: dict[str, list[ast.expr]] = {}  # kernel-local array -> allocated extents
+        self.local_helpers: dict[types.FunctionType, KernelSource] = {}  # helpers defined in the body
 
     def fresh(self, name: str) -> str:
         candidate, k = name, 2
@@ -538,7 +544,8 @@ class Helper:
         if fn.__closure__:
             raise rw.error(call, f"helper {name}() is a closure; define helpers at module level", "closure")
         self.fn, self.call = fn, call
-        self.source = read_source(fn)
+        local = rw.local_helpers.get(fn)  # defined in the kernel's body (frontend/local_helpers.py)
+        self.source = read_source(fn) if local is None else dataclasses.replace(local, tree=copy_tree(local.tree))
         tree = self.source.tree
         # returns from inside loops: one at the end; from inside ifs too where the helper calls a
         # builtin written with loops (np.sort), whose statements need one hoisted value, not a select

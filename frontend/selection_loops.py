@@ -36,10 +36,12 @@ statement right after it is left to the lowering as it was.
 from __future__ import annotations
 
 import ast
+import copy
+import types
 from typing import Protocol
 
 from .checker import module_of
-from .data_sized import selection
+from .data_sized import _is_np, selection, shape_of
 
 _MASK_FUNCTIONS = frozenset({"isnan", "isfinite", "isinf", "isneginf", "isposinf", "logical_and", "logical_or",
                              "logical_not", "logical_xor", "signbit"})
@@ -62,8 +64,9 @@ class Rewriter(Protocol):
 class _Facts:
     """What the whole body tells: single bindings, binding counts, names written through."""
 
-    def __init__(self, body: list[ast.stmt]) -> None:
+    def __init__(self, body: list[ast.stmt], globals_: dict | None = None) -> None:
         tree = ast.Module(body=body, type_ignores=[])
+        modules = {k for k, v in (globals_ or {}).items() if isinstance(v, types.ModuleType)}
         self.counts: dict[str, int] = {}
         values: dict[str, ast.expr] = {}
         for node in ast.walk(tree):
@@ -72,7 +75,7 @@ class _Facts:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 values[node.targets[0].id] = node.value
         self.bindings = {name: value for name, value in values.items() if self.counts.get(name) == 1}
-        self.through = _written_through(tree)
+        self.through = _written_through(tree, modules)
         self.loads: dict[str, int] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -81,13 +84,75 @@ class _Facts:
 
 def selection_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with the later uses of each mask selection rewritten (see the module)."""
-    return _block(rw, body, _Facts(body), False)
+    return _block(rw, body, _Facts(body, rw.globals), False)
 
 
 def unique_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with its loops over ``np.unique`` rewritten (``_unique_uses``); before the
     builtin helpers' pass, which writes the ``np.sort`` it adds as loops."""
-    return _block(rw, body, _Facts(body), True)
+    body = _named_lengths(rw, body)
+    return _block(rw, body, _Facts(body, rw.globals), True)
+
+
+def _named_lengths(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``len(np.unique(x))`` (``.size``, ``.shape[0]``) where its statement surely evaluates it
+    (not inside ``a if c else b``, ``and``/``or``, a ``while`` test): ``u = np.unique(x)`` just
+    before the statement, then ``len(u)``, which ``_unique_uses`` makes the count."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, _named_lengths(rw, inner))
+        parts: list[ast.AST] = [stmt] if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr,
+                                                             ast.Return)) \
+            else [stmt.iter] if isinstance(stmt, ast.For) else [stmt.test] if isinstance(stmt, ast.If) else []
+        for part in parts:
+            for node in _evaluated(part):
+                target = _length_target(node)
+                if target is None or not _is_unique(rw, target) or not isinstance(target, ast.Call):
+                    continue
+                name = rw.fresh("unique")
+                out.append(ast.copy_location(ast.Assign([rw.placed(ast.Name(name, ast.Store()), target)],
+                                                        copy.copy(target)), stmt))
+                _replace_child(node, target, rw.placed(ast.Name(name, ast.Load()), target))
+        out.append(stmt)
+    return out
+
+
+def _evaluated(node: ast.AST):
+    """The nodes under ``node`` that Python surely evaluates when it evaluates ``node``."""
+    yield node
+    if isinstance(node, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                         ast.GeneratorExp)):
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _evaluated(child)
+
+
+def _length_target(node: ast.AST) -> ast.expr | None:
+    """``a`` of ``len(a)``, ``a.size``, ``a.shape[0]``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and len(node.args) == 1 and not node.keywords:
+        return node.args[0]
+    if isinstance(node, ast.Attribute) and node.attr == "size":
+        return node.value
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        return node.value.value
+    return None
+
+
+def _replace_child(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    """``old`` (a child of ``parent`` or of its ``shape`` attribute) replaced by ``new``."""
+    holder = parent.value if isinstance(parent, ast.Subscript) else parent
+    for field, value in ast.iter_fields(holder):
+        if value is old:
+            setattr(holder, field, new)
+        elif isinstance(value, list):
+            for k, item in enumerate(value):
+                if item is old:
+                    value[k] = new
 
 
 def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) -> list[ast.stmt]:
@@ -115,8 +180,9 @@ def _block(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, uniques: bool) ->
         stmt.value.slice = rw.placed(ast.Name(mask_name, ast.Load()), mask)
         out.append(stmt)
         rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
+        whole = rank == 1 or _whole_mask(rw, mask, rank)
         for later in stmts[k + 1:]:
-            _Uses(rw, name, array, mask_name, rank).visit(later)
+            _Uses(rw, name, array, mask_name, rank, whole).visit(later)
     return out
 
 
@@ -147,9 +213,148 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
     made = selection(rw, stmt.value)
     if made is None:
         return None
+    made = _renamed(made, name)  # its IndexError names the user's variable
     for s in later:
         _UniqueRewrite(rw, name, made.buffer, made.count).visit(s)
+    _sized_allocations(rw, later, facts, made.buffer, made.count)
     return list(made.statements)
+
+
+def _renamed(made, name: str):
+    """``made`` with its buffer called ``name`` (bound once, every use rewritten: free)."""
+    for st in made.statements:
+        for node in ast.walk(st):
+            if isinstance(node, ast.Name) and node.id == made.buffer:
+                node.id = name
+    return type(made)(made.statements, name, made.count)
+
+
+_ALLOCATORS = ("zeros", "empty", "ones", "full")
+
+
+def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffer: str, count: str) -> None:
+    """``a = np.zeros(len(u))`` (``empty``, ``ones``, ``full``; the length already the count):
+    ``a`` is allocated with the buffer's extent, an upper bound, and its later uses read its
+    first ``count`` elements: ``len(a)`` is the count, ``a[k]`` in ``for k in range(count)`` the
+    element, ``a[e]`` otherwise the element checked against the count (an IndexError past it),
+    ``return a`` (or an item of the returned tuple) the prefix ``a[:count]``.  Any other use of
+    ``a`` is refused at the allocation."""
+    for k, stmt in enumerate(later):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)
+                and stmt.value.func.attr in _ALLOCATORS and module_of(stmt.value.func.value, rw.globals) == "np"
+                and stmt.value.args and isinstance(stmt.value.args[0], ast.Name)
+                and stmt.value.args[0].id == count):
+            continue
+        name = stmt.targets[0].id
+        rest = later[k + 1:]
+        uses = _SizedUses(name)
+        for s in rest:
+            uses.visit(s)
+        if facts.bindings.get(name) is not stmt.value or uses.other or uses.found != facts.loads.get(name, 0):
+            raise rw.error(stmt.value, f"an array of np.unique's length is supported where it is then only "  # type: ignore[attr-defined]
+                           f"indexed by integers, its length read, or returned whole: {name!r} is used otherwise "
+                           "or bound again", "allocation of a data-dependent length")
+        stmt.value.args[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body, stmt.value.args[0])
+        for s in rest:
+            _SizedRewrite(rw, name, count).visit(s)
+    for node in (n for s in later for n in ast.walk(s)):  # any other allocation of the length: named
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALLOCATORS \
+                and module_of(node.func.value, rw.globals) == "np" and node.args \
+                and any(isinstance(n, ast.Name) and n.id == count for n in ast.walk(node.args[0])):
+            raise rw.error(node, "an array of np.unique's length is supported as a 1-d allocation bound to a name "  # type: ignore[attr-defined]
+                           "at the top level of the block that binds the np.unique (a = np.zeros(len(u)))",
+                           "allocation of a data-dependent length")
+
+
+class _SizedUses(ast.NodeVisitor):
+    """Counts the uses of ``name`` that ``_SizedRewrite`` rewrites; notes any other."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.found, self.other = name, 0, False
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if _length_of(node, self.name):
+            self.found += 1
+            return
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
+                and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            self.found += 1
+            self.visit(node.slice)
+            return
+        if isinstance(node, ast.Return) and node.value is not None:
+            items = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            for item in items:
+                if isinstance(item, ast.Name) and item.id == self.name:
+                    self.found += 1
+                else:
+                    self.visit(item)
+            return
+        if isinstance(node, ast.Name) and node.id == self.name:
+            self.other = True
+        super().generic_visit(node)
+
+
+class _SizedRewrite(ast.NodeTransformer):
+    """The uses ``_SizedUses`` counted, rewritten (see ``_sized_allocations``)."""
+
+    def __init__(self, rw: Rewriter, name: str, count: str) -> None:
+        self.rw, self.name, self.count = rw, name, count
+        self.counters: set[str] = set()
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if _length_of(node, self.name):
+            return self.rw.placed(ast.Name(self.count, ast.Load()), node)
+        if isinstance(node, ast.For):
+            node.iter = self.visit(node.iter)
+            counter = _counter_over_count(node, self.count)
+            if counter is not None:
+                self.counters.add(counter)
+            node.body = [self.visit(s) for s in node.body]
+            node.orelse = [self.visit(s) for s in node.orelse]
+            self.counters.discard(counter or "")
+            return node
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
+                and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            node.slice = self.visit(node.slice)
+            if not (isinstance(node.slice, ast.Name) and node.slice.id in self.counters):
+                node.slice = _checked_index(self.rw, node.slice, self.name, self.count)
+            return node
+        if isinstance(node, ast.Return) and node.value is not None:
+            prefix = f"{self.name}[:{self.count}]"
+            if isinstance(node.value, ast.Name) and node.value.id == self.name:
+                node.value = self.rw.placed(ast.parse(prefix, mode="eval").body, node.value)
+                return node
+            if isinstance(node.value, ast.Tuple):
+                node.value.elts = [self.rw.placed(ast.parse(prefix, mode="eval").body, e)
+                                   if isinstance(e, ast.Name) and e.id == self.name else self.visit(e)
+                                   for e in node.value.elts]
+                return node
+        return super().generic_visit(node)
+
+
+def _counter_over_count(loop: ast.For, count: str) -> str | None:
+    """The variable of ``for k in range(count)`` that the body never binds."""
+    if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+            and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" and len(loop.iter.args) == 1
+            and isinstance(loop.iter.args[0], ast.Name) and loop.iter.args[0].id == count):
+        return None
+    k = loop.target.id
+    if any(isinstance(n, ast.Name) and n.id == k and not isinstance(n.ctx, ast.Load)
+           for s in loop.body for n in ast.walk(s)):
+        return None
+    return k
+
+
+def _checked_index(rw: Rewriter, index: ast.expr, array: str, count: str) -> ast.expr:
+    """``index`` into the first ``count`` elements of ``array`` as NumPy indexes an array of
+    that length: a negative index counts from the count, one outside raises IndexError (past
+    the array's own extent, so the message names ``array``)."""
+    e = f"({ast.unparse(index)})"
+    n = f"{array}.shape[0]"  # past the count: the index itself where it is past the array too
+    text = (f"{e} if 0 <= {e} < {count} else ({e} + {count} if -{count} <= {e} < 0 else "
+            f"({e} if {e} >= {n} or {e} < -{n} else ({n} if {e} >= 0 else -1 - {n})))")
+    return rw.placed(ast.parse(text, mode="eval").body, index)
 
 
 def _is_unique(rw: Rewriter, node: ast.expr) -> bool:
@@ -232,11 +437,11 @@ class _UniqueUses(ast.NodeVisitor):
             self.counters.discard(counter)
             return
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
-                and isinstance(node.ctx, ast.Load) and isinstance(node.slice, ast.Name) \
-                and node.slice.id in self.counters:
-            self.found += 1
+                and isinstance(node.ctx, ast.Load) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            self.found += 1  # u[k] in range(len(u)), u[0], u[-1], u[e]
+            self.visit(node.slice)
             return
-        if _unique_end(node, self.name) is not None or _unique_reduced(node, self.name):
+        if _unique_reduced(node, self.name):
             self.found += 1
             return
         if isinstance(node, ast.Name) and node.id == self.name:
@@ -301,6 +506,10 @@ class _UniqueRewrite(ast.NodeTransformer):
             text = (f"{b}[{k} if {k} < {c} else {b}.shape[0]]" if k >= 0
                     else f"{b}[{c} - {-k} if {c} >= {-k} else -1 - {b}.shape[0]]")
             return self.rw.placed(ast.parse(text, mode="eval").body, node)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
+                and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            index = _checked_index(self.rw, self.visit(node.slice), self.buffer, self.count)
+            return self.rw.placed(ast.Subscript(ast.Name(self.buffer, ast.Load()), index, ast.Load()), node)
         if _unique_reduced(node, self.name):  # the reduction of the first count elements
             assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             b, c = self.buffer, self.count
@@ -337,8 +546,9 @@ def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str]
     if sum(uses) == 0 or sum(uses) != facts.loads.get(name, 0):  # a use elsewhere (before, outside): left
         return None
     rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
-    if rank != 1 and any(isinstance(n, ast.Attribute) and n.attr == "size" and isinstance(n.value, ast.Name)
-                         and n.value.id == name for s in later for n in ast.walk(s)):
+    if rank != 1 and not _whole_mask(rw, mask, rank) \
+            and any(isinstance(n, ast.Attribute) and n.attr == "size" and isinstance(n.value, ast.Name)
+                    and n.value.id == name for s in later for n in ast.walk(s)):
         return None  # (p.size of a row mask is not its count: refused as it was)
     if sum(uses[1:]) == 0 and not isinstance(later[0], _COMPOUND) and not any(
             isinstance(n, (ast.IfExp, ast.BoolOp)) for n in ast.walk(later[0])):
@@ -349,8 +559,9 @@ def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str]
 class _Uses(ast.NodeTransformer):
     """The uses of selection ``name`` (``array[mask]``) in one later statement, rewritten."""
 
-    def __init__(self, rw: Rewriter, name: str, array: str, mask: str, rank: int | None) -> None:
+    def __init__(self, rw: Rewriter, name: str, array: str, mask: str, rank: int | None, whole: bool) -> None:
         self.rw, self.name, self.array, self.mask, self.rank = rw, name, array, mask, rank
+        self.whole = whole  # the mask has the array's rank: p.size is its count
 
     def load(self, ident: str, like: ast.AST) -> ast.Name:
         return self.rw.placed(ast.Name(ident, ast.Load()), like)
@@ -372,7 +583,7 @@ class _Uses(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute):
-        if node.attr == "size" and self.is_name(node.value) and self.rank == 1 and self.has_numpy():
+        if node.attr == "size" and self.is_name(node.value) and self.whole and self.has_numpy():
             return self.count(node)
         return self.generic_visit(node)
 
@@ -413,6 +624,13 @@ class _Uses(ast.NodeTransformer):
         return any(getattr(v, "__name__", "") == "numpy" for v in self.rw.globals.values())
 
 
+def _whole_mask(rw: Rewriter, mask: ast.expr, rank: int | None) -> bool:
+    """Whether ``mask`` (written in the selection) has rank ``rank``, as the data-sized values'
+    pass tells it: then the selection is of elements and its size the mask's count."""
+    shape = shape_of(rw, mask, _is_np(rw))
+    return rank is not None and shape is not None and shape.rank == rank
+
+
 def _is_mask(rw: Rewriter, node: ast.expr, bindings: dict[str, ast.expr], depth: int = 0) -> bool:
     """Whether ``node`` is written as a boolean array (see the module's docstring)."""
     if depth > 8:
@@ -431,7 +649,7 @@ def _is_mask(rw: Rewriter, node: ast.expr, bindings: dict[str, ast.expr], depth:
     return False
 
 
-def _written_through(tree: ast.AST) -> set[str]:
+def _written_through(tree: ast.AST, modules: set[str] = frozenset()) -> set[str]:  # type: ignore[assignment]
     """Names written through (stored into, augmented, an ``out=``, ``np.copyto``'s target or a
     mutating method's object), and every name bound to a possible view of such a name or that
     such a name views (``y = x``, ``v = x[1:]``, ``t = x.T``: a write through ``y`` writes ``x``,
@@ -456,8 +674,8 @@ def _written_through(tree: ast.AST) -> set[str]:
             value = node.value if isinstance(node, ast.Assign) else node.iter
             base = _root(value)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if base is not None:
-                views.extend((t.id, base) for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
+            if base is not None and base not in modules:  # (np.zeros(n) views nothing)
+                views.extend((t, base) for target in targets for t in _bound_names(target))
     changed = True
     while changed:  # a write through a view writes its base, and a write of the base changes the view
         changed = False
@@ -466,6 +684,17 @@ def _written_through(tree: ast.AST) -> set[str]:
                 roots.update((alias, base))
                 changed = True
     return roots
+
+
+def _bound_names(target: ast.expr) -> list[str]:
+    """The names an assignment to ``target`` binds (``c[k] = ...`` binds none: it stores)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for elt in target.elts for name in _bound_names(elt)]
+    return []
 
 
 def _root(node: ast.expr) -> str | None:

@@ -171,12 +171,12 @@ class PrangeLoop:
 # what a SizeProduct's ``source`` may name besides the arguments (frontend.call_sizes writes
 # the modules ``pf_np`` and ``pf_math``, so a kernel's own ``np`` never matters)
 def bincount_length(x: np.ndarray, minlength: int) -> int:
-    """The length of ``np.bincount(x, minlength=minlength)``, with NumPy's ValueErrors."""
-    if minlength < 0:
-        raise ValueError("'minlength' must not be negative")
-    if x.size and x.min() < 0:
-        raise ValueError("'list' argument must have no negative elements")
-    return max(int(minlength), int(x.max()) + 1 if x.size else 0)
+    """The length of ``np.bincount(x, minlength=minlength)``.  Computed before the kernel runs,
+    also where the call is in a branch that does not run, so it never raises: NumPy's ValueErrors
+    for a negative ``minlength`` or element are raised where the call runs (frontend.arrays:
+    ``bincount``), and the length is then at least 1, so the count loop stays in bounds."""
+    bad = minlength < 0 or bool(x.size and x.min() < 0)
+    return max(int(minlength), int(x.max()) + 1 if x.size else 0, int(bad))
 
 
 SIZE_NAMESPACE = {"__builtins__": {}, "int": int, "round": round, "abs": abs, "min": min, "max": max,

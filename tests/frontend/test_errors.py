@@ -89,9 +89,9 @@ def k_return_in_loop(n, A):
 
 
 def k_lambda(n, A):
-    f = lambda x: x  # ERR  # noqa: E731
     for i in range(n):
-        A[i] = 1.0
+        f = lambda x: x + i  # ERR  # noqa: E731, B023  (in a loop: not inlined)
+        A[i] = f(1.0)
 
 
 def k_fstring(n, A):
@@ -118,8 +118,11 @@ def k_maybe_unassigned(n, A):
 
 
 def k_nested_function(n, A):
-    def inner(x):  # ERR
-        return x
+    t = 0.0
+
+    def inner(x):  # ERR (nonlocal: not inlined)
+        nonlocal t
+        t += x
     for i in range(n):
         A[i] = 1.0
 
@@ -181,7 +184,7 @@ CASES = {
     "float subscript": (k_nonaffine, "i / 2", ["i / 2", "only integers"], (2, V)),
     "local set only in a data-dependent if": (k_data_if, "t = A[i]", ["'t'", "before that if"], (4, V)),
     "return in loop": (k_return_in_loop, "return A", ["return of an array from inside a loop"], (4, V)),
-    "lambda": (k_lambda, "lambda x: x", ["lambda"], (4, V)),
+    "lambda": (k_lambda, "lambda x: x + i", ["lambda"], (4, V)),
     "f-string": (k_fstring, 'f"{i}"', ["f-string"], (4, V)),
     "string literal": (k_string, '"one"', ["str"], (4, V)),
     "read before assignment": (k_read_before_assign, "t", ["'t'"], (4, V)),

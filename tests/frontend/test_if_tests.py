@@ -55,7 +55,14 @@ def array_test(x):
 
 def short_circuit(x, n):
     r = 0.0
-    if n > 2 and np.sum(x) > 1:
+    if n > 2 and np.max(x) > 1:  # np.max of nothing raises: only where n > 2, as in Python
+        r = 1.0
+    return r
+
+
+def short_circuit_select(x, n):
+    r = 0.0
+    if (np.sum(x) if n > 2 else 0.0) > 1:
         r = 1.0
     return r
 
@@ -65,7 +72,14 @@ def test_an_array_test_is_refused_as_numpy_refuses_it():
         polyfuse.kernel(array_test, target="python")(np.ones(3))
 
 
-def test_a_reduction_behind_and_or_stays_refused():
+def test_a_reduction_behind_and_or_runs_where_python_runs_it():
+    """Python may skip it: ``c = n > 2``, then ``if n > 2: c = np.max(x) > 1`` (arrays.split_test)."""
+    k = polyfuse.kernel(short_circuit, target="python", verify=True)
+    for x, n in ((np.zeros(0), 0), (np.ones(3) * 2, 3), (np.ones(3), 3), (np.ones(3) * 2, 1)):
+        assert k(x, n) == short_circuit(x, n)
+
+
+def test_a_reduction_behind_a_select_stays_refused():
     """Python may skip it; hoisting would evaluate it always (and could raise where Python does not)."""
     with pytest.raises(UnsupportedError):
-        polyfuse.kernel(short_circuit, target="python")(np.ones(3), 3)
+        polyfuse.kernel(short_circuit_select, target="python")(np.ones(3), 3)

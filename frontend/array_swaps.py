@@ -1,0 +1,136 @@
+"""Two local arrays swapped, ``a, b = b, a`` (part of ``frontend.rewrite``, before ``Desugar``).
+
+Ping-pong buffers of stencil codes swap their names each step::
+
+    a = u.copy()                      a = u.copy()
+    b = np.empty_like(u)              b = np.empty_like(u)
+    for _ in range(steps):            for _ in range(steps):
+        ...  # b from a                   ...
+        a, b = b, a          ->           a_old = a.copy()
+                                          a = b.copy()
+                                          b = a_old
+
+The swap becomes copies of the values, so each name keeps its own array, which the lowering
+requires (an array bound again inside a loop is written in place: ``Lowering.rebind_in_place``,
+which refuses where their shapes or dtypes may differ: there the swap is refused as before).
+Only where no name is bound to a possible view of either array anywhere in the kernel
+(``v = a[1:]``, ``t = a``, ``for row in a``; ``_viewed``): Python's swap leaves what such a name
+sees alone, copies would change it.  Taken for two distinct names of arrays the kernel
+allocates (bound to ``np.zeros``, ``np.empty_like``, ``x.copy()`` and the like); scalars and arguments are left to ``Desugar``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Protocol
+
+
+class Rewriter(Protocol):
+    def fresh(self, name: str) -> str: ...
+    def placed(self, new, like: ast.AST): ...
+
+
+def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = None,
+                whole: list[ast.stmt] | None = None) -> list[ast.stmt]:
+    """``body`` with each ``a, b = b, a`` of two local arrays (``arrays``: the names bound to
+    an allocation or a copy, ``_allocated``) that no name views (``_viewed`` in ``whole``, the
+    kernel's body) written as copies (the module)."""
+    if arrays is None:
+        arrays = _allocated(body)
+    whole = body if whole is None else whole
+    out: list[ast.stmt] = []
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, swap_arrays(rw, inner, arrays, whole))
+        pair = _swapped(stmt)
+        if pair is None or not all(name in arrays for name in pair) or _viewed(whole, set(pair)):
+            out.append(stmt)
+            continue
+        a, b = pair
+        old = rw.fresh(f"{a}_old")
+        text = f"{old} = {a}.copy()\n{a} = {b}.copy()\n{b} = {old}\n"
+        for new in ast.parse(text).body:
+            for node in ast.walk(new):
+                if "lineno" in node._attributes:
+                    ast.copy_location(node, stmt)
+            out.append(new)
+    return out
+
+
+def _swapped(stmt: ast.stmt) -> tuple[str, str] | None:
+    """``(a, b)`` of ``a, b = b, a`` (two distinct names); None otherwise."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+            and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == 2 == len(stmt.value.elts)):
+        return None
+    names = [e.id if isinstance(e, ast.Name) else None for e in (*stmt.targets[0].elts, *stmt.value.elts)]
+    if None in names or names[0] == names[1] or names[2:] != [names[1], names[0]]:
+        return None
+    return names[0], names[1]  # type: ignore[return-value]
+
+
+_ALLOCATING = frozenset(("copy", "zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like",
+                         "full_like", "array"))
+
+
+def _allocated(body: list[ast.stmt]) -> set[str]:
+    """The names some statement binds to a new array (``np.zeros(...)``, ``x.copy()``, ...)."""
+    return {t.id for stmt in body for node in ast.walk(stmt) if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+            and node.value.func.attr in _ALLOCATING for t in node.targets if isinstance(t, ast.Name)}
+
+
+#: calls whose value is a new array or a scalar, never a view of their arguments
+_NEW_METHODS = frozenset(("copy", "sum", "prod", "max", "min", "mean", "std", "var", "any", "all", "argmax",
+                          "argmin", "dot", "astype", "cumsum", "item"))
+_NEW_FUNCTIONS = frozenset(("abs", "absolute", "sqrt", "exp", "log", "sin", "cos", "tanh", "square", "maximum",
+                            "minimum", "sum", "prod", "max", "min", "amax", "amin", "mean", "std", "var", "where",
+                            "dot", "matmul", "copy", "array", "zeros_like", "empty_like", "ones_like", "full_like",
+                            "abs", "all", "any", "allclose", "isclose", "count_nonzero", "argmax", "argmin", "clip",
+                            "linalg", "norm", "cumsum", "diff", "sign", "floor", "ceil", "round"))
+
+
+def _viewed(body: list[ast.stmt], names: set[str]) -> bool:
+    """Whether any statement binds a name to a possible view of ``names`` (``v = a[1:]``,
+    ``t = a``, ``r = np.reshape(a, ...)``, ``for row in a``): copying values between the
+    arrays would change what that name sees, where Python's swap changes nothing it sees."""
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Assign) and _swapped(node) is None and any(map(_binds_name, node.targets)) \
+                and _may_view(node.value, names):
+            return True
+        if isinstance(node, ast.For) and _may_view(node.iter, names):
+            return True
+    return False
+
+
+def _binds_name(target: ast.expr) -> bool:
+    """Whether an assignment to ``target`` binds a name (``b[0] = a[0]`` binds none: it stores)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(map(_binds_name, target.elts))
+    if isinstance(target, ast.Starred):
+        return _binds_name(target.value)
+    return isinstance(target, ast.Name)
+
+
+def _may_view(node: ast.expr, names: set[str]) -> bool:
+    """Whether the value of ``node`` may share memory with an array of ``names``."""
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return _may_view(node.value, names)
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant)):
+        return False  # a new value
+    if isinstance(node, ast.IfExp):
+        return _may_view(node.body, names) or _may_view(node.orelse, names)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _NEW_METHODS \
+                and not (func.attr == "astype" and any(k.arg == "copy" for k in node.keywords)):
+            return False
+        if isinstance(func, ast.Attribute) and func.attr in _NEW_FUNCTIONS and isinstance(func.value, ast.Name) \
+                and func.value.id in ("np", "numpy"):
+            return False
+        if isinstance(func, ast.Name) and func.id in ("len", "float", "int", "abs", "min", "max", "sum", "range"):
+            return False
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
