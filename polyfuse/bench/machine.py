@@ -127,6 +127,21 @@ def blas_plans(settings: BenchSettings) -> list[tuple[str, int | None]]:
 
 
 @contextlib.contextmanager
+def polyfuse_on(count: int | None) -> Iterator[None]:
+    """polyfuse on ``count`` threads inside the block (None: as set).  On one thread NumPy's
+    OpenBLAS is held at one thread too: the products polyfuse hands to the library would
+    otherwise use the second core, and the one-thread column must not rest on threads."""
+    if count is None:
+        yield
+        return
+    from polyfuse.runtime import threads
+    from polyfuse.runtime.linalg_library import blas_on_one_thread
+
+    with threads.limited_to(count), blas_on_one_thread() if count == 1 else contextlib.nullcontext():
+        yield
+
+
+@contextlib.contextmanager
 def _blas_limit(limit: int | None) -> Iterator[None]:
     if limit is None:
         yield

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from polyfuse.bench.machine import _blas_limit, blas_plans
+from polyfuse.bench.machine import _blas_limit, blas_plans, polyfuse_on
 from polyfuse.bench.records import RTOL, BenchRow, BenchSettings
 from polyfuse.runtime.native import NATIVE_AFTER
 
@@ -219,7 +219,7 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
             row.speedup = row.numba_ms / row.polyfuse_ms
         if threads.get_num_threads() > 1:
             stage = "timing polyfuse on one thread"
-            with threads.limited_to(1):
+            with polyfuse_on(1):
                 warm_up(kernel, inputs)
                 best, _ = best_time(kernel, inputs, settings.repeats, settings.min_time, last=timed)
             row.polyfuse_1t_ms = best * 1e3

@@ -12,18 +12,17 @@ PENDING list and an ERROR otherwise.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from polyfuse.bench.machine import _blas_limit, blas_plans
+from polyfuse.bench.machine import _blas_limit, blas_plans, polyfuse_on
 from polyfuse.bench.measure import _record_failure, best_time, close_enough, fresh, settle
 from polyfuse.bench.numpy_suite import NumpyProgram, jax_blocker, with_numpy_namespace
 from polyfuse.bench.records import NUMPY_OTHERS, BenchSettings, NumpyRow
@@ -106,17 +105,6 @@ class Contender:
     threads: int | None = None  # polyfuse's thread count while timed (None: as set)
 
 
-@contextlib.contextmanager
-def _polyfuse_threads(count: int | None) -> Iterator[None]:
-    if count is None:
-        yield
-        return
-    from polyfuse.runtime import threads
-
-    with threads.limited_to(count):
-        yield
-
-
 def _time_contenders(contenders: dict[str, Contender], settings: BenchSettings, row: NumpyRow,
                      last: dict[str, list]) -> dict[str, float]:
     """Best ms of each contender over interleaved rounds, on each BLAS thread count (the faster
@@ -126,7 +114,7 @@ def _time_contenders(contenders: dict[str, Contender], settings: BenchSettings, 
         for label, c in contenders.items():
             by_blas = row.ms_by_blas.setdefault(label, {})
             for plan, limit in plans:
-                with _blas_limit(limit), _polyfuse_threads(c.threads):
+                with _blas_limit(limit), polyfuse_on(c.threads):
                     best, runs = best_time(c.fn, c.args, settings.repeats, settings.min_time, copy=c.copy,
                                            last=last.setdefault(label, []) if label in POLYFUSE else None)
                 by_blas[plan] = min(by_blas.get(plan, math.inf), best * 1e3)
@@ -224,7 +212,7 @@ def bench_numpy_row(program: NumpyProgram, settings: BenchSettings, *, pending: 
         for label, c in contenders.items():
             stage = f"warming up {label}"
             settle()  # polyfuse's first team run counts (backends/cpu/parallel.py)
-            with _polyfuse_threads(c.threads):
+            with polyfuse_on(c.threads):
                 c.fn(*(fresh(c.args) if c.copy else c.args))  # page faults, lazy plans: not timed
         stage = "timing"
         last: dict[str, list] = {}

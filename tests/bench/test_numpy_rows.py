@@ -194,3 +194,27 @@ def test_results_and_compare():
     assert numpy_rows.compare([a], [a + 1e-12]) == (True, pytest.approx(1e-12))
     assert numpy_rows.compare([a], [a, a]) == (False, None)
     assert numpy_rows.compare([a], [a[:2]]) == (False, None)
+
+
+def test_the_one_thread_column_holds_the_library_at_one_thread():
+    """polyfuse's one-thread contenders (loops and NumPy programs) run with NumPy's OpenBLAS on
+    one thread too, so that products polyfuse hands to the library do not use a second core;
+    the count is back as it was after the block."""
+    from polyfuse.bench.machine import polyfuse_on
+    from polyfuse.runtime import threads
+    from polyfuse.runtime.linalg_library import thread_count_functions
+
+    functions = thread_count_functions()
+    if functions is None:
+        pytest.skip("NumPy's BLAS here is not OpenBLAS with a thread count to read")
+    get, put = functions
+    before = get()
+    put(2)
+    try:
+        with polyfuse_on(1):
+            assert threads.get_num_threads() == 1 and get() == 1
+        assert get() == 2
+        with polyfuse_on(2):
+            assert get() == 2
+    finally:
+        put(before)
