@@ -189,12 +189,75 @@ def _scaled_product(lw: Lowering, node: ast.expr, left: _Operand, right: _Operan
     alpha = None
     for number in scalars:
         alpha = number if alpha is None else ast.BinOp(alpha, ast.Mult(), number)
-    product = _value(lw, node, _resolve(lw, node, matmul(lw, node, a, b)), alpha)
-    for op_node, factor, factor_first in factors:
-        if factor.rank:
-            operands = (factor, product) if factor_first else (product, factor)
-            product = lw.binop(op_node, op_node.op, *operands)
-    return product
+    if all(factor.rank == 0 for _, factor, _ in factors):
+        return _value(lw, node, _resolve(lw, node, matmul(lw, node, a, b)), alpha)
+    return _checked_product(lw, node, (a, b), ((x, "scale_a"), (y, "scale_b")), alpha)
+
+
+def _checked_product(lw: Lowering, node: ast.expr, plain: tuple[View, View], found: tuple,
+                     alpha: ast.expr | None) -> View | None:
+    """``(x * f) @ b`` (``x / f``, ``f * x``; or on the right) for a vector factor ``f``:
+    ``(x @ b) * f`` only where that is exact in its infs and NaNs, decided per call.  A finite
+    ``f`` other than zero scales every term of a sum by the same finite number, so each element
+    is an inf or a NaN exactly where NumPy's is (up to overflow and rounding); a zero, an inf or a
+    NaN in ``f`` does not (NumPy's ``0 * inf`` of a term is NaN, the sum times ``inf`` an inf).
+    So one pass over the factors sums ``0 if f * 0 == 0 and f != 0 else 1`` into a scalar
+    (``pf_check``, cheap against the product), and the product kept whole has ``check=`` it:
+    BLAS on the arrays as stored where it is 0, else the product's loops with the operand
+    scaled term by term, NumPy's order (model/region.py ``Matmul.check``); the scaling after
+    is ``(x @ b) * f if pf_check == 0 else (x @ b)``, fused with the consumer as before.  None
+    (NumPy's order) where the product is not kept whole."""
+    s = _resolve(lw, node, matmul(lw, node, *plain))
+    blas = _blas_shape(lw, s) if s.summed and s.c.output else None
+    if blas is None or blas.batch:
+        return None
+    dtype = s.vtype.dtype
+    checks: list[ast.expr] = []
+    scales: list[tuple[str, ast.BinOp, View, bool]] = []
+    for found_side, key in found:
+        if found_side is None:
+            continue
+        op_node, factor, first = found_side[1]
+        if factor.rank == 0:
+            continue
+        if not (_plain(factor) and factor.vtype.dtype == dtype):
+            factor = _stored(lw, factor, dtype)
+        total = _scalar_sum(lw, dtype, factor.extents, lambda k, f=factor: ast.IfExp(
+            ast.BoolOp(ast.And(), [ast.Compare(ast.BinOp(f.element(k), ast.Mult(), ast.Constant(0.0)), [ast.Eq()],
+                                               [ast.Constant(0.0)]),
+                                   ast.Compare(f.element(k), [ast.NotEq()], [ast.Constant(0.0)])]),
+            ast.Constant(0.0), ast.Constant(1.0)))
+        checks.append(ast.Compare(total.element(()), [ast.Eq()], [ast.Constant(0.0)]))
+        scales.append((key, op_node, factor, first))
+    test = checks[0] if len(checks) == 1 else ast.BoolOp(ast.And(), checks)
+    array = lw.fresh("mm")
+    lw.allocate(array, s.out_extents, dtype)
+    result = leaf(array, s.out_extents, dtype)
+    call = _blas_into(lw, s, blas, result, alpha)
+    assert len(call) == 1 and isinstance(call[0], ast.Expr) and isinstance(call[0].value, ast.Call)
+    names = [arg.value for arg in call[0].value.args[6:9] if isinstance(arg, ast.Constant)]
+    r, c, _ = (atom(str(name)) for name in names)
+
+    def along(extent: Sym, index: Sym) -> Sym:
+        return const(0) if extent.is_const(1) else index
+
+    for key, op_node, factor, first in scales:
+        at: tuple[Sym, ...]
+        if key == "scale_a":  # a column (m, 1)
+            at = (along(factor.extents[0], r), const(0))
+        else:  # a row (n,) or (1, n)
+            at = (along(factor.extents[-1], c),) if factor.rank == 1 else (const(0), along(factor.extents[1], c))
+        how = "*" if isinstance(op_node.op, ast.Mult) else "/"
+        call[0].value.keywords.append(ast.keyword(key, ast.Tuple(
+            [ast.Constant(how), ast.Constant(first), factor.element(at)], ast.Load())))
+    call[0].value.keywords.append(ast.keyword("check", copy.deepcopy(test)))
+    lw.pre.extend(call)
+    scaled = result
+    for _, op_node, factor, first in scales:
+        scaled = lw.binop(op_node, op_node.op, *((factor, scaled) if first else (scaled, factor)))
+    after = scaled
+    return View(after.extents, after.vtype,
+                lambda idx: ast.IfExp(copy.deepcopy(test), after.element(idx), result.element(idx)))
 
 
 def _factored(lw: Lowering, operand: _Operand, side: str) -> tuple[View, tuple[ast.BinOp, View, bool]] | None:

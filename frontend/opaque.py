@@ -167,8 +167,20 @@ class _RegionBuilder:
         batch = tuple((region_var(name), extent) for (name, _), extent in zip(stack, batch_extents))
         dtype = lifter.arrays[array].dtype
         alpha = matmul_alpha(call, lambda e: self.exprs.coerce(self.exprs.convert(e), VType(dtype, False)))
-        return [scaled_matmul(rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
-                                        dtype, batch=batch), alpha)]
+        product = scaled_matmul(rg.Matmul(out_op, a_op, b_op, rows, cols, depth, variables,  # type: ignore[arg-type]
+                                          dtype, batch=batch), alpha)
+
+        def factor(sub: ast.expr, key: str) -> rg.Operand:
+            load = self.exprs.convert(sub)
+            assert isinstance(load, ir.Load), "a plain factor, written by array_linalg"
+            return rg.Operand(load.array, tuple(_unchecked(i) for i in load.index))
+
+        lifter.region_vars.update(names)
+        try:
+            product = checked_matmul(product, call, self.exprs.convert, factor)
+        finally:
+            lifter.region_vars.difference_update(names)
+        return [product]
 
     def lapack(self, node: ast.Expr) -> list:
         """An np.linalg routine inside the kept loop (a Newton iteration in a ``while``): its
@@ -429,6 +441,38 @@ def scaled_matmul(product: rg.Matmul, alpha: ir.Expr | None) -> rg.Matmul:
     return dataclasses.replace(product, alpha=alpha, term=term)
 
 
+def checked_matmul(product: rg.Matmul, call: ast.Call, convert, factor) -> rg.Matmul:
+    """``product`` with a ``MATMUL_CALL``'s ``check=`` and ``scale_a=``/``scale_b=`` (``(op,
+    factor_first, factor[...])``, frontend.array_linalg ``_checked_product``): the product of the
+    operands as stored where ``check`` holds (BLAS), else each term with its operand scaled
+    first, NumPy's order (``Matmul.check``, its ``term`` a ``Select``).  ``convert``: an AST to
+    an expression; ``factor(subscript, key)``: the factor's ``Operand``."""
+    checked = [kw.value for kw in call.keywords if kw.arg == "check"]
+    if not checked:
+        return product
+    scales = {kw.arg: kw.value for kw in call.keywords if kw.arg in ("scale_a", "scale_b")}
+    check = convert(checked[0])
+    dtype = product.dtype
+    loads: list[ir.Expr] = [ir.Load(product.a.array, product.a.index, dtype),
+                            ir.Load(product.b.array, product.b.index, dtype)]
+    plain_term = product.term if product.term is not None else ir.BinOp("*", loads[0], loads[1], dtype)
+    for k, key in enumerate(("scale_a", "scale_b")):
+        given = scales.get(key)
+        if given is None:
+            continue
+        assert isinstance(given, ast.Tuple), "written by array_linalg"
+        how, first, sub = given.elts
+        assert isinstance(how, ast.Constant) and isinstance(first, ast.Constant)
+        f_op = factor(sub, key)
+        f = ir.Load(f_op.array, f_op.index, dtype)
+        lhs, rhs = (f, loads[k]) if first.value else (loads[k], f)
+        loads[k] = ir.BinOp(str(how.value), lhs, rhs, dtype)
+    scaled: ir.Expr = ir.BinOp("*", loads[0], loads[1], dtype)
+    if product.alpha is not None:
+        scaled = ir.BinOp("*", product.alpha, scaled, dtype)
+    return dataclasses.replace(product, check=check, term=ir.Select(check, plain_term, scaled, dtype))
+
+
 def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     """The product as one statement whose body is a ``Matmul``.  Its accesses are exact: the
     rectangle of each operand the sums touch (``inner_scope``: ``scope`` with the product's three
@@ -465,14 +509,28 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
     alpha = matmul_alpha(call, lambda e: exprs.coerce(exprs.convert(e), VType(dtype, False)))
     product = scaled_matmul(rg.Matmul(out_op, a_op, b_op, rows.expr, cols.expr, depth.expr, (r, c, s), dtype,
                                       batch=tuple((name, extent.expr) for name, extent in batch)), alpha)
-    body: tuple[rg.Op, ...] = (product,)
     reads = [(a_text, None), (b_text, None)]
+    factors: set[str] = set()
+
+    def factor(sub: ast.expr, key: str) -> rg.Operand:
+        f_op, f_text = operand(sub, ((r,) if key == "scale_a" else (c,)) + over_batch)
+        reads.append((f_text, None))
+        factors.add(f_op.array)
+        return f_op
+
+    known = len(exprs.read_texts)
+    product = checked_matmul(product, call, exprs.convert, factor)
+    reads += exprs.read_texts[known:]  # (the scalars of the check)
+    if product.check is not None:
+        factors.update(e.array for e in ir.walk(product.check) if isinstance(e, ir.Load))
+    body: tuple[rg.Op, ...] = (product,)
     if lifter.guards:  # inside a data-dependent if: runs where its condition holds
         body = (rg.IfElse(guard_expr(lifter.guards, lifter.expressions(scope)), body),)
         reads.append((out_text, None))
     region = rg.Region(body=body, reason="matrix product (BLAS where the layout allows)",
                        line=lifter.source.span(node).line,
-                       reads=tuple(sorted({a_op.array, b_op.array} | ({out_op.array} if lifter.guards else set()))),
+                       reads=tuple(sorted({a_op.array, b_op.array} | factors
+                                          | ({out_op.array} if lifter.guards else set()))),
                        writes=(out_op.array,))
     return [lifter.add_region(node, region, scope, reads, [(out_text, None)])]
 

@@ -302,7 +302,8 @@ def scale_after_product() -> bool:
     ``(P / P.sum(axis=-1, keepdims=True)) @ V`` and ``A @ (B * w)`` (a row ``w``) as the product
     scaled after, element-wise, fused with what reads it (frontend/array_linalg.py,
     ``_scaled_product``): no stored copy of the scaled operand.  It reassociates (docs/subset.md,
-    *Matrix products*).  Default on; 0 scales the operand first, as NumPy does."""
+    *Matrix products*); a factor with a zero, an inf or a NaN (tested per call) runs NumPy's
+    order in the product's loops.  Default on; 0 scales the operand first, as NumPy does."""
     return env_flag("POLYFUSE_SCALE_AFTER_PRODUCT", True)
 
 

@@ -569,6 +569,8 @@ class MatmulEmitter(FortranCaller):
             worth = self.b.and_(worth, inside)
         if op.alpha is not None:
             worth = self.b.and_(worth, self.plain_scale(op))
+        if op.check is not None:  # (else the loops: the term is NumPy's order of a scaled operand)
+            worth = self.b.and_(worth, self.cg.exprs.emit(op.check))
         ways: list[Any]
         if op.triangular and op.mirror is not None:  # out += alpha * G @ (T + T.T): ?symm on T's copy
             self.symmetric(op, worth, sizes, operands)

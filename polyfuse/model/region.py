@@ -166,6 +166,11 @@ class Matmul:
     # the loops sum each element's terms first and scale the sum, as the user wrote it
     # (``scaled_by_sum``); ``term`` is its terms times alpha
     summed: Summed | None = None
+    # a run-time test (a bool of scalars computed before) under which the product of ``a`` and
+    # ``b`` as stored is the meaning; where it fails, ``term`` (a ``Select`` on it) is NumPy's
+    # order instead, an operand scaled term by term (frontend.array_linalg ``_scaled_product``:
+    # ``(x / f) @ b`` whose factor has a zero, an inf or a NaN).  BLAS runs only where it holds.
+    check: ir.Expr | None = None
 
     def loops(self) -> tuple[Op, ...]:
         nest = self.single_loops()
