@@ -201,11 +201,11 @@ def _checked_product(lw: Lowering, node: ast.expr, plain: tuple[View, View], fou
     ``f`` other than zero scales every term of a sum by the same finite number, so each element
     is an inf or a NaN exactly where NumPy's is (up to overflow and rounding); a zero, an inf or a
     NaN in ``f`` does not (NumPy's ``0 * inf`` of a term is NaN, the sum times ``inf`` an inf).
-    So one pass over the factors sums ``0 if f * 0 == 0 and f != 0 else 1`` into a scalar
-    (``pf_check``, cheap against the product), and the product kept whole has ``check=`` it:
+    So one pass over each factor sums ``0 if f * 0 == 0 and f != 0 else 1`` into a scalar local
+    (cheap against the product), and the product kept whole has ``check=`` (those sums are 0):
     BLAS on the arrays as stored where it is 0, else the product's loops with the operand
     scaled term by term, NumPy's order (model/region.py ``Matmul.check``); the scaling after
-    is ``(x @ b) * f if pf_check == 0 else (x @ b)``, fused with the consumer as before.  None
+    is ``(x @ b) * f if check else (x @ b)``, fused with the consumer as before.  None
     (NumPy's order) where the product is not kept whole."""
     s = _resolve(lw, node, matmul(lw, node, *plain))
     blas = _blas_shape(lw, s) if s.summed and s.c.output else None
