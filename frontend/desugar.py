@@ -166,13 +166,24 @@ class BuiltinHelpers(ast.NodeTransformer):
     def __init__(self, rw: Rewriter, local: set[str], tree: ast.AST | None = None) -> None:
         self.rw, self.local = rw, local
         self.aliases: dict[str, str] = {}
-        self.counters = set() if tree is None else _range_counters(tree)
         self.local_ranks: dict[str, int] = {}  # locals bound once to a 1-d array or a scalar
         self.allocated: dict[str, list[ast.expr]] = {}  # locals bound once to np.zeros((n, m)) and friends
         self.any_ranks: dict[str, int] = {}  # locals bound once to a value of a rank told here
         self.made: dict[int, int] = {}  # id of a helper call made here -> the rank of its value
-        if tree is not None:
-            self._bind_local_ranks(tree)
+        self.counters: set[str] = set()
+        if tree is not None:  # one walk for both questions (the tree is not changed between them)
+            stores: Counter[str] = Counter()
+            loops: list[ast.For] = []
+            assigns: list[ast.Assign] = []
+            for n in walk(tree):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    stores[n.id] += 1
+                elif isinstance(n, ast.For):
+                    loops.append(n)
+                elif isinstance(n, ast.Assign):
+                    assigns.append(n)
+            self.counters = _range_counters(loops, stores)
+            self._bind_local_ranks(assigns, stores)
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
@@ -571,11 +582,11 @@ class BuiltinHelpers(ast.NodeTransformer):
             return slices if slices <= 1 else None
         return None
 
-    def _bind_local_ranks(self, tree: ast.AST) -> None:
+    def _bind_local_ranks(self, assigns: list[ast.Assign], stores: Counter[str]) -> None:
         """``local_ranks``: the names bound once, by ``name = value``, to a value whose rank is told
-        here (``xp = np.linspace(0, 1, n)``, ``d = np.abs(x - m)``, ``s = np.sort(x)``)."""
-        stores = Counter(n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-        assigns = sorted((n for n in walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+        here (``xp = np.linspace(0, 1, n)``, ``d = np.abs(x - m)``, ``s = np.sort(x)``); ``assigns``:
+        the tree's assignments in walk order, ``stores``: how often it stores each name."""
+        assigns = sorted((n for n in assigns if len(n.targets) == 1
                           and isinstance(n.targets[0], ast.Name) and stores[n.targets[0].id] == 1
                           and n.targets[0].id not in self.rw.args), key=lambda n: (n.lineno, n.col_offset))
         for node in assigns:
@@ -707,12 +718,11 @@ def _broadcast_rank(ranks: list[int | None]) -> int | None:
     return max(known) if known and len(known) == len(ranks) else None
 
 
-def _range_counters(tree: ast.AST) -> set[str]:
-    """The names bound only as the targets of ``for ... in range(...)`` loops: integers."""
-    loops = [n for n in walk(tree) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
+def _range_counters(loops: list[ast.For], bound: Counter[str]) -> set[str]:
+    """The names bound only as the targets of ``for ... in range(...)`` loops: integers
+    (``loops``: a tree's ``for`` loops, ``bound``: how often it stores each name)."""
     ranged = Counter(n.target.id for n in loops if isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Call)
                      and isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range")
-    bound = Counter(n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     return {name for name, count in ranged.items() if bound[name] == count}
 
 

@@ -110,10 +110,10 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = rename_rebound(rw, tree.body)
     tree.body = Constants(rw, globals_, function_locals(tree)).block(tree.body)
     # The locals once per pass, not once per statement: ModuleFunctions writes no stored name (it
-    # replaces loads and calls), so the set is the same for every statement.
+    # replaces loads and calls), so the set is the same for every statement, and for the helpers' pass.
     local = function_locals(tree)
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # before inlining
-    helpers = BuiltinHelpers(rw, function_locals(tree), tree)
+    helpers = BuiltinHelpers(rw, local, tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = Inliner(rw, globals_, stack).block(tree.body)

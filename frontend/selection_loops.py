@@ -70,17 +70,15 @@ class _Facts:
         modules = {k for k, v in (globals_ or {}).items() if isinstance(v, types.ModuleType)}
         self.counts: dict[str, int] = {}
         values: dict[str, ast.expr] = {}
+        self.loads: dict[str, int] = {}
         for node in walk(tree):
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                self.counts[node.id] = self.counts.get(node.id, 0) + 1
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if isinstance(node, ast.Name):
+                tally = self.loads if isinstance(node.ctx, ast.Load) else self.counts
+                tally[node.id] = tally.get(node.id, 0) + 1
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 values[node.targets[0].id] = node.value
         self.bindings = {name: value for name, value in values.items() if self.counts.get(name) == 1}
         self.through = _written_through(tree, modules)
-        self.loads: dict[str, int] = {}
-        for node in walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                self.loads[node.id] = self.loads.get(node.id, 0) + 1
 
 
 def selection_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
