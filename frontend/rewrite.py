@@ -127,7 +127,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     local = function_locals(tree)  # the inlined helpers' locals too
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # helpers' too
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
-    local = function_locals(tree)
+    # the same locals: neither pass stores a name (they rewrite loads, calls and attributes)
     tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = swap_arrays(rw, tree.body)  # a, b = b, a of local arrays: copies of the values
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
@@ -957,8 +957,11 @@ def substitute_sizes(rw: Rewriter, body: list[ast.stmt], ints: set[str] | None =
     """Drop top-level ``n = <affine in sizes>`` definitions and put the expression at each use;
     ``ints``: the names that do not change in ``body`` (default: the integer arguments)."""
     ints = rw.ints if ints is None else ints
-    stores = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    loads = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    stores: Counter[str] = Counter()
+    loads: Counter[str] = Counter()
+    for n in (n for s in body for n in walk(s)):  # one walk for both counts
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Load)):
+            (stores if isinstance(n.ctx, ast.Store) else loads)[n.id] += 1
     return _sizes_of_block(rw, body, ints, {}, stores, loads, top=True)
 
 
