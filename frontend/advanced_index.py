@@ -44,6 +44,7 @@ from .arrays import (
 )
 from .checker import module_of
 from .extent_facts import LoopRange, decided
+from .source import walk
 from .types import VType, power_hint
 
 INT64 = VType("int64", False)
@@ -134,7 +135,7 @@ def _held(lowering: Lowering, value: View, held: dict[str, str]) -> ast.expr:
     enclosing loop variables do not change while the grid lives."""
     bound = value.element(())
     steady = lowering.params | {loop.var for loop in lowering.loops}
-    for name in sorted({n.id for n in ast.walk(bound) if isinstance(n, ast.Name)} - steady):
+    for name in sorted({n.id for n in walk(bound) if isinstance(n, ast.Name)} - steady):
         if lowering.stores[name] > 1 and name not in held:
             held[name] = lowering.fresh(f"{name}_")
             kind = lowering.scalars.get(name, VType("int64", False))
@@ -346,7 +347,7 @@ def _require(lowering: Lowering, claim: str, ranges: tuple[LoopRange, ...], rela
         return True
     if verdict.assume is None:
         return False
-    nodes = list(ast.walk(verdict.assume))
+    nodes = list(walk(verdict.assume))
     names = {n.id for n in nodes if isinstance(n, ast.Name)}
     if any(r.var in names for r in ranges):
         return False
@@ -439,7 +440,7 @@ def bindable(lowering: Lowering, view: View) -> bool:
     if not is_iota(view):
         return False
     steady = lowering.params | {loop.var for loop in lowering.loops} | {p.text for p in probes(view.rank)}
-    names = {n.id for n in ast.walk(view.element(probes(view.rank))) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(view.element(probes(view.rank))) if isinstance(n, ast.Name)}
     return all(lowering.stores[n] <= 1 for n in names - steady - {NP_NAME})
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from polyfuse.model.schedule_tree import loop_of
 from polyfuse.model.scop import ArrayInfo
 
+from .source import walk
+
 # name -> (positional arguments before dtype, whether the first is an array to copy the shape of)
 ALLOCATORS = {
     "empty": (1, False), "zeros": (1, False), "ones": (1, False), "full": (2, False),
@@ -104,7 +106,7 @@ def fill_nest(lifter, node: ast.stmt, allocation: Allocation, scope) -> list:
     index = ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load())
     target = ast.Subscript(ast.Name(info.name, ast.Load()), index, ast.Store())
     ast.fix_missing_locations(ast.copy_location(target, node))
-    for sub in ast.walk(target):
+    for sub in walk(target):
         ast.copy_location(sub, node)
     expressions = lifter.expressions(inner)
     value = expressions.convert(allocation.fill)

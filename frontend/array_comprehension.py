@@ -18,6 +18,7 @@ import ast
 import copy
 
 from .arrays import NP_NAME, Lowering, _dtype_of, _is_numpy_call
+from .source import walk
 
 
 def comprehension_stmts(lw: Lowering, stmt: ast.Assign) -> tuple[list[ast.stmt], str] | None:
@@ -71,7 +72,7 @@ def comprehension_stmts(lw: Lowering, stmt: ast.Assign) -> tuple[list[ast.stmt],
                                                                [copy.deepcopy(length)], []), body, [])]
     out = [allocate] + body
     for part in out:
-        for sub in ast.walk(part):
+        for sub in walk(part):
             if isinstance(sub, (ast.expr, ast.stmt)):
                 ast.copy_location(sub, stmt)
     return out, held
@@ -91,7 +92,7 @@ def _iterable(lw: Lowering, it: ast.expr, index: str, values: dict[str, ast.expr
         length = ast.Subscript(ast.Attribute(copy.deepcopy(it), "shape", ast.Load()), ast.Constant(0), ast.Load())
         return length, ast.Subscript(copy.deepcopy(it), ast.Name(index, ast.Load()), ast.Load())
     if isinstance(it, (ast.Subscript, ast.Attribute)) and not any(
-            isinstance(n, ast.Name) and n.id in values for n in ast.walk(it)):
+            isinstance(n, ast.Name) and n.id in values for n in walk(it)):
         view = lw.value(it)  # a view (X[0], A[:, j], A.T): its first axis, read at each index
         if view.rank and view.base is not None:
             return view.extents[0].node, ast.Subscript(copy.deepcopy(it), ast.Name(index, ast.Load()), ast.Load())

@@ -25,6 +25,7 @@ import copy
 import numpy as np
 
 from .arrays import NP_NAME, Lowering, View, _bool_const, const
+from .source import walk
 
 NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin"))
 TRAPEZOID = frozenset(("trapezoid", "trapz"))
@@ -36,7 +37,7 @@ def _np(fn: str, *args: ast.expr, **keywords: ast.expr) -> ast.expr:
 
 
 def _placed(tree: ast.expr, node: ast.AST) -> ast.expr:
-    for part in ast.walk(tree):
+    for part in walk(tree):
         if isinstance(part, (ast.expr, ast.stmt)):
             ast.copy_location(part, node)
     return tree

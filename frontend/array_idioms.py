@@ -39,6 +39,7 @@ from .array_formulas import (
     trapezoid,
 )
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
+from .source import walk
 from .types import BOOL
 
 _NAMES = frozenset(("pad", "diff", "roll", "round", "around", "trace", "count_nonzero", "ptp", "isclose", "allclose",
@@ -169,7 +170,7 @@ def _extended(lw: Lowering, node: ast.Call, operand: ast.expr, x: View, options:
         pieces.append(ast.List([copy.deepcopy(ends[-1])], ast.Load()))
     joined = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "concatenate", ast.Load()),
                       [ast.Tuple(pieces, ast.Load())], [])
-    for part in ast.walk(joined):
+    for part in walk(joined):
         if isinstance(part, ast.expr):
             ast.copy_location(part, node)
     return lw.value(joined)
@@ -406,7 +407,7 @@ def _close(lw: Lowering, node: ast.Call, name: str) -> View | None:
         test = ast.BinOp(test, ast.BitOr(), ast.BinOp(np_call("isnan", A()), ast.BitAnd(), np_call("isnan", B())))
     if name == "allclose":
         test = ast.Call(ast.Name("bool", ast.Load()), [np_call("all", test)], [])
-    for part in ast.walk(test):
+    for part in walk(test):
         if isinstance(part, (ast.expr, ast.stmt)):
             ast.copy_location(part, node)
     return lw.value(test)

@@ -47,6 +47,7 @@ import numpy as np
 from .arrays import JOINS, NP_NAME, UNKNOWN, JoinRules, Lowering, Sym, View, _store, const, leaf, smax, sym_of
 from .checker import module_of
 from .extent_facts import is_affine
+from .source import walk
 from .types import VType
 
 _MOST_COPIES = 64  # np.tile makes one loop nest per copy; more copies than this are refused
@@ -370,7 +371,7 @@ def _cast(piece: View, dtype: str, idx: tuple[Sym, ...]) -> ast.expr:
 def _reads(piece: View, array: str | None) -> bool:
     probes = tuple(const(0) for _ in piece.extents)
     return array is not None and any(isinstance(n, ast.Name) and n.id == array
-                                     for n in ast.walk(piece.element(probes)))
+                                     for n in walk(piece.element(probes)))
 
 
 def _count_argument(lw: Lowering, node: ast.expr) -> Sym | None:

@@ -45,6 +45,7 @@ from .array_lapack import linalg_parts, lower_linalg
 from .array_sparse import sparse_product
 from .arrays import NP_NAME, UNKNOWN, Lowering, ProductRules, Sym, View, _store, atom, const, leaf, scalar
 from .checker import module_of, reassociable
+from .source import walk
 from .types import VType, promote
 
 PRODUCTS = ("dot", "matmul", "vdot", "inner", "outer", "einsum")
@@ -594,7 +595,7 @@ def _accumulate(lw: Lowering, node: ast.AST, s: _Sum, target: View) -> list[ast.
         if mine.text != theirs.text and (mine.is_const(1) or theirs.is_const(1)):
             return None
     probe = {lab: atom(f"pf_probe_{k}") for k, lab in enumerate(c.output + s.summed)}
-    if any(isinstance(n, ast.Name) and n.id == target.base for n in ast.walk(s.term(probe))):
+    if any(isinstance(n, ast.Name) and n.id == target.base for n in walk(s.term(probe))):
         return None
     for mine, theirs in zip(target.extents, s.out_extents):
         if mine.text != theirs.text:
@@ -706,7 +707,7 @@ def _plain(view: View, sizes: bool = False) -> bool:
     return (view.base is not None and isinstance(probe, ast.Subscript) and isinstance(probe.value, ast.Name)
             and probe.value.id == view.base
             and not any(isinstance(n, ast.Call) or (isinstance(n, ast.Subscript) and not (sizes and _is_size(n)))
-                        for n in ast.walk(probe.slice)))
+                        for n in walk(probe.slice)))
 
 
 def _is_size(node: ast.Subscript) -> bool:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .desugar import int_constant
+from .source import walk
 
 
 class Lowering(Protocol):
@@ -83,7 +84,7 @@ def range_loop(lowering: Lowering, stmt: ast.For) -> list[ast.stmt] | None:
     body = [_Substitute(substitutions).visit(copy.deepcopy(s)) for s in stmt.body]
     rng = ast.Call(ast.Name("range", ast.Load()), bounds if outer is not None and outer[2] else bounds[1:], [])
     loop = ast.For(ast.Name(loop_var, ast.Store()), rng, prologue + body, [], None)
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if isinstance(node, (ast.expr, ast.stmt)) and not hasattr(node, "lineno"):
             ast.copy_location(node, stmt)
     return [ast.copy_location(loop, stmt)]
@@ -189,13 +190,13 @@ def _bind(target: ast.expr, item: Item) -> tuple[list[ast.stmt], dict[str, Item]
 
 
 def _iterated(node: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id not in ("enumerate", "zip")}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and n.id not in ("enumerate", "zip")}
 
 
 def _rebinds(body: list[ast.stmt], names: set[str]) -> bool:
     """Whether the body binds any of ``names`` again (rows, counters, the iterated arrays)."""
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
-               for s in body for n in ast.walk(s))
+               for s in body for n in walk(s))
 
 
 class _Substitute(ast.NodeTransformer):

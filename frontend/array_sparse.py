@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from polyfuse.model.scop import SPARSE_FORMATS, sparse_part
 
 from .arrays import NP_NAME, Lowering, Sym, View, _store, atom, const, leaf, promote_any
+from .source import walk
 from .types import VType
 
 _CONSTRUCT = "sparse matrix product"
@@ -202,7 +203,7 @@ def _readable(lw: Lowering, node: ast.AST, x: View) -> View:
     (scipy multiplies by the evaluated array; inside the loop they would be recomputed)."""
     probe = x.element(tuple(atom(f"pf_probe{d}") for d in range(x.rank)))
     if isinstance(probe, ast.Subscript) and isinstance(probe.value, ast.Name):
-        if not any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(probe.slice)):
+        if not any(isinstance(n, (ast.Subscript, ast.Call)) for n in walk(probe.slice)):
             return x
     dtype = lw.temp_dtype(node, x)
     array = lw.fresh("spx")

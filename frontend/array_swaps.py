@@ -24,6 +24,8 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
+from .source import walk
+
 
 class Rewriter(Protocol):
     def fresh(self, name: str) -> str: ...
@@ -52,7 +54,7 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
         old = rw.fresh(f"{a}_old")
         text = f"{old} = {a}.copy()\n{a} = {b}.copy()\n{b} = {old}\n"
         for new in ast.parse(text).body:
-            for node in ast.walk(new):
+            for node in walk(new):
                 if "lineno" in node._attributes:
                     ast.copy_location(node, stmt)
             out.append(new)
@@ -76,7 +78,7 @@ _ALLOCATING = frozenset(("copy", "zeros", "empty", "ones", "full", "zeros_like",
 
 def _allocated(body: list[ast.stmt]) -> set[str]:
     """The names some statement binds to a new array (``np.zeros(...)``, ``x.copy()``, ...)."""
-    return {t.id for stmt in body for node in ast.walk(stmt) if isinstance(node, ast.Assign)
+    return {t.id for stmt in body for node in walk(stmt) if isinstance(node, ast.Assign)
             and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
             and node.value.func.attr in _ALLOCATING for t in node.targets if isinstance(t, ast.Name)}
 
@@ -95,7 +97,7 @@ def _viewed(body: list[ast.stmt], names: set[str]) -> bool:
     """Whether any statement binds a name to a possible view of ``names`` (``v = a[1:]``,
     ``t = a``, ``r = np.reshape(a, ...)``, ``for row in a``): copying values between the
     arrays would change what that name sees, where Python's swap changes nothing it sees."""
-    for node in (n for stmt in body for n in ast.walk(stmt)):
+    for node in (n for stmt in body for n in walk(stmt)):
         if isinstance(node, ast.Assign) and _swapped(node) is None and any(map(_binds_name, node.targets)) \
                 and _may_view(node.value, names):
             return True
@@ -133,4 +135,4 @@ def _may_view(node: ast.expr, names: set[str]) -> bool:
             return False
         if isinstance(func, ast.Name) and func.id in ("len", "float", "int", "abs", "min", "max", "sum", "range"):
             return False
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id in names for n in walk(node))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from .arrays import Lowering, View, VType, _is_numpy_call, assign_like, const, scalar
+from .source import walk
 
 
 def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt] | None:
@@ -45,7 +46,7 @@ def unpack_array(lw: Lowering, stmt: ast.Assign, target: ast.Tuple | ast.List) -
                        "names (a ValueError in Python)", "array unpacking")
     lw.mismatch(first, const(len(names)), stmt)  # an extent of the sizes: assumed, checked per call
     lw.changed = True
-    read = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+    read = {n.id for n in walk(stmt.value) if isinstance(n, ast.Name)}
     out: list[ast.stmt] = []
     if value.rank == 1:
         vtype = VType(value.vtype.dtype, False)  # an element of an array is a NumPy scalar

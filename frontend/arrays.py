@@ -41,7 +41,7 @@ from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE, OPERATORS
 from .extent_facts import LoopRange, decided, is_affine
 from .scalars import arity, is_supported, module_constant, np_scalar_type
-from .source import KernelSource, copy_tree, location_key
+from .source import KernelSource, copy_tree, location_key, walk
 from .types import (
     BITWISE_UFUNCS,
     BOOL,
@@ -365,7 +365,7 @@ class Lowering:
             else:
                 self.scalars[arg.name] = argument_type(arg)
         self.args = {a.name for a in arguments}
-        names = [n for n in ast.walk(source.tree) if isinstance(n, ast.Name)]
+        names = [n for n in walk(source.tree) if isinstance(n, ast.Name)]
         self.used = {n.id for n in names} | self.args
         self.counter = 0
         self.loop_vars: set[str] = set()
@@ -526,7 +526,7 @@ class Lowering:
         if isinstance(stmt, (ast.Assign, ast.Return)) and isinstance(stmt.value, ast.BoolOp) \
                 and any(self.array_valued(v) for v in stmt.value.values[1:]):
             # t = a and b, b reducing arrays: Python may not evaluate b (x.max() of an empty x)
-            self.conditional -= {id(n) for v in stmt.value.values[1:] for n in ast.walk(v)}
+            self.conditional -= {id(n) for v in stmt.value.values[1:] for n in walk(v)}
             return self.lower_stmt(_replace(stmt, value=_bool_op_choice(stmt.value)))
         if isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(stmt.value, ast.IfExp) \
                 and (self.array_valued(stmt.value.body) or self.array_valued(stmt.value.orelse)):
@@ -561,7 +561,7 @@ class Lowering:
                 root = root.value
             entry = self.names.get(root.id) if isinstance(root, ast.Name) else None
             if entry is not None and entry.kind != "iota" and entry.dtype in INTS and self.array_valued(item) \
-                    and not any(isinstance(n, (ast.Call, ast.BinOp)) for n in ast.walk(item)):
+                    and not any(isinstance(n, (ast.Call, ast.BinOp)) for n in walk(item)):
                 return True
         return False
 
@@ -669,9 +669,9 @@ class Lowering:
         ``if pf_c:``; None when the test has no array values.  Tests with ``and``/``or``/``if``
         are left alone (Python may skip the part that reads arrays)."""
         if isinstance(stmt.test, ast.BoolOp) and all(_bool_valued(v) for v in stmt.test.values) \
-                and not any(isinstance(n, ast.IfExp) for n in ast.walk(stmt.test)):
+                and not any(isinstance(n, ast.IfExp) for n in walk(stmt.test)):
             return self.split_test(stmt, stmt.test)
-        if any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in ast.walk(stmt.test)) \
+        if any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in walk(stmt.test)) \
                 or self.masked_read(stmt.test) is not None:
             return None
         name = self.fresh("c")
@@ -709,7 +709,7 @@ class Lowering:
         saved = (self.assignments, dict(self.scalars), dict(self.assigned), dict(self.sizes), self.counter)
         conditional = set(self.conditional)
         later = test.values[1:]  # each evaluated by its own statement now, where Python evaluates it
-        self.conditional -= {id(n) for v in later for n in ast.walk(v)} - set().union(*map(_conditional_ids, later))
+        self.conditional -= {id(n) for v in later for n in walk(v)} - set().union(*map(_conditional_ids, later))
         firsts = [copy.deepcopy(step) for step in steps]
         lowered = [out for step in steps for out in self.lower_stmt(step)]
         if len(lowered) == len(firsts) and all(ast.dump(a) == ast.dump(b) for a, b in zip(lowered, firsts)):
@@ -1183,7 +1183,7 @@ class Lowering:
                 _locate(element, node)
                 return element
 
-        if not any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in ast.walk(test)):
+        if not any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in walk(test)):
             return test
         return _Reads().visit(copy.deepcopy(test))
 
@@ -1558,8 +1558,8 @@ class Lowering:
         replaced = Unmask().visit(copy.deepcopy(value))
         if not reads:
             return value
-        originals = [n for n in ast.walk(value) if isinstance(n, ast.Subscript) and ast.dump(n.slice) == key]
-        parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
+        originals = [n for n in walk(value) if isinstance(n, ast.Subscript) and ast.dump(n.slice) == key]
+        parents = {id(child): node for node in walk(value) for child in ast.iter_child_nodes(node)}
         for read in originals:
             self.same_shape_as_mask(read, self.value(read.value), mask)
             at: ast.AST = read
@@ -1570,7 +1570,7 @@ class Lowering:
                                      f"by element ({ast.unparse(at)}: NumPy's count of selected elements decides "
                                      "it); write the selection into a temporary first, or the loop", "boolean mask")
         # expressions only: ast.Load() is one object shared by every node
-        self.only_masked_arrays(value, {id(n) for read in originals for n in ast.walk(read) if isinstance(n, ast.expr)})
+        self.only_masked_arrays(value, {id(n) for read in originals for n in walk(read) if isinstance(n, ast.expr)})
         return replaced
 
     def only_masked_arrays(self, node: ast.expr, masked: set[int]) -> None:
@@ -1579,7 +1579,7 @@ class Lowering:
         if id(node) in masked:
             return
         inner = [n for n in ast.iter_child_nodes(node) if isinstance(n, ast.expr)]
-        if any(id(n) in masked for n in ast.walk(node)) and isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call,
+        if any(id(n) in masked for n in walk(node)) and isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call,
                                                                                ast.Compare, ast.IfExp)):
             for child in inner:
                 self.only_masked_arrays(child, masked)
@@ -1698,7 +1698,7 @@ class Lowering:
         k0 = tuple(atom(f"pf_probe{d}") for d in range(view.rank))
         position = _slice_of(view.element(k0))
         written = ast.dump(position)
-        reads = [n for n in ast.walk(value.element(index(k0))) if isinstance(n, ast.Subscript)
+        reads = [n for n in walk(value.element(index(k0))) if isinstance(n, ast.Subscript)
                  and isinstance(n.value, ast.Name) and n.value.id == view.base]
         # each element read where it is written is read before it is written only where no
         # position is written twice: not through a run-time index array that changes along the
@@ -1706,8 +1706,8 @@ class Lowering:
         # NumPy, the first store in a loop); ``A[k[0]] = A[k[0]] * 2`` writes one row
         probes = {f"pf_probe{d}" for d in range(view.rank)}
         once = not any(isinstance(n, ast.Subscript) and any(isinstance(m, ast.Name) and m.id in probes
-                                                            for m in ast.walk(n.slice))
-                       for n in ast.walk(position))
+                                                            for m in walk(n.slice))
+                       for n in walk(position))
         if all(ast.dump(n.slice) == written for n in reads) and (once or not reads):
             return self.nest(view.extents, lambda k: [
                 ast.Assign([_store(view.element(k))], value.element(index(k)))])
@@ -1814,7 +1814,7 @@ class Lowering:
 
     def in_loop(self, e: Sym) -> bool:
         """Whether ``e`` changes with an enclosing loop variable."""
-        names = {n.id for n in ast.walk(e.node) if isinstance(n, ast.Name)}
+        names = {n.id for n in walk(e.node) if isinstance(n, ast.Name)}
         return any(loop.var in names for loop in self.loops)
 
     def require(self, claim: str) -> bool:
@@ -2183,7 +2183,7 @@ class Lowering:
         at run time, where NumPy's rules for it are applied (``runtime_slice``)."""
         return any(isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names
                    and self.names[node.value.id].dtype in INTS and self.names[node.value.id].dtype != "uint64"
-                   for node in ast.walk(part))
+                   for node in walk(part))
 
     def runtime_slice(self, item: ast.Slice, n: Sym, step: int) -> tuple[Sym, Sym, int]:
         """(first index, length, step) of a slice with a positive step and a bound read from an
@@ -3259,7 +3259,7 @@ class Lowering:
             computed = self.call_time_size(self.known_extents(num_node))
             num_node = num_node if computed is None else computed.node
         if not is_affine(num_node, self.params) and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                                                        and n.func.id in ("int", "round") for n in ast.walk(num_node)):
+                                                        and n.func.id in ("int", "round") for n in walk(num_node)):
             raise self.error(num_node, f"np.linspace() of {ast.unparse(num_node)} points: a number of points "
                              "computed from a float is a size polyfuse cannot know before the call; pass an "
                              "integer argument", "np.linspace")
@@ -3390,7 +3390,7 @@ class Lowering:
         for stmt in body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 bindings[stmt.targets[0].id] = stmt.value
-        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names = {n.id for n in walk(tree) if isinstance(n, ast.Name)}
         unchanged = {n for n in names if not self.stores[n] and n not in self.mutated and n not in self.viewed}
         bindings = {n: v for n, v in bindings.items()
                     if self.stores[n] == 1 and n not in self.mutated and n not in self.viewed}
@@ -4495,7 +4495,7 @@ def _polynomial(node: ast.expr, names: frozenset[str]) -> bool:
 
 def _reads_data(e: Sym) -> bool:
     """Whether an extent reads array elements (a slice bound read from an array)."""
-    return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) for n in ast.walk(e.node))
+    return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) for n in walk(e.node))
 
 
 _SIZE = re.compile(r"\b[A-Za-z_]\w*\.shape\[\d+\]")
@@ -4614,7 +4614,7 @@ def _is_ellipsis(node: ast.expr) -> bool:
 
 def _names_in(text: str) -> set[str]:
     try:
-        return {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+        return {n.id for n in walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
     except SyntaxError:
         return set()
 
@@ -4650,17 +4650,17 @@ def _conditional_ids(tree: ast.AST) -> set[int]:
     """The ids of the nodes in ``tree`` that Python may not evaluate when it evaluates the
     expression around them: an IfExp's branches, the operands of and/or after the first."""
     found: set[int] = set()
-    for outer in ast.walk(tree):
+    for outer in walk(tree):
         parts = [outer.body, outer.orelse] if isinstance(outer, ast.IfExp) \
             else outer.values[1:] if isinstance(outer, ast.BoolOp) else []
-        found.update(id(n) for part in parts for n in ast.walk(part))
+        found.update(id(n) for part in parts for n in walk(part))
     return found
 
 
 def _branch_ids(value: ast.IfExp) -> set[int]:
     """The ids ``value``'s own branches make conditional (not those of conditionals inside them),
     once ``t = value`` is an if statement."""
-    branches = {id(n) for part in (value.body, value.orelse) for n in ast.walk(part)}
+    branches = {id(n) for part in (value.body, value.orelse) for n in walk(part)}
     return branches - _conditional_ids(value.body) - _conditional_ids(value.orelse)
 
 
@@ -4736,7 +4736,7 @@ def _copyable_aliases(tree: ast.AST, touched: set[str]) -> set[str]:
         while parent.setdefault(n, n) != n:
             n = parent[n]
         return n
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -4753,7 +4753,7 @@ def _size_context_names(tree: ast.AST) -> set[str]:
     b, n)``): where a local computed from the arguments may have to be a size the call computes
     (``note_size``); a local read nowhere there stays a number, of any sign."""
     places: list[ast.AST] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
@@ -4763,7 +4763,7 @@ def _size_context_names(tree: ast.AST) -> set[str]:
             places += [part for part in (node.lower, node.upper, node.step) if part is not None]
         elif isinstance(node, ast.Subscript):
             places.append(node.slice)
-    return {n.id for place in places for n in ast.walk(place) if isinstance(n, ast.Name)}
+    return {n.id for place in places for n in walk(place) if isinstance(n, ast.Name)}
 
 
 _SIZED_CALLS = frozenset(("reshape", "linspace", "arange", "logspace", "geomspace", "eye", "identity", "tri",
@@ -4773,7 +4773,7 @@ _SIZED_CALLS = frozenset(("reshape", "linspace", "arange", "logspace", "geomspac
 def _written_in_place(tree: ast.AST) -> set[str]:
     """Names whose arrays a statement may change in place."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
             names.add(_root_name(node))
         elif isinstance(node, ast.AugAssign):
@@ -4800,7 +4800,7 @@ def _viewed_names(tree: ast.AST) -> tuple[set[str], set[str]]:
     those of them some binding views other than as the name itself (one walk for both)."""
     viewed: set[str] = set()
     beyond_aliases: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets):
             root: ast.expr | None = node.value
             while root is not None and not isinstance(root, ast.Name):
@@ -4887,7 +4887,7 @@ def _unflattened(flat: ast.expr, extents: tuple[Sym, ...]) -> list[ast.expr]:
 def assign_like(name: str, value: ast.expr, like: ast.stmt) -> ast.Assign:
     """``name = value`` located at ``like`` (every part without a location gets its)."""
     node = ast.Assign([ast.Name(name, ast.Store())], value)
-    for part in ast.walk(node):
+    for part in walk(node):
         if isinstance(part, (ast.expr, ast.stmt)) and not hasattr(part, "lineno"):
             ast.copy_location(part, like)
     return ast.copy_location(node, like)
@@ -4988,7 +4988,7 @@ def _is_shape(node: ast.expr) -> bool:
 def _plain_test(node: ast.expr) -> bool:
     """Whether ``node`` is a test of names, numbers and extents alone (``n > 0``,
     ``x.shape[0] > 0``): evaluating it again costs nothing and cannot raise."""
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Attribute) and n.attr != "shape":
             return False
         if isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"):
@@ -5052,10 +5052,10 @@ def _reads_transposed(view: View) -> bool:
     """Whether a matrix view reads an array with its row index on a later axis than its column
     index (``data.T``, ``np.transpose(data)``): it is stored fastest in the array's own order."""
     rows, cols = atom("pf_probe_row"), atom("pf_probe_col")
-    for node in ast.walk(view.element((rows, cols))):
+    for node in walk(view.element((rows, cols))):
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
             axes = {name.id: d for d, item in enumerate(node.slice.elts)
-                    for name in ast.walk(item) if isinstance(name, ast.Name)}
+                    for name in walk(item) if isinstance(name, ast.Name)}
             if rows.text in axes and cols.text in axes:
                 return axes[rows.text] > axes[cols.text]
     return False
@@ -5111,12 +5111,12 @@ def wrapped_in_view(base: View, text: str, extent: Sym) -> str:
 def _reads_index_arrays(node: ast.AST) -> bool:
     """Whether the subscript ``node`` reads array elements (an index array's ``idx[k]``), not
     only loop variables, sizes (``x.shape[0]``) and constants."""
-    return any(isinstance(n, ast.Subscript) and not isinstance(n.value, ast.Attribute) for n in ast.walk(node))
+    return any(isinstance(n, ast.Subscript) and not isinstance(n.value, ast.Attribute) for n in walk(node))
 
 
 def _locate(tree: ast.AST, origin: ast.stmt | ast.expr) -> None:
     """Every generated node points at the statement it came from (for error messages)."""
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, (ast.expr, ast.stmt)):
             node.lineno, node.col_offset = origin.lineno, origin.col_offset
             node.end_lineno, node.end_col_offset = origin.end_lineno, origin.end_col_offset

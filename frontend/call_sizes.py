@@ -19,6 +19,7 @@ import ast
 from polyfuse.model.scop import Argument
 
 from .checker import module_of
+from .source import walk
 
 _INT_CALLS = {"int": "int", "round": "int", "abs": None, "min": None, "max": None}
 _NP, _MATH = "pf_np", "pf_math"  # the modules' names in the source (scop.SIZE_NAMESPACE)
@@ -165,6 +166,6 @@ def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: d
         return ast.parse(ast.unparse(n), mode="eval").body
 
     written = expand(copy_of(node), 0)
-    if written is None or not any(isinstance(n, ast.Name) and n.id in args for n in ast.walk(written)):
+    if written is None or not any(isinstance(n, ast.Name) and n.id in args for n in walk(written)):
         return None
     return ast.unparse(written)

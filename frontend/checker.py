@@ -18,7 +18,7 @@ from polyfuse.model.region import LAPACK_CALL, MATMUL_CALL
 
 from . import scalars
 from .allocation import ALLOCATORS
-from .source import KernelSource
+from .source import KernelSource, walk
 
 SUPPORTED_HINT = {
     "stmt": "kernel bodies may contain for-range and while loops (with break/continue), if/elif/else, assignments to array "
@@ -366,8 +366,8 @@ def array_default(source: KernelSource, name: str, value: object, globals_: dict
     stays refused."""
     if not isinstance(value, (list, tuple)) or not value or not all(is_number(v) for v in value):
         return None
-    uses = [n for n in ast.walk(ast.Module(source.tree.body, [])) if isinstance(n, ast.Name) and n.id == name]
-    parents = {id(child): node for node in ast.walk(ast.Module(source.tree.body, []))
+    uses = [n for n in walk(ast.Module(source.tree.body, [])) if isinstance(n, ast.Name) and n.id == name]
+    parents = {id(child): node for node in walk(ast.Module(source.tree.body, []))
                for child in ast.iter_child_nodes(node)}
     if not uses or not all(_converted(use, parents.get(id(use)), globals_) for use in uses):
         return None

@@ -24,6 +24,7 @@ from polyfuse.model import ir
 
 from .affine import Affine
 from .checker import assert_message
+from .source import walk
 from .types import VType
 
 COND_PREFIX = "_pf_cond"
@@ -43,7 +44,7 @@ def written_names(stmts: list[ast.stmt]) -> set[str]:
     """Names of the scalars and arrays assigned anywhere in ``stmts``."""
     names = set()
     for stmt in stmts:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, (ast.Assign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
@@ -55,7 +56,7 @@ def written_names(stmts: list[ast.stmt]) -> set[str]:
 
 
 def read_names(node: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def lift_data_if(lifter, node: ast.If, scope) -> list:
@@ -91,7 +92,7 @@ def name_counts(lifter) -> dict[str, int]:
     cached = getattr(lifter, "_name_counts", None)
     if cached is None or cached[0] is not lifter.source.tree:
         counts: dict[str, int] = {}
-        for n in ast.walk(lifter.source.tree):
+        for n in walk(lifter.source.tree):
             if isinstance(n, ast.Name):
                 counts[n.id] = counts.get(n.id, 0) + 1
         cached = lifter._name_counts = (lifter.source.tree, counts)
@@ -111,7 +112,7 @@ def branch_definitions(everywhere: dict[str, int], block: list[ast.stmt],
     ``everywhere``: how often each name is mentioned in the whole tree (name_counts)."""
     inside: dict[str, int] = {}
     for stmt in block:
-        for n in ast.walk(stmt):
+        for n in walk(stmt):
             if isinstance(n, ast.Name):
                 inside[n.id] = inside.get(n.id, 0) + 1
     found: list[ast.Assign] = []
@@ -135,7 +136,7 @@ def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[
         elif isinstance(stmt, ast.For) and not stmt.orelse:
             seen |= read_names(stmt.target) | read_names(stmt.iter)
             _first_assignments(stmt.body, dead_in_loop, dead_in_loop, seen, found)
-        seen |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+        seen |= {n.id for n in walk(stmt) if isinstance(n, ast.Name)}
 
 
 def assigns_first(block: list[ast.stmt], name: str) -> bool:
@@ -143,7 +144,7 @@ def assigns_first(block: list[ast.stmt], name: str) -> bool:
     first mention is ``name = v`` (``v`` not reading it) at the top level, or an ``if``/``else``
     whose test does not mention it and whose two branches both assign it first."""
     for stmt in block:
-        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+        if not any(isinstance(n, ast.Name) and n.id == name for n in walk(stmt)):
             continue
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             return stmt.targets[0].id == name and name not in read_names(stmt.value)

@@ -25,6 +25,7 @@ import ast
 from dataclasses import dataclass
 
 from .checker import module_of
+from .source import walk
 
 _ELEMENTWISE = frozenset((
     "abs", "absolute", "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "sign", "floor",
@@ -300,7 +301,7 @@ def _bind(rw, value: ast.expr, stem: str, like: ast.AST) -> tuple[str, ast.stmt]
 
 
 def _at(stmt: ast.stmt, like: ast.AST) -> ast.stmt:
-    for sub in ast.walk(stmt):
+    for sub in walk(stmt):
         if "lineno" in sub._attributes:
             ast.copy_location(sub, like)
     return stmt
@@ -473,9 +474,9 @@ def _bound_selection(rw, stmt: ast.stmt) -> list[ast.stmt] | None:
     found: list[tuple[ast.AST, ast.Subscript]] = []
     guarded: set[int] = set()
     for head in heads:
-        for node in ast.walk(head):
+        for node in walk(head):
             if isinstance(node, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.comprehension)):
-                guarded.update(id(n) for n in ast.walk(node) if n is not node)
+                guarded.update(id(n) for n in walk(node) if n is not node)
             selected = None
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
                     and node.func.id not in rw.globals and len(node.args) == 1 and not node.keywords:
@@ -495,7 +496,7 @@ def _bound_selection(rw, stmt: ast.stmt) -> list[ast.stmt] | None:
     node, selected = found[0]
     name, bind = _bind(rw, selected, "sel_rows", stmt)
     length = ast.Call(ast.Name("len", ast.Load()), [ast.Name(name, ast.Load())], [])
-    for parent in ast.walk(stmt):
+    for parent in walk(stmt):
         for attr, child in ast.iter_fields(parent):
             if child is node:
                 setattr(parent, attr, ast.copy_location(length, node))

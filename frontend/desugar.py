@@ -47,6 +47,7 @@ from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, NUMPY_ROW_HEL
 from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
 from .range_steps import strided_store, variable_step
+from .source import walk
 
 
 class Rewriter(Protocol):
@@ -84,7 +85,7 @@ def hoist_imports(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[a
     out: list[ast.stmt] = []
     for i, stmt in enumerate(body):
         bound = _imported(stmt) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else None
-        read_before = {n.id for s in body[:i] for n in ast.walk(s) if isinstance(n, ast.Name)}
+        read_before = {n.id for s in body[:i] for n in walk(s) if isinstance(n, ast.Name)}
         if bound is None or any(name in local or name in read_before
                                 or rw.globals.get(name, obj) is not obj for name, obj in bound.items()):
             out.append(stmt)
@@ -165,13 +166,24 @@ class BuiltinHelpers(ast.NodeTransformer):
     def __init__(self, rw: Rewriter, local: set[str], tree: ast.AST | None = None) -> None:
         self.rw, self.local = rw, local
         self.aliases: dict[str, str] = {}
-        self.counters = set() if tree is None else _range_counters(tree)
         self.local_ranks: dict[str, int] = {}  # locals bound once to a 1-d array or a scalar
         self.allocated: dict[str, list[ast.expr]] = {}  # locals bound once to np.zeros((n, m)) and friends
         self.any_ranks: dict[str, int] = {}  # locals bound once to a value of a rank told here
         self.made: dict[int, int] = {}  # id of a helper call made here -> the rank of its value
-        if tree is not None:
-            self._bind_local_ranks(tree)
+        self.counters: set[str] = set()
+        if tree is not None:  # one walk for both questions (the tree is not changed between them)
+            stores: Counter[str] = Counter()
+            loops: list[ast.For] = []
+            assigns: list[ast.Assign] = []
+            for n in walk(tree):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    stores[n.id] += 1
+                elif isinstance(n, ast.For):
+                    loops.append(n)
+                elif isinstance(n, ast.Assign):
+                    assigns.append(n)
+            self.counters = _range_counters(loops, stores)
+            self._bind_local_ranks(assigns, stores)
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
@@ -570,11 +582,11 @@ class BuiltinHelpers(ast.NodeTransformer):
             return slices if slices <= 1 else None
         return None
 
-    def _bind_local_ranks(self, tree: ast.AST) -> None:
+    def _bind_local_ranks(self, assigns: list[ast.Assign], stores: Counter[str]) -> None:
         """``local_ranks``: the names bound once, by ``name = value``, to a value whose rank is told
-        here (``xp = np.linspace(0, 1, n)``, ``d = np.abs(x - m)``, ``s = np.sort(x)``)."""
-        stores = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-        assigns = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+        here (``xp = np.linspace(0, 1, n)``, ``d = np.abs(x - m)``, ``s = np.sort(x)``); ``assigns``:
+        the tree's assignments in walk order, ``stores``: how often it stores each name."""
+        assigns = sorted((n for n in assigns if len(n.targets) == 1
                           and isinstance(n.targets[0], ast.Name) and stores[n.targets[0].id] == 1
                           and n.targets[0].id not in self.rw.args), key=lambda n: (n.lineno, n.col_offset))
         for node in assigns:
@@ -706,12 +718,11 @@ def _broadcast_rank(ranks: list[int | None]) -> int | None:
     return max(known) if known and len(known) == len(ranks) else None
 
 
-def _range_counters(tree: ast.AST) -> set[str]:
-    """The names bound only as the targets of ``for ... in range(...)`` loops: integers."""
-    loops = [n for n in ast.walk(tree) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
+def _range_counters(loops: list[ast.For], bound: Counter[str]) -> set[str]:
+    """The names bound only as the targets of ``for ... in range(...)`` loops: integers
+    (``loops``: a tree's ``for`` loops, ``bound``: how often it stores each name)."""
     ranged = Counter(n.target.id for n in loops if isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Call)
                      and isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range")
-    bound = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     return {name for name, count in ranged.items() if bound[name] == count}
 
 
@@ -732,20 +743,20 @@ class GeneratorLoops(ast.NodeTransformer):
                 and not gen.generators[0].is_async):
             return node
         comp = gen.generators[0]
-        names = [t for t in ast.walk(comp.target) if isinstance(t, ast.Name)]
-        if not names or not all(isinstance(t, (ast.Name, ast.Tuple)) for t in ast.walk(comp.target)
+        names = [t for t in walk(comp.target) if isinstance(t, ast.Name)]
+        if not names or not all(isinstance(t, (ast.Name, ast.Tuple)) for t in walk(comp.target)
                                 if isinstance(t, ast.expr)):
             return node
         renames = {t.id: self.rw.fresh(f"{t.id}_g") for t in names}
         target = _rename_names(self.rw.copy(comp.target), renames)
         element = _rename_names(self.rw.copy(gen.elt), renames)
-        uses = [n for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name)
+        uses = [n for s in node.body for n in walk(s) if isinstance(n, ast.Name)
                 and isinstance(node.target, ast.Name) and n.id == node.target.id]
         body: list[ast.stmt]
         # E where v is read, when the body writes no array (which could change what E reads
         # between the generator's step and that read)
         writes = any(isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
-                     for s in node.body for n in ast.walk(s))
+                     for s in node.body for n in walk(s))
         if len(uses) == 1 and isinstance(uses[0].ctx, ast.Load) and not writes:
             body = [_Substitute({uses[0].id: element}).visit(s) for s in node.body]
         elif comp.ifs:
@@ -767,7 +778,7 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _rename_names(node: ast.expr, renames: dict[str, str]) -> ast.expr:
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Name) and sub.id in renames:
             sub.id = renames[sub.id]
     return node
@@ -815,7 +826,7 @@ def constant_value(obj) -> bool:
 def function_locals(tree: ast.FunctionDef) -> set[str]:
     """Parameters and every name the function assigns (Python makes those local everywhere)."""
     names = {a.arg for a in tree.args.args}
-    names.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    names.update(n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     return names
 
 
@@ -950,7 +961,7 @@ class Constants(StatementTransformer):
         if found is not None and isinstance(target, ast.Tuple):
             name, indices, (_, shape) = found
             targets = target.elts
-            reads = {n.id for i in indices for n in ast.walk(i) if isinstance(n, ast.Name)}
+            reads = {n.id for i in indices for n in walk(i) if isinstance(n, ast.Name)}
             if len(indices) == len(shape) - 1 and len(targets) == shape[-1] and all(
                     isinstance(t, ast.Name) and t.id not in reads for t in targets):
                 assert isinstance(node.value, ast.Subscript)
@@ -1041,7 +1052,7 @@ class Constants(StatementTransformer):
             return None
         taken = {n.id for n in names}
         if any(isinstance(n, ast.Name) and n.id in taken and not isinstance(n.ctx, ast.Load)
-               for st in node.body for n in ast.walk(st)):
+               for st in node.body for n in walk(st)):
             return None  # (bound again in the body: Desugar's refusal)
         columns = [rows] if width == 0 else [[r[c] for r in rows] for c in range(width)]
         if any(len({type(v) for v in col}) != 1 for col in columns):
@@ -1090,7 +1101,7 @@ def constant_texts(functions: list[tuple[Callable, ast.FunctionDef]]) -> str:
     parts: list[str] = []
     for func, tree in functions:
         local = function_locals(tree)
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Name) and node.id not in local:
                 value = func.__globals__.get(node.id)
                 if constant_value(value) or constant_tuple(value) is not None:
@@ -1106,8 +1117,8 @@ def local_extents(rw: Rewriter, body: list[ast.stmt]) -> dict[str, list[ast.expr
     """``T -> [extent expressions]`` for arrays allocated once at the top level whose extents
     read only arguments and names assigned once at the top level before (sizes), so that
     ``len(T)`` and ``T.shape[d]`` can be those expressions wherever they are read."""
-    stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    loads = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    stores = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    loads = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
     extents: dict[str, list[ast.expr]] = {}
     _block_extents(rw, body, stores, loads, set(rw.args), extents, top=True)
     return extents
@@ -1124,13 +1135,13 @@ def _block_extents(rw: Rewriter, body: list[ast.stmt], stores: Counter, loads: C
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
         call = stmt.value if isinstance(stmt, ast.Assign) else None
         local = isinstance(target, ast.Name) and stores.get(target.id) == 1 and (
-            top or sum(1 for s in body[k + 1:] for n in ast.walk(s)
+            top or sum(1 for s in body[k + 1:] for n in walk(s)
                        if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load))
             == loads[target.id])
         if local and isinstance(target, ast.Name) and isinstance(call, ast.Call) \
                 and isinstance(call.func, ast.Attribute) and call.func.attr in ALLOCATORS and call.args:
             dims = _allocated_extents(rw, call, extents)
-            if dims is not None and all({n.id for d in dims for n in ast.walk(d) if isinstance(n, ast.Name)}
+            if dims is not None and all({n.id for d in dims for n in walk(d) if isinstance(n, ast.Name)}
                                         <= known for d in dims):
                 extents[target.id] = dims
         elif local and isinstance(target, ast.Name) and isinstance(stmt, ast.Assign):
@@ -1138,7 +1149,7 @@ def _block_extents(rw: Rewriter, body: list[ast.stmt], stores: Counter, loads: C
             if same is not None:
                 extents[target.id] = same
         if isinstance(stmt, ast.Assign):
-            known.update(n.id for t in stmt.targets for n in ast.walk(t)
+            known.update(n.id for t in stmt.targets for n in walk(t)
                          if isinstance(n, ast.Name) and stores.get(n.id) == 1)
         if isinstance(stmt, (ast.If, ast.For, ast.While)):
             for block in (stmt.body, stmt.orelse):
@@ -1222,7 +1233,7 @@ class Desugar(StatementTransformer):
         if not isinstance(node.op, _AUG_EXTRA) or not isinstance(node.target, ast.Subscript):
             return node
         load = self.rw.copy(node.target)
-        for sub in ast.walk(load):
+        for sub in walk(load):
             if isinstance(sub, (ast.Name, ast.Subscript)) and isinstance(sub.ctx, ast.Store):
                 sub.ctx = ast.Load()
         value = self.rw.placed(ast.BinOp(load, node.op, node.value), node)
@@ -1257,7 +1268,7 @@ class Desugar(StatementTransformer):
                 or not all(isinstance(t, (ast.Name, ast.Subscript)) for t in targets):
             return node
         written = {t.id for t in targets if isinstance(t, ast.Name)}
-        read = {n.id for v in values for n in ast.walk(v) if isinstance(n, ast.Name)}
+        read = {n.id for v in values for n in walk(v) if isinstance(n, ast.Name)}
         direct = not (written & read) and not any(isinstance(t, ast.Subscript) for t in targets) \
             and len(written) == len(targets)
         out: list[ast.stmt] = []
@@ -1330,7 +1341,7 @@ class Desugar(StatementTransformer):
         rank = self.rw.ranks[array]
         if rank == 0 or _breaks(node.body) or any(
                 isinstance(n, (ast.Subscript, ast.Name)) and not isinstance(n.ctx, ast.Load)
-                and _root_name(n) == array for s in node.body for n in ast.walk(s)):
+                and _root_name(n) == array for s in node.body for n in walk(s)):
             return None
         names = [self.rw.fresh(f"_pf_flat{d}") for d in range(rank)]
         index = ast.Tuple([ast.Name(k, ast.Load()) for k in names], ast.Load()) if rank > 1 \
@@ -1395,7 +1406,7 @@ class Desugar(StatementTransformer):
 
     def over(self, node: ast.For, index: ast.Name, pairs: list[tuple[str, str]]) -> ast.For | None:
         """``for index in range(min(extents))`` binding each ``(name, array)`` pair per iteration."""
-        stored = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        stored = {n.id for s in node.body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         if any(self.rw.ranks[array] > 1 and name in stored for name, array in pairs):
             return None  # a row bound to a name the loop reassigns: left for the checker to refuse
         extents = [self._extent(array, node) for _, array in pairs]

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import ast
 
+from .source import walk
+
 RESULT, RETURNED = "_pf_result", "_pf_returned"
 
 
@@ -67,7 +69,7 @@ def _assigns_first(block: list[ast.stmt], name: str) -> bool:
     """Whether every path through ``block`` assigns ``name`` before it is read: its first mention
     is ``name = v`` at the top level, or an ``if`` whose branches both assign it first."""
     for stmt in block:
-        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+        if not any(isinstance(n, ast.Name) and n.id == name for n in walk(stmt)):
             continue
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             return stmt.targets[0].id == name and not _reads([stmt], name)
@@ -80,7 +82,7 @@ def _assigns_first(block: list[ast.stmt], name: str) -> bool:
 
 def _reads(block: list[ast.stmt], name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-               for stmt in block for n in ast.walk(stmt))
+               for stmt in block for n in walk(stmt))
 
 
 def _without_flag(block: list[ast.stmt]) -> list[ast.stmt]:
@@ -110,11 +112,11 @@ def _same_name_returned(body: list[ast.stmt]) -> str | None:
     name = names.pop()
     first = next(k for k, s in enumerate(body) if _has_return(s))
     for stmt in body[first:]:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
                 return None
             if isinstance(node, (ast.For, ast.comprehension)) and name in {
-                    n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}:
+                    n.id for n in walk(node.target) if isinstance(n, ast.Name)}:
                 return None
     return name
 
@@ -163,13 +165,13 @@ def _has_return(node: ast.AST) -> bool:
 
 def value_returns(body: list[ast.stmt]) -> bool:
     """Whether a return in ``body`` (not in a nested ``def``) returns a value."""
-    def walk(node: ast.AST) -> bool:
+    def valued(node: ast.AST) -> bool:
         if isinstance(node, ast.Return):
             return node.value is not None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return False
-        return any(walk(child) for child in ast.iter_child_nodes(node))
-    return any(walk(s) for s in body)
+        return any(valued(child) for child in ast.iter_child_nodes(node))
+    return any(valued(s) for s in body)
 
 
 def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.stmt]:
@@ -229,7 +231,7 @@ def _surely_returns(stmts: list[ast.stmt]) -> bool:
 
 def _at(node, like: ast.AST):
     """``node`` and its parts placed at ``like`` (error messages point at the user's line)."""
-    for part in ast.walk(node):
+    for part in walk(node):
         if isinstance(part, (ast.expr, ast.stmt)) and not hasattr(part, "lineno"):
             ast.copy_location(part, like)
     return node

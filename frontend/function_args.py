@@ -28,7 +28,7 @@ import types
 
 import numpy as np
 
-from .source import KernelSource
+from .source import KernelSource, walk
 from .tuple_args import part_name
 
 #: The attribute of a specialised function naming the parameters its globals bind.
@@ -102,7 +102,7 @@ def drop_parameters(source: KernelSource, fn) -> KernelSource:
     string's reads are the string, a None's ``is None`` tests decided: ``_Nones``); and
     ``x is None`` of any other parameter the body never binds is False."""
     names = set(getattr(fn, BOUND, ()))
-    stored = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    stored = {n.id for n in walk(source.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     others = {a.arg for a in source.tree.args.args} - names - stored
     if not names and not _tests_none(source.tree, {a.arg for a in source.tree.args.args}):
         return source
@@ -129,7 +129,7 @@ def drop_parameters(source: KernelSource, fn) -> KernelSource:
 def _check_unbound(source: KernelSource, body: list[ast.stmt], name: str) -> None:
     """Refuse a read of the None parameter ``name`` before the top-level statement that binds it."""
     for stmt in body:
-        nodes = [n for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name]
+        nodes = [n for n in walk(stmt) if isinstance(n, ast.Name) and n.id == name]
         read = next((n for n in nodes if isinstance(n.ctx, ast.Load)), None)
         if read is not None:
             raise source.error(read, f"parameter {name!r} is None here (its value in this call); pass it, or "
@@ -139,7 +139,7 @@ def _check_unbound(source: KernelSource, body: list[ast.stmt], name: str) -> Non
 
 
 def _tests_none(tree: ast.FunctionDef, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Compare) and _none_test(n, names) is not None for n in ast.walk(tree))
+    return any(isinstance(n, ast.Compare) and _none_test(n, names) is not None for n in walk(tree))
 
 
 def _none_test(node: ast.Compare, names: set[str]) -> bool | None:
@@ -182,7 +182,7 @@ def _none_until_bound(body: list[ast.stmt], name: str, none: bool) -> list[ast.s
             rest = [] if taken and isinstance(taken[-1], ast.Return) else body[k + 1:]  # (nothing runs after)
             return out + _none_until_bound(taken + rest, name, none)
         out.append(stmt)
-        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt)):
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(stmt)):
             return out + body[k + 1:]
     return out
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .source import KernelSource, read_source
+from .source import KernelSource, read_source, walk
 
 #: The attribute of a function compiled with frozen arrays: the names of its hidden parameters.
 FROZEN = "__polyfuse_frozen_arrays__"
@@ -92,10 +92,10 @@ def global_arrays(fn: types.FunctionType, helper_of: Callable[[ast.expr, dict], 
             tree = source_of(func).tree
         except Exception:  # noqa: BLE001 - no source: the compile says so, not this scan
             continue
-        own = {a.arg for a in tree.args.args} | {n.id for n in ast.walk(tree)
+        own = {a.arg for a in tree.args.args} | {n.id for n in walk(tree)
                                                  if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         module = func.__globals__.get("__name__", "")
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in own:
                 value = func.__globals__.get(node.id)
                 if isinstance(value, np.ndarray):
@@ -149,7 +149,7 @@ def check_not_written(source: KernelSource, fn) -> None:
     names = set(getattr(fn, FROZEN, ()))
     if not names:
         return
-    for node in ast.walk(source.tree):
+    for node in walk(source.tree):
         target = None
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
             target = node.value

@@ -43,7 +43,7 @@ from polyfuse.errors import UnsupportedError
 
 from .checker import module_of
 from .data_sized import selection
-from .source import KernelSource, ReturnedPrefixes
+from .source import KernelSource, ReturnedPrefixes, walk
 
 
 class Rewriter(Protocol):
@@ -105,10 +105,10 @@ def _find_lists(rw: Rewriter, body: list[ast.stmt]) -> dict[str, _List]:
                 and isinstance(stmt.value, ast.List) and not stmt.value.elts:
             lists[stmt.targets[0].id] = _List(stmt.targets[0].id, stmt)
     stores: dict[str, int] = {}
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+    for node in walk(ast.Module(body=body, type_ignores=[])):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
-    grows = {n.value.id for n in ast.walk(ast.Module(body=body, type_ignores=[]))
+    grows = {n.value.id for n in walk(ast.Module(body=body, type_ignores=[]))
              if isinstance(n, ast.Attribute) and n.attr == "append" and isinstance(n.value, ast.Name)}
     return {name: found for name, found in lists.items() if stores.get(name) == 1 and name in grows}
 
@@ -124,7 +124,7 @@ class _ListRewrite:
 
     def block(self, stmts: list[ast.stmt], loops: tuple[ast.stmt, ...]) -> list[ast.stmt]:
         out: list[list[ast.stmt]] = []
-        grows = [{found.name for node in ast.walk(stmt) if (found := self.appended(node)) is not None}
+        grows = [{found.name for node in walk(stmt) if (found := self.appended(node)) is not None}
                  for stmt in stmts] if not loops else []
         for k, stmt in enumerate(stmts):
             if isinstance(stmt, ast.While):
@@ -155,7 +155,7 @@ class _ListRewrite:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                     and stmt.targets[0].id == var:
                 between = before[before.index(stmt) + 1:]
-                reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+                reads = {n.id for n in walk(stmt.value) if isinstance(n, ast.Name)}
                 if not (_stores(between) & (reads | {var})):
                     self.counters[id(loop)] = (var, stmt.value)
                 return
@@ -252,7 +252,7 @@ class _ListRewrite:
             assert isinstance(loop, ast.For)
             start, stop, _ = self.span(found, loop)
             head, where = loop.iter, ast.unparse(loop.iter)
-        bounds = [n for e in (start, stop) for n in ast.walk(e)]
+        bounds = [n for e in (start, stop) for n in walk(e)]
         elements = [n for n in bounds if isinstance(n, ast.Subscript)
                     and not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape")]
         if elements:
@@ -263,7 +263,7 @@ class _ListRewrite:
         diff: ast.expr = ast.BinOp(_copy(stop), ast.Sub(), _copy(start))
         for outer in reversed(loops):
             if isinstance(outer, ast.While):
-                if {n.id for n in ast.walk(diff) if isinstance(n, ast.Name)} & _stores(outer.body):
+                if {n.id for n in walk(diff) if isinstance(n, ast.Name)} & _stores(outer.body):
                     raise self.rw.error(loop, f"list.append on {found.name!r} inside a loop whose bounds read "
                                         "names an enclosing while loop assigns: the number of appends must be "
                                         "bounded by the sizes before the loops run; allocate np.empty(n), count "
@@ -271,7 +271,7 @@ class _ListRewrite:
                 continue
             assert isinstance(outer, ast.For) and isinstance(outer.target, ast.Name)
             var = outer.target.id
-            if not any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(diff)):
+            if not any(isinstance(n, ast.Name) and n.id == var for n in walk(diff)):
                 continue
             if not _convex_in(diff, var):
                 raise self.rw.error(head, f"list.append on {found.name!r} inside {where}, "
@@ -304,7 +304,7 @@ class _ListRewrite:
         op, stop = test
         up = isinstance(op, (ast.Lt, ast.LtE))
         stored = _stores(loop.body)
-        fixed = {n.id for e in (start, stop) for n in ast.walk(e) if isinstance(n, ast.Name)}
+        fixed = {n.id for e in (start, stop) for n in walk(e) if isinstance(n, ast.Name)}
         if fixed & stored or loop.orelse or any(isinstance(n, ast.Continue) for n in _own_nodes(loop.body)) \
                 or not _steps_only(loop.body, var, up) or not _always_steps(loop.body, var, up):
             raise self.rw.error(loop.test, what, "growing list")
@@ -447,18 +447,18 @@ def _sunk(rw: Rewriter, body: list[ast.stmt], lists: dict[str, _List]) -> list[a
 def _read_once_inside(name: str, elts: list[ast.expr], between: list[ast.stmt]) -> ast.expr | None:
     """The returned item that reads ``name`` once, inside it (``return u * 2``), where nothing
     in ``between`` reads it; None otherwise."""
-    reads = [e for e in elts for n in ast.walk(e) if isinstance(n, ast.Name) and n.id == name]
-    if len(reads) != 1 or any(isinstance(n, ast.Name) and n.id == name for s in between for n in ast.walk(s)):
+    reads = [e for e in elts for n in walk(e) if isinstance(n, ast.Name) and n.id == name]
+    if len(reads) != 1 or any(isinstance(n, ast.Name) and n.id == name for s in between for n in walk(s)):
         return None
     if any(isinstance(n, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.comprehension)) and any(
-            isinstance(m, ast.Name) and m.id == name for m in ast.walk(n)) for n in ast.walk(reads[0])):
+            isinstance(m, ast.Name) and m.id == name for m in walk(n)) for n in walk(reads[0])):
         return None  # evaluated only on some paths: Python evaluated the binding (and its checks) on all
     return reads[0]
 
 
 def _replace_name(tree: ast.expr, name: str, value: ast.expr) -> None:
     """``tree`` with its one read of ``name`` (not ``tree`` itself) replaced by ``value``."""
-    for node in ast.walk(tree):
+    for node in walk(tree):
         for attr, child in ast.iter_fields(node):
             if isinstance(child, ast.Name) and child.id == name:
                 setattr(node, attr, value)
@@ -480,7 +480,7 @@ def _data_sized(rw: Rewriter, value: ast.expr, lists: dict[str, _List], defs: di
 def _defined_once(body: list[ast.stmt]) -> dict[str, ast.expr]:
     """Locals bound by exactly one statement, ``name = value`` at the top level: name -> value."""
     stores: dict[str, int] = {}
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+    for node in walk(ast.Module(body=body, type_ignores=[])):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
     return {s.targets[0].id: s.value for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1
@@ -504,11 +504,11 @@ class _Probe:
 def _unchanged_until_return(value: ast.expr, between: list[ast.stmt], name: str, elts: list[ast.expr]) -> bool:
     """Nothing in ``between`` rebinds or writes what ``value`` reads, or reads ``name``; ``name``
     is returned once."""
-    reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    reads = {n.id for n in walk(value) if isinstance(n, ast.Name)}
     if sum(1 for e in elts if isinstance(e, ast.Name) and e.id == name) != 1:
         return False
     for stmt in between:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Name) and (node.id == name or (node.id in reads and not isinstance(node.ctx,
                                                                                                     ast.Load))):
                 return False
@@ -556,7 +556,7 @@ def _prefix_bound(elt: ast.expr, changing: set[str]) -> ast.expr | None:
     if s.upper is None or s.step is not None or not (s.lower is None or (isinstance(s.lower, ast.Constant)
                                                                          and s.lower.value == 0)):
         return None
-    reads = list(ast.walk(s.upper))
+    reads = list(walk(s.upper))
     if any(isinstance(n, ast.Subscript) for n in reads) or any(isinstance(n, ast.Name) and n.id in changing
                                                                for n in reads):
         return s.upper
@@ -568,7 +568,7 @@ def _changing_names(body: list[ast.stmt]) -> set[str]:
     counts: dict[str, int] = {}
     inner: set[str] = set()
     for top in body:
-        for node in ast.walk(top):
+        for node in walk(top):
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                 counts[node.id] = counts.get(node.id, 0) + 1
                 if not (isinstance(top, ast.Assign) and node in top.targets):
@@ -580,7 +580,7 @@ def _convex_in(node: ast.expr, var: str) -> bool:
     """``node`` is a convex function of ``var`` made of ``+``, ``-``, products by terms without
     ``var`` and ``max`` (so its largest value over a range is at one of the range's ends)."""
     def free(n: ast.AST) -> bool:
-        return not any(isinstance(m, ast.Name) and m.id == var for m in ast.walk(n))
+        return not any(isinstance(m, ast.Name) and m.id == var for m in walk(n))
 
     def linear(n: ast.AST) -> bool:
         if free(n) or isinstance(n, ast.Name):
@@ -628,7 +628,7 @@ def _counter_var(test: ast.expr) -> str | None:
 
 def _stores(stmts: list[ast.stmt]) -> set[str]:
     """Names bound anywhere in ``stmts``."""
-    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return {n.id for s in stmts for n in walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
 
 
 def _own_nodes(stmts: list[ast.stmt]):
@@ -657,7 +657,7 @@ def _step(stmt: ast.stmt, var: str, up: bool) -> bool:
 
 def _steps_only(stmts: list[ast.stmt], var: str, up: bool) -> bool:
     """Every binding of ``var`` in ``stmts`` (nested loops and branches too) is a step."""
-    nodes = [node for stmt in stmts for node in ast.walk(stmt)]
+    nodes = [node for stmt in stmts for node in walk(stmt)]
     steps = {id(node.target if isinstance(node, ast.AugAssign) else node.targets[0]) for node in nodes
              if isinstance(node, (ast.Assign, ast.AugAssign)) and _step(node, var, up)}
     return not any(isinstance(node, ast.Name) and node.id == var and not isinstance(node.ctx, ast.Load)
@@ -693,7 +693,7 @@ def _copy(node: ast.expr) -> ast.expr:
 
 
 def _place(rw: Rewriter, new: ast.stmt, like: ast.stmt) -> None:
-    for sub in ast.walk(new):
+    for sub in walk(new):
         if "lineno" in sub._attributes:
             ast.copy_location(sub, like)
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import ast
 
+from .source import walk
+
 
 def swap_rows(rw, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` (and the blocks inside it) with each list-index swap written as three stores."""
@@ -61,7 +63,7 @@ def _pair(index: ast.expr) -> tuple[int, tuple[ast.expr, ast.expr]] | None:
 def _scalar_index(node: ast.expr) -> bool:
     """A name, a number or arithmetic of them (no subscript or call: evaluated once either way)."""
     return all(isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
-                              ast.Load)) for n in ast.walk(node))
+                              ast.Load)) for n in walk(node))
 
 
 def _swap(rw, stmt: ast.stmt) -> list[ast.stmt] | None:
@@ -80,7 +82,7 @@ def _swap(rw, stmt: ast.stmt) -> list[ast.stmt] | None:
     (axis, (a, b)), (_, (c, d)) = left, right
     if ast.dump(a) != ast.dump(d) or ast.dump(b) != ast.dump(c) or not (_scalar_index(a) and _scalar_index(b)):
         return None
-    written = {n.id for n in ast.walk(a) if isinstance(n, ast.Name)} | {n.id for n in ast.walk(b)
+    written = {n.id for n in walk(a) if isinstance(n, ast.Name)} | {n.id for n in walk(b)
                                                                          if isinstance(n, ast.Name)}
     if name in written:
         return None
@@ -96,7 +98,7 @@ def _swap(rw, stmt: ast.stmt) -> list[ast.stmt] | None:
            ast.Assign([at(a, ast.Store())], at(b, ast.Load())),
            ast.Assign([at(b, ast.Store())], ast.Name(temp, ast.Load()))]
     for s in new:
-        for sub in ast.walk(s):
+        for sub in walk(s):
             if "lineno" in sub._attributes:
                 ast.copy_location(sub, stmt)
     return new

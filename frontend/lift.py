@@ -64,7 +64,7 @@ from .opaque import (
 from .returns import STRONG, lift_return
 from .rewrite import rewrite
 from .scalars import check_int_literals
-from .source import KernelSource, ReturnedPrefixes, read_source
+from .source import KernelSource, ReturnedPrefixes, read_source, walk
 from .sparse import check_uses, unpack_parameters
 from .tuple_args import expand_parameters
 from .types import VType, merged, promote
@@ -514,7 +514,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     """Parse, check and lift ``fn`` for one call signature (``arguments``, in parameter order).
     ``blas``: NumPy matrix products that BLAS can run are kept whole (model/region.py Matmul)."""
     source = read_source(fn)
-    for node in ast.walk(source.tree):
+    for node in walk(source.tree):
         if isinstance(node, ast.Name) and node.id in (MATMUL_CALL, LAPACK_CALL, REASSOC_CALL, NUMPY_ABS_CALL):
             raise source.error(node, f"the name {node.id} is reserved for polyfuse's generated code")
     globals_ = dict(fn.__globals__)

@@ -34,7 +34,7 @@ from typing import Protocol
 
 from polyfuse.errors import UnsupportedError
 
-from .source import KernelSource, copy_tree
+from .source import KernelSource, copy_tree, walk
 
 
 class Rewriter(Protocol):
@@ -86,7 +86,7 @@ def local_helpers(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     dropped = {id(local.stmt) for local in taken}
     out = [stmt for stmt in body if id(stmt) not in dropped]
     for stmt in out:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Name) and node.id in renamed and isinstance(node.ctx, ast.Load):
                 node.id = renamed[node.id]
     _refuse(rw, [local for local in found if local.why_not])
@@ -144,7 +144,7 @@ def _fixed_before(rw: Rewriter, body: list[ast.stmt]) -> dict[int, set[str]]:
     for stmt in body:
         fixed[id(stmt)] = set(seen)
         if isinstance(stmt, ast.Assign) and not isinstance(stmt.value, ast.Lambda):
-            seen.update(n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            seen.update(n.id for t in stmt.targets for n in walk(t) if isinstance(n, ast.Name))
     return fixed
 
 
@@ -159,7 +159,7 @@ def _why_not(local: _Local, stores: dict[str, int], names: set[str], fixed: dict
         last = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
         if last not in _NUMBA_DECORATORS:
             return "a decorator other than numba's njit/jit"
-    for node in ast.walk(ast.Module(body=func.body, type_ignores=[])):
+    for node in walk(ast.Module(body=func.body, type_ignores=[])):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return "it declares global or nonlocal names"
         if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
@@ -171,10 +171,10 @@ def _why_not(local: _Local, stores: dict[str, int], names: set[str], fixed: dict
         return "a default that is not a number constant"
     params = {a.arg for a in [*args_.posonlyargs, *args_.args, *args_.kwonlyargs, args_.vararg, args_.kwarg]
               if a is not None}
-    own = params | {n.id for n in ast.walk(ast.Module(body=func.body, type_ignores=[]))
+    own = params | {n.id for n in walk(ast.Module(body=func.body, type_ignores=[]))
                     if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     before = fixed[id(local.stmt)]
-    for node in ast.walk(ast.Module(body=func.body, type_ignores=[])):
+    for node in walk(ast.Module(body=func.body, type_ignores=[])):
         if not isinstance(node, ast.Name) or node.id in own or node.id in names:
             continue
         if node.id in args and stores.get(node.id, 0) == 0:
@@ -185,7 +185,7 @@ def _why_not(local: _Local, stores: dict[str, int], names: set[str], fixed: dict
     for stmt in body:
         if stmt is local.stmt:
             continue
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Name) and node.id == local.name and isinstance(node.ctx, ast.Load) \
                     and not _called(stmt, node):
                 return f"the kernel uses {local.name!r} other than by calling it"
@@ -194,7 +194,7 @@ def _why_not(local: _Local, stores: dict[str, int], names: set[str], fixed: dict
 
 def _called(stmt: ast.stmt, name: ast.Name) -> bool:
     """Whether ``name`` is the function of a call in ``stmt``."""
-    return any(isinstance(n, ast.Call) and n.func is name for n in ast.walk(stmt))
+    return any(isinstance(n, ast.Call) and n.func is name for n in walk(stmt))
 
 
 def _number(node: ast.expr) -> bool:

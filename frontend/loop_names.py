@@ -34,11 +34,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
+from .source import walk
+
 
 def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> list[ast.stmt]:
     """``body`` with the variable of every ``for`` loop whose name is also a local's renamed
     (``fresh(name)``), where the rename cannot change what a read sees (module docstring)."""
-    loops = [n for s in body for n in ast.walk(s) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
+    loops = [n for s in body for n in walk(s) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
     # a loop over an array (for v in x) is an assignment of its element once desugared
     elements = {loop.target.id for loop in loops if not _counted(loop)}  # type: ignore[attr-defined]
     assigned = _assigned(body) | elements
@@ -49,7 +51,7 @@ def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> 
             continue  # (j = 2 inside for j: an assignment to the loop variable itself, refused as such)
         new = fresh(name)
         for loop in binding:
-            for node in [loop.target, *(n for s in loop.body for n in ast.walk(s))]:
+            for node in [loop.target, *(n for s in loop.body for n in walk(s))]:
                 if isinstance(node, ast.Name) and node.id == name:
                     node.id = new
     return body
@@ -76,19 +78,19 @@ def _bound(target: ast.expr) -> set[str]:
 
 def _assigned(body: list[ast.stmt]) -> set[str]:
     """The names the assignments in ``body`` bind, at any depth (``name = v``, ``name += v``)."""
-    return {bound for s in body for n in ast.walk(s) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+    return {bound for s in body for n in walk(s) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
             for target in (n.targets if isinstance(n, ast.Assign) else [n.target]) for bound in _bound(target)}
 
 
 def _binds(node: ast.AST, name: str) -> bool:
     """Whether ``node`` holds a ``for name in ...`` loop."""
     return any(isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id == name
-               for n in ast.walk(node))
+               for n in walk(node))
 
 
 def _reads(nodes: Sequence[ast.AST], name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-               for node in nodes for n in ast.walk(node))
+               for node in nodes for n in walk(node))
 
 
 def _covered(block: list[ast.stmt], name: str, defined: bool) -> bool:

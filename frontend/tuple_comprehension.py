@@ -33,13 +33,14 @@ from collections import Counter
 import numpy as np
 
 from .desugar import Rewriter, int_constant
+from .source import walk
 
 
 def unroll_tuple_comprehensions(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with ndindex tuples named per axis and ``tuple(...)`` comprehensions written out."""
-    stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    stores = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     named: dict[str, ast.expr] = {}
-    for stmt in (s for top in body for s in ast.walk(top)):
+    for stmt in (s for top in body for s in walk(top)):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                 and stores[stmt.targets[0].id] == 1:
             named[stmt.targets[0].id] = stmt.value
@@ -80,7 +81,7 @@ class _Unroller(ast.NodeTransformer):
                 and self.rw.globals.get(it.func.value.id) is np and not it.keywords and not node.orelse):
             return node
         if any(isinstance(n, ast.Name) and n.id == target.id and not isinstance(n.ctx, ast.Load)
-               for s in node.body for n in ast.walk(s)):
+               for s in node.body for n in walk(s)):
             return node  # (assigned in the body too: the loop variable is not the whole story)
         if len(it.args) == 1:
             count = self.length(it.args[0])
@@ -106,7 +107,7 @@ class _Unroller(ast.NodeTransformer):
         if len(comp.generators) != 1 or comp.generators[0].ifs or comp.generators[0].is_async:
             return node
         if any(isinstance(n, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.NamedExpr))
-               for n in ast.walk(comp.elt)):
+               for n in walk(comp.elt)):
             return node
         rows = self.iteration(comp.generators[0].iter)
         target = comp.generators[0].target

@@ -28,7 +28,7 @@ from polyfuse.errors import UnsupportedError
 from .checker import module_of
 from .desugar import Rewriter as DesugarRewriter
 from .desugar import int_constant
-from .source import KernelSource
+from .source import KernelSource, walk
 
 _SHAPED = ("empty", "zeros", "ones", "full")  # allocators whose first argument is a shape
 _RULE = ("a tuple (or list) local is written out at each use: assign it once, from loop variables, "
@@ -50,11 +50,11 @@ class Rewriter(DesugarRewriter, Protocol):
 def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with its tuple locals written out, list shapes made tuples and ``np.ndarray``
     allocations made ``np.empty`` (see the module docstring)."""
-    stores = Counter(n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    stores = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     for top in body:
-        for stmt in ast.walk(top):
+        for stmt in walk(top):
             _shape_display(rw, stmt, stores)
-    defs = [s for top in body for s in ast.walk(top) if _defined(s) is not None]
+    defs = [s for top in body for s in walk(top) if _defined(s) is not None]
     for stmt in defs:
         name = str(_defined(stmt))
         if stores[name] != 1:
@@ -88,7 +88,7 @@ def _defined(stmt: ast.AST) -> str | None:
 
 
 def _stored(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 class _TupleLocals:
@@ -97,7 +97,7 @@ class _TupleLocals:
 
     def __init__(self, rw: Rewriter, names: set[str], stores: Counter, body: list[ast.stmt]) -> None:
         self.rw, self.names, self.stores = rw, names, stores
-        self.loop_targets = {n for s in body for f in ast.walk(s) if isinstance(f, ast.For) for n in _stored(f.target)}
+        self.loop_targets = {n for s in body for f in walk(s) if isinstance(f, ast.For) for n in _stored(f.target)}
         self.active: dict[str, ast.expr] = {}
         self.seen: set[str] = set()
 
@@ -137,7 +137,7 @@ class _TupleLocals:
 
     def check_stable(self, name: str, value: ast.expr, loops: frozenset[str]) -> None:
         """Refuse a tuple whose elements may change between its assignment and a use."""
-        for node in ast.walk(value):
+        for node in walk(value):
             if isinstance(node, ast.Subscript) and not (isinstance(node.value, ast.Attribute)
                                                         and node.value.attr == "shape"):
                 raise self.unstable(name, node, ", an array element")

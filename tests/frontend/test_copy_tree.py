@@ -1,6 +1,7 @@
 """frontend.source.copy_tree, the frontend's fast ``copy.deepcopy`` of ASTs, gives deepcopy's copy:
 the same node types, attributes in the same order, equal values of the same types, a node shared
-within the tree shared in the copy, and nothing but immutable values shared with the original."""
+within the tree shared in the copy, and nothing but immutable values shared with the original.
+frontend.source.walk, its fast ``ast.walk``, yields the same nodes in the same order."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from polyfuse.frontend.source import copy_tree
+from polyfuse.frontend.source import copy_tree, walk
 
 ROOT = Path(__file__).parents[2]
 
@@ -55,3 +56,22 @@ def test_copy_tree_keeps_sharing_extra_attributes_and_numpy_constants():
     assert copied.left is copied.right.args[0] and copied.left is not shared
     assert type(copied.right.args[1].value) is np.float32 and copied.note == tree.note
     assert [copy_tree(s) for s in [tree, tree]][0] is not tree
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "frontend").glob("*.py"))[:4], ids=lambda p: p.name)
+def test_walk_yields_what_ast_walk_yields(path):
+    tree = ast.parse(path.read_text())
+    expected, actual = list(ast.walk(tree)), list(walk(tree))
+    assert len(actual) == len(expected) and all(a is e for a, e in zip(actual, expected, strict=True))
+
+
+def test_walk_takes_the_children_before_it_yields_the_node():
+    def names(walker) -> list[str]:
+        out = []
+        for node in walker(ast.parse("a = b + c[d]")):  # a pass that replaces a child it is handed
+            if isinstance(node, ast.BinOp):
+                node.right = ast.Name("e", ast.Load())
+            if isinstance(node, ast.Name):
+                out.append(node.id)
+        return out
+    assert names(walk) == names(ast.walk) == ["a", "b", "c", "d"]
