@@ -38,6 +38,7 @@ from __future__ import annotations
 import ast
 import copy
 import types
+from collections.abc import Callable
 from typing import Protocol
 
 from .checker import module_of
@@ -332,17 +333,23 @@ class _SizedRewrite(ast.NodeTransformer):
         return super().generic_visit(node)
 
 
-def _counter_over_count(loop: ast.For, count: str) -> str | None:
-    """The variable of ``for k in range(count)`` that the body never binds."""
-    if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+def _range_counter(loop: ast.AST, bound_ok: Callable[[ast.Call], bool]) -> str | None:
+    """The variable of ``for k in range(bound)`` whose ``range`` call passes ``bound_ok`` and
+    that the body never binds."""
+    if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
             and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" and len(loop.iter.args) == 1
-            and isinstance(loop.iter.args[0], ast.Name) and loop.iter.args[0].id == count):
+            and bound_ok(loop.iter)):
         return None
     k = loop.target.id
     if any(isinstance(n, ast.Name) and n.id == k and not isinstance(n.ctx, ast.Load)
            for s in loop.body for n in walk(s)):
         return None
     return k
+
+
+def _counter_over_count(loop: ast.For, count: str) -> str | None:
+    """The variable of ``for k in range(count)`` that the body never binds."""
+    return _range_counter(loop, lambda call: isinstance(call.args[0], ast.Name) and call.args[0].id == count)
 
 
 def _checked_index(rw: Rewriter, index: ast.expr, array: str, count: str) -> ast.expr:
@@ -399,15 +406,7 @@ def _length_of(node: ast.AST, name: str) -> bool:
 def _counter_over(loop: ast.AST, name: str) -> str | None:
     """The variable of ``for k in range(len(name))`` (``name.size``, ``name.shape[0]``) that
     its body never binds: ``name[k]`` is in range there."""
-    if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
-            and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" and len(loop.iter.args) == 1
-            and not loop.iter.keywords and _length_of(loop.iter.args[0], name)):
-        return None
-    k = loop.target.id
-    if any(isinstance(n, ast.Name) and n.id == k and not isinstance(n.ctx, ast.Load)
-           for s in loop.body for n in walk(s)):
-        return None
-    return k
+    return _range_counter(loop, lambda call: not call.keywords and _length_of(call.args[0], name))
 
 
 class _UniqueUses(ast.NodeVisitor):
