@@ -313,6 +313,22 @@ class Frames:
         return self.trampoline
 
 
+def prepare(frames: Frames, helpers: int) -> None:
+    """Do once what the first ``run`` with ``frames`` would do inside it: generate this process's
+    team code and the trampoline for the frames' kinds (tens of ms of LLVM) and start the
+    helpers.  The runtime calls it before it times a phase's first team run
+    (backends/cpu/parallel.py ``_ready_team``), which would otherwise measure all that as the
+    team's time and judge the team by it."""
+    if not frames.ok:
+        return
+    state = _state or _team()
+    if not frames.trampoline:
+        frames.compile()
+    if state["helpers"] < helpers:
+        with _lock:
+            _start_helpers(helpers)
+
+
 def run(frames: Frames, target: int, rows: list[list], bounds: list[int], helpers: int) -> bool:
     """Run piece ``k`` as ``target(*rows[k], bounds[k], bounds[k + 1])`` for every k, the caller
     and up to ``helpers`` native helper threads taking them; False (nothing ran) where the block

@@ -83,7 +83,8 @@ def run_parallel(kernel, compiled, args: list, values: dict[str, Any], count: in
     serial = _serial_function(compiled)
     team = _run_overlapped if phase.overlap else _run_chunks
     if _timed(times, lambda: team(kernel, compiled, args, values, count, workers),
-              lambda: serial(*args, 0, count), demoted=lambda: kernel.serial_sizes.add((phase.index, count))):
+              lambda: serial(*args, 0, count), demoted=lambda: kernel.serial_sizes.add((phase.index, count)),
+              prepare=lambda: _ready_team(kernel, compiled, workers)):
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
 
 
@@ -106,6 +107,8 @@ def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: i
              "rows": lambda: _run_chunks(kernel, compiled, args, values, count, workers),
              "serial": lambda: _serial_function(compiled)(*args, 0, count)}
     mode = _site_mode(kernel, times)
+    if mode == "rows" and not times.runs.get("rows"):
+        _ready_team(kernel, compiled, workers)  # (its first run is timed)
     began = time.perf_counter()
     modes[mode]()
     times.record(mode, time.perf_counter() - began)
@@ -403,10 +406,28 @@ def _native_pieces(kernel, compiled, rows: list[list], bounds: list[int], worker
     target = getattr(compiled, "address", None)  # (a stand-in phase of Python code has none)
     if type(target) is not int:
         return False
+    frames = _team_frames(kernel)
+    return frames.ok and native_team.run(frames, target, rows, bounds, workers - 1)
+
+
+def _team_frames(kernel) -> native_team.Frames:
+    """The kernel's frames for the native team (made on first use)."""
     frames = kernel.team_frames
     if frames is None:
         frames = kernel.team_frames = native_team.Frames(tuple(p.kind for p in kernel.params))
-    return frames.ok and native_team.run(frames, target, rows, bounds, workers - 1)
+    return frames
+
+
+def _ready_team(kernel, compiled, workers: int) -> None:
+    """Before a phase's first team run is timed: its function generated, and on the native team
+    the team's code, the trampoline of the kernel's parameters and the helpers made
+    (``native_team.prepare``).  Otherwise that first run, one of the team's ``WINDOW`` trial runs,
+    paid for them: 12-100 ms for attention's first team phase against 2.6 ms serially
+    (``benchmarks/bench_neighbours.py``), over twice the serial time, which ended the team's
+    trial and ran the phase serially for the next ``RECHECK_EVERY`` calls."""
+    target = getattr(compiled, "address", None)  # (generated here; a stand-in phase has none)
+    if NATIVE_TEAM and type(target) is int:
+        native_team.prepare(_team_frames(kernel), workers - 1)
 
 
 #: An overlapped chunk (``Phase.overlap``) holds at least this many times the iterations it
@@ -567,14 +588,17 @@ def _forget(kernel, table: dict) -> None:
 
 
 def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], None], compiled=None,
-           demoted: Callable[[], None] | None = None) -> bool:
+           demoted: Callable[[], None] | None = None, prepare: Callable[[], None] | None = None) -> bool:
     """Run on the team or serially as ``times`` chooses, and record how long it took; True: the team.
     ``compiled``: a region's phase, whose chosen function is generated before the timer starts;
     ``demoted``: called once a serial run shows the sizes too small for threads after all
-    (``RegionTimes.record``), to put them with the sizes measured so at first."""
+    (``RegionTimes.record``), to put them with the sizes measured so at first; ``prepare``:
+    called before the team's first run is timed (``_ready_team``)."""
     on_team = times.use_team()
     if compiled is not None:
         compiled.ready(region=on_team)
+    if on_team and prepare is not None and not times.team:
+        prepare()
     began = time.perf_counter()
     (team if on_team else serial)()
     worth = times.worth_threads

@@ -11,6 +11,8 @@ from __future__ import annotations
 import gc
 import inspect
 import math
+import os
+import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -33,10 +35,12 @@ def fresh(args: tuple) -> tuple:
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
-#: :func:`settle` watches the process's CPU time over sleeps this long ...
+#: :func:`settle` watches the process's other threads over sleeps this long ...
 SETTLE_STEP = 0.002
-#: ... until its threads use less than this fraction of one core ...
+#: ... until together they were runnable (on a core, or waiting for one) less than this fraction of
+#: the time in this many steps in a row ...
 SETTLE_BUSY = 0.2
+SETTLE_QUIET = 2
 #: ... or this many seconds went by (OpenBLAS spins about 0.1 s after a multi-threaded call).
 SETTLE_MAX = 0.5
 #: Untimed polyfuse calls before each series of timed ones (at most ``WARM_MAX_SECONDS`` of them):
@@ -53,23 +57,65 @@ WARM_MAX_SECONDS = 1.0
 
 
 def settle() -> float:
-    """Wait until no thread of this process burns CPU any more (at most ``SETTLE_MAX`` seconds),
-    and return the seconds waited.
+    """Wait until no other thread of this process wants a core any more (at most ``SETTLE_MAX``
+    seconds), and return the seconds waited.
 
     Thread pools of the other contenders spin-wait for more work after a call instead of sleeping
     at once: multi-threaded OpenBLAS holds a core for about 0.1 s after each call, numba's
     OpenMP layer for several ms, XLA's pool for up to about a millisecond
     (``python benchmarks/team_choice.py spinners``).  The next contender timed in this process
     would share a core with them, and polyfuse, whose team of threads then runs no faster than
-    one thread, judges its team by those runs (backends/cpu/parallel.py).  Nothing here depends
-    on other jobs on the machine: only this process's CPU time counts."""
-    began = time.perf_counter()
+    one thread, judges its team by those runs (backends/cpu/parallel.py).
+
+    What counts is whether the other threads are runnable (:func:`other_threads`: the time they
+    were on a core or waiting for one, and whether one is so at the end of a step), not the CPU
+    time they got: OpenBLAS's worker spins with ``sched_yield``, so on a machine where other
+    jobs hold the cores it gets a small share of one while it is still spinning, and the
+    process's CPU time (the measure until session 27) fell under the bar within one step
+    (``benchmarks/bench_neighbours.py``: after NumPy's 2-thread attention, ``settle`` returned
+    after 2-4 ms with the worker runnable all along, and polyfuse's team then ran beside it).
+    Quiet means ``SETTLE_QUIET`` steps in a row (a Python thread can wait for the GIL, asleep,
+    for a step while the caller holds it; a virtual core can be held by the host).  Nothing
+    else on the machine counts: only this process's threads are watched."""
+    began, quiet = time.perf_counter(), 0
+    busy, _ = other_threads()
     while True:
-        cpu, wall = time.process_time(), time.perf_counter()
+        wall = time.perf_counter()
         time.sleep(SETTLE_STEP)
-        busy = (time.process_time() - cpu) / (time.perf_counter() - wall)
-        if busy < SETTLE_BUSY or time.perf_counter() - began > SETTLE_MAX:
+        now, awake = other_threads()
+        share = (now - busy) / (time.perf_counter() - wall)
+        busy = now
+        quiet = quiet + 1 if share < SETTLE_BUSY and not awake else 0
+        if quiet >= SETTLE_QUIET or time.perf_counter() - began > SETTLE_MAX:
             return time.perf_counter() - began
+
+
+def other_threads() -> tuple[float, bool]:
+    """The seconds the process's threads other than the caller have been runnable, on a core or
+    waiting for one (Linux's per-thread ``schedstat``: a thread that spins, yielding or not,
+    counts whatever else runs on the machine), and whether one of them is runnable now (its
+    state "R").  Where those cannot be read: the process's CPU time (the caller's included: it
+    sleeps while :func:`settle` watches), and False."""
+    me = str(threading.get_native_id())
+    try:
+        tids = os.listdir("/proc/self/task")
+        os.stat(f"/proc/self/task/{me}/schedstat")
+    except OSError:
+        return time.process_time(), False
+    total, awake = 0, False
+    for tid in tids:
+        if tid == me:
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
+                on_core, waiting = f.read().split()[:2]
+            with open(f"/proc/self/task/{tid}/stat", "rb") as f:
+                stat = f.read()
+        except (OSError, ValueError):  # (a thread that ended meanwhile)
+            continue
+        total += int(on_core) + int(waiting)
+        awake = awake or stat[stat.rindex(b")") + 2:stat.rindex(b")") + 3] == b"R"
+    return total * 1e-9, awake
 
 
 def warm_up(fn: Callable[..., Any], args: tuple, calls: int = WARM_CALLS,

@@ -146,3 +146,14 @@ def test_frames_pack_words_and_doubles():
     assert words[[2, 4]].view(np.float64).tolist() == [2.5, -1.0]
     assert frames.ok and not native_team.Frames(("array", "bool")).ok
     assert ctypes.sizeof(ctypes.c_int64) == 8
+
+
+def test_prepare_makes_the_trampoline_and_the_helpers_before_a_run(add):
+    """``prepare`` does what the first ``run`` would (parallel.py times the team's runs after it)."""
+    frames = native_team.Frames(("array", "f64"))
+    native_team.prepare(frames, 2)
+    assert frames.trampoline == native_team.trampoline(("array", "f64"))
+    assert native_team._state["helpers"] >= 2
+    out = np.zeros(10)
+    assert native_team.run(frames, add, pieces_of(out, [0, 5, 10], [1.0, 2.0]), [0, 5, 10], helpers=2)
+    np.testing.assert_array_equal(out, [1.0] * 5 + [2.0] * 5)

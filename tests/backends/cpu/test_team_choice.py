@@ -129,3 +129,24 @@ def test_a_warm_serial_run_under_the_bar_ends_the_team_trials():
     kept = RegionTimes(worth_threads=True, serial=[3 * MIN_PARALLEL_SECONDS])  # warm runs over the bar
     assert drive(kept, 200, team=steady(20 * MIN_PARALLEL_SECONDS), serial=steady(2 * MIN_PARALLEL_SECONDS)
                  ).count(True) > 1 and kept.worth_threads
+
+
+def test_what_the_team_sets_up_once_is_not_timed_as_its_first_run():
+    """``parallel._timed`` calls ``prepare`` (the native team's code, trampoline and helpers:
+    ``_ready_team``) before it times the team's first run, and only then: a first team run that
+    paid for tens of ms of LLVM took over twice the serial time and ended the team's trial."""
+    import time
+
+    from polyfuse.backends.cpu.parallel import _timed
+
+    times = RegionTimes(worth_threads=True, serial=[0.03])
+    prepared: list[int] = []
+
+    def prepare() -> None:
+        prepared.append(len(times.team))
+        time.sleep(0.1)  # over three times the serial run
+
+    for _ in range(WINDOW + 2):
+        _timed(times, team=lambda: None, serial=lambda: None, prepare=prepare)
+    assert prepared == [0]
+    assert len(times.team) == WINDOW and max(times.team) < 0.06
