@@ -32,6 +32,7 @@ import ctypes
 import os
 import struct
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -147,22 +148,32 @@ class _Emitter:
         more = fn.append_basic_block("more")
         b.cbranch(finished, out, more)
         b.position_at_end(more)
-        count = b.load(polls)
-        b.store(b.add(count, _c(1)), polls)
-        with b.if_else(b.icmp_signed("<", count, _c(SPIN_POLLS))) as (spin, sleep):
-            with spin:
-                b.call(self.pause, [])
-            with sleep:
-                done_at, waiting_at = self._at(b, block, DONE), self._at(b, block, WAITING)
-                b.store_atomic(_c(1), waiting_at, "seq_cst", 8)
-                seen = b.load_atomic(done_at, "seq_cst", 8)
-                with b.if_then(b.icmp_signed("<", seen, pieces)):
-                    b.call(self.syscall, [_c(SYS_FUTEX), done_at, _c(FUTEX_WAIT_PRIVATE),
-                                          b.and_(seen, _c(0xFFFFFFFF)), ll.Constant(_i8p, None)])
+
+        def sleep(b: ll.IRBuilder) -> None:
+            done_at, waiting_at = self._at(b, block, DONE), self._at(b, block, WAITING)
+            b.store_atomic(_c(1), waiting_at, "seq_cst", 8)
+            seen = b.load_atomic(done_at, "seq_cst", 8)
+            with b.if_then(b.icmp_signed("<", seen, pieces)):
+                b.call(self.syscall, [_c(SYS_FUTEX), done_at, _c(FUTEX_WAIT_PRIVATE),
+                                      b.and_(seen, _c(0xFFFFFFFF)), ll.Constant(_i8p, None)])
+
+        self._pause_or(b, polls, sleep)
         b.branch(poll)
         b.position_at_end(out)
         b.store_atomic(_c(0), self._at(b, block, WAITING), "seq_cst", 8)
         b.ret_void()
+
+    def _pause_or(self, b: ll.IRBuilder, polls, sleep: Callable[[ll.IRBuilder], None]) -> None:
+        """One more poll counted in ``polls``: the pause hint below ``SPIN_POLLS`` polls, from
+        then on ``sleep`` (what the caller's wait and a helper's loop sleep on differs: the done
+        count, or the generation's signal)."""
+        count = b.load(polls)
+        b.store(b.add(count, _c(1)), polls)
+        with b.if_else(b.icmp_signed("<", count, _c(SPIN_POLLS))) as (spin, slow):
+            with spin:
+                b.call(self.pause, [])
+            with slow:
+                sleep(b)
 
     def _worker(self) -> None:
         """``worker(block)``: never returns."""
@@ -187,20 +198,18 @@ class _Emitter:
         b.store(_c(0), polls)
         b.branch(poll)
         b.position_at_end(idle)
-        count = b.load(polls)
-        b.store(b.add(count, _c(1)), polls)
-        with b.if_else(b.icmp_signed("<", count, _c(SPIN_POLLS))) as (spin, sleep):
-            with spin:
-                b.call(self.pause, [])
-            with sleep:
-                b.atomic_rmw("add", sleepers_at, _c(1), "seq_cst")
-                signal = b.load_atomic(signal_at, "seq_cst", 4)
-                again = b.lshr(b.load_atomic(ticket_at, "seq_cst", 8), _c(GEN_SHIFT))
-                with b.if_then(b.icmp_unsigned("==", again, b.load(seen))):
-                    b.call(self.syscall, [_c(SYS_FUTEX), signal_at, _c(FUTEX_WAIT_PRIVATE), b.zext(signal, _i64),
-                                          ll.Constant(_i8p, None)])
-                b.atomic_rmw("sub", sleepers_at, _c(1), "seq_cst")
-                b.store(_c(0), polls)
+
+        def sleep(b: ll.IRBuilder) -> None:
+            b.atomic_rmw("add", sleepers_at, _c(1), "seq_cst")
+            signal = b.load_atomic(signal_at, "seq_cst", 4)
+            again = b.lshr(b.load_atomic(ticket_at, "seq_cst", 8), _c(GEN_SHIFT))
+            with b.if_then(b.icmp_unsigned("==", again, b.load(seen))):
+                b.call(self.syscall, [_c(SYS_FUTEX), signal_at, _c(FUTEX_WAIT_PRIVATE), b.zext(signal, _i64),
+                                      ll.Constant(_i8p, None)])
+            b.atomic_rmw("sub", sleepers_at, _c(1), "seq_cst")
+            b.store(_c(0), polls)
+
+        self._pause_or(b, polls, sleep)
         b.branch(poll)
 
 
