@@ -17,7 +17,7 @@ compiles its own kernel, so each way's runtime measures afresh):
 
 Printed per row: NumPy, polyfuse on 2 threads and on 1, jax.jit (ms, the bench's minima) and
 the load; with ``verbose=1`` also every timed series (contender, best ms, runs, the seconds
-``settle`` waited before it, the CPU ms each thread of the process used during it), then each
+``settle`` waited before it, the ms each thread of the process ran and waited for a core during it), then each
 parallel phase's ``RegionTimes`` (its latest serial and team runs, and every run it recorded in
 order: T team, s serial, ms) and each product's ``BlasTimes``.
 """
@@ -96,8 +96,8 @@ class Recorder:
         before = thread_cpu()
         best, runs = self.timer(fn, args, repeats, min_time, **kw)
         after = thread_cpu()
-        burnt = {name: round((after[tid][1] - t0) * 1e3) for tid, (name, t0) in before.items()
-                 if tid in after and after[tid][1] - t0 > 0.005}
+        burnt = {name: (round((after[tid][1] - t0) * 1e3, 1), round((after[tid][2] - w0) * 1e3, 1))
+                 for tid, (name, t0, w0) in before.items() if tid in after and after[tid][1] - t0 > 0.002}
         self.log.append((label, best, runs, self.waited, burnt))
         return best, runs
 
@@ -141,7 +141,7 @@ def main(argv: list[str]) -> None:
 def _details(recorder: Recorder) -> None:
     for k, (label, best, runs, wait, burnt) in enumerate(recorder.log):
         print(f"   {k:2d} {label:12s} {best * 1e3:9.3f} ms  runs {runs:4d}  settle {wait * 1e3:6.1f} ms"
-              f"  threads' CPU ms {burnt}")
+              f"  threads' (CPU, waiting) ms {burnt}")
     for kernel in recorder.kernels:
         for special in [kernel, *getattr(kernel, "_specialised", {}).values()]:
             for variant in getattr(special, "_variants", {}).values():
@@ -160,21 +160,21 @@ def _tables(backend, history: dict[int, list[str]]) -> None:
             print("      runs: " + " ".join(history.get(id(times), [])))
 
 
-def thread_cpu() -> dict[int, tuple[str, float]]:
-    """Each thread of this process: its name (Python's, where it is a Python thread) and CPU
-    seconds (user + system, in clock ticks), from /proc."""
-    tick = os.sysconf("SC_CLK_TCK")
+def thread_cpu() -> dict[int, tuple[str, float, float]]:
+    """Each thread of this process: its name (Python's, where it is a Python thread), seconds on a
+    core and seconds runnable but waiting for one (``schedstat``)."""
     names = {t.native_id: t.name for t in threading.enumerate()}
     found = {}
     for tid in os.listdir("/proc/self/task"):
         try:
             with open(f"/proc/self/task/{tid}/stat") as f:
                 text = f.read()
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                on_core, waiting = (int(v) * 1e-9 for v in f.read().split()[:2])
         except OSError:
             continue
         name = names.get(int(tid)) or text[text.index("(") + 1:text.rindex(")")]
-        fields = text[text.rindex(")") + 2:].split()
-        found[int(tid)] = (name, (int(fields[11]) + int(fields[12])) / tick)
+        found[int(tid)] = (name, on_core, waiting)
     return found
 
 
