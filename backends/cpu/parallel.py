@@ -602,7 +602,8 @@ def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], No
     began = time.perf_counter()
     (team if on_team else serial)()
     worth = times.worth_threads
-    times.record(on_team, time.perf_counter() - began)
+    ended = time.perf_counter()
+    times.record(on_team, ended - began, ended)
     if worth and not times.worth_threads and demoted is not None:
         demoted()
     return on_team
@@ -629,6 +630,8 @@ class RegionTimes:
     worth_threads: bool  # the serial run found enough work (per barrier, for a region)
     serial: list[float]  # seconds of the latest serial runs (at most WINDOW)
     team: list[float] = field(default_factory=list)  # seconds of the latest runs on the team
+    team_ended: list[float] = field(default_factory=list)  # when each of those ended (perf_counter)
+    slower_since: float | None = None  # when the team last began to look slower (None: it does not)
     calls: int = 0
     next_check: int = 0  # the call from which the mode that looks slower runs once more
     checking: bool = False  # the run under way is a check (or one of the team's first runs)
@@ -647,10 +650,20 @@ class RegionTimes:
         self.checking = self.calls >= self.next_check
         return faster != self.checking
 
-    def record(self, team: bool, seconds: float) -> None:
+    def record(self, team: bool, seconds: float, ended: float | None = None) -> None:
+        """A run of ``seconds`` on the team or serially, which ended at ``ended`` (perf_counter's
+        time; None: now)."""
         times = self.team if team else self.serial
         times.append(seconds)
         del times[:-WINDOW]
+        now = time.perf_counter() if ended is None else ended
+        if team:
+            self.team_ended.append(now)
+            del self.team_ended[:-WINDOW]
+        if self.team and min(self.team) < min(self.serial):
+            self.slower_since = None
+        elif self.slower_since is None:
+            self.slower_since = now
         if not team and seconds < MIN_PARALLEL_SECONDS:
             # the first serial run, which decided ``worth_threads``, paid for cold caches and page
             # faults (covariance's means: 0.3 ms cold, 0.1 ms warm, then team trials of 2-6 ms
@@ -663,15 +676,43 @@ class RegionTimes:
     def recheck_after(self) -> int:
         """Calls until the mode that looks slower runs again, judged on the runs so far (a team
         judged on fewer than ``WINDOW`` runs, one of which may have paid for page faults or the
-        threads' start, runs again after ``RECHECK_EVERY`` calls at the most)."""
+        threads' start, runs again after ``RECHECK_EVERY`` calls at the most; within ``MOMENT``
+        seconds of its first run since it began to look slower, after ``moment_recheck`` calls at
+        the most)."""
         team, serial = min(self.team), min(self.serial)
         if team < serial:
             return RECHECK_EVERY
         calls = max(RECHECK_MIN, min(MAX_RECHECK, math.ceil((team - serial) / (EXPLORE * serial))))
-        return calls if len(self.team) >= WINDOW else min(calls, RECHECK_EVERY)
+        if len(self.team) < WINDOW:
+            return min(calls, RECHECK_EVERY)
+        if self.slower_since is not None and self.team_ended and self.team_ended[-1] - self.slower_since < MOMENT:
+            return min(calls, moment_recheck(team, serial))
+        return calls
 
     def _on_trial(self) -> bool:
         return len(self.team) < WINDOW and not (self.team and min(self.team) > 2 * min(self.serial))
+
+
+#: For this many seconds after a team began to look slower than the serial function, its checks
+#: come sooner (``moment_recheck``): what slowed it may have been a moment's, and gone since (a
+#: pool of the process spinning after its own call, OpenBLAS's for ~0.1 s: ``bench/measure.py``
+#: ``settle``; another job on the second core for a moment).  A team's trial is such a moment:
+#: its ``WINDOW`` runs follow each other.
+MOMENT = 0.25
+#: The most a check within ``MOMENT`` may cost, as a fraction of the calls' time until it
+#: (``EXPLORE`` afterwards).
+MOMENT_EXPLORE = 0.25
+
+
+def moment_recheck(team: float, serial: float) -> int:
+    """The most calls before a team that began to look slower less than ``MOMENT`` seconds ago
+    runs again: ``RECHECK_EVERY``, or more where a check would cost more than ``MOMENT_EXPLORE``
+    of the calls until it.  With the cost rule alone (``RegionTimes.recheck_after``) a trial
+    slowed down to 3x the serial time left the team out for the next 40 calls, and to 7x for 120,
+    however soon the moment passed: attention's phases take 1-3 ms, and the bench times 7 calls
+    at a time.  After ``MOMENT`` seconds of looking slower the cost rule holds: a team that is
+    slower pays for frequent checks once per such stretch."""
+    return max(RECHECK_EVERY, math.ceil((team - serial) / (MOMENT_EXPLORE * serial)))
 
 
 #: The modes of a product cut by rows whose library's threads are a candidate (``BlasTimes``).

@@ -5,6 +5,7 @@ threads.  Which mode ran and what it cost is all the policy sees."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from polyfuse.backends.cpu.parallel import (
     EXPLORE,
@@ -18,12 +19,26 @@ from polyfuse.backends.cpu.parallel import (
 Seconds = Callable[[int], float]  # call number -> how long a run of that mode takes then
 
 
-def drive(times: RegionTimes, calls: int, team: Seconds, serial: Seconds, start: int = 0) -> list[bool]:
-    """``calls`` calls as ``parallel._timed`` makes them: the choice, then the run's time."""
+@dataclass
+class Clock:
+    """A made-up clock (seconds) for ``drive``."""
+
+    now: float = 0.0
+
+
+def drive(times: RegionTimes, calls: int, team: Seconds, serial: Seconds, start: int = 0,
+          between: float = 0.0, clock: Clock | None = None) -> list[bool]:
+    """``calls`` calls as ``parallel._timed`` makes them: the choice, then the run's time, on a
+    made-up clock that advances by each run and by ``between`` seconds after it (the rest of
+    the call and of the program)."""
+    clock = Clock() if clock is None else clock
     chosen = []
     for call in range(start, start + calls):
         on_team = times.use_team()
-        times.record(on_team, team(call) if on_team else serial(call))
+        seconds = team(call) if on_team else serial(call)
+        clock.now += seconds
+        times.record(on_team, seconds, clock.now)
+        clock.now += between
         chosen.append(on_team)
     return chosen
 
@@ -92,9 +107,9 @@ def test_a_team_slowed_down_for_a_moment_comes_back_within_a_few_calls():
 
 
 def test_a_team_that_becomes_slow_is_left_after_its_window_of_runs():
-    times = RegionTimes(worth_threads=True, serial=[1.0])
-    drive(times, 20, team=steady(0.55), serial=steady(1.0))
-    chosen = drive(times, 20, team=steady(1.6), serial=steady(1.0), start=20)
+    times, clock = RegionTimes(worth_threads=True, serial=[1.0]), Clock()
+    drive(times, 20, team=steady(0.55), serial=steady(1.0), clock=clock)
+    chosen = drive(times, 20, team=steady(1.6), serial=steady(1.0), start=20, clock=clock)
     # the best of the team's last WINDOW runs shows it after WINDOW slow runs; then serial, with
     # a check of the team every (1.6 - 1) / (EXPLORE * 1) = 12 calls
     assert chosen[:WINDOW] == [True] * WINDOW and chosen[WINDOW:].count(True) <= 2
@@ -150,3 +165,26 @@ def test_what_the_team_sets_up_once_is_not_timed_as_its_first_run():
         _timed(times, team=lambda: None, serial=lambda: None, prepare=prepare)
     assert prepared == [0]
     assert len(times.team) == WINDOW and max(times.team) < 0.06
+
+
+def test_a_trial_slowed_down_in_one_moment_is_checked_again_soon():
+    """The team's trial runs follow each other, so one moment judges them: here attention's
+    phases at 4 ms a call whose team trial ran beside a pool of the process still spinning (3x
+    the serial time) for the first 20 calls.  Judged by the cost rule alone the team would next
+    run after (3 - 1) / EXPLORE = 40 calls; runs that all ended within MOMENT seconds bring it
+    back after RECHECK_EVERY, and once the team's runs are further apart the cost rule holds."""
+    from polyfuse.backends.cpu.parallel import MOMENT
+
+    serial, held = 0.004, 20
+
+    def team(call: int) -> float:
+        return 3 * serial if call < held else 0.6 * serial
+
+    chosen = drive(RegionTimes(worth_threads=True, serial=[serial]), 60, team=team, serial=steady(serial))
+    back = next(k for k in range(held, 60) if chosen[k] and chosen[k + 1])
+    assert back <= held + RECHECK_EVERY
+    # a team always 3x slower: frequent checks only until its latest runs span MOMENT seconds
+    times, clock = RegionTimes(worth_threads=True, serial=[serial]), Clock()
+    chosen = drive(times, 2000, team=steady(3 * serial), serial=steady(serial), clock=clock)
+    assert chosen.count(True) <= MOMENT / (RECHECK_EVERY * serial) + 2000 * EXPLORE / 2 + WINDOW
+    assert times.recheck_after() == 40
