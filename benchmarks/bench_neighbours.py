@@ -12,8 +12,9 @@ compiles its own kernel, so each way's runtime measures afresh):
 - ``now``: the code as it is;
 - ``before``: the bench's ``settle`` as it was until session 27 (the process's CPU time under
   20% of a core over one 2 ms step, which a pool's worker spinning with ``sched_yield`` passes
-  on a loaded machine) and the team's first timed run not prepared (``parallel._ready_team`` a
-  no-op: its first run pays for the native team's code, trampoline and helpers).
+  on a loaded machine), the team's first timed run not prepared (``parallel._ready_team`` a
+  no-op: its first run pays for the native team's code, trampoline and helpers) and no sooner
+  checks of a team that began to look slower (``parallel.MOMENT`` 0).
 
 Printed per row: NumPy, polyfuse on 2 threads and on 1, jax.jit (ms, the bench's minima) and
 the load; with ``verbose=1`` also every timed series (contender, best ms, runs, the seconds
@@ -75,15 +76,16 @@ class Recorder:
         self.pf_kernel.kernel = self._kernel
         recorder = self
 
-        def record(times, team, seconds):
+        def record(times, team, seconds, ended=None):
             recorder.history.setdefault(id(times), []).append(("T" if team else "s") + f"{seconds * 1e3:.2f}")
-            recorder.record(times, team, seconds)
+            recorder.record(times, team, seconds, ended)
 
         RegionTimes.record = record  # type: ignore[method-assign]
 
     def way(self, name: str) -> None:
         self.settle = _original_settle if name == "now" else settle_before
         parallel._ready_team = self.ready if name == "now" else (lambda *a: None)
+        parallel.MOMENT = _MOMENT if name == "now" else 0.0
         self.log.clear()
         self.kernels.clear()
 
@@ -113,6 +115,7 @@ class Recorder:
 
 
 _original_settle = measure.settle
+_MOMENT = parallel.MOMENT
 
 
 def main(argv: list[str]) -> None:
@@ -130,6 +133,9 @@ def main(argv: list[str]) -> None:
             for way in ways:
                 recorder.way(way)
                 row = rows.bench_numpy_row(PROGRAMS[name], settings, jax=jax)
+                if row.polyfuse_ms is None:
+                    print(f"{name:10s} {way:7s} check {row.check}: {row.error}")
+                    continue
                 print(f"{name:10s} {way:7s} check {row.check}: numpy {row.numpy_ms:7.3f}  polyfuse "
                       f"{row.polyfuse_ms:7.3f}  1T {row.polyfuse_1t_ms or 0:7.3f}  jax {row.jax_ms or 0:7.3f} ms"
                       f"  jax/pf {(row.jax_ms or 0) / row.polyfuse_ms:5.2f}x  load {os.getloadavg()[0]:.2f}",
