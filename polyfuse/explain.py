@@ -101,6 +101,19 @@ class Explanation:
                                          else "runs the compiled code"}) if name == "runs in python" else (name, value)
                                  for name, value in self.sections))
 
+    def with_backend(self, backend) -> Explanation:
+        """The backend's own sections as they are now, in place of those built with the
+        explanation (or stored with a cache entry, which has none of this process's): the CPU
+        backend's say what its runtime measured so far (BLAS modes, team or serial), which
+        changes from call to call."""
+        fresh = _backend_sections(backend)
+        if not fresh:
+            return self
+        names = {name for name, _ in fresh}
+        kept = [(name, value) for name, value in self.sections if name not in names]
+        at = next((k for k, (name, _) in enumerate(kept) if name == "compile seconds"), len(kept))
+        return Explanation((*kept[:at], *fresh, *kept[at:]))
+
     def at_sizes(self, sizes: dict[str, Any]) -> Explanation:
         """The fusion records with their traffic estimates evaluated at these sizes (a call's
         arrays and integers) and the footprint set against the cache sizes."""

@@ -286,7 +286,7 @@ class Kernel:
         variant = special._variant(values)
         with _COMPILE_LOCK:  # the explanation prints and evaluates isl objects of the compile
             explanation = Explanation.of(variant, self.options).at_sizes(variant.bind(values))
-        return explanation.for_call(variant, values)
+        return explanation.for_call(variant, values).with_backend(variant.backend)
 
     def inspect_llvm(self, *args: Any, optimized: bool = True, **kwargs: Any) -> str:
         """The LLVM IR for these arguments' signature, after (default) or before optimisation."""

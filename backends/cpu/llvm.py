@@ -40,12 +40,14 @@ from polyfuse.backends.cpu.parallel import (
     BARRIER_GENERATION,
     BARRIER_WORDS,
     CHUNK_COUNTER,
+    RegionTimes,
     blas_record,
     library_calls,
     run_call,
     run_chain,
     run_parallel,
     run_region,
+    team_record,
     trip_count,
 )
 from polyfuse.backends.cpu.phases import (
@@ -336,10 +338,16 @@ class LLVMKernel:
 
     def explain_sections(self) -> tuple[tuple[str, Any], ...]:
         """explain()'s "BLAS threads" section: for each product whose library's threads are a
-        candidate (``Phase.library``), what was measured at each trip count in this process."""
+        candidate (``Phase.library``), what was measured at each trip count in this process; and
+        its "team or serial" section: for each parallel phase, chain and region, what the team
+        and the serial function measured at each size and which one runs (``team_record``)."""
         records = [blas_record(key, times, self.blas_modes.get(key[1]))
                    for key, times in self.phase_times.items() if key[0] in ("blas call", "blas")]
-        return (("BLAS threads", records),) if records else ()
+        teams = [team_record(key, times) for key, times in self.phase_times.items()
+                 if isinstance(times, RegionTimes)]
+        teams += [team_record(("region", *key), times) for key, times in self.region_times.items()]
+        return (*((("BLAS threads", records),) if records else ()),
+                *((("team or serial", teams),) if teams else ()))
 
     def raise_index_error(self) -> None:
         """IndexError for a run-time subscript outside its axis, recorded by the phase just run

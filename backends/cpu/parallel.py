@@ -891,6 +891,27 @@ def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, A
             else latest, "latest": latest, "how": how}
 
 
+def team_record(key: tuple, times: RegionTimes) -> dict[str, Any]:
+    """explain()'s record of one ``RegionTimes``: a parallel phase's (key (phase, threads, trip
+    count)), a chain's (("chain", first phase, threads, trip count)) or a region's ("region",
+    phase, threads, *sizes): the best of each mode's latest runs and which one the next call
+    would take (the team on its trial runs; a check due makes it the other one)."""
+    kind, rest = (key[0], key[1:]) if isinstance(key[0], str) else ("phase", key)
+    best = {mode: round(min(runs) * 1e3, 4) for mode, runs in (("serial", times.serial), ("team", times.team))
+            if runs}
+    if not times.worth_threads:
+        chosen, how = "serial", (f"its first serial run took under {MIN_PARALLEL_SECONDS * 1e3:g} ms "
+                                 "(or a later one did): serial at these sizes")
+    elif not times.team or times._on_trial():
+        chosen, how = "team", f"on trial: the team's first {WINDOW} runs"
+    else:
+        chosen = "team" if min(times.team) < min(times.serial) else "serial"
+        how = (f"the faster mode's best of its latest {WINDOW} runs; the other one again after call "
+               f"{times.next_check}")
+    return {kind: rest[0], "threads": rest[1], "sizes": list(rest[2:]), "calls": times.calls,
+            "best ms": best, "chosen": chosen, "how": how}
+
+
 def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None:
     """Run a parallel region serially or on the team, as measured at these sizes (``sizes``:
     the integer arguments, when the caller knows them)."""

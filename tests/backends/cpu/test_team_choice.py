@@ -188,3 +188,14 @@ def test_a_trial_slowed_down_in_one_moment_is_checked_again_soon():
     chosen = drive(times, 2000, team=steady(3 * serial), serial=steady(serial), clock=clock)
     assert chosen.count(True) <= MOMENT / (RECHECK_EVERY * serial) + 2000 * EXPLORE / 2 + WINDOW
     assert times.recheck_after() == 40
+
+
+def test_explain_records_say_which_mode_runs_and_why():
+    from polyfuse.backends.cpu.parallel import team_record
+
+    on_trial = team_record((3, 2, 1000), RegionTimes(True, [1e-3], [2e-3]))
+    assert on_trial["phase"] == 3 and on_trial["sizes"] == [1000] and on_trial["chosen"] == "team"
+    assert on_trial["best ms"] == {"serial": 1.0, "team": 2.0}
+    judged = team_record(("region", 5, 2, 64, 7), RegionTimes(True, [1e-3], [2e-3] * WINDOW))
+    assert judged["region"] == 5 and judged["sizes"] == [64, 7] and judged["chosen"] == "serial"
+    assert team_record(("chain", 1, 2, 9), RegionTimes(False, [1e-5]))["chosen"] == "serial"
