@@ -662,7 +662,7 @@ class RegionTimes:
             del self.team_ended[:-WINDOW]
         if self.team and min(self.team) < min(self.serial):
             self.slower_since = None
-        elif self.slower_since is None:
+        elif self.team and self.slower_since is None:
             self.slower_since = now
         if not team and seconds < MIN_PARALLEL_SECONDS:
             # the first serial run, which decided ``worth_threads``, paid for cold caches and page
@@ -676,9 +676,8 @@ class RegionTimes:
     def recheck_after(self) -> int:
         """Calls until the mode that looks slower runs again, judged on the runs so far (a team
         judged on fewer than ``WINDOW`` runs, one of which may have paid for page faults or the
-        threads' start, runs again after ``RECHECK_EVERY`` calls at the most; within ``MOMENT``
-        seconds of its first run since it began to look slower, after ``moment_recheck`` calls at
-        the most)."""
+        threads' start, runs again after ``RECHECK_EVERY`` calls at the most; one that began to
+        look slower less than ``MOMENT`` seconds ago, after ``moment_recheck`` calls at the most)."""
         team, serial = min(self.team), min(self.serial)
         if team < serial:
             return RECHECK_EVERY
