@@ -6,9 +6,14 @@
 burst of another job's work lands on one contender only; here every round runs each contender
 once, on fresh copies of the same inputs, after the process's own thread pools went quiet
 (``measure.settle``: OpenBLAS spins ~0.1 s after a call), and the minimum over the rounds is
-kept.  Outputs of the first polyfuse call and of NumPy's formulation are checked against numba's
-(np.allclose, rtol 1e-7, as the bench).  Prints one markdown row per kernel, with the load
-average at its start and end: numba / numpy / pf / pf 1T ms, numba/pf, numba/pf 1T, numpy/pf.
+kept.  A kernel whose one call is shorter than ``SHORT_CALL`` seconds is called several times per
+round (each contender the same number, on fresh copies; the fastest call counts): jacobi-1d's
+0.3 ms calls at LARGE measured 1.07x numba as the minimum of 5 single calls and 1.20-1.24x as the
+minimum of 60, load 7 (docs/performance.md, session 27).  The polyfuse contenders are warmed up
+first, untimed, as ``polyfuse bench`` does (``measure.warm_up``).  Outputs of the first
+polyfuse call and of NumPy's formulation are checked against numba's (np.allclose, rtol 1e-7, as
+the bench).  Prints one markdown row per kernel, with the load average at its start and end:
+numba / numpy / pf / pf 1T ms, numba/pf, numba/pf 1T, numpy/pf.
 """
 
 from __future__ import annotations
@@ -23,6 +28,11 @@ import numpy as np
 import polyfuse
 from polyfuse.bench import measure, suite
 from polyfuse.runtime import threads
+
+#: a call shorter than this is repeated within a round (at most ``MAX_CALLS`` times), so that a
+#: round of each contender lasts about this long
+SHORT_CALL = 0.02
+MAX_CALLS = 200
 
 
 def row(name: str, rounds: int, preset: str, with_numba: bool) -> str:
@@ -48,21 +58,40 @@ def row(name: str, rounds: int, preset: str, with_numba: bool) -> str:
             got = {o: args[positions[o]] for o in sk.outputs}
         for o in sk.outputs:
             assert np.allclose(got[o], reference[positions[o]], rtol=1e-7), (name, label, o)
+    for label in ("pf", "pf 1T"):
+        threads.set_num_threads(contenders[label][1])
+        measure.warm_up(contenders[label][0], base)
+    threads.set_num_threads(many)
+    calls = max(1, min(MAX_CALLS, int(SHORT_CALL / max(_per_call(contenders, with_numba, team, base), 1e-6))))
     times: dict[str, list[float]] = {label: [] for label in contenders}
     for _ in range(rounds):
         for label, (fn, count) in contenders.items():
-            args = measure.fresh(base)
             threads.set_num_threads(count)
             measure.settle()
-            start = time.perf_counter()
-            fn(*args)
-            times[label].append(time.perf_counter() - start)
+            for _ in range(calls):
+                args = measure.fresh(base)
+                start = time.perf_counter()
+                fn(*args)
+                times[label].append(time.perf_counter() - start)
     threads.set_num_threads(many)
     best = {label: min(v) * 1e3 for label, v in times.items()}
     cells = [_ms(best.get("numba")), _ms(best.get("numpy")), _ms(best["pf"]), _ms(best["pf 1T"]),
              _ratio(best.get("numba"), best["pf"]), _ratio(best.get("numba"), best["pf 1T"]),
              _ratio(best.get("numpy"), best["pf"])]
-    return f"| {name} | " + " | ".join(cells) + f" | {load}-{_load()} |"
+    more = f" ({calls} calls a round)" if calls > 1 else ""
+    return f"| {name} | " + " | ".join(cells) + f" | {load}-{_load()}{more} |"
+
+
+def _per_call(contenders: dict, with_numba: bool, team, base: tuple) -> float:
+    """The fastest of 3 calls of numba's function (polyfuse's where numba is left out)."""
+    fn = contenders["numba"][0] if with_numba else team
+    best = float("inf")
+    for _ in range(3):
+        args = measure.fresh(base)
+        start = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def _ms(value: float | None) -> str:

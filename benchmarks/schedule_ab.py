@@ -14,7 +14,10 @@ phases ran on the team (the runtime falls back to one thread when the team loses
 Two more names may stand among the configurations: ``numpy`` runs the kernel's NumPy formulation
 (``SuiteKernel.numpy_func``, BLAS on its own threads) and ``numpy1`` the same with BLAS on one
 thread (threadpoolctl), checked like the others; ``-numba`` leaves numba out (its LARGE runs take
-seconds), the first configuration then being the reference the ratios are taken against:
+seconds), the first configuration then being the reference the ratios are taken against; ``-cpu``
+times each call by the calling thread's CPU time (``time.thread_time``) instead of the wall clock,
+which moves less with the machine's load: a measure for ``POLYFUSE_NUM_THREADS=1`` runs only (a
+team's other threads are not counted):
 
     POLYFUSE_DISABLE_CACHE=1 python benchmarks/schedule_ab.py covariance 30 -numba numpy numpy1 \
         smart smart,POLYFUSE_BLAS_TRIANGLE_CHUNKS:0 m=1200 n=1400
@@ -36,7 +39,8 @@ from polyfuse.bench import suite
 
 def main(argv: list[str]) -> None:
     name, rounds = argv[0], int(argv[1])
-    configs = [a for a in argv[2:] if "=" not in a and a != "-numba"]
+    configs = [a for a in argv[2:] if "=" not in a and a not in ("-numba", "-cpu")]
+    clock = time.thread_time if "-cpu" in argv[2:] else time.perf_counter
     sizes = {k: int(v) for k, v in (a.split("=") for a in argv[2:] if "=" in a)}
     sk = suite.get(name)
     sizes = sizes or dict(sk.sizes["bench"])
@@ -71,14 +75,15 @@ def main(argv: list[str]) -> None:
     for _ in range(rounds):
         for config, fn in functions.items():
             args = _fresh(base)
-            start = time.perf_counter()
+            start = clock()
             fn(*args)
-            times[config].append(time.perf_counter() - start)
+            times[config].append(clock() - start)
     first = next(iter(times))
     reference = min(times[first]) * 1e3
     threads = os.environ.get("POLYFUSE_NUM_THREADS", "default")
     load = open("/proc/loadavg").read().split()[0]
-    print(f"{name} {sizes} threads={threads} load {load} min of {rounds}: {first} {reference:.3f} ms; " + "; ".join(
+    what = "thread CPU " if clock is time.thread_time else ""
+    print(f"{name} {sizes} threads={threads} load {load} {what}min of {rounds}: {first} {reference:.3f} ms; " + "; ".join(
         f"{c} {min(v) * 1e3:.3f} ms ({reference / (min(v) * 1e3):.2f}x)" for c, v in times.items() if c != first))
     for config in configs:
         if config in ("numpy", "numpy1"):
