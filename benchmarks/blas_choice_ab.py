@@ -10,6 +10,8 @@ threadpoolctl), ``library`` / ``rows`` / ``serial`` (a polyfuse kernel per
 polyfuse kernels on 2 threads.  Each kernel first runs as the bench runs one (the process idle,
 the first call, ``WARM`` untimed calls); then each round runs every contender in a rotated order,
 each as the bench does (``measure.settle``, then ``SERIES`` calls in a row on fresh copies).
+``AB=POLYFUSE_BLAS_PAIRS:1`` adds "rows+ab" and "fair+ab": the rows forced and the measured choice
+with those knobs set during their calls (their compile among them).
 Prints the min and the median of the round minima of each, NumPy's best (of its 2 and 1 BLAS
 threads) over each, and for the measured kernels the mode of each timed call (one letter per
 call: the latest run of the call's measurement, ``explain``'s "BLAS threads" record; l library,
@@ -68,6 +70,16 @@ def _call_record(kernel, base) -> dict:
     return {}
 
 
+def _ab() -> list[tuple[str, dict[str, str]]]:
+    """``AB=KNOB:VALUE[,KNOB:VALUE]``: two more contenders, "rows+ab" and "fair+ab", with those knobs
+    set during every call (their compile among them)."""
+    text = os.environ.get("AB", "")
+    if not text:
+        return []
+    knobs = dict(item.split(":", 1) for item in text.split(","))
+    return [("rows+ab", {"POLYFUSE_BLAS_THREADS": "rows", **knobs}), ("fair+ab", knobs)]
+
+
 def bench(name: str, preset: str, rounds: int) -> None:
     sk = suite.get(name)
     base = sk.make_args(np.random.default_rng(0), **sk.sizes[preset])
@@ -76,7 +88,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
     for label, knobs in (("library", {"POLYFUSE_BLAS_THREADS": "library"}),
                          ("rows", {"POLYFUSE_BLAS_THREADS": "rows"}),
                          ("serial", {"POLYFUSE_BLAS_THREADS": "serial"}),
-                         ("fair", {}), ("unfair", {"POLYFUSE_BLAS_FAIR_TRIALS": "0"})):
+                         ("fair", {}), ("unfair", {"POLYFUSE_BLAS_FAIR_TRIALS": "0"}), *_ab()):
         kernels[label] = polyfuse.kernel(sk.func)
         contenders[label] = _with_env(kernels[label], knobs)
         settle()
@@ -87,7 +99,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
     user = list(fresh(base))
     numba.njit(sk.func)(*user)
     times: dict[str, list[float]] = {c: [] for c in contenders}
-    ran: dict[str, list[str]] = {"fair": [], "unfair": []}
+    ran: dict[str, list[str]] = {label: [] for label in kernels if label.startswith(("fair", "unfair"))}
     for r in range(rounds):
         order = list(contenders)[r % len(contenders):] + list(contenders)[:r % len(contenders)]
         for label in order:

@@ -361,6 +361,16 @@ def blas_call_mode() -> bool:
     return env_flag("POLYFUSE_BLAS_CALL_MODE", True)
 
 
+def product_pairs() -> bool:
+    """``POLYFUSE_BLAS_PAIRS``: two consecutive products cut by rows whose library's threads are a
+    candidate and that share no array (3mm's ``E = A @ B`` and ``F = C @ D``) run at once, one per
+    thread on one BLAS thread each, in calls whose products run on polyfuse's rows (the "rows" BLAS
+    mode, measured against the others as before: backends/cpu/phases.py ``pair_products``,
+    parallel.py ``run_pair``).  Default off (not yet measured on a quiet machine); read when a
+    kernel is compiled."""
+    return env_flag("POLYFUSE_BLAS_PAIRS", False)
+
+
 def blas_fair_trials() -> bool:
     """``POLYFUSE_BLAS_FAIR_TRIALS``: the BLAS modes' measurement (backends/cpu/parallel.py
     ``BlasTimes``) tries polyfuse's rows before the library's threads, and does not count a run on

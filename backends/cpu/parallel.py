@@ -114,6 +114,33 @@ def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: i
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
 
 
+def run_pair(kernel, first, second, args: list, values: dict[str, Any]) -> bool:
+    """Run two products that share no array (``first.phase.pair``: backends/cpu/phases.py
+    ``pair_products``) at once, each whole on its own thread with NumPy's OpenBLAS on one thread
+    (the register tiles, or ``?gemm`` on the calling thread), where the call runs its products on
+    polyfuse's rows (``run_call``'s "rows" mode, which the call's measurement then times with the
+    pair in it) and both were measured worth threads at these sizes.  False, having run nothing,
+    where that does not hold: the caller runs each phase as usual."""
+    workers = threads.get_num_threads()
+    if kernel.call_blas_mode != "rows" or workers < 2:
+        return False
+    runs = []
+    for compiled in (first, second):
+        count = trip_count(compiled.phase, values)
+        times = kernel.phase_times.get(("blas", compiled.phase.index, min(workers, count), count))
+        if (count <= 1 or (compiled.phase.index, count) in kernel.serial_sizes
+                or not isinstance(times, BlasTimes) or not times.worth_threads):
+            return False
+        runs.append((compiled.function, count))
+    with blas_on_one_thread():
+        threads.run_team(lambda k: runs[k][0](*args, 0, runs[k][1]), 2, lambda: None)
+    for compiled in (first, second):
+        index = compiled.phase.index
+        kernel.blas_modes[index] = "pair"
+        kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1  # (on the team)
+    return True
+
+
 def _first_blas_times(worth_threads: bool, serial: list[float], workers: int) -> BlasTimes:
     """The first measurement of a product (``run_blas_site``) or of whole calls (``run_call``):
     its serial runs and the modes it may take on ``workers`` threads, ``POLYFUSE_BLAS_THREADS``

@@ -623,3 +623,50 @@ def test_blas_times_do_not_count_runs_beside_openblas_spinning_workers():
     assert fair.uncounted > 0 and min(fair.runs["rows"]) == 0.008
     before = BlasTimes(True, {"serial": [0.02]}, trials=UNFAIR_BLAS_TRIALS)
     assert replay(before)[100:].count("library") > 0.9 * 200 and before.best() == "library"
+
+
+def test_independent_products_run_at_once(monkeypatch, forced):
+    """``POLYFUSE_BLAS_PAIRS=1``: 3mm's ``E = A @ B`` and ``F = C @ D`` share no array and run at
+    once (``Phase.pair``, ``parallel.run_pair``) in calls on polyfuse's rows, through the plan's
+    steps and through ``LLVMKernel.__call__``; ``G = E @ F``, which reads what they wrote, runs
+    as before.  Every call's outputs against the Python function's."""
+    import inspect
+
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_PAIRS", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
+    threads.set_num_threads(2)
+    sk = suite.get("3mm")
+    base = sk.make_args(np.random.default_rng(5), ni=20, nj=22, nk=24, nl=26, nm=28)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in base]
+    sk.func(*want)
+    params = list(inspect.signature(sk.func).parameters)
+    k = polyfuse.kernel(sk.func, cache=False)
+
+    def fresh() -> list:
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in base]
+        for out in sk.outputs:
+            got[params.index(out)][...] = np.nan
+        return got
+
+    def check(got: list) -> None:
+        for out in sk.outputs:
+            np.testing.assert_allclose(got[params.index(out)], want[params.index(out)], rtol=1e-12, atol=1e-12)
+
+    for _ in range(4):
+        got = fresh()
+        k(*got)
+        check(got)
+    backend = k.compile(*base).backend
+    assert [c.phase.pair for c in backend.phases] == [True, False, False]
+    assert [backend.blas_modes[i] for i in range(3)] == ["pair", "pair", "rows"]
+    got = fresh()
+    values = dict(zip(params, got))
+    values.update({f"{p}__shape{axis}": n for p, a in zip(params, got) if isinstance(a, np.ndarray)
+                   for axis, n in enumerate(a.shape)})
+    backend.blas_modes.clear()
+    backend(values)
+    check(got)
+    assert backend.blas_modes[0] == "pair"
