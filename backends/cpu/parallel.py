@@ -156,7 +156,8 @@ def _blas_times(worth_threads: bool, serial: list[float], forced: str,
     """A new ``BlasTimes``, its trials fair (``POLYFUSE_BLAS_FAIR_TRIALS``) or as before."""
     candidates = candidates or BLAS_MODES
     if blas_fair_trials():
-        return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=_library_spin())
+        return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=_library_spin(),
+                         recheck_trials=True)
     return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS)
 
 
@@ -744,7 +745,9 @@ class BlasTimes:
     workers still spin then, on a core the rows or other jobs need (3mm's rows at the bench size
     right after the library's: wall min 7.39 against 6.18 ms after rows, session 26), which
     the mode would not meet in calls that follow each other.  The trial or check goes on until
-    its runs count; what its uncounted runs cost is priced into the next check (``recheck_after``)."""
+    its runs count; what its uncounted runs cost is priced into the next check (``recheck_after``).
+    With ``recheck_trials`` (fair trials) a mode that lost on its trials alone is checked again
+    after at most ``RECHECK_EVERY`` calls, as ``RegionTimes`` checks a team judged on few runs."""
 
     worth_threads: bool  # the first run (one BLAS thread) found enough work for threads
     runs: dict[str, list[float]]  # mode -> seconds of its latest runs (at most WINDOW)
@@ -760,6 +763,9 @@ class BlasTimes:
     spin: float = 0.0  # seconds after a run on the library's threads whose other runs do not count
     library_end: float = -math.inf  # when the latest run on the library's threads ended (perf_counter)
     uncounted: int = 0  # runs not counted so (explain)
+    counted: dict[str, int] = field(default_factory=dict)  # mode -> its runs counted so far
+    # a mode judged on its trials alone runs again after ``RECHECK_EVERY`` calls at the most
+    recheck_trials: bool = False
     check_extra: float = 0.0  # seconds of the uncounted runs of the check under way
 
     def choose(self) -> str:
@@ -824,6 +830,7 @@ class BlasTimes:
         times = self.runs.setdefault(mode, [])
         times.append(seconds)
         del times[:-WINDOW]
+        self.counted[mode] = self.counted.get(mode, 0) + 1
         self.latest = mode
         self.leader = self.best()
         if self.checking == mode:
@@ -839,7 +846,7 @@ class BlasTimes:
         slowed it: their next check comes that much later."""
         if self.checking == mode:
             self.check_extra += extra
-        elif "library" in self.next_check:
+        elif "library" in self.next_check and not (self.recheck_trials and self.counted.get("library", 0) <= WINDOW):
             best = min(self.runs[self.best()])
             later = self.next_check["library"] + math.ceil(extra / (EXPLORE * best))
             self.next_check["library"] = min(later, self.calls + MAX_BLAS_RECHECK)
@@ -850,7 +857,12 @@ class BlasTimes:
         mine, best = min(self.runs[mode]), min(self.runs[self.best()])
         extra = (BLAS_CHECK_RUNS * max(0.0, mine - best) + BLAS_MODE_CHANGE * best
                  + self.check_extra) / (EXPLORE * best)
-        return max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra)))
+        calls = max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra)))
+        if self.recheck_trials and self.counted.get(mode, 0) <= WINDOW:
+            # judged on its trials alone, three runs in a row that a moment's load may have slowed
+            # all (3mm LARGE at load 7: the rows' trials 663 ms, then 120-130 a run): once more soon
+            return min(calls, RECHECK_EVERY)
+        return calls
 
     def _on_trial(self, mode: str) -> bool:
         runs = self.runs.get(mode, [])

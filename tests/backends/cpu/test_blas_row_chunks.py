@@ -602,7 +602,7 @@ def test_blas_times_do_not_count_runs_beside_openblas_spinning_workers():
     twice its time) and is not counted, and the rows are tried before the library's threads: the
     rows, faster in calls that follow each other, are chosen and stay so.  Counting every run in
     the order before (``POLYFUSE_BLAS_FAIR_TRIALS=0``) chose the library's threads for good."""
-    from polyfuse.backends.cpu.parallel import UNFAIR_BLAS_TRIALS, BlasTimes
+    from polyfuse.backends.cpu.parallel import BLAS_CHECK_RUNS, RECHECK_EVERY, UNFAIR_BLAS_TRIALS, BlasTimes
 
     def replay(times: BlasTimes) -> list[str]:
         clock, library_end, ran = 100.0, -1.0, []
@@ -621,6 +621,11 @@ def test_blas_times_do_not_count_runs_beside_openblas_spinning_workers():
     ran = replay(fair)
     assert ran[2:5] == ["rows"] * 3 and fair.best() == "rows" and ran[100:].count("rows") > 0.9 * 200
     assert fair.uncounted > 0 and min(fair.runs["rows"]) == 0.008
+    early = BlasTimes(True, {"serial": [0.02]}, spin=0.1, recheck_trials=True)
+    ran = replay(early)  # the library's trials alone lost: checked again soon (one BLAS thread too)
+    soon = 8 + 2 * RECHECK_EVERY + BLAS_CHECK_RUNS
+    assert ran[8:soon].count("library") == BLAS_CHECK_RUNS and early.best() == "rows"
+    assert "library" not in replay(BlasTimes(True, {"serial": [0.02]}, spin=0.1))[8:soon]
     before = BlasTimes(True, {"serial": [0.02]}, trials=UNFAIR_BLAS_TRIALS)
     assert replay(before)[100:].count("library") > 0.9 * 200 and before.best() == "library"
 
