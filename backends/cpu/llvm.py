@@ -400,7 +400,8 @@ class LLVMKernel:
     def _step(self, index: int, sizes: dict[str, int]) -> Callable[[list], None]:
         """How phase ``index`` runs at these sizes, given the argument list: once measured too
         small for threads (``serial_sizes``), straight to its serial function; a chain's first
-        phase runs the chain, its other phases nothing."""
+        phase runs the chain, its other phases nothing; the first of a pair of products
+        (``Phase.pair``) runs both, at once where ``run_pair`` takes them, the second nothing."""
         compiled = self.phases[index]
         phase = compiled.phase
         if phase.chained:
