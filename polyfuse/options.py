@@ -361,6 +361,41 @@ def blas_call_mode() -> bool:
     return env_flag("POLYFUSE_BLAS_CALL_MODE", True)
 
 
+def product_pairs() -> bool:
+    """``POLYFUSE_BLAS_PAIRS``: two consecutive products cut by rows whose library's threads are a
+    candidate and that share no array (3mm's ``E = A @ B`` and ``F = C @ D``) run at once, one per
+    thread on one BLAS thread each, in calls whose products run on polyfuse's rows (the "rows" BLAS
+    mode, measured against the others as before: backends/cpu/phases.py ``pair_products``,
+    parallel.py ``run_pair``).  Default off (not yet measured on a quiet machine); read when a
+    kernel is compiled."""
+    return env_flag("POLYFUSE_BLAS_PAIRS", False)
+
+
+def blas_fair_trials() -> bool:
+    """``POLYFUSE_BLAS_FAIR_TRIALS``: the BLAS modes' measurement (backends/cpu/parallel.py
+    ``BlasTimes``) tries polyfuse's rows before the library's threads, and does not count a run on
+    one BLAS thread or on the rows that starts while OpenBLAS's workers still spin after a run on
+    the library's threads (``blas_spin_seconds``), as if they were no longer there.  Default on;
+    0: the trials in the order serial, library, rows and every run counted (as at db3ee18).  Read
+    when a product or a call is first measured at given sizes."""
+    return env_flag("POLYFUSE_BLAS_FAIR_TRIALS", True)
+
+
+#: Seconds OpenBLAS's idle workers spin after a call on its threads, at its default
+#: ``THREAD_TIMEOUT`` of 2^28 cycles: 96-104 ms on the Intel VM of session 27 (a 600 x 600 ``@``
+#: on 2 threads, then the process's CPU time in 5 ms windows, five times, load 6.5).
+OPENBLAS_SPIN_SECONDS = 0.1
+
+
+def blas_spin_seconds() -> float:
+    """``OPENBLAS_SPIN_SECONDS`` scaled to ``OPENBLAS_THREAD_TIMEOUT`` (OpenBLAS's own variable:
+    2^N cycles, N clamped to 4-30, default 28) where that is set."""
+    text = os.environ.get("OPENBLAS_THREAD_TIMEOUT", "").strip()
+    if not text.isdigit() or int(text) <= 0:
+        return OPENBLAS_SPIN_SECONDS
+    return OPENBLAS_SPIN_SECONDS * 2.0 ** (min(30, max(4, int(text))) - 28)
+
+
 #: ``POLYFUSE_BLAS_THREADS`` values: how a product that ``POLYFUSE_BLAS_ROW_CHUNKS_GUARDED`` or
 #: ``..._GEMV`` cut by rows runs (backends/cpu/parallel.py ``BLAS_MODES``).
 BLAS_THREAD_MODES = ("measure", "library", "rows", "serial")

@@ -45,6 +45,7 @@ from polyfuse.backends.cpu.parallel import (
     library_calls,
     run_call,
     run_chain,
+    run_pair,
     run_parallel,
     run_region,
     team_record,
@@ -323,10 +324,14 @@ class LLVMKernel:
         return any(c.phase.library for c in self.phases)
 
     def _run_phases(self, args: list, values: dict[str, Any]) -> None:
+        paired = -1
         for k, compiled in enumerate(self.phases):
-            if compiled.phase.chained or runs_nothing(compiled.phase, values):
+            if compiled.phase.chained or k == paired or runs_nothing(compiled.phase, values):
                 continue  # (a chained phase is run by its chain's first phase; a chain's phases share its rows)
-            if compiled.phase.chain:
+            if (compiled.phase.pair and not runs_nothing(self.phases[k + 1].phase, values)
+                    and run_pair(self, compiled, self.phases[k + 1], args, values)):
+                paired = k + 1  # (both ran)
+            elif compiled.phase.chain:
                 run_chain(self, self.phases[k:k + compiled.phase.chain], args, values)
             elif compiled.phase.parallel:
                 run_parallel(self, compiled, args, values)
@@ -403,11 +408,29 @@ class LLVMKernel:
     def _step(self, index: int, sizes: dict[str, int]) -> Callable[[list], None]:
         """How phase ``index`` runs at these sizes, given the argument list: once measured too
         small for threads (``serial_sizes``), straight to its serial function; a chain's first
-        phase runs the chain, its other phases nothing."""
+        phase runs the chain, its other phases nothing; the first of a pair of products
+        (``Phase.pair``) runs both, at once where ``run_pair`` takes them, the second nothing."""
         compiled = self.phases[index]
-        phase, serial_sizes = compiled.phase, self.serial_sizes
+        phase = compiled.phase
         if phase.chained:
             return lambda args: None
+        if phase.pair and not runs_nothing(phase, sizes) and not runs_nothing(self.phases[index + 1].phase, sizes):
+            alone, second = self._step_alone(index, sizes), self._step_alone(index + 1, sizes)
+
+            def pair(args: list) -> None:
+                if not run_pair(self, compiled, self.phases[index + 1], args, sizes):
+                    alone(args)
+                    self.raise_index_error()
+                    second(args)
+
+            return pair
+        if index > 0 and self.phases[index - 1].phase.pair and not runs_nothing(self.phases[index - 1].phase, sizes):
+            return lambda args: None  # (run by the pair's step)
+        return self._step_alone(index, sizes)
+
+    def _step_alone(self, index: int, sizes: dict[str, int]) -> Callable[[list], None]:
+        compiled = self.phases[index]
+        phase, serial_sizes = compiled.phase, self.serial_sizes
         if runs_nothing(phase, sizes):
             return _nothing
         if phase.chain:

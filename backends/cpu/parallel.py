@@ -37,11 +37,11 @@ from polyfuse.backends.cpu import native_team
 from polyfuse.backends.cpu.chains import BLOCK_BYTES, MIN_BLAS_BLOCK_ROWS, MIN_BLOCK_ROWS
 from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 
-from polyfuse.options import blas_call_mode, blas_threads
+from polyfuse.options import blas_call_mode, blas_fair_trials, blas_spin_seconds, blas_threads
 from polyfuse.options import chain_block_rows as chain_block_rows_knob
 from polyfuse.options import native_team as native_team_knob
 from polyfuse.runtime import threads
-from polyfuse.runtime.linalg_library import blas_on_one_thread
+from polyfuse.runtime.linalg_library import blas_on_one_thread, thread_count_functions
 from polyfuse.runtime.variant import allocate, evaluate_int, local_shape
 
 # A phase faster than this serially is not worth waking threads for.  Waking the pool for a
@@ -111,10 +111,37 @@ def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: i
         _ready_team(kernel, compiled, workers)  # (its first run is timed)
     began = time.perf_counter()
     modes[mode]()
-    times.record(mode, time.perf_counter() - began)
+    times.record(mode, time.perf_counter() - began, began)
     kernel.blas_modes[phase.index] = mode
     if mode == "rows":
         kernel.phase_runs[phase.index] = kernel.phase_runs.get(phase.index, 0) + 1
+
+
+def run_pair(kernel, first, second, args: list, values: dict[str, Any]) -> bool:
+    """Run two products that share no array (``first.phase.pair``: backends/cpu/phases.py
+    ``pair_products``) at once, each whole on its own thread with NumPy's OpenBLAS on one thread
+    (the register tiles, or ``?gemm`` on the calling thread), where the call runs its products on
+    polyfuse's rows (``run_call``'s "rows" mode, which the call's measurement then times with the
+    pair in it) and both were measured worth threads at these sizes.  False, having run nothing,
+    where that does not hold: the caller runs each phase as usual."""
+    workers = threads.get_num_threads()
+    if kernel.call_blas_mode != "rows" or workers < 2:
+        return False
+    runs = []
+    for compiled in (first, second):
+        count = trip_count(compiled.phase, values)
+        times = kernel.phase_times.get(("blas", compiled.phase.index, min(workers, count), count))
+        if (count <= 1 or (compiled.phase.index, count) in kernel.serial_sizes
+                or not isinstance(times, BlasTimes) or not times.worth_threads):
+            return False
+        runs.append((compiled.function, count))
+    with blas_on_one_thread():
+        threads.run_team(lambda k: runs[k][0](*args, 0, runs[k][1]), 2, lambda: None)
+    for compiled in (first, second):
+        index = compiled.phase.index
+        kernel.blas_modes[index] = "pair"
+        kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1  # (on the team)
+    return True
 
 
 def _first_blas_times(worth_threads: bool, serial: list[float], workers: int) -> BlasTimes:
@@ -124,7 +151,24 @@ def _first_blas_times(worth_threads: bool, serial: list[float], workers: int) ->
     candidates = BLAS_MODES if workers > 1 else ("library", "serial")
     forced = blas_threads()
     forced = forced if forced == "measure" or forced in candidates else "serial"
-    return BlasTimes(worth_threads, {"serial": serial}, forced, candidates)
+    return _blas_times(worth_threads, serial, forced, candidates)
+
+
+def _blas_times(worth_threads: bool, serial: list[float], forced: str,
+                candidates: tuple[str, ...] | None = None) -> BlasTimes:
+    """A new ``BlasTimes``, its trials fair (``POLYFUSE_BLAS_FAIR_TRIALS``) or as before."""
+    candidates = candidates or BLAS_MODES
+    if blas_fair_trials():
+        return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=_library_spin(),
+                         recheck_trials=True)
+    return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS)
+
+
+def _library_spin() -> float:
+    """``BlasTimes.spin``: how long OpenBLAS's workers spin after a call on its threads, 0 where
+    it runs on one thread (no workers)."""
+    functions = thread_count_functions()
+    return 0.0 if functions is not None and functions[0]() <= 1 else blas_spin_seconds()
 
 
 def _site_mode(kernel, times: BlasTimes) -> str:
@@ -171,7 +215,7 @@ def run_call(kernel, sizes: tuple, body: Callable[[], None]) -> None:
         body()
     finally:
         kernel.call_blas_mode = None
-    times.record(mode, time.perf_counter() - began)
+    times.record(mode, time.perf_counter() - began, began)
 
 
 def run_chain(kernel, chain: list, args: list, values: dict[str, Any], count: int | None = None) -> None:
@@ -238,7 +282,7 @@ def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], co
         seconds = _first_serial_seconds(chain, serial)
         forced = blas_threads()
         _remember(kernel, kernel.phase_times, key, (head.index, count),
-                  BlasTimes(seconds >= MIN_PARALLEL_SECONDS, {"serial": [seconds]}, forced))
+                  _blas_times(seconds >= MIN_PARALLEL_SECONDS, [seconds], forced))
         return
 
     def library() -> None:
@@ -253,7 +297,7 @@ def _run_chain_modes(kernel, chain: list, args: list, values: dict[str, Any], co
     mode = _site_mode(kernel, times)
     began = time.perf_counter()
     modes[mode]()
-    times.record(mode, time.perf_counter() - began)
+    times.record(mode, time.perf_counter() - began, began)
     kernel.blas_modes[head.index] = mode
     if mode == "rows":
         for compiled in chain:
@@ -718,8 +762,12 @@ def moment_recheck(team: float, serial: float) -> int:
 BLAS_MODES = ("library", "rows", "serial")
 #: The order of their trials: one BLAS thread first (the first call's run on it paid for cold
 #: caches and page faults, and the other modes' trials are cut short against its best), then the
-#: library's threads, then the rows.
-BLAS_TRIALS = ("serial", "library", "rows")
+#: rows, then the library's threads: the rows' trials right after the library's ran beside
+#: OpenBLAS's spinning workers (``BlasTimes.spin``) and read slow (gemm at the bench size on
+#: the quiet machine of session 26: 12.6 ms on 2 threads, the library's time, against 11.1 on one).
+BLAS_TRIALS = ("serial", "rows", "library")
+#: The order before (``POLYFUSE_BLAS_FAIR_TRIALS=0``).
+UNFAIR_BLAS_TRIALS = ("serial", "library", "rows")
 #: A mode that lost is tried again after as many calls as keep its cost within ``EXPLORE`` of the
 #: calls' time, at most this many: the library's threads, collapsed under load, took 37x one BLAS
 #: thread's time (gesummv LARGE), and ``MAX_RECHECK`` (128) calls would have spent 30% on them.
@@ -754,7 +802,16 @@ class BlasTimes:
     chosen mode and coming back (``BLAS_MODE_CHANGE``), within ``EXPLORE`` of the calls' (at
     least 20 calls, at most ``MAX_BLAS_RECHECK``), so that the choice follows the machine's load;
     the chosen mode stays until another's best recent run beats it by ``BLAS_SWITCH_MARGIN``.  ``forced``
-    (``POLYFUSE_BLAS_THREADS``): one mode always, or "measure"."""
+    (``POLYFUSE_BLAS_THREADS``): one mode always, or "measure".
+
+    A run on one BLAS thread or on the rows that starts less than ``spin`` seconds after a run on
+    the library's threads ended is not counted (``record`` given the run's start): OpenBLAS's
+    workers still spin then, on a core the rows or other jobs need (3mm's rows at the bench size
+    right after the library's: wall min 7.39 against 6.18 ms after rows, session 26), which
+    the mode would not meet in calls that follow each other.  The trial or check goes on until
+    its runs count; what its uncounted runs cost is priced into the next check (``recheck_after``).
+    With ``recheck_trials`` (fair trials) a mode that lost on its trials alone is checked again
+    after at most ``RECHECK_EVERY`` calls, as ``RegionTimes`` checks a team judged on few runs."""
 
     worth_threads: bool  # the first run (one BLAS thread) found enough work for threads
     runs: dict[str, list[float]]  # mode -> seconds of its latest runs (at most WINDOW)
@@ -766,6 +823,14 @@ class BlasTimes:
     left: int = 0  # runs of the check under way still to come
     leader: str | None = None  # the mode chosen (``best``), kept until another beats it by the margin
     latest: str | None = None  # the mode of the latest run recorded
+    trials: tuple[str, ...] = BLAS_TRIALS
+    spin: float = 0.0  # seconds after a run on the library's threads whose other runs do not count
+    library_end: float = -math.inf  # when the latest run on the library's threads ended (perf_counter)
+    uncounted: int = 0  # runs not counted so (explain)
+    counted: dict[str, int] = field(default_factory=dict)  # mode -> its runs counted so far
+    # a mode judged on its trials alone runs again after ``RECHECK_EVERY`` calls at the most
+    recheck_trials: bool = False
+    check_extra: float = 0.0  # seconds of the uncounted runs of the check under way
 
     def choose(self) -> str:
         if self.forced != "measure":
@@ -775,7 +840,7 @@ class BlasTimes:
         self.calls += 1
         if self.checking is not None and self.left > 0:
             return self.checking
-        for mode in sorted(self.modes, key=BLAS_TRIALS.index):
+        for mode in sorted(self.modes, key=self.trials.index):
             if self._on_trial(mode):
                 self.checking, self.left = mode, 1
                 return mode
@@ -799,19 +864,37 @@ class BlasTimes:
         due = min(self.next_check.get(mode, 0) for mode in self.modes if mode != "library")
         return max(0, due - self.calls - 1)
 
+    def entry_ran(self, ran: int) -> None:
+        """Count ``ran`` calls that a native entry ran on the library's threads, just now."""
+        if ran > 0:
+            self.calls += ran
+            self.library_end = time.perf_counter()
+
     def best(self) -> str:
         """The chosen mode: the one whose best recent run is fastest, among those measured, but the
         one chosen before while no other beats it by ``BLAS_SWITCH_MARGIN``."""
         fastest = min((mode for mode in self.modes if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
         leader = self.leader
-        if leader is None or not self.runs.get(leader):
-            return fastest
+        if leader is None or not self.runs.get(leader) or any(self._on_trial(m) for m in self.modes):
+            return fastest  # (no margin while trials are open: the mode tried first has no edge)
         return fastest if min(self.runs[fastest]) < (1 - BLAS_SWITCH_MARGIN) * min(self.runs[leader]) else leader
 
-    def record(self, mode: str, seconds: float) -> None:
+    def record(self, mode: str, seconds: float, began: float | None = None) -> None:
+        """Count a run of ``mode`` of ``seconds`` (started at ``began``, perf_counter, where known:
+        see ``spin``)."""
+        if began is not None and self.spin > 0:
+            if mode == "library":
+                self.library_end = began + seconds
+            elif began - self.library_end < self.spin:
+                self.uncounted += 1
+                self.latest = mode
+                if self.runs.get(self.best()):
+                    self._price_uncounted(mode, max(0.0, seconds - min(self.runs[self.best()])))
+                return
         times = self.runs.setdefault(mode, [])
         times.append(seconds)
         del times[:-WINDOW]
+        self.counted[mode] = self.counted.get(mode, 0) + 1
         self.latest = mode
         self.leader = self.best()
         if self.checking == mode:
@@ -819,13 +902,31 @@ class BlasTimes:
             if self.left <= 0:
                 self.checking = None
                 self.next_check[mode] = self.calls + self.recheck_after(mode)
+                self.check_extra = 0.0
+
+    def _price_uncounted(self, mode: str, extra: float) -> None:
+        """An uncounted run's ``extra`` seconds over the best: part of the price of the check under
+        way (of ``mode``), else of the library's threads' latest trial or check, whose workers
+        slowed it: their next check comes that much later."""
+        if self.checking == mode:
+            self.check_extra += extra
+        elif "library" in self.next_check and not (self.recheck_trials and self.counted.get("library", 0) <= WINDOW):
+            best = min(self.runs[self.best()])
+            later = self.next_check["library"] + math.ceil(extra / (EXPLORE * best))
+            self.next_check["library"] = min(later, self.calls + MAX_BLAS_RECHECK)
 
     def recheck_after(self, mode: str) -> int:
         """Calls until ``mode`` runs again unless it is the fastest (``RegionTimes.recheck_after``,
         for a check of ``BLAS_CHECK_RUNS`` runs)."""
         mine, best = min(self.runs[mode]), min(self.runs[self.best()])
-        extra = (BLAS_CHECK_RUNS * max(0.0, mine - best) + BLAS_MODE_CHANGE * best) / (EXPLORE * best)
-        return max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra)))
+        extra = (BLAS_CHECK_RUNS * max(0.0, mine - best) + BLAS_MODE_CHANGE * best
+                 + self.check_extra) / (EXPLORE * best)
+        calls = max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra)))
+        if self.recheck_trials and self.counted.get(mode, 0) <= WINDOW:
+            # judged on its trials alone, three runs in a row that a moment's load may have slowed
+            # all (3mm LARGE at load 7: the rows' trials 663 ms, then 120-130 a run): once more soon
+            return min(calls, RECHECK_EVERY)
+        return calls
 
     def _on_trial(self, mode: str) -> bool:
         runs = self.runs.get(mode, [])
@@ -851,13 +952,13 @@ def library_calls(kernel, keys: frozenset[tuple], ran: int, sizes: tuple | None 
                 isinstance(kernel.phase_times.get(("blas", index, min(workers, count), count)), BlasTimes)
                 for index, count in keys):
             return 0
-        call.calls += max(0, ran)
+        call.entry_ran(ran)
         return call.library_calls()
     for index, count in keys:
         times = kernel.phase_times.get(("blas", index, min(workers, count), count))
         if not isinstance(times, BlasTimes):
             return 0
-        times.calls += max(0, ran)
+        times.entry_ran(ran)
         allowed = min(allowed, times.library_calls())
     return allowed
 
@@ -885,9 +986,13 @@ def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, A
     else:
         how = ("the fastest mode's best of its latest runs; the others re-run after as many calls as keep "
                f"their extra time within {EXPLORE:.0%} of the calls'")
+        if times.spin:
+            how += (f"; runs of the rows or one BLAS thread within {times.spin * 1e3:g} ms of one on the "
+                    "library's threads not counted (its workers spin)")
     return {"phase": phase, "threads": workers, "rows": count, "best ms": best,
             "chosen": times.best() if best and times.forced == "measure" and times.worth_threads
-            else latest, "latest": latest, "how": how}
+            else latest, "latest": latest, "how": how,
+            **({"uncounted": times.uncounted} if times.uncounted else {})}
 
 
 def team_record(key: tuple, times: RegionTimes) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from polyfuse.options import (
     join_phases,
     overlap_rows,
     phase_chains,
+    product_pairs,
     triangle_chunks,
 )
 from polyfuse.runtime.linalg_library import can_set_blas_threads
@@ -90,6 +91,9 @@ class Phase:
     # with ``blas_rows``: the library's own threads are a third mode the runtime measures (a site
     # that ran on them before it was cut: a product under its nest's guard, a matrix times a vector)
     library: bool = False
+    # with ``library``: runs at once with the next phase, another such product that shares no
+    # array with it, where the call runs its products on polyfuse's rows (``pair_products``)
+    pair: bool = False
     # a sequential loop run in overlapped chunks (backends/cpu/overlap.py): the iterations each
     # chunk recomputes before its first one (``private``: the arrays it keeps its own copy of)
     overlap: int = 0
@@ -103,7 +107,63 @@ def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:
     """One phase per top-level node, then consecutive serial phases joined (``join_serial``),
     runs of parallel and serial phases as one region (``join_regions``, off by default), then
     consecutive parallel phases over the same rows chained (backends/cpu/chains.py)."""
-    return plan_chains(program, join_regions(program, join_serial(program, _phases(program))))[0]
+    return pair_products(program, plan_chains(program, join_regions(program, join_serial(program, _phases(program))))[0])
+
+
+def pair_products(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
+    """With ``POLYFUSE_BLAS_PAIRS=1``: mark each product cut by rows whose library's threads are a
+    candidate (``library``) that the next phase, another such product, may run beside
+    (``Phase.pair``): neither writes what the other reads or writes (3mm's ``E = A @ B`` and
+    ``F = C @ D``; the arguments the kernel writes overlap no other, ``runtime.variant``), their
+    guards and bounds read nothing either writes, and neither is part of a chain or has private
+    locals.  The runtime runs such a pair at once, one product per thread on one BLAS thread
+    each, where the call runs its products on polyfuse's rows (``parallel.run_pair``)."""
+    if not product_pairs():
+        return phases
+    out = list(phases)
+    k = 0
+    while k + 1 < len(out):
+        if _independent_products(program, out[k], out[k + 1]):
+            out[k] = replace(out[k], pair=True)
+            k += 2
+        else:
+            k += 1
+    return tuple(out)
+
+
+def _independent_products(program: LoopProgram, first: Phase, second: Phase) -> bool:
+    def accesses(phase: Phase) -> tuple[set[str], set[str]] | None:
+        if not (phase.library and phase.blas_rows) or phase.chain or phase.chained or phase.private:
+            return None
+        stmts = [program.statement(name) for name in statements_in(phase.node)]
+        if not stmts or any(stmt.region is None for stmt in stmts):
+            return None
+        writes = {name for stmt in stmts for name in stmt.targets}
+        reads = {name for stmt in stmts for name in stmt.sources()} | _control_names(phase.node)
+        return writes, reads
+
+    a, b = accesses(first), accesses(second)
+    if a is None or b is None:
+        return False
+    return not (a[0] & (b[0] | b[1]) or b[0] & a[1])
+
+
+def _control_names(node: Node) -> set[str]:
+    """The names (arrays, scalars, arguments) the loop bounds and guards under ``node`` read."""
+    exprs: list[ir.Expr] = []
+    for n in nodes(node):
+        if isinstance(n, For):
+            exprs += [n.init, n.cond]
+        elif isinstance(n, If):
+            exprs.append(n.cond)
+    names: set[str] = set()
+    for expr in exprs:
+        for e in ir.walk(expr):
+            if isinstance(e, ir.Load):
+                names.add(e.array)
+            elif isinstance(e, ir.Var):
+                names.add(e.name)
+    return names
 
 
 def chain_decisions(program: LoopProgram) -> tuple:

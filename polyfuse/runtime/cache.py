@@ -101,6 +101,7 @@ def cpu_key() -> str:
         narrow_gemm,
         overlap_rows,
         phase_chains,
+        product_pairs,
         reciprocal_quotients,
         row_alias_checks,
         scale_after_product,
@@ -115,7 +116,8 @@ def cpu_key() -> str:
     checks = "row-checks" if row_alias_checks() else "hoisted-checks"
     chunks = ((" blas-row-chunks" if blas_row_chunks() else "") + (" gemv" if blas_row_chunks_gemv() else "")
               + (" guarded" if blas_row_chunks_guarded() else "")
-              + (" triangles" if triangle_chunks() else "") + (" stacks" if blas_stack_chunks() else ""))
+              + (" triangles" if triangle_chunks() else "") + (" stacks" if blas_stack_chunks() else "")
+              + (" product-pairs" if product_pairs() else ""))
     chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
     chunks += (" phase-chains" if phase_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")

@@ -374,7 +374,8 @@ def test_symm_cut_by_rows(monkeypatch, forced, mode):
 
 
 def test_blas_times_choose_by_measurement_and_adapt():
-    """``BlasTimes``: each mode's trials in a row (one BLAS thread first), then the fastest
+    """``BlasTimes``: each mode's trials in a row (one BLAS thread, the rows, then the library's
+    threads), then the fastest
     by its best recent run, a slower mode checked again (``BLAS_CHECK_RUNS`` in a row) after the
     calls its extra time is worth, and a new fastest taken over once its runs say so."""
     from polyfuse.backends.cpu.parallel import BLAS_CHECK_RUNS, WINDOW, BlasTimes
@@ -386,7 +387,7 @@ def test_blas_times_choose_by_measurement_and_adapt():
         mode = times.choose()
         ran.append(mode)
         times.record(mode, seconds[mode])
-    trials = ["serial"] * 2 + ["library"] * BLAS_CHECK_RUNS + ["rows"] * WINDOW  # the library cut short
+    trials = ["serial"] * 2 + ["rows"] * WINDOW + ["library"] * BLAS_CHECK_RUNS  # the library cut short
     assert ran[:len(trials)] == trials and ran[len(trials)] == "rows" and times.best() == "rows"
     assert set(ran[len(trials):]) <= {"rows", "serial"}  # (one BLAS thread checked again: it led once)
     assert times.next_check["library"] - times.calls > 500  # 39 s more over 0.6: many calls' worth
@@ -593,3 +594,84 @@ def test_one_blas_mode_per_call(monkeypatch, forced):
     monkeypatch.setenv("POLYFUSE_BLAS_CALL_MODE", "0")
     assert call() == {key[1]: own for key, own in zip(sites, ("library", "rows"))}
     assert backend.phase_runs[sites[1][1]] == runs.get(sites[1][1], 0) + 1
+
+
+def test_blas_times_do_not_count_runs_beside_openblas_spinning_workers():
+    """``BlasTimes.spin``: a run on the rows or one BLAS thread that starts within ``spin`` seconds
+    of a run on the library's threads shares a core with OpenBLAS's spinning workers (here it takes
+    twice its time) and is not counted, and the rows are tried before the library's threads: the
+    rows, faster in calls that follow each other, are chosen and stay so.  Counting every run in
+    the order before (``POLYFUSE_BLAS_FAIR_TRIALS=0``) chose the library's threads for good."""
+    from polyfuse.backends.cpu.parallel import BLAS_CHECK_RUNS, RECHECK_EVERY, UNFAIR_BLAS_TRIALS, BlasTimes
+
+    def replay(times: BlasTimes) -> list[str]:
+        clock, library_end, ran = 100.0, -1.0, []
+        for _ in range(300):
+            mode = times.choose()
+            seconds = {"library": 0.010, "rows": 0.008, "serial": 0.015}[mode]
+            if mode != "library" and clock - library_end < 0.1:
+                seconds *= 2  # beside the spinning workers
+            times.record(mode, seconds, clock)
+            clock += seconds
+            library_end = clock if mode == "library" else library_end
+            ran.append(mode)
+        return ran
+
+    fair = BlasTimes(True, {"serial": [0.02]}, spin=0.1)
+    ran = replay(fair)
+    assert ran[2:5] == ["rows"] * 3 and fair.best() == "rows" and ran[100:].count("rows") > 0.9 * 200
+    assert fair.uncounted > 0 and min(fair.runs["rows"]) == 0.008
+    early = BlasTimes(True, {"serial": [0.02]}, spin=0.1, recheck_trials=True)
+    ran = replay(early)  # the library's trials alone lost: checked again soon (one BLAS thread too)
+    soon = 8 + 2 * RECHECK_EVERY + BLAS_CHECK_RUNS
+    assert ran[8:soon].count("library") == BLAS_CHECK_RUNS and early.best() == "rows"
+    assert "library" not in replay(BlasTimes(True, {"serial": [0.02]}, spin=0.1))[8:soon]
+    before = BlasTimes(True, {"serial": [0.02]}, trials=UNFAIR_BLAS_TRIALS)
+    assert replay(before)[100:].count("library") > 0.9 * 200 and before.best() == "library"
+
+
+def test_independent_products_run_at_once(monkeypatch, forced):
+    """``POLYFUSE_BLAS_PAIRS=1``: 3mm's ``E = A @ B`` and ``F = C @ D`` share no array and run at
+    once (``Phase.pair``, ``parallel.run_pair``) in calls on polyfuse's rows, through the plan's
+    steps and through ``LLVMKernel.__call__``; ``G = E @ F``, which reads what they wrote, runs
+    as before.  Every call's outputs against the Python function's."""
+    import inspect
+
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_PAIRS", "1")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
+    threads.set_num_threads(2)
+    sk = suite.get("3mm")
+    base = sk.make_args(np.random.default_rng(5), ni=20, nj=22, nk=24, nl=26, nm=28)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in base]
+    sk.func(*want)
+    params = list(inspect.signature(sk.func).parameters)
+    k = polyfuse.kernel(sk.func, cache=False)
+
+    def fresh() -> list:
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in base]
+        for out in sk.outputs:
+            got[params.index(out)][...] = np.nan
+        return got
+
+    def check(got: list) -> None:
+        for out in sk.outputs:
+            np.testing.assert_allclose(got[params.index(out)], want[params.index(out)], rtol=1e-12, atol=1e-12)
+
+    for _ in range(4):
+        got = fresh()
+        k(*got)
+        check(got)
+    backend = k.compile(*base).backend
+    assert [c.phase.pair for c in backend.phases] == [True, False, False]
+    assert [backend.blas_modes[i] for i in range(3)] == ["pair", "pair", "rows"]
+    got = fresh()
+    values = dict(zip(params, got))
+    values.update({f"{p}__shape{axis}": n for p, a in zip(params, got) if isinstance(a, np.ndarray)
+                   for axis, n in enumerate(a.shape)})
+    backend.blas_modes.clear()
+    backend(values)
+    check(got)
+    assert backend.blas_modes[0] == "pair"
