@@ -484,6 +484,8 @@ class Lowering:
             orelse = self.within_facts(self.if_facts(test, False), stmt.orelse)
             body, orelse = self.merge_branches(test, bound, body, else_block, orelse)
             return [_replace(stmt, test=test, body=body, orelse=orelse)]
+        if isinstance(stmt, ast.While) and not stmt.orelse and self.array_valued(stmt.test):
+            return self.lower_stmt(self.while_true(stmt))
         if isinstance(stmt, ast.While):
             return [_replace(stmt, test=self.element_reads(self.known_extents(stmt.test)),
                              body=self.lower_block(stmt.body),
@@ -870,6 +872,23 @@ class Lowering:
             raise self.error(node, f"{ast.unparse(node)}: whether two arguments share memory is known only at "
                              "the call (polyfuse checks the aliasing it cannot handle itself)", "assert statement")
         return False
+
+    def while_true(self, stmt: ast.While) -> ast.While:
+        """``while (y > t).any() and k < 20:`` (a test with array values) as ``while True:``,
+        ``go = <test>``, ``if not go: break``, then the body: the test computed before each
+        iteration, as Python evaluates it (a ``continue`` comes back to it, a ``break`` leaves)."""
+        name = self.fresh("go")
+        test = ast.copy_location(ast.Assign([ast.copy_location(ast.Name(name, ast.Store()), stmt.test)], stmt.test),
+                                 stmt.test)
+        leave = ast.copy_location(ast.If(ast.UnaryOp(ast.Not(), ast.Name(name, ast.Load())),
+                                         [ast.copy_location(ast.Break(), stmt.test)], []), stmt.test)
+        made = ast.copy_location(ast.While(ast.Constant(True), [test, leave, *stmt.body], []), stmt)
+        ast.fix_missing_locations(made)
+        for node in walk(leave):
+            if hasattr(node, "lineno"):
+                ast.copy_location(node, stmt.test)
+        self.any_changed = True
+        return made
 
     def lower_return(self, stmt: ast.Return) -> list[ast.stmt]:
         """``return e / e.sum(axis=-1, keepdims=True)``: each returned array expression (or

@@ -12,6 +12,7 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
 - ``if c: raise ValueError("...")`` (``IndexError``, ``AssertionError``; ``raise E`` alone too) is
   ``assert not c, ("ValueError", "...")``: checked where it runs, raising that exception (the
   asserts' run-time check); any other raise stays, for the checker to refuse.
+- ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.finfo(T).eps`` (``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``,
   ``epsneg``) and ``np.iinfo(T).max`` / ``.min`` of a NumPy float or integer type
   (``np.float32``, ``float``, ``int``, a dtype string, or ``x.dtype`` of an array argument)
@@ -104,6 +105,26 @@ class _Idioms(ast.NodeTransformer):
                 ast.copy_location(sub, call)
         ast.copy_location(stmt, like)
         return stmt
+
+    # ---- x.argsort() ------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "argsort" and module_of(func.value, self.rw.globals) is None \
+                and not (isinstance(func.value, ast.Name) and func.value.id in self.rw.globals
+                         and func.value.id not in self.local):
+            made = ast.Call(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), "argsort", ast.Load()),
+                            [func.value, *node.args], node.keywords)
+            return self._located(made, node)
+        return node
+
+    def _located(self, made: ast.expr, like: ast.AST) -> ast.expr:
+        """``made`` with its new nodes (those without a location) at ``like``'s location."""
+        for sub in walk(made):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, like)
+                self.rw.mark_one(sub, self.rw.origin(like))
+        return made
 
     # ---- raise ValueError("...") ------------------------------------------------------------------
     def visit_If(self, node: ast.If):

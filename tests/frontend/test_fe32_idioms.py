@@ -2,7 +2,8 @@
 ``np.nan_to_num`` and its in-place ``copy=False`` statement, ``a if c else b`` of arrays inside an
 expression, temporaries bound in both branches of an ``if`` on the data, index lists
 (``X[:, [0, 2]]``), ``np.finfo``/``np.iinfo`` constants, ``reversed(range())``, ``max(x)`` /
-``min(x)`` of a 1-d array, ``np.cov(x, y)`` and ``raise ValueError("...")``; and the variants
+``min(x)`` of a 1-d array, ``np.cov(x, y)``, ``raise ValueError("...")``, ``while`` tests with
+array values, ``np.select`` and ``x.argsort()``; and the variants
 refused with an UnsupportedError.  Four small kernels, so four compiles."""
 
 from __future__ import annotations
@@ -30,11 +31,17 @@ def scalars(v, alpha, k):
         s = s * 0.25 + v[j]
     eps = np.finfo(np.float32).eps
     big = np.iinfo(np.int16).max
-    return s, max(v), min(v), eps * 2, big - k, np.nan_to_num(k)
+    y = np.abs(v[::2])
+    steps = 0
+    while (y > alpha).any() and steps < 20:  # a test with array values: computed before each iteration
+        y = y * 0.5
+        steps += 1
+    picked = np.select([v < 0, v > 1], [-v, 2.5], default=alpha)
+    return s, max(v), min(v), eps * 2, big - k, np.nan_to_num(k), y, steps, picked
 
 
-def paired_cov(X, Y):
-    return np.cov(X[:, 0], Y[:, 1]), np.cov(X[:, 1], y=Y[:, 2], ddof=0)
+def rewritten(X, Y):
+    return np.cov(X[:, 0], Y[:, 1]), np.cov(X[:, 1], y=Y[:, 2], ddof=0), X[:, 0].argsort(kind="stable")[::-1]
 
 
 def checked(x, t):
@@ -69,9 +76,9 @@ def test_fe32_forms_as_python():
             _same(scalars(v, alpha, 7), scalar(v, alpha, 7))
     with pytest.raises(polyfuse.ArgumentError):  # Z's branches, W's two arrays: extents required equal
         choose(X, Y[:3], 0.3)
-    # np.cov(x, y) is np.cov(np.stack((x, y))): a rewrite before the loop program, which does not
-    # depend on the target (the python backend compiles it in a third of the time)
-    _same(paired_cov(X, Y), polyfuse.kernel(paired_cov, target="python")(X, Y))
+    # np.cov(x, y) is np.cov(np.stack((x, y))), x.argsort() np.argsort(x): rewrites before the loop
+    # program, which does not depend on the target (the python backend compiles it in a third of the time)
+    _same(rewritten(X, Y), polyfuse.kernel(rewritten, target="python")(X, Y))
     run = polyfuse.kernel(checked, target="cpu")
     x = np.array([0.5, np.nan, 2.0])
     got = run(x.copy(), 3.0)
@@ -100,11 +107,16 @@ def max_of_matrix(X):
     return max(X)
 
 
+def select_of_numbers(x):
+    return np.select([x], [x])
+
+
 @pytest.mark.parametrize("fn, args, match", [
     (raises_other, (np.ones(3),), "raise statement"),
     (choice_of_dtypes, (np.ones(3), 0.7), "'a if c else b' of float64 of rank 1 and float32 of rank 1"),
     (index_list_of_names, (np.ones(3), 1), "index list"),
     (max_of_matrix, (np.ones((2, 2)),), "max"),
+    (select_of_numbers, (np.ones(2),), "not boolean"),
 ])
 def test_fe32_variants_refused(fn, args, match):
     with pytest.raises(polyfuse.UnsupportedError, match=match):
