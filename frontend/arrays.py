@@ -482,7 +482,14 @@ class Lowering:
                      for t in [self.as_temporary(e)] if t is not None}
             else_block = self.block + (self.blocks + 1,)
             orelse = self.within_facts(self.if_facts(test, False), stmt.orelse)
-            body, orelse = self.merge_branches(test, bound, body, else_block, orelse)
+            # the names bound in both branches that a statement outside the if may read (a name the
+            # lowering made, not in the kernel's tree: ``ret = a if c else b`` of a return, read)
+            inside = {id(n) for n in walk(stmt)}
+            named = {n.id: n for n in walk(self.source.tree) if isinstance(n, ast.Name) and n.id in bound}
+            read_elsewhere = {n.id for n in walk(self.source.tree) if isinstance(n, ast.Name)
+                              and isinstance(n.ctx, ast.Load) and id(n) not in inside and n.id in bound}
+            read_elsewhere |= set(bound) - set(named)
+            body, orelse = self.merge_branches(test, bound, body, else_block, orelse, read_elsewhere)
             return [_replace(stmt, test=test, body=body, orelse=orelse)]
         if isinstance(stmt, ast.While) and not stmt.orelse and self.array_valued(stmt.test):
             return self.lower_stmt(self.while_true(stmt))
@@ -724,7 +731,8 @@ class Lowering:
         return lowered + self.lower_stmt(_replace(stmt, test=test_name))
 
     def merge_branches(self, test: ast.expr, bound: dict[str, ArrayName], body: list[ast.stmt],
-                       else_block: tuple[int, ...], orelse: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
+                       else_block: tuple[int, ...], orelse: list[ast.stmt],
+                       read_elsewhere: set[str] | frozenset[str] = frozenset()) -> tuple[list[ast.stmt], list[ast.stmt]]:
         """``if c: w = a * 2`` / ``else: w = b + 1``, then ``w`` read after the if: a temporary
         bound in both branches with one shape and dtype is one array, live after the if; the
         branches (``body``, ``orelse``) come back with their arrays renamed to it.  Extents are
@@ -755,11 +763,12 @@ class Lowering:
                                                               ast.Compare(a.node, [ast.Eq()], [b.node])]))
                 to_theirs[mine.array] = theirs.array
                 self.names[name] = dataclasses.replace(theirs, block=self.block, live=True)
-            elif not self.sizes_only(test) and name != EARLY_RESULT and not any(
+            elif not self.sizes_only(test) and name != EARLY_RESULT and name in read_elsewhere and not any(
                     self.in_loop(e) or _reads_data(e) for pair in pairs for e in pair) \
                     and not any(self.never_equal(test, a, b) for a, b in pairs):
-                # a test of the data (alpha > 0.5): extents of the sizes alone required equal and
-                # checked per call (``mismatch``: a call where they differ is refused)
+                # a test of the data (alpha > 0.5), the name read outside the if: extents of the
+                # sizes alone required equal and checked per call (``mismatch``: a call where they
+                # differ is refused); a name read only inside its branches keeps two arrays
                 for a, b in pairs:
                     self.mismatch(a, b)
                 to_theirs[mine.array] = theirs.array

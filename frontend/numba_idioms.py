@@ -12,6 +12,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
 - ``if c: raise ValueError("...")`` (``IndexError``, ``AssertionError``; ``raise E`` alone too) is
   ``assert not c, ("ValueError", "...")``: checked where it runs, raising that exception (the
   asserts' run-time check); any other raise stays, for the checker to refuse.
+- ``i, j = np.unravel_index(k, X.shape)`` (and ``return np.unravel_index(...)``) is a check
+  ``0 <= k < X.size`` (NumPy's ValueError, as a raise above) and the display of the indices.
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.finfo(T).eps`` (``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``,
   ``epsneg``) and ``np.iinfo(T).max`` / ``.min`` of a NumPy float or integer type
@@ -73,7 +75,73 @@ class _Idioms(ast.NodeTransformer):
             return self._copyto(node.value, x, node)
         return self.generic_visit(node)
 
+    def visit_Return(self, node: ast.Return):
+        made = self._unravel(node.value, node) if node.value is not None else None
+        if made is not None:
+            check, display = made
+            node.value = display
+            return [check, node]
+        return self.generic_visit(node)
+
+    def _unravel(self, call: ast.expr, like: ast.stmt) -> tuple[ast.Assert, ast.Tuple] | None:
+        """``np.unravel_index(k, shape)`` (``shape`` ``X.shape`` of an array argument the body never
+        binds again, or a tuple display) as a check that ``0 <= k < size`` (NumPy's ValueError) and
+        the display of the indices, ``np.int64``s as NumPy's intp: ``k // (d1 * d2)``,
+        ``k // d2 % d1``, ``k % d2`` (each divisor at least 1, so a call with an empty shape, which
+        the check refuses, divides by nothing)."""
+        if not (isinstance(call, ast.Call) and self._np_call(call, "unravel_index") and len(call.args) == 2
+                and not call.keywords and "max" not in self.local and "max" not in self.rw.globals):
+            return None
+        k, shape = call.args
+        if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name) \
+                and shape.value.id in self.rw.ranks and shape.value.id not in self.stored:
+            dims: list[ast.expr] = [ast.Subscript(ast.Attribute(ast.Name(shape.value.id, ast.Load()), "shape",
+                                                                ast.Load()), ast.Constant(d), ast.Load())
+                                    for d in range(self.rw.ranks[shape.value.id])]
+        elif isinstance(shape, ast.Tuple) and shape.elts and not any(isinstance(e, ast.Starred) for e in shape.elts):
+            dims = list(shape.elts)
+        else:
+            return None
+        np_name = self.rw.numpy_alias()
+
+        def at_least_one(e: ast.expr) -> ast.expr:
+            return ast.Call(ast.Name("max", ast.Load()), [self.rw.copy(e), ast.Constant(1)], [])
+
+        def product(parts: list[ast.expr]) -> ast.expr:
+            out: ast.expr = ast.Constant(1)
+            for part in parts:
+                out = ast.BinOp(out, ast.Mult(), at_least_one(part))
+            return out
+
+        def index() -> ast.expr:
+            return ast.Call(ast.Attribute(ast.Name(np_name, ast.Load()), "int64", ast.Load()), [self.rw.copy(k)], [])
+        items: list[ast.expr] = []
+        for d in range(len(dims)):
+            item: ast.expr = ast.BinOp(index(), ast.FloorDiv(), product(dims[d + 1:])) if d + 1 < len(dims) \
+                else index()
+            if d > 0:
+                item = ast.BinOp(item, ast.Mod(), at_least_one(dims[d]))
+            items.append(item)
+        size: ast.expr = ast.Constant(1)
+        for dim in dims:
+            size = ast.BinOp(size, ast.Mult(), self.rw.copy(dim))
+        test = ast.Compare(ast.Constant(0), [ast.LtE(), ast.Lt()], [index(), size])
+        check = ast.Assert(test, ast.Tuple([ast.Constant("ValueError"),
+                                            ast.Constant("index is out of bounds for array (np.unravel_index)")],
+                                           ast.Load()))
+        display = ast.Tuple(items, ast.Load())
+        self._located(display, call)
+        self._located(check, call)
+        ast.copy_location(check, like)
+        self.rw.source.raises.add(location_key(check))
+        return check, display
+
     def visit_Assign(self, node: ast.Assign):
+        made = self._unravel(node.value, node) if len(node.targets) == 1 else None
+        if made is not None:
+            check, display = made
+            node.value = display
+            return [check, node]
         x = self._in_place(node.value)
         if x is not None and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             assert isinstance(node.value, ast.Call)
@@ -118,7 +186,7 @@ class _Idioms(ast.NodeTransformer):
             return self._located(made, node)
         return node
 
-    def _located(self, made: ast.expr, like: ast.AST) -> ast.expr:
+    def _located(self, made: ast.AST, like: ast.AST) -> ast.AST:
         """``made`` with its new nodes (those without a location) at ``like``'s location."""
         for sub in walk(made):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):

@@ -3,7 +3,7 @@
 expression, temporaries bound in both branches of an ``if`` on the data, index lists
 (``X[:, [0, 2]]``), ``np.finfo``/``np.iinfo`` constants, ``reversed(range())``, ``max(x)`` /
 ``min(x)`` of a 1-d array, ``np.cov(x, y)``, ``raise ValueError("...")``, ``while`` tests with
-array values, ``np.select`` and ``x.argsort()``; and the variants
+array values, ``np.select`` and ``np.unravel_index``; and the variants
 refused with an UnsupportedError.  Four small kernels, so four compiles."""
 
 from __future__ import annotations
@@ -20,7 +20,15 @@ def chosen(X, Y, alpha):
         W = X * 2
     else:
         W = Y - 1
-    return Z, W + 1, X[:, [0, 2]], X[[1, 0]]
+    sums = np.zeros(2)
+    for i in range(2):
+        if X[i, 0] > 0:  # read only in its branches: two arrays, extents 3 and 4 (never required equal)
+            t = X[0] * 2
+            sums[i] = t.sum()
+        else:
+            t = Y[:, 0] * 3
+            sums[i] = t.sum()
+    return Z, W + 1, X[:, [0, 2]], X[[1, 0]], sums
 
 
 def scalars(v, alpha, k):
@@ -37,11 +45,12 @@ def scalars(v, alpha, k):
         y = y * 0.5
         steps += 1
     picked = np.select([v < 0, v > 1], [-v, 2.5], default=alpha)
-    return s, max(v), min(v), eps * 2, big - k, np.nan_to_num(k), y, steps, picked
+    row, col = np.unravel_index(k, (2, 4))
+    return s, max(v), min(v), eps * 2, big - k, np.nan_to_num(k), y, steps, picked, row, col
 
 
 def rewritten(X, Y):
-    return np.cov(X[:, 0], Y[:, 1]), np.cov(X[:, 1], y=Y[:, 2], ddof=0), X[:, 0].argsort(kind="stable")[::-1]
+    return np.cov(X[:, 0], Y[:, 1]), np.cov(X[:, 1], y=Y[:, 2], ddof=0)
 
 
 def checked(x, t):
@@ -76,8 +85,8 @@ def test_fe32_forms_as_python():
             _same(scalars(v, alpha, 7), scalar(v, alpha, 7))
     with pytest.raises(polyfuse.ArgumentError):  # Z's branches, W's two arrays: extents required equal
         choose(X, Y[:3], 0.3)
-    # np.cov(x, y) is np.cov(np.stack((x, y))), x.argsort() np.argsort(x): rewrites before the loop
-    # program, which does not depend on the target (the python backend compiles it in a third of the time)
+    # np.cov(x, y) is np.cov(np.stack((x, y))): a rewrite before the loop program, which does not
+    # depend on the target (the python backend compiles it in a third of the time)
     _same(rewritten(X, Y), polyfuse.kernel(rewritten, target="python")(X, Y))
     run = polyfuse.kernel(checked, target="cpu")
     x = np.array([0.5, np.nan, 2.0])
