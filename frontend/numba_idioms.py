@@ -14,6 +14,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   asserts' run-time check); any other raise stays, for the checker to refuse.
 - ``i, j = np.unravel_index(k, X.shape)`` (and ``return np.unravel_index(...)``) is a check
   ``0 <= k < X.size`` (NumPy's ValueError, as a raise above) and the display of the indices.
+- ``np.ediff1d(x)`` (no ``to_end``/``to_begin``) is ``x.ravel()[1:] - x.ravel()[:-1]``, as NumPy
+  computes it.
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.finfo(T).eps`` (``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``,
   ``epsneg``) and ``np.iinfo(T).max`` / ``.min`` of a NumPy float or integer type
@@ -181,9 +183,18 @@ class _Idioms(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and func.attr == "argsort" and module_of(func.value, self.rw.globals) is None \
                 and not (isinstance(func.value, ast.Name) and func.value.id in self.rw.globals
                          and func.value.id not in self.local):
-            made = ast.Call(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), "argsort", ast.Load()),
-                            [func.value, *node.args], node.keywords)
-            return self._located(made, node)
+            ordered = ast.Call(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), "argsort", ast.Load()),
+                               [func.value, *node.args], node.keywords)
+            return self._located(ordered, node)
+        if self._np_call(node, "ediff1d") and len(node.args) == 1 and all(
+                k.arg in ("to_end", "to_begin") and isinstance(k.value, ast.Constant) and k.value.value is None
+                for k in node.keywords):
+            def flat(part: ast.Slice) -> ast.expr:
+                ravel = ast.Call(ast.Attribute(self.rw.copy(node.args[0]), "ravel", ast.Load()), [], [])
+                return ast.Subscript(ravel, part, ast.Load())
+            diff = ast.BinOp(flat(ast.Slice(ast.Constant(1), None, None)), ast.Sub(),
+                             flat(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
+            return self._located(diff, node)
         return node
 
     def _located(self, made: ast.AST, like: ast.AST) -> ast.AST:

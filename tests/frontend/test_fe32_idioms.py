@@ -3,7 +3,7 @@
 expression, temporaries bound in both branches of an ``if`` on the data, index lists
 (``X[:, [0, 2]]``), ``np.finfo``/``np.iinfo`` constants, ``reversed(range())``, ``max(x)`` /
 ``min(x)`` of a 1-d array, ``np.cov(x, y)``, ``raise ValueError("...")``, ``while`` tests with
-array values, ``np.select`` and ``np.unravel_index``; and the variants
+array values, ``np.select``, ``np.unravel_index`` and ``np.ediff1d``; and the variants
 refused with an UnsupportedError.  Four small kernels, so four compiles."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def scalars(v, alpha, k):
 
 
 def rewritten(X, Y):
-    return np.cov(X[:, 0], Y[:, 1]), np.cov(X[:, 1], y=Y[:, 2], ddof=0)
+    return np.cov(X[:, 0], Y[:, 1]), np.cov(X[:, 1], y=Y[:, 2], ddof=0), np.ediff1d(X)
 
 
 def checked(x, t):
@@ -85,7 +85,7 @@ def test_fe32_forms_as_python():
             _same(scalars(v, alpha, 7), scalar(v, alpha, 7))
     with pytest.raises(polyfuse.ArgumentError):  # Z's branches, W's two arrays: extents required equal
         choose(X, Y[:3], 0.3)
-    # np.cov(x, y) is np.cov(np.stack((x, y))): a rewrite before the loop program, which does not
+    # np.cov(x, y) is np.cov(np.stack((x, y))), np.ediff1d a difference of ravels: rewrites before the loop program, which does not
     # depend on the target (the python backend compiles it in a third of the time)
     _same(rewritten(X, Y), polyfuse.kernel(rewritten, target="python")(X, Y))
     run = polyfuse.kernel(checked, target="cpu")
