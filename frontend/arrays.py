@@ -4346,8 +4346,13 @@ class Lowering:
         if x.vtype.weak:
             raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
                              "float64/int64 array there); multiply by an array or write the loop", "reduction")
+        extreme = None  # np.max/np.min of booleans: NumPy's any/all, of no element a ValueError (fe32)
         if x.vtype.dtype == "bool" and kind in ("max", "min"):
-            raise self.error(node, f"np.{kind}() of a boolean array; use np.any or np.all", "reduction")
+            if not _is_none(options.get("initial")):
+                raise self.error(node, f"np.{kind}() of a boolean array with initial=; use np.any or np.all",
+                                 "reduction")
+            options.pop("initial", None)
+            extreme, kind = kind, "any" if kind == "max" else "all"
         keepdims = _bool_const(options.get("keepdims"))
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
@@ -4370,8 +4375,8 @@ class Lowering:
         if kind in ("all", "any") and x.vtype.dtype != "bool":  # np.all/np.any reduce each element's truth
             x = self.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], VType("bool", False))
         initial = options.get("initial")
-        if kind in ("max", "min") and initial is None:
-            self.nonempty(node, f"np.{kind}()", tuple(x.extents[d] for d in axes))
+        if kind in ("max", "min") and initial is None or extreme is not None:
+            self.nonempty(node, f"np.{extreme or kind}()", tuple(x.extents[d] for d in axes))
         if set(axes) != set(range(x.rank)):
             return self.axis_reduction(node, kind, x, axes, keepdims, dtype, initial)
         total = self.full_reduction(kind, x, dtype, initial)

@@ -3,7 +3,8 @@
 expression, temporaries bound in both branches of an ``if`` on the data, index lists
 (``X[:, [0, 2]]``), ``np.finfo``/``np.iinfo`` constants, ``reversed(range())``, ``max(x)`` /
 ``min(x)`` of a 1-d array, ``np.cov(x, y)``, ``raise ValueError("...")``, ``while`` tests with
-array values, ``np.select``, ``np.unravel_index`` and ``np.ediff1d``; and the variants
+array values, ``np.select``, ``np.unravel_index``, ``np.ediff1d`` and ``max``/``min`` of booleans;
+and the variants
 refused with an UnsupportedError.  Four small kernels, so four compiles."""
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def chosen(X, Y, alpha):
         else:
             t = Y[:, 0] * 3
             sums[i] = t.sum()
-    return Z, W + 1, X[:, [0, 2]], X[[1, 0]], sums
+    return Z, W + 1, X[:, [0, 2]], X[[1, 0]], sums, (X > 0).max(axis=0), np.min(X > -1.0)
 
 
 def scalars(v, alpha, k):
