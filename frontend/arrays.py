@@ -2433,13 +2433,26 @@ class Lowering:
         test = self.value(node.test)
         if test.rank or test.vtype == UNKNOWN:
             raise self.error(node, "'a if c else b' with arrays; use np.where(c, a, b)", "array truth value")
-        self.conditional -= _branch_ids(node)  # each branch is computed in a branch of an if statement
+        removed = _branch_ids(node) & self.conditional
+        self.conditional -= removed  # each branch is computed in a branch of an if statement
         start = len(self.pre)
         a = self.value(node.body)
         middle = len(self.pre)
         b = self.value(node.orelse)
         pre_a, pre_b = self.pre[start:middle], self.pre[middle:]
         del self.pre[start:]
+        if a.rank == 0 and b.rank == 0:  # (x.max() if x.size else 0.0): scalars, which read arrays
+            if not pre_a and not pre_b:  # as before fe32: the choice of the two values
+                self.conditional |= removed
+                return scalar_op(lambda c, x, y: ast.IfExp(c, x, y), [test, a, b],
+                                 promote_any(_unbool(a.vtype), _unbool(b.vtype)))
+            name = self.fresh("chosen")  # each branch's statements (a reduction's loop) only where it runs
+            made = ast.If(test.element(()), pre_a + [ast.Assign([ast.Name(name, ast.Store())], a.element(()))],
+                          pre_b + [ast.Assign([ast.Name(name, ast.Store())], b.element(()))])
+            _locate(made, node)
+            self.pre.append(made)
+            self.changed = True
+            return scalar(ast.Name(name, ast.Load()), _merged_any(a.vtype, b.vtype))
         if not (a.rank and b.rank) or a.rank != b.rank or UNKNOWN in (a.vtype, b.vtype) \
                 or a.vtype.dtype != b.vtype.dtype:
             kinds = " and ".join(f"{v.vtype.dtype} of rank {v.rank}" if v.rank else "a scalar" for v in (a, b))

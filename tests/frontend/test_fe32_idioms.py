@@ -47,7 +47,8 @@ def scalars(v, alpha, k):
         steps += 1
     picked = np.select([v < 0, v > 1], [-v, 2.5], default=alpha)
     row, col = np.unravel_index(k, (2, 4))
-    return s, max(v), min(v), eps * 2, big - k, np.nan_to_num(k), y, steps, picked, row, col
+    either = (np.abs(v[2:]).sum() if alpha > 0.5 else v[0]) * 2  # scalars of arrays: the sum only where it runs
+    return s, max(v), min(v), eps * 2, big - k, np.nan_to_num(k), y, steps, picked, row, col, either
 
 
 def rewritten(X, Y):
