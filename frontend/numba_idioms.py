@@ -16,6 +16,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   ``0 <= k < X.size`` (NumPy's ValueError, as a raise above) and the display of the indices.
 - ``np.ediff1d(x)`` (no ``to_end``/``to_begin``) is ``x.ravel()[1:] - x.ravel()[:-1]``, as NumPy
   computes it.
+- ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
+  ``np.gradient(f, axis=d)`` per name.
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.finfo(T).eps`` (``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``,
   ``epsneg``) and ``np.iinfo(T).max`` / ``.min`` of a NumPy float or integer type
@@ -138,7 +140,39 @@ class _Idioms(ast.NodeTransformer):
         self.rw.source.raises.add(location_key(check))
         return check, display
 
+    def _gradients(self, node: ast.Assign) -> list[ast.stmt] | None:
+        """``gy, gx = np.gradient(f)`` (``f`` an array argument of that rank the body never binds
+        again; at most one spacing, no ``axis=``): ``gy = np.gradient(f, axis=0)``, ``gx =
+        np.gradient(f, axis=1)``, NumPy's arrays one per axis; None for anything else."""
+        call, target = node.value, node.targets[0]
+        if not (len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) and isinstance(call, ast.Call)
+                and self._np_call(call, "gradient") and 1 <= len(call.args) <= 2
+                and all(k.arg == "edge_order" for k in call.keywords)
+                and all(isinstance(t, ast.Name) for t in target.elts)):
+            return None
+        f = call.args[0]
+        if not (isinstance(f, ast.Name) and f.id in self.rw.ranks and f.id not in self.stored
+                and self.rw.ranks[f.id] == len(target.elts) >= 2):
+            return None
+        names = {t.id for t in target.elts}  # type: ignore[attr-defined]
+        if len(names) != len(target.elts) or any(n.id in names for a in call.args[1:] for n in walk(a)
+                                                  if isinstance(n, ast.Name)):
+            return None
+        out: list[ast.stmt] = []
+        for d, name in enumerate(target.elts):
+            one = ast.Call(call.func, [self.rw.copy(a) for a in call.args],
+                           [*(ast.keyword(k.arg, self.rw.copy(k.value)) for k in call.keywords),
+                            ast.keyword("axis", ast.Constant(d))])
+            assign = ast.Assign([ast.Name(name.id, ast.Store())], one)  # type: ignore[attr-defined]
+            self._located(assign, node)
+            ast.copy_location(assign, node)
+            out.append(assign)
+        return out
+
     def visit_Assign(self, node: ast.Assign):
+        gradients = self._gradients(node)
+        if gradients is not None:
+            return gradients
         made = self._unravel(node.value, node) if len(node.targets) == 1 else None
         if made is not None:
             check, display = made

@@ -3,8 +3,8 @@
 expression, temporaries bound in both branches of an ``if`` on the data, index lists
 (``X[:, [0, 2]]``), ``np.finfo``/``np.iinfo`` constants, ``reversed(range())``, ``max(x)`` /
 ``min(x)`` of a 1-d array, ``np.cov(x, y)``, ``raise ValueError("...")``, ``while`` tests with
-array values, ``np.select``, ``np.unravel_index``, ``np.ediff1d`` and ``max``/``min`` of booleans;
-and the variants
+array values, ``np.select``, ``np.unravel_index``, ``np.ediff1d`` and ``max``/``min`` of booleans,
+``gy, gx = np.gradient(f)``; and the variants
 refused with an UnsupportedError.  Four small kernels, so four compiles."""
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def scalars(v, alpha, k):
 
 
 def rewritten(X, Y):
-    return np.cov(X[:, 0], Y[:, 1]), np.cov(X[:, 1], y=Y[:, 2], ddof=0), np.ediff1d(X)
+    gy, gx = np.gradient(X)
+    return np.cov(X[:, 0], Y[:, 1]), np.cov(X[:, 1], y=Y[:, 2], ddof=0), np.ediff1d(X), gx - gy
 
 
 def checked(x, t):
