@@ -24,7 +24,7 @@ import copy
 
 import numpy as np
 
-from .arrays import NP_NAME, Lowering, View, _bool_const, const
+from .arrays import NP_NAME, UNKNOWN, Lowering, View, _bool_const, const
 from .source import walk
 
 NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin"))
@@ -278,7 +278,7 @@ def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
     given = _given(lw, node, name, names)
     if name == "nan_to_num":
         a = lw.value(given["x"])
-        if a.rank == 0:
+        if a.rank == 0 and a.vtype == UNKNOWN:
             return None
         lw.changed = True
         return lw.value(_placed(_nan_to_num(lw, node, given, a), node))
@@ -358,13 +358,16 @@ def _nan_to_num(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: Vie
     +inf and -inf replaced (by default with 0.0 and the dtype's largest and smallest finite
     values), cast to ``x``'s dtype; an integer or bool array copied."""
     flag = given.get("copy")
-    if flag is not None and not (isinstance(flag, ast.Constant) and flag.value is True):
+    if flag is not None and not (isinstance(flag, ast.Constant) and flag.value is True) \
+            and not (a.rank == 0 and isinstance(flag, ast.Constant) and flag.value is False):
         raise lw.error(flag, "np.nan_to_num() with copy= other than True (copy=False writes into x "
                        "and returns it; write x[...] = np.nan_to_num(x))", "np.nan_to_num")
     x = given["x"]
     if a.vtype.is_complex:
         raise lw.error(node, "np.nan_to_num() of a complex array", "np.nan_to_num")
     if not a.vtype.is_float:
+        if a.rank == 0:  # a NumPy scalar of x's dtype (np.nan_to_num(3) is np.int64(3))
+            return _np("bool_" if a.vtype.dtype == "bool" else a.vtype.dtype, copy.deepcopy(x))
         return ast.Call(ast.Attribute(copy.deepcopy(x), "copy", ast.Load()), [], [])
     info = np.finfo(a.vtype.dtype)
     values: dict[str, ast.expr] = {"nan": ast.Constant(0.0), "posinf": ast.Constant(float(info.max)),
@@ -377,6 +380,8 @@ def _nan_to_num(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: Vie
                 raise lw.error(part, f"np.nan_to_num() {key}= other than a real number", "np.nan_to_num")
             values[key] = _np(a.vtype.dtype, copy.deepcopy(part))  # NumPy casts it to x's dtype
     inf = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "inf", ast.Load())
+    if a.rank == 0:  # a scalar (np.nan_to_num(x[i] / y)): a NumPy scalar of x's dtype, strong
+        x = _np(a.vtype.dtype, copy.deepcopy(x))
     ends = _np("where", ast.Compare(copy.deepcopy(x), [ast.Eq()], [inf]), values["posinf"],
                _np("where", ast.Compare(copy.deepcopy(x), [ast.Eq()], [ast.UnaryOp(ast.USub(), copy.deepcopy(inf))]),
                    values["neginf"], copy.deepcopy(x)))

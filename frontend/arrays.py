@@ -37,6 +37,7 @@ from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .call_sizes import call_time_array, call_time_source
 from .checker import assert_message, is_allocation, module_of, numpy_abs, reassociable
+from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE, OPERATORS
 from .extent_facts import LoopRange, decided, is_affine
@@ -481,8 +482,17 @@ class Lowering:
                      for t in [self.as_temporary(e)] if t is not None}
             else_block = self.block + (self.blocks + 1,)
             orelse = self.within_facts(self.if_facts(test, False), stmt.orelse)
-            body, orelse = self.merge_branches(test, bound, body, else_block, orelse)
+            # the names bound in both branches that a statement outside the if may read (a name the
+            # lowering made, not in the kernel's tree: ``ret = a if c else b`` of a return, read)
+            inside = {id(n) for n in walk(stmt)}
+            named = {n.id: n for n in walk(self.source.tree) if isinstance(n, ast.Name) and n.id in bound}
+            read_elsewhere = {n.id for n in walk(self.source.tree) if isinstance(n, ast.Name)
+                              and isinstance(n.ctx, ast.Load) and id(n) not in inside and n.id in bound}
+            read_elsewhere |= set(bound) - set(named)
+            body, orelse = self.merge_branches(test, bound, body, else_block, orelse, read_elsewhere)
             return [_replace(stmt, test=test, body=body, orelse=orelse)]
+        if isinstance(stmt, ast.While) and not stmt.orelse and self.array_valued(stmt.test):
+            return self.lower_stmt(self.while_true(stmt))
         if isinstance(stmt, ast.While):
             return [_replace(stmt, test=self.element_reads(self.known_extents(stmt.test)),
                              body=self.lower_block(stmt.body),
@@ -721,7 +731,8 @@ class Lowering:
         return lowered + self.lower_stmt(_replace(stmt, test=test_name))
 
     def merge_branches(self, test: ast.expr, bound: dict[str, ArrayName], body: list[ast.stmt],
-                       else_block: tuple[int, ...], orelse: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
+                       else_block: tuple[int, ...], orelse: list[ast.stmt],
+                       read_elsewhere: set[str] | frozenset[str] = frozenset()) -> tuple[list[ast.stmt], list[ast.stmt]]:
         """``if c: w = a * 2`` / ``else: w = b + 1``, then ``w`` read after the if: a temporary
         bound in both branches with one shape and dtype is one array, live after the if; the
         branches (``body``, ``orelse``) come back with their arrays renamed to it.  Extents are
@@ -750,6 +761,16 @@ class Lowering:
                 for a, b in pairs:
                     self.assumed.append(ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), copy.deepcopy(test)),
                                                               ast.Compare(a.node, [ast.Eq()], [b.node])]))
+                to_theirs[mine.array] = theirs.array
+                self.names[name] = dataclasses.replace(theirs, block=self.block, live=True)
+            elif not self.sizes_only(test) and name != EARLY_RESULT and name in read_elsewhere and not any(
+                    self.in_loop(e) or _reads_data(e) for pair in pairs for e in pair) \
+                    and not any(self.never_equal(test, a, b) for a, b in pairs):
+                # a test of the data (alpha > 0.5), the name read outside the if: extents of the
+                # sizes alone required equal and checked per call (``mismatch``: a call where they
+                # differ is refused); a name read only inside its branches keeps two arrays
+                for a, b in pairs:
+                    self.mismatch(a, b)
                 to_theirs[mine.array] = theirs.array
                 self.names[name] = dataclasses.replace(theirs, block=self.block, live=True)
         dropped = set(to_mine) | set(to_theirs)
@@ -812,11 +833,13 @@ class Lowering:
         message = None
         if stmt.msg is not None and self.own_helper(stmt) and assert_message(stmt.msg) is not None:
             return [stmt]  # ("ValueError", "...") of polyfuse's own helpers: NumPy's error where it runs
-        if stmt.msg is not None:
+        # the user's raise ValueError("...") (frontend/numba_idioms.py): checked where it runs, its exception kept
+        raised = location_key(stmt) in self.source.raises and assert_message(stmt.msg) is not None
+        if stmt.msg is not None and not raised:
             if not (isinstance(stmt.msg, ast.Constant) and isinstance(stmt.msg.value, str)):
                 raise self.error(stmt.msg, "assert with a message other than a string literal", "assert statement")
             message = stmt.msg.value
-        if self.at_top:
+        if self.at_top and not raised:
             test = _SharedMemory(self).visit(_ViewShapes(self).visit(copy.deepcopy(stmt.test)))
             if self.affine_test(test):
                 self.assertions.append(Assertion(test, message))
@@ -858,6 +881,23 @@ class Lowering:
             raise self.error(node, f"{ast.unparse(node)}: whether two arguments share memory is known only at "
                              "the call (polyfuse checks the aliasing it cannot handle itself)", "assert statement")
         return False
+
+    def while_true(self, stmt: ast.While) -> ast.While:
+        """``while (y > t).any() and k < 20:`` (a test with array values) as ``while True:``,
+        ``go = <test>``, ``if not go: break``, then the body: the test computed before each
+        iteration, as Python evaluates it (a ``continue`` comes back to it, a ``break`` leaves)."""
+        name = self.fresh("go")
+        test = ast.copy_location(ast.Assign([ast.copy_location(ast.Name(name, ast.Store()), stmt.test)], stmt.test),
+                                 stmt.test)
+        leave = ast.copy_location(ast.If(ast.UnaryOp(ast.Not(), ast.Name(name, ast.Load())),
+                                         [ast.copy_location(ast.Break(), stmt.test)], []), stmt.test)
+        made = ast.copy_location(ast.While(ast.Constant(True), [test, leave, *stmt.body], []), stmt)
+        ast.fix_missing_locations(made)
+        for node in walk(leave):
+            if hasattr(node, "lineno"):
+                ast.copy_location(node, stmt.test)
+        self.any_changed = True
+        return made
 
     def lower_return(self, stmt: ast.Return) -> list[ast.stmt]:
         """``return e / e.sum(axis=-1, keepdims=True)``: each returned array expression (or
@@ -2024,6 +2064,22 @@ class Lowering:
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         return self.index(node, base, items)
 
+    def index_list(self, item: ast.List | ast.Tuple) -> ast.expr:
+        """An index written as a list (``X[:, [0, 2]]``, ``x[[1, 0]]``; a tuple inside the
+        subscript's tuple too): NumPy's index array, ``np.array([0, 2])``, of integer constants;
+        any other list is refused here."""
+        if not item.elts or any(int_constant(e) is None for e in item.elts):
+            raise self.error(item, f"an index list {ast.unparse(item)} of other than integer constants (NumPy's "
+                             "fancy indexing); index with slices, integers, None, '...' or one integer array",
+                             "fancy indexing")
+        made = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "array", ast.Load()),
+                        [ast.List([copy.deepcopy(e) for e in item.elts], ast.Load())], [])
+        for sub in walk(made):
+            if "lineno" in sub._attributes:
+                ast.copy_location(sub, item)
+        self.changed = True
+        return made
+
     def index(self, node: ast.Subscript, base: View, items: list[ast.expr]) -> View:
         """``base[items]``: slices, integer indices, None and ``...``."""
         consumed = sum(1 for i in items if not _is_newaxis(i, self.globals) and not _is_ellipsis(i))
@@ -2037,6 +2093,7 @@ class Lowering:
             items = items[:at] + fill + items[at + 1:]
         else:
             items = items + fill
+        items = [self.index_list(item) if isinstance(item, (ast.List, ast.Tuple)) else item for item in items]
         values = {p: self.value(item) for p, item in enumerate(items)
                   if not isinstance(item, ast.Slice) and not _is_newaxis(item, self.globals)}
         if self.indexing.needs_rules(values, isinstance(node.ctx, ast.Store)):
@@ -2359,11 +2416,65 @@ class Lowering:
         return scalar_op(lambda *xs: ast.BoolOp(node.op, list(xs)), values, BOOL)
 
     def _IfExp(self, node: ast.IfExp) -> View:
+        if (self.array_valued(node.body) or self.array_valued(node.orelse)) and not self.array_valued(node.test):
+            return self.choice(node)
         parts = [self.value(node.test), self.value(node.body), self.value(node.orelse)]
         if any(p.rank for p in parts):
             raise self.error(node, "'a if c else b' with arrays; use np.where(c, a, b)", "array truth value")
         return scalar_op(lambda c, a, b: ast.IfExp(c, a, b), parts,
                          promote_any(_unbool(parts[1].vtype), _unbool(parts[2].vtype)))
+
+    def choice(self, node: ast.IfExp) -> View:
+        """``(X if c else Y) * 2`` of arrays, ``c`` no array: a new array of the two branches' one
+        dtype and shape, filled by an ``if c:`` / ``else:`` statement before the statement that
+        reads it, each branch computed (with the statements its value needs) only where Python
+        evaluates it.  Extents not proven equal are required equal, checked per call (a call
+        where they differ, which Python may run, is refused); other dtypes or ranks are refused."""
+        test = self.value(node.test)
+        if test.rank or test.vtype == UNKNOWN:
+            raise self.error(node, "'a if c else b' with arrays; use np.where(c, a, b)", "array truth value")
+        removed = _branch_ids(node) & self.conditional
+        self.conditional -= removed  # each branch is computed in a branch of an if statement
+        start = len(self.pre)
+        a = self.value(node.body)
+        middle = len(self.pre)
+        b = self.value(node.orelse)
+        pre_a, pre_b = self.pre[start:middle], self.pre[middle:]
+        del self.pre[start:]
+        if a.rank == 0 and b.rank == 0:  # (x.max() if x.size else 0.0): scalars, which read arrays
+            if not pre_a and not pre_b:  # as before fe32: the choice of the two values
+                self.conditional |= removed
+                return scalar_op(lambda c, x, y: ast.IfExp(c, x, y), [test, a, b],
+                                 promote_any(_unbool(a.vtype), _unbool(b.vtype)))
+            name = self.fresh("chosen")  # each branch's statements (a reduction's loop) only where it runs
+            made = ast.If(test.element(()), pre_a + [ast.Assign([ast.Name(name, ast.Store())], a.element(()))],
+                          pre_b + [ast.Assign([ast.Name(name, ast.Store())], b.element(()))])
+            _locate(made, node)
+            self.pre.append(made)
+            self.changed = True
+            return scalar(ast.Name(name, ast.Load()), _merged_any(a.vtype, b.vtype))
+        if not (a.rank and b.rank) or a.rank != b.rank or UNKNOWN in (a.vtype, b.vtype) \
+                or a.vtype.dtype != b.vtype.dtype:
+            kinds = " and ".join(f"{v.vtype.dtype} of rank {v.rank}" if v.rank else "a scalar" for v in (a, b))
+            raise self.error(node, f"'a if c else b' of {kinds}: arrays of one dtype and rank are supported "
+                             "(or use np.where(c, a, b))", "array choice")
+        for x, y in zip(a.extents, b.extents):
+            if not self.equal_extents(x, y) and not self.assumed_equal(x, y):
+                raise self.error(node, f"'a if c else b' of arrays whose extents {x.text!r} and {y.text!r} may "
+                                 "differ at every iteration", "array choice")
+        dtype = a.vtype.dtype
+        array = self.fresh("choice")
+        self.allocate(array, a.extents, dtype)
+        stored = leaf(array, a.extents, dtype)
+
+        def fill(v: View) -> list[ast.stmt]:
+            return self.nest(a.extents, lambda k: [ast.Assign([_store(stored.element(k))], v.element(k))])
+        made = ast.If(test.element(()), pre_a + fill(a), pre_b + fill(b))
+        _locate(made, node)
+        self.pre.append(made)
+        self.names[array] = ArrayName(array, a.extents, dtype, "temp", self.block)
+        self.changed = True
+        return stored
 
     def _Call(self, node: ast.Call) -> View:
         func = node.func
@@ -2635,6 +2746,9 @@ class Lowering:
         computes it: the observations in float64, each variable's mean subtracted, ``D @ D.T``
         times ``1 / (observations - ddof)``.  A 2-d result of one variable (NumPy squeezes it to
         a scalar) is refused per call unless the number of variables is a constant."""
+        pair = self.cov_pair(node)
+        if pair is not None:
+            return pair
         options = self.keywords(node, ("rowvar", "bias", "ddof"))
         if len(node.args) != 1:
             raise self.error(node, "np.cov() of other than one array (y=, fweights=, aweights= are not supported)",
@@ -2674,6 +2788,28 @@ class Lowering:
             value = ast.Subscript(value, ast.Tuple([ast.Constant(0), ast.Constant(0)], ast.Load()), ast.Load())
         _locate(value, node)
         return self.value(value)
+
+    def cov_pair(self, node: ast.Call) -> View | None:
+        """``np.cov(x, y)`` (``y`` positional or ``y=``) of two 1-d arrays is ``np.cov`` of
+        ``np.stack((x, y))``: NumPy makes each a row of one float64 matrix (``rowvar`` changes
+        nothing for rows); None for anything else."""
+        y = node.args[1] if len(node.args) == 2 else next((k.value for k in node.keywords if k.arg == "y"), None)
+        if len(node.args) < 1 or y is None or len(node.args) > 2:
+            return None
+        rest = [k for k in node.keywords if k.arg != "y"]
+        if any(k.arg not in ("rowvar", "bias", "ddof") for k in rest) or any(
+                k.arg == "rowvar" and _bool_const(k.value) is None for k in rest):
+            return None  # (refused below, as of old)
+        if self.value(node.args[0]).rank != 1 or self.value(y).rank != 1:
+            return None
+        np_name = ast.Name(NP_NAME, ast.Load())
+        stacked = ast.Call(ast.Attribute(np_name, "stack", ast.Load()),
+                           [ast.Tuple([copy.deepcopy(node.args[0]), copy.deepcopy(y)], ast.Load())], [])
+        made = ast.Call(ast.Attribute(copy.deepcopy(np_name), "cov", ast.Load()), [stacked],
+                        [copy.deepcopy(k) for k in rest if k.arg != "rowvar"])
+        _locate(made, node)
+        self.changed = True
+        return self.value(made)
 
     def centred(self, node: ast.Call, value: ast.expr) -> ast.expr:
         """np.cov's observations less their means, stored once in a local array (as NumPy's ``X``):
@@ -4223,8 +4359,13 @@ class Lowering:
         if x.vtype.weak:
             raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
                              "float64/int64 array there); multiply by an array or write the loop", "reduction")
+        extreme = None  # np.max/np.min of booleans: NumPy's any/all, of no element a ValueError (fe32)
         if x.vtype.dtype == "bool" and kind in ("max", "min"):
-            raise self.error(node, f"np.{kind}() of a boolean array; use np.any or np.all", "reduction")
+            if not _is_none(options.get("initial")):
+                raise self.error(node, f"np.{kind}() of a boolean array with initial=; use np.any or np.all",
+                                 "reduction")
+            options.pop("initial", None)
+            extreme, kind = kind, "any" if kind == "max" else "all"
         keepdims = _bool_const(options.get("keepdims"))
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
@@ -4247,8 +4388,8 @@ class Lowering:
         if kind in ("all", "any") and x.vtype.dtype != "bool":  # np.all/np.any reduce each element's truth
             x = self.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], VType("bool", False))
         initial = options.get("initial")
-        if kind in ("max", "min") and initial is None:
-            self.nonempty(node, f"np.{kind}()", tuple(x.extents[d] for d in axes))
+        if kind in ("max", "min") and initial is None or extreme is not None:
+            self.nonempty(node, f"np.{extreme or kind}()", tuple(x.extents[d] for d in axes))
         if set(axes) != set(range(x.rank)):
             return self.axis_reduction(node, kind, x, axes, keepdims, dtype, initial)
         total = self.full_reduction(kind, x, dtype, initial)

@@ -1,7 +1,10 @@
 """Python builtins (and ``math`` functions with keywords) written as helper functions, inlined
 where a kernel calls them.
 
-``sum(x)`` of an array adds its elements one after another from ``start`` (``0``), as Python's
+``max(x)`` / ``min(x)`` of one 1-d array is Python's loop: the first element, then each later one
+that compares ``>`` (``<``), so a NaN is kept only where it comes first; an empty ``x`` raises
+Python's ValueError (CPython 3.11's words; 3.12 says *iterable argument is empty*), where the
+call gets that far: the bounds check refuses the read of ``x[0]`` first (ArgumentError).  ``sum(x)`` of an array adds its elements one after another from ``start`` (``0``), as Python's
 builtin does (not NumPy's pairwise ``np.sum``: the bits differ); of an array of two or more axes
 (``sum(A)``, its rows added one after another) ``builtin_sum_rows``, which starts from
 ``start + A[0]`` so that the total is an array from its first binding (Python's ``0 + A[0]``:
@@ -54,6 +57,24 @@ def builtin_sum_rows(values, start=0):
     for k in range(1, values.shape[0]):
         total = total + values[k]
     return total
+
+
+def builtin_max(values):
+    assert values.shape[0] > 0, ("ValueError", "max() arg is an empty sequence")
+    best = values[0]
+    for k in range(1, values.shape[0]):
+        if values[k] > best:
+            best = values[k]
+    return best
+
+
+def builtin_min(values):
+    assert values.shape[0] > 0, ("ValueError", "min() arg is an empty sequence")
+    best = values[0]
+    for k in range(1, values.shape[0]):
+        if values[k] < best:
+            best = values[k]
+    return best
 
 
 def numpy_interp_value(x, xp, fp, left, right):
@@ -476,6 +497,8 @@ def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
 HELPERS: dict[str, Callable] = {"sum": builtin_sum}
 #: builtin name -> its helper for an array of two or more axes
 ROW_HELPERS: dict[str, Callable] = {"sum": builtin_sum_rows}
+#: builtin name -> its helper for one 1-d array argument (max(x): Python's loop, ``>``, NaN kept only first)
+ONE_ARRAY_HELPERS: dict[str, Callable] = {"max": builtin_max, "min": builtin_min}
 #: numpy function name -> (its helper for a scalar, for a 1-d array)
 NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "interp": (numpy_interp_value, numpy_interp), "searchsorted": (numpy_searchsorted_value, numpy_searchsorted),
@@ -499,6 +522,8 @@ SUPPORTED: dict[str, tuple[str, str]] = {
     "builtin_sum": ("sum()", "sum(x, start) of a 1-d array or a generator of numbers, or of an array argument of "
                     "two or more axes (its rows added)"),
     "builtin_sum_rows": ("sum()", "sum(A, start) of an array of two or more axes adds its rows"),
+    "builtin_max": ("max()", "max(x) of one 1-d array named by an argument or local (Python's loop), max(a, b, ...) of numbers"),
+    "builtin_min": ("min()", "min(x) of one 1-d array named by an argument or local (Python's loop), min(a, b, ...) of numbers"),
     "math_isclose": ("math.isclose()", "math.isclose(a, b, rel_tol=, abs_tol=) of real scalars"),
     "numpy_interp_value": ("np.interp()", f"np.interp(x, xp, fp, left=, right=) of a scalar or 1-d x, {_TABLES}"),
     "numpy_interp": ("np.interp()", f"np.interp(x, xp, fp, left=, right=) of a scalar or 1-d x, {_TABLES}"),

@@ -43,7 +43,15 @@ import numpy as np
 from polyfuse.errors import UnsupportedError
 
 from .allocation import ALLOCATORS
-from .builtin_helpers import HELPERS, MATH_HELPERS, NUMPY_HELPERS, NUMPY_ROW_HELPERS, ROW_HELPERS, UFUNC_AT
+from .builtin_helpers import (
+    HELPERS,
+    MATH_HELPERS,
+    NUMPY_HELPERS,
+    NUMPY_ROW_HELPERS,
+    ONE_ARRAY_HELPERS,
+    ROW_HELPERS,
+    UFUNC_AT,
+)
 from .checker import module_of
 from .global_arrays import TUPLE_PREFIX, constant_tuple, frozen_name, number_table, number_tuple
 from .range_steps import strided_store, variable_step
@@ -201,6 +209,10 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in MATH_HELPERS \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is math:
             name, helper = f"math_{func.attr}", MATH_HELPERS[func.attr]
+        elif isinstance(func, ast.Name) and func.id in ONE_ARRAY_HELPERS and func.id not in self.local \
+                and func.id not in self.rw.globals and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], ast.Name) and self._array_rank(node.args[0]) == 1:
+            name, helper = f"{func.id}_of_array", ONE_ARRAY_HELPERS[func.id]  # max(x): Python's loop
         elif isinstance(func, ast.Name) and func.id in HELPERS and func.id not in self.local \
                 and func.id not in self.rw.globals:
             name, helper = func.id, HELPERS[func.id]

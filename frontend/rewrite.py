@@ -81,6 +81,7 @@ from .growing_lists import growing_lists
 from .index_swaps import swap_rows
 from .local_helpers import local_helpers
 from .loop_names import rename_clashing_loops
+from .numba_idioms import numba_idioms
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source, walk
 from .tri_indices import tri_indices
@@ -95,7 +96,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
-                                     pranges={}), globals_, arguments)
+                                     raises=set(source.raises), pranges={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     for node in walk(tree):  # before any pass reads its calls as calls of unknown functions
@@ -105,6 +106,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
             raise rw.error(node, f"{kind}: {what} defined inside the kernel, not as a statement of its body's top "
                            "level; polyfuse inlines helpers defined there or at module level (plain functions or "
                            "numba.njit ones)", kind)
+    tree.body = numba_idioms(rw, tree.body, function_locals(tree))  # reversed(range()), np.finfo(T).eps
     tree.body = rename_clashing_loops(tree.body, rw.fresh)  # for j in ...; later j = idx[k]: two names
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
@@ -124,6 +126,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
     tree.body = [GeneratorLoops(rw).visit(stmt) for stmt in tree.body]  # sum(E for i in ...): a loop
+    tree.body = numba_idioms(rw, tree.body, function_locals(tree))  # the inlined helpers' too
     local = function_locals(tree)  # the inlined helpers' locals too
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # helpers' too
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'

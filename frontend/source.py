@@ -128,6 +128,9 @@ class KernelSource:
     # pass copied (they carry the call's location, frontend/rewrite.py: Helper._origin)
     inlined: dict[tuple[int, int, int, int], SourceSpan] = field(
         default_factory=dict, compare=False, hash=False, repr=False)
+    # the locations of the asserts written for the user's ``raise ValueError("...")`` (frontend/
+    # numba_idioms.py), whose ("ValueError", "...") message raises that exception where it runs
+    raises: set[tuple[int, int, int, int]] = field(default_factory=set, compare=False, hash=False, repr=False)
 
     def span(self, node: ast.AST) -> SourceSpan:
         if self.at is not None:

@@ -98,11 +98,17 @@ def same_extents_in_a_tuple(alpha, X, v):
 @pytest.mark.parametrize("target", ["python", "cpu"])
 def test_a_tuple_item_chosen_between_arrays(target):
     """A returned tuple's ``a if c else b`` item is one array only where both branches give the
-    same extents: otherwise refused at its line (fz25: it returned memory never written)."""
+    same extents (fz25: it returned memory never written): for a test of the data, extents of the
+    sizes not proven equal are required equal per call (fe32), so a call where they differ is
+    refused (ArgumentError) and one where they agree gets Python's values."""
     rng = np.random.default_rng(5)
     X, v = rng.random((3, 4)), rng.random(4)
-    with pytest.raises(polyfuse.UnsupportedError, match="returned item computed in branches"):
-        polyfuse.kernel(chosen_in_a_tuple, target=target)(0.7, X, v)
+    chosen = polyfuse.kernel(chosen_in_a_tuple, target=target)
+    for alpha in (0.7, 0.2):
+        got, want = chosen(alpha, X, v), chosen_in_a_tuple(alpha, X, v)
+        np.testing.assert_array_equal(got[0], want[0])
+    with pytest.raises(polyfuse.ArgumentError, match="extents they need to be equal differ"):
+        chosen(0.7, X[:2], v)
     kernel = polyfuse.kernel(same_extents_in_a_tuple, target=target)
     for alpha in (0.7, 0.2):
         got, want = kernel(alpha, X, v), same_extents_in_a_tuple(alpha, X, v)

@@ -1,0 +1,359 @@
+"""Small idioms of numba and NumPy code written as the subset's forms (frontend/rewrite.py runs
+these on the kernel's body and again once helpers are inlined; each is a no-op elsewhere):
+
+- ``for i in reversed(range(a, b, s))`` (``s`` an integer constant, 1 when omitted) is the
+  ``range`` that walks the same values backwards: ``range(b - 1, a - 1, -1)`` for ``s == 1``,
+  ``range(a + ((b - a - 1) // s) * s, a - s, -s)`` for another positive ``s`` (an empty range
+  stays empty), the mirror image for a negative one. ``reversed`` of anything else is left to
+  the checker (refused).
+- ``np.nan_to_num(x, copy=False, ...)`` as a statement, ``x`` a name, writes into ``x``:
+  ``np.copyto(x, np.nan_to_num(x, ...))``; ``y = np.nan_to_num(x, copy=False, ...)`` is that
+  statement, then ``y = x`` (NumPy returns ``x`` itself).
+- ``if c: raise ValueError("...")`` (``IndexError``, ``AssertionError``; ``raise E`` alone too) is
+  ``assert not c, ("ValueError", "...")``: checked where it runs, raising that exception (the
+  asserts' run-time check); any other raise stays, for the checker to refuse.
+- ``i, j = np.unravel_index(k, X.shape)`` (and ``return np.unravel_index(...)``) is a check
+  ``0 <= k < X.size`` (NumPy's ValueError, as a raise above) and the display of the indices.
+- ``np.ediff1d(x)`` (no ``to_end``/``to_begin``) is ``x.ravel()[1:] - x.ravel()[:-1]``, as NumPy
+  computes it.
+- ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
+  ``np.gradient(f, axis=d)`` per name.
+- ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
+- ``np.finfo(T).eps`` (``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``,
+  ``epsneg``) and ``np.iinfo(T).max`` / ``.min`` of a NumPy float or integer type
+  (``np.float32``, ``float``, ``int``, a dtype string, or ``x.dtype`` of an array argument)
+  are the constants NumPy gives: a NumPy scalar of the float type for ``finfo``, a Python
+  ``int`` for ``iinfo``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .checker import module_of
+from .desugar import int_constant
+from .source import location_key, walk
+
+if TYPE_CHECKING:
+    from .rewrite import Rewriter
+
+_FINFO = ("eps", "epsneg", "max", "min", "tiny", "smallest_normal", "resolution")
+_IINFO = ("max", "min")
+_FLOATS = ("float32", "float64")
+_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    stored = {n.id for stmt in body for n in walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    idioms = _Idioms(rw, local, stored)
+    for stmt in body:
+        new = idioms.visit(stmt)
+        out.extend(new if isinstance(new, list) else [new])
+    return out
+
+
+class _Idioms(ast.NodeTransformer):
+    def __init__(self, rw: Rewriter, local: set[str], stored: set[str]) -> None:
+        self.rw, self.local, self.stored = rw, local, stored  # stored: the names the body binds
+
+    def _builtin(self, node: ast.expr, name: str) -> bool:
+        return isinstance(node, ast.Name) and node.id == name and name not in self.local \
+            and name not in self.rw.globals
+
+    def _np_call(self, node: ast.AST, name: str) -> bool:
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name \
+            and module_of(node.func.value, self.rw.globals) == "np"
+
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        return node  # (a nested def is the checker's to refuse)
+
+    def visit_Expr(self, node: ast.Expr):
+        x = self._in_place(node.value)
+        if x is not None:
+            assert isinstance(node.value, ast.Call)
+            return self._copyto(node.value, x, node)
+        return self.generic_visit(node)
+
+    def visit_Return(self, node: ast.Return):
+        made = self._unravel(node.value, node) if node.value is not None else None
+        if made is not None:
+            check, display = made
+            node.value = display
+            return [check, node]
+        return self.generic_visit(node)
+
+    def _unravel(self, call: ast.expr, like: ast.stmt) -> tuple[ast.Assert, ast.Tuple] | None:
+        """``np.unravel_index(k, shape)`` (``shape`` ``X.shape`` of an array argument the body never
+        binds again, or a tuple display) as a check that ``0 <= k < size`` (NumPy's ValueError) and
+        the display of the indices, ``np.int64``s as NumPy's intp: ``k // (d1 * d2)``,
+        ``k // d2 % d1``, ``k % d2`` (each divisor at least 1, so a call with an empty shape, which
+        the check refuses, divides by nothing)."""
+        if not (isinstance(call, ast.Call) and self._np_call(call, "unravel_index") and len(call.args) == 2
+                and not call.keywords and "max" not in self.local and "max" not in self.rw.globals):
+            return None
+        k, shape = call.args
+        if isinstance(shape, ast.Attribute) and shape.attr == "shape" and isinstance(shape.value, ast.Name) \
+                and shape.value.id in self.rw.ranks and shape.value.id not in self.stored:
+            dims: list[ast.expr] = [ast.Subscript(ast.Attribute(ast.Name(shape.value.id, ast.Load()), "shape",
+                                                                ast.Load()), ast.Constant(d), ast.Load())
+                                    for d in range(self.rw.ranks[shape.value.id])]
+        elif isinstance(shape, ast.Tuple) and shape.elts and not any(isinstance(e, ast.Starred) for e in shape.elts):
+            dims = list(shape.elts)
+        else:
+            return None
+        np_name = self.rw.numpy_alias()
+
+        def at_least_one(e: ast.expr) -> ast.expr:
+            return ast.Call(ast.Name("max", ast.Load()), [self.rw.copy(e), ast.Constant(1)], [])
+
+        def product(parts: list[ast.expr]) -> ast.expr:
+            out: ast.expr = ast.Constant(1)
+            for part in parts:
+                out = ast.BinOp(out, ast.Mult(), at_least_one(part))
+            return out
+
+        def index() -> ast.expr:
+            return ast.Call(ast.Attribute(ast.Name(np_name, ast.Load()), "int64", ast.Load()), [self.rw.copy(k)], [])
+        items: list[ast.expr] = []
+        for d in range(len(dims)):
+            item: ast.expr = ast.BinOp(index(), ast.FloorDiv(), product(dims[d + 1:])) if d + 1 < len(dims) \
+                else index()
+            if d > 0:
+                item = ast.BinOp(item, ast.Mod(), at_least_one(dims[d]))
+            items.append(item)
+        size: ast.expr = ast.Constant(1)
+        for dim in dims:
+            size = ast.BinOp(size, ast.Mult(), self.rw.copy(dim))
+        test = ast.Compare(ast.Constant(0), [ast.LtE(), ast.Lt()], [index(), size])
+        check = ast.Assert(test, ast.Tuple([ast.Constant("ValueError"),
+                                            ast.Constant("index is out of bounds for array (np.unravel_index)")],
+                                           ast.Load()))
+        display = ast.Tuple(items, ast.Load())
+        self._located(display, call)
+        self._located(check, call)
+        ast.copy_location(check, like)
+        self.rw.source.raises.add(location_key(check))
+        return check, display
+
+    def _gradients(self, node: ast.Assign) -> list[ast.stmt] | None:
+        """``gy, gx = np.gradient(f)`` (``f`` an array argument of that rank the body never binds
+        again; at most one spacing, no ``axis=``): ``gy = np.gradient(f, axis=0)``, ``gx =
+        np.gradient(f, axis=1)``, NumPy's arrays one per axis; None for anything else."""
+        call, target = node.value, node.targets[0]
+        if not (len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) and isinstance(call, ast.Call)
+                and self._np_call(call, "gradient") and 1 <= len(call.args) <= 2
+                and all(k.arg == "edge_order" for k in call.keywords)
+                and all(isinstance(t, ast.Name) for t in target.elts)):
+            return None
+        f = call.args[0]
+        if not (isinstance(f, ast.Name) and f.id in self.rw.ranks and f.id not in self.stored
+                and self.rw.ranks[f.id] == len(target.elts) >= 2):
+            return None
+        names = {t.id for t in target.elts}  # type: ignore[attr-defined]
+        if len(names) != len(target.elts) or any(n.id in names for a in call.args[1:] for n in walk(a)
+                                                  if isinstance(n, ast.Name)):
+            return None
+        out: list[ast.stmt] = []
+        for d, name in enumerate(target.elts):
+            one = ast.Call(call.func, [self.rw.copy(a) for a in call.args],
+                           [*(ast.keyword(k.arg, self.rw.copy(k.value)) for k in call.keywords),
+                            ast.keyword("axis", ast.Constant(d))])
+            assign = ast.Assign([ast.Name(name.id, ast.Store())], one)  # type: ignore[attr-defined]
+            self._located(assign, node)
+            ast.copy_location(assign, node)
+            out.append(assign)
+        return out
+
+    def visit_Assign(self, node: ast.Assign):
+        gradients = self._gradients(node)
+        if gradients is not None:
+            return gradients
+        made = self._unravel(node.value, node) if len(node.targets) == 1 else None
+        if made is not None:
+            check, display = made
+            node.value = display
+            return [check, node]
+        x = self._in_place(node.value)
+        if x is not None and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assert isinstance(node.value, ast.Call)
+            alias = ast.copy_location(ast.Assign([node.targets[0]], ast.copy_location(ast.Name(x.id, ast.Load()), x)),
+                                      node)
+            self.rw.mark(alias, self.rw.origin(node))
+            return [self._copyto(node.value, x, node), alias]
+        return self.generic_visit(node)
+
+    def _in_place(self, call: ast.expr) -> ast.Name | None:
+        """``x`` of ``np.nan_to_num(x, copy=False, ...)``, a name that is not a scalar argument;
+        None for anything else."""
+        if not (isinstance(call, ast.Call) and self._np_call(call, "nan_to_num")) or len(call.args) > 2:
+            return None
+        copy_flag = [k.value for k in call.keywords if k.arg == "copy"] + call.args[1:]
+        x = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "x"), None)
+        if len(copy_flag) == 1 and isinstance(copy_flag[0], ast.Constant) and copy_flag[0].value is False \
+                and isinstance(x, ast.Name) and x.id not in self.rw.scalar_kinds:
+            return x
+        return None
+
+    def _copyto(self, call: ast.Call, x: ast.Name, like: ast.stmt) -> ast.Expr:
+        value = ast.Call(call.func, [self.rw.copy(x)], [k for k in call.keywords if k.arg not in ("copy", "x")])
+        alias = self.rw.numpy_alias()
+        copyto = ast.Call(ast.Attribute(ast.Name(alias, ast.Load()), "copyto", ast.Load()), [self.rw.copy(x), value], [])
+        stmt = ast.Expr(copyto)
+        for sub in walk(stmt):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, call)
+        ast.copy_location(stmt, like)
+        return stmt
+
+    # ---- x.argsort() ------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "argsort" and module_of(func.value, self.rw.globals) is None \
+                and not (isinstance(func.value, ast.Name) and func.value.id in self.rw.globals
+                         and func.value.id not in self.local):
+            ordered = ast.Call(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), "argsort", ast.Load()),
+                               [func.value, *node.args], node.keywords)
+            return self._located(ordered, node)
+        if self._np_call(node, "ediff1d") and len(node.args) == 1 and all(
+                k.arg in ("to_end", "to_begin") and isinstance(k.value, ast.Constant) and k.value.value is None
+                for k in node.keywords):
+            def flat(part: ast.Slice) -> ast.expr:
+                ravel = ast.Call(ast.Attribute(self.rw.copy(node.args[0]), "ravel", ast.Load()), [], [])
+                return ast.Subscript(ravel, part, ast.Load())
+            diff = ast.BinOp(flat(ast.Slice(ast.Constant(1), None, None)), ast.Sub(),
+                             flat(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
+            return self._located(diff, node)
+        return node
+
+    def _located(self, made: ast.AST, like: ast.AST) -> ast.AST:
+        """``made`` with its new nodes (those without a location) at ``like``'s location."""
+        for sub in walk(made):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, like)
+                self.rw.mark_one(sub, self.rw.origin(like))
+        return made
+
+    # ---- raise ValueError("...") ------------------------------------------------------------------
+    def visit_If(self, node: ast.If):
+        if len(node.body) == 1 and isinstance(node.body[0], ast.Raise) and not node.orelse:
+            check = self._check(node.body[0], ast.UnaryOp(ast.Not(), node.test))
+            if check is not None:
+                return check
+        return self.generic_visit(node)
+
+    def visit_Raise(self, node: ast.Raise):
+        return self._check(node, ast.Constant(False)) or node
+
+    def _check(self, node: ast.Raise, test: ast.expr) -> ast.Assert | None:
+        """``raise ValueError("...")`` (IndexError, AssertionError; the class or a call of it with
+        one string literal or none) as an assert of ``test`` that raises it where it runs; None
+        for any other raise (the checker refuses it)."""
+        exc = node.exc
+        call = exc if isinstance(exc, ast.Call) else None
+        name = call.func if call is not None else exc
+        if node.cause is not None or not isinstance(name, ast.Name) \
+                or not any(self._builtin(name, e) for e in ("ValueError", "IndexError", "AssertionError")):
+            return None
+        text = ""
+        if call is not None:
+            if call.keywords or len(call.args) > 1 or call.args and not (
+                    isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)):
+                return None
+            text = call.args[0].value if call.args else ""  # type: ignore[attr-defined]
+        msg: ast.expr = ast.Constant(text) if name.id == "AssertionError" \
+            else ast.Tuple([ast.Constant(name.id), ast.Constant(text)], ast.Load())
+        check = ast.Assert(test, msg)
+        for sub in walk(check):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, node)
+        ast.copy_location(check, node)
+        self.rw.mark(check, self.rw.origin(node))
+        self.rw.source.raises.add(location_key(check))
+        return check
+
+    # ---- reversed(range(...)) ---------------------------------------------------------------------
+    def visit_For(self, node: ast.For):
+        it = node.iter
+        if isinstance(it, ast.Call) and self._builtin(it.func, "reversed") and len(it.args) == 1 \
+                and not it.keywords and isinstance(it.args[0], ast.Call) and self._builtin(it.args[0].func, "range") \
+                and not it.args[0].keywords and 1 <= len(it.args[0].args) <= 3:
+            walked = self._reversed(it.args[0])
+            if walked is not None:
+                node.iter = self.rw.placed(walked, it)
+        return self.generic_visit(node)
+
+    def _reversed(self, rng: ast.Call) -> ast.Call | None:
+        args = list(rng.args)
+        if any(isinstance(a, ast.Starred) for a in args):
+            return None
+        start = args[0] if len(args) >= 2 else ast.Constant(0)
+        stop = args[1] if len(args) >= 2 else args[0]
+        step = int_constant(args[2]) if len(args) == 3 else 1
+        if step is None or step == 0:
+            return None  # (a zero step: Python's ValueError, the checker's to refuse)
+
+        def c(v: int) -> ast.expr:
+            return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+
+        def add(a: ast.expr, v: int) -> ast.expr:
+            if v == 0:
+                return self.rw.copy(a)
+            return ast.BinOp(self.rw.copy(a), ast.Add() if v > 0 else ast.Sub(), ast.Constant(abs(v)))
+
+        if step == 1:
+            first = add(stop, -1)
+        elif step == -1:
+            first = add(stop, 1)
+        else:  # start +- ((|stop - start| - 1) // |step|) * |step|: the last value Python's range reaches
+            span = ast.BinOp(ast.BinOp(self.rw.copy(stop), ast.Sub(), self.rw.copy(start)) if step > 0
+                             else ast.BinOp(self.rw.copy(start), ast.Sub(), self.rw.copy(stop)),
+                             ast.Sub(), ast.Constant(1))
+            count = ast.BinOp(span, ast.FloorDiv(), ast.Constant(abs(step)))
+            first = ast.BinOp(self.rw.copy(start), ast.Add() if step > 0 else ast.Sub(),
+                              ast.BinOp(count, ast.Mult(), ast.Constant(abs(step))))
+        call = ast.Call(ast.Name("range", ast.Load()), [first, add(start, -step), c(-step)], [])
+        return call
+
+    # ---- np.finfo / np.iinfo ----------------------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute):
+        base = node.value
+        if isinstance(node.ctx, ast.Load) and isinstance(base, ast.Call) and len(base.args) == 1 \
+                and not base.keywords and (self._np_call(base, "finfo") or self._np_call(base, "iinfo")):
+            kind = base.func.attr  # type: ignore[attr-defined]
+            dtype = self._dtype(base.args[0])
+            if kind == "finfo" and dtype in _FLOATS and node.attr in _FINFO:
+                value = getattr(np.finfo(dtype), node.attr)
+                alias = self.rw.numpy_alias()
+                made = ast.Call(ast.Attribute(ast.Name(alias, ast.Load()), dtype, ast.Load()),
+                                [ast.Constant(float(value))], [])
+                return self.rw.placed(made, node)
+            if kind == "iinfo" and dtype in _INTS and node.attr in _IINFO:
+                return self.rw.placed(ast.Constant(int(getattr(np.iinfo(dtype), node.attr))), node)
+        return self.generic_visit(node)
+
+    def _dtype(self, node: ast.expr) -> str | None:
+        """The dtype name ``node`` spells: ``np.float32``, ``float``, ``'int32'``, ``x.dtype``."""
+        if isinstance(node, ast.Attribute) and module_of(node.value, self.rw.globals) == "np":
+            obj = getattr(np, node.attr, None)
+            if obj is None:
+                return None
+        elif isinstance(node, ast.Name) and node.id in ("float", "int") and node.id not in self.local \
+                and node.id not in self.rw.globals:
+            obj = getattr(builtins, node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            obj = node.value
+        elif isinstance(node, ast.Attribute) and node.attr == "dtype" and isinstance(node.value, ast.Name) \
+                and node.value.id in self.rw.dtypes and node.value.id not in self.stored:
+            return self.rw.dtypes[node.value.id]
+        else:
+            return None
+        try:
+            return np.dtype(obj).name  # type: ignore[call-overload]
+        except TypeError:
+            return None
