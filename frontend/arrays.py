@@ -2273,7 +2273,11 @@ class Lowering:
             return self.bitwise(node, op, lhs, rhs)
         if lhs.vtype.dtype == "bool" and rhs.vtype.dtype == "bool":
             raise self.error(node, "arithmetic on two boolean arrays (NumPy gives booleans there)", "bool array")
-        if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs):
+        if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs) \
+                and (_number(rhs.element(())) is not None if not rhs.rank else lhs.vtype.dtype == "bool"
+                     or rhs.vtype.dtype == "bool" or lhs.vtype is UNKNOWN or rhs.vtype is UNKNOWN):
+            # an integer exponent that is an array or known at run time: each element's power is the
+            # scalar one, which raises NumPy's ValueError where an exponent is negative (expressions.py)
             raise self.error(node, "an integer array raised to a power other than a non-negative integer "
                              "constant", "integer power")
         vtype = binop_type(op, lhs, rhs)
@@ -2751,6 +2755,11 @@ class Lowering:
     def norm(self, node: ast.Call) -> View:
         """``np.linalg.norm(x)`` (and ``axis=``, ``keepdims=``): the 2-norm of a vector, the
         Frobenius norm of a matrix, ``sqrt(sum(x * x))`` in the float dtype NumPy gives."""
+        from .array_norms import norm_with_order
+        ordered = norm_with_order(self, node)
+        if ordered is not None:
+            return ordered
+        node = _without_order(node)
         options = self.keywords(node, ("axis", "keepdims"))
         if len(node.args) != 1:
             raise self.error(node, "np.linalg.norm() with ord= (only the default 2-norm / Frobenius norm)",
@@ -4546,8 +4555,8 @@ def binop_type(op: ast.operator, lhs: View, rhs: View) -> VType:
         return UNKNOWN
     if isinstance(op, ast.Div):
         return true_divide(a, b)
-    if isinstance(op, ast.Pow) and a.is_int and b.is_int and not _nonnegative(rhs):
-        return promote(promote(a, b), WEAK_FLOAT)
+    if isinstance(op, ast.Pow) and a.is_int and b.is_int and not _nonnegative(rhs) and a.weak and b.weak:
+        return promote(promote(a, b), WEAK_FLOAT)  # two Python ints (a NumPy integer: NumPy's integer)
     return promote(a, b)
 
 
@@ -4581,6 +4590,17 @@ def _number(node: ast.expr) -> int | float | None:
 def _int_const(node: ast.expr) -> int | None:
     s = sym_of(node)
     return s.const if s.is_const() else None
+
+
+def _without_order(node: ast.Call) -> ast.Call:
+    """``np.linalg.norm(x, ord, ...)`` whose ``ord`` is the default norm's (array_norms) without
+    it, axis and keepdims as keywords."""
+    names = ("x", "ord", "axis", "keepdims")
+    if len(node.args) <= 1 and all(kw.arg != "ord" for kw in node.keywords) or len(node.args) > len(names):
+        return node
+    keywords = [ast.keyword(name, arg) for name, arg in zip(names[2:], node.args[2:])]
+    keywords += [kw for kw in node.keywords if kw.arg != "ord"]
+    return ast.copy_location(ast.Call(node.func, node.args[:1], keywords), node)
 
 
 def _bool_const(node: ast.expr | None) -> bool | None:
