@@ -72,7 +72,7 @@ _REFUSED = {
     **dict.fromkeys(("argsort", "sort", "median"), "its result is a sorted order, supported as np.sort(a, axis=, "
                     "kind=), np.argsort(a, axis=, kind=) and np.median(a, axis=) of a 1-d or 2-d array whose rank "
                     "polyfuse tells before lowering it (an argument, a local bound once, slices and arithmetic of "
-                    "those), axis None, -1, 0 or 1 (a.sort() in place and other ranks are not); write the loop"),
+                    "those), axis None, -1, 0 or 1 (and a.sort() in place of those; other ranks are not); write the loop"),
     **dict.fromkeys(("quantile", "percentile"), "supported as np.quantile(a, q, axis=) / np.percentile(a, q, "
                     "axis=) of a real array, axis=None or of a 2-d array, and a float q (a number, a float argument "
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
@@ -977,15 +977,15 @@ class Lowering:
     def copyto(self, stmt: ast.Expr, call: ast.Call) -> ast.Assign:
         """``np.copyto(dst, src)`` is ``dst[...] = src`` (``src`` broadcast) where NumPy's
         ``casting`` rule, 'same_kind' unless 'unsafe' is given, admits the store."""
-        positional = dict(zip(("dst", "src", "casting"), call.args))
-        named = self.keywords(call, ("dst", "src", "casting"))
+        positional = dict(zip(("dst", "src", "casting", "where"), call.args))
+        named = self.keywords(call, ("dst", "src", "casting", "where"))
         given = positional | named
         casting = given.get("casting", ast.Constant("same_kind"))
         rule = casting.value if isinstance(casting, ast.Constant) else None
-        if len(call.args) > 3 or positional.keys() & named.keys() or not {"dst", "src"} <= given.keys() \
+        if len(call.args) > 4 or positional.keys() & named.keys() or not {"dst", "src"} <= given.keys() \
                 or rule not in ("same_kind", "unsafe"):
-            raise self.error(call, "np.copyto other than (dst, src) with casting='same_kind' (the default) or "
-                             "'unsafe'", "np.copyto")
+            raise self.error(call, "np.copyto other than (dst, src, where=) with casting='same_kind' (the default) "
+                             "or 'unsafe'", "np.copyto")
         dst, src = self.value(given["dst"]), self.value(given["src"])
         if dst.rank == 0:
             raise self.error(given["dst"], f"np.copyto into {ast.unparse(given['dst'])!r}, which is not an array "
@@ -996,7 +996,13 @@ class Lowering:
         if weak.dtype != "unknown" and not casts(weak, dst.vtype.dtype, "unsafe" if rule == "unsafe" else "same_kind"):
             raise self.error(call, f"np.copyto from {weak.dtype} into {dst.vtype.dtype}: NumPy refuses this cast "
                              f"under casting={rule!r}", "np.copyto cast")
-        assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], given["src"])
+        value = given["src"]
+        if "where" in given and not (isinstance(given["where"], ast.Constant) and given["where"].value is True):
+            from .array_statements import masked_source  # np.where(mask, src cast to dst's dtype, dst)
+            if self.value(given["where"]).vtype.dtype != "bool":
+                raise self.error(given["where"], "np.copyto where= other than a boolean array", "np.copyto")
+            value = masked_source(given, dst.vtype.dtype, src.rank)
+        assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], value)
         _locate(assign, stmt)
         return assign
 
@@ -2735,8 +2741,8 @@ class Lowering:
         if len(node.args) > len(fields) or not node.args or set(given) & set(options):
             raise self.error(node, f"np.{name}() arguments", "array call")
         given.update(options)
-        rows = sym_of(node.args[0])
-        cols = rows if _is_none(given.get("M")) else sym_of(given["M"])
+        rows = sym_of(self.known_extents(node.args[0]))  # P.shape[0] of a local: its extent
+        cols = rows if _is_none(given.get("M")) else sym_of(self.known_extents(given["M"]))
         k = _int_const(given["k"]) if "k" in given else 0
         if k is None:
             raise self.error(given["k"], f"np.{name}() k= must be an integer constant", "array call")

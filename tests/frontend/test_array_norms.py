@@ -73,3 +73,22 @@ def test_refused_variants_say_where_and_why(fn, arg, what):
     args = (arg, arg) if fn is tensordot_uneven else (arg,)
     with pytest.raises(polyfuse.UnsupportedError, match=rf"test_array_norms.py:\d+.*{what}"):
         polyfuse.kernel(fn)(*args)
+
+
+def in_place_statements(x, X, dst, src, P, F):
+    y = x.copy()
+    y.sort()  # a local
+    X[0].sort(kind="stable")  # a view of an argument
+    np.copyto(dst, src, where=src > 0)
+    P = F @ P
+    return y, np.eye(P.shape[0]) - P
+
+
+def test_sort_method_copyto_where_and_eye_of_a_local_extent_match_numpy():
+    rng = np.random.default_rng(4)
+    args = (rng.standard_normal(6), rng.standard_normal((4, 3)), rng.integers(-5, 5, 5).astype(np.float32),
+            rng.integers(-5, 5, 5), rng.standard_normal((3, 3)), rng.standard_normal((3, 3)))
+    want_args = [a.copy() for a in args]
+    got_args = [a.copy() for a in args]
+    _same(in_place_statements(*want_args), polyfuse.kernel(in_place_statements)(*got_args))
+    _same(want_args, got_args)  # X's first row sorted in place, dst written where src > 0 (int64 cast into float32)
