@@ -38,6 +38,7 @@ from .array_formulas import (
     rewritten,
     trapezoid,
 )
+from .array_ufunc_formulas import FORMULAS, formula_value
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
 from .source import walk
 from .types import BOOL
@@ -58,6 +59,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
         return axes_view(lw, node, name)
     if module == "np" and name in REWRITTEN:
         return rewritten(lw, node, name)
+    if module == "np" and name in FORMULAS:  # np.sinc, np.fix (frontend/array_ufunc_formulas.py)
+        return formula_value(lw, node, name)
     if name not in _NAMES:
         return None
     func = node.func

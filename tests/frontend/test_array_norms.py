@@ -1,5 +1,6 @@
 """np.linalg.norm with ord= (frontend/array_norms.py), np.tensordot with axes= pairs and np.kron
-of matrices (frontend/array_tensordot.py), integer arrays to integer array powers
+of matrices (frontend/array_tensordot.py), np.sinc and np.fix (frontend/array_ufunc_formulas.py), x.sort()
+and np.copyto(where=) (frontend/array_statements.py), integer arrays to integer array powers
 (frontend/arrays.py: binop): NumPy's values, dtypes and shapes, and the refusals."""
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ def norms(x, A):
 
 
 def contractions(A, B, V, W):
-    return (np.tensordot(A, B, axes=([1], [0])), np.tensordot(V, W, axes=([0, 2], [2, 0])),
-            np.tensordot(V, W, (1, -2)), np.kron(A, B), np.kron(A[0] + 1.0, B))
+    return (np.tensordot(A, B, axes=([1], [0])), np.tensordot(V, W, axes=([0, -1], [2, 0])),
+            np.kron(A[0] + 1.0, B), np.sinc(A), np.fix(V * 3))
 
 
 def int_powers(a, b, k):
