@@ -10,7 +10,8 @@ import ast
 import copy
 import math
 
-from .arrays import NP_NAME, Lowering, View
+from .arrays import NP_NAME, Lowering, View, scalar_op
+from .types import VType
 
 FORMULAS = frozenset(("sinc", "fix"))
 
@@ -45,3 +46,21 @@ def formula_value(lw: Lowering, node: ast.Call, name: str) -> View | None:
             ast.copy_location(part, node)
     lw.changed = True
     return lw.value(tree)
+
+
+def bool_extreme(lw: Lowering, node: ast.Call, kind: str, x: View, options: dict[str, ast.expr]) -> View:
+    """``np.max`` / ``np.min`` of a bool array (``axis=``, ``keepdims=``; not ``initial=``): the
+    reduction of its elements as ``uint8`` (0 and 1, NumPy's ValueError for no elements as any
+    max), then ``!= 0``: NumPy's bools, an ``np.bool_`` for a full reduction."""
+    if "initial" in options:
+        raise lw.error(node, f"np.{kind}() of a boolean array with initial=", "reduction")
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "uint8", ast.Load())
+    inner = x.element
+    as_int = View(x.extents, VType("uint8", False),
+                  lambda idx: ast.Call(copy.deepcopy(cast), [inner(idx)], []))
+    reduced = lw.reduction(node, kind, as_int, [], options)
+    zero = View((), VType("uint8", False), lambda idx: ast.Call(copy.deepcopy(cast), [ast.Constant(0)], []))
+    if reduced.rank == 0:
+        return scalar_op(lambda a, b: ast.Compare(a, [ast.NotEq()], [b]), [reduced, zero], VType("bool", False))
+    return lw.elementwise(lambda a, b: ast.Compare(a, [ast.NotEq()], [b]), [reduced, zero], VType("bool", False),
+                          node)

@@ -4239,7 +4239,8 @@ class Lowering:
             raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
                              "float64/int64 array there); multiply by an array or write the loop", "reduction")
         if x.vtype.dtype == "bool" and kind in ("max", "min"):
-            raise self.error(node, f"np.{kind}() of a boolean array; use np.any or np.all", "reduction")
+            from .array_ufunc_formulas import bool_extreme  # as uint8, then != 0
+            return bool_extreme(self, node, kind, x, options)
         keepdims = _bool_const(options.get("keepdims"))
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
