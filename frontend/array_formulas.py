@@ -329,8 +329,10 @@ def _is_three(lw: Lowering, extent) -> bool:
 
 
 def _kron(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
-    if a.rank != 1 or lw.value(given["b"]).rank != 1:
-        raise lw.error(node, "np.kron() of other than two vectors", "np.kron")
+    b = lw.value(given["b"])
+    if a.rank != 1 or b.rank != 1:
+        from .array_tensordot import kron_tree
+        return kron_tree(lw, node, given["a"], given["b"], a, b)
     column = ast.Subscript(copy.deepcopy(given["a"]), ast.Tuple([ast.Slice(None, None, None), ast.Constant(None)],
                                                                  ast.Load()), ast.Load())
     row = ast.Subscript(copy.deepcopy(given["b"]), ast.Tuple([ast.Constant(None), ast.Slice(None, None, None)],
@@ -340,10 +342,14 @@ def _kron(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> 
 
 def _tensordot(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:
     b = lw.value(given["b"])
+    from .array_tensordot import pairs_spec
+    paired = pairs_spec(lw, node, given["axes"], a.rank, b.rank) if "axes" in given else None
+    if paired is not None:
+        return _np("einsum", ast.Constant(paired), copy.deepcopy(given["a"]), copy.deepcopy(given["b"]))
     k = _axis_value(given["axes"]) if "axes" in given else 2
     if k is None or k < 0 or k > min(a.rank, b.rank) or a.rank + b.rank - k > 26:
         raise lw.error(node, "np.tensordot() axes= must be a non-negative integer constant within both ranks "
-                       "(pairs of axis lists are not supported)", "np.tensordot")
+                       "or a pair of axis lists", "np.tensordot")
     if a.rank + b.rank == 2 * k:
         raise lw.error(node, "np.tensordot() over every axis (NumPy returns a 0-d array; use np.sum(a * b))",
                        "np.tensordot")

@@ -39,6 +39,7 @@ from .array_formulas import (
     trapezoid,
 )
 from .array_select import select
+from .array_ufunc_formulas import FORMULAS, formula_value
 from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
 from .source import walk
 from .types import BOOL
@@ -61,6 +62,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
         return rewritten(lw, node, name)
     if module == "np" and name == "select":
         return select(lw, node)  # frontend/array_select.py
+    if module == "np" and name in FORMULAS:  # np.sinc, np.fix (frontend/array_ufunc_formulas.py)
+        return formula_value(lw, node, name)
     if name not in _NAMES:
         return None
     func = node.func

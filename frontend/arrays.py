@@ -73,7 +73,7 @@ _REFUSED = {
     **dict.fromkeys(("argsort", "sort", "median"), "its result is a sorted order, supported as np.sort(a, axis=, "
                     "kind=), np.argsort(a, axis=, kind=) and np.median(a, axis=) of a 1-d or 2-d array whose rank "
                     "polyfuse tells before lowering it (an argument, a local bound once, slices and arithmetic of "
-                    "those), axis None, -1, 0 or 1 (a.sort() in place and other ranks are not); write the loop"),
+                    "those), axis None, -1, 0 or 1 (and a.sort() in place of those; other ranks are not); write the loop"),
     **dict.fromkeys(("quantile", "percentile"), "supported as np.quantile(a, q, axis=) / np.percentile(a, q, "
                     "axis=) of a real array, axis=None or of a 2-d array, and a float q (a number, a float argument "
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
@@ -1017,15 +1017,15 @@ class Lowering:
     def copyto(self, stmt: ast.Expr, call: ast.Call) -> ast.Assign:
         """``np.copyto(dst, src)`` is ``dst[...] = src`` (``src`` broadcast) where NumPy's
         ``casting`` rule, 'same_kind' unless 'unsafe' is given, admits the store."""
-        positional = dict(zip(("dst", "src", "casting"), call.args))
-        named = self.keywords(call, ("dst", "src", "casting"))
+        positional = dict(zip(("dst", "src", "casting", "where"), call.args))
+        named = self.keywords(call, ("dst", "src", "casting", "where"))
         given = positional | named
         casting = given.get("casting", ast.Constant("same_kind"))
         rule = casting.value if isinstance(casting, ast.Constant) else None
-        if len(call.args) > 3 or positional.keys() & named.keys() or not {"dst", "src"} <= given.keys() \
+        if len(call.args) > 4 or positional.keys() & named.keys() or not {"dst", "src"} <= given.keys() \
                 or rule not in ("same_kind", "unsafe"):
-            raise self.error(call, "np.copyto other than (dst, src) with casting='same_kind' (the default) or "
-                             "'unsafe'", "np.copyto")
+            raise self.error(call, "np.copyto other than (dst, src, where=) with casting='same_kind' (the default) "
+                             "or 'unsafe'", "np.copyto")
         dst, src = self.value(given["dst"]), self.value(given["src"])
         if dst.rank == 0:
             raise self.error(given["dst"], f"np.copyto into {ast.unparse(given['dst'])!r}, which is not an array "
@@ -1036,7 +1036,13 @@ class Lowering:
         if weak.dtype != "unknown" and not casts(weak, dst.vtype.dtype, "unsafe" if rule == "unsafe" else "same_kind"):
             raise self.error(call, f"np.copyto from {weak.dtype} into {dst.vtype.dtype}: NumPy refuses this cast "
                              f"under casting={rule!r}", "np.copyto cast")
-        assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], given["src"])
+        value = given["src"]
+        if "where" in given and not (isinstance(given["where"], ast.Constant) and given["where"].value is True):
+            from .array_statements import masked_source  # np.where(mask, src cast to dst's dtype, dst)
+            if self.value(given["where"]).vtype.dtype != "bool":
+                raise self.error(given["where"], "np.copyto where= other than a boolean array", "np.copyto")
+            value = masked_source(given, dst.vtype.dtype, src.rank)
+        assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], value)
         _locate(assign, stmt)
         return assign
 
@@ -2330,7 +2336,11 @@ class Lowering:
             return self.bitwise(node, op, lhs, rhs)
         if lhs.vtype.dtype == "bool" and rhs.vtype.dtype == "bool":
             raise self.error(node, "arithmetic on two boolean arrays (NumPy gives booleans there)", "bool array")
-        if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs):
+        if isinstance(op, ast.Pow) and lhs.vtype.is_int and rhs.vtype.is_int and not _nonnegative(rhs) \
+                and (_number(rhs.element(())) is not None if not rhs.rank else lhs.vtype.dtype == "bool"
+                     or rhs.vtype.dtype == "bool" or lhs.vtype is UNKNOWN or rhs.vtype is UNKNOWN):
+            # an integer exponent that is an array or known at run time: each element's power is the
+            # scalar one, which raises NumPy's ValueError where an exponent is negative (expressions.py)
             raise self.error(node, "an integer array raised to a power other than a non-negative integer "
                              "constant", "integer power")
         vtype = binop_type(op, lhs, rhs)
@@ -2867,8 +2877,8 @@ class Lowering:
         if len(node.args) > len(fields) or not node.args or set(given) & set(options):
             raise self.error(node, f"np.{name}() arguments", "array call")
         given.update(options)
-        rows = sym_of(node.args[0])
-        cols = rows if _is_none(given.get("M")) else sym_of(given["M"])
+        rows = sym_of(self.known_extents(node.args[0]))  # P.shape[0] of a local: its extent
+        cols = rows if _is_none(given.get("M")) else sym_of(self.known_extents(given["M"]))
         k = _int_const(given["k"]) if "k" in given else 0
         if k is None:
             raise self.error(given["k"], f"np.{name}() k= must be an integer constant", "array call")
@@ -2887,6 +2897,11 @@ class Lowering:
     def norm(self, node: ast.Call) -> View:
         """``np.linalg.norm(x)`` (and ``axis=``, ``keepdims=``): the 2-norm of a vector, the
         Frobenius norm of a matrix, ``sqrt(sum(x * x))`` in the float dtype NumPy gives."""
+        from .array_norms import norm_with_order
+        ordered = norm_with_order(self, node)
+        if ordered is not None:
+            return ordered
+        node = _without_order(node)
         options = self.keywords(node, ("axis", "keepdims"))
         if len(node.args) != 1:
             raise self.error(node, "np.linalg.norm() with ord= (only the default 2-norm / Frobenius norm)",
@@ -4359,13 +4374,9 @@ class Lowering:
         if x.vtype.weak:
             raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
                              "float64/int64 array there); multiply by an array or write the loop", "reduction")
-        extreme = None  # np.max/np.min of booleans: NumPy's any/all, of no element a ValueError (fe32)
         if x.vtype.dtype == "bool" and kind in ("max", "min"):
-            if not _is_none(options.get("initial")):
-                raise self.error(node, f"np.{kind}() of a boolean array with initial=; use np.any or np.all",
-                                 "reduction")
-            options.pop("initial", None)
-            extreme, kind = kind, "any" if kind == "max" else "all"
+            from .array_ufunc_formulas import bool_extreme  # as uint8, then != 0
+            return bool_extreme(self, node, kind, x, options)
         keepdims = _bool_const(options.get("keepdims"))
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
@@ -4388,8 +4399,8 @@ class Lowering:
         if kind in ("all", "any") and x.vtype.dtype != "bool":  # np.all/np.any reduce each element's truth
             x = self.elementwise(lambda v: ast.Compare(v, [ast.NotEq()], [ast.Constant(0)]), [x], VType("bool", False))
         initial = options.get("initial")
-        if kind in ("max", "min") and initial is None or extreme is not None:
-            self.nonempty(node, f"np.{extreme or kind}()", tuple(x.extents[d] for d in axes))
+        if kind in ("max", "min") and initial is None:
+            self.nonempty(node, f"np.{kind}()", tuple(x.extents[d] for d in axes))
         if set(axes) != set(range(x.rank)):
             return self.axis_reduction(node, kind, x, axes, keepdims, dtype, initial)
         total = self.full_reduction(kind, x, dtype, initial)
@@ -4687,8 +4698,8 @@ def binop_type(op: ast.operator, lhs: View, rhs: View) -> VType:
         return UNKNOWN
     if isinstance(op, ast.Div):
         return true_divide(a, b)
-    if isinstance(op, ast.Pow) and a.is_int and b.is_int and not _nonnegative(rhs):
-        return promote(promote(a, b), WEAK_FLOAT)
+    if isinstance(op, ast.Pow) and a.is_int and b.is_int and not _nonnegative(rhs) and a.weak and b.weak:
+        return promote(promote(a, b), WEAK_FLOAT)  # two Python ints (a NumPy integer: NumPy's integer)
     return promote(a, b)
 
 
@@ -4722,6 +4733,17 @@ def _number(node: ast.expr) -> int | float | None:
 def _int_const(node: ast.expr) -> int | None:
     s = sym_of(node)
     return s.const if s.is_const() else None
+
+
+def _without_order(node: ast.Call) -> ast.Call:
+    """``np.linalg.norm(x, ord, ...)`` whose ``ord`` is the default norm's (array_norms) without
+    it, axis and keepdims as keywords."""
+    names = ("x", "ord", "axis", "keepdims")
+    if len(node.args) <= 1 and all(kw.arg != "ord" for kw in node.keywords) or len(node.args) > len(names):
+        return node
+    keywords = [ast.keyword(name, arg) for name, arg in zip(names[2:], node.args[2:])]
+    keywords += [kw for kw in node.keywords if kw.arg != "ord"]
+    return ast.copy_location(ast.Call(node.func, node.args[:1], keywords), node)
 
 
 def _bool_const(node: ast.expr | None) -> bool | None:

@@ -55,6 +55,7 @@ from polyfuse.model.scop import Argument
 
 from . import builtin_helpers
 from .allocation import ALLOCATORS
+from .array_statements import sort_in_place
 from .array_swaps import swap_arrays
 from .checker import is_allocation
 from .data_sized import lengths
@@ -99,6 +100,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
                                      raises=set(source.raises), pranges={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
+    tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)
     for node in walk(tree):  # before any pass reads its calls as calls of unknown functions
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not tree:
             kind = "lambda" if isinstance(node, ast.Lambda) else "nested function"
