@@ -253,3 +253,17 @@ def client():
     with Client(cluster) as c:
         yield c
     cluster.close()
+
+
+#: PolyBench's symm as loops (``temp2`` accumulates the row's second product beside the
+#: ``C[k, j] +=`` updates): the source the loop-product, accumulator and BLAS tests compile
+SYMM_LOOPS = """
+def k(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            temp2 = 0.0
+            for k in range(i):
+                C[k, j] += alpha * B[i, j] * A[i, k]
+                temp2 += B[k, j] * A[i, k]
+            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+"""

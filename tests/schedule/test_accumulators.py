@@ -7,6 +7,7 @@ import linecache
 
 import numpy as np
 import pytest
+from conftest import SYMM_LOOPS as SYMM
 from polyfuse.backends.cpu import blas
 
 import polyfuse
@@ -239,16 +240,6 @@ def test_a_consumer_under_a_condition_is_kept():
 
 # ---- a folded product's infs and NaNs are the user's ---------------------------------------------
 
-SYMM = """
-def k(alpha, beta, C, A, B):
-    for i in range(C.shape[0]):
-        for j in range(C.shape[1]):
-            temp2 = 0.0
-            for k in range(i):
-                C[k, j] += alpha * B[i, j] * A[i, k]
-                temp2 += B[k, j] * A[i, k]
-            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
-"""
 GEMV = """
 def k(alpha, beta, y, A, x):
     for i in range(A.shape[0]):

@@ -10,6 +10,7 @@ import linecache
 
 import numpy as np
 import pytest
+from conftest import SYMM_LOOPS as SYMM
 from polyfuse.backends.cpu import blas
 
 import polyfuse
@@ -573,17 +574,6 @@ def test_float32_strict_triangles_trmm_and_stacks():
     assert "polyfuse.blas.sgemm" in _run(DOITGEN.replace("np.zeros((C4.shape[1],))", "np.zeros((C4.shape[1],), "
                                                          "dtype=np.float32)"), *args, lifted=1).inspect_llvm(*args)
 
-
-SYMM = """
-def k(alpha, beta, C, A, B):
-    for i in range(C.shape[0]):
-        for j in range(C.shape[1]):
-            temp2 = 0.0
-            for k in range(i):
-                C[k, j] += alpha * B[i, j] * A[i, k]
-                temp2 += B[k, j] * A[i, k]
-            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
-"""
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

@@ -13,6 +13,7 @@ import linecache
 
 import numpy as np
 import pytest
+from conftest import SYMM_LOOPS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polyfuse.backends.cpu import blas
@@ -304,17 +305,6 @@ def test_a_stack_inside_a_loop_kept_as_written():
             "        out[:, :, :] = X[:, ::2] @ W + out\n")
     _check(kept, _m(3, N, N), _m(N, N), np.zeros((3, N // 2, N)), 3)
 
-
-SYMM_LOOPS = """
-def k(alpha, beta, C, A, B):
-    for i in range(C.shape[0]):
-        for j in range(C.shape[1]):
-            temp2 = 0.0
-            for k in range(i):
-                C[k, j] += alpha * B[i, j] * A[i, k]
-                temp2 += B[k, j] * A[i, k]
-            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
-"""
 
 TRMM_IN_PLACE = """
 def k(A, B):
