@@ -1,17 +1,13 @@
 """NumPy statements that change an array in place, written as the assignments they equal
-(frontend/arrays.py: lower_stmt): ``x.sort()`` and ``np.copyto(dst, src, where=mask)``."""
+(frontend/arrays.py: lower_stmt): ``x.sort()``.  (``np.copyto(dst, src, where=mask)``'s value,
+pure syntax, is built in arrays.py itself, which this module imports.)"""
 
 from __future__ import annotations
 
 import ast
 import copy
 
-from .arrays import NP_NAME
 from .checker import module_of
-
-
-def _np(fn: str, *args: ast.expr) -> ast.Call:
-    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), fn, ast.Load()), list(args), [])
 
 
 def _located(tree: ast.stmt, where: ast.AST) -> ast.stmt:
@@ -55,13 +51,3 @@ def sort_in_place(rw, body: list[ast.stmt]) -> list[ast.stmt]:
     as any ``np.sort`` and any store."""
     walker = _SortInPlace(rw)
     return [walker.visit(stmt) for stmt in body]
-
-
-def masked_source(given: dict[str, ast.expr], dtype: str, rank: int) -> ast.expr:
-    """``np.copyto(dst, src, where=mask)``'s value: ``np.where(mask, src, dst)`` with ``src``
-    first cast to ``dst``'s dtype, as copyto casts it (no promotion through a wider type)."""
-    src = given["src"]
-    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
-    typed = ast.Call(ast.Attribute(copy.deepcopy(src), "astype", ast.Load()), [cast], []) if rank \
-        else ast.Call(cast, [copy.deepcopy(src)], [])
-    return _np("where", copy.deepcopy(given["where"]), typed, copy.deepcopy(given["dst"]))

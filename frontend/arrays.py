@@ -323,6 +323,8 @@ class FormRules:
     call: Callable[[Lowering, ast.Call, str | None, str], View | None]  # np.diff, np.roll, ... (array_idioms)
     unpack: Callable[[Lowering, ast.Assign, ast.Tuple | ast.List], list[ast.stmt] | None]  # a, b = value
     comprehension: Callable[[Lowering, ast.Assign], tuple[list[ast.stmt], str] | None]  # np.array([...])
+    norm: Callable[[Lowering, ast.Call], View | None]  # np.linalg.norm with ord= (array_norms)
+    bool_extreme: Callable[[Lowering, ast.Call, str, View, dict[str, ast.expr]], View]  # np.max of bools
 
 
 @dataclass(frozen=True)
@@ -1038,10 +1040,9 @@ class Lowering:
                              f"under casting={rule!r}", "np.copyto cast")
         value = given["src"]
         if "where" in given and not (isinstance(given["where"], ast.Constant) and given["where"].value is True):
-            from .array_statements import masked_source  # np.where(mask, src cast to dst's dtype, dst)
             if self.value(given["where"]).vtype.dtype != "bool":
                 raise self.error(given["where"], "np.copyto where= other than a boolean array", "np.copyto")
-            value = masked_source(given, dst.vtype.dtype, src.rank)
+            value = _masked_source(given, dst.vtype.dtype, src.rank)  # np.where(mask, src as dst's dtype, dst)
         assign = ast.Assign([ast.Subscript(given["dst"], ast.Constant(Ellipsis), ast.Store())], value)
         _locate(assign, stmt)
         return assign
@@ -2897,8 +2898,9 @@ class Lowering:
     def norm(self, node: ast.Call) -> View:
         """``np.linalg.norm(x)`` (and ``axis=``, ``keepdims=``): the 2-norm of a vector, the
         Frobenius norm of a matrix, ``sqrt(sum(x * x))`` in the float dtype NumPy gives."""
-        from .array_norms import norm_with_order
-        ordered = norm_with_order(self, node)
+        if self.forms is None and _without_order(node) is not node:
+            raise self.error(node, "np.linalg.norm() with ord= here", "np.linalg.norm")
+        ordered = self.forms.norm(self, node) if self.forms is not None else None  # (array_norms)
         if ordered is not None:
             return ordered
         node = _without_order(node)
@@ -4375,8 +4377,9 @@ class Lowering:
             raise self.error(node, f"np.{kind}() of an array of Python numbers (NumPy reduces a strong "
                              "float64/int64 array there); multiply by an array or write the loop", "reduction")
         if x.vtype.dtype == "bool" and kind in ("max", "min"):
-            from .array_ufunc_formulas import bool_extreme  # as uint8, then != 0
-            return bool_extreme(self, node, kind, x, options)
+            if self.forms is None:
+                raise self.error(node, f"np.{kind}() of a boolean array here", "reduction")
+            return self.forms.bool_extreme(self, node, kind, x, options)  # as uint8, then != 0
         keepdims = _bool_const(options.get("keepdims"))
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
@@ -4733,6 +4736,17 @@ def _number(node: ast.expr) -> int | float | None:
 def _int_const(node: ast.expr) -> int | None:
     s = sym_of(node)
     return s.const if s.is_const() else None
+
+
+def _masked_source(given: dict[str, ast.expr], dtype: str, rank: int) -> ast.expr:
+    """``np.copyto(dst, src, where=mask)``'s value: ``np.where(mask, src, dst)`` with ``src``
+    first cast to ``dst``'s dtype, as copyto casts it (no promotion through a wider type)."""
+    src = given["src"]
+    cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+    typed = ast.Call(ast.Attribute(copy.deepcopy(src), "astype", ast.Load()), [cast], []) if rank \
+        else ast.Call(cast, [copy.deepcopy(src)], [])
+    where = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "where", ast.Load())
+    return ast.Call(where, [copy.deepcopy(given["where"]), typed, copy.deepcopy(given["dst"])], [])
 
 
 def _without_order(node: ast.Call) -> ast.Call:

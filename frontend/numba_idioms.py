@@ -30,16 +30,30 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from .checker import module_of
 from .desugar import int_constant
-from .source import location_key, walk
+from .source import KernelSource, location_key, walk
 
-if TYPE_CHECKING:
-    from .rewrite import Rewriter
+
+class Rewriter(Protocol):
+    """What these rewrites use of frontend.rewrite's Rewriter (which imports this module)."""
+
+    source: Any
+    globals: dict[str, Any]
+    ranks: dict[str, int]
+    dtypes: dict[str, Any]
+    scalar_kinds: dict[str, Any]
+
+    def numpy_alias(self) -> str: ...
+    def origin(self, node: ast.AST) -> KernelSource | None: ...
+    def mark(self, node: ast.AST, origin: KernelSource | None) -> None: ...
+    def mark_one(self, node: ast.AST, origin: KernelSource | None) -> None: ...
+    def copy(self, node: ast.expr) -> ast.expr: ...
+    def placed(self, new: ast.expr, like: ast.AST) -> ast.expr: ...
 
 _FINFO = ("eps", "epsneg", "max", "min", "tiny", "smallest_normal", "resolution")
 _IINFO = ("max", "min")
