@@ -2911,6 +2911,9 @@ class Lowering:
         x = self.value(node.args[0])
         if x.rank == 0 or x.vtype.weak:
             raise self.error(node, "np.linalg.norm() of a scalar", "np.linalg")
+        if x.vtype.is_complex:  # (NumPy sums abs(x) ** 2: a real result)
+            raise self.error(node, "np.linalg.norm() of a complex array; write np.sqrt(np.sum(np.abs(x) ** 2))",
+                             "np.linalg")
         if x.rank == 1 and not options and x.vtype.dtype in ("float32", "float64"):
             # NumPy: sqrt(x.dot(x)), on BLAS ?dot for a plain vector (array_linalg._dot_shape)
             dot = ast.copy_location(ast.BinOp(node.args[0], ast.MatMult(), copy.deepcopy(node.args[0])), node)

@@ -64,11 +64,16 @@ def int_negative_constant(a):
     return a ** -1
 
 
+def norm_complex(z):
+    return np.linalg.norm(z, axis=-1)
+
+
 @pytest.mark.parametrize("fn, arg, what", [
     (norm_two, np.ones((2, 2)), r"ord=2\.0 of a matrix"),
     (norm_vector_fro, np.ones(2), r"ord='fro' of a vector"),
     (tensordot_uneven, np.ones((2, 2)), "pair of lists of different lengths"),
     (int_negative_constant, np.ones(2, dtype=np.int64), "non-negative integer constant"),
+    (norm_complex, np.ones((2, 3), complex), "norm\\(\\) of a complex array"),
 ])
 def test_refused_variants_say_where_and_why(fn, arg, what):
     args = (arg, arg) if fn is tensordot_uneven else (arg,)
