@@ -28,6 +28,7 @@ import time
 
 import numba
 import numpy as np
+from knobs import with_knobs  # (benchmarks/knobs.py: this script's folder is on sys.path)
 from threadpoolctl import threadpool_limits
 
 import polyfuse
@@ -37,21 +38,6 @@ from polyfuse.runtime import threads
 
 SERIES = int(os.environ.get("SERIES", "3"))
 WARM = int(os.environ.get("WARM", "4"))
-
-
-def _with_env(function, knobs: dict[str, str]):
-    def run(*args):
-        saved = {k: os.environ.get(k) for k in knobs}
-        os.environ.update(knobs)
-        try:
-            function(*args)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-    return run
 
 
 def _one_blas_thread(function):
@@ -90,7 +76,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
                          ("serial", {"POLYFUSE_BLAS_THREADS": "serial"}),
                          ("fair", {}), ("unfair", {"POLYFUSE_BLAS_FAIR_TRIALS": "0"}), *_ab()):
         kernels[label] = polyfuse.kernel(sk.func)
-        contenders[label] = _with_env(kernels[label], knobs)
+        contenders[label] = with_knobs(kernels[label], knobs)
         settle()
         contenders[label](*fresh(base))  # the first call: one BLAS thread, timed by the runtime
         warm_up(contenders[label], base, calls=WARM, max_seconds=5.0)

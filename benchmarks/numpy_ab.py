@@ -25,6 +25,7 @@ import sys
 import time
 
 import numpy as np
+from knobs import knobs_set  # (benchmarks/knobs.py: this script's folder is on sys.path)
 
 import polyfuse
 from polyfuse.bench.machine import set_polyfuse_threads
@@ -36,20 +37,12 @@ def compiled(func, config: str, args, expected):
     checked against the undecorated function's ``expected`` output."""
     fuse, *settings = config.split(",")
     knobs = dict(s.split(":", 1) for s in settings)
-    saved = {k: os.environ.get(k) for k in knobs}
-    os.environ.update({k: v.replace("/", ",") for k, v in knobs.items()})
-    try:
+    with knobs_set({k: v.replace("/", ",") for k, v in knobs.items()}):
         kernel = polyfuse.kernel(func, fuse=fuse)
         result = kernel(*fresh(args))
         if expected is not None:  # (programs that update their arguments return nothing: not compared)
             np.testing.assert_allclose(result, expected, rtol=1e-10, atol=1e-12)
         return kernel
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def jax_runner(func, args):

@@ -25,6 +25,7 @@ import sys
 import time
 
 import numpy as np
+from knobs import with_knobs  # (benchmarks/knobs.py: this script's folder is on sys.path)
 
 import polyfuse
 from polyfuse.bench import suite
@@ -53,23 +54,6 @@ def _on_threads(kernel, count: int):
     return run
 
 
-def _with_knobs(function, knobs: dict[str, str]):
-    """``function`` run with environment knobs set (read at each call, as the runtime's are)."""
-    def run(*args):
-        saved = {k: os.environ.get(k) for k in knobs}
-        os.environ.update(knobs)
-        try:
-            function(*args)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-
-    return run
-
-
 def _modes(kernel, base) -> str:
     backend = kernel.compile(*base).backend
     return "".join(backend.blas_modes[k][0] for k in sorted(backend.blas_modes))
@@ -88,7 +72,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
         knobs = dict(item.split(":") for item in alternative.split(","))
         count = int(os.environ.get("AB_THREADS", "2"))
         kernels[f"pf{count}ab"] = polyfuse.kernel(sk.func)
-        contenders[f"pf{count}ab"] = _with_knobs(_on_threads(kernels[f"pf{count}ab"], count), knobs)
+        contenders[f"pf{count}ab"] = with_knobs(_on_threads(kernels[f"pf{count}ab"], count), knobs)
     positions = output_positions(sk.func, sk.outputs)
     expected = suite.numpy_outputs(sk, fresh(base))
     for label in [c for c in contenders if c.startswith("pf")]:
