@@ -1003,16 +1003,23 @@ def team_record(key: tuple, times: RegionTimes) -> dict[str, Any]:
     kind, rest = (key[0], key[1:]) if isinstance(key[0], str) else ("phase", key)
     best = {mode: round(min(runs) * 1e3, 4) for mode, runs in (("serial", times.serial), ("team", times.team))
             if runs}
+    calls: int | str = times.calls
     if not times.worth_threads:
         chosen, how = "serial", (f"its first serial run took under {MIN_PARALLEL_SECONDS * 1e3:g} ms "
                                  "(or a later one did): serial at these sizes")
+        # later calls at these sizes run the serial function untimed (``serial_sizes``, and the
+        # native entries never come back to Python): the time shown is that first run's, which
+        # paid for cold caches and page faults, not the steady cost
+        if not times.team:
+            best = {"serial (first run, cold)": best["serial"]}
+        calls = "not counted: serial untimed at these sizes"
     elif not times.team or times._on_trial():
         chosen, how = "team", f"on trial: the team's first {WINDOW} runs"
     else:
         chosen = "team" if min(times.team) < min(times.serial) else "serial"
         how = (f"the faster mode's best of its latest {WINDOW} runs; the other one again after call "
                f"{times.next_check}")
-    return {kind: rest[0], "threads": rest[1], "sizes": list(rest[2:]), "calls": times.calls,
+    return {kind: rest[0], "threads": rest[1], "sizes": list(rest[2:]), "calls": calls,
             "best ms": best, "chosen": chosen, "how": how}
 
 

@@ -198,4 +198,6 @@ def test_explain_records_say_which_mode_runs_and_why():
     assert on_trial["best ms"] == {"serial": 1.0, "team": 2.0}
     judged = team_record(("region", 5, 2, 64, 7), RegionTimes(True, [1e-3], [2e-3] * WINDOW))
     assert judged["region"] == 5 and judged["sizes"] == [64, 7] and judged["chosen"] == "serial"
-    assert team_record(("chain", 1, 2, 9), RegionTimes(False, [1e-5]))["chosen"] == "serial"
+    too_small = team_record(("chain", 1, 2, 9), RegionTimes(False, [1e-5]))
+    assert too_small["chosen"] == "serial" and too_small["best ms"] == {"serial (first run, cold)": 0.01}
+    assert too_small["calls"].startswith("not counted")  # (later calls run untimed)
