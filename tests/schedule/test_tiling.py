@@ -109,6 +109,13 @@ def _mirror(m, c, cov):
             cov[j, i] = cov[i, j]
 
 
+def _permute(A, B):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            for k in range(A.shape[2]):
+                B[k, j, i] = A[i, j, k]
+
+
 def _copy(A, B):
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
@@ -120,7 +127,8 @@ def _tiles(kernel, *args) -> list[str]:
 
 
 def test_transposing_copies_run_in_square_tiles_on_the_team(forced):
-    """``B[j, i] = A[i, j]`` and covariance's mirror over a triangle: square tiles of both loops
+    """``B[j, i] = A[i, j]``, covariance's mirror over a triangle and ``B[k, j, i] = A[i, j, k]``
+    (the loops of i and k tiled, j between them): square tiles of the two loops
     (schedule/tiling.py ``choose_transpose_tile``), sizes off the tile side (partial tiles at
     both edges, the triangle's diagonal tiles), on two threads: the user's bits."""
     from polyfuse.runtime import threads
@@ -128,7 +136,8 @@ def test_transposing_copies_run_in_square_tiles_on_the_team(forced):
     threads.set_num_threads(2)
     rng = np.random.default_rng(7)
     for fn, args in ((_transpose, (rng.random((37, 45)), np.zeros((45, 37)))),
-                     (_mirror, (41, 3.0, rng.random((41, 41))))):
+                     (_mirror, (41, 3.0, rng.random((41, 41)))),
+                     (_permute, (rng.random((19, 3, 35)), np.zeros((35, 3, 19))))):
         kernel = polyfuse.kernel(fn, cache=False)
         for _ in range(2):  # the first call measures the serial run; the team runs the second
             expected, actual = copy_args(args), copy_args(args)
