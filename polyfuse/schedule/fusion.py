@@ -50,12 +50,11 @@ class SmartFusion:
     """Greedy, verified merging of adjacent loops, outermost first."""
 
     def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0,
-                 serial_fusion: bool = True, chunked_sums: bool = False, transpose: bool = False) -> None:
+                 serial_fusion: bool = True, chunked_sums: bool = False) -> None:
         self.scop = scop
         self.deps = deps
         self.tiling = tiling  # keep tile-worthy perfect nests apart unless fusion shrinks a local
         self.vector_bytes = vector_bytes  # ... and register-tileable ones (0: no register tiles)
-        self.transpose = transpose  # ... and transposing copies (square tiles)
         self.serial_fusion = serial_fusion  # may a parallel loop ride along a serial one (rides_along)
         self.chunked_sums = chunked_sums  # will passes/private_sums run sums a loop carries in chunks
         self.blocking = deps.validity()
@@ -109,8 +108,7 @@ class SmartFusion:
             return None
         exchanged_locally = any(self.scop.array(d.array).kind == "local"
                                 for d, _, _ in self.deps.between(set(prev.statements), set(node.statements)))
-        if not exchanged_locally and any(worth_tiling(self.scop, n, cache=self.tiling, vector_bytes=self.vector_bytes,
-                                                      transpose=self.transpose)
+        if not exchanged_locally and any(worth_tiling(self.scop, n, cache=self.tiling, vector_bytes=self.vector_bytes)
                                          for n in (prev, node)):
             record(False, "kept apart: a perfect nest worth tiling (for cache or registers) saves more "
                    "than fusing when no kernel-local intermediate would shrink")

@@ -85,8 +85,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         ordered = locality.run()
         scop, deps = locality.scop, locality.deps  # scalar expansion may have grown some locals
         fusion = SmartFusion(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes,
-                             serial_fusion=serial_fusion, chunked_sums=serial_fusion and chunked_sums,
-                             transpose=bool(transpose_budget))
+                             serial_fusion=serial_fusion, chunked_sums=serial_fusion and chunked_sums)
         body = fusion.run(ordered)
         tiling = TilingPass(scop, deps, tile_budget, vector_bytes, transpose_budget, line, transpose_side)
         body = tiling.run(body)
