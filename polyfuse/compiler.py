@@ -28,11 +28,13 @@ from polyfuse.options import (
     Options,
     compile_operations,
     compile_seconds,
+    machine,
     one_thread_tiles,
     packed_rows,
     pivot_block,
     pivot_rows,
     time_tile_sizes,
+    transpose_tile_side,
 )
 from polyfuse.passes.astgen import build_loop_program
 from polyfuse.passes.blocked_sums import block_reductions
@@ -115,7 +117,8 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
                            time_tiling=options.time_tiling_enabled(), time_tile_budget=options.time_tile_budget(),
                            time_tile_sizes=time_tile_sizes(),
                            time_tile_whole_row=options.time_tile_whole_row(), parallel=options.outer_parallelism_enabled(),
-                           pivot_block=pivot_block(),
+                           pivot_block=pivot_block(), transpose_budget=options.transpose_tile_budget(),
+                           line=machine().line, transpose_side=transpose_tile_side(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())
         if sched.scop is not None and sched.scop is not scop:
             # scalars expanded so loops could be reordered: the dependences the scheduler

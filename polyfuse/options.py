@@ -481,6 +481,14 @@ def time_tile_sizes() -> tuple[int, ...]:
 PIVOT_BLOCK = 32
 
 
+def transpose_tile_side() -> int:
+    """``POLYFUSE_TRANSPOSE_TILE_SIDE``: a fixed side for the square tiles of a transposing copy
+    (polyfuse.schedule.tiling, ``choose_transpose_tile``); unset or 0: the largest that fits half
+    of L1."""
+    text = os.environ.get("POLYFUSE_TRANSPOSE_TILE_SIDE", "").strip()
+    return int(text) if text else 0
+
+
 def pivot_block() -> int:
     """``POLYFUSE_PIVOT_BLOCK``: the block size of pivot blocks (outer-parallel nests whose outer
     loop is sequential: lu, cholesky); 0 or 1 turns them off.  Default ``PIVOT_BLOCK``."""
@@ -590,6 +598,13 @@ class Options:
         if not self.tile:
             return 0
         return machine().l2 // 2
+
+    def transpose_tile_budget(self) -> int:
+        """Bytes of cache lines a transposing copy's square tile may touch: half of L1 (0: such
+        nests run untiled): the cpu target, unless ``POLYFUSE_TRANSPOSE_TILES=0``."""
+        if self.target != "cpu" or not env_flag("POLYFUSE_TRANSPOSE_TILES", True):
+            return 0
+        return machine().l1d // 2
 
     def time_tile_budget(self) -> int:
         """Bytes a time tile's footprint may use: half the L2 cache."""
@@ -708,6 +723,8 @@ class Options:
                 + ("" if self.serial_fusion_enabled() else " serial_fusion=off")
                 + ("" if self.noop_versions_enabled() or self.target == "cuda" or self.fastmath
                    else " noop_versions=off")
+                + (f" transpose_tiles={self.transpose_tile_budget()}/{machine().line}/{transpose_tile_side()}"
+                   if self.target == "cpu" else "")
                 + ("" if pivot_rows() == PIVOT_ROWS or self.target == "cuda" else f" pivot_rows={pivot_rows()}")
                 + ("" if packed_rows() == PACKED_ROWS or self.target == "cuda" else f" packed_rows={packed_rows()}")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")

@@ -38,13 +38,14 @@ class LocalityDecision:
 
 class LocalityPass:
     def __init__(self, scop: Scop, deps: Dependences, *, tiling: bool = False, vector_bytes: int = 0,
-                 vector_math: bool = False) -> None:
+                 vector_math: bool = False, transpose: bool = False) -> None:
         self.scop = scop
         self.deps = deps
         self.expansion_over_budget = False  # an expanded program's dependences ran out of budget
         self.vector_math = vector_math  # split exp/log out of reduction loops so they vectorize
         self.tiling = tiling  # also distribute loops to expose perfect nests worth tiling
         self.vector_bytes = vector_bytes  # ... or worth register tiling (0: no register tiles)
+        self.transpose = transpose  # ... or worth the square tiles of a transposing copy
         self.decisions: list[LocalityDecision] = []
 
     def run(self) -> tuple[TreeNode, ...]:
@@ -183,7 +184,8 @@ class LocalityPass:
         return applied
 
     def tile_worthy(self, node: TreeNode) -> bool:
-        return worth_tiling(self.scop, node, cache=self.tiling, vector_bytes=self.vector_bytes)
+        return worth_tiling(self.scop, node, cache=self.tiling, vector_bytes=self.vector_bytes,
+                            transpose=self.transpose)
 
     def tree_score(self, nodes: tuple[TreeNode, ...], innermost: str | None = None) -> int:
         """Stride score of every statement under ``nodes`` for its own innermost loop."""

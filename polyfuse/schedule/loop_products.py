@@ -119,10 +119,11 @@ def fold_zeroing(scop: Scop, deps: Dependences, decisions: tuple[ProductDecision
     writes (isl: the same set for every value of the parameters, so also none where the product
     runs no iteration), runs before it (an earlier node of the program's top level), and no
     dependence leads from it to any statement but the product (nothing reads its zeros or writes
-    ``out`` in between).  Where the zeroing writes the product's ``rows x cols`` box also when the
-    product's depth is empty (3mm's zeroing runs for ``nk = 0``, its product not), the product is
-    widened to run there too and write that box (:func:`_widened_folds`).  The sums are the same;
-    only the first addition ``0.0 + term`` is gone."""
+    ``out`` in between).  Where the zeroing writes the product's ``rows x cols`` box (a triangle
+    product's triangle of it: covariance's ``cov[i, j] = 0.0`` for ``j >= i`` before its ?syrk)
+    also when the product's depth is empty (3mm's zeroing runs for ``nk = 0``, its product not),
+    the product is widened to run there too and write that box (:func:`_widened_folds`).  The sums
+    are the same; only the first addition ``0.0 + term`` is gone."""
     if not options.blas_beta_zero():
         return scop, deps, decisions
     scop, deps, folds = _widened_folds(scop, deps, _zero_folds(scop, deps))
@@ -285,14 +286,16 @@ def _widened(scop: Scop, product: Statement, zero: Statement, box: isl.Set) -> S
 
 def _out_box(op: rg.Matmul, scop: Scop) -> isl.Set | None:
     """The elements of ``out`` that ``op`` writes when it does not accumulate, at any values of
-    the parameters: its ``rows x cols`` box (None where isl cannot say it, or for a stack)."""
+    the parameters: its ``rows x cols`` box, or the triangle of it that a triangle product
+    (``op.triangle``) writes (None where isl cannot say it, or for a stack)."""
     if op.batch:
         return None
     r, c, _ = op.variables
+    first, stop = op.columns()
     try:
         index = ", ".join(isl_text(i) for i in op.out.index)
         text = (f"{scop.prefix} -> {{ [{r}, {c}] -> {isl_name(op.out.array)}[{index}] : "
-                f"0 <= {r} < {isl_text(op.rows)} and 0 <= {c} < {isl_text(op.cols)} }}")
+                f"0 <= {r} < {isl_text(op.rows)} and {isl_text(first)} <= {c} < {isl_text(stop)} }}")
         return isl.Map(text).range().intersect_params(scop.context)
     except (ValueError, isl.Error):
         return None
@@ -311,7 +314,7 @@ def _zero_folds(scop: Scop, deps: Dependences) -> list[tuple[str, Statement, isl
             continue
         stmt = scop.statement(node.name)
         op = stmt.region.body[0] if stmt.region is not None and len(stmt.region.body) == 1 else None
-        if (not isinstance(op, rg.Matmul) or not op.accumulate or op.in_place or op.triangular or op.triangle
+        if (not isinstance(op, rg.Matmul) or not op.accumulate or op.in_place or op.triangular
                 or op.out.array in arrays):
             continue
         array = isl_name(op.out.array)

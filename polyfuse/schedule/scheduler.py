@@ -63,7 +63,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                     vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
                     time_tile_sizes: tuple[int, ...] = (), time_tile_whole_row: int = 0, vector_math: bool = False,
                     parallel: bool = True, serial_fusion: bool = True,
-                    chunked_sums: bool = False, pivot_block: int = 0) -> ScheduleResult:
+                    chunked_sums: bool = False, pivot_block: int = 0, transpose_budget: int = 0,
+                    line: int = 64, transpose_side: int = 0) -> ScheduleResult:
     """The schedule for fusion mode ``fuse``, verified against ``deps``.
 
     ``time_tiling`` (smart only; ``Options.time_tiling_enabled()``): time tile stencil nests, with
@@ -73,18 +74,20 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
     off when the kernel runs serially anyway.  ``serial_fusion`` (smart only): a parallel loop
     may be fused into a serial one when it only reads big arrays the other reads too, and
     (``chunked_sums``: passes/private_sums will run) when the fused loop carries only sums of
-    products."""
+    products.  ``transpose_budget`` (smart only): bytes of cache lines a square tile of a nest that
+    copies between an array and its transpose may touch (0: such nests stay untiled);
+    ``transpose_side`` fixes its side."""
     if fuse == "none" or not scop.statements:
         return ScheduleResult(fuse, "program order", (), schedule=scop.schedule)
     if fuse == "smart":
         locality = LocalityPass(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes,
-                                vector_math=vector_math)
+                                vector_math=vector_math, transpose=bool(transpose_budget))
         ordered = locality.run()
         scop, deps = locality.scop, locality.deps  # scalar expansion may have grown some locals
         fusion = SmartFusion(scop, deps, tiling=bool(tile_budget), vector_bytes=vector_bytes,
                              serial_fusion=serial_fusion, chunked_sums=serial_fusion and chunked_sums)
         body = fusion.run(ordered)
-        tiling = TilingPass(scop, deps, tile_budget, vector_bytes)
+        tiling = TilingPass(scop, deps, tile_budget, vector_bytes, transpose_budget, line, transpose_side)
         body = tiling.run(body)
         # time-stepped stencils: skewed, wavefront-parallel time tiles (verified, else dropped)
         enabled = vector_bytes > 0 if time_tiling is None else time_tiling

@@ -94,6 +94,83 @@ def choose_tile_sizes(scop, loops: tuple[str, ...], statements, budget_bytes: in
                       f"{best[0][0]:.1f} iterations per byte of footprint within half of L2")
 
 
+#: square tile sides tried for a transposing copy, largest first, while the tile's lines fit the
+#: budget (``POLYFUSE_TRANSPOSE_TILE_SIDE`` fixes one).  16 measured best of 8-128 by 8-128 on the
+#: Intel VM of session 28 (float64 mirror and transpose at 600-3000 square; docs/performance.md,
+#: "Blocked transposes"): the strided side then walks 16 lines per sweep of the inner loop, which
+#: stay in L1 (and in the core's line fill buffers) until the tile is done; 32 and 64 were 10-60%
+#: slower at 2000 and 3000, rectangles no better than 16 x 16
+TRANSPOSE_SIDES = (16, 8)
+
+
+def _walks(index: tuple[ir.Expr, ...], var: str) -> str:
+    """How an access walks memory along ``var``: "unit" (stride 1: only the last subscript moves,
+    by 1), "rows" (a subscript before the last moves, the last does not: a whole row or more per
+    step), "still" (no subscript moves) or "other"."""
+    coefficients = [coefficient(e, var) for e in index]
+    if None in coefficients:
+        return "other"
+    *outer, last = coefficients
+    if not any(coefficients):
+        return "still"
+    if last in (1, -1) and not any(outer):
+        return "unit"
+    return "rows" if last == 0 else "other"
+
+
+def transposed_loops(scop, loops: tuple[str, ...], statements) -> tuple[str, str] | None:
+    """``(outer, inner)``: ``inner`` is the nest's innermost loop, along which one access walks
+    with stride 1 while another walks by whole rows and walks ``outer`` with stride 1 (a copy
+    between an array and its transpose, ``X[j, i] = Y[i, j]``); None when there is no such pair.
+    Untiled, the strided side touches one line per iteration and comes back to it only a whole
+    row of the other side later, when it has left the cache for large arrays; in square tiles of
+    both loops each line is used fully while the tile is in L1."""
+    found = accesses(scop, statements)
+    inner = loops[-1]
+    if not any(_walks(index, inner) == "unit" for _, index in found):
+        return None
+    for outer in reversed(loops[:-1]):
+        if any(_walks(index, inner) == "rows" and _walks(index, outer) == "unit" for _, index in found):
+            return outer, inner
+    return None
+
+
+def line_footprint(scop, loops: tuple[str, ...], statements, sizes: tuple[int, ...], line: int) -> int:
+    """Bytes of cache lines a tile of ``sizes`` touches: per distinct access, the lines of its
+    last subscript's span times the spans of the others."""
+    total = 0
+    tile = dict(zip(loops, sizes))
+    for array, index in accesses(scop, statements):
+        spans = []
+        for expr in index:
+            span = 1
+            for var, size in tile.items():
+                c = coefficient(expr, var)
+                span += (size - 1) * (abs(c) if c is not None else 1)
+            spans.append(span)
+        rows = int(np.prod(spans[:-1])) if len(spans) > 1 else 1
+        total += rows * -(-spans[-1] * itemsize(scop, array) // line) * line
+    return total
+
+
+def choose_transpose_tile(scop, loops: tuple[str, ...], statements, budget_bytes: int, line: int,
+                          side: int = 0) -> TileChoice | None:
+    """Square tiles of the two loops of ``transposed_loops`` (the others untiled), the largest
+    side of ``TRANSPOSE_SIDES`` (or ``side``) whose lines fit ``budget_bytes``; None where the
+    nest transposes nothing."""
+    pair = transposed_loops(scop, loops, statements)
+    if pair is None:
+        return None
+    for t in (side,) if side else TRANSPOSE_SIDES:
+        sizes = tuple(t if v in pair else 1 for v in loops)
+        used = line_footprint(scop, loops, statements, sizes, line)
+        if used <= budget_bytes or side:
+            return TileChoice(loops, sizes, used, budget_bytes,
+                              f"blocked transpose: {pair[1]} walks one access by rows and another with "
+                              f"stride 1; {t} x {t} tiles of {', '.join(pair)} keep both in L1")
+    return None
+
+
 @dataclass(frozen=True)
 class RegisterTileChoice:
     """A register tile for a perfect nest: ``sizes`` per loop around the ``reductions``."""
@@ -206,9 +283,20 @@ def tile_worthy(scop, node: TreeNode) -> bool:
     return has_reuse(scop, tuple(c.members[0].var for c in chain), chain[0].statements)
 
 
-def worth_tiling(scop, node: TreeNode, *, cache: bool, vector_bytes: int) -> bool:
-    """Whether keeping ``node`` a perfect nest pays: for cache tiles or for register tiles."""
+def transposing(scop, node: TreeNode) -> bool:
+    """A perfect nest of depth >= 2 that copies between an array and its transpose
+    (``transposed_loops``): worth square tiles of those loops."""
+    chain = perfect_chain(node)
+    return len(chain) >= 2 and transposed_loops(scop, tuple(c.members[0].var for c in chain),
+                                                chain[0].statements) is not None
+
+
+def worth_tiling(scop, node: TreeNode, *, cache: bool, vector_bytes: int, transpose: bool = False) -> bool:
+    """Whether keeping ``node`` a perfect nest pays: for cache tiles, for register tiles or (with
+    ``transpose``) for the square tiles of a transposing copy."""
     if cache and tile_worthy(scop, node):
+        return True
+    if transpose and transposing(scop, node):
         return True
     return bool(vector_bytes) and register_tileable(scop, node, vector_bytes)
 
@@ -217,17 +305,23 @@ class TilingPass:
     """Marks every loop heading a tile-worthy perfect nest with cache-sized tile sizes and,
     with ``vector_bytes``, a register tile."""
 
-    def __init__(self, scop, deps, budget_bytes: int, vector_bytes: int = 0) -> None:
+    def __init__(self, scop, deps, budget_bytes: int, vector_bytes: int = 0, transpose_budget: int = 0,
+                 line: int = 64, transpose_side: int = 0) -> None:
         self.scop = scop
         self.deps = deps
         self.budget = budget_bytes
         self.vector_bytes = vector_bytes
+        self.transpose_budget = transpose_budget  # bytes of L1 a transposing copy's tile may use (0: off)
+        self.line = line
+        self.transpose_side = transpose_side  # a fixed tile side (0: the largest that fits)
         self.decisions: list[TileChoice] = []
         self.register_decisions: list[RegisterTileChoice] = []
 
     def run(self, body: tuple) -> tuple:
         if self.budget:
             body = self.visit(body, lambda b: b, self.cache_tile)
+        if self.transpose_budget:
+            body = self.visit(body, lambda b: b, self.transpose_tile)
         if self.vector_bytes:
             body = self.visit(body, lambda b: b, self.register_tile)
         return body
@@ -238,6 +332,19 @@ class TilingPass:
             return None
         loops = tuple(c.members[0].var for c in perfect_chain(node))
         choice = choose_tile_sizes(self.scop, loops, node.statements, self.budget)
+        if choice is None:
+            return None
+        return replace(node, tile=choice.sizes), choice, self.decisions
+
+    def transpose_tile(self, node):
+        """(tiled node, decision) for a perfect nest that copies between an array and its
+        transpose (``transposed_loops``), else None."""
+        chain = perfect_chain(node)
+        if node.tile or len(chain) < 2:
+            return None
+        loops = tuple(c.members[0].var for c in chain)
+        choice = choose_transpose_tile(self.scop, loops, node.statements, self.transpose_budget, self.line,
+                                       self.transpose_side)
         if choice is None:
             return None
         return replace(node, tile=choice.sizes), choice, self.decisions
@@ -272,6 +379,8 @@ class TilingPass:
                     records.append(choice)
                     continue
                 records.append(replace(choice, sizes=(), reason="not tiled: " + "; ".join(problems)))
+            if node.tile and choose == self.transpose_tile:
+                continue  # a cache-tiled nest: its inner loops are its point loops
             inner = self.visit(node.body, lambda b, n=node, k=k: wrap(
                 tuple(result[:k]) + (replace(n, body=b),) + tuple(result[k + 1:])), choose)
             result[k] = replace(node, body=inner)

@@ -813,3 +813,27 @@ def test_a_zeroing_after_the_product_stays_and_the_knob_keeps_every_zeroing(monk
     monkeypatch.setenv("POLYFUSE_BLAS_BETA_ZERO", "0")
     kept = polyfuse.kernel(_kernel(ZEROED_GEMM)[0], cache=False)
     assert not kept.explain(_m(n, n), _m(n, n), _m(n, n), n)["loop products"][0]["zeroed"]
+
+
+TRIANGLE_ZEROED = """
+def k(cov, data):
+    for i in range(cov.shape[0]):
+        for j in range(i, cov.shape[0]):
+            cov[i, j] = 0.0
+            for k in range(data.shape[0]):
+                cov[i, j] += data[k, i] * data[k, j]
+"""
+
+
+@pytest.mark.parametrize("source", [TRIANGLE_ZEROED, TRIANGLE_ZEROED.replace("range(i, ", "range(i + 1, ")])
+@pytest.mark.parametrize("m, n", [(37, 0), (9, 3), (45, 60)])
+def test_a_triangle_s_zeroing_is_taken_over_by_its_syrk(source, m, n):
+    """covariance's ``cov[i, j] = 0.0`` over ``j >= i`` (and correlation's ``j > i``) before its
+    product: the product writes the triangle (?syrk's beta = 0; its loops zero each row first),
+    widened to run where the zeroing ran (no observation: zeros); the output starts as NaN, so a
+    product that still added to it would leave NaNs.  The serial run; the chunks of rows are
+    tests/backends/cpu/test_blas_triangle_chunks.py's (upper, strict_upper)."""
+    args = (np.full((m, m), np.nan), _m(n, m) - 0.5)
+    kernel = _run(source, *args, lifted=1)
+    (decision,) = kernel.explain(*args)["loop products"]
+    assert decision["zeroed"].startswith("S0 (line") and " = data @ data" in decision["product"]

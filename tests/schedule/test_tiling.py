@@ -94,3 +94,62 @@ def test_jacobi_2d_gets_a_time_tile_loop():
     args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
     code = polyfuse.kernel(spec.func, fuse="max", tile=True).explain(*args)["loop code"]
     assert code.splitlines()[0].startswith("for ") and "range(0, tsteps, 16)" in code.splitlines()[0]
+
+
+def _transpose(A, B):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            B[j, i] = A[i, j] + 1.0
+
+
+def _mirror(m, c, cov):
+    for i in range(m):
+        for j in range(i, m):
+            cov[i, j] /= c
+            cov[j, i] = cov[i, j]
+
+
+def _permute(A, B):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            for k in range(A.shape[2]):
+                B[k, j, i] = A[i, j, k]
+
+
+def _copy(A, B):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            B[i, j] = A[i, j] + 1.0
+
+
+def _tiles(kernel, *args) -> list[str]:
+    return [c["reason"] for c in kernel.explain(*args)["tiling"] if c["sizes"]]
+
+
+def test_transposing_copies_run_in_square_tiles_on_the_team(forced):
+    """``B[j, i] = A[i, j]``, covariance's mirror over a triangle and ``B[k, j, i] = A[i, j, k]``
+    (the loops of i and k tiled, j between them): square tiles of the two loops
+    (schedule/tiling.py ``choose_transpose_tile``), sizes off the tile side (partial tiles at
+    both edges, the triangle's diagonal tiles), on two threads: the user's bits."""
+    from polyfuse.runtime import threads
+
+    threads.set_num_threads(2)
+    rng = np.random.default_rng(7)
+    for fn, args in ((_transpose, (rng.random((37, 45)), np.zeros((45, 37)))),
+                     (_mirror, (41, 3.0, rng.random((41, 41)))),
+                     (_permute, (rng.random((19, 3, 35)), np.zeros((35, 3, 19))))):
+        kernel = polyfuse.kernel(fn, cache=False)
+        for _ in range(2):  # the first call measures the serial run; the team runs the second
+            expected, actual = copy_args(args), copy_args(args)
+            fn(*expected)
+            kernel(*actual)
+            assert_same_arrays(expected, actual)
+        assert [r.split(":")[0] for r in _tiles(kernel, *args)] == ["blocked transpose"]
+        assert sum(kernel.compile(*args).backend.phase_runs.values()) >= 1
+
+
+def test_copies_that_transpose_nothing_and_the_knob_stay_untiled(monkeypatch):
+    A, B = np.ones((20, 30)), np.zeros((20, 30))
+    assert not _tiles(polyfuse.kernel(_copy, cache=False), A, B)
+    monkeypatch.setenv("POLYFUSE_TRANSPOSE_TILES", "0")
+    assert not _tiles(polyfuse.kernel(_transpose, cache=False), A, B.T.copy())
