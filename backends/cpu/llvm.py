@@ -1484,27 +1484,51 @@ class KernelCodegen:
         assert bound is not None
         lo, hi = self.exprs.emit(loop.init), self.exprs.emit(bound)
         count = b.sub(hi, lo)
+        whole = b.and_(count, ll.Constant(_I64, -lanes))
         long_row = b.icmp_signed(">=", count, ll.Constant(_I64, lanes))
+        stored = self.program.statement(next(n for n in nodes(loop.body) if isinstance(n, StmtCall)).statement)
+        size = self._itemsize(stored.array)
+        vectors = row_heads() if size & (size - 1) == 0 else 0
         with b.if_else(long_row) as (then, otherwise):
             with then:
-                size = self._itemsize(self.program.statement(
-                    next(n for n in nodes(loop.body) if isinstance(n, StmtCall)).statement).array)
-                heads = row_heads() if size & (size - 1) == 0 else 0
-                start = self._row_head(loop, lanes, lo, hi, heads) if heads else lo
-                rest = b.sub(hi, start)
-                whole = b.and_(rest, ll.Constant(_I64, -lanes))
-                self.emit_For(loop, start=start, end=b.add(start, whole), counted=True, marker=ROW_MAIN)
-                with b.if_then(b.icmp_signed("!=", whole, rest)):
-                    self.emit_For(loop, start=b.sub(hi, ll.Constant(_I64, lanes)), end=hi, counted=True,
-                                  marker=ROW_TAIL)
+                if not vectors:
+                    self._row_vectors(loop, lanes, lo, hi, count, whole)
+                else:
+                    # a short row's code is as without heads, one compare more (the head's test
+                    # and its copy of the row only where the row is long enough)
+                    longer = b.icmp_signed(">=", count, _i64(max(lanes, vectors * lanes) + lanes - 1))
+                    with b.if_else(longer) as (long_enough, short):
+                        with long_enough:
+                            head, peel = self._row_head(loop, lanes, lo, hi, vectors)
+                            with b.if_else(head) as (aligned, plain):
+                                with aligned:
+                                    self.emit_For(loop, start=lo, end=b.add(lo, _i64(lanes)), counted=True,
+                                                  marker=ROW_TAIL)
+                                    start = b.add(lo, peel)
+                                    rest = b.sub(hi, start)
+                                    self._row_vectors(loop, lanes, start, hi, rest,
+                                                      b.and_(rest, ll.Constant(_I64, -lanes)))
+                                with plain:
+                                    self._row_vectors(loop, lanes, lo, hi, count, whole)
+                        with short:
+                            self._row_vectors(loop, lanes, lo, hi, count, whole)
             with otherwise:
                 self.emit_For(loop, start=lo, end=hi, counted=True, marker=ROW_SHORT)
 
+    def _row_vectors(self, loop: For, lanes: int, start, hi, count, whole) -> None:
+        """The counted loop over ``[start, hi)``'s ``whole`` iterations (of ``count``: its whole
+        vectors) and the tail's vector step after it where a remainder is left
+        (``_emit_row_tail``; at least ``lanes`` iterations)."""
+        b = self.builder
+        self.emit_For(loop, start=start, end=b.add(start, whole), counted=True, marker=ROW_MAIN)
+        with b.if_then(b.icmp_signed("!=", whole, count)):
+            self.emit_For(loop, start=b.sub(hi, ll.Constant(_I64, lanes)), end=hi, counted=True,
+                          marker=ROW_TAIL)
+
     def _row_head(self, loop: For, lanes: int, lo, hi, vectors: int):
-        """Where the row ``[lo, hi)`` (at least ``lanes`` long) gets a head (``_emit_row_tail``:
-        its stores contiguous, not aligned, and at least ``vectors`` vectors after the peel), emits
-        the head's vector step under that condition and returns where the counted loop starts
-        (``lo`` where there is no head)."""
+        """Whether the row ``[lo, hi)`` (at least ``lanes`` long) gets a head (``_emit_row_tail``:
+        its stores contiguous, not aligned, and at least ``vectors`` vectors after the peel), and
+        the peel: how many iterations before the first aligned store."""
         b = self.builder
         call = next(n for n in nodes(loop.body) if isinstance(n, StmtCall))
         size = self._itemsize(self.program.statement(call.statement).array)
@@ -1516,10 +1540,7 @@ class KernelCodegen:
         span = min(ALIGNMENT, lanes * size)
         peel = b.lshr(b.and_(b.sub(_i64(0), first), _i64(span - 1)), _i64(size.bit_length() - 1))
         room = b.icmp_signed(">=", b.sub(b.sub(hi, lo), peel), _i64(max(lanes, vectors * lanes)))
-        head = b.and_(b.and_(contiguous, whole), b.and_(room, b.icmp_signed("!=", peel, _i64(0))))
-        with b.if_then(head):
-            self.emit_For(loop, start=lo, end=b.add(lo, _i64(lanes)), counted=True, marker=ROW_TAIL)
-        return b.select(head, b.add(lo, peel), lo)
+        return b.and_(b.and_(contiguous, whole), b.and_(room, b.icmp_signed("!=", peel, _i64(0)))), peel
 
     def _streamed(self, loop: For):
         """The statement of ``loop`` whose stores may be non-temporal (streams.py): ``loop`` is an
