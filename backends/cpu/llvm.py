@@ -1502,7 +1502,8 @@ class KernelCodegen:
                             head, peel = self._row_head(loop, lanes, lo, hi, vectors)
                             with b.if_else(head) as (aligned, plain):
                                 with aligned:
-                                    self.emit_For(loop, start=lo, end=b.add(lo, _i64(lanes)), counted=True,
+                                    # (nsw: LLVM then knows the trip count, one unmasked vector step)
+                                    self.emit_For(loop, start=lo, end=b.add(lo, _i64(lanes), flags=["nsw"]), counted=True,
                                                   marker=ROW_TAIL)
                                     start = b.add(lo, peel)
                                     rest = b.sub(hi, start)
