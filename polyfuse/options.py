@@ -146,10 +146,10 @@ def row_tails() -> bool:
     return env_flag("POLYFUSE_ROW_TAILS", True)
 
 
-#: With ``POLYFUSE_ROW_HEADS=1`` (or on): rows shorter than this many vectors get no row head.
-#: The head is one vector step more per row, which heat-3d's rows of 118 points (15 steps) did not
-#: win back (8% slower at n 120, even at rows of 148, 5% faster at 178 and 13% at 238;
-#: docs/performance.md, *Aligned rows*).
+#: Rows shorter than this many vectors get no row head (``row_heads``).  The head is one vector
+#: step more per row, which heat-3d's rows of 118 points (15 steps) did not win back where NumPy
+#: places its two arrays alike modulo 4096 bytes, as the suite's are (docs/performance.md,
+#: *Aligned rows*).
 ROW_HEAD_MIN_VECTORS = 20
 
 
@@ -159,13 +159,12 @@ def row_heads() -> int:
     starts at the first element whose store address is a multiple of the vector's bytes (repeating
     up to a vector's worth of the head's iterations), so that the loop's stores, and the loads of
     arrays laid out like the stored one, are whole cache lines (backends.cpu.llvm,
-    ``_emit_row_tail``).  Default 0 (off: every vector loop starts at its row's first element;
-    measured faster and slower by kernel and size, docs/performance.md, *Aligned rows*); 1 or on
-    means ``ROW_HEAD_MIN_VECTORS``, another number that many vectors."""
+    ``_emit_row_tail``).  Default (or 1, on) ``ROW_HEAD_MIN_VECTORS``; another number that many
+    vectors; 0 (off) starts every vector loop at its row's first element."""
     text = env_text("POLYFUSE_ROW_HEADS").strip().lower()
-    if text in ("", "0", "off", "false", "no"):
+    if text in ("0", "off", "false", "no"):
         return 0
-    if text in ("1", "on", "true", "yes"):
+    if text in ("", "1", "on", "true", "yes"):
         return ROW_HEAD_MIN_VECTORS
     if not text.isdigit():
         raise ArgumentError(f"POLYFUSE_ROW_HEADS={text!r} is not a number of vectors (or 0, 1)")
