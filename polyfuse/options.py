@@ -146,6 +146,31 @@ def row_tails() -> bool:
     return env_flag("POLYFUSE_ROW_TAILS", True)
 
 
+#: Rows shorter than this many vectors get no row head (``row_heads``).  The head is one vector
+#: step more per row, which heat-3d's rows of 118 points (15 steps) did not win back where NumPy
+#: places its two arrays alike modulo 4096 bytes, as the suite's are (docs/performance.md,
+#: *Aligned rows*).
+ROW_HEAD_MIN_VECTORS = 20
+
+
+def row_heads() -> int:
+    """``POLYFUSE_ROW_HEADS``: a row that gets row tails (``row_tails``) and is at least this many
+    vectors long also starts with one vector step over its first elements, and its vector loop then
+    starts at the first element whose store address is a multiple of the vector's bytes (repeating
+    up to a vector's worth of the head's iterations), so that the loop's stores, and the loads of
+    arrays laid out like the stored one, are whole cache lines (backends.cpu.llvm,
+    ``_emit_row_tail``).  Default (or 1, on) ``ROW_HEAD_MIN_VECTORS``; another number that many
+    vectors; 0 (off) starts every vector loop at its row's first element."""
+    text = env_text("POLYFUSE_ROW_HEADS").strip().lower()
+    if text in ("0", "off", "false", "no"):
+        return 0
+    if text in ("", "1", "on", "true", "yes"):
+        return ROW_HEAD_MIN_VECTORS
+    if not text.isdigit():
+        raise ArgumentError(f"POLYFUSE_ROW_HEADS={text!r} is not a number of vectors (or 0, 1)")
+    return int(text)
+
+
 def one_thread_tiles() -> bool:
     """``POLYFUSE_ONE_THREAD_TILES``: a team of one thread runs a time-tiled nest's tiles in
     lexicographic order or by columns instead of wavefronts (polyfuse.schedule.time_tiling,

@@ -96,6 +96,7 @@ from polyfuse.options import (
     library_entry,
     math_loop_interleave,
     row_alias_checks,
+    row_heads,
     row_tails,
     stream_store_bytes,
     tiled_lsr,
@@ -1469,7 +1470,15 @@ class KernelCodegen:
         count (one vector step; it repeats up to ``lanes - 1`` iterations the first loop ran,
         which ``row_tail_lanes`` allows); a row shorter than ``lanes`` runs as the plain loop.
         heat-3d's rows of 118 points had 14 vectors and 6 scalar iterations: 4-9% faster at bench
-        sizes on one thread (docs/performance.md, *Stencils against gcc: the one-thread ceiling*)."""
+        sizes on one thread (docs/performance.md, *Stencils against gcc: the one-thread ceiling*).
+
+        Row heads (``POLYFUSE_ROW_HEADS``, ``_row_head``): where the first statement's stores are
+        contiguous and the first one is ``peel`` (1 to ``lanes - 1``) elements before a multiple
+        of the vector's bytes, and at least ``row_heads()`` vectors follow it, the row's first
+        ``lanes`` iterations run as one such vector step and the counted loop starts ``peel``
+        iterations in (repeating ``lanes - peel`` of the head's): its stores are whole cache
+        lines, and so are the loads of arrays laid out alike (docs/performance.md, *Aligned
+        rows*)."""
         b = self.builder
         bound = exclusive_bound(loop)
         assert bound is not None
@@ -1477,14 +1486,62 @@ class KernelCodegen:
         count = b.sub(hi, lo)
         whole = b.and_(count, ll.Constant(_I64, -lanes))
         long_row = b.icmp_signed(">=", count, ll.Constant(_I64, lanes))
+        stored = self.program.statement(next(n for n in nodes(loop.body) if isinstance(n, StmtCall)).statement)
+        size = self._itemsize(stored.array)
+        vectors = row_heads() if size & (size - 1) == 0 else 0
         with b.if_else(long_row) as (then, otherwise):
             with then:
-                self.emit_For(loop, start=lo, end=b.add(lo, whole), counted=True, marker=ROW_MAIN)
-                with b.if_then(b.icmp_signed("!=", whole, count)):
-                    self.emit_For(loop, start=b.sub(hi, ll.Constant(_I64, lanes)), end=hi, counted=True,
-                                  marker=ROW_TAIL)
+                if not vectors:
+                    self._row_vectors(loop, lanes, lo, hi, count, whole)
+                else:
+                    # a short row's code is as without heads, one compare more (the head's test
+                    # and its copy of the row only where the row is long enough)
+                    longer = b.icmp_signed(">=", count, _i64(max(lanes, vectors * lanes) + lanes - 1))
+                    with b.if_else(longer) as (long_enough, short):
+                        with long_enough:
+                            head, peel = self._row_head(loop, lanes, lo, hi, vectors)
+                            with b.if_else(head) as (aligned, plain):
+                                with aligned:
+                                    # (nsw: LLVM then knows the trip count, one unmasked vector step)
+                                    self.emit_For(loop, start=lo, end=b.add(lo, _i64(lanes), flags=["nsw"]), counted=True,
+                                                  marker=ROW_TAIL)
+                                    start = b.add(lo, peel)
+                                    rest = b.sub(hi, start)
+                                    self._row_vectors(loop, lanes, start, hi, rest,
+                                                      b.and_(rest, ll.Constant(_I64, -lanes)))
+                                with plain:
+                                    self._row_vectors(loop, lanes, lo, hi, count, whole)
+                        with short:
+                            self._row_vectors(loop, lanes, lo, hi, count, whole)
             with otherwise:
                 self.emit_For(loop, start=lo, end=hi, counted=True, marker=ROW_SHORT)
+
+    def _row_vectors(self, loop: For, lanes: int, start, hi, count, whole) -> None:
+        """The counted loop over ``[start, hi)``'s ``whole`` iterations (of ``count``: its whole
+        vectors) and the tail's vector step after it where a remainder is left
+        (``_emit_row_tail``; at least ``lanes`` iterations)."""
+        b = self.builder
+        self.emit_For(loop, start=start, end=b.add(start, whole), counted=True, marker=ROW_MAIN)
+        with b.if_then(b.icmp_signed("!=", whole, count)):
+            self.emit_For(loop, start=b.sub(hi, ll.Constant(_I64, lanes)), end=hi, counted=True,
+                          marker=ROW_TAIL)
+
+    def _row_head(self, loop: For, lanes: int, lo, hi, vectors: int):
+        """Whether the row ``[lo, hi)`` (at least ``lanes`` long) gets a head (``_emit_row_tail``:
+        its stores contiguous, not aligned, and at least ``vectors`` vectors after the peel), and
+        the peel: how many iterations before the first aligned store."""
+        b = self.builder
+        call = next(n for n in nodes(loop.body) if isinstance(n, StmtCall))
+        size = self._itemsize(self.program.statement(call.statement).array)
+        first = self._store_address(loop, call, lo)
+        second = self._store_address(loop, call, b.add(lo, _i64(1)))
+        contiguous = b.icmp_signed("==", b.sub(second, first), _i64(size))
+        whole = b.icmp_signed("==", b.and_(first, _i64(size - 1)), _i64(0))
+        # to the vector's width (at most ALIGNMENT): the head's one step covers every iteration before
+        span = min(ALIGNMENT, lanes * size)
+        peel = b.lshr(b.and_(b.sub(_i64(0), first), _i64(span - 1)), _i64(size.bit_length() - 1))
+        room = b.icmp_signed(">=", b.sub(b.sub(hi, lo), peel), _i64(max(lanes, vectors * lanes)))
+        return b.and_(b.and_(contiguous, whole), b.and_(room, b.icmp_signed("!=", peel, _i64(0)))), peel
 
     def _streamed(self, loop: For):
         """The statement of ``loop`` whose stores may be non-temporal (streams.py): ``loop`` is an

@@ -104,6 +104,7 @@ def cpu_key() -> str:
         product_pairs,
         reciprocal_quotients,
         row_alias_checks,
+        row_heads,
         scale_after_product,
         stream_store_bytes,
         tiled_lsr,
@@ -122,6 +123,7 @@ def cpu_key() -> str:
     chunks += (" phase-chains" if phase_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"
+    lsr += f" row-heads-{row_heads()}" if row_heads() else ""
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too

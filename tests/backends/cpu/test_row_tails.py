@@ -10,7 +10,7 @@ import pytest
 from conftest import HAS_CPU, compiled_suite_kernel
 
 import polyfuse
-from polyfuse.bench.suite import heat_3d, jacobi_1d
+from polyfuse.bench.suite import heat_3d, jacobi_1d, jacobi_2d
 from polyfuse.model.loop_ast import For, StmtCall, nodes
 
 pytestmark = pytest.mark.skipif(not HAS_CPU, reason="no backends/llvm.py")
@@ -77,3 +77,46 @@ def test_every_row_length_gives_pythons_bits(func, shapes):
         func(tsteps, n, *expected)
         for a, e in zip(ours, expected):
             np.testing.assert_array_equal(a, e)
+
+
+def _at_offset(values, offset):
+    """``values`` copied into a buffer so that its first element lies ``offset`` elements past a
+    64-byte boundary (the row heads' peel then varies with it)."""
+    buf = np.empty(values.size + 16)
+    start = (-buf.ctypes.data % 64) // 8 + offset
+    view = buf[start:start + values.size].reshape(values.shape)
+    view[...] = values
+    return view
+
+
+@pytest.mark.parametrize("func, sizes", [
+    (jacobi_1d, [(5, 30), (3, 41), (4, 3200)]),  # whole rows (n <= 3074 here) and time tiles
+    (jacobi_2d, [(2, 30)]),
+])
+def test_row_heads_give_pythons_bits_at_every_alignment(monkeypatch, func, sizes):
+    # rows of at least 2 vectors get a head: a wrong peel would skip or misplace iterations
+    monkeypatch.setenv("POLYFUSE_ROW_HEADS", "2")
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    kernel = polyfuse.kernel(func, cache=False)
+    rng = np.random.default_rng(1)
+    for tsteps, n in sizes:
+        shape = (n,) if func is jacobi_1d else (n, n)
+        A, B = rng.random(shape), rng.random(shape)
+        for offset in (range(8) if func is jacobi_1d else (0, 3, 5)):
+            ours = (_at_offset(A, offset), _at_offset(B, (offset * 3) % 8))
+            expected = (A.copy(), B.copy())
+            kernel(tsteps, n, *ours)
+            func(tsteps, n, *expected)
+            for a, e in zip(ours, expected):
+                np.testing.assert_array_equal(a, e)
+
+
+def test_row_heads_are_in_the_code_only_with_the_knob(monkeypatch):
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    args = (3, 41, np.zeros(41), np.zeros(41))
+    text = {}
+    for knob in ("0", "2"):
+        monkeypatch.setenv("POLYFUSE_ROW_HEADS", knob)
+        text[knob] = polyfuse.kernel(jacobi_1d, cache=False).inspect_llvm(*args, optimized=False)
+    tails = 'i32 1}, !{!"llvm.loop.unroll.disable"}'  # ROW_TAIL's loop metadata: tails and heads
+    assert text["0"].count(tails) < text["2"].count(tails)
