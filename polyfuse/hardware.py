@@ -112,3 +112,19 @@ def simd_bytes() -> int:
     ``flags`` line of /proc/cpuinfo).  Register tiles are sized from it (polyfuse.schedule.tiling)."""
     flags = set((_cpuinfo("flags") or "").split())
     return 64 if "avx512f" in flags else 32 if "avx" in flags else 16
+
+
+@lru_cache(maxsize=1)
+def llvm_host() -> tuple[str, str]:
+    """The host CPU as LLVM names it (``rocketlake``) and its feature string (``+avx2,+avx512f,...``),
+    what every target machine of the cpu backend is made for and the disk cache's key names.
+    Read once per process: llvmlite asks LLVM again on each call (~0.2 ms for the name, ~0.5 for
+    the flattened features), and a small compile asked 4 times (docs/performance.md, session 28)."""
+    import llvmlite.binding as llvm
+
+    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+def llvm_host_has(feature: str) -> bool:
+    """Does the host CPU have LLVM's ``feature`` (``avx512f``)?"""
+    return f"+{feature}" in llvm_host()[1].split(",")

@@ -13,10 +13,12 @@ Python semantics are kept exactly: floor ``//`` and ``%``, integer division by z
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import ctypes.util
 import functools
+import hashlib
 import re
 import threading
 import time
@@ -75,6 +77,7 @@ from polyfuse.backends.cpu.streams import (
 from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 
 from polyfuse.errors import ArgumentError
+from polyfuse.hardware import llvm_host
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import (
     ITERATOR_PREFIX,
@@ -133,12 +136,33 @@ def _target_machine(triple: str, *, gathers: bool = True):
     (znver5) VM, where they ran 2-4x slower than scalar loads: syr2k's ``A[j, k]`` loop, and the
     interleaved rows of a matrix-vector product, which the SLP vectorizer packed into one
     gather per column (docs/performance.md)."""
-    features = llvm.get_host_cpu_features().flatten() + ("" if gathers else ",+prefer-no-gather")
-    small = triple.startswith("x86_64") and jit_small_code()
-    code = dict(codemodel=JIT_CODE_MODEL, reloc="pic") if small else {}
+    cpu, features = llvm_host()
+    features += "" if gathers else ",+prefer-no-gather"
+    code = dict(codemodel=JIT_CODE_MODEL, reloc="pic") if _small_code(triple) else {}
     return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=features, opt=3, jit=True, **code,
+        cpu=cpu, features=features, opt=3, jit=True, **code,
     )
+
+
+def _small_code(triple: str) -> bool:
+    """Does the JIT's machine code use the small code model (``JIT_CODE_MODEL``)?"""
+    return triple.startswith("x86_64") and jit_small_code()
+
+
+_MACHINES: dict[tuple, Any] = {}
+
+
+def _shared_machine(triple: str, *, gathers: bool = True):
+    """``_target_machine``'s machine for what only reads it (the optimiser's pass builder, the
+    data layout), made once per process and settings: making one took ~1.4 ms (LLVM's host
+    name and features, then the machine), once per generated module and function; a target
+    machine holds its settings only, so every optimisation reads the same one."""
+    key = (triple, gathers, _small_code(triple))
+    with _INIT_LOCK:
+        machine = _MACHINES.get(key)
+        if machine is None:
+            machine = _MACHINES[key] = _target_machine(triple, gathers=gathers)
+        return machine
 
 
 #: The code model of the JIT's machine code on x86-64.  The JIT default there is "large": every constant
@@ -249,6 +273,7 @@ class LLVMKernel:
     # phase serially, as measured, checks that the count is still the one it was made at
     serial_epoch: ctypes.c_int64 = field(default_factory=ctypes.c_int64, repr=False)
     team_frames: Any = field(default=None, repr=False)  # native_team.Frames of the parameters (parallel.py)
+    small_code: bool = False  # the engine's target machine uses the small code model (_small_code)
 
     @functools.cached_property
     def int_positions(self) -> tuple[int, ...]:
@@ -284,6 +309,15 @@ class LLVMKernel:
                 self._generated(region)
         start = time.perf_counter()
         text = self.pending.pop(name, None)
+        key = None
+        if text is not None and name not in self.known:
+            # the same function (same IR, same settings) generated earlier in the process, by
+            # another kernel: its machine code is what LLVM would make again
+            key = _object_key(self, name, text)
+            reused = _generated_object(key)
+            if reused is not None:
+                self.known[name] = self.emitted[name] = reused  # (kept with the artifact's objects too)
+                key = None
         if text is not None:
             # machine code from the disk cache needs no optimiser, nor the function's IR:
             # MCJIT takes the object for a module that defines the name (and only its name)
@@ -303,6 +337,8 @@ class LLVMKernel:
         if text is not None:
             self.build_seconds += time.perf_counter() - start
         fresh, self.emitted = self.emitted, {}
+        if key is not None and name in fresh:
+            _remember_object(key, fresh[name])
         if fresh:
             self.generated.extend(fresh)
             objects = tuple(sorted({**dict(self.artifact.objects), **fresh}.items()))
@@ -697,7 +733,7 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
                                                or cg.checked_quotients])
     text = scope_marks(row_loop_hints(interleave_math_loops(text)))
     triple = _initialize()
-    tm = _target_machine(triple, gathers=options.vector_gathers())
+    tm = _shared_machine(triple, gathers=options.vector_gathers())
     parsed = llvm.parse_assembly(text)
     parsed.triple = triple
     parsed.data_layout = str(tm.target_data)
@@ -796,7 +832,7 @@ def optimize(module, artifact: LLVMArtifact) -> None:
     pto = llvm.create_pipeline_tuning_options(speed_level=artifact.opt_level)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
-    builder = llvm.create_pass_builder(_target_machine(_initialize(), gathers=artifact.gathers), pto)
+    builder = llvm.create_pass_builder(_shared_machine(_initialize(), gathers=artifact.gathers), pto)
     with _llvm_options(PIPELINE_OPTIONS, artifact.row_alias_checks):
         builder.getModulePassManager().run(module, builder)
 
@@ -955,7 +991,7 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
         parsed.name = artifact.name  # (parsed modules are all named "<string>": the object cache keys by name)
     engine = llvm.create_mcjit_compiler(parsed, _target_machine(triple, gathers=artifact.gathers))
     kernel = LLVMKernel(artifact, {a.name: a for a in artifact.locals}, engine, pending=pieces or {},
-                        known=dict(artifact.objects))
+                        known=dict(artifact.objects), small_code=_small_code(triple))
     # (MCJIT asks the cache for a module's object before generating code for it, and reports
     # what it generated; symbols, BLAS pointers included, are still resolved at load, by name)
     engine.set_object_cache(lambda module, data: _emitted(kernel, module.name, bytes(data)),
@@ -973,6 +1009,39 @@ def load_artifact(artifact: LLVMArtifact) -> LLVMKernel:
             kernel.index_flags = tuple(ctypes.c_int64.from_address(engine.get_global_value_address(name))
                                        for name in (INDEX_ERROR, INDEX_VALUE))
     return kernel
+
+
+#: The machine code of the functions generated in this process, by ``_object_key``, the most
+#: recent ``FUNCTION_OBJECTS`` kept: a kernel compiled again with other options that give the same
+#: function (the tests compile each program under several fusion modes, whose code is often the
+#: same) links it instead of running LLVM's optimiser and code generator again.  Like the disk
+#: cache's objects, but keyed by the function's IR and LLVM settings rather than by the kernel.
+FUNCTION_OBJECTS = 256
+_OBJECTS: collections.OrderedDict[tuple, bytes] = collections.OrderedDict()
+_OBJECTS_LOCK = threading.Lock()
+
+
+def _object_key(kernel: LLVMKernel, name: str, text: str) -> tuple:
+    """What the machine code of function ``name`` (its module's IR ``text``) depends on: the IR
+    and every LLVM setting the optimiser and code generator read (the host is the process's)."""
+    artifact = kernel.artifact
+    return (name, hashlib.sha256(text.encode()).digest(), artifact.opt_level, artifact.gathers,
+            artifact.row_alias_checks, name in artifact.without_lsr, kernel.small_code)
+
+
+def _generated_object(key: tuple) -> bytes | None:
+    with _OBJECTS_LOCK:
+        data = _OBJECTS.get(key)
+        if data is not None:
+            _OBJECTS.move_to_end(key)
+        return data
+
+
+def _remember_object(key: tuple, data: bytes) -> None:
+    with _OBJECTS_LOCK:
+        _OBJECTS[key] = data
+        while len(_OBJECTS) > FUNCTION_OBJECTS:
+            _OBJECTS.popitem(last=False)
 
 
 #: ``ROW_GEMM``'s machine code, by target machine: generated once per process (~7 ms), for the

@@ -39,6 +39,8 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir as ll
 
+from polyfuse.hardware import llvm_host
+
 TICKET, DONE, SIGNAL, SLEEPERS, WAITING = 0, 8, 16, 24, 28  # words (the first four on cache lines of their own)
 PIECES, TRAMPOLINE, TARGET, FRAMES, FRAME_WORDS, BOUNDS = 32, 33, 34, 35, 36, 37
 BLOCK_WORDS = 40
@@ -245,8 +247,9 @@ _state: dict[str, Any] = {}
 def _machine():
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    cpu, features = llvm_host()
     return llvm.Target.from_triple(llvm.get_process_triple()).create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=2)
+        cpu=cpu, features=features, opt=2)
 
 
 def _engine(text: str):

@@ -45,6 +45,7 @@ import os
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
+from polyfuse.hardware import llvm_host, llvm_host_has
 from polyfuse.options import shared_packing
 
 LANES = 8  # doubles per vector (AVX-512)
@@ -92,8 +93,7 @@ KIND = ll.FunctionType(ll.VoidType(), [_I64, _I64, _I64, _REAL, _PTR, _I64, _PTR
 
 def host_has_lanes() -> bool:
     """Does the host have the 512-bit vectors the routine's tiles are sized for?"""
-    features = llvm.get_host_cpu_features()
-    return bool(features.get("avx512f", False))
+    return llvm_host_has("avx512f")
 
 
 def depth_block(l2_bytes: int) -> int:
@@ -134,8 +134,8 @@ def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes:
         parsed = llvm.parse_assembly(str(module))
     parsed.name = MODULE  # (the object cache's key)
     parsed.triple = llvm.get_process_triple()
-    target = llvm.Target.from_triple(parsed.triple).create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3)
+    cpu, features = llvm_host()
+    target = llvm.Target.from_triple(parsed.triple).create_target_machine(cpu=cpu, features=features, opt=3)
     engine = llvm.create_mcjit_compiler(parsed, target)
     if objects is not None:
         engine.set_object_cache(lambda _, data: emitted and emitted(bytes(data)), lambda _: known)

@@ -85,8 +85,7 @@ def digest_of(folders: list[Path]) -> str:
 def cpu_key() -> str:
     """The host CPU and the LLVM settings the cached code was made with (the JIT's code model,
     the pipeline's options): an entry is valid for these only."""
-    import llvmlite.binding as llvm
-
+    from polyfuse.hardware import llvm_host
     from polyfuse.options import (
         blas_beta_zero,
         blas_row_chunks,
@@ -130,7 +129,8 @@ def cpu_key() -> str:
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
-    return (f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {model} {checks}{chunks}{lsr}"
+    cpu_name, features = llvm_host()
+    return (f"{cpu_name} {features} {model} {checks}{chunks}{lsr}"
             f"{math}{scaled}{sizes}")
 
 

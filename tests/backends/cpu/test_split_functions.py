@@ -92,3 +92,35 @@ def test_the_first_call_counts_its_llvm_work():
     kernel(A, B)
     assert backend.build_seconds == built
     np.testing.assert_array_equal(B, 2.0 * A)
+
+
+def test_a_function_generated_again_in_the_process_reuses_its_machine_code(monkeypatch):
+    """Two kernels whose function has the same IR and LLVM settings: the second links the first's
+    machine code (no optimiser run) and keeps it with its objects; other settings generate anew."""
+    import numpy as np
+    from polyfuse.backends.cpu import llvm as backend_llvm
+
+    import polyfuse
+
+    def triple(A, B):
+        for i in range(A.shape[0]):
+            B[i] = 3.0 * A[i] - 1.0
+
+    runs: list[int] = []
+    optimize = backend_llvm.optimize
+    monkeypatch.setattr(backend_llvm, "optimize", lambda module, artifact: (runs.append(1), optimize(module, artifact)))
+    A = np.arange(16.0)
+    made = []
+    for opt_level in (3, 3, 2):
+        B = np.zeros(16)
+        kernel = polyfuse.kernel(triple, cache=False, opt_level=opt_level)
+        backend = kernel.compile(A, B).backend
+        runs.clear()
+        kernel(A, B)
+        expected = np.zeros(16)
+        triple(A, expected)
+        np.testing.assert_array_equal(B, expected)
+        made.append((len(runs), dict(backend.artifact.objects)))
+    (first, objects), (again, reused), (other, _) = made
+    assert first >= 1 and again == 0 and other >= 1
+    assert reused == objects  # the same machine code, stored with the second kernel's objects
