@@ -67,6 +67,12 @@ class ExpressionLifter:
         # entry holds its key's object, so that id is not reused while the entry lives.)
         self.splits: dict[int, tuple[ir.Select, ir.Expr, ir.Expr]] = {}
         self.split_forms: dict[int, SplitForm] = {}
+        # each node's value as converted; > 0 while a pushed form is converted, whose operands
+        # (the consumer's other operands, the choice's test and branches) are the nodes
+        # converted already, read where Python reads them: their values are reused, so nested
+        # pushes cost each node once, not once per enclosing push (3**k for k choices)
+        self.converted: dict[int, tuple[ast.expr, ir.Expr]] = {}
+        self.reusing = 0
 
     def record_read(self, text: str) -> None:
         guard = None
@@ -90,6 +96,14 @@ class ExpressionLifter:
         return entry if entry is not None and entry[0] is expr else None
 
     def convert(self, node: ast.expr) -> ir.Expr:
+        entry = self.converted.get(id(node)) if self.reusing else None
+        if entry is not None and entry[0] is node:
+            return entry[1]
+        value = self._converted(node)
+        self.converted[id(node)] = (node, value)
+        return value
+
+    def _converted(self, node: ast.expr) -> ir.Expr:
         handler = getattr(self, f"_{type(node).__name__}", None)
         if handler is None:
             raise self.lifter.error(node, f"unsupported expression {ast.unparse(node)!r}")
@@ -131,7 +145,11 @@ class ExpressionLifter:
         choice, where that is the same (one split operand whose promoted type is the consumer's
         result type, as each branch's is: ``s + (x_f32[i] if x_f32[i] > 0 else 0.0)`` of a
         float32 ``s`` stays ``s + select``, a reduction the backends know)."""
-        value = self.convert(pushed)
+        self.reusing += 1
+        try:
+            value = self.convert(pushed)
+        finally:
+            self.reusing -= 1
         form = self.split_form(pushed)
         if form is not None:  # still of different types: the consumer of ``node`` goes in too
             self.split_forms[id(node)] = SplitForm(node, form.form, form.merged)

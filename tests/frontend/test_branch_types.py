@@ -96,6 +96,19 @@ def test_relu_loops_keep_matching(dtype):
     np.testing.assert_array_equal(y_got, y_want)
 
 
+def test_many_choices_in_one_expression():
+    """Eight guarded reads of a float32 array, each with a Python 0.0 (every one a choice of
+    types): pushed consumers reuse their operands' values, so this compiles in well under a
+    second (each push converting its operands again took 3**k conversions), and matches."""
+    terms = " + ".join(f"(u[i - {d}] if i >= {d} else 0.0)" for d in range(1, 9))
+    func = define(f"def kern(u, out):\n    for i in range(u.shape[0]):\n        out[i] = {terms}\n")
+    kernel = polyfuse.kernel(func, target="python", cache=False)
+    u = np.linspace(0, 1, 12, dtype=np.float32)
+    want, got = np.zeros_like(u), np.zeros_like(u)
+    func(u, want), kernel(u, got)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_int_branch_beyond_float64_is_refused_where_it_runs():
     """An int branch returned through a float64 result (its other branch is a float) is exact
     up to 2**53; beyond it the call raises rather than round."""
