@@ -10,6 +10,7 @@ import ast
 import copy
 import types
 from dataclasses import dataclass, replace
+from typing import cast
 
 import islpy as isl
 import numpy as np
@@ -65,7 +66,7 @@ class ExpressionLifter:
         # branches as converted), and each node whose value is one by id -> its SplitForm:
         # ``convert`` pushes a consumer into the branches, ``coerce`` and ``truth`` too.  (Each
         # entry holds its key's object, so that id is not reused while the entry lives.)
-        self.splits: dict[int, tuple[ir.Select, ir.Expr, ir.Expr]] = {}
+        self.splits: dict[int, tuple[ir.Expr, tuple[ir.Select, ir.Expr, ir.Expr]]] = {}
         self.split_forms: dict[int, SplitForm] = {}
         # each node's value as converted; > 0 while a pushed form is converted, whose operands
         # (the consumer's other operands, the choice's test and branches) are the nodes
@@ -91,9 +92,10 @@ class ExpressionLifter:
         return coerced(expr, target)
 
     def split_of(self, expr: ir.Expr) -> tuple[ir.Select, ir.Expr, ir.Expr] | None:
-        """The select and its branches where ``expr`` is ``a if c else b`` of branches of different types."""
+        """The select and its branches where ``expr`` is ``a if c else b`` of branches of different types
+        (or stands for one: ``min(x_f32[0], 0.1)``, whose select tests ``0.1 < x_f32[0]``)."""
         entry = self.splits.get(id(expr))
-        return entry if entry is not None and entry[0] is expr else None
+        return entry[1] if entry is not None and entry[0] is expr else None
 
     def convert(self, node: ast.expr) -> ir.Expr:
         entry = self.converted.get(id(node)) if self.reusing else None
@@ -560,7 +562,7 @@ class ExpressionLifter:
         value = ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
                           result.dtype, result.weak, guarded=guarded)
         if source.written(node) and (vtype(then) != vtype(otherwise) or self.split_of(then) or self.split_of(otherwise)):
-            self.splits[id(value)] = (value, then, otherwise)
+            self.splits[id(value)] = (value, (value, then, otherwise))
             if isinstance(node, ast.IfExp):
                 self.split_forms[id(node)] = SplitForm(node, node, result)
         return value
@@ -639,31 +641,31 @@ class ExpressionLifter:
             return ScalarCalls(self, node).cast(args[0], target)
         if any(vtype(a).is_complex for a in args):
             raise self.lifter.error(node, f"{name}() of complex values (a TypeError in Python)", f"{name}()")
-        if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:
-            return self.chosen(node, name)
         result = args[0]
         for arg in args[1:]:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
             result = ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common),
                               common.dtype, common.weak)
+        if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:
+            self.chosen(node, name, result)
         return result
 
-    def chosen(self, node: ast.Call, name: str) -> ir.Expr:
+    def chosen(self, node: ast.Call, name: str, result: ir.Expr) -> None:
         """``min(a, b, ...)`` / ``max(...)`` of operands of different types: Python returns the
         operand it chose, in its own type (``min(x_f32[0], 0.1)`` is the float 0.1 where it is
-        the smaller), so it is ``b if b < a else a`` (``>`` for max: a later operand replaces the
-        one kept only where strictly beyond it, as Python's loop does, NaN too), each choice typed
-        per branch (``select``)."""
+        the smaller), so ``result`` (the min/max in the promoted type, kept where the types agree
+        again: ``m = max(m, x_int[i])`` of a float ``m`` stays a max reduction) is recorded as the
+        split choice ``b if b < a else a`` (``>`` for max: a later operand replaces the one kept
+        only where strictly beyond it, as Python's loop does, NaN too)."""
         op = ast.Lt() if name == "min" else ast.Gt()
         form: ast.expr = node.args[0]
         for arg in node.args[1:]:
             test = ast.copy_location(ast.Compare(arg, [op], [form]), node)
             form = ast.copy_location(source.IfExp(test, arg, form), node)
-        value = self.convert(form)
-        split = self.split_form(form)
-        if split is not None:
-            self.split_forms[id(node)] = SplitForm(node, split.form, split.merged)
-        return value
+        branches = self.split_of(self.convert(form))
+        if branches is not None:
+            self.splits[id(result)] = (result, branches)
+            self.split_forms[id(node)] = SplitForm(node, cast(ast.IfExp, form), vtype(result))
 
     def round_of(self, node: ast.Call, args: list[ir.Expr]) -> ir.Expr:
         """``round(x)``: a Python int, half to even (``rint``); ``round(x, n)`` of a numpy float:
