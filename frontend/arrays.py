@@ -920,12 +920,15 @@ class Lowering:
             both = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
             _locate(both, stmt)
             return self.lower_stmt(unpack) + self.lower_stmt(both)
-        if isinstance(stmt.value, ast.IfExp):
+        if isinstance(stmt.value, ast.IfExp) and self.array_valued(stmt.value):
             # return a if c else b: bound by an if statement, then returned by name; a branch that is a
             # view (an argument, a slice) is returned copied, as the views of an if's branches are not
             # one array after it (equal values, another array: NumPy returns the view itself).  Scalars
-            # too (nested conditionals as nested ifs): the name's each assignment keeps its Python type
-            # (1.0 where the test fails, np.float64 where it holds: frontend.returns)
+            # too where anything in it reduces or reads whole arrays (nested conditionals as nested ifs):
+            # the name's each assignment keeps its Python type (1.0 where the test fails, np.float64
+            # where it holds: frontend.returns).  A choice of scalars of elements and sizes alone is
+            # returned as written: frontend.returns gives it the type of the branch that runs, and
+            # its value exactly (x_f32[0] if c else 0.1 is the float 0.1 where c fails, not float32's)
             name = self.fresh("ret")
             chosen = self.returned_branches(stmt, name, stmt.value)
             self.any_changed = True

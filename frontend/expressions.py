@@ -7,8 +7,10 @@ Each array element read is also recorded as an isl access (``read_texts``).
 from __future__ import annotations
 
 import ast
+import copy
 import types
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import cast
 
 import islpy as isl
 import numpy as np
@@ -17,6 +19,7 @@ from polyfuse.errors import UnsupportedError
 from polyfuse.model import ir
 from polyfuse.model.scop import isl_name
 
+from . import source
 from .affine import Affine
 from .checker import is_numpy_abs_call, is_reassoc_call, module_of
 from .complex_power import complex_power, int_power
@@ -58,6 +61,19 @@ class ExpressionLifter:
         # > 0 inside an operand Python evaluates only where data decides (a branch of
         # ``a if d else b``, the operands after the first of ``d and b``)
         self.data_guarded = 0
+        # ``a if c else b`` whose branches differ in type: Python's value has the type of the
+        # branch taken, so no one promoted type is exact.  Each such Select by id -> (it, its
+        # branches as converted), and each node whose value is one by id -> its SplitForm:
+        # ``convert`` pushes a consumer into the branches, ``coerce`` and ``truth`` too.  (Each
+        # entry holds its key's object, so that id is not reused while the entry lives.)
+        self.splits: dict[int, tuple[ir.Expr, tuple[ir.Select, ir.Expr, ir.Expr]]] = {}
+        self.split_forms: dict[int, SplitForm] = {}
+        # each node's value as converted; > 0 while a pushed form is converted, whose operands
+        # (the consumer's other operands, the choice's test and branches) are the nodes
+        # converted already, read where Python reads them: their values are reused, so nested
+        # pushes cost each node once, not once per enclosing push (3**k for k choices)
+        self.converted: dict[int, tuple[ast.expr, ir.Expr]] = {}
+        self.reusing = 0
 
     def record_read(self, text: str) -> None:
         guard = None
@@ -65,23 +81,85 @@ class ExpressionLifter:
             guard = condition if guard is None else guard.intersect(condition)
         self.read_texts.append((text, guard))
 
-    @staticmethod
-    def coerce(expr: ir.Expr, target: VType) -> ir.Expr:
-        """``expr`` converted to ``target``'s dtype (a no-op when it already has it)."""
-        if expr.dtype == target.dtype:
-            return expr if expr.weak == target.weak else _reweak(expr, target.weak)
-        if isinstance(expr, ir.Const) and target.is_complex:
-            return ir.complex_const(complex(expr.value), target.dtype, target.weak)
-        if isinstance(expr, ir.Const) and target.dtype != "bool":
-            value = float(expr.value) if target.dtype.startswith("float") else int(expr.value)
-            return ir.Const(value, target.dtype, target.weak)
-        return ir.Cast(expr, target.dtype, target.weak)
+    def coerce(self, expr: ir.Expr, target: VType) -> ir.Expr:
+        """``expr`` converted to ``target``'s dtype (a no-op when it already has it); a select of
+        branches of different types converts each branch (``x64[i] = f32[i] if c else 0.1``
+        stores 0.1, not float32(0.1))."""
+        split = self.split_of(expr)
+        if split is not None and vtype(expr) != target:
+            then, otherwise = (self.coerce(branch, target) for branch in split[1:])
+            return ir.Select(split[0].cond, then, otherwise, target.dtype, target.weak, split[0].guarded)
+        return coerced(expr, target)
+
+    def split_of(self, expr: ir.Expr) -> tuple[ir.Select, ir.Expr, ir.Expr] | None:
+        """The select and its branches where ``expr`` is ``a if c else b`` of branches of different types
+        (or stands for one: ``min(x_f32[0], 0.1)``, whose select tests ``0.1 < x_f32[0]``)."""
+        entry = self.splits.get(id(expr))
+        return entry[1] if entry is not None and entry[0] is expr else None
 
     def convert(self, node: ast.expr) -> ir.Expr:
+        entry = self.converted.get(id(node)) if self.reusing else None
+        if entry is not None and entry[0] is node:
+            return entry[1]
+        value = self._converted(node)
+        self.converted[id(node)] = (node, value)
+        return value
+
+    def _converted(self, node: ast.expr) -> ir.Expr:
         handler = getattr(self, f"_{type(node).__name__}", None)
         if handler is None:
             raise self.lifter.error(node, f"unsupported expression {ast.unparse(node)!r}")
-        return handler(node)
+        result: ir.Expr | None = None
+        try:
+            result = handler(node)
+        except UnsupportedError:  # may be of the promoted type only: 1000 + (k_int8[0] if c else 1)
+            if not self._splits(node):
+                raise
+        splits = self._splits(node)  # (known once the operands are converted)
+        if not splits:
+            assert result is not None
+            return result
+        return self._settled(node, result, self._pushed(node, splits[0]), splits)
+
+    def _splits(self, node: ast.expr) -> list[SplitForm]:
+        return [form for form in (self.split_form(child) for child in _operands(node)) if form is not None]
+
+    def split_form(self, node: ast.expr) -> SplitForm | None:
+        """How ``node``'s value chooses between branches of different types, if it does."""
+        entry = self.split_forms.get(id(node))
+        return entry if entry is not None and entry.node is node else None
+
+    def _pushed(self, node: ast.expr, split: SplitForm) -> ast.IfExp:
+        """``f(a if c else b)`` as ``f(a) if c else f(b)`` where an operand that Python always
+        evaluates is a choice of branches of different types: Python applies ``f`` to the branch's
+        own type (``(np.float32(v) if c else 0.1) + 1`` is a float32 or the float 1.1), and the
+        two branches of the result may agree again (a comparison, ``float(...)``).  The other
+        operands run in each branch, where Python runs them (pure values: the order does not
+        matter)."""
+        field, index = next((f, k) for f, k in _operand_fields(node)
+                            if (getattr(node, f) if k is None else getattr(node, f)[k]) is split.node)
+        then, otherwise = (_with_operand(node, field, index, branch) for branch in (split.form.body, split.form.orelse))
+        return ast.copy_location(source.IfExp(split.form.test, then, otherwise), node)
+
+    def _settled(self, node: ast.expr, result: ir.Expr | None, pushed: ast.IfExp, splits: list[SplitForm]) -> ir.Expr:
+        """The value of ``node`` whose operand ``splits[0]`` chooses between types: ``pushed``
+        converted, its consumer in each branch; or ``result``, the consumer of the promoted
+        choice, where that is the same (one split operand whose promoted type is the consumer's
+        result type, as each branch's is: ``s + (x_f32[i] if x_f32[i] > 0 else 0.0)`` of a
+        float32 ``s`` stays ``s + select``, a reduction the backends know)."""
+        self.reusing += 1
+        try:
+            value = self.convert(pushed)
+        finally:
+            self.reusing -= 1
+        form = self.split_form(pushed)
+        if form is not None:  # still of different types: the consumer of ``node`` goes in too
+            self.split_forms[id(node)] = SplitForm(node, form.form, form.merged)
+            return value
+        if result is not None and self.split_of(result) is None and len(splits) == 1 \
+                and vtype(value) == vtype(result) == splits[0].merged:
+            return result
+        return value
 
     def _Constant(self, node: ast.Constant) -> ir.Expr:
         value = node.value
@@ -372,6 +450,11 @@ class ExpressionLifter:
         return ir.Unary("invert", operand, operand.dtype, operand.weak)
 
     def truth(self, expr: ir.Expr) -> ir.Expr:
+        split = self.split_of(expr)
+        if split is not None:  # each branch's own truth: 1e-50 is true, np.float32(1e-50) is not
+            select, then, otherwise = split
+            then, otherwise = self.truth(then), self.truth(otherwise)
+            return ir.Select(select.cond, then, otherwise, "bool", then.weak and otherwise.weak, select.guarded)
         if expr.dtype == "bool":
             return expr
         zero = self.coerce(ir.Const(0, "int64", True), vtype(expr))
@@ -388,13 +471,14 @@ class ExpressionLifter:
         holds = self.affine_condition(first) if len(node.values) > 1 else None
         if holds is not None:  # i > 0 and a[i - 1] < t: the rest is read only where Python reads it
             rest = node.values[1:]
-            rest_node = rest[0] if len(rest) == 1 else ast.copy_location(ast.BoolOp(node.op, rest), node)
+            kind = source.BoolOp if source.written(node) else ast.BoolOp
+            rest_node = rest[0] if len(rest) == 1 else ast.copy_location(kind(node.op, rest), node)
             where = holds if op == "and" else self.universe(node).subtract(holds)
             later = self.guarded(rest_node, where)
             value = self.convert(first)
             cond = self.truth(value)
             if later.dtype != "bool" or value.dtype != "bool":  # the deciding operand's value
-                return self._decided_by(op, value, cond, later, guarded=True)
+                return self._with_form(node, (value, later), self._decided_by(node, value, cond, later, guarded=True))
             decided = ir.Const(op == "or", "bool", cond.weak)
             then, otherwise = (later, decided) if op == "and" else (decided, later)
             return ir.Select(cond, then, otherwise, "bool", cond.weak and later.weak, guarded=True)
@@ -407,16 +491,43 @@ class ExpressionLifter:
         if any(v.dtype != "bool" for v in values):
             result = values[-1]
             for value in reversed(values[:-1]):
-                result = self._decided_by(op, value, self.truth(value), result, guarded=False)
-            return result
+                result = self._decided_by(node, value, self.truth(value), result, guarded=False)
+            return self._with_form(node, values, result)
         return ir.BoolOp(op, values, weak=all(v.weak for v in values))
 
-    def _decided_by(self, op: str, value: ir.Expr, cond: ir.Expr, later: ir.Expr, guarded: bool) -> ir.Expr:
+    def _decided_by(self, node: ast.BoolOp, value: ir.Expr, cond: ir.Expr, later: ir.Expr, guarded: bool) -> ir.Expr:
         """``later if value else value`` (``and``) or ``value if value else later`` (``or``)."""
-        then, otherwise = (later, value) if op == "and" else (value, later)
-        result = merged(vtype(then), vtype(otherwise))
-        return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
-                         result.dtype, result.weak, guarded=guarded)
+        then, otherwise = (later, value) if isinstance(node.op, ast.And) else (value, later)
+        return self.select(cond, then, otherwise, guarded, node=node)
+
+    def _with_form(self, node: ast.BoolOp, values: tuple[ir.Expr, ...], result: ir.Expr) -> ir.Expr:
+        """``result``, with ``node`` recorded as its IfExp form where its operands differ in type
+        (``x[0] or 0.5``: an np.float64 or the float 0.5), so consumers go into the branches."""
+        if source.written(node) and (len({vtype(v) for v in values}) > 1 or self.split_of(result) is not None):
+            first = node.values[0]
+            rest = node.values[1] if len(node.values) == 2 else \
+                ast.copy_location(source.BoolOp(node.op, node.values[1:]), node)
+            then, otherwise = (rest, first) if isinstance(node.op, ast.And) else (first, rest)
+            form = ast.copy_location(source.IfExp(first, then, otherwise), node)
+            self.split_forms[id(node)] = SplitForm(node, form, vtype(result))
+        return result
+
+    def augmented(self, node: ast.AugAssign) -> ir.Expr:
+        """The new value of ``target op= value``: ``target op value``, in each branch where
+        ``value`` is a choice of branches of different types (``s += x_f32[i] if c else 0.1`` of
+        an np.float64 ``s`` adds 0.1, not float32's 0.1), as in ``convert``."""
+        current = self.convert(node.target)
+        value = self.convert(node.value)
+        split = self.split_form(node.value)
+        if split is None:
+            return self.binary(node, node.op, current, value)
+        result: ir.Expr | None = None
+        try:
+            result = self.binary(node, node.op, current, value)
+        except UnsupportedError:
+            pass
+        whole = ast.copy_location(ast.BinOp(node.target, node.op, node.value), node)
+        return self._settled(whole, result, self._pushed(whole, split), [split])
 
     def _Compare(self, node: ast.Compare) -> ir.Expr:
         terms = [self.convert(node.left)] + [self.convert(c) for c in node.comparators]
@@ -438,10 +549,23 @@ class ExpressionLifter:
             return self._half_guarded(node, cond)
         then = self.guarded(node.body, holds)
         otherwise = self.guarded(node.orelse, self.universe(node).subtract(holds))
-        # the branch Python takes is the value: two bools stay a bool (x[0] > 0 if n else False)
+        return self.select(cond, then, otherwise, guarded=holds is not None, node=node)
+
+    def select(self, cond: ir.Expr, then: ir.Expr, otherwise: ir.Expr, guarded: bool, node: ast.expr) -> ir.Select:
+        """``then if cond else otherwise`` in the branches' common type (two bools stay a bool:
+        ``x[0] > 0 if n else False``).  The branch Python takes is the value: where the branches
+        differ in type (``x_f32[0] if c else 0.1``), or either branch is such a choice, and
+        ``node`` is a choice the user wrote (``source.written``), the select is recorded as split,
+        and an IfExp ``node`` as its own form, so consumers, stores and tests go into each branch.
+        The frontend's own choices (``np.maximum(x_f64[i], 0.5)``'s) keep NumPy's one type."""
         result = merged(vtype(then), vtype(otherwise))
-        return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
-                         result.dtype, result.weak, guarded=holds is not None)
+        value = ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
+                          result.dtype, result.weak, guarded=guarded)
+        if source.written(node) and (vtype(then) != vtype(otherwise) or self.split_of(then) or self.split_of(otherwise)):
+            self.splits[id(value)] = (value, (value, then, otherwise))
+            if isinstance(node, ast.IfExp):
+                self.split_forms[id(node)] = SplitForm(node, node, result)
+        return value
 
     def _half_guarded(self, node: ast.IfExp, cond: ir.Expr) -> ir.Expr:
         """``a if s and d else b`` (``s`` affine, ``d`` data): ``a`` runs only where ``s`` holds,
@@ -460,9 +584,7 @@ class ExpressionLifter:
             otherwise = self.guarded(node.orelse, else_where)
         finally:
             self.data_guarded -= 1
-        result = merged(vtype(then), vtype(otherwise))
-        return ir.Select(cond, self.coerce(then, result), self.coerce(otherwise, result),
-                         result.dtype, result.weak, guarded=first is not None)
+        return self.select(cond, then, otherwise, guarded=first is not None, node=node)
 
     def affine_condition(self, test: ast.expr):
         """The loop-variable values where ``test`` holds, or None when it is data dependent."""
@@ -524,7 +646,26 @@ class ExpressionLifter:
             common = promote(_unbool(vtype(result)), _unbool(vtype(arg)))
             result = ir.BinOp(name, self.coerce(result, common), self.coerce(arg, common),
                               common.dtype, common.weak)
+        if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:
+            self.chosen(node, name, result)
         return result
+
+    def chosen(self, node: ast.Call, name: str, result: ir.Expr) -> None:
+        """``min(a, b, ...)`` / ``max(...)`` of operands of different types: Python returns the
+        operand it chose, in its own type (``min(x_f32[0], 0.1)`` is the float 0.1 where it is
+        the smaller), so ``result`` (the min/max in the promoted type, kept where the types agree
+        again: ``m = max(m, x_int[i])`` of a float ``m`` stays a max reduction) is recorded as the
+        split choice ``b if b < a else a`` (``>`` for max: a later operand replaces the one kept
+        only where strictly beyond it, as Python's loop does, NaN too)."""
+        op = ast.Lt() if name == "min" else ast.Gt()
+        form: ast.expr = node.args[0]
+        for arg in node.args[1:]:
+            test = ast.copy_location(ast.Compare(arg, [op], [form]), node)
+            form = ast.copy_location(source.IfExp(test, arg, form), node)
+        branches = self.split_of(self.convert(form))
+        if branches is not None:
+            self.splits[id(result)] = (result, branches)
+            self.split_forms[id(node)] = SplitForm(node, cast(ast.IfExp, form), vtype(result))
 
     def round_of(self, node: ast.Call, args: list[ir.Expr]) -> ir.Expr:
         """``round(x)``: a Python int, half to even (``rint``); ``round(x, n)`` of a numpy float:
@@ -609,6 +750,62 @@ def _nonnegative_const(expr: ir.Expr) -> bool:
 
 def _reweak(expr: ir.Expr, weak: bool) -> ir.Expr:
     return replace(expr, weak=weak)
+
+
+def coerced(expr: ir.Expr, target: VType) -> ir.Expr:
+    """``expr`` converted to ``target``'s dtype (a no-op when it already has it)."""
+    if expr.dtype == target.dtype:
+        return expr if expr.weak == target.weak else _reweak(expr, target.weak)
+    if isinstance(expr, ir.Const) and target.is_complex:
+        return ir.complex_const(complex(expr.value), target.dtype, target.weak)
+    if isinstance(expr, ir.Const) and target.dtype != "bool":
+        value = float(expr.value) if target.dtype.startswith("float") else int(expr.value)
+        return ir.Const(value, target.dtype, target.weak)
+    return ir.Cast(expr, target.dtype, target.weak)
+
+
+@dataclass(frozen=True)
+class SplitForm:
+    """``node``'s value is ``form`` (an IfExp: ``node`` itself, or ``a if a else b`` for ``a or
+    b``) whose branches differ in type; ``merged`` is their promoted type, the select's."""
+
+    node: ast.expr
+    form: ast.IfExp
+    merged: VType
+
+
+def _operands(node: ast.expr) -> list[ast.expr]:
+    return [getattr(node, f) if k is None else getattr(node, f)[k] for f, k in _operand_fields(node)]
+
+
+def _operand_fields(node: ast.expr) -> list[tuple[str, int | None]]:
+    """The operands of ``node`` that Python evaluates whenever it evaluates ``node``, whose value
+    (not only truth) the result depends on: where a branch choice of different types is pushed."""
+    if isinstance(node, ast.BinOp):
+        return [("left", None), ("right", None)]
+    if isinstance(node, ast.UnaryOp):
+        return [("operand", None)]
+    if isinstance(node, ast.Compare):
+        return [("left", None)] + [("comparators", k) for k in range(len(node.comparators))]
+    if isinstance(node, ast.Call):
+        return [("args", k) for k in range(len(node.args))]
+    if isinstance(node, ast.Attribute):  # (a if c else b).real
+        return [("value", None)]
+    if isinstance(node, ast.BoolOp):  # the first operand is always evaluated (and may be the value)
+        return [("values", 0)]
+    return []
+
+
+def _with_operand(node: ast.expr, field: str, index: int | None, operand: ast.expr) -> ast.expr:
+    """A shallow copy of ``node`` with one operand replaced (the others shared, not copied)."""
+    copied = copy.copy(node)
+    if index is None:
+        setattr(copied, field, operand)
+    else:
+        items = list(getattr(node, field))
+        items[index] = operand
+        setattr(copied, field, items)
+    return copied
 
 
 __all__ = ["ExpressionLifter", "BOOL"]

@@ -329,8 +329,7 @@ class Lifter:
 
     def visit_AugAssign(self, node: ast.AugAssign, scope: Scope) -> list:
         lifter = self.expressions(scope)
-        current = lifter.convert(node.target)
-        value = lifter.binary(node, node.op, current, lifter.convert(node.value))
+        value = lifter.augmented(node)
         self._note_loop_scalar(node.target, scope)
         return [self.add_statement(node, node.target, value, scope, lifter)] + \
             self.strength_flag(node, node.target, value, scope)
@@ -430,7 +429,7 @@ class Lifter:
             raise self.error(node, f"storing a complex value into {array!r} of dtype {dtype} (numpy drops the "
                              "imaginary part with a ComplexWarning); store z.real or abs(z) explicitly",
                              "complex to real store")
-        value = ExpressionLifter.coerce(value, VType(dtype, False))
+        value = lifter.coerce(value, VType(dtype, False))
         if self.guards and id(node) in self.fresh_defs:  # a branch's own local: its old value is dead
             value = guarded_value(value, guard_expr(self.guards, lifter), zero_of(dtype), dtype)
         elif self.guards:  # inside a data-dependent if: write the old value back where it fails

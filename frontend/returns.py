@@ -15,9 +15,13 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+import numpy as np
+
+from polyfuse.model import ir
 from polyfuse.model.scop import ArrayInfo, Returned, ReturnValue
 
 from .source import walk
+from .types import VType
 
 RESULT_PREFIX = "__return"
 STRONG = "__strong_"  # a local's flag: was the value last assigned to it a NumPy scalar? (frontend.lift)
@@ -58,15 +62,94 @@ def _lift_scalar(lifter, node: ast.Return, value: ast.expr, scope, nodes: list) 
     """``__return<k>[()] = value`` as a top-level statement of the kernel."""
     expressions = lifter.expressions(scope)
     converted = expressions.convert(value)
-    name = f"{RESULT_PREFIX}{sum(1 for a in lifter.arrays if a.startswith(RESULT_PREFIX))}"
-    lifter.arrays[name] = ArrayInfo(name, converted.dtype, (), "result")
-    target = ast.Subscript(ast.Name(name, ast.Load()), ast.Tuple([], ast.Load()), ast.Store())
-    for sub in walk(target):
-        ast.copy_location(sub, value)
-    nodes.append(lifter.add_statement(node, target, converted, scope, expressions))
+    if expressions.split_of(converted) is not None:
+        return _lift_split(lifter, node, value, converted, scope, nodes, expressions)
+    name = _store_result(lifter, node, value, converted, scope, nodes, expressions)
     if converted.weak:
         pytype = "complex" if converted.dtype.startswith("complex") else \
             "float" if converted.dtype.startswith("float") else "pybool" if converted.dtype == "bool" else "int"
     else:
         pytype = converted.dtype
     return Returned("scalar", name, pytype)
+
+
+def _store_result(lifter, node: ast.Return, value: ast.expr, converted: ir.Expr, scope, nodes: list,
+                  expressions) -> str:
+    """A fresh 0-d result holding ``converted``, stored by a top-level statement; its name."""
+    name = f"{RESULT_PREFIX}{sum(1 for a in lifter.arrays if a.startswith(RESULT_PREFIX))}"
+    lifter.arrays[name] = ArrayInfo(name, converted.dtype, (), "result")
+    target = ast.Subscript(ast.Name(name, ast.Load()), ast.Tuple([], ast.Load()), ast.Store())
+    for sub in walk(target):
+        ast.copy_location(sub, value)
+    nodes.append(lifter.add_statement(node, target, converted, scope, expressions))
+    return name
+
+
+def _lift_split(lifter, node: ast.Return, value: ast.expr, converted: ir.Expr, scope, nodes: list,
+                expressions) -> Returned:
+    """A returned value whose type is the branch's that runs (``(np.float32(v) if c else 0.1) +
+    1``: a float32 or the Python float 1.1): a result of the dtype that holds every branch's
+    value (NumPy's promotion of their dtypes, weak values as int64, float64, bool, complex128)
+    and a flag saying which type this run's value has (``Returned.strong_flag``).  An integer
+    branch stored as a float is exact up to 2**53 (beyond, where the branch runs, it raises
+    UnsupportedError rather than round)."""
+    leaves = _leaf_types(expressions, converted)
+    storage = np.result_type(*(np.dtype(t.dtype) for t in leaves)).name  # a Python int: int64
+    strong = tuple(sorted({t.dtype for t in leaves if not t.weak and t.dtype != storage}))
+
+    def kind(t: VType) -> int:
+        if not t.weak:
+            return 0 if t.dtype == storage else 5 + strong.index(t.dtype)
+        return 1 + "ifbc".index("b" if t.dtype == "bool" else t.dtype[0] if t.dtype[0] in "fc" else "i")
+
+    stored, flag = _stored(expressions, value, converted, storage, kind)
+    name = _store_result(lifter, node, value, stored, scope, nodes, expressions)
+    flag_name = _store_result(lifter, node, value, flag, scope, nodes, expressions)
+    return Returned("scalar", name, storage, strong_flag=flag_name, strong_types=strong)
+
+
+def _leaf_types(expressions, expr: ir.Expr) -> list[VType]:
+    split = expressions.split_of(expr)
+    if split is None:
+        return [VType(expr.dtype, expr.weak)]
+    return _leaf_types(expressions, split[1]) + _leaf_types(expressions, split[2])
+
+
+def _stored(expressions, value: ast.expr, expr: ir.Expr, storage: str, kind) -> tuple[ir.Expr, ir.Expr]:
+    """Each branch converted to ``storage``, and the select of the branches' type kinds."""
+    split = expressions.split_of(expr)
+    if split is not None:
+        select, then, otherwise = split
+        (a, ka), (b, kb) = (_stored(expressions, value, e, storage, kind) for e in (then, otherwise))
+        return (ir.Select(select.cond, a, b, storage, False, select.guarded),
+                ir.Select(select.cond, ka, kb, "int8", False, select.guarded))
+    t = VType(expr.dtype, expr.weak)
+    stored = expressions.coerce(expr, VType(storage, False))
+    if t.is_int and t.dtype != "bool" and not _exact_ints(np.dtype(t.dtype), np.dtype(storage)):
+        stored = _checked_exact(expressions, value, expr, storage, stored)
+    return stored, ir.Const(kind(t), "int8", False)
+
+
+def _exact_ints(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether every integer of ``src`` converts exactly into ``dst``."""
+    if dst.kind in "iu":
+        return bool(np.can_cast(src, dst, "safe"))
+    return src.itemsize * 8 - (src.kind == "i") <= np.finfo(dst).nmant + 1
+
+
+def _checked_exact(expressions, value: ast.expr, expr: ir.Expr, storage: str, stored: ir.Expr) -> ir.Expr:
+    """``stored`` (``expr`` as a float), raising UnsupportedError where ``|expr|`` is beyond the
+    integers the float holds exactly, instead of returning a rounded value."""
+    limit = 2 ** (np.finfo(np.dtype(storage)).nmant + 1)
+    if expr.dtype == "uint64":
+        outside: ir.Expr = ir.Compare(">", expr, ir.Const(limit, "uint64", False))
+    else:
+        wide = expr if expr.dtype == "int64" else ir.Cast(expr, "int64", False)
+        outside = ir.BoolOp("or", (ir.Compare(">", wide, ir.Const(limit, "int64", False)),
+                                   ir.Compare("<", wide, ir.Const(-limit, "int64", False))))
+    message = str(expressions.lifter.error(
+        value, "the returned value is an integer on this path beyond 2**53, which this kernel returns through a "
+        "float (its other branches are floats); convert the branches to one type", "returned branch types"))
+    flag = ir.Check(ir.Select(outside, ir.int_const(1), ir.int_const(0), ir.INT, False), ir.int_const(1), "", 0,
+                    message=message, error="UnsupportedError")
+    return ir.BinOp("+", stored, ir.Cast(flag, storage, False), storage, False)  # + 0 unless it raises

@@ -27,9 +27,44 @@ AST_LOCK = threading.RLock()
 
 
 def parse(text: str, mode: str = "exec") -> Any:
-    """``ast.parse`` under :data:`AST_LOCK`."""
+    """``ast.parse`` under :data:`AST_LOCK`, each choice the user wrote marked (``written``)."""
     with AST_LOCK:
-        return ast.parse(text, mode=mode)
+        tree = ast.parse(text, mode=mode)
+    for node in walk(tree):
+        kind = _WRITTEN.get(type(node))
+        if kind is not None and (not isinstance(node, ast.Call) or _is_builtin_extreme(node)):
+            node.__class__ = kind
+    return tree
+
+
+class IfExp(ast.IfExp):
+    """``a if c else b`` as the user wrote it: its value has the type of the branch Python
+    takes (frontend.expressions ``select``).  The frontend's own choices (``np.maximum``'s,
+    ``np.where``'s elements) stay ``ast.IfExp``: one promoted type, as NumPy's ufuncs give.
+    Copies keep the class (``copy_tree``, ``copy.deepcopy``); a pass that builds a new IfExp
+    of the user's branches makes one promoted type of it again."""
+
+
+class BoolOp(ast.BoolOp):
+    """``a and b`` / ``a or b`` as the user wrote it: the value is the deciding operand's, in
+    its own type (as ``IfExp``)."""
+
+
+class Call(ast.Call):
+    """A call of the builtin ``min`` or ``max`` as the user wrote it: Python returns the operand
+    it chose, in its own type (as ``IfExp``)."""
+
+
+_WRITTEN: dict[type, type] = {ast.IfExp: IfExp, ast.BoolOp: BoolOp, ast.Call: Call}
+
+
+def _is_builtin_extreme(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Name) and node.func.id in ("min", "max")
+
+
+def written(node: ast.AST) -> bool:
+    """Whether ``node`` is a choice the user wrote (typed per branch), not one the frontend made."""
+    return type(node) in (IfExp, BoolOp, Call)
 
 
 #: The values ``copy.deepcopy`` returns as they are (its atomic types that an AST holds).

@@ -101,8 +101,10 @@ class Returned:
     empty_dtype: str = ""
     # "scalar" of a local that is a Python number on some paths and a NumPy scalar on others
     # (``m = 0.0`` ... ``m = x[i]``): the 0-d int8 result saying what this run's value is: 0 the
-    # NumPy scalar ``pytype``, 1 to 4 a Python int, float, bool, complex
+    # NumPy scalar ``pytype``, 1 to 4 a Python int, float, bool, complex, 5 + k the NumPy scalar
+    # ``strong_types[k]`` (``(np.float32(v) if c else np.float64(w)) * 2``: its branch's type)
     strong_flag: str = ""
+    strong_types: tuple[str, ...] = ()
     # "view": a view of the argument ``name`` (``return A.T``, ``return x[1:]``), made per call:
     # its extents, the argument index of its first element (Python texts of sizes and integer
     # arguments), and per view axis the steps it takes along each argument axis
