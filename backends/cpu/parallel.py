@@ -1007,10 +1007,9 @@ class BlasTimes:
             # judged on its trials alone, three runs in a row that a moment's load may have slowed
             # all (3mm LARGE at load 7: the rows' trials 663 ms, then 120-130 a run): once more soon,
             # unless the check must first wait out OpenBLAS's spin (the library's threads chosen:
-            # its runs until then do not count), which is priced as a moment's check
-            # (``MOMENT_EXPLORE``): covariance-sized calls of 2.5 ms ran the rows uncounted in
-            # 26 of 60 calls so; 3mm LARGE's calls of 120 ms wait under one call
-            wait = self.spin if self.quick and mode != "library" and self.best() == "library" else 0.0
+            # the mode's runs until then do not count), whose extra time (``wait``) is priced as a
+            # moment's check (``MOMENT_EXPLORE``): covariance-sized calls of 2.5 ms ran the rows
+            # uncounted in 26 of 60 calls so; 3mm LARGE's calls of 120 ms wait under one call
             return min(calls, max(RECHECK_EVERY, math.ceil(wait / (MOMENT_EXPLORE * best))))
         return calls
 
