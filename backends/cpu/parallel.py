@@ -799,8 +799,8 @@ BLAS_SWITCH_MARGIN = 0.05
 #: one thread's runs were not one moment's load on the other core.  Such a check ends after one
 #: run (one BLAS thread wakes no pool), and trials lost so are priced as any check
 #: (``BlasTimes.recheck_after``) instead of checked again after ``RECHECK_EVERY`` calls:
-#: covariance at the bench size (rows 2.6 ms, one BLAS thread 4.5) ran one BLAS thread in 4 of
-#: its first 20 calls for that check (docs/performance.md, session 28).
+#: covariance at the bench size (rows 2.6 ms, one BLAS thread 4.5) ran one BLAS thread in 3-5 of
+#: 60 timed calls for checks (docs/performance.md, session 28).
 SERIAL_CLEAR_LOSS = 1.5
 
 
@@ -899,8 +899,8 @@ class BlasTimes:
         threads (which keep their workers spinning: there the check runs until its runs count).
         "Now" is when the latest run ended (``last_end``).  Before, a check of one BLAS thread
         due right after one of the library's threads ran one BLAS thread for the whole spin,
-        each run uncounted: covariance at the bench size, rows 2.6 ms, one BLAS thread 4.5, spent
-        16 of 60 calls so (docs/performance.md, session 28)."""
+        each run uncounted: a replay of covariance at the bench size (rows 2.6 ms, one BLAS thread
+        4.5) spent 17 of 60 calls so (docs/performance.md, session 28)."""
         if mode == "library" or self.spin <= 0 or self.last_end - self.library_end >= self.spin:
             return False
         best = self.best()
@@ -1008,8 +1008,8 @@ class BlasTimes:
             # all (3mm LARGE at load 7: the rows' trials 663 ms, then 120-130 a run): once more soon,
             # unless the check must first wait out OpenBLAS's spin (the library's threads chosen:
             # the mode's runs until then do not count), whose extra time (``wait``) is priced as a
-            # moment's check (``MOMENT_EXPLORE``): covariance-sized calls of 2.5 ms ran the rows
-            # uncounted in 26 of 60 calls so; 3mm LARGE's calls of 120 ms wait under one call
+            # moment's check (``MOMENT_EXPLORE``): a replay with covariance-sized calls of 2.5 ms ran
+            # the rows uncounted in 28 of 60 calls after 8; 3mm LARGE's calls of 120 ms wait under one call
             return min(calls, max(RECHECK_EVERY, math.ceil(wait / (MOMENT_EXPLORE * best))))
         return calls
 
