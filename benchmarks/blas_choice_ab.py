@@ -15,7 +15,8 @@ with those knobs set during their calls (their compile among them).
 Prints the min and the median of the round minima of each, NumPy's best (of its 2 and 1 BLAS
 threads) over each, and for the measured kernels the mode of each timed call (one letter per
 call: the latest run of the call's measurement, ``explain``'s "BLAS threads" record; l library,
-r rows, s serial) and the mode they chose at the end.  Every polyfuse output of every round is
+r rows, s serial; a call of a native entry on the library's threads, unmeasured, repeats the
+letter before it) with the timed calls per mode (the record's ``runs``) and the mode they chose at the end.  Every polyfuse output of every round is
 checked against NumPy's (``measure.close_enough``) and once against the user's function (Numba).
 """
 
@@ -84,6 +85,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
     expected = suite.numpy_outputs(sk, fresh(base))
     user = list(fresh(base))
     numba.njit(sk.func)(*user)
+    tally = {label: dict(_call_record(kernels[label], base).get("runs", {})) for label in kernels}
     times: dict[str, list[float]] = {c: [] for c in contenders}
     ran: dict[str, list[str]] = {label: [] for label in kernels if label.startswith(("fair", "unfair"))}
     for r in range(rounds):
@@ -115,8 +117,12 @@ def bench(name: str, preset: str, rounds: int) -> None:
     print("  NumPy/this: " + ", ".join(f"{c} {numpy_best / best[c]:.2f}x" for c in kernels))
     for label, modes in ran.items():
         record = _call_record(kernels[label], base)
+        runs = {mode: n - tally[label].get(mode, 0) for mode, n in record.get("runs", {}).items()}
+        if runs:  # (a native entry's calls on the library's threads are counted when it returns)
+            runs["library, native entry, not yet counted"] = len(modes) - sum(runs.values())
         print(f"  {label}: chose {record.get('chosen')} (best ms {record.get('best ms')}, "
-              f"uncounted {record.get('uncounted', 0)}): {''.join(modes)}", flush=True)
+              f"uncounted {record.get('uncounted', 0)}, timed calls per mode {runs}): {''.join(modes)}",
+              flush=True)
 
 
 def main(argv: list[str]) -> None:

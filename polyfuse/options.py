@@ -406,6 +406,16 @@ def blas_fair_trials() -> bool:
     return env_flag("POLYFUSE_BLAS_FAIR_TRIALS", True)
 
 
+def blas_quick_checks() -> bool:
+    """``POLYFUSE_BLAS_QUICK_CHECKS``: with fair trials, the BLAS modes' checks cost fewer calls
+    (backends/cpu/parallel.py ``BlasTimes.quick``): a check of one BLAS thread or the rows waits
+    while OpenBLAS's workers spin unless the library's threads are chosen, one BLAS thread clearly
+    beaten (``SERIAL_CLEAR_LOSS``) is checked once and priced, the first checks are judged again
+    when the trials end, and a check that must wait out the spin is priced as a moment's.
+    Default on; 0: the checks as at cv34.  Read when a product or a call is first measured."""
+    return env_flag("POLYFUSE_BLAS_QUICK_CHECKS", True)
+
+
 #: Seconds OpenBLAS's idle workers spin after a call on its threads, at its default
 #: ``THREAD_TIMEOUT`` of 2^28 cycles: 96-104 ms on the Intel VM of session 27 (a 600 x 600 ``@``
 #: on 2 threads, then the process's CPU time in 5 ms windows, five times, load 6.5).

@@ -37,7 +37,13 @@ from polyfuse.backends.cpu import native_team
 from polyfuse.backends.cpu.chains import BLOCK_BYTES, MIN_BLAS_BLOCK_ROWS, MIN_BLOCK_ROWS
 from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 
-from polyfuse.options import blas_call_mode, blas_fair_trials, blas_spin_seconds, blas_threads
+from polyfuse.options import (
+    blas_call_mode,
+    blas_fair_trials,
+    blas_quick_checks,
+    blas_spin_seconds,
+    blas_threads,
+)
 from polyfuse.options import chain_block_rows as chain_block_rows_knob
 from polyfuse.options import native_team as native_team_knob
 from polyfuse.runtime import threads
@@ -160,8 +166,8 @@ def _blas_times(worth_threads: bool, serial: list[float], forced: str,
     candidates = candidates or BLAS_MODES
     if blas_fair_trials():
         return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=_library_spin(),
-                         recheck_trials=True)
-    return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS)
+                         recheck_trials=True, quick=blas_quick_checks())
+    return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS, quick=False)
 
 
 def _library_spin() -> float:
@@ -788,6 +794,14 @@ BLAS_MODE_CHANGE = 1.0
 #: A mode takes over as the choice only when its best recent run beats the chosen mode's by this
 #: fraction (two modes within noise of each other would otherwise swap at every check).
 BLAS_SWITCH_MARGIN = 0.05
+#: One BLAS thread slower than the chosen mode's best by this factor is clearly beaten: on two
+#: threads the rows or the library's threads then got at least 75% of the cores' ideal split, so
+#: one thread's runs were not one moment's load on the other core.  Such a check ends after one
+#: run (one BLAS thread wakes no pool), and trials lost so are priced as any check
+#: (``BlasTimes.recheck_after``) instead of checked again after ``RECHECK_EVERY`` calls:
+#: covariance at the bench size (rows 2.6 ms, one BLAS thread 4.5) ran one BLAS thread in 3-5 of
+#: 60 timed calls for checks (docs/performance.md, session 28).
+SERIAL_CLEAR_LOSS = 1.5
 
 
 @dataclass
@@ -811,7 +825,15 @@ class BlasTimes:
     the mode would not meet in calls that follow each other.  The trial or check goes on until
     its runs count; what its uncounted runs cost is priced into the next check (``recheck_after``).
     With ``recheck_trials`` (fair trials) a mode that lost on its trials alone is checked again
-    after at most ``RECHECK_EVERY`` calls, as ``RegionTimes`` checks a team judged on few runs."""
+    after at most ``RECHECK_EVERY`` calls, as ``RegionTimes`` checks a team judged on few runs.
+
+    With ``quick`` (``POLYFUSE_BLAS_QUICK_CHECKS``, session 28) the checks cost fewer calls: a
+    check of one BLAS thread or the rows waits while the workers spin unless the library's
+    threads are chosen (``_beside_spin``); one BLAS thread beaten by over ``SERIAL_CLEAR_LOSS``
+    is checked with one run, and its lost trials are priced instead of checked again soon; each
+    mode's first check is priced again when the trials end; a check due while the library's
+    threads lead is priced again with the spin it must wait out; a mode that loses the lead by
+    its own runs gets a priced check instead of one at once."""
 
     worth_threads: bool  # the first run (one BLAS thread) found enough work for threads
     runs: dict[str, list[float]]  # mode -> seconds of its latest runs (at most WINDOW)
@@ -831,14 +853,26 @@ class BlasTimes:
     # a mode judged on its trials alone runs again after ``RECHECK_EVERY`` calls at the most
     recheck_trials: bool = False
     check_extra: float = 0.0  # seconds of the uncounted runs of the check under way
+    last_end: float = -math.inf  # when the latest run given its start ended (perf_counter)
+    priced_against: dict[str, str] = field(default_factory=dict)  # mode -> the leader when its check was priced
+    tally: dict[str, int] = field(default_factory=dict)  # mode -> runs chosen so, native entries' included (explain)
+    quick: bool = True  # ``POLYFUSE_BLAS_QUICK_CHECKS``: the checks of session 28 (see SERIAL_CLEAR_LOSS)
 
     def choose(self) -> str:
+        """The mode of the next run (counted in ``tally``)."""
+        mode = self._choose()
+        self.tally[mode] = self.tally.get(mode, 0) + 1
+        return mode
+
+    def _choose(self) -> str:
         if self.forced != "measure":
             return self.forced
         if not self.worth_threads:
             return "library"
         self.calls += 1
         if self.checking is not None and self.left > 0:
+            if self.quick and self.runs and self._beside_spin(self.checking):
+                return self.best()  # (the check goes on once the workers went quiet)
             return self.checking
         for mode in sorted(self.modes, key=self.trials.index):
             if self._on_trial(mode):
@@ -846,10 +880,31 @@ class BlasTimes:
                 return mode
         best = self.best()
         for mode in self.modes:
-            if mode != best and self.calls >= self.next_check.get(mode, 0):
-                self.checking, self.left = mode, BLAS_CHECK_RUNS
-                return mode
+            if mode == best or self.calls < self.next_check.get(mode, 0):
+                continue
+            if self.quick and self._beside_spin(mode):
+                continue
+            if (self.quick and best == "library" and mode != "library" and self.spin > 0
+                    and self.priced_against.get(mode) != "library"):
+                # due, but priced while another mode led: a check now waits out the spin
+                self.next_check[mode] = self.calls + self.recheck_after(mode)
+                continue
+            self.checking, self.left = mode, BLAS_CHECK_RUNS
+            return mode
         return best
+
+    def _beside_spin(self, mode: str) -> bool:
+        """Whether a check of ``mode`` waits: a run of it now would start beside OpenBLAS's
+        spinning workers and not count (``spin``), while the chosen mode is not the library's
+        threads (which keep their workers spinning: there the check runs until its runs count).
+        "Now" is when the latest run ended (``last_end``).  Before, a check of one BLAS thread
+        due right after one of the library's threads ran one BLAS thread for the whole spin,
+        each run uncounted: a replay of covariance at the bench size (rows 2.6 ms, one BLAS thread
+        4.5) spent 17 of 60 calls so (docs/performance.md, session 28)."""
+        if mode == "library" or self.spin <= 0 or self.last_end - self.library_end >= self.spin:
+            return False
+        best = self.best()
+        return best != "library" and best != mode
 
     def library_calls(self) -> int:
         """Calls that may run on the library's threads, unmeasured, before ``choose`` wants
@@ -868,7 +923,8 @@ class BlasTimes:
         """Count ``ran`` calls that a native entry ran on the library's threads, just now."""
         if ran > 0:
             self.calls += ran
-            self.library_end = time.perf_counter()
+            self.tally["library"] = self.tally.get("library", 0) + ran
+            self.library_end = self.last_end = time.perf_counter()
 
     def best(self) -> str:
         """The chosen mode: the one whose best recent run is fastest, among those measured, but the
@@ -882,6 +938,8 @@ class BlasTimes:
     def record(self, mode: str, seconds: float, began: float | None = None) -> None:
         """Count a run of ``mode`` of ``seconds`` (started at ``began``, perf_counter, where known:
         see ``spin``)."""
+        if began is not None:
+            self.last_end = max(self.last_end, began + seconds)
         if began is not None and self.spin > 0:
             if mode == "library":
                 self.library_end = began + seconds
@@ -891,18 +949,33 @@ class BlasTimes:
                 if self.runs.get(self.best()):
                     self._price_uncounted(mode, max(0.0, seconds - min(self.runs[self.best()])))
                 return
+        trials_open = any(self._on_trial(m) for m in self.modes)
         times = self.runs.setdefault(mode, [])
         times.append(seconds)
         del times[:-WINDOW]
         self.counted[mode] = self.counted.get(mode, 0) + 1
         self.latest = mode
-        self.leader = self.best()
+        before, self.leader = self.leader, self.best()
+        if self.quick and before is not None and before != self.leader and self.checking != before:
+            # the chosen mode lost its lead by its own runs: it was never given a check, so it
+            # would run twice more at once (a collapsed pool: 40 ms each); priced as a check
+            self.next_check[before] = self.calls + self.recheck_after(before)
         if self.checking == mode:
             self.left -= 1
+            if self.quick and mode == "serial" and self.runs.get(self.best()) and seconds > SERIAL_CLEAR_LOSS * min(self.runs[self.best()]):
+                self.left = 0  # (one BLAS thread wakes no pool: one run clearly beaten says enough)
             if self.left <= 0:
                 self.checking = None
                 self.next_check[mode] = self.calls + self.recheck_after(mode)
                 self.check_extra = 0.0
+        if self.quick and trials_open and not any(self._on_trial(m) for m in self.modes):
+            # the trials just ended: a mode's first check was set when its own trial ended,
+            # judged against the modes tried before it (one BLAS thread's, tried first, against
+            # none): judge it again against them all
+            best = self.best()
+            for other in self.modes:
+                if other != best and self.runs.get(other) and self.counted.get(other, 0) <= WINDOW:
+                    self.next_check[other] = max(self.next_check.get(other, 0), self.calls + self.recheck_after(other))
 
     def _price_uncounted(self, mode: str, extra: float) -> None:
         """An uncounted run's ``extra`` seconds over the best: part of the price of the check under
@@ -918,14 +991,26 @@ class BlasTimes:
     def recheck_after(self, mode: str) -> int:
         """Calls until ``mode`` runs again unless it is the fastest (``RegionTimes.recheck_after``,
         for a check of ``BLAS_CHECK_RUNS`` runs)."""
-        mine, best = min(self.runs[mode]), min(self.runs[self.best()])
+        leader = self.best()
+        mine, best = min(self.runs[mode]), min(self.runs[leader])
+        self.priced_against[mode] = leader
+        # with the library's threads chosen, a check of another mode first runs it beside their
+        # spinning workers, uncounted, for ``spin`` seconds: its extra time then (``check_extra``
+        # once a check paid it)
+        wait = (self.spin * max(0.0, mine - best) / mine
+                if self.quick and mode != "library" and leader == "library" else 0.0)
         extra = (BLAS_CHECK_RUNS * max(0.0, mine - best) + BLAS_MODE_CHANGE * best
-                 + self.check_extra) / (EXPLORE * best)
+                 + max(self.check_extra, wait)) / (EXPLORE * best)
         calls = max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra)))
-        if self.recheck_trials and self.counted.get(mode, 0) <= WINDOW:
+        clear = self.quick and mode == "serial" and mine > SERIAL_CLEAR_LOSS * best
+        if self.recheck_trials and self.counted.get(mode, 0) <= WINDOW and not clear:
             # judged on its trials alone, three runs in a row that a moment's load may have slowed
-            # all (3mm LARGE at load 7: the rows' trials 663 ms, then 120-130 a run): once more soon
-            return min(calls, RECHECK_EVERY)
+            # all (3mm LARGE at load 7: the rows' trials 663 ms, then 120-130 a run): once more soon,
+            # unless the check must first wait out OpenBLAS's spin (the library's threads chosen:
+            # the mode's runs until then do not count), whose extra time (``wait``) is priced as a
+            # moment's check (``MOMENT_EXPLORE``): a replay with covariance-sized calls of 2.5 ms ran
+            # the rows uncounted in 28 of 60 calls after 8; 3mm LARGE's calls of 120 ms wait under one call
+            return min(calls, max(RECHECK_EVERY, math.ceil(wait / (MOMENT_EXPLORE * best))))
         return calls
 
     def _on_trial(self, mode: str) -> bool:
@@ -992,7 +1077,8 @@ def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, A
     return {"phase": phase, "threads": workers, "rows": count, "best ms": best,
             "chosen": times.best() if best and times.forced == "measure" and times.worth_threads
             else latest, "latest": latest, "how": how,
-            **({"uncounted": times.uncounted} if times.uncounted else {})}
+            **({"uncounted": times.uncounted} if times.uncounted else {}),
+            **({"runs": dict(times.tally)} if times.tally else {})}
 
 
 def team_record(key: tuple, times: RegionTimes) -> dict[str, Any]:

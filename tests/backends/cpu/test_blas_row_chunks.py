@@ -675,3 +675,66 @@ def test_independent_products_run_at_once(monkeypatch, forced):
     backend(values)
     check(got)
     assert backend.blas_modes[0] == "pair"
+
+
+def _replay_modes(times, seconds, calls: int, clock: float = 100.0) -> list[str]:
+    """Run ``calls`` calls of ``times`` on a fake clock: ``seconds(mode, call)`` a run's time, a
+    run on the rows or one BLAS thread within 0.1 s of one on the library's threads 1.5x slower
+    (OpenBLAS's workers spin beside it)."""
+    library_end, ran = -1.0, []
+    for call in range(calls):
+        mode = times.choose()
+        took = seconds(mode, call) * (1.5 if mode != "library" and clock - library_end < 0.1 else 1.0)
+        times.record(mode, took, clock)
+        clock += took
+        library_end = clock if mode == "library" else library_end
+        ran.append(mode)
+    return ran
+
+
+def test_blas_times_checks_leave_the_chosen_mode_in_most_calls():
+    """``BlasTimes.quick`` (``POLYFUSE_BLAS_QUICK_CHECKS``): covariance's product at the bench size
+    (rows 2.6 ms, one BLAS thread 4.5, the library's threads 3.0), 60 calls as a bench series: the
+    check of one BLAS thread no longer runs it through OpenBLAS's spin after the library's trials
+    (each run uncounted), and one BLAS thread clearly beaten is checked once and priced.  Before:
+    the rows in 35 of 60 calls, one BLAS thread in 19."""
+    from polyfuse.backends.cpu.parallel import BlasTimes
+
+    costs = {"serial": 4.5e-3, "rows": 2.6e-3, "library": 3.0e-3}
+    for library in (3.0e-3, 6.0e-3):
+        costs["library"] = library
+        new = _replay_modes(BlasTimes(True, {"serial": [6e-3]}, spin=0.1, recheck_trials=True),
+                            lambda mode, call: costs[mode], 60)
+        old = _replay_modes(BlasTimes(True, {"serial": [6e-3]}, spin=0.1, recheck_trials=True, quick=False),
+                            lambda mode, call: costs[mode], 60)
+        assert new.count("rows") >= 48 and new.count("serial") <= 4, "".join(m[0] for m in new)
+        assert old.count("rows") < 40  # (the test fails on the old checks)
+    # the library's threads chosen: a check of the rows must wait out their spin (its runs until
+    # then uncounted): once in 100 calls, priced with that wait; one BLAS thread (1.9x) not at all
+    costs = {"serial": 4.5e-3, "rows": 2.6e-3, "library": 2.4e-3}
+    times = BlasTimes(True, {"serial": [6e-3]}, spin=0.1, recheck_trials=True)
+    new = "".join(m[0] for m in _replay_modes(times, lambda mode, call: costs[mode], 100))
+    assert times.best() == "library" and new[12:].count("lr") <= 1 and "s" not in new[2:], new
+    assert times.next_check["rows"] - times.calls > 40
+
+
+def test_blas_times_quick_checks_still_follow_the_load():
+    """With the quick checks a chosen mode that collapses is still left within its window, and one
+    BLAS thread that lost its trials clearly (a moment's load on them) is still found once faster,
+    by its priced check."""
+    from polyfuse.backends.cpu.parallel import MAX_BLAS_RECHECK, WINDOW, BlasTimes
+
+    times = BlasTimes(True, {"serial": [6e-3]}, spin=0.1, recheck_trials=True)
+    costs = {"serial": 4.5e-3, "rows": 2.6e-3, "library": 2.4e-3}
+    _replay_modes(times, lambda mode, call: costs[mode], 60)
+    assert times.best() == "library"
+    costs["library"] = 40e-3  # the library's pool collapses: the rows from its window on
+    ran = _replay_modes(times, lambda mode, call: costs[mode], 40, clock=200.0)
+    assert ran[:WINDOW + 1].count("library") <= WINDOW and ran[WINDOW + 1:].count("library") <= 2
+    assert times.best() == "rows" and ran[-10:].count("rows") >= 9, "".join(m[0] for m in ran)
+    # one BLAS thread's trials slowed to 8 ms by a moment's load, 2.0 ms afterwards: found
+    late = BlasTimes(True, {"serial": [9e-3]}, spin=0.1, recheck_trials=True)
+    ran = _replay_modes(late, lambda mode, call: 8e-3 if mode == "serial" and call < 3 else
+                        {"serial": 2.0e-3, "rows": 2.6e-3, "library": 3.0e-3}[mode], 200)
+    assert late.best() == "serial" and ran[-20:].count("serial") >= 18
+    assert ran.index("serial", 3) < MAX_BLAS_RECHECK
