@@ -1340,6 +1340,8 @@ class Lowering:
         if isinstance(node, ast.Attribute) and node.attr == "dtype" and isinstance(node.value, ast.Name):
             entry = self.lookup(node.value)  # x.dtype of a temporary or view (the lifter knows arguments')
             dtype = entry.dtype if entry is not None and entry.kind != "arg" else None
+        elif isinstance(node, ast.Attribute) and node.attr == "dtype":
+            dtype = self.value_dtype(node.value)  # (a * x).dtype, x[0].dtype, x.sum().dtype
         if dtype is None:
             return node
         self.changed = True
@@ -3344,7 +3346,7 @@ class Lowering:
                 raise self.error(node, f"np.{name}() of other than a list of scalars or an array (no dtype=)",
                                  "np.array")
             return self.call_copy(node, x, []) if name == "array" else x
-        dtype = _dtype_of(given["dtype"], self.globals) if "dtype" in given else None
+        dtype = self.dtype_given(given["dtype"]) if "dtype" in given else None
         if dtype is None and "dtype" in given:
             raise self.error(given["dtype"], "dtype= must name a numpy dtype", "np.array")
         return self.listed(items, dtype, f"np.{name}() of")
@@ -3399,7 +3401,7 @@ class Lowering:
         if len(node.args) > 4 or "start" not in given or "stop" not in given:
             raise self.error(node, "np.linspace(start, stop, num=50, endpoint=True) takes at most 4 positional "
                              "arguments", "np.linspace")
-        wanted = "float64" if _is_none(given.get("dtype")) else _dtype_of(given["dtype"], self.globals)
+        wanted = "float64" if _is_none(given.get("dtype")) else self.dtype_given(given["dtype"])
         if wanted not in ("float64", "float32") or (wanted != "float64" and ftype != "float64"):
             raise self.error(node, "np.linspace() with a dtype other than float64 or float32", "np.linspace")
         ends = [self.value(given["start"]), self.value(given["stop"])]
@@ -4288,9 +4290,25 @@ class Lowering:
 
     def dtype_given(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Attribute) and node.attr == "dtype":
-            source = self.value(node.value)
-            return source.vtype.dtype if source.rank and source.vtype.dtype in _DTYPES else None
+            return self.value_dtype(node.value)
         return _dtype_of(node, self.globals)
+
+    def value_dtype(self, node: ast.expr) -> str | None:
+        """The dtype ``node.dtype`` names: of an array value (``x``, ``(a * x)``, ``x[1:]``) or a
+        NumPy scalar (``x[0]``, ``x.sum()``; a Python number has no ``.dtype``), as this lowering
+        types it; None where it cannot tell.  Only the type is read: the statements and arrays
+        that computing ``node`` would need are dropped again (NumPy computes it, unused)."""
+        pre, allocations, temporaries, changed = len(self.pre), len(self.allocations), dict(self.temporaries), \
+            self.changed
+        try:
+            value = self.value(node)
+        finally:
+            del self.pre[pre:]
+            del self.allocations[allocations:]
+            self.temporaries, self.changed = temporaries, changed
+        if value.rank == 0 and value.vtype.weak:
+            return None
+        return value.vtype.dtype if value.vtype.dtype in _DTYPES else None
 
     def call_clip(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
         """``np.clip(x, lo, hi)`` / ``x.clip(lo, hi)``: numpy's ``minimum(maximum(x, lo), hi)``
@@ -4387,7 +4405,7 @@ class Lowering:
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
         axes = self.reduced_axes(options.get("axis"), x.rank)
-        wanted = _dtype_of(options["dtype"], self.globals) if not _is_none(options.get("dtype")) else None
+        wanted = self.dtype_given(options["dtype"]) if not _is_none(options.get("dtype")) else None
         if "dtype" in options and not _is_none(options["dtype"]) and (wanted not in _DTYPES or wanted == "bool"):
             raise self.error(options["dtype"], f"np.{kind}() with dtype {ast.unparse(options['dtype'])!r}",
                              "reduction")
@@ -4899,7 +4917,8 @@ def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
     return None
 
 
-_VIEW_CALLS = frozenset(("transpose", "reshape", "squeeze", "expand_dims", "flip", "flipud", "fliplr", "asarray"))
+_VIEW_CALLS = frozenset(("transpose", "reshape", "squeeze", "expand_dims", "flip", "flipud", "fliplr", "asarray",
+                         "broadcast_to", "ascontiguousarray", "asfortranarray"))
 
 
 _MUTATING_METHODS = frozenset(("fill", "sort", "put", "itemset", "resize", "setfield", "partition", "byteswap"))

@@ -547,16 +547,20 @@ class BuiltinHelpers(ast.NodeTransformer):
             added = sum(isinstance(p, ast.Constant) and p.value is None for p in parts)
             if rank is None or rank == 0 or len(parts) - added > rank:
                 return None
+            arrays = 0
             for part in parts:
                 if isinstance(part, ast.Slice):
                     continue
                 if isinstance(part, ast.Constant) and part.value is None:
                     rank += 1
                     continue
+                if self._array_rank(part) == 1 and not isinstance(part, ast.Constant):
+                    arrays += 1  # one 1-d index array (b[order]) or mask: that axis stays one axis
+                    continue
                 if self._array_rank(part) != 0 or isinstance(part, ast.Constant) and type(part.value) is not int:
                     return None
                 rank -= 1
-            return rank
+            return rank if arrays <= 1 else None
         return None
 
     def _kind(self, node: ast.expr) -> int | None:

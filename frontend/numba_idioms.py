@@ -19,6 +19,10 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
 - ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
   ``np.gradient(f, axis=d)`` per name.
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
+- ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, the last primary) is a stable
+  argsort by each key in turn: ``o = np.argsort(k0, kind='stable')``, then
+  ``o[np.argsort(k1[o], kind='stable')]`` (each earlier order written out again where it is
+  used), NumPy's order: NaN last, ties by position.
 - ``np.finfo(T).eps`` (``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``,
   ``epsneg``) and ``np.iinfo(T).max`` / ``.min`` of a NumPy float or integer type
   (``np.float32``, ``float``, ``int``, a dtype string, or ``x.dtype`` of an array argument)
@@ -243,7 +247,21 @@ class _Idioms(ast.NodeTransformer):
             diff = ast.BinOp(flat(ast.Slice(ast.Constant(1), None, None)), ast.Sub(),
                              flat(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
             return self._located(diff, node)
+        if self._np_call(node, "lexsort") and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], (ast.Tuple, ast.List)) and 1 <= len(node.args[0].elts) <= 3:
+            return self._located(self._lexsort(node.args[0].elts), node)
         return node
+
+    def _lexsort(self, keys: list[ast.expr]) -> ast.expr:
+        """``np.lexsort((k0, k1, ...))``: a stable argsort by each key in turn, the last primary."""
+        def stable(tree: ast.expr) -> ast.expr:
+            return ast.Call(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), "argsort", ast.Load()),
+                            [tree], [ast.keyword("kind", ast.Constant("stable"))])
+        order = stable(self.rw.copy(keys[0]))
+        for key in keys[1:]:
+            by_key = stable(ast.Subscript(self.rw.copy(key), self.rw.copy(order), ast.Load()))
+            order = ast.Subscript(self.rw.copy(order), by_key, ast.Load())
+        return order
 
     def _located(self, made: ast.AST, like: ast.AST) -> ast.AST:
         """``made`` with its new nodes (those without a location) at ``like``'s location."""

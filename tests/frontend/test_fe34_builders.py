@@ -1,0 +1,110 @@
+"""fe34's front-end forms against the undecorated function:
+``np.broadcast_to`` as a view read later (after a write into its source), ``np.ascontiguousarray``
+/ ``np.asfortranarray`` (with ``dtype=``), ``np.nanargmax`` / ``np.nanargmin`` (NumPy's ValueError
+for an all-NaN slice), ``np.vander``, ``np.lexsort``, ``(expr).dtype`` as a dtype and ``x[idx]`` of ``idx =
+np.where(c)[0]``; and the
+variants refused with an UnsupportedError.  Two small kernels, so two compiles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+
+def shaped(X, x, a, k):
+    idx = np.where(x > 0)[0]  # positions as an index array: the mask x > 0, computed here
+    a[idx] += 1
+    mu = X.mean(axis=0)
+    M = np.broadcast_to(mu, X.shape)
+    B = np.broadcast_to(x[:, None], (x.shape[0], 3))
+    Y = np.ascontiguousarray(X.T)
+    F = np.asfortranarray(X)
+    c = np.ascontiguousarray(a, dtype=np.float32)
+    c[0] = 0.5
+    out = np.zeros(x.shape[0], dtype=(x * a).dtype)
+    out[:] = x * a
+    x[0] = 7.0  # B is a view of x: it sees the write
+    return (X - M, B.sum(axis=1), Y + 1.0, F.T @ F, c, out, a.astype((c + a).dtype),
+            np.vander(x, 3), np.vander(a, k, increasing=True), np.lexsort((a, x)), x[idx])
+
+
+def picks(x, X, t):
+    best = np.nanargmax(x) if t > 0 else -1  # only where it runs: an all-NaN x raises nothing otherwise
+    if t > 0:
+        worst = np.nanargmin(x)
+    else:
+        worst = -1
+    return best, worst, np.nanargmax(X, axis=1), np.nanargmin(X, axis=0, keepdims=True), x[best]
+
+
+def _same(want, got):
+    assert type(got) is type(want)
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for w, g in zip(want, got):
+            _same(w, g)
+        return
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+
+
+def test_fe34_forms_as_python():
+    rng = np.random.default_rng(5)
+    X, x = rng.standard_normal((4, 3)), rng.standard_normal(4)
+    a = rng.integers(-3, 4, 4).astype(np.int16)
+    # views, formulas and loops of forms the lowering has: the loop program does not depend on the
+    # target (the python backend compiles it in half the time); picks' run-time checks run on cpu
+    run = polyfuse.kernel(shaped, target="python")
+    for k in (0, 4):
+        want_x, got_x, want_a, got_a = x.copy(), x.copy(), a.copy(), a.copy()
+        _same(shaped(X, want_x, want_a, k), run(X, got_x, got_a, k))
+        np.testing.assert_array_equal(got_x, want_x)
+        np.testing.assert_array_equal(got_a, want_a)
+    with pytest.raises(ValueError):  # negative N: NumPy's ValueError
+        run(X, x.copy(), a.copy(), -1)
+    pick = polyfuse.kernel(picks, target="cpu")
+    v = np.array([np.nan, -np.inf, 2.0, np.nan, 2.0])
+    M = np.array([[np.nan, 1.0, 3.0], [-1.0, np.nan, -1.0]])
+    _same(picks(v, M, 1), pick(v, M, 1))
+    _same(picks(v[1:2], M[:, 1:], 1), pick(v[1:2], M[:, 1:], 1))
+    _same(picks(np.full(3, np.nan), M, -2), pick(np.full(3, np.nan), M, -2))
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        pick(np.full(3, np.nan), M, 1)
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        pick(v[:1], M, 1)
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        pick(v, np.array([[np.nan, 1.0], [np.nan, np.nan]]), -1)  # (a row of X)
+
+
+def broadcast_written(x):
+    b = np.broadcast_to(x, (2, x.shape[0]))
+    b[0, 0] = 1.0
+    return b
+
+
+def contiguous_written(x):
+    y = np.ascontiguousarray(x)
+    y[0] = 1.0
+    return y
+
+
+def vander_of_matrix(X):
+    return np.vander(X)
+
+
+def broadcast_fewer_axes(X):
+    return np.broadcast_to(X, (X.shape[1],))
+
+
+@pytest.mark.parametrize("fn, args, match", [
+    (broadcast_written, (np.ones(3),), "read-only view"),
+    (contiguous_written, (np.ones(3),), "memory layout"),
+    (vander_of_matrix, (np.ones((2, 2)),), "1-d array"),
+    (broadcast_fewer_axes, (np.ones((2, 2)),), "at least the array's axes"),
+])
+def test_fe34_variants_refused(fn, args, match):
+    with pytest.raises(polyfuse.UnsupportedError, match=match):
+        polyfuse.kernel(fn, target="cpu")(*args)
