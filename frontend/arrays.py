@@ -84,8 +84,14 @@ _REFUSED = {
                 "plus one, is then computed by the call); "
                 "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
                 "in range(x.shape[0]): counts[x[i]] += 1",
-    **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
-                    "its result has a data-dependent shape"),
+    **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "extract", "compress"),
+                    "its result has a data-dependent shape; supported: idx = np.nonzero(c)[0] (np.where(c)[0], "
+                    "np.flatnonzero(c)) of a 1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in "
+                    "for i in idx; for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
+                    "rows.append(i)) and return np.array(rows)"),
+    "unique": "its result has a data-dependent shape; supported: np.unique(x) of a 1-d array without keywords, "
+              "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions; for "
+              "return_counts= count in a loop, for k in range(len(u)): counts[k] = (x == u[k]).sum()",
     "resize": _SHAPES,
 }
 JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
@@ -2531,7 +2537,9 @@ class Lowering:
                                 promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
         if module == "np" and name == "where" and len(args) == 1 and args[0].rank:
             raise self.error(node, "np.where(condition) with one argument is np.nonzero: its result has a "
-                             "data-dependent shape (np.where(c, a, b) is supported)", "array call")
+                             "data-dependent shape (np.where(c, a, b) is supported; so is idx = np.where(c)[0] of a "
+                             "1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in for i in idx)",
+                             "array call")
         if any(a.rank for a in args):
             scalar_type = getattr(np, name, None) if module == "np" else None
             if len(args) == 1 and isinstance(scalar_type, type) and issubclass(scalar_type, np.generic):

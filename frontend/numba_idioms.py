@@ -18,6 +18,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   computes it.
 - ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
   ``np.gradient(f, axis=d)`` per name.
+- ``H, xedges, yedges = np.histogram2d(x, y, bins=k)`` (``H = np.histogram2d(...)[0]``): the
+  statements of frontend/histogram2d.py; other uses of np.histogram2d are refused by name.
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, the last primary) is a stable
   argsort by each key in turn: ``o = np.argsort(k0, kind='stable')``, then
@@ -40,6 +42,7 @@ import numpy as np
 
 from .checker import module_of
 from .desugar import int_constant
+from .histogram2d import histogram2d_stmts, is_histogram2d, refused
 from .source import KernelSource, location_key, walk
 
 
@@ -58,6 +61,8 @@ class Rewriter(Protocol):
     def mark_one(self, node: ast.AST, origin: KernelSource | None) -> None: ...
     def copy(self, node: ast.expr) -> ast.expr: ...
     def placed(self, new: ast.expr, like: ast.AST) -> ast.expr: ...
+    def fresh(self, name: str) -> str: ...
+    def error(self, node: ast.AST, message: str, construct: str = "") -> Any: ...
 
 _FINFO = ("eps", "epsneg", "max", "min", "tiny", "smallest_normal", "resolution")
 _IINFO = ("max", "min")
@@ -188,6 +193,13 @@ class _Idioms(ast.NodeTransformer):
         return out
 
     def visit_Assign(self, node: ast.Assign):
+        counted = histogram2d_stmts(self.rw, node)
+        if counted is not None:  # H, xe, ye = np.histogram2d(x, y, bins=k): frontend/histogram2d.py
+            out: list[ast.stmt] = []
+            for stmt in counted:
+                new = self.visit(stmt)
+                out.extend(new if isinstance(new, list) else [new])
+            return out
         gradients = self._gradients(node)
         if gradients is not None:
             return gradients
@@ -231,6 +243,8 @@ class _Idioms(ast.NodeTransformer):
     # ---- x.argsort() ------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
+        if is_histogram2d(node, self.rw.globals):  # a form histogram2d_stmts did not write out
+            raise refused(self.rw, node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "argsort" and module_of(func.value, self.rw.globals) is None \
                 and not (isinstance(func.value, ast.Name) and func.value.id in self.rw.globals

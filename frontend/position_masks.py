@@ -15,7 +15,8 @@ The mask is computed where ``idx`` is bound (``c`` itself where it is a comparis
 reads do not change it.  The forms: ``np.where(c)[0]``, ``np.nonzero(c)[0]``,
 ``c.nonzero()[0]`` and ``np.flatnonzero(c)`` of a ``c`` the arguments tell is 1-d, bound once to a
 name nothing writes through; the uses rewritten are ``a[idx]`` (``a`` a name) in the statements
-after the binding in its block.  Where no other use of ``idx`` remains the binding is dropped;
+after the binding in its block, and the read ``a[idx, j]`` (basic indices after ``idx``) as
+``a[:, j][mask]``.  Where no other use of ``idx`` remains the binding is dropped;
 other uses (``len(idx)``, ``idx[0]``, ``for i in idx``) stay for ``unique_loops``.
 
 NumPy's ``a[idx]`` needs only ``a`` longer than the largest position; the mask needs ``a``'s
@@ -112,7 +113,25 @@ class _Uses(ast.NodeTransformer):
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
-        if isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Name) and node.slice.id == self.name:
+        if not isinstance(node.value, ast.Name):
+            return node
+        if isinstance(node.slice, ast.Name) and node.slice.id == self.name:
             self.count += 1
             node.slice = self.rw.placed(ast.Name(self.mask, ast.Load()), node.slice)
+            return node
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else []
+        if isinstance(node.ctx, ast.Load) and items and isinstance(items[0], ast.Name) and items[0].id == self.name \
+                and not any(isinstance(n, ast.Name) and n.id == self.name for item in items[1:] for n in ast.walk(item)) \
+                and not any(isinstance(item, (ast.Starred, ast.Constant)) and not _int(item) for item in items[1:]):
+            # a[idx, j] (basic indices after it): a[:, j][mask], the rows picked from the whole column
+            self.count += 1
+            rest = ast.Subscript(node.value, ast.Tuple([ast.Slice(None, None, None), *items[1:]], ast.Load()),
+                                 ast.Load())
+            made = ast.Subscript(self.rw.placed(rest, node), self.rw.placed(ast.Name(self.mask, ast.Load()), node),
+                                 ast.Load())
+            return self.rw.placed(made, node)
         return node
+
+
+def _int(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int

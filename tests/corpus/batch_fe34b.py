@@ -127,6 +127,11 @@ def hist2d_counts(x, y):
     return H, xe, ye
 
 
+def hist2d_range(x, y, k):
+    H, xe, ye = np.histogram2d(x, y, bins=k, range=[[-1.0, 1.0], [-0.5, 2.0]])
+    return H / (H.sum() + 1.0), xe
+
+
 def hist2d_index(x, y):
     return np.histogram2d(x, y, bins=4)[0].sum(axis=0)
 
@@ -161,6 +166,7 @@ CASES = [
     Case("unique_first_last", unique_first_last, lambda r: (r.integers(0, 5, _n(r)),)),
     Case("unique_counts_kw", unique_counts_kw, lambda r: (r.integers(0, 4, _n(r)),)),
     Case("hist2d_counts", hist2d_counts, lambda r: _two(r, r.standard_normal, r.standard_normal)),
+    Case("hist2d_range", hist2d_range, lambda r: (*_two(r, r.standard_normal, lambda n: np.where(r.random(n) < 0.2, np.nan, r.standard_normal(n))), int(r.integers(1, 5)))),
     Case("hist2d_index", hist2d_index, lambda r: _two(r, r.standard_normal, r.standard_normal)),
     Case("nonzero_2d", nonzero_2d, lambda r: (r.standard_normal((3, 4)),)),
     Case("where_rows_2d", where_rows_2d, lambda r: (r.standard_normal((_n(r), 3)),)),

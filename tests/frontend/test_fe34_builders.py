@@ -1,10 +1,9 @@
-"""fe34's front-end forms against the undecorated function:
-``np.broadcast_to`` as a view read later (after a write into its source), ``np.ascontiguousarray``
-/ ``np.asfortranarray`` (with ``dtype=``), ``np.nanargmax`` / ``np.nanargmin`` (NumPy's ValueError
-for an all-NaN slice), ``np.vander``, ``np.lexsort``, ``(expr).dtype`` as a dtype and ``x[idx]`` of ``idx =
-np.where(c)[0]``; and the
-variants refused with an UnsupportedError.  Two small kernels, so two compiles.
-"""
+"""fe34's front-end forms against the undecorated function: ``np.broadcast_to`` as a view read
+later (after a write into its source), ``np.ascontiguousarray`` / ``np.asfortranarray`` (with
+``dtype=``), ``np.nanargmax`` / ``np.nanargmin`` (NumPy's ValueError for an all-NaN slice),
+``np.vander``, ``np.lexsort``, ``(expr).dtype`` as a dtype, ``x[idx]`` and ``X[idx, j]`` of ``idx =
+np.where(c)[0]``, ``np.histogram2d``; and the variants refused with an UnsupportedError.  Three
+small kernels, so three compiles."""
 
 from __future__ import annotations
 
@@ -28,7 +27,13 @@ def shaped(X, x, a, k):
     out[:] = x * a
     x[0] = 7.0  # B is a view of x: it sees the write
     return (X - M, B.sum(axis=1), Y + 1.0, F.T @ F, c, out, a.astype((c + a).dtype),
-            np.vander(x, 3), np.vander(a, k, increasing=True), np.lexsort((a, x)), x[idx])
+            np.vander(x, 3), np.vander(a, k, increasing=True), np.lexsort((a, x)), x[idx], X[idx, 1])
+
+
+def counted(x, y, k):
+    H, xe, ye = np.histogram2d(x, y, bins=k)
+    inside = np.histogram2d(x, y, 3, range=[[-1.0, 1.0], [0.0, 2.0]])[0]
+    return H, xe, ye, inside
 
 
 def picks(x, X, t):
@@ -55,8 +60,8 @@ def test_fe34_forms_as_python():
     rng = np.random.default_rng(5)
     X, x = rng.standard_normal((4, 3)), rng.standard_normal(4)
     a = rng.integers(-3, 4, 4).astype(np.int16)
-    # views, formulas and loops of forms the lowering has: the loop program does not depend on the
-    # target (the python backend compiles it in half the time); picks' run-time checks run on cpu
+    # views, formulas and loops of forms the lowering has, and run-time checks: the loop program does
+    # not depend on the target (the python backend compiles it in half the time; batch_fe34 runs cpu)
     run = polyfuse.kernel(shaped, target="python")
     for k in (0, 4):
         want_x, got_x, want_a, got_a = x.copy(), x.copy(), a.copy(), a.copy()
@@ -65,7 +70,13 @@ def test_fe34_forms_as_python():
         np.testing.assert_array_equal(got_a, want_a)
     with pytest.raises(ValueError):  # negative N: NumPy's ValueError
         run(X, x.copy(), a.copy(), -1)
-    pick = polyfuse.kernel(picks, target="cpu")
+    count = polyfuse.kernel(counted, target="python")
+    y = np.array([0.5, np.nan, 1.5, 2.0])
+    _same(counted(x, np.zeros(4), 2), count(x, np.zeros(4), 2))  # one value: edges widened by 0.5
+    _same(counted(x, np.nan_to_num(y), 3), count(x, np.nan_to_num(y), 3))
+    with pytest.raises(ValueError):  # NaN data without range=: NumPy's ValueError
+        count(x, y, 2)
+    pick = polyfuse.kernel(picks, target="python")
     v = np.array([np.nan, -np.inf, 2.0, np.nan, 2.0])
     M = np.array([[np.nan, 1.0, 3.0], [-1.0, np.nan, -1.0]])
     _same(picks(v, M, 1), pick(v, M, 1))
@@ -95,6 +106,10 @@ def vander_of_matrix(X):
     return np.vander(X)
 
 
+def histogram2d_inline(x, y):
+    return np.histogram2d(x, y)[0].sum()
+
+
 def broadcast_fewer_axes(X):
     return np.broadcast_to(X, (X.shape[1],))
 
@@ -104,6 +119,7 @@ def broadcast_fewer_axes(X):
     (contiguous_written, (np.ones(3),), "memory layout"),
     (vander_of_matrix, (np.ones((2, 2)),), "1-d array"),
     (broadcast_fewer_axes, (np.ones((2, 2)),), "at least the array's axes"),
+    (histogram2d_inline, (np.ones(2), np.ones(2)), r"np\.histogram2d\(x, y, bins=k\) is supported as"),
 ])
 def test_fe34_variants_refused(fn, args, match):
     with pytest.raises(polyfuse.UnsupportedError, match=match):
