@@ -90,8 +90,8 @@ _REFUSED = {
                     "for i in idx; for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
                     "rows.append(i)) and return np.array(rows)"),
     "unique": "its result has a data-dependent shape; supported: np.unique(x) of a 1-d array without keywords, "
-              "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions; for "
-              "return_counts= count in a loop, for k in range(len(u)): counts[k] = (x == u[k]).sum()",
+              "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions, and "
+              "vals, counts = np.unique(a, return_counts=True); otherwise loop over range(len(u))",
     "resize": _SHAPES,
 }
 JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py

@@ -20,6 +20,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   ``np.gradient(f, axis=d)`` per name.
 - ``H, xedges, yedges = np.histogram2d(x, y, bins=k)`` (``H = np.histogram2d(...)[0]``): the
   statements of frontend/histogram2d.py; other uses of np.histogram2d are refused by name.
+- ``vals, counts = np.unique(a, return_counts=True)`` is ``vals = np.unique(a)`` and a loop
+  counting, per value, the elements equal to it (NaN to NaN), int64 (``_unique_counts``).
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, the last primary) is a stable
   argsort by each key in turn: ``o = np.argsort(k0, kind='stable')``, then
@@ -203,6 +205,9 @@ class _Idioms(ast.NodeTransformer):
         gradients = self._gradients(node)
         if gradients is not None:
             return gradients
+        counted_values = self._unique_counts(node)
+        if counted_values is not None:
+            return counted_values
         made = self._unravel(node.value, node) if len(node.targets) == 1 else None
         if made is not None:
             check, display = made
@@ -216,6 +221,33 @@ class _Idioms(ast.NodeTransformer):
             self.rw.mark(alias, self.rw.origin(node))
             return [self._copyto(node.value, x, node), alias]
         return self.generic_visit(node)
+
+    def _unique_counts(self, node: ast.Assign) -> list[ast.stmt] | None:
+        """``vals, counts = np.unique(a, return_counts=True)`` (``a`` a name): ``vals =
+        np.unique(a)``, then per value the count of the elements equal to it (NaN to NaN, as
+        NumPy's ``equal_nan=True`` groups them), int64, in a loop over ``range(len(vals))``."""
+        target, call = node.targets[0] if len(node.targets) == 1 else None, node.value
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2
+                and all(isinstance(t, ast.Name) for t in target.elts) and isinstance(call, ast.Call)
+                and self._np_call(call, "unique") and len(call.args) == 1 and isinstance(call.args[0], ast.Name)
+                and len(call.keywords) == 1 and call.keywords[0].arg == "return_counts"
+                and isinstance(call.keywords[0].value, ast.Constant) and call.keywords[0].value.value is True):
+            return None
+        vals, counts = (t.id for t in target.elts)  # type: ignore[attr-defined]
+        a, np_name, k = call.args[0].id, self.rw.numpy_alias(), self.rw.fresh("unique_k")
+        if vals == a or counts == a or vals == counts:
+            return None
+        text = (f"{vals} = {np_name}.unique({a})\n"
+                f"{counts} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
+                f"for {k} in range(len({vals})):\n"
+                f"    {counts}[{k}] = (({a} == {vals}[{k}]) | (({a} != {a}) & ({vals}[{k}] != {vals}[{k}]))).sum()\n")
+        made = ast.parse(text).body
+        for stmt in made:
+            for sub in walk(stmt):
+                if "lineno" in sub._attributes:
+                    ast.copy_location(sub, node)
+            self.rw.mark(stmt, self.rw.origin(node))
+        return made
 
     def _in_place(self, call: ast.expr) -> ast.Name | None:
         """``x`` of ``np.nan_to_num(x, copy=False, ...)``, a name that is not a scalar argument;

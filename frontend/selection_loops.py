@@ -208,8 +208,8 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
     uses = _UniqueUses(name)
     for s in later:
         uses.visit(s)
-    if uses.other or not uses.found or uses.found != facts.loads.get(name, 0):
-        return None
+    if uses.other or not uses.found or uses.found + uses.returned != facts.loads.get(name, 0):
+        return None  # (returned alone: data_sized's returned compaction)
     made = selection(rw, stmt.value)
     if made is None:
         return None
@@ -415,11 +415,19 @@ class _UniqueUses(ast.NodeVisitor):
 
     def __init__(self, name: str) -> None:
         self.name, self.found, self.other = name, 0, False
+        self.returned = 0  # return u (or u an item of the returned tuple): its first count elements
         self.counters: set[str] = set()
 
     def generic_visit(self, node: ast.AST) -> None:
         if _length_of(node, self.name):
             self.found += 1
+            return
+        if isinstance(node, ast.Return) and node.value is not None:
+            for item in node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]:
+                if isinstance(item, ast.Name) and item.id == self.name:
+                    self.returned += 1
+                else:
+                    self.visit(item)
             return
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == self.name:
             if not isinstance(node.target, ast.Name) or node.orelse:
@@ -483,6 +491,16 @@ class _UniqueRewrite(ast.NodeTransformer):
     def generic_visit(self, node: ast.AST) -> ast.AST:
         if _length_of(node, self.name):
             return self.rw.placed(ast.Name(self.count, ast.Load()), node)
+        if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Tuple)):
+            def prefix(item: ast.expr) -> ast.expr:  # growing_lists' returned prefix buffer[:count]
+                if isinstance(item, ast.Name) and item.id == self.name:
+                    return self.rw.placed(ast.parse(f"{self.buffer}[:{self.count}]", mode="eval").body, item)
+                return self.visit(item)
+            if isinstance(node.value, ast.Tuple):
+                node.value.elts = [prefix(e) for e in node.value.elts]
+            else:
+                node.value = prefix(node.value)
+            return node
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == self.name:
             node.body = [self.visit(s) for s in node.body]
             _count_loop(self.rw, node, self.buffer, self.count)

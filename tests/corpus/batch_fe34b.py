@@ -122,6 +122,29 @@ def unique_counts_kw(a):
     return vals, counts
 
 
+def unique_counts_nan(x):
+    vals, counts = np.unique(x, return_counts=True)
+    return counts, vals.shape[0]
+
+
+def mode_of(a):
+    vals, counts = np.unique(a, return_counts=True)
+    return vals[np.argmax(counts)]
+
+
+def unique_and_length(a):
+    u = np.unique(a)
+    return u, len(u)
+
+
+def unique_means(a, x):
+    u = np.unique(a)
+    m = np.zeros(len(u))
+    for k in range(len(u)):
+        m[k] = x[a == u[k]].mean()
+    return u, m
+
+
 def hist2d_counts(x, y):
     H, xe, ye = np.histogram2d(x, y, bins=3)
     return H, xe, ye
@@ -165,6 +188,10 @@ CASES = [
     Case("unique_loop", unique_loop, lambda r: _two(r, lambda n: r.integers(0, 3, n), r.standard_normal)),
     Case("unique_first_last", unique_first_last, lambda r: (r.integers(0, 5, _n(r)),)),
     Case("unique_counts_kw", unique_counts_kw, lambda r: (r.integers(0, 4, _n(r)),)),
+    Case("unique_counts_nan", unique_counts_nan, lambda r: ((lambda n: np.where(r.random(n) < 0.3, np.nan, r.integers(0, 3, n) * 1.0))(_n(r, 8)),)),
+    Case("mode_of", mode_of, lambda r: (r.integers(0, 4, _n(r, 9)),)),
+    Case("unique_and_length", unique_and_length, lambda r: (r.integers(0, 4, _n(r)) * 0.5,)),
+    Case("unique_means", unique_means, lambda r: _two(r, lambda n: r.integers(0, 3, n), r.standard_normal)),
     Case("hist2d_counts", hist2d_counts, lambda r: _two(r, r.standard_normal, r.standard_normal)),
     Case("hist2d_range", hist2d_range, lambda r: (*_two(r, r.standard_normal, lambda n: np.where(r.random(n) < 0.2, np.nan, r.standard_normal(n))), int(r.integers(1, 5)))),
     Case("hist2d_index", hist2d_index, lambda r: _two(r, r.standard_normal, r.standard_normal)),
