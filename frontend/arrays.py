@@ -2420,6 +2420,10 @@ class Lowering:
         return self.elementwise(lambda a: ast.UnaryOp(node.op, a), [inner], vt)
 
     def _Compare(self, node: ast.Compare) -> View:
+        same = self.dtype_test(node)
+        if same is not None:  # x.dtype == np.float32: a Python bool the types decide
+            self.changed = True
+            return scalar(ast.Constant(same), BOOL)
         terms = [self.value(node.left)] + [self.value(c) for c in node.comparators]
         if all(t.rank == 0 for t in terms):
             return scalar_op(lambda *xs: ast.Compare(xs[0], node.ops, list(xs[1:])), terms, BOOL)
@@ -4300,6 +4304,18 @@ class Lowering:
         if isinstance(node, ast.Attribute) and node.attr == "dtype":
             return self.value_dtype(node.value)
         return _dtype_of(node, self.globals)
+
+    def dtype_test(self, node: ast.Compare) -> bool | None:
+        """``E.dtype == T`` / ``!=`` (``T`` a dtype spelling or another ``.dtype``), decided by the
+        dtypes this lowering gives (NumPy compares dtypes by what they name: ``x.dtype ==
+        np.float32``, ``== 'float32'``, ``== float``); None for any other comparison."""
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)) or not any(
+                isinstance(side, ast.Attribute) and side.attr == "dtype" for side in (node.left, node.comparators[0])):
+            return None
+        names = [self.dtype_given(side) for side in (node.left, node.comparators[0])]
+        if names[0] is None or names[1] is None:
+            return None
+        return (names[0] == names[1]) == isinstance(node.ops[0], ast.Eq)
 
     def value_dtype(self, node: ast.expr) -> str | None:
         """The dtype ``node.dtype`` names: of an array value (``x``, ``(a * x)``, ``x[1:]``) or a
