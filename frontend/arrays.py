@@ -2971,8 +2971,10 @@ class Lowering:
         """``np.arange(stop)``, ``(start, stop)``, ``(start, stop, step)`` of integers (a constant
         step): int64 elements ``start + i * step``.  Float arguments (whose length NumPy computes
         with rounding) are refused."""
+        if [k.arg for k in node.keywords] == ["dtype"] and 1 <= len(node.args) <= 3:
+            return self.arange_of_dtype(node, node.keywords[0].value)
         if node.keywords or not 1 <= len(node.args) <= 3:
-            raise self.error(node, "np.arange() takes 1 to 3 positional integers (no keywords)", "np.arange")
+            raise self.error(node, "np.arange() takes 1 to 3 positional integers (no keywords but dtype=)", "np.arange")
         values = [self.value(a) for a in node.args]
         if not any(v.rank for v in values) and any(v.vtype.is_float for v in values) \
                 and all(v.vtype.weak or v.vtype.dtype in ("float64", "int64") for v in values):
@@ -2999,6 +3001,21 @@ class Lowering:
             return ast.Call(copy.deepcopy(cast), [ast.BinOp(copy.deepcopy(start), ast.Add(), offset.node)], [])
 
         return View((smax(const(0), length),), VType("int64", False), element)
+
+    def arange_of_dtype(self, node: ast.Call, given: ast.expr) -> View:
+        """``np.arange(..., dtype=D)`` with ``D`` the dtype the arguments give (int64 of integers,
+        float64 of floats), or float64 of integers (exact: each ``start + i * step`` is an integer
+        far below 2**53): that arange, converted; other dtypes are refused (NumPy fills them
+        with its own steps in that dtype)."""
+        wanted = self.dtype_given(given)
+        plain = self.arange(ast.copy_location(ast.Call(node.func, node.args, []), node))
+        if wanted == plain.vtype.dtype:
+            return plain
+        if wanted == "float64" and plain.vtype.dtype == "int64":
+            return self.call_astype(node, plain, [ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())])
+        raise self.error(given, f"np.arange() with dtype={ast.unparse(given)} ({wanted}) of {plain.vtype.dtype} "
+                         "values: NumPy fills it with its own steps in that dtype; write "
+                         f"np.arange(...).astype(...) if that is what is meant", "np.arange")
 
     def float_arange(self, node: ast.Call, values: list[View]) -> View:
         """``np.arange(start, stop, step)`` with a float among them (float64), as NumPy fills it:

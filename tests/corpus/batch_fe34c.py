@@ -141,6 +141,11 @@ def tolerance_by_dtype(x, y):
     return np.abs(x - y) < tol, same, (x * 2).dtype != np.float64
 
 
+def arange_float(x, n):
+    t = np.arange(n, dtype=np.float64) * 0.5
+    return t, np.arange(1, x.shape[0] + 1, dtype=float) * x, np.arange(0.5, 3.0, dtype=np.float64), np.arange(n, dtype=int)
+
+
 def hist2d_int(a, b):
     H, xe, ye = np.histogram2d(a, b, bins=2)
     return H, xe
@@ -175,5 +180,6 @@ CASES = [
     Case("unique_counts_int", unique_counts_int, lambda r: (r.integers(0, 3, _n(r, 7)).astype(np.int32),)),
     Case("tolerance_by_dtype", tolerance_by_dtype, lambda r: _two(r, lambda n: r.standard_normal(n).astype(np.float32) if r.integers(0, 2) else r.standard_normal(n),
                                                                   lambda n: r.standard_normal(n).astype(np.float32))),
+    Case("arange_float", arange_float, lambda r: (r.standard_normal(_n(r)), int(r.integers(0, 5)))),
     Case("hist2d_int", hist2d_int, lambda r: _two(r, lambda n: r.integers(0, 4, n), lambda n: r.integers(0, 2, n))),
 ]
