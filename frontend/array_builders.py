@@ -30,6 +30,7 @@ import copy
 import numpy as np
 
 from .arrays import (
+    _VIEW_CALLS,
     NP_NAME,
     Lowering,
     View,
@@ -42,6 +43,7 @@ from .source import walk
 from .types import VType
 
 BUILDERS = frozenset(("broadcast_to", "ascontiguousarray", "asfortranarray", "nanargmax", "nanargmin", "vander"))
+_VIEWS = _VIEW_CALLS | {"ravel", "view", "swapaxes", "moveaxis", "diagonal", "squeeze"}
 _SUPPORTED = ("float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
               "bool", "complex64", "complex128")
 
@@ -82,10 +84,36 @@ def _given(lw: Lowering, node: ast.Call, name: str, names: tuple[str, ...],
 def _bound_name(lw: Lowering, node: ast.Call) -> str | None:
     """The name the statement being lowered binds ``node`` to (``b = np.broadcast_to(...)``)."""
     stmt = lw.here
-    if isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1 \
-            and isinstance(stmt.targets[0], ast.Name):
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+            and (stmt.value is node or ast.unparse(stmt.value) == ast.unparse(node)):
         return stmt.targets[0].id
     return None
+
+
+def _written_group(lw: Lowering, name: str | None) -> str | None:
+    """A name of ``name``'s alias group (``name``, names bound to it or to a subscript or view of
+    it, and so on) that some statement writes in place; None where none is written."""
+    if name is None:
+        return None
+    group, grown = {name}, True
+    while grown:
+        grown = False
+        for node in walk(lw.source.tree):
+            if isinstance(node, ast.Assign) and _root(_unviewed(node.value)) in group:
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and target.id not in group:
+                        group.add(target.id)
+                        grown = True
+    return next((n for n in sorted(group) if n in lw.mutated), None)
+
+
+def _unviewed(node: ast.expr) -> ast.expr:
+    """The array a view-making call (``x.reshape(...)``, ``np.transpose(x)``) reads (``x.copy()``
+    and other calls make new arrays)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _VIEWS:
+        node = node.args[0] if node.args and isinstance(node.func.value, ast.Name) \
+            and node.func.value.id in ("np", "numpy", NP_NAME) else node.func.value
+    return node
 
 
 def _root(node: ast.expr) -> str:
@@ -110,10 +138,11 @@ def _broadcast_to(lw: Lowering, node: ast.Call, name: str) -> View | None:
             raise lw.error(given["shape"], "np.broadcast_to() to a negative extent (a ValueError in NumPy)",
                            "np.broadcast_to")
     target = _bound_name(lw, node)
-    if target is not None and target in lw.mutated:
-        raise lw.error(node, f"a write into {target!r}, bound to np.broadcast_to(): NumPy's result is a read-only "
-                       f"view (the write raises ValueError); bind a copy ({target} = np.broadcast_to(...).copy())",
-                       "np.broadcast_to")
+    written = _written_group(lw, target)
+    if written is not None:
+        raise lw.error(node, f"a write into {written!r}, bound to np.broadcast_to() or a view of it: NumPy's result "
+                       f"is a read-only view (the write raises ValueError); bind a copy ({target} = "
+                       "np.broadcast_to(...).copy())", "np.broadcast_to")
     for d, e in enumerate(extents):
         v = d - len(extents) + x.rank
         if v >= 0 and not x.extents[v].is_const(1) and x.extents[v].text != e.text:
@@ -142,7 +171,7 @@ def _as_layout(lw: Lowering, node: ast.Call, name: str) -> View | None:
                         lambda idx: ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), cast, ast.Load()),
                                              [x.element(idx)], []))
     target, source = _bound_name(lw, node), _root(given["a"])
-    written = [n for n in (target, source) if n and n in lw.mutated]
+    written = [n for n in (_written_group(lw, target), source if source in lw.mutated else None) if n]
     if written and x.base is not None:
         raise lw.error(node, f"np.{name}() of an array when {written[0]!r} is written in place: NumPy returns the "
                        f"array itself or a copy, depending on its memory layout, so the write may or may not reach "

@@ -23,7 +23,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
 - ``vals, counts = np.unique(a, return_counts=True)`` is ``vals = np.unique(a)`` and a loop
   counting, per value, the elements equal to it (NaN to NaN), int64 (``_unique_counts``).
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
-- ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, the last primary) is a stable
+- ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, 1-d array arguments the body
+  never binds again, the last primary) is a stable
   argsort by each key in turn: ``o = np.argsort(k0, kind='stable')``, then
   ``o[np.argsort(k1[o], kind='stable')]`` (each earlier order written out again where it is
   used), NumPy's order: NaN last, ties by position.
@@ -294,7 +295,9 @@ class _Idioms(ast.NodeTransformer):
                              flat(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
             return self._located(diff, node)
         if self._np_call(node, "lexsort") and len(node.args) == 1 and not node.keywords \
-                and isinstance(node.args[0], (ast.Tuple, ast.List)) and 1 <= len(node.args[0].elts) <= 3:
+                and isinstance(node.args[0], (ast.Tuple, ast.List)) and 1 <= len(node.args[0].elts) <= 3 \
+                and all(isinstance(k, ast.Name) and self.rw.ranks.get(k.id) == 1 and k.id not in self.stored
+                        for k in node.args[0].elts):  # 1-d array arguments: argsort sorts the whole key
             return self._located(self._lexsort(node.args[0].elts), node)
         return node
 

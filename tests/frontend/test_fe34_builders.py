@@ -93,7 +93,9 @@ def test_fe34_forms_as_python():
 
 def broadcast_written(x):
     b = np.broadcast_to(x, (2, x.shape[0]))
-    b[0, 0] = 1.0
+    c = b
+    r = c[0]  # a view of a view of it
+    r[0] = 1.0
     return b
 
 
