@@ -1548,6 +1548,8 @@ class Lowering:
         if mask.rank == 0 or mask.vtype.dtype != "bool":
             return None
         base = self.value(target.value)
+        if base.rank > mask.rank:  # X[rows] = v: a mask of X's leading axes, each selected row set to v
+            return self.masked_rows_store(stmt, target, base, mask)
         unmasked = self.unmasked(stmt.value, target.slice, mask)
         value = self.value(unmasked)
         if base.rank != mask.rank or (value.rank and unmasked is stmt.value):
@@ -1558,6 +1560,26 @@ class Lowering:
         whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
         self.not_into_a_copy(target, whole)
         chosen = self.combine(stmt, [mask, new, base], lambda c, a, b: ast.IfExp(c, a, b),
+                              promote_any(_unbool(new.vtype), _unbool(base.vtype)))
+        return self.store(stmt, whole, chosen)
+
+    def masked_rows_store(self, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript, base: View,
+                          mask: View) -> list[ast.stmt]:
+        """``X[m] = v`` / ``X[m] += v`` with a bool ``m`` of ``X``'s leading axes and a scalar ``v``
+        (fe34): ``X[...] = np.where(m[..., None], v, X)``, every selected row (of the remaining axes)
+        set, as NumPy sets them.  A ``v`` of other than a scalar is refused (its shape would have to
+        match the count of selected rows)."""
+        value = self.value(stmt.value)
+        if value.rank:
+            raise self.error(stmt, "a boolean mask store of rows (a mask of the leading axes) of other than a "
+                             "scalar (NumPy's count of selected rows decides the shape); use np.where",
+                             "boolean mask")
+        self.same_shape_as_mask(target.slice, View(base.extents[:mask.rank], base.vtype, base.element), mask)
+        rows = View(base.extents, mask.vtype, lambda idx: mask.element(idx[:mask.rank]))
+        new = value if isinstance(stmt, ast.Assign) else self.binop(stmt, stmt.op, base, value)
+        whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
+        self.not_into_a_copy(target, whole)
+        chosen = self.combine(stmt, [rows, new, base], lambda c, a, b: ast.IfExp(c, a, b),
                               promote_any(_unbool(new.vtype), _unbool(base.vtype)))
         return self.store(stmt, whole, chosen)
 

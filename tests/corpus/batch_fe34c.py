@@ -146,6 +146,17 @@ def arange_float(x, n):
     return t, np.arange(1, x.shape[0] + 1, dtype=float) * x, np.arange(0.5, 3.0, dtype=np.float64), np.arange(n, dtype=int)
 
 
+def zero_bad_rows(X):
+    X[np.isnan(X).any(axis=1)] = 0.0
+    return X
+
+
+def shift_rows_int(A, w):
+    A[w > 0] += 3
+    A[w < -1] = 2.7
+    return A
+
+
 def hist2d_int(a, b):
     H, xe, ye = np.histogram2d(a, b, bins=2)
     return H, xe
@@ -181,5 +192,7 @@ CASES = [
     Case("tolerance_by_dtype", tolerance_by_dtype, lambda r: _two(r, lambda n: r.standard_normal(n).astype(np.float32) if r.integers(0, 2) else r.standard_normal(n),
                                                                   lambda n: r.standard_normal(n).astype(np.float32))),
     Case("arange_float", arange_float, lambda r: (r.standard_normal(_n(r)), int(r.integers(0, 5)))),
+    Case("zero_bad_rows", zero_bad_rows, lambda r: (np.where(r.random((_n(r), 3)) < 0.2, np.nan, 1.0),)),
+    Case("shift_rows_int", shift_rows_int, lambda r: _two(r, lambda n: r.integers(-5, 5, (n, 2, 2)), r.standard_normal)),
     Case("hist2d_int", hist2d_int, lambda r: _two(r, lambda n: r.integers(0, 4, n), lambda n: r.integers(0, 2, n))),
 ]

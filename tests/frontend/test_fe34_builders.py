@@ -2,8 +2,9 @@
 later (after a write into its source), ``np.ascontiguousarray`` / ``np.asfortranarray`` (with
 ``dtype=``), ``np.nanargmax`` / ``np.nanargmin`` (NumPy's ValueError for an all-NaN slice),
 ``np.vander``, ``np.lexsort``, ``(expr).dtype`` as a dtype and in ``==``, ``x[idx]`` and ``X[idx,
-j]`` of ``idx = np.where(c)[0]``, ``np.histogram2d``, ``np.unique(x, return_counts=True)``; and
-the variants refused with an UnsupportedError.  Three small kernels, so three compiles."""
+j]`` of ``idx = np.where(c)[0]``, ``Z[rows] += v``, ``np.histogram2d``, ``np.unique(x,
+return_counts=True)``; and the variants refused with an UnsupportedError.  Three small kernels,
+so three compiles."""
 
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ def shaped(X, x, a, k):
     c[0] = 0.5
     out = np.zeros(x.shape[0], dtype=(x * a).dtype)
     out[:] = x * a
+    Z = X * 1.0
+    Z[x > 0.5] += 1.0  # a mask of Z's rows
     x[0] = 7.0  # B is a view of x: it sees the write
     return (X - M, B.sum(axis=1), Y + 1.0, F.T @ F, c, out, a.astype((c + a).dtype),
-            np.vander(x, 3), np.vander(a, k, increasing=True), np.lexsort((a, x)), x[idx], X[idx, 1],
+            np.vander(x, 3), np.vander(a, k, increasing=True), np.lexsort((a, x)), x[idx], X[idx, 1], Z,
             (x * a).dtype == np.float64, c.dtype != a.dtype)
 
 
