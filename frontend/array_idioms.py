@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from .array_builders import BUILDERS, builder_value
 from .array_formulas import (
     AXES_VIEWS,
     NAN_REDUCTIONS,
@@ -60,6 +61,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
         return axes_view(lw, node, name)
     if module == "np" and name in REWRITTEN:
         return rewritten(lw, node, name)
+    if module == "np" and name in BUILDERS:  # np.broadcast_to, np.vander, ... (frontend/array_builders.py)
+        return builder_value(lw, node, name)
     if module == "np" and name == "select":
         return select(lw, node)  # frontend/array_select.py
     if module == "np" and name in FORMULAS:  # np.sinc, np.fix (frontend/array_ufunc_formulas.py)

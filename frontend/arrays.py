@@ -84,8 +84,14 @@ _REFUSED = {
                 "plus one, is then computed by the call); "
                 "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
                 "in range(x.shape[0]): counts[x[i]] += 1",
-    **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "unique", "extract", "compress"),
-                    "its result has a data-dependent shape"),
+    **dict.fromkeys(("nonzero", "argwhere", "flatnonzero", "extract", "compress"),
+                    "its result has a data-dependent shape; supported: idx = np.nonzero(c)[0] (np.where(c)[0], "
+                    "np.flatnonzero(c)) of a 1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in "
+                    "for i in idx; for a 2-d c, append the positions in loops (rows = [] ... if c[i, j]: "
+                    "rows.append(i)) and return np.array(rows)"),
+    "unique": "its result has a data-dependent shape; supported: np.unique(x) of a 1-d array without keywords, "
+              "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions, and "
+              "vals, counts = np.unique(a, return_counts=True); otherwise loop over range(len(u))",
     "resize": _SHAPES,
 }
 JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
@@ -1343,6 +1349,8 @@ class Lowering:
         if isinstance(node, ast.Attribute) and node.attr == "dtype" and isinstance(node.value, ast.Name):
             entry = self.lookup(node.value)  # x.dtype of a temporary or view (the lifter knows arguments')
             dtype = entry.dtype if entry is not None and entry.kind != "arg" else None
+        elif isinstance(node, ast.Attribute) and node.attr == "dtype":
+            dtype = self.value_dtype(node.value)  # (a * x).dtype, x[0].dtype, x.sum().dtype
         if dtype is None:
             return node
         self.changed = True
@@ -1543,6 +1551,8 @@ class Lowering:
         if mask.rank == 0 or mask.vtype.dtype != "bool":
             return None
         base = self.value(target.value)
+        if base.rank > mask.rank:  # X[rows] = v: a mask of X's leading axes, each selected row set to v
+            return self.masked_rows_store(stmt, target, base, mask)
         unmasked = self.unmasked(stmt.value, target.slice, mask)
         value = self.value(unmasked)
         if base.rank != mask.rank or (value.rank and unmasked is stmt.value):
@@ -1553,6 +1563,26 @@ class Lowering:
         whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
         self.not_into_a_copy(target, whole)
         chosen = self.combine(stmt, [mask, new, base], lambda c, a, b: ast.IfExp(c, a, b),
+                              promote_any(_unbool(new.vtype), _unbool(base.vtype)))
+        return self.store(stmt, whole, chosen)
+
+    def masked_rows_store(self, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript, base: View,
+                          mask: View) -> list[ast.stmt]:
+        """``X[m] = v`` / ``X[m] += v`` with a bool ``m`` of ``X``'s leading axes and a scalar ``v``
+        (fe34): ``X[...] = np.where(m[..., None], v, X)``, every selected row (of the remaining axes)
+        set, as NumPy sets them.  A ``v`` of other than a scalar is refused (its shape would have to
+        match the count of selected rows)."""
+        value = self.value(stmt.value)
+        if value.rank:
+            raise self.error(stmt, "a boolean mask store of rows (a mask of the leading axes) of other than a "
+                             "scalar (NumPy's count of selected rows decides the shape); use np.where",
+                             "boolean mask")
+        self.same_shape_as_mask(target.slice, View(base.extents[:mask.rank], base.vtype, base.element), mask)
+        rows = View(base.extents, mask.vtype, lambda idx: mask.element(idx[:mask.rank]))
+        new = value if isinstance(stmt, ast.Assign) else self.binop(stmt, stmt.op, base, value)
+        whole = self.value(ast.Subscript(target.value, ast.Constant(Ellipsis), ast.Store()), store=True)
+        self.not_into_a_copy(target, whole)
+        chosen = self.combine(stmt, [rows, new, base], lambda c, a, b: ast.IfExp(c, a, b),
                               promote_any(_unbool(new.vtype), _unbool(base.vtype)))
         return self.store(stmt, whole, chosen)
 
@@ -2415,6 +2445,10 @@ class Lowering:
         return self.elementwise(lambda a: ast.UnaryOp(node.op, a), [inner], vt)
 
     def _Compare(self, node: ast.Compare) -> View:
+        same = self.dtype_test(node)
+        if same is not None:  # x.dtype == np.float32: a Python bool the types decide
+            self.changed = True
+            return scalar(ast.Constant(same), BOOL)
         terms = [self.value(node.left)] + [self.value(c) for c in node.comparators]
         if all(t.rank == 0 for t in terms):
             return scalar_op(lambda *xs: ast.Compare(xs[0], node.ops, list(xs[1:])), terms, BOOL)
@@ -2532,7 +2566,9 @@ class Lowering:
                                 promote_any(_unbool(args[1].vtype), _unbool(args[2].vtype)))
         if module == "np" and name == "where" and len(args) == 1 and args[0].rank:
             raise self.error(node, "np.where(condition) with one argument is np.nonzero: its result has a "
-                             "data-dependent shape (np.where(c, a, b) is supported)", "array call")
+                             "data-dependent shape (np.where(c, a, b) is supported; so is idx = np.where(c)[0] of a "
+                             "1-d c returned, used as x[idx], x[idx, j], idx[0], len(idx) or in for i in idx)",
+                             "array call")
         if any(a.rank for a in args):
             scalar_type = getattr(np, name, None) if module == "np" else None
             if len(args) == 1 and isinstance(scalar_type, type) and issubclass(scalar_type, np.generic):
@@ -2960,8 +2996,10 @@ class Lowering:
         """``np.arange(stop)``, ``(start, stop)``, ``(start, stop, step)`` of integers (a constant
         step): int64 elements ``start + i * step``.  Float arguments (whose length NumPy computes
         with rounding) are refused."""
+        if [k.arg for k in node.keywords] == ["dtype"] and 1 <= len(node.args) <= 3:
+            return self.arange_of_dtype(node, node.keywords[0].value)
         if node.keywords or not 1 <= len(node.args) <= 3:
-            raise self.error(node, "np.arange() takes 1 to 3 positional integers (no keywords)", "np.arange")
+            raise self.error(node, "np.arange() takes 1 to 3 positional integers (no keywords but dtype=)", "np.arange")
         values = [self.value(a) for a in node.args]
         if not any(v.rank for v in values) and any(v.vtype.is_float for v in values) \
                 and all(v.vtype.weak or v.vtype.dtype in ("float64", "int64") for v in values):
@@ -2988,6 +3026,21 @@ class Lowering:
             return ast.Call(copy.deepcopy(cast), [ast.BinOp(copy.deepcopy(start), ast.Add(), offset.node)], [])
 
         return View((smax(const(0), length),), VType("int64", False), element)
+
+    def arange_of_dtype(self, node: ast.Call, given: ast.expr) -> View:
+        """``np.arange(..., dtype=D)`` with ``D`` the dtype the arguments give (int64 of integers,
+        float64 of floats), or float64 of integers (exact: each ``start + i * step`` is an integer
+        far below 2**53): that arange, converted; other dtypes are refused (NumPy fills them
+        with its own steps in that dtype)."""
+        wanted = self.dtype_given(given)
+        plain = self.arange(ast.copy_location(ast.Call(node.func, node.args, []), node))
+        if wanted == plain.vtype.dtype:
+            return plain
+        if wanted == "float64" and plain.vtype.dtype == "int64":
+            return self.call_astype(node, plain, [ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64", ast.Load())])
+        raise self.error(given, f"np.arange() with dtype={ast.unparse(given)} ({wanted}) of {plain.vtype.dtype} "
+                         "values: NumPy fills it with its own steps in that dtype; write "
+                         f"np.arange(...).astype(...) if that is what is meant", "np.arange")
 
     def float_arange(self, node: ast.Call, values: list[View]) -> View:
         """``np.arange(start, stop, step)`` with a float among them (float64), as NumPy fills it:
@@ -3347,7 +3400,7 @@ class Lowering:
                 raise self.error(node, f"np.{name}() of other than a list of scalars or an array (no dtype=)",
                                  "np.array")
             return self.call_copy(node, x, []) if name == "array" else x
-        dtype = _dtype_of(given["dtype"], self.globals) if "dtype" in given else None
+        dtype = self.dtype_given(given["dtype"]) if "dtype" in given else None
         if dtype is None and "dtype" in given:
             raise self.error(given["dtype"], "dtype= must name a numpy dtype", "np.array")
         return self.listed(items, dtype, f"np.{name}() of")
@@ -3402,7 +3455,7 @@ class Lowering:
         if len(node.args) > 4 or "start" not in given or "stop" not in given:
             raise self.error(node, "np.linspace(start, stop, num=50, endpoint=True) takes at most 4 positional "
                              "arguments", "np.linspace")
-        wanted = "float64" if _is_none(given.get("dtype")) else _dtype_of(given["dtype"], self.globals)
+        wanted = "float64" if _is_none(given.get("dtype")) else self.dtype_given(given["dtype"])
         if wanted not in ("float64", "float32") or (wanted != "float64" and ftype != "float64"):
             raise self.error(node, "np.linspace() with a dtype other than float64 or float32", "np.linspace")
         ends = [self.value(given["start"]), self.value(given["stop"])]
@@ -4291,9 +4344,37 @@ class Lowering:
 
     def dtype_given(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Attribute) and node.attr == "dtype":
-            source = self.value(node.value)
-            return source.vtype.dtype if source.rank and source.vtype.dtype in _DTYPES else None
+            return self.value_dtype(node.value)
         return _dtype_of(node, self.globals)
+
+    def dtype_test(self, node: ast.Compare) -> bool | None:
+        """``E.dtype == T`` / ``!=`` (``T`` a dtype spelling or another ``.dtype``), decided by the
+        dtypes this lowering gives (NumPy compares dtypes by what they name: ``x.dtype ==
+        np.float32``, ``== 'float32'``, ``== float``); None for any other comparison."""
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)) or not any(
+                isinstance(side, ast.Attribute) and side.attr == "dtype" for side in (node.left, node.comparators[0])):
+            return None
+        names = [self.dtype_given(side) for side in (node.left, node.comparators[0])]
+        if names[0] is None or names[1] is None:
+            return None
+        return (names[0] == names[1]) == isinstance(node.ops[0], ast.Eq)
+
+    def value_dtype(self, node: ast.expr) -> str | None:
+        """The dtype ``node.dtype`` names: of an array value (``x``, ``(a * x)``, ``x[1:]``) or a
+        NumPy scalar (``x[0]``, ``x.sum()``; a Python number has no ``.dtype``), as this lowering
+        types it; None where it cannot tell.  Only the type is read: the statements and arrays
+        that computing ``node`` would need are dropped again (NumPy computes it, unused)."""
+        pre, allocations, temporaries, changed = len(self.pre), len(self.allocations), dict(self.temporaries), \
+            self.changed
+        try:
+            value = self.value(node)
+        finally:
+            del self.pre[pre:]
+            del self.allocations[allocations:]
+            self.temporaries, self.changed = temporaries, changed
+        if value.rank == 0 and value.vtype.weak:
+            return None
+        return value.vtype.dtype if value.vtype.dtype in _DTYPES else None
 
     def call_clip(self, node: ast.Call, x: View, args: list[ast.expr]) -> View:
         """``np.clip(x, lo, hi)`` / ``x.clip(lo, hi)``: numpy's ``minimum(maximum(x, lo), hi)``
@@ -4390,7 +4471,7 @@ class Lowering:
         if keepdims is None:
             raise self.error(node, "keepdims= must be True or False", "reduction")
         axes = self.reduced_axes(options.get("axis"), x.rank)
-        wanted = _dtype_of(options["dtype"], self.globals) if not _is_none(options.get("dtype")) else None
+        wanted = self.dtype_given(options["dtype"]) if not _is_none(options.get("dtype")) else None
         if "dtype" in options and not _is_none(options["dtype"]) and (wanted not in _DTYPES or wanted == "bool"):
             raise self.error(options["dtype"], f"np.{kind}() with dtype {ast.unparse(options['dtype'])!r}",
                              "reduction")
@@ -4902,7 +4983,8 @@ def _dtype_of(node: ast.expr, globals_: dict) -> str | None:
     return None
 
 
-_VIEW_CALLS = frozenset(("transpose", "reshape", "squeeze", "expand_dims", "flip", "flipud", "fliplr", "asarray"))
+_VIEW_CALLS = frozenset(("transpose", "reshape", "squeeze", "expand_dims", "flip", "flipud", "fliplr", "asarray",
+                         "broadcast_to", "ascontiguousarray", "asfortranarray"))
 
 
 _MUTATING_METHODS = frozenset(("fill", "sort", "put", "itemset", "resize", "setfield", "partition", "byteswap"))

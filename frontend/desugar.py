@@ -547,17 +547,35 @@ class BuiltinHelpers(ast.NodeTransformer):
             added = sum(isinstance(p, ast.Constant) and p.value is None for p in parts)
             if rank is None or rank == 0 or len(parts) - added > rank:
                 return None
+            arrays = 0
             for part in parts:
                 if isinstance(part, ast.Slice):
                     continue
                 if isinstance(part, ast.Constant) and part.value is None:
                     rank += 1
                     continue
+                if self._array_rank(part) == 1 and not isinstance(part, ast.Constant) and not self._boolean(part):
+                    arrays += 1  # one 1-d integer index array (b[order]): that axis stays one axis
+                    continue
                 if self._array_rank(part) != 0 or isinstance(part, ast.Constant) and type(part.value) is not int:
                     return None
                 rank -= 1
-            return rank
+            return rank if arrays <= 1 else None
         return None
+
+    def _boolean(self, node: ast.expr) -> bool:
+        """Whether ``node`` is a boolean mask as written (a bool argument, a comparison, ``~ & | ^``
+        of masks, ``np.isnan`` and friends), whose selection's length depends on the data: its
+        rank is left untold, as before fe34, so such a selection keeps its own refusals."""
+        if isinstance(node, ast.Name):
+            return self.rw.dtypes.get(node.id) == "bool"
+        if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) \
+                and isinstance(node.op, (ast.Not, ast.Invert)):
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return True
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+            "isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor", "signbit")
 
     def _kind(self, node: ast.expr) -> int | None:
         """0 for a scalar, 1 for a 1-d array, None where it cannot be told before the lowering: an

@@ -18,7 +18,16 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   computes it.
 - ``gy, gx = np.gradient(f)`` (one name per axis of an array argument) is one
   ``np.gradient(f, axis=d)`` per name.
+- ``H, xedges, yedges = np.histogram2d(x, y, bins=k)`` (``H = np.histogram2d(...)[0]``): the
+  statements of frontend/histogram2d.py; other uses of np.histogram2d are refused by name.
+- ``vals, counts = np.unique(a, return_counts=True)`` is ``vals = np.unique(a)`` and a loop
+  counting, per value, the elements equal to it (NaN to NaN), int64 (``_unique_counts``).
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
+- ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, 1-d array arguments the body
+  never binds again, the last primary) is a stable
+  argsort by each key in turn: ``o = np.argsort(k0, kind='stable')``, then
+  ``o[np.argsort(k1[o], kind='stable')]`` (each earlier order written out again where it is
+  used), NumPy's order: NaN last, ties by position.
 - ``np.finfo(T).eps`` (``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``,
   ``epsneg``) and ``np.iinfo(T).max`` / ``.min`` of a NumPy float or integer type
   (``np.float32``, ``float``, ``int``, a dtype string, or ``x.dtype`` of an array argument)
@@ -36,6 +45,7 @@ import numpy as np
 
 from .checker import module_of
 from .desugar import int_constant
+from .histogram2d import histogram2d_stmts, is_histogram2d, refused
 from .source import KernelSource, location_key, walk
 
 
@@ -54,6 +64,8 @@ class Rewriter(Protocol):
     def mark_one(self, node: ast.AST, origin: KernelSource | None) -> None: ...
     def copy(self, node: ast.expr) -> ast.expr: ...
     def placed(self, new: ast.expr, like: ast.AST) -> ast.expr: ...
+    def fresh(self, name: str) -> str: ...
+    def error(self, node: ast.AST, message: str, construct: str = "") -> Any: ...
 
 _FINFO = ("eps", "epsneg", "max", "min", "tiny", "smallest_normal", "resolution")
 _IINFO = ("max", "min")
@@ -184,9 +196,19 @@ class _Idioms(ast.NodeTransformer):
         return out
 
     def visit_Assign(self, node: ast.Assign):
+        counted = histogram2d_stmts(self.rw, node)
+        if counted is not None:  # H, xe, ye = np.histogram2d(x, y, bins=k): frontend/histogram2d.py
+            out: list[ast.stmt] = []
+            for stmt in counted:
+                new = self.visit(stmt)
+                out.extend(new if isinstance(new, list) else [new])
+            return out
         gradients = self._gradients(node)
         if gradients is not None:
             return gradients
+        counted_values = self._unique_counts(node)
+        if counted_values is not None:
+            return counted_values
         made = self._unravel(node.value, node) if len(node.targets) == 1 else None
         if made is not None:
             check, display = made
@@ -200,6 +222,33 @@ class _Idioms(ast.NodeTransformer):
             self.rw.mark(alias, self.rw.origin(node))
             return [self._copyto(node.value, x, node), alias]
         return self.generic_visit(node)
+
+    def _unique_counts(self, node: ast.Assign) -> list[ast.stmt] | None:
+        """``vals, counts = np.unique(a, return_counts=True)`` (``a`` a name): ``vals =
+        np.unique(a)``, then per value the count of the elements equal to it (NaN to NaN, as
+        NumPy's ``equal_nan=True`` groups them), int64, in a loop over ``range(len(vals))``."""
+        target, call = node.targets[0] if len(node.targets) == 1 else None, node.value
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2
+                and all(isinstance(t, ast.Name) for t in target.elts) and isinstance(call, ast.Call)
+                and self._np_call(call, "unique") and len(call.args) == 1 and isinstance(call.args[0], ast.Name)
+                and len(call.keywords) == 1 and call.keywords[0].arg == "return_counts"
+                and isinstance(call.keywords[0].value, ast.Constant) and call.keywords[0].value.value is True):
+            return None
+        vals, counts = (t.id for t in target.elts)  # type: ignore[attr-defined]
+        a, np_name, k = call.args[0].id, self.rw.numpy_alias(), self.rw.fresh("unique_k")
+        if vals == a or counts == a or vals == counts:
+            return None
+        text = (f"{vals} = {np_name}.unique({a})\n"
+                f"{counts} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
+                f"for {k} in range(len({vals})):\n"
+                f"    {counts}[{k}] = (({a} == {vals}[{k}]) | (({a} != {a}) & ({vals}[{k}] != {vals}[{k}]))).sum()\n")
+        made = ast.parse(text).body
+        for stmt in made:
+            for sub in walk(stmt):
+                if "lineno" in sub._attributes:
+                    ast.copy_location(sub, node)
+            self.rw.mark(stmt, self.rw.origin(node))
+        return made
 
     def _in_place(self, call: ast.expr) -> ast.Name | None:
         """``x`` of ``np.nan_to_num(x, copy=False, ...)``, a name that is not a scalar argument;
@@ -227,6 +276,8 @@ class _Idioms(ast.NodeTransformer):
     # ---- x.argsort() ------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
+        if is_histogram2d(node, self.rw.globals):  # a form histogram2d_stmts did not write out
+            raise refused(self.rw, node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "argsort" and module_of(func.value, self.rw.globals) is None \
                 and not (isinstance(func.value, ast.Name) and func.value.id in self.rw.globals
@@ -243,7 +294,23 @@ class _Idioms(ast.NodeTransformer):
             diff = ast.BinOp(flat(ast.Slice(ast.Constant(1), None, None)), ast.Sub(),
                              flat(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
             return self._located(diff, node)
+        if self._np_call(node, "lexsort") and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], (ast.Tuple, ast.List)) and 1 <= len(node.args[0].elts) <= 3 \
+                and all(isinstance(k, ast.Name) and self.rw.ranks.get(k.id) == 1 and k.id not in self.stored
+                        for k in node.args[0].elts):  # 1-d array arguments: argsort sorts the whole key
+            return self._located(self._lexsort(node.args[0].elts), node)
         return node
+
+    def _lexsort(self, keys: list[ast.expr]) -> ast.expr:
+        """``np.lexsort((k0, k1, ...))``: a stable argsort by each key in turn, the last primary."""
+        def stable(tree: ast.expr) -> ast.expr:
+            return ast.Call(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), "argsort", ast.Load()),
+                            [tree], [ast.keyword("kind", ast.Constant("stable"))])
+        order = stable(self.rw.copy(keys[0]))
+        for key in keys[1:]:
+            by_key = stable(ast.Subscript(self.rw.copy(key), self.rw.copy(order), ast.Load()))
+            order = ast.Subscript(self.rw.copy(order), by_key, ast.Load())
+        return order
 
     def _located(self, made: ast.AST, like: ast.AST) -> ast.AST:
         """``made`` with its new nodes (those without a location) at ``like``'s location."""

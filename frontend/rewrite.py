@@ -83,6 +83,7 @@ from .index_swaps import swap_rows
 from .local_helpers import local_helpers
 from .loop_names import rename_clashing_loops
 from .numba_idioms import numba_idioms
+from .position_masks import position_masks
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source, walk
 from .tri_indices import tri_indices
@@ -121,6 +122,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = position_masks(rw, tree.body)  # idx = np.where(c)[0]; x[idx]: x[c != 0]
     tree.body = lengths(rw, tree.body)  # len(np.nonzero(c)[0]): int(np.count_nonzero(c))
     tree.body = unique_loops(rw, tree.body)  # for v in np.unique(x): a compaction, then its count
     tree.body = tri_indices(rw, tree.body)  # r, c = np.triu_indices(n, 1): two index arrays, a loop

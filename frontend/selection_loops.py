@@ -208,8 +208,8 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
     uses = _UniqueUses(name)
     for s in later:
         uses.visit(s)
-    if uses.other or not uses.found or uses.found != facts.loads.get(name, 0):
-        return None
+    if uses.other or not uses.found or uses.found + uses.returned != facts.loads.get(name, 0):
+        return None  # (returned alone: data_sized's returned compaction)
     made = selection(rw, stmt.value)
     if made is None:
         return None
@@ -237,7 +237,8 @@ def _sized_allocations(rw: Rewriter, later: list[ast.stmt], facts: _Facts, buffe
     ``a`` is allocated with the buffer's extent, an upper bound, and its later uses read its
     first ``count`` elements: ``len(a)`` is the count, ``a[k]`` in ``for k in range(count)`` the
     element, ``a[e]`` otherwise the element checked against the count (an IndexError past it),
-    ``return a`` (or an item of the returned tuple) the prefix ``a[:count]``.  Any other use of
+    ``return a`` (or an item of the returned tuple) the prefix ``a[:count]``, ``a.sum()`` (``prod``,
+    ``max``, ``min``, ``mean``; ``np.sum(a)`` & co.) the reduction of the prefix.  Any other use of
     ``a`` is refused at the allocation."""
     for k, stmt in enumerate(later):
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
@@ -290,6 +291,9 @@ class _SizedUses(ast.NodeVisitor):
                 else:
                     self.visit(item)
             return
+        if _unique_reduced(node, self.name):
+            self.found += 1
+            return
         if isinstance(node, ast.Name) and node.id == self.name:
             self.other = True
         super().generic_visit(node)
@@ -320,6 +324,8 @@ class _SizedRewrite(ast.NodeTransformer):
             if not (isinstance(node.slice, ast.Name) and node.slice.id in self.counters):
                 node.slice = _checked_index(self.rw, node.slice, self.name, self.count)
             return node
+        if _unique_reduced(node, self.name):  # counts.sum(): the reduction of the first count elements
+            return _prefix_reduced(self.rw, node, self.name, self.count)
         if isinstance(node, ast.Return) and node.value is not None:
             prefix = f"{self.name}[:{self.count}]"
             if isinstance(node.value, ast.Name) and node.value.id == self.name:
@@ -415,11 +421,19 @@ class _UniqueUses(ast.NodeVisitor):
 
     def __init__(self, name: str) -> None:
         self.name, self.found, self.other = name, 0, False
+        self.returned = 0  # return u (or u an item of the returned tuple): its first count elements
         self.counters: set[str] = set()
 
     def generic_visit(self, node: ast.AST) -> None:
         if _length_of(node, self.name):
             self.found += 1
+            return
+        if isinstance(node, ast.Return) and node.value is not None:
+            for item in node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]:
+                if isinstance(item, ast.Name) and item.id == self.name:
+                    self.returned += 1
+                else:
+                    self.visit(item)
             return
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == self.name:
             if not isinstance(node.target, ast.Name) or node.orelse:
@@ -483,6 +497,16 @@ class _UniqueRewrite(ast.NodeTransformer):
     def generic_visit(self, node: ast.AST) -> ast.AST:
         if _length_of(node, self.name):
             return self.rw.placed(ast.Name(self.count, ast.Load()), node)
+        if isinstance(node, ast.Return) and isinstance(node.value, (ast.Name, ast.Tuple)):
+            def prefix(item: ast.expr) -> ast.expr:  # growing_lists' returned prefix buffer[:count]
+                if isinstance(item, ast.Name) and item.id == self.name:
+                    return self.rw.placed(ast.parse(f"{self.buffer}[:{self.count}]", mode="eval").body, item)
+                return self.visit(item)
+            if isinstance(node.value, ast.Tuple):
+                node.value.elts = [prefix(e) for e in node.value.elts]
+            else:
+                node.value = prefix(node.value)
+            return node
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == self.name:
             node.body = [self.visit(s) for s in node.body]
             _count_loop(self.rw, node, self.buffer, self.count)
@@ -509,17 +533,22 @@ class _UniqueRewrite(ast.NodeTransformer):
             index = _checked_index(self.rw, self.visit(node.slice), self.buffer, self.count)
             return self.rw.placed(ast.Subscript(ast.Name(self.buffer, ast.Load()), index, ast.Load()), node)
         if _unique_reduced(node, self.name):  # the reduction of the first count elements
-            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            b, c = self.buffer, self.count
-            np_ = self.rw.numpy_alias()  # positions 1, 2, ... of the buffer's own extent (a cumsum of ones)
-            first = self.rw.placed(ast.parse(f"{b}[{np_}.cumsum({np_}.ones_like({b}, dtype={np_}.int64)) <= {c}]",
-                                             mode="eval").body, node)
-            if node.args:
-                node.args = [first]
-            else:
-                node.func.value = first
-            return node
+            return _prefix_reduced(self.rw, node, self.buffer, self.count)
         return super().generic_visit(node)
+
+
+def _prefix_reduced(rw: Rewriter, node: ast.AST, buffer: str, count: str) -> ast.AST:
+    """``buffer.sum()`` (``np.sum(buffer)`` & co.) as the reduction of its first ``count``
+    elements: a selection by the mask of positions 1, 2, ... (a cumsum of ones) up to the count."""
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    b, c, np_ = buffer, count, rw.numpy_alias()
+    first = rw.placed(ast.parse(f"{b}[{np_}.cumsum({np_}.ones_like({b}, dtype={np_}.int64)) <= {c}]",
+                                mode="eval").body, node)
+    if node.args:
+        node.args = [first]
+    else:
+        node.func.value = first
+    return node
 
 
 def _selection(rw: Rewriter, stmt: ast.stmt, facts: _Facts, bound_here: set[str],
