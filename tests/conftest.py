@@ -187,18 +187,22 @@ def copy_args(args):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
-def assert_same_result(expected, actual, scalar_rtol=0.0):
+def assert_same_result(expected, actual, scalar_rtol=0.0, array_rtol=0.0):
     """A returned value (a tuple item by item) of the undecorated function's type, dtype and
-    shape, with its elements: arrays equal, scalars within ``scalar_rtol`` (0: equal)."""
+    shape, with its elements: arrays equal (within ``array_rtol``, NaN where NaN), scalars within
+    ``scalar_rtol`` (0: equal)."""
     if isinstance(expected, tuple):
         assert isinstance(actual, tuple) and len(actual) == len(expected)
         for e, a in zip(expected, actual):
-            assert_same_result(e, a, scalar_rtol)
+            assert_same_result(e, a, scalar_rtol, array_rtol)
         return
     assert type(actual) is type(expected)
     if isinstance(expected, np.ndarray):
         assert (actual.dtype, actual.shape) == (expected.dtype, expected.shape)
-        np.testing.assert_array_equal(actual, expected)
+        if array_rtol:
+            np.testing.assert_allclose(actual, expected, rtol=array_rtol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(actual, expected)
     elif scalar_rtol:
         np.testing.assert_allclose(actual, expected, rtol=scalar_rtol)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import assert_same_result
 
 import polyfuse
 
@@ -66,15 +67,8 @@ def checked(x, t):
     return x
 
 
-def _same(want, got):
-    assert type(got) is type(want)
-    if isinstance(want, tuple):
-        assert len(got) == len(want)
-        for w, g in zip(want, got):
-            _same(w, g)
-        return
-    assert np.asarray(got).dtype == np.asarray(want).dtype
-    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+def _same_as_python(want, got):
+    assert_same_result(want, got, scalar_rtol=1e-12, array_rtol=1e-12)
 
 
 def test_fe32_forms_as_python():
@@ -83,14 +77,14 @@ def test_fe32_forms_as_python():
     v = np.array([1.0, np.nan, -2.0, np.inf, 0.5])
     choose, scalar = polyfuse.kernel(chosen, target="cpu"), polyfuse.kernel(scalars, target="cpu")
     for alpha in (0.0, 0.3, 1.0):
-        _same(chosen(X, Y, alpha), choose(X, Y, alpha))
+        _same_as_python(chosen(X, Y, alpha), choose(X, Y, alpha))
         with np.errstate(all="ignore"):
-            _same(scalars(v, alpha, 7), scalar(v, alpha, 7))
+            _same_as_python(scalars(v, alpha, 7), scalar(v, alpha, 7))
     with pytest.raises(polyfuse.ArgumentError):  # Z's branches, W's two arrays: extents required equal
         choose(X, Y[:3], 0.3)
     # np.cov(x, y) is np.cov(np.stack((x, y))), np.ediff1d a difference of ravels: rewrites before the loop program, which does not
     # depend on the target (the python backend compiles it in a third of the time)
-    _same(rewritten(X, Y), polyfuse.kernel(rewritten, target="python")(X, Y))
+    _same_as_python(rewritten(X, Y), polyfuse.kernel(rewritten, target="python")(X, Y))
     run = polyfuse.kernel(checked, target="cpu")
     x = np.array([0.5, np.nan, 2.0])
     got = run(x.copy(), 3.0)

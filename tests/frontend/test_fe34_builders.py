@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import assert_same_result
 
 import polyfuse
 
@@ -50,15 +51,8 @@ def picks(x, X, t):
     return best, worst, np.nanargmax(X, axis=1), np.nanargmin(X, axis=0, keepdims=True), x[best], vals, counts
 
 
-def _same(want, got):
-    assert type(got) is type(want)
-    if isinstance(want, tuple):
-        assert len(got) == len(want)
-        for w, g in zip(want, got):
-            _same(w, g)
-        return
-    assert np.asarray(got).dtype == np.asarray(want).dtype
-    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+def _same_as_python(want, got):
+    assert_same_result(want, got, scalar_rtol=1e-12, array_rtol=1e-12)
 
 
 def test_fe34_forms_as_python():
@@ -70,24 +64,24 @@ def test_fe34_forms_as_python():
     run = polyfuse.kernel(shaped, target="python")
     for k in (0, 4):
         want_x, got_x, want_a, got_a = x.copy(), x.copy(), a.copy(), a.copy()
-        _same(shaped(X, want_x, want_a, k), run(X, got_x, got_a, k))
+        _same_as_python(shaped(X, want_x, want_a, k), run(X, got_x, got_a, k))
         np.testing.assert_array_equal(got_x, want_x)
         np.testing.assert_array_equal(got_a, want_a)
     with pytest.raises(ValueError):  # negative N: NumPy's ValueError
         run(X, x.copy(), a.copy(), -1)
     count = polyfuse.kernel(counted, target="python")
     y = np.array([0.5, np.nan, 1.5, 2.0])
-    _same(counted(x, np.zeros(4), 2), count(x, np.zeros(4), 2))  # one value: edges widened by 0.5
-    _same(counted(x, np.nan_to_num(y), 3), count(x, np.nan_to_num(y), 3))
+    _same_as_python(counted(x, np.zeros(4), 2), count(x, np.zeros(4), 2))  # one value: edges widened by 0.5
+    _same_as_python(counted(x, np.nan_to_num(y), 3), count(x, np.nan_to_num(y), 3))
     with pytest.raises(ValueError):  # NaN data without range=: NumPy's ValueError
         count(x, y, 2)
     pick = polyfuse.kernel(picks, target="python")
     v = np.array([np.nan, -np.inf, 2.0, np.nan, 2.0])
     M = np.array([[np.nan, 1.0, 3.0], [-1.0, np.nan, -1.0]])
-    _same(picks(v, M, 1), pick(v, M, 1))
+    _same_as_python(picks(v, M, 1), pick(v, M, 1))
     W = M[:, 1:].copy()  # (C order, no axis of extent 1: no new signature to compile)
-    _same(picks(v[1:3], W, 1), pick(v[1:3], W, 1))
-    _same(picks(np.full(3, np.nan), M, -2), pick(np.full(3, np.nan), M, -2))
+    _same_as_python(picks(v[1:3], W, 1), pick(v[1:3], W, 1))
+    _same_as_python(picks(np.full(3, np.nan), M, -2), pick(np.full(3, np.nan), M, -2))
     with pytest.raises(ValueError, match="All-NaN slice encountered"):
         pick(np.full(3, np.nan), M, 1)
     with pytest.raises(ValueError, match="All-NaN slice encountered"):
