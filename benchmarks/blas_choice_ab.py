@@ -29,8 +29,7 @@ import time
 
 import numba
 import numpy as np
-from knobs import with_knobs  # (benchmarks/knobs.py: this script's folder is on sys.path)
-from threadpoolctl import threadpool_limits
+from knobs import one_blas_thread, with_knobs  # (benchmarks/knobs.py: this script's folder is on sys.path)
 
 import polyfuse
 from polyfuse.bench import suite
@@ -39,13 +38,6 @@ from polyfuse.runtime import threads
 
 SERIES = int(os.environ.get("SERIES", "3"))
 WARM = int(os.environ.get("WARM", "4"))
-
-
-def _one_blas_thread(function):
-    def run(*args):
-        with threadpool_limits(1, user_api="blas"):
-            function(*args)
-    return run
 
 
 def _call_record(kernel, base) -> dict:
@@ -70,7 +62,7 @@ def _ab() -> list[tuple[str, dict[str, str]]]:
 def bench(name: str, preset: str, rounds: int) -> None:
     sk = suite.get(name)
     base = sk.make_args(np.random.default_rng(0), **sk.sizes[preset])
-    contenders = {"numpy": sk.numpy_func, "numpy1": _one_blas_thread(sk.numpy_func)}
+    contenders = {"numpy": sk.numpy_func, "numpy1": one_blas_thread(sk.numpy_func)}
     kernels = {}
     for label, knobs in (("library", {"POLYFUSE_BLAS_THREADS": "library"}),
                          ("rows", {"POLYFUSE_BLAS_THREADS": "rows"}),

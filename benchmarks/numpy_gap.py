@@ -25,7 +25,7 @@ import sys
 import time
 
 import numpy as np
-from knobs import with_knobs  # (benchmarks/knobs.py: this script's folder is on sys.path)
+from knobs import one_blas_thread, with_knobs  # (benchmarks/knobs.py: this script's folder is on sys.path)
 
 import polyfuse
 from polyfuse.bench import suite
@@ -34,16 +34,6 @@ from polyfuse.runtime import threads
 
 SERIES = int(os.environ.get("SERIES", "3"))
 WARM = int(os.environ.get("WARM", "8"))
-
-
-def _one_blas_thread(function):
-    from threadpoolctl import threadpool_limits
-
-    def run(*args):
-        with threadpool_limits(1, user_api="blas"):
-            function(*args)
-
-    return run
 
 
 def _on_threads(kernel, count: int):
@@ -64,7 +54,7 @@ def bench(name: str, preset: str, rounds: int) -> None:
     sizes = dict(sk.sizes[preset])
     base = sk.make_args(np.random.default_rng(0), **sizes)
     kernel = polyfuse.kernel(sk.func)
-    contenders = {"numpy": sk.numpy_func, "numpy1": _one_blas_thread(sk.numpy_func),
+    contenders = {"numpy": sk.numpy_func, "numpy1": one_blas_thread(sk.numpy_func),
                   "pf2": _on_threads(kernel, 2), "pf1": _on_threads(kernel, 1)}
     kernels = {"pf2": kernel}  # whose BLAS modes are recorded per call
     alternative = os.environ.get("AB", "")

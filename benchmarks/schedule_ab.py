@@ -32,6 +32,7 @@ import time
 
 import numba
 import numpy as np
+from knobs import one_blas_thread  # (benchmarks/knobs.py: this script's folder is on sys.path)
 
 import polyfuse
 from polyfuse.bench import suite
@@ -52,7 +53,7 @@ def main(argv: list[str]) -> None:
         if config in ("numpy", "numpy1"):
             if sk.numpy_func is None:
                 raise SystemExit(f"{name} has no NumPy formulation")
-            functions[config] = sk.numpy_func if config == "numpy" else _one_blas_thread(sk.numpy_func)
+            functions[config] = sk.numpy_func if config == "numpy" else one_blas_thread(sk.numpy_func)
             continue
         fuse, *settings = config.split(",")
         functions[config] = polyfuse.kernel(sk.func, fuse=fuse)
@@ -91,17 +92,6 @@ def main(argv: list[str]) -> None:
         backend = functions[config].compile(*base).backend
         print(f"  {config}: region runs on the team {dict(getattr(backend, 'region_runs', {}))}, "
               f"phase runs {dict(getattr(backend, 'phase_runs', {}))}")
-
-
-def _one_blas_thread(function):
-    """``function`` run with NumPy's BLAS on one thread."""
-    from threadpoolctl import threadpool_limits
-
-    def run(*args):
-        with threadpool_limits(1, user_api="blas"):
-            function(*args)
-
-    return run
 
 
 def _fresh(args: tuple) -> tuple:
