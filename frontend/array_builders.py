@@ -29,6 +29,7 @@ import copy
 
 import numpy as np
 
+from .array_formulas import _given, _np, _placed, nan_operand
 from .arrays import (
     _VIEW_CALLS,
     NP_NAME,
@@ -53,32 +54,6 @@ def builder_value(lw: Lowering, node: ast.Call, name: str) -> View | None:
     scalar rules to decide)."""
     return {"broadcast_to": _broadcast_to, "ascontiguousarray": _as_layout, "asfortranarray": _as_layout,
             "nanargmax": _nan_arg, "nanargmin": _nan_arg, "vander": _vander}[name](lw, node, name)
-
-
-def _np(fn: str, *args: ast.expr, **keywords: ast.expr) -> ast.Call:
-    return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), fn, ast.Load()), list(args),
-                    [ast.keyword(k, v) for k, v in keywords.items()])
-
-
-def _placed(tree: ast.expr, node: ast.AST) -> ast.expr:
-    for part in walk(tree):
-        if isinstance(part, ast.expr):
-            ast.copy_location(part, node)
-    return tree
-
-
-def _given(lw: Lowering, node: ast.Call, name: str, names: tuple[str, ...],
-           keyword_only: tuple[str, ...] = ()) -> dict[str, ast.expr]:
-    if len(node.args) > len(names):
-        raise lw.error(node, f"np.{name}() with more arguments than {', '.join(names)}", f"np.{name}")
-    given = dict(zip(names, node.args))
-    for kw in node.keywords:
-        if kw.arg not in names + keyword_only or kw.arg in given:
-            raise lw.error(kw.value if kw.arg else node, f"np.{name}() with {kw.arg}= is not supported", f"np.{name}")
-        given[str(kw.arg)] = kw.value
-    if names[0] not in given:
-        raise lw.error(node, f"np.{name}() needs {names[0]}", f"np.{name}")
-    return given
 
 
 def _bound_name(lw: Lowering, node: ast.Call) -> str | None:
@@ -185,13 +160,9 @@ def _as_layout(lw: Lowering, node: ast.Call, name: str) -> View | None:
 
 def _nan_arg(lw: Lowering, node: ast.Call, name: str) -> View | None:
     given = _given(lw, node, name, ("a", "axis"), ("keepdims",))
-    x = lw.value(given["a"])
-    if x.rank == 0:
+    x = nan_operand(lw, node, name, given)
+    if x is None:
         return None
-    if x.vtype.is_complex:
-        raise lw.error(node, f"np.{name}() of a complex array", f"np.{name}")
-    if _bool_const(given.get("keepdims")) is None:
-        raise lw.error(given["keepdims"], f"np.{name}() keepdims= must be True or False", f"np.{name}")
     plain = name[3:]
     options = {k: v for k, v in given.items() if k != "a"}
 

@@ -31,7 +31,7 @@ NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin"))
 TRAPEZOID = frozenset(("trapezoid", "trapz"))
 
 
-def _np(fn: str, *args: ast.expr, **keywords: ast.expr) -> ast.expr:
+def _np(fn: str, *args: ast.expr, **keywords: ast.expr) -> ast.Call:
     return ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), fn, ast.Load()), list(args),
                     [ast.keyword(k, v) for k, v in keywords.items()])
 
@@ -43,23 +43,26 @@ def _placed(tree: ast.expr, node: ast.AST) -> ast.expr:
     return tree
 
 
-def _given(lw: Lowering, node: ast.Call, name: str, names: tuple[str, ...]) -> dict[str, ast.expr]:
+def _given(lw: Lowering, node: ast.Call, name: str, names: tuple[str, ...],
+           keyword_only: tuple[str, ...] = ()) -> dict[str, ast.expr]:
+    """The call's arguments by parameter name (``names`` positional or keyword, ``keyword_only``
+    by keyword only); anything else, or no first argument, refused."""
     if len(node.args) > len(names):
         raise lw.error(node, f"np.{name}() with more arguments than {', '.join(names)}", f"np.{name}")
     given = dict(zip(names, node.args))
     for kw in node.keywords:
-        if kw.arg not in names or kw.arg in given:
+        if kw.arg not in names + keyword_only or kw.arg in given:
             raise lw.error(kw.value if kw.arg else node, f"np.{name}() with {kw.arg}= is not supported",
                            f"np.{name}")
         given[str(kw.arg)] = kw.value
     if names[0] not in given:
-        raise lw.error(node, f"np.{name}() needs an array", f"np.{name}")
+        raise lw.error(node, f"np.{name}() without its argument {names[0]}", f"np.{name}")
     return given
 
 
-def nan_reduction(lw: Lowering, node: ast.Call, name: str) -> View | None:
-    """``np.nansum/nanmean/nanmax/nanmin(a, axis=None, keepdims=False)`` as NumPy computes them."""
-    given = _given(lw, node, name, ("a", "axis", "keepdims"))
+def nan_operand(lw: Lowering, node: ast.Call, name: str, given: dict[str, ast.expr]) -> View | None:
+    """The array ``a`` of an ``np.nan*`` call, checked as these functions take it here: None for a
+    0-d one (left to the scalar rules), a complex one refused, ``keepdims=`` a constant bool."""
     x = lw.value(given["a"])
     if x.rank == 0:
         return None
@@ -67,6 +70,15 @@ def nan_reduction(lw: Lowering, node: ast.Call, name: str) -> View | None:
         raise lw.error(node, f"np.{name}() of a complex array", f"np.{name}")
     if _bool_const(given.get("keepdims")) is None:
         raise lw.error(given["keepdims"], f"np.{name}() keepdims= must be True or False", f"np.{name}")
+    return x
+
+
+def nan_reduction(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    """``np.nansum/nanmean/nanmax/nanmin(a, axis=None, keepdims=False)`` as NumPy computes them."""
+    given = _given(lw, node, name, ("a", "axis", "keepdims"))
+    x = nan_operand(lw, node, name, given)
+    if x is None:
+        return None
     options = {k: copy.deepcopy(v) for k, v in given.items() if k != "a"}
     plain = {"nansum": "sum", "nanmean": "mean", "nanmax": "max", "nanmin": "min"}[name]
 
