@@ -23,6 +23,7 @@ from knobs import knobs_set
 
 import polyfuse
 from polyfuse.bench import suite
+from polyfuse.bench.measure import fresh
 
 
 def mirror(m, float_n, cov):
@@ -49,9 +50,9 @@ def compiled(fn, args, knobs: dict[str, str]):
 def best_ms(f, args, reps):
     best = 1e9
     for _ in range(reps):
-        fresh = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        copies = fresh(args)
         start = time.perf_counter()
-        f(*fresh)
+        f(*copies)
         best = min(best, time.perf_counter() - start)
     return best * 1e3
 
@@ -59,8 +60,7 @@ def best_ms(f, args, reps):
 def checked(fn, kernels, args, exact):
     """Each kernel against ``fn`` on ``args`` (small ones: the Python function is slow)."""
     for k in kernels:
-        want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        want, got = fresh(args), fresh(args)
         fn(*want)
         k(*got)
         for w, g in zip(want, got):
