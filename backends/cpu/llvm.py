@@ -1555,8 +1555,8 @@ class KernelCodegen:
         count = b.sub(hi, lo)
         whole = b.and_(count, ll.Constant(_I64, -lanes))
         long_row = b.icmp_signed(">=", count, ll.Constant(_I64, lanes))
-        stored = self.program.statement(next(n for n in nodes(loop.body) if isinstance(n, StmtCall)).statement)
-        size = self._itemsize(stored.array)
+        call = next(n for n in nodes(loop.body) if isinstance(n, StmtCall))
+        size = self._itemsize(self.program.statement(call.statement).array)
         vectors = row_heads() if size & (size - 1) == 0 else 0
         with b.if_else(long_row) as (then, otherwise):
             with then:
@@ -1568,7 +1568,7 @@ class KernelCodegen:
                     longer = b.icmp_signed(">=", count, _i64(max(lanes, vectors * lanes) + lanes - 1))
                     with b.if_else(longer) as (long_enough, short):
                         with long_enough:
-                            head, peel = self._row_head(loop, lanes, lo, hi, vectors)
+                            head, peel = self._row_head(loop, call, size, lanes, lo, hi, vectors)
                             with b.if_else(head) as (aligned, plain):
                                 with aligned:
                                     # (nsw: LLVM then knows the trip count, one unmasked vector step)
@@ -1595,13 +1595,12 @@ class KernelCodegen:
             self.emit_For(loop, start=b.sub(hi, ll.Constant(_I64, lanes)), end=hi, counted=True,
                           marker=ROW_TAIL)
 
-    def _row_head(self, loop: For, lanes: int, lo, hi, vectors: int):
+    def _row_head(self, loop: For, call: StmtCall, size: int, lanes: int, lo, hi, vectors: int):
         """Whether the row ``[lo, hi)`` (at least ``lanes`` long) gets a head (``_emit_row_tail``:
-        its stores contiguous, not aligned, and at least ``vectors`` vectors after the peel), and
-        the peel: how many iterations before the first aligned store."""
+        the stores of its first statement ``call``, of ``size``-byte elements, contiguous, not
+        aligned, and at least ``vectors`` vectors after the peel), and the peel: how many
+        iterations before the first aligned store."""
         b = self.builder
-        call = next(n for n in nodes(loop.body) if isinstance(n, StmtCall))
-        size = self._itemsize(self.program.statement(call.statement).array)
         first = self._store_address(loop, call, lo)
         second = self._store_address(loop, call, b.add(lo, _i64(1)))
         contiguous = b.icmp_signed("==", b.sub(second, first), _i64(size))
