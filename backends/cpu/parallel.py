@@ -887,7 +887,7 @@ class BlasTimes:
             if (self.quick and best == "library" and mode != "library" and self.spin > 0
                     and self.priced_against.get(mode) != "library"):
                 # due, but priced while another mode led: a check now waits out the spin
-                self.next_check[mode] = self.calls + self.recheck_after(mode)
+                self._price_check(mode)
                 continue
             self.checking, self.left = mode, BLAS_CHECK_RUNS
             return mode
@@ -959,14 +959,14 @@ class BlasTimes:
         if self.quick and before is not None and before != self.leader and self.checking != before:
             # the chosen mode lost its lead by its own runs: it was never given a check, so it
             # would run twice more at once (a collapsed pool: 40 ms each); priced as a check
-            self.next_check[before] = self.calls + self.recheck_after(before)
+            self._price_check(before)
         if self.checking == mode:
             self.left -= 1
             if self.quick and mode == "serial" and self.runs.get(self.best()) and seconds > SERIAL_CLEAR_LOSS * min(self.runs[self.best()]):
                 self.left = 0  # (one BLAS thread wakes no pool: one run clearly beaten says enough)
             if self.left <= 0:
                 self.checking = None
-                self.next_check[mode] = self.calls + self.recheck_after(mode)
+                self._price_check(mode)
                 self.check_extra = 0.0
         if self.quick and trials_open and not any(self._on_trial(m) for m in self.modes):
             # the trials just ended: a mode's first check was set when its own trial ended,
@@ -975,7 +975,7 @@ class BlasTimes:
             best = self.best()
             for other in self.modes:
                 if other != best and self.runs.get(other) and self.counted.get(other, 0) <= WINDOW:
-                    self.next_check[other] = max(self.next_check.get(other, 0), self.calls + self.recheck_after(other))
+                    self._price_check(other, not_sooner=True)
 
     def _price_uncounted(self, mode: str, extra: float) -> None:
         """An uncounted run's ``extra`` seconds over the best: part of the price of the check under
@@ -988,12 +988,19 @@ class BlasTimes:
             later = self.next_check["library"] + math.ceil(extra / (EXPLORE * best))
             self.next_check["library"] = min(later, self.calls + MAX_BLAS_RECHECK)
 
+    def _price_check(self, mode: str, *, not_sooner: bool = False) -> None:
+        """Set the call from which ``mode`` is checked again (``recheck_after``; ``not_sooner``:
+        not before the one already set) and note the leader it was priced against
+        (``priced_against``)."""
+        at = self.calls + self.recheck_after(mode)
+        self.next_check[mode] = max(self.next_check.get(mode, 0), at) if not_sooner else at
+        self.priced_against[mode] = self.best()
+
     def recheck_after(self, mode: str) -> int:
         """Calls until ``mode`` runs again unless it is the fastest (``RegionTimes.recheck_after``,
         for a check of ``BLAS_CHECK_RUNS`` runs)."""
         leader = self.best()
         mine, best = min(self.runs[mode]), min(self.runs[leader])
-        self.priced_against[mode] = leader
         # with the library's threads chosen, a check of another mode first runs it beside their
         # spinning workers, uncounted, for ``spin`` seconds: its extra time then (``check_extra``
         # once a check paid it)
