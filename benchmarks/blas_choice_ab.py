@@ -2,6 +2,9 @@
 fair trials (the default) and without (``POLYFUSE_BLAS_FAIR_TRIALS=0``), and NumPy, in one process.
 
     POLYFUSE_DISABLE_CACHE=1 python benchmarks/blas_choice_ab.py 15 bench gemm,3mm,covariance
+    POLYFUSE_DISABLE_CACHE=1 AB=POLYFUSE_BLAS_ROBUST_CHOICE:0 python benchmarks/blas_choice_ab.py 10 'large*1.5' 3mm
+
+(``PRESET*F``: the preset's sizes times F, rounded; ``DROP=unfair,rows+ab``: those contenders left out.)
 
 Contenders per kernel: ``numpy`` (its OpenBLAS threads), ``numpy1`` (one BLAS thread,
 threadpoolctl), ``library`` / ``rows`` / ``serial`` (a polyfuse kernel per
@@ -38,6 +41,7 @@ from polyfuse.runtime import threads
 
 SERIES = int(os.environ.get("SERIES", "3"))
 WARM = int(os.environ.get("WARM", "4"))
+DROP = set(filter(None, os.environ.get("DROP", "").split(",")))  # polyfuse contenders left out
 
 
 def _call_record(kernel, base) -> dict:
@@ -59,15 +63,23 @@ def _ab() -> list[tuple[str, dict[str, str]]]:
     return [("rows+ab", {"POLYFUSE_BLAS_THREADS": "rows", **knobs}), ("fair+ab", knobs)]
 
 
+def _sizes(sk, preset: str) -> dict[str, int]:
+    """The preset's sizes, or ``PRESET*F``'s: each times F (``large*1.5``: sizes in no preset)."""
+    name, _, factor = preset.partition("*")
+    return {k: round(v * float(factor or 1)) for k, v in sk.sizes[name].items()}
+
+
 def bench(name: str, preset: str, rounds: int) -> None:
     sk = suite.get(name)
-    base = sk.make_args(np.random.default_rng(0), **sk.sizes[preset])
+    base = sk.make_args(np.random.default_rng(0), **_sizes(sk, preset))
     contenders = {"numpy": sk.numpy_func, "numpy1": one_blas_thread(sk.numpy_func)}
     kernels = {}
     for label, knobs in (("library", {"POLYFUSE_BLAS_THREADS": "library"}),
                          ("rows", {"POLYFUSE_BLAS_THREADS": "rows"}),
                          ("serial", {"POLYFUSE_BLAS_THREADS": "serial"}),
                          ("fair", {}), ("unfair", {"POLYFUSE_BLAS_FAIR_TRIALS": "0"}), *_ab()):
+        if label in DROP:
+            continue
         kernels[label] = polyfuse.kernel(sk.func)
         contenders[label] = with_knobs(kernels[label], knobs)
         settle()

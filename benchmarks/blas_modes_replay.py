@@ -1,13 +1,29 @@
-"""Replay ``BlasTimes`` (backends/cpu/parallel.py) for a kernel with several BLAS sites.
+"""Replay ``BlasTimes`` (backends/cpu/parallel.py) on a fake clock: what the measurement schedules,
+not what the modes cost.
 
     python benchmarks/blas_modes_replay.py 3 0.75 0.80 1.40 [calls] [noise]
+    python benchmarks/blas_modes_replay.py clock 2.12 2.74 3.9 [calls] [noise] [key=value ...]
 
-Each of N sites (3mm has three products) gets the same per-mode time in ms (library, rows,
-serial) times ``1 + noise * u`` (u uniform in [0, 1), seeded), and every call asks each site for
-its mode and records the time, as ``run_blas_site`` does.  Prints the modes each call ran (one
-letter per site), then how many calls after the trials mixed the library's threads with one BLAS
-thread per call (rows or serial) and how many ran a mode other than each site's choice.  No
-machine is involved: it shows what the measurement schedules, not what the modes cost.
+The first form (session 24): each of N sites (3mm has three products) gets the same per-mode time
+in ms (library, rows, serial) times ``1 + noise * u`` (u uniform in [0, 1), seeded), and every
+call asks each site for its mode and records the time, as ``run_blas_site`` does.  Prints the
+modes each call ran (one letter per site), then how many calls after the trials mixed the
+library's threads with one BLAS thread per call (rows or serial) and how many ran a mode other
+than each site's choice.
+
+The second form (session 29, ``clock``): one ``BlasTimes`` for whole calls (``run_call``) as the
+runtime makes it (fair trials, quick checks, OpenBLAS's ``spin`` of 0.1 s), the first call's run
+on one BLAS thread, then ``calls`` calls on a fake clock, ``series`` calls in a row with ``gap``
+seconds between series (the bench's ``settle``).  A run's time: the mode's ms times
+``1 + noise * |N(0, 1)|``, a spike (``spikes``: probability; times 1.5-4) now and then, a run on
+the rows or one BLAS thread within 0.1 s of one on the library's threads ``beside`` times slower
+(OpenBLAS's workers spin on the core it needs), and the library's first run after another mode
+``wake`` times slower (its pool wakes).  With ``entry=1`` the calls that ``library_calls`` leaves
+to the native entry run on the library's threads unmeasured, as they do in the runtime.  Keys:
+seeds (how many seeded replays; each is printed when 1), robust (``POLYFUSE_BLAS_ROBUST_CHOICE``,
+1 or 0; ``both``: each, side by side), lnoise (the library's own noise).  Prints per setting the calls per mode after the first
+``settle`` calls (default 20), how often the choice changed there, and the time of those calls
+over each mode forced on the same seeds (the fastest of them).
 """
 
 from __future__ import annotations
@@ -16,6 +32,8 @@ import random
 import sys
 
 from polyfuse.backends.cpu.parallel import BlasTimes
+
+ROBUST = getattr(BlasTimes, "robust", None)  # (absent before session 29)
 
 
 def replay(sites: int, seconds: dict[str, float], calls: int, noise: float, seed: int = 1) -> list[str]:
@@ -32,7 +50,99 @@ def replay(sites: int, seconds: dict[str, float], calls: int, noise: float, seed
     return ran
 
 
+def clock_replay(seconds: dict[str, float], calls: int, noise: float, seed: int, *, series: int = 3,
+                 gap: float = 0.2, spikes: float = 0.05, beside: float = 1.3, wake: float = 1.2,
+                 entry: bool = True, spin: float = 0.1,
+                 robust: bool | None = None, lnoise: float | None = None, forced: str = "measure") -> tuple[list[str], list[float], list[str]]:
+    """One seeded replay: the mode of each call (``L``: the library's threads on the native entry,
+    unmeasured), each call's seconds and the chosen mode after each call."""
+    rng = random.Random(seed)
+
+    def took(mode: str, beside_spin: bool, woken: bool) -> float:
+        spread = lnoise if mode == "library" and lnoise is not None else noise
+        t = seconds[mode] * (1 + spread * abs(rng.gauss(0.0, 1.0)))
+        if rng.random() < spikes:
+            t *= rng.uniform(1.5, 4.0)
+        if mode != "library" and beside_spin:
+            t *= beside
+        if mode == "library" and woken:
+            t *= wake
+        return t
+
+    first = [took("serial", False, False) * 1.3]  # (the first call: cold)
+    times = BlasTimes(True, {"serial": first}, forced, spin=spin, recheck_trials=True,
+                      **({"robust": robust} if robust is not None else {}))
+    now, library_end, previous = 10.0, -1.0, "serial"
+    modes, costs, chosen = [], [], []
+    entry_left = 0
+    for call in range(calls):
+        if call and call % series == 0:
+            now += gap
+        if entry and entry_left > 0:
+            t = took("library", False, previous != "library")
+            now += t
+            library_end, previous = now, "library"
+            times.entry_ran(1, now)
+            entry_left -= 1
+            modes.append("L")
+            costs.append(t)
+            chosen.append(times.best())
+            continue
+        mode = times.choose()
+        t = took(mode, now - library_end < spin, previous != "library")
+        times.record(mode, t, now)
+        now += t
+        if mode == "library":
+            library_end = now
+        previous = mode
+        modes.append(mode[0])
+        costs.append(t)
+        chosen.append(times.best())
+        if entry:
+            entry_left = times.library_calls()
+    return modes, costs, chosen
+
+
+def _clock_main(argv: list[str]) -> None:
+    seconds = dict(zip(("library", "rows", "serial"), (float(x) * 1e-3 for x in argv[0:3])))
+    rest = [a for a in argv[3:] if "=" not in a]
+    keys = dict(a.split("=", 1) for a in argv[3:] if "=" in a)
+    calls = int(rest[0]) if rest else 200
+    noise = float(rest[1]) if len(rest) > 1 else 0.05
+    seeds = int(keys.pop("seeds", "1"))
+    skip = int(keys.pop("settle", "20"))
+    robust = keys.pop("robust", "both")
+    kw: dict = {k: (float(v) if k != "entry" else v != "0") for k, v in keys.items()}
+    for k in ("series",):
+        if k in kw:
+            kw[k] = int(kw[k])
+    settings = ("1", "0") if robust == "both" and ROBUST is not None else (robust,)
+    print(f"library {seconds['library'] * 1e3:g} ms, rows {seconds['rows'] * 1e3:g}, serial "
+          f"{seconds['serial'] * 1e3:g}; noise {noise}, {calls} calls, {seeds} seeds, {kw or 'defaults'}")
+    for setting in settings:
+        per_mode = {"library": 0, "rows": 0, "serial": 0}
+        flips, total, oracle = 0, 0.0, 0.0
+        for seed in range(seeds):
+            modes, costs, chosen = clock_replay(seconds, calls, noise, seed, **kw,
+                                                robust=None if ROBUST is None else setting == "1")
+            if seeds == 1:
+                print(f"  robust={setting}: {''.join(modes)}")
+            for m in modes[skip:]:
+                per_mode[{"l": "library", "L": "library", "r": "rows", "s": "serial"}[m]] += 1
+            flips += sum(1 for a, b in zip(chosen[skip:], chosen[skip + 1:]) if a != b)
+            total += sum(costs[skip:])
+            oracle += min(sum(clock_replay(seconds, calls, noise, seed, **kw, forced=mode)[1][skip:])
+                          for mode in seconds)
+        n = seeds * (calls - skip)
+        print(f"  robust={setting}: calls {skip + 1}-{calls} per mode " + ", ".join(
+            f"{m} {c / n:.1%}" for m, c in per_mode.items()) + f"; choice changed {flips / seeds:.1f} times "
+            f"per replay; time {total / oracle:.3f}x the fastest mode's forced (the same seeds)")
+
+
 def main(argv: list[str]) -> None:
+    if argv and argv[0] == "clock":
+        _clock_main(argv[1:])
+        return
     sites = int(argv[0])
     seconds = dict(zip(("library", "rows", "serial"), (float(x) * 1e-3 for x in argv[1:4])))
     calls = int(argv[4]) if len(argv) > 4 else 120

@@ -416,6 +416,16 @@ def blas_quick_checks() -> bool:
     return env_flag("POLYFUSE_BLAS_QUICK_CHECKS", True)
 
 
+def blas_robust_choice() -> bool:
+    """``POLYFUSE_BLAS_ROBUST_CHOICE``: with fair trials, the BLAS modes' choice (backends/cpu/
+    parallel.py ``BlasTimes.robust``) judges each mode by the median of its latest runs, not their
+    best; a mode takes over from the chosen one by a margin that follows the two modes' measured
+    spread (2-25%) instead of a fixed 5%; and each check in a row that a mode loses clearly doubles
+    the calls until its next one.  Default on; 0: the choice of session 28.  Read when a product or
+    a call is first measured."""
+    return env_flag("POLYFUSE_BLAS_ROBUST_CHOICE", True)
+
+
 #: Seconds OpenBLAS's idle workers spin after a call on its threads, at its default
 #: ``THREAD_TIMEOUT`` of 2^28 cycles: 96-104 ms on the Intel VM of session 27 (a 600 x 600 ``@``
 #: on 2 threads, then the process's CPU time in 5 ms windows, five times, load 6.5).

@@ -41,6 +41,7 @@ from polyfuse.options import (
     blas_call_mode,
     blas_fair_trials,
     blas_quick_checks,
+    blas_robust_choice,
     blas_spin_seconds,
     blas_threads,
 )
@@ -166,8 +167,9 @@ def _blas_times(worth_threads: bool, serial: list[float], forced: str,
     candidates = candidates or BLAS_MODES
     if blas_fair_trials():
         return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, spin=_library_spin(),
-                         recheck_trials=True, quick=blas_quick_checks())
-    return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS, quick=False)
+                         recheck_trials=True, quick=blas_quick_checks(), robust=blas_robust_choice())
+    return BlasTimes(worth_threads, {"serial": serial}, forced, candidates, trials=UNFAIR_BLAS_TRIALS, quick=False,
+                     robust=False)
 
 
 def _library_spin() -> float:
@@ -792,8 +794,35 @@ BLAS_CHECK_RUNS = 2
 #: call mixed the library's threads and the rows (docs/performance.md, session 24).
 BLAS_MODE_CHANGE = 1.0
 #: A mode takes over as the choice only when its best recent run beats the chosen mode's by this
-#: fraction (two modes within noise of each other would otherwise swap at every check).
+#: fraction (two modes within noise of each other would otherwise swap at every check); with
+#: ``BlasTimes.robust`` the margin follows the two modes' measured spread instead (``switch_margin``),
+#: this only until each has two runs.
 BLAS_SWITCH_MARGIN = 0.05
+#: With ``BlasTimes.robust`` (``POLYFUSE_BLAS_ROBUST_CHOICE``, session 29) a mode's time is the
+#: median of its latest runs (the lower one of two), not their best, and the switch margin is the
+#: larger of the two modes' spreads times ``SPREAD_MARGIN`` (the gap between a mode's best and its second-best recent run,
+#: over its best: how far the median may be from the best) within these bounds.  Why: under load a
+#: mode's best of three is a draw of the load (matmul_bias_relu LARGE at load 5.7, session 29: the
+#: library's threads chosen by one 7.8 ms run while forced they took 38.7 ms in the median of
+#: their series, the rows 11.7), and on a quiet machine a fixed 5% kept covariance's library
+#: where the rows beat it by 2-3% with runs 1% apart (session 28).
+MIN_SWITCH_MARGIN = 0.02
+MAX_SWITCH_MARGIN = 0.25
+#: The margin is this many times the larger spread: a median of three moves by about its spread
+#: from one run to the next, so two modes' medians within twice it are a tie (replays of
+#: ``test_blas_times_robust_choice_does_not_flap_on_a_noisy_tie``: the choice changed 1-2 times in
+#: 280 calls with 2, 2-11 with 1, 8-10 with the fixed 5% and the best runs).
+SPREAD_MARGIN = 2.0
+#: With ``BlasTimes.robust`` and the library's threads chosen while their latest runs lie over
+#: ``BLAS_SWITCH_MARGIN`` apart, a native entry runs at most this many calls in a row less one
+#: unmeasured (``BlasTimes.library_calls``); the runtime times the next, in Python (about 50 us).
+ENTRY_MEASURED_EVERY = 8
+#: With ``BlasTimes.robust``: a mode whose check ends with its time over the chosen mode's by more
+#: than this fraction (and than twice the switch margin) lost clearly; each such check in a row
+#: doubles the calls until its next one (``recheck_after``, at most ``MAX_BLAS_RECHECK``), so that
+#: the checks of a mode that keeps losing cost less and less of the calls (``EXPLORE`` of them for the
+#: first).  A check it does not lose clearly starts the count again.
+BLAS_CLEAR_LOSS = 0.10
 #: One BLAS thread slower than the chosen mode's best by this factor is clearly beaten: on two
 #: threads the rows or the library's threads then got at least 75% of the cores' ideal split, so
 #: one thread's runs were not one moment's load on the other core.  Such a check ends after one
@@ -857,6 +886,10 @@ class BlasTimes:
     priced_against: dict[str, str] = field(default_factory=dict)  # mode -> the leader when its check was priced
     tally: dict[str, int] = field(default_factory=dict)  # mode -> runs chosen so, native entries' included (explain)
     quick: bool = True  # ``POLYFUSE_BLAS_QUICK_CHECKS``: the checks of session 28 (see SERIAL_CLEAR_LOSS)
+    # ``POLYFUSE_BLAS_ROBUST_CHOICE``: medians, a margin from the spread, clear losers checked
+    # less and less often (session 29: MIN_SWITCH_MARGIN, BLAS_CLEAR_LOSS)
+    robust: bool = True
+    lost: dict[str, int] = field(default_factory=dict)  # mode -> checks in a row it lost clearly (robust)
 
     def choose(self) -> str:
         """The mode of the next run (counted in ``tally``)."""
@@ -917,23 +950,55 @@ class BlasTimes:
         if self.best() != "library":
             return 0
         due = min(self.next_check.get(mode, 0) for mode in self.modes if mode != "library")
-        return max(0, due - self.calls - 1)
+        left = max(0, due - self.calls - 1)
+        spread = self.spread("library")
+        if self.robust and (spread is None or spread > BLAS_SWITCH_MARGIN):
+            # the entry's calls are not timed: with the library's runs this far apart, one of
+            # every ``ENTRY_MEASURED_EVERY`` calls is, so that a choice made on lucky runs, or a
+            # pool that collapsed since, shows before the next check of another mode
+            left = min(left, ENTRY_MEASURED_EVERY - 1)
+        return left
 
-    def entry_ran(self, ran: int) -> None:
-        """Count ``ran`` calls that a native entry ran on the library's threads, just now."""
+    def entry_ran(self, ran: int, ended: float | None = None) -> None:
+        """Count ``ran`` calls that a native entry ran on the library's threads, the latest ending
+        at ``ended`` (perf_counter; None: just now)."""
         if ran > 0:
             self.calls += ran
             self.tally["library"] = self.tally.get("library", 0) + ran
-            self.library_end = self.last_end = time.perf_counter()
+            self.library_end = self.last_end = time.perf_counter() if ended is None else ended
 
     def best(self) -> str:
-        """The chosen mode: the one whose best recent run is fastest, among those measured, but the
-        one chosen before while no other beats it by ``BLAS_SWITCH_MARGIN``."""
-        fastest = min((mode for mode in self.modes if self.runs.get(mode)), key=lambda m: min(self.runs[m]))
+        """The chosen mode: the one whose recent runs are fastest (``seconds``), among those
+        measured, but the one chosen before while no other beats it by the switch margin
+        (``switch_margin``)."""
+        fastest = min((mode for mode in self.modes if self.runs.get(mode)), key=self.seconds)
         leader = self.leader
         if leader is None or not self.runs.get(leader) or any(self._on_trial(m) for m in self.modes):
             return fastest  # (no margin while trials are open: the mode tried first has no edge)
-        return fastest if min(self.runs[fastest]) < (1 - BLAS_SWITCH_MARGIN) * min(self.runs[leader]) else leader
+        margin = self.switch_margin(fastest, leader)
+        return fastest if self.seconds(fastest) < (1 - margin) * self.seconds(leader) else leader
+
+    def seconds(self, mode: str) -> float:
+        """What ``mode``'s latest runs say a run of it takes: their best, or with ``robust`` their
+        median (the lower one of two: a check's first run wakes a pool)."""
+        runs = self.runs[mode]
+        return sorted(runs)[(len(runs) - 1) // 2] if self.robust else min(runs)
+
+    def spread(self, mode: str) -> float | None:
+        """How far ``mode``'s second-best recent run is above its best, as a fraction of the best
+        (None with fewer than two runs)."""
+        runs = sorted(self.runs.get(mode, ()))
+        return (runs[1] - runs[0]) / runs[0] if len(runs) >= 2 and runs[0] > 0 else None
+
+    def switch_margin(self, mode: str, leader: str) -> float:
+        """The fraction by which ``mode`` must beat the chosen ``leader`` to take over:
+        ``BLAS_SWITCH_MARGIN``, or with ``robust`` the larger of their spreads within
+        ``MIN_SWITCH_MARGIN`` and ``MAX_SWITCH_MARGIN`` (``BLAS_SWITCH_MARGIN`` until both have two
+        runs)."""
+        spreads = [self.spread(mode), self.spread(leader)]
+        if not self.robust or None in spreads:
+            return BLAS_SWITCH_MARGIN
+        return min(MAX_SWITCH_MARGIN, max(MIN_SWITCH_MARGIN, SPREAD_MARGIN * max(x for x in spreads if x is not None)))
 
     def record(self, mode: str, seconds: float, began: float | None = None) -> None:
         """Count a run of ``mode`` of ``seconds`` (started at ``began``, perf_counter, where known:
@@ -958,14 +1023,19 @@ class BlasTimes:
         before, self.leader = self.leader, self.best()
         if self.quick and before is not None and before != self.leader and self.checking != before:
             # the chosen mode lost its lead by its own runs: it was never given a check, so it
-            # would run twice more at once (a collapsed pool: 40 ms each); priced as a check
-            self._price_check(before)
+            # would run twice more at once (a collapsed pool: 40 ms each); priced as a check,
+            # with ``robust`` as a moment's (``MOMENT_EXPLORE``): judged by the median, two slow
+            # runs of three lose the lead, and a moment's load that slowed them must not keep the
+            # mode out for long (a replay: the rows out for 120 calls after two spikes)
+            self._price_check(before, explore=MOMENT_EXPLORE if self.robust else EXPLORE)
         if self.checking == mode:
             self.left -= 1
             if self.quick and mode == "serial" and self.runs.get(self.best()) and seconds > SERIAL_CLEAR_LOSS * min(self.runs[self.best()]):
                 self.left = 0  # (one BLAS thread wakes no pool: one run clearly beaten says enough)
             if self.left <= 0:
                 self.checking = None
+                if self.robust:
+                    self._count_loss(mode)
                 self._price_check(mode)
                 self.check_extra = 0.0
         if self.quick and trials_open and not any(self._on_trial(m) for m in self.modes):
@@ -976,6 +1046,15 @@ class BlasTimes:
             for other in self.modes:
                 if other != best and self.runs.get(other) and self.counted.get(other, 0) <= WINDOW:
                     self._price_check(other, not_sooner=True)
+
+    def _count_loss(self, mode: str) -> None:
+        """After a check of ``mode``: one more clear loss in a row (``lost``), or none so far."""
+        leader = self.best()
+        if leader == mode or not self.runs.get(leader):
+            self.lost[mode] = 0
+            return
+        clear = max(BLAS_CLEAR_LOSS, 2 * self.switch_margin(mode, leader))
+        self.lost[mode] = self.lost.get(mode, 0) + 1 if self.seconds(mode) > (1 + clear) * self.seconds(leader) else 0
 
     def _price_uncounted(self, mode: str, extra: float) -> None:
         """An uncounted run's ``extra`` seconds over the best: part of the price of the check under
@@ -988,18 +1067,20 @@ class BlasTimes:
             later = self.next_check["library"] + math.ceil(extra / (EXPLORE * best))
             self.next_check["library"] = min(later, self.calls + MAX_BLAS_RECHECK)
 
-    def _price_check(self, mode: str, *, not_sooner: bool = False) -> None:
+    def _price_check(self, mode: str, *, not_sooner: bool = False, explore: float = EXPLORE) -> None:
         """Set the call from which ``mode`` is checked again (``recheck_after``; ``not_sooner``:
         not before the one already set) and note the leader it was priced against
         (``priced_against``)."""
-        at = self.calls + self.recheck_after(mode)
+        at = self.calls + self.recheck_after(mode, explore)
         self.next_check[mode] = max(self.next_check.get(mode, 0), at) if not_sooner else at
         self.priced_against[mode] = self.best()
 
-    def recheck_after(self, mode: str) -> int:
+    def recheck_after(self, mode: str, explore: float = EXPLORE) -> int:
         """Calls until ``mode`` runs again unless it is the fastest (``RegionTimes.recheck_after``,
-        for a check of ``BLAS_CHECK_RUNS`` runs)."""
+        for a check of ``BLAS_CHECK_RUNS`` runs), its cost within ``explore`` of the calls'."""
         leader = self.best()
+        # (priced by the best runs, with ``robust`` too: a check's price is what it may cost once
+        # a moment's load passed, and a mode out of the lead on two slow runs is checked soon)
         mine, best = min(self.runs[mode]), min(self.runs[leader])
         # with the library's threads chosen, a check of another mode first runs it beside their
         # spinning workers, uncounted, for ``spin`` seconds: its extra time then (``check_extra``
@@ -1007,8 +1088,8 @@ class BlasTimes:
         wait = (self.spin * max(0.0, mine - best) / mine
                 if self.quick and mode != "library" and leader == "library" else 0.0)
         extra = (BLAS_CHECK_RUNS * max(0.0, mine - best) + BLAS_MODE_CHANGE * best
-                 + max(self.check_extra, wait)) / (EXPLORE * best)
-        calls = max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra)))
+                 + max(self.check_extra, wait)) / (explore * best)
+        calls = max(RECHECK_MIN, min(MAX_BLAS_RECHECK, math.ceil(extra) << min(self.lost.get(mode, 0), 10)))
         clear = self.quick and mode == "serial" and mine > SERIAL_CLEAR_LOSS * best
         if self.recheck_trials and self.counted.get(mode, 0) <= WINDOW and not clear:
             # judged on its trials alone, three runs in a row that a moment's load may have slowed
@@ -1075,15 +1156,34 @@ def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, A
     elif not times.worth_threads:
         how = (f"one BLAS thread measured under {MIN_PARALLEL_SECONDS * 1e3:g} ms: the library's "
                "threads, unmeasured")
+    elif times.robust:
+        how = ("the fastest mode by the median of its latest runs, kept until another beats it by the "
+               "switch margin (the larger spread of the two modes' runs, 2-25%); the others re-run after "
+               f"as many calls as keep their extra time within {EXPLORE:.0%} of the calls', twice as many "
+               f"after each check in a row they lost by over {BLAS_CLEAR_LOSS:.0%}")
     else:
         how = ("the fastest mode's best of its latest runs; the others re-run after as many calls as keep "
                f"their extra time within {EXPLORE:.0%} of the calls'")
+    if times.forced == "measure" and times.worth_threads:
         if times.spin:
             how += (f"; runs of the rows or one BLAS thread within {times.spin * 1e3:g} ms of one on the "
                     "library's threads not counted (its workers spin)")
+    measured = bool(best) and times.forced == "measure" and times.worth_threads
+    why: dict[str, Any] = {}
+    if measured and times.robust:
+        # why the choice is what it is: each mode's median, the margin a challenger must beat,
+        # the calls until each other mode's next check, and the clear losses in a row behind them
+        chosen = times.best()
+        why["median ms"] = {mode: round(times.seconds(mode) * 1e3, 4) for mode, runs in times.runs.items() if runs}
+        others = [mode for mode in why["median ms"] if mode != chosen]
+        if others:
+            challenger = min(others, key=times.seconds)
+            why["margin"] = f"{times.switch_margin(challenger, chosen):.1%} ({challenger} against {chosen})"
+        why["next check in calls"] = {mode: max(0, times.next_check.get(mode, 0) - times.calls) for mode in others}
+        if any(times.lost.values()):
+            why["clear losses in a row"] = {mode: n for mode, n in times.lost.items() if n}
     return {"phase": phase, "threads": workers, "rows": count, "best ms": best,
-            "chosen": times.best() if best and times.forced == "measure" and times.worth_threads
-            else latest, "latest": latest, "how": how,
+            "chosen": times.best() if measured else latest, "latest": latest, "how": how, **why,
             **({"uncounted": times.uncounted} if times.uncounted else {}),
             **({"runs": dict(times.tally)} if times.tally else {})}
 

@@ -430,6 +430,9 @@ def test_blas_times_close_modes_are_not_checked_every_few_calls():
     times.record("rows", 1.0 * (1 - BLAS_SWITCH_MARGIN / 2))  # within the margin: kept
     assert times.best() == "library"
     times.record("rows", 1.0 * (1 - 2 * BLAS_SWITCH_MARGIN))
+    # (``robust``: by the median, one faster run of three is not enough; two are)
+    assert times.best() == ("library" if times.robust else "rows")
+    times.record("rows", 1.0 * (1 - 2 * BLAS_SWITCH_MARGIN))
     assert times.best() == "rows"
 
 
@@ -738,3 +741,101 @@ def test_blas_times_quick_checks_still_follow_the_load():
                         {"serial": 2.0e-3, "rows": 2.6e-3, "library": 3.0e-3}[mode], 200)
     assert late.best() == "serial" and ran[-20:].count("serial") >= 18
     assert ran.index("serial", 3) < MAX_BLAS_RECHECK
+
+
+def _replay_with_entry(times, seconds, calls: int) -> str:
+    """``_replay_modes`` with a native entry: the calls ``library_calls`` leaves to it run on the
+    library's threads unmeasured (``L``)."""
+    clock, library_end, left, ran = 100.0, -1.0, 0, []
+    for call in range(calls):
+        if left > 0:
+            clock += seconds("library", call)
+            library_end = clock
+            times.entry_ran(1, clock)
+            left, ran = left - 1, [*ran, "L"]
+            continue
+        mode = times.choose()
+        took = seconds(mode, call) * (1.5 if mode != "library" and clock - library_end < 0.1 else 1.0)
+        times.record(mode, took, clock)
+        clock += took
+        library_end = clock if mode == "library" else library_end
+        ran.append(mode[0])
+        left = times.library_calls()
+    return "".join(ran)
+
+
+def test_blas_times_robust_choice_is_not_led_by_one_lucky_run():
+    """``BlasTimes.robust`` (``POLYFUSE_BLAS_ROBUST_CHOICE``): the library's threads under load,
+    one run in five fast (2.2 ms) and the others 5.5-7 ms, against the rows' steady 2.8-2.9 ms
+    (matmul_bias_relu LARGE at load 5.7, session 29: the library chosen by a 7.8 ms run, its series
+    38.7 ms in the median).  Judged by the medians, the rows are chosen and the library runs in no
+    call after the trials; by the best runs (before) the library's lucky run led, and its native
+    entry's untimed calls kept it for 74 of 100."""
+    from polyfuse.backends.cpu.parallel import BlasTimes
+
+    cycle = [2.2e-3, 6.0e-3, 5.5e-3, 7.0e-3, 6.5e-3]
+
+    def seconds(mode: str, call: int) -> float:
+        if mode == "library":
+            return cycle[call % len(cycle)]
+        return {"rows": 2.8e-3, "serial": 4.5e-3}[mode] * (1 + 0.02 * (call % 3))
+
+    for robust in (True, False):
+        times = BlasTimes(True, {"serial": [6e-3]}, spin=0.1, recheck_trials=True, robust=robust)
+        ran = _replay_with_entry(times, seconds, 120)
+        library = ran[20:].count("l") + ran[20:].count("L")
+        if robust:
+            assert times.best() == "rows" and library <= 5, ran
+        else:
+            assert library > 50, ran  # (the test fails on the old choice)
+
+
+def test_blas_times_robust_choice_does_not_flap_on_a_noisy_tie():
+    """Two modes 1% apart, each run 0-90% slower (half-normal, 30%): with the margin from the
+    modes' spread the choice changes 31 times in six replays of 280 calls after the trials; with the
+    fixed 5% and the best runs, 49."""
+    import random
+
+    from polyfuse.backends.cpu.parallel import BlasTimes
+
+    changes = {}
+    for robust in (True, False):
+        changes[robust] = 0
+        for seed in range(6):
+            rng = random.Random(seed)
+            times = BlasTimes(True, {"serial": [2e-3]}, robust=robust)
+            chosen = []
+            for _ in range(300):
+                mode = times.choose()
+                times.record(mode, {"library": 1.0e-3, "rows": 1.01e-3, "serial": 1.9e-3}[mode]
+                             * (1 + 0.3 * abs(rng.gauss(0, 1))))
+                chosen.append(times.best())
+            changes[robust] += sum(a != b for a, b in zip(chosen[20:], chosen[21:]))
+    assert changes[True] <= 36 and changes[False] > 40, changes
+
+
+def test_blas_times_clear_loser_is_checked_less_and_less():
+    """A mode that loses each check by over ``BLAS_CLEAR_LOSS`` waits twice as long before the next
+    (rows 1.5x, one BLAS thread 2x the library's threads: 8 runs of the rows and 4 of one BLAS
+    thread in 980 calls, against 48 and 16 before), and is still found once it is the fastest."""
+    from polyfuse.backends.cpu.parallel import MAX_BLAS_RECHECK, BlasTimes
+
+    costs = {"library": 1e-3, "rows": 1.5e-3, "serial": 2.0e-3}
+    for robust in (True, False):
+        times = BlasTimes(True, {"serial": [2e-3]}, robust=robust)
+        ran = []
+        for _ in range(1000):
+            ran.append(times.choose())
+            times.record(ran[-1], costs[ran[-1]])
+        if robust:
+            assert ran[20:].count("rows") <= 12 and ran[20:].count("serial") <= 6, (ran.count("rows"), times.lost)
+            assert times.lost["rows"] >= 3 and times.best() == "library"
+        else:
+            assert ran[20:].count("rows") >= 40  # (the test fails on the old checks)
+    costs["rows"] = 0.5e-3  # the rows became the fastest: found by their next check
+    for call in range(MAX_BLAS_RECHECK + 10):
+        mode = times.choose()
+        times.record(mode, costs[mode])
+        if times.best() == "rows":
+            break
+    assert times.best() == "rows" and times.lost.get("rows", 0) == 0
