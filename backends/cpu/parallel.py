@@ -798,23 +798,26 @@ BLAS_MODE_CHANGE = 1.0
 #: ``BlasTimes.robust`` the margin follows the two modes' measured spread instead (``switch_margin``),
 #: this only until each has two runs.
 BLAS_SWITCH_MARGIN = 0.05
+#: With ``BlasTimes.robust`` each mode keeps its latest this many runs (its trials are still
+#: ``WINDOW``): the median of five is not moved by two slow runs, and a chosen mode that collapsed
+#: is still left after three.
+ROBUST_WINDOW = 5
 #: With ``BlasTimes.robust`` (``POLYFUSE_BLAS_ROBUST_CHOICE``, session 29) a mode's time is the
-#: median of its latest runs (the lower one of two), not their best, and the switch margin is the
-#: larger of the two modes' spreads times ``SPREAD_MARGIN`` (the gap between a mode's best and its second-best recent run,
-#: over its best: how far the median may be from the best) within these bounds.  Why: under load a
+#: median of its latest ``ROBUST_WINDOW`` runs (the lower one of two), not the best of three, and
+#: the switch margin is the larger of the two modes' spreads (how far a mode's median is above its
+#: best run, over the best) times ``SPREAD_MARGIN``, within these bounds.  Why: under load a
 #: mode's best of three is a draw of the load (matmul_bias_relu LARGE at load 5.7, session 29: the
 #: library's threads chosen by one 7.8 ms run while forced they took 38.7 ms in the median of
 #: their series, the rows 11.7), and on a quiet machine a fixed 5% kept covariance's library
 #: where the rows beat it by 2-3% with runs 1% apart (session 28).
 MIN_SWITCH_MARGIN = 0.02
 MAX_SWITCH_MARGIN = 0.25
-#: The margin is this many times the larger spread: a median of three moves by about its spread
-#: from one run to the next, so two modes' medians within twice it are a tie (replays of
-#: ``test_blas_times_robust_choice_does_not_flap_on_a_noisy_tie``: the choice changed 1-2 times in
-#: 280 calls with 2, 2-11 with 1, 8-10 with the fixed 5% and the best runs).
+#: The margin is this many times the larger spread (median over best): two modes' medians within
+#: twice it are a tie (``test_blas_times_robust_choice_does_not_flap_on_a_noisy_tie``: the choice
+#: changed 8 times in six replays of 280 calls, 49 with the fixed 5% and the best of three runs).
 SPREAD_MARGIN = 2.0
-#: With ``BlasTimes.robust`` and the library's threads chosen while their latest runs lie over
-#: ``BLAS_SWITCH_MARGIN`` apart, a native entry runs at most this many calls in a row less one
+#: With ``BlasTimes.robust`` and the library's threads chosen while their runs' spread
+#: (``BlasTimes.spread``) is over ``BLAS_SWITCH_MARGIN``, a native entry runs at most this many calls in a row less one
 #: unmeasured (``BlasTimes.library_calls``); the runtime times the next, in Python (about 50 us).
 ENTRY_MEASURED_EVERY = 8
 #: With ``BlasTimes.robust``: a mode whose check ends with its time over the chosen mode's by more
@@ -862,7 +865,15 @@ class BlasTimes:
     is checked with one run, and its lost trials are priced instead of checked again soon; each
     mode's first check is priced again when the trials end; a check due while the library's
     threads lead is priced again with the spin it must wait out; a mode that loses the lead by
-    its own runs gets a priced check instead of one at once."""
+    its own runs gets a priced check instead of one at once.
+
+    With ``robust`` (``POLYFUSE_BLAS_ROBUST_CHOICE``, session 29) each mode keeps its latest
+    ``ROBUST_WINDOW`` runs and is judged by their median (``seconds``), a mode takes over by a
+    margin from the two modes' spread (``switch_margin``), a check lost clearly (``BLAS_CLEAR_LOSS``)
+    doubles the calls until the next one (``lost``), a chosen mode that loses the lead by its own
+    runs is checked again as after a moment's load (``MOMENT_EXPLORE``), and with the library's
+    runs spread over ``BLAS_SWITCH_MARGIN`` a native entry leaves every ``ENTRY_MEASURED_EVERY``-th
+    call to be timed.  The checks are still priced by the best runs (``recheck_after``)."""
 
     worth_threads: bool  # the first run (one BLAS thread) found enough work for threads
     runs: dict[str, list[float]]  # mode -> seconds of its latest runs (at most WINDOW)
@@ -953,7 +964,7 @@ class BlasTimes:
         left = max(0, due - self.calls - 1)
         spread = self.spread("library")
         if self.robust and (spread is None or spread > BLAS_SWITCH_MARGIN):
-            # the entry's calls are not timed: with the library's runs this far apart, one of
+            # the entry's calls are not timed: with the library's runs this spread, one of
             # every ``ENTRY_MEASURED_EVERY`` calls is, so that a choice made on lucky runs, or a
             # pool that collapsed since, shows before the next check of another mode
             left = min(left, ENTRY_MEASURED_EVERY - 1)
@@ -985,10 +996,12 @@ class BlasTimes:
         return sorted(runs)[(len(runs) - 1) // 2] if self.robust else min(runs)
 
     def spread(self, mode: str) -> float | None:
-        """How far ``mode``'s second-best recent run is above its best, as a fraction of the best
-        (None with fewer than two runs)."""
+        """How far ``mode``'s median recent run (``seconds``; the second-best of two) is above its
+        best, as a fraction of the best (None with fewer than two runs)."""
         runs = sorted(self.runs.get(mode, ()))
-        return (runs[1] - runs[0]) / runs[0] if len(runs) >= 2 and runs[0] > 0 else None
+        if len(runs) < 2 or runs[0] <= 0:
+            return None
+        return (runs[max(1, (len(runs) - 1) // 2)] - runs[0]) / runs[0]
 
     def switch_margin(self, mode: str, leader: str) -> float:
         """The fraction by which ``mode`` must beat the chosen ``leader`` to take over:
@@ -1017,7 +1030,7 @@ class BlasTimes:
         trials_open = any(self._on_trial(m) for m in self.modes)
         times = self.runs.setdefault(mode, [])
         times.append(seconds)
-        del times[:-WINDOW]
+        del times[:-(ROBUST_WINDOW if self.robust else WINDOW)]
         self.counted[mode] = self.counted.get(mode, 0) + 1
         self.latest = mode
         before, self.leader = self.leader, self.best()
