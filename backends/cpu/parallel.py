@@ -1171,7 +1171,8 @@ def blas_record(key: tuple, times: BlasTimes, latest: str | None) -> dict[str, A
                "threads, unmeasured")
     elif times.robust:
         how = ("the fastest mode by the median of its latest runs, kept until another beats it by the "
-               "switch margin (the larger spread of the two modes' runs, 2-25%); the others re-run after "
+               "switch margin (twice the larger of the two modes' spreads, median over best, within 2-25%); "
+               "the others re-run after "
                f"as many calls as keep their extra time within {EXPLORE:.0%} of the calls', twice as many "
                f"after each check in a row they lost by over {BLAS_CLEAR_LOSS:.0%}")
     else:
