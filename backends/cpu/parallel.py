@@ -808,8 +808,8 @@ ROBUST_WINDOW = 5
 #: best run, over the best) times ``SPREAD_MARGIN``, within these bounds.  Why: under load a
 #: mode's best of three is a draw of the load (matmul_bias_relu LARGE at load 5.7, session 29: the
 #: library's threads chosen by one 7.8 ms run while forced they took 38.7 ms in the median of
-#: their series, the rows 11.7), and on a quiet machine a fixed 5% kept covariance's library
-#: where the rows beat it by 2-3% with runs 1% apart (session 28).
+#: their series, the rows 11.7), and on a quieter machine a fixed 5% kept covariance's library
+#: where the rows beat it by 2-3% (session 28).
 MIN_SWITCH_MARGIN = 0.02
 MAX_SWITCH_MARGIN = 0.25
 #: The margin is this many times the larger spread (median over best): two modes' medians within
