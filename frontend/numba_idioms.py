@@ -21,7 +21,10 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
 - ``H, xedges, yedges = np.histogram2d(x, y, bins=k)`` (``H = np.histogram2d(...)[0]``): the
   statements of frontend/histogram2d.py; other uses of np.histogram2d are refused by name.
 - ``vals, counts = np.unique(a, return_counts=True)`` is ``vals = np.unique(a)`` and a loop
-  counting, per value, the elements equal to it (NaN to NaN), int64 (``_unique_counts``).
+  counting, per value, the elements equal to it (NaN to NaN), int64 (``_unique_counts``);
+  ``return_index=`` a loop finding each value's first position, ``return_inverse=`` a binary
+  search per element of ``a`` over the values (fe35).
+- ``np.vander(x, N).shape`` (``.shape[d]``) of a 1-d array argument is ``(x.shape[0], N)``.
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, 1-d array arguments the body
   never binds again, the last primary) is a stable
@@ -47,6 +50,8 @@ from .checker import module_of
 from .desugar import int_constant
 from .histogram2d import histogram2d_stmts, is_histogram2d, refused
 from .source import KernelSource, location_key, walk
+
+_UNIQUE_FLAGS = ("return_index", "return_inverse", "return_counts")  # NumPy's order of the results
 
 
 class Rewriter(Protocol):
@@ -224,24 +229,54 @@ class _Idioms(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def _unique_counts(self, node: ast.Assign) -> list[ast.stmt] | None:
-        """``vals, counts = np.unique(a, return_counts=True)`` (``a`` a name): ``vals =
-        np.unique(a)``, then per value the count of the elements equal to it (NaN to NaN, as
-        NumPy's ``equal_nan=True`` groups them), int64, in a loop over ``range(len(vals))``."""
+        """``vals, idx, inv, counts = np.unique(a, return_index=True, return_inverse=True,
+        return_counts=True)`` (any of the three keywords, each ``True`` or ``False``, the targets in
+        NumPy's order; ``a`` a name): ``vals = np.unique(a)``, then loops over
+        ``range(len(vals))``: per value the position of its first element (``return_index``,
+        NumPy's stable sort keeps the first), the count of the elements equal to it
+        (``return_counts``; NaN to NaN, as NumPy's ``equal_nan=True`` groups them), int64; and
+        per element of ``a`` its value's position in ``vals`` (``return_inverse``), a binary
+        search over the first ``len(vals)`` values, NaN after every number."""
         target, call = node.targets[0] if len(node.targets) == 1 else None, node.value
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2
-                and all(isinstance(t, ast.Name) for t in target.elts) and isinstance(call, ast.Call)
-                and self._np_call(call, "unique") and len(call.args) == 1 and isinstance(call.args[0], ast.Name)
-                and len(call.keywords) == 1 and call.keywords[0].arg == "return_counts"
-                and isinstance(call.keywords[0].value, ast.Constant) and call.keywords[0].value.value is True):
+        if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)
+                and isinstance(call, ast.Call) and self._np_call(call, "unique") and len(call.args) == 1
+                and isinstance(call.args[0], ast.Name) and call.keywords
+                and all(k.arg in _UNIQUE_FLAGS and isinstance(k.value, ast.Constant)
+                        and type(k.value.value) is bool for k in call.keywords)
+                and len({k.arg for k in call.keywords}) == len(call.keywords)):
             return None
-        vals, counts = (t.id for t in target.elts)  # type: ignore[attr-defined]
-        a, np_name, k = call.args[0].id, self.rw.numpy_alias(), self.rw.fresh("unique_k")
-        if vals == a or counts == a or vals == counts:
+        wanted = [f for f in _UNIQUE_FLAGS if any(k.arg == f and k.value.value for k in call.keywords)]  # type: ignore[attr-defined]
+        if not wanted or len(target.elts) != 1 + len(wanted):
             return None
-        text = (f"{vals} = {np_name}.unique({a})\n"
-                f"{counts} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
-                f"for {k} in range(len({vals})):\n"
-                f"    {counts}[{k}] = (({a} == {vals}[{k}]) | (({a} != {a}) & ({vals}[{k}] != {vals}[{k}]))).sum()\n")
+        names = [t.id for t in target.elts]  # type: ignore[attr-defined]
+        a, np_name = call.args[0].id, self.rw.numpy_alias()
+        if a in names or len(set(names)) != len(names) or self.rw.ranks.get(a, 1) != 1:
+            return None
+        vals, got = names[0], dict(zip(wanted, names[1:]))
+        k, i, lo, hi, mid = (self.rw.fresh(f"unique_{v}") for v in ("k", "i", "lo", "hi", "mid"))
+        same = f"(({a} == {vals}[{k}]) | (({a} != {a}) & ({vals}[{k}] != {vals}[{k}])))"
+        text = f"{vals} = {np_name}.unique({a})\n"
+        if "return_index" in got:
+            text += (f"{got['return_index']} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
+                     f"for {k} in range(len({vals})):\n"
+                     f"    {got['return_index']}[{k}] = {np_name}.argmax({same})\n")
+        if "return_inverse" in got:
+            inv = got["return_inverse"]
+            text += (f"{inv} = {np_name}.zeros({a}.shape[0], dtype={np_name}.int64)\n"
+                     f"for {i} in range({a}.shape[0]):\n"
+                     f"    {lo} = 0\n"
+                     f"    {hi} = len({vals})\n"
+                     f"    while {lo} < {hi}:\n"
+                     f"        {mid} = ({lo} + {hi}) // 2\n"
+                     f"        if {vals}[{mid}] < {a}[{i}] or ({a}[{i}] != {a}[{i}] and {vals}[{mid}] == {vals}[{mid}]):\n"
+                     f"            {lo} = {mid} + 1\n"
+                     f"        else:\n"
+                     f"            {hi} = {mid}\n"
+                     f"    {inv}[{i}] = {lo}\n")
+        if "return_counts" in got:
+            text += (f"{got['return_counts']} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
+                     f"for {k} in range(len({vals})):\n"
+                     f"    {got['return_counts']}[{k}] = {same}.sum()\n")
         made = ast.parse(text).body
         for stmt in made:
             for sub in walk(stmt):
@@ -416,7 +451,43 @@ class _Idioms(ast.NodeTransformer):
                 return self.rw.placed(made, node)
             if kind == "iinfo" and dtype in _INTS and node.attr in _IINFO:
                 return self.rw.placed(ast.Constant(int(getattr(np.iinfo(dtype), node.attr))), node)
+        if isinstance(node.ctx, ast.Load) and node.attr == "shape" and self._np_call(base, "vander"):
+            shape = self._vander_shape(base)  # type: ignore[arg-type]
+            if shape is not None:
+                return self.rw.placed(shape, node)
         return self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript):
+        base = node.value
+        if isinstance(node.ctx, ast.Load) and isinstance(base, ast.Attribute) and base.attr == "shape" \
+                and self._np_call(base.value, "vander") and isinstance(node.slice, ast.Constant) \
+                and node.slice.value in (0, 1, -1, -2) and type(node.slice.value) is int:
+            shape = self._vander_shape(base.value)  # type: ignore[arg-type]
+            if isinstance(shape, ast.Tuple):  # np.vander(x, 3).shape[1]: that extent
+                return self.rw.placed(shape.elts[node.slice.value], node)
+        return self.generic_visit(node)
+
+    def _vander_shape(self, call: ast.Call) -> ast.expr | None:
+        """``np.vander(x, N).shape`` (``N`` omitted, ``None`` or a constant ``>= 0``; ``x`` a 1-d
+        array argument): ``(x.shape[0], N)``, ``N`` being ``len(x)`` where it is omitted."""
+        given = dict(zip(("x", "N", "increasing"), call.args)) if len(call.args) <= 3 else None
+        if given is None:
+            return None
+        for k in call.keywords:
+            if k.arg not in ("x", "N", "increasing") or k.arg in given:
+                return None
+            given[k.arg] = k.value
+        x, n = given.get("x"), given.get("N")
+        if not (isinstance(x, ast.Name) and self.rw.ranks.get(x.id) == 1 and x.id not in self.stored):
+            return None
+        rows = ast.parse(f"{x.id}.shape[0]", mode="eval").body
+        if n is None or isinstance(n, ast.Constant) and n.value is None:
+            cols: ast.expr = ast.parse(f"{x.id}.shape[0]", mode="eval").body
+        elif isinstance(n, ast.Constant) and type(n.value) is int and n.value >= 0:
+            cols = ast.Constant(n.value)
+        else:
+            return None
+        return ast.Tuple([rows, cols], ast.Load())
 
     def _dtype(self, node: ast.expr) -> str | None:
         """The dtype name ``node`` spells: ``np.float32``, ``float``, ``'int32'``, ``x.dtype``."""

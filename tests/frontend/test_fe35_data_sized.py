@@ -1,0 +1,76 @@
+"""fe35's front-end forms against the undecorated function: ``np.unique`` with
+``return_index=`` / ``return_inverse=`` / ``return_counts=`` (NaN grouped once), ``argmax`` /
+``argmin`` of an array of np.unique's length (the mode's ``vals[np.argmax(counts)]``),
+``r, c = np.nonzero(M)`` of a 2-d ``M`` (returned: appended positions; indexed: flat positions),
+``np.vander(x, N).shape``; and the variants refused with an UnsupportedError.  Two small kernels,
+so two compiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_same_result
+
+import polyfuse
+
+
+def grouped(x, w):
+    u, first, inv, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    vals, where = np.unique(w, return_inverse=True)
+    mode = u[np.argmax(counts)]  # the first of the most frequent
+    rare = counts.argmin()
+    return u, first, inv, counts, mode, rare, vals, where, np.vander(x, 3).shape[1], np.vander(w).shape
+
+
+def pairs(M, W):
+    r, c = np.nonzero(M > 0.5)  # returned: the positions appended in C order
+    rows, cols = np.where(W)  # indexed: the flat positions
+    total = np.float64(0.0)  # (0.0 would stay a Python float where nothing is selected)
+    for k in range(len(rows)):
+        total += W[rows[k], cols[k]] * (cols[k] - rows[k])
+    return r, c, total, rows.size
+
+
+def _same_as_python(want, got):
+    assert_same_result(want, got, scalar_rtol=1e-12, array_rtol=1e-12)
+
+
+def test_fe35_forms_as_python():
+    group = polyfuse.kernel(grouped, target="python")
+    x = np.array([2.0, np.nan, -1.0, 2.0, np.nan, 0.0, -0.0, 2.0])
+    w = np.array([3, 1, 3, 3, 0, 1])
+    for a, b in ((x, w), (x[:1], w[:0]), (np.array([np.nan, 5.0, np.nan]), w[::-1].copy())):
+        _same_as_python(grouped(a, b), group(a, b))
+    with pytest.raises(ValueError):  # argmax of nothing: NumPy's ValueError
+        group(x[:0], w)
+    pair = polyfuse.kernel(pairs, target="python")
+    rng = np.random.default_rng(3)
+    M, W = rng.random((4, 3)), np.where(rng.random((4, 3)) < 0.5, 0.0, rng.standard_normal((4, 3)))
+    W[0, 0] = np.nan  # nonzero, as Python's truth
+    for a, b in ((M, W), (np.zeros((2, 3)), np.zeros((2, 3))), (M[:0], W[:0])):
+        _same_as_python(pairs(a, b), pair(np.ascontiguousarray(a), np.ascontiguousarray(b)))
+
+
+def unique_gathered(x):
+    u, inv = np.unique(x, return_inverse=True)
+    return u[inv]
+
+
+def eigh_of(A):
+    w, v = np.linalg.eigh(A)
+    return w
+
+
+def pair_of_vector(x):
+    r, c = np.nonzero(x)
+    return r
+
+
+@pytest.mark.parametrize("fn, args, match", [
+    (unique_gathered, (np.ones(3),), "chained comparison of arrays"),
+    (eigh_of, (np.eye(2),), r"np\.linalg\.eigh\(\) is not supported"),
+    (pair_of_vector, (np.ones(3),), r"nonzero\(\) is not supported"),
+])
+def test_fe35_variants_refused(fn, args, match):
+    with pytest.raises(polyfuse.UnsupportedError, match=match):
+        polyfuse.kernel(fn, target="cpu")(*args)
