@@ -25,6 +25,9 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   ``return_index=`` a loop finding each value's first position, ``return_inverse=`` a binary
   search per element of ``a`` over the values (fe35).
 - ``np.vander(x, N).shape`` (``.shape[d]``) of a 1-d array argument is ``(x.shape[0], N)``.
+- ``np.diagflat(v)`` (no ``k``) is ``np.diag(v.ravel())``, as NumPy defines it.
+- ``np.insert(x, 0, v)`` / ``np.insert(x, len(x), v)`` of a 1-d array argument and a number is
+  ``np.concatenate`` of ``x`` and ``np.full(1, v, dtype=x.dtype)`` (``_insert_end``).
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, 1-d array arguments the body
   never binds again, the last primary) is a stable
@@ -329,6 +332,14 @@ class _Idioms(ast.NodeTransformer):
             diff = ast.BinOp(flat(ast.Slice(ast.Constant(1), None, None)), ast.Sub(),
                              flat(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
             return self._located(diff, node)
+        inserted = self._insert_end(node)
+        if inserted is not None:
+            return self._located(inserted, node)
+        if self._np_call(node, "diagflat") and len(node.args) == 1 and not node.keywords:
+            # np.diagflat(v): np.diag of v flattened (NumPy's own definition for k=0)
+            ravel = ast.Call(ast.Attribute(node.args[0], "ravel", ast.Load()), [], [])
+            made = ast.Call(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), "diag", ast.Load()), [ravel], [])
+            return self._located(made, node)
         if self._np_call(node, "lexsort") and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], (ast.Tuple, ast.List)) and 1 <= len(node.args[0].elts) <= 3 \
                 and all(isinstance(k, ast.Name) and self.rw.ranks.get(k.id) == 1 and k.id not in self.stored
@@ -466,6 +477,44 @@ class _Idioms(ast.NodeTransformer):
             if isinstance(shape, ast.Tuple):  # np.vander(x, 3).shape[1]: that extent
                 return self.rw.placed(shape.elts[node.slice.value], node)
         return self.generic_visit(node)
+
+    def _insert_end(self, call: ast.Call) -> ast.expr | None:
+        """``np.insert(x, 0, v)`` (``np.insert(x, len(x), v)``; ``x.shape[0]``, ``x.size``) of a 1-d
+        array argument ``x`` and a number ``v`` (a constant, or a scalar argument of a float ``x``):
+        ``np.concatenate((np.full(1, v, dtype=x.dtype), x))`` (``x`` first for the end), NumPy's
+        value cast to ``x``'s dtype as np.insert casts it; None for anything else."""
+        if not (self._np_call(call, "insert") and len(call.args) == 3 and not call.keywords):
+            return None
+        x, at, v = call.args
+        if not (isinstance(x, ast.Name) and self.rw.ranks.get(x.id) == 1 and x.id not in self.stored):
+            return None
+        dtype = self.rw.dtypes.get(x.id)
+        number = v.operand if isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub) else v
+        if isinstance(number, ast.Constant) and type(number.value) in (int, float, bool):
+            if isinstance(number.value, float) and dtype not in ("float64", "float32"):
+                return None  # (NumPy casts, and raises for NaN; left to the refusal)
+            value = float(number.value if number is v else -number.value)  # type: ignore[arg-type, operator]
+            if dtype in _INTS and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+                return None  # (NumPy's OverflowError)
+        elif not (isinstance(v, ast.Name) and v.id in self.rw.scalar_kinds and v.id not in self.stored
+                  and dtype == "float64"):
+            return None
+        first = isinstance(at, ast.Constant) and type(at.value) is int and at.value == 0
+        last = (isinstance(at, ast.Call) and isinstance(at.func, ast.Name) and at.func.id == "len" and len(at.args) == 1
+                and isinstance(at.args[0], ast.Name) and at.args[0].id == x.id and "len" not in self.local) \
+            or (isinstance(at, ast.Attribute) and at.attr == "size" and isinstance(at.value, ast.Name)
+                and at.value.id == x.id) \
+            or (isinstance(at, ast.Subscript) and isinstance(at.value, ast.Attribute) and at.value.attr == "shape"
+                and isinstance(at.value.value, ast.Name) and at.value.value.id == x.id
+                and isinstance(at.slice, ast.Constant) and at.slice.value == 0)
+        if not (first or last):
+            return None
+        np_ = self.rw.numpy_alias()
+        one = ast.parse(f"{np_}.full(1, 0, dtype={x.id}.dtype)", mode="eval").body
+        one.args[1] = v  # type: ignore[attr-defined]
+        parts = [one, x] if first else [x, one]
+        return ast.Call(ast.Attribute(ast.Name(np_, ast.Load()), "concatenate", ast.Load()),
+                        [ast.Tuple(parts, ast.Load())], [])
 
     def _vander_shape(self, call: ast.Call) -> ast.expr | None:
         """``np.vander(x, N).shape`` (``N`` omitted, ``None`` or a constant ``>= 0``; ``x`` a 1-d

@@ -2,8 +2,9 @@
 ``return_index=`` / ``return_inverse=`` / ``return_counts=`` (NaN grouped once), ``argmax`` /
 ``argmin`` of an array of np.unique's length (the mode's ``vals[np.argmax(counts)]``),
 ``r, c = np.nonzero(M)`` of a 2-d ``M`` (returned: appended positions; indexed: flat positions),
-``np.vander(x, N).shape``; and the variants refused with an UnsupportedError.  Two small kernels,
-so two compiles."""
+``np.vander(x, N).shape``, ``np.insert`` at either end, ``np.diagflat``, ``np.median`` of a
+loop's slice (the median filter); and the variants refused with an UnsupportedError.  Three small
+kernels, so three compiles."""
 
 from __future__ import annotations
 
@@ -31,6 +32,14 @@ def pairs(M, W):
     return r, c, total, rows.size
 
 
+def filtered(x, k, A):
+    c = np.cumsum(np.insert(x, 0, 0.0))  # the moving average's leading zero
+    out = x.copy()
+    for i in range(1, len(x) - 1):
+        out[i] = np.median(x[i - 1:i + 2])  # a slice of 3 in a loop: no slice in the helper
+    return (c[2:] - c[:-2]) / 2, np.insert(k, len(k), -3), out, A - np.diagflat(np.diag(A)), np.median(k[:4])
+
+
 def _same_as_python(want, got):
     assert_same_result(want, got, scalar_rtol=1e-12, array_rtol=1e-12)
 
@@ -49,6 +58,10 @@ def test_fe35_forms_as_python():
     W[0, 0] = np.nan  # nonzero, as Python's truth
     for a, b in ((M, W), (np.zeros((2, 3)), np.zeros((2, 3))), (M[:0], W[:0])):
         _same_as_python(pairs(a, b), pair(np.ascontiguousarray(a), np.ascontiguousarray(b)))
+    run = polyfuse.kernel(filtered, target="python")
+    k = np.array([2**62, 2**62 + 1, -5, 7, 1], dtype=np.int64)  # mean of the middle two in float64
+    for a in (rng.standard_normal(6), np.array([1.0, np.nan, 2.0, -0.0, 0.0]), rng.standard_normal(2)):
+        _same_as_python(filtered(a, k, M[:3]), run(a, k, M[:3].copy()))
 
 
 def unique_gathered(x):
