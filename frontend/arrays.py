@@ -1450,7 +1450,8 @@ class Lowering:
         if entry is not None and entry.block != self.block:
             raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
                              "it was first bound; use a new name", "array name rebound")
-        if name in self.scalars and name == EARLY_RESULT:  # frontend.early_return's result local
+        if name in self.scalars and (name == EARLY_RESULT or name.startswith(EARLY_RESULT + "_")
+                                     and name[len(EARLY_RESULT) + 1:].isdigit()):  # early_return's result (items)
             raise self.error(stmt, "return of an array from inside a loop or if (an array may be returned "
                              "only by the final return at the end of the body)", "early return of an array")
         if name in self.scalars:

@@ -26,6 +26,8 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   search per element of ``a`` over the values (fe35).
 - ``np.vander(x, N).shape`` (``.shape[d]``) of a 1-d array argument is ``(x.shape[0], N)``.
 - ``np.diagflat(v)`` (no ``k``) is ``np.diag(v.ravel())``, as NumPy defines it.
+- ``np.roll(x, s)`` by an integer argument ``s`` (``axis=`` a constant for a 2-d ``x``) is the
+  gather ``x[(np.arange(n) - s) % n]`` along the axis (``_roll_by_argument``).
 - ``np.insert(x, 0, v)`` / ``np.insert(x, len(x), v)`` of a 1-d array argument and a number is
   ``np.concatenate`` of ``x`` and ``np.full(1, v, dtype=x.dtype)`` (``_insert_end``).
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
@@ -332,6 +334,9 @@ class _Idioms(ast.NodeTransformer):
             diff = ast.BinOp(flat(ast.Slice(ast.Constant(1), None, None)), ast.Sub(),
                              flat(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
             return self._located(diff, node)
+        rolled = self._roll_by_argument(node)
+        if rolled is not None:
+            return self._located(rolled, node)
         inserted = self._insert_end(node)
         if inserted is not None:
             return self._located(inserted, node)
@@ -477,6 +482,39 @@ class _Idioms(ast.NodeTransformer):
             if isinstance(shape, ast.Tuple):  # np.vander(x, 3).shape[1]: that extent
                 return self.rw.placed(shape.elts[node.slice.value], node)
         return self.generic_visit(node)
+
+    def _roll_by_argument(self, call: ast.Call) -> ast.expr | None:
+        """``np.roll(x, s)`` / ``np.roll(x, s, axis=d)`` with ``s`` an integer argument the body
+        never binds (a constant shift is array_idioms' two affine pieces), ``x`` a 1-d array
+        argument (2-d with a constant ``axis``): the gather ``x[(np.arange(n) - s) % n]`` along the
+        axis, element ``k`` being ``x``'s ``(k - s) mod n`` as NumPy's; None for anything else."""
+        if not self._np_call(call, "roll") or len(call.args) > 3:
+            return None
+        given = dict(zip(("a", "shift", "axis"), call.args))
+        for k in call.keywords:
+            if k.arg not in ("a", "shift", "axis") or k.arg in given:
+                return None
+            given[k.arg] = k.value
+        x, shift, axis = given.get("a"), given.get("shift"), given.get("axis")
+        if not (isinstance(x, ast.Name) and x.id not in self.stored and self.rw.ranks.get(x.id) in (1, 2)
+                and isinstance(shift, ast.Name) and shift.id not in self.stored
+                and self.rw.scalar_kinds.get(shift.id) == ("", "int")):
+            return None
+        rank = self.rw.ranks[x.id]
+        if axis is None or isinstance(axis, ast.Constant) and axis.value is None:
+            if rank != 1:
+                return None  # (NumPy rolls the flattened array)
+            d = 0
+        elif isinstance(axis, ast.Constant) and type(axis.value) is int and -rank <= axis.value < rank:
+            d = axis.value % rank
+        elif isinstance(axis, ast.UnaryOp) and isinstance(axis.op, ast.USub) and isinstance(axis.operand, ast.Constant) \
+                and type(axis.operand.value) is int and 0 < axis.operand.value <= rank:
+            d = rank - axis.operand.value
+        else:
+            return None
+        np_, n = self.rw.numpy_alias(), f"{x.id}.shape[{d}]"
+        index = f"({np_}.arange({n}) - {shift.id}) % {n}"
+        return ast.parse(f"{x.id}[{':, ' * d}{index}]", mode="eval").body
 
     def _insert_end(self, call: ast.Call) -> ast.expr | None:
         """``np.insert(x, 0, v)`` (``np.insert(x, len(x), v)``; ``x.shape[0]``, ``x.size``) of a 1-d

@@ -3,7 +3,7 @@
 ``argmin`` of an array of np.unique's length (the mode's ``vals[np.argmax(counts)]``),
 ``r, c = np.nonzero(M)`` of a 2-d ``M`` (returned: appended positions; indexed: flat positions),
 ``np.vander(x, N).shape``, ``np.insert`` at either end, ``np.diagflat``, ``np.median`` of a
-loop's slice (the median filter); and the variants refused with an UnsupportedError.  Three small
+loop's slice (the median filter), ``np.roll`` by an integer argument; and the variants refused with an UnsupportedError.  Three small
 kernels, so three compiles."""
 
 from __future__ import annotations
@@ -32,12 +32,13 @@ def pairs(M, W):
     return r, c, total, rows.size
 
 
-def filtered(x, k, A):
+def filtered(x, k, A, s):
     c = np.cumsum(np.insert(x, 0, 0.0))  # the moving average's leading zero
     out = x.copy()
     for i in range(1, len(x) - 1):
         out[i] = np.median(x[i - 1:i + 2])  # a slice of 3 in a loop: no slice in the helper
-    return (c[2:] - c[:-2]) / 2, np.insert(k, len(k), -3), out, A - np.diagflat(np.diag(A)), np.median(k[:4])
+    return ((c[2:] - c[:-2]) / 2, np.insert(k, len(k), -3), out, A - np.diagflat(np.diag(A)), np.median(k[:4]),
+            np.roll(x, s), np.roll(A, s, axis=1))
 
 
 def _same_as_python(want, got):
@@ -61,7 +62,8 @@ def test_fe35_forms_as_python():
     run = polyfuse.kernel(filtered, target="python")
     k = np.array([2**62, 2**62 + 1, -5, 7, 1], dtype=np.int64)  # mean of the middle two in float64
     for a in (rng.standard_normal(6), np.array([1.0, np.nan, 2.0, -0.0, 0.0]), rng.standard_normal(2)):
-        _same_as_python(filtered(a, k, M[:3]), run(a, k, M[:3].copy()))
+        for s in (-7, 2):  # (one compile: s is an argument)
+            _same_as_python(filtered(a, k, M[:3], s), run(a, k, M[:3].copy(), s))
 
 
 def unique_gathered(x):
