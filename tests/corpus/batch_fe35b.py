@@ -9,6 +9,10 @@ def _n(rng, big=8, edge=1):
     return big if rng.integers(0, 3) else edge
 
 
+def _sized(rng, make, big=8, edge=1):
+    return make(_n(rng, big, edge))
+
+
 def interp_resample(x, xp, fp):
     return np.interp(x, xp, fp)
 
@@ -230,7 +234,7 @@ CASES = [
     Case("polyfit_vander", polyfit_vander, lambda r: (np.linspace(0, 1, 7), r.standard_normal(7)), rtol=1e-7, atol=1e-9),
     Case("clip_and_scale", clip_and_scale, lambda r: (r.standard_normal(_n(r)), -0.5, 0.5)),
     Case("cummax_loop", cummax_loop, lambda r: (r.standard_normal(_n(r)),)),
-    Case("floyd_warshall", floyd_warshall, lambda r: (r.random((_n(r, 5), _n(r, 5))) * 10 if False else r.random((5, 5)) * 10,)),
+    Case("floyd_warshall", floyd_warshall, lambda r: (r.random((5, 5)) * 10,)),
     Case("lu_doolittle", lu_doolittle, lambda r: (r.standard_normal((4, 4)) + 4 * np.eye(4),), rtol=1e-9, atol=1e-10),
     Case("matrix_power_loop", matrix_power_loop, lambda r: (r.standard_normal((3, 3)) * 0.5, int(r.integers(0, 4)))),
     Case("lower_upper_parts", lower_upper_parts, lambda r: (r.standard_normal((_n(r, 4), 4)),)),
@@ -245,8 +249,7 @@ CASES = [
     Case("take_sorted_rows", take_sorted_rows, lambda r: (r.standard_normal((_n(r, 3), 4)),)),
     Case("isin_filter", isin_filter, lambda r: (r.integers(0, 6, _n(r)), np.array([1, 3, 4]))),
     Case("any_all_rows", any_all_rows, lambda r: (r.standard_normal((_n(r, 4), 3)) + 0.5,)),
-    Case("stack_features", stack_features, lambda r: (r.standard_normal(_n(r)), r.standard_normal(_n(r)) if False else None) and
-         (lambda n: (r.standard_normal(n), r.standard_normal(n)))(_n(r))),
+    Case("stack_features", stack_features, lambda r: _sized(r, lambda n: (r.standard_normal(n), r.standard_normal(n)))),
     Case("row_norms", row_norms, lambda r: (r.standard_normal((_n(r, 4), 3)),)),
     Case("einsum_bilinear", einsum_bilinear, lambda r: (r.standard_normal(3), r.standard_normal((3, 4)), r.standard_normal(4))),
     Case("distinct_per_row", distinct_per_row, lambda r: (r.integers(0, 3, (_n(r, 4), 5)),)),
@@ -256,6 +259,5 @@ CASES = [
     Case("lotka_volterra", lotka_volterra, lambda r: (10.0, 5.0, 0.01, int(r.integers(0, 20)))),
     Case("label_counts_sorted", label_counts_sorted, lambda r: (r.integers(0, 5, _n(r, 12)),)),
     Case("unique_inverse_reconstruct", unique_inverse_reconstruct, lambda r: (r.integers(0, 5, _n(r, 9)),)),
-    Case("weighted_percentile_loop", weighted_percentile_loop, lambda r: (r.standard_normal(_n(r)), r.random(8)[:1] + 0.1 if False else None, 0.5) and
-         (lambda n: (r.standard_normal(n), r.random(n) + 0.1, 0.5))(_n(r))),
+    Case("weighted_percentile_loop", weighted_percentile_loop, lambda r: _sized(r, lambda n: (r.standard_normal(n), r.random(n) + 0.1, 0.5))),
 ]

@@ -9,6 +9,10 @@ def _n(rng, big=8, edge=1):
     return big if rng.integers(0, 3) else edge
 
 
+def _sized(rng, make, big=8, edge=1):
+    return make(_n(rng, big, edge))
+
+
 def _pair(rng, make, big=8, edge=1):
     n = _n(rng, big, edge)
     return make(n), make(n)
@@ -261,18 +265,17 @@ CASES = [
     Case("polynomial_features", polynomial_features, lambda r: (r.standard_normal((_n(r, 4), 2)),)),
     Case("robust_scale", robust_scale, lambda r: (r.standard_normal((_n(r, 7, 3), 2)),)),
     Case("train_test_split_idx", train_test_split_idx, lambda r: (8, r.permutation(8), 0.75)),
-    Case("nbody_step", nbody_step, lambda r: (r.standard_normal((_n(r, 4, 2), 2)), r.standard_normal((4, 2))[:1].repeat(1, 0) * 0 if False else None, None, 0.1) and
-         (lambda n: (r.standard_normal((n, 2)), r.standard_normal((n, 2)), r.random(n) + 0.5, 0.1))(_n(r, 4, 2)), rtol=1e-8),
+    Case("nbody_step", nbody_step, lambda r: _sized(r, lambda n: (r.standard_normal((n, 2)), r.standard_normal((n, 2)), r.random(n) + 0.5, 0.1), 4, 2),
+         rtol=1e-8),
     Case("ising_energy", ising_energy, lambda r: (r.choice([-1, 1], (_n(r, 4, 2), 3)),)),
-    Case("wave_1d", wave_1d, lambda r: (lambda n: (r.standard_normal(n), r.standard_normal(n), 0.25, int(r.integers(0, 4))))(_n(r, 8, 3))),
+    Case("wave_1d", wave_1d, lambda r: _sized(r, lambda n: (r.standard_normal(n), r.standard_normal(n), 0.25, int(r.integers(0, 4))), 8, 3)),
     Case("random_walk_2d", random_walk_2d, lambda r: _pair(r, lambda n: r.choice([-1.0, 1.0], n))),
     Case("image_histogram_equalize", image_histogram_equalize, lambda r: (r.integers(0, 8, (4, _n(r, 5, 1))),)),
     Case("rgb_to_gray", rgb_to_gray, lambda r: (r.random((_n(r, 3), 4, 3)),)),
     Case("downsample_2x", downsample_2x, lambda r: (r.random((_n(r, 5, 2), 4)),)),
     Case("integral_image", integral_image, lambda r: (r.random((_n(r, 4), 3)),)),
     Case("median_filter_1d", median_filter_1d, lambda r: (r.standard_normal(_n(r, 7, 2)),)),
-    Case("bilinear_sample", bilinear_sample, lambda r: (r.random((4, 5)), r.random(_n(r, 6)) * 3, r.random(_n(r, 6)) * 4) if False else
-         (lambda n: (r.random((4, 5)), r.random(n) * 3, r.random(n) * 4))(_n(r, 6))),
+    Case("bilinear_sample", bilinear_sample, lambda r: _sized(r, lambda n: (r.random((4, 5)), r.random(n) * 3, r.random(n) * 4), 6)),
     Case("black_scholes_call", black_scholes_call, lambda r: (r.random(_n(r, 5)) * 50 + 75, 100.0, 0.5, 0.01, 0.2), rtol=1e-9),
     Case("portfolio_stats", portfolio_stats, lambda r: (r.standard_normal((8, 3)) * 0.01, np.array([0.5, 0.3, 0.2])), rtol=1e-8),
     Case("sharpe_rolling", sharpe_rolling, lambda r: (r.standard_normal(_n(r, 9, 2)) * 0.01, 3)),

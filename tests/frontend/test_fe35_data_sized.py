@@ -3,7 +3,8 @@
 ``argmin`` of an array of np.unique's length (the mode's ``vals[np.argmax(counts)]``),
 ``r, c = np.nonzero(M)`` of a 2-d ``M`` (returned: appended positions; indexed: flat positions),
 ``np.vander(x, N).shape``, ``np.insert`` at either end, ``np.diagflat``, ``np.median`` of a
-loop's slice (the median filter), ``np.roll`` by an integer argument; and the variants refused with an UnsupportedError.  Three small
+loop's slice (the median filter), ``np.roll`` by an integer argument, a double buffer ``cur = nxt``
+in a loop whose elements are read into scalars (``c = cur[i]``: no view); and the variants refused with an UnsupportedError.  Three small
 kernels, so three compiles."""
 
 from __future__ import annotations
@@ -37,7 +38,14 @@ def filtered(x, k, A, s):
     out = x.copy()
     for i in range(1, len(x) - 1):
         out[i] = np.median(x[i - 1:i + 2])  # a slice of 3 in a loop: no slice in the helper
-    return ((c[2:] - c[:-2]) / 2, np.insert(k, len(k), -3), out, A - np.diagflat(np.diag(A)), np.median(k[:4]),
+    cur = x.copy()
+    for _ in range(2):  # a double buffer: cur's elements are read into scalars, never viewed
+        nxt = np.zeros_like(cur)
+        for i in range(len(cur)):
+            left = cur[i]
+            nxt[i] = left + cur[(i + 1) % len(cur)]
+        cur = nxt
+    return (cur, (c[2:] - c[:-2]) / 2, np.insert(k, len(k), -3), out, A - np.diagflat(np.diag(A)), np.median(k[:4]),
             np.roll(x, s), np.roll(A, s, axis=1))
 
 
@@ -76,6 +84,16 @@ def eigh_of(A):
     return w
 
 
+def rebound_viewed(x):
+    cur = x.copy()
+    t = 0.0
+    for _ in range(3):
+        head = cur[:2]  # a view: it would see cur's new values
+        cur = cur + 1.0
+        t += head.sum()
+    return t
+
+
 def pair_of_vector(x):
     r, c = np.nonzero(x)
     return r
@@ -85,6 +103,7 @@ def pair_of_vector(x):
     (unique_gathered, (np.ones(3),), "chained comparison of arrays"),
     (eigh_of, (np.eye(2),), r"np\.linalg\.eigh\(\) is not supported"),
     (pair_of_vector, (np.ones(3),), r"nonzero\(\) is not supported"),
+    (rebound_viewed, (np.ones(3),), "another name is bound to a view of it"),
 ])
 def test_fe35_variants_refused(fn, args, match):
     with pytest.raises(polyfuse.UnsupportedError, match=match):
