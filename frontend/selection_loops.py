@@ -354,7 +354,7 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
     None for anything else."""
     if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and not stmt.orelse \
             and _is_unique(rw, stmt.iter):
-        made = selection(rw, stmt.iter)
+        made = selection(rw, stmt.iter, facts.bindings)  # (locals bound once: their rank)
         if made is None:
             return None
         _count_loop(rw, stmt, made.buffer, made.count)
@@ -370,7 +370,7 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
         uses.visit(s)
     if uses.other or not uses.found or uses.found + uses.returned != facts.loads.get(name, 0):
         return None  # (returned alone: data_sized's returned compaction)
-    made = selection(rw, stmt.value)
+    made = selection(rw, stmt.value, facts.bindings)
     if made is None:
         return None
     made = _renamed(made, name)  # its IndexError names the user's variable

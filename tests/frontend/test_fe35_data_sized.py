@@ -21,7 +21,11 @@ def grouped(x, w):
     vals, where = np.unique(w, return_inverse=True)
     mode = u[np.argmax(counts)]  # the first of the most frequent
     rare = counts.argmin()
-    return u, first, inv, counts, mode, rare, vals, where, np.vander(x, 3).shape[1], np.vander(w).shape
+    roots = np.empty(w.shape[0], dtype=np.int64)  # a local filled in a loop: its rank from its binding
+    for i in range(w.shape[0]):
+        roots[i] = w[i] // 2
+    return u, first, inv, counts, mode, rare, vals, where, np.vander(x, 3).shape[1], np.vander(w).shape, \
+        len(np.unique(roots))
 
 
 def pairs(M, W):
