@@ -61,7 +61,8 @@ def test_fe35_forms_as_python():
     group = polyfuse.kernel(grouped, target="python")
     x = np.array([2.0, np.nan, -1.0, 2.0, np.nan, 0.0, -0.0, 2.0])
     w = np.array([3, 1, 3, 3, 0, 1])
-    for a, b in ((x, w), (x[:1], w[:0]), (np.array([np.nan, 5.0, np.nan]), w[::-1].copy())):
+    for a, b in ((x, w), (x[:2], w[:0]),  # (no extent 1: an axis of extent 1 is another signature)
+                 (np.array([np.nan, 5.0, np.nan]), w[::-1].copy())):
         _same_as_python(grouped(a, b), group(a, b))
     with pytest.raises(ValueError):  # argmax of nothing: NumPy's ValueError
         group(x[:0], w)
