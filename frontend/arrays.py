@@ -394,6 +394,7 @@ class Lowering:
         self.mutated = _written_in_place(source.tree)  # names whose arrays some statement writes in place
         self.size_names = _size_context_names(source.tree)  # names read where a size may be needed
         viewed, viewed_beyond_aliases = _viewed_names(source.tree)
+        self.element_ranks = _element_reads(source.tree)  # c = cur[i]: how many indices, per name
         # plain aliases (p = r) of arrays nothing writes in place: a copy is indistinguishable
         self.copied = _copyable_aliases(source.tree, self.mutated | viewed_beyond_aliases)
         self.viewed = viewed - self.copied  # names some binding makes a view of (p = x, v = x[1:])
@@ -1450,7 +1451,8 @@ class Lowering:
         if entry is not None and entry.block != self.block:
             raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
                              "it was first bound; use a new name", "array name rebound")
-        if name in self.scalars and name == EARLY_RESULT:  # frontend.early_return's result local
+        if name in self.scalars and (name == EARLY_RESULT or name.startswith(EARLY_RESULT + "_")
+                                     and name[len(EARLY_RESULT) + 1:].isdigit()):  # early_return's result (items)
             raise self.error(stmt, "return of an array from inside a loop or if (an array may be returned "
                              "only by the final return at the end of the body)", "early return of an array")
         if name in self.scalars:
@@ -1528,7 +1530,7 @@ class Lowering:
         ``x`` (``p = x``, ``v = x[1:]``); so the new values go into ``x``'s own array, the
         right-hand side evaluated in full first, when they have its shape and dtype."""
         why = None
-        if name in self.viewed:
+        if name in self.viewed and self.element_ranks.get(name) != {entry.rank}:
             why = "another name is bound to a view of it somewhere (it would see the new values)"
         elif value.rank != entry.rank or any(not self.equal_extents(a, b) and not self.assumed_equal(a, b)
                                              for a, b in zip(value.extents, entry.extents)):
@@ -5082,6 +5084,37 @@ def _viewed_names(tree: ast.AST) -> tuple[set[str], set[str]]:
                 if root is not node.value:
                     beyond_aliases.add(root.id)
     return viewed, beyond_aliases
+
+
+def _element_reads(tree: ast.AST) -> dict[str, set[int]]:
+    """For each name ``_viewed_names`` finds viewed: the numbers of indices of the bindings
+    ``c = name[i, j]`` that view it, with no slice, ``None`` or ``...`` among the indices (an
+    element where that number is the array's rank, or a copy by advanced indexing: never a view),
+    and ``-1`` for any other binding that views it (``v = x[1:]``, ``p = x``, ``x.T``)."""
+    found: dict[str, set[int]] = {}
+    for node in walk(tree):
+        if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets)):
+            continue
+        root: ast.expr | None = node.value
+        while root is not None and not isinstance(root, ast.Name):
+            if isinstance(root, (ast.Subscript, ast.Attribute)):
+                root = root.value
+            elif isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr in _VIEW_CALLS:
+                root = root.args[0] if root.args and isinstance(root.func.value, ast.Name) \
+                    and root.func.value.id in ("np", "numpy") else root.func.value
+            else:
+                root = None
+        if root is None:
+            continue
+        value = node.value
+        count = -1
+        if isinstance(value, ast.Subscript) and value.value is root:
+            parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+            if not any(isinstance(p, (ast.Slice, ast.Starred)) or isinstance(p, ast.Constant)
+                       and (p.value is None or p.value is Ellipsis) for p in parts):
+                count = len(parts)
+        found.setdefault(root.id, set()).add(count)
+    return found
 
 
 def _shape_part(node: ast.expr) -> tuple[ast.expr, slice]:

@@ -243,7 +243,12 @@ def numpy_sort(a):
 def numpy_median(a):
     y = numpy_sort(a)
     n = y.shape[0]
-    m = np.mean(y[(n - 1) // 2:n // 2 + 1])
+    # np.mean of the middle one or two, without a slice (whose bounds a loop's slice of x cannot
+    # prove non-negative): ``* 1.0`` is mean's accumulator dtype (float64 for integers and bools,
+    # float32 stays float32), then the sum of the two and the division by the count, as mean
+    m = y[(n - 1) // 2] * 1.0
+    if n % 2 == 0:
+        m = (m + y[n // 2]) / 2
     if np.isnan(y[n - 1]):  # NaN sorts last: NumPy's median is then NaN
         m = m * np.nan
     return m

@@ -21,7 +21,15 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
 - ``H, xedges, yedges = np.histogram2d(x, y, bins=k)`` (``H = np.histogram2d(...)[0]``): the
   statements of frontend/histogram2d.py; other uses of np.histogram2d are refused by name.
 - ``vals, counts = np.unique(a, return_counts=True)`` is ``vals = np.unique(a)`` and a loop
-  counting, per value, the elements equal to it (NaN to NaN), int64 (``_unique_counts``).
+  counting, per value, the elements equal to it (NaN to NaN), int64 (``_unique_counts``);
+  ``return_index=`` a loop finding each value's first position, ``return_inverse=`` a binary
+  search per element of ``a`` over the values (fe35).
+- ``np.vander(x, N).shape`` (``.shape[d]``) of a 1-d array argument is ``(x.shape[0], N)``.
+- ``np.diagflat(v)`` (no ``k``) is ``np.diag(v.ravel())``, as NumPy defines it.
+- ``np.roll(x, s)`` by an integer argument ``s`` (``axis=`` a constant for a 2-d ``x``) is the
+  gather ``x[(np.arange(n) - s) % n]`` along the axis (``_roll_by_argument``).
+- ``np.insert(x, 0, v)`` / ``np.insert(x, len(x), v)`` of a 1-d array argument and a number is
+  ``np.concatenate`` of ``x`` and ``np.full(1, v, dtype=x.dtype)`` (``_insert_end``).
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
 - ``np.lexsort((k0, k1))`` (a tuple or list display of 1 to 3 keys, 1-d array arguments the body
   never binds again, the last primary) is a stable
@@ -47,6 +55,8 @@ from .checker import module_of
 from .desugar import int_constant
 from .histogram2d import histogram2d_stmts, is_histogram2d, refused
 from .source import KernelSource, location_key, walk
+
+_UNIQUE_FLAGS = ("return_index", "return_inverse", "return_counts")  # NumPy's order of the results
 
 
 class Rewriter(Protocol):
@@ -224,24 +234,54 @@ class _Idioms(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def _unique_counts(self, node: ast.Assign) -> list[ast.stmt] | None:
-        """``vals, counts = np.unique(a, return_counts=True)`` (``a`` a name): ``vals =
-        np.unique(a)``, then per value the count of the elements equal to it (NaN to NaN, as
-        NumPy's ``equal_nan=True`` groups them), int64, in a loop over ``range(len(vals))``."""
+        """``vals, idx, inv, counts = np.unique(a, return_index=True, return_inverse=True,
+        return_counts=True)`` (any of the three keywords, each ``True`` or ``False``, the targets in
+        NumPy's order; ``a`` a name): ``vals = np.unique(a)``, then loops over
+        ``range(len(vals))``: per value the position of its first element (``return_index``,
+        NumPy's stable sort keeps the first), the count of the elements equal to it
+        (``return_counts``; NaN to NaN, as NumPy's ``equal_nan=True`` groups them), int64; and
+        per element of ``a`` its value's position in ``vals`` (``return_inverse``), a binary
+        search over the first ``len(vals)`` values, NaN after every number."""
         target, call = node.targets[0] if len(node.targets) == 1 else None, node.value
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2
-                and all(isinstance(t, ast.Name) for t in target.elts) and isinstance(call, ast.Call)
-                and self._np_call(call, "unique") and len(call.args) == 1 and isinstance(call.args[0], ast.Name)
-                and len(call.keywords) == 1 and call.keywords[0].arg == "return_counts"
-                and isinstance(call.keywords[0].value, ast.Constant) and call.keywords[0].value.value is True):
+        if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)
+                and isinstance(call, ast.Call) and self._np_call(call, "unique") and len(call.args) == 1
+                and isinstance(call.args[0], ast.Name) and call.keywords
+                and all(k.arg in _UNIQUE_FLAGS and isinstance(k.value, ast.Constant)
+                        and type(k.value.value) is bool for k in call.keywords)
+                and len({k.arg for k in call.keywords}) == len(call.keywords)):
             return None
-        vals, counts = (t.id for t in target.elts)  # type: ignore[attr-defined]
-        a, np_name, k = call.args[0].id, self.rw.numpy_alias(), self.rw.fresh("unique_k")
-        if vals == a or counts == a or vals == counts:
+        wanted = [f for f in _UNIQUE_FLAGS if any(k.arg == f and k.value.value for k in call.keywords)]  # type: ignore[attr-defined]
+        if not wanted or len(target.elts) != 1 + len(wanted):
             return None
-        text = (f"{vals} = {np_name}.unique({a})\n"
-                f"{counts} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
-                f"for {k} in range(len({vals})):\n"
-                f"    {counts}[{k}] = (({a} == {vals}[{k}]) | (({a} != {a}) & ({vals}[{k}] != {vals}[{k}]))).sum()\n")
+        names = [t.id for t in target.elts]  # type: ignore[attr-defined]
+        a, np_name = call.args[0].id, self.rw.numpy_alias()
+        if a in names or len(set(names)) != len(names) or self.rw.ranks.get(a, 1) != 1:
+            return None
+        vals, got = names[0], dict(zip(wanted, names[1:]))
+        k, i, lo, hi, mid = (self.rw.fresh(f"unique_{v}") for v in ("k", "i", "lo", "hi", "mid"))
+        same = f"(({a} == {vals}[{k}]) | (({a} != {a}) & ({vals}[{k}] != {vals}[{k}])))"
+        text = f"{vals} = {np_name}.unique({a})\n"
+        if "return_index" in got:
+            text += (f"{got['return_index']} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
+                     f"for {k} in range(len({vals})):\n"
+                     f"    {got['return_index']}[{k}] = {np_name}.argmax({same})\n")
+        if "return_inverse" in got:
+            inv = got["return_inverse"]
+            text += (f"{inv} = {np_name}.zeros({a}.shape[0], dtype={np_name}.int64)\n"
+                     f"for {i} in range({a}.shape[0]):\n"
+                     f"    {lo} = 0\n"
+                     f"    {hi} = len({vals})\n"
+                     f"    while {lo} < {hi}:\n"
+                     f"        {mid} = ({lo} + {hi}) // 2\n"
+                     f"        if {vals}[{mid}] < {a}[{i}] or ({a}[{i}] != {a}[{i}] and {vals}[{mid}] == {vals}[{mid}]):\n"
+                     f"            {lo} = {mid} + 1\n"
+                     f"        else:\n"
+                     f"            {hi} = {mid}\n"
+                     f"    {inv}[{i}] = {lo}\n")
+        if "return_counts" in got:
+            text += (f"{got['return_counts']} = {np_name}.zeros(len({vals}), dtype={np_name}.int64)\n"
+                     f"for {k} in range(len({vals})):\n"
+                     f"    {got['return_counts']}[{k}] = {same}.sum()\n")
         made = ast.parse(text).body
         for stmt in made:
             for sub in walk(stmt):
@@ -294,6 +334,17 @@ class _Idioms(ast.NodeTransformer):
             diff = ast.BinOp(flat(ast.Slice(ast.Constant(1), None, None)), ast.Sub(),
                              flat(ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)))
             return self._located(diff, node)
+        rolled = self._roll_by_argument(node)
+        if rolled is not None:
+            return self._located(rolled, node)
+        inserted = self._insert_end(node)
+        if inserted is not None:
+            return self._located(inserted, node)
+        if self._np_call(node, "diagflat") and len(node.args) == 1 and not node.keywords:
+            # np.diagflat(v): np.diag of v flattened (NumPy's own definition for k=0)
+            ravel = ast.Call(ast.Attribute(node.args[0], "ravel", ast.Load()), [], [])
+            made = ast.Call(ast.Attribute(ast.Name(self.rw.numpy_alias(), ast.Load()), "diag", ast.Load()), [ravel], [])
+            return self._located(made, node)
         if self._np_call(node, "lexsort") and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], (ast.Tuple, ast.List)) and 1 <= len(node.args[0].elts) <= 3 \
                 and all(isinstance(k, ast.Name) and self.rw.ranks.get(k.id) == 1 and k.id not in self.stored
@@ -416,7 +467,114 @@ class _Idioms(ast.NodeTransformer):
                 return self.rw.placed(made, node)
             if kind == "iinfo" and dtype in _INTS and node.attr in _IINFO:
                 return self.rw.placed(ast.Constant(int(getattr(np.iinfo(dtype), node.attr))), node)
+        if isinstance(node.ctx, ast.Load) and node.attr == "shape" and self._np_call(base, "vander"):
+            shape = self._vander_shape(base)  # type: ignore[arg-type]
+            if shape is not None:
+                return self.rw.placed(shape, node)
         return self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript):
+        base = node.value
+        if isinstance(node.ctx, ast.Load) and isinstance(base, ast.Attribute) and base.attr == "shape" \
+                and self._np_call(base.value, "vander") and isinstance(node.slice, ast.Constant) \
+                and node.slice.value in (0, 1, -1, -2) and type(node.slice.value) is int:
+            shape = self._vander_shape(base.value)  # type: ignore[arg-type]
+            if isinstance(shape, ast.Tuple):  # np.vander(x, 3).shape[1]: that extent
+                return self.rw.placed(shape.elts[node.slice.value], node)
+        return self.generic_visit(node)
+
+    def _roll_by_argument(self, call: ast.Call) -> ast.expr | None:
+        """``np.roll(x, s)`` / ``np.roll(x, s, axis=d)`` with ``s`` an integer argument the body
+        never binds (a constant shift is array_idioms' two affine pieces), ``x`` a 1-d array
+        argument (2-d with a constant ``axis``): the gather ``x[(np.arange(n) - s) % n]`` along the
+        axis, element ``k`` being ``x``'s ``(k - s) mod n`` as NumPy's; None for anything else."""
+        if not self._np_call(call, "roll") or len(call.args) > 3:
+            return None
+        given = dict(zip(("a", "shift", "axis"), call.args))
+        for k in call.keywords:
+            if k.arg not in ("a", "shift", "axis") or k.arg in given:
+                return None
+            given[k.arg] = k.value
+        x, shift, axis = given.get("a"), given.get("shift"), given.get("axis")
+        if not (isinstance(x, ast.Name) and x.id not in self.stored and self.rw.ranks.get(x.id) in (1, 2)
+                and isinstance(shift, ast.Name) and shift.id not in self.stored
+                and self.rw.scalar_kinds.get(shift.id) == ("", "int")):
+            return None
+        rank = self.rw.ranks[x.id]
+        if axis is None or isinstance(axis, ast.Constant) and axis.value is None:
+            if rank != 1:
+                return None  # (NumPy rolls the flattened array)
+            d = 0
+        elif isinstance(axis, ast.Constant) and type(axis.value) is int and -rank <= axis.value < rank:
+            d = axis.value % rank
+        elif isinstance(axis, ast.UnaryOp) and isinstance(axis.op, ast.USub) and isinstance(axis.operand, ast.Constant) \
+                and type(axis.operand.value) is int and 0 < axis.operand.value <= rank:
+            d = rank - axis.operand.value
+        else:
+            return None
+        np_, n = self.rw.numpy_alias(), f"{x.id}.shape[{d}]"
+        index = f"({np_}.arange({n}) - {shift.id}) % {n}"
+        return ast.parse(f"{x.id}[{':, ' * d}{index}]", mode="eval").body
+
+    def _insert_end(self, call: ast.Call) -> ast.expr | None:
+        """``np.insert(x, 0, v)`` (``np.insert(x, len(x), v)``; ``x.shape[0]``, ``x.size``) of a 1-d
+        array argument ``x`` and a number ``v`` (a constant, or a scalar argument of a float ``x``):
+        ``np.concatenate((np.full(1, v, dtype=x.dtype), x))`` (``x`` first for the end), NumPy's
+        value cast to ``x``'s dtype as np.insert casts it; None for anything else."""
+        if not (self._np_call(call, "insert") and len(call.args) == 3 and not call.keywords):
+            return None
+        x, at, v = call.args
+        if not (isinstance(x, ast.Name) and self.rw.ranks.get(x.id) == 1 and x.id not in self.stored):
+            return None
+        dtype = self.rw.dtypes.get(x.id)
+        number = v.operand if isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub) else v
+        if isinstance(number, ast.Constant) and type(number.value) in (int, float, bool):
+            if isinstance(number.value, float) and dtype not in ("float64", "float32"):
+                return None  # (NumPy casts, and raises for NaN; left to the refusal)
+            value = float(number.value if number is v else -number.value)  # type: ignore[arg-type, operator]
+            if dtype in _INTS and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+                return None  # (NumPy's OverflowError)
+        elif not (isinstance(v, ast.Name) and v.id in self.rw.scalar_kinds and v.id not in self.stored
+                  and dtype == "float64"):
+            return None
+        first = isinstance(at, ast.Constant) and type(at.value) is int and at.value == 0
+        last = (isinstance(at, ast.Call) and isinstance(at.func, ast.Name) and at.func.id == "len" and len(at.args) == 1
+                and isinstance(at.args[0], ast.Name) and at.args[0].id == x.id and "len" not in self.local) \
+            or (isinstance(at, ast.Attribute) and at.attr == "size" and isinstance(at.value, ast.Name)
+                and at.value.id == x.id) \
+            or (isinstance(at, ast.Subscript) and isinstance(at.value, ast.Attribute) and at.value.attr == "shape"
+                and isinstance(at.value.value, ast.Name) and at.value.value.id == x.id
+                and isinstance(at.slice, ast.Constant) and at.slice.value == 0)
+        if not (first or last):
+            return None
+        np_ = self.rw.numpy_alias()
+        one = ast.parse(f"{np_}.full(1, 0, dtype={x.id}.dtype)", mode="eval").body
+        one.args[1] = v  # type: ignore[attr-defined]
+        parts = [one, x] if first else [x, one]
+        return ast.Call(ast.Attribute(ast.Name(np_, ast.Load()), "concatenate", ast.Load()),
+                        [ast.Tuple(parts, ast.Load())], [])
+
+    def _vander_shape(self, call: ast.Call) -> ast.expr | None:
+        """``np.vander(x, N).shape`` (``N`` omitted, ``None`` or a constant ``>= 0``; ``x`` a 1-d
+        array argument): ``(x.shape[0], N)``, ``N`` being ``len(x)`` where it is omitted."""
+        given = dict(zip(("x", "N", "increasing"), call.args)) if len(call.args) <= 3 else None
+        if given is None:
+            return None
+        for k in call.keywords:
+            if k.arg not in ("x", "N", "increasing") or k.arg in given:
+                return None
+            given[k.arg] = k.value
+        x, n = given.get("x"), given.get("N")
+        if not (isinstance(x, ast.Name) and self.rw.ranks.get(x.id) == 1 and x.id not in self.stored):
+            return None
+        rows = ast.parse(f"{x.id}.shape[0]", mode="eval").body
+        if n is None or isinstance(n, ast.Constant) and n.value is None:
+            cols: ast.expr = ast.parse(f"{x.id}.shape[0]", mode="eval").body
+        elif isinstance(n, ast.Constant) and type(n.value) is int and n.value >= 0:
+            cols = ast.Constant(n.value)
+        else:
+            return None
+        return ast.Tuple([rows, cols], ast.Load())
 
     def _dtype(self, node: ast.expr) -> str | None:
         """The dtype name ``node`` spells: ``np.float32``, ``float``, ``'int32'``, ``x.dtype``."""

@@ -62,6 +62,10 @@ class Rewriter(Protocol):
 
     def numpy_alias(self) -> str: ...
 
+    def mark(self, node: ast.AST, origin) -> None: ...
+
+    def origin(self, node: ast.AST): ...
+
 
 class _Facts:
     """What the whole body tells: single bindings, binding counts, names written through."""
@@ -90,8 +94,143 @@ def selection_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
 def unique_loops(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with its loops over ``np.unique`` rewritten (``_unique_uses``); before the
     builtin helpers' pass, which writes the ``np.sort`` it adds as loops."""
+    body = _nonzero_pairs(rw, body, _Facts(body, rw.globals), True)
     body = _named_lengths(rw, body)
     return _block(rw, body, _Facts(body, rw.globals), True)
+
+
+def _nonzero_pairs(rw: Rewriter, stmts: list[ast.stmt], facts: _Facts, top: bool) -> list[ast.stmt]:
+    """``r, c = np.nonzero(M)`` (``np.where(M)``, ``M.nonzero()``) of a 2-d ``M`` whose rank the
+    arguments tell, ``r`` and ``c`` bound once and used only in later statements of the block:
+    where they are used only as ``len(r)`` (``r.size``, ``r.shape[0]``) and ``r[e]``, the flat
+    positions ``f = np.flatnonzero(M)`` (C order, as NumPy's pairs) with ``len(f)`` and
+    ``f[e] // M.shape[1]`` / ``f[e] % M.shape[1]``; where they are only items of returned values
+    (at the top level of the body), two lists appended in a loop nest over ``M`` (``M[i, j] != 0``,
+    Python's truth: NaN counts) returned as ``np.asarray(rows, dtype=np.int64)``.  Anything else
+    is left as written (refused)."""
+    out: list[ast.stmt] = []
+    for k, stmt in enumerate(stmts):
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, _nonzero_pairs(rw, inner, facts, False))
+        made = _nonzero_pair(rw, stmt, facts, stmts[k + 1:], top)
+        out.extend([stmt] if made is None else made)
+    return out
+
+
+def _nonzero_operand(rw: Rewriter, node: ast.expr) -> ast.expr | None:
+    """``M`` of ``np.nonzero(M)``, ``np.where(M)`` or ``M.nonzero()``; None otherwise."""
+    if not isinstance(node, ast.Call) or node.keywords or not isinstance(node.func, ast.Attribute):
+        return None
+    if module_of(node.func.value, rw.globals) == "np":
+        return node.args[0] if node.func.attr in ("nonzero", "where") and len(node.args) == 1 else None
+    return node.func.value if node.func.attr == "nonzero" and not node.args \
+        and module_of(node.func.value, rw.globals) is None else None
+
+
+def _nonzero_pair(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.stmt],
+                  top: bool) -> list[ast.stmt] | None:
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+            and len(stmt.targets[0].elts) == 2 and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts)):
+        return None
+    M = _nonzero_operand(rw, stmt.value)
+    if M is None:
+        return None
+    r, c = (t.id for t in stmt.targets[0].elts)  # type: ignore[attr-defined]
+    names = {n.id for n in walk(M) if isinstance(n, ast.Name)}
+    shape = shape_of(rw, M, _is_np(rw, facts.bindings))
+    if r == c or r in names or c in names or shape is None or shape.rank != 2 \
+            or facts.counts.get(r) != 1 or facts.counts.get(c) != 1 \
+            or any(n in facts.through or facts.counts.get(n, 0) > 1 for n in names):
+        return None
+    loads = sum(isinstance(n, ast.Name) and n.id in (r, c) and isinstance(n.ctx, ast.Load)
+                for s in later for n in walk(s))
+    if loads != facts.loads.get(r, 0) + facts.loads.get(c, 0):
+        return None  # a use elsewhere (before, in another block)
+    m = rw.fresh("nz_m")
+    bind_m = ast.copy_location(ast.Assign([rw.placed(ast.Name(m, ast.Store()), M)], M), stmt)
+    returned = sum(isinstance(item, ast.Name) and item.id in (r, c)
+                   for s in later if isinstance(s, ast.Return) and s.value is not None
+                   for item in (s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]))
+    np_ = rw.numpy_alias()
+    if returned == loads and top:
+        rows, cols, i, j = rw.fresh("nz_rows"), rw.fresh("nz_cols"), rw.fresh("nz_i"), rw.fresh("nz_j")
+        text = (f"{rows} = []\n{cols} = []\n"
+                f"for {i} in range({m}.shape[0]):\n"
+                f"    for {j} in range({m}.shape[1]):\n"
+                f"        if {m}[{i}, {j}] != 0:\n"
+                f"            {rows}.append({i})\n"
+                f"            {cols}.append({j})\n")
+        made = [bind_m, *ast.parse(text).body]
+        lists = {r: rows, c: cols}
+        for s in later:
+            if isinstance(s, ast.Return) and s.value is not None:
+                items = s.value.elts if isinstance(s.value, ast.Tuple) else None
+                for pos, item in enumerate(items if items is not None else [s.value]):
+                    if isinstance(item, ast.Name) and item.id in lists:
+                        new = rw.placed(ast.parse(f"{np_}.asarray({lists[item.id]}, dtype={np_}.int64)",
+                                                  mode="eval").body, item)
+                        if items is not None:
+                            items[pos] = new
+                        else:
+                            s.value = new
+    else:
+        uses = _PairUses(r, c)
+        for s in later:
+            uses.visit(s)
+        if uses.other or uses.found != loads:
+            return None
+        f = rw.fresh("nz_flat")
+        flat = ast.parse(f"{f} = {np_}.flatnonzero(0)\n").body[0]
+        flat.value.args = [rw.copy(M)]  # type: ignore[attr-defined]  # (its rank from the arguments)
+        made = [bind_m, flat]
+        for s in later:
+            _PairRewrite(rw, r, c, f, m).visit(s)
+    for st in made[1:]:
+        for sub in walk(st):
+            if "lineno" in sub._attributes:
+                ast.copy_location(sub, stmt)
+    for st in made:
+        rw.mark(st, rw.origin(stmt))
+    return made
+
+
+class _PairUses(ast.NodeVisitor):
+    """Counts ``len(r)`` / ``r[e]`` uses of the pair's names; notes any other."""
+
+    def __init__(self, r: str, c: str) -> None:
+        self.names, self.found, self.other = (r, c), 0, False
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if any(_length_of(node, n) for n in self.names):
+            self.found += 1
+            return
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.names \
+                and isinstance(node.ctx, ast.Load) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            self.found += 1
+            self.visit(node.slice)
+            return
+        if isinstance(node, ast.Name) and node.id in self.names:
+            self.other = True
+        super().generic_visit(node)
+
+
+class _PairRewrite(ast.NodeTransformer):
+    def __init__(self, rw: Rewriter, r: str, c: str, flat: str, m: str) -> None:
+        self.rw, self.r, self.c, self.flat, self.m = rw, r, c, flat, m
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if any(_length_of(node, n) for n in (self.r, self.c)):
+            return self.rw.placed(ast.parse(f"len({self.flat})", mode="eval").body, node)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                and node.value.id in (self.r, self.c) and isinstance(node.ctx, ast.Load):
+            op = ast.FloorDiv() if node.value.id == self.r else ast.Mod()
+            index = self.visit(node.slice)
+            element = ast.Subscript(self.rw.placed(ast.Name(self.flat, ast.Load()), node), index, ast.Load())
+            columns = ast.parse(f"{self.m}.shape[1]", mode="eval").body
+            return self.rw.placed(ast.BinOp(self.rw.placed(element, node), op, columns), node)
+        return super().generic_visit(node)
 
 
 def _named_lengths(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -109,6 +248,13 @@ def _named_lengths(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
             else [stmt.iter] if isinstance(stmt, ast.For) else [stmt.test] if isinstance(stmt, ast.If) else []
         for part in parts:
             for node in _evaluated(part):
+                if _argmax_index(node):  # v[np.argmax(c)]: the position bound first (read once, not
+                    assert isinstance(node, ast.Subscript)  # once per bounds test of a checked index)
+                    name = rw.fresh("at")
+                    out.append(ast.copy_location(ast.Assign([rw.placed(ast.Name(name, ast.Store()), node.slice)],
+                                                            node.slice), stmt))
+                    node.slice = rw.placed(ast.Name(name, ast.Load()), node.slice)
+                    continue
                 target = _length_target(node)
                 if target is None or not _is_unique(rw, target) or not isinstance(target, ast.Call):
                     continue
@@ -128,6 +274,20 @@ def _evaluated(node: ast.AST):
         return
     for child in ast.iter_child_nodes(node):
         yield from _evaluated(child)
+
+
+def _argmax_index(node: ast.AST) -> bool:
+    """Whether ``node`` is ``v[np.argmax(c)]`` (``np.argmin``, ``c.argmax()``, ``c.argmin()``;
+    ``v`` and ``c`` names, no other arguments): the mode's ``vals[np.argmax(counts)]``."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load)):
+        return False
+    call = node.slice
+    if not (isinstance(call, ast.Call) and not call.keywords and isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("argmax", "argmin") and isinstance(call.func.value, ast.Name)):
+        return False
+    if call.func.value.id in ("np", "numpy"):
+        return len(call.args) == 1 and isinstance(call.args[0], ast.Name)
+    return not call.args
 
 
 def _length_target(node: ast.AST) -> ast.expr | None:
@@ -194,7 +354,7 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
     None for anything else."""
     if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and not stmt.orelse \
             and _is_unique(rw, stmt.iter):
-        made = selection(rw, stmt.iter)
+        made = selection(rw, stmt.iter, facts.bindings)  # (locals bound once: their rank)
         if made is None:
             return None
         _count_loop(rw, stmt, made.buffer, made.count)
@@ -210,7 +370,7 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
         uses.visit(s)
     if uses.other or not uses.found or uses.found + uses.returned != facts.loads.get(name, 0):
         return None  # (returned alone: data_sized's returned compaction)
-    made = selection(rw, stmt.value)
+    made = selection(rw, stmt.value, facts.bindings)
     if made is None:
         return None
     made = _renamed(made, name)  # its IndexError names the user's variable
@@ -461,7 +621,8 @@ class _UniqueUses(ast.NodeVisitor):
         super().generic_visit(node)
 
 
-_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "amax", "amin")
+_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "argmax", "argmin", "amax", "amin")
+_METHODS = _REDUCTIONS[:7]  # (np.amax / np.amin are no methods)
 
 
 def _unique_end(node: ast.AST, name: str) -> int | None:
@@ -477,14 +638,15 @@ def _unique_end(node: ast.AST, name: str) -> int | None:
 
 
 def _unique_reduced(node: ast.AST, name: str) -> bool:
-    """Whether ``node`` is ``name.sum()`` (``prod``, ``max``, ``min``, ``mean``) or
+    """Whether ``node`` is ``name.sum()`` (``prod``, ``max``, ``min``, ``mean``, ``argmax``,
+    ``argmin``: the first ``count`` elements are a prefix, so their positions are the buffer's) or
     ``np.sum(name)`` & co., without other arguments."""
     if not isinstance(node, ast.Call) or node.keywords or not isinstance(node.func, ast.Attribute) \
             or node.func.attr not in _REDUCTIONS:
         return False
     func = node.func
     if not node.args:
-        return isinstance(func.value, ast.Name) and func.value.id == name and func.attr in _REDUCTIONS[:5]
+        return isinstance(func.value, ast.Name) and func.value.id == name and func.attr in _METHODS
     return len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == name \
         and isinstance(func.value, ast.Name) and func.value.id in ("np", "numpy")
 
@@ -542,8 +704,15 @@ def _prefix_reduced(rw: Rewriter, node: ast.AST, buffer: str, count: str) -> ast
     elements: a selection by the mask of positions 1, 2, ... (a cumsum of ones) up to the count."""
     assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
     b, c, np_ = buffer, count, rw.numpy_alias()
-    first = rw.placed(ast.parse(f"{b}[{np_}.cumsum({np_}.ones_like({b}, dtype={np_}.int64)) <= {c}]",
-                                mode="eval").body, node)
+    prefix = f"{np_}.cumsum({np_}.ones_like({b}, dtype={np_}.int64)) <= {c}"
+    if node.func.attr in ("argmax", "argmin"):
+        # the position in the whole buffer, the elements past the count filled with the prefix's
+        # own max (min): a tie the first occurrence, in the prefix, wins; a NaN of the prefix is
+        # the fill too, after the prefix's first; nothing selected is the masked max's ValueError
+        extreme = "max" if node.func.attr == "argmax" else "min"
+        text = f"{np_}.{node.func.attr}({np_}.where({prefix}, {b}, {b}[{prefix}].{extreme}()))"
+        return rw.placed(ast.parse(text, mode="eval").body, node)
+    first = rw.placed(ast.parse(f"{b}[{prefix}]", mode="eval").body, node)
     if node.args:
         node.args = [first]
     else:
