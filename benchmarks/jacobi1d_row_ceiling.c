@@ -1,5 +1,5 @@
 /* jacobi-1d at PolyBench LARGE (n = 2000, tsteps = 500: both rows in L1) written with AVX-512
- * intrinsics three ways, to see how far polyfuse's row loop is from hand-written code.
+ * intrinsics four ways, to see how far polyfuse's row loop is from hand-written code.
  *
  *     gcc -O3 -march=native -o /tmp/j1d benchmarks/jacobi1d_row_ceiling.c && taskset -c 0 /tmp/j1d
  *
@@ -13,7 +13,10 @@
  *   register (valignq): what LLVM makes of polyfuse's (and numba's) loop after its load PRE;
  * - aligned: one aligned load per vector, A[i-1..] and A[i+1..] from valignq of neighbouring
  *   registers, aligned stores (the row head peeled by one overlapping vector);
- * - 3 loads: aligned store, three loads (two of them split across cache lines).
+ * - 3 loads: aligned store, three loads (two of them split across cache lines);
+ * - fused: both sweeps of a time step in one pass, B[i] then A[i - 1] (vperm's loads for B, the
+ *   B values A needs from registers): what polyfuse's fused row sweeps and carried loads give
+ *   (schedule/time_tiling.py fused_sweeps, backends/cpu/carries.py).
  */
 #include <immintrin.h>
 #include <stdio.h>
