@@ -146,6 +146,12 @@ def row_tails() -> bool:
     return env_flag("POLYFUSE_ROW_TAILS", True)
 
 
+def carried_loads_enabled() -> bool:
+    """``POLYFUSE_CARRIED_LOADS``: a serial row loop's loads of what it stored a few iterations
+    before come from registers (backends/cpu/carries.py).  Default on; 0 loads them from memory."""
+    return env_flag("POLYFUSE_CARRIED_LOADS", True)
+
+
 #: Rows shorter than this many vectors get no row head (``row_heads``).  The head is one vector
 #: step more per row, which heat-3d's rows of 118 points (15 steps) did not win back where NumPy
 #: places its two arrays alike modulo 4096 bytes, as the suite's are (docs/performance.md,
@@ -661,6 +667,12 @@ class Options:
         ``whole_row_version``); 0 where ``POLYFUSE_TIME_TILE_WHOLE_ROW=0`` (default: on)."""
         return machine().l1d if env_flag("POLYFUSE_TIME_TILE_WHOLE_ROW", True) else 0
 
+    def time_tile_fused_rows(self) -> bool:
+        """The untiled side of ``time_tile_whole_row`` runs a time step's sweeps fused into one
+        row loop (schedule/time_tiling.py, ``fused_sweeps``), unless ``POLYFUSE_TIME_TILE_FUSED_ROWS=0``
+        or carried loads are off (``carried_loads_enabled``: without them the fused loop is slower)."""
+        return env_flag("POLYFUSE_TIME_TILE_FUSED_ROWS", True) and carried_loads_enabled()
+
     def time_tiling_enabled(self) -> bool:
         """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""
         return self.target != "cuda" and env_flag("POLYFUSE_TIME_TILING", True)
@@ -690,6 +702,7 @@ class Options:
         if not self.time_tiling_enabled():
             return "off"
         whole = f",whole:{self.time_tile_whole_row()}" if self.time_tile_whole_row() else ""
+        whole += ",fused-rows" if whole and self.time_tile_fused_rows() else ""
         return (env_text("POLYFUSE_TIME_TILE_SIZES") or f"model:{self.time_tile_budget()}") + whole
 
     def register_tile_bytes(self) -> int:

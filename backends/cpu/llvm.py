@@ -34,6 +34,7 @@ from polyfuse.backends.cpu import quotients
 from polyfuse.backends.cpu.blas import PREFIX as BLAS_PREFIX
 from polyfuse.backends.cpu.blas import ROW_GEMM, ROW_GEMM_MODULE, row_gemm_text, row_gemm_tiles
 from polyfuse.backends.cpu.blas import register_symbols as register_blas
+from polyfuse.backends.cpu.carries import carried_loads
 from polyfuse.backends.cpu.lapack import PREFIX as LAPACK_PREFIX
 from polyfuse.backends.cpu.lapack import register_symbols as register_lapack
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
@@ -42,6 +43,7 @@ from polyfuse.backends.cpu.parallel import (
     BARRIER_GENERATION,
     BARRIER_WORDS,
     CHUNK_COUNTER,
+    PARALLEL_LOOPS,
     RegionTimes,
     blas_record,
     library_calls,
@@ -95,6 +97,7 @@ from polyfuse.model.loop_ast import (
 )
 from polyfuse.model.scop import ArrayInfo, isl_name
 from polyfuse.options import (
+    carried_loads_enabled,
     jit_small_code,
     library_entry,
     math_loop_interleave,
@@ -1337,6 +1340,9 @@ class KernelCodegen:
         self.builder = ll.IRBuilder(body)
         self.alloca_builder = ll.IRBuilder(self.entry)
         self.values: dict[str, Any] = {}
+        # carried loads (backends/cpu/carries.py): id of a statement call -> (its loads that read a
+        # queue's head instead of memory, the values it stored this iteration for queues)
+        self.carried: dict[int, tuple[dict, list]] = {}
         self.arrays: dict[str, tuple[Any, list[Any]]] = {}
         for param, arg in zip(params, fn.args):
             arg.name = param.name
@@ -1443,6 +1449,8 @@ class KernelCodegen:
             self._emit_streaming(node, stmt, start, end)
             return
         b = self.builder
+        queues = (self._carry_queues(node) if start is None and end is None and body is None and not marker
+                  and not self.warm_up and self.quotients is None else None)
         slot = self.alloca_builder.alloca(_I64, name=node.iterator)
         b.store(self.exprs.emit(node.init) if start is None else start, slot)
         header = b.append_basic_block(f"{node.iterator}.header")
@@ -1468,6 +1476,8 @@ class KernelCodegen:
         finally:
             self.enclosing.pop()
         self.in_parallel_loop = outer_parallel
+        if queues:
+            self._move_carry_queues(queues)
         current = b.load(slot)
         b.store(b.add(current, ll.Constant(_I64, node.step), flags=["nsw"]), slot)
         back_edge = b.branch(header)
@@ -1478,6 +1488,64 @@ class KernelCodegen:
             back_edge.set_metadata(marker, self.module.add_metadata([]))
         b.position_at_end(done)
         self._restore(node.iterator, saved)
+        if queues:
+            for call in nodes(node.body):
+                self.carried.pop(id(call), None)
+
+    def _carry_queues(self, loop: For) -> list | None:
+        """The queues of ``loop``'s carried loads (backends/cpu/carries.py), filled with what its
+        first iterations load, or None.  Each is (slots, the values its source stored this
+        iteration); the carried load reads ``slots[0]``."""
+        found = carried_loads(self.program, loop) if carried_loads_enabled() else ()
+        if not found:
+            return None
+        b = self.builder
+        calls = [n for n in nodes(loop.body) if isinstance(n, StmtCall)]
+        first, bound = self.exprs.emit(loop.init), self.exprs.emit(exclusive_bound(loop))
+        last = b.sub(bound, _i64(1))
+        entries: dict[int, tuple[dict, list]] = {id(c): ({}, []) for c in calls}
+        queues = []
+        with b.if_then(b.icmp_signed("<", first, bound)):
+            for carry in found:
+                call = calls[carry.reader]
+                stmt = self.program.statement(call.statement)
+                slots = []
+                for k in range(carry.distance):
+                    # what iteration first + k loads (where the loop runs fewer iterations, what its last
+                    # one loads: that value is never used, and the element is one the loop reads)
+                    at = b.add(first, _i64(k))
+                    at = b.select(b.icmp_signed("<", at, bound), at, last)
+                    value = self._load_at(loop, call, stmt, carry.load, at)
+                    slot = self.alloca_builder.alloca(value.type, name=f"carried.{carry.load.array}")
+                    b.store(value, slot)
+                    slots.append(slot)
+                queues.append((slots, entries[id(calls[carry.source])][1]))
+                entries[id(call)][0][carry.load] = slots[0]
+        self.carried.update(entries)
+        return queues
+
+    def _load_at(self, loop: For, call: StmtCall, stmt, load: ir.Load, at):
+        """``load`` of ``call``'s statement with ``loop``'s iterator at ``at``."""
+        names = [isl_name(v) for v in stmt.iterators]
+        saved = {n: self.values.get(n) for n in [loop.iterator, *names]}
+        self.values[loop.iterator] = at
+        try:
+            for name, arg in zip(names, call.args):
+                self.values[name] = self.exprs.emit(arg)
+            return self.exprs.emit(load)
+        finally:
+            for name, old in saved.items():
+                self._restore(name, old)
+
+    def _move_carry_queues(self, queues: list) -> None:
+        """Each queue moves on by one: its head drops, the value its writer stored joins the end."""
+        b = self.builder
+        for slots, values in queues:
+            moved = [b.load(slot) for slot in slots[1:]] + [values[-1]]
+            for slot, value in zip(slots, moved):
+                b.store(value, slot)
+        for _, values in queues:
+            values.clear()
 
     def _emit_checked_quotients(self, loop: For, divisors: tuple, start, end) -> None:
         """``loop`` with its ``rint(a / b)`` computed as ``rint(a * (1 / b))`` where that is
@@ -1762,9 +1830,11 @@ class KernelCodegen:
         (``depth``: sequential loops around ``node``; see ``polyfuse.phases.region_role``)."""
         role = region_role(node, depth, self.team.level)
         if isinstance(node, For) and (pair := self.tile_pair(node, depth)) is not None:
+            self.team.met_parallel()
             self.emit_tile_orders(node, *pair)
         elif role == "parallel":
             assert isinstance(node, For)
+            self.team.met_parallel()
             self.team.chunk(node)
         elif role == "serial":
             self.team.serial((node,))
@@ -1942,7 +2012,14 @@ class KernelCodegen:
             for name, old in saved.items():
                 self._restore(name, old)
             return
-        value = self.exprs.emit(stmt.value)
+        carried = self.carried.get(id(node))
+        self.exprs.carried = carried[0] if carried else None
+        try:
+            value = self.exprs.emit(stmt.value)
+        finally:
+            self.exprs.carried = None
+        if carried:
+            carried[1].append(value)  # the stored value, for the queues of the loads it feeds
         if has_index(stmt.index):
             address, ok = self.exprs.checked_address(stmt.array, stmt.index)
             with self.builder.if_then(ok):
@@ -2022,6 +2099,14 @@ class Team:
         emit(first, b.select(b.icmp_signed("<", last, trips), last, trips))
         b.branch(take)
         b.position_at_end(done)
+
+    def met_parallel(self) -> None:
+        """Thread 0 counts a parallel loop (or a time tile pair) reached, for the runtime's
+        measure (``parallel.PARALLEL_LOOPS``: a region that reaches none has nothing to share)."""
+        b = self.cg.builder
+        with b.if_then(b.icmp_signed("==", self.thread, _i64(0))):
+            met = b.gep(self.block, [_i64(PARALLEL_LOOPS)])
+            b.store(b.add(b.load(met), _i64(1)), met)
 
     def serial(self, group: tuple[Node, ...]) -> None:
         """Statements outside parallel loops: thread 0 runs them, then a barrier."""

@@ -67,6 +67,7 @@ class ExprEmitter(VectorMath):
         self.cg = codegen
         self.b: ll.IRBuilder = codegen.builder
         self.checks: list | None = None  # the run-time subscript checks of the address being built
+        self.carried: dict | None = None  # the statement's loads that read a carried value's slot instead
         self.complex = cx.ComplexRules(self)
 
     def emit_with(self, expr: ir.Expr, builder: ll.IRBuilder):
@@ -93,6 +94,8 @@ class ExprEmitter(VectorMath):
         return value
 
     def _Load(self, e: ir.Load):
+        if self.carried is not None and e in self.carried:  # a carried load (backends/cpu/carries.py)
+            return self.b.load(self.carried[e])
         if not has_index(e.index):
             return self.load_element(self._address(e.array, e.index), bool(e.index))
         address, ok = self.checked_address(e.array, e.index)

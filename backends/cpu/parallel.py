@@ -663,6 +663,10 @@ def _timed(times: RegionTimes, team: Callable[[], None], serial: Callable[[], No
 
 #: Words of the barrier block passed to a region function (see ``backends.llvm.barrier_module``).
 BARRIER_WORDS, BARRIER_GENERATION, BARRIER_ABORT, CHUNK_COUNTER = 8, 1, 2, 3
+#: ... and the word thread 0 counts the parallel loops it reaches in (``Team.met_parallel``): a region
+#: whose serial run shared out none (the untiled side of a whole-row version whose sweeps are
+#: fused into one serial row loop: time_tiling.fused_sweeps) has nothing for a second thread
+PARALLEL_LOOPS = 4
 MAX_REGION_SIZES = 256  # sizes remembered per kernel before everything is measured afresh
 WINDOW = 3  # each mode is judged by the best of its latest runs: interference only ever adds time
 RECHECK_EVERY = 8  # calls between serial runs while the team looks faster (its own runs show a slowdown)
@@ -1254,14 +1258,15 @@ def run_region(kernel, compiled, args: list, sizes: tuple | None = None) -> None
 
 
 def _measure(compiled, args: list) -> RegionTimes:
-    """Run the region on one thread (the serial schedule), counting its barriers."""
+    """Run the region on one thread (the serial schedule), counting its barriers and the
+    parallel loops it met."""
     state = np.zeros(BARRIER_WORDS, dtype=np.int64)
     region = compiled.region  # (generated on first use: not timed)
     began = time.perf_counter()
     region(*args, 0, 1, state.ctypes.data)
     seconds = time.perf_counter() - began
     barriers = int(state[BARRIER_GENERATION])
-    worth = (barriers > 0 and seconds >= MIN_PARALLEL_SECONDS
+    worth = (barriers > 0 and state[PARALLEL_LOOPS] > 0 and seconds >= MIN_PARALLEL_SECONDS
              and seconds / barriers >= REGION_MIN_SECONDS_PER_BARRIER)
     return RegionTimes(worth, [seconds])
 

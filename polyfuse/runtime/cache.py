@@ -93,6 +93,7 @@ def cpu_key() -> str:
         blas_row_chunks_guarded,
         blas_stack_chunks,
         blas_symm,
+        carried_loads_enabled,
         jit_small_code,
         join_phases,
         machine,
@@ -123,6 +124,7 @@ def cpu_key() -> str:
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
+    lsr += "" if carried_loads_enabled() else " no-carried-loads"
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too

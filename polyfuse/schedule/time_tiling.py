@@ -590,15 +590,15 @@ def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
 
 
 def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budget: int,
-              fixed_sizes: tuple[int, ...] = (), whole_row: int = 0,
+              fixed_sizes: tuple[int, ...] = (), whole_row: int = 0, fused_rows: bool = False,
               ) -> tuple[tuple[isl.Schedule | None, ...], tuple[TimeTileDecision, ...]]:
     """The time-tiled schedule of each node of ``body`` (None where it is not a time-stepped
     stencil nest), and one decision per top-level loop that looked like a stencil nest.
-    ``whole_row`` (bytes, 0: off): see ``whole_row_version``."""
+    ``whole_row`` (bytes, 0: off) and ``fused_rows``: see ``whole_row_version``."""
     parts: list[isl.Schedule | None] = []
     decisions: list[TimeTileDecision] = []
     for node in body:
-        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes, whole_row)
+        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes, whole_row, fused_rows)
         parts.append(schedule)
         if decision is not None:
             decisions.append(decision)
@@ -606,7 +606,8 @@ def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budg
 
 
 def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
-          fixed_sizes: tuple[int, ...], whole_row: int = 0) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
+          fixed_sizes: tuple[int, ...], whole_row: int = 0,
+          fused_rows: bool = False) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
     """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
     that do not even look like a time loop)."""
     if not time_loop_shape(scop, node):
@@ -634,7 +635,8 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
     result = marked_time_tiles(tiled if sided is None else sided)
-    versioned = (whole_row_version(scop, node, result, whole_row // _element_bytes(scop, stmts))
+    versioned = (whole_row_version(scop, node, result, whole_row // _element_bytes(scop, stmts), deps,
+                                   fused_rows)
                  if whole_row and len(sizes) == 2 and sided is None else None)
     whole = ""
     if versioned is not None:
@@ -646,7 +648,8 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
 
 
 def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
-                      points: int) -> tuple[isl.Schedule, str] | None:
+                      points: int, deps: Dependences | None = None,
+                      fuse_rows: bool = False) -> tuple[isl.Schedule, str] | None:
     """(schedule, why): ``tiled`` where a row of the nest spans more than ``points`` points, and
     the untiled nest (``node``'s own loops, one whole row per sweep) where every row fits, chosen
     at run time on the parameters (isl emits the test), or None where no parameter values would
@@ -657,7 +660,13 @@ def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
     pieces with their own loop entry and vector tail (a row ``2t + i`` crosses a boundary of
     ``S``-point tiles once ``2t`` passes ``S - n``).  Both versions run the same statements in
     orders the caller verifies as one schedule (a sequence of the two, their filters disjoint in
-    the parameters); the function still counts as time-tiled (its wide-vector preference)."""
+    the parameters); the function still counts as time-tiled (its wide-vector preference).
+
+    With ``fuse_rows`` (``POLYFUSE_TIME_TILE_FUSED_ROWS``, default on) the untiled side runs the
+    sweeps of one time step in one row loop (``fused_sweeps``): jacobi-1d's ``B[i]`` and then
+    ``A[i - 1]`` in each iteration, so the second sweep reads ``B`` right after the first stored
+    it (from registers: backends/cpu/carries.py) and each row is walked once per time step, not
+    twice.  The caller retries without it where the fused program does not verify."""
     stmts = node.statements
     pieces = []
     for name in stmts:
@@ -676,9 +685,49 @@ def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
     wide = wide.intersect(scop.context).coalesce()
     if fits.is_empty() or wide.is_empty():
         return None
-    plain = scop.schedule_of((node,)).intersect_domain(domain.intersect_params(fits))
+    fused = fused_sweeps(scop, deps, node) if fuse_rows and deps is not None else None
+    plain = scop.schedule_of((fused or node,)).intersect_domain(domain.intersect_params(fits))
+    how = ("; there the sweeps of a time step run fused into one row loop"
+           f" (shifts {', '.join(str(m.shift) for m in fused.body[0].members)})"
+           if isinstance(fused, LoopNode) and isinstance(fused.body[0], LoopNode) else "")
     return plain.sequence(tiled.intersect_domain(domain.intersect_params(wide))), (
-        f"untiled where every row fits in {points} points ({fits.to_str()}), else the tiles")
+        f"untiled where every row fits in {points} points ({fits.to_str()}){how}, else the tiles")
+
+
+def fused_sweeps(scop: Scop, deps: Dependences, node: LoopNode) -> LoopNode | None:
+    """``node`` (a time loop over row sweeps) with its sweeps fused into one row loop, each later
+    sweep shifted by the fewest iterations that keep every dependence from the earlier ones
+    forward (``SmartFusion.required_shift``), or None where the body is not two or more
+    ascending row loops of statements (a row loop smart fusion already made of several sweeps
+    counts as one), or where the backend could not keep the values a sweep reads from an earlier
+    one in registers (backends/cpu/carries.py, ``queue_ready``: a conditional expression, a bool
+    array): those loads would wait on the stores before them (jacobi-1d 3x slower).  The loop is generated ``separate``ly (the members'
+    extents differ: a prologue of the first sweep, the fused loop, an epilogue of the last).
+    Legality is the caller's to verify: a shift that does not make every dependence forward
+    (one that is not a constant, say) fails the whole program's check."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from polyfuse.backends.cpu.carries import queue_ready
+    from polyfuse.schedule.fusion import SmartFusion
+
+    dtypes = {isl_name(a.name): str(np.dtype(a.dtype)) for a in scop.arrays}
+    if not all(queue_ready(s, dtypes.get(isl_name(s.array), "")) for s in map(scop.statement, node.statements)):
+        return None
+    sweeps = node.body
+    if len(sweeps) < 2 or not all(isinstance(s, LoopNode) and s.sign > 0
+                                  and all(not isinstance(b, LoopNode) for b in s.body) for s in sweeps):
+        return None
+    fusion = SmartFusion(scop, deps)
+    merged = sweeps[0]
+    assert isinstance(merged, LoopNode)
+    for sweep in sweeps[1:]:
+        assert isinstance(sweep, LoopNode)
+        shift = fusion.required_shift(merged, sweep)
+        members = tuple(replace(m, shift=m.shift + shift) for m in sweep.members)
+        merged = LoopNode(merged.members + members, merged.sign, merged.body + sweep.body, separate=True)
+    return replace(node, body=(merged,))
 
 
 def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:
