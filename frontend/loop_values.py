@@ -170,6 +170,7 @@ class _Name:
         self.live: dict[int, bool] = {}  # id(loop) -> whether a read may see its value
         self.entry: dict[int, bool] = {}  # id(loop) -> whether the name is surely bound before it
         self.flag = ""
+        self.local = False  # whether some loop's value is read: the name becomes a local
 
     def rewrite(self, body: list[ast.stmt]) -> list[ast.stmt]:
         name = self.name
@@ -188,6 +189,7 @@ class _Name:
             self._bound(body, False)
             if not all(self.entry.get(id(loop), False) for loop in read) and self._flag_form(body, loops):
                 self.flag = self.fresh(f"{name}_bound")
+        self.local = bool(read)
         body = self._block(body, read)
         if self.flag:
             body = self._checked(body)
@@ -218,9 +220,9 @@ class _Name:
             return cont
         if isinstance(stmt, ast.Raise):
             return _reads([stmt], name)
-        if isinstance(stmt, ast.If):
-            return _reads([stmt.test], name) or self._live(stmt.body, out, brk, cont) \
-                or self._live(stmt.orelse, out, brk, cont)
+        if isinstance(stmt, ast.If):  # (both branches walked: they record their loops)
+            then, other = self._live(stmt.body, out, brk, cont), self._live(stmt.orelse, out, brk, cont)
+            return _reads([stmt.test], name) or then or other
         if isinstance(stmt, ast.For) and name in _bound(stmt.target):
             self.live[id(stmt)] = out  # (its body reads its own variable)
             return _reads([stmt.iter], name) or out
@@ -229,7 +231,8 @@ class _Name:
             for _ in range(3):  # a boolean fixpoint: two rounds settle it
                 after = out or self._live(stmt.orelse, out, brk, cont)
                 test = _reads([stmt.test], name) if isinstance(stmt, ast.While) else False
-                new = test or after or self._live(stmt.body, head, out, head)
+                inside = self._live(stmt.body, head, out, head)  # (walked always: it records its loops)
+                new = test or after or inside
                 if new == head:
                     break
                 head = new
@@ -303,6 +306,10 @@ class _Name:
             if rebinds:
                 local = self.fresh(name)
                 loop.body = self._from_binding(loop.body, name, local)
+            if self.local:  # the name is a local now: the loop takes a name of its own
+                var = self.fresh(name)
+                _rename(loop.body, name, var)
+                loop.target = ast.copy_location(ast.Name(var, ast.Store()), loop.target)
             return [loop]
         var = self.fresh(name)
         before: list[ast.stmt] = []
@@ -401,7 +408,12 @@ class _Name:
                     if "lineno" in sub._attributes:
                         ast.copy_location(sub, stmt)
                 self.raised(check)
-                out.append(check)
+                order = _first_read(stmt, self.name)
+                setattr(check, _ORDER, order)
+                at = len(out)  # before the checks of names Python reads later in the statement
+                while at and getattr(out[at - 1], _ORDER, None) is not None and getattr(out[at - 1], _ORDER) > order:
+                    at -= 1
+                out.insert(at, check)
             for field in ("body", "orelse"):
                 inner = getattr(stmt, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
@@ -419,6 +431,22 @@ class _Name:
 
 def name_of(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
+
+
+_ORDER = "pf_unbound_order"  # an attribute of the checks: where Python reads their name in the statement
+
+
+def _first_read(stmt: ast.stmt, name: str) -> tuple[int, int, int]:
+    """Where Python first reads ``name`` in ``stmt``'s own expressions (an assignment's value
+    before its targets), as a key that sorts in that order."""
+    keys = []
+    for node in _own(stmt):
+        late = int(isinstance(stmt, (ast.Assign, ast.AugAssign)) and node is not stmt.value)
+        parts = [stmt.value, *(stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])] \
+            if isinstance(stmt, (ast.Assign, ast.AugAssign)) and node is stmt else [node]
+        for k, part in enumerate(parts):
+            keys += [(late or int(k > 0), n.lineno, n.col_offset) for n in _names(part, name, True)]
+    return min(keys, default=(0, 0, 0))
 
 
 def _parts(loop: ast.For) -> tuple[ast.expr, ast.expr, int | None]:

@@ -23,6 +23,9 @@ def forms(x, t, n, a, b):
     for j in range(n):  # affine: if n > 0: j = n - 1
         x[j] += 1.0
     last = j if n > 0 else -1  # j is unbound for n <= 0: read only where it is bound
+    for j in range(2):  # bound again, its value never read: a loop variable of its own all the same
+        j = j + 5
+        last += j
     k = 7
     t = 0.0
     for k in range(a, b, -3):  # a negative step
@@ -58,7 +61,7 @@ def rows(A, n):
     s = 0
     for i in range(n):
         s += 2
-    return out, s, i  # UnboundLocalError for n <= 0
+    return out, s, i, c  # UnboundLocalError for n <= 0 (i first, as Python reads it), or no rows
 
 
 def steps(x, a, b):
@@ -105,7 +108,7 @@ def test_forms_match_python(two_threads):
 def test_rows_match_python_and_raise_unbound(two_threads):
     kernel = polyfuse.kernel(rows, target="cpu")
     A = np.random.default_rng(5).random((3, 4))
-    for args in [(A, 2), (A, 0), (np.zeros((2, 0)), 1), (np.zeros((0, 3)), 1)]:
+    for args in [(A, 2), (A, 0), (np.zeros((2, 0)), 1), (np.zeros((0, 3)), 1), (np.zeros((0, 3)), 0)]:
         _same(rows, kernel, *args)
 
 
