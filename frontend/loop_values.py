@@ -250,7 +250,8 @@ class _Name:
             if isinstance(stmt, (ast.Return, ast.Break, ast.Continue, ast.Raise)):
                 return True
             if isinstance(stmt, ast.If):
-                bound = self._bound(stmt.body, bound) and self._bound(stmt.orelse, bound)
+                then, other = self._bound(stmt.body, bound), self._bound(stmt.orelse, bound)  # (both record)
+                bound = then and other
             elif isinstance(stmt, ast.For) and name_of(stmt.target) == self.name:
                 self.entry[id(stmt)] = bound
             elif isinstance(stmt, (ast.For, ast.While)):

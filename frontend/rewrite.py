@@ -125,6 +125,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # the inlined helpers' loops
+                            lambda check: rw.source.raises.add(location_key(check)))
     tree.body = position_masks(rw, tree.body)  # idx = np.where(c)[0]; x[idx]: x[c != 0]
     tree.body = lengths(rw, tree.body)  # len(np.nonzero(c)[0]): int(np.count_nonzero(c))
     tree.body = unique_loops(rw, tree.body)  # for v in np.unique(x): a compaction, then its count

@@ -64,6 +64,13 @@ def rows(A, n):
     return out, s, i, c  # UnboundLocalError for n <= 0 (i first, as Python reads it), or no rows
 
 
+def first_above(x, t):  # a helper: inlined, then its loop's value read after it
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            break
+    return i
+
+
 def steps(x, a, b):
     i = 100
     for i in range(a, b):
@@ -75,7 +82,7 @@ def steps(x, a, b):
     u = i
     for i in range(a, b, 3):
         x[0] += 0.25
-    return v, u, i, x
+    return v, u, i, x, first_above(x, 1.5)
 
 
 @pytest.fixture
@@ -117,7 +124,7 @@ def test_affine_loop_stays_in_the_model():
     x = np.zeros(8)
     sections = dict(kernel.explain(x, 1, 6).sections)
     kept = sections.get("kept as written", [])
-    assert [k["why"] for k in kept] == ["break"]  # only the searching loop
+    assert [k["why"] for k in kept] == ["break", "break"]  # only the searching loops
 
 
 _STEPS = polyfuse.kernel(steps, target="cpu")
