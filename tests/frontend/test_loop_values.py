@@ -130,7 +130,7 @@ def test_affine_loop_stays_in_the_model():
 _STEPS = polyfuse.kernel(steps, target="cpu")
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(max_examples=15, deadline=None, derandomize=True)
 @given(a=st.integers(-3, 6), width=st.integers(-2, 6), data=st.lists(st.sampled_from([0.0, 1.0, 2.0]),
                                                                      min_size=9, max_size=9))
 def test_steps_match_python(a, width, data):
