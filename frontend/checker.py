@@ -107,7 +107,8 @@ def assert_message(msg: ast.expr | None) -> tuple[str, str | None] | None:
     if isinstance(msg, ast.Tuple) and len(msg.elts) == 2 and all(
             isinstance(e, ast.Constant) and isinstance(e.value, str) for e in msg.elts):
         error, text = (str(e.value) for e in msg.elts if isinstance(e, ast.Constant))
-        return (error, text) if error in ("ValueError", "IndexError", "LinAlgError", "UnsupportedError") else None
+        return (error, text) if error in ("ValueError", "IndexError", "LinAlgError", "UnsupportedError",
+                                         "UnboundLocalError") else None
     return None
 
 

@@ -82,6 +82,7 @@ from .growing_lists import growing_lists
 from .index_swaps import swap_rows
 from .local_helpers import local_helpers
 from .loop_names import rename_clashing_loops
+from .loop_values import loop_values
 from .numba_idioms import numba_idioms
 from .position_masks import position_masks
 from .selection_loops import selection_loops, unique_loops
@@ -110,6 +111,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
                            "level; polyfuse inlines helpers defined there or at module level (plain functions or "
                            "numba.njit ones)", kind)
     tree.body = numba_idioms(rw, tree.body, function_locals(tree))  # reversed(range()), np.finfo(T).eps
+    tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # for i ...: break; return i
+                            lambda check: rw.source.raises.add(location_key(check)))
     tree.body = rename_clashing_loops(tree.body, rw.fresh)  # for j in ...; later j = idx[k]: two names
     tree.body = _single_exit(rw, tree.body)  # early returns: one return at the end
     tree.body = rename_rebound(rw, tree.body)
@@ -122,6 +125,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # the inlined helpers' loops
+                            lambda check: rw.source.raises.add(location_key(check)))
     tree.body = position_masks(rw, tree.body)  # idx = np.where(c)[0]; x[idx]: x[c != 0]
     tree.body = lengths(rw, tree.body)  # len(np.nonzero(c)[0]): int(np.count_nonzero(c))
     tree.body = unique_loops(rw, tree.body)  # for v in np.unique(x): a compaction, then its count

@@ -173,7 +173,8 @@ class Check(Index):
 CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "ValueError": ValueError,
                                             "IndexError": IndexError,  # p[0] of an empty selection
                                             "LinAlgError": np.linalg.LinAlgError,  # np.linalg's (frontend.array_lapack)
-                                            "UnsupportedError": UnsupportedError}  # slice bounds checked where they run
+                                            "UnsupportedError": UnsupportedError,  # slice bounds checked where they run
+                                            "UnboundLocalError": UnboundLocalError}  # frontend.loop_values
 
 
 Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast | Index

@@ -71,6 +71,8 @@ def _csr(rng):
 @pytest.mark.parametrize("func, make", [
     (csr_to_csc, _csr),
     (local_first, lambda rng: (rng.standard_normal(6), rng.integers(0, 6, 9))),
+    (read_after_loop, lambda rng: (np.zeros(4),)),  # Python returns a[3]: the loop's last value
+    (read_in_next_iteration, lambda rng: (np.zeros(4), np.arange(3))),  # the second iteration reads j == 1
 ])
 def test_renamed_loop_matches_python(func, make, target):
     args = make(np.random.default_rng(3))
@@ -85,10 +87,12 @@ def test_renamed_loop_matches_python(func, make, target):
         np.testing.assert_array_equal(c, a)
 
 
-@pytest.mark.parametrize("func, args", [
-    (read_after_loop, (np.zeros(4),)),  # Python returns a[3]: the loop's last value
-    (read_in_next_iteration, (np.zeros(4), np.arange(3))),  # the second iteration reads j == 1
-])
-def test_a_read_that_sees_the_loops_value_is_refused(func, args):
-    with pytest.raises(UnsupportedError, match="reuses the name of a loop variable|loop variable .* shadows"):
-        polyfuse.kernel(func)(*args)
+def read_maybe_unbound(a, n):
+    for i in range(n):
+        a[i] += 1.0
+    return a[i] if a[0] > 1.5 else 0.0  # n <= 0 with a[0] > 1.5: UnboundLocalError in Python
+
+
+def test_a_read_that_may_see_no_binding_is_refused():
+    with pytest.raises(UnsupportedError, match="may be read before it is assigned"):
+        polyfuse.kernel(read_maybe_unbound)(np.zeros(4), 2)
