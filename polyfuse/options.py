@@ -148,7 +148,7 @@ def row_tails() -> bool:
 
 def carried_loads_enabled() -> bool:
     """``POLYFUSE_CARRIED_LOADS``: a serial row loop's loads of what it stored a few iterations
-    before come from registers (backends/cpu/carries.py).  Default on; 0 loads them from memory."""
+    before come from registers (polyfuse/analysis/carried_loads.py).  Default on; 0 loads them from memory."""
     return env_flag("POLYFUSE_CARRIED_LOADS", True)
 
 

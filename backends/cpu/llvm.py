@@ -34,7 +34,6 @@ from polyfuse.backends.cpu import quotients
 from polyfuse.backends.cpu.blas import PREFIX as BLAS_PREFIX
 from polyfuse.backends.cpu.blas import ROW_GEMM, ROW_GEMM_MODULE, row_gemm_text, row_gemm_tiles
 from polyfuse.backends.cpu.blas import register_symbols as register_blas
-from polyfuse.backends.cpu.carries import carried_loads
 from polyfuse.backends.cpu.lapack import PREFIX as LAPACK_PREFIX
 from polyfuse.backends.cpu.lapack import register_symbols as register_lapack
 from polyfuse.backends.cpu.llvm_exprs import INDEX_ERROR, INDEX_VALUE, ExprEmitter, has_index, llvm_type
@@ -78,6 +77,7 @@ from polyfuse.backends.cpu.streams import (
 )
 from polyfuse.backends.cpu.vector_math import FALLBACK, fallback_module
 
+from polyfuse.analysis.carried_loads import carried_loads
 from polyfuse.errors import ArgumentError
 from polyfuse.hardware import llvm_host
 from polyfuse.model import ir
@@ -1340,7 +1340,7 @@ class KernelCodegen:
         self.builder = ll.IRBuilder(body)
         self.alloca_builder = ll.IRBuilder(self.entry)
         self.values: dict[str, Any] = {}
-        # carried loads (backends/cpu/carries.py): id of a statement call -> (its loads that read a
+        # carried loads (polyfuse/analysis/carried_loads.py): id of a statement call -> (its loads that read a
         # queue's head instead of memory, the values it stored this iteration for queues)
         self.carried: dict[int, tuple[dict, list]] = {}
         self.arrays: dict[str, tuple[Any, list[Any]]] = {}
@@ -1493,7 +1493,7 @@ class KernelCodegen:
                 self.carried.pop(id(call), None)
 
     def _carry_queues(self, loop: For) -> list | None:
-        """The queues of ``loop``'s carried loads (backends/cpu/carries.py), filled with what its
+        """The queues of ``loop``'s carried loads (polyfuse/analysis/carried_loads.py), filled with what its
         first iterations load, or None.  Each is (slots, the values its source stored this
         iteration); the carried load reads ``slots[0]``."""
         found = carried_loads(self.program, loop) if carried_loads_enabled() else ()

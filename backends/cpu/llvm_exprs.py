@@ -94,7 +94,7 @@ class ExprEmitter(VectorMath):
         return value
 
     def _Load(self, e: ir.Load):
-        if self.carried is not None and e in self.carried:  # a carried load (backends/cpu/carries.py)
+        if self.carried is not None and e in self.carried:  # a carried load (polyfuse/analysis/carried_loads.py)
             return self.b.load(self.carried[e])
         if not has_index(e.index):
             return self.load_element(self._address(e.array, e.index), bool(e.index))

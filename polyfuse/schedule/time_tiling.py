@@ -665,7 +665,7 @@ def whole_row_version(scop: Scop, node: LoopNode, tiled: isl.Schedule,
     With ``fuse_rows`` (``POLYFUSE_TIME_TILE_FUSED_ROWS``, default on) the untiled side runs the
     sweeps of one time step in one row loop (``fused_sweeps``): jacobi-1d's ``B[i]`` and then
     ``A[i - 1]`` in each iteration, so the second sweep reads ``B`` right after the first stored
-    it (from registers: backends/cpu/carries.py) and each row is walked once per time step, not
+    it (from registers: polyfuse/analysis/carried_loads.py) and each row is walked once per time step, not
     twice.  The caller retries without it where the fused program does not verify."""
     stmts = node.statements
     pieces = []
@@ -700,7 +700,7 @@ def fused_sweeps(scop: Scop, deps: Dependences, node: LoopNode) -> LoopNode | No
     forward (``SmartFusion.required_shift``), or None where the body is not two or more
     ascending row loops of statements (a row loop smart fusion already made of several sweeps
     counts as one), or where the backend could not keep the values a sweep reads from an earlier
-    one in registers (backends/cpu/carries.py, ``queue_ready``: a conditional expression, a bool
+    one in registers (polyfuse/analysis/carried_loads.py, ``queue_ready``: a conditional expression, a bool
     array): those loads would wait on the stores before them (jacobi-1d 3x slower).  The loop is generated ``separate``ly (the members'
     extents differ: a prologue of the first sweep, the fused loop, an epilogue of the last).
     Legality is the caller's to verify: a shift that does not make every dependence forward
@@ -709,7 +709,7 @@ def fused_sweeps(scop: Scop, deps: Dependences, node: LoopNode) -> LoopNode | No
 
     import numpy as np
 
-    from polyfuse.backends.cpu.carries import queue_ready
+    from polyfuse.analysis.carried_loads import queue_ready
     from polyfuse.schedule.fusion import SmartFusion
 
     dtypes = {isl_name(a.name): str(np.dtype(a.dtype)) for a in scop.arrays}

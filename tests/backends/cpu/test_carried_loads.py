@@ -1,4 +1,4 @@
-"""Carried loads (backends/cpu/carries.py) and fused row sweeps (schedule/time_tiling.py,
+"""Carried loads (polyfuse/analysis/carried_loads.py) and fused row sweeps (schedule/time_tiling.py,
 ``fused_sweeps``): a serial row loop's loads of what it stored a few iterations back come from
 registers, and a 1-d stencil's time step runs its sweeps in one row loop where its rows fit L1.
 Python's bits on rows of every length around the queues' and the vectors' (both sides of the
