@@ -653,7 +653,7 @@ def _blas_shape(lw: Lowering, s: _Sum) -> _BlasShape | None:
     vector = row is None or col is None or s.extents[row].is_const(1) or s.extents[col].is_const(1)
     if vector and not all(_plain(view) for view, labels in zip(c.operands, c.labels) if len(labels) >= 2):
         return None  # a matrix-vector product of a computed matrix: fused loops read its inputs once
-    if vector and gemv_row_loops() and _row_dots(s):
+    if vector and gemv_row_loops() and _row_dots(lw, s):
         return None  # a dot product per row of a plain matrix: polyfuse's row loops stream it faster
     sizes = [s.extents[lab] for lab in (row, col, k) if lab is not None]
     if all(size.is_const() for size in sizes) and math.prod(size.const for size in sizes) < BLAS_MIN_WORK:
@@ -661,17 +661,21 @@ def _blas_shape(lw: Lowering, s: _Sum) -> _BlasShape | None:
     return _BlasShape(row, col, k, batch)
 
 
-def _row_dots(s: _Sum) -> bool:
+def _row_dots(lw: Lowering, s: _Sum) -> bool:
     """Whether ``s`` is a matrix times a vector whose matrix is summed along its last subscript
     (``A @ x``, ``np.dot(A, x)``, ``A[:, 1:] @ x``: one dot product per row, each reading along a
-    row of a C-ordered ``A``), the other operand a vector (``POLYFUSE_GEMV_ROW_LOOPS``).
-    ``A.T @ y`` and ``x @ A`` sum down the columns: not these."""
+    row of ``A``), the other operand a vector (``POLYFUSE_GEMV_ROW_LOOPS``), and ``A`` a kernel
+    local or an argument C-contiguous in this call's signature (a Fortran-ordered or strided
+    argument stays on ``?gemv``, which reads it as stored).  ``A.T @ y`` and ``x @ A`` sum down
+    the columns: not these."""
     c = s.c
     (k,) = s.summed
     kinds = [len(labels) for labels in c.labels]
     if sorted(kinds) != [1, 2]:
         return False
     view, labels = next((v, lab) for v, lab in zip(c.operands, c.labels) if len(lab) == 2)
+    if any(arg.name == view.base and arg.layout != "C" for arg in lw.arguments):
+        return False
     probes = tuple(atom(f"pf_probe{d}") for d in range(view.rank))
     element = view.element(probes)
     if not isinstance(element, ast.Subscript):

@@ -350,7 +350,8 @@ def gemv_row_loops() -> bool:
     reads the result.  On one core they stream ``A`` faster than OpenBLAS's ``?gemv`` (n = 2800:
     3.44 against 4.63 ms), and they run on polyfuse's team instead of the library's threads
     (docs/performance.md, *Matrix-vector rows as loops*, session 29).  The other orientation (``A.T @ y``,
-    ``x @ A``) stays on BLAS, where the loops were not faster.  Sums in another order than
+    ``x @ A``) stays on BLAS, where the loops were not faster, and so does a Fortran-ordered or
+    strided argument ``A`` (the call signature's layout).  Sums in another order than
     ``?gemv``'s: the last bits differ (docs/subset.md).  Default on; 0 keeps ``?gemv``."""
     return env_flag("POLYFUSE_GEMV_ROW_LOOPS", True)
 

@@ -68,6 +68,16 @@ def test_matrix_vector_products_on_gemv_without_the_row_loops(monkeypatch, expr)
     assert _matmuls(kernel, RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6))
 
 
+def test_a_fortran_ordered_matrix_times_a_vector_stays_on_gemv():
+    """The row loops need C-contiguous rows (part of the call signature): a Fortran-ordered ``A``
+    gets a variant with ``?gemv``, which reads it as stored."""
+    fn, kernel = _kernel("def k(A, B, x):\n    return A @ x\n", target="python")
+    A, B, x = RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6)
+    assert not _matmuls(kernel, A, B, x)
+    assert _matmuls(kernel, np.asfortranarray(A), B, x)
+    np.testing.assert_allclose(kernel(np.asfortranarray(A), B, x), A @ x, rtol=1e-12)
+
+
 def test_matrix_vector_row_loops_match_numpy_on_two_threads(forced):
     """``A @ x`` as polyfuse's row loops (8 rows side by side, each summed in blocks), fused with
     the rest of gesummv and run on a forced team of 2, against NumPy; ``A.T @ x`` stays on
