@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
-from polyfuse.options import scale_after_product
+from polyfuse.options import gemv_row_loops, scale_after_product
 
 from .array_lapack import linalg_parts, lower_linalg
 from .array_sparse import sparse_product
@@ -653,10 +653,37 @@ def _blas_shape(lw: Lowering, s: _Sum) -> _BlasShape | None:
     vector = row is None or col is None or s.extents[row].is_const(1) or s.extents[col].is_const(1)
     if vector and not all(_plain(view) for view, labels in zip(c.operands, c.labels) if len(labels) >= 2):
         return None  # a matrix-vector product of a computed matrix: fused loops read its inputs once
+    if vector and gemv_row_loops() and _row_dots(lw, s):
+        return None  # a dot product per row of a plain matrix: polyfuse's row loops stream it faster
     sizes = [s.extents[lab] for lab in (row, col, k) if lab is not None]
     if all(size.is_const() for size in sizes) and math.prod(size.const for size in sizes) < BLAS_MIN_WORK:
         return None  # small enough that the loops, fused with their neighbours, win
     return _BlasShape(row, col, k, batch)
+
+
+def _row_dots(lw: Lowering, s: _Sum) -> bool:
+    """Whether ``s`` is a matrix times a vector whose matrix is summed along its last subscript
+    (``A @ x``, ``np.dot(A, x)``, ``A[:, 1:] @ x``: one dot product per row, each reading along a
+    row of ``A``), the other operand a vector (``POLYFUSE_GEMV_ROW_LOOPS``), and ``A`` a kernel
+    local or an argument C-contiguous in this call's signature (a Fortran-ordered or strided
+    argument stays on ``?gemv``, which reads it as stored).  ``A.T @ y`` and ``x @ A`` sum down
+    the columns: not these."""
+    c = s.c
+    (k,) = s.summed
+    kinds = [len(labels) for labels in c.labels]
+    if sorted(kinds) != [1, 2]:
+        return False
+    view, labels = next((v, lab) for v, lab in zip(c.operands, c.labels) if len(lab) == 2)
+    if any(arg.name == view.base and arg.layout != "C" for arg in lw.arguments):
+        return False
+    probes = tuple(atom(f"pf_probe{d}") for d in range(view.rank))
+    element = view.element(probes)
+    if not isinstance(element, ast.Subscript):
+        return False
+    index = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+    summed = probes[labels.index(k)].text
+    names = [{n.id for n in walk(part) if isinstance(n, ast.Name)} for part in index]
+    return names[-1] & {p.text for p in probes} == {summed} and not any(summed in part for part in names[:-1])
 
 
 def _matrix_axis(s: _Sum, free: list[str]) -> str | None:

@@ -348,6 +348,20 @@ def blas_row_chunks_guarded() -> bool:
     return env_flag("POLYFUSE_BLAS_ROW_CHUNKS_GUARDED", True)
 
 
+def gemv_row_loops() -> bool:
+    """``POLYFUSE_GEMV_ROW_LOOPS``: a NumPy matrix-vector product whose summed axis is the
+    matrix's last subscript (``A @ x``, ``np.dot(A, x)``: a dot product per row of ``A``) runs as
+    polyfuse's own loops, not ``?gemv``: a parallel loop over the rows, 8 rows side by side sharing
+    each load of ``x`` (passes/interleave.py), each row summed in NumPy's blocks, fused with what
+    reads the result.  On one core they stream ``A`` faster than OpenBLAS's ``?gemv`` (n = 2800:
+    3.44 against 4.63 ms), and they run on polyfuse's team instead of the library's threads
+    (docs/performance.md, *Matrix-vector rows as loops*, session 29).  The other orientation (``A.T @ y``,
+    ``x @ A``) stays on BLAS, where the loops were not faster, and so does a Fortran-ordered or
+    strided argument ``A`` (the call signature's layout).  Sums in another order than
+    ``?gemv``'s: the last bits differ (docs/subset.md).  Default on; 0 keeps ``?gemv``."""
+    return env_flag("POLYFUSE_GEMV_ROW_LOOPS", True)
+
+
 def blas_row_chunks_gemv() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``, also one written as
     loops under its nest's guard: gesummv) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS``

@@ -94,6 +94,7 @@ def cpu_key() -> str:
         blas_stack_chunks,
         blas_symm,
         carried_loads_enabled,
+        gemv_row_loops,
         jit_small_code,
         join_phases,
         machine,
@@ -129,6 +130,7 @@ def cpu_key() -> str:
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
+    scaled += "" if gemv_row_loops() else " gemv-rows-on-blas"  # a frontend choice, keyed here too
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     cpu_name, features = llvm_host()

@@ -42,7 +42,9 @@ def test_a_whole_array_product_is_one_statement():
 
 
 @pytest.mark.parametrize("expr, kept", [
-    ("A @ B", True), ("np.dot(A, x)", True), ("x @ A", True), ("np.einsum('ij,kj->ik', A, B)", True),
+    ("A @ B", True), ("x @ A", True), ("np.einsum('ij,kj->ik', A, B)", True),
+    ("np.dot(A, x)", False), ("A[:, 1:] @ x[1:]", False),  # a dot per row of A: polyfuse's row loops
+    ("A.T @ x", True),                      # sums down A's columns: ?gemv
     ("2.0 * A @ x", False), ("x @ (A * B)", False),  # a computed matrix times a vector: fused loops
     ("2.0 * A @ x[:, None]", False),        # a matrix with one column is a vector
     ("2.0 * A @ B", True),                  # a matrix product: BLAS on A and B, the scale applied after
@@ -56,6 +58,41 @@ def test_which_products_are_kept_whole(expr, kept):
     _, kernel = _kernel(f"def k(A, B, x):\n    Z = np.ones((4, 4))\n    return {expr}\n", target="python")
     A, B, x = RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6)
     assert bool(_matmuls(kernel, A, B, x)) == kept
+
+
+@pytest.mark.parametrize("expr", ["A @ x", "np.dot(A, x)", "A.T @ x", "x @ A"])
+def test_matrix_vector_products_on_gemv_without_the_row_loops(monkeypatch, expr):
+    """``POLYFUSE_GEMV_ROW_LOOPS=0`` keeps every plain matrix-vector product on ``?gemv``."""
+    monkeypatch.setenv("POLYFUSE_GEMV_ROW_LOOPS", "0")
+    _, kernel = _kernel(f"def k(A, B, x):\n    return {expr}\n", target="python")
+    assert _matmuls(kernel, RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6))
+
+
+def test_a_fortran_ordered_matrix_times_a_vector_stays_on_gemv():
+    """The row loops need C-contiguous rows (part of the call signature): a Fortran-ordered ``A``
+    gets a variant with ``?gemv``, which reads it as stored."""
+    fn, kernel = _kernel("def k(A, B, x):\n    return A @ x\n", target="python")
+    A, B, x = RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6)
+    assert not _matmuls(kernel, A, B, x)
+    assert _matmuls(kernel, np.asfortranarray(A), B, x)
+    np.testing.assert_allclose(kernel(np.asfortranarray(A), B, x), A @ x, rtol=1e-12)
+
+
+def test_matrix_vector_row_loops_match_numpy_on_two_threads(forced):
+    """``A @ x`` as polyfuse's row loops (8 rows side by side, each summed in blocks), fused with
+    the rest of gesummv and run on a forced team of 2, against NumPy; ``A.T @ x`` stays on
+    ``?gemv`` beside it.  Rows not a multiple of 8, a row longer than one block of the sums."""
+    from polyfuse.runtime import threads
+
+    source = "def k(A, B, x, a, b):\n    return a * np.dot(A, x) + b * (B @ x), A.T @ (A @ x)\n"
+    fn, kernel = _kernel(source)
+    A, B, x = RNG.standard_normal((203, 2100)), RNG.standard_normal((203, 2100)), RNG.standard_normal(2100)
+    threads.set_num_threads(2)
+    for _ in range(3):
+        for got, want in zip(kernel(A, B, x, 1.5, 0.5), fn(A, B, x, 1.5, 0.5)):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+    assert len(_matmuls(kernel, A, B, x, 1.5, 0.5)) == 1  # A.T @ (A @ x) only
+    assert sum(kernel.compile(A, B, x, 1.5, 0.5).backend.phase_runs.values()) >= 1  # the team ran
 
 
 def test_products_match_numpy_on_the_python_target():

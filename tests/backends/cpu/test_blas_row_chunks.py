@@ -127,8 +127,10 @@ def transposed_times_vector(A, y):
 
 
 def test_matrix_times_vector_stays_whole_without_the_knob(monkeypatch, forced):
-    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV=0`` leaves ``A @ x`` whole, on the library's threads."""
+    """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV=0`` leaves ``A @ x`` whole, on the library's threads
+    (``A @ x`` on ``?gemv`` at all: ``POLYFUSE_GEMV_ROW_LOOPS=0``)."""
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "0")
+    monkeypatch.setenv("POLYFUSE_GEMV_ROW_LOOPS", "0")
     A, B, x = RNG.standard_normal((300, 303)), RNG.standard_normal((300, 303)), RNG.standard_normal(303)
     threads.set_num_threads(2)
     k = polyfuse.kernel(gesummv, cache=False)
@@ -141,8 +143,9 @@ def test_matrix_times_vector_stays_whole_without_the_knob(monkeypatch, forced):
 def test_matrix_times_vector_on_row_chunks(monkeypatch, forced, n):
     """With POLYFUSE_BLAS_ROW_CHUNKS_GEMV (default), ``A @ x`` runs ``?gemv`` on each chunk's rows
     (the loops below BLAS_MIN_WORK; the rows forced, the library's threads being a candidate too);
-    ``x @ A`` has one row and stays whole."""
+    ``x @ A`` has one row and stays whole.  (``A @ x`` on ``?gemv`` at all: ``POLYFUSE_GEMV_ROW_LOOPS=0``.)"""
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
+    monkeypatch.setenv("POLYFUSE_GEMV_ROW_LOOPS", "0")
     monkeypatch.setenv("POLYFUSE_BLAS_THREADS", "rows")
     A, B, x = RNG.standard_normal((n, n + 3)), RNG.standard_normal((n, n + 3)), RNG.standard_normal(n + 3)
     threads.set_num_threads(2)
