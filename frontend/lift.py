@@ -357,12 +357,14 @@ class Lifter:
                 exact = exact_int(self, lifter, node, target.id, value, local)
                 checked, value = exact is not None, exact if exact is not None else value
             types = tuple(VType(e.dtype, e.weak) for e in leaves(lifter, value))
+            first = all(write.name != target.id for write in self.writes)
             self.writes.append(LocalWrite(node, target.id, types, constant_of(value), bool(scope.loop_vars),
                                           checked))
             versions = self.split.get(target.id)
             if versions is not None:
-                return [self.add_statement(node, name, part, scope, lifter) for name, (_, part) in
-                        zip(version_targets(target.id, versions, target), version_values(lifter, value, versions))]
+                parts = version_values(lifter, target.id, value, versions, first)
+                return [self.add_statement(node, name, part, scope, lifter)
+                        for name, part in zip(version_targets(target.id, versions, target), parts)]
         return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)
 
     def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:

@@ -8,7 +8,7 @@ in float64.  Input: the types each local was given in the previous pass of lift'
 
 - a local assigned outside every loop only (no value carried from one iteration to the next)
   whose values differ in type is *split*: each assignment writes one local per type
-  (``__version<k>_t``, the value where it has that type, else 1) and a kind local
+  (``__version<k>_t``, the value where it has that type) and a kind local
   (``__kind_t = k``); each read is the choice ``__version0_t if __kind_t == 0 else ...``, a
   choice the user could have written, so frontend.expressions pushes consumers into each
   branch until the types agree (a store, a comparison) and a return takes the branch's type
@@ -77,7 +77,7 @@ def split_locals(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:
         seen = types.setdefault(write.name, [])
         seen.extend(t for t in write.leaves if t not in seen)
     return {name: tuple(ts) for name, ts in types.items()
-            if len(ts) > 1 and name not in looped and not all(t.dtype == "bool" for t in ts)}
+            if len(ts) > 1 and name not in looped}
 
 
 def _version_of(versions: tuple[VType, ...], t: VType) -> int:
@@ -89,8 +89,8 @@ def _version_of(versions: tuple[VType, ...], t: VType) -> int:
 
 
 def _one(t: VType) -> ir.Expr:
-    """A harmless value for a version that does not hold this run's value (read, never chosen:
-    1 keeps an eagerly evaluated ``n // t`` or ``log(t)`` of the unchosen branch quiet)."""
+    """A harmless first value for a version that does not hold this run's value (read, never
+    chosen: 1 keeps an eagerly evaluated ``n // t`` or ``log(t)`` of the unchosen branch quiet)."""
     if t.is_complex:
         return ir.complex_const(1, t.dtype, t.weak)
     return ir.Const(True if t.dtype == "bool" else 1, t.dtype, t.weak)
@@ -105,21 +105,29 @@ def _per_leaf(expressions, expr: ir.Expr, leaf, dtype: str, weak: bool) -> ir.Ex
                      _per_leaf(expressions, otherwise, leaf, dtype, weak), dtype, weak, select.guarded)
 
 
-def version_values(expressions, value: ir.Expr, versions: tuple[VType, ...]) -> list[tuple[str, ir.Expr]]:
-    """What one assignment of ``value`` writes: each version (its value where this run's value
-    has its type, else 1) and the kind, as (suffix, value) pairs."""
+def version_values(expressions, name: str, value: ir.Expr, versions: tuple[VType, ...],
+                   first: bool) -> list[ir.Expr]:
+    """What one assignment of ``value`` to ``name`` writes, in ``version_targets``' order: each
+    version (its value where this run's value has its type, else its old value: the value may
+    read the versions, as ``t += 1`` does, so none changes on a path but the one written there;
+    at the ``first`` assignment, 1), then the kind."""
     from .expressions import coerced, vtype
 
     out = []
     for k, t in enumerate(versions):
-        def leaf(e: ir.Expr, k: int = k, t: VType = t) -> ir.Expr:
-            return coerced(e, t) if _version_of(versions, vtype(e)) == k else _one(t)
-        out.append((f"{k}", _per_leaf(expressions, value, leaf, t.dtype, t.weak)))
+        if first:
+            other = _one(t)
+        else:
+            expressions.record_read(f"{version_name(name, k)}[]")
+            other = ir.Load(version_name(name, k), (), t.dtype, t.weak)
+
+        def leaf(e: ir.Expr, k: int = k, t: VType = t, other: ir.Expr = other) -> ir.Expr:
+            return coerced(e, t) if _version_of(versions, vtype(e)) == k else other
+        out.append(_per_leaf(expressions, value, leaf, t.dtype, t.weak))
 
     def kind(e: ir.Expr) -> ir.Expr:
         return ir.Const(_version_of(versions, vtype(e)), "int8", False)
-    out.append(("kind", _per_leaf(expressions, value, kind, "int8", False)))
-    return out
+    return out + [_per_leaf(expressions, value, kind, "int8", False)]
 
 
 def version_targets(name: str, versions: tuple[VType, ...], like: ast.AST) -> list[ast.Name]:

@@ -49,6 +49,8 @@ BODIES = [
     "t = x[0] if c > 0 else f[0]\n    return t * 0.1",  # float32 * 0.1 in float32, not float64
     "s = 0.5\n    if c > 0:\n        s = n + 2**60\n    return s - 2**60",  # the exact int, not rounded
     "t = f[0] if c > 0 else 0.1\n    for i in range(n):\n        o[0] += t * x[i]",  # read in a loop
+    # t += 1 reads the versions it writes: each keeps its old value on the paths it is not written
+    "t = 0.1\n    if c < 0:\n        t = c > 0\n    t += 1\n    return min(t, 2)",
 ]
 
 
