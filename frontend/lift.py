@@ -47,6 +47,7 @@ from .control import (
     has_runtime_index,
     lift_assert,
     lift_data_if,
+    read_names,
     zero_of,
 )
 from .expressions import ExpressionLifter
@@ -357,12 +358,13 @@ class Lifter:
                 exact = exact_int(self, lifter, node, target.id, value, local)
                 checked, value = exact is not None, exact if exact is not None else value
             types = tuple(VType(e.dtype, e.weak) for e in leaves(lifter, value))
-            first = all(write.name != target.id for write in self.writes)
             self.writes.append(LocalWrite(node, target.id, types, constant_of(value), bool(scope.loop_vars),
                                           checked))
             versions = self.split.get(target.id)
             if versions is not None:
-                parts = version_values(lifter, target.id, value, versions, first)
+                assert isinstance(node, (ast.Assign, ast.AugAssign))
+                reads = isinstance(node, ast.AugAssign) or target.id in read_names(node.value)
+                parts = version_values(lifter, target.id, value, versions, keep=reads)
                 return [self.add_statement(node, name, part, scope, lifter)
                         for name, part in zip(version_targets(target.id, versions, target), parts)]
         return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)

@@ -89,7 +89,7 @@ def _version_of(versions: tuple[VType, ...], t: VType) -> int:
 
 
 def _one(t: VType) -> ir.Expr:
-    """A harmless first value for a version that does not hold this run's value (read, never
+    """A harmless value for a version that does not hold this run's value (read, never
     chosen: 1 keeps an eagerly evaluated ``n // t`` or ``log(t)`` of the unchosen branch quiet)."""
     if t.is_complex:
         return ir.complex_const(1, t.dtype, t.weak)
@@ -106,16 +106,17 @@ def _per_leaf(expressions, expr: ir.Expr, leaf, dtype: str, weak: bool) -> ir.Ex
 
 
 def version_values(expressions, name: str, value: ir.Expr, versions: tuple[VType, ...],
-                   first: bool) -> list[ir.Expr]:
+                   keep: bool) -> list[ir.Expr]:
     """What one assignment of ``value`` to ``name`` writes, in ``version_targets``' order: each
-    version (its value where this run's value has its type, else its old value: the value may
-    read the versions, as ``t += 1`` does, so none changes on a path but the one written there;
-    at the ``first`` assignment, 1), then the kind."""
+    version (its value where this run's value has its type, else 1), then the kind.  Where the
+    value reads the local (``keep``: ``t += 1``), a version not written on a path keeps its old
+    value there instead of 1, since the value written into a later version may read it (each
+    assignment writes every version, so those were all assigned on any path that reads them)."""
     from .expressions import coerced, vtype
 
     out = []
     for k, t in enumerate(versions):
-        if first:
+        if not keep:
             other = _one(t)
         else:
             expressions.record_read(f"{version_name(name, k)}[]")
