@@ -3,12 +3,12 @@
 Python's local has the type of the value last assigned to it (``t = f32[0]`` on one path,
 ``t = 0.1`` on another: an ``np.float32`` or the float 0.1), so no one static type is exact:
 the promotion (float32 here) rounds 0.1, and a float64 would compute ``t + 1`` of the float32
-in float64.  Input: the types each local was given in the previous pass of lift's fixpoint
-(``Lifter.leaves``).  What this module guarantees:
+in float64.  Input: every assignment to a local scalar in the previous pass of lift's fixpoint
+(``Lifter.writes``: the types of the values it may give).  What this module guarantees:
 
 - a local assigned outside every loop only (no value carried from one iteration to the next)
   whose values differ in type is *split*: each assignment writes one local per type
-  (``__version<k>_t``, the value where it has that type) and a kind local
+  (``__version<k>_t``: the value into the version of its type; ``version_values``) and a kind local
   (``__kind_t = k``); each read is the choice ``__version0_t if __kind_t == 0 else ...``, a
   choice the user could have written, so frontend.expressions pushes consumers into each
   branch until the types agree (a store, a comparison) and a return takes the branch's type
