@@ -34,9 +34,11 @@ from .types import (
     WEAK_INT,
     VType,
     argument_type,
+    coerced,
     merged,
     promote,
     true_divide,
+    vtype,
 )
 from .types import bitwise as bitwise_type
 
@@ -44,10 +46,6 @@ BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", a
 OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
         ast.Pow: "**", **BITWISE}
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-
-
-def vtype(expr: ir.Expr) -> VType:
-    return VType(expr.dtype, expr.weak)
 
 
 _LARGE = 1 << 40  # sizes this large: a read that fails there fails for ordinary calls
@@ -754,22 +752,6 @@ def _bitwise_refusal(symbol: str, a: str, b: str) -> str:
 
 def _nonnegative_const(expr: ir.Expr) -> bool:
     return isinstance(expr, ir.Const) and isinstance(expr.value, int) and expr.value >= 0
-
-
-def _reweak(expr: ir.Expr, weak: bool) -> ir.Expr:
-    return replace(expr, weak=weak)
-
-
-def coerced(expr: ir.Expr, target: VType) -> ir.Expr:
-    """``expr`` converted to ``target``'s dtype (a no-op when it already has it)."""
-    if expr.dtype == target.dtype:
-        return expr if expr.weak == target.weak else _reweak(expr, target.weak)
-    if isinstance(expr, ir.Const) and target.is_complex:
-        return ir.complex_const(complex(expr.value), target.dtype, target.weak)
-    if isinstance(expr, ir.Const) and target.dtype != "bool":
-        value = float(expr.value) if target.dtype.startswith("float") else int(expr.value)
-        return ir.Const(value, target.dtype, target.weak)
-    return ir.Cast(expr, target.dtype, target.weak)
 
 
 @dataclass(frozen=True)

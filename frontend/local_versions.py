@@ -33,7 +33,7 @@ from polyfuse.model import ir
 
 from . import source
 from .returns import _exact_ints
-from .types import VType
+from .types import VType, coerced, vtype
 
 VERSION_PREFIX = "__version"
 KIND_PREFIX = "__kind_"
@@ -112,8 +112,6 @@ def version_values(expressions, name: str, value: ir.Expr, versions: tuple[VType
     value reads the local (``keep``: ``t += 1``), a version not written on a path keeps its old
     value there instead of 1, since the value written into a later version may read it (each
     assignment writes every version, so those were all assigned on any path that reads them)."""
-    from .expressions import coerced, vtype
-
     out = []
     for k, t in enumerate(versions):
         if not keep:

@@ -7,11 +7,12 @@ adopt the dtype of the numpy value they meet, exactly as in the undecorated func
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
+from polyfuse.model import ir
 from polyfuse.model.scop import Argument
 
 FLOATS = ("float32", "float64")
@@ -136,3 +137,24 @@ def power_hint(node: ast.expr) -> str:
         return (f" ({ast.unparse(node)!r} is a float even of integers: Python's a ** b is a float where b is "
                 "negative; write a non-negative integer constant exponent, or pass the size as an argument)")
     return ""
+
+
+def vtype(expr: ir.Expr) -> VType:
+    """An IR expression's type as the frontend's VType."""
+    return VType(expr.dtype, expr.weak)
+
+
+def _reweak(expr: ir.Expr, weak: bool) -> ir.Expr:
+    return replace(expr, weak=weak)
+
+
+def coerced(expr: ir.Expr, target: VType) -> ir.Expr:
+    """``expr`` converted to ``target``'s dtype (a no-op when it already has it)."""
+    if expr.dtype == target.dtype:
+        return expr if expr.weak == target.weak else _reweak(expr, target.weak)
+    if isinstance(expr, ir.Const) and target.is_complex:
+        return ir.complex_const(complex(expr.value), target.dtype, target.weak)
+    if isinstance(expr, ir.Const) and target.dtype != "bool":
+        value = float(expr.value) if target.dtype.startswith("float") else int(expr.value)
+        return ir.Const(value, target.dtype, target.weak)
+    return ir.Cast(expr, target.dtype, target.weak)
