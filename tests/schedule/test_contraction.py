@@ -99,6 +99,11 @@ def far_apart(x):
     return t[6:, :] - t[:-6, :]  # each row of t is read six rows after it was made
 
 
+def whole_pass(x):
+    w = 2.0 * x
+    return w - w.sum()  # every element of w is made before the sum, and the sum before any read
+
+
 def _folds(kernel, args) -> dict[str, list]:
     return {c["array"]: c["reason"] for c in kernel.explain(*args)["contraction"]}
 
@@ -215,3 +220,34 @@ def test_dependences_after_contraction_are_those_computed_again(contraction_depe
     for fn, args in kernels:
         polyfuse.kernel(fn, fuse=fuse, cache=False, target="python").compile(*args)
     assert len(contraction_dependences_checked) >= 3
+
+
+def test_a_fold_rejected_early_is_one_the_full_check_rejects(monkeypatch):
+    """``overwritten_in_its_slot`` (the folds most arrays fail, decided from the failed drop's
+    dataflow) only says no where the folded program's own dataflow check says no too, and
+    lets a fold that keeps every writer through (the stencil chain's rows)."""
+    from polyfuse.schedule import contraction
+
+    seen = []
+    early, fold = contraction.overwritten_in_its_slot, contraction._fold_smallest
+
+    def checked_fold(scop, array, axis, reference, schedule, last_writers=None):
+        def checked(scop, array, axis, k, last_writers):
+            rejected = early(scop, array, axis, k, last_writers)
+            candidate = contraction.fold_axis(scop, array, axis, k)
+            kept = (contraction.same_dataflow(reference, contraction.array_dataflow(candidate, array, schedule))
+                    and contraction.ordered_conflicts(candidate, array, schedule))
+            seen.append((array, rejected, kept))
+            return rejected
+        monkeypatch.setattr(contraction, "overwritten_in_its_slot", checked)
+        return fold(scop, array, axis, reference, schedule, last_writers)
+
+    monkeypatch.setattr(contraction, "_fold_smallest", checked_fold)
+    rng = np.random.default_rng(5)
+    x = rng.random((13, 8))
+    polyfuse.kernel(far_apart, target="python", fuse="max").compile(x)
+    polyfuse.kernel(diffusion, target="python", fuse="max").compile(x, rng.random((13, 8)))
+    polyfuse.kernel(whole_pass, target="python", fuse="max").compile(x[0])
+    assert not any(rejected and kept for _, rejected, kept in seen), seen
+    assert ("w", True, False) in seen  # whole_pass's w: all of it made before the first read
+    assert any(kept and not rejected for _, rejected, kept in seen), seen  # diffusion's rows fold
