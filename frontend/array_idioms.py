@@ -199,7 +199,7 @@ def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
         return x
     shift = _constant(lw, node, options, "shift", None, "np.roll() shift")
     if shift is None:
-        raise lw.error(node, "np.roll() shift must be an integer constant", "np.roll")
+        raise lw.error(node, "np.roll() shift must be an integer constant or an integer argument the kernel does not bind again", "np.roll")
     axis = _axis(lw, node, x, options, None, "np.roll()")
     if axis is None:
         if x.rank != 1:
