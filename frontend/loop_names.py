@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
-from .source import walk
+from .source import bound_names, walk
 
 
 def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> list[ast.stmt]:
@@ -65,21 +65,10 @@ def _counted(loop: ast.For) -> bool:
         or (isinstance(func, ast.Attribute) and func.attr == "prange")
 
 
-def _bound(target: ast.expr) -> set[str]:
-    """The names an assignment to ``target`` binds (``a, b = ...``: both; ``x[i] = ...``: none)."""
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return {name for elt in target.elts for name in _bound(elt)}
-    if isinstance(target, ast.Starred):
-        return _bound(target.value)
-    return set()
-
-
 def _assigned(body: list[ast.stmt]) -> set[str]:
     """The names the assignments in ``body`` bind, at any depth (``name = v``, ``name += v``)."""
     return {bound for s in body for n in walk(s) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-            for target in (n.targets if isinstance(n, ast.Assign) else [n.target]) for bound in _bound(target)}
+            for target in (n.targets if isinstance(n, ast.Assign) else [n.target]) for bound in bound_names(target)}
 
 
 def _binds(node: ast.AST, name: str) -> bool:
@@ -114,7 +103,7 @@ def _covered(block: list[ast.stmt], name: str, defined: bool) -> bool:
                 return False
             if _reads(targets, name) and not defined:
                 return False  # a[j] = v reads j
-            if any(name in _bound(target) for target in targets):
+            if any(name in bound_names(target) for target in targets):
                 defined = True
             continue
         if isinstance(stmt, (ast.For, ast.While)):

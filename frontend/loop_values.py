@@ -39,7 +39,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from .source import walk
+from .source import bound_names, walk
 
 UNBOUND = "cannot access local variable {!r} where it is not associated with a value"
 
@@ -81,24 +81,14 @@ def _is_prange(loop: ast.For) -> bool:
     return not (isinstance(func, ast.Name) and func.id == "range")
 
 
-def _bound(target: ast.expr) -> set[str]:
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return {name for elt in target.elts for name in _bound(elt)}
-    if isinstance(target, ast.Starred):
-        return _bound(target.value)
-    return set()
-
-
 def _binds(stmt: ast.stmt, name: str) -> bool:
     """Whether ``stmt`` itself (not a statement inside it) binds ``name``."""
     if isinstance(stmt, ast.Assign):
-        return any(name in _bound(t) for t in stmt.targets)
+        return any(name in bound_names(t) for t in stmt.targets)
     if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
-        return name in _bound(stmt.target)
+        return name in bound_names(stmt.target)
     if isinstance(stmt, ast.For):
-        return name in _bound(stmt.target)
+        return name in bound_names(stmt.target)
     return False
 
 
@@ -130,7 +120,7 @@ def _names(node: ast.AST, name: str, sure: bool) -> Iterator[ast.Name]:
             yield node
         return
     if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-        if sure or any(name in _bound(g.target) for g in node.generators):
+        if sure or any(name in bound_names(g.target) for g in node.generators):
             yield from _names(node.generators[0].iter, name, sure)
             return
     if isinstance(node, ast.Lambda):
@@ -223,7 +213,7 @@ class _Name:
         if isinstance(stmt, ast.If):  # (both branches walked: they record their loops)
             then, other = self._live(stmt.body, out, brk, cont), self._live(stmt.orelse, out, brk, cont)
             return _reads([stmt.test], name) or then or other
-        if isinstance(stmt, ast.For) and name in _bound(stmt.target):
+        if isinstance(stmt, ast.For) and name in bound_names(stmt.target):
             self.live[id(stmt)] = out  # (its body reads its own variable)
             return _reads([stmt.iter], name) or out
         if isinstance(stmt, (ast.For, ast.While)):
@@ -237,9 +227,9 @@ class _Name:
                     break
                 head = new
             return head or (isinstance(stmt, ast.For) and _reads([stmt.iter], name))
-        if isinstance(stmt, ast.AugAssign) and name in _bound(stmt.target):
+        if isinstance(stmt, ast.AugAssign) and name in bound_names(stmt.target):
             return True
-        if isinstance(stmt, ast.Assign) and any(name in _bound(t) for t in stmt.targets):
+        if isinstance(stmt, ast.Assign) and any(name in bound_names(t) for t in stmt.targets):
             return _reads([stmt.value, *stmt.targets], name)
         return _reads([stmt], name) or out
 
@@ -269,7 +259,7 @@ class _Name:
             for node in walk(stmt):
                 if id(node) in inside or not isinstance(node, ast.stmt):
                     continue
-                if isinstance(node, ast.For) and self.name in _bound(node.target) \
+                if isinstance(node, ast.For) and self.name in bound_names(node.target) \
                         and not (name_of(node.target) == self.name and _range_args(node) is not None):
                     return False  # for i in x, for i, v in ...: bound by a loop over values
                 own = _own(node)

@@ -123,7 +123,7 @@ def _forms(stmt, call: StmtCall, iterator: str) -> list[dict] | None:
     values = {isl_name(v): arg for v, arg in zip(stmt.iterators, call.args)}
     forms = []
     for expr in stmt.index:
-        form = _affine(ir.substitute(expr, values))
+        form = ir.affine_form(ir.substitute(expr, values))
         if form is None:
             return None
         forms.append({k: v for k, v in form.items() if v or k is None})
@@ -150,30 +150,3 @@ def _distance(read: list[dict], written: list[dict], iterator: str) -> int | Non
             return None
         distance = gap // step
     return distance if distance is not None and 1 <= distance <= MAX_DISTANCE else None
-
-
-def _affine(expr: ir.Expr) -> dict | None:
-    """``expr`` as {variable: coefficient, None: constant}, or None when it is not affine."""
-    if isinstance(expr, ir.Const) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
-        return {None: int(expr.value)}
-    if isinstance(expr, ir.Var):
-        return {expr.name: 1}
-    if isinstance(expr, ir.Unary) and expr.op == "neg":
-        inner = _affine(expr.operand)
-        return None if inner is None else {k: -v for k, v in inner.items()}
-    if isinstance(expr, ir.BinOp) and expr.op in ("+", "-", "*"):
-        lhs, rhs = _affine(expr.lhs), _affine(expr.rhs)
-        if lhs is None or rhs is None:
-            return None
-        if expr.op == "*":
-            if set(lhs) <= {None}:
-                return {k: v * lhs.get(None, 0) for k, v in rhs.items()}
-            if set(rhs) <= {None}:
-                return {k: v * rhs.get(None, 0) for k, v in lhs.items()}
-            return None
-        sign = 1 if expr.op == "+" else -1
-        out = dict(lhs)
-        for k, v in rhs.items():
-            out[k] = out.get(k, 0) + sign * v
-        return out
-    return None

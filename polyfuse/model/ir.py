@@ -260,6 +260,35 @@ def walk(expr: Expr):
         stack.extend(reversed(children(node)))
 
 
+def affine_form(expr: Expr) -> dict[str | None, int] | None:
+    """``expr`` as {variable: coefficient, None: constant} when it is integer constants and
+    variables under ``+``, ``-``, negation and ``*`` by a constant; else None (a bool constant
+    counts as not affine)."""
+    if isinstance(expr, Const) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
+        return {None: int(expr.value)}
+    if isinstance(expr, Var):
+        return {expr.name: 1}
+    if isinstance(expr, Unary) and expr.op == "neg":
+        inner = affine_form(expr.operand)
+        return None if inner is None else {k: -v for k, v in inner.items()}
+    if isinstance(expr, BinOp) and expr.op in ("+", "-", "*"):
+        lhs, rhs = affine_form(expr.lhs), affine_form(expr.rhs)
+        if lhs is None or rhs is None:
+            return None
+        if expr.op == "*":
+            if set(lhs) <= {None}:
+                return {k: v * lhs.get(None, 0) for k, v in rhs.items()}
+            if set(rhs) <= {None}:
+                return {k: v * rhs.get(None, 0) for k, v in lhs.items()}
+            return None
+        sign = 1 if expr.op == "+" else -1
+        out = dict(lhs)
+        for k, v in rhs.items():
+            out[k] = out.get(k, 0) + sign * v
+        return out
+    return None
+
+
 def to_python(expr: Expr) -> str:
     """Render as Python source with the same meaning (used by the Python backend and explain)."""
     return _PY_RENDER[type(expr)](expr)

@@ -302,30 +302,11 @@ _NOT_AFFINE = ir.Var("<not affine>", ir.INT)
 
 
 def _affine(expr: ir.Expr) -> dict[str | None, int] | None:
-    """``expr`` as {variable: coefficient, None: constant}, or None when it is not affine."""
-    if isinstance(expr, ir.Const) and isinstance(expr.value, int):
-        return {None: int(expr.value)}
-    if isinstance(expr, ir.Var) and expr is not _NOT_AFFINE:
-        return {expr.name: 1}
-    if isinstance(expr, ir.Unary) and expr.op == "neg":
-        inner = _affine(expr.operand)
-        return None if inner is None else {k: -v for k, v in inner.items()}
-    if isinstance(expr, ir.BinOp) and expr.op in ("+", "-", "*"):
-        lhs, rhs = _affine(expr.lhs), _affine(expr.rhs)
-        if lhs is None or rhs is None:
-            return None
-        if expr.op == "*":
-            if set(lhs) == {None}:
-                return {k: v * lhs[None] for k, v in rhs.items()}
-            if set(rhs) == {None}:
-                return {k: v * rhs[None] for k, v in lhs.items()}
-            return None
-        sign = 1 if expr.op == "+" else -1
-        out = dict(lhs)
-        for k, v in rhs.items():
-            out[k] = out.get(k, 0) + sign * v
-        return out
-    return None
+    """``expr`` as {variable: coefficient, None: constant}, or None when it is not affine (or
+    holds ``_NOT_AFFINE``)."""
+    if any(e is _NOT_AFFINE for e in ir.walk(expr)):
+        return None
+    return ir.affine_form(expr)
 
 
 def _constant(expr: ir.Expr) -> int | None:
