@@ -355,11 +355,13 @@ def gemv_row_loops() -> bool:
     each load of ``x`` (passes/interleave.py), each row summed in NumPy's blocks, fused with what
     reads the result.  On one core they stream ``A`` faster than OpenBLAS's ``?gemv`` (n = 2800:
     3.44 against 4.63 ms), and they run on polyfuse's team instead of the library's threads
-    (docs/performance.md, *Matrix-vector rows as loops*, session 29).  The other orientation (``A.T @ y``,
+    (docs/performance.md, *Matrix-vector rows as loops*, session 29); but on two threads at the
+    bench's sizes on a quiet machine the NumPy programs atax and gesummv ran 0.65x / 0.74x NumPy
+    with them against 1.00x / 1.01x on ``?gemv``, so they are off by default.  The other orientation (``A.T @ y``,
     ``x @ A``) stays on BLAS, where the loops were not faster, and so does a Fortran-ordered or
     strided argument ``A`` (the call signature's layout).  Sums in another order than
-    ``?gemv``'s: the last bits differ (docs/subset.md).  Default on; 0 keeps ``?gemv``."""
-    return env_flag("POLYFUSE_GEMV_ROW_LOOPS", True)
+    ``?gemv``'s: the last bits differ (docs/subset.md).  Default off (``?gemv``); 1 turns them on."""
+    return env_flag("POLYFUSE_GEMV_ROW_LOOPS", False)
 
 
 def blas_row_chunks_gemv() -> bool:

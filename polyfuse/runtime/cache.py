@@ -130,7 +130,7 @@ def cpu_key() -> str:
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
-    scaled += "" if gemv_row_loops() else " gemv-rows-on-blas"  # a frontend choice, keyed here too
+    scaled += " gemv-row-loops" if gemv_row_loops() else ""  # a frontend choice, keyed here too
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
     cpu_name, features = llvm_host()

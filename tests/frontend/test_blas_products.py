@@ -54,7 +54,8 @@ def test_a_whole_array_product_is_one_statement():
     ("np.einsum('ij,ij->i', A, A)", False),  # a label in both operands and the output
     ("Z @ Z", False),                       # known to be too small for a library call
 ])
-def test_which_products_are_kept_whole(expr, kept):
+def test_which_products_are_kept_whole(monkeypatch, expr, kept):
+    monkeypatch.setenv("POLYFUSE_GEMV_ROW_LOOPS", "1")  # (off by default: the row loops' choices)
     _, kernel = _kernel(f"def k(A, B, x):\n    Z = np.ones((4, 4))\n    return {expr}\n", target="python")
     A, B, x = RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6)
     assert bool(_matmuls(kernel, A, B, x)) == kept
@@ -62,15 +63,16 @@ def test_which_products_are_kept_whole(expr, kept):
 
 @pytest.mark.parametrize("expr", ["A @ x", "np.dot(A, x)", "A.T @ x", "x @ A"])
 def test_matrix_vector_products_on_gemv_without_the_row_loops(monkeypatch, expr):
-    """``POLYFUSE_GEMV_ROW_LOOPS=0`` keeps every plain matrix-vector product on ``?gemv``."""
+    """``POLYFUSE_GEMV_ROW_LOOPS=0`` (the default) keeps every plain matrix-vector product on ``?gemv``."""
     monkeypatch.setenv("POLYFUSE_GEMV_ROW_LOOPS", "0")
     _, kernel = _kernel(f"def k(A, B, x):\n    return {expr}\n", target="python")
     assert _matmuls(kernel, RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6))
 
 
-def test_a_fortran_ordered_matrix_times_a_vector_stays_on_gemv():
+def test_a_fortran_ordered_matrix_times_a_vector_stays_on_gemv(monkeypatch):
     """The row loops need C-contiguous rows (part of the call signature): a Fortran-ordered ``A``
     gets a variant with ``?gemv``, which reads it as stored."""
+    monkeypatch.setenv("POLYFUSE_GEMV_ROW_LOOPS", "1")
     fn, kernel = _kernel("def k(A, B, x):\n    return A @ x\n", target="python")
     A, B, x = RNG.random((6, 6)), RNG.random((6, 6)), RNG.random(6)
     assert not _matmuls(kernel, A, B, x)
@@ -78,12 +80,13 @@ def test_a_fortran_ordered_matrix_times_a_vector_stays_on_gemv():
     np.testing.assert_allclose(kernel(np.asfortranarray(A), B, x), A @ x, rtol=1e-12)
 
 
-def test_matrix_vector_row_loops_match_numpy_on_two_threads(forced):
+def test_matrix_vector_row_loops_match_numpy_on_two_threads(monkeypatch, forced):
     """``A @ x`` as polyfuse's row loops (8 rows side by side, each summed in blocks), fused with
     the rest of gesummv and run on a forced team of 2, against NumPy; ``A.T @ x`` stays on
     ``?gemv`` beside it.  Rows not a multiple of 8, a row longer than one block of the sums."""
     from polyfuse.runtime import threads
 
+    monkeypatch.setenv("POLYFUSE_GEMV_ROW_LOOPS", "1")
     source = "def k(A, B, x, a, b):\n    return a * np.dot(A, x) + b * (B @ x), A.T @ (A @ x)\n"
     fn, kernel = _kernel(source)
     A, B, x = RNG.standard_normal((203, 2100)), RNG.standard_normal((203, 2100)), RNG.standard_normal(2100)
