@@ -689,6 +689,12 @@ class Options:
         or carried loads are off (``carried_loads_enabled``: without them the fused loop is slower)."""
         return env_flag("POLYFUSE_TIME_TILE_FUSED_ROWS", True) and carried_loads_enabled()
 
+    def time_tile_fused_tiles(self) -> bool:
+        """A time tile of a stencil with several sweeps of two or more space dimensions runs a
+        time step's sweeps in one point loop nest, each later sweep shifted
+        (schedule/time_tiling.py, ``tile_sweep_shifts``), where ``POLYFUSE_TIME_TILE_FUSED_TILES=1``."""
+        return env_flag("POLYFUSE_TIME_TILE_FUSED_TILES", False)
+
     def time_tiling_enabled(self) -> bool:
         """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""
         return self.target != "cuda" and env_flag("POLYFUSE_TIME_TILING", True)
@@ -719,6 +725,7 @@ class Options:
             return "off"
         whole = f",whole:{self.time_tile_whole_row()}" if self.time_tile_whole_row() else ""
         whole += ",fused-rows" if whole and self.time_tile_fused_rows() else ""
+        whole += ",fused-tiles" if self.time_tile_fused_tiles() else ""
         return (env_text("POLYFUSE_TIME_TILE_SIZES") or f"model:{self.time_tile_budget()}") + whole
 
     def register_tile_bytes(self) -> int:

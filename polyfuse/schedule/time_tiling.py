@@ -54,6 +54,8 @@ INNER_TILES = (64, 128, 256, 512, 1024, 2048)  # the innermost (stride-1) member
 #: more: jacobi-2d 8 x 2048 ran 1.7x slower than 8 x 32 x 512 on two threads (more, smaller
 #: wavefronts), fdtd-2d 8 x 1024 1.5x slower than 8 x 16 x 512.
 LONG_INNER = 512
+#: ``TimeTileDecision.rows`` of a nest whose tiles run a time step's sweeps in one loop nest
+FUSED_TILES_TEXT = "sweeps fused in the tiles, shifts: "
 MAX_ROW_SLOPE = 4  # steepest steps that run an in-place sweep's rows side by side (seidel-2d: 2)
 _LOCK = threading.Lock()
 #: Emit full tiles apart (isl ``isolate``: constant-trip, guard-free point loops).  Off: each
@@ -292,7 +294,7 @@ def tile_sizes(skew: tuple[int, ...], arrays_bytes: int, budget: int) -> tuple[t
 
 
 def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
-                    isolate: bool | None = None) -> isl.Schedule:
+                    isolate: bool | None = None, fused: isl.MultiUnionPwAff | None = None) -> isl.Schedule:
     """The outer band tiled by ``sizes`` and wavefronted.
 
     Tile loops count tiles (``floor(x / S)``); the first becomes the sum of the first
@@ -306,7 +308,10 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
     isolate = ISOLATE_FULL_TILES if isolate is None else isolate
     full = _full_tiles(point, sizes) if isolate else None
     time = point.band_split(1)
-    if time.child(0).child(0).get_type() == isl.schedule_node_type.sequence:
+    if fused is not None and time.child(0).child(0).get_type() == isl.schedule_node_type.sequence:
+        space = time.child(0).delete().insert_partial_schedule(fused.intersect_domain(time.get_domain()))
+        time = _fused_options(space).parent()
+    elif time.child(0).child(0).get_type() == isl.schedule_node_type.sequence:
         time = _atomic_children(time.child(0).band_sink()).parent()
     else:
         time = _atomic(_unskewed(time.child(0))).parent()
@@ -315,6 +320,91 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
         option = isl.Map.from_domain_and_range(full, _universe(full, 1)).wrap().set_tuple_name("isolate")
         options = options.union(isl.UnionSet.from_set(option))
     return time.band_set_ast_build_options(options).get_schedule()
+
+
+def _fused_options(band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """The fused point band's AST options: ``atomic`` outer members (one loop over the union of
+    the statements' ranges, as the separate bands have), the innermost ``separate`` (a prologue,
+    the guard-free fused row, an epilogue), so the row loop has no condition inside."""
+    n = band.band_n_member()
+    members = [f"atomic[{k}]" for k in range(n - 1)] + [f"separate[{n - 1}]"]
+    return band.band_set_ast_build_options(isl.UnionSet(f"{{ {'; '.join(members)} }}"))
+
+
+def tile_sweep_shifts(scop: Scop, deps: Dependences, stmts: tuple[str, ...]) -> dict[str, tuple[int, ...]] | None:
+    """Per statement of a time-tiled nest of several sweeps, the shift of its own space
+    coordinates that lets one point loop nest inside a time tile run every sweep of a time step
+    (the first statement unshifted), or None.
+
+    A dependence between two statements within one time step, from ``a`` at ``x`` to ``b`` at
+    ``y`` (``a`` before ``b`` in the program), is kept by the fused loops (``a``'s point at
+    ``x + s_a``, ``b``'s at ``y + s_b``, ``a`` first within one point) exactly where
+    ``(y - x) + (s_b - s_a)`` is lexicographically >= 0; lexicographic order is invariant under
+    translation, so the least such ``s_b`` is ``s_a - lexmin(y - x)`` (over every parameter value),
+    the lexicographic maximum over the earlier statements.  None where the statements' space
+    dimensions differ, a dependence within a time step runs from a later statement to an earlier
+    one, or a set of distances has no lexicographic minimum (not bounded)."""
+    dims = {len(scop.statement(s).iterators) for s in stmts}
+    if len(stmts) < 2 or len(dims) != 1 or dims.pop() < 3:
+        return None
+    validity = _restricted(deps.validity(), scop, stmts)
+    order = [s.name for s in scop.statements if s.name in stmts]  # the sequence's order
+    shifts: dict[str, tuple[int, ...]] = {}
+    for index, b in enumerate(order):
+        n = len(scop.statement(b).iterators)
+        best: tuple[int, ...] = (0,) * (n - 1)
+        for a in order[:index]:
+            for src, dst in ((a, b), (b, a)):
+                dist = _step_distances(scop, validity, src, dst, n)
+                if dist is None:
+                    return None
+                if dist.is_empty():
+                    continue
+                if src == b:
+                    return None  # a later sweep feeds an earlier one within a time step
+                if not dist.is_bounded():
+                    return None
+                low = dist.lexmin()
+                if not low.is_singleton():
+                    return None
+                point = low.sample_point()
+                least = tuple(int(point.get_coordinate_val(isl.dim_type.set, k).to_python()) for k in range(n - 1))
+                need = tuple(sa - d for sa, d in zip(shifts[a], least))
+                best = max(best, need)
+        shifts[b] = best
+    return shifts
+
+
+def _step_distances(scop: Scop, validity: isl.UnionMap, src: str, dst: str, n: int) -> isl.Set | None:
+    """``y - x`` (space coordinates) over the dependences from ``src[t, x]`` to ``dst[t, y]``
+    within one time step, every parameter value taken (None: not expressible)."""
+    xs = [f"x{k}" for k in range(n)]
+    ys = [f"y{k}" for k in range(n)]
+    diff = ", ".join(f"{y} - {x}" for x, y in zip(xs[1:], ys[1:]))
+    text = f"{scop.prefix} -> {{ [{src}[{', '.join(xs)}] -> {dst}[{', '.join(ys)}]] -> [{diff}] : {ys[0]} = {xs[0]} }}"
+    try:
+        to_diff = isl.UnionMap(text)
+    except isl.Error:
+        return None
+    pairs = validity.intersect_domain(isl.UnionSet(f"{scop.prefix} -> {{ {src}[{', '.join(xs)}] }}")) \
+        .intersect_range(isl.UnionSet(f"{scop.prefix} -> {{ {dst}[{', '.join(ys)}] }}"))
+    image = pairs.wrap().apply(to_diff)
+    if image.is_empty():
+        return isl.Set.empty(isl.Space.set_alloc(validity.get_ctx(), 0, n - 1))
+    result = isl.Set.from_union_set(image)
+    return result.project_out(isl.dim_type.param, 0, result.dim(isl.dim_type.param))
+
+
+def fused_tile_band(scop: Scop, stmts: tuple[str, ...], shifts: dict[str, tuple[int, ...]]) -> isl.MultiUnionPwAff:
+    """The point band below a time tile's time point loop that runs every sweep in one loop nest:
+    each statement's own space coordinates plus its shift (``tile_sweep_shifts``)."""
+    pieces = []
+    for name in stmts:
+        iters = [isl_name(v) for v in scop.statement(name).iterators]
+        members = [f"{v} + {s}" if s else v for v, s in zip(iters[1:], shifts[name])]
+        pieces.append(f"{name}[{', '.join(iters)}] -> [{', '.join(members)}]")
+    umap = isl.UnionMap(f"{scop.prefix} -> {{ {'; '.join(pieces)} }}").intersect_domain(_domain(scop, stmts))
+    return isl.MultiUnionPwAff.from_union_map(umap)
 
 
 def _unskewed(band: isl.ScheduleNode) -> isl.ScheduleNode:
@@ -591,14 +681,16 @@ def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
 
 def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budget: int,
               fixed_sizes: tuple[int, ...] = (), whole_row: int = 0, fused_rows: bool = False,
+              fused_tiles: bool = False,
               ) -> tuple[tuple[isl.Schedule | None, ...], tuple[TimeTileDecision, ...]]:
     """The time-tiled schedule of each node of ``body`` (None where it is not a time-stepped
     stencil nest), and one decision per top-level loop that looked like a stencil nest.
-    ``whole_row`` (bytes, 0: off) and ``fused_rows``: see ``whole_row_version``."""
+    ``whole_row`` (bytes, 0: off) and ``fused_rows``: see ``whole_row_version``; ``fused_tiles``:
+    a tile's sweeps of one time step run in one point loop nest (``tile_sweep_shifts``)."""
     parts: list[isl.Schedule | None] = []
     decisions: list[TimeTileDecision] = []
     for node in body:
-        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes, whole_row, fused_rows)
+        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes, whole_row, fused_rows, fused_tiles)
         parts.append(schedule)
         if decision is not None:
             decisions.append(decision)
@@ -607,7 +699,8 @@ def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budg
 
 def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
           fixed_sizes: tuple[int, ...], whole_row: int = 0,
-          fused_rows: bool = False) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
+          fused_rows: bool = False,
+          fused_tiles: bool = False) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
     """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
     that do not even look like a time loop)."""
     if not time_loop_shape(scop, node):
@@ -628,12 +721,15 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     if not sizes:
         return None, TimeTileDecision(var, stmts, False, text, budget_bytes=budget,
                                       reason="no tile fits the cache budget")
-    tiled = tiled_wavefront(band, sizes)
     slope = row_slope(scop, deps, stmts)
+    shifts = tile_sweep_shifts(scop, deps, stmts) if fused_tiles and slope is None else None
+    tiled = tiled_wavefront(band, sizes, fused=fused_tile_band(scop, stmts, shifts) if shifts else None)
     sided = rows_side_by_side(tiled, slope) if slope is not None else None
     order, why, pairs = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "
                                      "the row loop p innermost (no dependence within a step)")
+    if shifts and sided is None:
+        rows = FUSED_TILES_TEXT + ", ".join(f"{name} {shift}" for name, shift in shifts.items())
     result = marked_time_tiles(tiled if sided is None else sided)
     versioned = (whole_row_version(scop, node, result, whole_row // _element_bytes(scop, stmts), deps,
                                    fused_rows)

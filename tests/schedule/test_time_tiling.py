@@ -414,3 +414,64 @@ def test_whole_rows_of_an_in_place_sweep_are_not_walked_as_tiles(fresh, forced):
     variant = kernel.compile(A)
     for n, untiled_side in ((3, True), (9, True), (30, False)):  # the side each size above took
         assert evaluate_int(version.cond, variant.bind({"A": np.zeros((n, n))})) == untiled_side
+
+
+def _innermost_calls(node, found: list[int]) -> None:
+    """How many statement calls each innermost loop under ``node`` runs."""
+    for n in nodes(node):
+        if isinstance(n, For) and not any(isinstance(c, For) for c in nodes(n.body)):
+            found.append(sum(isinstance(c, StmtCall) for c in nodes(n.body)))
+
+
+def test_fused_tile_sweeps_bitwise_equal(fresh, forced):
+    """``POLYFUSE_TIME_TILE_FUSED_TILES=1``: a tile runs both sweeps of a time step in one point
+    loop nest, the second shifted by the lexicographically least vector that keeps every
+    dependence within a time step forward (jacobi-2d: one row back, so ``A[i - 1, j]`` is written
+    after ``B[i, j]`` in the same iteration).  Bit for bit against Python on 1 and 2 threads at
+    odd sizes (partial tiles, the shifted rows' prologues and epilogues); the knob off keeps one
+    loop nest per sweep."""
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES["jacobi-2d"])
+    sk = suite.KERNELS["jacobi-2d"]
+    plain = polyfuse.kernel(sk.func)
+    fresh.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "1")
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    for k, sizes in enumerate(SIZES["jacobi-2d"][1:3]):
+        _run_both(sk, kernel, sizes, seed=k, counts=(1, 2))
+    args = sk.make_args(np.random.default_rng(0), **SIZES["jacobi-2d"][2])
+    (decision,) = _decisions(kernel, args)
+    assert decision.applied and decision.rows == time_tiling.FUSED_TILES_TEXT + "S0 (0, 0), S1 (1, 0)"
+    assert "sweeps fused in the tiles" in str(kernel.explain(*args))
+    fused: list[int] = []
+    _innermost_calls(kernel.compile(*args).program.root, fused)
+    fresh.delenv("POLYFUSE_TIME_TILE_FUSED_TILES")
+    separate: list[int] = []
+    _innermost_calls(plain.compile(*args).program.root, separate)
+    assert max(fused) == 2 and max(separate) == 1, (fused, separate)
+
+
+def test_fused_tile_sweep_shifts(fresh):
+    """heat-3d's second sweep one plane back (``(1, 0, 0)``: lexmin of its distances within a
+    step is ``(-1, 0, 0)``); none where a later sweep feeds an earlier one within a step, nor
+    where the sweeps' dimensions differ (fdtd-2d's ``ey[0, j] = fict[t]``)."""
+    fresh.setenv("POLYFUSE_TIME_TILING", "0")
+    found = {}
+    for name in ("heat-3d", "fdtd-2d"):
+        sk = suite.KERNELS[name]
+        stages = polyfuse.kernel(sk.func).compile(*sk.make_args(np.random.default_rng(0), **sk.sizes["test"])).stages
+        scop, deps = stages["lift"], stages["dependences"]
+        found[name] = time_tiling.tile_sweep_shifts(scop, deps, tuple(s.name for s in scop.statements))
+    assert found == {"heat-3d": {"S0": (0, 0, 0), "S1": (1, 0, 0)}, "fdtd-2d": None}
+    fn = define("""
+def kern(tsteps, n, A, B):
+    for t in range(tsteps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                B[i, j] = A[i, j] + A[i - 1, j]
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = B[i, j] * 0.5
+""")
+    stages = polyfuse.kernel(fn).compile(3, 6, np.zeros((6, 6)), np.zeros((6, 6))).stages
+    scop, deps = stages["lift"], stages["dependences"]
+    shifts = time_tiling.tile_sweep_shifts(scop, deps, tuple(s.name for s in scop.statements))
+    assert shifts == {"S0": (0, 0), "S1": (1, 0)}  # S0 at (i, j) reads A[i - 1, j], S1 writes it
