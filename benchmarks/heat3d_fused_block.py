@@ -7,8 +7,8 @@ plane back), compiled by polyfuse as written (``fuse="none"``, no time tiles), o
 What a time tile's point loops do with ``POLYFUSE_TIME_TILE_FUSED_TILES`` off (``separate``: each
 sweep over the block) and on (``fused``: ``B[i, j, k]`` and then ``A[i - 1, j, k]`` in one row
 loop), without the tiles around them.  The fused nest starts one plane later, so each sweep runs
-``n0 - 3`` planes in it, ``n0 - 2`` in the separate one: times are per point update.  Both are
-checked against each other's interior after one repetition.  ``--no-load-pre`` sets LLVM's
+``n0 - 3`` planes in it, ``n0 - 2`` in the separate one: times are per point update (the two
+compute different planes; this times the loop forms only).  ``--no-load-pre`` sets LLVM's
 ``-enable-load-in-loop-pre=false`` for both (GVN's load PRE keeps ``A[k + 1]`` for the next
 iteration's ``A[k]`` in the separate row loops; in the fused one the store between the loads stops
 it).  Thread CPU time, min over rounds, ns per point update.
@@ -25,7 +25,7 @@ import polyfuse
 
 
 def separate(reps, n0, n1, n2, A, B):
-    for r in range(reps):
+    for _rep in range(reps):
         for i in range(1, n0 - 1):
             for j in range(1, n1 - 1):
                 for k in range(1, n2 - 1):
@@ -41,7 +41,7 @@ def separate(reps, n0, n1, n2, A, B):
 
 
 def fused(reps, n0, n1, n2, A, B):
-    for r in range(reps):
+    for _rep in range(reps):
         for i in range(2, n0 - 1):
             for j in range(1, n1 - 1):
                 for k in range(1, n2 - 1):

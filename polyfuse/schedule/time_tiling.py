@@ -345,8 +345,15 @@ def tile_sweep_shifts(scop: Scop, deps: Dependences, stmts: tuple[str, ...]) -> 
     dimensions differ, a dependence within a time step runs from a later statement to an earlier
     one, or a set of distances has no lexicographic minimum (not bounded)."""
     dims = {len(scop.statement(s).iterators) for s in stmts}
-    if len(stmts) < 2 or len(dims) != 1 or dims.pop() < 3:
+    if len(stmts) < 2 or len(dims) != 1 or dims.pop() < 2:
         return None
+    import numpy as np
+
+    from polyfuse.analysis.carried_loads import queue_ready
+
+    dtypes = {isl_name(a.name): str(np.dtype(a.dtype)) for a in scop.arrays}
+    if not all(queue_ready(s, dtypes.get(isl_name(s.array), "")) for s in map(scop.statement, stmts)):
+        return None  # as fused_sweeps: a load the backend could not carry would wait on the stores
     validity = _restricted(deps.validity(), scop, stmts)
     order = [s.name for s in scop.statements if s.name in stmts]  # the sequence's order
     shifts: dict[str, tuple[int, ...]] = {}
@@ -681,12 +688,13 @@ def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
 
 def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budget: int,
               fixed_sizes: tuple[int, ...] = (), whole_row: int = 0, fused_rows: bool = False,
-              fused_tiles: bool = False,
+              fused_tiles: int = 0,
               ) -> tuple[tuple[isl.Schedule | None, ...], tuple[TimeTileDecision, ...]]:
     """The time-tiled schedule of each node of ``body`` (None where it is not a time-stepped
     stencil nest), and one decision per top-level loop that looked like a stencil nest.
     ``whole_row`` (bytes, 0: off) and ``fused_rows``: see ``whole_row_version``; ``fused_tiles``:
-    a tile's sweeps of one time step run in one point loop nest (``tile_sweep_shifts``)."""
+    a tile's sweeps of one time step run in one point loop nest where they have at most that
+    many space dimensions (``tile_sweep_shifts``; 0: never)."""
     parts: list[isl.Schedule | None] = []
     decisions: list[TimeTileDecision] = []
     for node in body:
@@ -700,7 +708,7 @@ def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budg
 def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
           fixed_sizes: tuple[int, ...], whole_row: int = 0,
           fused_rows: bool = False,
-          fused_tiles: bool = False) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
+          fused_tiles: int = 0) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
     """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
     that do not even look like a time loop)."""
     if not time_loop_shape(scop, node):
@@ -722,7 +730,8 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
         return None, TimeTileDecision(var, stmts, False, text, budget_bytes=budget,
                                       reason="no tile fits the cache budget")
     slope = row_slope(scop, deps, stmts)
-    shifts = tile_sweep_shifts(scop, deps, stmts) if fused_tiles and slope is None else None
+    shifts = (tile_sweep_shifts(scop, deps, stmts)
+              if fused_tiles and slope is None and len(skew) <= fused_tiles else None)
     tiled = tiled_wavefront(band, sizes, fused=fused_tile_band(scop, stmts, shifts) if shifts else None)
     sided = rows_side_by_side(tiled, slope) if slope is not None else None
     order, why, pairs = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)

@@ -195,9 +195,10 @@ def test_point_loops_run_in_the_statements_own_coordinates(fresh, name):
     (or a constant, where isl peels a one-trip loop), not a skewed one such as
     ``S(_t2, _t3 - 2 * _t2)`` (LLVM then reuses neighbours' loads across iterations); results
     stay bitwise equal.  (The tiles: jacobi-1d's whole-row version, whose untiled side fuses the
-    sweeps with a shift, is off.)"""
+    sweeps with a shift, is off, and so are fused sweeps in the tiles, which shift ``A[i - 1]``.)"""
     fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES[name])
     fresh.setenv("POLYFUSE_TIME_TILE_WHOLE_ROW", "0")
+    fresh.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")
     sk = suite.KERNELS[name]
     kernel = polyfuse.kernel(sk.func, verify=True)
     args = sk.make_args(np.random.default_rng(0), **SIZES[name][-1])
@@ -424,16 +425,16 @@ def _innermost_calls(node, found: list[int]) -> None:
 
 
 def test_fused_tile_sweeps_bitwise_equal(fresh, forced):
-    """``POLYFUSE_TIME_TILE_FUSED_TILES=1``: a tile runs both sweeps of a time step in one point
-    loop nest, the second shifted by the lexicographically least vector that keeps every
+    """``POLYFUSE_TIME_TILE_FUSED_TILES=3`` (2-d and 3-d sweeps too): a tile runs both sweeps of
+    a time step in one point loop nest, the second shifted by the lexicographically least vector that keeps every
     dependence within a time step forward (jacobi-2d: one row back, so ``A[i - 1, j]`` is written
     after ``B[i, j]`` in the same iteration).  Bit for bit against Python on 1 and 2 threads at
     odd sizes (partial tiles, the shifted rows' prologues and epilogues); the knob off keeps one
     loop nest per sweep."""
     fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES["jacobi-2d"])
     sk = suite.KERNELS["jacobi-2d"]
-    plain = polyfuse.kernel(sk.func)
-    fresh.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "1")
+    plain = polyfuse.kernel(sk.func)  # the default: one-dimensional sweeps only
+    fresh.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "3")
     kernel = polyfuse.kernel(sk.func, verify=True)
     for k, sizes in enumerate(SIZES["jacobi-2d"][1:3]):
         _run_both(sk, kernel, sizes, seed=k, counts=(1, 2))
@@ -475,3 +476,20 @@ def kern(tsteps, n, A, B):
     scop, deps = stages["lift"], stages["dependences"]
     shifts = time_tiling.tile_sweep_shifts(scop, deps, tuple(s.name for s in scop.statements))
     assert shifts == {"S0": (0, 0), "S1": (1, 0)}  # S0 at (i, j) reads A[i - 1, j], S1 writes it
+
+
+def test_one_dimensional_tiles_fuse_by_default(fresh, forced):
+    """By default (``POLYFUSE_TIME_TILE_FUSED_TILES`` 1) jacobi-1d's tiles run ``B[i]`` and
+    ``A[i - 1]`` in one row loop (its loads of ``B`` from the queues of carried loads); bit for
+    bit on 1 and 2 threads; ``=0`` keeps a row loop per sweep."""
+    fresh.setenv("POLYFUSE_TIME_TILE_SIZES", SMALL_TILES["jacobi-1d"])
+    fresh.setenv("POLYFUSE_TIME_TILE_WHOLE_ROW", "0")
+    sk = suite.KERNELS["jacobi-1d"]
+    kernel = polyfuse.kernel(sk.func, verify=True)
+    _run_both(sk, kernel, dict(tsteps=7, n=37), counts=(1, 2))
+    args = sk.make_args(np.random.default_rng(0), tsteps=7, n=37)
+    (decision,) = _decisions(kernel, args)
+    assert decision.rows == time_tiling.FUSED_TILES_TEXT + "S0 (0,), S1 (1,)"
+    fresh.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")
+    (decision,) = _decisions(polyfuse.kernel(sk.func), args)
+    assert decision.applied and not decision.rows

@@ -96,9 +96,11 @@ def test_the_knobs(monkeypatch):
     rng = np.random.default_rng(9)
     args = (2, 40, rng.random(40), rng.random(40))
     monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_ROWS", "0")
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")  # the tiled side's fused rows
     kernel = polyfuse.kernel(jacobi_1d, cache=False)
     assert "fused into one row loop" not in str(kernel.explain(*args)) and not _queues(kernel, args)
     monkeypatch.delenv("POLYFUSE_TIME_TILE_FUSED_ROWS")
+    monkeypatch.delenv("POLYFUSE_TIME_TILE_FUSED_TILES")
     monkeypatch.setenv("POLYFUSE_CARRIED_LOADS", "0")
     kernel = polyfuse.kernel(_recurrence, cache=False)
     assert not _queues(kernel, (8, rng.random(8), rng.random(8)))

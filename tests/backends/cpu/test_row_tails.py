@@ -32,6 +32,7 @@ def _lanes(name):
 def test_out_of_place_sweeps_get_row_tails_and_in_place_ones_do_not(monkeypatch):
     monkeypatch.delenv("POLYFUSE_ROW_TAILS", raising=False)
     monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")  # a fused row reads what it writes
     program, lanes = _lanes("jacobi-1d")  # (the whole-row side's fused row loop is serial: none)
     parallel = [loop.parallel for loop in _innermost(program)]
     assert program.time_tiled and any(parallel) and all((v == 8) == p for v, p in zip(lanes, parallel))
@@ -98,6 +99,7 @@ def test_row_heads_give_pythons_bits_at_every_alignment(monkeypatch, func, sizes
     # rows of at least 2 vectors get a head: a wrong peel would skip or misplace iterations
     monkeypatch.setenv("POLYFUSE_ROW_HEADS", "2")
     monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")  # jacobi-1d's tiles: a row per sweep, with heads
     kernel = polyfuse.kernel(func, cache=False)
     rng = np.random.default_rng(1)
     for tsteps, n in sizes:
@@ -114,6 +116,7 @@ def test_row_heads_give_pythons_bits_at_every_alignment(monkeypatch, func, sizes
 
 def test_row_heads_are_in_the_code_only_with_the_knob(monkeypatch):
     monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")  # the tiles' rows, one per sweep
     args = (3, 41, np.zeros(41), np.zeros(41))
     text = {}
     for knob in ("0", "2"):
