@@ -177,6 +177,14 @@ def row_heads() -> int:
     return int(text)
 
 
+def one_row_copy() -> bool:
+    """``POLYFUSE_ONE_ROW_COPY``: a row with heads (``row_heads``) emits its counted loop and
+    tail once, after the head's step where it runs, instead of one copy for each of the head's
+    three cases (backends.cpu.llvm, ``_headed_row``): the same loops, a third of the code for
+    LLVM to optimise and generate.  Default on; 0 emits the three copies."""
+    return env_flag("POLYFUSE_ONE_ROW_COPY", True)
+
+
 def one_thread_tiles() -> bool:
     """``POLYFUSE_ONE_THREAD_TILES``: a team of one thread runs a time-tiled nest's tiles in
     lexicographic order or by columns instead of wavefronts (polyfuse.schedule.time_tiling,

@@ -100,6 +100,7 @@ def cpu_key() -> str:
         machine,
         math_loop_interleave,
         narrow_gemm,
+        one_row_copy,
         overlap_rows,
         phase_chains,
         product_pairs,
@@ -125,6 +126,7 @@ def cpu_key() -> str:
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
+    lsr += "" if one_row_copy() or not row_heads() else " row-copies"
     lsr += "" if carried_loads_enabled() else " no-carried-loads"
     math = f" math-interleave-{math_loop_interleave()}"
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
