@@ -536,7 +536,7 @@ def _region_problem(program: LoopProgram, loops: list[For], serial: list[tuple[N
         for child in part:
             for name in arrays_used(program, child) & registers:
                 units.setdefault(name, set()).add(unit)
-    loaded: dict[int, frozenset[str]] = {}  # statement number -> the arrays its value loads
+    loaded: dict[str, frozenset[str]] = {}  # statement -> the arrays its value loads
     for name, used_by in sorted(units.items()):
         if len(used_by) > 1:
             return f"local scalar {name!r} is used by more than one part of the region (each thread has its own)"
@@ -553,7 +553,7 @@ def _writes(program: LoopProgram, node: Node, name: str) -> bool:
 
 
 def _written_before_read(program: LoopProgram, node: Node, name: str, defined: bool,
-                         loaded: dict[int, frozenset[str]] | None = None) -> bool:
+                         loaded: dict[str, frozenset[str]] | None = None) -> bool:
     """Every read of scalar ``name`` in ``node`` follows a write of it by an earlier statement of
     the same block or of an enclosing block (within one iteration of the parallel loop).
     ``loaded``: the arrays each statement's value loads, by statement, filled as they are walked
