@@ -1323,6 +1323,7 @@ class KernelCodegen:
         self.checked_quotients = False  # did a loop of this function get them (wide_vector_functions)
         self.inline_math_used = False  # did an inline transcendental go into this function (wide_vector_functions)
         self.inline_math_names: list[str] = []  # each one's name: a loop whose body added some is interleaved (interleave_math_loops)
+        self.math_statements = 0  # statements emitted that computed inline transcendentals
         self.module = module
         self.shared = shared
         self.program_arrays = [a.name for a in program.arrays]
@@ -1471,6 +1472,7 @@ class KernelCodegen:
         b.position_at_end(loop_body)
         outer_parallel, self.in_parallel_loop = self.in_parallel_loop, node.parallel or self._sums_only(node)
         math_before = len(self.inline_math_names)
+        statements_before = self.math_statements
         self.enclosing.append(node)
         try:
             (self.emit if body is None else body)(node.body)
@@ -1484,7 +1486,8 @@ class KernelCodegen:
         back_edge = b.branch(header)
         added = self.inline_math_names[math_before:]
         if added and not any(isinstance(n, For) for n in nodes(node.body)):
-            back_edge.set_metadata(f"{MATH_LOOP}.{math_loop_interleave(added)}", self.module.add_metadata([]))
+            chains = self.math_statements - statements_before
+            back_edge.set_metadata(f"{MATH_LOOP}.{math_loop_interleave(added, chains)}", self.module.add_metadata([]))
         elif marker:
             back_edge.set_metadata(marker, self.module.add_metadata([]))
         b.position_at_end(done)
@@ -2027,6 +2030,12 @@ class KernelCodegen:
         b.position_at_end(done)
 
     def emit_StmtCall(self, node: StmtCall) -> None:
+        before = len(self.inline_math_names)
+        self._emit_statement(node)
+        if len(self.inline_math_names) > before:
+            self.math_statements += 1
+
+    def _emit_statement(self, node: StmtCall) -> None:
         stmt = self.program.statement(node.statement)
         if self.warm_up and stmt.array not in self.phase.private:
             return  # (an overlapped chunk's warm-up makes only the rows of its private arrays)
