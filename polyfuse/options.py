@@ -66,18 +66,32 @@ def vector_bytes() -> int:
 WIDE_MATH_INTERLEAVE = {"atan": 1, "asin": 2, "acos": 2, "asinh": 2, "acosh": 2, "expm1": 2}
 
 
-def math_loop_interleave(functions: Iterable[str] = ()) -> int:
+def math_loop_interleave(functions: Iterable[str] = (), chains: int = 1) -> int:
     """``POLYFUSE_MATH_INTERLEAVE``: how many vectors a loop with inline transcendentals works on
     side by side (backends.cpu.llvm, ``interleave_math_loops``).  Default 4 with 512-bit vectors
     (AVX-512 has 32 vector registers), lowered for the ``functions`` in the loop that run faster
     with fewer (``WIDE_MATH_INTERLEAVE``), else 2 (AVX2's 16 spilled at 4); a set value applies to
-    every loop; a bad value is an ArgumentError."""
+    every loop; a bad value is an ArgumentError.  A loop whose body has ``chains`` statements that
+    compute transcendentals (rows the interleave pass put side by side: softmax's 8) already has
+    that many independent chains per iteration: with ``math_chains`` on the default is divided by
+    them, down to 1."""
     count = _count("POLYFUSE_MATH_INTERLEAVE")
     if count is not None:
         return count
     if vector_bytes() < 64:
-        return 2
-    return min([4, *(WIDE_MATH_INTERLEAVE.get(f, 4) for f in functions)])
+        base = 2
+    else:
+        base = min([4, *(WIDE_MATH_INTERLEAVE.get(f, 4) for f in functions)])
+    return max(1, base // chains) if math_chains() else base
+
+
+def math_chains() -> bool:
+    """``POLYFUSE_MATH_CHAINS=1``: a loop with several statements that compute transcendentals
+    gets the interleave count of ``math_loop_interleave`` divided by their number.  Default off:
+    softmax ran 4-5% faster with it and LLVM's work on it fell 0.43 -> 0.32 s, but attention_rows'
+    run time was not settled on the loaded VM (docs/performance.md, *One copy of a headed row's
+    loop, session 30*)."""
+    return env_flag("POLYFUSE_MATH_CHAINS", False)
 
 
 def _count(variable: str) -> int | None:
@@ -175,6 +189,14 @@ def row_heads() -> int:
     if not text.isdigit():
         raise ArgumentError(f"POLYFUSE_ROW_HEADS={text!r} is not a number of vectors (or 0, 1)")
     return int(text)
+
+
+def one_row_copy() -> bool:
+    """``POLYFUSE_ONE_ROW_COPY``: a row with heads (``row_heads``) emits its counted loop and
+    tail once, after the head's step where it runs, instead of one copy for each of the head's
+    three cases (backends.cpu.llvm, ``_headed_row``): the same loops, a third of the code for
+    LLVM to optimise and generate.  Default on; 0 emits the three copies."""
+    return env_flag("POLYFUSE_ONE_ROW_COPY", True)
 
 
 def one_thread_tiles() -> bool:

@@ -536,12 +536,13 @@ def _region_problem(program: LoopProgram, loops: list[For], serial: list[tuple[N
         for child in part:
             for name in arrays_used(program, child) & registers:
                 units.setdefault(name, set()).add(unit)
+    loaded: dict[str, frozenset[str]] = {}  # statement -> the arrays its value loads
     for name, used_by in sorted(units.items()):
         if len(used_by) > 1:
             return f"local scalar {name!r} is used by more than one part of the region (each thread has its own)"
         (unit,) = used_by
         if unit >= 0 and _writes(program, loops[unit], name) and not (
-                name in loops[unit].private and _written_before_read(program, loops[unit].body, name, False)):
+                name in loops[unit].private and _written_before_read(program, loops[unit].body, name, False, loaded)):
             return (f"local scalar {name!r} in loop {loops[unit].iterator} may carry a value from an earlier "
                     "iteration of an enclosing sequential loop into another thread")
     return None
@@ -551,21 +552,31 @@ def _writes(program: LoopProgram, node: Node, name: str) -> bool:
     return any(name in program.statement(s).targets for s in statements_in(node))
 
 
-def _written_before_read(program: LoopProgram, node: Node, name: str, defined: bool) -> bool:
+def _written_before_read(program: LoopProgram, node: Node, name: str, defined: bool,
+                         loaded: dict[str, frozenset[str]] | None = None) -> bool:
     """Every read of scalar ``name`` in ``node`` follows a write of it by an earlier statement of
-    the same block or of an enclosing block (within one iteration of the parallel loop)."""
+    the same block or of an enclosing block (within one iteration of the parallel loop).
+    ``loaded``: the arrays each statement's value loads, by statement, filled as they are walked
+    (a region with many private scalars asks this of one loop for each: cholesky's 32 packed rows)."""
     if isinstance(node, StmtCall):
         stmt = program.statement(node.statement)
         if stmt.region is not None:  # a loop kept as written: reads what it may write, unless private
             return defined or name not in stmt.sources()
-        return defined or not any(isinstance(e, ir.Load) and e.array == name for e in ir.walk(stmt.value))
+        if defined:
+            return True
+        if loaded is None:
+            loaded = {}
+        reads = loaded.get(node.statement)
+        if reads is None:
+            reads = loaded[node.statement] = frozenset(e.array for e in ir.walk(stmt.value) if isinstance(e, ir.Load))
+        return name not in reads
     if isinstance(node, For):
-        return _written_before_read(program, node.body, name, defined)
+        return _written_before_read(program, node.body, name, defined, loaded)
     if isinstance(node, If):
         branches = (node.then,) if node.otherwise is None else (node.then, node.otherwise)
-        return all(_written_before_read(program, b, name, defined) for b in branches)
+        return all(_written_before_read(program, b, name, defined, loaded) for b in branches)
     for child in node.children:
-        if not _written_before_read(program, child, name, defined):
+        if not _written_before_read(program, child, name, defined, loaded):
             return False
         defined = defined or (isinstance(child, StmtCall) and program.statement(child.statement).array == name
                               and program.statement(child.statement).region is None)

@@ -98,8 +98,10 @@ def cpu_key() -> str:
         jit_small_code,
         join_phases,
         machine,
+        math_chains,
         math_loop_interleave,
         narrow_gemm,
+        one_row_copy,
         overlap_rows,
         phase_chains,
         product_pairs,
@@ -125,8 +127,10 @@ def cpu_key() -> str:
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
+    lsr += "" if one_row_copy() or not row_heads() else " row-copies"
     lsr += "" if carried_loads_enabled() else " no-carried-loads"
     math = f" math-interleave-{math_loop_interleave()}"
+    math += " math-chains" if math_chains() else ""
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too

@@ -124,3 +124,17 @@ def test_row_heads_are_in_the_code_only_with_the_knob(monkeypatch):
         text[knob] = polyfuse.kernel(jacobi_1d, cache=False).inspect_llvm(*args, optimized=False)
     tails = 'i32 1}, !{!"llvm.loop.unroll.disable"}'  # ROW_TAIL's loop metadata: tails and heads
     assert text["0"].count(tails) < text["2"].count(tails)
+
+
+def test_a_row_with_heads_has_one_copy_of_its_loop_and_tail(monkeypatch):
+    # _headed_row: the head's step, then the counted loop and the tail once, from a start the
+    # head chose (POLYFUSE_ONE_ROW_COPY=0: a copy of both for each of the head's three cases)
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    monkeypatch.setenv("POLYFUSE_ROW_HEADS", "2")
+    args = (3, 41, np.zeros(41), np.zeros(41))
+    main = '!{!"llvm.loop.interleave.count", i32 1}}'  # ROW_MAIN's loop metadata
+    counts = {}
+    for knob in ("0", "1"):
+        monkeypatch.setenv("POLYFUSE_ONE_ROW_COPY", knob)
+        counts[knob] = polyfuse.kernel(jacobi_1d, cache=False).inspect_llvm(*args, optimized=False).count(main)
+    assert counts["1"] > 0 and counts["0"] == 3 * counts["1"]

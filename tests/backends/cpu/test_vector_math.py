@@ -191,6 +191,30 @@ def test_math_loop_interleave_per_function(monkeypatch):
     np.testing.assert_allclose(out, np.arctan(np.exp(x)), rtol=1e-15)
 
 
+def two_rows_of_exps(x, out):
+    for i in range(x.shape[0]):
+        out[0, i] = math.exp(x[i])
+        out[1, i] = math.exp(-x[i])
+
+
+def test_a_loop_of_several_math_statements_divides_the_interleave(monkeypatch):
+    """Statements that each compute a transcendental are independent chains already (the
+    interleave pass's rows): with POLYFUSE_MATH_CHAINS=1 the count is divided by their number,
+    down to 1; off (the default) keeps the full count."""
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    monkeypatch.setenv("POLYFUSE_MATH_CHAINS", "1")
+    assert math_loop_interleave(["exp"] * 8, 8) == 1 and math_loop_interleave(["exp"] * 2, 2) == 2
+    monkeypatch.delenv("POLYFUSE_MATH_CHAINS")
+    assert math_loop_interleave(["exp"] * 8, 8) == 4
+    monkeypatch.setenv("POLYFUSE_MATH_CHAINS", "1")
+    x = np.random.default_rng(8).uniform(-3.0, 3.0, 203)
+    out = np.empty((2, 203))
+    kernel = polyfuse.kernel(two_rows_of_exps)
+    assert '!"llvm.loop.interleave.count", i32 2}' in kernel.inspect_llvm(x, out, optimized=False)
+    kernel(x, out)
+    np.testing.assert_allclose(out, np.exp([x, -x]), rtol=1e-15)
+
+
 def test_exp_converts_without_scalar_conversions():
     """2**k and the float/int conversions go through the bits of 1.5 * 2**52 + n: AVX2 has no
     packed double <-> int64 instruction, so an fptosi / sitofp of a vector became one scalar
