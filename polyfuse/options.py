@@ -277,6 +277,17 @@ def phase_chains() -> bool:
     return env_flag("POLYFUSE_PHASE_CHAINS", False)
 
 
+def epilogue_chains() -> bool:
+    """``POLYFUSE_EPILOGUE_CHAINS``: with ``POLYFUSE_PHASE_CHAINS`` off, a product cut by rows
+    (``x @ W`` on polyfuse's threads, one BLAS thread each) and the parallel phases right after it
+    that read its result at the current row only (matmul_bias_relu's bias and relu, mlp's
+    ``maximum(x @ W1 + b1, 0)``) run as one chain whose members each call the product once on
+    their whole piece of the rows and then run the epilogue on those rows (backends/cpu/chains.py,
+    ``ChainDecision``): no more ``?gemm`` calls than unchained, and the team is woken once.
+    Read at compile time (part of the disk cache's key); 0 keeps the phases apart."""
+    return env_flag("POLYFUSE_EPILOGUE_CHAINS", True)
+
+
 def chain_block_rows() -> int | None:
     """``POLYFUSE_CHAIN_BLOCK_ROWS``: rows per block of a chain of phases, fixed (experiments;
     read at run time); unset: the model (backends/cpu/parallel.py ``chain_block_rows``)."""

@@ -52,27 +52,37 @@ class ChainDecision:
     reason: str
 
 
-def plan_chains(program: LoopProgram, phases, checked_at_run_time: bool):
+def plan_chains(program: LoopProgram, phases, checked_at_run_time: bool, epilogue: bool = False):
     """The phases with ``chain`` set on the first phase of each chain (its length) and ``chained``
-    on the others, and the decisions."""
+    on the others, and the decisions.  ``epilogue`` (``POLYFUSE_EPILOGUE_CHAINS``): only a
+    product cut by rows followed by phases that are no product (its epilogue: a bias, an
+    activation, a row softmax), each member running the chain on its whole piece of the rows
+    (``Phase.chain_whole``: one ``?gemm`` call per member, as unchained, so no operand is packed
+    more often; the product's result is read back by the core that wrote it, right after)."""
     if checked_at_run_time:
         return tuple(phases), ()
     out, decisions = list(phases), []
     k = 0
     while k < len(out):
         length = 1
-        while k + length < len(out) and _joins(program, out[k:k + length + 1]):
-            length += 1
+        if not epilogue or out[k].blas_rows:
+            while (k + length < len(out) and _joins(program, out[k:k + length + 1])
+                   and (not epilogue or _epilogue(program, out[k:k + length + 1]))):
+                length += 1
         if length > 1:
             written = tuple(sorted(set().union(*(_accesses(program, p)[1] for p in out[k:k + length]))))
-            out[k] = replace(out[k], chain=length, chain_arrays=written)
+            out[k] = replace(out[k], chain=length, chain_arrays=written, chain_whole=epilogue)
             for j in range(k + 1, k + length):
                 out[j] = replace(out[j], chained=True)
+            blocks = ("a product and its epilogue: each member runs the product on its whole piece of "
+                      "the rows (one BLAS call, as unchained), then the epilogue on those rows"
+                      if epilogue else
+                      f"each member of the team runs all of them block by block of its rows (blocks of <= "
+                      f"{BLOCK_BYTES >> 10} KiB written)")
             decisions.append(ChainDecision(
                 k, length, ir.to_python(out[k].stop), written,
                 f"{length} parallel phases over the same rows exchange data only at the current row "
-                "(axis 0 = the outer iterator): each member of the team runs all of them block by block "
-                f"of its rows (blocks of <= {BLOCK_BYTES >> 10} KiB written)"))
+                f"(axis 0 = the outer iterator): {blocks}"))
         k += length
     return tuple(out), tuple(decisions)
 
@@ -89,6 +99,16 @@ def _joins(program: LoopProgram, run) -> bool:
             if meeting & (other | other2):
                 return False
     return True
+
+
+def _epilogue(program: LoopProgram, run) -> bool:
+    """May ``run[-1]`` join ``run[:-1]``, a product cut by rows and its epilogue so far, as more of
+    the epilogue: it is no product, and it reads at the current row an array that the chain
+    writes (2mm's ``D *= beta`` beside ``tmp = alpha * A @ B`` reads nothing of it: apart)."""
+    if run[-1].blas_rows:
+        return False
+    written = set().union(*(_accesses(program, p)[1] for p in run[:-1]))
+    return bool(_accesses(program, run[-1])[0] & written)
 
 
 def _row_phase(phase) -> bool:

@@ -582,7 +582,9 @@ class Launch:
 
     @functools.cached_property
     def _library_entry(self) -> bool:
-        return library_entry() and not any(c.phase.chain or c.phase.chained for c in self._running)
+        # (a product and its epilogue chained, ``Phase.chain_whole``, runs in the library's mode as
+        # unchained: the product on the library's threads, then the epilogue, each phase whole)
+        return library_entry() and not any(c.phase.chain and not c.phase.chain_whole for c in self.kernel.phases)
 
     @functools.cached_property
     def _countdown(self) -> ctypes.c_int64:

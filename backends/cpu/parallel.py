@@ -317,6 +317,8 @@ def chain_block_rows(kernel, head, values: dict[str, Any], count: int, blas: boo
     """Rows per block of a chain: the most (a power of two, at least ``MIN_BLOCK_ROWS``, with a
     product on BLAS at least ``MIN_BLAS_BLOCK_ROWS``) whose rows of the kernel-local arrays the
     chain writes fit in ``BLOCK_BYTES``."""
+    if head.chain_whole:  # a product and its epilogue: one block per member (``POLYFUSE_EPILOGUE_CHAINS``)
+        return count
     fixed = chain_block_rows_knob()
     if fixed:
         return max(1, min(count, fixed))

@@ -41,6 +41,7 @@ from polyfuse.options import (
     blas_row_chunks_gemv,
     blas_row_chunks_guarded,
     blas_stack_chunks,
+    epilogue_chains,
     join_phases,
     overlap_rows,
     phase_chains,
@@ -85,6 +86,9 @@ class Phase:
     chain: int = 0  # on the first phase of a chain (backends/cpu/chains.py): its phase count
     chained: bool = False  # a later phase of a chain: the chain's first phase runs it
     chain_arrays: tuple[str, ...] = ()  # on the first phase: the arrays the chain writes (size its blocks)
+    # on the first phase: a product and its epilogue (``POLYFUSE_EPILOGUE_CHAINS``): each member
+    # runs the chain on its whole piece of the rows, one block (one ``?gemm`` call, as unchained)
+    chain_whole: bool = False
     # with ``blas_rows``, a triangle's rows (``row_weights``): "upper" (row r's work ~ rows - r),
     # "lower" (~ r + 1); "": every row the same work
     row_weights: str = ""
@@ -210,13 +214,16 @@ def join_regions(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase
 
 
 def plan_chains(program: LoopProgram, phases: tuple[Phase, ...]):
-    """``phases`` with their chains marked, and the chain decisions (none with
-    ``POLYFUSE_PHASE_CHAINS=0``)."""
+    """``phases`` with their chains marked, and the chain decisions: every chain with
+    ``POLYFUSE_PHASE_CHAINS=1``; else a product cut by rows and its epilogue with
+    ``POLYFUSE_EPILOGUE_CHAINS`` (default on); else none."""
     from polyfuse.backends.cpu.chains import plan_chains as chains
 
-    if not phase_chains():
-        return phases, ()
-    return chains(program, phases, any(map(_checked_at_run_time, program.statements)))
+    if phase_chains():
+        return chains(program, phases, any(map(_checked_at_run_time, program.statements)))
+    if epilogue_chains():
+        return chains(program, phases, any(map(_checked_at_run_time, program.statements)), epilogue=True)
+    return phases, ()
 
 
 def join_serial(program: LoopProgram, phases: list[Phase]) -> tuple[Phase, ...]:

@@ -94,6 +94,7 @@ def cpu_key() -> str:
         blas_stack_chunks,
         blas_symm,
         carried_loads_enabled,
+        epilogue_chains,
         gemv_row_loops,
         jit_small_code,
         join_phases,
@@ -123,7 +124,7 @@ def cpu_key() -> str:
               + (" triangles" if triangle_chunks() else "") + (" stacks" if blas_stack_chunks() else "")
               + (" product-pairs" if product_pairs() else ""))
     chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
-    chunks += (" phase-chains" if phase_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
+    chunks += (" phase-chains" if phase_chains() else " epilogue-chains" if epilogue_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""

@@ -272,19 +272,22 @@ def test_the_measured_serial_run_of_a_chunked_product_keeps_blas_on_one_thread()
         put(before)
 
 
-@pytest.mark.parametrize("chains", ["0", "1"])
+@pytest.mark.parametrize("chains", ["0", "1", "epilogue"])
 def test_matrix_times_vector_written_as_loops_under_its_guard_on_row_chunks(monkeypatch, forced, chains):
     """PolyBench's gesummv as loops: each ``?gemv`` sits under its nest's guard (``if n >= 1``)
     and is cut by rows with POLYFUSE_BLAS_ROW_CHUNKS_GEMV too; with POLYFUSE_PHASE_CHAINS its
-    two products and the combination run as one chain (the guard seen through)."""
+    two products and the combination run as one chain (the guard seen through); with
+    POLYFUSE_EPILOGUE_CHAINS alone the second product and the combination that reads it."""
     from polyfuse.bench import suite
 
     monkeypatch.setenv("POLYFUSE_BLAS_ROW_CHUNKS_GEMV", "1")
-    monkeypatch.setenv("POLYFUSE_PHASE_CHAINS", chains)
+    monkeypatch.setenv("POLYFUSE_PHASE_CHAINS", "1" if chains == "1" else "0")
+    monkeypatch.setenv("POLYFUSE_EPILOGUE_CHAINS", "1" if chains == "epilogue" else "0")
     backend = _suite_kernel_on_two_threads(suite.get("gesummv"), 1e-13, n=130)
     guarded = [p.index for p in backend.artifact.phases if p.parallel and p.blas_rows]
     assert len(guarded) == 2, backend.artifact.phases
-    assert any(p.chain for p in backend.artifact.phases) == (chains == "1")
+    lengths = [(p.chain, p.chain_whole) for p in backend.artifact.phases if p.chain]
+    assert lengths == {"0": [], "1": [(3, False)], "epilogue": [(2, True)]}[chains], backend.artifact.phases
     assert backend.blas_modes, "the chain (or each product) measured the library's threads too"
 
 
@@ -844,3 +847,33 @@ def test_blas_times_clear_loser_is_checked_less_and_less():
         if times.best() == "rows":
             break
     assert times.best() == "rows" and times.lost.get("rows", 0) == 0
+
+
+@pytest.mark.parametrize("mode", ["library", "rows", "serial"])
+def test_a_product_and_its_epilogue_chained_in_each_blas_thread_mode(monkeypatch, forced, mode):
+    """matmul_bias_relu (``C = A @ B`` kept whole, then ``out = max(C + bias, 0)``): with
+    POLYFUSE_EPILOGUE_CHAINS (the default) the product cut by rows and its epilogue are one chain
+    run on each member's whole piece of the rows (one product call per member, as unchained);
+    forced to each BLAS mode, through the native entry from the 4th call, the Python function's
+    results every call."""
+    from polyfuse.backends.cpu import parallel
+
+    from polyfuse.bench import suite
+
+    monkeypatch.setenv("POLYFUSE_PHASE_CHAINS", "0")
+    monkeypatch.setenv("POLYFUSE_BLAS_THREADS", mode)
+    monkeypatch.setenv("POLYFUSE_CHAIN_BLOCK_ROWS", "8")  # (a chain of blocks would call the product per 8 rows)
+    blocks: list[tuple[int, int, int]] = []
+    run_blocks = parallel._run_blocks
+
+    def recording(chain, args, first, last, block):
+        blocks.append((first, last, block))
+        run_blocks(chain, args, first, last, block)
+
+    monkeypatch.setattr(parallel, "_run_blocks", recording)
+    backend = _suite_kernel_on_two_threads(suite.get("matmul_bias_relu"), 1e-12, calls=6, ni=61, nk=40, nj=45)
+    chains = [p for p in backend.artifact.phases if p.chain]
+    assert [(p.index, p.chain, p.chain_whole) for p in chains] == [(0, 2, True)], backend.artifact.phases
+    assert backend.blas_modes == {0: mode}
+    assert all(block >= last - first for first, last, block in blocks) and (mode == "library" or blocks)
+    assert (backend.phase_runs.get(0, 0) >= 1) == (mode == "rows")
