@@ -131,6 +131,7 @@ def test_a_row_with_heads_has_one_copy_of_its_loop_and_tail(monkeypatch):
     # head chose (POLYFUSE_ONE_ROW_COPY=0: a copy of both for each of the head's three cases)
     monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
     monkeypatch.setenv("POLYFUSE_ROW_HEADS", "2")
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")  # one row loop per sweep, as written
     args = (3, 41, np.zeros(41), np.zeros(41))
     main = '!{!"llvm.loop.interleave.count", i32 1}}'  # ROW_MAIN's loop metadata
     counts = {}
