@@ -1,0 +1,56 @@
+"""Math at special values on target="cuda": where Python's ``math`` raises (``log(0.0)``,
+``sqrt(-1.0)``, ``pow(-8.0, 1/3)``, ``expm1(1e3)``), a GPU's libdevice returns -inf, NaN or inf,
+and so do the user's NumPy calls on NumPy scalars. Numba's simulator runs the generated ``_math``
+calls as Python, so it raised ``math domain error`` from inside a kernel whose plain function
+gives a number (cp36's scalar campaign, seed 30031); ``backends/cuda/simulator.ieee_math``
+stands in for ``math`` there."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GPU", "") in ("", "0"):
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # as tests/backends/cuda/test_cuda.py, before numba.cuda
+    if "numba.cuda" not in sys.modules and "numba.core.config" in sys.modules:
+        sys.modules["numba.core.config"].ENABLE_CUDASIM = 1
+
+import numpy as np
+import pytest
+from polyfuse.backends.cuda.simulator import ieee_math
+
+import polyfuse
+
+pytest.importorskip("numba.cuda")
+
+
+def special(x, k, out):
+    for i in range(x.shape[0]):
+        out[i, 0] = np.log(x[i])                 # log(0) = -inf, log(-1) = nan
+        out[i, 1] = np.sqrt(x[i])                # sqrt(-1) = nan
+        out[i, 2] = x[i] ** -0.5                 # pow(0, -0.5) = inf, pow(-1, -0.5) = nan
+        out[i, 3] = np.expm1(x[i] * 1000.0)      # overflow: inf
+        out[i, 4] = float(k[i]) // math.pow(k[i], np.log(k[i]))  # pow(0, -inf) = inf
+
+
+def test_math_at_special_values_gives_numpys_infs_and_nans():
+    x = np.array([0.0, -0.0, -1.0, 1.0, 4.0, 2.0])
+    k = np.array([0, 1, 2, 3, 1, 2])
+    expected = np.zeros((6, 5))
+    with np.errstate(all="ignore"):
+        special(x, k, expected)
+    actual = np.zeros((6, 5))
+    with np.errstate(all="ignore"):
+        polyfuse.kernel(special, target="cuda")(x, k, actual)
+    np.testing.assert_array_equal(actual, expected)  # NaN equal to NaN, -inf to -inf
+
+
+def test_ieee_math_keeps_maths_values_and_types():
+    m = ieee_math()
+    assert m.log(0.0) == -math.inf and math.isnan(m.sqrt(-1.0)) and m.exp(1e3) == math.inf
+    assert m.pow(0.0, -1.0) == math.inf and math.isnan(m.fmod(math.inf, 2.0))
+    assert m.gamma(-0.0) == -math.inf and math.isnan(m.gamma(-2.0)) and m.lgamma(0.0) == math.inf
+    assert m.log(8.0) == math.log(8.0) and m.floor(2.5) == 2 and m.pi == math.pi
+    with pytest.raises(ValueError):
+        m.floor(math.nan)  # an integer CUDA leaves undefined: still math's error
