@@ -30,7 +30,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]  # tests/ helpers; th
 
 import numpy as np  # noqa: E402
 from conftest import define  # noqa: E402
-from scalar_gen import expression_kernel, kernel_source, make_inputs, same_column, tolerance  # noqa: E402
+from scalar_gen import expression_kernel, kernel_source, make_inputs, same_column, tolerance, zero_signs  # noqa: E402
 
 import polyfuse  # noqa: E402
 
@@ -62,7 +62,7 @@ def run_kernel(exprs: list[str], inputs, target: str) -> tuple[list[str], str, i
                 return exprs, f"crash: {type(exc).__name__}: {exc}\n{source}", refused
         exact = None  # vector_math=False's values, computed on the first difference
         for c, e in enumerate(exprs):
-            ok = same_column(expected[:, c], actual[:, c], tolerance(e))
+            ok = same_column(expected[:, c], actual[:, c], tolerance(e), zero_signs(e))
             if not ok.all() and target == "cpu":
                 # the inline vector math is within a few ulp of libm (docs/user-guide.md), which an
                 # ill-conditioned use amplifies (``J % math.cbrt(x)`` of a J of 2**40): libm's
@@ -72,7 +72,7 @@ def run_kernel(exprs: list[str], inputs, target: str) -> tuple[list[str], str, i
                     with np.errstate(all="ignore"), warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         polyfuse.kernel(fn, target=target, vector_math=False)(*[a.copy() for a in inputs], exact, 5)
-                ok = same_column(expected[:, c], exact[:, c], tolerance(e))
+                ok = same_column(expected[:, c], exact[:, c], tolerance(e), zero_signs(e))
                 actual[:, c] = exact[:, c]
             if not ok.all():
                 k = int(np.flatnonzero(~ok)[0])
