@@ -205,11 +205,24 @@ def _npfmin(a, b):
     "_npsign": '''
 @_cuda.jit(device=True)
 def _npsign(x):
-    """``np.sign``: -1, 0 or 1 in x's type; NaN stays NaN."""
+    """``np.sign`` of an integer: -1, 0 or 1 in x's type (floats: ``_npfsign``)."""
     if x > 0:
         return x - x + 1
     if x < 0:
         return x - x - 1
+    if x == 0:
+        return x - x
+    return x
+''',
+    "_npfsign": '''
+@_cuda.jit(device=True)
+def _npfsign(x):
+    """``np.sign`` of a float: -1.0 or 1.0, infinities included (``x - x + 1`` of an infinite ``x``
+    is NaN), 0.0 for both zeros; NaN stays NaN. The caller narrows float32."""
+    if x > 0:
+        return 1.0
+    if x < 0:
+        return -1.0
     if x == 0:
         return x - x
     return x
@@ -366,6 +379,8 @@ class ExprRenderer:
             text = self._helper("_nppower", *args)
         elif e.func == "fmod" and not is_float(kind):
             text = self._helper("_ifmod", *args)
+        elif e.func == "sign" and is_float(kind):
+            text = self._helper("_npfsign", *args)
         elif e.func in _CALL_HELPERS:
             text = self._helper(_CALL_HELPERS[e.func], *args)
         else:

@@ -54,3 +54,24 @@ def test_ieee_math_keeps_maths_values_and_types():
     assert m.log(8.0) == math.log(8.0) and m.floor(2.5) == 2 and m.pi == math.pi
     with pytest.raises(ValueError):
         m.floor(math.nan)  # an integer CUDA leaves undefined: still math's error
+
+
+def signs(x, xs, k, out, outs, iout):
+    for i in range(x.shape[0]):
+        out[i] = np.sign(x[i])
+        outs[i] = np.sign(xs[i]) * 2
+        iout[i] = np.sign(k[i])
+
+
+def test_sign_of_infinities_is_one_not_nan():
+    """``_npsign`` computed 1 as ``x - x + 1``: NaN for an infinite ``x`` (cp36, seed 30110), on a
+    GPU as on the simulator. Floats now take ``_npfsign``; integers keep their dtype."""
+    x = np.array([np.inf, -np.inf, -0.0, 0.0, np.nan, 2.5, -1e30])
+    k = np.array([5, -3, 0, 0, 1, -1, 2**40])
+    expected = (np.zeros(7), np.zeros(7, np.float32), np.zeros(7, np.int64))
+    signs(x, x.astype(np.float32), k, *expected)
+    actual = (np.zeros(7), np.zeros(7, np.float32), np.zeros(7, np.int64))
+    polyfuse.kernel(signs, target="cuda")(x, x.astype(np.float32), k, *actual)
+    for e, a in zip(expected, actual):
+        np.testing.assert_array_equal(a, e)
+        assert not np.signbit(a[2:4]).any()  # np.sign(-0.0) is 0.0
