@@ -18,9 +18,11 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ.get("POLYFUSE_TEST_GP
 
 import numpy as np
 import pytest
+from polyfuse.backends.cuda.exprs import ExprRenderer, helper_source
 from polyfuse.backends.cuda.simulator import ieee_math
 
 import polyfuse
+from polyfuse.model import ir
 
 pytest.importorskip("numba.cuda")
 
@@ -75,3 +77,40 @@ def test_sign_of_infinities_is_one_not_nan():
     for e, a in zip(expected, actual):
         np.testing.assert_array_equal(a, e)
         assert not np.signbit(a[2:4]).any()  # np.sign(-0.0) is 0.0
+
+
+def roundings(x, out):
+    for i in range(x.shape[0]):
+        out[i, 0] = np.floor(x[i])
+        out[i, 1] = np.ceil(x[i])
+        out[i, 2] = x[i] // 2.0
+        out[i, 3] = np.rint(x[i])
+
+
+def test_floor_and_ceil_keep_a_zeros_sign():
+    """cp36, simulator with inf/NaN (seed 30113): ``np.floor(-0.0)`` and ``np.ceil(-0.5)`` gave
+    0.0 for NumPy's -0.0 (``x - x + floor(x)``)."""
+    x = np.array([-0.0, 0.0, -0.5, 0.5, -1.5, 2.5, -np.inf, np.nan])
+    expected, actual = np.zeros((8, 4)), np.zeros((8, 4))
+    with np.errstate(all="ignore"):
+        roundings(x, expected)
+        polyfuse.kernel(roundings, target="cuda")(x, actual)
+    np.testing.assert_array_equal(actual, expected)
+    np.testing.assert_array_equal(np.signbit(actual), np.signbit(expected))
+
+
+def test_numpy_power_of_integers_is_an_integer_power():
+    """``np.power`` of two Python ints (``np.power(k, k)`` of a loop variable, seed 30112) ran as a
+    float ``pow``: 1.8e19 for NumPy's int64 ``16 ** 16`` (which wraps to 0), ``15 ** 14``
+    rounded. Rendered and run by numba's CPU jit, whose int64 wraps as a GPU's does (the
+    simulator's Python ints do not)."""
+    numba = pytest.importorskip("numba")
+    a, b = ir.Var("a", "int64", True), ir.Var("b", "int64", True)
+    renderer = ExprRenderer(set(), set())
+    text = renderer.render(ir.Call("pow", (a, b), "int64", lib="np"))
+    source = helper_source(renderer.helpers).replace("@_cuda.jit(device=True)", "@_nb.njit")
+    namespace: dict = {"_nb": numba, "_math": math}
+    exec(source + f"\n@_nb.njit\ndef run(a, b):\n    return {text}\n", namespace)  # noqa: S102
+    for base, exponent in [(16, 16), (15, 14), (-3, 39), (7, 0), (2, 63)]:
+        with np.errstate(all="ignore"):
+            assert namespace["run"](base, exponent) == np.power(np.int64(base), np.int64(exponent))
