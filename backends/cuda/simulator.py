@@ -93,9 +93,28 @@ def _ieee(name: str, function):
 
     def wrapped(*args):
         try:
-            return function(*args)
+            result = function(*args)
         except (ValueError, OverflowError):
-            return fallback(*args)
+            result = fallback(*args)
+        return _as_device_float(result, args)
+
+    wrapped.__name__ = wrapped.__qualname__ = name
+    return wrapped
+
+
+def _as_device_float(result, args):
+    """A float result as the NumPy scalar a GPU's function returns: float32 of float32 arguments,
+    else float64. A Python float would raise ZeroDivisionError as a divisor (``1.0 / fmod(x, y)``
+    where ``fmod`` gives 0.0: inf on a GPU) and would meet float32 values as a weak float."""
+    if type(result) is not float:
+        return result  # math.floor's int, math.isnan's bool
+    single = all(isinstance(a, np.float32) for a in args if isinstance(a, (float, np.floating)))
+    return np.float32(result) if single and any(isinstance(a, np.float32) for a in args) else np.float64(result)
+
+
+def _numpy_floats(name: str, function):
+    def wrapped(*args):
+        return _as_device_float(function(*args), args)
 
     wrapped.__name__ = wrapped.__qualname__ = name
     return wrapped
@@ -106,13 +125,19 @@ def ieee_math():
     libdevice returns where Python's ``math`` raises: ``log(0.0)`` is -inf, ``sqrt(-1.0)`` and
     ``pow(-8.0, 1/3)`` NaN, ``exp(1000.0)`` inf, ``fmod(inf, 2.0)`` NaN. On a GPU numba compiles
     ``math`` itself; the simulator runs it as Python, and the user's function (NumPy's ufuncs on
-    NumPy scalars) gives the IEEE values, so only the simulator needs this. Other names (``floor``
-    and ``ceil`` of NaN, whose integer result CUDA leaves undefined) are ``math``'s own."""
+    NumPy scalars) gives the IEEE values, so only the simulator needs this. ``floor`` and ``ceil``
+    of NaN (an integer CUDA leaves undefined) still raise. Float results are NumPy scalars of the
+    arguments' width (see ``_as_device_float``), and so are ``nan``, ``inf``, ``pi`` and ``e``."""
     module = types.ModuleType("polyfuse_ieee_math")
     for name in dir(math):
         if name.startswith("_"):
             continue
         value = getattr(math, name)
-        wrap = name in _IEEE_UFUNCS or name in ("gamma", "lgamma")
-        setattr(module, name, _ieee(name, value) if wrap else value)
+        if name in _IEEE_UFUNCS or name in ("gamma", "lgamma"):
+            value = _ieee(name, value)
+        elif callable(value):
+            value = _numpy_floats(name, value)
+        elif isinstance(value, float):
+            value = np.float64(value)  # nan, inf, pi, e: a NumPy scalar divides by zero as a GPU does
+        setattr(module, name, value)
     return module

@@ -114,3 +114,21 @@ def test_numpy_power_of_integers_is_an_integer_power():
     for base, exponent in [(16, 16), (15, 14), (-3, 39), (7, 0), (2, 63)]:
         with np.errstate(all="ignore"):
             assert namespace["run"](base, exponent) == np.power(np.int64(base), np.int64(exponent))
+
+
+def quotients(x, y, out):
+    for i in range(x.shape[0]):
+        out[i, 0] = 2.0 / (x[i] % y[i])                      # a zero remainder: inf, not ZeroDivisionError
+        out[i, 1] = (0.5 ** -1) / (i % y[i]) + np.float32(1.0) / math.fmod(x[i], y[i])
+
+
+def test_division_by_a_zero_out_of_math_is_inf_on_the_simulator():
+    """The simulator's ``_math.fmod`` returned a Python float, and a Python float divided by
+    0.0 raises ZeroDivisionError where a GPU (and the plain function's NumPy scalars) give inf
+    (cp36, seed 30113): ``ieee_math``'s float results are NumPy scalars."""
+    x, y = np.array([6.0, -4.0, 7.0, 0.0]), np.array([3.0, 2.0, 2.0, 5.0])
+    expected, actual = np.zeros((4, 2)), np.zeros((4, 2))
+    with np.errstate(all="ignore"):
+        quotients(x, y, expected)
+        polyfuse.kernel(quotients, target="cuda")(x, y, actual)
+    np.testing.assert_array_equal(actual, expected)
