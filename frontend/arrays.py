@@ -1941,7 +1941,10 @@ class Lowering:
     def broadcast_to(self, node: ast.AST, extents: tuple[Sym, ...], value: View) -> Callable:
         if value.rank > len(extents):
             lead = value.extents[: value.rank - len(extents)]
-            if not all(e.is_const(1) for e in lead):
+            # NumPy drops leading axes of extent 1 for an array target, but an element (``out[i] =
+            # A[i]`` of an (n, 1) ``A``) takes no array at all: "setting an array element with a
+            # sequence"
+            if not extents or not all(e.is_const(1) for e in lead):
                 raise self.error(node, f"cannot assign {ast.unparse(node)!r}, a whole-array value of rank "
                                  f"{value.rank}, to a target of rank {len(extents)}", "broadcast")
         for d, e in enumerate(extents):
@@ -4674,9 +4677,10 @@ def _loop_range(var: str, it: ast.expr) -> LoopRange:
 def _indexer(view: View, rank: int) -> Callable[[tuple[Sym, ...]], tuple[Sym, ...]]:
     """Maps a result index of ``rank`` axes to ``view``'s index (trailing axes aligned)."""
     ones = [e.is_const(1) for e in view.extents]
+    lead = max(view.rank - rank, 0)  # the view's leading axes the result lacks: extent 1, index 0
 
     def index(idx: tuple[Sym, ...]) -> tuple[Sym, ...]:
-        mine = idx[rank - view.rank:] if view.rank else ()
+        mine = (const(0),) * lead + tuple(idx[max(rank - view.rank, 0):])
         return tuple(const(0) if one else s for one, s in zip(ones, mine))
     return index
 

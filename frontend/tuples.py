@@ -28,6 +28,7 @@ from polyfuse.errors import UnsupportedError
 from .checker import module_of
 from .desugar import Rewriter as DesugarRewriter
 from .desugar import int_constant
+from .early_return import RESULT
 from .source import KernelSource, walk
 
 _SHAPED = ("empty", "zeros", "ones", "full")  # allocators whose first argument is a shape
@@ -57,6 +58,10 @@ def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     defs = [s for top in body for s in walk(top) if _defined(s) is not None]
     for stmt in defs:
         name = str(_defined(stmt))
+        if stores[name] != 1 and name.startswith(RESULT):  # frontend.early_return's result local
+            raise rw.error(stmt, "the returns give a tuple on one path and another value (a number, or a "
+                           "tuple of another length) on another; return values of one kind on every path",
+                           "return of a tuple")
         if stores[name] != 1:
             raise rw.error(stmt, f"tuple local {name!r} is assigned more than once; {_RULE}", "tuple local")
     if defs:

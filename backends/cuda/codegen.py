@@ -30,7 +30,7 @@ import numpy as np
 from polyfuse.backends.cuda.exprs import NUMBA_TYPES, ExprRenderer, helper_source
 from polyfuse.backends.cuda.plan import HostFor, Launch, Plan, Unit, make_plan
 from polyfuse.backends.cuda.promote import Decision, Promotion, promote, promotion_enabled, shared_budget
-from polyfuse.backends.cuda.simulator import make_shared_arrays_thread_safe
+from polyfuse.backends.cuda.simulator import ieee_math, make_shared_arrays_thread_safe
 from polyfuse.backends.cuda.tiled import TiledEmitter
 
 from polyfuse.errors import UnsupportedError
@@ -540,7 +540,9 @@ def compile_cuda(program: LoopProgram, options=None) -> CudaKernel:
             log.info("%s: launch %d runs on a single GPU thread (%s)", program.name, launch.index, launch.reason)
     filename = f"<polyfuse-cuda-{program.name}-{next(_serial)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict[str, Any] = {"_cuda": cuda, "_nb": numba, "_math": math, "_INF": math.inf,
+    # the simulator runs ``_math`` as Python, which raises where a GPU returns inf or NaN
+    namespace: dict[str, Any] = {"_cuda": cuda, "_nb": numba, "_math": ieee_math() if simulator else math,
+                                 "_INF": math.inf,
                                  "_NAN": math.nan, "__name__": f"polyfuse_cuda_{program.name}"}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     if cuda_show_source():

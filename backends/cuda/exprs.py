@@ -93,16 +93,18 @@ def _fmod(a, b):
     "_ffloor": '''
 @_cuda.jit(device=True)
 def _ffloor(x):
-    """``floor`` that stays a float (numba's math.floor returns an int); NaN and inf pass through."""
+    """``floor`` that stays a float (numba's math.floor returns an int); NaN and inf pass through,
+    and so does a zero's sign (``np.floor(-0.0)`` is -0.0; a floor has its argument's sign)."""
     if abs(x) < 4503599627370496.0:
-        return x - x + _math.floor(x)
+        return _math.copysign(x - x + _math.floor(x), x)
     return x
 ''',
     "_fceil": '''
 @_cuda.jit(device=True)
 def _fceil(x):
+    """``ceil`` that stays a float, with its argument's sign (``np.ceil(-0.5)`` is -0.0)."""
     if abs(x) < 4503599627370496.0:
-        return x - x + _math.ceil(x)
+        return _math.copysign(x - x + _math.ceil(x), x)
     return x
 ''',
     "_pmin": '''
@@ -205,11 +207,24 @@ def _npfmin(a, b):
     "_npsign": '''
 @_cuda.jit(device=True)
 def _npsign(x):
-    """``np.sign``: -1, 0 or 1 in x's type; NaN stays NaN."""
+    """``np.sign`` of an integer: -1, 0 or 1 in x's type (floats: ``_npfsign``)."""
     if x > 0:
         return x - x + 1
     if x < 0:
         return x - x - 1
+    if x == 0:
+        return x - x
+    return x
+''',
+    "_npfsign": '''
+@_cuda.jit(device=True)
+def _npfsign(x):
+    """``np.sign`` of a float: -1.0 or 1.0, infinities included (``x - x + 1`` of an infinite ``x``
+    is NaN), 0.0 for both zeros; NaN stays NaN. The caller narrows float32."""
+    if x > 0:
+        return 1.0
+    if x < 0:
+        return -1.0
     if x == 0:
         return x - x
     return x
@@ -362,10 +377,12 @@ class ExprRenderer:
     def _Call(self, e: ir.Call) -> str:
         args = [self.render(a) for a in e.args]
         kind = e.args[0].dtype
-        if e.func == "pow" and e.lib == "np":
-            text = self._helper("_nppower", *args)
+        if e.func == "pow" and e.lib == "np":  # of integers NumPy's integer power, wrapping
+            text = self._helper("_nppower" if is_float(e.dtype) else "_ipow", *args)
         elif e.func == "fmod" and not is_float(kind):
             text = self._helper("_ifmod", *args)
+        elif e.func == "sign" and is_float(kind):
+            text = self._helper("_npfsign", *args)
         elif e.func in _CALL_HELPERS:
             text = self._helper(_CALL_HELPERS[e.func], *args)
         else:

@@ -103,9 +103,9 @@ def _compare(expected: tuple, actual: tuple, tolerance) -> str:
 
 
 def check_variant(fn, cases, target: str, fuse: str, count: int, tolerance, tally: Tally, label: str,
-                  refusals_ok: bool = False) -> str:
+                  refusals_ok: bool = False, options: dict | None = None) -> str:
     """'' when the kernel matches the plain function at every size, else what went wrong."""
-    kernel = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
+    kernel = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True, **(options or {}))
     tally.variants += 1
     first = True
     for n, args, expected in cases:
@@ -139,7 +139,26 @@ def check_variant(fn, cases, target: str, fuse: str, count: int, tolerance, tall
     return ""
 
 
-def campaign(seed: int, minutes: float, style: str = "plain", views: bool = False) -> Tally:
+# --options: the knobs nobody's campaign turned, drawn per cpu kernel (none of them may change a
+# result beyond the program's tolerance; fastmath is left out, it may reassociate past it)
+OPTION_CHOICES = {
+    "tile": (False, True),
+    "interleave": (None, True, False),
+    "registers": (True, False),
+    "blas": (True, False),
+    "contract": (True, False),
+    "vector_math": (True, False),
+    "opt_level": (3, 3, 1, 0),
+}
+
+
+def draw_options(rng) -> dict:
+    """A random set of non-default options (the same seed draws the same sets)."""
+    return {name: values[int(rng.integers(len(values)))] for name, values in OPTION_CHOICES.items()}
+
+
+def campaign(seed: int, minutes: float, style: str = "plain", views: bool = False,
+             options: bool = False) -> Tally:
     tally = Tally()
     deadline = time.monotonic() + 60 * minutes
     state = {"round": 0, "example": 0}
@@ -170,9 +189,12 @@ def campaign(seed: int, minutes: float, style: str = "plain", views: bool = Fals
         where = f"seed {seed}, round {state['round']}, example {state['example']}"
         for target in TARGETS:
             for fuse in FUSES:
-                label = f"{where}: target={target} fuse={fuse}"
+                drawn = draw_options(rng) if options and target == "cpu" else {}
+                if options and target != "cpu":
+                    continue  # --options: the knobs are the cpu target's
+                label = f"{where}: target={target} fuse={fuse}" + "".join(f" {k}={v}" for k, v in drawn.items())
                 problem = check_variant(fn, cases, target, fuse, count, prog.tolerance, tally, label,
-                                        refusals_ok=style.startswith("numpy"))
+                                        refusals_ok=style.startswith("numpy"), options=drawn)
                 if problem:
                     tally.failures.append(f"--- {label} (n in {[c[0] for c in cases]}, values seed {values}, "
                                           f"{count} threads): {problem}\n{source}")
@@ -201,9 +223,12 @@ def main(argv=None) -> int:
                              "with index-array gathers and stores, a if c else b, ** 0.5, np.nan_to_num)")
     parser.add_argument("--views", action="store_true",
                         help="pass every array as a non-contiguous view (transposed, reversed, strided)")
+    parser.add_argument("--options", action="store_true",
+                        help="cpu kernels only, each with options drawn at random (tile, interleave, registers, "
+                             "blas, contract, vector_math, opt_level)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
-    tally = campaign(args.seed, args.minutes, args.style, args.views)
+    tally = campaign(args.seed, args.minutes, args.style, args.views, args.options)
     print(f"seed {args.seed}: {tally.programs} programs ({tally.skipped} skipped: the plain function raised), "
           f"{tally.variants} compiled kernels, {tally.calls} calls compared, {tally.team_runs} team runs, "
           f"{len(tally.failures)} failures, {time.perf_counter() - began:.0f} s")
