@@ -663,7 +663,10 @@ class Helper:
             return isinstance(self.rw.globals.get(value.value.id), types.ModuleType)
         return isinstance(value, (ast.Name, ast.Constant, ast.GeneratorExp))  # a generator: read once (below)
 
-    def statements(self) -> list[ast.stmt]:
+    def statements(self, final: ast.expr | None = None) -> list[ast.stmt]:
+        """The body's statements (locals renamed, arguments bound, the helper's sizes such as
+        ``n = x.shape[0]`` or an argument ``--5`` substituted where read), without a final return;
+        with ``final`` (the returned expression), a ``return`` of it last, read the same way."""
         body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
         for stmt in body:
             for sub in walk(stmt):
@@ -687,6 +690,9 @@ class Helper:
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
         block = self.prologue + [Normalizer(self.rw).visit(self.substitute(s, self.values)) for s in body]
+        if final is not None:  # the returned value: its reads of the helper's sizes substituted too
+            block.append(ast.copy_location(ast.Return(Normalizer(self.rw).visit(self.substitute(final, self.values))),
+                                           final))
         stored = _stored(block)
         outside = {n.id for s in block for n in walk(s) if isinstance(n, ast.Name)} - stored
         return substitute_sizes(self.rw, block, self.rw.ints | outside)  # the helper's own sizes
@@ -756,9 +762,10 @@ class Helper:
         """The body's statements (locals renamed, arguments bound) and its returned expression."""
         final = self.body[-1]
         assert isinstance(final, ast.Return) and final.value is not None, "pure() checked it"
-        statements = self.statements()  # drops the final return
-        value = Normalizer(self.rw).visit(self.substitute(final.value, self.values))
-        return statements, value
+        statements = self.statements(final.value)  # one block, so a size it drops is substituted in the value too
+        last = statements.pop()
+        assert isinstance(last, ast.Return) and last.value is not None
+        return statements, last.value
 
     def expression(self) -> ast.expr:
         """``return expr`` after simple ``local = expr`` lines: the expression, locals substituted."""

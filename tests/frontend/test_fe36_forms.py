@@ -1,0 +1,48 @@
+"""fe36's forms: helper arguments that are expressions (``blend(soft_step(2, 1), --5)``), each
+compiled kernel on the cpu target (threads on) against the undecorated function."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import polyfuse
+
+
+def _check(fn, calls, target="cpu"):
+    """Each call's result and written arguments against ``fn``'s; the kernel, for more calls."""
+    k = polyfuse.kernel(fn, target=target, verify=True)
+    for args in calls:
+        expected_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        actual_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        expected = fn(*expected_args)
+        got = k(*actual_args)
+        assert (got is None) == (expected is None)
+        pairs = zip(got, expected) if isinstance(expected, tuple) else [] if expected is None else [(got, expected)]
+        for g, e in pairs:
+            np.testing.assert_allclose(g, e, rtol=1e-12)
+            assert np.asarray(g).dtype == np.asarray(e).dtype
+        for e, a in zip(expected_args, actual_args):
+            np.testing.assert_array_equal(a, e)
+    return k
+
+
+def soft_step(x, y):
+    return x if x > y else y
+
+
+def blend(x, w):
+    return max(x, w) - min(x, 1)
+
+
+def nested_unary_argument(M, x, n):
+    # the helper reads x twice, so its arguments are computed once into locals first; an
+    # argument that is a constant expression (--5) or a size (n - 1) was dropped as a size
+    # definition while the returned value still read its local
+    M[3, 3] = blend(soft_step(2, 1), (--5))  # noqa: B002
+    M[0, 0] = 1.0 + blend(n - 1, x.shape[0] // 2) * blend(-x[2], min(n, 3))
+    M[1, 1] = blend(abs(-x[0]), -(-x.shape[0]))  # noqa: B002
+
+
+def test_helper_arguments_that_are_expressions_are_bound_where_read():
+    x = np.array([1.5, -2.0, 3.0, 4.0, 0.5])
+    _check(nested_unary_argument, [(np.zeros((5, 5)), x, 4), (np.zeros((5, 5)), x[:4], 1)])
