@@ -46,3 +46,19 @@ def nested_unary_argument(M, x, n):
 def test_helper_arguments_that_are_expressions_are_bound_where_read():
     x = np.array([1.5, -2.0, 3.0, 4.0, 0.5])
     _check(nested_unary_argument, [(np.zeros((5, 5)), x, 4), (np.zeros((5, 5)), x[:4], 1)])
+
+
+def fftshift_rolls(x, X, s):
+    # shifts affine in sizes and integer arguments: the gather x[(arange(n) - shift) % n],
+    # Python's % for any sign and size; tuples and a roll of a roll pair as NumPy pairs them
+    n = x.shape[0]
+    h, w = X.shape
+    a = np.roll(x, n // 2) + np.roll(x, -(len(x) // 2)) * 2.0 + np.roll(x, 2 * s - n + 1)
+    B = np.roll(np.roll(X, h // 2, axis=0), s - w, axis=1) + np.roll(X, (h // 2, -(w // 2)), axis=(0, -1))
+    return a, B
+
+
+def test_roll_by_an_affine_expression_of_sizes():
+    calls = [(np.arange(float(n)), np.arange(float(h * w)).reshape(h, w), s)
+             for n, h, w, s in ((7, 3, 4, 5), (6, 6, 5, -9), (1, 1, 2, 40), (0, 2, 1, 0))]
+    _check(fftshift_rolls, calls)
