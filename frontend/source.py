@@ -113,6 +113,14 @@ def bound_names(target: ast.expr) -> set[str]:
     return set()
 
 
+def counted_loop(loop: ast.For) -> bool:
+    """Whether ``loop`` runs over ``range(...)`` or ``prange(...)`` (``numba.prange`` too, under
+    any module name): a counted loop, whose variable stays a loop variable."""
+    func = loop.iter.func if isinstance(loop.iter, ast.Call) else None
+    return (isinstance(func, ast.Name) and func.id in ("range", "prange")) \
+        or (isinstance(func, ast.Attribute) and func.attr == "prange")
+
+
 def walk(node: ast.AST) -> Iterator[ast.AST]:
     """``ast.walk(node)`` in about 55% of its time: the same nodes in the same order (breadth
     first, each node's children in field order, a node's children taken before the node is
