@@ -3613,6 +3613,24 @@ class Lowering:
             return node.id if arg.kind == "array" and node.id in unchanged else None
         return call_time_array(node, self.arguments, self.globals, unchanged, bindings)
 
+    def written_value(self, call: ast.Call) -> str | None:
+        """Python source the call evaluates for ``call``'s ``x`` as the user wrote it, where that
+        read a NumPy call the rewrite wrote as loops (``KernelSource.written_x``: the call of
+        ``np.bincount(np.digitize(x, b))``), the locals it went through bound once and never
+        changed in the kernel as it is now; None otherwise."""
+        entry = self.source.written_x.get(id(call))
+        if entry is None or entry[0] is not call:
+            return None
+        _, written, locals_ = entry
+        if any(self.stores[n] != 1 or n in self.mutated or n in self.viewed for n in locals_):
+            return None
+        # the arguments it reads: never bound, nor written in place, nor through a view (the
+        # helpers' loops read them as elements, e = x[i], which _views_of counts too)
+        read = {n.id for n in walk(written) if isinstance(n, ast.Name)} & {a.name for a in self.arguments}
+        unchanged = {n for n in read if not self.stores[n]
+                     and not _views_of(self.source.tree, {n}) & self.mutated}
+        return call_time_array(written, self.arguments, self.globals, unchanged, {})
+
     def bincount(self, node: ast.Call) -> View:
         """``np.bincount(x, weights=None, minlength=0)``: ``x`` a 1-d integer (or bool) array argument
         the kernel never writes, so the result's length, ``max(minlength, x.max() + 1)``, is a size
@@ -3630,7 +3648,7 @@ class Lowering:
         xnode = given.get("x")
         if len(node.args) > len(fields) or xnode is None:
             raise self.error(node, refusal, "np.bincount")
-        computed = self.call_time_value(xnode)
+        computed = self.call_time_value(xnode) or self.written_value(node)
         if computed is None:
             raise self.error(xnode, refusal, "np.bincount")
         x = self.value(xnode)
@@ -5069,21 +5087,43 @@ def _viewed_names(tree: ast.AST) -> tuple[set[str], set[str]]:
     beyond_aliases: set[str] = set()
     for node in walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets):
-            root: ast.expr | None = node.value
-            while root is not None and not isinstance(root, ast.Name):
-                if isinstance(root, (ast.Subscript, ast.Attribute)):
-                    root = root.value
-                elif isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) \
-                        and root.func.attr in _VIEW_CALLS:
-                    root = root.args[0] if root.args and isinstance(root.func.value, ast.Name) \
-                        and root.func.value.id in ("np", "numpy") else root.func.value
-                else:
-                    root = None
+            root = _view_root(node.value)
             if root is not None:
                 viewed.add(root.id)
                 if root is not node.value:
                     beyond_aliases.add(root.id)
     return viewed, beyond_aliases
+
+
+def _view_root(value: ast.expr) -> ast.Name | None:
+    """The name whose array ``value`` may be a view of (``_viewed_names``), else None."""
+    root: ast.expr | None = value
+    while root is not None and not isinstance(root, ast.Name):
+        if isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        elif isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr in _VIEW_CALLS:
+            root = root.args[0] if root.args and isinstance(root.func.value, ast.Name) \
+                and root.func.value.id in ("np", "numpy") else root.func.value
+        else:
+            root = None
+    return root
+
+
+def _views_of(tree: ast.AST, names: set[str]) -> set[str]:
+    """``names`` and every name bound, directly or through others, to what may be a view of one
+    of them (``v = x``, ``w = v[1:]``, ``e = x[i]``)."""
+    found = set(names)
+    bindings = [(t.id, node.value) for node in walk(tree) if isinstance(node, ast.Assign)
+                for t in node.targets if isinstance(t, ast.Name)]
+    grew = True
+    while grew:
+        grew = False
+        for target, value in bindings:
+            root = _view_root(value)
+            if target not in found and root is not None and root.id in found:
+                found.add(target)
+                grew = True
+    return found
 
 
 def _element_reads(tree: ast.AST) -> dict[str, set[int]]:

@@ -57,6 +57,7 @@ from . import builtin_helpers
 from .allocation import ALLOCATORS
 from .array_statements import sort_in_place
 from .array_swaps import swap_arrays
+from .call_sizes import written_arguments
 from .checker import is_allocation
 from .data_sized import lengths
 from .desugar import (
@@ -99,7 +100,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
-                                     raises=set(source.raises), pranges={}), globals_, arguments)
+                                     raises=set(source.raises), pranges={}, written_x={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)
@@ -121,6 +122,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     # replaces loads and calls), so the set is the same for every statement, and for the helpers' pass.
     local = function_locals(tree)
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # before inlining
+    # np.bincount(np.digitize(x, b)): its x as written, before the helpers below write it as loops
+    rw.source.written_x.update(written_arguments(tree.body, globals_, set(builtin_helpers.NUMPY_HELPERS)))
     helpers = BuiltinHelpers(rw, local, tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)

@@ -62,3 +62,20 @@ def test_roll_by_an_affine_expression_of_sizes():
     calls = [(np.arange(float(n)), np.arange(float(h * w)).reshape(h, w), s)
              for n, h, w, s in ((7, 3, 4, 5), (6, 6, 5, -9), (1, 1, 2, 40), (0, 2, 1, 0))]
     _check(fftshift_rolls, calls)
+
+
+def binned_counts(x, edges):
+    # np.bincount of np.digitize / np.searchsorted results (written as loops by the rewrite):
+    # the call computes the length from the expression as written, the kernel counts its own
+    idx = np.searchsorted(edges, x, side="right") - 1
+    return np.bincount(idx, minlength=edges.shape[0])
+
+
+def test_bincount_of_digitize_and_searchsorted_results():
+    edges = np.linspace(0.1, 0.9, 5)
+    rng = np.random.default_rng(1)
+    _check(binned_counts, [(rng.uniform(0.1, 1.0, 17), edges), (np.array([1.5]), edges)])
+    k = polyfuse.kernel(binned_counts)
+    x = np.array([0.5, 0.05])  # searchsorted - 1 gives -1: NumPy's ValueError where it runs
+    with np.testing.assert_raises_regex(ValueError, "negative"):
+        k(x, edges)
