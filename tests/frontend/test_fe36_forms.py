@@ -79,3 +79,18 @@ def test_bincount_of_digitize_and_searchsorted_results():
     x = np.array([0.5, 0.05])  # searchsorted - 1 gives -1: NumPy's ValueError where it runs
     with np.testing.assert_raises_regex(ValueError, "negative"):
         k(x, edges)
+
+
+def rotated_buffers(u, steps):
+    # three time levels rotated each step (a leapfrog scheme), and a permutation leaving c in place
+    a, b, c = u.copy(), np.zeros_like(u), np.zeros_like(u)
+    for _ in range(steps):
+        for i in range(1, u.shape[0] - 1):
+            c[i] = a[i] + 0.5 * (b[i - 1] - 2.0 * b[i] + b[i + 1])
+        a, b, c = b, c, a
+    a, b, c = b, a, c
+    return a + 2.0 * b + 3.0 * c
+
+
+def test_three_buffers_rotated():
+    _check(rotated_buffers, [(np.linspace(0.0, 1.0, 9) ** 2, 4), (np.ones(3), 0)])
