@@ -94,3 +94,17 @@ def rotated_buffers(u, steps):
 
 def test_three_buffers_rotated():
     _check(rotated_buffers, [(np.linspace(0.0, 1.0, 9) ** 2, 4), (np.ones(3), 0)])
+
+
+def unique_gathers(x, idx):
+    # u[inv] of np.unique(..., return_inverse=True) and u[idx] of an integer array argument:
+    # the count-checked index chosen per element (NumPy's negative indices, IndexError past it)
+    u, inv = np.unique(x, return_inverse=True)
+    return u[inv] + 1.0, u[idx] * 2.0
+
+
+def test_unique_values_gathered_by_index_arrays():
+    k = _check(unique_gathers, [(np.array([3.0, 1.0, np.nan, 2.0, 1.0]), np.array([0, 2, -1, -4])),
+                                (np.array([5.0]), np.zeros(0, dtype=np.int64))])
+    with np.testing.assert_raises(IndexError):
+        k(np.array([3.0, 1.0]), np.array([2]))
