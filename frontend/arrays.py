@@ -93,6 +93,9 @@ _REFUSED = {
               "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions, and "
               "vals, counts = np.unique(a, return_counts=True); otherwise loop over range(len(u))",
     "resize": _SHAPES,
+    **dict.fromkeys(("partition", "argpartition"), "the order NumPy's introselect leaves the elements other than "
+                    "the kth in is its own; write np.sort(a) (np.argsort(a, kind='stable')), whose kth element is "
+                    "the same: np.sort(a)[k] for np.partition(a, k)[k], np.sort(a)[:k] for the k smallest, in order"),
 }
 JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
@@ -1454,7 +1457,10 @@ class Lowering:
         if name in self.scalars and (name == EARLY_RESULT or name.startswith(EARLY_RESULT + "_")
                                      and name[len(EARLY_RESULT) + 1:].isdigit()):  # early_return's result (items)
             raise self.error(stmt, "return of an array from inside a loop or if (an array may be returned "
-                             "only by the final return at the end of the body)", "early return of an array")
+                             "only by the final return at the end of the body); keep the result in the name the "
+                             "final return returns and break out of the loop (y = ynew; break ... return y), or "
+                             "keep where the loop stopped and slice there (k = i + 1; break ... return out[:k])",
+                             "early return of an array")
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")

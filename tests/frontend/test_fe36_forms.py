@@ -3,6 +3,8 @@ compiled kernel on the cpu target (threads on) against the undecorated function.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 import polyfuse
@@ -108,3 +110,21 @@ def test_unique_values_gathered_by_index_arrays():
                                 (np.array([5.0]), np.zeros(0, dtype=np.int64))])
     with np.testing.assert_raises(IndexError):
         k(np.array([3.0, 1.0]), np.array([2]))
+
+
+def partitioned(x):
+    return np.partition(x, 2)[2]
+
+
+def early_array(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            return x[:i] * 2.0
+    return x * 2.0
+
+
+def test_refusals_say_what_to_write_instead():
+    for fn, words in ((partitioned, "np.sort(a)[k] for np.partition(a, k)[k]"),
+                      (early_array, "return out[:k]")):
+        with np.testing.assert_raises_regex(polyfuse.UnsupportedError, re.escape(words)):
+            polyfuse.kernel(fn)(np.ones(4))
