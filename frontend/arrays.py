@@ -1739,8 +1739,13 @@ class Lowering:
         if dtype == "unknown" and not self.final:
             return "float64"  # an early pass; the final one knows the local's type or refuses
         if dtype == "unknown":
-            raise self.error(node, "cannot tell the dtype of this array expression (it reads a local "
-                             "whose type is not known here)", "array temporary")
+            unknown = sorted({n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                              and self.scalars.get(n.id) == UNKNOWN})
+            which = f"{', '.join(map(repr, unknown))}, " if unknown else "a value "
+            raise self.error(node, f"cannot tell the dtype of this array expression (it reads {which}whose type "
+                             "is not known here: one whose type Python picks by value, such as max(a, b) of an "
+                             "np.int64 and a Python int, can be cast, int(max(a, b)) or float(...))",
+                             "array temporary")
         if dtype not in _DTYPES:
             raise self.error(node, f"array temporaries of dtype {dtype} are not supported", "array temporary")
         return dtype
@@ -2604,14 +2609,14 @@ class Lowering:
         """``np.sign(0.5)``, ``np.float32(s)``: numpy scalars (strong), typed as numpy types them,
         so array temporaries that meet them get NumPy's dtype.  ``math.*`` functions and the
         ``float()``/``int()`` casts give Python numbers (weak, NEP 50); other calls are not known here."""
+        if module is None and name in ("float", "int") and len(args) == 1:  # whatever the argument's type
+            return WEAK_FLOAT if name == "float" else WEAK_INT
         if any(a.vtype is UNKNOWN for a in args):
             return UNKNOWN
         if module == "math" and is_supported("math", name):
             if name in ("floor", "ceil", "trunc"):
                 return WEAK_INT
             return BOOL if name in ("isnan", "isinf", "isfinite") else WEAK_FLOAT
-        if module is None and name in ("float", "int") and len(args) == 1:
-            return WEAK_FLOAT if name == "float" else WEAK_INT
         if module is None and name == "complex" and len(args) in (1, 2):
             return WEAK_COMPLEX
         if module is None and name in ("max", "min", "abs") and len(args) >= (1 if name == "abs" else 2) \

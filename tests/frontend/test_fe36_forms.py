@@ -123,8 +123,15 @@ def early_array(x):
     return x * 2.0
 
 
+def scaled_by_max(x):
+    d = max(x.shape[0] - 3, 1) * x.sum().astype(np.int64)  # np.int64 or a Python int, by value
+    d = max(d, 1)
+    return x / d
+
+
 def test_refusals_say_what_to_write_instead():
     for fn, words in ((partitioned, "np.sort(a)[k] for np.partition(a, k)[k]"),
-                      (early_array, "return out[:k]")):
+                      (early_array, "return out[:k]"),
+                      (scaled_by_max, "it reads 'd', whose type is not known here")):
         with np.testing.assert_raises_regex(polyfuse.UnsupportedError, re.escape(words)):
             polyfuse.kernel(fn)(np.ones(4))
