@@ -704,6 +704,12 @@ class Lowering:
             self.assignments, self.scalars, self.assigned, self.sizes, self.counter = saved
             self.used.discard(name)
             return None
+        if len(lowered) == 1 and isinstance(lowered[0], ast.Assign) and _is_shape(lowered[0].value):
+            # (if x.size: of a temporary is its extent, a size: the test itself, whose facts
+            # hold in the branches and which no data decides)
+            self.assignments, self.scalars, self.assigned, self.sizes, self.counter = saved
+            self.used.discard(name)
+            return self.lower_stmt(_replace(stmt, test=ast.copy_location(lowered[0].value, stmt.test)))
         if name in self.names:
             raise self.error(stmt.test, "an array as an if test (NumPy raises ValueError: the truth value of an "
                              "array is ambiguous); reduce it to one value first", "if test")

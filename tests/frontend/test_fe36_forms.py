@@ -135,3 +135,18 @@ def test_refusals_say_what_to_write_instead():
                       (scaled_by_max, "it reads 'd', whose type is not known here")):
         with np.testing.assert_raises_regex(polyfuse.UnsupportedError, re.escape(words)):
             polyfuse.kernel(fn)(np.ones(4))
+
+
+def passage(steps, level):
+    # an early return of a tuple whose item is 'x.max() if x.size else 0' under a data-dependent
+    # if: the reduction's accumulator and the item are assigned first in the branches of the
+    # 'if x.size:' (an extent test now, not a data test) that the choice is written as
+    pos = np.cumsum(steps)
+    hit = np.abs(pos) >= level
+    if not hit.any():
+        return -1, np.abs(pos).max() if pos.size else 0
+    return int(np.argmax(hit)), np.abs(pos).max()
+
+
+def test_reduction_choices_inside_data_dependent_branches():
+    _check(passage, [(np.array([1, 1, -1, 1]), level) for level in (1, 2, 5)])
