@@ -2058,6 +2058,10 @@ class Lowering:
             raise self.error(node, f"{ast.unparse(node)}: the last axis of rows selected by a mask; take "
                              f"{name.id}.shape[0] or reduce the selection", "boolean mask")
         read = self.selections[name.id][0]
+        if not isinstance(read, ast.Subscript):  # v = x[mask] / n: the mask its factored read takes
+            factored = _factored_mask(read, self.names, self.globals)
+            assert factored is not None, "a selection is a masked read"
+            read = factored.read
         count = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "count_nonzero", ast.Load()),
                          [copy.deepcopy(read.slice)], [])
         length = ast.Call(ast.Name("int", ast.Load()), [count], [])
@@ -3211,17 +3215,25 @@ class Lowering:
         self.changed = True
         return at
 
+    def selection_read(self, node: ast.Name) -> ast.expr:
+        """What selection ``node`` (``v = x[mask]``, ``v = x[mask] / n``) reads, in the statement
+        right after it, where the arrays it reads still hold what they held."""
+        read, when, block = self.selections[node.id]
+        if when != self.assignments - 1 or block != self.block:
+            raise self.error(node, f"{node.id!r} holds a boolean-mask selection, usable only in a reduction "
+                             "in the statement right after it", "boolean mask")
+        return read
+
     def masked_read(self, node: ast.expr) -> tuple[View, View] | None:
         """``(x, mask)`` when ``node`` is ``x[mask]`` with a boolean array ``mask`` of ``x``'s shape
         (whose value, NumPy's selected elements, has a data-dependent length), or a name bound to
         one by the assignment just before (``v = data[m]`` then ``res[i] = v.mean()``: nothing
         was assigned in between, so the read still means what it meant)."""
         if isinstance(node, ast.Name) and node.id in self.selections:
-            read, when, block = self.selections[node.id]
-            if when != self.assignments - 1 or block != self.block:
-                raise self.error(node, f"{node.id!r} holds a boolean-mask selection, usable only in a reduction "
-                                 "in the statement right after it", "boolean mask")
-            node = read
+            node = self.selection_read(node)
+        elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)) and any(
+                isinstance(n, ast.Name) and n.id in self.selections for n in walk(node)):
+            node = _SelectionReads(self).visit(copy.deepcopy(node))  # (p * np.log2(p)).sum() of p = x[m]
         factored = _factored_mask(node, self.names, self.globals)
         if factored is not None:  # (x[m] * y[m]).sum(): (x * y)[m], each x[m] checked as NumPy indexes it
             if any(self.masked_read(ast.Subscript(leaf, copy.deepcopy(factored.slice), ast.Load())) is None
@@ -5295,13 +5307,14 @@ def _factored_mask(node: ast.expr, names: dict, globals_: dict) -> _Factored | N
     the unselected positions too (ops that cannot raise), and only the selected ones are read."""
     if not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)):
         return None
-    masks: set[str] = set()
+    masks: dict[str, ast.expr] = {}  # (the mask as written: a name, or a test such as x > 0)
     leaves: list[ast.Name] = []
 
     def strip(n: ast.expr) -> ast.expr | None:
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names \
-                and isinstance(n.slice, ast.Name) and n.slice.id in names:
-            masks.add(n.slice.id)
+                and (isinstance(n.slice, ast.Name) and n.slice.id in names
+                     or isinstance(n.slice, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.Call))):
+            masks[ast.dump(n.slice)] = n.slice
             leaves.append(n.value)
             return copy.deepcopy(n.value)
         if isinstance(n, ast.BinOp) and isinstance(n.op, _FACTORED_OPS):
@@ -5315,16 +5328,28 @@ def _factored_mask(node: ast.expr, names: dict, globals_: dict) -> _Factored | N
             args = [strip(a) for a in n.args]
             kept = [a for a in args if a is not None]
             return None if len(kept) != len(args) else ast.Call(copy.deepcopy(n.func), kept, [])
-        if isinstance(n, ast.Constant) or isinstance(n, ast.Name) and n.id not in names:
-            return copy.deepcopy(n)  # a number or a scalar
+        if isinstance(n, ast.Constant) or isinstance(n, ast.Name) and n.id not in names or _is_shape(n):
+            return copy.deepcopy(n)  # a number, a scalar or an extent
         return None
 
     stripped = strip(node)
     if stripped is None or len(masks) != 1 or not leaves or len({names[leaf.id].rank for leaf in leaves}) != 1:
         return None
-    read = ast.Subscript(stripped, ast.Name(masks.pop(), ast.Load()), ast.Load())
+    read = ast.Subscript(stripped, copy.deepcopy(next(iter(masks.values()))), ast.Load())
     return _Factored(ast.copy_location(ast.fix_missing_locations(ast.copy_location(read, node)), node),
                      tuple(leaves))
+
+
+class _SelectionReads(ast.NodeTransformer):
+    """The selections a reduction's argument reads (``p`` of ``p = x[m]``), written as their reads."""
+
+    def __init__(self, lowering: Lowering) -> None:
+        self.lowering = lowering
+
+    def visit_Name(self, node: ast.Name):
+        if node.id in self.lowering.selections and isinstance(node.ctx, ast.Load):
+            return copy.deepcopy(self.lowering.selection_read(node))
+        return node
 
 
 def _mask_array_read(node: ast.expr, names: dict) -> bool:

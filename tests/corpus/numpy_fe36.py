@@ -1,6 +1,7 @@
 """fe36's fixed forms as users write them: an fftshift by half the length (np.roll by a size
 expression), histogram equalization whose scale is int(max(...)) of an np.int64 and a Python
-int, and counts of np.digitize bins (np.bincount of a helper's result)."""
+int, counts of np.digitize bins (np.bincount of a helper's result), and an entropy of a mask
+selection bound to a local."""
 
 import numpy as np
 from corpus_case import Case
@@ -38,3 +39,12 @@ CASES = [
     Case("equalize_hist", equalize_hist, lambda r: (r.integers(0, 256, (_n(r, 6, 1), 5)).astype(np.uint8),)),
     Case("digitize_counts", digitize_counts, lambda r: (r.standard_normal(_n(r, 10, 1)), np.linspace(-1.0, 1.0, 4))),
 ]
+
+
+def entropy_bits(labels, k):
+    counts = np.bincount(labels, minlength=k)
+    p = counts[counts > 0] / labels.shape[0]
+    return -(p * np.log2(p)).sum()
+
+
+CASES.append(Case("entropy_bits", entropy_bits, lambda r: (r.integers(0, 5, _n(r, 12, 1)), 5), rtol=1e-7, atol=1e-9))

@@ -150,3 +150,15 @@ def passage(steps, level):
 
 def test_reduction_choices_inside_data_dependent_branches():
     _check(passage, [(np.array([1, 1, -1, 1]), level) for level in (1, 2, 5)])
+
+
+def entropy(labels, k):
+    # a selection of a computed test (counts > 0), arithmetic of it bound to a local, then a
+    # reduction of arithmetic of that local in the statement right after
+    counts = np.bincount(labels, minlength=k)
+    p = counts[counts > 0] / labels.shape[0]
+    return -(p * np.log2(p)).sum(), (counts[counts > 1] * 0.5).sum()
+
+
+def test_reductions_of_arithmetic_of_mask_selections():
+    _check(entropy, [(np.array([0, 1, 1, 3, 3, 3]), 5), (np.zeros(0, dtype=np.int64), 2)])
