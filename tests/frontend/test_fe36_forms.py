@@ -1,5 +1,8 @@
-"""fe36's forms: helper arguments that are expressions (``blend(soft_step(2, 1), --5)``), each
-compiled kernel on the cpu target (threads on) against the undecorated function."""
+"""fe36's forms: helper arguments that are expressions (``blend(soft_step(2, 1), --5)``),
+np.roll by size expressions, np.bincount of np.searchsorted results, rotated buffers, u[inv] of
+np.unique, reductions under data-dependent ifs and of mask-selection arithmetic, and refusals
+that say what to write; each compiled kernel on the cpu target (threads on) against the
+undecorated function."""
 
 from __future__ import annotations
 
