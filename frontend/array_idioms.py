@@ -197,9 +197,12 @@ def _roll(lw: Lowering, node: ast.Call, x: View, options: dict[str, ast.expr]) -
         for by, along in pairs:
             x = _roll(lw, node, x, {"shift": ast.Constant(by), "axis": ast.Constant(along)})
         return x
-    shift = _constant(lw, node, options, "shift", None, "np.roll() shift")
+    shift = _int_const(options["shift"]) if not _is_none(options["shift"]) else None
     if shift is None:
-        raise lw.error(node, "np.roll() shift must be an integer constant or an integer argument the kernel does not bind again", "np.roll")
+        raise lw.error(options["shift"], "np.roll() shift: an integer constant, or an integer expression of "
+                       "array arguments' sizes and integer arguments the kernel does not bind again "
+                       "(x.shape[0] // 2, len(x) - s; locals bound once to such), of an array argument or a "
+                       "roll of one", "np.roll")
     axis = _axis(lw, node, x, options, None, "np.roll()")
     if axis is None:
         if x.rank != 1:

@@ -1,4 +1,4 @@
-"""Two local arrays swapped, ``a, b = b, a`` (part of ``frontend.rewrite``, before ``Desugar``).
+"""Local arrays swapped, ``a, b = b, a``, or rotated, ``a, b, c = b, c, a`` (part of ``frontend.rewrite``, before ``Desugar``).
 
 Ping-pong buffers of stencil codes swap their names each step::
 
@@ -15,7 +15,9 @@ requires (an array bound again inside a loop is written in place: ``Lowering.reb
 which refuses where their shapes or dtypes may differ: there the swap is refused as before).
 Only where no name is bound to a possible view of either array anywhere in the kernel
 (``v = a[1:]``, ``t = a``, ``for row in a``; ``_viewed``): Python's swap leaves what such a name
-sees alone, copies would change it.  Taken for two distinct names of arrays the kernel
+sees alone, copies would change it.  A rotation of three or more names (``a, b, c = b, c, a``;
+any permutation, the names it leaves in place dropped) copies every value first, then binds each
+name to its value's copy.  Taken for two distinct names of arrays the kernel
 allocates (bound to ``np.zeros``, ``np.empty_like``, ``x.copy()`` and the like); scalars and arguments are left to ``Desugar``.
 """
 
@@ -46,13 +48,18 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                 setattr(stmt, field, swap_arrays(rw, inner, arrays, whole))
-        pair = _swapped(stmt)
-        if pair is None or not all(name in arrays for name in pair) or _viewed(whole, set(pair)):
+        pairs = _permuted(stmt)
+        if pairs is None or not all(name in arrays for name, _ in pairs) or _viewed(whole, {n for n, _ in pairs}):
             out.append(stmt)
             continue
-        a, b = pair
-        old = rw.fresh(f"{a}_old")
-        text = f"{old} = {a}.copy()\n{a} = {b}.copy()\n{b} = {old}\n"
+        if len(pairs) == 2:
+            (a, b), _ = pairs
+            old = rw.fresh(f"{a}_old")
+            text = f"{old} = {a}.copy()\n{a} = {b}.copy()\n{b} = {old}\n"
+        else:  # a, b, c = b, c, a: every value copied first, then each name bound to its copy
+            olds = {name: rw.fresh(f"{name}_old") for name, _ in pairs}
+            text = "".join(f"{olds[name]} = {name}.copy()\n" for name, _ in pairs)
+            text += "".join(f"{target} = {olds[value]}\n" for target, value in pairs)
         for new in ast.parse(text).body:
             for node in walk(new):
                 if "lineno" in node._attributes:
@@ -61,15 +68,20 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
     return out
 
 
-def _swapped(stmt: ast.stmt) -> tuple[str, str] | None:
-    """``(a, b)`` of ``a, b = b, a`` (two distinct names); None otherwise."""
+def _permuted(stmt: ast.stmt) -> list[tuple[str, str]] | None:
+    """The (target, value) pairs of ``a, b = b, a`` or a rotation ``a, b, c = b, c, a``:
+    distinct names bound to a permutation of themselves, without the names it leaves in place
+    (``a, b, c = b, a, c``: a and b); None where it moves none (``a, b = a, b``) or for anything else."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
-            and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == 2 == len(stmt.value.elts)):
+            and isinstance(stmt.value, ast.Tuple) and 2 <= len(stmt.targets[0].elts) == len(stmt.value.elts)):
         return None
-    names = [e.id if isinstance(e, ast.Name) else None for e in (*stmt.targets[0].elts, *stmt.value.elts)]
-    if None in names or names[0] == names[1] or names[2:] != [names[1], names[0]]:
+    targets = [e.id if isinstance(e, ast.Name) else None for e in stmt.targets[0].elts]
+    values = [e.id if isinstance(e, ast.Name) else None for e in stmt.value.elts]
+    if None in targets or None in values or len(set(targets)) != len(targets) \
+            or sorted(targets) != sorted(values):  # type: ignore[type-var]
         return None
-    return names[0], names[1]  # type: ignore[return-value]
+    moved = [(t, v) for t, v in zip(targets, values) if t != v]  # (c = c: nothing to do)
+    return moved if len(moved) >= 2 else None  # type: ignore[return-value]
 
 
 _ALLOCATING = frozenset(("copy", "zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like",
@@ -77,10 +89,19 @@ _ALLOCATING = frozenset(("copy", "zeros", "empty", "ones", "full", "zeros_like",
 
 
 def _allocated(body: list[ast.stmt]) -> set[str]:
-    """The names some statement binds to a new array (``np.zeros(...)``, ``x.copy()``, ...)."""
-    return {t.id for stmt in body for node in walk(stmt) if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
-            and node.value.func.attr in _ALLOCATING for t in node.targets if isinstance(t, ast.Name)}
+    """The names some statement binds to a new array (``np.zeros(...)``, ``x.copy()``, ...; one
+    of a tuple, ``a, b = u.copy(), np.zeros_like(u)``, too)."""
+    found: set[str] = set()
+    for node in (n for stmt in body for n in walk(stmt)):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            pairs = zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple) \
+                and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts) \
+                else [(target, node.value)]
+            found.update(t.id for t, v in pairs if isinstance(t, ast.Name) and isinstance(v, ast.Call)
+                         and isinstance(v.func, ast.Attribute) and v.func.attr in _ALLOCATING)
+    return found
 
 
 #: calls whose value is a new array or a scalar, never a view of their arguments
@@ -98,7 +119,7 @@ def _viewed(body: list[ast.stmt], names: set[str]) -> bool:
     ``t = a``, ``r = np.reshape(a, ...)``, ``for row in a``): copying values between the
     arrays would change what that name sees, where Python's swap changes nothing it sees."""
     for node in (n for stmt in body for n in walk(stmt)):
-        if isinstance(node, ast.Assign) and _swapped(node) is None and any(map(_binds_name, node.targets)) \
+        if isinstance(node, ast.Assign) and _permuted(node) is None and any(map(_binds_name, node.targets)) \
                 and _may_view(node.value, names):
             return True
         if isinstance(node, ast.For) and _may_view(node.iter, names):

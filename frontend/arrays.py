@@ -93,6 +93,9 @@ _REFUSED = {
               "returned, iterated (for v in np.unique(x)) or bound as u for u[k], len(u) and reductions, and "
               "vals, counts = np.unique(a, return_counts=True); otherwise loop over range(len(u))",
     "resize": _SHAPES,
+    **dict.fromkeys(("partition", "argpartition"), "the order NumPy's introselect leaves the elements other than "
+                    "the kth in is its own; write np.sort(a) (np.argsort(a, kind='stable')), whose kth element is "
+                    "the same: np.sort(a)[k] for np.partition(a, k)[k], np.sort(a)[:k] for the k smallest, in order"),
 }
 JOINS = frozenset(("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "tile"))  # array_joins.py
 _COMPARE_UFUNCS: dict[str, type[ast.cmpop]] = {
@@ -708,6 +711,12 @@ class Lowering:
             self.assignments, self.scalars, self.assigned, self.sizes, self.counter = saved
             self.used.discard(name)
             return None
+        if len(lowered) == 1 and isinstance(lowered[0], ast.Assign) and _is_shape(lowered[0].value):
+            # (if x.size: of a temporary is its extent, a size: the test itself, whose facts
+            # hold in the branches and which no data decides)
+            self.assignments, self.scalars, self.assigned, self.sizes, self.counter = saved
+            self.used.discard(name)
+            return self.lower_stmt(_replace(stmt, test=ast.copy_location(lowered[0].value, stmt.test)))
         if name in self.names:
             raise self.error(stmt.test, "an array as an if test (NumPy raises ValueError: the truth value of an "
                              "array is ambiguous); reduce it to one value first", "if test")
@@ -1461,7 +1470,10 @@ class Lowering:
         if name in self.scalars and (name == EARLY_RESULT or name.startswith(EARLY_RESULT + "_")
                                      and name[len(EARLY_RESULT) + 1:].isdigit()):  # early_return's result (items)
             raise self.error(stmt, "return of an array from inside a loop or if (an array may be returned "
-                             "only by the final return at the end of the body)", "early return of an array")
+                             "only by the final return at the end of the body); keep the result in the name the "
+                             "final return returns and break out of the loop (y = ynew; break ... return y), or "
+                             "keep where the loop stopped and slice there (k = i + 1; break ... return out[:k])",
+                             "early return of an array")
         if name in self.scalars:
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
@@ -1740,8 +1752,13 @@ class Lowering:
         if dtype == "unknown" and not self.final:
             return "float64"  # an early pass; the final one knows the local's type or refuses
         if dtype == "unknown":
-            raise self.error(node, "cannot tell the dtype of this array expression (it reads a local "
-                             "whose type is not known here)", "array temporary")
+            unknown = sorted({n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                              and self.scalars.get(n.id) == UNKNOWN})
+            which = f"{', '.join(map(repr, unknown))}, " if unknown else "a value "
+            raise self.error(node, f"cannot tell the dtype of this array expression (it reads {which}whose type "
+                             "is not known here: one whose type Python picks by value, such as max(a, b) of an "
+                             "np.int64 and a Python int, can be cast, int(max(a, b)) or float(...))",
+                             "array temporary")
         if dtype not in _DTYPES:
             raise self.error(node, f"array temporaries of dtype {dtype} are not supported", "array temporary")
         return dtype
@@ -2051,6 +2068,10 @@ class Lowering:
             raise self.error(node, f"{ast.unparse(node)}: the last axis of rows selected by a mask; take "
                              f"{name.id}.shape[0] or reduce the selection", "boolean mask")
         read = self.selections[name.id][0]
+        if not isinstance(read, ast.Subscript):  # v = x[mask] / n: the mask its factored read takes
+            factored = _factored_mask(read, self.names, self.globals)
+            assert factored is not None, "a selection is a masked read"
+            read = factored.read
         count = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "count_nonzero", ast.Load()),
                          [copy.deepcopy(read.slice)], [])
         length = ast.Call(ast.Name("int", ast.Load()), [count], [])
@@ -2608,14 +2629,14 @@ class Lowering:
         """``np.sign(0.5)``, ``np.float32(s)``: numpy scalars (strong), typed as numpy types them,
         so array temporaries that meet them get NumPy's dtype.  ``math.*`` functions and the
         ``float()``/``int()`` casts give Python numbers (weak, NEP 50); other calls are not known here."""
+        if module is None and name in ("float", "int") and len(args) == 1:  # whatever the argument's type
+            return WEAK_FLOAT if name == "float" else WEAK_INT
         if any(a.vtype is UNKNOWN for a in args):
             return UNKNOWN
         if module == "math" and is_supported("math", name):
             if name in ("floor", "ceil", "trunc"):
                 return WEAK_INT
             return BOOL if name in ("isnan", "isinf", "isfinite") else WEAK_FLOAT
-        if module is None and name in ("float", "int") and len(args) == 1:
-            return WEAK_FLOAT if name == "float" else WEAK_INT
         if module is None and name == "complex" and len(args) in (1, 2):
             return WEAK_COMPLEX
         if module is None and name in ("max", "min", "abs") and len(args) >= (1 if name == "abs" else 2) \
@@ -3204,17 +3225,25 @@ class Lowering:
         self.changed = True
         return at
 
+    def selection_read(self, node: ast.Name) -> ast.expr:
+        """What selection ``node`` (``v = x[mask]``, ``v = x[mask] / n``) reads, in the statement
+        right after it, where the arrays it reads still hold what they held."""
+        read, when, block = self.selections[node.id]
+        if when != self.assignments - 1 or block != self.block:
+            raise self.error(node, f"{node.id!r} holds a boolean-mask selection, usable only in a reduction "
+                             "in the statement right after it", "boolean mask")
+        return read
+
     def masked_read(self, node: ast.expr) -> tuple[View, View] | None:
         """``(x, mask)`` when ``node`` is ``x[mask]`` with a boolean array ``mask`` of ``x``'s shape
         (whose value, NumPy's selected elements, has a data-dependent length), or a name bound to
         one by the assignment just before (``v = data[m]`` then ``res[i] = v.mean()``: nothing
         was assigned in between, so the read still means what it meant)."""
         if isinstance(node, ast.Name) and node.id in self.selections:
-            read, when, block = self.selections[node.id]
-            if when != self.assignments - 1 or block != self.block:
-                raise self.error(node, f"{node.id!r} holds a boolean-mask selection, usable only in a reduction "
-                                 "in the statement right after it", "boolean mask")
-            node = read
+            node = self.selection_read(node)
+        elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)) and any(
+                isinstance(n, ast.Name) and n.id in self.selections for n in walk(node)):
+            node = _SelectionReads(self).visit(copy.deepcopy(node))  # (p * np.log2(p)).sum() of p = x[m]
         factored = _factored_mask(node, self.names, self.globals)
         if factored is not None:  # (x[m] * y[m]).sum(): (x * y)[m], each x[m] checked as NumPy indexes it
             if any(self.masked_read(ast.Subscript(leaf, copy.deepcopy(factored.slice), ast.Load())) is None
@@ -3623,6 +3652,24 @@ class Lowering:
             return node.id if arg.kind == "array" and node.id in unchanged else None
         return call_time_array(node, self.arguments, self.globals, unchanged, bindings)
 
+    def written_value(self, call: ast.Call) -> str | None:
+        """Python source the call evaluates for ``call``'s ``x`` as the user wrote it, where that
+        read a NumPy call the rewrite wrote as loops (``KernelSource.written_x``: the call of
+        ``np.bincount(np.digitize(x, b))``), the locals it went through bound once and never
+        changed in the kernel as it is now; None otherwise."""
+        entry = self.source.written_x.get(id(call))
+        if entry is None or entry[0] is not call:
+            return None
+        _, written, locals_ = entry
+        if any(self.stores[n] != 1 or n in self.mutated or n in self.viewed for n in locals_):
+            return None
+        # the arguments it reads: never bound, nor written in place, nor through a view (the
+        # helpers' loops read them as elements, e = x[i], which _views_of counts too)
+        read = {n.id for n in walk(written) if isinstance(n, ast.Name)} & {a.name for a in self.arguments}
+        unchanged = {n for n in read if not self.stores[n]
+                     and not _views_of(self.source.tree, {n}) & self.mutated}
+        return call_time_array(written, self.arguments, self.globals, unchanged, {})
+
     def bincount(self, node: ast.Call) -> View:
         """``np.bincount(x, weights=None, minlength=0)``: ``x`` a 1-d integer (or bool) array argument
         the kernel never writes, so the result's length, ``max(minlength, x.max() + 1)``, is a size
@@ -3640,7 +3687,7 @@ class Lowering:
         xnode = given.get("x")
         if len(node.args) > len(fields) or xnode is None:
             raise self.error(node, refusal, "np.bincount")
-        computed = self.call_time_value(xnode)
+        computed = self.call_time_value(xnode) or self.written_value(node)
         if computed is None:
             raise self.error(xnode, refusal, "np.bincount")
         x = self.value(xnode)
@@ -5080,21 +5127,43 @@ def _viewed_names(tree: ast.AST) -> tuple[set[str], set[str]]:
     beyond_aliases: set[str] = set()
     for node in walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets):
-            root: ast.expr | None = node.value
-            while root is not None and not isinstance(root, ast.Name):
-                if isinstance(root, (ast.Subscript, ast.Attribute)):
-                    root = root.value
-                elif isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) \
-                        and root.func.attr in _VIEW_CALLS:
-                    root = root.args[0] if root.args and isinstance(root.func.value, ast.Name) \
-                        and root.func.value.id in ("np", "numpy") else root.func.value
-                else:
-                    root = None
+            root = _view_root(node.value)
             if root is not None:
                 viewed.add(root.id)
                 if root is not node.value:
                     beyond_aliases.add(root.id)
     return viewed, beyond_aliases
+
+
+def _view_root(value: ast.expr) -> ast.Name | None:
+    """The name whose array ``value`` may be a view of (``_viewed_names``), else None."""
+    root: ast.expr | None = value
+    while root is not None and not isinstance(root, ast.Name):
+        if isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        elif isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr in _VIEW_CALLS:
+            root = root.args[0] if root.args and isinstance(root.func.value, ast.Name) \
+                and root.func.value.id in ("np", "numpy") else root.func.value
+        else:
+            root = None
+    return root
+
+
+def _views_of(tree: ast.AST, names: set[str]) -> set[str]:
+    """``names`` and every name bound, directly or through others, to what may be a view of one
+    of them (``v = x``, ``w = v[1:]``, ``e = x[i]``)."""
+    found = set(names)
+    bindings = [(t.id, node.value) for node in walk(tree) if isinstance(node, ast.Assign)
+                for t in node.targets if isinstance(t, ast.Name)]
+    grew = True
+    while grew:
+        grew = False
+        for target, value in bindings:
+            root = _view_root(value)
+            if target not in found and root is not None and root.id in found:
+                found.add(target)
+                grew = True
+    return found
 
 
 def _element_reads(tree: ast.AST) -> dict[str, set[int]]:
@@ -5249,13 +5318,14 @@ def _factored_mask(node: ast.expr, names: dict, globals_: dict) -> _Factored | N
     the unselected positions too (ops that cannot raise), and only the selected ones are read."""
     if not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)):
         return None
-    masks: set[str] = set()
+    masks: dict[str, ast.expr] = {}  # (the mask as written: a name, or a test such as x > 0)
     leaves: list[ast.Name] = []
 
     def strip(n: ast.expr) -> ast.expr | None:
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names \
-                and isinstance(n.slice, ast.Name) and n.slice.id in names:
-            masks.add(n.slice.id)
+                and (isinstance(n.slice, ast.Name) and n.slice.id in names
+                     or isinstance(n.slice, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.Call))):
+            masks[ast.dump(n.slice)] = n.slice
             leaves.append(n.value)
             return copy.deepcopy(n.value)
         if isinstance(n, ast.BinOp) and isinstance(n.op, _FACTORED_OPS):
@@ -5269,16 +5339,28 @@ def _factored_mask(node: ast.expr, names: dict, globals_: dict) -> _Factored | N
             args = [strip(a) for a in n.args]
             kept = [a for a in args if a is not None]
             return None if len(kept) != len(args) else ast.Call(copy.deepcopy(n.func), kept, [])
-        if isinstance(n, ast.Constant) or isinstance(n, ast.Name) and n.id not in names:
-            return copy.deepcopy(n)  # a number or a scalar
+        if isinstance(n, ast.Constant) or isinstance(n, ast.Name) and n.id not in names or _is_shape(n):
+            return copy.deepcopy(n)  # a number, a scalar or an extent
         return None
 
     stripped = strip(node)
     if stripped is None or len(masks) != 1 or not leaves or len({names[leaf.id].rank for leaf in leaves}) != 1:
         return None
-    read = ast.Subscript(stripped, ast.Name(masks.pop(), ast.Load()), ast.Load())
+    read = ast.Subscript(stripped, copy.deepcopy(next(iter(masks.values()))), ast.Load())
     return _Factored(ast.copy_location(ast.fix_missing_locations(ast.copy_location(read, node)), node),
                      tuple(leaves))
+
+
+class _SelectionReads(ast.NodeTransformer):
+    """The selections a reduction's argument reads (``p`` of ``p = x[m]``), written as their reads."""
+
+    def __init__(self, lowering: Lowering) -> None:
+        self.lowering = lowering
+
+    def visit_Name(self, node: ast.Name):
+        if node.id in self.lowering.selections and isinstance(node.ctx, ast.Load):
+            return copy.deepcopy(self.lowering.selection_read(node))
+        return node
 
 
 def _mask_array_read(node: ast.expr, names: dict) -> bool:

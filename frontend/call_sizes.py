@@ -143,7 +143,9 @@ def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: d
             owner = expand(n.value, depth)
             return None if owner is None else ast.Subscript(owner, n.slice, ast.Load())
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
-            found = [expand(a, depth) for a in n.args] + [expand(k.value, depth) for k in n.keywords]
+            found = [expand(a, depth) for a in n.args] + [  # (a string keyword: side='right')
+                k.value if isinstance(k.value, ast.Constant) and type(k.value.value) is str else expand(k.value, depth)
+                for k in n.keywords]
             parts = [p for p in found if p is not None]
             if len(parts) != len(found) or any(k.arg is None for k in n.keywords):
                 return None
@@ -169,3 +171,60 @@ def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: d
     if written is None or not any(isinstance(n, ast.Name) and n.id in args for n in walk(written)):
         return None
     return ast.unparse(written)
+
+
+def written_arguments(body: list[ast.stmt], globals_: dict,
+                      helpers: set[str]) -> dict[int, tuple[ast.AST, ast.expr, frozenset[str]]]:
+    """The ``np.bincount`` calls of ``body`` whose ``x`` reads, in the call or through locals
+    bound once at the top level (``idx = np.digitize(x, edges)``), a NumPy call that the rewrite
+    writes as a helper with loops (``helpers``: np.searchsorted, np.digitize): id(call) -> (call,
+    ``x`` with those locals written out, the locals).  The lowering can no longer see that
+    expression in the loops; it evaluates this one at the call (``call_time_array``) where the
+    locals are still bound once and never changed there."""
+    stores: dict[str, int] = {}
+    for stmt in body:
+        for n in walk(stmt):
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
+    bindings = {s.targets[0].id: s.value for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name) and stores.get(s.targets[0].id) == 1}
+    found: dict[int, tuple[ast.AST, ast.expr, frozenset[str]]] = {}
+    for stmt in body:
+        for call in walk(stmt):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "bincount"
+                    and module_of(call.func.value, globals_) == "np"):
+                continue
+            x = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "x"), None)
+            used: set[str] = set()
+            written = _expanded(x, bindings, used, 0) if x is not None else None
+            if written is not None and any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in helpers
+                    and module_of(n.func.value, globals_) == "np" for n in walk(written)):
+                found[id(call)] = (call, written, frozenset(used))
+    return found
+
+
+def _expanded(node: ast.expr, bindings: dict[str, ast.expr], used: set[str], depth: int) -> ast.expr | None:
+    """``node`` (a copy) with the names of ``bindings`` replaced by their values, recursively
+    (``used`` gains them); None past a depth of 8."""
+    if depth > 8:
+        return None
+    copy = ast.parse(ast.unparse(node), mode="eval").body
+    for n in list(walk(copy)):
+        for name, child in ast.iter_fields(n):
+            values = child if isinstance(child, list) else [child]
+            if not any(isinstance(v, ast.Name) and v.id in bindings for v in values):
+                continue
+            new = []
+            for v in values:
+                if isinstance(v, ast.Name) and v.id in bindings:
+                    used.add(v.id)
+                    v = _expanded(bindings[v.id], bindings, used, depth + 1)
+                    if v is None:
+                        return None
+                new.append(v)
+            setattr(n, name, new if isinstance(child, list) else new[0])
+    if isinstance(copy, ast.Name) and copy.id in bindings:
+        used.add(copy.id)
+        return _expanded(bindings[copy.id], bindings, used, depth + 1)
+    return copy

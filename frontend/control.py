@@ -18,6 +18,7 @@ result is the same as Python's short-circuit evaluation.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
 from polyfuse.model import ir
@@ -117,17 +118,20 @@ def branch_definitions(everywhere: dict[str, int], block: list[ast.stmt],
                 inside[n.id] = inside.get(n.id, 0) + 1
     found: list[ast.Assign] = []
     _first_assignments(block, lambda name: inside[name] == everywhere[name] or assigns_first(other, name),
-                       lambda name: inside[name] == everywhere[name], set(), found)
+                       lambda name: inside[name] == everywhere[name], set(), found, everywhere)
     return found
 
 
 def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[str],
-                       found: list[ast.Assign]) -> None:
+                       found: list[ast.Assign], everywhere: dict[str, int]) -> None:
     """branch_definitions' walk: ``name = v`` at the top level of ``block`` or of a ``for`` loop's
     body in it (a loop the rest of the kernel runs after an early return: ``for v in x: b =
     int(v / w); ...``), ``name`` not mentioned before it (``seen``) and its old value dead
     (``dead_old`` at the block's top level, ``dead_in_loop`` inside a loop: mentioned nowhere
-    outside the branch, so each iteration assigns it before any read)."""
+    outside the branch, so each iteration assigns it before any read); in a branch of an ``if``
+    in it, a name mentioned nowhere outside that branch (a reduction's accumulator under
+    ``if x.size:``: each run of the branch assigns it before any read), or one whose old value
+    is dead where the ``if`` stands and that both its branches assign first."""
     for stmt in block:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
@@ -135,7 +139,19 @@ def _first_assignments(block: list[ast.stmt], dead_old, dead_in_loop, seen: set[
                 found.append(stmt)
         elif isinstance(stmt, ast.For) and not stmt.orelse:
             seen |= read_names(stmt.target) | read_names(stmt.iter)
-            _first_assignments(stmt.body, dead_in_loop, dead_in_loop, seen, found)
+            _first_assignments(stmt.body, dead_in_loop, dead_in_loop, seen, found, everywhere)
+        elif isinstance(stmt, ast.If):
+            tested = seen | read_names(stmt.test)
+            for branch in (stmt.body, stmt.orelse):
+                mentions = Counter(n.id for s in branch for n in walk(s) if isinstance(n, ast.Name))
+
+                def only_here(name: str, mentions: Counter = mentions) -> bool:
+                    return mentions[name] == everywhere.get(name, 0)
+
+                def first_here(name: str, mentions: Counter = mentions, stmt: ast.If = stmt) -> bool:
+                    # or dead where the if stands, and both its branches assign it first
+                    return only_here(name) or (dead_old(name) and assigns_first([stmt], name))
+                _first_assignments(branch, first_here, only_here, set(tested), found, everywhere)
         seen |= {n.id for n in walk(stmt) if isinstance(n, ast.Name)}
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
-from .source import bound_names, walk
+from .source import bound_names, counted_loop, walk
 
 
 def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> list[ast.stmt]:
@@ -42,11 +42,11 @@ def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> 
     (``fresh(name)``), where the rename cannot change what a read sees (module docstring)."""
     loops = [n for s in body for n in walk(s) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
     # a loop over an array (for v in x) is an assignment of its element once desugared
-    elements = {loop.target.id for loop in loops if not _counted(loop)}  # type: ignore[attr-defined]
+    elements = {loop.target.id for loop in loops if not counted_loop(loop)}  # type: ignore[attr-defined]
     assigned = _assigned(body) | elements
     for name in sorted({loop.target.id for loop in loops} & assigned):  # type: ignore[attr-defined]
         binding = [loop for loop in loops if loop.target.id == name  # type: ignore[attr-defined]
-                   and (name not in elements or _counted(loop))]
+                   and (name not in elements or counted_loop(loop))]
         if not binding or any(loop.orelse or name in _assigned(loop.body) for loop in binding) or not _covered(body, name, False):
             continue  # (j = 2 inside for j: an assignment to the loop variable itself, refused as such)
         new = fresh(name)
@@ -55,14 +55,6 @@ def rename_clashing_loops(body: list[ast.stmt], fresh: Callable[[str], str]) -> 
                 if isinstance(node, ast.Name) and node.id == name:
                     node.id = new
     return body
-
-
-def _counted(loop: ast.For) -> bool:
-    """Whether ``loop`` runs over ``range`` (or ``prange``): its variable stays a loop variable."""
-    it = loop.iter
-    func = it.func if isinstance(it, ast.Call) else None
-    return (isinstance(func, ast.Name) and func.id in ("range", "prange")) \
-        or (isinstance(func, ast.Attribute) and func.attr == "prange")
 
 
 def _assigned(body: list[ast.stmt]) -> set[str]:

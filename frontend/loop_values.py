@@ -39,7 +39,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from .source import bound_names, walk
+from .source import bound_names, counted_loop, walk
 
 UNBOUND = "cannot access local variable {!r} where it is not associated with a value"
 
@@ -69,11 +69,7 @@ def _range_args(loop: ast.For) -> list[ast.expr] | None:
     if not isinstance(it, ast.Call) or it.keywords or not 1 <= len(it.args) <= 3 \
             or any(isinstance(a, ast.Starred) for a in it.args):
         return None
-    func = it.func
-    if (isinstance(func, ast.Name) and func.id in ("range", "prange")) \
-            or (isinstance(func, ast.Attribute) and func.attr == "prange"):
-        return list(it.args)
-    return None
+    return list(it.args) if counted_loop(loop) else None
 
 
 def _is_prange(loop: ast.For) -> bool:

@@ -26,8 +26,9 @@ these on the kernel's body and again once helpers are inlined; each is a no-op e
   search per element of ``a`` over the values (fe35).
 - ``np.vander(x, N).shape`` (``.shape[d]``) of a 1-d array argument is ``(x.shape[0], N)``.
 - ``np.diagflat(v)`` (no ``k``) is ``np.diag(v.ravel())``, as NumPy defines it.
-- ``np.roll(x, s)`` by an integer argument ``s`` (``axis=`` a constant for a 2-d ``x``) is the
-  gather ``x[(np.arange(n) - s) % n]`` along the axis (``_roll_by_argument``).
+- ``np.roll(x, s)`` by an integer expression ``s`` of sizes and integer arguments (``s``,
+  ``x.shape[0] // 2``; ``axis=`` a constant for a 2-d ``x``) is the gather
+  ``x[(np.arange(n) - s) % n]`` along the axis (``_roll_by_argument``).
 - ``np.insert(x, 0, v)`` / ``np.insert(x, len(x), v)`` of a 1-d array argument and a number is
   ``np.concatenate`` of ``x`` and ``np.full(1, v, dtype=x.dtype)`` (``_insert_end``).
 - ``x.argsort(...)`` (a method of an array, not of a module) is ``np.argsort(x, ...)``.
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import Counter
 from typing import Any, Protocol
 
 import numpy as np
@@ -85,17 +87,88 @@ _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64
 
 def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
-    stored = {n.id for stmt in body for n in walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    idioms = _Idioms(rw, local, stored)
+    stores = Counter(n.id for stmt in body for n in walk(stmt) if isinstance(n, ast.Name)
+                     and not isinstance(n.ctx, ast.Load))
+    idioms = _Idioms(rw, local, set(stores))
     for stmt in body:
+        _size_definitions(idioms, stmt, stores)  # (after the line that binds them: read later only)
         new = idioms.visit(stmt)
         out.extend(new if isinstance(new, list) else [new])
     return out
 
 
+def _size_definitions(idioms: _Idioms, stmt: ast.stmt, stores: Counter[str]) -> None:
+    """``idioms.sizes`` gains the locals a top-level ``n = <size expression>`` (``n, m = A.shape``
+    too) binds, each the only binding of its name: its expression over the arguments
+    (``_Idioms.size_expression``), the same value wherever the body reads it after this line."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name) and stores[target.id] == 1:
+        size = idioms.size_expression(value)
+        if size is not None:
+            idioms.sizes[target.id] = size
+    elif isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) and value.attr == "shape" \
+            and isinstance(value.value, ast.Name) and value.value.id not in idioms.stored \
+            and idioms.rw.ranks.get(value.value.id) == len(target.elts):
+        for d, t in enumerate(target.elts):
+            if isinstance(t, ast.Name) and stores[t.id] == 1:
+                idioms.sizes[t.id] = ast.parse(f"{value.value.id}.shape[{d}]", mode="eval").body
+
+
+def _axis_of(axis: ast.expr, rank: int) -> int | None:
+    """``axis`` (an integer constant, negative allowed) as a dimension of a ``rank``-d array."""
+    d = int_constant(axis)
+    return d % rank if d is not None and -rank <= d < rank else None
+
+
+_SIZE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+
+
 class _Idioms(ast.NodeTransformer):
     def __init__(self, rw: Rewriter, local: set[str], stored: set[str]) -> None:
         self.rw, self.local, self.stored = rw, local, stored  # stored: the names the body binds
+        self.sizes: dict[str, ast.expr] = {}  # locals bound once to a size expression (_size_definitions)
+        self.rolls: dict[int, str] = {}  # id of a gather _roll_by_argument wrote -> the array it rolls
+
+    def size_expression(self, node: ast.expr) -> ast.expr | None:
+        """``node`` as an integer expression affine in the arguments' sizes and integer arguments
+        the body never binds (``x.shape[0] // 2 - s``, ``len(x)``, ``n + 1`` of a local
+        ``n = x.shape[0]``; ``//`` and ``%`` by positive constants, ``*`` by a constant), its
+        locals written out; None for anything else."""
+        if isinstance(node, ast.Constant):
+            return ast.Constant(node.value) if type(node.value) is int else None
+        if isinstance(node, ast.Name):
+            if node.id in self.sizes:
+                return self.rw.copy(self.sizes[node.id])
+            if node.id not in self.stored and self.rw.scalar_kinds.get(node.id) == ("", "int"):
+                return ast.Name(node.id, ast.Load())
+            return None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = self.size_expression(node.operand)
+            return None if operand is None else ast.UnaryOp(node.op, operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _SIZE_OPS):
+            left, right = self.size_expression(node.left), self.size_expression(node.right)
+            if left is None or right is None:
+                return None
+            by = int_constant(node.right)
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and not (by is not None and by > 0):
+                return None  # (Python's ZeroDivisionError for a size 0)
+            if isinstance(node.op, ast.Mult) and by is None and int_constant(node.left) is None:
+                return None
+            return ast.BinOp(left, node.op, right)
+        array = None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            array, d = node.value.value, int_constant(node.slice)
+        elif isinstance(node, ast.Call) and self._builtin(node.func, "len") and len(node.args) == 1 \
+                and not node.keywords:
+            array, d = node.args[0], 0
+        if not (isinstance(array, ast.Name) and array.id not in self.stored and d is not None):
+            return None
+        rank = self.rw.ranks.get(array.id)
+        if rank is None or not -rank <= d < rank:
+            return None
+        return ast.parse(f"{array.id}.shape[{d % rank}]", mode="eval").body
 
     def _builtin(self, node: ast.expr, name: str) -> bool:
         return isinstance(node, ast.Name) and node.id == name and name not in self.local \
@@ -484,10 +557,13 @@ class _Idioms(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def _roll_by_argument(self, call: ast.Call) -> ast.expr | None:
-        """``np.roll(x, s)`` / ``np.roll(x, s, axis=d)`` with ``s`` an integer argument the body
-        never binds (a constant shift is array_idioms' two affine pieces), ``x`` a 1-d array
-        argument (2-d with a constant ``axis``): the gather ``x[(np.arange(n) - s) % n]`` along the
-        axis, element ``k`` being ``x``'s ``(k - s) mod n`` as NumPy's; None for anything else."""
+        """``np.roll(x, s)`` / ``np.roll(x, s, axis=d)`` with ``s`` an integer expression of sizes
+        and integer arguments (``x.shape[0] // 2``, ``s``; ``size_expression``; a constant shift is
+        array_idioms' two affine pieces), ``x`` a 1-d array argument (2-d with a constant ``axis``)
+        or a roll of one: the gather ``x[(np.arange(n) - s) % n]`` along the axis, element ``k``
+        being ``x``'s ``(k - s) mod n`` as NumPy's (Python's ``%``: any sign, any size).  Tuples
+        (``shift=(h, w), axis=(0, 1)``, or one shift for several axes) roll one pair after another,
+        as NumPy pairs them.  None for anything else."""
         if not self._np_call(call, "roll") or len(call.args) > 3:
             return None
         given = dict(zip(("a", "shift", "axis"), call.args))
@@ -496,25 +572,41 @@ class _Idioms(ast.NodeTransformer):
                 return None
             given[k.arg] = k.value
         x, shift, axis = given.get("a"), given.get("shift"), given.get("axis")
-        if not (isinstance(x, ast.Name) and x.id not in self.stored and self.rw.ranks.get(x.id) in (1, 2)
-                and isinstance(shift, ast.Name) and shift.id not in self.stored
-                and self.rw.scalar_kinds.get(shift.id) == ("", "int")):
-            return None
-        rank = self.rw.ranks[x.id]
+        base = self._shape_source(x)
+        if base is None or shift is None or not any(isinstance(n, ast.Name) for n in walk(shift)):
+            return None  # (a constant shift: array_idioms' two affine pieces)
+        rank = self.rw.ranks[base]
+        shifts = shift.elts if isinstance(shift, ast.Tuple) else [shift]
         if axis is None or isinstance(axis, ast.Constant) and axis.value is None:
-            if rank != 1:
+            if rank != 1 or isinstance(shift, ast.Tuple):
                 return None  # (NumPy rolls the flattened array)
-            d = 0
-        elif isinstance(axis, ast.Constant) and type(axis.value) is int and -rank <= axis.value < rank:
-            d = axis.value % rank
-        elif isinstance(axis, ast.UnaryOp) and isinstance(axis.op, ast.USub) and isinstance(axis.operand, ast.Constant) \
-                and type(axis.operand.value) is int and 0 < axis.operand.value <= rank:
-            d = rank - axis.operand.value
+            axes: list[int | None] = [0]
         else:
+            axes = [_axis_of(a, rank) for a in (axis.elts if isinstance(axis, ast.Tuple) else [axis])]
+        if isinstance(shift, ast.Tuple) and len(shifts) != len(axes):
             return None
-        np_, n = self.rw.numpy_alias(), f"{x.id}.shape[{d}]"
-        index = f"({np_}.arange({n}) - {shift.id}) % {n}"
-        return ast.parse(f"{x.id}[{':, ' * d}{index}]", mode="eval").body
+        by = [self.size_expression(s) for s in shifts]
+        rolled: ast.expr = x  # type: ignore[assignment]
+        for b, d in zip(by * len(axes) if len(by) == 1 else by, axes):
+            if b is None or d is None:
+                return None
+            np_, n = self.rw.numpy_alias(), f"{base}.shape[{d}]"
+            index = ast.parse(f"({np_}.arange({n}) - ({ast.unparse(b)})) % {n}", mode="eval").body
+            rolled = ast.Subscript(rolled, ast.Tuple([ast.Slice()] * d + [index], ast.Load()) if d else index,
+                                   ast.Load())
+        self.rolls[id(rolled)] = base
+        return rolled
+
+    def _shape_source(self, x: ast.expr | None) -> str | None:
+        """The 1-d or 2-d array argument (never bound again) whose shape ``x`` has: the argument
+        itself, a roll of it this pass wrote as a gather, or an ``np.roll`` call of either."""
+        if isinstance(x, ast.Name):
+            return x.id if x.id not in self.stored and self.rw.ranks.get(x.id) in (1, 2) else None
+        if x is not None and id(x) in self.rolls:
+            return self.rolls[id(x)]
+        if isinstance(x, ast.Call) and self._np_call(x, "roll") and x.args:
+            return self._shape_source(x.args[0])
+        return None
 
     def _insert_end(self, call: ast.Call) -> ast.expr | None:
         """``np.insert(x, 0, v)`` (``np.insert(x, len(x), v)``; ``x.shape[0]``, ``x.size``) of a 1-d

@@ -57,6 +57,7 @@ from . import builtin_helpers
 from .allocation import ALLOCATORS
 from .array_statements import sort_in_place
 from .array_swaps import swap_arrays
+from .call_sizes import written_arguments
 from .checker import is_allocation
 from .data_sized import lengths
 from .desugar import (
@@ -99,7 +100,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
-                                     raises=set(source.raises), pranges={}), globals_, arguments)
+                                     raises=set(source.raises), pranges={}, written_x={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)
@@ -121,6 +122,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     # replaces loads and calls), so the set is the same for every statement, and for the helpers' pass.
     local = function_locals(tree)
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # before inlining
+    # np.bincount(np.digitize(x, b)): its x as written, before the helpers below write it as loops
+    rw.source.written_x.update(written_arguments(tree.body, globals_, set(builtin_helpers.NUMPY_HELPERS)))
     helpers = BuiltinHelpers(rw, local, tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
@@ -663,7 +666,10 @@ class Helper:
             return isinstance(self.rw.globals.get(value.value.id), types.ModuleType)
         return isinstance(value, (ast.Name, ast.Constant, ast.GeneratorExp))  # a generator: read once (below)
 
-    def statements(self) -> list[ast.stmt]:
+    def statements(self, final: ast.expr | None = None) -> list[ast.stmt]:
+        """The body's statements (locals renamed, arguments bound, the helper's sizes such as
+        ``n = x.shape[0]`` or an argument ``--5`` substituted where read), without a final return;
+        with ``final`` (the returned expression), a ``return`` of it last, read the same way."""
         body = self.body[:-1] if self.body and isinstance(self.body[-1], ast.Return) else self.body
         for stmt in body:
             for sub in walk(stmt):
@@ -687,6 +693,9 @@ class Helper:
                 target = self.rw.placed(ast.Name(self.names[param], ast.Store()), value)
                 self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), value))
         block = self.prologue + [Normalizer(self.rw).visit(self.substitute(s, self.values)) for s in body]
+        if final is not None:  # the returned value: its reads of the helper's sizes substituted too
+            block.append(ast.copy_location(ast.Return(Normalizer(self.rw).visit(self.substitute(final, self.values))),
+                                           final))
         stored = _stored(block)
         outside = {n.id for s in block for n in walk(s) if isinstance(n, ast.Name)} - stored
         return substitute_sizes(self.rw, block, self.rw.ints | outside)  # the helper's own sizes
@@ -756,9 +765,10 @@ class Helper:
         """The body's statements (locals renamed, arguments bound) and its returned expression."""
         final = self.body[-1]
         assert isinstance(final, ast.Return) and final.value is not None, "pure() checked it"
-        statements = self.statements()  # drops the final return
-        value = Normalizer(self.rw).visit(self.substitute(final.value, self.values))
-        return statements, value
+        statements = self.statements(final.value)  # one block, so a size it drops is substituted in the value too
+        last = statements.pop()
+        assert isinstance(last, ast.Return) and last.value is not None
+        return statements, last.value
 
     def expression(self) -> ast.expr:
         """``return expr`` after simple ``local = expr`` lines: the expression, locals substituted."""

@@ -53,6 +53,7 @@ _COMPOUND = (ast.For, ast.While, ast.If, ast.With, ast.Try)
 
 class Rewriter(Protocol):
     ranks: dict[str, int]
+    dtypes: dict
     globals: dict
     local_extents: dict
 
@@ -374,8 +375,9 @@ def _unique_uses(rw: Rewriter, stmt: ast.stmt, facts: _Facts, later: list[ast.st
     if made is None:
         return None
     made = _renamed(made, name)  # its IndexError names the user's variable
+    arrays = _index_arrays(rw, facts)
     for s in later:
-        _UniqueRewrite(rw, name, made.buffer, made.count).visit(s)
+        _UniqueRewrite(rw, name, made.buffer, made.count, arrays).visit(s)
     _sized_allocations(rw, later, facts, made.buffer, made.count)
     return list(made.statements)
 
@@ -529,6 +531,34 @@ def _checked_index(rw: Rewriter, index: ast.expr, array: str, count: str) -> ast
     return rw.placed(ast.parse(text, mode="eval").body, index)
 
 
+def _checked_gather(rw: Rewriter, index: ast.expr, array: str, count: str) -> ast.expr:
+    """``_checked_index`` of an integer index array (``u[inv]``, ``inv`` from
+    ``np.unique(x, return_inverse=True)``): the same choice made per element with ``np.where``."""
+    e, n, np_ = f"({ast.unparse(index)})", f"{array}.shape[0]", rw.numpy_alias()
+    text = (f"{np_}.where((0 <= {e}) & ({e} < {count}), {e}, {np_}.where((-{count} <= {e}) & ({e} < 0), "
+            f"{e} + {count}, {np_}.where(({e} >= {n}) | ({e} < -{n}), {e}, {np_}.where({e} >= 0, {n}, -1 - {n}))))")
+    return rw.placed(ast.parse(text, mode="eval").body, index)
+
+
+_INT_TYPES = frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "intp", "int_"))
+
+
+def _index_arrays(rw: Rewriter, facts: _Facts) -> set[str]:
+    """The names that hold an integer array for the whole body: array arguments of an integer
+    dtype it never binds, and locals bound once to ``np.zeros`` (``empty``, ``ones``, ``full``)
+    with an integer ``dtype=`` (``np.unique``'s ``return_inverse`` result is such a local)."""
+    names = {a for a, r in rw.ranks.items() if r >= 1 and str(rw.dtypes.get(a)) in _INT_TYPES
+             and not facts.counts.get(a)}
+    for name, value in facts.bindings.items():
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ALLOCATORS \
+                and module_of(value.func.value, rw.globals) == "np":
+            dtype = next((k.value for k in value.keywords if k.arg == "dtype"), None)
+            if isinstance(dtype, ast.Attribute) and dtype.attr in _INT_TYPES and module_of(dtype.value, rw.globals) == "np" \
+                    or isinstance(dtype, ast.Name) and dtype.id == "int":
+                names.add(name)
+    return names
+
+
 def _is_unique(rw: Rewriter, node: ast.expr) -> bool:
     """``np.unique(x)``, or the positions ``np.nonzero(c)[0]``, ``np.where(c)[0]``,
     ``c.nonzero()[0]``, ``np.flatnonzero(c)`` (compactions ``data_sized.selection`` makes)."""
@@ -652,8 +682,9 @@ def _unique_reduced(node: ast.AST, name: str) -> bool:
 
 
 class _UniqueRewrite(ast.NodeTransformer):
-    def __init__(self, rw: Rewriter, name: str, buffer: str, count: str) -> None:
+    def __init__(self, rw: Rewriter, name: str, buffer: str, count: str, arrays: set[str]) -> None:
         self.rw, self.name, self.buffer, self.count = rw, name, buffer, count
+        self.arrays = arrays  # integer index arrays (``_index_arrays``): u[inv] gathers
         self.counters: set[str] = set()
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
@@ -692,7 +723,9 @@ class _UniqueRewrite(ast.NodeTransformer):
             return self.rw.placed(ast.parse(text, mode="eval").body, node)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.name \
                 and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
-            index = _checked_index(self.rw, self.visit(node.slice), self.buffer, self.count)
+            checked = _checked_gather if isinstance(node.slice, ast.Name) and node.slice.id in self.arrays \
+                else _checked_index
+            index = checked(self.rw, self.visit(node.slice), self.buffer, self.count)
             return self.rw.placed(ast.Subscript(ast.Name(self.buffer, ast.Load()), index, ast.Load()), node)
         if _unique_reduced(node, self.name):  # the reduction of the first count elements
             return _prefix_reduced(self.rw, node, self.buffer, self.count)

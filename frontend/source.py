@@ -113,6 +113,14 @@ def bound_names(target: ast.expr) -> set[str]:
     return set()
 
 
+def counted_loop(loop: ast.For) -> bool:
+    """Whether ``loop`` runs over ``range(...)`` or ``prange(...)`` (``numba.prange`` too, under
+    any module name): a counted loop, whose variable stays a loop variable."""
+    func = loop.iter.func if isinstance(loop.iter, ast.Call) else None
+    return (isinstance(func, ast.Name) and func.id in ("range", "prange")) \
+        or (isinstance(func, ast.Attribute) and func.attr == "prange")
+
+
 def walk(node: ast.AST) -> Iterator[ast.AST]:
     """``ast.walk(node)`` in about 55% of its time: the same nodes in the same order (breadth
     first, each node's children in field order, a node's children taken before the node is
@@ -162,6 +170,11 @@ class KernelSource:
         default_factory=dict, compare=False, hash=False, repr=False)
     # for loops written with prange (frontend.rewrite made them range loops): id(node) -> node
     pranges: dict[int, ast.AST] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # np.bincount calls whose x reads a NumPy call polyfuse writes as a helper with loops
+    # (frontend/call_sizes.py: written_arguments): id(call) -> (call, x as the user wrote it with
+    # its locals written out, those locals), for the call to compute the result's length
+    written_x: dict[int, tuple[ast.AST, ast.expr, frozenset[str]]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False)
     # lists built by append (frontend.growing_lists): buffer -> the locals its items are assigned
     # to, whose types make the buffer's dtype; and the values returned as prefixes of buffers
     list_items: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False, repr=False)

@@ -79,11 +79,6 @@ def test_fe35_forms_as_python():
             _same_as_python(filtered(a, k, M[:3], s), run(a, k, M[:3].copy(), s))
 
 
-def unique_gathered(x):
-    u, inv = np.unique(x, return_inverse=True)
-    return u[inv]
-
-
 def eigh_of(A):
     w, v = np.linalg.eigh(A)
     return w
@@ -105,7 +100,6 @@ def pair_of_vector(x):
 
 
 @pytest.mark.parametrize("fn, args, match", [
-    (unique_gathered, (np.ones(3),), "chained comparison of arrays"),
     (eigh_of, (np.eye(2),), r"np\.linalg\.eigh\(\) is not supported"),
     (pair_of_vector, (np.ones(3),), r"nonzero\(\) is not supported"),
     (rebound_viewed, (np.ones(3),), "another name is bound to a view of it"),
