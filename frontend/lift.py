@@ -57,11 +57,12 @@ from .local_versions import (
     LocalWrite,
     check_loop_locals,
     constant_of,
-    exact_int,
+    exact_ints,
     leaves,
     split_locals,
     version_targets,
     version_values,
+    weakness_seen,
 )
 from .opaque import (
     bound_reason,
@@ -353,11 +354,11 @@ class Lifter:
         self._note_loop_scalar(target, scope)
         if isinstance(target, ast.Name) and target.id not in self.arguments:
             checked = False
+            types = tuple(VType(e.dtype, e.weak) for e in leaves(lifter, value))
             local = self.scalar_types.get(target.id)
             if local is not None and target.id not in self.split:
-                exact = exact_int(self, lifter, node, target.id, value, local)
+                exact = exact_ints(self, lifter, node, target.id, value, local)
                 checked, value = exact is not None, exact if exact is not None else value
-            types = tuple(VType(e.dtype, e.weak) for e in leaves(lifter, value))
             self.writes.append(LocalWrite(node, target.id, types, constant_of(value), bool(scope.loop_vars),
                                           checked))
             versions = self.split.get(target.id)
@@ -590,7 +591,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             accepted = accepted.intersect(holds if loose is None else
                                           lifter.condition(loose, Scope((), accepted)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
-        found = split_locals(lifter.writes)
+        found = split_locals(lifter.writes, weakness_seen(lifter))
         mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
         if lifter.assigned == scalar_types and mixed == flagged and found == split:
             break

@@ -16,24 +16,31 @@ in float64.  Input: every assignment to a local scalar in the previous pass of l
 - a local assigned inside a loop keeps one type (the promotion: ``s = 0.0; for i: s += f32[i]``
   is float32, as NumPy's is after the first iteration, and stays a register).  Where a value
   it is given may not be exact in that type (a float32 in a float64 local, a Python float
-  other than a constant float32 holds in a float32 one), ``check_loop_locals`` refuses the
-  kernel; an integer given to a float local beyond the integers the float holds exactly
-  raises UnsupportedError where it runs (``exact_int``).
+  other than a constant float32 holds, or an integer, in a float32 one), ``check_loop_locals``
+  refuses the kernel unless every read of the local meets the value as that type would
+  (``reads_typed``: with a value of the type, to which NumPy converts a Python number, or
+  stored into an array of it: ``m = 1e30; m = min(m, x_f32[j])``, then ``out_f32[i] = m``); an
+  integer given to a float64 local raises UnsupportedError where it runs beyond 2**53
+  (``exact_ints``), and is refused where it reaches a scalar whose Python type is seen.
+- values of one dtype, Python's and NumPy's (``max(1.0, np.max(x))``), split only where
+  ``weakness_seen``: elsewhere they compute alike, and the local keeps one type.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from polyfuse.model import ir
+from polyfuse.model.scop import isl_name
 
 from . import source
 from .returns import _exact_ints
-from .types import VType, coerced, vtype
+from .types import VType, coerced, promote, vtype
 
 VERSION_PREFIX = "__version"
 KIND_PREFIX = "__kind_"
@@ -48,7 +55,7 @@ class LocalWrite:
     """One assignment to a local scalar: the types of the values it may give (``leaves``: a
     choice of branches of different types gives each branch's), the constant it gives (None
     where it is not one), whether it runs inside a loop, and whether an integer it gives was
-    checked for exactness (``exact_int``)."""
+    checked for exactness (``exact_ints``)."""
 
     node: ast.AST
     name: str
@@ -66,9 +73,11 @@ def leaves(expressions, expr: ir.Expr) -> list[ir.Expr]:
     return leaves(expressions, split[1]) + leaves(expressions, split[2])
 
 
-def split_locals(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:
+def split_locals(writes: list[LocalWrite], weakness_seen) -> dict[str, tuple[VType, ...]]:
     """The locals given values of different types, none of them inside a loop: name -> the
-    types, in a fixed order (the first assigned first)."""
+    types, in a fixed order (the first assigned first).  Values of one dtype that differ only in
+    being Python's or NumPy's (``max(1.0, np.max(x))``) split only where ``weakness_seen(dtype)``
+    (``weakness_seen``): elsewhere they compute alike and the local keeps one type, as before."""
     types: dict[str, list[VType]] = {}
     looped: set[str] = set()
     for write in writes:
@@ -77,7 +86,36 @@ def split_locals(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:
         seen = types.setdefault(write.name, [])
         seen.extend(t for t in write.leaves if t not in seen)
     return {name: tuple(ts) for name, ts in types.items()
-            if len(ts) > 1 and name not in looped}
+            if len(ts) > 1 and name not in looped
+            and (len({t.dtype for t in ts}) > 1 or ts[0].dtype == "bool" or weakness_seen(ts[0].dtype))}
+
+
+def weakness_seen(lifter):
+    """``dtype -> bool``: whether a Python number of ``dtype`` computes differently from NumPy's
+    scalar of it somewhere in this pass of the kernel: where a value of another dtype meets it
+    whose promotion with the two differs (a Python float with an ``np.float32`` gives float32,
+    an ``np.float64`` float64; ``weak_observers``), or where the kernel returns a scalar (whose
+    Python type is the answer's) or keeps a loop as written (its values are not seen here)."""
+    if lifter.returns is not None and _returns_scalar(lifter.returns) \
+            or any(s.region is not None for s in lifter.statements):
+        return lambda dtype: True
+    dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
+    for statement in lifter.statements:
+        dtypes.update(e.dtype for e in ir.walk(statement.value))
+    return lambda dtype: any(weak_observers(dtype, other) for other in dtypes)
+
+
+def weak_observers(dtype: str, other: str) -> bool:
+    """Whether a value of dtype ``other`` promotes differently with a Python number of ``dtype``
+    than with NumPy's scalar of it."""
+    against = VType(other, False)
+    return promote(VType(dtype, True), against).dtype != promote(VType(dtype, False), against).dtype
+
+
+def _returns_scalar(returns) -> bool:
+    if isinstance(returns, tuple):
+        return any(_returns_scalar(r) for r in returns)
+    return returns.how == "scalar"
 
 
 def _version_of(versions: tuple[VType, ...], t: VType) -> int:
@@ -173,29 +211,134 @@ def _holds(t: VType, constant, m: VType, checked: bool) -> bool:
     if constant is not None and m.is_float:
         with np.errstate(over="ignore"):
             return math.isnan(constant) or float(np.dtype(m.dtype).type(constant)) == constant
-    if t.is_int and m.is_float:  # checked where it runs (exact_int), unless a choice gave it
+    if t.is_int and m.dtype == "float64":  # checked where it runs (exact_ints)
         return checked or _exact_ints(np.dtype(t.dtype), np.dtype(m.dtype))
     return False
 
 
 def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]]) -> None:
     """Refuse a local assigned inside a loop that is given a value its one type does not hold
-    exactly (see the module docstring)."""
+    exactly (see the module docstring), unless every read of it meets the value as its one type
+    would (``reads_typed``: where Python's number converts to that type); an integer given to a
+    float64 local, checked exact where it runs, must not reach a scalar whose type is seen."""
+    unheld: dict[str, tuple[LocalWrite, VType, VType]] = {}
+    checked: set[str] = set()
     for write in writes:
-        if write.name in split:
-            continue
         m = lifter.scalar_type(write.name)
-        if m is None:
+        if write.name in split or m is None:
             continue
-        for t in write.leaves:
-            if _holds(t, write.constant, m, write.checked):
-                continue
-            raise lifter.error(write.node, f"local {write.name!r} is given a {_spelled(t)} here and a "
+        if write.checked:
+            checked.add(write.name)
+        t = next((t for t in write.leaves if not _holds(t, write.constant, m, write.checked)), None)
+        if t is not None and write.name not in unheld:
+            unheld[write.name] = (write, t, m)
+    for name, (write, t, m) in unheld.items():
+        if m.weak or not reads_typed(lifter, name, set(unheld), _converting(m.dtype, set(unheld))):
+            raise lifter.error(write.node, f"local {name!r} is given a {_spelled(t)} here and a "
                                f"{_spelled(m)} elsewhere, inside a loop: Python's value has the type of the "
                                f"last value assigned, which this kernel cannot follow from one iteration to "
-                               f"the next (one type, {_spelled(m)}, would change the value); convert to one "
-                               f"type where it is assigned (np.{m.dtype}(...), float(...)) or use a "
-                               "separate local for each type", "local of several types")
+                               f"the next (one type, {_spelled(m)}, would change the value where it is read "
+                               f"other than with {_spelled(m)} values or stored into an array); convert to one "
+                               f"type where it is assigned (np.{m.dtype}(...), float(...)) or use a separate "
+                               "local for each type", "local of several types")
+    for write in writes:
+        if write.checked and write.name not in unheld \
+                and not reads_typed(lifter, write.name, checked, _floating(checked), ints=True):
+            raise lifter.error(write.node, f"local {write.name!r} is given an integer inside a loop and floats "
+                               "elsewhere, and its value reaches a returned or other local scalar, whose type "
+                               "(Python's int or float) this kernel cannot follow from one iteration to the "
+                               "next; convert to one type where it is assigned (float(...))",
+                               "local of several types")
+
+
+def _converting(dtype: str, unheld: set[str]):
+    """An operand that converts a Python number met with it to ``dtype`` (NEP 50): a value of
+    ``dtype`` in Python too (not a constant or value converted to it by this kernel)."""
+    def meets(e: ir.Expr) -> bool:
+        return e.dtype == dtype and not e.weak and not _may_be(e, unheld) \
+            and not isinstance(e, (ir.Const, ir.Var)) and not (isinstance(e, ir.Cast) and e.operand.dtype != dtype)
+    return meets
+
+
+def _floating(checked: set[str]):
+    """An operand that makes the result a float64 whether the local is an int or a float."""
+    def meets(e: ir.Expr) -> bool:
+        return e.dtype == "float64" and not _may_be(e, checked) \
+            and not (isinstance(e, ir.Cast) and not e.operand.dtype.startswith("float"))
+    return meets
+
+
+def reads_typed(lifter, name: str, unheld: set[str], meets, ints: bool = False) -> bool:
+    """Whether every read of the local ``name`` gives the same result whichever of its possible
+    types its value has: where it meets an operand for which ``meets`` holds in arithmetic, a
+    comparison, min or max, or is stored into an array or back into itself, through ``-``,
+    ``abs``, min, max and choices, which give the value itself.  ``unheld``: the locals that may
+    hold such values.  A float32 local (``meets``: a float32 value, to which NumPy converts a
+    Python number, NEP 50): ``m = 1e30; for j: m = min(m, x_f32[j])``, then ``out[i] = m``: yes;
+    ``return m``, ``m * 0.5`` or ``np.tanh(m)``: no.  ``ints``: a float64 local that may hold an
+    exact integer (below 2**53, ``exact_ints``), whose value any comparison, conversion or
+    function sees alike, and arithmetic with another integer keeps an integer in Python."""
+    def typed(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
+        if isinstance(e, ir.Load) and e.array == name and not e.index:
+            return safe
+        if isinstance(e, ir.BinOp) and isinstance(e.rhs, ir.Cast) and isinstance(e.rhs.operand, ir.Check):
+            return typed(e.lhs, safe) and typed(e.rhs, False)  # value + 0 unless a check fails (exact_ints)
+        if isinstance(e, ir.BinOp) and e.op in ("min", "max"):  # one of the operands, compared
+            if ints:
+                return typed(e.lhs, safe) and typed(e.rhs, safe)
+            return typed(e.lhs, safe and meets(e.rhs)) and typed(e.rhs, safe and meets(e.lhs))
+        if ints and (isinstance(e, (ir.Compare, ir.Call, ir.Cast))):
+            return all(typed(c, True) for c in ir.children(e))
+        if isinstance(e, ir.BinOp) and ints and e.op in ("+", "-", "*", "//", "%", "**") \
+                and (_integer(e.lhs) or _integer(e.rhs)):  # an int of Python's too where the local is
+            return typed(e.lhs, safe) and typed(e.rhs, safe)
+        if isinstance(e, (ir.BinOp, ir.Compare)) and e.op not in ("<<", ">>", "&", "|", "^"):
+            return typed(e.lhs, meets(e.rhs)) and typed(e.rhs, meets(e.lhs))
+        if isinstance(e, ir.Select):
+            return typed(e.cond, False) and typed(e.then, safe) and typed(e.otherwise, safe)
+        if isinstance(e, ir.Unary) and e.op in ("neg", "abs"):
+            return typed(e.operand, safe)
+        if isinstance(e, ir.Cast) and e.dtype == e.operand.dtype:
+            return typed(e.operand, safe)
+        return all(typed(c, False) for c in ir.children(e))
+
+    if lifter.returns is not None and name in _returned_names(lifter.returns):
+        return False
+    for statement in lifter.statements:
+        if statement.region is not None:
+            read = statement.reads.range().get_set_list()
+            if any(read.get_at(k).get_tuple_name() == isl_name(name) for k in range(read.n_set())):
+                return False
+            continue
+        target = lifter.arrays.get(statement.array)
+        stored = statement.array == name or target is not None and bool(target.shape)
+        if not typed(statement.value, stored):
+            return False
+    return True
+
+
+def _integer(e: ir.Expr) -> bool:
+    """An integer value, or one converted to a float by this kernel from an integer."""
+    return e.dtype.startswith(("int", "uint")) or isinstance(e, ir.Cast) and e.operand.dtype.startswith(("int", "uint"))
+
+
+def _may_be(e: ir.Expr, names: set[str]) -> bool:
+    """Whether ``e``'s value may be the value of one of the locals ``names`` itself."""
+    if isinstance(e, ir.Load):
+        return e.array in names and not e.index
+    if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
+        return _may_be(e.lhs, names) or _may_be(e.rhs, names)
+    if isinstance(e, ir.Select):
+        return _may_be(e.then, names) or _may_be(e.otherwise, names)
+    if isinstance(e, (ir.Unary, ir.Cast)):
+        return _may_be(e.operand, names)
+    return False
+
+
+def _returned_names(returns) -> set[str]:
+    if isinstance(returns, tuple):
+        return set().union(*(_returned_names(r) for r in returns))
+    return {returns.name, returns.strong_flag}
 
 
 def _spelled(t: VType) -> str:
@@ -204,23 +347,46 @@ def _spelled(t: VType) -> str:
     return f"np.{t.dtype}"
 
 
-def exact_int(lifter, expressions, node: ast.AST, name: str, value: ir.Expr, local: VType) -> ir.Expr | None:
-    """``value`` (an integer given to the float local ``name``), raising UnsupportedError where
-    it is beyond the integers the float holds exactly, instead of rounding it; None where no
-    check is needed (a constant, an integer type the float holds)."""
+def exact_ints(lifter, expressions, node: ast.AST, name: str, value: ir.Expr, local: VType) -> ir.Expr | None:
+    """``value`` (given to the float64 local ``name``) with each integer it may be (each branch
+    of a choice: ``max(acc, i)``) raising UnsupportedError where it runs beyond 2**53, the
+    integers float64 holds exactly, instead of rounding it; None where no check is needed (a
+    constant, an integer type float64 holds, a float32 local: ``read_as_typed`` there)."""
     from .returns import _checked_exact
 
-    t = VType(value.dtype, value.weak)
-    if not (t.is_int and t.dtype != "bool" and local.is_float) or constant_of(value) is not None \
-            or _exact_ints(np.dtype(t.dtype), np.dtype(local.dtype)):
+    def needs(e: ir.Expr) -> bool:
+        t = vtype(e)
+        return t.is_int and t.dtype != "bool" and constant_of(e) is None \
+            and not _exact_ints(np.dtype(t.dtype), np.dtype(local.dtype))
+
+    if local.dtype != "float64" or not any(needs(e) for e in leaves(expressions, value)):
         return None
-    stored = ir.Cast(value, local.dtype, False)
     bits = np.finfo(np.dtype(local.dtype)).nmant + 1
-    return _checked_exact(expressions, node, value, local.dtype, stored, text=(
-        f"local {name!r} is given an integer here beyond 2**{bits}, which this kernel holds as a "
-        f"{local.dtype} (the local is given floats elsewhere); convert to one type where it is assigned"),
-        construct="local of several types")
+    text = (f"local {name!r} is given an integer here beyond 2**{bits}, which this kernel holds as a "
+            f"{local.dtype} (the local is given floats elsewhere); convert to one type where it is assigned")
+
+    def check(e: ir.Expr, stored: ir.Expr) -> ir.Expr:  # (a Python float local stays one: m * f32[0])
+        checked = _checked_exact(expressions, node, e, local.dtype, stored, text=text, construct="local of several types")
+        return dataclasses.replace(checked, weak=local.weak)
+
+    if _guarded(expressions, value):  # each integer checked where it is chosen (the others may not run)
+        return _per_leaf(expressions, value, lambda e: check(e, ir.Cast(e, local.dtype, False)) if needs(e)
+                         else coerced(e, local), local.dtype, local.weak)
+    # each integer checked where it is computed, chosen or not: Python compares an int with a
+    # float exactly (max(acc, i) keeps 2**53 + 1 over 2**53.0), float64 only below 2**53
+    result = _per_leaf(expressions, value, lambda e: coerced(e, local), local.dtype, local.weak)
+    for e in leaves(expressions, value):
+        if needs(e):
+            result = check(e, result)
+    return result
 
 
-__all__ = ["LocalWrite", "check_loop_locals", "exact_int", "leaves", "split_locals",
-           "version_read", "version_targets", "version_values"]
+def _guarded(expressions, expr: ir.Expr) -> bool:
+    """Whether a choice in ``expr`` runs only its chosen branch (``Select.guarded``)."""
+    split = expressions.split_of(expr)
+    return split is not None and (split[0].guarded or _guarded(expressions, split[1])
+                                  or _guarded(expressions, split[2]))
+
+
+__all__ = ["LocalWrite", "check_loop_locals", "exact_ints", "leaves", "reads_typed", "split_locals",
+           "version_read", "version_targets", "version_values", "weakness_seen"]
