@@ -59,6 +59,7 @@ from .local_versions import (
     constant_of,
     exact_ints,
     leaves,
+    loop_splits,
     split_locals,
     version_targets,
     version_values,
@@ -571,7 +572,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     scalar_types: dict[str, VType] = {}
     flagged: frozenset[str] = frozenset()
     split: dict[str, tuple[VType, ...]] = {}
-    for _ in range(6):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+    for _ in range(8):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
         lifter.flagged, lifter.split = flagged, split
@@ -591,7 +592,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             accepted = accepted.intersect(holds if loose is None else
                                           lifter.condition(loose, Scope((), accepted)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
-        found = split_locals(lifter.writes, weakness_seen(lifter))
+        found = split_locals(lifter.writes, weakness_seen(lifter)) \
+            | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types)
         mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
         if lifter.assigned == scalar_types and mixed == flagged and found == split:
             break

@@ -221,6 +221,37 @@ def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[V
     exactly (see the module docstring), unless every read of it meets the value as its one type
     would (``reads_typed``: where Python's number converts to that type); an integer given to a
     float64 local, checked exact where it runs, must not reach a scalar whose type is seen."""
+    for write, message in _loop_refusals(lifter, writes, split):
+        raise lifter.error(write.node, message, "local of several types")
+
+
+def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]],
+                settled: bool) -> dict[str, tuple[VType, ...]]:
+    """The locals assigned inside loops split as those outside loops are (one version per type,
+    carried from one iteration to the next with the kind): those ``check_loop_locals`` would
+    refuse with one type, and those split already (each read of which is a choice now), except
+    a local a loop kept as written assigns (``opaque_scalars``).  The others keep one type, and
+    their loops stay reductions and registers.  New ones only once the pass's types are
+    ``settled`` (an earlier pass reads a local in the type of its first values)."""
+    types = _types(writes)
+    names = {name for name in split if name in {write.name for write in writes if write.in_loop}}
+    if settled:
+        names |= {write.name for write, _ in _loop_refusals(lifter, writes, split)}
+    return {name: types[name] for name in sorted(names, key=list(types).index)
+            if len(types[name]) > 1 and name not in lifter.opaque_scalars}
+
+
+def _types(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:
+    """Each local's types, the first assigned first."""
+    types: dict[str, list[VType]] = {}
+    for write in writes:
+        seen = types.setdefault(write.name, [])
+        seen.extend(t for t in write.leaves if t not in seen)
+    return {name: tuple(ts) for name, ts in types.items()}
+
+
+def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]]) -> list[tuple[LocalWrite, str]]:
+    """What ``check_loop_locals`` refuses: (the assignment, the message), per local."""
     unheld: dict[str, tuple[LocalWrite, VType, VType]] = {}
     checked: set[str] = set()
     for write in writes:
@@ -232,23 +263,22 @@ def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[V
         t = next((t for t in write.leaves if not _holds(t, write.constant, m, write.checked)), None)
         if t is not None and write.name not in unheld:
             unheld[write.name] = (write, t, m)
+    out = []
     for name, (write, t, m) in unheld.items():
         if m.weak or not reads_typed(lifter, name, set(unheld), _converting(m.dtype, set(unheld))):
-            raise lifter.error(write.node, f"local {name!r} is given a {_spelled(t)} here and a "
-                               f"{_spelled(m)} elsewhere, inside a loop: Python's value has the type of the "
-                               f"last value assigned, which this kernel cannot follow from one iteration to "
-                               f"the next (one type, {_spelled(m)}, would change the value where it is read "
-                               f"other than with {_spelled(m)} values or stored into an array); convert to one "
-                               f"type where it is assigned (np.{m.dtype}(...), float(...)) or use a separate "
-                               "local for each type", "local of several types")
+            out.append((write, f"local {name!r} is given a {_spelled(t)} here and a {_spelled(m)} elsewhere, inside "
+                        f"a loop kept as written: Python's value has the type of the last value assigned, which "
+                        f"this kernel cannot follow there (one type, {_spelled(m)}, would change the value where it "
+                        f"is read other than with {_spelled(m)} values or stored into an array); convert to one type "
+                        f"where it is assigned (np.{m.dtype}(...), float(...)) or use a separate local for each type"))
     for write in writes:
-        if write.checked and write.name not in unheld \
+        if write.checked and write.name not in unheld and write.name not in {w.name for w, _ in out} \
                 and not reads_typed(lifter, write.name, checked, _floating(checked), ints=True):
-            raise lifter.error(write.node, f"local {write.name!r} is given an integer inside a loop and floats "
-                               "elsewhere, and its value reaches a returned or other local scalar, whose type "
-                               "(Python's int or float) this kernel cannot follow from one iteration to the "
-                               "next; convert to one type where it is assigned (float(...))",
-                               "local of several types")
+            out.append((write, f"local {write.name!r} is given an integer inside a loop kept as written and floats "
+                        "elsewhere, and its value reaches a returned or other local scalar, whose type (Python's "
+                        "int or float) this kernel cannot follow there; convert to one type where it is assigned "
+                        "(float(...))"))
+    return out
 
 
 def _converting(dtype: str, unheld: set[str]):
@@ -305,8 +335,8 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, ints: bool = False) 
     if lifter.returns is not None and name in _returned_names(lifter.returns):
         return False
     for statement in lifter.statements:
-        if statement.region is not None:
-            read = statement.reads.range().get_set_list()
+        if statement.region is not None:  # a loop kept as written: its reads are not seen here
+            read = statement.reads.union(statement.writes).range().get_set_list()
             if any(read.get_at(k).get_tuple_name() == isl_name(name) for k in range(read.n_set())):
                 return False
             continue
@@ -388,5 +418,5 @@ def _guarded(expressions, expr: ir.Expr) -> bool:
                                   or _guarded(expressions, split[2]))
 
 
-__all__ = ["LocalWrite", "check_loop_locals", "exact_ints", "leaves", "reads_typed", "split_locals",
+__all__ = ["LocalWrite", "check_loop_locals", "exact_ints", "leaves", "loop_splits", "reads_typed", "split_locals",
            "version_read", "version_targets", "version_values", "weakness_seen"]
