@@ -14,14 +14,13 @@ in float64.  Input: every assignment to a local scalar in the previous pass of l
   branch until the types agree (a store, a comparison) and a return takes the branch's type
   (frontend.returns ``_lift_split``).  Exact: each version holds its values in their own type.
 - a local assigned inside a loop keeps one type (the promotion: ``s = 0.0; for i: s += f32[i]``
-  is float32, as NumPy's is after the first iteration, and stays a register).  Where a value
-  it is given may not be exact in that type (a float32 in a float64 local, a Python float
-  other than a constant float32 holds, or an integer, in a float32 one), ``check_loop_locals``
-  refuses the kernel unless every read of the local meets the value as that type would
-  (``reads_typed``: with a value of the type, to which NumPy converts a Python number, or
+  is float32, as NumPy's is after the first iteration, and stays a register) where each value
+  it is given is exact in that type, or each read of the local meets the value as that type
+  would (``reads_typed``: with a value of the type, to which NumPy converts a Python number, or
   stored into an array of it: ``m = 1e30; m = min(m, x_f32[j])``, then ``out_f32[i] = m``); an
   integer given to a float64 local raises UnsupportedError where it runs beyond 2**53
-  (``exact_ints``), and is refused where it reaches a scalar whose Python type is seen.
+  (``exact_ints``).  Otherwise it is split as above, its versions and kind carried by the loop
+  (``loop_splits``); ``check_loop_locals`` refuses what cannot be split (a loop kept as written).
 - values of one dtype, Python's and NumPy's (``max(1.0, np.max(x))``), split only where
   ``weakness_seen``: elsewhere they compute alike, and the local keeps one type.
 """
