@@ -57,7 +57,6 @@ from .local_versions import (
     LocalWrite,
     check_loop_locals,
     constant_of,
-    exact_ints,
     leaves,
     loop_splits,
     split_locals,
@@ -351,17 +350,11 @@ class Lifter:
     def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
                lifter: ExpressionLifter) -> list:
         """``target = value``: a local of several types writes each of its versions
-        (frontend.local_versions); an integer given to a float local is checked exact."""
+        (frontend.local_versions)."""
         self._note_loop_scalar(target, scope)
         if isinstance(target, ast.Name) and target.id not in self.arguments:
-            checked = False
             types = tuple(VType(e.dtype, e.weak) for e in leaves(lifter, value))
-            local = self.scalar_types.get(target.id)
-            if local is not None and target.id not in self.split:
-                exact = exact_ints(self, lifter, node, target.id, value, local)
-                checked, value = exact is not None, exact if exact is not None else value
-            self.writes.append(LocalWrite(node, target.id, types, constant_of(value), bool(scope.loop_vars),
-                                          checked))
+            self.writes.append(LocalWrite(node, target.id, types, constant_of(value), bool(scope.loop_vars)))
             versions = self.split.get(target.id)
             if versions is not None:
                 assert isinstance(node, (ast.Assign, ast.AugAssign))

@@ -17,9 +17,8 @@ in float64.  Input: every assignment to a local scalar in the previous pass of l
   is float32, as NumPy's is after the first iteration, and stays a register) where each value
   it is given is exact in that type, or each read of the local meets the value as that type
   would (``reads_typed``: with a value of the type, to which NumPy converts a Python number, or
-  stored into an array of it: ``m = 1e30; m = min(m, x_f32[j])``, then ``out_f32[i] = m``); an
-  integer given to a float64 local raises UnsupportedError where it runs beyond 2**53
-  (``exact_ints``).  Otherwise it is split as above, its versions and kind carried by the loop
+  stored into an array of it: ``m = 1e30; m = min(m, x_f32[j])``, then ``out_f32[i] = m``;
+  an integer in a float64 local the same).  Otherwise it is split as above, its versions and kind carried by the loop
   (``loop_splits``); ``check_loop_locals`` refuses what cannot be split (a loop kept as written).
 - values of one dtype, Python's and NumPy's (``max(1.0, np.max(x))``), split only where
   ``weakness_seen``: elsewhere they compute alike, and the local keeps one type.
@@ -28,7 +27,6 @@ in float64.  Input: every assignment to a local scalar in the previous pass of l
 from __future__ import annotations
 
 import ast
-import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -53,15 +51,13 @@ def version_name(name: str, k: int) -> str:
 class LocalWrite:
     """One assignment to a local scalar: the types of the values it may give (``leaves``: a
     choice of branches of different types gives each branch's), the constant it gives (None
-    where it is not one), whether it runs inside a loop, and whether an integer it gives was
-    checked for exactness (``exact_ints``)."""
+    where it is not one), and whether it runs inside a loop."""
 
     node: ast.AST
     name: str
     leaves: tuple[VType, ...]
     constant: float | int | None
     in_loop: bool
-    checked: bool = False
 
 
 def leaves(expressions, expr: ir.Expr) -> list[ir.Expr]:
@@ -197,7 +193,7 @@ def constant_of(expr: ir.Expr) -> float | int | None:
     return None
 
 
-def _holds(t: VType, constant, m: VType, checked: bool) -> bool:
+def _holds(t: VType, constant, m: VType) -> bool:
     """Whether a value of type ``t`` (the constant ``constant`` where not None) is exact in a
     local of type ``m``, and computes as it does in its own type where only its dtype changes
     (a float32 value in a float64 local does not: ``t * 0.1`` rounds differently)."""
@@ -210,16 +206,16 @@ def _holds(t: VType, constant, m: VType, checked: bool) -> bool:
     if constant is not None and m.is_float:
         with np.errstate(over="ignore"):
             return math.isnan(constant) or float(np.dtype(m.dtype).type(constant)) == constant
-    if t.is_int and m.dtype == "float64":  # checked where it runs (exact_ints)
-        return checked or _exact_ints(np.dtype(t.dtype), np.dtype(m.dtype))
+    if t.is_int and m.is_float:
+        return _exact_ints(np.dtype(t.dtype), np.dtype(m.dtype))
     return False
 
 
 def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]]) -> None:
     """Refuse a local assigned inside a loop that is given a value its one type does not hold
     exactly (see the module docstring), unless every read of it meets the value as its one type
-    would (``reads_typed``: where Python's number converts to that type); an integer given to a
-    float64 local, checked exact where it runs, must not reach a scalar whose type is seen."""
+    would (``reads_typed``: where Python's number converts to that type), and cannot be split
+    (``loop_splits``: a loop kept as written)."""
     for write, message in _loop_refusals(lifter, writes, split):
         raise lifter.error(write.node, message, "local of several types")
 
@@ -252,14 +248,11 @@ def _types(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:
 def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]]) -> list[tuple[LocalWrite, str]]:
     """What ``check_loop_locals`` refuses: (the assignment, the message), per local."""
     unheld: dict[str, tuple[LocalWrite, VType, VType]] = {}
-    checked: set[str] = set()
     for write in writes:
         m = lifter.scalar_type(write.name)
         if write.name in split or m is None:
             continue
-        if write.checked:
-            checked.add(write.name)
-        t = next((t for t in write.leaves if not _holds(t, write.constant, m, write.checked)), None)
+        t = next((t for t in write.leaves if not _holds(t, write.constant, m)), None)
         if t is not None and write.name not in unheld:
             unheld[write.name] = (write, t, m)
     out = []
@@ -270,13 +263,6 @@ def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VTyp
                         f"this kernel cannot follow there (one type, {_spelled(m)}, would change the value where it "
                         f"is read other than with {_spelled(m)} values or stored into an array); convert to one type "
                         f"where it is assigned (np.{m.dtype}(...), float(...)) or use a separate local for each type"))
-    for write in writes:
-        if write.checked and write.name not in unheld and write.name not in {w.name for w, _ in out} \
-                and not reads_typed(lifter, write.name, checked, _floating(checked), ints=True):
-            out.append((write, f"local {write.name!r} is given an integer inside a loop kept as written and floats "
-                        "elsewhere, and its value reaches a returned or other local scalar, whose type (Python's "
-                        "int or float) this kernel cannot follow there; convert to one type where it is assigned "
-                        "(float(...))"))
     return out
 
 
@@ -289,38 +275,20 @@ def _converting(dtype: str, unheld: set[str]):
     return meets
 
 
-def _floating(checked: set[str]):
-    """An operand that makes the result a float64 whether the local is an int or a float."""
-    def meets(e: ir.Expr) -> bool:
-        return e.dtype == "float64" and not _may_be(e, checked) \
-            and not (isinstance(e, ir.Cast) and not e.operand.dtype.startswith("float"))
-    return meets
-
-
-def reads_typed(lifter, name: str, unheld: set[str], meets, ints: bool = False) -> bool:
+def reads_typed(lifter, name: str, unheld: set[str], meets) -> bool:
     """Whether every read of the local ``name`` gives the same result whichever of its possible
     types its value has: where it meets an operand for which ``meets`` holds in arithmetic, a
     comparison, min or max, or is stored into an array or back into itself, through ``-``,
     ``abs``, min, max and choices, which give the value itself.  ``unheld``: the locals that may
     hold such values.  A float32 local (``meets``: a float32 value, to which NumPy converts a
     Python number, NEP 50): ``m = 1e30; for j: m = min(m, x_f32[j])``, then ``out[i] = m``: yes;
-    ``return m``, ``m * 0.5`` or ``np.tanh(m)``: no.  ``ints``: a float64 local that may hold an
-    exact integer (below 2**53, ``exact_ints``), whose value any comparison, conversion or
-    function sees alike, and arithmetic with another integer keeps an integer in Python."""
+    ``return m``, ``m * 0.5`` or ``np.tanh(m)``: no.  An integer in a float64 local likewise
+    (``acc = max(acc, i)``, then ``o64[0] = acc`` or ``acc + x64[i]``: NumPy converts it there)."""
     def typed(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
         if isinstance(e, ir.Load) and e.array == name and not e.index:
             return safe
-        if isinstance(e, ir.BinOp) and isinstance(e.rhs, ir.Cast) and isinstance(e.rhs.operand, ir.Check):
-            return typed(e.lhs, safe) and typed(e.rhs, False)  # value + 0 unless a check fails (exact_ints)
         if isinstance(e, ir.BinOp) and e.op in ("min", "max"):  # one of the operands, compared
-            if ints:
-                return typed(e.lhs, safe) and typed(e.rhs, safe)
             return typed(e.lhs, safe and meets(e.rhs)) and typed(e.rhs, safe and meets(e.lhs))
-        if ints and (isinstance(e, (ir.Compare, ir.Call, ir.Cast))):
-            return all(typed(c, True) for c in ir.children(e))
-        if isinstance(e, ir.BinOp) and ints and e.op in ("+", "-", "*", "//", "%", "**") \
-                and (_integer(e.lhs) or _integer(e.rhs)):  # an int of Python's too where the local is
-            return typed(e.lhs, safe) and typed(e.rhs, safe)
         if isinstance(e, (ir.BinOp, ir.Compare)) and e.op not in ("<<", ">>", "&", "|", "^"):
             return typed(e.lhs, meets(e.rhs)) and typed(e.rhs, meets(e.lhs))
         if isinstance(e, ir.Select):
@@ -344,11 +312,6 @@ def reads_typed(lifter, name: str, unheld: set[str], meets, ints: bool = False) 
         if not typed(statement.value, stored):
             return False
     return True
-
-
-def _integer(e: ir.Expr) -> bool:
-    """An integer value, or one converted to a float by this kernel from an integer."""
-    return e.dtype.startswith(("int", "uint")) or isinstance(e, ir.Cast) and e.operand.dtype.startswith(("int", "uint"))
 
 
 def _may_be(e: ir.Expr, names: set[str]) -> bool:
@@ -376,46 +339,5 @@ def _spelled(t: VType) -> str:
     return f"np.{t.dtype}"
 
 
-def exact_ints(lifter, expressions, node: ast.AST, name: str, value: ir.Expr, local: VType) -> ir.Expr | None:
-    """``value`` (given to the float64 local ``name``) with each integer it may be (each branch
-    of a choice: ``max(acc, i)``) raising UnsupportedError where it runs beyond 2**53, the
-    integers float64 holds exactly, instead of rounding it; None where no check is needed (a
-    constant, an integer type float64 holds, a float32 local: ``read_as_typed`` there)."""
-    from .returns import _checked_exact
-
-    def needs(e: ir.Expr) -> bool:
-        t = vtype(e)
-        return t.is_int and t.dtype != "bool" and constant_of(e) is None \
-            and not _exact_ints(np.dtype(t.dtype), np.dtype(local.dtype))
-
-    if local.dtype != "float64" or not any(needs(e) for e in leaves(expressions, value)):
-        return None
-    bits = np.finfo(np.dtype(local.dtype)).nmant + 1
-    text = (f"local {name!r} is given an integer here beyond 2**{bits}, which this kernel holds as a "
-            f"{local.dtype} (the local is given floats elsewhere); convert to one type where it is assigned")
-
-    def check(e: ir.Expr, stored: ir.Expr) -> ir.Expr:  # (a Python float local stays one: m * f32[0])
-        checked = _checked_exact(expressions, node, e, local.dtype, stored, text=text, construct="local of several types")
-        return dataclasses.replace(checked, weak=local.weak)
-
-    if _guarded(expressions, value):  # each integer checked where it is chosen (the others may not run)
-        return _per_leaf(expressions, value, lambda e: check(e, ir.Cast(e, local.dtype, False)) if needs(e)
-                         else coerced(e, local), local.dtype, local.weak)
-    # each integer checked where it is computed, chosen or not: Python compares an int with a
-    # float exactly (max(acc, i) keeps 2**53 + 1 over 2**53.0), float64 only below 2**53
-    result = _per_leaf(expressions, value, lambda e: coerced(e, local), local.dtype, local.weak)
-    for e in leaves(expressions, value):
-        if needs(e):
-            result = check(e, result)
-    return result
-
-
-def _guarded(expressions, expr: ir.Expr) -> bool:
-    """Whether a choice in ``expr`` runs only its chosen branch (``Select.guarded``)."""
-    split = expressions.split_of(expr)
-    return split is not None and (split[0].guarded or _guarded(expressions, split[1])
-                                  or _guarded(expressions, split[2]))
-
-
-__all__ = ["LocalWrite", "check_loop_locals", "exact_ints", "leaves", "loop_splits", "reads_typed", "split_locals",
+__all__ = ["LocalWrite", "check_loop_locals", "leaves", "loop_splits", "reads_typed", "split_locals",
            "version_read", "version_targets", "version_values", "weakness_seen"]
