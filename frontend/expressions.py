@@ -24,6 +24,7 @@ from .affine import Affine
 from .checker import is_numpy_abs_call, is_reassoc_call, module_of
 from .complex_power import complex_power, int_power
 from .control import access_text, runtime_subscript
+from .local_versions import version_read
 from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
 from .types import (
@@ -183,6 +184,13 @@ class ExpressionLifter:
         arg = self.lifter.arguments.get(name)
         if arg is not None and arg.kind != "array":  # travels as an int64, float64 or complex128
             return self.coerce(ir.Var(name, arg.dtype, True), argument_type(arg))
+        versions = self.lifter.split.get(name)
+        if versions is not None:  # given values of different types: one version per type
+            form = version_read(node, versions)
+            value = self.convert(form)
+            if self.split_of(value) is not None:
+                self.split_forms[id(node)] = SplitForm(node, cast(ast.IfExp, form), vtype(value))
+            return value
         info = self.lifter.arrays.get(name)
         if info is not None and info.is_scalar:
             t = self.lifter.scalar_type(name)
@@ -516,7 +524,7 @@ class ExpressionLifter:
         an np.float64 ``s`` adds 0.1, not float32's 0.1), as in ``convert``."""
         current = self.convert(node.target)
         value = self.convert(node.value)
-        split = self.split_form(node.value)
+        split = self.split_form(node.target) or self.split_form(node.value)
         if split is None:
             return self.binary(node, node.op, current, value)
         result: ir.Expr | None = None

@@ -47,11 +47,23 @@ from .control import (
     has_runtime_index,
     lift_assert,
     lift_data_if,
+    read_names,
     zero_of,
 )
 from .expressions import ExpressionLifter
 from .function_args import drop_parameters
 from .global_arrays import add_frozen_parameters, check_not_written
+from .local_versions import (
+    LocalWrite,
+    check_loop_locals,
+    constant_of,
+    leaves,
+    loop_splits,
+    split_locals,
+    version_targets,
+    version_values,
+    weakness_seen,
+)
 from .opaque import (
     bound_reason,
     kept_inside,
@@ -132,6 +144,10 @@ class Lifter:
         # affine accesses lifted outside data-dependent guards: (domain, subscript, extent), whose
         # failing sizes a guarded read need not serve (frontend.expressions._refused_sizes)
         self.unguarded: list[tuple[isl.Set, str, str]] = []
+        # locals given values of different types outside loops only: name -> those types, from
+        # the previous pass of lift's fixpoint; each type gets a version (frontend.local_versions)
+        self.split: dict[str, tuple[VType, ...]] = {}
+        self.writes: list[LocalWrite] = []  # every assignment to a local scalar, this pass
 
     @staticmethod
     def _params(arguments: tuple[Argument, ...]) -> tuple[str, ...]:
@@ -324,15 +340,29 @@ class Lifter:
             return self.declare_local_array(node, target.id, node.value, scope)
         lifter = self.expressions(scope)
         value = lifter.convert(node.value)
-        self._note_loop_scalar(target, scope)
-        return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)
+        return self.assign(node, target, value, scope, lifter)
 
     def visit_AugAssign(self, node: ast.AugAssign, scope: Scope) -> list:
         lifter = self.expressions(scope)
         value = lifter.augmented(node)
-        self._note_loop_scalar(node.target, scope)
-        return [self.add_statement(node, node.target, value, scope, lifter)] + \
-            self.strength_flag(node, node.target, value, scope)
+        return self.assign(node, node.target, value, scope, lifter)
+
+    def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
+               lifter: ExpressionLifter) -> list:
+        """``target = value``: a local of several types writes each of its versions
+        (frontend.local_versions)."""
+        self._note_loop_scalar(target, scope)
+        if isinstance(target, ast.Name) and target.id not in self.arguments:
+            types = tuple(VType(e.dtype, e.weak) for e in leaves(lifter, value))
+            self.writes.append(LocalWrite(node, target.id, types, constant_of(value), bool(scope.loop_vars)))
+            versions = self.split.get(target.id)
+            if versions is not None:
+                assert isinstance(node, (ast.Assign, ast.AugAssign))
+                reads = isinstance(node, ast.AugAssign) or target.id in read_names(node.value)
+                parts = version_values(lifter, target.id, value, versions, keep=reads)
+                return [self.add_statement(node, name, part, scope, lifter)
+                        for name, part in zip(version_targets(target.id, versions, target), parts)]
+        return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)
 
     def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:
         if isinstance(target, ast.Name) and scope.loop_vars:
@@ -386,6 +416,8 @@ class Lifter:
         """``np.array``'s dtype of a list of these locals' values: Python numbers as int64,
         float64, bool, complex128, NumPy scalars as they are, promoted together (float64 while
         the locals are not typed yet: the fixpoint of lift() types them)."""
+        if any(item in self.split for item in items):
+            self.list_conflicts.append((node, sorted({t.dtype for item in items for t in self.split.get(item, ())})))
         typed = [self.scalar_type(item) for item in items]
         if any(t is None for t in typed):
             return "float64"
@@ -532,10 +564,11 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
     flagged: frozenset[str] = frozenset()
-    for _ in range(5):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
+    split: dict[str, tuple[VType, ...]] = {}
+    for _ in range(8):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
-        lifter.flagged = flagged
+        lifter.flagged, lifter.split = flagged, split
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
@@ -552,9 +585,13 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             accepted = accepted.intersect(holds if loose is None else
                                           lifter.condition(loose, Scope((), accepted)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
-        if lifter.assigned == scalar_types and lifter.mixed_strength(source) == flagged:
+        found = split_locals(lifter.writes, weakness_seen(lifter)) \
+            | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types)
+        mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
+        if lifter.assigned == scalar_types and mixed == flagged and found == split:
             break
-        scalar_types, flagged = dict(lifter.assigned), lifter.mixed_strength(source)
+        scalar_types, flagged, split = dict(lifter.assigned), mixed, found
+    check_loop_locals(lifter, lifter.writes, lifter.split)
     for node, dtypes in lifter.list_conflicts:
         raise lifter.error(node, f"a list built by append of items of dtypes {' and '.join(dtypes)}: NumPy's "
                            "dtype of np.array(list) then depends on which items were appended; give "

@@ -1,0 +1,343 @@
+"""Locals assigned values of different types: one version of the local per type.
+
+Python's local has the type of the value last assigned to it (``t = f32[0]`` on one path,
+``t = 0.1`` on another: an ``np.float32`` or the float 0.1), so no one static type is exact:
+the promotion (float32 here) rounds 0.1, and a float64 would compute ``t + 1`` of the float32
+in float64.  Input: every assignment to a local scalar in the previous pass of lift's fixpoint
+(``Lifter.writes``: the types of the values it may give).  What this module guarantees:
+
+- a local assigned outside every loop only (no value carried from one iteration to the next)
+  whose values differ in type is *split*: each assignment writes one local per type
+  (``__version<k>_t``: the value into the version of its type; ``version_values``) and a kind local
+  (``__kind_t = k``); each read is the choice ``__version0_t if __kind_t == 0 else ...``, a
+  choice the user could have written, so frontend.expressions pushes consumers into each
+  branch until the types agree (a store, a comparison) and a return takes the branch's type
+  (frontend.returns ``_lift_split``).  Exact: each version holds its values in their own type.
+- a local assigned inside a loop keeps one type (the promotion: ``s = 0.0; for i: s += f32[i]``
+  is float32, as NumPy's is after the first iteration, and stays a register) where each value
+  it is given is exact in that type, or each read of the local meets the value as that type
+  would (``reads_typed``: with a value of the type, to which NumPy converts a Python number, or
+  stored into an array of it: ``m = 1e30; m = min(m, x_f32[j])``, then ``out_f32[i] = m``;
+  an integer in a float64 local the same).  Otherwise it is split as above, its versions and kind carried by the loop
+  (``loop_splits``); ``check_loop_locals`` refuses what cannot be split (a loop kept as written).
+- values of one dtype, Python's and NumPy's (``max(1.0, np.max(x))``), split only where
+  ``weakness_seen``: elsewhere they compute alike, and the local keeps one type.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from polyfuse.model import ir
+from polyfuse.model.scop import isl_name
+
+from . import source
+from .returns import _exact_ints
+from .types import VType, coerced, promote, vtype
+
+VERSION_PREFIX = "__version"
+KIND_PREFIX = "__kind_"
+
+
+def version_name(name: str, k: int) -> str:
+    return f"{VERSION_PREFIX}{k}_{name}"
+
+
+@dataclass(frozen=True)
+class LocalWrite:
+    """One assignment to a local scalar: the types of the values it may give (``leaves``: a
+    choice of branches of different types gives each branch's), the constant it gives (None
+    where it is not one), and whether it runs inside a loop."""
+
+    node: ast.AST
+    name: str
+    leaves: tuple[VType, ...]
+    constant: float | int | None
+    in_loop: bool
+
+
+def leaves(expressions, expr: ir.Expr) -> list[ir.Expr]:
+    """The branches of ``expr`` where it is a choice of branches of different types, else itself."""
+    split = expressions.split_of(expr)
+    if split is None:
+        return [expr]
+    return leaves(expressions, split[1]) + leaves(expressions, split[2])
+
+
+def split_locals(writes: list[LocalWrite], weakness_seen) -> dict[str, tuple[VType, ...]]:
+    """The locals given values of different types, none of them inside a loop: name -> the
+    types, in a fixed order (the first assigned first).  Values of one dtype that differ only in
+    being Python's or NumPy's (``max(1.0, np.max(x))``) split only where ``weakness_seen(dtype)``
+    (``weakness_seen``): elsewhere they compute alike and the local keeps one type, as before."""
+    types: dict[str, list[VType]] = {}
+    looped: set[str] = set()
+    for write in writes:
+        if write.in_loop:
+            looped.add(write.name)
+        seen = types.setdefault(write.name, [])
+        seen.extend(t for t in write.leaves if t not in seen)
+    return {name: tuple(ts) for name, ts in types.items()
+            if len(ts) > 1 and name not in looped
+            and (len({t.dtype for t in ts}) > 1 or ts[0].dtype == "bool" or weakness_seen(ts[0].dtype))}
+
+
+def weakness_seen(lifter):
+    """``dtype -> bool``: whether a Python number of ``dtype`` computes differently from NumPy's
+    scalar of it somewhere in this pass of the kernel: where a value of another dtype meets it
+    whose promotion with the two differs (a Python float with an ``np.float32`` gives float32,
+    an ``np.float64`` float64; ``weak_observers``), or where the kernel returns a scalar (whose
+    Python type is the answer's) or keeps a loop as written (its values are not seen here)."""
+    if lifter.returns is not None and _returns_scalar(lifter.returns) \
+            or any(s.region is not None for s in lifter.statements):
+        return lambda dtype: True
+    dtypes = {a.dtype for a in lifter.arguments.values()} | {a.dtype for a in lifter.arrays.values()}
+    for statement in lifter.statements:
+        dtypes.update(e.dtype for e in ir.walk(statement.value))
+    return lambda dtype: any(weak_observers(dtype, other) for other in dtypes)
+
+
+def weak_observers(dtype: str, other: str) -> bool:
+    """Whether a value of dtype ``other`` promotes differently with a Python number of ``dtype``
+    than with NumPy's scalar of it."""
+    against = VType(other, False)
+    return promote(VType(dtype, True), against).dtype != promote(VType(dtype, False), against).dtype
+
+
+def _returns_scalar(returns) -> bool:
+    if isinstance(returns, tuple):
+        return any(_returns_scalar(r) for r in returns)
+    return returns.how == "scalar"
+
+
+def _version_of(versions: tuple[VType, ...], t: VType) -> int:
+    """Which version holds a value of type ``t`` (while the fixpoint runs, a type not seen
+    yet goes to one of its dtype, else the first)."""
+    if t in versions:
+        return versions.index(t)
+    return next((k for k, v in enumerate(versions) if v.dtype == t.dtype), 0)
+
+
+def _one(t: VType) -> ir.Expr:
+    """A harmless value for a version that does not hold this run's value (read, never
+    chosen: 1 keeps an eagerly evaluated ``n // t`` or ``log(t)`` of the unchosen branch quiet)."""
+    if t.is_complex:
+        return ir.complex_const(1, t.dtype, t.weak)
+    return ir.Const(True if t.dtype == "bool" else 1, t.dtype, t.weak)
+
+
+def _per_leaf(expressions, expr: ir.Expr, leaf, dtype: str, weak: bool) -> ir.Expr:
+    split = expressions.split_of(expr)
+    if split is None:
+        return leaf(expr)
+    select, then, otherwise = split
+    return ir.Select(select.cond, _per_leaf(expressions, then, leaf, dtype, weak),
+                     _per_leaf(expressions, otherwise, leaf, dtype, weak), dtype, weak, select.guarded)
+
+
+def version_values(expressions, name: str, value: ir.Expr, versions: tuple[VType, ...],
+                   keep: bool) -> list[ir.Expr]:
+    """What one assignment of ``value`` to ``name`` writes, in ``version_targets``' order: each
+    version (its value where this run's value has its type, else 1), then the kind.  Where the
+    value reads the local (``keep``: ``t += 1``), a version not written on a path keeps its old
+    value there instead of 1, since the value written into a later version may read it (each
+    assignment writes every version, so those were all assigned on any path that reads them)."""
+    out = []
+    for k, t in enumerate(versions):
+        if not keep:
+            other = _one(t)
+        else:
+            expressions.record_read(f"{version_name(name, k)}[]")
+            other = ir.Load(version_name(name, k), (), t.dtype, t.weak)
+
+        def leaf(e: ir.Expr, k: int = k, t: VType = t, other: ir.Expr = other) -> ir.Expr:
+            return coerced(e, t) if _version_of(versions, vtype(e)) == k else other
+        out.append(_per_leaf(expressions, value, leaf, t.dtype, t.weak))
+
+    def kind(e: ir.Expr) -> ir.Expr:
+        return ir.Const(_version_of(versions, vtype(e)), "int8", False)
+    return out + [_per_leaf(expressions, value, kind, "int8", False)]
+
+
+def version_targets(name: str, versions: tuple[VType, ...], like: ast.AST) -> list[ast.Name]:
+    """The locals one assignment to ``name`` writes, in ``version_values``' order."""
+    names = [version_name(name, k) for k in range(len(versions))] + [KIND_PREFIX + name]
+    return [ast.copy_location(ast.Name(n, ast.Store()), like) for n in names]
+
+
+def version_read(node: ast.Name, versions: tuple[VType, ...]) -> ast.expr:
+    """A read of a split local as the user could have written it: ``__version0_t if
+    __kind_t == 0 else __version1_t`` (nested for more types)."""
+    def at(k: int) -> ast.expr:
+        read = ast.copy_location(ast.Name(version_name(node.id, k), ast.Load()), node)
+        if k == len(versions) - 1:
+            return read
+        kind = ast.copy_location(ast.Name(KIND_PREFIX + node.id, ast.Load()), node)
+        test = ast.copy_location(ast.Compare(kind, [ast.Eq()], [ast.copy_location(ast.Constant(k), node)]), node)
+        return ast.copy_location(source.IfExp(test, read, at(k + 1)), node)
+    return at(0)
+
+
+def constant_of(expr: ir.Expr) -> float | int | None:
+    """The value of a constant (``0.0``, ``-np.inf``, ``-1``), else None."""
+    if isinstance(expr, ir.Const) and not isinstance(expr.value, bool):
+        return expr.value
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = constant_of(expr.operand)
+        return None if inner is None else -inner
+    if isinstance(expr, ir.Cast):
+        return constant_of(expr.operand)
+    return None
+
+
+def _holds(t: VType, constant, m: VType) -> bool:
+    """Whether a value of type ``t`` (the constant ``constant`` where not None) is exact in a
+    local of type ``m``, and computes as it does in its own type where only its dtype changes
+    (a float32 value in a float64 local does not: ``t * 0.1`` rounds differently)."""
+    if t.dtype == m.dtype or t.dtype == "bool":
+        return True
+    if m.is_complex or t.is_complex:
+        return True  # (not tracked: complex locals)
+    if t.is_int and m.is_int:
+        return True  # (a Python int numpy cannot convert raises there: not followed here)
+    if constant is not None and m.is_float:
+        with np.errstate(over="ignore"):
+            return math.isnan(constant) or float(np.dtype(m.dtype).type(constant)) == constant
+    if t.is_int and m.is_float:
+        return _exact_ints(np.dtype(t.dtype), np.dtype(m.dtype))
+    return False
+
+
+def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]]) -> None:
+    """Refuse a local assigned inside a loop that is given a value its one type does not hold
+    exactly (see the module docstring), unless every read of it meets the value as its one type
+    would (``reads_typed``: where Python's number converts to that type), and cannot be split
+    (``loop_splits``: a loop kept as written)."""
+    for write, message in _loop_refusals(lifter, writes, split):
+        raise lifter.error(write.node, message, "local of several types")
+
+
+def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]],
+                settled: bool) -> dict[str, tuple[VType, ...]]:
+    """The locals assigned inside loops split as those outside loops are (one version per type,
+    carried from one iteration to the next with the kind): those ``check_loop_locals`` would
+    refuse with one type, and those split already (each read of which is a choice now), except
+    a local a loop kept as written assigns (``opaque_scalars``).  The others keep one type, and
+    their loops stay reductions and registers.  New ones only once the pass's types are
+    ``settled`` (an earlier pass reads a local in the type of its first values)."""
+    types = _types(writes)
+    names = {name for name in split if name in {write.name for write in writes if write.in_loop}}
+    if settled:
+        names |= {write.name for write, _ in _loop_refusals(lifter, writes, split)}
+    return {name: types[name] for name in sorted(names, key=list(types).index)
+            if len(types[name]) > 1 and name not in lifter.opaque_scalars}
+
+
+def _types(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:
+    """Each local's types, the first assigned first."""
+    types: dict[str, list[VType]] = {}
+    for write in writes:
+        seen = types.setdefault(write.name, [])
+        seen.extend(t for t in write.leaves if t not in seen)
+    return {name: tuple(ts) for name, ts in types.items()}
+
+
+def _loop_refusals(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]]) -> list[tuple[LocalWrite, str]]:
+    """What ``check_loop_locals`` refuses: (the assignment, the message), per local."""
+    unheld: dict[str, tuple[LocalWrite, VType, VType]] = {}
+    for write in writes:
+        m = lifter.scalar_type(write.name)
+        if write.name in split or m is None:
+            continue
+        t = next((t for t in write.leaves if not _holds(t, write.constant, m)), None)
+        if t is not None and write.name not in unheld:
+            unheld[write.name] = (write, t, m)
+    out = []
+    for name, (write, t, m) in unheld.items():
+        if m.weak or not reads_typed(lifter, name, set(unheld), _converting(m.dtype, set(unheld))):
+            out.append((write, f"local {name!r} is given a {_spelled(t)} here and a {_spelled(m)} elsewhere, inside "
+                        f"a loop kept as written: Python's value has the type of the last value assigned, which "
+                        f"this kernel cannot follow there (one type, {_spelled(m)}, would change the value where it "
+                        f"is read other than with {_spelled(m)} values or stored into an array); convert to one type "
+                        f"where it is assigned (np.{m.dtype}(...), float(...)) or use a separate local for each type"))
+    return out
+
+
+def _converting(dtype: str, unheld: set[str]):
+    """An operand that converts a Python number met with it to ``dtype`` (NEP 50): a value of
+    ``dtype`` in Python too (not a constant or value converted to it by this kernel)."""
+    def meets(e: ir.Expr) -> bool:
+        return e.dtype == dtype and not e.weak and not _may_be(e, unheld) \
+            and not isinstance(e, (ir.Const, ir.Var)) and not (isinstance(e, ir.Cast) and e.operand.dtype != dtype)
+    return meets
+
+
+def reads_typed(lifter, name: str, unheld: set[str], meets) -> bool:
+    """Whether every read of the local ``name`` gives the same result whichever of its possible
+    types its value has: where it meets an operand for which ``meets`` holds in arithmetic, a
+    comparison, min or max, or is stored into an array or back into itself, through ``-``,
+    ``abs``, min, max and choices, which give the value itself.  ``unheld``: the locals that may
+    hold such values.  A float32 local (``meets``: a float32 value, to which NumPy converts a
+    Python number, NEP 50): ``m = 1e30; for j: m = min(m, x_f32[j])``, then ``out[i] = m``: yes;
+    ``return m``, ``m * 0.5`` or ``np.tanh(m)``: no.  An integer in a float64 local likewise
+    (``acc = max(acc, i)``, then ``o64[0] = acc`` or ``acc + x64[i]``: NumPy converts it there)."""
+    def typed(e: ir.Expr, safe: bool) -> bool:  # safe: e's value is met where its type is not seen
+        if isinstance(e, ir.Load) and e.array == name and not e.index:
+            return safe
+        if isinstance(e, ir.BinOp) and e.op in ("min", "max"):  # one of the operands, compared
+            return typed(e.lhs, safe and meets(e.rhs)) and typed(e.rhs, safe and meets(e.lhs))
+        if isinstance(e, (ir.BinOp, ir.Compare)) and e.op not in ("<<", ">>", "&", "|", "^"):
+            return typed(e.lhs, meets(e.rhs)) and typed(e.rhs, meets(e.lhs))
+        if isinstance(e, ir.Select):
+            return typed(e.cond, False) and typed(e.then, safe) and typed(e.otherwise, safe)
+        if isinstance(e, ir.Unary) and e.op in ("neg", "abs"):
+            return typed(e.operand, safe)
+        if isinstance(e, ir.Cast) and e.dtype == e.operand.dtype:
+            return typed(e.operand, safe)
+        return all(typed(c, False) for c in ir.children(e))
+
+    if lifter.returns is not None and name in _returned_names(lifter.returns):
+        return False
+    for statement in lifter.statements:
+        if statement.region is not None:  # a loop kept as written: its reads are not seen here
+            read = statement.reads.union(statement.writes).range().get_set_list()
+            if any(read.get_at(k).get_tuple_name() == isl_name(name) for k in range(read.n_set())):
+                return False
+            continue
+        target = lifter.arrays.get(statement.array)
+        stored = statement.array == name or target is not None and bool(target.shape)
+        if not typed(statement.value, stored):
+            return False
+    return True
+
+
+def _may_be(e: ir.Expr, names: set[str]) -> bool:
+    """Whether ``e``'s value may be the value of one of the locals ``names`` itself."""
+    if isinstance(e, ir.Load):
+        return e.array in names and not e.index
+    if isinstance(e, ir.BinOp) and e.op in ("min", "max"):
+        return _may_be(e.lhs, names) or _may_be(e.rhs, names)
+    if isinstance(e, ir.Select):
+        return _may_be(e.then, names) or _may_be(e.otherwise, names)
+    if isinstance(e, (ir.Unary, ir.Cast)):
+        return _may_be(e.operand, names)
+    return False
+
+
+def _returned_names(returns) -> set[str]:
+    if isinstance(returns, tuple):
+        return set().union(*(_returned_names(r) for r in returns))
+    return {returns.name, returns.strong_flag}
+
+
+def _spelled(t: VType) -> str:
+    if t.weak:
+        return {"bool": "Python bool", "int64": "Python int", "float64": "Python float"}.get(t.dtype, "Python complex")
+    return f"np.{t.dtype}"
+
+
+__all__ = ["LocalWrite", "check_loop_locals", "leaves", "loop_splits", "reads_typed", "split_locals",
+           "version_read", "version_targets", "version_values", "weakness_seen"]

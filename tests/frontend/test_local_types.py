@@ -1,0 +1,199 @@
+"""Locals assigned values of different types (frontend/local_versions.py): Python's local has
+the type of the value last assigned, so a local given ``f32[0]`` on one path and ``0.1`` on
+another is split into one version per type outside loops (exact: ``o[0] = t`` stores 0.1, not
+float32's 0.1, as it did before ssa35), and inside loops is refused where one type would change
+a value.  Inside loops a
+local given Python numbers compiles where each read meets its value as its one type would (ssa36).  The common loop
+shapes (``s = 0.0; s += f32[i]``, ``m = -np.inf; m = max(m, x[i])``) keep one type."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+
+import numpy as np
+import pytest
+from conftest import define
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polyfuse.frontend import lift
+
+import polyfuse
+from polyfuse.runtime.signature import argument_of
+
+
+def _arguments(c: float) -> tuple:
+    """x float64, f float32, k int8, o a float64 output, n a Python int, c the test."""
+    return (np.array([1.25, 2.0, 3.0]), np.array([1.5, 2.25, 0.75], dtype=np.float32),
+            np.array([3, 4, 5], dtype=np.int8), np.zeros(1), 3, c)
+
+
+def _same(got, want) -> bool:
+    if isinstance(want, np.ndarray):
+        return isinstance(got, np.ndarray) and got.dtype == want.dtype and np.array_equal(got, want)
+    return type(got) is type(want) and got == want
+
+
+def _check(body: str, target: str = "python", tests=(1.0, -1.0, 2.0)):
+    func = define(f"def kern(x, f, k, o, n, c):\n    {body}\n")
+    kernel = polyfuse.kernel(func, target=target, cache=False)
+    for c in tests:
+        want_args, got_args = _arguments(c), _arguments(c)
+        want, got = func(*want_args), kernel(*got_args)
+        assert _same(got, want), f"{body} at c={c}: Python {want!r}, kernel {got!r}"
+        assert _same(got_args[3], want_args[3]), f"{body} at c={c}: o {want_args[3]}, kernel {got_args[3]}"
+    return kernel
+
+
+BODIES = [
+    "t = f[0] if c > 0 else 0.1\n    o[0] = t",  # stores 0.1, not float32's
+    "if c > 0:\n        t = f[0]\n    else:\n        t = 0.1\n    o[0] = t",
+    "if f[0] > c:\n        t = f[1]\n    else:\n        t = 0.1\n    o[0] = t * 3.0\n    return t + 1",
+    "t = 0.1\n    if c > 0:\n        t = f[0]\n    t += 1\n    o[0] = t\n    return t",
+    "t = x[0] if c > 0 else f[0]\n    return t * 0.1",  # float32 * 0.1 in float32, not float64
+    "s = 0.5\n    if c > 0:\n        s = n + 2**60\n    return s - 2**60",  # the exact int, not rounded
+    "t = f[0] if c > 0 else 0.1\n    for i in range(n):\n        o[0] += t * x[i]",  # read in a loop
+    # t += 1 reads the versions it writes: each keeps its old value on the paths it is not written
+    "t = 0.1\n    if c < 0:\n        t = c > 0\n    t += 1\n    return min(t, 2)",
+]
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_local_of_two_types_is_pythons(body):
+    _check(body)
+
+
+@pytest.mark.parametrize("body", BODIES[1:3])
+def test_local_of_two_types_cpu(body):
+    _check(body, target="cpu")
+
+
+VALUES = ["f[0]", "0.1", "x[1]", "n", "k[0]", "n + 2**60", "c > 0"]
+USES = ["o[0] = {}", "return {}", "return {} * x[2]", "return {} + 1", "o[0] = {} * f[1]", "return {} < 1.5"]
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(st.sampled_from(VALUES), st.sampled_from(VALUES), st.sampled_from(USES), st.booleans())
+def test_local_type_pairs(a, b, use, statement):
+    """Two values of any types on two paths (an if statement or a choice), then one use."""
+    given_ = f"if c > 0:\n        t = {a}\n    else:\n        t = {b}" if statement else f"t = {a} if c > 0 else {b}"
+    _check(given_ + "\n    " + use.format("t") + ("\n    return o" if use.startswith("o[") else ""))
+
+
+def _versions(func, args) -> set[str]:
+    scop = lift(func, tuple(argument_of(n, v) for n, v in zip(inspect.signature(func).parameters, args)))
+    return {a.name for a in scop.arrays if a.name.startswith(("__version", "__kind_"))}
+
+
+def test_loop_local_of_two_types():
+    """A value carried from one iteration to the next in a type that may change, read where the
+    type is seen (a float64 store): one version per type, carried by the loop (exact); in a loop
+    kept as written (with a break) refused, at the assignment, naming the local and both types;
+    the common one-type loops keep one type."""
+    func = define("def kern(f, x, o):\n    t = 0.0\n    for i in range(f.shape[0]):\n"
+                  "        t = f[i] if x[i] > 0 else 0.1\n        o[i] = t\n")
+    f, x = np.array([1.5, 0.1, 2.25], np.float32), np.array([1.0, -1.0, 0.0])
+    for target in ("python", "cpu"):
+        want, got = np.zeros(3), np.zeros(3)
+        func(f, x, want), polyfuse.kernel(func, target=target, cache=False)(f, x, got)
+        assert _same(got, want)
+    assert _versions(func, (f, x, want)) == {"__version0_t", "__version1_t", "__kind_t"}
+    kept = define("def kern(f, x, o):\n    t = 0.0\n    for i in range(f.shape[0]):\n        if x[i] > 5:\n"
+                  "            break\n        t = f[i] if x[i] > 0 else 0.1\n        o[i] = t\n")
+    with pytest.raises(polyfuse.UnsupportedError, match=r":6:.*local 't'.*Python float.*np.float32.*kept as written"):
+        polyfuse.kernel(kept, target="python", cache=False)(f, x, np.zeros(3))
+    shapes = "s = 0.0\n    m = -np.inf\n    j = 0\n    for i in range(n):\n        s += f[i]\n" \
+             "        m = max(m, x[i])\n        j += 1\n    return s, m, j"
+    kernel = _check(shapes, tests=(1.0,))
+    names = ("x", "f", "k", "o", "n", "c")
+    scop = lift(kernel.py_func, tuple(argument_of(n, v) for n, v in zip(names, _arguments(1.0))))
+    assert {a.name: a.dtype for a in scop.arrays if a.name in "smj"} == {"s": "float32", "m": "float64", "j": "int64"}
+    assert not any(a.name.startswith(("__version", "__kind_")) for a in scop.arrays)
+
+
+def test_loop_int_beyond_float_is_exact():
+    """``s = 0.5`` then ``s = i + m`` in a loop, ``o[0] = s - m`` or ``return s``: Python keeps
+    the exact int (``s - m`` is ``i`` beyond 2**53 too): versions, no check; returned, an int
+    beyond 2**53 raises as other returned choices of ints and floats do."""
+    func = define("def kern(o, n, m):\n    s = 0.5\n    for i in range(n):\n        s = i + m\n    o[0] = s - m\n")
+    kernel = polyfuse.kernel(func, target="python", cache=False)
+    for n, m in ((0, 7), (3, 7), (3, 2**60 + 1)):
+        want, got = np.zeros(1), np.zeros(1)
+        func(want, n, m), kernel(got, n, m)
+        assert _same(got, want)
+    returned = define("def kern(n, m):\n    s = 0.5\n    for i in range(n):\n        s = i + m\n    return s\n")
+    kernel = polyfuse.kernel(returned, target="python", cache=False)
+    assert _same(kernel(3, 7), 9) and _same(kernel(0, 7), 0.5)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"beyond 2\*\*53"):  # returned through a float (above)
+        kernel(2, 2**60 + 1)
+
+
+# Inside loops (ssa36): a local of one type given Python numbers too keeps that type where every
+# read meets its value as that type would (a float32 value in arithmetic, a comparison, min or
+# max, a store into a float32 array: NumPy converts the Python number to float32 there, NEP 50),
+# and an integer given to a float64 local is checked exact where it runs; the others are split
+# into one version per type, carried by the loop.
+INITS = ["1e30", "0.1", "2**25 + 1", "f[0]", "n"]
+UPDATES = ["min(m, f[j] - f[0])", "max(f[j], m)", "m + f[j]", "f[j] if f[j] > m else m", "max(m, j)",
+           "m * 0.5 + f[j]", "-m if f[j] > 0 else f[j]"]
+ARRAYS = (np.array([1.5, -2.25, 3.0, 0.5], np.float32), np.array([2e30, 3e30, 1e30, 5e30], np.float32))
+AFTER = ["o32[0] = m", "o64[0] = m", "return m", "o32[1] = m * f[1]", "o32[2] = abs(m) if m > f[2] else f[2]"]
+
+
+def _loop_local(init: str, update: str, after: str):
+    body = f"def kern(f, o32, o64, n):\n    m = {init}\n    for j in range(1, n):\n" \
+           f"        m = {update}\n    {after}\n"
+    return define(body)
+
+
+def _loop_check(func, target: str = "python") -> None:
+    """Python's and the kernel's results, outputs and their types, for loops of no iteration
+    and of three, over values below and beyond float32's 1e30."""
+    kernel = polyfuse.kernel(func, target=target, cache=False)
+    for f, n in itertools.product(ARRAYS, (1, 4)):
+        want_args, got_args = (f, np.zeros(3, np.float32), np.zeros(1), n), (f, np.zeros(3, np.float32), np.zeros(1), n)
+        want, got = func(*want_args), kernel(*got_args)
+        assert _same(got, want) and all(_same(g, w) for g, w in zip(got_args[1:3], want_args[1:3])), \
+            (n, f, want, got, want_args, got_args)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(st.sampled_from(INITS), st.sampled_from(UPDATES), st.sampled_from(AFTER))
+def test_loop_local_of_python_and_numpy_values(init, update, after):
+    """Python's values and types, whatever the local is given and wherever it is read."""
+    _loop_check(_loop_local(init, update, after))
+
+
+@pytest.mark.parametrize("init, update, after, versions", [
+    ("1e30", "min(m, f[j] - f[0])", "o32[0] = m", False),  # tests/passes/test_lanes: 1e30 only stored
+    ("0.1", "m + f[j]", "o32[1] = m * f[1]", False),
+    ("1e30", "min(m, f[j])", "o64[0] = m", True),  # Python's 1e30 (no iteration; no float32 smaller)
+    ("1e30", "min(m, f[j])", "return m", True),
+    ("1e30", "min(m, f[j])", "o32[0] = m * 0.5", True),  # float64's 1e30 * 0.5, then float32's
+])
+def test_loop_local_one_type_where_its_reads_allow(init, update, after, versions):
+    """One type (a float32 register: a min reduction) where each read meets the value as a float32
+    would; versions where a read would see Python's number; both exact."""
+    func = _loop_local(init, update, after)
+    _loop_check(func, target="cpu" if after == "o32[0] = m" else "python")
+    found = _versions(func, (ARRAYS[0], np.zeros(3, np.float32), np.zeros(1), 4))
+    assert found == ({"__version0_m", "__version1_m", "__kind_m"} if versions else set())
+
+
+def test_loop_int_max_of_float_local():
+    """``acc = max(acc, i + m)`` of a float ``acc`` (hypothesis programs, the CUDA simulator's
+    too): versions (a Python float and int), no run-time check (the CUDA target has none);
+    returned, Python's int or float."""
+    func = define("def kern(o, n, m):\n    acc = 0.5\n    for i in range(n):\n        acc = max(acc, i + m)\n"
+                  "    o[0] = acc * 2.0\n")
+    kernel = polyfuse.kernel(func, target="cpu", cache=False)
+    for n, m in ((0, 3), (4, -2), (3, 2**52), (2, 2**60)):
+        want, got = np.zeros(1), np.zeros(1)
+        func(want, n, m), kernel(got, n, m)
+        assert _same(got, want)
+    returned = define("def kern(n):\n    acc = 0.5\n    for i in range(n):\n        acc = max(acc, i)\n"
+                      "    return acc\n")
+    kernel = polyfuse.kernel(returned, target="python", cache=False)
+    for n in (0, 1, 3):
+        assert _same(kernel(n), returned(n))
+    assert _versions(returned, (3,)) == {"__version0_acc", "__version1_acc", "__kind_acc"}
