@@ -5175,15 +5175,7 @@ def _element_reads(tree: ast.AST) -> dict[str, set[int]]:
     for node in walk(tree):
         if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) for t in node.targets)):
             continue
-        root: ast.expr | None = node.value
-        while root is not None and not isinstance(root, ast.Name):
-            if isinstance(root, (ast.Subscript, ast.Attribute)):
-                root = root.value
-            elif isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr in _VIEW_CALLS:
-                root = root.args[0] if root.args and isinstance(root.func.value, ast.Name) \
-                    and root.func.value.id in ("np", "numpy") else root.func.value
-            else:
-                root = None
+        root = _view_root(node.value)
         if root is None:
             continue
         value = node.value
