@@ -56,8 +56,7 @@ from .global_arrays import add_frozen_parameters, check_not_written
 from .local_versions import (
     LocalWrite,
     check_loop_locals,
-    constant_of,
-    leaves,
+    local_write,
     loop_splits,
     split_locals,
     version_targets,
@@ -353,8 +352,7 @@ class Lifter:
         (frontend.local_versions)."""
         self._note_loop_scalar(target, scope)
         if isinstance(target, ast.Name) and target.id not in self.arguments:
-            types = tuple(VType(e.dtype, e.weak) for e in leaves(lifter, value))
-            self.writes.append(LocalWrite(node, target.id, types, constant_of(value), bool(scope.loop_vars)))
+            self.writes.append(local_write(lifter, node, target.id, value, bool(scope.loop_vars)))
             versions = self.split.get(target.id)
             if versions is not None:
                 assert isinstance(node, (ast.Assign, ast.AugAssign))

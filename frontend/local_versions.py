@@ -60,6 +60,11 @@ class LocalWrite:
     in_loop: bool
 
 
+def local_write(expressions, node: ast.AST, name: str, value: ir.Expr, in_loop: bool) -> LocalWrite:
+    """The record of ``name = value`` (``node``) for ``split_locals`` and ``check_loop_locals``."""
+    return LocalWrite(node, name, tuple(vtype(e) for e in leaves(expressions, value)), constant_of(value), in_loop)
+
+
 def leaves(expressions, expr: ir.Expr) -> list[ir.Expr]:
     """The branches of ``expr`` where it is a choice of branches of different types, else itself."""
     split = expressions.split_of(expr)
@@ -73,14 +78,8 @@ def split_locals(writes: list[LocalWrite], weakness_seen) -> dict[str, tuple[VTy
     types, in a fixed order (the first assigned first).  Values of one dtype that differ only in
     being Python's or NumPy's (``max(1.0, np.max(x))``) split only where ``weakness_seen(dtype)``
     (``weakness_seen``): elsewhere they compute alike and the local keeps one type, as before."""
-    types: dict[str, list[VType]] = {}
-    looped: set[str] = set()
-    for write in writes:
-        if write.in_loop:
-            looped.add(write.name)
-        seen = types.setdefault(write.name, [])
-        seen.extend(t for t in write.leaves if t not in seen)
-    return {name: tuple(ts) for name, ts in types.items()
+    looped = {write.name for write in writes if write.in_loop}
+    return {name: ts for name, ts in _types(writes).items()
             if len(ts) > 1 and name not in looped
             and (len({t.dtype for t in ts}) > 1 or ts[0].dtype == "bool" or weakness_seen(ts[0].dtype))}
 
@@ -228,12 +227,12 @@ def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, 
     a local a loop kept as written assigns (``opaque_scalars``).  The others keep one type, and
     their loops stay reductions and registers.  New ones only once the pass's types are
     ``settled`` (an earlier pass reads a local in the type of its first values)."""
-    types = _types(writes)
-    names = {name for name in split if name in {write.name for write in writes if write.in_loop}}
+    looped = {write.name for write in writes if write.in_loop}
+    names = {name for name in split if name in looped}
     if settled:
         names |= {write.name for write, _ in _loop_refusals(lifter, writes, split)}
-    return {name: types[name] for name in sorted(names, key=list(types).index)
-            if len(types[name]) > 1 and name not in lifter.opaque_scalars}
+    return {name: ts for name, ts in _types(writes).items()  # (the first assigned first)
+            if name in names and len(ts) > 1 and name not in lifter.opaque_scalars}
 
 
 def _types(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:
@@ -339,5 +338,5 @@ def _spelled(t: VType) -> str:
     return f"np.{t.dtype}"
 
 
-__all__ = ["LocalWrite", "check_loop_locals", "leaves", "loop_splits", "reads_typed", "split_locals",
+__all__ = ["LocalWrite", "check_loop_locals", "leaves", "local_write", "loop_splits", "reads_typed", "split_locals",
            "version_read", "version_targets", "version_values", "weakness_seen"]

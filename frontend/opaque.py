@@ -28,7 +28,7 @@ from polyfuse.model.scop import isl_name
 
 from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
-from .local_versions import LocalWrite, constant_of, leaves
+from .local_versions import local_write
 from .source import walk
 from .types import VType, power_hint
 
@@ -299,8 +299,7 @@ class _RegionBuilder:
             if target.id in lifter.region_vars:
                 raise lifter.error(target, f"assignment to loop variable {target.id!r}")
             array, index, dtype = lifter.assign_scalar(target, value)
-            types = tuple(VType(e.dtype, e.weak) for e in leaves(self.exprs, value))
-            lifter.writes.append(LocalWrite(node, target.id, types, constant_of(value), True))
+            lifter.writes.append(local_write(self.exprs, node, target.id, value, True))
             lifter.opaque_scalars.add(target.id)  # its Python-or-NumPy type is not tracked in here
             self.write_texts.append((f"{isl_name(array)}[]", self.guard()))
         else:

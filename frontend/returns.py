@@ -137,10 +137,7 @@ def _exact_ints(src: np.dtype, dst: np.dtype) -> bool:
     return src.itemsize * 8 - (src.kind == "i") <= np.finfo(dst).nmant + 1
 
 
-def _checked_exact(expressions, value: ast.AST, expr: ir.Expr, storage: str, stored: ir.Expr,
-                   text: str = "the returned value is an integer on this path beyond 2**53, which this kernel "
-                   "returns through a float (its other branches are floats); convert the branches to one type",
-                   construct: str = "returned branch types") -> ir.Expr:
+def _checked_exact(expressions, value: ast.expr, expr: ir.Expr, storage: str, stored: ir.Expr) -> ir.Expr:
     """``stored`` (``expr`` as a float), raising UnsupportedError where ``|expr|`` is beyond the
     integers the float holds exactly, instead of returning a rounded value."""
     limit = 2 ** (np.finfo(np.dtype(storage)).nmant + 1)
@@ -150,7 +147,9 @@ def _checked_exact(expressions, value: ast.AST, expr: ir.Expr, storage: str, sto
         wide = expr if expr.dtype == "int64" else ir.Cast(expr, "int64", False)
         outside = ir.BoolOp("or", (ir.Compare(">", wide, ir.Const(limit, "int64", False)),
                                    ir.Compare("<", wide, ir.Const(-limit, "int64", False))))
-    message = str(expressions.lifter.error(value, text, construct))
+    message = str(expressions.lifter.error(
+        value, "the returned value is an integer on this path beyond 2**53, which this kernel returns through a "
+        "float (its other branches are floats); convert the branches to one type", "returned branch types"))
     flag = ir.Check(ir.Select(outside, ir.int_const(1), ir.int_const(0), ir.INT, False), ir.int_const(1), "", 0,
                     message=message, error="UnsupportedError")
     return ir.BinOp("+", stored, ir.Cast(flag, storage, False), storage, False)  # + 0 unless it raises
