@@ -19,7 +19,7 @@ import ast
 from polyfuse.model.scop import Argument
 
 from .checker import module_of
-from .source import walk
+from .source import store_counts, walk
 
 _INT_CALLS = {"int": "int", "round": "int", "abs": None, "min": None, "max": None}
 _NP, _MATH = "pf_np", "pf_math"  # the modules' names in the source (scop.SIZE_NAMESPACE)
@@ -181,11 +181,7 @@ def written_arguments(body: list[ast.stmt], globals_: dict,
     ``x`` with those locals written out, the locals).  The lowering can no longer see that
     expression in the loops; it evaluates this one at the call (``call_time_array``) where the
     locals are still bound once and never changed there."""
-    stores: dict[str, int] = {}
-    for stmt in body:
-        for n in walk(stmt):
-            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-                stores[n.id] = stores.get(n.id, 0) + 1
+    stores = store_counts(body)
     bindings = {s.targets[0].id: s.value for s in body if isinstance(s, ast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], ast.Name) and stores.get(s.targets[0].id) == 1}
     found: dict[int, tuple[ast.AST, ast.expr, frozenset[str]]] = {}

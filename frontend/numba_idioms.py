@@ -56,7 +56,7 @@ import numpy as np
 from .checker import module_of
 from .desugar import int_constant
 from .histogram2d import histogram2d_stmts, is_histogram2d, refused
-from .source import KernelSource, location_key, walk
+from .source import KernelSource, location_key, store_counts, walk
 
 _UNIQUE_FLAGS = ("return_index", "return_inverse", "return_counts")  # NumPy's order of the results
 
@@ -87,8 +87,7 @@ _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64
 
 def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
-    stores = Counter(n.id for stmt in body for n in walk(stmt) if isinstance(n, ast.Name)
-                     and not isinstance(n.ctx, ast.Load))
+    stores = store_counts(body)
     idioms = _Idioms(rw, local, set(stores))
     for stmt in body:
         _size_definitions(idioms, stmt, stores)  # (after the line that binds them: read later only)

@@ -10,7 +10,7 @@ import re
 import textwrap
 import threading
 import types
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,6 +111,12 @@ def bound_names(target: ast.expr) -> set[str]:
     if isinstance(target, ast.Starred):
         return bound_names(target.value)
     return set()
+
+
+def store_counts(body: list[ast.stmt]) -> Counter[str]:
+    """How many times ``body`` binds (or deletes) each name, at any depth."""
+    return Counter(n.id for stmt in body for n in walk(stmt) if isinstance(n, ast.Name)
+                   and not isinstance(n.ctx, ast.Load))
 
 
 def counted_loop(loop: ast.For) -> bool:
