@@ -219,11 +219,9 @@ def plan_chains(program: LoopProgram, phases: tuple[Phase, ...]):
     ``POLYFUSE_EPILOGUE_CHAINS`` (default on); else none."""
     from polyfuse.backends.cpu.chains import plan_chains as chains
 
-    if phase_chains():
-        return chains(program, phases, any(map(_checked_at_run_time, program.statements)))
-    if epilogue_chains():
-        return chains(program, phases, any(map(_checked_at_run_time, program.statements)), epilogue=True)
-    return phases, ()
+    if not (phase_chains() or epilogue_chains()):
+        return phases, ()
+    return chains(program, phases, any(map(_checked_at_run_time, program.statements)), epilogue=not phase_chains())
 
 
 def join_serial(program: LoopProgram, phases: list[Phase]) -> tuple[Phase, ...]:

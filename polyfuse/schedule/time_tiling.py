@@ -347,12 +347,7 @@ def tile_sweep_shifts(scop: Scop, deps: Dependences, stmts: tuple[str, ...]) -> 
     dims = {len(scop.statement(s).iterators) for s in stmts}
     if len(stmts) < 2 or len(dims) != 1 or dims.pop() < 2:
         return None
-    import numpy as np
-
-    from polyfuse.analysis.carried_loads import queue_ready
-
-    dtypes = {isl_name(a.name): str(np.dtype(a.dtype)) for a in scop.arrays}
-    if not all(queue_ready(s, dtypes.get(isl_name(s.array), "")) for s in map(scop.statement, stmts)):
+    if not _loads_carried(scop, stmts):
         return None  # as fused_sweeps: a load the backend could not carry would wait on the stores
     validity = _restricted(deps.validity(), scop, stmts)
     order = [s.name for s in scop.statements if s.name in stmts]  # the sequence's order
@@ -812,13 +807,9 @@ def fused_sweeps(scop: Scop, deps: Dependences, node: LoopNode) -> LoopNode | No
     (one that is not a constant, say) fails the whole program's check."""
     from dataclasses import replace
 
-    import numpy as np
-
-    from polyfuse.analysis.carried_loads import queue_ready
     from polyfuse.schedule.fusion import SmartFusion
 
-    dtypes = {isl_name(a.name): str(np.dtype(a.dtype)) for a in scop.arrays}
-    if not all(queue_ready(s, dtypes.get(isl_name(s.array), "")) for s in map(scop.statement, node.statements)):
+    if not _loads_carried(scop, node.statements):
         return None
     sweeps = node.body
     if len(sweeps) < 2 or not all(isinstance(s, LoopNode) and s.sign > 0
@@ -833,6 +824,18 @@ def fused_sweeps(scop: Scop, deps: Dependences, node: LoopNode) -> LoopNode | No
         members = tuple(replace(m, shift=m.shift + shift) for m in sweep.members)
         merged = LoopNode(merged.members + members, merged.sign, merged.body + sweep.body, separate=True)
     return replace(node, body=(merged,))
+
+
+def _loads_carried(scop: Scop, stmts) -> bool:
+    """Whether the backend could carry the loads of every statement of ``stmts`` in registers
+    (polyfuse/analysis/carried_loads.py, ``queue_ready``): fused sweeps need it, or their loads of
+    what the fused loop just stored wait on the stores before them."""
+    import numpy as np
+
+    from polyfuse.analysis.carried_loads import queue_ready
+
+    dtypes = {isl_name(a.name): str(np.dtype(a.dtype)) for a in scop.arrays}
+    return all(queue_ready(s, dtypes.get(isl_name(s.array), "")) for s in map(scop.statement, stmts))
 
 
 def not_applied(scop: Scop, body: tuple[TreeNode, ...], reason: str) -> tuple[TimeTileDecision, ...]:
