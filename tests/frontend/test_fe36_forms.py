@@ -9,26 +9,13 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from kernel_checks import check_calls
 
 import polyfuse
 
 
 def _check(fn, calls, target="cpu"):
-    """Each call's result and written arguments against ``fn``'s; the kernel, for more calls."""
-    k = polyfuse.kernel(fn, target=target, verify=True)
-    for args in calls:
-        expected_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        actual_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        expected = fn(*expected_args)
-        got = k(*actual_args)
-        assert (got is None) == (expected is None)
-        pairs = zip(got, expected) if isinstance(expected, tuple) else [] if expected is None else [(got, expected)]
-        for g, e in pairs:
-            np.testing.assert_allclose(g, e, rtol=1e-12)
-            assert np.asarray(g).dtype == np.asarray(e).dtype
-        for e, a in zip(expected_args, actual_args):
-            np.testing.assert_array_equal(a, e)
-    return k
+    return check_calls(fn, calls, target)
 
 
 def soft_step(x, y):
