@@ -57,6 +57,7 @@ from .checker import module_of
 from .desugar import int_constant
 from .histogram2d import histogram2d_stmts, is_histogram2d, refused
 from .source import KernelSource, location_key, store_counts, walk
+from .types import INTS
 
 _UNIQUE_FLAGS = ("return_index", "return_inverse", "return_counts")  # NumPy's order of the results
 
@@ -82,7 +83,6 @@ class Rewriter(Protocol):
 _FINFO = ("eps", "epsneg", "max", "min", "tiny", "smallest_normal", "resolution")
 _IINFO = ("max", "min")
 _FLOATS = ("float32", "float64")
-_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
 
 def numba_idioms(rw: Rewriter, body: list[ast.stmt], local: set[str]) -> list[ast.stmt]:
@@ -537,7 +537,7 @@ class _Idioms(ast.NodeTransformer):
                 made = ast.Call(ast.Attribute(ast.Name(alias, ast.Load()), dtype, ast.Load()),
                                 [ast.Constant(float(value))], [])
                 return self.rw.placed(made, node)
-            if kind == "iinfo" and dtype in _INTS and node.attr in _IINFO:
+            if kind == "iinfo" and dtype in INTS and node.attr in _IINFO:
                 return self.rw.placed(ast.Constant(int(getattr(np.iinfo(dtype), node.attr))), node)
         if isinstance(node.ctx, ast.Load) and node.attr == "shape" and self._np_call(base, "vander"):
             shape = self._vander_shape(base)  # type: ignore[arg-type]
@@ -623,7 +623,7 @@ class _Idioms(ast.NodeTransformer):
             if isinstance(number.value, float) and dtype not in ("float64", "float32"):
                 return None  # (NumPy casts, and raises for NaN; left to the refusal)
             value = float(number.value if number is v else -number.value)  # type: ignore[arg-type, operator]
-            if dtype in _INTS and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+            if dtype in INTS and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
                 return None  # (NumPy's OverflowError)
         elif not (isinstance(v, ast.Name) and v.id in self.rw.scalar_kinds and v.id not in self.stored
                   and dtype == "float64"):

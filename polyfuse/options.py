@@ -729,7 +729,14 @@ class Options:
         sweeps, jacobi-1d: measured 1.11x; jacobi-2d and heat-3d measured slower, ``=3`` for A/B);
         0 turns it off, as does ``POLYFUSE_CARRIED_LOADS=0`` (the fused row loop needs its queues)."""
         text = env_text("POLYFUSE_TIME_TILE_FUSED_TILES").strip()
-        dims = int(text) if text.isdigit() else (0 if text.lower() in ("false", "no", "off") else 1)
+        if text.lower() in ("false", "no", "off"):
+            dims = 0
+        elif not text:
+            dims = 1
+        elif text.isdigit():
+            dims = int(text)
+        else:
+            raise ArgumentError(f"POLYFUSE_TIME_TILE_FUSED_TILES={text!r} is not a count of space dimensions")
         return dims if carried_loads_enabled() else 0
 
     def time_tiling_enabled(self) -> bool:

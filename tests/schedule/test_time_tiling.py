@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 
 import polyfuse
 from polyfuse.bench import suite
+from polyfuse.errors import ArgumentError
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import Block, For, If, StmtCall, calls_with_loops, nodes
+from polyfuse.options import Options
 from polyfuse.runtime import threads
 from polyfuse.runtime.variant import evaluate_int
 from polyfuse.schedule import time_tiling
@@ -493,3 +495,16 @@ def test_one_dimensional_tiles_fuse_by_default(fresh, forced):
     fresh.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")
     (decision,) = _decisions(polyfuse.kernel(sk.func), args)
     assert decision.applied and not decision.rows
+
+
+@pytest.mark.parametrize("value, dims", [("", 1), ("0", 0), ("off", 0), ("3", 3), ("two", None), ("-1", None)])
+def test_the_fused_tiles_knob_reads_counts_and_refuses_anything_else(monkeypatch, value, dims):
+    """``POLYFUSE_TIME_TILE_FUSED_TILES``: a count, off, or unset (1); a misspelt value is an
+    ArgumentError naming it, not the default taken silently."""
+    monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", value)
+    monkeypatch.delenv("POLYFUSE_CARRIED_LOADS", raising=False)
+    if dims is None:
+        with pytest.raises(ArgumentError, match="POLYFUSE_TIME_TILE_FUSED_TILES"):
+            Options().time_tile_fused_tiles()
+    else:
+        assert Options().time_tile_fused_tiles() == dims
