@@ -1,9 +1,10 @@
 """A parallel region's serial twin against its region function on one thread, per region phase.
 
     python benchmarks/twin_ab.py 41 fdtd-2d heat-3d jacobi-2d jacobi-1d seidel-2d
+    python benchmarks/twin_ab.py 41 --preset quick cholesky
 
 Each suite kernel (bench sizes) is compiled with ``POLYFUSE_TILED_TWINS=1`` (every region keeps
-its twin) and called once on one thread to capture its phase arguments; then, for each region
+its twin; ``--preset``: another size preset of the suite) and called once on one thread to capture its phase arguments; then, for each region
 phase, the twin ``f(*args)`` and the region function ``region(*args, 0, 1, block)`` (what the
 serial function of a time-tiled region runs since session 19: backends/cpu/llvm.py
 ``shared_twins``) run alternately on the same arguments, the order swapped every round, and the
@@ -65,12 +66,16 @@ def compare(compiled, values: list, rounds: int) -> tuple[float, float, int]:
 
 
 def main(argv: list[str]) -> None:
+    preset = "bench"
+    if "--preset" in argv:
+        at = argv.index("--preset")
+        preset, argv = argv[at + 1], argv[:at] + argv[at + 2:]
     rounds, names = int(argv[0]), argv[1:] or suite.names()
     os.environ["POLYFUSE_DISABLE_CACHE"] = "1"
     os.environ["POLYFUSE_TILED_TWINS"] = "1"
     for name in names:
         spec = suite.get(name)
-        args = spec.make_args(np.random.default_rng(0), **spec.sizes["bench"])
+        args = spec.make_args(np.random.default_rng(0), **spec.sizes[preset])
         backend, values = phase_args(polyfuse.kernel(spec.func), args)
         for compiled in backend.phases:
             if compiled.phase.is_region and not compiled.phase.parallel:
