@@ -393,7 +393,9 @@ def _panel_only(around: tuple[For, ...], j: For, others: ir.Expr | None) -> bool
     if others is None:
         return True
     j_hi = exclusive_bound(j)
-    last, most = (None, None) if j_hi is None else (_isl_affine(j_hi), _isl_affine(others))
+    if j_hi is None:
+        return False
+    last, most = _isl_affine(j_hi), _isl_affine(others)
     if last is None or most is None:
         return False
     constraints, names = [f"{last} - 1 > {most}"], set()
