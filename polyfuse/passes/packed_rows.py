@@ -338,6 +338,7 @@ def _rewrite(edit: ProgramEdit, j: For, width: int, around: tuple[For, ...],
                                           array=acc, index=(), value=ir.map_loads(stmt.value, swap)))
         return made.name
 
+    reads_rows = rest_loops or not _panel_only(around, j, nest.others)  # (the second k loop)
     loads, stores, panel_calls, row_calls = [], [], [], []
     for c in range(width):
         args = at(call, c).args
@@ -349,15 +350,17 @@ def _rewrite(edit: ProgramEdit, j: For, width: int, around: tuple[For, ...],
         loads.append(StmtCall(ld.name, outside))
         stores.append(StmtCall(st.name, outside))
         panel_calls.append(StmtCall(chain(c, True), args + (base, rows_wide)))
-        row_calls.append(StmtCall(chain(c, False), args))
+        if reads_rows:
+            row_calls.append(StmtCall(chain(c, False), args))
     k_lo, k_hi = k.init, ir.Var(j.iterator, ir.INT)
-    k1, k2 = edit.fresh(f"{kv}_pk"), edit.fresh(f"{kv}_rest")
+    k1 = edit.fresh(f"{kv}_pk")
     inside: list[Node] = [at(b, c) for c in range(width) for b in nest.before]
     inside += loads
     inside.append(_loop(k1, k_lo, split,
                         Block(tuple(StmtCall(x.statement, tuple(ir.substitute(a, {kv: ir.Var(k1, ir.INT)})
                                                                   for a in x.args)) for x in panel_calls))))
-    if rest_loops or not _panel_only(around, j, nest.others):
+    if reads_rows:
+        k2 = edit.fresh(f"{kv}_rest")
         inside.append(_loop(k2, ir.int_max(k_lo, split), k_hi,
                             Block(tuple(StmtCall(x.statement, tuple(ir.substitute(a, {kv: ir.Var(k2, ir.INT)})
                                                                       for a in x.args)) for x in row_calls))))
