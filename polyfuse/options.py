@@ -239,9 +239,9 @@ def packed_twins() -> bool:
     cholesky's blocked update, W rows at once) gets a serial twin of its own instead of a small
     function that runs the region function on one thread (backends.cpu.llvm, ``shared_twins``).
     Default off: the W copies of the row statements make the body large (cholesky's twin: ~4,900
-    LLVM instructions, ~0.5 s of LLVM's optimiser and code generator), and the region on one thread
-    runs as fast from 400 rows up (docs/performance.md, *Compile time, session 31*); 1 brings the
-    twins back."""
+    LLVM instructions, ~0.5 s of LLVM's optimiser and code generator), and the whole kernel on one
+    thread runs within +-3% of the twins' (docs/performance.md, *Compile time, session 31*); 1
+    brings the twins back."""
     return env_flag("POLYFUSE_PACKED_TWINS", False)
 
 

@@ -770,7 +770,7 @@ def shared_twins(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase
 
     Other regions keep their twins: a small region ran 1.2-2.5x slower on one thread than its
     twin (covariance's 40 us phase: chunk counter and barriers per outer iteration; floyd-warshall
-    1.35x at 300 nodes)."""
+    1.85x at 300 nodes)."""
     tiled = frozenset() if tiled_twins() else program.time_tiled
     packed = frozenset() if packed_twins() else program.packed_rows
 
