@@ -1,13 +1,15 @@
 """A parallel region's serial twin against its region function on one thread, per region phase.
 
     python benchmarks/twin_ab.py 41 fdtd-2d heat-3d jacobi-2d jacobi-1d seidel-2d
+    python benchmarks/twin_ab.py 41 --preset quick cholesky
 
-Each suite kernel (bench sizes) is compiled with ``POLYFUSE_TILED_TWINS=1`` (every region keeps
-its twin) and called once on one thread to capture its phase arguments; then, for each region
-phase, the twin ``f(*args)`` and the region function ``region(*args, 0, 1, block)`` (what the
-serial function of a time-tiled region runs since session 19: backends/cpu/llvm.py
-``shared_twins``) run alternately on the same arguments, the order swapped every round, and the
-minimum of each is printed with their ratio.  Say the load (``cat /proc/loadavg``) with the numbers.
+Each suite kernel (bench sizes; ``--preset``: another size preset of the suite) is compiled with
+``POLYFUSE_TILED_TWINS=1 POLYFUSE_PACKED_TWINS=1`` (every region keeps its twin) and called once
+on one thread to capture its phase arguments; then, for each region phase, the twin ``f(*args)``
+and the region function ``region(*args, 0, 1, block)`` (what the serial function of a time-tiled
+or packed-rows region runs: backends/cpu/llvm.py ``shared_twins``) run alternately on the same
+arguments, the order swapped every round, and the minimum of each is printed with their ratio.
+Say the load (``cat /proc/loadavg``) with the numbers.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import polyfuse
 from polyfuse.bench import suite
 from polyfuse.runtime import threads
 
+KEPT: list[dict] = []  # every captured call's values, local arrays included
+
 
 def phase_args(kernel, args) -> tuple:
     """The LLVM kernel and the argument list its phases get (one call on one thread)."""
@@ -33,6 +37,9 @@ def phase_args(kernel, args) -> tuple:
 
     def capture(self, values):
         captured["args"] = [self._value(p, values) for p in self.params]
+        # (the arguments hold the local arrays' addresses: keep those arrays alive, or the
+        # phases below write into freed memory; cholesky's panel, "corrupted double-linked list")
+        KEPT.append(dict(values))
         return call(self, values)
 
     llvm.LLVMKernel.__call__ = capture
@@ -65,12 +72,16 @@ def compare(compiled, values: list, rounds: int) -> tuple[float, float, int]:
 
 
 def main(argv: list[str]) -> None:
+    preset = "bench"
+    if "--preset" in argv:
+        at = argv.index("--preset")
+        preset, argv = argv[at + 1], argv[:at] + argv[at + 2:]
     rounds, names = int(argv[0]), argv[1:] or suite.names()
     os.environ["POLYFUSE_DISABLE_CACHE"] = "1"
-    os.environ["POLYFUSE_TILED_TWINS"] = "1"
+    os.environ["POLYFUSE_TILED_TWINS"] = os.environ["POLYFUSE_PACKED_TWINS"] = "1"
     for name in names:
         spec = suite.get(name)
-        args = spec.make_args(np.random.default_rng(0), **spec.sizes["bench"])
+        args = spec.make_args(np.random.default_rng(0), **spec.sizes[preset])
         backend, values = phase_args(polyfuse.kernel(spec.func), args)
         for compiled in backend.phases:
             if compiled.phase.is_region and not compiled.phase.parallel:

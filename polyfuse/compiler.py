@@ -30,6 +30,7 @@ from polyfuse.options import (
     compile_seconds,
     machine,
     one_thread_tiles,
+    packed_rest_loops,
     packed_rows,
     pivot_block,
     pivot_rows,
@@ -176,7 +177,8 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
     # a parallel loop of dot products down strided rows (cholesky's update): W rows at once from
     # a transposed copy, their accumulators in registers; before the interleaving
     if options.target != "cuda" and packed_rows() > 1:
-        program = stages.run_loop_pass("packed rows", pack_rows, program, rows=packed_rows())
+        program = stages.run_loop_pass("packed rows", pack_rows, program, rows=packed_rows(),
+                                       rest_loops=packed_rest_loops())
     # several iterations of a parallel loop side by side: float reductions overlap their latency
     if options.interleave_copies() or options.interleave_lane_bytes():
         program = stages.run_loop_pass("interleave", interleave_reductions, program,

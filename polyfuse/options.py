@@ -234,6 +234,17 @@ def tiled_twins() -> bool:
     return env_flag("POLYFUSE_TILED_TWINS", False)
 
 
+def packed_twins() -> bool:
+    """``POLYFUSE_PACKED_TWINS``: a parallel region that runs packed rows (passes/packed_rows.py:
+    cholesky's blocked update, W rows at once) gets a serial twin of its own instead of a small
+    function that runs the region function on one thread (backends.cpu.llvm, ``shared_twins``).
+    Default off: the W copies of the row statements make the body large (cholesky's twin: ~4,900
+    LLVM instructions, ~0.5 s of LLVM's optimiser and code generator), and the whole kernel on one
+    thread runs within +-3% of the twins' (docs/performance.md, *Compile time, session 31*); 1
+    brings the twins back."""
+    return env_flag("POLYFUSE_PACKED_TWINS", False)
+
+
 def blas_row_chunks() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS``: a matrix product kept whole runs as a phase polyfuse's threads
     cut by rows, each chunk on BLAS with one thread (backends.cpu.phases.row_chunked).  NumPy's
@@ -619,6 +630,14 @@ def packed_rows() -> int:
     return int(text) if text else PACKED_ROWS
 
 
+def packed_rest_loops() -> bool:
+    """``POLYFUSE_PACKED_REST_LOOPS``: ``passes.packed_rows`` keeps each chain's second loop (the
+    ``k`` it reads from the rows themselves) where isl proves that it never runs.  Default off: the
+    loop is left out (cholesky's: 32 strided rows, ~0.1 s of LLVM's optimiser and code generator,
+    run time unchanged: docs/performance.md, *Compile time, session 31*); 1 keeps it."""
+    return env_flag("POLYFUSE_PACKED_REST_LOOPS", False)
+
+
 def native_team() -> bool:
     """``POLYFUSE_NATIVE_TEAM``: a parallel phase's team runs its pieces on helper threads parked
     in machine code (backends/cpu/native_team.py), its start, the caller's pieces and the wait in
@@ -852,6 +871,7 @@ class Options:
                    if self.target == "cpu" else "")
                 + ("" if pivot_rows() == PIVOT_ROWS or self.target == "cuda" else f" pivot_rows={pivot_rows()}")
                 + ("" if packed_rows() == PACKED_ROWS or self.target == "cuda" else f" packed_rows={packed_rows()}")
+                + (" packed_rest_loops" if packed_rest_loops() and self.target != "cuda" else "")
                 + (f" gathers={'on' if self.vector_gathers() else 'off'}" if self.target == "cpu" else "")
                 + ("" if self.coalesce_rows() or self.target != "cpu" else " coalesce=off")
                 + ("" if row_tails() or self.target != "cpu" or not self.time_tiling_enabled() else " row_tails=off")

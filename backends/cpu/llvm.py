@@ -102,6 +102,7 @@ from polyfuse.options import (
     library_entry,
     math_loop_interleave,
     one_row_copy,
+    packed_twins,
     row_alias_checks,
     row_heads,
     row_tails,
@@ -754,19 +755,30 @@ def generate(program: LoopProgram, options) -> LLVMArtifact:
 
 
 def shared_twins(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
-    """The parallel regions that run time-tiled nests (``program.time_tiled``), whose serial
-    function runs the region function on one thread (``serial_through_region``) instead of
-    being a copy of its loops without the team's chunks and barriers: the copy doubled LLVM's
-    work on those nests (its optimiser and code generator take 0.1-0.25 s per function of
-    fdtd-2d), and the region on one thread runs as fast there (its barriers return at once;
-    docs/performance.md, *Compile time, session 19*).  None with ``POLYFUSE_TILED_TWINS=1``.
+    """The parallel regions whose serial function runs the region function on one thread
+    (``serial_through_region``) instead of being a copy of its loops without the team's chunks
+    and barriers, where the copy doubled LLVM's work and the region on one thread runs as fast
+    (its barriers return at once, one per block of work):
+
+    - regions that run time-tiled nests (``program.time_tiled``; a barrier per wavefront of tiles;
+      fdtd-2d's optimiser and code generator took 0.1-0.25 s per function; docs/performance.md,
+      *Compile time, session 19*), but not their whole-row versions (a barrier per sweep).  None
+      with ``POLYFUSE_TILED_TWINS=1``;
+    - regions that run packed rows (``program.packed_rows``; a barrier per block of 32 pivots;
+      cholesky's twin was ~4,900 instructions, ~0.5 s of LLVM; *Compile time, session 31*).
+      None with ``POLYFUSE_PACKED_TWINS=1``.
+
     Other regions keep their twins: a small region ran 1.2-2.5x slower on one thread than its
-    twin (covariance's 40 us phase: chunk counter and barriers per outer iteration)."""
-    if not program.time_tiled or tiled_twins():
-        return ()
-    return tuple(phase for phase in phases if phase.is_region and not phase.parallel
-                 and program.time_tiled.intersection(statements_in(phase.node))
-                 and not program.whole_row.intersection(statements_in(phase.node)))
+    twin (covariance's 40 us phase: chunk counter and barriers per outer iteration; floyd-warshall
+    1.85x at 300 nodes)."""
+    tiled = frozenset() if tiled_twins() else program.time_tiled
+    packed = frozenset() if packed_twins() else program.packed_rows
+
+    def shares(phase: Phase) -> bool:
+        names = statements_in(phase.node)
+        return bool(packed.intersection(names)
+                    or (tiled.intersection(names) and not program.whole_row.intersection(names)))
+    return tuple(phase for phase in phases if phase.is_region and not phase.parallel and shares(phase))
 
 
 def serial_through_region(module: ll.Module, params: tuple[Param, ...], name: str, region) -> None:

@@ -156,6 +156,9 @@ class LoopProgram:
     #: (time_tiling.whole_row_version): their regions keep a serial twin (backends/cpu/llvm.py,
     #: ``shared_twins``), so the untiled version runs without a barrier per sweep on one thread
     whole_row: frozenset[str] = frozenset()
+    #: the statements passes/packed_rows.py made (rows W at once, under a block loop): their
+    #: regions share one body with their serial function (backends/cpu/llvm.py, ``shared_twins``)
+    packed_rows: frozenset[str] = frozenset()
 
     def statement(self, name: str) -> Statement:
         return self._statements_by_name[name]

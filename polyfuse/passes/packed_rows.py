@@ -30,7 +30,8 @@ tell them from the other loads of ``X``): ~0.42 ns per multiply-add at n = 2000.
         if klo <= j < min(last j, s2):       # column j is done: later chains read it
             for i in range(ilo, ihi): P[j, i] = X[i, j]
 
-``P[k, g .. g + W - 1]`` is contiguous: the ``W`` chains are ``W / 8`` vector operations per
+The second ``k`` loop is left out where isl proves that it never runs (``_panel_only``: every
+``j`` of ``J`` at most ``s2``, as in cholesky).  ``P[k, g .. g + W - 1]`` is contiguous: the ``W`` chains are ``W / 8`` vector operations per
 ``k`` with their accumulators in registers, instead of ``W`` scalar ones with a load and a store.
 ``P[k, i]`` is stored at ``ilo * X.shape[1] + (k - klo) * (ihi - ilo) + (i - ilo)`` of a flat
 array of ``X``'s size: each iteration of a parallel loop around ``J`` has its rows' part, and a
@@ -67,6 +68,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import islpy as isl
+
 from polyfuse.model import ir
 from polyfuse.model.loop_ast import (
     Block,
@@ -79,7 +82,7 @@ from polyfuse.model.loop_ast import (
     calls_with_loops,
     exclusive_bound,
 )
-from polyfuse.model.scop import ArrayInfo, Statement
+from polyfuse.model.scop import ArrayInfo, Statement, isl_name
 
 #: at most this many rows at once (statement copies: compile time)
 MAX_ROWS = 64
@@ -99,34 +102,37 @@ class PackedRows:
     reason: str
 
 
-def pack_rows(program: LoopProgram, *, rows: int) -> tuple[LoopProgram, tuple[PackedRows, ...]]:
-    """``program`` with every nest of the module docstring's shape rewritten."""
+def pack_rows(program: LoopProgram, *, rows: int,
+              rest_loops: bool = False) -> tuple[LoopProgram, tuple[PackedRows, ...]]:
+    """``program`` with every nest of the module docstring's shape rewritten (``rest_loops``: the
+    chains' second loops kept where they never run, ``POLYFUSE_PACKED_REST_LOOPS``)."""
     if rows < 2 or rows > MAX_ROWS:
         return program, ()
     edit = ProgramEdit(program)
     decisions: list[PackedRows] = []
 
-    def visit(node: Node, parallel_above: tuple[str, ...]) -> tuple[Node, tuple[str, ...]]:
-        """The rewritten node and the local scalars made below it (to privatise above)."""
+    def visit(node: Node, around: tuple[For, ...]) -> tuple[Node, tuple[str, ...]]:
+        """The rewritten node (inside the loops ``around``) and the local scalars made below it
+        (to privatise above)."""
         if isinstance(node, Block):
             made: tuple[str, ...] = ()
             children = []
             for c in node.children:
-                new, names = visit(c, parallel_above)
+                new, names = visit(c, around)
                 children.append(new)
                 made += names
             return Block(tuple(children)), made
         if isinstance(node, If):
-            then, a = visit(node.then, parallel_above)
-            otherwise, b = (None, ()) if node.otherwise is None else visit(node.otherwise, parallel_above)
+            then, a = visit(node.then, around)
+            otherwise, b = (None, ()) if node.otherwise is None else visit(node.otherwise, around)
             return replace(node, then=then, otherwise=otherwise), a + b
         if isinstance(node, For):
-            done = _rewrite(edit, node, rows)
+            done = _rewrite(edit, node, rows, around, rest_loops)
             if done is not None:
                 new_node, record, names = done
                 decisions.append(record)
                 return new_node, names
-            body, names = visit(node.body, parallel_above + ((node.iterator,) if node.parallel else ()))
+            body, names = visit(node.body, around + (node,))
             if node.parallel and names:
                 return replace(node, body=body, private=node.private + names), names
             return replace(node, body=body), names
@@ -137,7 +143,8 @@ def pack_rows(program: LoopProgram, *, rows: int) -> tuple[LoopProgram, tuple[Pa
         return program, ()
     new = edit.program_with(root)
     # the rows' chains run from L1/L2 in vectors: their phases prefer wide vectors (backends/cpu/llvm.py)
-    return replace(new, cache_blocked=new.cache_blocked | frozenset(s.name for s in edit.statements)), tuple(decisions)
+    made = frozenset(s.name for s in edit.statements)
+    return replace(new, cache_blocked=new.cache_blocked | made, packed_rows=new.packed_rows | made), tuple(decisions)
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
@@ -268,7 +275,8 @@ def _shape(program: LoopProgram, j: For) -> _Nest | None:
     return _Nest(j, i, k, call, before, after, info, packed[0], own[0], others)
 
 
-def _rewrite(edit: ProgramEdit, j: For, width: int) -> tuple[Node, PackedRows, tuple[str, ...]] | None:
+def _rewrite(edit: ProgramEdit, j: For, width: int, around: tuple[For, ...],
+             rest_loops: bool) -> tuple[Node, PackedRows, tuple[str, ...]] | None:
     nest = _shape(edit.program, j)
     if nest is None:
         return None
@@ -330,6 +338,7 @@ def _rewrite(edit: ProgramEdit, j: For, width: int) -> tuple[Node, PackedRows, t
                                           array=acc, index=(), value=ir.map_loads(stmt.value, swap)))
         return made.name
 
+    reads_rows = rest_loops or not _panel_only(around, j, nest.others)  # (the second k loop)
     loads, stores, panel_calls, row_calls = [], [], [], []
     for c in range(width):
         args = at(call, c).args
@@ -341,17 +350,20 @@ def _rewrite(edit: ProgramEdit, j: For, width: int) -> tuple[Node, PackedRows, t
         loads.append(StmtCall(ld.name, outside))
         stores.append(StmtCall(st.name, outside))
         panel_calls.append(StmtCall(chain(c, True), args + (base, rows_wide)))
-        row_calls.append(StmtCall(chain(c, False), args))
+        if reads_rows:
+            row_calls.append(StmtCall(chain(c, False), args))
     k_lo, k_hi = k.init, ir.Var(j.iterator, ir.INT)
-    k1, k2 = edit.fresh(f"{kv}_pk"), edit.fresh(f"{kv}_rest")
+    k1 = edit.fresh(f"{kv}_pk")
     inside: list[Node] = [at(b, c) for c in range(width) for b in nest.before]
     inside += loads
     inside.append(_loop(k1, k_lo, split,
                         Block(tuple(StmtCall(x.statement, tuple(ir.substitute(a, {kv: ir.Var(k1, ir.INT)})
                                                                   for a in x.args)) for x in panel_calls))))
-    inside.append(_loop(k2, ir.int_max(k_lo, split), k_hi,
-                        Block(tuple(StmtCall(x.statement, tuple(ir.substitute(a, {kv: ir.Var(k2, ir.INT)})
-                                                                  for a in x.args)) for x in row_calls))))
+    if reads_rows:
+        k2 = edit.fresh(f"{kv}_rest")
+        inside.append(_loop(k2, ir.int_max(k_lo, split), k_hi,
+                            Block(tuple(StmtCall(x.statement, tuple(ir.substitute(a, {kv: ir.Var(k2, ir.INT)})
+                                                                      for a in x.args)) for x in row_calls))))
     inside += stores
     inside += [at(a, c) for c in range(width) for a in nest.after]
     rest_i = edit.fresh(f"{iv}_pk_rest")
@@ -371,6 +383,59 @@ def _rewrite(edit: ProgramEdit, j: For, width: int) -> tuple[Node, PackedRows, t
                 f"copy: the columns before loop {j.iterator}'s first made before it, column {j.iterator} at the end of "
                 f"its iteration (no statement writes those columns later in the loop)"))
     return Block((packing, new_j)), record, accs
+
+
+def _panel_only(around: tuple[For, ...], j: For, others: ir.Expr | None) -> bool:
+    """Does every chain read only the copy, ``split = min(j, others)`` being ``j`` itself at every
+    ``j`` of ``J`` (its last ``j`` at most ``others`` wherever the loops ``around`` run, by isl)?
+    Then the chain's second loop, from ``max(klo, split)`` to ``j``, never runs, and is left out:
+    cholesky's (``j < 32 * t0 + 32 <= 32 * t1``) was ~120 of the region function's 2,500
+    instructions after LLVM's optimiser, 32 strided rows for its loop strength reduction
+    (docs/performance.md, *Compile time, session 31*).  The loops' bounds that are no affine
+    expression (and their steps) are left out: the question is then asked of more points."""
+    if others is None:
+        return True
+    j_hi = exclusive_bound(j)
+    if j_hi is None:
+        return False
+    last, most = _isl_affine(j_hi), _isl_affine(others)
+    if last is None or most is None:
+        return False
+    constraints, names = [f"{last} - 1 > {most}"], set()
+    for loop in around:
+        hi = exclusive_bound(loop)
+        lo, hi_text = _isl_affine(loop.init), None if hi is None else _isl_affine(hi)
+        if loop.step > 0 and lo is not None and hi_text is not None:
+            constraints.append(f"{lo} <= {isl_name(loop.iterator)} < {hi_text}")
+    for e in (j_hi, others, *(x for loop in around for x in (loop.init, loop.cond))):
+        names |= {isl_name(v.name) for v in ir.walk(e) if isinstance(v, ir.Var)}
+    names |= {isl_name(loop.iterator) for loop in around}
+    text = f"[{', '.join(sorted(names))}] -> {{ : {' and '.join(constraints)} }}"
+    try:
+        return bool(isl.Set(text).is_empty())
+    except isl.Error:
+        return False
+
+
+def _isl_affine(e: ir.Expr) -> str | None:
+    """``e`` in isl's syntax when it is an affine integer expression (min, max and floor division
+    by a positive constant allowed), else None."""
+    if isinstance(e, ir.Const):
+        return str(e.value) if type(e.value) is int else None
+    if isinstance(e, ir.Var):
+        return isl_name(e.name) if e.dtype == ir.INT else None
+    if not isinstance(e, ir.BinOp) or e.op not in ("+", "-", "*", "//", "min", "max"):
+        return None
+    lhs, rhs = _isl_affine(e.lhs), _isl_affine(e.rhs)
+    if lhs is None or rhs is None:
+        return None
+    if e.op in ("min", "max"):
+        return f"{e.op}({lhs}, {rhs})"
+    if e.op == "*" and not (isinstance(e.lhs, ir.Const) or isinstance(e.rhs, ir.Const)):
+        return None
+    if e.op == "//":
+        return f"floor(({lhs}) / {rhs})" if isinstance(e.rhs, ir.Const) and type(e.rhs.value) is int and e.rhs.value > 0 else None
+    return f"({lhs} {e.op} {rhs})"
 
 
 def _substitute_node(node: Node, var: str, value: ir.Expr) -> Node:

@@ -104,6 +104,7 @@ def cpu_key() -> str:
         narrow_gemm,
         one_row_copy,
         overlap_rows,
+        packed_twins,
         phase_chains,
         product_pairs,
         reciprocal_quotients,
@@ -125,7 +126,7 @@ def cpu_key() -> str:
               + (" product-pairs" if product_pairs() else ""))
     chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
     chunks += (" phase-chains" if phase_chains() else " epilogue-chains" if epilogue_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
-    lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "")
+    lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "") + (" packed-twins" if packed_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
     lsr += "" if one_row_copy() or not row_heads() else " row-copies"

@@ -145,6 +145,17 @@ def test_the_llvm_code_generation_knobs_are_part_of_the_key(cache_dir, monkeypat
     assert len(list(cache_dir.glob("*.pkl"))) == 2
 
 
+def test_the_packed_rows_knobs_are_part_of_the_key(monkeypatch):
+    """Default off, 1 changes the code (backends/cpu/llvm.py shared_twins, passes/packed_rows.py)."""
+    monkeypatch.delenv("POLYFUSE_PACKED_TWINS", raising=False)
+    monkeypatch.delenv("POLYFUSE_PACKED_REST_LOOPS", raising=False)
+    cpu, options = cache.cpu_key(), Options().key()
+    monkeypatch.setenv("POLYFUSE_PACKED_TWINS", "1")
+    assert cache.cpu_key() != cpu
+    monkeypatch.setenv("POLYFUSE_PACKED_REST_LOOPS", "1")
+    assert Options().key() != options
+
+
 def test_cuda_promotion_settings_are_part_of_the_options_key(monkeypatch):
     monkeypatch.setenv("POLYFUSE_CUDA_SHARED_BYTES", "16384")
     small = Options(target="cuda").key()

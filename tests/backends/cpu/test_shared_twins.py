@@ -65,6 +65,22 @@ def test_other_regions_and_the_knob_keep_their_twins(monkeypatch):
     assert "declare void @jacobi_2d.phase0.region(" not in variant.backend.pending["jacobi_2d.phase0"]
 
 
+def test_a_packed_rows_region_has_one_body_and_the_knob_brings_its_twin_back(monkeypatch):
+    # (cholesky's blocked update, passes/packed_rows.py: ~4,900 LLVM instructions per body)
+    monkeypatch.delenv("POLYFUSE_PACKED_TWINS", raising=False)
+    spec, args, kernel, variant = compiled_suite_kernel("cholesky")
+    assert variant.backend.artifact.twins == (("cholesky.phase0", "cholesky.phase0.region"),)
+    ours, expected = copy_args(args), copy_args(args)
+    with threads.limited_to(1):
+        kernel(*ours)
+    spec.func(*expected)
+    assert variant.backend.generated == ["cholesky.phase0.region", "polyfuse.barrier", "cholesky.phase0"]
+    np.testing.assert_allclose(ours[1], expected[1], rtol=1e-12)
+    monkeypatch.setenv("POLYFUSE_PACKED_TWINS", "1")
+    _, _, _, variant = compiled_suite_kernel("cholesky")
+    assert variant.backend.artifact.twins == ()
+
+
 CHILD = textwrap.dedent('''
     import json
     import numpy as np
