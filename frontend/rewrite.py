@@ -82,6 +82,7 @@ from .global_arrays import frozen_name
 from .growing_lists import growing_lists
 from .index_swaps import swap_rows
 from .local_helpers import local_helpers
+from .loop_else import loop_else
 from .loop_names import rename_clashing_loops
 from .loop_values import loop_values
 from .numba_idioms import numba_idioms
@@ -102,6 +103,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
                                      raises=set(source.raises), pranges={}, written_x={}), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
+    tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)
     for node in walk(tree):  # before any pass reads its calls as calls of unknown functions
@@ -564,6 +566,7 @@ class Helper:
         tree = self.source.tree
         # returns from inside loops: one at the end; from inside ifs too where the helper calls a
         # builtin written with loops (np.sort), whose statements need one hoisted value, not a select
+        tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
         tree.body = single_exit(tree.body, value_used, kernel=value_used and _calls_loop_builtin(tree, fn.__globals__))
         rw.mark(tree, self._origin(fn, call))
         self.values = self._bind(tree.args)
