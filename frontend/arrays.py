@@ -41,6 +41,7 @@ from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE, OPERATORS
 from .extent_facts import LoopRange, decided, is_affine
+from .numba_values import is_boxed
 from .scalars import arity, is_supported, module_constant, np_scalar_type
 from .source import KernelSource, copy_tree, location_key, walk
 from .types import (
@@ -2568,6 +2569,15 @@ class Lowering:
 
     def _Call(self, node: ast.Call) -> View:
         func = node.func
+        if is_boxed(node):  # a numba helper's value: an array as it is, a scalar as a Python number
+            inner = self.value(node.args[0])
+            if inner.rank:
+                self.changed = True
+                return inner
+            kind = inner.vtype
+            boxed = UNKNOWN if kind is UNKNOWN else WEAK_COMPLEX if kind.is_complex else WEAK_FLOAT \
+                if kind.is_float else VType("bool", True) if kind.dtype == "bool" else WEAK_INT
+            return scalar_op(lambda a: ast.Call(func, [a], []), [inner], boxed)
         module = module_of(func.value, self.globals) if isinstance(func, ast.Attribute) else None
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         product = self.products.value(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py

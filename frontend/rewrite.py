@@ -86,6 +86,7 @@ from .loop_else import loop_else
 from .loop_names import rename_clashing_loops
 from .loop_values import loop_values
 from .numba_idioms import numba_idioms
+from .numba_values import boxed, unmarked
 from .position_masks import position_masks
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source, walk
@@ -129,7 +130,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     helpers = BuiltinHelpers(rw, local, tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
-    tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = unmarked(Inliner(rw, globals_, stack).block(tree.body))  # numba helpers' values: numba_values
     tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # the inlined helpers' loops
                             lambda check: rw.source.raises.add(location_key(check)))
     tree.body = position_masks(rw, tree.body)  # idx = np.where(c)[0]; x[idx]: x[c != 0]
@@ -393,13 +394,20 @@ def helper_function(func: ast.expr, globals_: dict) -> types.FunctionType | None
     return obj if isinstance(obj, types.FunctionType) else None
 
 
+def _numba_dispatcher(func: ast.expr, globals_: dict) -> bool:
+    """Whether a call's ``func`` names a numba dispatcher (``@njit``), not a plain function."""
+    obj = globals_.get(func.id) if isinstance(func, ast.Name) else None
+    return obj is not None and not isinstance(obj, types.FunctionType) and hasattr(obj, "py_func")
+
+
 class Inliner(StatementTransformer):
     """Inlines the helper calls of one function body; ``stack`` names the functions being inlined."""
 
-    def __init__(self, rw: Rewriter, globals_: dict, stack: tuple[str, ...]) -> None:
+    def __init__(self, rw: Rewriter, globals_: dict, stack: tuple[str, ...], compiled: bool = False) -> None:
         self.rw = rw
         self.globals = globals_
         self.stack = stack
+        self.compiled = compiled  # the body is a numba helper's: its calls of numba helpers box nothing
         self.pending: list[ast.stmt] = []  # a value helper's statements, run before the current statement
         self.current: ast.stmt | None = None  # the statement being inlined (value helpers that write arrays)
         self.conditional = 0  # > 0 inside an expression Python may not evaluate (a if c else b, and/or)
@@ -472,7 +480,7 @@ class Inliner(StatementTransformer):
         if fn is None or not isinstance(call, ast.Call):
             return self.generic_visit(node)
         self.generic_visit(call)
-        helper = Helper(self, fn, call, value_used=False)
+        helper = Helper(self, fn, call, value_used=False, compiled=_numba_dispatcher(call.func, self.globals))
         if helper.has_value and helper.straight_line():
             return []  # locals and a value only: nothing to run (subset expressions have no side effects)
         return helper.statements()  # the body, its value (if any) discarded as Python does
@@ -482,15 +490,17 @@ class Inliner(StatementTransformer):
         fn = helper_function(node.func, self.globals)
         if fn is None:
             return node
-        helper = Helper(self, fn, node)
+        numba = _numba_dispatcher(node.func, self.globals)
+        helper = Helper(self, fn, node, compiled=numba)
         if not helper.has_value:
             raise self.rw.error(node, f"helper {fn.__name__}() returns no value; call it as a statement",
                                 "helper without a value")
         pure = helper.pure()
         writes = not pure and helper.writes_only_arrays(self.current, node, self.globals)
+        box = self.boxed if numba and not self.compiled else (lambda v, _: v)  # numba's Python number
         if self.conditional or not (pure or writes) or (helper.straight_line() and (self.nested
                                                                                     or not helper.repeats_work())):
-            return helper.expression()
+            return box(helper.expression(), fn)
         # at the top level a helper whose expression would repeat work (softmax(x @ w + b) reads
         # its argument four times) runs as statements, each value computed once
         statements, value = helper.hoisted()  # loops first, before the statement that uses the value
@@ -500,7 +510,18 @@ class Inliner(StatementTransformer):
                                                 node))
             value = self.rw.placed(ast.Name(name, ast.Load()), node)
         self.pending.extend(statements)
-        return value
+        return box(value, fn)
+
+    def boxed(self, value: ast.expr, fn: types.FunctionType) -> ast.expr:
+        """A numba helper's ``value`` marked as numba's Python number (frontend.numba_values); a
+        choice (``x.max() if x.size else 1.5``) bound to a local first where Python surely
+        evaluates it, so that its branches become an if statement as a written choice's do."""
+        if self.conditional or isinstance(value, ast.Tuple) or not any(isinstance(n, ast.IfExp) for n in walk(value)):
+            return boxed(value)
+        name = self.rw.fresh(f"{fn.__name__}_value")
+        target = self.rw.placed(ast.Name(name, ast.Store()), value)
+        self.pending.append(ast.copy_location(ast.Assign([target], value), value))
+        return boxed(self.rw.placed(ast.Name(name, ast.Load()), value))
 
     def visit_Subscript(self, node: ast.Subscript):
         """``helper(...)[k]`` of a helper returning a tuple (npbench azimint_hist:
@@ -549,7 +570,8 @@ def _discardable(node: ast.expr) -> bool:
 class Helper:
     """One call of a helper: its parsed body, renamed, with parameters bound to the arguments."""
 
-    def __init__(self, caller: Inliner, fn: types.FunctionType, call: ast.Call, value_used: bool = True) -> None:
+    def __init__(self, caller: Inliner, fn: types.FunctionType, call: ast.Call, value_used: bool = True,
+                 compiled: bool = False) -> None:
         rw = self.rw = caller.rw
         name = fn.__name__
         if _key(fn) in caller.stack:
@@ -579,7 +601,7 @@ class Helper:
             target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
             self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), call))
         body = Constants(rw, fn.__globals__, function_locals(tree)).block(body)
-        body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),)).block(body)
+        body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),), caller.compiled or compiled).block(body)
         self._globals_used(body, stored)
         self.body = body
         self.has_value = any(isinstance(n, ast.Return) and n.value is not None
