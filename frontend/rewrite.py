@@ -102,7 +102,8 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
-                                     raises=set(source.raises), pranges={}, written_x={}), globals_, arguments)
+                                     raises=set(source.raises), pranges={}, written_x={},
+                                     user_names=dict(source.user_names)), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
@@ -301,6 +302,7 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
                 ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), stmt.op, stmt.value), stmt)
             value = _Renamed(renames).visit(value)
             renames[target.id] = rw.fresh(target.id)
+            rw.source.user_names[renames[target.id]] = rw.source.user_names.get(target.id, target.id)
             out.append(ast.copy_location(ast.Assign([ast.copy_location(
                 ast.Name(renames[target.id], ast.Store()), target)], value), stmt))
             continue
@@ -311,6 +313,7 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
             # an argument bound again inside this loop or branch (x = x + alpha * p): a copy of it
             # from here on, which each binding replaces (the caller's array stays as it was)
             renames[name] = rw.fresh(name)
+            rw.source.user_names[renames[name]] = rw.source.user_names.get(name, name)
             value = ast.Name(name, ast.Load()) if name in scalar_args else \
                 ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
             out.append(ast.fix_missing_locations(ast.copy_location(
