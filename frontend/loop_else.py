@@ -34,7 +34,7 @@ def loop_else(body: list[ast.stmt], fresh: Callable[[str], str]) -> list[ast.stm
             out.append(stmt)
             continue
         orelse, stmt.orelse = stmt.orelse, []
-        if not _own_breaks(stmt.body):
+        if not own_breaks(stmt.body):
             out += [stmt, *orelse]
             continue
         flag = fresh(FLAG)
@@ -44,9 +44,9 @@ def loop_else(body: list[ast.stmt], fresh: Callable[[str], str]) -> list[ast.stm
     return out
 
 
-def _own_breaks(body: list[ast.stmt]) -> bool:
+def own_breaks(body: list[ast.stmt]) -> bool:
     """Whether a ``break`` of the loop whose body is ``body`` stands in it (not in an inner loop)."""
-    return any(isinstance(s, ast.Break) or isinstance(s, ast.If) and (_own_breaks(s.body) or _own_breaks(s.orelse))
+    return any(isinstance(s, ast.Break) or isinstance(s, ast.If) and (own_breaks(s.body) or own_breaks(s.orelse))
                for s in body)
 
 

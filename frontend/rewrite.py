@@ -82,7 +82,7 @@ from .global_arrays import frozen_name
 from .growing_lists import growing_lists
 from .index_swaps import swap_rows
 from .local_helpers import local_helpers
-from .loop_else import loop_else
+from .loop_else import loop_else, own_breaks
 from .loop_names import rename_clashing_loops
 from .loop_values import loop_values
 from .numba_idioms import numba_idioms
@@ -178,7 +178,7 @@ def _builtins_of_helpers(rw: Rewriter, tree: ast.FunctionDef, stack: tuple[str, 
 def _single_exit(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """The kernel's body with its early returns made one at the end (frontend.early_return); a body
     that returns a value somewhere must end with a return (Python returns None where it falls off)."""
-    if value_returns(body) and not _returns(body):
+    if value_returns(body) and not _ends(body):
         raise rw.error(body[-1], "the body can end without a return (Python returns None there) where "
                        "another path returns a value; end the body with a return", "missing final return")
     return single_exit(body, kernel=True)
@@ -847,6 +847,18 @@ class _Substitute(ast.NodeTransformer):
         if node.id in self.names:
             node.id = self.names[node.id]
         return node
+
+
+def _ends(stmts: list[ast.stmt]) -> bool:
+    """Whether a block never runs past its end: it ends in a return, an if whose branches both
+    end so, or a ``while True:`` loop without a ``break`` of its own (a search that returns from
+    inside its loop)."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, ast.If):
+        return _ends(last.body) and _ends(last.orelse)
+    if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value is True:
+        return not own_breaks(last.body)
+    return isinstance(last, ast.Return)
 
 
 def _returns(stmts: list[ast.stmt]) -> bool:
