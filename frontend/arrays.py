@@ -41,6 +41,7 @@ from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE, OPERATORS
 from .extent_facts import LoopRange, decided, is_affine
+from .numba_values import is_boxed
 from .scalars import arity, is_supported, module_constant, np_scalar_type
 from .source import KernelSource, copy_tree, location_key, walk
 from .types import (
@@ -1467,8 +1468,7 @@ class Lowering:
         if entry is not None and entry.block != self.block:
             raise self.error(stmt, f"array {name!r} is rebound in a different loop or branch than where "
                              "it was first bound; use a new name", "array name rebound")
-        if name in self.scalars and (name == EARLY_RESULT or name.startswith(EARLY_RESULT + "_")
-                                     and name[len(EARLY_RESULT) + 1:].isdigit()):  # early_return's result (items)
+        if name in self.scalars and _early_result(name):  # early_return's result (items)
             raise self.error(stmt, "return of an array from inside a loop or if (an array may be returned "
                              "only by the final return at the end of the body); keep the result in the name the "
                              "final return returns and break out of the loop (y = ynew; break ... return y), or "
@@ -1900,7 +1900,16 @@ class Lowering:
         """An upper bound of ``e`` over the enclosing loops' iterations, free of their variables:
         ``e`` is linear in each variable, so its largest value is at an end of that loop's range
         (innermost loop first, whose bounds may name outer variables).  None when a variable
-        occurs other than linearly or a loop's range is unknown."""
+        occurs other than linearly or a loop's range is unknown.  A ``min(a, b)`` term of positive
+        coefficient is bounded by one of its arguments (a slice's stop clipped at an axis's end,
+        ``y[i - w + 1:i + 1]`` where only ``x``'s extent bounds ``i``)."""
+        for text, coeff in e.terms:
+            if coeff > 0 and text.startswith("min(") and self.in_loop(atom(text)):
+                call = ast.parse(text, mode="eval").body
+                assert isinstance(call, ast.Call), "smin's text"
+                rest = e - atom(text).scale(coeff)
+                bounds = [self.largest_over_loops(rest + sym_of(arg).scale(coeff)) for arg in call.args]
+                return next((b for b in bounds if b is not None), None)
         for loop in reversed(self.loops):
             if loop.var in (e.opaque or "") or any(loop.var in _names_in(text) for text, _ in e.terms
                                                     if text != loop.var):
@@ -1980,14 +1989,15 @@ class Lowering:
     # ---- value expressions -----------------------------------------------------------------
     def lookup(self, node: ast.Name) -> ArrayName | None:
         entry = self.names.get(node.id)
-        if entry is not None and not entry.live and node.id == EARLY_RESULT:  # frontend.early_return's result
+        if entry is not None and not entry.live and _early_result(node.id):  # frontend.early_return's result
             raise self.error(node, "arrays returned from the branches of an if that are not one array after it "
                              "(another dtype or shape, or a view such as an argument or its slice); an array "
                              "may be returned from inside an if when every branch returns a new array of one "
                              "dtype and shape", "early return of an array")
         if entry is not None and not entry.live:
-            raise self.error(node, f"array {node.id!r} is read outside the loop or branch that binds it",
-                             "array temporary")
+            what = "an array this line computes (a temporary)" if node.id.startswith("pf_") else f"array {node.id!r}"
+            raise self.error(node, f"{what} is read outside the loop or branch that binds it; bind it before the "
+                             "loop or if (e.g. np.empty of its shape) and write into it there", "array temporary")
         if entry is not None and entry.stale:
             raise self.error(node, f"array {node.id!r} is read after {entry.stale}", "reshape")
         if entry is not None and entry.array != node.id:
@@ -2559,6 +2569,15 @@ class Lowering:
 
     def _Call(self, node: ast.Call) -> View:
         func = node.func
+        if is_boxed(node):  # a numba helper's value: an array as it is, a scalar as a Python number
+            inner = self.value(node.args[0])
+            if inner.rank:
+                self.changed = True
+                return inner
+            kind = inner.vtype
+            boxed = UNKNOWN if kind is UNKNOWN else WEAK_COMPLEX if kind.is_complex else WEAK_FLOAT \
+                if kind.is_float else VType("bool", True) if kind.dtype == "bool" else WEAK_INT
+            return scalar_op(lambda a: ast.Call(func, [a], []), [inner], boxed)
         module = module_of(func.value, self.globals) if isinstance(func, ast.Attribute) else None
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         product = self.products.value(self, node)  # @, np.dot, np.einsum, ...: frontend/array_linalg.py
@@ -5543,3 +5562,8 @@ def lower_arrays(source: KernelSource, globals_: dict, arguments: tuple[Argument
                          tuple(sorted(lowering.returned_views.items())), tuple(lowering.reshapes),
                          tuple(lowering.size_products.values()),
                          tuple((name, text) for text, name in lowering.computed_sizes.items()), accepts)
+
+
+def _early_result(name: str) -> bool:
+    """Whether ``name`` is frontend.early_return's result local (or one item's of a tuple)."""
+    return name == EARLY_RESULT or name.startswith(EARLY_RESULT + "_") and name[len(EARLY_RESULT) + 1:].isdigit()

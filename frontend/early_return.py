@@ -49,7 +49,8 @@ def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool =
     if same is not None:  # return out everywhere, out never bound again after a return: its last value
         value_used = False
     names = _result_names(body) if value_used else []
-    init = [_at(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(False)), first) for name in names]
+    results = [name for name in names if name.startswith(RESULT)]
+    init = [_at(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(False)), first) for name in results]
     init.append(_at(ast.Assign([ast.Name(RETURNED, ast.Store())], ast.Constant(False)), first))
     last = body[-1]
     loads: list[ast.expr] = [ast.Name(name, ast.Load()) for name in names]
@@ -57,7 +58,7 @@ def single_exit(body: list[ast.stmt], value_used: bool = True, *, kernel: bool =
     if same is not None:
         value = ast.Name(same, ast.Load())
     block = _block(body, False, names)
-    if all(_assigns_first(block, name) for name in names) and not _reads(block, RETURNED):
+    if all(_assigns_first(block, name) for name in results) and not _reads(block, RETURNED):
         # every path ends in a return outside loops (an if/else tree): no initial value is seen,
         # and a result may be an array (if hi == lo: return np.zeros_like(x) / return (x - lo) / ...)
         init = []
@@ -104,6 +105,12 @@ def _same_name_returned(body: list[ast.stmt]) -> str | None:
     value at each return is then the name's value at the end, and no result local is needed (an
     array could not be one)."""
     values = [n.value for s in body for n in _walk_returns(s)]
+    return _one_name(body, values)
+
+
+def _one_name(body: list[ast.stmt], values: list[ast.expr | None]) -> str | None:
+    """The name all ``values`` (returned values, or one element of each returned tuple) are,
+    when no statement from the first one of ``body`` holding a return binds it again."""
     if not values or not all(isinstance(v, ast.Name) for v in values):
         return None
     names = {v.id for v in values if isinstance(v, ast.Name)}
@@ -127,8 +134,9 @@ def _result_names(body: list[ast.stmt]) -> list[str]:
     values = [n.value for s in body for n in _walk_returns(s)]
     sizes = {len(v.elts) if isinstance(v, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in v.elts)
              else -1 for v in values}
-    if len(sizes) == 1 and min(sizes) > 1:
-        return [f"{RESULT}_{k}" for k in range(sizes.pop())]
+    if len(sizes) == 1 and min(sizes) > 1:  # an element that is one name everywhere is that name
+        return [_one_name(body, [v.elts[k] for v in values if isinstance(v, ast.Tuple)]) or f"{RESULT}_{k}"
+                for k in range(sizes.pop())]  # (return out, 0 ... return out, k: out's last value)
     return [RESULT]
 
 
@@ -187,6 +195,8 @@ def _block(stmts: list[ast.stmt], in_loop: bool, names: list[str]) -> list[ast.s
             value = stmt.value if stmt.value is not None else ast.Constant(None)
             parts = value.elts if len(names) > 1 and isinstance(value, ast.Tuple) else [value]
             for name, part in zip(names, parts):
+                if isinstance(part, ast.Name) and part.id == name:  # the name itself (_result_names)
+                    continue
                 out.append(_at(ast.Assign([ast.Name(name, ast.Store())], part), stmt))
             out.append(_at(ast.Assign([ast.Name(RETURNED, ast.Store())], ast.Constant(True)), stmt))
             if in_loop:

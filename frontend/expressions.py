@@ -25,6 +25,7 @@ from .checker import is_numpy_abs_call, is_reassoc_call, module_of
 from .complex_power import complex_power, int_power
 from .control import access_text, runtime_subscript
 from .local_versions import version_read
+from .numba_values import BOXED
 from .scalars import ScalarCalls, check_int_literals, comparison_type, component, module_constant
 from .scalars import arity as scalar_arity
 from .types import (
@@ -641,6 +642,8 @@ class ExpressionLifter:
             return self.complex_of(node, args)
         if name == "round":
             return self.round_of(node, args)
+        if name == BOXED:  # a numba helper's value: the Python number of its kind (numba_values)
+            return self.numba_value(node, args[0])
         if name in ("float", "int", "bool"):
             self._arity(node, args, 1)
             target = {"float": WEAK_FLOAT, "int": WEAK_INT, "bool": VType("bool", True)}[name]
@@ -655,6 +658,32 @@ class ExpressionLifter:
         if len({vtype(a) for a in args}) > 1 and name in ("min", "max") and source.written(node) and not node.keywords:
             self.chosen(node, name, result)
         return result
+
+    def numba_value(self, node: ast.Call, value: ir.Expr) -> ir.Expr:
+        """``value`` as numba returns it to Python: its type unified over the paths that give it
+        (a local of several types: the promotion of theirs, ``int64`` and ``float64`` a float),
+        boxed as the Python number of that kind (weak)."""
+        leaves = self.leaf_types(value)
+        kind = vtype(value) if len(leaves) == 1 else VType(np.result_type(*(np.dtype(t.dtype) for t in leaves)).name,
+                                                            False)
+        target = WEAK_COMPLEX if kind.is_complex else WEAK_FLOAT if kind.is_float else \
+            VType("bool", True) if kind.dtype == "bool" else WEAK_INT
+        return self.cast_leaves(node, value, target)
+
+    def leaf_types(self, expr: ir.Expr) -> list[VType]:
+        """The types of a split value's branches (one: its own, where it is not split)."""
+        split = self.split_of(expr)
+        if split is None:
+            return [vtype(expr)]
+        return self.leaf_types(split[1]) + self.leaf_types(split[2])
+
+    def cast_leaves(self, node: ast.Call, expr: ir.Expr, target: VType) -> ir.Expr:
+        split = self.split_of(expr)
+        if split is None:
+            return ScalarCalls(self, node).cast(expr, target)
+        select, then, otherwise = split
+        return ir.Select(select.cond, self.cast_leaves(node, then, target), self.cast_leaves(node, otherwise, target),
+                         target.dtype, target.weak, select.guarded)
 
     def chosen(self, node: ast.Call, name: str, result: ir.Expr) -> None:
         """``min(a, b, ...)`` / ``max(...)`` of operands of different types: Python returns the
@@ -777,6 +806,8 @@ def _operand_fields(node: ast.expr) -> list[tuple[str, int | None]]:
         return [("operand", None)]
     if isinstance(node, ast.Compare):
         return [("left", None)] + [("comparators", k) for k in range(len(node.comparators))]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == BOXED:
+        return []  # numba's one type for all the paths (ExpressionLifter.numba_value), never per branch
     if isinstance(node, ast.Call):
         return [("args", k) for k in range(len(node.args))]
     if isinstance(node, ast.Attribute):  # (a if c else b).real

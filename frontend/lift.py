@@ -72,7 +72,7 @@ from .opaque import (
     matmul_variables,
     own_jump,
 )
-from .returns import STRONG, lift_return
+from .returns import STRONG, lift_return, weak_kind
 from .rewrite import rewrite
 from .scalars import check_int_literals
 from .source import KernelSource, ReturnedPrefixes, read_source, walk
@@ -128,6 +128,10 @@ class Lifter:
         # locals returned by name whose value is a Python number on some paths and a NumPy scalar
         # on others (``m = 0.0`` then ``m = x[i]``): each assignment also sets ``STRONG + name``
         self.flagged: frozenset[str] = frozenset()
+        # the flagged locals whose flag is set at each assignment, in loops too (``best = 0`` then
+        # ``if h > best: best = h`` in a loop, or assignments in a loop kept as written): whether the
+        # loop's assignment ran is known only where it runs (``in_place_flags``)
+        self.flagged_in_place: frozenset[str] = frozenset()
         self.strengths: dict[str, set[bool]] = {}  # local -> the weakness of the values assigned
         self.opaque_scalars: set[str] = set()  # locals assigned in loops kept as written (no flag there)
         # locals assigned inside a loop: no flag written there (a flag written each iteration is a
@@ -370,8 +374,8 @@ class Lifter:
         """``STRONG + name = kind`` after an assignment to a flagged local: 0 for a NumPy scalar, 1
         to 4 for a Python int, float, bool, complex, so that the return gives the Python number
         where the last value assigned was one (runtime.variant: ``returned``)."""
-        kind = 0 if not value.weak else 1 + "ifbc".index(_weak_kind(value.dtype))
-        if isinstance(target, ast.Name) and scope.loop_vars:
+        kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
+        if isinstance(target, ast.Name) and scope.loop_vars and target.id not in self.flagged_in_place:
             self.loop_kinds.setdefault(target.id, set()).add(kind)
             if len(self.guards) > self.loop_guards:
                 self.loop_untracked.add(target.id)
@@ -386,17 +390,23 @@ class Lifter:
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:
         """The locals the final return gives back by name that were assigned both Python numbers
         and NumPy scalars (``m = 0`` then ``if n: m = x.mean()``; ``s = 0.0`` then ``s += x[i]``
-        in a loop, whose assignments must then all give one kind and none stand under a
-        data-dependent guard inside the loop: ``in_loop_flags`` writes their flag after the
-        loop, so its reduction stays parallel; otherwise the local keeps the promoted type,
-        NumPy's scalar)."""
+        in a loop, whose assignments, where all give one kind and none stands under a
+        data-dependent guard inside the loop, get one flag after the loop (``in_loop_flags``), so
+        that its reduction stays parallel; the others' flags are set in place: ``in_place_flags``)."""
         final = source.tree.body[-1] if source.tree.body else None
         value = final.value if isinstance(final, ast.Return) else None
         names = {e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(e, ast.Name)}
-        return frozenset(n for n in names if self.strengths.get(n) == {True, False} and n not in self.opaque_scalars
-                         and (n not in self.loop_scalars or n not in self.loop_untracked
-                              and len(self.loop_kinds.get(n, ())) == 1)
+        return frozenset(n for n in names if self.strengths.get(n) == {True, False}
                          and n in self.arrays and self.arrays[n].is_scalar)
+
+    def in_place_flags(self, flagged: frozenset[str]) -> frozenset[str]:
+        """The flagged locals whose flag one statement after the outermost loop cannot give: those
+        a loop kept as written assigns, or a loop under a data-dependent guard, or with values of
+        two kinds.  Their flag is set beside each assignment (a carried write that keeps such a
+        loop serial; its value was the promoted NumPy scalar's type before, on every path)."""
+        return frozenset(n for n in flagged if n in self.opaque_scalars or n in self.flagged_in_place
+                         or n in self.loop_scalars and (n in self.loop_untracked
+                                                        or len(self.loop_kinds.get(n, ())) != 1))
 
     def declare_local_array(self, node: ast.stmt, name: str, call: ast.Call, scope: Scope) -> list:
         """A kernel-local array (frontend.allocation); np.ones/np.full add their fill loop nest."""
@@ -562,11 +572,12 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     _check_parameters(source, arguments)
     scalar_types: dict[str, VType] = {}
     flagged: frozenset[str] = frozenset()
+    in_place: frozenset[str] = frozenset()
     split: dict[str, tuple[VType, ...]] = {}
     for _ in range(8):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
-        lifter.flagged, lifter.split = flagged, split
+        lifter.flagged, lifter.flagged_in_place, lifter.split = flagged, in_place, split
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
@@ -586,9 +597,10 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
         found = split_locals(lifter.writes, weakness_seen(lifter)) \
             | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types)
         mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
-        if lifter.assigned == scalar_types and mixed == flagged and found == split:
+        placed = lifter.in_place_flags(mixed)
+        if lifter.assigned == scalar_types and mixed == flagged and placed == in_place and found == split:
             break
-        scalar_types, flagged, split = dict(lifter.assigned), mixed, found
+        scalar_types, flagged, in_place, split = dict(lifter.assigned), mixed, placed, found
     check_loop_locals(lifter, lifter.writes, lifter.split)
     for node, dtypes in lifter.list_conflicts:
         raise lifter.error(node, f"a list built by append of items of dtypes {' and '.join(dtypes)}: NumPy's "
@@ -641,11 +653,6 @@ def _with_views(returns: ReturnValue | None, views: tuple[tuple[int, Returned], 
     if isinstance(returns, tuple):
         return tuple(chosen.get(k, item) for k, item in enumerate(returns))
     return chosen.get(0, returns)
-
-
-def _weak_kind(dtype: str) -> str:
-    """The Python number a weak value of ``dtype`` is: ``"i"``, ``"f"``, ``"b"`` or ``"c"``."""
-    return "b" if dtype == "bool" else "c" if dtype.startswith("complex") else "f" if dtype.startswith("float") else "i"
 
 
 def _with_prefixes(lifter: Lifter, returns: ReturnValue | None,

@@ -29,6 +29,7 @@ from polyfuse.model.scop import isl_name
 from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .local_versions import local_write
+from .returns import STRONG, weak_kind
 from .source import walk
 from .types import VType, power_hint
 
@@ -275,7 +276,8 @@ class _RegionBuilder:
         return self.exprs.coerce(value, VType("int64", True))
 
     def _Assign(self, node: ast.Assign) -> list:
-        return [self.assign(node, node.targets[0], self.exprs.convert(node.value))]
+        value = self.exprs.convert(node.value)
+        return [self.assign(node, node.targets[0], value)] + self.strength_flag(node, node.targets[0], value)
 
     def _Assert(self, node: ast.Assert) -> list:
         """An assert inside the kept loop, checked where it runs (see control.lift_assert)."""
@@ -291,7 +293,16 @@ class _RegionBuilder:
     def _AugAssign(self, node: ast.AugAssign) -> list:
         current = self.exprs.convert(node.target)
         value = self.exprs.binary(node, node.op, current, self.exprs.convert(node.value))
-        return [self.assign(node, node.target, value)]
+        return [self.assign(node, node.target, value)] + self.strength_flag(node, node.target, value)
+
+    def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> list:
+        """``STRONG + name = kind`` beside an assignment to a local whose returned value is a
+        Python number on some paths and a NumPy scalar on others (``Lifter.strength_flag``)."""
+        if not (isinstance(target, ast.Name) and target.id in self.lifter.flagged_in_place):
+            return []
+        kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
+        flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
+        return [self.assign(node, flag, ir.Const(kind, "int8", False))]
 
     def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> rg.Assign:
         lifter = self.lifter

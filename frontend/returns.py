@@ -27,6 +27,11 @@ RESULT_PREFIX = "__return"
 STRONG = "__strong_"  # a local's flag: was the value last assigned to it a NumPy scalar? (frontend.lift)
 
 
+def weak_kind(dtype: str) -> str:
+    """The Python number a weak value of ``dtype`` is: ``"i"``, ``"f"``, ``"b"`` or ``"c"``."""
+    return "b" if dtype == "bool" else "c" if dtype.startswith("complex") else "f" if dtype.startswith("float") else "i"
+
+
 def lift_return(lifter, node: ast.Return, scope) -> tuple[ReturnValue | None, list]:
     """The returned value's description and the statements that compute its scalars."""
     value = node.value

@@ -82,9 +82,11 @@ from .global_arrays import frozen_name
 from .growing_lists import growing_lists
 from .index_swaps import swap_rows
 from .local_helpers import local_helpers
+from .loop_else import loop_else, own_breaks
 from .loop_names import rename_clashing_loops
 from .loop_values import loop_values
 from .numba_idioms import numba_idioms
+from .numba_values import boxed, unmarked
 from .position_masks import position_masks
 from .selection_loops import selection_loops, unique_loops
 from .source import KernelSource, copy_tree, location_key, read_source, walk
@@ -100,8 +102,10 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     ``globals_`` (the caller's copy) gains the modules inlined helpers refer to."""
     tree = copy_tree(source.tree)
     rw = Rewriter(dataclasses.replace(source, tree=tree, foreign=dict(source.foreign), inlined=dict(source.inlined),
-                                     raises=set(source.raises), pranges={}, written_x={}), globals_, arguments)
+                                     raises=set(source.raises), pranges={}, written_x={},
+                                     user_names=dict(source.user_names)), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
+    tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)
     for node in walk(tree):  # before any pass reads its calls as calls of unknown functions
@@ -127,7 +131,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     helpers = BuiltinHelpers(rw, local, tree)
     tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
     stack = (_key(fn) if fn is not None else source.tree.name,)
-    tree.body = Inliner(rw, globals_, stack).block(tree.body)
+    tree.body = unmarked(Inliner(rw, globals_, stack).block(tree.body))  # numba helpers' values: numba_values
     tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # the inlined helpers' loops
                             lambda check: rw.source.raises.add(location_key(check)))
     tree.body = position_masks(rw, tree.body)  # idx = np.where(c)[0]; x[idx]: x[c != 0]
@@ -174,7 +178,7 @@ def _builtins_of_helpers(rw: Rewriter, tree: ast.FunctionDef, stack: tuple[str, 
 def _single_exit(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """The kernel's body with its early returns made one at the end (frontend.early_return); a body
     that returns a value somewhere must end with a return (Python returns None where it falls off)."""
-    if value_returns(body) and not _returns(body):
+    if value_returns(body) and not _ends(body):
         raise rw.error(body[-1], "the body can end without a return (Python returns None there) where "
                        "another path returns a value; end the body with a return", "missing final return")
     return single_exit(body, kernel=True)
@@ -298,6 +302,7 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
                 ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), stmt.op, stmt.value), stmt)
             value = _Renamed(renames).visit(value)
             renames[target.id] = rw.fresh(target.id)
+            rw.source.user_names[renames[target.id]] = rw.source.user_names.get(target.id, target.id)
             out.append(ast.copy_location(ast.Assign([ast.copy_location(
                 ast.Name(renames[target.id], ast.Store()), target)], value), stmt))
             continue
@@ -308,6 +313,7 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
             # an argument bound again inside this loop or branch (x = x + alpha * p): a copy of it
             # from here on, which each binding replaces (the caller's array stays as it was)
             renames[name] = rw.fresh(name)
+            rw.source.user_names[renames[name]] = rw.source.user_names.get(name, name)
             value = ast.Name(name, ast.Load()) if name in scalar_args else \
                 ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "copy", ast.Load()), [], [])
             out.append(ast.fix_missing_locations(ast.copy_location(
@@ -391,13 +397,20 @@ def helper_function(func: ast.expr, globals_: dict) -> types.FunctionType | None
     return obj if isinstance(obj, types.FunctionType) else None
 
 
+def _numba_dispatcher(func: ast.expr, globals_: dict) -> bool:
+    """Whether a call's ``func`` names a numba dispatcher (``@njit``), not a plain function."""
+    obj = globals_.get(func.id) if isinstance(func, ast.Name) else None
+    return obj is not None and not isinstance(obj, types.FunctionType) and hasattr(obj, "py_func")
+
+
 class Inliner(StatementTransformer):
     """Inlines the helper calls of one function body; ``stack`` names the functions being inlined."""
 
-    def __init__(self, rw: Rewriter, globals_: dict, stack: tuple[str, ...]) -> None:
+    def __init__(self, rw: Rewriter, globals_: dict, stack: tuple[str, ...], compiled: bool = False) -> None:
         self.rw = rw
         self.globals = globals_
         self.stack = stack
+        self.compiled = compiled  # the body is a numba helper's: its calls of numba helpers box nothing
         self.pending: list[ast.stmt] = []  # a value helper's statements, run before the current statement
         self.current: ast.stmt | None = None  # the statement being inlined (value helpers that write arrays)
         self.conditional = 0  # > 0 inside an expression Python may not evaluate (a if c else b, and/or)
@@ -470,7 +483,7 @@ class Inliner(StatementTransformer):
         if fn is None or not isinstance(call, ast.Call):
             return self.generic_visit(node)
         self.generic_visit(call)
-        helper = Helper(self, fn, call, value_used=False)
+        helper = Helper(self, fn, call, value_used=False, compiled=_numba_dispatcher(call.func, self.globals))
         if helper.has_value and helper.straight_line():
             return []  # locals and a value only: nothing to run (subset expressions have no side effects)
         return helper.statements()  # the body, its value (if any) discarded as Python does
@@ -480,15 +493,17 @@ class Inliner(StatementTransformer):
         fn = helper_function(node.func, self.globals)
         if fn is None:
             return node
-        helper = Helper(self, fn, node)
+        numba = _numba_dispatcher(node.func, self.globals)
+        helper = Helper(self, fn, node, compiled=numba)
         if not helper.has_value:
             raise self.rw.error(node, f"helper {fn.__name__}() returns no value; call it as a statement",
                                 "helper without a value")
         pure = helper.pure()
         writes = not pure and helper.writes_only_arrays(self.current, node, self.globals)
+        box = self.boxed if numba and not self.compiled else (lambda v, _: v)  # numba's Python number
         if self.conditional or not (pure or writes) or (helper.straight_line() and (self.nested
                                                                                     or not helper.repeats_work())):
-            return helper.expression()
+            return box(helper.expression(), fn)
         # at the top level a helper whose expression would repeat work (softmax(x @ w + b) reads
         # its argument four times) runs as statements, each value computed once
         statements, value = helper.hoisted()  # loops first, before the statement that uses the value
@@ -498,7 +513,18 @@ class Inliner(StatementTransformer):
                                                 node))
             value = self.rw.placed(ast.Name(name, ast.Load()), node)
         self.pending.extend(statements)
-        return value
+        return box(value, fn)
+
+    def boxed(self, value: ast.expr, fn: types.FunctionType) -> ast.expr:
+        """A numba helper's ``value`` marked as numba's Python number (frontend.numba_values); a
+        choice (``x.max() if x.size else 1.5``) bound to a local first where Python surely
+        evaluates it, so that its branches become an if statement as a written choice's do."""
+        if self.conditional or isinstance(value, ast.Tuple) or not any(isinstance(n, ast.IfExp) for n in walk(value)):
+            return boxed(value)
+        name = self.rw.fresh(f"{fn.__name__}_value")
+        target = self.rw.placed(ast.Name(name, ast.Store()), value)
+        self.pending.append(ast.copy_location(ast.Assign([target], value), value))
+        return boxed(self.rw.placed(ast.Name(name, ast.Load()), value))
 
     def visit_Subscript(self, node: ast.Subscript):
         """``helper(...)[k]`` of a helper returning a tuple (npbench azimint_hist:
@@ -547,7 +573,8 @@ def _discardable(node: ast.expr) -> bool:
 class Helper:
     """One call of a helper: its parsed body, renamed, with parameters bound to the arguments."""
 
-    def __init__(self, caller: Inliner, fn: types.FunctionType, call: ast.Call, value_used: bool = True) -> None:
+    def __init__(self, caller: Inliner, fn: types.FunctionType, call: ast.Call, value_used: bool = True,
+                 compiled: bool = False) -> None:
         rw = self.rw = caller.rw
         name = fn.__name__
         if _key(fn) in caller.stack:
@@ -564,6 +591,7 @@ class Helper:
         tree = self.source.tree
         # returns from inside loops: one at the end; from inside ifs too where the helper calls a
         # builtin written with loops (np.sort), whose statements need one hoisted value, not a select
+        tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
         tree.body = single_exit(tree.body, value_used, kernel=value_used and _calls_loop_builtin(tree, fn.__globals__))
         rw.mark(tree, self._origin(fn, call))
         self.values = self._bind(tree.args)
@@ -576,7 +604,7 @@ class Helper:
             target = rw.placed(ast.Name(self.names[param], ast.Store()), call)
             self.prologue.append(ast.copy_location(ast.Assign([target], self.values.pop(param)), call))
         body = Constants(rw, fn.__globals__, function_locals(tree)).block(body)
-        body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),)).block(body)
+        body = Inliner(rw, fn.__globals__, caller.stack + (_key(fn),), caller.compiled or compiled).block(body)
         self._globals_used(body, stored)
         self.body = body
         self.has_value = any(isinstance(n, ast.Return) and n.value is not None
@@ -819,6 +847,18 @@ class _Substitute(ast.NodeTransformer):
         if node.id in self.names:
             node.id = self.names[node.id]
         return node
+
+
+def _ends(stmts: list[ast.stmt]) -> bool:
+    """Whether a block never runs past its end: it ends in a return, an if whose branches both
+    end so, or a ``while True:`` loop without a ``break`` of its own (a search that returns from
+    inside its loop)."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, ast.If):
+        return _ends(last.body) and _ends(last.orelse)
+    if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value is True:
+        return not own_breaks(last.body)
+    return isinstance(last, ast.Return)
 
 
 def _returns(stmts: list[ast.stmt]) -> bool:

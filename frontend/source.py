@@ -196,6 +196,9 @@ class KernelSource:
     # the locations of the asserts written for the user's ``raise ValueError("...")`` (frontend/
     # numba_idioms.py), whose ("ValueError", "...") message raises that exception where it runs
     raises: set[tuple[int, int, int, int]] = field(default_factory=set, compare=False, hash=False, repr=False)
+    # names frontend.rewrite gave a binding of the user's name (``u = u.copy()`` binds ``u_2``):
+    # fresh name -> the user's, which error messages show
+    user_names: dict[str, str] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def span(self, node: ast.AST) -> SourceSpan:
         if self.at is not None:
@@ -223,6 +226,8 @@ class KernelSource:
 
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError:
         """An UnsupportedError located at ``node``; ``construct`` defaults to the node's text."""
+        for fresh, user in self.user_names.items():  # the user's own names, never ours
+            message = re.sub(rf"\b{re.escape(fresh)}\b", user, message)
         return UnsupportedError(message, self.span(node), construct or _describe(node))
 
 

@@ -16,12 +16,11 @@ from polyfuse import ArgumentError, PolyfuseError, UnsupportedError
 # error must point (the caret column is the first character of the snippet).
 
 
-def k_while_else(n, A):
+def k_try(n, A):
     i = 0
-    while i < n:  # ERR
+    try:  # ERR
         A[i] = 1.0
-        i += 1
-    else:
+    except IndexError:
         A[0] = 2.0
 
 
@@ -164,7 +163,7 @@ def k_partial_index(n, A, B):
 V = np.zeros(8)
 M = np.zeros((8, 8))
 CASES = {
-    "while else": (k_while_else, "while i < n", ["while ... else"], (4, V)),
+    "try": (k_try, "try:", ["try statement"], (4, V)),
     "float range bound": (k_float_bound, "A[i]", ["range() bound", "float64"], (4, V)),
     "list": (k_list, "xs", ["list"], (4, V)),
     "tuple unpack": (k_tuple_unpack, "a, b", ["tuple"], (4, V)),
@@ -232,7 +231,7 @@ def test_unsupported_construct_location(case):
         assert internal not in scrubbed, message
 
 
-@pytest.mark.parametrize("case", ["while else", "lambda", "nested function", "float range bound"])
+@pytest.mark.parametrize("case", ["try", "lambda", "nested function", "float range bound"])
 def test_unsupported_construct_is_named(case):
     fn, _, _, args = CASES[case]
     with pytest.raises(UnsupportedError) as info:
@@ -242,7 +241,7 @@ def test_unsupported_construct_is_named(case):
 
 
 def test_errors_are_raised_at_call_not_decoration():
-    k = polyfuse.kernel(k_while_else, target="python")  # decorating never compiles
+    k = polyfuse.kernel(k_try, target="python")  # decorating never compiles
     with pytest.raises(UnsupportedError):
         k(4, V)
     with pytest.raises(UnsupportedError):  # and it is not silently cached as a success

@@ -105,9 +105,10 @@ def test_a_local_assigned_in_a_loop_has_the_type_of_this_path(func, args, target
     assert type(got) is type(expected) and got == expected
 
 
-def test_a_local_assigned_under_a_data_test_in_a_loop_keeps_the_promoted_type():
-    """Whether such an assignment ran depends on the data: no flag, NumPy's scalar on every input."""
+def test_a_local_assigned_under_a_data_test_in_a_loop_has_the_type_of_this_path():
+    """Whether such an assignment ran depends on the data: its flag is set beside it in the loop
+    (the loop was serial already: the test reads the local), Python's -1.0 where none ran."""
     k = polyfuse.kernel(largest_above)
-    for x in (np.zeros(0), np.arange(5.0)):
-        got = k(x)
-        assert type(got) is np.float64 and got == largest_above(x)
+    for x in (np.zeros(0), np.arange(5.0), -np.ones(3)):
+        expected, got = largest_above(x), k(x)
+        assert type(got) is type(expected) and got == expected
