@@ -20,6 +20,11 @@ formulas and loops of the operations ``frontend.arrays`` already has (part of
   unless ``increasing``) ones, each next column the previous one times ``x`` converted to the
   result dtype ``np.promote_types(x.dtype, int)`` (NumPy's ``multiply.accumulate``, so the
   powers are its repeated products, not ``**``).
+- ``np.lib.stride_tricks.sliding_window_view(x, w, axis=None)`` with an integer window ``w`` (a
+  constant or a size) of a 1-d ``x``, or along one ``axis=`` of any ``x``: the view NumPy makes,
+  ``x``'s axis of extent ``n - w + 1`` and a last axis of extent ``w``, element ``[..., i, ..., j]``
+  ``x[..., i + j, ...]``; ``w`` must be in ``[0, n]`` (assumed and checked per call: NumPy raises
+  ValueError).  NumPy's view is read-only: a name bound to it that some statement writes is refused.
 """
 
 from __future__ import annotations
@@ -37,13 +42,18 @@ from .arrays import (
     View,
     _bool_const,
     _indexer,
+    _int_const,
     _is_none,
+    const,
+    sym_of,
     value_error,
 )
+from .extent_facts import is_affine
 from .source import walk
 from .types import VType
 
-BUILDERS = frozenset(("broadcast_to", "ascontiguousarray", "asfortranarray", "nanargmax", "nanargmin", "vander"))
+BUILDERS = frozenset(("broadcast_to", "ascontiguousarray", "asfortranarray", "nanargmax", "nanargmin", "vander",
+                      "sliding_window_view"))
 _VIEWS = _VIEW_CALLS | {"ravel", "view", "swapaxes", "moveaxis", "diagonal", "squeeze"}
 _SUPPORTED = ("float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
               "bool", "complex64", "complex128")
@@ -53,7 +63,63 @@ def builder_value(lw: Lowering, node: ast.Call, name: str) -> View | None:
     """The value of ``np.<name>(...)`` for a name in BUILDERS (None: a scalar operand, for the
     scalar rules to decide)."""
     return {"broadcast_to": _broadcast_to, "ascontiguousarray": _as_layout, "asfortranarray": _as_layout,
-            "nanargmax": _nan_arg, "nanargmin": _nan_arg, "vander": _vander}[name](lw, node, name)
+            "nanargmax": _nan_arg, "nanargmin": _nan_arg, "vander": _vander,
+            "sliding_window_view": _window}[name](lw, node, name)
+
+
+def names_window_view(node: ast.expr, globals_: dict) -> bool:
+    """Whether ``node`` (a call's function) is ``np.lib.stride_tricks.sliding_window_view`` (by
+    that path, or a name the kernel's globals bind to it)."""
+    path: list[str] = []
+    while isinstance(node, ast.Attribute):
+        path.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in globals_:
+        return False
+    found = globals_[node.id]
+    for attr in reversed(path):
+        found = getattr(found, attr, None)
+    return found is np.lib.stride_tricks.sliding_window_view
+
+
+def _window(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    given = _given(lw, node, name, ("x", "window_shape", "axis"), ("subok", "writeable"))
+    if "window_shape" not in given:
+        raise lw.error(node, "sliding_window_view() needs a window_shape", name)
+    for flag in ("subok", "writeable"):
+        if flag in given and _bool_const(given[flag]) is not False:
+            raise lw.error(given[flag], f"sliding_window_view() with {flag}= other than False", name)
+    x = lw.value(given["x"])
+    axis_node = given.get("axis")
+    axis = 0 if _is_none(axis_node) and x.rank == 1 else _int_const(axis_node) if axis_node is not None else None
+    window = lw.value(given["window_shape"])
+    if x.rank == 0 or axis is None or not -x.rank <= axis < x.rank or window.rank \
+            or not window.vtype.dtype.startswith(("int", "uint")):
+        raise lw.error(node, "sliding_window_view(x, w, axis=) is supported with an integer window w of a 1-d x, "
+                       "or along one axis= (an integer constant) of any x", name)
+    axis %= x.rank
+    w = sym_of(given["window_shape"])
+    if not (w.is_const() or is_affine(w.node, lw.params)):
+        w = lw.call_time_size(given["window_shape"]) or w
+    n = x.extents[axis]
+    if not (w.is_const() or is_affine(w.node, lw.params)) or not lw.require(f"{w.text} >= 0") \
+            or not lw.require(f"{n.text} >= {w.text}"):
+        raise lw.error(given["window_shape"], "sliding_window_view() window: a size of at most the axis' "
+                       "extent (NumPy raises ValueError for a larger one)", name)
+    target = _bound_name(lw, node)
+    written = _written_group(lw, target)
+    if written is not None:
+        raise lw.error(node, f"a write into {written!r}, bound to sliding_window_view() or a view of it: NumPy's "
+                       f"result is a read-only view (the write raises ValueError); bind a copy ({target} = "
+                       "sliding_window_view(...).copy())", name)
+    extents = tuple(n - w + const(1) if d == axis else e for d, e in enumerate(x.extents)) + (w,)
+    rank = x.rank
+
+    def element(idx):
+        return x.element(tuple(i + idx[rank] if d == axis else i for d, i in enumerate(idx[:rank])))
+
+    lw.changed = True
+    return View(extents, x.vtype, element, x.base)
 
 
 def _bound_name(lw: Lowering, node: ast.Call) -> str | None:

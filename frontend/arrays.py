@@ -3550,16 +3550,20 @@ class Lowering:
         options = dict(_keywords(self, node))
         if rest:
             options.setdefault("axis", rest[0])
-        if set(options) - {"axis"} or len(rest) > 1:
-            raise self.error(node, f"np.cum{kind}() with arguments other than axis=", "running sum")
+        if len(rest) > 1:
+            options.setdefault("dtype", rest[1])
+        if set(options) - {"axis", "dtype"} or len(rest) > 2:
+            raise self.error(node, f"np.cum{kind}() with arguments other than axis= and dtype=", "running sum")
         if x.rank == 0 or x.vtype.weak:
             raise self.error(node, f"np.cum{kind}() of a scalar or of Python numbers", "running sum")
+        if not _is_none(options.get("dtype")):  # each element converted, then summed in it, as NumPy does
+            x = self.converted_to(node, f"np.cum{kind}()", x, options["dtype"])
         if _is_none(options.get("axis")) and x.rank > 1:
             raise self.error(node, f"np.cum{kind}() of a {x.rank}-d array without axis= (NumPy flattens it; "
                              "polyfuse does not reshape)", "running sum")
         (axis,) = (0,) if _is_none(options.get("axis")) else self.reduced_axes(options["axis"], x.rank)
-        dtype = self.temp_dtype(node, View(x.extents, VType(self.reduced_dtype(node, kind, x, None), False),
-                                           x.element))
+        summed = x.vtype.dtype if not _is_none(options.get("dtype")) else self.reduced_dtype(node, kind, x, None)
+        dtype = self.temp_dtype(node, View(x.extents, VType(summed, False), x.element))
         array = self.fresh("cum")
         self.allocate(array, x.extents, dtype)
         out = leaf(array, x.extents, dtype)
@@ -4535,13 +4539,7 @@ class Lowering:
             raise self.error(options["dtype"], f"np.{kind}() with dtype {ast.unparse(options['dtype'])!r}",
                              "reduction")
         if wanted is not None:  # dtype=: each element converted to it, and the result of it, as NumPy does
-            cast_to = ast.Attribute(ast.Name(NP_NAME, ast.Load()), wanted, ast.Load())
-            given_element = x.element
-
-            def converted(idx: tuple[Sym, ...]) -> ast.expr:
-                return ast.Call(copy.deepcopy(cast_to), [given_element(idx)], [])
-
-            x = View(x.extents, VType(wanted, False), converted)
+            x = self.converted_to(node, f"np.{kind}()", x, options["dtype"])
         dtype = self.reduced_dtype(node, kind, x, options.get("initial"))
         if wanted is not None:
             dtype = wanted
@@ -4556,6 +4554,20 @@ class Lowering:
         if not keepdims:
             return total
         return View(tuple(const(1) for _ in x.extents), total.vtype, total.element)
+
+    def converted_to(self, node: ast.Call, what: str, x: View, dtype_node: ast.expr) -> View:
+        """``x`` with each element converted to the dtype ``dtype=`` names (a reduction's or a
+        running sum's), refused for other than a numeric dtype."""
+        wanted = self.dtype_given(dtype_node)
+        if wanted not in _DTYPES or wanted == "bool":
+            raise self.error(dtype_node, f"{what} with dtype {ast.unparse(dtype_node)!r}", "reduction")
+        cast_to = ast.Attribute(ast.Name(NP_NAME, ast.Load()), wanted, ast.Load())
+        given_element = x.element
+
+        def converted(idx: tuple[Sym, ...]) -> ast.expr:
+            return ast.Call(copy.deepcopy(cast_to), [given_element(idx)], [])
+
+        return View(x.extents, VType(wanted, False), converted)
 
     def reduced_axes(self, axis_node: ast.expr | None, rank: int) -> tuple[int, ...]:
         """``axis=``: None (all), an integer or a tuple of integers, negative ones from the end."""

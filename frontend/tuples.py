@@ -8,7 +8,8 @@ that those see shapes written out:
   the display at each use, ``idx[0]`` by its element and ``len(idx)`` by its length; the
   assignment goes.  That is exact when nothing the elements read can change between the
   assignment and a use, so the elements may read only names never assigned, loop variables of
-  the loops around the assignment and names assigned once before it (no array elements), and
+  the loops around the assignment and names assigned once before it (array elements only of a
+  named array where no statement writes into an array: ``cols = [X[:, 0], X[:, 0] * X[:, 1]]``), and
   the uses must follow the assignment inside the block that holds it.  Any other tuple local is
   refused where it breaks a rule.
 - **List shapes.** ``np.empty([n, m])`` (and ``np.zeros``, ``np.ones``, ``np.full``) is
@@ -92,6 +93,32 @@ def _defined(stmt: ast.AST) -> str | None:
     return None
 
 
+#: methods and numpy functions that write into an array they are given
+_WRITERS = ("at", "sort", "fill", "put", "partition", "resize", "itemset", "setfield", "byteswap", "shuffle",
+            "copyto", "place", "putmask", "fill_diagonal", "put_along_axis")
+
+
+def _writes_arrays(body: list[ast.stmt]) -> bool:
+    """Whether some statement of ``body`` may write into an array: a subscript store (``x[i] =``,
+    ``x[m] += v``), ``out=``, an in-place method or numpy function, a call of a function not
+    inlined.  Where none does, an array element reads the same value everywhere in the kernel."""
+    for node in (n for s in body for n in walk(s)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Call):
+            if any(k.arg == "out" for k in node.keywords):
+                return True
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _WRITERS:
+                return True
+            if isinstance(node.func, ast.Name) and node.func.id not in _PURE_BUILTINS:
+                return True
+    return False
+
+
+_PURE_BUILTINS = frozenset(("len", "range", "min", "max", "abs", "sum", "int", "float", "bool", "complex", "round",
+                            "enumerate", "zip", "reversed", "divmod", "pow", "tuple", "list", "any", "all"))
+
+
 def _stored(node: ast.AST) -> set[str]:
     return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
@@ -105,6 +132,7 @@ class _TupleLocals:
         self.loop_targets = {n for s in body for f in walk(s) if isinstance(f, ast.For) for n in _stored(f.target)}
         self.active: dict[str, ast.expr] = {}
         self.seen: set[str] = set()
+        self.arrays_fixed = not _writes_arrays(body)
 
     def block(self, stmts: list[ast.stmt], loops: frozenset[str]) -> list[ast.stmt]:
         """``stmts`` (inside the loops over ``loops``) with their tuple locals written out."""
@@ -144,7 +172,8 @@ class _TupleLocals:
         """Refuse a tuple whose elements may change between its assignment and a use."""
         for node in walk(value):
             if isinstance(node, ast.Subscript) and not (isinstance(node.value, ast.Attribute)
-                                                        and node.value.attr == "shape"):
+                                                        and node.value.attr == "shape") \
+                    and not (self.arrays_fixed and isinstance(node.value, ast.Name)):
                 raise self.unstable(name, node, ", an array element")
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not self.stable(node.id, loops):
                 raise self.unstable(name, node, "")
