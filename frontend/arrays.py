@@ -3262,6 +3262,41 @@ class Lowering:
         self.same_shape_as_mask(node.slice, lead, mask)
         return base, mask
 
+    def where_reduction(self, node: ast.Call, kind: str, x: View, options: dict[str, ast.expr]) -> View:
+        """``np.sum(x, where=m)`` / ``np.prod``: the reduction of ``np.where(m, x, identity)``
+        (``m`` broadcast to ``x``); ``np.mean(x, where=m)``: NumPy's ``_mean``, that sum in the
+        accumulator dtype (float64 for integers) over ``np.count_nonzero`` of ``m`` broadcast to
+        ``x`` along the same axes, divided in float64 and cast back to float32 for float32 (NaN
+        where nothing is selected, NumPy's 0/0)."""
+        options = dict(options)
+        m = self.value(options.pop("where"))
+        if m.vtype.dtype != "bool" or m.rank > x.rank or "dtype" in options or "initial" in options \
+                or x.vtype.is_complex or x.vtype.weak:
+            raise self.error(node, f"np.{kind}(where=) is supported with a boolean array where= (of at most the "
+                             "array's axes), real arrays, and no dtype= or initial=", "reduction")
+        if kind == "mean" and (x.vtype.is_int or x.vtype.dtype == "bool"):
+            x = self.elementwise(lambda v: ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64",
+                                                                  ast.Load()), [v], []), [x], VType("float64", False))
+        identity = scalar(ast.Constant(1 if kind == "prod" else 0), WEAK_INT)
+        chosen = self.combine(node, [m, x, identity], lambda c, a, b: ast.IfExp(c, a, b), _unbool(x.vtype))
+        for got, want in zip(chosen.extents, x.extents):
+            if not self.equal_extents(got, want):
+                raise self.error(node, f"np.{kind}(where=) whose where= may have more elements than the array",
+                                 "reduction")
+        total = self.reduction(node, "prod" if kind == "prod" else "sum", chosen, [], options)
+        if kind != "mean":
+            return total
+        ones = scalar(ast.Constant(1), WEAK_INT)
+        zeros = scalar(ast.Constant(0), WEAK_INT)
+        selected = self.combine(node, [m, x, ones, zeros], lambda c, a, b, z: ast.IfExp(c, b, z), VType("int64", False))
+        count = self.reduction(node, "sum", selected, [], options)
+        quotient = self.binop(node, ast.Div(), total, count)
+        if x.vtype.dtype == "float32":
+            return self.elementwise(lambda v: ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float32",
+                                                                     ast.Load()), [v], []), [quotient],
+                                    VType("float32", False))
+        return quotient
+
     def masked_reduction(self, node: ast.Call, kind: str, x: View, mask: View, rest: list[ast.expr]) -> View:
         """``np.sum(x[mask])``, ``x[mask].mean()``, ``np.prod``: the reduction of the selected
         elements, as the reduction of ``np.where(mask, x, identity)`` (the mean divides by the
@@ -4507,13 +4542,16 @@ class Lowering:
         if extra:
             options.setdefault("axis", extra[0])
         allowed = {"axis", "keepdims"} | ({"initial"} if kind not in ("mean", "all", "any") else set()) \
-            | ({"dtype"} if kind in ("sum", "prod", "mean") else set())
+            | ({"dtype"} if kind in ("sum", "prod", "mean") else set()) \
+            | ({"where"} if kind in ("sum", "prod", "mean") else set())
         unknown = set(options) - allowed
         if unknown or len(extra) > 1:
             raise self.error(node, f"np.{kind}() with arguments other than {', '.join(sorted(allowed))}",
                              "reduction")
         if x.rank == 0:
             raise self.error(node, f"np.{kind}() of a scalar", "reduction")
+        if "where" in options:
+            return self.where_reduction(node, kind, x, options)
         if x.vtype.weak and x.vtype.dtype in _DTYPES:  # np.where(c, 1, 0): NumPy's array of int64 (float64, ...)
             cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if x.vtype.dtype == "bool" else x.vtype.dtype,
                                  ast.Load())

@@ -53,6 +53,8 @@ def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with its tuple locals written out, list shapes made tuples and ``np.ndarray``
     allocations made ``np.empty`` (see the module docstring)."""
     stores = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    loads = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    body = _comprehension_locals(rw, body, stores, loads)
     for top in body:
         for stmt in walk(top):
             _shape_display(rw, stmt, stores)
@@ -68,6 +70,48 @@ def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     if defs:
         body = _TupleLocals(rw, {str(_defined(s)) for s in defs}, stores, body).block(body, frozenset())
     return [_Allocations(rw).visit(s) for s in body]
+
+
+def _comprehension_locals(rw: Rewriter, stmts: list[ast.stmt], stores: Counter, loads: Counter) -> list[ast.stmt]:
+    """``vals = [f(i) for i in ...]`` then ``np.array(vals)`` (``np.asarray``) as its one use, in
+    a later statement of the same block: the comprehension written at the use (the lowering's
+    ``np.array`` of a comprehension) where no statement from the binding to the use writes an
+    array or binds a name the comprehension reads, so it reads the same values there."""
+    out: list[ast.stmt] = []
+    for k, stmt in enumerate(stmts):
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, _comprehension_locals(rw, inner, stores, loads))
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.ListComp) and stores[stmt.targets[0].id] == 1
+                and loads[stmt.targets[0].id] == 1):
+            out.append(stmt)
+            continue
+        name, made = stmt.targets[0].id, stmt.value
+        read = {n.id for n in walk(made) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        use = next((j for j in range(k + 1, len(stmts)) if any(
+            isinstance(n, ast.Name) and n.id == name for n in walk(stmts[j]))), None)
+        # a simple statement evaluates the value before it stores; a compound one may store first
+        upto = use if use is not None and isinstance(stmts[use], (ast.Assign, ast.AugAssign, ast.Return, ast.Expr)) \
+            else None if use is None else use + 1
+        if use is None or _writes_arrays(stmts[k + 1:upto]) \
+                or read & {n for s in stmts[k + 1:upto] for n in _stored(s)} \
+                or not _array_of(rw, stmts[use], name, made):
+            out.append(stmt)
+    return out
+
+
+def _array_of(rw: Rewriter, stmt: ast.stmt, name: str, made: ast.ListComp) -> bool:
+    """Whether ``stmt`` reads ``name`` as ``np.array(name)`` / ``np.asarray(name)``; if so, that
+    argument becomes ``made``."""
+    for node in walk(stmt):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("array", "asarray") and module_of(node.func.value, rw.globals) == "np" \
+                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+            node.args[0] = made
+            return True
+    return False
 
 
 def _shape_display(rw: Rewriter, stmt: ast.AST, stores: Counter) -> None:

@@ -118,3 +118,34 @@ def test_sliding_windows_and_open_meshes():
         k(rng.random(2), 3, rng.random((3, 2)))
     with pytest.raises(polyfuse.UnsupportedError, match="read-only view"):
         polyfuse.kernel(window_written, target="python")(np.ones(4))
+
+
+def comprehension_local(x):
+    vals = [x[i] ** 2 for i in range(x.shape[0])]
+    return np.array(vals)
+
+
+def comprehension_then_written(x):
+    vals = [x[i] * 2 for i in range(x.shape[0])]
+    x[0] = 100.0
+    return np.array(vals)
+
+
+def test_a_comprehension_local_is_written_at_its_np_array():
+    _check(comprehension_local, [(np.arange(4.0),), (np.ones(1),)])
+    with pytest.raises(polyfuse.UnsupportedError, match="np.array.. of other than a list of scalars"):
+        polyfuse.kernel(comprehension_then_written, target="python")(np.ones(3))
+
+
+def reductions_where(x, m):
+    return np.sum(x, where=m), np.mean(x, where=m, axis=0), x.sum(axis=1, where=m, keepdims=True), \
+        np.prod(x, where=m[0]), np.mean(x.astype(np.int64), axis=1, where=m)
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
+def test_reductions_with_where():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 4))
+    m = rng.random((3, 4)) < 0.5
+    m[:, 0] = False  # a column with nothing selected: NaN, as NumPy's 0/0
+    _check(reductions_where, [(x, m), (x.astype(np.float32), m)])
