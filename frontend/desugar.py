@@ -199,6 +199,10 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in NUMPY_HELPERS \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._numpy_helper(node, func.attr)
+        if isinstance(func, ast.Attribute) and func.attr == "matrix_power" and isinstance(func.value, ast.Attribute) \
+                and func.value.attr == "linalg" and isinstance(func.value.value, ast.Name) \
+                and func.value.value.id not in self.local and self.rw.globals.get(func.value.value.id) is np:
+            return self._matrix_power(node)
         if isinstance(func, ast.Attribute) and func.attr == "take_along_axis" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._take_along_axis(node)
@@ -226,6 +230,37 @@ class BuiltinHelpers(ast.NodeTransformer):
             self.rw.globals[alias] = helper
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
+
+    def _matrix_power(self, node: ast.Call) -> ast.expr:
+        """``np.linalg.matrix_power(A, n)`` of a named ``A`` and a constant ``1 <= n <= 64`` ->
+        NumPy's products: ``A.copy()``, ``A @ A``, ``(A @ A) @ A``, then its binary decomposition
+        (``z`` squared each bit, ``result @ z`` where the bit is set); other forms are left to be
+        refused."""
+        given = self._given(node, ("a", "n"))
+        a, power = (given or {}).get("a"), (given or {}).get("n")
+        n = int_constant(power) if power is not None else None
+        if not isinstance(a, ast.Name) or n is None or not 1 <= n <= 64:
+            return node
+
+        def product(x: ast.expr, y: ast.expr) -> ast.expr:
+            return self.rw.placed(ast.BinOp(x, ast.MatMult(), y), node)
+
+        def name() -> ast.expr:
+            return self.rw.placed(ast.Name(a.id, ast.Load()), a)
+
+        if n == 1:
+            return self.rw.placed(ast.Call(ast.Attribute(name(), "copy", ast.Load()), [], []), node)
+        if n <= 3:
+            return product(name(), name()) if n == 2 else product(product(name(), name()), name())
+        z: ast.expr | None = None
+        result: ast.expr | None = None
+        while n > 0:
+            z = name() if z is None else product(z, self.rw.copy(z))
+            n, bit = divmod(n, 2)
+            if bit:
+                result = self.rw.copy(z) if result is None else product(result, self.rw.copy(z))
+        assert result is not None
+        return result
 
     def visit_Subscript(self, node: ast.Subscript):
         self.generic_visit(node)

@@ -33,7 +33,6 @@ REFUSED = {
     "qr_solve": "np.linalg.qr() is not supported",
     "eigh_top": "np.linalg.eigh() is not supported",
     "append_loop": "np.append() of an array is not supported",
-    "matrix_power_small": "np.linalg.matrix_power() is not supported",
     "xor_reduce": "np.bitwise_xor.reduce() is not supported",
 }
 CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c) for c in m.CASES]

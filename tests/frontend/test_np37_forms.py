@@ -149,3 +149,13 @@ def test_reductions_with_where():
     m = rng.random((3, 4)) < 0.5
     m[:, 0] = False  # a column with nothing selected: NaN, as NumPy's 0/0
     _check(reductions_where, [(x, m), (x.astype(np.float32), m)])
+
+
+def matrix_powers(A, B):
+    return (np.linalg.matrix_power(A, 1), np.linalg.matrix_power(A, 3), np.linalg.matrix_power(A, 5),
+            np.linalg.matrix_power(B, n=6))
+
+
+def test_matrix_power_of_a_constant_is_numpys_products():
+    rng = np.random.default_rng(5)
+    _check(matrix_powers, [(rng.random((3, 3)), rng.integers(-3, 4, (2, 2)))])
