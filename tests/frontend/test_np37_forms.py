@@ -159,3 +159,13 @@ def matrix_powers(A, B):
 def test_matrix_power_of_a_constant_is_numpys_products():
     rng = np.random.default_rng(5)
     _check(matrix_powers, [(rng.random((3, 3)), rng.integers(-3, 4, (2, 2)))])
+
+
+def conv_windows(X, Wt):
+    win = np.lib.stride_tricks.sliding_window_view(X, Wt.shape[2:], axis=(2, 3))  # n c h w r s
+    return np.einsum("nchwrs,ocrs->nohw", win, Wt), sliding_window_view(X[0, 0], (2, 3)).sum(axis=(2, 3))
+
+
+def test_sliding_windows_over_several_axes_as_a_convolution_writes_them():
+    rng = np.random.default_rng(6)
+    _check(conv_windows, [(rng.random((2, 3, 5, 6)), rng.random((4, 3, 2, 3)))])
