@@ -20,6 +20,13 @@ formulas and loops of the operations ``frontend.arrays`` already has (part of
   unless ``increasing``) ones, each next column the previous one times ``x`` converted to the
   result dtype ``np.promote_types(x.dtype, int)`` (NumPy's ``multiply.accumulate``, so the
   powers are its repeated products, not ``**``).
+- ``np.lib.stride_tricks.sliding_window_view(x, window_shape, axis=None)``: the view NumPy
+  makes, each window size ``w`` (a size, a tuple of them, ``W.shape[2:]``) along its axis (all
+  axes in order for ``axis=None``, else integer constants, one per window): that axis of extent
+  ``n - w + 1`` and a new trailing axis of extent ``w``, element ``[..., i, ..., j]`` =
+  ``x[..., i + j, ...]`` (the convolution's ``sliding_window_view(X, Wt.shape[2:], axis=(2, 3))``);
+  each ``w`` in ``[0, n]`` (assumed and checked per call: NumPy raises ValueError).  NumPy's view
+  is read-only: a name bound to it that some statement writes is refused.
 """
 
 from __future__ import annotations
@@ -34,16 +41,22 @@ from .arrays import (
     _VIEW_CALLS,
     NP_NAME,
     Lowering,
+    Sym,
     View,
     _bool_const,
     _indexer,
+    _int_const,
     _is_none,
+    const,
+    sym_of,
     value_error,
 )
+from .extent_facts import is_affine
 from .source import walk
 from .types import VType
 
-BUILDERS = frozenset(("broadcast_to", "ascontiguousarray", "asfortranarray", "nanargmax", "nanargmin", "vander"))
+BUILDERS = frozenset(("broadcast_to", "ascontiguousarray", "asfortranarray", "nanargmax", "nanargmin", "vander",
+                      "sliding_window_view"))
 _VIEWS = _VIEW_CALLS | {"ravel", "view", "swapaxes", "moveaxis", "diagonal", "squeeze"}
 _SUPPORTED = ("float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
               "bool", "complex64", "complex128")
@@ -53,7 +66,95 @@ def builder_value(lw: Lowering, node: ast.Call, name: str) -> View | None:
     """The value of ``np.<name>(...)`` for a name in BUILDERS (None: a scalar operand, for the
     scalar rules to decide)."""
     return {"broadcast_to": _broadcast_to, "ascontiguousarray": _as_layout, "asfortranarray": _as_layout,
-            "nanargmax": _nan_arg, "nanargmin": _nan_arg, "vander": _vander}[name](lw, node, name)
+            "nanargmax": _nan_arg, "nanargmin": _nan_arg, "vander": _vander,
+            "sliding_window_view": _window}[name](lw, node, name)
+
+
+def names_window_view(node: ast.expr, globals_: dict) -> bool:
+    """Whether ``node`` (a call's function) is ``np.lib.stride_tricks.sliding_window_view`` (by
+    that path, or a name the kernel's globals bind to it)."""
+    path: list[str] = []
+    while isinstance(node, ast.Attribute):
+        path.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in globals_:
+        return False
+    found = globals_[node.id]
+    for attr in reversed(path):
+        found = getattr(found, attr, None)
+    return found is np.lib.stride_tricks.sliding_window_view
+
+
+def _window(lw: Lowering, node: ast.Call, name: str) -> View | None:
+    given = _given(lw, node, name, ("x", "window_shape", "axis"), ("subok", "writeable"))
+    if "window_shape" not in given:
+        raise lw.error(node, "sliding_window_view() needs a window_shape", name)
+    for flag in ("subok", "writeable"):
+        if flag in given and _bool_const(given[flag]) is not False:
+            raise lw.error(given[flag], f"sliding_window_view() with {flag}= other than False", name)
+    x = lw.value(given["x"])
+    windows = _window_sizes(lw, given["window_shape"])
+    axes = _window_axes(given.get("axis"), x.rank, len(windows) if windows is not None else 0)
+    if x.rank == 0 or windows is None or axes is None:
+        raise lw.error(node, "sliding_window_view(x, window_shape, axis=) is supported with a window of integer "
+                       "sizes (a size, a tuple of them or W.shape[k:]) and axis= None (one window per axis) or "
+                       "integer constants, one per window", name)
+    for axis, w in zip(axes, windows):
+        n = x.extents[axis]
+        if not lw.require(f"{w.text} >= 0") or not lw.require(f"{n.text} >= {w.text}"):
+            raise lw.error(given["window_shape"], "sliding_window_view() window: a size of at most the axis' "
+                           "extent (NumPy raises ValueError for a larger one)", name)
+    target = _bound_name(lw, node)
+    written = _written_group(lw, target)
+    if written is not None:
+        raise lw.error(node, f"a write into {written!r}, bound to sliding_window_view() or a view of it: NumPy's "
+                       f"result is a read-only view (the write raises ValueError); bind a copy ({target} = "
+                       "sliding_window_view(...).copy())", name)
+    extents = list(x.extents)
+    for axis, w in zip(axes, windows):
+        extents[axis] = extents[axis] - w + const(1)
+    rank = x.rank
+
+    def element(idx):
+        moved = list(idx[:rank])
+        for k, axis in enumerate(axes):  # the k-th window axis moves along its axis of x
+            moved[axis] = moved[axis] + idx[rank + k]
+        return x.element(tuple(moved))
+
+    lw.changed = True
+    return View(tuple(extents) + tuple(windows), x.vtype, element, x.base)
+
+
+def _window_sizes(lw: Lowering, node: ast.expr) -> list[Sym] | None:
+    """sliding_window_view's window_shape as sizes: one integer expression, a tuple of them or a
+    shape (``W.shape[2:]``), each affine in the sizes (or a size the call computes)."""
+    if isinstance(node, ast.Tuple) or isinstance(node, ast.Attribute) and node.attr == "shape" \
+            or isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+            and node.value.attr == "shape" and isinstance(node.slice, ast.Slice):
+        found = list(lw.shape_of(node))
+    else:
+        value = lw.value(node)
+        if value.rank or not value.vtype.dtype.startswith(("int", "uint")):
+            return None
+        found = [sym_of(node)]
+        if not (found[0].is_const() or is_affine(found[0].node, lw.params)):
+            computed = lw.call_time_size(node)
+            found = [computed] if computed is not None else found
+    ok = all(w.is_const() or is_affine(w.node, lw.params) for w in found)
+    return found if found and ok else None
+
+
+def _window_axes(node: ast.expr | None, rank: int, count: int) -> list[int] | None:
+    """The axes the windows move along: all, in order, for axis=None (a window per axis); one
+    integer constant or a tuple of them, one per window, no repeats."""
+    if node is None or _is_none(node):
+        return list(range(rank)) if count == rank else None
+    items = node.elts if isinstance(node, ast.Tuple) else [node]
+    found = [_int_const(i) for i in items]
+    if len(found) != count or any(a is None or not -rank <= a < rank for a in found):
+        return None
+    axes = [a % rank for a in found if a is not None]
+    return axes if len(set(axes)) == len(axes) else None
 
 
 def _bound_name(lw: Lowering, node: ast.Call) -> str | None:

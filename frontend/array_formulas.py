@@ -278,7 +278,7 @@ def axes_view(lw: Lowering, node: ast.Call, name: str) -> View | None:
     return lw.value(_placed(tree, node))
 
 
-REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside", "nan_to_num"))
+REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside", "nan_to_num", "logspace"))
 
 
 def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
@@ -286,8 +286,18 @@ def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
     expressions they equal (None where an operand is a scalar, for the scalar rules)."""
     names = {"take": ("a", "indices", "axis"), "cross": ("a", "b"), "kron": ("a", "b"),
              "tensordot": ("a", "b", "axes"), "heaviside": ("x1", "x2"),
-             "nan_to_num": ("x", "copy", "nan", "posinf", "neginf")}[name]
+             "nan_to_num": ("x", "copy", "nan", "posinf", "neginf"),
+             "logspace": ("start", "stop", "num", "endpoint", "base")}[name]
     given = _given(lw, node, name, names)
+    if name == "logspace":  # NumPy's: np.power(base, np.linspace(start, stop, num, endpoint))
+        if any(lw.value(given[n]).rank for n in ("start", "stop", "base") if n in given):
+            raise lw.error(node, "np.logspace() of array start, stop or base", "np.logspace")
+        if "stop" not in given:
+            raise lw.error(node, "np.logspace() needs start and stop", "np.logspace")
+        spaced = _np("linspace", copy.deepcopy(given["start"]), copy.deepcopy(given["stop"]),
+                     **{k: copy.deepcopy(given[k]) for k in ("num", "endpoint") if k in given})
+        lw.changed = True
+        return lw.value(_placed(_np("power", copy.deepcopy(given.get("base", ast.Constant(10.0))), spaced), node))
     if name == "nan_to_num":
         a = lw.value(given["x"])
         if a.rank == 0 and a.vtype == UNKNOWN:

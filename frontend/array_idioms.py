@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from .array_builders import BUILDERS, builder_value
+from .array_builders import BUILDERS, builder_value, names_window_view
 from .array_formulas import (
     AXES_VIEWS,
     NAN_REDUCTIONS,
@@ -41,7 +41,8 @@ from .array_formulas import (
 )
 from .array_select import select
 from .array_ufunc_formulas import FORMULAS, formula_value
-from .arrays import NP_NAME, Lowering, View, _bool_const, _int_const, _is_none, const, smin
+from .arrays import NP_NAME, Lowering, Sym, View, _bool_const, _int_const, _is_none, const, smin, sym_of
+from .extent_facts import is_affine
 from .source import walk
 from .types import BOOL
 
@@ -61,7 +62,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
         return axes_view(lw, node, name)
     if module == "np" and name in REWRITTEN:
         return rewritten(lw, node, name)
-    if module == "np" and name in BUILDERS:  # np.broadcast_to, np.vander, ... (frontend/array_builders.py)
+    if module == "np" and name in BUILDERS or name == "sliding_window_view" \
+            and names_window_view(node.func, lw.globals):  # np.broadcast_to, np.vander, ... (frontend/array_builders.py)
         return builder_value(lw, node, name)
     if module == "np" and name == "select":
         return select(lw, node)  # frontend/array_select.py
@@ -169,14 +171,23 @@ def _extended(lw: Lowering, node: ast.Call, operand: ast.expr, x: View, options:
     """``np.diff(x, prepend=p, append=a)`` of a vector and scalars: the difference of
     ``np.concatenate(([p], x, [a]))``, NumPy's own first step (the scalars become int64 or
     float64 arrays there, so ``prepend=0`` of a float32 vector gives float64, as in NumPy)."""
-    ends = [options.pop(k) for k in ("prepend", "append") if k in options]
-    if x.rank != 1 or any(lw.value(e).rank for e in ends):
-        raise lw.error(node, "np.diff() with prepend= or append= other than scalars of a 1-d array", "np.diff")
+    ends = {k: options.pop(k) for k in ("prepend", "append") if k in options}
+    listed = [e for e in ends.values() if isinstance(e, (ast.List, ast.Tuple))]  # [0.0, 0.0]: joined as it is
+    if x.rank != 1 or any(lw.value(e).rank > 1 for e in ends.values() if e not in listed) \
+            or any(isinstance(v, (ast.List, ast.Tuple, ast.Starred)) for e in listed for v in e.elts):
+        raise lw.error(node, "np.diff() with prepend= or append= other than scalars or 1-d arrays of a 1-d array",
+                       "np.diff")
+
+    def piece(end: ast.expr) -> ast.expr:  # a scalar becomes a 1-element array, a 1-d one is joined as it is
+        if end in listed or lw.value(end).rank:
+            return copy.deepcopy(end)
+        return ast.List([copy.deepcopy(end)], ast.Load())
+
     pieces: list[ast.expr] = [copy.deepcopy(operand)]
-    if "prepend" in {kw.arg for kw in node.keywords}:
-        pieces.insert(0, ast.List([copy.deepcopy(ends[0])], ast.Load()))
-    if "append" in {kw.arg for kw in node.keywords}:
-        pieces.append(ast.List([copy.deepcopy(ends[-1])], ast.Load()))
+    if "prepend" in ends:
+        pieces.insert(0, piece(ends["prepend"]))
+    if "append" in ends:
+        pieces.append(piece(ends["append"]))
     joined = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "concatenate", ast.Load()),
                       [ast.Tuple(pieces, ast.Load())], [])
     for part in walk(joined):
@@ -302,25 +313,41 @@ def _pad(lw: Lowering, node: ast.Call, x: View, rest: list[ast.expr]) -> View:
     if len(rest) > 2 or "pad_width" not in given:
         raise lw.error(node, "np.pad(x, pad_width, mode='constant', constant_values=0)", "np.pad")
     mode = given.get("mode", ast.Constant("constant"))
-    if not (isinstance(mode, ast.Constant) and mode.value in ("constant", "edge")):
-        raise lw.error(mode, "np.pad() mode must be 'constant' or 'edge'", "np.pad")
-    widths = _pad_widths(given["pad_width"], x.rank)
+    if not (isinstance(mode, ast.Constant) and mode.value in ("constant", "edge", *_MIRRORED)):
+        raise lw.error(mode, "np.pad() mode must be 'constant', 'edge', 'reflect', 'symmetric' or 'wrap'",
+                       "np.pad")
+    constant_widths = _pad_widths(given["pad_width"], x.rank)
+    widths = [(const(b), const(a)) for b, a in constant_widths] if constant_widths is not None \
+        else _size_widths(lw, given["pad_width"], x.rank)
     if widths is None:
         raise lw.error(given["pad_width"], "np.pad() pad_width must be a non-negative integer constant, a pair of "
-                       "them, or one pair per axis", "np.pad")
+                       "them, or one pair per axis (or one size, or a pair of sizes: integer arguments and "
+                       "expressions of them)", "np.pad")
     fill = given.get("constant_values", ast.Constant(0))
-    if mode.value == "edge" and "constant_values" in given:
-        raise lw.error(fill, "np.pad() constant_values= with mode='edge' (NumPy raises ValueError)", "np.pad")
+    if mode.value != "constant" and "constant_values" in given:
+        raise lw.error(fill, f"np.pad() constant_values= with mode={mode.value!r} (NumPy raises ValueError)",
+                       "np.pad")
+    for axis, pair in enumerate(widths):  # one reflection: NumPy repeats it for wider pads
+        for width in pair:
+            if mode.value in _MIRRORED and not width.is_const(0) and not lw.require(
+                    f"{x.extents[axis].text} >= {(width + const(_MIRRORED[mode.value])).text}"):
+                raise lw.error(given["pad_width"], f"np.pad() mode={mode.value!r} of an axis that may be shorter "
+                               f"than {(width + const(_MIRRORED[mode.value])).text} (the pad mirrors more than once)",
+                               "np.pad")
     if lw.value(fill).rank or lw.value(fill).vtype.is_complex and not x.vtype.is_complex:
         raise lw.error(fill, "np.pad() constant_values must be a real scalar (a number or a scalar value)", "np.pad")
     cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if x.vtype.dtype == "bool" else x.vtype.dtype,
                          ast.Load())
     lw.changed = True
     for axis, (before, after) in enumerate(widths):
-        if before or after:
+        if not (before.is_const(0) and after.is_const(0)):
             x = _pad_axis(x, axis, before, after, mode.value,
                           lambda: ast.copy_location(ast.Call(cast, [copy.deepcopy(fill)], []), node))
     return View(x.extents, x.vtype, x.element)  # a new array, never a view
+
+
+#: np.pad's mirrored modes -> how much longer than the pad width the axis must be for one mirror
+_MIRRORED = {"reflect": 1, "symmetric": 0, "wrap": 0}
 
 
 def _pad_widths(node: ast.expr, rank: int) -> list[tuple[int, int]] | None:
@@ -341,21 +368,47 @@ def _pad_widths(node: ast.expr, rank: int) -> list[tuple[int, int]] | None:
     return flat * rank if len(flat) == 1 else flat
 
 
-def _pad_axis(x: View, axis: int, before: int, after: int, mode: str, fill) -> View:
+def _size_widths(lw: Lowering, node: ast.expr, rank: int) -> list[tuple[Sym, Sym]] | None:
+    """pad_width as sizes: one integer expression of the arguments (``k``, ``w // 2``) or a pair
+    of them, the same for every axis, each proven or assumed non-negative; None otherwise."""
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == 2 else [node]
+    found: list[Sym] = []
+    for item in items:
+        if isinstance(item, (ast.Tuple, ast.List, ast.Starred)):
+            return None
+        value = lw.value(item)
+        if value.rank or not value.vtype.dtype.startswith(("int", "uint")):
+            return None
+        width: Sym | None = sym_of(item)
+        if width is not None and not (width.is_const() or is_affine(width.node, lw.params)):
+            width = lw.call_time_size(item)
+        if width is None or not lw.require(f"{width.text} >= 0"):
+            return None
+        found.append(width)
+    return [(found[0], found[-1])] * rank
+
+
+def _pad_axis(x: View, axis: int, before: Sym, after: Sym, mode: str, fill) -> View:
     n = x.extents[axis]
-    extents = tuple(e + const(before + after) if d == axis else e for d, e in enumerate(x.extents))
+    extents = tuple(e + before + after if d == axis else e for d, e in enumerate(x.extents))
 
     def at(idx, k):
         return x.element(tuple(k if d == axis else i for d, i in enumerate(idx)))
 
     def element(idx):
         k = idx[axis]
-        inside = at(idx, k - const(before))
-        low = ast.Compare(k.node, [ast.Lt()], [ast.Constant(before)])
-        high = ast.Compare(k.node, [ast.GtE()], [(n + const(before)).node])
+        inside = at(idx, k - before)
+        low = ast.Compare(k.node, [ast.Lt()], [before.node])
+        high = ast.Compare(k.node, [ast.GtE()], [(n + before).node])
         if mode == "edge":
             edge_lo, edge_hi = at(idx, const(0)), at(idx, n - const(1))
             return ast.IfExp(low, edge_lo, ast.IfExp(high, edge_hi, inside))
+        if mode in _MIRRORED:  # position p = k - before, mirrored (or wrapped) once into [0, n)
+            p = k - before
+            lo, hi = {"reflect": (const(0) - p, n.scale(2) - const(2) - p),
+                      "symmetric": (const(-1) - p, n.scale(2) - const(1) - p),
+                      "wrap": (p + n, p - n)}[mode]
+            return ast.IfExp(low, at(idx, lo), ast.IfExp(high, at(idx, hi), inside))
         return ast.IfExp(ast.BoolOp(ast.Or(), [low, high]), fill(), inside)
 
     return View(extents, x.vtype, element)

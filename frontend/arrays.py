@@ -3281,6 +3281,41 @@ class Lowering:
         self.same_shape_as_mask(node.slice, lead, mask)
         return base, mask
 
+    def where_reduction(self, node: ast.Call, kind: str, x: View, options: dict[str, ast.expr]) -> View:
+        """``np.sum(x, where=m)`` / ``np.prod``: the reduction of ``np.where(m, x, identity)``
+        (``m`` broadcast to ``x``); ``np.mean(x, where=m)``: NumPy's ``_mean``, that sum in the
+        accumulator dtype (float64 for integers) over ``np.count_nonzero`` of ``m`` broadcast to
+        ``x`` along the same axes, divided in float64 and cast back to float32 for float32 (NaN
+        where nothing is selected, NumPy's 0/0)."""
+        options = dict(options)
+        m = self.value(options.pop("where"))
+        if m.vtype.dtype != "bool" or m.rank > x.rank or "dtype" in options or "initial" in options \
+                or x.vtype.is_complex or x.vtype.weak:
+            raise self.error(node, f"np.{kind}(where=) is supported with a boolean array where= (of at most the "
+                             "array's axes), real arrays, and no dtype= or initial=", "reduction")
+        if kind == "mean" and (x.vtype.is_int or x.vtype.dtype == "bool"):
+            x = self.elementwise(lambda v: ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float64",
+                                                                  ast.Load()), [v], []), [x], VType("float64", False))
+        identity = scalar(ast.Constant(1 if kind == "prod" else 0), WEAK_INT)
+        chosen = self.combine(node, [m, x, identity], lambda c, a, b: ast.IfExp(c, a, b), _unbool(x.vtype))
+        for got, want in zip(chosen.extents, x.extents):
+            if not self.equal_extents(got, want):
+                raise self.error(node, f"np.{kind}(where=) whose where= may have more elements than the array",
+                                 "reduction")
+        total = self.reduction(node, "prod" if kind == "prod" else "sum", chosen, [], options)
+        if kind != "mean":
+            return total
+        ones = scalar(ast.Constant(1), WEAK_INT)
+        zeros = scalar(ast.Constant(0), WEAK_INT)
+        selected = self.combine(node, [m, x, ones, zeros], lambda c, a, b, z: ast.IfExp(c, b, z), VType("int64", False))
+        count = self.reduction(node, "sum", selected, [], options)
+        quotient = self.binop(node, ast.Div(), total, count)
+        if x.vtype.dtype == "float32":
+            return self.elementwise(lambda v: ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "float32",
+                                                                     ast.Load()), [v], []), [quotient],
+                                    VType("float32", False))
+        return quotient
+
     def masked_reduction(self, node: ast.Call, kind: str, x: View, mask: View, rest: list[ast.expr]) -> View:
         """``np.sum(x[mask])``, ``x[mask].mean()``, ``np.prod``: the reduction of the selected
         elements, as the reduction of ``np.where(mask, x, identity)`` (the mean divides by the
@@ -3569,16 +3604,20 @@ class Lowering:
         options = dict(_keywords(self, node))
         if rest:
             options.setdefault("axis", rest[0])
-        if set(options) - {"axis"} or len(rest) > 1:
-            raise self.error(node, f"np.cum{kind}() with arguments other than axis=", "running sum")
+        if len(rest) > 1:
+            options.setdefault("dtype", rest[1])
+        if set(options) - {"axis", "dtype"} or len(rest) > 2:
+            raise self.error(node, f"np.cum{kind}() with arguments other than axis= and dtype=", "running sum")
         if x.rank == 0 or x.vtype.weak:
             raise self.error(node, f"np.cum{kind}() of a scalar or of Python numbers", "running sum")
+        if not _is_none(options.get("dtype")):  # each element converted, then summed in it, as NumPy does
+            x = self.converted_to(node, f"np.cum{kind}()", x, options["dtype"])
         if _is_none(options.get("axis")) and x.rank > 1:
             raise self.error(node, f"np.cum{kind}() of a {x.rank}-d array without axis= (NumPy flattens it; "
                              "polyfuse does not reshape)", "running sum")
         (axis,) = (0,) if _is_none(options.get("axis")) else self.reduced_axes(options["axis"], x.rank)
-        dtype = self.temp_dtype(node, View(x.extents, VType(self.reduced_dtype(node, kind, x, None), False),
-                                           x.element))
+        summed = x.vtype.dtype if not _is_none(options.get("dtype")) else self.reduced_dtype(node, kind, x, None)
+        dtype = self.temp_dtype(node, View(x.extents, VType(summed, False), x.element))
         array = self.fresh("cum")
         self.allocate(array, x.extents, dtype)
         out = leaf(array, x.extents, dtype)
@@ -4522,13 +4561,16 @@ class Lowering:
         if extra:
             options.setdefault("axis", extra[0])
         allowed = {"axis", "keepdims"} | ({"initial"} if kind not in ("mean", "all", "any") else set()) \
-            | ({"dtype"} if kind in ("sum", "prod", "mean") else set())
+            | ({"dtype"} if kind in ("sum", "prod", "mean") else set()) \
+            | ({"where"} if kind in ("sum", "prod", "mean") else set())
         unknown = set(options) - allowed
         if unknown or len(extra) > 1:
             raise self.error(node, f"np.{kind}() with arguments other than {', '.join(sorted(allowed))}",
                              "reduction")
         if x.rank == 0:
             raise self.error(node, f"np.{kind}() of a scalar", "reduction")
+        if "where" in options:
+            return self.where_reduction(node, kind, x, options)
         if x.vtype.weak and x.vtype.dtype in _DTYPES:  # np.where(c, 1, 0): NumPy's array of int64 (float64, ...)
             cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if x.vtype.dtype == "bool" else x.vtype.dtype,
                                  ast.Load())
@@ -4554,13 +4596,7 @@ class Lowering:
             raise self.error(options["dtype"], f"np.{kind}() with dtype {ast.unparse(options['dtype'])!r}",
                              "reduction")
         if wanted is not None:  # dtype=: each element converted to it, and the result of it, as NumPy does
-            cast_to = ast.Attribute(ast.Name(NP_NAME, ast.Load()), wanted, ast.Load())
-            given_element = x.element
-
-            def converted(idx: tuple[Sym, ...]) -> ast.expr:
-                return ast.Call(copy.deepcopy(cast_to), [given_element(idx)], [])
-
-            x = View(x.extents, VType(wanted, False), converted)
+            x = self.converted_to(node, f"np.{kind}()", x, options["dtype"])
         dtype = self.reduced_dtype(node, kind, x, options.get("initial"))
         if wanted is not None:
             dtype = wanted
@@ -4575,6 +4611,20 @@ class Lowering:
         if not keepdims:
             return total
         return View(tuple(const(1) for _ in x.extents), total.vtype, total.element)
+
+    def converted_to(self, node: ast.Call, what: str, x: View, dtype_node: ast.expr) -> View:
+        """``x`` with each element converted to the dtype ``dtype=`` names (a reduction's or a
+        running sum's), refused for other than a numeric dtype."""
+        wanted = self.dtype_given(dtype_node)
+        if wanted not in _DTYPES or wanted == "bool":
+            raise self.error(dtype_node, f"{what} with dtype {ast.unparse(dtype_node)!r}", "reduction")
+        cast_to = ast.Attribute(ast.Name(NP_NAME, ast.Load()), wanted, ast.Load())
+        given_element = x.element
+
+        def converted(idx: tuple[Sym, ...]) -> ast.expr:
+            return ast.Call(copy.deepcopy(cast_to), [given_element(idx)], [])
+
+        return View(x.extents, VType(wanted, False), converted)
 
     def reduced_axes(self, axis_node: ast.expr | None, rank: int) -> tuple[int, ...]:
         """``axis=``: None (all), an integer or a tuple of integers, negative ones from the end."""

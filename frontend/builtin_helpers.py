@@ -489,6 +489,41 @@ def numpy_ufunc_at_each(a, indices, b, op):
             a[i] = np.minimum(a[i], b)
 
 
+def numpy_ufunc_at_pairs(a, rows, cols, b, op):
+    assert rows.shape[0] == cols.shape[0], "shape mismatch: indexing arrays could not be broadcast together"
+    assert b.shape[0] == rows.shape[0], "operands could not be broadcast together (ufunc.at)"
+    for k in range(rows.shape[0]):  # a[rows[k], cols[k]] op= b[k], unbuffered, in index order
+        i = rows[k]
+        j = cols[k]
+        if op == 0:
+            a[i, j] += b[k]
+        elif op == 1:
+            a[i, j] -= b[k]
+        elif op == 2:
+            a[i, j] *= b[k]
+        elif op == 3:
+            a[i, j] = np.maximum(a[i, j], b[k])
+        else:
+            a[i, j] = np.minimum(a[i, j], b[k])
+
+
+def numpy_ufunc_at_pairs_each(a, rows, cols, b, op):
+    assert rows.shape[0] == cols.shape[0], "shape mismatch: indexing arrays could not be broadcast together"
+    for k in range(rows.shape[0]):  # a[rows[k], cols[k]] op= b (a scalar) at each pair
+        i = rows[k]
+        j = cols[k]
+        if op == 0:
+            a[i, j] += b
+        elif op == 1:
+            a[i, j] -= b
+        elif op == 2:
+            a[i, j] *= b
+        elif op == 3:
+            a[i, j] = np.maximum(a[i, j], b)
+        else:
+            a[i, j] = np.minimum(a[i, j], b)
+
+
 def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
     if a == b:
         return True
@@ -510,7 +545,8 @@ NUMPY_HELPERS: dict[str, tuple[Callable | None, Callable]] = {
     "polyval": (numpy_polyval_value, numpy_polyval), "sort": (None, numpy_sort), "median": (None, numpy_median),
     "digitize": (numpy_digitize_value, numpy_digitize),
     "argsort": (None, numpy_argsort), "quantile": (None, numpy_quantile), "percentile": (None, numpy_percentile),
-    "isin": (None, numpy_isin), "corrcoef": (None, numpy_corrcoef), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at)}
+    "isin": (None, numpy_isin), "corrcoef": (None, numpy_corrcoef), "ufunc.at": (numpy_ufunc_at_each, numpy_ufunc_at),
+    "ufunc.at_pairs": (numpy_ufunc_at_pairs_each, numpy_ufunc_at_pairs)}
 #: numpy function name -> its helper along the last axis of a 2-d array (axis=0: of the transpose)
 NUMPY_ROW_HELPERS: dict[str, Callable] = {"sort": numpy_sort_rows, "argsort": numpy_argsort_rows,
                                           "median": numpy_median_rows, "quantile": numpy_quantile_rows,
@@ -519,7 +555,8 @@ NUMPY_ROW_HELPERS: dict[str, Callable] = {"sort": numpy_sort_rows, "argsort": nu
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}
 
 UFUNC_AT = ("np.add.at(a, indices, b) (subtract, multiply, maximum, minimum too) of a 1-d or 2-d array a, a 1-d "
-       "integer array argument indices and b a scalar or an array of a's rank")
+            "integer array argument indices and b a scalar or an array of a's rank; of a 2-d a, indices may be a "
+            "tuple (rows, cols) of two 1-d integer arrays and b a scalar or a 1-d array, one value per pair")
 _TABLES = "xp and fp 1-d arrays of real numbers named by an argument, a local or a one-slice slice of one"
 #: helper -> (the call as the user spells it, what polyfuse supports of it): an error inside an
 #: inlined helper names the user's call and this (frontend/rewrite.py: Helper, polyfuse/errors.py)
@@ -552,6 +589,8 @@ SUPPORTED: dict[str, tuple[str, str]] = {
                          "numbers (not empty) and a float q"),
     "numpy_ufunc_at": ("np.add.at()", UFUNC_AT),
     "numpy_ufunc_at_each": ("np.add.at()", UFUNC_AT),
+    "numpy_ufunc_at_pairs": ("np.add.at()", UFUNC_AT),
+    "numpy_ufunc_at_pairs_each": ("np.add.at()", UFUNC_AT),
     "numpy_quantile_rows": ("np.quantile()", "np.quantile(a, q, axis=) / np.percentile(a, q, axis=) of an array "
                             "of real numbers (not empty), axis=None or of a 2-d array, and a float q"),
     "numpy_percentile_rows": ("np.percentile()", "np.quantile(a, q, axis=) / np.percentile(a, q, axis=) of an "

@@ -221,6 +221,9 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
         if whole is None or not (isinstance(axis, ast.Constant) and type(axis.value) is int):
             return None
         return Shape(whole.rank - 1, True) if -whole.rank <= axis.value < whole.rank else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" \
+            and not node.args and not node.keywords and not is_numpy(node.func.value):
+        return shape_of(rw, node.func.value, is_numpy)  # x.copy(): x's shape
     allocated = _allocation_shape(node, is_numpy)
     if allocated is not None:
         return allocated
@@ -248,6 +251,12 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
         return None if shape_of(rw, reduced, is_numpy) is None else Shape(0, False)  # x.mean(): a scalar
     if isinstance(node, ast.Call) and not node.keywords:
         name = _numpy_name(node, is_numpy)
+        if name == "where" and len(node.args) == 3:  # np.where(c, a, b): broadcast, bool where a and b are
+            chosen = [shape_of(rw, a, is_numpy) for a in node.args]
+            if any(p is None for p in chosen):
+                return None
+            return Shape(max(p.rank for p in chosen if p is not None),
+                         all(p.boolean for p in chosen[1:] if p is not None))
         if name not in _ELEMENTWISE and name not in _PREDICATES:
             return None
         parts = [shape_of(rw, a, is_numpy) for a in node.args]

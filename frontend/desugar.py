@@ -199,6 +199,10 @@ class BuiltinHelpers(ast.NodeTransformer):
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in NUMPY_HELPERS \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._numpy_helper(node, func.attr)
+        if isinstance(func, ast.Attribute) and func.attr == "matrix_power" and isinstance(func.value, ast.Attribute) \
+                and func.value.attr == "linalg" and isinstance(func.value.value, ast.Name) \
+                and func.value.value.id not in self.local and self.rw.globals.get(func.value.value.id) is np:
+            return self._matrix_power(node)
         if isinstance(func, ast.Attribute) and func.attr == "take_along_axis" and isinstance(func.value, ast.Name) \
                 and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np:
             return self._take_along_axis(node)
@@ -226,6 +230,69 @@ class BuiltinHelpers(ast.NodeTransformer):
             self.rw.globals[alias] = helper
         node.func = self.rw.placed(ast.Name(alias, ast.Load()), func)
         return node
+
+    def _matrix_power(self, node: ast.Call) -> ast.expr:
+        """``np.linalg.matrix_power(A, n)`` of a named ``A`` and a constant ``1 <= n <= 64`` ->
+        NumPy's products: ``A.copy()``, ``A @ A``, ``(A @ A) @ A``, then its binary decomposition
+        (``z`` squared each bit, ``result @ z`` where the bit is set); other forms are left to be
+        refused."""
+        given = self._given(node, ("a", "n"))
+        a, power = (given or {}).get("a"), (given or {}).get("n")
+        n = int_constant(power) if power is not None else None
+        if not isinstance(a, ast.Name) or n is None or not 1 <= n <= 64:
+            return node
+
+        def product(x: ast.expr, y: ast.expr) -> ast.expr:
+            return self.rw.placed(ast.BinOp(x, ast.MatMult(), y), node)
+
+        def name() -> ast.expr:
+            return self.rw.placed(ast.Name(a.id, ast.Load()), a)
+
+        if n == 1:
+            return self.rw.placed(ast.Call(ast.Attribute(name(), "copy", ast.Load()), [], []), node)
+        if n <= 3:
+            return product(name(), name()) if n == 2 else product(product(name(), name()), name())
+        z: ast.expr | None = None
+        result: ast.expr | None = None
+        while n > 0:
+            z = name() if z is None else product(z, self.rw.copy(z))
+            n, bit = divmod(n, 2)
+            if bit:
+                result = self.rw.copy(z) if result is None else product(result, self.rw.copy(z))
+        assert result is not None
+        return result
+
+    def visit_Subscript(self, node: ast.Subscript):
+        self.generic_visit(node)
+        index = node.slice
+        if isinstance(index, ast.Call) and isinstance(index.func, ast.Attribute) and index.func.attr == "ix_" \
+                and isinstance(index.func.value, ast.Name) and index.func.value.id not in self.local \
+                and self.rw.globals.get(index.func.value.id) is np:
+            node.slice = self._ix(index)
+        return node
+
+    def _ix(self, node: ast.Call) -> ast.expr:
+        """``A[np.ix_(r, c)]`` -> ``A[r[:, None], c[None, :]]``: NumPy's open mesh, each 1-d
+        integer array along its own axis (a bool array, which np.ix_ turns into positions, and
+        arrays whose dtype is not told here are refused)."""
+        rank = len(node.args)
+        parts: list[ast.expr] = []
+        for k, arg in enumerate(node.args):
+            dtype = self.rw.dtypes.get(arg.id, "") if isinstance(arg, ast.Name) else ""
+            if isinstance(arg, (ast.List, ast.Tuple)) and arg.elts and all(
+                    isinstance(e, ast.Constant) and type(e.value) is int for e in arg.elts):
+                array = ast.Attribute(ast.Name(self._numpy(), ast.Load()), "array", ast.Load())
+                arg = self.rw.placed(ast.Call(array, [ast.List(list(arg.elts), ast.Load())], []), arg)
+            elif not (dtype.startswith(("int", "uint")) and self.rw.ranks.get(arg.id if isinstance(arg, ast.Name)
+                                                                            else "") == 1):
+                raise self.rw.error(arg, "np.ix_() of other than 1-d integer arrays named by arguments (or lists "
+                                    "of integer constants), used as an index: A[np.ix_(rows, cols)]", "np.ix_")
+            items: list[ast.expr] = [ast.Slice(None, None, None) if d == k else ast.Constant(None)
+                                     for d in range(rank)]
+            parts.append(self.rw.placed(ast.Subscript(arg, ast.Tuple(items, ast.Load()), ast.Load()), node))
+        if node.keywords or not parts:
+            raise self.rw.error(node, "np.ix_() with keywords or no arrays", "np.ix_")
+        return self.rw.placed(ast.Tuple(parts, ast.Load()), node)
 
     def _numpy_helper(self, node: ast.Call, name: str) -> ast.expr:
         """``np.interp(x, xp, fp, left=None, right=None)`` and ``np.searchsorted(a, v, side='left')``
@@ -306,6 +373,8 @@ class BuiltinHelpers(ast.NodeTransformer):
         if ufunc not in ops or a is None or indices is None or b is None:
             raise self.rw.error(node, f"np.{ufunc}.at() is not supported; polyfuse supports {UFUNC_AT}", "ufunc.at")
         rank, b_rank = self._array_rank(a), self._array_rank(b)
+        if isinstance(indices, ast.Tuple):
+            return self._ufunc_at_pairs(node, ufunc, a, indices, b)
         index_name = indices.id if isinstance(indices, ast.Name) else ""
         index_dtype = self.rw.dtypes.get(index_name, "")
         if rank not in (1, 2) or b_rank is None or b_rank > rank or not isinstance(a, ast.Name) \
@@ -317,6 +386,24 @@ class BuiltinHelpers(ast.NodeTransformer):
         helper = NUMPY_HELPERS["ufunc.at"][1] if b_rank == rank else NUMPY_HELPERS["ufunc.at"][0]
         assert helper is not None
         return self._helper_call(helper, [a, indices, b, self.rw.placed(ast.Constant(ops.index(ufunc)), node)], node)
+
+    def _ufunc_at_pairs(self, node: ast.Call, ufunc: str, a: ast.expr, indices: ast.Tuple, b: ast.expr) -> ast.expr:
+        """``np.add.at(C, (rows, cols), b)`` of a 2-d ``C`` (a confusion matrix's ``np.add.at(cm,
+        (y_true, y_pred), 1)``) -> ``C[rows[k], cols[k]] op= b`` (or ``b[k]``) in index order."""
+        ops = ("add", "subtract", "multiply", "maximum", "minimum")
+        names = [i.id if isinstance(i, ast.Name) else "" for i in indices.elts]
+        b_rank = self._array_rank(b)
+        if self._array_rank(a) != 2 or not isinstance(a, ast.Name) or len(names) != 2 or b_rank not in (0, 1) \
+                or any(not self.rw.dtypes.get(n, "").startswith(("int", "uint")) or self.rw.ranks.get(n) != 1
+                       for n in names) or b_rank == 1 and not isinstance(b, ast.Name):
+            raise self.rw.error(node, f"np.{ufunc}.at() here is not supported (index arrays other than two 1-d "
+                                f"integer arrays named by arguments or locals, other ranks, an array value that is an "
+                                f"expression); polyfuse supports {UFUNC_AT}", "ufunc.at")
+        helper = NUMPY_HELPERS["ufunc.at_pairs"][b_rank]
+        assert helper is not None
+        rows, cols = indices.elts
+        return self._helper_call(helper, [a, rows, cols, b, self.rw.placed(ast.Constant(ops.index(ufunc)), node)],
+                                 node)
 
     def _take_along_axis(self, node: ast.Call) -> ast.expr:
         """``np.take_along_axis(a, indices, axis)`` of a named 1-d or 2-d ``a`` -> the fancy index

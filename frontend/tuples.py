@@ -8,7 +8,8 @@ that those see shapes written out:
   the display at each use, ``idx[0]`` by its element and ``len(idx)`` by its length; the
   assignment goes.  That is exact when nothing the elements read can change between the
   assignment and a use, so the elements may read only names never assigned, loop variables of
-  the loops around the assignment and names assigned once before it (no array elements), and
+  the loops around the assignment and names assigned once before it (array elements only of a
+  named array where no statement writes into an array: ``cols = [X[:, 0], X[:, 0] * X[:, 1]]``), and
   the uses must follow the assignment inside the block that holds it.  Any other tuple local is
   refused where it breaks a rule.
 - **List shapes.** ``np.empty([n, m])`` (and ``np.zeros``, ``np.ones``, ``np.full``) is
@@ -52,6 +53,8 @@ def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` with its tuple locals written out, list shapes made tuples and ``np.ndarray``
     allocations made ``np.empty`` (see the module docstring)."""
     stores = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    loads = Counter(n.id for s in body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    body = _comprehension_locals(rw, body, stores, loads)
     for top in body:
         for stmt in walk(top):
             _shape_display(rw, stmt, stores)
@@ -67,6 +70,48 @@ def substitute_tuples(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     if defs:
         body = _TupleLocals(rw, {str(_defined(s)) for s in defs}, stores, body).block(body, frozenset())
     return [_Allocations(rw).visit(s) for s in body]
+
+
+def _comprehension_locals(rw: Rewriter, stmts: list[ast.stmt], stores: Counter, loads: Counter) -> list[ast.stmt]:
+    """``vals = [f(i) for i in ...]`` then ``np.array(vals)`` (``np.asarray``) as its one use, in
+    a later statement of the same block: the comprehension written at the use (the lowering's
+    ``np.array`` of a comprehension) where no statement from the binding to the use writes an
+    array or binds a name the comprehension reads, so it reads the same values there."""
+    out: list[ast.stmt] = []
+    for k, stmt in enumerate(stmts):
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, _comprehension_locals(rw, inner, stores, loads))
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.ListComp) and stores[stmt.targets[0].id] == 1
+                and loads[stmt.targets[0].id] == 1):
+            out.append(stmt)
+            continue
+        name, made = stmt.targets[0].id, stmt.value
+        read = {n.id for n in walk(made) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        use = next((j for j in range(k + 1, len(stmts)) if any(
+            isinstance(n, ast.Name) and n.id == name for n in walk(stmts[j]))), None)
+        # a simple statement evaluates the value before it stores; a compound one may store first
+        upto = use if use is not None and isinstance(stmts[use], (ast.Assign, ast.AugAssign, ast.Return, ast.Expr)) \
+            else None if use is None else use + 1
+        if use is None or _writes_arrays(stmts[k + 1:upto]) \
+                or read & {n for s in stmts[k + 1:upto] for n in _stored(s)} \
+                or not _array_of(rw, stmts[use], name, made):
+            out.append(stmt)
+    return out
+
+
+def _array_of(rw: Rewriter, stmt: ast.stmt, name: str, made: ast.ListComp) -> bool:
+    """Whether ``stmt`` reads ``name`` as ``np.array(name)`` / ``np.asarray(name)``; if so, that
+    argument becomes ``made``."""
+    for node in walk(stmt):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("array", "asarray") and module_of(node.func.value, rw.globals) == "np" \
+                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+            node.args[0] = made
+            return True
+    return False
 
 
 def _shape_display(rw: Rewriter, stmt: ast.AST, stores: Counter) -> None:
@@ -92,6 +137,32 @@ def _defined(stmt: ast.AST) -> str | None:
     return None
 
 
+#: methods and numpy functions that write into an array they are given
+_WRITERS = ("at", "sort", "fill", "put", "partition", "resize", "itemset", "setfield", "byteswap", "shuffle",
+            "copyto", "place", "putmask", "fill_diagonal", "put_along_axis")
+
+
+def _writes_arrays(body: list[ast.stmt]) -> bool:
+    """Whether some statement of ``body`` may write into an array: a subscript store (``x[i] =``,
+    ``x[m] += v``), ``out=``, an in-place method or numpy function, a call of a function not
+    inlined.  Where none does, an array element reads the same value everywhere in the kernel."""
+    for node in (n for s in body for n in walk(s)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Call):
+            if any(k.arg == "out" for k in node.keywords):
+                return True
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _WRITERS:
+                return True
+            if isinstance(node.func, ast.Name) and node.func.id not in _PURE_BUILTINS:
+                return True
+    return False
+
+
+_PURE_BUILTINS = frozenset(("len", "range", "min", "max", "abs", "sum", "int", "float", "bool", "complex", "round",
+                            "enumerate", "zip", "reversed", "divmod", "pow", "tuple", "list", "any", "all"))
+
+
 def _stored(node: ast.AST) -> set[str]:
     return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
@@ -105,6 +176,7 @@ class _TupleLocals:
         self.loop_targets = {n for s in body for f in walk(s) if isinstance(f, ast.For) for n in _stored(f.target)}
         self.active: dict[str, ast.expr] = {}
         self.seen: set[str] = set()
+        self.arrays_fixed = not _writes_arrays(body)
 
     def block(self, stmts: list[ast.stmt], loops: frozenset[str]) -> list[ast.stmt]:
         """``stmts`` (inside the loops over ``loops``) with their tuple locals written out."""
@@ -144,7 +216,8 @@ class _TupleLocals:
         """Refuse a tuple whose elements may change between its assignment and a use."""
         for node in walk(value):
             if isinstance(node, ast.Subscript) and not (isinstance(node.value, ast.Attribute)
-                                                        and node.value.attr == "shape"):
+                                                        and node.value.attr == "shape") \
+                    and not (self.arrays_fixed and isinstance(node.value, ast.Name)):
                 raise self.unstable(name, node, ", an array element")
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not self.stable(node.id, loops):
                 raise self.unstable(name, node, "")

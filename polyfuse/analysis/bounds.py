@@ -89,8 +89,10 @@ class BoundsChecker:
                 "array extents they need to be equal differ (NumPy would not broadcast them either; an "
                 "extent the kernel computes that is 1 only at run time is not broadcast: use None or "
                 "keepdims=True), a slice bound that is not a constant is negative or runs past the "
-                "slice it must match, or a name bound to arrays in two branches (or rebound in a loop) "
-                "gets values of different extents, which the compiled kernel keeps in one array")
+                "slice it must match, a name bound to arrays in two branches (or rebound in a loop) "
+                "gets values of different extents, which the compiled kernel keeps in one array, or a "
+                "width the kernel assumes at most an axis' extent is larger (np.pad's 'reflect', "
+                "'symmetric' and 'wrap' mirror once; a sliding_window_view window)")
         for check in self.checks:
             if check.unsafe.holds_for(values, point):
                 raise ArgumentError(self._message(check, point.set, values))

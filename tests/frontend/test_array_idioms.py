@@ -29,7 +29,7 @@ ARGS = (np.arange(5.0), np.ones((3, 4)), 2)
     ("    return np.roll(M, 1)\n", "without axis="),
     ("    return np.roll(x, s * s)\n", "np.roll() shift: an integer constant"),  # s + 1, x.shape[0] // 2: fe36
     ("    return np.diff(x, n=-1)\n", "n < 0"),
-    ("    return np.diff(M, prepend=0.0)\n", "other than scalars of a 1-d array"),
+    ("    return np.diff(M, prepend=0.0)\n", "other than scalars or 1-d arrays of a 1-d array"),
     ("    return np.round(x + 1j)\n", "np.round() of a complex128 array"),
     ("    return np.diff(M, axis=2)\n", "axis 2 is out of bounds"),
     ("    a, b = np.meshgrid(x, x, sparse=True)\n    return a\n", "no sparse="),

@@ -1,0 +1,59 @@
+"""np37's batches (batch_np37, batch_np37b, batch_np37c: npbench programs, preprocessing,
+finance, signal and image code, written before looking at what is supported) against the
+undecorated functions: each kernel compiled once and called on two inputs; the refused ones
+must raise UnsupportedError naming the user's file:line and construct.  The subject is the
+front end, so the kernels run on the python backend in program order (fuse='none': the loop
+program the lowering makes, no scheduler, no LLVM; the first two batches, 87 kernels, in ~23
+CPU-s against ~83 on the cpu target); ``batch_report.py batch_np37`` (``batch_np37b``,
+``batch_np37c``) runs them on the cpu target with the default fusion."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+sys.path.insert(0, str(Path(__file__).parent))
+import batch_np37  # noqa: E402
+import batch_np37b  # noqa: E402
+import batch_np37c  # noqa: E402
+from test_corpus import _copy, assert_same  # noqa: E402
+
+#: kernels polyfuse refuses, with the words of the refusal (the construct, at the user's line)
+REFUSED = {
+    "fft_vectorized": "array 'X' is rebound in a different loop or branch",  # X grows in a while loop
+    "rfft_power": "np.fft.rfft() of an array is not supported",
+    "isclose_all": "np.array_equal() of an array is not supported",
+    "log_geom_spaces": "call to np.geomspace",
+    "qr_solve": "np.linalg.qr() is not supported",
+    "eigh_top": "np.linalg.eigh() is not supported",
+    "append_loop": "np.append() of an array is not supported",
+    "xor_reduce": "np.bitwise_xor.reduce() is not supported",
+}
+CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c) for c in m.CASES]
+
+
+@pytest.mark.parametrize("module, case", CASES, ids=[f"{m}.{c.name}" for m, c in CASES])
+def test_batch_np37_kernel_matches_the_undecorated_function(module, case):
+    kernel = polyfuse.kernel(case.func, target="python", fuse="none")
+    for seed in (0, 1):
+        args = case.make_args(np.random.default_rng(seed))
+        expected_args, actual_args = _copy(args), _copy(args)
+        with np.errstate(all="ignore"):
+            expected = case.func(*expected_args)
+        if case.name in REFUSED:
+            with pytest.raises(polyfuse.UnsupportedError, match=re.escape(REFUSED[case.name])) as err:
+                kernel(*actual_args)
+            assert f"{module}.py:" in str(err.value).splitlines()[0]
+            return
+        with np.errstate(all="ignore"):
+            actual = kernel(*actual_args)
+        assert_same(expected, actual, case, "return value")
+        for k, (e, a) in enumerate(zip(expected_args, actual_args)):
+            if isinstance(e, np.ndarray):
+                assert_same(e, a, case, f"argument {k}")
