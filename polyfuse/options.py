@@ -191,6 +191,19 @@ def row_heads() -> int:
     return int(text)
 
 
+def row_heads_alike() -> bool:
+    """``POLYFUSE_ROW_HEADS_ALIKE``: a row takes its head (``row_heads``) only where every other
+    array its statements access with the stored array's element size starts at the same offset
+    modulo the vector's bytes as the stored one, so that aligning the stores aligns those
+    arrays' loads at the same elements too (backends.cpu.llvm, ``_laid_out_alike``).  Where they
+    lie apart, the head aligned the stores and left every load split, one vector step more per
+    row for nothing: jacobi-2d 0.91-0.94x against no heads, and NumPy's allocator gives two
+    large arrays allocated after a large one was freed offsets 48 bytes apart modulo 64
+    (docs/performance.md, *Row heads where the arrays lie alike*).  Default on; 0 takes the head
+    wherever the stores allow it."""
+    return env_flag("POLYFUSE_ROW_HEADS_ALIKE", True)
+
+
 def one_row_copy() -> bool:
     """``POLYFUSE_ONE_ROW_COPY``: a row with heads (``row_heads``) emits its counted loop and
     tail once, after the head's step where it runs, instead of one copy for each of the head's
