@@ -167,10 +167,11 @@ def carried_loads_enabled() -> bool:
 
 
 #: Rows shorter than this many vectors get no row head (``row_heads``).  The head is one vector
-#: step more per row, which heat-3d's rows of 118 points (15 steps) did not win back where NumPy
-#: places its two arrays alike modulo 4096 bytes, as the suite's are (docs/performance.md,
-#: *Aligned rows*).
-ROW_HEAD_MIN_VECTORS = 20
+#: step more per row; with heads only where the arrays lie alike (``row_heads_alike``) heat-3d's
+#: rows of 118 points (15 steps) won it back, 1.04-1.05x at LARGE, and rows of 78 1.07x where
+#: the arrays lie alike, even where not (docs/performance.md, *Row heads where the arrays lie
+#: alike*; 20 before, when heads also ran where they aligned the stores only).
+ROW_HEAD_MIN_VECTORS = 8
 
 
 def row_heads() -> int:
