@@ -167,10 +167,11 @@ def carried_loads_enabled() -> bool:
 
 
 #: Rows shorter than this many vectors get no row head (``row_heads``).  The head is one vector
-#: step more per row, which heat-3d's rows of 118 points (15 steps) did not win back where NumPy
-#: places its two arrays alike modulo 4096 bytes, as the suite's are (docs/performance.md,
-#: *Aligned rows*).
-ROW_HEAD_MIN_VECTORS = 20
+#: step more per row; with heads only where the arrays lie alike (``row_heads_alike``) heat-3d's
+#: rows of 118 points (15 steps) won it back, 1.04-1.05x at LARGE, and rows of 78 1.07x where
+#: the arrays lie alike, even where not (docs/performance.md, *Row heads where the arrays lie
+#: alike*; 20 before, when heads also ran where they aligned the stores only).
+ROW_HEAD_MIN_VECTORS = 8
 
 
 def row_heads() -> int:
@@ -189,6 +190,19 @@ def row_heads() -> int:
     if not text.isdigit():
         raise ArgumentError(f"POLYFUSE_ROW_HEADS={text!r} is not a number of vectors (or 0, 1)")
     return int(text)
+
+
+def row_heads_alike() -> bool:
+    """``POLYFUSE_ROW_HEADS_ALIKE``: a row takes its head (``row_heads``) only where every other
+    array its statements access with the stored array's element size starts at the same offset
+    modulo the vector's bytes as the stored one, so that aligning the stores aligns those
+    arrays' loads at the same elements too (backends.cpu.llvm, ``_laid_out_alike``).  Where they
+    lie apart, the head aligned the stores and left every load split, one vector step more per
+    row for nothing: jacobi-2d 0.91-0.94x against no heads, and NumPy's allocator gives two
+    large arrays allocated after a large one was freed offsets 48 bytes apart modulo 64
+    (docs/performance.md, *Row heads where the arrays lie alike*).  Default on; 0 takes the head
+    wherever the stores allow it."""
+    return env_flag("POLYFUSE_ROW_HEADS_ALIKE", True)
 
 
 def one_row_copy() -> bool:

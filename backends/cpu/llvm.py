@@ -105,6 +105,7 @@ from polyfuse.options import (
     packed_twins,
     row_alias_checks,
     row_heads,
+    row_heads_alike,
     row_tails,
     stream_store_bytes,
     tiled_lsr,
@@ -1721,7 +1722,22 @@ class KernelCodegen:
         span = min(ALIGNMENT, lanes * size)
         peel = b.lshr(b.and_(b.sub(_i64(0), first), _i64(span - 1)), _i64(size.bit_length() - 1))
         room = b.icmp_signed(">=", b.sub(b.sub(hi, lo), peel), _i64(max(lanes, vectors * lanes)))
-        return b.and_(b.and_(contiguous, whole), b.and_(room, b.icmp_signed("!=", peel, _i64(0)))), peel
+        head = b.and_(b.and_(contiguous, whole), b.and_(room, b.icmp_signed("!=", peel, _i64(0))))
+        return (b.and_(head, self._laid_out_alike(loop, call, size, span)) if row_heads_alike() else head), peel
+
+    def _laid_out_alike(self, loop: For, call: StmtCall, size: int, span: int):
+        """Whether every other array of ``loop``'s statements with ``size``-byte elements starts at
+        the same offset modulo ``span`` bytes as ``call``'s stored array (``row_heads_alike``):
+        then the head that aligns the stores aligns those arrays' loads at the same element."""
+        b = self.builder
+        stored = self.program.statement(call.statement).array
+        origin = b.ptrtoint(self.arrays[stored][0], _I64)
+        alike = ll.Constant(ll.IntType(1), 1)
+        for name in sorted(self._loop_arrays(loop) - {stored}):
+            if self._itemsize(name) == size:
+                apart = b.sub(b.ptrtoint(self.arrays[name][0], _I64), origin)
+                alike = b.and_(alike, b.icmp_signed("==", b.and_(apart, _i64(span - 1)), _i64(0)))
+        return alike
 
     def _streamed(self, loop: For):
         """The statement of ``loop`` whose stores may be non-temporal (streams.py): ``loop`` is an

@@ -110,6 +110,7 @@ def cpu_key() -> str:
         reciprocal_quotients,
         row_alias_checks,
         row_heads,
+        row_heads_alike,
         scale_after_product,
         stream_store_bytes,
         tiled_lsr,
@@ -129,6 +130,7 @@ def cpu_key() -> str:
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "") + (" packed-twins" if packed_twins() else "")
     lsr += "" if tiled_wide() else " tiled-narrow"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
+    lsr += "" if row_heads_alike() or not row_heads() else " heads-apart"
     lsr += "" if one_row_copy() or not row_heads() else " row-copies"
     lsr += "" if carried_loads_enabled() else " no-carried-loads"
     math = f" math-interleave-{math_loop_interleave()}"

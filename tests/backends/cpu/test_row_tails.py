@@ -98,6 +98,7 @@ def _at_offset(values, offset):
 def test_row_heads_give_pythons_bits_at_every_alignment(monkeypatch, func, sizes):
     # rows of at least 2 vectors get a head: a wrong peel would skip or misplace iterations
     monkeypatch.setenv("POLYFUSE_ROW_HEADS", "2")
+    monkeypatch.setenv("POLYFUSE_ROW_HEADS_ALIKE", "0")  # heads where A and B lie apart too
     monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
     monkeypatch.setenv("POLYFUSE_TIME_TILE_FUSED_TILES", "0")  # jacobi-1d's tiles: a row per sweep, with heads
     kernel = polyfuse.kernel(func, cache=False)
@@ -112,6 +113,27 @@ def test_row_heads_give_pythons_bits_at_every_alignment(monkeypatch, func, sizes
             func(tsteps, n, *expected)
             for a, e in zip(ours, expected):
                 np.testing.assert_array_equal(a, e)
+
+
+def test_row_heads_for_arrays_laid_out_alike_give_pythons_bits(monkeypatch):
+    # POLYFUSE_ROW_HEADS_ALIKE (default): heads only where A and B start alike modulo 64 bytes;
+    # the rows with and without heads both run here (offsets alike, then apart)
+    monkeypatch.setenv("POLYFUSE_ROW_HEADS", "2")
+    monkeypatch.setenv("POLYFUSE_VECTOR_BYTES", "64")
+    kernel = polyfuse.kernel(jacobi_2d, cache=False)
+    rng = np.random.default_rng(2)
+    A, B = rng.random((30, 30)), rng.random((30, 30))
+    for a_offset, b_offset in ((3, 3), (5, 5), (3, 6)):
+        ours = (_at_offset(A, a_offset), _at_offset(B, b_offset))
+        expected = (A.copy(), B.copy())
+        kernel(2, 30, *ours)
+        jacobi_2d(2, 30, *expected)
+        for a, e in zip(ours, expected):
+            np.testing.assert_array_equal(a, e)
+    args = (2, 30, np.zeros((30, 30)), np.zeros((30, 30)))
+    alike = kernel.inspect_llvm(*args, optimized=False)
+    monkeypatch.setenv("POLYFUSE_ROW_HEADS_ALIKE", "0")
+    assert polyfuse.kernel(jacobi_2d, cache=False).inspect_llvm(*args, optimized=False) != alike
 
 
 def test_row_heads_are_in_the_code_only_with_the_knob(monkeypatch):
