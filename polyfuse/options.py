@@ -451,6 +451,15 @@ def product_pairs() -> bool:
     return env_flag("POLYFUSE_BLAS_PAIRS", False)
 
 
+def blas_pair_balance() -> bool:
+    """``POLYFUSE_BLAS_PAIR_BALANCE``: a pair of products run at once (``POLYFUSE_BLAS_PAIRS``)
+    gives its two threads equal shares of the two products' measured one-thread time: the faster
+    product whole on one thread after the first rows of the other, the rest of the other on the
+    second thread (backends/cpu/parallel.py ``pair_members``).  Default on; 0: each product whole
+    on its own thread.  Read at each pair's run."""
+    return env_flag("POLYFUSE_BLAS_PAIR_BALANCE", True)
+
+
 def blas_fair_trials() -> bool:
     """``POLYFUSE_BLAS_FAIR_TRIALS``: the BLAS modes' measurement (backends/cpu/parallel.py
     ``BlasTimes``) tries polyfuse's rows before the library's threads, and does not count a run on

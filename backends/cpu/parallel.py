@@ -40,6 +40,7 @@ from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 from polyfuse.options import (
     blas_call_mode,
     blas_fair_trials,
+    blas_pair_balance,
     blas_quick_checks,
     blas_robust_choice,
     blas_spin_seconds,
@@ -141,14 +142,31 @@ def run_pair(kernel, first, second, args: list, values: dict[str, Any]) -> bool:
         if (count <= 1 or (compiled.phase.index, count) in kernel.serial_sizes
                 or not isinstance(times, BlasTimes) or not times.worth_threads):
             return False
-        runs.append((compiled.function, count))
+        runs.append((compiled.function, count, min(times.runs.get("serial") or [0.0])))
+    members = pair_members(runs) if blas_pair_balance() else [[(f, 0, n)] for f, n, _ in runs]
     with blas_on_one_thread():
-        threads.run_team(lambda k: runs[k][0](*args, 0, runs[k][1]), 2, lambda: None)
+        threads.run_team(lambda k: [f(*args, lo, hi) for f, lo, hi in members[k]], 2, lambda: None)
     for compiled in (first, second):
         index = compiled.phase.index
         kernel.blas_modes[index] = "pair"
         kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1  # (on the team)
     return True
+
+
+def pair_members(runs: list[tuple[Callable, int, float]]) -> list[list[tuple[Callable, int, int]]]:
+    """The two members' row ranges for a pair of products given as (function, rows, seconds on one
+    thread): the product measured faster whole on one member, after the first rows of the other,
+    and the rest of the other on the second member, cut where the two members' shares of the
+    measured time are equal (3mm at LARGE: ``E`` 720M multiply-adds, ``F`` 1188M; whole products
+    each on its own thread left one idle for a fifth of the pair).  Both members start on the
+    larger product's rows, so its packed panels are packed while both read them.  Where a time is
+    not known (0), each product whole on its own member, as before."""
+    (f_small, n_small, t_small), (f_big, n_big, t_big) = sorted(runs, key=lambda run: run[2])
+    if t_small <= 0:
+        return [[(f, 0, n)] for f, n, _ in runs]
+    cut = min(n_big, max(0, round(n_big * (t_big - t_small) / (2 * t_big))))
+    first = [(f_big, 0, cut)] if cut else []
+    return [first + [(f_small, 0, n_small)], [(f_big, cut, n_big)]]
 
 
 def _first_blas_times(worth_threads: bool, serial: list[float], workers: int) -> BlasTimes:
