@@ -446,9 +446,11 @@ def product_pairs() -> bool:
     candidate and that share no array (3mm's ``E = A @ B`` and ``F = C @ D``) run at once, one per
     thread on one BLAS thread each, in calls whose products run on polyfuse's rows (the "rows" BLAS
     mode, measured against the others as before: backends/cpu/phases.py ``pair_products``,
-    parallel.py ``run_pair``).  Default off (not yet measured on a quiet machine); read when a
-    kernel is compiled."""
-    return env_flag("POLYFUSE_BLAS_PAIRS", False)
+    parallel.py ``run_pair``), the two threads given equal shares of the pair's measured CPU time
+    (``POLYFUSE_BLAS_PAIR_BALANCE``).  Default on since session 31 (bl37: 3mm's rows at the bench
+    size on the busiest thread's CPU 8-18% below the rows without pairs, at LARGE even; no quiet
+    machine to time walls); 0: each product on the rows alone.  Read when a kernel is compiled."""
+    return env_flag("POLYFUSE_BLAS_PAIRS", True)
 
 
 def blas_pair_balance() -> bool:
