@@ -1154,6 +1154,11 @@ class BlasTimes:
             return min(calls, max(RECHECK_EVERY, math.ceil(wait / (MOMENT_EXPLORE * best))))
         return calls
 
+    def in_trials(self) -> bool:
+        """Whether the next runs are still the modes' trials (each mode in turn, ``BLAS_TRIALS``):
+        the choice measures, and has not chosen yet."""
+        return self.forced == "measure" and self.worth_threads and any(self._on_trial(mode) for mode in self.modes)
+
     def _on_trial(self, mode: str) -> bool:
         runs = self.runs.get(mode, [])
         others = [min(t) for m, t in self.runs.items() if m != mode and t]
