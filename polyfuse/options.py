@@ -340,6 +340,17 @@ def shared_packing() -> bool:
     return env_flag("POLYFUSE_SHARED_PACKING", True)
 
 
+def tile_buffers() -> bool:
+    """``POLYFUSE_TILE_BUFFERS``: the register tiles' packed copies of ``B`` (and the shared
+    copies' tables) are ``malloc``'d through a cache of ``register_gemm.BUFFER_SLOTS`` freed
+    buffers (64 KiB to ``BUFFER_MAX_BYTES`` each, kept for the process) instead of from and back to
+    the C library at every call, where glibc returns them to the system (a 2.4 MB copy is
+    ``mmap``'d or trimmed, and its 600 pages fault in again at the next call).  Read when the tiles
+    are compiled (part of their machine code's disk-cache key); default on, 0: ``malloc`` and
+    ``free`` at every call (backends/cpu/register_gemm.py ``define_buffer_cache``)."""
+    return env_flag("POLYFUSE_TILE_BUFFERS", True)
+
+
 def blas_beta_zero() -> bool:
     """``POLYFUSE_BLAS_BETA_ZERO``: a statement that sets to zero exactly the elements a matrix
     product written as loops then adds to (``tmp[i] = 0.0`` before ``tmp[i] += A[i, j] * x[j]``)
