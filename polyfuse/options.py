@@ -365,6 +365,17 @@ def shared_packing() -> bool:
     return env_flag("POLYFUSE_SHARED_PACKING", True)
 
 
+def tile_buffers() -> bool:
+    """``POLYFUSE_TILE_BUFFERS``: the register tiles' packed copies of ``B`` (and the shared
+    copies' tables) are ``malloc``'d through a cache of ``register_gemm.BUFFER_SLOTS`` freed
+    buffers (64 KiB to ``BUFFER_MAX_BYTES`` each, kept for the process) instead of from and back to
+    the C library at every call, where glibc returns them to the system (a 2.4 MB copy is
+    ``mmap``'d or trimmed, and its 600 pages fault in again at the next call).  Read when the tiles
+    are compiled (part of their machine code's disk-cache key); default on, 0: ``malloc`` and
+    ``free`` at every call (backends/cpu/register_gemm.py ``define_buffer_cache``)."""
+    return env_flag("POLYFUSE_TILE_BUFFERS", True)
+
+
 def blas_beta_zero() -> bool:
     """``POLYFUSE_BLAS_BETA_ZERO``: a statement that sets to zero exactly the elements a matrix
     product written as loops then adds to (``tmp[i] = 0.0`` before ``tmp[i] += A[i, j] * x[j]``)
@@ -471,9 +482,20 @@ def product_pairs() -> bool:
     candidate and that share no array (3mm's ``E = A @ B`` and ``F = C @ D``) run at once, one per
     thread on one BLAS thread each, in calls whose products run on polyfuse's rows (the "rows" BLAS
     mode, measured against the others as before: backends/cpu/phases.py ``pair_products``,
-    parallel.py ``run_pair``).  Default off (not yet measured on a quiet machine); read when a
-    kernel is compiled."""
-    return env_flag("POLYFUSE_BLAS_PAIRS", False)
+    parallel.py ``run_pair``), the two threads given equal shares of the pair's measured CPU time
+    (``POLYFUSE_BLAS_PAIR_BALANCE``).  Default on since session 31 (bl37: 3mm's rows at the bench
+    size on the busiest thread's CPU 8-18% below the rows without pairs, at LARGE even; no quiet
+    machine to time walls); 0: each product on the rows alone.  Read when a kernel is compiled."""
+    return env_flag("POLYFUSE_BLAS_PAIRS", True)
+
+
+def blas_pair_balance() -> bool:
+    """``POLYFUSE_BLAS_PAIR_BALANCE``: a pair of products run at once (``POLYFUSE_BLAS_PAIRS``)
+    gives its two threads equal shares of the two products' measured one-thread time: the faster
+    product whole on one thread after the first rows of the other, the rest of the other on the
+    second thread (backends/cpu/parallel.py ``pair_members``).  Default on; 0: each product whole
+    on its own thread.  Read at each pair's run."""
+    return env_flag("POLYFUSE_BLAS_PAIR_BALANCE", True)
 
 
 def blas_fair_trials() -> bool:

@@ -32,7 +32,7 @@ from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK, GEMM_MIN_WORK
-from polyfuse.options import machine, narrow_gemm, register_gemm, shared_packing
+from polyfuse.options import machine, narrow_gemm, register_gemm, shared_packing, tile_buffers
 from polyfuse.runtime import cache
 from polyfuse.runtime.linalg_library import library, thread_count_functions
 
@@ -176,7 +176,8 @@ def tiles_cache_key() -> str:
     """The disk cache's key of the tiles' machine code: polyfuse's code and tools (``versions``),
     the host CPU (``cpu_key``), the caches the blocks are sized to and the knobs compiled in."""
     text = (f"format={cache.FORMAT} register tiles {tiles.MODULE}\n{cache.versions()}\n{cache.cpu_key()}\n"
-            f"l2={machine().l2} l3={machine().l3} packed={tiles.PACKED} shared={shared_packing()}")
+            f"l2={machine().l2} l3={machine().l3} packed={tiles.PACKED} shared={shared_packing()} "
+            f"buffers={tile_buffers()}")
     return hashlib.sha256(text.encode()).hexdigest()
 
 

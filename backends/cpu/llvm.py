@@ -43,6 +43,7 @@ from polyfuse.backends.cpu.parallel import (
     BARRIER_WORDS,
     CHUNK_COUNTER,
     PARALLEL_LOOPS,
+    BlasTimes,
     RegionTimes,
     blas_record,
     library_calls,
@@ -263,7 +264,9 @@ class LLVMKernel:
     build_seconds: float = 0.0
     # what backends/parallel.py measured: (phase, threads, sizes) -> RegionTimes, for parallel
     # phases (sizes: the trip count) and regions (sizes: the integer arguments); serial_sizes:
-    # (phase, sizes) measured not worth threads (cleared, never replaced: Launch steps hold it)
+    # (phase, sizes) measured not worth threads (cleared, never replaced: Launch steps hold it);
+    # also ("pair row", phase, trip count) -> the least CPU seconds per row of a paired product
+    # (parallel.run_pair)
     phase_times: dict[tuple, Any] = field(default_factory=dict, repr=False)
     region_times: dict[tuple, Any] = field(default_factory=dict, repr=False)
     serial_sizes: set[tuple] = field(default_factory=set, repr=False)
@@ -280,6 +283,14 @@ class LLVMKernel:
     serial_epoch: ctypes.c_int64 = field(default_factory=ctypes.c_int64, repr=False)
     team_frames: Any = field(default=None, repr=False)  # native_team.Frames of the parameters (parallel.py)
     small_code: bool = False  # the engine's target machine uses the small code model (_small_code)
+
+    def in_trials(self) -> bool:
+        """Whether the BLAS modes' measurement (``parallel.BlasTimes``) of the whole calls, or
+        without one of any product, is still in its trials at some sizes called: the next calls
+        run each mode in turn (bench/measure.py ``warm_up`` waits for them to end)."""
+        calls = [times for key, times in self.phase_times.items() if key[0] == "blas call"]
+        sites = calls or [times for key, times in self.phase_times.items() if key[0] == "blas"]
+        return any(isinstance(times, BlasTimes) and times.in_trials() for times in sites)
 
     @functools.cached_property
     def int_positions(self) -> tuple[int, ...]:

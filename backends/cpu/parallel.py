@@ -40,6 +40,7 @@ from polyfuse.backends.cpu.phases import REGION_MIN_SECONDS_PER_BARRIER
 from polyfuse.options import (
     blas_call_mode,
     blas_fair_trials,
+    blas_pair_balance,
     blas_quick_checks,
     blas_robust_choice,
     blas_spin_seconds,
@@ -126,8 +127,10 @@ def run_blas_site(kernel, compiled, args: list, values: dict[str, Any], count: i
 
 def run_pair(kernel, first, second, args: list, values: dict[str, Any]) -> bool:
     """Run two products that share no array (``first.phase.pair``: backends/cpu/phases.py
-    ``pair_products``) at once, each whole on its own thread with NumPy's OpenBLAS on one thread
-    (the register tiles, or ``?gemm`` on the calling thread), where the call runs its products on
+    ``pair_products``) at once on two threads with NumPy's OpenBLAS on one thread (the register
+    tiles, or ``?gemm`` on the calling thread): the first run each product whole on its own
+    thread, later runs cut so that both threads get the same share of the products' CPU time per
+    row measured in those runs (``pair_members``; ``POLYFUSE_BLAS_PAIR_BALANCE``), where the call runs its products on
     polyfuse's rows (``run_call``'s "rows" mode, which the call's measurement then times with the
     pair in it) and both were measured worth threads at these sizes.  False, having run nothing,
     where that does not hold: the caller runs each phase as usual."""
@@ -141,14 +144,45 @@ def run_pair(kernel, first, second, args: list, values: dict[str, Any]) -> bool:
         if (count <= 1 or (compiled.phase.index, count) in kernel.serial_sizes
                 or not isinstance(times, BlasTimes) or not times.worth_threads):
             return False
-        runs.append((compiled.function, count))
+        row = kernel.phase_times.get(("pair row", compiled.phase.index, count))
+        runs.append((compiled, count, 0.0 if row is None or compiled.phase.row_weights else row * count))
+    members = pair_members(runs) if blas_pair_balance() else [[(c, 0, n)] for c, n, _ in runs]
+    spent: list[list[tuple[Any, int, float]]] = [[], []]
+
+    def member(k: int) -> None:
+        for compiled, lo, hi in members[k]:
+            began = time.thread_time()
+            compiled.function(*args, lo, hi)
+            spent[k].append((compiled, hi - lo, time.thread_time() - began))
+
     with blas_on_one_thread():
-        threads.run_team(lambda k: runs[k][0](*args, 0, runs[k][1]), 2, lambda: None)
+        threads.run_team(member, 2, lambda: None)
+    for compiled, rows, seconds in spent[0] + spent[1]:
+        key = ("pair row", compiled.phase.index, runs[0][1] if compiled is first else runs[1][1])
+        if rows > 0:  # (the least CPU time per row seen: other jobs' load only adds to it)
+            kernel.phase_times[key] = min(kernel.phase_times.get(key, math.inf), seconds / rows)
     for compiled in (first, second):
         index = compiled.phase.index
         kernel.blas_modes[index] = "pair"
         kernel.phase_runs[index] = kernel.phase_runs.get(index, 0) + 1  # (on the team)
     return True
+
+
+def pair_members(runs: list[tuple[Any, int, float]]) -> list[list[tuple[Any, int, int]]]:
+    """The two members' row ranges for a pair of products given as (phase, rows, seconds on one
+    thread), as lists of (phase, first row, end row): the product that takes less time whole on
+    one member, after the first rows of the other, and the rest of the other on the second
+    member, cut where both members' shares of the time are equal (3mm at LARGE: ``E`` 720M
+    multiply-adds, ``F`` 1188M; each product whole on its own thread left one idle for two fifths
+    of the pair).  Both members start on the larger product's rows, so that its packed panels
+    are packed while both read them.  Where a time is not known yet (0: ``run_pair`` measures
+    each product's CPU time per row in the pair's runs), each product whole on its own member."""
+    if any(seconds <= 0 for _, _, seconds in runs):
+        return [[(phase, 0, rows)] for phase, rows, _ in runs]
+    (small, n_small, t_small), (big, n_big, t_big) = sorted(runs, key=lambda run: run[2])
+    cut = min(n_big, max(0, round(n_big * (t_big - t_small) / (2 * t_big))))
+    first = [(big, 0, cut)] if cut else []
+    return [first + [(small, 0, n_small)], [(big, cut, n_big)]]
 
 
 def _first_blas_times(worth_threads: bool, serial: list[float], workers: int) -> BlasTimes:
@@ -1119,6 +1153,11 @@ class BlasTimes:
             # the rows uncounted in 28 of 60 calls after 8; 3mm LARGE's calls of 120 ms wait under one call
             return min(calls, max(RECHECK_EVERY, math.ceil(wait / (MOMENT_EXPLORE * best))))
         return calls
+
+    def in_trials(self) -> bool:
+        """Whether the next runs are still the modes' trials (each mode in turn, ``BLAS_TRIALS``):
+        the choice measures, and has not chosen yet."""
+        return self.forced == "measure" and self.worth_threads and any(self._on_trial(mode) for mode in self.modes)
 
     def _on_trial(self, mode: str) -> bool:
         runs = self.runs.get(mode, [])

@@ -115,7 +115,7 @@ def plan_phases(program: LoopProgram) -> tuple[Phase, ...]:
 
 
 def pair_products(program: LoopProgram, phases: tuple[Phase, ...]) -> tuple[Phase, ...]:
-    """With ``POLYFUSE_BLAS_PAIRS=1``: mark each product cut by rows whose library's threads are a
+    """With ``POLYFUSE_BLAS_PAIRS`` (default on): mark each product cut by rows whose library's threads are a
     candidate (``library``) that the next phase, another such product, may run beside
     (``Phase.pair``): neither writes what the other reads or writes (3mm's ``E = A @ B`` and
     ``F = C @ D``; the arguments the kernel writes overlap no other, ``runtime.variant``), their

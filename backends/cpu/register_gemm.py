@@ -46,7 +46,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from polyfuse.hardware import llvm_host, llvm_host_has
-from polyfuse.options import shared_packing
+from polyfuse.options import shared_packing, tile_buffers
 
 LANES = 8  # doubles per vector (AVX-512)
 #: rows of C per register tile: 6 x 4 = 24 vectors of sums (of 32 registers).  Against 4 rows
@@ -82,6 +82,14 @@ TABLE, JOIN, LEAVE = "polyfuse.regtiles.slots", "polyfuse.regtiles.join", "polyf
 _FIELDS = 16  # i64s per slot: users, joinable, B, ldb, cols, depth, buffer, states, joins
 _TABLE_LENGTH = SLOTS * _FIELDS + 8  # the slots, then the lock
 _LIBC = "polyfuse.regtiles.libc."  # malloc, calloc, free, sched_yield (``llvm.add_symbol``)
+#: the C library's own malloc, calloc and free, which the buffer cache calls (``define_buffer_cache``)
+_C = "polyfuse.regtiles.c."
+#: freed buffers the tiles keep for their next calls (``POLYFUSE_TILE_BUFFERS``): two threads' private
+#: copies and a shared one, and one more
+BUFFER_SLOTS = 4
+BUFFER_MIN_BYTES = 1 << 16  # smaller blocks (the panels' states) go back to the C library
+BUFFER_MAX_BYTES = 1 << 25  # larger ones too: at most 4 x 32 MiB kept
+_HEADER = 64  # bytes before each block the cache hands out: its size (keeps the 16-byte alignment)
 _I1, _I8, _I32, _I64 = ll.IntType(1), ll.IntType(8), ll.IntType(32), ll.IntType(64)
 _REAL = ll.DoubleType()
 _VEC = ll.VectorType(_REAL, LANES)
@@ -123,6 +131,7 @@ def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes:
     libc = ctypes.CDLL(None)
     for name in ("malloc", "calloc", "free", "sched_yield"):
         llvm.add_symbol(_LIBC + name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
+        llvm.add_symbol(_C + name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
     known, emitted = objects or (None, None)
     sharing = shared_packing() if shared is None else shared
     if known is not None:  # (MCJIT needs a module that defines the name to load its object)
@@ -143,22 +152,25 @@ def compile_tiles(l2_bytes: int, engines: list, packed: bool = PACKED, l3_bytes:
     engines.append(engine)
     table = engine.get_global_value_address(TABLE) if packed and sharing else 0
     if table:
-        os.register_at_fork(after_in_child=lambda: forget_shared_copies(table))
+        header = _HEADER if tile_buffers() else 0
+        os.register_at_fork(after_in_child=lambda: forget_shared_copies(table, header))
     return engine.get_function_address(REG_GEMM)
 
 
-def forget_shared_copies(table: int) -> None:
+def forget_shared_copies(table: int, header: int = 0) -> None:
     """In a child process just forked: the table of shared copies (at ``table``) emptied and its
     lock freed.  The parent's threads that held copies are not in the child, which could
     otherwise wait forever for a panel one of them was packing, or join a copy packed before the
-    child changed its ``B``; their buffers are freed."""
+    child changed its ``B``; their buffers are freed (``header``: the buffer cache's bytes before
+    each block, ``define_buffer_cache``)."""
     slots = (ctypes.c_int64 * _TABLE_LENGTH).from_address(table)
     free = ctypes.CDLL(None).free
     free.argtypes = [ctypes.c_void_p]
     for slot in range(SLOTS):
         if slots[slot * _FIELDS] > 0:
             for k in (6, 7):
-                free(slots[slot * _FIELDS + k])
+                if slots[slot * _FIELDS + k]:
+                    free(slots[slot * _FIELDS + k] - header)
     ctypes.memset(table, 0, ctypes.sizeof(slots))
 
 
@@ -176,9 +188,84 @@ def define(module: ll.Module, l2_bytes: int, packed: bool = PACKED, l3_bytes: in
 
     if not packed:
         return routine(REG_GEMM, False)
+    if tile_buffers():
+        define_buffer_cache(module)
     unpacked = routine(REG_GEMM + ".unpacked", False)
     unpacked.linkage = "internal"
     return routine(REG_GEMM, True, unpacked)
+
+
+def define_buffer_cache(module: ll.Module) -> None:
+    """The tiles' ``malloc``, ``calloc`` and ``free`` (the names ``_Emitter`` and
+    ``_SharedPacking`` declare) as internal functions of ``module`` over a cache of
+    ``BUFFER_SLOTS`` freed blocks, each taken or put back by one atomic exchange (no lock: a call
+    that finds no slot uses the C library).  Every block carries its size in a ``_HEADER`` before
+    what the caller gets; ``malloc`` takes the first cached block at least as large (a smaller
+    one it finds goes back to the C library) or makes one, ``calloc`` always makes one (zeroed),
+    ``free`` keeps a block of ``BUFFER_MIN_BYTES`` to ``BUFFER_MAX_BYTES`` in a free slot.  Why:
+    glibc gives a freed 2.4 MB block back to the system (``munmap``, or a trimmed heap), so each
+    call's packed copy faulted its pages in again (matmul_bias_relu's rows: docs/performance.md,
+    session 31)."""
+    i8p = _I8.as_pointer()
+    c_malloc = _declare(module, ll.FunctionType(i8p, [_I64]), name=_C + "malloc")
+    c_calloc = _declare(module, ll.FunctionType(i8p, [_I64, _I64]), name=_C + "calloc")
+    c_free = _declare(module, ll.FunctionType(ll.VoidType(), [i8p]), name=_C + "free")
+    slots_type = ll.ArrayType(i8p, BUFFER_SLOTS)
+    slots = ll.GlobalVariable(module, slots_type, name="polyfuse.regtiles.buffers")
+    slots.linkage, slots.initializer = "internal", ll.Constant(slots_type, None)
+    null = ll.Constant(i8p, None)
+
+    def function(name: str, kind: ll.FunctionType) -> tuple[ll.Function, ll.IRBuilder]:
+        made = ll.Function(module, kind, name=_LIBC + name)
+        made.linkage = "internal"
+        return made, ll.IRBuilder(made.append_basic_block("entry"))
+
+    def size_of(b: ll.IRBuilder, block) -> ll.Value:
+        return b.load(b.bitcast(block, _I64.as_pointer()))
+
+    def handed(b: ll.IRBuilder, block, size) -> ll.Value:  # (the header written, the block past it)
+        b.store(size, b.bitcast(block, _I64.as_pointer()))
+        return b.gep(block, [_int(_HEADER)])
+
+    def slot(b: ll.IRBuilder, k: int) -> ll.Value:
+        return b.gep(slots, [ll.Constant(_I32, 0), ll.Constant(_I32, k)])
+
+    malloc, b = function("malloc", ll.FunctionType(i8p, [_I64]))
+    wanted = malloc.args[0]
+    for k in range(BUFFER_SLOTS):
+        block = b.atomic_rmw("xchg", slot(b, k), null, "acq_rel")
+        with b.if_then(b.icmp_unsigned("!=", block, null)):
+            fits = b.icmp_signed(">=", size_of(b, block), wanted)
+            with b.if_else(fits) as (then, otherwise):
+                with then:
+                    b.ret(b.gep(block, [_int(_HEADER)]))
+                with otherwise:
+                    b.call(c_free, [block])
+    block = b.call(c_malloc, [b.add(wanted, _int(_HEADER))])
+    with b.if_then(b.icmp_unsigned("==", block, null)):
+        b.ret(null)
+    b.ret(handed(b, block, wanted))
+
+    calloc, b = function("calloc", ll.FunctionType(i8p, [_I64, _I64]))
+    size = b.mul(calloc.args[0], calloc.args[1])
+    block = b.call(c_calloc, [b.add(size, _int(_HEADER)), _int(1)])
+    with b.if_then(b.icmp_unsigned("==", block, null)):
+        b.ret(null)
+    b.ret(handed(b, block, size))
+
+    free, b = function("free", ll.FunctionType(ll.VoidType(), [i8p]))
+    with b.if_then(b.icmp_unsigned("==", free.args[0], null)):
+        b.ret_void()
+    block = b.gep(free.args[0], [_int(-_HEADER)])
+    size = size_of(b, block)
+    kept = b.and_(b.icmp_signed(">=", size, _int(BUFFER_MIN_BYTES)), b.icmp_signed("<=", size, _int(BUFFER_MAX_BYTES)))
+    with b.if_then(kept):
+        for k in range(BUFFER_SLOTS):
+            pair = b.cmpxchg(slot(b, k), null, block, "acq_rel", "monotonic")
+            with b.if_then(b.extract_value(pair, 1)):
+                b.ret_void()
+    b.call(c_free, [block])
+    b.ret_void()
 
 
 class _Emitter:

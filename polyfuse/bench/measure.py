@@ -119,13 +119,17 @@ def other_threads() -> tuple[float, bool]:
 
 
 def warm_up(fn: Callable[..., Any], args: tuple, calls: int = WARM_CALLS,
-            max_seconds: float = WARM_MAX_SECONDS) -> int:
-    """Call ``fn(*fresh(args))`` ``calls`` times, untimed (see ``WARM_CALLS``), but no call that
+            max_seconds: float = WARM_MAX_SECONDS, trials: Callable[[], bool] | None = None) -> int:
+    """Call ``fn(*fresh(args))`` ``calls`` times, untimed (see ``WARM_CALLS``), and on while
+    ``trials()`` says the kernel's runtime still tries its BLAS modes in turn (the LLVM backend's
+    ``in_trials``: 3mm at LARGE ran its trials until the 9th call, so ``--repeats 3 --min-time 0``
+    timed one run on the rows and the library's first two, never the mode chosen), but no call that
     would end past ``max_seconds`` as long as the one before it took (a kernel of a second or
     more gains nothing measurable from what the calls set up: the first one alone runs); return
     how many ran."""
     began, ran, last = time.perf_counter(), 0, 0.0
-    while ran < calls and time.perf_counter() - began + last < max_seconds:
+    while ((ran < calls or (trials is not None and trials()))
+           and time.perf_counter() - began + last < max_seconds):
         call_args = fresh(args)
         start = time.perf_counter()
         fn(*call_args)
@@ -251,7 +255,8 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
         row.check = "ok" if ok else "MISMATCH"
 
         stage = "timing polyfuse"
-        warm_up(kernel, inputs)
+        trials = getattr(getattr(variant, "backend", None), "in_trials", None)
+        warm_up(kernel, inputs, trials=trials)
         timed: list = []
         best, row.polyfuse_runs = best_time(kernel, inputs, settings.repeats, settings.min_time, last=timed)
         row.polyfuse_ms = best * 1e3
@@ -266,7 +271,7 @@ def bench_kernel(spec: SuiteKernel, settings: BenchSettings) -> BenchRow:
         if threads.get_num_threads() > 1:
             stage = "timing polyfuse on one thread"
             with polyfuse_on(1):
-                warm_up(kernel, inputs)
+                warm_up(kernel, inputs, trials=trials)
                 best, _ = best_time(kernel, inputs, settings.repeats, settings.min_time, last=timed)
             row.polyfuse_1t_ms = best * 1e3
             stage = "check of the last one-thread call"

@@ -271,3 +271,28 @@ def test_warm_up_makes_the_untimed_calls_within_its_budget(monkeypatch):
         clock.sleep(0.02)
 
     assert measure.warm_up(slow, (data,), max_seconds=0.01) == 1  # the first call alone
+
+
+def test_warm_up_waits_for_the_blas_modes_trials(monkeypatch):
+    """With ``trials`` (the LLVM backend's ``in_trials``) the untimed calls go on while the BLAS
+    modes' trials are open, within the budget; a fresh measured ``BlasTimes`` is in its trials
+    until each mode ran, a forced one never."""
+    from polyfuse.backends.cpu.parallel import BLAS_MODES, BlasTimes
+
+    from polyfuse.bench import measure
+    from polyfuse.runtime.native import NATIVE_AFTER
+
+    clock = _FakeClock(spinning=0)
+    monkeypatch.setattr(measure, "time", clock)
+    times = BlasTimes(True, {"serial": [0.01]}, "measure", BLAS_MODES)
+
+    def call(a):
+        clock.sleep(0.001)
+        mode = times.choose()
+        times.record(mode, {"library": 0.002, "rows": 0.003, "serial": 0.01}[mode], clock.wall)
+
+    ran = measure.warm_up(call, (np.zeros(3),), trials=times.in_trials)
+    assert ran > NATIVE_AFTER and not times.in_trials()
+    assert measure.warm_up(call, (np.zeros(3),), max_seconds=0.0, trials=lambda: True) == 0
+    assert not BlasTimes(True, {"serial": [0.01]}, "rows", BLAS_MODES).in_trials()
+    assert not BlasTimes(False, {"serial": [0.01]}, "measure", BLAS_MODES).in_trials()

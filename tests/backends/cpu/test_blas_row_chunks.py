@@ -688,6 +688,27 @@ def test_independent_products_run_at_once(monkeypatch, forced):
     assert backend.blas_modes[0] == "pair"
 
 
+def test_pair_members_share_the_measured_time_evenly():
+    """``parallel.pair_members``: the faster product whole on one member after the first rows of
+    the other, the rest on the second member, cut where both members' shares of the products'
+    one-thread times are equal; with a time unknown, each product whole on its own member."""
+    from polyfuse.backends.cpu.parallel import pair_members
+
+    def first(*args):
+        return None
+
+    def second(*args):
+        return None
+
+    members = pair_members([(first, 20, 1.0), (second, 30, 3.0)])
+    assert members == [[(second, 0, 10), (first, 0, 20)], [(second, 10, 30)]]
+    share = [sum((hi - lo) / n * t for f, lo, hi in m for g, n, t in [(first, 20, 1.0), (second, 30, 3.0)] if f is g)
+             for m in members]
+    assert share == [2.0, 2.0]
+    assert pair_members([(first, 20, 2.0), (second, 30, 2.0)]) == [[(first, 0, 20)], [(second, 0, 30)]]
+    assert pair_members([(first, 20, 0.0), (second, 30, 3.0)]) == [[(first, 0, 20)], [(second, 0, 30)]]
+
+
 def _replay_modes(times, seconds, calls: int, clock: float = 100.0) -> list[str]:
     """Run ``calls`` calls of ``times`` on a fake clock: ``seconds(mode, call)`` a run's time, a
     run on the rows or one BLAS thread within 0.1 s of one on the library's threads 1.5x slower
