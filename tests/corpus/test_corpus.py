@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -61,6 +62,16 @@ def assert_same(expected, actual, case, what: str) -> None:
         np.testing.assert_array_equal(a, e, err_msg=what)
     else:
         np.testing.assert_allclose(a, e, rtol=case.rtol, atol=case.atol, equal_nan=True, err_msg=what)
+
+
+@pytest.fixture(autouse=True)
+def _one_lift_per_program(monkeypatch):
+    """A program's variants (python none, cpu smart and max: consecutive tests) share one lift,
+    scalar check and dependence analysis (``POLYFUSE_LIFT_MEMO``, polyfuse/lift_memo.py): ~30%
+    of their compiles' CPU.  The rest of each compile, and every check, runs as before; at the
+    default isl budgets the reused front half changed no program's loop code.
+    ``POLYFUSE_LIFT_MEMO=0`` in the environment compiles every variant cold."""
+    monkeypatch.setenv("POLYFUSE_LIFT_MEMO", os.environ.get("POLYFUSE_LIFT_MEMO", "1"))
 
 
 @pytest.mark.parametrize("case, target, fuse", CASES)
