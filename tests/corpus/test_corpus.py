@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from pathlib import Path
 
@@ -64,16 +63,7 @@ def assert_same(expected, actual, case, what: str) -> None:
         np.testing.assert_allclose(a, e, rtol=case.rtol, atol=case.atol, equal_nan=True, err_msg=what)
 
 
-@pytest.fixture(autouse=True)
-def _one_lift_per_program(monkeypatch):
-    """A program's variants (python none, cpu smart and max: consecutive tests) share one lift,
-    scalar check and dependence analysis (``POLYFUSE_LIFT_MEMO``, polyfuse/lift_memo.py): ~30%
-    of their compiles' CPU.  The rest of each compile, and every check, runs as before; at the
-    default isl budgets the reused front half changed no program's loop code.
-    ``POLYFUSE_LIFT_MEMO=0`` in the environment compiles every variant cold."""
-    monkeypatch.setenv("POLYFUSE_LIFT_MEMO", os.environ.get("POLYFUSE_LIFT_MEMO", "1"))
-
-
+@pytest.mark.usefixtures("one_lift_per_program")  # the variants of a case are consecutive tests
 @pytest.mark.parametrize("case, target, fuse", CASES)
 def test_corpus_kernel_matches_the_undecorated_function(case, target, fuse):
     kernel = polyfuse.kernel(case.func, target=target, fuse=fuse, verify=True)
