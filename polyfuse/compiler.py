@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from polyfuse import lift_memo
 from polyfuse.analysis.bounds import BoundsChecker
 from polyfuse.analysis.dependences import (
     check_scalars_defined,
@@ -86,21 +87,9 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
 
 def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:
     stages = Stages()
-    # the frontend rejects unsupported code, then builds domains, accesses and program order
-    with FRONTEND_LOCK:
-        scop = stages.run("lift", lift, fn, arguments, blas=options.blas_products())
-    if options.target == "cuda" and scop.returns is not None:
-        raise UnsupportedError("target='cuda' kernels cannot return values yet; write the results into "
-                               "array arguments (or use target='cpu')", scop.returns_span, "return of a value")
-    stages.run("check locals", check_scalars_defined, scop)
-    # optional isl work (exact dependences, every transformation's checks) starts only within the
-    # compile's budget (counted isl work; a wall-clock safety net); past it each keeps its legal
-    # fallback (the verifier is not optional)
-    deadline = stages.outputs["deadline"] = Deadline(compile_seconds(), compile_operations(),
-                                                     DEFAULT_COMPILE_BLOCKS)
-    # dependences decide what every later transformation may do
-    with deadline.active():
-        deps = stages.run("dependences", compute_dependences, scop)
+    # the front half reads the function: lift, scalar check, dependences (or an earlier
+    # variant's, for the same function and signature: they depend on no other option)
+    scop, deps, deadline = _front_half(stages, fn, arguments, options)
     # whether each loop written with prange has independent iterations: a claim about the loops
     # as written, so before products leave them
     if scop.prange_loops:
@@ -195,6 +184,43 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
     stages.run("fusion report", _fusion_report, scop, deps, program, sched)
     stages.outputs["final scop"] = scop  # after contraction: what the runtime allocates and checks
     return stages
+
+
+def _front_half(stages: Stages, fn, arguments: tuple[Argument, ...], options: Options):
+    """``(scop, dependences, deadline)``: the stages that read the function itself, run or taken
+    from an earlier compile of the same function, signature and knobs (polyfuse/lift_memo.py)."""
+    found = lift_memo.lookup(fn, arguments, blas=options.blas_products())
+    kept = lift_memo.find(found) if found is not None else None
+    if kept is not None:
+        _check_target(kept.outputs[0], options)
+        deadline = _deadline()
+        kept.restore(stages, deadline)
+        return stages["lift"], stages["dependences"], deadline
+    # the frontend rejects unsupported code, then builds domains, accesses and program order
+    with FRONTEND_LOCK:
+        scop = stages.run("lift", lift, fn, arguments, blas=options.blas_products())
+    _check_target(scop, options)
+    stages.run("check locals", check_scalars_defined, scop)
+    deadline = stages.outputs["deadline"] = _deadline()
+    # dependences decide what every later transformation may do
+    with deadline.active():
+        deps = stages.run("dependences", compute_dependences, scop)
+    if found is not None:
+        lift_memo.keep(found, stages, deadline)
+    return scop, deps, deadline
+
+
+def _deadline() -> Deadline:
+    """Optional isl work (exact dependences, every transformation's checks) starts only within the
+    compile's budget (counted isl work; a wall-clock safety net); past it each keeps its legal
+    fallback (the verifier is not optional)."""
+    return Deadline(compile_seconds(), compile_operations(), DEFAULT_COMPILE_BLOCKS)
+
+
+def _check_target(scop, options: Options) -> None:
+    if options.target == "cuda" and scop.returns is not None:
+        raise UnsupportedError("target='cuda' kernels cannot return values yet; write the results into "
+                               "array arguments (or use target='cpu')", scop.returns_span, "return of a value")
 
 
 def backend_for(target: str):

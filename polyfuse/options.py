@@ -582,6 +582,14 @@ def compile_seconds() -> float | None:
     return value if value > 0 else None
 
 
+def lift_memo() -> bool:
+    """``POLYFUSE_LIFT_MEMO=1``: a compile of a function already compiled in this process for the
+    same call signature (under other options: another fusion mode or target) reuses that
+    compile's lift, scalar check and dependence analysis (polyfuse/lift_memo.py: the key, and
+    where the result can differ from a cold compile's).  Default off: the test corpus turns it on."""
+    return env_flag("POLYFUSE_LIFT_MEMO", False)
+
+
 def cache_enabled() -> bool:
     """The disk cache, unless ``POLYFUSE_DISABLE_CACHE=1``."""
     return not env_flag("POLYFUSE_DISABLE_CACHE")

@@ -252,6 +252,30 @@ def check_against_python(fn, args, *, target="python", fuse="smart", rtol=1e-9, 
     return k
 
 
+@contextlib.contextmanager
+def lift_reused():
+    """The variants of one program (fusion modes, targets) compiled inside share one lift, scalar
+    check and dependence analysis (``POLYFUSE_LIFT_MEMO``, polyfuse/lift_memo.py): a third of
+    their compiles' CPU.  The rest of each compile, and every check, runs as before; at the
+    default isl budgets the reused front half changed no loop code of the corpus or the suite
+    kernels.  ``POLYFUSE_LIFT_MEMO=0`` in the environment compiles every variant cold."""
+    saved = os.environ.get("POLYFUSE_LIFT_MEMO")
+    os.environ["POLYFUSE_LIFT_MEMO"] = saved if saved is not None else "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["POLYFUSE_LIFT_MEMO"]
+
+
+@pytest.fixture
+def one_lift_per_program():
+    """``lift_reused()`` for one test: a differential module whose variants of a program are
+    consecutive tests."""
+    with lift_reused():
+        yield
+
+
 @pytest.fixture(scope="session")
 def client():
     """The LocalCluster the dask tests share (tests/dask): started once per session, on first use.

@@ -125,6 +125,11 @@ def compile_memo() -> Iterator[None]:
         _active.memo = previous
 
 
+def current_memo() -> dict | None:
+    """The memo of the compile running on this thread (``compile_memo``); None outside one."""
+    return getattr(_active, "memo", None)
+
+
 def per_compile(key: tuple, make: Callable[[], T]) -> T:
     """``make()``, kept for the rest of the compile (``compile_memo``); made anew outside one.
 

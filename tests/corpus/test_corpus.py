@@ -63,6 +63,7 @@ def assert_same(expected, actual, case, what: str) -> None:
         np.testing.assert_allclose(a, e, rtol=case.rtol, atol=case.atol, equal_nan=True, err_msg=what)
 
 
+@pytest.mark.usefixtures("one_lift_per_program")  # the variants of a case are consecutive tests
 @pytest.mark.parametrize("case, target, fuse", CASES)
 def test_corpus_kernel_matches_the_undecorated_function(case, target, fuse):
     kernel = polyfuse.kernel(case.func, target=target, fuse=fuse, verify=True)

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import FUSES, HAS_CPU, assert_same_arrays, copy_args, define
+from conftest import FUSES, HAS_CPU, assert_same_arrays, copy_args, define, lift_reused
 from hypothesis import given, note, reject, settings
 from hypothesis import strategies as st
 from numpy_program_gen import numpy_programs
@@ -31,16 +31,17 @@ def differential(prog, target: str, sizes, seed: int, views: bool = False) -> No
             reject()  # the plain function itself fails on these values; nothing to compare
         cases.append((n, args, expected))
     rtol, atol = prog.tolerance
-    for fuse in FUSES:
-        k = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
-        for n, args, expected in cases:
-            actual = copy_keeping_layout(args)
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                k(*actual)
-            note(f"fuse={fuse} n={n}")
-            assert_same_arrays(expected, actual, rtol=rtol, atol=atol,
-                               names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
+    with lift_reused():  # one lift of the program for its three fusion modes
+        for fuse in FUSES:
+            k = polyfuse.kernel(fn, target=target, fuse=fuse, verify=True)
+            for n, args, expected in cases:
+                actual = copy_keeping_layout(args)
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    k(*actual)
+                note(f"fuse={fuse} n={n}")
+                assert_same_arrays(expected, actual, rtol=rtol, atol=atol,
+                                   names=["n", "alpha"] + [a.name for a in prog.arg_arrays])
 
 
 @settings(max_examples=11, **COMMON)
@@ -96,7 +97,7 @@ def test_random_numpy_programs(prog, n, seed):
     fn = define(prog.source, "kern")
     args = prog.make_args(np.random.default_rng(seed), n, views=True)
     expected = copy_args(args)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
+    with np.errstate(all="ignore"), warnings.catch_warnings(), lift_reused():  # one lift, two targets
         warnings.simplefilter("ignore")
         returned = fn(*expected)
         for target in ("python", "cpu") if HAS_CPU else ("python",):

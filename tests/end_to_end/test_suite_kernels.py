@@ -38,6 +38,7 @@ def _cases():
                 yield pytest.param(name, fuse, value, marks=marks, id=f"{name}-{fuse}-{value}")
 
 
+@pytest.mark.usefixtures("one_lift_per_program")  # a kernel's variants are consecutive tests
 @pytest.mark.parametrize("name, fuse, target", list(_cases()))
 def test_suite_kernel_matches_python(name, fuse, target):
     sk = suite.KERNELS[name]
