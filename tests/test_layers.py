@@ -33,6 +33,7 @@ LAYERS = {
     "polyfuse.runtime": 7,
     "polyfuse.backends": 8,
     "polyfuse.explain": 9,
+    "polyfuse.lift_memo": 9.5,  # a compile's front half kept for its next variant (tests), below the compiler
     "polyfuse.compiler": 10,
     "polyfuse.dask": 10.5,  # kernels on Dask arrays: the Scop and dependences, below the Kernel that calls it
     "polyfuse.kernel": 11,
