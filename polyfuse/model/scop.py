@@ -28,6 +28,33 @@ def isl_name(name: str) -> str:
     return name + "_" if name in ISL_RESERVED else name
 
 
+def isl_affine_text(expr: ir.Expr) -> str | None:
+    """``expr`` in isl's syntax where it is an affine integer expression (integer names and
+    constants, ``+``, ``-``, negation, ``*`` by a constant, ``//`` by a positive constant, ``min``,
+    ``max``), else None: the one reading for the passes that ask isl about loop-AST expressions
+    (None means the question is not asked, never a wrong answer)."""
+    if isinstance(expr, ir.Const):
+        return str(expr.value) if type(expr.value) is int else None
+    if isinstance(expr, ir.Var):
+        return isl_name(expr.name) if np.dtype(expr.dtype).kind in "iu" else None
+    if isinstance(expr, ir.Unary) and expr.op == "neg":
+        inner = isl_affine_text(expr.operand)
+        return None if inner is None else f"(-{inner})"
+    if not isinstance(expr, ir.BinOp) or expr.op not in ("+", "-", "*", "//", "min", "max"):
+        return None
+    lhs, rhs = isl_affine_text(expr.lhs), isl_affine_text(expr.rhs)
+    if lhs is None or rhs is None:
+        return None
+    if expr.op in ("min", "max"):
+        return f"{expr.op}({lhs}, {rhs})"
+    if expr.op == "*" and not (isinstance(expr.lhs, ir.Const) or isinstance(expr.rhs, ir.Const)):
+        return None
+    if expr.op == "//":
+        divisor = expr.rhs.value if isinstance(expr.rhs, ir.Const) else None
+        return f"floor(({lhs}) / {rhs})" if type(divisor) is int and divisor > 0 else None
+    return f"({lhs} {expr.op} {rhs})"
+
+
 def shape_param(array: str, axis: int) -> str:
     """The isl parameter standing for ``array.shape[axis]``."""
     return f"{array}__shape{axis}"

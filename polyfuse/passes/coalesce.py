@@ -37,7 +37,7 @@ from polyfuse.model.loop_ast import (
     calls_only,
     exclusive_bound,
 )
-from polyfuse.model.scop import isl_name
+from polyfuse.model.scop import isl_affine_text, isl_name
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def _same_extent(extent: ir.Expr, trips: ir.Expr, known: isl.Set) -> bool:
     ``a.shape[0]``)."""
     if extent == trips:
         return True
-    a, b = _isl_text(extent), _isl_text(trips)
+    a, b = isl_affine_text(extent), isl_affine_text(trips)
     if a is None or b is None:
         return False
     space = known.get_space()
@@ -168,23 +168,6 @@ def _same_extent(extent: ir.Expr, trips: ir.Expr, known: isl.Set) -> bool:
     except isl.Error:  # a form isl does not read: not proven equal
         return False
 
-
-def _isl_text(expr: ir.Expr) -> str | None:
-    """An integer expression of parameters in isl syntax (None outside ``+ - * max min``)."""
-    if isinstance(expr, ir.Var):
-        return expr.name
-    if isinstance(expr, ir.Const) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
-        return str(expr.value)
-    if isinstance(expr, ir.BinOp) and expr.op in ("+", "-", "*", "max", "min"):
-        lhs, rhs = _isl_text(expr.lhs), _isl_text(expr.rhs)
-        if lhs is None or rhs is None:
-            return None
-        if expr.op in ("max", "min"):
-            return f"{expr.op}({lhs}, {rhs})"
-        if expr.op == "*" and not (isinstance(expr.lhs, ir.Const) or isinstance(expr.rhs, ir.Const)):
-            return None  # not affine
-        return f"({lhs}) {expr.op} ({rhs})"
-    return None
 
 
 def _product(factors: list[ir.Expr]) -> ir.Expr:

@@ -84,7 +84,7 @@ from polyfuse.model.loop_ast import (
     nodes,
     statements_in,
 )
-from polyfuse.model.scop import ArrayInfo, Scop, Statement, isl_name
+from polyfuse.model.scop import ArrayInfo, Scop, Statement, isl_affine_text, isl_name
 from polyfuse.passes.astgen import ITERATOR_PREFIX, build_loop_program, loop_ast_from_isl
 
 _CHECKED_DTYPES = frozenset({"float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32",
@@ -489,7 +489,7 @@ def _iterators_agree(scop: Scop, loop: For, prefix: isl.UnionMap, depth: int) ->
     loops = outer + [t for t in used if t not in outer]
     params = f"[{', '.join(scop.params)}]"
     for call in calls:
-        texts = [_isl_text(a) for a in call.args]
+        texts = [isl_affine_text(a) for a in call.args]
         args = [a for a in texts if a is not None]
         if len(args) != len(texts):
             return False
@@ -501,22 +501,6 @@ def _iterators_agree(scop: Scop, loop: For, prefix: isl.UnionMap, depth: int) ->
             return False
     return True
 
-
-def _isl_text(expr: ir.Expr) -> str | None:
-    """An integer loop-AST expression in isl's syntax (None: not one this check reads)."""
-    if isinstance(expr, ir.Var):
-        return expr.name
-    if isinstance(expr, ir.Const) and isinstance(expr.value, int):
-        return str(expr.value)
-    if isinstance(expr, ir.Unary) and expr.op == "neg":
-        inner = _isl_text(expr.operand)
-        return None if inner is None else f"(-{inner})"
-    if isinstance(expr, ir.BinOp) and expr.op in ("+", "-", "*", "//"):
-        lhs, rhs = _isl_text(expr.lhs), _isl_text(expr.rhs)
-        if lhs is None or rhs is None or (expr.op == "//" and not isinstance(expr.rhs, ir.Const)):
-            return None
-        return f"floor(({lhs})/{rhs})" if expr.op == "//" else f"({lhs} {expr.op} {rhs})"
-    return None
 
 
 def _shared_writers(scop: Scop, names: list[str], others: isl.UnionMap, temporaries: set[str]) -> isl.UnionSet:

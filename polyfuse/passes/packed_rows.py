@@ -82,7 +82,7 @@ from polyfuse.model.loop_ast import (
     calls_with_loops,
     exclusive_bound,
 )
-from polyfuse.model.scop import ArrayInfo, Statement, isl_name
+from polyfuse.model.scop import ArrayInfo, Statement, isl_affine_text, isl_name
 
 #: at most this many rows at once (statement copies: compile time)
 MAX_ROWS = 64
@@ -398,13 +398,13 @@ def _panel_only(around: tuple[For, ...], j: For, others: ir.Expr | None) -> bool
     j_hi = exclusive_bound(j)
     if j_hi is None:
         return False
-    last, most = _isl_affine(j_hi), _isl_affine(others)
+    last, most = isl_affine_text(j_hi), isl_affine_text(others)
     if last is None or most is None:
         return False
     constraints, names = [f"{last} - 1 > {most}"], set()
     for loop in around:
         hi = exclusive_bound(loop)
-        lo, hi_text = _isl_affine(loop.init), None if hi is None else _isl_affine(hi)
+        lo, hi_text = isl_affine_text(loop.init), None if hi is None else isl_affine_text(hi)
         if loop.step > 0 and lo is not None and hi_text is not None:
             constraints.append(f"{lo} <= {isl_name(loop.iterator)} < {hi_text}")
     for e in (j_hi, others, *(x for loop in around for x in (loop.init, loop.cond))):
@@ -416,26 +416,6 @@ def _panel_only(around: tuple[For, ...], j: For, others: ir.Expr | None) -> bool
     except isl.Error:
         return False
 
-
-def _isl_affine(e: ir.Expr) -> str | None:
-    """``e`` in isl's syntax when it is an affine integer expression (min, max and floor division
-    by a positive constant allowed), else None."""
-    if isinstance(e, ir.Const):
-        return str(e.value) if type(e.value) is int else None
-    if isinstance(e, ir.Var):
-        return isl_name(e.name) if e.dtype == ir.INT else None
-    if not isinstance(e, ir.BinOp) or e.op not in ("+", "-", "*", "//", "min", "max"):
-        return None
-    lhs, rhs = _isl_affine(e.lhs), _isl_affine(e.rhs)
-    if lhs is None or rhs is None:
-        return None
-    if e.op in ("min", "max"):
-        return f"{e.op}({lhs}, {rhs})"
-    if e.op == "*" and not (isinstance(e.lhs, ir.Const) or isinstance(e.rhs, ir.Const)):
-        return None
-    if e.op == "//":
-        return f"floor(({lhs}) / {rhs})" if isinstance(e.rhs, ir.Const) and type(e.rhs.value) is int and e.rhs.value > 0 else None
-    return f"({lhs} {e.op} {rhs})"
 
 
 def _substitute_node(node: Node, var: str, value: ir.Expr) -> Node:
