@@ -511,11 +511,15 @@ class Gen:
         of it or a bounded float that NumPy's store truncates."""
         if self.mode != "int-float" or not target.dtype.startswith("int"):
             return value
+        # round(np.float64(..), 6) first: a float that libm and NumPy's SIMD loops give 1 ulp apart (both
+        # within docs/subset.md's 2 ulp) would otherwise truncate to two ints (seed 31019: np.tanh
+        # at 19.06 is 1.0 in NumPy, 0.9999999999999999 in libm; * 50.0 stored 49 against 50)
+        value = f"round(np.float64({value}), 6)"
         form = self.draw(st.sampled_from(["int", "trunc", "floordiv"]))
         if form == "int":
             return f"int({value})"
         if form == "trunc":
-            return f"np.tanh({value}) * 50.0"
+            return f"round(np.float64(np.tanh({value}) * 50.0), 6)"
         return f"int({value}) // {self.draw(st.sampled_from(['3', '-2', '(1 + abs(int(' + value + ')) % 5)']))}"
 
     def cond(self, scope: list[Var]) -> str:
@@ -661,7 +665,7 @@ class Gen:
     def wild_forms(self, a: str, b: str) -> list[str]:
         """Integer division and modulo of negatives by run-time divisors, bitwise operators, and
         (int-float mode) ints and floats in one expression."""
-        ia, ib = (a, b) if self.is_int else (f"int({a})", f"int({b})")
+        ia, ib = (a, b) if self.is_int else (f"int(round(np.float64({a}), 6))", f"int(round(np.float64({b}), 6))")  # see stored()
         forms = [f"({ia} // (1 + abs({ib}) % 4))", f"({ia} % -(1 + abs({ib}) % 3))",
                  f"(-{ia} // 3)", f"((-{ia}) % 4)", f"({ia} & 7)", f"({ia} | {ib})", f"({ia} ^ -3)",
                  f"(abs({ia}) >> 1)", f"({ia} // -1)"]
