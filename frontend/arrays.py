@@ -1201,9 +1201,13 @@ class Lowering:
         if isinstance(stmt, ast.AugAssign):
             assert isinstance(stmt, ast.AugAssign)
             value = self.binop(stmt, stmt.op, view, value)
-            if view.vtype.is_int and value.vtype.is_float:
+            if view.vtype.is_int and value.vtype.is_float and view.rank:
                 raise self.error(stmt, f"in-place {OPERATORS[type(stmt.op)]}= of a float value into integer "
                                  f"array {self.shown(view.base)}; NumPy refuses this cast", "in-place cast")
+            if view.vtype.is_int and value.vtype.is_float:
+                # one element (M[i] += 0.5): Python reads it, adds, and stores the float back, which
+                # NumPy's element store truncates, as for M[i] = M[i] + 0.5; only arrays refuse the cast
+                self.changed = True
             if type(stmt.op) in BITWISE and view.rank and UNKNOWN not in (view.vtype, value.vtype) \
                     and not np.can_cast(value.vtype.dtype, view.vtype.dtype, "same_kind"):
                 raise self.error(stmt, f"in-place {BITWISE[type(stmt.op)]}= gives {value.vtype.dtype}, which NumPy "

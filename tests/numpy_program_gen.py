@@ -15,6 +15,12 @@ ones: ``v[I] = ...``, ``w[J] += ...``, ``X[J, I[:R]] = ...``, ``v[I] = v[I] * 2`
 views ``v[1:][J]``, ``v[::-1][I - C]``), take ``a if c else b`` of arrays, ``x ** 0.5`` and
 ``np.nan_to_num``.
 
+With ``wild`` (cp37; ``cpu_campaign.py --style numpy-wild``; implies ``extra``) also boolean-mask
+stores and reductions (``X[X > c] = ...``, ``v[v < 0] *= -1``, ``np.sum(X[Y > 0])``), steps of -2 and
+-3 (``v[::-3]``, ``X[::-2, 1::2]``), ``np.clip``, ``np.minimum``, ``//`` and ``%`` by arrays of
+negatives (``X // (np.abs(Y) + 1)``, ``X % -(np.abs(Y) + 1)``) and ``.astype`` between int64 and the
+float dtype.
+
 ``dtype`` is float64, float32 or int64 for all arrays; int64 programs avoid ``/`` and the float
 ufuncs.  Values stay moderate (no overflow in the plain function for float programs).
 """
@@ -56,9 +62,10 @@ class NumpyProgram:
 
 
 class NumpyGen:
-    def __init__(self, draw, extra: bool = False) -> None:
+    def __init__(self, draw, extra: bool = False, wild: bool = False) -> None:
         self.draw = draw
-        self.extra = extra
+        self.wild = wild
+        self.extra = extra or wild
         self.indexed = False  # the program reads the index arrays I and J (defined first)
         self.dtype = draw(st.sampled_from(["float64"] * 3 + ["float32", "int64"]))
         self.is_int = self.dtype == "int64"
@@ -91,6 +98,12 @@ class NumpyGen:
             forms += [("pow-half", f"(np.abs({a}) ** 0.5)"), ("nan-to-num", f"np.nan_to_num({a} / {b})")]
         if self.extra and kind != "s":
             forms.append(("ifexp", f"({a} if alpha > 0.5 else {b})"))
+        if self.wild:
+            forms += [("clip", f"np.clip({a}, -2, 3)"), ("minimum", f"np.minimum({a}, {b})"),
+                      ("floordiv-arr", f"({a} // (np.abs({b}) + 1))"), ("mod-neg-arr", f"({a} % -(np.abs({b}) + 1))")]
+            if kind != "s":
+                cast = "np.int64" if not self.is_int else "np.float64"
+                forms.append(("astype", f"({a}).astype({cast}).astype(np.{self.dtype})"))
         return self.pick(forms)
 
     def leaf(self, kind: str, depth: int) -> str:
@@ -104,6 +117,9 @@ class NumpyGen:
         elif kind == "row":
             options += [("arg", "v"), ("rev", "v[::-1]"), ("row-of", "X[0]"), ("row-of", "Y[-1, :]"),
                         ("col-of", "S[:, 1]")]
+            if self.wild:
+                options += [("rev-step", "np.concatenate((v[::-3], v[::-3], v[::-3]))[:" + COLS + "]"),
+                            ("masked-row", "np.where(v > 0, v, -v)")]
             if self.extra:
                 options += [("gather", "v[I]"), ("gather-rev-neg", f"v[::-1][I - ({COLS})]"),
                             ("gather-pair", "S[I, I[::-1]]")]
@@ -135,6 +151,9 @@ class NumpyGen:
         elif kind == "col":
             forms = [("sum-1", f"np.sum({m}, axis=1)"), ("min-1", f"{m}.min(axis=1)"),
                      ("matvec", f"({m} @ {self.expr('row', depth - 1)})")]
+        elif self.wild and self.draw(st.booleans()):
+            forms = [("mask-sum", f"np.sum(X[Y > {self.expr('s', 0)}])"), ("mask-count", "len(v[v > 0])"),
+                     ("step-sum", "X[::-2, 1::2].sum()")]
         else:
             forms = [("sum", f"{m}.sum()"), ("max", f"np.max({self.expr('row', depth - 1)})"),
                      ("dot", f"np.dot({self.expr('col', depth - 1)}, {self.expr('col', depth - 1)})"),
@@ -144,7 +163,18 @@ class NumpyGen:
     # ---- statements ------------------------------------------------------------------------------
     def statement(self) -> list[str]:
         kind = self.draw(st.sampled_from(["local", "local", "slice", "overlap", "inplace", "square"]
-                                         + ["indexed"] * 2 * self.extra))
+                                         + ["indexed"] * 2 * self.extra + ["masked"] * 2 * self.wild))
+        if kind == "masked":
+            c = self.expr("s", 0)
+            return [self.pick([
+                ("mask-store", f"    X[X > {c}] = {c}"),
+                ("mask-store-other", f"    Y[X < 0] = {self.expr('s', 1)}"),
+                ("mask-aug", "    v[v < 0] *= -1"),
+                ("mask-aug-rows", f"    w[w > {c}] -= 1"),
+                ("mask-where", f"    X[:] = np.where(Y > X, {self.expr('M', 1)}, X)"),
+                ("step-store", f"    v[::-3] = {self.expr('row', 1)}[::-3]"),
+                ("step-store-2d", f"    X[::-2, 1::2] = ({self.expr('M', 1)})[::-2, 1::2]"),
+            ])]
         if kind == "indexed":
             ops = ["+=", "-="] + ([] if self.is_int else ["*=", "**="])
             op = self.draw(st.sampled_from(ops))
@@ -205,5 +235,5 @@ class NumpyGen:
 
 
 @st.composite
-def numpy_programs(draw, extra: bool = False) -> NumpyProgram:
-    return NumpyGen(draw, extra).program()
+def numpy_programs(draw, extra: bool = False, wild: bool = False) -> NumpyProgram:
+    return NumpyGen(draw, extra, wild).program()

@@ -23,6 +23,14 @@ as numpy's), searches that leave a loop by ``break`` and ``while`` loops (loops 
 running maxima updated under a data-dependent ``if`` (``if A[i] > m: m = A[i]``), and subscripts
 from the index such a search found.  ``Program.make_args(..., views=True)`` passes every array as
 a non-contiguous view (a transpose, a reversal, a strided slice of a larger array).
+
+``programs(wild=True)`` (implies ``extra``; cp37, the campaign's ``--style wild``) adds forms none
+of the above draws: an ``int-float`` mode whose arrays are int64, int32, float64 and float32 in one
+program (float values stored into int arrays through ``int(...)`` or NumPy's truncating store,
+int reads in float arithmetic), ``//`` and ``%`` of negatives by divisors read at run time,
+bitwise ``& | ^ >>`` of ints, a bool mask argument ``K`` (``if K[i]:``, ``a if K[i] else b``,
+``K[i] = x > y``), ``continue`` under a condition, and ``while`` loops that step a counter by 1-3.
+The derandomized tests never pass ``wild``, so their programs stay as they were.
 """
 
 from __future__ import annotations
@@ -59,6 +67,7 @@ class Program:
     arrays: list[Array]
     features: set[str] = field(default_factory=set)
     wide: bool = False  # integer values over the dtype's whole range (extra mode)
+    mask: bool = False  # wild mode: a last argument K, a bool array of n + PAD elements
 
     @property
     def arg_arrays(self) -> list[Array]:
@@ -70,6 +79,9 @@ class Program:
             shape = (n + PAD,) * a.rank
             args.append(as_view(rng, self.values(rng, a.dtype, shape)) if views else
                         self.values(rng, a.dtype, shape))
+        if self.mask:
+            mask = rng.random(n + PAD) < 0.5
+            args.append(as_view(rng, mask) if views else mask)
         return tuple(args)
 
     def values(self, rng: np.random.Generator, dtype: str, shape: tuple) -> np.ndarray:
@@ -154,14 +166,17 @@ def blend(x, w):
 
 
 class Gen:
-    def __init__(self, draw, numba_style: bool = False, extra: bool = False) -> None:
+    def __init__(self, draw, numba_style: bool = False, extra: bool = False, wild: bool = False) -> None:
         self.draw = draw
-        self.extra = extra
-        self.numba_style = numba_style or extra
+        self.wild = wild
+        self.extra = extra or wild
+        self.numba_style = numba_style or self.extra
         self.n_text = "n"  # how loop bounds spell n (numba style: from shapes and size locals)
         self.indirect = False  # inside a run-time subscript (no nesting)
         modes = ["f64"] * 6 + ["f32", "mixed", "i64", "i32"]
         self.mode = draw(st.sampled_from(modes + ["small-int"] * 3 if extra else modes))
+        if wild and draw(st.booleans()):
+            self.mode = "int-float"
         self.features: set[str] = set()
         self.budget = draw(st.integers(3, 7))  # statements left to generate (isl time grows fast)
         self.arrays: list[Array] = []
@@ -175,6 +190,7 @@ class Gen:
             self.arrays.append(Array("T", 1, self.dtype(), draw(st.sampled_from(["empty", "zeros"]))))
         if draw(st.integers(0, 3)) == 0:
             self.arrays.append(Array("U", 2, self.dtype(), draw(st.sampled_from(["empty", "zeros"]))))
+        self.mask = wild and draw(st.booleans())  # a bool argument K: conditions and stores only
 
     # ---- types -------------------------------------------------------------------------------
     @property
@@ -186,6 +202,8 @@ class Gen:
             return self.draw(st.sampled_from(["int8", "int16", "int32"]))
         if self.mode == "mixed":
             return self.draw(st.sampled_from(["float64", "float32"]))
+        if self.mode == "int-float":
+            return self.draw(st.sampled_from(["float64", "int64", "int32", "float32", "float64"]))
         return {"f64": "float64", "f32": "float32", "i64": "int64", "i32": "int64"}[self.mode] \
             if self.mode != "i32" else self.draw(st.sampled_from(["int32", "int64"]))
 
@@ -194,7 +212,7 @@ class Gen:
 
     # ---- program -------------------------------------------------------------------------------
     def program(self) -> Program:
-        args = ["n", "alpha"] + [a.name for a in self.arrays if a.kind == "arg"]
+        args = ["n", "alpha"] + [a.name for a in self.arrays if a.kind == "arg"] + (["K"] if self.mask else [])
         lines = [f"def kern({', '.join(args)}):"]
         if self.numba_style:
             lines = HELPERS["int" if self.is_int else "float"].strip("\n").splitlines() + ["", ""] + lines
@@ -226,7 +244,7 @@ class Gen:
         if self.draw(st.integers(0, 4)) == 0:
             lines.append("    return")
         return Program("\n".join(lines) + "\n", self.mode, self.arrays, self.features,
-                       wide=self.extra and self.is_int)
+                       wide=self.extra and self.is_int, mask=self.mask)
 
     def size_lines(self) -> list[str]:
         """How this program gets n back from the shapes, as numba users write sizes."""
@@ -325,6 +343,8 @@ class Gen:
                 kinds.append("data-if")
             if self.extra:
                 kinds += ["search", "running-max"]
+            if self.wild:
+                kinds += ["continue", "while-step"] + (["mask"] if self.mask else [])
             kind = self.draw(st.sampled_from(kinds))
             if kind == "assign":
                 lines += self.assign(depth, scope, defined)
@@ -338,6 +358,12 @@ class Gen:
                 lines += self.search(depth, scope, defined)
             elif kind == "running-max":
                 lines += self.running_max(depth, scope, defined)
+            elif kind == "continue":
+                lines += self.continue_block(depth, scope, defined)
+            elif kind == "while-step":
+                lines += self.while_step(depth, scope, defined)
+            elif kind == "mask":
+                lines += self.mask_block(depth, scope, defined)
             else:
                 lines += self.reduction(depth, scope, max_depth, defined)
         return lines or [f"{'    ' * depth}pass"]
@@ -442,6 +468,60 @@ class Gen:
         index = ", ".join(["at"] + [self.subscript(scope) for _ in range(target.rank - 1)])
         return lines + [f"{pad}{target.name}[{index}] = m"]
 
+    def continue_block(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        """``for v in range(...): if <cond>: continue`` then a statement (wild mode)."""
+        self.features.add("continue")
+        pad, inner = "    " * depth, "    " * (depth + 1)
+        var = LOOP_VARS[len(scope)]
+        inner_scope = scope + [Var(var, 0)]
+        test = self.cond(inner_scope) if self.draw(st.booleans()) else \
+            f"{self.leaf(inner_scope, set())} {self.draw(st.sampled_from(['>', '<=']))} {self.const()}"
+        lines = [f"{pad}for {var} in range({self.n_text}):", f"{inner}if {test}:", f"{inner}    continue"]
+        return lines + self.assign(depth + 1, inner_scope, set(defined))
+
+    def while_step(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        """``w = lo; while w < hi: ...; w += step`` (a loop kept as written; wild mode)."""
+        self.features.add("while-step")
+        pad, inner = "    " * depth, "    " * (depth + 1)
+        lo, step = self.draw(st.integers(0, 2)), self.draw(st.integers(1, 3))
+        var = LOOP_VARS[len(scope)]
+        lines = [f"{pad}{var} = {lo}", f"{pad}while {var} < {self.n_text}:"]
+        lines += self.assign(depth + 1, scope + [Var(var, 0)], set(defined))
+        return lines + [f"{inner}{var} += {step}"]
+
+    def mask_block(self, depth: int, scope: list[Var], defined: set[str]) -> list[str]:
+        """The bool argument K: a condition, a select, or a store of a comparison (wild mode)."""
+        self.features.add("mask")
+        pad = "    " * depth
+        sub = self.subscript(scope)
+        form = self.draw(st.sampled_from(["if", "select", "store"]))
+        if form == "if":
+            return [f"{pad}if {'not ' if self.draw(st.booleans()) else ''}K[{sub}]:"] + \
+                self.assign(depth + 1, scope, set(defined))
+        if form == "store":
+            a, b = self.expr(scope, defined, 1), self.expr(scope, defined, 1)
+            return [f"{pad}K[{sub}] = {a} {self.draw(st.sampled_from(['>', '<=', '!=']))} {b}"]
+        target = self.draw(st.sampled_from(self.arrays))
+        a, b = self.expr(scope, defined, 1), self.expr(scope, defined, 1)
+        value = self.stored(target, f"({a} if K[{sub}] else {b})")
+        return [f"{pad}{target.name}[{self.index(target.rank, scope)}] = {value}"]
+
+    def stored(self, target: Array, value: str) -> str:
+        """``value`` as stored into ``target``: in int-float mode an int array gets ``int(...)``
+        of it or a bounded float that NumPy's store truncates."""
+        if self.mode != "int-float" or not target.dtype.startswith("int"):
+            return value
+        # round(np.float64(..), 6) first: a float that libm and NumPy's SIMD loops give 1 ulp apart (both
+        # within docs/subset.md's 2 ulp) would otherwise truncate to two ints (seed 31019: np.tanh
+        # at 19.06 is 1.0 in NumPy, 0.9999999999999999 in libm; * 50.0 stored 49 against 50)
+        value = f"round(np.float64({value}), 6)"
+        form = self.draw(st.sampled_from(["int", "trunc", "floordiv"]))
+        if form == "int":
+            return f"int({value})"
+        if form == "trunc":
+            return f"round(np.float64(np.tanh({value}) * 50.0), 6)"
+        return f"int({value}) // {self.draw(st.sampled_from(['3', '-2', '(1 + abs(int(' + value + ')) % 5)']))}"
+
     def cond(self, scope: list[Var]) -> str:
         v = self.draw(st.sampled_from(scope))
         u = self.draw(st.sampled_from(scope))
@@ -476,13 +556,16 @@ class Gen:
         if must_read is not None:
             value = f"{must_read} + {value}" if self.draw(st.booleans()) else must_read
         ops = ["=", "=", "=", "+=", "-="]
-        if not self.is_int:
+        int_target = self.mode == "int-float" and target.dtype.startswith("int")
+        if not self.is_int and not int_target:
             ops += ["*=", "/="]
         op = self.draw(st.sampled_from(ops))
         if op == "*=":
             value = f"0.5 + 0.25 * np.tanh({value})"
         elif op == "/=":
             value = f"(1.5 + abs({value}))"
+        elif int_target:
+            value = self.stored(target, value)
         if op != "=":
             self.features.add(f"aug{op}")
         return [f"{pad}{ref} {op} {value}"]
@@ -571,15 +654,29 @@ class Gen:
                      f"alpha * {a}"]
         if self.numba_style:
             forms += [f"soft_step({a}, {b})", f"blend({a}, {b})"]
+        if self.wild:
+            forms += self.wild_forms(a, b)
         chosen = self.draw(st.sampled_from(forms))
         if chosen.startswith(("soft_step", "blend")):
             self.features.add("helper-call")
         return chosen
 
 
+    def wild_forms(self, a: str, b: str) -> list[str]:
+        """Integer division and modulo of negatives by run-time divisors, bitwise operators, and
+        (int-float mode) ints and floats in one expression."""
+        ia, ib = (a, b) if self.is_int else (f"int(round(np.float64({a}), 6))", f"int(round(np.float64({b}), 6))")  # see stored()
+        forms = [f"({ia} // (1 + abs({ib}) % 4))", f"({ia} % -(1 + abs({ib}) % 3))",
+                 f"(-{ia} // 3)", f"((-{ia}) % 4)", f"({ia} & 7)", f"({ia} | {ib})", f"({ia} ^ -3)",
+                 f"(abs({ia}) >> 1)", f"({ia} // -1)"]
+        if not self.is_int:
+            forms += [f"(float({ia}) + {b})", f"({a} * (({ib}) % 3))", f"({ia} / (1 + abs({ib})))"]
+        return forms
+
+
 @st.composite
-def programs(draw, numba_style: bool = False, extra: bool = False) -> Program:
-    return Gen(draw, numba_style, extra).program()
+def programs(draw, numba_style: bool = False, extra: bool = False, wild: bool = False) -> Program:
+    return Gen(draw, numba_style, extra, wild).program()
 
 
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,

@@ -280,10 +280,23 @@ def _outputs(name: str, scop: Scop, values: dict[str, Any], dasks: tuple[str, ..
         if array not in dasks:
             raise ArgumentError(f"{name} writes {array!r}: on dask arrays every array "
                                 "it writes must be a dask array (its new value is returned)")
+    _not_passed_twice(name, written, values, dasks)
     returned = returned_values(scop)
     scalars = {r.name: r for r in returned if r.how == "scalar"}.values()  # ``return s, s``: one reduction
     reductions = tuple(reduction_of(scop, r, reassociate=reassociate) for r in scalars)
     return written, reductions, tuple(r.name for r in returned if r.how == "array")
+
+
+def _not_passed_twice(name: str, written: tuple[str, ...], values: dict[str, Any], dasks: tuple[str, ...]) -> None:
+    """One dask array object passed for two arguments, one of them written, is refused as numpy
+    arguments that share memory are: the kernel on numpy arrays would read its own writes
+    through the other name, while each block here reads the values the call was given.  Two
+    objects are two values, even of one name (``from_array`` names equal contents alike)."""
+    for array in written:
+        other = next((o for o in dasks if o != array and values[o] is values[array]), None)
+        if other is not None:
+            raise ArgumentError(f"arguments {other!r} and {array!r} of {name} are the same dask array and {array!r} "
+                                f"is written by the kernel; pass separate arrays (e.g. {array}.map_blocks(np.copy))")
 
 
 def returned_values(scop: Scop) -> list[Returned]:

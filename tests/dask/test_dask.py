@@ -216,6 +216,18 @@ def test_carried_dependence_is_refused_and_named(chunks):
     np.testing.assert_array_equal(got, np.arange(1, 31))
 
 
+def test_one_dask_array_for_a_written_and_another_argument_is_refused():
+    """``blur(d, d)`` on numpy arrays reads its own writes through ``A`` (numpy arguments that
+    share memory are refused); on dask each block read the values it was given, a silent
+    different answer (cp37); a separate copy of the values runs as the function on copies."""
+    x = np.arange(10.0)
+    d = da.from_array(x, chunks=(3, 3, 4))
+    with pytest.raises(polyfuse.ArgumentError, match="'A' and 'B' of blur are the same dask array"):
+        KERNELS["blur"](d, d)
+    got, = _compute(KERNELS["blur"](d, d.map_blocks(np.copy)), "threads")
+    np.testing.assert_array_equal(got, _reference(blur, x, x)[1])
+
+
 @pytest.mark.parametrize("name, why", [("ramp", "uses the loop index"), ("fixed_window", "do not move")])
 def test_kernels_that_are_not_the_same_on_every_chunk_are_refused(name, why):
     A, B = np.ones(30), np.ones(30)

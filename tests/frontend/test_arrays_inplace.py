@@ -141,3 +141,21 @@ def test_in_place_float_into_an_int_array_is_refused_naming_the_operator():
     k = _kernel_from("def k(a):\n    a //= 2.5\n")
     with pytest.raises(polyfuse.UnsupportedError, match=r"in-place //= of a float value into integer array 'a'"):
         polyfuse.kernel(k, target="python")(np.arange(4))
+
+
+def test_in_place_float_into_one_int_element_truncates_as_python_stores_it():
+    """``M[i, 0] += 0.5`` of an int array is Python's read, add and store of one element, which
+    NumPy's element store truncates (cp37: it was refused as NumPy's array cast, seed 31010 of
+    ``cpu_campaign.py --style wild``); the array form ``M[:] += x`` is still refused."""
+    k = _kernel_from("def k(M, x):\n    for i in range(M.shape[0]):\n        M[i, 0] += x[i] * 1.5\n"
+                     "        M[i, 1] -= x[i] / 3.0\n    M[0, 0] *= 0.5\n")
+    args = (np.arange(-6, 6).reshape(4, 3).astype(np.int32), np.linspace(-3.0, 3.0, 4))
+    expected = args[0].copy()
+    k(expected, args[1])
+    for target in ("python", "cpu"):
+        actual = args[0].copy()
+        polyfuse.kernel(k, target=target, verify=True)(actual, args[1])
+        np.testing.assert_array_equal(actual, expected)
+    whole = _kernel_from("def k(M, x):\n    M[:] += x\n")
+    with pytest.raises(polyfuse.UnsupportedError, match=r"in-place \+= of a float value into integer array 'M'"):
+        polyfuse.kernel(whole, target="python")(np.arange(4), np.ones(4))

@@ -163,8 +163,9 @@ def campaign(seed: int, minutes: float, style: str = "plain", views: bool = Fals
     deadline = time.monotonic() + 60 * minutes
     state = {"round": 0, "example": 0}
 
-    strategy = numpy_programs(extra=style == "numpy-extra") if style.startswith("numpy") else programs(numba_style=style == "numba",
-                                                                   extra=style == "extra")
+    strategy = numpy_programs(extra=style == "numpy-extra", wild=style == "numpy-wild") if style.startswith("numpy") else programs(
+        numba_style=style == "numba", extra=style == "extra", wild=style == "wild")
+    refusals_ok = style.startswith("numpy") or style == "wild"  # counted and listed, not failures
 
     @settings(max_examples=ROUND, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
@@ -194,7 +195,7 @@ def campaign(seed: int, minutes: float, style: str = "plain", views: bool = Fals
                     continue  # --options: the knobs are the cpu target's
                 label = f"{where}: target={target} fuse={fuse}" + "".join(f" {k}={v}" for k, v in drawn.items())
                 problem = check_variant(fn, cases, target, fuse, count, prog.tolerance, tally, label,
-                                        refusals_ok=style.startswith("numpy"), options=drawn)
+                                        refusals_ok=refusals_ok, options=drawn)
                 if problem:
                     tally.failures.append(f"--- {label} (n in {[c[0] for c in cases]}, values seed {values}, "
                                           f"{count} threads): {problem}\n{source}")
@@ -215,12 +216,16 @@ def main(argv=None) -> int:
     parser.add_argument("--minutes", type=float, default=10.0, help="how long to draw new programs")
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000,
                         help="the campaign's seed (default: from the clock); the same seed draws the same programs")
-    parser.add_argument("--style", choices=("plain", "numba", "extra", "numpy", "numpy-extra"), default="plain",
+    parser.add_argument("--style", choices=("plain", "numba", "extra", "wild", "numpy", "numpy-extra", "numpy-wild"), default="plain",
                         help="which programs: the subset's core (plain), numba users' forms (numba: sizes from "
                              "shapes, helpers, data-dependent ifs, run-time subscripts), or numba's plus "
                              "searches with break/while, running maxima and int8/int16/int32 values over the "
-                             "whole range (extra), or NumPy array programs (numpy: tests/numpy_program_gen.py; numpy-extra: "
-                             "with index-array gathers and stores, a if c else b, ** 0.5, np.nan_to_num)")
+                             "whole range (extra), or extra's plus int and float arrays in one program, // and %% of "
+                             "negatives by run-time divisors, bitwise operators, a bool mask argument, continue "
+                             "and stepping while loops (wild; refusals counted, not failures), or NumPy array programs (numpy: tests/numpy_program_gen.py; numpy-extra: "
+                             "with index-array gathers and stores, a if c else b, ** 0.5, np.nan_to_num; numpy-wild: "
+                             "also boolean-mask stores and reductions, steps of -2/-3, np.clip, // and %% by arrays "
+                             "of negatives, astype)")
     parser.add_argument("--views", action="store_true",
                         help="pass every array as a non-contiguous view (transposed, reversed, strided)")
     parser.add_argument("--options", action="store_true",

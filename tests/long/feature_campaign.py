@@ -22,6 +22,10 @@ ran is listed as ``argument_errors``, for review, not as a failure):
     einsum       polyfuse.einsum of random subscripts, layouts, options, out= (against np.einsum)
     spec         polyfuse.spec of random statements (sum/max reductions, biases, relu/exp/abs)
     dask         random stencils on dask arrays of random chunks (threaded scheduler)
+    dask_uneven  dask arrays of uneven chunks (1-11 per block) and float64/float32/int64/int32
+                 values: stencils, reversed loops, elementwise NumPy statements, returned
+                 sum/max/min reductions, time loops; the same dask array passed twice is refused
+                 (cp37)
     pivot        lu/cholesky-like pivot nests, random bounds (k vs k + 1), non-square, float32,
                  POLYFUSE_PIVOT_BLOCK 2..32 (pivot blocks) (fz27)
     stream_overlap  non-temporal stores into arrays the kernel also reads shifted/reversed (fz27)
@@ -1437,8 +1441,119 @@ def dask_main(seed, count):
     return stats["fail"]
 
 
+def _uneven_chunks(r, extent):
+    chunks, left = [], extent
+    while left > 0:
+        chunks.append(min(left, r.choice([1, 2, 3, 4, 7, 11])))
+        left -= chunks[-1]
+    return tuple(chunks)
+
+
+def _dask_uneven_statement(r, s, rank, ind, time):
+    """One statement of dask_uneven_program: its lines and the reduction it returns, if any."""
+    idx = ["i", "j"][:rank]
+    kind = r.choice(["stencil", "stencil", "elem", "reduce", "rev", "np"])
+    tgt = r.choice(["B", "C"])
+    lo, hi = [r.randint(0, 2) for _ in idx], [r.randint(0, 2) for _ in idx]
+    if kind == "np" and not time:
+        f = r.choice(["np.sqrt(np.abs(A))", "np.where(A > 0.5, A, 2.0 * A)", "A * A - 1.0", "np.maximum(A, 0.3)"])
+        return [ind + f"{tgt}[...] = {f}"], None
+    if kind == "reduce" and not time:
+        op = r.choice(["sum", "max", "min"])
+        lines = [ind + f"r{s} = {dict(sum='0.0', max='-1.0', min='2.0')[op]}"]
+        lines += [ind + "    " * d + f"for {x} in range(n{d}):" for d, x in enumerate(idx)]
+        e = f"A[{', '.join(idx)}]"
+        lines.append(ind + "    " * rank + (f"r{s} += {e} * 0.5" if op == "sum" else f"r{s} = {op}(r{s}, {e})"))
+        return lines, f"r{s}"
+    terms = []
+    for _ in range(r.randint(1, 3)):
+        offs = [r.randint(-lo[d], hi[d]) for d in range(rank)]
+        sub = ", ".join(f"{x} + {o}" if o >= 0 else f"{x} - {-o}" for x, o in zip(idx, offs))
+        terms.append(f"{r.choice(['0.5', '0.25', '1.5'])} * {r.choice([a for a in 'ABC' if a != tgt])}[{sub}]")
+    if kind == "rev":
+        lines = [ind + "    " * d + f"for {x} in range(n{d} - 1 - {hi[d]}, {lo[d] - 1}, -1):" for d, x in enumerate(idx)]
+    else:
+        lines = [ind + "    " * d + f"for {x} in range({lo[d]}, n{d} - {hi[d]}):" for d, x in enumerate(idx)]
+    if kind == "elem":
+        terms = [f"A[{', '.join(idx)}] * A[{', '.join(idx)}]"] + terms[:1]
+    lines.append(ind + "    " * rank + f"{tgt}[{', '.join(idx)}] {r.choice(['=', '=', '+='])} " + " + ".join(terms))
+    return lines, None
+
+
+def dask_uneven_program(r):
+    """A kernel of 1-3 statements over A, B, C (1-d or 2-d), perhaps in a time loop."""
+    rank = r.choice([1, 2])
+    idx = ["i", "j"][:rank]
+    lines = ["def kern(A, B, C, steps):", f"    {', '.join(f'n{d}' for d in range(rank))}{',' if rank == 1 else ''} = A.shape"]
+    time = r.random() < 0.3
+    ind = "    " * (2 if time else 1)
+    if time:
+        lines.append("    for t in range(steps):")
+    returned = []
+    for s in range(r.randint(1, 3)):
+        more, reduction = _dask_uneven_statement(r, s, rank, ind, time)
+        lines += more
+        returned += [reduction] if reduction else []
+    if time:  # the time loop feeds A back
+        lines += [ind + "    " * d + f"for {x} in range(1, n{d} - 1):" for d, x in enumerate(idx)]
+        lines.append(ind + "    " * rank + f"A[{', '.join(idx)}] = 0.5 * B[{', '.join(idx)}] + 0.5 * A[{', '.join(idx)}]")
+    if returned:
+        lines.append("    return " + ", ".join(returned))
+    return "\n".join(lines) + "\n", rank, returned
+
+
+def dask_uneven_main(seed, count):
+    import dask.array as da
+    stats = {"programs": 0, "calls": 0, "fail": 0, "refused": 0, "typediff": 0}
+    for i in range(count):
+        r = random.Random(seed * 7919 + i)
+        rng = np.random.default_rng(seed * 7919 + i)
+        src, rank, returned = dask_uneven_program(r)
+        fn = define(src)
+        shape = tuple(r.randint(3, 23) for _ in range(rank))
+        dtype = r.choice([np.float64, np.float64, np.float32, np.int64, np.int32])
+        args = [(rng.random(shape) * 10 - 5).astype(dtype) for _ in range(3)]
+        steps = r.randint(0, 3)
+        exp = [a.copy() for a in args]
+        with np.errstate(all="ignore"):
+            value = fn(*exp, steps)
+        chunks = tuple(_uneven_chunks(r, e) for e in shape)
+        stats["programs"] += 1
+        try:
+            out = polyfuse.kernel(fn)(*[da.from_array(a, chunks=chunks) for a in args], steps)
+            got = [np.asarray(o.compute(scheduler="threads")) for o in (out if isinstance(out, tuple) else (out,))]
+        except (polyfuse.UnsupportedError, polyfuse.ArgumentError) as e:
+            stats["refused"] += 1
+            print("REFUSED", i, str(e).splitlines()[0][:150])
+            continue
+        except Exception as e:  # noqa: BLE001 - a crash is a finding
+            stats["fail"] += 1
+            print(f"=== DASK_UNEVEN CRASH seed={seed} i={i} chunks={chunks} steps={steps}\n{src}"
+                  f"{type(e).__name__}: {str(e)[:500]}", flush=True)
+            continue
+        # a kernel with return gives what it returns, else the arrays it writes (docs/dask.md)
+        expected = (list(value) if isinstance(value, tuple) else [value]) if returned else \
+            [exp["ABC".index(n)] for n in "ABC" if any(ln.strip().startswith(f"{n}[") for ln in src.splitlines())]
+        tol = 1e-5 if dtype == np.float32 else 1e-11
+        stats["calls"] += 1
+        try:
+            assert len(got) == len(expected), (len(got), len(expected))
+            for g, e in zip(got, expected):
+                np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+                if g.dtype != np.asarray(e).dtype:  # min(2.0, A[i]) of ints: Python's type follows the data
+                    assert g.ndim == 0 and not isinstance(e, np.ndarray), (g.dtype, np.asarray(e).dtype)
+                    stats["typediff"] = stats.get("typediff", 0) + 1  # docs/subset.md, Local scalars
+        except AssertionError as e:
+            stats["fail"] += 1
+            print(f"=== DASK_UNEVEN FAIL seed={seed} i={i} chunks={chunks} shape={shape} steps={steps} "
+                  f"dtype={np.dtype(dtype).name}\n{src}{str(e)[:600]}", flush=True)
+    print("DASK_UNEVEN TOTAL", seed, count, stats, flush=True)
+    return stats["fail"]
+
+
 FAMILIES = {name[4:]: f for name, f in list(globals().items()) if name.startswith("fam_")}
-MAINS = {"packing": packing_main, "einsum": einsum_main, "spec": spec_main, "dask": dask_main}
+MAINS = {"packing": packing_main, "einsum": einsum_main, "spec": spec_main, "dask": dask_main,
+         "dask_uneven": dask_uneven_main}
 
 
 def run_families(fams, seed, count, targets):
