@@ -417,9 +417,11 @@ def test_integer_ranges(expr):
         _same(_kernel_from(f"def k(x, n):\n    return {expr}\n"), V, n)
 
 
-def test_running_sums_with_dtype_are_refused_and_float_ranges_are_numpys():
-    with pytest.raises(UnsupportedError, match="other than axis"):
-        polyfuse.kernel(_kernel_from("def k(x):\n    return np.cumsum(x, dtype=np.float32)\n"), target="python")(M)
+def test_running_sums_with_out_are_refused_dtype_is_numpys_and_float_ranges_are_numpys():
+    """dtype= is NumPy's (np37); out= is still refused, with a message that says which arguments work."""
+    _same(_kernel_from("def k(x):\n    return np.cumsum(x, dtype=np.float32)\n"), M)
+    with pytest.raises(UnsupportedError, match="other than axis= and dtype="):
+        polyfuse.kernel(_kernel_from("def k(x, y):\n    return np.cumsum(x, out=y)\n"), target="python")(M, M.ravel().copy())
     _same(_kernel_from("def k(x):\n    return np.arange(0.5, 3.0) + x[0, 0]\n"), M)  # test_float_arange.py
 
 
