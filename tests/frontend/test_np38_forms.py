@@ -1,6 +1,7 @@
 """np38's forms: np.bitwise_and/or/xor.reduce (NumPy's identities on empty axes, the dtype kept),
 np.array_equal (False where the shapes differ, at compile time or per call; equal_nan=) and
-np.geomspace of constant start and stop; each kernel (python backend, program order: the
+np.geomspace of constant start and stop, tests that are module constants (``x if DEBUG else
+y``: the untaken branch's arrays of other extents); each kernel (python backend, program order: the
 subject is the front end) against the undecorated function, and the refusals."""
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import pytest
 from kernel_checks import check_calls
 
 import polyfuse
+
+DEBUG = False
 
 
 def bit_reductions(a, m):
@@ -62,3 +65,18 @@ def test_geomspace_of_constant_ends():
                 assert got[-1:].tolist() == expected[-1:].tolist()  # stop exactly (endpoint=True)
     with pytest.raises(polyfuse.UnsupportedError, match="a ValueError in NumPy"):
         polyfuse.kernel(zero_space, target="python")(3)
+
+
+def debug_choices(a, b):
+    n = a.shape[0]
+    y = a if DEBUG else b[:n]
+    if not DEBUG:
+        z = b[:2]
+    else:
+        z = a
+    return y * 2.0, (a if False else b[1:]) + z.sum()
+
+
+def test_constant_tests_take_their_branch_unread_the_other():
+    rng = np.random.default_rng(0)
+    check_calls(debug_choices, [(rng.random(3), rng.random(5)), (rng.random(1), rng.random(2))], "python")
