@@ -273,6 +273,7 @@ class Assertion:
 
     test: ast.expr
     message: str | None
+    error: str = "AssertionError"  # a name in model.ir.CHECK_ERRORS (np.max of no elements: ArgumentError)
 
 
 @dataclass(frozen=True)
@@ -3155,13 +3156,21 @@ class Lowering:
         reduced extent must be at least 1.  Proven, or assumed of the sizes and checked per call
         (an ``ArgumentError``, a ``ValueError``); an extent that may be 0 at some iteration
         (``np.max(x[:k])`` for ``k`` from 0) is checked where the statement runs (``value_error``,
-        NumPy's message), since the first element's read would be in bounds there."""
+        NumPy's message), since the first element's read would be in bounds there.  At the top level
+        an extent of the sizes alone is a check of the sizes before the kernel runs: an ArgumentError
+        (a ValueError, as NumPy raises) with NumPy's message (np38: it named extents that differ)."""
         kind = what[3:-2]  # "np.argmax()" -> "argmax"
         message = f"attempt to get {kind} of an empty sequence" if kind.startswith("arg") else \
             f"zero-size array to reduction operation {'maximum' if 'max' in kind else 'minimum'} which has no identity"
         for extent in extents:
             if extent.is_const() and extent.const < 1:
                 raise self.error(node, f"{what} of an empty axis (a ValueError in NumPy)", what)
+            test = ast.Compare(copy.deepcopy(extent.node), [ast.GtE()], [ast.Constant(1)])
+            if not extent.is_const() and self.at_top and not self.facts and self.affine_test(test) \
+                    and not self.proven(f"{extent.text} >= 1"):
+                self.assertions.append(Assertion(test, f"{message} ({what} of {extent.text} = 0 elements)",
+                                                 "ArgumentError"))
+                continue
             if not extent.is_const() and not self.require(f"{extent.text} >= 1"):
                 self.pre.append(value_error(f"{extent.text} >= 1", message))
 

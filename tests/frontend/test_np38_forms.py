@@ -80,3 +80,16 @@ def debug_choices(a, b):
 def test_constant_tests_take_their_branch_unread_the_other():
     rng = np.random.default_rng(0)
     check_calls(debug_choices, [(rng.random(3), rng.random(5)), (rng.random(1), rng.random(2))], "python")
+
+
+def extremes(x, A):
+    return np.max(x), A.min(axis=1), np.argmax(A[0])
+
+
+def test_max_of_no_elements_is_numpys_value_error_naming_it():
+    k = check_calls(extremes, [(np.ones(2), np.ones((2, 3)))], "python")
+    for args, what in (((np.ones(0), np.ones((2, 3))), "np.max() of x.shape[0] = 0"),
+                       ((np.ones(2), np.ones((2, 0))), "np.min() of A.shape[1] = 0")):
+        with pytest.raises(ValueError, match="which has no identity") as err:
+            k(*args)
+        assert what in str(err.value) and isinstance(err.value, polyfuse.ArgumentError)
