@@ -278,7 +278,7 @@ def axes_view(lw: Lowering, node: ast.Call, name: str) -> View | None:
     return lw.value(_placed(tree, node))
 
 
-REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside", "nan_to_num", "logspace"))
+REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside", "nan_to_num", "logspace", "geomspace"))
 
 
 def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
@@ -287,8 +287,12 @@ def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
     names = {"take": ("a", "indices", "axis"), "cross": ("a", "b"), "kron": ("a", "b"),
              "tensordot": ("a", "b", "axes"), "heaviside": ("x1", "x2"),
              "nan_to_num": ("x", "copy", "nan", "posinf", "neginf"),
-             "logspace": ("start", "stop", "num", "endpoint", "base")}[name]
+             "logspace": ("start", "stop", "num", "endpoint", "base"),
+             "geomspace": ("start", "stop", "num", "endpoint")}[name]
     given = _given(lw, node, name, names)
+    if name == "geomspace":
+        lw.changed = True
+        return lw.value(_placed(_geomspace(lw, node, given), node))
     if name == "logspace":  # NumPy's: np.power(base, np.linspace(start, stop, num, endpoint))
         if any(lw.value(given[n]).rank for n in ("start", "stop", "base") if n in given):
             raise lw.error(node, "np.logspace() of array start, stop or base", "np.logspace")
@@ -313,6 +317,43 @@ def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
             "heaviside": _heaviside}[name](lw, node, given, a)
     lw.changed = True
     return lw.value(_placed(tree, node))
+
+
+def _geomspace(lw: Lowering, node: ast.Call, given: dict[str, ast.expr]) -> ast.expr:
+    """NumPy's ``np.geomspace`` of constant real start and stop: ``np.logspace`` of their
+    ``log10`` (of both divided by the sign of start, and the result multiplied by it), the first
+    element ``start`` and the last ``stop`` exactly (``endpoint=True``).  The logarithms are
+    NumPy's own, taken at compile time; a start or stop of 0 (NumPy's ValueError) or of different
+    signs (NaNs in NumPy) is refused, as are start and stop that are not constants."""
+    if "stop" not in given:
+        raise lw.error(node, "np.geomspace() needs start and stop", "np.geomspace")
+    try:
+        ends = [ast.literal_eval(given[n]) for n in ("start", "stop")]
+    except ValueError:
+        ends = []
+    if not all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in ends) or len(ends) != 2:
+        raise lw.error(node, "np.geomspace() of other than constant real start and stop (NumPy raises where one "
+                       "is 0)", "np.geomspace")
+    start, stop = (np.float64(e) for e in ends)
+    sign = np.sign(start)
+    if start == 0 or stop == 0 or np.sign(stop) != sign:
+        raise lw.error(node, "np.geomspace() of a start or stop of 0 (a ValueError in NumPy) or of start and stop of "
+                       "different signs", "np.geomspace")
+    start, stop = start / sign, stop / sign
+    num = copy.deepcopy(given.get("num", ast.Constant(50)))
+    endpoint = given.get("endpoint", ast.Constant(True))
+    last = _bool_const(endpoint)
+    if last is None:
+        raise lw.error(endpoint, "np.geomspace() endpoint= must be True or False", "np.geomspace")
+    index = _np("arange", copy.deepcopy(num))
+    middle = _np("power", ast.Constant(10.0), _np("linspace", ast.Constant(float(np.log10(start))),
+                                                  ast.Constant(float(np.log10(stop))), num, endpoint=ast.Constant(last)))
+    tree: ast.expr = middle
+    if last:
+        at_end = ast.Compare(copy.deepcopy(index), [ast.Eq()], [ast.BinOp(copy.deepcopy(num), ast.Sub(), ast.Constant(1))])
+        tree = _np("where", at_end, ast.Constant(float(stop)), tree)
+    tree = _np("where", ast.Compare(index, [ast.Eq()], [ast.Constant(0)]), ast.Constant(float(start)), tree)
+    return ast.UnaryOp(ast.USub(), tree) if sign < 0 else tree
 
 
 def _take(lw: Lowering, node: ast.Call, given: dict[str, ast.expr], a: View) -> ast.expr:

@@ -47,7 +47,7 @@ from .source import walk
 from .types import BOOL
 
 _NAMES = frozenset(("pad", "diff", "roll", "round", "around", "trace", "count_nonzero", "ptp", "isclose", "allclose",
-                    "diag", "diagonal"))
+                    "diag", "diagonal", "array_equal"))
 
 
 def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> View | None:
@@ -80,6 +80,8 @@ def idiom_value(lw: Lowering, node: ast.Call, module: str | None, name: str) -> 
         return None
     if name in ("isclose", "allclose"):
         return _close(lw, node, name)
+    if name == "array_equal":
+        return _array_equal(lw, node)
     x = lw.value(operand)
     if x.rank == 0:
         return None
@@ -476,3 +478,47 @@ def _close(lw: Lowering, node: ast.Call, name: str) -> View | None:
         if isinstance(part, (ast.expr, ast.stmt)):
             ast.copy_location(part, node)
     return lw.value(test)
+
+
+def _array_equal(lw: Lowering, node: ast.Call) -> View | None:
+    """``np.array_equal(a1, a2, equal_nan=False)``: False where the shapes differ (of different
+    ranks or constant extents at compile time, else tested per call), else whether every element
+    is equal (``equal_nan=True``: NaN equals NaN).  The elements are compared over the common
+    extents, so no call assumes the shapes equal."""
+    given = dict(zip(("a1", "a2", "equal_nan"), node.args))
+    for kw in node.keywords:
+        if kw.arg not in ("a1", "a2", "equal_nan") or kw.arg in given:
+            raise lw.error(node, f"np.array_equal() with {kw.arg}= is not supported", "np.array_equal")
+        given[kw.arg] = kw.value
+    if "a1" not in given or "a2" not in given or len(node.args) > 3:
+        raise lw.error(node, "np.array_equal(a1, a2, equal_nan=False)", "np.array_equal")
+    a, b = lw.value(given["a1"]), lw.value(given["a2"])
+    if a.rank == 0 and b.rank == 0:
+        return None
+    equal_nan = _bool_const(given.get("equal_nan", ast.Constant(False)))
+    if equal_nan is None:
+        raise lw.error(node, "np.array_equal() equal_nan= must be True or False", "np.array_equal")
+    lw.changed = True
+    if a.rank != b.rank or any(x.is_const() and y.is_const() and x.const != y.const
+                               for x, y in zip(a.extents, b.extents)):
+        return lw.value(ast.copy_location(ast.Constant(False), node))
+    tests: list[ast.expr] = [ast.Compare(copy.deepcopy(x.node), [ast.Eq()], [copy.deepcopy(y.node)])
+                             for x, y in zip(a.extents, b.extents) if not lw.equal_extents(x, y)]
+    extents = tuple(x if lw.equal_extents(x, y) else smin(x, y) for x, y in zip(a.extents, b.extents))
+    nan = equal_nan and (a.vtype.is_float or a.vtype.is_complex) and (b.vtype.is_float or b.vtype.is_complex)
+
+    def same(idx: tuple[Sym, ...]) -> ast.expr:
+        test: ast.expr = ast.Compare(a.element(idx), [ast.Eq()], [b.element(idx)])
+        if nan:
+            isnan = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "isnan", ast.Load())
+            test = ast.BinOp(test, ast.BitOr(), ast.BinOp(ast.Call(isnan, [a.element(idx)], []), ast.BitAnd(),
+                                                          ast.Call(copy.deepcopy(isnan), [b.element(idx)], [])))
+        return test
+
+    total = lw.reduction(node, "all", View(extents, BOOL, same), [], {})
+    result = ast.Call(ast.Name("bool", ast.Load()), [ast.BoolOp(ast.And(), [*tests, total.element(())])
+                                                     if tests else total.element(())], [])
+    for part in walk(result):
+        if isinstance(part, ast.expr):
+            ast.copy_location(part, node)
+    return lw.value(result)

@@ -69,6 +69,9 @@ _DTYPES = FLOATS + INTS + ("bool",) + COMPLEX  # dtypes of kernel arrays
 LINALG_TUPLES = {"slogdet": ("sign", "logabsdet"), "lstsq": ("x", "residuals", "rank", "s")}
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
                "mean": "mean", "all": "all", "any": "any"}
+#: np.bitwise_and/or/xor.reduce: the operator that accumulates each
+_BITWISE_REDUCTIONS: dict[str, type[ast.operator]] = {"bitwise_and": ast.BitAnd, "bitwise_or": ast.BitOr,
+                                                      "bitwise_xor": ast.BitXor}
 _SHAPES = "the result's shape or layout is not a slice of its input; allocate with np.empty and write slices"
 _REFUSED = {
     **dict.fromkeys(("argsort", "sort", "median"), "its result is a sorted order, supported as np.sort(a, axis=, "
@@ -270,6 +273,7 @@ class Assertion:
 
     test: ast.expr
     message: str | None
+    error: str = "AssertionError"  # a name in model.ir.CHECK_ERRORS (np.max of no elements: ArgumentError)
 
 
 @dataclass(frozen=True)
@@ -3152,13 +3156,21 @@ class Lowering:
         reduced extent must be at least 1.  Proven, or assumed of the sizes and checked per call
         (an ``ArgumentError``, a ``ValueError``); an extent that may be 0 at some iteration
         (``np.max(x[:k])`` for ``k`` from 0) is checked where the statement runs (``value_error``,
-        NumPy's message), since the first element's read would be in bounds there."""
+        NumPy's message), since the first element's read would be in bounds there.  At the top level
+        an extent of the sizes alone is a check of the sizes before the kernel runs: an ArgumentError
+        (a ValueError, as NumPy raises) with NumPy's message (np38: it named extents that differ)."""
         kind = what[3:-2]  # "np.argmax()" -> "argmax"
         message = f"attempt to get {kind} of an empty sequence" if kind.startswith("arg") else \
             f"zero-size array to reduction operation {'maximum' if 'max' in kind else 'minimum'} which has no identity"
         for extent in extents:
             if extent.is_const() and extent.const < 1:
                 raise self.error(node, f"{what} of an empty axis (a ValueError in NumPy)", what)
+            test = ast.Compare(copy.deepcopy(extent.node), [ast.GtE()], [ast.Constant(1)])
+            if not extent.is_const() and self.at_top and not self.facts and self.affine_test(test) \
+                    and not self.proven(f"{extent.text} >= 1"):
+                self.assertions.append(Assertion(test, f"{message} ({what} of {extent.text} = 0 elements)",
+                                                 "ArgumentError"))
+                continue
             if not extent.is_const() and not self.require(f"{extent.text} >= 1"):
                 self.pre.append(value_error(f"{extent.text} >= 1", message))
 
@@ -4530,11 +4542,14 @@ class Lowering:
         """``np.add.reduce(x, axis=0)`` and the maximum/minimum/multiply forms: the reductions,
         with the ufunc's default axis 0."""
         kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_or": "any",
-                "logical_and": "all"}.get(ufunc)
+                "logical_and": "all"}.get(ufunc, ufunc if ufunc in _BITWISE_REDUCTIONS else None)
         if kind is None or not node.args:
             raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum, "
-                             "np.minimum, np.logical_or or np.logical_and", "reduction")
+                             "np.minimum, np.logical_or, np.logical_and or np.bitwise_and/or/xor", "reduction")
         x = self.value(node.args[0])
+        if kind in _BITWISE_REDUCTIONS and (x.vtype is UNKNOWN or not (x.vtype.is_int or x.vtype.dtype == "bool")):
+            raise self.error(node, f"np.{ufunc}.reduce() of other than an integer or boolean array (a TypeError "
+                             "in NumPy)", "reduction")
         options = _keywords(self, node)
         if len(node.args) < 2 and "axis" not in options:
             options["axis"] = ast.Constant(0)
@@ -4647,8 +4662,9 @@ class Lowering:
 
     def reduced_dtype(self, node: ast.Call, kind: str, x: View, initial: ast.expr | None) -> str:
         """numpy's result dtype: small integers and booleans sum into int64 (uint64), means of
-        integers are float64; ``initial=`` is converted to it."""
-        dtype = np.asarray(getattr(np, kind)(np.ones(1, dtype=x.vtype.dtype))).dtype.name
+        integers are float64, bitwise reductions keep the dtype; ``initial=`` is converted to it."""
+        reduce = getattr(np, kind).reduce if kind in _BITWISE_REDUCTIONS else getattr(np, kind)
+        dtype = np.asarray(reduce(np.ones(1, dtype=x.vtype.dtype))).dtype.name
         if initial is not None:
             value = self.value(initial)
             if value.rank or value.vtype is UNKNOWN or (value.vtype.is_float and not VType(dtype, False).is_float):
@@ -4667,6 +4683,8 @@ class Lowering:
             return _extreme(kind == "max", acc, value)
         if kind in ("all", "any"):  # value is already a bool (truth); and/or need no order
             return ast.BinOp(acc, ast.BitAnd() if kind == "all" else ast.BitOr(), value)
+        if kind in _BITWISE_REDUCTIONS:  # exact in any order
+            return ast.BinOp(acc, _BITWISE_REDUCTIONS[kind](), value)
         update = ast.BinOp(acc, ast.Mult() if kind == "prod" else ast.Add(), value)
         return reassociable(update) if reassoc and kind != "prod" else update
 
@@ -4678,6 +4696,11 @@ class Lowering:
             return first
         elif kind in ("all", "any"):
             value = ast.Constant(kind == "all")
+        elif kind == "bitwise_and" and dtype != "bool":  # NumPy's identity -1: every bit set, ~0 of the dtype
+            cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), dtype, ast.Load())
+            return ast.UnaryOp(ast.Invert(), ast.Call(cast, [ast.Constant(0)], []))
+        elif kind in _BITWISE_REDUCTIONS:
+            value = ast.Constant(kind == "bitwise_and" if dtype == "bool" else 0)
         else:
             value = ast.Constant(1 if kind == "prod" else 0.0 if kind == "mean" else 0)
         cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if dtype == "bool" else dtype, ast.Load())

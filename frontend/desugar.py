@@ -5,7 +5,10 @@ Each is a no-op on code already in the subset, and each keeps Python's meaning e
 - **Global constants.** A name the function reads but never assigns, bound in its module to a
   Python ``int``/``float``/``bool`` or a NumPy number, is that constant (numba freezes globals at
   compile time the same way).  NumPy numbers keep their dtype (``np.float32(0.5)``).  Their values
-  are part of the disk-cache key (:func:`constant_texts`).
+  are part of the disk-cache key (:func:`constant_texts`).  A test that is then a constant
+  (``x if DEBUG else y``, ``if not DEBUG:``, ``if False:``) takes its branch, as Python would: the
+  other is dropped unread, so its arrays need not match the taken one's shape (an ``if`` whose
+  taken branch returns, breaks or continues is left).
 - **Imports in the body.** ``import numpy as np``, ``import math``, ``from math import sqrt``
   at the top level of the body, before any use of the names they bind, bind what a global of
   the same name would: they are taken out and the names added to the kernel's globals (a
@@ -1008,6 +1011,16 @@ class StatementTransformer(ast.NodeTransformer):
         return out
 
 
+def _constant_truth(test: ast.expr) -> bool | None:
+    """Python's truth of a test that is a number constant (or ``not`` of one); None otherwise."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _constant_truth(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Constant) and type(test.value) in (bool, int, float):
+        return bool(test.value)
+    return None
+
+
 class Constants(StatementTransformer):
     """Reads of global number constants -> the constants (see the module docstring); a statement
     may become several (an unpacked table row)."""
@@ -1031,6 +1044,21 @@ class Constants(StatementTransformer):
         call = ast.Call(ast.Attribute(ast.Name(alias, ast.Load()), type(value).__name__, ast.Load()),
                         [ast.Constant(value.item())], [])
         return self.rw.placed(call, node)
+
+    def visit_IfExp(self, node: ast.IfExp):
+        self.generic_visit(node)
+        truth = _constant_truth(node.test)
+        return node if truth is None else node.body if truth else node.orelse
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        truth = _constant_truth(node.test)
+        if truth is None:
+            return node
+        taken = node.body if truth else node.orelse
+        if any(isinstance(n, (ast.Return, ast.Break, ast.Continue)) for n in walk(ast.Module(taken, []))):
+            return node  # where the rest of the block runs: left to the lowering's own handling
+        return taken or ast.copy_location(ast.Pass(), node)
 
     def _tuple(self, node: ast.expr) -> tuple | None:
         """The value of a global tuple of numbers that ``node`` names."""

@@ -584,7 +584,7 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
             holds = lifter.condition(assertion.test, Scope((), context)).params()
             bad = context.subtract(holds)
             if not bad.is_empty():
-                failing.append((bad.coalesce().to_str(), assertion.message))
+                failing.append((bad.coalesce().to_str(), assertion.message, assertion.error))
             context = context.intersect(holds)
         accepted = context  # where NumPy runs the statements too (slices empty by different amounts)
         for k, equal in enumerate(assumed):  # extents NumPy broadcasting requires equal; checked at call time

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polyfuse.errors import ArgumentError
+from polyfuse.model.ir import raise_check
 from polyfuse.model.isl_budget import ISL_LOCK
 from polyfuse.model.isl_parts import sets_of
 from polyfuse.model.scop import Scop, isl_name
@@ -53,7 +54,7 @@ class BoundsChecker:
                            if (c.array, c.axis, c.extent) not in checked] + self.checks
         # sizes outside the lifted assumptions (extents NumPy broadcasting requires to be equal)
         self.unassumed = ParameterSet(isl.Set.universe(scop.context.get_space()).subtract(scop.context))
-        self.assertions = [(ParameterSet(isl.Set(text)), message) for text, message in scop.assertions]
+        self.assertions = [(ParameterSet(isl.Set(text)), message, error) for text, message, error in scop.assertions]
         # within unassumed, the sizes where NumPy runs the statements too: the undecorated function runs them
         self.numpy_runs = None if scop.numpy_runs is None else ParameterSet(isl.Set(scop.numpy_runs))
         self.deciding = _involved(self.checks, self.params, [self.unassumed.set] + (
@@ -78,9 +79,9 @@ class BoundsChecker:
 
     def _decide(self, values: dict[str, int]) -> bool:
         point = _Point(self, values)
-        for failing, message in self.assertions:  # the kernel's own asserts, in order, first
+        for failing, message, error in self.assertions:  # the kernel's own asserts, in order, first
             if failing.holds_for(values, point):
-                raise AssertionError(*(() if message is None else (message,)))
+                raise_check(error, message)  # AssertionError, or NumPy's ValueError (np.max of no elements)
         if self.unassumed.holds_for(values, point):
             if self.numpy_runs is not None and self.numpy_runs.holds_for(values, point):
                 return False
@@ -108,7 +109,8 @@ class BoundsChecker:
     def __setstate__(self, state: dict) -> None:
         self.params, self.prefix, self.deciding = state["params"], state["prefix"], state["deciding"]
         self.checks = [AxisCheck(*check) for check in state["checks"]]
-        self.unassumed, self.assertions = state["unassumed"], state["assertions"]
+        self.unassumed = state["unassumed"]
+        self.assertions = [a if len(a) == 3 else (*a, "AssertionError") for a in state["assertions"]]  # (before np38)
         self.numpy_runs = state.get("numpy_runs")
         self._safe = OrderedDict()
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polyfuse.errors import UnsupportedError
+from polyfuse.errors import ArgumentError, UnsupportedError
 from polyfuse.model import funcs
 
 INT = "int64"
@@ -174,7 +174,8 @@ CHECK_ERRORS: dict[str, type[Exception]] = {"AssertionError": AssertionError, "V
                                             "IndexError": IndexError,  # p[0] of an empty selection
                                             "LinAlgError": np.linalg.LinAlgError,  # np.linalg's (frontend.array_lapack)
                                             "UnsupportedError": UnsupportedError,  # slice bounds checked where they run
-                                            "UnboundLocalError": UnboundLocalError}  # frontend.loop_values
+                                            "UnboundLocalError": UnboundLocalError,  # frontend.loop_values
+                                            "ArgumentError": ArgumentError}  # np.max of no elements: a ValueError
 
 
 Expr = Const | Var | Load | BinOp | Unary | Compare | BoolOp | Select | Call | Cast | Index

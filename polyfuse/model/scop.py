@@ -254,7 +254,7 @@ class Scop:
     returns: ReturnValue | None = None  # what the kernel returns (None: nothing)
     returns_span: SourceSpan | None = None  # the final ``return`` (for target errors)
     # the user's asserts: (isl text of the parameter values where one fails, its message or None)
-    assertions: tuple[tuple[str, str | None], ...] = ()
+    assertions: tuple[tuple[str, str | None, str], ...] = ()  # (failing sizes, message, error name)
     sizes: tuple[SizeProduct, ...] = ()  # parameters the call computes (after the arguments' own)
     counts: tuple[ElementCount, ...] = ()  # reshapes' element counts, checked per call
     # isl text of the sizes outside ``context`` where NumPy runs the statements too (two slices it
