@@ -41,6 +41,7 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
     kernel's body) written as copies (the module)."""
     if arrays is None:
         arrays = _allocated(body)
+        _collapse_moves(body, arrays, body, None)
     whole = body if whole is None else whole
     out: list[ast.stmt] = []
     for stmt in body:
@@ -66,6 +67,106 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
                     ast.copy_location(node, stmt)
             out.append(new)
     return out
+
+
+def _collapse_moves(body: list[ast.stmt], arrays: set[str], whole: list[ast.stmt], loop: ast.stmt | None) -> None:
+    """Each run of consecutive name moves of local arrays in ``body`` (``u_prev = u; u = u_next``,
+    ``u_prev, u = u, u_next``, ``tmp = a; a = b; b = tmp``) that is a rotation of distinct buffers
+    written, in place, as one ``a, b, c = b, c, a`` (``_rotation``); ``loop`` the loop whose body
+    ``body`` is (None elsewhere), ``whole`` the kernel's body.  Nested bodies too."""
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                in_loop = isinstance(stmt, (ast.For, ast.While)) and field == "body"
+                _collapse_moves(inner, arrays, whole, stmt if in_loop else None)
+    start = 0
+    while start < len(body):
+        end = start
+        while end < len(body) and _moves(body[end]) is not None:
+            end += 1
+        if end == start:
+            start += 1
+            continue
+        rotation = _rotation(body, start, end, arrays, whole, loop)
+        if rotation is not None:
+            body[start:end] = [rotation]
+            end = start + 1
+        start = end
+
+
+def _moves(stmt: ast.stmt) -> list[tuple[str, str]] | None:
+    """The (target, value) names of ``a = b`` or ``a, b = c, d`` (names only), else None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name) and isinstance(value, ast.Name):
+        return [(target.id, value.id)]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
+            and all(isinstance(e, ast.Name) for e in (*target.elts, *value.elts)):
+        return [(t.id, v.id) for t, v in zip(target.elts, value.elts)]  # type: ignore[attr-defined]
+    return None
+
+
+def _rotation(body: list[ast.stmt], start: int, end: int, arrays: set[str], whole: list[ast.stmt],
+              loop: ast.stmt | None) -> ast.stmt | None:
+    """``body[start:end]``, name moves, as one ``a, b, c = b, c, a`` of the local arrays it binds, or
+    None where it is no rotation of distinct buffers.  Its temporaries (``tmp`` of ``tmp = a; a = b;
+    b = tmp``: no allocated array, named nowhere else in the kernel, bound before read) are dropped.
+    A buffer dead after the run, ``u_next`` of ``u_next = np.empty_like(u)`` (the first statement of
+    ``loop``'s body to name it, named nowhere outside that body nor after the run) then ``u_prev = u;
+    u = u_next``, takes the buffer the run leaves unnamed (the old ``u_prev``): where Python binds it
+    to a fresh array before reading it again, which buffer it holds meanwhile is not seen, so the
+    rebinding of the three names is the rotation ``u_prev, u, u_next = u, u_next, u_prev``."""
+    run = body[start:end]
+    moves = [_moves(stmt) for stmt in run]
+    names = {n for pairs in moves for pair in pairs or () for n in pair}
+    inside = {id(n) for stmt in run for n in walk(stmt)}
+    outside = {n.id for stmt in whole for n in walk(stmt) if isinstance(n, ast.Name) and id(n) not in inside}
+    temps = {n for n in names if n not in arrays and n not in outside}
+    buffers = names - temps
+    if not buffers <= arrays or len(buffers) < 2:
+        return None
+    env: dict[str, str | None] = {n: n for n in buffers} | {n: None for n in temps}
+    for pairs in moves:
+        values = [env[v] for _, v in pairs or ()]
+        if None in values:
+            return None  # a temporary read before the run binds it
+        env.update((t, v) for (t, _), v in zip(pairs or (), values))
+    dead = [b for b in sorted(buffers) if _dead_after(b, body, end, loop, whole)]
+    live = [b for b in sorted(buffers) if b not in dead]
+    held = [env[b] for b in live]
+    if len(set(held)) != len(held):
+        return None  # two live names of one array after the run: an alias, no rotation
+    freed = [b for b in sorted(buffers) if b not in held]
+    perm = dict(zip(live, held)) | dict(zip(dead, freed))
+    moved = [(t, v) for t, v in perm.items() if t != v]
+    if len(moved) < 2:
+        return None
+    text = f"{', '.join(t for t, _ in moved)} = {', '.join(v for _, v in moved)}"  # type: ignore[misc]
+    new = ast.parse(text).body[0]
+    for node in walk(new):
+        if "lineno" in node._attributes:
+            ast.copy_location(node, run[-1])
+    return new
+
+
+def _dead_after(name: str, body: list[ast.stmt], end: int, loop: ast.stmt | None, whole: list[ast.stmt]) -> bool:
+    """Whether ``name`` is bound to a new array before it is read again once ``body[:end]`` ran:
+    ``loop``'s body (``body``) binds it first, at its top level, to an allocation that reads no
+    ``name``; no statement after ``end`` in ``body`` names it, nor any outside ``loop``."""
+    if loop is None:
+        return False
+    first = next((stmt for stmt in body if any(isinstance(n, ast.Name) and n.id == name for n in walk(stmt))), None)
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)
+            and first.targets[0].id == name and _allocated([first]) == {name}
+            and not any(isinstance(n, ast.Name) and n.id == name for n in walk(first.value))):
+        return False
+    if any(isinstance(n, ast.Name) and n.id == name for stmt in body[end:] for n in walk(stmt)):
+        return False
+    inside = {id(n) for stmt in body for n in walk(stmt)}
+    return not any(isinstance(n, ast.Name) and n.id == name and id(n) not in inside
+                   for stmt in whole for n in walk(stmt))
 
 
 def _permuted(stmt: ast.stmt) -> list[tuple[str, str]] | None:

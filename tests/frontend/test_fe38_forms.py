@@ -1,0 +1,83 @@
+"""fe38's forms: time stepping whose buffers are bound again by name each step (a fresh
+``u_next = np.empty_like(u)`` then ``u_prev = u; u = u_next``, the tuple form, a temporary
+``tmp``), compiled as a rotation of distinct buffers (frontend/array_swaps.py ``_rotation``); each
+kernel on the cpu target against the undecorated function, arguments left as it leaves them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_checks import check_calls
+
+import polyfuse
+
+
+def wave_fresh(u, u_prev, c, steps):
+    # the arguments rebound (their copies rotate), a fresh array each step, the sequential form
+    n = u.shape[0]
+    for _ in range(steps):
+        u_next = np.empty_like(u)
+        for i in range(1, n - 1):
+            u_next[i] = 2 * u[i] - u_prev[i] + c * (u[i + 1] - 2 * u[i] + u[i - 1])
+        u_next[0] = 0.0
+        u_next[n - 1] = 0.0
+        u_prev = u
+        u = u_next
+    return u
+
+
+def wave_tuple_zeros(u0, u1, c, steps):
+    # the tuple form; np.zeros_like's zeros reach the buffer it now names (the edges stay 0)
+    u_prev = u0.copy()
+    u = u1.copy()
+    for _ in range(steps):
+        u_next = np.zeros_like(u)
+        u_next[1:-1] = 2 * u[1:-1] - u_prev[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u_prev, u = u, u_next
+    return u + 0.5 * u_prev
+
+
+def three_levels_tmp(u0, steps):
+    # three buffers reused, rotated through a temporary
+    a = u0.copy()
+    b = np.full_like(u0, 0.5)
+    c = np.zeros_like(u0)
+    for _ in range(steps):
+        c[:] = a + 0.25 * b
+        tmp = a
+        a = b
+        b = c
+        c = tmp
+    return a - b
+
+
+CALLS = [(np.linspace(0.0, 1.0, 7) ** 2, np.linspace(0.0, 0.5, 7), 0.1, 3),
+         (np.array([1.0, 2.0, 0.5]), np.array([0.5, 0.5, 1.0]), 0.2, 1),
+         (np.array([1.0, 2.0]), np.array([0.0, 1.0]), 0.3, 0)]
+
+
+@pytest.mark.parametrize("fn", [wave_fresh, wave_tuple_zeros])
+def test_fresh_buffer_each_step_rotates(fn):
+    check_calls(fn, CALLS, "cpu")
+
+
+def test_buffers_rotated_through_a_temporary():
+    check_calls(three_levels_tmp, [(np.arange(5.0), 3), (np.ones(1), 0)], "cpu")
+
+
+def kept_alias(u, steps):
+    # u_prev and u name one array after the move: no rotation, refused as before
+    u = u.copy()
+    u_prev = np.zeros_like(u)
+    for _ in range(steps):
+        u_next = np.empty_like(u)
+        u_next[:] = u + u_prev
+        u_prev = u
+        u = u_next
+        u_prev[0] = 1.0
+    return u, u_next
+
+
+def test_a_buffer_read_after_the_loop_is_no_rotation():
+    with pytest.raises(polyfuse.UnsupportedError, match="bound again"):
+        polyfuse.kernel(kept_alias, target="cpu")(np.ones(3), 2)
