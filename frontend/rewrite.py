@@ -59,6 +59,7 @@ from .array_statements import sort_in_place
 from .array_swaps import swap_arrays
 from .call_sizes import written_arguments
 from .checker import is_allocation
+from .comprehension_hoist import hoist_comprehension_arrays
 from .data_sized import lengths
 from .desugar import (
     BuiltinHelpers,
@@ -148,6 +149,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
     # the same locals: neither pass stores a name (they rewrite loads, calls and attributes)
     tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
+    tree.body = hoist_comprehension_arrays(rw, tree.body)  # y[:] = np.array([f(i) for i in ...]): a local first
     tree.body = swap_arrays(rw, tree.body)  # a, b = b, a of local arrays: copies of the values
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)

@@ -1,9 +1,13 @@
 """fe38's forms: time stepping whose buffers are bound again by name each step (a fresh
 ``u_next = np.empty_like(u)`` then ``u_prev = u; u = u_next``, the tuple form, a temporary
-``tmp``), compiled as a rotation of distinct buffers (frontend/array_swaps.py ``_rotation``); each
-kernel on the cpu target against the undecorated function, arguments left as it leaves them."""
+``tmp``), compiled as a rotation of distinct buffers (frontend/array_swaps.py ``_rotation``), and
+np.array of a list comprehension read inside a larger statement (``y[:] = np.array([...])``,
+frontend/comprehension_hoist.py); each kernel on the cpu target against the undecorated function,
+arguments left as it leaves them."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -81,3 +85,23 @@ def kept_alias(u, steps):
 def test_a_buffer_read_after_the_loop_is_no_rotation():
     with pytest.raises(polyfuse.UnsupportedError, match="bound again"):
         polyfuse.kernel(kept_alias, target="cpu")(np.ones(3), 2)
+
+
+def wave(i):
+    return math.sin(i) * 2.0
+
+
+def comprehension_values(y, x, n):
+    # stored into a slice (a user's helper, rows of a loop, a triangle of varying length), added
+    # in place, reduced and scaled in one expression
+    y[0, :] = np.array([wave(i) for i in range(y.shape[1])])
+    for r in range(1, y.shape[0]):
+        y[r, :r] = np.array([x[j] * r for j in range(r)])
+    y[-1] += np.array([float(j) for j in range(y.shape[1])])
+    s = np.array([wave(i) for i in range(n)]).sum()
+    return 2 * np.array([x[i] + s for i in range(n)]) - x[:n]
+
+
+def test_comprehension_arrays_inside_statements():
+    check_calls(comprehension_values, [(np.zeros((4, 4)), np.arange(5.0), 3), (np.ones((1, 2)), np.ones(1), 0)],
+                "cpu")
