@@ -94,6 +94,7 @@ from .source import KernelSource, copy_tree, location_key, read_source, walk
 from .tri_indices import tri_indices
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
+from .zero_d import zero_d_elements
 
 MAX_INLINE_DEPTH = 16
 
@@ -106,6 +107,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
                                      raises=set(source.raises), pranges={}, written_x={},
                                      user_names=dict(source.user_names)), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
+    tree.body = zero_d_elements(rw, tree.body)  # c[...] = v, c += v of a 0-d array argument: c[()]
     tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)

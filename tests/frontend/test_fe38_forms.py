@@ -2,7 +2,7 @@
 ``u_next = np.empty_like(u)`` then ``u_prev = u; u = u_next``, the tuple form, a temporary
 ``tmp``), compiled as a rotation of distinct buffers (frontend/array_swaps.py ``_rotation``), and
 np.array of a list comprehension read inside a larger statement (``y[:] = np.array([...])``,
-frontend/comprehension_hoist.py); each kernel on the cpu target against the undecorated function,
+frontend/comprehension_hoist.py), and 0-d array arguments (``c[()] += x[i]``); each kernel on the cpu target against the undecorated function,
 arguments left as it leaves them."""
 
 from __future__ import annotations
@@ -105,3 +105,28 @@ def comprehension_values(y, x, n):
 def test_comprehension_arrays_inside_statements():
     check_calls(comprehension_values, [(np.zeros((4, 4)), np.arange(5.0), 3), (np.ones((1, 2)), np.ones(1), 0)],
                 "cpu")
+
+
+def zero_d_accumulate(c, x, out):
+    # c[()] written and read (its dtype in an array expression too), c[...] and c += of a second one
+    for i in range(x.shape[0]):
+        c[()] += x[i]
+    out[...] = c[()] * 2
+    out += 1
+    return x + c[()], c[()], c * 2
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_zero_d_array_arguments(dtype):
+    x = np.arange(4).astype(dtype)
+    check_calls(zero_d_accumulate, [(np.array(1, dtype=dtype), x, np.array(0.5)),
+                                    (np.array(2, dtype=dtype), x[:0], np.array(-1.0))], "cpu")
+
+
+def zero_d_misuse(c):
+    return c.sum()
+
+
+def test_zero_d_array_other_uses_are_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="c.sum"):
+        polyfuse.kernel(zero_d_misuse, target="cpu")(np.array(1.0))
