@@ -130,3 +130,12 @@ def zero_d_misuse(c):
 def test_zero_d_array_other_uses_are_refused():
     with pytest.raises(polyfuse.UnsupportedError, match="c.sum"):
         polyfuse.kernel(zero_d_misuse, target="cpu")(np.array(1.0))
+
+
+def test_zero_d_view_is_written_through():
+    # a 0-d view of a larger array (a[1, ...]): the store reaches a, as NumPy's does
+    k = polyfuse.kernel(zero_d_accumulate, target="cpu")
+    a, b = np.arange(3.0), np.arange(3.0)
+    k(a[1, ...], np.arange(4.0), np.array(0.0))
+    zero_d_accumulate(b[1, ...], np.arange(4.0), np.array(0.0))
+    np.testing.assert_array_equal(a, b)
