@@ -90,8 +90,8 @@ def _collapse_moves(body: list[ast.stmt], arrays: set[str], whole: list[ast.stmt
             continue
         rotation = _rotation(body, start, end, arrays, whole, loop)
         if rotation is not None:
-            body[start:end] = [rotation]
-            end = start + 1
+            body[start:end] = rotation
+            end = start + len(rotation)
         start = end
 
 
@@ -109,7 +109,7 @@ def _moves(stmt: ast.stmt) -> list[tuple[str, str]] | None:
 
 
 def _rotation(body: list[ast.stmt], start: int, end: int, arrays: set[str], whole: list[ast.stmt],
-              loop: ast.stmt | None) -> ast.stmt | None:
+              loop: ast.stmt | None) -> list[ast.stmt] | None:
     """``body[start:end]``, name moves, as one ``a, b, c = b, c, a`` of the local arrays it binds, or
     None where it is no rotation of distinct buffers.  Its temporaries (``tmp`` of ``tmp = a; a = b;
     b = tmp``: no allocated array, named nowhere else in the kernel, bound before read) are dropped.
@@ -117,7 +117,11 @@ def _rotation(body: list[ast.stmt], start: int, end: int, arrays: set[str], whol
     ``loop``'s body to name it, named nowhere outside that body nor after the run) then ``u_prev = u;
     u = u_next``, takes the buffer the run leaves unnamed (the old ``u_prev``): where Python binds it
     to a fresh array before reading it again, which buffer it holds meanwhile is not seen, so the
-    rebinding of the three names is the rotation ``u_prev, u, u_next = u, u_next, u_prev``."""
+    rebinding of the three names is the rotation ``u_prev, u, u_next = u, u_next, u_prev``.  Where
+    the live names' moves then form chains, no cycle (``u_prev <- u <- u_next``), and no name views
+    the buffers, the dead names need no value: the moves are copies in an order that reads each
+    buffer before it is written, ``u_prev = u.copy(); u = u_next.copy()`` (two copies a step, where
+    the rotation copies every buffer twice)."""
     run = body[start:end]
     moves = [_moves(stmt) for stmt in run]
     names = {n for pairs in moves for pair in pairs or () for n in pair}
@@ -143,12 +147,31 @@ def _rotation(body: list[ast.stmt], start: int, end: int, arrays: set[str], whol
     moved = [(t, v) for t, v in perm.items() if t != v]
     if len(moved) < 2:
         return None
-    text = f"{', '.join(t for t, _ in moved)} = {', '.join(v for _, v in moved)}"  # type: ignore[misc]
-    new = ast.parse(text).body[0]
-    for node in walk(new):
+    chain = _chain_order([(t, v) for t, v in zip(live, held) if t != v]) if dead else None
+    run_nodes = {id(stmt) for stmt in run}
+    if chain is not None and not _viewed([stmt for stmt in whole if id(stmt) not in run_nodes], buffers, run_nodes):
+        text = "".join(f"{t} = {v}.copy()\n" for t, v in chain)
+    else:
+        text = f"{', '.join(t for t, _ in moved)} = {', '.join(v for _, v in moved)}"  # type: ignore[misc]
+    made = ast.parse(text).body
+    for node in (n for new in made for n in walk(new)):
         if "lineno" in node._attributes:
             ast.copy_location(node, run[-1])
-    return new
+    return made
+
+
+def _chain_order(moves: list[tuple[str, str | None]]) -> list[tuple[str, str]] | None:
+    """The (target, value) moves in an order where each target is written once no later move
+    reads its old value; None where they form a cycle (or there are none)."""
+    todo = list(moves)
+    order: list[tuple[str, str]] = []
+    while todo:
+        ready = next(((t, v) for t, v in todo if not any(value == t for _, value in todo)), None)
+        if ready is None or ready[1] is None:
+            return None
+        order.append((ready[0], ready[1]))
+        todo.remove(ready)
+    return order or None
 
 
 def _dead_after(name: str, body: list[ast.stmt], end: int, loop: ast.stmt | None, whole: list[ast.stmt]) -> bool:
@@ -215,11 +238,13 @@ _NEW_FUNCTIONS = frozenset(("abs", "absolute", "sqrt", "exp", "log", "sin", "cos
                             "linalg", "norm", "cumsum", "diff", "sign", "floor", "ceil", "round"))
 
 
-def _viewed(body: list[ast.stmt], names: set[str]) -> bool:
+def _viewed(body: list[ast.stmt], names: set[str], skip: frozenset[int] | set[int] = frozenset()) -> bool:
     """Whether any statement binds a name to a possible view of ``names`` (``v = a[1:]``,
     ``t = a``, ``r = np.reshape(a, ...)``, ``for row in a``): copying values between the
     arrays would change what that name sees, where Python's swap changes nothing it sees."""
     for node in (n for stmt in body for n in walk(stmt)):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Assign) and _permuted(node) is None and any(map(_binds_name, node.targets)) \
                 and _may_view(node.value, names):
             return True
