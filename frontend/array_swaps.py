@@ -17,7 +17,9 @@ Only where no name is bound to a possible view of either array anywhere in the k
 (``v = a[1:]``, ``t = a``, ``for row in a``; ``_viewed``): Python's swap leaves what such a name
 sees alone, copies would change it.  A rotation of three or more names (``a, b, c = b, c, a``;
 any permutation, the names it leaves in place dropped) copies every value first, then binds each
-name to its value's copy.  Taken for two distinct names of arrays the kernel
+name to its value's copy.  A run of name moves that rotates distinct buffers (``tmp = a; a = b;
+b = tmp``; ``u_prev = u; u = u_next`` of a ``u_next`` allocated afresh each step) is that rotation,
+or a chain of copies where a dead name needs no value (``_rotation``).  Taken for two distinct names of arrays the kernel
 allocates (bound to ``np.zeros``, ``np.empty_like``, ``x.copy()`` and the like); scalars and arguments are left to ``Desugar``.
 """
 
