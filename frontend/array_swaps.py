@@ -17,7 +17,9 @@ Only where no name is bound to a possible view of either array anywhere in the k
 (``v = a[1:]``, ``t = a``, ``for row in a``; ``_viewed``): Python's swap leaves what such a name
 sees alone, copies would change it.  A rotation of three or more names (``a, b, c = b, c, a``;
 any permutation, the names it leaves in place dropped) copies every value first, then binds each
-name to its value's copy.  Taken for two distinct names of arrays the kernel
+name to its value's copy.  A run of name moves that rotates distinct buffers (``tmp = a; a = b;
+b = tmp``; ``u_prev = u; u = u_next`` of a ``u_next`` allocated afresh each step) is that rotation,
+or a chain of copies where a dead name needs no value (``_rotation``).  Taken for two distinct names of arrays the kernel
 allocates (bound to ``np.zeros``, ``np.empty_like``, ``x.copy()`` and the like); scalars and arguments are left to ``Desugar``.
 """
 
@@ -41,6 +43,7 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
     kernel's body) written as copies (the module)."""
     if arrays is None:
         arrays = _allocated(body)
+        _collapse_moves(body, arrays, body, None)
     whole = body if whole is None else whole
     out: list[ast.stmt] = []
     for stmt in body:
@@ -66,6 +69,129 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
                     ast.copy_location(node, stmt)
             out.append(new)
     return out
+
+
+def _collapse_moves(body: list[ast.stmt], arrays: set[str], whole: list[ast.stmt], loop: ast.stmt | None) -> None:
+    """Each run of consecutive name moves of local arrays in ``body`` (``u_prev = u; u = u_next``,
+    ``u_prev, u = u, u_next``, ``tmp = a; a = b; b = tmp``) that is a rotation of distinct buffers
+    written, in place, as one ``a, b, c = b, c, a`` (``_rotation``); ``loop`` the loop whose body
+    ``body`` is (None elsewhere), ``whole`` the kernel's body.  Nested bodies too."""
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                in_loop = isinstance(stmt, (ast.For, ast.While)) and field == "body"
+                _collapse_moves(inner, arrays, whole, stmt if in_loop else None)
+    start = 0
+    while start < len(body):
+        end = start
+        while end < len(body) and _moves(body[end]) is not None:
+            end += 1
+        if end == start:
+            start += 1
+            continue
+        rotation = _rotation(body, start, end, arrays, whole, loop)
+        if rotation is not None:
+            body[start:end] = rotation
+            end = start + len(rotation)
+        start = end
+
+
+def _moves(stmt: ast.stmt) -> list[tuple[str, str]] | None:
+    """The (target, value) names of ``a = b`` or ``a, b = c, d`` (names only), else None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name) and isinstance(value, ast.Name):
+        return [(target.id, value.id)]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
+            and all(isinstance(e, ast.Name) for e in (*target.elts, *value.elts)):
+        return [(t.id, v.id) for t, v in zip(target.elts, value.elts)]  # type: ignore[attr-defined]
+    return None
+
+
+def _rotation(body: list[ast.stmt], start: int, end: int, arrays: set[str], whole: list[ast.stmt],
+              loop: ast.stmt | None) -> list[ast.stmt] | None:
+    """``body[start:end]``, name moves, as one ``a, b, c = b, c, a`` of the local arrays it binds, or
+    None where it is no rotation of distinct buffers.  Its temporaries (``tmp`` of ``tmp = a; a = b;
+    b = tmp``: no allocated array, named nowhere else in the kernel, bound before read) are dropped.
+    A buffer dead after the run, ``u_next`` of ``u_next = np.empty_like(u)`` (the first statement of
+    ``loop``'s body to name it, named nowhere outside that body nor after the run) then ``u_prev = u;
+    u = u_next``, takes the buffer the run leaves unnamed (the old ``u_prev``): where Python binds it
+    to a fresh array before reading it again, which buffer it holds meanwhile is not seen, so the
+    rebinding of the three names is the rotation ``u_prev, u, u_next = u, u_next, u_prev``.  Where
+    the live names' moves then form chains, no cycle (``u_prev <- u <- u_next``), and no name views
+    the buffers, the dead names need no value: the moves are copies in an order that reads each
+    buffer before it is written, ``u_prev = u.copy(); u = u_next.copy()`` (two copies a step, where
+    the rotation copies every buffer twice)."""
+    run = body[start:end]
+    moves = [_moves(stmt) for stmt in run]
+    names = {n for pairs in moves for pair in pairs or () for n in pair}
+    inside = {id(n) for stmt in run for n in walk(stmt)}
+    outside = {n.id for stmt in whole for n in walk(stmt) if isinstance(n, ast.Name) and id(n) not in inside}
+    temps = {n for n in names if n not in arrays and n not in outside}
+    buffers = names - temps
+    if not buffers <= arrays or len(buffers) < 2:
+        return None
+    env: dict[str, str | None] = {n: n for n in buffers} | {n: None for n in temps}
+    for pairs in moves:
+        values = [env[v] for _, v in pairs or ()]
+        if None in values:
+            return None  # a temporary read before the run binds it
+        env.update((t, v) for (t, _), v in zip(pairs or (), values))
+    dead = [b for b in sorted(buffers) if _dead_after(b, body, end, loop, whole)]
+    live = [b for b in sorted(buffers) if b not in dead]
+    held = [env[b] for b in live]
+    if len(set(held)) != len(held):
+        return None  # two live names of one array after the run: an alias, no rotation
+    freed = [b for b in sorted(buffers) if b not in held]
+    perm = dict(zip(live, held)) | dict(zip(dead, freed))
+    moved = [(t, v) for t, v in perm.items() if t != v]
+    if len(moved) < 2:
+        return None
+    chain = _chain_order([(t, v) for t, v in zip(live, held) if t != v]) if dead else None
+    run_nodes = {id(stmt) for stmt in run}
+    if chain is not None and not _viewed([stmt for stmt in whole if id(stmt) not in run_nodes], buffers, run_nodes):
+        text = "".join(f"{t} = {v}.copy()\n" for t, v in chain)
+    else:
+        text = f"{', '.join(t for t, _ in moved)} = {', '.join(v for _, v in moved)}"  # type: ignore[misc]
+    made = ast.parse(text).body
+    for node in (n for new in made for n in walk(new)):
+        if "lineno" in node._attributes:
+            ast.copy_location(node, run[-1])
+    return made
+
+
+def _chain_order(moves: list[tuple[str, str | None]]) -> list[tuple[str, str]] | None:
+    """The (target, value) moves in an order where each target is written once no later move
+    reads its old value; None where they form a cycle (or there are none)."""
+    todo = list(moves)
+    order: list[tuple[str, str]] = []
+    while todo:
+        ready = next(((t, v) for t, v in todo if not any(value == t for _, value in todo)), None)
+        if ready is None or ready[1] is None:
+            return None
+        order.append((ready[0], ready[1]))
+        todo.remove(ready)
+    return order or None
+
+
+def _dead_after(name: str, body: list[ast.stmt], end: int, loop: ast.stmt | None, whole: list[ast.stmt]) -> bool:
+    """Whether ``name`` is bound to a new array before it is read again once ``body[:end]`` ran:
+    ``loop``'s body (``body``) binds it first, at its top level, to an allocation that reads no
+    ``name``; no statement after ``end`` in ``body`` names it, nor any outside ``loop``."""
+    if loop is None:
+        return False
+    first = next((stmt for stmt in body if any(isinstance(n, ast.Name) and n.id == name for n in walk(stmt))), None)
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)
+            and first.targets[0].id == name and _allocated([first]) == {name}
+            and not any(isinstance(n, ast.Name) and n.id == name for n in walk(first.value))):
+        return False
+    if any(isinstance(n, ast.Name) and n.id == name for stmt in body[end:] for n in walk(stmt)):
+        return False
+    inside = {id(n) for stmt in body for n in walk(stmt)}
+    return not any(isinstance(n, ast.Name) and n.id == name and id(n) not in inside
+                   for stmt in whole for n in walk(stmt))
 
 
 def _permuted(stmt: ast.stmt) -> list[tuple[str, str]] | None:
@@ -114,11 +240,13 @@ _NEW_FUNCTIONS = frozenset(("abs", "absolute", "sqrt", "exp", "log", "sin", "cos
                             "linalg", "norm", "cumsum", "diff", "sign", "floor", "ceil", "round"))
 
 
-def _viewed(body: list[ast.stmt], names: set[str]) -> bool:
+def _viewed(body: list[ast.stmt], names: set[str], skip: frozenset[int] | set[int] = frozenset()) -> bool:
     """Whether any statement binds a name to a possible view of ``names`` (``v = a[1:]``,
     ``t = a``, ``r = np.reshape(a, ...)``, ``for row in a``): copying values between the
     arrays would change what that name sees, where Python's swap changes nothing it sees."""
     for node in (n for stmt in body for n in walk(stmt)):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Assign) and _permuted(node) is None and any(map(_binds_name, node.targets)) \
                 and _may_view(node.value, names):
             return True

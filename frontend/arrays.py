@@ -2151,6 +2151,9 @@ class Lowering:
         entry = self.lookup(node.value) if isinstance(node.value, ast.Name) else None
         base = entry.read() if entry else self.value(node.value)
         if base.rank == 0:
+            whole = (isinstance(node.slice, ast.Tuple) and not node.slice.elts) or _is_ellipsis(node.slice)
+            if entry is not None and entry.kind == "arg" and whole:
+                return scalar(node, base.vtype)  # c[()] of a 0-d array argument: its element, of its dtype
             return scalar(node, UNKNOWN)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         return self.index(node, base, items)

@@ -59,6 +59,7 @@ from .array_statements import sort_in_place
 from .array_swaps import swap_arrays
 from .call_sizes import written_arguments
 from .checker import is_allocation
+from .comprehension_hoist import hoist_comprehension_arrays
 from .data_sized import lengths
 from .desugar import (
     BuiltinHelpers,
@@ -93,6 +94,7 @@ from .source import KernelSource, copy_tree, location_key, read_source, walk
 from .tri_indices import tri_indices
 from .tuple_comprehension import unroll_tuple_comprehensions
 from .tuples import substitute_tuples
+from .zero_d import zero_d_elements
 
 MAX_INLINE_DEPTH = 16
 
@@ -105,6 +107,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
                                      raises=set(source.raises), pranges={}, written_x={},
                                      user_names=dict(source.user_names)), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
+    tree.body = zero_d_elements(rw, tree.body)  # c[...] = v, c += v of a 0-d array argument: c[()]
     tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)
@@ -148,6 +151,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = [DtypeSpellings(globals_, rw.numpy_alias()).visit(stmt) for stmt in tree.body]  # np.bool_, 'f8'
     # the same locals: neither pass stores a name (they rewrite loads, calls and attributes)
     tree.body = [Divmod(rw, local).visit(stmt) for stmt in tree.body]  # (a // b, a % b)
+    tree.body = hoist_comprehension_arrays(rw, tree.body)  # y[:] = np.array([f(i) for i in ...]): a local first
     tree.body = swap_arrays(rw, tree.body)  # a, b = b, a of local arrays: copies of the values
     tree.body = substitute_tuples(rw, tree.body)  # before extents are read: shapes written out
     rw.local_extents = local_extents(rw, tree.body)

@@ -356,6 +356,11 @@ class Kernel:
 
     def _variant(self, values: dict[str, Any]) -> CompiledVariant:
         arguments = tuple(argument_of(name, value) for name, value in values.items())
+        if self.options.target == "cuda":
+            for a in arguments:
+                if a.kind == "array" and a.rank == 0:  # the cpu and python targets take them (fe38)
+                    raise ArgumentError(f"argument {a.name!r} is a 0-d array; the cuda target takes none: pass a "
+                                        "Python number instead")
         if self.options.target != "cuda":
             for name, value in values.items():
                 if not isinstance(value, np.ndarray) and is_device_array(value):

@@ -134,6 +134,9 @@ def analysis(kernel, values: dict[str, Any]) -> Analysis:
     """Lift and analyse the kernel for these arguments' signature (numpy stand-ins of the dask
     arrays: only dtype, rank and layout matter)."""
     arguments = tuple(argument_of(name, _standin(value)) for name, value in values.items())
+    zero_d = next((a.name for a in arguments if a.kind == "array" and a.rank == 0), None)
+    if zero_d is not None:
+        raise ArgumentError(f"argument {zero_d!r} is a 0-d array; dask calls take none: pass a Python number instead")
     key = tuple((a.name, a.kind, a.dtype, a.rank) for a in arguments)
     cache = kernel._dask_analyses
     found = cache.get(key)

@@ -59,8 +59,6 @@ def _array_argument(name: str, dtype: np.dtype, shape: tuple[int, ...], c_contig
         raise ArgumentError(
             f"argument {name!r} has dtype {dtype}; supported array dtypes are {', '.join(SUPPORTED_DTYPES)}"
         )
-    if ndim == 0:
-        raise ArgumentError(f"argument {name!r} is a 0-d array; pass a Python number instead")
     if not dtype.isnative:
         raise ArgumentError(f"argument {name!r} has dtype {dtype.str} (non-native byte order); compiled code reads "
                             f"native numbers: pass {name}.astype({name}.dtype.newbyteorder('='))")

@@ -20,11 +20,10 @@ from batch_report import run_case  # noqa: E402
 import polyfuse  # noqa: E402
 
 BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d")
-# kernels whose refusal is the supported answer: a 0-d array argument (pass a number),
-# round(x, 2) of a Python float (CPython rounds the exact decimal value; NumPy's rint does not),
-# a local that is None on some paths (last = None ... -1 if last is None else last), and an
-# argument bound in a loop to a new array while another name holds the old (u_prev = u; u = u_next)
-REFUSED = {"zero_d_accumulate", "int_mean_round", "last_above", "wave_1d"}
+# kernels whose refusal is the supported answer: round(x, 2) of a Python float (CPython rounds the
+# exact decimal value; NumPy's rint does not) and a local that is None on some paths
+# (last = None ... -1 if last is None else last)
+REFUSED = {"int_mean_round", "last_above"}
 
 
 def _cases():
