@@ -132,7 +132,10 @@ class Lifter:
         # ``if h > best: best = h`` in a loop, or assignments in a loop kept as written): whether the
         # loop's assignment ran is known only where it runs (``in_place_flags``)
         self.flagged_in_place: frozenset[str] = frozenset()
-        self.strengths: dict[str, set[bool]] = {}  # local -> the weakness of the values assigned
+        # local -> the kinds of the values assigned: 0 a NumPy scalar, 1 to 4 a Python int, float,
+        # bool, complex (strength_flag's kinds: s = 0 then s += float(x[i]) is an int where no
+        # iteration ran)
+        self.strengths: dict[str, set[int]] = {}
         self.opaque_scalars: set[str] = set()  # locals assigned in loops kept as written (no flag there)
         # locals assigned inside a loop: no flag written there (a flag written each iteration is a
         # carried dependence that would keep a reduction such as ``s += x[i]`` off the thread team);
@@ -396,7 +399,7 @@ class Lifter:
         final = source.tree.body[-1] if source.tree.body else None
         value = final.value if isinstance(final, ast.Return) else None
         names = {e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(e, ast.Name)}
-        return frozenset(n for n in names if self.strengths.get(n) == {True, False}
+        return frozenset(n for n in names if len(self.strengths.get(n, ())) > 1
                          and n in self.arrays and self.arrays[n].is_scalar)
 
     def in_place_flags(self, flagged: frozenset[str]) -> frozenset[str]:
@@ -513,7 +516,7 @@ class Lifter:
         if name in self.loop_names:
             raise self.error(target, f"local {name!r} reuses the name of a loop variable; give it its own name")
         vtype = VType(value.dtype, value.weak)
-        self.strengths.setdefault(name, set()).add(value.weak)
+        self.strengths.setdefault(name, set()).add(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)))
         previous = self.assigned.get(name)
         self.assigned[name] = vtype if previous is None else merged(previous, vtype)
         if name not in self.arrays:

@@ -201,7 +201,12 @@ def _holds(t: VType, constant, m: VType) -> bool:
     if m.is_complex or t.is_complex:
         return True  # (not tracked: complex locals)
     if t.is_int and m.is_int:
-        return True  # (a Python int numpy cannot convert raises there: not followed here)
+        # a Python int that is not a constant (a loop variable, a size) in a local of a narrower
+        # NumPy int is a Python int where it is read: i - x_i8[j] wraps in int8, not in the
+        # local's int16 (found by cp38, seed 32006); a constant or an int64 local computes alike
+        # but for the returned type (strength flags) and float32 operands (not followed here).
+        # (a Python int numpy cannot convert raises there: not followed here)
+        return not (t.weak and not m.weak and constant is None and m.dtype != "int64")
     if constant is not None and m.is_float:
         with np.errstate(over="ignore"):
             return math.isnan(constant) or float(np.dtype(m.dtype).type(constant)) == constant

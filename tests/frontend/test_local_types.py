@@ -197,3 +197,31 @@ def test_loop_int_max_of_float_local():
     for n in (0, 1, 3):
         assert _same(kernel(n), returned(n))
     assert _versions(returned, (3,)) == {"__version0_acc", "__version1_acc", "__kind_acc"}
+
+
+def _int_or_narrow(A, M, T):
+    for i in range(A.shape[0]):
+        a = i if i > T[0] else T[0]
+        A[i] = a - M[i]
+
+
+def _int_or_narrow_if(A, M, T):
+    for i in range(A.shape[0]):
+        if i > T[0]:
+            a = i
+        else:
+            a = T[0]
+        A[i] = a - M[i]
+
+
+@pytest.mark.parametrize("func", [_int_or_narrow, _int_or_narrow_if])
+def test_loop_local_of_a_python_int_and_a_narrow_numpy_int(func):
+    """A local given the loop's index (a Python int) on one path and an int16 element on the
+    other: Python's ``i - M[i]`` of an int8 M wraps in int8, the one int16 type did not (0 - -128
+    gave 128 for Python's -128: cp38, cpu_campaign --style extra seed 32006); split into versions."""
+    M = np.array([-128, 127, -100, 5], dtype=np.int8)
+    T = np.array([-1], dtype=np.int16)
+    expected, got = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
+    func(expected, M, T)
+    polyfuse.kernel(func)(got, M, T)
+    assert np.array_equal(got, expected), (got, expected)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 import polyfuse
 
@@ -111,4 +112,35 @@ def test_a_local_assigned_under_a_data_test_in_a_loop_has_the_type_of_this_path(
     k = polyfuse.kernel(largest_above)
     for x in (np.zeros(0), np.arange(5.0), -np.ones(3)):
         expected, got = largest_above(x), k(x)
+        assert type(got) is type(expected) and got == expected
+
+
+@njit
+def _half(v):
+    return v / 2
+
+
+def float_total(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += float(x[i])
+    return s
+
+
+def helper_total(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += _half(x[i])
+    return s
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("func", [float_total, helper_total])
+def test_a_local_given_a_python_int_then_python_floats_is_the_int_where_no_iteration_ran(func, target):
+    """Two Python kinds (``s = 0`` then ``s += float(x[i])``, or an @njit helper's float, which the
+    undecorated kernel gets boxed as Python's float) are flagged as a Python and a NumPy kind are:
+    the call gave 0.0 for Python's 0 where the loop ran no iteration (found by cp38)."""
+    k = polyfuse.kernel(func, target=target)
+    for x in (np.zeros(0), np.arange(3.0)):
+        expected, got = func(x), k(x)
         assert type(got) is type(expected) and got == expected
