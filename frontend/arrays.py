@@ -2523,7 +2523,9 @@ class Lowering:
         parts = [self.value(node.test), self.value(node.body), self.value(node.orelse)]
         if any(p.rank for p in parts):
             raise self.error(node, "'a if c else b' with arrays; use np.where(c, a, b)", "array truth value")
-        return scalar_op(lambda c, a, b: ast.IfExp(c, a, b), parts,
+        # type(node): a user's choice (source.IfExp) stays one, typed per branch as Python does
+        # (``(i if i > T[0] else T[0]) - M[i][0]`` of an int16 T and int8 M: int8 where i is taken)
+        return scalar_op(lambda c, a, b: type(node)(c, a, b), parts,
                          promote_any(_unbool(parts[1].vtype), _unbool(parts[2].vtype)))
 
     def choice(self, node: ast.IfExp) -> View:

@@ -128,3 +128,26 @@ CONSUMERS = ["({}) + 1", "({}) * x[1]", "({}) * f[1]", "({}) < 1.5", "({}) - k[1
 @given(st.sampled_from(BRANCHES), st.sampled_from(BRANCHES), st.sampled_from(CONSUMERS))
 def test_branch_type_pairs(a, b, consumer):
     _check("return " + consumer.format(f"{a} if c > 0 else {b}"))
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+@pytest.mark.parametrize("line", [
+    "A[i] = (i if i > T[0] else T[0]) - M[i][0]",  # i - int8 wraps in int8, T[0] - int8 in int16
+    "A[i] = M[i][0] - (i if i > T[0] else T[0])",
+    "A[i] = (i if i > T[0] else T[0]) - M[i][i % 2]",
+    "A[i] = (np.float32(0.1) if i > T[0] else 0.1) + M[i][0]",  # float32 or float64 per branch
+])
+def test_a_choice_beside_a_chained_subscript_is_typed_per_branch(line, target):
+    """``M[i][0]`` reads a row view, so NumPy's lowering (frontend/arrays.py) rebuilds the
+    statement's scalar parts; a choice the user wrote stays one (source.IfExp), typed per branch
+    (cp38: it became one promoted int16, 128 where Python's int8 wraps to -128)."""
+    func = define(f"def kern(A, M, T):\n    for i in range(len(A)):\n        {line}\n")
+    dtype = np.float64 if "float32" in line else np.int64
+    M = np.full((12, 2), -120, dtype=np.int8)
+    M[::3] = 7
+    A, T = np.zeros(12, dtype=dtype), np.array([3], dtype=np.int16)
+    want, got = A.copy(), A.copy()
+    with np.errstate(over="ignore"):
+        func(want, M, T)
+        polyfuse.kernel(func, target=target, cache=False)(got, M, T)
+    np.testing.assert_array_equal(got, want)
