@@ -2548,7 +2548,7 @@ class Lowering:
         if a.rank == 0 and b.rank == 0:  # (x.max() if x.size else 0.0): scalars, which read arrays
             if not pre_a and not pre_b:  # as before fe32: the choice of the two values
                 self.conditional |= removed
-                return scalar_op(lambda c, x, y: ast.IfExp(c, x, y), [test, a, b],
+                return scalar_op(lambda c, x, y: type(node)(c, x, y), [test, a, b],  # the user's choice stays one (_IfExp)
                                  promote_any(_unbool(a.vtype), _unbool(b.vtype)))
             name = self.fresh("chosen")  # each branch's statements (a reduction's loop) only where it runs
             made = ast.If(test.element(()), pre_a + [ast.Assign([ast.Name(name, ast.Store())], a.element(()))],
