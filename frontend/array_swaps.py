@@ -126,6 +126,8 @@ def _rotation(body: list[ast.stmt], start: int, end: int, arrays: set[str], whol
     the rotation copies every buffer twice)."""
     run = body[start:end]
     moves = [_moves(stmt) for stmt in run]
+    if sum(len(pairs or ()) for pairs in moves) < 2:
+        return None  # one move (cur = nxt of a double buffer): the rebinding rules (rename_rebound) as before
     names = {n for pairs in moves for pair in pairs or () for n in pair}
     inside = {id(n) for stmt in run for n in walk(stmt)}
     outside = {n.id for stmt in whole for n in walk(stmt) if isinstance(n, ast.Name) and id(n) not in inside}
