@@ -2515,7 +2515,15 @@ class Lowering:
         values = [self.value(v) for v in node.values]
         if any(v.rank for v in values):
             raise self.error(node, "'and'/'or' of arrays (their truth value is ambiguous)", "array truth value")
-        return scalar_op(lambda *xs: ast.BoolOp(node.op, list(xs)), values, BOOL)
+        # type(node): a user's ``a and b`` stays one (source.BoolOp), its value the deciding operand's
+        # in that operand's type, as Python's (``(T[0] or 3) * M[i][0]`` of an int16 T and int8 M:
+        # int8 where 3 decides); the frontend's own stays a logical operator of bools
+        vt = BOOL
+        if any(v.vtype.dtype != "bool" for v in values):
+            vt = _unbool(values[0].vtype)
+            for v in values[1:]:
+                vt = promote_any(vt, _unbool(v.vtype))
+        return scalar_op(lambda *xs: type(node)(node.op, list(xs)), values, vt)
 
     def _IfExp(self, node: ast.IfExp) -> View:
         if (self.array_valued(node.body) or self.array_valued(node.orelse)) and not self.array_valued(node.test):

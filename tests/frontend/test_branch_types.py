@@ -137,13 +137,17 @@ def test_branch_type_pairs(a, b, consumer):
     "A[i] = (i if i > T[0] else T[0]) - M[i][i % 2]",
     "A[i] = (np.float32(0.1) if i > T[0] else 0.1) + M[i][0]",  # float32 or float64 per branch
     "A[i] = (0.5 if i > T[0] else M[i][1]) * M[i][0]",  # a float, or int8 * int8 wrapping
+    "A[i] = ((i % 2) * T[0] or 3) * M[i][0]",  # 3 * int8 wraps in int8, int16 * int8 in int16
+    "A[i] = (T[0] - i % 4 and 2) * M[i][0]",  # 2 * int8 wraps in int8, an int16 0 where T[0] decides
+    "A[i] = (T[0] - i % 4 and 2.5) + M[i][0]",  # 2.5 + int8, or int16 0 + int8
 ])
 def test_a_choice_beside_a_chained_subscript_is_typed_per_branch(line, target):
     """``M[i][0]`` reads a row view, so NumPy's lowering (frontend/arrays.py) rebuilds the
-    statement's scalar parts; a choice the user wrote stays one (source.IfExp), typed per branch
-    (cp38: it became one promoted int16, 128 where Python's int8 wraps to -128)."""
+    statement's scalar parts; a choice the user wrote stays one (source.IfExp, source.BoolOp),
+    typed per branch (cp38: it became one promoted int16, 128 where Python's int8 wraps to -128;
+    ``a or b`` became a bool operator)."""
     func = define(f"def kern(A, M, T):\n    for i in range(len(A)):\n        {line}\n")
-    dtype = np.float64 if "0.5" in line or "float32" in line else np.int64
+    dtype = np.float64 if "." in line else np.int64
     M = np.full((12, 2), -120, dtype=np.int8)
     M[::3] = 7
     A, T = np.zeros(12, dtype=dtype), np.array([3], dtype=np.int16)
