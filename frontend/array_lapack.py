@@ -1,5 +1,5 @@
-"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, slogdet and
-lstsq, on LAPACK.
+"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, slogdet,
+lstsq, qr, eigh, eigvalsh, svd and svdvals, on LAPACK.
 
 Called by :class:`frontend.arrays.Lowering` for ``np.linalg.<name>(...)`` (frontend.lift hands it
 :func:`lower_linalg` in the ProductRules, so this module builds on arrays.py without an import
@@ -20,8 +20,15 @@ kernel's own, so the operand is never modified.  Dtypes are NumPy's (its _common
 dtype is computed in float64 (the d routines, float32 operands converted in the copy), every
 complex one in complex128 (the z routines: complex64 too, and real operands meeting a complex
 one), and the result is single precision (float32, complex64) where every operand is, double
-otherwise (ints and bools count as double); float16 is refused, as is a complex lstsq.  Only
-single matrices (2-D operands): NumPy's stacks of matrices are refused.
+otherwise (ints and bools count as double); float16 is refused, as is a complex lstsq, qr, eigh
+or svd.  Only single matrices (2-D operands): NumPy's stacks of matrices are refused.
+
+The factorizations return several arrays (frontend.arrays' LINALG_TUPLES: unpacked, indexed or
+by NumPy's field names), each a view of one call's buffers: ``Q, R = np.linalg.qr(A)`` is
+dgeqrf + dorgqr (R read from the factored copy's upper triangle, Q from dorgqr's buffer),
+``w, V = np.linalg.eigh(A)`` dsyevd('V') (V read from the overwritten copy), ``U, s, Vh =
+np.linalg.svd(A)`` dgesdd; ``qr(A, mode='r')``, ``svd(A, compute_uv=False)``, ``eigvalsh`` and
+``svdvals`` are one array.  Their options are constants, as NumPy's modes must be.
 """
 
 from __future__ import annotations
@@ -137,11 +144,10 @@ def _qr(lw: Lowering, node: ast.Call) -> tuple[View | None, View]:
     work, info, jobz = _fortran_copy_of(lw, a, m, n), _scalar(lw, "info", "int64"), _QR_JOBZ[mode]
     k = smin(m, n)
     columns = m if jobz == "A" else k
-    names = {}
-    if jobz != "N":
-        names["u"] = lw.fresh("lq")
-        lw.allocate(names["u"], (columns, m), WORK)
-    _call(lw, "geqrf", "np.linalg.qr", work, n, info, m=m, jobz=jobz, **names)
+    q = lw.fresh("lq") if jobz != "N" else ""
+    if q:
+        lw.allocate(q, (columns, m), WORK)
+    _call(lw, "geqrf", "np.linalg.qr", work, n, info, m=m, jobz=jobz, u=q)
     _raise_unless(lw, info, "Incorrect argument found while performing QR factorization")
     vtype = VType(result, False)
 
@@ -152,7 +158,7 @@ def _qr(lw: Lowering, node: ast.Call) -> tuple[View | None, View]:
     r = View((m if jobz == "A" else k, n), vtype, r_element)
     if jobz == "N":
         return None, r
-    return View((m, columns), vtype, lambda idx: _as(result, _at(names["u"], (idx[1], idx[0])))), r
+    return View((m, columns), vtype, lambda idx: _as(result, _at(q, (idx[1], idx[0])))), r
 
 
 def eigh_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
@@ -206,7 +212,7 @@ def _svd(lw: Lowering, node: ast.Call, name: str) -> tuple[View | None, View, Vi
     defaults: dict[str, object] = {} if name == "svdvals" else {
         "full_matrices": True, "compute_uv": True, "hermitian": False}
     a, options = _options(lw, node, name, defaults)
-    flags = {key: value for key, value in options.items()}
+    flags = dict(options)
     if any(not isinstance(value, bool) for value in flags.values()):
         raise lw.error(node, f"np.linalg.{name}() options other than True or False", _CONSTRUCT)
     if flags.get("hermitian"):
@@ -217,20 +223,19 @@ def _svd(lw: Lowering, node: ast.Call, name: str) -> tuple[View | None, View, Vi
     jobz = "N" if not flags.get("compute_uv", False) else "A" if flags["full_matrices"] else "S"
     work, info, values, k = _fortran_copy_of(lw, a, m, n), _scalar(lw, "info", "int64"), lw.fresh("ls"), smin(m, n)
     lw.allocate(values, (k,), WORK)
-    names = {}
+    u, vt = (lw.fresh("lu"), lw.fresh("lv")) if jobz != "N" else ("", "")
     if jobz != "N":
-        names = {"u": lw.fresh("lu"), "vt": lw.fresh("lv")}
-        lw.allocate(names["u"], (m if jobz == "A" else k, m), WORK)
-        lw.allocate(names["vt"], (n, n if jobz == "A" else k), WORK)
-    _call(lw, "gesdd", f"np.linalg.{name}", work, n, info, m=m, s=values, jobz=jobz, **names)
+        lw.allocate(u, (m if jobz == "A" else k, m), WORK)
+        lw.allocate(vt, (n, n if jobz == "A" else k), WORK)
+    _call(lw, "gesdd", f"np.linalg.{name}", work, n, info, m=m, s=values, jobz=jobz, u=u, vt=vt)
     _raise_unless(lw, info, "SVD did not converge")
     vtype = VType(result, False)
     s = View((k,), vtype, lambda idx: _as(result, _at(values, idx)))
     if jobz == "N":
         return None, s, None
-    u = View((m, m if jobz == "A" else k), vtype, lambda idx: _as(result, _at(names["u"], (idx[1], idx[0]))))
-    vt = View((n if jobz == "A" else k, n), vtype, lambda idx: _as(result, _at(names["vt"], (idx[1], idx[0]))))
-    return u, s, vt
+    left = View((m, m if jobz == "A" else k), vtype, lambda idx: _as(result, _at(u, (idx[1], idx[0]))))
+    right = View((n if jobz == "A" else k, n), vtype, lambda idx: _as(result, _at(vt, (idx[1], idx[0]))))
+    return left, s, right
 
 
 def _options(lw: Lowering, node: ast.Call, name: str, defaults: dict[str, object]) -> tuple[View, dict[str, object]]:

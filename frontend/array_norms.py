@@ -123,7 +123,7 @@ def norm_with_order(lw: Lowering, node: ast.Call) -> View | None:
         linalg = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "linalg", ast.Load())
         values = ast.Call(ast.Attribute(linalg, "svd", ast.Load()), [arg],
                           [ast.keyword("compute_uv", ast.Constant(False))])
-        tree = _np({2.0: "max", -2.0: "min"}.get(order, "sum"), values)  # type: ignore[call-overload]
+        tree = _np("max" if order == 2.0 else "min" if order == -2.0 else "sum", values)
     else:
         if order not in (1.0, -1.0, math.inf, -math.inf):
             raise lw.error(given["ord"], f"np.linalg.norm() ord={order!r} of a matrix (NumPy refuses it)",

@@ -4103,7 +4103,8 @@ class Lowering:
         func = node.func if isinstance(node, ast.Call) else None
         if (isinstance(func, ast.Attribute) and func.attr in LINALG_TUPLES and isinstance(func.value, ast.Attribute)
                 and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np"
-                and self.products.linalg_parts is not None and not _linalg_single(func.attr, node)):
+                and self.products.linalg_parts is not None
+                and not (isinstance(node, ast.Call) and _linalg_single(func.attr, node))):
             return func.attr
         return None
 

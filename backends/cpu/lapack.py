@@ -4,8 +4,10 @@ LAPACK is the library products call (runtime/linalg_library.py): NumPy's own Ope
 is found, so the results are NumPy's bits, else SciPy's ``scipy.linalg.cython_lapack``.  Its
 function pointers are registered with LLVM under the names declared here, so the optimised IR in
 the disk cache holds no address.  NumPy's ``np.linalg`` calls the same routines (?potrf for
-cholesky, ?gesv for solve and inv, ?getrf for det and slogdet; d for every real dtype, z for every
-complex one) on the same column-major copies.  The frontend made every matrix a kernel-local
+cholesky, ?gesv for solve and inv, ?getrf for det and slogdet, dgelsd for lstsq, dgeqrf + dorgqr
+for qr, dsyevd for eigh and eigvalsh, dgesdd for svd; d for every real dtype, z for every complex
+one) on the same column-major copies, with NumPy's workspace queries (the blocked routines take
+their block size from lwork, so the same lwork gives the same bits).  The frontend made every matrix a kernel-local
 row-major buffer holding the transpose (Fortran's order): its row stride is the leading
 dimension.  Fortran passes every number by pointer; every INTEGER is the library's width (64-bit
 in NumPy's ILP64 OpenBLAS, 32-bit in SciPy's), the pivots buffer is int64 whatever the width (32-bit
