@@ -463,16 +463,18 @@ def qr_iteration(A, tol):
     return A, k
 
 
-def smallest_eigenvalues(A, out):
-    for t in range(A.shape[0]):
-        out[t] = np.linalg.eigvalsh(A[t] + A[t].T)[0]
+def per_matrix(A, out):
+    for t in range(A.shape[0]):  # a parallel loop on the cpu target: each iteration's buffers private
+        U, s, Vh = np.linalg.svd(A[t])
+        Q, R = np.linalg.qr(A[t] * 2.0)
+        out[t] = np.linalg.eigvalsh(A[t] + A[t].T)[0] + U[0, 0] * s[0] + Vh[1, 0] + Q[1, 1] + R[0, 1]
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_factorizations_with_the_code_around_them(target):
     """PCA, least squares through qr, the spectral norm and NumPy's other svd norms, a
-    QR iteration in a while loop, and eigvalsh of slices in a loop: each call one statement
-    between fused ones."""
+    QR iteration in a while loop, and svd, qr and eigvalsh of slices in a loop: each call one
+    statement between fused ones."""
     X, A, b = RNG.standard_normal((30, 5)), RNG.standard_normal((12, 4)), RNG.standard_normal(12)
     for fn, args in [(principal_components, (X, 2)), (least_squares_by_qr, (A, b)), (matrix_norms, (A,))]:
         got, want = _kernel(fn, target)(*args), fn(*args)
@@ -484,9 +486,9 @@ def test_factorizations_with_the_code_around_them(target):
     (got, k), (want, k_want) = _kernel(qr_iteration, target)(S, 1e-10), qr_iteration(S, 1e-10)
     assert k == k_want
     np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-9)
-    stack, out, expected = RNG.standard_normal((3, 4, 4)), np.zeros(3), np.zeros(3)
-    _kernel(smallest_eigenvalues, target)(stack, out)
-    smallest_eigenvalues(stack, expected)
+    stack, out, expected = RNG.standard_normal((8, 4, 4)), np.zeros(8), np.zeros(8)
+    _kernel(per_matrix, target)(stack, out)
+    per_matrix(stack, expected)
     np.testing.assert_allclose(out, expected, rtol=1e-12)
 
 
