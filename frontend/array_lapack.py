@@ -410,11 +410,7 @@ _PARTS: dict[str, Callable[[Lowering, ast.Call], tuple[View | None, ...]]] = {
 # ---- helpers -------------------------------------------------------------------------------
 def _square(lw: Lowering, node: ast.Call, name: str, a: View) -> Sym:
     """The order of the square matrix ``a`` (a call where it is not square raises ValueError)."""
-    if a.rank != 2:
-        what = "a stack of matrices (NumPy's batched form)" if a.rank > 2 else f"a {a.rank}-dimensional array"
-        raise lw.error(node, f"np.linalg.{name}() of {what}; polyfuse runs it on single matrices (2-D arrays)",
-                       _CONSTRUCT)
-    rows, cols = a.extents
+    rows, cols = _matrix(lw, node, name, a)
     _equal(lw, node, rows, cols, name)
     return rows
 
