@@ -1,5 +1,6 @@
-"""The corpus's np.linalg programs (tests/corpus/numpy_lapack.py) inside @polyfuse.kernel against
-the same functions run by NumPy (which calls LAPACK for each routine, as polyfuse does).
+"""The corpus's np.linalg programs (tests/corpus/numpy_lapack.py, and the factorizations below)
+inside @polyfuse.kernel against the same functions run by NumPy (which calls LAPACK for each
+routine, as polyfuse does).
 
     OPENBLAS_NUM_THREADS=1 POLYFUSE_NUM_THREADS=1 python benchmarks/numpy_lapack.py   # n = 400
     python benchmarks/numpy_lapack.py --n 200 --repeat 9
@@ -24,6 +25,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "corpus")
 import numpy_lapack as corpus  # noqa: E402
 
 
+def pca(X, k):
+    Xc = X - X.mean(axis=0)
+    w, V = np.linalg.eigh(Xc.T @ Xc / X.shape[0])
+    return Xc @ V[:, ::-1][:, :k]
+
+
+def qr_least_squares(A, b):
+    Q, R = np.linalg.qr(A)
+    return np.linalg.solve(R, Q.T @ b)
+
+
+def spectral_ratio(A):
+    Ac = A - A.mean(axis=0)
+    return np.linalg.norm(Ac, 2) / np.linalg.norm(Ac)
+
+
 def _spd(rng, n: int) -> np.ndarray:
     m = rng.random((n, n))
     return m @ m.T + n * np.eye(n)
@@ -39,6 +56,9 @@ def programs(n: int, rng) -> dict:
         "volumes": (corpus.volumes, (rng.random((64, 40, 40)), np.zeros(64))),
         "whiten": (corpus.whiten, (_spd(rng, n), rng.random((n, n)))),
         "quadratic_fit": (corpus.quadratic_fit, (rng.random(50 * n) * 4, rng.random(50 * n))),
+        "pca (eigh)": (pca, (rng.random((10 * n, n // 4)), 8)),
+        "qr_least_squares": (qr_least_squares, (rng.random((4 * n, n // 2)), rng.random(4 * n))),
+        "spectral (svd)": (spectral_ratio, (rng.random((2 * n, n // 2)),)),
     }
 
 
@@ -56,8 +76,12 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=400)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", default="", help="comma-separated program names")
     args = parser.parse_args()
-    for name, (fn, inputs) in programs(args.n, np.random.default_rng(0)).items():
+    chosen = programs(args.n, np.random.default_rng(0))
+    for name, (fn, inputs) in chosen.items():
+        if args.only and name not in args.only.split(","):
+            continue
         kernel = polyfuse.kernel(fn)
         got, want = kernel(*inputs), fn(*inputs)
         pairs = zip(got, want) if isinstance(want, tuple) else [(got, want)] if want is not None else []

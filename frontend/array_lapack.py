@@ -1,5 +1,5 @@
-"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, slogdet and
-lstsq, on LAPACK.
+"""Dense ``np.linalg`` routines in NumPy array statements: cholesky, inv, solve, det, slogdet,
+lstsq, qr, eigh, eigvalsh, svd and svdvals, on LAPACK.
 
 Called by :class:`frontend.arrays.Lowering` for ``np.linalg.<name>(...)`` (frontend.lift hands it
 :func:`lower_linalg` in the ProductRules, so this module builds on arrays.py without an import
@@ -20,8 +20,15 @@ kernel's own, so the operand is never modified.  Dtypes are NumPy's (its _common
 dtype is computed in float64 (the d routines, float32 operands converted in the copy), every
 complex one in complex128 (the z routines: complex64 too, and real operands meeting a complex
 one), and the result is single precision (float32, complex64) where every operand is, double
-otherwise (ints and bools count as double); float16 is refused, as is a complex lstsq.  Only
-single matrices (2-D operands): NumPy's stacks of matrices are refused.
+otherwise (ints and bools count as double); float16 is refused, as is a complex lstsq, qr, eigh
+or svd.  Only single matrices (2-D operands): NumPy's stacks of matrices are refused.
+
+The factorizations return several arrays (frontend.arrays' LINALG_TUPLES: unpacked, indexed or
+by NumPy's field names), each a view of one call's buffers: ``Q, R = np.linalg.qr(A)`` is
+dgeqrf + dorgqr (R read from the factored copy's upper triangle, Q from dorgqr's buffer),
+``w, V = np.linalg.eigh(A)`` dsyevd('V') (V read from the overwritten copy), ``U, s, Vh =
+np.linalg.svd(A)`` dgesdd; ``qr(A, mode='r')``, ``svd(A, compute_uv=False)``, ``eigvalsh`` and
+``svdvals`` are one array.  Their options are constants, as NumPy's modes must be.
 """
 
 from __future__ import annotations
@@ -45,20 +52,24 @@ _REAL_OF = {"float32": "float32", "float64": "float64", "complex64": "float32", 
 
 def lower_linalg(lw: Lowering, node: ast.Call, name: str) -> View:
     """The value of ``np.linalg.<name>(...)`` (norm is frontend.arrays' own)."""
-    if name in LINALG_TUPLES:
+    if lw.linalg_tuple(node) is not None:
         raise lw.error(node, f"np.linalg.{name}() as a value: it returns {', '.join(LINALG_TUPLES[name])}; unpack "
                        "it into names or index it ([0], ...)", _CONSTRUCT)
+    single = _SINGLE_RULES.get(name)
+    if single is not None:  # qr(a, mode='r'), svd(a, compute_uv=False), eigvalsh, svdvals
+        return single(lw, node)
     rule = _RULES.get(name)
     if rule is None:
         raise lw.error(node, f"np.linalg.{name}() is not supported (np.linalg.cholesky, inv, solve, det, slogdet, "
-                       "lstsq and norm are); write the loops, or call it outside the kernel", _CONSTRUCT)
+                       "lstsq, qr, eigh, eigvalsh, svd, svdvals and norm are); write the loops, or call it outside "
+                       "the kernel", _CONSTRUCT)
     return rule(lw, node, *_operands(lw, node, name))
 
 
 def linalg_parts(lw: Lowering, node: ast.Call, name: str) -> tuple[View | None, ...]:
-    """The values of ``np.linalg.slogdet(A)`` or ``np.linalg.lstsq(A, b)`` (frontend.arrays'
-    LINALG_TUPLES), None for one polyfuse cannot give."""
-    return slogdet_parts(lw, node) if name == "slogdet" else lstsq_parts(lw, node)
+    """The values of ``np.linalg.slogdet(A)``, ``lstsq(A, b)``, ``qr(A)``, ``eigh(A)`` or
+    ``svd(A)`` (frontend.arrays' LINALG_TUPLES), None for one polyfuse cannot give."""
+    return _PARTS[name](lw, node)
 
 
 def slogdet_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
@@ -102,6 +113,167 @@ def lstsq_parts(lw: Lowering, node: ast.Call) -> tuple[View | None, ...]:
     rank_view = View((), VType("int32", False), lambda idx: ast.Call(int32, [ast.Name(rank, ast.Load())], []))
     singular = View((smin(m, n),), vtype, lambda idx: _as(result, _at(values, idx)))
     return x, None, rank_view, singular
+
+
+# ---- qr, eigh / eigvalsh, svd (geqrf + orgqr, syevd, gesdd) ------------------------------------
+_QR_JOBZ = {"reduced": "S", "complete": "A", "r": "N"}
+
+
+def qr_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
+    """``np.linalg.qr(A, mode='reduced' | 'complete')``: dgeqrf on the Fortran copy, then dorgqr
+    on a copy of its reflectors, as NumPy's qr; Q (``m x min(m, n)``, or ``m x m``) and R (the
+    upper triangle of the factored copy, zeros below; ``min(m, n) x n``, or ``m x n``)."""
+    q, r = _qr(lw, node)
+    assert q is not None, "mode 'r' is one array (frontend.arrays._linalg_single)"
+    return q, r
+
+
+def qr_r(lw: Lowering, node: ast.Call) -> View:
+    """``np.linalg.qr(A, mode='r')``: R alone (dgeqrf only)."""
+    return _qr(lw, node)[1]
+
+
+def _qr(lw: Lowering, node: ast.Call) -> tuple[View | None, View]:
+    a, options = _options(lw, node, "qr", {"mode": "reduced"})
+    mode = options["mode"]
+    if mode not in _QR_JOBZ:
+        raise lw.error(node, f"np.linalg.qr() mode={mode!r} (modes 'reduced', 'complete' and 'r' are supported; "
+                       "NumPy raises ValueError for unknown ones)", _CONSTRUCT)
+    m, n = _matrix(lw, node, "qr", a)
+    result = _real_dtype(lw, node, "qr", a)
+    work, info, jobz = _fortran_copy_of(lw, a, m, n), _scalar(lw, "info", "int64"), _QR_JOBZ[mode]
+    k = smin(m, n)
+    columns = m if jobz == "A" else k
+    q = lw.fresh("lq") if jobz != "N" else ""
+    if q:
+        lw.allocate(q, (columns, m), WORK)
+    _call(lw, "geqrf", "np.linalg.qr", work, n, info, m=m, jobz=jobz, u=q)
+    _raise_unless(lw, info, "Incorrect argument found while performing QR factorization")
+    vtype = VType(result, False)
+
+    def r_element(idx: tuple[Sym, ...]) -> ast.expr:
+        i, j = idx
+        upper = ast.Compare(j.node, [ast.GtE()], [i.node])
+        return _as(result, ast.IfExp(upper, _at(work, (j, i)), _number(0)))
+    r = View((m if jobz == "A" else k, n), vtype, r_element)
+    if jobz == "N":
+        return None, r
+    return View((m, columns), vtype, lambda idx: _as(result, _at(q, (idx[1], idx[0])))), r
+
+
+def eigh_parts(lw: Lowering, node: ast.Call) -> tuple[View, View]:
+    """``np.linalg.eigh(A, UPLO='L')``: dsyevd('V') on the Fortran copy, as NumPy's eigh_lo /
+    eigh_up; the ascending eigenvalues and the eigenvectors (columns)."""
+    w, vectors = _eigh(lw, node, "eigh", "V")
+    assert vectors is not None
+    return w, vectors
+
+
+def eigvalsh(lw: Lowering, node: ast.Call) -> View:
+    """``np.linalg.eigvalsh(A, UPLO='L')``: dsyevd('N'), as NumPy's eigvalsh_lo / eigvalsh_up
+    (another algorithm than eigh's: the values may differ from eigh's in the last bits, as in NumPy)."""
+    return _eigh(lw, node, "eigvalsh", "N")[0]
+
+
+def _eigh(lw: Lowering, node: ast.Call, name: str, jobz: str) -> tuple[View, View | None]:
+    a, options = _options(lw, node, name, {"UPLO": "L"})
+    uplo = options["UPLO"]
+    if not isinstance(uplo, str) or uplo.upper() not in ("L", "U"):
+        raise lw.error(node, f"np.linalg.{name}() UPLO={uplo!r} (NumPy raises ValueError: UPLO argument must be "
+                       "'L' or 'U')", _CONSTRUCT)
+    n = _square(lw, node, name, a)
+    result = _real_dtype(lw, node, name, a)
+    work, info, values = _fortran_copy(lw, a, n, WORK), _scalar(lw, "info", "int64"), lw.fresh("lw")
+    lw.allocate(values, (n,), WORK)
+    _call(lw, "syevd", f"np.linalg.{name}", work, n, info, s=values, jobz=jobz, uplo=uplo.upper())
+    _raise_unless(lw, info, "Eigenvalues did not converge")
+    vtype = VType(result, False)
+    w = View((n,), vtype, lambda idx: _as(result, _at(values, idx)))
+    if jobz == "N":
+        return w, None
+    return w, View((n, n), vtype, lambda idx: _as(result, _at(work, (idx[1], idx[0]))))
+
+
+def svd_parts(lw: Lowering, node: ast.Call) -> tuple[View, View, View]:
+    """``np.linalg.svd(A, full_matrices=True)``: dgesdd('A' or 'S') on the Fortran copy, as
+    NumPy's svd_f / svd_s; U, the descending singular values and V^H."""
+    u, s, vt = _svd(lw, node, "svd")
+    assert u is not None and vt is not None, "compute_uv=False is one array (frontend.arrays._linalg_single)"
+    return u, s, vt
+
+
+def singular_values(lw: Lowering, node: ast.Call) -> View:
+    """``np.linalg.svd(A, compute_uv=False)``, ``np.linalg.svdvals(A)``: dgesdd('N')."""
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else "svd"
+    return _svd(lw, node, name)[1]
+
+
+def _svd(lw: Lowering, node: ast.Call, name: str) -> tuple[View | None, View, View | None]:
+    defaults: dict[str, object] = {} if name == "svdvals" else {
+        "full_matrices": True, "compute_uv": True, "hermitian": False}
+    a, options = _options(lw, node, name, defaults)
+    flags = dict(options)
+    if any(not isinstance(value, bool) for value in flags.values()):
+        raise lw.error(node, f"np.linalg.{name}() options other than True or False", _CONSTRUCT)
+    if flags.get("hermitian"):
+        raise lw.error(node, "np.linalg.svd(hermitian=True) (NumPy's eigh-based form) is not supported; call "
+                       "np.linalg.eigh", _CONSTRUCT)
+    m, n = _matrix(lw, node, name, a)
+    result = _real_dtype(lw, node, name, a)
+    jobz = "N" if not flags.get("compute_uv", False) else "A" if flags["full_matrices"] else "S"
+    work, info, values, k = _fortran_copy_of(lw, a, m, n), _scalar(lw, "info", "int64"), lw.fresh("ls"), smin(m, n)
+    lw.allocate(values, (k,), WORK)
+    u, vt = (lw.fresh("lu"), lw.fresh("lv")) if jobz != "N" else ("", "")
+    if jobz != "N":
+        lw.allocate(u, (m if jobz == "A" else k, m), WORK)
+        lw.allocate(vt, (n, n if jobz == "A" else k), WORK)
+    _call(lw, "gesdd", f"np.linalg.{name}", work, n, info, m=m, s=values, jobz=jobz, u=u, vt=vt)
+    _raise_unless(lw, info, "SVD did not converge")
+    vtype = VType(result, False)
+    s = View((k,), vtype, lambda idx: _as(result, _at(values, idx)))
+    if jobz == "N":
+        return None, s, None
+    left = View((m, m if jobz == "A" else k), vtype, lambda idx: _as(result, _at(u, (idx[1], idx[0]))))
+    right = View((n if jobz == "A" else k, n), vtype, lambda idx: _as(result, _at(vt, (idx[1], idx[0]))))
+    return left, s, right
+
+
+def _options(lw: Lowering, node: ast.Call, name: str, defaults: dict[str, object]) -> tuple[View, dict[str, object]]:
+    """The matrix and the options of ``np.linalg.<name>(a, ...)``, each a constant (positional in
+    ``defaults``' order or by keyword), ``defaults`` where not given."""
+    known = ", ".join(f"{key}=" for key in defaults)
+    usage = f"np.linalg.{name}() takes a matrix" + (f" and {known} (constants)" if known else "")
+    if not node.args or any(isinstance(arg, ast.Starred) for arg in node.args) or len(node.args) > 1 + len(defaults):
+        raise lw.error(node, usage, _CONSTRUCT)
+    given = dict(zip(defaults, node.args[1:]))
+    for kw in node.keywords:
+        if kw.arg not in defaults or kw.arg in given:
+            raise lw.error(node, usage, _CONSTRUCT)
+        given[kw.arg] = kw.value
+    options = dict(defaults)
+    for key, value in given.items():
+        if not isinstance(value, ast.Constant):
+            raise lw.error(value, f"np.linalg.{name}() {key}= other than a constant ({usage})", _CONSTRUCT)
+        options[key] = value.value
+    lw.changed = True
+    return lw.value(node.args[0]), options
+
+
+def _matrix(lw: Lowering, node: ast.Call, name: str, a: View) -> tuple[Sym, Sym]:
+    """The rows and columns of the matrix ``a`` (NumPy's stacks of matrices are refused)."""
+    if a.rank != 2:
+        what = "a stack of matrices (NumPy's batched form)" if a.rank > 2 else f"a {a.rank}-dimensional array"
+        raise lw.error(node, f"np.linalg.{name}() of {what}; polyfuse runs it on single matrices (2-D arrays)",
+                       _CONSTRUCT)
+    return a.extents[0], a.extents[1]
+
+
+def _real_dtype(lw: Lowering, node: ast.Call, name: str, a: View) -> str:
+    """The result dtype of a routine polyfuse runs for real matrices only (float64 work)."""
+    work, result = _dtype(lw, node, name, (a,))
+    if work != WORK:
+        raise lw.error(node, f"np.linalg.{name}() of complex arrays is not supported (real ones are)", _CONSTRUCT)
+    return result
 
 
 def _fortran_copy_of(lw: Lowering, a: View, m: Sym, n: Sym, dtype: str = WORK) -> str:
@@ -229,16 +401,16 @@ def _slogdet(lw: Lowering, node: ast.Call, call: str, a: View) -> tuple[str, str
 
 
 _RULES: dict[str, Callable[..., View]] = {"cholesky": cholesky, "inv": inv, "solve": solve, "det": det}
+_SINGLE_RULES: dict[str, Callable[[Lowering, ast.Call], View]] = {
+    "qr": qr_r, "eigvalsh": eigvalsh, "svd": singular_values, "svdvals": singular_values}
+_PARTS: dict[str, Callable[[Lowering, ast.Call], tuple[View | None, ...]]] = {
+    "slogdet": slogdet_parts, "lstsq": lstsq_parts, "qr": qr_parts, "eigh": eigh_parts, "svd": svd_parts}
 
 
 # ---- helpers -------------------------------------------------------------------------------
 def _square(lw: Lowering, node: ast.Call, name: str, a: View) -> Sym:
     """The order of the square matrix ``a`` (a call where it is not square raises ValueError)."""
-    if a.rank != 2:
-        what = "a stack of matrices (NumPy's batched form)" if a.rank > 2 else f"a {a.rank}-dimensional array"
-        raise lw.error(node, f"np.linalg.{name}() of {what}; polyfuse runs it on single matrices (2-D arrays)",
-                       _CONSTRUCT)
-    rows, cols = a.extents
+    rows, cols = _matrix(lw, node, name, a)
     _equal(lw, node, rows, cols, name)
     return rows
 
@@ -310,13 +482,14 @@ def _scalar(lw: Lowering, stem: str, dtype: str) -> str:
 
 def _call(lw: Lowering, routine: str, call: str, a: str, n: Sym, info: str, *, dtype: str = WORK,
           m: Sym | None = None, b: str = "", b_rank: int = 0, nrhs: Sym | None = None, b_cols: Sym | None = None,
-          **names: str) -> None:
+          jobz: str = "", uplo: str = "", **names: str) -> None:
     """The ``LAPACK_CALL`` statement (read by frontend.opaque.lapack_parts): constants, buffer and
     scalar names (pivots, sign, logdet, s, rank, rcond), and sizes as keywords.  ``a`` is
     ``n x m`` row-major (``m``: ``n`` by default), ``b`` ``nrhs x b_cols`` (``b_cols``: ``n``)."""
     sizes = {"n": n, "m": m or n, "nrhs": nrhs or const(1), "b_cols": b_cols or n}
     values: dict[str, ast.expr] = {"routine": ast.Constant(routine), "call": ast.Constant(call),
                                    "dtype": ast.Constant(dtype), "b_rank": ast.Constant(b_rank)}
+    values.update({key: ast.Constant(flag) for key, flag in {"jobz": jobz, "uplo": uplo}.items() if flag})
     values.update({key: size.node for key, size in sizes.items()})
     values.update({key: ast.Name(value, ast.Load()) for key, value in {"a": a, "b": b, "info": info, **names}.items()
                    if value})

@@ -6,8 +6,9 @@ Vector norms (a 1-d ``x``, or one integer ``axis=``): ``inf`` / ``-inf`` (max / 
 ``abs(x)``), ``2`` / ``None`` (the 2-norm: the default path), any other real number ``p``
 (``sum(abs(x) ** p) ** (1 / p)``, ``1 / p`` in the result's dtype).  Matrix norms (a 2-d ``x``
 and no ``axis=``): ``'fro'`` (the default path), ``1`` / ``-1`` (max / min column sum of
-``abs(x)``), ``inf`` / ``-inf`` (max / min row sum).  ``2``, ``-2`` and ``'nuc'`` (singular
-values), axis pairs and more than two axes are refused.  An integer or bool ``x`` is converted
+``abs(x)``), ``inf`` / ``-inf`` (max / min row sum), ``2`` / ``-2`` / ``'nuc'`` (the max / min /
+sum of ``np.linalg.svd(x, compute_uv=False)``: frontend/array_lapack.py's dgesdd; not with
+``keepdims=True``).  Axis pairs and more than two axes are refused.  An integer or bool ``x`` is converted
 to float64 first, as NumPy does."""
 
 from __future__ import annotations
@@ -116,10 +117,17 @@ def norm_with_order(lw: Lowering, node: ast.Call) -> View | None:
             powered = ast.BinOp(absx, ast.Pow(), ast.Constant(order))
             root = ast.BinOp(_np(dtype, ast.Constant(1.0)), ast.Div(), _np(dtype, ast.Constant(order)))
             tree = ast.BinOp(_np("sum", powered, **options), ast.Pow(), root)
+    elif order in (2.0, -2.0, "nuc"):  # NumPy's _multi_svd_norm: amax / amin / sum of svd(x, compute_uv=False)
+        if keepdims:
+            raise lw.error(node, f"np.linalg.norm() ord={order!r} with keepdims=True", "np.linalg.norm")
+        linalg = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "linalg", ast.Load())
+        values = ast.Call(ast.Attribute(linalg, "svd", ast.Load()), [arg],
+                          [ast.keyword("compute_uv", ast.Constant(False))])
+        tree = _np("max" if order == 2.0 else "min" if order == -2.0 else "sum", values)
     else:
         if order not in (1.0, -1.0, math.inf, -math.inf):
-            raise lw.error(given["ord"], f"np.linalg.norm() ord={order!r} of a matrix (2, -2 and 'nuc' need the "
-                           "singular values; others NumPy refuses)", "np.linalg.norm")
+            raise lw.error(given["ord"], f"np.linalg.norm() ord={order!r} of a matrix (NumPy refuses it)",
+                           "np.linalg.norm")
         along, then = (0, 1) if order in (1.0, -1.0) else (1, 0)  # column sums, or row sums
         extreme = "max" if order > 0 else "min"
         if keepdims:

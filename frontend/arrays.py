@@ -66,7 +66,12 @@ NP_NAME = "pf_np"  # the name the lowered code uses for numpy (added to the kern
 UNKNOWN = VType("unknown", True)
 _DTYPES = FLOATS + INTS + ("bool",) + COMPLEX  # dtypes of kernel arrays
 #: np.linalg calls that return several values, and NumPy's names for them (slogdet's are fields too)
-LINALG_TUPLES = {"slogdet": ("sign", "logabsdet"), "lstsq": ("x", "residuals", "rank", "s")}
+LINALG_TUPLES = {"slogdet": ("sign", "logabsdet"), "lstsq": ("x", "residuals", "rank", "s"), "qr": ("Q", "R"),
+                 "eigh": ("eigenvalues", "eigenvectors"), "svd": ("U", "S", "Vh")}
+#: ... those whose values are fields too (NumPy's named tuples; lstsq's is a plain tuple)
+LINALG_FIELDS = ("slogdet", "qr", "eigh", "svd")
+#: np.linalg calls of LINALG_TUPLES that return one array for a constant option: (position, keyword, value)
+LINALG_SINGLE = {"qr": (1, "mode", "r"), "svd": (2, "compute_uv", False)}
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max", "amin": "min",
                "mean": "mean", "all": "all", "any": "any"}
 #: np.bitwise_and/or/xor.reduce: the operator that accumulates each
@@ -179,6 +184,16 @@ def const(value: int) -> Sym:
 
 def atom(text: str) -> Sym:
     return Sym(((text, 1),), 0)
+
+
+def _linalg_single(name: str, node: ast.Call) -> bool:
+    """``np.linalg.qr(a, mode='r')``, ``np.linalg.svd(a, compute_uv=False)``: one array, not a tuple."""
+    if name not in LINALG_SINGLE:
+        return False
+    position, key, value = LINALG_SINGLE[name]
+    given = node.args[position] if len(node.args) > position else next(
+        (kw.value for kw in node.keywords if kw.arg == key), None)
+    return isinstance(given, ast.Constant) and type(given.value) is type(value) and given.value == value
 
 
 def smin(a: Sym, b: Sym) -> Sym:
@@ -4096,7 +4111,8 @@ class Lowering:
         func = node.func if isinstance(node, ast.Call) else None
         if (isinstance(func, ast.Attribute) and func.attr in LINALG_TUPLES and isinstance(func.value, ast.Attribute)
                 and func.value.attr == "linalg" and module_of(func.value.value, self.globals) == "np"
-                and self.products.linalg_parts is not None):
+                and self.products.linalg_parts is not None
+                and not (isinstance(node, ast.Call) and _linalg_single(func.attr, node))):
             return func.attr
         return None
 
@@ -4108,7 +4124,7 @@ class Lowering:
         fields = LINALG_TUPLES[name]
         count = len(fields)
         if isinstance(part, str):
-            position = fields.index(part) if name == "slogdet" and part in fields else None
+            position = fields.index(part) if name in LINALG_FIELDS and part in fields else None
         else:
             position = part % count if part is not None and -count <= part < count else None
         if position is None:

@@ -551,7 +551,7 @@ def lift_matmul(lifter, node: ast.Expr, scope, inner_scope) -> list:
 
 # ---- np.linalg routines on LAPACK (model/region.py Lapack) -----------------------------------
 _LAPACK_SIZES = ("n", "m", "nrhs", "b_cols")
-_LAPACK_NAMES = ("a", "b", "pivots", "info", "sign", "logdet", "s", "rank", "rcond")
+_LAPACK_NAMES = ("a", "b", "pivots", "info", "sign", "logdet", "s", "rank", "rcond", "jobz", "uplo", "u", "vt")
 
 
 def lapack_parts(call: ast.Call) -> dict:
@@ -598,7 +598,7 @@ def lift_lapack(lifter, node: ast.Expr, scope) -> list:
     if op.b:
         inputs.append(whole(op.b, (n,) if op.b_rank == 1 else (nrhs, b_cols)))
     outputs = inputs + ([whole(op.pivots, (n,))] if op.pivots else [])
-    outputs += [_whole(op.s, lifter.arrays[op.s])] if op.s else []
+    outputs += [_whole(name, lifter.arrays[name]) for name in (op.s, op.u, op.vt) if name]
     outputs += [whole(name, ()) for name in (op.info, op.sign, op.logdet, op.rank) if name]
     if op.rcond:
         inputs.append(whole(op.rcond, ()))

@@ -4,8 +4,10 @@ LAPACK is the library products call (runtime/linalg_library.py): NumPy's own Ope
 is found, so the results are NumPy's bits, else SciPy's ``scipy.linalg.cython_lapack``.  Its
 function pointers are registered with LLVM under the names declared here, so the optimised IR in
 the disk cache holds no address.  NumPy's ``np.linalg`` calls the same routines (?potrf for
-cholesky, ?gesv for solve and inv, ?getrf for det and slogdet; d for every real dtype, z for every
-complex one) on the same column-major copies.  The frontend made every matrix a kernel-local
+cholesky, ?gesv for solve and inv, ?getrf for det and slogdet, dgelsd for lstsq, dgeqrf + dorgqr
+for qr, dsyevd for eigh and eigvalsh, dgesdd for svd; d for every real dtype, z for every complex
+one) on the same column-major copies, with NumPy's workspace queries (the blocked routines take
+their block size from lwork, so the same lwork gives the same bits).  The frontend made every matrix a kernel-local
 row-major buffer holding the transpose (Fortran's order): its row stride is the leading
 dimension.  Fortran passes every number by pointer; every INTEGER is the library's width (64-bit
 in NumPy's ILP64 OpenBLAS, 32-bit in SciPy's), the pivots buffer is int64 whatever the width (32-bit
@@ -29,8 +31,8 @@ _I8 = ll.IntType(8)
 # np.linalg computes every real dtype in double (the d routines), every complex one in complex128
 # (z): buffers are passed by address, so a complex one is passed as the double* of its parts
 _ELEMENTS = {"float64": ll.DoubleType(), "complex128": ll.DoubleType()}
-_ROUTINES = tuple(rg.LAPACK_LETTERS["float64"] + routine for routine in rg.LAPACK_ROUTINES) + tuple(
-    rg.LAPACK_LETTERS["complex128"] + routine for routine in rg.LAPACK_ROUTINES if routine != "gelsd")
+_ROUTINES = tuple(rg.LAPACK_LETTERS["float64"] + routine for routine in (*rg.LAPACK_ROUTINES, "orgqr")) + tuple(
+    rg.LAPACK_LETTERS["complex128"] + routine for routine in rg.LAPACK_ROUTINES if routine not in rg.LAPACK_REAL_ONLY)
 
 PREFIX = "polyfuse.lapack."
 MISSING = ("LAPACK (np.linalg) from NumPy's OpenBLAS or scipy.linalg.cython_lapack, neither of which is usable here "
@@ -67,7 +69,8 @@ class LapackEmitter(FortranCaller):
             raise UnsupportedError(f"{op.call}() runs on {MISSING}", self.regions.span, op.call)
         n = self.integer(self.cg.exprs.emit(op.n))
         info = self.cg.alloca_builder.alloca(self.int)
-        {"potrf": self.potrf, "getrf": self.getrf, "gesv": self.gesv, "gelsd": self.gelsd}[op.routine](op, n, info)
+        {"potrf": self.potrf, "getrf": self.getrf, "gesv": self.gesv, "gelsd": self.gelsd, "geqrf": self.geqrf,
+         "syevd": self.syevd, "gesdd": self.gesdd}[op.routine](op, n, info)
         self.b.store(self.widen(self.b.load(info)), self.cg.arrays[op.info][0])
         if op.pivots:
             self.widen_pivots(op)
@@ -148,6 +151,90 @@ class LapackEmitter(FortranCaller):
             b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [block])
         b.store(self.widen(b.load(rank)), self.cg.arrays[op.rank][0])
 
+    def geqrf(self, op: rg.Lapack, n, info) -> None:
+        """NumPy's qr: ``dgeqrf(m, n, a, lda, tau, work, lwork, info)`` (R in ``a``'s upper
+        triangle), then for Q the reflectors copied into ``u`` and ``dorgqr(m, mc, min(m, n), u,
+        ldu, tau, work, lwork, info)``; each with a workspace query first and lwork at least
+        ``max(1, n)``, as umath_linalg's init_geqrf / init_gqr_common; ``tau`` malloc'd for the call."""
+        m, count = self.cg.exprs.emit(op.rows()), self.cg.exprs.emit(op.n)
+        k = self.b.select(self.b.icmp_signed("<", m, count), m, count)
+        tau = self.malloc(self.b.mul(self.at_least(k, 1), ll.Constant(_I64, 8)))
+        taus = self.b.bitcast(tau, _ELEMENTS[op.dtype].as_pointer())
+        rows = self.integer(m)
+        self.with_workspace("dgeqrf", [rows, n, self.pointer(op.a, op.dtype), self.leading(op.a), taus], [info],
+                            floor=count)
+        if op.u:
+            self.regions.emit(op.q_copy())
+            columns = self.integer(self.cg.exprs.emit(op.u_columns()))
+            self.with_workspace("dorgqr", [rows, columns, self.integer(k), self.pointer(op.u, op.dtype),
+                                           self.leading(op.u), taus], [info], floor=count)
+        self.free(tau)
+
+    def syevd(self, op: rg.Lapack, n, info) -> None:
+        """NumPy's eigh / eigvalsh: ``dsyevd(jobz, uplo, n, a, lda, w, work, lwork, iwork, liwork,
+        info)``, both workspaces from one query (umath_linalg's init_evd)."""
+        flags = [self.slot(_I8, ll.Constant(_I8, ord(op.jobz))), self.slot(_I8, ll.Constant(_I8, ord(op.uplo)))]
+        self.with_workspace("dsyevd", [*flags, n, self.pointer(op.a, op.dtype), self.leading(op.a),
+                                       self.pointer(op.s, op.dtype)], [info], integers=True)
+
+    def gesdd(self, op: rg.Lapack, n, info) -> None:
+        """NumPy's svd: ``dgesdd(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork,
+        info)`` with iwork of ``8 min(m, n)`` (umath_linalg's init_gesdd); for jobz "N" one
+        element stands for U and V^H.  Where "A" meets an empty matrix, U and V^H are identities."""
+        m, count = self.cg.exprs.emit(op.rows()), self.cg.exprs.emit(op.n)
+        k = self.b.select(self.b.icmp_signed("<", m, count), m, count)
+        ints = self.malloc(self.b.mul(self.at_least(self.b.mul(k, ll.Constant(_I64, 8)), 1),
+                                      ll.Constant(_I64, self.int.width // 8)))
+        if op.jobz == "N":
+            dummy = self.cg.alloca_builder.alloca(_ELEMENTS[op.dtype])
+            one = ll.Constant(self.int, 1)
+            u, ldu, vt, ldvt = dummy, self.slot(self.int, one), dummy, self.slot(self.int, one)
+        else:
+            u, ldu = self.pointer(op.u, op.dtype), self.leading(op.u)
+            vt, ldvt = self.pointer(op.vt, op.dtype), self.leading(op.vt)
+        head = [self.slot(_I8, ll.Constant(_I8, ord(op.jobz))), self.integer(m), n, self.pointer(op.a, op.dtype),
+                self.leading(op.a), self.pointer(op.s, op.dtype), u, ldu, vt, ldvt]
+        self.with_workspace("dgesdd", head, [self.b.bitcast(ints, self.int.as_pointer()), info])
+        self.free(ints)
+        if op.jobz == "A":
+            self.regions.emit(op.empty_identities())
+
+    def with_workspace(self, symbol: str, head: list, tail: list, *, floor=None, integers: bool = False) -> None:
+        """``symbol(*head, work, lwork, *tail)`` (``*head, work, lwork, iwork, liwork, *tail`` with
+        ``integers``) as NumPy calls it: a workspace query (lwork = -1), the sizes it returns
+        (``(fortran_int)work[0]``, at least 1 and at least ``floor``), malloc'd, the call, freed."""
+        b, integer, real = self.b, self.int, ll.DoubleType()
+        minus = ll.Constant(integer, -1)
+        lwork, work_query = self.slot(integer, minus), self.cg.alloca_builder.alloca(real)
+        extra: list = []
+        if integers:
+            extra = [self.cg.alloca_builder.alloca(integer), self.slot(integer, minus)]
+        routine = self.declare_named(symbol, [arg.type for arg in [*head, work_query, lwork, *extra, *tail]])
+        b.call(routine, [*head, work_query, lwork, *extra, *tail])
+        words = self.widen(b.fptosi(b.load(work_query), integer))  # NumPy: (fortran_int)work_size_query
+        words = self.at_least(words, 1)
+        if floor is not None:
+            words = b.select(b.icmp_signed(">", words, floor), words, floor)
+        b.store(words if integer.width == 64 else b.trunc(words, integer), lwork)
+        work = self.malloc(b.mul(words, ll.Constant(_I64, 8)))
+        blocks = [work]
+        if integers:
+            ints = self.at_least(self.widen(b.load(extra[0])), 1)
+            b.store(ints if integer.width == 64 else b.trunc(ints, integer), extra[1])
+            blocks.append(self.malloc(b.mul(ints, ll.Constant(_I64, integer.width // 8))))
+            extra = [b.bitcast(blocks[1], integer.as_pointer()), extra[1]]
+        b.call(routine, [*head, b.bitcast(work, real.as_pointer()), lwork, *extra, *tail])
+        for block in blocks:
+            self.free(block)
+
+    def at_least(self, value, floor: int):
+        """The int64 ``value``, ``floor`` where it is less."""
+        bound = ll.Constant(_I64, floor)
+        return self.b.select(self.b.icmp_signed(">", value, bound), value, bound)
+
+    def free(self, block) -> None:
+        self.b.call(self.libc("free", ll.VoidType(), [_I8.as_pointer()]), [block])
+
     def malloc(self, size):
         return self.b.call(self.libc("malloc", _I8.as_pointer(), [_I64]), [size])
 
@@ -177,7 +264,10 @@ class LapackEmitter(FortranCaller):
         return self.integer(self.b.select(self.b.icmp_signed(">=", value, one), value, one))
 
     def declare(self, op: rg.Lapack, params: list):
-        name = PREFIX + op.symbol
+        return self.declare_named(op.symbol, params)
+
+    def declare_named(self, symbol: str, params: list):
+        name = PREFIX + symbol
         module = self.cg.module
         if name in module.globals:
             return module.globals[name]

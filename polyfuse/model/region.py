@@ -346,7 +346,10 @@ LAPACK_CALL = "_polyfuse_lapack"
 #: The LAPACK routines (without their s/d letter) and the NumPy function each serves.
 LAPACK_LETTERS = {"float64": "d", "float32": "s", "complex128": "z", "complex64": "c"}
 LAPACK_ROUTINES = {"potrf": "np.linalg.cholesky", "gesv": "np.linalg.solve", "getrf": "np.linalg.slogdet",
-                   "gelsd": "np.linalg.lstsq"}
+                   "gelsd": "np.linalg.lstsq", "geqrf": "np.linalg.qr", "syevd": "np.linalg.eigh",
+                   "gesdd": "np.linalg.svd"}
+#: The routines polyfuse runs for real matrices only (complex ones are refused by the frontend).
+LAPACK_REAL_ONLY = ("gelsd", "geqrf", "syevd", "gesdd")
 
 
 @dataclass(frozen=True)
@@ -361,6 +364,16 @@ class Lapack:
     the LU factors and, as NumPy's slogdet computes them from those, ``sign`` and ``logdet``
     (:meth:`slogdet`).  ``info`` (an int64 local) is LAPACK's: 0, or > 0 for a matrix that is
     not positive definite / singular (the frontend raises NumPy's LinAlgError from it).
+
+    ``geqrf``, ``syevd`` and ``gesdd`` take ``a`` as ``gelsd`` does (``m x n``, ``a[j, i]``; syevd's
+    ``m`` is ``n``).  ``geqrf``: R in ``a``'s upper triangle and, unless ``jobz`` is "N" (NumPy's
+    mode 'r'), dorgqr's Q in ``u`` (column-major ``m x mc``: ``u[j, i]``; ``mc`` is ``m`` for
+    "A", NumPy's mode 'complete', and ``min(m, n)`` for "S", its 'reduced'), built from a copy of
+    ``a``'s reflectors as NumPy's qr_reduced / qr_complete do.  ``syevd`` (``jobz`` "V" or "N",
+    ``uplo`` "L" or "U"): the ascending eigenvalues in ``s`` and, for "V", the eigenvectors in
+    ``a``'s columns.  ``gesdd`` (``jobz`` "A", "S" or "N"): the singular values in ``s``, U in ``u``
+    (column-major ``m x ucols``) and V^H in ``vt`` (column-major ``vrows x n``: ``vt[j, i]``), an
+    identity where "A" meets an empty matrix (NumPy fills it so, LAPACK leaves it).
     """
 
     routine: str  # a key of LAPACK_ROUTINES
@@ -379,11 +392,46 @@ class Lapack:
     s: str = ""  # gelsd: the singular values (min(m, n) of them)
     rank: str = ""  # gelsd: the effective rank (an int64 local)
     rcond: str = ""  # gelsd: the float64 local of the cut-off (singular values below rcond * largest are 0)
+    jobz: str = ""  # geqrf: "A"/"S"/"N" (Q m x m, m x min(m, n), none); syevd: "V"/"N"; gesdd: "A"/"S"/"N"
+    uplo: str = ""  # syevd: the triangle read, "L" or "U"
+    u: str = ""  # geqrf: Q; gesdd: U (both column-major, ``m`` rows)
+    vt: str = ""  # gesdd: V^H (column-major, ``n`` columns)
 
     def outputs(self) -> tuple[str, ...]:
         """The buffers and scalars the routine writes (whole)."""
         return tuple(name for name in (self.a, self.b, self.pivots, self.info, self.sign, self.logdet, self.s,
-                                       self.rank) if name)
+                                       self.rank, self.u, self.vt) if name)
+
+    def rows(self) -> ir.Expr:
+        """``m``: the rows of ``a`` (``n`` where the matrix is square)."""
+        return self.n if self.m is None else self.m
+
+    def u_columns(self) -> ir.Expr:
+        """The columns of ``u``: ``m`` for jobz "A", ``min(m, n)`` otherwise."""
+        return self.rows() if self.jobz == "A" else ir.int_min(self.rows(), self.n)
+
+    def vt_rows(self) -> ir.Expr:
+        """The rows of ``vt``: ``n`` for jobz "A", ``min(m, n)`` otherwise."""
+        return self.n if self.jobz == "A" else ir.int_min(self.rows(), self.n)
+
+    def q_copy(self) -> tuple[Op, ...]:
+        """geqrf's reflectors copied into ``u`` for dorgqr (NumPy's qr_reduced / qr_complete
+        linearize the factored matrix into Q): the first ``min(mc, n)`` columns."""
+        j, i = ir.Var("_pf_lapack_j", ir.INT), ir.Var("_pf_lapack_i", ir.INT)
+        inner = ForRange(i.name, ir.int_const(0), self.rows(), 1,
+                         (Assign(self.u, (j, i), ir.Load(self.a, (j, i), self.dtype)),))
+        return (ForRange(j.name, ir.int_const(0), ir.int_min(self.u_columns(), self.n), 1, (inner,)),)
+
+    def empty_identities(self) -> tuple[Op, ...]:
+        """gesdd "A" of an empty matrix: U and V^H identities (NumPy's svd fills them so)."""
+        def identity(array: str, order: ir.Expr) -> Op:
+            j, i = ir.Var("_pf_lapack_j", ir.INT), ir.Var("_pf_lapack_i", ir.INT)
+            one = ir.Select(ir.Compare("==", i, j), ir.Const(1.0, self.dtype, False), ir.Const(0.0, self.dtype, False),
+                            self.dtype)
+            return ForRange(j.name, ir.int_const(0), order, 1, (
+                ForRange(i.name, ir.int_const(0), order, 1, (Assign(array, (j, i), one),)),))
+        empty = ir.Compare("==", ir.int_min(self.rows(), self.n), ir.int_const(0))
+        return (IfElse(empty, (identity(self.u, self.rows()), identity(self.vt, self.n))),)
 
     @property
     def symbol(self) -> str:
@@ -448,6 +496,17 @@ class Lapack:
                     Assign(self.logdet, (), ir.Const(float("-inf"), real, False)))
         return (IfElse(ir.Compare("==", ir.Load(self.info, (), ir.INT), ir.int_const(0)), scan, singular),)
 
+    def helpers(self) -> tuple[Op, ...]:
+        """The region operations the CPU backend emits around the call (slogdet's scan, qr's copy,
+        svd's identities of an empty matrix), for :func:`ops`."""
+        if self.routine == "getrf":
+            return self.slogdet()
+        if self.routine == "geqrf" and self.u:
+            return self.q_copy()
+        if self.routine == "gesdd" and self.jobz == "A":
+            return self.empty_identities()
+        return ()
+
     def describe(self) -> str:
         return f"LAPACK {self.symbol} ({self.call}) on {self.a}" + (f", {self.b}" if self.b else "")
 
@@ -466,6 +525,8 @@ class Lapack:
                     f"{self.a}[:{n}, :{m}].T, {self.b}[:{k}, :{m}].T, rcond={self.rcond}[()])")
             return ["try:", f"    {call}", f"    {self.b}[:{k}, :{n}].T[...] = _pf_x", f"    {self.info}[()] = 0",
                     "except _np.linalg.LinAlgError:", f"    {self.info}[()] = 1"]
+        if self.routine in ("geqrf", "syevd", "gesdd"):
+            return self.factor_python()
         if self.routine == "potrf":
             work = f"{matrix}[...] = _np.where(_np.tri({n}, dtype=bool), _np.linalg.cholesky({matrix}), {matrix})"
         else:
@@ -473,6 +534,32 @@ class Lapack:
             work = f"{rhs}[...] = _np.linalg.solve({matrix}, {rhs})"
         return ["try:", f"    {work}", f"    {self.info}[()] = 0", "except _np.linalg.LinAlgError:",
                 f"    {self.info}[()] = 1"]
+
+    def factor_python(self) -> list[str]:
+        """qr, eigh / eigvalsh and svd: NumPy's own call on the Fortran-ordered matrix, its results
+        stored where LAPACK leaves them."""
+        n, m = ir.to_python(self.n), ir.to_python(self.rows())
+        matrix, k = f"{self.a}[:{n}, :{m}].T", f"min({m}, {n})"
+        if self.routine == "syevd":
+            if self.jobz == "N":
+                work = [f"{self.s}[:{n}] = _np.linalg.eigvalsh({matrix}, UPLO={self.uplo!r})"]
+            else:
+                work = [f"{self.s}[:{n}], {matrix}[...] = _np.linalg.eigh({matrix}, UPLO={self.uplo!r})"]
+        elif self.routine == "geqrf":
+            if self.jobz == "N":
+                work = [f"{matrix}[:{k}] = _np.linalg.qr({matrix}, mode='r')"]
+            else:
+                mode, mc = ("complete", m) if self.jobz == "A" else ("reduced", k)
+                work = [f"_pf_q, _pf_r = _np.linalg.qr({matrix}, mode={mode!r})",
+                        f"{self.u}[:{mc}, :{m}].T[...] = _pf_q", f"{matrix}[:{k}] = _pf_r[:{k}]"]
+        elif self.jobz == "N":
+            work = [f"{self.s}[:{k}] = _np.linalg.svd({matrix}, compute_uv=False)"]
+        else:
+            ucols, vrows = (m, n) if self.jobz == "A" else (k, k)
+            work = [f"_pf_u, {self.s}[:{k}], _pf_vt = _np.linalg.svd({matrix}, full_matrices={self.jobz == 'A'})",
+                    f"{self.u}[:{ucols}, :{m}].T[...] = _pf_u", f"{self.vt}[:{n}, :{vrows}].T[...] = _pf_vt"]
+        return ["try:", *[f"    {line}" for line in work], f"    {self.info}[()] = 0",
+                "except _np.linalg.LinAlgError:", f"    {self.info}[()] = 1"]
 
 
 Op = Assign | While | ForRange | IfElse | Break | Continue | Matmul | Lapack
@@ -509,8 +596,8 @@ def ops(body: tuple[Op, ...]):
             yield from ops(op.otherwise)
         elif isinstance(op, Matmul):
             yield from ops(op.loops())
-        elif isinstance(op, Lapack) and op.routine == "getrf":
-            yield from ops(op.slogdet())
+        elif isinstance(op, Lapack):
+            yield from ops(op.helpers())
 
 
 def expressions(body: tuple[Op, ...]):

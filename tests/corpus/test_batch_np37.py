@@ -28,8 +28,6 @@ from test_corpus import _copy, assert_same  # noqa: E402
 REFUSED = {
     "fft_vectorized": "array 'X' is rebound in a different loop or branch",  # X grows in a while loop
     "rfft_power": "np.fft.rfft() of an array is not supported",
-    "qr_solve": "np.linalg.qr() is not supported",
-    "eigh_top": "np.linalg.eigh() is not supported",
     "append_loop": "np.append() of an array is not supported",
 }
 CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c) for c in m.CASES]

@@ -334,8 +334,8 @@ def residuals(A, b):
     return res
 
 
-def qr_factor(A):
-    return np.linalg.qr(A)[0]
+def general_eigenvalues(A):
+    return np.linalg.eigvals(A)
 
 
 def complex_least_squares(A, b):
@@ -357,7 +357,7 @@ def slogdet_whole(A):
 @pytest.mark.parametrize("fn, args, message", [
     (slogdet_whole, (np.eye(3),), "unpack it into names first"),
     (residuals, (np.eye(3), np.ones(3)), "residuals of np.linalg.lstsq"),
-    (qr_factor, (np.eye(3),), r"np.linalg.qr\(\) is not supported"),
+    (general_eigenvalues, (np.eye(3),), r"np.linalg.eigvals\(\) is not supported"),
     (complex_least_squares, (np.eye(3, dtype=complex), np.ones(3)), r"lstsq\(\) of complex arrays"),
     (stacked, (np.ones((2, 3, 3)),), "stack of matrices"),
 ])
@@ -387,3 +387,183 @@ def test_a_cached_lapack_kernel_without_scipys_lapack_refuses(monkeypatch):
     with pytest.raises(UnsupportedError, match="LAPACK.*OpenBLAS or scipy.linalg.cython_lapack"):  # cached or not
         polyfuse.kernel(plain_det)(A)  # a new kernel object loads the cached code
 
+
+
+# ---- qr, eigh / eigvalsh, svd (geqrf + orgqr, syevd, gesdd) ------------------------------------
+def factorizations(A, S):
+    Q, R = np.linalg.qr(A)
+    Qc, Rc = np.linalg.qr(A, mode="complete")
+    w, V = np.linalg.eigh(S)
+    U, s, Vh = np.linalg.svd(A)
+    Us, ss, Vhs = np.linalg.svd(A, full_matrices=False)
+    return (Q, R, Qc, Rc, np.linalg.qr(A, mode="r"), w, V, np.linalg.eigvalsh(S, UPLO="U"), np.linalg.eigh(S, "U")[1],
+            U, s, Vh, Us, ss, Vhs, np.linalg.svd(A, compute_uv=False), np.linalg.svdvals(A))
+
+
+def _check_definitions(got, A, S):
+    """The defining properties, whatever the signs: A = QR with Q orthonormal and R upper
+    triangular, S V = V diag(w) with V orthonormal, A = U diag(s) Vh."""
+    Q, R, Qc, Rc, _, w, V, _, _, U, s, Vh, Us, ss, Vhs = got[:15]
+    tol = {"rtol": 1e-10, "atol": 1e-10}
+    k = min(A.shape)
+    for q, r in ((Q, R), (Qc, Rc)):
+        np.testing.assert_allclose(q @ r, A, **tol)
+        np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), **tol)
+        assert np.array_equal(r, np.triu(r))
+    np.testing.assert_allclose(S @ V, V * w, **tol)
+    np.testing.assert_allclose(V.T @ V, np.eye(len(w)), **tol)
+    assert np.all(np.diff(w) >= 0) and np.all(np.diff(s) <= 0)
+    np.testing.assert_allclose((U[:, :k] * s) @ Vh[:k], A, **tol)
+    np.testing.assert_allclose((Us * ss) @ Vhs, A, **tol)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_qr_eigh_and_svd_are_numpys(target):
+    """The routines NumPy calls, on the same Fortran copies with its workspace sizes: NumPy's bits
+    on NumPy's own LAPACK (the signs of Q's, V's, U's columns included), else its values within
+    rounding; float32 computed in double and cast, as NumPy does.  The defining properties hold
+    either way (A = QR, S V = V diag(w), A = U diag(s) Vh, orthonormal factors)."""
+    S = _spd(5) - 6
+    for A in (RNG.standard_normal((6, 4)), RNG.standard_normal((3, 5))):
+        got, want = _kernel(factorizations, target)(A, S), factorizations(A, S)
+        for position, (g, w) in enumerate(zip(got, want)):
+            assert g.dtype == w.dtype and g.shape == w.shape, position
+            if target == "python" or _numpys_library():
+                np.testing.assert_array_equal(g, w, err_msg=str(position))
+        _check_definitions(got, A, S)
+    S = S.astype(np.float32)
+    for g, w in zip(_kernel(spectrum, target)(S), spectrum(S)):
+        assert g.dtype == w.dtype == np.float32
+        np.testing.assert_array_equal(g, w)  # the cast hides the last bits of another LAPACK build
+
+
+def principal_components(X, k):
+    C = X.T @ X / X.shape[0]
+    w, V = np.linalg.eigh(C)
+    return X @ V[:, ::-1][:, :k]
+
+
+def least_squares_by_qr(A, b):
+    Q, R = np.linalg.qr(A)
+    return np.linalg.solve(R, Q.T @ b)
+
+
+def matrix_norms(A):
+    return np.linalg.norm(A, 2), np.linalg.norm(A, -2), np.linalg.norm(A, "nuc"), np.linalg.svd(A)[1][0] * 2
+
+
+def qr_iteration(A, tol):
+    k = 0
+    err = 1.0
+    while err > tol and k < 200:
+        Q, R = np.linalg.qr(A)
+        A = R @ Q
+        err = np.sqrt(np.sum(A[1:, 0] * A[1:, 0]))
+        k += 1
+    return A, k
+
+
+def per_matrix(A, out):
+    for t in range(A.shape[0]):  # a parallel loop on the cpu target: each iteration's buffers private
+        U, s, Vh = np.linalg.svd(A[t])
+        Q, R = np.linalg.qr(A[t] * 2.0)
+        out[t] = np.linalg.eigvalsh(A[t] + A[t].T)[0] + U[0, 0] * s[0] + Vh[1, 0] + Q[1, 1] + R[0, 1]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_factorizations_with_the_code_around_them(target):
+    """PCA, least squares through qr, the spectral norm and NumPy's other svd norms, a
+    QR iteration in a while loop, and svd, qr and eigvalsh of slices in a loop: each call one
+    statement between fused ones."""
+    X, A, b = RNG.standard_normal((30, 5)), RNG.standard_normal((12, 4)), RNG.standard_normal(12)
+    for fn, args in [(principal_components, (X, 2)), (least_squares_by_qr, (A, b)), (matrix_norms, (A,))]:
+        got, want = _kernel(fn, target)(*args), fn(*args)
+        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert np.asarray(g).dtype == np.asarray(w).dtype, fn.__name__
+            np.testing.assert_allclose(g, w, rtol=1e-5 if np.asarray(w).dtype == np.float32 else 1e-10,
+                                       err_msg=fn.__name__)
+    S = _spd(4)
+    (got, k), (want, k_want) = _kernel(qr_iteration, target)(S, 1e-10), qr_iteration(S, 1e-10)
+    assert k == k_want
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-9)
+    stack, out, expected = RNG.standard_normal((8, 4, 4)), np.zeros(8), np.zeros(8)
+    _kernel(per_matrix, target)(stack, out)
+    per_matrix(stack, expected)
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+
+
+def complete_factors(A):
+    Q, R = np.linalg.qr(A, mode="complete")
+    U, s, Vh = np.linalg.svd(A)
+    return Q, R, U, s, Vh
+
+
+def spectrum(S):
+    return np.linalg.eigh(S)[0], np.linalg.svd(S, compute_uv=False)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_factorizations_of_empty_matrices_and_numpys_errors(target):
+    for shape in ((0, 3), (3, 0)):  # NumPy's shapes; its identities where LAPACK leaves U / V^H alone
+        A = np.zeros(shape)
+        for g, w in zip(_kernel(complete_factors, target)(A), complete_factors(A)):
+            assert g.shape == w.shape and np.array_equal(g, w)
+    with pytest.raises(np.linalg.LinAlgError, match="Eigenvalues did not converge"):
+        _kernel(spectrum, target)(np.full((3, 3), np.nan))
+
+
+def batched_eigh(A):
+    return np.linalg.eigh(A)[0]
+
+
+def complex_qr(A):
+    return np.linalg.qr(A)[1]
+
+
+def raw_qr(A):
+    return np.linalg.qr(A, mode="raw")[0]
+
+
+def qr_of_mode(A, mode):
+    return np.linalg.qr(A, mode)[0]
+
+
+def hermitian_svd(A):
+    return np.linalg.svd(A, hermitian=True)[1]
+
+
+def other_triangle(A):
+    return np.linalg.eigvalsh(A, UPLO="X")
+
+
+def eigh_whole(A):
+    return np.linalg.eigh(A)
+
+
+def eigh_as_value(A):
+    return np.linalg.eigh(A) + 1
+
+
+@pytest.mark.parametrize("fn, args, message", [
+    (batched_eigh, (np.ones((2, 3, 3)),), "stack of matrices"),
+    (complex_qr, (np.eye(3, dtype=complex),), r"qr\(\) of complex arrays is not supported"),
+    (raw_qr, (np.eye(3),), "mode='raw'"),
+    (qr_of_mode, (np.eye(3), 1), "mode= other than a constant"),
+    (hermitian_svd, (np.eye(3),), "hermitian=True"),
+    (other_triangle, (np.eye(3),), "UPLO='X'"),
+    (eigh_whole, (np.eye(3),), "unpack it into names first"),
+    (eigh_as_value, (np.eye(3),), r"eigh\(\) as a value"),
+])
+def test_factorizations_refused_clearly(fn, args, message):
+    with pytest.raises(UnsupportedError, match=message) as info:
+        polyfuse.kernel(fn, target="python")(*args)
+    assert "test_array_lapack.py:" in str(info.value)
+
+
+def test_explain_names_the_factorizations():
+    report = polyfuse.kernel(least_squares_by_qr).explain(np.ones((4, 2)), np.ones(4)).to_dict()
+    kept = [r["why"] for r in report["kept as written"]]
+    assert "LAPACK dgeqrf for np.linalg.qr" in kept and "LAPACK dgesv for np.linalg.solve" in kept
+    report = polyfuse.kernel(spectrum).explain(np.eye(3)).to_dict()
+    assert {r["why"] for r in report["kept as written"]} == {"LAPACK dsyevd for np.linalg.eigh",
+                                                              "LAPACK dgesdd for np.linalg.svd"}
