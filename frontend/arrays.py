@@ -2619,6 +2619,9 @@ class Lowering:
         if node.keywords:
             if module == "np" and name in _REFUSED:
                 raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
+            if module == "np" and node.args and self.value_rank(node.args[0]):  # np.nanstd(X, axis=0), ...
+                raise self.error(node, f"np.{name}() of an array is not supported (with keyword arguments "
+                                 f"{', '.join(str(kw.arg) for kw in node.keywords)}=)", "array call")
             return scalar(node, UNKNOWN)
         args = [self.value(a) for a in node.args]
         if module == "np" and name in ("maximum", "minimum") and len(args) == 2:
@@ -2644,6 +2647,12 @@ class Lowering:
                     return self.ufunc(node, "absolute", args)
                 vtype = args[0].vtype
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
+            if module == "np" and name in ("append", "insert", "delete"):  # a shape that grows (shrinks) each call
+                raise self.error(node, f"np.{name}() of an array is not supported: it makes a new array of another "
+                                 "length each time; for a growing array, collect the values in a list (out = [] "
+                                 "... out.append(v)) and return np.array(out, dtype=...), or allocate the result "
+                                 "(out = np.empty(n)) and write out[i] = v; to join arrays once, np.concatenate",
+                                 "array call")
             if module == "np" and name in _HELPER_FORMS:
                 raise self.error(node, f"np.{name}() here: {_HELPER_FORMS[name]}", "array call")
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
@@ -4497,6 +4506,17 @@ class Lowering:
             return None
         return (names[0] == names[1]) == isinstance(node.ops[0], ast.Eq)
 
+    def value_rank(self, node: ast.expr) -> int:
+        """The rank of ``node``'s value, the statements and arrays computing it dropped again."""
+        pre, allocations, temporaries, changed = len(self.pre), len(self.allocations), dict(self.temporaries), \
+            self.changed
+        try:
+            return self.value(node).rank
+        finally:
+            del self.pre[pre:]
+            del self.allocations[allocations:]
+            self.temporaries, self.changed = temporaries, changed
+
     def value_dtype(self, node: ast.expr) -> str | None:
         """The dtype ``node.dtype`` names: of an array value (``x``, ``(a * x)``, ``x[1:]``) or a
         NumPy scalar (``x[0]``, ``x.sum()``; a Python number has no ``.dtype``), as this lowering
@@ -4546,11 +4566,17 @@ class Lowering:
     def ufunc_reduce(self, node: ast.Call, ufunc: str) -> View:
         """``np.add.reduce(x, axis=0)`` and the maximum/minimum/multiply forms: the reductions,
         with the ufunc's default axis 0."""
+        if ufunc == "logical_xor" and node.args:  # NumPy's: the parity of the true elements, a bool
+            truth = ast.copy_location(ast.Compare(node.args[0], [ast.NotEq()], [ast.Constant(0)]), node)
+            node = ast.copy_location(ast.Call(ast.Attribute(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bitwise_xor",
+                                                                          ast.Load()), "reduce", ast.Load()),
+                                              [truth, *node.args[1:]], node.keywords), node)
+            ufunc = "bitwise_xor"
         kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_or": "any",
                 "logical_and": "all"}.get(ufunc, ufunc if ufunc in _BITWISE_REDUCTIONS else None)
         if kind is None or not node.args:
             raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum, "
-                             "np.minimum, np.logical_or, np.logical_and or np.bitwise_and/or/xor", "reduction")
+                             "np.minimum, np.logical_or/and/xor or np.bitwise_and/or/xor", "reduction")
         x = self.value(node.args[0])
         if kind in _BITWISE_REDUCTIONS and (x.vtype is UNKNOWN or not (x.vtype.is_int or x.vtype.dtype == "bool")):
             raise self.error(node, f"np.{ufunc}.reduce() of other than an integer or boolean array (a TypeError "

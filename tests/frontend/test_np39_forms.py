@@ -1,0 +1,75 @@
+"""np39's forms: NumPy's window functions (np.hanning/hamming/blackman/bartlett of a size),
+np.logical_xor.reduce (the parity of the true elements, a bool), np.nanvar/np.nanstd (axis=,
+ddof=, keepdims=; float32 kept), and the refusals that name what to write instead (np.append of
+a growing array, an np.* call of an array with keywords it does not know); each kernel (python
+backend: the subject is the front end) against the undecorated function."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from kernel_checks import check_calls
+
+import polyfuse
+
+
+def windows(x, m):
+    w = np.hanning(x.shape[0])
+    return x * w, np.hamming(m), np.blackman(x.shape[0]), np.bartlett(m)
+
+
+def test_window_functions_are_numpys_formula():
+    check_calls(windows, [(np.arange(float(n)), m) for n, m in ((0, 1), (1, 0), (2, 5), (7, 4))], "python")
+
+
+def xor_reductions(a, x, m):
+    return (np.logical_xor.reduce(a), np.logical_xor.reduce(x, axis=1), np.logical_xor.reduce(m, axis=0),
+            np.logical_xor.reduce(a[:0]))
+
+
+def test_logical_xor_reduce_is_the_parity_of_the_true_elements():
+    rng = np.random.default_rng(0)
+    check_calls(xor_reductions, [(rng.random(5) < 0.5, rng.integers(-2, 3, (3, 4)).astype(np.int16),
+                                  np.where(rng.random((4, 2)) < 0.3, np.nan, rng.integers(0, 2, (4, 2))))
+                                 for _ in range(2)], "python")
+
+
+def nan_spreads(X):
+    return np.nanvar(X), np.nanstd(X, axis=1, ddof=1, keepdims=True), np.nanvar(X, 0, ddof=2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_nanvar_nanstd_follow_numpys_steps(dtype):
+    rng = np.random.default_rng(1)
+    k = polyfuse.kernel(nan_spreads, target="python")
+    for shape in ((4, 3), (1, 2)):  # a column or row of one, two: ddof=1 and 2 give NaN
+        data = rng.standard_normal(shape) * 4
+        X = (np.where(rng.random(shape) < 0.3, np.nan, data) if dtype != np.int32 else data).astype(dtype)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected, got = nan_spreads(X), k(X)
+        for g, e in zip(got, expected):
+            assert type(g) is type(e) and np.shape(g) == np.shape(e)
+            np.testing.assert_allclose(g, e, rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+def append_loop(x, k):
+    out = np.zeros(0)
+    for i in range(k):
+        out = np.append(out, x[i])
+    return out
+
+
+def nan_median_axis(X):
+    return X - np.nanmedian(X, axis=0)
+
+
+@pytest.mark.parametrize("fn, words", [(append_loop, "collect the values in a list"),
+                                       (nan_median_axis, r"np.nanmedian\(\) of an array is not supported \(with "
+                                                         "keyword arguments axis=")])
+def test_refusals_say_what_is_not_supported(fn, words):
+    with pytest.raises(polyfuse.UnsupportedError, match=words) as err:
+        polyfuse.kernel(fn, target="python")(*((np.ones((3, 3)),) if fn is nan_median_axis else (np.ones(3), 2)))
+    assert "test_np39_forms.py:" in str(err.value).splitlines()[0]
