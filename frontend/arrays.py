@@ -2710,6 +2710,9 @@ class Lowering:
         if idiom is not None:  # np.diff, np.roll, np.round, np.isclose, ... (frontend/array_idioms.py)
             return idiom
         func = node.func
+        if module == "np" and node.args and [kw.arg for kw in node.keywords] == ["dtype"] \
+                and isinstance(getattr(np, name, None), np.ufunc):
+            return self.ufunc_in_dtype(node, name)
         if isinstance(func, ast.Attribute) and name == "reduce" and isinstance(func.value, ast.Attribute) \
                 and module_of(func.value.value, self.globals) == "np":
             return self.ufunc_reduce(node, func.value.attr)
@@ -4508,14 +4511,48 @@ class Lowering:
 
     def value_rank(self, node: ast.expr) -> int:
         """The rank of ``node``'s value, the statements and arrays computing it dropped again."""
+        return self.peek(node).rank
+
+    def peek(self, node: ast.expr) -> View:
+        """``node``'s value for its rank and type only: the statements and arrays computing it are
+        dropped again (its elements are not to be read)."""
         pre, allocations, temporaries, changed = len(self.pre), len(self.allocations), dict(self.temporaries), \
             self.changed
         try:
-            return self.value(node).rank
+            return self.value(node)
         finally:
             del self.pre[pre:]
             del self.allocations[allocations:]
             self.temporaries, self.changed = temporaries, changed
+
+    def ufunc_in_dtype(self, node: ast.Call, name: str) -> View:
+        """``np.add(x, y, dtype=np.float32)`` (any ufunc of one result whose loop in that dtype gives
+        that dtype): NumPy's loop of that dtype, each operand converted to it first (its default
+        ``same_kind`` casting; a Python int into a narrower integer dtype only as a constant in
+        range), then the ufunc."""
+        ufunc = getattr(np, name)
+        wanted = self.dtype_given(node.keywords[0].value)
+        try:
+            loop = ufunc(*[np.ones(1, wanted)] * ufunc.nin).dtype if wanted in _DTYPES and ufunc.nout == 1 else None
+        except TypeError:  # no loop of that dtype (np.add(x, y, dtype=bool) works, np.sqrt's does not)
+            loop = None
+        if wanted is None or loop != wanted or len(node.args) != ufunc.nin:
+            raise self.error(node, f"np.{name}() with dtype={ast.unparse(node.keywords[0].value)} (NumPy has no loop "
+                             "of that dtype giving it, or other arguments)", "ufunc dtype=")
+        args: list[ast.expr] = []
+        for a in node.args:
+            v = self.peek(a)
+            const_int = _int_const(a)
+            fits = v.vtype is not UNKNOWN and np.can_cast(np.dtype(v.vtype.dtype), wanted, "same_kind") and not (
+                v.vtype.weak and v.vtype.is_int and wanted != "int64" and np.dtype(wanted).kind in "iu"
+                and (const_int is None or not np.iinfo(wanted).min <= const_int <= np.iinfo(wanted).max))
+            if not fits:
+                raise self.error(a, f"np.{name}() with dtype={wanted} of an operand of {v.vtype.dtype} (NumPy's "
+                                 "same_kind casting refuses it, or its value may not fit)", "ufunc dtype=")
+            same = v.rank and not v.vtype.weak and v.vtype.dtype == wanted
+            cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if wanted == "bool" else wanted, ast.Load())
+            args.append(a if same else ast.copy_location(ast.Call(cast, [a], []), a))
+        return self.value(ast.copy_location(ast.Call(node.func, args, []), node))
 
     def value_dtype(self, node: ast.expr) -> str | None:
         """The dtype ``node.dtype`` names: of an array value (``x``, ``(a * x)``, ``x[1:]``) or a

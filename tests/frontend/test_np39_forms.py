@@ -43,7 +43,7 @@ def nan_spreads(X):
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 def test_nanvar_nanstd_follow_numpys_steps(dtype):
     rng = np.random.default_rng(1)
-    k = polyfuse.kernel(nan_spreads, target="python")
+    k = polyfuse.kernel(nan_spreads, target="python", fuse="none")
     for shape in ((4, 3), (1, 2)):  # a column or row of one, two: ddof=1 and 2 give NaN
         data = rng.standard_normal(shape) * 4
         X = (np.where(rng.random(shape) < 0.3, np.nan, data) if dtype != np.int32 else data).astype(dtype)
@@ -73,3 +73,53 @@ def test_refusals_say_what_is_not_supported(fn, words):
     with pytest.raises(polyfuse.UnsupportedError, match=words) as err:
         polyfuse.kernel(fn, target="python")(*((np.ones((3, 3)),) if fn is nan_median_axis else (np.ones(3), 2)))
     assert "test_np39_forms.py:" in str(err.value).splitlines()[0]
+
+
+def kmeans_update(X, C):
+    lab = np.argmin(((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2), axis=1)
+    sums = np.zeros_like(C)
+    np.add.at(sums, lab, X)
+    counts = np.zeros(C.shape[0], dtype=np.int64)
+    np.add.at(counts, lab, 1)
+    top = np.full(C.shape[0], -np.inf)
+    np.maximum.at(top, lab, X[:, 0])
+    return sums, counts, top
+
+
+def test_ufunc_at_of_a_local_index_array_is_numpys_loop():
+    rng = np.random.default_rng(2)
+    check_calls(kmeans_update, [(rng.standard_normal((n, 2)), rng.standard_normal((3, 2))) for n in (7, 1, 0)],
+                "python")
+
+
+def float_index_at(X, C):
+    lab = X[:, 0] * 2
+    sums = np.zeros_like(C)
+    np.add.at(sums, lab, X)
+    return sums
+
+
+def test_ufunc_at_of_a_local_float_index_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="is a float64 value; only integers"):
+        polyfuse.kernel(float_index_at, target="python")(np.ones((3, 2)), np.ones((2, 2)))
+
+
+def dtypes_shapes_divmod(x, y, A):
+    q, r = np.divmod(x, y)
+    return (np.add(x, y, dtype=np.float32), np.multiply(x, 2, dtype=np.float64), np.sqrt(x, dtype=np.float32),
+            q, r, np.divmod(A, 0.7)[1], A.shape, x.shape)
+
+
+def test_ufunc_dtype_divmod_and_returned_shapes():
+    rng = np.random.default_rng(3)
+    check_calls(dtypes_shapes_divmod, [(rng.integers(-9, 9, 5), rng.integers(1, 4, 5) * rng.choice([-1, 1], 5),
+                                        rng.standard_normal((2, 3)) * 3) for _ in range(2)], "python")
+
+
+def ufunc_float_into_int(x):
+    return np.add(x, 2.5, dtype=np.int64)
+
+
+def test_ufunc_dtype_that_numpy_cannot_cast_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match=r"np.add\(\) with dtype=int64 of an operand of float64"):
+        polyfuse.kernel(ufunc_float_into_int, target="python")(np.arange(3))
