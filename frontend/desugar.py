@@ -586,15 +586,15 @@ class BuiltinHelpers(ast.NodeTransformer):
 
     def _quantiles(self, node: ast.Call, name: str, q: ast.expr, a: ast.expr, rank: int, axis: object) -> ast.expr:
         """``np.quantile(a, q, axis=)``: of the flattened ``a`` (``axis=None``), or per row (column)
-        of a matrix; a list or tuple of ``q`` is ``np.array`` of one quantile each, as NumPy
-        puts the quantiles' axis first."""
+        of a matrix; a list or tuple of ``q`` is ``np.array`` of one quantile each (``np.stack`` of
+        one row of them each, with ``axis=``), as NumPy puts the quantiles' axis first."""
         qs = q.elts if isinstance(q, (ast.List, ast.Tuple)) else [q]
         fractions = [self._fraction(f, name, node) for f in qs]
         if not qs or any(f is None for f in fractions) or axis is ...:
             return node
         if axis is None or rank == 1 and axis in (0, -1):
             helper, source = NUMPY_HELPERS[name][1], self._flat(a, rank, node)
-        elif rank == 2 and axis in (-2, -1, 0, 1) and not isinstance(q, (ast.List, ast.Tuple)):
+        elif rank == 2 and axis in (-2, -1, 0, 1):
             helper = NUMPY_ROW_HELPERS[name]
             source = a if axis in (-1, 1) else self._attribute(a, "T", node)
         else:
@@ -607,7 +607,8 @@ class BuiltinHelpers(ast.NodeTransformer):
             self._helper_call(helper, [self.rw.copy(source) if k else source,
                                        self.rw.placed(ast.Call(self.rw.copy(float64), [f], []), node)], node)
             for k, f in enumerate(fractions) if f is not None]
-        array = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "array", ast.Load()), node)
+        joined = "array" if helper is NUMPY_HELPERS[name][1] else "stack"  # rows' quantiles: one row per q
+        array = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), joined, ast.Load()), node)
         return self.rw.placed(ast.Call(array, [ast.List(calls, ast.Load())], []), node)
 
     def _numpy(self) -> str:

@@ -35,12 +35,10 @@ REFUSED = {
     "qr_solve": "np.linalg.qr() is not supported",
     "eigh_top": "np.linalg.eigh() is not supported",
     "append_loop": "np.append() of an array is not supported",
-    "robust_scale": "percentile() is not supported",  # a list q with axis=
     "knn_argpartition": "argpartition() is not supported",
     "kmeans_bincount": "bincount() is not supported",  # of a computed local: its length is data-dependent
     "searchsorted_bins": "bincount() is not supported",
     "tile_mean_reshape": "reshape() with extent '(img.shape[0] // t)'",
-    "zero_crossings": "nonzero() is not supported",  # np.nonzero(c)[0] inside a returned tuple
     "nanmedian_fill": "np.nanmedian() of an array is not supported (with keyword arguments axis=)",
     "reshape_transpose_stack": "subscript of np.vstack((M, M)).shape",
     "unique_float_inverse": "unique() is not supported",  # return_inverse= of an expression

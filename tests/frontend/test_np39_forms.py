@@ -123,3 +123,19 @@ def ufunc_float_into_int(x):
 def test_ufunc_dtype_that_numpy_cannot_cast_is_refused():
     with pytest.raises(polyfuse.UnsupportedError, match=r"np.add\(\) with dtype=int64 of an operand of float64"):
         polyfuse.kernel(ufunc_float_into_int, target="python")(np.arange(3))
+
+
+
+def quartiles_crossings(X, x):
+    q1, q3 = np.percentile(X, [25, 75], axis=0)
+    s = np.sign(x)
+    return q3 - q1, np.nonzero(s[:-1] * s[1:] < 0)[0]
+
+
+def test_quantile_lists_per_axis_and_nonzero_of_a_local_slice():
+    rng = np.random.default_rng(4)
+    k = polyfuse.kernel(quartiles_crossings, target="python", fuse="none")
+    for X, x in ((rng.standard_normal((5, 3)), rng.standard_normal(9)), (rng.standard_normal((1, 2)), np.ones(1))):
+        for got, expected in zip(k(X, x), quartiles_crossings(X, x)):
+            assert got.dtype == expected.dtype
+            np.testing.assert_allclose(got, expected, rtol=1e-12)
