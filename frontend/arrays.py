@@ -36,7 +36,7 @@ from polyfuse.model.scop import Argument, Returned
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .call_sizes import call_time_array, call_time_source
-from .checker import assert_message, is_allocation, module_of, numpy_abs, reassociable
+from .checker import SUPPORTED_HINT, assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE, OPERATORS
@@ -2664,6 +2664,9 @@ class Lowering:
         """A call of scalars; its arguments may still hold reductions that were lowered
         (np.sqrt(x.sum())), so each argument is lowered once, by the caller."""
         func = node.func
+        if module == "np" and not is_supported("np", name):  # np.kaiser(n, beta): the checker's refusal, here
+            raise self.error(node, f"unsupported construct: call to np.{name}; {SUPPORTED_HINT['expr']}",
+                             f"call to np.{name}")  # (not a question of its dtype at a later line)
         return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, self.scalar_call_type(node, module, name, args))
 
     def scalar_call_type(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> VType:
