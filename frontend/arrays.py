@@ -83,7 +83,8 @@ _REFUSED = {
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
     "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
     "bincount": "supported as np.bincount(x, weights=None, minlength=0) of a 1-d integer array argument the kernel "
-                "never writes, or of arithmetic, comparisons, .astype() and elementwise np.* calls of such arguments "
+                "never writes, or of arithmetic, comparisons, .astype(), sums, argmin/argmax and elementwise np.* calls of "
+                "such arguments "
                 "(directly or through locals bound once at the top level; its result's length, the largest value "
                 "plus one, is then computed by the call); "
                 "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "

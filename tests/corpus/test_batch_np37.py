@@ -36,8 +36,7 @@ REFUSED = {
     "eigh_top": "np.linalg.eigh() is not supported",
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
-    "kmeans_bincount": "bincount() is not supported",  # of a computed local: its length is data-dependent
-    "searchsorted_bins": "bincount() is not supported",
+    "searchsorted_bins": "bincount() is not supported",  # of a local bound twice (i = ...; i = np.clip(i, ...))
     "tile_mean_reshape": "reshape() with extent '(img.shape[0] // t)'",
     "nanmedian_fill": "np.nanmedian() of an array is not supported (with keyword arguments axis=)",
     "reshape_transpose_stack": "subscript of np.vstack((M, M)).shape",

@@ -88,8 +88,8 @@ def kmeans_update(X, C):
     counts = np.zeros(C.shape[0], dtype=np.int64)
     np.add.at(counts, lab, 1)
     top = np.full(C.shape[0], -np.inf)
-    np.maximum.at(top, lab, X[:, 0])
-    return sums, counts, top
+    np.maximum.at(top, lab, X[:, 0] * 2.0)
+    return sums, counts, top, np.bincount(lab, minlength=C.shape[0])  # its length computed by the call
 
 
 def test_ufunc_at_of_a_local_index_array_is_numpys_loop():
