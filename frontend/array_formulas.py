@@ -27,7 +27,7 @@ import numpy as np
 from .arrays import NP_NAME, UNKNOWN, Lowering, View, _bool_const, const
 from .source import walk
 
-NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin"))
+NAN_REDUCTIONS = frozenset(("nansum", "nanmean", "nanmax", "nanmin", "nanvar", "nanstd"))
 TRAPEZOID = frozenset(("trapezoid", "trapz"))
 
 
@@ -74,11 +74,15 @@ def nan_operand(lw: Lowering, node: ast.Call, name: str, given: dict[str, ast.ex
 
 
 def nan_reduction(lw: Lowering, node: ast.Call, name: str) -> View | None:
-    """``np.nansum/nanmean/nanmax/nanmin(a, axis=None, keepdims=False)`` as NumPy computes them."""
-    given = _given(lw, node, name, ("a", "axis", "keepdims"))
+    """``np.nansum/nanmean/nanmax/nanmin(a, axis=None, keepdims=False)`` and ``np.nanvar/nanstd(a,
+    axis=None, ddof=0, keepdims=False)`` as NumPy computes them."""
+    spread = name in ("nanvar", "nanstd")
+    given = _given(lw, node, name, ("a", "axis"), ("keepdims",) + (("ddof",) if spread else ()))
     x = nan_operand(lw, node, name, given)
     if x is None:
         return None
+    if spread:
+        return _nan_spread(lw, node, name, x, given)
     options = {k: copy.deepcopy(v) for k, v in given.items() if k != "a"}
     plain = {"nansum": "sum", "nanmean": "mean", "nanmax": "max", "nanmin": "min"}[name]
 
@@ -105,6 +109,30 @@ def nan_reduction(lw: Lowering, node: ast.Call, name: str) -> View | None:
     all_nan = _np("all", copy.deepcopy(nan), **opts())
     nan_value = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "nan", ast.Load())
     return lw.value(_placed(_np("where", all_nan, nan_value, extreme), node))
+
+
+def _nan_spread(lw: Lowering, node: ast.Call, name: str, x: View, given: dict[str, ast.expr]) -> View:
+    """``np.nanvar``/``np.nanstd`` in NumPy's steps: the NaNs replaced by 0; the mean of the others
+    (their sum divided by their count, in float64, cast back); the squares of the deviations where
+    not NaN summed and divided by the count less ``ddof``, NaN where that is not positive; its
+    square root for ``nanstd``.  Integer arrays (no NaN) are NumPy's ``np.var``/``np.std``."""
+    if not x.vtype.is_float:
+        return lw.value(_placed(_np(name[3:], *[copy.deepcopy(given[k]) for k in ("a",)],
+                                    **{k: copy.deepcopy(v) for k, v in given.items() if k != "a"}), node))
+    axis = copy.deepcopy(given.get("axis", ast.Constant(None)))
+    keep = copy.deepcopy(given.get("keepdims", ast.Constant(False)))
+    where = {"A": given["a"], "AX": axis, "KD": keep, "DDOF": given.get("ddof", ast.Constant(0))}
+    dt = x.vtype.dtype
+    text = (f"{NP_NAME}.where(DOF <= 0, {NP_NAME}.nan, {NP_NAME}.sum(D * D, axis=AX, keepdims=KD) / DOF)"
+            .replace("DOF", f"({NP_NAME}.sum(~{NP_NAME}.isnan(A), axis=AX, keepdims=KD) - DDOF)")
+            .replace("D * D", f"{NP_NAME}.square({NP_NAME}.where({NP_NAME}.isnan(A), {NP_NAME}.{dt}(0), A - MEAN))")
+            .replace("MEAN", f"{NP_NAME}.{dt}({NP_NAME}.sum({NP_NAME}.where({NP_NAME}.isnan(A), {NP_NAME}.{dt}(0), A), "
+                     f"axis=AX, keepdims=True) / {NP_NAME}.sum(~{NP_NAME}.isnan(A), axis=AX, keepdims=True))"))
+    tree = _Substituted(where).visit(ast.parse(f"{NP_NAME}.{dt}({text})", mode="eval").body)
+    if name == "nanstd":
+        tree = _np("sqrt", tree)
+    lw.changed = True
+    return lw.value(_placed(tree, node))
 
 
 def trapezoid(lw: Lowering, node: ast.Call, name: str) -> View | None:
@@ -278,7 +306,14 @@ def axes_view(lw: Lowering, node: ast.Call, name: str) -> View | None:
     return lw.value(_placed(tree, node))
 
 
-REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside", "nan_to_num", "logspace", "geomspace"))
+REWRITTEN = frozenset(("take", "cross", "kron", "tensordot", "heaviside", "nan_to_num", "logspace", "geomspace",
+                       "hanning", "hamming", "blackman", "bartlett"))
+#: NumPy's window functions of n = np.arange(1 - M, M, 2) and the float M, as NumPy writes them
+_WINDOWS = {"hanning": f"0.5 + 0.5 * {NP_NAME}.cos({NP_NAME}.pi * n / (M - 1))",
+            "hamming": f"0.54 + 0.46 * {NP_NAME}.cos({NP_NAME}.pi * n / (M - 1))",
+            "blackman": f"0.42 + 0.5 * {NP_NAME}.cos({NP_NAME}.pi * n / (M - 1)) + 0.08 * {NP_NAME}.cos(2.0 * {NP_NAME}.pi "
+                        "* n / (M - 1))",
+            "bartlett": f"{NP_NAME}.where(n <= 0, 1 + n / (M - 1), 1 - n / (M - 1))"}
 
 
 def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
@@ -288,8 +323,11 @@ def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
              "tensordot": ("a", "b", "axes"), "heaviside": ("x1", "x2"),
              "nan_to_num": ("x", "copy", "nan", "posinf", "neginf"),
              "logspace": ("start", "stop", "num", "endpoint", "base"),
-             "geomspace": ("start", "stop", "num", "endpoint")}[name]
+             "geomspace": ("start", "stop", "num", "endpoint"),
+             **dict.fromkeys(_WINDOWS, ("M",))}[name]
     given = _given(lw, node, name, names)
+    if name in _WINDOWS:
+        return lw.value(_placed(_window(lw, node, name, given["M"]), node))
     if name == "geomspace":
         lw.changed = True
         return lw.value(_placed(_geomspace(lw, node, given), node))
@@ -317,6 +355,31 @@ def rewritten(lw: Lowering, node: ast.Call, name: str) -> View | None:
             "heaviside": _heaviside}[name](lw, node, given, a)
     lw.changed = True
     return lw.value(_placed(tree, node))
+
+
+def _window(lw: Lowering, node: ast.Call, name: str, size: ast.expr) -> ast.expr:
+    """``np.hanning(M)`` (hamming, blackman, bartlett) of an integer size ``M``: NumPy's own
+    formula of ``n = np.arange(1 - M, M, 2)`` (its float64 elements ``2 * i + 1 - M``, exact) and
+    the float ``M``; ``[1.0]`` for ``M == 1``, empty for ``M < 1``."""
+    m = lw.value(size)
+    if m.rank or not (m.vtype.is_int or m.vtype.weak and m.vtype.dtype == "int64"):
+        raise lw.error(node, f"np.{name}() of other than an integer size M", f"np.{name}")
+    lw.changed = True
+    where = {"M": _np("float64", copy.deepcopy(size)),
+             "n": ast.BinOp(ast.BinOp(_np("arange", copy.deepcopy(size)), ast.Mult(), ast.Constant(2.0)), ast.Add(),
+                            ast.BinOp(ast.Constant(1.0), ast.Sub(), _np("float64", copy.deepcopy(size))))}
+    tree = ast.parse(f"{NP_NAME}.where(M == 1.0, 1.0, {_WINDOWS[name]})", mode="eval").body
+    return _Substituted(where).visit(tree)
+
+
+class _Substituted(ast.NodeTransformer):
+    """The names ``M`` and ``n`` of a formula replaced by the expressions given."""
+
+    def __init__(self, where: dict[str, ast.expr]) -> None:
+        self.where = where
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return copy.deepcopy(self.where[node.id]) if node.id in self.where else node
 
 
 def _geomspace(lw: Lowering, node: ast.Call, given: dict[str, ast.expr]) -> ast.expr:

@@ -36,7 +36,7 @@ from polyfuse.model.scop import Argument, Returned
 from .allocation import ALLOCATORS
 from .array_loops import range_loop
 from .call_sizes import call_time_array, call_time_source
-from .checker import assert_message, is_allocation, module_of, numpy_abs, reassociable
+from .checker import SUPPORTED_HINT, assert_message, is_allocation, module_of, numpy_abs, reassociable
 from .desugar import int_constant
 from .early_return import RESULT as EARLY_RESULT
 from .expressions import BITWISE, OPERATORS
@@ -88,7 +88,8 @@ _REFUSED = {
                     "or arithmetic of those; a list of them without axis=); method=, keepdims= and array q are not"),
     "isin": "supported as np.isin(x, test, invert=) of real arrays whose ranks polyfuse tells before lowering them",
     "bincount": "supported as np.bincount(x, weights=None, minlength=0) of a 1-d integer array argument the kernel "
-                "never writes, or of arithmetic, comparisons, .astype() and elementwise np.* calls of such arguments "
+                "never writes, or of arithmetic, comparisons, .astype(), sums, argmin/argmax and elementwise np.* calls of "
+                "such arguments "
                 "(directly or through locals bound once at the top level; its result's length, the largest value "
                 "plus one, is then computed by the call); "
                 "otherwise count into an array of known length, counts = np.zeros(k, dtype=np.int64) then for i "
@@ -2642,6 +2643,9 @@ class Lowering:
         if node.keywords:
             if module == "np" and name in _REFUSED:
                 raise self.error(node, f"{name}() is not supported: {_REFUSED[name]}", "array call")
+            if module == "np" and node.args and self.value_rank(node.args[0]):  # np.nanstd(X, axis=0), ...
+                raise self.error(node, f"np.{name}() of an array is not supported (with keyword arguments "
+                                 f"{', '.join(str(kw.arg) for kw in node.keywords)}=)", "array call")
             return scalar(node, UNKNOWN)
         args = [self.value(a) for a in node.args]
         if module == "np" and name in ("maximum", "minimum") and len(args) == 2:
@@ -2667,6 +2671,12 @@ class Lowering:
                     return self.ufunc(node, "absolute", args)
                 vtype = args[0].vtype
                 return self.elementwise(lambda a: ast.Call(ast.Name("abs", ast.Load()), [a], []), args, vtype)
+            if module == "np" and name in ("append", "insert", "delete"):  # a shape that grows (shrinks) each call
+                raise self.error(node, f"np.{name}() of an array is not supported: it makes a new array of another "
+                                 "length each time; for a growing array, collect the values in a list (out = [] "
+                                 "... out.append(v)) and return np.array(out, dtype=...), or allocate the result "
+                                 "(out = np.empty(n)) and write out[i] = v; to join arrays once, np.concatenate",
+                                 "array call")
             if module == "np" and name in _HELPER_FORMS:
                 raise self.error(node, f"np.{name}() here: {_HELPER_FORMS[name]}", "array call")
             raise self.error(node, f"{ast.unparse(func)}() of an array is not supported; use + - * / // % **, "
@@ -2678,6 +2688,9 @@ class Lowering:
         """A call of scalars; its arguments may still hold reductions that were lowered
         (np.sqrt(x.sum())), so each argument is lowered once, by the caller."""
         func = node.func
+        if module == "np" and not is_supported("np", name):  # np.kaiser(n, beta): the checker's refusal, here
+            raise self.error(node, f"unsupported construct: call to np.{name}; {SUPPORTED_HINT['expr']}",
+                             f"call to np.{name}")  # (not a question of its dtype at a later line)
         return scalar_op(lambda *xs: ast.Call(func, list(xs), []), args, self.scalar_call_type(node, module, name, args))
 
     def scalar_call_type(self, node: ast.Call, module: str | None, name: str, args: list[View]) -> VType:
@@ -2724,6 +2737,9 @@ class Lowering:
         if idiom is not None:  # np.diff, np.roll, np.round, np.isclose, ... (frontend/array_idioms.py)
             return idiom
         func = node.func
+        if module == "np" and node.args and [kw.arg for kw in node.keywords] == ["dtype"] \
+                and isinstance(getattr(np, name, None), np.ufunc):
+            return self.ufunc_in_dtype(node, name)
         if isinstance(func, ast.Attribute) and name == "reduce" and isinstance(func.value, ast.Attribute) \
                 and module_of(func.value.value, self.globals) == "np":
             return self.ufunc_reduce(node, func.value.attr)
@@ -4521,6 +4537,51 @@ class Lowering:
             return None
         return (names[0] == names[1]) == isinstance(node.ops[0], ast.Eq)
 
+    def value_rank(self, node: ast.expr) -> int:
+        """The rank of ``node``'s value, the statements and arrays computing it dropped again."""
+        return self.peek(node).rank
+
+    def peek(self, node: ast.expr) -> View:
+        """``node``'s value for its rank and type only: the statements and arrays computing it are
+        dropped again (its elements are not to be read)."""
+        pre, allocations, temporaries, changed = len(self.pre), len(self.allocations), dict(self.temporaries), \
+            self.changed
+        try:
+            return self.value(node)
+        finally:
+            del self.pre[pre:]
+            del self.allocations[allocations:]
+            self.temporaries, self.changed = temporaries, changed
+
+    def ufunc_in_dtype(self, node: ast.Call, name: str) -> View:
+        """``np.add(x, y, dtype=np.float32)`` (any ufunc of one result whose loop in that dtype gives
+        that dtype): NumPy's loop of that dtype, each operand converted to it first (its default
+        ``same_kind`` casting; a Python int into a narrower integer dtype only as a constant in
+        range), then the ufunc."""
+        ufunc = getattr(np, name)
+        wanted = self.dtype_given(node.keywords[0].value)
+        try:
+            loop = ufunc(*[np.ones(1, wanted)] * ufunc.nin).dtype if wanted in _DTYPES and ufunc.nout == 1 else None
+        except TypeError:  # no loop of that dtype (np.add(x, y, dtype=bool) works, np.sqrt's does not)
+            loop = None
+        if wanted is None or loop != wanted or len(node.args) != ufunc.nin:
+            raise self.error(node, f"np.{name}() with dtype={ast.unparse(node.keywords[0].value)} (NumPy has no loop "
+                             "of that dtype giving it, or other arguments)", "ufunc dtype=")
+        args: list[ast.expr] = []
+        for a in node.args:
+            v = self.peek(a)
+            const_int = _int_const(a)
+            fits = v.vtype is not UNKNOWN and np.can_cast(np.dtype(v.vtype.dtype), wanted, "same_kind") and not (
+                v.vtype.weak and v.vtype.is_int and wanted != "int64" and np.dtype(wanted).kind in "iu"
+                and (const_int is None or not np.iinfo(wanted).min <= const_int <= np.iinfo(wanted).max))
+            if not fits:
+                raise self.error(a, f"np.{name}() with dtype={wanted} of an operand of {v.vtype.dtype} (NumPy's "
+                                 "same_kind casting refuses it, or its value may not fit)", "ufunc dtype=")
+            same = v.rank and not v.vtype.weak and v.vtype.dtype == wanted
+            cast = ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bool_" if wanted == "bool" else wanted, ast.Load())
+            args.append(a if same else ast.copy_location(ast.Call(cast, [a], []), a))
+        return self.value(ast.copy_location(ast.Call(node.func, args, []), node))
+
     def value_dtype(self, node: ast.expr) -> str | None:
         """The dtype ``node.dtype`` names: of an array value (``x``, ``(a * x)``, ``x[1:]``) or a
         NumPy scalar (``x[0]``, ``x.sum()``; a Python number has no ``.dtype``), as this lowering
@@ -4570,11 +4631,17 @@ class Lowering:
     def ufunc_reduce(self, node: ast.Call, ufunc: str) -> View:
         """``np.add.reduce(x, axis=0)`` and the maximum/minimum/multiply forms: the reductions,
         with the ufunc's default axis 0."""
+        if ufunc == "logical_xor" and node.args:  # NumPy's: the parity of the true elements, a bool
+            truth = ast.copy_location(ast.Compare(node.args[0], [ast.NotEq()], [ast.Constant(0)]), node)
+            node = ast.copy_location(ast.Call(ast.Attribute(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "bitwise_xor",
+                                                                          ast.Load()), "reduce", ast.Load()),
+                                              [truth, *node.args[1:]], node.keywords), node)
+            ufunc = "bitwise_xor"
         kind = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_or": "any",
                 "logical_and": "all"}.get(ufunc, ufunc if ufunc in _BITWISE_REDUCTIONS else None)
         if kind is None or not node.args:
             raise self.error(node, f"np.{ufunc}.reduce() is not supported; use np.add, np.multiply, np.maximum, "
-                             "np.minimum, np.logical_or, np.logical_and or np.bitwise_and/or/xor", "reduction")
+                             "np.minimum, np.logical_or/and/xor or np.bitwise_and/or/xor", "reduction")
         x = self.value(node.args[0])
         if kind in _BITWISE_REDUCTIONS and (x.vtype is UNKNOWN or not (x.vtype.is_int or x.vtype.dtype == "bool")):
             raise self.error(node, f"np.{ufunc}.reduce() of other than an integer or boolean array (a TypeError "

@@ -555,7 +555,8 @@ NUMPY_ROW_HELPERS: dict[str, Callable] = {"sort": numpy_sort_rows, "argsort": nu
 MATH_HELPERS: dict[str, Callable] = {"isclose": math_isclose}
 
 UFUNC_AT = ("np.add.at(a, indices, b) (subtract, multiply, maximum, minimum too) of a 1-d or 2-d array a, a 1-d "
-            "integer array argument indices and b a scalar or an array of a's rank; of a 2-d a, indices may be a "
+            "integer array indices (an argument, or a local whose rank polyfuse tells: lab = np.argmin(D, axis=1)) "
+            "and b a scalar or an array of a's rank; of a 2-d a, indices may be a "
             "tuple (rows, cols) of two 1-d integer arrays and b a scalar or a 1-d array, one value per pair")
 _TABLES = "xp and fp 1-d arrays of real numbers named by an argument, a local or a one-slice slice of one"
 #: helper -> (the call as the user spells it, what polyfuse supports of it): an error inside an

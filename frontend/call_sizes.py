@@ -96,10 +96,25 @@ def _kind(node: ast.expr, kinds: dict[str, str], arrays: dict[str, int]) -> str 
 _ARRAY_CALLS = frozenset({"abs", "absolute", "minimum", "maximum", "clip", "floor", "ceil", "rint", "round",
                           "trunc", "digitize", "searchsorted", "where", "sign", "floor_divide", "remainder",
                           "mod", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "bool_",
-                          "logical_and", "logical_or", "logical_not", "isnan", "isfinite", "diff", "cumsum"})
-_ARRAY_METHODS = frozenset({"astype", "min", "max", "round", "ravel"})
-_ARRAY_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor,
+                          "logical_and", "logical_or", "logical_not", "isnan", "isfinite", "diff", "cumsum",
+                          "argmin", "argmax", "sum", "sqrt", "square"})
+_ARRAY_METHODS = frozenset({"astype", "min", "max", "round", "ravel", "sum", "argmin", "argmax"})
+_ARRAY_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr, ast.BitXor,
               ast.LShift, ast.RShift)
+
+
+def _never_raises(index: ast.expr) -> bool:
+    """Whether ``index`` is a slice of integer constants (not a step of 0) or None: an item of a
+    subscript that never raises."""
+    if isinstance(index, ast.Constant) and index.value is None:
+        return True
+    if not isinstance(index, ast.Slice):
+        return False
+    bounds = [index.lower, index.upper, index.step]
+    return all(b is None or (isinstance(b, ast.Constant) and type(b.value) is int)
+               or (isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub)
+                   and isinstance(b.operand, ast.Constant) and type(b.operand.value) is int)
+               for b in bounds) and not (isinstance(index.step, ast.Constant) and index.step.value == 0)
 
 
 def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: dict,
@@ -133,13 +148,8 @@ def call_time_array(node: ast.expr, arguments: tuple[Argument, ...], globals_: d
                 if n.attr in _ARRAY_CALLS or n.attr.startswith(("int", "uint", "float")) else None
         if isinstance(n, ast.Name) and n.id in ("int", "float", "bool"):
             return n
-        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice):  # x[1:], x[:-1]: never raises
-            bounds = [n.slice.lower, n.slice.upper, n.slice.step]
-            if not all(b is None or (isinstance(b, ast.Constant) and type(b.value) is int)
-                       or (isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub)
-                           and isinstance(b.operand, ast.Constant) and type(b.operand.value) is int)
-                       for b in bounds) or (isinstance(n.slice.step, ast.Constant) and n.slice.step.value == 0):
-                return None
+        if isinstance(n, ast.Subscript) and all(_never_raises(i) for i in (  # x[1:], X[:, None, :]
+                n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])):
             owner = expand(n.value, depth)
             return None if owner is None else ast.Subscript(owner, n.slice, ast.Load())
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):

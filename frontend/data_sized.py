@@ -263,13 +263,12 @@ def shape_of(rw, node: ast.expr, is_numpy) -> Shape | None:
         if not parts or any(p is None for p in parts):
             return None
         return Shape(max(p.rank for p in parts if p is not None), name in _PREDICATES)
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in rw.ranks:
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):  # an argument's or a local's slice
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if not all(isinstance(i, ast.Slice) or (isinstance(i, ast.Constant) and type(i.value) is int) for i in items):
             return None
         base = shape_of(rw, node.value, is_numpy)
-        assert base is not None
-        if len(items) > base.rank:
+        if base is None or len(items) > base.rank:
             return None
         return Shape(base.rank - sum(1 for i in items if not isinstance(i, ast.Slice)), base.boolean)
     return None

@@ -196,6 +196,73 @@ class BuiltinHelpers(ast.NodeTransformer):
             self.counters = _range_counters(loops, stores)
             self._bind_local_ranks(assigns, stores)
 
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        """The statements visited, a statement made several where a visit returns a list."""
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+    def visit_Expr(self, node: ast.Expr):
+        loop = self._ufunc_at_loop(node.value)
+        return loop if loop is not None else self.generic_visit(node)
+
+    def _ufunc_at_loop(self, call: ast.expr) -> list[ast.stmt] | None:
+        """``np.add.at(a, idx, b)`` (subtract, multiply, maximum, minimum) of a local 1-d ``idx``
+        (``lab = np.argmin(D, axis=1)``; an argument's goes to the helper) -> NumPy's unbuffered
+        loop written out, ``for k in range(idx.shape[0]): a[idx[k]] += b[k]`` (``b`` where it is a
+        scalar or of a lower rank: a row of a 2-d ``a`` broadcast), each repeated index applied
+        again; the lowering then refuses an index that is not an integer (a float or bool ``idx``,
+        NumPy's IndexError or mask).  None for any other statement."""
+        ops = {"add": ast.Add(), "subtract": ast.Sub(), "multiply": ast.Mult(), "maximum": "maximum",
+               "minimum": "minimum"}
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "at"
+                and isinstance(call.func.value, ast.Attribute) and call.func.value.attr in ops
+                and isinstance(call.func.value.value, ast.Name) and call.func.value.value.id not in self.local
+                and self.rw.globals.get(call.func.value.value.id) is np):
+            return None
+        given = self._given(call, ("a", "indices", "b")) or {}
+        a, indices, b = given.get("a"), given.get("indices"), given.get("b")
+        if not (isinstance(a, ast.Name) and isinstance(indices, ast.Name) and b is not None) \
+                or indices.id in self.rw.args or self._array_rank(indices) != 1:
+            return None
+        rank, b_rank = self._array_rank(a), self._array_rank(b)
+        if rank not in (1, 2) or b_rank is None or b_rank > rank:
+            return None
+        made: list[ast.stmt] = []
+        if b_rank == rank and not isinstance(b, ast.Name):  # np.maximum.at(m, lab, X[:, 0]): b bound first
+            if a.id not in self.allocated and a.id not in self.rw.args \
+                    or any(isinstance(n, ast.Name) and n.id == a.id for n in walk(b)):
+                return None  # b might share a's memory
+            bound = self.rw.fresh("at_values")
+            made.append(ast.Assign([ast.Name(bound, ast.Store())], self.rw.copy(b)))
+            b = ast.Name(bound, ast.Load())
+        k = self.rw.fresh("at_k")
+
+        def at(ctx: ast.expr_context) -> ast.Subscript:
+            return ast.Subscript(ast.Name(a.id, ast.Load()), ast.Subscript(ast.Name(indices.id, ast.Load()),
+                                                                            ast.Name(k, ast.Load()), ast.Load()), ctx)
+        value = ast.Subscript(self.rw.copy(b), ast.Name(k, ast.Load()), ast.Load()) if b_rank == rank \
+            else self.rw.copy(b)
+        op = ops[call.func.value.attr]
+        body: list[ast.stmt] = [ast.AugAssign(at(ast.Store()), op, value) if isinstance(op, ast.operator) else
+                                ast.Assign([at(ast.Store())], ast.Call(ast.Attribute(
+                                    ast.Name(self._numpy(), ast.Load()), str(op), ast.Load()), [at(ast.Load()), value],
+                                    []))]
+        loop = ast.For(ast.Name(k, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [ast.Subscript(
+            ast.Attribute(ast.Name(indices.id, ast.Load()), "shape", ast.Load()), ast.Constant(0), ast.Load())], []),
+            body, [])
+        if b_rank == rank and isinstance(b, ast.Name):  # NumPy's broadcast error where b has another length
+            made.append(ast.parse(f"assert {b.id}.shape[0] == {indices.id}.shape[0], 'operands could not be "
+                                     "broadcast together (ufunc.at)'").body[0])
+        made.append(loop)
+        for stmt in made:
+            for part in walk(stmt):
+                if isinstance(part, (ast.expr, ast.stmt)):
+                    ast.copy_location(part, call)
+        return made
+
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         func = node.func
@@ -519,15 +586,15 @@ class BuiltinHelpers(ast.NodeTransformer):
 
     def _quantiles(self, node: ast.Call, name: str, q: ast.expr, a: ast.expr, rank: int, axis: object) -> ast.expr:
         """``np.quantile(a, q, axis=)``: of the flattened ``a`` (``axis=None``), or per row (column)
-        of a matrix; a list or tuple of ``q`` is ``np.array`` of one quantile each, as NumPy
-        puts the quantiles' axis first."""
+        of a matrix; a list or tuple of ``q`` is ``np.array`` of one quantile each (``np.stack`` of
+        one row of them each, with ``axis=``), as NumPy puts the quantiles' axis first."""
         qs = q.elts if isinstance(q, (ast.List, ast.Tuple)) else [q]
         fractions = [self._fraction(f, name, node) for f in qs]
         if not qs or any(f is None for f in fractions) or axis is ...:
             return node
         if axis is None or rank == 1 and axis in (0, -1):
             helper, source = NUMPY_HELPERS[name][1], self._flat(a, rank, node)
-        elif rank == 2 and axis in (-2, -1, 0, 1) and not isinstance(q, (ast.List, ast.Tuple)):
+        elif rank == 2 and axis in (-2, -1, 0, 1):
             helper = NUMPY_ROW_HELPERS[name]
             source = a if axis in (-1, 1) else self._attribute(a, "T", node)
         else:
@@ -540,7 +607,8 @@ class BuiltinHelpers(ast.NodeTransformer):
             self._helper_call(helper, [self.rw.copy(source) if k else source,
                                        self.rw.placed(ast.Call(self.rw.copy(float64), [f], []), node)], node)
             for k, f in enumerate(fractions) if f is not None]
-        array = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), "array", ast.Load()), node)
+        joined = "array" if helper is NUMPY_HELPERS[name][1] else "stack"  # rows' quantiles: one row per q
+        array = self.rw.placed(ast.Attribute(ast.Name(self._numpy(), ast.Load()), joined, ast.Load()), node)
         return self.rw.placed(ast.Call(array, [ast.List(calls, ast.Load())], []), node)
 
     def _numpy(self) -> str:
@@ -905,8 +973,10 @@ def _rename_names(node: ast.expr, renames: dict[str, str]) -> ast.expr:
 
 
 class Divmod(ast.NodeTransformer):
-    """``divmod(a, b)`` (the builtin) -> the display ``(a // b, a % b)``, which Python's divmod
-    equals for ints and floats; ``q, r = divmod(k, w)`` is then a tuple of values."""
+    """``divmod(a, b)`` (the builtin) and ``np.divmod(a, b)`` -> the display ``(a // b, a % b)``,
+    which Python's divmod equals for ints and floats and NumPy's for arrays and NumPy scalars (its
+    floor_divide and remainder, by the same npy_divmod); ``q, r = divmod(k, w)`` is then a tuple of
+    values."""
 
     def __init__(self, rw: Rewriter, local: set[str]) -> None:
         self.rw, self.local = rw, local
@@ -915,8 +985,11 @@ class Divmod(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         func = node.func
-        if not (isinstance(func, ast.Name) and func.id == "divmod" and func.id not in self.local
-                and func.id not in self.rw.globals and len(node.args) == 2 and not node.keywords):
+        builtin = isinstance(func, ast.Name) and func.id == "divmod" and func.id not in self.local \
+            and func.id not in self.rw.globals
+        numpy = isinstance(func, ast.Attribute) and func.attr == "divmod" and isinstance(func.value, ast.Name) \
+            and func.value.id not in self.local and self.rw.globals.get(func.value.id) is np
+        if not (builtin or numpy) or len(node.args) != 2 or node.keywords:  # np.divmod: np.floor_divide, np.remainder
             return node
         a, b = node.args
         parts: list[ast.expr] = [self.rw.placed(ast.BinOp(self.rw.copy(a), op, self.rw.copy(b)), node)

@@ -132,7 +132,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     # np.bincount(np.digitize(x, b)): its x as written, before the helpers below write it as loops
     rw.source.written_x.update(written_arguments(tree.body, globals_, set(builtin_helpers.NUMPY_HELPERS)))
     helpers = BuiltinHelpers(rw, local, tree)
-    tree.body = [helpers.visit(stmt) for stmt in tree.body]  # sum(x), np.interp(x, ...): helpers
+    tree.body = helpers.block(tree.body)  # sum(x), np.interp(x, ...): helpers; np.add.at(a, lab, b): a loop
     stack = (_key(fn) if fn is not None else source.tree.name,)
     tree.body = unmarked(Inliner(rw, globals_, stack).block(tree.body))  # numba helpers' values: numba_values
     tree.body = loop_values(tree.body, {a.arg for a in tree.args.args}, rw.fresh,  # the inlined helpers' loops
@@ -173,7 +173,7 @@ def _builtins_of_helpers(rw: Rewriter, tree: ast.FunctionDef, stack: tuple[str, 
     local = function_locals(tree)
     tree.body = [ModuleFunctions(rw, local).visit(stmt) for stmt in tree.body]  # from math import isclose
     helpers = BuiltinHelpers(rw, local, tree)
-    body = [helpers.visit(stmt) for stmt in tree.body]
+    body = helpers.block(tree.body)
     if not helpers.aliases:
         return body
     return Inliner(rw, rw.globals, stack).block(body)
@@ -938,6 +938,21 @@ class Normalizer(ast.NodeTransformer):
                 shape = ast.Attribute(self.rw.copy(node.args[0]), "shape", ast.Load())
                 return self.rw.placed(ast.Subscript(shape, ast.Constant(0), ast.Load()), node)
         return node
+
+    def visit_Return(self, node: ast.Return):
+        self.generic_visit(node)
+        if node.value is not None:
+            node.value = self.returned_shapes(node.value)
+        return node
+
+    def returned_shapes(self, value: ast.expr) -> ast.expr:
+        """A returned ``X.shape`` (alone or in a returned tuple) as the tuple of its extents,
+        ``(X.shape[0], X.shape[1])``, where ``X``'s rank is known here: the Python ints NumPy gives."""
+        if isinstance(value, ast.Tuple):
+            value.elts = [self.returned_shapes(e) for e in value.elts]
+            return value
+        dims = self.shape_tuple(value)
+        return value if dims is None else self.rw.placed(ast.Tuple(dims, ast.Load()), value)
 
     def shape_tuple(self, node: ast.expr) -> list[ast.expr] | None:
         """The extents ``a.shape`` names, one expression each, for an array argument (or a

@@ -1,5 +1,7 @@
 """np37's batches (batch_np37, batch_np37b, batch_np37c: npbench programs, preprocessing,
-finance, signal and image code, written before looking at what is supported) against the
+finance, signal and image code, written before looking at what is supported) and np39's
+(batch_np39: scikit-learn-style estimators, images, signals, finance, physics; batch_np39b: the
+dtype and scalar-type corners of such code) against the
 undecorated functions: each kernel compiled once and called on two inputs; the refused ones
 must raise UnsupportedError naming the user's file:line and construct.  The subject is the
 front end, so the kernels run on the python backend in program order (fuse='none': the loop
@@ -22,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import batch_np37  # noqa: E402
 import batch_np37b  # noqa: E402
 import batch_np37c  # noqa: E402
+import batch_np39  # noqa: E402
+import batch_np39b  # noqa: E402
 from test_corpus import _copy, assert_same  # noqa: E402
 
 #: kernels polyfuse refuses, with the words of the refusal (the construct, at the user's line)
@@ -29,8 +33,14 @@ REFUSED = {
     "fft_vectorized": "array 'X' is rebound in a different loop or branch",  # X grows in a while loop
     "rfft_power": "np.fft.rfft() of an array is not supported",
     "append_loop": "np.append() of an array is not supported",
+    "knn_argpartition": "argpartition() is not supported",
+    "searchsorted_bins": "bincount() is not supported",  # of a local bound twice (i = ...; i = np.clip(i, ...))
+    "tile_mean_reshape": "reshape() with extent '(img.shape[0] // t)'",
+    "nanmedian_fill": "np.nanmedian() of an array is not supported (with keyword arguments axis=)",
+    "reshape_transpose_stack": "subscript of np.vstack((M, M)).shape",
+    "unique_float_inverse": "unique() is not supported",  # return_inverse= of an expression
 }
-CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c) for c in m.CASES]
+CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b) for c in m.CASES]
 
 
 @pytest.mark.parametrize("module, case", CASES, ids=[f"{m}.{c.name}" for m, c in CASES])
