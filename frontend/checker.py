@@ -184,6 +184,11 @@ class SubsetChecker(ast.NodeVisitor):
                 self.fail(node, f"{ast.unparse(node.value.func)} inside a loop or if (allocate at the top of the kernel)")
             self._check_allocation(node.value)
             return
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Constant) and node.value.value is None:
+            raise self.source.error(
+                node, f"local {target.id!r} set to None: a local holds one kind of number on every path "
+                "(None on some paths and a number on others, tested by 'is None', is not supported); keep a "
+                f"number and a separate flag ({target.id} = 0; found = False ... found = True)", "None local")
         self._check_target(target)
         self.visit_expr(node.value)
 

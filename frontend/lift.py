@@ -72,7 +72,7 @@ from .opaque import (
     matmul_variables,
     own_jump,
 )
-from .returns import STRONG, lift_return, weak_kind
+from .returns import STRONG, choice_of, kind_choice, kind_varies, lift_return, weak_kind
 from .rewrite import rewrite
 from .scalars import check_int_literals
 from .source import KernelSource, ReturnedPrefixes, read_source, walk
@@ -367,17 +367,26 @@ class Lifter:
                 parts = version_values(lifter, target.id, value, versions, keep=reads)
                 return [self.add_statement(node, name, part, scope, lifter)
                         for name, part in zip(version_targets(target.id, versions, target), parts)]
-        return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)
+        flag = self.strength_flag(node, target, value, scope, lifter)
+        if flag and choice_of(node) is not None:  # the flag's test reads the value before the write
+            return flag + [self.add_statement(node, target, value, scope, lifter)]
+        return [self.add_statement(node, target, value, scope, lifter)] + flag
 
     def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:
         if isinstance(target, ast.Name) and scope.loop_vars:
             self.loop_scalars.add(target.id)
 
-    def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope) -> list:
+    def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
+                      lifter: ExpressionLifter) -> list:
         """``STRONG + name = kind`` after an assignment to a flagged local: 0 for a NumPy scalar, 1
         to 4 for a Python int, float, bool, complex, so that the return gives the Python number
-        where the last value assigned was one (runtime.variant: ``returned``)."""
+        where the last value assigned was one (runtime.variant: ``returned``).  A choice between
+        types (``m = max(m, x[i])`` of a Python ``m = 0``: Python keeps the operand it chose) sets
+        the kind of the branch taken, written before the value (its test reads the old value)."""
+        chosen = isinstance(target, ast.Name) and kind_varies(lifter, target, node, value, self.flagged)
         kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
+        if chosen and scope.loop_vars and isinstance(target, ast.Name):  # set in place (in_place_flags)
+            self.loop_kinds.setdefault(target.id, set()).update({kind, -1})
         if isinstance(target, ast.Name) and scope.loop_vars and target.id not in self.flagged_in_place:
             self.loop_kinds.setdefault(target.id, set()).add(kind)
             if len(self.guards) > self.loop_guards:
@@ -388,6 +397,10 @@ class Lifter:
         if not (isinstance(target, ast.Name) and target.id in self.flagged):
             return []
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
+        if chosen:  # the choice again, converted by the flag's own lifter (which records its reads)
+            assert isinstance(target, ast.Name)
+            flags = self.expressions(scope)
+            return [self.add_statement(node, flag, kind_choice(flags, target, choice_of(node)), scope, flags)]
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
 
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:

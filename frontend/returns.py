@@ -32,6 +32,77 @@ def weak_kind(dtype: str) -> str:
     return "b" if dtype == "bool" else "c" if dtype.startswith("complex") else "f" if dtype.startswith("float") else "i"
 
 
+def choice_of(node: ast.stmt) -> ast.expr | None:
+    """The value of ``name = value`` where it is a choice Python makes between its operands:
+    ``a if c else b``, or ``min``/``max`` of two or more positional operands (None otherwise)."""
+    value = node.value if isinstance(node, ast.Assign) else None
+    if isinstance(value, ast.IfExp):
+        return value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("min", "max") \
+            and len(value.args) >= 2 and not value.keywords and not any(isinstance(a, ast.Starred) for a in value.args):
+        return value
+    return None
+
+
+def _choice_leaves(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.IfExp):
+        return _choice_leaves(node.body) + _choice_leaves(node.orelse)
+    if isinstance(node, ast.Call) and choice_of(ast.Assign([], node)) is not None:
+        return [leaf for arg in node.args for leaf in _choice_leaves(arg)]
+    return [node]
+
+
+def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, flagged: frozenset[str]) -> bool:
+    """Whether the strength flag of ``target = value`` depends on the branch Python takes: a
+    choice (``choice_of``) whose converted value chooses between types (``m = 0 if c else
+    x[i]``), or that keeps a flagged ``target`` on one branch (``m = max(m, x[i])`` of a Python
+    ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it)."""
+    choice = choice_of(node)
+    if choice is None:
+        return False
+    if expressions.split_of(value) is not None:
+        return True
+    return target.id in flagged and any(isinstance(leaf, ast.Name) and leaf.id == target.id
+                                        for leaf in _choice_leaves(choice))
+
+
+def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
+    """The strength flag of ``target = choice``, converted by ``flags`` (which records the reads):
+    the kind of the operand Python returns, by the choice's own tests (``max(a, b)`` is ``b if
+    b > a else a``, as Python's loop keeps the first of equals, NaN too), the local's flag where
+    that operand is ``target`` itself."""
+    assert choice is not None
+    if isinstance(choice, ast.IfExp):
+        test = flags.convert(choice.test)
+        return _select(test, kind_choice(flags, target, choice.body), kind_choice(flags, target, choice.orelse))
+    if isinstance(choice, ast.Call) and choice_of(ast.Assign([], choice)) is not None:
+        op = ast.Lt() if choice.func.id == "min" else ast.Gt()  # type: ignore[attr-defined]
+        form, kind = choice.args[0], kind_choice(flags, target, choice.args[0])
+        for arg in choice.args[1:]:
+            test = ast.copy_location(ast.Compare(arg, [op], [form]), choice)
+            kind = _select(flags.convert(test), kind_choice(flags, target, arg), kind)
+            form = ast.copy_location(ast.IfExp(test, arg, form), choice)
+        return kind
+    if isinstance(choice, ast.Name) and choice.id == target.id:
+        return flags.convert(ast.copy_location(ast.Name(STRONG + target.id, ast.Load()), choice))
+    value = flags.convert(choice)
+    split = flags.split_of(value)
+    if split is not None:  # a local of several types (frontend.local_versions): its version's kind
+        select, then, otherwise = split
+        return _select(select.cond, _leaf_kind(then), _leaf_kind(otherwise))
+    return _leaf_kind(value)
+
+
+def _leaf_kind(value: ir.Expr) -> ir.Expr:
+    return ir.Const(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)), "int8", False)
+
+
+def _select(cond: ir.Expr, then: ir.Expr, otherwise: ir.Expr) -> ir.Expr:
+    if then == otherwise:
+        return then
+    return ir.Select(cond, then, otherwise, "int8", False)
+
+
 def lift_return(lifter, node: ast.Return, scope) -> tuple[ReturnValue | None, list]:
     """The returned value's description and the statements that compute its scalars."""
     value = node.value

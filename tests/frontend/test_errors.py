@@ -159,6 +159,14 @@ def k_partial_index(n, A, B):
         B[i] = A[i]  # ERR
 
 
+def k_none_local(n, A):
+    last = None  # ERR
+    for i in range(n):
+        if A[i] > 0:
+            last = i
+    return -1 if last is None else last
+
+
 # name -> (kernel, snippet at the caret, words the message must contain, args)
 V = np.zeros(8)
 M = np.zeros((8, 8))
@@ -187,6 +195,7 @@ CASES = {
     "augassign @=": (k_augassign_matmul, "A[i] @= 2.0", ["MatMult="], (4, V)),
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
+    "None local": (k_none_local, "last = None", ["'last' set to None", "separate flag"], (4, V)),
 }
 
 

@@ -144,3 +144,30 @@ def test_a_local_given_a_python_int_then_python_floats_is_the_int_where_no_itera
     for x in (np.zeros(0), np.arange(3.0)):
         expected, got = func(x), k(x)
         assert type(got) is type(expected) and got == expected
+
+
+def running_max(x):
+    m = 0
+    for i in range(x.shape[0]):
+        m = max(m, x[i])
+    return m
+
+
+def running_min_chosen(x):
+    m = 1
+    for i in range(1, x.shape[0]):
+        m = min(x[i], m, x[i - 1]) if x[i] > -3 else m
+    return m
+
+
+@pytest.mark.parametrize("func", [running_max, running_min_chosen])
+def test_a_choice_keeping_the_local_keeps_its_type(func):
+    """``m = 0`` then ``m = max(m, x[i])`` in a loop: Python returns the operand it chose, so ``m``
+    is still the int 0 where no element beats it (and on ties: ``max`` keeps the first of equals)
+    and a NumPy scalar after one did; the flag is set in place by the choice's own tests (session
+    31's leftover: the promoted np.int32(0) was returned)."""
+    k = polyfuse.kernel(func, target="cpu")
+    for x in (np.zeros(0, np.int32), np.array([-3, 0, -1], np.int32), np.array([-2, 4, 0], np.int32),
+              np.array([-1.5, 0.0]), np.array([2.0, np.nan, -4.0])):
+        expected, got = func(x), k(x)
+        assert type(got) is type(expected) and (got == expected or got != got and expected != expected)
