@@ -333,15 +333,25 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _bound_inside(stmt: ast.stmt, rw: Rewriter, scalar_args: set[str], written: set[str]) -> set[str]:
-    """Arguments a compound statement binds as a whole somewhere inside, and never writes in place."""
-    if not isinstance(stmt, (ast.For, ast.While, ast.If)):
+    """Arguments a compound statement binds as a whole somewhere inside, or a tuple assignment
+    binds (``a, b = b, a % b``), and never writes in place."""
+    if not isinstance(stmt, (ast.For, ast.While, ast.If)) and not (
+            isinstance(stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in stmt.targets)):
         return set()
     found = set()
     for node in walk(stmt):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+        targets = _names_bound(node.targets) if isinstance(node, ast.Assign) else [node.target] \
             if isinstance(node, ast.AugAssign) and getattr(node.target, "id", None) in scalar_args else []
         found |= {t.id for t in targets if isinstance(t, ast.Name) and t.id in rw.args}
     return found - written
+
+
+def _names_bound(targets: list[ast.expr]) -> list[ast.expr]:
+    """The targets of an assignment with tuple targets spread out (``x0, f0 = x1, f1``)."""
+    spread: list[ast.expr] = []
+    for target in targets:
+        spread += _names_bound(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else [target]
+    return spread
 
 
 def _written_in_place(body: list[ast.stmt]) -> set[str]:

@@ -981,6 +981,427 @@ def digits_reverse(a):
     return out
 
 
+
+# ---------------------------------------------------------------- more idioms: enumerate / zip,
+# helpers returning tuples or writing arrays, globals, unsigned bit tricks, FFT, recursion
+
+
+G_CONST = 1.0
+PERM = np.array([151, 160, 137, 91, 90, 15, 131, 13, 201, 95, 96, 53, 194, 233, 7, 225] * 2, dtype=np.int64)
+
+
+@njit
+def _mean_std(x):
+    m = 0.0
+    for v in x:
+        m += v
+    m /= len(x)
+    s = 0.0
+    for v in x:
+        s += (v - m) ** 2
+    return m, math.sqrt(s / len(x))
+
+
+@njit
+def _sift_down(h, start, end):
+    root = start
+    while True:
+        child = 2 * root + 1
+        if child > end:
+            break
+        if child + 1 <= end and h[child] < h[child + 1]:
+            child += 1
+        if h[root] < h[child]:
+            h[root], h[child] = h[child], h[root]
+            root = child
+        else:
+            break
+
+
+@njit
+def _fade(t):
+    return t * t * t * (t * (t * 6 - 15) + 10)
+
+
+@njit
+def _grad(h, x):
+    return x if h & 1 == 0 else -x
+
+
+@njit
+def _f_cubic(x):
+    return x ** 3 - 2.0 * x - 5.0
+
+
+def zscore_rows_helper(X):
+    out = np.empty_like(X)
+    for i in range(X.shape[0]):
+        m, s = _mean_std(X[i])
+        for j in range(X.shape[1]):
+            out[i, j] = (X[i, j] - m) / s if s > 0 else 0.0
+    return out
+
+
+def heapsort_helper(a):
+    h = a.copy()
+    n = h.shape[0]
+    for start in range((n - 2) // 2, -1, -1):
+        _sift_down(h, start, n - 1)
+    for end in range(n - 1, 0, -1):
+        h[end], h[0] = h[0], h[end]
+        _sift_down(h, 0, end - 1)
+    return h
+
+
+def enumerate_weighted(x):
+    total = 0.0
+    for i, v in enumerate(x):
+        total += i * v
+    return total
+
+
+def zip_dot_count(a, b):
+    s = 0.0
+    n = 0
+    for u, v in zip(a, b):
+        if u > 0 and v > 0:
+            s += u * v
+            n += 1
+    return s, n
+
+
+def gravity_global(pos, mass):
+    n = pos.shape[0]
+    pot = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                d = math.sqrt((pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + 0.01)
+                pot[i] -= G_CONST * mass[j] / d
+    return pot
+
+
+def xorshift_fill(seed, n):
+    out = np.empty(n, dtype=np.uint64)
+    x = np.uint64(seed)
+    for i in range(n):
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+        out[i] = x
+    return out
+
+
+def fnv1a_u32(data):
+    h = np.uint32(2166136261)
+    for b in data:
+        h ^= np.uint32(b)
+        h *= np.uint32(16777619)
+    return h
+
+
+def fft_radix2(x):
+    n = x.shape[0]
+    a = x.astype(np.complex128)
+    j = 0
+    for i in range(1, n):
+        bit = n >> 1
+        while j & bit:
+            j ^= bit
+            bit >>= 1
+        j ^= bit
+        if i < j:
+            a[i], a[j] = a[j], a[i]
+    length = 2
+    while length <= n:
+        ang = -2.0 * math.pi / length
+        wl = complex(math.cos(ang), math.sin(ang))
+        for i in range(0, n, length):
+            w = 1.0 + 0.0j
+            for k in range(length // 2):
+                u = a[i + k]
+                v = a[i + k + length // 2] * w
+                a[i + k] = u + v
+                a[i + k + length // 2] = u - v
+                w *= wl
+        length <<= 1
+    return a
+
+
+def smith_waterman(a, b, match, mismatch, gap):
+    n, m = a.shape[0], b.shape[0]
+    H = np.zeros((n + 1, m + 1), dtype=np.int64)
+    best = 0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            s = match if a[i - 1] == b[j - 1] else mismatch
+            H[i, j] = max(0, H[i - 1, j - 1] + s, H[i - 1, j] - gap, H[i, j - 1] - gap)
+            best = max(best, H[i, j])
+    return best
+
+
+def prim_mst_weight(W):
+    n = W.shape[0]
+    in_tree = np.zeros(n, dtype=np.bool_)
+    key = np.full(n, np.inf)
+    key[0] = 0.0
+    total = 0.0
+    for _ in range(n):
+        u = -1
+        for v in range(n):
+            if not in_tree[v] and (u == -1 or key[v] < key[u]):
+                u = v
+        in_tree[u] = True
+        total += key[u]
+        for v in range(n):
+            if not in_tree[v] and W[u, v] < key[v]:
+                key[v] = W[u, v]
+    return total
+
+
+def radix_sort_u8_keys(a):
+    out = a.copy()
+    tmp = np.empty_like(a)
+    for shift in range(0, 16, 8):
+        count = np.zeros(257, dtype=np.int64)
+        for v in out:
+            count[((v >> shift) & 255) + 1] += 1
+        for k in range(256):
+            count[k + 1] += count[k]
+        for v in out:
+            d = (v >> shift) & 255
+            tmp[count[d]] = v
+            count[d] += 1
+        out, tmp = tmp, out
+    return out
+
+
+def quickselect(x, k):
+    a = x.copy()
+    lo, hi = 0, a.shape[0] - 1
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+    return a[k]
+
+
+def perlin_1d(xs):
+    out = np.empty(xs.shape[0])
+    for i in range(xs.shape[0]):
+        x = xs[i]
+        xi = int(math.floor(x)) & 15
+        xf = x - math.floor(x)
+        u = _fade(xf)
+        g0 = _grad(PERM[xi], xf)
+        g1 = _grad(PERM[xi + 1], xf - 1.0)
+        out[i] = g0 + u * (g1 - g0)
+    return out
+
+
+def rule30_rows(row0, steps):
+    n = row0.shape[0]
+    out = np.zeros((steps + 1, n), dtype=np.uint8)
+    out[0] = row0
+    for t in range(steps):
+        for i in range(n):
+            l = out[t, (i - 1) % n]
+            c = out[t, i]
+            r = out[t, (i + 1) % n]
+            idx = (l << 2) | (c << 1) | r
+            out[t + 1, i] = (30 >> idx) & 1
+    return out
+
+
+def ray_sphere_hits(ox, oy, cx, cy, cz, radius):
+    h, w = ox.shape[0], oy.shape[0]
+    depth = np.full((w, h), -1.0)
+    for j in range(w):
+        for i in range(h):
+            dx, dy, dz = ox[i] - cx, oy[j] - cy, -cz
+            b = dz
+            c = dx * dx + dy * dy + dz * dz - radius * radius
+            disc = b * b - c
+            if disc < 0:
+                continue
+            t = -b - math.sqrt(disc)
+            if t > 0:
+                depth[j, i] = t
+    return depth
+
+
+def box_muller(u1, u2):
+    n = u1.shape[0]
+    z = np.empty(2 * n)
+    for i in range(n):
+        r = math.sqrt(-2.0 * math.log(u1[i]))
+        th = 2.0 * math.pi * u2[i]
+        z[2 * i] = r * math.cos(th)
+        z[2 * i + 1] = r * math.sin(th)
+    return z
+
+
+def sir_euler(beta, gamma, s0, i0, dt, steps):
+    S = np.empty(steps + 1)
+    I = np.empty(steps + 1)
+    R = np.empty(steps + 1)
+    S[0], I[0], R[0] = s0, i0, 1.0 - s0 - i0
+    for t in range(steps):
+        new_inf = beta * S[t] * I[t] * dt
+        new_rec = gamma * I[t] * dt
+        S[t + 1] = S[t] - new_inf
+        I[t + 1] = I[t] + new_inf - new_rec
+        R[t + 1] = R[t] + new_rec
+    return S, I, R
+
+
+def secant_root(x0, x1, tol, maxit):
+    f0 = _f_cubic(x0)
+    f1 = _f_cubic(x1)
+    it = 0
+    while abs(x1 - x0) > tol and it < maxit:
+        if f1 == f0:
+            break
+        x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
+        x0, f0 = x1, f1
+        x1 = x2
+        f1 = _f_cubic(x1)
+        it += 1
+    return x1, it
+
+
+def rle_encode(x):
+    n = x.shape[0]
+    vals = np.empty(n, dtype=x.dtype)
+    lens = np.empty(n, dtype=np.int64)
+    k = 0
+    i = 0
+    while i < n:
+        j = i
+        while j < n and x[j] == x[i]:
+            j += 1
+        vals[k] = x[i]
+        lens[k] = j - i
+        k += 1
+        i = j
+    return vals[:k], lens[:k]
+
+
+def unique_count_sorted(a):
+    if a.shape[0] == 0:
+        return 0
+    c = 1
+    for i in range(1, a.shape[0]):
+        if a[i] != a[i - 1]:
+            c += 1
+    return c
+
+
+def argmax_row_copy(X):
+    out = np.empty((X.shape[0], 2))
+    for i in range(X.shape[0]):
+        j = np.argmax(X[i])
+        out[i, 0] = j
+        out[i, 1] = X[i, j]
+    return out
+
+
+def quicksort_recursive(a):
+    b = a.copy()
+    _qs(b, 0, b.shape[0] - 1)
+    return b
+
+
+@njit
+def _qs(a, lo, hi):
+    if lo >= hi:
+        return
+    p = a[hi]
+    i = lo
+    for j in range(lo, hi):
+        if a[j] < p:
+            a[i], a[j] = a[j], a[i]
+            i += 1
+    a[i], a[hi] = a[hi], a[i]
+    _qs(a, lo, i - 1)
+    _qs(a, i + 1, hi)
+
+
+def fixed_point_cos(x0, tol):
+    x = x0
+    n = 0
+    while True:
+        nx = math.cos(x)
+        n += 1
+        if abs(nx - x) < tol or n >= 200:
+            return nx, n
+        x = nx
+
+
+def int_sqrt_newton(a):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        n = a[i]
+        if n < 2:
+            out[i] = n
+            continue
+        x = n
+        y = (x + 1) // 2
+        while y < x:
+            x = y
+            y = (x + n // x) // 2
+        out[i] = x
+    return out
+
+
+def weighted_median(x, w):
+    order = np.argsort(x)
+    total = w.sum()
+    acc = 0.0
+    for k in range(order.shape[0]):
+        acc += w[order[k]]
+        if acc >= 0.5 * total:
+            return x[order[k]]
+    return np.nan
+
+
+def bincount_2d_flat(rows, cols, nr, nc):
+    out = np.zeros(nr * nc, dtype=np.int64)
+    for r, c in zip(rows, cols):
+        out[r * nc + c] += 1
+    return out.reshape(nr, nc)
+
+
+def cummin_index(x):
+    out = np.empty(x.shape[0], dtype=np.int64)
+    best = 0
+    for i in range(x.shape[0]):
+        if x[i] < x[best]:
+            best = i
+        out[i] = best
+    return out
+
+
+def max_gap_float(x):
+    g = 0.0
+    for i in range(1, len(x)):
+        g = max(g, x[i] - x[i - 1])
+    return g
+
 # ---------------------------------------------------------------- inputs
 
 
@@ -1116,3 +1537,33 @@ _add("verlet_oscillator", verlet_oscillator, lambda r: (1.0, 0.0, 2.0, 0.05, _n(
 _add("simpson_samples", simpson_samples, lambda r: (r.random(_n(r, 8, 2)), 0.1))
 _add("fixed_bins_hist", fixed_bins_hist, lambda r: (r.standard_normal(_n(r, 9)), -1.0, 1.0, 4))
 _add("digits_reverse", digits_reverse, lambda r: (r.integers(0, 5000, _n(r, 6)),))
+
+_add("zscore_rows_helper", zscore_rows_helper, lambda r: (r.standard_normal((_n(r, 4), 5)),))
+_add("heapsort_helper", heapsort_helper, lambda r: (r.integers(0, 20, _n(r, 9)),))
+_add("enumerate_weighted", enumerate_weighted, lambda r: (r.standard_normal(_n(r)),))
+_add("zip_dot_count", zip_dot_count, lambda r: (r.standard_normal(_n(r)), r.standard_normal(7)))
+_add("gravity_global", gravity_global, lambda r: (lambda n: (r.standard_normal((n, 2)), r.random(n)))(_n(r, 5)))
+_add("xorshift_fill", xorshift_fill, lambda r: (int(r.integers(1, 1000)), _n(r, 6)))
+_add("fnv1a_u32", fnv1a_u32, lambda r: (r.integers(0, 256, _n(r, 8)).astype(np.uint8),))
+_add("fft_radix2", fft_radix2, lambda r: (r.standard_normal(8 if r.integers(0, 3) else 1),), rtol=1e-9, atol=1e-12)
+_add("smith_waterman", smith_waterman, lambda r: (r.integers(0, 3, _n(r, 6)), r.integers(0, 3, 5), 2, -1, 1))
+_add("prim_mst_weight", prim_mst_weight, lambda r: (lambda A: (A + A.T,))(r.random((_n(r, 5, 1),) * 2)))
+_add("radix_sort_u8_keys", radix_sort_u8_keys, lambda r: (r.integers(0, 60000, _n(r, 9)),))
+_add("quickselect", quickselect, lambda r: (r.standard_normal(_n(r, 7, 1)), 0))
+_add("perlin_1d", perlin_1d, lambda r: (r.random(_n(r)) * 14,))
+_add("rule30_rows", rule30_rows, lambda r: (r.integers(0, 2, 8).astype(np.uint8), _n(r, 4)))
+_add("ray_sphere_hits", ray_sphere_hits,
+     lambda r: (np.linspace(-1, 1, _n(r, 5, 1)), np.linspace(-1, 1, 4), 0.1, 0.0, 3.0, 0.8))
+_add("box_muller", box_muller, lambda r: (lambda n: (r.random(n) + 1e-3, r.random(n)))(_n(r)))
+_add("sir_euler", sir_euler, lambda r: (0.3, 0.1, 0.99, 0.01, 0.5, _n(r, 8)))
+_add("secant_root", secant_root, lambda r: (2.0, 3.0, 1e-12, int(r.integers(0, 30))))
+_add("rle_encode", rle_encode, lambda r: (r.integers(0, 3, _n(r, 9)),))
+_add("unique_count_sorted", unique_count_sorted, lambda r: (np.sort(r.integers(0, 5, _n(r, 8))),))
+_add("argmax_row_copy", argmax_row_copy, lambda r: (r.standard_normal((_n(r, 4), 3)),))
+_add("quicksort_recursive", quicksort_recursive, lambda r: (r.standard_normal(_n(r)),))
+_add("fixed_point_cos", fixed_point_cos, lambda r: (float(r.random()), 1e-9))
+_add("int_sqrt_newton", int_sqrt_newton, lambda r: (r.integers(0, 10000, _n(r)),))
+_add("weighted_median", weighted_median, lambda r: (lambda n: (r.standard_normal(n), r.random(n)))(_n(r, 7, 1)))
+_add("bincount_2d_flat", bincount_2d_flat, lambda r: (r.integers(0, 3, _n(r, 8)), r.integers(0, 4, 8), 3, 4))
+_add("cummin_index", cummin_index, lambda r: (r.standard_normal(_n(r)),))
+_add("max_gap_float", max_gap_float, lambda r: (np.sort(r.standard_normal(_n(r))),))
