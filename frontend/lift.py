@@ -409,10 +409,7 @@ class Lifter:
         in a loop, whose assignments, where all give one kind and none stands under a
         data-dependent guard inside the loop, get one flag after the loop (``in_loop_flags``), so
         that its reduction stays parallel; the others' flags are set in place: ``in_place_flags``)."""
-        final = source.tree.body[-1] if source.tree.body else None
-        value = final.value if isinstance(final, ast.Return) else None
-        names = {e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(e, ast.Name)}
-        return frozenset(n for n in names if len(self.strengths.get(n, ())) > 1
+        return frozenset(n for n in self.returned_names(source) if len(self.strengths.get(n, ())) > 1
                          and n in self.arrays and self.arrays[n].is_scalar)
 
     def in_place_flags(self, flagged: frozenset[str]) -> frozenset[str]:
@@ -552,6 +549,14 @@ class Lifter:
     def scalar_type(self, name: str) -> VType | None:
         return self.scalar_types.get(name) or self.assigned.get(name)
 
+    def returned_names(self, source: KernelSource) -> frozenset[str]:
+        """The names the final return gives back (``return m`` or an item ``return m, k``)."""
+        final = source.tree.body[-1] if source.tree.body else None
+        value = final.value if isinstance(final, ast.Return) else None
+        return frozenset(e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value])
+                         if isinstance(e, ast.Name))
+
+
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
     one = Affine("1", ir.int_const(1), 1)
     zero = Affine("0", ir.int_const(0), 0)
@@ -611,7 +616,8 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
                                           lifter.condition(loose, Scope((), accepted)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         found = split_locals(lifter.writes, weakness_seen(lifter)) \
-            | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types)
+            | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types,
+                          returned=lifter.returned_names(source))
         mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
         placed = lifter.in_place_flags(mixed)
         if lifter.assigned == scalar_types and mixed == flagged and placed == in_place and found == split:

@@ -171,3 +171,22 @@ def test_a_choice_keeping_the_local_keeps_its_type(func):
               np.array([-1.5, 0.0]), np.array([2.0, np.nan, -4.0])):
         expected, got = func(x), k(x)
         assert type(got) is type(expected) and (got == expected or got != got and expected != expected)
+
+
+def best_above_half(x):
+    m = 0.5
+    for i in range(x.shape[0]):
+        if x[i] > m:
+            m = x[i]
+    return m
+
+
+def test_a_returned_loop_local_of_another_numpy_dtype_is_split():
+    """``m = 0.5`` then ``m = x[i]`` of an ``int32`` ``x``: Python returns ``np.int32`` where an
+    element won and the float ``0.5`` where none did; the one float64 local returned
+    ``np.float64(1.0)`` for ``np.int32(1)`` (local_versions.loop_splits: ``returned``)."""
+    k = polyfuse.kernel(best_above_half, target="cpu")
+    for x in (np.array([1, 0, -2], np.int32), np.array([-1, 0], np.int32), np.zeros(0, np.int32),
+              np.array([0.25, 3.0])):
+        expected, got = best_above_half(x), k(x)
+        assert type(got) is type(expected) and got == expected
