@@ -25,6 +25,7 @@ from .types import VType
 
 RESULT_PREFIX = "__return"
 STRONG = "__strong_"  # a local's flag: was the value last assigned to it a NumPy scalar? (frontend.lift)
+SAVED = "__saved_"  # a monotone local's value before its loop (frontend.lift: monotone_saves)
 
 
 def weak_kind(dtype: str) -> str:
@@ -91,6 +92,38 @@ def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
         select, then, otherwise = split
         return _select(select.cond, _leaf_kind(then), _leaf_kind(otherwise))
     return _leaf_kind(value)
+
+
+def monotone_op(expressions, target: ast.Name, node: ast.stmt) -> str | None:
+    """``"max"`` / ``"min"`` where ``target = max(target, a, ...)`` (``min``) keeps ``target``
+    unless an operand, each a NumPy scalar not reading ``target``, is strictly beyond it: its
+    value then changes exactly where Python's operand chosen is a NumPy scalar (ties keep the
+    first, and NaN is never beyond), so whether the local still holds the Python number it had
+    before the loop is whether its value is the same; None for any other assignment."""
+    choice = choice_of(node)
+    if not isinstance(choice, ast.Call) or not isinstance(choice.args[0], ast.Name) \
+            or choice.args[0].id != target.id:
+        return None
+    for arg in choice.args[1:]:
+        if any(isinstance(n, ast.Name) and n.id == target.id for n in walk(arg)):
+            return None
+        value = expressions.convert(arg)
+        if value.weak or expressions.split_of(value) is not None:
+            return None
+    return choice.func.id  # type: ignore[attr-defined]
+
+
+def changed_flag(expressions, name: str, like: ast.AST) -> ir.Expr:
+    """After a loop that assigns the monotone local ``name``: its flag as before the loop where
+    its value is the one saved before it (or that was NaN, which nothing replaces), else 0."""
+    def named(text: str) -> ast.Name:
+        return ast.copy_location(ast.Name(text, ast.Load()), like)
+
+    same = ast.copy_location(ast.BoolOp(ast.Or(), [
+        ast.copy_location(ast.Compare(named(name), [ast.Eq()], [named(SAVED + name)]), like),
+        ast.copy_location(ast.Compare(named(SAVED + name), [ast.NotEq()], [named(SAVED + name)]), like)]), like)
+    return ir.Select(expressions.convert(same), expressions.convert(named(STRONG + name)),
+                     ir.Const(0, "int8", False), "int8", False)
 
 
 def _leaf_kind(value: ir.Expr) -> ir.Expr:

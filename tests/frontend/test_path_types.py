@@ -160,12 +160,32 @@ def running_min_chosen(x):
     return m
 
 
-@pytest.mark.parametrize("func", [running_max, running_min_chosen])
+def guarded_then_min(x):
+    m = 0
+    for i in range(x.shape[0]):
+        if x[i] < 1:
+            m = max(m, x[i])
+    for i in range(x.shape[0]):
+        m = min(m, x[i])
+    return m
+
+
+def while_max(x):
+    m = 0
+    i = 0
+    while i < x.shape[0]:
+        m = max(m, x[i])
+        i += 1
+    return m
+
+
+@pytest.mark.parametrize("func", [running_max, running_min_chosen, guarded_then_min, while_max])
 def test_a_choice_keeping_the_local_keeps_its_type(func):
     """``m = 0`` then ``m = max(m, x[i])`` in a loop: Python returns the operand it chose, so ``m``
     is still the int 0 where no element beats it (and on ties: ``max`` keeps the first of equals)
-    and a NumPy scalar after one did; the flag is set in place by the choice's own tests (session
-    31's leftover: the promoted np.int32(0) was returned)."""
+    and a NumPy scalar after one did (session 31's leftover: the promoted np.int32(0) was
+    returned).  Only max (or only min) of itself first: the flag after the loop, by whether the
+    value changed (running_max stays a reduction); else set in place by the choice's own tests."""
     k = polyfuse.kernel(func, target="cpu")
     for x in (np.zeros(0, np.int32), np.array([-3, 0, -1], np.int32), np.array([-2, 4, 0], np.int32),
               np.array([-1.5, 0.0]), np.array([2.0, np.nan, -4.0])):
