@@ -186,9 +186,11 @@ class SubsetChecker(ast.NodeVisitor):
             return
         if isinstance(target, ast.Name) and isinstance(node.value, ast.Constant) and node.value.value is None:
             raise self.source.error(
-                node, f"local {target.id!r} set to None: a local holds one kind of number on every path "
-                "(None on some paths and a number on others, tested by 'is None', is not supported); keep a "
-                f"number and a separate flag ({target.id} = 0; found = False ... found = True)", "None local")
+                node, f"local {target.id!r} set to None, then read where it may still be None (or bound other "
+                f"than by '{target.id} = value'); a None local is taken where each read follows "
+                f"'{target.id} is not None and' / '{target.id} is None or', an 'if {target.id} is not None:', "
+                f"'if {target.id} is None: return ...' or a binding in the same block; else keep a number and "
+                f"a separate flag ({target.id} = 0; found = False ... found = True)", "None local")
         self._check_target(target)
         self.visit_expr(node.value)
 

@@ -86,6 +86,7 @@ from .local_helpers import local_helpers
 from .loop_else import loop_else, own_breaks
 from .loop_names import rename_clashing_loops
 from .loop_values import loop_values
+from .none_locals import none_locals
 from .numba_idioms import numba_idioms
 from .numba_values import boxed, unmarked
 from .position_masks import position_masks
@@ -108,6 +109,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
                                      user_names=dict(source.user_names)), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = zero_d_elements(rw, tree.body)  # c[...] = v, c += v of a 0-d array argument: c[()]
+    tree.body = none_locals(tree.body, rw.fresh)  # last = None ... last is None: a flag beside the local
     tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)

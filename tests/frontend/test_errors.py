@@ -164,7 +164,7 @@ def k_none_local(n, A):
     for i in range(n):
         if A[i] > 0:
             last = i
-    return -1 if last is None else last
+    return last + 1  # None + 1 where no A[i] > 0: a TypeError in Python
 
 
 def k_counted_allocation(n, A):
@@ -204,7 +204,7 @@ CASES = {
     "augassign @=": (k_augassign_matmul, "A[i] @= 2.0", ["MatMult="], (4, V)),
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
-    "None local": (k_none_local, "last = None", ["'last' set to None", "separate flag"], (4, V)),
+    "None local": (k_none_local, "last = None", ["'last' set to None", "may still be None", "separate flag"], (4, V)),
     "counted allocation": (k_counted_allocation, "k)", ["np.empty of extent 'k'", "largest size"], (4, V)),
 }
 

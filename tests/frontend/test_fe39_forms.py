@@ -1,6 +1,7 @@
 """fe39's forms from numba-style code (tests/corpus/batch_fe39): buffers swapped after a loop
-over one of them (``for v in out: ...`` then ``out, tmp = tmp, out``, an LSD radix sort), each
-kernel against the undecorated function."""
+over one of them (``for v in out: ...`` then ``out, tmp = tmp, out``, an LSD radix sort) and
+locals that start as None (frontend/none_locals.py), each kernel against the undecorated
+function."""
 
 import numpy as np
 import pytest
@@ -44,3 +45,42 @@ def test_buffers_swapped_after_a_loop_over_one():
 def test_a_swap_inside_the_loop_over_the_buffer_is_refused():
     with pytest.raises(polyfuse.UnsupportedError):
         polyfuse.kernel(swap_inside_the_loop_over, target="python")(np.arange(4.0), 2)
+
+
+def first_above(x, t):
+    first = None
+    for i in range(x.shape[0]):
+        if first is None and x[i] > t:
+            first = i
+    if first is None:
+        return -1
+    return first
+
+
+def flag_or_none(x):
+    found = None
+    for i in range(x.shape[0]):
+        if found is None or x[i] > 0:
+            found = x[i] > 0.5
+    return False if found is None else found
+
+
+def test_locals_that_start_as_none():
+    # the early return and the and/or tests guard every read; the None becomes the weakest number
+    # (False), which takes the type of the values bound later (an int here, a NumPy bool there)
+    rng = np.random.default_rng(39)
+    calls = [(rng.random(n),) for n in (0, 1, 5)]
+    check_calls(first_above, [(x, 0.5) for (x,) in calls], "cpu")
+    check_calls(flag_or_none, calls, "cpu")
+
+
+def none_read_unguarded(x):
+    best = None
+    for i in range(x.shape[0]):
+        best = x[i]
+    return best  # None where x is empty
+
+
+def test_a_none_local_read_where_it_may_be_none_is_refused():
+    with pytest.raises(polyfuse.UnsupportedError, match="'best' set to None, then read where it may still be None"):
+        polyfuse.kernel(none_read_unguarded, target="cpu")(np.ones(3))
