@@ -68,9 +68,29 @@ def _rewritable(body: list[ast.stmt], name: str, start: ast.stmt) -> bool:
     if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) and id(n) not in plain
            for n in nodes):
         return False
+    if any(isinstance(n, ast.Assign) and id(n.targets[0]) in plain and _not_a_number(n.value) for n in nodes):
+        return False  # an array or a tuple: the checker's refusal of the None names it
     guards = _Guards(name)
     guards.block(body, False)
     return guards.ok
+
+
+_ARRAY_METHODS = frozenset(("copy", "astype", "reshape", "ravel", "flatten", "transpose", "view"))
+_ARRAY_CALLS = frozenset(("zeros", "ones", "empty", "full", "array", "asarray", "arange", "linspace", "zeros_like",
+                          "ones_like", "empty_like", "full_like", "copy", "concatenate", "stack", "where"))
+
+
+def _not_a_number(value: ast.expr) -> bool:
+    """Whether a bound value is surely no number: a tuple, list, slice or an array's making."""
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
+                          ast.GeneratorExp)):
+        return True
+    if isinstance(value, ast.Subscript):
+        return any(isinstance(n, ast.Slice) for n in walk(value.slice))
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        return value.func.attr in _ARRAY_METHODS or value.func.attr in _ARRAY_CALLS and \
+            isinstance(value.func.value, ast.Name) and value.func.value.id in ("np", "numpy")
+    return False
 
 
 class _Guards:
