@@ -144,8 +144,9 @@ class Lifter:
         self.flagged_in_place: frozenset[str] = frozenset()
         # the flagged locals a loop assigns only by max (or only by min) of themselves first and
         # NumPy scalars (``m = max(m, x[i])``): their flag is set after the loop, by whether the
-        # value changed from the one saved before it (``monotone_flags``), so the loop stays a
-        # reduction; the operators of each local's in-loop assignments ("other" for the rest)
+        # value changed from the one saved before it (``monotone_saves``, ``changed_flag``), so
+        # the loop stays a reduction; the operators of each local's in-loop assignments ("other"
+        # for the rest)
         self.monotone: frozenset[str] = frozenset()
         self.loop_choice_ops: dict[str, set[str]] = {}
         self.loop_chosen: set[str] = set()  # locals a loop assigns a choice whose flag varies
