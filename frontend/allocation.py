@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from polyfuse.errors import UnsupportedError
 from polyfuse.model.schedule_tree import loop_of
 from polyfuse.model.scop import ArrayInfo
 
@@ -54,7 +55,7 @@ def read_allocation(lifter, name: str, call: ast.Call, scope) -> Allocation:
     else:
         shape_node = call.args[0]
         dims = shape_node.elts if isinstance(shape_node, ast.Tuple) else [shape_node]
-        extents = [lifter.affine(d, scope) for d in dims]
+        extents = [_extent(lifter, d, scope, kind) for d in dims]
         shape, texts = tuple(e.expr for e in extents), tuple(e.text for e in extents)
         dtype = "float64" if fill is None or kind == "ones" else _fill_dtype(lifter, call, fill, scope)
     if dtype_node is not None:
@@ -62,6 +63,20 @@ def read_allocation(lifter, name: str, call: ast.Call, scope) -> Allocation:
     if not shape:
         raise lifter.error(call, f"0-d array from np.{kind}; use a scalar local instead", f"np.{kind}")
     return Allocation(ArrayInfo(name, dtype, shape, "local", kind.startswith("zeros"), texts), fill)
+
+
+def _extent(lifter, node: ast.expr, scope, kind: str):
+    """One extent of an allocation, affine in sizes and integer arguments; one the data gives (an
+    element, a local counted in a loop: ``k = 0; ... k += 1; np.empty(k)``) is refused by name."""
+    try:
+        return lifter.affine(node, scope)
+    except UnsupportedError as exc:
+        if not any(isinstance(n, (ast.Subscript, ast.Name)) for n in ast.walk(node)):
+            raise
+        raise lifter.error(node, f"np.{kind} of extent {ast.unparse(node)!r}, which is not affine in sizes and "
+                           "integer arguments (a value computed from the data is known only as the kernel "
+                           "runs); allocate the largest size and return a slice of it", "data-dependent allocation") \
+            from exc
 
 
 def _dtype_of(lifter, node: ast.expr) -> str:

@@ -52,7 +52,8 @@ def swap_arrays(rw: Rewriter, body: list[ast.stmt], arrays: set[str] | None = No
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                 setattr(stmt, field, swap_arrays(rw, inner, arrays, whole))
         pairs = _permuted(stmt)
-        if pairs is None or not all(name in arrays for name, _ in pairs) or _viewed(whole, {n for n, _ in pairs}):
+        if pairs is None or not all(name in arrays for name, _ in pairs) \
+                or _viewed(whole, {n for n, _ in pairs}, moved=stmt):
             out.append(stmt)
             continue
         if len(pairs) == 2:
@@ -242,19 +243,36 @@ _NEW_FUNCTIONS = frozenset(("abs", "absolute", "sqrt", "exp", "log", "sin", "cos
                             "linalg", "norm", "cumsum", "diff", "sign", "floor", "ceil", "round"))
 
 
-def _viewed(body: list[ast.stmt], names: set[str], skip: frozenset[int] | set[int] = frozenset()) -> bool:
+def _viewed(body: list[ast.stmt], names: set[str], skip: frozenset[int] | set[int] = frozenset(),
+            moved: ast.stmt | None = None) -> bool:
     """Whether any statement binds a name to a possible view of ``names`` (``v = a[1:]``,
     ``t = a``, ``r = np.reshape(a, ...)``, ``for row in a``): copying values between the
-    arrays would change what that name sees, where Python's swap changes nothing it sees."""
+    arrays would change what that name sees, where Python's swap changes nothing it sees.  A
+    ``for`` over one of them sees the array only while it runs: with the swap ``moved`` known,
+    such a loop counts only where the swap is inside it or its target is read outside it
+    (radix sort's ``for v in out: ...`` then ``out, tmp = tmp, out``)."""
     for node in (n for stmt in body for n in walk(stmt)):
         if id(node) in skip:
             continue
         if isinstance(node, ast.Assign) and _permuted(node) is None and any(map(_binds_name, node.targets)) \
                 and _may_view(node.value, names):
             return True
-        if isinstance(node, ast.For) and _may_view(node.iter, names):
+        if isinstance(node, ast.For) and _may_view(node.iter, names) and _loop_view_escapes(body, node, moved):
             return True
     return False
+
+
+def _loop_view_escapes(body: list[ast.stmt], loop: ast.For, moved: ast.stmt | None) -> bool:
+    """Whether ``for target in a`` may see ``a`` across the swap ``moved``: the swap is in its
+    body, or its target is named outside every loop that binds it (None: not known, as if it did)."""
+    if moved is None or any(node is moved for node in walk(loop)):
+        return True
+    targets = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+    loops = [n for stmt in body for n in walk(stmt) if isinstance(n, ast.For)
+             and targets <= {t.id for t in walk(n.target) if isinstance(t, ast.Name)}]
+    inside = {id(n) for other in loops for n in walk(other)}
+    return any(isinstance(n, ast.Name) and n.id in targets and id(n) not in inside
+               for stmt in body for n in walk(stmt))
 
 
 def _binds_name(target: ast.expr) -> bool:

@@ -184,6 +184,13 @@ class SubsetChecker(ast.NodeVisitor):
                 self.fail(node, f"{ast.unparse(node.value.func)} inside a loop or if (allocate at the top of the kernel)")
             self._check_allocation(node.value)
             return
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Constant) and node.value.value is None:
+            raise self.source.error(
+                node, f"local {target.id!r} set to None, then read where it may still be None (or bound other "
+                f"than by '{target.id} = value'); a None local is taken where each read follows "
+                f"'{target.id} is not None and' / '{target.id} is None or', an 'if {target.id} is not None:', "
+                f"'if {target.id} is None: return ...' or a binding in the same block; else keep a number and "
+                f"a separate flag ({target.id} = 0; found = False ... found = True)", "None local")
         self._check_target(target)
         self.visit_expr(node.value)
 

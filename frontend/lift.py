@@ -72,7 +72,17 @@ from .opaque import (
     matmul_variables,
     own_jump,
 )
-from .returns import STRONG, lift_return, weak_kind
+from .returns import (
+    SAVED,
+    STRONG,
+    changed_flag,
+    choice_of,
+    kind_choice,
+    kind_varies,
+    lift_return,
+    monotone_op,
+    weak_kind,
+)
 from .rewrite import rewrite
 from .scalars import check_int_literals
 from .source import KernelSource, ReturnedPrefixes, read_source, walk
@@ -132,6 +142,14 @@ class Lifter:
         # ``if h > best: best = h`` in a loop, or assignments in a loop kept as written): whether the
         # loop's assignment ran is known only where it runs (``in_place_flags``)
         self.flagged_in_place: frozenset[str] = frozenset()
+        # the flagged locals a loop assigns only by max (or only by min) of themselves first and
+        # NumPy scalars (``m = max(m, x[i])``): their flag is set after the loop, by whether the
+        # value changed from the one saved before it (``monotone_saves``, ``changed_flag``), so
+        # the loop stays a reduction; the operators of each local's in-loop assignments ("other"
+        # for the rest)
+        self.monotone: frozenset[str] = frozenset()
+        self.loop_choice_ops: dict[str, set[str]] = {}
+        self.loop_chosen: set[str] = set()  # locals a loop assigns a choice whose flag varies
         # local -> the kinds of the values assigned: 0 a NumPy scalar, 1 to 4 a Python int, float,
         # bool, complex (strength_flag's kinds: s = 0 then s += float(x[i]) is an int where no
         # iteration ran)
@@ -254,6 +272,7 @@ class Lifter:
         n = len(scope.loop_vars)
         domain = scope.domain.insert_dims(isl.dim_type.set, n, 1).set_dim_name(isl.dim_type.set, n, v)
         domain = domain.intersect(self.isl_set(node.iter, inner, cons))
+        saved = self.monotone_saves(node, scope) if not scope.loop_vars else []
         first, slot = len(self.statements), len(self.pranges)
         if not scope.loop_vars:
             self.loop_guards, self.loop_domains = len(self.guards), {}
@@ -262,7 +281,25 @@ class Lifter:
             inside = tuple(s.name for s in self.statements[first:])
             self.pranges.insert(slot, PrangeLoop(self.source.span(node).line, var, n, inside))
         loop = [loop_of(v, 1 if step.const > 0 else -1, tuple(body))] if body else []
-        return loop + (self.in_loop_flags(node, scope) if not scope.loop_vars else [])
+        return saved + loop + (self.in_loop_flags(node, scope) if not scope.loop_vars else [])
+
+    def monotone_saves(self, node: ast.For, scope: Scope) -> list:
+        """Before an outermost loop, ``SAVED + name = name`` for each monotone local it assigns."""
+        assigned = {t.id for n in walk(node) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        saves = []
+        for name in sorted(self.monotone & assigned):
+            exprs = self.expressions(scope)
+            value = exprs.convert(ast.copy_location(ast.Name(name, ast.Load()), node))
+            target = ast.copy_location(ast.Name(SAVED + name, ast.Store()), node)
+            saves.append(self.add_statement(node, target, value, scope, exprs))
+        return saves
+
+    def monotone_locals(self, flagged: frozenset[str]) -> frozenset[str]:
+        """The ``flagged`` locals whose loops assign them only by ``max`` (or only ``min``) of
+        themselves and NumPy scalars (``monotone_op``), none inside a loop kept as written."""
+        return frozenset(n for n, ops in self.loop_choice_ops.items()
+                         if n in flagged and len(ops) == 1 and ops <= {"max", "min"}
+                         and n not in self.opaque_scalars)
 
     def in_loop_flags(self, node: ast.For, scope: Scope) -> list:
         """After an outermost loop, ``STRONG + name = kind`` for each flagged local the loop assigns
@@ -277,7 +314,9 @@ class Lifter:
             kind = next(iter(self.loop_kinds[name]))
             flag = ast.copy_location(ast.Name(STRONG + name, ast.Store()), node)
             where = Scope((), isl.Set.from_params(ran.coalesce()).intersect(scope.domain))
-            flags.append(self.add_statement(node, flag, ir.Const(kind, "int8", False), where, self.expressions(where)))
+            exprs = self.expressions(where)
+            value = changed_flag(exprs, name, node) if name in self.monotone else ir.Const(kind, "int8", False)
+            flags.append(self.add_statement(node, flag, value, where, exprs))
         self.loop_domains = {}
         return flags
 
@@ -367,20 +406,32 @@ class Lifter:
                 parts = version_values(lifter, target.id, value, versions, keep=reads)
                 return [self.add_statement(node, name, part, scope, lifter)
                         for name, part in zip(version_targets(target.id, versions, target), parts)]
-        return [self.add_statement(node, target, value, scope, lifter)] + self.strength_flag(node, target, value, scope)
+        flag = self.strength_flag(node, target, value, scope, lifter)
+        if flag and choice_of(node) is not None:  # the flag's test reads the value before the write
+            return flag + [self.add_statement(node, target, value, scope, lifter)]
+        return [self.add_statement(node, target, value, scope, lifter)] + flag
 
     def _note_loop_scalar(self, target: ast.expr, scope: Scope) -> None:
         if isinstance(target, ast.Name) and scope.loop_vars:
             self.loop_scalars.add(target.id)
 
-    def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope) -> list:
+    def strength_flag(self, node: ast.stmt, target: ast.expr, value: ir.Expr, scope: Scope,
+                      lifter: ExpressionLifter) -> list:
         """``STRONG + name = kind`` after an assignment to a flagged local: 0 for a NumPy scalar, 1
         to 4 for a Python int, float, bool, complex, so that the return gives the Python number
-        where the last value assigned was one (runtime.variant: ``returned``)."""
+        where the last value assigned was one (runtime.variant: ``returned``).  A choice between
+        types (``m = max(m, x[i])`` of a Python ``m = 0``: Python keeps the operand it chose) sets
+        the kind of the branch taken, written before the value (its test reads the old value)."""
+        chosen = isinstance(target, ast.Name) and kind_varies(lifter, target, node, value, self.flagged)
         kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
+        op = monotone_op(lifter, target, node) if isinstance(target, ast.Name) and scope.loop_vars else None
+        if isinstance(target, ast.Name) and scope.loop_vars:
+            self.loop_choice_ops.setdefault(target.id, set()).add(op or "other")
+            if chosen:  # its flag is set in place unless the local is monotone (in_place_flags)
+                self.loop_chosen.add(target.id)
         if isinstance(target, ast.Name) and scope.loop_vars and target.id not in self.flagged_in_place:
             self.loop_kinds.setdefault(target.id, set()).add(kind)
-            if len(self.guards) > self.loop_guards:
+            if len(self.guards) > self.loop_guards and op is None:
                 self.loop_untracked.add(target.id)
             if target.id in self.flagged:  # one flag after the outermost loop (in_loop_flags)
                 self.loop_domains.setdefault(target.id, []).append(scope.domain)
@@ -388,6 +439,10 @@ class Lifter:
         if not (isinstance(target, ast.Name) and target.id in self.flagged):
             return []
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
+        if chosen:  # the choice again, converted by the flag's own lifter (which records its reads)
+            assert isinstance(target, ast.Name)
+            flags = self.expressions(scope)
+            return [self.add_statement(node, flag, kind_choice(flags, target, choice_of(node)), scope, flags)]
         return [self.add_statement(node, flag, ir.Const(kind, "int8", False), scope, self.expressions(scope))]
 
     def mixed_strength(self, source: KernelSource) -> frozenset[str]:
@@ -396,10 +451,7 @@ class Lifter:
         in a loop, whose assignments, where all give one kind and none stands under a
         data-dependent guard inside the loop, get one flag after the loop (``in_loop_flags``), so
         that its reduction stays parallel; the others' flags are set in place: ``in_place_flags``)."""
-        final = source.tree.body[-1] if source.tree.body else None
-        value = final.value if isinstance(final, ast.Return) else None
-        names = {e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value]) if isinstance(e, ast.Name)}
-        return frozenset(n for n in names if len(self.strengths.get(n, ())) > 1
+        return frozenset(n for n in self.returned_names(source) if len(self.strengths.get(n, ())) > 1
                          and n in self.arrays and self.arrays[n].is_scalar)
 
     def in_place_flags(self, flagged: frozenset[str]) -> frozenset[str]:
@@ -407,7 +459,9 @@ class Lifter:
         a loop kept as written assigns, or a loop under a data-dependent guard, or with values of
         two kinds.  Their flag is set beside each assignment (a carried write that keeps such a
         loop serial; its value was the promoted NumPy scalar's type before, on every path)."""
+        monotone = self.monotone_locals(flagged)
         return frozenset(n for n in flagged if n in self.opaque_scalars or n in self.flagged_in_place
+                         or n in self.loop_chosen and n not in monotone
                          or n in self.loop_scalars and (n in self.loop_untracked
                                                         or len(self.loop_kinds.get(n, ())) != 1))
 
@@ -539,6 +593,14 @@ class Lifter:
     def scalar_type(self, name: str) -> VType | None:
         return self.scalar_types.get(name) or self.assigned.get(name)
 
+    def returned_names(self, source: KernelSource) -> frozenset[str]:
+        """The names the final return gives back (``return m`` or an item ``return m, k``)."""
+        final = source.tree.body[-1] if source.tree.body else None
+        value = final.value if isinstance(final, ast.Return) else None
+        return frozenset(e.id for e in (value.elts if isinstance(value, ast.Tuple) else [value])
+                         if isinstance(e, ast.Name))
+
+
 def _range_parts(args: list[Affine]) -> tuple[Affine, Affine, Affine]:
     one = Affine("1", ir.int_const(1), 1)
     zero = Affine("0", ir.int_const(0), 0)
@@ -576,11 +638,13 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
     scalar_types: dict[str, VType] = {}
     flagged: frozenset[str] = frozenset()
     in_place: frozenset[str] = frozenset()
+    monotone: frozenset[str] = frozenset()
     split: dict[str, tuple[VType, ...]] = {}
     for _ in range(8):  # local scalar types widen to a fixpoint (s = 0 then s += 0.5 is a float)
         lifter = Lifter(source, globals_, arguments, scalar_types,
                         tuple(name for name, _ in lowered.computed) + tuple(size[0] for size in lowered.sizes))
         lifter.flagged, lifter.flagged_in_place, lifter.split = flagged, in_place, split
+        lifter.monotone = monotone
         context = _context(lifter)
         failing = []
         for assertion in assertions:  # the user's asserts of sizes: checked first at call time, known after
@@ -598,12 +662,15 @@ def lift(fn, arguments: tuple[Argument, ...], *, blas: bool = False) -> Scop:
                                           lifter.condition(loose, Scope((), accepted)).params())
         nodes = lifter.lift_block(source.tree.body, Scope((), isl.Set.from_params(context)))
         found = split_locals(lifter.writes, weakness_seen(lifter)) \
-            | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types)
+            | loop_splits(lifter, lifter.writes, split, settled=lifter.assigned == scalar_types,
+                          returned=lifter.returned_names(source))
         mixed = lifter.mixed_strength(source) - set(found)  # (a split local returns its version's type)
         placed = lifter.in_place_flags(mixed)
-        if lifter.assigned == scalar_types and mixed == flagged and placed == in_place and found == split:
+        settled = lifter.monotone_locals(mixed)
+        if lifter.assigned == scalar_types and mixed == flagged and placed == in_place and found == split \
+                and settled == monotone:
             break
-        scalar_types, flagged, in_place, split = dict(lifter.assigned), mixed, placed, found
+        scalar_types, flagged, in_place, split, monotone = dict(lifter.assigned), mixed, placed, found, settled
     check_loop_locals(lifter, lifter.writes, lifter.split)
     for node, dtypes in lifter.list_conflicts:
         raise lifter.error(node, f"a list built by append of items of dtypes {' and '.join(dtypes)}: NumPy's "

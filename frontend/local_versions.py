@@ -225,19 +225,30 @@ def check_loop_locals(lifter, writes: list[LocalWrite], split: dict[str, tuple[V
 
 
 def loop_splits(lifter, writes: list[LocalWrite], split: dict[str, tuple[VType, ...]],
-                settled: bool) -> dict[str, tuple[VType, ...]]:
+                settled: bool, returned: frozenset[str] = frozenset()) -> dict[str, tuple[VType, ...]]:
     """The locals assigned inside loops split as those outside loops are (one version per type,
     carried from one iteration to the next with the kind): those ``check_loop_locals`` would
     refuse with one type, and those split already (each read of which is a choice now), except
     a local a loop kept as written assigns (``opaque_scalars``).  The others keep one type, and
     their loops stay reductions and registers.  New ones only once the pass's types are
-    ``settled`` (an earlier pass reads a local in the type of its first values)."""
+    ``settled`` (an earlier pass reads a local in the type of its first values).  A local the
+    final return gives back by name (``returned``) is split too where one of its NumPy values
+    is of another dtype than the one type (``m = 0.5`` then ``if x[i] > m: m = x[i]`` of an
+    ``int32`` ``x``: Python returns ``np.int32`` where an element won, the float ``0.5`` where
+    none did; the one type was float64 on both paths)."""
     looped = {write.name for write in writes if write.in_loop}
     names = {name for name in split if name in looped}
     if settled:
         names |= {write.name for write, _ in _loop_refusals(lifter, writes, split)}
+        names |= {name for name, ts in _types(writes).items() if name in returned and name in looped
+                  and name not in split and _returns_another_dtype(lifter.scalar_type(name), ts)}
     return {name: ts for name, ts in _types(writes).items()  # (the first assigned first)
             if name in names and len(ts) > 1 and name not in lifter.opaque_scalars}
+
+
+def _returns_another_dtype(one: VType | None, types: tuple[VType, ...]) -> bool:
+    """Whether a NumPy value of ``types`` is returned as another scalar type by ``one``."""
+    return one is not None and any(not t.weak and t.dtype != one.dtype for t in types)
 
 
 def _types(writes: list[LocalWrite]) -> dict[str, tuple[VType, ...]]:

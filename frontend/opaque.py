@@ -29,7 +29,7 @@ from polyfuse.model.scop import isl_name
 from .checker import assert_message, is_lapack_call, is_matmul_call
 from .control import ASSERT_PREFIX, access_text, guard_expr, written_names
 from .local_versions import local_write
-from .returns import STRONG, weak_kind
+from .returns import STRONG, choice_of, kind_choice, kind_varies, weak_kind
 from .source import walk
 from .types import VType, power_hint
 
@@ -277,7 +277,10 @@ class _RegionBuilder:
 
     def _Assign(self, node: ast.Assign) -> list:
         value = self.exprs.convert(node.value)
-        return [self.assign(node, node.targets[0], value)] + self.strength_flag(node, node.targets[0], value)
+        flag = self.strength_flag(node, node.targets[0], value)
+        if flag and choice_of(node) is not None:  # the flag's tests read the value before the write
+            return flag + [self.assign(node, node.targets[0], value)]
+        return [self.assign(node, node.targets[0], value)] + flag
 
     def _Assert(self, node: ast.Assert) -> list:
         """An assert inside the kept loop, checked where it runs (see control.lift_assert)."""
@@ -302,6 +305,8 @@ class _RegionBuilder:
             return []
         kind = 0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype))
         flag = ast.copy_location(ast.Name(STRONG + target.id, ast.Store()), target)
+        if kind_varies(self.exprs, target, node, value, self.lifter.flagged):  # the operand chosen's kind
+            return [self.assign(node, flag, kind_choice(self.exprs, target, choice_of(node)))]
         return [self.assign(node, flag, ir.Const(kind, "int8", False))]
 
     def assign(self, node: ast.stmt, target: ast.expr, value: ir.Expr) -> rg.Assign:

@@ -25,11 +25,115 @@ from .types import VType
 
 RESULT_PREFIX = "__return"
 STRONG = "__strong_"  # a local's flag: was the value last assigned to it a NumPy scalar? (frontend.lift)
+SAVED = "__saved_"  # a monotone local's value before its loop (frontend.lift: monotone_saves)
 
 
 def weak_kind(dtype: str) -> str:
     """The Python number a weak value of ``dtype`` is: ``"i"``, ``"f"``, ``"b"`` or ``"c"``."""
     return "b" if dtype == "bool" else "c" if dtype.startswith("complex") else "f" if dtype.startswith("float") else "i"
+
+
+def choice_of(node: ast.stmt) -> ast.expr | None:
+    """The value of ``name = value`` where it is a choice Python makes between its operands:
+    ``a if c else b``, or ``min``/``max`` of two or more positional operands (None otherwise)."""
+    value = node.value if isinstance(node, ast.Assign) else None
+    if isinstance(value, ast.IfExp):
+        return value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("min", "max") \
+            and len(value.args) >= 2 and not value.keywords and not any(isinstance(a, ast.Starred) for a in value.args):
+        return value
+    return None
+
+
+def _choice_leaves(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.IfExp):
+        return _choice_leaves(node.body) + _choice_leaves(node.orelse)
+    if isinstance(node, ast.Call) and choice_of(ast.Assign([], node)) is not None:
+        return [leaf for arg in node.args for leaf in _choice_leaves(arg)]
+    return [node]
+
+
+def kind_varies(expressions, target: ast.Name, node: ast.stmt, value: ir.Expr, flagged: frozenset[str]) -> bool:
+    """Whether the strength flag of ``target = value`` depends on the branch Python takes: a
+    choice (``choice_of``) whose converted value chooses between types (``m = 0 if c else
+    x[i]``), or that keeps a flagged ``target`` on one branch (``m = max(m, x[i])`` of a Python
+    ``m = 0``: Python returns ``m`` itself where no ``x[i]`` is beyond it)."""
+    choice = choice_of(node)
+    if choice is None:
+        return False
+    if expressions.split_of(value) is not None:
+        return True
+    return target.id in flagged and any(isinstance(leaf, ast.Name) and leaf.id == target.id
+                                        for leaf in _choice_leaves(choice))
+
+
+def kind_choice(flags, target: ast.Name, choice: ast.expr | None) -> ir.Expr:
+    """The strength flag of ``target = choice``, converted by ``flags`` (which records the reads):
+    the kind of the operand Python returns, by the choice's own tests (``max(a, b)`` is ``b if
+    b > a else a``, as Python's loop keeps the first of equals, NaN too), the local's flag where
+    that operand is ``target`` itself."""
+    assert choice is not None
+    if isinstance(choice, ast.IfExp):
+        test = flags.convert(choice.test)
+        return _select(test, kind_choice(flags, target, choice.body), kind_choice(flags, target, choice.orelse))
+    if isinstance(choice, ast.Call) and choice_of(ast.Assign([], choice)) is not None:
+        op = ast.Lt() if choice.func.id == "min" else ast.Gt()  # type: ignore[attr-defined]
+        form, kind = choice.args[0], kind_choice(flags, target, choice.args[0])
+        for arg in choice.args[1:]:
+            test = ast.copy_location(ast.Compare(arg, [op], [form]), choice)
+            kind = _select(flags.convert(test), kind_choice(flags, target, arg), kind)
+            form = ast.copy_location(ast.IfExp(test, arg, form), choice)
+        return kind
+    if isinstance(choice, ast.Name) and choice.id == target.id:
+        return flags.convert(ast.copy_location(ast.Name(STRONG + target.id, ast.Load()), choice))
+    value = flags.convert(choice)
+    split = flags.split_of(value)
+    if split is not None:  # a local of several types (frontend.local_versions): its version's kind
+        select, then, otherwise = split
+        return _select(select.cond, _leaf_kind(then), _leaf_kind(otherwise))
+    return _leaf_kind(value)
+
+
+def monotone_op(expressions, target: ast.Name, node: ast.stmt) -> str | None:
+    """``"max"`` / ``"min"`` where ``target = max(target, a, ...)`` (``min``) keeps ``target``
+    unless an operand, each a NumPy scalar not reading ``target``, is strictly beyond it: its
+    value then changes exactly where Python's operand chosen is a NumPy scalar (ties keep the
+    first, and NaN is never beyond), so whether the local still holds the Python number it had
+    before the loop is whether its value is the same; None for any other assignment."""
+    choice = choice_of(node)
+    if not isinstance(choice, ast.Call) or not isinstance(choice.args[0], ast.Name) \
+            or choice.args[0].id != target.id:
+        return None
+    for arg in choice.args[1:]:
+        if any(isinstance(n, ast.Name) and n.id == target.id for n in walk(arg)):
+            return None
+        value = expressions.convert(arg)
+        if value.weak or expressions.split_of(value) is not None:
+            return None
+    return choice.func.id  # type: ignore[attr-defined]
+
+
+def changed_flag(expressions, name: str, like: ast.AST) -> ir.Expr:
+    """After a loop that assigns the monotone local ``name``: its flag as before the loop where
+    its value is the one saved before it (or that was NaN, which nothing replaces), else 0."""
+    def named(text: str) -> ast.Name:
+        return ast.copy_location(ast.Name(text, ast.Load()), like)
+
+    same = ast.copy_location(ast.BoolOp(ast.Or(), [
+        ast.copy_location(ast.Compare(named(name), [ast.Eq()], [named(SAVED + name)]), like),
+        ast.copy_location(ast.Compare(named(SAVED + name), [ast.NotEq()], [named(SAVED + name)]), like)]), like)
+    return ir.Select(expressions.convert(same), expressions.convert(named(STRONG + name)),
+                     ir.Const(0, "int8", False), "int8", False)
+
+
+def _leaf_kind(value: ir.Expr) -> ir.Expr:
+    return ir.Const(0 if not value.weak else 1 + "ifbc".index(weak_kind(value.dtype)), "int8", False)
+
+
+def _select(cond: ir.Expr, then: ir.Expr, otherwise: ir.Expr) -> ir.Expr:
+    if then == otherwise:
+        return then
+    return ir.Select(cond, then, otherwise, "int8", False)
 
 
 def lift_return(lifter, node: ast.Return, scope) -> tuple[ReturnValue | None, list]:

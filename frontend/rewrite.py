@@ -86,6 +86,7 @@ from .local_helpers import local_helpers
 from .loop_else import loop_else, own_breaks
 from .loop_names import rename_clashing_loops
 from .loop_values import loop_values
+from .none_locals import none_locals
 from .numba_idioms import numba_idioms
 from .numba_values import boxed, unmarked
 from .position_masks import position_masks
@@ -108,6 +109,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
                                      user_names=dict(source.user_names)), globals_, arguments)
     tree.body = hoist_imports(rw, tree.body, function_locals(tree))  # import numpy as np: a global from here on
     tree.body = zero_d_elements(rw, tree.body)  # c[...] = v, c += v of a 0-d array argument: c[()]
+    tree.body = none_locals(tree.body, rw.fresh)  # last = None ... last is None: a flag beside the local
     tree.body = loop_else(tree.body, rw.fresh)  # for ... else: a flag the loop's breaks set
     tree.body = local_helpers(rw, tree.body)  # def sq(v): ... in the body: inlined as module-level ones
     tree.body = sort_in_place(rw, tree.body)  # x.sort(): x[...] = np.sort(x) (frontend/array_statements.py)
@@ -333,15 +335,25 @@ def rename_rebound(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _bound_inside(stmt: ast.stmt, rw: Rewriter, scalar_args: set[str], written: set[str]) -> set[str]:
-    """Arguments a compound statement binds as a whole somewhere inside, and never writes in place."""
-    if not isinstance(stmt, (ast.For, ast.While, ast.If)):
+    """Arguments a compound statement binds as a whole somewhere inside, or a tuple assignment
+    binds (``a, b = b, a % b``), and never writes in place."""
+    if not isinstance(stmt, (ast.For, ast.While, ast.If)) and not (
+            isinstance(stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in stmt.targets)):
         return set()
     found = set()
     for node in walk(stmt):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+        targets = _names_bound(node.targets) if isinstance(node, ast.Assign) else [node.target] \
             if isinstance(node, ast.AugAssign) and getattr(node.target, "id", None) in scalar_args else []
         found |= {t.id for t in targets if isinstance(t, ast.Name) and t.id in rw.args}
     return found - written
+
+
+def _names_bound(targets: list[ast.expr]) -> list[ast.expr]:
+    """The targets of an assignment with tuple targets spread out (``x0, f0 = x1, f1``)."""
+    spread: list[ast.expr] = []
+    for target in targets:
+        spread += _names_bound(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else [target]
+    return spread
 
 
 def _written_in_place(body: list[ast.stmt]) -> set[str]:

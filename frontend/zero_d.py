@@ -6,6 +6,7 @@ same on a 0-d array, so they are written as ``c[()]`` here::
 
     c[...] = v        ->   c[()] = v
     c += v            ->   c[()] += v      (in place, as NumPy's += of an array)
+    range(c)          ->   range(c[()])    (Python takes an integer 0-d array through __index__)
 
 Only for an argument the kernel never binds again (``c = ...`` anywhere: then ``c`` may mean
 another value, left as written).
@@ -52,6 +53,13 @@ class _Elements(ast.NodeTransformer):
         if isinstance(node.value, ast.Name) and node.value.id in self.names \
                 and isinstance(node.slice, ast.Constant) and node.slice.value is Ellipsis:
             return _element(node.value, node.ctx, node)
+        return node
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "range":
+            node.args = [_element(a, ast.Load(), a) if isinstance(a, ast.Name) and a.id in self.names else a
+                         for a in node.args]
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign):

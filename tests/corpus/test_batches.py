@@ -19,11 +19,12 @@ from batch_report import run_case  # noqa: E402
 
 import polyfuse  # noqa: E402
 
-BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d")
+BATCHES = ("batch_fe37", "batch_fe37b", "batch_fe37c", "batch_fe37d", "batch_fe39")
 # kernels whose refusal is the supported answer: round(x, 2) of a Python float (CPython rounds the
-# exact decimal value; NumPy's rint does not) and a local that is None on some paths
-# (last = None ... -1 if last is None else last)
-REFUSED = {"int_mean_round", "last_above"}
+# exact decimal value; NumPy's rint does not), an allocation whose extent is an element of the
+# data (np.empty(L[n, m]) of an LCS table), and a recursive @njit helper (quicksort; helpers are
+# inlined)
+REFUSED = {"int_mean_round", "lcs_backtrack", "quicksort_recursive"}
 
 
 def _cases():

@@ -66,3 +66,30 @@ def test_jacobi_with_a_broadcast_right_hand_side():
 def test_an_argument_written_in_place_keeps_its_alias_a_view():
     with pytest.raises(polyfuse.UnsupportedError, match=r"test_argument_rebinding.py:\d+"):
         polyfuse.kernel(halved_then_written, target="python")(np.ones(3), 2)
+
+
+def gcd_args(a, b):
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def ordered_count(x, lo, hi):
+    if lo > hi:
+        lo, hi = hi, lo
+    c = 0
+    for v in x:
+        if lo <= v <= hi:
+            c += 1
+    return c, lo, hi
+
+
+def test_scalar_arguments_bound_again_by_a_tuple_assignment():
+    # a, b = b, a % b binds the arguments as a, b = ... does (was: "assignment to argument 'a'")
+    k = polyfuse.kernel(gcd_args, target="cpu")
+    for a, b in ((12, 18), (7, 0), (0, 5)):
+        assert k(a, b) == gcd_args(a, b)
+    k = polyfuse.kernel(ordered_count, target="cpu")
+    for args in ((np.arange(5.0), 3.0, 1.0), (np.arange(5.0), 1, 3.0)):
+        got, want = k(*args), ordered_count(*args)
+        assert got == want and list(map(type, got)) == list(map(type, want))

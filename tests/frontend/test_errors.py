@@ -159,6 +159,23 @@ def k_partial_index(n, A, B):
         B[i] = A[i]  # ERR
 
 
+def k_none_local(n, A):
+    last = None  # ERR
+    for i in range(n):
+        if A[i] > 0:
+            last = i
+    return last + 1  # None + 1 where no A[i] > 0: a TypeError in Python
+
+
+def k_counted_allocation(n, A):
+    k = 0
+    for i in range(n):
+        if A[i] > 0:
+            k += 1
+    out = np.empty(k)  # ERR
+    return out
+
+
 # name -> (kernel, snippet at the caret, words the message must contain, args)
 V = np.zeros(8)
 M = np.zeros((8, 8))
@@ -187,6 +204,8 @@ CASES = {
     "augassign @=": (k_augassign_matmul, "A[i] @= 2.0", ["MatMult="], (4, V)),
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
+    "None local": (k_none_local, "last = None", ["'last' set to None", "may still be None", "separate flag"], (4, V)),
+    "counted allocation": (k_counted_allocation, "k)", ["np.empty of extent 'k'", "largest size"], (4, V)),
 }
 
 
@@ -282,10 +301,12 @@ def test_wrong_dtype(k_scale, dtype):
 
 
 def test_zero_d_array(k_scale):
-    # 0-d array arguments are taken (fe38: c[()] is their element); a bound or an indexed vector
-    # they are not, as in Python (range(np.array(4)) is taken there: a located refusal here)
-    with pytest.raises(UnsupportedError, match="whole-array use of 'n'"):
-        k_scale(np.array(4), np.zeros(4), np.zeros(4))
+    # 0-d array arguments are taken (fe38: c[()] is their element), as a range() bound too (fe39:
+    # Python takes range(np.array(4)) through __index__); an indexed vector they are not
+    A, B, expected = np.arange(4.0), np.zeros(4), np.zeros(4)
+    k_scale(np.array(3), A, B)
+    scale(np.array(3), A, expected)
+    np.testing.assert_array_equal(B, expected)
     with pytest.raises(UnsupportedError, match="rank 0"):
         k_scale(4, np.array(1.0), np.zeros(4))
 

@@ -144,3 +144,69 @@ def test_a_local_given_a_python_int_then_python_floats_is_the_int_where_no_itera
     for x in (np.zeros(0), np.arange(3.0)):
         expected, got = func(x), k(x)
         assert type(got) is type(expected) and got == expected
+
+
+def running_max(x):
+    m = 0
+    for i in range(x.shape[0]):
+        m = max(m, x[i])
+    return m
+
+
+def running_min_chosen(x):
+    m = 1
+    for i in range(1, x.shape[0]):
+        m = min(x[i], m, x[i - 1]) if x[i] > -3 else m
+    return m
+
+
+def guarded_then_min(x):
+    m = 0
+    for i in range(x.shape[0]):
+        if x[i] < 1:
+            m = max(m, x[i])
+    for i in range(x.shape[0]):
+        m = min(m, x[i])
+    return m
+
+
+def while_max(x):
+    m = 0
+    i = 0
+    while i < x.shape[0]:
+        m = max(m, x[i])
+        i += 1
+    return m
+
+
+@pytest.mark.parametrize("func", [running_max, running_min_chosen, guarded_then_min, while_max])
+def test_a_choice_keeping_the_local_keeps_its_type(func):
+    """``m = 0`` then ``m = max(m, x[i])`` in a loop: Python returns the operand it chose, so ``m``
+    is still the int 0 where no element beats it (and on ties: ``max`` keeps the first of equals)
+    and a NumPy scalar after one did (session 31's leftover: the promoted np.int32(0) was
+    returned).  Only max (or only min) of itself first: the flag after the loop, by whether the
+    value changed (running_max stays a reduction); else set in place by the choice's own tests."""
+    k = polyfuse.kernel(func, target="cpu")
+    for x in (np.zeros(0, np.int32), np.array([-3, 0, -1], np.int32), np.array([-2, 4, 0], np.int32),
+              np.array([-1.5, 0.0]), np.array([2.0, np.nan, -4.0])):
+        expected, got = func(x), k(x)
+        assert type(got) is type(expected) and (got == expected or got != got and expected != expected)
+
+
+def best_above_half(x):
+    m = 0.5
+    for i in range(x.shape[0]):
+        if x[i] > m:
+            m = x[i]
+    return m
+
+
+def test_a_returned_loop_local_of_another_numpy_dtype_is_split():
+    """``m = 0.5`` then ``m = x[i]`` of an ``int32`` ``x``: Python returns ``np.int32`` where an
+    element won and the float ``0.5`` where none did; the one float64 local returned
+    ``np.float64(1.0)`` for ``np.int32(1)`` (local_versions.loop_splits: ``returned``)."""
+    k = polyfuse.kernel(best_above_half, target="cpu")
+    for x in (np.array([1, 0, -2], np.int32), np.array([-1, 0], np.int32), np.zeros(0, np.int32),
+              np.array([0.25, 3.0])):
+        expected, got = best_above_half(x), k(x)
+        assert type(got) is type(expected) and got == expected
