@@ -31,6 +31,7 @@ from polyfuse.options import (
     compile_seconds,
     machine,
     one_thread_tiles,
+    overwritten_stores,
     packed_rest_loops,
     packed_rows,
     pivot_block,
@@ -54,6 +55,7 @@ from polyfuse.passes.serial import serial_loops
 from polyfuse.passes.tile_walks import tile_walk
 from polyfuse.schedule.accumulators import lift_accumulated_products
 from polyfuse.schedule.contraction import contract
+from polyfuse.schedule.overwritten import forward_overwritten
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
 
@@ -94,6 +96,11 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
     # as written, so before products leave them
     if scop.prange_loops:
         stages.run("prange claims", prange_claims, scop, deps)
+    # a value stored only to be read back and overwritten goes through a local: the array is
+    # written once (before the products and the schedule, which then see the local as any other)
+    if options.target == "cpu" and overwritten_stores():
+        scop, deps, forwarded = stages.run("overwritten stores", forward_overwritten, scop, deps)
+        stages.records["overwritten stores"] = forwarded
     if options.blas and options.target == "cpu":  # C[i, j] += A[i, k] * B[k, j] loops: one BLAS call
         # numba-style `s = 0; for k: s += a * b; C[i, j] = alpha * s + ...` folded into C first
         scop, deps, accumulators, products = stages.run("loop products", lift_accumulated_products, scop, deps)
