@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from conftest import check_against_python, define
 
+import polyfuse
+
 ROW_SOFTMAX = '''def f(X, out):
     for i in range(X.shape[0]):
         m = X[i, 0]
@@ -78,3 +80,29 @@ def test_a_value_read_elsewhere_or_not_overwritten_everywhere_is_kept():
     args = (rng.random(8), np.zeros(8), np.zeros(8), np.zeros(8))
     kernel = check_against_python(fn, args, target="cpu")
     assert "overwritten stores" not in kernel.explain(*args).to_dict()
+
+
+def test_the_knob_is_part_of_the_cache_key(monkeypatch):
+    from polyfuse.runtime import cache
+
+    monkeypatch.delenv("POLYFUSE_OVERWRITTEN_STORES", raising=False)
+    default = cache.cpu_key()
+    monkeypatch.setenv("POLYFUSE_OVERWRITTEN_STORES", "0")
+    assert cache.cpu_key() != default
+
+
+def test_a_local_that_contraction_cannot_shrink_is_not_made():
+    # fuse="none" keeps the store and its reader in separate loops over i: the local would keep
+    # b's whole shape, so the kernel is compiled again without the rewrite (fused: a scalar)
+    fn = define('''def f(a, b):
+    for t in range(2):
+        for i in range(a.shape[0]):
+            b[i] = a[i] * 2.0 + t
+        for i in range(a.shape[0]):
+            b[i] = b[i] + 1.0
+''')
+    args = (np.arange(6.0), np.zeros(6))
+    apart = check_against_python(fn, args, target="cpu", kernel=polyfuse.kernel(fn, target="cpu", fuse="none"))
+    assert "overwritten stores" not in apart.explain(*args).to_dict()
+    fused = check_against_python(fn, args, target="cpu")
+    assert [d["after"] for d in fused.explain(*args)["contraction"]] == ["()"]
