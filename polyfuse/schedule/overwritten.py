@@ -72,8 +72,8 @@ def forward_overwritten(scop: Scop, deps: Dependences) -> tuple[Scop, Dependence
 
 def _overwriting_reader(scop: Scop, store: Statement) -> Statement | None:
     """The statement that alone reads back and overwrites every value ``store`` writes, if any."""
-    if store.region is not None or store.summed is not None or not store.index:
-        return None
+    if store.region is not None or store.summed is not None or not store.index or _index_arrays(store):
+        return None  # (a subscript that reads an array is no exact access: not here)
     info = scop.array(store.array)
     if info.kind == "local" or any(store.array in _index_arrays(s) for s in scop.statements):
         return None
