@@ -113,6 +113,7 @@ def cpu_key() -> str:
         row_heads,
         row_heads_alike,
         scale_after_product,
+        stream_math,
         stream_store_bytes,
         tiled_lsr,
         tiled_twins,
@@ -143,6 +144,7 @@ def cpu_key() -> str:
     scaled += "" if overwritten_stores() else " stores-kept"  # schedule/overwritten's choice, keyed here too
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
+    sizes += " math-streams" if stream_math() else ""
     cpu_name, features = llvm_host()
     return (f"{cpu_name} {features} {model} {checks}{chunks}{lsr}"
             f"{math}{scaled}{sizes}")
