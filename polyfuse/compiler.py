@@ -31,6 +31,7 @@ from polyfuse.options import (
     compile_seconds,
     machine,
     one_thread_tiles,
+    overwritten_stores,
     packed_rest_loops,
     packed_rows,
     pivot_block,
@@ -54,6 +55,7 @@ from polyfuse.passes.serial import serial_loops
 from polyfuse.passes.tile_walks import tile_walk
 from polyfuse.schedule.accumulators import lift_accumulated_products
 from polyfuse.schedule.contraction import contract
+from polyfuse.schedule.overwritten import forward_overwritten
 from polyfuse.schedule.scheduler import choose_schedule
 from polyfuse.schedule.tiling import REGISTER_TILE_VECTORS
 
@@ -82,10 +84,21 @@ def compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) 
     # isl objects the analyses share are kept for this compile only, so that it counts the
     # same isl operations (and makes the same choices) whatever compiled before it
     with compile_memo():
-        return _compile_loop_program(fn, arguments, options)
+        stages = _compile_loop_program(fn, arguments, options)
+    if _kept_whole(stages):  # a local of the overwritten stores was not shrunk: compile without them
+        with compile_memo():
+            stages = _compile_loop_program(fn, arguments, options, overwritten=False)
+    return stages
 
 
-def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options) -> Stages:
+def _kept_whole(stages: Stages) -> bool:
+    """A local that ``forward_overwritten`` made keeps its whole shape after contraction."""
+    shrunk = {d.array for d in stages.decisions("contraction") if d.dropped_axes or d.folded_axes}
+    return any(d.local not in shrunk for d in stages.decisions("overwritten stores"))
+
+
+def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options, *,
+                          overwritten: bool = True) -> Stages:
     stages = Stages()
     # the front half reads the function: lift, scalar check, dependences (or an earlier
     # variant's, for the same function and signature: they depend on no other option)
@@ -94,6 +107,12 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
     # as written, so before products leave them
     if scop.prange_loops:
         stages.run("prange claims", prange_claims, scop, deps)
+    # a value stored only to be read back and overwritten goes through a local: the array is
+    # written once (before the products and the schedule, which then see the local as any other;
+    # only where contraction will shrink the local: a full-size one costs what it saves)
+    if overwritten and options.target == "cpu" and options.contract and overwritten_stores():
+        scop, deps, forwarded = stages.run("overwritten stores", forward_overwritten, scop, deps)
+        stages.records["overwritten stores"] = forwarded
     if options.blas and options.target == "cpu":  # C[i, j] += A[i, k] * B[k, j] loops: one BLAS call
         # numba-style `s = 0; for k: s += a * b; C[i, j] = alpha * s + ...` folded into C first
         scop, deps, accumulators, products = stages.run("loop products", lift_accumulated_products, scop, deps)

@@ -41,6 +41,8 @@ class Explanation:
               if any(s.region is not None for s in scop.statements) else ()),
             *((("accumulators", [asdict(d) for d in stages.decisions("accumulators")]),)
               if stages.decisions("accumulators") else ()),
+            *((("overwritten stores", [asdict(d) for d in stages.decisions("overwritten stores")]),)
+              if stages.decisions("overwritten stores") else ()),
             *((("loop products", [asdict(d) for d in stages.decisions("loop products")]),)
               if stages.decisions("loop products") else ()),
             *((("runs in python", {"sizes": scop.numpy_runs, "why": RUNS_IN_PYTHON}),)

@@ -433,6 +433,26 @@ def gemv_row_loops() -> bool:
     return env_flag("POLYFUSE_GEMV_ROW_LOOPS", False)
 
 
+def stream_math() -> bool:
+    """``POLYFUSE_STREAM_MATH``: an innermost loop whose statements compute a transcendental
+    (``exp``, ``tanh``, ``**``) may stream its result too (non-temporal stores, backends/cpu/
+    streams.py), as other loops do past ``POLYFUSE_STREAM_STORES``; without it such loops store
+    through the cache, reading each line first (chain3's ``out = 1 / (1 + exp(-t))``: 48 MB moved
+    for 36).  Default off (a second copy of a long loop body costs LLVM time); 1 turns it on."""
+    return env_flag("POLYFUSE_STREAM_MATH", False)
+
+
+def overwritten_stores() -> bool:
+    """``POLYFUSE_OVERWRITTEN_STORES``: a store whose every value is read back only by a later
+    statement that overwrites the same element (row softmax's ``out[i, j] = e`` then
+    ``out[i, j] = out[i, j] / s``) writes a kernel-local array instead, which contraction shrinks
+    to a row; the array is then written once per element (non-temporal stores where it is never
+    read), not twice with its lines read from memory first (polyfuse/schedule/overwritten.py;
+    docs/performance.md, *Session 32: matrix-vector kernels against the triad*).  cpu target only.
+    Default on; 0 keeps the stores as written."""
+    return env_flag("POLYFUSE_OVERWRITTEN_STORES", True)
+
+
 def blas_row_chunks_gemv() -> bool:
     """``POLYFUSE_BLAS_ROW_CHUNKS_GEMV``: a matrix times a vector (``A @ x``, also one written as
     loops under its nest's guard: gesummv) is cut by rows too (with ``POLYFUSE_BLAS_ROW_CHUNKS``

@@ -108,6 +108,7 @@ from polyfuse.options import (
     row_heads,
     row_heads_alike,
     row_tails,
+    stream_math,
     stream_store_bytes,
     tiled_lsr,
     tiled_twins,
@@ -1760,7 +1761,7 @@ class KernelCodegen:
         if any(not isinstance(n, (Block, StmtCall)) for n in body):
             return None
         statements = [self.program.statement(c.statement) for c in body if isinstance(c, StmtCall)]
-        if any(computes_math(stmt) for stmt in statements):
+        if not stream_math() and any(computes_math(stmt) for stmt in statements):
             return None
         for call, stmt in zip([c for c in body if isinstance(c, StmtCall)], statements):
             if stmt.array in self.streamable and plain_store(stmt):

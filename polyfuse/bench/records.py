@@ -184,8 +184,14 @@ class StreamRow:
     kernel: str
     preset: str
     bytes: int  # every array argument once (element size x elements); kernel-local arrays not counted
+    min_bytes: int = 0  # the traffic any schedule moves at least (limits.min_traffic); 0: not known
     gb_s: dict[str, float | None] = field(default_factory=dict)  # polyfuse, numba, numpy
     pct_of_triad: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def ceiling_pct(self) -> float | None:
+        """The % triad of a run moving ``min_bytes`` at the triad's bandwidth: ``bytes / min_bytes``."""
+        return 100.0 * self.bytes / self.min_bytes if self.min_bytes else None
 
 
 @dataclass

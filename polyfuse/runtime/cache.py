@@ -104,6 +104,7 @@ def cpu_key() -> str:
         narrow_gemm,
         one_row_copy,
         overlap_rows,
+        overwritten_stores,
         packed_twins,
         phase_chains,
         product_pairs,
@@ -112,6 +113,7 @@ def cpu_key() -> str:
         row_heads,
         row_heads_alike,
         scale_after_product,
+        stream_math,
         stream_store_bytes,
         tiled_lsr,
         tiled_twins,
@@ -139,8 +141,10 @@ def cpu_key() -> str:
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
     scaled += " gemv-row-loops" if gemv_row_loops() else ""  # a frontend choice, keyed here too
+    scaled += "" if overwritten_stores() else " stores-kept"  # schedule/overwritten's choice, keyed here too
     cpu = machine()  # tile sizes, panel blocks and the streaming threshold are made from these
     sizes = f" caches-{cpu.l1d}-{cpu.l2}-{cpu.l3}-{cpu.line} streams-{stream_store_bytes()}"
+    sizes += " math-streams" if stream_math() else ""
     cpu_name, features = llvm_host()
     return (f"{cpu_name} {features} {model} {checks}{chunks}{lsr}"
             f"{math}{scaled}{sizes}")

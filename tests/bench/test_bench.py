@@ -64,6 +64,19 @@ def test_flops_and_streaming_name_suite_kernels():
     assert set(bench_limits.STREAMING) <= set(suite.KERNELS)
     assert set(bench_limits.FLOPS) <= set(suite.KERNELS)
     assert bench_limits.FLOPS["gemm"](dict(ni=2, nj=3, nk=4)) == 48
+    assert set(bench_limits.EXTRA_TRAFFIC) <= set(bench_limits.STREAMING)
+
+
+def test_min_traffic_counts_gemvers_second_pass_over_A():
+    # gemver(n=10): A (100) and 8 vectors (80) once, then A written back and read again, w and x written back
+    args = suite.KERNELS["gemver"].make_args(np.random.default_rng(0), n=10)
+    once = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+    assert once == 8 * 180
+    assert bench_limits.min_traffic("gemver", dict(n=10), once) == 8 * (180 + 200 + 20)
+    assert bench_limits.min_traffic("atax", dict(m=7, n=9), 1000) == 1000
+    row = records.StreamRow("gemver", "test", once, bench_limits.min_traffic("gemver", dict(n=10), once))
+    assert row.ceiling_pct == pytest.approx(100 * 180 / 400)
+    assert records.StreamRow("atax", "test", 1000).ceiling_pct is None
 
 
 def test_format_limits_without_rows():
@@ -107,6 +120,7 @@ def test_bench_loops_numpy_column_and_limits(tmp_path, monkeypatch):
     assert chain3.bytes == rows["chain3"].array_bytes
     assert chain3.gb_s["polyfuse"] == pytest.approx(chain3.bytes / (rows["chain3"].polyfuse_ms * 1e-3) / 1e9)
     assert chain3.pct_of_triad["polyfuse"] == pytest.approx(100 * chain3.gb_s["polyfuse"] / limits.triad_gb_s)
+    assert chain3.min_bytes == chain3.bytes and chain3.ceiling_pct == 100.0 and "ceiling" in text
     [gemm] = limits.compute
     assert gemm.kernel == "gemm" and gemm.flops == 2 * 7 * 9 * 8
     assert limits.matmul_gflop_s and gemm.pct_of_matmul["polyfuse"]

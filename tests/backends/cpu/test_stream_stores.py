@@ -4,6 +4,8 @@ sizes and strides, on one thread and on the team."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from conftest import HAS_CPU, threads_forced
@@ -59,6 +61,23 @@ def test_an_array_the_kernel_reads_does_not(streaming):
     rng = np.random.default_rng(0)
     a, b = rng.random(100), rng.random(100)
     assert _nontemporal(polyfuse.kernel(_update), a, b) == 0
+
+
+def _sigmoid(x, out):
+    for i in range(x.shape[0]):
+        out[i] = 1.0 / (1.0 + math.exp(-x[i]))
+
+
+def test_math_loops_stream_with_their_knob_only(streaming, monkeypatch):
+    x = np.random.default_rng(0).standard_normal(203)
+    assert _nontemporal(polyfuse.kernel(_sigmoid), x, np.empty(203)) == 0  # bound by the arithmetic
+    monkeypatch.setenv("POLYFUSE_STREAM_MATH", "1")
+    kernel, out = polyfuse.kernel(_sigmoid), np.empty(203)
+    assert _nontemporal(kernel, x, out) > 0
+    kernel(x[1:], out[1:])  # a head loop to the 64-byte boundary, then the streamed part
+    expected = np.empty(202)
+    _sigmoid(x[1:], expected)
+    np.testing.assert_allclose(out[1:], expected, rtol=1e-15)
 
 
 def test_the_knob_turns_them_off_and_checks_its_value(monkeypatch):
