@@ -9,6 +9,7 @@ import linecache
 import math
 import os
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -276,19 +277,50 @@ def one_lift_per_program():
         yield
 
 
-@pytest.fixture(scope="session")
-def client():
-    """The LocalCluster the dask tests share (tests/dask): started once per session, on first use.
-    Here rather than in tests/dask/conftest.py: a second module named ``conftest`` shadows this
-    one for the tests that import helpers from it."""
-    pytest.importorskip("distributed")
-    from distributed import Client, LocalCluster
+#: The tests that may ask for ``client`` (tests/dask); the cluster is closed when this process
+#: moves past them (``pytest_runtest_teardown``)
+DASK_TESTS = Path(__file__).parent / "dask"
+_cluster: dict = {}
 
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, memory_limit="1GiB",
-                           dashboard_address=":0")
-    with Client(cluster) as c:
-        yield c
-    cluster.close()
+
+@pytest.fixture
+def client():
+    """The LocalCluster the dask tests share (tests/dask), started on first use.  Here rather
+    than in tests/dask/conftest.py: a second module named ``conftest`` shadows this one for the
+    tests that import helpers from it.
+
+    Closed once this test process moves past tests/dask (the next test it runs is elsewhere, or
+    none), not at the session's end: an idle cluster is not free (its scheduler, nannies and two
+    worker processes tick, heartbeat and sample their threads: 6 CPU-s a minute at load 10), and
+    the tests after tests/dask took minutes of a 2-core CI run.  A test process that comes back
+    to tests/dask (pytest-xdist hands it stolen tests) starts another.  The workers' statistical
+    profiler (every 10 ms, for the dashboard) is off: half their idle CPU."""
+    pytest.importorskip("distributed")
+    if not _cluster:
+        import dask
+        from distributed import Client, LocalCluster
+
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, memory_limit="1GiB",
+                                   dashboard_address=":0")
+        _cluster.update(cluster=cluster, client=Client(cluster))
+    return _cluster["client"]
+
+
+def close_cluster() -> None:
+    """Close ``client``'s cluster, if one is running."""
+    if _cluster:
+        _cluster.pop("client").close()
+        _cluster.pop("cluster").close()
+
+
+def pytest_runtest_teardown(item, nextitem):
+    if _cluster and (nextitem is None or DASK_TESTS not in nextitem.path.parents):
+        close_cluster()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    close_cluster()
 
 
 #: PolyBench's symm as loops (``temp2`` accumulates the row's second product beside the

@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 import polyfuse
 from polyfuse import ArgumentError, UnsupportedError
 
+# the targets and fusion modes of a function compiled in consecutive tests share one lift (conftest)
+pytestmark = pytest.mark.usefixtures("one_lift_per_program")
+
 RNG = np.random.default_rng(1)
 V = RNG.random(10)
 M = RNG.random((6, 7))

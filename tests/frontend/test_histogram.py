@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 import polyfuse
 from polyfuse.errors import ArgumentError, UnsupportedError
 
+# the targets and fusion modes of a function compiled in consecutive tests share one lift (conftest)
+pytestmark = pytest.mark.usefixtures("one_lift_per_program")
+
 TARGETS = ("python", "cpu")
 
 

@@ -11,6 +11,9 @@ import pytest
 
 import polyfuse
 
+# the targets and fusion modes of a function compiled in consecutive tests share one lift (conftest)
+pytestmark = pytest.mark.usefixtures("one_lift_per_program")
+
 
 @functools.cache
 def _kernel(fn, target):

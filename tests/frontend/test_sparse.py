@@ -15,6 +15,9 @@ import scipy.sparse as sp
 import polyfuse
 from polyfuse import ArgumentError, UnsupportedError
 
+# the targets and fusion modes of a function compiled in consecutive tests share one lift (conftest)
+pytestmark = pytest.mark.usefixtures("one_lift_per_program")
+
 TARGETS = ("python", "cpu")
 
 

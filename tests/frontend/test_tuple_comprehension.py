@@ -5,6 +5,9 @@ import pytest
 
 import polyfuse
 
+# the targets and fusion modes of a function compiled in consecutive tests share one lift (conftest)
+pytestmark = pytest.mark.usefixtures("one_lift_per_program")
+
 
 def wrap(pos, offset, bound):
     return (pos + offset) % bound
