@@ -2,6 +2,8 @@
 
     taskset -c 0 python benchmarks/compile_stages.py [KERNEL ...]
 
+(``np:NAME``: a NumPy program of ``polyfuse bench --section numpy``, at its test sizes.)
+
 One process, ``POLYFUSE_DISABLE_CACHE=1``, an untimed compile of jacobi-1d first (imports).  Per
 kernel: the thread CPU time of each pipeline stage (``Stages.run``: frontend ``lift``, isl's
 ``dependences``/``schedule``/``contraction``, ``loop ast``, the loop-AST passes, ``backend``:
@@ -24,7 +26,7 @@ import numpy as np  # noqa: E402
 from polyfuse.backends.cpu import llvm as cpu_llvm  # noqa: E402
 
 import polyfuse  # noqa: E402
-from polyfuse.bench import suite  # noqa: E402
+from polyfuse.bench import numpy_suite, suite  # noqa: E402
 from polyfuse.model import stages as stages_mod  # noqa: E402
 
 STAGES: dict[str, float] = {}
@@ -84,15 +86,23 @@ def _patch() -> None:
     cpu_llvm.optimize, cpu_llvm.LLVMKernel._generated = timed_optimize, timed_generated
 
 
+def _program(name: str) -> tuple:
+    """(function, test-size arguments) of a suite kernel or, as ``np:NAME``, a NumPy program."""
+    if name.startswith("np:"):
+        program = numpy_suite.PROGRAMS[name[3:]]
+        return program.func, program.args("test")
+    spec = suite.get(name)
+    return spec.func, spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+
+
 def main() -> None:
     names = sys.argv[1:] or ["attention_rows", "conv_bn_relu", "heat-3d", "fdtd-2d", "cholesky"]
     _patch()
     for name in ["jacobi-1d", *names]:
-        spec = suite.get(name)
-        args = spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+        func, args = _program(name)
         STAGES.clear()
         LLVM.clear()
-        kernel = polyfuse.kernel(spec.func)
+        kernel = polyfuse.kernel(func)
         start = time.thread_time()
         kernel.compile(*args)
         compiled = time.thread_time() - start
@@ -101,7 +111,7 @@ def main() -> None:
         kernel(*[np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args])
         total = time.thread_time() - start
         ref = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-        spec.func(*ref)
+        func(*ref)
         ok = all(np.allclose(x, y, rtol=1e-9, atol=1e-9, equal_nan=True)
                  for x, y in zip(mine, ref) if isinstance(x, np.ndarray))
         if name == "jacobi-1d":

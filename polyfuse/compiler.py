@@ -108,7 +108,8 @@ def _compile_loop_program(fn, arguments: tuple[Argument, ...], options: Options)
                            time_tile_sizes=time_tile_sizes(),
                            time_tile_whole_row=options.time_tile_whole_row(),
                            time_tile_fused_rows=options.time_tile_fused_rows(),
-                           time_tile_fused_tiles=options.time_tile_fused_tiles(), parallel=options.outer_parallelism_enabled(),
+                           time_tile_fused_tiles=options.time_tile_fused_tiles(),
+                           time_tile_atomic=options.time_tile_atomic(), parallel=options.outer_parallelism_enabled(),
                            pivot_block=pivot_block(), transpose_budget=options.transpose_tile_budget(),
                            line=machine().line, transpose_side=transpose_tile_side(),
                            serial_fusion=options.serial_fusion_enabled(), chunked_sums=options.private_sums())

@@ -802,6 +802,13 @@ class Options:
             raise ArgumentError(f"POLYFUSE_TIME_TILE_FUSED_TILES={text!r} is not a count of space dimensions")
         return dims if carried_loads_enabled() else 0
 
+    def time_tile_atomic(self) -> bool:
+        """One loop nest of tile loops for all of a time-tiled nest's statements (isl's ``atomic``
+        on the tile band; schedule/time_tiling.py ``tiled_wavefront``) rather than a copy of the
+        point loops per range of tiles where other statements have points (fdtd-2d: three copies,
+        two parallel regions): ``POLYFUSE_TIME_TILE_ATOMIC``, default on; 0 for A/B."""
+        return env_flag("POLYFUSE_TIME_TILE_ATOMIC", True)
+
     def time_tiling_enabled(self) -> bool:
         """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""
         return self.target != "cuda" and env_flag("POLYFUSE_TIME_TILING", True)
@@ -833,6 +840,7 @@ class Options:
         whole = f",whole:{self.time_tile_whole_row()}" if self.time_tile_whole_row() else ""
         whole += ",fused-rows" if whole and self.time_tile_fused_rows() else ""
         whole += f",fused-tiles:{self.time_tile_fused_tiles()}" if self.time_tile_fused_tiles() else ""
+        whole += "" if self.time_tile_atomic() else ",separate-tiles"
         return (env_text("POLYFUSE_TIME_TILE_SIZES") or f"model:{self.time_tile_budget()}") + whole
 
     def register_tile_bytes(self) -> int:
