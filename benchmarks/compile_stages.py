@@ -2,7 +2,8 @@
 
     taskset -c 0 python benchmarks/compile_stages.py [KERNEL ...]
 
-(``np:NAME``: a NumPy program of ``polyfuse bench --section numpy``, at its test sizes.)
+(``np:NAME``: a NumPy program of ``polyfuse bench --section numpy``; ``preset=bench``: the arguments
+at another size preset than ``test``: the functions the first calls run may depend on the sizes.)
 
 One process, ``POLYFUSE_DISABLE_CACHE=1``, an untimed compile of jacobi-1d first (imports).  Per
 kernel: the thread CPU time of each pipeline stage (``Stages.run``: frontend ``lift``, isl's
@@ -86,20 +87,23 @@ def _patch() -> None:
     cpu_llvm.optimize, cpu_llvm.LLVMKernel._generated = timed_optimize, timed_generated
 
 
-def _program(name: str) -> tuple:
-    """(function, test-size arguments) of a suite kernel or, as ``np:NAME``, a NumPy program."""
+def _program(name: str, preset: str) -> tuple:
+    """(function, arguments at ``preset``) of a suite kernel or, as ``np:NAME``, a NumPy program."""
     if name.startswith("np:"):
         program = numpy_suite.PROGRAMS[name[3:]]
-        return program.func, program.args("test")
+        return program.func, program.args(preset)
     spec = suite.get(name)
-    return spec.func, spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+    return spec.func, spec.make_args(np.random.default_rng(0), **spec.sizes[preset])
 
 
 def main() -> None:
-    names = sys.argv[1:] or ["attention_rows", "conv_bn_relu", "heat-3d", "fdtd-2d", "cholesky"]
+    presets = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("preset=")]
+    preset = presets[-1] if presets else "test"
+    names = [a for a in sys.argv[1:] if not a.startswith("preset=")]
+    names = names or ["attention_rows", "conv_bn_relu", "heat-3d", "fdtd-2d", "cholesky"]
     _patch()
     for name in ["jacobi-1d", *names]:
-        func, args = _program(name)
+        func, args = _program(name, "test" if name == "jacobi-1d" else preset)
         STAGES.clear()
         LLVM.clear()
         kernel = polyfuse.kernel(func)

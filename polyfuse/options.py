@@ -395,6 +395,16 @@ def blas_symm() -> bool:
     return env_flag("POLYFUSE_BLAS_SYMM", True)
 
 
+def integer_checks() -> bool:
+    """``POLYFUSE_INTEGER_CHECKS``: the per-call check of a product's moved factor
+    (frontend/array_linalg.py ``_checked_product``: ``(P / s) @ V`` as ``(P @ V) / s``) counts the
+    factor's zeros, infs and NaNs in an int64 local, one plain loop.  0: sums ``0.0``/``1.0`` in
+    the product's dtype as NumPy's reduction (blocked sums, chunks on threads, three loop nests:
+    attention's check cost ~0.1 s of LLVM on its first call; docs/performance.md, *Compile time,
+    session 32*).  Default on."""
+    return env_flag("POLYFUSE_INTEGER_CHECKS", True)
+
+
 def scale_after_product() -> bool:
     """``POLYFUSE_SCALE_AFTER_PRODUCT``: a matrix product kept whole for BLAS whose operand is a
     plain array scaled by a factor constant along the summed axis multiplies the plain arrays:

@@ -96,6 +96,7 @@ def cpu_key() -> str:
         carried_loads_enabled,
         epilogue_chains,
         gemv_row_loops,
+        integer_checks,
         jit_small_code,
         join_phases,
         machine,
@@ -136,6 +137,7 @@ def cpu_key() -> str:
     math = f" math-interleave-{math_loop_interleave()}"
     math += " math-chains" if math_chains() else ""
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
+    scaled += "" if integer_checks() else " float-checks"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
     scaled += " gemv-row-loops" if gemv_row_loops() else ""  # a frontend choice, keyed here too
