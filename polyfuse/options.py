@@ -248,6 +248,16 @@ def tiled_twins() -> bool:
     return env_flag("POLYFUSE_TILED_TWINS", False)
 
 
+def product_twins() -> bool:
+    """``POLYFUSE_PRODUCT_TWINS``: a matrix product cut into row chunks (phases.row_chunked) keeps
+    two copies of its layout tests, BLAS calls and fallback loops in its phase function, one for a
+    chunk's rows and one for the serial run of every row (backends/cpu/blas.py
+    ``MatmulEmitter.emit``).  Default off: the serial run is the chunk of every row, one copy
+    (attention's two products: ~0.1 s less of LLVM on the first call; docs/performance.md, *Compile
+    time, session 32*); 1 brings the second copy back."""
+    return env_flag("POLYFUSE_PRODUCT_TWINS", False)
+
+
 def packed_twins() -> bool:
     """``POLYFUSE_PACKED_TWINS``: a parallel region that runs packed rows (passes/packed_rows.py:
     cholesky's blocked update, W rows at once) gets a serial twin of its own instead of a small

@@ -108,6 +108,7 @@ def cpu_key() -> str:
         packed_twins,
         phase_chains,
         product_pairs,
+        product_twins,
         reciprocal_quotients,
         row_alias_checks,
         row_heads,
@@ -129,6 +130,7 @@ def cpu_key() -> str:
     chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
     chunks += (" phase-chains" if phase_chains() else " epilogue-chains" if epilogue_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "") + (" packed-twins" if packed_twins() else "")
+    lsr += " product-twins" if product_twins() else ""
     lsr += "" if tiled_wide() else " tiled-narrow"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
     lsr += "" if row_heads_alike() or not row_heads() else " heads-apart"
