@@ -3,6 +3,9 @@
     python benchmarks/compile_ab.py A/.venv/bin/python B/.venv/bin/python --rounds 5 fdtd-2d heat-3d np:fdtd_2d
 
 (``np:NAME``: a NumPy program of ``polyfuse bench --section numpy``, at its test sizes.)
+``--preset bench``: the arguments at another size preset (the compile is not specialised to the
+sizes, but which functions the first calls run, and so generate, may depend on them: fdtd-2d's
+second wavefront loop runs only at larger sizes; the bench's compile column is at ``bench``).
 
 Every measurement runs in a fresh process of one checkout's interpreter, A and B alternating
 kernel by kernel within each round, so that both see the same machine load; the minimum over the
@@ -37,13 +40,13 @@ import numpy as np
 import polyfuse
 from polyfuse.bench import numpy_suite, suite
 
-def compiled(name):
+def compiled(name, preset="test"):
     if name.startswith("np:"):  # a NumPy program of `polyfuse bench --section numpy`
         program = numpy_suite.PROGRAMS[name[3:]]
-        func, args = program.func, program.args("test")
+        func, args = program.func, program.args(preset)
     else:
         spec = suite.get(name)
-        func, args = spec.func, spec.make_args(np.random.default_rng(0), **spec.sizes["test"])
+        func, args = spec.func, spec.make_args(np.random.default_rng(0), **spec.sizes[preset])
     kernel = polyfuse.kernel(func)
     start, cpu = time.perf_counter(), time.process_time()
     variant = kernel.compile(*args)
@@ -55,17 +58,17 @@ def compiled(name):
         calls.append(time.perf_counter() - start)
     return seconds, cpu_then - cpu, bool(getattr(variant, "from_cache", False)), calls, time.process_time() - cpu
 
-mode, name = sys.argv[1], sys.argv[2]
+mode, name, preset = sys.argv[1], sys.argv[2], sys.argv[3]
 if mode in ("cold", "next"):
     compiled("jacobi-1d")
-seconds, cpu, hit, calls, cpu2 = compiled(name)
+seconds, cpu, hit, calls, cpu2 = compiled(name, preset)
 print(json.dumps({"seconds": seconds, "cpu": cpu, "hit": hit, "calls": calls, "cpu2": cpu2}))
 '''
 
 KERNELS = ["fdtd-2d", "heat-3d", "conv_bn_relu", "attention_rows", "seidel-2d", "correlation", "jacobi-2d"]
 
 
-def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, ...]:
+def measure(python: str, mode: str, name: str, cache: str, preset: str = "test") -> tuple[float, ...]:
     """(wall seconds, CPU seconds of the process) of one compile or load, then the wall seconds
     of the compile and the first call, of those and the second call, and the CPU seconds of the
     three."""
@@ -79,7 +82,7 @@ def measure(python: str, mode: str, name: str, cache: str) -> tuple[float, ...]:
         env.pop("POLYFUSE_DISABLE_CACHE", None)
     # (run in the cache folder: ``python -c`` puts the working directory first on sys.path, and a
     # checkout's own polyfuse/ folder there would shadow the interpreter's installed one)
-    done = subprocess.run([python, "-c", CHILD, mode, name], env=env, capture_output=True, text=True, cwd=cache)
+    done = subprocess.run([python, "-c", CHILD, mode, name, preset], env=env, capture_output=True, text=True, cwd=cache)
     if done.returncode:
         print(f"warning: {name} ({mode}) failed under {python}; not counted:\n{done.stderr[-2000:]}", file=sys.stderr)
         return (math.inf,) * 5
@@ -97,27 +100,28 @@ def main() -> None:
     parser.add_argument("b", help="checkout B's Python interpreter")
     parser.add_argument("kernels", nargs="*", default=KERNELS)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--preset", default="test", help="the size preset of the arguments (default: test)")
     args = parser.parse_intermixed_args()
     sides = {"A": args.a, "B": args.b}
     caches = {side: tempfile.mkdtemp(prefix=f"polyfuse-compile-ab-{side}-") for side in sides}
     for side, python in sides.items():  # the warm loads' entries (and jacobi-1d's)
         for name in ["jacobi-1d", *args.kernels]:
-            measure(python, "fill", name, caches[side])
+            measure(python, "fill", name, caches[side], args.preset)
     best: dict[tuple[str, str, str, int], float] = {}
     for _ in range(args.rounds):
         for name in args.kernels:
             for mode in ("cold", "first", "next"):
                 for side, python in sides.items():
-                    for clock, seconds in enumerate(measure(python, mode, name, caches[side])):
+                    for clock, seconds in enumerate(measure(python, mode, name, caches[side], args.preset)):
                         key = (name, mode, side, clock)
                         best[key] = min(best.get(key, seconds), seconds)
     # wall time, and the process's CPU time (less sensitive to other processes on a loaded machine);
-    # "+1", "+2": with the first call, and the second (at the test sizes, on the default threads)
+    # "+1", "+2": with the first call, and the second (at the preset's sizes, on the default threads)
     columns = [("cold", 0, "cold"), ("cold", 1, "cold CPU"), ("cold", 2, "cold+1"), ("cold", 3, "cold+2"),
                ("cold", 4, "CPU+2"),
                ("first", 0, "warm first"), ("next", 0, "warm next"), ("next", 2, "next+1"), ("next", 3, "next+2")]
     print(f"{'kernel':16s} " + " ".join(f"{title + ' A':>13s} {'B':>7s}" for _, _, title in columns)
-          + f"   (ms, min of {args.rounds})")
+          + f"   (ms, min of {args.rounds}, {args.preset} sizes)")
     for name in args.kernels:
         cells = [best[(name, mode, side, clock)] * 1e3 for mode, clock, _ in columns for side in sides]
         print(f"{name:16s} " + " ".join(f"{cells[2 * k]:13.1f} {cells[2 * k + 1]:7.1f}" for k in range(len(columns))))

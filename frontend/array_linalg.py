@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from polyfuse.model.region import BLAS_MIN_WORK, MATMUL_CALL
-from polyfuse.options import gemv_row_loops, scale_after_product
+from polyfuse.options import gemv_row_loops, integer_checks, scale_after_product
 
 from .array_lapack import linalg_parts, lower_linalg
 from .array_sparse import sparse_product
@@ -223,12 +223,16 @@ def _checked_product(lw: Lowering, node: ast.expr, plain: tuple[View, View], fou
             continue
         if not (_plain(factor) and factor.vtype.dtype == dtype):
             factor = _stored(lw, factor, dtype)
-        total = _scalar_sum(lw, dtype, factor.extents, lambda k, f=factor: ast.IfExp(
-            ast.BoolOp(ast.And(), [ast.Compare(ast.BinOp(f.element(k), ast.Mult(), ast.Constant(0.0)), [ast.Eq()],
-                                               [ast.Constant(0.0)]),
-                                   ast.Compare(f.element(k), [ast.NotEq()], [ast.Constant(0.0)])]),
-            ast.Constant(0.0), ast.Constant(1.0)))
-        checks.append(ast.Compare(total.element(()), [ast.Eq()], [ast.Constant(0.0)]))
+        def plain_at(k: tuple, f: View = factor) -> ast.expr:  # f finite and not zero at k
+            return ast.BoolOp(ast.And(), [ast.Compare(ast.BinOp(f.element(k), ast.Mult(), ast.Constant(0.0)),
+                                                      [ast.Eq()], [ast.Constant(0.0)]),
+                                          ast.Compare(f.element(k), [ast.NotEq()], [ast.Constant(0.0)])])
+        if integer_checks():
+            total = _scalar_count(lw, factor.extents, plain_at)
+        else:
+            total = _scalar_sum(lw, dtype, factor.extents, lambda k: ast.IfExp(
+                plain_at(k), ast.Constant(0.0), ast.Constant(1.0)))
+        checks.append(ast.Compare(total.element(()), [ast.Eq()], [ast.Constant(0)]))
         scales.append((key, op_node, factor, first))
     test = checks[0] if len(checks) == 1 else ast.BoolOp(ast.And(), checks)
     array = lw.fresh("mm")
@@ -784,6 +788,22 @@ def _scalar_sum(lw: Lowering, dtype: str, sums: tuple[Sym, ...], term) -> View:
     lw.pre.extend(lw.nest(sums, lambda k: [ast.Assign(
         [ast.Name(acc, ast.Store())], reassociable(ast.BinOp(ast.Name(acc, ast.Load()), ast.Add(), term(k))))]))
     vtype = VType(dtype, False)
+    lw.note_scalar(acc, vtype)
+    return scalar(ast.Name(acc, ast.Load()), vtype)
+
+
+def _scalar_count(lw: Lowering, sums: tuple[Sym, ...], plain) -> View:
+    """``acc = np.int64(0); for ...: acc = acc + (0 if plain(k) else 1)``: how many elements fail
+    ``plain``, in a scalar local, a plain loop.  A count is exact in any order, so it is not marked
+    as NumPy's reduction (``reassociable``): no blocked sums, no chunks on threads for a pass of a
+    few hundred elements (``POLYFUSE_INTEGER_CHECKS``)."""
+    acc = lw.fresh("mm")
+    zero = ast.Call(ast.Attribute(ast.Name(NP_NAME, ast.Load()), "int64", ast.Load()), [ast.Constant(0)], [])
+    lw.allocations.append(ast.Assign([ast.Name(acc, ast.Store())], zero))
+    lw.pre.append(ast.Assign([ast.Name(acc, ast.Store())], copy.deepcopy(zero)))
+    lw.pre.extend(lw.nest(sums, lambda k: [ast.Assign([ast.Name(acc, ast.Store())], ast.BinOp(
+        ast.Name(acc, ast.Load()), ast.Add(), ast.IfExp(plain(k), ast.Constant(0), ast.Constant(1))))]))
+    vtype = VType("int64", False)
     lw.note_scalar(acc, vtype)
     return scalar(ast.Name(acc, ast.Load()), vtype)
 

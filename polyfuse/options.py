@@ -248,6 +248,16 @@ def tiled_twins() -> bool:
     return env_flag("POLYFUSE_TILED_TWINS", False)
 
 
+def product_twins() -> bool:
+    """``POLYFUSE_PRODUCT_TWINS``: a matrix product cut into row chunks (phases.row_chunked) keeps
+    two copies of its layout tests, BLAS calls and fallback loops in its phase function, one for a
+    chunk's rows and one for the serial run of every row (backends/cpu/blas.py
+    ``MatmulEmitter.emit``).  Default off: the serial run is the chunk of every row, one copy
+    (attention's two products: ~0.1 s less of LLVM on the first call; docs/performance.md, *Compile
+    time, session 32*); 1 brings the second copy back."""
+    return env_flag("POLYFUSE_PRODUCT_TWINS", False)
+
+
 def packed_twins() -> bool:
     """``POLYFUSE_PACKED_TWINS``: a parallel region that runs packed rows (passes/packed_rows.py:
     cholesky's blocked update, W rows at once) gets a serial twin of its own instead of a small
@@ -393,6 +403,16 @@ def blas_symm() -> bool:
     ``fold_mirrors``) instead of two ``?trmm`` on copies of both operands added back.  Default
     on; 0 keeps the two products."""
     return env_flag("POLYFUSE_BLAS_SYMM", True)
+
+
+def integer_checks() -> bool:
+    """``POLYFUSE_INTEGER_CHECKS``: the per-call check of a product's moved factor
+    (frontend/array_linalg.py ``_checked_product``: ``(P / s) @ V`` as ``(P @ V) / s``) counts the
+    factor's zeros, infs and NaNs in an int64 local, one plain loop.  0: sums ``0.0``/``1.0`` in
+    the product's dtype as NumPy's reduction (blocked sums, chunks on threads, three loop nests:
+    attention's check cost ~0.1 s of LLVM on its first call; docs/performance.md, *Compile time,
+    session 32*).  Default on."""
+    return env_flag("POLYFUSE_INTEGER_CHECKS", True)
 
 
 def scale_after_product() -> bool:
@@ -822,6 +842,13 @@ class Options:
             raise ArgumentError(f"POLYFUSE_TIME_TILE_FUSED_TILES={text!r} is not a count of space dimensions")
         return dims if carried_loads_enabled() else 0
 
+    def time_tile_atomic(self) -> bool:
+        """One loop nest of tile loops for all of a time-tiled nest's statements (isl's ``atomic``
+        on the tile band; schedule/time_tiling.py ``tiled_wavefront``) rather than a copy of the
+        point loops per range of tiles where other statements have points (fdtd-2d: three copies,
+        two parallel regions): ``POLYFUSE_TIME_TILE_ATOMIC``, default on; 0 for A/B."""
+        return env_flag("POLYFUSE_TIME_TILE_ATOMIC", True)
+
     def time_tiling_enabled(self) -> bool:
         """Time tiling of stencils (polyfuse.time_tiling): CPU targets, unless POLYFUSE_TIME_TILING=0."""
         return self.target != "cuda" and env_flag("POLYFUSE_TIME_TILING", True)
@@ -853,6 +880,7 @@ class Options:
         whole = f",whole:{self.time_tile_whole_row()}" if self.time_tile_whole_row() else ""
         whole += ",fused-rows" if whole and self.time_tile_fused_rows() else ""
         whole += f",fused-tiles:{self.time_tile_fused_tiles()}" if self.time_tile_fused_tiles() else ""
+        whole += "" if self.time_tile_atomic() else ",separate-tiles"
         return (env_text("POLYFUSE_TIME_TILE_SIZES") or f"model:{self.time_tile_budget()}") + whole
 
     def register_tile_bytes(self) -> int:

@@ -32,7 +32,7 @@ from polyfuse.backends.cpu.fortran import FortranCaller, fortran_int
 from polyfuse.model import ir
 from polyfuse.model import region as rg
 from polyfuse.model.region import BLAS_MIN_WORK, GEMM_MIN_WORK
-from polyfuse.options import machine, narrow_gemm, register_gemm, shared_packing, tile_buffers
+from polyfuse.options import machine, narrow_gemm, product_twins, register_gemm, shared_packing, tile_buffers
 from polyfuse.runtime import cache
 from polyfuse.runtime.linalg_library import library, thread_count_functions
 
@@ -329,6 +329,9 @@ class MatmulEmitter(FortranCaller):
     """``emit(op)``: the per-call layout test, the BLAS call where it passes, the loops elsewhere."""
 
     chunk_window: tuple | None = None  # (first, last) row while a chunk's product is emitted
+    # where the chunk's window is every row (the serial run), while one copy serves both: an i1
+    # (``POLYFUSE_PRODUCT_TWINS``)
+    whole_window: Any = None
     whole_stack = False  # while a stack's one product of all its rows is emitted (``stack``)
 
     def emit(self, op: rg.Matmul) -> None:
@@ -352,6 +355,13 @@ class MatmulEmitter(FortranCaller):
         first, last = window
         partial = self.b.or_(self.b.icmp_signed("!=", first, ll.Constant(_I64, 0)),
                              self.b.icmp_signed("!=", last, rows))
+        if not (op.triangle or product_twins()):
+            # the serial run is the window of every row: one copy of the layout tests, the calls
+            # and the loops (NumPy's A.T @ A test only there, see ``product``)
+            self.whole_window = self.b.not_(partial)
+            self.rows_of(op, window, (cols, depth), (out, a, b))
+            self.whole_window = None
+            return
         with self.b.if_else(partial) as (then, otherwise):
             with then:
                 self.rows_of(op, window, (cols, depth), (out, a, b))
@@ -612,11 +622,13 @@ class MatmulEmitter(FortranCaller):
             # (a row-major C of float64 through ROW_GEMM, which takes the narrow way for few columns)
             row_major = "rowgemm" if op.dtype == "float64" and narrow_gemm() and not self.whole_stack else "gemm"
             ways = [(direct, (out.base, a.base, b.base), "gemm"), (swapped, (out.base, b.base, a.base), row_major)]
-            if not op.accumulate and op.alpha is None and self.chunk_window is None:
+            if not op.accumulate and op.alpha is None and (self.chunk_window is None
+                                                           or self.whole_window is not None):
                 # a fresh product (beta = 0) of all rows: NumPy's A.T @ A test first (a chunk's
-                # rows of A against all of B are not one)
+                # rows of A against all of B are not one: where one copy serves a chunk and the
+                # serial run, the test holds on the serial run only)
                 symmetric: list[Any] = [(self.syrk_form(rows, cols, depth, a, b, (o_r, o_c, a_r, a_s, b_s, b_c)),
-                                         (out.base, a.base), "syrk")]
+                                         (out.base, a.base), "syrk", self.whole_window)]
                 ways = symmetric + ways
         self.first_way(op, worth, ways)
 
@@ -664,8 +676,10 @@ class MatmulEmitter(FortranCaller):
         if not ways:
             self.regions.emit(self.fallback_loops(op))
             return
-        (form, pointers, kind), rest = ways[0], ways[1:]
+        (form, pointers, kind, *only), rest = ways[0], ways[1:]
         ok = self.b.and_(worth, self.all_ok(form[1:]))
+        if only and only[0] is not None:  # (a way for the serial run only: ``whole_window``)
+            ok = self.b.and_(ok, only[0])
         with self.b.if_else(ok) as (then, otherwise):
             with then:
                 {"gemm": self.gemm, "rowgemm": self.row_gemm, "gemv": self.gemv, "dot": self.dot, "syrk": self.syrk,

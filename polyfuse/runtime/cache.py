@@ -96,6 +96,7 @@ def cpu_key() -> str:
         carried_loads_enabled,
         epilogue_chains,
         gemv_row_loops,
+        integer_checks,
         jit_small_code,
         join_phases,
         machine,
@@ -108,6 +109,7 @@ def cpu_key() -> str:
         packed_twins,
         phase_chains,
         product_pairs,
+        product_twins,
         reciprocal_quotients,
         row_alias_checks,
         row_heads,
@@ -130,6 +132,7 @@ def cpu_key() -> str:
     chunks += ("" if overlap_rows() else " no-overlap-rows") + (" joined-phases" if join_phases() else "") + ("" if reciprocal_quotients() else " divide")
     chunks += (" phase-chains" if phase_chains() else " epilogue-chains" if epilogue_chains() else "") + ("" if narrow_gemm() else " no-narrow-gemm")
     lsr = ("" if tiled_lsr() else " tiled-no-lsr") + (" tiled-twins" if tiled_twins() else "") + (" packed-twins" if packed_twins() else "")
+    lsr += " product-twins" if product_twins() else ""
     lsr += "" if tiled_wide() else " tiled-narrow"
     lsr += f" row-heads-{row_heads()}" if row_heads() else ""
     lsr += "" if row_heads_alike() or not row_heads() else " heads-apart"
@@ -138,6 +141,7 @@ def cpu_key() -> str:
     math = f" math-interleave-{math_loop_interleave()}"
     math += " math-chains" if math_chains() else ""
     scaled = "" if scale_after_product() else " operands-scaled-first"  # a frontend choice, keyed here too
+    scaled += "" if integer_checks() else " float-checks"  # a frontend choice, keyed here too
     scaled += "" if blas_beta_zero() else " zeroing-kept"  # loop_products' choice, keyed here too
     scaled += "" if blas_symm() else " mirrors-kept"  # loop_products' choice, keyed here too
     scaled += " gemv-row-loops" if gemv_row_loops() else ""  # a frontend choice, keyed here too

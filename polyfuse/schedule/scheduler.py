@@ -63,7 +63,7 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
                     vector_bytes: int = 0, time_tiling: bool | None = None, time_tile_budget: int = 0,
                     time_tile_sizes: tuple[int, ...] = (), time_tile_whole_row: int = 0,
                     time_tile_fused_rows: bool = False, time_tile_fused_tiles: int = 0,
-                    vector_math: bool = False,
+                    time_tile_atomic: bool = False, vector_math: bool = False,
                     parallel: bool = True, serial_fusion: bool = True,
                     chunked_sums: bool = False, pivot_block: int = 0, transpose_budget: int = 0,
                     line: int = 64, transpose_side: int = 0) -> ScheduleResult:
@@ -96,7 +96,8 @@ def choose_schedule(scop: Scop, deps: Dependences, *, fuse: str, tile_budget: in
         parts, time_tiles = (smart_time_tiling(scop, deps, body, budget=time_tile_budget, sizes=time_tile_sizes,
                                                                whole_row=time_tile_whole_row,
                                                                fused_rows=time_tile_fused_rows,
-                                                               fused_tiles=time_tile_fused_tiles)
+                                                               fused_tiles=time_tile_fused_tiles,
+                                                               atomic_tiles=time_tile_atomic)
                              if enabled else ((None,) * len(body), ()))
         # the other nests: isl's schedule where it has shallower parallel loops (verified)
         parts, outer = (smart_outer_parallelism(scop, deps, body, parts, pivot_block=pivot_block)
@@ -151,8 +152,8 @@ def sequenced(scop: Scop, body: tuple, parts: tuple[isl.Schedule | None, ...]) -
 
 def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int,
                       sizes: tuple[int, ...] = (), whole_row: int = 0,
-                      fused_rows: bool = False,
-                      fused_tiles: int = 0) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
+                      fused_rows: bool = False, fused_tiles: int = 0,
+                      atomic_tiles: bool = False) -> tuple[tuple[isl.Schedule | None, ...], tuple]:
     """The time-tiled schedule of each node of ``body`` (None: keep the smart tree), kept only
     when the whole program's schedule with them verifies.
 
@@ -163,18 +164,19 @@ def smart_time_tiling(scop: Scop, deps: Dependences, body: tuple, *, budget: int
     try:
         with bounded(scop.context.get_ctx(), limit):
             tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes,
-                                         whole_row=whole_row, fused_rows=fused_rows, fused_tiles=fused_tiles)
+                                         whole_row=whole_row, fused_rows=fused_rows, fused_tiles=fused_tiles,
+                                         atomic_tiles=atomic_tiles)
             applied = any(p is not None for p in tiled)
             problems = schedule_violations(scop, deps, sequenced(scop, body, tiled)) if applied else []
             if problems and fused_tiles and any(d.rows.startswith(FUSED_TILES_TEXT) for d in decisions):
                 log.info("polyfuse: fused tile sweeps of %s rejected: %s", scop.name, "; ".join(problems))
                 tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes,
-                                             whole_row=whole_row, fused_rows=fused_rows)
+                                             whole_row=whole_row, fused_rows=fused_rows, atomic_tiles=atomic_tiles)
                 problems = schedule_violations(scop, deps, sequenced(scop, body, tiled))
             if problems and fused_rows and any("fused into one row loop" in d.whole_row for d in decisions):
                 log.info("polyfuse: fused rows of %s rejected: %s", scop.name, "; ".join(problems))
                 tiled, decisions = time_tile(scop, deps, body, budget=budget, fixed_sizes=sizes,
-                                             whole_row=whole_row)
+                                             whole_row=whole_row, atomic_tiles=atomic_tiles)
                 problems = schedule_violations(scop, deps, sequenced(scop, body, tiled))
     except BudgetExceeded:
         return plain, not_applied(scop, body, f"over the isl operation budget ({limit})")

@@ -293,8 +293,8 @@ def tile_sizes(skew: tuple[int, ...], arrays_bytes: int, budget: int) -> tuple[t
 # tiling, wavefront, isolation
 
 
-def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
-                    isolate: bool | None = None, fused: isl.MultiUnionPwAff | None = None) -> isl.Schedule:
+def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *, isolate: bool | None = None,
+                    fused: isl.MultiUnionPwAff | None = None, atomic_tiles: bool = False) -> isl.Schedule:
     """The outer band tiled by ``sizes`` and wavefronted.
 
     Tile loops count tiles (``floor(x / S)``); the first becomes the sum of the first
@@ -302,8 +302,19 @@ def tiled_wavefront(schedule: isl.Schedule, sizes: tuple[int, ...], *,
     Point loops: the time point loop outermost, then each statement's own space loops
     (``band_sink``), so each sweep's innermost loop stays a separate, vectorizable loop as in the
     untiled code, and in the statement's own coordinates (``_unskewed``: ``i``, not ``2t + i``).
-    ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart."""
+    ``isolate`` (default ``ISOLATE_FULL_TILES``): full tiles apart.
+
+    ``atomic_tiles``: the tile loops ``atomic`` too, one loop nest over every statement's tiles.
+    By default isl's AST generator cuts a tile loop's range where the set of statements with
+    points there changes, and gives each piece its own copy of the point loops: fdtd-2d's
+    ``ey[0, j] = fict[t]`` (no ``i``) lives in one tile column only, so the wavefront loop came
+    out as two loops (two parallel regions) and the column apart, three copies of the three
+    sweeps for LLVM to optimise (0.54 of its first call's 0.85 s of compile CPU at the bench
+    sizes, docs/performance.md *Compile time, session 32*).  Atomic, the lone statement gets a
+    guard per time step of its tile instead."""
     tiles = _wavefronted(_tiled(schedule.get_root().child(0), sizes), sizes)
+    if atomic_tiles:
+        tiles = _atomic(tiles)
     point = tiles.child(0)
     isolate = ISOLATE_FULL_TILES if isolate is None else isolate
     full = _full_tiles(point, sizes) if isolate else None
@@ -683,17 +694,19 @@ def _tile_of_point(sizes: tuple[int, ...], ctx: isl.Context) -> isl.Map:
 
 def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budget: int,
               fixed_sizes: tuple[int, ...] = (), whole_row: int = 0, fused_rows: bool = False,
-              fused_tiles: int = 0,
+              fused_tiles: int = 0, atomic_tiles: bool = False,
               ) -> tuple[tuple[isl.Schedule | None, ...], tuple[TimeTileDecision, ...]]:
     """The time-tiled schedule of each node of ``body`` (None where it is not a time-stepped
     stencil nest), and one decision per top-level loop that looked like a stencil nest.
     ``whole_row`` (bytes, 0: off) and ``fused_rows``: see ``whole_row_version``; ``fused_tiles``:
     a tile's sweeps of one time step run in one point loop nest where they have at most that
-    many space dimensions (``tile_sweep_shifts``; 0: never)."""
+    many space dimensions (``tile_sweep_shifts``; 0: never); ``atomic_tiles``: one loop nest of
+    tile loops for every statement (``tiled_wavefront``)."""
     parts: list[isl.Schedule | None] = []
     decisions: list[TimeTileDecision] = []
     for node in body:
-        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes, whole_row, fused_rows, fused_tiles)
+        schedule, decision = _nest(scop, deps, node, budget, fixed_sizes, whole_row, fused_rows, fused_tiles,
+                                   atomic_tiles)
         parts.append(schedule)
         if decision is not None:
             decisions.append(decision)
@@ -702,8 +715,8 @@ def time_tile(scop: Scop, deps: Dependences, body: tuple[TreeNode, ...], *, budg
 
 def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
           fixed_sizes: tuple[int, ...], whole_row: int = 0,
-          fused_rows: bool = False,
-          fused_tiles: int = 0) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
+          fused_rows: bool = False, fused_tiles: int = 0,
+          atomic_tiles: bool = False) -> tuple[isl.Schedule | None, TimeTileDecision | None]:
     """The time-tiled schedule of one top-level node, or None and why not (no record for nodes
     that do not even look like a time loop)."""
     if not time_loop_shape(scop, node):
@@ -727,7 +740,8 @@ def _nest(scop: Scop, deps: Dependences, node: TreeNode, budget: int,
     slope = row_slope(scop, deps, stmts)
     shifts = (tile_sweep_shifts(scop, deps, stmts)
               if fused_tiles and slope is None and len(skew) <= fused_tiles else None)
-    tiled = tiled_wavefront(band, sizes, fused=fused_tile_band(scop, stmts, shifts) if shifts else None)
+    tiled = tiled_wavefront(band, sizes, fused=fused_tile_band(scop, stmts, shifts) if shifts else None,
+                            atomic_tiles=atomic_tiles)
     sided = rows_side_by_side(tiled, slope) if slope is not None else None
     order, why, pairs = one_thread_order(scop, deps, band, tiled, stmts, sizes, skew)
     rows = "" if sided is None else (f"rows side by side: a tile's point (.., p, q) at step {slope}p + q, "

@@ -523,6 +523,20 @@ def test_a_vector_factor_with_a_zero_an_inf_or_a_nan_keeps_numpys_infs_and_nans(
                 _same_infs_and_nans(got, want)
 
 
+def test_the_factor_check_is_a_plain_count():
+    """The check of ``P / P.sum(...)`` counts the row sums' zeros, infs and NaNs in an int64 local
+    (``POLYFUSE_INTEGER_CHECKS``): the row sums are the only blocked sums (with the knob at 0 the
+    check's sum of 0.0/1.0 in float64 is a NumPy reduction: blocked and chunked, two more records)."""
+    fn = _kernel_from("def k(A, B):\n    return (A / A.sum(axis=-1, keepdims=True)) @ B\n")
+    A, B = _r(_M, _K), _r(_K, _N)
+    A[3] = 0.0  # a zero row sum: NaN in NumPy's row 3
+    kernel = polyfuse.kernel(fn, target="cpu", cache=False)
+    blocked = kernel.explain(A, B).to_dict()["blocked sums"]
+    assert len(blocked) == 1, blocked
+    with np.errstate(all="ignore"):
+        _same_infs_and_nans(kernel(A, B), fn(A, B))
+
+
 def test_a_checked_vector_factor_inside_a_loop_kept_as_written():
     fn = _kernel_from("def k(A, B, col, n):\n    C = np.zeros((A.shape[0], B.shape[1]))\n    i = 0\n"
                       "    while i < n:\n        C = C + (A / col) @ B\n        i += 1\n    return C\n")

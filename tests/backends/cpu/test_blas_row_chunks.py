@@ -67,6 +67,18 @@ def chunked_phases(kernel, args):
     return [p.index for p in backend.artifact.phases if p.parallel and isinstance(p.node, StmtCall)], backend
 
 
+def test_the_serial_run_of_a_chunked_product_is_the_chunk_of_every_row(monkeypatch):
+    """One copy of each chunked product's BLAS calls (and layout tests and loops) serves a
+    chunk's rows and the serial run; ``POLYFUSE_PRODUCT_TWINS=1`` emits the two copies again."""
+    Q, K, V = (RNG.standard_normal(shape) for shape in ((13, 8), (11, 8), (11, 40)))
+    calls = {}
+    for twins in ("0", "1"):
+        monkeypatch.setenv("POLYFUSE_PRODUCT_TWINS", twins)
+        text = polyfuse.kernel(attention, cache=False).inspect_llvm(Q, K, V, optimized=False)
+        calls[twins] = text.count('call void @"polyfuse.blas.dgemm"(')
+    assert calls["1"] == 2 * calls["0"] > 0, calls
+
+
 @pytest.mark.parametrize("threads_count, nq, nk, d", [(2, 13, 11, 8), (3, 97, 90, 40)])
 def test_attention_on_row_chunks_matches_numpy(forced, threads_count, nq, nk, d):
     """Small sizes run the loops over each chunk's rows, the larger ones BLAS on each chunk
