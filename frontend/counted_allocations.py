@@ -11,9 +11,10 @@ numba users count, then allocate, then fill::
     return out
 
 ``k`` is known only as the kernel runs, while every extent polyfuse allocates is affine in the
-sizes.  But ``k`` starts at a constant ``c >= 0`` and every other binding of it adds 1, inside
-``for`` loops over ``range`` (step 1 or -1) and counted ``while`` loops whose trip counts the sizes
-bound: so ``k <= c + sum over the increments of the product of their loops' trip counts``
+sizes.  But ``k`` starts at a constant ``c >= 0`` and every other binding of it adds a constant
+``d >= 0`` (``k += 1``), inside ``for`` loops over ``range`` (step 1 or -1) and counted ``while``
+loops whose trip counts the sizes bound: so ``k <= c + sum over the increments of d times the
+product of their loops' trip counts``
 (growing_lists' ``trips``, the same bound a list built by ``append`` gets).  ``out`` is allocated
 with that bound as its first extent, and every later use reads its first ``k`` rows, as
 ``selection_loops._sized_allocations`` reads an array of ``np.unique``'s length:
@@ -120,28 +121,35 @@ def _allocation(rw: Rewriter, stmt: ast.stmt, index: int) -> _Counted | None:
 
 def _count_start(before: list[ast.stmt], count: str, facts: _Facts) -> int | None:
     """The position of ``count = c`` (``c`` an int constant, not negative) among the top-level
-    statements ``before``, where every other binding of ``count`` in the body is ``count += 1``
-    (or ``count = count + 1``) in a later statement of ``before``; None otherwise."""
+    statements ``before``, where every other binding of ``count`` in the body is ``count += d``
+    (or ``count = count + d``, ``d`` an int constant, not negative) in a later statement of
+    ``before``; None otherwise."""
     starts = [k for k, s in enumerate(before) if isinstance(s, ast.Assign) and len(s.targets) == 1
               and isinstance(s.targets[0], ast.Name) and s.targets[0].id == count
               and isinstance(s.value, ast.Constant) and type(s.value.value) is int and s.value.value >= 0]
     if len(starts) != 1:
         return None
-    increments = [n for s in before[starts[0] + 1:] for n in walk(s) if _increment(n, count)]
+    increments = [n for s in before[starts[0] + 1:] for n in walk(s) if _increment(n, count) is not None]
     if not increments or facts.counts.get(count, 0) != 1 + len(increments):
         return None
     return starts[0]
 
 
-def _increment(node: ast.AST, count: str) -> bool:
-    """Whether ``node`` is ``count += 1`` or ``count = count + 1``."""
-    one = ast.Constant(1)
-    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == count:
-        return isinstance(node.op, ast.Add) and ast.dump(node.value) == ast.dump(one)
-    return isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-        and node.targets[0].id == count and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.Add) \
-        and isinstance(node.value.left, ast.Name) and node.value.left.id == count \
-        and ast.dump(node.value.right) == ast.dump(one)
+def _increment(node: ast.AST, count: str) -> int | None:
+    """``c`` of ``count += c`` or ``count = count + c`` (``c`` an int constant, not negative);
+    None for anything else."""
+    step: ast.expr | None = None
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == count \
+            and isinstance(node.op, ast.Add):
+        step = node.value
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+            and node.targets[0].id == count and isinstance(node.value, ast.BinOp) \
+            and isinstance(node.value.op, ast.Add) and isinstance(node.value.left, ast.Name) \
+            and node.value.left.id == count:
+        step = node.value.right
+    if isinstance(step, ast.Constant) and type(step.value) is int and step.value >= 0:
+        return step.value
+    return None
 
 
 def _bound(rw: Rewriter, body: list[ast.stmt], start: int, found: _Counted) -> ast.expr:
@@ -154,11 +162,14 @@ def _bound(rw: Rewriter, body: list[ast.stmt], start: int, found: _Counted) -> a
     target = _List(found.count, first)
     sites: list[tuple[ast.stmt, tuple[ast.stmt, ...], int]] = []
     _sites(body[:found.index], found.count, (), trips, sites, None)
+    if len(sites) != sum(_increment(n, found.count) is not None for s in body for n in walk(s)):
+        raise rw.error(found.call, f"np.{found.call.func.attr} of {found.count!r}, counted where this pass does "  # type: ignore[attr-defined]
+                       "not follow the loops (a with or try statement)", "allocation of a counted length")
     for stmt, loops, top in sites:
         # the bound is evaluated at the allocation: its names keep the values the loops ran with
         stored = {n.id for s in body[top:found.index] for n in walk(s)
                   if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        site: ast.expr = ast.Constant(1)
+        site: ast.expr = ast.Constant(_increment(stmt, found.count))
         for k, loop in enumerate(loops):
             try:
                 n = trips.trips(target, loop, loops[:k])
@@ -169,10 +180,10 @@ def _bound(rw: Rewriter, body: list[ast.stmt], start: int, found: _Counted) -> a
                 raise rw.error(found.call, f"np.{found.call.func.attr} of {found.count!r}, counted by "  # type: ignore[attr-defined]
                                f"{ast.unparse(stmt).strip()!r} inside {ast.unparse(head)!r}, whose trip count the sizes do not "
                                "bound: a counted length is supported where the count starts at a constant and adds "
-                               "1 inside for loops over range() (step 1 or -1) and counted while loops (i = a; "
+                               "a constant inside for loops over range() (step 1 or -1) and counted while loops (i = a; "
                                "while i < b, every path adding a constant to i) whose bounds read no array elements "
                                "and no names the loops assign", "allocation of a counted length")
-            site = n if isinstance(site, ast.Constant) else ast.BinOp(site, ast.Mult(), n)
+            site = ast.BinOp(site, ast.Mult(), n)
         bound = ast.BinOp(bound, ast.Add(), site)
     return bound
 
@@ -184,7 +195,7 @@ def _sites(stmts: list[ast.stmt], count: str, loops: tuple[ast.stmt, ...], trips
     loops' counters noted on ``trips``."""
     for k, stmt in enumerate(stmts):
         here = k if top is None else top
-        if _increment(stmt, count):
+        if _increment(stmt, count) is not None:
             sites.append((stmt, loops, here))
             continue
         if isinstance(stmt, ast.While):

@@ -94,6 +94,21 @@ def runs_inner_while(x):
     return out.sum(), out, out.argmax() if k else -1
 
 
+def both_ends(x, t):
+    k = 1
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            k += 2
+    out = np.full(k, -1, dtype=np.int32)
+    j = 1
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            out[j] = i
+            out[j + 1] = -i
+            j += 2
+    return out.size, out
+
+
 def filled_then_read(x, t, p):
     k = 0
     for i in range(x.shape[0]):
@@ -172,6 +187,11 @@ def test_count_of_a_while_loop_reduced(target):
 @pytest.mark.parametrize("target", ["python", "cpu"])
 def test_count_of_an_inner_while_loop(target):
     _check(runs_inner_while, [(X,), (-X,), (np.abs(X) + 1.0,)], target)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_count_by_two_from_one(target):
+    _check(both_ends, [(X, 1.0), (X, 100.0), (X, -5.0)], target)
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
