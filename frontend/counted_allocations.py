@@ -63,6 +63,8 @@ _USES = ("len(out), out.shape[0], out[e] and out[e, ...] (the count checked), fo
 class Rewriter(selection_loops.Rewriter, Protocol):
     """What this pass uses of ``frontend.rewrite.Rewriter``."""
 
+    args: set[str]
+
     def error(self, node: ast.AST, message: str, construct: str = "") -> UnsupportedError: ...
 
 
@@ -165,27 +167,74 @@ def _bound(rw: Rewriter, body: list[ast.stmt], start: int, found: _Counted) -> a
     if len(sites) != sum(_increment(n, found.count) is not None for s in body for n in walk(s)):
         raise rw.error(found.call, f"np.{found.call.func.attr} of {found.count!r}, counted where this pass does "  # type: ignore[attr-defined]
                        "not follow the loops (a with or try statement)", "allocation of a counted length")
+    facts = _Facts(body, rw.globals)
     for stmt, loops, top in sites:
         # the bound is evaluated at the allocation: its names keep the values the loops ran with
         stored = {n.id for s in body[top:found.index] for n in walk(s)
                   if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         site: ast.expr = ast.Constant(_increment(stmt, found.count))
         for k, loop in enumerate(loops):
-            try:
-                n = trips.trips(target, loop, loops[:k])
-            except UnsupportedError:
-                n = None
-            if n is None or {m.id for m in walk(n) if isinstance(m, ast.Name)} & stored:
+            n = _loop_trips(rw, trips, target, loop, loops[:k])
+            names = set() if n is None else {m.id for m in walk(n) if isinstance(m, ast.Name)} - {"max"}
+            why = ("no trip count from the sizes" if n is None else
+                   f"a bound reading {sorted(names & stored)}, bound again before the allocation" if names & stored else
+                   f"a bound reading {sorted(_from_data(rw, names, facts))}, computed from the data"
+                   if _from_data(rw, names, facts) else "")
+            if why:
                 head = loop.iter if isinstance(loop, ast.For) else loop.test  # type: ignore[attr-defined]
                 raise rw.error(found.call, f"np.{found.call.func.attr} of {found.count!r}, counted by "  # type: ignore[attr-defined]
-                               f"{ast.unparse(stmt).strip()!r} inside {ast.unparse(head)!r}, whose trip count the sizes do not "
-                               "bound: a counted length is supported where the count starts at a constant and adds "
-                               "a constant inside for loops over range() (step 1 or -1) and counted while loops (i = a; "
-                               "while i < b, every path adding a constant to i) whose bounds read no array elements "
-                               "and no names the loops assign", "allocation of a counted length")
+                               f"{ast.unparse(stmt).strip()!r} inside {ast.unparse(head)!r}: {why}, so the sizes do "
+                               "not bound the count. A counted length is supported where the count starts at a "
+                               "constant and adds constants inside for loops over range() (step 1 or -1) or over an "
+                               "array argument, and counted while loops (i = a; while i < b, every path adding a "
+                               "constant to i), whose bounds read sizes and integer arguments only",
+                               "allocation of a counted length")
+            assert n is not None
             site = ast.BinOp(site, ast.Mult(), n)
         bound = ast.BinOp(bound, ast.Add(), site)
     return bound
+
+
+def _loop_trips(rw: Rewriter, trips: _ListRewrite, target: _List, loop: ast.stmt,
+                outer: tuple[ast.stmt, ...]) -> ast.expr | None:
+    """How often ``loop`` runs its body at most, from the sizes: ``x.shape[0]`` for ``for v in x``
+    (``enumerate(x)``) of an array argument ``x``, else growing_lists' ``trips``; None where there
+    is no such bound."""
+    it = loop.iter if isinstance(loop, ast.For) else None
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
+            and len(it.args) == 1 and not it.keywords:
+        it = it.args[0]
+    if isinstance(it, ast.Name) and rw.ranks.get(it.id, 0) >= 1:
+        return ast.parse(f"{it.id}.shape[0]", mode="eval").body
+    try:
+        return trips.trips(target, loop, outer)
+    except UnsupportedError:
+        return None
+
+
+_SIZE_CALLS = frozenset(("len", "int", "max", "min", "abs"))
+
+
+def _from_data(rw: Rewriter, names: set[str], facts: _Facts, depth: int = 0) -> set[str]:
+    """The names among ``names`` whose values are no sizes: not an argument, nor bound once to
+    sizes, integer arguments, ``len`` / ``int`` / ``max`` / ``min`` / ``abs`` and arithmetic of
+    those (``n = x.shape[0] - 1``; ``m = int(x[0])`` is data)."""
+    data = set()
+    for name in names:
+        value = facts.bindings.get(name)
+        if name in rw.args and facts.counts.get(name, 0) == 0:
+            continue
+        if value is None or depth > 8:
+            data.add(name)
+            continue
+        inner = {n.id for n in walk(value) if isinstance(n, ast.Name)} - _SIZE_CALLS
+        shapes = all(isinstance(n.value, ast.Attribute) and n.value.attr == "shape"
+                     for n in walk(value) if isinstance(n, ast.Subscript))
+        calls = all(isinstance(n.func, ast.Name) and n.func.id in _SIZE_CALLS
+                    for n in walk(value) if isinstance(n, ast.Call))
+        if not (shapes and calls) or _from_data(rw, inner, facts, depth + 1):
+            data.add(name)
+    return data
 
 
 def _sites(stmts: list[ast.stmt], count: str, loops: tuple[ast.stmt, ...], trips: _ListRewrite,
@@ -218,7 +267,8 @@ def _check_uses(rw: Rewriter, later: list[ast.stmt], found: _Counted, facts: _Fa
     for stmt in later:
         uses.visit(stmt)
     if uses.other is not None:
-        raise rw.error(uses.other, f"{ast.unparse(uses.other)!r} of {found.name!r}, an array allocated with the "
+        shown = ast.unparse(uses.other).splitlines()[0]
+        raise rw.error(uses.other, f"{shown!r}: {found.name!r} is an array allocated with the "
                        f"counted length {found.count!r}: its buffer is as long as the "
                        f"count can be, so only uses that read its first {found.count} rows are supported: "
                        f"{_USES}", "array of a counted length")
@@ -263,7 +313,18 @@ class _Uses(ast.NodeVisitor):
 
     def __init__(self, found: _Counted) -> None:
         self.found = found
-        self.other: ast.expr | None = None
+        self.other: ast.AST | None = None
+        self.stack: list[ast.AST] = []  # the nodes being visited, outermost first
+
+    def visit(self, node: ast.AST) -> None:
+        self.stack.append(node)
+        super().visit(node)
+        self.stack.pop()
+
+    def note(self, node: ast.AST) -> None:
+        """``node`` (``out`` itself), shown by the expression or statement around it."""
+        parents = [n for n in self.stack if n is not node]
+        self.other = parents[-1] if parents else node
 
     def generic_visit(self, node: ast.AST) -> None:
         f = self.found
@@ -289,7 +350,7 @@ class _Uses(ast.NodeVisitor):
         if f.rank == 1 and _unique_reduced(node, f.name):
             return
         if isinstance(node, ast.Name) and node.id == f.name:
-            self.other = node
+            self.note(node)
             return
         super().generic_visit(node)
 

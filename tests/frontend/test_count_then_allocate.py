@@ -109,6 +109,17 @@ def both_ends(x, t):
     return out.size, out
 
 
+def over_the_array(x, t):
+    k = 0
+    for i, v in enumerate(x):
+        if v > t and i % 2 == 0:
+            k += 1
+    out = np.zeros(k, dtype=np.int32)
+    for i in range(len(out)):
+        out[i] = i * 10
+    return out
+
+
 def filled_then_read(x, t, p):
     k = 0
     for i in range(x.shape[0]):
@@ -195,6 +206,11 @@ def test_count_by_two_from_one(target):
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
+def test_count_of_a_loop_over_an_array(target):
+    _check(over_the_array, [(X, 1.0), (X, 100.0), (X, -5.0)], target)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
 def test_reads_check_the_count(target):
     _check(filled_then_read, [(X, 1.0, 0), (X, 1.0, -1), (X, 1.0, 2), (X, 1.0, -3)], target)
     k = polyfuse.kernel(filled_then_read, target=target)
@@ -218,6 +234,15 @@ def counted_by_data(x, m):
     return out
 
 
+def counted_to_an_element(x):
+    m = int(x[0])
+    k = 0
+    for i in range(m):
+        k += 1
+    out = np.zeros(k)
+    return out
+
+
 def counted_by_a_search(x):
     k = 0
     i = 0
@@ -238,10 +263,12 @@ def sliced(x):
 
 
 def test_a_count_the_sizes_do_not_bound_is_refused():
-    with pytest.raises(polyfuse.UnsupportedError, match="range.m.0..., whose trip count"):
+    with pytest.raises(polyfuse.UnsupportedError, match=r"range.m.0...: no trip count from the sizes"):
         polyfuse.kernel(counted_by_data, target="python")(X, np.array([2]))
-    with pytest.raises(polyfuse.UnsupportedError, match="whose trip count the sizes do not bound"):
+    with pytest.raises(polyfuse.UnsupportedError, match="no trip count from the sizes"):
         polyfuse.kernel(counted_by_a_search, target="python")(X)
+    with pytest.raises(polyfuse.UnsupportedError, match=r"reading \['m'\], computed from the data"):
+        polyfuse.kernel(counted_to_an_element, target="python")(X)
 
 
 def test_a_use_past_the_count_is_refused_at_the_use():

@@ -206,7 +206,7 @@ CASES = {
     "whole array": (k_whole_array, "A", ["'A'"], (4, V, V.copy())),
     "partial index": (k_partial_index, "A[i]", ["rank"], (4, M, V)),
     "None local": (k_none_local, "last = None", ["'last' set to None", "may still be None", "separate flag"], (4, V)),
-    "counted allocation": (k_counted_allocation, "np.empty(k)", ["np.empty of 'k'", "the sizes do not bound"], (4, V)),
+    "counted allocation": (k_counted_allocation, "np.empty(k)", ["np.empty of 'k'", "no trip count from the sizes"], (4, V)),
 }
 
 
