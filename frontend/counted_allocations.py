@@ -85,9 +85,9 @@ def counted_allocations(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for index, stmt in enumerate(body):
         found = _allocation(rw, stmt, index)
-        facts = _Facts(body, rw.globals)
-        start = None if found is None else _count_start(body[:index], found.count, facts)
-        if found is None or start is None:
+        facts = None if found is None else _Facts(body, rw.globals)
+        start = None if found is None or facts is None else _count_start(body[:index], found.count, facts)
+        if found is None or facts is None or start is None:
             out.append(stmt)
             continue
         # the bound bound to a name at the top level: a size the call computes (frontend/call_sizes.py)
