@@ -85,10 +85,10 @@ def counted_allocations(rw: Rewriter, body: list[ast.stmt]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for index, stmt in enumerate(body):
         found = _allocation(rw, stmt, index)
-        facts = None if found is None else _Facts(body, rw.globals)
-        start = None if found is None or facts is None else _count_start(body[:index], found.count, facts)
+        facts = _Facts(body, rw.globals) if found is not None else None  # (walks the body: only here)
+        start = _count_start(body[:index], found.count, facts) if found is not None and facts is not None else None
         if found is None or facts is None or start is None:
-            out.append(stmt)
+            out.append(stmt)  # no counted length: the lowering's rules (an extent that is not affine refused)
             continue
         # the bound bound to a name at the top level: a size the call computes (frontend/call_sizes.py)
         cap = rw.fresh(f"{found.name}__cap")
