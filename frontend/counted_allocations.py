@@ -26,7 +26,8 @@ with that bound as its first extent, and every later use reads its first ``k`` r
   where ``out[i]`` is in range;
 - ``for v in out`` of a 1-d ``out`` runs over ``range(k)``;
 - ``return out`` (or an item of the returned tuple) returns ``out[:k]`` (growing_lists' returned
-  prefixes), and ``out.sum()`` (``prod``, ``max``, ``min``, ``mean``, ``argmax``, ``argmin``,
+  prefixes), and ``return out[:e]`` Python's ``e`` for an array of length ``k`` (``min(e, k)``,
+  ``max(k + e, 0)`` of a negative ``e``), and ``out.sum()`` (``prod``, ``max``, ``min``, ``mean``, ``argmax``, ``argmin``,
   ``np.sum(out)`` & co.) of a 1-d ``out`` reduce those first ``k`` elements.
 
 The rows past ``k`` are never read or written (every subscript is checked against ``k``), so the
@@ -57,7 +58,7 @@ from .source import walk
 
 _ALLOCATORS = ("zeros", "empty", "ones", "full")
 _USES = ("len(out), out.shape[0], out[e] and out[e, ...] (the count checked), for v in out, out.sum() & co. "
-         "of a 1-d out, and return out (or out an item of the returned tuple)")
+         "of a 1-d out, and return out or out[:e] (or as an item of the returned tuple)")
 
 
 class Rewriter(selection_loops.Rewriter, Protocol):
@@ -308,6 +309,18 @@ def _first_index(node: ast.AST, found: _Counted) -> ast.expr | None:
     return index
 
 
+def _returned_head(item: ast.expr, found: _Counted) -> ast.expr | None:
+    """``e`` of a returned ``out[:e]`` (``out[0:e]``; no step)."""
+    if not (isinstance(item, ast.Subscript) and isinstance(item.value, ast.Name) and item.value.id == found.name
+            and isinstance(item.slice, ast.Slice)):
+        return None
+    s = item.slice
+    if s.upper is None or s.step is not None or not (s.lower is None or (isinstance(s.lower, ast.Constant)
+                                                                         and s.lower.value == 0)):
+        return None
+    return s.upper
+
+
 class _Uses(ast.NodeVisitor):
     """Notes the first use of ``out`` that ``_Rewrite`` does not take (``other``)."""
 
@@ -333,7 +346,10 @@ class _Uses(ast.NodeVisitor):
         if isinstance(node, ast.Return) and node.value is not None:
             items = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
             for item in items:
-                if not (isinstance(item, ast.Name) and item.id == f.name):
+                head = _returned_head(item, f)
+                if head is not None:
+                    self.visit(head)
+                elif not (isinstance(item, ast.Name) and item.id == f.name):
                     self.visit(item)
             return
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == f.name:
@@ -368,6 +384,11 @@ class _Rewrite(ast.NodeTransformer):
             return rw.placed(ast.Name(f.count, ast.Load()), node)
         if isinstance(node, ast.Return) and node.value is not None:
             def prefix(item: ast.expr) -> ast.expr:  # growing_lists' returned prefix out[:count]
+                head = _returned_head(item, f)
+                if head is not None:  # out[:e]: Python's stop e of an array of length count
+                    e = f"({ast.unparse(self.visit(head))})"
+                    stop = f"(min({e}, {f.count}) if {e} >= 0 else max({f.count} + {e}, 0))"
+                    return rw.placed(ast.parse(f"{f.name}[:{stop}]", mode="eval").body, item)
                 if isinstance(item, ast.Name) and item.id == f.name:
                     return rw.placed(ast.parse(f"{f.name}[:{f.count}]", mode="eval").body, item)
                 return self.visit(item)

@@ -120,6 +120,20 @@ def over_the_array(x, t):
     return out
 
 
+def first_half(x, t, e):
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            k += 1
+    out = np.zeros(k, dtype=np.int64)  # (out[:e] past j reads these)
+    j = 0
+    for i in range(x.shape[0]):
+        if x[i] > t and j < k // 2 + 1:
+            out[j] = i
+            j += 1
+    return out[:j], out[:e]
+
+
 def filled_then_read(x, t, p):
     k = 0
     for i in range(x.shape[0]):
@@ -208,6 +222,11 @@ def test_count_by_two_from_one(target):
 @pytest.mark.parametrize("target", ["python", "cpu"])
 def test_count_of_a_loop_over_an_array(target):
     _check(over_the_array, [(X, 1.0), (X, 100.0), (X, -5.0)], target)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_returned_slices_of_the_counted_array(target):
+    _check(first_half, [(X, 1.0, 1), (X, 1.0, 9), (X, 1.0, -1), (X, 1.0, -9), (X, 100.0, 2), (X, -5.0, 4)], target)
 
 
 @pytest.mark.parametrize("target", ["python", "cpu"])
