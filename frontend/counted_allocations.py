@@ -19,7 +19,8 @@ product of their loops' trip counts``
 with that bound as its first extent, and every later use reads its first ``k`` rows, as
 ``selection_loops._sized_allocations`` reads an array of ``np.unique``'s length:
 
-- ``len(out)``, ``out.shape[0]`` (and ``out.size`` of a 1-d ``out``) are ``k``;
+- ``len(out)``, ``out.shape[0]`` (and ``out.size`` of a 1-d ``out``) are ``k``; ``out.shape[1]``,
+  ``out.dtype``, ``out.ndim`` the buffer's own;
 - ``out[e]`` and ``out[e, ...]`` (load or store) check ``e`` against ``k``: a negative ``e``
   counts from ``k``, one outside raises ``IndexError`` as NumPy's (the subscript checked against
   the buffer's extent past the count), except inside ``for i in range(k)`` (``range(len(out))``),
@@ -343,6 +344,9 @@ class _Uses(ast.NodeVisitor):
         f = self.found
         if self.other is not None or _length(node, f) or _other_extent(node, f):
             return
+        if isinstance(node, ast.Attribute) and node.attr in ("dtype", "ndim") and isinstance(node.value, ast.Name) \
+                and node.value.id == f.name:
+            return  # the buffer's own
         if isinstance(node, ast.Return) and node.value is not None:
             items = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
             for item in items:

@@ -53,7 +53,7 @@ def pairs_2d(x, t):
                 out[r, 1] = j
                 out[r, 2] = x[i] + x[j]
                 r += 1
-    return out
+    return out, out.shape[1], len(out)
 
 
 def runs_while(x):
@@ -72,7 +72,7 @@ def runs_while(x):
             j += 1
     s = out.sum()
     m = out.max() if len(out) > 0 else -1.0
-    return out, s, m, out.shape[0]
+    return out, s, m, out.shape[0], np.zeros(3, dtype=out.dtype), out.ndim
 
 
 def runs_inner_while(x):
