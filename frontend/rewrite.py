@@ -60,6 +60,7 @@ from .array_swaps import swap_arrays
 from .call_sizes import written_arguments
 from .checker import is_allocation
 from .comprehension_hoist import hoist_comprehension_arrays
+from .counted_allocations import counted_allocations
 from .data_sized import lengths
 from .desugar import (
     BuiltinHelpers,
@@ -143,6 +144,7 @@ def rewrite(source: KernelSource, globals_: dict, arguments: tuple[Argument, ...
     tree.body = lengths(rw, tree.body)  # len(np.nonzero(c)[0]): int(np.count_nonzero(c))
     tree.body = unique_loops(rw, tree.body)  # for v in np.unique(x): a compaction, then its count
     tree.body = tri_indices(rw, tree.body)  # r, c = np.triu_indices(n, 1): two index arrays, a loop
+    tree.body = counted_allocations(rw, tree.body)  # k = 0; ... k += 1; np.empty(k): the count's bound
     tree.body = growing_lists(rw, tree.body)  # res.append(v), return buf[:k], np.nonzero: buffer and count
     tree.body = _builtins_of_helpers(rw, tree, stack)  # np.sort(a) in a user's helper: once inlined
     tree.body = unroll_tuple_comprehensions(rw, tree.body)  # index tuples of known length: displays
