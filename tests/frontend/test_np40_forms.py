@@ -1,0 +1,40 @@
+"""np40's forms: a tuple nested in the returned tuple (``return a, np.divmod(x, y)``, ``return
+(m, s), x``: NumPy's nesting kept), ``E.shape`` of any array value the lowering knows (a
+temporary, a view, ``np.vstack(...).shape[0]``, returned alone or in the tuple: Python ints), a
+ufunc with ``dtype=`` of scalar operands; each kernel against the undecorated function (python
+and cpu targets)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyfuse
+
+
+def _same(got, expected):
+    assert type(got) is type(expected)
+    if isinstance(expected, tuple):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-6)
+        assert np.asarray(got).dtype == np.asarray(expected).dtype
+
+
+def nested_returns(x, y, a, b):
+    m = x.mean()
+    Y = x[:, None] * y[None, :]
+    return ((m, x.std()), x[1:], np.divmod(x, y)), Y.shape, (x * 2).shape, np.vstack((Y, Y)).shape[0], \
+        np.add(a, b, dtype=np.float32), np.multiply(b, 3, dtype=np.float32), np.sqrt(2.0, dtype=np.float32)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_nested_returned_tuples_shapes_and_scalar_ufunc_dtypes(target):
+    k = polyfuse.kernel(nested_returns, target=target)
+    for n in (5, 1):
+        x, y = np.arange(1.0, n + 1), np.full(n, 2.0)
+        got, expected = k(x, y, 2, 3.5), nested_returns(x, y, 2, 3.5)
+        _same(got, expected)
+        assert n == 1 or np.shares_memory(got[0][1], x)  # a view of an argument nested in the tuple stays the view
