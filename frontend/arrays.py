@@ -1056,7 +1056,7 @@ class Lowering:
         entry = self.lookup(base)
         if entry is None:
             return None
-        dims = [ast.Subscript(ast.Attribute(ast.Name(base.id, ast.Load()), "shape", ast.Load()), ast.Constant(d),
+        dims: list[ast.expr] = [ast.Subscript(ast.Attribute(ast.Name(base.id, ast.Load()), "shape", ast.Load()), ast.Constant(d),
                               ast.Load()) for d in range(entry.rank)]
         made = ast.copy_location(ast.Tuple(dims, ast.Load()), elt)
         _locate(made, elt)
