@@ -38,3 +38,16 @@ def test_nested_returned_tuples_shapes_and_scalar_ufunc_dtypes(target):
         got, expected = k(x, y, 2, 3.5), nested_returns(x, y, 2, 3.5)
         _same(got, expected)
         assert n == 1 or np.shares_memory(got[0][1], x)  # a view of an argument nested in the tuple stays the view
+
+
+def unique_of_expressions(x):
+    u, inv = np.unique(np.round(x, 1), return_inverse=True)
+    v, idx, c = np.unique(x[1:] * 2, return_index=True, return_counts=True)
+    return u, inv, v, idx, c
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_unique_with_keywords_of_an_expression(target):
+    k = polyfuse.kernel(unique_of_expressions, target=target)
+    for x in (np.random.default_rng(0).random(9), np.array([0.3, np.nan, 0.31, 0.3])):
+        _same(k(x.copy()), unique_of_expressions(x))
