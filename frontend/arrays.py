@@ -4459,8 +4459,16 @@ class Lowering:
             return extent
         factors = [sym_of(f) for f in _factors(extent.node)]
         if len(factors) < 2 or not all(f.is_const() or is_affine(f.node, self.params) for f in factors):
+            # h // t of a size and an integer argument (not affine): at the top level of the body, a
+            # size the call computes before anything runs (frontend.call_sizes), as Python computes
+            # it there (t == 0: Python's ZeroDivisionError); the element counts are checked per call
+            computed = self.call_time_size(extent.node) if self.at_top else None
+            if computed is not None:
+                return computed
             raise self.error(node, f"reshape() with extent {extent.text!r}: new extents must be products of "
-                             "sizes and integer arguments (affine each) that do not change in a loop", "reshape")
+                             "sizes and integer arguments (affine each) that do not change in a loop, or, at the "
+                             "top level of the body, integer expressions of arguments the kernel never assigns "
+                             "(h // t)", "reshape")
         return self.size_product(factors)
 
     def size_product(self, factors: list[Sym], divisors: list[Sym] | None = None) -> Sym:

@@ -51,3 +51,19 @@ def test_unique_with_keywords_of_an_expression(target):
     k = polyfuse.kernel(unique_of_expressions, target=target)
     for x in (np.random.default_rng(0).random(9), np.array([0.3, np.nan, 0.31, 0.3])):
         _same(k(x.copy()), unique_of_expressions(x))
+
+
+def tile_means(img, t):
+    h, w = img.shape
+    return img[:h // t * t, :w // t * t].reshape(h // t, t, w // t, t).mean(axis=(1, 3)), \
+        img.reshape(h // 2, -1).sum(axis=1)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_reshape_by_extents_divided_by_an_argument(target):
+    k = polyfuse.kernel(tile_means, target=target)
+    for shape, t in (((6, 9), 2), ((4, 5), 3)):
+        img = np.arange(float(np.prod(shape))).reshape(shape)
+        _same(k(img, t), tile_means(img, t))
+    with pytest.raises(ValueError, match=r"cannot reshape array of size 15 into shape \(2,newaxis\)"):
+        k(np.ones((5, 3)), 2)  # h // 2 * 2 != h: NumPy's ValueError
