@@ -35,7 +35,6 @@ REFUSED = {
     "append_loop": "np.append() of an array is not supported",
     "knn_argpartition": "argpartition() is not supported",
     "searchsorted_bins": "bincount() is not supported",  # of a local bound twice (i = ...; i = np.clip(i, ...))
-    "nanmedian_fill": "np.nanmedian() of an array is not supported (with keyword arguments axis=)",
 }
 CASES = [(m.__name__, c) for m in (batch_np37, batch_np37b, batch_np37c, batch_np39, batch_np39b) for c in m.CASES]
 

@@ -6,6 +6,8 @@ and cpu targets)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,22 @@ def test_reshape_by_extents_divided_by_an_argument(target):
         _same(k(img, t), tile_means(img, t))
     with pytest.raises(ValueError, match=r"cannot reshape array of size 15 into shape \(2,newaxis\)"):
         k(np.ones((5, 3)), 2)  # h // 2 * 2 != h: NumPy's ValueError
+
+
+def nan_medians(X, x):
+    return X - np.nanmedian(X, axis=0), np.nanmedian(X, axis=-1), np.nanmedian(x), np.nanmedian(X)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_nanmedian_with_axis_is_the_median_of_the_numbers(target):
+    k = polyfuse.kernel(nan_medians, target=target)
+    rng = np.random.default_rng(5)
+    for dtype, shape in ((np.float32, (4, 3)), (np.float64, (5, 2)), (np.int32, (3, 3))):
+        X, x = rng.standard_normal(shape) * 5, rng.standard_normal(shape[0] + 1)
+        if dtype != np.int32:
+            X[rng.random(shape) < 0.4] = np.nan
+            X[0], x[1:] = np.nan, np.nan  # a row of NaN only (NumPy: NaN), one number in x
+        X, x = X.astype(dtype), x.astype(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's All-NaN slice
+            _same(k(X, x), nan_medians(X, x))
