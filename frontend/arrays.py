@@ -3811,13 +3811,14 @@ class Lowering:
     def written_value(self, call: ast.Call) -> str | None:
         """Python source the call evaluates for ``call``'s ``x`` as the user wrote it, where that
         read a NumPy call the rewrite wrote as loops (``KernelSource.written_x``: the call of
-        ``np.bincount(np.digitize(x, b))``), the locals it went through bound once and never
-        changed in the kernel as it is now; None otherwise."""
+        ``np.bincount(np.digitize(x, b))``), the locals it went through bound once (or only by
+        top-level bindings, written out as they stand at the call) and never changed in place in
+        the kernel as it is now; None otherwise."""
         entry = self.source.written_x.get(id(call))
         if entry is None or entry[0] is not call:
             return None
-        _, written, locals_ = entry
-        if any(self.stores[n] != 1 or n in self.mutated or n in self.viewed for n in locals_):
+        _, written, once, rebound = entry
+        if any(self.stores[n] != 1 for n in once) or any(n in self.mutated or n in self.viewed for n in once | rebound):
             return None
         # the arguments it reads: never bound, nor written in place, nor through a view (the
         # helpers' loops read them as elements, e = x[i], which _views_of counts too)

@@ -88,3 +88,28 @@ def test_nanmedian_with_axis_is_the_median_of_the_numbers(target):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's All-NaN slice
             _same(k(X, x), nan_medians(X, x))
+
+
+def binned_counts(x, edges):
+    i = np.searchsorted(edges, x) - 1
+    i = np.clip(i, 0, edges.shape[0] - 2)
+    return i, np.bincount(i, minlength=edges.shape[0] - 1)
+
+
+def binned_counts_written(x, edges):
+    i = np.searchsorted(edges, x) - 1
+    i = np.clip(i, 0, edges.shape[0] - 2)
+    i[0] = 0  # written in place: the call cannot compute the length from x
+    return np.bincount(i)
+
+
+@pytest.mark.parametrize("target", ["python", "cpu"])
+def test_bincount_of_a_local_bound_again_at_the_top_level(target):
+    k = polyfuse.kernel(binned_counts, target=target)
+    rng = np.random.default_rng(6)
+    for n in (9, 1):
+        x, edges = rng.random(n) * 1.4 - 0.2, np.linspace(0.0, 1.0, 5)
+        _same(k(x, edges), binned_counts(x, edges))
+    if target == "python":
+        with pytest.raises(polyfuse.UnsupportedError, match="bincount"):
+            polyfuse.kernel(binned_counts_written, target=target)(np.ones(3), np.linspace(0.0, 1.0, 3))
