@@ -1534,6 +1534,17 @@ class Lowering:
                              "keep where the loop stopped and slice there (k = i + 1; break ... return out[:k])",
                              "early return of an array")
         if name in self.scalars:
+            nothing = next((n for n in walk(self.source.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                            and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name
+                            and isinstance(n.value, ast.Constant) and n.value.value is None
+                            and id(n) not in self.source.foreign), None)
+            if nothing is not None:  # result = None ... result = x.copy(): NumPy code's "no array yet"
+                line = self.source.first_line + nothing.lineno - 1
+                raise self.error(stmt, f"{name!r} is bound to None (line {line}) and to an array here: a "
+                                 "local that is None on some paths and an array on others is not supported (a "
+                                 "local starting as None may take numbers only); bind the array from the start "
+                                 f"({name} = x.copy() or np.zeros(...)) and keep 'not yet' in a flag "
+                                 "(found = False ... found = True)", "None then an array")
             raise self.error(stmt, f"{name!r} is a scalar local; an array needs its own name",
                              "array name rebound")
         if value.base in self.reshaped and self.whole_temporary(value):  # a reshape's copy: the name's own array

@@ -113,3 +113,17 @@ def test_bincount_of_a_local_bound_again_at_the_top_level(target):
     if target == "python":
         with pytest.raises(polyfuse.UnsupportedError, match="bincount"):
             polyfuse.kernel(binned_counts_written, target=target)(np.ones(3), np.linspace(0.0, 1.0, 3))
+
+
+def none_then_array(x, k):
+    result = None
+    for i in range(k):
+        result = x.copy()
+    return result
+
+
+def test_none_then_an_array_says_what_it_is():
+    with pytest.raises(polyfuse.UnsupportedError, match=r"'result' is bound to None \(line \d+\) and to an array "
+                                                        "here") as err:
+        polyfuse.kernel(none_then_array, target="python")(np.ones(3), 2)
+    assert "test_np40_forms.py:" in str(err.value).splitlines()[0]
