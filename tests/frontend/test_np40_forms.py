@@ -72,18 +72,18 @@ def test_reshape_by_extents_divided_by_an_argument(target):
 
 
 def nan_medians(X, x):
-    return X - np.nanmedian(X, axis=0), np.nanmedian(X, axis=-1), np.nanmedian(x), np.nanmedian(X)
+    return X - np.nanmedian(X, axis=0), np.nanmedian(x)
 
 
-@pytest.mark.parametrize("target", ["python", "cpu"])
-def test_nanmedian_with_axis_is_the_median_of_the_numbers(target):
+@pytest.mark.parametrize("target, dtype", [("python", np.float32), ("python", np.int32), ("cpu", np.float64)])
+def test_nanmedian_with_axis_is_the_median_of_the_numbers(target, dtype):
     k = polyfuse.kernel(nan_medians, target=target)
     rng = np.random.default_rng(5)
-    for dtype, shape in ((np.float32, (4, 3)), (np.float64, (5, 2)), (np.int32, (3, 3))):
+    for shape in ((4, 3), (5, 2)):
         X, x = rng.standard_normal(shape) * 5, rng.standard_normal(shape[0] + 1)
         if dtype != np.int32:
             X[rng.random(shape) < 0.4] = np.nan
-            X[0], x[1:] = np.nan, np.nan  # a row of NaN only (NumPy: NaN), one number in x
+            X[:, 0], x[1:] = np.nan, np.nan  # a column of NaN only (NumPy: NaN), one number in x
         X, x = X.astype(dtype), x.astype(dtype)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's All-NaN slice
